@@ -1,0 +1,68 @@
+import { readFile } from 'node:fs/promises';
+import https from 'node:https';
+import path from 'node:path';
+import { adminTokenFile } from '../admin-token.js';
+import { loadConfig } from '../config.js';
+
+/**
+ * `leadchat-gateway account …`: the admin API from the command line, printing its JSON. The gateway address
+ * comes from LEADCHAT_URL (default https://localhost:<port>), the token from LEADCHAT_ADMIN_TOKEN or the data
+ * dir; the gateway's own self-signed certificate in the data dir is trusted.
+ */
+export async function accountCommand(
+  sub: string | undefined,
+  opts: { name?: string; email?: string; agency?: boolean; parent?: string; password?: string },
+): Promise<number> {
+  const config = loadConfig();
+  const token = config.adminToken ?? (await readFile(adminTokenFile(config), 'utf8').catch(() => '')).trim();
+  if (!token) throw new Error(`No admin token: set LEADCHAT_ADMIN_TOKEN or start the gateway once to create ${adminTokenFile(config)}`);
+  const ca = config.tlsCert ? undefined : await readFile(path.join(config.dataDir, 'tls', 'cert.pem'), 'utf8').catch(() => undefined);
+  const call = (method: string, url: string, body?: unknown) => adminRequest(new URL(url, config.url), token, ca, method, body);
+
+  if (sub === 'create') {
+    if (!opts.name || !opts.email) throw new Error('account create needs --name and --email');
+    return print(await call('POST', '/admin/v1/accounts', {
+      name: opts.name,
+      email: opts.email,
+      type: opts.agency ? 'agency' : 'standard',
+      ...(opts.parent ? { parentEmail: opts.parent } : {}),
+      ...(opts.password ? { password: opts.password } : {}),
+    }));
+  }
+  if (sub === 'rotate-key') {
+    if (!opts.email) throw new Error('account rotate-key needs --email');
+    const found = await call('GET', `/admin/v1/accounts?email=${encodeURIComponent(opts.email)}`);
+    const account = (found.body as { data?: Array<{ id: string }> }).data?.[0];
+    if (found.status !== 200) return print(found);
+    if (!account) throw new Error(`No account with email ${opts.email}`);
+    return print(await call('POST', `/admin/v1/accounts/${account.id}/api-key`));
+  }
+  throw new Error('usage: account create|rotate-key (see leadchat-gateway help)');
+}
+
+function print(res: { status: number; body: unknown }): number {
+  process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
+  return res.status < 300 ? 0 : 1;
+}
+
+function adminRequest(url: URL, token: string, ca: string | undefined, method: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = https.request(url, {
+      method,
+      ca,
+      headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => {
+        try {
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+        } catch {
+          resolve({ status: res.statusCode ?? 0, body: { error: text } });
+        }
+      });
+    });
+    req.on('error', (err) => reject(new Error(`Cannot reach the gateway at ${url.origin}: ${err.message}`)));
+    req.end(payload);
+  });
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { accountCommand } from './account.js';
+import { serve } from './serve.js';
+
+const USAGE = `Usage:
+  leadchat-gateway serve
+  leadchat-gateway account create --name NAME --email EMAIL [--agency] [--parent AGENCY_EMAIL] [--password PASSWORD]
+  leadchat-gateway account rotate-key --email EMAIL
+
+Configuration comes from LEADCHAT_* environment variables (see the README).`;
+
+async function main(argv: string[]): Promise<number | undefined> {
+  const [command, ...rest] = argv;
+  if (command === 'serve' || command === undefined) return serve();
+  if (command === 'account') {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        email: { type: 'string' },
+        agency: { type: 'boolean', default: false },
+        parent: { type: 'string' },
+        password: { type: 'string' },
+      },
+    });
+    return accountCommand(positionals[0], values);
+  }
+  process.stdout.write(`${USAGE}\n`);
+  return command === 'help' || command === '--help' ? 0 : 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (err: Error) => {
+    process.stderr.write(`leadchat-gateway: ${err.message}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,38 @@
+import { ConfigError, loadConfig } from '../config.js';
+import { createLogger } from '../log.js';
+import { startGateway } from '../server.js';
+
+/** `leadchat-gateway serve`: runs until SIGTERM/SIGINT, then drains requests, flushes the store and exits 0. */
+export async function serve(): Promise<number | undefined> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`leadchat-gateway: invalid configuration: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  const log = createLogger(config.logLevel);
+  const running = await startGateway(config, log);
+  const where = `https://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${running.address.port}`;
+  process.stdout.write(
+    `LeadChat gateway listening on ${where} (API: ${where}/v1, data: ${config.dataDir})\n` +
+      `TLS certificate: ${running.tlsSource}\n` +
+      `Admin token: ${running.adminTokenFile ?? 'from LEADCHAT_ADMIN_TOKEN'}\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      log.info({ signal }, 'shutting down');
+      running.stop().then(resolve, (err) => {
+        log.error({ err }, 'shutdown failed');
+        process.exitCode = 1;
+        resolve();
+      });
+    };
+    process.once('SIGTERM', shutdown);
+    process.once('SIGINT', shutdown);
+  });
+  return 0;
+}

@@ -1,0 +1,108 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The only reader of process.env. Every setting is validated here; a bad value stops start-up with a message
+ * naming the variable.
+ */
+const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const duration = z
+  .string()
+  .regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as 500ms, 30s, 5m or 2h')
+  .transform((v) => {
+    const [, n, unit] = /^(\d+)(ms|s|m|h)$/.exec(v)!;
+    return Number(n) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+  });
+
+export const settings = {
+  LEADCHAT_HOST: { schema: z.string().min(1), default: '0.0.0.0', doc: 'Address to listen on' },
+  LEADCHAT_PORT: { schema: int(0, 65535), default: '8443', doc: 'HTTPS port (plain HTTP on it is refused)' },
+  LEADCHAT_DATA_DIR: { schema: z.string().min(1), default: './data', doc: 'Store, media, certificate and admin token' },
+  LEADCHAT_TLS_CERT: { schema: z.string().optional(), default: undefined, doc: 'PEM certificate file; unset: a self-signed one is generated into the data dir' },
+  LEADCHAT_TLS_KEY: { schema: z.string().optional(), default: undefined, doc: 'PEM private key file, with LEADCHAT_TLS_CERT' },
+  LEADCHAT_TRUST_PROXY: { schema: flag, default: '0', doc: 'Behind a TLS-terminating proxy: trust X-Forwarded-Proto/For (requests not forwarded as https are refused)' },
+  LEADCHAT_ADMIN_TOKEN: { schema: z.string().min(16, 'must be at least 16 characters').optional(), default: undefined, doc: 'Operator token for /admin/v1; unset: generated once into <dataDir>/admin-token' },
+  LEADCHAT_RATE_LIMIT_PER_MINUTE: { schema: int(1, 1_000_000), default: '120', doc: 'Requests per minute per API key' },
+  LEADCHAT_MAX_MEDIA_BYTES: { schema: int(1, 100 * 1024 * 1024), default: String(10 * 1024 * 1024), doc: 'Largest embedded (base64) media file, decoded bytes' },
+  LEADCHAT_WEBHOOK_TIMEOUT: { schema: duration, default: '15s', doc: 'Time allowed to a webhook receiver to answer' },
+  LEADCHAT_WEBHOOK_RETRIES: { schema: z.string().transform((v, ctx) => parseSchedule(v, ctx)), default: '5s,30s,2m,10m,30m,1h,3h,6h', doc: 'Delays before each retry of a failed delivery; their count bounds the attempts' },
+  LEADCHAT_WEBHOOK_TARGETS: { schema: z.string().min(1).transform(parseTargets), default: 'any', doc: '`any`, `public` (no loopback or private addresses) or a comma-separated allow-list of host names' },
+  LEADCHAT_LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), default: 'info', doc: 'Log level' },
+  LEADCHAT_URL: { schema: z.url().optional(), default: undefined, doc: 'The CLI\'s gateway address; unset: https://localhost:<port>' },
+} as const;
+
+export type WebhookTargets = { kind: 'any' } | { kind: 'public' } | { kind: 'allow'; hosts: string[] };
+
+function parseTargets(v: string): WebhookTargets {
+  if (v === 'any' || v === 'public') return { kind: v };
+  return { kind: 'allow', hosts: v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean) };
+}
+
+function parseSchedule(v: string, ctx: z.RefinementCtx): number[] {
+  const delays: number[] = [];
+  for (const part of v.split(',').map((p) => p.trim())) {
+    const parsed = duration.safeParse(part);
+    if (!parsed.success) {
+      ctx.addIssue({ code: 'custom', message: `"${part}" is not a duration such as 30s or 5m` });
+      return z.NEVER;
+    }
+    delays.push(parsed.data);
+  }
+  if (delays.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 retries' });
+  return delays;
+}
+
+type Settings = typeof settings;
+type Values = { [K in keyof Settings]: z.output<Settings[K]['schema']> };
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  trustProxy: boolean;
+  adminToken?: string;
+  rateLimitPerMinute: number;
+  maxMediaBytes: number;
+  webhookTimeoutMs: number;
+  webhookRetryDelaysMs: number[];
+  webhookTargets: WebhookTargets;
+  logLevel: Values['LEADCHAT_LOG_LEVEL'];
+  url: string;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const v = {} as Record<string, unknown>;
+  for (const [name, setting] of Object.entries(settings)) {
+    const raw = env[name] === '' ? undefined : (env[name] ?? setting.default);
+    const parsed = (setting.schema as z.ZodType).safeParse(raw);
+    if (!parsed.success) {
+      throw new ConfigError(`${name}=${JSON.stringify(raw)}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    }
+    v[name] = parsed.data;
+  }
+  const values = v as Values;
+  if (!values.LEADCHAT_TLS_CERT !== !values.LEADCHAT_TLS_KEY) {
+    throw new ConfigError('LEADCHAT_TLS_CERT and LEADCHAT_TLS_KEY must be set together');
+  }
+  return {
+    host: values.LEADCHAT_HOST,
+    port: values.LEADCHAT_PORT,
+    dataDir: path.resolve(values.LEADCHAT_DATA_DIR),
+    tlsCert: values.LEADCHAT_TLS_CERT,
+    tlsKey: values.LEADCHAT_TLS_KEY,
+    trustProxy: values.LEADCHAT_TRUST_PROXY,
+    adminToken: values.LEADCHAT_ADMIN_TOKEN,
+    rateLimitPerMinute: values.LEADCHAT_RATE_LIMIT_PER_MINUTE,
+    maxMediaBytes: values.LEADCHAT_MAX_MEDIA_BYTES,
+    webhookTimeoutMs: values.LEADCHAT_WEBHOOK_TIMEOUT,
+    webhookRetryDelaysMs: values.LEADCHAT_WEBHOOK_RETRIES,
+    webhookTargets: values.LEADCHAT_WEBHOOK_TARGETS,
+    logLevel: values.LEADCHAT_LOG_LEVEL,
+    url: values.LEADCHAT_URL ?? `https://localhost:${values.LEADCHAT_PORT}`,
+  };
+}

@@ -1,0 +1,83 @@
+import type { Gateway } from '../context.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
+import { newId, now } from '../ids.js';
+import { digest, hashPassword, newApiKey, newWebhookSecret, sameSecret } from './secrets.js';
+
+export interface Account {
+  id: string;
+  name: string;
+  email: string;
+  type: 'agency' | 'standard';
+  parentId: string | null;
+  apiKeyHash: string;
+  passwordHash?: string;
+  webhookSecret: string;
+  customChannelWebhookUrl: string | null;
+  /** Credit balance in hundredths, so sums never drift. */
+  balanceCents: number;
+  createdAt: string;
+}
+
+export interface NewAccount {
+  name: string;
+  email: string;
+  type: 'agency' | 'standard';
+  parentEmail?: string;
+  password?: string;
+}
+
+/** Creates an account and returns it with its first API key, which is shown this once and stored only hashed. */
+export async function createAccount(gw: Gateway, input: NewAccount): Promise<{ account: Account; apiKey: string }> {
+  const apiKey = newApiKey();
+  const email = input.email.toLowerCase();
+  const account = await gw.store.transact((tx) => {
+    if (tx.lookup('accounts', 'email', email).length) {
+      throw new ApiError(409, 'EMAIL_TAKEN', `An account with email ${email} exists`);
+    }
+    let parentId: string | null = null;
+    if (input.parentEmail) {
+      const [parent] = tx.lookup<Account>('accounts', 'email', input.parentEmail.toLowerCase());
+      if (!parent) throw badRequest(`parentEmail: no account with email ${input.parentEmail}`, 'PARENT_NOT_FOUND');
+      if (parent.type !== 'agency') throw badRequest('parentEmail: that account is not an agency', 'PARENT_NOT_AGENCY');
+      parentId = parent.id;
+    }
+    return tx.insert<Account>('accounts', {
+      id: newId('acc'),
+      name: input.name,
+      email,
+      type: input.type,
+      parentId,
+      apiKeyHash: digest(apiKey),
+      ...(input.password ? { passwordHash: hashPassword(input.password) } : {}),
+      webhookSecret: newWebhookSecret(),
+      customChannelWebhookUrl: null,
+      balanceCents: 0,
+      createdAt: now(),
+    });
+  });
+  return { account, apiKey };
+}
+
+/** Issues a new API key; the previous one stops working as soon as this commits. */
+export async function rotateApiKey(gw: Gateway, accountId: string): Promise<string> {
+  const apiKey = newApiKey();
+  await gw.store.transact((tx) => {
+    if (!tx.get('accounts', accountId)) throw notFound('Account');
+    tx.update<Account>('accounts', accountId, { apiKeyHash: digest(apiKey) });
+  });
+  return apiKey;
+}
+
+export function findByApiKey(gw: Gateway, apiKey: string): Account | undefined {
+  const hash = digest(apiKey);
+  const [account] = gw.store.lookup<Account>('accounts', 'apiKeyHash', hash);
+  return account && sameSecret(account.apiKeyHash, hash) ? account : undefined;
+}
+
+export function findByEmail(gw: Gateway, email: string): Account | undefined {
+  return gw.store.lookup<Account>('accounts', 'email', email.toLowerCase())[0];
+}
+
+export function publicAccount(a: Account) {
+  return { id: a.id, name: a.name, email: a.email, type: a.type, parentId: a.parentId, createdAt: a.createdAt };
+}

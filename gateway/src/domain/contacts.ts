@@ -1,0 +1,131 @@
+import type { Gateway } from '../context.js';
+import { badRequest, notFound } from '../errors.js';
+import { newId, now } from '../ids.js';
+import type { Reader, Tx } from '../store/store.js';
+import { normalizePhone } from './phone.js';
+
+export interface Contact {
+  id: string;
+  accountId: string;
+  firstName: string | null;
+  lastName: string | null;
+  phone: string | null;
+  email: string | null;
+  /** The contact's ID on an external platform (custom channels); one fromId is one contact. */
+  fromId: string | null;
+  customFields: Record<string, string | number | boolean | null>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ContactInput {
+  firstName?: string;
+  lastName?: string;
+  phone?: string;
+  email?: string;
+  customFields?: Contact['customFields'];
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function normalizeEmail(input: string, field = 'email'): string {
+  const email = input.trim().toLowerCase();
+  if (!EMAIL.test(email) || email.length > 320) throw badRequest(`${field}: "${input.slice(0, 60)}" is not an email address`, 'INVALID_EMAIL');
+  return email;
+}
+
+export function publicContact(c: Contact) {
+  return {
+    id: c.id,
+    firstName: c.firstName ?? '',
+    lastName: c.lastName ?? '',
+    phone: c.phone ?? '',
+    email: c.email ?? '',
+    ...(c.fromId ? { fromId: c.fromId } : {}),
+    ...(Object.keys(c.customFields).length ? { customFields: c.customFields } : {}),
+    createdAt: c.createdAt,
+  };
+}
+
+const key = (accountId: string, value: string) => `${accountId}|${value}`;
+
+export function findByPhone(r: Reader, accountId: string, phone: string): Contact | undefined {
+  return r.lookup<Contact>('contacts', 'phone', key(accountId, phone))[0];
+}
+export function findByEmail(r: Reader, accountId: string, email: string): Contact | undefined {
+  return r.lookup<Contact>('contacts', 'email', key(accountId, email))[0];
+}
+export function findByFromId(r: Reader, accountId: string, fromId: string): Contact | undefined {
+  return r.lookup<Contact>('contacts', 'fromId', key(accountId, fromId))[0];
+}
+
+export function getContact(r: Reader, accountId: string, id: string): Contact {
+  const contact = r.get<Contact>('contacts', id);
+  if (!contact || contact.accountId !== accountId) throw notFound('Contact');
+  return contact;
+}
+
+function newContact(accountId: string, fields: Partial<Contact>): Contact {
+  const at = now();
+  return {
+    id: newId('ct'),
+    accountId,
+    firstName: null,
+    lastName: null,
+    phone: null,
+    email: null,
+    fromId: null,
+    customFields: {},
+    createdAt: at,
+    updatedAt: at,
+    ...fields,
+  };
+}
+
+/**
+ * Spec §4.1: an existing phone (or, for an email-only contact, an existing email) returns the existing contact
+ * and creates no duplicate. The check and the insert run in one synchronous transaction, so concurrent
+ * requests for the same phone still make one contact.
+ */
+export async function createContact(gw: Gateway, accountId: string, input: ContactInput): Promise<{ contact: Contact; created: boolean }> {
+  const phone = input.phone ? normalizePhone(input.phone) : null;
+  const email = input.email ? normalizeEmail(input.email) : null;
+  return gw.store.transact((tx) => {
+    const existing = phone ? findByPhone(tx, accountId, phone) : findByEmail(tx, accountId, email!);
+    if (existing) return { contact: existing, created: false };
+    const contact = tx.insert('contacts', newContact(accountId, {
+      firstName: input.firstName || null,
+      lastName: input.lastName || null,
+      phone,
+      email,
+      customFields: input.customFields ?? {},
+    }));
+    return { contact, created: true };
+  });
+}
+
+export function lookupContact(gw: Gateway, accountId: string, by: { phoneNumber?: string; email?: string }): Contact {
+  const contact = by.phoneNumber !== undefined
+    ? findByPhone(gw.store, accountId, normalizePhone(by.phoneNumber, 'phoneNumber'))
+    : findByEmail(gw.store, accountId, normalizeEmail(by.email!));
+  if (!contact) throw notFound('Contact');
+  return contact;
+}
+
+/**
+ * Custom channels (spec §2.1): the contact is the one with this fromId, or a new one made from the details
+ * given. With `update`, given details overwrite the stored ones (the send endpoint's rule, §2.5).
+ */
+export function contactForFromId(
+  tx: Tx,
+  accountId: string,
+  fromId: string,
+  details: { firstName?: string; lastName?: string; email?: string },
+  update: boolean,
+): Contact {
+  const existing = findByFromId(tx, accountId, fromId);
+  const given = Object.fromEntries(Object.entries(details).filter(([, v]) => v)) as Partial<Contact>;
+  if (!existing) return tx.insert('contacts', newContact(accountId, { fromId, ...given }));
+  if (!update || Object.entries(given).every(([k, v]) => existing[k as keyof Contact] === v)) return existing;
+  return tx.update<Contact>('contacts', existing.id, { ...given, updatedAt: now() });
+}

@@ -1,0 +1,78 @@
+import type { Gateway } from '../context.js';
+import { forbidden, notFound } from '../errors.js';
+import { newId, now } from '../ids.js';
+import type { Reader, Tx } from '../store/store.js';
+import type { Account } from './accounts.js';
+
+/** One line of an account's credit history. */
+export interface CreditTransaction {
+  id: string;
+  accountId: string;
+  kind: 'grant';
+  amountCents: number;
+  balanceCents: number;
+  description: string | null;
+  grantedBy: string | null;
+  createdAt: string;
+}
+
+export const toCredits = (cents: number) => cents / 100;
+
+export interface GrantResult {
+  success: true;
+  sub_account_id: string;
+  credits_added: number;
+  new_balance: number;
+}
+
+/**
+ * Spec §4.6: an agency grants credits to one of its own sub-accounts. Another agency's sub-account answers
+ * exactly like a missing one. Balance and ledger change in one transaction, so concurrent grants all count.
+ */
+export async function grantCredits(
+  gw: Gateway,
+  agency: Account,
+  input: { email: string; amount: number; description?: string },
+  /** Runs inside the grant's transaction, e.g. to remember the response of an idempotent request. */
+  within: (tx: Tx, result: GrantResult) => void = () => undefined,
+): Promise<GrantResult> {
+  if (agency.type !== 'agency') throw forbidden('NOT_AGENCY', 'Only agency accounts can grant credits to sub-accounts');
+  const amountCents = Math.round(input.amount * 100);
+  return gw.store.transact((tx) => {
+    const [sub] = tx.lookup<Account>('accounts', 'email', input.email.trim().toLowerCase());
+    if (!sub || sub.parentId !== agency.id) throw notFound(`Sub-account ${input.email}`);
+    const balanceCents = sub.balanceCents + amountCents;
+    tx.update<Account>('accounts', sub.id, { balanceCents });
+    tx.insert<CreditTransaction>('transactions', {
+      id: newId('ctx'),
+      accountId: sub.id,
+      kind: 'grant',
+      amountCents,
+      balanceCents,
+      description: input.description || null,
+      grantedBy: agency.id,
+      createdAt: now(),
+    });
+    const result: GrantResult = { success: true, sub_account_id: sub.id, credits_added: toCredits(amountCents), new_balance: toCredits(balanceCents) };
+    within(tx, result);
+    return result;
+  });
+}
+
+export function creditsOf(r: Reader, account: Account) {
+  const fresh = r.get<Account>('accounts', account.id)!;
+  return {
+    balance: toCredits(fresh.balanceCents),
+    transactions: r
+      .lookup<CreditTransaction>('transactions', 'account', account.id)
+      .map((t) => ({
+        id: t.id,
+        kind: t.kind,
+        amount: toCredits(t.amountCents),
+        balance: toCredits(t.balanceCents),
+        description: t.description,
+        createdAt: t.createdAt,
+      }))
+      .reverse(),
+  };
+}

@@ -1,0 +1,88 @@
+import { mkdir, open, readFile, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { fileTypeFromBuffer } from 'file-type';
+import type { Gateway } from '../context.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
+import { newId, now } from '../ids.js';
+import type { Reader } from '../store/store.js';
+
+export interface Media {
+  id: string;
+  accountId: string;
+  contentType: string;
+  size: number;
+  createdAt: string;
+}
+
+const DATA_URI = /^data:([\w.+-]+\/[\w.+-]+)?((?:;[\w-]+=[^;,]*)*);base64,/i;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Types a sniffer cannot recognise by signature: accepted when the bytes are plain text. */
+const TEXTUAL = /^(text\/[\w.+-]+|application\/(json|xml|csv|x-ndjson)|image\/svg\+xml)$/;
+
+export const isDataUri = (url: string) => url.startsWith('data:');
+
+/**
+ * Decodes an embedded `data:<mime>;base64,<data>` file (spec §2.4) and checks that its real content matches
+ * the declared mediaContentType, by signature for binary types or as valid UTF-8 for textual ones.
+ */
+export async function decodeDataUri(uri: string, declared: string, maxBytes: number): Promise<{ bytes: Buffer; contentType: string }> {
+  const head = DATA_URI.exec(uri.slice(0, 300));
+  if (!head) throw badRequest('mediaUrl: a data URI must have the form data:<mime_type>;base64,<encoded_data>');
+  const encoded = uri.slice(head[0].length).replace(/\s+/g, '');
+  if (Math.floor((encoded.length * 3) / 4) - (encoded.match(/=*$/)?.[0].length ?? 0) > maxBytes) {
+    throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `mediaUrl: embedded file exceeds ${maxBytes} bytes; send a hosted URL instead`);
+  }
+  if (!encoded || encoded.length % 4 !== 0 || !BASE64.test(encoded)) throw badRequest('mediaUrl: the embedded data is not valid base64');
+  const bytes = Buffer.from(encoded, 'base64');
+  const contentType = declared.trim().toLowerCase().split(';')[0]!.trim();
+  const sniffed = await fileTypeFromBuffer(bytes);
+  const matches = sniffed
+    ? sameType(sniffed.mime, contentType)
+    : TEXTUAL.test(contentType) && isUtf8Text(bytes);
+  if (!matches) {
+    throw badRequest(
+      `mediaContentType: declared ${contentType} but the file content is ${sniffed?.mime ?? 'not recognised as that type'}`,
+      'MEDIA_TYPE_MISMATCH',
+    );
+  }
+  return { bytes, contentType: sniffed?.mime ?? contentType };
+}
+
+/** "image" matches any image/*, and a few common aliases name the same type. */
+function sameType(actual: string, declared: string): boolean {
+  const alias: Record<string, string> = { 'image/jpg': 'image/jpeg', 'audio/mp3': 'audio/mpeg', 'audio/x-wav': 'audio/wav' };
+  const d = alias[declared] ?? declared;
+  return d === actual || (!d.includes('/') && actual.startsWith(`${d}/`));
+}
+
+function isUtf8Text(bytes: Buffer): boolean {
+  if (bytes.includes(0)) return false;
+  return Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes);
+}
+
+const mediaPath = (gw: Gateway, accountId: string, id: string) => path.join(gw.config.dataDir, 'media', accountId, id);
+
+/** Writes the file durably before any record points at it; returns the record to insert. */
+export async function saveMedia(gw: Gateway, accountId: string, bytes: Buffer, contentType: string): Promise<Media> {
+  const media: Media = { id: newId('med'), accountId, contentType, size: bytes.length, createdAt: now() };
+  const file = mediaPath(gw, accountId, media.id);
+  await mkdir(path.dirname(file), { recursive: true });
+  const handle = await open(file, 'wx', 0o600);
+  try {
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return media;
+}
+
+export async function discardMedia(gw: Gateway, media: Media): Promise<void> {
+  await unlink(mediaPath(gw, media.accountId, media.id)).catch(() => undefined);
+}
+
+export async function readMedia(gw: Gateway, r: Reader, accountId: string, id: string): Promise<{ media: Media; bytes: Buffer }> {
+  const media = r.get<Media>('media', id);
+  if (!media || media.accountId !== accountId) throw notFound('Media');
+  return { media, bytes: await readFile(mediaPath(gw, accountId, id)) };
+}

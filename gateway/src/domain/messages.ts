@@ -1,0 +1,198 @@
+import type { Gateway } from '../context.js';
+import { notFound } from '../errors.js';
+import { newId, now } from '../ids.js';
+import type { Reader, Tx } from '../store/store.js';
+import type { Account } from './accounts.js';
+import { contactForFromId, getContact, type Contact } from './contacts.js';
+import { decodeDataUri, discardMedia, isDataUri, saveMedia, type Media } from './media.js';
+import { emit, type Delivery } from './webhooks.js';
+
+export interface Message {
+  id: string;
+  accountId: string;
+  contactId: string;
+  direction: 'incoming' | 'outgoing';
+  body: string;
+  /** Incoming: as given, default "received". Outgoing: pending, then sent or failed (spec §3.1). */
+  status: string;
+  error: string | null;
+  messageType: 'text' | 'reaction';
+  messageSid: string | null;
+  fromId: string | null;
+  toId: string | null;
+  channel: string | null;
+  campaignId: string | null;
+  media: { url: string; contentType: string; mediaId: string | null } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface IncomingInput {
+  messageSid: string;
+  fromId: string;
+  toId: string;
+  body: string;
+  status?: string;
+  channel?: string;
+  campaignId?: string;
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+  mediaUrl?: string | null;
+  mediaContentType?: string | null;
+  messageType?: 'text' | 'reaction';
+}
+
+const sidKey = (accountId: string, sid: string) => `${accountId}|${sid}`;
+
+function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' | 'contactId' | 'direction' | 'body' | 'status'>): Message {
+  const at = now();
+  return {
+    id: newId('msg'),
+    error: null,
+    messageType: 'text',
+    messageSid: null,
+    fromId: null,
+    toId: null,
+    channel: null,
+    campaignId: null,
+    media: null,
+    createdAt: at,
+    updatedAt: at,
+    ...fields,
+  };
+}
+
+/**
+ * Spec §4.5: stores a message from a custom channel. A messageSid already seen returns the original message
+ * and changes nothing, so callers can retry safely (§6.3).
+ */
+export async function receiveMessage(gw: Gateway, account: Account, input: IncomingInput): Promise<{ message: Message; duplicate: boolean }> {
+  const seen = gw.store.lookup<Message>('messages', 'messageSid', sidKey(account.id, input.messageSid))[0];
+  if (seen) return { message: seen, duplicate: true };
+
+  let media: Media | undefined;
+  let mediaRef: Message['media'] = null;
+  if (input.mediaUrl) {
+    if (isDataUri(input.mediaUrl)) {
+      const file = await decodeDataUri(input.mediaUrl, input.mediaContentType!, gw.config.maxMediaBytes);
+      media = await saveMedia(gw, account.id, file.bytes, file.contentType);
+      mediaRef = { url: `/v1/media/${media.id}`, contentType: media.contentType, mediaId: media.id };
+    } else {
+      mediaRef = { url: input.mediaUrl, contentType: input.mediaContentType!, mediaId: null };
+    }
+  }
+
+  const result = await gw.store.transact((tx) => {
+    const original = tx.lookup<Message>('messages', 'messageSid', sidKey(account.id, input.messageSid))[0];
+    if (original) return { message: original, duplicate: true };
+    const contact = contactForFromId(tx, account.id, input.fromId, input, false);
+    if (media) tx.insert('media', media);
+    const message = tx.insert('messages', newMessage({
+      accountId: account.id,
+      contactId: contact.id,
+      direction: 'incoming',
+      body: input.body,
+      status: input.status || 'received',
+      messageType: input.messageType ?? 'text',
+      messageSid: input.messageSid,
+      fromId: input.fromId,
+      toId: input.toId,
+      channel: input.channel ?? null,
+      campaignId: input.campaignId ?? null,
+      media: mediaRef,
+    }));
+    return { message, duplicate: false };
+  });
+  if (result.duplicate && media) await discardMedia(gw, media);
+  return result;
+}
+
+export interface SendInput {
+  fromId: string;
+  customChannel: string;
+  body: string;
+  campaignId?: string;
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+}
+
+const NO_RECEIVER = 'No Custom Channel Webhook URL is configured (Settings > Custom Channel Webhook)';
+
+/** Writes an outgoing reply and queues its delivery (spec §6.1) in the same commit. */
+export function queueReply(tx: Tx, account: Account, contact: Contact, fields: { body: string; channel: string; campaignId?: string | null }): Message {
+  const message = tx.insert('messages', newMessage({
+    accountId: account.id,
+    contactId: contact.id,
+    direction: 'outgoing',
+    body: fields.body,
+    status: 'pending',
+    toId: contact.fromId,
+    channel: fields.channel,
+    campaignId: fields.campaignId ?? null,
+  }));
+  const payload = {
+    contactId: contact.id,
+    messageId: message.id,
+    userId: account.id,
+    body: message.body,
+    toId: contact.fromId ?? '',
+    channel: fields.channel,
+  };
+  if (emit(tx, account, 'reply', payload, message.id).length === 0) {
+    return tx.update<Message>('messages', message.id, { status: 'failed', error: NO_RECEIVER });
+  }
+  return message;
+}
+
+/** Spec §4.4: sends a message through a custom channel to the contact known by fromId. */
+export async function sendMessage(gw: Gateway, account: Account, input: SendInput): Promise<{ message: Message; contact: Contact }> {
+  const result = await gw.store.transact((tx) => {
+    const contact = contactForFromId(tx, account.id, input.fromId, input, true);
+    const message = queueReply(tx, account, contact, { body: input.body, channel: input.customChannel, campaignId: input.campaignId });
+    return { message, contact };
+  });
+  gw.wakeJobs();
+  return result;
+}
+
+/**
+ * A reply is Sent once any receiver accepted it, Failed once every receiver gave up (spec §3.1); the error of
+ * the last failure is kept with it.
+ */
+export function settleMessage(tx: Tx, messageId: string): void {
+  const message = tx.get<Message>('messages', messageId);
+  if (!message) return;
+  const deliveries = tx.lookup<Delivery>('deliveries', 'message', messageId);
+  const sent = deliveries.some((d) => d.status === 'sent');
+  const failed = !sent && deliveries.length > 0 && deliveries.every((d) => d.status === 'failed');
+  const status = sent ? 'sent' : failed ? 'failed' : 'pending';
+  const error = failed ? deliveries.map((d) => d.attempts.at(-1)?.error).filter(Boolean).at(-1) ?? 'Delivery failed' : null;
+  if (status !== message.status || error !== message.error) tx.update<Message>('messages', messageId, { status, error, updatedAt: now() });
+}
+
+export function getMessage(r: Reader, accountId: string, id: string): Message {
+  const message = r.get<Message>('messages', id);
+  if (!message || message.accountId !== accountId) throw notFound('Message');
+  return message;
+}
+
+export function messagesOf(r: Reader, accountId: string, contactId: string): Message[] {
+  getContact(r, accountId, contactId);
+  return r.lookup<Message>('messages', 'contact', contactId);
+}
+
+export function publicMessage(m: Message, deliveries?: Delivery[]) {
+  const { accountId: _a, ...rest } = m;
+  if (!deliveries) return rest;
+  return {
+    ...rest,
+    deliveries: deliveries.map((d) => ({
+      id: d.id,
+      target: d.target === 'settings' ? 'customChannelWebhook' : d.target,
+      status: d.status,
+      attempts: d.attempts,
+    })),
+  };
+}

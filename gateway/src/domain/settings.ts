@@ -1,0 +1,25 @@
+import type { Gateway } from '../context.js';
+import { badRequest } from '../errors.js';
+import { refuseTarget } from '../jobs/targets.js';
+import type { Account } from './accounts.js';
+import { newWebhookSecret } from './secrets.js';
+
+/** Spec §4.7: the Custom Channel Webhook URL replies are posted to, and the secret that signs them. */
+export const publicSettings = (a: Account) => ({
+  customChannelWebhookUrl: a.customChannelWebhookUrl,
+  webhookSecret: a.webhookSecret,
+});
+
+export function checkTarget(gw: Gateway, url: string, field: string): void {
+  const refused = refuseTarget(gw.config.webhookTargets, url);
+  if (refused) throw badRequest(`${field}: ${refused}`, 'WEBHOOK_TARGET_REFUSED');
+}
+
+export async function updateSettings(gw: Gateway, accountId: string, customChannelWebhookUrl: string | null): Promise<Account> {
+  if (customChannelWebhookUrl) checkTarget(gw, customChannelWebhookUrl, 'customChannelWebhookUrl');
+  return gw.store.transact((tx) => tx.update<Account>('accounts', accountId, { customChannelWebhookUrl }));
+}
+
+export async function rotateWebhookSecret(gw: Gateway, accountId: string): Promise<Account> {
+  return gw.store.transact((tx) => tx.update<Account>('accounts', accountId, { webhookSecret: newWebhookSecret() }));
+}

@@ -1,0 +1,109 @@
+import type { Gateway } from '../context.js';
+import { notFound } from '../errors.js';
+import { newId, now } from '../ids.js';
+import { enqueue } from '../jobs/queue.js';
+import type { Reader, Tx } from '../store/store.js';
+import type { Account } from './accounts.js';
+import { newWebhookSecret } from './secrets.js';
+
+export type EventType = 'reply' | 'auto_recharge';
+
+/** A receiver registered through the API (the n8n trigger's automatic registration), with its own secret. */
+export interface Subscription {
+  id: string;
+  accountId: string;
+  url: string;
+  events: EventType[];
+  secret: string;
+  createdAt: string;
+}
+
+export interface Attempt {
+  at: string;
+  status: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+/** One event bound for one receiver; its id is the `webhook-id` header, the same on every retry. */
+export interface Delivery {
+  id: string;
+  accountId: string;
+  event: EventType;
+  messageId: string | null;
+  /** 'settings' for the account's Custom Channel Webhook URL, else the subscription's id. */
+  target: string;
+  url: string;
+  payload: Record<string, unknown>;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: Attempt[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const publicSubscription = (s: Subscription) => ({ id: s.id, url: s.url, events: s.events, createdAt: s.createdAt });
+
+export function getSubscription(r: Reader, accountId: string, id: string): Subscription {
+  const sub = r.get<Subscription>('webhooks', id);
+  if (!sub || sub.accountId !== accountId) throw notFound('Webhook');
+  return sub;
+}
+
+export async function subscribe(gw: Gateway, accountId: string, url: string, events: EventType[]): Promise<Subscription> {
+  return gw.store.transact((tx) =>
+    tx.insert<Subscription>('webhooks', {
+      id: newId('whk'),
+      accountId,
+      url,
+      events: [...new Set(events)],
+      secret: newWebhookSecret(),
+      createdAt: now(),
+    }),
+  );
+}
+
+export async function unsubscribe(gw: Gateway, accountId: string, id: string): Promise<void> {
+  await gw.store.transact((tx) => {
+    getSubscription(tx, accountId, id);
+    tx.remove('webhooks', id);
+  });
+}
+
+export const subscriptionsOf = (r: Reader, accountId: string) => r.lookup<Subscription>('webhooks', 'account', accountId);
+
+/**
+ * Queues one delivery of an event to each receiver of the account that takes it: the settings URL takes
+ * replies (spec §6.1), subscriptions take the events they named. Returns the deliveries made.
+ */
+export function emit(tx: Tx, account: Account, event: EventType, payload: Record<string, unknown>, messageId: string | null = null): Delivery[] {
+  const targets: Array<{ target: string; url: string }> = [];
+  if (event === 'reply' && account.customChannelWebhookUrl) targets.push({ target: 'settings', url: account.customChannelWebhookUrl });
+  for (const sub of subscriptionsOf(tx, account.id)) {
+    if (sub.events.includes(event)) targets.push({ target: sub.id, url: sub.url });
+  }
+  return targets.map(({ target, url }) => {
+    const at = now();
+    const delivery = tx.insert<Delivery>('deliveries', {
+      id: newId('dlv'),
+      accountId: account.id,
+      event,
+      messageId,
+      target,
+      url,
+      payload,
+      status: 'pending',
+      attempts: [],
+      createdAt: at,
+      updatedAt: at,
+    });
+    enqueue(tx, 'deliver', { deliveryId: delivery.id });
+    return delivery;
+  });
+}
+
+/** The signing secret of a delivery's receiver, or undefined when the subscription is gone. */
+export function secretFor(r: Reader, delivery: Delivery): string | undefined {
+  if (delivery.target === 'settings') return r.get<Account>('accounts', delivery.accountId)?.webhookSecret;
+  return r.get<Subscription>('webhooks', delivery.target)?.secret;
+}

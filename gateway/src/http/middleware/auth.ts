@@ -1,0 +1,31 @@
+import type { RequestHandler } from 'express';
+import type { Gateway } from '../../context.js';
+import { findByApiKey } from '../../domain/accounts.js';
+import { sameSecret } from '../../domain/secrets.js';
+import { unauthorized } from '../../errors.js';
+
+/**
+ * Spec §5.3: the key comes as `?apiKey=`, `x-api-key` or `Authorization: Bearer`, except where a route takes
+ * the header only (the credit grant), in which case a key anywhere else is refused.
+ */
+export function apiKeyAuth(gw: Gateway, { headerOnly = false } = {}): RequestHandler {
+  return (req, res, next) => {
+    const header = req.get('x-api-key');
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
+    const query = typeof req.query.apiKey === 'string' ? req.query.apiKey : undefined;
+    if (headerOnly && (bearer || query) && !header) throw unauthorized('This endpoint takes the API key in the x-api-key header only');
+    const key = headerOnly ? header : (header ?? bearer ?? query);
+    const account = key ? findByApiKey(gw, key) : undefined;
+    if (!account) throw unauthorized();
+    res.locals.account = account;
+    next();
+  };
+}
+
+export function adminAuth(token: string): RequestHandler {
+  return (req, _res, next) => {
+    const given = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
+    if (!given || !sameSecret(given, token)) throw unauthorized('Invalid or missing admin token');
+    next();
+  };
+}

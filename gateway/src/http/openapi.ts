@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import * as schemas from './schemas.js';
+
+/**
+ * The OpenAPI 3.1 document of the /v1 API, built from the very schemas the routes validate with, so the two
+ * cannot drift apart.
+ */
+type Op = { summary: string; body?: z.ZodType; query?: z.ZodType; ok: number; auth?: 'header' };
+
+const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', Op>>> = {
+  '/contacts': {
+    post: { summary: 'Create a contact (an existing phone returns the existing contact)', body: schemas.contactCreate, ok: 201 },
+    get: { summary: 'Get contact details by phoneNumber or email', query: schemas.contactLookup, ok: 200 },
+  },
+  '/contacts/{id}': { get: { summary: 'Get a contact by ID', ok: 200 } },
+  '/contacts/{id}/messages': { get: { summary: "A contact's messages, oldest first", ok: 200 } },
+  '/lists': {
+    post: { summary: 'Create a list', body: schemas.listCreate, ok: 201 },
+    get: { summary: 'All lists', ok: 200 },
+  },
+  '/lists/{list_id}/contacts': {
+    post: { summary: 'Add a contact to a list', body: schemas.listAdd, ok: 201 },
+    get: { summary: "A list's contacts", ok: 200 },
+  },
+  '/campaigns': {
+    post: { summary: 'Create a campaign', body: schemas.campaignCreate, ok: 201 },
+    get: { summary: 'All campaigns', ok: 200 },
+  },
+  '/campaigns/{id}': {
+    get: { summary: 'Get a campaign', ok: 200 },
+    patch: { summary: 'Change a campaign', body: schemas.campaignUpdate, ok: 200 },
+  },
+  '/send_custom_channel_message': { post: { summary: 'Send a message through a custom channel', body: schemas.sendMessage, ok: 200 } },
+  '/incoming_custom_channel_message': { post: { summary: 'Receive an incoming message from a custom channel', body: schemas.incomingMessage, ok: 200 } },
+  '/messages/{id}': { get: { summary: 'A message with its delivery attempts', ok: 200 } },
+  '/media/{id}': { get: { summary: 'An embedded media file received with a message', ok: 200 } },
+  '/subaccounts/credits': { post: { summary: 'Grant credits to a sub-account (agency only)', body: schemas.creditGrant, ok: 200, auth: 'header' } },
+  '/credits': { get: { summary: 'Credit balance and history', ok: 200 } },
+  '/settings': {
+    get: { summary: 'Custom Channel Webhook settings and signing secret', ok: 200 },
+    put: { summary: 'Save the Custom Channel Webhook URL', body: schemas.settingsUpdate, ok: 200 },
+  },
+  '/settings/webhook-secret': { post: { summary: 'Rotate the webhook signing secret', ok: 200 } },
+  '/api-key': { post: { summary: 'Generate a new API key (the old one stops working)', ok: 200 } },
+  '/webhooks': {
+    post: { summary: 'Subscribe a URL to events', body: schemas.webhookCreate, ok: 201 },
+    get: { summary: 'Webhook subscriptions', ok: 200 },
+  },
+  '/webhooks/{id}': {
+    get: { summary: 'A webhook subscription', ok: 200 },
+    delete: { summary: 'Unsubscribe', ok: 204 },
+  },
+};
+
+const jsonSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' });
+
+function operation(path: string, op: Op) {
+  const params = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  if (op.query) {
+    const q = jsonSchema(op.query) as { properties?: Record<string, object> };
+    for (const [name, schema] of Object.entries(q.properties ?? {})) params.push({ name, in: 'query', required: false, schema } as never);
+  }
+  const plainError = path === '/incoming_custom_channel_message';
+  return {
+    summary: op.summary,
+    security: op.auth === 'header' ? [{ apiKeyHeader: [] }] : [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }],
+    ...(params.length ? { parameters: params } : {}),
+    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } } : {}),
+    responses: {
+      [op.ok]: { description: 'Success' },
+      default: { description: 'Error', content: { 'application/json': { schema: { $ref: plainError ? '#/components/schemas/PlainError' : '#/components/schemas/Error' } } } },
+    },
+  };
+}
+
+export function openApiDocument(serverUrl: string) {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'LeadChat API', version: '1' },
+    servers: [{ url: serverUrl }],
+    paths: Object.fromEntries(
+      Object.entries(ops).map(([path, methods]) => [
+        path,
+        Object.fromEntries(Object.entries(methods).map(([m, op]) => [m, operation(path, op!)])),
+      ]),
+    ),
+    components: {
+      securitySchemes: {
+        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        apiKeyQuery: { type: 'apiKey', in: 'query', name: 'apiKey' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+      schemas: {
+        Error: {
+          type: 'object',
+          properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, required: ['code', 'message'] } },
+        },
+        PlainError: { type: 'object', properties: { error: { type: 'string' } } },
+      },
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { z } from 'zod';
+import { ApiError, badRequest } from '../errors.js';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Handlers = Partial<Record<Method, RequestHandler | RequestHandler[]>>;
+
+/**
+ * Registers the handlers of one path, each behind the `before` middleware (auth, rate limit), and answers any
+ * other method on it with 405 and an `Allow` header before anything else runs (OPTIONS gets 204).
+ */
+export function route(router: Router, path: string, handlers: Handlers, before: RequestHandler[] = []): void {
+  const methods = Object.keys(handlers) as Method[];
+  const allow = [...methods.map((m) => m.toUpperCase()), ...(methods.includes('get') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+  const r = router.route(path);
+  for (const method of methods) r[method](...before, ...([handlers[method]].flat() as RequestHandler[]));
+  r.options((_req, res) => void res.set('Allow', allow).status(204).end());
+  r.all(() => {
+    throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Method not allowed; use ${allow.replace(', OPTIONS', '')}`, { Allow: allow });
+  });
+}
+
+/** Validates a value against a schema and names the first offending field in the 400 it throws. */
+export function parse<S extends z.ZodType>(schema: S, value: unknown, where = 'body'): z.output<S> {
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.length ? issue.path.join('.') : where;
+  throw badRequest(`${field}: ${issue.message}`, (issue as { params?: { code?: string } }).params?.code ?? 'VALIDATION_ERROR');
+}
+
+/** The authenticated account, set by the auth middleware. */
+export function accountOf(res: Response): import('../domain/accounts.js').Account {
+  return res.locals.account;
+}
+
+export type { Request, Response };

@@ -1,0 +1,38 @@
+import { Router } from 'express';
+import type { Gateway } from '../../context.js';
+import { createContact, getContact, lookupContact, publicContact } from '../../domain/contacts.js';
+import { messagesOf, publicMessage } from '../../domain/messages.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { accountOf, parse, route } from '../route.js';
+import { contactCreate, contactLookup } from '../schemas.js';
+import type { RequestHandler } from 'express';
+
+export function contactsRouter(gw: Gateway, before: RequestHandler[]): Router {
+  const router = Router();
+  route(router, '/contacts', {
+    post: [...jsonBody(), async (req, res) => {
+      const { contact, created } = await createContact(gw, accountOf(res).id, parse(contactCreate, req.body));
+      res.status(created ? 201 : 200).json(publicContact(contact));
+    }],
+    get: async (req, res) => {
+      const contact = lookupContact(gw, accountOf(res).id, parse(contactLookup, req.query, 'query'));
+      await gw.store.durable();
+      res.json(publicContact(contact));
+    },
+  }, before);
+  route(router, '/contacts/:id', {
+    get: async (req, res) => {
+      const contact = getContact(gw.store, accountOf(res).id, String(req.params.id));
+      await gw.store.durable();
+      res.json(publicContact(contact));
+    },
+  }, before);
+  route(router, '/contacts/:id/messages', {
+    get: async (req, res) => {
+      const messages = messagesOf(gw.store, accountOf(res).id, String(req.params.id));
+      await gw.store.durable();
+      res.json({ data: messages.map((m) => publicMessage(m)) });
+    },
+  }, before);
+  return router;
+}

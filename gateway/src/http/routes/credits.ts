@@ -1,0 +1,34 @@
+import { Router, type RequestHandler } from 'express';
+import type { Gateway } from '../../context.js';
+import { creditsOf, grantCredits } from '../../domain/credits.js';
+import { Idempotency } from '../../domain/idempotency.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { accountOf, parse, route } from '../route.js';
+import { creditGrant } from '../schemas.js';
+
+export function creditsRouter(gw: Gateway, before: RequestHandler[], headerKeyOnly: RequestHandler[]): Router {
+  const router = Router();
+  const idempotency = new Idempotency(gw);
+
+  route(router, '/subaccounts/credits', {
+    post: [...jsonBody(), async (req, res) => {
+      const input = parse(creditGrant, req.body);
+      const account = accountOf(res);
+      const { status, response, replayed } = await idempotency.run(account.id, req.get('idempotency-key'), req.body, async (remember) => {
+        const result = await grantCredits(gw, account, input, (tx, r) => remember(tx, 200, r));
+        return { status: 200, response: result };
+      });
+      if (replayed) res.set('Idempotent-Replayed', 'true');
+      res.status(status).json(response);
+    }],
+  }, headerKeyOnly);
+
+  route(router, '/credits', {
+    get: async (_req, res) => {
+      const credits = creditsOf(gw.store, accountOf(res));
+      await gw.store.durable();
+      res.json(credits);
+    },
+  }, before);
+  return router;
+}

@@ -1,0 +1,36 @@
+import { Router, type RequestHandler } from 'express';
+import type { Gateway } from '../../context.js';
+import { publicContact } from '../../domain/contacts.js';
+import { addToList, createList, listsOf, membersOf, publicList } from '../../domain/lists.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { accountOf, parse, route } from '../route.js';
+import { listAdd, listCreate } from '../schemas.js';
+
+export function listsRouter(gw: Gateway, before: RequestHandler[]): Router {
+  const router = Router();
+  route(router, '/lists', {
+    post: [...jsonBody(), async (req, res) => {
+      const list = await createList(gw, accountOf(res).id, parse(listCreate, req.body).name.trim());
+      res.status(201).json(publicList(list));
+    }],
+    get: async (_req, res) => {
+      const lists = listsOf(gw, accountOf(res).id);
+      await gw.store.durable();
+      res.json({ data: lists.map(publicList) });
+    },
+  }, before);
+  route(router, '/lists/:listId/contacts', {
+    post: [...jsonBody(), async (req, res) => {
+      const { contactId } = parse(listAdd, req.body);
+      const listId = String(req.params.listId);
+      const { added } = await addToList(gw, accountOf(res).id, listId, contactId!);
+      res.status(added ? 201 : 200).json({ success: true, listId, contactId, added });
+    }],
+    get: async (req, res) => {
+      const members = membersOf(gw, accountOf(res).id, String(req.params.listId));
+      await gw.store.durable();
+      res.json({ data: members.map((m) => ({ ...publicContact(m.contact), addedAt: m.addedAt })) });
+    },
+  }, before);
+  return router;
+}

@@ -1,0 +1,51 @@
+import { Router, type RequestHandler } from 'express';
+import type { Gateway } from '../../context.js';
+import { readMedia } from '../../domain/media.js';
+import { getMessage, publicMessage, receiveMessage, sendMessage } from '../../domain/messages.js';
+import type { Delivery } from '../../domain/webhooks.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { accountOf, parse, route } from '../route.js';
+import { incomingMessage, sendMessage as sendSchema } from '../schemas.js';
+
+export function messagesRouter(gw: Gateway, before: RequestHandler[]): Router {
+  const router = Router();
+  // Base64 grows a file by a third; leave room for the rest of the body.
+  const incomingLimit = Math.ceil((gw.config.maxMediaBytes * 4) / 3) + 64 * 1024;
+
+  route(router, '/incoming_custom_channel_message', {
+    post: [...jsonBody(incomingLimit), async (req, res) => {
+      const { customData, messageType } = parse(incomingMessage, req.body);
+      const { message } = await receiveMessage(gw, accountOf(res), {
+        ...customData,
+        messageSid: (customData.messageSid ?? customData.id)!,
+        messageType,
+      });
+      res.json({ success: true, messageId: message.id });
+    }],
+  }, before);
+
+  route(router, '/send_custom_channel_message', {
+    post: [...jsonBody(), async (req, res) => {
+      const { customData } = parse(sendSchema, req.body);
+      const { message, contact } = await sendMessage(gw, accountOf(res), customData);
+      res.json({ success: true, messageId: message.id, contactId: contact.id, message: `Message queued for delivery on ${customData.customChannel}` });
+    }],
+  }, before);
+
+  route(router, '/messages/:id', {
+    get: async (req, res) => {
+      const message = getMessage(gw.store, accountOf(res).id, String(req.params.id));
+      const deliveries = gw.store.lookup<Delivery>('deliveries', 'message', message.id);
+      await gw.store.durable();
+      res.json(publicMessage(message, deliveries));
+    },
+  }, before);
+
+  route(router, '/media/:id', {
+    get: async (req, res) => {
+      const { media, bytes } = await readMedia(gw, gw.store, accountOf(res).id, String(req.params.id));
+      res.set({ 'Content-Type': media.contentType, 'Content-Disposition': 'attachment', 'X-Content-Type-Options': 'nosniff' }).send(bytes);
+    },
+  }, before);
+  return router;
+}

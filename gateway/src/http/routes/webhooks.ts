@@ -1,0 +1,37 @@
+import { Router, type RequestHandler } from 'express';
+import type { Gateway } from '../../context.js';
+import { checkTarget } from '../../domain/settings.js';
+import { getSubscription, publicSubscription, subscribe, subscriptionsOf, unsubscribe } from '../../domain/webhooks.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { accountOf, parse, route } from '../route.js';
+import { webhookCreate } from '../schemas.js';
+
+/** Webhook subscriptions: how an n8n trigger registers itself. The secret is shown once, on creation. */
+export function webhooksRouter(gw: Gateway, before: RequestHandler[]): Router {
+  const router = Router();
+  route(router, '/webhooks', {
+    post: [...jsonBody(), async (req, res) => {
+      const { url, events } = parse(webhookCreate, req.body);
+      checkTarget(gw, url, 'url');
+      const sub = await subscribe(gw, accountOf(res).id, url, events);
+      res.status(201).set('Cache-Control', 'no-store').json({ ...publicSubscription(sub), secret: sub.secret });
+    }],
+    get: async (_req, res) => {
+      const subs = subscriptionsOf(gw.store, accountOf(res).id);
+      await gw.store.durable();
+      res.json({ data: subs.map(publicSubscription) });
+    },
+  }, before);
+  route(router, '/webhooks/:id', {
+    get: async (req, res) => {
+      const sub = getSubscription(gw.store, accountOf(res).id, String(req.params.id));
+      await gw.store.durable();
+      res.json(publicSubscription(sub));
+    },
+    delete: async (req, res) => {
+      await unsubscribe(gw, accountOf(res).id, String(req.params.id));
+      res.status(204).end();
+    },
+  }, before);
+  return router;
+}

@@ -1,0 +1,152 @@
+import { z } from 'zod';
+
+/**
+ * One schema per request body, used by its route and by the OpenAPI document. Field names follow the spec,
+ * including the snake_case spellings its funnel examples show.
+ */
+const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
+const name = text(200);
+const email = z.string().trim().max(320).pipe(z.email({ error: 'must be an email address' }).check(z.overwrite((v) => v.toLowerCase())));
+const phone = z.string().max(40, 'must be at most 40 characters');
+const id = z.string().trim().min(1, 'must not be empty').max(100);
+const nonBlank = (max: number) => z.string().max(max, `must be at most ${max} characters`).refine((v) => v.trim().length > 0, 'must not be empty or whitespace');
+
+const customFields = z
+  .record(z.string().max(100), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()]))
+  .refine((o) => Object.keys(o).length <= 50, 'at most 50 custom fields');
+
+export const contactCreate = z
+  .object({
+    firstName: name.optional(),
+    first_name: name.optional(),
+    lastName: name.optional(),
+    last_name: name.optional(),
+    phone: phone.optional(),
+    phone_number: phone.optional(),
+    email: z.string().max(320).optional(),
+    customFields: customFields.optional(),
+    custom_fields: customFields.optional(),
+  })
+  .transform((b) => ({
+    firstName: b.firstName ?? b.first_name,
+    lastName: b.lastName ?? b.last_name,
+    phone: b.phone ?? b.phone_number,
+    email: b.email,
+    customFields: b.customFields ?? b.custom_fields,
+  }))
+  .refine((b) => b.phone || b.email, { message: 'at least one of phone or email is required', path: ['phone'] });
+
+export const contactLookup = z
+  .object({ phoneNumber: z.string().max(40).optional(), email: z.string().max(320).optional() })
+  .refine((q) => (q.phoneNumber === undefined) !== (q.email === undefined), {
+    message: 'give exactly one of phoneNumber or email',
+    path: ['phoneNumber'],
+  });
+
+export const listAdd = z
+  .object({ contactId: id.optional(), contact_id: id.optional() })
+  .transform((b) => ({ contactId: b.contactId ?? b.contact_id }))
+  .refine((b) => b.contactId, { message: 'contactId is required', path: ['contactId'] });
+
+export const listCreate = z.object({ name: nonBlank(200) });
+
+export const incomingMessage = z.object({
+  customData: z
+    .object({
+      messageSid: id.optional(),
+      id: id.optional(),
+      fromId: id.describe("The sender's ID in the external system"),
+      toId: id.describe('Business identifier'),
+      body: nonBlank(10_000),
+      status: text(50).optional(),
+      channel: text(100).optional(),
+      campaignId: id.optional(),
+      firstName: name.optional(),
+      lastName: name.optional(),
+      email: email.optional(),
+      mediaUrl: z.string().max(200_000_000).nullable().optional(),
+      mediaContentType: text(255).nullable().optional(),
+    })
+    .refine((d) => d.messageSid || d.id, { message: 'messageSid or id is required', path: ['messageSid'] })
+    .refine((d) => !d.mediaUrl || d.mediaContentType, { message: 'mediaContentType is required with mediaUrl', path: ['mediaContentType'] }),
+  messageType: z.enum(['text', 'reaction']).optional(),
+});
+
+export const sendMessage = z.object({
+  customData: z.object({
+    fromId: id,
+    customChannel: nonBlank(100),
+    body: nonBlank(10_000),
+    campaignId: id.optional(),
+    firstName: name.optional(),
+    lastName: name.optional(),
+    email: email.optional(),
+  }),
+});
+
+export const creditGrant = z.object({
+  email: z.string().trim().max(320).min(1, 'is required'),
+  amount: z
+    .number({ error: 'must be a number' })
+    .positive('must be greater than 0')
+    .max(1_000_000_000, 'must be at most 1000000000')
+    .refine((n) => Number.isInteger(Math.round(n * 100)) && Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, 'at most 2 decimal places'),
+  description: text(500).optional(),
+});
+
+const webhookUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000);
+
+export const settingsUpdate = z.object({ customChannelWebhookUrl: webhookUrl.nullable() });
+
+export const webhookEvents = ['reply', 'auto_recharge'] as const;
+export const webhookCreate = z.object({
+  url: webhookUrl,
+  events: z.array(z.enum(webhookEvents)).min(1, 'name at least one event').max(webhookEvents.length),
+});
+
+const faq = z.object({ question: nonBlank(1000), answer: nonBlank(5000) });
+const campaignFields = {
+  name: nonBlank(200),
+  type: z.enum(['combined', 'outgoing', 'incoming']),
+  language: text(35),
+  listId: id.nullable(),
+  channel: z.enum(['whatsapp', 'sms']),
+  openingTemplate: text(100).nullable().describe('Approved WhatsApp template name'),
+  openingMessage: text(2000).nullable().describe('Opening text; {{firstName}} is replaced'),
+  triggerOnNewContacts: z.boolean().describe('Trigger on New Contacts Added to List'),
+  status: z.enum(['draft', 'live', 'paused']),
+  followUps: z.object({ enabled: z.boolean(), delaysMinutes: z.array(z.number().int().min(1).max(43_200)).max(10) }),
+  bot: z.object({
+    active: z.boolean(),
+    instructions: text(10_000),
+    companyInfo: text(10_000),
+    faqs: z.array(faq).max(200),
+    resources: z.array(text(2000)).max(100),
+    goal: text(1000),
+  }),
+};
+export const campaignCreate = z.object({
+  ...campaignFields,
+  type: campaignFields.type.default('combined'),
+  language: campaignFields.language.default('en'),
+  listId: campaignFields.listId.default(null),
+  channel: campaignFields.channel.default('whatsapp'),
+  openingTemplate: campaignFields.openingTemplate.default(null),
+  openingMessage: campaignFields.openingMessage.default(null),
+  triggerOnNewContacts: campaignFields.triggerOnNewContacts.default(false),
+  status: campaignFields.status.default('draft'),
+  followUps: campaignFields.followUps.default({ enabled: false, delaysMinutes: [] }),
+  bot: campaignFields.bot.partial().default({}),
+});
+export const campaignUpdate = z
+  .object({ ...campaignFields, bot: campaignFields.bot.partial(), followUps: campaignFields.followUps.partial() })
+  .partial()
+  .refine((b) => Object.keys(b).length > 0, 'give at least one field to change');
+
+export const adminAccountCreate = z.object({
+  name: nonBlank(200),
+  email: email,
+  type: z.enum(['agency', 'standard']).default('standard'),
+  parentEmail: email.optional(),
+  password: z.string().min(12, 'must be at least 12 characters').max(200).optional(),
+});

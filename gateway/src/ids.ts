@@ -1,0 +1,11 @@
+import { customAlphabet } from 'nanoid';
+
+/** Opaque IDs with a type prefix, e.g. ct_3fK9… for a contact. */
+const random = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', 20);
+
+export type IdPrefix =
+  | 'acc' | 'ct' | 'lst' | 'mem' | 'cmp' | 'msg' | 'med' | 'dlv' | 'job' | 'whk' | 'ctx' | 'evt';
+
+export const newId = (prefix: IdPrefix): string => `${prefix}_${random()}`;
+
+export const now = (): string => new Date().toISOString();

@@ -1,0 +1,95 @@
+import { got } from 'got';
+import type { Gateway } from '../context.js';
+import { settleMessage } from '../domain/messages.js';
+import { signatureHeaders } from '../domain/signature.js';
+import { secretFor, type Attempt, type Delivery } from '../domain/webhooks.js';
+import { now } from '../ids.js';
+import type { Job, JobResult } from './queue.js';
+import { publicOnlyLookup, refuseTarget } from './targets.js';
+
+const RETRYABLE = (status: number) => status === 408 || status === 429 || status >= 500;
+const MAX_RETRY_AFTER_MS = 6 * 3_600_000;
+
+/**
+ * Posts one delivery to its receiver, signed per Standard Webhooks. 2xx: sent. Network error, timeout, 408,
+ * 429 or 5xx: retried on the configured schedule with jitter (or after Retry-After). Other 4xx, or the last
+ * attempt: failed. Every attempt is recorded on the delivery.
+ */
+export async function deliver(gw: Gateway, job: Job<{ deliveryId: string }>): Promise<JobResult> {
+  const delivery = gw.store.get<Delivery>('deliveries', job.data.deliveryId);
+  if (!delivery || delivery.status !== 'pending') return;
+  const secret = secretFor(gw.store, delivery);
+  if (!secret) return record(gw, delivery, failure('The webhook subscription was deleted'), false);
+  const refused = refuseTarget(gw.config.webhookTargets, delivery.url);
+  if (refused) return record(gw, delivery, failure(refused), false);
+
+  const body = JSON.stringify(delivery.payload);
+  const started = Date.now();
+  let attempt: Attempt;
+  let retryAfterMs: number | undefined;
+  try {
+    const res = await got.post(delivery.url, {
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'LeadChat-Webhooks/1',
+        'webhook-event': delivery.event,
+        ...signatureHeaders(secret, delivery.id, body),
+      },
+      timeout: { request: gw.config.webhookTimeoutMs },
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      followRedirect: false,
+      ...(gw.config.webhookTargets.kind === 'public' ? { dnsLookup: publicOnlyLookup as never } : {}),
+    });
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    attempt = {
+      at: new Date(started).toISOString(),
+      status: res.statusCode,
+      latencyMs: Date.now() - started,
+      error: ok ? null : `Receiver answered HTTP ${res.statusCode}`,
+      responseExcerpt: res.body ? String(res.body).slice(0, 500) : null,
+    };
+    if (ok) return record(gw, delivery, attempt, false, 'sent');
+    if (!RETRYABLE(res.statusCode)) return record(gw, delivery, attempt, false);
+    retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    attempt = { ...failure(e.code === 'ETIMEDOUT' ? `Receiver did not answer within ${gw.config.webhookTimeoutMs} ms` : `${e.code ?? 'ERROR'}: ${e.message}`), latencyMs: Date.now() - started, at: new Date(started).toISOString() };
+    if (e.code === 'EPRIVATE') return record(gw, delivery, attempt, false);
+  }
+  const delays = gw.config.webhookRetryDelaysMs;
+  const retriesDone = delivery.attempts.length;
+  if (retriesDone >= delays.length) return record(gw, delivery, attempt, false);
+  const delay = retryAfterMs ?? jitter(delays[retriesDone]!);
+  return record(gw, delivery, attempt, true, 'pending', Date.now() + delay);
+}
+
+function failure(error: string): Attempt {
+  return { at: now(), status: null, latencyMs: 0, error, responseExcerpt: null };
+}
+
+async function record(
+  gw: Gateway,
+  delivery: Delivery,
+  attempt: Attempt,
+  retry: boolean,
+  status: Delivery['status'] = retry ? 'pending' : 'failed',
+  retryAt?: number,
+): Promise<JobResult> {
+  await gw.store.transact((tx) => {
+    tx.update<Delivery>('deliveries', delivery.id, { status, attempts: [...delivery.attempts, attempt], updatedAt: now() });
+    if (delivery.messageId) settleMessage(tx, delivery.messageId);
+  });
+  if (status === 'failed') gw.log.warn({ delivery: delivery.id, event: delivery.event, error: attempt.error }, 'delivery failed');
+  return retry ? { retryAt: retryAt! } : undefined;
+}
+
+/** ±20 %, so receivers that recover are not hit by every sender at once. */
+const jitter = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
+
+function parseRetryAfter(value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS) : undefined;
+}

@@ -1,0 +1,88 @@
+import { mkdir } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import path from 'node:path';
+import { adminToken } from './admin-token.js';
+import type { Config } from './config.js';
+import type { Gateway } from './context.js';
+import { collections } from './domain/collections.js';
+import { createApp } from './http/app.js';
+import { httpsRequired } from './http/middleware/https-only.js';
+import { deliver } from './jobs/deliver.js';
+import { JobRunner } from './jobs/queue.js';
+import { lockDataDir } from './lock.js';
+import type { Logger } from './log.js';
+import { openLowdbStore } from './store/lowdb-store.js';
+import { loadTls } from './tls.js';
+
+export interface RunningGateway {
+  gw: Gateway;
+  address: net.AddressInfo;
+  adminTokenFile?: string;
+  tlsSource: string;
+  stop(): Promise<void>;
+}
+
+const TLS_HANDSHAKE = 0x16;
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * Starts the gateway: locks the data dir, opens the store, resumes queued jobs and serves HTTPS. A plain-HTTP
+ * request on the same port is answered with HTTPS_REQUIRED and never reaches the application.
+ */
+export async function startGateway(config: Config, log: Logger): Promise<RunningGateway> {
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const unlock = await lockDataDir(config.dataDir);
+  try {
+    const [tls, admin] = await Promise.all([loadTls(config), adminToken(config)]);
+    const store = await openLowdbStore({ dir: path.join(config.dataDir, 'store'), collections });
+    let runner: JobRunner | undefined;
+    const gw: Gateway = { config, store, log, wakeJobs: () => runner?.wake() };
+    runner = new JobRunner(gw, { deliver });
+    await runner.start();
+
+    const app = createApp(gw, admin.token);
+    const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
+    const plain = http.createServer((req, res) => {
+      const err = httpsRequired();
+      const body = req.url?.startsWith('/v1/incoming_custom_channel_message')
+        ? { error: err.message }
+        : { error: { code: err.code, message: err.message } };
+      res.writeHead(err.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      res.end(JSON.stringify(body));
+    });
+    const front = net.createServer((socket) => {
+      socket.once('data', (first) => {
+        socket.pause();
+        socket.unshift(first);
+        (first[0] === TLS_HANDSHAKE ? secure : plain).emit('connection', socket);
+        process.nextTick(() => socket.resume());
+      });
+      socket.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve, reject) => {
+      front.once('error', reject);
+      front.listen(config.port, config.host, resolve);
+    });
+
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        front.close();
+        const force = setTimeout(() => secure.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+        secure.closeIdleConnections();
+        plain.closeAllConnections();
+        await new Promise<void>((resolve) => secure.close(() => resolve()));
+        clearTimeout(force);
+        await runner!.stop();
+        await store.close();
+        await unlock();
+      })());
+
+    return { gw, address: front.address() as net.AddressInfo, adminTokenFile: admin.file, tlsSource: tls.source, stop };
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
+}

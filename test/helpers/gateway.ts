@@ -1,0 +1,180 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+/** A real gateway process on a free port with a fresh data dir, as a user would run it. */
+export interface TestGateway {
+  url: string;
+  apiBase: string;
+  dataDir: string;
+  adminToken: string;
+  ca: string;
+  env: Record<string, string>;
+  process: ChildProcess;
+  output: () => string;
+  /** SIGTERM, then resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL: a crash. */
+  kill(): Promise<void>;
+}
+
+export const GATEWAY_MAIN = path.resolve(__dirname, '../../gateway/dist/cli/main.js');
+const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export function tempDir(prefix = 'leadchat-'): string {
+  return mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export async function startGateway(env: Record<string, string> = {}, dataDir = tempDir()): Promise<TestGateway> {
+  const port = await freePort();
+  const fullEnv: Record<string, string> = {
+    LEADCHAT_PORT: String(port),
+    LEADCHAT_HOST: '127.0.0.1',
+    LEADCHAT_DATA_DIR: dataDir,
+    LEADCHAT_ADMIN_TOKEN: ADMIN_TOKEN,
+    LEADCHAT_LOG_LEVEL: 'warn',
+    LEADCHAT_RATE_LIMIT_PER_MINUTE: '100000',
+    ...env,
+  };
+  const child = spawn(process.execPath, [GATEWAY_MAIN, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', ...fullEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${out}`)), 20_000);
+    const check = () => {
+      if (out.includes('listening on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code}:\n${out}`));
+    });
+  });
+  const url = `https://127.0.0.1:${port}`;
+  const ca = fullEnv.LEADCHAT_TLS_CERT ? readFileSync(fullEnv.LEADCHAT_TLS_CERT, 'utf8') : readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8');
+  return {
+    url,
+    apiBase: `${url}/v1`,
+    dataDir,
+    adminToken: fullEnv.LEADCHAT_ADMIN_TOKEN!,
+    ca,
+    env: fullEnv,
+    process: child,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+    kill: async () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  /** A value sent as JSON, or a string/Buffer sent as it is. */
+  body?: unknown;
+  apiKey?: string;
+  /** Where the key goes: the x-api-key header (default), a Bearer header or the apiKey query parameter. */
+  keyIn?: 'header' | 'bearer' | 'query';
+}
+
+/** An HTTPS request to the gateway, trusting its certificate. */
+export function request<T = any>(gw: Pick<TestGateway, 'url' | 'ca'>, method: string, pathname: string, opts: RequestOptions = {}): Promise<Reply<T>> {
+  const url = new URL(pathname, gw.url);
+  for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.apiKey) {
+    const where = opts.keyIn ?? 'header';
+    if (where === 'header') headers['x-api-key'] = opts.apiKey;
+    else if (where === 'bearer') headers.authorization = `Bearer ${opts.apiKey}`;
+    else url.searchParams.set('apiKey', opts.apiKey);
+  }
+  let payload: string | Buffer | undefined;
+  if (opts.body !== undefined) {
+    payload = typeof opts.body === 'string' || Buffer.isBuffer(opts.body) ? opts.body : JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  return new Promise((resolve, reject) => {
+    const req = https.request(url, { method, headers, ca: gw.ca, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: any = text;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          // not JSON: leave the text
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+let counter = 0;
+export interface TestAccount {
+  id: string;
+  email: string;
+  name: string;
+  type: 'agency' | 'standard';
+  parentId: string | null;
+  apiKey: string;
+}
+
+export async function createAccount(
+  gw: TestGateway,
+  opts: { type?: 'agency' | 'standard'; parentEmail?: string; email?: string; name?: string } = {},
+): Promise<TestAccount> {
+  counter += 1;
+  const res = await request(gw, 'POST', '/admin/v1/accounts', {
+    headers: { authorization: `Bearer ${gw.adminToken}` },
+    body: {
+      name: opts.name ?? `Account ${counter}`,
+      email: opts.email ?? `owner${counter}-${process.pid}@example.com`,
+      type: opts.type ?? 'standard',
+      ...(opts.parentEmail ? { parentEmail: opts.parentEmail } : {}),
+    },
+  });
+  if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
