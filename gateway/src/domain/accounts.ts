@@ -1,6 +1,7 @@
 import type { Gateway } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
+import type { AutoRecharge } from './auto-recharge.js';
 import { digest, hashPassword, newApiKey, newWebhookSecret, sameSecret } from './secrets.js';
 
 export interface Account {
@@ -15,6 +16,8 @@ export interface Account {
   customChannelWebhookUrl: string | null;
   /** Credit balance in hundredths, so sums never drift. */
   balanceCents: number;
+  /** Sub-accounts only: the agency's auto-recharge rule. */
+  autoRecharge?: AutoRecharge;
   createdAt: string;
 }
 
@@ -77,6 +80,8 @@ export function findByApiKey(gw: Gateway, apiKey: string): Account | undefined {
 export function findByEmail(gw: Gateway, email: string): Account | undefined {
   return gw.store.lookup<Account>('accounts', 'email', email.toLowerCase())[0];
 }
+
+export const toCredits = (cents: number) => cents / 100;
 
 export function publicAccount(a: Account) {
   return { id: a.id, name: a.name, email: a.email, type: a.type, parentId: a.parentId, createdAt: a.createdAt };

@@ -1,14 +1,15 @@
 import type { Gateway } from '../context.js';
-import { forbidden, notFound } from '../errors.js';
+import { ApiError, forbidden, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
-import type { Account } from './accounts.js';
+import { toCredits, type Account } from './accounts.js';
+import { checkAutoRecharge, publicAutoRecharge } from './auto-recharge.js';
 
 /** One line of an account's credit history. */
 export interface CreditTransaction {
   id: string;
   accountId: string;
-  kind: 'grant';
+  kind: 'grant' | 'usage';
   amountCents: number;
   balanceCents: number;
   description: string | null;
@@ -16,7 +17,6 @@ export interface CreditTransaction {
   createdAt: string;
 }
 
-export const toCredits = (cents: number) => cents / 100;
 
 export interface GrantResult {
   success: true;
@@ -53,16 +53,49 @@ export async function grantCredits(
       grantedBy: agency.id,
       createdAt: now(),
     });
+    checkAutoRecharge(tx, sub.id);
     const result: GrantResult = { success: true, sub_account_id: sub.id, credits_added: toCredits(amountCents), new_balance: toCredits(balanceCents) };
     within(tx, result);
     return result;
   });
 }
 
+/**
+ * Records usage against an account's balance (the operator's metering, later the conversation engine).
+ * A balance never goes below zero; crossing the auto-recharge threshold signals the agency.
+ */
+export async function useCredits(gw: Gateway, accountId: string, amount: number, description?: string) {
+  const amountCents = Math.round(amount * 100);
+  const result = await gw.store.transact((tx) => {
+    const account = tx.get<Account>('accounts', accountId);
+    if (!account) throw notFound('Account');
+    if (account.balanceCents < amountCents) {
+      throw new ApiError(409, 'INSUFFICIENT_CREDITS', `Balance ${toCredits(account.balanceCents)} is below ${toCredits(amountCents)}`);
+    }
+    const balanceCents = account.balanceCents - amountCents;
+    tx.update<Account>('accounts', accountId, { balanceCents });
+    tx.insert<CreditTransaction>('transactions', {
+      id: newId('ctx'),
+      accountId,
+      kind: 'usage',
+      amountCents: -amountCents,
+      balanceCents,
+      description: description || null,
+      grantedBy: null,
+      createdAt: now(),
+    });
+    checkAutoRecharge(tx, accountId);
+    return { balance: toCredits(balanceCents) };
+  });
+  gw.wakeJobs();
+  return result;
+}
+
 export function creditsOf(r: Reader, account: Account) {
   const fresh = r.get<Account>('accounts', account.id)!;
   return {
     balance: toCredits(fresh.balanceCents),
+    ...(fresh.parentId ? { autoRecharge: publicAutoRecharge(fresh.autoRecharge) } : {}),
     transactions: r
       .lookup<CreditTransaction>('transactions', 'account', account.id)
       .map((t) => ({

@@ -35,6 +35,7 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/messages/{id}': { get: { summary: 'A message with its delivery attempts', ok: 200 } },
   '/media/{id}': { get: { summary: 'An embedded media file received with a message', ok: 200 } },
   '/subaccounts/credits': { post: { summary: 'Grant credits to a sub-account (agency only)', body: schemas.creditGrant, ok: 200, auth: 'header' } },
+  '/subaccounts/auto-recharge': { put: { summary: 'Set auto-recharge for a sub-account (agency only)', body: schemas.autoRecharge, ok: 200, auth: 'header' } },
   '/credits': { get: { summary: 'Credit balance and history', ok: 200 } },
   '/settings': {
     get: { summary: 'Custom Channel Webhook settings and signing secret', ok: 200 },

@@ -84,15 +84,27 @@ export const sendMessage = z.object({
   }),
 });
 
+const credits = z
+  .number({ error: 'must be a number' })
+  .positive('must be greater than 0')
+  .max(1_000_000_000, 'must be at most 1000000000')
+  .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, 'at most 2 decimal places');
+const subAccountEmail = z.string().trim().max(320).min(1, 'is required');
+
 export const creditGrant = z.object({
-  email: z.string().trim().max(320).min(1, 'is required'),
-  amount: z
-    .number({ error: 'must be a number' })
-    .positive('must be greater than 0')
-    .max(1_000_000_000, 'must be at most 1000000000')
-    .refine((n) => Number.isInteger(Math.round(n * 100)) && Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, 'at most 2 decimal places'),
+  email: subAccountEmail,
+  amount: credits,
   description: text(500).optional(),
 });
+
+export const autoRecharge = z.object({
+  email: subAccountEmail,
+  enabled: z.boolean().default(true),
+  threshold: credits,
+  amount: credits,
+});
+
+export const creditUsage = z.object({ amount: credits, description: text(500).optional() });
 
 const webhookUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000);
 

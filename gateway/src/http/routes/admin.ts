@@ -1,10 +1,11 @@
 import { Router } from 'express';
 import type { Gateway } from '../../context.js';
 import { createAccount, findByEmail, publicAccount, rotateApiKey, type Account } from '../../domain/accounts.js';
+import { useCredits } from '../../domain/credits.js';
 import { adminAuth } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { parse, route } from '../route.js';
-import { adminAccountCreate } from '../schemas.js';
+import { adminAccountCreate, creditUsage } from '../schemas.js';
 
 /** The operator's bootstrap: accounts and their API keys, behind the admin token. */
 export function adminRouter(gw: Gateway, adminToken: string): Router {
@@ -26,6 +27,12 @@ export function adminRouter(gw: Gateway, adminToken: string): Router {
     post: async (req, res) => {
       res.set('Cache-Control', 'no-store').json({ apiKey: await rotateApiKey(gw, String(req.params.id)) });
     },
+  }, before);
+  route(router, '/accounts/:id/credits/usage', {
+    post: [...jsonBody(), async (req, res) => {
+      const { amount, description } = parse(creditUsage, req.body);
+      res.json(await useCredits(gw, String(req.params.id), amount, description));
+    }],
   }, before);
   return router;
 }

@@ -1,10 +1,11 @@
 import { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
+import { setAutoRecharge } from '../../domain/auto-recharge.js';
 import { creditsOf, grantCredits } from '../../domain/credits.js';
 import { Idempotency } from '../../domain/idempotency.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route } from '../route.js';
-import { creditGrant } from '../schemas.js';
+import { autoRecharge, creditGrant } from '../schemas.js';
 
 export function creditsRouter(gw: Gateway, before: RequestHandler[], headerKeyOnly: RequestHandler[]): Router {
   const router = Router();
@@ -20,6 +21,12 @@ export function creditsRouter(gw: Gateway, before: RequestHandler[], headerKeyOn
       });
       if (replayed) res.set('Idempotent-Replayed', 'true');
       res.status(status).json(response);
+    }],
+  }, headerKeyOnly);
+
+  route(router, '/subaccounts/auto-recharge', {
+    put: [...jsonBody(), async (req, res) => {
+      res.json(await setAutoRecharge(gw, accountOf(res), parse(autoRecharge, req.body)));
     }],
   }, headerKeyOnly);
 

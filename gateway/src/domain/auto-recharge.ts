@@ -1,0 +1,74 @@
+import type { Gateway } from '../context.js';
+import { forbidden, notFound } from '../errors.js';
+import type { Tx } from '../store/store.js';
+import { toCredits, type Account } from './accounts.js';
+import { emit } from './webhooks.js';
+
+/**
+ * Auto-recharge (spec §6.2): an agency sets, per sub-account, a threshold and an amount. When the
+ * sub-account's balance is below the threshold, the agency's `auto_recharge` subscribers get one event with an
+ * idempotency_key; they take payment and grant the amount with that key. The rule re-arms once the balance is
+ * back at or above the threshold, so one shortfall makes one event, however often the balance is looked at.
+ */
+export interface AutoRecharge {
+  enabled: boolean;
+  thresholdCents: number;
+  amountCents: number;
+  /** Shortfalls signalled so far: the sequence behind each idempotency_key. */
+  sequence: number;
+  /** True from the event until the balance is back above the threshold. */
+  pending: boolean;
+}
+
+export const publicAutoRecharge = (a?: AutoRecharge) =>
+  a ? { enabled: a.enabled, threshold: toCredits(a.thresholdCents), amount: toCredits(a.amountCents), pending: a.pending } : null;
+
+/** Emits the event when due, or re-arms; called in every transaction that changes a balance or the rule. */
+export function checkAutoRecharge(tx: Tx, subId: string): void {
+  const sub = tx.get<Account>('accounts', subId);
+  const rule = sub?.autoRecharge;
+  if (!sub || !rule || !sub.parentId) return;
+  const below = sub.balanceCents < rule.thresholdCents;
+  if (!below && rule.pending) tx.update<Account>('accounts', sub.id, { autoRecharge: { ...rule, pending: false } });
+  if (!below || rule.pending || !rule.enabled) return;
+  const agency = tx.get<Account>('accounts', sub.parentId);
+  if (!agency) return;
+  const sequence = rule.sequence + 1;
+  tx.update<Account>('accounts', sub.id, { autoRecharge: { ...rule, sequence, pending: true } });
+  emit(tx, agency, 'auto_recharge', {
+    type: 'auto_recharge',
+    idempotency_key: `ar_${sub.id}_${sequence}`,
+    sub_account_id: sub.id,
+    sub_account_email: sub.email,
+    balance: toCredits(sub.balanceCents),
+    threshold: toCredits(rule.thresholdCents),
+    amount: toCredits(rule.amountCents),
+  });
+}
+
+export async function setAutoRecharge(
+  gw: Gateway,
+  agency: Account,
+  input: { email: string; enabled: boolean; threshold: number; amount: number },
+) {
+  if (agency.type !== 'agency') throw forbidden('NOT_AGENCY', 'Only agency accounts can set auto-recharge for sub-accounts');
+  const result = await gw.store.transact((tx) => {
+    const [sub] = tx.lookup<Account>('accounts', 'email', input.email.trim().toLowerCase());
+    if (!sub || sub.parentId !== agency.id) throw notFound(`Sub-account ${input.email}`);
+    const previous = sub.autoRecharge;
+    tx.update<Account>('accounts', sub.id, {
+      autoRecharge: {
+        enabled: input.enabled,
+        thresholdCents: Math.round(input.threshold * 100),
+        amountCents: Math.round(input.amount * 100),
+        sequence: previous?.sequence ?? 0,
+        pending: previous?.pending ?? false,
+      },
+    });
+    checkAutoRecharge(tx, sub.id);
+    const saved = tx.get<Account>('accounts', sub.id)!;
+    return { sub_account_id: sub.id, balance: toCredits(saved.balanceCents), autoRecharge: publicAutoRecharge(saved.autoRecharge) };
+  });
+  gw.wakeJobs();
+  return result;
+}
