@@ -1,0 +1,15 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** The README's configuration table is what users read: it must name every setting with its real default. */
+test('README documents every environment variable with its default', async () => {
+  const { settings } = await import('../../gateway/dist/config.js');
+  const readme = readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
+  const rows = new Map(
+    [...readme.matchAll(/^\| `(LEADCHAT_\w+)` \| ([^|]+) \|/gm)].map(([, name, value]) => [name, value!.trim()]),
+  );
+  for (const [name, setting] of Object.entries(settings as Record<string, { default?: string }>)) {
+    expect({ name, value: rows.get(name) }).toEqual({ name, value: setting.default === undefined ? 'unset' : `\`${setting.default}\`` });
+  }
+  expect([...rows.keys()].sort()).toEqual(Object.keys(settings).sort());
+});
