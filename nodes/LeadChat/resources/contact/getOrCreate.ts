@@ -1,0 +1,25 @@
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+
+import { contactFields, readContactFields } from '../../shared/contactFields';
+import { getOrCreateContact } from '../../shared/contacts';
+import { forOperation } from '../../shared/display';
+import type { RunSettings } from '../../shared/types';
+
+export const description = forOperation('contact', 'getOrCreate', contactFields);
+
+/** Looks the contact up by phone, then by email; creates it when neither matches. */
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	settings: RunSettings,
+): Promise<IDataObject> {
+	const fields = readContactFields.call(this, itemIndex);
+	if (!fields.phone && !fields.email) {
+		throw new NodeOperationError(this.getNode(), 'Give a phone or an email', {
+			itemIndex,
+			description: 'The contact is looked up by phone, then by email, and created from these fields if new.',
+		});
+	}
+	const { contact, created } = await getOrCreateContact.call(this, fields, itemIndex, settings);
+	return { ...contact, created };
+}

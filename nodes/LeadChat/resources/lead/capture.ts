@@ -1,0 +1,111 @@
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+
+import { getOrCreateContact, readPhone } from '../../shared/contacts';
+import { listLocator } from '../../shared/descriptions';
+import { forOperation } from '../../shared/display';
+import type { RunSettings } from '../../shared/types';
+import { addContactToList } from '../list/addContact';
+
+export const description = forOperation('lead', 'capture', [
+	{
+		displayName: 'Phone',
+		name: 'phone',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. +14155550123',
+		description:
+			'Phone number with the country code. Spaces, dashes, brackets and a leading 00 are cleaned up.',
+	},
+	{
+		displayName: 'First Name',
+		name: 'firstName',
+		type: 'string',
+		default: '',
+		required: true,
+		description: 'Used to personalize the opening message',
+	},
+	listLocator,
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{
+				displayName: 'Default Country Code',
+				name: 'defaultCountryCode',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. 1',
+				description:
+					'Country calling code used when the phone has neither + nor 00 in front, e.g. 1 for the US or 44 for the UK',
+			},
+			{
+				displayName: 'Email',
+				name: 'email',
+				type: 'string',
+				placeholder: 'name@email.com',
+				default: '',
+				description: 'Looked up when no contact has the phone number, and stored on a new contact',
+			},
+			{
+				displayName: 'Last Name',
+				name: 'lastName',
+				type: 'string',
+				default: '',
+			},
+		],
+	},
+]);
+
+/**
+ * Spec §1 funnel in one step: normalize the phone, look the contact up by phone then email, create it when new,
+ * and add it to the campaign's list (which sends the opening message when the campaign is live).
+ */
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	settings: RunSettings,
+): Promise<IDataObject> {
+	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as {
+		defaultCountryCode?: string;
+		email?: string;
+		lastName?: string;
+	};
+	const phone = readPhone.call(
+		this,
+		this.getNodeParameter('phone', itemIndex) as string,
+		fields.defaultCountryCode ?? '',
+		itemIndex,
+		true,
+	);
+	const firstName = (this.getNodeParameter('firstName', itemIndex) as string).trim();
+	if (!firstName) {
+		throw new NodeOperationError(this.getNode(), 'First Name is empty', {
+			itemIndex,
+			description: 'A lead needs a first name: the campaign uses it to personalize the opening message.',
+		});
+	}
+	const listId = (this.getNodeParameter('list', itemIndex, '', { extractValue: true }) as string).trim();
+	if (!listId) {
+		throw new NodeOperationError(this.getNode(), 'List is empty', {
+			itemIndex,
+			description: "Pick the campaign's list, or give its ID.",
+		});
+	}
+	const { contact, created } = await getOrCreateContact.call(
+		this,
+		{
+			phone,
+			email: fields.email?.trim() || undefined,
+			firstName,
+			lastName: fields.lastName?.trim() || undefined,
+		},
+		itemIndex,
+		settings,
+	);
+	const membership = await addContactToList.call(this, listId, String(contact.id), itemIndex, settings);
+	return { ...contact, created, addedToList: membership.added === true, listId };
+}

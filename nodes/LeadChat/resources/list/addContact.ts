@@ -1,0 +1,67 @@
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+
+import { listLocator } from '../../shared/descriptions';
+import { forOperation } from '../../shared/display';
+import type { RunSettings } from '../../shared/types';
+import { leadChatRequest } from '../../transport/request';
+
+export const description = forOperation('list', 'addContact', [
+	listLocator,
+	{
+		displayName: 'Contact ID',
+		name: 'contactId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. ct_V1StGXR8Z5jdHi6B',
+		description: 'ID of the contact, as returned by Contact > Create or Get',
+	},
+]);
+
+/**
+ * Spec §4.3. `added` is false when the contact already was on the list (the gateway says so; a server that does
+ * not is taken to have added it).
+ */
+export async function addContactToList(
+	this: IExecuteFunctions,
+	listId: string,
+	contactId: string,
+	itemIndex: number,
+	settings: RunSettings,
+): Promise<IDataObject> {
+	if (!listId.trim()) {
+		throw new NodeOperationError(this.getNode(), 'List is empty', {
+			itemIndex,
+			description: 'Pick a list, or give its ID.',
+		});
+	}
+	if (!contactId.trim()) {
+		throw new NodeOperationError(this.getNode(), 'Contact ID is empty', { itemIndex });
+	}
+	const response = await leadChatRequest.call(this, {
+		method: 'POST',
+		path: `/lists/${encodeURIComponent(listId.trim())}/contacts`,
+		body: { contactId: contactId.trim() },
+		itemIndex,
+		retry: settings.retry,
+		notFoundHint: 'Check the List and the Contact ID.',
+	});
+	const body = response.body;
+	return {
+		success: true,
+		listId: listId.trim(),
+		contactId: contactId.trim(),
+		...body,
+		added: typeof body.added === 'boolean' ? body.added : true,
+	};
+}
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	settings: RunSettings,
+): Promise<IDataObject> {
+	const listId = this.getNodeParameter('list', itemIndex, '', { extractValue: true }) as string;
+	const contactId = this.getNodeParameter('contactId', itemIndex) as string;
+	return await addContactToList.call(this, listId, contactId, itemIndex, settings);
+}

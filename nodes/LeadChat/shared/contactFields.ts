@@ -1,0 +1,78 @@
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { readPhone, type NewContact } from './contacts';
+
+/** Phone, email and names of a contact to create: shared by Contact > Create and Contact > Get or Create. */
+export const contactFields: INodeProperties[] = [
+	{
+		displayName: 'Phone',
+		name: 'phone',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. +14155550123',
+		description:
+			'Phone number with the country code. Give a phone, an email or both. Spaces, dashes, brackets and a leading 00 are cleaned up.',
+	},
+	{
+		displayName: 'Email',
+		name: 'email',
+		type: 'string',
+		placeholder: 'name@email.com',
+		default: '',
+		description: 'Email address. Give a phone, an email or both.',
+	},
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{
+				displayName: 'Default Country Code',
+				name: 'defaultCountryCode',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. 1',
+				description:
+					'Country calling code used when the phone has neither + nor 00 in front, e.g. 1 for the US or 44 for the UK',
+			},
+			{
+				displayName: 'First Name',
+				name: 'firstName',
+				type: 'string',
+				default: '',
+				description: 'Used to personalize messages',
+			},
+			{
+				displayName: 'Last Name',
+				name: 'lastName',
+				type: 'string',
+				default: '',
+			},
+		],
+	},
+];
+
+/** Reads the fields above for one item; a phone is normalized, and at least a phone or an email is required. */
+export function readContactFields(this: IExecuteFunctions, itemIndex: number): NewContact {
+	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as {
+		defaultCountryCode?: string;
+		firstName?: string;
+		lastName?: string;
+	};
+	const phone = readPhone.call(
+		this,
+		this.getNodeParameter('phone', itemIndex, '') as string,
+		fields.defaultCountryCode ?? '',
+		itemIndex,
+		false,
+	);
+	const email = (this.getNodeParameter('email', itemIndex, '') as string).trim() || undefined;
+	return {
+		phone,
+		email,
+		firstName: fields.firstName?.trim() || undefined,
+		lastName: fields.lastName?.trim() || undefined,
+	};
+}

@@ -1,0 +1,115 @@
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+
+import { leadChatRequest } from '../transport/request';
+import { normalizePhone, PHONE_FORMAT_HINT } from './phone';
+import type { RunSettings } from './types';
+
+/**
+ * The lookup's response body is not shown in the spec: accept the contact itself, or one wrapped in `contact` or
+ * `data` (object or first element of an array).
+ */
+export function unwrapContact(body: unknown): IDataObject | undefined {
+	if (Array.isArray(body)) return unwrapContact(body[0]);
+	if (!body || typeof body !== 'object') return undefined;
+	const record = body as IDataObject;
+	if (typeof record.id === 'string' || typeof record.id === 'number') return record;
+	for (const key of ['contact', 'data']) {
+		const inner = record[key];
+		if (inner && typeof inner === 'object') return unwrapContact(inner);
+	}
+	return undefined;
+}
+
+export type LookupKey = { phoneNumber: string } | { email: string };
+
+/** Spec §4.2: exactly one of phoneNumber or email; 404 means no such contact. */
+export async function findContact(
+	this: IExecuteFunctions,
+	key: LookupKey,
+	itemIndex: number,
+	settings: RunSettings,
+): Promise<IDataObject | undefined> {
+	const response = await leadChatRequest.call(this, {
+		method: 'GET',
+		path: '/contacts',
+		qs: { ...key },
+		itemIndex,
+		accept: [404],
+		retry: settings.retry,
+	});
+	if (response.statusCode === 404) return undefined;
+	return unwrapContact(response.body);
+}
+
+export interface NewContact {
+	phone?: string;
+	email?: string;
+	firstName?: string;
+	lastName?: string;
+}
+
+/**
+ * Spec §4.1, camelCase fields. An existing phone returns the existing contact (200); 201 means it was created now.
+ */
+export async function createContact(
+	this: IExecuteFunctions,
+	contact: NewContact,
+	itemIndex: number,
+	settings: RunSettings,
+): Promise<{ contact: IDataObject; created: boolean }> {
+	const body: IDataObject = {};
+	for (const [key, value] of Object.entries(contact)) if (value) body[key] = value;
+	const response = await leadChatRequest.call(this, {
+		method: 'POST',
+		path: '/contacts',
+		body,
+		itemIndex,
+		retry: settings.retry,
+	});
+	return { contact: unwrapContact(response.body) ?? response.body, created: response.statusCode === 201 };
+}
+
+/** Finds by phone, then by email, and creates the contact when neither matches (spec §1, steps 2-3). */
+export async function getOrCreateContact(
+	this: IExecuteFunctions,
+	contact: NewContact,
+	itemIndex: number,
+	settings: RunSettings,
+): Promise<{ contact: IDataObject; created: boolean }> {
+	let found: IDataObject | undefined;
+	if (contact.phone) found = await findContact.call(this, { phoneNumber: contact.phone }, itemIndex, settings);
+	if (!found && contact.email) found = await findContact.call(this, { email: contact.email }, itemIndex, settings);
+	if (found) return { contact: found, created: false };
+	return await createContact.call(this, contact, itemIndex, settings);
+}
+
+/** Reads the phone parameter, normalized, or fails naming the field. Empty stays undefined unless required. */
+export function readPhone(
+	this: IExecuteFunctions,
+	raw: string,
+	defaultCountryCode: string,
+	itemIndex: number,
+	required: boolean,
+): string | undefined {
+	if (!raw.trim()) {
+		if (!required) return undefined;
+		throw new NodeOperationError(this.getNode(), 'Phone is required', {
+			itemIndex,
+			description: PHONE_FORMAT_HINT,
+		});
+	}
+	const phone = normalizePhone(raw, defaultCountryCode);
+	if (!phone) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`Phone "${raw.slice(0, 40)}" is not a phone number with a country code`,
+			{ itemIndex, description: PHONE_FORMAT_HINT },
+		);
+	}
+	return phone;
+}
+
+/** Contact fields as the node outputs them, with what the run did to the contact. */
+export function contactOutput(contact: IDataObject, extra: IDataObject): IDataObject {
+	return { ...contact, ...extra };
+}

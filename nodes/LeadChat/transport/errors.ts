@@ -1,0 +1,142 @@
+import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
+
+/** What the API said went wrong: the text of `{error:{code,message}}`, of `{error:"..."}` (spec §7) or a fallback. */
+export interface ApiFailure {
+	message: string;
+	code?: string;
+}
+
+export function readApiFailure(status: number, body: unknown): ApiFailure {
+	if (body && typeof body === 'object') {
+		const { error, message } = body as { error?: unknown; message?: unknown };
+		if (typeof error === 'string' && error.trim()) return { message: error };
+		if (error && typeof error === 'object') {
+			const nested = error as { code?: unknown; message?: unknown };
+			const code = typeof nested.code === 'string' ? nested.code : undefined;
+			if (typeof nested.message === 'string' && nested.message.trim()) return { message: nested.message, code };
+			if (code) return { message: code, code };
+		}
+		if (typeof message === 'string' && message.trim()) return { message };
+	}
+	if (typeof body === 'string' && body.trim()) return { message: body.trim().slice(0, 300) };
+	return { message: `The server answered HTTP ${status}` };
+}
+
+/** Replaces the API key, wherever it appears, so no message, description or log line ever shows it. */
+export function redact(text: string, apiKey: string | undefined): string {
+	let out = text.replace(/([?&]apiKey=)[^&#\s"']*/gi, '$1***');
+	if (apiKey && apiKey.length >= 4) out = out.split(apiKey).join('***');
+	return out;
+}
+
+/** A hint a builder can act on, chosen from the status and the API's error code. */
+function hintFor(status: number, failure: ApiFailure, endpoint: string): string | undefined {
+	const code = failure.code ?? '';
+	if (code === 'INVALID_PHONE')
+		return 'Write the phone number in international format: a leading + and the country code, e.g. +14155550123.';
+	if (code === 'INVALID_EMAIL') return 'Check the email address.';
+	if (code === 'IDEMPOTENCY_KEY_REUSED' || status === 422)
+		return 'This Idempotency Key was already used for a different grant. Use a new key for a new grant; reuse it only to repeat the same grant.';
+	if (code === 'IDEMPOTENCY_IN_FLIGHT' || status === 409)
+		return 'A grant with the same Idempotency Key is still being processed. Retry in a moment: it will return that grant instead of granting twice.';
+	if (code === 'NOT_AGENCY')
+		return 'Granting credits needs the API key of an agency account; the key in this credential belongs to another kind of account.';
+	switch (status) {
+		case 400:
+			return 'Fix the field named in the message and run the node again.';
+		case 401:
+			return 'Check the API Key of the LeadChat API credential. Generating a new key in Settings > Account > API Key invalidates the old one.';
+		case 403:
+			return 'The API key is valid but not allowed to do this.';
+		case 404:
+			return /^No route /.test(failure.message)
+				? 'The server has no such endpoint. Check that the Base URL of the credential ends with /v1.'
+				: `Nothing matched at ${endpoint}: check the IDs and addresses given.`;
+		case 405:
+			return 'The server does not accept this method on this endpoint.';
+		case 413:
+			return 'The request is too large. For big files, send a hosted Media URL instead of embedding the file.';
+		case 429:
+			return 'The API key is over its rate limit. Lower "Items per Batch" or raise "Batch Interval" in the node options, or allow more retries.';
+		default:
+			return status >= 500 ? 'The server could not process the request. Retry after a short time.' : undefined;
+	}
+}
+
+export interface ApiErrorInput {
+	status: number;
+	body: unknown;
+	method: string;
+	path: string;
+	itemIndex?: number;
+	apiKey?: string;
+	/** Replaces the generic 404 hint: what to check for this operation. */
+	notFoundHint?: string;
+	/** 429 retries already made. */
+	retries?: number;
+}
+
+/** Maps an HTTP error answer to the error n8n shows, carrying the API's own words and what to fix. */
+export function leadChatApiError(node: INode, input: ApiErrorInput): NodeApiError {
+	const failure = readApiFailure(input.status, input.body);
+	const endpoint = `${input.method} ${input.path}`;
+	const message = redact(failure.message, input.apiKey);
+	const retried =
+		input.status === 429 && input.retries !== undefined
+			? `Gave up after ${input.retries} ${input.retries === 1 ? 'retry' : 'retries'}.`
+			: undefined;
+	const specific = input.status === 404 && !/^No route /.test(failure.message) ? input.notFoundHint : undefined;
+	const hint = [retried, specific ?? hintFor(input.status, failure, endpoint)].filter(Boolean).join(' ');
+	const response: JsonObject = {
+		httpCode: String(input.status),
+		message,
+		endpoint,
+		...(failure.code ? { code: failure.code } : {}),
+	};
+	return new NodeApiError(node, response, {
+		message: `LeadChat: ${message}`,
+		description: redact(
+			`HTTP ${input.status}${failure.code ? ` ${failure.code}` : ''} from ${endpoint}.${hint ? ` ${hint}` : ''}`,
+			input.apiKey,
+		),
+		httpCode: String(input.status),
+		itemIndex: input.itemIndex,
+	});
+}
+
+const TLS_CODES = new Set([
+	'DEPTH_ZERO_SELF_SIGNED_CERT',
+	'SELF_SIGNED_CERT_IN_CHAIN',
+	'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+	'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+	'CERT_HAS_EXPIRED',
+	'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * A request that got no HTTP answer: connection refused, DNS, TLS. The original error is dropped on purpose:
+ * it carries the request configuration, whose URL may hold the API key.
+ */
+export function leadChatNetworkError(
+	node: INode,
+	error: unknown,
+	input: { method: string; path: string; baseUrl: string; itemIndex?: number; apiKey?: string },
+): NodeApiError {
+	const source = (error ?? {}) as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } };
+	const code = String(source.cause?.code ?? source.code ?? '') || undefined;
+	const detail = String(source.cause?.message ?? source.message ?? 'no answer');
+	const base = redact(input.baseUrl, input.apiKey);
+	const hint = code && TLS_CODES.has(code)
+		? 'The server certificate could not be verified. A gateway using its self-signed certificate needs "Ignore SSL Issues" turned on in the credential.'
+		: code === 'EPROTO' || /wrong version number/i.test(detail)
+			? 'The server did not answer over HTTPS. Check the scheme and port of the Base URL.'
+			: 'Check the Base URL of the credential and that the server is running and reachable from n8n.';
+	// Neither the code nor the raw detail goes into the message: n8n would swap a message naming ECONNREFUSED & co.
+	// for its generic text, and the hint below is more useful.
+	const response: JsonObject = { message: redact(detail, input.apiKey), ...(code ? { networkError: code } : {}) };
+	return new NodeApiError(node, response, {
+		message: `LeadChat: could not reach ${base}`,
+		description: `${input.method} ${input.path} got no answer (${code ? `${code}: ` : ''}${redact(detail, input.apiKey)}). ${hint}`,
+		itemIndex: input.itemIndex,
+	});
+}

@@ -1,0 +1,240 @@
+import {
+	NodeConnectionTypes,
+	NodeOperationError,
+	type IDataObject,
+	type IHookFunctions,
+	type INodeType,
+	type INodeTypeDescription,
+	type IWebhookFunctions,
+	type IWebhookResponseData,
+} from 'n8n-workflow';
+
+import { leadChatRequest } from '../LeadChat/transport/request';
+import { verifySignature } from './signature';
+
+type EventName = 'reply' | 'auto_recharge';
+
+const EVENTS: EventName[] = ['reply', 'auto_recharge'];
+
+interface SubscriptionData {
+	webhookId?: string;
+	webhookSecret?: string;
+}
+
+const NO_SUBSCRIPTION_API =
+	'This server has no webhook-subscription API (POST /webhooks), which the hosted service may lack. Set Registration to Manual and paste the Production URL into Settings > Custom Channel Webhook.';
+
+function selectedEvents(this: IHookFunctions | IWebhookFunctions): EventName[] {
+	const events = this.getNodeParameter('events', []) as string[];
+	return EVENTS.filter((event) => events.includes(event));
+}
+
+function sameEvents(a: unknown, b: EventName[]): boolean {
+	if (!Array.isArray(a)) return false;
+	return a.length === b.length && b.every((event) => a.includes(event));
+}
+
+/** Removes the subscription this node registered, if any. A subscription already gone counts as removed. */
+async function unsubscribe(this: IHookFunctions): Promise<void> {
+	const data = this.getWorkflowStaticData('node') as SubscriptionData;
+	if (data.webhookId) {
+		await leadChatRequest.call(this, {
+			method: 'DELETE',
+			path: `/webhooks/${encodeURIComponent(data.webhookId)}`,
+			accept: [404],
+		});
+	}
+	delete data.webhookId;
+	delete data.webhookSecret;
+}
+
+/** Which event a delivery carries: the `webhook-event` header, else what its body looks like. */
+function eventOf(header: string | undefined, body: IDataObject): EventName {
+	const named = (header ?? '').trim().toLowerCase().replace(/-/g, '_');
+	if (named === 'reply' || named === 'auto_recharge') return named;
+	return body.type === 'auto_recharge' ? 'auto_recharge' : 'reply';
+}
+
+export class LeadChatTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'LeadChat Trigger',
+		name: 'leadChatTrigger',
+		icon: { light: 'file:../LeadChat/leadchat.svg', dark: 'file:../LeadChat/leadchat.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"].join(", ")}}',
+		description: 'Starts the workflow when the AI bot or an agent replies on a custom channel, or on auto-recharge events',
+		defaults: {
+			name: 'LeadChat Trigger',
+		},
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{
+				name: 'leadChatApi',
+				required: true,
+			},
+		],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'webhook',
+			},
+		],
+		properties: [
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				options: [
+					{
+						name: 'Auto-Recharge',
+						value: 'auto_recharge',
+						description:
+							"An agency's sub-account needs credits; carries an idempotency_key to grant them exactly once",
+					},
+					{
+						name: 'Reply',
+						value: 'reply',
+						description: 'The AI bot or an agent replied to a contact on a custom channel',
+					},
+				],
+				default: ['reply'],
+			},
+			{
+				displayName: 'Registration',
+				name: 'registration',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{
+						name: 'Automatic',
+						value: 'automatic',
+						description:
+							'Subscribe this workflow on activation and unsubscribe on deactivation (LeadChat gateway)',
+					},
+					{
+						name: 'Manual',
+						value: 'manual',
+						description: 'Paste the webhook URL into the LeadChat settings yourself',
+					},
+				],
+				default: 'automatic',
+			},
+			{
+				displayName:
+					'Copy this node\'s Production URL (above) into Settings > Custom Channel Webhook in LeadChat and save: replies are posted there. If the settings show a signing secret (whsec_…), put it into the credential\'s Webhook Signing Secret so every delivery is verified; without one, deliveries are accepted unsigned.',
+				name: 'manualNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { registration: ['manual'] } },
+			},
+		],
+	};
+
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				const data = this.getWorkflowStaticData('node') as SubscriptionData;
+				const manual = this.getNodeParameter('registration', 'automatic') === 'manual';
+				if (manual) {
+					// Switched from Automatic: the old subscription would keep receiving events nobody verifies.
+					if (data.webhookId) await unsubscribe.call(this);
+					return true;
+				}
+				if (!data.webhookId) return false;
+				const response = await leadChatRequest.call(this, {
+					method: 'GET',
+					path: `/webhooks/${encodeURIComponent(data.webhookId)}`,
+					accept: [404],
+				});
+				const current =
+					response.statusCode !== 404 &&
+					response.body.url === this.getNodeWebhookUrl('default') &&
+					sameEvents(response.body.events, selectedEvents.call(this)) &&
+					Boolean(data.webhookSecret);
+				if (current) return true;
+				// Gone, or registered for another URL or other events: start over with a fresh subscription.
+				await unsubscribe.call(this);
+				return false;
+			},
+
+			async create(this: IHookFunctions): Promise<boolean> {
+				if (this.getNodeParameter('registration', 'automatic') === 'manual') return true;
+				const events = selectedEvents.call(this);
+				if (events.length === 0) {
+					throw new NodeOperationError(this.getNode(), 'Select at least one event');
+				}
+				const response = await leadChatRequest.call(this, {
+					method: 'POST',
+					path: '/webhooks',
+					body: { url: this.getNodeWebhookUrl('default'), events },
+					notFoundHint: NO_SUBSCRIPTION_API,
+				});
+				const { id, secret } = response.body;
+				if (typeof id !== 'string' || typeof secret !== 'string') {
+					throw new NodeOperationError(
+						this.getNode(),
+						'The server accepted the subscription but returned no id and secret',
+						{ description: NO_SUBSCRIPTION_API },
+					);
+				}
+				const data = this.getWorkflowStaticData('node') as SubscriptionData;
+				data.webhookId = id;
+				data.webhookSecret = secret;
+				return true;
+			},
+
+			async delete(this: IHookFunctions): Promise<boolean> {
+				await unsubscribe.call(this);
+				return true;
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const req = this.getRequestObject();
+		const manual = this.getNodeParameter('registration', 'automatic') === 'manual';
+		let secret: string | undefined;
+		if (manual) {
+			const credentials = await this.getCredentials('leadChatApi');
+			secret = String(credentials.webhookSecret ?? '').trim() || undefined;
+		} else {
+			secret = (this.getWorkflowStaticData('node') as SubscriptionData).webhookSecret;
+		}
+
+		// Manual registration without a secret accepts unsigned deliveries (the hosted service does not sign);
+		// every other delivery must carry a valid, fresh Standard Webhooks signature.
+		if (secret || !manual) {
+			const verdict = secret
+				? verifySignature(
+						secret,
+						{
+							id: req.header('webhook-id'),
+							timestamp: req.header('webhook-timestamp'),
+							signature: req.header('webhook-signature'),
+							rawBody: req.rawBody,
+						},
+						Math.floor(Date.now() / 1000),
+					)
+				: { valid: false as const, reason: 'this trigger has no subscription secret; reactivate the workflow' };
+			if (!verdict.valid) {
+				const res = this.getResponseObject();
+				res.status(401).json({ error: `Invalid webhook signature: ${verdict.reason}` });
+				return { noWebhookResponse: true };
+			}
+		}
+
+		const body = this.getBodyData();
+		const event = eventOf(req.header('webhook-event'), body);
+		if (!selectedEvents.call(this).includes(event)) {
+			return { webhookResponse: { received: true, ignored: event } };
+		}
+		const deliveryId = req.header('webhook-id');
+		const item: IDataObject = { event, ...(deliveryId ? { deliveryId } : {}), ...body };
+		return { workflowData: [this.helpers.returnJsonArray([item])] };
+	}
+}
