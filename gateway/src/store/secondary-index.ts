@@ -1,0 +1,61 @@
+import { OrderedIds } from './ordered-ids.js';
+import type { Doc, IndexSpec } from './store.js';
+
+/** One secondary index of a collection: index key → document id(s). */
+export class SecondaryIndex {
+  readonly unique: boolean;
+  private readonly single = new Map<string, string>();
+  private readonly multi = new Map<string, OrderedIds>();
+
+  constructor(
+    readonly name: string,
+    private readonly spec: IndexSpec,
+  ) {
+    this.unique = spec.unique === true;
+  }
+
+  keyOf(doc: Doc): string | undefined {
+    return this.spec.key(doc);
+  }
+
+  /** For a unique index: the id holding `key`, if any. */
+  holder(key: string): string | undefined {
+    return this.single.get(key);
+  }
+
+  ids(key: string, seqOf: (id: string) => number): Iterable<string> {
+    if (this.unique) {
+      const id = this.single.get(key);
+      return id === undefined ? [] : [id];
+    }
+    return this.multi.get(key)?.inOrder(seqOf) ?? [];
+  }
+
+  add(key: string | undefined, id: string, seq: number): void {
+    if (key === undefined) return;
+    if (this.unique) {
+      this.single.set(key, id);
+      return;
+    }
+    let bucket = this.multi.get(key);
+    if (!bucket) this.multi.set(key, (bucket = new OrderedIds()));
+    bucket.add(id, seq);
+  }
+
+  delete(key: string | undefined, id: string): void {
+    if (key === undefined) return;
+    if (this.unique) {
+      if (this.single.get(key) === id) this.single.delete(key);
+      return;
+    }
+    const bucket = this.multi.get(key);
+    if (!bucket) return;
+    bucket.delete(id);
+    if (bucket.size === 0) this.multi.delete(key);
+  }
+
+  clear(): void {
+    this.single.clear();
+    this.multi.clear();
+  }
+}
