@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { StoreWriteError } from '../store/lowdb-store.js';
+import { StoreWriteError } from '../store/store.js';
 
 /** Spec §7: the incoming-message endpoint answers `{error: "message"}`; every other route `{error: {code, message}}`. */
 const PLAIN_ERROR_PATHS = new Set(['/v1/incoming_custom_channel_message']);

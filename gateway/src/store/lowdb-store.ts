@@ -7,7 +7,9 @@ import type { Journal } from './journal.js';
 import { writePage } from './pages.js';
 import { encodeOps } from './records.js';
 import { markDirty, recover, type DirtyPages } from './recovery.js';
-import type { CollectionSpec, Doc, Store, Tx } from './store.js';
+import { StoreWriteError, type CollectionSpec, type Doc, type Store, type Tx } from './store.js';
+
+export { StoreWriteError };
 import { Transaction } from './transaction.js';
 
 export interface LowdbStoreOptions {
@@ -34,13 +36,6 @@ export interface LowdbStore extends Store {
   stats(): StoreStats;
 }
 
-/** The change was not made durable (a disk write failed); it has been taken back from memory. */
-export class StoreWriteError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StoreWriteError';
-  }
-}
 
 interface PageImage {
   collection: Collection;

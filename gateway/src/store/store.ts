@@ -58,3 +58,11 @@ export class StoreConflictError extends Error {
     this.name = 'StoreConflictError';
   }
 }
+
+/** The change was not made durable (a disk write failed); it has been taken back from memory. */
+export class StoreWriteError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreWriteError';
+  }
+}
