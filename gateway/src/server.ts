@@ -29,7 +29,8 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * Starts the gateway: locks the data dir, opens the store, resumes queued jobs and serves HTTPS. A plain-HTTP
- * request on the same port is answered with HTTPS_REQUIRED and never reaches the application.
+ * request on the same port is answered with HTTPS_REQUIRED and never reaches the application, unless a trusted
+ * proxy forwarded it as https.
  */
 export async function startGateway(config: Config, log: Logger): Promise<RunningGateway> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
@@ -44,7 +45,8 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
 
     const app = createApp(gw, admin.token);
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
-    const plain = http.createServer((req, res) => {
+    // Behind a TLS-terminating proxy the proxy may forward plain HTTP: the app then judges X-Forwarded-Proto.
+    const plain = config.trustProxy ? http.createServer(app) : http.createServer((req, res) => {
       const err = httpsRequired();
       const body = req.url?.startsWith('/v1/incoming_custom_channel_message')
         ? { error: err.message }
@@ -70,10 +72,12 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     const stop = () =>
       (stopping ??= (async () => {
         front.close();
-        const force = setTimeout(() => secure.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
-        secure.closeIdleConnections();
-        plain.closeAllConnections();
-        await new Promise<void>((resolve) => secure.close(() => resolve()));
+        const servers = [secure, plain];
+        const force = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), SHUTDOWN_GRACE_MS).unref();
+        await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeIdleConnections();
+        })));
         clearTimeout(force);
         await runner!.stop();
         await store.close();
