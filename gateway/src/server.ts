@@ -54,7 +54,10 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
       res.writeHead(err.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
       res.end(JSON.stringify(body));
     });
+    const sockets = new Set<net.Socket>();
     const front = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
       socket.once('data', (first) => {
         socket.pause();
         socket.unshift(first);
@@ -68,17 +71,33 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
       front.listen(config.port, config.host, resolve);
     });
 
+    // The TLS and plain servers never listen themselves (the front socket hands them connections), so
+    // server.close() cannot tell when requests finish: count them here.
+    let inFlight = 0;
+    let drained = () => {};
+    for (const server of [secure, plain]) {
+      server.on('request', (_req, res: http.ServerResponse) => {
+        inFlight += 1;
+        res.once('close', () => {
+          inFlight -= 1;
+          if (inFlight === 0) drained();
+        });
+      });
+    }
+
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
         front.close();
-        const servers = [secure, plain];
-        const force = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), SHUTDOWN_GRACE_MS).unref();
-        await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
-          s.close(() => resolve());
-          s.closeIdleConnections();
-        })));
-        clearTimeout(force);
+        for (const server of [secure, plain]) server.closeIdleConnections();
+        if (inFlight > 0) {
+          await new Promise<void>((resolve) => {
+            drained = resolve;
+            setTimeout(resolve, SHUTDOWN_GRACE_MS).unref();
+          });
+        }
+        for (const server of [secure, plain]) server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
         await runner!.stop();
         await store.close();
         await unlock();

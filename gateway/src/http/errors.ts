@@ -9,7 +9,7 @@ const PLAIN_ERROR_PATHS = new Set(['/v1/incoming_custom_channel_message']);
 export function sendError(req: Request, res: Response, err: ApiError): void {
   if (res.headersSent) return void res.end();
   res.set(err.headers);
-  const body = PLAIN_ERROR_PATHS.has(req.path)
+  const body = PLAIN_ERROR_PATHS.has(req.originalUrl.split('?')[0]!)
     ? { error: err.message }
     : { error: { code: err.code, message: err.message } };
   res.status(err.status).json(body);
