@@ -6,10 +6,14 @@ import { StoreWriteError } from '../store/store.js';
 /** Spec §7: the incoming-message endpoint answers `{error: "message"}`; every other route `{error: {code, message}}`. */
 const PLAIN_ERROR_PATHS = new Set(['/v1/incoming_custom_channel_message']);
 
+/** Express matches paths case-insensitively and with a trailing slash; so does this. */
+export const usesPlainErrors = (url: string) =>
+  PLAIN_ERROR_PATHS.has(url.split('?')[0]!.replace(/\/+$/, '').toLowerCase());
+
 export function sendError(req: Request, res: Response, err: ApiError): void {
   if (res.headersSent) return void res.end();
   res.set(err.headers);
-  const body = PLAIN_ERROR_PATHS.has(req.originalUrl.split('?')[0]!)
+  const body = usesPlainErrors(req.originalUrl)
     ? { error: err.message }
     : { error: { code: err.code, message: err.message } };
   res.status(err.status).json(body);
