@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import type { Gateway } from './context.js';
 import { collections } from './domain/collections.js';
 import { createApp } from './http/app.js';
-import { usesPlainErrors } from './http/errors.js';
+import { errorBody } from './http/errors.js';
 import { httpsRequired } from './http/middleware/https-only.js';
 import { deliver } from './jobs/deliver.js';
 import { JobRunner } from './jobs/queue.js';
@@ -49,11 +49,8 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     // Behind a TLS-terminating proxy the proxy may forward plain HTTP: the app then judges X-Forwarded-Proto.
     const plain = config.trustProxy ? http.createServer(app) : http.createServer((req, res) => {
       const err = httpsRequired();
-      const body = usesPlainErrors(req.url ?? '/')
-        ? { error: err.message }
-        : { error: { code: err.code, message: err.message } };
       res.writeHead(err.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-      res.end(JSON.stringify(body));
+      res.end(JSON.stringify(errorBody(req.url ?? '/', err)));
     });
     const sockets = new Set<net.Socket>();
     const front = net.createServer((socket) => {

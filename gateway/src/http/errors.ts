@@ -10,13 +10,13 @@ const PLAIN_ERROR_PATHS = new Set(['/v1/incoming_custom_channel_message']);
 export const usesPlainErrors = (url: string) =>
   PLAIN_ERROR_PATHS.has(url.split('?')[0]!.replace(/\/+$/, '').toLowerCase());
 
+export const errorBody = (url: string, err: ApiError) =>
+  usesPlainErrors(url) ? { error: err.message } : { error: { code: err.code, message: err.message } };
+
 export function sendError(req: Request, res: Response, err: ApiError): void {
   if (res.headersSent) return void res.end();
   res.set(err.headers);
-  const body = usesPlainErrors(req.originalUrl)
-    ? { error: err.message }
-    : { error: { code: err.code, message: err.message } };
-  res.status(err.status).json(body);
+  res.status(err.status).json(errorBody(req.originalUrl, err));
 }
 
 /** body-parser failures, translated into the API's own errors. */
