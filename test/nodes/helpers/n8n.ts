@@ -1,0 +1,271 @@
+/**
+ * A small n8n host for tests: loads the built package the way n8n loads a community package, and runs real
+ * workflows through n8n-core's WorkflowExecute, with credentials given by the test.
+ */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+// n8n-core keeps its instance settings under the user folder: never the developer's own ~/.n8n.
+process.env.N8N_USER_FOLDER ??= mkdtempSync(path.join(os.tmpdir(), 'n8n-user-'));
+
+import { ExecutionLifecycleHooks, PackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
+import {
+  ICredentialsHelper,
+  NodeHelpers,
+  Workflow,
+  type ICredentialDataDecryptedObject,
+  type ICredentialType,
+  type IConnections,
+  type IDataObject,
+  type IHttpRequestHelper,
+  type IHttpRequestOptions,
+  type INode,
+  type INodeCredentialsDetails,
+  type INodeExecutionData,
+  type INodeType,
+  type INodeTypes,
+  type IRun,
+  type IRunExecutionData,
+  type IVersionedNodeType,
+  type IWorkflowBase,
+  type IWorkflowExecuteAdditionalData,
+  type WorkflowExecuteMode,
+} from 'n8n-workflow';
+
+export const PACKAGE_ROOT = path.resolve(__dirname, '../../..');
+export const PACKAGE = 'n8n-nodes-leadchat';
+export const LEADCHAT = `${PACKAGE}.leadChat`;
+export const LEADCHAT_TRIGGER = `${PACKAGE}.leadChatTrigger`;
+export const CREDENTIAL = 'leadChatApi';
+
+let loading: Promise<PackageDirectoryLoader> | undefined;
+
+/** The package as n8n sees it: dist/ and the `n8n` section of package.json (run `npm run build:nodes` first). */
+export function loadPackage(): Promise<PackageDirectoryLoader> {
+  loading ??= (async () => {
+    const loader = new PackageDirectoryLoader(PACKAGE_ROOT);
+    await loader.loadAll();
+    return loader;
+  })();
+  return loading;
+}
+
+export class TestNodeTypes implements INodeTypes {
+  constructor(private readonly loader: PackageDirectoryLoader) {}
+
+  private load(type: string): INodeType | IVersionedNodeType {
+    const name = type.startsWith(`${PACKAGE}.`) ? type.slice(PACKAGE.length + 1) : type;
+    const loaded = this.loader.nodeTypes[name];
+    if (!loaded) throw new Error(`unknown node type ${type}`);
+    return loaded.type;
+  }
+
+  getByName(type: string) {
+    return this.load(type);
+  }
+
+  getByNameAndVersion(type: string, version?: number): INodeType {
+    return NodeHelpers.getVersionedNodeType(this.load(type), version);
+  }
+
+  getKnownTypes() {
+    return this.loader.known.nodes;
+  }
+}
+
+/** Hands out the test's credentials and applies the credential type's own `authenticate`. */
+export class TestCredentialsHelper extends ICredentialsHelper {
+  constructor(
+    private readonly loader: PackageDirectoryLoader,
+    private readonly credentials: Record<string, ICredentialDataDecryptedObject>,
+  ) {
+    super();
+  }
+
+  private type(name: string): ICredentialType {
+    return this.loader.credentialTypes[name]!.type;
+  }
+
+  getParentTypes(): string[] {
+    return [];
+  }
+
+  async authenticate(credentials: ICredentialDataDecryptedObject, typeName: string, requestOptions: IHttpRequestOptions) {
+    const { authenticate } = this.type(typeName);
+    if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
+    return requestOptions;
+  }
+
+  async preAuthentication(_helpers: IHttpRequestHelper, _credentials: ICredentialDataDecryptedObject) {
+    return undefined;
+  }
+
+  async runPreAuthentication() {
+    return undefined;
+  }
+
+  async getCredentials(): Promise<never> {
+    throw new Error('not used');
+  }
+
+  async getDecrypted(_data: IWorkflowExecuteAdditionalData, _details: INodeCredentialsDetails, type: string) {
+    const found = this.credentials[type];
+    if (!found) throw new Error(`no test credentials of type ${type}`);
+    return { ...found };
+  }
+
+  async updateCredentials() {}
+
+  async updateCredentialsOauthTokenData() {}
+
+  isCredentialUsableByNode() {
+    return true;
+  }
+
+  getCredentialsProperties(type: string) {
+    return this.type(type).properties;
+  }
+}
+
+export interface Host {
+  loader: PackageDirectoryLoader;
+  nodeTypes: TestNodeTypes;
+  credentials: Record<string, ICredentialDataDecryptedObject>;
+  /** Base of production webhook URLs, e.g. http://127.0.0.1:5678/webhook */
+  webhookBaseUrl: string;
+}
+
+export async function createHost(
+  credentials: Record<string, ICredentialDataDecryptedObject>,
+  webhookBaseUrl = 'http://127.0.0.1:5678/webhook',
+): Promise<Host> {
+  const loader = await loadPackage();
+  return { loader, nodeTypes: new TestNodeTypes(loader), credentials, webhookBaseUrl };
+}
+
+export function additionalData(host: Host, hooks?: ExecutionLifecycleHooks): IWorkflowExecuteAdditionalData {
+  return {
+    credentialsHelper: new TestCredentialsHelper(host.loader, host.credentials),
+    hooks,
+    executeWorkflow: async () => {
+      throw new Error('sub-workflows are not used');
+    },
+    getRunExecutionData: async () => undefined,
+    restApiUrl: 'http://127.0.0.1:5678/rest',
+    instanceBaseUrl: 'http://127.0.0.1:5678/',
+    formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+    webhookBaseUrl: host.webhookBaseUrl,
+    webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+    webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+    currentNodeParameters: undefined,
+    executionTimeoutTimestamp: undefined,
+    userId: 'test-user',
+    variables: {},
+    logAiEvent: () => {},
+    startRunnerTask: async () => {
+      throw new Error('task runners are not used');
+    },
+  } as unknown as IWorkflowExecuteAdditionalData;
+}
+
+export interface WorkflowSpec {
+  nodes: INode[];
+  connections?: IConnections;
+  staticData?: IDataObject;
+}
+
+export function buildWorkflow(host: Host, spec: WorkflowSpec, active = false): Workflow {
+  return new Workflow({
+    id: 'test-workflow',
+    name: 'test',
+    nodes: spec.nodes,
+    connections: spec.connections ?? {},
+    active,
+    nodeTypes: host.nodeTypes,
+    staticData: spec.staticData,
+    settings: { executionOrder: 'v1' },
+  });
+}
+
+let nodeCounter = 0;
+
+/** A LeadChat node using the test credential. */
+export function leadChatNode(parameters: INode['parameters'], extra: Partial<INode> = {}): INode {
+  nodeCounter += 1;
+  return {
+    id: `node-${nodeCounter}`,
+    name: 'LeadChat',
+    type: LEADCHAT,
+    typeVersion: 1,
+    position: [0, 0],
+    parameters,
+    credentials: { [CREDENTIAL]: { id: '1', name: 'LeadChat account' } },
+    ...extra,
+  };
+}
+
+export interface RunResult {
+  run: IRun;
+  /** Output items of each node's first run, main output 0. */
+  output(nodeName: string): INodeExecutionData[];
+  /** The workflow's error, if it failed. */
+  error?: Error & { description?: string; httpCode?: string; context?: IDataObject };
+}
+
+/**
+ * Runs a workflow the way n8n runs a triggered execution: `startNode` receives `input` as its input items and the
+ * rest follows the connections.
+ */
+export async function runWorkflow(
+  host: Host,
+  spec: WorkflowSpec,
+  startNode: string,
+  input: INodeExecutionData[] = [{ json: {} }],
+  mode: WorkflowExecuteMode = 'trigger',
+): Promise<RunResult> {
+  const workflow = buildWorkflow(host, spec);
+  const workflowData = { id: workflow.id, name: 'test', nodes: spec.nodes, connections: spec.connections ?? {} } as unknown as IWorkflowBase;
+  const hooks = new ExecutionLifecycleHooks(mode, `exec-${Date.now()}`, workflowData);
+  let resolveRun!: (run: IRun) => void;
+  const finished = new Promise<IRun>((resolve) => (resolveRun = resolve));
+  hooks.addHandler('workflowExecuteAfter', (run) => resolveRun(run));
+
+  const node = workflow.getNode(startNode);
+  if (!node) throw new Error(`no node ${startNode}`);
+  const runExecutionData: IRunExecutionData = {
+    startData: {},
+    resultData: { runData: {} },
+    executionData: {
+      contextData: {},
+      metadata: {},
+      waitingExecution: {},
+      waitingExecutionSource: {},
+      nodeExecutionStack: [{ node, data: { main: [input] }, source: null }],
+    },
+  } as IRunExecutionData;
+
+  const execute = new WorkflowExecute(additionalData(host, hooks), mode, runExecutionData);
+  await execute.processRunExecutionData(workflow);
+  const run = await finished;
+  return {
+    run,
+    error: run.data.resultData.error as RunResult['error'],
+    output(nodeName: string) {
+      const task = run.data.resultData.runData[nodeName]?.[0];
+      if (!task) throw new Error(`node ${nodeName} did not run; error: ${run.data.resultData.error?.message}`);
+      return task.data?.main?.[0] ?? [];
+    },
+  };
+}
+
+/** Runs one LeadChat node on the given items: the usual shape of a test. */
+export async function runLeadChat(
+  host: Host,
+  parameters: INode['parameters'],
+  input: INodeExecutionData[] = [{ json: {} }],
+  extra: Partial<INode> = {},
+): Promise<RunResult> {
+  const node = leadChatNode(parameters, extra);
+  return await runWorkflow(host, { nodes: [node] }, node.name, input);
+}

@@ -1,0 +1,293 @@
+import { createHmac } from 'node:crypto';
+
+import type { INode } from 'n8n-workflow';
+
+import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
+import { CREDENTIAL, LEADCHAT_TRIGGER, leadChatNode } from './helpers/n8n';
+import { WebhookHost } from './helpers/webhookHost';
+
+function triggerNode(parameters: INode['parameters']): INode {
+  return {
+    id: 'trigger',
+    name: 'LeadChat Trigger',
+    type: LEADCHAT_TRIGGER,
+    typeVersion: 1,
+    position: [0, 0],
+    webhookId: `wh-${Math.random().toString(36).slice(2)}`,
+    parameters,
+    credentials: { [CREDENTIAL]: { id: '1', name: 'LeadChat account' } },
+  };
+}
+
+/** Signs like a Standard Webhooks sender. */
+function signed(secret: string, body: string, at = Math.floor(Date.now() / 1000), id = `msg_${at}`) {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const signature = createHmac('sha256', key).update(`${id}.${at}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': String(at), 'webhook-signature': `v1,${signature}` };
+}
+
+async function post(url: string, body: string, headers: Record<string, string>) {
+  const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+  return { status: res.status, body: await res.text() };
+}
+
+describe('LeadChat Trigger', () => {
+  let gw: TestGateway;
+  const hosts: WebhookHost[] = [];
+
+  beforeAll(async () => {
+    gw = await startGateway();
+  });
+  afterAll(async () => {
+    await Promise.all(hosts.map((h) => h.close()));
+    await gw.stop();
+  });
+
+  async function hostFor(account: TestAccount, parameters: INode['parameters'], extraNodes: INode[] = [], credentialExtra = {}) {
+    const trigger = triggerNode(parameters);
+    const connections = extraNodes.length
+      ? { [trigger.name]: { main: [[{ node: extraNodes[0]!.name, type: 'main' as const, index: 0 }]] } }
+      : {};
+    const host = await WebhookHost.start(
+      { [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true, ...credentialExtra } },
+      { nodes: [trigger, ...extraNodes], connections },
+      trigger.name,
+    );
+    hosts.push(host);
+    return host;
+  }
+
+  describe('automatic registration', () => {
+    test('activation subscribes the production URL, checkExists confirms it, deactivation removes it', async () => {
+      const account = await createAccount(gw);
+      const host = await hostFor(account, { events: ['reply', 'auto_recharge'], registration: 'automatic' });
+
+      expect(await host.checkExists()).toBe(false);
+      await host.activate();
+      const id = host.staticData.webhookId as string;
+      expect(id).toMatch(/\S/);
+      expect(host.staticData.webhookSecret).toMatch(/^whsec_/);
+
+      const listed = await request(gw, 'GET', '/v1/webhooks', { apiKey: account.apiKey });
+      expect(listed.body.data).toEqual([
+        expect.objectContaining({ id, url: host.url, events: expect.arrayContaining(['reply', 'auto_recharge']) }),
+      ]);
+      expect(await host.checkExists()).toBe(true);
+
+      await host.deactivate();
+      expect(host.staticData.webhookId).toBeUndefined();
+      expect((await request(gw, 'GET', `/v1/webhooks/${id}`, { apiKey: account.apiKey })).status).toBe(404);
+    });
+
+    test('a subscription deleted on the server, or registered for other events, is replaced on activation', async () => {
+      const account = await createAccount(gw);
+      const host = await hostFor(account, { events: ['reply'], registration: 'automatic' });
+      await host.activate();
+      const first = host.staticData.webhookId as string;
+      await request(gw, 'DELETE', `/v1/webhooks/${first}`, { apiKey: account.apiKey });
+      expect(await host.checkExists()).toBe(false);
+      await host.activate();
+      const second = host.staticData.webhookId as string;
+      expect(second).not.toBe(first);
+
+      host.trigger.parameters.events = ['reply', 'auto_recharge'];
+      await host.activate();
+      const third = host.staticData.webhookId as string;
+      expect(third).not.toBe(second);
+      expect((await request(gw, 'GET', `/v1/webhooks/${second}`, { apiKey: account.apiKey })).status).toBe(404);
+      const listed = await request(gw, 'GET', '/v1/webhooks', { apiKey: account.apiKey });
+      expect(listed.body.data.map((s: { id: string }) => s.id)).toEqual([third]);
+      await host.deactivate();
+    });
+
+    test('a reply sent through the gateway starts one execution with the spec payload', async () => {
+      const account = await createAccount(gw);
+      const host = await hostFor(account, { events: ['reply'], registration: 'automatic' });
+      await host.activate();
+
+      const sent = await request(gw, 'POST', '/v1/send_custom_channel_message', {
+        apiKey: account.apiKey,
+        body: { customData: { fromId: 'visitor-7', customChannel: 'livechat', body: 'Hello from the team' } },
+      });
+      expect(sent.status).toBe(200);
+
+      await host.waitFor(() => host.executions.length === 1, 'the reply execution');
+      const items = host.executions[0]!.output('LeadChat Trigger');
+      expect(items).toHaveLength(1);
+      expect(items[0]!.json).toEqual({
+        event: 'reply',
+        deliveryId: expect.any(String),
+        contactId: sent.body.contactId,
+        messageId: sent.body.messageId,
+        userId: expect.any(String),
+        body: 'Hello from the team',
+        toId: 'visitor-7',
+        channel: 'livechat',
+      });
+      await host.waitFor(() => host.deliveries.length === 1, 'the delivery to be answered');
+      expect(host.deliveries[0]!.status).toBe(200);
+      await host.deactivate();
+    });
+
+    test('auto-recharge: the event runs a workflow that grants the credits once, keyed by its idempotency_key', async () => {
+      const agency = await createAccount(gw, { type: 'agency' });
+      const sub = await createAccount(gw, { parentEmail: agency.email });
+      const grant = leadChatNode(
+        {
+          resource: 'credit',
+          operation: 'grant',
+          email: '={{ $json.sub_account_email }}',
+          amount: '={{ $json.amount }}',
+          idempotencyKey: '={{ $json.idempotency_key }}',
+          additionalFields: { description: 'Auto-recharge' },
+        },
+        { name: 'Grant Credits' },
+      );
+      const host = await hostFor(agency, { events: ['auto_recharge'], registration: 'automatic' }, [grant]);
+      await host.activate();
+
+      const rule = await request(gw, 'PUT', '/v1/subaccounts/auto-recharge', {
+        apiKey: agency.apiKey,
+        body: { email: sub.email, threshold: 10, amount: 25 },
+      });
+      expect(rule.status).toBe(200);
+
+      await host.waitFor(() => host.executions.length === 1, 'the auto-recharge execution');
+      const execution = host.executions[0]!;
+      const event = execution.output('LeadChat Trigger')[0]!.json;
+      expect(event).toMatchObject({
+        event: 'auto_recharge',
+        type: 'auto_recharge',
+        idempotency_key: expect.any(String),
+        sub_account_id: sub.id,
+        sub_account_email: sub.email,
+        amount: 25,
+        threshold: 10,
+      });
+      expect(execution.output('Grant Credits')[0]!.json).toMatchObject({
+        success: true,
+        sub_account_id: sub.id,
+        credits_added: 25,
+        new_balance: 25,
+      });
+
+      // The same event delivered again (a retried webhook) runs the workflow again: nothing more is granted.
+      const delivery = host.deliveries.find((d) => d.status === 200)!;
+      const again = await post(host.url, delivery.body, {
+        ...signed(host.staticData.webhookSecret as string, delivery.body),
+        'webhook-event': 'auto_recharge',
+      });
+      expect(again.status).toBe(200);
+      await host.waitFor(() => host.executions.length === 2, 'the repeated execution');
+      expect(host.executions[1]!.output('Grant Credits')[0]!.json).toMatchObject({ new_balance: 25 });
+      const credits = await request(gw, 'GET', '/v1/credits', { apiKey: sub.apiKey });
+      expect(credits.body.balance).toBe(25);
+      await host.deactivate();
+    });
+  });
+
+  describe('signature verification', () => {
+    let account: TestAccount;
+    let host: WebhookHost;
+    let secret: string;
+    const reply = JSON.stringify({
+      contactId: 'ct_1',
+      messageId: 'msg_1',
+      userId: 'usr_1',
+      body: 'Hi',
+      toId: 'visitor-1',
+      channel: 'livechat',
+    });
+
+    beforeAll(async () => {
+      account = await createAccount(gw);
+      host = await hostFor(account, { events: ['reply'], registration: 'automatic' });
+      await host.activate();
+      secret = host.staticData.webhookSecret as string;
+    });
+    afterAll(async () => {
+      await host.deactivate();
+    });
+
+    test('a correctly signed delivery starts an execution', async () => {
+      const before = host.executions.length;
+      const res = await post(host.url, reply, signed(secret, reply));
+      expect(res.status).toBe(200);
+      await host.waitFor(() => host.executions.length === before + 1, 'the execution');
+      expect(host.executions.at(-1)!.output('LeadChat Trigger')[0]!.json).toMatchObject({ event: 'reply', body: 'Hi' });
+    });
+
+    test.each([
+      ['no signature headers', () => ({})],
+      ['a signature made with another secret', () => signed('whsec_' + Buffer.from('another secret').toString('base64'), reply)],
+      ['a signature of another body', () => signed(secret, reply.replace('Hi', 'Hello'))],
+      ['a timestamp older than five minutes', () => signed(secret, reply, Math.floor(Date.now() / 1000) - 6 * 60)],
+      ['a timestamp from the future', () => signed(secret, reply, Math.floor(Date.now() / 1000) + 6 * 60)],
+    ])('%s gets 401 and starts nothing', async (_case, headers) => {
+      const before = host.executions.length;
+      const res = await post(host.url, reply, headers() as Record<string, string>);
+      expect(res.status).toBe(401);
+      expect(JSON.parse(res.body).error).toMatch(/Invalid webhook signature/);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(host.executions.length).toBe(before);
+    });
+
+    test('an event the trigger does not listen to is acknowledged and starts nothing', async () => {
+      const before = host.executions.length;
+      const body = JSON.stringify({ type: 'auto_recharge', idempotency_key: 'k1' });
+      const res = await post(host.url, body, { ...signed(secret, body), 'webhook-event': 'auto_recharge' });
+      expect(res.status).toBe(200);
+      expect(host.executions.length).toBe(before);
+    });
+  });
+
+  describe('manual registration', () => {
+    test('verifies with the secret of the credential, the one the settings show', async () => {
+      const account = await createAccount(gw);
+      const settings = await request(gw, 'GET', '/v1/settings', { apiKey: account.apiKey });
+      const settingsSecret = settings.body.webhookSecret as string;
+      expect(settingsSecret).toMatch(/^whsec_/);
+      const host = await hostFor(account, { events: ['reply'], registration: 'manual' }, [], { webhookSecret: settingsSecret });
+      await host.activate();
+      expect(host.staticData.webhookId).toBeUndefined();
+      expect((await request(gw, 'GET', '/v1/webhooks', { apiKey: account.apiKey })).body.data).toEqual([]);
+
+      // The user pastes the production URL into the settings, as the notice says.
+      const put = await request(gw, 'PUT', '/v1/settings', { apiKey: account.apiKey, body: { customChannelWebhookUrl: host.url } });
+      expect(put.status).toBe(200);
+      await request(gw, 'POST', '/v1/send_custom_channel_message', {
+        apiKey: account.apiKey,
+        body: { customData: { fromId: 'visitor-9', customChannel: 'web', body: 'Manual hello' } },
+      });
+      await host.waitFor(() => host.executions.length === 1, 'the reply execution');
+      expect(host.executions[0]!.output('LeadChat Trigger')[0]!.json).toMatchObject({ event: 'reply', body: 'Manual hello', toId: 'visitor-9' });
+
+      const forged = await post(host.url, '{"body":"forged"}', signed('whsec_' + Buffer.from('guess').toString('base64'), '{"body":"forged"}'));
+      expect(forged.status).toBe(401);
+      expect(host.executions).toHaveLength(1);
+      await host.deactivate();
+    });
+
+    test('without a secret in the credential, unsigned deliveries of a service that does not sign are accepted', async () => {
+      const account = await createAccount(gw);
+      const host = await hostFor(account, { events: ['reply'], registration: 'manual' });
+      await host.activate();
+      const body = JSON.stringify({ contactId: 'c', messageId: 'm', userId: 'u', body: 'Unsigned', toId: 't', channel: 'x' });
+      const res = await post(host.url, body, {});
+      expect(res.status).toBe(200);
+      await host.waitFor(() => host.executions.length === 1, 'the execution');
+      expect(host.executions[0]!.output('LeadChat Trigger')[0]!.json).toEqual({ event: 'reply', ...JSON.parse(body) });
+    });
+
+    test('switching an active trigger from Automatic to Manual removes its old subscription', async () => {
+      const account = await createAccount(gw);
+      const host = await hostFor(account, { events: ['reply'], registration: 'automatic' });
+      await host.activate();
+      const id = host.staticData.webhookId as string;
+      host.trigger.parameters.registration = 'manual';
+      await host.activate();
+      expect(host.staticData.webhookId).toBeUndefined();
+      expect((await request(gw, 'GET', `/v1/webhooks/${id}`, { apiKey: account.apiKey })).status).toBe(404);
+    });
+  });
+});
