@@ -7,12 +7,12 @@
 import { ExecuteContext, RoutingNode } from 'n8n-core';
 import {
   Workflow,
+  createEmptyRunExecutionData,
   type ICredentialDataDecryptedObject,
   type ICredentialTestRequest,
   type INode,
   type INodeType,
   type INodeTypes,
-  type IRunExecutionData,
 } from 'n8n-workflow';
 
 import { CREDENTIAL, additionalData, createHost } from './n8n';
@@ -57,7 +57,7 @@ export async function testCredential(data: ICredentialDataDecryptedObject): Prom
     credentials: { [CREDENTIAL]: { id: '1', name: 'test' } },
   };
   const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-  const runExecutionData = { resultData: { runData: {} } } as IRunExecutionData;
+  const runExecutionData = createEmptyRunExecutionData();
   const context = new ExecuteContext(
     workflow,
     node,

@@ -8,12 +8,15 @@ import path from 'node:path';
 
 // n8n-core keeps its instance settings under the user folder: never the developer's own ~/.n8n.
 process.env.N8N_USER_FOLDER ??= mkdtempSync(path.join(os.tmpdir(), 'n8n-user-'));
+// n8n logs every node error to the console; the tests assert them instead.
+process.env.N8N_LOG_LEVEL ??= 'silent';
 
-import { ExecutionLifecycleHooks, PackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
+import { ExecutionLifecycleHooks, LoadOptionsContext, PackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
 import {
   ICredentialsHelper,
   NodeHelpers,
   Workflow,
+  createRunExecutionData,
   type ICredentialDataDecryptedObject,
   type ICredentialType,
   type IConnections,
@@ -23,10 +26,10 @@ import {
   type INode,
   type INodeCredentialsDetails,
   type INodeExecutionData,
+  type INodeListSearchResult,
   type INodeType,
   type INodeTypes,
   type IRun,
-  type IRunExecutionData,
   type IVersionedNodeType,
   type IWorkflowBase,
   type IWorkflowExecuteAdditionalData,
@@ -233,17 +236,9 @@ export async function runWorkflow(
 
   const node = workflow.getNode(startNode);
   if (!node) throw new Error(`no node ${startNode}`);
-  const runExecutionData: IRunExecutionData = {
-    startData: {},
-    resultData: { runData: {} },
-    executionData: {
-      contextData: {},
-      metadata: {},
-      waitingExecution: {},
-      waitingExecutionSource: {},
-      nodeExecutionStack: [{ node, data: { main: [input] }, source: null }],
-    },
-  } as IRunExecutionData;
+  const runExecutionData = createRunExecutionData({
+    executionData: { nodeExecutionStack: [{ node, data: { main: [input] }, source: null }] },
+  });
 
   const execute = new WorkflowExecute(additionalData(host, hooks), mode, runExecutionData);
   await execute.processRunExecutionData(workflow);
@@ -268,4 +263,15 @@ export async function runLeadChat(
 ): Promise<RunResult> {
   const node = leadChatNode(parameters, extra);
   return await runWorkflow(host, { nodes: [node] }, node.name, input);
+}
+
+/** What the editor does to fill a resource-locator dropdown: call the node's listSearch method. */
+export async function listSearch(host: Host, method: string, filter?: string): Promise<INodeListSearchResult> {
+  const node = leadChatNode({ resource: 'list', operation: 'addContact' });
+  const workflow = buildWorkflow(host, { nodes: [node] });
+  const context = new LoadOptionsContext(workflow, node, additionalData(host), 'list');
+  const nodeType = host.nodeTypes.getByNameAndVersion(LEADCHAT, 1);
+  const search = nodeType.methods?.listSearch?.[method];
+  if (!search) throw new Error(`no listSearch method ${method}`);
+  return await search.call(context, filter);
 }

@@ -109,7 +109,12 @@ export class WebhookHost {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const rawBody = Buffer.concat(chunks);
     const expectedPath = new URL(this.url).pathname;
-    const response = res as http.ServerResponse & { status(code: number): unknown; json(body: unknown): unknown; send(body: unknown): unknown };
+    type ExpressLike = http.ServerResponse & {
+      status(code: number): ExpressLike;
+      json(body: unknown): ExpressLike;
+      send(body: unknown): ExpressLike;
+    };
+    const response = res as ExpressLike;
     response.status = (code: number) => {
       res.statusCode = code;
       return response;
