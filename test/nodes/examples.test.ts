@@ -1,0 +1,83 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { NodeHelpers, type INode, type INodeParameters } from 'n8n-workflow';
+
+import { createAccount, request, startGateway, type TestGateway } from '../helpers/gateway';
+import { CREDENTIAL, PACKAGE, PACKAGE_ROOT, createHost, loadPackage, runWorkflow } from './helpers/n8n';
+
+interface WorkflowFile {
+  name: string;
+  nodes: INode[];
+  connections: Record<string, { main: Array<Array<{ node: string }>> }>;
+}
+
+const EXAMPLES = path.join(PACKAGE_ROOT, 'examples');
+const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.json'));
+const read = (file: string) => JSON.parse(readFileSync(path.join(EXAMPLES, file), 'utf8')) as WorkflowFile;
+
+/** The example workflows users import: well-formed, and their LeadChat nodes set only parameters the nodes show. */
+describe('example workflows', () => {
+  test('there are the three documented examples', () => {
+    expect(files.sort()).toEqual(['auto-recharge-handler.json', 'custom-channel-bridge.json', 'lead-capture-funnel.json']);
+  });
+
+  test.each(files)('%s: connections join existing nodes; LeadChat nodes use the credential and real parameters', async (file) => {
+    const workflow = read(file);
+    const names = new Set(workflow.nodes.map((n) => n.name));
+    for (const [from, { main }] of Object.entries(workflow.connections)) {
+      expect(names).toContain(from);
+      for (const target of main.flat()) expect(names).toContain(target.node);
+    }
+    const loader = await loadPackage();
+    const ours = workflow.nodes.filter((n) => n.type.startsWith(`${PACKAGE}.`));
+    expect(ours.length).toBeGreaterThan(0);
+    for (const node of ours) {
+      const type = loader.nodeTypes[node.type.slice(PACKAGE.length + 1)]!.type;
+      expect(node.typeVersion).toBe(1);
+      expect(node.credentials?.[CREDENTIAL]?.name).toBe('LeadChat account');
+      const { properties } = NodeHelpers.getVersionedNodeType(type, 1).description;
+      const shown = NodeHelpers.getNodeParameters(properties, node.parameters, true, false, node) ?? {};
+      const unknown = Object.keys(node.parameters).filter((key) => !(key in (shown as INodeParameters)));
+      expect({ node: node.name, unknown }).toEqual({ node: node.name, unknown: [] });
+    }
+  });
+
+  describe('their LeadChat steps, run against the gateway with the data their webhooks receive', () => {
+    let gw: TestGateway;
+    beforeAll(async () => {
+      gw = await startGateway();
+    });
+    afterAll(async () => {
+      await gw.stop();
+    });
+
+    test('lead-capture-funnel: a form post becomes a contact on the chosen list', async () => {
+      const account = await createAccount(gw);
+      const list = await request(gw, 'POST', '/v1/lists', { apiKey: account.apiKey, body: { name: 'Form leads' } });
+      const node = read('lead-capture-funnel.json').nodes.find((n) => n.name === 'Capture Lead')!;
+      node.parameters.list = { __rl: true, mode: 'list', value: list.body.id, cachedResultName: 'Form leads' };
+      const host = await createHost({ [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
+      const run = await runWorkflow(host, { nodes: [node] }, node.name, [
+        { json: { headers: {}, params: {}, query: {}, body: { phone: '+1 (646) 555-0147', first_name: 'Dana' } } },
+      ]);
+      expect(run.error).toBeUndefined();
+      expect(run.output('Capture Lead')[0]!.json).toMatchObject({ phone: '+16465550147', firstName: 'Dana', created: true, addedToList: true });
+      const members = await request(gw, 'GET', `/v1/lists/${list.body.id}/contacts`, { apiKey: account.apiKey });
+      expect(members.body.data).toHaveLength(1);
+    });
+
+    test('custom-channel-bridge: a chat message reaches the inbox once, however often it is posted', async () => {
+      const account = await createAccount(gw);
+      const node = read('custom-channel-bridge.json').nodes.find((n) => n.name === 'Post to Inbox')!;
+      const host = await createHost({ [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
+      const post = { json: { headers: {}, params: {}, query: {}, body: { id: 'chat-1', userId: 'u-77', text: 'Is it in stock?', name: 'Ola' } } };
+      const first = await runWorkflow(host, { nodes: [node] }, node.name, [post]);
+      const again = await runWorkflow(host, { nodes: [node] }, node.name, [post]);
+      const { messageId } = first.output('Post to Inbox')[0]!.json;
+      expect(again.output('Post to Inbox')[0]!.json.messageId).toBe(messageId);
+      const message = await request(gw, 'GET', `/v1/messages/${messageId}`, { apiKey: account.apiKey });
+      expect(message.body).toMatchObject({ body: 'Is it in stock?', channel: 'website-chat' });
+    });
+  });
+});
