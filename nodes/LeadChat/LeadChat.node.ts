@@ -18,7 +18,7 @@ import * as lead from './resources/lead';
 import * as list from './resources/list';
 import * as message from './resources/message';
 import { readRunOptions, runOptions } from './shared/descriptions';
-import type { Operation, RunSettings } from './shared/types';
+import type { Operation } from './shared/types';
 
 const resources: Record<string, Record<string, Operation>> = {
 	lead: lead.operations,
@@ -104,7 +104,7 @@ export class LeadChat implements INodeType {
 
 		const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
 			try {
-				const result = await operation.execute.call(this, itemIndex, settings as RunSettings);
+				const result = await operation.execute.call(this, itemIndex, settings);
 				const outputs: IDataObject[] = Array.isArray(result) ? result : [result];
 				return outputs.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 			} catch (caught) {

@@ -108,8 +108,3 @@ export function readPhone(
 	}
 	return phone;
 }
-
-/** Contact fields as the node outputs them, with what the run did to the contact. */
-export function contactOutput(contact: IDataObject, extra: IDataObject): IDataObject {
-	return { ...contact, ...extra };
-}
