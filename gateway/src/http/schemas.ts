@@ -36,8 +36,11 @@ export const contactCreate = z
   }))
   .refine((b) => b.phone || b.email, { message: 'at least one of phone or email is required', path: ['phone'] });
 
+/** A "+" typed unencoded in a URL (`?phoneNumber=+1415…`) arrives as a space: it can only have meant the plus. */
+const queryPhone = z.string().max(40).transform((v) => (/^ \d/.test(v) ? `+${v.slice(1)}` : v));
+
 export const contactLookup = z
-  .object({ phoneNumber: z.string().max(40).optional(), email: z.string().max(320).optional() })
+  .object({ phoneNumber: queryPhone.optional(), email: z.string().max(320).optional() })
   .refine((q) => (q.phoneNumber === undefined) !== (q.email === undefined), {
     message: 'give exactly one of phoneNumber or email',
     path: ['phoneNumber'],
