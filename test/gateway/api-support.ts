@@ -1,0 +1,202 @@
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
+import { createAccount, removeDir, request, startGateway, type Reply, type RequestOptions, type TestAccount, type TestGateway } from '../helpers/gateway';
+
+/**
+ * Shared pieces of the /v1 API tests: one gateway per test file, a local webhook receiver, Standard Webhooks
+ * verification, bounded polling and a real PNG file.
+ */
+
+/** Starts a gateway before the file's tests and stops it (and removes its data) after them. */
+export function useGateway(env: Record<string, string> = {}): { readonly gw: TestGateway } {
+  const holder = {} as { gw: TestGateway };
+  beforeAll(async () => {
+    holder.gw = await startGateway(env);
+  }, 30_000);
+  afterAll(async () => {
+    if (!holder.gw) return;
+    await holder.gw.stop();
+    removeDir(holder.gw.dataDir);
+  });
+  return holder;
+}
+
+/** A request with the account's key in the x-api-key header unless `opts` says otherwise. */
+export function api<T = any>(gw: TestGateway, account: Pick<TestAccount, 'apiKey'> | undefined, method: string, path: string, opts: RequestOptions = {}): Promise<Reply<T>> {
+  return request<T>(gw, method, path.startsWith('/') ? path : `/v1/${path}`, { apiKey: account?.apiKey, ...opts });
+}
+
+export { createAccount, request };
+export type { Reply, TestAccount, TestGateway };
+
+/** Asserts the general error shape `{error: {code, message}}`, and no trace of a stack. */
+export function expectApiError(res: Reply, status: number, code?: string): void {
+  expect({ status: res.status, body: res.body }).toEqual({
+    status,
+    body: { error: { code: code ?? expect.any(String), message: expect.any(String) } },
+  });
+  expectNoStack(res);
+}
+
+/** Asserts the incoming-message endpoint's error shape `{error: "<message>"}`. */
+export function expectPlainError(res: Reply, status: number): void {
+  expect({ status: res.status, body: res.body }).toEqual({ status, body: { error: expect.any(String) } });
+  expect(res.body.error.length).toBeGreaterThan(0);
+  expectNoStack(res);
+}
+
+export function expectNoStack(res: Reply): void {
+  expect(res.text).not.toMatch(/\n\s+at |node_modules|\.js:\d+|\.ts:\d+/);
+}
+
+/** Re-reads `read` until `done` holds, for at most `timeoutMs`; returns the last value. */
+export async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    value = await read();
+  }
+  return value;
+}
+
+/** Polls GET /v1/messages/{id} until the message is no longer pending. */
+export async function settledMessage(gw: TestGateway, account: TestAccount, messageId: string, timeoutMs = 10_000): Promise<any> {
+  const res = await poll(
+    () => api(gw, account, 'GET', `messages/${messageId}`),
+    (r) => r.status !== 200 || r.body.status !== 'pending',
+    timeoutMs,
+  );
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+export interface Received {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  raw: string;
+  body: any;
+}
+
+/**
+ * A webhook receiver on 127.0.0.1. `respond` decides each answer from the number of requests received so far
+ * (1 for the first) and the request; by default every request gets 200.
+ */
+export class Receiver {
+  readonly requests: Received[] = [];
+  private server!: http.Server;
+  url = '';
+
+  constructor(private respond: (n: number, req: Received) => { status: number; body?: string; headers?: Record<string, string> } = () => ({ status: 200 })) {}
+
+  static async start(respond?: ConstructorParameters<typeof Receiver>[0]): Promise<Receiver> {
+    const r = new Receiver(respond);
+    r.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        let body: any;
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          body = undefined;
+        }
+        const received: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body };
+        r.requests.push(received);
+        const answer = r.respond(r.requests.length, received);
+        res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+        res.end(answer.body ?? 'ok');
+      });
+    });
+    await new Promise<void>((resolve) => r.server.listen(0, '127.0.0.1', resolve));
+    r.url = `http://127.0.0.1:${(r.server.address() as AddressInfo).port}/hook`;
+    return r;
+  }
+
+  /** Waits until at least `n` requests arrived (bounded). */
+  async waitFor(n: number, timeoutMs = 10_000): Promise<Received[]> {
+    await poll(async () => this.requests.length, (len) => len >= n, timeoutMs);
+    return this.requests;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/**
+ * Standard Webhooks verification as a receiver does it: HMAC-SHA256 over `${id}.${timestamp}.${body}` keyed
+ * with the base64-decoded part of the `whsec_` secret, compared with any `v1,` signature in the header.
+ */
+export function verifyStandardWebhook(secret: string, received: Received): boolean {
+  const id = received.headers['webhook-id'];
+  const timestamp = received.headers['webhook-timestamp'];
+  const header = received.headers['webhook-signature'];
+  if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof header !== 'string') return false;
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${received.raw}`).digest('base64');
+  return header.split(' ').some((s) => s === `v1,${expected}`);
+}
+
+function crc32(buf: Buffer): number {
+  let c = ~0;
+  for (const byte of buf) {
+    c ^= byte;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([len, body, crc]);
+}
+
+/** A valid RGB PNG of `width` x `height` pixels (noise, so it does not compress away). */
+export function png(width = 2, height = 2): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // colour type RGB
+  const rows: Buffer[] = [];
+  let seed = 7;
+  for (let y = 0; y < height; y++) {
+    const row = Buffer.alloc(1 + width * 3);
+    for (let i = 1; i < row.length; i++) row[i] = seed = (seed * 1103515245 + 12345) & 0xff;
+    rows.push(row);
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', zlib.deflateSync(Buffer.concat(rows))),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+export const dataUri = (mime: string, bytes: Buffer) => `data:${mime};base64,${bytes.toString('base64')}`;
+
+let seq = 0;
+/** A value unique within this test process. */
+export const unique = (prefix: string) => `${prefix}-${process.pid}-${++seq}-${Math.random().toString(36).slice(2, 8)}`;
+
+let phones = 0;
+/** A possible US number (reserved 555 range), different on every call within this process. */
+export const uniquePhone = () => `+1555${String(process.pid % 1000).padStart(3, '0')}${String(++phones).padStart(4, '0')}`;
+
+/** An incoming custom-channel message body with defaults for every required field. */
+export function incoming(customData: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+  return {
+    customData: { messageSid: unique('sid'), fromId: unique('user'), toId: 'biz-1', body: 'Hello there', ...customData },
+    ...extra,
+  };
+}
