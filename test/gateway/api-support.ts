@@ -1,5 +1,6 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { createAccount, removeDir, request, startGateway, type Reply, type RequestOptions, type TestAccount, type TestGateway } from '../helpers/gateway';
@@ -30,6 +31,19 @@ export function api<T = any>(gw: TestGateway, account: Pick<TestAccount, 'apiKey
 
 export { createAccount, request };
 export type { Reply, TestAccount, TestGateway };
+
+/** A GET whose body is kept as bytes (media files). */
+export function getBytes(gw: TestGateway, account: Pick<TestAccount, 'apiKey'>, path: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(new URL(path, gw.url), { headers: { 'x-api-key': account.apiKey }, ca: gw.ca, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 /** Asserts the general error shape `{error: {code, message}}`, and no trace of a stack. */
 export function expectApiError(res: Reply, status: number, code?: string): void {
@@ -169,12 +183,7 @@ export function png(width = 2, height = 2): Buffer {
   ihdr[8] = 8; // bit depth
   ihdr[9] = 2; // colour type RGB
   const rows: Buffer[] = [];
-  let seed = 7;
-  for (let y = 0; y < height; y++) {
-    const row = Buffer.alloc(1 + width * 3);
-    for (let i = 1; i < row.length; i++) row[i] = seed = (seed * 1103515245 + 12345) & 0xff;
-    rows.push(row);
-  }
+  for (let y = 0; y < height; y++) rows.push(Buffer.concat([Buffer.from([0]), randomBytes(width * 3)]));
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     pngChunk('IHDR', ihdr),

@@ -1,0 +1,339 @@
+import {
+  api,
+  createAccount,
+  dataUri,
+  expectPlainError,
+  getBytes,
+  incoming,
+  png,
+  request,
+  unique,
+  useGateway,
+  type TestAccount,
+  type TestGateway,
+} from './api-support';
+
+/** Spec §2.4 and §4.5: receiving a message from a custom channel. */
+const ctx = useGateway();
+let account: TestAccount;
+beforeAll(async () => {
+  account = await createAccount(ctx.gw);
+});
+
+const receive = (body: unknown, gw: TestGateway = ctx.gw, who: TestAccount = account) =>
+  api(gw, who, 'POST', 'incoming_custom_channel_message', { body });
+const message = async (id: string, who: TestAccount = account) => {
+  const res = await api(ctx.gw, who, 'GET', `messages/${id}`);
+  expect(res.status).toBe(200);
+  return res.body;
+};
+const messagesOf = async (contactId: string) => {
+  const res = await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`);
+  expect(res.status).toBe(200);
+  return res.body.data as any[];
+};
+
+describe('validation (§2.4) → 400 {error:"<message>"}', () => {
+  const valid = () => incoming().customData;
+  const without = (field: string) => {
+    const d: Record<string, unknown> = valid();
+    delete d[field];
+    return { customData: d };
+  };
+
+  test.each<[string, unknown, RegExp?]>([
+    ['no customData', { messageType: 'text' }, /customData/],
+    ['customData a string', { customData: 'hello' }, /customData/],
+    ['customData an array', { customData: [valid()] }, /customData/],
+    ['customData null', { customData: null }, /customData/],
+    ['neither messageSid nor id', without('messageSid'), /messageSid/],
+    ['empty messageSid', { customData: { ...valid(), messageSid: '' } }, /messageSid/],
+    ['numeric messageSid', { customData: { ...valid(), messageSid: 12345 } }, /messageSid/],
+    ['no fromId', without('fromId'), /fromId/],
+    ['empty fromId', { customData: { ...valid(), fromId: '' } }, /fromId/],
+    ['numeric fromId', { customData: { ...valid(), fromId: 42 } }, /fromId/],
+    ['no toId', without('toId'), /toId/],
+    ['empty toId', { customData: { ...valid(), toId: '  ' } }, /toId/],
+    ['no body', without('body'), /body/],
+    ['empty body', { customData: { ...valid(), body: '' } }, /body/],
+    ['whitespace-only body', { customData: { ...valid(), body: ' \n\t  ' } }, /body/],
+    ['numeric body', { customData: { ...valid(), body: 7 } }, /body/],
+    ['mediaUrl without mediaContentType', { customData: { ...valid(), mediaUrl: 'https://cdn.example.com/a.jpg' } }, /mediaContentType/],
+    ['mediaUrl with null mediaContentType', { customData: { ...valid(), mediaUrl: 'https://cdn.example.com/a.jpg', mediaContentType: null } }, /mediaContentType/],
+    ['messageType image', { ...incoming(), messageType: 'image' }, /messageType/],
+    ['messageType a number', { ...incoming(), messageType: 1 }, /messageType/],
+    ['email not an email', { customData: { ...valid(), email: 'nope' } }, /email/],
+    ['a JSON array', [valid()], undefined],
+  ])('%s', async (_what, body, mentions) => {
+    const res = await receive(body);
+    expectPlainError(res, 400);
+    if (mentions) expect(res.body.error).toMatch(mentions);
+  });
+
+  test('malformed JSON → 400 {error:"..."}', async () => {
+    expectPlainError(await receive('{"customData": {"fromId": '), 400);
+  });
+
+  test('a rejected message stores nothing: its messageSid is accepted afterwards', async () => {
+    const d = valid();
+    expectPlainError(await receive({ customData: { ...d, body: '   ' } }), 400);
+    const ok = await receive({ customData: d });
+    expect(ok.status).toBe(200);
+    const m = await message(ok.body.messageId);
+    expect(await messagesOf(m.contactId)).toHaveLength(1);
+  });
+
+  test('id instead of messageSid is accepted', async () => {
+    const { messageSid: _drop, ...d } = valid();
+    const res = await receive({ customData: { ...d, id: unique('ext') } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, messageId: expect.any(String) });
+  });
+
+  test('mediaUrl null (no attachment) needs no content type', async () => {
+    const res = await receive({ customData: { ...valid(), mediaUrl: null, mediaContentType: null } });
+    expect(res.status).toBe(200);
+    expect((await message(res.body.messageId)).media).toBeNull();
+  });
+});
+
+describe('methods other than POST', () => {
+  test.each(['GET', 'PUT', 'DELETE', 'PATCH'])('%s → 405 with Allow and {error:"..."}', async (method) => {
+    for (const who of [account, undefined]) {
+      const res = await api(ctx.gw, who, method, 'incoming_custom_channel_message', method === 'GET' || method === 'DELETE' ? {} : { body: incoming() });
+      expectPlainError(res, 405);
+      expect(String(res.headers.allow)).toMatch(/\bPOST\b/);
+      expect(String(res.headers.allow)).not.toMatch(/\bGET\b/);
+    }
+  });
+
+  test('OPTIONS → 204 with Allow', async () => {
+    const res = await request(ctx.gw, 'OPTIONS', '/v1/incoming_custom_channel_message');
+    expect(res.status).toBe(204);
+    expect(String(res.headers.allow)).toMatch(/\bPOST\b/);
+  });
+});
+
+describe('storing a message', () => {
+  test('200 {success,messageId}; defaults: status received, messageType text; fields stored', async () => {
+    const body = incoming({ channel: 'live-chat', campaignId: 'cmp_spring', toId: 'shop-42' });
+    const res = await receive(body);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, messageId: expect.any(String) });
+    const m = await message(res.body.messageId);
+    expect(m).toMatchObject({
+      id: res.body.messageId,
+      contactId: expect.any(String),
+      direction: 'incoming',
+      body: 'Hello there',
+      status: 'received',
+      error: null,
+      messageType: 'text',
+      messageSid: body.customData.messageSid,
+      fromId: body.customData.fromId,
+      toId: 'shop-42',
+      channel: 'live-chat',
+      campaignId: 'cmp_spring',
+      media: null,
+      createdAt: expect.stringMatching(/Z$/),
+    });
+    expect(m).not.toHaveProperty('accountId');
+  });
+
+  test('given status and messageType reaction are stored', async () => {
+    const res = await receive(incoming({ status: 'read', body: '👍' }, { messageType: 'reaction' }));
+    expect(res.status).toBe(200);
+    expect(await message(res.body.messageId)).toMatchObject({ status: 'read', messageType: 'reaction', body: '👍' });
+    const text = await receive(incoming({}, { messageType: 'text' }));
+    expect((await message(text.body.messageId)).messageType).toBe('text');
+  });
+
+  test('contact is created from fromId with firstName/lastName/email, then reused and never duplicated', async () => {
+    const fromId = unique('visitor');
+    const first = await receive(incoming({ fromId, firstName: 'Hana', lastName: 'Ito', email: 'Hana@Example.com', body: 'first' }));
+    const m1 = await message(first.body.messageId);
+    const contact = await api(ctx.gw, account, 'GET', `contacts/${m1.contactId}`);
+    expect(contact.status).toBe(200);
+    expect(contact.body).toMatchObject({ id: m1.contactId, firstName: 'Hana', lastName: 'Ito', email: 'hana@example.com', fromId });
+
+    const second = await receive(incoming({ fromId, firstName: 'Other', lastName: 'Name', email: 'other@example.com', body: 'second' }));
+    const third = await receive(incoming({ fromId, body: 'third' }));
+    expect((await message(second.body.messageId)).contactId).toBe(m1.contactId);
+    expect((await message(third.body.messageId)).contactId).toBe(m1.contactId);
+    // Details with a message are used when the contact is created, not afterwards.
+    expect((await api(ctx.gw, account, 'GET', `contacts/${m1.contactId}`)).body).toEqual(contact.body);
+    // Oldest first.
+    expect((await messagesOf(m1.contactId)).map((m) => m.body)).toEqual(['first', 'second', 'third']);
+  });
+
+  test('another fromId is another contact', async () => {
+    const a = await receive(incoming({ fromId: unique('a') }));
+    const b = await receive(incoming({ fromId: unique('b') }));
+    expect((await message(a.body.messageId)).contactId).not.toBe((await message(b.body.messageId)).contactId);
+  });
+
+  test('concurrent messages from a new fromId make one contact', async () => {
+    const fromId = unique('burst');
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => receive(incoming({ fromId, body: `m${i}` }))));
+    expect(replies.map((r) => r.status)).toEqual(Array(10).fill(200));
+    const contactIds = new Set(await Promise.all(replies.map(async (r) => (await message(r.body.messageId)).contactId)));
+    expect(contactIds.size).toBe(1);
+    expect(await messagesOf([...contactIds][0]!)).toHaveLength(10);
+  });
+});
+
+describe('duplicates (§6.3)', () => {
+  test('a repeated messageSid → 200 with the original messageId; nothing changes', async () => {
+    const body = incoming({ status: 'received' });
+    const first = await receive(body);
+    const m = await message(first.body.messageId);
+    const before = await messagesOf(m.contactId);
+
+    const again = await receive(body);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ success: true, messageId: first.body.messageId });
+    const changed = await receive({ customData: { ...body.customData, body: 'a different text', status: 'read', fromId: unique('x') } });
+    expect(changed.body).toEqual({ success: true, messageId: first.body.messageId });
+
+    expect(await messagesOf(m.contactId)).toEqual(before);
+    expect(await message(first.body.messageId)).toEqual(m);
+  });
+
+  test('a repeated id (instead of messageSid) is a duplicate too', async () => {
+    const d = { id: unique('ext'), fromId: unique('u'), toId: 'biz', body: 'once' };
+    const first = await receive({ customData: d });
+    const again = await receive({ customData: d });
+    expect(again.body.messageId).toBe(first.body.messageId);
+    expect(await messagesOf((await message(first.body.messageId)).contactId)).toHaveLength(1);
+  });
+
+  test('20 concurrent duplicates → one message, every reply carries its id', async () => {
+    const body = incoming();
+    const replies = await Promise.all(Array.from({ length: 20 }, () => receive(body)));
+    expect(replies.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const ids = new Set(replies.map((r) => r.body.messageId));
+    expect(ids.size).toBe(1);
+    const m = await message([...ids][0]!);
+    expect(await messagesOf(m.contactId)).toHaveLength(1);
+  });
+
+  test('20 concurrent duplicates carrying an embedded file → one message, one readable file', async () => {
+    const file = png(3, 3);
+    const body = incoming({ mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png' });
+    const replies = await Promise.all(Array.from({ length: 20 }, () => receive(body)));
+    expect(replies.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(new Set(replies.map((r) => r.body.messageId)).size).toBe(1);
+    const m = await message(replies[0]!.body.messageId);
+    expect(await messagesOf(m.contactId)).toHaveLength(1);
+    const got = await getBytes(ctx.gw, account, m.media.url);
+    expect(got.status).toBe(200);
+    expect(got.bytes.equals(file)).toBe(true);
+  });
+});
+
+describe('media', () => {
+  test('an embedded base64 PNG is stored and readable back by its account', async () => {
+    const file = png(4, 4);
+    const res = await receive(incoming({ mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png' }));
+    expect(res.status).toBe(200);
+    const m = await message(res.body.messageId);
+    expect(m.media).toEqual({ url: expect.stringMatching(/^\/v1\/media\/[\w-]+$/), contentType: 'image/png', mediaId: expect.any(String) });
+    expect(m.media.url).not.toContain('base64');
+
+    const got = await getBytes(ctx.gw, account, m.media.url);
+    expect(got.status).toBe(200);
+    expect(got.headers['content-type']).toBe('image/png');
+    expect(got.bytes.equals(file)).toBe(true);
+  });
+
+  test('the media is not readable by another account, nor without a key', async () => {
+    const res = await receive(incoming({ mediaUrl: dataUri('image/png', png()), mediaContentType: 'image/png' }));
+    const m = await message(res.body.messageId);
+    const other = await createAccount(ctx.gw);
+    const stranger = await api(ctx.gw, other, 'GET', m.media.url);
+    expect(stranger.status).toBe(404);
+    expect(stranger.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    expect((await request(ctx.gw, 'GET', m.media.url)).status).toBe(401);
+    expect((await api(ctx.gw, account, 'GET', 'media/med_unknown')).status).toBe(404);
+  });
+
+  test('a general type ("image") is accepted for a PNG and stored as image/png', async () => {
+    const res = await receive(incoming({ mediaUrl: dataUri('image/png', png()), mediaContentType: 'image' }));
+    expect(res.status).toBe(200);
+    expect((await message(res.body.messageId)).media.contentType).toBe('image/png');
+  });
+
+  test('a textual file is checked as text and readable back', async () => {
+    const text = Buffer.from('name,phone\nAna,+15550100199\n');
+    const res = await receive(incoming({ mediaUrl: dataUri('text/csv', text), mediaContentType: 'text/csv' }));
+    expect(res.status).toBe(200);
+    const m = await message(res.body.messageId);
+    const got = await getBytes(ctx.gw, account, m.media.url);
+    expect(got.headers['content-type']).toMatch(/^text\/csv/);
+    expect(got.bytes.equals(text)).toBe(true);
+  });
+
+  test.each([
+    ['a PNG declared as JPEG', 'image/jpeg', png()],
+    ['a PNG declared as PDF', 'application/pdf', png()],
+    ['a PNG declared as text', 'text/plain', png()],
+    ['random bytes declared as PNG', 'image/png', Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])],
+    ['text declared as PNG', 'image/png', Buffer.from('just text')],
+  ])('mismatched mediaContentType: %s → 400, nothing stored', async (_what, declared, bytes) => {
+    const body = incoming({ mediaUrl: dataUri(declared, bytes), mediaContentType: declared });
+    expectPlainError(await receive(body), 400);
+    // Nothing was kept under that messageSid: fixing the declared type makes a new message.
+    const fixed = await receive({ customData: { ...body.customData, mediaUrl: null, mediaContentType: null } });
+    expect(fixed.status).toBe(200);
+    expect(await messagesOf((await message(fixed.body.messageId)).contactId)).toHaveLength(1);
+  });
+
+  test('a data URI whose declared type differs from mediaContentType is judged by the content', async () => {
+    // The data URI says image/png, the field says image/jpeg, the bytes are PNG: the field must match the content.
+    expectPlainError(await receive(incoming({ mediaUrl: dataUri('image/png', png()), mediaContentType: 'image/jpeg' })), 400);
+  });
+
+  test.each([
+    ['not base64', 'data:image/png;base64,@@@not*base64@@@'],
+    ['no base64 marker', `data:image/png,${png().toString('base64')}`],
+    ['empty data', 'data:image/png;base64,'],
+  ])('a malformed data URI (%s) → 400', async (_what, mediaUrl) => {
+    expectPlainError(await receive(incoming({ mediaUrl, mediaContentType: 'image/png' })), 400);
+  });
+
+  test('a remote mediaUrl is kept as a reference', async () => {
+    const url = 'https://cdn.example.com/files/photo.jpg?v=2';
+    const res = await receive(incoming({ mediaUrl: url, mediaContentType: 'image/jpeg' }));
+    expect(res.status).toBe(200);
+    expect((await message(res.body.messageId)).media).toEqual({ url, contentType: 'image/jpeg', mediaId: null });
+  });
+});
+
+describe('with LEADCHAT_MAX_MEDIA_BYTES=1024', () => {
+  const small = useGateway({ LEADCHAT_MAX_MEDIA_BYTES: '1024' });
+  let owner: TestAccount;
+  beforeAll(async () => {
+    owner = await createAccount(small.gw);
+  });
+
+  test('a file within the limit is accepted', async () => {
+    const file = png(2, 2);
+    expect(file.length).toBeLessThan(1024);
+    const res = await receive(incoming({ mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png' }), small.gw, owner);
+    expect(res.status).toBe(200);
+  });
+
+  test('an embedded file over the limit → 413 {error:"..."}, nothing stored', async () => {
+    const file = png(30, 30);
+    expect(file.length).toBeGreaterThan(1024);
+    const body = incoming({ mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png' });
+    expectPlainError(await receive(body, small.gw, owner), 413);
+    const retry = await receive({ customData: { ...body.customData, mediaUrl: 'https://cdn.example.com/big.png' } }, small.gw, owner);
+    expect(retry.status).toBe(200);
+  });
+
+  test('a request body far over the limit → 413 {error:"..."}', async () => {
+    const file = Buffer.concat([png(2, 2), Buffer.alloc(200_000, 1)]);
+    expectPlainError(await receive(incoming({ mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png' }), small.gw, owner), 413);
+  });
+});
