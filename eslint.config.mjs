@@ -6,15 +6,18 @@
 // credentials and nodes (with the same overrides), and no-console. The scanner ignores inline
 // `eslint-disable` comments, so `npm run lint:nodes` runs with --no-inline-config.
 //
-// Gateway and test linting, when added, belong in their own blocks scoped to gateway/ and test/: the n8n rules
-// must not reach them.
+// The gateway and the tests get ordinary TypeScript rules in their own block: the n8n rules never reach them.
 import js from '@eslint/js';
 import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+const nodeGlobals = { ...globals.node, ...globals.jest };
 
 const N8N_SOURCES = ['nodes/**/*.ts', 'credentials/**/*.ts'];
 const N8N_FILES = [...N8N_SOURCES, 'package.json'];
+const CODE = ['gateway/src/**/*.ts', 'test/**/*.ts', 'test/**/*.mjs', 'gateway/src/**/*.mjs'];
 
 /** Restricts a config block to the given files. */
 const scoped = (files, block) => ({ ...block, files });
@@ -55,4 +58,14 @@ export default tseslint.config(
 			'n8n-nodes-base/node-param-type-options-max-value-present': 'off',
 		},
 	},
+
+	// ---- gateway and tests: plain TypeScript rules ------------------------------------------------------------
+	...[js.configs.recommended, ...tseslint.configs.recommended].map((block) => scoped(CODE, block)),
+	scoped(CODE, {
+		languageOptions: { globals: { ...nodeGlobals } },
+		rules: {
+			'@typescript-eslint/no-explicit-any': 'off',
+			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+		},
+	}),
 );

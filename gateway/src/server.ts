@@ -39,9 +39,9 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
   try {
     const [tls, admin] = await Promise.all([loadTls(config), adminToken(config)]);
     const store = await openLowdbStore({ dir: path.join(config.dataDir, 'store'), collections });
-    let runner: JobRunner | undefined;
-    const gw: Gateway = { config, store, log, wakeJobs: () => runner?.wake() };
-    runner = new JobRunner(gw, { deliver });
+    // wakeJobs is only called once requests flow, after the runner exists.
+    const gw: Gateway = { config, store, log, wakeJobs: () => runner.wake() };
+    const runner = new JobRunner(gw, { deliver });
     await runner.start();
 
     const app = createApp(gw, admin.token);
@@ -96,7 +96,7 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
         }
         for (const server of [secure, plain]) server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
-        await runner!.stop();
+        await runner.stop();
         await store.close();
         await unlock();
       })());
