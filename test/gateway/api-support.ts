@@ -97,14 +97,15 @@ export interface Received {
 
 /**
  * A webhook receiver on 127.0.0.1. `respond` decides each answer from the number of requests received so far
- * (1 for the first) and the request; by default every request gets 200.
+ * (1 for the first) and the request; by default every request gets 200. Returning undefined leaves the request
+ * unanswered (a receiver that hangs).
  */
 export class Receiver {
   readonly requests: Received[] = [];
   private server!: http.Server;
   url = '';
 
-  constructor(private respond: (n: number, req: Received) => { status: number; body?: string; headers?: Record<string, string> } = () => ({ status: 200 })) {}
+  constructor(private respond: (n: number, req: Received) => { status: number; body?: string; headers?: Record<string, string> } | undefined = () => ({ status: 200 })) {}
 
   static async start(respond?: ConstructorParameters<typeof Receiver>[0]): Promise<Receiver> {
     const r = new Receiver(respond);
@@ -122,6 +123,7 @@ export class Receiver {
         const received: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body };
         r.requests.push(received);
         const answer = r.respond(r.requests.length, received);
+        if (!answer) return;
         res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
         res.end(answer.body ?? 'ok');
       });

@@ -1,0 +1,349 @@
+import { freePort } from '../helpers/gateway';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  incoming,
+  poll,
+  Receiver,
+  settledMessage,
+  unique,
+  useGateway,
+  verifyStandardWebhook,
+  type TestAccount,
+} from './api-support';
+
+/** Spec §2.5/§4.4 (send) and part F: reply delivery to the owner's URL, signed, retried, recorded. */
+const ctx = useGateway({ LEADCHAT_WEBHOOK_RETRIES: '100ms,100ms,100ms' });
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+async function receiver(respond?: ConstructorParameters<typeof Receiver>[0]): Promise<Receiver> {
+  const r = await Receiver.start(respond);
+  receivers.push(r);
+  return r;
+}
+
+/** A fresh account whose Custom Channel Webhook URL is `url` (if given); returns it with its signing secret. */
+async function accountWith(url?: string): Promise<TestAccount & { secret: string }> {
+  const account = await createAccount(ctx.gw);
+  if (url) {
+    const res = await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: url } });
+    expect(res.status).toBe(200);
+  }
+  const settings = await api(ctx.gw, account, 'GET', 'settings');
+  expect(settings.body.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+  return { ...account, secret: settings.body.webhookSecret };
+}
+
+const send = (account: TestAccount, customData: Record<string, unknown>) =>
+  api(ctx.gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { customChannel: 'web-chat', body: 'Hi from us', ...customData } } });
+
+const attemptShape = (status: number | null, error: unknown) => ({
+  at: expect.stringMatching(/Z$/),
+  status,
+  latencyMs: expect.any(Number),
+  error,
+  responseExcerpt: status === null ? null : expect.anything(),
+});
+
+describe('delivery to the Custom Channel Webhook URL', () => {
+  test('2xx → sent; the payload is exactly §2.6, signed per Standard Webhooks; the attempt is recorded', async () => {
+    const hook = await receiver(() => ({ status: 200, body: 'thanks' }));
+    const account = await accountWith(hook.url);
+    const fromId = unique('ext-user');
+    const res = await send(account, { fromId, body: 'Your order shipped', customChannel: 'shop-chat' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, messageId: expect.any(String), contactId: expect.any(String), message: expect.any(String) });
+    expect(res.body.message.length).toBeGreaterThan(0);
+
+    const m = await settledMessage(ctx.gw, account, res.body.messageId);
+    expect(m).toMatchObject({ id: res.body.messageId, contactId: res.body.contactId, direction: 'outgoing', body: 'Your order shipped', status: 'sent', error: null, toId: fromId, channel: 'shop-chat' });
+    expect(m.deliveries).toEqual([{ id: expect.any(String), target: 'customChannelWebhook', status: 'sent', attempts: [attemptShape(200, null)] }]);
+    expect(m.deliveries[0].attempts[0].responseExcerpt).toBe('thanks');
+
+    expect(hook.requests).toHaveLength(1);
+    const [req] = hook.requests;
+    expect(req!.method).toBe('POST');
+    expect(req!.path).toBe('/hook');
+    expect(req!.headers['content-type']).toMatch(/^application\/json/);
+    expect(req!.body).toStrictEqual({
+      contactId: res.body.contactId,
+      messageId: res.body.messageId,
+      userId: account.id,
+      body: 'Your order shipped',
+      toId: fromId,
+      channel: 'shop-chat',
+    });
+    expect(Object.keys(req!.body).sort()).toEqual(['body', 'channel', 'contactId', 'messageId', 'toId', 'userId']);
+    expect(req!.headers['webhook-id']).toBe(m.deliveries[0].id);
+    expect(Math.abs(Number(req!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(300);
+    expect(req!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    expect(verifyStandardWebhook(account.secret, req!)).toBe(true);
+    // The signature covers the body: a changed body does not verify.
+    expect(verifyStandardWebhook(account.secret, { ...req!, raw: req!.raw.replace('shipped', 'lost') })).toBe(false);
+  });
+
+  test('incoming messages are not posted to the URL; only replies are', async () => {
+    const hook = await receiver();
+    const account = await accountWith(hook.url);
+    const fromId = unique('visitor');
+    const received = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId }) });
+    expect(received.status).toBe(200);
+    const res = await send(account, { fromId, body: 'Reply to your message' });
+    await settledMessage(ctx.gw, account, res.body.messageId);
+    expect(hook.requests.map((r) => r.body.body)).toEqual(['Reply to your message']);
+    // The reply went to the contact the incoming message created.
+    const incomingMessage = await api(ctx.gw, account, 'GET', `messages/${received.body.messageId}`);
+    expect(res.body.contactId).toBe(incomingMessage.body.contactId);
+    expect(hook.requests[0]!.body.toId).toBe(fromId);
+  });
+
+  test('500 then 200 → retried with the same webhook-id, ends sent', async () => {
+    const hook = await receiver((n) => (n === 1 ? { status: 500, body: 'try later' } : { status: 200 }));
+    const account = await accountWith(hook.url);
+    const res = await send(account, { fromId: unique('u') });
+    const m = await settledMessage(ctx.gw, account, res.body.messageId);
+    expect(m.status).toBe('sent');
+    expect(m.error).toBeNull();
+    expect(m.deliveries[0].attempts).toEqual([attemptShape(500, expect.stringContaining('500')), attemptShape(200, null)]);
+    expect(m.deliveries[0].attempts[0].responseExcerpt).toBe('try later');
+    expect(hook.requests).toHaveLength(2);
+    expect(hook.requests[1]!.headers['webhook-id']).toBe(hook.requests[0]!.headers['webhook-id']);
+    expect(hook.requests[1]!.raw).toBe(hook.requests[0]!.raw);
+    for (const r of hook.requests) expect(verifyStandardWebhook(account.secret, r)).toBe(true);
+  });
+
+  test.each([408, 429, 503])('%i then 200 → retried, ends sent', async (status) => {
+    const hook = await receiver((n) => (n === 1 ? { status, headers: status === 429 ? { 'retry-after': '0' } : {} } : { status: 204 }));
+    const account = await accountWith(hook.url);
+    const res = await send(account, { fromId: unique('u') });
+    const m = await settledMessage(ctx.gw, account, res.body.messageId);
+    expect(m.status).toBe('sent');
+    expect(m.deliveries[0].attempts.map((a: { status: number }) => a.status)).toEqual([status, 204]);
+  });
+
+  test.each([400, 404, 410])('%i → failed at once, with the error visible', async (status) => {
+    const hook = await receiver(() => ({ status, body: 'no such conversation' }));
+    const account = await accountWith(hook.url);
+    const res = await send(account, { fromId: unique('u') });
+    expect(res.status).toBe(200);
+    const m = await settledMessage(ctx.gw, account, res.body.messageId);
+    expect(m.status).toBe('failed');
+    expect(m.error).toContain(String(status));
+    expect(m.deliveries).toEqual([{ id: expect.any(String), target: 'customChannelWebhook', status: 'failed', attempts: [attemptShape(status, expect.stringContaining(String(status)))] }]);
+    expect(m.deliveries[0].attempts[0].responseExcerpt).toBe('no such conversation');
+    expect(hook.requests).toHaveLength(1);
+  });
+
+  test('always 500 → failed after the bounded attempts (1 + 3 retries), error visible', async () => {
+    const hook = await receiver(() => ({ status: 500, body: 'down' }));
+    const account = await accountWith(hook.url);
+    const res = await send(account, { fromId: unique('u') });
+    const m = await settledMessage(ctx.gw, account, res.body.messageId);
+    expect(m.status).toBe('failed');
+    expect(m.error).toContain('500');
+    expect(m.deliveries[0].status).toBe('failed');
+    expect(m.deliveries[0].attempts).toHaveLength(4);
+    for (const a of m.deliveries[0].attempts) expect(a).toEqual(attemptShape(500, expect.stringContaining('500')));
+    expect(hook.requests).toHaveLength(4);
+    expect(new Set(hook.requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    // The message reads the same through the contact's history.
+    const history = await api(ctx.gw, account, 'GET', `contacts/${res.body.contactId}/messages`);
+    expect(history.body.data).toEqual([expect.objectContaining({ id: res.body.messageId, status: 'failed', error: m.error })]);
+  });
+
+  test('no URL configured → failed with that reason', async () => {
+    const account = await accountWith();
+    const res = await send(account, { fromId: unique('u') });
+    expect(res.status).toBe(200);
+    expect(res.body.success).toBe(true);
+    const m = await settledMessage(ctx.gw, account, res.body.messageId);
+    expect(m.status).toBe('failed');
+    expect(m.error).toMatch(/Custom Channel Webhook/i);
+    expect(m.deliveries).toEqual([]);
+  });
+
+  test('receiver not listening → failed after the retries with a connection error', async () => {
+    const port = await freePort();
+    const account = await accountWith(`http://127.0.0.1:${port}/nothing-here`);
+    const res = await send(account, { fromId: unique('u') });
+    const m = await settledMessage(ctx.gw, account, res.body.messageId);
+    expect(m.status).toBe('failed');
+    expect(m.error).toMatch(/ECONNREFUSED/);
+    expect(m.deliveries[0].attempts).toHaveLength(4);
+    for (const a of m.deliveries[0].attempts) expect(a).toEqual(attemptShape(null, expect.stringMatching(/ECONNREFUSED/)));
+  });
+
+  test('a rotated webhook secret signs the next delivery; the old one no longer verifies', async () => {
+    const hook = await receiver();
+    const account = await accountWith(hook.url);
+    const rotated = await api(ctx.gw, account, 'POST', 'settings/webhook-secret');
+    expect(rotated.status).toBe(200);
+    const secret = rotated.body.webhookSecret as string;
+    expect(secret).not.toBe(account.secret);
+    const res = await send(account, { fromId: unique('u') });
+    await settledMessage(ctx.gw, account, res.body.messageId);
+    expect(verifyStandardWebhook(secret, hook.requests[0]!)).toBe(true);
+    expect(verifyStandardWebhook(account.secret, hook.requests[0]!)).toBe(false);
+  });
+
+  test('a changed URL takes the next reply', async () => {
+    const first = await receiver();
+    const second = await receiver();
+    const account = await accountWith(first.url);
+    await settledMessage(ctx.gw, account, (await send(account, { fromId: unique('u') })).body.messageId);
+    await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: second.url } });
+    const m = await settledMessage(ctx.gw, account, (await send(account, { fromId: unique('u') })).body.messageId);
+    expect(m.status).toBe('sent');
+    expect([first.requests.length, second.requests.length]).toEqual([1, 1]);
+  });
+});
+
+describe('send: the contact', () => {
+  test('is created from fromId with the names/email given, then updated by later sends', async () => {
+    const hook = await receiver();
+    const account = await accountWith(hook.url);
+    const fromId = unique('crm');
+    const first = await send(account, { fromId, firstName: 'Ines', lastName: 'Moura', email: 'Ines@Example.com' });
+    const contact = await api(ctx.gw, account, 'GET', `contacts/${first.body.contactId}`);
+    expect(contact.body).toMatchObject({ id: first.body.contactId, firstName: 'Ines', lastName: 'Moura', email: 'ines@example.com', fromId });
+
+    const second = await send(account, { fromId, firstName: 'Inês', email: 'ines.moura@example.com' });
+    expect(second.body.contactId).toBe(first.body.contactId);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${first.body.contactId}`)).body).toMatchObject({
+      firstName: 'Inês',
+      lastName: 'Moura',
+      email: 'ines.moura@example.com',
+      createdAt: contact.body.createdAt,
+    });
+
+    const third = await send(account, { fromId });
+    expect(third.body.contactId).toBe(first.body.contactId);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${first.body.contactId}`)).body).toMatchObject({ firstName: 'Inês', lastName: 'Moura' });
+
+    await settledMessage(ctx.gw, account, third.body.messageId);
+    const history = await api(ctx.gw, account, 'GET', `contacts/${first.body.contactId}/messages`);
+    expect(history.body.data.map((m: { id: string }) => m.id)).toEqual([first.body.messageId, second.body.messageId, third.body.messageId]);
+  });
+
+  test('updates a contact first made by an incoming message', async () => {
+    const account = await accountWith();
+    const fromId = unique('visitor');
+    const received = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, firstName: 'Jo' }) });
+    const contactId = (await api(ctx.gw, account, 'GET', `messages/${received.body.messageId}`)).body.contactId;
+    const res = await send(account, { fromId, lastName: 'Park', email: 'jo@example.com' });
+    expect(res.body.contactId).toBe(contactId);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${contactId}`)).body).toMatchObject({ firstName: 'Jo', lastName: 'Park', email: 'jo@example.com' });
+  });
+
+  test.each<[string, Record<string, unknown>]>([
+    ['no customData', {}],
+    ['no fromId', { customData: { customChannel: 'c', body: 'b' } }],
+    ['no customChannel', { customData: { fromId: 'f', body: 'b' } }],
+    ['no body', { customData: { fromId: 'f', customChannel: 'c' } }],
+    ['whitespace body', { customData: { fromId: 'f', customChannel: 'c', body: '  ' } }],
+    ['numeric fromId', { customData: { fromId: 5, customChannel: 'c', body: 'b' } }],
+    ['invalid email', { customData: { fromId: 'f', customChannel: 'c', body: 'b', email: 'x' } }],
+  ])('%s → 400 {error:{code,message}}, nothing stored', async (_what, body) => {
+    const hook = await receiver();
+    const account = await accountWith(hook.url);
+    expectApiError(await api(ctx.gw, account, 'POST', 'send_custom_channel_message', { body }), 400);
+    // A valid send afterwards is the first message the receiver sees.
+    await settledMessage(ctx.gw, account, (await send(account, { fromId: 'f' })).body.messageId);
+    expect(hook.requests).toHaveLength(1);
+  });
+});
+
+describe('webhook subscriptions (POST /v1/webhooks)', () => {
+  test('a "reply" subscription receives the reply too, signed with its own secret', async () => {
+    const settingsHook = await receiver();
+    const subHook = await receiver();
+    const account = await accountWith(settingsHook.url);
+    const created = await api(ctx.gw, account, 'POST', 'webhooks', { body: { url: subHook.url, events: ['reply'] } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ id: expect.any(String), url: subHook.url, events: ['reply'], createdAt: expect.any(String), secret: expect.stringMatching(/^whsec_/) });
+    const subSecret = created.body.secret as string;
+    expect(subSecret).not.toBe(account.secret);
+
+    const res = await send(account, { fromId: unique('u'), body: 'to both' });
+    const m = await allDelivered(account, res.body.messageId);
+    expect(m.status).toBe('sent');
+    expect(m.deliveries.map((d: { target: string }) => d.target).sort()).toEqual([created.body.id, 'customChannelWebhook'].sort());
+
+    const [toSettings] = await settingsHook.waitFor(1);
+    const [toSub] = await subHook.waitFor(1);
+    expect(toSub!.body).toStrictEqual(toSettings!.body);
+    expect(toSub!.headers['webhook-id']).not.toBe(toSettings!.headers['webhook-id']);
+    expect(verifyStandardWebhook(subSecret, toSub!)).toBe(true);
+    expect(verifyStandardWebhook(account.secret, toSub!)).toBe(false);
+    expect(verifyStandardWebhook(account.secret, toSettings!)).toBe(true);
+  });
+
+  test('a subscription alone delivers the reply; DELETE → 204, then GET → 404 and no more deliveries', async () => {
+    const subHook = await receiver();
+    const account = await accountWith();
+    const created = await api(ctx.gw, account, 'POST', 'webhooks', { body: { url: subHook.url, events: ['reply'] } });
+    const first = await allDelivered(account, (await send(account, { fromId: unique('u') })).body.messageId);
+    expect(first.status).toBe('sent');
+    expect(subHook.requests).toHaveLength(1);
+
+    const del = await api(ctx.gw, account, 'DELETE', `webhooks/${created.body.id}`);
+    expect(del.status).toBe(204);
+    expect(del.text).toBe('');
+    expectApiError(await api(ctx.gw, account, 'GET', `webhooks/${created.body.id}`), 404, 'NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'DELETE', `webhooks/${created.body.id}`), 404, 'NOT_FOUND');
+
+    const second = await settledMessage(ctx.gw, account, (await send(account, { fromId: unique('u') })).body.messageId);
+    expect(second.status).toBe('failed');
+    expect(second.error).toMatch(/Custom Channel Webhook/i);
+    expect(subHook.requests).toHaveLength(1);
+  });
+
+  test('an "auto_recharge" subscription does not receive replies', async () => {
+    const subHook = await receiver();
+    const settingsHook = await receiver();
+    const account = await accountWith(settingsHook.url);
+    await api(ctx.gw, account, 'POST', 'webhooks', { body: { url: subHook.url, events: ['auto_recharge'] } });
+    const m = await settledMessage(ctx.gw, account, (await send(account, { fromId: unique('u') })).body.messageId);
+    expect(m.deliveries).toHaveLength(1);
+    expect(subHook.requests).toHaveLength(0);
+  });
+});
+
+/** Waits until every delivery of the message has settled, not just the first to succeed. */
+async function allDelivered(account: TestAccount, messageId: string): Promise<any> {
+  const res = await poll(
+    () => api(ctx.gw, account, 'GET', `messages/${messageId}`),
+    (r) => r.status === 200 && r.body.deliveries.length > 0 && r.body.deliveries.every((d: { status: string }) => d.status !== 'pending'),
+  );
+  return res.body;
+}
+
+describe('with LEADCHAT_WEBHOOK_TIMEOUT=300ms', () => {
+  const slow = useGateway({ LEADCHAT_WEBHOOK_RETRIES: '100ms', LEADCHAT_WEBHOOK_TIMEOUT: '300ms' });
+
+  test('a receiver that does not answer in time is retried; the timeout is recorded', async () => {
+    const hook = await receiver((n) => (n === 1 ? undefined : { status: 200 }));
+    const account = await createAccount(slow.gw);
+    await api(slow.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
+    const res = await api(slow.gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: 'f', customChannel: 'c', body: 'b' } } });
+    const m = await settledMessage(slow.gw, account, res.body.messageId);
+    expect(m.status).toBe('sent');
+    expect(m.deliveries[0].attempts).toEqual([attemptShape(null, expect.stringMatching(/300 ms/)), attemptShape(200, null)]);
+    expect(hook.requests[1]!.headers['webhook-id']).toBe(hook.requests[0]!.headers['webhook-id']);
+  });
+
+  test('a receiver that never answers → failed after the last attempt', async () => {
+    const hook = await receiver(() => undefined);
+    const account = await createAccount(slow.gw);
+    await api(slow.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
+    const res = await api(slow.gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: 'f', customChannel: 'c', body: 'b' } } });
+    const m = await settledMessage(slow.gw, account, res.body.messageId);
+    expect(m.status).toBe('failed');
+    expect(m.error).toMatch(/did not answer/);
+    expect(m.deliveries[0].attempts).toHaveLength(2);
+  });
+});
