@@ -1,0 +1,204 @@
+import { api, createAccount, expectApiError, request, unique, useGateway, type TestAccount } from './api-support';
+
+/** Spec §2.7 and §4.6: agencies grant credits to their sub-accounts; the Idempotency-Key extension. */
+const ctx = useGateway();
+let agency: TestAccount;
+let otherAgency: TestAccount;
+let standalone: TestAccount;
+
+beforeAll(async () => {
+  agency = await createAccount(ctx.gw, { type: 'agency' });
+  otherAgency = await createAccount(ctx.gw, { type: 'agency' });
+  standalone = await createAccount(ctx.gw);
+});
+
+const newSub = (parent: TestAccount = agency) => createAccount(ctx.gw, { parentEmail: parent.email });
+const grant = (body: unknown, headers: Record<string, string> = {}, from: TestAccount = agency) =>
+  api(ctx.gw, from, 'POST', 'subaccounts/credits', { body, headers });
+const credits = async (account: TestAccount) => {
+  const res = await api(ctx.gw, account, 'GET', 'credits');
+  expect(res.status).toBe(200);
+  return res.body as { balance: number; transactions: Array<{ id: string; kind: string; amount: number; balance: number; description: string | null; createdAt: string }> };
+};
+
+test('success: {success,sub_account_id,credits_added,new_balance}; the ledger shows the grant with its description', async () => {
+  const sub = await newSub();
+  const res = await grant({ email: sub.email, amount: 25, description: 'Welcome credits' });
+  expect(res.status).toBe(200);
+  expect(res.body).toStrictEqual({ success: true, sub_account_id: sub.id, credits_added: 25, new_balance: 25 });
+  const second = await grant({ email: sub.email.toUpperCase(), amount: 10.5 });
+  expect(second.body).toStrictEqual({ success: true, sub_account_id: sub.id, credits_added: 10.5, new_balance: 35.5 });
+
+  const c = await credits(sub);
+  expect(c.balance).toBe(35.5);
+  expect(c.transactions).toEqual([
+    { id: expect.any(String), kind: 'grant', amount: 10.5, balance: 35.5, description: null, createdAt: expect.stringMatching(/Z$/) },
+    { id: expect.any(String), kind: 'grant', amount: 25, balance: 25, description: 'Welcome credits', createdAt: expect.stringMatching(/Z$/) },
+  ]);
+  // The agency's own balance is untouched.
+  expect((await credits(agency)).balance).toBe(0);
+});
+
+test('decimal amounts add up exactly', async () => {
+  const sub = await newSub();
+  await grant({ email: sub.email, amount: 0.1 });
+  const res = await grant({ email: sub.email, amount: 0.2 });
+  expect(res.body.new_balance).toBe(0.3);
+  expect((await credits(sub)).balance).toBe(0.3);
+});
+
+test('a caller that is not an agency → 403 NOT_AGENCY, nothing granted', async () => {
+  const sub = await newSub();
+  expectApiError(await grant({ email: sub.email, amount: 5 }, {}, standalone), 403, 'NOT_AGENCY');
+  // A sub-account cannot grant to itself or a sibling either.
+  const sibling = await newSub();
+  expectApiError(await grant({ email: sibling.email, amount: 5 }, {}, sub), 403, 'NOT_AGENCY');
+  expectApiError(await grant({ email: sub.email, amount: 5 }, {}, sub), 403, 'NOT_AGENCY');
+  expect((await credits(sub)).balance).toBe(0);
+  expect((await credits(sibling)).balance).toBe(0);
+});
+
+test("another agency's sub-account and an unknown email → 404, indistinguishable", async () => {
+  const foreign = await newSub(otherAgency);
+  const unknown = `${unique('ghost')}@example.com`;
+  const a = await grant({ email: foreign.email, amount: 5 });
+  const b = await grant({ email: unknown, amount: 5 });
+  expectApiError(a, 404, 'NOT_FOUND');
+  expectApiError(b, 404, 'NOT_FOUND');
+  const strip = (r: typeof a, email: string) => ({ status: r.status, body: JSON.stringify(r.body).split(email).join('<email>') });
+  expect(strip(a, foreign.email)).toEqual(strip(b, unknown));
+  expect(Object.keys(a.headers).sort()).toEqual(Object.keys(b.headers).sort());
+  expect((await credits(foreign)).balance).toBe(0);
+  // Nor the agency itself, nor an account outside any agency.
+  expectApiError(await grant({ email: agency.email, amount: 5 }), 404, 'NOT_FOUND');
+  expectApiError(await grant({ email: standalone.email, amount: 5 }), 404, 'NOT_FOUND');
+});
+
+describe('invalid grants → 400, nothing granted', () => {
+  let sub: TestAccount;
+  beforeAll(async () => {
+    sub = await newSub();
+  });
+
+  test.each<[string, unknown]>([
+    ['zero', 0],
+    ['negative', -5],
+    ['negative zero-ish', -0.001],
+    ['a numeric string', '10'],
+    ['"NaN"', 'NaN'],
+    ['"Infinity"', 'Infinity'],
+    ['null', null],
+    ['a boolean', true],
+    ['an array', [5]],
+    ['an object', { value: 5 }],
+    ['three decimals', 1.234],
+    ['more than a cent fraction', 0.001],
+    ['absurdly large', 1e12],
+  ])('amount %s', async (_what, amount) => {
+    expectApiError(await grant({ email: sub.email, amount }), 400);
+  });
+
+  test('amount missing, email missing or empty', async () => {
+    for (const body of [{ email: sub.email }, { amount: 5 }, { email: '', amount: 5 }, { email: 5, amount: 5 }, {}]) {
+      expectApiError(await grant(body), 400);
+    }
+  });
+
+  test('amounts JSON cannot carry as finite numbers (1e999) → 400', async () => {
+    expectApiError(await grant(`{"email":"${sub.email}","amount":1e999}`), 400);
+    expectApiError(await grant(`{"email":"${sub.email}","amount":-1e999}`), 400);
+  });
+
+  test('the balance is still zero', async () => {
+    expect(await credits(sub)).toMatchObject({ balance: 0, transactions: [] });
+  });
+});
+
+test('50 concurrent grants all count', async () => {
+  const sub = await newSub();
+  const replies = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => grant({ email: sub.email, amount: 1, description: `batch ${i}` })),
+  );
+  expect(replies.map((r) => r.status)).toEqual(Array(50).fill(200));
+  expect(replies.map((r) => r.body.new_balance).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+  const c = await credits(sub);
+  expect(c.balance).toBe(50);
+  expect(c.transactions).toHaveLength(50);
+  expect(c.transactions.map((t) => t.description).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `batch ${i}`).sort());
+  expect(c.transactions.map((t) => t.balance).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+});
+
+describe('Idempotency-Key', () => {
+  test('same key and body → the first response replayed, nothing granted twice', async () => {
+    const sub = await newSub();
+    const key = unique('recharge');
+    const body = { email: sub.email, amount: 15, description: 'Auto-recharge' };
+    const first = await grant(body, { 'Idempotency-Key': key });
+    expect(first.status).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await grant(body, { 'Idempotency-Key': key });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    const c = await credits(sub);
+    expect(c.balance).toBe(15);
+    expect(c.transactions).toHaveLength(1);
+    // Without the key, the same body is a new grant.
+    expect((await grant(body)).body.new_balance).toBe(30);
+  });
+
+  test('same key with another body → 422, nothing granted', async () => {
+    const sub = await newSub();
+    const key = unique('recharge');
+    await grant({ email: sub.email, amount: 5 }, { 'Idempotency-Key': key });
+    expectApiError(await grant({ email: sub.email, amount: 6 }, { 'Idempotency-Key': key }), 422);
+    expect((await credits(sub)).balance).toBe(5);
+  });
+
+  test('concurrent requests with one key → one grant; the others replay it or get 409', async () => {
+    const sub = await newSub();
+    const key = unique('burst');
+    const body = { email: sub.email, amount: 7, description: 'once' };
+    const replies = await Promise.all(Array.from({ length: 20 }, () => grant(body, { 'Idempotency-Key': key })));
+    for (const r of replies) expect([200, 409]).toContain(r.status);
+    const ok = replies.filter((r) => r.status === 200);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    for (const r of ok) expect(r.body).toEqual({ success: true, sub_account_id: sub.id, credits_added: 7, new_balance: 7 });
+    for (const r of replies.filter((x) => x.status === 409)) expectApiError(r, 409);
+    expect(ok.filter((r) => r.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
+    const c = await credits(sub);
+    expect(c.balance).toBe(7);
+    expect(c.transactions).toHaveLength(1);
+  });
+
+  test('keys belong to the agency: another agency may use the same key', async () => {
+    const mine = await newSub();
+    const theirs = await newSub(otherAgency);
+    const key = unique('shared');
+    expect((await grant({ email: mine.email, amount: 1 }, { 'Idempotency-Key': key })).status).toBe(200);
+    const res = await grant({ email: theirs.email, amount: 2 }, { 'Idempotency-Key': key }, otherAgency);
+    expect(res.status).toBe(200);
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+    expect((await credits(theirs)).balance).toBe(2);
+  });
+
+  test('a refused grant is not remembered: the same key works once the grant is possible', async () => {
+    const key = unique('retry');
+    const email = `${unique('later')}@example.com`;
+    expectApiError(await grant({ email, amount: 3 }, { 'Idempotency-Key': key }), 404);
+    const late = await createAccount(ctx.gw, { parentEmail: agency.email, email });
+    const res = await grant({ email, amount: 3 }, { 'Idempotency-Key': key });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, sub_account_id: late.id, credits_added: 3, new_balance: 3 });
+  });
+
+  test('an unusable key → 400', async () => {
+    const sub = await newSub();
+    expectApiError(await grant({ email: sub.email, amount: 1 }, { 'Idempotency-Key': 'x'.repeat(300) }), 400);
+    expect((await credits(sub)).balance).toBe(0);
+  });
+});
+
+test('GET /v1/credits requires a key', async () => {
+  expectApiError(await request(ctx.gw, 'GET', '/v1/credits'), 401, 'UNAUTHORIZED');
+});
