@@ -1,0 +1,167 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { GATEWAY_MAIN, freePort, removeDir, request, startGateway, tempDir, type TestGateway } from '../helpers/gateway';
+
+/** `leadchat-gateway account …` against a running gateway, as an operator types it. */
+
+jest.setTimeout(60_000);
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [GATEWAY_MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
+      let json: any;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      resolve({ code, stdout, stderr, json });
+    });
+  });
+}
+
+let gw: TestGateway;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  // No LEADCHAT_ADMIN_TOKEN: the CLI finds the generated token, and the self-signed certificate, in the data dir.
+  gw = await startGateway({ LEADCHAT_ADMIN_TOKEN: '' });
+  env = { LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: gw.dataDir };
+});
+
+afterAll(async () => {
+  await gw?.stop();
+  if (gw) removeDir(gw.dataDir);
+});
+
+const works = async (apiKey: string) => (await request(gw, 'GET', '/v1/credits', { apiKey })).status;
+
+describe('account create', () => {
+  test('creates a standard account and prints it as JSON with a working API key', async () => {
+    const res = await cli(['account', 'create', '--name', 'Acme Dental', '--email', 'Owner@Acme.example'], env);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe('');
+    expect(res.json).toEqual({
+      id: expect.any(String),
+      name: 'Acme Dental',
+      email: 'owner@acme.example',
+      type: 'standard',
+      parentId: null,
+      apiKey: expect.any(String),
+      createdAt: expect.any(String),
+    });
+    expect(await works(res.json.apiKey)).toBe(200);
+  });
+
+  test('--agency makes an agency; --parent makes a sub-account of it', async () => {
+    const agency = await cli(['account', 'create', '--name', 'Growth Agency', '--email', 'boss@agency.example', '--agency'], env);
+    expect(agency.code).toBe(0);
+    expect(agency.json).toEqual(expect.objectContaining({ type: 'agency', parentId: null }));
+
+    const sub = await cli(['account', 'create', '--name', 'Client One', '--email', 'client1@agency.example', '--parent', 'boss@agency.example'], env);
+    expect(sub.code).toBe(0);
+    expect(sub.json).toEqual(expect.objectContaining({ type: 'standard', parentId: agency.json.id, email: 'client1@agency.example' }));
+
+    // The agency can grant the sub-account credits: the relation is real.
+    const grant = await request(gw, 'POST', '/v1/subaccounts/credits', { apiKey: agency.json.apiKey, body: { email: 'client1@agency.example', amount: 5 } });
+    expect(grant.status).toBe(200);
+    expect(grant.body).toEqual(expect.objectContaining({ success: true, sub_account_id: sub.json.id, new_balance: 5 }));
+  });
+
+  test('a refusal from the gateway is printed as JSON with a non-zero exit', async () => {
+    const plain = await cli(['account', 'create', '--name', 'Plain', '--email', 'plain@example.com'], env);
+    expect(plain.code).toBe(0);
+
+    const notAgency = await cli(['account', 'create', '--name', 'Child', '--email', 'child@example.com', '--parent', 'plain@example.com'], env);
+    expect(notAgency.code).not.toBe(0);
+    expect(notAgency.json).toEqual({ error: { code: expect.any(String), message: expect.any(String) } });
+
+    const duplicate = await cli(['account', 'create', '--name', 'Again', '--email', 'plain@example.com'], env);
+    expect(duplicate.code).not.toBe(0);
+    expect(duplicate.json).toEqual({ error: { code: expect.any(String), message: expect.any(String) } });
+
+    const badEmail = await cli(['account', 'create', '--name', 'Bad', '--email', 'not-an-email'], env);
+    expect(badEmail.code).not.toBe(0);
+    expect(badEmail.json.error.message).toMatch(/email/);
+  });
+
+  test('missing options are named without calling the gateway', async () => {
+    const res = await cli(['account', 'create', '--email', 'nameless@example.com'], env);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('--name');
+    const list = await request(gw, 'GET', '/admin/v1/accounts', { headers: { authorization: `Bearer ${adminToken()}` }, query: { email: 'nameless@example.com' } });
+    expect(list.body.data).toEqual([]);
+  });
+});
+
+describe('account rotate-key', () => {
+  test('prints a new key that works; the old one gets 401 at once', async () => {
+    const created = await cli(['account', 'create', '--name', 'Rotating', '--email', 'rotate@example.com'], env);
+    const oldKey: string = created.json.apiKey;
+    expect(await works(oldKey)).toBe(200);
+
+    const rotated = await cli(['account', 'rotate-key', '--email', 'rotate@example.com'], env);
+    expect(rotated.code).toBe(0);
+    expect(rotated.json).toEqual({ apiKey: expect.any(String) });
+    expect(rotated.json.apiKey).not.toBe(oldKey);
+    expect(await works(rotated.json.apiKey)).toBe(200);
+
+    const old = await request(gw, 'GET', '/v1/credits', { apiKey: oldKey });
+    expect(old.status).toBe(401);
+    expect(old.body).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
+  });
+
+  test('an unknown email is a clear error with a non-zero exit', async () => {
+    const res = await cli(['account', 'rotate-key', '--email', 'nobody@example.com'], env);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('No account with email nobody@example.com');
+  });
+});
+
+describe('where the CLI finds the gateway and the token', () => {
+  test('LEADCHAT_ADMIN_TOKEN overrides the file: a wrong one is refused with 401 JSON', async () => {
+    const res = await cli(['account', 'create', '--name', 'Nope', '--email', 'nope@example.com'], { ...env, LEADCHAT_ADMIN_TOKEN: 'a-wrong-admin-token-of-some-length' });
+    expect(res.code).not.toBe(0);
+    expect(res.json).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
+  });
+
+  test('without a token anywhere, it says how to get one', async () => {
+    const empty = tempDir();
+    try {
+      const res = await cli(['account', 'create', '--name', 'N', '--email', 'n@example.com'], { LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: empty });
+      expect(res.code).not.toBe(0);
+      expect(res.stderr).toContain('LEADCHAT_ADMIN_TOKEN');
+    } finally {
+      removeDir(empty);
+    }
+  });
+
+  test('a gateway that is not running is reported, not a stack trace', async () => {
+    const res = await cli(['account', 'rotate-key', '--email', 'rotate@example.com'], { ...env, LEADCHAT_URL: `https://127.0.0.1:${await freePort()}` });
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('Cannot reach the gateway');
+    expect(res.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test('an unknown command prints the usage', async () => {
+    const res = await cli(['account', 'delete', '--email', 'x@example.com'], env);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('usage');
+    const help = await cli(['help'], env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('account create --name NAME --email EMAIL');
+  });
+});
+
+function adminToken(): string {
+  return readFileSync(path.join(gw.dataDir, 'admin-token'), 'utf8').trim();
+}
