@@ -1,0 +1,239 @@
+import { api, createAccount, expectApiError, request, useGateway, type TestAccount } from './api-support';
+
+/** Part E: settings (spec §4.7), webhook subscriptions and campaign records (spec §2.3). */
+const ctx = useGateway();
+let account: TestAccount;
+beforeAll(async () => {
+  account = await createAccount(ctx.gw);
+});
+
+describe('settings', () => {
+  test('GET: no URL yet, and a whsec_ signing secret; not cacheable', async () => {
+    const fresh = await createAccount(ctx.gw);
+    const res = await api(ctx.gw, fresh, 'GET', 'settings');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ customChannelWebhookUrl: null, webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{16,}=*$/) });
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(Buffer.from(res.body.webhookSecret.slice(6), 'base64').length).toBeGreaterThanOrEqual(24);
+  });
+
+  test('PUT saves the URL; GET shows it; null clears it', async () => {
+    const url = 'https://hooks.example.com/leadchat/replies?token=abc';
+    const put = await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: url } });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ customChannelWebhookUrl: url, webhookSecret: expect.stringMatching(/^whsec_/) });
+    expect((await api(ctx.gw, account, 'GET', 'settings')).body).toEqual(put.body);
+
+    const cleared = await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.customChannelWebhookUrl).toBeNull();
+    expect(cleared.body.webhookSecret).toBe(put.body.webhookSecret);
+  });
+
+  test.each<[string, unknown]>([
+    ['no field', {}],
+    ['not a URL', { customChannelWebhookUrl: 'not a url' }],
+    ['empty', { customChannelWebhookUrl: '' }],
+    ['ftp', { customChannelWebhookUrl: 'ftp://files.example.com/in' }],
+    ['javascript:', { customChannelWebhookUrl: 'javascript:alert(1)' }],
+    ['file:', { customChannelWebhookUrl: 'file:///etc/passwd' }],
+    ['a number', { customChannelWebhookUrl: 42 }],
+    ['too long', { customChannelWebhookUrl: `https://example.com/${'a'.repeat(3000)}` }],
+  ])('PUT with %s → 400; the saved URL is kept', async (_what, body) => {
+    const url = 'https://kept.example.com/hook';
+    await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: url } });
+    expectApiError(await api(ctx.gw, account, 'PUT', 'settings', { body }), 400);
+    expect((await api(ctx.gw, account, 'GET', 'settings')).body.customChannelWebhookUrl).toBe(url);
+  });
+
+  test('POST /v1/settings/webhook-secret rotates the secret and keeps the URL', async () => {
+    const before = (await api(ctx.gw, account, 'GET', 'settings')).body;
+    const res = await api(ctx.gw, account, 'POST', 'settings/webhook-secret');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ customChannelWebhookUrl: before.customChannelWebhookUrl, webhookSecret: expect.stringMatching(/^whsec_/) });
+    expect(res.body.webhookSecret).not.toBe(before.webhookSecret);
+    expect((await api(ctx.gw, account, 'GET', 'settings')).body).toEqual(res.body);
+  });
+
+  test("settings are the caller's own", async () => {
+    const other = await createAccount(ctx.gw);
+    const mine = (await api(ctx.gw, account, 'GET', 'settings')).body;
+    const theirs = (await api(ctx.gw, other, 'GET', 'settings')).body;
+    expect(theirs.webhookSecret).not.toBe(mine.webhookSecret);
+    expect(theirs.customChannelWebhookUrl).toBeNull();
+  });
+});
+
+describe('webhook subscriptions', () => {
+  test('create → 201 with its secret (shown once); GET one and all without it; DELETE → 204, then 404', async () => {
+    const owner = await createAccount(ctx.gw);
+    const created = await api(ctx.gw, owner, 'POST', 'webhooks', { body: { url: 'https://n8n.example.com/webhook/abc', events: ['reply', 'auto_recharge'] } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      url: 'https://n8n.example.com/webhook/abc',
+      events: ['reply', 'auto_recharge'],
+      createdAt: expect.stringMatching(/Z$/),
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    const { secret: _s, ...shown } = created.body;
+
+    const one = await api(ctx.gw, owner, 'GET', `webhooks/${created.body.id}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(shown);
+    expect((await api(ctx.gw, owner, 'GET', 'webhooks')).body).toEqual({ data: [shown] });
+
+    const del = await api(ctx.gw, owner, 'DELETE', `webhooks/${created.body.id}`);
+    expect(del.status).toBe(204);
+    expectApiError(await api(ctx.gw, owner, 'GET', `webhooks/${created.body.id}`), 404, 'NOT_FOUND');
+    expectApiError(await api(ctx.gw, owner, 'DELETE', `webhooks/${created.body.id}`), 404, 'NOT_FOUND');
+    expect((await api(ctx.gw, owner, 'GET', 'webhooks')).body).toEqual({ data: [] });
+  });
+
+  test.each<[string, unknown]>([
+    ['no url', { events: ['reply'] }],
+    ['a bad url', { url: 'nope', events: ['reply'] }],
+    ['an ftp url', { url: 'ftp://example.com/x', events: ['reply'] }],
+    ['no events', { url: 'https://example.com/h' }],
+    ['empty events', { url: 'https://example.com/h', events: [] }],
+    ['an unknown event', { url: 'https://example.com/h', events: ['everything'] }],
+    ['events as a string', { url: 'https://example.com/h', events: 'reply' }],
+  ])('create with %s → 400, nothing created', async (_what, body) => {
+    const owner = await createAccount(ctx.gw);
+    expectApiError(await api(ctx.gw, owner, 'POST', 'webhooks', { body }), 400);
+    expect((await api(ctx.gw, owner, 'GET', 'webhooks')).body).toEqual({ data: [] });
+  });
+
+  test('a repeated event is named once', async () => {
+    const res = await api(ctx.gw, account, 'POST', 'webhooks', { body: { url: 'https://n8n.example.com/webhook/dup', events: ['reply', 'reply'] } });
+    expect(res.status).toBe(201);
+    expect(res.body.events).toEqual(['reply']);
+  });
+
+  test('unknown id → 404', async () => {
+    expectApiError(await api(ctx.gw, account, 'GET', 'webhooks/whk_unknown'), 404, 'NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'DELETE', 'webhooks/whk_unknown'), 404, 'NOT_FOUND');
+  });
+});
+
+describe('campaigns', () => {
+  let listId: string;
+  beforeAll(async () => {
+    listId = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Campaign list' } })).body.id;
+  });
+
+  test('create with a name only → 201 with the defaults', async () => {
+    const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Spring funnel' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      name: 'Spring funnel',
+      type: 'combined',
+      language: 'en',
+      listId: null,
+      channel: 'whatsapp',
+      openingTemplate: null,
+      openingMessage: null,
+      triggerOnNewContacts: false,
+      status: 'draft',
+      followUps: { enabled: false, delaysMinutes: [] },
+      bot: { active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: '' },
+      createdAt: expect.stringMatching(/Z$/),
+      updatedAt: expect.stringMatching(/Z$/),
+    });
+    expect(res.body).not.toHaveProperty('accountId');
+    const read = await api(ctx.gw, account, 'GET', `campaigns/${res.body.id}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(res.body);
+  });
+
+  test('create with every setting → stored as given; listed by GET /v1/campaigns', async () => {
+    const body = {
+      name: 'Dental leads',
+      type: 'outgoing',
+      language: 'pt-BR',
+      listId,
+      channel: 'sms',
+      openingTemplate: 'welcome_v2',
+      openingMessage: 'Hi {{firstName}}!',
+      triggerOnNewContacts: true,
+      status: 'live',
+      followUps: { enabled: true, delaysMinutes: [60, 1440] },
+      bot: { active: false, instructions: 'Be brief', companyInfo: 'Smile Co', faqs: [{ question: 'Price?', answer: 'From $50' }], resources: ['https://smile.example.com'], goal: 'Book a visit' },
+    };
+    const res = await api(ctx.gw, account, 'POST', 'campaigns', { body });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject(body);
+    const all = await api(ctx.gw, account, 'GET', 'campaigns');
+    expect(all.status).toBe(200);
+    expect(all.body.data).toContainEqual(res.body);
+  });
+
+  test('a partial bot is completed with the defaults', async () => {
+    const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Bot', bot: { goal: 'Qualify' } } });
+    expect(res.body.bot).toEqual({ active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: 'Qualify' });
+  });
+
+  test("listId of another account or unknown → 404, nothing created", async () => {
+    const other = await createAccount(ctx.gw);
+    const foreignList = (await api(ctx.gw, other, 'POST', 'lists', { body: { name: 'Theirs' } })).body.id;
+    const before = (await api(ctx.gw, account, 'GET', 'campaigns')).body.data.length;
+    expectApiError(await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'X', listId: foreignList } }), 404, 'NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'X', listId: 'lst_unknown' } }), 404, 'NOT_FOUND');
+    expect((await api(ctx.gw, account, 'GET', 'campaigns')).body.data).toHaveLength(before);
+  });
+
+  test.each<[string, unknown]>([
+    ['no name', {}],
+    ['blank name', { name: '  ' }],
+    ['unknown type', { name: 'x', type: 'broadcast' }],
+    ['unknown status', { name: 'x', status: 'archived' }],
+    ['unknown channel', { name: 'x', channel: 'fax' }],
+    ['trigger not a boolean', { name: 'x', triggerOnNewContacts: 'yes' }],
+    ['follow-up delay of 0', { name: 'x', followUps: { enabled: true, delaysMinutes: [0] } }],
+    ['faq without answer', { name: 'x', bot: { faqs: [{ question: 'q' }] } }],
+  ])('create with %s → 400', async (_what, body) => {
+    expectApiError(await api(ctx.gw, account, 'POST', 'campaigns', { body }), 400);
+  });
+
+  test('PATCH changes the given fields and merges bot and followUps', async () => {
+    const created = (await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: { name: 'To change', bot: { instructions: 'Keep me', goal: 'Old goal' }, followUps: { enabled: false, delaysMinutes: [30] } },
+    })).body;
+    const res = await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, {
+      body: { status: 'live', triggerOnNewContacts: true, listId, bot: { goal: 'New goal' }, followUps: { enabled: true } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      ...created,
+      status: 'live',
+      triggerOnNewContacts: true,
+      listId,
+      bot: { ...created.bot, instructions: 'Keep me', goal: 'New goal' },
+      followUps: { enabled: true, delaysMinutes: [30] },
+      updatedAt: expect.stringMatching(/Z$/),
+    });
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${created.id}`)).body).toEqual(res.body);
+
+    const detached = await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { listId: null } });
+    expect(detached.status).toBe(200);
+    expect(detached.body.listId).toBeNull();
+  });
+
+  test('PATCH with nothing, bad values, a foreign list or an unknown id → 400/404, nothing changes', async () => {
+    const created = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Stable' } })).body;
+    const other = await createAccount(ctx.gw);
+    const foreignList = (await api(ctx.gw, other, 'POST', 'lists', { body: { name: 'Theirs' } })).body.id;
+    expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: {} }), 400);
+    expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { status: 'done' } }), 400);
+    expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { name: '' } }), 400);
+    expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { listId: foreignList } }), 404, 'NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'PATCH', 'campaigns/cmp_unknown', { body: { status: 'live' } }), 404, 'NOT_FOUND');
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${created.id}`)).body).toEqual(created);
+  });
+
+  test('unknown campaign → 404; no key → 401', async () => {
+    expectApiError(await api(ctx.gw, account, 'GET', 'campaigns/cmp_unknown'), 404, 'NOT_FOUND');
+    expectApiError(await request(ctx.gw, 'GET', '/v1/campaigns'), 401, 'UNAUTHORIZED');
+  });
+});
