@@ -1,0 +1,254 @@
+import {
+  api,
+  createAccount,
+  expectApiError,
+  expectNoStack,
+  expectPlainError,
+  incoming,
+  request,
+  uniquePhone,
+  useGateway,
+  type TestAccount,
+} from './api-support';
+
+/** Spec §7 (errors) and §8 (limits): error shapes, body handling, unknown routes, methods, rate limit. */
+const ctx = useGateway();
+let account: TestAccount;
+let agency: TestAccount;
+beforeAll(async () => {
+  account = await createAccount(ctx.gw);
+  agency = await createAccount(ctx.gw, { type: 'agency' });
+});
+
+const jsonRoutes: Array<[string, string]> = [
+  ['POST', 'contacts'],
+  ['POST', 'lists'],
+  ['POST', 'lists/lst_x/contacts'],
+  ['POST', 'campaigns'],
+  ['PATCH', 'campaigns/cmp_x'],
+  ['POST', 'send_custom_channel_message'],
+  ['PUT', 'settings'],
+  ['POST', 'webhooks'],
+];
+
+describe('request bodies', () => {
+  test.each(jsonRoutes)('%s /v1/%s: malformed JSON → 400 INVALID_JSON', async (method, path) => {
+    for (const body of ['{"phone": ', '{phone: "+1555"}', "{'a':1}", '{"a":1,}', 'undefined', '"just a string"', 'null', '42']) {
+      expectApiError(await api(ctx.gw, account, method, path, { body }), 400, 'INVALID_JSON');
+    }
+  });
+
+  test('credit grant and incoming endpoint: malformed JSON → 400 in their shapes', async () => {
+    expectApiError(await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: '{"email":' }), 400, 'INVALID_JSON');
+    expectPlainError(await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: '{"customData":' }), 400);
+  });
+
+  test.each(jsonRoutes.filter(([m]) => m !== 'PATCH'))('%s /v1/%s: a JSON array → 400', async (method, path) => {
+    expectApiError(await api(ctx.gw, account, method, path, { body: [{ name: 'x', phone: '+15550100199' }] }), 400);
+  });
+
+  test('wrong types → 400 naming the field', async () => {
+    const cases: Array<[string, string, unknown, RegExp]> = [
+      ['POST', 'contacts', { phone: 15550100199 }, /phone/],
+      ['POST', 'contacts', { phone: '+15550100199', firstName: { first: 'A' } }, /firstName/],
+      ['POST', 'contacts', { email: ['a@example.com'] }, /email/],
+      ['POST', 'contacts', { phone: '+15550100199', customFields: 'x' }, /customFields/],
+      ['POST', 'lists', { name: ['x'] }, /name/],
+      ['POST', 'campaigns', { name: 'x', followUps: 'often' }, /followUps/],
+      ['PUT', 'settings', { customChannelWebhookUrl: { url: 'https://x.example.com' } }, /customChannelWebhookUrl/],
+      ['POST', 'send_custom_channel_message', { customData: 'hi' }, /customData/],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const res = await api(ctx.gw, account, method, path, { body });
+      expectApiError(res, 400);
+      expect(res.body.error.message).toMatch(field);
+    }
+  });
+
+  test('a body in another media type → 415', async () => {
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml']) {
+      const res = await api(ctx.gw, account, 'POST', 'contacts', { body: '{"phone":"+15550100199"}', headers: { 'content-type': contentType } });
+      expectApiError(res, 415);
+    }
+    const plain = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: JSON.stringify(incoming()),
+      headers: { 'content-type': 'text/plain' },
+    });
+    expectPlainError(plain, 415);
+  });
+
+  test('JSON with a +json suffix type or a charset is accepted', async () => {
+    expect((await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() }, headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(201);
+    expect((await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() }, headers: { 'content-type': 'application/merge-patch+json' } })).status).toBe(201);
+  });
+
+  test('a non-UTF charset → 415', async () => {
+    for (const charset of ['latin1', 'iso-8859-1', 'windows-1252']) {
+      expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() }, headers: { 'content-type': `application/json; charset=${charset}` } }), 415);
+    }
+  });
+
+  test('a body over the limit (~100 kB) → 413 on normal routes', async () => {
+    const big = { phone: uniquePhone(), firstName: 'Big', customFields: { note: 'x'.repeat(2000) }, padding: 'y'.repeat(150_000) };
+    expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: big }), 413);
+    expectApiError(await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'x', pad: 'z'.repeat(120_000) } }), 413);
+    expectApiError(await api(ctx.gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: 'f', customChannel: 'c', body: 'b'.repeat(120_000) } } }), 413);
+    // Nothing was stored.
+    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: big.phone } }), 404);
+  });
+
+  test('a body just under the limit is read', async () => {
+    const res = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), pad: 'p'.repeat(90_000) } });
+    expect(res.status).toBe(201);
+  });
+});
+
+describe('routes and methods', () => {
+  test('unknown routes → 404 NOT_FOUND, with or without a key', async () => {
+    for (const path of ['/v1/nope', '/v1/contacts/ct_1/unknown', '/v2/contacts', '/', '/admin', '/v1']) {
+      expectApiError(await request(ctx.gw, 'GET', path), 404, 'NOT_FOUND');
+      expectApiError(await api(ctx.gw, account, 'POST', path, { body: {} }), 404, 'NOT_FOUND');
+    }
+  });
+
+  test.each<[string, string, string[]]>([
+    ['DELETE', '/v1/contacts', ['GET', 'POST']],
+    ['PUT', '/v1/contacts', ['GET', 'POST']],
+    ['POST', '/v1/contacts/ct_1', ['GET']],
+    ['PUT', '/v1/lists', ['GET', 'POST']],
+    ['DELETE', '/v1/lists/lst_1/contacts', ['GET', 'POST']],
+    ['DELETE', '/v1/campaigns/cmp_1', ['GET', 'PATCH']],
+    ['GET', '/v1/send_custom_channel_message', ['POST']],
+    ['GET', '/v1/subaccounts/credits', ['POST']],
+    ['POST', '/v1/credits', ['GET']],
+    ['PATCH', '/v1/settings', ['GET', 'PUT']],
+    ['GET', '/v1/api-key', ['POST']],
+    ['PUT', '/v1/webhooks/whk_1', ['DELETE', 'GET']],
+    ['DELETE', '/v1/messages/msg_1', ['GET']],
+    ['GET', '/admin/v1/accounts/acc_1/api-key', ['POST']],
+  ])('%s %s → 405 with Allow', async (method, path, allowed) => {
+    for (const who of [account, undefined]) {
+      const res = await api(ctx.gw, who, method, path);
+      expectApiError(res, 405, 'METHOD_NOT_ALLOWED');
+      const allow = String(res.headers.allow).split(/,\s*/);
+      for (const m of allowed) expect(allow).toContain(m);
+      expect(allow).not.toContain(method);
+    }
+  });
+});
+
+describe('never a 500 or a stack trace for bad input', () => {
+  const hostile: unknown[] = [
+    { __proto__: { admin: true }, phone: '+15550100199' },
+    JSON.parse('{"__proto__": {"polluted": 1}, "constructor": {"prototype": {"x": 1}}, "email": "p@example.com"}'),
+    { phone: '\u0000+1555\u0000' },
+    { phone: '+'.repeat(39) },
+    { email: `${'a'.repeat(400)}@example.com` },
+    { firstName: '\ud800', phone: '+15550100198' },
+    { phone: '+1 555 010 0199'.repeat(10) },
+    { name: 'x', listId: { $ne: null } },
+    { customData: { fromId: { $gt: '' }, body: ['x'], toId: 1, messageSid: true } },
+    { customData: { email: 1e309 } },
+    { contactId: 'ct_x'.repeat(100) },
+  ];
+  const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+  const deepObject = `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`;
+
+  test('hostile bodies on every JSON route', async () => {
+    const routes: Array<[string, string, TestAccount]> = [
+      ...jsonRoutes.map(([m, p]) => [m, p, account] as [string, string, TestAccount]),
+      ['POST', 'incoming_custom_channel_message', account],
+      ['POST', 'subaccounts/credits', agency],
+    ];
+    for (const [method, path, who] of routes) {
+      for (const body of [...hostile, deep, deepObject]) {
+        const res = await api(ctx.gw, who, method, path, { body: typeof body === 'string' ? body : JSON.stringify(body) });
+        expect({ method, path, status: res.status < 500 }).toEqual({ method, path, status: true });
+        expectNoStack(res);
+        if (res.status >= 400) expect(res.body).toHaveProperty('error');
+      }
+    }
+  });
+
+  test('hostile path parameters and queries', async () => {
+    const paths = [
+      '/v1/contacts/%00',
+      '/v1/contacts/..%2F..%2Fstore',
+      '/v1/media/..%2F..%2Fadmin-token',
+      '/v1/media/%2e%2e',
+      '/v1/contacts/%E0%A4%A',
+      '/v1/messages/__proto__',
+      '/v1/campaigns/constructor',
+      '/v1/lists/hasOwnProperty/contacts',
+      '/v1/contacts?email=%00',
+      '/v1/contacts?phoneNumber=%2B%2B%2B&email=',
+      '/v1/contacts?__proto__=1',
+    ];
+    for (const path of paths) {
+      const res = await api(ctx.gw, account, 'GET', path);
+      expect({ path, status: res.status >= 400 && res.status < 500 }).toEqual({ path, status: true });
+      expectNoStack(res);
+    }
+  });
+
+  test('hostile keys and headers', async () => {
+    for (const apiKey of ['\u00ff\u00fe', 'x'.repeat(5000), "' OR 1=1 --", '../../admin-token']) {
+      const res = await request(ctx.gw, 'GET', '/v1/lists', { headers: { 'x-api-key': Buffer.from(apiKey).toString('latin1') } });
+      expectApiError(res, 401);
+    }
+    const badKey = await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: 'a@example.com', amount: 1 }, headers: { 'idempotency-key': 'é' } });
+    expect(badKey.status).toBeLessThan(500);
+  });
+});
+
+describe('rate limit (LEADCHAT_RATE_LIMIT_PER_MINUTE=5)', () => {
+  const limited = useGateway({ LEADCHAT_RATE_LIMIT_PER_MINUTE: '5' });
+
+  test('the 6th request of a key → 429 RATE_LIMITED with RateLimit, RateLimit-Policy and Retry-After; another key is unaffected', async () => {
+    const a = await createAccount(limited.gw);
+    const b = await createAccount(limited.gw);
+    for (let i = 0; i < 5; i++) {
+      const ok = await api(limited.gw, a, 'GET', 'lists', { keyIn: (['header', 'bearer', 'query'] as const)[i % 3] });
+      expect(ok.status).toBe(200);
+      expect(ok.headers['ratelimit-policy']).toMatch(/q=5\b/);
+      expect(ok.headers.ratelimit).toMatch(new RegExp(`r=${4 - i}\\b`));
+    }
+    const refused = await api(limited.gw, a, 'POST', 'contacts', { body: { phone: '+15550100199' } });
+    expectApiError(refused, 429, 'RATE_LIMITED');
+    expect(refused.headers.ratelimit).toMatch(/r=0\b/);
+    expect(refused.headers['ratelimit-policy']).toMatch(/q=5\b/);
+    expect(refused.headers['ratelimit-policy']).toMatch(/w=60\b/);
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // The refused request did nothing.
+    expect((await api(limited.gw, b, 'GET', 'contacts', { query: { phoneNumber: '+15550100199' } })).status).toBe(404);
+
+    // The incoming endpoint answers the limit in its own shape.
+    const plain = await api(limited.gw, a, 'POST', 'incoming_custom_channel_message', { body: incoming() });
+    expectPlainError(plain, 429);
+    expect(plain.headers['retry-after']).toBeDefined();
+
+    // Every way of presenting the same key is the same budget.
+    expect((await api(limited.gw, a, 'GET', 'lists', { keyIn: 'query' })).status).toBe(429);
+
+    // Another key's budget is its own.
+    for (let i = 0; i < 4; i++) expect((await api(limited.gw, b, 'GET', 'lists')).status).toBe(200);
+  });
+
+  test('the limit is per key, not per address: requests without a valid key are 401, never 429', async () => {
+    for (let i = 0; i < 8; i++) expectApiError(await request(limited.gw, 'GET', '/v1/lists'), 401, 'UNAUTHORIZED');
+    const c = await createAccount(limited.gw);
+    expect((await api(limited.gw, c, 'GET', 'lists')).status).toBe(200);
+  });
+
+  test('a flood of one key does not refuse another key', async () => {
+    const flooder = await createAccount(limited.gw);
+    const quiet = await createAccount(limited.gw);
+    const flood = await Promise.all(Array.from({ length: 30 }, () => api(limited.gw, flooder, 'GET', 'lists')));
+    expect(flood.filter((r) => r.status === 200)).toHaveLength(5);
+    expect(flood.filter((r) => r.status === 429)).toHaveLength(25);
+    expect((await api(limited.gw, quiet, 'GET', 'lists')).status).toBe(200);
+  });
+});
