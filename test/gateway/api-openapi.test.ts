@@ -1,0 +1,117 @@
+import { api, createAccount, request, useGateway, type TestAccount } from './api-support';
+
+/** Part E: GET /v1/openapi.json describes every /v1 route as the server really serves it. */
+const ctx = useGateway();
+let doc: any;
+let account: TestAccount;
+beforeAll(async () => {
+  account = await createAccount(ctx.gw);
+  const res = await request(ctx.gw, 'GET', '/v1/openapi.json');
+  expect(res.status).toBe(200);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  doc = res.body;
+});
+
+const ROUTES: Record<string, string[]> = {
+  '/contacts': ['get', 'post'],
+  '/contacts/{id}': ['get'],
+  '/contacts/{id}/messages': ['get'],
+  '/lists': ['get', 'post'],
+  '/lists/{list_id}/contacts': ['get', 'post'],
+  '/campaigns': ['get', 'post'],
+  '/campaigns/{id}': ['get', 'patch'],
+  '/send_custom_channel_message': ['post'],
+  '/incoming_custom_channel_message': ['post'],
+  '/messages/{id}': ['get'],
+  '/media/{id}': ['get'],
+  '/subaccounts/credits': ['post'],
+  '/subaccounts/auto-recharge': ['put'],
+  '/credits': ['get'],
+  '/settings': ['get', 'put'],
+  '/settings/webhook-secret': ['post'],
+  '/api-key': ['post'],
+  '/webhooks': ['get', 'post'],
+  '/webhooks/{id}': ['delete', 'get'],
+};
+
+test('is an OpenAPI 3.1 document served under this gateway', () => {
+  expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+  expect(doc.info).toEqual(expect.objectContaining({ title: expect.any(String), version: expect.any(String) }));
+  expect(doc.servers).toEqual([{ url: ctx.gw.apiBase }]);
+});
+
+test('names every route with its methods', () => {
+  const documented = Object.fromEntries(Object.entries(doc.paths).map(([p, ops]) => [p, Object.keys(ops as object).sort()]));
+  expect(documented).toEqual(ROUTES);
+});
+
+test('the methods documented for each path are exactly the ones the server allows', async () => {
+  for (const [path, methods] of Object.entries(doc.paths as Record<string, object>)) {
+    const concrete = `/v1${path.replace(/\{\w+\}/g, 'x1')}`;
+    const res = await api(ctx.gw, account, 'OPTIONS', concrete);
+    expect({ path, status: res.status }).toEqual({ path, status: 204 });
+    const allow = String(res.headers.allow).split(/,\s*/).filter((m) => m !== 'HEAD' && m !== 'OPTIONS').map((m) => m.toLowerCase()).sort();
+    expect({ path, allow }).toEqual({ path, allow: Object.keys(methods).sort() });
+  }
+});
+
+test('every operation is well formed: path parameters, responses, security, request bodies', () => {
+  const schemes = Object.keys(doc.components.securitySchemes);
+  expect(schemes.sort()).toEqual(['apiKeyHeader', 'apiKeyQuery', 'bearer']);
+  expect(doc.components.securitySchemes.apiKeyHeader).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+  expect(doc.components.securitySchemes.apiKeyQuery).toEqual({ type: 'apiKey', in: 'query', name: 'apiKey' });
+  expect(doc.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' });
+
+  for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+    for (const [method, op] of Object.entries(ops)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      expect({ where, summary: typeof op.summary }).toEqual({ where, summary: 'string' });
+      const declared = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name);
+      expect({ where, declared }).toEqual({ where, declared: params });
+      expect(Object.keys(op.responses).some((s) => /^2\d\d$/.test(s))).toBe(true);
+      for (const requirement of op.security) for (const name of Object.keys(requirement)) expect(schemes).toContain(name);
+      for (const ref of JSON.stringify(op).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)) expect(doc.components.schemas).toHaveProperty(ref[1]!);
+      if (method === 'post' || method === 'put' || method === 'patch') {
+        const bodyless = ['/settings/webhook-secret', '/api-key'].includes(path);
+        if (!bodyless) expect({ where, schema: op.requestBody?.content?.['application/json']?.schema?.type }).toEqual({ where, schema: 'object' });
+      }
+    }
+  }
+});
+
+test('the credit grant documents the x-api-key header as its only way of authenticating', () => {
+  expect(doc.paths['/subaccounts/credits'].post.security).toEqual([{ apiKeyHeader: [] }]);
+  expect(doc.paths['/contacts'].post.security).toEqual(expect.arrayContaining([{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }]));
+});
+
+test('request schemas are the ones the routes validate with', () => {
+  const contact = doc.paths['/contacts'].post.requestBody.content['application/json'].schema;
+  expect(Object.keys(contact.properties)).toEqual(expect.arrayContaining(['firstName', 'first_name', 'lastName', 'last_name', 'phone', 'phone_number', 'email']));
+  const lookup = doc.paths['/contacts'].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name);
+  expect(lookup.sort()).toEqual(['email', 'phoneNumber']);
+  const listAdd = doc.paths['/lists/{list_id}/contacts'].post.requestBody.content['application/json'].schema;
+  expect(Object.keys(listAdd.properties).sort()).toEqual(['contactId', 'contact_id']);
+  const inbound = doc.paths['/incoming_custom_channel_message'].post.requestBody.content['application/json'].schema;
+  expect(inbound.required).toContain('customData');
+  expect(inbound.properties.customData.required).toEqual(expect.arrayContaining(['fromId', 'toId', 'body']));
+  expect(inbound.properties.messageType.enum).toEqual(['text', 'reaction']);
+  const send = doc.paths['/send_custom_channel_message'].post.requestBody.content['application/json'].schema;
+  expect(send.properties.customData.required).toEqual(expect.arrayContaining(['fromId', 'customChannel', 'body']));
+  const grant = doc.paths['/subaccounts/credits'].post.requestBody.content['application/json'].schema;
+  expect(grant.required).toEqual(expect.arrayContaining(['email', 'amount']));
+  expect(grant.properties.amount.type).toBe('number');
+});
+
+test('error responses document both shapes: plain on the incoming endpoint, {code,message} elsewhere', () => {
+  expect(doc.paths['/incoming_custom_channel_message'].post.responses.default.content['application/json'].schema.$ref).toBe('#/components/schemas/PlainError');
+  expect(doc.paths['/contacts'].post.responses.default.content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+  expect(doc.components.schemas.PlainError.properties.error.type).toBe('string');
+  expect(doc.components.schemas.Error.properties.error.properties).toEqual({ code: { type: 'string' }, message: { type: 'string' } });
+});
+
+test('is served without a key, and the same with one', async () => {
+  const withKey = await api(ctx.gw, account, 'GET', 'openapi.json');
+  expect(withKey.status).toBe(200);
+  expect(withKey.body).toEqual(doc);
+});
