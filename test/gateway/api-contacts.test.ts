@@ -46,6 +46,14 @@ describe('POST /v1/contacts', () => {
     expect(res.body.phone).toBe('+442079460958');
   });
 
+  test('custom fields (either spelling) are stored and returned', async () => {
+    const res = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), custom_fields: { plan: 'gold', seats: 3, trial: false } } });
+    expect(res.status).toBe(201);
+    expect(res.body.customFields).toEqual({ plan: 'gold', seats: 3, trial: false });
+    expect((await api(ctx.gw, account, 'GET', `contacts/${res.body.id}`)).body.customFields).toEqual({ plan: 'gold', seats: 3, trial: false });
+    expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), customFields: { nested: { no: 1 } } } }), 400);
+  });
+
   test('neither phone nor email → 400', async () => {
     for (const body of [{}, { firstName: 'Nobody' }, { firstName: 'Nobody', phone: '' }, { phone: '', email: '' }]) {
       expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body }), 400);
