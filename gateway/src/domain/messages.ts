@@ -69,7 +69,11 @@ function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' | 'cont
  */
 export async function receiveMessage(gw: Gateway, account: Account, input: IncomingInput): Promise<{ message: Message; duplicate: boolean }> {
   const seen = gw.store.lookup<Message>('messages', 'messageSid', sidKey(account.id, input.messageSid))[0];
-  if (seen) return { message: seen, duplicate: true };
+  if (seen) {
+    // The original may still be on its way to disk (a concurrent duplicate): acknowledge only what is durable.
+    await gw.store.durable();
+    return { message: seen, duplicate: true };
+  }
 
   let media: Media | undefined;
   let mediaRef: Message['media'] = null;
