@@ -1,0 +1,194 @@
+import https from 'node:https';
+import { createAccount, removeDir, startGateway, tempDir, type TestAccount, type TestGateway } from '../helpers/gateway';
+
+/**
+ * kill -9 during concurrent ingestion. Whatever the moment of the crash, after a restart on the same data dir:
+ * the store opens cleanly, every messageId that was acknowledged is readable, and re-posting its messageSid
+ * returns the same messageId (no duplicates). Requests cut off by the crash were never acknowledged: they may or
+ * may not have been stored, but only once.
+ */
+
+jest.setTimeout(180_000);
+
+const CLIENTS = 8;
+const SENDERS = 12;
+/** The crash comes once this many new messages have been acknowledged in the round: early, mid-stream, later on. */
+const KILL_AFTER = [25, 700, 2500];
+
+interface Reply {
+  status: number;
+  body: any;
+}
+
+/** A keep-alive client for one gateway run; its sockets die with the process. */
+function client(gw: TestGateway, apiKey: string) {
+  const agent = new https.Agent({ keepAlive: true, maxSockets: CLIENTS * 2, ca: gw.ca });
+  const call = (method: string, pathname: string, body?: unknown) =>
+    new Promise<Reply>((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = https.request(new URL(pathname, gw.url), {
+        method,
+        agent,
+        headers: { 'x-api-key': apiKey, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+          } catch {
+            reject(new Error(`not JSON (${res.statusCode}): ${text.slice(0, 200)}`));
+          }
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  return { call, close: () => agent.destroy() };
+}
+
+/** Everything posted so far, across every round. */
+const posted = new Map<string, { sender: string; text: string }>();
+/** messageSid → the messageId the gateway acknowledged for it. */
+const acked = new Map<string, string>();
+
+const senderOf = (n: number) => `crash-sender-${n % SENDERS}`;
+const incoming = (sid: string) => ({
+  customData: { messageSid: sid, fromId: posted.get(sid)!.sender, toId: 'crash-business', body: posted.get(sid)!.text, channel: 'crash-test' },
+});
+
+/** Records an acknowledgement; true if it is the first for this messageSid. */
+function recordAck(sid: string, reply: Reply): boolean {
+  if (reply.status !== 200 || reply.body?.success !== true) {
+    throw new Error(`unexpected answer for ${sid}: ${reply.status} ${JSON.stringify(reply.body)}`);
+  }
+  const before = acked.get(sid);
+  if (before !== undefined && before !== reply.body.messageId) {
+    throw new Error(`duplicate: ${sid} was acknowledged as ${before}, now as ${reply.body.messageId}`);
+  }
+  acked.set(sid, reply.body.messageId);
+  return before === undefined;
+}
+
+/**
+ * CLIENTS concurrent clients post new messages (every fifth one twice at once, as a retrying channel would) until
+ * `killAfter` have been acknowledged in this round, then the gateway is killed with SIGKILL.
+ */
+async function ingestUntilKilled(gw: TestGateway, apiKey: string, round: number, killAfter: number): Promise<{ ackedNow: number; inDoubt: string[] }> {
+  const { call, close } = client(gw, apiKey);
+  let next = 0;
+  let ackedNow = 0;
+  let killing: Promise<void> | undefined;
+  const inDoubt: string[] = [];
+  const unexpected: Error[] = [];
+
+  const post = async (sid: string) => {
+    let reply: Reply;
+    try {
+      reply = await call('POST', '/v1/incoming_custom_channel_message', incoming(sid));
+    } catch (err) {
+      // Cut off by the crash: never acknowledged.
+      if (killing) inDoubt.push(sid);
+      else unexpected.push(err as Error);
+      return;
+    }
+    try {
+      if (recordAck(sid, reply)) ackedNow += 1;
+    } catch (err) {
+      unexpected.push(err as Error);
+      return;
+    }
+    if (ackedNow >= killAfter) killing ??= gw.kill();
+  };
+  const worker = async () => {
+    while (!killing) {
+      const n = next++;
+      const sid = `r${round}-m${n}`;
+      posted.set(sid, { sender: senderOf(n), text: `round ${round} message ${n} ${'·'.repeat(n % 200)}` });
+      await Promise.all(n % 5 === 0 ? [post(sid), post(sid)] : [post(sid)]);
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, worker));
+  await killing;
+  close();
+  if (unexpected.length) throw unexpected[0];
+  expect(gw.process.signalCode).toBe('SIGKILL');
+  return { ackedNow, inDoubt: [...new Set(inDoubt)].filter((sid) => !acked.has(sid)) };
+}
+
+/** Runs `fn` over `items` with `width` calls at a time. */
+async function inParallel<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (i < items.length) await fn(items[i++]!);
+  }));
+}
+
+async function verify(gw: TestGateway, apiKey: string, inDoubt: string[]): Promise<void> {
+  const { call, close } = client(gw, apiKey);
+  try {
+    // Every acknowledged message is there, as it was sent.
+    const contactOf = new Map<string, string>();
+    await inParallel([...acked], CLIENTS, async ([sid, messageId]) => {
+      const res = await call('GET', `/v1/messages/${messageId}`);
+      expect({ sid, status: res.status }).toEqual({ sid, status: 200 });
+      expect(res.body).toEqual(expect.objectContaining({ id: messageId, messageSid: sid, direction: 'incoming', body: posted.get(sid)!.text, fromId: posted.get(sid)!.sender }));
+      const sender = posted.get(sid)!.sender;
+      // One contact per sender, whatever the crashes did.
+      expect({ sender, contactId: res.body.contactId }).toEqual({ sender, contactId: contactOf.get(sender) ?? res.body.contactId });
+      contactOf.set(sender, res.body.contactId);
+    });
+
+    // Re-posting acknowledged messages is recognised; messages cut off by the crash are stored now (or were already).
+    await inParallel([...acked.keys(), ...inDoubt], CLIENTS, async (sid) => {
+      recordAck(sid, await call('POST', '/v1/incoming_custom_channel_message', incoming(sid)));
+    });
+
+    // Each contact's thread holds every message posted for its sender exactly once.
+    for (const [sender, contactId] of contactOf) {
+      const thread = await call('GET', `/v1/contacts/${contactId}/messages`);
+      expect(thread.status).toBe(200);
+      const sids: string[] = thread.body.data.map((m: { messageSid: string }) => m.messageSid);
+      const expected = [...acked.keys()].filter((sid) => posted.get(sid)!.sender === sender);
+      expect(sids.length).toBe(new Set(sids).size);
+      expect(new Set(sids)).toEqual(new Set(expected));
+      for (const m of thread.body.data) expect(m.id).toBe(acked.get(m.messageSid));
+    }
+  } finally {
+    close();
+  }
+}
+
+describe('kill -9 during concurrent ingestion', () => {
+  const dataDir = tempDir('leadchat-crash-');
+  let gw: TestGateway;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    gw = await startGateway({}, dataDir);
+    account = await createAccount(gw);
+  });
+
+  afterAll(async () => {
+    await gw?.kill();
+    removeDir(dataDir);
+  });
+
+  test.each(KILL_AFTER.map((n, i) => [i + 1, n]))('crash %i, after %i acknowledged messages', async (round, killAfter) => {
+    const { ackedNow, inDoubt } = await ingestUntilKilled(gw, account.apiKey, round, killAfter);
+    expect(ackedNow).toBeGreaterThanOrEqual(killAfter);
+
+    gw = await startGateway({}, dataDir);
+    // The store opened cleanly: no warning, no error logged while recovering.
+    expect(gw.output()).not.toMatch(/warn|error|"level":(40|50|60)/i);
+    await verify(gw, account.apiKey, inDoubt);
+  });
+
+  test('a clean stop after the crashes flushes everything and the next start finds it', async () => {
+    expect(await gw.stop()).toBe(0);
+    gw = await startGateway({}, dataDir);
+    expect(gw.output()).not.toMatch(/warn|error|"level":(40|50|60)/i);
+    await verify(gw, account.apiKey, []);
+    expect(acked.size).toBeGreaterThan(KILL_AFTER.reduce((a, b) => a + b, 0));
+  });
+});
