@@ -124,7 +124,9 @@ export function contactForFromId(
   update: boolean,
 ): Contact {
   const existing = findByFromId(tx, accountId, fromId);
-  const given = Object.fromEntries(Object.entries(details).filter(([, v]) => v)) as Partial<Contact>;
+  // Only the contact's own fields: callers pass a whole message input, whose `id` must not become the contact's.
+  const { firstName, lastName, email } = details;
+  const given = Object.fromEntries(Object.entries({ firstName, lastName, email }).filter(([, v]) => v)) as Partial<Contact>;
   if (!existing) return tx.insert('contacts', newContact(accountId, { fromId, ...given }));
   if (!update || Object.entries(given).every(([k, v]) => existing[k as keyof Contact] === v)) return existing;
   return tx.update<Contact>('contacts', existing.id, { ...given, updatedAt: now() });
