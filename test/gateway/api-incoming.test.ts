@@ -90,6 +90,30 @@ describe('validation (§2.4) → 400 {error:"<message>"}', () => {
     expect(res.body).toEqual({ success: true, messageId: expect.any(String) });
   });
 
+  test('the same id in two accounts, or equal to a contact id, is just a message id', async () => {
+    const other = await createAccount(ctx.gw);
+    const existing = (await api(ctx.gw, account, 'POST', 'contacts', { body: { email: `${unique('c')}@example.com` } })).body;
+    const shared = unique('ext');
+    const base = { toId: 'biz', body: 'hello' };
+    const mine = await receive({ customData: { ...base, id: shared, fromId: unique('u') } });
+    const theirs = await receive({ customData: { ...base, id: shared, fromId: unique('u') } }, ctx.gw, other);
+    const clash = await receive({ customData: { ...base, id: existing.id, fromId: unique('u') } });
+    for (const r of [mine, theirs, clash]) expect(r.status).toBe(200);
+    const contactIds = [(await message(mine.body.messageId)).contactId, (await message(clash.body.messageId)).contactId];
+    expect(contactIds).not.toContain(shared);
+    expect(contactIds).not.toContain(existing.id);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${existing.id}`)).body).toEqual(existing);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${contactIds[0]}`)).body).toEqual({
+      id: contactIds[0],
+      firstName: '',
+      lastName: '',
+      phone: '',
+      email: '',
+      fromId: expect.any(String),
+      createdAt: expect.any(String),
+    });
+  });
+
   test('mediaUrl null (no attachment) needs no content type', async () => {
     const res = await receive({ customData: { ...valid(), mediaUrl: null, mediaContentType: null } });
     expect(res.status).toBe(200);
