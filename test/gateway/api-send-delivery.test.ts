@@ -128,6 +128,16 @@ describe('delivery to the Custom Channel Webhook URL', () => {
     expect(m.deliveries[0].attempts.map((a: { status: number }) => a.status)).toEqual([status, 204]);
   });
 
+  test('Retry-After from the receiver is honoured over the schedule', async () => {
+    const hook = await receiver((n) => (n === 1 ? { status: 503, headers: { 'retry-after': '2' } } : { status: 200 }));
+    const account = await accountWith(hook.url);
+    const m = await settledMessage(ctx.gw, account, (await send(account, { fromId: unique('u') })).body.messageId);
+    expect(m.status).toBe('sent');
+    const [first, second] = m.deliveries[0].attempts.map((a: { at: string }) => Date.parse(a.at));
+    // The schedule says 100 ms; the receiver asked for 2 s.
+    expect(second - first).toBeGreaterThanOrEqual(1900);
+  });
+
   test.each([400, 404, 410])('%i → failed at once, with the error visible', async (status) => {
     const hook = await receiver(() => ({ status, body: 'no such conversation' }));
     const account = await accountWith(hook.url);
