@@ -148,7 +148,7 @@ describe('never a 500 or a stack trace for bad input', () => {
     { phone: '+1 555 010 0199'.repeat(10) },
     { name: 'x', listId: { $ne: null } },
     { customData: { fromId: { $gt: '' }, body: ['x'], toId: 1, messageSid: true } },
-    { customData: { email: 1e309 } },
+    { customData: { email: Number.MAX_VALUE } },
     { contactId: 'ct_x'.repeat(100) },
   ];
   const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
