@@ -116,7 +116,7 @@ export const settingsUpdate = z.object({ customChannelWebhookUrl: webhookUrl.nul
 export const webhookEvents = ['reply', 'auto_recharge'] as const;
 export const webhookCreate = z.object({
   url: webhookUrl,
-  events: z.array(z.enum(webhookEvents)).min(1, 'name at least one event').max(webhookEvents.length),
+  events: z.array(z.enum(webhookEvents)).min(1, 'name at least one event').max(20).transform((e) => [...new Set(e)]),
 });
 
 const faq = z.object({ question: nonBlank(1000), answer: nonBlank(5000) });

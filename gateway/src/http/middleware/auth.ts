@@ -10,7 +10,8 @@ import { unauthorized } from '../../errors.js';
  */
 export function apiKeyAuth(gw: Gateway, { headerOnly = false } = {}): RequestHandler {
   return (req, res, next) => {
-    const header = req.get('x-api-key');
+    // An empty header counts as absent, so it never hides a key given another way.
+    const header = req.get('x-api-key')?.trim() || undefined;
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
     const query = typeof req.query.apiKey === 'string' ? req.query.apiKey : undefined;
     if (headerOnly && (bearer || query) && !header) throw unauthorized('This endpoint takes the API key in the x-api-key header only');
