@@ -42,6 +42,11 @@ describe('API key presentation', () => {
     expect(res.status).toBe(200);
   });
 
+  test('an empty x-api-key header does not hide a Bearer key', async () => {
+    const res = await request(ctx.gw, 'GET', '/v1/lists', { headers: { 'x-api-key': '', authorization: `Bearer ${account.apiKey}` } });
+    expect(res.status).toBe(200);
+  });
+
   test('missing or invalid key → 401 with {error:{code,message}}', async () => {
     expectApiError(await request(ctx.gw, 'GET', '/v1/lists'), 401, 'UNAUTHORIZED');
     expectApiError(await request(ctx.gw, 'POST', '/v1/contacts', { body: { phone: '+15550100199' } }), 401, 'UNAUTHORIZED');
