@@ -7,6 +7,7 @@ import { adminToken } from './admin-token.js';
 import type { Config } from './config.js';
 import type { Gateway } from './context.js';
 import { collections } from './domain/collections.js';
+import { ApiError } from './errors.js';
 import { createApp } from './http/app.js';
 import { errorBody } from './http/errors.js';
 import { httpsRequired } from './http/middleware/https-only.js';
@@ -52,6 +53,9 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
       res.writeHead(err.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
       res.end(JSON.stringify(errorBody(req.url ?? '/', err)));
     });
+    // A request Node cannot parse (request line and headers over 16 kB, malformed HTTP) would get a bare status
+    // line, and over TLS the socket is destroyed before even that is flushed: answer in the API's shape instead.
+    for (const server of [secure, plain]) server.on('clientError', unparseable);
     const sockets = new Set<net.Socket>();
     const front = net.createServer((socket) => {
       sockets.add(socket);
@@ -106,4 +110,29 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     await unlock();
     throw err;
   }
+}
+
+const answered = new WeakSet<net.Socket>();
+
+function unparseable(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: net.Socket): void {
+  // The rest of the request still arriving keeps failing to parse: already answered, it is only drained below.
+  if (answered.has(socket)) return;
+  if (err.code === 'ECONNRESET' || !socket.writable || socket.bytesWritten > 0) return void socket.destroy();
+  answered.add(socket);
+  const error =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError(431, 'HEADERS_TOO_LARGE', 'The request line and headers must stay under 16 kB')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ApiError(408, 'REQUEST_TIMEOUT', 'The request took too long to arrive')
+        : new ApiError(400, 'MALFORMED_REQUEST', 'The request is not valid HTTP');
+  const url = /^[A-Z]+ (\S+)/.exec(err.rawPacket?.toString('latin1') ?? '')?.[1] ?? '/';
+  const body = JSON.stringify(errorBody(url, error));
+  socket.end(
+    `HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  // Closing while the client is still sending would reset the connection and lose the answer: read the rest
+  // first (bounded in time).
+  socket.resume();
+  socket.setTimeout(5_000, () => socket.destroy());
 }
