@@ -1,0 +1,507 @@
+import https from 'node:https';
+import fc from 'fast-check';
+import { createAccount, removeDir, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
+
+/**
+ * Property-based tests of the validators over real HTTPS. Generated hostile input (random JSON, wrong types, huge
+ * strings, deep nesting, unicode, prototype-pollution keys, random bytes, bad content types, random queries and
+ * path segments) never gets a 500, and every answer has the right shape: `{error:{code,message}}` everywhere,
+ * `{error:"..."}` on the incoming-message endpoint. Afterwards the data is intact, also across a restart.
+ */
+
+jest.setTimeout(120_000);
+
+const RUNS = 60;
+const INCOMING = '/v1/incoming_custom_channel_message';
+const OK = new Set([200, 201, 204]);
+const REFUSED = new Set([400, 401, 403, 404, 405, 409, 413, 415, 422, 431]);
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  body: any;
+}
+
+interface Hostile {
+  method: string;
+  path: string;
+  body?: string | Buffer;
+  /** undefined: no Content-Type header at all. */
+  contentType?: string;
+  contentEncoding?: string;
+  headers?: Record<string, string>;
+}
+
+let gw: TestGateway;
+let agency: TestAccount;
+let sub: TestAccount;
+let other: TestAccount;
+let listId: string;
+let contactId: string;
+let campaignId: string;
+let messageId: string;
+let otherContactId: string;
+
+function send(h: Hostile, key?: string): Promise<Answer> {
+  const headers: Record<string, string> = { ...h.headers };
+  if (key !== undefined) headers['x-api-key'] = key;
+  if (h.contentType !== undefined) headers['content-type'] = h.contentType;
+  if (h.contentEncoding !== undefined) headers['content-encoding'] = h.contentEncoding;
+  // Always framed: without a length, Node sends a GET/DELETE/OPTIONS body unframed, which is not HTTP at all.
+  if (h.body !== undefined) headers['content-length'] = String(Buffer.byteLength(h.body));
+  return new Promise((resolve, reject) => {
+    const req = https.request(new URL(h.path, gw.url), { method: h.method, headers, ca: gw.ca, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: any;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          body = text;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+      });
+    });
+    req.on('error', reject);
+    req.end(h.body);
+  });
+}
+
+/** Counterexamples can be megabytes: fast-check prints this summary of them instead. */
+function printable(h: Hostile): Hostile {
+  const cut = (v: string | Buffer | undefined) => {
+    if (v === undefined) return undefined;
+    const text = typeof v === 'string' ? v : `<${v.length} bytes> ${v.subarray(0, 100).toString('hex')}`;
+    return text.length > 300 ? `${text.slice(0, 300)}… (${text.length} chars)` : text;
+  };
+  Object.defineProperty(h, fc.toStringMethod, {
+    value: () => JSON.stringify({ ...h, path: cut(h.path), body: cut(h.body) }),
+    enumerable: false,
+  });
+  return h;
+}
+
+/** The properties every answer has, whatever was sent. */
+function expectSane(h: Hostile, res: Answer): void {
+  const where = `${h.method} ${h.path.slice(0, 120)}`;
+  const status = res.status;
+  expect({ where, status, ok: OK.has(status) || REFUSED.has(status) }).toEqual({ where, status, ok: true });
+  expect(res.text).not.toMatch(/\n\s+at |node_modules|\.js:\d+|\.ts:\d+/);
+  if (status === 204 || h.method === 'HEAD') return;
+  expect({ where, type: res.headers['content-type'] }).toEqual({ where, type: expect.stringMatching(/^application\/json/) });
+  const plain = h.path.split('?')[0]!.replace(/\/+$/, '').toLowerCase() === INCOMING;
+  if (status >= 400) {
+    if (plain) {
+      expect({ where, body: res.body }).toEqual({ where, body: { error: expect.any(String) } });
+      expect(res.body.error.length).toBeGreaterThan(0);
+    } else {
+      expect({ where, body: res.body }).toEqual({ where, body: { error: { code: expect.stringMatching(/^[A-Z][A-Z_]+$/), message: expect.any(String) } } });
+    }
+    if (status === 405) expect(res.headers.allow).toEqual(expect.any(String));
+  } else {
+    expect(typeof res.body === 'object' && res.body !== null && !Array.isArray(res.body)).toBe(true);
+    // A message's own `error` field (null or a delivery failure) is data, not an error answer.
+    expect(typeof res.body.error === 'object' && res.body.error !== null).toBe(false);
+  }
+}
+
+// ---- generators ----------------------------------------------------------------------------------------------
+
+const POLLUTION_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'isAdmin'];
+
+/** JSON text of an object whose keys may be `__proto__` and friends (JSON.stringify would drop or refuse them). */
+const objectText = (entries: Array<[string, string]>) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
+
+const weirdString = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.constantFrom('', ' ', '\t\n', '\u0000', '\u202e', '\ud800', '\udfff', '😀'.repeat(30), 'null', 'undefined', 'NaN', '[object Object]', '${7*7}', '<script>', "' OR 1=1 --", '../../etc/passwd', '%00', '\\u0000'),
+);
+const hugeString = fc.tuple(fc.integer({ min: 20_000, max: 300_000 }), fc.constantFrom('x', 'é', '😀', '\\', '"', ' ')).map(([n, c]) => c.repeat(Math.ceil(n / c.length)));
+const anyJsonText = fc.oneof(
+  { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v) ?? 'null') },
+  { weight: 1, arbitrary: fc.constantFrom('null', '[]', '{}', '""', '0', 'true', '-0', '1e999', '-1e999', '1e-400', '123456789012345678901234567890') },
+  { weight: 1, arbitrary: weirdString.map((s) => JSON.stringify(s)) },
+);
+/** Values meant for a field: mostly the wrong type, sometimes a plausible one. */
+const fieldValue = (plausible: fc.Arbitrary<unknown>[] = []) =>
+  fc.oneof(anyJsonText, weirdString.map((s) => JSON.stringify(s)), ...plausible.map((p) => p.map((v) => JSON.stringify(v) ?? 'null')));
+const pollutedObject: fc.Arbitrary<string> = fc.letrec<{ obj: string }>((tie) => ({
+  obj: fc
+    .array(fc.tuple(fc.oneof(fc.constantFrom(...POLLUTION_KEYS), fc.string({ maxLength: 8 })), fc.oneof({ depthSize: 'small' }, anyJsonText, tie('obj'))), { maxLength: 5 })
+    .map(objectText),
+})).obj;
+const deepNesting = fc.tuple(fc.integer({ min: 50, max: 100_000 }), fc.constantFrom(['[', ']'], ['{"a":', '}'], ['{"customData":', '}'], ['{"__proto__":', '}'])).map(
+  ([depth, [open, close]]) => `${open!.repeat(depth)}${open === '[' ? '' : '1'}${close!.repeat(depth)}`,
+);
+const randomBytes = fc.uint8Array({ maxLength: 3000 }).map((a) => Buffer.from(a));
+
+/** An object with the route's own field names holding hostile values: gets past the outer shape checks. */
+function fieldsOf(fields: Record<string, fc.Arbitrary<unknown>[]>): fc.Arbitrary<string> {
+  const names = Object.keys(fields);
+  return fc
+    .array(fc.oneof(
+      { weight: 5, arbitrary: fc.constantFrom(...names).chain((name) => fieldValue(fields[name]).map((v) => [name, v] as [string, string])) },
+      { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...POLLUTION_KEYS), fc.oneof(anyJsonText, pollutedObject)) },
+      { weight: 1, arbitrary: fc.constantFrom(...names).chain((name) => hugeString.map((s) => [name, JSON.stringify(s)] as [string, string])) },
+    ), { maxLength: names.length + 2 })
+    .map(objectText);
+}
+
+const contentTypes = fc.oneof(
+  { weight: 6, arbitrary: fc.constant('application/json') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom<string | undefined>(
+      undefined,
+      'application/json; charset=utf-8',
+      'application/json; charset=utf-16',
+      'application/json; charset=iso-8859-1',
+      'application/json; charset="bogus"',
+      'application/vnd.api+json',
+      'text/plain',
+      'text/json',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=----x',
+      'application/xml',
+      '*/*',
+      'application/',
+      ';;;',
+      'application/json;;;charset',
+    ),
+  },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 30 }).filter((s) => /^[\x20-\x7e]*$/.test(s)) },
+);
+const contentEncodings = fc.oneof(
+  { weight: 8, arbitrary: fc.constant<string | undefined>(undefined) },
+  { weight: 1, arbitrary: fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'compress', 'x-bogus') },
+);
+
+/** A body for a route: its own fields with hostile values, or anything at all. */
+function hostileBody(fields: Record<string, fc.Arbitrary<unknown>[]>, wrap?: (inner: string) => string): fc.Arbitrary<string | Buffer> {
+  const own = fieldsOf(fields);
+  return fc.oneof(
+    { weight: 5, arbitrary: wrap ? fc.oneof(own.map(wrap), own) : own },
+    { weight: 2, arbitrary: anyJsonText },
+    { weight: 1, arbitrary: pollutedObject },
+    { weight: 1, arbitrary: deepNesting },
+    { weight: 1, arbitrary: randomBytes },
+    { weight: 1, arbitrary: hugeString.map((s) => JSON.stringify({ value: s })) },
+  );
+}
+
+function hostileRequest(method: string, path: fc.Arbitrary<string>, body: fc.Arbitrary<string | Buffer>): fc.Arbitrary<Hostile> {
+  return fc.record({ method: fc.constant(method), path, body, contentType: contentTypes, contentEncoding: contentEncodings }).map((h) => {
+    const out: Hostile = { method: h.method, path: h.path, body: h.body };
+    if (h.contentType !== undefined) out.contentType = h.contentType;
+    if (h.contentEncoding !== undefined) out.contentEncoding = h.contentEncoding;
+    return printable(out);
+  });
+}
+
+/** Percent-encodes any string; lone surrogates (which encodeURIComponent refuses) become U+FFFD first. */
+const enc = (s: string) => encodeURIComponent(Buffer.from(s, 'utf8').toString('utf8'));
+
+/** A path segment: a real id of the right kind, another tenant's, or something odd (percent-encoded or malformed). */
+const segment = (...real: Array<() => string>) =>
+  fc.oneof(
+    ...real.map((r) => fc.constant(null).map(() => r())),
+    weirdString.filter((s) => s.length > 0).map(enc),
+    fc.constantFrom('%', '%E0%A4%A', '%ZZ', '..', '%2e%2e', '%2F', 'ct_', 'msg_%00', 'a'.repeat(5000)),
+  );
+
+const phones = ['+14155550100', '+1 (415) 555-0101', '+44 20 7946 0958', '+1415555', '+999 1234', '14155550100', '+', '+0', '+1 415 555 0100 ext. 5', '０１２３'];
+const emails = ['lead@example.com', 'LEAD@EXAMPLE.COM', 'a@b', 'no-at-sign', '@example.com', 'x@y.z', ' spaced@example.com ', 'dup@example.com'];
+const sids = ['m1', 'm2', 'dup', 'x1', '  ', 'msg_1'];
+const fromIds = ['f1', 'f2', '+14155550100', 'whatsapp:+14155550100', ' '];
+const mediaUrls = [
+  'https://cdn.example.com/a.png',
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'data:image/png;base64,!!!notbase64',
+  'data:text/plain;base64,aGVsbG8=',
+  'data:;base64,',
+  'data:image/png,rawbytes',
+  'javascript:alert(1)',
+  'file:///etc/passwd',
+];
+
+// ---- set-up ----------------------------------------------------------------------------------------------------
+
+beforeAll(async () => {
+  gw = await startGateway();
+  agency = await createAccount(gw, { type: 'agency' });
+  sub = await createAccount(gw, { parentEmail: agency.email });
+  other = await createAccount(gw);
+  const k = { apiKey: agency.apiKey };
+  listId = (await request(gw, 'POST', '/v1/lists', { ...k, body: { name: 'Leads' } })).body.id;
+  contactId = (await request(gw, 'POST', '/v1/contacts', { ...k, body: { phone: '+14155550199', firstName: 'Known' } })).body.id;
+  campaignId = (await request(gw, 'POST', '/v1/campaigns', { ...k, body: { name: 'Spring' } })).body.id;
+  messageId = (await request(gw, 'POST', INCOMING, { ...k, body: { customData: { messageSid: 'seed', fromId: 'seed-sender', toId: 'biz', body: 'seed' } } })).body.messageId;
+  otherContactId = (await request(gw, 'POST', '/v1/contacts', { apiKey: other.apiKey, body: { email: 'theirs@example.com' } })).body.id;
+  expect([listId, contactId, campaignId, messageId, otherContactId].every(Boolean)).toBe(true);
+});
+
+afterAll(async () => {
+  if (!gw) return;
+  await gw.stop();
+  removeDir(gw.dataDir);
+});
+
+/** Checks one generated request with the given key, and a 2xx against the state it claims. */
+async function check(h: Hostile, key: string | undefined): Promise<void> {
+  const res = await send(h, key);
+  expectSane(h, res);
+  if (h.path === INCOMING && res.status === 200) {
+    expect(res.body).toEqual({ success: true, messageId: expect.stringMatching(/^msg_/) });
+    const stored = await request(gw, 'GET', `/v1/messages/${res.body.messageId}`, { apiKey: key });
+    expect(stored.status).toBe(200);
+    expect(stored.body.contactId).toMatch(/^ct_/);
+    expect((await request(gw, 'GET', `/v1/contacts/${stored.body.contactId}`, { apiKey: key })).status).toBe(200);
+  }
+  if (h.path === '/v1/contacts' && (res.status === 200 || res.status === 201)) {
+    expect(res.body.id).toMatch(/^ct_/);
+  }
+}
+
+const keys = () => fc.constantFrom(agency.apiKey, other.apiKey);
+
+// ---- properties ----------------------------------------------------------------------------------------------
+
+describe('hostile bodies on every POST/PUT/PATCH route', () => {
+  test('POST /v1/contacts', async () => {
+    const body = hostileBody({
+      phone: [fc.constantFrom(...phones)],
+      phone_number: [fc.constantFrom(...phones)],
+      email: [fc.constantFrom(...emails)],
+      firstName: [weirdString],
+      first_name: [weirdString],
+      lastName: [weirdString],
+      customFields: [fc.dictionary(fc.oneof(fc.constantFrom(...POLLUTION_KEYS), fc.string()), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 60 })],
+      custom_fields: [],
+    });
+    await fc.assert(fc.asyncProperty(hostileRequest('POST', fc.constant('/v1/contacts'), body), keys(), check), { numRuns: RUNS * 2 });
+  });
+
+  test('POST /v1/incoming_custom_channel_message', async () => {
+    const customData = fieldsOf({
+      messageSid: [fc.constantFrom(...sids), fc.constant(null).map(() => contactId)],
+      id: [fc.constantFrom(...sids), fc.constant(null).map(() => contactId), fc.constant(null).map(() => otherContactId)],
+      fromId: [fc.constantFrom(...fromIds)],
+      toId: [fc.constant('biz')],
+      body: [weirdString, fc.constant('hello')],
+      status: [fc.constantFrom('received', 'read')],
+      channel: [fc.constantFrom('sms', 'telegram')],
+      campaignId: [fc.constant(null).map(() => campaignId)],
+      firstName: [weirdString],
+      email: [fc.constantFrom(...emails)],
+      mediaUrl: [fc.constantFrom(...mediaUrls), fc.constant(null)],
+      mediaContentType: [fc.constantFrom('image/png', 'image/jpeg', 'text/plain', '', 'application/octet-stream'), fc.constant(null)],
+    });
+    // Plausible messages: the required fields present, one field at a time hostile or from a small shared pool,
+    // from two tenants: the dedup, contact and media logic is reached, not only the schema.
+    const plausible = fc
+      .record({
+        sidField: fc.constantFrom('messageSid', 'id'),
+        sid: fc.oneof(fc.constantFrom(...sids), fc.constant(null).map(() => contactId), weirdString),
+        fromId: fc.oneof(fc.constantFrom(...fromIds), weirdString),
+        body: fc.oneof(fc.constant('hi'), weirdString),
+        extra: fieldsOf({ email: [fc.constantFrom(...emails)], firstName: [weirdString], mediaUrl: [fc.constantFrom(...mediaUrls)], mediaContentType: [fc.constantFrom('image/png', 'text/plain')], status: [], channel: [] }),
+        messageType: fc.constantFrom(undefined, '"text"', '"reaction"', '"sticker"', '7'),
+      })
+      .map(({ sidField, sid, fromId, body, extra, messageType }) => {
+        const required: Array<[string, string]> = [[sidField, JSON.stringify(sid)], ['fromId', JSON.stringify(fromId)], ['toId', '"biz"'], ['body', JSON.stringify(body)]];
+        const inner = extra === '{}' ? objectText(required) : `${objectText(required).slice(0, -1)},${extra.slice(1)}`;
+        return objectText([['customData', inner], ...(messageType ? [['messageType', messageType] as [string, string]] : [])]);
+      });
+    const body = fc.oneof(
+      { weight: 3, arbitrary: plausible },
+      { weight: 3, arbitrary: hostileBody({ customData: [], messageType: [fc.constantFrom('text', 'reaction')] }, (inner) => objectText([['customData', inner]])) },
+      { weight: 2, arbitrary: customData.map((inner) => objectText([['customData', inner]])) },
+    );
+    await fc.assert(fc.asyncProperty(hostileRequest('POST', fc.constant(INCOMING), body), keys(), check), { numRuns: RUNS * 3 });
+  });
+
+  test('POST /v1/send_custom_channel_message', async () => {
+    const body = hostileBody(
+      { fromId: [fc.constantFrom(...fromIds)], customChannel: [fc.constantFrom('sms', ' ')], body: [weirdString], campaignId: [], firstName: [weirdString], email: [fc.constantFrom(...emails)] },
+      (inner) => objectText([['customData', inner]]),
+    );
+    await fc.assert(fc.asyncProperty(hostileRequest('POST', fc.constant('/v1/send_custom_channel_message'), body), keys(), check), { numRuns: RUNS });
+  });
+
+  test('POST /v1/lists and POST /v1/lists/{id}/contacts', async () => {
+    const create = hostileRequest('POST', fc.constant('/v1/lists'), hostileBody({ name: [weirdString] }));
+    const add = hostileRequest(
+      'POST',
+      segment(() => listId).map((id) => `/v1/lists/${id}/contacts`),
+      hostileBody({ contactId: [fc.constant(null).map(() => contactId), fc.constant(null).map(() => otherContactId)], contact_id: [fc.constant(null).map(() => contactId)] }),
+    );
+    await fc.assert(fc.asyncProperty(fc.oneof(create, add), keys(), check), { numRuns: RUNS * 2 });
+  });
+
+  test('POST /v1/campaigns and PATCH /v1/campaigns/{id}', async () => {
+    const fields = {
+      name: [weirdString],
+      type: [fc.constantFrom('combined', 'outgoing', 'incoming')],
+      language: [fc.constantFrom('en', 'de')],
+      listId: [fc.constant(null).map(() => listId), fc.constant(null)],
+      channel: [fc.constantFrom('whatsapp', 'sms')],
+      openingTemplate: [weirdString],
+      openingMessage: [weirdString],
+      triggerOnNewContacts: [fc.boolean()],
+      status: [fc.constantFrom('draft', 'live', 'paused')],
+      followUps: [fc.record({ enabled: fc.boolean(), delaysMinutes: fc.array(fc.integer({ min: -5, max: 50_000 }), { maxLength: 12 }) })],
+      bot: [fc.record({ active: fc.boolean(), instructions: weirdString, faqs: fc.array(fc.record({ question: weirdString, answer: weirdString }), { maxLength: 3 }) }, { requiredKeys: [] })],
+    };
+    const create = hostileRequest('POST', fc.constant('/v1/campaigns'), hostileBody(fields));
+    const update = hostileRequest('PATCH', segment(() => campaignId).map((id) => `/v1/campaigns/${id}`), hostileBody(fields));
+    await fc.assert(fc.asyncProperty(fc.oneof(create, update), keys(), check), { numRuns: RUNS * 2 });
+  });
+
+  test('POST /v1/subaccounts/credits and PUT /v1/subaccounts/auto-recharge', async () => {
+    const money = [fc.double(), fc.integer({ min: -10, max: 2_000_000_000 }), fc.constantFrom(0.001, 1.005, 5, 1e9, 1e10, -0, Number.MAX_VALUE, Number.MIN_VALUE)];
+    const email = [fc.constant(null).map(() => sub.email), fc.constant(null).map(() => other.email), fc.constantFrom(...emails)];
+    const grant = hostileRequest('POST', fc.constant('/v1/subaccounts/credits'), hostileBody({ email, amount: money, description: [weirdString] }));
+    const recharge = hostileRequest('PUT', fc.constant('/v1/subaccounts/auto-recharge'), hostileBody({ email, enabled: [fc.boolean()], threshold: money, amount: money }));
+    const idempotencyKey = fc.option(fc.oneof(fc.constantFrom('k1', 'k2'), fc.string({ unit: 'grapheme-ascii', maxLength: 300 }).filter((s) => /^[\x20-\x7e]*$/.test(s))), { nil: undefined });
+    const withKey = fc.tuple(fc.oneof(grant, recharge), idempotencyKey).map(([h, k]) => (k === undefined ? h : printable({ ...h, headers: { 'idempotency-key': k } })));
+    // The agency, its sub-account (403) and a standard account (403).
+    const key = fc.constantFrom(agency.apiKey, agency.apiKey, sub.apiKey, other.apiKey);
+    await fc.assert(fc.asyncProperty(withKey, key, check), { numRuns: RUNS * 2 });
+  });
+
+  test('PUT /v1/settings and POST /v1/webhooks', async () => {
+    // Only unreachable or invalid targets: nothing is delivered anywhere.
+    const url = [fc.constantFrom('http://127.0.0.1:1/hook', 'https://127.0.0.1:1/x', 'ftp://example.com', 'http://', 'http://[::1', 'https://exa mple.com'), fc.constant(null)];
+    const settings = hostileRequest('PUT', fc.constant('/v1/settings'), hostileBody({ customChannelWebhookUrl: url }));
+    const webhooks = hostileRequest('POST', fc.constant('/v1/webhooks'), hostileBody({ url, events: [fc.array(fc.constantFrom('reply', 'auto_recharge', 'other', ''), { maxLength: 4 })] }));
+    await fc.assert(fc.asyncProperty(fc.oneof(settings, webhooks), keys(), check), { numRuns: RUNS });
+  });
+
+  test('admin routes: POST /admin/v1/accounts and POST /admin/v1/accounts/{id}/credits/usage', async () => {
+    const create = hostileRequest('POST', fc.constant('/admin/v1/accounts'), hostileBody({
+      name: [weirdString],
+      email: [fc.constantFrom(...emails)],
+      type: [fc.constantFrom('agency', 'standard')],
+      parentEmail: [fc.constant(null).map(() => agency.email), fc.constant(null).map(() => other.email)],
+      password: [fc.constantFrom('short', 'long enough password')],
+    }));
+    const usage = hostileRequest('POST', segment(() => sub.id, () => other.id).map((id) => `/admin/v1/accounts/${id}/credits/usage`), hostileBody({ amount: [fc.double(), fc.constantFrom(0.01, 1, 1e12)], description: [weirdString] }));
+    const withToken = fc.oneof(create, usage).map((h) => printable({ ...h, headers: { authorization: `Bearer ${gw.adminToken}` } }));
+    await fc.assert(fc.asyncProperty(withToken, async (h) => expectSane(h, await send(h))), { numRuns: RUNS * 2 });
+  });
+});
+
+describe('hostile queries, path segments, methods and keys', () => {
+  const queryKey = fc.oneof(
+    fc.constantFrom('phoneNumber', 'email', 'apiKey', 'phoneNumber[]', 'email[a]', 'limit', ...POLLUTION_KEYS, '__proto__[polluted]', 'constructor[prototype][polluted]'),
+    fc.string({ maxLength: 10 }),
+  );
+  const queryValue = fc.oneof(fc.constantFrom(...phones, ...emails), weirdString, hugeString.map((s) => s.slice(0, 6000)));
+  const rawQuery = fc
+    .array(fc.tuple(queryKey, queryValue, fc.boolean()), { maxLength: 5 })
+    .chain((pairs) =>
+      fc.constantFrom('', '&', '%', '%E0%A4%A', '=', '&&==', '%ZZ').map((junk) =>
+        pairs.map(([k, v, encode]) => `${enc(k)}=${encode ? enc(v) : enc(v).replace(/%2[0-9A-F]/g, '%')}`).join('&') + junk,
+      ),
+    );
+
+  test('GET routes with random query strings and path segments', async () => {
+    const get = fc.tuple(
+      fc.oneof(
+        fc.constantFrom('/v1/contacts', '/v1/lists', '/v1/campaigns', '/v1/credits', '/v1/settings', '/v1/webhooks', '/v1/openapi.json'),
+        segment(() => contactId, () => otherContactId).map((id) => `/v1/contacts/${id}`),
+        segment(() => contactId, () => otherContactId).map((id) => `/v1/contacts/${id}/messages`),
+        segment(() => messageId).map((id) => `/v1/messages/${id}`),
+        segment(() => messageId).map((id) => `/v1/media/${id}`),
+        segment(() => listId).map((id) => `/v1/lists/${id}/contacts`),
+        segment(() => campaignId).map((id) => `/v1/campaigns/${id}`),
+        segment().map((id) => `/v1/webhooks/${id}`),
+      ),
+      rawQuery,
+    ).map(([path, query]) => printable({ method: 'GET', path: query ? `${path}?${query}` : path }));
+    await fc.assert(fc.asyncProperty(get, keys(), check), { numRuns: RUNS * 3 });
+
+    const adminGet = rawQuery.map((query) => printable({ method: 'GET', path: `/admin/v1/accounts?${query}`, headers: { authorization: `Bearer ${gw.adminToken}` } }));
+    await fc.assert(fc.asyncProperty(adminGet, async (h) => expectSane(h, await send(h))), { numRuns: RUNS });
+  });
+
+  test('any method on any known path, and unknown paths', async () => {
+    const path = fc.oneof(
+      fc.constantFrom('/v1/contacts', '/v1/lists', '/v1/campaigns', '/v1/credits', '/v1/settings', '/v1/webhooks', INCOMING, `${INCOMING}/`, '/V1/Incoming_Custom_Channel_Message', '/v1/send_custom_channel_message', '/v1/subaccounts/credits', '/v1/subaccounts/auto-recharge', '/v1/openapi.json', '/admin/v1/accounts'),
+      segment().map((s) => `/v1/${s}`),
+      segment().map((s) => `/${s}`),
+    );
+    const methods = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD');
+    const any = fc.tuple(methods, path, fc.option(anyJsonText, { nil: undefined })).map(([method, p, body]) => printable({
+      method,
+      path: p,
+      ...(body !== undefined && method !== 'GET' && method !== 'HEAD' ? { body, contentType: 'application/json' } : {}),
+    }));
+    await fc.assert(fc.asyncProperty(any, keys(), check), { numRuns: RUNS * 2 });
+  });
+
+  test('random API keys in every place get 401, never anything else', async () => {
+    const key = fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 200 }).filter((s) => /^[\x21-\x7e]+$/.test(s)), fc.constantFrom('lc_', 'null', 'undefined', '[object Object]', agency.apiKey.slice(0, -1), `${agency.apiKey}x`, agency.apiKey.toUpperCase()));
+    const place = fc.constantFrom('header', 'bearer', 'query', 'both');
+    const path = fc.constantFrom('/v1/credits', '/v1/contacts?phoneNumber=%2B14155550199', '/v1/lists', '/v1/settings');
+    await fc.assert(
+      fc.asyncProperty(key, place, path, async (k, where, p) => {
+        const h: Hostile = { method: 'GET', path: p, headers: {} };
+        if (where === 'header' || where === 'both') h.headers!['x-api-key'] = k;
+        if (where === 'bearer' || where === 'both') h.headers!.authorization = `Bearer ${k}`;
+        if (where === 'query') h.path = `${p}${p.includes('?') ? '&' : '?'}apiKey=${encodeURIComponent(k)}`;
+        const res = await send(h);
+        expectSane(h, res);
+        expect(res.status).toBe(401);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe('after the storm', () => {
+  async function expectWorking(): Promise<void> {
+    const k = { apiKey: agency.apiKey };
+    // Ordinary requests behave exactly as documented.
+    const phone = `+1415555${String(Math.floor(Math.random() * 9000) + 1000)}`;
+    const created = await request(gw, 'POST', '/v1/contacts', { ...k, body: { phone, firstName: 'After', lastName: 'Storm', email: 'after@example.com' } });
+    expect([200, 201]).toContain(created.status);
+    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'email', 'firstName', 'id', 'lastName', 'phone']);
+    const found = await request(gw, 'GET', '/v1/contacts', { ...k, query: { phoneNumber: phone } });
+    expect(found.body.id).toBe(created.body.id);
+    const added = await request(gw, 'POST', `/v1/lists/${listId}/contacts`, { ...k, body: { contactId: created.body.id } });
+    expect(added.body).toEqual({ success: true, listId, contactId: created.body.id, added: expect.any(Boolean) });
+    const sid = `after-${Date.now()}`;
+    const msg = await request(gw, 'POST', INCOMING, { ...k, body: { customData: { messageSid: sid, fromId: 'after-sender', toId: 'biz', body: 'still fine' } } });
+    expect(msg.status).toBe(200);
+    expect((await request(gw, 'GET', `/v1/messages/${msg.body.messageId}`, k)).body).toEqual(expect.objectContaining({ body: 'still fine', messageSid: sid }));
+    expect((await request(gw, 'GET', `/v1/messages/${messageId}`, k)).body.body).toBe('seed');
+    expect((await request(gw, 'GET', `/v1/contacts/${contactId}`, k)).body).toEqual(expect.objectContaining({ id: contactId, phone: '+14155550199', firstName: 'Known' }));
+    expect((await request(gw, 'GET', `/v1/contacts/${contactId}`, { apiKey: other.apiKey })).status).toBe(404);
+
+    // Credits add up: every balance is the sum of its ledger, never negative.
+    for (const account of [agency, sub, other]) {
+      const credits = await request(gw, 'GET', '/v1/credits', { apiKey: account.apiKey });
+      expect(credits.status).toBe(200);
+      const cents = credits.body.transactions.reduce((sum: number, t: { amount: number }) => sum + Math.round(t.amount * 100), 0);
+      expect(Math.round(credits.body.balance * 100)).toBe(cents);
+      expect(credits.body.balance).toBeGreaterThanOrEqual(0);
+    }
+    // The accounts are still the accounts: no hostile body turned into an account or changed one.
+    const accounts = await request(gw, 'GET', '/admin/v1/accounts', { headers: { authorization: `Bearer ${gw.adminToken}` } });
+    for (const a of accounts.body.data) expect(a.email).toMatch(/^[^\s@]+@[^\s@]+\.[^\s@]+$/);
+    const byEmail = new Map(accounts.body.data.map((a: { email: string }) => [a.email, a]));
+    expect(byEmail.get(sub.email)).toEqual(expect.objectContaining({ id: sub.id, parentId: agency.id }));
+  }
+
+  test('ordinary requests still work, the data is consistent, and it all survives a restart', async () => {
+    await expectWorking();
+    expect(await gw.stop()).toBe(0);
+    gw = await startGateway({}, gw.dataDir);
+    await expectWorking();
+  });
+});
