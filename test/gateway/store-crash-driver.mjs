@@ -36,6 +36,8 @@ async function worker(w) {
     }
     if (n % 7 === 0) {
       const victim = mine.shift();
+      // Announced first: a kill between the commit and its acknowledgement leaves the removal durable but unacked.
+      say(`R ${victim}`);
       await store.transact((tx) => tx.remove('messages', victim));
       say(`D ${victim}`);
     }
