@@ -34,6 +34,8 @@ describe('LeadChat API credential test', () => {
 
   describe('hosted service', () => {
     afterEach(() => nock.cleanAll());
+    // nock patches Node's http module for the whole worker process: undo it so later test files talk to real servers.
+    afterAll(() => nock.restore());
 
     test('200 with a contact passes and 403 fails with its own message; the key travels as the apiKey query parameter', async () => {
       const scope = nock('https://api.leadchat.test')

@@ -170,6 +170,8 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
     const BASE = 'https://api.leadchat.test/v1';
     const hostedHost = () => createHost({ leadChatApi: { baseUrl: BASE, apiKey: SECRET_KEY } });
     afterEach(() => nock.cleanAll());
+    // nock patches Node's http module for the whole worker process: undo it so later test files talk to real servers.
+    afterAll(() => nock.restore());
 
     test('the key is placed as the spec shows per endpoint: query, Bearer or x-api-key', async () => {
       const scope = nock('https://api.leadchat.test', { badheaders: ['x-api-key', 'authorization'] })
