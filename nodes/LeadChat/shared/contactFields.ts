@@ -2,6 +2,17 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { readPhone, type NewContact } from './contacts';
 
+/** Lets a builder pass local numbers from a form: added in front of a phone that has neither + nor 00. */
+export const defaultCountryCodeField: INodeProperties = {
+	displayName: 'Default Country Code',
+	name: 'defaultCountryCode',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. 1',
+	description:
+		'Country calling code used when the phone has neither + nor 00 in front, e.g. 1 for the US or 44 for the UK',
+};
+
 /** Phone, email and names of a contact to create: shared by Contact > Create and Contact > Get or Create. */
 export const contactFields: INodeProperties[] = [
 	{
@@ -28,15 +39,7 @@ export const contactFields: INodeProperties[] = [
 		placeholder: 'Add Field',
 		default: {},
 		options: [
-			{
-				displayName: 'Default Country Code',
-				name: 'defaultCountryCode',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. 1',
-				description:
-					'Country calling code used when the phone has neither + nor 00 in front, e.g. 1 for the US or 44 for the UK',
-			},
+			defaultCountryCodeField,
 			{
 				displayName: 'First Name',
 				name: 'firstName',

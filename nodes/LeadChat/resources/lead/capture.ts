@@ -1,5 +1,6 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
+import { defaultCountryCodeField } from '../../shared/contactFields';
 import { getOrCreateContact, readPhone } from '../../shared/contacts';
 import { listLocator } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
@@ -33,15 +34,7 @@ export const description = forOperation('lead', 'capture', [
 		placeholder: 'Add Field',
 		default: {},
 		options: [
-			{
-				displayName: 'Default Country Code',
-				name: 'defaultCountryCode',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. 1',
-				description:
-					'Country calling code used when the phone has neither + nor 00 in front, e.g. 1 for the US or 44 for the UK',
-			},
+			defaultCountryCodeField,
 			{
 				displayName: 'Email',
 				name: 'email',
