@@ -1,0 +1,128 @@
+import { startGateway, removeDir } from '../helpers/gateway';
+import { api, createAccount, expectApiError, Receiver, settledMessage, unique, useGateway, verifyStandardWebhook, type TestAccount } from './api-support';
+
+/**
+ * Spec §6.2: an agency's auto-recharge event carries an idempotency_key; granting with that key as
+ * Idempotency-Key tops the sub-account up exactly once. Also: deliveries are durable jobs that a restart resumes.
+ */
+const ctx = useGateway({ LEADCHAT_WEBHOOK_RETRIES: '100ms,100ms' });
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+async function agencyWithSub(): Promise<{ agency: TestAccount; sub: TestAccount; hook: Receiver; secret: string }> {
+  const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  const sub = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+  const hook = await Receiver.start();
+  receivers.push(hook);
+  const created = await api(ctx.gw, agency, 'POST', 'webhooks', { body: { url: hook.url, events: ['auto_recharge'] } });
+  expect(created.status).toBe(201);
+  return { agency, sub, hook, secret: created.body.secret };
+}
+
+const admin = () => ({ authorization: `Bearer ${ctx.gw.adminToken}` });
+
+test('a balance below the threshold sends one signed event; granting with its key tops up exactly once', async () => {
+  const { agency, sub, hook, secret } = await agencyWithSub();
+  const rule = await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 10, amount: 50 } });
+  expect(rule.status).toBe(200);
+  expect(rule.body).toEqual({ sub_account_id: sub.id, balance: 0, autoRecharge: { enabled: true, threshold: 10, amount: 50, pending: true } });
+
+  const [event] = await hook.waitFor(1);
+  expect(verifyStandardWebhook(secret, event!)).toBe(true);
+  expect(event!.headers['webhook-event']).toBe('auto_recharge');
+  expect(event!.body).toEqual({
+    type: 'auto_recharge',
+    idempotency_key: expect.stringMatching(/^ar_/),
+    sub_account_id: sub.id,
+    sub_account_email: sub.email,
+    balance: 0,
+    threshold: 10,
+    amount: 50,
+  });
+
+  // The receiver's workflow runs twice for the same event: the credits are granted once.
+  const grant = () =>
+    api(ctx.gw, agency, 'POST', 'subaccounts/credits', {
+      headers: { 'idempotency-key': event!.body.idempotency_key },
+      body: { email: sub.email, amount: event!.body.amount, description: 'Auto-recharge' },
+    });
+  const first = await grant();
+  const second = await grant();
+  expect(first.status).toBe(200);
+  expect(second.body).toEqual(first.body);
+  expect(second.headers['idempotent-replayed']).toBe('true');
+  const credits = await api(ctx.gw, sub, 'GET', 'credits');
+  expect(credits.body).toMatchObject({ balance: 50, autoRecharge: { pending: false } });
+  expect(credits.body.transactions).toHaveLength(1);
+
+  // Saving the rule again while the balance is above the threshold sends nothing.
+  await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 10, amount: 50 } });
+  await new Promise((r) => setTimeout(r, 300));
+  expect(hook.requests).toHaveLength(1);
+});
+
+test('usage that crosses the threshold sends a new event with a new key, and only one per shortfall', async () => {
+  const { agency, sub, hook } = await agencyWithSub();
+  await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 20 } });
+  await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 10, amount: 30 } });
+
+  const use = (amount: number) => api(ctx.gw, undefined, 'POST', `/admin/v1/accounts/${sub.id}/credits/usage`, { headers: admin(), body: { amount } });
+  expect((await use(5)).body).toEqual({ balance: 15 });
+  await new Promise((r) => setTimeout(r, 300));
+  expect(hook.requests).toHaveLength(0);
+
+  expect((await use(6)).body).toEqual({ balance: 9 });
+  expect((await use(4)).body).toEqual({ balance: 5 });
+  const [event] = await hook.waitFor(1);
+  expect(event!.body).toMatchObject({ balance: 9, threshold: 10, amount: 30 });
+  await new Promise((r) => setTimeout(r, 300));
+  expect(hook.requests).toHaveLength(1);
+
+  expectApiError(await use(100), 409, 'INSUFFICIENT_CREDITS');
+
+  // Topped up and drained again: a second shortfall, a second key.
+  await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 30 } });
+  await use(30);
+  const events = await hook.waitFor(2);
+  expect(events[1]!.body.idempotency_key).not.toBe(event!.body.idempotency_key);
+});
+
+test('only an agency sets auto-recharge, and only for its own sub-accounts', async () => {
+  const { agency, sub } = await agencyWithSub();
+  const other = await createAccount(ctx.gw, { type: 'agency', email: `${unique('other')}@example.com` });
+  expectApiError(await api(ctx.gw, sub, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 1, amount: 1 } }), 403, 'NOT_AGENCY');
+  expectApiError(await api(ctx.gw, other, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 1, amount: 1 } }), 404, 'NOT_FOUND');
+  expectApiError(await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: -1, amount: 1 } }), 400);
+  expectApiError(await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { keyIn: 'bearer', body: { email: sub.email, threshold: 1, amount: 1 } }), 401);
+});
+
+test('a delivery still pending at shutdown is resumed by the next start, with the same webhook-id', async () => {
+  const gw = await startGateway({ LEADCHAT_WEBHOOK_RETRIES: '2s' });
+  try {
+    const account = await createAccount(gw);
+    const hook = await Receiver.start((n) => (n === 1 ? { status: 503 } : { status: 200 }));
+    receivers.push(hook);
+    await api(gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
+    const sent = await api(gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: 'u-1', customChannel: 'chat', body: 'Hello' } } });
+    const [first] = await hook.waitFor(1);
+    expect(await gw.stop()).toBe(0);
+
+    const restarted = await startGateway({ LEADCHAT_WEBHOOK_RETRIES: '2s' }, gw.dataDir);
+    try {
+      const message = await settledMessage(restarted, account, sent.body.messageId);
+      expect(message.status).toBe('sent');
+      const second = hook.requests[1]!;
+      expect(second.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+      expect(second.body).toEqual(first!.body);
+      expect(message.deliveries[0].attempts.map((a: { status: number }) => a.status)).toEqual([503, 200]);
+    } finally {
+      await restarted.stop();
+    }
+  } finally {
+    removeDir(gw.dataDir);
+  }
+});
+
+
