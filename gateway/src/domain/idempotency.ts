@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Gateway } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
 import { now } from '../ids.js';
+import type { Tx } from '../store/store.js';
 
 /** A remembered response to an `Idempotency-Key` request (Stripe's model, IETF draft status codes). */
 interface Record {
@@ -28,7 +29,7 @@ export class Idempotency {
     accountId: string,
     key: string | undefined,
     body: unknown,
-    perform: (remember: (tx: import('../store/store.js').Tx, status: number, response: unknown) => void) => Promise<{ status: number; response: unknown }>,
+    perform: (remember: (tx: Tx, status: number, response: unknown) => void) => Promise<{ status: number; response: unknown }>,
   ): Promise<{ status: number; response: unknown; replayed: boolean }> {
     if (key === undefined) return { ...(await perform(() => undefined)), replayed: false };
     if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw badRequest('Idempotency-Key: must be 1-255 visible ASCII characters', 'INVALID_IDEMPOTENCY_KEY');

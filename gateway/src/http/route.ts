@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
+import type { Account } from '../domain/accounts.js';
 import { ApiError, badRequest } from '../errors.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -30,7 +31,7 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, where = 'b
 }
 
 /** The authenticated account, set by the auth middleware. */
-export function accountOf(res: Response): import('../domain/accounts.js').Account {
+export function accountOf(res: Response): Account {
   return res.locals.account;
 }
 

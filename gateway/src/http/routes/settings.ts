@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
-import { rotateApiKey } from '../../domain/accounts.js';
+import { rotateApiKey, type Account } from '../../domain/accounts.js';
 import { publicSettings, rotateWebhookSecret, updateSettings } from '../../domain/settings.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route } from '../route.js';
@@ -11,7 +11,7 @@ export function settingsRouter(gw: Gateway, before: RequestHandler[]): Router {
   const router = Router();
   route(router, '/settings', {
     get: async (_req, res) => {
-      const account = gw.store.get<import('../../domain/accounts.js').Account>('accounts', accountOf(res).id)!;
+      const account = gw.store.get<Account>('accounts', accountOf(res).id)!;
       await gw.store.durable();
       res.set('Cache-Control', 'no-store').json(publicSettings(account));
     },
