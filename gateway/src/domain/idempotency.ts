@@ -5,7 +5,7 @@ import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 
 /** A remembered response to an `Idempotency-Key` request (Stripe's model, IETF draft status codes). */
-interface Record {
+interface Remembered {
   id: string;
   requestHash: string;
   status: number;
@@ -36,7 +36,7 @@ export class Idempotency {
     const id = `${accountId}|${key}`;
     const requestHash = createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
     if (this.inFlight.has(id)) throw new ApiError(409, 'IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed');
-    const stored = this.gw.store.get<Record>('idempotency', id);
+    const stored = this.gw.store.get<Remembered>('idempotency', id);
     if (stored && Date.now() - Date.parse(stored.createdAt) < TTL_MS) {
       if (stored.requestHash !== requestHash) {
         throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body');
@@ -48,8 +48,8 @@ export class Idempotency {
     try {
       const result = await perform((tx, status, response) => {
         const record = { id, requestHash, status, response, createdAt: now() };
-        if (tx.get('idempotency', id)) tx.update<Record>('idempotency', id, record);
-        else tx.insert<Record>('idempotency', record);
+        if (tx.get('idempotency', id)) tx.update<Remembered>('idempotency', id, record);
+        else tx.insert<Remembered>('idempotency', record);
       });
       return { ...result, replayed: false };
     } finally {
