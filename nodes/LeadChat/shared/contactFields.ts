@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { readPhone, type NewContact } from './contacts';
 
@@ -58,7 +58,11 @@ export const contactFields: INodeProperties[] = [
 ];
 
 /** Reads the fields above for one item; a phone is normalized, and at least a phone or an email is required. */
-export function readContactFields(this: IExecuteFunctions, itemIndex: number): NewContact {
+/**
+ * Reads the fields of `contactFields` for one item. A contact needs a phone or an email: without either the item
+ * fails with `why`, which tells the builder what the operation does with them.
+ */
+export function readContactFields(this: IExecuteFunctions, itemIndex: number, why: string): NewContact {
 	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as {
 		defaultCountryCode?: string;
 		firstName?: string;
@@ -72,6 +76,9 @@ export function readContactFields(this: IExecuteFunctions, itemIndex: number): N
 		false,
 	);
 	const email = (this.getNodeParameter('email', itemIndex, '') as string).trim() || undefined;
+	if (!phone && !email) {
+		throw new NodeOperationError(this.getNode(), 'Give a phone or an email', { itemIndex, description: why });
+	}
 	return {
 		phone,
 		email,

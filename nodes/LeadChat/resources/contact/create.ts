@@ -1,4 +1,4 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { contactFields, readContactFields } from '../../shared/contactFields';
 import { createContact } from '../../shared/contacts';
@@ -13,13 +13,11 @@ export async function execute(
 	itemIndex: number,
 	settings: RunSettings,
 ): Promise<IDataObject> {
-	const fields = readContactFields.call(this, itemIndex);
-	if (!fields.phone && !fields.email) {
-		throw new NodeOperationError(this.getNode(), 'Give a phone or an email', {
-			itemIndex,
-			description: 'A contact needs at least a phone number with country code or an email address.',
-		});
-	}
+	const fields = readContactFields.call(
+		this,
+		itemIndex,
+		'A contact needs at least a phone number with country code or an email address.',
+	);
 	const { contact, created } = await createContact.call(this, fields, itemIndex, settings);
 	return { ...contact, created };
 }

@@ -1,4 +1,4 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { contactFields, readContactFields } from '../../shared/contactFields';
 import { getOrCreateContact } from '../../shared/contacts';
@@ -13,13 +13,11 @@ export async function execute(
 	itemIndex: number,
 	settings: RunSettings,
 ): Promise<IDataObject> {
-	const fields = readContactFields.call(this, itemIndex);
-	if (!fields.phone && !fields.email) {
-		throw new NodeOperationError(this.getNode(), 'Give a phone or an email', {
-			itemIndex,
-			description: 'The contact is looked up by phone, then by email, and created from these fields if new.',
-		});
-	}
+	const fields = readContactFields.call(
+		this,
+		itemIndex,
+		'The contact is looked up by phone, then by email, and created from these fields if new.',
+	);
 	const { contact, created } = await getOrCreateContact.call(this, fields, itemIndex, settings);
 	return { ...contact, created };
 }
