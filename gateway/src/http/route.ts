@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
+import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { ApiError, badRequest } from '../errors.js';
 
@@ -28,6 +29,15 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, where = 'b
   const issue = result.error.issues[0]!;
   const field = issue.path.length ? issue.path.join('.') : where;
   throw badRequest(`${field}: ${issue.message}`, (issue as { params?: { code?: string } }).params?.code ?? 'VALIDATION_ERROR');
+}
+
+/**
+ * Answers a read. What the handler read may belong to a commit still on its way to disk: the answer waits until
+ * it is durable, so nothing a client was shown can be lost by a crash.
+ */
+export async function sendDurable(gw: Gateway, res: Response, body: unknown): Promise<void> {
+  await gw.store.durable();
+  res.json(body);
 }
 
 /** The authenticated account, set by the auth middleware. */

@@ -4,7 +4,7 @@ import { createAccount, findByEmail, publicAccount, rotateApiKey, type Account }
 import { useCredits } from '../../domain/credits.js';
 import { adminAuth } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { parse, route } from '../route.js';
+import { parse, route, sendDurable } from '../route.js';
 import { adminAccountCreate, creditUsage } from '../schemas.js';
 
 /** The operator's bootstrap: accounts and their API keys, behind the admin token. */
@@ -19,8 +19,7 @@ export function adminRouter(gw: Gateway, adminToken: string): Router {
     get: async (req, res) => {
       const email = typeof req.query.email === 'string' ? req.query.email : undefined;
       const accounts = email ? [findByEmail(gw, email)].filter((a) => a !== undefined) : gw.store.all<Account>('accounts');
-      await gw.store.durable();
-      res.json({ data: accounts.map(publicAccount) });
+      await sendDurable(gw, res, { data: accounts.map(publicAccount) });
     },
   }, before);
   route(router, '/accounts/:id/api-key', {

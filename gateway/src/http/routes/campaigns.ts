@@ -2,7 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { campaignsOf, createCampaign, getCampaign, publicCampaign, updateCampaign } from '../../domain/campaigns.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountOf, parse, route } from '../route.js';
+import { accountOf, parse, route, sendDurable } from '../route.js';
 import { campaignCreate, campaignUpdate } from '../schemas.js';
 
 export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
@@ -13,15 +13,13 @@ export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
     }],
     get: async (_req, res) => {
       const campaigns = campaignsOf(gw.store, accountOf(res).id);
-      await gw.store.durable();
-      res.json({ data: campaigns.map(publicCampaign) });
+      await sendDurable(gw, res, { data: campaigns.map(publicCampaign) });
     },
   }, before);
   route(router, '/campaigns/:id', {
     get: async (req, res) => {
       const campaign = getCampaign(gw.store, accountOf(res).id, String(req.params.id));
-      await gw.store.durable();
-      res.json(publicCampaign(campaign));
+      await sendDurable(gw, res, publicCampaign(campaign));
     },
     patch: [...jsonBody(), async (req, res) => {
       const campaign = await updateCampaign(gw, accountOf(res).id, String(req.params.id), parse(campaignUpdate, req.body));

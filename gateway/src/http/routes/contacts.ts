@@ -3,7 +3,7 @@ import type { Gateway } from '../../context.js';
 import { createContact, getContact, lookupContact, publicContact } from '../../domain/contacts.js';
 import { messagesOf, publicMessage } from '../../domain/messages.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountOf, parse, route } from '../route.js';
+import { accountOf, parse, route, sendDurable } from '../route.js';
 import { contactCreate, contactLookup } from '../schemas.js';
 import type { RequestHandler } from 'express';
 
@@ -16,22 +16,19 @@ export function contactsRouter(gw: Gateway, before: RequestHandler[]): Router {
     }],
     get: async (req, res) => {
       const contact = lookupContact(gw, accountOf(res).id, parse(contactLookup, req.query, 'query'));
-      await gw.store.durable();
-      res.json(publicContact(contact));
+      await sendDurable(gw, res, publicContact(contact));
     },
   }, before);
   route(router, '/contacts/:id', {
     get: async (req, res) => {
       const contact = getContact(gw.store, accountOf(res).id, String(req.params.id));
-      await gw.store.durable();
-      res.json(publicContact(contact));
+      await sendDurable(gw, res, publicContact(contact));
     },
   }, before);
   route(router, '/contacts/:id/messages', {
     get: async (req, res) => {
       const messages = messagesOf(gw.store, accountOf(res).id, String(req.params.id));
-      await gw.store.durable();
-      res.json({ data: messages.map((m) => publicMessage(m)) });
+      await sendDurable(gw, res, { data: messages.map((m) => publicMessage(m)) });
     },
   }, before);
   return router;

@@ -4,7 +4,7 @@ import { setAutoRecharge } from '../../domain/auto-recharge.js';
 import { creditsOf, grantCredits } from '../../domain/credits.js';
 import { Idempotency } from '../../domain/idempotency.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountOf, parse, route } from '../route.js';
+import { accountOf, parse, route, sendDurable } from '../route.js';
 import { autoRecharge, creditGrant } from '../schemas.js';
 
 export function creditsRouter(gw: Gateway, before: RequestHandler[], headerKeyOnly: RequestHandler[]): Router {
@@ -33,8 +33,7 @@ export function creditsRouter(gw: Gateway, before: RequestHandler[], headerKeyOn
   route(router, '/credits', {
     get: async (_req, res) => {
       const credits = creditsOf(gw.store, accountOf(res));
-      await gw.store.durable();
-      res.json(credits);
+      await sendDurable(gw, res, credits);
     },
   }, before);
   return router;

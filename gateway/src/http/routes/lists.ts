@@ -3,7 +3,7 @@ import type { Gateway } from '../../context.js';
 import { publicContact } from '../../domain/contacts.js';
 import { addToList, createList, listsOf, membersOf, publicList } from '../../domain/lists.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountOf, parse, route } from '../route.js';
+import { accountOf, parse, route, sendDurable } from '../route.js';
 import { listAdd, listCreate } from '../schemas.js';
 
 export function listsRouter(gw: Gateway, before: RequestHandler[]): Router {
@@ -15,8 +15,7 @@ export function listsRouter(gw: Gateway, before: RequestHandler[]): Router {
     }],
     get: async (_req, res) => {
       const lists = listsOf(gw, accountOf(res).id);
-      await gw.store.durable();
-      res.json({ data: lists.map(publicList) });
+      await sendDurable(gw, res, { data: lists.map(publicList) });
     },
   }, before);
   route(router, '/lists/:listId/contacts', {
@@ -28,8 +27,7 @@ export function listsRouter(gw: Gateway, before: RequestHandler[]): Router {
     }],
     get: async (req, res) => {
       const members = membersOf(gw, accountOf(res).id, String(req.params.listId));
-      await gw.store.durable();
-      res.json({ data: members.map((m) => ({ ...publicContact(m.contact), addedAt: m.addedAt })) });
+      await sendDurable(gw, res, { data: members.map((m) => ({ ...publicContact(m.contact), addedAt: m.addedAt })) });
     },
   }, before);
   return router;

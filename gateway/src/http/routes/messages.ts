@@ -4,7 +4,7 @@ import { readMedia } from '../../domain/media.js';
 import { getMessage, publicMessage, receiveMessage, sendMessage } from '../../domain/messages.js';
 import type { Delivery } from '../../domain/webhooks.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountOf, parse, route } from '../route.js';
+import { accountOf, parse, route, sendDurable } from '../route.js';
 import { incomingMessage, sendMessage as sendSchema } from '../schemas.js';
 
 export function messagesRouter(gw: Gateway, before: RequestHandler[]): Router {
@@ -36,8 +36,7 @@ export function messagesRouter(gw: Gateway, before: RequestHandler[]): Router {
     get: async (req, res) => {
       const message = getMessage(gw.store, accountOf(res).id, String(req.params.id));
       const deliveries = gw.store.lookup<Delivery>('deliveries', 'message', message.id);
-      await gw.store.durable();
-      res.json(publicMessage(message, deliveries));
+      await sendDurable(gw, res, publicMessage(message, deliveries));
     },
   }, before);
 

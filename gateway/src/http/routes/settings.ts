@@ -3,7 +3,7 @@ import type { Gateway } from '../../context.js';
 import { rotateApiKey, type Account } from '../../domain/accounts.js';
 import { publicSettings, rotateWebhookSecret, updateSettings } from '../../domain/settings.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountOf, parse, route } from '../route.js';
+import { accountOf, parse, route, sendDurable } from '../route.js';
 import { settingsUpdate } from '../schemas.js';
 
 /** The app's Settings area over the API: Custom Channel Webhook (spec §4.7) and API key (spec §5.2). */
@@ -12,8 +12,7 @@ export function settingsRouter(gw: Gateway, before: RequestHandler[]): Router {
   route(router, '/settings', {
     get: async (_req, res) => {
       const account = gw.store.get<Account>('accounts', accountOf(res).id)!;
-      await gw.store.durable();
-      res.set('Cache-Control', 'no-store').json(publicSettings(account));
+      await sendDurable(gw, res.set('Cache-Control', 'no-store'), publicSettings(account));
     },
     put: [...jsonBody(), async (req, res) => {
       const { customChannelWebhookUrl } = parse(settingsUpdate, req.body);

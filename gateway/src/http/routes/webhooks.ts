@@ -3,7 +3,7 @@ import type { Gateway } from '../../context.js';
 import { checkTarget } from '../../domain/settings.js';
 import { getSubscription, publicSubscription, subscribe, subscriptionsOf, unsubscribe } from '../../domain/webhooks.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountOf, parse, route } from '../route.js';
+import { accountOf, parse, route, sendDurable } from '../route.js';
 import { webhookCreate } from '../schemas.js';
 
 /** Webhook subscriptions: how an n8n trigger registers itself. The secret is shown once, on creation. */
@@ -18,15 +18,13 @@ export function webhooksRouter(gw: Gateway, before: RequestHandler[]): Router {
     }],
     get: async (_req, res) => {
       const subs = subscriptionsOf(gw.store, accountOf(res).id);
-      await gw.store.durable();
-      res.json({ data: subs.map(publicSubscription) });
+      await sendDurable(gw, res, { data: subs.map(publicSubscription) });
     },
   }, before);
   route(router, '/webhooks/:id', {
     get: async (req, res) => {
       const sub = getSubscription(gw.store, accountOf(res).id, String(req.params.id));
-      await gw.store.durable();
-      res.json(publicSubscription(sub));
+      await sendDurable(gw, res, publicSubscription(sub));
     },
     delete: async (req, res) => {
       await unsubscribe(gw, accountOf(res).id, String(req.params.id));
