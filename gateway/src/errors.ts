@@ -15,4 +15,3 @@ export const badRequest = (message: string, code = 'VALIDATION_ERROR') => new Ap
 export const notFound = (what: string) => new ApiError(404, 'NOT_FOUND', `${what} not found`);
 export const unauthorized = (message = 'Invalid or missing API key') => new ApiError(401, 'UNAUTHORIZED', message);
 export const forbidden = (code: string, message: string) => new ApiError(403, code, message);
-export const conflict = (code: string, message: string) => new ApiError(409, code, message);

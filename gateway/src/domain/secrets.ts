@@ -16,9 +16,3 @@ export function hashPassword(password: string): string {
   const salt = randomBytes(16);
   return `scrypt$${salt.toString('base64')}$${scryptSync(password, salt, 32).toString('base64')}`;
 }
-
-export function checkPassword(password: string, stored: string): boolean {
-  const [, salt, hash] = stored.split('$');
-  if (!salt || !hash) return false;
-  return timingSafeEqual(scryptSync(password, Buffer.from(salt, 'base64'), 32), Buffer.from(hash, 'base64'));
-}
