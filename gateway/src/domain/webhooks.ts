@@ -50,13 +50,14 @@ export function getSubscription(r: Reader, accountId: string, id: string): Subsc
   return sub;
 }
 
+/** `events` come deduplicated from the request schema. */
 export async function subscribe(gw: Gateway, accountId: string, url: string, events: EventType[]): Promise<Subscription> {
   return gw.store.transact((tx) =>
     tx.insert<Subscription>('webhooks', {
       id: newId('whk'),
       accountId,
       url,
-      events: [...new Set(events)],
+      events,
       secret: newWebhookSecret(),
       createdAt: now(),
     }),
