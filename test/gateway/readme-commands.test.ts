@@ -1,0 +1,65 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
+
+/**
+ * The README's operator commands, run exactly as printed from the repository root, the way a new user types them
+ * right after `npm ci && npm start`.
+ */
+
+jest.setTimeout(60_000);
+
+const ROOT = path.resolve(__dirname, '../..');
+const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+/** The shell lines of the first ```sh block after a heading. */
+function commandsUnder(heading: string): string[] {
+  const section = README.slice(README.indexOf(heading));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  return block.split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+}
+
+let gw: TestGateway;
+
+beforeAll(async () => {
+  gw = await startGateway({ LEADCHAT_ADMIN_TOKEN: '' });
+});
+
+afterAll(async () => {
+  await gw?.stop();
+  if (gw) removeDir(gw.dataDir);
+});
+
+test('npm links the command to a file of the repository, not to a build output that does not exist at install time', () => {
+  const linked = realpathSync(path.join(ROOT, 'node_modules/.bin/leadchat-gateway'));
+  const relative = path.relative(ROOT, linked);
+  const staged = execFileSync('git', ['ls-files', '--stage', '--', relative], { cwd: ROOT, encoding: 'utf8' });
+  expect({ relative, mode: staged.split(' ')[0] }).toEqual({ relative: 'gateway/bin/leadchat-gateway.js', mode: '100755' });
+});
+
+test('the operator bootstrap commands work as printed', async () => {
+  const commands = commandsUnder('## Operator bootstrap');
+  expect(commands).toEqual([
+    expect.stringMatching(/^npx leadchat-gateway account create .*--agency$/),
+    expect.stringMatching(/^npx leadchat-gateway account create .*--parent /),
+    expect.stringMatching(/^npx leadchat-gateway account rotate-key /),
+  ]);
+  const env = { ...process.env, LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: gw.dataDir, LEADCHAT_ADMIN_TOKEN: '' };
+  const printed: any[] = [];
+  for (const command of commands) {
+    const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile('sh', ['-c', command], { cwd: ROOT, env, timeout: 30_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+    expect({ command, code, stderr: stderr.replace(/npm warn.*\n/g, '') }).toEqual({ command, code: 0, stderr: '' });
+    printed.push(JSON.parse(stdout));
+  }
+  const [agency, client, rotated] = printed;
+  expect(agency).toEqual(expect.objectContaining({ email: 'ops@acme.example', type: 'agency', apiKey: expect.any(String) }));
+  expect(client).toEqual(expect.objectContaining({ email: 'client@example.com', type: 'standard', parentId: agency.id }));
+  expect(rotated).toEqual({ apiKey: expect.any(String) });
+  expect((await request(gw, 'GET', '/v1/credits', { apiKey: rotated.apiKey })).status).toBe(200);
+  expect((await request(gw, 'GET', '/v1/credits', { apiKey: client.apiKey })).status).toBe(401);
+});
