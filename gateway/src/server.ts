@@ -2,20 +2,18 @@ import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import path from 'node:path';
 import { adminToken } from './admin-token.js';
 import type { Config } from './config.js';
 import type { Gateway } from './context.js';
-import { collections } from './domain/collections.js';
 import { ApiError } from './errors.js';
 import { createApp } from './http/app.js';
 import { errorBody } from './http/errors.js';
 import { httpsRequired } from './http/middleware/https-only.js';
 import { deliver } from './jobs/deliver.js';
+import { housekeeping, scheduleHousekeeping } from './jobs/housekeeping.js';
 import { JobRunner } from './jobs/queue.js';
-import { lockDataDir } from './lock.js';
 import type { Logger } from './log.js';
-import { openLowdbStore } from './store/lowdb-store.js';
+import { openStore } from './store/open.js';
 import { loadTls } from './tls.js';
 
 export interface RunningGateway {
@@ -30,20 +28,21 @@ const TLS_HANDSHAKE = 0x16;
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
- * Starts the gateway: locks the data dir, opens the store, resumes queued jobs and serves HTTPS. A plain-HTTP
+ * Starts the gateway: opens the store (locking the data dir for the embedded one), runs queued jobs and serves HTTPS. A plain-HTTP
  * request on the same port is answered with HTTPS_REQUIRED and never reaches the application, unless a trusted
  * proxy forwarded it as https.
  */
 export async function startGateway(config: Config, log: Logger): Promise<RunningGateway> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const unlock = await lockDataDir(config.dataDir);
+  const opened = await openStore(config);
   try {
     const [tls, admin] = await Promise.all([loadTls(config), adminToken(config)]);
-    const store = await openLowdbStore({ dir: path.join(config.dataDir, 'store'), collections });
+    const store = opened.store;
     // wakeJobs is only called once requests flow, after the runner exists.
     const gw: Gateway = { config, store, log, wakeJobs: () => runner.wake() };
-    const runner = new JobRunner(gw, { deliver });
-    await runner.start();
+    const runner = new JobRunner(gw, { deliver, housekeeping }, { leaseMs: config.jobLeaseMs });
+    await scheduleHousekeeping(gw);
+    runner.start();
 
     const app = createApp(gw, admin.token);
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
@@ -101,13 +100,12 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
         for (const server of [secure, plain]) server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
         await runner.stop();
-        await store.close();
-        await unlock();
+        await opened.close();
       })());
 
     return { gw, address: front.address() as net.AddressInfo, adminTokenFile: admin.file, tlsSource: tls.source, stop };
   } catch (err) {
-    await unlock();
+    await opened.close();
     throw err;
   }
 }

@@ -1,6 +1,5 @@
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 import type { Config } from './config.js';
 
 export interface TlsFiles {
@@ -28,6 +27,8 @@ export async function loadTls(config: Config): Promise<TlsFiles> {
     return { cert: await readFile(certFile, 'utf8'), key: await readFile(keyFile, 'utf8'), source: `${certFile} (self-signed)` };
   } catch {
     const notAfterDate = new Date(Date.now() + 825 * 24 * 3_600_000);
+    // Loaded only when a certificate is made: most starts reuse the one on disk and need not pay for it.
+    const { generate } = await import('selfsigned');
     const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
       keyType: 'ec',
       curve: 'P-256',

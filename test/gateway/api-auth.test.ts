@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { dumpDatabase } from '../helpers/postgres';
 import { api, createAccount, expectApiError, expectPlainError, incoming, request, unique, uniquePhone, useGateway, type TestAccount } from './api-support';
 
 /** Spec §5 and the operator bootstrap: how keys are presented, refused, generated and rotated. */
@@ -193,23 +194,23 @@ describe('admin API', () => {
   });
 });
 
-test('API keys are stored only as hashes: no key appears in the data dir', async () => {
+test('API keys are stored only as hashes: no key appears in the data dir or the database', async () => {
   const account = await createAccount(ctx.gw);
   const rotated = (await api(ctx.gw, account, 'POST', 'api-key')).body.apiKey as string;
-  const files: string[] = [];
+  const stored: Array<{ where: string; content: string }> = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
       const p = path.join(dir, name);
       if (statSync(p).isDirectory()) walk(p);
-      else files.push(p);
+      else stored.push({ where: p, content: readFileSync(p, 'latin1') });
     }
   };
   walk(ctx.gw.dataDir);
-  // The account itself is on disk (so the search below looks in the right place)...
-  expect(files.some((f) => readFileSync(f, 'latin1').includes(account.email))).toBe(true);
+  if (ctx.gw.env.LEADCHAT_DATABASE_URL) stored.push(...(await dumpDatabase(ctx.gw.env.LEADCHAT_DATABASE_URL)));
+  // The account itself is stored (so the search below looks in the right place)...
+  expect(stored.some((s) => s.content.includes(account.email))).toBe(true);
   // ...but neither of its keys is.
-  for (const file of files) {
-    const content = readFileSync(file, 'latin1');
-    expect({ file, hasOld: content.includes(account.apiKey), hasNew: content.includes(rotated) }).toEqual({ file, hasOld: false, hasNew: false });
+  for (const { where, content } of stored) {
+    expect({ where, hasOld: content.includes(account.apiKey), hasNew: content.includes(rotated) }).toEqual({ where, hasOld: false, hasNew: false });
   }
 });

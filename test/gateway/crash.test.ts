@@ -161,11 +161,13 @@ async function verify(gw: TestGateway, apiKey: string, inDoubt: string[]): Promi
 
 describe('kill -9 during concurrent ingestion', () => {
   const dataDir = tempDir('leadchat-crash-');
+  // A tiny document cache: after each restart every message is read back from its page file.
+  const env = { LEADCHAT_CACHE_DOCUMENTS: '50' };
   let gw: TestGateway;
   let account: TestAccount;
 
   beforeAll(async () => {
-    gw = await startGateway({}, dataDir);
+    gw = await startGateway(env, dataDir);
     account = await createAccount(gw);
   });
 
@@ -178,7 +180,7 @@ describe('kill -9 during concurrent ingestion', () => {
     const { ackedNow, inDoubt } = await ingestUntilKilled(gw, account.apiKey, round, killAfter);
     expect(ackedNow).toBeGreaterThanOrEqual(killAfter);
 
-    gw = await startGateway({}, dataDir);
+    gw = await startGateway(env, dataDir);
     // The store opened cleanly: no warning, no error logged while recovering.
     expect(gw.output()).not.toMatch(/warn|error|"level":(40|50|60)/i);
     await verify(gw, account.apiKey, inDoubt);
@@ -186,7 +188,7 @@ describe('kill -9 during concurrent ingestion', () => {
 
   test('a clean stop after the crashes flushes everything and the next start finds it', async () => {
     expect(await gw.stop()).toBe(0);
-    gw = await startGateway({}, dataDir);
+    gw = await startGateway(env, dataDir);
     expect(gw.output()).not.toMatch(/warn|error|"level":(40|50|60)/i);
     await verify(gw, account.apiKey, []);
     expect(acked.size).toBeGreaterThan(KILL_AFTER.reduce((a, b) => a + b, 0));

@@ -4,6 +4,7 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { createTestDatabase } from './postgres';
 
 /** A real gateway process on a free port with a fresh data dir, as a user would run it. */
 export interface TestGateway {
@@ -22,6 +23,18 @@ export interface TestGateway {
 }
 
 export const GATEWAY_MAIN = path.resolve(__dirname, '../../gateway/dist/cli/main.js');
+
+/** The backend gateways run on: the embedded default, or PostgreSQL in the jest project that sets this. */
+export const BACKEND: 'lowdb' | 'postgres' = process.env.LEADCHAT_TEST_BACKEND === 'postgres' ? 'postgres' : 'lowdb';
+/** On PostgreSQL, a data dir stands for its database: a gateway restarted on the same dir finds the same data. */
+const databases = new Map<string, string>();
+
+async function backendEnv(dataDir: string): Promise<Record<string, string>> {
+  if (BACKEND !== 'postgres') return {};
+  let url = databases.get(dataDir);
+  if (!url) databases.set(dataDir, (url = await createTestDatabase()));
+  return { LEADCHAT_DATABASE_URL: url };
+}
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 export async function freePort(): Promise<number> {
@@ -48,6 +61,7 @@ export async function startGateway(env: Record<string, string> = {}, dataDir = t
     LEADCHAT_ADMIN_TOKEN: ADMIN_TOKEN,
     LEADCHAT_LOG_LEVEL: 'warn',
     LEADCHAT_RATE_LIMIT_PER_MINUTE: '100000',
+    ...(await backendEnv(dataDir)),
     ...env,
   };
   const child = spawn(process.execPath, [GATEWAY_MAIN, 'serve'], {

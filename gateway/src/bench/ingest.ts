@@ -295,19 +295,16 @@ async function main(): Promise<void> {
 
   try {
     const port = await freePort();
-    const started = await startChild(
-      [GATEWAY_MAIN, 'serve'],
-      {
-        ...process.env,
-        LEADCHAT_LOG_LEVEL: process.env.LEADCHAT_LOG_LEVEL ?? 'warn',
-        LEADCHAT_HOST: '127.0.0.1',
-        LEADCHAT_PORT: String(port),
-        LEADCHAT_DATA_DIR: dataDir,
-        LEADCHAT_ADMIN_TOKEN: ADMIN_TOKEN,
-        LEADCHAT_RATE_LIMIT_PER_MINUTE: '1000000',
-      },
-      'listening on',
-    );
+    const gatewayEnv = {
+      ...process.env,
+      LEADCHAT_LOG_LEVEL: process.env.LEADCHAT_LOG_LEVEL ?? 'warn',
+      LEADCHAT_HOST: '127.0.0.1',
+      LEADCHAT_PORT: String(port),
+      LEADCHAT_DATA_DIR: dataDir,
+      LEADCHAT_ADMIN_TOKEN: ADMIN_TOKEN,
+      LEADCHAT_RATE_LIMIT_PER_MINUTE: '1000000',
+    };
+    const started = await startChild([GATEWAY_MAIN, 'serve'], gatewayEnv, 'listening on');
     gateway = started.child;
     const certFile = path.join(dataDir, 'tls', 'cert.pem');
     const keyFile = path.join(dataDir, 'tls', 'key.pem');
@@ -351,6 +348,13 @@ async function main(): Promise<void> {
     const onDisk = diskUsage(path.join(dataDir, 'store'));
     await stopChild(bare);
 
+    process.stdout.write(`restarting the gateway on the ${atFull}-message data dir…\n`);
+    await stopChild(gateway);
+    const restartedAt = process.hrtime.bigint();
+    gateway = (await startChild([GATEWAY_MAIN, 'serve'], gatewayEnv, 'listening on')).child;
+    const startUpSeconds = Number(process.hrtime.bigint() - restartedAt) / 1e9;
+    const rssAfterRestart = residentMb(gateway.pid);
+
     const pad = (s: string, n: number) => s.padEnd(n);
     const num = (v: number, digits: number, n: number) => v.toFixed(digits).padStart(n);
     process.stdout.write(`\n${pad('', 34)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'failed'.padStart(8)}\n`);
@@ -367,7 +371,8 @@ async function main(): Promise<void> {
         `p99 ${empty.p99.toFixed(2)} → ${full.p99.toFixed(2)} ms\n` +
         `gateway / bare Express (mean of both): ${(empty.perSecond / bareRate).toFixed(2)} (empty), ${(full.perSecond / bareRate).toFixed(2)} (${stored})\n` +
         `fill: ${toFill} messages in ${fillSeconds.toFixed(0)} s (${(toFill / fillSeconds).toFixed(0)}/s); ` +
-        `store on disk ${(onDisk / 1024 / 1024).toFixed(0)} MB; gateway resident memory ${rss}\n`,
+        `store on disk ${(onDisk / 1024 / 1024).toFixed(0)} MB; gateway resident memory ${rss} after the runs\n` +
+        `restart on ${atFull} messages: listening after ${startUpSeconds.toFixed(2)} s, resident memory ${rssAfterRestart}\n`,
     );
     if (results.some((r) => r.failures > 0)) process.exitCode = 1;
   } finally {

@@ -1,6 +1,7 @@
 import type { Gateway } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
+import type { Reader } from '../store/store.js';
 import type { AutoRecharge } from './auto-recharge.js';
 import { digest, hashPassword, newApiKey, newWebhookSecret, sameSecret } from './secrets.js';
 
@@ -33,13 +34,13 @@ export interface NewAccount {
 export async function createAccount(gw: Gateway, input: NewAccount): Promise<{ account: Account; apiKey: string }> {
   const apiKey = newApiKey();
   const email = input.email.toLowerCase();
-  const account = await gw.store.transact((tx) => {
-    if (tx.lookup('accounts', 'email', email).length) {
+  const account = await gw.store.transact(async (tx) => {
+    if (await findByEmail(tx, email)) {
       throw new ApiError(409, 'EMAIL_TAKEN', `An account with email ${email} exists`);
     }
     let parentId: string | null = null;
     if (input.parentEmail) {
-      const [parent] = tx.lookup<Account>('accounts', 'email', input.parentEmail.toLowerCase());
+      const parent = await findByEmail(tx, input.parentEmail);
       if (!parent) throw badRequest(`parentEmail: no account with email ${input.parentEmail}`, 'PARENT_NOT_FOUND');
       if (parent.type !== 'agency') throw badRequest('parentEmail: that account is not an agency', 'PARENT_NOT_AGENCY');
       parentId = parent.id;
@@ -64,21 +65,27 @@ export async function createAccount(gw: Gateway, input: NewAccount): Promise<{ a
 /** Issues a new API key; the previous one stops working as soon as this commits. */
 export async function rotateApiKey(gw: Gateway, accountId: string): Promise<string> {
   const apiKey = newApiKey();
-  await gw.store.transact((tx) => {
-    if (!tx.get('accounts', accountId)) throw notFound('Account');
-    tx.update<Account>('accounts', accountId, { apiKeyHash: digest(apiKey) });
+  await gw.store.transact(async (tx) => {
+    if (!(await tx.get('accounts', accountId))) throw notFound('Account');
+    await tx.update<Account>('accounts', accountId, { apiKeyHash: digest(apiKey) });
   });
   return apiKey;
 }
 
-export function findByApiKey(gw: Gateway, apiKey: string): Account | undefined {
+export async function findByApiKey(gw: Gateway, apiKey: string): Promise<Account | undefined> {
   const hash = digest(apiKey);
-  const [account] = gw.store.lookup<Account>('accounts', 'apiKeyHash', hash);
+  const [account] = await gw.store.find<Account>('accounts', 'apiKeyHash', [hash]);
   return account && sameSecret(account.apiKeyHash, hash) ? account : undefined;
 }
 
-export function findByEmail(gw: Gateway, email: string): Account | undefined {
-  return gw.store.lookup<Account>('accounts', 'email', email.toLowerCase())[0];
+export async function findByEmail(r: Reader, email: string): Promise<Account | undefined> {
+  return (await r.find<Account>('accounts', 'email', [email.trim().toLowerCase()]))[0];
+}
+
+export async function getAccount(r: Reader, id: string): Promise<Account> {
+  const account = await r.get<Account>('accounts', id);
+  if (!account) throw notFound('Account');
+  return account;
 }
 
 export const toCredits = (cents: number) => cents / 100;

@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
 import type { Tx } from '../store/store.js';
-import { toCredits, type Account } from './accounts.js';
+import { findByEmail, toCredits, type Account } from './accounts.js';
 import { emit } from './webhooks.js';
 
 /**
@@ -24,18 +24,18 @@ export const publicAutoRecharge = (a?: AutoRecharge) =>
   a ? { enabled: a.enabled, threshold: toCredits(a.thresholdCents), amount: toCredits(a.amountCents), pending: a.pending } : null;
 
 /** Emits the event when due, or re-arms; called in every transaction that changes a balance or the rule. */
-export function checkAutoRecharge(tx: Tx, subId: string): void {
-  const sub = tx.get<Account>('accounts', subId);
+export async function checkAutoRecharge(tx: Tx, subId: string): Promise<void> {
+  const sub = await tx.get<Account>('accounts', subId);
   const rule = sub?.autoRecharge;
   if (!sub || !rule || !sub.parentId) return;
   const below = sub.balanceCents < rule.thresholdCents;
-  if (!below && rule.pending) tx.update<Account>('accounts', sub.id, { autoRecharge: { ...rule, pending: false } });
+  if (!below && rule.pending) await tx.update<Account>('accounts', sub.id, { autoRecharge: { ...rule, pending: false } });
   if (!below || rule.pending || !rule.enabled) return;
-  const agency = tx.get<Account>('accounts', sub.parentId);
+  const agency = await tx.get<Account>('accounts', sub.parentId);
   if (!agency) return;
   const sequence = rule.sequence + 1;
-  tx.update<Account>('accounts', sub.id, { autoRecharge: { ...rule, sequence, pending: true } });
-  emit(tx, agency, 'auto_recharge', {
+  await tx.update<Account>('accounts', sub.id, { autoRecharge: { ...rule, sequence, pending: true } });
+  await emit(tx, agency, 'auto_recharge', {
     type: 'auto_recharge',
     idempotency_key: `ar_${sub.id}_${sequence}`,
     sub_account_id: sub.id,
@@ -52,11 +52,11 @@ export async function setAutoRecharge(
   input: { email: string; enabled: boolean; threshold: number; amount: number },
 ) {
   if (agency.type !== 'agency') throw forbidden('NOT_AGENCY', 'Only agency accounts can set auto-recharge for sub-accounts');
-  const result = await gw.store.transact((tx) => {
-    const [sub] = tx.lookup<Account>('accounts', 'email', input.email.trim().toLowerCase());
+  const result = await gw.store.transact(async (tx) => {
+    const sub = await findByEmail(tx, input.email);
     if (!sub || sub.parentId !== agency.id) throw notFound(`Sub-account ${input.email}`);
     const previous = sub.autoRecharge;
-    tx.update<Account>('accounts', sub.id, {
+    await tx.update<Account>('accounts', sub.id, {
       autoRecharge: {
         enabled: input.enabled,
         thresholdCents: Math.round(input.threshold * 100),
@@ -65,8 +65,8 @@ export async function setAutoRecharge(
         pending: previous?.pending ?? false,
       },
     });
-    checkAutoRecharge(tx, sub.id);
-    const saved = tx.get<Account>('accounts', sub.id)!;
+    await checkAutoRecharge(tx, sub.id);
+    const saved = (await tx.get<Account>('accounts', sub.id))!;
     return { sub_account_id: sub.id, balance: toCredits(saved.balanceCents), autoRecharge: publicAutoRecharge(saved.autoRecharge) };
   });
   gw.wakeJobs();

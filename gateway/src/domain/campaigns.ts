@@ -32,17 +32,17 @@ const defaultBot: Campaign['bot'] = { active: true, instructions: '', companyInf
 
 export const publicCampaign = ({ accountId: _a, ...c }: Campaign) => c;
 
-export function getCampaign(r: Reader, accountId: string, id: string): Campaign {
-  const campaign = r.get<Campaign>('campaigns', id);
+export async function getCampaign(r: Reader, accountId: string, id: string): Promise<Campaign> {
+  const campaign = await r.get<Campaign>('campaigns', id);
   if (!campaign || campaign.accountId !== accountId) throw notFound('Campaign');
   return campaign;
 }
 
-export const campaignsOf = (r: Reader, accountId: string) => r.lookup<Campaign>('campaigns', 'account', accountId);
+export const campaignsOf = (r: Reader, accountId: string) => r.find<Campaign>('campaigns', 'account', [accountId]);
 
 export async function createCampaign(gw: Gateway, accountId: string, input: CampaignFields): Promise<Campaign> {
-  return gw.store.transact((tx) => {
-    if (input.listId) getList(tx, accountId, input.listId);
+  return gw.store.transact(async (tx) => {
+    if (input.listId) await getList(tx, accountId, input.listId);
     const at = now();
     return tx.insert<Campaign>('campaigns', {
       ...input,
@@ -57,9 +57,9 @@ export async function createCampaign(gw: Gateway, accountId: string, input: Camp
 }
 
 export async function updateCampaign(gw: Gateway, accountId: string, id: string, patch: Partial<CampaignFields>): Promise<Campaign> {
-  return gw.store.transact((tx) => {
-    const campaign = getCampaign(tx, accountId, id);
-    if (patch.listId) getList(tx, accountId, patch.listId);
+  return gw.store.transact(async (tx) => {
+    const campaign = await getCampaign(tx, accountId, id);
+    if (patch.listId) await getList(tx, accountId, patch.listId);
     return tx.update<Campaign>('campaigns', id, {
       ...(patch as Partial<Campaign>),
       ...(patch.bot ? { bot: { ...campaign.bot, ...patch.bot } } : {}),

@@ -1,45 +1,47 @@
 import type { CollectionSpec } from '../store/store.js';
 
-/** Every collection of the gateway and its indexes. Index keys are scoped by account, so tenants never meet. */
-const scoped = (field: string) => (d: any) => (d[field] ? `${d.accountId}|${d[field]}` : undefined);
-
+/**
+ * Every collection of the gateway and its indexes. Lookups of tenant data are keyed by account first, so
+ * tenants never meet; every uniqueness rule of the service is a unique index here, enforced by the backend.
+ */
 export const collections: CollectionSpec[] = [
   {
     name: 'accounts',
     indexes: {
-      email: { unique: true, key: (a) => a.email },
-      apiKeyHash: { unique: true, key: (a) => a.apiKeyHash },
-      parentId: { key: (a) => a.parentId },
+      email: { unique: true, fields: ['email'] },
+      apiKeyHash: { unique: true, fields: ['apiKeyHash'] },
+      parentId: { fields: ['parentId'] },
     },
   },
   {
     name: 'contacts',
     indexes: {
-      phone: { unique: true, key: scoped('phone') },
-      email: { key: scoped('email') },
-      fromId: { unique: true, key: scoped('fromId') },
+      phone: { unique: true, fields: ['accountId', 'phone'] },
+      email: { fields: ['accountId', 'email'] },
+      fromId: { unique: true, fields: ['accountId', 'fromId'] },
+      // Set only on contacts known by their email alone: one such contact per email.
+      emailOnly: { unique: true, fields: ['accountId', 'emailOnly'] },
     },
   },
-  { name: 'lists', indexes: { account: { key: (l) => l.accountId } } },
+  { name: 'lists', indexes: { account: { fields: ['accountId'] } } },
   {
     name: 'memberships',
     indexes: {
-      member: { unique: true, key: (m) => `${m.listId}|${m.contactId}` },
-      list: { key: (m) => m.listId },
+      member: { unique: true, fields: ['listId', 'contactId'] },
+      list: { fields: ['listId'] },
     },
   },
-  { name: 'campaigns', indexes: { account: { key: (c) => c.accountId } } },
+  { name: 'campaigns', indexes: { account: { fields: ['accountId'] } } },
   {
     name: 'messages',
     indexes: {
-      messageSid: { unique: true, key: scoped('messageSid') },
-      contact: { key: (m) => m.contactId },
+      messageSid: { unique: true, fields: ['accountId', 'messageSid'] },
+      contact: { fields: ['contactId'] },
     },
   },
   { name: 'media', indexes: {} },
-  { name: 'deliveries', indexes: { message: { key: (d) => d.messageId } } },
-  { name: 'webhooks', indexes: { account: { key: (w) => w.accountId } } },
-  { name: 'transactions', indexes: { account: { key: (t) => t.accountId } } },
-  { name: 'idempotency', indexes: {} },
-  { name: 'jobs', indexes: { status: { key: (j) => j.status } } },
+  { name: 'deliveries', indexes: { message: { fields: ['messageId'] } } },
+  { name: 'webhooks', indexes: { account: { fields: ['accountId'] } } },
+  { name: 'transactions', indexes: { account: { fields: ['accountId'] } } },
+  { name: 'idempotency', indexes: { key: { unique: true, fields: ['accountId', 'key'] } } },
 ];

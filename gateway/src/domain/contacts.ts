@@ -13,6 +13,8 @@ export interface Contact {
   email: string | null;
   /** The contact's ID on an external platform (custom channels); one fromId is one contact. */
   fromId: string | null;
+  /** The email of a contact known by its email alone (no phone, no fromId): at most one such contact per email. */
+  emailOnly?: string | null;
   customFields: Record<string, string | number | boolean | null>;
   createdAt: string;
   updatedAt: string;
@@ -47,20 +49,15 @@ export function publicContact(c: Contact) {
   };
 }
 
-const key = (accountId: string, value: string) => `${accountId}|${value}`;
+const findOne = async (r: Reader, index: string, accountId: string, value: string) =>
+  (await r.find<Contact>('contacts', index, [accountId, value], { limit: 1 }))[0];
 
-export function findByPhone(r: Reader, accountId: string, phone: string): Contact | undefined {
-  return r.lookup<Contact>('contacts', 'phone', key(accountId, phone))[0];
-}
-export function findByEmail(r: Reader, accountId: string, email: string): Contact | undefined {
-  return r.lookup<Contact>('contacts', 'email', key(accountId, email))[0];
-}
-export function findByFromId(r: Reader, accountId: string, fromId: string): Contact | undefined {
-  return r.lookup<Contact>('contacts', 'fromId', key(accountId, fromId))[0];
-}
+export const findByPhone = (r: Reader, accountId: string, phone: string) => findOne(r, 'phone', accountId, phone);
+export const findByEmail = (r: Reader, accountId: string, email: string) => findOne(r, 'email', accountId, email);
+export const findByFromId = (r: Reader, accountId: string, fromId: string) => findOne(r, 'fromId', accountId, fromId);
 
-export function getContact(r: Reader, accountId: string, id: string): Contact {
-  const contact = r.get<Contact>('contacts', id);
+export async function getContact(r: Reader, accountId: string, id: string): Promise<Contact> {
+  const contact = await r.get<Contact>('contacts', id);
   if (!contact || contact.accountId !== accountId) throw notFound('Contact');
   return contact;
 }
@@ -84,30 +81,31 @@ function newContact(accountId: string, fields: Partial<Contact>): Contact {
 
 /**
  * Spec §4.1: an existing phone (or, for an email-only contact, an existing email) returns the existing contact
- * and creates no duplicate. The check and the insert run in one synchronous transaction, so concurrent
- * requests for the same phone still make one contact.
+ * and creates no duplicate. Both are unique indexes, so concurrent requests for one phone or email, on any
+ * process, make one contact: the transaction that loses the race runs again and finds the winner.
  */
 export async function createContact(gw: Gateway, accountId: string, input: ContactInput): Promise<{ contact: Contact; created: boolean }> {
   const phone = input.phone ? normalizePhone(input.phone) : null;
   const email = input.email ? normalizeEmail(input.email) : null;
-  return gw.store.transact((tx) => {
-    const existing = phone ? findByPhone(tx, accountId, phone) : findByEmail(tx, accountId, email!);
+  return gw.store.transact(async (tx) => {
+    const existing = phone ? await findByPhone(tx, accountId, phone) : await findByEmail(tx, accountId, email!);
     if (existing) return { contact: existing, created: false };
-    const contact = tx.insert('contacts', newContact(accountId, {
+    const contact = await tx.insert('contacts', newContact(accountId, {
       firstName: input.firstName || null,
       lastName: input.lastName || null,
       phone,
       email,
+      emailOnly: phone ? null : email,
       customFields: input.customFields ?? {},
     }));
     return { contact, created: true };
   });
 }
 
-export function lookupContact(gw: Gateway, accountId: string, by: { phoneNumber?: string; email?: string }): Contact {
+export async function lookupContact(gw: Gateway, accountId: string, by: { phoneNumber?: string; email?: string }): Promise<Contact> {
   const contact = by.phoneNumber !== undefined
-    ? findByPhone(gw.store, accountId, normalizePhone(by.phoneNumber, 'phoneNumber'))
-    : findByEmail(gw.store, accountId, normalizeEmail(by.email!));
+    ? await findByPhone(gw.store, accountId, normalizePhone(by.phoneNumber, 'phoneNumber'))
+    : await findByEmail(gw.store, accountId, normalizeEmail(by.email!));
   if (!contact) throw notFound('Contact');
   return contact;
 }
@@ -116,14 +114,14 @@ export function lookupContact(gw: Gateway, accountId: string, by: { phoneNumber?
  * Custom channels (spec §2.1): the contact is the one with this fromId, or a new one made from the details
  * given. With `update`, given details overwrite the stored ones (the send endpoint's rule, §2.5).
  */
-export function contactForFromId(
+export async function contactForFromId(
   tx: Tx,
   accountId: string,
   fromId: string,
   details: { firstName?: string; lastName?: string; email?: string },
   update: boolean,
-): Contact {
-  const existing = findByFromId(tx, accountId, fromId);
+): Promise<Contact> {
+  const existing = await findByFromId(tx, accountId, fromId);
   // Only the contact's own fields: callers pass a whole message input, whose `id` must not become the contact's.
   const { firstName, lastName, email } = details;
   const given = Object.fromEntries(Object.entries({ firstName, lastName, email }).filter(([, v]) => v)) as Partial<Contact>;

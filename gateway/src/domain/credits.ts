@@ -2,7 +2,7 @@ import type { Gateway } from '../context.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
-import { toCredits, type Account } from './accounts.js';
+import { findByEmail, getAccount, toCredits, type Account } from './accounts.js';
 import { checkAutoRecharge, publicAutoRecharge } from './auto-recharge.js';
 
 /** One line of an account's credit history. */
@@ -34,16 +34,16 @@ export async function grantCredits(
   agency: Account,
   input: { email: string; amount: number; description?: string },
   /** Runs inside the grant's transaction, e.g. to remember the response of an idempotent request. */
-  within: (tx: Tx, result: GrantResult) => void = () => undefined,
+  within: (tx: Tx, result: GrantResult) => Promise<void> = async () => undefined,
 ): Promise<GrantResult> {
   if (agency.type !== 'agency') throw forbidden('NOT_AGENCY', 'Only agency accounts can grant credits to sub-accounts');
   const amountCents = Math.round(input.amount * 100);
-  return gw.store.transact((tx) => {
-    const [sub] = tx.lookup<Account>('accounts', 'email', input.email.trim().toLowerCase());
+  const result = await gw.store.transact(async (tx) => {
+    const sub = await findByEmail(tx, input.email);
     if (!sub || sub.parentId !== agency.id) throw notFound(`Sub-account ${input.email}`);
     const balanceCents = sub.balanceCents + amountCents;
-    tx.update<Account>('accounts', sub.id, { balanceCents });
-    tx.insert<CreditTransaction>('transactions', {
+    await tx.update<Account>('accounts', sub.id, { balanceCents });
+    await tx.insert<CreditTransaction>('transactions', {
       id: newId('ctx'),
       accountId: sub.id,
       kind: 'grant',
@@ -53,11 +53,13 @@ export async function grantCredits(
       grantedBy: agency.id,
       createdAt: now(),
     });
-    checkAutoRecharge(tx, sub.id);
-    const result: GrantResult = { success: true, sub_account_id: sub.id, credits_added: toCredits(amountCents), new_balance: toCredits(balanceCents) };
-    within(tx, result);
-    return result;
+    await checkAutoRecharge(tx, sub.id);
+    const granted: GrantResult = { success: true, sub_account_id: sub.id, credits_added: toCredits(amountCents), new_balance: toCredits(balanceCents) };
+    await within(tx, granted);
+    return granted;
   });
+  gw.wakeJobs();
+  return result;
 }
 
 /**
@@ -66,15 +68,14 @@ export async function grantCredits(
  */
 export async function useCredits(gw: Gateway, accountId: string, amount: number, description?: string) {
   const amountCents = Math.round(amount * 100);
-  const result = await gw.store.transact((tx) => {
-    const account = tx.get<Account>('accounts', accountId);
-    if (!account) throw notFound('Account');
+  const result = await gw.store.transact(async (tx) => {
+    const account = await getAccount(tx, accountId);
     if (account.balanceCents < amountCents) {
       throw new ApiError(409, 'INSUFFICIENT_CREDITS', `Balance ${toCredits(account.balanceCents)} is below ${toCredits(amountCents)}`);
     }
     const balanceCents = account.balanceCents - amountCents;
-    tx.update<Account>('accounts', accountId, { balanceCents });
-    tx.insert<CreditTransaction>('transactions', {
+    await tx.update<Account>('accounts', accountId, { balanceCents });
+    await tx.insert<CreditTransaction>('transactions', {
       id: newId('ctx'),
       accountId,
       kind: 'usage',
@@ -84,28 +85,26 @@ export async function useCredits(gw: Gateway, accountId: string, amount: number,
       grantedBy: null,
       createdAt: now(),
     });
-    checkAutoRecharge(tx, accountId);
+    await checkAutoRecharge(tx, accountId);
     return { balance: toCredits(balanceCents) };
   });
   gw.wakeJobs();
   return result;
 }
 
-export function creditsOf(r: Reader, account: Account) {
-  const fresh = r.get<Account>('accounts', account.id)!;
+export async function creditsOf(r: Reader, accountId: string) {
+  const fresh = await getAccount(r, accountId);
+  const history = await r.find<CreditTransaction>('transactions', 'account', [accountId], { order: 'desc' });
   return {
     balance: toCredits(fresh.balanceCents),
     ...(fresh.parentId ? { autoRecharge: publicAutoRecharge(fresh.autoRecharge) } : {}),
-    transactions: r
-      .lookup<CreditTransaction>('transactions', 'account', account.id)
-      .map((t) => ({
+    transactions: history.map((t) => ({
         id: t.id,
         kind: t.kind,
         amount: toCredits(t.amountCents),
         balance: toCredits(t.balanceCents),
         description: t.description,
         createdAt: t.createdAt,
-      }))
-      .reverse(),
+      })),
   };
 }

@@ -1,59 +1,113 @@
 import { createHash } from 'node:crypto';
 import type { Gateway } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
-import { now } from '../ids.js';
+import { newId, now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 
-/** A remembered response to an `Idempotency-Key` request (Stripe's model, IETF draft status codes). */
+/**
+ * An `Idempotency-Key` request (Stripe's model, IETF draft status codes), stored so that every process sees it:
+ * claimed in flight by the first request, then holding the response to replay.
+ */
 interface Remembered {
   id: string;
+  accountId: string;
+  key: string;
   requestHash: string;
-  status: number;
+  state: 'in_flight' | 'done';
+  /** In flight: when a claim whose process died may be taken over. */
+  leaseUntil: number;
+  status: number | null;
   response: unknown;
+  /** Epoch ms after which the key is forgotten. */
+  expiresAt: number;
   createdAt: string;
 }
 
 const TTL_MS = 24 * 3_600_000;
+const LEASE_MS = 60_000;
+
+type Claim = { replay: Remembered } | { claimed: string };
 
 /**
  * Runs `perform` at most once per account and key within 24 h. The same key with the same body replays the
- * first response; with another body it is 422; while the first is still being committed it is 409.
- * `perform` returns the status and body to answer, and writes `remember(...)` in its own transaction.
+ * first response; with another body it is 422; while the first is still in flight it is 409. `perform` returns
+ * the status and body to answer, and calls `remember(...)` inside its own transaction, so the response is kept
+ * exactly when the change commits. A failed `perform` releases the key.
  */
-export class Idempotency {
-  private inFlight = new Set<string>();
+export async function idempotent(
+  gw: Gateway,
+  accountId: string,
+  key: string | undefined,
+  body: unknown,
+  perform: (remember: (tx: Tx, status: number, response: unknown) => Promise<void>) => Promise<{ status: number; response: unknown }>,
+): Promise<{ status: number; response: unknown; replayed: boolean }> {
+  if (key === undefined) return { ...(await perform(async () => undefined)), replayed: false };
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw badRequest('Idempotency-Key: must be 1-255 visible ASCII characters', 'INVALID_IDEMPOTENCY_KEY');
+  const requestHash = createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
 
-  constructor(private readonly gw: Gateway) {}
-
-  async run(
-    accountId: string,
-    key: string | undefined,
-    body: unknown,
-    perform: (remember: (tx: Tx, status: number, response: unknown) => void) => Promise<{ status: number; response: unknown }>,
-  ): Promise<{ status: number; response: unknown; replayed: boolean }> {
-    if (key === undefined) return { ...(await perform(() => undefined)), replayed: false };
-    if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw badRequest('Idempotency-Key: must be 1-255 visible ASCII characters', 'INVALID_IDEMPOTENCY_KEY');
-    const id = `${accountId}|${key}`;
-    const requestHash = createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
-    if (this.inFlight.has(id)) throw new ApiError(409, 'IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed');
-    const stored = this.gw.store.get<Remembered>('idempotency', id);
-    if (stored && Date.now() - Date.parse(stored.createdAt) < TTL_MS) {
+  const claim = await gw.store.transact(async (tx): Promise<Claim> => {
+    const at = Date.now();
+    const [stored] = await tx.find<Remembered>('idempotency', 'key', [accountId, key]);
+    if (stored && stored.expiresAt > at) {
       if (stored.requestHash !== requestHash) {
         throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body');
       }
-      await this.gw.store.durable();
-      return { status: stored.status, response: stored.response, replayed: true };
+      if (stored.state === 'done') return { replay: stored };
+      if (stored.leaseUntil > at) throw new ApiError(409, 'IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed');
+      await tx.update<Remembered>('idempotency', stored.id, { leaseUntil: at + LEASE_MS });
+      return { claimed: stored.id };
     }
-    this.inFlight.add(id);
-    try {
-      const result = await perform((tx, status, response) => {
-        const record = { id, requestHash, status, response, createdAt: now() };
-        if (tx.get('idempotency', id)) tx.update<Remembered>('idempotency', id, record);
-        else tx.insert<Remembered>('idempotency', record);
-      });
-      return { ...result, replayed: false };
-    } finally {
-      this.inFlight.delete(id);
-    }
+    if (stored) await tx.remove('idempotency', stored.id);
+    const record = await tx.insert<Remembered>('idempotency', {
+      id: newId('idk'),
+      accountId,
+      key,
+      requestHash,
+      state: 'in_flight',
+      leaseUntil: at + LEASE_MS,
+      status: null,
+      response: null,
+      expiresAt: at + TTL_MS,
+      createdAt: now(),
+    });
+    return { claimed: record.id };
+  });
+  if ('replay' in claim) return { status: claim.replay.status!, response: claim.replay.response, replayed: true };
+
+  const id = claim.claimed;
+  try {
+    const result = await perform(async (tx, status, response) => {
+      await tx.update<Remembered>('idempotency', id, { state: 'done', status, response });
+    });
+    return { ...result, replayed: false };
+  } catch (err) {
+    await gw.store.transact(async (tx) => tx.remove('idempotency', id)).catch(() => undefined);
+    throw err;
   }
+}
+
+/** Removes the records whose 24 hours are over, in small transactions. */
+export async function forgetExpiredKeys(gw: Gateway): Promise<number> {
+  const expired: string[] = [];
+  for (let after: string | undefined; ; ) {
+    const page = await gw.store.scan<Remembered>('idempotency', { limit: 500, after });
+    if (page.length === 0) break;
+    after = page.at(-1)!.id;
+    for (const r of page) if (r.expiresAt <= Date.now()) expired.push(r.id);
+  }
+  let forgotten = 0;
+  for (let i = 0; i < expired.length; i += 100) {
+    forgotten += await gw.store.transact(async (tx) => {
+      let n = 0;
+      for (const id of expired.slice(i, i + 100)) {
+        const current = await tx.get<Remembered>('idempotency', id);
+        if (current && current.expiresAt <= Date.now()) {
+          await tx.remove('idempotency', id);
+          n += 1;
+        }
+      }
+      return n;
+    });
+  }
+  return forgotten;
 }

@@ -23,25 +23,22 @@ export interface Membership {
 
 export const publicList = (l: List) => ({ id: l.id, name: l.name, createdAt: l.createdAt });
 
-export function getList(r: Reader, accountId: string, id: string): List {
-  const list = r.get<List>('lists', id);
+export async function getList(r: Reader, accountId: string, id: string): Promise<List> {
+  const list = await r.get<List>('lists', id);
   if (!list || list.accountId !== accountId) throw notFound('List');
   return list;
 }
 
 export async function createList(gw: Gateway, accountId: string, name: string): Promise<List> {
-  return gw.store.transact((tx) => tx.insert<List>('lists', { id: newId('lst'), accountId, name, createdAt: now() }));
+  return gw.store.transact(async (tx) => tx.insert<List>('lists', { id: newId('lst'), accountId, name, createdAt: now() }));
 }
 
-export function listsOf(gw: Gateway, accountId: string): List[] {
-  return gw.store.lookup<List>('lists', 'account', accountId);
-}
+export const listsOf = (r: Reader, accountId: string) => r.find<List>('lists', 'account', [accountId]);
 
-export function membersOf(gw: Gateway, accountId: string, listId: string): Array<{ contact: Contact; addedAt: string }> {
-  getList(gw.store, accountId, listId);
-  return gw.store
-    .lookup<Membership>('memberships', 'list', listId)
-    .map((m) => ({ contact: gw.store.get<Contact>('contacts', m.contactId)!, addedAt: m.addedAt }));
+export async function membersOf(r: Reader, accountId: string, listId: string): Promise<Array<{ contact: Contact; addedAt: string }>> {
+  await getList(r, accountId, listId);
+  const members = await r.find<Membership>('memberships', 'list', [listId]);
+  return Promise.all(members.map(async (m) => ({ contact: (await r.get<Contact>('contacts', m.contactId))!, addedAt: m.addedAt })));
 }
 
 /** Spec §4.3. Adding a member twice changes nothing and reports `added: false`. */
@@ -52,12 +49,12 @@ export async function addToList(
   contactId: string,
   source: Membership['source'] = 'api',
 ): Promise<{ added: boolean; membership: Membership }> {
-  return gw.store.transact((tx) => {
-    getList(tx, accountId, listId);
-    getContact(tx, accountId, contactId);
-    const [existing] = tx.lookup<Membership>('memberships', 'member', `${listId}|${contactId}`);
+  return gw.store.transact(async (tx) => {
+    await getList(tx, accountId, listId);
+    await getContact(tx, accountId, contactId);
+    const [existing] = await tx.find<Membership>('memberships', 'member', [listId, contactId]);
     if (existing) return { added: false, membership: existing };
-    const membership = tx.insert<Membership>('memberships', {
+    const membership = await tx.insert<Membership>('memberships', {
       id: newId('mem'),
       accountId,
       listId,

@@ -1,10 +1,6 @@
-import { mkdir, open, readFile, unlink } from 'node:fs/promises';
-import path from 'node:path';
-import { fileTypeFromBuffer } from 'file-type';
 import type { Gateway } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Reader } from '../store/store.js';
 
 export interface Media {
   id: string;
@@ -35,6 +31,8 @@ export async function decodeDataUri(uri: string, declared: string, maxBytes: num
   if (!encoded || encoded.length % 4 !== 0 || !BASE64.test(encoded)) throw badRequest('mediaUrl: the embedded data is not valid base64');
   const bytes = Buffer.from(encoded, 'base64');
   const contentType = declared.trim().toLowerCase().split(';')[0]!.trim();
+  // Loaded with the first embedded file rather than at start-up.
+  const { fileTypeFromBuffer } = await import('file-type');
   const sniffed = await fileTypeFromBuffer(bytes);
   const matches = sniffed
     ? sameType(sniffed.mime, contentType)
@@ -60,29 +58,20 @@ function isUtf8Text(bytes: Buffer): boolean {
   return Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes);
 }
 
-const mediaPath = (gw: Gateway, accountId: string, id: string) => path.join(gw.config.dataDir, 'media', accountId, id);
-
-/** Writes the file durably before any record points at it; returns the record to insert. */
+/** Stores the file durably before any record points at it; returns the record to insert. */
 export async function saveMedia(gw: Gateway, accountId: string, bytes: Buffer, contentType: string): Promise<Media> {
   const media: Media = { id: newId('med'), accountId, contentType, size: bytes.length, createdAt: now() };
-  const file = mediaPath(gw, accountId, media.id);
-  await mkdir(path.dirname(file), { recursive: true });
-  const handle = await open(file, 'wx', 0o600);
-  try {
-    await handle.writeFile(bytes);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await gw.store.blobs.put(accountId, media.id, bytes);
   return media;
 }
 
 export async function discardMedia(gw: Gateway, media: Media): Promise<void> {
-  await unlink(mediaPath(gw, media.accountId, media.id)).catch(() => undefined);
+  await gw.store.blobs.delete(media.accountId, media.id);
 }
 
-export async function readMedia(gw: Gateway, r: Reader, accountId: string, id: string): Promise<{ media: Media; bytes: Buffer }> {
-  const media = r.get<Media>('media', id);
-  if (!media || media.accountId !== accountId) throw notFound('Media');
-  return { media, bytes: await readFile(mediaPath(gw, accountId, id)) };
+export async function readMedia(gw: Gateway, accountId: string, id: string): Promise<{ media: Media; bytes: Buffer }> {
+  const media = await gw.store.get<Media>('media', id);
+  const bytes = media?.accountId === accountId ? await gw.store.blobs.get(accountId, id) : undefined;
+  if (!media || !bytes) throw notFound('Media');
+  return { media, bytes };
 }

@@ -43,7 +43,7 @@ export interface IncomingInput {
   messageType?: 'text' | 'reaction';
 }
 
-const sidKey = (accountId: string, sid: string) => `${accountId}|${sid}`;
+const bySid = async (r: Reader, accountId: string, sid: string) => (await r.find<Message>('messages', 'messageSid', [accountId, sid]))[0];
 
 function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' | 'contactId' | 'direction' | 'body' | 'status'>): Message {
   const at = now();
@@ -68,7 +68,7 @@ function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' | 'cont
  * and changes nothing, so callers can retry safely (§6.3).
  */
 export async function receiveMessage(gw: Gateway, account: Account, input: IncomingInput): Promise<{ message: Message; duplicate: boolean }> {
-  const seen = gw.store.lookup<Message>('messages', 'messageSid', sidKey(account.id, input.messageSid))[0];
+  const seen = await bySid(gw.store, account.id, input.messageSid);
   if (seen) {
     // The original may still be on its way to disk (a concurrent duplicate): acknowledge only what is durable.
     await gw.store.durable();
@@ -87,12 +87,12 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
     }
   }
 
-  const result = await gw.store.transact((tx) => {
-    const original = tx.lookup<Message>('messages', 'messageSid', sidKey(account.id, input.messageSid))[0];
+  const result = await gw.store.transact(async (tx) => {
+    const original = await bySid(tx, account.id, input.messageSid);
     if (original) return { message: original, duplicate: true };
-    const contact = contactForFromId(tx, account.id, input.fromId, input, false);
-    if (media) tx.insert('media', media);
-    const message = tx.insert('messages', newMessage({
+    const contact = await contactForFromId(tx, account.id, input.fromId, input, false);
+    if (media) await tx.insert('media', media);
+    const message = await tx.insert('messages', newMessage({
       accountId: account.id,
       contactId: contact.id,
       direction: 'incoming',
@@ -125,8 +125,8 @@ export interface SendInput {
 const NO_RECEIVER = 'No Custom Channel Webhook URL is configured (Settings > Custom Channel Webhook)';
 
 /** Writes an outgoing reply and queues its delivery (spec §6.1) in the same commit. */
-export function queueReply(tx: Tx, account: Account, contact: Contact, fields: { body: string; channel: string; campaignId?: string | null }): Message {
-  const message = tx.insert('messages', newMessage({
+export async function queueReply(tx: Tx, account: Account, contact: Contact, fields: { body: string; channel: string; campaignId?: string | null }): Promise<Message> {
+  const message = await tx.insert('messages', newMessage({
     accountId: account.id,
     contactId: contact.id,
     direction: 'outgoing',
@@ -144,7 +144,7 @@ export function queueReply(tx: Tx, account: Account, contact: Contact, fields: {
     toId: contact.fromId ?? '',
     channel: fields.channel,
   };
-  if (emit(tx, account, 'reply', payload, message.id).length === 0) {
+  if ((await emit(tx, account, 'reply', payload, message.id)).length === 0) {
     return tx.update<Message>('messages', message.id, { status: 'failed', error: NO_RECEIVER });
   }
   return message;
@@ -152,9 +152,9 @@ export function queueReply(tx: Tx, account: Account, contact: Contact, fields: {
 
 /** Spec §4.4: sends a message through a custom channel to the contact known by fromId. */
 export async function sendMessage(gw: Gateway, account: Account, input: SendInput): Promise<{ message: Message; contact: Contact }> {
-  const result = await gw.store.transact((tx) => {
-    const contact = contactForFromId(tx, account.id, input.fromId, input, true);
-    const message = queueReply(tx, account, contact, { body: input.body, channel: input.customChannel, campaignId: input.campaignId });
+  const result = await gw.store.transact(async (tx) => {
+    const contact = await contactForFromId(tx, account.id, input.fromId, input, true);
+    const message = await queueReply(tx, account, contact, { body: input.body, channel: input.customChannel, campaignId: input.campaignId });
     return { message, contact };
   });
   gw.wakeJobs();
@@ -165,27 +165,29 @@ export async function sendMessage(gw: Gateway, account: Account, input: SendInpu
  * A reply is Sent once any receiver accepted it, Failed once every receiver gave up (spec §3.1); the error of
  * the last failure is kept with it.
  */
-export function settleMessage(tx: Tx, messageId: string): void {
-  const message = tx.get<Message>('messages', messageId);
+export async function settleMessage(tx: Tx, messageId: string): Promise<void> {
+  const message = await tx.get<Message>('messages', messageId);
   if (!message) return;
-  const deliveries = tx.lookup<Delivery>('deliveries', 'message', messageId);
+  const deliveries = await tx.find<Delivery>('deliveries', 'message', [messageId]);
   const sent = deliveries.some((d) => d.status === 'sent');
   const failed = !sent && deliveries.length > 0 && deliveries.every((d) => d.status === 'failed');
   const status = sent ? 'sent' : failed ? 'failed' : 'pending';
   const error = failed ? deliveries.map((d) => d.attempts.at(-1)?.error).filter(Boolean).at(-1) ?? 'Delivery failed' : null;
-  if (status !== message.status || error !== message.error) tx.update<Message>('messages', messageId, { status, error, updatedAt: now() });
+  if (status !== message.status || error !== message.error) await tx.update<Message>('messages', messageId, { status, error, updatedAt: now() });
 }
 
-export function getMessage(r: Reader, accountId: string, id: string): Message {
-  const message = r.get<Message>('messages', id);
+export async function getMessage(r: Reader, accountId: string, id: string): Promise<Message> {
+  const message = await r.get<Message>('messages', id);
   if (!message || message.accountId !== accountId) throw notFound('Message');
   return message;
 }
 
-export function messagesOf(r: Reader, accountId: string, contactId: string): Message[] {
-  getContact(r, accountId, contactId);
-  return r.lookup<Message>('messages', 'contact', contactId);
+export async function messagesOf(r: Reader, accountId: string, contactId: string): Promise<Message[]> {
+  await getContact(r, accountId, contactId);
+  return r.find<Message>('messages', 'contact', [contactId]);
 }
+
+export const deliveriesOf = (r: Reader, messageId: string) => r.find<Delivery>('deliveries', 'message', [messageId]);
 
 export function publicMessage(m: Message, deliveries?: Delivery[]) {
   const { accountId: _a, ...rest } = m;

@@ -17,9 +17,9 @@ export function checkTarget(gw: Gateway, url: string, field: string): void {
 
 export async function updateSettings(gw: Gateway, accountId: string, customChannelWebhookUrl: string | null): Promise<Account> {
   if (customChannelWebhookUrl) checkTarget(gw, customChannelWebhookUrl, 'customChannelWebhookUrl');
-  return gw.store.transact((tx) => tx.update<Account>('accounts', accountId, { customChannelWebhookUrl }));
+  return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, { customChannelWebhookUrl }));
 }
 
 export async function rotateWebhookSecret(gw: Gateway, accountId: string): Promise<Account> {
-  return gw.store.transact((tx) => tx.update<Account>('accounts', accountId, { webhookSecret: newWebhookSecret() }));
+  return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, { webhookSecret: newWebhookSecret() }));
 }

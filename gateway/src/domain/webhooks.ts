@@ -1,7 +1,6 @@
 import type { Gateway } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import { enqueue } from '../jobs/queue.js';
 import type { Reader, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import { newWebhookSecret } from './secrets.js';
@@ -44,15 +43,15 @@ export interface Delivery {
 
 export const publicSubscription = (s: Subscription) => ({ id: s.id, url: s.url, events: s.events, createdAt: s.createdAt });
 
-export function getSubscription(r: Reader, accountId: string, id: string): Subscription {
-  const sub = r.get<Subscription>('webhooks', id);
+export async function getSubscription(r: Reader, accountId: string, id: string): Promise<Subscription> {
+  const sub = await r.get<Subscription>('webhooks', id);
   if (!sub || sub.accountId !== accountId) throw notFound('Webhook');
   return sub;
 }
 
 /** `events` come deduplicated from the request schema. */
 export async function subscribe(gw: Gateway, accountId: string, url: string, events: EventType[]): Promise<Subscription> {
-  return gw.store.transact((tx) =>
+  return gw.store.transact(async (tx) =>
     tx.insert<Subscription>('webhooks', {
       id: newId('whk'),
       accountId,
@@ -65,27 +64,28 @@ export async function subscribe(gw: Gateway, accountId: string, url: string, eve
 }
 
 export async function unsubscribe(gw: Gateway, accountId: string, id: string): Promise<void> {
-  await gw.store.transact((tx) => {
-    getSubscription(tx, accountId, id);
-    tx.remove('webhooks', id);
+  await gw.store.transact(async (tx) => {
+    await getSubscription(tx, accountId, id);
+    await tx.remove('webhooks', id);
   });
 }
 
-export const subscriptionsOf = (r: Reader, accountId: string) => r.lookup<Subscription>('webhooks', 'account', accountId);
+export const subscriptionsOf = (r: Reader, accountId: string) => r.find<Subscription>('webhooks', 'account', [accountId]);
 
 /**
  * Queues one delivery of an event to each receiver of the account that takes it: the settings URL takes
  * replies (spec §6.1), subscriptions take the events they named. Returns the deliveries made.
  */
-export function emit(tx: Tx, account: Account, event: EventType, payload: Record<string, unknown>, messageId: string | null = null): Delivery[] {
+export async function emit(tx: Tx, account: Account, event: EventType, payload: Record<string, unknown>, messageId: string | null = null): Promise<Delivery[]> {
   const targets: Array<{ target: string; url: string }> = [];
   if (event === 'reply' && account.customChannelWebhookUrl) targets.push({ target: 'settings', url: account.customChannelWebhookUrl });
-  for (const sub of subscriptionsOf(tx, account.id)) {
+  for (const sub of await subscriptionsOf(tx, account.id)) {
     if (sub.events.includes(event)) targets.push({ target: sub.id, url: sub.url });
   }
-  return targets.map(({ target, url }) => {
+  const deliveries: Delivery[] = [];
+  for (const { target, url } of targets) {
     const at = now();
-    const delivery = tx.insert<Delivery>('deliveries', {
+    const delivery = await tx.insert<Delivery>('deliveries', {
       id: newId('dlv'),
       accountId: account.id,
       event,
@@ -98,13 +98,14 @@ export function emit(tx: Tx, account: Account, event: EventType, payload: Record
       createdAt: at,
       updatedAt: at,
     });
-    enqueue(tx, 'deliver', { deliveryId: delivery.id });
-    return delivery;
-  });
+    await tx.enqueue({ kind: 'deliver', data: { deliveryId: delivery.id }, accountId: account.id });
+    deliveries.push(delivery);
+  }
+  return deliveries;
 }
 
 /** The signing secret of a delivery's receiver, or undefined when the subscription is gone. */
-export function secretFor(r: Reader, delivery: Delivery): string | undefined {
-  if (delivery.target === 'settings') return r.get<Account>('accounts', delivery.accountId)?.webhookSecret;
-  return r.get<Subscription>('webhooks', delivery.target)?.secret;
+export async function secretFor(r: Reader, delivery: Delivery): Promise<string | undefined> {
+  if (delivery.target === 'settings') return (await r.get<Account>('accounts', delivery.accountId))?.webhookSecret;
+  return (await r.get<Subscription>('webhooks', delivery.target))?.secret;
 }

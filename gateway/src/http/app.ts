@@ -28,7 +28,7 @@ export function createApp(gw: Gateway, adminToken: string): Express {
     next();
   });
 
-  const limit = perKeyRateLimit(gw.config.rateLimitPerMinute);
+  const limit = perKeyRateLimit(gw.store, gw.config.rateLimitPerMinute);
   const before = [apiKeyAuth(gw), limit];
   const headerKeyOnly = [apiKeyAuth(gw, { headerOnly: true }), limit];
 

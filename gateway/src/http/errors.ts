@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { StoreWriteError } from '../store/store.js';
+import { StoreConflictError, StoreWriteError } from '../store/store.js';
 
 /** Spec §7: the incoming-message endpoint answers `{error: "message"}`; every other route `{error: {code, message}}`. */
 const PLAIN_ERROR_PATHS = new Set(['/v1/incoming_custom_channel_message']);
@@ -42,6 +42,10 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const apiError = err instanceof ApiError ? err : fromBodyParser(err ?? {});
     if (apiError) return sendError(req, res, apiError);
+    if (err instanceof StoreConflictError) {
+      // A race lost again and again, or a rule without its own check: the record it collided with stands.
+      return sendError(req, res, new ApiError(409, 'CONFLICT', 'This conflicts with an existing record; retry to see it'));
+    }
     if (err instanceof StoreWriteError) {
       log.error({ err }, 'store write failed');
       return sendError(req, res, new ApiError(503, 'STORE_UNAVAILABLE', 'The change could not be saved; retry shortly', { 'Retry-After': '5' }));

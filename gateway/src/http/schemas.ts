@@ -165,3 +165,10 @@ export const adminAccountCreate = z.object({
   parentEmail: email.optional(),
   password: z.string().min(12, 'must be at least 12 characters').max(200).optional(),
 });
+
+/** The operator's view of the job queue: dead jobs by default, a page at a time. */
+export const jobListQuery = z.object({
+  status: z.enum(['dead', 'pending', 'running']).default('dead'),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().regex(/^job_\w+$/, 'not a cursor from a previous page').optional(),
+});

@@ -1,10 +1,10 @@
-import { got } from 'got';
 import type { Gateway } from '../context.js';
 import { settleMessage } from '../domain/messages.js';
 import { signatureHeaders } from '../domain/signature.js';
 import { secretFor, type Attempt, type Delivery } from '../domain/webhooks.js';
 import { now } from '../ids.js';
-import type { Job, JobResult } from './queue.js';
+import type { Job } from '../store/store.js';
+import type { JobResult } from './queue.js';
 import { publicOnlyLookup, refuseTarget } from './targets.js';
 
 const RETRYABLE = (status: number) => status === 408 || status === 429 || status >= 500;
@@ -16,9 +16,9 @@ const MAX_RETRY_AFTER_MS = 6 * 3_600_000;
  * attempt: failed. Every attempt is recorded on the delivery.
  */
 export async function deliver(gw: Gateway, job: Job<{ deliveryId: string }>): Promise<JobResult> {
-  const delivery = gw.store.get<Delivery>('deliveries', job.data.deliveryId);
+  const delivery = await gw.store.get<Delivery>('deliveries', job.data.deliveryId);
   if (!delivery || delivery.status !== 'pending') return;
-  const secret = secretFor(gw.store, delivery);
+  const secret = await secretFor(gw.store, delivery);
   if (!secret) return record(gw, delivery, failure('The webhook subscription was deleted'), false);
   const refused = refuseTarget(gw.config.webhookTargets, delivery.url);
   if (refused) return record(gw, delivery, failure(refused), false);
@@ -28,6 +28,8 @@ export async function deliver(gw: Gateway, job: Job<{ deliveryId: string }>): Pr
   let attempt: Attempt;
   let retryAfterMs: number | undefined;
   try {
+    // Loaded on the first delivery rather than at start-up.
+    const { got } = await import('got');
     const res = await got.post(delivery.url, {
       body,
       headers: {
@@ -77,9 +79,13 @@ async function record(
   status: Delivery['status'] = retry ? 'pending' : 'failed',
   retryAt?: number,
 ): Promise<JobResult> {
-  await gw.store.transact((tx) => {
-    tx.update<Delivery>('deliveries', delivery.id, { status, attempts: [...delivery.attempts, attempt], updatedAt: now() });
-    if (delivery.messageId) settleMessage(tx, delivery.messageId);
+  await gw.store.transact(async (tx) => {
+    // The message first: deliveries of one message settling at once, in any process, take turns on it.
+    if (delivery.messageId) await tx.get('messages', delivery.messageId);
+    const current = await tx.get<Delivery>('deliveries', delivery.id);
+    if (!current || current.status !== 'pending') return;
+    await tx.update<Delivery>('deliveries', delivery.id, { status, attempts: [...current.attempts, attempt], updatedAt: now() });
+    if (delivery.messageId) await settleMessage(tx, delivery.messageId);
   });
   if (status === 'failed') gw.log.warn({ delivery: delivery.id, event: delivery.event, error: attempt.error }, 'delivery failed');
   return retry ? { retryAt: retryAt! } : undefined;

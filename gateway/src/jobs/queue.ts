@@ -1,79 +1,73 @@
 import type { Gateway } from '../context.js';
-import { newId, now } from '../ids.js';
-import type { Tx } from '../store/store.js';
-
-/**
- * The durable job queue (transactional outbox): a job is written in the same transaction as the change that
- * caused it, so a side effect is never lost nor run for a change that did not commit.
- */
-export interface Job<D = Record<string, unknown>> {
-  id: string;
-  kind: string;
-  data: D;
-  status: 'pending' | 'running';
-  /** Epoch milliseconds at which the job is due. */
-  runAt: number;
-  createdAt: string;
-}
-
-export function enqueue<D extends Record<string, unknown>>(tx: Tx, kind: string, data: D, runAt = Date.now()): Job<D> {
-  return tx.insert<Job<D>>('jobs', { id: newId('job'), kind, data, status: 'pending', runAt, createdAt: now() });
-}
+import type { Job } from '../store/store.js';
 
 export type JobResult = { retryAt: number } | void;
 export type JobHandler = (gw: Gateway, job: Job<any>) => Promise<JobResult>;
 
+/** Claims past this many are a job that keeps failing or keeps killing its runner: it goes to the dead jobs. */
+export const MAX_ATTEMPTS = 25;
+const FAULT_BACKOFF_MS = 60_000;
+
 /**
- * Claims due jobs and runs them, a few at a time. A job's handler records its own outcome; the runner removes
- * the job when it finishes or reschedules it when asked. Jobs left running by a crash run again on start.
+ * Claims due jobs from the store's queue and runs them, a few at a time. A job is claimed under a lease, so a
+ * runner in another process takes it over only if this one dies; the handler records its own outcome, and the
+ * runner then removes the job, reschedules it when asked, or, after a fault, retries it later and finally marks
+ * it dead for the operator.
  */
 export class JobRunner {
   private timer: NodeJS.Timeout | undefined;
   private running = new Set<Promise<void>>();
+  private ticking = false;
+  private again = false;
   private stopped = false;
 
   constructor(
     private readonly gw: Gateway,
     private readonly handlers: Record<string, JobHandler>,
-    private readonly concurrency = 8,
-    private readonly pollMs = 1000,
+    private readonly options: { concurrency?: number; pollMs?: number; leaseMs: number },
   ) {}
 
-  async start(): Promise<void> {
-    const interrupted = this.gw.store.lookup<Job>('jobs', 'status', 'running');
-    if (interrupted.length) {
-      await this.gw.store.transact((tx) => {
-        for (const job of interrupted) tx.update<Job>('jobs', job.id, { status: 'pending' });
-      });
-    }
-    this.tick();
+  start(): void {
+    this.wake();
   }
 
   /** Runs due jobs now instead of at the next poll. */
   wake(): void {
-    if (!this.stopped) setImmediate(() => this.tick());
+    if (this.stopped) return;
+    if (this.ticking) this.again = true;
+    else setImmediate(() => void this.tick());
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await Promise.allSettled([...this.running]);
+    while (this.ticking || this.running.size) await Promise.allSettled([...this.running, new Promise((r) => setTimeout(r, 10))]);
   }
 
-  private tick(): void {
-    if (this.stopped) return;
+  private async tick(): Promise<void> {
+    if (this.stopped || this.ticking) return;
+    this.ticking = true;
     clearTimeout(this.timer);
-    const t = Date.now();
-    let next = t + this.pollMs;
-    for (const job of this.gw.store.lookup<Job>('jobs', 'status', 'pending')) {
-      if (job.runAt > t) {
-        next = Math.min(next, job.runAt);
-        continue;
-      }
-      if (this.running.size >= this.concurrency) break;
-      this.launch(job);
+    const pollMs = this.options.pollMs ?? 1000;
+    let next = Date.now() + pollMs;
+    try {
+      do {
+        this.again = false;
+        const free = (this.options.concurrency ?? 8) - this.running.size;
+        if (free <= 0) break;
+        const jobs = await this.gw.store.jobs.claim(free, this.options.leaseMs);
+        for (const job of jobs) this.launch(job);
+        if (jobs.length === free) this.again = true;
+      } while (this.again && !this.stopped);
+      const due = await this.gw.store.jobs.nextDueAt();
+      if (due !== undefined) next = Math.min(next, due);
+    } catch (err) {
+      this.gw.log.error({ err }, 'job queue unavailable; polling again');
+    } finally {
+      this.ticking = false;
     }
-    this.timer = setTimeout(() => this.tick(), Math.max(10, next - Date.now()));
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.tick(), Math.max(10, next - Date.now()));
     this.timer.unref();
   }
 
@@ -88,18 +82,18 @@ export class JobRunner {
   private async run(job: Job): Promise<void> {
     const handler = this.handlers[job.kind];
     try {
-      await this.gw.store.transact((tx) => tx.update<Job>('jobs', job.id, { status: 'running' }));
-      const result = handler ? await handler(this.gw, job) : this.gw.log.error({ kind: job.kind }, 'no handler for job');
-      await this.gw.store.transact((tx) => {
-        if (result) tx.update<Job>('jobs', job.id, { status: 'pending', runAt: result.retryAt });
-        else tx.remove('jobs', job.id);
-      });
+      if (!handler) throw new Error(`no handler for jobs of kind "${job.kind}"`);
+      if (job.attempts > MAX_ATTEMPTS) throw new Error(`gave up after ${MAX_ATTEMPTS} attempts`);
+      const result = await handler(this.gw, job);
+      const settled = await this.gw.store.jobs.settle(job, result ? { retryAt: result.retryAt } : { done: true });
+      if (!settled) this.gw.log.warn({ job: job.id, kind: job.kind }, 'job lease lost; another runner took it over');
     } catch (err) {
-      // A handler that throws has hit a fault of ours or of the disk: try again later rather than lose the job.
-      this.gw.log.error({ err, job: job.id, kind: job.kind }, 'job failed; retrying in a minute');
-      await this.gw.store
-        .transact((tx) => tx.get('jobs', job.id) && tx.update<Job>('jobs', job.id, { status: 'pending', runAt: Date.now() + 60_000 }))
-        .catch(() => undefined);
+      // A fault of ours, of the disk or of the database: try again later rather than lose the job.
+      const message = (err as Error).message;
+      const dead = !handler || job.attempts >= MAX_ATTEMPTS;
+      this.gw.log.error({ err, job: job.id, kind: job.kind, attempts: job.attempts }, dead ? 'job failed for good' : 'job failed; retrying later');
+      const retryAt = Date.now() + FAULT_BACKOFF_MS * Math.min(2 ** (job.attempts - 1), 60);
+      await this.gw.store.jobs.settle(job, dead ? { dead: message } : { retryAt, error: message }).catch(() => undefined);
     }
   }
 }

@@ -1,18 +1,26 @@
 /**
- * The Store: every record of the gateway lives in named collections of documents with an `id`.
+ * The Store: every record of the gateway lives in named collections of documents with an `id`, on one of two
+ * backends (lowdb, the embedded default, or PostgreSQL). Domain code talks only to this interface.
  *
- * Reads are synchronous and come from memory. A write is a transaction: its function runs synchronously
- * against memory (so no other request interleaves with it), and the returned promise settles only once the
- * commit holding it is durable on disk. Any other backend (a server database) implements this interface.
+ * Lookups are query-shaped: a collection declares its indexes as lists of fields, and `find` asks for the
+ * documents whose fields equal given values, in insertion order, a page at a time. Uniqueness rules are unique
+ * indexes, enforced by the backend itself, so they hold across processes.
+ *
+ * A write is a transaction: `transact(async (tx) => …)` runs its function as one unit (all or nothing, isolated
+ * from concurrent transactions) and settles only once the commit is durable. A transaction that loses a race
+ * (a unique key taken, a serialization failure) is run again from the start, so its function must only read and
+ * write through `tx`; when it keeps losing, it fails with StoreConflictError.
  */
 export interface Doc {
   id: string;
 }
 
-/** A secondary index over one collection: `key` returns the index key of a document, or undefined to skip it. */
+export type Scalar = string | number | boolean;
+
+/** An index over one collection. A document in which any of the fields is null or absent is not in the index. */
 export interface IndexSpec {
+  fields: string[];
   unique?: boolean;
-  key: (doc: any) => string | undefined;
 }
 
 export interface CollectionSpec {
@@ -20,31 +28,103 @@ export interface CollectionSpec {
   indexes?: Record<string, IndexSpec>;
 }
 
+/** Paging of `find` and `scan`: at most `limit` documents after the one whose id is `after`, oldest first. */
+export interface Page {
+  limit?: number;
+  after?: string;
+  order?: 'asc' | 'desc';
+}
+
 export interface Reader {
-  get<T extends Doc>(collection: string, id: string): T | undefined;
-  /** Documents whose index key equals `key`, in insertion order (at most one for a unique index). */
-  lookup<T extends Doc>(collection: string, index: string, key: string): T[];
-  all<T extends Doc>(collection: string): T[];
-  count(collection: string): number;
+  get<T extends Doc>(collection: string, id: string): Promise<T | undefined>;
+  /** Documents whose index fields equal `values`, in insertion order (at most one for a unique index). */
+  find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]>;
+  /** Every document of a collection, in insertion order. */
+  scan<T extends Doc>(collection: string, page?: Page): Promise<T[]>;
 }
 
 export interface Tx extends Reader {
-  /** Adds a document; throws StoreConflictError on a taken id or unique index key. */
-  insert<T extends Doc>(collection: string, doc: T): T;
+  /** Adds a document; StoreConflictError on a taken id or unique index key. */
+  insert<T extends Doc>(collection: string, doc: T): Promise<T>;
   /** Replaces a document by a shallow merge of `patch`; returns the new document. Throws if absent. */
-  update<T extends Doc>(collection: string, id: string, patch: Partial<T>): T;
-  remove(collection: string, id: string): void;
+  update<T extends Doc>(collection: string, id: string, patch: Partial<T>): Promise<T>;
+  /** Removing an absent document is a no-op. */
+  remove(collection: string, id: string): Promise<void>;
+  /**
+   * Queues a job, committed with the transaction (transactional outbox). A job with a `key` that a waiting or
+   * running job already holds is not queued twice: the holder is returned.
+   */
+  enqueue<D extends JobData>(job: NewJob<D>): Promise<Job<D>>;
+  /** Removes the waiting jobs holding `key` (a follow-up made moot); returns how many. */
+  cancelJobs(key: string): Promise<number>;
+}
+
+export type JobData = Record<string, unknown>;
+
+export interface NewJob<D extends JobData = JobData> {
+  kind: string;
+  data: D;
+  /** Epoch milliseconds at which it is due; now when absent. */
+  runAt?: number;
+  /** At most one waiting job per key; cancelJobs(key) removes it. */
+  key?: string;
+  accountId?: string | null;
+}
+
+export interface Job<D extends JobData = JobData> {
+  id: string;
+  kind: string;
+  data: D;
+  accountId: string | null;
+  key: string | null;
+  /** pending: waits for runAt. running: claimed, its lease ends at runAt. dead: gave up, kept for the operator. */
+  status: 'pending' | 'running' | 'dead';
+  /** Epoch milliseconds; null once dead. */
+  runAt: number | null;
+  attempts: number;
+  /** The token of the claim that runs it; a stale runner's outcome is refused. */
+  lease: string | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type JobOutcome = { done: true } | { retryAt: number; error?: string } | { dead: string };
+
+/**
+ * The durable job queue. A due job is one that is pending with runAt in the past, or running with an expired
+ * lease (its runner died): claim() takes such jobs for `leaseMs`, so while a lease holds no other process runs
+ * the job. Due jobs are found by an index on runAt, so a poll costs the same however many jobs wait for later.
+ */
+export interface JobQueue {
+  claim(limit: number, leaseMs: number): Promise<Job[]>;
+  /** When the next job is due (epoch ms), or undefined when none waits. */
+  nextDueAt(): Promise<number | undefined>;
+  /** Records the outcome of a claimed job; false when its lease was lost to another runner meanwhile. */
+  settle(job: Job, outcome: JobOutcome): Promise<boolean>;
+  /** Jobs of one status, oldest first; for the operator's view of dead jobs. */
+  list(status: Job['status'], page?: Page): Promise<Job[]>;
+  /** Puts a dead job back in the queue, due now. False when there is no such dead job. */
+  revive(id: string): Promise<boolean>;
+}
+
+/** Files attached to records (embedded media), written before the record that points at them. */
+export interface BlobStore {
+  put(accountId: string, id: string, bytes: Buffer): Promise<void>;
+  get(accountId: string, id: string): Promise<Buffer | undefined>;
+  delete(accountId: string, id: string): Promise<void>;
 }
 
 export interface Store extends Reader {
-  /**
-   * Runs `fn` synchronously as one transaction. If it throws, every change it made is undone and the promise
-   * rejects with that error. Otherwise the promise resolves with its result once the change is durable.
-   */
-  transact<R>(fn: (tx: Tx) => R): Promise<R>;
-  /** Resolves once everything applied so far is durable: a read-only request awaits it before answering. */
+  readonly backend: 'lowdb' | 'postgres';
+  transact<R>(fn: (tx: Tx) => Promise<R>): Promise<R>;
+  /** Resolves once everything committed so far is durable: a read-only request awaits it before answering. */
   durable(): Promise<void>;
-  /** Flushes pending commits and releases files. */
+  readonly jobs: JobQueue;
+  readonly blobs: BlobStore;
+  /** Counts one hit of `key` in its current fixed window of `windowMs`, shared by every process of the backend. */
+  hit(key: string, windowMs: number): Promise<{ hits: number; resetAt: number }>;
+  /** Waits for pending commits and releases files and connections. */
   close(): Promise<void>;
 }
 
@@ -59,10 +139,35 @@ export class StoreConflictError extends Error {
   }
 }
 
-/** The change was not made durable (a disk write failed); it has been taken back from memory. */
+/** The change was not made durable (a disk or database write failed); nothing of it was kept. */
 export class StoreWriteError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StoreWriteError';
   }
 }
+
+/** The key of a document in an index, or undefined when the document is not in it. */
+export function indexKey(spec: IndexSpec, doc: Record<string, unknown>): string | undefined {
+  const fields = spec.fields;
+  if (fields.length === 1) {
+    const value = doc[fields[0]!];
+    return value === null || value === undefined ? undefined : String(value);
+  }
+  let key = '';
+  for (const field of fields) {
+    const value = doc[field];
+    if (value === null || value === undefined) return undefined;
+    key += part(value as Scalar);
+  }
+  return key;
+}
+
+/** The same key from the values a `find` asks for. */
+export const keyOf = (values: Scalar[]): string => (values.length === 1 ? String(values[0]) : values.map(part).join(''));
+
+/** Each value with its length in front, so that no two lists of values make the same key. */
+const part = (value: Scalar): string => {
+  const text = String(value);
+  return `${text.length}:${text}`;
+};

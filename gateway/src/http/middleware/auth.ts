@@ -9,14 +9,14 @@ import { unauthorized } from '../../errors.js';
  * the header only (the credit grant), in which case a key anywhere else is refused.
  */
 export function apiKeyAuth(gw: Gateway, { headerOnly = false } = {}): RequestHandler {
-  return (req, res, next) => {
+  return async (req, res, next) => {
     // An empty header counts as absent, so it never hides a key given another way.
     const header = req.get('x-api-key')?.trim() || undefined;
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
     const query = typeof req.query.apiKey === 'string' ? req.query.apiKey : undefined;
     if (headerOnly && (bearer || query) && !header) throw unauthorized('This endpoint takes the API key in the x-api-key header only');
     const key = headerOnly ? header : (header ?? bearer ?? query);
-    const account = key ? findByApiKey(gw, key) : undefined;
+    const account = key ? await findByApiKey(gw, key) : undefined;
     if (!account) throw unauthorized();
     res.locals.account = account;
     next();

@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { ApiError } from '../../errors.js';
+import { ApiError, badRequest } from '../../errors.js';
 
 /**
  * Parses a JSON body up to `limit` bytes. A body of another media type is refused with 415 rather than
@@ -16,5 +16,33 @@ export function jsonBody(limit: number | string = '100kb'): RequestHandler[] {
       next();
     },
     parse,
+    (req, _res, next) => {
+      if (!storableText(req.body)) throw badRequest('Text must be valid Unicode without NUL (\\u0000) characters');
+      next();
+    },
   ];
+}
+
+/**
+ * NUL and unpaired surrogates are no characters of any message, name or URL, and PostgreSQL cannot store them:
+ * they are refused everywhere. The walk keeps its own stack, since a hostile body may nest deeper than the call
+ * stack goes.
+ */
+function storableText(body: unknown): boolean {
+  const pending: unknown[] = [body];
+  const fine = (text: string) => text.isWellFormed() && !text.includes('\u0000');
+  while (pending.length) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      if (!fine(value)) return false;
+    } else if (Array.isArray(value)) {
+      pending.push(...value);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, child] of Object.entries(value)) {
+        if (!fine(key)) return false;
+        pending.push(child);
+      }
+    }
+  }
+  return true;
 }

@@ -5,7 +5,9 @@ import { useCredits } from '../../domain/credits.js';
 import { adminAuth } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { parse, route, sendDurable } from '../route.js';
-import { adminAccountCreate, creditUsage } from '../schemas.js';
+import { adminAccountCreate, creditUsage, jobListQuery } from '../schemas.js';
+import { notFound } from '../../errors.js';
+import type { Job } from '../../store/store.js';
 
 /** The operator's bootstrap: accounts and their API keys, behind the admin token. */
 export function adminRouter(gw: Gateway, adminToken: string): Router {
@@ -18,7 +20,7 @@ export function adminRouter(gw: Gateway, adminToken: string): Router {
     }],
     get: async (req, res) => {
       const email = typeof req.query.email === 'string' ? req.query.email : undefined;
-      const accounts = email ? [findByEmail(gw, email)].filter((a) => a !== undefined) : gw.store.all<Account>('accounts');
+      const accounts = email ? [await findByEmail(gw.store, email)].filter((a) => a !== undefined) : await gw.store.scan<Account>('accounts');
       await sendDurable(gw, res, { data: accounts.map(publicAccount) });
     },
   }, before);
@@ -33,5 +35,34 @@ export function adminRouter(gw: Gateway, adminToken: string): Router {
       res.json(await useCredits(gw, String(req.params.id), amount, description));
     }],
   }, before);
+  route(router, '/jobs', {
+    get: async (req, res) => {
+      const { status, limit, cursor } = parse(jobListQuery, req.query, 'query');
+      const jobs = await gw.store.jobs.list(status, { limit: limit + 1, after: cursor });
+      const page = jobs.slice(0, limit);
+      res.json({ data: page.map(publicJob), nextCursor: jobs.length > limit ? page.at(-1)!.id : null });
+    },
+  }, before);
+  route(router, '/jobs/:id/retry', {
+    post: async (req, res) => {
+      if (!(await gw.store.jobs.revive(String(req.params.id)))) throw notFound('Dead job');
+      gw.wakeJobs();
+      res.json({ success: true });
+    },
+  }, before);
   return router;
 }
+
+/** A job as the operator sees it: what it does, for whom, how often it ran and why it stopped. */
+const publicJob = (j: Job) => ({
+  id: j.id,
+  kind: j.kind,
+  accountId: j.accountId,
+  data: j.data,
+  status: j.status,
+  runAt: j.runAt === null ? null : new Date(j.runAt).toISOString(),
+  attempts: j.attempts,
+  lastError: j.lastError,
+  createdAt: j.createdAt,
+  updatedAt: j.updatedAt,
+});

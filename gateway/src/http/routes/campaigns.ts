@@ -12,13 +12,13 @@ export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
       res.status(201).json(publicCampaign(await createCampaign(gw, accountOf(res).id, parse(campaignCreate, req.body))));
     }],
     get: async (_req, res) => {
-      const campaigns = campaignsOf(gw.store, accountOf(res).id);
+      const campaigns = await campaignsOf(gw.store, accountOf(res).id);
       await sendDurable(gw, res, { data: campaigns.map(publicCampaign) });
     },
   }, before);
   route(router, '/campaigns/:id', {
     get: async (req, res) => {
-      const campaign = getCampaign(gw.store, accountOf(res).id, String(req.params.id));
+      const campaign = await getCampaign(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, publicCampaign(campaign));
     },
     patch: [...jsonBody(), async (req, res) => {

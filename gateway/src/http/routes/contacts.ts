@@ -15,19 +15,19 @@ export function contactsRouter(gw: Gateway, before: RequestHandler[]): Router {
       res.status(created ? 201 : 200).json(publicContact(contact));
     }],
     get: async (req, res) => {
-      const contact = lookupContact(gw, accountOf(res).id, parse(contactLookup, req.query, 'query'));
+      const contact = await lookupContact(gw, accountOf(res).id, parse(contactLookup, req.query, 'query'));
       await sendDurable(gw, res, publicContact(contact));
     },
   }, before);
   route(router, '/contacts/:id', {
     get: async (req, res) => {
-      const contact = getContact(gw.store, accountOf(res).id, String(req.params.id));
+      const contact = await getContact(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, publicContact(contact));
     },
   }, before);
   route(router, '/contacts/:id/messages', {
     get: async (req, res) => {
-      const messages = messagesOf(gw.store, accountOf(res).id, String(req.params.id));
+      const messages = await messagesOf(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, { data: messages.map((m) => publicMessage(m)) });
     },
   }, before);

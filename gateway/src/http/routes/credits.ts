@@ -2,20 +2,19 @@ import { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { setAutoRecharge } from '../../domain/auto-recharge.js';
 import { creditsOf, grantCredits } from '../../domain/credits.js';
-import { Idempotency } from '../../domain/idempotency.js';
+import { idempotent } from '../../domain/idempotency.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
 import { autoRecharge, creditGrant } from '../schemas.js';
 
 export function creditsRouter(gw: Gateway, before: RequestHandler[], headerKeyOnly: RequestHandler[]): Router {
   const router = Router();
-  const idempotency = new Idempotency(gw);
 
   route(router, '/subaccounts/credits', {
     post: [...jsonBody(), async (req, res) => {
       const input = parse(creditGrant, req.body);
       const account = accountOf(res);
-      const { status, response, replayed } = await idempotency.run(account.id, req.get('idempotency-key'), req.body, async (remember) => {
+      const { status, response, replayed } = await idempotent(gw, account.id, req.get('idempotency-key'), req.body, async (remember) => {
         const result = await grantCredits(gw, account, input, (tx, r) => remember(tx, 200, r));
         return { status: 200, response: result };
       });
@@ -32,7 +31,7 @@ export function creditsRouter(gw: Gateway, before: RequestHandler[], headerKeyOn
 
   route(router, '/credits', {
     get: async (_req, res) => {
-      const credits = creditsOf(gw.store, accountOf(res));
+      const credits = await creditsOf(gw.store, accountOf(res).id);
       await sendDurable(gw, res, credits);
     },
   }, before);

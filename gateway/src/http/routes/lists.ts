@@ -14,7 +14,7 @@ export function listsRouter(gw: Gateway, before: RequestHandler[]): Router {
       res.status(201).json(publicList(list));
     }],
     get: async (_req, res) => {
-      const lists = listsOf(gw, accountOf(res).id);
+      const lists = await listsOf(gw.store, accountOf(res).id);
       await sendDurable(gw, res, { data: lists.map(publicList) });
     },
   }, before);
@@ -26,7 +26,7 @@ export function listsRouter(gw: Gateway, before: RequestHandler[]): Router {
       res.status(added ? 201 : 200).json({ success: true, listId, contactId, added });
     }],
     get: async (req, res) => {
-      const members = membersOf(gw, accountOf(res).id, String(req.params.listId));
+      const members = await membersOf(gw.store, accountOf(res).id, String(req.params.listId));
       await sendDurable(gw, res, { data: members.map((m) => ({ ...publicContact(m.contact), addedAt: m.addedAt })) });
     },
   }, before);

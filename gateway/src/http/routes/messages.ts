@@ -1,8 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { readMedia } from '../../domain/media.js';
-import { getMessage, publicMessage, receiveMessage, sendMessage } from '../../domain/messages.js';
-import type { Delivery } from '../../domain/webhooks.js';
+import { deliveriesOf, getMessage, publicMessage, receiveMessage, sendMessage } from '../../domain/messages.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
 import { incomingMessage, sendMessage as sendSchema } from '../schemas.js';
@@ -34,15 +33,15 @@ export function messagesRouter(gw: Gateway, before: RequestHandler[]): Router {
 
   route(router, '/messages/:id', {
     get: async (req, res) => {
-      const message = getMessage(gw.store, accountOf(res).id, String(req.params.id));
-      const deliveries = gw.store.lookup<Delivery>('deliveries', 'message', message.id);
+      const message = await getMessage(gw.store, accountOf(res).id, String(req.params.id));
+      const deliveries = await deliveriesOf(gw.store, message.id);
       await sendDurable(gw, res, publicMessage(message, deliveries));
     },
   }, before);
 
   route(router, '/media/:id', {
     get: async (req, res) => {
-      const { media, bytes } = await readMedia(gw, gw.store, accountOf(res).id, String(req.params.id));
+      const { media, bytes } = await readMedia(gw, accountOf(res).id, String(req.params.id));
       res.set({ 'Content-Type': media.contentType, 'Content-Disposition': 'attachment', 'X-Content-Type-Options': 'nosniff' }).send(bytes);
     },
   }, before);

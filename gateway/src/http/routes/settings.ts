@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
-import { rotateApiKey, type Account } from '../../domain/accounts.js';
+import { getAccount, rotateApiKey } from '../../domain/accounts.js';
 import { publicSettings, rotateWebhookSecret, updateSettings } from '../../domain/settings.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
@@ -11,7 +11,7 @@ export function settingsRouter(gw: Gateway, before: RequestHandler[]): Router {
   const router = Router();
   route(router, '/settings', {
     get: async (_req, res) => {
-      const account = gw.store.get<Account>('accounts', accountOf(res).id)!;
+      const account = await getAccount(gw.store, accountOf(res).id);
       await sendDurable(gw, res.set('Cache-Control', 'no-store'), publicSettings(account));
     },
     put: [...jsonBody(), async (req, res) => {

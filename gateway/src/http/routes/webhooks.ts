@@ -17,13 +17,13 @@ export function webhooksRouter(gw: Gateway, before: RequestHandler[]): Router {
       res.status(201).set('Cache-Control', 'no-store').json({ ...publicSubscription(sub), secret: sub.secret });
     }],
     get: async (_req, res) => {
-      const subs = subscriptionsOf(gw.store, accountOf(res).id);
+      const subs = await subscriptionsOf(gw.store, accountOf(res).id);
       await sendDurable(gw, res, { data: subs.map(publicSubscription) });
     },
   }, before);
   route(router, '/webhooks/:id', {
     get: async (req, res) => {
-      const sub = getSubscription(gw.store, accountOf(res).id, String(req.params.id));
+      const sub = await getSubscription(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, publicSubscription(sub));
     },
     delete: async (req, res) => {

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import type { Collection } from './collection.js';
 import { Journal } from './journal.js';
-import { readPages } from './pages.js';
+import { pageNumbers, readPageKeys } from './pages.js';
 import { replayRecord } from './records.js';
-import { deepFreeze } from './transaction.js';
 
 /** Pages changed in memory since they were last written, per collection. */
 export type DirtyPages = Map<Collection, Set<number>>;
@@ -18,7 +17,9 @@ export const JOURNAL_FILE = 'journal.log';
 
 /**
  * Rebuilds memory from disk: every page, then the journal on top (its torn tail cut off), then the indexes.
- * Returns the open journal and the pages the replay changed, which the caller checkpoints.
+ * Of the pages only the ids and index keys are kept (the documents are read back when asked for), so opening
+ * needs no more memory than the indexes; what the journal replays stays in memory until the caller checkpoints
+ * it. Returns the open journal and the pages the replay changed.
  */
 export async function recover(
   dir: string,
@@ -26,18 +27,21 @@ export async function recover(
 ): Promise<{ journal: Journal; dirty: DirtyPages; replayed: number }> {
   const dirty: DirtyPages = new Map();
   for (const collection of collections.values()) {
-    for (const { page, docs } of await readPages(join(dir, collection.name))) {
-      for (const doc of docs) {
+    const pagesDir = join(dir, collection.name);
+    const width = collection.shape.indexes.length;
+    for (const page of await pageNumbers(pagesDir)) {
+      const { ids, keys, sorted } = await readPageKeys(pagesDir, page, collection.shape);
+      ids.forEach((id, i) => {
         // The same id in two pages: a document removed and re-inserted, caught by a crash in the middle of a
         // checkpoint. The journal still holds both changes and its replay settles the content (known limit: such
         // a re-inserted document may then sort after documents inserted after it).
-        const earlier = collection.remove(doc.id);
+        const earlier = collection.remove(id);
         if (earlier) {
           markDirty(dirty, collection, earlier.page);
           markDirty(dirty, collection, page);
         }
-        collection.insert(deepFreeze(doc), page);
-      }
+        collection.insertKeys(id, page, keys.slice(i * width, (i + 1) * width), sorted[i] ?? undefined);
+      });
     }
   }
   const { journal, payloads } = await Journal.open(join(dir, JOURNAL_FILE));

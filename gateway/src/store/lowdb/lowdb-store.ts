@@ -1,27 +1,35 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { keyOf, StoreWriteError, type CollectionSpec, type Doc, type Page, type Scalar, type Store, type Tx } from '../store.js';
+import { FileBlobs } from './blobs.js';
+import { DocCache } from './cache.js';
 import { Collection } from './collection.js';
 import { fsyncDir } from './durable-file.js';
 import { Group } from './group.js';
+import { HitCounter } from './hits.js';
+import { jobsCollection, LowdbJobQueue, releaseLeases } from './jobs.js';
 import type { Journal } from './journal.js';
 import { writePage } from './pages.js';
 import { encodeOps } from './records.js';
 import { markDirty, recover, type DirtyPages } from './recovery.js';
-import { StoreWriteError, type CollectionSpec, type Doc, type Store, type Tx } from './store.js';
+import { Transaction } from './transaction.js';
 
 export { StoreWriteError };
-import { Transaction } from './transaction.js';
 
 export interface LowdbStoreOptions {
   /** Directory of the store: `journal.log` and one folder of page files per collection. */
   dir: string;
   collections: CollectionSpec[];
+  /** Directory of media files; `<dir>/../media` when absent. */
+  mediaDir?: string;
   /** Documents per page file. */
   pageSize?: number;
   /** Journal records between checkpoints. */
   checkpointEvery?: number;
   /** Journal size that also triggers a checkpoint. */
   checkpointBytes?: number;
+  /** Documents kept in memory beyond those in use or not yet checkpointed. */
+  cacheSize?: number;
 }
 
 export interface StoreStats {
@@ -30,17 +38,19 @@ export interface StoreStats {
   commits: number;
   checkpoints: number;
   pagesWritten: number;
+  /** Documents in memory now. */
+  cached: number;
 }
 
 export interface LowdbStore extends Store {
   stats(): StoreStats;
 }
 
-
+/** A page as a checkpoint writes it: its documents, or the id alone of one dropped from memory (clean on disk). */
 interface PageImage {
   collection: Collection;
   page: number;
-  docs: Doc[];
+  docs: Array<[string, Doc | undefined]>;
 }
 
 const COLLECTION_NAME = /^[A-Za-z0-9_-]+$/;
@@ -60,7 +70,7 @@ export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbS
     throw new RangeError('store: pageSize, checkpointEvery and checkpointBytes must be at least 1');
   }
   const collections = new Map<string, Collection>();
-  for (const spec of options.collections) {
+  for (const spec of [...options.collections, jobsCollection]) {
     if (!COLLECTION_NAME.test(spec.name) || collections.has(spec.name)) {
       throw new Error(`store: collection name "${spec.name}" is invalid or declared twice`);
     }
@@ -71,86 +81,164 @@ export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbS
   await fsyncDir(options.dir);
 
   const { journal, dirty, replayed } = await recover(options.dir, collections);
-  const store = new JournaledStore(options.dir, collections, journal, dirty, checkpointEvery, checkpointBytes);
+  const blobs = new FileBlobs(options.mediaDir ?? join(options.dir, '..', 'media'));
+  const cache = new DocCache(options.dir, options.cacheSize ?? 20_000);
+  const store = new JournaledStore(options.dir, collections, journal, dirty, blobs, cache, checkpointEvery, checkpointBytes);
   if (replayed > 0 || dirty.size > 0) await store.checkpointNow();
+  if ((await store.find(jobsCollection.name, 'status', ['running'], { limit: 1 })).length > 0) await store.run(releaseLeases);
   return store;
 }
 
 class JournaledStore implements LowdbStore {
+  readonly backend = 'lowdb';
+  readonly jobs: LowdbJobQueue;
   /** Transactions applied in memory and waiting for the next journal write. */
   private pending = new Group();
   /** The group whose journal record is being written. */
   private inflight: Group | null = null;
   private writer: Promise<void> | null = null;
   private scheduled = false;
-  private inTransaction = false;
+  /** The transaction running now, if any: one at a time, so each sees the data as the previous one left it. */
+  private current: Promise<unknown> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Transactions asked for and not yet started. */
+  private queued = 0;
   private state: 'open' | 'closing' | 'closed' = 'open';
   private closing: Promise<void> | null = null;
   /** Set when the journal can no longer be trusted: the store then refuses every write until restarted. */
   private failure: Error | null = null;
   /** After a failed checkpoint, the journal record count before which none is tried again. */
   private checkpointRetryAt = 0;
-  private readonly counters: StoreStats = { transactions: 0, commits: 0, checkpoints: 0, pagesWritten: 0 };
+  private readonly counters = { transactions: 0, commits: 0, checkpoints: 0, pagesWritten: 0 };
+  /** Transactions started so far: a read that saw none start meanwhile saw no transaction half done. */
+  private started = 0;
+  private readonly hits = new HitCounter();
 
   constructor(
     private readonly dir: string,
     private readonly collections: Map<string, Collection>,
     private readonly journal: Journal,
     private dirty: DirtyPages,
+    readonly blobs: FileBlobs,
+    private readonly cache: DocCache,
     private readonly checkpointEvery: number,
     private readonly checkpointBytes: number,
-  ) {}
-
-  get<T extends Doc>(collection: string, id: string): T | undefined {
-    return this.collection(collection).get(id) as T | undefined;
+  ) {
+    this.jobs = new LowdbJobQueue((fn) => this.run(fn), this, async () => {
+      while (this.current) await this.current.catch(() => undefined);
+      return this.collection(jobsCollection.name).sorted!.first();
+    });
   }
 
-  lookup<T extends Doc>(collection: string, index: string, key: string): T[] {
-    return this.collection(collection).lookup(index, key) as T[];
+  async get<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
+    return (await this.read(collection, (col) => [id].filter((i) => col.entry(i))))[0] as T | undefined;
   }
 
-  all<T extends Doc>(collection: string): T[] {
-    return this.collection(collection).all() as T[];
+  async find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
+    return (await this.read(collection, (col) => col.findIds(index, keyOf(values), page))) as T[];
   }
 
-  count(collection: string): number {
-    return this.collection(collection).count;
+  async scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {
+    return (await this.read(collection, (col) => col.scanIds(page))) as T[];
+  }
+
+  async hit(key: string, windowMs: number): Promise<{ hits: number; resetAt: number }> {
+    return this.hits.hit(key, windowMs);
   }
 
   stats(): StoreStats {
-    return { ...this.counters };
+    return { ...this.counters, cached: this.cache.size };
   }
 
-  transact<R>(fn: (tx: Tx) => R): Promise<R> {
-    // A nested call is a bug in the caller: throwing here aborts the outer transaction too.
-    if (this.inTransaction) throw new Error('store: transact() called inside a transaction');
-    if (this.state !== 'open') return Promise.reject(new Error('store: closed'));
-    if (this.failure) return Promise.reject(this.failure);
-    const tx = new Transaction((name) => this.collection(name));
-    let result: R;
-    this.inTransaction = true;
-    try {
-      result = fn(tx);
-      if (isThenable(result)) {
-        result.then(undefined, () => undefined);
-        throw new Error('store: a transaction function must be synchronous');
+  transact<R>(fn: (tx: Tx) => Promise<R>): Promise<R> {
+    return this.run(fn);
+  }
+
+  /**
+   * Runs `fn` as one transaction, after the one running now. Its changes are applied to memory as it makes them
+   * and joined to the next group commit before the next transaction starts, so the journal holds them in the
+   * order they were made; the promise settles once that commit is durable. If `fn` throws, every change it made
+   * is undone and the promise rejects with its error.
+   */
+  async run<R>(fn: (t: Transaction) => Promise<R>): Promise<R> {
+    // Refused when asked for after close(); those asked for before still run.
+    if (this.state !== 'open') throw new Error('store: closed');
+    const applied = this.exclusive(async () => {
+      if (this.failure) throw this.failure;
+      this.started += 1;
+      const t = this.transaction();
+      let result: R;
+      try {
+        result = await fn(t);
+      } catch (err) {
+        t.rollback();
+        throw err;
+      } finally {
+        t.close();
       }
-    } catch (err) {
-      tx.rollback();
-      return Promise.reject(err);
-    } finally {
-      tx.close();
-      this.inTransaction = false;
-    }
-    this.counters.transactions += 1;
-    // Nothing to write, but what it read may still be on its way to disk.
-    if (tx.ops.length === 0) return this.durable().then(() => result);
-    this.pending.add(tx);
-    this.kick();
-    return this.pending.done.then(() => result);
+      this.counters.transactions += 1;
+      // Nothing to write, but what it read may still be on its way to disk.
+      if (t.ops.length === 0) return { result, done: this.written() };
+      this.pending.add(t);
+      this.kick();
+      return { result, done: this.pending.done };
+    });
+    const { result, done } = await applied;
+    await done;
+    return result;
   }
 
-  durable(): Promise<void> {
+  /**
+   * A read outside any transaction: the documents of the ids that `select` picks. It never sees a transaction half
+   * done: it waits for the one running, then answers at once from memory. Documents dropped from memory are read
+   * back first, and the read starts over; after a few tries it takes its turn among the transactions.
+   */
+  private async read(collection: string, select: (col: Collection) => string[]): Promise<Doc[]> {
+    const col = this.collection(collection);
+    for (let tries = 0; tries < 3; tries++) {
+      while (this.current) await this.current.catch(() => undefined);
+      const entries = select(col).map((id) => col.entry(id)!);
+      if (entries.every((entry) => entry.doc)) {
+        for (const entry of entries) this.cache.keep(entry);
+        return entries.map((entry) => entry.doc!);
+      }
+      await this.cache.load(col, entries);
+    }
+    return this.exclusive(async () => {
+      const t = this.transaction();
+      try {
+        return await t.docsOf(collection, select(col));
+      } finally {
+        t.close();
+      }
+    });
+  }
+
+  private transaction(): Transaction {
+    return new Transaction((name) => this.collection(name), this.cache);
+  }
+
+  private exclusive<R>(fn: () => Promise<R>): Promise<R> {
+    this.queued += 1;
+    const turn = this.queue.then(() => {
+      this.queued -= 1;
+      const running = fn();
+      this.current = running;
+      return running.finally(() => {
+        if (this.current === running) this.current = null;
+      });
+    });
+    this.queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Waits for the transactions already asked for to be applied, then for the commit that holds them. */
+  async durable(): Promise<void> {
+    if (this.queued > 0) await this.queue;
+    return this.written();
+  }
+
+  private written(): Promise<void> {
     if (!this.pending.empty) return this.pending.done;
     if (this.inflight) return this.inflight.done;
     return this.failure ? Promise.reject(this.failure) : Promise.resolve();
@@ -168,6 +256,7 @@ class JournaledStore implements LowdbStore {
 
   private async shutdown(): Promise<void> {
     this.state = 'closing';
+    await this.queue;
     for (;;) {
       if (this.writer) await this.writer;
       else if (!this.pending.empty && !this.failure) await this.startWriter();
@@ -264,10 +353,11 @@ class JournaledStore implements LowdbStore {
     const images: PageImage[] = [];
     for (const [collection, pages] of this.dirty) {
       for (const page of [...pages].sort((a, b) => a - b)) {
-        images.push({ collection, page, docs: collection.pageDocs(page) });
+        images.push({ collection, page, docs: collection.pageEntries(page).map(([id, entry]) => [id, entry.doc]) });
       }
     }
     this.dirty = new Map();
+    this.cache.captured += 1;
     return images;
   }
 
@@ -280,14 +370,18 @@ class JournaledStore implements LowdbStore {
    * journal, whose replay rewrites the same full documents: the result is the same.
    */
   private async checkpoint(images: PageImage[]): Promise<void> {
+    const captured = this.cache.captured;
     try {
       for (const { collection, page, docs } of images) {
-        await writePage(join(this.dir, collection.name), page, docs);
+        await writePage(join(this.dir, collection.name), page, await this.cache.pageImage(collection, page, docs), collection.shape);
         this.counters.pagesWritten += 1;
       }
       await this.journal.reset();
       this.counters.checkpoints += 1;
       this.checkpointRetryAt = 0;
+      this.cache.written = captured;
+      this.cache.pagesWritten();
+      this.cache.trim();
     } catch (err) {
       // The journal still holds everything, so no data is at risk; try again after another round of records.
       this.returnDirtyPages(images);
@@ -300,8 +394,4 @@ class JournaledStore implements LowdbStore {
 
 function brokenJournal(cause: unknown): StoreWriteError {
   return new StoreWriteError('store: the journal can no longer be written; restart the gateway', { cause });
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
 }

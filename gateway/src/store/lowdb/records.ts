@@ -1,6 +1,7 @@
 import type { Collection } from './collection.js';
-import type { Doc } from './store.js';
-import { deepFreeze, type Op } from './transaction.js';
+import type { Doc } from '../store.js';
+import { deepFreeze } from './freeze.js';
+import type { Op } from './transaction.js';
 
 /**
  * The payload of a journal record: the changes of one group commit, in order, as `["p", collection, doc]`
@@ -29,8 +30,12 @@ export function replayRecord(
     if (kind === 'p' && isDoc(value)) {
       const doc = deepFreeze(value);
       const entry = collection.entry(doc.id);
-      if (entry) collection.replace(entry, doc);
-      touched(collection, (entry ?? collection.insert(doc)).page);
+      // Kept in memory until the checkpoint after the replay has written it to its page.
+      if (entry) {
+        collection.replace(entry, doc);
+        entry.cleanAfter = 1;
+      }
+      touched(collection, (entry ?? collection.insert(doc, undefined, 1)).page);
     } else if (kind === 'd' && typeof value === 'string') {
       const entry = collection.remove(value);
       if (entry) touched(collection, entry.page);

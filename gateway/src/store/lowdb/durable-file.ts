@@ -1,6 +1,5 @@
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Adapter } from 'lowdb';
 
 /**
  * Makes a rename or a file creation in `dir` survive a power cut. Windows cannot open a directory for fsync,
@@ -33,31 +32,4 @@ export async function writeFileDurably(file: string, data: string): Promise<void
     throw err;
   }
   await fsyncDir(dirname(file));
-}
-
-/**
- * A lowdb adapter for one JSON file. Unlike lowdb's own JSONFile (steno), a write is durable when it resolves,
- * and an unreadable file is an error rather than an empty database.
- */
-export class DurableJsonFile<T> implements Adapter<T> {
-  constructor(readonly file: string) {}
-
-  async read(): Promise<T | null> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
-    }
-    try {
-      return JSON.parse(text) as T;
-    } catch (err) {
-      throw new Error(`store: ${this.file} is not valid JSON (${(err as Error).message}); refusing to open`);
-    }
-  }
-
-  write(data: T): Promise<void> {
-    return writeFileDurably(this.file, JSON.stringify(data));
-  }
 }

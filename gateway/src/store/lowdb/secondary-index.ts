@@ -1,5 +1,5 @@
 import { OrderedIds } from './ordered-ids.js';
-import type { Doc, IndexSpec } from './store.js';
+import { indexKey, type Doc, type IndexSpec } from '../store.js';
 
 /** One secondary index of a collection: index key → document id(s). */
 export class SecondaryIndex {
@@ -9,13 +9,13 @@ export class SecondaryIndex {
 
   constructor(
     readonly name: string,
-    private readonly spec: IndexSpec,
+    readonly spec: IndexSpec,
   ) {
     this.unique = spec.unique === true;
   }
 
   keyOf(doc: Doc): string | undefined {
-    return this.spec.key(doc);
+    return indexKey(this.spec, doc as unknown as Record<string, unknown>);
   }
 
   /** For a unique index: the id holding `key`, if any. */

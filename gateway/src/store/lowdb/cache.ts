@@ -1,0 +1,131 @@
+import { join } from 'node:path';
+import type { Doc } from '../store.js';
+import type { Collection, Entry } from './collection.js';
+import { readPage } from './pages.js';
+import { deepFreeze } from './freeze.js';
+
+/** Page files read back lately, parsed: reads of neighbouring documents need not parse the page again. */
+const PAGES_KEPT = 4;
+
+/**
+ * Which documents are in memory. Lookups need only the indexes; a document itself is kept while it is recent
+ * (a bounded least-recently-used set), in use by a transaction or read (held), or changed since the last
+ * checkpoint (its only durable copy is then the journal). Any other is dropped, and read back from its page file
+ * when asked for, so memory stays bounded however much is stored.
+ */
+export class DocCache {
+  private readonly recent = new Map<Entry, true>();
+  private readonly loading = new Map<string, Promise<Map<string, Doc>>>();
+  /** The last pages read back, by `collection/page`; emptied by every checkpoint, which rewrites pages. */
+  private readonly pages = new Map<string, Map<string, Doc>>();
+  private generation = 0;
+  /** Checkpoints whose page images were taken, and the last one whose pages are all written. */
+  captured = 0;
+  written = 0;
+
+  constructor(
+    private readonly dir: string,
+    private readonly limit: number,
+  ) {}
+
+  get size(): number {
+    return this.recent.size;
+  }
+
+  /** A document now in memory (inserted, replaced, read back): the most recent. */
+  keep(entry: Entry): void {
+    this.recent.delete(entry);
+    this.recent.set(entry, true);
+  }
+
+  /** A document changed by a transaction: it stays until the next checkpoint has written it. */
+  changed(entry: Entry): void {
+    entry.cleanAfter = this.captured + 1;
+    this.keep(entry);
+  }
+
+  forget(entry: Entry): void {
+    this.recent.delete(entry);
+  }
+
+  /** Brings the documents of these entries into memory, reading the pages that hold the missing ones. */
+  async load(collection: Collection, entries: Entry[]): Promise<void> {
+    const missing = new Map<number, Entry[]>();
+    for (const entry of entries) {
+      if (entry.doc) this.keep(entry);
+      else {
+        const onPage = missing.get(entry.page);
+        if (onPage) onPage.push(entry);
+        else missing.set(entry.page, [entry]);
+      }
+    }
+    for (const [page, wanted] of missing) {
+      const docs = await this.page(collection, page);
+      for (const entry of wanted) {
+        // Another read may have brought it back meanwhile, or a transaction changed it: memory is then newer.
+        if (entry.doc) continue;
+        const doc = docs.get(entry.id);
+        if (!doc) throw new Error(`store: ${collection.name} page ${page} lacks a document it should hold`);
+        entry.doc = deepFreeze(doc);
+        this.keep(entry);
+      }
+    }
+    this.trim();
+  }
+
+  /** A checkpoint rewrote pages: what was parsed (or is being parsed) before may be older than them. */
+  pagesWritten(): void {
+    this.pages.clear();
+    this.generation += 1;
+  }
+
+  /** The documents of a page for a checkpoint image, reading the dropped ones back from the page file. */
+  async pageImage(collection: Collection, page: number, entries: Array<[string, Doc | undefined]>): Promise<Doc[]> {
+    if (entries.every(([, doc]) => doc)) return entries.map(([, doc]) => doc!);
+    const onDisk = new Map((await readPage(join(this.dir, collection.name), page)).map((doc) => [doc.id, doc]));
+    return entries.map(([id, doc]) => {
+      const found = doc ?? onDisk.get(id);
+      if (!found) throw new Error(`store: ${collection.name} page ${page} lacks document ${id}`);
+      return found;
+    });
+  }
+
+  /** Drops the least recently used documents that nothing needs in memory, down to the limit. */
+  trim(): void {
+    if (this.recent.size <= this.limit) return;
+    for (const entry of this.recent.keys()) {
+      if (this.recent.size <= this.limit) return;
+      if (entry.holds > 0 || entry.cleanAfter > this.written) continue;
+      entry.doc = undefined;
+      this.recent.delete(entry);
+    }
+  }
+
+  private page(collection: Collection, page: number): Promise<Map<string, Doc>> {
+    const key = `${collection.name}/${page}`;
+    const parsed = this.pages.get(key);
+    if (parsed) {
+      this.pages.delete(key);
+      this.pages.set(key, parsed);
+      return Promise.resolve(parsed);
+    }
+    // A read started before the last checkpoint is not shared with reads after it.
+    const generation = this.generation;
+    const inFlight = `${key}@${generation}`;
+    let loading = this.loading.get(inFlight);
+    if (!loading) {
+      loading = readPage(join(this.dir, collection.name), page)
+        .then((docs) => {
+          const byId = new Map(docs.map((doc) => [doc.id, doc]));
+          if (generation === this.generation) {
+            this.pages.set(key, byId);
+            if (this.pages.size > PAGES_KEPT) this.pages.delete(this.pages.keys().next().value!);
+          }
+          return byId;
+        })
+        .finally(() => this.loading.delete(inFlight));
+      this.loading.set(inFlight, loading);
+    }
+    return loading;
+  }
+}

@@ -1,0 +1,199 @@
+import { StoreConflictError, type CollectionSpec, type Doc, type Page } from '../store.js';
+import { OrderedIds } from './ordered-ids.js';
+import type { IndexShape } from './page-keys.js';
+import { pageOf } from './paging.js';
+import { SecondaryIndex } from './secondary-index.js';
+import { SortedIndex } from './sorted-index.js';
+
+/** A collection of the lowdb store; `sortedBy` names a numeric field kept in order for range scans (jobs). */
+export interface LowdbCollectionSpec extends CollectionSpec {
+  sortedBy?: string;
+}
+
+/**
+ * Where a document sits: `seq` orders documents by insertion, `page` names the page file that holds it. `doc`
+ * is the document while it is in memory; a clean document (the same in its page file) may be dropped and read
+ * back from that page when needed.
+ */
+export interface Entry {
+  id: string;
+  doc: Doc | undefined;
+  seq: number;
+  page: number;
+  /** Transactions and reads using the document now: it stays in memory until they end. */
+  holds: number;
+  /** The checkpoint after which the page files hold this version; before that only the journal does. */
+  cleanAfter: number;
+  /** While the store opens: the index keys of a document read from its page and already dropped. */
+  keys?: { index: Array<string | null | undefined>; sorted: number | undefined };
+}
+
+/**
+ * One collection in memory: the entries by id, the pages they belong to, and the secondary indexes. Methods here
+ * apply a change that the caller has already checked, to documents the caller made sure are in memory; they do
+ * not log or undo anything.
+ */
+export class Collection {
+  readonly name: string;
+  private readonly entries = new Map<string, Entry>();
+  /** pages[n]: ids stored in page file n. New documents only ever go to the last page. */
+  private readonly pages: OrderedIds[] = [];
+  private readonly indexes: SecondaryIndex[] = [];
+  readonly sorted: SortedIndex | undefined;
+  private nextSeq = 0;
+  /** Off while loading from disk: an intermediate state of recovery may violate a unique index. */
+  private indexed = false;
+  private readonly seqOf = (id: string): number => this.entries.get(id)!.seq;
+  private readonly maybeSeqOf = (id: string): number | undefined => this.entries.get(id)?.seq;
+
+  constructor(
+    private readonly spec: LowdbCollectionSpec,
+    private readonly pageSize: number,
+  ) {
+    this.name = spec.name;
+    this.sorted = spec.sortedBy ? new SortedIndex(spec.sortedBy) : undefined;
+    for (const [name, index] of Object.entries(spec.indexes ?? {})) this.indexes.push(new SecondaryIndex(name, index));
+  }
+
+  /** What a page reader needs to compute this collection's index keys, in the order of its indexes. */
+  get shape(): IndexShape {
+    return { indexes: this.indexes.map((index) => index.spec), sortedBy: this.spec.sortedBy };
+  }
+
+  get count(): number {
+    return this.entries.size;
+  }
+
+  entry(id: string): Entry | undefined {
+    return this.entries.get(id);
+  }
+
+  scanIds(page?: Page): string[] {
+    return pageOf(this.allIds(), page, this.maybeSeqOf);
+  }
+
+  findIds(index: string, key: string, page?: Page): string[] {
+    return pageOf(this.index(index).ids(key, this.seqOf), page, this.maybeSeqOf);
+  }
+
+  private *allIds(): Iterable<string> {
+    for (const page of this.pages) yield* page.inOrder(this.seqOf);
+  }
+
+  /** The entries of one page file, in insertion order: what a checkpoint writes. */
+  pageEntries(page: number): Array<[string, Entry]> {
+    const ids = this.pages[page];
+    return ids ? [...ids.inOrder(this.seqOf)].map((id) => [id, this.entries.get(id)!]) : [];
+  }
+
+  /** Throws StoreConflictError if `doc` cannot be added. */
+  checkInsert(doc: Doc): void {
+    if (this.entries.has(doc.id)) throw new StoreConflictError(this.name, 'id', doc.id);
+    this.checkUnique(doc);
+  }
+
+  /** Throws StoreConflictError if `doc` cannot replace the document with the same id. */
+  checkReplace(doc: Doc): void {
+    this.checkUnique(doc);
+  }
+
+  insert(doc: Doc, page = this.tailPage(), cleanAfter = 0): Entry {
+    const entry: Entry = { id: doc.id, doc, seq: this.nextSeq++, page, holds: 0, cleanAfter };
+    this.place(entry);
+    return entry;
+  }
+
+  replace(entry: Entry, doc: Doc): void {
+    if (this.indexed) {
+      const previous = entry.doc!;
+      if (this.sorted && this.sorted.valueOf(previous) !== this.sorted.valueOf(doc)) {
+        this.sorted.delete(previous.id, this.sorted.valueOf(previous));
+        this.sorted.add(doc.id, this.sorted.valueOf(doc));
+      }
+      for (const index of this.indexes) {
+        const before = index.keyOf(previous);
+        const after = index.keyOf(doc);
+        if (before === after) continue;
+        index.delete(before, doc.id);
+        index.add(after, doc.id, entry.seq);
+      }
+    }
+    entry.doc = doc;
+  }
+
+  remove(id: string): Entry | undefined {
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    if (this.indexed) {
+      const doc = entry.doc!;
+      for (const index of this.indexes) index.delete(index.keyOf(doc), id);
+      this.sorted?.delete(id, this.sorted.valueOf(doc));
+    }
+    this.pages[entry.page]!.delete(id);
+    this.entries.delete(id);
+    return entry;
+  }
+
+  /** Puts back an entry taken out by remove(), at its old place in insertion order. */
+  restore(entry: Entry): void {
+    this.place(entry);
+  }
+
+  /** While the store opens: a document of a page, known by its id and index keys only (clean on disk). */
+  insertKeys(id: string, page: number, keys: Array<string | null>, sorted: number | undefined): void {
+    const entry: Entry = { id, doc: undefined, seq: this.nextSeq++, page, holds: 0, cleanAfter: 0, keys: { index: keys, sorted } };
+    this.entries.set(id, entry);
+    while (this.pages.length <= page) this.pages.push(new OrderedIds());
+    this.pages[page]!.add(id, entry.seq);
+  }
+
+  /** Builds the indexes once loading is over; a unique key held twice means the data on disk is inconsistent. */
+  buildIndexes(): void {
+    const sorted: Array<[string, number | undefined]> = [];
+    for (const [id, entry] of this.entries) {
+      const keys = entry.doc ? this.indexes.map((index) => index.keyOf(entry.doc!)) : entry.keys!.index;
+      sorted.push([id, entry.doc ? this.sorted?.valueOf(entry.doc) : entry.keys!.sorted]);
+      entry.keys = undefined;
+      this.indexes.forEach((index, i) => {
+        const key = keys[i];
+        if (key === undefined || key === null) return;
+        const holder = index.unique ? index.holder(key) : undefined;
+        if (holder !== undefined) throw new Error(`store: ${this.name}.${index.name} "${key}" is held by ${holder} and ${id}`);
+        index.add(key, id, entry.seq);
+      });
+    }
+    this.sorted?.load(sorted);
+    this.indexed = true;
+  }
+
+  private place(entry: Entry): void {
+    const doc = entry.doc!;
+    this.entries.set(doc.id, entry);
+    while (this.pages.length <= entry.page) this.pages.push(new OrderedIds());
+    this.pages[entry.page]!.add(doc.id, entry.seq);
+    if (!this.indexed) return;
+    for (const index of this.indexes) index.add(index.keyOf(doc), doc.id, entry.seq);
+    this.sorted?.add(doc.id, this.sorted.valueOf(doc));
+  }
+
+  private tailPage(): number {
+    const last = this.pages.length - 1;
+    return last >= 0 && this.pages[last]!.size < this.pageSize ? last : this.pages.length;
+  }
+
+  private checkUnique(doc: Doc): void {
+    for (const index of this.indexes) {
+      if (!index.unique) continue;
+      const key = index.keyOf(doc);
+      if (key === undefined) continue;
+      const holder = index.holder(key);
+      if (holder !== undefined && holder !== doc.id) throw new StoreConflictError(this.name, index.name, key);
+    }
+  }
+
+  private index(name: string): SecondaryIndex {
+    const index = this.indexes.find((i) => i.name === name);
+    if (!index) throw new Error(`store: collection "${this.name}" has no index "${name}"`);
+    return index;
+  }
+}

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { newId, now } from '../../ids.js';
+import type { Job, JobData, JobOutcome, JobQueue, NewJob, Page, Reader } from '../store.js';
+import type { LowdbCollectionSpec } from './collection.js';
+import type { Transaction } from './transaction.js';
+
+/** The store's own collection of jobs: `runAt` kept sorted, so the due ones are found from the front. */
+export const JOBS = 'jobs';
+export const jobsCollection: LowdbCollectionSpec = {
+  name: JOBS,
+  indexes: { key: { unique: true, fields: ['key'] }, status: { fields: ['status'] } },
+  sortedBy: 'runAt',
+};
+
+export async function enqueueJob<D extends JobData>(t: Transaction, job: NewJob<D>): Promise<Job<D>> {
+  if (job.key !== undefined) {
+    const [holder] = await t.find<Job<D>>(JOBS, 'key', [job.key]);
+    if (holder) return holder;
+  }
+  const at = now();
+  return t.insert<Job<D>>(JOBS, {
+    id: newId('job'),
+    kind: job.kind,
+    data: job.data,
+    accountId: job.accountId ?? null,
+    key: job.key ?? null,
+    status: 'pending',
+    runAt: job.runAt ?? Date.now(),
+    attempts: 0,
+    lease: null,
+    lastError: null,
+    createdAt: at,
+    updatedAt: at,
+  });
+}
+
+export async function cancelJobs(t: Transaction, key: string): Promise<number> {
+  const waiting = (await t.find<Job>(JOBS, 'key', [key])).filter((job) => job.status === 'pending');
+  for (const job of waiting) await t.remove(JOBS, job.id);
+  return waiting.length;
+}
+
+/** A job whose runner is gone (the previous run of the gateway) is due again at once. */
+export async function releaseLeases(t: Transaction): Promise<void> {
+  for (const job of await t.find<Job>(JOBS, 'status', ['running'])) {
+    await t.update<Job>(JOBS, job.id, { status: 'pending', runAt: Date.now(), lease: null });
+  }
+}
+
+type Run = <R>(fn: (t: Transaction) => Promise<R>) => Promise<R>;
+
+/** The job queue over the lowdb store: every change is an ordinary transaction of the store. */
+export class LowdbJobQueue implements JobQueue {
+  constructor(
+    private readonly run: Run,
+    private readonly reader: Reader,
+    private readonly firstDue: () => Promise<number | undefined>,
+  ) {}
+
+  claim(limit: number, leaseMs: number): Promise<Job[]> {
+    return this.run(async (t) => {
+      const at = Date.now();
+      const claimed: Job[] = [];
+      for (const id of [...take(t.collection(JOBS).sorted!.upTo(at), limit)]) {
+        const job = (await t.get<Job>(JOBS, id))!;
+        claimed.push(await t.update<Job>(JOBS, id, {
+          status: 'running',
+          runAt: at + leaseMs,
+          attempts: job.attempts + 1,
+          lease: randomUUID(),
+          updatedAt: new Date(at).toISOString(),
+        }));
+      }
+      return claimed;
+    });
+  }
+
+  nextDueAt(): Promise<number | undefined> {
+    return this.firstDue();
+  }
+
+  settle(job: Job, outcome: JobOutcome): Promise<boolean> {
+    return this.run(async (t) => {
+      const current = await t.get<Job>(JOBS, job.id);
+      if (!current || current.status !== 'running' || current.lease !== job.lease) return false;
+      if ('done' in outcome) await t.remove(JOBS, job.id);
+      else if ('retryAt' in outcome) {
+        await t.update<Job>(JOBS, job.id, { status: 'pending', runAt: outcome.retryAt, lease: null, lastError: outcome.error ?? null, updatedAt: now() });
+      } else {
+        await t.update<Job>(JOBS, job.id, { status: 'dead', runAt: null, key: null, lease: null, lastError: outcome.dead, updatedAt: now() });
+      }
+      return true;
+    });
+  }
+
+  list(status: Job['status'], page?: Page): Promise<Job[]> {
+    return this.reader.find<Job>(JOBS, 'status', [status], page);
+  }
+
+  revive(id: string): Promise<boolean> {
+    return this.run(async (t) => {
+      const job = await t.get<Job>(JOBS, id);
+      if (!job || job.status !== 'dead') return false;
+      await t.update<Job>(JOBS, id, { status: 'pending', runAt: Date.now(), attempts: 0, updatedAt: now() });
+      return true;
+    });
+  }
+}
+
+function* take<T>(items: Iterable<T>, limit: number): Iterable<T> {
+  if (limit <= 0) return;
+  let n = 0;
+  for (const item of items) {
+    yield item;
+    if (++n >= limit) return;
+  }
+}
+

@@ -1,0 +1,34 @@
+import { indexKey, type Doc, type IndexSpec } from '../store.js';
+
+/** The shape of a collection's indexes: what its index keys are computed from. */
+export interface IndexShape {
+  indexes: IndexSpec[];
+  sortedBy?: string;
+}
+
+/**
+ * What opening the store needs of one page: its documents' ids, index keys and sort values, without the
+ * documents. Stored at the head of the page file, so that opening parses this instead of every document.
+ */
+export interface PageKeys {
+  /** The index shape the keys were computed for: keys of another shape are computed again from the documents. */
+  shape: string;
+  ids: string[];
+  /** keys[i * indexes + k]: the key of document i in index k (null when it is not in that index). */
+  keys: Array<string | null>;
+  sorted: Array<number | null>;
+}
+
+export const shapeSignature = (shape: IndexShape): string => JSON.stringify([shape.indexes, shape.sortedBy ?? null]);
+
+export function pageKeys(docs: Doc[], shape: IndexShape): PageKeys {
+  const result: PageKeys = { shape: shapeSignature(shape), ids: [], keys: [], sorted: [] };
+  for (const doc of docs) {
+    const fields = doc as unknown as Record<string, unknown>;
+    result.ids.push(doc.id);
+    for (const spec of shape.indexes) result.keys.push(indexKey(spec, fields) ?? null);
+    const value = shape.sortedBy === undefined ? undefined : fields[shape.sortedBy];
+    result.sorted.push(typeof value === 'number' ? value : null);
+  }
+  return result;
+}

@@ -1,0 +1,101 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Low, type Adapter } from 'lowdb';
+import type { Doc } from '../store.js';
+import { writeFileDurably } from './durable-file.js';
+import { pageKeys, shapeSignature, type IndexShape, type PageKeys } from './page-keys.js';
+
+/**
+ * One page of a collection on disk, `<dir>/<collection>/<n>.json`: a line with the page's keys, then a line with
+ * its documents in insertion order. A page written before keys were kept is the documents line alone.
+ */
+interface PageData {
+  keys: PageKeys | null;
+  docs: Doc[];
+}
+
+const PAGE_NAME = /^(\d+)\.json$/;
+
+/** A lowdb adapter for page files: durable writes, and a damaged file is an error rather than an empty page. */
+class PageFile implements Adapter<PageData> {
+  constructor(readonly file: string) {}
+
+  async read(): Promise<PageData | null> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    const split = text.indexOf('\n');
+    const keys = split < 0 ? null : (parse(this.file, text.slice(0, split)) as PageKeys);
+    return { keys, docs: validDocs(this.file, parse(this.file, split < 0 ? text : text.slice(split + 1))) };
+  }
+
+  write(data: PageData): Promise<void> {
+    return writeFileDurably(this.file, `${JSON.stringify(data.keys)}\n${JSON.stringify({ docs: data.docs })}`);
+  }
+}
+
+/** The page numbers of one collection directory, ascending. */
+export async function pageNumbers(dir: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  return names
+    .map((name) => PAGE_NAME.exec(name))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => Number(match[1]))
+    .sort((a, b) => a - b);
+}
+
+/** The documents of one page file. A damaged page is an error: the store refuses to open rather than lose data. */
+export async function readPage(dir: string, page: number): Promise<Doc[]> {
+  const db = new Low<PageData>(new PageFile(join(dir, `${page}.json`)), { keys: null, docs: [] });
+  await db.read();
+  return db.data.docs;
+}
+
+/**
+ * The keys of one page for opening the store: from its first line alone when they were computed for this index
+ * shape, else from its documents.
+ */
+export async function readPageKeys(dir: string, page: number, shape: IndexShape): Promise<PageKeys> {
+  const file = join(dir, `${page}.json`);
+  const text = await readFile(file, 'utf8');
+  const split = text.indexOf('\n');
+  if (split >= 0) {
+    const keys = parse(file, text.slice(0, split)) as PageKeys | null;
+    if (keys && keys.shape === shapeSignature(shape) && Array.isArray(keys.ids)) return keys;
+  }
+  return pageKeys(validDocs(file, parse(file, split < 0 ? text : text.slice(split + 1))), shape);
+}
+
+export async function writePage(dir: string, page: number, docs: Doc[], shape: IndexShape): Promise<void> {
+  const db = new Low<PageData>(new PageFile(join(dir, `${page}.json`)), { keys: pageKeys(docs, shape), docs });
+  await db.write();
+}
+
+function parse(file: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Error(`store: ${file} is not valid JSON (${(err as Error).message}); refusing to open`);
+  }
+}
+
+function validDocs(file: string, data: unknown): Doc[] {
+  const docs = (data as { docs?: unknown } | null)?.docs;
+  if (!Array.isArray(docs)) throw new Error(`store: page ${file} is damaged (no "docs" array); refusing to open`);
+  for (const doc of docs) {
+    if (typeof doc !== 'object' || doc === null || typeof (doc as Doc).id !== 'string') {
+      throw new Error(`store: page ${file} holds a document without an id; refusing to open`);
+    }
+  }
+  return docs as Doc[];
+}

@@ -1,0 +1,46 @@
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { collections } from '../domain/collections.js';
+import { lockDataDir } from '../lock.js';
+import { openLowdbStore } from './lowdb/lowdb-store.js';
+import type { Store } from './store.js';
+
+export interface OpenedStore {
+  store: Store;
+  /** Closes the store and releases what the backend held for this process (the data-dir lock). */
+  close(): Promise<void>;
+}
+
+/**
+ * The backend the configuration names: PostgreSQL when LEADCHAT_DATABASE_URL is set (any number of processes),
+ * else the embedded lowdb store in the data dir, which one process at a time may hold.
+ */
+export async function openStore(config: Config): Promise<OpenedStore> {
+  if (config.databaseUrl) {
+    const { openPostgresStore } = await import('./postgres/postgres-store.js');
+    const store = await openPostgresStore({ url: config.databaseUrl, collections });
+    return { store, close: () => store.close() };
+  }
+  const unlock = await lockDataDir(config.dataDir);
+  try {
+    const store = await openLowdbStore({
+      dir: path.join(config.dataDir, 'store'),
+      mediaDir: path.join(config.dataDir, 'media'),
+      collections,
+      cacheSize: config.cacheDocuments,
+    });
+    return {
+      store,
+      close: async () => {
+        try {
+          await store.close();
+        } finally {
+          await unlock();
+        }
+      },
+    };
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
+}

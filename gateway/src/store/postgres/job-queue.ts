@@ -1,0 +1,82 @@
+import type { Job, JobOutcome, JobQueue, Page } from '../store.js';
+import { epochMs, JOB_COLUMNS, toJob, type JobRow } from './jobs.js';
+import { hasNul, limitClause, type Query } from './sql.js';
+
+/** The claim's own lease holds only while the job is running under it. */
+const OWNED = `id = $1 AND lease = $2 AND status = 'running'`;
+
+/**
+ * The queue every process shares. A claim locks the due jobs it takes with SKIP LOCKED, so concurrent claims
+ * take different jobs, and gives each a new lease; a job whose lease ran out (its runner died) is due again.
+ */
+export class PostgresJobQueue implements JobQueue {
+  constructor(private readonly query: Query) {}
+
+  async claim(limit: number, leaseMs: number): Promise<Job[]> {
+    if (!(limit > 0)) return [];
+    const at = Date.now();
+    // RETURNING keeps no order: the due time before the claim comes back with each job to sort them by.
+    const { rows } = await this.query(
+      `WITH due AS (
+         SELECT id, run_at AS due_at, seq FROM leadchat_jobs
+         WHERE status <> 'dead' AND run_at <= $1 ORDER BY run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED)
+       UPDATE leadchat_jobs AS j
+       SET status = 'running', run_at = $3, attempts = j.attempts + 1, lease = gen_random_uuid()::text, updated_at = $4
+       FROM due WHERE j.id = due.id
+       RETURNING ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, due.due_at, due.seq`,
+      [at, Math.floor(limit), epochMs(at + leaseMs), new Date(at).toISOString()],
+    );
+    const claimed = rows as Array<JobRow & { due_at: string; seq: string }>;
+    claimed.sort((a, b) => Number(a.due_at) - Number(b.due_at) || Number(a.seq) - Number(b.seq));
+    return claimed.map((row) => toJob(row));
+  }
+
+  async nextDueAt(): Promise<number | undefined> {
+    const { rows } = await this.query(`SELECT min(run_at) AS due FROM leadchat_jobs WHERE status <> 'dead'`);
+    const due = rows[0]?.due as string | null | undefined;
+    return due === null || due === undefined ? undefined : Number(due);
+  }
+
+  async settle(job: Job, outcome: JobOutcome): Promise<boolean> {
+    const updatedAt = new Date().toISOString();
+    let result;
+    if ('done' in outcome) {
+      result = await this.query(`DELETE FROM leadchat_jobs WHERE ${OWNED}`, [job.id, job.lease]);
+    } else if ('retryAt' in outcome) {
+      result = await this.query(
+        `UPDATE leadchat_jobs SET status = 'pending', run_at = $3, lease = NULL, last_error = $4, updated_at = $5 WHERE ${OWNED}`,
+        [job.id, job.lease, epochMs(outcome.retryAt), outcome.error ?? null, updatedAt],
+      );
+    } else {
+      // A dead job lets its key go: a new job with that key may be queued.
+      result = await this.query(
+        `UPDATE leadchat_jobs SET status = 'dead', run_at = NULL, key = NULL, lease = NULL, last_error = $3, updated_at = $4 WHERE ${OWNED}`,
+        [job.id, job.lease, outcome.dead, updatedAt],
+      );
+    }
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async list(status: Job['status'], page?: Page): Promise<Job[]> {
+    const desc = page?.order === 'desc';
+    const params: unknown[] = [status];
+    let sql = `SELECT ${JOB_COLUMNS} FROM leadchat_jobs WHERE status = $1`;
+    if (page?.after !== undefined) {
+      if (hasNul(page.after)) return [];
+      params.push(page.after);
+      sql += ` AND seq ${desc ? '<' : '>'} (SELECT seq FROM leadchat_jobs WHERE id = $${params.length})`;
+    }
+    sql += ` ORDER BY seq${desc ? ' DESC' : ''}${limitClause(params, page?.limit)}`;
+    const { rows } = await this.query(sql, params);
+    return (rows as JobRow[]).map((row) => toJob(row));
+  }
+
+  async revive(id: string): Promise<boolean> {
+    if (hasNul(id)) return false;
+    const { rowCount } = await this.query(
+      `UPDATE leadchat_jobs SET status = 'pending', run_at = $2, attempts = 0, lease = NULL, updated_at = $3 WHERE id = $1 AND status = 'dead'`,
+      [id, Date.now(), new Date().toISOString()],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+}

@@ -1,0 +1,152 @@
+import type pg from 'pg';
+
+export interface Migration {
+  version: number;
+  name: string;
+  /** Statements separated by semicolons, run in one transaction. */
+  sql: string;
+}
+
+/**
+ * Every schema change, in order. Written out in full rather than generated from collections.ts: a released
+ * migration must do the same thing forever, whatever the code around it becomes. A change to the collections
+ * is a new migration at the end; at open, checkSchema() refuses a database that lacks what collections.ts declares.
+ *
+ * Layout: one table per collection (`id`, `seq` for insertion order, the document as jsonb); each declared index
+ * `<collection>_by_<index>` on the fields as text, partial (documents lacking a field are not in it), and ending
+ * with `seq` unless unique, so that `find` reads its documents in order straight from the index.
+ */
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'collections, jobs, blobs and rate-limit windows',
+    sql: `
+CREATE TABLE "accounts" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE UNIQUE INDEX "accounts_by_email" ON "accounts" ((doc->>'email')) WHERE doc->>'email' IS NOT NULL;
+CREATE UNIQUE INDEX "accounts_by_apiKeyHash" ON "accounts" ((doc->>'apiKeyHash')) WHERE doc->>'apiKeyHash' IS NOT NULL;
+CREATE INDEX "accounts_by_parentId" ON "accounts" ((doc->>'parentId'), seq) WHERE doc->>'parentId' IS NOT NULL;
+
+CREATE TABLE "contacts" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE UNIQUE INDEX "contacts_by_phone" ON "contacts" ((doc->>'accountId'), (doc->>'phone'))
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'phone' IS NOT NULL;
+CREATE INDEX "contacts_by_email" ON "contacts" ((doc->>'accountId'), (doc->>'email'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'email' IS NOT NULL;
+CREATE UNIQUE INDEX "contacts_by_fromId" ON "contacts" ((doc->>'accountId'), (doc->>'fromId'))
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'fromId' IS NOT NULL;
+CREATE UNIQUE INDEX "contacts_by_emailOnly" ON "contacts" ((doc->>'accountId'), (doc->>'emailOnly'))
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'emailOnly' IS NOT NULL;
+
+CREATE TABLE "lists" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE INDEX "lists_by_account" ON "lists" ((doc->>'accountId'), seq) WHERE doc->>'accountId' IS NOT NULL;
+
+CREATE TABLE "memberships" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE UNIQUE INDEX "memberships_by_member" ON "memberships" ((doc->>'listId'), (doc->>'contactId'))
+  WHERE doc->>'listId' IS NOT NULL AND doc->>'contactId' IS NOT NULL;
+CREATE INDEX "memberships_by_list" ON "memberships" ((doc->>'listId'), seq) WHERE doc->>'listId' IS NOT NULL;
+
+CREATE TABLE "campaigns" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE INDEX "campaigns_by_account" ON "campaigns" ((doc->>'accountId'), seq) WHERE doc->>'accountId' IS NOT NULL;
+
+CREATE TABLE "messages" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE UNIQUE INDEX "messages_by_messageSid" ON "messages" ((doc->>'accountId'), (doc->>'messageSid'))
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'messageSid' IS NOT NULL;
+CREATE INDEX "messages_by_contact" ON "messages" ((doc->>'contactId'), seq) WHERE doc->>'contactId' IS NOT NULL;
+
+CREATE TABLE "media" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+
+CREATE TABLE "deliveries" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE INDEX "deliveries_by_message" ON "deliveries" ((doc->>'messageId'), seq) WHERE doc->>'messageId' IS NOT NULL;
+
+CREATE TABLE "webhooks" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE INDEX "webhooks_by_account" ON "webhooks" ((doc->>'accountId'), seq) WHERE doc->>'accountId' IS NOT NULL;
+
+CREATE TABLE "transactions" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE INDEX "transactions_by_account" ON "transactions" ((doc->>'accountId'), seq) WHERE doc->>'accountId' IS NOT NULL;
+
+CREATE TABLE "idempotency" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE UNIQUE INDEX "idempotency_by_key" ON "idempotency" ((doc->>'accountId'), (doc->>'key'))
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'key' IS NOT NULL;
+
+CREATE TABLE leadchat_jobs (
+  id text PRIMARY KEY,
+  seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+  kind text NOT NULL,
+  data jsonb NOT NULL,
+  account_id text,
+  key text,
+  status text NOT NULL CHECK (status IN ('pending', 'running', 'dead')),
+  -- Epoch ms: when a pending job is due, when a running job's lease ends; NULL once dead.
+  run_at bigint CHECK ((run_at IS NULL) = (status = 'dead')),
+  attempts integer NOT NULL DEFAULT 0,
+  lease text,
+  last_error text,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+-- Only jobs that will run are in it, so a claim costs the same however many are dead or wait for later.
+CREATE INDEX leadchat_jobs_due ON leadchat_jobs (run_at, seq) WHERE status <> 'dead';
+CREATE UNIQUE INDEX leadchat_jobs_key ON leadchat_jobs (key) WHERE key IS NOT NULL;
+CREATE INDEX leadchat_jobs_status ON leadchat_jobs (status, seq);
+
+CREATE TABLE leadchat_blobs (
+  account_id text NOT NULL,
+  id text NOT NULL,
+  bytes bytea NOT NULL,
+  PRIMARY KEY (account_id, id)
+);
+
+CREATE TABLE leadchat_hits (key text PRIMARY KEY, hits integer NOT NULL, reset_at bigint NOT NULL);
+CREATE INDEX leadchat_hits_reset ON leadchat_hits (reset_at);
+`,
+  },
+];
+
+/** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
+const MIGRATION_LOCK = 7_126_530_411;
+
+/**
+ * Brings the database to the newest schema, each migration in its own transaction. Processes that start
+ * together wait for each other on the advisory lock, and those that come second find nothing left to do.
+ */
+export async function migrate(pool: pg.Pool, list: Migration[] = migrations): Promise<void> {
+  const client = await pool.connect();
+  let broken = false;
+  // A connection ended between statements must fail the migration, not crash the process.
+  const lost = () => (broken = true);
+  client.on('error', lost);
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await client.query(`CREATE TABLE IF NOT EXISTS leadchat_migrations (
+        version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      const { rows } = await client.query<{ version: number }>('SELECT version FROM leadchat_migrations');
+      const applied = new Set(rows.map((r) => r.version));
+      const known = list.at(-1)?.version ?? 0;
+      const newest = Math.max(0, ...applied);
+      if (newest > known) {
+        throw new Error(`store: the database schema is at version ${newest}, newer than this gateway knows (${known}); upgrade the gateway`);
+      }
+      for (const migration of list) {
+        if (!applied.has(migration.version)) await apply(client, migration);
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => (broken = true));
+    }
+  } finally {
+    // A connection that may still hold the lock must not go back to the pool.
+    client.removeListener('error', lost);
+    client.release(broken);
+  }
+}
+
+async function apply(client: pg.PoolClient, migration: Migration): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query(migration.sql);
+    await client.query('INSERT INTO leadchat_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw new Error(`store: migration ${migration.version} (${migration.name}) failed: ${(err as Error).message}`, { cause: err });
+  }
+}

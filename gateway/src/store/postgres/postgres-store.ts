@@ -1,0 +1,95 @@
+import pg from 'pg';
+import type { CollectionSpec, Doc, Page, Scalar, Store, Tx } from '../store.js';
+import { PostgresBlobs } from './blobs.js';
+import { Catalog } from './catalog.js';
+import { DocumentReads } from './documents.js';
+import { rethrow } from './errors.js';
+import { HitCounter } from './hits.js';
+import { PostgresJobQueue } from './job-queue.js';
+import { migrate } from './migrations.js';
+import { checkSchema } from './schema-check.js';
+import type { Query } from './sql.js';
+import { runTransaction } from './transaction.js';
+
+export interface PostgresStoreOptions {
+  url: string;
+  collections: CollectionSpec[];
+  /** Connections this process keeps open at most. */
+  poolSize?: number;
+}
+
+/** A request waits this long for a free connection (or a new one) before it fails with a 503. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * Opens the store on a PostgreSQL database, migrating it first. Any number of gateway processes may open the
+ * same database: every rule lives in the database (unique indexes, row locks, job leases).
+ */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const catalog = new Catalog(options.collections);
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    application_name: 'leadchat-gateway',
+  });
+  // An idle connection that the server drops must not crash the process: the pool opens another.
+  pool.on('error', () => undefined);
+  try {
+    await migrate(pool);
+    await checkSchema(pool, catalog.collections);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  return new PostgresStore(pool, catalog);
+}
+
+class PostgresStore implements Store {
+  readonly backend = 'postgres' as const;
+  readonly jobs: PostgresJobQueue;
+  readonly blobs: PostgresBlobs;
+  private readonly reads: DocumentReads;
+  private readonly hits: HitCounter;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly catalog: Catalog,
+  ) {
+    // Outside a transaction: one pooled statement each, no locks.
+    const query: Query = (text, values) => this.pool.query(text, values).catch(rethrow);
+    this.reads = new DocumentReads(query, catalog, false);
+    this.jobs = new PostgresJobQueue(query);
+    this.blobs = new PostgresBlobs(query);
+    this.hits = new HitCounter(query);
+  }
+
+  get<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
+    return this.reads.get<T>(collection, id);
+  }
+
+  find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
+    return this.reads.find<T>(collection, index, values, page);
+  }
+
+  scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {
+    return this.reads.scan<T>(collection, page);
+  }
+
+  transact<R>(fn: (tx: Tx) => Promise<R>): Promise<R> {
+    return runTransaction(this.pool, this.catalog, fn);
+  }
+
+  /** A COMMIT returns once the change is durable: nothing is ever left to wait for. */
+  async durable(): Promise<void> {}
+
+  hit(key: string, windowMs: number): Promise<{ hits: number; resetAt: number }> {
+    return this.hits.hit(key, windowMs);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.pool.end();
+    return this.closing;
+  }
+}

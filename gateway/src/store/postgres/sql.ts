@@ -1,0 +1,36 @@
+import type pg from 'pg';
+
+/** One statement on a connection (a pooled one, or the one a transaction holds). */
+export type Query = (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** PostgreSQL cuts longer names silently, and two cut names could then meet. */
+const MAX_NAME = 63;
+
+/** A table, column or index name, quoted (so mixed case and reserved words are kept as they are). */
+export function ident(name: string): string {
+  if (!NAME.test(name) || name.length > MAX_NAME) throw new Error(`store: "${name}" is not a valid database name`);
+  return `"${name}"`;
+}
+
+/** A collection's table bears its name. */
+export const tableOf = (collection: string): string => ident(collection);
+
+/** The name the migrations give the index `index` of `collection`. */
+export const indexNameOf = (collection: string, index: string): string => `${collection}_by_${index}`;
+
+/** A document field as text: the form in which the indexes hold it and `find` compares it. */
+export function field(name: string): string {
+  if (!NAME.test(name)) throw new Error(`store: "${name}" is not a valid field name`);
+  return `(doc->>'${name}')`;
+}
+
+/** ` LIMIT $n` with its value appended to `params`, or nothing. */
+export function limitClause(params: unknown[], limit: number | undefined): string {
+  if (limit === undefined) return '';
+  params.push(Math.max(0, Math.floor(limit)));
+  return ` LIMIT $${params.length}`;
+}
+
+/** Text in PostgreSQL cannot hold NUL: a value with one matches nothing and must not reach the server. */
+export const hasNul = (text: string): boolean => text.includes('\u0000');

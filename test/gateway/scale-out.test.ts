@@ -1,0 +1,201 @@
+import { createTestDatabase } from '../helpers/postgres';
+import { removeDir, startGateway } from '../helpers/gateway';
+import { api, createAccount, poll, Receiver, request, unique, uniquePhone, type TestAccount, type TestGateway } from './api-support';
+
+/**
+ * Three gateway processes on one PostgreSQL database, clients spread over them: every rule of the service holds
+ * across processes, deliveries are shared out and survive a process killed mid-delivery.
+ */
+
+jest.setTimeout(120_000);
+
+const LEASE = '6s';
+const gws: TestGateway[] = [];
+/** What every process of the deployment shares: the database and the job settings. */
+let shared: Record<string, string>;
+
+beforeAll(async () => {
+  const env = shared = {
+    LEADCHAT_DATABASE_URL: await createTestDatabase(),
+    LEADCHAT_JOB_LEASE: LEASE,
+    LEADCHAT_WEBHOOK_TIMEOUT: '3s',
+    LEADCHAT_WEBHOOK_RETRIES: '1s,1s,1s',
+  };
+  for (let i = 0; i < 3; i++) gws.push(await startGateway(env));
+});
+
+afterAll(async () => {
+  for (const gw of gws) {
+    await gw.stop();
+    removeDir(gw.dataDir);
+  }
+});
+
+/** Runs `work(i)` for i in 0..n-1 with at most `width` in flight. */
+async function spread<T>(n: number, width: number, work: (i: number) => Promise<T>): Promise<T[]> {
+  const results = new Array<T>(n);
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < n) {
+      const i = next++;
+      results[i] = await work(i);
+    }
+  }));
+  return results;
+}
+
+const on = (i: number) => gws[i % gws.length]!;
+
+test('2,000 incoming messages with 20 % repeated messageSids: one message per messageSid, every repeat answered with the original', async () => {
+  const account = await createAccount(gws[0]!);
+  const sids = Array.from({ length: 1600 }, () => unique('sid'));
+  const sends = [...sids, ...sids.slice(0, 400)].sort(() => Math.random() - 0.5);
+  const replies = await spread(sends.length, 48, (i) =>
+    api(on(i), account, 'POST', 'incoming_custom_channel_message', {
+      body: { customData: { messageSid: sends[i], fromId: `user-${sends[i]!.length % 7}`, toId: 'biz', body: `hello ${sends[i]}` } },
+    }),
+  );
+  const idOf = new Map<string, Set<string>>();
+  replies.forEach((r, i) => {
+    expect(r.status).toBe(200);
+    idOf.set(sends[i]!, (idOf.get(sends[i]!) ?? new Set()).add(r.body.messageId));
+  });
+  expect(idOf.size).toBe(1600);
+  for (const [sid, ids] of idOf) expect({ sid, ids: ids.size }).toEqual({ sid, ids: 1 });
+
+  const stored = new Set<string>();
+  for (const id of new Set([...idOf.values()].map((s) => [...s][0]!))) {
+    const message = await api(on(stored.size), account, 'GET', `messages/${id}`);
+    expect(message.status).toBe(200);
+    stored.add(message.body.messageSid);
+  }
+  expect(stored.size).toBe(1600);
+});
+
+test('100 concurrent creates of one phone on three processes make one contact', async () => {
+  const account = await createAccount(gws[0]!);
+  const phone = uniquePhone();
+  const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => api(on(i), account, 'POST', 'contacts', { body: { phone, firstName: 'Ann' } })));
+  expect(replies.map((r) => r.status).sort((a, b) => a - b)).toEqual([...Array(99).fill(200), 201]);
+  expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
+});
+
+describe('credits across processes', () => {
+  let agency: TestAccount;
+  let sub: TestAccount;
+  beforeAll(async () => {
+    agency = await createAccount(gws[0]!, { type: 'agency' });
+    sub = await createAccount(gws[1]!, { parentEmail: agency.email });
+  });
+
+  test('100 concurrent 1-credit grants: the balance is exact', async () => {
+    const replies = await Promise.all(Array.from({ length: 100 }, (_, i) =>
+      api(on(i), agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 1 } }),
+    ));
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(100);
+    expect(new Set(replies.map((r) => r.body.new_balance))).toEqual(new Set(Array.from({ length: 100 }, (_, i) => i + 1)));
+    const credits = await api(gws[2]!, sub, 'GET', 'credits');
+    expect(credits.body.balance).toBe(100);
+    expect(credits.body.transactions).toHaveLength(100);
+  });
+
+  test('20 concurrent grants with one Idempotency-Key grant once', async () => {
+    const before = (await api(gws[0]!, sub, 'GET', 'credits')).body.balance as number;
+    const key = unique('idem');
+    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+      api(on(i), agency, 'POST', 'subaccounts/credits', { headers: { 'idempotency-key': key }, body: { email: sub.email, amount: 5 } }),
+    ));
+    for (const r of replies) expect([200, 409]).toContain(r.status);
+    const granted = replies.filter((r) => r.status === 200);
+    expect(granted.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(granted.map((r) => r.body.new_balance))).toEqual(new Set([before + 5]));
+    // Once the first has finished, every retry is a replay.
+    const again = await api(gws[2]!, agency, 'POST', 'subaccounts/credits', { headers: { 'idempotency-key': key }, body: { email: sub.email, amount: 5 } });
+    expect({ status: again.status, replayed: again.headers['idempotent-replayed'], balance: again.body.new_balance }).toEqual({ status: 200, replayed: 'true', balance: before + 5 });
+    expect((await api(gws[1]!, sub, 'GET', 'credits')).body.balance).toBe(before + 5);
+  });
+});
+
+test('the per-key rate limit is shared: 60 a minute in total over three processes, not 180', async () => {
+  const limited = await Promise.all([0, 1, 2].map(() => startGateway({ ...shared, LEADCHAT_RATE_LIMIT_PER_MINUTE: '60' })));
+  try {
+    const account = await createAccount(limited[0]!);
+    const replies = await spread(120, 6, (i) => api(limited[i % 3]!, account, 'GET', 'credits'));
+    const passed = replies.filter((r) => r.status === 200).length;
+    const refused = replies.filter((r) => r.status === 429);
+    expect({ passed, refused: refused.length }).toEqual({ passed: 60, refused: 60 });
+    expect(refused[0]!.headers['retry-after']).toMatch(/^\d+$/);
+  } finally {
+    for (const gw of limited) {
+      await gw.stop();
+      removeDir(gw.dataDir);
+    }
+  }
+});
+
+describe('deliveries shared by the processes', () => {
+  test('500 outgoing messages sent through all three: each delivered exactly once', async () => {
+    const receiver = await Receiver.start();
+    try {
+      const account = await createAccount(gws[0]!);
+      await api(gws[0]!, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: receiver.url } });
+      const sent = await spread(500, 24, (i) =>
+        api(on(i), account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: `lead-${i}`, customChannel: 'chat', body: `reply ${i}` } } }),
+      );
+      for (const r of sent) expect(r.status).toBe(200);
+      await receiver.waitFor(500, 60_000);
+      await new Promise((r) => setTimeout(r, 1500));
+      const byMessage = new Map<string, number>();
+      for (const req of receiver.requests) byMessage.set(req.body.messageId, (byMessage.get(req.body.messageId) ?? 0) + 1);
+      expect(byMessage.size).toBe(500);
+      expect([...byMessage.values()].every((n) => n === 1)).toBe(true);
+      expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(500);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('a process killed while it holds deliveries: another delivers each after the lease, with the same webhook-id', async () => {
+    // The receiver holds the first requests open, so the process that claimed them is mid-delivery when killed.
+    const held = new Set<string>();
+    const receiver = await Receiver.start((_n, req) => {
+      if (held.size < 20 && !held.has(req.body.messageId)) {
+        held.add(req.body.messageId);
+        return undefined;
+      }
+      return { status: 200 };
+    });
+    const victim = await startGateway(shared);
+    try {
+      const account = await createAccount(victim);
+      await api(victim, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: receiver.url } });
+      const ids = await spread(20, 20, async (i) =>
+        (await api(victim, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: `kill-${i}`, customChannel: 'chat', body: `held ${i}` } } })).body.messageId as string,
+      );
+      await poll(async () => held.size, (n) => n >= 20, 20_000);
+      const firstIds = new Map(receiver.requests.map((r) => [r.body.messageId as string, r.headers['webhook-id'] as string]));
+      await victim.kill();
+
+      for (const id of ids) {
+        const message = await poll(() => api(gws[1]!, account, 'GET', `messages/${id}`), (r) => r.body.status === 'sent', 30_000);
+        expect({ id, status: message.body.status }).toEqual({ id, status: 'sent' });
+      }
+      for (const id of ids) {
+        const attempts = receiver.requests.filter((r) => r.body.messageId === id);
+        expect(attempts.length).toBeGreaterThanOrEqual(2);
+        expect(new Set(attempts.map((r) => r.headers['webhook-id']))).toEqual(new Set([firstIds.get(id)]));
+      }
+    } finally {
+      await victim.kill();
+      removeDir(victim.dataDir);
+      await receiver.close();
+    }
+  });
+});
+
+test('a request to any process sees what another committed', async () => {
+  const account = await createAccount(gws[2]!);
+  const created = await request(gws[0]!, 'POST', '/v1/contacts', { apiKey: account.apiKey, body: { phone: uniquePhone() } });
+  const read = await request(gws[1]!, 'GET', `/v1/contacts/${created.body.id}`, { apiKey: account.apiKey });
+  expect(read.body).toEqual(created.body);
+});

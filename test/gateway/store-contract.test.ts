@@ -1,0 +1,548 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import type { CollectionSpec, Doc, Job, Store } from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
+import { ADMIN_URL_VARIABLE, createTestDatabase, emptyDatabase } from '../helpers/postgres';
+
+type InterfaceModule = typeof import('../../gateway/src/store/store.js', { with: { 'resolution-mode': 'import' } });
+type PostgresModule = typeof import('../../gateway/src/store/postgres/postgres-store.js', { with: { 'resolution-mode': 'import' } });
+type CollectionsModule = typeof import('../../gateway/src/domain/collections.js', { with: { 'resolution-mode': 'import' } });
+/** Typed here by the signature it promises, not its source: the lowdb adapter is being rewritten. */
+interface LowdbModule {
+  openLowdbStore(options: { dir: string; collections: CollectionSpec[] }): Promise<Store>;
+}
+
+/**
+ * The contract of the Store interface (gateway/src/store/store.ts) that every backend passes, on the gateway's
+ * own collections. The store is ESM, as the gateway runs it: the compiled files are loaded.
+ *
+ * Each jest project runs the arm of its backend (the postgres project sets LEADCHAT_TEST_BACKEND and starts the
+ * server), so a full run tests each backend once.
+ */
+const DIST = path.resolve(__dirname, '../../gateway/dist');
+const BACKEND = process.env.LEADCHAT_TEST_BACKEND === 'postgres' ? 'postgres' : 'lowdb';
+
+let StoreConflictError: InterfaceModule['StoreConflictError'];
+let StoreWriteError: InterfaceModule['StoreWriteError'];
+let collections: CollectionSpec[];
+
+beforeAll(async () => {
+  ({ StoreConflictError, StoreWriteError } = (await import(path.join(DIST, 'store/store.js'))) as InterfaceModule);
+  ({ collections } = (await import(path.join(DIST, 'domain/collections.js'))) as CollectionsModule);
+});
+
+interface Backend {
+  name: 'lowdb' | 'postgres';
+  /** A store on new, empty storage; `release` removes what it left behind. */
+  open(): Promise<{ store: Store; release(): void }>;
+}
+
+let armDatabase: string | undefined;
+
+const backends: Backend[] = [
+  {
+    name: 'lowdb',
+    async open() {
+      const { openLowdbStore } = (await import(path.join(DIST, 'store/lowdb/lowdb-store.js'))) as LowdbModule;
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-contract-'));
+      const store = await openLowdbStore({ dir: path.join(dir, 'store'), collections });
+      return { store, release: () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: 'postgres',
+    async open() {
+      const { openPostgresStore } = (await import(path.join(DIST, 'store/postgres/postgres-store.js'))) as PostgresModule;
+      // One database for the arm, emptied for each test: a new one each time would cost a quarter of a second.
+      if (armDatabase) await emptyDatabase(armDatabase);
+      else armDatabase = await createTestDatabase();
+      const store = await openPostgresStore({ url: armDatabase, collections });
+      return { store, release: () => undefined };
+    },
+  },
+];
+
+interface Contact extends Doc {
+  accountId?: string;
+  phone?: string | null;
+  email?: string;
+  name?: string;
+  n?: number;
+  tags?: string[];
+  extra?: unknown;
+}
+interface Counter extends Doc {
+  accountId: string;
+  key: string;
+  n: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const ids = (docs: Doc[]) => docs.map((d) => d.id);
+
+describe.each(backends.filter((b) => b.name === BACKEND))('$name store', (backend) => {
+  let store: Store;
+  let release: () => void;
+
+  beforeEach(async () => {
+    ({ store, release } = await backend.open());
+  });
+
+  afterEach(async () => {
+    await store.close();
+    release();
+  });
+
+  const insertAll = (collection: string, docs: Doc[]) =>
+    store.transact(async (tx) => {
+      for (const doc of docs) await tx.insert(collection, doc);
+    });
+
+  describe('documents', () => {
+    test('get returns what was inserted, values intact; an absent id gives undefined', async () => {
+      const doc: Contact = { id: 'ct_1', accountId: 'acc_1', name: 'Ann', n: 1.5, tags: ['a', 'b'], extra: { deep: { list: [1, null, true] } }, phone: null };
+      const returned = await store.transact((tx) => tx.insert('contacts', doc));
+      expect(returned).toEqual(doc);
+      expect(await store.get('contacts', 'ct_1')).toEqual(doc);
+      expect(await store.get('contacts', 'ct_nope')).toBeUndefined();
+      expect(await store.transact((tx) => tx.get('contacts', 'ct_1'))).toEqual(doc);
+    });
+
+    test('scan pages in insertion order: limit, after, desc', async () => {
+      await insertAll('media', ['m_c', 'm_a', 'm_e', 'm_b', 'm_d'].map((id) => ({ id })));
+      expect(ids(await store.scan('media'))).toEqual(['m_c', 'm_a', 'm_e', 'm_b', 'm_d']);
+      expect(ids(await store.scan('media', { limit: 2 }))).toEqual(['m_c', 'm_a']);
+      expect(ids(await store.scan('media', { limit: 2, after: 'm_a' }))).toEqual(['m_e', 'm_b']);
+      expect(ids(await store.scan('media', { after: 'm_b' }))).toEqual(['m_d']);
+      expect(ids(await store.scan('media', { order: 'desc' }))).toEqual(['m_d', 'm_b', 'm_e', 'm_a', 'm_c']);
+      expect(ids(await store.scan('media', { order: 'desc', limit: 2, after: 'm_e' }))).toEqual(['m_a', 'm_c']);
+      expect(await store.scan('media', { after: 'm_unknown' })).toEqual([]);
+      expect(ids(await store.transact((tx) => tx.scan('media', { limit: 1, after: 'm_c' })))).toEqual(['m_a']);
+    });
+
+    test('find on a unique and a non-unique index, in insertion order, with paging', async () => {
+      await insertAll('contacts', [
+        { id: 'ct_1', accountId: 'acc_1', phone: '+1', email: 'x@example.com' },
+        { id: 'ct_2', accountId: 'acc_1', phone: '+2', email: 'y@example.com' },
+        { id: 'ct_3', accountId: 'acc_1', phone: '+3', email: 'x@example.com' },
+        { id: 'ct_4', accountId: 'acc_2', phone: '+1', email: 'x@example.com' },
+        { id: 'ct_5', accountId: 'acc_1', phone: '+5', email: 'x@example.com' },
+      ] as Contact[]);
+      expect(ids(await store.find('contacts', 'phone', ['acc_1', '+1']))).toEqual(['ct_1']);
+      expect(ids(await store.find('contacts', 'phone', ['acc_2', '+1']))).toEqual(['ct_4']);
+      expect(await store.find('contacts', 'phone', ['acc_3', '+1'])).toEqual([]);
+      const byEmail = ['acc_1', 'x@example.com'];
+      expect(ids(await store.find('contacts', 'email', byEmail))).toEqual(['ct_1', 'ct_3', 'ct_5']);
+      expect(ids(await store.find('contacts', 'email', byEmail, { limit: 2 }))).toEqual(['ct_1', 'ct_3']);
+      expect(ids(await store.find('contacts', 'email', byEmail, { after: 'ct_3' }))).toEqual(['ct_5']);
+      expect(ids(await store.find('contacts', 'email', byEmail, { order: 'desc' }))).toEqual(['ct_5', 'ct_3', 'ct_1']);
+      expect(ids(await store.find('contacts', 'email', byEmail, { order: 'desc', after: 'ct_5', limit: 1 }))).toEqual(['ct_3']);
+      expect(ids(await store.transact((tx) => tx.find('contacts', 'email', byEmail, { after: 'ct_1' })))).toEqual(['ct_3', 'ct_5']);
+    });
+
+    test('a find value is compared as text: a number finds the same document as its string', async () => {
+      await insertAll('accounts', [{ id: 'acc_1', parentId: 42 } as Doc, { id: 'acc_2', parentId: '42' } as Doc]);
+      expect(ids(await store.find('accounts', 'parentId', [42]))).toEqual(['acc_1', 'acc_2']);
+      expect(ids(await store.find('accounts', 'parentId', ['42']))).toEqual(['acc_1', 'acc_2']);
+    });
+
+    test('a taken id or unique key is a StoreConflictError; the transaction that catches it goes on', async () => {
+      await insertAll('contacts', [{ id: 'ct_1', accountId: 'acc_1', phone: '+1' } as Contact]);
+      const byId = store.transact((tx) => tx.insert('contacts', { id: 'ct_1', accountId: 'acc_1', phone: '+9' }));
+      await expect(byId).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(byId).rejects.toMatchObject({ collection: 'contacts', index: 'id', key: 'ct_1' });
+      const byPhone = store.transact((tx) => tx.insert('contacts', { id: 'ct_2', accountId: 'acc_1', phone: '+1' }));
+      await expect(byPhone).rejects.toMatchObject({ name: 'StoreConflictError', collection: 'contacts', index: 'phone' });
+      expect(ids(await store.scan('contacts'))).toEqual(['ct_1']);
+
+      const outcome = await store.transact(async (tx) => {
+        await tx.insert('contacts', { id: 'ct_3', accountId: 'acc_1', phone: '+3' });
+        const caught = await tx.insert('contacts', { id: 'ct_4', accountId: 'acc_1', phone: '+1' }).catch((err: unknown) => err);
+        await tx.insert('contacts', { id: 'ct_5', accountId: 'acc_1', phone: '+5' });
+        return caught;
+      });
+      expect(outcome).toBeInstanceOf(StoreConflictError);
+      expect(ids(await store.scan('contacts'))).toEqual(['ct_1', 'ct_3', 'ct_5']);
+    });
+
+    test('documents missing an index field (or holding null) are not in that index and never conflict', async () => {
+      await insertAll('contacts', [
+        { id: 'ct_1', accountId: 'acc_1', email: 'a@example.com' },
+        { id: 'ct_2', accountId: 'acc_1', email: 'a@example.com' },
+        { id: 'ct_3', accountId: 'acc_1', phone: null, email: 'a@example.com' },
+        { id: 'ct_4', phone: '+1', email: 'a@example.com' },
+        { id: 'ct_5', phone: '+1' },
+      ] as Contact[]);
+      expect(await store.scan('contacts')).toHaveLength(5);
+      expect(ids(await store.find('contacts', 'email', ['acc_1', 'a@example.com']))).toEqual(['ct_1', 'ct_2', 'ct_3']);
+      expect(await store.find('contacts', 'phone', ['acc_1', 'null'])).toEqual([]);
+    });
+
+    test('update merges shallowly and returns the new document; its old keys leave the indexes', async () => {
+      await insertAll('contacts', [{ id: 'ct_1', accountId: 'acc_1', phone: '+1', email: 'a@example.com', extra: { a: 1, b: 2 } } as Contact]);
+      const updated = await store.transact((tx) => tx.update<Contact>('contacts', 'ct_1', { phone: '+2', extra: { a: 3 }, email: undefined }));
+      expect(updated).toEqual({ id: 'ct_1', accountId: 'acc_1', phone: '+2', extra: { a: 3 } });
+      expect(await store.get('contacts', 'ct_1')).toEqual(updated);
+      expect(await store.find('contacts', 'phone', ['acc_1', '+1'])).toEqual([]);
+      expect(ids(await store.find('contacts', 'phone', ['acc_1', '+2']))).toEqual(['ct_1']);
+      expect(await store.find('contacts', 'email', ['acc_1', 'a@example.com'])).toEqual([]);
+      // The key it left is free.
+      await insertAll('contacts', [{ id: 'ct_2', accountId: 'acc_1', phone: '+1' } as Contact]);
+    });
+
+    test('update throws for an absent document, a changed id, or a taken unique key (and changes nothing)', async () => {
+      await insertAll('contacts', [{ id: 'ct_1', accountId: 'acc_1', phone: '+1' }, { id: 'ct_2', accountId: 'acc_1', phone: '+2' }] as Contact[]);
+      await expect(store.transact((tx) => tx.update('contacts', 'ct_nope', { name: 'x' }))).rejects.toThrow();
+      await expect(store.transact((tx) => tx.update<Contact>('contacts', 'ct_1', { id: 'ct_9' }))).rejects.toThrow();
+      await expect(store.transact((tx) => tx.update<Contact>('contacts', 'ct_2', { phone: '+1', name: 'Bo' }))).rejects.toMatchObject({
+        name: 'StoreConflictError',
+        collection: 'contacts',
+        index: 'phone',
+      });
+      expect(await store.get('contacts', 'ct_2')).toEqual({ id: 'ct_2', accountId: 'acc_1', phone: '+2' });
+      expect(await store.get('contacts', 'ct_9')).toBeUndefined();
+    });
+
+    test('remove deletes; removing an absent document is a no-op', async () => {
+      await insertAll('contacts', [{ id: 'ct_1', accountId: 'acc_1', phone: '+1' } as Contact]);
+      await store.transact(async (tx) => {
+        await tx.remove('contacts', 'ct_1');
+        await tx.remove('contacts', 'ct_nope');
+        expect(await tx.get('contacts', 'ct_1')).toBeUndefined();
+      });
+      expect(await store.get('contacts', 'ct_1')).toBeUndefined();
+      expect(await store.find('contacts', 'phone', ['acc_1', '+1'])).toEqual([]);
+    });
+  });
+
+  describe('transactions', () => {
+    test('a transaction that throws leaves nothing behind and rethrows its own error', async () => {
+      await insertAll('contacts', [{ id: 'ct_1', accountId: 'acc_1', phone: '+1', name: 'Ann' } as Contact]);
+      const failure = new Error('changed my mind');
+      const run = store.transact(async (tx) => {
+        await tx.insert('contacts', { id: 'ct_2', accountId: 'acc_1', phone: '+2' });
+        await tx.update('contacts', 'ct_1', { name: 'Bo' });
+        await tx.remove('media', 'm_1');
+        await tx.enqueue({ kind: 'test', data: {} });
+        expect(await tx.get('contacts', 'ct_2')).toBeDefined();
+        throw failure;
+      });
+      await expect(run).rejects.toBe(failure);
+      expect(ids(await store.scan('contacts'))).toEqual(['ct_1']);
+      expect(await store.get<Contact>('contacts', 'ct_1')).toMatchObject({ name: 'Ann' });
+      expect(await store.jobs.nextDueAt()).toBeUndefined();
+    });
+
+    test('50 concurrent read-then-increment transactions on one document: none is lost', async () => {
+      await insertAll('idempotency', [{ id: 'idk_1', accountId: 'acc_1', key: 'k', n: 0 } as Counter]);
+      await Promise.all(
+        Array.from({ length: 50 }, () =>
+          store.transact(async (tx) => {
+            const counter = (await tx.get<Counter>('idempotency', 'idk_1'))!;
+            await sleep(Math.random() * 2);
+            await tx.update<Counter>('idempotency', 'idk_1', { n: counter.n + 1 });
+          }),
+        ),
+      );
+      expect(await store.get<Counter>('idempotency', 'idk_1')).toMatchObject({ n: 50 });
+    });
+
+    test('20 concurrent "find by unique key, insert if absent": one document, every transaction returns it', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          store.transact(async (tx) => {
+            const [found] = await tx.find<Counter>('idempotency', 'key', ['acc_1', 'shared']);
+            if (found) return found.id;
+            await sleep(Math.random() * 2);
+            return (await tx.insert<Counter>('idempotency', { id: `idk_${i}`, accountId: 'acc_1', key: 'shared', n: i })).id;
+          }),
+        ),
+      );
+      const docs = await store.find<Counter>('idempotency', 'key', ['acc_1', 'shared']);
+      expect(docs).toHaveLength(1);
+      expect(await store.scan('idempotency')).toHaveLength(1);
+      expect(new Set(results)).toEqual(new Set([docs[0]!.id]));
+    });
+  });
+
+  describe('jobs', () => {
+    const claimOne = async (leaseMs = 60_000) => {
+      const [job] = await store.jobs.claim(1, leaseMs);
+      expect(job).toBeDefined();
+      return job!;
+    };
+
+    test('a job enqueued in a transaction that throws is not queued', async () => {
+      await expect(
+        store.transact(async (tx) => {
+          await tx.enqueue({ kind: 'test', data: { a: 1 }, key: 'k1' });
+          throw new Error('no');
+        }),
+      ).rejects.toThrow('no');
+      expect(await store.jobs.claim(10, 1000)).toEqual([]);
+      expect(await store.jobs.nextDueAt()).toBeUndefined();
+      // Its key was never held.
+      const job = await store.transact((tx) => tx.enqueue({ kind: 'test', data: {}, key: 'k1' }));
+      expect(job.key).toBe('k1');
+    });
+
+    test('enqueue returns the job as typed; a key held by a waiting or running job returns the holder', async () => {
+      const before = Date.now();
+      const job = await store.transact((tx) => tx.enqueue({ kind: 'reply', data: { n: 1, nested: { a: [1] } }, key: 'k', accountId: 'acc_1' }));
+      expect(job).toEqual({
+        id: expect.any(String),
+        kind: 'reply',
+        data: { n: 1, nested: { a: [1] } },
+        accountId: 'acc_1',
+        key: 'k',
+        status: 'pending',
+        runAt: expect.any(Number),
+        attempts: 0,
+        lease: null,
+        lastError: null,
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+        updatedAt: expect.any(String),
+      });
+      expect(job.runAt).toBeGreaterThanOrEqual(before);
+      const again = await store.transact((tx) => tx.enqueue({ kind: 'reply', data: { n: 2 }, key: 'k' }));
+      expect(again).toMatchObject({ id: job.id, data: { n: 1, nested: { a: [1] } } });
+      const claimed = await claimOne();
+      expect((await store.transact((tx) => tx.enqueue({ kind: 'reply', data: { n: 3 }, key: 'k' }))).id).toBe(claimed.id);
+      const other = await store.transact((tx) => tx.enqueue({ kind: 'reply', data: {} }));
+      const unkeyed = await store.transact((tx) => tx.enqueue({ kind: 'reply', data: {} }));
+      expect(new Set([job.id, other.id, unkeyed.id]).size).toBe(3);
+      expect(other).toMatchObject({ key: null, accountId: null });
+    });
+
+    test('cancelJobs removes the waiting jobs of a key, not a running one', async () => {
+      await store.transact((tx) => tx.enqueue({ kind: 'followup', data: {}, key: 'f1', runAt: Date.now() + 60_000 }));
+      expect(await store.transact((tx) => tx.cancelJobs('f1'))).toBe(1);
+      expect(await store.transact((tx) => tx.cancelJobs('f1'))).toBe(0);
+      expect(await store.jobs.nextDueAt()).toBeUndefined();
+      const fresh = await store.transact((tx) => tx.enqueue({ kind: 'followup', data: {}, key: 'f1' }));
+      expect((await claimOne()).id).toBe(fresh.id);
+      expect(await store.transact((tx) => tx.cancelJobs('f1'))).toBe(0);
+      expect(await store.jobs.list('running')).toHaveLength(1);
+    });
+
+    test('claim takes only due jobs, oldest runAt first, at most `limit`', async () => {
+      const at = Date.now();
+      await store.transact(async (tx) => [
+        await tx.enqueue({ kind: 'b', data: {}, runAt: at - 1000 }),
+        await tx.enqueue({ kind: 'later', data: {}, runAt: at + 60_000 }),
+        await tx.enqueue({ kind: 'a', data: {}, runAt: at - 3000 }),
+        await tx.enqueue({ kind: 'c', data: {}, runAt: at - 500 }),
+      ]);
+      expect(await store.jobs.nextDueAt()).toBe(at - 3000);
+      const first = await store.jobs.claim(2, 30_000);
+      expect(first.map((j) => j.kind)).toEqual(['a', 'b']);
+      const rest = await store.jobs.claim(10, 30_000);
+      expect(rest.map((j) => j.kind)).toEqual(['c']);
+      expect(await store.jobs.claim(10, 30_000)).toEqual([]);
+      expect(await store.jobs.claim(0, 30_000)).toEqual([]);
+      for (const job of [...first, ...rest]) {
+        expect(job).toMatchObject({ status: 'running', attempts: 1, lease: expect.any(String) });
+        expect(job.runAt).toBeGreaterThanOrEqual(at + 30_000);
+      }
+      // Running jobs are due again when their lease ends, before the job waiting for later.
+      expect(await store.jobs.nextDueAt()).toBe(first[0]!.runAt);
+    });
+
+    test('a claimed job is not claimed again while its lease holds; after it, with a new lease; a stale settle is refused', async () => {
+      await store.transact((tx) => tx.enqueue({ kind: 'deliver', data: {} }));
+      const first = await claimOne(150);
+      expect(await store.jobs.claim(10, 150)).toEqual([]);
+      await sleep(200);
+      const second = await claimOne(60_000);
+      expect(second).toMatchObject({ id: first.id, attempts: 2, status: 'running' });
+      expect(second.lease).not.toBe(first.lease);
+      expect(await store.jobs.settle(first, { done: true })).toBe(false);
+      expect(await store.jobs.settle(second, { done: true })).toBe(true);
+      expect(await store.jobs.settle(second, { done: true })).toBe(false);
+      expect(await store.jobs.nextDueAt()).toBeUndefined();
+      expect(await store.jobs.list('running')).toEqual([]);
+    });
+
+    test('settle with retryAt puts the job back, keeping its key; with dead it gives up and lets the key go', async () => {
+      await store.transact((tx) => tx.enqueue({ kind: 'deliver', data: { to: 'x' }, key: 'd1' }));
+      const job = await claimOne();
+      const retryAt = Date.now() + 100;
+      expect(await store.jobs.settle(job, { retryAt, error: 'timeout' })).toBe(true);
+      const [waiting] = await store.jobs.list('pending');
+      expect(waiting).toMatchObject({ id: job.id, status: 'pending', runAt: retryAt, lease: null, lastError: 'timeout', key: 'd1', attempts: 1 });
+      expect(await store.jobs.nextDueAt()).toBe(retryAt);
+      expect(await store.jobs.claim(1, 1000)).toEqual([]);
+      await sleep(120);
+      const again = await claimOne();
+      expect(again).toMatchObject({ id: job.id, attempts: 2 });
+
+      expect(await store.jobs.settle(again, { dead: 'gave up' })).toBe(true);
+      const dead = await store.jobs.list('dead');
+      expect(dead).toEqual([expect.objectContaining({ id: job.id, status: 'dead', runAt: null, key: null, lease: null, lastError: 'gave up', data: { to: 'x' } })]);
+      expect(await store.jobs.nextDueAt()).toBeUndefined();
+      expect(await store.jobs.claim(10, 1000)).toEqual([]);
+      const successor = await store.transact((tx) => tx.enqueue({ kind: 'deliver', data: {}, key: 'd1' }));
+      expect(successor.id).not.toBe(job.id);
+    });
+
+    test('list pages jobs of one status, oldest first; revive puts a dead job back, due now', async () => {
+      const queued = await store.transact(async (tx) => {
+        const jobs: Job[] = [];
+        for (let i = 0; i < 4; i++) jobs.push(await tx.enqueue({ kind: `k${i}`, data: {} }));
+        return jobs;
+      });
+      const claimed = await store.jobs.claim(4, 60_000);
+      for (const job of claimed) expect(await store.jobs.settle(job, { dead: `failed ${job.kind}` })).toBe(true);
+      expect(ids(await store.jobs.list('dead'))).toEqual(ids(queued));
+      expect(ids(await store.jobs.list('dead', { limit: 2 }))).toEqual(ids(queued.slice(0, 2)));
+      expect(ids(await store.jobs.list('dead', { after: queued[1]!.id }))).toEqual(ids(queued.slice(2)));
+      expect(ids(await store.jobs.list('dead', { order: 'desc', limit: 1 }))).toEqual([queued[3]!.id]);
+      expect(await store.jobs.list('pending')).toEqual([]);
+
+      const before = Date.now();
+      expect(await store.jobs.revive(queued[2]!.id)).toBe(true);
+      expect(await store.jobs.revive(queued[2]!.id)).toBe(false);
+      expect(await store.jobs.revive('job_nope')).toBe(false);
+      const due = await store.jobs.nextDueAt();
+      expect(due).toBeGreaterThanOrEqual(before);
+      expect(due).toBeLessThanOrEqual(Date.now());
+      expect(await claimOne()).toMatchObject({ id: queued[2]!.id, kind: 'k2', status: 'running' });
+      expect(await store.jobs.list('dead')).toHaveLength(3);
+    });
+  });
+
+  describe('blobs and hits', () => {
+    test('blobs: put, get (per account), overwrite, delete', async () => {
+      const bytes = Buffer.from([0, 1, 2, 255, 0]);
+      await store.blobs.put('acc_1', 'med_1', bytes);
+      expect(Buffer.compare((await store.blobs.get('acc_1', 'med_1'))!, bytes)).toBe(0);
+      expect(await store.blobs.get('acc_2', 'med_1')).toBeUndefined();
+      expect(await store.blobs.get('acc_1', 'med_nope')).toBeUndefined();
+      await store.blobs.put('acc_1', 'med_1', Buffer.from('new'));
+      expect((await store.blobs.get('acc_1', 'med_1'))!.toString()).toBe('new');
+      await store.blobs.delete('acc_1', 'med_1');
+      await store.blobs.delete('acc_1', 'med_1');
+      expect(await store.blobs.get('acc_1', 'med_1')).toBeUndefined();
+    });
+
+    test('hit counts within a fixed window per key and starts a new window after it', async () => {
+      const before = Date.now();
+      const first = await store.hit('ip:1', 300);
+      expect(first.hits).toBe(1);
+      expect(first.resetAt).toBeGreaterThanOrEqual(before + 300);
+      expect(first.resetAt).toBeLessThanOrEqual(Date.now() + 300);
+      expect(await store.hit('ip:1', 300)).toEqual({ hits: 2, resetAt: first.resetAt });
+      expect((await store.hit('ip:2', 300)).hits).toBe(1);
+      expect(await store.hit('ip:1', 300)).toEqual({ hits: 3, resetAt: first.resetAt });
+      await sleep(first.resetAt - Date.now() + 20);
+      const next = await store.hit('ip:1', 300);
+      expect(next.hits).toBe(1);
+      expect(next.resetAt).toBeGreaterThan(first.resetAt);
+    });
+  });
+});
+
+/** What only the PostgreSQL backend has: a schema made by migrations, several processes on one database. */
+(BACKEND === 'postgres' ? describe : describe.skip)('postgres database', () => {
+  let openPostgresStore: PostgresModule['openPostgresStore'];
+  const opened: Store[] = [];
+  /** Migrated by the first test that opens it, emptied before each. */
+  let url: string;
+
+  beforeAll(async () => {
+    ({ openPostgresStore } = (await import(path.join(DIST, 'store/postgres/postgres-store.js'))) as PostgresModule);
+    url = await createTestDatabase();
+  });
+
+  beforeEach(() => emptyDatabase(url));
+
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+  });
+
+  const open = async (url: string, declared = collections) => {
+    const store = await openPostgresStore({ url, collections: declared });
+    opened.push(store);
+    return store;
+  };
+
+  const withClient = async <R>(url: string, work: (client: Client) => Promise<R>): Promise<R> => {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
+  };
+
+  test('processes opening a new database at once migrate it once', async () => {
+    const empty = await createTestDatabase();
+    const stores = await Promise.all(Array.from({ length: 4 }, () => open(empty)));
+    expect(stores.map((s) => s.backend)).toEqual(['postgres', 'postgres', 'postgres', 'postgres']);
+    const versions = await withClient(empty, async (c) => (await c.query('SELECT version FROM leadchat_migrations')).rows);
+    expect(versions).toEqual([{ version: 1 }]);
+    await open(empty);
+  });
+
+  test('a collection or an index declared without a migration is refused by name', async () => {
+    await expect(open(url, [...collections, { name: 'surveys', indexes: { account: { fields: ['accountId'] } } }])).rejects.toThrow(
+      /collection "surveys" has no table/,
+    );
+    const changed = collections.map((c) => (c.name === 'lists' ? { ...c, indexes: { ...c.indexes, byName: { fields: ['accountId', 'name'] } } } : c));
+    await expect(open(url, changed)).rejects.toThrow(/index "byName" of collection "lists"/);
+    const notUnique = collections.map((c) => (c.name === 'memberships' ? { ...c, indexes: { ...c.indexes, member: { fields: ['listId', 'contactId'] } } } : c));
+    await expect(open(url, notUnique)).rejects.toThrow(/index "member" of collection "memberships" is declared on listId, contactId/);
+    expect((await open(url)).backend).toBe('postgres');
+  });
+
+  test('two processes on one database: read-then-write transactions wait for each other', async () => {
+    const [a, b] = [await open(url), await open(url)];
+    await a.transact((tx) => tx.insert('idempotency', { id: 'idk_1', accountId: 'acc_1', key: 'k', n: 0 }));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? a : b).transact(async (tx) => {
+          const counter = (await tx.get<Counter>('idempotency', 'idk_1'))!;
+          await tx.update<Counter>('idempotency', 'idk_1', { n: counter.n + 1 });
+        }),
+      ),
+    );
+    expect(await b.get<Counter>('idempotency', 'idk_1')).toMatchObject({ n: 40 });
+    // Claims of both share the due jobs out: each job once.
+    await a.transact(async (tx) => {
+      for (let i = 0; i < 30; i++) await tx.enqueue({ kind: 'k', data: { i } });
+    });
+    const claims = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).jobs.claim(10, 60_000)));
+    const claimed = claims.flat().map((j) => j.id);
+    expect(claimed).toHaveLength(30);
+    expect(new Set(claimed).size).toBe(30);
+  });
+
+  test('a connection lost in a transaction is a StoreWriteError, nothing of it is kept, and the store recovers', async () => {
+    const store = await open(url);
+    const database = new URL(url).pathname.slice(1);
+    const run = store.transact(async (tx) => {
+      await tx.insert('media', { id: 'med_1' });
+      await withClient(process.env[ADMIN_URL_VARIABLE]!, (admin) =>
+        admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]),
+      );
+      await tx.insert('media', { id: 'med_2' });
+    });
+    await expect(run).rejects.toBeInstanceOf(StoreWriteError);
+    expect(await store.scan('media')).toEqual([]);
+    await store.transact((tx) => tx.insert('media', { id: 'med_3' }));
+    expect(ids(await store.scan('media'))).toEqual(['med_3']);
+  });
+
+  test('a document round-trips as JSON and jobs come back with numbers, not strings', async () => {
+    const store = await open(url);
+    const runAt = Date.now() + 5_000_000_000;
+    const job = await store.transact((tx) => tx.enqueue({ kind: 'k', data: { big: 2 ** 53 - 1 }, runAt }));
+    expect(job.runAt).toBe(runAt);
+    expect(await store.jobs.nextDueAt()).toBe(runAt);
+    const doc = { id: 'med_1', text: 'é 😀 \\ "quoted"', n: -0.25, big: 2 ** 53 - 1, empty: {}, list: [] };
+    await store.transact((tx) => tx.insert('media', doc));
+    expect(await store.get('media', 'med_1')).toEqual(doc);
+  });
+});

