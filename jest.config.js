@@ -12,12 +12,12 @@ const onBothBackends = ['**/gateway/api-*.test.ts', '**/gateway/crash.test.ts', 
 module.exports = {
   testTimeout: 30000,
   projects: [
-    { ...base, displayName: 'lowdb', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/scale-out\\.test\\.ts$'] },
+    { ...base, displayName: 'lowdb', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/(scale-out|migrate|store-contract)\\.test\\.ts$'] },
     {
       ...base,
       displayName: 'postgres',
       roots: ['<rootDir>/test'],
-      testMatch: [...onBothBackends, '**/gateway/scale-out.test.ts', '**/gateway/store-contract.test.ts'],
+      testMatch: [...onBothBackends, '**/gateway/scale-out.test.ts', '**/gateway/migrate.test.ts', '**/gateway/store-contract.test.ts'],
       setupFiles: ['<rootDir>/test/helpers/postgres-backend.ts'],
       globalSetup: '<rootDir>/test/helpers/postgres-global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/postgres-global-teardown.ts',

@@ -17,11 +17,10 @@ interface LowdbModule {
  * The contract of the Store interface (gateway/src/store/store.ts) that every backend passes, on the gateway's
  * own collections. The store is ESM, as the gateway runs it: the compiled files are loaded.
  *
- * Each jest project runs the arm of its backend (the postgres project sets LEADCHAT_TEST_BACKEND and starts the
- * server), so a full run tests each backend once.
+ * The PostgreSQL arm needs the server of the postgres jest project's global setup, which this file runs in.
  */
 const DIST = path.resolve(__dirname, '../../gateway/dist');
-const BACKEND = process.env.LEADCHAT_TEST_BACKEND === 'postgres' ? 'postgres' : 'lowdb';
+const HAS_POSTGRES = Boolean(process.env[ADMIN_URL_VARIABLE]);
 
 let StoreConflictError: InterfaceModule['StoreConflictError'];
 let StoreWriteError: InterfaceModule['StoreWriteError'];
@@ -81,7 +80,7 @@ interface Counter extends Doc {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ids = (docs: Doc[]) => docs.map((d) => d.id);
 
-describe.each(backends.filter((b) => b.name === BACKEND))('$name store', (backend) => {
+describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name store', (backend) => {
   let store: Store;
   let release: () => void;
 
@@ -93,6 +92,12 @@ describe.each(backends.filter((b) => b.name === BACKEND))('$name store', (backen
     await store.close();
     release();
   });
+
+  /**
+   * Opens the connections a backend pools before a race: a fresh pool opens one per transaction as they come,
+   * slowly enough that the first transaction would end before the next began, and nothing would race at all.
+   */
+  const warmUp = () => Promise.all(Array.from({ length: 10 }, () => store.transact(() => sleep(20))));
 
   const insertAll = (collection: string, docs: Doc[]) =>
     store.transact(async (tx) => {
@@ -234,8 +239,26 @@ describe.each(backends.filter((b) => b.name === BACKEND))('$name store', (backen
       expect(await store.jobs.nextDueAt()).toBeUndefined();
     });
 
+    test('a conflict that the function turns into an error of its own is final; one it lets through stays a StoreConflictError', async () => {
+      await insertAll('accounts', [{ id: 'acc_1', email: 'a@example.com' } as Doc]);
+      const own = new Error('that email is taken');
+      let runs = 0;
+      const handled = store.transact(async (tx) => {
+        runs++;
+        await tx.insert('accounts', { id: 'acc_2', email: 'a@example.com' }).catch(() => {
+          throw own;
+        });
+      });
+      await expect(handled).rejects.toBe(own);
+      expect(runs).toBe(1);
+      const through = store.transact((tx) => tx.insert('accounts', { id: 'acc_3', email: 'a@example.com' }));
+      await expect(through).rejects.toMatchObject({ name: 'StoreConflictError', collection: 'accounts', index: 'email', key: 'a@example.com' });
+      expect(ids(await store.scan('accounts'))).toEqual(['acc_1']);
+    });
+
     test('50 concurrent read-then-increment transactions on one document: none is lost', async () => {
       await insertAll('idempotency', [{ id: 'idk_1', accountId: 'acc_1', key: 'k', n: 0 } as Counter]);
+      await warmUp();
       await Promise.all(
         Array.from({ length: 50 }, () =>
           store.transact(async (tx) => {
@@ -249,12 +272,15 @@ describe.each(backends.filter((b) => b.name === BACKEND))('$name store', (backen
     });
 
     test('20 concurrent "find by unique key, insert if absent": one document, every transaction returns it', async () => {
+      await warmUp();
+      let runs = 0;
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           store.transact(async (tx) => {
+            runs++;
             const [found] = await tx.find<Counter>('idempotency', 'key', ['acc_1', 'shared']);
             if (found) return found.id;
-            await sleep(Math.random() * 2);
+            await sleep(5);
             return (await tx.insert<Counter>('idempotency', { id: `idk_${i}`, accountId: 'acc_1', key: 'shared', n: i })).id;
           }),
         ),
@@ -263,6 +289,8 @@ describe.each(backends.filter((b) => b.name === BACKEND))('$name store', (backen
       expect(docs).toHaveLength(1);
       expect(await store.scan('idempotency')).toHaveLength(1);
       expect(new Set(results)).toEqual(new Set([docs[0]!.id]));
+      // Where transactions run side by side, some lost the race and ran again.
+      if (backend.name === 'postgres') expect(runs).toBeGreaterThan(20);
     });
   });
 
@@ -410,17 +438,38 @@ describe.each(backends.filter((b) => b.name === BACKEND))('$name store', (backen
       expect(await claimOne()).toMatchObject({ id: queued[2]!.id, kind: 'k2', status: 'running' });
       expect(await store.jobs.list('dead')).toHaveLength(3);
     });
+
+    test('adopt takes in jobs of another store as they are; a running one waits again', async () => {
+      const at = Date.now();
+      const made = { data: { n: 1 }, accountId: 'acc_1', lastError: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-02T00:00:00.000Z' };
+      const jobs: Job[] = [
+        { ...made, id: 'job_a', kind: 'a', key: 'ka', status: 'pending', runAt: at - 10, attempts: 0, lease: null },
+        { ...made, id: 'job_b', kind: 'b', key: null, status: 'running', runAt: at - 5, attempts: 2, lease: 'lease-of-the-other-store' },
+        { ...made, id: 'job_c', kind: 'c', key: null, status: 'dead', runAt: null, attempts: 5, lease: null, lastError: 'gave up' },
+      ];
+      await store.jobs.adopt(jobs);
+      expect(await store.jobs.list('pending')).toEqual([jobs[0], { ...jobs[1], status: 'pending', lease: null }]);
+      expect(await store.jobs.list('running')).toEqual([]);
+      expect(await store.jobs.list('dead')).toEqual([jobs[2]]);
+      expect((await store.transact((tx) => tx.enqueue({ kind: 'a', data: {}, key: 'ka' }))).id).toBe('job_a');
+      const claimed = await store.jobs.claim(10, 60_000);
+      expect(claimed.map((j) => [j.id, j.attempts])).toEqual([['job_a', 1], ['job_b', 3]]);
+      // All or nothing: one taken id refuses the lot.
+      await expect(store.jobs.adopt([{ ...jobs[2]!, id: 'job_d' }, jobs[2]!])).rejects.toBeInstanceOf(StoreConflictError);
+      expect(ids(await store.jobs.list('dead'))).toEqual(['job_c']);
+    });
   });
 
   describe('blobs and hits', () => {
-    test('blobs: put, get (per account), overwrite, delete', async () => {
+    // Whether a put over an existing id replaces it, the interface does not say (lowdb refuses): not tested.
+    test('blobs: put, get (per account), delete', async () => {
       const bytes = Buffer.from([0, 1, 2, 255, 0]);
       await store.blobs.put('acc_1', 'med_1', bytes);
       expect(Buffer.compare((await store.blobs.get('acc_1', 'med_1'))!, bytes)).toBe(0);
       expect(await store.blobs.get('acc_2', 'med_1')).toBeUndefined();
       expect(await store.blobs.get('acc_1', 'med_nope')).toBeUndefined();
-      await store.blobs.put('acc_1', 'med_1', Buffer.from('new'));
-      expect((await store.blobs.get('acc_1', 'med_1'))!.toString()).toBe('new');
+      await store.blobs.put('acc_1', 'med_2', Buffer.from('two'));
+      expect((await store.blobs.get('acc_1', 'med_2'))!.toString()).toBe('two');
       await store.blobs.delete('acc_1', 'med_1');
       await store.blobs.delete('acc_1', 'med_1');
       expect(await store.blobs.get('acc_1', 'med_1')).toBeUndefined();
@@ -444,7 +493,7 @@ describe.each(backends.filter((b) => b.name === BACKEND))('$name store', (backen
 });
 
 /** What only the PostgreSQL backend has: a schema made by migrations, several processes on one database. */
-(BACKEND === 'postgres' ? describe : describe.skip)('postgres database', () => {
+(HAS_POSTGRES ? describe : describe.skip)('postgres database', () => {
   let openPostgresStore: PostgresModule['openPostgresStore'];
   const opened: Store[] = [];
   /** Migrated by the first test that opens it, emptied before each. */

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { accountCommand } from './account.js';
+import { migrateCommand } from './migrate.js';
 import { serve } from './serve.js';
 
 const USAGE = `Usage:
   leadchat-gateway serve
   leadchat-gateway account create --name NAME --email EMAIL [--agency] [--parent AGENCY_EMAIL] [--password PASSWORD]
   leadchat-gateway account rotate-key --email EMAIL
+  leadchat-gateway migrate --to postgres://USER:PASSWORD@HOST:PORT/DATABASE
 
 Configuration comes from LEADCHAT_* environment variables (see the README).`;
 
@@ -26,6 +28,10 @@ async function main(argv: string[]): Promise<number | undefined> {
       },
     });
     return accountCommand(positionals[0], values);
+  }
+  if (command === 'migrate') {
+    const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });
+    return migrateCommand(values.to);
   }
   process.stdout.write(`${USAGE}\n`);
   return command === 'help' || command === '--help' ? 0 : 2;

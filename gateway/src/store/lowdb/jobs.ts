@@ -97,6 +97,14 @@ export class LowdbJobQueue implements JobQueue {
     return this.reader.find<Job>(JOBS, 'status', [status], page);
   }
 
+  adopt(jobs: Job[]): Promise<void> {
+    return this.run(async (t) => {
+      for (const job of jobs) {
+        await t.insert<Job>(JOBS, job.status === 'running' ? { ...job, status: 'pending', lease: null } : job);
+      }
+    });
+  }
+
   revive(id: string): Promise<boolean> {
     return this.run(async (t) => {
       const job = await t.get<Job>(JOBS, id);

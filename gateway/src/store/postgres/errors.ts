@@ -1,8 +1,8 @@
 import { StoreWriteError } from '../store.js';
 
 export const UNIQUE_VIOLATION = '23505';
-/** Lost races that running the transaction again resolves: serialization failure, deadlock. */
-const RACES = new Set(['40001', '40P01']);
+/** Lost races that running the transaction again resolves: a key taken meanwhile, serialization failure, deadlock. */
+const RACES = new Set([UNIQUE_VIOLATION, '40001', '40P01']);
 /**
  * The database cannot take the change now: no connection (08), out of resources (53), shut down or cancelled by
  * the operator (57), system or internal errors (58, XX), a read-only server (25006, e.g. during a failover).

@@ -1,4 +1,5 @@
-import type { Job, JobOutcome, JobQueue, Page } from '../store.js';
+import { StoreConflictError, type Job, type JobOutcome, type JobQueue, type Page } from '../store.js';
+import { UNIQUE_VIOLATION } from './errors.js';
 import { epochMs, JOB_COLUMNS, toJob, type JobRow } from './jobs.js';
 import { hasNul, limitClause, type Query } from './sql.js';
 
@@ -69,6 +70,39 @@ export class PostgresJobQueue implements JobQueue {
     sql += ` ORDER BY seq${desc ? ' DESC' : ''}${limitClause(params, page?.limit)}`;
     const { rows } = await this.query(sql, params);
     return (rows as JobRow[]).map((row) => toJob(row));
+  }
+
+  /** One statement for all of them: the jobs come in together or not at all. */
+  async adopt(jobs: Job[]): Promise<void> {
+    if (!jobs.length) return;
+    // A running job's runner belongs to the other store: it waits again, due when that lease would have ended.
+    const rows = jobs.map((job) => ({
+      id: job.id,
+      kind: job.kind,
+      data: job.data,
+      account_id: job.accountId,
+      key: job.status === 'dead' ? null : job.key,
+      status: job.status === 'running' ? 'pending' : job.status,
+      run_at: job.status === 'dead' || job.runAt === null ? null : epochMs(job.runAt),
+      attempts: job.attempts,
+      lease: null,
+      last_error: job.lastError,
+      created_at: job.createdAt,
+      updated_at: job.updatedAt,
+    }));
+    try {
+      await this.query(
+        `INSERT INTO leadchat_jobs (${JOB_COLUMNS})
+         SELECT ${JOB_COLUMNS} FROM jsonb_to_recordset($1::jsonb) AS x(id text, kind text, data jsonb, account_id text, key text,
+           status text, run_at bigint, attempts integer, lease text, last_error text, created_at timestamptz, updated_at timestamptz)`,
+        [JSON.stringify(rows)],
+      );
+    } catch (err) {
+      const e = err as { code?: string; constraint?: string; detail?: string };
+      if (e.code !== UNIQUE_VIOLATION) throw err;
+      const taken = /=\((.*)\) already exists/.exec(e.detail ?? '')?.[1] ?? '';
+      throw new StoreConflictError('jobs', e.constraint === 'leadchat_jobs_key' ? 'key' : 'id', taken);
+    }
   }
 
   async revive(id: string): Promise<boolean> {

@@ -1,0 +1,100 @@
+import path from 'node:path';
+import { loadConfig } from '../config.js';
+import { collections } from '../domain/collections.js';
+import type { Media } from '../domain/media.js';
+import { lockDataDir } from '../lock.js';
+import { openLowdbStore } from '../store/lowdb/lowdb-store.js';
+import { openPostgresStore } from '../store/postgres/postgres-store.js';
+import type { Doc, Job, Store } from '../store/store.js';
+
+const PAGE = 500;
+
+/**
+ * `leadchat-gateway migrate --to postgres://…`: copies the embedded store of LEADCHAT_DATA_DIR (every record,
+ * queued job and media file) into an empty PostgreSQL database, in insertion order. The gateway must be stopped:
+ * the data dir's lock is taken for the copy. A database that holds anything is refused.
+ */
+export async function migrateCommand(to: string | undefined): Promise<number> {
+  if (!to || !/^postgres(ql)?:\/\//.test(to)) throw new Error('migrate needs --to postgres://user:password@host:port/database');
+  const config = loadConfig();
+  const unlock = await lockDataDir(config.dataDir);
+  try {
+    const source = await openLowdbStore({ dir: path.join(config.dataDir, 'store'), mediaDir: path.join(config.dataDir, 'media'), collections });
+    try {
+      const target = await openPostgresStore({ url: to, collections });
+      try {
+        await refuseNonEmpty(target);
+        const copied: Record<string, number> = {};
+        for (const { name } of collections) copied[name] = await copyCollection(source, target, name);
+        copied.mediaFiles = await copyMedia(source, target);
+        copied.jobs = await copyJobs(source, target);
+        process.stdout.write(`${JSON.stringify({ from: config.dataDir, to: redact(to), copied }, null, 2)}\n`);
+        return 0;
+      } finally {
+        await target.close();
+      }
+    } finally {
+      await source.close();
+    }
+  } finally {
+    await unlock();
+  }
+}
+
+async function refuseNonEmpty(target: Store): Promise<void> {
+  for (const { name } of collections) {
+    if ((await target.scan(name, { limit: 1 })).length) throw new Error(`the target database is not empty (it has ${name}); migrate only into an empty database`);
+  }
+  for (const status of ['pending', 'running', 'dead'] as const) {
+    if ((await target.jobs.list(status, { limit: 1 })).length) throw new Error('the target database is not empty (it has jobs); migrate only into an empty database');
+  }
+}
+
+async function copyCollection(source: Store, target: Store, name: string): Promise<number> {
+  let copied = 0;
+  for (let after: string | undefined; ; ) {
+    const docs = await source.scan<Doc>(name, { limit: PAGE, after });
+    if (docs.length === 0) return copied;
+    await target.transact(async (tx) => {
+      for (const doc of docs) await tx.insert(name, doc);
+    });
+    copied += docs.length;
+    after = docs.at(-1)!.id;
+  }
+}
+
+async function copyMedia(source: Store, target: Store): Promise<number> {
+  let copied = 0;
+  for (let after: string | undefined; ; ) {
+    const records = await source.scan<Media>('media', { limit: PAGE, after });
+    if (records.length === 0) return copied;
+    for (const media of records) {
+      const bytes = await source.blobs.get(media.accountId, media.id);
+      if (!bytes) throw new Error(`media file ${media.id} is missing from ${path.join('media', media.accountId)}`);
+      await target.blobs.put(media.accountId, media.id, bytes);
+      copied += 1;
+    }
+    after = records.at(-1)!.id;
+  }
+}
+
+async function copyJobs(source: Store, target: Store): Promise<number> {
+  let copied = 0;
+  for (const status of ['pending', 'running', 'dead'] as const) {
+    for (let after: string | undefined; ; ) {
+      const jobs: Job[] = await source.jobs.list(status, { limit: PAGE, after });
+      if (jobs.length === 0) break;
+      await target.jobs.adopt(jobs);
+      copied += jobs.length;
+      after = jobs.at(-1)!.id;
+    }
+  }
+  return copied;
+}
+
+/** The URL as it may be printed: without its password. */
+function redact(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
