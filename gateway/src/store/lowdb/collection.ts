@@ -1,4 +1,4 @@
-import { StoreConflictError, type CollectionSpec, type Doc, type Page } from '../store.js';
+import { keyOf, StoreConflictError, type CollectionSpec, type Doc, type Page, type Scalar } from '../store.js';
 import { OrderedIds } from './ordered-ids.js';
 import type { IndexShape } from './page-keys.js';
 import { pageOf } from './paging.js';
@@ -72,8 +72,10 @@ export class Collection {
     return pageOf(this.allIds(), page, this.maybeSeqOf);
   }
 
-  findIds(index: string, key: string, page?: Page): string[] {
-    return pageOf(this.index(index).ids(key, this.seqOf), page, this.maybeSeqOf);
+  findIds(index: string, values: Scalar[], page?: Page): string[] {
+    const found = this.index(index);
+    if (values.length !== found.spec.fields.length) throw new Error(`store: index "${index}" takes ${found.spec.fields.length} values`);
+    return pageOf(found.ids(keyOf(values), this.seqOf), page, this.maybeSeqOf);
   }
 
   private *allIds(): Iterable<string> {

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { keyOf, StoreWriteError, type CollectionSpec, type Doc, type Page, type Scalar, type Store, type Tx } from '../store.js';
+import { StoreWriteError, type CollectionSpec, type Doc, type Page, type Scalar, type Store, type Tx } from '../store.js';
 import { FileBlobs } from './blobs.js';
 import { DocCache } from './cache.js';
 import { Collection } from './collection.js';
@@ -64,8 +64,8 @@ const COLLECTION_NAME = /^[A-Za-z0-9_-]+$/;
  */
 export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbStore> {
   const pageSize = options.pageSize ?? 2000;
-  const checkpointEvery = options.checkpointEvery ?? 1000;
-  const checkpointBytes = options.checkpointBytes ?? 32 * 1024 * 1024;
+  const checkpointEvery = options.checkpointEvery ?? 250;
+  const checkpointBytes = options.checkpointBytes ?? 8 * 1024 * 1024;
   if (!(pageSize >= 1 && checkpointEvery >= 1 && checkpointBytes >= 1)) {
     throw new RangeError('store: pageSize, checkpointEvery and checkpointBytes must be at least 1');
   }
@@ -82,7 +82,7 @@ export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbS
 
   const { journal, dirty, replayed } = await recover(options.dir, collections);
   const blobs = new FileBlobs(options.mediaDir ?? join(options.dir, '..', 'media'));
-  const cache = new DocCache(options.dir, options.cacheSize ?? 20_000);
+  const cache = new DocCache(options.dir, options.cacheSize ?? 10_000);
   const store = new JournaledStore(options.dir, collections, journal, dirty, blobs, cache, checkpointEvery, checkpointBytes);
   if (replayed > 0 || dirty.size > 0) await store.checkpointNow();
   if ((await store.find(jobsCollection.name, 'status', ['running'], { limit: 1 })).length > 0) await store.run(releaseLeases);
@@ -135,7 +135,7 @@ class JournaledStore implements LowdbStore {
   }
 
   async find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
-    return (await this.read(collection, (col) => col.findIds(index, keyOf(values), page))) as T[];
+    return (await this.read(collection, (col) => col.findIds(index, values, page))) as T[];
   }
 
   async scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {
@@ -178,7 +178,7 @@ class JournaledStore implements LowdbStore {
       }
       this.counters.transactions += 1;
       // Nothing to write, but what it read may still be on its way to disk.
-      if (t.ops.length === 0) return { result, done: this.written() };
+      if (t.ops.length === 0) return { result, done: this.durable() };
       this.pending.add(t);
       this.kick();
       return { result, done: this.pending.done };
@@ -190,13 +190,12 @@ class JournaledStore implements LowdbStore {
 
   /**
    * A read outside any transaction: the documents of the ids that `select` picks. It never sees a transaction half
-   * done: it waits for the one running, then answers at once from memory. Documents dropped from memory are read
-   * back first, and the read starts over; after a few tries it takes its turn among the transactions.
+   * done: with none running or waiting, it answers at once from memory; otherwise it takes its turn after them.
+   * Documents dropped from memory are read back first, and the read starts over.
    */
   private async read(collection: string, select: (col: Collection) => string[]): Promise<Doc[]> {
     const col = this.collection(collection);
-    for (let tries = 0; tries < 3; tries++) {
-      while (this.current) await this.current.catch(() => undefined);
+    for (let tries = 0; tries < 3 && !this.current && this.queued === 0; tries++) {
       const entries = select(col).map((id) => col.entry(id)!);
       if (entries.every((entry) => entry.doc)) {
         for (const entry of entries) this.cache.keep(entry);
@@ -232,13 +231,7 @@ class JournaledStore implements LowdbStore {
     return turn;
   }
 
-  /** Waits for the transactions already asked for to be applied, then for the commit that holds them. */
-  async durable(): Promise<void> {
-    if (this.queued > 0) await this.queue;
-    return this.written();
-  }
-
-  private written(): Promise<void> {
+  durable(): Promise<void> {
     if (!this.pending.empty) return this.pending.done;
     if (this.inflight) return this.inflight.done;
     return this.failure ? Promise.reject(this.failure) : Promise.resolve();
@@ -311,7 +304,9 @@ class JournaledStore implements LowdbStore {
       } catch (err) {
         this.inflight = null;
         if (images) this.returnDirtyPages(images);
-        this.abandon(group, err);
+        // A transaction under way (waiting for a page file) may have built on the failed group: take the turn
+        // between transactions, so that everything applied after the failed group is undone with it.
+        await this.exclusive(async () => this.abandon(group, err));
         continue;
       }
       this.inflight = null;

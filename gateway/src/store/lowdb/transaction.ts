@@ -1,4 +1,4 @@
-import { keyOf, type Doc, type JobData, type NewJob, type Page, type Scalar, type Tx } from '../store.js';
+import { type Doc, type JobData, type NewJob, type Page, type Scalar, type Tx } from '../store.js';
 import type { DocCache } from './cache.js';
 import type { Collection, Entry } from './collection.js';
 import { deepFreeze } from './freeze.js';
@@ -41,7 +41,7 @@ export class Transaction implements Tx {
 
   find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
     const col = this.use(collection);
-    return this.docsOf<T>(collection, col.findIds(index, keyOf(values), page));
+    return this.docsOf<T>(collection, col.findIds(index, values, page));
   }
 
   scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {
