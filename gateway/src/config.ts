@@ -28,7 +28,7 @@ export const settings = {
   LEADCHAT_MAX_MEDIA_BYTES: { schema: int(1, 100 * 1024 * 1024), default: String(10 * 1024 * 1024), doc: 'Largest embedded (base64) media file, decoded bytes' },
   LEADCHAT_WEBHOOK_TIMEOUT: { schema: duration, default: '15s', doc: 'Time allowed to a webhook receiver to answer' },
   LEADCHAT_WEBHOOK_RETRIES: { schema: z.string().transform((v, ctx) => parseSchedule(v, ctx)), default: '5s,30s,2m,10m,30m,1h,3h,6h', doc: 'Delays before each retry of a failed delivery; their count bounds the attempts' },
-  LEADCHAT_CACHE_DOCUMENTS: { schema: int(0, 10_000_000), default: '20000', doc: 'Embedded store: documents kept in memory besides those in use; the rest are read back from disk when needed' },
+  LEADCHAT_CACHE_DOCUMENTS: { schema: int(0, 10_000_000), default: '10000', doc: 'Embedded store: documents kept in memory besides those in use; the rest are read back from disk when needed' },
   LEADCHAT_JOB_LEASE: { schema: duration, default: '2m', doc: 'How long a claimed job is reserved to its process: a job whose process died runs again after it' },
   LEADCHAT_WEBHOOK_TARGETS: { schema: z.string().min(1).transform(parseTargets), default: 'any', doc: '`any`, `public` (no loopback or private addresses) or a comma-separated allow-list of host names' },
   LEADCHAT_LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), default: 'info', doc: 'Log level' },
