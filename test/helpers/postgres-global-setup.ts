@@ -1,18 +1,7 @@
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './gateway';
 import { ADMIN_URL_VARIABLE, linkPostgresLibraries } from './postgres';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 /**
  * Starts one PostgreSQL server for the whole test run (about 1.5 s) and publishes its admin URL in

