@@ -1,14 +1,21 @@
-import { link, readFile, unlink, writeFile } from 'node:fs/promises';
+import { link, readFile, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 
+/** The holder touches the lock this often; an owner silent for STALE_MS is gone, whatever host it ran on. */
+const BEAT_MS = 5_000;
+const STALE_MS = 30_000;
+
 /**
- * One gateway per data dir. The lock file holds the owner's pid; a lock whose process is gone (a crash, a
- * kill -9) is taken over. Creation uses link(), which is atomic and fails if the lock exists.
+ * One gateway per data dir. The lock file names its owner (pid, then host) and is touched every few seconds
+ * while held. It is taken over only when its owner is known to be gone: a process of this host that no longer
+ * runs (a crash, a kill -9), or an owner that stopped touching it (another container on a shared volume, whose
+ * pid means nothing here). Creation uses link(), which is atomic and fails if the lock exists.
  */
 export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   const lockFile = path.join(dataDir, 'gateway.lock');
   const mine = path.join(dataDir, `gateway.lock.${process.pid}`);
-  await writeFile(mine, String(process.pid));
+  await writeFile(mine, `${process.pid}\n${os.hostname()}\n`);
   try {
     for (let tries = 0; ; tries++) {
       try {
@@ -16,9 +23,10 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
         break;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || tries > 0) throw err;
-        const owner = Number(await readFile(lockFile, 'utf8').catch(() => ''));
-        if (owner && owner !== process.pid && isAlive(owner)) {
-          throw new Error(`Another gateway (pid ${owner}) is using the data dir ${dataDir}; stop it first`);
+        const owner = await ownerOf(lockFile);
+        if (owner && !owner.gone) {
+          const where = owner.host === os.hostname() ? '' : ` on ${owner.host}`;
+          throw new Error(`Another gateway (pid ${owner.pid}${where}) is using the data dir ${dataDir}; stop it first`);
         }
         await unlink(lockFile).catch(() => undefined);
       }
@@ -26,9 +34,28 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
   } finally {
     await unlink(mine).catch(() => undefined);
   }
+  const beat = setInterval(() => {
+    const now = new Date();
+    void utimes(lockFile, now, now).catch(() => undefined);
+  }, BEAT_MS);
+  beat.unref();
   return async () => {
+    clearInterval(beat);
     await unlink(lockFile).catch(() => undefined);
   };
+}
+
+async function ownerOf(lockFile: string): Promise<{ pid: number; host: string; gone: boolean } | undefined> {
+  try {
+    const [text, { mtimeMs }] = await Promise.all([readFile(lockFile, 'utf8'), stat(lockFile)]);
+    const [pidLine = '', host = os.hostname()] = text.split('\n');
+    const pid = Number(pidLine);
+    const silent = Date.now() - mtimeMs > STALE_MS;
+    const deadHere = host === os.hostname() && (!pid || pid === process.pid || !isAlive(pid));
+    return { pid, host, gone: silent || deadHere };
+  } catch {
+    return undefined;
+  }
 }
 
 function isAlive(pid: number): boolean {

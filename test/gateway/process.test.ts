@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
@@ -364,7 +364,7 @@ describe('data-dir lock', () => {
 
     const created = await request(first, 'POST', '/v1/contacts', { apiKey, body: { phone: '+14155550140' } });
     expect(created.status).toBe(201);
-    expect(readFileSync(path.join(first.dataDir, 'gateway.lock'), 'utf8')).toBe(String(first.process.pid));
+    expect(readFileSync(path.join(first.dataDir, 'gateway.lock'), 'utf8').split('\n')[0]).toBe(String(first.process.pid));
     expect(await first.stop()).toBe(0);
 
     // Released on exit: the next start takes the data dir and finds the data.
@@ -372,6 +372,25 @@ describe('data-dir lock', () => {
     const found = await request(next, 'GET', '/v1/contacts', { apiKey, query: { phoneNumber: '+14155550140' } });
     expect(found.body.id).toBe(created.body.id);
     expect(await next.stop()).toBe(0);
+  });
+});
+
+describe('data-dir lock on a shared volume', () => {
+  test("another host's lock is respected while it is kept fresh, and taken over once its owner has gone silent", async () => {
+    const dataDir = dir();
+    const lockFile = path.join(dataDir, 'gateway.lock');
+    // A gateway in another container: its pid means nothing here, only its heartbeat (the file's mtime) does.
+    writeFileSync(lockFile, '1\nother-container\n');
+    const refused = await runUntilExit({ LEADCHAT_DATA_DIR: dataDir, LEADCHAT_PORT: String(await freePort()) });
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain(`Another gateway (pid 1 on other-container) is using the data dir ${dataDir}`);
+
+    const longAgo = new Date(Date.now() - 60_000);
+    utimesSync(lockFile, longAgo, longAgo);
+    const next = await start({}, dataDir);
+    expect(readFileSync(lockFile, 'utf8').split('\n')[0]).toBe(String(next.process.pid));
+    expect(await next.stop()).toBe(0);
+    expect(existsSync(lockFile)).toBe(false);
   });
 });
 
