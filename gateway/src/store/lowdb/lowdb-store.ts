@@ -190,12 +190,16 @@ class JournaledStore implements LowdbStore {
 
   /**
    * A read outside any transaction: the documents of the ids that `select` picks. It never sees a transaction half
-   * done: with none running or waiting, it answers at once from memory; otherwise it takes its turn after them.
-   * Documents dropped from memory are read back first, and the read starts over.
+   * done: between transactions it answers at once from memory; during one it waits for its end, and after a few
+   * tries takes its turn among them. Documents dropped from memory are read back first, and the read starts over.
    */
   private async read(collection: string, select: (col: Collection) => string[]): Promise<Doc[]> {
     const col = this.collection(collection);
-    for (let tries = 0; tries < 3 && !this.current && this.queued === 0; tries++) {
+    for (let tries = 0; tries < 3; tries++) {
+      if (this.current) {
+        await this.current.catch(() => undefined);
+        continue;
+      }
       const entries = select(col).map((id) => col.entry(id)!);
       if (entries.every((entry) => entry.doc)) {
         for (const entry of entries) this.cache.keep(entry);
