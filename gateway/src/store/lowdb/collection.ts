@@ -60,10 +60,6 @@ export class Collection {
     return { indexes: this.indexes.map((index) => index.spec), sortedBy: this.spec.sortedBy };
   }
 
-  get count(): number {
-    return this.entries.size;
-  }
-
   entry(id: string): Entry | undefined {
     return this.entries.get(id);
   }
