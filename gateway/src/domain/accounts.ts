@@ -66,7 +66,7 @@ export async function createAccount(gw: Gateway, input: NewAccount): Promise<{ a
 export async function rotateApiKey(gw: Gateway, accountId: string): Promise<string> {
   const apiKey = newApiKey();
   await gw.store.transact(async (tx) => {
-    if (!(await tx.get('accounts', accountId))) throw notFound('Account');
+    await getAccount(tx, accountId);
     await tx.update<Account>('accounts', accountId, { apiKeyHash: digest(apiKey) });
   });
   return apiKey;

@@ -168,7 +168,7 @@ export async function sendMessage(gw: Gateway, account: Account, input: SendInpu
 export async function settleMessage(tx: Tx, messageId: string): Promise<void> {
   const message = await tx.get<Message>('messages', messageId);
   if (!message) return;
-  const deliveries = await tx.find<Delivery>('deliveries', 'message', [messageId]);
+  const deliveries = await deliveriesOf(tx, messageId);
   const sent = deliveries.some((d) => d.status === 'sent');
   const failed = !sent && deliveries.length > 0 && deliveries.every((d) => d.status === 'failed');
   const status = sent ? 'sent' : failed ? 'failed' : 'pending';
