@@ -156,13 +156,14 @@ export function indexKey(spec: IndexSpec, doc: Record<string, unknown>): string 
     const value = doc[fields[0]!];
     return value === null || value === undefined ? undefined : String(value);
   }
-  let key = '';
+  const parts: string[] = [];
   for (const field of fields) {
     const value = doc[field];
     if (value === null || value === undefined) return undefined;
-    key += part(value as Scalar);
+    parts.push(part(value as Scalar));
   }
-  return key;
+  // join() makes one flat string; `+=` would keep a chain of pieces alive in every index entry.
+  return parts.join('');
 }
 
 /** The same key from the values a `find` asks for. */
