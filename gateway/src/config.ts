@@ -30,6 +30,7 @@ export const settings = {
   LEADCHAT_WEBHOOK_RETRIES: { schema: z.string().transform((v, ctx) => parseSchedule(v, ctx)), default: '5s,30s,2m,10m,30m,1h,3h,6h', doc: 'Delays before each retry of a failed delivery; their count bounds the attempts' },
   LEADCHAT_CACHE_DOCUMENTS: { schema: int(0, 10_000_000), default: '10000', doc: 'Embedded store: documents kept in memory besides those in use; the rest are read back from disk when needed' },
   LEADCHAT_JOB_LEASE: { schema: duration, default: '2m', doc: 'How long a claimed job is reserved to its process: a job whose process died runs again after it' },
+  LEADCHAT_JOB_POLL: { schema: duration.pipe(z.number().min(10, 'must be at least 10ms')), default: '1s', doc: 'How often each process also looks for due jobs; a committed job wakes the runners of every process at once' },
   LEADCHAT_WEBHOOK_TARGETS: { schema: z.string().min(1).transform(parseTargets), default: 'any', doc: '`any`, `public` (no loopback or private addresses) or a comma-separated allow-list of host names' },
   LEADCHAT_LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), default: 'info', doc: 'Log level' },
   LEADCHAT_URL: { schema: z.url().optional(), default: undefined, doc: 'The CLI\'s gateway address; unset: https://localhost:<port>' },
@@ -74,6 +75,7 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookTargets: WebhookTargets;
   jobLeaseMs: number;
+  jobPollMs: number;
   cacheDocuments: number;
   logLevel: Values['LEADCHAT_LOG_LEVEL'];
   url: string;
@@ -116,6 +118,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookRetryDelaysMs: values.LEADCHAT_WEBHOOK_RETRIES,
     webhookTargets: values.LEADCHAT_WEBHOOK_TARGETS,
     jobLeaseMs: values.LEADCHAT_JOB_LEASE,
+    jobPollMs: values.LEADCHAT_JOB_POLL,
     cacheDocuments: values.LEADCHAT_CACHE_DOCUMENTS,
     logLevel: values.LEADCHAT_LOG_LEVEL,
     url: values.LEADCHAT_URL ?? `https://localhost:${values.LEADCHAT_PORT}`,

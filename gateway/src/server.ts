@@ -34,13 +34,12 @@ const SHUTDOWN_GRACE_MS = 10_000;
  */
 export async function startGateway(config: Config, log: Logger): Promise<RunningGateway> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const opened = await openStore(config);
+  const opened = await openStore(config, log);
   try {
     const [tls, admin] = await Promise.all([loadTls(config), adminToken(config)]);
     const store = opened.store;
-    // wakeJobs is only called once requests flow, after the runner exists.
-    const gw: Gateway = { config, store, log, wakeJobs: () => runner.wake() };
-    const runner = new JobRunner(gw, { deliver, housekeeping }, { leaseMs: config.jobLeaseMs });
+    const gw: Gateway = { config, store, log };
+    const runner = new JobRunner(gw, { deliver, housekeeping }, { leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs });
     await scheduleHousekeeping(gw);
     runner.start();
 

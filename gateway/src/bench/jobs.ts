@@ -45,7 +45,7 @@ async function fillWaiting(store: Store): Promise<void> {
 /** A runner polling as the gateway's does: how long until a job due now runs, and its CPU while idle. */
 async function withRunner(store: Store): Promise<{ startMs: number; idleCpuPercent: number }> {
   let ran: (() => void) | undefined;
-  const gw: Gateway = { config: loadConfig({}), store, log: createLogger('silent'), wakeJobs: () => undefined };
+  const gw: Gateway = { config: loadConfig({}), store, log: createLogger('silent') };
   const runner = new JobRunner(gw, { now: async () => void ran?.() }, { leaseMs: 60_000 });
   runner.start();
   try {

@@ -52,7 +52,7 @@ export async function setAutoRecharge(
   input: { email: string; enabled: boolean; threshold: number; amount: number },
 ) {
   if (agency.type !== 'agency') throw forbidden('NOT_AGENCY', 'Only agency accounts can set auto-recharge for sub-accounts');
-  const result = await gw.store.transact(async (tx) => {
+  return gw.store.transact(async (tx) => {
     const sub = await findByEmail(tx, input.email);
     if (!sub || sub.parentId !== agency.id) throw notFound(`Sub-account ${input.email}`);
     const previous = sub.autoRecharge;
@@ -69,6 +69,4 @@ export async function setAutoRecharge(
     const saved = (await tx.get<Account>('accounts', sub.id))!;
     return { sub_account_id: sub.id, balance: toCredits(saved.balanceCents), autoRecharge: publicAutoRecharge(saved.autoRecharge) };
   });
-  gw.wakeJobs();
-  return result;
 }

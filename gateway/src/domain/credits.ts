@@ -38,7 +38,7 @@ export async function grantCredits(
 ): Promise<GrantResult> {
   if (agency.type !== 'agency') throw forbidden('NOT_AGENCY', 'Only agency accounts can grant credits to sub-accounts');
   const amountCents = Math.round(input.amount * 100);
-  const result = await gw.store.transact(async (tx) => {
+  return gw.store.transact(async (tx) => {
     const sub = await findByEmail(tx, input.email);
     if (!sub || sub.parentId !== agency.id) throw notFound(`Sub-account ${input.email}`);
     const balanceCents = sub.balanceCents + amountCents;
@@ -58,8 +58,6 @@ export async function grantCredits(
     await within(tx, granted);
     return granted;
   });
-  gw.wakeJobs();
-  return result;
 }
 
 /**
@@ -68,7 +66,7 @@ export async function grantCredits(
  */
 export async function useCredits(gw: Gateway, accountId: string, amount: number, description?: string) {
   const amountCents = Math.round(amount * 100);
-  const result = await gw.store.transact(async (tx) => {
+  return gw.store.transact(async (tx) => {
     const account = await getAccount(tx, accountId);
     if (account.balanceCents < amountCents) {
       throw new ApiError(409, 'INSUFFICIENT_CREDITS', `Balance ${toCredits(account.balanceCents)} is below ${toCredits(amountCents)}`);
@@ -88,8 +86,6 @@ export async function useCredits(gw: Gateway, accountId: string, amount: number,
     await checkAutoRecharge(tx, accountId);
     return { balance: toCredits(balanceCents) };
   });
-  gw.wakeJobs();
-  return result;
 }
 
 export async function creditsOf(r: Reader, accountId: string) {

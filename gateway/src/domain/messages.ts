@@ -152,13 +152,11 @@ export async function queueReply(tx: Tx, account: Account, contact: Contact, fie
 
 /** Spec §4.4: sends a message through a custom channel to the contact known by fromId. */
 export async function sendMessage(gw: Gateway, account: Account, input: SendInput): Promise<{ message: Message; contact: Contact }> {
-  const result = await gw.store.transact(async (tx) => {
+  return gw.store.transact(async (tx) => {
     const contact = await contactForFromId(tx, account.id, input.fromId, input, true);
     const message = await queueReply(tx, account, contact, { body: input.body, channel: input.customChannel, campaignId: input.campaignId });
     return { message, contact };
   });
-  gw.wakeJobs();
-  return result;
 }
 
 /**

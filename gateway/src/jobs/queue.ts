@@ -6,6 +6,8 @@ export type JobHandler = (gw: Gateway, job: Job<any>) => Promise<JobResult>;
 
 /** Claims past this many are a job that keeps failing or keeps killing its runner: it goes to the dead jobs. */
 export const MAX_ATTEMPTS = 25;
+/** Jobs a runner runs at once, unless told otherwise. */
+export const CONCURRENCY = 8;
 const FAULT_BACKOFF_MS = 60_000;
 
 /**
@@ -13,9 +15,13 @@ const FAULT_BACKOFF_MS = 60_000;
  * runner in another process takes it over only if this one dies; the handler records its own outcome, and the
  * runner then removes the job, reschedules it when asked, or, after a fault, retries it later and finally marks
  * it dead for the operator.
+ *
+ * The store tells the runner when a committed transaction queued a job (in any process, on PostgreSQL); it also
+ * polls every `pollMs`, and at the next due time it knows of, in case such news was lost.
  */
 export class JobRunner {
   private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
   private running = new Set<Promise<void>>();
   private ticking = false;
   private again = false;
@@ -28,6 +34,8 @@ export class JobRunner {
   ) {}
 
   start(): void {
+    if (this.stopped || this.unsubscribe) return;
+    this.unsubscribe = this.gw.store.jobs.onEnqueued(() => this.wake());
     this.wake();
   }
 
@@ -40,6 +48,7 @@ export class JobRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe?.();
     clearTimeout(this.timer);
     while (this.ticking || this.running.size) await Promise.allSettled([...this.running, new Promise((r) => setTimeout(r, 10))]);
   }
@@ -53,7 +62,7 @@ export class JobRunner {
     try {
       do {
         this.again = false;
-        const free = (this.options.concurrency ?? 8) - this.running.size;
+        const free = (this.options.concurrency ?? CONCURRENCY) - this.running.size;
         if (free <= 0) break;
         const jobs = await this.gw.store.jobs.claim(free, this.options.leaseMs);
         for (const job of jobs) this.launch(job);

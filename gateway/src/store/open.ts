@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { collections } from '../domain/collections.js';
 import { lockDataDir } from '../lock.js';
+import type { Logger } from '../log.js';
 import { openLowdbStore } from './lowdb/lowdb-store.js';
 import type { Store } from './store.js';
 
@@ -15,10 +16,10 @@ export interface OpenedStore {
  * The backend the configuration names: PostgreSQL when LEADCHAT_DATABASE_URL is set (any number of processes),
  * else the embedded lowdb store in the data dir, which one process at a time may hold.
  */
-export async function openStore(config: Config): Promise<OpenedStore> {
+export async function openStore(config: Config, log: Logger): Promise<OpenedStore> {
   if (config.databaseUrl) {
     const { openPostgresStore } = await import('./postgres/postgres-store.js');
-    const store = await openPostgresStore({ url: config.databaseUrl, collections });
+    const store = await openPostgresStore({ url: config.databaseUrl, collections, log });
     return { store, close: () => store.close() };
   }
   const unlock = await lockDataDir(config.dataDir);

@@ -108,6 +108,13 @@ export interface JobQueue {
   revive(id: string): Promise<boolean>;
   /** Takes in jobs of another store as they are (moving to another backend); a running one waits again. */
   adopt(jobs: Job[]): Promise<void>;
+  /**
+   * Calls `listener` once a transaction that queued a job (enqueue, revive, adopt) has committed: on PostgreSQL
+   * whichever process committed it, on lowdb this one. Never for a transaction rolled back. A burst of them may
+   * come as one call, and a call may come with nothing new (after a lost notification channel is back), so the
+   * listener looks at the queue rather than counting calls. Returns the function that unsubscribes it.
+   */
+  onEnqueued(listener: () => void): () => void;
 }
 
 /** Files attached to records (embedded media), written before the record that points at them. */

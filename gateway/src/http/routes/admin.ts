@@ -46,7 +46,6 @@ export function adminRouter(gw: Gateway, adminToken: string): Router {
   route(router, '/jobs/:id/retry', {
     post: async (req, res) => {
       if (!(await gw.store.jobs.revive(String(req.params.id)))) throw notFound('Dead job');
-      gw.wakeJobs();
       res.json({ success: true });
     },
   }, before);

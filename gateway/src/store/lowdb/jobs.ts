@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { newId, now } from '../../ids.js';
+import { Signal } from '../signal.js';
 import type { Job, JobData, JobOutcome, JobQueue, NewJob, Page, Reader } from '../store.js';
 import type { LowdbCollectionSpec } from './collection.js';
 import type { Transaction } from './transaction.js';
@@ -18,7 +19,7 @@ export async function enqueueJob<D extends JobData>(t: Transaction, job: NewJob<
     if (holder) return holder;
   }
   const at = now();
-  return t.insert<Job<D>>(JOBS, {
+  const queued = await t.insert<Job<D>>(JOBS, {
     id: newId('job'),
     kind: job.kind,
     data: job.data,
@@ -32,6 +33,8 @@ export async function enqueueJob<D extends JobData>(t: Transaction, job: NewJob<
     createdAt: at,
     updatedAt: at,
   });
+  t.queuedJobs = true;
+  return queued;
 }
 
 export async function cancelJobs(t: Transaction, key: string): Promise<number> {
@@ -49,13 +52,26 @@ export async function releaseLeases(t: Transaction): Promise<void> {
 
 type Run = <R>(fn: (t: Transaction) => Promise<R>) => Promise<R>;
 
-/** The job queue over the lowdb store: every change is an ordinary transaction of the store. */
+/**
+ * The job queue over the lowdb store: every change is an ordinary transaction of the store, and the store calls
+ * queued() after the durable commit of one that queued a job (one process: its own runner is all there is to tell).
+ */
 export class LowdbJobQueue implements JobQueue {
+  private readonly enqueued = new Signal();
+
   constructor(
     private readonly run: Run,
     private readonly reader: Reader,
     private readonly firstDue: () => Promise<number | undefined>,
   ) {}
+
+  onEnqueued(listener: () => void): () => void {
+    return this.enqueued.subscribe(listener);
+  }
+
+  queued(): void {
+    this.enqueued.raise();
+  }
 
   claim(limit: number, leaseMs: number): Promise<Job[]> {
     return this.run(async (t) => {
@@ -102,6 +118,7 @@ export class LowdbJobQueue implements JobQueue {
       for (const job of jobs) {
         await t.insert<Job>(JOBS, job.status === 'running' ? { ...job, status: 'pending', lease: null } : job);
       }
+      t.queuedJobs = jobs.length > 0;
     });
   }
 
@@ -110,6 +127,7 @@ export class LowdbJobQueue implements JobQueue {
       const job = await t.get<Job>(JOBS, id);
       if (!job || job.status !== 'dead') return false;
       await t.update<Job>(JOBS, id, { status: 'pending', runAt: Date.now(), attempts: 0, updatedAt: now() });
+      t.queuedJobs = true;
       return true;
     });
   }

@@ -178,13 +178,14 @@ class JournaledStore implements LowdbStore {
       }
       this.counters.transactions += 1;
       // Nothing to write, but what it read may still be on its way to disk.
-      if (t.ops.length === 0) return { result, done: this.durable() };
+      if (t.ops.length === 0) return { result, done: this.durable(), queuedJobs: false };
       this.pending.add(t);
       this.kick();
-      return { result, done: this.pending.done };
+      return { result, done: this.pending.done, queuedJobs: t.queuedJobs };
     });
-    const { result, done } = await applied;
+    const { result, done, queuedJobs } = await applied;
     await done;
+    if (queuedJobs) this.jobs.queued();
     return result;
   }
 

@@ -22,6 +22,8 @@ export interface Op {
 export class Transaction implements Tx {
   readonly ops: Op[] = [];
   readonly undo: Array<() => void> = [];
+  /** Set when it queued a job: the job runners hear of it once the commit is durable. */
+  queuedJobs = false;
   private readonly held: Entry[] = [];
   private open = true;
 

@@ -1,5 +1,6 @@
 import { StoreConflictError, type Job, type JobOutcome, type JobQueue, type Page } from '../store.js';
 import { UNIQUE_VIOLATION } from './errors.js';
+import { JOBS_CHANNEL, type JobNotifications } from './job-notifications.js';
 import { epochMs, JOB_COLUMNS, toJob, type JobRow } from './jobs.js';
 import { hasNul, limitClause, type Query } from './sql.js';
 
@@ -11,7 +12,14 @@ const OWNED = `id = $1 AND lease = $2 AND status = 'running'`;
  * take different jobs, and gives each a new lease; a job whose lease ran out (its runner died) is due again.
  */
 export class PostgresJobQueue implements JobQueue {
-  constructor(private readonly query: Query) {}
+  constructor(
+    private readonly query: Query,
+    private readonly notifications: JobNotifications,
+  ) {}
+
+  onEnqueued(listener: () => void): () => void {
+    return this.notifications.subscribe(listener);
+  }
 
   async claim(limit: number, leaseMs: number): Promise<Job[]> {
     if (!(limit > 0)) return [];
@@ -97,6 +105,7 @@ export class PostgresJobQueue implements JobQueue {
            status text, run_at bigint, attempts integer, lease text, last_error text, created_at timestamptz, updated_at timestamptz)`,
         [JSON.stringify(rows)],
       );
+      await this.notifyQueued();
     } catch (err) {
       const e = err as { code?: string; constraint?: string; detail?: string };
       if (e.code !== UNIQUE_VIOLATION) throw err;
@@ -111,6 +120,16 @@ export class PostgresJobQueue implements JobQueue {
       `UPDATE leadchat_jobs SET status = 'pending', run_at = $2, attempts = 0, lease = NULL, updated_at = $3 WHERE id = $1 AND status = 'dead'`,
       [id, Date.now(), new Date().toISOString()],
     );
-    return (rowCount ?? 0) > 0;
+    if (!rowCount) return false;
+    await this.notifyQueued();
+    return true;
+  }
+
+  /**
+   * After a statement of its own has committed jobs, so the notification cannot precede them. Not heard, the
+   * jobs still run at the runners' next poll: a failure here does not fail the change that was made.
+   */
+  private async notifyQueued(): Promise<void> {
+    await this.query(`NOTIFY ${JOBS_CHANNEL}`).catch(() => undefined);
   }
 }

@@ -5,6 +5,7 @@ import { Catalog } from './catalog.js';
 import { DocumentReads } from './documents.js';
 import { rethrow } from './errors.js';
 import { HitCounter } from './hits.js';
+import { JobNotifications, type StoreLog } from './job-notifications.js';
 import { PostgresJobQueue } from './job-queue.js';
 import { migrate } from './migrations.js';
 import { checkSchema } from './schema-check.js';
@@ -14,9 +15,16 @@ import { runTransaction } from './transaction.js';
 export interface PostgresStoreOptions {
   url: string;
   collections: CollectionSpec[];
-  /** Connections this process keeps open at most. */
+  /** Connections this process keeps open at most, besides the one that listens for queued jobs. */
   poolSize?: number;
+  /** Where the store reports a connection it lost and opens again; process warnings when absent. */
+  log?: StoreLog;
 }
+
+const warnings: StoreLog = {
+  warn: (fields, message) => process.emitWarning(`store: ${message} ${JSON.stringify(fields)}`),
+  info: () => undefined,
+};
 
 /** A request waits this long for a free connection (or a new one) before it fails with a 503. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -42,7 +50,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await pool.end();
     throw err;
   }
-  return new PostgresStore(pool, catalog);
+  const notifications = new JobNotifications(options.url, options.log ?? warnings);
+  await notifications.start();
+  return new PostgresStore(pool, catalog, notifications);
 }
 
 class PostgresStore implements Store {
@@ -56,11 +66,12 @@ class PostgresStore implements Store {
   constructor(
     private readonly pool: pg.Pool,
     private readonly catalog: Catalog,
+    private readonly notifications: JobNotifications,
   ) {
     // Outside a transaction: one pooled statement each, no locks.
     const query: Query = (text, values) => this.pool.query(text, values).catch(rethrow);
     this.reads = new DocumentReads(query, catalog, false);
-    this.jobs = new PostgresJobQueue(query);
+    this.jobs = new PostgresJobQueue(query, notifications);
     this.blobs = new PostgresBlobs(query);
     this.hits = new HitCounter(query);
   }
@@ -89,7 +100,7 @@ class PostgresStore implements Store {
   }
 
   close(): Promise<void> {
-    this.closing ??= this.pool.end();
+    this.closing ??= Promise.all([this.notifications.close(), this.pool.end()]).then(() => undefined);
     return this.closing;
   }
 }

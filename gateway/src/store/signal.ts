@@ -1,0 +1,24 @@
+/**
+ * A signal with no payload, for the store's "a job was queued" news. Raised many times in one turn of the event
+ * loop (a group commit, a burst of notifications), it calls each listener once, on the next turn.
+ */
+export class Signal {
+  private readonly listeners = new Set<() => void>();
+  private scheduled = false;
+
+  /** Returns the function that unsubscribes `listener`; subscribing one function twice calls it twice. */
+  subscribe(listener: () => void): () => void {
+    const entry = () => listener();
+    this.listeners.add(entry);
+    return () => void this.listeners.delete(entry);
+  }
+
+  raise(): void {
+    if (this.scheduled || this.listeners.size === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      for (const listener of [...this.listeners]) listener();
+    });
+  }
+}
