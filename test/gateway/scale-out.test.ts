@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { createTestDatabase } from '../helpers/postgres';
 import { removeDir, startGateway } from '../helpers/gateway';
 import { api, createAccount, poll, Receiver, request, unique, uniquePhone, type TestAccount, type TestGateway } from './api-support';
@@ -198,4 +199,50 @@ test('a request to any process sees what another committed', async () => {
   const created = await request(gws[0]!, 'POST', '/v1/contacts', { apiKey: account.apiKey, body: { phone: uniquePhone() } });
   const read = await request(gws[1]!, 'GET', `/v1/contacts/${created.body.id}`, { apiKey: account.apiKey });
   expect(read.body).toEqual(created.body);
+});
+
+/** Gateways of a test of their own, on a database of their own; stopped and removed by the test's end. */
+async function deployment(env: Record<string, string>, count: number, together = false): Promise<TestGateway[]> {
+  const start = () => startGateway(env);
+  if (together) return Promise.all(Array.from({ length: count }, start));
+  const started: TestGateway[] = [];
+  for (let i = 0; i < count; i++) started.push(await start());
+  return started;
+}
+
+async function stopAll(started: TestGateway[]): Promise<void> {
+  for (const gw of started) {
+    await gw.stop();
+    removeDir(gw.dataDir);
+  }
+}
+
+test('a delivery queued on a process whose runner is full is run at once by another, not at its next poll', async () => {
+  const { CONCURRENCY } = (await import(path.resolve(__dirname, '../../gateway/dist/jobs/queue.js'))) as { CONCURRENCY: number };
+  // A poll far longer than the wait below: only the news of the commit can explain a delivery in time.
+  const env = { LEADCHAT_DATABASE_URL: await createTestDatabase(), LEADCHAT_JOB_POLL: '60s', LEADCHAT_WEBHOOK_TIMEOUT: '60s' };
+  const receiver = await Receiver.start((_n, req) => (String(req.body?.body).startsWith('held') ? undefined : { status: 200 }));
+  const started: TestGateway[] = [];
+  try {
+    const [a] = await deployment(env, 1);
+    started.push(a!);
+    const account = await createAccount(a!);
+    await api(a!, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: receiver.url } });
+    const send = (body: string) => api(a!, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: unique('lead'), customChannel: 'chat', body } } });
+    // Alone on the database, A claims these itself, and the receiver keeps each one waiting: A's runner is full.
+    for (let i = 0; i < CONCURRENCY; i++) expect((await send(`held ${i}`)).status).toBe(200);
+    await receiver.waitFor(CONCURRENCY, 20_000);
+    expect(receiver.requests).toHaveLength(CONCURRENCY);
+
+    started.push(...(await deployment(env, 1)));
+    const queued = Date.now();
+    const sent = await send('prompt');
+    expect(sent.status).toBe(200);
+    const delivered = await poll(async () => receiver.requests.find((r) => r.body?.body === 'prompt'), Boolean, 20_000);
+    expect(delivered?.body.messageId).toBe(sent.body.messageId);
+    expect(Date.now() - queued).toBeLessThan(20_000);
+  } finally {
+    await receiver.close();
+    await stopAll(started);
+  }
 });

@@ -80,6 +80,15 @@ interface Counter extends Doc {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ids = (docs: Doc[]) => docs.map((d) => d.id);
 
+/** Waits until `done()` holds, for at most `timeoutMs` (far more than it takes), then fails by name. */
+async function until(what: string, done: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
 describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name store', (backend) => {
   let store: Store;
   let release: () => void;
@@ -460,6 +469,74 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     });
   });
 
+  describe('news of queued jobs', () => {
+    /** A listener that reads the next due time when called: what a job runner would find then. */
+    const listen = () => {
+      const seen: Array<number | undefined> = [];
+      let calls = 0;
+      const unsubscribe = store.jobs.onEnqueued(() => {
+        calls += 1;
+        void store.jobs.nextDueAt().then((due) => seen.push(due));
+      });
+      return { seen, calls: () => calls, unsubscribe };
+    };
+    const later = () => Date.now() + 3_600_000;
+
+    test('a listener is called once a transaction that queued a job has committed, never for one rolled back', async () => {
+      const { seen, calls, unsubscribe } = listen();
+      await expect(
+        store.transact(async (tx) => {
+          await tx.enqueue({ kind: 'test', data: {}, runAt: later() });
+          throw new Error('no');
+        }),
+      ).rejects.toThrow('no');
+      await store.transact((tx) => tx.insert('media', { id: 'med_1' }));
+      // Time for a wrong call to arrive: the right one below comes within milliseconds.
+      await sleep(300);
+      expect(calls()).toBe(0);
+
+      const runAt = later();
+      await store.transact((tx) => tx.enqueue({ kind: 'test', data: {}, runAt }));
+      await until('the listener', () => seen.length > 0);
+      // By then the job is committed: a reader outside the transaction finds it.
+      expect(seen[0]).toBe(runAt);
+
+      unsubscribe();
+      const before = calls();
+      await store.transact((tx) => tx.enqueue({ kind: 'test', data: {}, runAt: later() }));
+      await sleep(300);
+      expect(calls()).toBe(before);
+    });
+
+    test('a transaction that queues many jobs is one call; after a burst of them, a call finds every job', async () => {
+      const { seen, calls } = listen();
+      await store.transact(async (tx) => {
+        for (let i = 0; i < 50; i++) await tx.enqueue({ kind: 'test', data: { i }, runAt: later() });
+      });
+      await until('the listener', () => calls() > 0);
+      await sleep(300);
+      expect(calls()).toBe(1);
+
+      const runAts = Array.from({ length: 20 }, (_, i) => later() - (i + 1) * 60_000);
+      await Promise.all(runAts.map((runAt) => store.transact((tx) => tx.enqueue({ kind: 'test', data: {}, runAt }))));
+      await until('a call after the last commit', () => seen.includes(Math.min(...runAts)));
+    });
+
+    test('revive and adopt are news too', async () => {
+      const job = await store.transact((tx) => tx.enqueue({ kind: 'test', data: {} }));
+      const [claimed] = await store.jobs.claim(1, 60_000);
+      await store.jobs.settle(claimed!, { dead: 'gave up' });
+      const { calls } = listen();
+      expect(await store.jobs.revive(job.id)).toBe(true);
+      await until('news of the revived job', () => calls() === 1);
+      const at = new Date().toISOString();
+      await store.jobs.adopt([
+        { id: 'job_adopted', kind: 'test', data: {}, accountId: null, key: null, status: 'pending', runAt: later(), attempts: 0, lease: null, lastError: null, createdAt: at, updatedAt: at },
+      ]);
+      await until('news of the adopted job', () => calls() === 2);
+    });
+  });
+
   describe('blobs and hits', () => {
     // Whether a put over an existing id replaces it, the interface does not say (lowdb refuses): not tested.
     test('blobs: put, get (per account), delete', async () => {
@@ -566,6 +643,40 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     const claimed = claims.flat().map((j) => j.id);
     expect(claimed).toHaveLength(30);
     expect(new Set(claimed).size).toBe(30);
+  });
+
+  test('a job queued through one store is news to the listeners of another on the database', async () => {
+    const [a, b] = [await open(url), await open(url)];
+    let calls = 0;
+    b.jobs.onEnqueued(() => (calls += 1));
+    await a.transact((tx) => tx.enqueue({ kind: 'k', data: {} }));
+    await until('news on the other store', () => calls === 1);
+    expect((await b.jobs.claim(10, 60_000)).map((job) => job.kind)).toEqual(['k']);
+  });
+
+  test('a store whose listening connection is cut says so, listens again, and tells its listeners', async () => {
+    const warnings: string[] = [];
+    const log = { warn: (_fields: object, message: string) => void warnings.push(message), info: () => undefined };
+    const listener = await openPostgresStore({ url, collections, log });
+    opened.push(listener);
+    const writer = await open(url);
+    let calls = 0;
+    listener.jobs.onEnqueued(() => (calls += 1));
+    const database = new URL(url).pathname.slice(1);
+    const cut = () =>
+      withClient(process.env[ADMIN_URL_VARIABLE]!, async (admin) =>
+        (await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN leadchat_jobs'`,
+          [database],
+        )).rowCount,
+      );
+    expect(await cut()).toBeGreaterThanOrEqual(2);
+    await until('a warning', () => warnings.length > 0);
+    expect(warnings[0]).toMatch(/not listening for queued jobs/);
+    // Listening again, it tells its listeners: something may have been queued meanwhile.
+    await until('news once listening again', () => calls === 1);
+    await writer.transact((tx) => tx.enqueue({ kind: 'k', data: {} }));
+    await until('news of a job queued after', () => calls === 2);
   });
 
   test('a connection lost in a transaction is a StoreWriteError, nothing of it is kept, and the store recovers', async () => {
