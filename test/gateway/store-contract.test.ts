@@ -537,6 +537,23 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     });
   });
 
+  describe('gateway settings', () => {
+    test('get gives undefined until a value is stored; the first value stored under a name stays', async () => {
+      expect(await store.settings.get('tls')).toBeUndefined();
+      expect(await store.settings.putIfAbsent('tls', 'first')).toBe('first');
+      expect(await store.settings.putIfAbsent('tls', 'second')).toBe('first');
+      expect(await store.settings.get('tls')).toBe('first');
+      expect(await store.settings.get('other')).toBeUndefined();
+    });
+
+    test('concurrent first stores agree on one value', async () => {
+      await warmUp();
+      const kept = await Promise.all(Array.from({ length: 10 }, (_, i) => store.settings.putIfAbsent('tls', `value ${i}`)));
+      expect(new Set(kept).size).toBe(1);
+      expect(await store.settings.get('tls')).toBe(kept[0]);
+    });
+  });
+
   describe('blobs and hits', () => {
     // Whether a put over an existing id replaces it, the interface does not say (lowdb refuses): not tested.
     test('blobs: put, get (per account), delete', async () => {
@@ -607,8 +624,8 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     const empty = await createTestDatabase();
     const stores = await Promise.all(Array.from({ length: 4 }, () => open(empty)));
     expect(stores.map((s) => s.backend)).toEqual(['postgres', 'postgres', 'postgres', 'postgres']);
-    const versions = await withClient(empty, async (c) => (await c.query('SELECT version FROM leadchat_migrations')).rows);
-    expect(versions).toEqual([{ version: 1 }]);
+    const versions = await withClient(empty, async (c) => (await c.query('SELECT version FROM leadchat_migrations ORDER BY version')).rows);
+    expect(versions).toEqual([{ version: 1 }, { version: 2 }]);
     await open(empty);
   });
 

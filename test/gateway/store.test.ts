@@ -526,9 +526,9 @@ describe('durability', () => {
     await Promise.all(pending);
     await expect(store.transact(async (tx) => tx.insert('messages', { id: 'late' }))).rejects.toThrow(/closed/);
     expect(statSync(path.join(dir, 'journal.log')).size).toBe(0);
-    // The layout: the journal and one folder of page files per collection, the store's own jobs among them;
-    // nothing half written is left behind.
-    expect(readdirSync(dir).sort()).toEqual(['contacts', 'jobs', 'journal.log', 'messages']);
+    // The layout: the journal and one folder of page files per collection, the store's own jobs and gateway
+    // settings among them; nothing half written is left behind.
+    expect(readdirSync(dir).sort()).toEqual(['contacts', 'gateway_settings', 'jobs', 'journal.log', 'messages']);
     expect(readdirSync(path.join(dir, 'messages'))).toEqual(['0.json']);
     expect(readdirSync(path.join(dir, 'contacts'))).toEqual([]);
     expect(readdirSync(path.join(dir, 'jobs'))).toEqual([]);

@@ -117,6 +117,16 @@ export interface JobQueue {
   onEnqueued(listener: () => void): () => void;
 }
 
+/**
+ * Small values of the whole deployment, each set once and then shared by every process (the generated TLS
+ * certificate): the first value stored under a name wins, even when processes store one at the same time.
+ */
+export interface GatewaySettings {
+  get(name: string): Promise<string | undefined>;
+  /** Stores `value` unless `name` already holds one; returns the value kept, this one or the one there before. */
+  putIfAbsent(name: string, value: string): Promise<string>;
+}
+
 /** Files attached to records (embedded media), written before the record that points at them. */
 export interface BlobStore {
   put(accountId: string, id: string, bytes: Buffer): Promise<void>;
@@ -131,6 +141,7 @@ export interface Store extends Reader {
   durable(): Promise<void>;
   readonly jobs: JobQueue;
   readonly blobs: BlobStore;
+  readonly settings: GatewaySettings;
   /** Counts one hit of `key` in its current fixed window of `windowMs`, shared by every process of the backend. */
   hit(key: string, windowMs: number): Promise<{ hits: number; resetAt: number }>;
   /** Waits for pending commits and releases files and connections. */

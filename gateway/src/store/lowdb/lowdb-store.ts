@@ -12,6 +12,7 @@ import type { Journal } from './journal.js';
 import { writePage } from './pages.js';
 import { encodeOps } from './records.js';
 import { markDirty, recover, type DirtyPages } from './recovery.js';
+import { LowdbSettings, settingsCollection } from './settings.js';
 import { Transaction } from './transaction.js';
 
 export { StoreWriteError };
@@ -70,7 +71,7 @@ export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbS
     throw new RangeError('store: pageSize, checkpointEvery and checkpointBytes must be at least 1');
   }
   const collections = new Map<string, Collection>();
-  for (const spec of [...options.collections, jobsCollection]) {
+  for (const spec of [...options.collections, jobsCollection, settingsCollection]) {
     if (!COLLECTION_NAME.test(spec.name) || collections.has(spec.name)) {
       throw new Error(`store: collection name "${spec.name}" is invalid or declared twice`);
     }
@@ -92,6 +93,7 @@ export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbS
 class JournaledStore implements LowdbStore {
   readonly backend = 'lowdb';
   readonly jobs: LowdbJobQueue;
+  readonly settings: LowdbSettings;
   /** Transactions applied in memory and waiting for the next journal write. */
   private pending = new Group();
   /** The group whose journal record is being written. */
@@ -128,6 +130,7 @@ class JournaledStore implements LowdbStore {
       while (this.current) await this.current.catch(() => undefined);
       return this.collection(jobsCollection.name).sorted!.first();
     });
+    this.settings = new LowdbSettings((fn) => this.run(fn), this);
   }
 
   async get<T extends Doc>(collection: string, id: string): Promise<T | undefined> {

@@ -99,6 +99,13 @@ CREATE TABLE leadchat_hits (key text PRIMARY KEY, hits integer NOT NULL, reset_a
 CREATE INDEX leadchat_hits_reset ON leadchat_hits (reset_at);
 `,
   },
+  {
+    version: 2,
+    name: 'gateway settings shared by every process',
+    sql: `
+CREATE TABLE leadchat_settings (name text PRIMARY KEY, value text NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

@@ -9,6 +9,7 @@ import { JobNotifications, type StoreLog } from './job-notifications.js';
 import { PostgresJobQueue } from './job-queue.js';
 import { migrate } from './migrations.js';
 import { checkSchema } from './schema-check.js';
+import { PostgresSettings } from './settings.js';
 import type { Query } from './sql.js';
 import { runTransaction } from './transaction.js';
 
@@ -59,6 +60,7 @@ class PostgresStore implements Store {
   readonly backend = 'postgres' as const;
   readonly jobs: PostgresJobQueue;
   readonly blobs: PostgresBlobs;
+  readonly settings: PostgresSettings;
   private readonly reads: DocumentReads;
   private readonly hits: HitCounter;
   private closing: Promise<void> | undefined;
@@ -73,6 +75,7 @@ class PostgresStore implements Store {
     this.reads = new DocumentReads(query, catalog, false);
     this.jobs = new PostgresJobQueue(query, notifications);
     this.blobs = new PostgresBlobs(query);
+    this.settings = new PostgresSettings(query);
     this.hits = new HitCounter(query);
   }
 
