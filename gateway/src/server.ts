@@ -36,7 +36,7 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const opened = await openStore(config, log);
   try {
-    const [tls, admin] = await Promise.all([loadTls(config), adminToken(config)]);
+    const [tls, admin] = await Promise.all([loadTls(config, opened.store), adminToken(config)]);
     const store = opened.store;
     const gw: Gateway = { config, store, log };
     const runner = new JobRunner(gw, { deliver, housekeeping }, { leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs });

@@ -1,6 +1,8 @@
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from './config.js';
+import type { GatewaySettings, Store } from './store/store.js';
 
 export interface TlsFiles {
   cert: string;
@@ -9,41 +11,96 @@ export interface TlsFiles {
   source: string;
 }
 
+interface Pair {
+  cert: string;
+  key: string;
+}
+
+/** The gateway setting that holds the shared certificate and key on PostgreSQL. */
+const SHARED_TLS = 'tls';
+
 /**
- * The operator's certificate when configured; otherwise a self-signed one for localhost (SHA-256, EC P-256),
- * generated once into the data dir and reused on every start.
+ * The operator's certificate when configured. Otherwise a self-signed one for localhost (SHA-256, EC P-256),
+ * generated once: on the embedded store into the data dir, reused on every start; on PostgreSQL into the
+ * database, so that every process behind a balancer presents the same one.
  */
-export async function loadTls(config: Config): Promise<TlsFiles> {
+export async function loadTls(config: Config, store: Store): Promise<TlsFiles> {
   if (config.tlsCert && config.tlsKey) {
     const [cert, key] = await Promise.all([readFile(config.tlsCert, 'utf8'), readFile(config.tlsKey, 'utf8')]).catch((err) => {
       throw new Error(`Cannot read LEADCHAT_TLS_CERT/LEADCHAT_TLS_KEY: ${(err as Error).message}`);
     });
     return { cert, key, source: config.tlsCert };
   }
-  const dir = path.join(config.dataDir, 'tls');
-  const certFile = path.join(dir, 'cert.pem');
-  const keyFile = path.join(dir, 'key.pem');
-  try {
-    return { cert: await readFile(certFile, 'utf8'), key: await readFile(keyFile, 'utf8'), source: `${certFile} (self-signed)` };
-  } catch {
-    const notAfterDate = new Date(Date.now() + 825 * 24 * 3_600_000);
-    // Loaded only when a certificate is made: most starts reuse the one on disk and need not pay for it.
-    const { generate } = await import('selfsigned');
-    const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-      keyType: 'ec',
-      curve: 'P-256',
-      algorithm: 'sha256',
-      notAfterDate,
-      extensions: [
-        { name: 'basicConstraints', cA: false },
-        { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
-        { name: 'extKeyUsage', serverAuth: true },
-        { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
-      ],
-    });
-    await mkdir(dir, { recursive: true });
-    await writeFile(keyFile, pems.private, { mode: 0o600 });
-    await writeFile(certFile, pems.cert);
-    return { cert: pems.cert, key: pems.private, source: `${certFile} (self-signed, generated now)` };
+  return store.backend === 'postgres' ? sharedTls(config.dataDir, store.settings) : dataDirTls(config.dataDir);
+}
+
+const filesOf = (dataDir: string) => {
+  const dir = path.join(dataDir, 'tls');
+  return { dir, certFile: path.join(dir, 'cert.pem'), keyFile: path.join(dir, 'key.pem') };
+};
+
+async function dataDirTls(dataDir: string): Promise<TlsFiles> {
+  const { certFile } = filesOf(dataDir);
+  const found = await readPair(dataDir);
+  if (found) return { ...found, source: `${certFile} (self-signed)` };
+  const made = await selfSigned();
+  await writePair(dataDir, made);
+  return { ...made, source: `${certFile} (self-signed, generated now)` };
+}
+
+/**
+ * The first process to start stores its certificate (the one its data dir already holds, which clients may trust,
+ * or a new one); every process, that one included, then serves what the database kept. The certificate is copied
+ * into the data dir, where the operator finds it to trust; a key there of another certificate is removed.
+ */
+async function sharedTls(dataDir: string, settings: GatewaySettings): Promise<TlsFiles> {
+  const { dir, certFile, keyFile } = filesOf(dataDir);
+  let stored = await settings.get(SHARED_TLS);
+  if (stored === undefined) {
+    const offered = (await readPair(dataDir)) ?? (await selfSigned());
+    stored = await settings.putIfAbsent(SHARED_TLS, JSON.stringify(offered));
   }
+  const pair = JSON.parse(stored) as Pair;
+  if ((await readText(certFile)) !== pair.cert) {
+    await mkdir(dir, { recursive: true });
+    await writeFile(certFile, pair.cert);
+  }
+  const key = await readText(keyFile);
+  if (key !== undefined && key !== pair.key) await rm(keyFile, { force: true });
+  const fingerprint = new X509Certificate(pair.cert).fingerprint256;
+  return { ...pair, source: `${certFile} (self-signed, shared by every process on the database; SHA-256 ${fingerprint})` };
+}
+
+async function readPair(dataDir: string): Promise<Pair | undefined> {
+  const { certFile, keyFile } = filesOf(dataDir);
+  const [cert, key] = await Promise.all([readText(certFile), readText(keyFile)]);
+  return cert !== undefined && key !== undefined ? { cert, key } : undefined;
+}
+
+const readText = (file: string): Promise<string | undefined> => readFile(file, 'utf8').catch(() => undefined);
+
+async function writePair(dataDir: string, pair: Pair): Promise<void> {
+  const { dir, certFile, keyFile } = filesOf(dataDir);
+  await mkdir(dir, { recursive: true });
+  await writeFile(keyFile, pair.key, { mode: 0o600 });
+  await writeFile(certFile, pair.cert);
+}
+
+async function selfSigned(): Promise<Pair> {
+  const notAfterDate = new Date(Date.now() + 825 * 24 * 3_600_000);
+  // Loaded only when a certificate is made: most starts reuse the one stored and need not pay for it.
+  const { generate } = await import('selfsigned');
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notAfterDate,
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+    ],
+  });
+  return { cert: pems.cert, key: pems.private };
 }

@@ -1,6 +1,10 @@
+import { X509Certificate } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import tls from 'node:tls';
+import { generate } from 'selfsigned';
 import { createTestDatabase } from '../helpers/postgres';
-import { removeDir, startGateway } from '../helpers/gateway';
+import { removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { api, createAccount, poll, Receiver, request, unique, uniquePhone, type TestAccount, type TestGateway } from './api-support';
 
 /**
@@ -243,6 +247,64 @@ test('a delivery queued on a process whose runner is full is run at once by anot
     expect(Date.now() - queued).toBeLessThan(20_000);
   } finally {
     await receiver.close();
+    await stopAll(started);
+  }
+});
+
+/** The certificate a gateway presents, checked against `ca`. */
+function servedCertificate(gw: TestGateway, ca: string): Promise<{ fingerprint256: string; authorized: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port: Number(new URL(gw.url).port), ca, servername: 'localhost' }, () => {
+      resolve({ fingerprint256: socket.getPeerCertificate().fingerprint256, authorized: socket.authorized });
+      socket.end();
+    });
+    socket.on('error', reject);
+  });
+}
+
+test('processes started at once on a new database serve one certificate, copied into each data dir without its key', async () => {
+  const started = await deployment({ LEADCHAT_DATABASE_URL: await createTestDatabase() }, 3, true);
+  try {
+    const ca = started[0]!.ca;
+    const fingerprint256 = new X509Certificate(ca).fingerprint256;
+    for (const gw of started) {
+      expect(await servedCertificate(gw, ca)).toEqual({ fingerprint256, authorized: true });
+      expect(readFileSync(path.join(gw.dataDir, 'tls', 'cert.pem'), 'utf8')).toBe(ca);
+      expect(existsSync(path.join(gw.dataDir, 'tls', 'key.pem'))).toBe(false);
+      expect(gw.output()).toContain(`TLS certificate: ${path.join(gw.dataDir, 'tls', 'cert.pem')} (self-signed, shared by every process on the database; SHA-256 ${fingerprint256})`);
+      expect(gw.output()).not.toContain('PRIVATE KEY');
+    }
+  } finally {
+    await stopAll(started);
+  }
+});
+
+test('the first process keeps the certificate its data dir already held; a later one serves it too and drops its own key', async () => {
+  const dirs = [tempDir(), tempDir()];
+  const pairs = await Promise.all(dirs.map(async (dir) => {
+    const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+    });
+    mkdirSync(path.join(dir, 'tls'));
+    writeFileSync(path.join(dir, 'tls', 'cert.pem'), pems.cert);
+    writeFileSync(path.join(dir, 'tls', 'key.pem'), pems.private, { mode: 0o600 });
+    return pems;
+  }));
+  const env = { LEADCHAT_DATABASE_URL: await createTestDatabase() };
+  const started: TestGateway[] = [];
+  try {
+    for (const dir of dirs) started.push(await startGateway(env, dir));
+    const kept = pairs[0]!;
+    for (const gw of started) {
+      expect(await servedCertificate(gw, kept.cert)).toEqual({ fingerprint256: new X509Certificate(kept.cert).fingerprint256, authorized: true });
+      expect(readFileSync(path.join(gw.dataDir, 'tls', 'cert.pem'), 'utf8')).toBe(kept.cert);
+    }
+    expect(readFileSync(path.join(dirs[0]!, 'tls', 'key.pem'), 'utf8')).toBe(kept.private);
+    expect(existsSync(path.join(dirs[1]!, 'tls', 'key.pem'))).toBe(false);
+  } finally {
     await stopAll(started);
   }
 });
