@@ -367,12 +367,12 @@ describe('transactions', () => {
     await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: 'c1', phone: '+1' }));
 
     // Fault injection: the next journal write stores half of its bytes, then the disk is full.
-    type Handle = { write: (...args: unknown[]) => Promise<unknown> };
-    const journalFile = (store as unknown as { journal: { handle: Handle } }).journal.handle;
-    const realWrite = journalFile.write.bind(journalFile);
-    journalFile.write = async (buffer: unknown, offset: unknown, length: unknown) => {
-      journalFile.write = realWrite;
-      await realWrite(buffer, offset, Math.floor((length as number) / 2));
+    type File = { writeAll: (data: Buffer) => Promise<void> };
+    const journalFile = (store as unknown as { journal: { file: File } }).journal.file;
+    const realWrite = journalFile.writeAll.bind(journalFile);
+    journalFile.writeAll = async (data: Buffer) => {
+      journalFile.writeAll = realWrite;
+      await realWrite(data.subarray(0, Math.floor(data.length / 2)));
       throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
     };
     const failed = store.transact(async (tx) => {

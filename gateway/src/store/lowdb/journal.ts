@@ -1,6 +1,7 @@
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { AppendFile } from './append-file.js';
 import { fsyncDir } from './durable-file.js';
 
 /**
@@ -13,7 +14,7 @@ export class Journal {
   broken = false;
 
   private constructor(
-    private readonly handle: FileHandle,
+    private readonly file: AppendFile,
     private bytes: number,
     private count: number,
   ) {}
@@ -38,7 +39,7 @@ export class Journal {
       created = true;
     }
     const { payloads, intactBytes } = decodeRecords(file, content);
-    const handle = await open(file, 'a');
+    const handle = await AppendFile.open(file);
     try {
       if (intactBytes < content.length) {
         await handle.truncate(intactBytes);
@@ -57,12 +58,12 @@ export class Journal {
     if (this.broken) throw new Error('store: the journal can no longer be written');
     const record = encodeRecord(payload);
     try {
-      await writeAll(this.handle, record);
-      await this.handle.datasync();
+      await this.file.writeAll(record);
+      await this.file.datasync();
     } catch (err) {
       try {
-        await this.handle.truncate(this.bytes);
-        await this.handle.datasync();
+        await this.file.truncate(this.bytes);
+        await this.file.datasync();
       } catch {
         this.broken = true;
       }
@@ -76,9 +77,9 @@ export class Journal {
   async reset(): Promise<void> {
     // A failed truncate leaves the records in place (replaying them is harmless); a failed sync after it leaves
     // the length unknown, so nothing may be appended after that.
-    await this.handle.truncate(0);
+    await this.file.truncate(0);
     try {
-      await this.handle.datasync();
+      await this.file.datasync();
     } catch (err) {
       this.broken = true;
       throw err;
@@ -88,7 +89,7 @@ export class Journal {
   }
 
   close(): Promise<void> {
-    return this.handle.close();
+    return this.file.close();
   }
 }
 
@@ -135,11 +136,4 @@ function decodeRecords(file: string, content: Buffer): { payloads: unknown[]; in
     }
   }
   return { payloads, intactBytes: at };
-}
-
-async function writeAll(handle: FileHandle, data: Buffer): Promise<void> {
-  for (let offset = 0; offset < data.length; ) {
-    const { bytesWritten } = await handle.write(data, offset, data.length - offset);
-    offset += bytesWritten;
-  }
 }
