@@ -65,7 +65,7 @@ const COLLECTION_NAME = /^[A-Za-z0-9_-]+$/;
  */
 export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbStore> {
   const pageSize = options.pageSize ?? 2000;
-  const checkpointEvery = options.checkpointEvery ?? 250;
+  const checkpointEvery = options.checkpointEvery ?? 2000;
   const checkpointBytes = options.checkpointBytes ?? 8 * 1024 * 1024;
   if (!(pageSize >= 1 && checkpointEvery >= 1 && checkpointBytes >= 1)) {
     throw new RangeError('store: pageSize, checkpointEvery and checkpointBytes must be at least 1');
