@@ -19,6 +19,8 @@ import { webhooksRouter } from './routes/webhooks.js';
 export function createApp(gw: Gateway, adminToken: string): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Answers are read once by API clients; hashing every body for an ETag nobody sends back is wasted work.
+  app.set('etag', false);
   app.set('trust proxy', gw.config.trustProxy);
   app.set('query parser', 'simple');
   app.use(httpsOnly(gw.config.trustProxy));
