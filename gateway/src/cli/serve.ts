@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
 import { startGateway } from '../server.js';
+import { boundHeapGrowth } from './heap.js';
 
 /** `leadchat-gateway serve`: runs until SIGTERM/SIGINT, then drains requests, flushes the store and exits 0. */
 export async function serve(): Promise<number | undefined> {
@@ -14,6 +15,7 @@ export async function serve(): Promise<number | undefined> {
     }
     throw err;
   }
+  boundHeapGrowth();
   const log = createLogger(config.logLevel);
   const running = await startGateway(config, log);
   const where = `https://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${running.address.port}`;
