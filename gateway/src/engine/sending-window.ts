@@ -1,0 +1,130 @@
+import { badRequest } from '../errors.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from './durations.js';
+
+/**
+ * A campaign's sending window (quiet hours outside it): messages due outside it wait for its next opening.
+ *
+ * Rules:
+ * - `start` and `end` are local wall-clock times "HH:MM" (24 h, two digits each, "00:00" to "23:59") in `timezone`,
+ *   an IANA zone that Intl knows; it is stored under Intl's canonical name ("utc" → "UTC", "US/Eastern" →
+ *   "America/New_York" where ICU maps it). start = end is refused: say nothing to mean "always".
+ * - The window is [start, end): open at start, closed from end. end < start crosses midnight ("21:00"–"06:00").
+ * - Membership is by the local time of day, so on DST days the window follows the clocks: a start that does not
+ *   exist (spring forward, e.g. 02:30 in New York) opens at the first instant after it (03:00 EDT); a time that
+ *   happens twice (fall back) opens at its first occurrence, and again if the clocks turn back into the window.
+ *
+ * Built on Intl alone: the engine needs the exact first valid instant after a skipped time, which date libraries
+ * resolve differently (luxon moves the time forward by the gap: 02:30 → 03:30), so a library would not save code.
+ */
+export interface SendingWindow {
+  start: string;
+  end: string;
+  timezone: string;
+}
+
+/** How far ahead `nextOpening` looks: any real zone opens a non-empty window well within this. */
+export const SEARCH_DAYS = 4;
+
+const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
+
+function minuteOfDay(value: unknown, field: string): number {
+  const m = typeof value === 'string' ? HHMM.exec(value.trim()) : null;
+  if (!m) throw badRequest(`sendingWindow.${field} must be a time "HH:MM" between "00:00" and "23:59" (24-hour clock)`, 'INVALID_SENDING_WINDOW');
+  return Number(m[1]) * 60 + Number(m[2]);
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timezone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timezone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(timezone, f);
+  }
+  return f;
+}
+
+/** Validates and normalizes a window (trimmed times, canonical zone). Throws a 400 ApiError naming the bad field. */
+export function parseSendingWindow(input: unknown): SendingWindow {
+  if (!input || typeof input !== 'object') throw badRequest('sendingWindow must be an object {start, end, timezone}', 'INVALID_SENDING_WINDOW');
+  const { start, end, timezone } = input as Record<string, unknown>;
+  const from = minuteOfDay(start, 'start');
+  const to = minuteOfDay(end, 'end');
+  if (from === to) throw badRequest('sendingWindow.start and sendingWindow.end must differ', 'INVALID_SENDING_WINDOW');
+  let zone: string;
+  try {
+    if (typeof timezone !== 'string' || !timezone.trim()) throw new RangeError();
+    zone = formatter(timezone.trim()).resolvedOptions().timeZone;
+  } catch {
+    throw badRequest('sendingWindow.timezone must be an IANA time zone such as "America/New_York"', 'INVALID_SENDING_WINDOW');
+  }
+  return { start: (start as string).trim(), end: (end as string).trim(), timezone: zone };
+}
+
+/** The local wall-clock time of an instant, written as if it were a UTC instant (milliseconds kept). */
+function wallClock(timezone: string, at: number): number {
+  const p: Record<string, number> = {};
+  for (const { type, value } of formatter(timezone).formatToParts(at)) p[type] = Number(value);
+  const seconds = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
+  return seconds + (((at % 1000) + 1000) % 1000);
+}
+
+const offsetAt = (timezone: string, at: number) => wallClock(timezone, at) - at;
+
+/** The instants whose local time is `wall` (none in a gap, two in an overlap), earliest first. */
+function instantsOf(timezone: string, wall: number): number[] {
+  const offsets = new Set([offsetAt(timezone, wall - DAY_MS), offsetAt(timezone, wall + DAY_MS)]);
+  return [...offsets].map((o) => wall - o).filter((t) => wallClock(timezone, t) === wall).sort((a, b) => a - b);
+}
+
+/** The instants in (from, to] where the zone's offset changes (the clocks jump), found to the millisecond. */
+function transitions(timezone: string, from: number, to: number): number[] {
+  const found: number[] = [];
+  const step = 6 * HOUR_MS; // real zones never change offset twice within a few hours
+  let before = offsetAt(timezone, from);
+  for (let lo = from; lo < to; lo += step) {
+    let [a, b] = [lo, Math.min(lo + step, to)];
+    const after = offsetAt(timezone, b);
+    if (after === before) continue;
+    while (b - a > 1) {
+      const mid = Math.floor((a + b) / 2);
+      if (offsetAt(timezone, mid) === before) a = mid;
+      else b = mid;
+    }
+    found.push(b);
+    before = after;
+  }
+  return found;
+}
+
+/** Whether the instant `at` is inside the window. Expects a window from parseSendingWindow. */
+export function isOpen(window: SendingWindow, at: number): boolean {
+  const timeOfDay = ((wallClock(window.timezone, at) % DAY_MS) + DAY_MS) % DAY_MS;
+  const start = minuteOfDay(window.start, 'start') * MINUTE_MS;
+  const end = minuteOfDay(window.end, 'end') * MINUTE_MS;
+  return start < end ? timeOfDay >= start && timeOfDay < end : timeOfDay >= start || timeOfDay < end;
+}
+
+/**
+ * `at` itself when the window is open then, else the first later instant (epoch ms) at which it opens: either the
+ * local start time or a clock change that lands inside the window (a skipped start, a turned-back clock).
+ */
+export function nextOpening(window: SendingWindow, at: number): number {
+  if (isOpen(window, at)) return at;
+  const startOfLocalDay = Math.floor(wallClock(window.timezone, at) / DAY_MS) * DAY_MS;
+  const start = minuteOfDay(window.start, 'start') * MINUTE_MS;
+  const candidates = transitions(window.timezone, at, at + SEARCH_DAYS * DAY_MS);
+  for (let day = 0; day <= SEARCH_DAYS; day++) candidates.push(...instantsOf(window.timezone, startOfLocalDay + day * DAY_MS + start));
+  const opening = candidates.filter((t) => t > at && isOpen(window, t)).sort((a, b) => a - b)[0];
+  if (opening === undefined) throw new Error(`sending window ${JSON.stringify(window)} does not open within ${SEARCH_DAYS} days of ${new Date(at).toISOString()}`);
+  return opening;
+}

@@ -1,0 +1,139 @@
+import path from 'node:path';
+import fc from 'fast-check';
+
+type Windows = typeof import('../../gateway/src/engine/sending-window.js', { with: { 'resolution-mode': 'import' } });
+type Window = import('../../gateway/src/engine/sending-window.js', { with: { 'resolution-mode': 'import' } }).SendingWindow;
+
+let w: Windows;
+beforeAll(async () => {
+  w = (await import(path.resolve(__dirname, '../../gateway/dist/engine/sending-window.js'))) as Windows;
+});
+
+const at = (iso: string) => Date.parse(iso);
+const iso = (ms: number) => new Date(ms).toISOString();
+const NY = 'America/New_York';
+const win = (start: string, end: string, timezone = NY): Window => w.parseSendingWindow({ start, end, timezone });
+const next = (window: Window, when: string) => iso(w.nextOpening(window, at(when)));
+
+describe('validation', () => {
+  test('a valid window comes back normalized', () => {
+    expect(w.parseSendingWindow({ start: ' 08:00', end: '21:00 ', timezone: 'America/New_York' })).toEqual({ start: '08:00', end: '21:00', timezone: NY });
+    expect(w.parseSendingWindow({ start: '00:00', end: '23:59', timezone: 'utc' }).timezone).toBe('UTC');
+  });
+
+  test.each([
+    [{ start: '8:00', end: '21:00', timezone: NY }, /sendingWindow\.start must be a time "HH:MM"/],
+    [{ start: '24:00', end: '21:00', timezone: NY }, /sendingWindow\.start must be/],
+    [{ start: '08:00', end: '21:60', timezone: NY }, /sendingWindow\.end must be/],
+    [{ start: '08:00', end: '2100', timezone: NY }, /sendingWindow\.end must be/],
+    [{ start: '08:00', end: '9pm', timezone: NY }, /sendingWindow\.end must be/],
+    [{ start: 800, end: '21:00', timezone: NY }, /sendingWindow\.start must be/],
+    [{ end: '21:00', timezone: NY }, /sendingWindow\.start must be/],
+    [{ start: '08:00', end: '08:00', timezone: NY }, /start and sendingWindow\.end must differ/],
+    [{ start: '08:00', end: '21:00', timezone: 'Mars/Olympus_Mons' }, /sendingWindow\.timezone must be an IANA time zone/],
+    [{ start: '08:00', end: '21:00', timezone: '' }, /timezone must be/],
+    [{ start: '08:00', end: '21:00' }, /timezone must be/],
+    [{ start: '08:00', end: '21:00', timezone: 5 }, /timezone must be/],
+    ['08:00-21:00', /sendingWindow must be an object/],
+    [null, /sendingWindow must be an object/],
+  ])('%j is refused', (input, message) => {
+    expect(() => w.parseSendingWindow(input)).toThrow(message);
+    try {
+      w.parseSendingWindow(input);
+    } catch (err) {
+      expect(err).toMatchObject({ status: 400, code: 'INVALID_SENDING_WINDOW' });
+    }
+  });
+});
+
+describe('nextOpening', () => {
+  test('inside the window it is the instant itself, to the millisecond', () => {
+    const ms = at('2025-06-10T13:00:00.123Z'); // 09:00:00.123 EDT
+    expect(w.nextOpening(win('08:00', '21:00'), ms)).toBe(ms);
+    expect(w.nextOpening(win('08:00', '21:00'), at('2025-06-10T12:00:00.000Z'))).toBe(at('2025-06-10T12:00:00.000Z')); // start is in
+  });
+
+  test('before the start it opens the same day; from the end on, the next day', () => {
+    const day = win('08:00', '21:00');
+    expect(next(day, '2025-06-10T11:59:59.999Z')).toBe('2025-06-10T12:00:00.000Z');
+    expect(next(day, '2025-06-11T01:00:00.000Z')).toBe('2025-06-11T12:00:00.000Z'); // 21:00 EDT: end is out
+    expect(next(day, '2025-06-11T03:59:00.000Z')).toBe('2025-06-11T12:00:00.000Z'); // 23:59 EDT
+    expect(next(day, '2025-06-11T04:00:00.000Z')).toBe('2025-06-11T12:00:00.000Z'); // local midnight
+  });
+
+  test('New York spring forward: the day after the clocks change opens at 08:00 EDT', () => {
+    expect(next(win('08:00', '21:00'), '2025-03-09T03:00:00Z')).toBe('2025-03-09T12:00:00.000Z'); // Sat 22:00 EST → Sun 08:00 EDT
+    expect(next(win('08:00', '21:00'), '2025-03-08T02:00:00Z')).toBe('2025-03-08T13:00:00.000Z'); // a day before: 08:00 EST
+  });
+
+  test('New York spring forward: a start the clocks skip opens at the first instant after it', () => {
+    // 02:00 EST becomes 03:00 EDT at 07:00Z: 02:30 does not exist that night.
+    expect(next(win('02:30', '05:00'), '2025-03-09T06:00:00Z')).toBe('2025-03-09T07:00:00.000Z');
+    expect(next(win('02:00', '05:00'), '2025-03-09T06:00:00Z')).toBe('2025-03-09T07:00:00.000Z');
+    // A window wholly inside the skipped hour does not open that night; it does the next.
+    expect(next(win('02:10', '02:40'), '2025-03-09T06:00:00Z')).toBe('2025-03-10T06:10:00.000Z');
+    expect(w.isOpen(win('02:30', '05:00'), at('2025-03-09T06:59:59.999Z'))).toBe(false);
+  });
+
+  test('New York fall back: 08:00 EST, and a twice-lived start opens at its first occurrence and again at its second', () => {
+    expect(next(win('08:00', '21:00'), '2025-11-02T02:00:00Z')).toBe('2025-11-02T13:00:00.000Z'); // Sat 22:00 EDT → Sun 08:00 EST
+    // 02:00 EDT becomes 01:00 EST at 06:00Z: 01:00-01:59 happens twice.
+    const small = win('01:30', '01:40');
+    expect(next(small, '2025-11-02T04:00:00Z')).toBe('2025-11-02T05:30:00.000Z'); // 01:30 EDT
+    expect(next(small, '2025-11-02T05:45:00Z')).toBe('2025-11-02T06:30:00.000Z'); // after it: 01:30 EST
+    expect(next(small, '2025-11-02T06:45:00Z')).toBe('2025-11-03T06:30:00.000Z'); // after both: the next day
+  });
+
+  test('New York fall back: clocks turned back into the window open it at the change', () => {
+    // 00:30-01:30: at 01:45 EDT it is closed; at 06:00Z the clocks read 01:00 EST, inside again.
+    expect(next(win('00:30', '01:30'), '2025-11-02T05:45:00Z')).toBe('2025-11-02T06:00:00.000Z');
+  });
+
+  test('a window that crosses midnight', () => {
+    const night = win('21:00', '06:00');
+    expect(next(night, '2025-06-10T16:00:00Z')).toBe('2025-06-11T01:00:00.000Z'); // 12:00 EDT → 21:00 EDT
+    expect(w.nextOpening(night, at('2025-06-11T03:00:00Z'))).toBe(at('2025-06-11T03:00:00Z')); // 23:00
+    expect(w.nextOpening(night, at('2025-06-11T09:59:00Z'))).toBe(at('2025-06-11T09:59:00Z')); // 05:59
+    expect(next(night, '2025-06-11T10:00:00Z')).toBe('2025-06-12T01:00:00.000Z'); // 06:00 is out
+    expect(w.isOpen(win('22:00', '00:00'), at('2025-06-11T03:59:59Z'))).toBe(true); // 23:59:59
+    expect(w.isOpen(win('22:00', '00:00'), at('2025-06-11T04:00:00Z'))).toBe(false); // midnight
+  });
+
+  test('Asia/Kolkata, half an hour off UTC', () => {
+    const kolkata = win('09:00', '18:00', 'Asia/Kolkata');
+    expect(next(kolkata, '2025-06-10T03:00:00Z')).toBe('2025-06-10T03:30:00.000Z'); // 08:30 IST → 09:00 IST
+    expect(w.nextOpening(kolkata, at('2025-06-10T03:30:00Z'))).toBe(at('2025-06-10T03:30:00Z'));
+    expect(next(kolkata, '2025-06-10T12:30:00Z')).toBe('2025-06-11T03:30:00.000Z'); // 18:00 IST → tomorrow
+    expect(next(kolkata, '2025-06-10T20:00:00Z')).toBe('2025-06-11T03:30:00.000Z'); // 01:30 IST, already the next day locally
+  });
+
+  test('Lord Howe Island, whose clocks move by half an hour', () => {
+    // 2025-10-05 02:00 LHST (+10:30) becomes 02:30 (+11) at 2025-10-04T15:30Z.
+    expect(next(win('02:15', '04:00', 'Australia/Lord_Howe'), '2025-10-04T15:00:00Z')).toBe('2025-10-04T15:30:00.000Z');
+  });
+
+  /** Every minute boundary between `from` and the answer is closed, and the answer is open. */
+  const checkFirst = (window: Window, from: number) => {
+    const opening = w.nextOpening(window, from);
+    expect(opening).toBeGreaterThanOrEqual(from);
+    expect(w.isOpen(window, opening)).toBe(true);
+    if (opening === from) return;
+    expect(w.isOpen(window, opening - 1)).toBe(false);
+    for (let t = Math.ceil(from / 60_000) * 60_000; t < opening; t += 60_000) expect(w.isOpen(window, t)).toBe(false);
+  };
+
+  test('property: the answer is the first open instant, across zones, DST days and windows', () => {
+    const zones = [NY, 'Asia/Kolkata', 'Europe/London', 'Australia/Lord_Howe', 'America/Santiago', 'UTC'];
+    const time = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
+    // Instants clustered around the 2025 DST changes of these zones, and elsewhere.
+    const pivots = ['2025-03-09T07:00Z', '2025-11-02T06:00Z', '2025-03-30T01:00Z', '2025-10-26T01:00Z', '2025-04-05T15:00Z', '2025-10-04T15:30Z', '2025-04-06T03:00Z', '2025-09-07T04:00Z', '2025-06-10T00:00Z'].map(at);
+    const instant = fc.tuple(fc.constantFrom(...pivots), fc.integer({ min: -30 * 3_600_000, max: 30 * 3_600_000 })).map(([p, d]) => p + d);
+    fc.assert(
+      fc.property(fc.constantFrom(...zones), time, time, instant, (timezone, start, end, from) => {
+        fc.pre(start !== end);
+        checkFirst(win(start, end, timezone), from);
+      }),
+      { numRuns: 60, seed: 7 },
+    );
+  });
+});
