@@ -1,0 +1,98 @@
+/**
+ * What an incoming message asks for, before the bot sees it: an opt-out, an opt-in, help, or a person.
+ *
+ * Rules:
+ * - Messages are compared in a normal form: accents removed, lower case, every run of characters other than
+ *   letters and digits (spaces, punctuation, emoji, apostrophes, hyphens) turned into one space, trimmed.
+ *   "  Stop. ", "STOP!", "opt-out" and "Opt Out" all read "stop" / "opt out".
+ * - Opt-out (the FCC's 2025 revocation words), opt-in and help words count only when they are the whole message:
+ *   "stop" opts out; "I can't stop smiling" and "we want to cancel our old provider" do not. They are English
+ *   whatever the campaign's language, as carriers treat them.
+ * - Hand-off: a phrase of HANDOFF_PHRASES anywhere in the message, as whole words ("I'd like to talk to a human,
+ *   please"), or a word of HANDOFF_WORDS as the whole message ("agent", but not "the agenda" or "I am an agent").
+ *   The languages compared are the ones asked for plus English (leads often write English to any business);
+ *   with none asked for, all of them.
+ * - Precedence when several could apply: opt-out, opt-in, help, hand-off.
+ */
+
+export type Intent = 'opt_out' | 'opt_in' | 'help' | 'handoff';
+
+export const OPT_OUT_WORDS = ['stop', 'stopall', 'quit', 'end', 'revoke', 'opt out', 'cancel', 'unsubscribe'] as const;
+export const OPT_IN_WORDS = ['start', 'unstop'] as const;
+export const HELP_WORDS = ['help'] as const;
+
+/** Phrases that ask for a person anywhere in a message, in normal form (no accents, no punctuation). */
+export const HANDOFF_PHRASES: Record<string, readonly string[]> = {
+  en: [
+    'talk to a human', 'talk to a person', 'talk to someone', 'talk to an agent', 'talk to a representative',
+    'speak to a human', 'speak to a person', 'speak to someone', 'speak to an agent', 'speak to a representative',
+    'speak with a human', 'speak with a person', 'speak with someone', 'talk with a human', 'talk with a person',
+    'real person', 'real human', 'human agent', 'live agent', 'live person',
+  ],
+  es: [
+    'hablar con una persona', 'hablar con un humano', 'hablar con alguien', 'hablar con un agente', 'hablar con un asesor',
+    'hablar con un operador', 'persona real', 'agente humano', 'atencion humana',
+  ],
+  pt: [
+    'falar com um atendente', 'falar com uma pessoa', 'falar com um humano', 'falar com alguem', 'falar com um agente',
+    'falar com um consultor', 'pessoa real', 'atendente humano', 'atendimento humano',
+  ],
+  fr: [
+    'parler a un humain', 'parler a une personne', 'parler a quelqu un', 'parler a un agent', 'parler a un conseiller',
+    'parler avec un humain', 'parler avec une personne', 'vraie personne', 'personne reelle', 'agent humain',
+  ],
+  de: [
+    'mit einem menschen sprechen', 'mit einer person sprechen', 'mit jemandem sprechen', 'mit einem mitarbeiter sprechen',
+    'mit einem berater sprechen', 'mit einem menschen reden', 'mit einer person reden', 'mit jemandem reden',
+    'echte person', 'echter mensch', 'echten menschen',
+  ],
+  it: [
+    'parlare con una persona', 'parlare con un umano', 'parlare con qualcuno', 'parlare con un operatore',
+    'parlare con un agente', 'parlare con un consulente', 'persona reale', 'persona vera', 'operatore umano',
+  ],
+};
+
+/** Words that ask for a person when they are the whole message. */
+export const HANDOFF_WORDS: Record<string, readonly string[]> = {
+  en: ['agent', 'human', 'person', 'operator', 'representative'],
+  es: ['agente', 'humano', 'persona', 'asesor', 'operador'],
+  pt: ['atendente', 'humano', 'pessoa', 'agente', 'operador'],
+  fr: ['agent', 'humain', 'conseiller', 'operateur'],
+  de: ['mensch', 'mitarbeiter', 'berater'],
+  it: ['operatore', 'umano', 'persona', 'agente'],
+};
+
+export const HANDOFF_LANGUAGES = Object.keys(HANDOFF_PHRASES);
+
+/** The normal form described above. */
+export function normalize(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+const has = (words: readonly string[], text: string) => words.includes(text);
+
+function languagesFor(asked: readonly string[] | undefined): string[] {
+  const wanted = new Set((asked ?? []).map((l) => l.trim().toLowerCase().split(/[-_]/)[0]!).filter((l) => l in HANDOFF_PHRASES));
+  if (!wanted.size && !asked?.length) return HANDOFF_LANGUAGES;
+  return [...new Set(['en', ...wanted])];
+}
+
+/** The intent of an incoming message body, or undefined for an ordinary message. */
+export function classify(body: string, options: { languages?: readonly string[] } = {}): Intent | undefined {
+  const text = normalize(body);
+  if (!text) return undefined;
+  if (has(OPT_OUT_WORDS, text)) return 'opt_out';
+  if (has(OPT_IN_WORDS, text)) return 'opt_in';
+  if (has(HELP_WORDS, text)) return 'help';
+  const padded = ` ${text} `;
+  for (const language of languagesFor(options.languages)) {
+    if (has(HANDOFF_WORDS[language] ?? [], text)) return 'handoff';
+    if ((HANDOFF_PHRASES[language] ?? []).some((phrase) => padded.includes(` ${phrase} `))) return 'handoff';
+  }
+  return undefined;
+}
