@@ -36,10 +36,11 @@ export function createApp(gw: Gateway, adminToken: string): Express {
 
   const v1 = express.Router();
   route(v1, '/openapi.json', { get: (req, res) => void res.json(openApiDocument(`https://${req.get('host')}/v1`)) });
+  // No two routers share a path; the busiest (every incoming chat message) is tried first.
+  v1.use(messagesRouter(gw, before));
   v1.use(contactsRouter(gw, before));
   v1.use(listsRouter(gw, before));
   v1.use(campaignsRouter(gw, before));
-  v1.use(messagesRouter(gw, before));
   v1.use(creditsRouter(gw, before, headerKeyOnly));
   v1.use(settingsRouter(gw, before));
   v1.use(webhooksRouter(gw, before));
