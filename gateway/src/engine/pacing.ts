@@ -1,0 +1,49 @@
+import type { Rate } from './durations.js';
+
+/**
+ * The paced queue of a campaign's opening messages (spec §3.2): of the additions that arrive together, the first
+ * BURST go at once and the rest one per interval of the campaign's rate. A pure step over a small state the
+ * engine keeps in a store document, one per campaign, updated in the transaction that schedules the send.
+ *
+ * Rules:
+ * - Additions arrive together when they come within BURST_WINDOW_MS of the first one of their burst.
+ * - A new burst (immediate sends again) starts only once that window has passed *and* the queue has drained
+ *   (its next slot is not in the future): a lead added later never overtakes queued ones, and the rate is never
+ *   exceeded by more than one burst. Additions after the window while the queue still drains join the queue.
+ * - The interval is the rate's period divided by its count, rounded up to a whole millisecond (never faster than
+ *   the rate). After an immediate send the next queued slot is one interval later: 100 additions at once at
+ *   "30/m" go 3 at t0, then t0+2s, t0+4s, … t0+194s.
+ * - A slot is never before `now`: a queue that fell behind (a pause, a restart) resumes from now, not in a rush.
+ */
+
+export const BURST = 3;
+export const BURST_WINDOW_MS = 10_000;
+
+export interface PacingState {
+  /** When the current burst's first addition arrived (epoch ms). */
+  burstStartedAt: number;
+  /** How many of the current burst were sent at once. */
+  burstCount: number;
+  /** The earliest slot (epoch ms) for the next queued send. */
+  nextSlotAt: number;
+}
+
+/** The state of a campaign that never sent: the first addition starts a burst. */
+export const INITIAL_PACING: PacingState = { burstStartedAt: 0, burstCount: 0, nextSlotAt: 0 };
+
+export const intervalMs = (rate: Rate): number => Math.ceil(rate.perMs / rate.count);
+
+/** When the next addition's opening message goes (`sendAt`, epoch ms) and the state to keep for the one after. */
+export function nextSend(state: PacingState | undefined, now: number, rate: Rate): { sendAt: number; state: PacingState } {
+  const s = state ?? INITIAL_PACING;
+  const interval = intervalMs(rate);
+  const windowOpen = now - s.burstStartedAt < BURST_WINDOW_MS;
+  const newBurst = !windowOpen && s.nextSlotAt <= now;
+  const burstStartedAt = newBurst ? now : s.burstStartedAt;
+  const burstCount = newBurst ? 0 : s.burstCount;
+  if (burstCount < BURST && (newBurst || windowOpen)) {
+    return { sendAt: now, state: { burstStartedAt, burstCount: burstCount + 1, nextSlotAt: Math.max(s.nextSlotAt, now + interval) } };
+  }
+  const sendAt = Math.max(s.nextSlotAt, now);
+  return { sendAt, state: { burstStartedAt, burstCount, nextSlotAt: sendAt + interval } };
+}
