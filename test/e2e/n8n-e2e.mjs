@@ -2,8 +2,9 @@
 /**
  * End-to-end check of the n8n package in a real n8n (not run by CI): `npm run e2e:n8n`.
  *
- * 1. Installs n8n 2.40.7 under Node 24 into .e2e/n8n once: npm i --ignore-scripts with an override that avoids the
- *    registry-missing `cssomnom` (linkedom 0.18.15 wants it, 0.18.14 does not), then `npm rebuild sqlite3`.
+ * 1. Fetches Node 24 from the npm registry into .e2e/node24 once (node24.mjs), then installs n8n 2.40.7 under it into
+ *    .e2e/n8n once: npm i --ignore-scripts with an override that avoids the registry-missing `cssomnom` (linkedom
+ *    0.18.15 wants it, 0.18.14 does not), then builds sqlite3 from source against Node 24's headers (sqlite.mjs).
  * 2. Installs the built package the way `npm i n8n-nodes-leadchat` in ~/.n8n/nodes does: the packed files under
  *    <user folder>/.n8n/nodes/node_modules/n8n-nodes-leadchat, so the nodes load under their published type names
  *    and the example workflows import unchanged. (N8N_CUSTOM_EXTENSIONS would load them as CUSTOM.leadChat.)
@@ -22,10 +23,13 @@ import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureNode24 } from './node24.mjs';
+import { buildSqlite3, sqlite3Loads } from './sqlite.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const E2E = path.join(ROOT, '.e2e');
 const N8N_DIR = path.join(E2E, 'n8n');
+const NODE24_DIR = path.join(E2E, 'node24');
 const N8N_VERSION = '2.40.7';
 const RUN = path.join(E2E, 'run');
 const USER_FOLDER = path.join(RUN, 'user');
@@ -76,11 +80,7 @@ async function until(what, fn, timeoutMs = 60_000) {
 // ---- Node 24 and n8n -------------------------------------------------------------------------------------------
 
 function node24() {
-  const res = run('npx', ['-y', 'node@24', '-p', 'process.execPath']);
-  const bin = res.stdout.trim().split('\n').pop();
-  const version = run(bin, ['--version']).stdout.trim();
-  if (!version.startsWith('v24.')) throw new Error(`expected Node 24, got ${version}`);
-  return { bin, version };
+  return ensureNode24(NODE24_DIR, npmCli(), log);
 }
 
 function npmCli() {
@@ -91,26 +91,28 @@ function npmCli() {
 }
 
 function installN8n(node) {
+  const npm = npmCli();
   const marker = path.join(N8N_DIR, 'node_modules', 'n8n', 'package.json');
   if (existsSync(marker) && JSON.parse(readFileSync(marker, 'utf8')).version === N8N_VERSION) {
     log(`n8n ${N8N_VERSION} already installed in ${path.relative(ROOT, N8N_DIR)}`);
-    return;
+  } else {
+    log(`installing n8n ${N8N_VERSION} under Node ${node.version} into ${path.relative(ROOT, N8N_DIR)} (a few minutes)…`);
+    rmSync(N8N_DIR, { recursive: true, force: true });
+    mkdirSync(N8N_DIR, { recursive: true });
+    // linkedom 0.18.15 depends on cssomnom, which the registry does not have; 0.18.14 (@acemir/cssom) is the
+    // previous release of the same line.
+    writeFileSync(
+      path.join(N8N_DIR, 'package.json'),
+      JSON.stringify({ private: true, overrides: { linkedom: '0.18.14' } }, null, 2),
+    );
+    run(node.bin, [npm, 'install', `n8n@${N8N_VERSION}`, '--ignore-scripts', '--no-audit', '--no-fund'], {
+      cwd: N8N_DIR,
+      stdio: 'inherit',
+    });
   }
-  log(`installing n8n ${N8N_VERSION} under Node ${node.version} into ${path.relative(ROOT, N8N_DIR)} (a few minutes)…`);
-  rmSync(N8N_DIR, { recursive: true, force: true });
-  mkdirSync(N8N_DIR, { recursive: true });
-  // linkedom 0.18.15 depends on cssomnom, which the registry does not have; 0.18.14 (@acemir/cssom) is the
-  // previous release of the same line.
-  writeFileSync(
-    path.join(N8N_DIR, 'package.json'),
-    JSON.stringify({ private: true, overrides: { linkedom: '0.18.14' } }, null, 2),
-  );
-  const npm = npmCli();
-  run(node.bin, [npm, 'install', `n8n@${N8N_VERSION}`, '--ignore-scripts', '--no-audit', '--no-fund'], {
-    cwd: N8N_DIR,
-    stdio: 'inherit',
-  });
-  run(node.bin, [npm, 'rebuild', 'sqlite3'], { cwd: N8N_DIR, stdio: 'inherit' });
+  // Checked on every run, so an install whose sqlite3 build failed is repaired rather than reused.
+  if (sqlite3Loads(node, npm, N8N_DIR)) return;
+  buildSqlite3(node, npm, N8N_DIR, log);
 }
 
 /** The package as `npm i n8n-nodes-leadchat` would put it in n8n's nodes folder: the packed files, no dependencies. */
