@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low, type Adapter } from 'lowdb';
 import type { Doc } from '../store.js';
@@ -67,13 +67,33 @@ export async function readPage(dir: string, page: number): Promise<Doc[]> {
  */
 export async function readPageKeys(dir: string, page: number, shape: IndexShape): Promise<PageKeys> {
   const file = join(dir, `${page}.json`);
-  const text = await readFile(file, 'utf8');
-  const split = text.indexOf('\n');
-  if (split >= 0) {
-    const keys = parse(file, text.slice(0, split)) as PageKeys | null;
+  const head = await readFirstLine(file);
+  if (head !== null) {
+    const keys = parse(file, head) as PageKeys | null;
     if (keys && keys.shape === shapeSignature(shape) && Array.isArray(keys.ids)) return keys;
   }
-  return pageKeys(validDocs(file, parse(file, split < 0 ? text : text.slice(split + 1))), shape);
+  return pageKeys(await readPage(dir, page), shape);
+}
+
+const CHUNK = 256 * 1024;
+
+/** The first line of a file, read up to its end only; null when the file has no line break. */
+async function readFirstLine(file: string): Promise<string | null> {
+  const handle = await open(file, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    for (let position = 0; ; ) {
+      const chunk = Buffer.allocUnsafe(CHUNK);
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK, position);
+      if (bytesRead === 0) return null;
+      const end = chunk.subarray(0, bytesRead).indexOf(0x0a);
+      chunks.push(chunk.subarray(0, end < 0 ? bytesRead : end));
+      if (end >= 0) return Buffer.concat(chunks).toString('utf8');
+      position += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 export async function writePage(dir: string, page: number, docs: Doc[], shape: IndexShape): Promise<void> {
