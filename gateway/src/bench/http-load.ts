@@ -163,3 +163,32 @@ export async function measure(name: string, targets: Target[], requests: number,
     for (const c of clients) c.close();
   }
 }
+
+/**
+ * The gateway's rate as a share of the baseline's, from `pairs` back-to-back runs of each, alternating: a machine
+ * whose speed drifts during the benchmark moves both runs of a pair alike. The median pair's ratio, and the range.
+ */
+export interface Share {
+  median: number;
+  low: number;
+  high: number;
+  /** Requests made to the target. */
+  sent: number;
+}
+
+export async function interleaved(baseline: Target, target: Target, requests: number, concurrency: number, pairs: number): Promise<Share> {
+  const clients = [client(baseline, concurrency), client(target, concurrency)];
+  try {
+    const warmUp = Math.min(1000, requests);
+    for (const c of clients) await drive([c.post], warmUp, concurrency);
+    const ratios: number[] = [];
+    for (let pair = 0; pair < pairs; pair++) {
+      const [bare, gateway] = [await drive([clients[0]!.post], requests, concurrency), await drive([clients[1]!.post], requests, concurrency)];
+      ratios.push(bare.seconds / gateway.seconds);
+    }
+    ratios.sort((a, b) => a - b);
+    return { median: ratios[Math.floor(pairs / 2)]!, low: ratios[0]!, high: ratios.at(-1)!, sent: warmUp + pairs * requests };
+  } finally {
+    for (const c of clients) c.close();
+  }
+}

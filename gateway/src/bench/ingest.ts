@@ -4,8 +4,10 @@
  * measures POST /v1/incoming_custom_channel_message (requests/s, p50/p99 latency, N concurrent keep-alive HTTPS
  * clients) on an empty store, fills the store through the same API, and measures again. A bare Express endpoint
  * (express.json + res.json, same certificate, same client) measured in the same run, before and after, is the
- * baseline. Between the empty-store measurement and the fill, the same load runs against the gateway on
- * PostgreSQL, with one process and with three processes on one database (ingest-postgres.ts): empty store only.
+ * baseline; each measurement is also compared with it in alternating pairs of runs, so that a machine whose speed
+ * drifts does not skew the ratio. Between the empty-store measurement and the fill, the same load runs against
+ * the gateway on PostgreSQL, with one process and with three processes on one database (ingest-postgres.ts):
+ * empty store only.
  *
  * Settings (environment): LEADCHAT_BENCH_REQUESTS (3000 per run, 3 runs per measurement), LEADCHAT_BENCH_CONCURRENCY (16),
  * LEADCHAT_BENCH_MESSAGES (200000 stored before the second measurement), LEADCHAT_BENCH_FILL_CONCURRENCY (64),
@@ -22,8 +24,11 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { freePort } from './free-port.js';
 import { createAccount, gatewayEnv, startChild, startGateway, stopChild } from './gateway-process.js';
-import { client, drive, INCOMING, measure, messagesSent, ROUNDS, type Result, type Target } from './http-load.js';
+import { client, drive, INCOMING, interleaved, measure, messagesSent, ROUNDS, type Result, type Share, type Target } from './http-load.js';
 import { measurePostgres, type PostgresOutcome } from './ingest-postgres.js';
+
+/** Alternating bare/gateway run pairs behind the gateway's share of the bare rate. */
+const PAIRS = 5;
 
 function setting(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -129,22 +134,26 @@ async function main(): Promise<void> {
     process.stdout.write('measuring the gateway on an empty store…\n');
     results.push(await measure('gateway, empty store', [target], requests, concurrency, warmUp));
     const afterEmpty = messagesSent() - beforeGateway;
+    process.stdout.write(`comparing the gateway and the bare endpoint in ${PAIRS} alternating pairs of runs…\n`);
+    const emptyShare = await interleaved(baseline, target, requests, concurrency, PAIRS);
 
     // Before the fill: the embedded gateway idles on a small store meanwhile, and the bare baseline is near.
     const postgres = await measurePostgres({ requests, concurrency, warmUp, certFile, keyFile, ca, workDir: postgresDir });
 
-    const toFill = Math.max(0, stored - afterEmpty);
+    const toFill = Math.max(0, stored - afterEmpty - emptyShare.sent);
     process.stdout.write(`filling the store to ${stored} messages through the API (${fillConcurrency} concurrent clients)…\n`);
     const fillSeconds = await fill(target, toFill, fillConcurrency);
     if (fillSeconds > 300) {
       process.stdout.write(`  the fill took ${(fillSeconds / 60).toFixed(1)} min; LEADCHAT_BENCH_MESSAGES sets a smaller store for a quick run\n`);
     }
 
-    const atFull = afterEmpty + toFill;
+    const atFull = afterEmpty + emptyShare.sent + toFill;
     process.stdout.write(`measuring the gateway at ${atFull} stored messages…\n`);
     results.push(await measure(`gateway, ${stored} messages`, [target], requests, concurrency, warmUp));
     process.stdout.write('measuring the bare Express endpoint again…\n');
     results.push(await measure(`${bareName}, last`, [baseline], requests, concurrency, warmUp));
+    process.stdout.write(`comparing again in ${PAIRS} alternating pairs…\n`);
+    const fullShare = await interleaved(baseline, target, requests, concurrency, PAIRS);
     const rss = residentMb(gateway.pid);
     const onDisk = diskUsage(path.join(dataDir, 'store'));
     await stopChild(bare);
@@ -173,6 +182,7 @@ async function main(): Promise<void> {
         `empty / ${stored}: ${ratio.toFixed(2)}x in requests/s (${ratio <= 2 ? 'within' : 'NOT within'} 2x); ` +
         `p99 ${empty.p99.toFixed(2)} → ${full.p99.toFixed(2)} ms\n` +
         `gateway / bare Express (mean of both): ${(empty.perSecond / bareRate).toFixed(2)} (empty), ${(full.perSecond / bareRate).toFixed(2)} (${stored})\n` +
+        `gateway / bare Express in ${PAIRS} alternating pairs of runs: ${share(emptyShare)} (empty), ${share(fullShare)} (${stored})\n` +
         `fill: ${toFill} messages in ${fillSeconds.toFixed(0)} s (${(toFill / fillSeconds).toFixed(0)}/s); ` +
         `store on disk ${(onDisk / 1024 / 1024).toFixed(0)} MB; gateway resident memory ${rss} after the runs\n` +
         `restart on ${atFull} messages: listening after ${startUpSeconds.toFixed(2)} s, resident memory ${rssAfterRestart}\n` +
@@ -183,6 +193,8 @@ async function main(): Promise<void> {
     await cleanUp();
   }
 }
+
+const share = (s: Share) => `${s.median.toFixed(2)} (${s.low.toFixed(2)}–${s.high.toFixed(2)})`;
 
 /** The PostgreSQL lines under the table: where it ran, that it ran empty only, and its ratios. */
 function postgresSummary(postgres: PostgresOutcome, bareRate: number, stored: number, from: number, to: number): string {
