@@ -15,9 +15,10 @@ export async function serve(): Promise<number | undefined> {
     }
     throw err;
   }
-  boundHeapGrowth();
   const log = createLogger(config.logLevel);
   const running = await startGateway(config, log);
+  // After opening the store, which builds its indexes faster with the engine's default heap growth.
+  boundHeapGrowth();
   const where = `https://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${running.address.port}`;
   process.stdout.write(
     `LeadChat gateway listening on ${where} (API: ${where}/v1, data: ${config.dataDir})\n` +

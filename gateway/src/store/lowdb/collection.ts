@@ -1,6 +1,6 @@
 import { keyOf, StoreConflictError, type CollectionSpec, type Doc, type Page, type Scalar } from '../store.js';
 import { OrderedIds } from './ordered-ids.js';
-import type { IndexShape } from './page-keys.js';
+import type { IndexShape, PageKeys } from './page-keys.js';
 import { pageOf } from './paging.js';
 import { SecondaryIndex } from './secondary-index.js';
 import { SortedIndex } from './sorted-index.js';
@@ -24,8 +24,10 @@ export interface Entry {
   holds: number;
   /** The checkpoint after which the page files hold this version; before that only the journal does. */
   cleanAfter: number;
-  /** While the store opens: the index keys of a document read from its page and already dropped. */
-  keys?: { index: Array<string | null | undefined>; sorted: number | undefined };
+  /** While the store opens: where the index keys of a document read from its page (and dropped) are. */
+  keys?: PageKeys;
+  /** Its position in `keys`. */
+  keysAt?: number;
 }
 
 /**
@@ -137,9 +139,10 @@ export class Collection {
     this.place(entry);
   }
 
-  /** While the store opens: a document of a page, known by its id and index keys only (clean on disk). */
-  insertKeys(id: string, page: number, keys: Array<string | null>, sorted: number | undefined): void {
-    const entry: Entry = { id, doc: undefined, seq: this.nextSeq++, page, holds: 0, cleanAfter: 0, keys: { index: keys, sorted } };
+  /** While the store opens: the document at position `at` of a page, known by its id and index keys only. */
+  insertKeys(page: number, keys: PageKeys, at: number): void {
+    const id = keys.ids[at]!;
+    const entry: Entry = { id, doc: undefined, seq: this.nextSeq++, page, holds: 0, cleanAfter: 0, keys, keysAt: at };
     this.entries.set(id, entry);
     while (this.pages.length <= page) this.pages.push(new OrderedIds());
     this.pages[page]!.add(id, entry.seq);
@@ -147,18 +150,21 @@ export class Collection {
 
   /** Builds the indexes once loading is over; a unique key held twice means the data on disk is inconsistent. */
   buildIndexes(): void {
+    const width = this.indexes.length;
     const sorted: Array<[string, number | undefined]> = [];
     for (const [id, entry] of this.entries) {
-      const keys = entry.doc ? this.indexes.map((index) => index.keyOf(entry.doc!)) : entry.keys!.index;
-      sorted.push([id, entry.doc ? this.sorted?.valueOf(entry.doc) : entry.keys!.sorted]);
-      entry.keys = undefined;
-      this.indexes.forEach((index, i) => {
-        const key = keys[i];
-        if (key === undefined || key === null) return;
+      const { doc, keys, keysAt = 0 } = entry;
+      if (this.sorted) sorted.push([id, doc ? this.sorted.valueOf(doc) : (keys!.sorted[keysAt] ?? undefined)]);
+      for (let i = 0; i < width; i++) {
+        const index = this.indexes[i]!;
+        const key = doc ? index.keyOf(doc) : keys!.keys[keysAt * width + i];
+        if (key === undefined || key === null) continue;
         const holder = index.unique ? index.holder(key) : undefined;
         if (holder !== undefined) throw new Error(`store: ${this.name}.${index.name} "${key}" is held by ${holder} and ${id}`);
         index.add(key, id, entry.seq);
-      });
+      }
+      entry.keys = undefined;
+      entry.keysAt = undefined;
     }
     this.sorted?.load(sorted);
     this.indexed = true;

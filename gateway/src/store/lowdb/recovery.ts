@@ -28,10 +28,9 @@ export async function recover(
   const dirty: DirtyPages = new Map();
   for (const collection of collections.values()) {
     const pagesDir = join(dir, collection.name);
-    const width = collection.shape.indexes.length;
     for (const page of await pageNumbers(pagesDir)) {
-      const { ids, keys, sorted } = await readPageKeys(pagesDir, page, collection.shape);
-      ids.forEach((id, i) => {
+      const keys = await readPageKeys(pagesDir, page, collection.shape);
+      keys.ids.forEach((id, i) => {
         // The same id in two pages: a document removed and re-inserted, caught by a crash in the middle of a
         // checkpoint. The journal still holds both changes and its replay settles the content (known limit: such
         // a re-inserted document may then sort after documents inserted after it).
@@ -40,7 +39,7 @@ export async function recover(
           markDirty(dirty, collection, earlier.page);
           markDirty(dirty, collection, page);
         }
-        collection.insertKeys(id, page, keys.slice(i * width, (i + 1) * width), sorted[i] ?? undefined);
+        collection.insertKeys(page, keys, i);
       });
     }
   }
