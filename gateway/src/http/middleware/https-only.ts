@@ -6,11 +6,11 @@ export const httpsRequired = () =>
 
 /**
  * Spec §5.4. The TLS listener refuses plain HTTP before it reaches Express (see server.ts); behind a
- * TLS-terminating proxy, the proxy's X-Forwarded-Proto is the truth.
+ * TLS-terminating proxy (the only place this is mounted), the proxy's X-Forwarded-Proto is the truth.
  */
-export function httpsOnly(trustProxy: boolean): RequestHandler {
+export function httpsOnly(): RequestHandler {
   return (req, _res, next) => {
-    if (trustProxy && req.protocol !== 'https') throw httpsRequired();
+    if (req.protocol !== 'https') throw httpsRequired();
     next();
   };
 }

@@ -4,7 +4,6 @@ import type { Logger } from '../../log.js';
 /** One line per request: method, path (never the query, which may hold an API key), status and time. */
 export function requestLog(log: Logger): RequestHandler {
   return (req, res, next) => {
-    if (!log.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;

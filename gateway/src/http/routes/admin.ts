@@ -14,7 +14,7 @@ export function adminRouter(gw: Gateway, adminToken: string): Router {
   const router = Router();
   const before = [adminAuth(adminToken)];
   route(router, '/accounts', {
-    post: [...jsonBody(), async (req, res) => {
+    post: [jsonBody(), async (req, res) => {
       const { account, apiKey } = await createAccount(gw, parse(adminAccountCreate, req.body));
       res.status(201).set('Cache-Control', 'no-store').json({ ...publicAccount(account), apiKey });
     }],
@@ -30,7 +30,7 @@ export function adminRouter(gw: Gateway, adminToken: string): Router {
     },
   }, before);
   route(router, '/accounts/:id/credits/usage', {
-    post: [...jsonBody(), async (req, res) => {
+    post: [jsonBody(), async (req, res) => {
       const { amount, description } = parse(creditUsage, req.body);
       res.json(await useCredits(gw, String(req.params.id), amount, description));
     }],

@@ -8,7 +8,7 @@ import { campaignCreate, campaignUpdate } from '../schemas.js';
 export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
   const router = Router();
   route(router, '/campaigns', {
-    post: [...jsonBody(), async (req, res) => {
+    post: [jsonBody(), async (req, res) => {
       res.status(201).json(publicCampaign(await createCampaign(gw, accountOf(res).id, parse(campaignCreate, req.body))));
     }],
     get: async (_req, res) => {
@@ -21,7 +21,7 @@ export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
       const campaign = await getCampaign(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, publicCampaign(campaign));
     },
-    patch: [...jsonBody(), async (req, res) => {
+    patch: [jsonBody(), async (req, res) => {
       const campaign = await updateCampaign(gw, accountOf(res).id, String(req.params.id), parse(campaignUpdate, req.body));
       res.json(publicCampaign(campaign));
     }],

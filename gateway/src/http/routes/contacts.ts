@@ -10,7 +10,7 @@ import type { RequestHandler } from 'express';
 export function contactsRouter(gw: Gateway, before: RequestHandler[]): Router {
   const router = Router();
   route(router, '/contacts', {
-    post: [...jsonBody(), async (req, res) => {
+    post: [jsonBody(), async (req, res) => {
       const { contact, created } = await createContact(gw, accountOf(res).id, parse(contactCreate, req.body));
       res.status(created ? 201 : 200).json(publicContact(contact));
     }],

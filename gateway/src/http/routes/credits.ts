@@ -11,7 +11,7 @@ export function creditsRouter(gw: Gateway, before: RequestHandler[], headerKeyOn
   const router = Router();
 
   route(router, '/subaccounts/credits', {
-    post: [...jsonBody(), async (req, res) => {
+    post: [jsonBody(), async (req, res) => {
       const input = parse(creditGrant, req.body);
       const account = accountOf(res);
       const { status, response, replayed } = await idempotent(gw, account.id, req.get('idempotency-key'), req.body, async (remember) => {
@@ -24,7 +24,7 @@ export function creditsRouter(gw: Gateway, before: RequestHandler[], headerKeyOn
   }, headerKeyOnly);
 
   route(router, '/subaccounts/auto-recharge', {
-    put: [...jsonBody(), async (req, res) => {
+    put: [jsonBody(), async (req, res) => {
       res.json(await setAutoRecharge(gw, accountOf(res), parse(autoRecharge, req.body)));
     }],
   }, headerKeyOnly);

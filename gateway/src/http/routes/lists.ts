@@ -9,7 +9,7 @@ import { listAdd, listCreate } from '../schemas.js';
 export function listsRouter(gw: Gateway, before: RequestHandler[]): Router {
   const router = Router();
   route(router, '/lists', {
-    post: [...jsonBody(), async (req, res) => {
+    post: [jsonBody(), async (req, res) => {
       const list = await createList(gw, accountOf(res).id, parse(listCreate, req.body).name.trim());
       res.status(201).json(publicList(list));
     }],
@@ -19,7 +19,7 @@ export function listsRouter(gw: Gateway, before: RequestHandler[]): Router {
     },
   }, before);
   route(router, '/lists/:listId/contacts', {
-    post: [...jsonBody(), async (req, res) => {
+    post: [jsonBody(), async (req, res) => {
       const { contactId } = parse(listAdd, req.body);
       const listId = String(req.params.listId);
       const { added } = await addToList(gw, accountOf(res).id, listId, contactId!);

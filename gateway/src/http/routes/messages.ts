@@ -12,7 +12,7 @@ export function messagesRouter(gw: Gateway, before: RequestHandler[]): Router {
   const incomingLimit = Math.ceil((gw.config.maxMediaBytes * 4) / 3) + 64 * 1024;
 
   route(router, '/incoming_custom_channel_message', {
-    post: [...jsonBody(incomingLimit), async (req, res) => {
+    post: [jsonBody(incomingLimit), async (req, res) => {
       const { customData, messageType } = parse(incomingMessage, req.body);
       const { message } = await receiveMessage(gw, accountOf(res), {
         ...customData,
@@ -24,7 +24,7 @@ export function messagesRouter(gw: Gateway, before: RequestHandler[]): Router {
   }, before);
 
   route(router, '/send_custom_channel_message', {
-    post: [...jsonBody(), async (req, res) => {
+    post: [jsonBody(), async (req, res) => {
       const { customData } = parse(sendSchema, req.body);
       const { message, contact } = await sendMessage(gw, accountOf(res), customData);
       res.json({ success: true, messageId: message.id, contactId: contact.id, message: `Message queued for delivery on ${customData.customChannel}` });

@@ -14,7 +14,7 @@ export function settingsRouter(gw: Gateway, before: RequestHandler[]): Router {
       const account = await getAccount(gw.store, accountOf(res).id);
       await sendDurable(gw, res.set('Cache-Control', 'no-store'), publicSettings(account));
     },
-    put: [...jsonBody(), async (req, res) => {
+    put: [jsonBody(), async (req, res) => {
       const { customChannelWebhookUrl } = parse(settingsUpdate, req.body);
       res.set('Cache-Control', 'no-store').json(publicSettings(await updateSettings(gw, accountOf(res).id, customChannelWebhookUrl)));
     }],

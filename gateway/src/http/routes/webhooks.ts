@@ -10,7 +10,7 @@ import { webhookCreate } from '../schemas.js';
 export function webhooksRouter(gw: Gateway, before: RequestHandler[]): Router {
   const router = Router();
   route(router, '/webhooks', {
-    post: [...jsonBody(), async (req, res) => {
+    post: [jsonBody(), async (req, res) => {
       const { url, events } = parse(webhookCreate, req.body);
       checkTarget(gw, url, 'url');
       const sub = await subscribe(gw, accountOf(res).id, url, events);
