@@ -391,6 +391,26 @@ describe('transactions', () => {
   });
 });
 
+describe('document cache', () => {
+  test('keeps at most its limit of clean documents in memory, and the documents used again stay while others go', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir, { pageSize: 10, checkpointEvery: 1, cacheSize: 5 });
+    for (let i = 0; i < 60; i++) await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: `c${i}`, phone: `+${i}` }));
+    await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: 'last', phone: '+last' }));
+    expect(store.stats().cached).toBeLessThanOrEqual(6);
+
+    // c0 is used at every step while others are written (each write checkpoints, which forgets parsed pages) and
+    // read back: it stays in memory as the same object, and the count stays within the limit.
+    const c0 = await store.get<Contact>('contacts', 'c0');
+    for (let i = 1; i < 60; i++) {
+      expect(await store.get<Contact>('contacts', 'c0')).toBe(c0);
+      await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: `n${i}`, phone: `+n${i}` }));
+      expect((await store.get<Contact>('contacts', `c${i}`))!.phone).toBe(`+${i}`);
+      expect(store.stats().cached).toBeLessThanOrEqual(5);
+    }
+  });
+});
+
 describe('durability', () => {
   test('everything committed survives close and reopen, in insertion order, across many pages', async () => {
     const dir = tempDir();

@@ -14,7 +14,9 @@ const PAGES_KEPT = 4;
  * when asked for, so memory stays bounded however much is stored.
  */
 export class DocCache {
-  private readonly recent = new Map<Entry, true>();
+  /** Documents in memory, oldest first, each with the use that placed it here. */
+  private readonly recent = new Map<Entry, number>();
+  private uses = 0;
   private readonly loading = new Map<string, Promise<Map<string, Doc>>>();
   /** The last pages read back, by `collection/page`; emptied by every checkpoint, which rewrites pages. */
   private readonly pages = new Map<string, Map<string, Doc>>();
@@ -32,10 +34,13 @@ export class DocCache {
     return this.recent.size;
   }
 
-  /** A document now in memory (inserted, replaced, read back): the most recent. */
+  /**
+   * A document now in memory (inserted, replaced, read back): the most recently used. Only its use is noted
+   * here; trim() moves it behind the others when it comes to it, so a hit costs no reordering.
+   */
   keep(entry: Entry): void {
-    this.recent.delete(entry);
-    this.recent.set(entry, true);
+    entry.usedAt = ++this.uses;
+    if (!this.recent.has(entry)) this.recent.set(entry, entry.usedAt);
   }
 
   /** A document changed by a transaction: it stays until the next checkpoint has written it. */
@@ -93,8 +98,14 @@ export class DocCache {
   /** Drops the least recently used documents that nothing needs in memory, down to the limit. */
   trim(): void {
     if (this.recent.size <= this.limit) return;
-    for (const entry of this.recent.keys()) {
+    for (const [entry, placedAt] of this.recent) {
       if (this.recent.size <= this.limit) return;
+      if (entry.usedAt > placedAt) {
+        // Used since it was placed: it goes behind the others (and is met again, at most once, in this loop).
+        this.recent.delete(entry);
+        this.recent.set(entry, entry.usedAt);
+        continue;
+      }
       if (entry.holds > 0 || entry.cleanAfter > this.written) continue;
       entry.doc = undefined;
       this.recent.delete(entry);

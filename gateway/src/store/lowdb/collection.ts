@@ -24,6 +24,8 @@ export interface Entry {
   holds: number;
   /** The checkpoint after which the page files hold this version; before that only the journal does. */
   cleanAfter: number;
+  /** The document cache's count of uses when it was last used. */
+  usedAt: number;
   /** While the store opens: where the index keys of a document read from its page (and dropped) are. */
   keys?: PageKeys;
   /** Its position in `keys`. */
@@ -98,7 +100,7 @@ export class Collection {
   }
 
   insert(doc: Doc, page = this.tailPage(), cleanAfter = 0): Entry {
-    const entry: Entry = { id: doc.id, doc, seq: this.nextSeq++, page, holds: 0, cleanAfter };
+    const entry: Entry = { id: doc.id, doc, seq: this.nextSeq++, page, holds: 0, cleanAfter, usedAt: 0 };
     this.place(entry);
     return entry;
   }
@@ -142,7 +144,7 @@ export class Collection {
   /** While the store opens: the document at position `at` of a page, known by its id and index keys only. */
   insertKeys(page: number, keys: PageKeys, at: number): void {
     const id = keys.ids[at]!;
-    const entry: Entry = { id, doc: undefined, seq: this.nextSeq++, page, holds: 0, cleanAfter: 0, keys, keysAt: at };
+    const entry: Entry = { id, doc: undefined, seq: this.nextSeq++, page, holds: 0, cleanAfter: 0, usedAt: 0, keys, keysAt: at };
     this.entries.set(id, entry);
     while (this.pages.length <= page) this.pages.push(new OrderedIds());
     this.pages[page]!.add(id, entry.seq);
