@@ -509,7 +509,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     });
 
     test('a transaction that queues many jobs is one call; after a burst of them, a call finds every job', async () => {
-      const { seen, calls } = listen();
+      const { seen, calls, unsubscribe } = listen();
       await store.transact(async (tx) => {
         for (let i = 0; i < 50; i++) await tx.enqueue({ kind: 'test', data: { i }, runAt: later() });
       });
@@ -520,13 +520,14 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       const runAts = Array.from({ length: 20 }, (_, i) => later() - (i + 1) * 60_000);
       await Promise.all(runAts.map((runAt) => store.transact((tx) => tx.enqueue({ kind: 'test', data: {}, runAt }))));
       await until('a call after the last commit', () => seen.includes(Math.min(...runAts)));
+      unsubscribe();
     });
 
     test('revive and adopt are news too', async () => {
       const job = await store.transact((tx) => tx.enqueue({ kind: 'test', data: {} }));
       const [claimed] = await store.jobs.claim(1, 60_000);
       await store.jobs.settle(claimed!, { dead: 'gave up' });
-      const { calls } = listen();
+      const { calls, unsubscribe } = listen();
       expect(await store.jobs.revive(job.id)).toBe(true);
       await until('news of the revived job', () => calls() === 1);
       const at = new Date().toISOString();
@@ -534,6 +535,15 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
         { id: 'job_adopted', kind: 'test', data: {}, accountId: null, key: null, status: 'pending', runAt: later(), attempts: 0, lease: null, lastError: null, createdAt: at, updatedAt: at },
       ]);
       await until('news of the adopted job', () => calls() === 2);
+      unsubscribe();
+    });
+
+    test('once closing, a store calls no listener, not even for a job committed just before', async () => {
+      const { calls } = listen();
+      await store.transact((tx) => tx.enqueue({ kind: 'test', data: {}, runAt: later() }));
+      await store.close();
+      await sleep(300);
+      expect(calls()).toBe(0);
     });
   });
 

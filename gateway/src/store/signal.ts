@@ -5,6 +5,7 @@
 export class Signal {
   private readonly listeners = new Set<() => void>();
   private scheduled = false;
+  private closed = false;
 
   /** Returns the function that unsubscribes `listener`; subscribing one function twice calls it twice. */
   subscribe(listener: () => void): () => void {
@@ -14,11 +15,18 @@ export class Signal {
   }
 
   raise(): void {
-    if (this.scheduled || this.listeners.size === 0) return;
+    if (this.closed || this.scheduled || this.listeners.size === 0) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
+      if (this.closed) return;
       for (const listener of [...this.listeners]) listener();
     });
+  }
+
+  /** Drops every listener: news raised after the store closed, or still on its way, reaches no one. */
+  close(): void {
+    this.closed = true;
+    this.listeners.clear();
   }
 }

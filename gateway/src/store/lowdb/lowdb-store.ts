@@ -257,6 +257,7 @@ class JournaledStore implements LowdbStore {
 
   private async shutdown(): Promise<void> {
     this.state = 'closing';
+    this.jobs.close();
     await this.queue;
     for (;;) {
       if (this.writer) await this.writer;

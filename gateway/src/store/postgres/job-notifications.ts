@@ -47,6 +47,7 @@ export class JobNotifications {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.signal.close();
     clearTimeout(this.retry);
     const client = this.client;
     this.client = undefined;
