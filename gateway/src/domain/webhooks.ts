@@ -3,9 +3,8 @@ import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
+import type { EventType } from './events.js';
 import { newWebhookSecret } from './secrets.js';
-
-export type EventType = 'reply' | 'auto_recharge';
 
 /** A receiver registered through the API (the n8n trigger's automatic registration), with its own secret. */
 export interface Subscription {

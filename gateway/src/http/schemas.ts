@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EVENTS } from '../domain/events.js';
 
 /**
  * One schema per request body, used by its route and by the OpenAPI document. Field names follow the spec,
@@ -113,10 +114,9 @@ const webhookUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL'
 
 export const settingsUpdate = z.object({ customChannelWebhookUrl: webhookUrl.nullable() });
 
-export const webhookEvents = ['reply', 'auto_recharge'] as const;
 export const webhookCreate = z.object({
   url: webhookUrl,
-  events: z.array(z.enum(webhookEvents)).min(1, 'name at least one event').max(20).transform((e) => [...new Set(e)]),
+  events: z.array(z.enum(EVENTS)).min(1, 'name at least one event').max(20).transform((e) => [...new Set(e)]),
 });
 
 const faq = z.object({ question: nonBlank(1000), answer: nonBlank(5000) });

@@ -1,0 +1,20 @@
+/**
+ * Every webhook event the gateway delivers: the one list the request schema, the OpenAPI document and the delivery
+ * code take their names from. Each is signed and retried the same way; the payloads are in the README.
+ */
+export const EVENTS = [
+  /** An outgoing custom-channel message, bot- or team-written (spec §6.1): the Custom Channel Webhook URL gets it too. */
+  'reply',
+  /** An agency's sub-account fell below its threshold (spec §6.2). */
+  'auto_recharge',
+  /** A message from a contact, on any channel. */
+  'message_received',
+  /** A conversation passed to a person: the contact asked for one, or a team member took over. */
+  'handoff',
+  /** A contact opted out of every channel of the account (STOP and its kin). */
+  'opt_out',
+  /** An outgoing message that could not be delivered, after every retry. */
+  'delivery_failed',
+] as const;
+
+export type EventType = (typeof EVENTS)[number];
