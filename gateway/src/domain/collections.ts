@@ -39,6 +39,31 @@ export const collections: CollectionSpec[] = [
       contact: { fields: ['contactId'] },
     },
   },
+  {
+    name: 'conversations',
+    indexes: {
+      // One conversation per contact and channel ('sms', 'whatsapp' or 'custom:<label>').
+      channel: { unique: true, fields: ['accountId', 'contactId', 'channelKey'] },
+      contact: { fields: ['contactId'] },
+      account: { fields: ['accountId'] },
+      status: { fields: ['accountId', 'status'] },
+      campaign: { fields: ['accountId', 'campaignId'] },
+      kind: { fields: ['accountId', 'channel'] },
+      // Set to 'held' only while a paused campaign holds the conversation's next follow-up.
+      heldFollowUp: { fields: ['campaignId', 'followUpHeld'] },
+    },
+  },
+  {
+    name: 'openings',
+    indexes: {
+      // A campaign's opening message goes to a contact at most once, whatever process schedules it.
+      member: { unique: true, fields: ['campaignId', 'contactId'] },
+      contact: { fields: ['contactId'] },
+      // Set to 'held' only while a paused campaign holds the opening message.
+      held: { fields: ['campaignId', 'held'] },
+    },
+  },
+  { name: 'pacing', indexes: {} },
   { name: 'media', indexes: {} },
   { name: 'deliveries', indexes: { message: { fields: ['messageId'] } } },
   { name: 'webhooks', indexes: { account: { fields: ['accountId'] } } },

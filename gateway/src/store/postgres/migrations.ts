@@ -106,6 +106,34 @@ CREATE INDEX leadchat_hits_reset ON leadchat_hits (reset_at);
 CREATE TABLE leadchat_settings (name text PRIMARY KEY, value text NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
 `,
   },
+  {
+    version: 3,
+    name: 'conversations, opening messages and campaign pacing',
+    sql: `
+CREATE TABLE "conversations" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE UNIQUE INDEX "conversations_by_channel" ON "conversations" ((doc->>'accountId'), (doc->>'contactId'), (doc->>'channelKey'))
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'contactId' IS NOT NULL AND doc->>'channelKey' IS NOT NULL;
+CREATE INDEX "conversations_by_contact" ON "conversations" ((doc->>'contactId'), seq) WHERE doc->>'contactId' IS NOT NULL;
+CREATE INDEX "conversations_by_account" ON "conversations" ((doc->>'accountId'), seq) WHERE doc->>'accountId' IS NOT NULL;
+CREATE INDEX "conversations_by_status" ON "conversations" ((doc->>'accountId'), (doc->>'status'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'status' IS NOT NULL;
+CREATE INDEX "conversations_by_campaign" ON "conversations" ((doc->>'accountId'), (doc->>'campaignId'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'campaignId' IS NOT NULL;
+CREATE INDEX "conversations_by_kind" ON "conversations" ((doc->>'accountId'), (doc->>'channel'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'channel' IS NOT NULL;
+CREATE INDEX "conversations_by_heldFollowUp" ON "conversations" ((doc->>'campaignId'), (doc->>'followUpHeld'), seq)
+  WHERE doc->>'campaignId' IS NOT NULL AND doc->>'followUpHeld' IS NOT NULL;
+
+CREATE TABLE "openings" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE UNIQUE INDEX "openings_by_member" ON "openings" ((doc->>'campaignId'), (doc->>'contactId'))
+  WHERE doc->>'campaignId' IS NOT NULL AND doc->>'contactId' IS NOT NULL;
+CREATE INDEX "openings_by_contact" ON "openings" ((doc->>'contactId'), seq) WHERE doc->>'contactId' IS NOT NULL;
+CREATE INDEX "openings_by_held" ON "openings" ((doc->>'campaignId'), (doc->>'held'), seq)
+  WHERE doc->>'campaignId' IS NOT NULL AND doc->>'held' IS NOT NULL;
+
+CREATE TABLE "pacing" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
