@@ -2,6 +2,7 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 
 import { defaultCountryCodeField } from '../../shared/contactFields';
 import { getOrCreateContact, readPhone } from '../../shared/contacts';
+import { delayField, readDelay } from '../../shared/delay';
 import { listLocator } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
@@ -35,6 +36,7 @@ export const description = forOperation('lead', 'capture', [
 		default: {},
 		options: [
 			defaultCountryCodeField,
+			delayField,
 			{
 				displayName: 'Email',
 				name: 'email',
@@ -64,6 +66,7 @@ export async function execute(
 ): Promise<IDataObject> {
 	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as {
 		defaultCountryCode?: string;
+		delay?: string;
 		email?: string;
 		lastName?: string;
 	};
@@ -88,6 +91,7 @@ export async function execute(
 			description: "Pick the campaign's list, or give its ID.",
 		});
 	}
+	const delay = readDelay.call(this, fields.delay, itemIndex);
 	const { contact, created } = await getOrCreateContact.call(
 		this,
 		{
@@ -99,6 +103,6 @@ export async function execute(
 		itemIndex,
 		settings,
 	);
-	const membership = await addContactToList.call(this, listId, String(contact.id), itemIndex, settings);
-	return { ...contact, created, addedToList: membership.added === true, listId };
+	const membership = await addContactToList.call(this, listId, String(contact.id), itemIndex, settings, delay);
+	return { ...contact, created, addedToList: membership.added === true, listId, ...(delay ? { delay } : {}) };
 }

@@ -1,5 +1,6 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
+import { delayField, readDelay } from '../../shared/delay';
 import { listLocator } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
@@ -16,11 +17,19 @@ export const description = forOperation('list', 'addContact', [
 		placeholder: 'e.g. ct_V1StGXR8Z5jdHi6B',
 		description: 'ID of the contact, as returned by Contact > Create or Get',
 	},
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [delayField],
+	},
 ]);
 
 /**
  * Spec §4.3. `added` is false when the contact already was on the list (the gateway says so; a server that does
- * not is taken to have added it).
+ * not is taken to have added it). `delay` (already validated) holds the opening message that long.
  */
 export async function addContactToList(
 	this: IExecuteFunctions,
@@ -28,6 +37,7 @@ export async function addContactToList(
 	contactId: string,
 	itemIndex: number,
 	settings: RunSettings,
+	delay?: string,
 ): Promise<IDataObject> {
 	if (!listId.trim()) {
 		throw new NodeOperationError(this.getNode(), 'List is empty', {
@@ -41,7 +51,7 @@ export async function addContactToList(
 	const response = await leadChatRequest.call(this, {
 		method: 'POST',
 		path: `/lists/${encodeURIComponent(listId.trim())}/contacts`,
-		body: { contactId: contactId.trim() },
+		body: { contactId: contactId.trim(), ...(delay ? { delay } : {}) },
 		itemIndex,
 		retry: settings.retry,
 		notFoundHint: 'Check the List and the Contact ID.',
@@ -63,5 +73,7 @@ export async function execute(
 ): Promise<IDataObject> {
 	const listId = this.getNodeParameter('list', itemIndex, '', { extractValue: true }) as string;
 	const contactId = this.getNodeParameter('contactId', itemIndex) as string;
-	return await addContactToList.call(this, listId, contactId, itemIndex, settings);
+	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as { delay?: string };
+	const delay = readDelay.call(this, fields.delay, itemIndex);
+	return await addContactToList.call(this, listId, contactId, itemIndex, settings, delay);
 }
