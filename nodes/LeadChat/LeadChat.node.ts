@@ -13,6 +13,7 @@ import {
 
 import { searchLists } from './methods/listSearch';
 import * as contact from './resources/contact';
+import * as conversation from './resources/conversation';
 import * as credit from './resources/credit';
 import * as lead from './resources/lead';
 import * as list from './resources/list';
@@ -23,6 +24,7 @@ import type { Operation } from './shared/types';
 const resources: Record<string, Record<string, Operation>> = {
 	lead: lead.operations,
 	contact: contact.operations,
+	conversation: conversation.operations,
 	list: list.operations,
 	message: message.operations,
 	credit: credit.operations,
@@ -46,7 +48,7 @@ export class LeadChat implements INodeType {
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
-			'Capture leads into AI sales-chat campaigns, manage contacts and lists, exchange custom-channel messages and grant credits',
+			'Capture leads into AI sales-chat campaigns, manage contacts, lists and conversations, exchange custom-channel messages and grant credits',
 		defaults: {
 			name: 'LeadChat',
 		},
@@ -67,6 +69,7 @@ export class LeadChat implements INodeType {
 				noDataExpression: true,
 				options: [
 					{ name: 'Contact', value: 'contact' },
+					{ name: 'Conversation', value: 'conversation' },
 					{ name: 'Credit', value: 'credit' },
 					{ name: 'Lead', value: 'lead' },
 					{ name: 'List', value: 'list' },
@@ -76,6 +79,7 @@ export class LeadChat implements INodeType {
 			},
 			...lead.description,
 			...contact.description,
+			...conversation.description,
 			...list.description,
 			...message.description,
 			...credit.description,

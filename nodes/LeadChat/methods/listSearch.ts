@@ -6,7 +6,7 @@ import {
 	type INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { leadChatRequest } from '../transport/request';
+import { leadChatPaged } from '../transport/paginate';
 
 /** GET /lists answers `{data: [...]}` on the gateway; accept a bare array or `lists`/`items` too. */
 function listsIn(body: unknown): IDataObject[] {
@@ -21,24 +21,24 @@ function listsIn(body: unknown): IDataObject[] {
 }
 
 /**
- * The lists of the account, for the List dropdown. The spec names no endpoint that lists them; the gateway has
- * GET /lists. On a server without it, the dropdown says to give the list by ID instead.
+ * The lists of the account, every page of them, for the List dropdown. The spec names no endpoint that lists them;
+ * the gateway has GET /lists. On a server without it, the dropdown says to give the list by ID instead.
  */
 export async function searchLists(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const response = await leadChatRequest.call(this, {
-		method: 'GET',
-		path: '/lists',
-		accept: [404, 405],
-		retry: { maxRetries: 1, maxWaitSeconds: 5 },
-	});
-	if (response.statusCode === 404 || response.statusCode === 405) {
+	const { records, statusCode } = await leadChatPaged.call(
+		this,
+		{ path: '/lists', accept: [404, 405], retry: { maxRetries: 1, maxWaitSeconds: 5 } },
+		undefined,
+		listsIn,
+	);
+	if (statusCode === 404 || statusCode === 405) {
 		throw new NodeOperationError(
 			this.getNode(),
 			'This server cannot list your lists. Choose "By ID" and paste the list ID from the app.',
 		);
 	}
 	const needle = (filter ?? '').trim().toLowerCase();
-	const results: INodeListSearchItems[] = listsIn(response.body)
+	const results: INodeListSearchItems[] = records
 		.filter((list) => list.id !== undefined)
 		.map((list) => ({
 			name: typeof list.name === 'string' && list.name ? list.name : String(list.id),

@@ -132,3 +132,31 @@ export function readRunOptions(this: IExecuteFunctions): { settings: RunSettings
 			: undefined,
 	};
 }
+
+/** n8n's standard pair for a Get Many operation; place inside `forOperation` so both show for it only. */
+export const returnAllAndLimit: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: {
+			minValue: 1,
+		},
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+];
+
+/** How many records a Get Many returns: undefined for all of them. */
+export function readLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
+	if (this.getNodeParameter('returnAll', itemIndex, false) as boolean) return undefined;
+	return Math.max(1, Math.floor(this.getNodeParameter('limit', itemIndex, 50) as number));
+}

@@ -1,0 +1,69 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { readLimit, returnAllAndLimit } from '../../shared/descriptions';
+import { forOperation } from '../../shared/display';
+import type { RunSettings } from '../../shared/types';
+import { leadChatGetMany } from '../../transport/paginate';
+
+export const description = forOperation('conversation', 'getAll', [
+	...returnAllAndLimit,
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Campaign ID',
+				name: 'campaignId',
+				type: 'string',
+				default: '',
+				description: 'Only conversations of this campaign',
+			},
+			{
+				displayName: 'Channel',
+				name: 'channel',
+				type: 'options',
+				options: [
+					{ name: 'Custom Channel', value: 'custom' },
+					{ name: 'SMS', value: 'sms' },
+					{ name: 'WhatsApp', value: 'whatsapp' },
+				],
+				default: 'custom',
+				description: 'Only conversations on this channel',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				options: [
+					{ name: 'Active', value: 'active', description: 'The AI bot or the team is talking with the contact' },
+					{ name: 'Closed', value: 'closed', description: 'The last follow-up went unanswered' },
+					{ name: 'Handed Off', value: 'handed_off', description: 'A person took over; the bot is silent' },
+					{ name: 'Opted Out', value: 'opted_out', description: 'The contact asked to receive nothing more' },
+				],
+				default: 'active',
+			},
+		],
+	},
+]);
+
+/** The conversations of the account, newest activity first, one output item each. */
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	settings: RunSettings,
+): Promise<IDataObject[]> {
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const qs: IDataObject = {};
+	for (const key of ['status', 'campaignId', 'channel']) {
+		const value = typeof filters[key] === 'string' ? (filters[key] as string).trim() : '';
+		if (value) qs[key] = value;
+	}
+	return await leadChatGetMany.call(
+		this,
+		{ path: '/conversations', qs, itemIndex, retry: settings.retry },
+		readLimit.call(this, itemIndex),
+	);
+}
