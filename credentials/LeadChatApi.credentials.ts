@@ -7,32 +7,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-/** Where the service expects the key on a given request (spec §5.3). */
-export type KeyPlacement = 'bearer' | 'header' | 'query';
-
-/**
- * Spec §5.3 shows the key in three places: the `x-api-key` header on the credit grant (the only way there),
- * `Authorization: Bearer` in the funnel examples of create-contact and add-to-list, and the `apiKey` query
- * parameter on the contact lookup, list, send-message and incoming-message endpoints. The key is sent the way
- * the spec shows for each endpoint so the hosted service accepts it; the gateway's own extensions (webhook
- * subscriptions) take a header, which keeps the key out of URLs.
- */
-export function keyPlacementFor(method: string | undefined, url: string): KeyPlacement {
-	const path = pathOf(url);
-	const verb = (method ?? 'GET').toUpperCase();
-	if (/\/subaccounts\/credits$/.test(path)) return 'header';
-	if (verb === 'POST' && /\/contacts$/.test(path) && !/\/lists\/[^/]+\/contacts$/.test(path)) return 'bearer';
-	if (verb === 'POST' && /\/lists\/[^/]+\/contacts$/.test(path)) return 'bearer';
-	if (/\/webhooks(\/[^/]+)?$/.test(path)) return 'bearer';
-	return 'query';
-}
-
-function pathOf(url: string): string {
-	const withoutQuery = url.split(/[?#]/)[0] ?? '';
-	const match = /^[a-z][a-z0-9+.-]*:\/\/[^/]*(\/.*)?$/i.exec(withoutQuery);
-	const path = match ? (match[1] ?? '/') : withoutQuery;
-	return path.length > 1 ? path.replace(/\/+$/, '') : path;
-}
+import { endpointPath, keyPlacementFor } from '../nodes/LeadChat/transport/keyPlacement';
 
 export class LeadChatApi implements ICredentialType {
 	name = 'leadChatApi';
@@ -91,7 +66,8 @@ export class LeadChatApi implements ICredentialType {
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> => {
 		const apiKey = String(credentials.apiKey ?? '');
-		const placement = keyPlacementFor(requestOptions.method, requestOptions.url);
+		const path = endpointPath(requestOptions.url, String(credentials.baseUrl ?? ''));
+		const placement = keyPlacementFor(requestOptions.method, path);
 		if (placement === 'query') {
 			return { ...requestOptions, qs: { ...(requestOptions.qs ?? {}), apiKey } };
 		}
