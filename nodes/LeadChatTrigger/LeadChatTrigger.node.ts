@@ -3,6 +3,7 @@ import {
 	NodeOperationError,
 	type IDataObject,
 	type IHookFunctions,
+	type INodePropertyOptions,
 	type INodeType,
 	type INodeTypeDescription,
 	type IWebhookFunctions,
@@ -12,9 +13,48 @@ import {
 import { leadChatRequest } from '../LeadChat/transport/request';
 import { verifySignature } from './signature';
 
-type EventName = 'reply' | 'auto_recharge';
+/**
+ * Every event the trigger offers, as the API names them (snake_case, the `webhook-event` header), sorted by the
+ * name the editor shows. The rest of the trigger takes the names from here.
+ */
+const EVENTS = [
+	{
+		name: 'Auto-Recharge',
+		value: 'auto_recharge',
+		description: "An agency's sub-account needs credits; carries an idempotency_key to grant them exactly once",
+	},
+	{
+		name: 'Delivery Failed',
+		value: 'delivery_failed',
+		description: 'An outgoing message could not be delivered, after every retry',
+	},
+	{
+		name: 'Hand-Off',
+		value: 'handoff',
+		description: 'A conversation passed to a person: the contact asked for one, or a team member took over',
+	},
+	{
+		name: 'Message Received',
+		value: 'message_received',
+		description: 'A contact wrote, on any channel',
+	},
+	{
+		name: 'Opt-Out',
+		value: 'opt_out',
+		description: 'A contact opted out of every channel (STOP and the like)',
+	},
+	{
+		name: 'Reply',
+		value: 'reply',
+		description: 'The AI bot or an agent replied to a contact on a custom channel',
+	},
+] as const satisfies readonly INodePropertyOptions[];
 
-const EVENTS: EventName[] = ['reply', 'auto_recharge'];
+type EventName = (typeof EVENTS)[number]['value'];
+
+function isEvent(name: string): name is EventName {
+	return EVENTS.some((event) => event.value === name);
+}
 
 interface SubscriptionData {
 	webhookId?: string;
@@ -26,7 +66,7 @@ const NO_SUBSCRIPTION_API =
 
 function selectedEvents(this: IHookFunctions | IWebhookFunctions): EventName[] {
 	const events = this.getNodeParameter('events', []) as string[];
-	return EVENTS.filter((event) => events.includes(event));
+	return EVENTS.map((event) => event.value).filter((event) => events.includes(event));
 }
 
 function sameEvents(a: unknown, b: EventName[]): boolean {
@@ -48,11 +88,13 @@ async function unsubscribe(this: IHookFunctions): Promise<void> {
 	delete data.webhookSecret;
 }
 
-/** Which event a delivery carries: the `webhook-event` header, else what its body looks like. */
-function eventOf(header: string | undefined, body: IDataObject): EventName {
-	const named = (header ?? '').trim().toLowerCase().replace(/-/g, '_');
-	if (named === 'reply' || named === 'auto_recharge') return named;
-	return body.type === 'auto_recharge' ? 'auto_recharge' : 'reply';
+/**
+ * Which event a delivery carries: the `webhook-event` header, else the payload's `type`. A delivery with neither is
+ * the hosted service's reply (spec §2.6 has no type field). A name the trigger does not know is returned as it is.
+ */
+function eventOf(header: string | undefined, body: IDataObject): string {
+	const normalize = (name: unknown) => (typeof name === 'string' ? name.trim().toLowerCase().replace(/-/g, '_') : '');
+	return normalize(header) || normalize(body.type) || 'reply';
 }
 
 export class LeadChatTrigger implements INodeType {
@@ -63,7 +105,8 @@ export class LeadChatTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
-		description: 'Starts the workflow when the AI bot or an agent replies on a custom channel, or on auto-recharge events',
+		description:
+			'Starts the workflow on LeadChat events: replies, incoming messages, hand-offs, opt-outs, failed deliveries and auto-recharge',
 		defaults: {
 			name: 'LeadChat Trigger',
 		},
@@ -89,19 +132,7 @@ export class LeadChatTrigger implements INodeType {
 				name: 'events',
 				type: 'multiOptions',
 				required: true,
-				options: [
-					{
-						name: 'Auto-Recharge',
-						value: 'auto_recharge',
-						description:
-							"An agency's sub-account needs credits; carries an idempotency_key to grant them exactly once",
-					},
-					{
-						name: 'Reply',
-						value: 'reply',
-						description: 'The AI bot or an agent replied to a contact on a custom channel',
-					},
-				],
+				options: EVENTS.map((event) => ({ ...event })),
 				default: ['reply'],
 			},
 			{
@@ -230,7 +261,7 @@ export class LeadChatTrigger implements INodeType {
 
 		const body = this.getBodyData();
 		const event = eventOf(req.header('webhook-event'), body);
-		if (!selectedEvents.call(this).includes(event)) {
+		if (!isEvent(event) || !selectedEvents.call(this).includes(event)) {
 			return { webhookResponse: { received: true, ignored: event } };
 		}
 		const deliveryId = req.header('webhook-id');
