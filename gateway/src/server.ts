@@ -9,8 +9,8 @@ import { ApiError } from './errors.js';
 import { createApp } from './http/app.js';
 import { errorBody } from './http/errors.js';
 import { httpsRequired } from './http/middleware/https-only.js';
-import { deliver } from './jobs/deliver.js';
-import { housekeeping, scheduleHousekeeping } from './jobs/housekeeping.js';
+import { jobHandlers } from './jobs/handlers.js';
+import { scheduleHousekeeping } from './jobs/housekeeping.js';
 import { JobRunner } from './jobs/queue.js';
 import type { Logger } from './log.js';
 import { openStore } from './store/open.js';
@@ -39,7 +39,7 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     const [tls, admin] = await Promise.all([loadTls(config, opened.store), adminToken(config)]);
     const store = opened.store;
     const gw: Gateway = { config, store, log };
-    const runner = new JobRunner(gw, { deliver, housekeeping }, { leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs });
+    const runner = new JobRunner(gw, jobHandlers, { leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs });
     await scheduleHousekeeping(gw);
     runner.start();
 

@@ -15,11 +15,16 @@ beforeAll(async () => {
 const ROUTES: Record<string, string[]> = {
   '/contacts': ['get', 'post'],
   '/contacts/{id}': ['get'],
-  '/contacts/{id}/messages': ['get'],
+  '/contacts/{id}/messages': ['get', 'post'],
   '/lists': ['get', 'post'],
   '/lists/{list_id}/contacts': ['get', 'post'],
   '/campaigns': ['get', 'post'],
   '/campaigns/{id}': ['get', 'patch'],
+  '/campaigns/{id}/preview': ['get'],
+  '/contacts/{id}/bot': ['post'],
+  '/conversations': ['get'],
+  '/conversations/{id}': ['get'],
+  '/channels/{channel}/incoming': ['post'],
   '/send_custom_channel_message': ['post'],
   '/incoming_custom_channel_message': ['post'],
   '/messages/{id}': ['get'],
@@ -91,7 +96,7 @@ test('request schemas are the ones the routes validate with', () => {
   const lookup = doc.paths['/contacts'].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name);
   expect(lookup.sort()).toEqual(['email', 'phoneNumber']);
   const listAdd = doc.paths['/lists/{list_id}/contacts'].post.requestBody.content['application/json'].schema;
-  expect(Object.keys(listAdd.properties).sort()).toEqual(['contactId', 'contact_id']);
+  expect(Object.keys(listAdd.properties).sort()).toEqual(['contactId', 'contact_id', 'delay']);
   const inbound = doc.paths['/incoming_custom_channel_message'].post.requestBody.content['application/json'].schema;
   expect(inbound.required).toContain('customData');
   expect(inbound.properties.customData.required).toEqual(expect.arrayContaining(['fromId', 'toId', 'body']));

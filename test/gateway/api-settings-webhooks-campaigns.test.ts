@@ -12,7 +12,7 @@ describe('settings', () => {
     const fresh = await createAccount(ctx.gw);
     const res = await api(ctx.gw, fresh, 'GET', 'settings');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ customChannelWebhookUrl: null, webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{16,}=*$/) });
+    expect(res.body).toEqual({ customChannelWebhookUrl: null, webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{16,}=*$/), helpText: expect.stringMatching(/STOP/) });
     expect(res.headers['cache-control']).toBe('no-store');
     expect(Buffer.from(res.body.webhookSecret.slice(6), 'base64').length).toBeGreaterThanOrEqual(24);
   });
@@ -21,7 +21,7 @@ describe('settings', () => {
     const url = 'https://hooks.example.com/leadchat/replies?token=abc';
     const put = await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: url } });
     expect(put.status).toBe(200);
-    expect(put.body).toEqual({ customChannelWebhookUrl: url, webhookSecret: expect.stringMatching(/^whsec_/) });
+    expect(put.body).toEqual({ customChannelWebhookUrl: url, webhookSecret: expect.stringMatching(/^whsec_/), helpText: expect.any(String) });
     expect((await api(ctx.gw, account, 'GET', 'settings')).body).toEqual(put.body);
 
     const cleared = await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: null } });
@@ -50,7 +50,7 @@ describe('settings', () => {
     const before = (await api(ctx.gw, account, 'GET', 'settings')).body;
     const res = await api(ctx.gw, account, 'POST', 'settings/webhook-secret');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ customChannelWebhookUrl: before.customChannelWebhookUrl, webhookSecret: expect.stringMatching(/^whsec_/) });
+    expect(res.body).toEqual({ customChannelWebhookUrl: before.customChannelWebhookUrl, webhookSecret: expect.stringMatching(/^whsec_/), helpText: before.helpText });
     expect(res.body.webhookSecret).not.toBe(before.webhookSecret);
     expect((await api(ctx.gw, account, 'GET', 'settings')).body).toEqual(res.body);
   });
@@ -81,13 +81,13 @@ describe('webhook subscriptions', () => {
     const one = await api(ctx.gw, owner, 'GET', `webhooks/${created.body.id}`);
     expect(one.status).toBe(200);
     expect(one.body).toEqual(shown);
-    expect((await api(ctx.gw, owner, 'GET', 'webhooks')).body).toEqual({ data: [shown] });
+    expect((await api(ctx.gw, owner, 'GET', 'webhooks')).body).toEqual({ data: [shown], nextCursor: null });
 
     const del = await api(ctx.gw, owner, 'DELETE', `webhooks/${created.body.id}`);
     expect(del.status).toBe(204);
     expectApiError(await api(ctx.gw, owner, 'GET', `webhooks/${created.body.id}`), 404, 'NOT_FOUND');
     expectApiError(await api(ctx.gw, owner, 'DELETE', `webhooks/${created.body.id}`), 404, 'NOT_FOUND');
-    expect((await api(ctx.gw, owner, 'GET', 'webhooks')).body).toEqual({ data: [] });
+    expect((await api(ctx.gw, owner, 'GET', 'webhooks')).body).toEqual({ data: [], nextCursor: null });
   });
 
   test.each<[string, unknown]>([
@@ -101,7 +101,7 @@ describe('webhook subscriptions', () => {
   ])('create with %s → 400, nothing created', async (_what, body) => {
     const owner = await createAccount(ctx.gw);
     expectApiError(await api(ctx.gw, owner, 'POST', 'webhooks', { body }), 400);
-    expect((await api(ctx.gw, owner, 'GET', 'webhooks')).body).toEqual({ data: [] });
+    expect((await api(ctx.gw, owner, 'GET', 'webhooks')).body).toEqual({ data: [], nextCursor: null });
   });
 
   test('a repeated event is named once', async () => {
@@ -132,11 +132,14 @@ describe('campaigns', () => {
       language: 'en',
       listId: null,
       channel: 'whatsapp',
+      customChannel: null,
       openingTemplate: null,
       openingMessage: null,
       triggerOnNewContacts: false,
       status: 'draft',
-      followUps: { enabled: false, delaysMinutes: [] },
+      sendRate: '30/m',
+      sendingWindow: null,
+      followUps: { enabled: false, steps: [] },
       bot: { active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: '' },
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: expect.stringMatching(/Z$/),
@@ -158,7 +161,9 @@ describe('campaigns', () => {
       openingMessage: 'Hi {{firstName}}!',
       triggerOnNewContacts: true,
       status: 'live',
-      followUps: { enabled: true, delaysMinutes: [60, 1440] },
+      sendRate: '10/m',
+      sendingWindow: { start: '08:00', end: '21:00', timezone: 'America/New_York' },
+      followUps: { enabled: true, steps: [{ after: '1h', body: 'Still there, {{first_name}}?' }, { after: '1d', body: 'Last call' }] },
       bot: { active: false, instructions: 'Be brief', companyInfo: 'Smile Co', faqs: [{ question: 'Price?', answer: 'From $50' }], resources: ['https://smile.example.com'], goal: 'Book a visit' },
     };
     const res = await api(ctx.gw, account, 'POST', 'campaigns', { body });
@@ -190,7 +195,9 @@ describe('campaigns', () => {
     ['unknown status', { name: 'x', status: 'archived' }],
     ['unknown channel', { name: 'x', channel: 'fax' }],
     ['trigger not a boolean', { name: 'x', triggerOnNewContacts: 'yes' }],
-    ['follow-up delay of 0', { name: 'x', followUps: { enabled: true, delaysMinutes: [0] } }],
+    ['follow-up delay of 0', { name: 'x', followUps: { enabled: true, steps: [{ after: '0s', body: 'x' }] } }],
+    ['six follow-up steps', { name: 'x', followUps: { enabled: true, steps: Array.from({ length: 6 }, () => ({ after: '1h', body: 'x' })) } }],
+    ['a sending window in an unknown zone', { name: 'x', sendingWindow: { start: '08:00', end: '21:00', timezone: 'Mars/Olympus' } }],
     ['faq without answer', { name: 'x', bot: { faqs: [{ question: 'q' }] } }],
   ])('create with %s → 400', async (_what, body) => {
     expectApiError(await api(ctx.gw, account, 'POST', 'campaigns', { body }), 400);
@@ -198,7 +205,7 @@ describe('campaigns', () => {
 
   test('PATCH changes the given fields and merges bot and followUps', async () => {
     const created = (await api(ctx.gw, account, 'POST', 'campaigns', {
-      body: { name: 'To change', bot: { instructions: 'Keep me', goal: 'Old goal' }, followUps: { enabled: false, delaysMinutes: [30] } },
+      body: { name: 'To change', channel: 'sms', openingMessage: 'Hi', bot: { instructions: 'Keep me', goal: 'Old goal' }, followUps: { enabled: false, steps: [{ after: '30m', body: 'Hello?' }] } },
     })).body;
     const res = await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, {
       body: { status: 'live', triggerOnNewContacts: true, listId, bot: { goal: 'New goal' }, followUps: { enabled: true } },
@@ -210,12 +217,14 @@ describe('campaigns', () => {
       triggerOnNewContacts: true,
       listId,
       bot: { ...created.bot, instructions: 'Keep me', goal: 'New goal' },
-      followUps: { enabled: true, delaysMinutes: [30] },
+      followUps: { enabled: true, steps: [{ after: '30m', body: 'Hello?' }] },
       updatedAt: expect.stringMatching(/Z$/),
     });
     expect((await api(ctx.gw, account, 'GET', `campaigns/${created.id}`)).body).toEqual(res.body);
 
-    const detached = await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { listId: null } });
+    // A Live campaign needs its list: it is paused to be detached.
+    expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { listId: null } }), 400, 'CAMPAIGN_CANNOT_SEND');
+    const detached = await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { listId: null, status: 'paused' } });
     expect(detached.status).toBe(200);
     expect(detached.body.listId).toBeNull();
   });

@@ -348,12 +348,22 @@ describe('hostile bodies on every POST/PUT/PATCH route', () => {
       type: [fc.constantFrom('combined', 'outgoing', 'incoming')],
       language: [fc.constantFrom('en', 'de')],
       listId: [fc.constant(null).map(() => listId), fc.constant(null)],
-      channel: [fc.constantFrom('whatsapp', 'sms')],
+      channel: [fc.constantFrom('whatsapp', 'sms', 'custom')],
+      customChannel: [weirdString],
       openingTemplate: [weirdString],
-      openingMessage: [weirdString],
+      openingMessage: [weirdString, fc.constantFrom('Hi {{first_name|there}}', 'Hi {{nope}}', '{{', '{{custom.}}')],
       triggerOnNewContacts: [fc.boolean()],
       status: [fc.constantFrom('draft', 'live', 'paused')],
-      followUps: [fc.record({ enabled: fc.boolean(), delaysMinutes: fc.array(fc.integer({ min: -5, max: 50_000 }), { maxLength: 12 }) })],
+      sendRate: [weirdString, fc.constantFrom('30/m', '0/m', '6001/m', '1/d', '5/s', '1/w')],
+      sendingWindow: [
+        fc.record({ start: fc.constantFrom('08:00', '24:00', '8:00', ''), end: fc.constantFrom('21:00', '08:00', 'x'), timezone: fc.oneof(weirdString, fc.constantFrom('UTC', 'America/New_York', 'Mars/Olympus')) }),
+      ],
+      followUps: [
+        fc.record({
+          enabled: fc.boolean(),
+          steps: fc.array(fc.record({ after: fc.oneof(weirdString, fc.constantFrom('20m', '0s', '31d', '1h30m')), body: weirdString }), { maxLength: 7 }),
+        }),
+      ],
       bot: [fc.record({ active: fc.boolean(), instructions: weirdString, faqs: fc.array(fc.record({ question: weirdString, answer: weirdString }), { maxLength: 3 }) }, { requiredKeys: [] })],
     };
     const create = hostileRequest('POST', fc.constant('/v1/campaigns'), hostileBody(fields));

@@ -15,6 +15,8 @@ export interface Account {
   passwordHash?: string;
   webhookSecret: string;
   customChannelWebhookUrl: string | null;
+  /** The answer to HELP; a default when unset. */
+  helpText?: string | null;
   /** Credit balance in hundredths, so sums never drift. */
   balanceCents: number;
   /** Sub-accounts only: the agency's auto-recharge rule. */

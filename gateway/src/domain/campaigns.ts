@@ -1,10 +1,23 @@
 import type { Gateway } from '../context.js';
-import { notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
+import { parseDuration, parseRate } from '../engine/durations.js';
+import { checkTemplate, personalize } from '../engine/personalize.js';
+import { parseSendingWindow, type SendingWindow } from '../engine/sending-window.js';
 import { newId, now } from '../ids.js';
-import type { Reader } from '../store/store.js';
+import { channelProvider } from '../providers/channels/index.js';
+import type { Page, Reader, Tx } from '../store/store.js';
+import { getContact } from './contacts.js';
 import { getList } from './lists.js';
 
-/** A campaign and the settings spec §2.3 names. Its behaviour belongs to the conversation engine. */
+export type Channel = 'whatsapp' | 'sms' | 'custom';
+
+export interface FollowUpStep {
+  /** A duration ("20m"): the time after the message before it. */
+  after: string;
+  body: string;
+}
+
+/** A campaign and the settings spec §2.3 names, with what the conversation engine needs to send. */
 export interface Campaign {
   id: string;
   accountId: string;
@@ -12,16 +25,25 @@ export interface Campaign {
   type: 'combined' | 'outgoing' | 'incoming';
   language: string;
   listId: string | null;
-  channel: 'whatsapp' | 'sms';
+  channel: Channel;
+  /** The custom channel's label, for channel "custom". */
+  customChannel: string | null;
   openingTemplate: string | null;
   openingMessage: string | null;
   triggerOnNewContacts: boolean;
   status: 'draft' | 'live' | 'paused';
-  followUps: { enabled: boolean; delaysMinutes: number[] };
+  /** The pace of queued opening messages, e.g. "30/m". */
+  sendRate: string;
+  sendingWindow: SendingWindow | null;
+  followUps: { enabled: boolean; steps: FollowUpStep[] };
   bot: { active: boolean; instructions: string; companyInfo: string; faqs: Array<{ question: string; answer: string }>; resources: string[]; goal: string };
   createdAt: string;
   updatedAt: string;
 }
+
+/** At most this many follow-up steps per campaign. */
+export const MAX_FOLLOW_UPS = 5;
+export const DEFAULT_SEND_RATE = '30/m';
 
 type CampaignFields = Omit<Campaign, 'id' | 'accountId' | 'createdAt' | 'updatedAt' | 'bot' | 'followUps'> & {
   bot: Partial<Campaign['bot']>;
@@ -30,29 +52,76 @@ type CampaignFields = Omit<Campaign, 'id' | 'accountId' | 'createdAt' | 'updated
 
 const defaultBot: Campaign['bot'] = { active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: '' };
 
+/**
+ * A campaign as stored, with the fields added since it was written filled in. Follow-ups written as bare delays
+ * (minutes, with no text to send) carry nothing that can be sent: they read as none.
+ */
+function current(stored: Campaign): Campaign {
+  const followUps = stored.followUps as Partial<Campaign['followUps']> | undefined;
+  return {
+    ...stored,
+    customChannel: stored.customChannel ?? null,
+    sendRate: stored.sendRate ?? DEFAULT_SEND_RATE,
+    sendingWindow: stored.sendingWindow ?? null,
+    followUps: { enabled: followUps?.enabled ?? false, steps: followUps?.steps ?? [] },
+  };
+}
+
 export const publicCampaign = ({ accountId: _a, ...c }: Campaign) => c;
 
 export async function getCampaign(r: Reader, accountId: string, id: string): Promise<Campaign> {
   const campaign = await r.get<Campaign>('campaigns', id);
   if (!campaign || campaign.accountId !== accountId) throw notFound('Campaign');
-  return campaign;
+  return current(campaign);
 }
 
-export const campaignsOf = (r: Reader, accountId: string) => r.find<Campaign>('campaigns', 'account', [accountId]);
+/** A campaign by id for the engine's jobs, which know their account already; undefined once it is gone. */
+export async function campaignById(r: Reader, id: string): Promise<Campaign | undefined> {
+  const campaign = await r.get<Campaign>('campaigns', id);
+  return campaign && current(campaign);
+}
+
+/** The account's campaigns, oldest first; a page of them when `page` is given. */
+export const campaignsOf = async (r: Reader, accountId: string, page?: Page) =>
+  (await r.find<Campaign>('campaigns', 'account', [accountId], page)).map(current);
+
+/** Why a campaign cannot go (or stay) Live, or undefined when it can send. */
+function cannotSend(c: Campaign): string | undefined {
+  if (!c.listId) return 'link it to a list (listId)';
+  if (!c.openingMessage?.trim()) return 'give it an openingMessage';
+  if (c.channel === 'custom') return c.customChannel?.trim() ? undefined : 'name its custom channel (customChannel)';
+  return channelProvider(c.channel).refuse({ channel: c.channel, openingTemplate: c.openingTemplate });
+}
+
+/** Checks what the request schema cannot: durations, rates, windows, template fields and the Live rule. */
+function check(c: Campaign): Campaign {
+  parseRate(c.sendRate, 'sendRate');
+  const sendingWindow = c.sendingWindow && parseSendingWindow(c.sendingWindow);
+  if (c.openingMessage) checkTemplate(c.openingMessage, 'openingMessage');
+  c.followUps.steps.forEach((step, i) => {
+    parseDuration(step.after, { field: `followUps.steps.${i}.after` });
+    checkTemplate(step.body, `followUps.steps.${i}.body`);
+  });
+  if (c.status === 'live') {
+    const reason = cannotSend(c);
+    if (reason) throw badRequest(`The campaign cannot go Live: ${reason}`, 'CAMPAIGN_CANNOT_SEND');
+  }
+  return { ...c, sendingWindow };
+}
 
 export async function createCampaign(gw: Gateway, accountId: string, input: CampaignFields): Promise<Campaign> {
   return gw.store.transact(async (tx) => {
     if (input.listId) await getList(tx, accountId, input.listId);
     const at = now();
-    return tx.insert<Campaign>('campaigns', {
+    return tx.insert<Campaign>('campaigns', check({
       ...input,
       id: newId('cmp'),
       accountId,
-      followUps: { enabled: false, delaysMinutes: [], ...input.followUps },
+      followUps: { enabled: false, steps: [], ...input.followUps },
       bot: { ...defaultBot, ...input.bot },
       createdAt: at,
       updatedAt: at,
-    });
+    }));
   });
 }
 
@@ -60,11 +129,36 @@ export async function updateCampaign(gw: Gateway, accountId: string, id: string,
   return gw.store.transact(async (tx) => {
     const campaign = await getCampaign(tx, accountId, id);
     if (patch.listId) await getList(tx, accountId, patch.listId);
-    return tx.update<Campaign>('campaigns', id, {
+    const changed = check({
+      ...campaign,
       ...(patch as Partial<Campaign>),
-      ...(patch.bot ? { bot: { ...campaign.bot, ...patch.bot } } : {}),
-      ...(patch.followUps ? { followUps: { ...campaign.followUps, ...patch.followUps } } : {}),
+      bot: { ...campaign.bot, ...patch.bot },
+      followUps: { ...campaign.followUps, ...patch.followUps },
       updatedAt: now(),
     });
+    const { id: _id, ...fields } = changed;
+    const updated = await tx.update<Campaign>('campaigns', id, fields);
+    if (campaign.status !== 'live' && updated.status === 'live') await resumeLater(tx, updated);
+    return updated;
   });
+}
+
+/** Live again: what a pause held goes back to the queue, in a job of its own (a big campaign holds many). */
+async function resumeLater(tx: Tx, campaign: Campaign): Promise<void> {
+  await tx.enqueue({ kind: 'campaign_resume', data: { campaignId: campaign.id }, key: `campaign_resume:${campaign.id}`, accountId: campaign.accountId });
+}
+
+/** The campaign's opening message as this contact would get it, and where it would go. */
+export async function previewOpening(r: Reader, accountId: string, campaignId: string, contactId: string) {
+  const campaign = await getCampaign(r, accountId, campaignId);
+  const contact = await getContact(r, accountId, contactId);
+  return {
+    campaignId,
+    contactId,
+    channel: campaign.channel,
+    customChannel: campaign.customChannel,
+    template: campaign.channel === 'whatsapp' ? campaign.openingTemplate : null,
+    to: campaign.channel === 'custom' ? contact.fromId : contact.phone,
+    body: personalize(campaign.openingMessage ?? '', contact),
+  };
 }

@@ -16,8 +16,20 @@ export interface Contact {
   /** The email of a contact known by its email alone (no phone, no fromId): at most one such contact per email. */
   emailOnly?: string | null;
   customFields: Record<string, string | number | boolean | null>;
+  /** Set while the contact is opted out of every channel of the account (STOP and its kin), until START. */
+  optOut?: ConsentChange | null;
+  /** The last opt-in (START, UNSTOP) after an opt-out. */
+  optIn?: ConsentChange | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** When and where a contact opted out or in, and with which word. */
+export interface ConsentChange {
+  at: string;
+  /** The conversation's channel: 'sms', 'whatsapp' or 'custom:<label>'. */
+  channel: string;
+  keyword: string;
 }
 
 export interface ContactInput {
@@ -45,6 +57,8 @@ export function publicContact(c: Contact) {
     email: c.email ?? '',
     ...(c.fromId ? { fromId: c.fromId } : {}),
     ...(Object.keys(c.customFields).length ? { customFields: c.customFields } : {}),
+    ...(c.optOut ? { optOut: c.optOut } : {}),
+    ...(c.optIn ? { optIn: c.optIn } : {}),
     createdAt: c.createdAt,
   };
 }
@@ -90,16 +104,22 @@ export async function createContact(gw: Gateway, accountId: string, input: Conta
   return gw.store.transact(async (tx) => {
     const existing = phone ? await findByPhone(tx, accountId, phone) : await findByEmail(tx, accountId, email!);
     if (existing) return { contact: existing, created: false };
-    const contact = await tx.insert('contacts', newContact(accountId, {
-      firstName: input.firstName || null,
-      lastName: input.lastName || null,
-      phone,
-      email,
-      emailOnly: phone ? null : email,
-      customFields: input.customFields ?? {},
-    }));
-    return { contact, created: true };
+    return { contact: await createContactIn(tx, accountId, { ...input, phone, email }), created: true };
   });
+}
+
+/** Inserts a new contact from fields already normalized (an E.164 phone, a lower-case email). */
+export function createContactIn(tx: Tx, accountId: string, input: { firstName?: string; lastName?: string; phone?: string | null; email?: string | null; customFields?: Contact['customFields'] }): Promise<Contact> {
+  const phone = input.phone ?? null;
+  const email = input.email ?? null;
+  return tx.insert('contacts', newContact(accountId, {
+    firstName: input.firstName || null,
+    lastName: input.lastName || null,
+    phone,
+    email,
+    emailOnly: phone ? null : email,
+    customFields: input.customFields ?? {},
+  }));
 }
 
 export async function lookupContact(gw: Gateway, accountId: string, by: { phoneNumber?: string; email?: string }): Promise<Contact> {

@@ -1,7 +1,9 @@
 import type { Gateway } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Reader } from '../store/store.js';
+import type { Page, Reader } from '../store/store.js';
+import { parseDuration } from '../engine/durations.js';
+import { onAddedToList } from '../engine/openings.js';
 import { getContact, type Contact } from './contacts.js';
 
 export interface List {
@@ -33,12 +35,17 @@ export async function createList(gw: Gateway, accountId: string, name: string): 
   return gw.store.transact(async (tx) => tx.insert<List>('lists', { id: newId('lst'), accountId, name, createdAt: now() }));
 }
 
-export const listsOf = (r: Reader, accountId: string) => r.find<List>('lists', 'account', [accountId]);
+/** The account's lists, oldest first; a page of them when `page` is given. */
+export const listsOf = (r: Reader, accountId: string, page?: Page) => r.find<List>('lists', 'account', [accountId], page);
 
-export async function membersOf(r: Reader, accountId: string, listId: string): Promise<Array<{ contact: Contact; addedAt: string }>> {
+/**
+ * A list's memberships in the order the contacts joined, each with its contact. Paged over memberships (their
+ * ids are the cursor), since a contact may sit in many lists.
+ */
+export async function membersOf(r: Reader, accountId: string, listId: string, page?: Page): Promise<Array<Membership & { contact: Contact }>> {
   await getList(r, accountId, listId);
-  const members = await r.find<Membership>('memberships', 'list', [listId]);
-  return Promise.all(members.map(async (m) => ({ contact: (await r.get<Contact>('contacts', m.contactId))!, addedAt: m.addedAt })));
+  const members = await r.find<Membership>('memberships', 'list', [listId], page);
+  return Promise.all(members.map(async (m) => ({ ...m, contact: (await r.get<Contact>('contacts', m.contactId))! })));
 }
 
 /** Spec §4.3. Adding a member twice changes nothing and reports `added: false`. */
@@ -47,11 +54,13 @@ export async function addToList(
   accountId: string,
   listId: string,
   contactId: string,
-  source: Membership['source'] = 'api',
+  options: { source?: Membership['source']; delay?: string } = {},
 ): Promise<{ added: boolean; membership: Membership }> {
+  const source = options.source ?? 'api';
+  const delayMs = options.delay === undefined ? 0 : parseDuration(options.delay, { field: 'delay' });
   return gw.store.transact(async (tx) => {
     await getList(tx, accountId, listId);
-    await getContact(tx, accountId, contactId);
+    const contact = await getContact(tx, accountId, contactId);
     const [existing] = await tx.find<Membership>('memberships', 'member', [listId, contactId]);
     if (existing) return { added: false, membership: existing };
     const membership = await tx.insert<Membership>('memberships', {
@@ -62,6 +71,8 @@ export async function addToList(
       source,
       addedAt: now(),
     });
+    // The campaign trigger (spec §3.2): its opening message is queued in the commit that adds the contact.
+    await onAddedToList(tx, accountId, listId, contact, delayMs);
     return { added: true, membership };
   });
 }

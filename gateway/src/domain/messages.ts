@@ -1,10 +1,15 @@
 import type { Gateway } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Reader, Tx } from '../store/store.js';
+import type { Page, Reader, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
-import { contactForFromId, getContact, type Contact } from './contacts.js';
+import { contactForFromId, createContactIn, findByPhone, getContact, type Contact } from './contacts.js';
+import { normalizePhone } from './phone.js';
 import { decodeDataUri, discardMedia, isDataUri, saveMedia, type Media } from './media.js';
+import { conversationFor } from './conversations.js';
+import { deliveryFailed } from '../engine/events.js';
+import { onIncoming } from '../engine/incoming.js';
+import { sendOnConversation } from '../engine/outgoing.js';
 import { emit, type Delivery } from './webhooks.js';
 
 export interface Message {
@@ -22,6 +27,14 @@ export interface Message {
   toId: string | null;
   channel: string | null;
   campaignId: string | null;
+  conversationId: string | null;
+  /** Who wrote an outgoing message: the campaign, a follow-up, the bot, a team member, the API, or the gateway itself (opt-out and HELP answers). */
+  author: 'campaign' | 'follow_up' | 'bot' | 'team' | 'api' | 'system' | null;
+  /** The approved WhatsApp template an opening message went out with. */
+  template: string | null;
+  /** The channel provider that sent it (SMS, WhatsApp), and its id for the message there. */
+  provider: string | null;
+  providerMessageId: string | null;
   media: { url: string; contentType: string; mediaId: string | null } | null;
   createdAt: string;
   updatedAt: string;
@@ -45,7 +58,7 @@ export interface IncomingInput {
 
 const bySid = async (r: Reader, accountId: string, sid: string) => (await r.find<Message>('messages', 'messageSid', [accountId, sid]))[0];
 
-function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' | 'contactId' | 'direction' | 'body' | 'status'>): Message {
+export function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' | 'contactId' | 'direction' | 'body' | 'status'>): Message {
   const at = now();
   return {
     id: newId('msg'),
@@ -56,6 +69,11 @@ function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' | 'cont
     toId: null,
     channel: null,
     campaignId: null,
+    conversationId: null,
+    author: null,
+    template: null,
+    provider: null,
+    providerMessageId: null,
     media: null,
     createdAt: at,
     updatedAt: at,
@@ -91,6 +109,7 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
     const original = await bySid(tx, account.id, input.messageSid);
     if (original) return { message: original, duplicate: true };
     const contact = await contactForFromId(tx, account.id, input.fromId, input, false);
+    const conversation = await conversationFor(tx, contact, 'custom', input.channel ?? null, input.campaignId ?? null);
     if (media) await tx.insert('media', media);
     const message = await tx.insert('messages', newMessage({
       accountId: account.id,
@@ -104,12 +123,46 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
       toId: input.toId,
       channel: input.channel ?? null,
       campaignId: input.campaignId ?? null,
+      conversationId: conversation.id,
       media: mediaRef,
     }));
+    await onIncoming(tx, account, contact, conversation, message);
     return { message, duplicate: false };
   });
   if (result.duplicate && media) await discardMedia(gw, media);
   return result;
+}
+
+/**
+ * A message from a contact on SMS or WhatsApp. The contact is the one with this phone number, or a new one; a
+ * messageSid already seen returns the original and changes nothing.
+ */
+export async function receiveOnChannel(
+  gw: Gateway,
+  account: Account,
+  channel: 'sms' | 'whatsapp',
+  input: { phone: string; body: string; messageSid?: string },
+): Promise<{ message: Message; contact: Contact }> {
+  const phone = normalizePhone(input.phone);
+  return gw.store.transact(async (tx) => {
+    const original = input.messageSid ? await bySid(tx, account.id, input.messageSid) : undefined;
+    if (original) return { message: original, contact: (await tx.get<Contact>('contacts', original.contactId))! };
+    const contact = (await findByPhone(tx, account.id, phone)) ?? (await createContactIn(tx, account.id, { phone }));
+    const conversation = await conversationFor(tx, contact, channel, null);
+    const message = await tx.insert('messages', newMessage({
+      accountId: account.id,
+      contactId: contact.id,
+      direction: 'incoming',
+      body: input.body,
+      status: 'received',
+      messageSid: input.messageSid ?? null,
+      fromId: phone,
+      channel,
+      conversationId: conversation.id,
+    }));
+    await onIncoming(tx, account, contact, conversation, message);
+    return { message, contact };
+  });
 }
 
 export interface SendInput {
@@ -124,17 +177,23 @@ export interface SendInput {
 
 const NO_RECEIVER = 'No Custom Channel Webhook URL is configured (Settings > Custom Channel Webhook)';
 
-/** Writes an outgoing reply and queues its delivery (spec §6.1) in the same commit. */
-export async function queueReply(tx: Tx, account: Account, contact: Contact, fields: { body: string; channel: string; campaignId?: string | null }): Promise<Message> {
+/**
+ * Writes an outgoing custom-channel message and queues its delivery (spec §6.1) in the same commit: to the Custom
+ * Channel Webhook URL and to the `reply` subscribers.
+ */
+export async function queueReply(
+  tx: Tx,
+  account: Account,
+  contact: Contact,
+  fields: Pick<Message, 'body' | 'channel' | 'campaignId' | 'conversationId' | 'author'>,
+): Promise<Message> {
   const message = await tx.insert('messages', newMessage({
+    ...fields,
     accountId: account.id,
     contactId: contact.id,
     direction: 'outgoing',
-    body: fields.body,
     status: 'pending',
     toId: contact.fromId,
-    channel: fields.channel,
-    campaignId: fields.campaignId ?? null,
   }));
   const payload = {
     contactId: contact.id,
@@ -145,7 +204,9 @@ export async function queueReply(tx: Tx, account: Account, contact: Contact, fie
     channel: fields.channel,
   };
   if ((await emit(tx, account, 'reply', payload, message.id)).length === 0) {
-    return tx.update<Message>('messages', message.id, { status: 'failed', error: NO_RECEIVER });
+    const failed = await tx.update<Message>('messages', message.id, { status: 'failed', error: NO_RECEIVER });
+    await deliveryFailed(tx, failed);
+    return failed;
   }
   return message;
 }
@@ -154,7 +215,8 @@ export async function queueReply(tx: Tx, account: Account, contact: Contact, fie
 export async function sendMessage(gw: Gateway, account: Account, input: SendInput): Promise<{ message: Message; contact: Contact }> {
   return gw.store.transact(async (tx) => {
     const contact = await contactForFromId(tx, account.id, input.fromId, input, true);
-    const message = await queueReply(tx, account, contact, { body: input.body, channel: input.customChannel, campaignId: input.campaignId });
+    const conversation = await conversationFor(tx, contact, 'custom', input.customChannel, input.campaignId ?? null);
+    const { message } = await sendOnConversation(tx, account, contact, conversation, { body: input.body, author: 'api', campaignId: input.campaignId ?? null });
     return { message, contact };
   });
 }
@@ -171,7 +233,9 @@ export async function settleMessage(tx: Tx, messageId: string): Promise<void> {
   const failed = !sent && deliveries.length > 0 && deliveries.every((d) => d.status === 'failed');
   const status = sent ? 'sent' : failed ? 'failed' : 'pending';
   const error = failed ? deliveries.map((d) => d.attempts.at(-1)?.error).filter(Boolean).at(-1) ?? 'Delivery failed' : null;
-  if (status !== message.status || error !== message.error) await tx.update<Message>('messages', messageId, { status, error, updatedAt: now() });
+  if (status === message.status && error === message.error) return;
+  const settled = await tx.update<Message>('messages', messageId, { status, error, updatedAt: now() });
+  if (status === 'failed') await deliveryFailed(tx, settled);
 }
 
 export async function getMessage(r: Reader, accountId: string, id: string): Promise<Message> {
@@ -180,9 +244,10 @@ export async function getMessage(r: Reader, accountId: string, id: string): Prom
   return message;
 }
 
-export async function messagesOf(r: Reader, accountId: string, contactId: string): Promise<Message[]> {
+/** A contact's messages, oldest first; a page of them when `page` is given. */
+export async function messagesOf(r: Reader, accountId: string, contactId: string, page?: Page): Promise<Message[]> {
   await getContact(r, accountId, contactId);
-  return r.find<Message>('messages', 'contact', [contactId]);
+  return r.find<Message>('messages', 'contact', [contactId], page);
 }
 
 export const deliveriesOf = (r: Reader, messageId: string) => r.find<Delivery>('deliveries', 'message', [messageId]);

@@ -1,13 +1,18 @@
 import type { Gateway } from '../context.js';
 import { badRequest } from '../errors.js';
+import { DEFAULT_HELP_TEXT } from '../engine/texts.js';
 import { refuseTarget } from '../jobs/targets.js';
 import type { Account } from './accounts.js';
 import { newWebhookSecret } from './secrets.js';
 
-/** Spec §4.7: the Custom Channel Webhook URL replies are posted to, and the secret that signs them. */
+/**
+ * Spec §4.7: the Custom Channel Webhook URL replies are posted to, and the secret that signs them; and the answer
+ * to a contact who writes HELP.
+ */
 export const publicSettings = (a: Account) => ({
   customChannelWebhookUrl: a.customChannelWebhookUrl,
   webhookSecret: a.webhookSecret,
+  helpText: a.helpText || DEFAULT_HELP_TEXT,
 });
 
 export function checkTarget(gw: Gateway, url: string, field: string): void {
@@ -15,9 +20,9 @@ export function checkTarget(gw: Gateway, url: string, field: string): void {
   if (refused) throw badRequest(`${field}: ${refused}`, 'WEBHOOK_TARGET_REFUSED');
 }
 
-export async function updateSettings(gw: Gateway, accountId: string, customChannelWebhookUrl: string | null): Promise<Account> {
-  if (customChannelWebhookUrl) checkTarget(gw, customChannelWebhookUrl, 'customChannelWebhookUrl');
-  return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, { customChannelWebhookUrl }));
+export async function updateSettings(gw: Gateway, accountId: string, changes: Pick<Partial<Account>, 'customChannelWebhookUrl' | 'helpText'>): Promise<Account> {
+  if (changes.customChannelWebhookUrl) checkTarget(gw, changes.customChannelWebhookUrl, 'customChannelWebhookUrl');
+  return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, changes));
 }
 
 export async function rotateWebhookSecret(gw: Gateway, accountId: string): Promise<Account> {

@@ -9,7 +9,9 @@ import { openApiDocument } from './openapi.js';
 import { route } from './route.js';
 import { adminRouter } from './routes/admin.js';
 import { campaignsRouter } from './routes/campaigns.js';
+import { channelsRouter } from './routes/channels.js';
 import { contactsRouter } from './routes/contacts.js';
+import { conversationsRouter } from './routes/conversations.js';
 import { creditsRouter } from './routes/credits.js';
 import { listsRouter } from './routes/lists.js';
 import { messagesRouter } from './routes/messages.js';
@@ -45,6 +47,8 @@ export function createApp(gw: Gateway, adminToken: string): Express {
   v1.use(creditsRouter(gw, before, headerKeyOnly));
   v1.use(settingsRouter(gw, before));
   v1.use(webhooksRouter(gw, before));
+  v1.use(conversationsRouter(gw, before));
+  v1.use(channelsRouter(gw, before));
 
   app.use('/v1', v1);
   app.use('/admin/v1', adminRouter(gw, adminToken));

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { pageQuery } from './paging.js';
 import * as schemas from './schemas.js';
 
 /**
  * The OpenAPI 3.1 document of the /v1 API, built from the very schemas the routes validate with, so the two
  * cannot drift apart.
  */
-type Op = { summary: string; body?: z.ZodType; query?: z.ZodType; ok: number; auth?: 'header' };
+type Op = { summary: string; body?: z.ZodType; query?: z.ZodType; ok: number; auth?: 'header'; page?: true };
 
 const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', Op>>> = {
   '/contacts': {
@@ -13,18 +14,26 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
     get: { summary: 'Get contact details by phoneNumber or email', query: schemas.contactLookup, ok: 200 },
   },
   '/contacts/{id}': { get: { summary: 'Get a contact by ID', ok: 200 } },
-  '/contacts/{id}/messages': { get: { summary: "A contact's messages, oldest first", ok: 200 } },
+  '/contacts/{id}/messages': {
+    get: { summary: "A contact's messages, oldest first", ok: 200, page: true },
+    post: { summary: "A team member's reply, on the conversation's channel (the bot stops there)", body: schemas.teamMessage, ok: 201 },
+  },
+  '/contacts/{id}/bot': { post: { summary: 'Hand the contact to a person (active false) or give it back to the bot', body: schemas.botState, ok: 200 } },
+  '/conversations': { get: { summary: 'Conversations, newest activity first', query: schemas.conversationQuery, ok: 200 } },
+  '/conversations/{id}': { get: { summary: 'A conversation', ok: 200 } },
+  '/campaigns/{id}/preview': { get: { summary: "A campaign's opening message as a contact would get it", query: schemas.campaignPreview, ok: 200 } },
+  '/channels/{channel}/incoming': { post: { summary: 'A message from a contact on SMS or WhatsApp, while the channel runs on the log provider', body: schemas.channelIncoming, ok: 200 } },
   '/lists': {
     post: { summary: 'Create a list', body: schemas.listCreate, ok: 201 },
-    get: { summary: 'All lists', ok: 200 },
+    get: { summary: 'The lists, oldest first', ok: 200, page: true },
   },
   '/lists/{list_id}/contacts': {
     post: { summary: 'Add a contact to a list', body: schemas.listAdd, ok: 201 },
-    get: { summary: "A list's contacts", ok: 200 },
+    get: { summary: "A list's contacts, in the order they joined", ok: 200, page: true },
   },
   '/campaigns': {
     post: { summary: 'Create a campaign', body: schemas.campaignCreate, ok: 201 },
-    get: { summary: 'All campaigns', ok: 200 },
+    get: { summary: 'The campaigns, oldest first', ok: 200, page: true },
   },
   '/campaigns/{id}': {
     get: { summary: 'Get a campaign', ok: 200 },
@@ -45,7 +54,7 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/api-key': { post: { summary: 'Generate a new API key (the old one stops working)', ok: 200 } },
   '/webhooks': {
     post: { summary: 'Subscribe a URL to events', body: schemas.webhookCreate, ok: 201 },
-    get: { summary: 'Webhook subscriptions', ok: 200 },
+    get: { summary: 'Webhook subscriptions, oldest first', ok: 200, page: true },
   },
   '/webhooks/{id}': {
     get: { summary: 'A webhook subscription', ok: 200 },
@@ -57,8 +66,10 @@ const jsonSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresen
 
 function operation(path: string, op: Op) {
   const params = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
-  if (op.query) {
-    const q = jsonSchema(op.query) as { properties?: Record<string, object> };
+  // A list endpoint without filters takes the paging parameters alone; one with filters builds its query on them.
+  const query = op.query ?? (op.page ? pageQuery : undefined);
+  if (query) {
+    const q = jsonSchema(query) as { properties?: Record<string, object> };
     for (const [name, schema] of Object.entries(q.properties ?? {})) params.push({ name, in: 'query', required: false, schema } as never);
   }
   const plainError = path === '/incoming_custom_channel_message';
@@ -68,7 +79,9 @@ function operation(path: string, op: Op) {
     ...(params.length ? { parameters: params } : {}),
     ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } } : {}),
     responses: {
-      [op.ok]: { description: 'Success' },
+      [op.ok]: op.page
+        ? { description: 'One page', content: { 'application/json': { schema: { $ref: '#/components/schemas/Page' } } } }
+        : { description: 'Success' },
       default: { description: 'Error', content: { 'application/json': { schema: { $ref: plainError ? '#/components/schemas/PlainError' : '#/components/schemas/Error' } } } },
     },
   };
@@ -97,6 +110,14 @@ export function openApiDocument(serverUrl: string) {
           properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, required: ['code', 'message'] } },
         },
         PlainError: { type: 'object', properties: { error: { type: 'string' } } },
+        Page: {
+          type: 'object',
+          properties: {
+            data: { type: 'array', items: {} },
+            nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page' },
+          },
+          required: ['data', 'nextCursor'],
+        },
       },
     },
   };

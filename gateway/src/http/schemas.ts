@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { EVENTS } from '../domain/events.js';
+import { pageFields } from './paging.js';
+import { pageQuery } from './paging.js';
 
 /**
  * One schema per request body, used by its route and by the OpenAPI document. Field names follow the spec,
@@ -48,8 +50,12 @@ export const contactLookup = z
   });
 
 export const listAdd = z
-  .object({ contactId: id.optional(), contact_id: id.optional() })
-  .transform((b) => ({ contactId: b.contactId ?? b.contact_id }))
+  .object({
+    contactId: id.optional(),
+    contact_id: id.optional(),
+    delay: z.string().max(20).optional().describe('Hold the opening message this long, e.g. "15m"; a message from the lead meanwhile cancels it'),
+  })
+  .transform((b) => ({ contactId: b.contactId ?? b.contact_id, delay: b.delay }))
   .refine((b) => b.contactId, { message: 'contactId is required', path: ['contactId'] });
 
 export const listCreate = z.object({ name: nonBlank(200) });
@@ -112,7 +118,13 @@ export const creditUsage = z.object({ amount: credits, description: text(500).op
 
 const webhookUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000);
 
-export const settingsUpdate = z.object({ customChannelWebhookUrl: webhookUrl.nullable() });
+export const settingsUpdate = z
+  .object({
+    customChannelWebhookUrl: webhookUrl.nullable(),
+    helpText: text(1000).nullable().describe('The answer to a contact who writes HELP; null for the default'),
+  })
+  .partial()
+  .refine((b) => Object.keys(b).length > 0, 'give customChannelWebhookUrl or helpText');
 
 export const webhookCreate = z.object({
   url: webhookUrl,
@@ -120,17 +132,26 @@ export const webhookCreate = z.object({
 });
 
 const faq = z.object({ question: nonBlank(1000), answer: nonBlank(5000) });
+/** Durations ("20m") and rates ("30/m") are read by the engine, which names the field in its 400. */
+const duration = z.string().max(20).describe('A duration: "30s", "15m", "2h", "1d"');
+const followUpStep = z.object({ after: duration.describe('Time after the message before it'), body: nonBlank(2000) });
 const campaignFields = {
   name: nonBlank(200),
   type: z.enum(['combined', 'outgoing', 'incoming']),
   language: text(35),
   listId: id.nullable(),
-  channel: z.enum(['whatsapp', 'sms']),
+  channel: z.enum(['whatsapp', 'sms', 'custom']),
+  customChannel: text(100).nullable().describe('The custom channel label, for channel "custom"'),
   openingTemplate: text(100).nullable().describe('Approved WhatsApp template name'),
-  openingMessage: text(2000).nullable().describe('Opening text; {{firstName}} is replaced'),
+  openingMessage: text(2000).nullable().describe('Opening text; {{first_name|there}} and the other contact fields are replaced'),
   triggerOnNewContacts: z.boolean().describe('Trigger on New Contacts Added to List'),
   status: z.enum(['draft', 'live', 'paused']),
-  followUps: z.object({ enabled: z.boolean(), delaysMinutes: z.array(z.number().int().min(1).max(43_200)).max(10) }),
+  sendRate: z.string().max(20).describe('Pace of queued opening messages, e.g. "30/m"'),
+  sendingWindow: z
+    .object({ start: z.string().max(5), end: z.string().max(5), timezone: z.string().max(64) })
+    .nullable()
+    .describe('Local hours in which messages go out, e.g. {"start":"08:00","end":"21:00","timezone":"America/New_York"}'),
+  followUps: z.object({ enabled: z.boolean(), steps: z.array(followUpStep).max(5, 'at most 5 follow-up steps') }),
   bot: z.object({
     active: z.boolean(),
     instructions: text(10_000),
@@ -146,17 +167,39 @@ export const campaignCreate = z.object({
   language: campaignFields.language.default('en'),
   listId: campaignFields.listId.default(null),
   channel: campaignFields.channel.default('whatsapp'),
+  customChannel: campaignFields.customChannel.default(null),
   openingTemplate: campaignFields.openingTemplate.default(null),
   openingMessage: campaignFields.openingMessage.default(null),
   triggerOnNewContacts: campaignFields.triggerOnNewContacts.default(false),
   status: campaignFields.status.default('draft'),
-  followUps: campaignFields.followUps.default({ enabled: false, delaysMinutes: [] }),
+  sendRate: campaignFields.sendRate.default('30/m'),
+  sendingWindow: campaignFields.sendingWindow.default(null),
+  followUps: campaignFields.followUps.partial().default({}),
   bot: campaignFields.bot.partial().default({}),
 });
 export const campaignUpdate = z
   .object({ ...campaignFields, bot: campaignFields.bot.partial(), followUps: campaignFields.followUps.partial() })
   .partial()
   .refine((b) => Object.keys(b).length > 0, 'give at least one field to change');
+
+export const campaignPreview = z.object({ contactId: id });
+
+export const conversationQuery = z.object({
+  ...pageFields,
+  status: z.enum(['active', 'handed_off', 'opted_out', 'closed']).optional(),
+  campaignId: id.optional(),
+  channel: z.enum(['sms', 'whatsapp', 'custom']).optional(),
+});
+
+export const botState = z.object({ active: z.boolean({ error: 'must be true or false' }) });
+
+export const teamMessage = z.object({ body: nonBlank(4096), conversationId: id.optional() });
+
+export const channelIncoming = z.object({
+  phone: phone.describe("The contact's phone number, with country code"),
+  body: nonBlank(4096),
+  messageSid: id.optional().describe('Unique message ID; a repeated one is stored once'),
+});
 
 export const adminAccountCreate = z.object({
   name: nonBlank(200),
@@ -167,8 +210,4 @@ export const adminAccountCreate = z.object({
 });
 
 /** The operator's view of the job queue: dead jobs by default, a page at a time. */
-export const jobListQuery = z.object({
-  status: z.enum(['dead', 'pending', 'running']).default('dead'),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().regex(/^job_\w+$/, 'not a cursor from a previous page').optional(),
-});
+export const jobListQuery = pageQuery.extend({ status: z.enum(['dead', 'pending', 'running']).default('dead') });

@@ -1,9 +1,10 @@
 import { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
-import { campaignsOf, createCampaign, getCampaign, publicCampaign, updateCampaign } from '../../domain/campaigns.js';
+import { campaignsOf, createCampaign, getCampaign, previewOpening, publicCampaign, updateCampaign } from '../../domain/campaigns.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
-import { campaignCreate, campaignUpdate } from '../schemas.js';
+import { campaignCreate, campaignPreview, campaignUpdate } from '../schemas.js';
 
 export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
   const router = Router();
@@ -11,9 +12,10 @@ export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
     post: [jsonBody(), async (req, res) => {
       res.status(201).json(publicCampaign(await createCampaign(gw, accountOf(res).id, parse(campaignCreate, req.body))));
     }],
-    get: async (_req, res) => {
-      const campaigns = await campaignsOf(gw.store, accountOf(res).id);
-      await sendDurable(gw, res, { data: campaigns.map(publicCampaign) });
+    get: async (req, res) => {
+      const query = parse(pageQuery, req.query, 'query');
+      const accountId = accountOf(res).id;
+      await sendDurable(gw, res, await readPage(query, (page) => campaignsOf(gw.store, accountId, page), publicCampaign));
     },
   }, before);
   route(router, '/campaigns/:id', {
@@ -25,6 +27,12 @@ export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
       const campaign = await updateCampaign(gw, accountOf(res).id, String(req.params.id), parse(campaignUpdate, req.body));
       res.json(publicCampaign(campaign));
     }],
+  }, before);
+  route(router, '/campaigns/:id/preview', {
+    get: async (req, res) => {
+      const { contactId } = parse(campaignPreview, req.query, 'query');
+      await sendDurable(gw, res, await previewOpening(gw.store, accountOf(res).id, String(req.params.id), contactId));
+    },
   }, before);
   return router;
 }

@@ -1,10 +1,13 @@
 import { Router } from 'express';
 import type { Gateway } from '../../context.js';
 import { createContact, getContact, lookupContact, publicContact } from '../../domain/contacts.js';
+import { publicConversation } from '../../domain/conversations.js';
 import { messagesOf, publicMessage } from '../../domain/messages.js';
+import { setBot, teamReply } from '../../engine/handoff.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
-import { contactCreate, contactLookup } from '../schemas.js';
+import { botState, contactCreate, contactLookup, teamMessage } from '../schemas.js';
 import type { RequestHandler } from 'express';
 
 export function contactsRouter(gw: Gateway, before: RequestHandler[]): Router {
@@ -27,9 +30,25 @@ export function contactsRouter(gw: Gateway, before: RequestHandler[]): Router {
   }, before);
   route(router, '/contacts/:id/messages', {
     get: async (req, res) => {
-      const messages = await messagesOf(gw.store, accountOf(res).id, String(req.params.id));
-      await sendDurable(gw, res, { data: messages.map((m) => publicMessage(m)) });
+      const query = parse(pageQuery, req.query, 'query');
+      const accountId = accountOf(res).id;
+      const contactId = String(req.params.id);
+      await sendDurable(gw, res, await readPage(query, (page) => messagesOf(gw.store, accountId, contactId, page), (m) => publicMessage(m)));
     },
+    // A team member's reply, on the conversation's channel.
+    post: [jsonBody(), async (req, res) => {
+      const { body, conversationId } = parse(teamMessage, req.body);
+      res.status(201).json(publicMessage(await teamReply(gw, accountOf(res), String(req.params.id), body, conversationId)));
+    }],
+  }, before);
+  route(router, '/contacts/:id/bot', {
+    post: [jsonBody(), async (req, res) => {
+      const { active } = parse(botState, req.body);
+      const contactId = String(req.params.id);
+      const conversations = await setBot(gw, accountOf(res), contactId, active);
+      const contact = await getContact(gw.store, accountOf(res).id, contactId);
+      res.json({ success: true, contactId, active, conversations: conversations.map((c) => publicConversation(c, contact)) });
+    }],
   }, before);
   return router;
 }

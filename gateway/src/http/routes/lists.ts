@@ -3,6 +3,7 @@ import type { Gateway } from '../../context.js';
 import { publicContact } from '../../domain/contacts.js';
 import { addToList, createList, listsOf, membersOf, publicList } from '../../domain/lists.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
 import { listAdd, listCreate } from '../schemas.js';
 
@@ -13,21 +14,25 @@ export function listsRouter(gw: Gateway, before: RequestHandler[]): Router {
       const list = await createList(gw, accountOf(res).id, parse(listCreate, req.body).name.trim());
       res.status(201).json(publicList(list));
     }],
-    get: async (_req, res) => {
-      const lists = await listsOf(gw.store, accountOf(res).id);
-      await sendDurable(gw, res, { data: lists.map(publicList) });
+    get: async (req, res) => {
+      const query = parse(pageQuery, req.query, 'query');
+      const accountId = accountOf(res).id;
+      await sendDurable(gw, res, await readPage(query, (page) => listsOf(gw.store, accountId, page), publicList));
     },
   }, before);
   route(router, '/lists/:listId/contacts', {
     post: [jsonBody(), async (req, res) => {
-      const { contactId } = parse(listAdd, req.body);
+      const { contactId, delay } = parse(listAdd, req.body);
       const listId = String(req.params.listId);
-      const { added } = await addToList(gw, accountOf(res).id, listId, contactId!);
+      const { added } = await addToList(gw, accountOf(res).id, listId, contactId!, { delay });
       res.status(added ? 201 : 200).json({ success: true, listId, contactId, added });
     }],
     get: async (req, res) => {
-      const members = await membersOf(gw.store, accountOf(res).id, String(req.params.listId));
-      await sendDurable(gw, res, { data: members.map((m) => ({ ...publicContact(m.contact), addedAt: m.addedAt })) });
+      const query = parse(pageQuery, req.query, 'query');
+      const accountId = accountOf(res).id;
+      const listId = String(req.params.listId);
+      const page = await readPage(query, (p) => membersOf(gw.store, accountId, listId, p), (m) => ({ ...publicContact(m.contact), addedAt: m.addedAt }));
+      await sendDurable(gw, res, page);
     },
   }, before);
   return router;

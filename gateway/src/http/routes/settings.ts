@@ -15,8 +15,8 @@ export function settingsRouter(gw: Gateway, before: RequestHandler[]): Router {
       await sendDurable(gw, res.set('Cache-Control', 'no-store'), publicSettings(account));
     },
     put: [jsonBody(), async (req, res) => {
-      const { customChannelWebhookUrl } = parse(settingsUpdate, req.body);
-      res.set('Cache-Control', 'no-store').json(publicSettings(await updateSettings(gw, accountOf(res).id, customChannelWebhookUrl)));
+      const changes = parse(settingsUpdate, req.body);
+      res.set('Cache-Control', 'no-store').json(publicSettings(await updateSettings(gw, accountOf(res).id, changes)));
     }],
   }, before);
   route(router, '/settings/webhook-secret', {

@@ -1,0 +1,133 @@
+import { notFound } from '../errors.js';
+import { newId, now } from '../ids.js';
+import type { Reader, Tx } from '../store/store.js';
+import type { Channel } from './campaigns.js';
+import { publicContact, type Contact } from './contacts.js';
+import type { Message } from './messages.js';
+
+export type ConversationStatus = 'active' | 'handed_off' | 'opted_out' | 'closed';
+
+/** Where a campaign's opening message to this contact stands. */
+export interface OpeningState {
+  campaignId: string;
+  status: 'queued' | 'held' | 'sent' | 'skipped' | 'cancelled';
+  /** Why it was skipped or cancelled: no_phone, no_from_id, wrote_first, opted_out, not_live. */
+  reason: string | null;
+  at: string;
+}
+
+/** One contact on one channel: the thread the inbox shows, the bot answers and the engine schedules for. */
+export interface Conversation {
+  id: string;
+  accountId: string;
+  contactId: string;
+  channel: Channel;
+  customChannel: string | null;
+  /** 'sms', 'whatsapp' or 'custom:<label>': one conversation per contact and key. */
+  channelKey: string;
+  campaignId: string | null;
+  status: ConversationStatus;
+  bot: { active: boolean };
+  opening: OpeningState | null;
+  /** What the engine will do next, if anything: send the opening message or follow-up `step`, or close an unanswered conversation. */
+  next: { kind: 'opening' | 'follow_up' | 'close'; at: string; step?: number } | null;
+  /** 'held' while a paused campaign holds the next follow-up (an index finds them when it is Live again). */
+  followUpHeld: 'held' | null;
+  lastMessage: { id: string; direction: Message['direction']; body: string; status: string; createdAt: string } | null;
+  lastIncomingAt: string | null;
+  lastActivityAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const channelKeyOf = (channel: Channel, customChannel: string | null) => (channel === 'custom' ? `custom:${customChannel ?? ''}` : channel);
+
+export async function getConversation(r: Reader, accountId: string, id: string): Promise<Conversation> {
+  const conversation = await r.get<Conversation>('conversations', id);
+  if (!conversation || conversation.accountId !== accountId) throw notFound('Conversation');
+  return conversation;
+}
+
+export const conversationsOfContact = (r: Reader, contactId: string) => r.find<Conversation>('conversations', 'contact', [contactId]);
+
+/** The contact's conversation on a channel, started when there is none yet. */
+export async function conversationFor(
+  tx: Tx,
+  contact: Contact,
+  channel: Channel,
+  customChannel: string | null,
+  campaignId: string | null = null,
+): Promise<Conversation> {
+  const channelKey = channelKeyOf(channel, customChannel);
+  const [existing] = await tx.find<Conversation>('conversations', 'channel', [contact.accountId, contact.id, channelKey]);
+  if (existing) return existing;
+  const at = now();
+  return tx.insert<Conversation>('conversations', {
+    id: newId('cnv'),
+    accountId: contact.accountId,
+    contactId: contact.id,
+    channel,
+    customChannel: channel === 'custom' ? customChannel : null,
+    channelKey,
+    campaignId,
+    status: contact.optOut ? 'opted_out' : 'active',
+    bot: { active: true },
+    opening: null,
+    next: null,
+    followUpHeld: null,
+    lastMessage: null,
+    lastIncomingAt: null,
+    lastActivityAt: at,
+    createdAt: at,
+    updatedAt: at,
+  });
+}
+
+/**
+ * Records activity: the conversation is written anew, so that it comes first in the newest-activity-first order
+ * (the store keeps documents in the order they were written).
+ */
+export async function touchConversation(tx: Tx, conversation: Conversation, patch: Partial<Conversation>): Promise<Conversation> {
+  const at = now();
+  const next = { ...conversation, ...patch, lastActivityAt: at, updatedAt: at };
+  await tx.remove('conversations', conversation.id);
+  return tx.insert('conversations', next);
+}
+
+export const updateConversation = (tx: Tx, conversation: Conversation, patch: Partial<Conversation>) =>
+  tx.update<Conversation>('conversations', conversation.id, { ...patch, updatedAt: now() });
+
+export function lastMessageOf(m: Message): Conversation['lastMessage'] {
+  return { id: m.id, direction: m.direction, body: m.body, status: m.status, createdAt: m.createdAt };
+}
+
+export function publicConversation(c: Conversation, contact: Contact | undefined) {
+  const { accountId: _a, channelKey: _k, followUpHeld: _h, ...rest } = c;
+  return { ...rest, contact: contact ? publicContact(contact) : null };
+}
+
+export interface ConversationFilters {
+  status?: ConversationStatus;
+  campaignId?: string;
+  channel?: Channel;
+}
+
+const SCAN_BATCH = 200;
+
+/**
+ * The account's conversations, newest activity first, `page.limit` after `page.after`. The most selective filter
+ * picks the index; the others are checked on what it yields, reading on until the page is full.
+ */
+export async function conversationsOf(r: Reader, accountId: string, filters: ConversationFilters, page: { limit: number; after?: string }): Promise<Conversation[]> {
+  const { status, campaignId, channel } = filters;
+  const [index, values] = status ? ['status', [accountId, status]] : campaignId ? ['campaign', [accountId, campaignId]] : channel ? ['kind', [accountId, channel]] : ['account', [accountId]];
+  const wanted = (c: Conversation) => (!status || c.status === status) && (!campaignId || c.campaignId === campaignId) && (!channel || c.channel === channel);
+  const found: Conversation[] = [];
+  let after = page.after;
+  for (;;) {
+    const batch = await r.find<Conversation>('conversations', index, values, { order: 'desc', after, limit: SCAN_BATCH });
+    found.push(...batch.filter(wanted));
+    if (found.length >= page.limit || batch.length < SCAN_BATCH) return found.slice(0, page.limit);
+    after = batch.at(-1)!.id;
+  }
+}

@@ -1,0 +1,26 @@
+import type { Account } from '../domain/accounts.js';
+import type { Conversation } from '../domain/conversations.js';
+import type { Message } from '../domain/messages.js';
+import { emit } from '../domain/webhooks.js';
+import type { EventType } from '../domain/events.js';
+import type { Tx } from '../store/store.js';
+
+/** Queues an engine event for the account's subscribers, in the transaction of the change it reports. */
+export async function emitEvent(tx: Tx, account: Account | string, event: Exclude<EventType, 'reply' | 'auto_recharge'>, fields: Record<string, unknown>, messageId: string | null = null): Promise<void> {
+  const owner = typeof account === 'string' ? await tx.get<Account>('accounts', account) : account;
+  if (!owner) return;
+  await emit(tx, owner, event, { type: event, occurredAt: new Date().toISOString(), ...fields }, messageId);
+}
+
+/** An outgoing message that will not reach the contact: its channel failed for good. */
+export async function deliveryFailed(tx: Tx, message: Message): Promise<void> {
+  await emitEvent(tx, message.accountId, 'delivery_failed', {
+    contactId: message.contactId,
+    conversationId: message.conversationId,
+    messageId: message.id,
+    channel: message.channel,
+    error: message.error,
+  });
+}
+
+export const channelLabel = (c: Conversation) => (c.channel === 'custom' ? c.customChannel : c.channel);

@@ -1,0 +1,72 @@
+import type { Gateway } from '../context.js';
+import type { Account } from '../domain/accounts.js';
+import { campaignById, type Campaign } from '../domain/campaigns.js';
+import type { Contact } from '../domain/contacts.js';
+import { updateConversation, type Conversation } from '../domain/conversations.js';
+import type { JobResult } from '../jobs/queue.js';
+import type { Job, Tx } from '../store/store.js';
+import { parseDuration } from './durations.js';
+import { sendOnConversation } from './outgoing.js';
+import { personalize } from './personalize.js';
+import { isOpen, nextOpening } from './sending-window.js';
+
+/**
+ * One timer per conversation and step. The step is part of the key because a running job still holds its key
+ * while it queues the next step; the conversation's `next` names the one waiting, so it can be cancelled.
+ */
+const followUpKey = (conversationId: string, step: number) => `follow_up:${conversationId}:${step}`;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Sets the timer of follow-up `step` (0 = the first), counted from `from` (epoch ms), the time of the message before
+ * it. After the last step one more timer runs, as long as the last step's delay: a lead who let it pass unanswered
+ * closes the conversation.
+ */
+export async function scheduleFollowUp(tx: Tx, campaign: Campaign, conversation: Conversation, step: number, from: number): Promise<Conversation> {
+  const steps = campaign.followUps.enabled ? campaign.followUps.steps : [];
+  if (steps.length === 0 || step > steps.length) return updateConversation(tx, conversation, { next: null, followUpHeld: null });
+  const at = from + parseDuration(steps[Math.min(step, steps.length - 1)]!.after);
+  await tx.enqueue({ kind: 'follow_up', data: { conversationId: conversation.id, step }, runAt: at, key: followUpKey(conversation.id, step), accountId: conversation.accountId });
+  return updateConversation(tx, conversation, { next: { kind: step < steps.length ? 'follow_up' : 'close', at: iso(at), step }, followUpHeld: null });
+}
+
+/** A reply, a hand-off or an opt-out: no follow-up goes out on this conversation any more. */
+export async function cancelFollowUps(tx: Tx, conversation: Conversation): Promise<Conversation> {
+  const next = conversation.next;
+  if (next?.kind !== 'follow_up' && next?.kind !== 'close') return conversation;
+  await tx.cancelJobs(followUpKey(conversation.id, next.step!));
+  return updateConversation(tx, conversation, { next: null, followUpHeld: null });
+}
+
+/** Job `follow_up`: sends step `step` when the conversation still waits for the lead, or closes it after the last. */
+export async function runFollowUp(gw: Gateway, job: Job<{ conversationId: string; step: number }>): Promise<JobResult> {
+  return gw.store.transact(async (tx) => {
+    const conversation = await tx.get<Conversation>('conversations', job.data.conversationId);
+    if (!conversation || conversation.status !== 'active' || conversation.lastMessage?.direction === 'incoming') return;
+    const campaign = conversation.campaignId ? await campaignById(tx, conversation.campaignId) : undefined;
+    if (!campaign || campaign.status === 'draft') return void (await updateConversation(tx, conversation, { next: null }));
+    if (campaign.status === 'paused') return void (await updateConversation(tx, conversation, { followUpHeld: 'held' }));
+    const steps = campaign.followUps.enabled ? campaign.followUps.steps : [];
+    const { step } = job.data;
+    if (step >= steps.length) {
+      await updateConversation(tx, conversation, { status: 'closed', next: null });
+      return;
+    }
+    const window = campaign.sendingWindow;
+    if (window && !isOpen(window, Date.now())) {
+      const at = nextOpening(window, Date.now());
+      await updateConversation(tx, conversation, { next: { kind: 'follow_up', at: iso(at), step } });
+      return { retryAt: at };
+    }
+    const [account, contact] = await Promise.all([tx.get<Account>('accounts', conversation.accountId), tx.get<Contact>('contacts', conversation.contactId)]);
+    if (!account || !contact || contact.optOut) return;
+    const sent = await sendOnConversation(tx, account, contact, conversation, { body: personalize(steps[step]!.body, contact), author: 'follow_up', campaignId: campaign.id });
+    await scheduleFollowUp(tx, campaign, sent.conversation, step + 1, Date.now());
+  });
+}
+
+/** Live again: the follow-ups a pause held are timed anew from now, the step each was waiting for. */
+export async function resumeFollowUps(tx: Tx, campaign: Campaign, conversation: Conversation): Promise<void> {
+  const step = conversation.next?.step ?? campaign.followUps.steps.length;
+  await scheduleFollowUp(tx, campaign, conversation, step, Date.now());
+}

@@ -1,0 +1,60 @@
+import type { Gateway } from '../context.js';
+import type { Account } from '../domain/accounts.js';
+import { getContact } from '../domain/contacts.js';
+import { conversationsOfContact, getConversation, updateConversation, type Conversation } from '../domain/conversations.js';
+import type { Message } from '../domain/messages.js';
+import { ApiError } from '../errors.js';
+import type { Tx } from '../store/store.js';
+import { emitEvent } from './events.js';
+import { cancelFollowUps } from './follow-ups.js';
+import { sendOnConversation } from './outgoing.js';
+
+/**
+ * A person takes the conversation: the bot stays silent, follow-ups stop, and the `handoff` event tells the team.
+ * An opted-out conversation stays opted out.
+ */
+export async function handOff(tx: Tx, account: Account, conversation: Conversation, reason: 'contact_asked' | 'team', body: string | null): Promise<Conversation> {
+  const stopped = await cancelFollowUps(tx, conversation);
+  const updated = await updateConversation(tx, stopped, { bot: { active: false }, status: stopped.status === 'opted_out' ? 'opted_out' : 'handed_off' });
+  await emitEvent(tx, account, 'handoff', { contactId: conversation.contactId, conversationId: conversation.id, reason, body });
+  return updated;
+}
+
+/** POST /v1/contacts/{id}/bot: hands every conversation of the contact to a person, or gives them back to the bot. */
+export async function setBot(gw: Gateway, account: Account, contactId: string, active: boolean): Promise<Conversation[]> {
+  return gw.store.transact(async (tx) => {
+    await getContact(tx, account.id, contactId);
+    const result: Conversation[] = [];
+    for (const conversation of await conversationsOfContact(tx, contactId)) {
+      if (!active) result.push(conversation.bot.active ? await handOff(tx, account, conversation, 'team', null) : conversation);
+      else {
+        const status = conversation.status === 'handed_off' ? 'active' : conversation.status;
+        result.push(await updateConversation(tx, conversation, { bot: { active: true }, status }));
+      }
+    }
+    return result;
+  });
+}
+
+/**
+ * POST /v1/contacts/{id}/messages: a team member's reply, on the given conversation or the contact's most recent
+ * one. A person writing has taken over: the bot stops there.
+ */
+export async function teamReply(gw: Gateway, account: Account, contactId: string, body: string, conversationId?: string): Promise<Message> {
+  return gw.store.transact(async (tx) => {
+    const contact = await getContact(tx, account.id, contactId);
+    let conversation: Conversation | undefined;
+    if (conversationId) {
+      conversation = await getConversation(tx, account.id, conversationId);
+      if (conversation.contactId !== contact.id) throw new ApiError(400, 'VALIDATION_ERROR', 'conversationId: the conversation is not one of this contact');
+    } else {
+      [conversation] = await tx.find<Conversation>('conversations', 'contact', [contact.id], { order: 'desc', limit: 1 });
+    }
+    if (!conversation) {
+      throw new ApiError(409, 'NO_CONVERSATION', 'The contact has no conversation yet: one starts with a campaign\'s opening message or a message from the contact');
+    }
+    const sent = await sendOnConversation(tx, account, contact, conversation, { body, author: 'team' });
+    if (sent.conversation.bot.active) await handOff(tx, account, sent.conversation, 'team', null);
+    return (await tx.get<Message>('messages', sent.message.id))!;
+  });
+}

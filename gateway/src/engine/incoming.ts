@@ -1,0 +1,52 @@
+import type { Account } from '../domain/accounts.js';
+import { campaignById } from '../domain/campaigns.js';
+import type { Contact } from '../domain/contacts.js';
+import { conversationsOfContact, lastMessageOf, touchConversation, type Conversation } from '../domain/conversations.js';
+import type { Message } from '../domain/messages.js';
+import type { Tx } from '../store/store.js';
+import { optIn, optOut } from './consent.js';
+import { emitEvent } from './events.js';
+import { cancelFollowUps } from './follow-ups.js';
+import { handOff } from './handoff.js';
+import { classify } from './keywords.js';
+import { stopOpenings } from './openings.js';
+import { sendOnConversation } from './outgoing.js';
+import { DEFAULT_HELP_TEXT } from './texts.js';
+
+/**
+ * A message from a contact, on any channel, in the transaction that stored it. Opt-out and opt-in words come first
+ * and are always obeyed; an opted-out contact gets nothing else. Otherwise the lead is talking: waiting opening
+ * messages and follow-ups stop, HELP gets the account's help text, and a request for a person hands off.
+ */
+export async function onIncoming(tx: Tx, account: Account, contact: Contact, conversation: Conversation, message: Message): Promise<void> {
+  const current = await touchConversation(tx, conversation, {
+    lastMessage: lastMessageOf(message),
+    lastIncomingAt: message.createdAt,
+    status: conversation.status === 'closed' ? 'active' : conversation.status,
+  });
+  await emitEvent(tx, account, 'message_received', {
+    contactId: contact.id,
+    conversationId: current.id,
+    messageId: message.id,
+    channel: current.channel,
+    customChannel: current.customChannel,
+    body: message.body,
+    fromId: message.fromId,
+    mediaUrl: message.media?.url ?? null,
+  }, message.id);
+  if (message.messageType === 'reaction') return;
+
+  const campaign = current.campaignId ? await campaignById(tx, current.campaignId) : undefined;
+  const intent = classify(message.body, campaign ? { languages: [campaign.language] } : {});
+  if (intent === 'opt_out') return optOut(tx, account, contact, current, message);
+  if (contact.optOut) return intent === 'opt_in' ? optIn(tx, account, contact, current, message) : undefined;
+
+  await stopOpenings(tx, contact.id, 'wrote_first');
+  for (const c of await conversationsOfContact(tx, contact.id)) await cancelFollowUps(tx, c);
+  const latest = (await tx.get<Conversation>('conversations', current.id))!;
+  if (intent === 'help') {
+    await sendOnConversation(tx, account, contact, latest, { body: account.helpText?.trim() || DEFAULT_HELP_TEXT, author: 'system' });
+  } else if (intent === 'handoff' && latest.bot.active) {
+    await handOff(tx, account, latest, 'contact_asked', message.body);
+  }
+}

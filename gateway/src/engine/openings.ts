@@ -1,0 +1,186 @@
+import type { Gateway } from '../context.js';
+import type { Account } from '../domain/accounts.js';
+import { campaignById, campaignsOf, type Campaign } from '../domain/campaigns.js';
+import type { Contact } from '../domain/contacts.js';
+import { conversationFor, updateConversation, type Conversation, type OpeningState } from '../domain/conversations.js';
+import { newId, now } from '../ids.js';
+import type { JobResult } from '../jobs/queue.js';
+import type { Job, Tx } from '../store/store.js';
+import { parseRate } from './durations.js';
+import { resumeFollowUps, scheduleFollowUp } from './follow-ups.js';
+import { sendOnConversation } from './outgoing.js';
+import { nextSend, type PacingState } from './pacing.js';
+import { personalize } from './personalize.js';
+import { isOpen, nextOpening } from './sending-window.js';
+
+/** A campaign's opening message to one contact: at most one per campaign and contact (a unique index). */
+export interface Opening {
+  id: string;
+  accountId: string;
+  campaignId: string;
+  contactId: string;
+  conversationId: string;
+  status: OpeningState['status'];
+  reason: string | null;
+  /** 'held' while a paused campaign holds it. */
+  held: 'held' | null;
+  /** When it is due (epoch ms), once queued. */
+  dueAt: number | null;
+  messageId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface Pacing extends PacingState {
+  id: string;
+}
+
+const openingKey = (id: string) => `opening:${id}`;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * In the add-to-list transaction (spec §3.2): each Live campaign of the list with its trigger on schedules its opening
+ * message to the contact, `delayMs` from now, paced and within the campaign's sending window.
+ */
+export async function onAddedToList(tx: Tx, accountId: string, listId: string, contact: Contact, delayMs = 0): Promise<void> {
+  for (const campaign of await campaignsOf(tx, accountId)) {
+    if (campaign.listId === listId && campaign.triggerOnNewContacts && campaign.status === 'live') await scheduleOpening(tx, campaign, contact, delayMs);
+  }
+}
+
+/** Why the opening message cannot go to this contact, or undefined when it can. */
+function skipReason(campaign: Campaign, contact: Contact, conversation: Conversation): string | undefined {
+  if (contact.optOut) return 'opted_out';
+  if (campaign.channel === 'custom' ? !contact.fromId : !contact.phone) return campaign.channel === 'custom' ? 'no_from_id' : 'no_phone';
+  if (conversation.lastIncomingAt) return 'wrote_first';
+  return undefined;
+}
+
+async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, delayMs: number): Promise<void> {
+  // Already scheduled, sent or skipped once: the conversation shows how that went.
+  if ((await tx.find<Opening>('openings', 'member', [campaign.id, contact.id])).length) return;
+  const conversation = await conversationFor(tx, contact, campaign.channel, campaign.customChannel, campaign.id);
+  const reason = skipReason(campaign, contact, conversation);
+  const dueAt = reason ? null : await takeSlot(tx, campaign, Date.now() + delayMs);
+  const at = now();
+  const opening = await tx.insert<Opening>('openings', {
+    id: newId('opn'),
+    accountId: campaign.accountId,
+    campaignId: campaign.id,
+    contactId: contact.id,
+    conversationId: conversation.id,
+    status: reason ? 'skipped' : 'queued',
+    reason: reason ?? null,
+    held: null,
+    dueAt,
+    messageId: null,
+    createdAt: at,
+    updatedAt: at,
+  });
+  if (dueAt !== null) await tx.enqueue({ kind: 'opening', data: { openingId: opening.id }, runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId });
+  await updateConversation(tx, conversation, {
+    campaignId: campaign.id,
+    opening: stateOf(opening),
+    next: dueAt === null ? conversation.next : { kind: 'opening', at: iso(dueAt) },
+  });
+}
+
+const stateOf = (o: Opening): OpeningState => ({ campaignId: o.campaignId, status: o.status, reason: o.reason, at: o.updatedAt });
+
+/**
+ * The campaign's next send slot for an opening message due at `due` (epoch ms): the first opening of its sending
+ * window from then, paced at its rate (the first 3 of a burst at once). The pacing state is one document per
+ * campaign, written in the same transaction: concurrent additions take turns on it, on any process.
+ */
+async function takeSlot(tx: Tx, campaign: Campaign, due: number): Promise<number> {
+  const arrival = campaign.sendingWindow ? nextOpening(campaign.sendingWindow, due) : due;
+  const stored = await tx.get<Pacing>('pacing', campaign.id);
+  const { sendAt, state } = nextSend(stored, arrival, parseRate(campaign.sendRate));
+  if (stored) await tx.update<Pacing>('pacing', campaign.id, state);
+  else await tx.insert<Pacing>('pacing', { id: campaign.id, ...state });
+  return sendAt;
+}
+
+async function settleOpening(tx: Tx, opening: Opening, patch: Partial<Opening>): Promise<Opening> {
+  const updated = await tx.update<Opening>('openings', opening.id, { ...patch, updatedAt: now() });
+  const conversation = await tx.get<Conversation>('conversations', opening.conversationId);
+  if (conversation) {
+    const next = updated.status === 'queued' && updated.dueAt !== null ? { kind: 'opening' as const, at: iso(updated.dueAt) } : conversation.next?.kind === 'opening' ? null : conversation.next;
+    await updateConversation(tx, conversation, { opening: stateOf(updated), next });
+  }
+  return updated;
+}
+
+/** Job `opening`: sends a queued opening message, unless what happened since says otherwise. */
+export async function runOpening(gw: Gateway, job: Job<{ openingId: string }>): Promise<JobResult> {
+  return gw.store.transact(async (tx) => {
+    const opening = await tx.get<Opening>('openings', job.data.openingId);
+    if (!opening || opening.status !== 'queued') return;
+    const campaign = await campaignById(tx, opening.campaignId);
+    if (!campaign || campaign.status === 'draft') return void (await settleOpening(tx, opening, { status: 'skipped', reason: 'not_live' }));
+    if (campaign.status === 'paused') return void (await settleOpening(tx, opening, { status: 'held', held: 'held' }));
+    const [account, contact, conversation] = await Promise.all([
+      tx.get<Account>('accounts', opening.accountId),
+      tx.get<Contact>('contacts', opening.contactId),
+      tx.get<Conversation>('conversations', opening.conversationId),
+    ]);
+    if (!account || !contact || !conversation) return;
+    const reason = skipReason(campaign, contact, conversation);
+    if (reason) return void (await settleOpening(tx, opening, { status: reason === 'wrote_first' ? 'cancelled' : 'skipped', reason }));
+    if (campaign.sendingWindow && !isOpen(campaign.sendingWindow, Date.now())) {
+      const dueAt = await takeSlot(tx, campaign, Date.now());
+      await settleOpening(tx, opening, { dueAt });
+      return { retryAt: dueAt };
+    }
+    const body = personalize(campaign.openingMessage ?? '', contact);
+    const template = campaign.channel === 'whatsapp' ? campaign.openingTemplate : null;
+    const sent = await sendOnConversation(tx, account, contact, conversation, { body, author: 'campaign', campaignId: campaign.id, template });
+    await settleOpening(tx, opening, { status: 'sent', messageId: sent.message.id });
+    const current = (await tx.get<Conversation>('conversations', conversation.id))!;
+    await scheduleFollowUp(tx, campaign, current, 0, Date.now());
+  });
+}
+
+/**
+ * The contact wrote, opted out or was handed to a person: opening messages still waiting for them will not go.
+ * Returns how many were stopped.
+ */
+export async function stopOpenings(tx: Tx, contactId: string, reason: string): Promise<number> {
+  let stopped = 0;
+  for (const opening of await tx.find<Opening>('openings', 'contact', [contactId])) {
+    if (opening.status !== 'queued' && opening.status !== 'held') continue;
+    await tx.cancelJobs(openingKey(opening.id));
+    await settleOpening(tx, opening, { status: reason === 'opted_out' ? 'skipped' : 'cancelled', reason, held: null });
+    stopped += 1;
+  }
+  return stopped;
+}
+
+const RESUME_BATCH = 100;
+
+/**
+ * Job `campaign_resume`: the campaign is Live again. What its pause held goes back to the queue, a batch per
+ * transaction: opening messages paced anew from now in the order they were added, follow-ups timed anew.
+ */
+export async function runCampaignResume(gw: Gateway, job: Job<{ campaignId: string }>): Promise<JobResult> {
+  const { campaignId } = job.data;
+  for (;;) {
+    const more = await gw.store.transact(async (tx) => {
+      const campaign = await campaignById(tx, campaignId);
+      if (campaign?.status !== 'live') return false;
+      const openings = await tx.find<Opening>('openings', 'held', [campaignId, 'held'], { limit: RESUME_BATCH });
+      for (const opening of openings) {
+        const dueAt = await takeSlot(tx, campaign, Date.now());
+        await settleOpening(tx, opening, { status: 'queued', held: null, dueAt });
+        await tx.enqueue({ kind: 'opening', data: { openingId: opening.id }, runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId });
+      }
+      const room = RESUME_BATCH - openings.length;
+      const conversations = room > 0 ? await tx.find<Conversation>('conversations', 'heldFollowUp', [campaignId, 'held'], { limit: room }) : [];
+      for (const conversation of conversations) {
+        await resumeFollowUps(tx, campaign, conversation);
+      }
+      return openings.length + conversations.length === RESUME_BATCH;
+    });
+    if (!more) return;
+  }
+}

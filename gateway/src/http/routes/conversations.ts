@@ -1,0 +1,29 @@
+import { Router, type RequestHandler } from 'express';
+import type { Gateway } from '../../context.js';
+import type { Contact } from '../../domain/contacts.js';
+import { conversationsOf, getConversation, publicConversation, type Conversation } from '../../domain/conversations.js';
+import { readPage } from '../paging.js';
+import { accountOf, parse, route, sendDurable } from '../route.js';
+import { conversationQuery } from '../schemas.js';
+
+/** Conversations, newest activity first (the inbox). */
+export function conversationsRouter(gw: Gateway, before: RequestHandler[]): Router {
+  const router = Router();
+  const withContact = async (c: Conversation) => publicConversation(c, await gw.store.get<Contact>('contacts', c.contactId));
+  route(router, '/conversations', {
+    get: async (req, res) => {
+      const { limit, cursor, ...filters } = parse(conversationQuery, req.query, 'query');
+      const accountId = accountOf(res).id;
+      const page = await readPage({ limit, cursor }, (p) => conversationsOf(gw.store, accountId, filters, p));
+      await sendDurable(gw, res, { data: await Promise.all(page.data.map(withContact)), nextCursor: page.nextCursor });
+    },
+  }, before);
+  route(router, '/conversations/:id', {
+    get: async (req, res) => {
+      const conversation = await getConversation(gw.store, accountOf(res).id, String(req.params.id));
+      await sendDurable(gw, res, await withContact(conversation));
+    },
+  }, before);
+  return router;
+}
+

@@ -1,0 +1,16 @@
+import { runFollowUp } from '../engine/follow-ups.js';
+import { runCampaignResume, runOpening } from '../engine/openings.js';
+import { deliver } from './deliver.js';
+import { housekeeping } from './housekeeping.js';
+import type { JobHandler } from './queue.js';
+import { sendMessageJob } from './send.js';
+
+/** Every kind of durable job and what runs it. */
+export const jobHandlers: Record<string, JobHandler> = {
+  deliver,
+  housekeeping,
+  send: sendMessageJob,
+  opening: runOpening,
+  follow_up: runFollowUp,
+  campaign_resume: runCampaignResume,
+};

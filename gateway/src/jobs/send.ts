@@ -1,0 +1,48 @@
+import type { Gateway } from '../context.js';
+import type { Message } from '../domain/messages.js';
+import { deliveryFailed } from '../engine/events.js';
+import { now } from '../ids.js';
+import { ChannelError } from '../providers/channels/channel-provider.js';
+import { channelProvider } from '../providers/channels/index.js';
+import type { Job } from '../store/store.js';
+import type { JobResult } from './queue.js';
+
+/**
+ * Job `send`: hands an outgoing SMS or WhatsApp message to its channel's provider. A refusal is final; a failure
+ * that may pass (the provider down, its rate limit) is tried again on the webhook retry schedule, then given up,
+ * and a `delivery_failed` event tells the account.
+ */
+export async function sendMessageJob(gw: Gateway, job: Job<{ messageId: string }>): Promise<JobResult> {
+  const message = await gw.store.get<Message>('messages', job.data.messageId);
+  if (!message || message.status !== 'pending' || (message.channel !== 'sms' && message.channel !== 'whatsapp')) return;
+  const provider = channelProvider(message.channel);
+  try {
+    const { providerMessageId } = await provider.send({
+      messageId: message.id,
+      channel: message.channel,
+      to: message.toId ?? '',
+      body: message.body,
+      template: message.template,
+    });
+    await settle(gw, message, { status: 'sent', provider: provider.name, providerMessageId });
+  } catch (err) {
+    const error = (err as Error).message;
+    const retryable = !(err instanceof ChannelError) || err.retryable;
+    const delays = gw.config.webhookRetryDelaysMs;
+    const retriesDone = job.attempts - 1;
+    if (retryable && retriesDone < delays.length) {
+      gw.log.warn({ message: message.id, provider: provider.name, error }, 'channel send failed; retrying later');
+      return { retryAt: Date.now() + delays[retriesDone]! };
+    }
+    await settle(gw, message, { status: 'failed', provider: provider.name, error });
+  }
+}
+
+async function settle(gw: Gateway, message: Message, patch: Partial<Message>): Promise<void> {
+  await gw.store.transact(async (tx) => {
+    const current = await tx.get<Message>('messages', message.id);
+    if (current?.status !== 'pending') return;
+    const settled = await tx.update<Message>('messages', message.id, { ...patch, updatedAt: now() });
+    if (settled.status === 'failed') await deliveryFailed(tx, settled);
+  });
+}

@@ -1,0 +1,179 @@
+import { api, createAccount, expectApiError, poll, uniquePhone, useGateway, type TestAccount } from './api-support';
+
+/**
+ * The campaign trigger (spec §3.2) over HTTPS: a Live campaign sends its opening message to each contact added to
+ * its list, paced, delayed, within its sending window, held by a pause; on the offline `log` channel provider.
+ */
+const ctx = useGateway({ LEADCHAT_JOB_POLL: '200ms' });
+
+async function listAndCampaign(account: TestAccount, campaign: Record<string, unknown> = {}) {
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+  const created = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: { name: 'Funnel', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name|there}}, thanks for your interest!', triggerOnNewContacts: true, status: 'live', ...campaign },
+  });
+  expect(created.status).toBe(201);
+  return { list, campaign: created.body };
+}
+
+async function contact(account: TestAccount, fields: Record<string, unknown> = {}) {
+  return (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: 'Ann', ...fields } })).body;
+}
+
+const add = (account: TestAccount, listId: string, contactId: string, extra: Record<string, unknown> = {}) =>
+  api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId, ...extra } });
+
+const outgoing = async (account: TestAccount, contactId: string) =>
+  ((await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data as any[]).filter((m) => m.direction === 'outgoing');
+
+const conversationOf = async (account: TestAccount, contactId: string) => {
+  const all = (await api(ctx.gw, account, 'GET', 'conversations?limit=200')).body.data as any[];
+  return all.find((c) => c.contactId === contactId);
+};
+
+test('a contact added to the list of a Live campaign gets its opening message, personalized, on the log provider', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list, campaign } = await listAndCampaign(account);
+  const ann = await contact(account, { firstName: 'Ann' });
+  const nameless = await contact(account, { firstName: undefined });
+  expect((await add(account, list.id, ann.id)).status).toBe(201);
+  await add(account, list.id, nameless.id);
+
+  const [sent] = await poll(() => outgoing(account, ann.id), (m) => m.length > 0 && m[0].status === 'sent');
+  expect(sent).toMatchObject({ body: 'Hi Ann, thanks for your interest!', channel: 'sms', campaignId: campaign.id, author: 'campaign', provider: 'log', toId: ann.phone });
+  const [other] = await poll(() => outgoing(account, nameless.id), (m) => m.length > 0);
+  expect(other.body).toBe('Hi there, thanks for your interest!');
+
+  const conversation = await conversationOf(account, ann.id);
+  expect(conversation).toMatchObject({ channel: 'sms', campaignId: campaign.id, status: 'active', bot: { active: true }, opening: { status: 'sent', reason: null } });
+  expect(conversation.lastMessage.id).toBe(sent.id);
+  expect((await api(ctx.gw, account, 'GET', `conversations/${conversation.id}`)).body.contact.id).toBe(ann.id);
+
+  // Added again: nothing more.
+  expect((await add(account, list.id, ann.id)).status).toBe(200);
+  await new Promise((r) => setTimeout(r, 500));
+  expect(await outgoing(account, ann.id)).toHaveLength(1);
+});
+
+test('preview renders the opening message for a contact', async () => {
+  const account = await createAccount(ctx.gw);
+  const { campaign } = await listAndCampaign(account, { openingMessage: 'Hello {{first_name}} {{custom.city|friend}}' });
+  const bob = await contact(account, { firstName: 'Bob', customFields: { city: 'Lyon' } });
+  const preview = await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/preview?contactId=${bob.id}`);
+  expect(preview.status).toBe(200);
+  expect(preview.body).toMatchObject({ body: 'Hello Bob Lyon', channel: 'sms', to: bob.phone });
+  expectApiError(await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/preview`), 400);
+  expectApiError(await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/preview?contactId=ct_nope`), 404);
+});
+
+test('a campaign that cannot send cannot go Live: 400 with the reason', async () => {
+  const account = await createAccount(ctx.gw);
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'L' } })).body;
+  const cases: Array<[Record<string, unknown>, RegExp]> = [
+    [{ channel: 'whatsapp', listId: list.id, openingMessage: 'Hi' }, /approved template/],
+    [{ channel: 'sms', openingMessage: 'Hi' }, /list/],
+    [{ channel: 'sms', listId: list.id }, /openingMessage/],
+    [{ channel: 'custom', listId: list.id, openingMessage: 'Hi' }, /customChannel/],
+  ];
+  for (const [fields, reason] of cases) {
+    const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'C', status: 'live', ...fields } });
+    expectApiError(res, 400, 'CAMPAIGN_CANNOT_SEND');
+    expect(res.body.error.message).toMatch(reason);
+  }
+  const draft = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'C', channel: 'whatsapp', listId: list.id, openingMessage: 'Hi' } })).body;
+  expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { status: 'live' } }), 400, 'CAMPAIGN_CANNOT_SEND');
+  const live = await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { status: 'live', openingTemplate: 'welcome_v1' } });
+  expect(live.status).toBe(200);
+  expect(live.body.status).toBe('live');
+  expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { sendRate: 'fast' } }), 400, 'INVALID_RATE');
+  expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { openingMessage: 'Hi {{frist_name}}' } }), 400, 'UNKNOWN_TEMPLATE_FIELD');
+  expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { sendingWindow: { start: '25:00', end: '21:00', timezone: 'UTC' } } }), 400, 'INVALID_SENDING_WINDOW');
+  expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { followUps: { enabled: true, steps: [{ after: 'soon', body: 'x' }] } } }), 400);
+});
+
+test('10 additions at once: 3 go at once, the rest at the campaign rate, none twice', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list } = await listAndCampaign(account, { sendRate: '120/m' }); // one every 500 ms
+  const contacts = await Promise.all(Array.from({ length: 10 }, () => contact(account)));
+  const started = Date.now();
+  await Promise.all(contacts.map((c) => add(account, list.id, c.id)));
+  const sent = await poll(
+    async () => (await Promise.all(contacts.map((c) => outgoing(account, c.id)))).flat(),
+    (all) => all.length === 10 && all.every((m) => m.status === 'sent'),
+    20_000,
+  );
+  const times = sent.map((m) => Date.parse(m.createdAt) - started).sort((a, b) => a - b);
+  expect(times.slice(0, 3).every((t) => t < 1500)).toBe(true);
+  // The other 7 one slot (500 ms) apart at least: the last no sooner than 7 slots after the first.
+  expect(times[9]! - times[0]!).toBeGreaterThanOrEqual(7 * 500 - 100);
+  for (let i = 4; i < 10; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(400);
+  expect(new Set(sent.map((m) => m.contactId)).size).toBe(10);
+});
+
+test('no phone: not sent, and the conversation says why', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list } = await listAndCampaign(account);
+  const emailOnly = (await api(ctx.gw, account, 'POST', 'contacts', { body: { email: `a${Date.now()}@example.com` } })).body;
+  await add(account, list.id, emailOnly.id);
+  const conversation = await conversationOf(account, emailOnly.id);
+  expect(conversation.opening).toMatchObject({ status: 'skipped', reason: 'no_phone' });
+  expect(await outgoing(account, emailOnly.id)).toHaveLength(0);
+});
+
+test('a delayed opening message waits, and a message from the lead meanwhile cancels it', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list } = await listAndCampaign(account);
+  const [waits, writes] = [await contact(account), await contact(account)];
+  expectApiError(await add(account, list.id, waits.id, { delay: 'soon' }), 400, 'INVALID_DURATION');
+  const added = Date.now();
+  await add(account, list.id, waits.id, { delay: '2s' });
+  await add(account, list.id, writes.id, { delay: '2s' });
+  expect((await conversationOf(account, waits.id)).next).toMatchObject({ kind: 'opening' });
+
+  const reply = await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone: writes.phone, body: 'Hi, I have a question' } });
+  expect(reply.status).toBe(200);
+  const [sent] = await poll(() => outgoing(account, waits.id), (m) => m.length > 0, 10_000);
+  expect(Date.parse(sent.createdAt) - added).toBeGreaterThanOrEqual(1900);
+  await new Promise((r) => setTimeout(r, 1000));
+  expect(await outgoing(account, writes.id)).toHaveLength(0);
+  expect((await conversationOf(account, writes.id)).opening).toMatchObject({ status: 'cancelled', reason: 'wrote_first' });
+});
+
+test('outside the sending window the opening message waits for its next opening', async () => {
+  const account = await createAccount(ctx.gw);
+  // A window that closed a minute ago and opens again in about a day.
+  const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+  const { list } = await listAndCampaign(account, { sendingWindow: { start: hhmm(Date.now() + 3 * 60_000), end: hhmm(Date.now() - 60_000), timezone: 'UTC' } });
+  const lead = await contact(account);
+  await add(account, list.id, lead.id);
+  const conversation = await conversationOf(account, lead.id);
+  expect(conversation.opening.status).toBe('queued');
+  const at = Date.parse(conversation.next.at);
+  expect(at).toBeGreaterThan(Date.now() + 60_000);
+  expect(at).toBeLessThan(Date.now() + 4 * 60_000);
+  await new Promise((r) => setTimeout(r, 500));
+  expect(await outgoing(account, lead.id)).toHaveLength(0);
+});
+
+test('a pause holds queued opening messages until the campaign is Live again', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list, campaign } = await listAndCampaign(account);
+  const lead = await contact(account);
+  await add(account, list.id, lead.id, { delay: '1s' });
+  await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { status: 'paused' } });
+  await poll(() => conversationOf(account, lead.id), (c) => c.opening.status === 'held', 10_000);
+  expect(await outgoing(account, lead.id)).toHaveLength(0);
+
+  await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { status: 'live' } });
+  await poll(() => outgoing(account, lead.id), (m) => m.length === 1, 10_000);
+  expect((await conversationOf(account, lead.id)).opening.status).toBe('sent');
+});
+
+test('a campaign no longer Live sends nothing; the reason is kept', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list, campaign } = await listAndCampaign(account);
+  const lead = await contact(account);
+  await add(account, list.id, lead.id, { delay: '1s' });
+  await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { status: 'draft' } });
+  await poll(() => conversationOf(account, lead.id), (c) => c.opening.status === 'skipped', 10_000);
+  expect((await conversationOf(account, lead.id)).opening.reason).toBe('not_live');
+});
