@@ -191,6 +191,6 @@ describe('GET /v1/contacts/{id}', () => {
     const c = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() } });
     const res = await api(ctx.gw, account, 'GET', `contacts/${c.body.id}/messages`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ data: [] });
+    expect(res.body).toEqual({ data: [], nextCursor: null });
   });
 });

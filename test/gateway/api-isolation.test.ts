@@ -61,7 +61,7 @@ test("B cannot see A's lists, their members, nor add to them; nor add A's contac
   expectApiError(await api(ctx.gw, b, 'POST', `lists/${A.list.id}/contacts`, { body: { contactId: A.contact.id } }), 404, 'NOT_FOUND');
   const bList = (await api(ctx.gw, b, 'POST', 'lists', { body: { name: 'B list' } })).body;
   expectApiError(await api(ctx.gw, b, 'POST', `lists/${bList.id}/contacts`, { body: { contactId: A.contact.id } }), 404, 'NOT_FOUND');
-  expect((await api(ctx.gw, b, 'GET', `lists/${bList.id}/contacts`)).body).toEqual({ data: [] });
+  expect((await api(ctx.gw, b, 'GET', `lists/${bList.id}/contacts`)).body).toEqual({ data: [], nextCursor: null });
   // Nor can A use B's contact.
   expectApiError(await api(ctx.gw, a, 'POST', `lists/${A.list.id}/contacts`, { body: { contactId: bContact.id } }), 404, 'NOT_FOUND');
   expect((await api(ctx.gw, a, 'GET', `lists/${A.list.id}/contacts`)).body.data.map((c: { id: string }) => c.id)).toEqual([A.contact.id]);
@@ -101,7 +101,7 @@ test("B cannot read, list or change A's campaigns, nor link A's list to its own"
 test("B cannot read, list or delete A's webhooks", async () => {
   expectApiError(await api(ctx.gw, b, 'GET', `webhooks/${A.webhook.id}`), 404, 'NOT_FOUND');
   expectApiError(await api(ctx.gw, b, 'DELETE', `webhooks/${A.webhook.id}`), 404, 'NOT_FOUND');
-  expect((await api(ctx.gw, b, 'GET', 'webhooks')).body).toEqual({ data: [] });
+  expect((await api(ctx.gw, b, 'GET', 'webhooks')).body).toEqual({ data: [], nextCursor: null });
   expect((await api(ctx.gw, a, 'GET', `webhooks/${A.webhook.id}`)).status).toBe(200);
 });
 

@@ -80,7 +80,7 @@ test('unknown list → 404; unknown contact → 404; nothing is added', async ()
   expectApiError(await api(ctx.gw, account, 'POST', 'lists/lst_unknown/contacts', { body: { contactId: contact.id } }), 404, 'NOT_FOUND');
   expectApiError(await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: 'ct_unknown' } }), 404, 'NOT_FOUND');
   expectApiError(await api(ctx.gw, account, 'GET', 'lists/lst_unknown/contacts'), 404, 'NOT_FOUND');
-  expect((await api(ctx.gw, account, 'GET', `lists/${list.id}/contacts`)).body).toEqual({ data: [] });
+  expect((await api(ctx.gw, account, 'GET', `lists/${list.id}/contacts`)).body).toEqual({ data: [], nextCursor: null });
 });
 
 test('missing or invalid contact id → 400', async () => {

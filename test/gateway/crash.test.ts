@@ -146,13 +146,20 @@ async function verify(gw: TestGateway, apiKey: string, inDoubt: string[]): Promi
 
     // Each contact's thread holds every message posted for its sender exactly once.
     for (const [sender, contactId] of contactOf) {
-      const thread = await call('GET', `/v1/contacts/${contactId}/messages`);
-      expect(thread.status).toBe(200);
-      const sids: string[] = thread.body.data.map((m: { messageSid: string }) => m.messageSid);
+      // A thread runs to hundreds of messages: read it page by page.
+      const thread: Array<{ id: string; messageSid: string }> = [];
+      let cursor: string | null = null;
+      do {
+        const page: Reply = await call('GET', `/v1/contacts/${contactId}/messages?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(page.status).toBe(200);
+        thread.push(...page.body.data);
+        cursor = page.body.nextCursor;
+      } while (cursor);
+      const sids: string[] = thread.map((m) => m.messageSid);
       const expected = [...acked.keys()].filter((sid) => posted.get(sid)!.sender === sender);
       expect(sids.length).toBe(new Set(sids).size);
       expect(new Set(sids)).toEqual(new Set(expected));
-      for (const m of thread.body.data) expect(m.id).toBe(acked.get(m.messageSid));
+      for (const m of thread) expect(m.id).toBe(acked.get(m.messageSid));
     }
   } finally {
     close();

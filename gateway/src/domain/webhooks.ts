@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Reader, Tx } from '../store/store.js';
+import type { Page, Reader, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import type { EventType } from './events.js';
 import { newWebhookSecret } from './secrets.js';
@@ -69,7 +69,8 @@ export async function unsubscribe(gw: Gateway, accountId: string, id: string): P
   });
 }
 
-export const subscriptionsOf = (r: Reader, accountId: string) => r.find<Subscription>('webhooks', 'account', [accountId]);
+/** The account's subscriptions, oldest first: all of them (as emit() needs), or a page when `page` is given. */
+export const subscriptionsOf = (r: Reader, accountId: string, page?: Page) => r.find<Subscription>('webhooks', 'account', [accountId], page);
 
 /**
  * Queues one delivery of an event to each receiver of the account that takes it: the settings URL takes

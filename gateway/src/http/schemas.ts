@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { EVENTS } from '../domain/events.js';
-import { pageFields } from './paging.js';
-import { pageQuery } from './paging.js';
+import { pageFields, pageQuery } from './paging.js';
 
 /**
  * One schema per request body, used by its route and by the OpenAPI document. Field names follow the spec,

@@ -4,6 +4,7 @@ import { createAccount, findByEmail, publicAccount, rotateApiKey, type Account }
 import { useCredits } from '../../domain/credits.js';
 import { adminAuth } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { readPage } from '../paging.js';
 import { parse, route, sendDurable } from '../route.js';
 import { adminAccountCreate, creditUsage, jobListQuery } from '../schemas.js';
 import { notFound } from '../../errors.js';
@@ -37,10 +38,8 @@ export function adminRouter(gw: Gateway, adminToken: string): Router {
   }, before);
   route(router, '/jobs', {
     get: async (req, res) => {
-      const { status, limit, cursor } = parse(jobListQuery, req.query, 'query');
-      const jobs = await gw.store.jobs.list(status, { limit: limit + 1, after: cursor });
-      const page = jobs.slice(0, limit);
-      res.json({ data: page.map(publicJob), nextCursor: jobs.length > limit ? page.at(-1)!.id : null });
+      const query = parse(jobListQuery, req.query, 'query');
+      await sendDurable(gw, res, await readPage(query, (page) => gw.store.jobs.list(query.status, page), publicJob));
     },
   }, before);
   route(router, '/jobs/:id/retry', {

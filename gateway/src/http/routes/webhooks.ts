@@ -3,6 +3,7 @@ import type { Gateway } from '../../context.js';
 import { checkTarget } from '../../domain/settings.js';
 import { getSubscription, publicSubscription, subscribe, subscriptionsOf, unsubscribe } from '../../domain/webhooks.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
 import { webhookCreate } from '../schemas.js';
 
@@ -16,9 +17,10 @@ export function webhooksRouter(gw: Gateway, before: RequestHandler[]): Router {
       const sub = await subscribe(gw, accountOf(res).id, url, events);
       res.status(201).set('Cache-Control', 'no-store').json({ ...publicSubscription(sub), secret: sub.secret });
     }],
-    get: async (_req, res) => {
-      const subs = await subscriptionsOf(gw.store, accountOf(res).id);
-      await sendDurable(gw, res, { data: subs.map(publicSubscription) });
+    get: async (req, res) => {
+      const query = parse(pageQuery, req.query, 'query');
+      const accountId = accountOf(res).id;
+      await sendDurable(gw, res, await readPage(query, (page) => subscriptionsOf(gw.store, accountId, page), publicSubscription));
     },
   }, before);
   route(router, '/webhooks/:id', {

@@ -1,0 +1,256 @@
+import {
+  api,
+  createAccount,
+  expectApiError,
+  incoming,
+  poll,
+  Receiver,
+  request,
+  unique,
+  uniquePhone,
+  useGateway,
+  type Reply,
+  type TestAccount,
+} from './api-support';
+
+/**
+ * Every list endpoint pages the same way: `?limit=` (1..200, default 50) and an opaque `cursor`, answered as
+ * `{data, nextCursor}` with nextCursor null on the last page. Each endpoint is filled past the default limit and
+ * walked two items at a time.
+ */
+// Failed deliveries wait an hour before their retry: the admin job list then holds pending jobs that stay put.
+const ctx = useGateway({ LEADCHAT_WEBHOOK_RETRIES: '1h' });
+const MORE_THAN_A_PAGE = 51;
+
+let failing: Receiver;
+afterAll(async () => {
+  await failing?.close();
+});
+
+/** One list endpoint: how to fill it for an account, and how to read it. */
+interface Endpoint {
+  name: string;
+  /** Creates `count` items for `who`; returns the path that lists them and their ids in the endpoint's order. */
+  fill(who: TestAccount, count: number): Promise<{ path: string; ids: string[] }>;
+  get(who: TestAccount, path: string, query?: Record<string, string>): Promise<Reply>;
+  /** Whether accounts have items of their own here (the admin job list is the operator's). */
+  tenant: boolean;
+}
+
+const post = async (who: TestAccount, path: string, body: unknown) => {
+  const res = await api(ctx.gw, who, 'POST', path, { body });
+  expect([200, 201]).toContain(res.status);
+  return res.body;
+};
+const asTenant = (who: TestAccount, path: string, query: Record<string, string> = {}) => api(ctx.gw, who, 'GET', path, { query });
+// Sequential on purpose: each endpoint lists in insertion order, which the expected ids follow.
+async function times<T>(count: number, make: (i: number) => Promise<T>): Promise<T[]> {
+  const made: T[] = [];
+  for (let i = 0; i < count; i++) made.push(await make(i));
+  return made;
+}
+
+const endpoints: Endpoint[] = [
+  {
+    name: 'GET /v1/lists',
+    tenant: true,
+    get: asTenant,
+    fill: async (who, count) => ({ path: 'lists', ids: (await times(count, (i) => post(who, 'lists', { name: `List ${i}` }))).map((l) => l.id) }),
+  },
+  {
+    name: 'GET /v1/lists/{id}/contacts',
+    tenant: true,
+    get: asTenant,
+    fill: async (who, count) => {
+      const list = await post(who, 'lists', { name: 'Members' });
+      const ids = await times(count, async (i) => {
+        const contact = await post(who, 'contacts', { phone: uniquePhone(), firstName: `Member ${i}` });
+        await post(who, `lists/${list.id}/contacts`, { contactId: contact.id });
+        return contact.id as string;
+      });
+      return { path: `lists/${list.id}/contacts`, ids };
+    },
+  },
+  {
+    name: 'GET /v1/campaigns',
+    tenant: true,
+    get: asTenant,
+    fill: async (who, count) => ({ path: 'campaigns', ids: (await times(count, (i) => post(who, 'campaigns', { name: `Campaign ${i}` }))).map((c) => c.id) }),
+  },
+  {
+    name: 'GET /v1/webhooks',
+    tenant: true,
+    get: asTenant,
+    fill: async (who, count) => ({
+      path: 'webhooks',
+      ids: (await times(count, (i) => post(who, 'webhooks', { url: `http://127.0.0.1:9/hook/${i}`, events: ['reply'] }))).map((w) => w.id),
+    }),
+  },
+  {
+    name: 'GET /v1/contacts/{id}/messages',
+    tenant: true,
+    get: asTenant,
+    fill: async (who, count) => {
+      const fromId = unique('visitor');
+      const received = await times(count, (i) => post(who, 'incoming_custom_channel_message', incoming({ fromId, body: `Message ${i}` })));
+      const first = await api(ctx.gw, who, 'GET', `messages/${received[0].messageId}`);
+      return { path: `contacts/${first.body.contactId}/messages`, ids: received.map((r) => r.messageId) };
+    },
+  },
+  {
+    name: 'GET /admin/v1/jobs',
+    tenant: false,
+    get: (_who, path, query = {}) => request(ctx.gw, 'GET', path, { headers: { authorization: `Bearer ${ctx.gw.adminToken}` }, query }),
+    fill: async (who, count) => {
+      // Each reply's delivery fails once and waits (pending) for its retry an hour later.
+      failing = await Receiver.start(() => ({ status: 500 }));
+      expect((await api(ctx.gw, who, 'PUT', 'settings', { body: { customChannelWebhookUrl: failing.url } })).status).toBe(200);
+      const fromId = unique('visitor');
+      await times(count, (i) => post(who, 'send_custom_channel_message', { customData: { fromId, customChannel: 'web-chat', body: `Reply ${i}` } }));
+      const path = '/admin/v1/jobs';
+      const mine = (res: Reply) => (res.body.data as Array<{ id: string; accountId: string; attempts: number }>).filter((j) => j.accountId === who.id);
+      const settled = await poll(
+        () => request(ctx.gw, 'GET', path, { headers: { authorization: `Bearer ${ctx.gw.adminToken}` }, query: { status: 'pending', limit: '200' } }),
+        (res) => res.status === 200 && mine(res).length === count && mine(res).every((j) => j.attempts === 1),
+        20_000,
+      );
+      expect(mine(settled)).toHaveLength(count);
+      return { path, ids: mine(settled).map((j) => j.id) };
+    },
+  },
+];
+
+describe.each(endpoints)('$name', (endpoint) => {
+  let owner: TestAccount;
+  let path: string;
+  let ids: string[];
+  // The admin job list is not per account; `status=pending` is where the test's jobs wait.
+  const q = (query: Record<string, string> = {}) => (endpoint.tenant ? query : { status: 'pending', ...query });
+  const read = (query?: Record<string, string>) => endpoint.get(owner, path, q(query));
+  /** Follows nextCursor from the first page to the last; returns every page. */
+  async function walk(limit: string): Promise<Reply[]> {
+    const pages: Reply[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await read({ limit, ...(cursor === null ? {} : { cursor }) });
+      expect(res.status).toBe(200);
+      pages.push(res);
+      cursor = res.body.nextCursor;
+    } while (cursor !== null && pages.length < 1000);
+    return pages;
+  }
+  const idsOf = (res: Reply): string[] => res.body.data.map((item: { id: string }) => item.id);
+  // Other pending jobs (the hourly housekeeping) share the admin list: only the test's own are compared.
+  const ours = (seen: string[]) => seen.filter((id) => ids.includes(id));
+
+  beforeAll(async () => {
+    owner = await createAccount(ctx.gw);
+    ({ path, ids } = await endpoint.fill(owner, MORE_THAN_A_PAGE));
+  }, 120_000);
+
+  test('answers {data, nextCursor}: 50 items by default, then a cursor to the rest', async () => {
+    const res = await read();
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(['data', 'nextCursor']);
+    expect(res.body.data).toHaveLength(50);
+    expect(res.body.nextCursor).toEqual(expect.any(String));
+    if (endpoint.tenant) expect(idsOf(res)).toEqual(ids.slice(0, 50));
+    const rest = await read({ cursor: res.body.nextCursor });
+    expect(rest.status).toBe(200);
+    if (endpoint.tenant) {
+      expect(idsOf(rest)).toEqual(ids.slice(50));
+      expect(rest.body.nextCursor).toBeNull();
+    }
+  });
+
+  test('limit=2 walks every item once, in order, and nextCursor is null on the last page', async () => {
+    const pages = await walk('2');
+    const seen = pages.flatMap(idsOf);
+    expect(pages.every((p) => p.body.data.length <= 2)).toBe(true);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(ours(seen)).toEqual(ids);
+    if (endpoint.tenant) {
+      expect(seen).toEqual(ids);
+      expect(pages).toHaveLength(Math.ceil(ids.length / 2));
+    }
+    expect(pages.at(-1)!.body.nextCursor).toBeNull();
+    expect(pages.slice(0, -1).every((p) => typeof p.body.nextCursor === 'string')).toBe(true);
+  });
+
+  test('a page that ends exactly at the last item says nextCursor null, not an empty page after it', async () => {
+    const all = await read({ limit: '200' });
+    expect(all.status).toBe(200);
+    expect(all.body.nextCursor).toBeNull();
+    expect(ours(idsOf(all))).toEqual(ids);
+    const exact = await read({ limit: String(all.body.data.length) });
+    expect(idsOf(exact)).toEqual(idsOf(all));
+    expect(exact.body.nextCursor).toBeNull();
+  });
+
+  test('the cursor is opaque: not an item id', async () => {
+    const first = await read({ limit: '1' });
+    expect(first.body.nextCursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(first.body.nextCursor).not.toBe(first.body.data[0].id);
+  });
+
+  test('a cursor that is not from a previous page → 400 INVALID_CURSOR', async () => {
+    const real = (await read({ limit: '1' })).body.nextCursor as string;
+    const bad = [
+      'not a cursor',
+      '!!!!',
+      ids[0]!, // an id as it is, not a cursor
+      Buffer.from('hello world').toString('base64url'),
+      `${real}=`,
+      `${real}.`,
+      'x'.repeat(500),
+    ];
+    for (const cursor of bad) {
+      const res = await read({ cursor });
+      expectApiError(res, 400, 'INVALID_CURSOR');
+      expect(res.body.error.message).toMatch(/cursor/);
+    }
+  });
+
+  test('limit outside 1..200 or not a whole number → 400', async () => {
+    for (const limit of ['0', '201', 'abc', '-1', '2.5', '']) {
+      const res = await read({ limit });
+      expectApiError(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.error.message).toMatch(/^limit: /);
+    }
+    expect((await read({ limit: '200' })).status).toBe(200);
+    expect((await read({ limit: '1' })).status).toBe(200);
+  });
+
+  if (!endpoint.tenant) return;
+  test("a cursor from another account's page shows none of that account's items", async () => {
+    const other = await createAccount(ctx.gw);
+    const theirs = await endpoint.fill(other, 3);
+    const cursor = (await read({ limit: '1' })).body.nextCursor as string;
+    const res = await endpoint.get(other, theirs.path, { cursor, limit: '200' });
+    expect(res.status).toBe(200);
+    expect(idsOf(res).filter((id) => ids.includes(id))).toEqual([]);
+    expect(idsOf(res).every((id) => theirs.ids.includes(id))).toBe(true);
+    // And the other way round: the owner's listing never shows the other account's items through their cursor.
+    const back = (await endpoint.get(other, theirs.path, { limit: '1' })).body.nextCursor as string;
+    const mine = await read({ cursor: back, limit: '200' });
+    expect(mine.status).toBe(200);
+    expect(idsOf(mine).filter((id) => theirs.ids.includes(id))).toEqual([]);
+  });
+});
+
+test('the OpenAPI document shows limit, cursor and the page answer on every /v1 list endpoint', async () => {
+  const doc = (await request(ctx.gw, 'GET', '/v1/openapi.json')).body;
+  for (const path of ['/lists', '/lists/{list_id}/contacts', '/campaigns', '/webhooks', '/contacts/{id}/messages']) {
+    const op = doc.paths[path].get;
+    const query = Object.fromEntries(op.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string; schema: object }) => [p.name, p.schema]));
+    expect({ path, query }).toEqual({
+      path,
+      query: {
+        limit: expect.objectContaining({ type: 'integer', minimum: 1, maximum: 200, default: 50 }),
+        cursor: expect.objectContaining({ type: 'string' }),
+      },
+    });
+    expect(op.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Page' });
+  }
+  expect(doc.components.schemas.Page.required).toEqual(['data', 'nextCursor']);
+});
