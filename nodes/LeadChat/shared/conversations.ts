@@ -27,7 +27,8 @@ export function readContactId(this: IExecuteFunctions, itemIndex: number): strin
 
 /**
  * Turns the AI bot off (a person takes over: the bot stays silent, follow-ups stop) or back on for every
- * conversation of the contact.
+ * conversation of the contact. The gateway answers with those conversations; a server that answers less still
+ * says which contact and which state.
  */
 export async function setBotActive(
 	this: IExecuteFunctions,
@@ -44,5 +45,5 @@ export async function setBotActive(
 		retry: settings.retry,
 		notFoundHint: 'Check the Contact ID: no contact of this account has it.',
 	});
-	return { contactId, botActive: active, ...response.body };
+	return { success: true, contactId, active, ...response.body };
 }

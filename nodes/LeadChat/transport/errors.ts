@@ -35,6 +35,10 @@ function hintFor(status: number, failure: ApiFailure, endpoint: string): string 
 	if (code === 'INVALID_PHONE')
 		return 'Write the phone number in international format: a leading + and the country code, e.g. +14155550123.';
 	if (code === 'INVALID_EMAIL') return 'Check the email address.';
+	if (code === 'NO_CONVERSATION')
+		return "A team member answers an existing conversation: one starts with a campaign's opening message or a message from the contact.";
+	if (code === 'CONTACT_OPTED_OUT')
+		return 'The contact opted out: nothing is sent to them until they write START. Filter opted-out contacts out before this node.';
 	if (code === 'IDEMPOTENCY_KEY_REUSED' || status === 422)
 		return 'This Idempotency Key was already used for a different grant. Use a new key for a new grant; reuse it only to repeat the same grant.';
 	if (code === 'IDEMPOTENCY_IN_FLIGHT' || status === 409)

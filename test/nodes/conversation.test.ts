@@ -1,0 +1,263 @@
+import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
+import { CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
+
+/** More conversations than one page of Return All (100), so Get Many has to follow nextCursor. */
+const MANY = 130;
+
+/** Conversation › Get, Get Many, Hand Off, Resume Bot, Send as Team Member, run as workflows against the gateway. */
+describe('LeadChat node: conversations', () => {
+  let gw: TestGateway;
+  let account: TestAccount;
+  let host: Host;
+  let campaignId: string;
+  /** Contact IDs of the custom-channel conversations, by fromId. */
+  const contacts = new Map<string, string>();
+
+  const api = (method: string, path: string, body?: unknown) => request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
+
+  /** Every conversation as the API lists them (newest activity first), walked page by page. */
+  async function listed(query = ''): Promise<Array<Record<string, any>>> {
+    const all: Array<Record<string, any>> = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await api('GET', `/conversations?limit=200${query}${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status).toBe(200);
+      all.push(...page.body.data);
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    return all;
+  }
+
+  beforeAll(async () => {
+    gw = await startGateway();
+    account = await createAccount(gw);
+    host = await createHost({ [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
+    const list = (await api('POST', '/lists', { name: 'Web chat leads' })).body;
+    const campaign = await api('POST', '/campaigns', {
+      name: 'Web chat',
+      channel: 'custom',
+      customChannel: 'webchat',
+      listId: list.id,
+      openingMessage: 'Hi {{first_name|there}}!',
+      triggerOnNewContacts: true,
+      status: 'live',
+    });
+    expect(campaign.status).toBe(201);
+    campaignId = campaign.body.id;
+    // Each visitor who writes on the custom channel is a contact with a conversation of the campaign.
+    for (let n = 0; n < MANY; n++) {
+      const fromId = `visitor-${n}`;
+      const res = await api('POST', '/incoming_custom_channel_message', {
+        customData: { messageSid: `m-${n}`, fromId, toId: 'acme', body: `Question ${n}`, channel: 'webchat', campaignId, firstName: `V${n}` },
+      });
+      expect(res.status).toBe(200);
+      const message = await api('GET', `/messages/${res.body.messageId}`);
+      contacts.set(fromId, message.body.contactId);
+    }
+    // And one SMS conversation of no campaign.
+    expect((await api('POST', '/channels/sms/incoming', { phone: '+14155550190', body: 'Hello by SMS' })).status).toBe(200);
+  }, 120_000);
+  afterAll(async () => {
+    await gw.stop();
+  });
+
+  describe('Get Many', () => {
+    test('Return All walks every page: each conversation once, in the API order, one item each paired to the input', async () => {
+      const run = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: true, filters: { campaignId } });
+      expect(run.error).toBeUndefined();
+      const items = run.output('LeadChat');
+      expect(items).toHaveLength(MANY);
+      expect(new Set(items.map((i) => i.json.id)).size).toBe(MANY);
+      expect(items.map((i) => i.json.id)).toEqual((await listed(`&campaignId=${campaignId}`)).map((c) => c.id));
+      for (const item of items) expect(item.pairedItem).toEqual({ item: 0 });
+      expect(items[0]!.json).toMatchObject({
+        id: expect.stringMatching(/\S/),
+        contactId: expect.any(String),
+        contact: expect.objectContaining({ firstName: expect.stringMatching(/^V\d+$/) }),
+        campaignId,
+        channel: 'custom',
+        customChannel: 'webchat',
+        status: 'active',
+        bot: { active: true },
+        lastMessage: expect.objectContaining({ direction: 'incoming' }),
+      });
+    });
+
+    test('Limit stops after that many, across pages; the default is 50', async () => {
+      const all = await listed(`&campaignId=${campaignId}`);
+      const over = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: false, limit: 115, filters: { campaignId } });
+      expect(over.output('LeadChat').map((i) => i.json.id)).toEqual(all.slice(0, 115).map((c) => c.id));
+      const small = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', limit: 3 });
+      expect(small.output('LeadChat')).toHaveLength(3);
+      const byDefault = await runLeadChat(host, { resource: 'conversation', operation: 'getAll' });
+      expect(byDefault.output('LeadChat')).toHaveLength(50);
+    });
+
+    test('Return All without filters includes every channel; the Channel filter keeps one', async () => {
+      const everything = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: true });
+      expect(everything.output('LeadChat')).toHaveLength(MANY + 1);
+      const sms = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: true, filters: { channel: 'sms' } });
+      expect(sms.output('LeadChat').map((i) => i.json)).toEqual([
+        expect.objectContaining({ channel: 'sms', campaignId: null, contact: expect.objectContaining({ phone: '+14155550190' }) }),
+      ]);
+    });
+
+    test('a filter that matches nothing outputs no items', async () => {
+      const run = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: true, filters: { status: 'closed' } });
+      expect(run.error).toBeUndefined();
+      expect(run.output('LeadChat')).toEqual([]);
+    });
+
+    test('every input item gets its own conversations, paired to it', async () => {
+      const run = await runLeadChat(
+        host,
+        { resource: 'conversation', operation: 'getAll', limit: '={{ $json.n }}' },
+        [{ json: { n: 2 } }, { json: { n: 1 } }],
+      );
+      expect(run.output('LeadChat').map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 0 }, { item: 1 }]);
+    });
+  });
+
+  describe('Get', () => {
+    test('by ID, with its contact', async () => {
+      const [first] = await listed(`&campaignId=${campaignId}`);
+      const run = await runLeadChat(host, { resource: 'conversation', operation: 'get', conversationId: first!.id });
+      expect(run.output('LeadChat')).toEqual([{ json: first, pairedItem: { item: 0 } }]);
+    });
+
+    test('an unknown ID fails with the API message and what to check', async () => {
+      const run = await runLeadChat(host, { resource: 'conversation', operation: 'get', conversationId: 'cnv_missing' });
+      expect(run.error?.message).toMatch(/^LeadChat: Conversation not found$/);
+      expect(run.error?.description).toMatch(/HTTP 404 NOT_FOUND from GET \/conversations\/cnv_missing\. Check the Conversation ID/);
+    });
+
+    test('an empty ID fails before calling the API', async () => {
+      const run = await runLeadChat(host, { resource: 'conversation', operation: 'get', conversationId: ' ' });
+      expect(run.error?.message).toBe('Conversation ID is empty');
+    });
+  });
+
+  describe('Hand Off and Resume Bot', () => {
+    test("Hand Off silences the bot on the contact's conversations; Get Many finds them handed off; Resume Bot gives them back", async () => {
+      const contactId = contacts.get('visitor-7')!;
+      const off = await runLeadChat(host, { resource: 'conversation', operation: 'handOff', contactId });
+      expect(off.output('LeadChat')[0]).toEqual({
+        json: {
+          success: true,
+          contactId,
+          active: false,
+          conversations: [expect.objectContaining({ contactId, status: 'handed_off', bot: { active: false } })],
+        },
+        pairedItem: { item: 0 },
+      });
+      const handedOff = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'getAll',
+        returnAll: true,
+        filters: { status: 'handed_off', channel: 'custom' },
+      });
+      expect(handedOff.output('LeadChat').map((i) => i.json.contactId)).toEqual([contactId]);
+
+      const on = await runLeadChat(host, { resource: 'conversation', operation: 'resumeBot', contactId });
+      expect(on.output('LeadChat')[0]!.json).toMatchObject({
+        success: true,
+        contactId,
+        active: true,
+        conversations: [expect.objectContaining({ status: 'active', bot: { active: true } })],
+      });
+      const conversation = (await listed(`&campaignId=${campaignId}`)).find((c) => c.contactId === contactId)!;
+      expect(conversation).toMatchObject({ status: 'active', bot: { active: true } });
+    });
+
+    test('an unknown contact fails with what to check; Continue On Fail keeps the other items going', async () => {
+      const run = await runLeadChat(
+        host,
+        { resource: 'conversation', operation: 'handOff', contactId: '={{ $json.id }}' },
+        [{ json: { id: 'ct_nobody' } }, { json: { id: contacts.get('visitor-8') } }],
+        { continueOnFail: true },
+      );
+      const [missing, done] = run.output('LeadChat');
+      expect(missing).toEqual({
+        json: {
+          error: 'LeadChat: Contact not found',
+          details: expect.stringMatching(/^HTTP 404 NOT_FOUND from POST \/contacts\/ct_nobody\/bot\. Check the Contact ID/),
+          httpCode: '404',
+        },
+        pairedItem: { item: 0 },
+      });
+      expect(done).toMatchObject({ json: { success: true, active: false }, pairedItem: { item: 1 } });
+    });
+  });
+
+  describe('Send as Team Member', () => {
+    test("the message goes out on the contact's conversation as the team's, and hands it off", async () => {
+      const contactId = contacts.get('visitor-11')!;
+      const run = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'sendAsTeamMember',
+        contactId,
+        text: 'Hi, Sam from the team here',
+      });
+      const message = run.output('LeadChat')[0]!.json;
+      expect(message).toMatchObject({
+        id: expect.stringMatching(/\S/),
+        contactId,
+        direction: 'outgoing',
+        body: 'Hi, Sam from the team here',
+        author: 'team',
+        channel: 'webchat',
+        conversationId: expect.any(String),
+      });
+      const conversation = await api('GET', `/conversations/${message.conversationId}`);
+      expect(conversation.body).toMatchObject({ contactId, status: 'handed_off', bot: { active: false }, lastMessage: { id: message.id } });
+    });
+
+    test('with a Conversation ID, on that conversation; one of another contact is refused with the API message', async () => {
+      const contactId = contacts.get('visitor-12')!;
+      const [own] = (await listed(`&campaignId=${campaignId}`)).filter((c) => c.contactId === contactId);
+      const run = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'sendAsTeamMember',
+        contactId,
+        text: 'Following up',
+        additionalFields: { conversationId: own!.id },
+      });
+      expect(run.output('LeadChat')[0]!.json).toMatchObject({ conversationId: own!.id, body: 'Following up' });
+
+      const other = (await listed(`&campaignId=${campaignId}`)).find((c) => c.contactId === contacts.get('visitor-13'))!;
+      const wrong = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'sendAsTeamMember',
+        contactId,
+        text: 'Oops',
+        additionalFields: { conversationId: other.id },
+      });
+      expect(wrong.error?.message).toBe('LeadChat: conversationId: the conversation is not one of this contact');
+      expect(wrong.error?.description).toMatch(/^HTTP 400 VALIDATION_ERROR from POST \/contacts\/ct_\w+\/messages\./);
+    });
+
+    test('a contact with no conversation yet is told how one starts', async () => {
+      const fresh = await api('POST', '/contacts', { email: 'quiet@example.com' });
+      const run = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'sendAsTeamMember',
+        contactId: fresh.body.id,
+        text: 'Hello?',
+      });
+      expect(run.error?.message).toMatch(/^LeadChat: The contact has no conversation yet/);
+      expect(run.error?.description).toMatch(/HTTP 409 NO_CONVERSATION .*campaign's opening message or a message from the contact/);
+    });
+
+    test('an empty text or contact fails before calling the API', async () => {
+      const noText = await runLeadChat(host, { resource: 'conversation', operation: 'sendAsTeamMember', contactId: 'ct_x', text: '  ' });
+      expect(noText.error?.message).toBe('Text is empty');
+      // An expression that comes out empty: n8n itself stops a workflow whose required field is left blank.
+      const noContact = await runLeadChat(
+        host,
+        { resource: 'conversation', operation: 'sendAsTeamMember', contactId: '={{ $json.id }}', text: 'Hi' },
+        [{ json: { id: ' ' } }],
+      );
+      expect(noContact.error?.message).toBe('Contact ID is empty');
+    });
+  });
+});
