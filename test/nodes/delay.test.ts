@@ -24,6 +24,62 @@ describe('LeadChat node: Delay Opening Message', () => {
     const members = async () =>
       ((await request(gw, 'GET', `/v1/lists/${listId}/contacts`, { apiKey: account.apiKey })).body.data as Array<{ id: string }>).length;
 
+    test('the delay holds the opening message of a Live campaign that long, from Lead > Capture and List > Add Contact', async () => {
+      const campaign = await request(gw, 'POST', '/v1/campaigns', {
+        apiKey: account.apiKey,
+        body: { name: 'Funnel', channel: 'sms', listId, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, status: 'live' },
+      });
+      expect(campaign.status).toBe(201);
+      const started = Date.now();
+      const capture = await runLeadChat(host, {
+        resource: 'lead',
+        operation: 'capture',
+        phone: '+1 415 555 0181',
+        firstName: 'Later',
+        list: { __rl: true, mode: 'id', value: listId },
+        additionalFields: { delay: '2h' },
+      });
+      const lead = capture.output('LeadChat')[0]!.json;
+      expect(lead).toMatchObject({ created: true, addedToList: true, delay: '2h' });
+
+      const other = await request(gw, 'POST', '/v1/contacts', { apiKey: account.apiKey, body: { phone: '+14155550182' } });
+      const add = await runLeadChat(host, {
+        resource: 'list',
+        operation: 'addContact',
+        list: { __rl: true, mode: 'id', value: listId },
+        contactId: other.body.id,
+        additionalFields: { delay: '1h30m' },
+      });
+      expect(add.output('LeadChat')[0]!.json).toMatchObject({ added: true });
+
+      const conversations = (await request(gw, 'GET', '/v1/conversations', { apiKey: account.apiKey, query: { campaignId: campaign.body.id } })).body
+        .data as Array<{ contactId: string; next: { kind: string; at: string } | null }>;
+      const dueIn = (contactId: unknown) => {
+        const next = conversations.find((c) => c.contactId === contactId)!.next!;
+        expect(next.kind).toBe('opening');
+        return Date.parse(next.at) - started;
+      };
+      expect(dueIn(lead.id)).toBeGreaterThanOrEqual(2 * 3600_000 - 1000);
+      expect(dueIn(lead.id)).toBeLessThan(2 * 3600_000 + 60_000);
+      expect(dueIn(other.body.id)).toBeGreaterThanOrEqual(90 * 60_000 - 1000);
+      expect(dueIn(other.body.id)).toBeLessThan(90 * 60_000 + 60_000);
+      const sent = await request(gw, 'GET', `/v1/contacts/${lead.id}/messages`, { apiKey: account.apiKey });
+      expect(sent.body.data).toEqual([]);
+    });
+
+    test('a delay the node accepts but the server bounds (over 30 days) comes back with the API message', async () => {
+      const contact = await request(gw, 'POST', '/v1/contacts', { apiKey: account.apiKey, body: { phone: '+14155550183' } });
+      const run = await runLeadChat(host, {
+        resource: 'list',
+        operation: 'addContact',
+        list: { __rl: true, mode: 'id', value: listId },
+        contactId: contact.body.id,
+        additionalFields: { delay: '45d' },
+      });
+      expect(run.error?.message).toMatch(/^LeadChat: delay must be between/);
+      expect(run.error?.description).toMatch(/^HTTP 400 INVALID_DURATION from POST \/lists\/lst_\w+\/contacts\. Fix the field named in the message/);
+    });
+
     test.each([
       ['soon'],
       ['15 minutes'],

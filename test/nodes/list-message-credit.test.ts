@@ -33,6 +33,17 @@ describe('LeadChat node: lists, messages, credits', () => {
       expect(filtered.results).toEqual([{ name: 'Webinar leads', value: a.body.id }]);
     });
 
+    test('the List dropdown reads every page of lists', async () => {
+      const other = await createAccount(gw);
+      const otherHost = await createHost({ leadChatApi: { baseUrl: gw.apiBase, apiKey: other.apiKey, ignoreSslIssues: true } });
+      for (let n = 0; n < 120; n++) {
+        await request(gw, 'POST', '/v1/lists', { apiKey: other.apiKey, body: { name: `Campaign list ${String(n).padStart(3, '0')}` } });
+      }
+      const all = await listSearch(otherHost, 'searchLists');
+      expect(all.results).toHaveLength(120);
+      expect(all.results.at(-1)!.name).toBe('Campaign list 119');
+    });
+
     test('Add Contact: added once, then reported as already on the list', async () => {
       const list = await request(gw, 'POST', '/v1/lists', { apiKey: account.apiKey, body: { name: 'VIP' } });
       const contact = await request(gw, 'POST', '/v1/contacts', { apiKey: account.apiKey, body: { phone: '+15005550006' } });

@@ -97,6 +97,32 @@ describe('LeadChat Trigger events', () => {
       expect(listed.body.data[0].events).toHaveLength(4);
     });
 
+    test("the gateway's own events: a contact asking for a person starts a Message Received and a Hand-off execution", async () => {
+      const before = host.executions.length;
+      const sent = await request(gw, 'POST', '/v1/incoming_custom_channel_message', {
+        apiKey: account.apiKey,
+        body: { customData: { messageSid: 'ask-human-1', fromId: 'visitor-h', toId: 'acme', body: 'Can I talk to a human, please?', channel: 'webchat' } },
+      });
+      expect(sent.status).toBe(200);
+      await host.waitFor(() => host.executions.length >= before + 2, 'the two executions');
+      const events = host.executions.slice(before).map((run) => run.output('LeadChat Trigger')[0]!.json);
+      const received = events.find((e) => e.event === 'message_received')!;
+      const handoff = events.find((e) => e.event === 'handoff')!;
+      expect(received).toMatchObject({
+        type: 'message_received',
+        deliveryId: expect.any(String),
+        messageId: sent.body.messageId,
+        body: 'Can I talk to a human, please?',
+        fromId: 'visitor-h',
+      });
+      expect(handoff).toMatchObject({
+        type: 'handoff',
+        contactId: received.contactId,
+        conversationId: received.conversationId,
+        reason: 'contact_asked',
+      });
+    });
+
     test.each([
       ['message_received', { contactId: 'ct_1', conversationId: 'cnv_1', messageId: 'msg_1', channel: 'custom', body: 'Hi' }],
       ['handoff', { contactId: 'ct_1', conversationId: 'cnv_1', reason: 'contact_asked', body: 'a human please' }],
