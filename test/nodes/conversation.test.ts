@@ -248,6 +248,23 @@ describe('LeadChat node: conversations', () => {
       expect(run.error?.description).toMatch(/HTTP 409 NO_CONVERSATION .*campaign's opening message or a message from the contact/);
     });
 
+    test('a contact who opted out gets nothing, and the item says why', async () => {
+      const stop = await api('POST', '/incoming_custom_channel_message', {
+        customData: { messageSid: 'm-stop', fromId: 'visitor-20', toId: 'acme', body: 'STOP', channel: 'webchat' },
+      });
+      expect(stop.status).toBe(200);
+      const run = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'sendAsTeamMember',
+        contactId: contacts.get('visitor-20')!,
+        text: 'Are you sure?',
+      });
+      expect(run.error?.message).toMatch(/^LeadChat: The contact opted out/);
+      expect(run.error?.description).toMatch(/HTTP 409 CONTACT_OPTED_OUT .*until they write START/);
+      const optedOut = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: true, filters: { status: 'opted_out' } });
+      expect(optedOut.output('LeadChat').map((i) => i.json.contactId)).toEqual([contacts.get('visitor-20')]);
+    });
+
     test('an empty text or contact fails before calling the API', async () => {
       const noText = await runLeadChat(host, { resource: 'conversation', operation: 'sendAsTeamMember', contactId: 'ct_x', text: '  ' });
       expect(noText.error?.message).toBe('Text is empty');
