@@ -36,8 +36,8 @@ describe('example workflows', () => {
       const type = loader.nodeTypes[node.type.slice(PACKAGE.length + 1)]!.type;
       expect(node.typeVersion).toBe(1);
       expect(node.credentials?.[CREDENTIAL]?.name).toBe('LeadChat account');
-      const { properties } = NodeHelpers.getVersionedNodeType(type, 1).description;
-      const shown = NodeHelpers.getNodeParameters(properties, node.parameters, true, false, node) ?? {};
+      const { description } = NodeHelpers.getVersionedNodeType(type, 1);
+      const shown = NodeHelpers.getNodeParameters(description.properties, node.parameters, true, false, node, description) ?? {};
       const unknown = Object.keys(node.parameters).filter((key) => !(key in (shown as INodeParameters)));
       expect({ node: node.name, unknown }).toEqual({ node: node.name, unknown: [] });
     }
