@@ -1,5 +1,4 @@
 import type { Account } from '../domain/accounts.js';
-import type { Conversation } from '../domain/conversations.js';
 import type { Message } from '../domain/messages.js';
 import { emit } from '../domain/webhooks.js';
 import type { EventType } from '../domain/events.js';
@@ -22,5 +21,3 @@ export async function deliveryFailed(tx: Tx, message: Message): Promise<void> {
     error: message.error,
   });
 }
-
-export const channelLabel = (c: Conversation) => (c.channel === 'custom' ? c.customChannel : c.channel);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_SEND_RATE, MAX_FOLLOW_UPS } from '../domain/campaigns.js';
 import { EVENTS } from '../domain/events.js';
 import { pageFields, pageQuery } from './paging.js';
 
@@ -150,7 +151,7 @@ const campaignFields = {
     .object({ start: z.string().max(5), end: z.string().max(5), timezone: z.string().max(64) })
     .nullable()
     .describe('Local hours in which messages go out, e.g. {"start":"08:00","end":"21:00","timezone":"America/New_York"}'),
-  followUps: z.object({ enabled: z.boolean(), steps: z.array(followUpStep).max(5, 'at most 5 follow-up steps') }),
+  followUps: z.object({ enabled: z.boolean(), steps: z.array(followUpStep).max(MAX_FOLLOW_UPS, `at most ${MAX_FOLLOW_UPS} follow-up steps`) }),
   bot: z.object({
     active: z.boolean(),
     instructions: text(10_000),
@@ -171,7 +172,7 @@ export const campaignCreate = z.object({
   openingMessage: campaignFields.openingMessage.default(null),
   triggerOnNewContacts: campaignFields.triggerOnNewContacts.default(false),
   status: campaignFields.status.default('draft'),
-  sendRate: campaignFields.sendRate.default('30/m'),
+  sendRate: campaignFields.sendRate.default(DEFAULT_SEND_RATE),
   sendingWindow: campaignFields.sendingWindow.default(null),
   followUps: campaignFields.followUps.partial().default({}),
   bot: campaignFields.bot.partial().default({}),

@@ -33,6 +33,17 @@ export const listLocator: INodeProperties = {
 };
 
 /** Shown for every operation: how large inputs are paced and how the node waits out rate limits. */
+/** The text of an outgoing message, for every operation that sends one. */
+export const messageTextField: INodeProperties = {
+	displayName: 'Text',
+	name: 'text',
+	type: 'string',
+	typeOptions: { rows: 3 },
+	default: '',
+	required: true,
+	description: 'Text of the message',
+};
+
 export const runOptions: INodeProperties = {
 	displayName: 'Options',
 	name: 'options',

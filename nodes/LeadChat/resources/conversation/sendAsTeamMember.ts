@@ -1,21 +1,14 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { contactIdField, readContactId } from '../../shared/conversations';
+import { messageTextField } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
 
 export const description = forOperation('conversation', 'sendAsTeamMember', [
 	contactIdField,
-	{
-		displayName: 'Text',
-		name: 'text',
-		type: 'string',
-		typeOptions: { rows: 3 },
-		default: '',
-		required: true,
-		description: 'Text of the message',
-	},
+	messageTextField,
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',

@@ -1,5 +1,6 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
+import { messageTextField } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
@@ -24,15 +25,7 @@ export const description = forOperation('message', 'send', [
 		placeholder: 'e.g. livechat',
 		description: 'Name of the custom channel the message goes out on',
 	},
-	{
-		displayName: 'Text',
-		name: 'text',
-		type: 'string',
-		typeOptions: { rows: 3 },
-		default: '',
-		required: true,
-		description: 'Text of the message',
-	},
+	messageTextField,
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
