@@ -541,9 +541,12 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     test('once closing, a store calls no listener, not even for a job committed just before', async () => {
       const { calls } = listen();
       await store.transact((tx) => tx.enqueue({ kind: 'test', data: {}, runAt: later() }));
+      // The news may have reached the listener already (on PostgreSQL it travels on another connection); from the
+      // moment close is called, it reaches no one.
+      const before = calls();
       await store.close();
       await sleep(300);
-      expect(calls()).toBe(0);
+      expect(calls()).toBe(before);
     });
   });
 
