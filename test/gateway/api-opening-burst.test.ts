@@ -1,0 +1,125 @@
+import { BACKEND, removeDir, startGateway, tempDir } from '../helpers/gateway';
+import { createTestDatabase } from '../helpers/postgres';
+import { api, createAccount, poll, uniquePhone, type TestAccount, type TestGateway } from './api-support';
+
+/**
+ * A burst of 100 additions to the list of a Live campaign (spec §3.2): 3 opening messages at once, 97 paced at the
+ * campaign's rate, none twice, while the gateway restarts in the middle. On lowdb one gateway stops and starts again
+ * on its data dir; on PostgreSQL two processes share the work and one of them is killed and started again.
+ */
+
+jest.setTimeout(120_000);
+
+const RATE = '300/m';
+const INTERVAL_MS = 200;
+/** The least gap the engine keeps between two paced sends: the interval less a quarter of it. */
+const MIN_GAP_MS = 150;
+const ADDITIONS = 100;
+/** Every process of the deployment: a short lease, so the work of a killed process is soon taken over. */
+const JOBS = { LEADCHAT_JOB_POLL: '200ms', LEADCHAT_JOB_LEASE: '3s', LEADCHAT_WEBHOOK_TIMEOUT: '2s' };
+
+interface Deployment {
+  gws: TestGateway[];
+  /** Stops a process mid-burst, as the backend's story goes, and starts it again. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function lowdbDeployment(): Promise<Deployment> {
+  const dataDir = tempDir();
+  const gws = [await startGateway(JOBS, dataDir)];
+  return {
+    gws,
+    restart: async () => {
+      expect(await gws[0]!.stop()).toBe(0);
+      gws[0] = await startGateway(JOBS, dataDir);
+    },
+    close: async () => {
+      await gws[0]!.stop();
+      removeDir(dataDir);
+    },
+  };
+}
+
+async function postgresDeployment(): Promise<Deployment> {
+  const env = { ...JOBS, LEADCHAT_DATABASE_URL: await createTestDatabase() };
+  const gws = [await startGateway(env), await startGateway(env)];
+  return {
+    gws,
+    restart: async () => {
+      const victim = gws[0]!;
+      await victim.kill();
+      removeDir(victim.dataDir);
+      gws[0] = await startGateway(env);
+    },
+    close: async () => {
+      for (const gw of gws) {
+        await gw.stop();
+        removeDir(gw.dataDir);
+      }
+    },
+  };
+}
+
+/** Every conversation of the campaign, over all pages. */
+async function conversationsOf(gw: TestGateway, account: TestAccount, campaignId: string): Promise<any[]> {
+  const all: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await api(gw, account, 'GET', `conversations?campaignId=${campaignId}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    expect(page.status).toBe(200);
+    all.push(...page.body.data);
+    cursor = page.body.nextCursor;
+  } while (cursor);
+  return all;
+}
+
+test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, the rest paced at the campaign's rate, none twice`, async () => {
+  const deployment = BACKEND === 'postgres' ? await postgresDeployment() : await lowdbDeployment();
+  const on = (i: number) => deployment.gws[i % deployment.gws.length]!;
+  try {
+    const account = await createAccount(on(0));
+    const list = (await api(on(0), account, 'POST', 'lists', { body: { name: 'Burst' } })).body;
+    const campaign = (await api(on(0), account, 'POST', 'campaigns', {
+      body: { name: 'Burst', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name|there}}!', triggerOnNewContacts: true, status: 'live', sendRate: RATE },
+    })).body;
+    const contacts = await Promise.all(Array.from({ length: ADDITIONS }, async (_, i) =>
+      (await api(on(i), account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: `Lead ${i}` } })).body,
+    ));
+
+    const added = Date.now();
+    const additions = await Promise.all(contacts.map((c, i) => api(on(i), account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: c.id } })));
+    expect(additions.map((r) => r.status)).toEqual(Array(ADDITIONS).fill(201));
+
+    const sentCount = async () => (await conversationsOf(on(1), account, campaign.id)).filter((c) => c.opening?.status === 'sent').length;
+    expect(await poll(sentCount, (n) => n >= 30, 30_000)).toBeGreaterThanOrEqual(30);
+    await deployment.restart();
+
+    const conversations = await poll(
+      () => conversationsOf(on(0), account, campaign.id),
+      (all) => all.length === ADDITIONS && all.every((c) => c.opening?.status === 'sent'),
+      90_000,
+    );
+    expect(conversations.map((c) => c.opening.status)).toEqual(Array(ADDITIONS).fill('sent'));
+
+    // One opening message per contact, and only one, a while after the last.
+    await new Promise((r) => setTimeout(r, 1000));
+    const messages = (await Promise.all(contacts.map(async (c, i) =>
+      ((await api(on(i), account, 'GET', `contacts/${c.id}/messages`)).body.data as any[]).filter((m) => m.direction === 'outgoing'),
+    ))).flat();
+    expect(messages).toHaveLength(ADDITIONS);
+    expect(new Set(messages.map((m) => m.contactId)).size).toBe(ADDITIONS);
+    expect(messages.every((m) => m.author === 'campaign' && m.status === 'sent' && m.campaignId === campaign.id)).toBe(true);
+
+    const times = messages.map((m) => Date.parse(m.createdAt)).sort((a, b) => a - b);
+    // 3 at once, as soon as they are added.
+    expect(times.slice(0, 3).every((t) => t - added < 3000)).toBe(true);
+    // The other 97 at the campaign's rate, restart included: never two closer than the engine's least gap, and
+    // over the whole queue no faster than the rate.
+    const gaps = times.slice(4).map((t, i) => t - times[i + 3]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(MIN_GAP_MS);
+    expect(times[ADDITIONS - 1]! - times[0]!).toBeGreaterThanOrEqual((ADDITIONS - 3) * INTERVAL_MS - 100);
+  } finally {
+    await deployment.close();
+  }
+});
