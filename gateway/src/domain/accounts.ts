@@ -3,7 +3,7 @@ import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader } from '../store/store.js';
 import type { AutoRecharge } from './auto-recharge.js';
-import { digest, hashPassword, newApiKey, newWebhookSecret, sameSecret } from './secrets.js';
+import { digest, hashPassword, newApiKey, newWebhookSecret, sameDigest } from './secrets.js';
 
 export interface Account {
   id: string;
@@ -77,7 +77,7 @@ export async function rotateApiKey(gw: Gateway, accountId: string): Promise<stri
 export async function findByApiKey(gw: Gateway, apiKey: string): Promise<Account | undefined> {
   const hash = digest(apiKey);
   const [account] = await gw.store.find<Account>('accounts', 'apiKeyHash', [hash]);
-  return account && sameSecret(account.apiKeyHash, hash) ? account : undefined;
+  return account && sameDigest(account.apiKeyHash, hash) ? account : undefined;
 }
 
 export async function findByEmail(r: Reader, email: string): Promise<Account | undefined> {

@@ -76,6 +76,11 @@ export function normalize(text: string): string {
 
 const has = (words: readonly string[], text: string) => words.includes(text);
 
+/** The hand-off phrases with a space on each side, to be found as whole words in a padded message. */
+const PADDED_PHRASES: Record<string, readonly string[]> = Object.fromEntries(
+  Object.entries(HANDOFF_PHRASES).map(([language, phrases]) => [language, phrases.map((phrase) => ` ${phrase} `)]),
+);
+
 function languagesFor(asked: readonly string[] | undefined): string[] {
   const wanted = new Set((asked ?? []).map((l) => l.trim().toLowerCase().split(/[-_]/)[0]!).filter((l) => l in HANDOFF_PHRASES));
   if (!wanted.size && !asked?.length) return HANDOFF_LANGUAGES;
@@ -92,7 +97,7 @@ export function classify(body: string, options: { languages?: readonly string[] 
   const padded = ` ${text} `;
   for (const language of languagesFor(options.languages)) {
     if (has(HANDOFF_WORDS[language] ?? [], text)) return 'handoff';
-    if ((HANDOFF_PHRASES[language] ?? []).some((phrase) => padded.includes(` ${phrase} `))) return 'handoff';
+    if ((PADDED_PHRASES[language] ?? []).some((phrase) => padded.includes(phrase))) return 'handoff';
   }
   return undefined;
 }
