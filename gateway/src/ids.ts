@@ -4,8 +4,11 @@ import { customAlphabet } from 'nanoid';
 const random = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', 20);
 
 export type IdPrefix =
-  | 'acc' | 'ct' | 'lst' | 'mem' | 'cmp' | 'msg' | 'med' | 'dlv' | 'job' | 'whk' | 'ctx' | 'evt' | 'idk' | 'cnv' | 'opn';
+  | 'acc' | 'ct' | 'lst' | 'mem' | 'cmp' | 'msg' | 'med' | 'dlv' | 'job' | 'whk' | 'ctx' | 'evt' | 'idk' | 'cnv' | 'opn' | 'imp' | 'imc';
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${random()}`;
 
 export const now = (): string => new Date().toISOString();
+
+/** An epoch-ms time as the API writes times. */
+export const iso = (ms: number): string => new Date(ms).toISOString();

@@ -3,6 +3,7 @@ import type { Account } from '../domain/accounts.js';
 import { campaignById, type Campaign } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
 import { updateConversation, type Conversation } from '../domain/conversations.js';
+import { iso } from '../ids.js';
 import type { JobResult } from '../jobs/queue.js';
 import type { Job, Tx } from '../store/store.js';
 import { parseDuration } from './durations.js';
@@ -15,7 +16,6 @@ import { isOpen, nextOpening } from './sending-window.js';
  * while it queues the next step; the conversation's `next` names the one waiting, so it can be cancelled.
  */
 const followUpKey = (conversationId: string, step: number) => `follow_up:${conversationId}:${step}`;
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Sets the timer of follow-up `step` (0 = the first), counted from `from` (epoch ms), the time of the message before

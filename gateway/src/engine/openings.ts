@@ -3,7 +3,7 @@ import type { Account } from '../domain/accounts.js';
 import { campaignById, campaignsOf, type Campaign } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
 import { conversationFor, updateConversation, type Conversation, type OpeningState } from '../domain/conversations.js';
-import { newId, now } from '../ids.js';
+import { iso, newId, now } from '../ids.js';
 import type { JobResult } from '../jobs/queue.js';
 import type { Job, Tx } from '../store/store.js';
 import { parseRate } from './durations.js';
@@ -40,7 +40,6 @@ interface Pacing extends PacingState {
 }
 
 const openingKey = (id: string) => `opening:${id}`;
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * In the add-to-list transaction (spec §3.2): each Live campaign of the list with its trigger on schedules its opening
