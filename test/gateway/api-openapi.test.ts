@@ -18,6 +18,8 @@ const ROUTES: Record<string, string[]> = {
   '/contacts/{id}/messages': ['get', 'post'],
   '/lists': ['get', 'post'],
   '/lists/{list_id}/contacts': ['get', 'post'],
+  '/lists/{list_id}/imports': ['get', 'post'],
+  '/imports/{id}': ['get'],
   '/campaigns': ['get', 'post'],
   '/campaigns/{id}': ['get', 'patch'],
   '/campaigns/{id}/preview': ['get'],

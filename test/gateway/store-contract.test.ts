@@ -638,7 +638,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     const stores = await Promise.all(Array.from({ length: 4 }, () => open(empty)));
     expect(stores.map((s) => s.backend)).toEqual(['postgres', 'postgres', 'postgres', 'postgres']);
     const versions = await withClient(empty, async (c) => (await c.query('SELECT version FROM leadchat_migrations ORDER BY version')).rows);
-    expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     await open(empty);
   });
 

@@ -69,4 +69,7 @@ export const collections: CollectionSpec[] = [
   { name: 'webhooks', indexes: { account: { fields: ['accountId'] } } },
   { name: 'transactions', indexes: { account: { fields: ['accountId'] } } },
   { name: 'idempotency', indexes: { key: { unique: true, fields: ['accountId', 'key'] } } },
+  { name: 'imports', indexes: { list: { fields: ['listId'] } } },
+  // The rows of an import still to be applied, a chunk per document: each is removed in the commit that applies it.
+  { name: 'import_chunks', indexes: { position: { unique: true, fields: ['importId', 'position'] } } },
 ];

@@ -13,6 +13,7 @@ import { channelsRouter } from './routes/channels.js';
 import { contactsRouter } from './routes/contacts.js';
 import { conversationsRouter } from './routes/conversations.js';
 import { creditsRouter } from './routes/credits.js';
+import { importsRouter } from './routes/imports.js';
 import { listsRouter } from './routes/lists.js';
 import { messagesRouter } from './routes/messages.js';
 import { settingsRouter } from './routes/settings.js';
@@ -43,6 +44,7 @@ export function createApp(gw: Gateway, adminToken: string): Express {
   v1.use(messagesRouter(gw, before));
   v1.use(contactsRouter(gw, before));
   v1.use(listsRouter(gw, before));
+  v1.use(importsRouter(gw, before));
   v1.use(campaignsRouter(gw, before));
   v1.use(creditsRouter(gw, before, headerKeyOnly));
   v1.use(settingsRouter(gw, before));

@@ -31,6 +31,11 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
     post: { summary: 'Add a contact to a list', body: schemas.listAdd, ok: 201 },
     get: { summary: "A list's contacts, in the order they joined", ok: 200, page: true },
   },
+  '/lists/{list_id}/imports': {
+    post: { summary: 'Import contacts into a list (CSV or contact objects), as a job; answers the import', body: schemas.importCreate, ok: 202 },
+    get: { summary: "A list's imports, newest first", ok: 200, page: true },
+  },
+  '/imports/{id}': { get: { summary: 'An import with its progress, counts and rejected rows', ok: 200 } },
   '/campaigns': {
     post: { summary: 'Create a campaign', body: schemas.campaignCreate, ok: 201 },
     get: { summary: 'The campaigns, oldest first', ok: 200, page: true },

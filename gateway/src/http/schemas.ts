@@ -60,6 +60,43 @@ export const listAdd = z
 
 export const listCreate = z.object({ name: nonBlank(200) });
 
+const header = z.string().trim().min(1, 'must name a column of the file').max(200);
+const headers = z.record(z.string().min(1).max(100), header).refine((o) => Object.keys(o).length <= 50, 'at most 50 custom fields');
+
+/** Which header of the CSV holds each contact field, in the contact-create spellings; unknown fields are refused. */
+const importColumns = z
+  .strictObject({
+    phone: header.optional(),
+    phone_number: header.optional(),
+    firstName: header.optional(),
+    first_name: header.optional(),
+    lastName: header.optional(),
+    last_name: header.optional(),
+    email: header.optional(),
+    customFields: headers.optional(),
+    custom_fields: headers.optional(),
+  })
+  .transform((c) => ({
+    phone: c.phone ?? c.phone_number,
+    firstName: c.firstName ?? c.first_name,
+    lastName: c.lastName ?? c.last_name,
+    email: c.email,
+    customFields: c.customFields ?? c.custom_fields,
+  }))
+  .refine((c) => c.phone || c.email, { message: 'map phone or email (or both) to a column of the file', path: ['phone'] });
+
+export const importCreate = z
+  .object({
+    csv: z.string().optional().describe('CSV text with a header row; a BOM, quoted fields and CRLF line ends are read'),
+    columns: importColumns.optional().describe('With csv: the header of the column holding each contact field, e.g. {"phone":"Phone","customFields":{"city":"City"}}'),
+    delimiter: z.enum([',', ';', '\t', '|']).default(',').describe('With csv: the field separator'),
+    contacts: z.array(z.unknown()).optional().describe('Instead of csv: the rows as contact objects, as POST /contacts takes them'),
+    delay: z.string().max(20).optional().describe('Hold the opening messages this long, e.g. "15m", as when adding a contact to the list'),
+  })
+  .refine((b) => (b.csv === undefined) !== (b.contacts === undefined), { message: 'give either csv (with columns) or contacts', path: ['csv'] })
+  .refine((b) => b.csv === undefined || b.columns !== undefined, { message: 'name the header of each contact field with csv', path: ['columns'] })
+  .refine((b) => b.csv !== undefined || b.columns === undefined, { message: 'columns goes with csv', path: ['columns'] });
+
 export const incomingMessage = z.object({
   customData: z
     .object({

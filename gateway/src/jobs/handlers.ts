@@ -2,6 +2,7 @@ import { runFollowUp } from '../engine/follow-ups.js';
 import { runCampaignResume, runOpening } from '../engine/openings.js';
 import { deliver } from './deliver.js';
 import { housekeeping } from './housekeeping.js';
+import { runImport } from './import.js';
 import type { JobHandler } from './queue.js';
 import { sendMessageJob } from './send.js';
 
@@ -13,4 +14,5 @@ export const jobHandlers: Record<string, JobHandler> = {
   opening: runOpening,
   follow_up: runFollowUp,
   campaign_resume: runCampaignResume,
+  import: runImport,
 };

@@ -134,6 +134,18 @@ CREATE INDEX "openings_by_held" ON "openings" ((doc->>'campaignId'), (doc->>'hel
 CREATE TABLE "pacing" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
 `,
   },
+  {
+    version: 4,
+    name: 'contact imports and their chunks of rows',
+    sql: `
+CREATE TABLE "imports" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE INDEX "imports_by_list" ON "imports" ((doc->>'listId'), seq) WHERE doc->>'listId' IS NOT NULL;
+
+CREATE TABLE "import_chunks" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE UNIQUE INDEX "import_chunks_by_position" ON "import_chunks" ((doc->>'importId'), (doc->>'position'))
+  WHERE doc->>'importId' IS NOT NULL AND doc->>'position' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

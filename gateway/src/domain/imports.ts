@@ -1,0 +1,265 @@
+import { Readable } from 'node:stream';
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
+import { CsvError, parse as csvParser } from 'csv-parse';
+import type { Gateway } from '../context.js';
+import { parseDuration } from '../engine/durations.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
+import { newId, now } from '../ids.js';
+import type { NewJob, Page, Reader } from '../store/store.js';
+import { normalizeEmail, type Contact, type ContactInput } from './contacts.js';
+import { getList } from './lists.js';
+import { normalizePhone } from './phone.js';
+
+/**
+ * A bulk import of contacts into a list (spec §3.2: imported contacts count as additions to the list). The
+ * request is checked row by row and stored with its rows in chunks, in one commit; then a durable job applies
+ * one chunk per transaction, so a restart resumes at the first chunk not yet applied.
+ */
+export interface Import {
+  id: string;
+  accountId: string;
+  listId: string;
+  status: 'queued' | 'running' | 'done';
+  /** Data rows of the file (blank lines of a CSV not counted). */
+  total: number;
+  processed: number;
+  added: number;
+  alreadyInList: number;
+  duplicates: number;
+  rejected: number;
+  /** The first MAX_ERRORS rejected rows; `rejected` counts them all. */
+  errors: RowError[];
+  /** Hold of the opening messages of the campaigns of the list, as `delay` of POST /lists/{id}/contacts. */
+  delayMs: number;
+  /** How many chunks the rows were stored in. */
+  chunks: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Why a row is not imported; `row` is the row a user sees in a spreadsheet (the header is row 1). */
+export interface RowError {
+  row: number;
+  code: string;
+  message: string;
+}
+
+/** A contact's fields as the contacts are stored: an E.164 phone, a lower-case email. */
+export interface ContactFields {
+  firstName?: string;
+  lastName?: string;
+  phone: string | null;
+  email: string | null;
+  customFields?: Contact['customFields'];
+}
+
+/** One row of the file as the import job applies it: a contact to add, a repeat of an earlier row, or refused. */
+export type ImportRow = { row: number; contact: ContactFields } | { row: number; duplicate: true } | RowError;
+
+export interface ImportChunk {
+  id: string;
+  accountId: string;
+  importId: string;
+  /** 0 for the first chunk: the job applies them in this order. */
+  position: number;
+  rows: ImportRow[];
+}
+
+/** A row as it came, with the contact fields named as POST /contacts names them. */
+export interface RawRow {
+  row: number;
+  fields: unknown;
+}
+
+/** The import's two forms: CSV text with a header row and the header of each contact field, or contact objects. */
+export type ImportSource =
+  | { csv: string; columns: CsvColumns; delimiter: string }
+  | { contacts: unknown[] };
+
+export interface CsvColumns {
+  phone?: string;
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+  customFields?: Record<string, string>;
+}
+
+/** Reads a row's fields as POST /contacts reads its body; throws the same 400 for a bad row. */
+export type ReadContact = (fields: unknown) => ContactInput;
+
+export const MAX_ROWS = 100_000;
+export const CHUNK_ROWS = 500;
+export const MAX_ERRORS = 1_000;
+/** Rows checked between two yields to the event loop, so that other requests are answered meanwhile. */
+const ROWS_PER_TURN = 500;
+
+export const publicImport = (i: Import) => ({
+  id: i.id,
+  listId: i.listId,
+  status: i.status,
+  total: i.total,
+  processed: i.processed,
+  added: i.added,
+  alreadyInList: i.alreadyInList,
+  duplicates: i.duplicates,
+  rejected: i.rejected,
+  errors: i.errors,
+  createdAt: i.createdAt,
+  updatedAt: i.updatedAt,
+});
+
+/** The job that applies the chunk at `position`; its key makes it one, whoever queues it. */
+export const importJob = (i: Import, position: number): NewJob<{ importId: string; position: number }> => ({
+  kind: 'import',
+  data: { importId: i.id, position },
+  key: `import:${i.id}:${position}`,
+  accountId: i.accountId,
+});
+
+export async function getImport(r: Reader, accountId: string, id: string): Promise<Import> {
+  const found = await r.get<Import>('imports', id);
+  if (!found || found.accountId !== accountId) throw notFound('Import');
+  return found;
+}
+
+/** A list's imports, newest first. */
+export async function importsOf(r: Reader, accountId: string, listId: string, page: Page): Promise<Import[]> {
+  await getList(r, accountId, listId);
+  return r.find<Import>('imports', 'list', [listId], { ...page, order: 'desc' });
+}
+
+/**
+ * Checks every row and stores the import, its rows in chunks and the job for the first chunk, in one commit.
+ * Anything wrong with the request as a whole (the list, the file, its size) is a 4xx before anything is stored.
+ */
+export async function createImport(
+  gw: Gateway,
+  accountId: string,
+  listId: string,
+  source: ImportSource,
+  readContact: ReadContact,
+  delay?: string,
+): Promise<Import> {
+  const delayMs = delay === undefined ? 0 : parseDuration(delay, { field: 'delay' });
+  await getList(gw.store, accountId, listId);
+  const raw = 'csv' in source ? await readCsv(source.csv, source.columns, source.delimiter) : source.contacts.map((fields, i) => ({ row: i + 1, fields }));
+  if (raw.length === 0) throw badRequest('csv' in source ? 'csv: the file has no rows under its header' : 'contacts: give at least one contact', 'EMPTY_IMPORT');
+  if (raw.length > MAX_ROWS) throw tooManyRows();
+  const rows = await checkRows(raw, readContact);
+  return gw.store.transact(async (tx) => {
+    await getList(tx, accountId, listId);
+    const at = now();
+    const chunks: ImportRow[][] = [];
+    for (let i = 0; i < rows.length; i += CHUNK_ROWS) chunks.push(rows.slice(i, i + CHUNK_ROWS));
+    const created = await tx.insert<Import>('imports', {
+      id: newId('imp'),
+      accountId,
+      listId,
+      status: 'queued',
+      total: rows.length,
+      processed: 0,
+      added: 0,
+      alreadyInList: 0,
+      duplicates: 0,
+      rejected: 0,
+      errors: [],
+      delayMs,
+      chunks: chunks.length,
+      createdAt: at,
+      updatedAt: at,
+    });
+    for (const [position, chunk] of chunks.entries()) {
+      await tx.insert<ImportChunk>('import_chunks', { id: newId('imc'), accountId, importId: created.id, position, rows: chunk });
+    }
+    await tx.enqueue(importJob(created, 0));
+    return created;
+  });
+}
+
+const tooManyRows = () => badRequest(`At most ${MAX_ROWS} rows per import; split the file`, 'TOO_MANY_ROWS');
+
+/**
+ * Each row read as the contact API reads a contact, its phone and email normalized the same way; a row whose
+ * phone (or, without a phone, its email) was on an earlier row is a duplicate.
+ */
+async function checkRows(raw: RawRow[], readContact: ReadContact): Promise<ImportRow[]> {
+  const phones = new Set<string>();
+  const emails = new Set<string>();
+  const rows: ImportRow[] = [];
+  for (const [i, { row, fields }] of raw.entries()) {
+    if (i > 0 && i % ROWS_PER_TURN === 0) await yieldToRequests();
+    try {
+      const input = readContact(fields);
+      const phone = input.phone ? normalizePhone(input.phone) : null;
+      const email = input.email ? normalizeEmail(input.email) : null;
+      if (phone ? phones.has(phone) : emails.has(email!)) {
+        rows.push({ row, duplicate: true });
+        continue;
+      }
+      if (phone) phones.add(phone);
+      if (email) emails.add(email);
+      const { firstName, lastName, customFields } = input;
+      rows.push({ row, contact: { firstName, lastName, phone, email, ...(customFields && Object.keys(customFields).length ? { customFields } : {}) } });
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      rows.push({ row, code: err.code, message: err.message });
+    }
+  }
+  return rows;
+}
+
+/**
+ * The data rows of a CSV file, each with the contact fields its mapped columns give (empty cells left out). A
+ * BOM, quoted fields and CRLF are read; a blank line is no row to import but keeps its row number, as in a
+ * spreadsheet. The text is fed to the parser in slices, yielding between them.
+ */
+async function readCsv(text: string, columns: CsvColumns, delimiter: string): Promise<RawRow[]> {
+  const parser = Readable.from(slices(text, 256 * 1024)).pipe(csvParser({ bom: true, delimiter, relax_column_count: true }));
+  const rows: RawRow[] = [];
+  let read: ((cells: string[]) => Record<string, unknown>) | undefined;
+  let row = 0;
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) {
+      row += 1;
+      if (row % ROWS_PER_TURN === 0) await yieldToRequests();
+      if (!read) read = fieldReader(record, columns);
+      else if (record.some((cell) => cell.trim() !== '')) {
+        if (rows.length === MAX_ROWS) throw tooManyRows();
+        rows.push({ row, fields: read(record) });
+      }
+    }
+  } catch (err) {
+    if (err instanceof CsvError) throw badRequest(`csv: ${err.message}`, 'INVALID_CSV');
+    throw err;
+  } finally {
+    parser.destroy();
+  }
+  return rows;
+}
+
+function* slices(text: string, size: number): Generator<string> {
+  for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
+}
+
+/** From the header row: what turns a record into contact fields. A mapped header absent from it is a 400. */
+function fieldReader(header: string[], columns: CsvColumns): (cells: string[]) => Record<string, unknown> {
+  const names = header.map((h) => h.trim());
+  const indexOf = (field: string, name: string): number => {
+    const at = names.indexOf(name.trim());
+    if (at < 0) {
+      const found = names.filter(Boolean).map((n) => `"${n.slice(0, 60)}"`).join(', ') || 'none';
+      throw badRequest(`columns.${field}: the file has no column "${name.slice(0, 60)}"; its columns are ${found}`, 'MISSING_COLUMN');
+    }
+    if (names.indexOf(name.trim(), at + 1) >= 0) throw badRequest(`columns.${field}: the file has two columns "${name.slice(0, 60)}"`, 'DUPLICATE_COLUMN');
+    return at;
+  };
+  const { customFields = {}, ...fields } = columns;
+  const mapped = Object.entries(fields).filter(([, name]) => name !== undefined).map(([field, name]) => [field, indexOf(field, name!)] as const);
+  const custom = Object.entries(customFields).map(([field, name]) => [field, indexOf(`customFields.${field}`, name)] as const);
+  const cellsOf = (cells: string[], pairs: ReadonlyArray<readonly [string, number]>) =>
+    Object.fromEntries(pairs.map(([field, at]) => [field, cells[at]?.trim() ?? '']).filter(([, value]) => value !== ''));
+  return (cells) => {
+    const values = cellsOf(cells, custom);
+    return { ...cellsOf(cells, mapped), ...(Object.keys(values).length ? { customFields: values } : {}) };
+  };
+}

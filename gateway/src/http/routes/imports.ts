@@ -1,0 +1,47 @@
+import { Router, type RequestHandler } from 'express';
+import type { Gateway } from '../../context.js';
+import type { ContactInput } from '../../domain/contacts.js';
+import { createImport, getImport, importsOf, publicImport, type ImportSource } from '../../domain/imports.js';
+import { badRequest } from '../../errors.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { pageQuery, readPage } from '../paging.js';
+import { accountOf, parse, route, sendDurable } from '../route.js';
+import { contactCreate, importCreate } from '../schemas.js';
+
+/** A CSV of 100,000 rows with a few columns, as JSON text. */
+const IMPORT_BODY_LIMIT = '20mb';
+
+/**
+ * Each row is read exactly as POST /contacts reads its body, so a row is refused for what would refuse the
+ * contact, with the same code; a row with neither phone nor email says so by its own code.
+ */
+function readContact(fields: unknown): ContactInput {
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw badRequest('row: must be an object of contact fields');
+  const { phone, phone_number: phoneNumber, email } = fields as Record<string, unknown>;
+  if (!(phone || phoneNumber || email)) throw badRequest('the row has neither a phone nor an email', 'MISSING_IDENTIFIER');
+  return parse(contactCreate, fields, 'row');
+}
+
+export function importsRouter(gw: Gateway, before: RequestHandler[]): Router {
+  const router = Router();
+  route(router, '/lists/:listId/imports', {
+    post: [jsonBody(IMPORT_BODY_LIMIT), async (req, res) => {
+      const { csv, columns, delimiter, contacts, delay } = parse(importCreate, req.body);
+      const source: ImportSource = csv !== undefined ? { csv, columns: columns!, delimiter } : { contacts: contacts! };
+      const created = await createImport(gw, accountOf(res).id, String(req.params.listId), source, readContact, delay);
+      res.status(202).location(`/v1/imports/${created.id}`).json(publicImport(created));
+    }],
+    get: async (req, res) => {
+      const query = parse(pageQuery, req.query, 'query');
+      const accountId = accountOf(res).id;
+      const listId = String(req.params.listId);
+      await sendDurable(gw, res, await readPage(query, (page) => importsOf(gw.store, accountId, listId, page), publicImport));
+    },
+  }, before);
+  route(router, '/imports/:id', {
+    get: async (req, res) => {
+      await sendDurable(gw, res, publicImport(await getImport(gw.store, accountOf(res).id, String(req.params.id))));
+    },
+  }, before);
+  return router;
+}

@@ -1,0 +1,71 @@
+import type { Gateway } from '../context.js';
+import { createContactIn, findByEmail, findByPhone, type Contact } from '../domain/contacts.js';
+import { importJob, MAX_ERRORS, type ContactFields, type Import, type ImportChunk, type ImportRow, type RowError } from '../domain/imports.js';
+import type { Membership } from '../domain/lists.js';
+import { onAddedToList } from '../engine/openings.js';
+import { newId, now } from '../ids.js';
+import type { Job, Tx } from '../store/store.js';
+import type { JobResult } from './queue.js';
+
+type Outcome = 'added' | 'alreadyInList' | 'duplicates' | 'rejected';
+
+/**
+ * Job `import`: applies one chunk of an import's rows in one transaction, which also counts them on the import,
+ * removes the chunk and queues the job of the next one (or marks the import done). A run that finds its chunk
+ * gone changes nothing: that chunk was applied by a run whose outcome was lost, and the next job is queued.
+ */
+export async function runImport(gw: Gateway, job: Job<{ importId: string; position: number }>): Promise<JobResult> {
+  const { importId, position } = job.data;
+  await gw.store.transact(async (tx) => {
+    const current = await tx.get<Import>('imports', importId);
+    const [chunk] = await tx.find<ImportChunk>('import_chunks', 'position', [importId, position]);
+    if (!current || !chunk) return;
+    const counts: Record<Outcome, number> = { added: 0, alreadyInList: 0, duplicates: 0, rejected: 0 };
+    const errors: RowError[] = [];
+    for (const row of chunk.rows) {
+      const outcome = await applyRow(tx, current, row);
+      counts[outcome] += 1;
+      if ('code' in row && current.errors.length + errors.length < MAX_ERRORS) errors.push(row);
+    }
+    const last = position + 1 >= current.chunks;
+    await tx.update<Import>('imports', importId, {
+      status: last ? 'done' : 'running',
+      processed: current.processed + chunk.rows.length,
+      added: current.added + counts.added,
+      alreadyInList: current.alreadyInList + counts.alreadyInList,
+      duplicates: current.duplicates + counts.duplicates,
+      rejected: current.rejected + counts.rejected,
+      ...(errors.length ? { errors: [...current.errors, ...errors] } : {}),
+      updatedAt: now(),
+    });
+    await tx.remove('import_chunks', chunk.id);
+    if (!last) await tx.enqueue(importJob(current, position + 1));
+  });
+}
+
+/**
+ * A row's contact joins the list as by POST /lists/{id}/contacts, with `source: 'import'`: an existing contact of
+ * the account (by phone, or by email when the row has no phone) is taken as it is, a new one is created.
+ */
+async function applyRow(tx: Tx, to: Import, row: ImportRow): Promise<Outcome> {
+  if ('code' in row) return 'rejected';
+  if ('duplicate' in row) return 'duplicates';
+  const contact = await contactFor(tx, to.accountId, row.contact);
+  if ((await tx.find<Membership>('memberships', 'member', [to.listId, contact.id])).length) return 'alreadyInList';
+  await tx.insert<Membership>('memberships', {
+    id: newId('mem'),
+    accountId: to.accountId,
+    listId: to.listId,
+    contactId: contact.id,
+    source: 'import',
+    addedAt: now(),
+  });
+  // The campaign trigger (spec §3.2): an imported contact counts as an addition to the list.
+  await onAddedToList(tx, to.accountId, to.listId, contact, to.delayMs);
+  return 'added';
+}
+
+async function contactFor(tx: Tx, accountId: string, fields: ContactFields): Promise<Contact> {
+  const existing = fields.phone ? await findByPhone(tx, accountId, fields.phone) : await findByEmail(tx, accountId, fields.email!);
+  return existing ?? createContactIn(tx, accountId, fields);
+}
