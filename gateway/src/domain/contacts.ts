@@ -101,15 +101,23 @@ function newContact(accountId: string, fields: Partial<Contact>): Contact {
 export async function createContact(gw: Gateway, accountId: string, input: ContactInput): Promise<{ contact: Contact; created: boolean }> {
   const phone = input.phone ? normalizePhone(input.phone) : null;
   const email = input.email ? normalizeEmail(input.email) : null;
-  return gw.store.transact(async (tx) => {
-    const existing = phone ? await findByPhone(tx, accountId, phone) : await findByEmail(tx, accountId, email!);
-    if (existing) return { contact: existing, created: false };
-    return { contact: await createContactIn(tx, accountId, { ...input, phone, email }), created: true };
-  });
+  return gw.store.transact((tx) => findOrCreateContactIn(tx, accountId, { ...input, phone, email }));
+}
+
+type NormalizedFields = { firstName?: string; lastName?: string; phone?: string | null; email?: string | null; customFields?: Contact['customFields'] };
+
+/**
+ * The account's contact with this phone (or, with no phone, this email), taken as it is, or a new one: fields
+ * already normalized, and a phone or an email given.
+ */
+export async function findOrCreateContactIn(tx: Tx, accountId: string, fields: NormalizedFields): Promise<{ contact: Contact; created: boolean }> {
+  const existing = fields.phone ? await findByPhone(tx, accountId, fields.phone) : await findByEmail(tx, accountId, fields.email!);
+  if (existing) return { contact: existing, created: false };
+  return { contact: await createContactIn(tx, accountId, fields), created: true };
 }
 
 /** Inserts a new contact from fields already normalized (an E.164 phone, a lower-case email). */
-export function createContactIn(tx: Tx, accountId: string, input: { firstName?: string; lastName?: string; phone?: string | null; email?: string | null; customFields?: Contact['customFields'] }): Promise<Contact> {
+export function createContactIn(tx: Tx, accountId: string, input: NormalizedFields): Promise<Contact> {
   const phone = input.phone ?? null;
   const email = input.email ?? null;
   return tx.insert('contacts', newContact(accountId, {

@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Page, Reader } from '../store/store.js';
+import type { Page, Reader, Tx } from '../store/store.js';
 import { parseDuration } from '../engine/durations.js';
 import { onAddedToList } from '../engine/openings.js';
 import { getContact, type Contact } from './contacts.js';
@@ -60,19 +60,25 @@ export async function addToList(
   const delayMs = options.delay === undefined ? 0 : parseDuration(options.delay, { field: 'delay' });
   return gw.store.transact(async (tx) => {
     await getList(tx, accountId, listId);
-    const contact = await getContact(tx, accountId, contactId);
-    const [existing] = await tx.find<Membership>('memberships', 'member', [listId, contactId]);
-    if (existing) return { added: false, membership: existing };
-    const membership = await tx.insert<Membership>('memberships', {
-      id: newId('mem'),
-      accountId,
-      listId,
-      contactId,
-      source,
-      addedAt: now(),
-    });
-    // The campaign trigger (spec §3.2): its opening message is queued in the commit that adds the contact.
-    await onAddedToList(tx, accountId, listId, contact, delayMs);
-    return { added: true, membership };
+    return joinList(tx, listId, await getContact(tx, accountId, contactId), source, delayMs);
   });
+}
+
+/**
+ * The contact joins the list unless it is a member already. The campaign trigger (spec §3.2): the opening messages
+ * of the list's Live campaigns are queued in the same commit, `delayMs` from now.
+ */
+export async function joinList(tx: Tx, listId: string, contact: Contact, source: Membership['source'], delayMs = 0): Promise<{ added: boolean; membership: Membership }> {
+  const [existing] = await tx.find<Membership>('memberships', 'member', [listId, contact.id]);
+  if (existing) return { added: false, membership: existing };
+  const membership = await tx.insert<Membership>('memberships', {
+    id: newId('mem'),
+    accountId: contact.accountId,
+    listId,
+    contactId: contact.id,
+    source,
+    addedAt: now(),
+  });
+  await onAddedToList(tx, contact.accountId, listId, contact, delayMs);
+  return { added: true, membership };
 }

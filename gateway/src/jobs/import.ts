@@ -1,9 +1,8 @@
 import type { Gateway } from '../context.js';
-import { createContactIn, findByEmail, findByPhone, type Contact } from '../domain/contacts.js';
-import { importJob, MAX_ERRORS, type ContactFields, type Import, type ImportChunk, type ImportRow, type RowError } from '../domain/imports.js';
-import type { Membership } from '../domain/lists.js';
-import { onAddedToList } from '../engine/openings.js';
-import { newId, now } from '../ids.js';
+import { findOrCreateContactIn } from '../domain/contacts.js';
+import { importJob, MAX_ERRORS, type Import, type ImportChunk, type ImportRow, type RowError } from '../domain/imports.js';
+import { joinList } from '../domain/lists.js';
+import { now } from '../ids.js';
 import type { Job, Tx } from '../store/store.js';
 import type { JobResult } from './queue.js';
 
@@ -44,28 +43,13 @@ export async function runImport(gw: Gateway, job: Job<{ importId: string; positi
 }
 
 /**
- * A row's contact joins the list as by POST /lists/{id}/contacts, with `source: 'import'`: an existing contact of
- * the account (by phone, or by email when the row has no phone) is taken as it is, a new one is created.
+ * A row's contact joins the list as by POST /contacts and POST /lists/{id}/contacts, with `source: 'import'`, so
+ * an imported contact counts as an addition to the list for its Live campaigns (spec §3.2).
  */
 async function applyRow(tx: Tx, to: Import, row: ImportRow): Promise<Outcome> {
   if ('code' in row) return 'rejected';
   if ('duplicate' in row) return 'duplicates';
-  const contact = await contactFor(tx, to.accountId, row.contact);
-  if ((await tx.find<Membership>('memberships', 'member', [to.listId, contact.id])).length) return 'alreadyInList';
-  await tx.insert<Membership>('memberships', {
-    id: newId('mem'),
-    accountId: to.accountId,
-    listId: to.listId,
-    contactId: contact.id,
-    source: 'import',
-    addedAt: now(),
-  });
-  // The campaign trigger (spec §3.2): an imported contact counts as an addition to the list.
-  await onAddedToList(tx, to.accountId, to.listId, contact, to.delayMs);
-  return 'added';
-}
-
-async function contactFor(tx: Tx, accountId: string, fields: ContactFields): Promise<Contact> {
-  const existing = fields.phone ? await findByPhone(tx, accountId, fields.phone) : await findByEmail(tx, accountId, fields.email!);
-  return existing ?? createContactIn(tx, accountId, fields);
+  const { contact } = await findOrCreateContactIn(tx, to.accountId, row.contact);
+  const { added } = await joinList(tx, to.listId, contact, 'import', to.delayMs);
+  return added ? 'added' : 'alreadyInList';
 }
