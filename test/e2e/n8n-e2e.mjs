@@ -9,12 +9,15 @@
  *    <user folder>/.n8n/nodes/node_modules/n8n-nodes-leadchat, so the nodes load under their published type names
  *    and the example workflows import unchanged. (N8N_CUSTOM_EXTENSIONS would load them as CUSTOM.leadChat.)
  * 3. Starts a gateway, creates accounts and a list, imports two credentials and the example workflows (with the
- *    choices a user makes after import: the list, the chat URL, the agency credential).
+ *    choices a user makes after import: the list, the chat URL, the team-alert URL, the agency credential).
  * 4. `n8n execute --id` runs a copy of each example whose webhook/trigger is replaced by a Manual Trigger and a Set
  *    node of the same name carrying what the webhook would receive; the results are checked on the gateway.
- * 5. Publishes the examples and starts n8n: a form post goes through the funnel, a chat message reaches the inbox,
- *    the gateway's reply reaches the activated LeadChat Trigger and is posted to a local chat receiver, and an
- *    auto-recharge event grants credits once.
+ * 5. Creates a Live SMS campaign on the funnel's list, publishes the examples and starts n8n: a form post goes through
+ *    the funnel, a chat message reaches the inbox, the gateway's reply reaches the activated LeadChat Trigger and is
+ *    posted to a local receiver (standing in for the chat system at /api/messages and the team chat at /team-alerts),
+ *    and an auto-recharge event grants credits once. Then 10 leads go through the funnel and each gets the campaign's
+ *    opening message (3 at once, the rest paced); one writes back asking for a person, and the hand-off alert
+ *    workflow posts that lead's details to the team chat.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -67,13 +70,13 @@ async function freePort() {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(what, fn, timeoutMs = 60_000) {
+async function until(what, fn, timeoutMs = 60_000, intervalMs = 500) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn().catch(() => undefined);
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(500);
+    await sleep(intervalMs);
   }
 }
 
@@ -181,13 +184,26 @@ function api(gw, method, pathname, { apiKey, admin, body, query } = {}) {
   });
 }
 
+/** Every item of a paged list endpoint, walking `nextCursor` with small pages so the paging itself is exercised. */
+async function allPages(gw, pathname, apiKey, query = {}, limit = 4) {
+  const items = [];
+  let cursor;
+  do {
+    const res = await api(gw, 'GET', pathname, { apiKey, query: { ...query, limit: String(limit), ...(cursor ? { cursor } : {}) } });
+    if (res.status !== 200) throw new Error(`GET ${pathname}: ${res.status} ${JSON.stringify(res.body)}`);
+    items.push(...res.body.data);
+    cursor = res.body.nextCursor;
+  } while (cursor);
+  return items;
+}
+
 async function account(gw, body) {
   const res = await api(gw, 'POST', '/admin/v1/accounts', { admin: true, body });
   if (res.status !== 201) throw new Error(`account ${body.email}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
-// ---- a stand-in for the external chat system of the bridge example ---------------------------------------------
+// ---- a stand-in for the external chat system of the bridge example and the team chat of the hand-off alert -----
 
 async function startChatReceiver() {
   const received = [];
@@ -204,7 +220,8 @@ async function startChatReceiver() {
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}/api/messages`, received, close: () => server.close() };
+  const base = `http://127.0.0.1:${server.address().port}`;
+  return { url: `${base}/api/messages`, alertsUrl: `${base}/team-alerts`, received, close: () => server.close() };
 }
 
 // ---- n8n ----------------------------------------------------------------------------------------------------------
@@ -241,10 +258,10 @@ async function n8nCli(node, env, args) {
     cwd: RUN,
     stdio: ['ignore', fd, fd],
   });
-  const code = await new Promise((resolve) => child.once('exit', resolve));
+  const [code, signal] = await new Promise((resolve) => child.once('exit', (...exit) => resolve(exit)));
   closeSync(fd);
   const output = readFileSync(file, 'utf8');
-  if (code !== 0) throw new Error(`n8n ${args.join(' ')} exited ${code}; see ${file}:\n${output.slice(-3000)}`);
+  if (code !== 0) throw new Error(`n8n ${args.join(' ')} ${signal ? `was killed by ${signal}` : `exited ${code}`}; see ${file}:\n${output.slice(-3000)}`);
   return output;
 }
 
@@ -336,6 +353,9 @@ async function main() {
     const recharge = example('auto-recharge-handler.json');
     recharge.id = 'e2eAutoRecharge01';
     for (const n of recharge.nodes) if (n.credentials?.leadChatApi) n.credentials.leadChatApi = { id: 'leadchat-agency', name: 'LeadChat agency' };
+    const handoffAlert = example('handoff-alert.json');
+    handoffAlert.id = 'e2eHandoffAlert01';
+    handoffAlert.nodes.find((n) => n.name === 'Alert the Team').parameters.url = receiver.alertsUrl;
 
     const runs = {
       funnel: runnable(funnel, 'e2eRunFunnel00001', {
@@ -349,12 +369,12 @@ async function main() {
         'On Auto-Recharge': { event: 'auto_recharge', type: 'auto_recharge', idempotency_key: 'e2e-cli-key-1', sub_account_id: sub.id, sub_account_email: sub.email, balance: 0, threshold: 10, amount: 7 },
       }),
     };
-    for (const workflow of [funnel, bridge, recharge, ...Object.values(runs)]) {
+    for (const workflow of [funnel, bridge, recharge, handoffAlert, ...Object.values(runs)]) {
       const file = path.join(WORK, `${workflow.id}.json`);
       writeFileSync(file, JSON.stringify(workflow, null, 2));
       await n8nCli(node, env, ['import:workflow', `--input=${file}`]);
     }
-    log('imported the three examples and their runnable copies');
+    log('imported the four examples and the runnable copies of three');
 
     // ---- n8n execute --id ----------------------------------------------------------------------------------------
     const funnelRun = await execute(node, env, runs.funnel.id);
@@ -377,8 +397,25 @@ async function main() {
     check(outputOf(again, 'Grant Credits')[0]?.new_balance === 7, 'execute: running it again with the same idempotency_key grants nothing more');
 
     // ---- activated workflows --------------------------------------------------------------------------------------
-    for (const workflow of [funnel, bridge, recharge]) await n8nCli(node, env, ['publish:workflow', `--id=${workflow.id}`]);
-    log('published the examples; starting n8n');
+    // The campaign the funnel feeds: every contact added to its list from now on gets the opening message by SMS.
+    const campaignRes = await api(gw, 'POST', '/v1/campaigns', {
+      apiKey: owner.apiKey,
+      body: {
+        name: 'Website leads',
+        channel: 'sms',
+        listId: list.id,
+        openingMessage: 'Hi {{first_name|there}}, thanks for your interest in Acme! Any question about our plans?',
+        triggerOnNewContacts: true,
+        status: 'live',
+        sendRate: '60/m',
+      },
+    });
+    check(campaignRes.status === 201 && campaignRes.body?.status === 'live', 'campaign: a Live SMS campaign on the funnel list', campaignRes);
+    const campaign = campaignRes.body;
+
+    const published = [funnel, bridge, recharge, handoffAlert];
+    for (const workflow of published) await n8nCli(node, env, ['publish:workflow', `--id=${workflow.id}`]);
+    log(`published the ${published.length} examples; starting n8n`);
     n8n = spawn(node.bin, [path.join(N8N_DIR, 'node_modules', 'n8n', 'bin', 'n8n'), 'start'], { env, cwd: RUN, stdio: ['ignore', 'pipe', 'pipe'] });
     let n8nOut = '';
     n8n.stdout.on('data', (c) => (n8nOut += c));
@@ -388,13 +425,16 @@ async function main() {
       throw new Error(`${error.message}\n${n8nOut}`);
     });
 
-    const ownerSubs = await until('the reply trigger to subscribe', async () => {
+    // The owner's account has two triggers: the bridge's Reply and the alert's Hand-Off, one subscription each.
+    const ownerSubs = await until('the reply and hand-off triggers to subscribe', async () => {
       const subs = (await api(gw, 'GET', '/v1/webhooks', { apiKey: owner.apiKey })).body.data;
-      return subs.length ? subs : undefined;
+      return subs.length >= 2 ? subs : undefined;
     }).catch((error) => {
       throw new Error(`${error.message}\n${n8nOut}`);
     });
-    check(ownerSubs.length === 1 && ownerSubs[0].url.startsWith(`${n8nBase}/webhook/`) && ownerSubs[0].events.includes('reply'), 'activation: the Reply trigger subscribed its production URL', ownerSubs);
+    const subscribed = (event) => ownerSubs.filter((s) => s.url.startsWith(`${n8nBase}/webhook/`) && s.events.join() === event);
+    check(ownerSubs.length === 2 && subscribed('reply').length === 1, 'activation: the Reply trigger subscribed its production URL', ownerSubs);
+    check(subscribed('handoff').length === 1 && subscribed('handoff')[0].url !== subscribed('reply')[0]?.url, 'activation: the Hand-Off trigger subscribed its own production URL', ownerSubs);
     const agencySubs = await until('the auto-recharge trigger to subscribe', async () => {
       const subs = (await api(gw, 'GET', '/v1/webhooks', { apiKey: agency.apiKey })).body.data;
       return subs.length ? subs : undefined;
@@ -452,6 +492,57 @@ async function main() {
     await sleep(3000);
     const settled = (await api(gw, 'GET', '/v1/credits', { apiKey: sub.apiKey })).body.balance;
     check(settled === before + 25, 'trigger: and only once', { before, settled });
+
+    // The funnel at scale: 10 leads through the form webhook, each on the list and greeted by the Live campaign.
+    const names = ['Ana', 'Ben', 'Chloé', 'Dev', 'Eli', 'Fatou', 'Gus', 'Hana', 'Ivo', 'Jun'];
+    const leads = [];
+    for (const [i, firstName] of names.entries()) {
+      const res = await fetch(`${n8nBase}/webhook/leadchat-lead-form`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ phone: `+1 (415) 555-02${String(10 + i)}`, first_name: firstName, email: `lead${i + 1}@example.com` }),
+      });
+      leads.push({ firstName, status: res.status, body: await res.json().catch(() => undefined) });
+    }
+    const captured = leads.filter((l) => l.status === 200 && l.body?.addedToList === true && typeof l.body?.id === 'string');
+    check(captured.length === 10, 'funnel: the 10 form posts are captured and added to the list', leads.filter((l) => !captured.includes(l)));
+    const onList = await allPages(gw, `/v1/lists/${list.id}/contacts`, owner.apiKey);
+    check(captured.every((l) => onList.some((m) => m.id === l.body.id)), 'funnel: all 10 leads are on the campaign list', { onList: onList.length });
+
+    // 3 go at once and the rest at 60/m: about 10 s; polled gently, as the API key's rate limit counts these too.
+    const leadIds = new Set(captured.map((l) => l.body.id));
+    const greeted = await until('the opening messages of the 10 leads', async () => {
+      const conversations = await allPages(gw, '/v1/conversations', owner.apiKey, { campaignId: campaign.id });
+      const ours = conversations.filter((c) => leadIds.has(c.contactId) && c.opening?.status === 'sent');
+      return ours.length === leadIds.size ? ours : undefined;
+    }, 120_000, 3000).catch(() => undefined);
+    check(Boolean(greeted), 'campaign: each of the 10 leads got the opening message (opening.status sent)');
+    const personalized = (greeted ?? []).filter((c) => c.channel === 'sms' && c.lastMessage?.body === `Hi ${c.contact?.firstName}, thanks for your interest in Acme! Any question about our plans?`);
+    check(greeted && personalized.length === 10, 'campaign: by SMS, with each lead\'s first name', greeted?.map((c) => c.lastMessage));
+
+    // One lead answers asking for a person: the hand-off alert workflow tells the team, with that lead's details.
+    const asker = captured[3];
+    const askText = 'Thanks! Can I talk to a real person about pricing?';
+    const incoming = await api(gw, 'POST', '/v1/channels/sms/incoming', { apiKey: owner.apiKey, body: { phone: asker?.body.phone, body: askText } });
+    check(incoming.status === 200 && incoming.body?.contactId === asker?.body.id, 'hand-off: the lead\'s SMS answer is received on its contact', incoming);
+    const alert = await until('the hand-off alert', async () => receiver.received.find((r) => r.path === '/team-alerts' && r.body?.contactId === asker?.body.id), 60_000, 1000).catch(() => undefined);
+    check(
+      alert?.body?.reason === 'contact_asked' &&
+        alert.body.body === askText &&
+        alert.body.firstName === asker.firstName &&
+        alert.body.phone === asker.body.phone &&
+        alert.body.channel === 'sms' &&
+        alert.body.conversationId === incoming.body?.conversationId &&
+        alert.body.campaignId === campaign.id &&
+        typeof alert.body.text === 'string' && alert.body.text.includes(asker.firstName) && alert.body.text.includes(askText),
+      'hand-off: the alert workflow posted the lead\'s name, phone, channel, message and reason to the team chat',
+      alert ?? receiver.received.filter((r) => r.path === '/team-alerts'),
+    );
+    if (alert) log(`team alert: ${alert.body.text}`);
+    const handedOff = (await api(gw, 'GET', `/v1/conversations/${incoming.body?.conversationId}`, { apiKey: owner.apiKey })).body;
+    check(handedOff?.status === 'handed_off' && handedOff?.bot?.active === false, 'hand-off: the conversation is handed_off and the bot is silent', handedOff);
+    await sleep(2000);
+    check(receiver.received.filter((r) => r.path === '/team-alerts').length === 1, 'hand-off: one alert, for that lead only', receiver.received.filter((r) => r.path === '/team-alerts'));
   } finally {
     if (n8n && n8n.exitCode === null) {
       n8n.kill('SIGTERM');

@@ -1,10 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { NodeHelpers, type INode, type INodeParameters } from 'n8n-workflow';
+import { NodeHelpers, type IConnections, type INode, type INodeParameters } from 'n8n-workflow';
 
 import { createAccount, request, startGateway, type TestGateway } from '../helpers/gateway';
 import { CREDENTIAL, PACKAGE, PACKAGE_ROOT, createHost, loadPackage, runWorkflow } from './helpers/n8n';
+import { WebhookHost } from './helpers/webhookHost';
 
 interface WorkflowFile {
   name: string;
@@ -18,8 +19,8 @@ const read = (file: string) => JSON.parse(readFileSync(path.join(EXAMPLES, file)
 
 /** The example workflows users import: well-formed, and their LeadChat nodes set only parameters the nodes show. */
 describe('example workflows', () => {
-  test('there are the three documented examples', () => {
-    expect(files.sort()).toEqual(['auto-recharge-handler.json', 'custom-channel-bridge.json', 'lead-capture-funnel.json']);
+  test('there are the four documented examples', () => {
+    expect(files.sort()).toEqual(['auto-recharge-handler.json', 'custom-channel-bridge.json', 'handoff-alert.json', 'lead-capture-funnel.json']);
   });
 
   test.each(files)('%s: connections join existing nodes; LeadChat nodes use the credential and real parameters', async (file) => {
@@ -78,6 +79,50 @@ describe('example workflows', () => {
       expect(again.output('Post to Inbox')[0]!.json.messageId).toBe(messageId);
       const message = await request(gw, 'GET', `/v1/messages/${messageId}`, { apiKey: account.apiKey });
       expect(message.body).toMatchObject({ body: 'Is it in stock?', channel: 'website-chat' });
+    });
+
+    test("handoff-alert: a lead asking for a person starts it, and Get Conversation adds the lead's name, phone and channel", async () => {
+      const account = await createAccount(gw);
+      const workflow = read('handoff-alert.json');
+      // The alert's HTTP Request is n8n's own node, outside this package: the run stops at Get Conversation.
+      const nodes = workflow.nodes.filter((n) => n.type.startsWith(`${PACKAGE}.`));
+      const host = await WebhookHost.start(
+        { [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } },
+        { nodes, connections: { 'On Hand-Off': workflow.connections['On Hand-Off'] } as unknown as IConnections },
+        'On Hand-Off',
+      );
+      try {
+        await host.activate();
+        const subscriptions = await request(gw, 'GET', '/v1/webhooks', { apiKey: account.apiKey });
+        expect(subscriptions.body.data).toEqual([expect.objectContaining({ url: host.url, events: ['handoff'] })]);
+
+        await request(gw, 'POST', '/v1/contacts', { apiKey: account.apiKey, body: { phone: '+14155550188', firstName: 'Maya', lastName: 'Lopez' } });
+        const asked = await request(gw, 'POST', '/v1/channels/sms/incoming', {
+          apiKey: account.apiKey,
+          body: { phone: '+14155550188', body: 'Can I talk to a human, please?' },
+        });
+        expect(asked.status).toBe(200);
+        await host.waitFor(() => host.executions.length === 1, 'the hand-off execution');
+        const run = host.executions[0]!;
+        expect(run.error).toBeUndefined();
+        expect(run.output('On Hand-Off')[0]!.json).toMatchObject({
+          event: 'handoff',
+          contactId: asked.body.contactId,
+          conversationId: asked.body.conversationId,
+          reason: 'contact_asked',
+          body: 'Can I talk to a human, please?',
+        });
+        expect(run.output('Get Conversation')[0]!.json).toMatchObject({
+          id: asked.body.conversationId,
+          contactId: asked.body.contactId,
+          channel: 'sms',
+          status: 'handed_off',
+          contact: { firstName: 'Maya', lastName: 'Lopez', phone: '+14155550188' },
+        });
+      } finally {
+        await host.deactivate();
+        await host.close();
+      }
     });
   });
 });
