@@ -1,0 +1,49 @@
+/**
+ * `npm run eval:bot`: the FAQ bot's answer quality on the shipped evaluation set (gateway/eval/faq-bot, or the
+ * directory given as the first argument). Prints, per business, over the tuning and the held-out businesses and
+ * overall, the correct, wrong and handed-off rates on answerable questions and what happened to off-topic ones, then
+ * every wrong answer, so a change that trades wrong answers for correct ones shows. Exits 1 when the targets are
+ * missed.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { evaluate, loadEvalSets, TARGETS, type Rates, type Tally } from '../bot/evaluation.js';
+
+const DEFAULT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'eval', 'faq-bot');
+
+const pct = (rate: number) => `${(rate * 100).toFixed(1)} %`.padStart(7);
+
+function lines(label: string, t: Tally, r: Rates): string[] {
+  return [
+    label,
+    `  answerable questions ${String(t.answerable).padStart(4)}   correct ${pct(r.correct)}   wrong ${pct(r.wrong)}   handed off ${pct(r.handedOff)}`,
+    `  off-topic questions  ${String(t.offTopic).padStart(4)}   handed off ${pct(r.offTopicHandedOff)}   wrongly answered ${pct(r.offTopicAnswered)}`,
+    `  wrong answers over all ${t.answerable + t.offTopic} questions: ${pct(r.wrongOverall).trim()}`,
+  ];
+}
+
+function main(): void {
+  const dir = path.resolve(process.argv[2] ?? DEFAULT_DIR);
+  const report = evaluate(loadEvalSets(dir));
+  const out: string[] = [`FAQ bot evaluation (${dir})`, ''];
+  const order = (split: string) => (split === 'tuning' ? 0 : 1);
+  const businesses = [...report.businesses].sort((a, b) => order(a.split) - order(b.split));
+  for (const b of businesses) out.push(...lines(`${b.business} [${b.language}, ${b.split}]`, b.tally, b.rates), '');
+  out.push(...lines('Tuning businesses (the thresholds were chosen on these)', report.tuning.tally, report.tuning.rates), '');
+  out.push(...lines('Held-out businesses (not used to choose the thresholds)', report.heldOut.tally, report.heldOut.rates), '');
+  out.push(...lines('Overall', report.overall.tally, report.overall.rates), '');
+  out.push(`Wrong answers (${report.wrongAnswers.length}):`);
+  for (const w of report.wrongAnswers) {
+    const expected = w.expected.length ? w.expected.join(' or ') : 'hand-off (off-topic)';
+    out.push(`  ${w.business.split(' (')[0]}: "${w.question}" → ${w.given}, expected ${expected} (confidence ${w.confidence.toFixed(2)})`);
+  }
+  const { correct, wrongOverall } = report.overall.rates;
+  out.push(
+    '',
+    `Targets: correct on answerable >= ${pct(TARGETS.minCorrect).trim()} (${pct(correct).trim()}), wrong overall <= ${pct(TARGETS.maxWrongOverall).trim()} (${pct(wrongOverall).trim()}): ${report.meetsTargets ? 'met' : 'MISSED'}`,
+  );
+  console.log(out.join('\n'));
+  if (!report.meetsTargets) process.exitCode = 1;
+}
+
+main();

@@ -1,0 +1,145 @@
+/**
+ * Measures the FAQ bot against a labelled evaluation set (gateway/eval/faq-bot/*.json): per business, customer
+ * questions labelled with the FAQ that answers them, and off-topic questions that no FAQ answers.
+ *
+ * An answerable question is correct when the bot answers with (one of) the expected FAQ(s), wrong when it answers
+ * with another FAQ, handed off otherwise (small talk counts as not answered). An off-topic question is wrongly
+ * answered when the bot answers it with any FAQ. The overall wrong-answer rate counts both kinds of wrong answer
+ * over all questions, because either one puts a false statement in front of a customer.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createFaqBot, type FaqBotSettings } from './faq-bot.js';
+
+export interface EvalSet {
+  business: string;
+  language: string;
+  /** "tuning": the thresholds were chosen on it; "held-out": only measured. */
+  split: 'tuning' | 'held-out';
+  faqs: Array<{ id: string; question: string; answer: string }>;
+  resources: string[];
+  questions: Array<{ text: string; expect: string | string[] }>;
+  offTopic: string[];
+}
+
+export interface Tally {
+  answerable: number;
+  correct: number;
+  wrong: number;
+  handedOff: number;
+  offTopic: number;
+  offTopicHandedOff: number;
+  offTopicAnswered: number;
+}
+
+export interface Rates {
+  correct: number;
+  wrong: number;
+  handedOff: number;
+  offTopicHandedOff: number;
+  offTopicAnswered: number;
+  /** Wrong answers of both kinds over all questions. */
+  wrongOverall: number;
+}
+
+export interface WrongAnswer {
+  business: string;
+  question: string;
+  given: string;
+  /** Expected FAQ ids; empty for an off-topic question. */
+  expected: string[];
+  confidence: number;
+}
+
+export interface EvalReport {
+  businesses: Array<{ business: string; language: string; split: EvalSet['split']; tally: Tally; rates: Rates }>;
+  overall: { tally: Tally; rates: Rates };
+  tuning: { tally: Tally; rates: Rates };
+  heldOut: { tally: Tally; rates: Rates };
+  wrongAnswers: WrongAnswer[];
+  meetsTargets: boolean;
+}
+
+/** The issue's targets: at least 85 % correct on answerable questions, at most 5 % wrong answers overall. */
+export const TARGETS = { minCorrect: 0.85, maxWrongOverall: 0.05 } as const;
+
+const emptyTally = (): Tally => ({ answerable: 0, correct: 0, wrong: 0, handedOff: 0, offTopic: 0, offTopicHandedOff: 0, offTopicAnswered: 0 });
+
+function add(into: Tally, t: Tally): void {
+  for (const key of Object.keys(into) as Array<keyof Tally>) into[key] += t[key];
+}
+
+const share = (part: number, whole: number) => (whole ? part / whole : 0);
+
+export function rates(t: Tally): Rates {
+  return {
+    correct: share(t.correct, t.answerable),
+    wrong: share(t.wrong, t.answerable),
+    handedOff: share(t.handedOff, t.answerable),
+    offTopicHandedOff: share(t.offTopicHandedOff, t.offTopic),
+    offTopicAnswered: share(t.offTopicAnswered, t.offTopic),
+    wrongOverall: share(t.wrong + t.offTopicAnswered, t.answerable + t.offTopic),
+  };
+}
+
+/** Throws when a question expects an FAQ id the set does not define. */
+export function checkSet(set: EvalSet): void {
+  const ids = new Set(set.faqs.map((f) => f.id));
+  if (ids.size !== set.faqs.length) throw new Error(`${set.business}: duplicate FAQ ids`);
+  for (const q of set.questions) {
+    for (const id of [q.expect].flat()) if (!ids.has(id)) throw new Error(`${set.business}: "${q.text}" expects unknown FAQ ${id}`);
+  }
+}
+
+export function evaluate(sets: readonly EvalSet[], settings: Partial<FaqBotSettings> = {}): EvalReport {
+  const overall = emptyTally();
+  const tuning = emptyTally();
+  const heldOut = emptyTally();
+  const wrongAnswers: WrongAnswer[] = [];
+  const businesses = sets.map((set) => {
+    checkSet(set);
+    const bot = createFaqBot({ faqs: set.faqs, resources: set.resources, language: set.language }, settings);
+    const tally = emptyTally();
+    for (const q of set.questions) {
+      const expected = [q.expect].flat();
+      const reply = bot.answer(q.text);
+      tally.answerable += 1;
+      if (reply.kind !== 'answer') tally.handedOff += 1;
+      else if (expected.includes(set.faqs[reply.faqIndex]!.id)) tally.correct += 1;
+      else {
+        tally.wrong += 1;
+        wrongAnswers.push({ business: set.business, question: q.text, given: set.faqs[reply.faqIndex]!.id, expected, confidence: reply.confidence });
+      }
+    }
+    for (const text of set.offTopic) {
+      const reply = bot.answer(text);
+      tally.offTopic += 1;
+      if (reply.kind !== 'answer') tally.offTopicHandedOff += 1;
+      else {
+        tally.offTopicAnswered += 1;
+        wrongAnswers.push({ business: set.business, question: text, given: set.faqs[reply.faqIndex]!.id, expected: [], confidence: reply.confidence });
+      }
+    }
+    add(overall, tally);
+    add(set.split === 'held-out' ? heldOut : tuning, tally);
+    return { business: set.business, language: set.language, split: set.split, tally, rates: rates(tally) };
+  });
+  const overallRates = rates(overall);
+  return {
+    businesses,
+    overall: { tally: overall, rates: overallRates },
+    tuning: { tally: tuning, rates: rates(tuning) },
+    heldOut: { tally: heldOut, rates: rates(heldOut) },
+    wrongAnswers,
+    meetsTargets: overallRates.correct >= TARGETS.minCorrect && overallRates.wrongOverall <= TARGETS.maxWrongOverall,
+  };
+}
+
+/** The evaluation sets of a directory: every .json file, in name order. */
+export function loadEvalSets(dir: string): EvalSet[] {
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as EvalSet);
+}

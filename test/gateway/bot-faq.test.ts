@@ -1,0 +1,187 @@
+import path from 'node:path';
+
+type FaqBotModule = typeof import('../../gateway/src/bot/faq-bot.js', { with: { 'resolution-mode': 'import' } });
+type TextModule = typeof import('../../gateway/src/bot/text.js', { with: { 'resolution-mode': 'import' } });
+type EvaluationModule = typeof import('../../gateway/src/bot/evaluation.js', { with: { 'resolution-mode': 'import' } });
+
+const dist = path.resolve(__dirname, '../../gateway/dist/bot');
+const EVAL_DIR = path.resolve(__dirname, '../../gateway/eval/faq-bot');
+
+let bot: FaqBotModule;
+let text: TextModule;
+let evaluation: EvaluationModule;
+beforeAll(async () => {
+  bot = (await import(path.join(dist, 'faq-bot.js'))) as FaqBotModule;
+  text = (await import(path.join(dist, 'text.js'))) as TextModule;
+  evaluation = (await import(path.join(dist, 'evaluation.js'))) as EvaluationModule;
+});
+
+const shop = {
+  language: 'en',
+  faqs: [
+    { question: 'What are your prices?', answer: 'Our price list is on the website.' },
+    { question: 'Where is the office?', answer: 'At 1 Main Street.' },
+    { question: 'Can I get my furniture painted?', answer: 'Yes, we repaint furniture in any colour.' },
+    { question: 'Do you offer teeth whitening?', answer: 'Yes, from $250.' },
+    { question: 'What is your refund policy?', answer: 'Full refund within 30 days.' },
+    { question: 'Do you ship abroad?', answer: 'Only within the US for now.' },
+  ],
+  resources: ['The office has wheelchair access with a ramp at the side door.'],
+};
+
+const answerOf = (knowledge: Parameters<FaqBotModule['answerFromFaqs']>[0], message: string) => {
+  const reply = bot.answerFromFaqs(knowledge, message);
+  return reply.kind === 'answer' ? knowledge.faqs[reply.faqIndex]!.question : reply.kind;
+};
+
+describe('text analysis', () => {
+  test.each([
+    ['en', 'prices', 'price'],
+    ['en', 'painting', 'painted'],
+    ['es', 'precios', 'precio'],
+    ['es', 'vacunación', 'vacunacion'],
+    ['es', 'vacunación', 'vacunar'],
+    ['en', 'teeth', 'tooth'],
+    ['en', 'colour', 'color'],
+  ])('%s: %j and %j share a term', (language, a, b) => {
+    const analyzer = text.analyzerFor(language);
+    const [ua] = analyzer.units(a);
+    const [ub] = analyzer.units(b);
+    expect(ua!.terms.some((t) => ub!.terms.includes(t))).toBe(true);
+  });
+
+  test('stop words and chat fillers carry no unit; synonym phrases add their concept', () => {
+    const units = text.analyzerFor('en').units('hey guys, how much is it?');
+    expect(units.map((u) => u.terms)).toEqual([['~price']]);
+  });
+});
+
+describe('the FAQ bot', () => {
+  test('one FAQ, asked with its own words, is answered with full confidence', () => {
+    const knowledge = { faqs: [{ question: 'Do you deliver on Sundays?', answer: 'No, Monday to Saturday only.' }] };
+    const reply = bot.answerFromFaqs(knowledge, 'Do you deliver on Sundays?');
+    expect(reply).toEqual({ kind: 'answer', answer: 'No, Monday to Saturday only.', faqIndex: 0, score: expect.any(Number), confidence: 1 });
+  });
+
+  test('stemming: "painting" finds the FAQ about "painted" furniture', () => {
+    expect(answerOf(shop, 'do you do furniture painting')).toBe('Can I get my furniture painted?');
+  });
+
+  test('a typo still matches, and tells apart FAQs that share the other words', () => {
+    const clinic = {
+      faqs: [
+        { question: 'How much is teeth whitening?', answer: 'W' },
+        { question: 'How much is a teeth cleaning?', answer: 'C' },
+        { question: 'Do you accept insurance?', answer: 'I' },
+      ],
+    };
+    expect(answerOf(clinic, 'teeth whitning price?')).toBe('How much is teeth whitening?');
+    expect(answerOf(clinic, 'price for a teeth cleanning')).toBe('How much is a teeth cleaning?');
+    expect(answerOf(clinic, 'do u take insurence')).toBe('Do you accept insurance?');
+  });
+
+  test('a lone word known only by a typo is not enough to answer', () => {
+    expect(bot.answerFromFaqs(shop, 'whitning?')).toMatchObject({ kind: 'handoff', reason: 'not_confident', best: { faqIndex: 3 } });
+  });
+
+  test.each([
+    ['how much does it cost', 'What are your prices?'],
+    ['can I get my money back', 'What is your refund policy?'],
+    ['do you deliver to Canada', 'Do you ship abroad?'],
+  ])('synonyms: %j is answered by %j', (message, question) => {
+    expect(answerOf(shop, message)).toBe(question);
+  });
+
+  test('Spanish: stems and synonyms of the campaign language', () => {
+    const gym = {
+      language: 'es',
+      faqs: [
+        { question: '¿Cuánto cuesta la membresía?', answer: '39 € al mes.' },
+        { question: '¿Cuál es el horario?', answer: 'De 6:00 a 23:00.' },
+        { question: '¿Hay aparcamiento?', answer: 'Sí, 2 horas gratis.' },
+      ],
+    };
+    expect(answerOf(gym, 'precio de la membresia?')).toBe('¿Cuánto cuesta la membresía?');
+    expect(answerOf(gym, 'a que hora abren?')).toBe('¿Cuál es el horario?');
+    expect(answerOf(gym, 'hay estacionamiento')).toBe('¿Hay aparcamiento?');
+  });
+
+  test('no FAQ to answer from: hand-off for lack of knowledge', () => {
+    expect(bot.answerFromFaqs({ faqs: [] }, 'how much is it?')).toEqual({ kind: 'handoff', reason: 'no_knowledge' });
+    expect(bot.answerFromFaqs({ faqs: [{ question: 'Price?', answer: '  ' }], resources: ['Prices start at $10.'] }, 'how much is it?')).toEqual({
+      kind: 'handoff',
+      reason: 'no_knowledge',
+    });
+  });
+
+  test.each([
+    ['thanks!', 'thanks'],
+    ['Thank you so much 🙏', 'thanks'],
+    ['ok thanks, bye', 'thanks'],
+    ['hi', 'greeting'],
+    ['Good morning!', 'greeting'],
+    ['ok 👍', 'acknowledgement'],
+    ['👍', 'acknowledgement'],
+    ['see you', 'goodbye'],
+  ])('small talk %j is %s, neither answered nor handed off', (message, act) => {
+    expect(bot.answerFromFaqs(shop, message)).toEqual({ kind: 'smalltalk', act });
+  });
+
+  test('small talk in the campaign language, and with no FAQs at all', () => {
+    expect(bot.answerFromFaqs({ faqs: [], language: 'es' }, '¡Muchas gracias!')).toEqual({ kind: 'smalltalk', act: 'thanks' });
+    expect(bot.answerFromFaqs({ faqs: [], language: 'es' }, 'hola')).toEqual({ kind: 'smalltalk', act: 'greeting' });
+  });
+
+  test('a greeting around a question does not hide the question', () => {
+    expect(answerOf(shop, 'hi, what are your prices?')).toBe('What are your prices?');
+  });
+
+  test('off-topic and empty messages are handed off', () => {
+    for (const message of ['who won the game last night', '???', '', 'can you write me a poem']) {
+      expect(bot.answerFromFaqs(shop, message)).toMatchObject({ kind: 'handoff', reason: 'not_confident' });
+    }
+  });
+
+  test('a message a resource covers better than any FAQ is handed off with that resource', () => {
+    expect(bot.answerFromFaqs(shop, 'is there wheelchair access at the office?')).toMatchObject({
+      kind: 'handoff',
+      reason: 'not_confident',
+      best: { faqIndex: 1, question: 'Where is the office?' },
+      resourceIndex: 0,
+    });
+  });
+
+  test('an index built once answers like the one-off form', () => {
+    const faqBot = bot.createFaqBot(shop);
+    for (const message of ['how much does it cost', 'thanks', 'who won the game']) {
+      expect(faqBot.answer(message)).toEqual(bot.answerFromFaqs(shop, message));
+    }
+  });
+});
+
+describe('the shipped evaluation set', () => {
+  test('has at least three businesses, 150 answerable and 40 off-topic questions, all labels known', () => {
+    const sets = evaluation.loadEvalSets(EVAL_DIR);
+    expect(sets.length).toBeGreaterThanOrEqual(3);
+    for (const set of sets) {
+      expect(() => evaluation.checkSet(set)).not.toThrow();
+      expect(set.faqs.length).toBeGreaterThanOrEqual(10);
+    }
+    expect(sets.reduce((n, s) => n + s.questions.length, 0)).toBeGreaterThanOrEqual(150);
+    expect(sets.reduce((n, s) => n + s.offTopic.length, 0)).toBeGreaterThanOrEqual(40);
+    expect(sets.some((s) => s.split === 'held-out')).toBe(true);
+  });
+
+  test('answer quality does not fall below the measured level', () => {
+    // The targets (TARGETS: 85 % correct, 5 % wrong) are not reached yet: see README "The FAQ bot". These
+    // floors are the figures measured when the bot was tuned, so a change that loses quality fails here.
+    const report = evaluation.evaluate(evaluation.loadEvalSets(EVAL_DIR));
+    expect(report.overall.rates.correct).toBeGreaterThanOrEqual(0.73);
+    expect(report.overall.rates.wrongOverall).toBeLessThanOrEqual(0.052);
+    expect(report.heldOut.rates.correct).toBeGreaterThanOrEqual(0.66);
+    expect(report.heldOut.rates.wrongOverall).toBeLessThanOrEqual(0.08);
+    expect(report.meetsTargets).toBe(
+      report.overall.rates.correct >= evaluation.TARGETS.minCorrect && report.overall.rates.wrongOverall <= evaluation.TARGETS.maxWrongOverall,
+    );
+  });
+});
