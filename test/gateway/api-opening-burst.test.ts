@@ -5,15 +5,16 @@ import { api, createAccount, poll, uniquePhone, type TestAccount, type TestGatew
 /**
  * A burst of 100 additions to the list of a Live campaign (spec §3.2): 3 opening messages at once, 97 paced at the
  * campaign's rate, none twice, while the gateway restarts in the middle. On lowdb one gateway stops and starts again
- * on its data dir; on PostgreSQL two processes share the work and one of them is killed and started again.
+ * on its data dir; on PostgreSQL two processes share the work and one of them is killed and started again. The sends
+ * whose slots passed while no process could run them go when one can (on PostgreSQL, those the killed process held
+ * go once their lease expires): a catch-up of those only, after which the queue keeps its slots.
  */
 
 jest.setTimeout(120_000);
 
 const RATE = '300/m';
 const INTERVAL_MS = 200;
-/** The least gap the engine keeps between two paced sends: the interval less a quarter of it. */
-const MIN_GAP_MS = 150;
+const LEASE_MS = 3000;
 const ADDITIONS = 100;
 /** Every process of the deployment: a short lease, so the work of a killed process is soon taken over. */
 const JOBS = { LEADCHAT_JOB_POLL: '200ms', LEADCHAT_JOB_LEASE: '3s', LEADCHAT_WEBHOOK_TIMEOUT: '2s' };
@@ -93,7 +94,9 @@ test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, th
 
     const sentCount = async () => (await conversationsOf(on(1), account, campaign.id)).filter((c) => c.opening?.status === 'sent').length;
     expect(await poll(sentCount, (n) => n >= 30, 30_000)).toBeGreaterThanOrEqual(30);
+    const stoppedAt = Date.now();
     await deployment.restart();
+    const restartedAt = Date.now();
 
     const conversations = await poll(
       () => conversationsOf(on(0), account, campaign.id),
@@ -114,11 +117,15 @@ test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, th
     const times = messages.map((m) => Date.parse(m.createdAt)).sort((a, b) => a - b);
     // 3 at once, as soon as they are added.
     expect(times.slice(0, 3).every((t) => t - added < 3000)).toBe(true);
-    // The other 97 at the campaign's rate, restart included: never two closer than the engine's least gap, and
-    // over the whole queue no faster than the rate.
-    const gaps = times.slice(4).map((t, i) => t - times[i + 3]!);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(MIN_GAP_MS);
-    expect(times[ADDITIONS - 1]! - times[0]!).toBeGreaterThanOrEqual((ADDITIONS - 3) * INTERVAL_MS - 100);
+    // The other 97 at the campaign's rate: the n-th of them no sooner than n intervals after the first addition
+    // (a send never goes before its slot; a late one, after a busy moment or the restart, only goes later).
+    const paced = times.slice(3);
+    const early = paced.map((t, k) => ({ k, aheadMs: (k + 1) * INTERVAL_MS - (t - added) })).filter((e) => e.aheadMs > 50);
+    expect(early).toEqual([]);
+    // The catch-up of the sends whose slots passed while the gateway was down is as long as that time, no longer.
+    const catchUp = { from: stoppedAt, to: restartedAt + LEASE_MS + 1000 };
+    const caughtUp = paced.filter((t) => t >= catchUp.from && t <= catchUp.to).length;
+    expect(caughtUp).toBeLessThanOrEqual(Math.ceil((catchUp.to - catchUp.from) / INTERVAL_MS) + 1);
   } finally {
     await deployment.close();
   }

@@ -95,20 +95,3 @@ test('a fast rate: 100/s spaces the queue 10 ms apart', () => {
   const slots = schedule(Array(6).fill(T0), { count: 100, perMs: 1000 });
   expect(slots).toEqual([T0, T0, T0, T0 + 10, T0 + 20, T0 + 30]);
 });
-
-test('each step says whether it is one of a burst, sent at once', () => {
-  let state: State | undefined;
-  const bursts = Array.from({ length: 5 }, () => {
-    const step = p.nextSend(state, T0, perMinute(30));
-    state = step.state;
-    return step.burst;
-  });
-  expect(bursts).toEqual([true, true, true, false, false]);
-});
-
-test('the least gap between queued sends: the interval less a quarter of it, at most 100 ms less', () => {
-  expect(p.minGapMs(perMinute(30))).toBe(1900);
-  expect(p.minGapMs(perMinute(300))).toBe(150);
-  expect(p.minGapMs({ count: 100, perMs: 1000 })).toBe(8);
-  expect(p.minGapMs({ count: 1, perMs: 3_600_000 })).toBe(3_599_900);
-});

@@ -9,7 +9,7 @@ import type { Job, Tx } from '../store/store.js';
 import { parseRate } from './durations.js';
 import { resumeFollowUps, scheduleFollowUp } from './follow-ups.js';
 import { sendOnConversation } from './outgoing.js';
-import { minGapMs, nextSend, type PacingState } from './pacing.js';
+import { nextSend, type PacingState } from './pacing.js';
 import { personalize } from './personalize.js';
 import { isOpen, nextOpening } from './sending-window.js';
 
@@ -26,8 +26,6 @@ export interface Opening {
   held: 'held' | null;
   /** When it is due (epoch ms), once queued. */
   dueAt: number | null;
-  /** Due at once as one of a burst (spec §3.2), not paced. */
-  burst: boolean;
   messageId: string | null;
   createdAt: string;
   updatedAt: string;
@@ -35,8 +33,6 @@ export interface Opening {
 
 interface Pacing extends PacingState {
   id: string;
-  /** When the campaign's last opening message went (epoch ms). */
-  lastSentAt?: number;
 }
 
 const openingKey = (id: string) => `opening:${id}`;
@@ -64,8 +60,7 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
   if ((await tx.find<Opening>('openings', 'member', [campaign.id, contact.id])).length) return;
   const conversation = await conversationFor(tx, contact, campaign.channel, campaign.customChannel, campaign.id);
   const reason = skipReason(campaign, contact, conversation);
-  const slot = reason ? null : await takeSlot(tx, campaign, Date.now() + delayMs);
-  const dueAt = slot?.sendAt ?? null;
+  const dueAt = reason ? null : await takeSlot(tx, campaign, Date.now() + delayMs);
   const at = now();
   const opening = await tx.insert<Opening>('openings', {
     id: newId('opn'),
@@ -77,7 +72,6 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
     reason: reason ?? null,
     held: null,
     dueAt,
-    burst: slot?.burst ?? false,
     messageId: null,
     createdAt: at,
     updatedAt: at,
@@ -97,23 +91,13 @@ const stateOf = (o: Opening): OpeningState => ({ campaignId: o.campaignId, statu
  * window from then, paced at its rate (the first 3 of a burst at once). The pacing state is one document per
  * campaign, written in the same transaction: concurrent additions take turns on it, on any process.
  */
-async function takeSlot(tx: Tx, campaign: Campaign, due: number): Promise<{ sendAt: number; burst: boolean }> {
+async function takeSlot(tx: Tx, campaign: Campaign, due: number): Promise<number> {
   const arrival = campaign.sendingWindow ? nextOpening(campaign.sendingWindow, due) : due;
   const stored = await tx.get<Pacing>('pacing', campaign.id);
-  const { sendAt, burst, state } = nextSend(stored, arrival, parseRate(campaign.sendRate));
+  const { sendAt, state } = nextSend(stored, arrival, parseRate(campaign.sendRate));
   if (stored) await tx.update<Pacing>('pacing', campaign.id, state);
   else await tx.insert<Pacing>('pacing', { id: campaign.id, ...state });
-  return { sendAt, burst };
-}
-
-/**
- * Whether a queued opening message must wait for a new slot rather than go now: outside the sending window, or
- * (when paced) too soon after the campaign's last send, as sends that came due while no process ran would be.
- */
-function mustWait(campaign: Campaign, pacing: Pacing | undefined, opening: Opening, at: number): boolean {
-  if (campaign.sendingWindow && !isOpen(campaign.sendingWindow, at)) return true;
-  const lastSentAt = pacing?.lastSentAt;
-  return !opening.burst && lastSentAt !== undefined && at - lastSentAt < minGapMs(parseRate(campaign.sendRate));
+  return sendAt;
 }
 
 async function settleOpening(tx: Tx, opening: Opening, patch: Partial<Opening>): Promise<Opening> {
@@ -134,24 +118,22 @@ export async function runOpening(gw: Gateway, job: Job<{ openingId: string }>): 
     const campaign = await campaignById(tx, opening.campaignId);
     if (!campaign || campaign.status === 'draft') return void (await settleOpening(tx, opening, { status: 'skipped', reason: 'not_live' }));
     if (campaign.status === 'paused') return void (await settleOpening(tx, opening, { status: 'held', held: 'held' }));
-    const [account, contact, conversation, pacing] = await Promise.all([
+    const [account, contact, conversation] = await Promise.all([
       tx.get<Account>('accounts', opening.accountId),
       tx.get<Contact>('contacts', opening.contactId),
       tx.get<Conversation>('conversations', opening.conversationId),
-      tx.get<Pacing>('pacing', campaign.id),
     ]);
     if (!account || !contact || !conversation) return;
     const reason = skipReason(campaign, contact, conversation);
     if (reason) return void (await settleOpening(tx, opening, { status: reason === 'wrote_first' ? 'cancelled' : 'skipped', reason }));
-    if (mustWait(campaign, pacing, opening, Date.now())) {
-      const { sendAt, burst } = await takeSlot(tx, campaign, Date.now());
-      await settleOpening(tx, opening, { dueAt: sendAt, burst });
-      return { retryAt: sendAt };
+    if (campaign.sendingWindow && !isOpen(campaign.sendingWindow, Date.now())) {
+      const dueAt = await takeSlot(tx, campaign, Date.now());
+      await settleOpening(tx, opening, { dueAt });
+      return { retryAt: dueAt };
     }
     const body = personalize(campaign.openingMessage ?? '', contact);
     const template = campaign.channel === 'whatsapp' ? campaign.openingTemplate : null;
     const sent = await sendOnConversation(tx, account, contact, conversation, { body, author: 'campaign', campaignId: campaign.id, template });
-    if (pacing) await tx.update<Pacing>('pacing', campaign.id, { lastSentAt: Date.parse(sent.message.createdAt) });
     await settleOpening(tx, opening, { status: 'sent', messageId: sent.message.id });
     const current = (await tx.get<Conversation>('conversations', conversation.id))!;
     await scheduleFollowUp(tx, campaign, current, 0, Date.now());
@@ -187,9 +169,9 @@ export async function runCampaignResume(gw: Gateway, job: Job<{ campaignId: stri
       if (campaign?.status !== 'live') return false;
       const openings = await tx.find<Opening>('openings', 'held', [campaignId, 'held'], { limit: RESUME_BATCH });
       for (const opening of openings) {
-        const { sendAt, burst } = await takeSlot(tx, campaign, Date.now());
-        await settleOpening(tx, opening, { status: 'queued', held: null, dueAt: sendAt, burst });
-        await tx.enqueue({ kind: 'opening', data: { openingId: opening.id }, runAt: sendAt, key: openingKey(opening.id), accountId: campaign.accountId });
+        const dueAt = await takeSlot(tx, campaign, Date.now());
+        await settleOpening(tx, opening, { status: 'queued', held: null, dueAt });
+        await tx.enqueue({ kind: 'opening', data: { openingId: opening.id }, runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId });
       }
       const room = RESUME_BATCH - openings.length;
       const conversations = room > 0 ? await tx.find<Conversation>('conversations', 'heldFollowUp', [campaignId, 'held'], { limit: room }) : [];

@@ -14,10 +14,8 @@ import type { Rate } from './durations.js';
  *   the rate). After an immediate send the next queued slot is one interval later: 100 additions at once at
  *   "30/m" go 3 at t0, then t0+2s, t0+4s, … t0+194s.
  * - A slot is never before `now`: a queue that fell behind (a pause, a restart) resumes from now, not in a rush.
- * - At send time, a queued send that would follow the campaign's previous send sooner than `minGapMs` (the
- *   interval less a quarter of it, at most 100 ms, for timers that fire a little late) takes a new slot instead.
- *   So sends that came due while no process ran (a restart, a lost process) are paced from then on: one goes, the
- *   others join the end of the queue.
+ *   Sends already queued whose slots passed while no process ran jobs go when one runs again: a catch-up of the
+ *   sends of that time only, after which the queue keeps its slots.
  */
 
 export const BURST = 3;
@@ -37,17 +35,8 @@ export const INITIAL_PACING: PacingState = { burstStartedAt: 0, burstCount: 0, n
 
 export const intervalMs = (rate: Rate): number => Math.ceil(rate.perMs / rate.count);
 
-/** The least time between two queued sends of a campaign: the interval, less an allowance for late timers. */
-export function minGapMs(rate: Rate): number {
-  const interval = intervalMs(rate);
-  return interval - Math.min(Math.floor(interval / 4), 100);
-}
-
-/**
- * When the next addition's opening message goes (`sendAt`, epoch ms), whether it goes at once as one of a burst,
- * and the state to keep for the one after.
- */
-export function nextSend(state: PacingState | undefined, now: number, rate: Rate): { sendAt: number; burst: boolean; state: PacingState } {
+/** When the next addition's opening message goes (`sendAt`, epoch ms) and the state to keep for the one after. */
+export function nextSend(state: PacingState | undefined, now: number, rate: Rate): { sendAt: number; state: PacingState } {
   const s = state ?? INITIAL_PACING;
   const interval = intervalMs(rate);
   const windowOpen = now - s.burstStartedAt < BURST_WINDOW_MS;
@@ -55,8 +44,8 @@ export function nextSend(state: PacingState | undefined, now: number, rate: Rate
   const burstStartedAt = newBurst ? now : s.burstStartedAt;
   const burstCount = newBurst ? 0 : s.burstCount;
   if (burstCount < BURST && (newBurst || windowOpen)) {
-    return { sendAt: now, burst: true, state: { burstStartedAt, burstCount: burstCount + 1, nextSlotAt: Math.max(s.nextSlotAt, now + interval) } };
+    return { sendAt: now, state: { burstStartedAt, burstCount: burstCount + 1, nextSlotAt: Math.max(s.nextSlotAt, now + interval) } };
   }
   const sendAt = Math.max(s.nextSlotAt, now);
-  return { sendAt, burst: false, state: { burstStartedAt, burstCount, nextSlotAt: sendAt + interval } };
+  return { sendAt, state: { burstStartedAt, burstCount, nextSlotAt: sendAt + interval } };
 }
