@@ -112,7 +112,7 @@ test('asking for a person hands off; the API resumes the bot; a team reply goes 
   const handedOff = await conversation(account, ann.id);
   expect(handedOff).toMatchObject({ status: 'handed_off', bot: { active: false }, next: null });
   const [event] = await poll(async () => events(hook, 'handoff', ann.id), (e) => e.length === 1);
-  expect(event!.body).toMatchObject({ reason: 'contact_asked', conversationId: handedOff.id, body: 'Quiero hablar con una persona' });
+  expect(event!.body).toMatchObject({ reason: 'contact_asked', conversationId: handedOff.id, channel: 'sms', customChannel: null, body: 'Quiero hablar con una persona' });
 
   const resumed = await api(ctx.gw, account, 'POST', `contacts/${ann.id}/bot`, { body: { active: true } });
   expect(resumed.status).toBe(200);

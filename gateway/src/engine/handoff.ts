@@ -16,7 +16,14 @@ import { sendOnConversation } from './outgoing.js';
 export async function handOff(tx: Tx, account: Account, conversation: Conversation, reason: 'contact_asked' | 'team', body: string | null): Promise<Conversation> {
   const stopped = await cancelFollowUps(tx, conversation);
   const updated = await updateConversation(tx, stopped, { bot: { active: false }, status: stopped.status === 'opted_out' ? 'opted_out' : 'handed_off' });
-  await emitEvent(tx, account, 'handoff', { contactId: conversation.contactId, conversationId: conversation.id, reason, body });
+  await emitEvent(tx, account, 'handoff', {
+    contactId: conversation.contactId,
+    conversationId: conversation.id,
+    channel: conversation.channel,
+    customChannel: conversation.customChannel,
+    reason,
+    body,
+  });
   return updated;
 }
 
