@@ -45,7 +45,7 @@ test('a contact added to the list of a Live campaign gets its opening message, p
 
   const conversation = await conversationOf(account, ann.id);
   expect(conversation).toMatchObject({ channel: 'sms', campaignId: campaign.id, status: 'active', bot: { active: true }, opening: { status: 'sent', reason: null } });
-  expect(conversation.lastMessage.id).toBe(sent.id);
+  expect(conversation.lastMessage).toMatchObject({ id: sent.id, status: 'sent' });
   expect((await api(ctx.gw, account, 'GET', `conversations/${conversation.id}`)).body.contact.id).toBe(ann.id);
 
   // Added again: nothing more.

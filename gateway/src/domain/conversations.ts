@@ -97,6 +97,12 @@ export async function touchConversation(tx: Tx, conversation: Conversation, patc
 export const updateConversation = (tx: Tx, conversation: Conversation, patch: Partial<Conversation>) =>
   tx.update<Conversation>('conversations', conversation.id, { ...patch, updatedAt: now() });
 
+/** An outgoing message was sent or failed: its conversation shows it, when it is the last message there. */
+export async function messageSettled(tx: Tx, message: Message): Promise<void> {
+  const conversation = message.conversationId ? await tx.get<Conversation>('conversations', message.conversationId) : undefined;
+  if (conversation?.lastMessage?.id === message.id) await updateConversation(tx, conversation, { lastMessage: lastMessageOf(message) });
+}
+
 export function lastMessageOf(m: Message): Conversation['lastMessage'] {
   return { id: m.id, direction: m.direction, body: m.body, status: m.status, createdAt: m.createdAt };
 }

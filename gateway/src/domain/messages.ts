@@ -6,7 +6,7 @@ import type { Account } from './accounts.js';
 import { contactForFromId, createContactIn, findByPhone, getContact, type Contact } from './contacts.js';
 import { normalizePhone } from './phone.js';
 import { decodeDataUri, discardMedia, isDataUri, saveMedia, type Media } from './media.js';
-import { conversationFor } from './conversations.js';
+import { conversationFor, messageSettled } from './conversations.js';
 import { deliveryFailed } from '../engine/events.js';
 import { onIncoming } from '../engine/incoming.js';
 import { sendOnConversation } from '../engine/outgoing.js';
@@ -235,6 +235,7 @@ export async function settleMessage(tx: Tx, messageId: string): Promise<void> {
   const error = failed ? deliveries.map((d) => d.attempts.at(-1)?.error).filter(Boolean).at(-1) ?? 'Delivery failed' : null;
   if (status === message.status && error === message.error) return;
   const settled = await tx.update<Message>('messages', messageId, { status, error, updatedAt: now() });
+  await messageSettled(tx, settled);
   if (status === 'failed') await deliveryFailed(tx, settled);
 }
 

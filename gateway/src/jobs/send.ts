@@ -1,4 +1,5 @@
 import type { Gateway } from '../context.js';
+import { messageSettled } from '../domain/conversations.js';
 import type { Message } from '../domain/messages.js';
 import { deliveryFailed } from '../engine/events.js';
 import { now } from '../ids.js';
@@ -43,6 +44,7 @@ async function settle(gw: Gateway, message: Message, patch: Partial<Message>): P
     const current = await tx.get<Message>('messages', message.id);
     if (current?.status !== 'pending') return;
     const settled = await tx.update<Message>('messages', message.id, { ...patch, updatedAt: now() });
+    await messageSettled(tx, settled);
     if (settled.status === 'failed') await deliveryFailed(tx, settled);
   });
 }
