@@ -18,6 +18,7 @@ import path from 'node:path';
 import { loadConfig } from '../config.js';
 import type { Gateway } from '../context.js';
 import { collections } from '../domain/collections.js';
+import { followUpKey } from '../engine/follow-ups.js';
 import { newId } from '../ids.js';
 import { createLogger } from '../log.js';
 import { JobRunner } from '../jobs/queue.js';
@@ -41,7 +42,7 @@ async function pollMs(store: Store): Promise<number> {
 
 /** As scheduleFollowUp (engine/follow-ups.ts) queues the timer of follow-up `step` of a conversation. */
 const followUpTimer = (accountId: string, conversationId: string, step: number, runAt: number) =>
-  ({ kind: 'follow_up', data: { conversationId, step }, runAt, key: `follow_up:${conversationId}:${step}`, accountId });
+  ({ kind: 'follow_up', data: { conversationId, step }, runAt, key: followUpKey(conversationId, step), accountId });
 
 async function fillWaiting(store: Store): Promise<void> {
   const later = Date.now() + 3_600_000;

@@ -15,7 +15,7 @@ import { isOpen, nextOpening } from './sending-window.js';
  * One timer per conversation and step. The step is part of the key because a running job still holds its key
  * while it queues the next step; the conversation's `next` names the one waiting, so it can be cancelled.
  */
-const followUpKey = (conversationId: string, step: number) => `follow_up:${conversationId}:${step}`;
+export const followUpKey = (conversationId: string, step: number) => `follow_up:${conversationId}:${step}`;
 
 /**
  * Sets the timer of follow-up `step` (0 = the first), counted from `from` (epoch ms), the time of the message before
