@@ -23,8 +23,12 @@ interface Deployment {
   gws: TestGateway[];
   /** Stops a process mid-burst, as the backend's story goes, and starts it again. */
   restart(): Promise<void>;
+  /** Stops every process, waits `ms`, and starts them again: nothing runs jobs meanwhile. */
+  outage(ms: number): Promise<void>;
   close(): Promise<void>;
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function lowdbDeployment(): Promise<Deployment> {
   const dataDir = tempDir();
@@ -33,6 +37,11 @@ async function lowdbDeployment(): Promise<Deployment> {
     gws,
     restart: async () => {
       expect(await gws[0]!.stop()).toBe(0);
+      gws[0] = await startGateway(JOBS, dataDir);
+    },
+    outage: async (ms) => {
+      expect(await gws[0]!.stop()).toBe(0);
+      await sleep(ms);
       gws[0] = await startGateway(JOBS, dataDir);
     },
     close: async () => {
@@ -52,6 +61,14 @@ async function postgresDeployment(): Promise<Deployment> {
       await victim.kill();
       removeDir(victim.dataDir);
       gws[0] = await startGateway(env);
+    },
+    outage: async (ms) => {
+      for (const gw of gws) {
+        expect(await gw.stop()).toBe(0);
+        removeDir(gw.dataDir);
+      }
+      await sleep(ms);
+      for (let i = 0; i < gws.length; i++) gws[i] = await startGateway(env);
     },
     close: async () => {
       for (const gw of gws) {
@@ -106,7 +123,7 @@ test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, th
     expect(conversations.map((c) => c.opening.status)).toEqual(Array(ADDITIONS).fill('sent'));
 
     // One opening message per contact, and only one, a while after the last.
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(1000);
     const messages = (await Promise.all(contacts.map(async (c, i) =>
       ((await api(on(i), account, 'GET', `contacts/${c.id}/messages`)).body.data as any[]).filter((m) => m.direction === 'outgoing'),
     ))).flat();
@@ -126,6 +143,41 @@ test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, th
     const catchUp = { from: stoppedAt, to: restartedAt + LEASE_MS + 1000 };
     const caughtUp = paced.filter((t) => t >= catchUp.from && t <= catchUp.to).length;
     expect(caughtUp).toBeLessThanOrEqual(Math.ceil((catchUp.to - catchUp.from) / INTERVAL_MS) + 1);
+  } finally {
+    await deployment.close();
+  }
+});
+
+test('what came due during an outage longer than 10 s is paced from the restart, not sent in a rush', async () => {
+  const deployment = BACKEND === 'postgres' ? await postgresDeployment() : await lowdbDeployment();
+  const on = (i: number) => deployment.gws[i % deployment.gws.length]!;
+  try {
+    const account = await createAccount(on(0));
+    const list = (await api(on(0), account, 'POST', 'lists', { body: { name: 'Outage' } })).body;
+    const campaign = (await api(on(0), account, 'POST', 'campaigns', {
+      body: { name: 'Outage', channel: 'sms', listId: list.id, openingMessage: 'Hi!', triggerOnNewContacts: true, status: 'live', sendRate: RATE },
+    })).body;
+    const contacts = await Promise.all(Array.from({ length: 40 }, async (_, i) =>
+      (await api(on(i), account, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body,
+    ));
+    await Promise.all(contacts.map((c, i) => api(on(i), account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: c.id } })));
+    const sentCount = async () => (await conversationsOf(on(0), account, campaign.id)).filter((c) => c.opening?.status === 'sent').length;
+    await poll(sentCount, (n) => n >= 6, 20_000);
+
+    // 12 s without any process: the 30-odd sends left all come due meanwhile.
+    await deployment.outage(12_000);
+    const restartedAt = Date.now();
+    await poll(sentCount, (n) => n === 40, 60_000);
+
+    const times = (await Promise.all(contacts.map(async (c, i) =>
+      ((await api(on(i), account, 'GET', `contacts/${c.id}/messages`)).body.data as any[]).filter((m) => m.direction === 'outgoing'),
+    ))).flat().map((m) => Date.parse(m.createdAt));
+    expect(times).toHaveLength(40);
+    // After the restart: a new burst of 3 at most, then one per interval, the n-th no sooner than n - 3 intervals on.
+    const after = times.filter((t) => t >= restartedAt).sort((a, b) => a - b);
+    expect(after.length).toBeGreaterThan(20);
+    const early = after.map((t, n) => ({ n, aheadMs: (n - 3) * INTERVAL_MS - (t - after[0]!) })).filter((e) => e.aheadMs > 100);
+    expect(early).toEqual([]);
   } finally {
     await deployment.close();
   }

@@ -95,3 +95,20 @@ test('a fast rate: 100/s spaces the queue 10 ms apart', () => {
   const slots = schedule(Array(6).fill(T0), { count: 100, perMs: 1000 });
   expect(slots).toEqual([T0, T0, T0, T0 + 10, T0 + 20, T0 + 30]);
 });
+
+describe('a stalled campaign', () => {
+  const rate = perMinute(300); // 200 ms apart
+
+  test('counts as stalled 10 s (or two intervals) past a slot, when nothing of it was sent since that slot', () => {
+    expect(p.lateAfterMs(rate)).toBe(10_000);
+    expect(p.lateAfterMs({ count: 1, perMs: 3_600_000 })).toBe(7_200_000);
+    expect(p.stalled(T0, T0 + 10_001, T0 - 200, rate)).toBe(true);
+    expect(p.stalled(T0, T0 + 10_001, undefined, rate)).toBe(true);
+  });
+
+  test('a queue merely behind, still sending, is not stalled; nor is a send a little late', () => {
+    expect(p.stalled(T0, T0 + 60_000, T0 + 59_990, rate)).toBe(false);
+    expect(p.stalled(T0, T0 + 9_999, T0 - 200, rate)).toBe(false);
+    expect(p.stalled(T0, T0 + 50, T0 - 200, rate)).toBe(false);
+  });
+});

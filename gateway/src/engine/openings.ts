@@ -9,7 +9,7 @@ import type { Job, Tx } from '../store/store.js';
 import { parseRate } from './durations.js';
 import { resumeFollowUps, scheduleFollowUp } from './follow-ups.js';
 import { sendOnConversation } from './outgoing.js';
-import { nextSend, type PacingState } from './pacing.js';
+import { nextSend, stalled, type PacingState } from './pacing.js';
 import { personalize } from './personalize.js';
 import { isOpen, nextOpening } from './sending-window.js';
 
@@ -33,6 +33,10 @@ export interface Opening {
 
 interface Pacing extends PacingState {
   id: string;
+  /** When the campaign's last opening message went (epoch ms). */
+  lastSentAt?: number;
+  /** When a send last found the campaign stalled: every send due before then takes a new slot. */
+  stalledAt?: number;
 }
 
 const openingKey = (id: string) => `opening:${id}`;
@@ -118,15 +122,20 @@ export async function runOpening(gw: Gateway, job: Job<{ openingId: string }>): 
     const campaign = await campaignById(tx, opening.campaignId);
     if (!campaign || campaign.status === 'draft') return void (await settleOpening(tx, opening, { status: 'skipped', reason: 'not_live' }));
     if (campaign.status === 'paused') return void (await settleOpening(tx, opening, { status: 'held', held: 'held' }));
-    const [account, contact, conversation] = await Promise.all([
+    const [account, contact, conversation, pacing] = await Promise.all([
       tx.get<Account>('accounts', opening.accountId),
       tx.get<Contact>('contacts', opening.contactId),
       tx.get<Conversation>('conversations', opening.conversationId),
+      tx.get<Pacing>('pacing', campaign.id),
     ]);
     if (!account || !contact || !conversation) return;
     const reason = skipReason(campaign, contact, conversation);
     if (reason) return void (await settleOpening(tx, opening, { status: reason === 'wrote_first' ? 'cancelled' : 'skipped', reason }));
-    if (campaign.sendingWindow && !isOpen(campaign.sendingWindow, Date.now())) {
+    const at = Date.now();
+    const due = opening.dueAt ?? at;
+    const stall = stalled(due, at, pacing?.lastSentAt, parseRate(campaign.sendRate));
+    if (stall && pacing) await tx.update<Pacing>('pacing', campaign.id, { stalledAt: at });
+    if (stall || due < (pacing?.stalledAt ?? 0) || (campaign.sendingWindow && !isOpen(campaign.sendingWindow, at))) {
       const dueAt = await takeSlot(tx, campaign, Date.now());
       await settleOpening(tx, opening, { dueAt });
       return { retryAt: dueAt };
@@ -134,6 +143,7 @@ export async function runOpening(gw: Gateway, job: Job<{ openingId: string }>): 
     const body = personalize(campaign.openingMessage ?? '', contact);
     const template = campaign.channel === 'whatsapp' ? campaign.openingTemplate : null;
     const sent = await sendOnConversation(tx, account, contact, conversation, { body, author: 'campaign', campaignId: campaign.id, template });
+    if (pacing) await tx.update<Pacing>('pacing', campaign.id, { lastSentAt: Date.parse(sent.message.createdAt) });
     await settleOpening(tx, opening, { status: 'sent', messageId: sent.message.id });
     const current = (await tx.get<Conversation>('conversations', conversation.id))!;
     await scheduleFollowUp(tx, campaign, current, 0, Date.now());

@@ -14,8 +14,11 @@ import type { Rate } from './durations.js';
  *   the rate). After an immediate send the next queued slot is one interval later: 100 additions at once at
  *   "30/m" go 3 at t0, then t0+2s, t0+4s, … t0+194s.
  * - A slot is never before `now`: a queue that fell behind (a pause, a restart) resumes from now, not in a rush.
- *   Sends already queued whose slots passed while no process ran jobs go when one runs again: a catch-up of the
- *   sends of that time only, after which the queue keeps its slots.
+ * - A queued send that finds its campaign stalled (its slot passed more than `lateAfterMs` ago and nothing of the
+ *   campaign was sent since: no process ran jobs, a restart) takes a new slot instead of going at once, and so does
+ *   every send due before that moment. So what came due during an outage is paced from then on, not sent in a rush. A queue that is merely behind (sends keep
+ *   going, later than their slots under load) is not stalled and catches up in order; a timer firing a little late
+ *   is not stalled either.
  */
 
 export const BURST = 3;
@@ -34,6 +37,14 @@ export interface PacingState {
 export const INITIAL_PACING: PacingState = { burstStartedAt: 0, burstCount: 0, nextSlotAt: 0 };
 
 export const intervalMs = (rate: Rate): number => Math.ceil(rate.perMs / rate.count);
+
+/** How long past its slot a send must be before its campaign can count as stalled: 10 s, or two intervals. */
+export const lateAfterMs = (rate: Rate): number => Math.max(10_000, 2 * intervalMs(rate));
+
+/** Whether a send due at `dueAt` finds its campaign stalled at `now`, the campaign's last send at `lastSentAt`. */
+export function stalled(dueAt: number, now: number, lastSentAt: number | undefined, rate: Rate): boolean {
+  return now - dueAt > lateAfterMs(rate) && (lastSentAt ?? 0) < dueAt;
+}
 
 /** When the next addition's opening message goes (`sendAt`, epoch ms) and the state to keep for the one after. */
 export function nextSend(state: PacingState | undefined, now: number, rate: Rate): { sendAt: number; state: PacingState } {
