@@ -8,7 +8,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
+import { benchDatabase, inSchema, sql } from './database.js';
 import { createAccount, gatewayEnv, startGateway, stopChild } from './gateway-process.js';
 import { freePort } from './free-port.js';
 import { measure, type Result } from './http-load.js';
@@ -28,31 +28,6 @@ export interface PostgresLoad {
 export type PostgresOutcome = { server: string; results: Result[] } | { skipped: string };
 
 const PROCESSES = [1, 3];
-
-async function database(): Promise<{ url: string; stop: () => Promise<void>; origin: string } | undefined> {
-  const given = process.env.LEADCHAT_BENCH_DATABASE_URL;
-  if (given) return { url: given, stop: async () => undefined, origin: 'LEADCHAT_BENCH_DATABASE_URL' };
-  const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
-  const embedded = await startEmbeddedPostgres();
-  return embedded && { ...embedded, origin: 'embedded' };
-}
-
-/** The database URL with `schema` first on the search path: the gateway creates and finds its tables there. */
-function inSchema(url: string, schema: string): string {
-  const u = new URL(url);
-  u.searchParams.set('options', [u.searchParams.get('options'), `-c search_path=${schema}`].filter(Boolean).join(' '));
-  return u.toString();
-}
-
-async function sql(url: string, text: string): Promise<pg.QueryResult> {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  try {
-    return await db.query(text);
-  } finally {
-    await db.end();
-  }
-}
 
 /** `count` gateway processes on one fresh schema, measured together. */
 async function measureProcesses(url: string, count: number, load: PostgresLoad): Promise<Result> {
@@ -93,7 +68,7 @@ async function measureProcesses(url: string, count: number, load: PostgresLoad):
 }
 
 export async function measurePostgres(load: PostgresLoad): Promise<PostgresOutcome> {
-  const db = await database();
+  const db = await benchDatabase();
   if (!db) return { skipped: 'set LEADCHAT_BENCH_DATABASE_URL, or install the embedded-postgres devDependency' };
   try {
     const version = (await sql(db.url, 'SHOW server_version')).rows[0] as { server_version: string };

