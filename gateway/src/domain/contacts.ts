@@ -99,9 +99,13 @@ function newContact(accountId: string, fields: Partial<Contact>): Contact {
  * process, make one contact: the transaction that loses the race runs again and finds the winner.
  */
 export async function createContact(gw: Gateway, accountId: string, input: ContactInput): Promise<{ contact: Contact; created: boolean }> {
-  const phone = input.phone ? normalizePhone(input.phone) : null;
-  const email = input.email ? normalizeEmail(input.email) : null;
-  return gw.store.transact((tx) => findOrCreateContactIn(tx, accountId, { ...input, phone, email }));
+  const fields = normalizeContact(input);
+  return gw.store.transact((tx) => findOrCreateContactIn(tx, accountId, fields));
+}
+
+/** The phone in E.164 and the email in lower case, as contacts are stored and found; a bad one is a 400. */
+export function normalizeContact(input: ContactInput): Omit<ContactInput, 'phone' | 'email'> & { phone: string | null; email: string | null } {
+  return { ...input, phone: input.phone ? normalizePhone(input.phone) : null, email: input.email ? normalizeEmail(input.email) : null };
 }
 
 type NormalizedFields = { firstName?: string; lastName?: string; phone?: string | null; email?: string | null; customFields?: Contact['customFields'] };

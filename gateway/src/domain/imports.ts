@@ -6,9 +6,8 @@ import { parseDuration } from '../engine/durations.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { NewJob, Page, Reader } from '../store/store.js';
-import { normalizeEmail, type Contact, type ContactInput } from './contacts.js';
+import { normalizeContact, type Contact, type ContactInput } from './contacts.js';
 import { getList } from './lists.js';
-import { normalizePhone } from './phone.js';
 
 /**
  * A bulk import of contacts into a list (spec §3.2: imported contacts count as additions to the list). The
@@ -189,16 +188,13 @@ async function checkRows(raw: RawRow[], readContact: ReadContact): Promise<Impor
   for (const [i, { row, fields }] of raw.entries()) {
     if (i > 0 && i % ROWS_PER_TURN === 0) await yieldToRequests();
     try {
-      const input = readContact(fields);
-      const phone = input.phone ? normalizePhone(input.phone) : null;
-      const email = input.email ? normalizeEmail(input.email) : null;
+      const { firstName, lastName, customFields, phone, email } = normalizeContact(readContact(fields));
       if (phone ? phones.has(phone) : emails.has(email!)) {
         rows.push({ row, duplicate: true });
         continue;
       }
       if (phone) phones.add(phone);
       if (email) emails.add(email);
-      const { firstName, lastName, customFields } = input;
       rows.push({ row, contact: { firstName, lastName, phone, email, ...(customFields && Object.keys(customFields).length ? { customFields } : {}) } });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;

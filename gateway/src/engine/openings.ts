@@ -136,7 +136,7 @@ export async function runOpening(gw: Gateway, job: Job<{ openingId: string }>): 
     const stall = stalled(due, at, pacing?.lastSentAt, parseRate(campaign.sendRate));
     if (stall && pacing) await tx.update<Pacing>('pacing', campaign.id, { stalledAt: at });
     if (stall || due < (pacing?.stalledAt ?? 0) || (campaign.sendingWindow && !isOpen(campaign.sendingWindow, at))) {
-      const dueAt = await takeSlot(tx, campaign, Date.now());
+      const dueAt = await takeSlot(tx, campaign, at);
       await settleOpening(tx, opening, { dueAt });
       return { retryAt: dueAt };
     }
