@@ -2,6 +2,7 @@ import type { Gateway } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
 import { parseDuration, parseRate } from '../engine/durations.js';
 import { checkTemplate, personalize } from '../engine/personalize.js';
+import { openingTemplateFor } from '../engine/whatsapp-templates.js';
 import { parseSendingWindow, type SendingWindow } from '../engine/sending-window.js';
 import { newId, now } from '../ids.js';
 import { channelProvider } from '../providers/channels/index.js';
@@ -28,7 +29,14 @@ export interface Campaign {
   channel: Channel;
   /** The custom channel's label, for channel "custom". */
   customChannel: string | null;
+  /** WhatsApp: the approved template the opening message goes out as, and its body parameters ({{1}}, {{2}} …). */
   openingTemplate: string | null;
+  openingTemplateParams: string[];
+  /** WhatsApp: the template sent instead of free text outside the 24-hour customer-service window, if any. */
+  reengagementTemplate: string | null;
+  reengagementTemplateParams: string[];
+  /** The WhatsApp language code of the templates ("en_US"); null: from the campaign's language. */
+  templateLanguage: string | null;
   openingMessage: string | null;
   triggerOnNewContacts: boolean;
   status: 'draft' | 'live' | 'paused';
@@ -63,6 +71,10 @@ function current(stored: Campaign): Campaign {
     customChannel: stored.customChannel ?? null,
     sendRate: stored.sendRate ?? DEFAULT_SEND_RATE,
     sendingWindow: stored.sendingWindow ?? null,
+    openingTemplateParams: stored.openingTemplateParams ?? [],
+    reengagementTemplate: stored.reengagementTemplate ?? null,
+    reengagementTemplateParams: stored.reengagementTemplateParams ?? [],
+    templateLanguage: stored.templateLanguage ?? null,
     followUps: { enabled: followUps?.enabled ?? false, steps: followUps?.steps ?? [] },
   };
 }
@@ -98,6 +110,8 @@ function check(c: Campaign): Campaign {
   parseRate(c.sendRate, 'sendRate');
   const sendingWindow = c.sendingWindow && parseSendingWindow(c.sendingWindow);
   if (c.openingMessage) checkTemplate(c.openingMessage, 'openingMessage');
+  c.openingTemplateParams.forEach((p, i) => checkTemplate(p, `openingTemplateParams.${i}`));
+  c.reengagementTemplateParams.forEach((p, i) => checkTemplate(p, `reengagementTemplateParams.${i}`));
   c.followUps.steps.forEach((step, i) => {
     parseDuration(step.after, { field: `followUps.steps.${i}.after` });
     checkTemplate(step.body, `followUps.steps.${i}.body`);
@@ -157,7 +171,7 @@ export async function previewOpening(r: Reader, accountId: string, campaignId: s
     contactId,
     channel: campaign.channel,
     customChannel: campaign.customChannel,
-    template: campaign.channel === 'whatsapp' ? campaign.openingTemplate : null,
+    template: openingTemplateFor(campaign, contact),
     to: campaign.channel === 'custom' ? contact.fromId : contact.phone,
     body: personalize(campaign.openingMessage ?? '', contact),
   };

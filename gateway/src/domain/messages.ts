@@ -11,6 +11,7 @@ import { deliveryFailed } from '../engine/events.js';
 import { onIncoming } from '../engine/incoming.js';
 import { sendOnConversation } from '../engine/outgoing.js';
 import { emit, type Delivery } from './webhooks.js';
+import type { WhatsAppTemplate } from '../providers/channels/channel-provider.js';
 
 export interface Message {
   id: string;
@@ -30,8 +31,8 @@ export interface Message {
   conversationId: string | null;
   /** Who wrote an outgoing message: the campaign, a follow-up, the bot, a team member, the API, or the gateway itself (opt-out and HELP answers). */
   author: 'campaign' | 'follow_up' | 'bot' | 'team' | 'api' | 'system' | null;
-  /** The approved WhatsApp template an opening message went out with. */
-  template: string | null;
+  /** The approved WhatsApp template the message went out as, instead of free text. */
+  template: WhatsAppTemplate | null;
   /** The channel provider that sent it (SMS, WhatsApp), and its id for the message there. */
   provider: string | null;
   providerMessageId: string | null;

@@ -12,6 +12,7 @@ import { sendOnConversation } from './outgoing.js';
 import { nextSend, stalled, type PacingState } from './pacing.js';
 import { personalize } from './personalize.js';
 import { isOpen, nextOpening } from './sending-window.js';
+import { openingTemplateFor } from './whatsapp-templates.js';
 
 /** A campaign's opening message to one contact: at most one per campaign and contact (a unique index). */
 export interface Opening {
@@ -141,7 +142,7 @@ export async function runOpening(gw: Gateway, job: Job<{ openingId: string }>): 
       return { retryAt: dueAt };
     }
     const body = personalize(campaign.openingMessage ?? '', contact);
-    const template = campaign.channel === 'whatsapp' ? campaign.openingTemplate : null;
+    const template = openingTemplateFor(campaign, contact);
     const sent = await sendOnConversation(tx, account, contact, conversation, { body, author: 'campaign', campaignId: campaign.id, template });
     if (pacing) await tx.update<Pacing>('pacing', campaign.id, { lastSentAt: Date.parse(sent.message.createdAt) });
     await settleOpening(tx, opening, { status: 'sent', messageId: sent.message.id });

@@ -3,14 +3,15 @@ import type { Contact } from '../domain/contacts.js';
 import { lastMessageOf, touchConversation, type Conversation } from '../domain/conversations.js';
 import { newMessage, queueReply, type Message } from '../domain/messages.js';
 import { ApiError } from '../errors.js';
+import type { WhatsAppTemplate } from '../providers/channels/channel-provider.js';
 import type { Tx } from '../store/store.js';
 
 export interface Outgoing {
   body: string;
   author: NonNullable<Message['author']>;
   campaignId?: string | null;
-  /** The approved WhatsApp template of an opening message. */
-  template?: string | null;
+  /** An approved WhatsApp template to send instead of free text. */
+  template?: WhatsAppTemplate | null;
 }
 
 export const optedOut = () => new ApiError(409, 'CONTACT_OPTED_OUT', 'The contact opted out (STOP): nothing more is sent until they reply START');

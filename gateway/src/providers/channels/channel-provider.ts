@@ -1,3 +1,12 @@
+/** An approved WhatsApp template: its name (a Twilio Content SID "HX…" on Twilio), language and body parameters. */
+export interface WhatsAppTemplate {
+  name: string;
+  /** A WhatsApp language code such as "en_US" or "es". */
+  language: string;
+  /** The values of the body's {{1}}, {{2}} … in order, already personalized. */
+  params: string[];
+}
+
 /** What a built-in channel (SMS, WhatsApp) is asked to send: one message to one phone number. */
 export interface OutgoingMessage {
   messageId: string;
@@ -5,8 +14,8 @@ export interface OutgoingMessage {
   /** E.164 phone number. */
   to: string;
   body: string;
-  /** The approved WhatsApp template of an opening message, else null. */
-  template: string | null;
+  /** An approved WhatsApp template to send instead of free text, else null. */
+  template: WhatsAppTemplate | null;
 }
 
 /** A send the provider refused or could not make; `retryable` when trying again later may succeed. */
@@ -14,6 +23,8 @@ export class ChannelError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    /** The provider's own error code (Twilio's 21211, WhatsApp's 131047 …), when it gave one. */
+    readonly code: string | null = null,
   ) {
     super(message);
     this.name = 'ChannelError';
@@ -29,4 +40,28 @@ export interface ChannelProvider {
   /** Why a campaign with these settings cannot send on this provider, or undefined when it can. */
   refuse(campaign: { channel: 'sms' | 'whatsapp'; openingTemplate: string | null }): string | undefined;
   send(message: OutgoingMessage): Promise<{ providerMessageId: string }>;
+}
+
+/** A message status a provider reports later (a status callback or webhook), in the gateway's words. */
+export interface StatusUpdate {
+  providerMessageId: string;
+  status: 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
+  /** The provider's own name for the status when it says more than ours ("undelivered"). */
+  providerStatus: string;
+  errorCode: string | null;
+  error: string | null;
+}
+
+/** A contact's message as a provider's inbound webhook gives it. */
+export interface InboundMessage {
+  channel: 'sms' | 'whatsapp';
+  /** The provider's id of the message: repeated deliveries of one webhook carry the same one. */
+  providerMessageId: string;
+  /** E.164 phone number of the contact. */
+  from: string;
+  body: string;
+  /** Media the provider hosts (fetching it may need the provider's credentials). */
+  media: Array<{ url: string; contentType: string }>;
+  /** The contact's profile name, when the provider tells it (WhatsApp). */
+  profileName: string | null;
 }

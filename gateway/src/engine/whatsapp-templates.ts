@@ -1,0 +1,24 @@
+import type { Campaign } from '../domain/campaigns.js';
+import type { Contact } from '../domain/contacts.js';
+import type { WhatsAppTemplate } from '../providers/channels/channel-provider.js';
+import { personalize } from './personalize.js';
+
+/** The WhatsApp language code of a campaign's templates: its own setting, else its language ("es-MX" → "es_MX"). */
+export function templateLanguage(campaign: Pick<Campaign, 'templateLanguage' | 'language'>): string {
+  if (campaign.templateLanguage) return campaign.templateLanguage;
+  const [lang, region] = campaign.language.split(/[-_]/);
+  return region ? `${lang!.toLowerCase()}_${region.toUpperCase()}` : lang!.toLowerCase();
+}
+
+function template(campaign: Campaign, name: string | null, params: string[], contact: Contact): WhatsAppTemplate | null {
+  if (campaign.channel !== 'whatsapp' || !name?.trim()) return null;
+  return { name: name.trim(), language: templateLanguage(campaign), params: params.map((p) => personalize(p, contact)) };
+}
+
+/** The template a WhatsApp campaign's opening message goes out as, personalized for the contact. */
+export const openingTemplateFor = (campaign: Campaign, contact: Contact) =>
+  template(campaign, campaign.openingTemplate, campaign.openingTemplateParams, contact);
+
+/** The template sent instead of free text outside the 24-hour window, or null when the campaign has none. */
+export const reengagementTemplateFor = (campaign: Campaign, contact: Contact) =>
+  template(campaign, campaign.reengagementTemplate, campaign.reengagementTemplateParams, contact);

@@ -1,0 +1,34 @@
+import type { FaqEntry } from '../../bot/faq-bot.js';
+
+/** What a bot is given to answer a contact: the campaign's bot settings, the conversation so far and what retrieval found. */
+export interface BotContext {
+  campaign: {
+    name: string;
+    /** The campaign's language ("en", "es-MX" …): the bot answers in it unless the contact writes another. */
+    language: string;
+    instructions: string;
+    companyInfo: string;
+    goal: string;
+  };
+  contact: { firstName: string | null; lastName: string | null };
+  /** The conversation's earlier messages, oldest first, at most the last 20; the unanswered ones are in `message`. */
+  history: Array<{ from: 'contact' | 'bot' | 'team'; body: string }>;
+  /** The contact's unanswered message (several sent in a burst are joined by newlines). */
+  message: string;
+  /** The campaign's FAQs and resources that retrieval found relevant to `message`, best first. */
+  knowledge: { faqs: FaqEntry[]; resources: string[] };
+}
+
+export type BotReply =
+  /** Send `body`; `goalReached` when the conversation just reached the campaign's goal. */
+  | { kind: 'reply'; body: string; goalReached: boolean }
+  /** A person should take over; `body` is what the contact is told meanwhile, null for nothing. */
+  | { kind: 'handoff'; reason: string; body: string | null }
+  /** Nothing to say (a lone "ok" or "thanks"). */
+  | { kind: 'silent' };
+
+/** One small interface for every bot: given the context, what to answer. Throws when it could not answer at all. */
+export interface BotProvider {
+  readonly name: string;
+  reply(context: BotContext): Promise<BotReply>;
+}
