@@ -1,0 +1,222 @@
+import got from 'got';
+import twilio from 'twilio';
+import { z } from 'zod';
+import { normalizePhone } from '../../domain/phone.js';
+import { badRequest } from '../../errors.js';
+import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from './channel-provider.js';
+import { mask, redact } from './mask.js';
+
+export interface TwilioCredentials {
+  accountSid: string;
+  authToken: string;
+  /** SMS sender: E.164 number */
+  from: string | null;
+  /** or a Messaging Service SID "MG…" */
+  messagingServiceSid: string | null;
+  /** WhatsApp sender E.164, enabling WhatsApp through Twilio */
+  whatsappFrom: string | null;
+}
+
+const WHATSAPP_PREFIX = 'whatsapp:';
+const CONTENT_SID = /^HX[0-9a-f]{32}$/i;
+/** Twilio takes at most 10 media per message, so a larger count can only be a forged or broken request. */
+const MAX_MEDIA = 10;
+
+/** Forms send an unset field as "", which means the same as leaving it out. */
+const blankIsNull = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? null : v);
+const optional = <T extends z.ZodType<string>>(schema: T) => z.preprocess(blankIsNull, schema.nullable().default(null));
+
+/** Twilio's console shows a WhatsApp sender as "whatsapp:+1415…": pasted as is, it is the same number. */
+const senderPhone = (whatsapp: boolean) =>
+  z
+    .string()
+    .max(60, 'must be at most 60 characters')
+    .transform((v, ctx) => {
+      const number = whatsapp && v.trim().startsWith(WHATSAPP_PREFIX) ? v.trim().slice(WHATSAPP_PREFIX.length) : v;
+      try {
+        return normalizePhone(number);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a phone number in E.164 form with its country code, such as +14155550123' });
+        return z.NEVER;
+      }
+    });
+
+export const twilioCredentials: z.ZodType<TwilioCredentials, any> = z
+  .strictObject({
+    accountSid: z.string().trim().regex(/^AC[0-9a-f]{32}$/, 'must be a Twilio Account SID: "AC" and 32 hex characters'),
+    authToken: z.string().trim().regex(/^[0-9a-f]{32}$/, 'must be a Twilio Auth Token: 32 hex characters'),
+    from: optional(senderPhone(false)),
+    messagingServiceSid: optional(z.string().trim().regex(/^MG[0-9a-f]{32}$/, 'must be a Messaging Service SID: "MG" and 32 hex characters')),
+    whatsappFrom: optional(senderPhone(true)),
+  })
+  .refine((c) => c.from || c.messagingServiceSid || c.whatsappFrom, {
+    message: 'at least one sender is required: from or messagingServiceSid for SMS, whatsappFrom for WhatsApp',
+    path: ['from'],
+  });
+
+/** The credentials as the API shows them back: the token masked. */
+export function publicTwilioCredentials(c: TwilioCredentials): {
+  accountSid: string;
+  authToken: string;
+  from: string | null;
+  messagingServiceSid: string | null;
+  whatsappFrom: string | null;
+} {
+  return {
+    accountSid: c.accountSid,
+    authToken: mask(c.authToken),
+    from: c.from,
+    messagingServiceSid: c.messagingServiceSid,
+    whatsappFrom: c.whatsappFrom,
+  };
+}
+
+function refusal(c: TwilioCredentials, campaign: { channel: 'sms' | 'whatsapp'; openingTemplate: string | null }): string | undefined {
+  if (campaign.channel === 'sms') {
+    return c.from || c.messagingServiceSid ? undefined : 'Twilio has no SMS sender: set from (a phone number) or messagingServiceSid in the Twilio channel';
+  }
+  if (!c.whatsappFrom) return 'Twilio has no WhatsApp sender: set whatsappFrom in the Twilio channel';
+  const template = campaign.openingTemplate?.trim();
+  if (!template) {
+    return 'WhatsApp sends the first message of a conversation only with an approved template: set openingTemplate to its Twilio Content SID ("HX…")';
+  }
+  if (!CONTENT_SID.test(template)) return `On Twilio, openingTemplate must be the template's Content SID ("HX" and 32 hex characters), not "${template.slice(0, 40)}"`;
+  return undefined;
+}
+
+function messageForm(c: TwilioCredentials, message: OutgoingMessage, statusCallbackUrl: string | null): Record<string, string> {
+  const form: Record<string, string> = {};
+  if (message.channel === 'whatsapp') {
+    if (!c.whatsappFrom) throw new ChannelError('Twilio has no WhatsApp sender: set whatsappFrom in the Twilio channel', false);
+    form.To = `${WHATSAPP_PREFIX}${message.to}`;
+    form.From = `${WHATSAPP_PREFIX}${c.whatsappFrom}`;
+  } else {
+    form.To = message.to;
+    // A Messaging Service picks the sender and carries the US A2P registration, so it wins over a lone number.
+    if (c.messagingServiceSid) form.MessagingServiceSid = c.messagingServiceSid;
+    else if (c.from) form.From = c.from;
+    else throw new ChannelError('Twilio has no SMS sender: set from or messagingServiceSid in the Twilio channel', false);
+  }
+  if (message.template) {
+    form.ContentSid = message.template.name;
+    form.ContentVariables = JSON.stringify(Object.fromEntries(message.template.params.map((p, i) => [String(i + 1), p])));
+  } else {
+    form.Body = message.body;
+  }
+  if (statusCallbackUrl) form.StatusCallback = statusCallbackUrl;
+  return form;
+}
+
+function parseJson(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Twilio's error answer `{code, message, more_info, status}` as a ChannelError; only a rate limit or an outage may pass. */
+function twilioError(status: number, answer: Record<string, unknown> | undefined, authToken: string): ChannelError {
+  const code = typeof answer?.code === 'number' || typeof answer?.code === 'string' ? String(answer.code) : null;
+  const text = typeof answer?.message === 'string' && answer.message.trim() ? answer.message.trim().slice(0, 500) : null;
+  const message = code ? `Twilio ${code}: ${text ?? `HTTP ${status}`}` : `Twilio answered HTTP ${status}${text ? `: ${text}` : ''}`;
+  return new ChannelError(redact(message, authToken), status === 429 || status >= 500, code);
+}
+
+export function createTwilioProvider(
+  c: TwilioCredentials,
+  options: { apiUrl: string; timeoutMs: number; statusCallbackUrl: string | null },
+): ChannelProvider {
+  const endpoint = `${options.apiUrl.replace(/\/+$/, '')}/2010-04-01/Accounts/${c.accountSid}/Messages.json`;
+  const authorization = `Basic ${Buffer.from(`${c.accountSid}:${c.authToken}`).toString('base64')}`;
+  return {
+    name: 'twilio',
+    refuse: (campaign) => refusal(c, campaign),
+    async send(message) {
+      const form = messageForm(c, message, options.statusCallbackUrl);
+      let response;
+      try {
+        response = await got.post(endpoint, {
+          form,
+          headers: { authorization },
+          timeout: { request: options.timeoutMs },
+          retry: { limit: 0 },
+          throwHttpErrors: false,
+          // A redirect would carry the credentials somewhere the owner never configured.
+          followRedirect: false,
+          responseType: 'text',
+        });
+      } catch (err) {
+        throw new ChannelError(redact(`Twilio could not be reached: ${(err as Error).message}`, c.authToken), true);
+      }
+      const answer = parseJson(response.body);
+      if (response.statusCode < 200 || response.statusCode >= 300) throw twilioError(response.statusCode, answer, c.authToken);
+      if (typeof answer?.sid !== 'string' || !answer.sid) {
+        // The message may have gone: trying again could text the contact twice.
+        throw new ChannelError(`Twilio answered HTTP ${response.statusCode} without a message sid`, false);
+      }
+      return { providerMessageId: answer.sid };
+    },
+  };
+}
+
+/** Whether a request carries Twilio's X-Twilio-Signature for this URL and these form parameters. */
+export function verifyTwilioSignature(authToken: string, url: string, params: Record<string, string>, signature: string | undefined): boolean {
+  if (!signature || !authToken) return false;
+  try {
+    return twilio.validateRequest(authToken, signature, url, params);
+  } catch {
+    // validateRequest parses the URL and throws on one it cannot: such a request cannot be Twilio's.
+    return false;
+  }
+}
+
+/** A phone number as Twilio writes it in a webhook ("+1415…" or "whatsapp:+1415…"), with its channel. */
+function twilioAddress(value: string | undefined, field: string): { channel: 'sms' | 'whatsapp'; phone: string } {
+  if (!value) throw badRequest(`${field} is missing: not a Twilio message webhook`);
+  const whatsapp = value.startsWith(WHATSAPP_PREFIX);
+  return { channel: whatsapp ? 'whatsapp' : 'sms', phone: normalizePhone(whatsapp ? value.slice(WHATSAPP_PREFIX.length) : value, field) };
+}
+
+/** A contact's SMS or WhatsApp message from Twilio's incoming-message webhook (form parameters). */
+export function parseTwilioInbound(params: Record<string, string>): InboundMessage {
+  const providerMessageId = params.MessageSid;
+  if (!providerMessageId) throw badRequest('MessageSid is missing: not a Twilio message webhook');
+  const { channel, phone } = twilioAddress(params.From, 'From');
+  const count = params.NumMedia === undefined || params.NumMedia === '' ? 0 : Number(params.NumMedia);
+  if (!Number.isInteger(count) || count < 0 || count > MAX_MEDIA) {
+    throw badRequest(`NumMedia: "${String(params.NumMedia).slice(0, 20)}" is not a media count from 0 to ${MAX_MEDIA}`);
+  }
+  const media = Array.from({ length: count }, (_, i) => {
+    const url = params[`MediaUrl${i}`];
+    if (!url) throw badRequest(`MediaUrl${i} is missing although NumMedia is ${count}`);
+    return { url, contentType: params[`MediaContentType${i}`] || 'application/octet-stream' };
+  });
+  return { channel, providerMessageId, from: phone, body: params.Body ?? '', media, profileName: params.ProfileName?.trim() || null };
+}
+
+/** Twilio's message statuses that change what the gateway knows; the others are steps on the way. */
+const STATUSES: Record<string, StatusUpdate['status']> = {
+  queued: 'queued',
+  sent: 'sent',
+  delivered: 'delivered',
+  read: 'read',
+  failed: 'failed',
+  undelivered: 'failed',
+  canceled: 'failed',
+};
+
+/** A status callback's news about a sent message, or undefined when the status changes nothing. */
+export function parseTwilioStatus(params: Record<string, string>): StatusUpdate | undefined {
+  const providerMessageId = params.MessageSid;
+  if (!providerMessageId) throw badRequest('MessageSid is missing: not a Twilio status callback');
+  const providerStatus = params.MessageStatus ?? params.SmsStatus;
+  if (!providerStatus) throw badRequest('MessageStatus is missing: not a Twilio status callback');
+  const status = Object.hasOwn(STATUSES, providerStatus) ? STATUSES[providerStatus] : undefined;
+  if (!status) return undefined;
+  const errorCode = params.ErrorCode?.trim() || null;
+  const errorMessage = params.ErrorMessage?.trim() || null;
+  const error = errorCode ? `Twilio ${errorCode}${errorMessage ? `: ${errorMessage}` : ''}` : errorMessage;
+  return { providerMessageId, status, providerStatus, errorCode, error };
+}

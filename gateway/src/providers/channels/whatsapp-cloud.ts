@@ -1,0 +1,247 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import got from 'got';
+import { z } from 'zod';
+import { normalizePhone } from '../../domain/phone.js';
+import { badRequest } from '../../errors.js';
+import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from './channel-provider.js';
+import { mask, redact } from './mask.js';
+
+export interface WhatsAppCloudCredentials {
+  phoneNumberId: string;
+  accessToken: string;
+  appSecret: string;
+  verifyToken: string;
+}
+
+/** Media ids need a Graph fetch with the access token before they are a file, so they travel under their own scheme. */
+const MEDIA_SCHEME = 'whatsapp-media:';
+const MEDIA_TYPES = ['image', 'audio', 'video', 'document', 'sticker'];
+
+/**
+ * Graph error codes that mean "not now" rather than "never": rate limits (4, 80007, 130429, 131048, 131056) and
+ * Meta's own temporary unavailability (2, 131016).
+ */
+const RETRYABLE_CODES = new Set([2, 4, 80007, 130429, 131016, 131048, 131056]);
+
+export const whatsAppCloudCredentials: z.ZodType<WhatsAppCloudCredentials, any> = z.strictObject({
+  phoneNumberId: z.string().trim().regex(/^\d{1,30}$/, 'must be the Phone number ID Meta shows: digits only'),
+  accessToken: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty or whitespace')
+    .max(1000, 'must be at most 1000 characters')
+    .regex(/^\S+$/, 'must be one token, without spaces'),
+  appSecret: z.string().trim().regex(/^[0-9a-f]{32}$/, 'must be the Meta app secret: 32 hex characters'),
+  verifyToken: z.string().min(8, 'must be at least 8 characters').max(200, 'must be at most 200 characters'),
+});
+
+/** The credentials as the API shows them back: the secrets masked, the verify token shown for Meta's console. */
+export function publicWhatsAppCloudCredentials(c: WhatsAppCloudCredentials): {
+  phoneNumberId: string;
+  accessToken: string;
+  appSecret: string;
+  verifyToken: string;
+} {
+  return { phoneNumberId: c.phoneNumberId, accessToken: mask(c.accessToken), appSecret: mask(c.appSecret), verifyToken: c.verifyToken };
+}
+
+function refusal(campaign: { channel: 'sms' | 'whatsapp'; openingTemplate: string | null }): string | undefined {
+  if (campaign.channel !== 'whatsapp') return 'The WhatsApp Cloud API sends WhatsApp only: SMS needs the Twilio channel';
+  if (!campaign.openingTemplate?.trim()) {
+    return 'WhatsApp sends the first message of a conversation only with an approved template: set openingTemplate to its name';
+  }
+  return undefined;
+}
+
+function messagePayload(message: OutgoingMessage): Record<string, unknown> {
+  const to = message.to.replace(/^\+/, '');
+  if (message.channel !== 'whatsapp') throw new ChannelError('The WhatsApp Cloud API sends WhatsApp only, not SMS', false);
+  if (!/^\d{6,15}$/.test(to)) throw new ChannelError(`"${message.to.slice(0, 40)}" is not a phone number in E.164 form`, false);
+  const base = { messaging_product: 'whatsapp', recipient_type: 'individual', to };
+  if (!message.template) return { ...base, type: 'text', text: { body: message.body, preview_url: false } };
+  const { name, language, params } = message.template;
+  const components = params.length ? [{ type: 'body', parameters: params.map((text) => ({ type: 'text', text })) }] : undefined;
+  return { ...base, type: 'template', template: { name, language: { code: language }, ...(components && { components }) } };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+
+function parseJson(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One sentence for a Graph error: its code, its text without Graph's "(#code)" prefix, and the details Meta adds. */
+function describe(code: string | null, message: string | undefined, details: string | undefined): string | null {
+  const text = message?.replace(/^\(#\d+\)\s*/, '').slice(0, 500);
+  const extra = details && details !== text ? ` (${details.slice(0, 500)})` : '';
+  if (code) return `WhatsApp ${code}: ${text ?? 'error'}${extra}`;
+  return text ? `WhatsApp: ${text}${extra}` : null;
+}
+
+function graphError(status: number, answer: Record<string, unknown> | undefined, accessToken: string): ChannelError {
+  const error = isRecord(answer?.error) ? answer.error : {};
+  const numeric = typeof error.code === 'number' ? error.code : Number(error.code);
+  const code = Number.isFinite(numeric) ? String(numeric) : null;
+  const details = isRecord(error.error_data) ? str(error.error_data.details) : undefined;
+  const message = describe(code, str(error.message), details) ?? `WhatsApp answered HTTP ${status}`;
+  const retryable = status === 429 || status >= 500 || RETRYABLE_CODES.has(numeric);
+  return new ChannelError(redact(message, accessToken), retryable, code);
+}
+
+export function createWhatsAppCloudProvider(c: WhatsAppCloudCredentials, options: { apiUrl: string; timeoutMs: number }): ChannelProvider {
+  const endpoint = `${options.apiUrl.replace(/\/+$/, '')}/${c.phoneNumberId}/messages`;
+  return {
+    name: 'whatsapp-cloud',
+    refuse: refusal,
+    async send(message) {
+      const json = messagePayload(message);
+      let response;
+      try {
+        response = await got.post(endpoint, {
+          json,
+          headers: { authorization: `Bearer ${c.accessToken}` },
+          timeout: { request: options.timeoutMs },
+          retry: { limit: 0 },
+          throwHttpErrors: false,
+          // A redirect would carry the token somewhere the owner never configured.
+          followRedirect: false,
+          responseType: 'text',
+        });
+      } catch (err) {
+        throw new ChannelError(redact(`WhatsApp could not be reached: ${(err as Error).message}`, c.accessToken), true);
+      }
+      const answer = parseJson(response.body);
+      if (response.statusCode < 200 || response.statusCode >= 300) throw graphError(response.statusCode, answer, c.accessToken);
+      const sent = Array.isArray(answer?.messages) && isRecord(answer.messages[0]) ? str(answer.messages[0].id) : undefined;
+      // The message may have gone: trying again could write to the contact twice.
+      if (!sent) throw new ChannelError(`WhatsApp answered HTTP ${response.statusCode} without a message id`, false);
+      return { providerMessageId: sent };
+    },
+  };
+}
+
+/** Whether X-Hub-Signature-256 ("sha256=<hex>") is Meta's HMAC of exactly these bytes under the app secret. */
+export function verifyWhatsAppSignature(appSecret: string, rawBody: Buffer, header: string | undefined): boolean {
+  const given = typeof header === 'string' ? /^sha256=([0-9a-f]{64})$/i.exec(header.trim()) : null;
+  if (!given || !appSecret || !Buffer.isBuffer(rawBody)) return false;
+  const expected = createHmac('sha256', appSecret).update(rawBody).digest();
+  return timingSafeEqual(expected, Buffer.from(given[1]!, 'hex'));
+}
+
+/** Compares through fixed-length digests, so neither the content nor the length of the secret leaks by timing. */
+function sameSecret(a: string, b: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+/** Meta's subscription handshake: the challenge to echo when it proves it knows the verify token, else undefined. */
+export function verifyWhatsAppSubscription(c: WhatsAppCloudCredentials, query: Record<string, unknown>): string | undefined {
+  const mode = query['hub.mode'];
+  const token = query['hub.verify_token'];
+  const challenge = query['hub.challenge'];
+  if (mode !== 'subscribe' || typeof token !== 'string' || typeof challenge !== 'string' || !challenge) return undefined;
+  return sameSecret(token, c.verifyToken) ? challenge : undefined;
+}
+
+/** The list at `where`, [] when absent; anything else there means the payload is not what Meta sends. */
+function list(value: unknown, where: string): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw badRequest(`${where}: expected a list`);
+  return value;
+}
+
+function record(value: unknown, where: string): Record<string, unknown> {
+  if (!isRecord(value)) throw badRequest(`${where}: expected an object`);
+  return value;
+}
+
+/** The text and media of a contact's message, or undefined for kinds the gateway does not take (reactions, …). */
+function content(m: Record<string, unknown>, where: string): { body: string; media: InboundMessage['media'] } | undefined {
+  const type = str(m.type);
+  const part = type && isRecord(m[type]) ? (m[type] as Record<string, unknown>) : undefined;
+  if (type === 'text') return { body: typeof part?.body === 'string' ? part.body : '', media: [] };
+  if (type === 'button') return { body: str(part?.text) ?? str(part?.payload) ?? '', media: [] };
+  if (type === 'interactive') {
+    const reply = part && (isRecord(part.button_reply) ? part.button_reply : isRecord(part.list_reply) ? part.list_reply : undefined);
+    return reply ? { body: str(reply.title) ?? '', media: [] } : undefined;
+  }
+  if (type && MEDIA_TYPES.includes(type)) {
+    const id = str(part?.id);
+    if (!id) throw badRequest(`${where}.${type}.id is missing`);
+    const contentType = str(part?.mime_type) ?? 'application/octet-stream';
+    return { body: typeof part?.caption === 'string' ? part.caption : '', media: [{ url: `${MEDIA_SCHEME}${id}`, contentType }] };
+  }
+  return undefined;
+}
+
+/** The sender's profile name: by WhatsApp id, or the one contact of the change when Meta wrote the id differently. */
+function profileName(from: string, names: Map<string, string>): string | null {
+  return names.get(from) ?? (names.size === 1 ? [...names.values()][0]! : null);
+}
+
+function inbound(m: unknown, where: string, names: Map<string, string>): InboundMessage | undefined {
+  const msg = record(m, where);
+  const id = str(msg.id);
+  if (!id) throw badRequest(`${where}.id is missing`);
+  const from = typeof msg.from === 'string' ? msg.from : '';
+  if (!/^\d{6,15}$/.test(from)) throw badRequest(`${where}.from: "${String(msg.from).slice(0, 40)}" is not a WhatsApp number (its digits)`);
+  const parts = content(msg, where);
+  if (!parts) return undefined;
+  return { channel: 'whatsapp', providerMessageId: id, from: normalizePhone(`+${from}`, `${where}.from`), ...parts, profileName: profileName(from, names) };
+}
+
+const STATUSES: Record<string, StatusUpdate['status']> = { sent: 'sent', delivered: 'delivered', read: 'read', failed: 'failed' };
+
+function statusUpdate(s: unknown, where: string): StatusUpdate | undefined {
+  const st = record(s, where);
+  const providerMessageId = str(st.id);
+  if (!providerMessageId) throw badRequest(`${where}.id is missing`);
+  const providerStatus = str(st.status) ?? '';
+  const status = Object.hasOwn(STATUSES, providerStatus) ? STATUSES[providerStatus] : undefined;
+  if (!status) return undefined;
+  const first = list(st.errors, `${where}.errors`)[0];
+  const e = isRecord(first) ? first : undefined;
+  const errorCode = typeof e?.code === 'number' || str(e?.code) ? String(e!.code) : null;
+  const details = isRecord(e?.error_data) ? str(e.error_data.details) : undefined;
+  const error = e ? describe(errorCode, str(e.title) ?? str(e.message), details) : null;
+  return { providerMessageId, status, providerStatus, errorCode, error };
+}
+
+/** The contacts' messages and the status updates in one webhook of a WhatsApp Business Account. */
+export function parseWhatsAppWebhook(body: unknown): { messages: InboundMessage[]; statuses: StatusUpdate[] } {
+  if (!isRecord(body) || body.object !== 'whatsapp_business_account') {
+    throw badRequest('object: not a WhatsApp Business Account webhook (expected "object": "whatsapp_business_account")');
+  }
+  if (!Array.isArray(body.entry)) throw badRequest('entry: expected a list');
+  const messages: InboundMessage[] = [];
+  const statuses: StatusUpdate[] = [];
+  body.entry.forEach((entry, e) => {
+    list(record(entry, `entry[${e}]`).changes, `entry[${e}].changes`).forEach((change, c) => {
+      const where = `entry[${e}].changes[${c}]`;
+      const ch = record(change, where);
+      // Meta sends other fields (template reviews, account updates) to the same URL: they carry no messages.
+      if (ch.field !== 'messages') return;
+      const value = record(ch.value, `${where}.value`);
+      const names = new Map<string, string>();
+      for (const contact of list(value.contacts, `${where}.value.contacts`)) {
+        const name = isRecord(contact) && isRecord(contact.profile) ? str(contact.profile.name) : undefined;
+        if (isRecord(contact) && typeof contact.wa_id === 'string' && name) names.set(contact.wa_id, name);
+      }
+      list(value.messages, `${where}.value.messages`).forEach((m, i) => {
+        const message = inbound(m, `${where}.value.messages[${i}]`, names);
+        if (message) messages.push(message);
+      });
+      list(value.statuses, `${where}.value.statuses`).forEach((s, i) => {
+        const update = statusUpdate(s, `${where}.value.statuses[${i}]`);
+        if (update) statuses.push(update);
+      });
+    });
+  });
+  return { messages, statuses };
+}
