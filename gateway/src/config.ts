@@ -7,6 +7,7 @@ import { z } from 'zod';
  */
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const price = z.coerce.number().min(0).max(1_000_000).multipleOf(0.01, 'at most two decimals');
 const duration = z
   .string()
   .regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as 500ms, 30s, 5m or 2h')
@@ -33,6 +34,14 @@ export const settings = {
   LEADCHAT_JOB_POLL: { schema: duration.pipe(z.number().min(10, 'must be at least 10ms')), default: '1s', doc: 'How often each process also looks for due jobs; a committed job wakes the runners of every process at once' },
   LEADCHAT_WEBHOOK_TARGETS: { schema: z.string().min(1).transform(parseTargets), default: 'any', doc: '`any`, `public` (no loopback or private addresses) or a comma-separated allow-list of host names' },
   LEADCHAT_LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), default: 'info', doc: 'Log level' },
+  LEADCHAT_PUBLIC_URL: { schema: z.url().regex(/^https:\/\//, 'expected an https:// address').optional(), default: undefined, doc: 'The address Twilio and WhatsApp reach this gateway at (https://…): status callbacks are requested there and webhook signatures are checked against it; unset: taken from each request' },
+  LEADCHAT_BOT_DEBOUNCE: { schema: duration, default: '2s', doc: 'How long the bot waits after a contact\'s message for more before it answers them all at once' },
+  LEADCHAT_BOT_TIMEOUT: { schema: duration, default: '20s', doc: 'Time allowed to an OpenAI-compatible endpoint to answer; after it the FAQ bot answers' },
+  LEADCHAT_PRICE_BOT_REPLY: { schema: price, default: '1', doc: 'Credits a sub-account pays per bot reply' },
+  LEADCHAT_PRICE_SMS: { schema: price, default: '1', doc: 'Credits a sub-account pays per SMS segment sent (160 GSM-7 or 70 Unicode characters; 153 and 67 per segment in longer ones)' },
+  LEADCHAT_PRICE_WHATSAPP: { schema: price, default: '1', doc: 'Credits a sub-account pays per WhatsApp message sent' },
+  LEADCHAT_TWILIO_API_URL: { schema: z.url(), default: 'https://api.twilio.com', doc: 'Twilio\'s REST API (a stand-in for tests)' },
+  LEADCHAT_WHATSAPP_API_URL: { schema: z.url(), default: 'https://graph.facebook.com/v23.0', doc: 'The WhatsApp Cloud API\'s Graph API, with its version (a stand-in for tests)' },
   LEADCHAT_URL: { schema: z.url().optional(), default: undefined, doc: 'The CLI\'s gateway address; unset: https://localhost:<port>' },
 } as const;
 
@@ -79,6 +88,13 @@ export interface Config {
   cacheDocuments: number;
   logLevel: Values['LEADCHAT_LOG_LEVEL'];
   url: string;
+  publicUrl?: string;
+  botDebounceMs: number;
+  botTimeoutMs: number;
+  /** Prices in hundredths of a credit. */
+  prices: { botReply: number; smsSegment: number; whatsapp: number };
+  twilioApiUrl: string;
+  whatsappApiUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -122,5 +138,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cacheDocuments: values.LEADCHAT_CACHE_DOCUMENTS,
     logLevel: values.LEADCHAT_LOG_LEVEL,
     url: values.LEADCHAT_URL ?? `https://localhost:${values.LEADCHAT_PORT}`,
+    publicUrl: values.LEADCHAT_PUBLIC_URL?.replace(/\/+$/, ''),
+    botDebounceMs: values.LEADCHAT_BOT_DEBOUNCE,
+    botTimeoutMs: values.LEADCHAT_BOT_TIMEOUT,
+    prices: {
+      botReply: Math.round(values.LEADCHAT_PRICE_BOT_REPLY * 100),
+      smsSegment: Math.round(values.LEADCHAT_PRICE_SMS * 100),
+      whatsapp: Math.round(values.LEADCHAT_PRICE_WHATSAPP * 100),
+    },
+    twilioApiUrl: values.LEADCHAT_TWILIO_API_URL.replace(/\/+$/, ''),
+    whatsappApiUrl: values.LEADCHAT_WHATSAPP_API_URL.replace(/\/+$/, ''),
   };
 }

@@ -32,8 +32,8 @@ test('success: {success,sub_account_id,credits_added,new_balance}; the ledger sh
   const c = await credits(sub);
   expect(c.balance).toBe(35.5);
   expect(c.transactions).toEqual([
-    { id: expect.any(String), kind: 'grant', amount: 10.5, balance: 35.5, description: null, createdAt: expect.stringMatching(/Z$/) },
-    { id: expect.any(String), kind: 'grant', amount: 25, balance: 25, description: 'Welcome credits', createdAt: expect.stringMatching(/Z$/) },
+    { id: expect.any(String), kind: 'grant', amount: 10.5, balance: 35.5, description: null, messageId: null, createdAt: expect.stringMatching(/Z$/) },
+    { id: expect.any(String), kind: 'grant', amount: 25, balance: 25, description: 'Welcome credits', messageId: null, createdAt: expect.stringMatching(/Z$/) },
   ]);
   // The agency's own balance is untouched.
   expect((await credits(agency)).balance).toBe(0);

@@ -3,6 +3,7 @@ import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader } from '../store/store.js';
 import type { AutoRecharge } from './auto-recharge.js';
+import type { BotSettings } from './bot-settings.js';
 import { digest, hashPassword, newApiKey, newWebhookSecret, sameDigest } from './secrets.js';
 
 export interface Account {
@@ -19,6 +20,8 @@ export interface Account {
   helpText?: string | null;
   /** Credit balance in hundredths, so sums never drift. */
   balanceCents: number;
+  /** The bot provider and default campaign; the FAQ bot and none when unset. */
+  bot?: BotSettings;
   /** Sub-accounts only: the agency's auto-recharge rule. */
   autoRecharge?: AutoRecharge;
   createdAt: string;

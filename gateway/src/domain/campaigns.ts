@@ -2,7 +2,7 @@ import type { Gateway } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
 import { parseDuration, parseRate } from '../engine/durations.js';
 import { checkTemplate, personalize } from '../engine/personalize.js';
-import { openingTemplateFor } from '../engine/whatsapp-templates.js';
+import { openingTemplateFor } from '../engine/whatsapp.js';
 import { parseSendingWindow, type SendingWindow } from '../engine/sending-window.js';
 import { newId, now } from '../ids.js';
 import { channelProvider } from '../providers/channels/index.js';

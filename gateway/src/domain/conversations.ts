@@ -27,7 +27,8 @@ export interface Conversation {
   channelKey: string;
   campaignId: string | null;
   status: ConversationStatus;
-  bot: { active: boolean };
+  /** Whether the bot answers here; `since` when a person gave it back (it answers only what came after). */
+  bot: { active: boolean; since?: string };
   opening: OpeningState | null;
   /** What the engine will do next, if anything: send the opening message or follow-up `step`, or close an unanswered conversation. */
   next: { kind: 'opening' | 'follow_up' | 'close'; at: string; step?: number } | null;
@@ -35,6 +36,12 @@ export interface Conversation {
   followUpHeld: 'held' | null;
   lastMessage: { id: string; direction: Message['direction']; body: string; status: string; createdAt: string } | null;
   lastIncomingAt: string | null;
+  /** The contact's latest message other than a reaction: the one the bot answers, with any sent just before it. */
+  lastIncomingId?: string | null;
+  /** The latest contact message the bot has answered (or chosen not to): a reply job run twice answers once. */
+  botAnsweredId?: string | null;
+  /** When the bot reported the campaign's goal reached in this conversation. */
+  goalReachedAt?: string | null;
   lastActivityAt: string;
   createdAt: string;
   updatedAt: string;
@@ -108,8 +115,8 @@ export function lastMessageOf(m: Message): Conversation['lastMessage'] {
 }
 
 export function publicConversation(c: Conversation, contact: Contact | undefined) {
-  const { accountId: _a, channelKey: _k, followUpHeld: _h, ...rest } = c;
-  return { ...rest, contact: contact ? publicContact(contact) : null };
+  const { accountId: _a, channelKey: _k, followUpHeld: _h, lastIncomingId: _i, botAnsweredId: _b, ...rest } = c;
+  return { ...rest, goalReachedAt: c.goalReachedAt ?? null, contact: contact ? publicContact(contact) : null };
 }
 
 export interface ConversationFilters {

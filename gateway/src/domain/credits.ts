@@ -14,6 +14,8 @@ export interface CreditTransaction {
   balanceCents: number;
   description: string | null;
   grantedBy: string | null;
+  /** The message a usage entry paid for. */
+  messageId?: string | null;
   createdAt: string;
 }
 
@@ -61,31 +63,43 @@ export async function grantCredits(
 }
 
 /**
- * Records usage against an account's balance (the operator's metering, later the conversation engine).
- * A balance never goes below zero; crossing the auto-recharge threshold signals the agency.
+ * Records usage against an account's balance (the operator's metering). A balance never goes below zero; crossing
+ * the auto-recharge threshold signals the agency.
  */
 export async function useCredits(gw: Gateway, accountId: string, amount: number, description?: string) {
   const amountCents = Math.round(amount * 100);
   return gw.store.transact(async (tx) => {
     const account = await getAccount(tx, accountId);
-    if (account.balanceCents < amountCents) {
-      throw new ApiError(409, 'INSUFFICIENT_CREDITS', `Balance ${toCredits(account.balanceCents)} is below ${toCredits(amountCents)}`);
-    }
-    const balanceCents = account.balanceCents - amountCents;
-    await tx.update<Account>('accounts', accountId, { balanceCents });
-    await tx.insert<CreditTransaction>('transactions', {
-      id: newId('ctx'),
-      accountId,
-      kind: 'usage',
-      amountCents: -amountCents,
-      balanceCents,
-      description: description || null,
-      grantedBy: null,
-      createdAt: now(),
-    });
-    await checkAutoRecharge(tx, accountId);
+    const balanceCents = await spend(tx, account, amountCents, { description: description || null, messageId: null });
+    if (balanceCents === undefined) throw insufficientCredits(account.balanceCents, amountCents);
     return { balance: toCredits(balanceCents) };
   });
+}
+
+export const insufficientCredits = (balanceCents: number, priceCents: number) =>
+  new ApiError(409, 'INSUFFICIENT_CREDITS', `Balance ${toCredits(balanceCents)} is below ${toCredits(priceCents)}`);
+
+/**
+ * Takes `amountCents` from the account in the caller's transaction, with its ledger entry; the new balance, or
+ * undefined (and nothing changed) when the balance is too low.
+ */
+export async function spend(tx: Tx, account: Account, amountCents: number, entry: Pick<CreditTransaction, 'description' | 'messageId'>): Promise<number | undefined> {
+  const fresh = await getAccount(tx, account.id);
+  if (fresh.balanceCents < amountCents) return undefined;
+  const balanceCents = fresh.balanceCents - amountCents;
+  await tx.update<Account>('accounts', account.id, { balanceCents });
+  await tx.insert<CreditTransaction>('transactions', {
+    id: newId('ctx'),
+    accountId: account.id,
+    kind: 'usage',
+    amountCents: -amountCents,
+    balanceCents,
+    grantedBy: null,
+    createdAt: now(),
+    ...entry,
+  });
+  await checkAutoRecharge(tx, account.id);
+  return balanceCents;
 }
 
 export async function creditsOf(r: Reader, accountId: string) {
@@ -100,6 +114,7 @@ export async function creditsOf(r: Reader, accountId: string) {
         amount: toCredits(t.amountCents),
         balance: toCredits(t.balanceCents),
         description: t.description,
+        messageId: t.messageId ?? null,
         createdAt: t.createdAt,
       })),
   };

@@ -9,12 +9,14 @@ export const EVENTS = [
   'auto_recharge',
   /** A message from a contact, on any channel. */
   'message_received',
-  /** A conversation passed to a person: the contact asked for one, or a team member took over. */
+  /** A conversation passed to a person: the contact asked for one, the bot could not answer, or a team member took over. */
   'handoff',
   /** A contact opted out of every channel of the account (STOP and its kin). */
   'opt_out',
   /** An outgoing message that could not be delivered, after every retry. */
   'delivery_failed',
+  /** The bot reported the campaign's goal reached in a conversation (the contact booked, bought, agreed …). */
+  'goal_reached',
 ] as const;
 
 export type EventType = (typeof EVENTS)[number];

@@ -22,6 +22,8 @@ export interface Message {
   /** Incoming: as given, default "received". Outgoing: pending, then sent or failed (spec §3.1). */
   status: string;
   error: string | null;
+  /** A machine-readable reason with `error`: INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, or the provider's own code. */
+  errorCode: string | null;
   messageType: 'text' | 'reaction';
   messageSid: string | null;
   fromId: string | null;
@@ -64,6 +66,7 @@ export function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' 
   return {
     id: newId('msg'),
     error: null,
+    errorCode: null,
     messageType: 'text',
     messageSid: null,
     fromId: null,
@@ -127,7 +130,7 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
       conversationId: conversation.id,
       media: mediaRef,
     }));
-    await onIncoming(tx, account, contact, conversation, message);
+    await onIncoming(tx, gw, account, contact, conversation, message);
     return { message, duplicate: false };
   });
   if (result.duplicate && media) await discardMedia(gw, media);
@@ -161,7 +164,7 @@ export async function receiveOnChannel(
       channel,
       conversationId: conversation.id,
     }));
-    await onIncoming(tx, account, contact, conversation, message);
+    await onIncoming(tx, gw, account, contact, conversation, message);
     return { message, contact };
   });
 }
@@ -217,7 +220,7 @@ export async function sendMessage(gw: Gateway, account: Account, input: SendInpu
   return gw.store.transact(async (tx) => {
     const contact = await contactForFromId(tx, account.id, input.fromId, input, true);
     const conversation = await conversationFor(tx, contact, 'custom', input.customChannel, input.campaignId ?? null);
-    const { message } = await sendOnConversation(tx, account, contact, conversation, { body: input.body, author: 'api', campaignId: input.campaignId ?? null });
+    const { message } = await sendOnConversation(tx, gw, account, contact, conversation, { body: input.body, author: 'api', campaignId: input.campaignId ?? null });
     return { message, contact };
   });
 }

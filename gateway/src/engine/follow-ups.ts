@@ -60,7 +60,7 @@ export async function runFollowUp(gw: Gateway, job: Job<{ conversationId: string
     }
     const [account, contact] = await Promise.all([tx.get<Account>('accounts', conversation.accountId), tx.get<Contact>('contacts', conversation.contactId)]);
     if (!account || !contact || contact.optOut) return;
-    const sent = await sendOnConversation(tx, account, contact, conversation, { body: personalize(steps[step]!.body, contact), author: 'follow_up', campaignId: campaign.id });
+    const sent = await sendOnConversation(tx, gw, account, contact, conversation, { body: personalize(steps[step]!.body, contact), author: 'follow_up', campaignId: campaign.id });
     await scheduleFollowUp(tx, campaign, sent.conversation, step + 1, Date.now());
   });
 }

@@ -4,16 +4,20 @@ import { getContact } from '../domain/contacts.js';
 import { conversationsOfContact, getConversation, updateConversation, type Conversation } from '../domain/conversations.js';
 import type { Message } from '../domain/messages.js';
 import { ApiError } from '../errors.js';
+import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 import { emitEvent } from './events.js';
 import { cancelFollowUps } from './follow-ups.js';
 import { sendOnConversation } from './outgoing.js';
 
+/** contact_asked, team, or the bot's: bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call). */
+export type HandoffReason = string;
+
 /**
  * A person takes the conversation: the bot stays silent, follow-ups stop, and the `handoff` event tells the team.
  * An opted-out conversation stays opted out.
  */
-export async function handOff(tx: Tx, account: Account, conversation: Conversation, reason: 'contact_asked' | 'team', body: string | null): Promise<Conversation> {
+export async function handOff(tx: Tx, account: Account, conversation: Conversation, reason: HandoffReason, body: string | null): Promise<Conversation> {
   const stopped = await cancelFollowUps(tx, conversation);
   const updated = await updateConversation(tx, stopped, { bot: { active: false }, status: stopped.status === 'opted_out' ? 'opted_out' : 'handed_off' });
   await emitEvent(tx, account, 'handoff', {
@@ -36,7 +40,7 @@ export async function setBot(gw: Gateway, account: Account, contactId: string, a
       if (!active) result.push(conversation.bot.active ? await handOff(tx, account, conversation, 'team', null) : conversation);
       else {
         const status = conversation.status === 'handed_off' ? 'active' : conversation.status;
-        result.push(await updateConversation(tx, conversation, { bot: { active: true }, status }));
+        result.push(await updateConversation(tx, conversation, { bot: { active: true, since: now() }, status }));
       }
     }
     return result;
@@ -60,7 +64,7 @@ export async function teamReply(gw: Gateway, account: Account, contactId: string
     if (!conversation) {
       throw new ApiError(409, 'NO_CONVERSATION', 'The contact has no conversation yet: one starts with a campaign\'s opening message or a message from the contact');
     }
-    const sent = await sendOnConversation(tx, account, contact, conversation, { body, author: 'team' });
+    const sent = await sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'team' });
     if (sent.conversation.bot.active) await handOff(tx, account, sent.conversation, 'team', null);
     return (await tx.get<Message>('messages', sent.message.id))!;
   });

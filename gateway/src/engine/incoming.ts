@@ -1,9 +1,11 @@
+import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { campaignById } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
 import { conversationsOfContact, lastMessageOf, touchConversation, type Conversation } from '../domain/conversations.js';
 import type { Message } from '../domain/messages.js';
 import type { Tx } from '../store/store.js';
+import { scheduleBotReply } from './bot-reply.js';
 import { optIn, optOut } from './consent.js';
 import { emitEvent } from './events.js';
 import { cancelFollowUps } from './follow-ups.js';
@@ -16,12 +18,15 @@ import { DEFAULT_HELP_TEXT } from './texts.js';
 /**
  * A message from a contact, on any channel, in the transaction that stored it. Opt-out and opt-in words come first
  * and are always obeyed; an opted-out contact gets nothing else. Otherwise the lead is talking: waiting opening
- * messages and follow-ups stop, HELP gets the account's help text, and a request for a person hands off.
+ * messages and follow-ups stop, HELP gets the account's help text, a request for a person hands off, and anything
+ * else is the bot's to answer while it is on.
  */
-export async function onIncoming(tx: Tx, account: Account, contact: Contact, conversation: Conversation, message: Message): Promise<void> {
+export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact: Contact, conversation: Conversation, message: Message): Promise<void> {
+  const reaction = message.messageType === 'reaction';
   const current = await touchConversation(tx, conversation, {
     lastMessage: lastMessageOf(message),
     lastIncomingAt: message.createdAt,
+    ...(reaction ? {} : { lastIncomingId: message.id }),
     status: conversation.status === 'closed' ? 'active' : conversation.status,
   });
   await emitEvent(tx, account, 'message_received', {
@@ -34,19 +39,21 @@ export async function onIncoming(tx: Tx, account: Account, contact: Contact, con
     fromId: message.fromId,
     mediaUrl: message.media?.url ?? null,
   }, message.id);
-  if (message.messageType === 'reaction') return;
+  if (reaction) return;
 
   const campaign = current.campaignId ? await campaignById(tx, current.campaignId) : undefined;
   const intent = classify(message.body, campaign ? { languages: [campaign.language] } : {});
-  if (intent === 'opt_out') return optOut(tx, account, contact, current, message);
-  if (contact.optOut) return intent === 'opt_in' ? optIn(tx, account, contact, current, message) : undefined;
+  if (intent === 'opt_out') return optOut(tx, gw, account, contact, current, message);
+  if (contact.optOut) return intent === 'opt_in' ? optIn(tx, gw, account, contact, current, message) : undefined;
 
   await stopOpenings(tx, contact.id, 'wrote_first');
   for (const c of await conversationsOfContact(tx, contact.id)) await cancelFollowUps(tx, c);
   const latest = (await tx.get<Conversation>('conversations', current.id))!;
   if (intent === 'help') {
-    await sendOnConversation(tx, account, contact, latest, { body: account.helpText?.trim() || DEFAULT_HELP_TEXT, author: 'system' });
+    await sendOnConversation(tx, gw, account, contact, latest, { body: account.helpText?.trim() || DEFAULT_HELP_TEXT, author: 'system' });
   } else if (intent === 'handoff' && latest.bot.active) {
     await handOff(tx, account, latest, 'contact_asked', message.body);
+  } else if (latest.bot.active && latest.status === 'active') {
+    await scheduleBotReply(tx, latest, message, gw.config.botDebounceMs);
   }
 }

@@ -12,7 +12,7 @@ import { sendOnConversation } from './outgoing.js';
 import { nextSend, stalled, type PacingState } from './pacing.js';
 import { personalize } from './personalize.js';
 import { isOpen, nextOpening } from './sending-window.js';
-import { openingTemplateFor } from './whatsapp-templates.js';
+import { openingTemplateFor } from './whatsapp.js';
 
 /** A campaign's opening message to one contact: at most one per campaign and contact (a unique index). */
 export interface Opening {
@@ -143,7 +143,7 @@ export async function runOpening(gw: Gateway, job: Job<{ openingId: string }>): 
     }
     const body = personalize(campaign.openingMessage ?? '', contact);
     const template = openingTemplateFor(campaign, contact);
-    const sent = await sendOnConversation(tx, account, contact, conversation, { body, author: 'campaign', campaignId: campaign.id, template });
+    const sent = await sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'campaign', campaignId: campaign.id, template });
     if (pacing) await tx.update<Pacing>('pacing', campaign.id, { lastSentAt: Date.parse(sent.message.createdAt) });
     await settleOpening(tx, opening, { status: 'sent', messageId: sent.message.id });
     const current = (await tx.get<Conversation>('conversations', conversation.id))!;

@@ -1,10 +1,16 @@
+import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
+import { campaignById } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
 import { lastMessageOf, touchConversation, type Conversation } from '../domain/conversations.js';
+import { spend } from '../domain/credits.js';
 import { newMessage, queueReply, type Message } from '../domain/messages.js';
 import { ApiError } from '../errors.js';
 import type { WhatsAppTemplate } from '../providers/channels/channel-provider.js';
 import type { Tx } from '../store/store.js';
+import { deliveryFailed } from './events.js';
+import { priceOf } from './prices.js';
+import { inServiceWindow, reengagementTemplateFor } from './whatsapp.js';
 
 export interface Outgoing {
   body: string;
@@ -16,14 +22,19 @@ export interface Outgoing {
 
 export const optedOut = () => new ApiError(409, 'CONTACT_OPTED_OUT', 'The contact opted out (STOP): nothing more is sent until they reply START');
 
+const OUTSIDE_WINDOW = "Outside WhatsApp's 24-hour customer-service window: only an approved template may be sent (set the campaign's reengagementTemplate)";
+
 /**
  * The one way a message goes out on a conversation, whoever wrote it: a custom channel posts it to the account's
  * receivers (signed, retried); SMS and WhatsApp queue a send through the channel's provider. Written in the caller's
- * transaction, so the message and its sending commit together. Nothing but the gateway's own opt-out answers goes to
- * a contact who opted out.
+ * transaction, so the message, its charge and its sending commit together. Nothing but the gateway's own opt-out
+ * answers goes to a contact who opted out. Free text on WhatsApp more than 24 hours after the contact's last message
+ * goes as the campaign's re-engagement template, or is `skipped`. A sub-account without the credits it costs gets
+ * it `failed` with INSUFFICIENT_CREDITS, and nothing is sent.
  */
 export async function sendOnConversation(
   tx: Tx,
+  gw: Gateway,
   account: Account,
   contact: Contact,
   conversation: Conversation,
@@ -31,30 +42,39 @@ export async function sendOnConversation(
 ): Promise<{ message: Message; conversation: Conversation }> {
   if (contact.optOut && out.author !== 'system') throw optedOut();
   const campaignId = out.campaignId === undefined ? conversation.campaignId : out.campaignId;
+  const fields = {
+    accountId: account.id,
+    contactId: contact.id,
+    direction: 'outgoing' as const,
+    body: out.body,
+    channel: conversation.channel === 'custom' ? conversation.customChannel : conversation.channel,
+    toId: conversation.channel === 'custom' ? contact.fromId : contact.phone,
+    campaignId,
+    conversationId: conversation.id,
+    author: out.author,
+    template: out.template ?? null,
+  };
   let message: Message;
-  if (conversation.channel === 'custom') {
-    message = await queueReply(tx, account, contact, {
-      body: out.body,
-      channel: conversation.customChannel,
-      campaignId,
-      conversationId: conversation.id,
-      author: out.author,
-    });
+  if (conversation.channel === 'whatsapp' && !fields.template && !inServiceWindow(conversation.lastIncomingAt, Date.now())) {
+    const campaign = campaignId ? await campaignById(tx, campaignId) : undefined;
+    fields.template = campaign ? reengagementTemplateFor(campaign, contact) : null;
+    if (!fields.template) {
+      message = await tx.insert('messages', newMessage({ ...fields, status: 'skipped', error: OUTSIDE_WINDOW, errorCode: 'OUTSIDE_24H_WINDOW' }));
+      return { message, conversation: await touchConversation(tx, conversation, { lastMessage: lastMessageOf(message) }) };
+    }
+  }
+  const price = priceOf(gw.config.prices, account, conversation.channel, fields);
+  const balance = price > 0 ? (await tx.get<Account>('accounts', account.id))?.balanceCents ?? 0 : 0;
+  if (price > balance) {
+    const error = `Balance ${balance / 100} is below the message's price of ${price / 100} credits`;
+    message = await tx.insert('messages', newMessage({ ...fields, status: 'failed', error, errorCode: 'INSUFFICIENT_CREDITS' }));
+    await deliveryFailed(tx, message);
+  } else if (conversation.channel === 'custom') {
+    message = await queueReply(tx, account, contact, fields);
   } else {
-    message = await tx.insert('messages', newMessage({
-      accountId: account.id,
-      contactId: contact.id,
-      direction: 'outgoing',
-      body: out.body,
-      status: 'pending',
-      toId: contact.phone,
-      channel: conversation.channel,
-      campaignId,
-      conversationId: conversation.id,
-      author: out.author,
-      template: out.template ?? null,
-    }));
+    message = await tx.insert('messages', newMessage({ ...fields, status: 'pending' }));
     await tx.enqueue({ kind: 'send', data: { messageId: message.id }, accountId: account.id });
   }
+  if (price > 0 && message.status !== 'failed') await spend(tx, account, price, { messageId: message.id, description: `${message.author} message on ${conversation.channelKey}` });
   return { message, conversation: await touchConversation(tx, conversation, { lastMessage: lastMessageOf(message) }) };
 }

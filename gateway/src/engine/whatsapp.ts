@@ -22,3 +22,10 @@ export const openingTemplateFor = (campaign: Campaign, contact: Contact) =>
 /** The template sent instead of free text outside the 24-hour window, or null when the campaign has none. */
 export const reengagementTemplateFor = (campaign: Campaign, contact: Contact) =>
   template(campaign, campaign.reengagementTemplate, campaign.reengagementTemplateParams, contact);
+
+/** WhatsApp's customer-service window: free text may go to a contact only this long after their last message. */
+export const SERVICE_WINDOW_MS = 24 * 3_600_000;
+
+/** Whether free text may go on this WhatsApp conversation now. */
+export const inServiceWindow = (lastIncomingAt: string | null, at: number) =>
+  lastIncomingAt !== null && at - Date.parse(lastIncomingAt) < SERVICE_WINDOW_MS;

@@ -21,6 +21,7 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/contacts/{id}/bot': { post: { summary: 'Hand the contact to a person (active false) or give it back to the bot', body: schemas.botState, ok: 200 } },
   '/conversations': { get: { summary: 'Conversations, newest activity first', query: schemas.conversationQuery, ok: 200 } },
   '/conversations/{id}': { get: { summary: 'A conversation', ok: 200 } },
+  '/campaigns/{id}/bot/test': { post: { summary: "Ask the campaign's bot a test question: nothing is sent, stored or charged", body: schemas.botTest, ok: 200 } },
   '/campaigns/{id}/preview': { get: { summary: "A campaign's opening message as a contact would get it", query: schemas.campaignPreview, ok: 200 } },
   '/channels/{channel}/incoming': { post: { summary: 'A message from a contact on SMS or WhatsApp, while the channel runs on the log provider', body: schemas.channelIncoming, ok: 200 } },
   '/lists': {
@@ -54,6 +55,10 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/settings': {
     get: { summary: 'Custom Channel Webhook settings and signing secret', ok: 200 },
     put: { summary: 'Save the Custom Channel Webhook URL', body: schemas.settingsUpdate, ok: 200 },
+  },
+  '/settings/bot': {
+    get: { summary: 'Bot provider (FAQ bot or OpenAI-compatible) and default campaign', ok: 200 },
+    put: { summary: 'Change the bot provider or default campaign', body: schemas.botSettingsUpdate, ok: 200 },
   },
   '/settings/webhook-secret': { post: { summary: 'Rotate the webhook signing secret', ok: 200 } },
   '/api-key': { post: { summary: 'Generate a new API key (the old one stops working)', ok: 200 } },

@@ -163,6 +163,31 @@ export const settingsUpdate = z
   .partial()
   .refine((b) => Object.keys(b).length > 0, 'give customChannelWebhookUrl or helpText');
 
+export const botSettingsUpdate = z
+  .strictObject({
+    provider: z.enum(['faq', 'openai']).describe('"faq": the offline FAQ bot; "openai": an OpenAI-compatible endpoint, the FAQ bot answering when it fails'),
+    openai: z
+      .strictObject({
+        baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.openai.com/v1 or http://localhost:11434/v1' }).max(500),
+        model: nonBlank(200),
+        apiKey: text(500).nullable().optional().describe('Omit to keep the saved key; null for none (a local Ollama needs none)'),
+      })
+      .nullable(),
+    defaultCampaignId: id.nullable().describe("The campaign whose bot answers contacts that no campaign reached yet"),
+  })
+  .partial()
+  .refine((b) => Object.keys(b).length > 0, 'give provider, openai or defaultCampaignId');
+
+export const botTest = z.strictObject({
+  message: nonBlank(4000),
+  history: z
+    .array(z.strictObject({ from: z.enum(['contact', 'bot', 'team']), body: nonBlank(4000) }))
+    .max(20)
+    .default([])
+    .describe('The conversation so far, oldest first'),
+  firstName: name.nullable().default(null).describe("The contact's first name, as the bot would know it"),
+});
+
 export const webhookCreate = z.object({
   url: webhookUrl,
   events: z.array(z.enum(EVENTS)).min(1, 'name at least one event').max(20).transform((e) => [...new Set(e)]),

@@ -1,3 +1,4 @@
+import { runBotReply } from '../engine/bot-reply.js';
 import { runFollowUp } from '../engine/follow-ups.js';
 import { runCampaignResume, runOpening } from '../engine/openings.js';
 import { deliver } from './deliver.js';
@@ -15,4 +16,5 @@ export const jobHandlers: Record<string, JobHandler> = {
   follow_up: runFollowUp,
   campaign_resume: runCampaignResume,
   import: runImport,
+  bot_reply: runBotReply,
 };

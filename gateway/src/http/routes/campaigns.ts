@@ -1,10 +1,11 @@
 import { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { campaignsOf, createCampaign, getCampaign, previewOpening, publicCampaign, updateCampaign } from '../../domain/campaigns.js';
+import { testBot } from '../../engine/bot-test.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
-import { campaignCreate, campaignPreview, campaignUpdate } from '../schemas.js';
+import { botTest, campaignCreate, campaignPreview, campaignUpdate } from '../schemas.js';
 
 export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
   const router = Router();
@@ -26,6 +27,12 @@ export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
     patch: [jsonBody(), async (req, res) => {
       const campaign = await updateCampaign(gw, accountOf(res).id, String(req.params.id), parse(campaignUpdate, req.body));
       res.json(publicCampaign(campaign));
+    }],
+  }, before);
+  route(router, '/campaigns/:id/bot/test', {
+    post: [jsonBody(), async (req, res) => {
+      const question = parse(botTest, req.body);
+      res.json(await testBot(gw, accountOf(res).id, String(req.params.id), question));
     }],
   }, before);
   route(router, '/campaigns/:id/preview', {

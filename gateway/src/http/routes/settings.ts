@@ -1,12 +1,13 @@
 import { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { getAccount, rotateApiKey } from '../../domain/accounts.js';
+import { publicBotSettings, updateBotSettings } from '../../domain/bot-settings.js';
 import { publicSettings, rotateWebhookSecret, updateSettings } from '../../domain/settings.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
-import { settingsUpdate } from '../schemas.js';
+import { botSettingsUpdate, settingsUpdate } from '../schemas.js';
 
-/** The app's Settings area over the API: Custom Channel Webhook (spec §4.7) and API key (spec §5.2). */
+/** The app's Settings area over the API: Custom Channel Webhook (spec §4.7), API key (spec §5.2) and the bot. */
 export function settingsRouter(gw: Gateway, before: RequestHandler[]): Router {
   const router = Router();
   route(router, '/settings', {
@@ -17,6 +18,16 @@ export function settingsRouter(gw: Gateway, before: RequestHandler[]): Router {
     put: [jsonBody(), async (req, res) => {
       const changes = parse(settingsUpdate, req.body);
       res.set('Cache-Control', 'no-store').json(publicSettings(await updateSettings(gw, accountOf(res).id, changes)));
+    }],
+  }, before);
+  route(router, '/settings/bot', {
+    get: async (_req, res) => {
+      const account = await getAccount(gw.store, accountOf(res).id);
+      await sendDurable(gw, res.set('Cache-Control', 'no-store'), publicBotSettings(account));
+    },
+    put: [jsonBody(), async (req, res) => {
+      const account = await updateBotSettings(gw, accountOf(res).id, parse(botSettingsUpdate, req.body));
+      res.set('Cache-Control', 'no-store').json(publicBotSettings(account));
     }],
   }, before);
   route(router, '/settings/webhook-secret', {

@@ -1,0 +1,47 @@
+import type { Gateway } from '../context.js';
+import { badRequest } from '../errors.js';
+import { mask } from '../providers/channels/mask.js';
+import type { Account } from './accounts.js';
+import { getCampaign } from './campaigns.js';
+
+/**
+ * Which bot answers an account's contacts: the offline FAQ bot, or any OpenAI-compatible chat-completions endpoint
+ * (OpenAI, Ollama, vLLM, LM Studio) with the FAQ bot standing in when it fails. The default campaign's bot answers
+ * contacts that no campaign reached yet (a custom-channel message naming none).
+ */
+export interface BotSettings {
+  provider: 'faq' | 'openai';
+  openai: { baseUrl: string; model: string; apiKey: string | null } | null;
+  defaultCampaignId: string | null;
+}
+
+const DEFAULT: BotSettings = { provider: 'faq', openai: null, defaultCampaignId: null };
+
+export const botSettingsOf = (account: Account): BotSettings => account.bot ?? DEFAULT;
+
+/** The settings as the API shows them: the key masked, never whole. */
+export function publicBotSettings(account: Account) {
+  const s = botSettingsOf(account);
+  return { ...s, openai: s.openai && { ...s.openai, apiKey: s.openai.apiKey && mask(s.openai.apiKey) } };
+}
+
+export type BotSettingsChange = Partial<Omit<BotSettings, 'openai'>> & {
+  openai?: { baseUrl: string; model: string; apiKey?: string | null } | null;
+};
+
+/** Changes the settings; an `openai` without `apiKey` keeps the key saved before, so a form need not hold it. */
+export async function updateBotSettings(gw: Gateway, accountId: string, change: BotSettingsChange): Promise<Account> {
+  return gw.store.transact(async (tx) => {
+    const account = (await tx.get<Account>('accounts', accountId))!;
+    const before = botSettingsOf(account);
+    if (change.defaultCampaignId) await getCampaign(tx, accountId, change.defaultCampaignId);
+    const openai = change.openai === undefined
+      ? before.openai
+      : change.openai && { ...change.openai, apiKey: change.openai.apiKey === undefined ? (before.openai?.apiKey ?? null) : change.openai.apiKey };
+    const next: BotSettings = { ...before, ...change, openai };
+    if (next.provider === 'openai' && !next.openai) {
+      throw badRequest('openai: the OpenAI-compatible endpoint (baseUrl, model) is required with provider "openai"', 'VALIDATION_ERROR');
+    }
+    return tx.update<Account>('accounts', accountId, { bot: next });
+  });
+}

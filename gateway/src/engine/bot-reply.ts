@@ -1,0 +1,124 @@
+import type { Gateway } from '../context.js';
+import type { Account } from '../domain/accounts.js';
+import { campaignById, type Campaign } from '../domain/campaigns.js';
+import type { Contact } from '../domain/contacts.js';
+import { conversationsOfContact, updateConversation, type Conversation } from '../domain/conversations.js';
+import type { Message } from '../domain/messages.js';
+import { now } from '../ids.js';
+import type { JobResult } from '../jobs/queue.js';
+import { answerAs, type BotAnswer, type Conversation as BotConversation } from '../providers/bot/index.js';
+import type { Job, Reader, Tx } from '../store/store.js';
+import { emitEvent } from './events.js';
+import { handOff } from './handoff.js';
+import { sendOnConversation } from './outgoing.js';
+
+/** At most this many earlier messages go to the bot as the conversation so far. */
+const HISTORY = 20;
+
+const replyKey = (messageId: string) => `bot_reply:${messageId}`;
+
+/**
+ * A contact's message the bot may answer: its reply job waits `debounceMs`, so that a burst ("hi" "I saw your ad"
+ * "how much is it?") is answered once. Each message has its own job; the one for the latest message answers, the
+ * others find a newer message and do nothing.
+ */
+export async function scheduleBotReply(tx: Tx, conversation: Conversation, message: Message, debounceMs: number): Promise<void> {
+  await tx.enqueue({
+    kind: 'bot_reply',
+    data: { conversationId: conversation.id, messageId: message.id },
+    runAt: Date.now() + debounceMs,
+    key: replyKey(message.id),
+    accountId: conversation.accountId,
+  });
+}
+
+/**
+ * The campaign whose bot answers: the one the message names (customData.campaignId), else the conversation's, else
+ * the contact's latest on another channel, else the account's default campaign.
+ */
+export async function campaignForReply(r: Reader, account: Account, conversation: Conversation, message: Message): Promise<Campaign | undefined> {
+  const mine = async (id: string | null | undefined) => {
+    const campaign = id ? await campaignById(r, id) : undefined;
+    return campaign?.accountId === account.id ? campaign : undefined;
+  };
+  const named = (await mine(message.campaignId)) ?? (await mine(conversation.campaignId));
+  if (named) return named;
+  const others = (await conversationsOfContact(r, conversation.contactId)).filter((c) => c.campaignId);
+  others.sort((a, b) => b.lastActivityAt.localeCompare(a.lastActivityAt));
+  return (await mine(others[0]?.campaignId)) ?? (await mine(account.bot?.defaultCampaignId));
+}
+
+/** Whether the bot may still speak on this conversation: on, not handed off, the contact not opted out. */
+const botMaySpeak = (conversation: Conversation, contact: Contact) => conversation.bot.active && conversation.status === 'active' && !contact.optOut;
+
+/** The conversation as the bot reads it: the contact's unanswered messages, and what came before. */
+async function contextOf(r: Reader, conversation: Conversation, contact: Contact): Promise<BotConversation> {
+  const recent = (await r.find<Message>('messages', 'contact', [contact.id], { order: 'desc', limit: 3 * HISTORY }))
+    .filter((m) => m.conversationId === conversation.id && m.messageType !== 'reaction')
+    .reverse();
+  const answeredUpTo = recent.map((m) => m.direction).lastIndexOf('outgoing');
+  const since = conversation.bot.since ?? '';
+  const unanswered = recent.slice(answeredUpTo + 1).filter((m) => m.createdAt >= since).map((m) => m.body.trim()).filter(Boolean);
+  const history = recent.filter((m, i) => i <= answeredUpTo || m.createdAt < since).slice(-HISTORY).map((m) => ({
+    from: m.direction === 'incoming' ? ('contact' as const) : m.author === 'team' || m.author === 'api' ? ('team' as const) : ('bot' as const),
+    body: m.body,
+  }));
+  return {
+    contact: { firstName: contact.firstName, lastName: contact.lastName },
+    history,
+    message: unanswered.join('\n'),
+  };
+}
+
+/**
+ * Job `bot_reply`: the bot answers the contact's latest messages. The answer is worked out outside any transaction
+ * (an LLM may take seconds), then written in one that checks nothing changed meanwhile: a newer message (its own job
+ * answers), a hand-off, an opt-out, or this very answer already sent by an earlier run.
+ */
+export async function runBotReply(gw: Gateway, job: Job<{ conversationId: string; messageId: string }>): Promise<JobResult> {
+  const { conversationId, messageId } = job.data;
+  const current = (c: Conversation | undefined): c is Conversation => c?.lastIncomingId === messageId && c.botAnsweredId !== messageId;
+  const conversation = await gw.store.get<Conversation>('conversations', conversationId);
+  if (!current(conversation)) return;
+  const [account, contact, message] = await Promise.all([
+    gw.store.get<Account>('accounts', conversation.accountId),
+    gw.store.get<Contact>('contacts', conversation.contactId),
+    gw.store.get<Message>('messages', messageId),
+  ]);
+  if (!account || !contact || !message || !botMaySpeak(conversation, contact)) return;
+  const campaign = await campaignForReply(gw.store, account, conversation, message);
+  if (!campaign?.bot.active || campaign.status === 'paused') return;
+  const context = await contextOf(gw.store, conversation, contact);
+  if (!context.message) return;
+  const answer = await answerAs(gw, account, campaign, context);
+
+  await gw.store.transact(async (tx) => {
+    const latest = await tx.get<Conversation>('conversations', conversationId);
+    const person = await tx.get<Contact>('contacts', contact.id);
+    if (!current(latest) || !person || !botMaySpeak(latest, person)) return;
+    const marked = await updateConversation(tx, latest, { botAnsweredId: messageId, campaignId: latest.campaignId ?? campaign.id });
+    await speak(tx, gw, account, person, marked, campaign, answer, message);
+  });
+}
+
+async function speak(tx: Tx, gw: Gateway, account: Account, contact: Contact, conversation: Conversation, campaign: Campaign, answer: BotAnswer, message: Message): Promise<void> {
+  const { reply } = answer;
+  if (reply.kind === 'silent') return;
+  const send = (body: string) => sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'bot', campaignId: campaign.id });
+  if (reply.kind === 'handoff') {
+    const notified = reply.body ? (await send(reply.body)).conversation : conversation;
+    await handOff(tx, account, notified, reply.reason, message.body);
+    return;
+  }
+  const sent = await send(reply.body);
+  if (reply.goalReached && !conversation.goalReachedAt) {
+    await updateConversation(tx, sent.conversation, { goalReachedAt: now() });
+    await emitEvent(tx, account, 'goal_reached', {
+      contactId: contact.id,
+      conversationId: conversation.id,
+      campaignId: campaign.id,
+      goal: campaign.bot.goal,
+      messageId: sent.message.id,
+    });
+  }
+}

@@ -1,0 +1,23 @@
+import type { Gateway } from '../context.js';
+import { getAccount } from '../domain/accounts.js';
+import { getCampaign } from '../domain/campaigns.js';
+import { answerAs } from '../providers/bot/index.js';
+
+/**
+ * POST /v1/campaigns/{id}/bot/test: what the campaign's bot would answer, with the account's provider, to a
+ * question and an optional conversation so far. Nothing is sent, stored or charged.
+ */
+export async function testBot(
+  gw: Gateway,
+  accountId: string,
+  campaignId: string,
+  question: { message: string; history: Array<{ from: 'contact' | 'bot' | 'team'; body: string }>; firstName: string | null },
+) {
+  const [account, campaign] = await Promise.all([getAccount(gw.store, accountId), getCampaign(gw.store, accountId, campaignId)]);
+  const answer = await answerAs(gw, account, campaign, {
+    contact: { firstName: question.firstName, lastName: null },
+    history: question.history,
+    message: question.message,
+  });
+  return { campaignId, active: campaign.bot.active, ...answer };
+}

@@ -1,0 +1,187 @@
+import { api, createAccount, expectApiError, incoming, poll, Receiver, unique, useGateway, type TestAccount } from './api-support';
+
+/**
+ * The bot over HTTPS on custom channels: the FAQ bot answers, hands off what it cannot answer and is given the
+ * conversation back; a burst is answered once; the campaign is routed by the message, the conversation or the
+ * account's default; what the bot never answers; the test endpoint and the bot settings.
+ */
+const ctx = useGateway({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '600ms' });
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+const FAQS = [
+  { question: 'What are your opening hours?', answer: 'We are open Monday to Friday, 9am to 6pm.' },
+  { question: 'How much does a teeth cleaning cost?', answer: 'A cleaning costs $90.' },
+  { question: 'Do you accept insurance?', answer: 'Yes, we accept most dental insurance plans.' },
+  { question: 'Where is the clinic?', answer: 'We are at 12 Main Street, next to the post office.' },
+];
+
+async function setUp(bot: Record<string, unknown> = {}, campaign: Record<string, unknown> = {}) {
+  const account = await createAccount(ctx.gw);
+  const hook = await Receiver.start();
+  receivers.push(hook);
+  await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
+  await api(ctx.gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['handoff'] } });
+  const created = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: { name: 'Smile Dental', channel: 'custom', customChannel: 'chat', bot: { faqs: FAQS, ...bot }, ...campaign },
+  });
+  expect(created.status).toBe(201);
+  return { account, hook, campaign: created.body };
+}
+
+const say = (account: TestAccount, fromId: string, body: string, extra: Record<string, unknown> = {}) =>
+  api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, body, channel: 'chat', ...extra }) });
+const replies = (hook: Receiver, fromId: string) => hook.requests.filter((r) => r.body?.toId === fromId && r.body?.messageId).map((r) => r.body.body as string);
+const messages = async (account: TestAccount, contactId: string) => (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`)).body.data as any[];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('a custom-channel lead is answered from the FAQs, handed off on a question they do not cover, and answered again once resumed', async () => {
+  const { account, hook, campaign } = await setUp();
+  const fromId = unique('lead');
+  const first = await say(account, fromId, 'hi, how much is a cleaning?', { campaignId: campaign.id, firstName: 'Ann' });
+  expect(first.status).toBe(200);
+  await poll(async () => replies(hook, fromId), (r) => r.length === 1);
+  expect(replies(hook, fromId)).toEqual(['A cleaning costs $90.']);
+  const contactId = (await api(ctx.gw, account, 'GET', `messages/${first.body.messageId}`)).body.contactId;
+  const answered = (await messages(account, contactId)).at(-1);
+  expect(answered).toMatchObject({ direction: 'outgoing', author: 'bot', campaignId: campaign.id, body: 'A cleaning costs $90.' });
+
+  await say(account, fromId, 'Can you fix my car transmission?');
+  await poll(async () => replies(hook, fromId), (r) => r.length === 2);
+  expect(replies(hook, fromId)[1]).toMatch(/team will get back to you/);
+  const handoff = await poll(async () => hook.requests.filter((r) => r.body?.type === 'handoff' && r.body?.contactId === contactId), (e) => e.length === 1);
+  expect(handoff[0]!.body).toMatchObject({ reason: 'bot_not_confident', body: 'Can you fix my car transmission?', channel: 'custom', customChannel: 'chat' });
+  const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations')).body.data;
+  expect(conversation).toMatchObject({ status: 'handed_off', bot: { active: false }, campaignId: campaign.id });
+
+  // Handed off: the bot stays silent, whatever the lead asks.
+  await say(account, fromId, 'What are your opening hours?');
+  await sleep(1500);
+  expect(replies(hook, fromId)).toHaveLength(2);
+
+  // Given back to the bot: it answers again.
+  expect((await api(ctx.gw, account, 'POST', `contacts/${contactId}/bot`, { body: { active: true } })).status).toBe(200);
+  await say(account, fromId, 'do you take insurance?');
+  await poll(async () => replies(hook, fromId), (r) => r.length === 3);
+  expect(replies(hook, fromId)[2]).toBe('Yes, we accept most dental insurance plans.');
+});
+
+test('a burst of messages is answered once, after the last of them', async () => {
+  const { account, hook, campaign } = await setUp();
+  const fromId = unique('lead');
+  await say(account, fromId, 'hello', { campaignId: campaign.id });
+  await say(account, fromId, 'I saw your ad');
+  await say(account, fromId, 'where is the clinic?');
+  await poll(async () => replies(hook, fromId), (r) => r.length >= 1);
+  await sleep(1500);
+  expect(replies(hook, fromId)).toEqual(['We are at 12 Main Street, next to the post office.']);
+});
+
+test('small talk gets a greeting or nothing, never a hand-off', async () => {
+  const { account, hook, campaign } = await setUp();
+  const fromId = unique('lead');
+  const res = await say(account, fromId, 'Hello!', { campaignId: campaign.id, firstName: 'Bea' });
+  const contactId = (await api(ctx.gw, account, 'GET', `messages/${res.body.messageId}`)).body.contactId;
+  await poll(async () => replies(hook, fromId), (r) => r.length === 1);
+  expect(replies(hook, fromId)).toEqual(['Hi Bea! How can I help you?']);
+  await say(account, fromId, 'ok');
+  await sleep(1500);
+  expect(replies(hook, fromId)).toHaveLength(1);
+  expect(hook.requests.filter((r) => r.body?.type === 'handoff' && r.body?.contactId === contactId)).toHaveLength(0);
+});
+
+test("the campaign is the message's, else the conversation's, else the account's default; with none the bot is silent", async () => {
+  const { account, hook, campaign } = await setUp();
+  const other = (await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: { name: 'Other', channel: 'custom', customChannel: 'chat', bot: { faqs: [{ question: 'What are your opening hours?', answer: 'Always open.' }] } },
+  })).body;
+
+  const lone = unique('lead');
+  await say(account, lone, 'What are your opening hours?');
+  await sleep(1500);
+  expect(replies(hook, lone)).toEqual([]);
+
+  const set = await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: other.id } });
+  expect(set.body).toEqual({ provider: 'faq', openai: null, defaultCampaignId: other.id });
+  const fresh = unique('lead');
+  await say(account, fresh, 'What are your opening hours?');
+  await poll(async () => replies(hook, fresh), (r) => r.length === 1);
+  expect(replies(hook, fresh)).toEqual(['Always open.']);
+
+  const named = unique('lead');
+  await say(account, named, 'What are your opening hours?', { campaignId: campaign.id });
+  await poll(async () => replies(hook, named), (r) => r.length === 1);
+  // The conversation keeps the campaign the first message named.
+  await say(account, named, 'What are your opening hours?');
+  await poll(async () => replies(hook, named), (r) => r.length === 2);
+  expect(replies(hook, named)).toEqual(['We are open Monday to Friday, 9am to 6pm.', 'We are open Monday to Friday, 9am to 6pm.']);
+});
+
+test('the bot never answers a reaction, an opted-out contact, a campaign whose bot is off, or a paused campaign', async () => {
+  const { account, hook, campaign } = await setUp();
+  const off = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Off', channel: 'custom', customChannel: 'chat', bot: { active: false, faqs: FAQS } } })).body;
+  const paused = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Paused', channel: 'custom', customChannel: 'chat', status: 'paused', bot: { faqs: FAQS } } })).body;
+
+  const reacting = unique('lead');
+  await say(account, reacting, '👍', { campaignId: campaign.id });
+  await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId: reacting, body: 'How much is a cleaning?', channel: 'chat' }, { messageType: 'reaction' }) });
+  const stopped = unique('lead');
+  await say(account, stopped, 'STOP', { campaignId: campaign.id });
+  await say(account, stopped, 'How much is a cleaning?');
+  const silentBot = unique('lead');
+  await say(account, silentBot, 'How much is a cleaning?', { campaignId: off.id });
+  const pausedLead = unique('lead');
+  await say(account, pausedLead, 'How much is a cleaning?', { campaignId: paused.id });
+  await sleep(2000);
+  expect(replies(hook, reacting)).toEqual([]);
+  expect(replies(hook, stopped)).toEqual([expect.stringMatching(/unsubscribed/i)]);
+  expect(replies(hook, silentBot)).toEqual([]);
+  expect(replies(hook, pausedLead)).toEqual([]);
+});
+
+test('POST /campaigns/{id}/bot/test answers without sending, storing or charging anything', async () => {
+  const { account, hook, campaign } = await setUp();
+  const before = (await api(ctx.gw, account, 'GET', 'conversations')).body.data;
+  const res = await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'what time do you open?' } });
+  expect(res.status).toBe(200);
+  expect(res.body).toEqual({
+    campaignId: campaign.id,
+    active: true,
+    provider: 'faq',
+    fallbackReason: null,
+    reply: { kind: 'reply', body: 'We are open Monday to Friday, 9am to 6pm.', goalReached: false },
+  });
+  const unsure = await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'Do you sell garden furniture?' } });
+  expect(unsure.body.reply).toMatchObject({ kind: 'handoff', reason: 'bot_not_confident' });
+  expect((await api(ctx.gw, account, 'GET', 'conversations')).body.data).toEqual(before);
+  expect(hook.requests).toHaveLength(0);
+
+  expectApiError(await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: '   ' } }), 400, 'VALIDATION_ERROR');
+  expectApiError(await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'hi', extra: 1 } }), 400, 'VALIDATION_ERROR');
+  const stranger = await createAccount(ctx.gw);
+  expectApiError(await api(ctx.gw, stranger, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'hi' } }), 404, 'NOT_FOUND');
+});
+
+test('bot settings: an OpenAI-compatible endpoint is saved with its key shown masked, never whole; bad settings are refused', async () => {
+  const account = await createAccount(ctx.gw);
+  expect((await api(ctx.gw, account, 'GET', 'settings/bot')).body).toEqual({ provider: 'faq', openai: null, defaultCampaignId: null });
+  const key = 'sk-test-0123456789abcdefWXYZ';
+  const saved = await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { provider: 'openai', openai: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.1', apiKey: key } } });
+  expect(saved.status).toBe(200);
+  expect(saved.text).not.toContain(key.slice(0, -4));
+  expect(saved.body.openai).toEqual({ baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.1', apiKey: '••••WXYZ' });
+  // A change without apiKey keeps the saved one.
+  const renamed = await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { openai: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5' } } });
+  expect(renamed.body.openai).toEqual({ baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5', apiKey: '••••WXYZ' });
+  expect((await api(ctx.gw, account, 'GET', 'settings/bot')).text).not.toContain(key.slice(0, -4));
+
+  expectApiError(await api(ctx.gw, account, 'PUT', 'settings/bot', { body: {} }), 400, 'VALIDATION_ERROR');
+  expectApiError(await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { provider: 'gpt' } }), 400, 'VALIDATION_ERROR');
+  expectApiError(await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { openai: { baseUrl: 'ftp://x', model: 'm' } } }), 400, 'VALIDATION_ERROR');
+  const fresh = await createAccount(ctx.gw);
+  expectApiError(await api(ctx.gw, fresh, 'PUT', 'settings/bot', { body: { provider: 'openai' } }), 400, 'VALIDATION_ERROR');
+  const { campaign } = await setUp();
+  expectApiError(await api(ctx.gw, fresh, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } }), 404, 'NOT_FOUND');
+});
