@@ -1,38 +1,55 @@
 /**
  * The offline FAQ bot: answers a customer's message with the answer of one of the campaign's FAQs when it is
  * confident that FAQ answers it, and hands off to a person otherwise. Pure: no I/O, no clock, no network.
- * `createFaqBot` builds the index once per campaign (per change of its bot settings); `answer` runs per message.
+ * `createFaqBot` builds the index once per campaign (per change of its bot settings); `answer` runs per message and
+ * takes well under a millisecond on the evaluation businesses.
  *
  * Steps for a message (at most MAX_MESSAGE_LENGTH characters are read):
  * 1. Small talk ("hi", "thanks!", "ok 👍", smalltalk.ts) → `{kind: 'smalltalk', act}`: nothing to answer and no
  *    reason to page a person; the engine decides (stays silent after thanks, greets back...).
  * 2. No FAQ with both a question and an answer → hand-off, reason `no_knowledge`.
- * 3. Text analysis (text.ts: stop words, Snowball stems, synonym concepts) and search (retrieval.ts: MiniSearch
- *    BM25+ over FAQ question + answer and over resources, fuzzy for typos).
- * 4. Ranking of the FAQs: coverage + 0.25 × (BM25 score / best BM25 score). Coverage (the share of the message's
+ * 3. Text analysis (text.ts: stop words, Snowball stems, synonym concepts from synonyms.ts, multi-word phrases such
+ *    as "how much" or "dar de baja") and search (retrieval.ts: MiniSearch BM25+ over FAQ question + answer and over
+ *    resources, fuzzy for typos).
+ * 4. Ranking of the FAQs: coverage + 0.5 × (BM25 score / best BM25 score). Coverage (the share of the message's
  *    idf-weighted words the FAQ matches) decides; BM25, which rewards matches in the short question field, breaks
  *    near ties.
  * 5. Answer with the first FAQ when all hold, otherwise hand off with reason `not_confident` and the best candidate:
- *    - coverage >= 0.3 (`minConfidence`): the FAQ matches a fair share of what the message says;
+ *    - focus >= 0.2 (`minConfidence`): the FAQ matches a fair share of what the message says, a word matched only in
+ *      its answer counting 0.4 (`answerCredit`), since customers paraphrase an FAQ's question while answers mention
+ *      many things in passing;
  *    - exact >= 0.85 (`minExact`): about one FAQ-specific word matched as written, not only fuzzily or through a
- *      synonym concept many FAQs share (stops "hosting" → "hosted in the EU" type answers to one vague word);
+ *      synonym concept many FAQs share (stops "hosting" → "hosted in the EU" type answers to one vague word); a
+ *      concept that many answers mention but only this FAQ's question asks about counts as specific ("appt" → "How
+ *      do I book an appointment?" though three other answers mention appointments);
  *    - the ranking value leads the second FAQ's by >= 0.08 (`minMargin`): two FAQs matching alike is a coin toss;
- *    - no resource covers the message by more than 0.2 over the FAQ (`resourceMargin`).
- *    The reply's `confidence` is the FAQ's coverage.
+ *    - no resource covers the message by more than 0.3 over the FAQ (`resourceMargin`).
+ *    The reply's `confidence` is the FAQ's focus.
  *
  * Resources: the bot never answers with a resource (it only speaks the business's own FAQ answers), but resources are
  * indexed beside the FAQs. A message that a resource covers clearly better than any FAQ ("is the clinic wheelchair
  * accessible?" when only a resource mentions the wheelchair access) is about something the FAQs do not answer: the
  * bot hands off and names that resource (`resourceIndex`) so the person, or a later LLM bot, can use it.
+ * `relevant` gives an LLM provider the same ranking: the FAQs and resources covering at least 15 % of the message.
  *
- * How the numbers were chosen (gateway/eval/faq-bot, `npm run eval:bot`): the rule's form and the ranking were
- * worked out on the dental clinic; the four businesses marked "tuning" (dental clinic, furniture shop, software
- * subscription, Spanish gym) were then used to pick the thresholds by a grid search for the most correct answers at
- * no more than 4 % wrong answers (a margin under the 5 % target). The car garage and the Spanish vet clinic
- * ("held-out") were written before that tuning and not used to choose the thresholds: their figures are the honest
- * estimate for a new business, and they are lower. Their one run before any change showed a bug, "consulta" listed
- * as a Spanish chat filler though it names a clinic's consultation; it was removed (held-out 63.2 % → 66.2 % correct,
- * 9.1 % → 8.0 % wrong) and nothing else was changed after seeing them.
+ * How the numbers were chosen (gateway/eval/faq-bot, `npm run eval:bot`; the eval set's README lists the splits).
+ * Only the four "tuning" businesses (dental clinic, furniture shop, software subscription, Spanish gym) were read to
+ * change the method and the synonym tables (general customer-service words: price, hours, booking, cancelling,
+ * refunds, location and transport, children, pets, Wi-Fi, online, accessibility...; no word of a single question).
+ * The ranking weights (answerCredit, unknownWeight, scoreWeight) were chosen by leave-one-business-out
+ * cross-validation on them: for each weight setting, the thresholds were grid-searched on three businesses for the
+ * most correct answers at no more than 4 % wrong, then scored on the fourth; the setting with the best
+ * cross-validated figures (77.2 % correct, 3.1 % wrong) was kept, and the thresholds above are that grid search run
+ * on all four.
+ *
+ * Measured (npm run eval:bot): tuning 77.8 % correct, 3.1 % wrong overall; held-out (car garage, Spanish vet
+ * clinic, and an English B&B and a Spanish language school written before this round of changes and before the bot
+ * was run on them) 59.8 % correct, 11.4 % wrong overall; all eight 70.4 % and 6.6 %. The issue's targets (85 %
+ * correct, at most 5 % wrong) are not met, and the held-out businesses stay far below the tuned ones, above all in
+ * answering off-topic questions that share a word with an FAQ ("who founded the clinic?" → where the clinic is): a
+ * bag-of-words matcher with hand-made synonyms does not know what a question asks about, only which words it shares
+ * with an FAQ. On the first six businesses alone the changes moved tuning from 76.7 % / 3.9 % to 77.8 % / 3.1 % and
+ * held-out from 66.2 % / 8.0 % to 64.7 % / 9.1 %: no real gain on businesses the tables were not written for.
  */
 import { analyzerFor } from './text.js';
 import { KnowledgeIndex, type FaqEntry, type Hit, type RetrievalSettings } from './retrieval.js';
@@ -70,6 +87,11 @@ export type FaqBotReply =
 
 export interface FaqBot {
   answer(message: string): FaqBotReply;
+  /**
+   * The FAQs and resources most relevant to the message, best first, at most `limit` of each (indices into
+   * knowledge.faqs / knowledge.resources); none below a small relevance floor.
+   */
+  relevant(message: string, limit?: number): { faqs: number[]; resources: number[] };
 }
 
 export interface FaqBotSettings extends RetrievalSettings {
@@ -79,6 +101,8 @@ export interface FaqBotSettings extends RetrievalSettings {
   minExact: number;
   minMargin: number;
   resourceMargin: number;
+  /** Least coverage of the message for an FAQ or resource to count as relevant at all. */
+  relevanceFloor: number;
 }
 
 export const DEFAULT_SETTINGS: Readonly<FaqBotSettings> = {
@@ -87,22 +111,38 @@ export const DEFAULT_SETTINGS: Readonly<FaqBotSettings> = {
   resourceBoost: 1,
   fuzzyWeight: 0.45,
   fuzzyCredit: 0.8,
-  unknownWeight: 0.5,
-  scoreWeight: 0.25,
-  minConfidence: 0.3,
+  unknownWeight: 0.7,
+  answerCredit: 0.4,
+  scoreWeight: 0.5,
+  minConfidence: 0.2,
   minExact: 0.85,
   minMargin: 0.08,
-  resourceMargin: 0.2,
+  resourceMargin: 0.3,
+  relevanceFloor: 0.15,
 };
 
 /** Longer messages are read up to here: the question is almost always near the start, and the cost stays bounded. */
 export const MAX_MESSAGE_LENGTH = 2000;
+
+/** What `relevant` returns when the caller gives no limit. */
+export const DEFAULT_RELEVANT_LIMIT = 5;
 
 /** Builds the campaign's index once; `answer` is then cheap enough to run on every incoming message. */
 export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSettings> = {}): FaqBot {
   const s: FaqBotSettings = { ...DEFAULT_SETTINGS, ...settings };
   const analyzer = analyzerFor(knowledge.language);
   const index = new KnowledgeIndex(knowledge.faqs, knowledge.resources ?? [], analyzer, s);
+
+  /** The message's FAQ hits, best first, and its resource hits, best covering first. */
+  const rankedHits = (message: string): { faqs: Hit[]; resources: Hit[] } => {
+    const hits = index.search(analyzer.units(message.slice(0, MAX_MESSAGE_LENGTH)));
+    const faqs = hits.filter((h) => h.kind === 'faq');
+    const bestScore = Math.max(0, ...faqs.map((h) => h.score));
+    const rank = new Map(faqs.map((h) => [h, h.coverage + s.scoreWeight * (h.score / bestScore)]));
+    faqs.sort((a, b) => rank.get(b)! - rank.get(a)!);
+    const resources = hits.filter((h) => h.kind === 'resource').sort((a, b) => b.coverage - a.coverage);
+    return { faqs: faqs.map((h) => ({ ...h, rank: rank.get(h)! })), resources };
+  };
 
   return {
     answer(message) {
@@ -111,18 +151,14 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       if (act) return { kind: 'smalltalk', act };
       if (!index.faqCount) return { kind: 'handoff', reason: 'no_knowledge' };
 
-      const hits = index.search(analyzer.units(text));
-      const faqs = hits.filter((h) => h.kind === 'faq');
-      if (!faqs.length) return { kind: 'handoff', reason: 'not_confident' };
-      const bestScore = Math.max(...faqs.map((h) => h.score));
-      const rank = (h: Hit) => h.coverage + s.scoreWeight * (h.score / bestScore);
-      faqs.sort((a, b) => rank(b) - rank(a));
-      const [top, second] = faqs as [Hit, Hit | undefined];
-      const resource = hits.filter((h) => h.kind === 'resource').sort((a, b) => b.coverage - a.coverage)[0];
+      const { faqs, resources } = rankedHits(text);
+      const [top, second] = faqs as [RankedHit | undefined, RankedHit | undefined];
+      if (!top) return { kind: 'handoff', reason: 'not_confident' };
+      const resource = resources[0];
 
       const faq = knowledge.faqs[top.index]!;
-      const confidence = top.coverage;
-      const margin = rank(top) - (second ? rank(second) : 0);
+      const confidence = top.focus;
+      const margin = top.rank - (second ? second.rank : 0);
       const resourceWins = resource !== undefined && resource.coverage > top.coverage + s.resourceMargin;
       if (confidence >= s.minConfidence && top.exact >= s.minExact && margin >= s.minMargin && !resourceWins) {
         return { kind: 'answer', answer: faq.answer, faqIndex: top.index, score: top.score, confidence };
@@ -130,8 +166,16 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       const best = { faqIndex: top.index, question: faq.question, score: top.score, confidence };
       return { kind: 'handoff', reason: 'not_confident', best, ...(resourceWins ? { resourceIndex: resource.index } : {}) };
     },
+
+    relevant(message, limit = DEFAULT_RELEVANT_LIMIT) {
+      const { faqs, resources } = rankedHits(message);
+      const pick = (hits: Hit[]) => hits.filter((h) => h.coverage >= s.relevanceFloor).slice(0, Math.max(0, limit)).map((h) => h.index);
+      return { faqs: pick(faqs), resources: pick(resources) };
+    },
   };
 }
+
+type RankedHit = Hit & { rank: number };
 
 /** One-off form of `createFaqBot(knowledge).answer(message)`; builds the index on every call. */
 export function answerFromFaqs(knowledge: FaqKnowledge, message: string): FaqBotReply {

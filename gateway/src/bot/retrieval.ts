@@ -9,10 +9,12 @@
  * matched exactly only. Prefix matching stays off: on stems it mostly adds noise ("car" → "card").
  *
  * Besides BM25, each hit says how much of the message it covers. Each unit of the message weighs the inverse document
- * frequency, over the FAQs, of its most specific term; a word no FAQ uses weighs `unknownWeight` times the most (it
- * may be the crux of an off-topic question, or only chatter around a good one). A unit is covered when one of its
- * terms matched the document: fully if exactly, `fuzzyCredit` if fuzzily, and never for more than the matching term's
- * own weight (a unit met only through a concept that many FAQs share earns little).
+ * frequency, over the FAQs, of its most specific term among those the FAQs use (a synonym the FAQs never use weighs
+ * what its concept weighs); a unit none of whose terms any FAQ uses weighs `unknownWeight` times the most (it may be
+ * the crux of an off-topic question, or only chatter around a good one). A unit is covered when one of its terms
+ * matched the document: fully if exactly, `fuzzyCredit` if fuzzily, and never for more than the matching term's own
+ * weight (a unit met only through a concept that many FAQs share earns little). `focus` is the same share with units
+ * matched only in an FAQ's answer counted at `answerCredit`.
  */
 import MiniSearch, { type SearchResult } from 'minisearch';
 import type { Analyzer, Unit } from './text.js';
@@ -38,9 +40,14 @@ export interface Hit {
   /** Share of the message's weight this document covers, 0..1. */
   coverage: number;
   /**
+   * Coverage with a unit matched only in an FAQ's answer counted at `answerCredit`: customers paraphrase an FAQ's
+   * question, while answers mention many things in passing. Equals `coverage` for a resource.
+   */
+  focus: number;
+  /**
    * Weight of the message's units this document matches exactly (not fuzzily), in units of the weight of a word
    * only one FAQ uses: 1 means about one FAQ-specific word matched as written. Scaled so, it reads the same
-   * whatever the number of FAQs.
+   * whatever the number of FAQs. A term found in this FAQ's question weighs at least its idf over the questions.
    */
   exact: number;
 }
@@ -52,6 +59,7 @@ export interface RetrievalSettings {
   fuzzyWeight: number;
   fuzzyCredit: number;
   unknownWeight: number;
+  answerCredit: number;
 }
 
 /** A term that exactly one FAQ uses: the yardstick of `Hit.exact`. */
@@ -60,6 +68,8 @@ const SPECIFIC = '\u0000specific';
 export class KnowledgeIndex {
   private readonly mini: MiniSearch<Doc>;
   private readonly df = new Map<string, number>();
+  /** Number of FAQs whose question uses the term. */
+  private readonly questionDf = new Map<string, number>();
   /** Every term of every document: a query term found here is spelled right and is never matched fuzzily. */
   private readonly vocabulary = new Set<string>();
   private readonly faqDocs: number;
@@ -84,7 +94,9 @@ export class KnowledgeIndex {
     faqs.forEach((faq, i) => {
       if (!faq.question.trim() || !faq.answer.trim()) return;
       docs.push({ id: `f${i}`, question: faq.question, answer: faq.answer });
-      for (const term of new Set([...termsOf(faq.question), ...termsOf(faq.answer)])) this.df.set(term, (this.df.get(term) ?? 0) + 1);
+      const inQuestion = new Set(termsOf(faq.question));
+      for (const term of inQuestion) this.questionDf.set(term, (this.questionDf.get(term) ?? 0) + 1);
+      for (const term of new Set([...inQuestion, ...termsOf(faq.answer)])) this.df.set(term, (this.df.get(term) ?? 0) + 1);
     });
     this.faqDocs = docs.length;
     resources.forEach((text, i) => {
@@ -105,16 +117,28 @@ export class KnowledgeIndex {
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   }
 
+  /** The idf over the FAQs' questions alone: a concept many answers mention may still be in one question only. */
+  questionIdf(term: string): number {
+    const n = this.faqDocs;
+    const df = this.questionDf.get(term) ?? 0;
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  }
+
   /** Typos only: a term the knowledge does not contain, of 5 characters or more, never a concept. */
   private fuzziness(term: string): number | false {
     if (term.startsWith(CONCEPT_MARK) || term.length < 5 || this.vocabulary.has(term)) return false;
     return term.length >= 11 ? 3 : term.length >= 8 ? 2 : 1;
   }
 
-  /** The unit's weight: its most specific term's idf. */
-  private weight(unit: Unit): number {
-    const known = unit.terms.some((t) => this.df.has(t));
-    return Math.max(...unit.terms.map((t) => this.idf(t))) * (known ? 1 : this.settings.unknownWeight);
+  /**
+   * The unit's weight: its most specific term's idf among the terms the FAQs use, so that a word the FAQs never use
+   * but whose concept they do ("appt" for "appointment") weighs what the concept weighs. A unit none of whose terms
+   * the FAQs use weighs `unknownWeight` times the most.
+   */
+  weight(unit: Unit): number {
+    const known = unit.terms.filter((t) => this.df.has(t));
+    if (!known.length) return this.idf('') * this.settings.unknownWeight;
+    return Math.max(...known.map((t) => this.idf(t)));
   }
 
   /** Documents matching any of the units, best first. */
@@ -134,29 +158,41 @@ export class KnowledgeIndex {
     });
     const total = units.reduce((sum, u) => sum + this.weight(u), 0);
     return results.map((r) => {
-      const { covered, exactWeight } = this.covered(units, r);
+      const { covered, focused, exactWeight } = this.covered(units, r);
       return {
         kind: String(r.id).startsWith('f') ? 'faq' : 'resource',
         index: Number(String(r.id).slice(1)),
         score: r.score,
         coverage: total > 0 ? covered / total : 0,
+        focus: total > 0 ? focused / total : 0,
         exact: exactWeight / this.idf(SPECIFIC),
       };
     });
   }
 
-  private covered(units: readonly Unit[], result: SearchResult): { covered: number; exactWeight: number } {
+  private covered(units: readonly Unit[], result: SearchResult): { covered: number; focused: number; exactWeight: number } {
     const exact = new Set(result.terms);
     const matched = new Set(result.queryTerms);
+    const inQuestion = (term: string) => (result.match[term] ?? []).includes('question');
+    // A fuzzy match's document term is one no query term spells; it counts as in the question if any such term is.
+    const fuzzyInQuestion = result.terms.some((t) => !matched.has(t) && inQuestion(t));
+    const questionMatch = (t: string) => (exact.has(t) ? inQuestion(t) : fuzzyInQuestion);
+    const faq = String(result.id).startsWith('f');
     let covered = 0;
+    let focused = 0;
     let exactWeight = 0;
     for (const unit of units) {
       const weight = this.weight(unit);
       // A unit met only through a common term (a concept many FAQs share) earns that term's weight, not the unit's.
       const credit = (t: string) => (exact.has(t) ? 1 : matched.has(t) ? this.settings.fuzzyCredit : 0) * Math.min(weight, this.idf(t));
+      const focus = (t: string) => credit(t) * (!faq || questionMatch(t) ? 1 : this.settings.answerCredit);
+      // A term in this FAQ's question and in no other FAQ's question singles the FAQ out, however many answers use it.
+      const exactCredit = (t: string) =>
+        !exact.has(t) ? 0 : Math.max(Math.min(weight, this.idf(t)), faq && inQuestion(t) ? Math.min(this.idf(SPECIFIC), this.questionIdf(t)) : 0);
       covered += Math.max(0, ...unit.terms.map(credit));
-      exactWeight += Math.max(0, ...unit.terms.map((t) => (exact.has(t) ? Math.min(weight, this.idf(t)) : 0)));
+      focused += Math.max(0, ...unit.terms.map(focus));
+      exactWeight += Math.max(0, ...unit.terms.map(exactCredit));
     }
-    return { covered, exactWeight };
+    return { covered, focused, exactWeight };
   }
 }
