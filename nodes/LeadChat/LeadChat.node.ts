@@ -11,7 +11,9 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
+import { searchCampaigns } from './methods/campaignSearch';
 import { searchLists } from './methods/listSearch';
+import * as campaign from './resources/campaign';
 import * as contact from './resources/contact';
 import * as conversation from './resources/conversation';
 import * as credit from './resources/credit';
@@ -28,6 +30,7 @@ const resources: Record<string, Record<string, Operation>> = {
 	list: list.operations,
 	message: message.operations,
 	credit: credit.operations,
+	campaign: campaign.operations,
 };
 
 /** Any failure of one item as the error n8n shows, tied to that item. */
@@ -48,7 +51,7 @@ export class LeadChat implements INodeType {
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
-			'Capture leads into AI sales-chat campaigns, manage contacts, lists and conversations, exchange custom-channel messages and grant credits',
+			'Capture leads into AI sales-chat campaigns, test their bot, manage contacts, lists and conversations, exchange custom-channel messages and grant credits',
 		defaults: {
 			name: 'LeadChat',
 		},
@@ -68,6 +71,7 @@ export class LeadChat implements INodeType {
 				type: 'options',
 				noDataExpression: true,
 				options: [
+					{ name: 'Campaign', value: 'campaign' },
 					{ name: 'Contact', value: 'contact' },
 					{ name: 'Conversation', value: 'conversation' },
 					{ name: 'Credit', value: 'credit' },
@@ -83,12 +87,14 @@ export class LeadChat implements INodeType {
 			...list.description,
 			...message.description,
 			...credit.description,
+			...campaign.description,
 			runOptions,
 		],
 	};
 
 	methods = {
 		listSearch: {
+			searchCampaigns,
 			searchLists,
 		},
 	};

@@ -29,9 +29,16 @@ const EVENTS = [
 		description: 'An outgoing message could not be delivered, after every retry',
 	},
 	{
+		name: 'Goal Reached',
+		value: 'goal_reached',
+		description:
+			"The AI bot reached the campaign's goal in a conversation (the contact booked, bought, agreed…); once per conversation",
+	},
+	{
 		name: 'Hand-Off',
 		value: 'handoff',
-		description: 'A conversation passed to a person: the contact asked for one, or a team member took over',
+		description:
+			'A conversation passed to a person: the contact asked for one, the bot could not answer or chose to hand over, or a team member took over',
 	},
 	{
 		name: 'Message Received',
@@ -106,7 +113,7 @@ export class LeadChatTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
 		description:
-			'Starts the workflow on LeadChat events: replies, incoming messages, hand-offs, opt-outs, failed deliveries and auto-recharge',
+			'Starts the workflow on LeadChat events: replies, incoming messages, hand-offs, goals reached, opt-outs, failed deliveries and auto-recharge',
 		defaults: {
 			name: 'LeadChat Trigger',
 		},

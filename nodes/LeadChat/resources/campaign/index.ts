@@ -1,0 +1,42 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import type { Operation } from '../../shared/types';
+import * as get from './get';
+import * as getAll from './getAll';
+import * as testBot from './testBot';
+
+export const operations: Record<string, Operation> = { get, getAll, testBot };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['campaign'] } },
+		options: [
+			{
+				name: 'Get',
+				value: 'get',
+				action: 'Get a campaign',
+				description: 'Get a campaign with its channel, status, opening message and bot settings',
+			},
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				action: 'Get many campaigns',
+				description: 'List the campaigns of the account, oldest first',
+			},
+			{
+				name: 'Test Bot',
+				value: 'testBot',
+				action: 'Test the bot of a campaign',
+				description: "See what the campaign's bot would answer a contact; nothing is sent, stored or charged",
+			},
+		],
+		default: 'getAll',
+	},
+	...get.description,
+	...getAll.description,
+	...testBot.description,
+];
