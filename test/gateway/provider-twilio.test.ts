@@ -321,6 +321,7 @@ describe('inbound webhook', () => {
       body: 'Yes please',
       media: [],
       profileName: null,
+      sentAt: null,
     });
   });
 
@@ -347,6 +348,7 @@ describe('inbound webhook', () => {
         { url: `https://api.twilio.com/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/MM1/Media/ME2`, contentType: 'application/octet-stream' },
       ],
       profileName: 'Ana Souza',
+      sentAt: null,
     });
   });
 

@@ -321,7 +321,7 @@ describe('webhook payloads', () => {
   test('a text message with the sender\'s profile name', () => {
     const parsed = w.parseWhatsAppWebhook(webhook(change({ contacts: [contact('16505551234', 'Kerry Fisher')], messages: [message('16505551234', 'wamid.A1', 'text', { body: 'Is it still available?' })] })));
     expect(parsed).toEqual({
-      messages: [{ channel: 'whatsapp', providerMessageId: 'wamid.A1', from: '+16505551234', body: 'Is it still available?', media: [], profileName: 'Kerry Fisher' }],
+      messages: [{ channel: 'whatsapp', providerMessageId: 'wamid.A1', from: '+16505551234', body: 'Is it still available?', media: [], profileName: 'Kerry Fisher', sentAt: '2025-06-08T20:59:43.000Z' }],
       statuses: [],
     });
   });

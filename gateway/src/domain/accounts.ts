@@ -4,6 +4,7 @@ import { newId, now } from '../ids.js';
 import type { Reader } from '../store/store.js';
 import type { AutoRecharge } from './auto-recharge.js';
 import type { BotSettings } from './bot-settings.js';
+import type { ChannelCredentials } from './channels.js';
 import { digest, hashPassword, newApiKey, newWebhookSecret, sameDigest } from './secrets.js';
 
 export interface Account {
@@ -20,6 +21,8 @@ export interface Account {
   helpText?: string | null;
   /** Credit balance in hundredths, so sums never drift. */
   balanceCents: number;
+  /** Twilio and WhatsApp Cloud API credentials; SMS and WhatsApp run on the offline log provider without them. */
+  channels?: ChannelCredentials;
   /** The bot provider and default campaign; the FAQ bot and none when unset. */
   bot?: BotSettings;
   /** Sub-accounts only: the agency's auto-recharge rule. */

@@ -7,6 +7,7 @@ import { parseSendingWindow, type SendingWindow } from '../engine/sending-window
 import { newId, now } from '../ids.js';
 import { channelProvider } from '../providers/channels/index.js';
 import type { Page, Reader, Tx } from '../store/store.js';
+import { getAccount, type Account } from './accounts.js';
 import { getContact } from './contacts.js';
 import { getList } from './lists.js';
 
@@ -97,16 +98,16 @@ export async function campaignById(r: Reader, id: string): Promise<Campaign | un
 export const campaignsOf = async (r: Reader, accountId: string, page?: Page) =>
   (await r.find<Campaign>('campaigns', 'account', [accountId], page)).map(current);
 
-/** Why a campaign cannot go (or stay) Live, or undefined when it can send. */
-function cannotSend(c: Campaign): string | undefined {
+/** Why a campaign cannot go (or stay) Live on the account's providers, or undefined when it can send. */
+function cannotSend(gw: Gateway, account: Account, c: Campaign): string | undefined {
   if (!c.listId) return 'link it to a list (listId)';
   if (!c.openingMessage?.trim()) return 'give it an openingMessage';
   if (c.channel === 'custom') return c.customChannel?.trim() ? undefined : 'name its custom channel (customChannel)';
-  return channelProvider(c.channel).refuse({ channel: c.channel, openingTemplate: c.openingTemplate });
+  return channelProvider(gw.config, account, c.channel).refuse({ channel: c.channel, openingTemplate: c.openingTemplate });
 }
 
 /** Checks what the request schema cannot: durations, rates, windows, template fields and the Live rule. */
-function check(c: Campaign): Campaign {
+function check(gw: Gateway, account: Account, c: Campaign): Campaign {
   parseRate(c.sendRate, 'sendRate');
   const sendingWindow = c.sendingWindow && parseSendingWindow(c.sendingWindow);
   if (c.openingMessage) checkTemplate(c.openingMessage, 'openingMessage');
@@ -117,7 +118,7 @@ function check(c: Campaign): Campaign {
     checkTemplate(step.body, `followUps.steps.${i}.body`);
   });
   if (c.status === 'live') {
-    const reason = cannotSend(c);
+    const reason = cannotSend(gw, account, c);
     if (reason) throw badRequest(`The campaign cannot go Live: ${reason}`, 'CAMPAIGN_CANNOT_SEND');
   }
   return { ...c, sendingWindow };
@@ -127,7 +128,7 @@ export async function createCampaign(gw: Gateway, accountId: string, input: Camp
   return gw.store.transact(async (tx) => {
     if (input.listId) await getList(tx, accountId, input.listId);
     const at = now();
-    return tx.insert<Campaign>('campaigns', check({
+    return tx.insert<Campaign>('campaigns', check(gw, await getAccount(tx, accountId), {
       ...input,
       id: newId('cmp'),
       accountId,
@@ -143,7 +144,7 @@ export async function updateCampaign(gw: Gateway, accountId: string, id: string,
   return gw.store.transact(async (tx) => {
     const campaign = await getCampaign(tx, accountId, id);
     if (patch.listId) await getList(tx, accountId, patch.listId);
-    const changed = check({
+    const changed = check(gw, await getAccount(tx, accountId), {
       ...campaign,
       ...(patch as Partial<Campaign>),
       bot: { ...campaign.bot, ...patch.bot },

@@ -37,6 +37,8 @@ export const collections: CollectionSpec[] = [
     indexes: {
       messageSid: { unique: true, fields: ['accountId', 'messageSid'] },
       contact: { fields: ['contactId'] },
+      // Status callbacks name a message by the id its channel provider gave it.
+      providerMessageId: { unique: true, fields: ['accountId', 'providerMessageId'] },
     },
   },
   {

@@ -138,20 +138,21 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
 }
 
 /**
- * A message from a contact on SMS or WhatsApp. The contact is the one with this phone number, or a new one; a
- * messageSid already seen returns the original and changes nothing.
+ * A message from a contact on SMS or WhatsApp, from the provider's webhook (or posted by hand on the log provider).
+ * The contact is the one with this phone number, or a new one named as the provider knows them; a messageSid
+ * already seen returns the original and changes nothing (providers deliver a webhook again when unsure).
  */
 export async function receiveOnChannel(
   gw: Gateway,
   account: Account,
   channel: 'sms' | 'whatsapp',
-  input: { phone: string; body: string; messageSid?: string },
+  input: { phone: string; body: string; messageSid?: string; media?: { url: string; contentType: string } | null; firstName?: string | null; sentAt?: string | null },
 ): Promise<{ message: Message; contact: Contact }> {
   const phone = normalizePhone(input.phone);
   return gw.store.transact(async (tx) => {
     const original = input.messageSid ? await bySid(tx, account.id, input.messageSid) : undefined;
     if (original) return { message: original, contact: (await tx.get<Contact>('contacts', original.contactId))! };
-    const contact = (await findByPhone(tx, account.id, phone)) ?? (await createContactIn(tx, account.id, { phone }));
+    const contact = (await findByPhone(tx, account.id, phone)) ?? (await createContactIn(tx, account.id, { phone, firstName: input.firstName ?? undefined }));
     const conversation = await conversationFor(tx, contact, channel, null);
     const message = await tx.insert('messages', newMessage({
       accountId: account.id,
@@ -163,6 +164,8 @@ export async function receiveOnChannel(
       fromId: phone,
       channel,
       conversationId: conversation.id,
+      media: input.media ? { ...input.media, mediaId: null } : null,
+      ...(input.sentAt && input.sentAt < now() ? { createdAt: input.sentAt } : {}),
     }));
     await onIncoming(tx, gw, account, contact, conversation, message);
     return { message, contact };

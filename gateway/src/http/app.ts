@@ -16,6 +16,7 @@ import { creditsRouter } from './routes/credits.js';
 import { importsRouter } from './routes/imports.js';
 import { listsRouter } from './routes/lists.js';
 import { messagesRouter } from './routes/messages.js';
+import { providerWebhooksRouter } from './routes/provider-webhooks.js';
 import { settingsRouter } from './routes/settings.js';
 import { webhooksRouter } from './routes/webhooks.js';
 
@@ -51,6 +52,7 @@ export function createApp(gw: Gateway, adminToken: string): Express {
   v1.use(webhooksRouter(gw, before));
   v1.use(conversationsRouter(gw, before));
   v1.use(channelsRouter(gw, before));
+  v1.use(providerWebhooksRouter(gw));
 
   app.use('/v1', v1);
   app.use('/admin/v1', adminRouter(gw, adminToken));

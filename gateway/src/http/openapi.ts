@@ -23,6 +23,15 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/conversations/{id}': { get: { summary: 'A conversation', ok: 200 } },
   '/campaigns/{id}/bot/test': { post: { summary: "Ask the campaign's bot a test question: nothing is sent, stored or charged", body: schemas.botTest, ok: 200 } },
   '/campaigns/{id}/preview': { get: { summary: "A campaign's opening message as a contact would get it", query: schemas.campaignPreview, ok: 200 } },
+  '/channels': { get: { summary: 'The Twilio and WhatsApp Cloud API channels, secrets masked, with the webhook addresses to give each provider', ok: 200 } },
+  '/channels/twilio': {
+    put: { summary: 'Save Twilio credentials and senders (SMS, WhatsApp)', body: schemas.twilioChannel, ok: 200 },
+    delete: { summary: 'Remove the Twilio channel (SMS goes back to the log provider)', ok: 200 },
+  },
+  '/channels/whatsapp': {
+    put: { summary: 'Save WhatsApp Cloud API credentials', body: schemas.whatsappChannel, ok: 200 },
+    delete: { summary: 'Remove the WhatsApp Cloud API channel', ok: 200 },
+  },
   '/channels/{channel}/incoming': { post: { summary: 'A message from a contact on SMS or WhatsApp, while the channel runs on the log provider', body: schemas.channelIncoming, ok: 200 } },
   '/lists': {
     post: { summary: 'Create a list', body: schemas.listCreate, ok: 201 },

@@ -1,4 +1,5 @@
 import type { Gateway } from '../context.js';
+import type { Account } from '../domain/accounts.js';
 import { messageSettled } from '../domain/conversations.js';
 import type { Message } from '../domain/messages.js';
 import { deliveryFailed } from '../engine/events.js';
@@ -16,7 +17,9 @@ import type { JobResult } from './queue.js';
 export async function sendMessageJob(gw: Gateway, job: Job<{ messageId: string }>): Promise<JobResult> {
   const message = await gw.store.get<Message>('messages', job.data.messageId);
   if (!message || message.status !== 'pending' || (message.channel !== 'sms' && message.channel !== 'whatsapp')) return;
-  const provider = channelProvider(message.channel);
+  const account = await gw.store.get<Account>('accounts', message.accountId);
+  if (!account) return;
+  const provider = channelProvider(gw.config, account, message.channel);
   try {
     const { providerMessageId } = await provider.send({
       messageId: message.id,
@@ -35,7 +38,7 @@ export async function sendMessageJob(gw: Gateway, job: Job<{ messageId: string }
       gw.log.warn({ message: message.id, provider: provider.name, error }, 'channel send failed; retrying later');
       return { retryAt: Date.now() + delays[retriesDone]! };
     }
-    await settle(gw, message, { status: 'failed', provider: provider.name, error });
+    await settle(gw, message, { status: 'failed', provider: provider.name, error, errorCode: err instanceof ChannelError ? err.code : null });
   }
 }
 

@@ -1,26 +1,50 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
+import { getAccount } from '../../domain/accounts.js';
+import { publicChannels, removeChannel, setChannel, type ProviderName } from '../../domain/channels.js';
 import { receiveOnChannel } from '../../domain/messages.js';
 import { ApiError } from '../../errors.js';
 import { channelProvider } from '../../providers/channels/index.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountOf, parse, route } from '../route.js';
-import { channelIncoming } from '../schemas.js';
+import { accountOf, parse, route, sendDurable } from '../route.js';
+import { channelIncoming, twilioChannel, whatsappChannel } from '../schemas.js';
 
 const CHANNELS = ['sms', 'whatsapp'] as const;
 
+/** The gateway's public address: the configured one, else the one this request came to. */
+export const publicBase = (gw: Gateway, req: Request) => gw.config.publicUrl ?? `${req.protocol}://${req.get('host')}`;
+
 /**
- * A contact's SMS or WhatsApp message, posted by hand while the channel runs on the offline `log` provider: what
- * the provider's own webhook does once a real one sends. It goes through the same engine (opt-out, hand-off,
- * cancelled follow-ups), so a funnel can be tried end to end before any provider account exists.
+ * The account's built-in channels: Twilio and WhatsApp Cloud API credentials (shown back masked, with the webhook
+ * addresses to give the provider), and the offline entry for a contact's SMS or WhatsApp message while the channel
+ * runs on the `log` provider: what the provider's own webhook does once a real one sends. It goes through the same
+ * engine (opt-out, hand-off, bot), so a funnel can be tried end to end before any provider account exists.
  */
 export function channelsRouter(gw: Gateway, before: RequestHandler[]): Router {
   const router = Router();
+  const answer = async (req: Request, accountId: string) => publicChannels(await getAccount(gw.store, accountId), publicBase(gw, req));
+  route(router, '/channels', {
+    get: async (req, res) => {
+      await sendDurable(gw, res.set('Cache-Control', 'no-store'), await answer(req, accountOf(res).id));
+    },
+  }, before);
+  for (const [provider, schema] of [['twilio', twilioChannel], ['whatsapp', whatsappChannel]] as const) {
+    route(router, `/channels/${provider}`, {
+      put: [jsonBody(), async (req, res) => {
+        await setChannel(gw, accountOf(res).id, provider as ProviderName, parse(schema, req.body));
+        res.set('Cache-Control', 'no-store').json(await answer(req, accountOf(res).id));
+      }],
+      delete: async (req, res) => {
+        await removeChannel(gw, accountOf(res).id, provider);
+        res.set('Cache-Control', 'no-store').json(await answer(req, accountOf(res).id));
+      },
+    }, before);
+  }
   route(router, '/channels/:channel/incoming', {
     post: [jsonBody(), async (req, res) => {
       const channel = CHANNELS.find((c) => c === req.params.channel);
       if (!channel) throw new ApiError(404, 'NOT_FOUND', `Channel not found; use one of ${CHANNELS.join(', ')}`);
-      if (channelProvider(channel).name !== 'log') {
+      if (channelProvider(gw.config, accountOf(res), channel).name !== 'log') {
         throw new ApiError(409, 'CHANNEL_NOT_OFFLINE', `The ${channel} channel receives messages from its provider's webhook, not here`);
       }
       const { message, contact } = await receiveOnChannel(gw, accountOf(res), channel, parse(channelIncoming, req.body));

@@ -64,4 +64,6 @@ export interface InboundMessage {
   media: Array<{ url: string; contentType: string }>;
   /** The contact's profile name, when the provider tells it (WhatsApp). */
   profileName: string | null;
+  /** When the contact sent it, when the provider tells (WhatsApp); a late webhook does not move the 24-hour window. */
+  sentAt: string | null;
 }

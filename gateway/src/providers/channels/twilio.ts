@@ -193,7 +193,7 @@ export function parseTwilioInbound(params: Record<string, string>): InboundMessa
     if (!url) throw badRequest(`MediaUrl${i} is missing although NumMedia is ${count}`);
     return { url, contentType: params[`MediaContentType${i}`] || 'application/octet-stream' };
   });
-  return { channel, providerMessageId, from: phone, body: params.Body ?? '', media, profileName: params.ProfileName?.trim() || null };
+  return { channel, providerMessageId, from: phone, body: params.Body ?? '', media, profileName: params.ProfileName?.trim() || null, sentAt: null };
 }
 
 /** Twilio's message statuses that change what the gateway knows; the others are steps on the way. */

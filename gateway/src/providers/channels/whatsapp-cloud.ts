@@ -193,7 +193,10 @@ function inbound(m: unknown, where: string, names: Map<string, string>): Inbound
   if (!/^\d{6,15}$/.test(from)) throw badRequest(`${where}.from: "${String(msg.from).slice(0, 40)}" is not a WhatsApp number (its digits)`);
   const parts = content(msg, where);
   if (!parts) return undefined;
-  return { channel: 'whatsapp', providerMessageId: id, from: normalizePhone(`+${from}`, `${where}.from`), ...parts, profileName: profileName(from, names) };
+  // Seconds since 1970, as a string: when the contact sent it, which starts WhatsApp's 24-hour window.
+  const seconds = Number(msg.timestamp);
+  const sentAt = typeof msg.timestamp === 'string' && Number.isSafeInteger(seconds) && seconds > 0 ? new Date(seconds * 1000).toISOString() : null;
+  return { channel: 'whatsapp', providerMessageId: id, from: normalizePhone(`+${from}`, `${where}.from`), ...parts, profileName: profileName(from, names), sentAt };
 }
 
 const STATUSES: Record<string, StatusUpdate['status']> = { sent: 'sent', delivered: 'delivered', read: 'read', failed: 'failed' };

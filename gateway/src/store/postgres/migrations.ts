@@ -146,6 +146,14 @@ CREATE UNIQUE INDEX "import_chunks_by_position" ON "import_chunks" ((doc->>'impo
   WHERE doc->>'importId' IS NOT NULL AND doc->>'position' IS NOT NULL;
 `,
   },
+  {
+    version: 5,
+    name: 'messages by their id at the channel provider',
+    sql: `
+CREATE UNIQUE INDEX "messages_by_providerMessageId" ON "messages" ((doc->>'accountId'), (doc->>'providerMessageId'))
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'providerMessageId' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

@@ -1,0 +1,50 @@
+import type { Gateway } from '../context.js';
+import { notFound } from '../errors.js';
+import { publicTwilioCredentials, type TwilioCredentials } from '../providers/channels/twilio.js';
+import { publicWhatsAppCloudCredentials, type WhatsAppCloudCredentials } from '../providers/channels/whatsapp-cloud.js';
+import type { Account } from './accounts.js';
+
+/**
+ * An account's built-in channel providers: Twilio (SMS, and WhatsApp with a WhatsApp sender) and the WhatsApp Cloud
+ * API. Without them SMS and WhatsApp run on the offline `log` provider. Secrets are stored to be used and shown
+ * back only masked.
+ */
+export interface ChannelCredentials {
+  twilio?: TwilioCredentials;
+  whatsapp?: WhatsAppCloudCredentials;
+}
+
+export type ProviderName = keyof ChannelCredentials;
+
+/** The webhook addresses the owner pastes into Twilio's or Meta's console, under this gateway's public address. */
+export function webhookUrls(base: string, accountId: string) {
+  return {
+    twilio: { incoming: `${base}/v1/channels/twilio/${accountId}/incoming`, status: `${base}/v1/channels/twilio/${accountId}/status` },
+    whatsapp: { webhook: `${base}/v1/channels/whatsapp/${accountId}/webhook` },
+  };
+}
+
+export function publicChannels(account: Account, base: string) {
+  const c = account.channels ?? {};
+  const urls = webhookUrls(base, account.id);
+  return {
+    twilio: c.twilio ? { ...publicTwilioCredentials(c.twilio), webhooks: urls.twilio } : null,
+    whatsapp: c.whatsapp ? { ...publicWhatsAppCloudCredentials(c.whatsapp), webhooks: urls.whatsapp } : null,
+  };
+}
+
+export async function setChannel(gw: Gateway, accountId: string, provider: ProviderName, credentials: TwilioCredentials | WhatsAppCloudCredentials): Promise<Account> {
+  return gw.store.transact(async (tx) => {
+    const account = (await tx.get<Account>('accounts', accountId))!;
+    return tx.update<Account>('accounts', accountId, { channels: { ...account.channels, [provider]: credentials } });
+  });
+}
+
+export async function removeChannel(gw: Gateway, accountId: string, provider: ProviderName): Promise<Account> {
+  return gw.store.transact(async (tx) => {
+    const account = (await tx.get<Account>('accounts', accountId))!;
+    if (!account.channels?.[provider]) throw notFound(`The ${provider} channel`);
+    const { [provider]: _removed, ...rest } = account.channels;
+    return tx.update<Account>('accounts', accountId, { channels: rest });
+  });
+}

@@ -1,0 +1,91 @@
+import express, { Router, type Request } from 'express';
+import type { Gateway } from '../../context.js';
+import type { Account } from '../../domain/accounts.js';
+import { applyStatusUpdate } from '../../domain/message-status.js';
+import { receiveOnChannel } from '../../domain/messages.js';
+import { ApiError, badRequest, notFound } from '../../errors.js';
+import type { InboundMessage } from '../../providers/channels/channel-provider.js';
+import { parseTwilioInbound, parseTwilioStatus, verifyTwilioSignature } from '../../providers/channels/twilio.js';
+import { parseWhatsAppWebhook, verifyWhatsAppSignature, verifyWhatsAppSubscription } from '../../providers/channels/whatsapp-cloud.js';
+import { route } from '../route.js';
+import { publicBase } from './channels.js';
+
+const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
+const badSignature = () => new ApiError(403, 'INVALID_SIGNATURE', 'The request signature does not match the channel credentials');
+
+/**
+ * What Twilio and Meta post to the gateway: contacts' messages and the status of messages sent. They carry no API
+ * key: each request is proven by its provider's signature over the body, made with the account's own secret (Twilio
+ * auth token, Meta app secret), and refused with 403 otherwise. An account without that provider is not found.
+ */
+export function providerWebhooksRouter(gw: Gateway): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 200, type: () => true });
+  const raw = express.raw({ limit: '1mb', type: () => true });
+
+  async function withProvider<P extends 'twilio' | 'whatsapp'>(req: Request, provider: P) {
+    const account = await gw.store.get<Account>('accounts', String(req.params.accountId));
+    const credentials = account?.channels?.[provider];
+    if (!account || !credentials) throw notFound(`The ${provider} channel of this account`);
+    return { account, credentials: credentials as NonNullable<NonNullable<Account['channels']>[P]> };
+  }
+
+  async function receive(account: Account, message: InboundMessage): Promise<void> {
+    await receiveOnChannel(gw, account, message.channel, {
+      phone: message.from,
+      body: message.body,
+      messageSid: message.providerMessageId,
+      media: message.media[0] ?? null,
+      firstName: message.profileName,
+      sentAt: message.sentAt,
+    });
+  }
+
+  async function twilioRequest(req: Request) {
+    const { account, credentials } = await withProvider(req, 'twilio');
+    const params = (req.body ?? {}) as Record<string, string>;
+    const url = `${publicBase(gw, req)}${req.originalUrl}`;
+    if (!verifyTwilioSignature(credentials.authToken, url, params, req.get('x-twilio-signature'))) throw badSignature();
+    return { account, params };
+  }
+
+  route(router, '/channels/twilio/:accountId/incoming', {
+    post: [form, async (req, res) => {
+      const { account, params } = await twilioRequest(req);
+      await receive(account, parseTwilioInbound(params));
+      res.type('text/xml').send(EMPTY_TWIML);
+    }],
+  });
+  route(router, '/channels/twilio/:accountId/status', {
+    post: [form, async (req, res) => {
+      const { account, params } = await twilioRequest(req);
+      const update = parseTwilioStatus(params);
+      if (update) await applyStatusUpdate(gw, account, update);
+      res.status(204).end();
+    }],
+  });
+  route(router, '/channels/whatsapp/:accountId/webhook', {
+    get: async (req, res) => {
+      const { credentials } = await withProvider(req, 'whatsapp');
+      const challenge = verifyWhatsAppSubscription(credentials, req.query as Record<string, unknown>);
+      if (challenge === undefined) throw new ApiError(403, 'INVALID_VERIFY_TOKEN', 'hub.verify_token does not match the channel\'s verifyToken');
+      res.type('text/plain').send(challenge);
+    },
+    post: [raw, async (req, res) => {
+      const { account, credentials } = await withProvider(req, 'whatsapp');
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      if (!verifyWhatsAppSignature(credentials.appSecret, body, req.get('x-hub-signature-256'))) throw badSignature();
+      let payload: unknown;
+      try {
+        payload = JSON.parse(body.toString('utf8'));
+      } catch {
+        throw badRequest('The body is not JSON');
+      }
+      const { messages, statuses } = parseWhatsAppWebhook(payload);
+      for (const message of messages) await receive(account, message);
+      for (const status of statuses) await applyStatusUpdate(gw, account, status);
+      res.status(200).json({ success: true });
+    }],
+  });
+  return router;
+}

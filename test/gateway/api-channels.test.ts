@@ -1,0 +1,248 @@
+import { createHmac } from 'node:crypto';
+import { api, createAccount, expectApiError, poll, Receiver, request, uniquePhone, useGateway, type Received, type TestAccount } from './api-support';
+
+/**
+ * Built-in channels over HTTPS, with Twilio, the WhatsApp Cloud API and an OpenAI-compatible endpoint stood in by one
+ * local server: channel credentials; an SMS lead through Twilio answered by the LLM, with status callbacks; a bad
+ * credential; signatures; a WhatsApp lead inside and outside the 24-hour window.
+ */
+const PUBLIC_URL = 'https://chat.example.test';
+const BAD_SID = `AC${'b'.repeat(32)}`;
+let llmAnswer = 'Sure!';
+let sent = 0;
+
+function respond(_n: number, req: Received) {
+  if (req.path.startsWith('/2010-04-01/Accounts/')) {
+    if (req.path.includes(BAD_SID)) return { status: 401, body: JSON.stringify({ code: 20003, message: 'Authenticate', status: 401 }) };
+    return { status: 201, body: JSON.stringify({ sid: `SM${String(++sent).padStart(32, '0')}`, status: 'queued' }) };
+  }
+  if (req.path.endsWith('/messages')) return { status: 200, body: JSON.stringify({ messaging_product: 'whatsapp', messages: [{ id: `wamid.${++sent}` }] }) };
+  if (req.path === '/v1/chat/completions') {
+    const completion = { id: 'c1', object: 'chat.completion', model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: llmAnswer } }] };
+    return { status: 200, body: JSON.stringify(completion), headers: { 'content-type': 'application/json' } };
+  }
+  return { status: 404 };
+}
+
+const env: Record<string, string> = { LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '300ms', LEADCHAT_PUBLIC_URL: PUBLIC_URL };
+let provider: Receiver;
+beforeAll(async () => {
+  provider = await Receiver.start(respond);
+  const base = provider.url.replace(/\/hook$/, '');
+  env.LEADCHAT_TWILIO_API_URL = base;
+  env.LEADCHAT_WHATSAPP_API_URL = `${base}/v23.0`;
+});
+const ctx = useGateway(env);
+const hooks: Receiver[] = [];
+afterAll(async () => {
+  await Promise.all([provider, ...hooks].map((r) => r.close()));
+});
+
+const hex = (c: string, n = 32) => c.repeat(n);
+const twilio = (sid = `AC${hex('a')}`) => ({ accountSid: sid, authToken: hex('1'), from: '+15005550006' });
+const whatsapp = { phoneNumberId: '1234567890', accessToken: 'EAAG-token-0123456789', appSecret: hex('2'), verifyToken: 'verify-me-please' };
+
+async function accountWith(channels: { twilio?: object; whatsapp?: object }, events = ['delivery_failed', 'goal_reached', 'handoff']) {
+  const account = await createAccount(ctx.gw);
+  for (const [name, credentials] of Object.entries(channels)) {
+    const res = await api(ctx.gw, account, 'PUT', `channels/${name}`, { body: credentials });
+    expect(res.status).toBe(200);
+  }
+  const hook = await Receiver.start();
+  hooks.push(hook);
+  await api(ctx.gw, account, 'POST', 'webhooks', { body: { url: hook.url, events } });
+  return { account, hook };
+}
+
+/** Twilio's X-Twilio-Signature: base64 HMAC-SHA1 of the URL followed by each parameter's name and value, sorted. */
+function twilioSignature(token: string, url: string, params: Record<string, string>): string {
+  const data = url + Object.keys(params).sort().map((k) => k + params[k]).join('');
+  return createHmac('sha1', token).update(data).digest('base64');
+}
+
+function postTwilio(account: TestAccount, kind: 'incoming' | 'status', params: Record<string, string>, token = hex('1')) {
+  const path = `/v1/channels/twilio/${account.id}/${kind}`;
+  return request(ctx.gw, 'POST', path, {
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(token, PUBLIC_URL + path, params) },
+    body: new URLSearchParams(params).toString(),
+  });
+}
+
+function postWhatsApp(account: TestAccount, payload: object, secret = whatsapp.appSecret) {
+  const body = JSON.stringify(payload);
+  const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  return request(ctx.gw, 'POST', `/v1/channels/whatsapp/${account.id}/webhook`, { headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
+}
+
+const whatsappChange = (value: object) => ({ object: 'whatsapp_business_account', entry: [{ id: 'WABA', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { phone_number_id: whatsapp.phoneNumberId }, ...value } }] }] });
+const whatsappText = (phone: string, id: string, body: string, sentAt = Date.now()) =>
+  whatsappChange({ contacts: [{ wa_id: phone.slice(1), profile: { name: 'Lucía' } }], messages: [{ from: phone.slice(1), id, timestamp: String(Math.floor(sentAt / 1000)), type: 'text', text: { body } }] });
+
+const messages = async (account: TestAccount, contactId: string) => (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`)).body.data as any[];
+const toProvider = (pathPart: string) => provider.requests.filter((r) => r.path.includes(pathPart));
+const form = (r: Received) => Object.fromEntries(new URLSearchParams(r.raw));
+
+test('channel credentials are validated, stored and shown back masked with the webhook addresses; each account sees its own', async () => {
+  const account = await createAccount(ctx.gw);
+  expect((await api(ctx.gw, account, 'GET', 'channels')).body).toEqual({ twilio: null, whatsapp: null });
+  const saved = await api(ctx.gw, account, 'PUT', 'channels/twilio', { body: { ...twilio(), whatsappFrom: 'whatsapp:+14155238886' } });
+  expect(saved.status).toBe(200);
+  expect(saved.body.twilio).toEqual({
+    accountSid: `AC${hex('a')}`,
+    authToken: '••••1111',
+    from: '+15005550006',
+    messagingServiceSid: null,
+    whatsappFrom: '+14155238886',
+    webhooks: { incoming: `${PUBLIC_URL}/v1/channels/twilio/${account.id}/incoming`, status: `${PUBLIC_URL}/v1/channels/twilio/${account.id}/status` },
+  });
+  const wa = await api(ctx.gw, account, 'PUT', 'channels/whatsapp', { body: whatsapp });
+  expect(wa.body.whatsapp).toEqual({ phoneNumberId: '1234567890', accessToken: '••••6789', appSecret: '••••2222', verifyToken: 'verify-me-please', webhooks: { webhook: `${PUBLIC_URL}/v1/channels/whatsapp/${account.id}/webhook` } });
+  const shown = await api(ctx.gw, account, 'GET', 'channels');
+  expect(shown.text).not.toContain(hex('1'));
+  expect(shown.text).not.toContain(whatsapp.accessToken);
+  expect(shown.text).not.toContain(whatsapp.appSecret);
+
+  const bad = await api(ctx.gw, account, 'PUT', 'channels/twilio', { body: { ...twilio(), authToken: 'short' } });
+  expectApiError(bad, 400, 'VALIDATION_ERROR');
+  expect(bad.body.error.message).toMatch(/^authToken/);
+  expectApiError(await api(ctx.gw, account, 'PUT', 'channels/twilio', { body: { accountSid: `AC${hex('a')}`, authToken: hex('1') } }), 400, 'VALIDATION_ERROR');
+  expectApiError(await api(ctx.gw, account, 'PUT', 'channels/whatsapp', { body: { ...whatsapp, extra: true } }), 400, 'VALIDATION_ERROR');
+
+  const stranger = await createAccount(ctx.gw);
+  expect((await api(ctx.gw, stranger, 'GET', 'channels')).body).toEqual({ twilio: null, whatsapp: null });
+  expectApiError(await api(ctx.gw, stranger, 'DELETE', 'channels/twilio'), 404, 'NOT_FOUND');
+  expect((await api(ctx.gw, account, 'DELETE', 'channels/twilio')).body.twilio).toBeNull();
+  expect((await api(ctx.gw, account, 'GET', 'channels')).body.whatsapp).not.toBeNull();
+});
+
+test('an SMS lead through Twilio is answered by the OpenAI-compatible bot, and status callbacks update each message', async () => {
+  const { account, hook } = await accountWith({ twilio: twilio() });
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { provider: 'openai', openai: { baseUrl: `${provider.url.replace(/\/hook$/, '')}/v1`, model: 'llama3.1', apiKey: 'sk-local-secret' } } });
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+  const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Smile Dental', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}, thanks for your interest in Smile Dental!', triggerOnNewContacts: true, status: 'live',
+      bot: { goal: 'Book a cleaning', faqs: [{ question: 'How much is a cleaning?', answer: 'A cleaning costs $90.' }, { question: 'Where are you?', answer: '12 Main Street.' }] },
+    },
+  })).body;
+  const phone = uniquePhone();
+  const lead = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, firstName: 'Ann' } })).body;
+  await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: lead.id } });
+
+  const opening = await poll(() => messages(account, lead.id), (m) => m[0]?.status === 'sent');
+  expect(opening[0]).toMatchObject({ author: 'campaign', provider: 'twilio', providerMessageId: expect.stringMatching(/^SM/), body: 'Hi Ann, thanks for your interest in Smile Dental!' });
+  const [call] = toProvider(`/Accounts/AC${hex('a')}/Messages.json`).filter((r) => form(r).To === phone);
+  expect(form(call!)).toEqual({ To: phone, From: '+15005550006', Body: 'Hi Ann, thanks for your interest in Smile Dental!', StatusCallback: `${PUBLIC_URL}/v1/channels/twilio/${account.id}/status` });
+  expect(call!.headers.authorization).toBe(`Basic ${Buffer.from(`AC${hex('a')}:${hex('1')}`).toString('base64')}`);
+
+  const delivered = await postTwilio(account, 'status', { MessageSid: opening[0].providerMessageId, MessageStatus: 'delivered', AccountSid: `AC${hex('a')}` });
+  expect(delivered.status).toBe(204);
+  expect((await messages(account, lead.id))[0]).toMatchObject({ status: 'delivered' });
+
+  llmAnswer = 'Great choice, Ann! A cleaning is $90 and I have booked you for Tuesday. [GOAL_REACHED]';
+  const inbound = await postTwilio(account, 'incoming', { MessageSid: `SM${hex('c')}`, From: phone, To: '+15005550006', Body: 'How much for a cleaning? I want to book', NumMedia: '0' });
+  expect(inbound.status).toBe(200);
+  expect(inbound.headers['content-type']).toMatch(/^text\/xml/);
+  const answered = await poll(() => messages(account, lead.id), (m) => m.some((x) => x.author === 'bot' && x.status === 'sent'));
+  const reply = answered.find((x) => x.author === 'bot');
+  expect(reply).toMatchObject({ body: 'Great choice, Ann! A cleaning is $90 and I have booked you for Tuesday.', provider: 'twilio', campaignId: campaign.id });
+  const [llmCall] = toProvider('/v1/chat/completions');
+  expect(llmCall!.headers.authorization).toBe('Bearer sk-local-secret');
+  expect(llmCall!.body.messages[0].content).toContain('A cleaning costs $90.');
+  expect(llmCall!.body.messages.at(-1)).toEqual({ role: 'user', content: 'How much for a cleaning? I want to book' });
+  const goal = await poll(async () => hook.requests.filter((r) => r.body?.type === 'goal_reached'), (e) => e.length === 1);
+  expect(goal[0]!.body).toMatchObject({ contactId: lead.id, campaignId: campaign.id, goal: 'Book a cleaning', messageId: reply.id });
+  const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations')).body.data;
+  expect(conversation.goalReachedAt).toEqual(expect.any(String));
+
+  // The same webhook again (Twilio retries when unsure) is stored once and answered once.
+  await postTwilio(account, 'incoming', { MessageSid: `SM${hex('c')}`, From: phone, To: '+15005550006', Body: 'How much for a cleaning? I want to book', NumMedia: '0' });
+  await new Promise((r) => setTimeout(r, 800));
+  expect((await messages(account, lead.id)).filter((m) => m.direction === 'incoming')).toHaveLength(1);
+
+  const undelivered = await postTwilio(account, 'status', { MessageSid: reply.providerMessageId, MessageStatus: 'undelivered', ErrorCode: '30003', ErrorMessage: 'Unreachable destination handset' });
+  expect(undelivered.status).toBe(204);
+  const failed = (await api(ctx.gw, account, 'GET', `messages/${reply.id}`)).body;
+  expect(failed).toMatchObject({ status: 'failed', errorCode: '30003', error: expect.stringContaining('Unreachable destination handset') });
+  await poll(async () => hook.requests.filter((r) => r.body?.type === 'delivery_failed' && r.body?.messageId === reply.id), (e) => e.length === 1);
+  // A late "sent" does not bring a failed message back.
+  await postTwilio(account, 'status', { MessageSid: reply.providerMessageId, MessageStatus: 'sent' });
+  expect((await api(ctx.gw, account, 'GET', `messages/${reply.id}`)).body.status).toBe('failed');
+});
+
+test('when the LLM endpoint fails the FAQ bot answers, and the test endpoint says why', async () => {
+  const { account } = await accountWith({});
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { provider: 'openai', openai: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: null } } });
+  const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Shop', channel: 'custom', customChannel: 'chat', bot: { faqs: [{ question: 'Do you ship abroad?', answer: 'We ship to all EU countries.' }] } } })).body;
+  const res = await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'do you ship abroad?' } });
+  expect(res.body).toMatchObject({ provider: 'faq', fallbackReason: expect.stringMatching(/could not connect|ECONNREFUSED/), reply: { kind: 'reply', body: 'We ship to all EU countries.' } });
+});
+
+test('a bad Twilio credential turns the message failed with Twilio\'s error, visible through the API', async () => {
+  const { account, hook } = await accountWith({ twilio: twilio(BAD_SID) });
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+  await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Funnel', channel: 'sms', listId: list.id, openingMessage: 'Hi!', triggerOnNewContacts: true, status: 'live' } });
+  const lead = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: 'Bo' } })).body;
+  await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: lead.id } });
+  const [message] = await poll(() => messages(account, lead.id), (m) => m[0]?.status === 'failed');
+  expect(message).toMatchObject({ provider: 'twilio', errorCode: '20003', error: 'Twilio 20003: Authenticate' });
+  await poll(async () => hook.requests.filter((r) => r.body?.type === 'delivery_failed'), (e) => e.length === 1);
+});
+
+test('provider webhooks are refused without their signature, with another secret, or for an account without the channel', async () => {
+  const { account } = await accountWith({ twilio: twilio(), whatsapp });
+  const params = { MessageSid: `SM${hex('d')}`, From: uniquePhone(), To: '+15005550006', Body: 'hello' };
+  expectApiError(await postTwilio(account, 'incoming', params, hex('9')), 403, 'INVALID_SIGNATURE');
+  const unsigned = await request(ctx.gw, 'POST', `/v1/channels/twilio/${account.id}/incoming`, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString() });
+  expectApiError(unsigned, 403, 'INVALID_SIGNATURE');
+  expectApiError(await postWhatsApp(account, whatsappText(uniquePhone(), 'wamid.x', 'hi'), hex('9')), 403, 'INVALID_SIGNATURE');
+  const plain = await createAccount(ctx.gw);
+  expectApiError(await postTwilio(plain, 'incoming', params), 404, 'NOT_FOUND');
+  expectApiError(await postWhatsApp(plain, whatsappText(uniquePhone(), 'wamid.y', 'hi')), 404, 'NOT_FOUND');
+  expect((await api(ctx.gw, account, 'GET', 'conversations')).body.data).toEqual([]);
+
+  // Meta's subscription handshake echoes the challenge only for the account's verify token.
+  const ok = await request(ctx.gw, 'GET', `/v1/channels/whatsapp/${account.id}/webhook`, { query: { 'hub.mode': 'subscribe', 'hub.verify_token': whatsapp.verifyToken, 'hub.challenge': '1158201444' } });
+  expect({ status: ok.status, text: ok.text }).toEqual({ status: 200, text: '1158201444' });
+  const wrong = await request(ctx.gw, 'GET', `/v1/channels/whatsapp/${account.id}/webhook`, { query: { 'hub.mode': 'subscribe', 'hub.verify_token': 'nope', 'hub.challenge': '1' } });
+  expectApiError(wrong, 403, 'INVALID_VERIFY_TOKEN');
+});
+
+test("a WhatsApp lead: answered inside the 24-hour window; outside it free text is skipped, or sent as the campaign's re-engagement template", async () => {
+  const { account } = await accountWith({ whatsapp });
+  const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: { name: 'Clínica', language: 'es', channel: 'whatsapp', bot: { faqs: [{ question: '¿Cuánto cuesta una limpieza?', answer: 'La limpieza cuesta 50 €.' }] } },
+  })).body;
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
+
+  const recent = uniquePhone();
+  expect((await postWhatsApp(account, whatsappText(recent, 'wamid.in1', '¿Cuánto cuesta una limpieza?'))).status).toBe(200);
+  const contact = (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: recent } })).body;
+  expect(contact.firstName).toBe('Lucía');
+  const answered = await poll(() => messages(account, contact.id), (m) => m.some((x) => x.author === 'bot' && x.status === 'sent'));
+  expect(answered.find((x) => x.author === 'bot')).toMatchObject({ body: 'La limpieza cuesta 50 €.', provider: 'whatsapp-cloud', providerMessageId: expect.stringMatching(/^wamid\./) });
+  const textCall = toProvider(`/v23.0/${whatsapp.phoneNumberId}/messages`).find((r) => r.body?.to === recent.slice(1));
+  expect(textCall!.body).toEqual({ messaging_product: 'whatsapp', recipient_type: 'individual', to: recent.slice(1), type: 'text', text: { body: 'La limpieza cuesta 50 €.', preview_url: false } });
+  expect(textCall!.headers.authorization).toBe(`Bearer ${whatsapp.accessToken}`);
+  // Meta's status webhook: read.
+  const reply = answered.find((x) => x.author === 'bot');
+  await postWhatsApp(account, whatsappChange({ statuses: [{ id: reply.providerMessageId, status: 'read', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: recent.slice(1) }] }));
+  expect((await api(ctx.gw, account, 'GET', `messages/${reply.id}`)).body.status).toBe('read');
+
+  // A message written 25 hours ago, delivered late: the window is counted from when the contact wrote.
+  const late = uniquePhone();
+  await postWhatsApp(account, whatsappText(late, 'wamid.in2', '¿Cuánto cuesta una limpieza?', Date.now() - 25 * 3_600_000));
+  const lateContact = (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: late } })).body;
+  const skipped = await poll(() => messages(account, lateContact.id), (m) => m.some((x) => x.author === 'bot'));
+  expect(skipped.find((x) => x.author === 'bot')).toMatchObject({ status: 'skipped', errorCode: 'OUTSIDE_24H_WINDOW', error: expect.stringMatching(/24-hour/) });
+  expect(toProvider('/messages').filter((r) => r.body?.to === late.slice(1))).toHaveLength(0);
+
+  await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { reengagementTemplate: 'seguimiento', reengagementTemplateParams: ['{{first_name|hola}}'] } });
+  const later = uniquePhone();
+  await postWhatsApp(account, whatsappText(later, 'wamid.in3', '¿Cuánto cuesta una limpieza?', Date.now() - 30 * 3_600_000));
+  await poll(async () => toProvider('/messages').filter((r) => r.body?.to === later.slice(1)), (calls) => calls.length === 1);
+  expect(toProvider('/messages').find((r) => r.body?.to === later.slice(1))!.body).toEqual({
+    messaging_product: 'whatsapp', recipient_type: 'individual', to: later.slice(1), type: 'template',
+    template: { name: 'seguimiento', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Lucía' }] }] },
+  });
+});
