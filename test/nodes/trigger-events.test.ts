@@ -50,7 +50,7 @@ describe('LeadChat Trigger events', () => {
   test('each event has a name and a description, listed alphabetically as n8n shows options', () => {
     const names = triggerEvents.map((o) => o.name);
     expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b)));
-  expect(names).toEqual(['Auto-Recharge', 'Delivery Failed', 'Goal Reached', 'Hand-Off', 'Message Received', 'Opt-Out', 'Reply']);
+    expect(names).toEqual(['Auto-Recharge', 'Delivery Failed', 'Goal Reached', 'Hand-Off', 'Message Received', 'Opt-Out', 'Reply']);
     for (const option of triggerEvents) expect(option.description).toMatch(/\S/);
   });
 
