@@ -129,7 +129,7 @@ describe('LeadChat Trigger', () => {
       await host.deactivate();
     });
 
-    test('auto-recharge: the event runs a workflow that grants the credits once, keyed by its idempotency_key', async () => {
+    test('auto-recharge: a sub-account spending its credits on messages starts a workflow that grants once, keyed by its idempotency_key', async () => {
       const agency = await createAccount(gw, { type: 'agency' });
       const sub = await createAccount(gw, { parentEmail: agency.email });
       const grant = leadChatNode(
@@ -146,11 +146,23 @@ describe('LeadChat Trigger', () => {
       const host = await hostFor(agency, { events: ['auto_recharge'], registration: 'automatic' }, [grant]);
       await host.activate();
 
+      await request(gw, 'POST', '/v1/subaccounts/credits', { apiKey: agency.apiKey, body: { email: sub.email, amount: 11 } });
       const rule = await request(gw, 'PUT', '/v1/subaccounts/auto-recharge', {
         apiKey: agency.apiKey,
         body: { email: sub.email, threshold: 10, amount: 25 },
       });
-      expect(rule.status).toBe(200);
+      expect(rule.body).toMatchObject({ balance: 11, autoRecharge: { pending: false } });
+
+      // Two opening messages by SMS, a credit each: the second takes the balance below the threshold.
+      const list = (await request(gw, 'POST', '/v1/lists', { apiKey: sub.apiKey, body: { name: 'Leads' } })).body;
+      await request(gw, 'POST', '/v1/campaigns', {
+        apiKey: sub.apiKey,
+        body: { name: 'Funnel', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, status: 'live' },
+      });
+      for (const phone of ['+15557010001', '+15557010002']) {
+        const contact = (await request(gw, 'POST', '/v1/contacts', { apiKey: sub.apiKey, body: { phone, firstName: 'Lee' } })).body;
+        await request(gw, 'POST', `/v1/lists/${list.id}/contacts`, { apiKey: sub.apiKey, body: { contactId: contact.id } });
+      }
 
       await host.waitFor(() => host.executions.length === 1, 'the auto-recharge execution');
       const execution = host.executions[0]!;
@@ -161,6 +173,7 @@ describe('LeadChat Trigger', () => {
         idempotency_key: expect.any(String),
         sub_account_id: sub.id,
         sub_account_email: sub.email,
+        balance: 9,
         amount: 25,
         threshold: 10,
       });
@@ -168,7 +181,7 @@ describe('LeadChat Trigger', () => {
         success: true,
         sub_account_id: sub.id,
         credits_added: 25,
-        new_balance: 25,
+        new_balance: 34,
       });
 
       // The same event delivered again (a retried webhook) runs the workflow again: nothing more is granted.
@@ -179,9 +192,10 @@ describe('LeadChat Trigger', () => {
       });
       expect(again.status).toBe(200);
       await host.waitFor(() => host.executions.length === 2, 'the repeated execution');
-      expect(host.executions[1]!.output('Grant Credits')[0]!.json).toMatchObject({ new_balance: 25 });
+      expect(host.executions[1]!.output('Grant Credits')[0]!.json).toMatchObject({ new_balance: 34 });
       const credits = await request(gw, 'GET', '/v1/credits', { apiKey: sub.apiKey });
-      expect(credits.body.balance).toBe(25);
+      expect(credits.body.balance).toBe(34);
+      expect(credits.body.transactions.filter((t: { kind: string }) => t.kind === 'usage')).toHaveLength(2);
       await host.deactivate();
     });
   });
