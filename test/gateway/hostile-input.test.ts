@@ -391,6 +391,53 @@ describe('hostile bodies on every POST/PUT/PATCH route', () => {
     await fc.assert(fc.asyncProperty(fc.oneof(settings, webhooks), keys(), check), { numRuns: RUNS });
   });
 
+  test('bot settings and test, channel credentials, and the provider webhooks (which carry no key)', async () => {
+    // An account of its own, so that the bot settings tried here cannot touch the other tests' accounts.
+    const owner = await createAccount(gw);
+    const k = { apiKey: owner.apiKey };
+    const ownCampaign = (await request(gw, 'POST', '/v1/campaigns', { ...k, body: { name: 'Bot', bot: { faqs: [{ question: 'Open?', answer: 'Yes.' }] } } })).body.id;
+    const twilio = { accountSid: `AC${'a'.repeat(32)}`, authToken: '1'.repeat(32), from: '+15005550006' };
+    const whatsapp = { phoneNumberId: '123456', accessToken: 'token-0123456789', appSecret: '2'.repeat(32), verifyToken: 'verify-me-please' };
+    expect((await request(gw, 'PUT', '/v1/channels/twilio', { ...k, body: twilio })).status).toBe(200);
+    expect((await request(gw, 'PUT', '/v1/channels/whatsapp', { ...k, body: whatsapp })).status).toBe(200);
+
+    const url = fc.constantFrom('http://127.0.0.1:1/v1', 'https://api.openai.com/v1', 'ftp://x', 'http://', '');
+    const bot = hostileRequest('PUT', fc.constant('/v1/settings/bot'), hostileBody({
+      provider: [fc.constantFrom('faq', 'openai', 'gpt', '')],
+      openai: [fc.record({ baseUrl: url, model: weirdString, apiKey: fc.oneof(weirdString, fc.constant(null)) }), fc.constant(null)],
+      defaultCampaignId: [segment(() => ownCampaign, () => campaignId), fc.constant(null)],
+    }));
+    const ask = hostileRequest('POST', segment(() => ownCampaign, () => campaignId).map((id) => `/v1/campaigns/${id}/bot/test`), hostileBody({
+      message: [weirdString, hugeString],
+      history: [fc.array(fc.record({ from: fc.constantFrom('contact', 'bot', 'team', 'x'), body: weirdString }), { maxLength: 25 })],
+      firstName: [weirdString, fc.constant(null)],
+    }));
+    const credentials = hostileRequest('PUT', fc.constantFrom('/v1/channels/twilio', '/v1/channels/whatsapp'), hostileBody({
+      accountSid: [fc.constantFrom(twilio.accountSid, 'AC', weirdString)],
+      authToken: [fc.constantFrom(twilio.authToken, 'x')],
+      from: [fc.constantFrom(...phones)],
+      whatsappFrom: [fc.constantFrom(...phones, 'whatsapp:+14155238886')],
+      phoneNumberId: [fc.constantFrom('123456', 'abc')],
+      accessToken: [weirdString],
+      appSecret: [fc.constantFrom(whatsapp.appSecret, 'short')],
+      verifyToken: [weirdString],
+    }));
+    await fc.assert(fc.asyncProperty(fc.oneof(bot, ask, credentials), async (h) => expectSane(h, await send(h, owner.apiKey))), { numRuns: RUNS * 2 });
+
+    // Provider webhooks: random bodies, content types and signatures are refused (403, 404, 400, 413), never a 500.
+    const hook = fc.constantFrom(`/v1/channels/twilio/${owner.id}/incoming`, `/v1/channels/twilio/${owner.id}/status`, `/v1/channels/whatsapp/${owner.id}/webhook`, `/v1/channels/twilio/${other.id}/incoming`, '/v1/channels/whatsapp/acc_nope/webhook');
+    const body = hostileBody({ MessageSid: [weirdString], From: [fc.constantFrom(...phones)], Body: [weirdString], object: [fc.constant('whatsapp_business_account')], entry: [fc.anything()] });
+    const headerValue = fc.string({ unit: 'grapheme-ascii', maxLength: 100 }).filter((v) => /^[\x21-\x7e]*$/.test(v));
+    const signature = fc.record({ 'x-twilio-signature': headerValue, 'x-hub-signature-256': fc.oneof(headerValue, fc.constant('sha256=00'), headerValue.map((v) => `sha256=${v}`)) }, { requiredKeys: [] });
+    const posted = fc.tuple(hostileRequest('POST', hook, body), signature).map(([h, headers]) => printable({ ...h, headers }));
+    await fc.assert(fc.asyncProperty(posted, async (h) => {
+      const res = await send(h);
+      expectSane(h, res);
+      expect(res.status).toBeGreaterThanOrEqual(400);
+    }), { numRuns: RUNS * 2 });
+    expect((await request(gw, 'GET', '/v1/conversations', k)).body.data).toEqual([]);
+  });
+
   test('admin routes: POST /admin/v1/accounts and POST /admin/v1/accounts/{id}/credits/usage', async () => {
     const create = hostileRequest('POST', fc.constant('/admin/v1/accounts'), hostileBody({
       name: [weirdString],
