@@ -17,12 +17,16 @@ const HISTORY = 20;
 
 const replyKey = (messageId: string) => `bot_reply:${messageId}`;
 
+/** A campaign whose bot answers now: on, and the campaign not paused. */
+const answering = (campaign: Campaign | undefined): campaign is Campaign => !!campaign?.bot.active && campaign.status !== 'paused';
+
 /**
  * A contact's message the bot may answer: its reply job waits `debounceMs`, so that a burst ("hi" "I saw your ad"
  * "how much is it?") is answered once. Each message has its own job; the one for the latest message answers, the
- * others find a newer message and do nothing.
+ * others find a newer message and do nothing. A message no campaign's bot would answer queues nothing.
  */
-export async function scheduleBotReply(tx: Tx, conversation: Conversation, message: Message, debounceMs: number): Promise<void> {
+export async function scheduleBotReply(tx: Tx, account: Account, conversation: Conversation, message: Message, debounceMs: number): Promise<void> {
+  if (!answering(await campaignForReply(tx, account, conversation, message))) return;
   await tx.enqueue({
     kind: 'bot_reply',
     data: { conversationId: conversation.id, messageId: message.id },
@@ -87,7 +91,7 @@ export async function runBotReply(gw: Gateway, job: Job<{ conversationId: string
   ]);
   if (!account || !contact || !message || !botMaySpeak(conversation, contact)) return;
   const campaign = await campaignForReply(gw.store, account, conversation, message);
-  if (!campaign?.bot.active || campaign.status === 'paused') return;
+  if (!answering(campaign)) return;
   const context = await contextOf(gw.store, conversation, contact);
   if (!context.message) return;
   const answer = await answerAs(gw, account, campaign, context);

@@ -54,6 +54,6 @@ export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact:
   } else if (intent === 'handoff' && latest.bot.active) {
     await handOff(tx, account, latest, 'contact_asked', message.body);
   } else if (latest.bot.active && latest.status === 'active') {
-    await scheduleBotReply(tx, latest, message, gw.config.botDebounceMs);
+    await scheduleBotReply(tx, account, latest, message, gw.config.botDebounceMs);
   }
 }
