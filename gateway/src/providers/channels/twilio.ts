@@ -1,10 +1,10 @@
-import got from 'got';
 import twilio from 'twilio';
 import { z } from 'zod';
 import { normalizePhone } from '../../domain/phone.js';
 import { badRequest } from '../../errors.js';
 import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from './channel-provider.js';
 import { mask, redact } from './mask.js';
+import { postToProvider } from './provider-request.js';
 
 export interface TwilioCredentials {
   accountSid: string;
@@ -107,15 +107,6 @@ function messageForm(c: TwilioCredentials, message: OutgoingMessage, statusCallb
   return form;
 }
 
-function parseJson(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Twilio's error answer `{code, message, more_info, status}` as a ChannelError; only a rate limit or an outage may pass. */
 function twilioError(status: number, answer: Record<string, unknown> | undefined, authToken: string): ChannelError {
   const code = typeof answer?.code === 'number' || typeof answer?.code === 'string' ? String(answer.code) : null;
@@ -135,26 +126,11 @@ export function createTwilioProvider(
     refuse: (campaign) => refusal(c, campaign),
     async send(message) {
       const form = messageForm(c, message, options.statusCallbackUrl);
-      let response;
-      try {
-        response = await got.post(endpoint, {
-          form,
-          headers: { authorization },
-          timeout: { request: options.timeoutMs },
-          retry: { limit: 0 },
-          throwHttpErrors: false,
-          // A redirect would carry the credentials somewhere the owner never configured.
-          followRedirect: false,
-          responseType: 'text',
-        });
-      } catch (err) {
-        throw new ChannelError(redact(`Twilio could not be reached: ${(err as Error).message}`, c.authToken), true);
-      }
-      const answer = parseJson(response.body);
-      if (response.statusCode < 200 || response.statusCode >= 300) throw twilioError(response.statusCode, answer, c.authToken);
+      const { status, answer } = await postToProvider('Twilio', endpoint, { form }, { authorization, timeoutMs: options.timeoutMs, secret: c.authToken });
+      if (status < 200 || status >= 300) throw twilioError(status, answer, c.authToken);
       if (typeof answer?.sid !== 'string' || !answer.sid) {
         // The message may have gone: trying again could text the contact twice.
-        throw new ChannelError(`Twilio answered HTTP ${response.statusCode} without a message sid`, false);
+        throw new ChannelError(`Twilio answered HTTP ${status} without a message sid`, false);
       }
       return { providerMessageId: answer.sid };
     },

@@ -1,10 +1,10 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import got from 'got';
 import { z } from 'zod';
 import { normalizePhone } from '../../domain/phone.js';
 import { badRequest } from '../../errors.js';
 import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from './channel-provider.js';
 import { mask, redact } from './mask.js';
+import { postToProvider } from './provider-request.js';
 
 export interface WhatsAppCloudCredentials {
   phoneNumberId: string;
@@ -67,15 +67,6 @@ function messagePayload(message: OutgoingMessage): Record<string, unknown> {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
-function parseJson(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isRecord(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** One sentence for a Graph error: its code, its text without Graph's "(#code)" prefix, and the details Meta adds. */
 function describe(code: string | null, message: string | undefined, details: string | undefined): string | null {
   const text = message?.replace(/^\(#\d+\)\s*/, '').slice(0, 500);
@@ -101,26 +92,11 @@ export function createWhatsAppCloudProvider(c: WhatsAppCloudCredentials, options
     refuse: refusal,
     async send(message) {
       const json = messagePayload(message);
-      let response;
-      try {
-        response = await got.post(endpoint, {
-          json,
-          headers: { authorization: `Bearer ${c.accessToken}` },
-          timeout: { request: options.timeoutMs },
-          retry: { limit: 0 },
-          throwHttpErrors: false,
-          // A redirect would carry the token somewhere the owner never configured.
-          followRedirect: false,
-          responseType: 'text',
-        });
-      } catch (err) {
-        throw new ChannelError(redact(`WhatsApp could not be reached: ${(err as Error).message}`, c.accessToken), true);
-      }
-      const answer = parseJson(response.body);
-      if (response.statusCode < 200 || response.statusCode >= 300) throw graphError(response.statusCode, answer, c.accessToken);
+      const { status, answer } = await postToProvider('WhatsApp', endpoint, { json }, { authorization: `Bearer ${c.accessToken}`, timeoutMs: options.timeoutMs, secret: c.accessToken });
+      if (status < 200 || status >= 300) throw graphError(status, answer, c.accessToken);
       const sent = Array.isArray(answer?.messages) && isRecord(answer.messages[0]) ? str(answer.messages[0].id) : undefined;
       // The message may have gone: trying again could write to the contact twice.
-      if (!sent) throw new ChannelError(`WhatsApp answered HTTP ${response.statusCode} without a message id`, false);
+      if (!sent) throw new ChannelError(`WhatsApp answered HTTP ${status} without a message id`, false);
       return { providerMessageId: sent };
     },
   };
