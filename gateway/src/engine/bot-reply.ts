@@ -25,8 +25,8 @@ const answering = (campaign: Campaign | undefined): campaign is Campaign => !!ca
  * "how much is it?") is answered once. Each message has its own job; the one for the latest message answers, the
  * others find a newer message and do nothing. A message no campaign's bot would answer queues nothing.
  */
-export async function scheduleBotReply(tx: Tx, account: Account, conversation: Conversation, message: Message, debounceMs: number): Promise<void> {
-  if (!answering(await campaignForReply(tx, account, conversation, message))) return;
+export async function scheduleBotReply(tx: Tx, account: Account, conversation: Conversation, message: Message, others: Conversation[], debounceMs: number): Promise<void> {
+  if (!answering(await campaignForReply(tx, account, conversation, message, others))) return;
   await tx.enqueue({
     kind: 'bot_reply',
     data: { conversationId: conversation.id, messageId: message.id },
@@ -38,18 +38,17 @@ export async function scheduleBotReply(tx: Tx, account: Account, conversation: C
 
 /**
  * The campaign whose bot answers: the one the message names (customData.campaignId), else the conversation's, else
- * the contact's latest on another channel, else the account's default campaign.
+ * the contact's latest on another channel (of `others`, the contact's conversations), else the account's default.
  */
-export async function campaignForReply(r: Reader, account: Account, conversation: Conversation, message: Message): Promise<Campaign | undefined> {
+export async function campaignForReply(r: Reader, account: Account, conversation: Conversation, message: Message, others: Conversation[]): Promise<Campaign | undefined> {
   const mine = async (id: string | null | undefined) => {
     const campaign = id ? await campaignById(r, id) : undefined;
     return campaign?.accountId === account.id ? campaign : undefined;
   };
   const named = (await mine(message.campaignId)) ?? (await mine(conversation.campaignId));
   if (named) return named;
-  const others = (await conversationsOfContact(r, conversation.contactId)).filter((c) => c.campaignId);
-  others.sort((a, b) => b.lastActivityAt.localeCompare(a.lastActivityAt));
-  return (await mine(others[0]?.campaignId)) ?? (await mine(account.bot?.defaultCampaignId));
+  const latest = others.filter((c) => c.campaignId).sort((a, b) => b.lastActivityAt.localeCompare(a.lastActivityAt))[0];
+  return (await mine(latest?.campaignId)) ?? (await mine(account.bot?.defaultCampaignId));
 }
 
 /** Whether the bot may still speak on this conversation: on, not handed off, the contact not opted out. */
@@ -90,7 +89,7 @@ export async function runBotReply(gw: Gateway, job: Job<{ conversationId: string
     gw.store.get<Message>('messages', messageId),
   ]);
   if (!account || !contact || !message || !botMaySpeak(conversation, contact)) return;
-  const campaign = await campaignForReply(gw.store, account, conversation, message);
+  const campaign = await campaignForReply(gw.store, account, conversation, message, await conversationsOfContact(gw.store, contact.id));
   if (!answering(campaign)) return;
   const context = await contextOf(gw.store, conversation, contact);
   if (!context.message) return;

@@ -47,13 +47,14 @@ export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact:
   if (contact.optOut) return intent === 'opt_in' ? optIn(tx, gw, account, contact, current, message) : undefined;
 
   await stopOpenings(tx, contact.id, 'wrote_first');
-  for (const c of await conversationsOfContact(tx, contact.id)) await cancelFollowUps(tx, c);
+  const conversations = await conversationsOfContact(tx, contact.id);
+  for (const c of conversations) await cancelFollowUps(tx, c);
   const latest = (await tx.get<Conversation>('conversations', current.id))!;
   if (intent === 'help') {
     await sendOnConversation(tx, gw, account, contact, latest, { body: account.helpText?.trim() || DEFAULT_HELP_TEXT, author: 'system' });
   } else if (intent === 'handoff' && latest.bot.active) {
     await handOff(tx, account, latest, 'contact_asked', message.body);
   } else if (latest.bot.active && latest.status === 'active') {
-    await scheduleBotReply(tx, account, latest, message, gw.config.botDebounceMs);
+    await scheduleBotReply(tx, account, latest, message, conversations, gw.config.botDebounceMs);
   }
 }
