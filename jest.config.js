@@ -8,16 +8,18 @@ const base = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
 };
 const onBothBackends = ['**/gateway/api-*.test.ts', '**/gateway/crash.test.ts', '**/gateway/hostile-input.test.ts'];
+/** The web console's tests (test/console/) run on the embedded store, but for its sessions shared by processes on PostgreSQL. */
+const consoleOnPostgres = ['**/console/sessions-scale-out.test.ts'];
 
 module.exports = {
   testTimeout: 30000,
   projects: [
-    { ...base, displayName: 'lowdb', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/(scale-out|migrate|store-contract)\\.test\\.ts$'] },
+    { ...base, displayName: 'lowdb', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/(scale-out|migrate|store-contract|sessions-scale-out)\\.test\\.ts$'] },
     {
       ...base,
       displayName: 'postgres',
       roots: ['<rootDir>/test'],
-      testMatch: [...onBothBackends, '**/gateway/scale-out.test.ts', '**/gateway/migrate.test.ts', '**/gateway/store-contract.test.ts'],
+      testMatch: [...onBothBackends, '**/gateway/scale-out.test.ts', '**/gateway/migrate.test.ts', '**/gateway/store-contract.test.ts', ...consoleOnPostgres],
       setupFiles: ['<rootDir>/test/helpers/postgres-backend.ts'],
       globalSetup: '<rootDir>/test/helpers/postgres-global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/postgres-global-teardown.ts',

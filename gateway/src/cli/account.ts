@@ -37,7 +37,15 @@ export async function accountCommand(
     if (!account) throw new Error(`No account with email ${opts.email}`);
     return print(await call('POST', `/admin/v1/accounts/${account.id}/api-key`));
   }
-  throw new Error('usage: account create|rotate-key (see leadchat-gateway help)');
+  if (sub === 'password') {
+    if (!opts.email || !opts.password) throw new Error('account password needs --email and --password');
+    const found = await call('GET', `/admin/v1/accounts?email=${encodeURIComponent(opts.email)}`);
+    const account = (found.body as { data?: Array<{ id: string }> }).data?.[0];
+    if (found.status !== 200) return print(found);
+    if (!account) throw new Error(`No account with email ${opts.email}`);
+    return print(await call('PUT', `/admin/v1/accounts/${account.id}/password`, { password: opts.password }));
+  }
+  throw new Error('usage: account create|rotate-key|password (see leadchat-gateway help)');
 }
 
 function print(res: { status: number; body: unknown }): number {

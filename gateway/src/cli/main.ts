@@ -8,6 +8,7 @@ const USAGE = `Usage:
   leadchat-gateway serve
   leadchat-gateway account create --name NAME --email EMAIL [--agency] [--parent AGENCY_EMAIL] [--password PASSWORD]
   leadchat-gateway account rotate-key --email EMAIL
+  leadchat-gateway account password --email EMAIL --password PASSWORD   (web console sign-in; ends its sessions)
   leadchat-gateway migrate --to postgres://USER:PASSWORD@HOST:PORT/DATABASE
 
 Configuration comes from LEADCHAT_* environment variables (see the README).`;

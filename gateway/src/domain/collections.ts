@@ -74,4 +74,6 @@ export const collections: CollectionSpec[] = [
   { name: 'imports', indexes: { list: { fields: ['listId'] } } },
   // The rows of an import still to be applied, a chunk per document: each is removed in the commit that applies it.
   { name: 'import_chunks', indexes: { position: { unique: true, fields: ['importId', 'position'] } } },
+  // Web console sign-ins: found by the digest of the cookie's token, ended all at once when a password is reset.
+  { name: 'sessions', indexes: { tokenHash: { unique: true, fields: ['tokenHash'] }, account: { fields: ['accountId'] } } },
 ];

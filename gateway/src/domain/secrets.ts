@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 
 /** API keys and tokens are random, so a SHA-256 digest is a safe stored form; passwords get scrypt. */
 export const newApiKey = (): string => `lck_${randomBytes(24).toString('base64url')}`;
@@ -20,4 +20,21 @@ export function sameSecret(a: string, b: string): boolean {
 export function hashPassword(password: string): string {
   const salt = randomBytes(16);
   return `scrypt$${salt.toString('base64')}$${scryptSync(password, salt, 32).toString('base64')}`;
+}
+
+/**
+ * Checks a password against a `hashPassword` result. The comparison is constant-time, and scrypt runs on the
+ * thread pool so that a sign-in never holds up the requests around it. A stored value of another form is a
+ * mismatch, found after the same work as any other.
+ */
+export function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, salt = '', hash = ''] = stored.split('$');
+  const expected = Buffer.from(hash, 'base64');
+  return new Promise((resolve, reject) => {
+    scrypt(password, Buffer.from(salt, 'base64'), 32, (err, derived) => {
+      if (err) return reject(err);
+      const same = expected.length === derived.length && timingSafeEqual(derived, expected);
+      resolve(scheme === 'scrypt' && same);
+    });
+  });
 }

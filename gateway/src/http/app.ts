@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import { consoleRouter } from '../console/server/router.js';
 import type { Gateway } from '../context.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { apiKeyAuth } from './middleware/auth.js';
@@ -56,6 +57,7 @@ export function createApp(gw: Gateway, adminToken: string): Express {
 
   app.use('/v1', v1);
   app.use('/admin/v1', adminRouter(gw, adminToken));
+  app.use('/console', consoleRouter(gw));
   app.use(notFoundHandler);
   app.use(errorHandler(gw.log));
   return app;

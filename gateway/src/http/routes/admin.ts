@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Gateway } from '../../context.js';
 import { createAccount, findByEmail, publicAccount, rotateApiKey, type Account } from '../../domain/accounts.js';
 import { useCredits } from '../../domain/credits.js';
+import { passwordBody, setPassword } from '../../console/server/passwords.js';
 import { adminAuth } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { readPage } from '../paging.js';
@@ -29,6 +30,14 @@ export function adminRouter(gw: Gateway, adminToken: string): Router {
     post: async (req, res) => {
       res.set('Cache-Control', 'no-store').json({ apiKey: await rotateApiKey(gw, String(req.params.id)) });
     },
+  }, before);
+  // The web console's sign-in password; setting it signs the account out of every console session.
+  route(router, '/accounts/:id/password', {
+    put: [jsonBody(), async (req, res) => {
+      const { password } = parse(passwordBody, req.body);
+      const { account, sessionsEnded } = await setPassword(gw, String(req.params.id), password);
+      res.set('Cache-Control', 'no-store').json({ ...publicAccount(account), passwordSet: true, sessionsEnded });
+    }],
   }, before);
   route(router, '/accounts/:id/credits/usage', {
     post: [jsonBody(), async (req, res) => {

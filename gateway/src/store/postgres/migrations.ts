@@ -154,6 +154,15 @@ CREATE UNIQUE INDEX "messages_by_providerMessageId" ON "messages" ((doc->>'accou
   WHERE doc->>'accountId' IS NOT NULL AND doc->>'providerMessageId' IS NOT NULL;
 `,
   },
+  {
+    version: 6,
+    name: 'web console sessions',
+    sql: `
+CREATE TABLE "sessions" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE UNIQUE INDEX "sessions_by_tokenHash" ON "sessions" ((doc->>'tokenHash')) WHERE doc->>'tokenHash' IS NOT NULL;
+CREATE INDEX "sessions_by_account" ON "sessions" ((doc->>'accountId'), seq) WHERE doc->>'accountId' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

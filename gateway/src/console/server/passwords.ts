@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import type { Gateway } from '../../context.js';
+import { getAccount, type Account } from '../../domain/accounts.js';
+import { hashPassword } from '../../domain/secrets.js';
+import { endSessionsOf } from './sessions.js';
+
+/** The same rule as a password given when the account is created. */
+export const passwordBody = z.object({ password: z.string().min(12, 'must be at least 12 characters').max(200) });
+
+/**
+ * The operator sets or resets an account's console password. Whoever was signed in with the old one is signed
+ * out: a reset often follows a password that leaked.
+ */
+export async function setPassword(gw: Gateway, accountId: string, password: string): Promise<{ account: Account; sessionsEnded: number }> {
+  const passwordHash = hashPassword(password);
+  const account = await gw.store.transact(async (tx) => {
+    await getAccount(tx, accountId);
+    return tx.update<Account>('accounts', accountId, { passwordHash });
+  });
+  return { account, sessionsEnded: await endSessionsOf(gw, accountId) };
+}

@@ -1,0 +1,49 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { Router, type RequestHandler } from 'express';
+import type { Gateway } from '../../context.js';
+import { notFoundHandler } from '../../http/errors.js';
+import { CONSOLE_BASE, HOME_PATH, PAGES, REDIRECTS, SIGN_IN_PATH } from '../pages.js';
+import { consoleHeaders } from './headers.js';
+import { sessionApi } from './session-api.js';
+import { sessionOf } from './sessions.js';
+import { SHELL_HTML } from './shell.js';
+
+/** The browser app as the build leaves it: dist/console/public next to dist/console/server. */
+const PUBLIC_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'public');
+
+const local = (page: string) => page.slice(CONSOLE_BASE.length) || '/';
+
+/**
+ * The web console under /console: its pages (each the same HTML shell, served only to a signed-in user; anyone
+ * else is sent to the sign-in page), its built assets, and its session API. Everything else it does goes through
+ * /v1 with the session, under the same rules as an API key.
+ */
+export function consoleRouter(gw: Gateway): Router {
+  const router = Router();
+  router.use(consoleHeaders);
+  router.use('/assets', express.static(PUBLIC_DIR, {
+    index: false,
+    redirect: false,
+    setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache'),
+  }), notFoundHandler);
+  router.use('/api', sessionApi(gw), notFoundHandler);
+
+  const toSignIn: RequestHandler = (req, res) => {
+    res.redirect(302, `${SIGN_IN_PATH}?next=${encodeURIComponent(req.originalUrl)}`);
+  };
+  const page = (status: number): RequestHandler => async (req, res, next) => {
+    if (!(await sessionOf(gw, req))) return toSignIn(req, res, next);
+    res.status(status).type('html').send(SHELL_HTML);
+  };
+
+  for (const [from, to] of Object.entries(REDIRECTS)) router.get(local(from), (_req, res) => res.redirect(302, to));
+  router.get(local(SIGN_IN_PATH), async (req, res) => {
+    if (await sessionOf(gw, req)) return res.redirect(302, HOME_PATH);
+    res.type('html').send(SHELL_HTML);
+  });
+  for (const p of PAGES) router.get(local(p.path), page(200));
+  // The app draws its own "not found" inside the shell, with the navigation to go on from there.
+  router.get('/{*rest}', page(404));
+  return router;
+}

@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import type { Request } from 'express';
+import type { Gateway } from '../../context.js';
+import type { Account } from '../../domain/accounts.js';
+import { digest, newToken, sameSecret } from '../../domain/secrets.js';
+import { forbidden } from '../../errors.js';
+import { now } from '../../ids.js';
+import { sessionCookieValue } from './cookies.js';
+
+/**
+ * A signed-in console user. The browser holds a random token in a cookie; the store holds only its digest, so a
+ * copy of the database signs nobody in. Sessions live in the store, so on PostgreSQL every process knows them.
+ */
+export interface Session {
+  id: string;
+  tokenHash: string;
+  accountId: string;
+  createdAt: string;
+  /** Epoch ms of the last request seen, to within TOUCH_EVERY_MS: the idle expiry counts from it. */
+  lastSeenAt: number;
+  /** Epoch ms after which the session ends however busy it is. */
+  expiresAt: number;
+}
+
+/** Ends a session left alone this long: a console forgotten open on a shared computer. */
+export const IDLE_MS = 2 * 60 * 60_000;
+/** Ends any session this long after sign-in, so a stolen cookie is not good forever. */
+export const MAX_AGE_MS = 12 * 60 * 60_000;
+/** Recording every request would make each read a write; the idle clock only needs minutes. */
+export const TOUCH_EVERY_MS = 60_000;
+
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** Whether a session still holds at `at`; idle counts from the last request recorded. */
+export const isLive = (s: Pick<Session, 'lastSeenAt' | 'expiresAt'>, at: number): boolean =>
+  at < s.expiresAt && at < s.lastSeenAt + IDLE_MS;
+
+/**
+ * The CSRF token of a session, derived from its secret token: only a page that was given it (by the session
+ * endpoint, to a script of the console's own origin) can send it back, and it dies with the session.
+ */
+export const csrfTokenOf = (token: string): string => digest(`csrf:${token}`);
+
+/** Methods that change nothing; every other one must carry the CSRF token. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function checkCsrf(req: Request, token: string): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  const given = req.get(CSRF_HEADER);
+  if (!given || !sameSecret(given, csrfTokenOf(token))) {
+    throw forbidden('CSRF_TOKEN_INVALID', `A change made with a console session needs the ${CSRF_HEADER} header of that session`);
+  }
+}
+
+/** Signs an account in; expired sessions of the account are cleared away on the way. */
+export async function startSession(gw: Gateway, accountId: string): Promise<{ token: string; session: Session }> {
+  const token = newToken();
+  const at = Date.now();
+  const session = await gw.store.transact(async (tx) => {
+    for (const old of await tx.find<Session>('sessions', 'account', [accountId])) {
+      if (!isLive(old, at)) await tx.remove('sessions', old.id);
+    }
+    return tx.insert<Session>('sessions', {
+      id: `ses_${randomBytes(12).toString('base64url')}`,
+      tokenHash: digest(token),
+      accountId,
+      createdAt: now(),
+      lastSeenAt: at,
+      expiresAt: at + MAX_AGE_MS,
+    });
+  });
+  return { token, session };
+}
+
+export interface SignedIn {
+  session: Session;
+  account: Account;
+  /** The cookie's token: the CSRF token is derived from it. */
+  token: string;
+}
+
+/** The live session a request's cookie names, with its account; an expired one is removed. */
+export async function sessionOf(gw: Gateway, req: Request): Promise<SignedIn | undefined> {
+  const token = sessionCookieValue(req.get('cookie'));
+  if (!token) return undefined;
+  const [session] = await gw.store.find<Session>('sessions', 'tokenHash', [digest(token)]);
+  if (!session) return undefined;
+  const at = Date.now();
+  if (!isLive(session, at)) {
+    await gw.store.transact((tx) => tx.remove('sessions', session.id));
+    return undefined;
+  }
+  const account = await gw.store.get<Account>('accounts', session.accountId);
+  if (!account) return undefined;
+  if (at - session.lastSeenAt >= TOUCH_EVERY_MS) {
+    // Another request of the same session may have ended it meanwhile (sign-out): then there is nothing to touch.
+    await gw.store.transact(async (tx) => {
+      if (await tx.get('sessions', session.id)) await tx.update<Session>('sessions', session.id, { lastSeenAt: at });
+    });
+  }
+  return { session, account, token };
+}
+
+export async function endSession(gw: Gateway, sessionId: string): Promise<void> {
+  await gw.store.transact((tx) => tx.remove('sessions', sessionId));
+}
+
+/** Signs an account out everywhere (its password changed); returns how many sessions ended. */
+export async function endSessionsOf(gw: Gateway, accountId: string): Promise<number> {
+  return gw.store.transact(async (tx) => {
+    const sessions = await tx.find<Session>('sessions', 'account', [accountId]);
+    for (const s of sessions) await tx.remove('sessions', s.id);
+    return sessions.length;
+  });
+}

@@ -1,0 +1,295 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { createAccount, removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
+import { consoleAccount, expectSecurityHeaders, setPassword, signIn, withSession, type ConsoleAccount } from './support';
+
+/**
+ * The web console's server side over HTTP: sign-in, its cookie and rate limits, the session on /v1 with its CSRF
+ * token, sign-out, password resets, and the headers of every console response. The gateway trusts a proxy here
+ * so that each test can come from its own client address (X-Forwarded-For) without sharing a sign-in budget.
+ */
+jest.setTimeout(60_000);
+
+let gw: TestGateway;
+let ipCounter = 0;
+/** Headers of a request from a fresh client address, forwarded by the trusted TLS proxy. */
+const fromNewIp = () => {
+  ipCounter += 1;
+  return { 'x-forwarded-for': `198.51.100.${ipCounter}`, 'x-forwarded-proto': 'https' };
+};
+const proxied = { 'x-forwarded-proto': 'https' };
+
+beforeAll(async () => {
+  gw = await startGateway({ LEADCHAT_TRUST_PROXY: '1' });
+});
+afterAll(async () => {
+  await gw?.stop();
+  if (gw) removeDir(gw.dataDir);
+});
+
+describe('sign-in', () => {
+  let owner: ConsoleAccount;
+  beforeAll(async () => {
+    owner = await consoleAccount(gw);
+  });
+
+  test('the right email and password start a session in a __Host- cookie: Secure, HttpOnly, SameSite=Strict', async () => {
+    const { reply, cookie, csrfToken } = await signIn(gw, owner.email.toUpperCase(), owner.password, fromNewIp());
+    expect(reply.status).toBe(200);
+    const setCookie = [reply.headers['set-cookie']].flat()[0]!;
+    expect(setCookie).toMatch(/^__Host-leadchat_session=[\w-]{43}; Path=\/; Secure; HttpOnly; SameSite=Strict; Max-Age=43200$/);
+    expect(reply.body).toEqual({
+      account: { id: owner.id, name: owner.name, email: owner.email, type: 'standard' },
+      csrfToken: expect.stringMatching(/^[0-9a-f]{64}$/),
+      expiresAt: expect.any(String),
+      idleMinutes: 120,
+    });
+    expect(reply.text).not.toMatch(/password|Hash/i);
+    const me = await withSession(gw, { cookie, csrfToken }, 'GET', '/console/api/session', { headers: proxied });
+    expect(me.status).toBe(200);
+    expect(me.body.csrfToken).toBe(csrfToken);
+    expect(me.body.account.id).toBe(owner.id);
+  });
+
+  test('a wrong password, an unknown email and an account without a password get the same refusal and no cookie', async () => {
+    const bare = await createAccount(gw);
+    const refusals = [
+      await signIn(gw, owner.email, 'not-the-password-at-all', fromNewIp()),
+      await signIn(gw, `nobody-${Date.now()}@example.com`, owner.password, fromNewIp()),
+      await signIn(gw, bare.email, owner.password, fromNewIp()),
+      await signIn(gw, owner.email, '', fromNewIp()),
+    ];
+    for (const { reply } of refusals) {
+      expect({ status: reply.status, body: reply.body }).toEqual({
+        status: 401,
+        body: { error: { code: 'SIGN_IN_FAILED', message: 'The email or the password is not right' } },
+      });
+      expect(reply.headers['set-cookie']).toBeUndefined();
+    }
+  });
+
+  test('an unknown email takes as long to refuse as a wrong password (the same scrypt work)', async () => {
+    const time = async (email: string) => {
+      const started = process.hrtime.bigint();
+      const { reply } = await signIn(gw, email, 'wrong-password-here', fromNewIp());
+      expect(reply.status).toBe(401);
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    // Its own account, so that these attempts do not use up the owner's sign-in budget.
+    const timed = await consoleAccount(gw);
+    const known: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      known.push(await time(timed.email));
+      unknown.push(await time(`ghost-${i}-${Date.now()}@example.com`));
+    }
+    // scrypt costs tens of milliseconds; a lookup that skipped it would answer in one or two.
+    expect(median(unknown)).toBeGreaterThan(median(known) * 0.6);
+    expect(median(known)).toBeGreaterThan(median(unknown) * 0.6);
+  });
+
+  test('attempts are limited per email: the 11th within the window is refused, even with the right password', async () => {
+    const target = await consoleAccount(gw);
+    for (let i = 0; i < 10; i++) expect((await signIn(gw, target.email, `wrong-${i}`, fromNewIp())).reply.status).toBe(401);
+    const limited = await signIn(gw, target.email, target.password, fromNewIp());
+    expect(limited.reply.status).toBe(429);
+    expect(limited.reply.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(limited.reply.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.reply.headers['set-cookie']).toBeUndefined();
+    // Another email is not held back by it.
+    expect((await signIn(gw, owner.email, owner.password, fromNewIp())).reply.status).toBe(200);
+  });
+
+  test('attempts are limited per client address: the 51st is refused whatever the email, other addresses go on', async () => {
+    const fresh = await consoleAccount(gw);
+    const ip = fromNewIp();
+    for (let i = 0; i < 50; i++) expect((await signIn(gw, `guess-${i}-${Date.now()}@example.com`, 'x', ip)).reply.status).toBe(401);
+    const limited = await signIn(gw, fresh.email, fresh.password, ip);
+    expect(limited.reply.status).toBe(429);
+    expect((await signIn(gw, fresh.email, fresh.password, fromNewIp())).reply.status).toBe(200);
+  });
+
+  test('a sign-in posted from another site is refused', async () => {
+    const res = await signIn(gw, owner.email, owner.password, { ...fromNewIp(), origin: 'https://evil.example' });
+    expect(res.reply.status).toBe(403);
+    expect(res.reply.body.error.code).toBe('CROSS_ORIGIN');
+    expect(res.reply.headers['set-cookie']).toBeUndefined();
+  });
+
+  test('the store keeps only a digest of the session token', async () => {
+    const { cookie } = await signIn(gw, owner.email, owner.password, fromNewIp());
+    const token = cookie.split('=')[1]!;
+    expect(token).toMatch(/^[\w-]{43}$/);
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const full = path.join(dir, name);
+        if (statSync(full).isDirectory()) walk(full);
+        else files.push(full);
+      }
+    };
+    walk(gw.dataDir);
+    const holding = (text: string) => files.filter((f) => readFileSync(f, 'latin1').includes(text)).map((f) => path.relative(gw.dataDir, f));
+    expect(holding('"tokenHash"').length).toBeGreaterThan(0);
+    expect(holding(token)).toEqual([]);
+  });
+});
+
+describe('the /v1 API with a console session', () => {
+  let a: ConsoleAccount;
+  let b: ConsoleAccount;
+  let sessionA: { cookie: string; csrfToken: string };
+  let sessionB: { cookie: string; csrfToken: string };
+  beforeAll(async () => {
+    a = await consoleAccount(gw);
+    b = await consoleAccount(gw);
+    sessionA = await signIn(gw, a.email, a.password, fromNewIp());
+    sessionB = await signIn(gw, b.email, b.password, fromNewIp());
+  });
+
+  test('reads as the session\'s account', async () => {
+    const res = await withSession(gw, sessionA, 'GET', '/v1/settings', { headers: proxied });
+    expect(res.status).toBe(200);
+    const byKey = await request(gw, 'GET', '/v1/settings', { apiKey: a.apiKey, headers: proxied });
+    expect(res.body).toEqual(byKey.body);
+  });
+
+  test('no session, an unknown or a tampered cookie: 401', async () => {
+    expect((await request(gw, 'GET', '/v1/settings', { headers: proxied })).status).toBe(401);
+    expect((await request(gw, 'GET', '/v1/settings', { headers: { ...proxied, cookie: '__Host-leadchat_session=forged' } })).status).toBe(401);
+    expect((await request(gw, 'GET', '/v1/settings', { headers: { ...proxied, cookie: `${sessionA.cookie}x` } })).status).toBe(401);
+    expect((await request(gw, 'GET', '/v1/settings', { headers: { ...proxied, cookie: 'theme=dark' } })).status).toBe(401);
+    expect((await request(gw, 'GET', '/console/api/session', { headers: proxied })).status).toBe(401);
+  });
+
+  test('a change without the CSRF token, or with another session\'s, is refused with 403 and changes nothing', async () => {
+    const change = { body: { customChannelWebhookUrl: 'https://example.com/hook-csrf' }, headers: proxied };
+    for (const csrf of [null, '', 'f'.repeat(64), sessionB.csrfToken]) {
+      const res = await withSession(gw, sessionA, 'PUT', '/v1/settings', { ...change, csrf });
+      expect({ csrf, status: res.status, code: res.body?.error?.code }).toEqual({ csrf, status: 403, code: 'CSRF_TOKEN_INVALID' });
+    }
+    expect((await withSession(gw, sessionA, 'POST', '/v1/lists', { body: { name: 'no token' }, csrf: null, headers: proxied })).status).toBe(403);
+    expect((await withSession(gw, sessionA, 'POST', '/v1/api-key', { csrf: null, headers: proxied })).status).toBe(403);
+    expect((await request(gw, 'GET', '/v1/settings', { apiKey: a.apiKey, headers: proxied })).body.customChannelWebhookUrl).toBeNull();
+    const done = await withSession(gw, sessionA, 'PUT', '/v1/settings', change);
+    expect(done.status).toBe(200);
+    expect(done.body.customChannelWebhookUrl).toBe('https://example.com/hook-csrf');
+  });
+
+  test('one account\'s session never reaches another\'s data', async () => {
+    const contact = await request(gw, 'POST', '/v1/contacts', { apiKey: b.apiKey, headers: proxied, body: { phone: '+15550107788', firstName: 'Bea' } });
+    expect(contact.status).toBe(201);
+    const list = await request(gw, 'POST', '/v1/lists', { apiKey: b.apiKey, headers: proxied, body: { name: 'B only' } });
+    expect((await withSession(gw, sessionA, 'GET', `/v1/contacts/${contact.body.id}`, { headers: proxied })).status).toBe(404);
+    expect((await withSession(gw, sessionA, 'GET', '/v1/contacts', { query: { phoneNumber: '+15550107788' }, headers: proxied })).status).toBe(404);
+    const lists = await withSession(gw, sessionA, 'GET', '/v1/lists', { headers: proxied });
+    expect(lists.body.data.map((l: { id: string }) => l.id)).not.toContain(list.body.id);
+    const added = await withSession(gw, sessionA, 'POST', `/v1/lists/${list.body.id}/contacts`, { body: { contactId: contact.body.id }, headers: proxied });
+    expect(added.status).toBe(404);
+    const before = (await request(gw, 'GET', '/v1/settings', { apiKey: b.apiKey, headers: proxied })).body;
+    await withSession(gw, sessionA, 'POST', '/v1/settings/webhook-secret', { headers: proxied });
+    expect((await request(gw, 'GET', '/v1/settings', { apiKey: b.apiKey, headers: proxied })).body).toEqual(before);
+  });
+
+  test('an API key decides alone: it works beside any cookie, and a wrong key is refused whatever the cookie', async () => {
+    const byKey = await request(gw, 'GET', '/v1/settings', { apiKey: b.apiKey, headers: { ...proxied, cookie: sessionA.cookie } });
+    expect(byKey.status).toBe(200);
+    const bSettings = await withSession(gw, sessionB, 'GET', '/v1/settings', { headers: proxied });
+    expect(byKey.body).toEqual(bSettings.body);
+    // A key needs no CSRF token, as before.
+    expect((await request(gw, 'POST', '/v1/lists', { apiKey: a.apiKey, body: { name: 'by key' }, headers: proxied })).status).toBe(201);
+    expect((await request(gw, 'GET', '/v1/settings', { apiKey: 'lck_wrong', headers: { ...proxied, cookie: sessionA.cookie } })).status).toBe(401);
+  });
+
+  test('sign-out needs the CSRF token, ends the session everywhere and clears the cookie', async () => {
+    const s = await signIn(gw, a.email, a.password, fromNewIp());
+    expect((await withSession(gw, s, 'DELETE', '/console/api/session', { csrf: null, headers: proxied })).status).toBe(403);
+    expect((await withSession(gw, s, 'GET', '/v1/settings', { headers: proxied })).status).toBe(200);
+    const out = await withSession(gw, s, 'DELETE', '/console/api/session', { headers: { ...proxied, origin: gw.url } });
+    expect(out.status).toBe(204);
+    expect([out.headers['set-cookie']].flat()[0]).toMatch(/^__Host-leadchat_session=; Path=\/; Secure; HttpOnly; SameSite=Strict; Max-Age=0$/);
+    expect((await withSession(gw, s, 'GET', '/v1/settings', { headers: proxied })).status).toBe(401);
+    expect((await withSession(gw, s, 'GET', '/console/api/session', { headers: proxied })).status).toBe(401);
+    const page = await withSession(gw, s, 'GET', '/console/settings/account', { headers: proxied });
+    expect(page.status).toBe(302);
+    // Other sessions of the same account go on.
+    expect((await withSession(gw, sessionA, 'GET', '/v1/settings', { headers: proxied })).status).toBe(200);
+  });
+});
+
+describe('passwords set by the operator', () => {
+  test('a reset ends every session of the account; the old password stops, the new one works', async () => {
+    const owner = await consoleAccount(gw);
+    const s1 = await signIn(gw, owner.email, owner.password, fromNewIp());
+    const s2 = await signIn(gw, owner.email, owner.password, fromNewIp());
+    const reset = await setPassword(gw, owner.id, 'a brand new passphrase');
+    expect(reset.status).toBe(200);
+    expect(reset.body).toEqual(expect.objectContaining({ id: owner.id, email: owner.email, passwordSet: true, sessionsEnded: 2 }));
+    expect(reset.text).not.toMatch(/Hash|brand new/);
+    for (const s of [s1, s2]) expect((await withSession(gw, s, 'GET', '/v1/settings', { headers: proxied })).status).toBe(401);
+    expect((await signIn(gw, owner.email, owner.password, fromNewIp())).reply.status).toBe(401);
+    expect((await signIn(gw, owner.email, 'a brand new passphrase', fromNewIp())).reply.status).toBe(200);
+  });
+
+  test('the admin route takes the admin token, a known account and a password of 12 characters or more', async () => {
+    const owner = await createAccount(gw);
+    const admin = { authorization: `Bearer ${gw.adminToken}`, ...proxied };
+    expect((await request(gw, 'PUT', `/admin/v1/accounts/${owner.id}/password`, { headers: proxied, body: { password: 'long enough password' } })).status).toBe(401);
+    expect((await request(gw, 'PUT', `/admin/v1/accounts/${owner.id}/password`, { headers: { ...proxied, cookie: 'x' }, body: { password: 'long enough password' } })).status).toBe(401);
+    const short = await request(gw, 'PUT', `/admin/v1/accounts/${owner.id}/password`, { headers: admin, body: { password: 'short' } });
+    expect(short.status).toBe(400);
+    expect(short.body.error.message).toMatch(/^password: /);
+    expect((await request(gw, 'PUT', '/admin/v1/accounts/acc_missing/password', { headers: admin, body: { password: 'long enough password' } })).status).toBe(404);
+  });
+});
+
+describe('console pages and assets', () => {
+  const PAGES = ['/console/settings/account', '/console/settings/webhook', '/console/settings/bot', '/console/settings/channels'];
+  let session: { cookie: string; csrfToken: string };
+  beforeAll(async () => {
+    const owner = await consoleAccount(gw);
+    session = await signIn(gw, owner.email, owner.password, fromNewIp());
+  });
+
+  test.each(PAGES)('%s without a session leads to the sign-in page and back', async (page) => {
+    const res = await request(gw, 'GET', page, { headers: proxied });
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe(`/console/sign-in?next=${encodeURIComponent(page)}`);
+    expectSecurityHeaders(res.headers);
+  });
+
+  test.each(PAGES)('%s with a session is the app shell: no inline script, not stored', async (page) => {
+    const res = await withSession(gw, session, 'GET', page, { headers: proxied });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expectSecurityHeaders(res.headers);
+    const scripts = [...res.text.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const [, attrs, body] of scripts) {
+      expect(attrs).toMatch(/src="\/console\/assets\//);
+      expect(body).toBe('');
+    }
+    expect(res.text).not.toMatch(/\son\w+=|https?:\/\//);
+  });
+
+  test('the sign-in page is open; signed in, it and the bare addresses lead to the first page', async () => {
+    const open = await request(gw, 'GET', '/console/sign-in', { headers: proxied });
+    expect(open.status).toBe(200);
+    expect(open.headers['cache-control']).toBe('no-store');
+    expectSecurityHeaders(open.headers);
+    for (const p of ['/console/sign-in', '/console', '/console/', '/console/settings']) {
+      const res = await withSession(gw, session, 'GET', p, { headers: proxied });
+      expect({ p, status: res.status, location: res.headers.location }).toEqual({ p, status: 302, location: '/console/settings/account' });
+    }
+  });
+
+  test('an unknown console page is a 404 in the shell with a session, the sign-in page without', async () => {
+    const res = await withSession(gw, session, 'GET', '/console/no-such-page', { headers: proxied });
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expectSecurityHeaders(res.headers);
+    expect((await request(gw, 'GET', '/console/no-such-page', { headers: proxied })).status).toBe(302);
+  });
+});

@@ -1,0 +1,64 @@
+import { createAccount, request, type Reply, type RequestOptions, type TestAccount, type TestGateway } from '../helpers/gateway';
+
+/** Shared pieces of the web console tests: accounts with a console password, and signed-in HTTP requests. */
+
+export interface ConsoleAccount extends TestAccount {
+  password: string;
+}
+
+const admin = (gw: TestGateway) => ({ authorization: `Bearer ${gw.adminToken}` });
+
+/** Sets an account's console password through the admin API, as the operator does. */
+export async function setPassword(gw: TestGateway, accountId: string, password: string): Promise<Reply> {
+  return request(gw, 'PUT', `/admin/v1/accounts/${accountId}/password`, { headers: admin(gw), body: { password } });
+}
+
+let counter = 0;
+export async function consoleAccount(gw: TestGateway, opts: Parameters<typeof createAccount>[1] = {}): Promise<ConsoleAccount> {
+  counter += 1;
+  const account = await createAccount(gw, opts);
+  const password = `pass-${counter}-${process.pid}-long-enough`;
+  const res = await setPassword(gw, account.id, password);
+  if (res.status !== 200) throw new Error(`setting the password failed: ${res.status} ${res.text}`);
+  return { ...account, password };
+}
+
+export interface SignedIn {
+  cookie: string;
+  csrfToken: string;
+  reply: Reply;
+}
+
+/** POST /console/api/session as the console's sign-in form sends it; `headers` add e.g. X-Forwarded-For. */
+export async function signIn(gw: TestGateway, email: string, password: string, headers: Record<string, string> = {}): Promise<SignedIn> {
+  const reply = await request(gw, 'POST', '/console/api/session', { headers: { origin: gw.url, ...headers }, body: { email, password } });
+  const setCookie = [reply.headers['set-cookie'] ?? []].flat()[0] ?? '';
+  return { cookie: setCookie.split(';')[0]!, csrfToken: reply.body?.csrfToken, reply };
+}
+
+/** A request with a session's cookie, and its CSRF token unless `csrf` says otherwise (`null`: none). */
+export function withSession<T = any>(
+  gw: TestGateway,
+  session: Pick<SignedIn, 'cookie' | 'csrfToken'>,
+  method: string,
+  path: string,
+  opts: RequestOptions & { csrf?: string | null } = {},
+): Promise<Reply<T>> {
+  const csrf = opts.csrf === undefined ? session.csrfToken : opts.csrf;
+  return request<T>(gw, method, path, {
+    ...opts,
+    headers: { cookie: session.cookie, ...(csrf === null ? {} : { 'x-csrf-token': csrf }), ...opts.headers },
+  });
+}
+
+/** The headers every console response carries: a strict Content-Security-Policy, no framing, no sniffing. */
+export function expectSecurityHeaders(headers: Record<string, unknown>): void {
+  const csp = String(headers['content-security-policy']);
+  expect(csp).toContain("default-src 'self'");
+  expect(csp).toContain("script-src 'self'");
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).not.toContain('unsafe');
+  expect(headers['referrer-policy']).toBe('same-origin');
+  expect(headers['x-content-type-options']).toBe('nosniff');
+  expect(headers['x-frame-options']).toBe('DENY');
+}
