@@ -18,6 +18,8 @@ const nodeGlobals = { ...globals.node, ...globals.jest };
 const N8N_SOURCES = ['nodes/**/*.ts', 'credentials/**/*.ts'];
 const N8N_FILES = [...N8N_SOURCES, 'package.json'];
 const CODE = ['gateway/src/**/*.ts', 'test/**/*.ts', 'test/**/*.mjs', 'gateway/src/**/*.mjs'];
+// The web console's browser app: DOM globals instead of Node's, and no way to write markup from a string.
+const CONSOLE_CLIENT = ['gateway/src/console/client/**/*.tsx'];
 
 /** Restricts a config block to the given files. */
 const scoped = (files, block) => ({ ...block, files });
@@ -66,6 +68,21 @@ export default tseslint.config(
 		rules: {
 			'@typescript-eslint/no-explicit-any': 'off',
 			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+		},
+	}),
+
+	// ---- web console browser app --------------------------------------------------------------------------------
+	...[js.configs.recommended, ...tseslint.configs.recommended].map((block) => scoped(CONSOLE_CLIENT, block)),
+	scoped(CONSOLE_CLIENT, {
+		languageOptions: { globals: { ...globals.browser } },
+		rules: {
+			'@typescript-eslint/no-explicit-any': 'off',
+			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+			'no-restricted-properties': ['error',
+				{ property: 'innerHTML', message: 'Render text with JSX: API values are text, never markup.' },
+				{ property: 'outerHTML', message: 'Render text with JSX: API values are text, never markup.' },
+				{ property: 'insertAdjacentHTML', message: 'Render text with JSX: API values are text, never markup.' }],
+			'no-restricted-syntax': ['error', { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render text with JSX: API values are text, never markup.' }],
 		},
 	}),
 );

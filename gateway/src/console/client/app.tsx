@@ -1,0 +1,40 @@
+import { useEffect, useState } from 'preact/hooks';
+import { PAGES, SIGN_IN_PATH } from '../pages.js';
+import { toSignIn } from './api.js';
+import { Shell } from './components/shell.js';
+import { NotFound } from './pages/not-found.js';
+import { SignIn } from './pages/sign-in.js';
+import { ApiKeyPage } from './pages/settings/api-key.js';
+import { BotPage } from './pages/settings/bot.js';
+import { ChannelsPage } from './pages/settings/channels.js';
+import { WebhookPage } from './pages/settings/webhook.js';
+import { usePath } from './router.js';
+import { loadSession, type SessionInfo } from './session.js';
+
+/** Each page of pages.ts and the component that draws it. */
+const VIEWS: Record<string, (props: { session: SessionInfo }) => preact.JSX.Element> = {
+  '/console/settings/account': ApiKeyPage,
+  '/console/settings/webhook': WebhookPage,
+  '/console/settings/bot': BotPage,
+  '/console/settings/channels': ChannelsPage,
+};
+
+export function App() {
+  const path = usePath();
+  return path === SIGN_IN_PATH ? <SignIn /> : <SignedIn path={path} />;
+}
+
+function SignedIn(props: { path: string }) {
+  const [session, setSession] = useState<SessionInfo | undefined>(undefined);
+  useEffect(() => {
+    void loadSession().then((s) => (s ? setSession(s) : toSignIn()));
+  }, []);
+  if (!session) return <p role="status" class="boot">Loading…</p>;
+  const page = PAGES.find((p) => p.path === props.path);
+  const View = page && VIEWS[page.path];
+  return (
+    <Shell session={session} page={page}>
+      {View ? <View key={page.path} session={session} /> : <NotFound />}
+    </Shell>
+  );
+}

@@ -1,0 +1,23 @@
+import { useState } from 'preact/hooks';
+import type { ApiResult } from '../api.js';
+
+/**
+ * One thing a form does through the API: whether it is under way, and how the last try went (the API's error,
+ * or what was done), for the form's FormStatus.
+ */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [done, setDone] = useState<string | undefined>(undefined);
+  const run = async <T,>(request: () => Promise<ApiResult<T>>, doneMessage: string, then?: (data: T) => void) => {
+    setBusy(true);
+    setDone(undefined);
+    const res = await request();
+    setBusy(false);
+    setError(res.ok ? undefined : res.error);
+    setDone(res.ok ? doneMessage : undefined);
+    if (res.ok) then?.(res.data as T);
+    return res.ok;
+  };
+  return { busy, error, done, run };
+}

@@ -1,0 +1,35 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+/**
+ * An action that cannot be undone (a new key, a rotated secret, removed credentials) takes two steps: the first
+ * button says what will happen, the second does it. Focus moves to the second so a keyboard user goes straight on.
+ */
+export function ConfirmAction(props: {
+  label: string;
+  confirmLabel: string;
+  warning: ComponentChildren;
+  busy?: boolean;
+  danger?: boolean;
+  onConfirm: () => unknown;
+}) {
+  const [asking, setAsking] = useState(false);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) confirmRef.current?.focus();
+  }, [asking]);
+  if (!asking) {
+    return <button type="button" class={props.danger ? 'danger' : 'secondary'} onClick={() => setAsking(true)}>{props.label}</button>;
+  }
+  const confirm = async () => {
+    await props.onConfirm();
+    setAsking(false);
+  };
+  return (
+    <div class="confirm" role="group" aria-label={props.label}>
+      <p>{props.warning}</p>
+      <button type="button" ref={confirmRef} class={props.danger ? 'danger' : 'primary'} disabled={props.busy} onClick={confirm}>{props.confirmLabel}</button>
+      <button type="button" class="secondary" onClick={() => setAsking(false)}>Cancel</button>
+    </div>
+  );
+}

@@ -1,0 +1,56 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { PAGES, SIGN_IN_PATH, type ConsolePage } from '../../pages.js';
+import { Link } from '../router.js';
+import { signOut, type SessionInfo } from '../session.js';
+
+/**
+ * The frame of every signed-in page: who is signed in, sign-out, and the navigation. On a page change the page's
+ * heading takes focus, so a screen reader announces where the user now is and Tab goes on from there.
+ */
+export function Shell(props: { session: SessionInfo; page?: ConsolePage; children: ComponentChildren }) {
+  const main = useRef<HTMLElement>(null);
+  const first = useRef(true);
+  const [leaving, setLeaving] = useState(false);
+  useEffect(() => {
+    document.title = `${props.page?.title ?? 'Page not found'} · LeadChat console`;
+    if (first.current) first.current = false;
+    else main.current?.querySelector<HTMLElement>('h1')?.focus();
+  }, [props.page]);
+  const leave = async () => {
+    setLeaving(true);
+    await signOut();
+    location.assign(SIGN_IN_PATH);
+  };
+  const sections = [...new Set(PAGES.map((p) => p.section))];
+  return (
+    <>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="top">
+        <span class="brand">LeadChat</span>
+        <span class="who">
+          <span class="name">{props.session.account.name}</span> <span class="email">{props.session.account.email}</span>
+        </span>
+        <button type="button" class="secondary" onClick={leave} disabled={leaving}>Sign out</button>
+      </header>
+      <div class="layout">
+        <nav aria-label="Console">
+          {sections.map((section) => (
+            <div key={section}>
+              <h2 class="nav-section">{section}</h2>
+              <ul>
+                {PAGES.filter((p) => p.section === section).map((p) => (
+                  <li key={p.path}><Link href={p.path} current={p === props.page}>{p.title}</Link></li>
+                ))}
+              </ul>
+            </div>
+          ))}
+        </nav>
+        <main id="main" ref={main} tabIndex={-1}>{props.children}</main>
+      </div>
+    </>
+  );
+}
+
+/** A page's heading: focusable from script only, to be focused on arrival. */
+export const PageTitle = (props: { children: ComponentChildren }) => <h1 tabIndex={-1}>{props.children}</h1>;

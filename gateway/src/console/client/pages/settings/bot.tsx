@@ -1,0 +1,106 @@
+import { useState } from 'preact/hooks';
+import { call } from '../../api.js';
+import { useAction } from '../../components/action.js';
+import { Field, FormStatus, Panel } from '../../components/form.js';
+import { Loading, useResource } from '../../components/load.js';
+import { PageTitle } from '../../components/shell.js';
+
+interface BotSettings {
+  provider: 'faq' | 'openai';
+  /** apiKey comes back masked, never whole. */
+  openai: { baseUrl: string; model: string; apiKey: string | null } | null;
+  defaultCampaignId: string | null;
+}
+
+interface Campaign {
+  id: string;
+  name: string;
+}
+
+/**
+ * Which bot answers contacts: the offline FAQ bot, or an OpenAI-compatible endpoint (OpenAI, Ollama, vLLM,
+ * LM Studio) with the FAQ bot standing in when it fails; and the campaign whose bot answers contacts no campaign
+ * reached yet. The saved API key is never sent back whole: leaving its field empty keeps it.
+ */
+export function BotPage() {
+  const bot = useResource<BotSettings>('/v1/settings/bot');
+  const campaigns = useResource<{ data: Campaign[] }>('/v1/campaigns?limit=100');
+  const saving = useAction();
+  const [provider, setProvider] = useState<BotSettings['provider'] | undefined>(undefined);
+  if (!bot.data) return <><PageTitle>Bot provider</PageTitle><Loading error={bot.error} /></>;
+
+  const saved = bot.data;
+  const chosen = provider ?? saved.provider;
+  const save = (e: SubmitEvent) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget as HTMLFormElement);
+    const text = (name: string) => String(form.get(name) ?? '').trim();
+    const apiKey = text('bot-api-key');
+    const change: Record<string, unknown> = { provider: chosen, defaultCampaignId: text('bot-default-campaign') || null };
+    // Choosing the FAQ bot keeps the endpoint saved, so switching back needs no retyping.
+    if (chosen === 'openai') {
+      change.openai = {
+        baseUrl: text('bot-base-url'),
+        model: text('bot-model'),
+        ...(form.get('bot-remove-key') ? { apiKey: null } : apiKey ? { apiKey } : {}),
+      };
+    }
+    void saving.run(() => call<BotSettings>('PUT', '/v1/settings/bot', change), 'Bot settings saved.', (data) => {
+      bot.setData(data);
+      setProvider(undefined);
+    });
+  };
+  const openai = saved.openai;
+  // Fields start from what the API holds, and again after each save.
+  const version = JSON.stringify(saved);
+  return (
+    <>
+      <PageTitle>Bot provider</PageTitle>
+      <Panel title="Who answers contacts" id="bot-heading">
+        <p class="current">
+          {saved.provider === 'openai' && openai
+            ? <>Now answering: the model <span class="value">{openai.model}</span> at <span class="value">{openai.baseUrl}</span>, the FAQ bot standing in when it fails.</>
+            : 'Now answering: the FAQ bot, from each campaign’s FAQs and company information, offline.'}
+        </p>
+        <form onSubmit={save} key={version}>
+          <fieldset>
+            <legend>Provider</legend>
+            <label class="choice">
+              <input type="radio" name="bot-provider" value="faq" checked={chosen === 'faq'} onChange={() => setProvider('faq')} />
+              FAQ bot (built in, no external service)
+            </label>
+            <label class="choice">
+              <input type="radio" name="bot-provider" value="openai" checked={chosen === 'openai'} onChange={() => setProvider('openai')} />
+              OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, LM Studio)
+            </label>
+          </fieldset>
+          {chosen === 'openai' && (
+            <fieldset>
+              <legend>OpenAI-compatible endpoint</legend>
+              <Field id="bot-base-url" label="Base URL" type="url" required defaultValue={openai?.baseUrl ?? ''}
+                placeholder="https://api.openai.com/v1" hint="The address the chat completions API is under, such as http://localhost:11434/v1 for Ollama." />
+              <Field id="bot-model" label="Model" required defaultValue={openai?.model ?? ''} placeholder="gpt-4o-mini" />
+              <Field id="bot-api-key" label="API key" type="password" autocomplete="off"
+                hint={openai?.apiKey ? `A key ending ${openai.apiKey.replace(/^•+/, '')} is saved. Leave this empty to keep it.` : 'None saved. A local Ollama needs none.'} />
+              {openai?.apiKey && (
+                <label class="choice"><input type="checkbox" name="bot-remove-key" value="1" /> Remove the saved key</label>
+              )}
+            </fieldset>
+          )}
+          <div class="field">
+            <label for="bot-default-campaign">Default campaign</label>
+            <p class="hint" id="bot-default-campaign-hint">Its bot instructions and FAQs answer contacts that no campaign reached yet.</p>
+            <select id="bot-default-campaign" name="bot-default-campaign" aria-describedby="bot-default-campaign-hint">
+              <option value="" selected={!saved.defaultCampaignId}>None</option>
+              {(campaigns.data?.data ?? []).map((c) => (
+                <option key={c.id} value={c.id} selected={c.id === saved.defaultCampaignId}>{c.name}</option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" class="primary" disabled={saving.busy}>Save</button>
+        </form>
+        <FormStatus error={saving.error} done={saving.done} />
+      </Panel>
+    </>
+  );
+}

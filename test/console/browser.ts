@@ -1,0 +1,46 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import axe from 'axe-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+/**
+ * The browser side of the console tests: Debian's Chromium driven by playwright-core (no browser is ever
+ * downloaded), an axe-core accessibility check, and screenshots kept for a human to look at.
+ */
+export const CHROMIUM = '/usr/bin/chromium';
+export const SCREENSHOTS = path.resolve(__dirname, 'screenshots');
+
+export async function launchBrowser(): Promise<Browser> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  // The sandbox needs user namespaces, which containers running as root rarely grant.
+  return chromium.launch({ executablePath: CHROMIUM, chromiumSandbox: false });
+}
+
+/**
+ * A fresh browser profile (no cookies) that trusts the gateway's self-signed certificate. Every request it makes
+ * is recorded, to prove the console loads nothing from anywhere but the gateway.
+ */
+export async function newContext(browser: Browser, requests: string[] = [], viewport = { width: 1280, height: 900 }): Promise<BrowserContext> {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport });
+  // A console step that takes seconds is a failure worth seeing at once, not after the test's whole time.
+  context.setDefaultTimeout(5_000);
+  context.on('request', (r) => void requests.push(r.url()));
+  return context;
+}
+
+/** Violations axe-core finds on the page as it is now, serious and critical ones only, each with where it is. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
+  await page.evaluate(axe.source);
+  const result = await page.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Whether any script smuggled into the page's data ran: the markers the hostile values would set. */
+export const scriptRan = (page: Page) => page.evaluate(() => Boolean((window as unknown as { __xss?: unknown }).__xss));
