@@ -275,13 +275,18 @@ export const channelIncoming = z.object({
   messageSid: id.optional().describe('Unique message ID; a repeated one is stored once'),
 });
 
+/** A console password: long rather than clever. */
+const password = z.string().min(12, 'must be at least 12 characters').max(200);
+
 export const adminAccountCreate = z.object({
   name: nonBlank(200),
   email: email,
   type: z.enum(['agency', 'standard']).default('standard'),
   parentEmail: email.optional(),
-  password: z.string().min(12, 'must be at least 12 characters').max(200).optional(),
+  password: password.optional(),
 });
+
+export const passwordChange = z.object({ password });
 
 /** The operator's view of the job queue: dead jobs by default, a page at a time. */
 export const jobListQuery = pageQuery.extend({ status: z.enum(['dead', 'pending', 'running']).default('dead') });

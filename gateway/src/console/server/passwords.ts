@@ -1,11 +1,10 @@
-import { z } from 'zod';
 import type { Gateway } from '../../context.js';
 import { getAccount, type Account } from '../../domain/accounts.js';
 import { hashPassword } from '../../domain/secrets.js';
 import { endSessionsOf } from './sessions.js';
 
 /** The same rule as a password given when the account is created. */
-export const passwordBody = z.object({ password: z.string().min(12, 'must be at least 12 characters').max(200) });
+export { passwordChange as passwordBody } from '../../http/schemas.js';
 
 /**
  * The operator sets or resets an account's console password. Whoever was signed in with the old one is signed

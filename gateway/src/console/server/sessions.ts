@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import type { Gateway } from '../../context.js';
 import type { Account } from '../../domain/accounts.js';
 import { digest, newToken, sameSecret } from '../../domain/secrets.js';
 import { forbidden } from '../../errors.js';
-import { now } from '../../ids.js';
+import { newId, now } from '../../ids.js';
 import { sessionCookieValue } from './cookies.js';
 
 /**
@@ -61,7 +60,7 @@ export async function startSession(gw: Gateway, accountId: string): Promise<{ to
       if (!isLive(old, at)) await tx.remove('sessions', old.id);
     }
     return tx.insert<Session>('sessions', {
-      id: `ses_${randomBytes(12).toString('base64url')}`,
+      id: newId('ses'),
       tokenHash: digest(token),
       accountId,
       createdAt: now(),
