@@ -27,6 +27,7 @@ const ROUTES: Record<string, string[]> = {
   '/contacts/{id}/bot': ['post'],
   '/conversations': ['get'],
   '/conversations/{id}': ['get'],
+  '/conversations/{id}/read': ['post'],
   '/channels': ['get'],
   '/channels/twilio': ['delete', 'put'],
   '/channels/whatsapp': ['delete', 'put'],
@@ -34,6 +35,7 @@ const ROUTES: Record<string, string[]> = {
   '/send_custom_channel_message': ['post'],
   '/incoming_custom_channel_message': ['post'],
   '/messages/{id}': ['get'],
+  '/messages/{id}/retry': ['post'],
   '/media/{id}': ['get'],
   '/subaccounts/credits': ['post'],
   '/subaccounts/auto-recharge': ['put'],
@@ -85,7 +87,7 @@ test('every operation is well formed: path parameters, responses, security, requ
       for (const requirement of op.security) for (const name of Object.keys(requirement)) expect(schemes).toContain(name);
       for (const ref of JSON.stringify(op).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)) expect(doc.components.schemas).toHaveProperty(ref[1]!);
       if (method === 'post' || method === 'put' || method === 'patch') {
-        const bodyless = ['/settings/webhook-secret', '/api-key'].includes(path);
+        const bodyless = ['/settings/webhook-secret', '/api-key', '/messages/{id}/retry', '/conversations/{id}/read'].includes(path);
         if (!bodyless) expect({ where, schema: op.requestBody?.content?.['application/json']?.schema?.type }).toEqual({ where, schema: 'object' });
       }
     }

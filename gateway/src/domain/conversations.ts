@@ -36,6 +36,9 @@ export interface Conversation {
   followUpHeld: 'held' | null;
   lastMessage: { id: string; direction: Message['direction']; body: string; status: string; createdAt: string } | null;
   lastIncomingAt: string | null;
+  /** The contact's messages (reactions aside) since the account last read the conversation, and when that was. */
+  unread?: number;
+  lastReadAt?: string | null;
   /** The contact's latest message other than a reaction: the one the bot answers, with any sent just before it. */
   lastIncomingId?: string | null;
   /** The latest contact message the bot has answered (or chosen not to): a reply job run twice answers once. */
@@ -116,7 +119,7 @@ export function lastMessageOf(m: Message): Conversation['lastMessage'] {
 
 export function publicConversation(c: Conversation, contact: Contact | undefined) {
   const { accountId: _a, channelKey: _k, followUpHeld: _h, lastIncomingId: _i, botAnsweredId: _b, ...rest } = c;
-  return { ...rest, goalReachedAt: c.goalReachedAt ?? null, contact: contact ? publicContact(contact) : null };
+  return { ...rest, goalReachedAt: c.goalReachedAt ?? null, unread: c.unread ?? 0, lastReadAt: c.lastReadAt ?? null, contact: contact ? publicContact(contact) : null };
 }
 
 export interface ConversationFilters {

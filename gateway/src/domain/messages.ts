@@ -182,7 +182,17 @@ export interface SendInput {
   email?: string;
 }
 
-const NO_RECEIVER = 'No Custom Channel Webhook URL is configured (Settings > Custom Channel Webhook)';
+export const NO_RECEIVER = 'No Custom Channel Webhook URL is configured (Settings > Custom Channel Webhook)';
+
+/** What a reply's receivers are posted (spec §2.6). */
+export const replyPayload = (message: Message) => ({
+  contactId: message.contactId,
+  messageId: message.id,
+  userId: message.accountId,
+  body: message.body,
+  toId: message.toId ?? '',
+  channel: message.channel,
+});
 
 /**
  * Writes an outgoing custom-channel message and queues its delivery (spec §6.1) in the same commit: to the Custom
@@ -202,15 +212,7 @@ export async function queueReply(
     status: 'pending',
     toId: contact.fromId,
   }));
-  const payload = {
-    contactId: contact.id,
-    messageId: message.id,
-    userId: account.id,
-    body: message.body,
-    toId: contact.fromId ?? '',
-    channel: fields.channel,
-  };
-  if ((await emit(tx, account, 'reply', payload, message.id)).length === 0) {
+  if ((await emit(tx, account, 'reply', replyPayload(message), message.id)).length === 0) {
     const failed = await tx.update<Message>('messages', message.id, { status: 'failed', error: NO_RECEIVER });
     await deliveryFailed(tx, failed);
     return failed;

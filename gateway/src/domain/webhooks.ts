@@ -36,6 +36,8 @@ export interface Delivery {
   payload: Record<string, unknown>;
   status: 'pending' | 'sent' | 'failed';
   attempts: Attempt[];
+  /** Set by a retry of its message: the attempts before this index were an earlier round, not counted against the retry schedule. */
+  roundStart?: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -72,35 +74,46 @@ export async function unsubscribe(gw: Gateway, accountId: string, id: string): P
 /** The account's subscriptions, oldest first: all of them (as emit() needs), or a page when `page` is given. */
 export const subscriptionsOf = (r: Reader, accountId: string, page?: Page) => r.find<Subscription>('webhooks', 'account', [accountId], page);
 
-/**
- * Queues one delivery of an event to each receiver of the account that takes it: the settings URL takes
- * replies (spec §6.1), subscriptions take the events they named. Returns the deliveries made.
- */
-export async function emit(tx: Tx, account: Account, event: EventType, payload: Record<string, unknown>, messageId: string | null = null): Promise<Delivery[]> {
+/** Where an event of the account goes: the settings URL takes replies (spec §6.1), subscriptions the events they named. */
+export async function receiversOf(r: Reader, account: Account, event: EventType): Promise<Array<{ target: string; url: string }>> {
   const targets: Array<{ target: string; url: string }> = [];
   if (event === 'reply' && account.customChannelWebhookUrl) targets.push({ target: 'settings', url: account.customChannelWebhookUrl });
-  for (const sub of await subscriptionsOf(tx, account.id)) {
+  for (const sub of await subscriptionsOf(r, account.id)) {
     if (sub.events.includes(event)) targets.push({ target: sub.id, url: sub.url });
   }
+  return targets;
+}
+
+/** Queues one delivery of an event to one receiver, and the job that posts it. */
+export async function queueDelivery(
+  tx: Tx,
+  accountId: string,
+  event: EventType,
+  payload: Record<string, unknown>,
+  messageId: string | null,
+  receiver: { target: string; url: string },
+): Promise<Delivery> {
+  const at = now();
+  const delivery = await tx.insert<Delivery>('deliveries', {
+    id: newId('dlv'),
+    accountId,
+    event,
+    messageId,
+    ...receiver,
+    payload,
+    status: 'pending',
+    attempts: [],
+    createdAt: at,
+    updatedAt: at,
+  });
+  await tx.enqueue({ kind: 'deliver', data: { deliveryId: delivery.id }, accountId });
+  return delivery;
+}
+
+/** Queues one delivery of an event to each receiver of the account that takes it; returns the deliveries made. */
+export async function emit(tx: Tx, account: Account, event: EventType, payload: Record<string, unknown>, messageId: string | null = null): Promise<Delivery[]> {
   const deliveries: Delivery[] = [];
-  for (const { target, url } of targets) {
-    const at = now();
-    const delivery = await tx.insert<Delivery>('deliveries', {
-      id: newId('dlv'),
-      accountId: account.id,
-      event,
-      messageId,
-      target,
-      url,
-      payload,
-      status: 'pending',
-      attempts: [],
-      createdAt: at,
-      updatedAt: at,
-    });
-    await tx.enqueue({ kind: 'deliver', data: { deliveryId: delivery.id }, accountId: account.id });
-    deliveries.push(delivery);
-  }
+  for (const receiver of await receiversOf(tx, account, event)) deliveries.push(await queueDelivery(tx, account.id, event, payload, messageId, receiver));
   return deliveries;
 }
 

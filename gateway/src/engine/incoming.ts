@@ -26,7 +26,7 @@ export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact:
   const current = await touchConversation(tx, conversation, {
     lastMessage: lastMessageOf(message),
     lastIncomingAt: message.createdAt,
-    ...(reaction ? {} : { lastIncomingId: message.id }),
+    ...(reaction ? {} : { lastIncomingId: message.id, unread: (conversation.unread ?? 0) + 1 }),
     status: conversation.status === 'closed' ? 'active' : conversation.status,
   });
   await emitEvent(tx, account, 'message_received', {

@@ -21,6 +21,7 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/contacts/{id}/bot': { post: { summary: 'Hand the contact to a person (active false) or give it back to the bot', body: schemas.botState, ok: 200 } },
   '/conversations': { get: { summary: 'Conversations, newest activity first', query: schemas.conversationQuery, ok: 200 } },
   '/conversations/{id}': { get: { summary: 'A conversation', ok: 200 } },
+  '/conversations/{id}/read': { post: { summary: 'Mark the conversation read: its unread count (messages from the contact since) goes back to 0', ok: 200 } },
   '/campaigns/{id}/bot/test': { post: { summary: "Ask the campaign's bot a test question: nothing is sent, stored or charged", body: schemas.botTest, ok: 200 } },
   '/campaigns/{id}/preview': { get: { summary: "A campaign's opening message as a contact would get it", query: schemas.campaignPreview, ok: 200 } },
   '/channels': { get: { summary: 'The Twilio and WhatsApp Cloud API channels, secrets masked, with the webhook addresses to give each provider', ok: 200 } },
@@ -57,6 +58,12 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/send_custom_channel_message': { post: { summary: 'Send a message through a custom channel', body: schemas.sendMessage, ok: 200 } },
   '/incoming_custom_channel_message': { post: { summary: 'Receive an incoming message from a custom channel', body: schemas.incomingMessage, ok: 200 } },
   '/messages/{id}': { get: { summary: 'A message with its delivery attempts', ok: 200 } },
+  '/messages/{id}/retry': {
+    post: {
+      summary: 'Send a failed outgoing message again (back to pending; charged only if it was never handed to its channel); 409 MESSAGE_NOT_FAILED, MESSAGE_INCOMING, INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, CONTACT_OPTED_OUT, NO_RECEIVER',
+      ok: 200,
+    },
+  },
   '/media/{id}': { get: { summary: 'An embedded media file received with a message', ok: 200 } },
   '/subaccounts/credits': { post: { summary: 'Grant credits to a sub-account (agency only)', body: schemas.creditGrant, ok: 200, auth: 'header' } },
   '/subaccounts/auto-recharge': { put: { summary: 'Set auto-recharge for a sub-account (agency only)', body: schemas.autoRecharge, ok: 200, auth: 'header' } },

@@ -61,7 +61,8 @@ export async function deliver(gw: Gateway, job: Job<{ deliveryId: string }>): Pr
     if (e.code === 'EPRIVATE') return record(gw, delivery, attempt, false);
   }
   const delays = gw.config.webhookRetryDelaysMs;
-  const retriesDone = delivery.attempts.length;
+  // A delivery sent again by hand gets the whole schedule anew.
+  const retriesDone = delivery.attempts.length - (delivery.roundStart ?? 0);
   if (retriesDone >= delays.length) return record(gw, delivery, attempt, false);
   const delay = retryAfterMs ?? jitter(delays[retriesDone]!);
   return record(gw, delivery, attempt, true, 'pending', Date.now() + delay);

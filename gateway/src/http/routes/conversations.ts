@@ -2,6 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import type { Contact } from '../../domain/contacts.js';
 import { conversationsOf, getConversation, publicConversation, type Conversation } from '../../domain/conversations.js';
+import { markRead } from '../../domain/read-state.js';
 import { readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
 import { conversationQuery } from '../schemas.js';
@@ -22,6 +23,11 @@ export function conversationsRouter(gw: Gateway, before: RequestHandler[]): Rout
     get: async (req, res) => {
       const conversation = await getConversation(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, await withContact(conversation));
+    },
+  }, before);
+  route(router, '/conversations/:id/read', {
+    post: async (req, res) => {
+      res.json(await withContact(await markRead(gw, accountOf(res).id, String(req.params.id))));
     },
   }, before);
   return router;

@@ -2,6 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { readMedia } from '../../domain/media.js';
 import { deliveriesOf, getMessage, publicMessage, receiveMessage, sendMessage } from '../../domain/messages.js';
+import { retryMessage } from '../../domain/retry.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
 import { incomingMessage, sendMessage as sendSchema } from '../schemas.js';
@@ -36,6 +37,13 @@ export function messagesRouter(gw: Gateway, before: RequestHandler[]): Router {
       const message = await getMessage(gw.store, accountOf(res).id, String(req.params.id));
       const deliveries = await deliveriesOf(gw.store, message.id);
       await sendDurable(gw, res, publicMessage(message, deliveries));
+    },
+  }, before);
+
+  route(router, '/messages/:id/retry', {
+    post: async (req, res) => {
+      const { message, deliveries } = await retryMessage(gw, accountOf(res).id, String(req.params.id));
+      res.json(publicMessage(message, deliveries));
     },
   }, before);
 
