@@ -76,4 +76,8 @@ export const collections: CollectionSpec[] = [
   { name: 'import_chunks', indexes: { position: { unique: true, fields: ['importId', 'position'] } } },
   // Web console sign-ins: found by the digest of the cookie's token, ended all at once when a password is reset.
   { name: 'sessions', indexes: { tokenHash: { unique: true, fields: ['tokenHash'] }, account: { fields: ['accountId'] } } },
+  // A campaign's funnel (domain/funnel.ts): each step once per contact, its id made of campaign, step and contact;
+  // and the per-day counts the report reads, found by campaign and month.
+  { name: 'funnel_steps', indexes: {} },
+  { name: 'funnel_counts', indexes: { month: { fields: ['campaignId', 'month'] } } },
 ];

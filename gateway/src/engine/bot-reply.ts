@@ -3,6 +3,7 @@ import type { Account } from '../domain/accounts.js';
 import { campaignById, type Campaign } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
 import { conversationsOfContact, updateConversation, type Conversation } from '../domain/conversations.js';
+import { recordStep } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import { now } from '../ids.js';
 import type { JobResult } from '../jobs/queue.js';
@@ -116,6 +117,7 @@ async function speak(tx: Tx, gw: Gateway, account: Account, contact: Contact, co
   const sent = await send(reply.body);
   if (reply.goalReached && !conversation.goalReachedAt) {
     await updateConversation(tx, sent.conversation, { goalReachedAt: now() });
+    await recordStep(tx, 'goalReached', { accountId: account.id, campaignId: campaign.id, contactId: contact.id });
     await emitEvent(tx, account, 'goal_reached', {
       contactId: contact.id,
       conversationId: conversation.id,

@@ -2,6 +2,7 @@ import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import type { Contact } from '../domain/contacts.js';
 import { conversationsOfContact, updateConversation, type Conversation } from '../domain/conversations.js';
+import { recordStep } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
@@ -22,6 +23,7 @@ export async function optOut(tx: Tx, gw: Gateway, account: Account, contact: Con
   const change = { at: now(), channel: conversation.channelKey, keyword: normalize(message.body) };
   const updated = await tx.update<Contact>('contacts', contact.id, { optOut: change, updatedAt: change.at });
   await stopOpenings(tx, contact.id, 'opted_out');
+  await recordStep(tx, 'optedOut', conversation);
   for (const c of await conversationsOfContact(tx, contact.id)) {
     await updateConversation(tx, await cancelFollowUps(tx, c), { status: 'opted_out' });
   }

@@ -1,4 +1,5 @@
 import type { Account } from '../domain/accounts.js';
+import { recordStep } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import { emit } from '../domain/webhooks.js';
 import type { EventType } from '../domain/events.js';
@@ -13,6 +14,7 @@ export async function emitEvent(tx: Tx, account: Account | string, event: Exclud
 
 /** An outgoing message that will not reach the contact: its channel failed for good. */
 export async function deliveryFailed(tx: Tx, message: Message): Promise<void> {
+  await recordStep(tx, 'failed', message);
   await emitEvent(tx, message.accountId, 'delivery_failed', {
     contactId: message.contactId,
     conversationId: message.conversationId,

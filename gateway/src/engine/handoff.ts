@@ -2,6 +2,7 @@ import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { getContact } from '../domain/contacts.js';
 import { conversationsOfContact, getConversation, updateConversation, type Conversation } from '../domain/conversations.js';
+import { recordStep } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
@@ -20,6 +21,7 @@ export type HandoffReason = string;
 export async function handOff(tx: Tx, account: Account, conversation: Conversation, reason: HandoffReason, body: string | null): Promise<Conversation> {
   const stopped = await cancelFollowUps(tx, conversation);
   const updated = await updateConversation(tx, stopped, { bot: { active: false }, status: stopped.status === 'opted_out' ? 'opted_out' : 'handed_off' });
+  await recordStep(tx, 'handedOff', updated);
   await emitEvent(tx, account, 'handoff', {
     contactId: conversation.contactId,
     conversationId: conversation.id,

@@ -3,6 +3,7 @@ import type { Account } from '../domain/accounts.js';
 import { campaignById } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
 import { conversationsOfContact, lastMessageOf, touchConversation, type Conversation } from '../domain/conversations.js';
+import { recordReply } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import type { Tx } from '../store/store.js';
 import { scheduleBotReply } from './bot-reply.js';
@@ -45,6 +46,7 @@ export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact:
   const intent = classify(message.body, campaign ? { languages: [campaign.language] } : {});
   if (intent === 'opt_out') return optOut(tx, gw, account, contact, current, message);
   if (contact.optOut) return intent === 'opt_in' ? optIn(tx, gw, account, contact, current, message) : undefined;
+  await recordReply(tx, current);
 
   await stopOpenings(tx, contact.id, 'wrote_first');
   const conversations = await conversationsOfContact(tx, contact.id);

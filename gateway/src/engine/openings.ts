@@ -3,6 +3,7 @@ import type { Account } from '../domain/accounts.js';
 import { campaignById, campaignsOf, type Campaign } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
 import { conversationFor, updateConversation, type Conversation, type OpeningState } from '../domain/conversations.js';
+import { recordStep } from '../domain/funnel.js';
 import { iso, newId, now } from '../ids.js';
 import type { JobResult } from '../jobs/queue.js';
 import type { Job, Tx } from '../store/store.js';
@@ -82,6 +83,7 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
     updatedAt: at,
   });
   if (dueAt !== null) await tx.enqueue({ kind: 'opening', data: { openingId: opening.id }, runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId });
+  if (dueAt !== null) await recordStep(tx, 'added', opening);
   await updateConversation(tx, conversation, {
     campaignId: campaign.id,
     opening: stateOf(opening),
@@ -146,6 +148,7 @@ export async function runOpening(gw: Gateway, job: Job<{ openingId: string }>): 
     const sent = await sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'campaign', campaignId: campaign.id, template });
     if (pacing) await tx.update<Pacing>('pacing', campaign.id, { lastSentAt: Date.parse(sent.message.createdAt) });
     await settleOpening(tx, opening, { status: 'sent', messageId: sent.message.id });
+    if (sent.message.status !== 'failed') await recordStep(tx, 'openingSent', opening);
     const current = (await tx.get<Conversation>('conversations', conversation.id))!;
     await scheduleFollowUp(tx, campaign, current, 0, Date.now());
   });

@@ -24,6 +24,9 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/conversations/{id}/read': { post: { summary: 'Mark the conversation read: its unread count (messages from the contact since) goes back to 0', ok: 200 } },
   '/campaigns/{id}/bot/test': { post: { summary: "Ask the campaign's bot a test question: nothing is sent, stored or charged", body: schemas.botTest, ok: 200 } },
   '/campaigns/{id}/preview': { get: { summary: "A campaign's opening message as a contact would get it", query: schemas.campaignPreview, ok: 200 } },
+  '/campaigns/{id}/funnel': {
+    get: { summary: "A campaign's funnel: contacts added, opening sent, replied, handed off, opted out, goal reached, failed; in total and per day", query: schemas.funnelQuery, ok: 200 },
+  },
   '/channels': { get: { summary: 'The Twilio and WhatsApp Cloud API channels, secrets masked, with the webhook addresses to give each provider', ok: 200 } },
   '/channels/twilio': {
     put: { summary: 'Save Twilio credentials and senders (SMS, WhatsApp)', body: schemas.twilioChannel, ok: 200 },
@@ -68,6 +71,8 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/subaccounts/credits': { post: { summary: 'Grant credits to a sub-account (agency only)', body: schemas.creditGrant, ok: 200, auth: 'header' } },
   '/subaccounts/auto-recharge': { put: { summary: 'Set auto-recharge for a sub-account (agency only)', body: schemas.autoRecharge, ok: 200, auth: 'header' } },
   '/credits': { get: { summary: 'Credit balance and history', ok: 200 } },
+  '/subaccounts': { get: { summary: "The agency's sub-accounts with their balances and auto-recharge rules, oldest first (agency only)", ok: 200, page: true } },
+  '/subaccounts/{id}/credits': { get: { summary: "A sub-account's credit balance and history, as GET /credits shows it (agency only)", ok: 200 } },
   '/settings': {
     get: { summary: 'Custom Channel Webhook settings and signing secret', ok: 200 },
     put: { summary: 'Save the Custom Channel Webhook URL', body: schemas.settingsUpdate, ok: 200 },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_SEND_RATE, MAX_FOLLOW_UPS } from '../domain/campaigns.js';
 import { EVENTS } from '../domain/events.js';
+import { knownZone } from '../domain/funnel-report.js';
 import { pageFields, pageQuery } from './paging.js';
 
 /**
@@ -290,3 +291,21 @@ export const passwordChange = z.object({ password });
 
 /** The operator's view of the job queue: dead jobs by default, a page at a time. */
 export const jobListQuery = pageQuery.extend({ status: z.enum(['dead', 'pending', 'running']).default('dead') });
+
+const calendarDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'is not a day of the calendar');
+
+/** GET /v1/campaigns/{id}/funnel: a range of days (both included) in a time zone. */
+export const funnelQuery = z.object({
+  from: calendarDate.optional().describe('First day, YYYY-MM-DD; the campaign\'s first day by default (at most 366 days before `to`)'),
+  to: calendarDate.optional().describe('Last day, YYYY-MM-DD; today by default'),
+  timezone: z
+    .string()
+    .trim()
+    .max(100)
+    .default('UTC')
+    .refine((v) => knownZone(v), 'must be an IANA time zone such as "America/New_York"')
+    .describe('The IANA time zone whose days are counted; UTC by default'),
+});

@@ -1,11 +1,12 @@
 import { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { campaignsOf, createCampaign, getCampaign, previewOpening, publicCampaign, updateCampaign } from '../../domain/campaigns.js';
+import { funnelOf } from '../../domain/funnel-report.js';
 import { testBot } from '../../engine/bot-test.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
-import { botTest, campaignCreate, campaignPreview, campaignUpdate } from '../schemas.js';
+import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery } from '../schemas.js';
 
 export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
   const router = Router();
@@ -39,6 +40,12 @@ export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
     get: async (req, res) => {
       const { contactId } = parse(campaignPreview, req.query, 'query');
       await sendDurable(gw, res, await previewOpening(gw.store, accountOf(res).id, String(req.params.id), contactId));
+    },
+  }, before);
+  route(router, '/campaigns/:id/funnel', {
+    get: async (req, res) => {
+      const query = parse(funnelQuery, req.query, 'query');
+      await sendDurable(gw, res, await funnelOf(gw.store, accountOf(res).id, String(req.params.id), query));
     },
   }, before);
   return router;

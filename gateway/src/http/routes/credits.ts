@@ -3,7 +3,9 @@ import type { Gateway } from '../../context.js';
 import { setAutoRecharge } from '../../domain/auto-recharge.js';
 import { creditsOf, grantCredits } from '../../domain/credits.js';
 import { idempotent } from '../../domain/idempotency.js';
+import { publicSubAccount, subAccountCredits, subAccountsOf } from '../../domain/subaccounts.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
 import { autoRecharge, creditGrant } from '../schemas.js';
 
@@ -28,6 +30,20 @@ export function creditsRouter(gw: Gateway, before: RequestHandler[], headerKeyOn
       res.json(await setAutoRecharge(gw, accountOf(res), parse(autoRecharge, req.body)));
     }],
   }, headerKeyOnly);
+
+  route(router, '/subaccounts', {
+    get: async (req, res) => {
+      const query = parse(pageQuery, req.query, 'query');
+      const agency = accountOf(res);
+      await sendDurable(gw, res, await readPage(query, (page) => subAccountsOf(gw.store, agency, page), publicSubAccount));
+    },
+  }, before);
+
+  route(router, '/subaccounts/:id/credits', {
+    get: async (req, res) => {
+      await sendDurable(gw, res, await subAccountCredits(gw.store, accountOf(res), String(req.params.id)));
+    },
+  }, before);
 
   route(router, '/credits', {
     get: async (_req, res) => {

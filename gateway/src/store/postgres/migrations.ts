@@ -163,6 +163,17 @@ CREATE UNIQUE INDEX "sessions_by_tokenHash" ON "sessions" ((doc->>'tokenHash')) 
 CREATE INDEX "sessions_by_account" ON "sessions" ((doc->>'accountId'), seq) WHERE doc->>'accountId' IS NOT NULL;
 `,
   },
+  {
+    version: 7,
+    name: 'campaign funnel steps and their counts per day',
+    sql: `
+CREATE TABLE "funnel_steps" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+
+CREATE TABLE "funnel_counts" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE INDEX "funnel_counts_by_month" ON "funnel_counts" ((doc->>'campaignId'), (doc->>'month'), seq)
+  WHERE doc->>'campaignId' IS NOT NULL AND doc->>'month' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

@@ -1,0 +1,76 @@
+import type { Conversation } from './conversations.js';
+import type { Tx } from '../store/store.js';
+
+/**
+ * A campaign's funnel: the steps a sales team steers by, each counted once per contact, recorded in the transaction
+ * of the change itself, so reading the funnel never walks the campaign's conversations.
+ *
+ * Two collections hold it:
+ * - `funnel_steps`: one document per campaign, step and contact, its id made of the three, so a step reached again
+ *   (a second reply, a second failed message) is found and counted no more;
+ * - `funnel_counts`: per campaign and UTC day, how many contacts reached each step in each quarter hour of that day.
+ *   Quarter hours let the report give days in any time zone (every zone's offset is a whole number of them). A day's
+ *   counts are split over a few documents by contact, so that concurrent transactions of one campaign seldom wait
+ *   for each other on one row.
+ */
+export const FUNNEL_STEPS = ['added', 'openingSent', 'replied', 'handedOff', 'optedOut', 'goalReached', 'failed'] as const;
+export type FunnelStep = (typeof FUNNEL_STEPS)[number];
+
+export interface FunnelStepRecord {
+  id: string;
+  accountId: string;
+  campaignId: string;
+  contactId: string;
+  step: FunnelStep;
+  at: string;
+}
+
+export interface FunnelCounts {
+  id: string;
+  accountId: string;
+  campaignId: string;
+  /** The UTC month, "YYYY-MM": the report finds a range's documents by month. */
+  month: string;
+  /** The UTC day, "YYYY-MM-DD". */
+  day: string;
+  /** `${step}@${quarter}`: contacts that reached `step` in quarter hour `quarter` (0 to 95) of the day, UTC. */
+  counts: Record<string, number>;
+}
+
+export const QUARTER_MS = 15 * 60_000;
+export const DAY_MS = 24 * 60 * 60_000;
+/** How many documents a campaign's day is split over. */
+export const SHARDS = 8;
+
+/** What a step happened to: an opening, a conversation or a message all carry these. */
+export interface StepSubject {
+  accountId: string;
+  campaignId?: string | null;
+  contactId: string;
+}
+
+/** Records that the contact reached `step` of its campaign now; nothing when there is no campaign or it was counted. */
+export async function recordStep(tx: Tx, step: FunnelStep, subject: StepSubject, at = Date.now()): Promise<void> {
+  const { accountId, campaignId, contactId } = subject;
+  if (!campaignId) return;
+  const id = `${step}:${campaignId}:${contactId}`;
+  if (await tx.get('funnel_steps', id)) return;
+  await tx.insert<FunnelStepRecord>('funnel_steps', { id, accountId, campaignId, contactId, step, at: new Date(at).toISOString() });
+  const day = new Date(at).toISOString().slice(0, 10);
+  const key = `${step}@${Math.floor((at % DAY_MS) / QUARTER_MS)}`;
+  const countsId = `${campaignId}:${day}:${shardOf(contactId)}`;
+  const counts = await tx.get<FunnelCounts>('funnel_counts', countsId);
+  if (counts) await tx.update<FunnelCounts>('funnel_counts', countsId, { counts: { ...counts.counts, [key]: (counts.counts[key] ?? 0) + 1 } });
+  else await tx.insert<FunnelCounts>('funnel_counts', { id: countsId, accountId, campaignId, month: day.slice(0, 7), day, counts: { [key]: 1 } });
+}
+
+/** A message from the contact after the campaign's opening message went: the contact replied to that campaign. */
+export async function recordReply(tx: Tx, conversation: Conversation): Promise<void> {
+  if (conversation.opening?.status === 'sent') await recordStep(tx, 'replied', { ...conversation, campaignId: conversation.opening.campaignId });
+}
+
+function shardOf(contactId: string): number {
+  let h = 0;
+  for (let i = 0; i < contactId.length; i++) h = (h * 31 + contactId.charCodeAt(i)) | 0;
+  return Math.abs(h) % SHARDS;
+}

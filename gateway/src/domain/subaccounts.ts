@@ -1,0 +1,36 @@
+import { forbidden, notFound } from '../errors.js';
+import type { Page, Reader } from '../store/store.js';
+import { toCredits, type Account } from './accounts.js';
+import { publicAutoRecharge } from './auto-recharge.js';
+import { creditsOf } from './credits.js';
+
+/**
+ * What an agency sees of its sub-accounts (spec §2.7): each one's balance and auto-recharge rule, and its credit
+ * history. Only an agency asks; another agency's sub-account answers exactly like a missing one.
+ */
+export function requireAgency(account: Account): void {
+  if (account.type !== 'agency') throw forbidden('NOT_AGENCY', 'Only agency accounts have sub-accounts');
+}
+
+export const publicSubAccount = (a: Account) => ({
+  id: a.id,
+  name: a.name,
+  email: a.email,
+  balance: toCredits(a.balanceCents),
+  autoRecharge: publicAutoRecharge(a.autoRecharge),
+  createdAt: a.createdAt,
+});
+
+/** The agency's sub-accounts, oldest first. */
+export function subAccountsOf(r: Reader, agency: Account, page?: Page): Promise<Account[]> {
+  requireAgency(agency);
+  return r.find<Account>('accounts', 'parentId', [agency.id], page);
+}
+
+/** A sub-account's balance, auto-recharge rule and credit history: what GET /v1/credits shows the sub-account itself. */
+export async function subAccountCredits(r: Reader, agency: Account, subId: string) {
+  requireAgency(agency);
+  const sub = await r.get<Account>('accounts', subId);
+  if (!sub || sub.parentId !== agency.id) throw notFound('Sub-account');
+  return creditsOf(r, sub.id);
+}
