@@ -2,10 +2,11 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../shared/types';
 import * as get from './get';
+import * as getFunnel from './getFunnel';
 import * as getAll from './getAll';
 import * as testBot from './testBot';
 
-export const operations: Record<string, Operation> = { get, getAll, testBot };
+export const operations: Record<string, Operation> = { get, getAll, getFunnel, testBot };
 
 export const description: INodeProperties[] = [
 	{
@@ -20,6 +21,12 @@ export const description: INodeProperties[] = [
 				value: 'get',
 				action: 'Get a campaign',
 				description: 'Get a campaign with its channel, status, opening message and bot settings',
+			},
+			{
+				name: 'Get Funnel',
+				value: 'getFunnel',
+				action: 'Get the funnel of a campaign',
+				description: 'Count the contacts added, sent the opening message, replied, handed off, opted out, reaching the goal or failed, in total and per day',
 			},
 			{
 				name: 'Get Many',
@@ -38,5 +45,6 @@ export const description: INodeProperties[] = [
 	},
 	...get.description,
 	...getAll.description,
+	...getFunnel.description,
 	...testBot.description,
 ];
