@@ -10,7 +10,7 @@ export interface ConsolePage {
   /** The page's heading, its navigation label and the start of its window title. */
   title: string;
   /** The group its navigation entry sits in. */
-  section: 'Settings';
+  section: 'Settings' | 'Inbox';
 }
 
 export const PAGES: readonly ConsolePage[] = [
@@ -18,6 +18,7 @@ export const PAGES: readonly ConsolePage[] = [
   { path: '/console/settings/webhook', title: 'Custom Channel Webhook', section: 'Settings' },
   { path: '/console/settings/bot', title: 'Bot provider', section: 'Settings' },
   { path: '/console/settings/channels', title: 'Channels', section: 'Settings' },
+  { path: '/console/inbox', title: 'Inbox', section: 'Inbox' },
 ];
 
 /** Where a signed-in user lands, and where the bare /console address leads. */

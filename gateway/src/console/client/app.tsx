@@ -4,6 +4,7 @@ import { toSignIn } from './api.js';
 import { Shell } from './components/shell.js';
 import { NotFound } from './pages/not-found.js';
 import { SignIn } from './pages/sign-in.js';
+import { InboxPage } from './pages/inbox/inbox-page.js';
 import { ApiKeyPage } from './pages/settings/api-key.js';
 import { BotPage } from './pages/settings/bot.js';
 import { ChannelsPage } from './pages/settings/channels.js';
@@ -17,6 +18,7 @@ const VIEWS: Record<string, (props: { session: SessionInfo }) => preact.JSX.Elem
   '/console/settings/webhook': WebhookPage,
   '/console/settings/bot': BotPage,
   '/console/settings/channels': ChannelsPage,
+  '/console/inbox': InboxPage,
 };
 
 export function App() {

@@ -1,0 +1,35 @@
+import { CONVERSATION_STATUS, channelName, contactName, when } from './labels.js';
+import type { Conversation } from './types.js';
+
+/**
+ * The conversations, newest activity first: who, on which channel, the last message, whether a person has it
+ * (hand-off) and how many of the contact's messages are unread. Each is a button that opens its thread.
+ */
+export function ConversationList(props: { items: Conversation[]; selected?: string; filtered: boolean; onOpen: (id: string) => void }) {
+  if (props.items.length === 0) {
+    return <p class="current">{props.filtered ? 'No conversation matches these filters.' : 'No conversations yet: they start with a campaign\'s opening message or a message from a contact.'}</p>;
+  }
+  return (
+    <ul class="inbox-items">
+      {props.items.map((c) => (
+        <li key={c.id}>
+          <button type="button" class={`inbox-item${c.unread > 0 ? ' inbox-unread' : ''}`} aria-current={c.id === props.selected ? 'true' : undefined} onClick={() => props.onOpen(c.id)}>
+            <span class="inbox-item-top">
+              <span class="inbox-item-name">{contactName(c.contact)}</span>
+              <time dateTime={c.lastActivityAt}>{when(c.lastActivityAt)}</time>
+            </span>
+            <span class="inbox-item-meta">
+              <span>{channelName(c)}</span>
+              {c.status !== 'active' && c.status !== 'handed_off' && <span>{CONVERSATION_STATUS[c.status]}</span>}
+              {c.status === 'handed_off' && <span class="inbox-badge inbox-handoff">Handed off</span>}
+              {c.unread > 0 && <span class="inbox-badge inbox-count">{c.unread} unread</span>}
+            </span>
+            {c.lastMessage && (
+              <span class="inbox-item-last">{c.lastMessage.direction === 'outgoing' ? 'You: ' : ''}{c.lastMessage.body}</span>
+            )}
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}

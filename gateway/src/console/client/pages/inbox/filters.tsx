@@ -1,0 +1,54 @@
+import { useEffect, useState } from 'preact/hooks';
+import { get } from '../../api.js';
+import type { PageOf } from './types.js';
+
+export interface Filters {
+  status: string;
+  channel: string;
+  campaignId: string;
+}
+
+export const NO_FILTERS: Filters = { status: '', channel: '', campaignId: '' };
+
+/** The query string of GET /v1/conversations for these filters (the API does the filtering). */
+export const filterQuery = (f: Filters) =>
+  Object.entries(f).filter(([, v]) => v).map(([k, v]) => `&${k}=${encodeURIComponent(v)}`).join('');
+
+/** Status, channel and campaign, as GET /v1/conversations filters by them. */
+export function FilterBar(props: { value: Filters; onChange: (f: Filters) => void }) {
+  const [campaigns, setCampaigns] = useState<Array<{ id: string; name: string }>>([]);
+  useEffect(() => {
+    void get<PageOf<{ id: string; name: string }>>('/v1/campaigns?limit=200').then((res) => res.ok && setCampaigns(res.data!.data));
+  }, []);
+  const set = (key: keyof Filters) => (e: Event) => props.onChange({ ...props.value, [key]: (e.currentTarget as HTMLSelectElement).value });
+  return (
+    <div class="inbox-filters">
+      <div class="field">
+        <label for="inbox-status">Status</label>
+        <select id="inbox-status" value={props.value.status} onChange={set('status')}>
+          <option value="">All</option>
+          <option value="active">Active</option>
+          <option value="handed_off">Handed off</option>
+          <option value="opted_out">Opted out</option>
+          <option value="closed">Closed</option>
+        </select>
+      </div>
+      <div class="field">
+        <label for="inbox-channel">Channel</label>
+        <select id="inbox-channel" value={props.value.channel} onChange={set('channel')}>
+          <option value="">All</option>
+          <option value="sms">SMS</option>
+          <option value="whatsapp">WhatsApp</option>
+          <option value="custom">Custom channels</option>
+        </select>
+      </div>
+      <div class="field">
+        <label for="inbox-campaign">Campaign</label>
+        <select id="inbox-campaign" value={props.value.campaignId} onChange={set('campaignId')}>
+          <option value="">All</option>
+          {campaigns.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+        </select>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+import { useState } from 'preact/hooks';
+import { get } from '../../api.js';
+import { PageTitle } from '../../components/shell.js';
+import { ConversationList } from './conversation-list.js';
+import { FilterBar, filterQuery, NO_FILTERS, type Filters } from './filters.js';
+import { usePolling } from './poll.js';
+import { Thread } from './thread.js';
+import type { Conversation, PageOf } from './types.js';
+
+const PAGE = 25;
+const MAX_LIMIT = 200;
+
+/** The conversation open in the address (?c=…), so a reload or a shared link opens the same one. */
+const openInAddress = () => new URLSearchParams(location.search).get('c') ?? undefined;
+
+/**
+ * The inbox: the account's conversations, newest activity first, filtered as the API filters them and read again
+ * every few seconds, beside the thread of the one open.
+ */
+export function InboxPage() {
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [limit, setLimit] = useState(PAGE);
+  const [page, setPage] = useState<PageOf<Conversation> | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [open, setOpen] = useState<string | undefined>(openInAddress);
+
+  const load = async () => {
+    const res = await get<PageOf<Conversation>>(`/v1/conversations?limit=${limit}${filterQuery(filters)}`);
+    if (res.ok) setPage(res.data);
+    setError(res.ok ? undefined : res.error);
+  };
+  usePolling(load, [filters, limit]);
+
+  const choose = (id: string | undefined) => {
+    setOpen(id);
+    history.replaceState(null, '', id ? `${location.pathname}?c=${encodeURIComponent(id)}` : location.pathname);
+  };
+  const filter = (f: Filters) => {
+    setFilters(f);
+    setLimit(PAGE);
+  };
+  const filtered = filterQuery(filters) !== '';
+  return (
+    <>
+      <PageTitle>Inbox</PageTitle>
+      <div class={`inbox${open ? ' inbox-open' : ''}`}>
+        <section class="panel inbox-list" aria-labelledby="conversations-heading">
+          <h2 id="conversations-heading">Conversations</h2>
+          <FilterBar value={filters} onChange={filter} />
+          {error && <p class="error" role="alert">{error}</p>}
+          {page ? <ConversationList items={page.data} selected={open} filtered={filtered} onOpen={choose} /> : !error && <p role="status">Loading…</p>}
+          {page?.nextCursor && limit < MAX_LIMIT && (
+            <button type="button" class="secondary" onClick={() => setLimit(Math.min(limit + PAGE, MAX_LIMIT))}>Show more conversations</button>
+          )}
+        </section>
+        {open
+          ? <Thread key={open} id={open} onClose={() => choose(undefined)} onChanged={() => void load()} />
+          : <section class="panel inbox-thread inbox-empty" aria-label="Conversation"><p class="current">Choose a conversation to read it and reply.</p></section>}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,62 @@
+import { useEffect, useState } from 'preact/hooks';
+import { call, get } from '../../api.js';
+import { useAction } from '../../components/action.js';
+import { FormStatus } from '../../components/form.js';
+import { AUTHOR, MESSAGE_STATUS, when } from './labels.js';
+import { MediaPreview } from './media.js';
+import type { Message } from './types.js';
+
+/**
+ * One message of a thread: who wrote it, its text, media and status. A failed one shows its error as the API gave
+ * it, with the delivery attempts, and a Retry button (POST /v1/messages/{id}/retry).
+ */
+export function MessageItem(props: { message: Message; onChanged: () => void }) {
+  const m = props.message;
+  const outgoing = m.direction === 'outgoing';
+  const failed = outgoing && m.status === 'failed';
+  const retrying = useAction();
+  const [detail, setDetail] = useState<Message | undefined>(undefined);
+  useEffect(() => {
+    if (!failed) return setDetail(undefined);
+    void get<Message>(`/v1/messages/${encodeURIComponent(m.id)}`).then((res) => res.ok && setDetail(res.data));
+  }, [m.id, failed, m.updatedAt]);
+  const retry = () => retrying.run(() => call('POST', `/v1/messages/${encodeURIComponent(m.id)}/retry`), 'Sending again…', props.onChanged);
+  const statusText = outgoing ? (MESSAGE_STATUS[m.status] ?? m.status) : m.status === 'received' ? 'Received' : m.status;
+  const attempts = detail?.deliveries?.flatMap((d) => d.attempts) ?? [];
+  return (
+    <li class={`inbox-msg ${outgoing ? 'inbox-out' : 'inbox-in'}`}>
+      <p class="inbox-msg-meta">
+        <span>{outgoing ? (AUTHOR[m.author ?? ''] ?? 'Sent') : 'Contact'}</span> · <time dateTime={m.createdAt}>{when(m.createdAt)}</time>
+      </p>
+      {m.messageType === 'reaction'
+        ? <p class="inbox-msg-body">Reacted with {m.body}</p>
+        : <p class="inbox-msg-body">{m.body}</p>}
+      {m.media && <MediaPreview media={m.media} />}
+      <p class="inbox-msg-status">
+        <span class={`inbox-status inbox-status-${m.status}`}>{statusText}</span>
+      </p>
+      {m.error && (
+        <p class="inbox-msg-error">
+          {m.error}
+          {m.errorCode && <> (<code>{m.errorCode}</code>)</>}
+        </p>
+      )}
+      {attempts.length > 0 && (
+        <details class="inbox-attempts">
+          <summary>Delivery attempts ({attempts.length})</summary>
+          <ol>
+            {attempts.map((a, i) => (
+              <li key={i}><time dateTime={a.at}>{when(a.at)}</time>: {a.error ?? `accepted (HTTP ${a.status})`}</li>
+            ))}
+          </ol>
+        </details>
+      )}
+      {failed && (
+        <div class="inbox-retry">
+          <button type="button" class="secondary" disabled={retrying.busy} onClick={() => void retry()}>Retry</button>
+          <FormStatus error={retrying.error} />
+        </div>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,134 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { call, get, type ApiResult } from '../../api.js';
+import { useAction } from '../../components/action.js';
+import { FormStatus } from '../../components/form.js';
+import { CONVERSATION_STATUS, channelName, contactName } from './labels.js';
+import { MessageItem } from './message.js';
+import { usePolling } from './poll.js';
+import type { Conversation, Message, PageOf } from './types.js';
+
+/** Every message of the contact, oldest first (the API pages them), and of those the ones of this conversation. */
+async function threadOf(conversation: Conversation): Promise<ApiResult<Message[]>> {
+  const messages: Message[] = [];
+  let cursor: string | null = null;
+  for (let n = 0; n < 50; n++) {
+    const res: ApiResult<PageOf<Message>> = await get<PageOf<Message>>(
+      `/v1/contacts/${encodeURIComponent(conversation.contactId)}/messages?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
+    if (!res.ok) return { ok: false, status: res.status, error: res.error };
+    messages.push(...res.data!.data.filter((m) => m.conversationId === conversation.id));
+    cursor = res.data!.nextCursor;
+    if (!cursor) break;
+  }
+  return { ok: true, status: 200, data: messages };
+}
+
+/**
+ * One conversation: its messages kept up to date, a reply as a team member on the conversation's channel, and the
+ * bot turned on or off. Whatever the contact wrote is read once it is on screen (POST /v1/conversations/{id}/read).
+ */
+export function Thread(props: { id: string; onClose: () => void; onChanged: () => void }) {
+  const [conversation, setConversation] = useState<Conversation | undefined>(undefined);
+  const [messages, setMessages] = useState<Message[] | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const load = async () => {
+    const res = await get<Conversation>(`/v1/conversations/${encodeURIComponent(props.id)}`);
+    if (!res.ok) return setError(res.error);
+    const thread = await threadOf(res.data!);
+    setError(thread.ok ? undefined : thread.error);
+    setConversation(res.data);
+    if (thread.ok) setMessages(thread.data);
+    if (res.data!.unread > 0 && document.visibilityState === 'visible') {
+      const read = await call<Conversation>('POST', `/v1/conversations/${encodeURIComponent(props.id)}/read`);
+      if (read.ok) setConversation(read.data);
+      props.onChanged();
+    }
+  };
+  usePolling(load, [props.id]);
+  const arrived = conversation !== undefined;
+  useEffect(() => {
+    if (arrived) heading.current?.focus();
+  }, [arrived]);
+
+  if (!conversation) {
+    return <section class="panel inbox-thread" aria-label="Conversation">{error ? <p class="error" role="alert">{error}</p> : <p role="status">Loading…</p>}</section>;
+  }
+  const reload = () => {
+    void load();
+    props.onChanged();
+  };
+  const name = contactName(conversation.contact);
+  return (
+    <section class="panel inbox-thread" aria-labelledby="thread-heading">
+      <button type="button" class="secondary inbox-back" onClick={props.onClose}>All conversations</button>
+      <h2 id="thread-heading" ref={heading} tabIndex={-1}>{name}</h2>
+      <dl class="facts inbox-facts">
+        <dt>Channel</dt><dd>{channelName(conversation)}</dd>
+        <dt>Status</dt>
+        <dd>
+          {conversation.status === 'handed_off' ? <span class="inbox-badge inbox-handoff">Handed off</span> : CONVERSATION_STATUS[conversation.status]}
+        </dd>
+        {conversation.contact?.phone && <><dt>Phone</dt><dd>{conversation.contact.phone}</dd></>}
+        {conversation.contact?.fromId && <><dt>Contact ID</dt><dd>{conversation.contact.fromId}</dd></>}
+      </dl>
+      <BotSwitch conversation={conversation} onChanged={reload} />
+      <h3>Messages</h3>
+      {error && <p class="error" role="alert">{error}</p>}
+      {messages && messages.length === 0 && <p class="current">No messages yet.</p>}
+      {messages && (
+        <ol class="inbox-msgs">
+          {messages.map((m) => <MessageItem key={m.id} message={m} onChanged={reload} />)}
+        </ol>
+      )}
+      <ReplyForm conversation={conversation} onSent={reload} />
+    </section>
+  );
+}
+
+/** POST /v1/contacts/{id}/bot: the API turns the bot on or off for every conversation of the contact. */
+function BotSwitch(props: { conversation: Conversation; onChanged: () => void }) {
+  const switching = useAction();
+  const active = props.conversation.bot.active;
+  const toggle = () => switching.run(
+    () => call('POST', `/v1/contacts/${encodeURIComponent(props.conversation.contactId)}/bot`, { active: !active }),
+    active ? 'The bot is off: your team answers this contact.' : 'The bot is on again for this contact.',
+    props.onChanged,
+  );
+  return (
+    <div class="inbox-bot">
+      <p>{active ? 'The bot answers this contact.' : 'The bot is off: your team answers this contact.'}</p>
+      <button type="button" class="secondary" disabled={switching.busy} onClick={() => void toggle()}>
+        {active ? 'Turn the bot off' : 'Turn the bot on'}
+      </button>
+      <FormStatus error={switching.error} done={switching.done} />
+    </div>
+  );
+}
+
+/** A team member's reply on the conversation's channel; the API stops the bot there, as a person has taken over. */
+function ReplyForm(props: { conversation: Conversation; onSent: () => void }) {
+  const sending = useAction();
+  const submit = (e: SubmitEvent) => {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    const body = String(new FormData(form).get('reply-body') ?? '');
+    void sending.run(
+      () => call('POST', `/v1/contacts/${encodeURIComponent(props.conversation.contactId)}/messages`, { body, conversationId: props.conversation.id }),
+      'Reply sent.',
+      () => {
+        form.reset();
+        props.onSent();
+      },
+    );
+  };
+  return (
+    <form class="inbox-reply" onSubmit={submit}>
+      <label for="reply-body">Reply as your team</label>
+      <p class="hint" id="reply-body-hint">Sent on {channelName(props.conversation)}. Replying hands the conversation to your team: the bot stops answering here.</p>
+      <textarea id="reply-body" name="reply-body" rows={3} required maxLength={4096} aria-describedby="reply-body-hint" />
+      <button type="submit" class="primary" disabled={sending.busy}>Send reply</button>
+      <FormStatus error={sending.error} done={sending.done} />
+    </form>
+  );
+}

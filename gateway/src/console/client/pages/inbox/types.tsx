@@ -1,0 +1,53 @@
+/** The API's shapes the inbox reads: conversations (GET /v1/conversations) and messages (GET /v1/messages/{id}). */
+export interface Contact {
+  id: string;
+  firstName: string;
+  lastName: string;
+  phone: string;
+  email: string;
+  fromId?: string;
+  optOut?: unknown;
+}
+
+export interface Conversation {
+  id: string;
+  contactId: string;
+  channel: 'sms' | 'whatsapp' | 'custom';
+  customChannel: string | null;
+  campaignId: string | null;
+  status: 'active' | 'handed_off' | 'opted_out' | 'closed';
+  bot: { active: boolean };
+  lastMessage: { id: string; direction: 'incoming' | 'outgoing'; body: string; status: string; createdAt: string } | null;
+  lastActivityAt: string;
+  unread: number;
+  contact: Contact | null;
+}
+
+export interface Attempt {
+  at: string;
+  status: number | null;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+export interface Message {
+  id: string;
+  contactId: string;
+  conversationId: string | null;
+  direction: 'incoming' | 'outgoing';
+  body: string;
+  status: string;
+  error: string | null;
+  errorCode: string | null;
+  messageType: 'text' | 'reaction';
+  author: string | null;
+  media: { url: string; contentType: string; mediaId: string | null } | null;
+  createdAt: string;
+  updatedAt: string;
+  deliveries?: Array<{ id: string; target: string; status: string; attempts: Attempt[] }>;
+}
+
+export interface PageOf<T> {
+  data: T[];
+  nextCursor: string | null;
+}

@@ -1,0 +1,249 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
+import { dataUri, incoming, png, poll, Receiver } from '../gateway/api-support';
+import { launchBrowser, newContext, screenshot, scriptRan, seriousViolations } from './browser';
+import { consoleAccount, type ConsoleAccount } from './support';
+
+/**
+ * The console's Inbox in a real browser against a real gateway: conversations with their channel, last message,
+ * hand-off badge and unread count; a thread with each message's status, media and errors; a failed delivery (the
+ * Custom Channel Webhook receiver answers 500, then recovers) shown with its error and turned into sent by Retry;
+ * markup in a contact's name or a message shown as text and never run; news arriving without a reload; a team
+ * reply; the bot turned off and on; filters; keyboard, phone width and axe-core.
+ */
+jest.setTimeout(60_000);
+
+const HOSTILE_BODY = '<img src=x onerror="window.__xss=1">';
+const HOSTILE_NAME = '<script>window.__xss=1</script>Mallory';
+
+let gw: TestGateway;
+let browser: Browser;
+let owner: ConsoleAccount;
+let other: ConsoleAccount;
+let context: BrowserContext;
+let page: Page;
+let receiverUp = false;
+let hook: Receiver;
+/** The hostile contact's conversation, its failed reply, and the contact. */
+let conversationId: string;
+let failedId: string;
+let contactId: string;
+const fromId = 'visitor-mallory';
+
+const api = (method: string, path: string, body?: unknown, who: ConsoleAccount = owner) => request(gw, method, path, { apiKey: who.apiKey, body });
+const write = (customData: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  api('POST', '/v1/incoming_custom_channel_message', incoming({ fromId, channel: 'web-chat', ...customData }, extra));
+const url = (p: string) => `${gw.url}${p}`;
+const heading = (p: Page) => p.getByRole('heading', { level: 1 });
+const conversationButton = (p: Page, name: string) => p.locator('.inbox-item').filter({ hasText: name });
+
+beforeAll(async () => {
+  hook = await Receiver.start(() => (receiverUp ? { status: 200 } : { status: 500, body: 'receiver down' }));
+  [gw, browser] = await Promise.all([startGateway({ LEADCHAT_WEBHOOK_RETRIES: '100ms,100ms', LEADCHAT_JOB_POLL: '100ms' }), launchBrowser()]);
+  owner = await consoleAccount(gw, { name: 'Inbox Dental' });
+  other = await consoleAccount(gw, { name: 'Other Business' });
+  expect((await api('PUT', '/v1/settings', { customChannelWebhookUrl: hook.url })).status).toBe(200);
+
+  const first = await write({ body: HOSTILE_BODY, firstName: HOSTILE_NAME });
+  const message = (await api('GET', `/v1/messages/${first.body.messageId}`)).body;
+  conversationId = message.conversationId;
+  contactId = message.contactId;
+  await write({ body: 'Here is my x-ray', mediaUrl: dataUri('image/png', png(8, 8)), mediaContentType: 'image/png' });
+  await write({ body: 'And the form', mediaUrl: 'javascript:window.__xss=1', mediaContentType: 'application/pdf' });
+  await write({ body: 'Also this', mediaUrl: 'https://files.example.com/quote.pdf', mediaContentType: 'application/pdf' });
+  const sent = await api('POST', '/v1/send_custom_channel_message', { customData: { fromId, customChannel: 'web-chat', body: 'Thanks, we will call you' } });
+  failedId = sent.body.messageId;
+  const failed = await poll(() => api('GET', `/v1/messages/${failedId}`), (r) => r.body.status !== 'pending');
+  expect(failed.body).toMatchObject({ status: 'failed', error: 'Receiver answered HTTP 500' });
+  // A second conversation, on which the filters work.
+  await request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: owner.apiKey, body: incoming({ fromId: 'visitor-ruth', firstName: 'Ruth', channel: 'web-chat', body: 'Do you open on Saturdays?' }) });
+
+  context = await newContext(browser);
+  page = await context.newPage();
+  page.on('dialog', (d) => void d.dismiss());
+  await page.goto(url('/console/inbox'));
+  await page.getByLabel('Email', { exact: true }).fill(owner.email);
+  await page.getByLabel('Password', { exact: true }).fill(owner.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(url('/console/inbox'));
+});
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+  await hook?.close();
+  if (gw) removeDir(gw.dataDir);
+});
+
+test('the conversations: contact, channel, last message, unread; a name holding a script is text', async () => {
+  await heading(page).filter({ hasText: 'Inbox' }).waitFor();
+  const mallory = conversationButton(page, 'Mallory');
+  await mallory.waitFor();
+  expect(await mallory.locator('.inbox-item-name').textContent()).toBe(HOSTILE_NAME);
+  expect(await mallory.locator('.inbox-item-meta').textContent()).toContain('Custom: web-chat');
+  expect(await mallory.locator('.inbox-count').textContent()).toBe('4 unread');
+  expect(await mallory.locator('.inbox-item-last').textContent()).toBe('You: Thanks, we will call you');
+  // Newest activity first: Ruth wrote last.
+  expect(await page.locator('.inbox-item-name').allTextContents()).toEqual(['Ruth', HOSTILE_NAME]);
+  expect(await scriptRan(page)).toBe(false);
+  expect(await seriousViolations(page)).toEqual([]);
+  expect(await page.getByRole('navigation').getByRole('link', { name: 'Inbox' }).getAttribute('aria-current')).toBe('page');
+  await screenshot(page, 'inbox');
+});
+
+test('opening a conversation shows its thread, marks it read, and shows every message and its media as text', async () => {
+  await conversationButton(page, 'Mallory').click();
+  await page.locator('#thread-heading').filter({ hasText: 'Mallory' }).waitFor();
+  expect(new URL(page.url()).searchParams.get('c')).toBe(conversationId);
+  await page.waitForFunction(() => document.activeElement?.id === 'thread-heading');
+
+  const bodies = page.locator('.inbox-msg-body');
+  await bodies.first().waitFor();
+  expect(await bodies.allTextContents()).toEqual([HOSTILE_BODY, 'Here is my x-ray', 'And the form', 'Also this', 'Thanks, we will call you']);
+  expect(await page.locator('.inbox-msg-body img, .inbox-item img').count()).toBe(0);
+  // The image the gateway keeps is shown; a javascript: address stays text; another site's file is only a link.
+  const image = page.locator('.inbox-media img');
+  await page.waitForFunction(() => (document.querySelector('.inbox-media img') as HTMLImageElement | null)?.naturalWidth === 8);
+  expect(await image.getAttribute('src')).toMatch(/^\/v1\/media\/med_/);
+  expect(await page.locator('.inbox-media a[href^="javascript"]').count()).toBe(0);
+  expect(await page.locator('.inbox-media').nth(1).textContent()).toContain('javascript:window.__xss=1');
+  expect(await page.getByRole('link', { name: /Open the attached file/ }).getAttribute('href')).toBe('https://files.example.com/quote.pdf');
+  expect(await page.locator('.inbox-msg.inbox-in .inbox-status').first().textContent()).toBe('Received');
+  expect(await scriptRan(page)).toBe(false);
+
+  const read = await poll(() => api('GET', `/v1/conversations/${conversationId}`), (r) => r.body.unread === 0);
+  expect(read.body.unread).toBe(0);
+  await page.locator('.inbox-item').filter({ hasText: 'Mallory' }).locator('.inbox-count').waitFor({ state: 'detached' });
+});
+
+test('a failed delivery shows its error and attempts; Retry sends it again and it turns Sent without a reload', async () => {
+  const failed = page.locator('.inbox-msg').filter({ hasText: 'Thanks, we will call you' });
+  expect(await failed.locator('.inbox-status').textContent()).toBe('Failed');
+  expect(await failed.locator('.inbox-msg-error').textContent()).toBe('Receiver answered HTTP 500');
+  await failed.locator('summary').click();
+  expect(await failed.locator('.inbox-attempts li').allTextContents()).toEqual(Array(3).fill(expect.stringMatching(/: Receiver answered HTTP 500$/)));
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'inbox-thread-failed');
+
+  receiverUp = true;
+  await failed.getByRole('button', { name: 'Retry' }).click();
+  await failed.locator('.inbox-status').filter({ hasText: 'Sent' }).waitFor();
+  expect(await failed.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+  expect(await failed.locator('.inbox-msg-error').count()).toBe(0);
+  expect((await api('GET', `/v1/messages/${failedId}`)).body.status).toBe('sent');
+  expect(hook.requests.at(-1)!.body).toMatchObject({ messageId: failedId, body: 'Thanks, we will call you' });
+  await screenshot(page, 'inbox-retried');
+});
+
+test('a new message from the contact appears in the open thread, and a new conversation in the list, without a reload', async () => {
+  await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+  await write({ body: 'Great, talk soon' });
+  await page.locator('.inbox-msg-body').filter({ hasText: 'Great, talk soon' }).waitFor();
+  await request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: owner.apiKey, body: incoming({ fromId: 'visitor-newcomer', firstName: 'Nadia', channel: 'web-chat', body: 'Hi, a new lead here' }) });
+  const nadia = conversationButton(page, 'Nadia');
+  await nadia.waitFor();
+  expect(await nadia.locator('.inbox-count').textContent()).toBe('1 unread');
+  expect(await page.locator('.inbox-item-name').first().textContent()).toBe('Nadia');
+  expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+  // The open conversation's new message was read as it arrived.
+  await poll(() => api('GET', `/v1/conversations/${conversationId}`), (r) => r.body.unread === 0);
+});
+
+test('a team reply goes out on the conversation\'s channel and hands it off; the bot is turned on and off', async () => {
+  await page.getByLabel('Reply as your team').fill('A person here: see you Monday');
+  await page.getByRole('button', { name: 'Send reply' }).click();
+  const reply = page.locator('.inbox-msg').filter({ hasText: 'A person here: see you Monday' });
+  await reply.waitFor();
+  expect(await reply.locator('.inbox-msg-meta span').first().textContent()).toBe('Team');
+  await reply.locator('.inbox-status').filter({ hasText: 'Sent' }).waitFor();
+  expect(await page.getByLabel('Reply as your team').inputValue()).toBe('');
+  await page.locator('.inbox-facts .inbox-handoff').waitFor();
+  await conversationButton(page, 'Mallory').locator('.inbox-handoff').waitFor();
+  expect(hook.requests.at(-1)!.body).toMatchObject({ body: 'A person here: see you Monday', toId: fromId, channel: 'web-chat' });
+  await screenshot(page, 'inbox-handed-off');
+
+  await page.getByRole('button', { name: 'Turn the bot on' }).click();
+  await page.getByRole('status').filter({ hasText: 'The bot is on again for this contact.' }).waitFor();
+  expect((await api('GET', `/v1/conversations/${conversationId}`)).body).toMatchObject({ status: 'active', bot: { active: true } });
+  await page.getByRole('button', { name: 'Turn the bot off' }).click();
+  await page.getByRole('status').filter({ hasText: 'The bot is off' }).waitFor();
+  expect((await api('GET', `/v1/conversations/${conversationId}`)).body).toMatchObject({ status: 'handed_off', bot: { active: false } });
+
+  // The API's refusal is shown as it gave it: an opted-out contact gets no reply.
+  await write({ body: 'STOP' });
+  await page.locator('.inbox-msg-body').filter({ hasText: 'STOP' }).waitFor();
+  await page.getByLabel('Reply as your team').fill('One more thing');
+  await page.getByRole('button', { name: 'Send reply' }).click();
+  await page.locator('.inbox-reply .error').filter({ hasText: /opted out/ }).waitFor();
+});
+
+test('filters: status, channel and campaign, as the API filters', async () => {
+  const campaign = (await api('POST', '/v1/campaigns', { name: 'Spring <b>offer</b>', channel: 'custom', customChannel: 'web-chat' })).body;
+  await request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: owner.apiKey, body: incoming({ fromId: 'visitor-spring', firstName: 'Sam', channel: 'web-chat', campaignId: campaign.id, body: 'About the offer' }) });
+  await page.reload();
+  await conversationButton(page, 'Sam').waitFor();
+  await page.getByLabel('Campaign').selectOption({ label: 'Spring <b>offer</b>' });
+  await page.waitForFunction(() => document.querySelectorAll('.inbox-item').length === 1);
+  expect(await page.locator('.inbox-item-name').allTextContents()).toEqual(['Sam']);
+  await page.getByLabel('Campaign').selectOption('');
+  await page.getByLabel('Status').selectOption('opted_out');
+  await page.waitForFunction(() => document.querySelectorAll('.inbox-item').length === 1);
+  expect(await page.locator('.inbox-item-name').allTextContents()).toEqual([HOSTILE_NAME]);
+  await page.getByLabel('Status').selectOption('active');
+  await page.waitForFunction(() => document.querySelectorAll('.inbox-item').length === 2);
+  expect((await page.locator('.inbox-item-name').allTextContents()).sort()).toEqual(['Nadia', 'Ruth']);
+  await page.getByLabel('Status').selectOption('');
+  await page.waitForFunction(() => document.querySelectorAll('.inbox-item').length === 4);
+  await page.getByLabel('Channel').selectOption('sms');
+  await page.getByText('No conversation matches these filters.').waitFor();
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.getByLabel('Channel').selectOption('');
+  await page.waitForFunction(() => document.querySelectorAll('.inbox-item').length === 4);
+});
+
+test('usable by keyboard: a conversation opens with Enter and its heading takes focus', async () => {
+  await page.goto(url('/console/inbox'));
+  await conversationButton(page, 'Ruth').waitFor();
+  await conversationButton(page, 'Ruth').focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.id === 'thread-heading' && document.activeElement.textContent === 'Ruth');
+  for (let i = 0; i < 30; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate(() => document.activeElement?.id === 'reply-body')) break;
+  }
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe('reply-body');
+});
+
+test('readable at phone width: the list, then the thread alone with a way back', async () => {
+  const phone = await context.newPage();
+  await phone.setViewportSize({ width: 375, height: 740 });
+  await phone.goto(url('/console/inbox'));
+  await conversationButton(phone, 'Mallory').waitFor();
+  expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  expect(await seriousViolations(phone)).toEqual([]);
+  await screenshot(phone, 'inbox-phone');
+  await conversationButton(phone, 'Mallory').click();
+  await phone.locator('.inbox-msg').first().waitFor();
+  expect(await phone.locator('.inbox-list').isVisible()).toBe(false);
+  expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  expect(await seriousViolations(phone)).toEqual([]);
+  await screenshot(phone, 'inbox-thread-phone');
+  await phone.getByRole('button', { name: 'All conversations' }).click();
+  await conversationButton(phone, 'Mallory').waitFor();
+  await phone.close();
+});
+
+test("another account's session sees none of these conversations, and cannot open one by its address", async () => {
+  const theirs = await newContext(browser);
+  const p = await theirs.newPage();
+  await p.goto(url('/console/inbox'));
+  await p.getByLabel('Email', { exact: true }).fill(other.email);
+  await p.getByLabel('Password', { exact: true }).fill(other.password);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.waitForURL(url('/console/inbox'));
+  await p.getByText(/No conversations yet/).waitFor();
+  await p.goto(url(`/console/inbox?c=${conversationId}`));
+  await p.locator('.inbox-thread .error').filter({ hasText: 'Conversation not found' }).waitFor();
+  expect(await p.locator('.inbox-msg').count()).toBe(0);
+  await theirs.close();
+  expect((await api('GET', `/v1/conversations/${conversationId}`)).body.contactId).toBe(contactId);
+});
