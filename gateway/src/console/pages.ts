@@ -10,7 +10,9 @@ export interface ConsolePage {
   /** The page's heading, its navigation label and the start of its window title. */
   title: string;
   /** The group its navigation entry sits in. */
-  section: 'Settings' | 'Inbox';
+  section: 'Settings' | 'Inbox' | 'Campaigns' | 'Agency';
+  /** Shown in the navigation to agency accounts only (the API refuses anyone else anyway). */
+  agencyOnly?: true;
 }
 
 export const PAGES: readonly ConsolePage[] = [
@@ -18,6 +20,8 @@ export const PAGES: readonly ConsolePage[] = [
   { path: '/console/settings/webhook', title: 'Custom Channel Webhook', section: 'Settings' },
   { path: '/console/settings/bot', title: 'Bot provider', section: 'Settings' },
   { path: '/console/settings/channels', title: 'Channels', section: 'Settings' },
+  { path: '/console/funnel', title: 'Funnel', section: 'Campaigns' },
+  { path: '/console/agency', title: 'Agency', section: 'Agency', agencyOnly: true },
   { path: '/console/inbox', title: 'Inbox', section: 'Inbox' },
 ];
 

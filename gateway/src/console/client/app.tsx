@@ -4,6 +4,8 @@ import { toSignIn } from './api.js';
 import { Shell } from './components/shell.js';
 import { NotFound } from './pages/not-found.js';
 import { SignIn } from './pages/sign-in.js';
+import { AgencyPage } from './pages/agency/agency-page.js';
+import { FunnelPage } from './pages/funnel/funnel-page.js';
 import { InboxPage } from './pages/inbox/inbox-page.js';
 import { ApiKeyPage } from './pages/settings/api-key.js';
 import { BotPage } from './pages/settings/bot.js';
@@ -18,6 +20,8 @@ const VIEWS: Record<string, (props: { session: SessionInfo }) => preact.JSX.Elem
   '/console/settings/webhook': WebhookPage,
   '/console/settings/bot': BotPage,
   '/console/settings/channels': ChannelsPage,
+  '/console/funnel': FunnelPage,
+  '/console/agency': AgencyPage,
   '/console/inbox': InboxPage,
 };
 

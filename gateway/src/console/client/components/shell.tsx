@@ -22,7 +22,8 @@ export function Shell(props: { session: SessionInfo; page?: ConsolePage; childre
     await signOut();
     location.assign(SIGN_IN_PATH);
   };
-  const sections = [...new Set(PAGES.map((p) => p.section))];
+  const shown = PAGES.filter((p) => !p.agencyOnly || props.session.account.type === 'agency');
+  const sections = [...new Set(shown.map((p) => p.section))];
   return (
     <>
       <a class="skip" href="#main">Skip to content</a>
@@ -39,7 +40,7 @@ export function Shell(props: { session: SessionInfo; page?: ConsolePage; childre
             <div key={section}>
               <h2 class="nav-section">{section}</h2>
               <ul>
-                {PAGES.filter((p) => p.section === section).map((p) => (
+                {shown.filter((p) => p.section === section).map((p) => (
                   <li key={p.path}><Link href={p.path} current={p === props.page}>{p.title}</Link></li>
                 ))}
               </ul>

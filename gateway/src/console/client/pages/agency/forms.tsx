@@ -1,0 +1,69 @@
+import { call } from '../../api.js';
+import { useAction } from '../../components/action.js';
+import { Field, FormStatus } from '../../components/form.js';
+import { credits, type SubAccount } from './types.js';
+
+function SubAccountSelect(props: { id: string; subs: SubAccount[]; selected?: string }) {
+  return (
+    <div class="field">
+      <label for={props.id}>Sub-account</label>
+      <select id={props.id} name={props.id} key={props.selected} defaultValue={props.selected}>
+        {props.subs.map((s) => <option key={s.id} value={s.email}>{`${s.name} (${s.email})`}</option>)}
+      </select>
+    </div>
+  );
+}
+
+const read = (e: SubmitEvent) => {
+  e.preventDefault();
+  return new FormData(e.currentTarget as HTMLFormElement);
+};
+
+/** POST /v1/subaccounts/credits, the same grant as the API's, with its rules and errors. */
+export function GrantForm(props: { subs: SubAccount[]; selected?: string; onDone: (email: string) => void }) {
+  const granting = useAction();
+  const submit = (e: SubmitEvent) => {
+    const form = read(e);
+    const email = String(form.get('grant-sub'));
+    const description = String(form.get('grant-description')).trim();
+    const body = { email, amount: Number(form.get('grant-amount')), ...(description ? { description } : {}) };
+    const target = e.currentTarget as HTMLFormElement;
+    void granting.run(() => call('POST', '/v1/subaccounts/credits', body), `${credits(body.amount)} credits granted.`, () => props.onDone(email))
+      .then((ok) => ok && target.reset());
+  };
+  return (
+    <form onSubmit={submit}>
+      <SubAccountSelect id="grant-sub" subs={props.subs} selected={props.subs.find((s) => s.id === props.selected)?.email} />
+      <Field id="grant-amount" label="Amount" type="number" min="0.01" step="0.01" required inputMode="decimal" hint="Credits to add, up to 2 decimal places." />
+      <Field id="grant-description" label="Description (optional)" maxLength={500} />
+      <button type="submit" class="primary" disabled={granting.busy}>Grant credits</button>
+      <FormStatus error={granting.error} done={granting.done} />
+    </form>
+  );
+}
+
+/** PUT /v1/subaccounts/auto-recharge: below the threshold, the agency is asked (auto_recharge event) to add the amount. */
+export function AutoRechargeForm(props: { subs: SubAccount[]; selected?: string; onDone: (email: string) => void }) {
+  const saving = useAction();
+  const current = props.subs.find((s) => s.id === props.selected) ?? props.subs[0];
+  const rule = current?.autoRecharge;
+  const submit = (e: SubmitEvent) => {
+    const form = read(e);
+    const email = String(form.get('recharge-sub'));
+    const body = { email, enabled: form.get('recharge-enabled') === 'on', threshold: Number(form.get('recharge-threshold')), amount: Number(form.get('recharge-amount')) };
+    void saving.run(() => call('PUT', '/v1/subaccounts/auto-recharge', body), 'Auto-recharge saved.', () => props.onDone(email));
+  };
+  return (
+    <form onSubmit={submit} key={current?.id}>
+      <SubAccountSelect id="recharge-sub" subs={props.subs} selected={current?.email} />
+      <label class="choice"><input type="checkbox" name="recharge-enabled" defaultChecked={rule?.enabled ?? true} /> On</label>
+      <Field id="recharge-threshold" label="When the balance is below" type="number" min="0.01" step="0.01" required inputMode="decimal"
+        defaultValue={rule ? String(rule.threshold) : ''} />
+      <Field id="recharge-amount" label="Add" type="number" min="0.01" step="0.01" required inputMode="decimal"
+        defaultValue={rule ? String(rule.amount) : ''}
+        hint={rule ? `Now: below ${credits(rule.threshold)}, add ${credits(rule.amount)}.` : 'Your auto_recharge webhook gets the request; grant the amount with its idempotency_key.'} />
+      <button type="submit" class="primary" disabled={saving.busy}>Save auto-recharge</button>
+      <FormStatus error={saving.error} done={saving.done} />
+    </form>
+  );
+}

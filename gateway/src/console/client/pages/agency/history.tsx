@@ -1,0 +1,53 @@
+import { useEffect, useState } from 'preact/hooks';
+import { get } from '../../api.js';
+import { Loading } from '../../components/load.js';
+import { credits, ruleText, type CreditHistory, type SubAccount } from './types.js';
+
+/** A sub-account's balance, rule and credit history (GET /v1/subaccounts/{id}/credits), newest first. */
+export function History(props: { sub: SubAccount; version: number }) {
+  const [history, setHistory] = useState<CreditHistory | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    void get<CreditHistory>(`/v1/subaccounts/${encodeURIComponent(props.sub.id)}/credits`).then((res) => {
+      setHistory(res.ok ? res.data : undefined);
+      setError(res.ok ? undefined : res.error);
+    });
+  }, [props.sub.id, props.version]);
+  if (!history) return <Loading error={error} />;
+  return (
+    <>
+      <dl class="facts">
+        <dt>Sub-account</dt><dd>{`${props.sub.name} (${props.sub.email})`}</dd>
+        <dt>Balance</dt><dd data-balance>{credits(history.balance)}</dd>
+        <dt>Auto-recharge</dt><dd>{ruleText(history.autoRecharge)}</dd>
+      </dl>
+      {history.transactions.length === 0 ? <p>No credits granted or spent yet.</p> : (
+        <div class="table-scroll" role="region" aria-labelledby="history-caption" tabIndex={0}>
+          <table class="data-table">
+            <caption id="history-caption">Credit history, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Kind</th>
+                <th scope="col" class="num">Amount</th>
+                <th scope="col" class="num">Balance after</th>
+                <th scope="col">Description</th>
+              </tr>
+            </thead>
+            <tbody>
+              {history.transactions.map((t) => (
+                <tr key={t.id}>
+                  <td>{new Date(t.createdAt).toLocaleString()}</td>
+                  <td>{t.kind === 'grant' ? 'Grant' : 'Usage'}</td>
+                  <td class="num">{(t.amount > 0 ? '+' : '') + credits(t.amount)}</td>
+                  <td class="num">{credits(t.balance)}</td>
+                  <td class="wrap">{t.description ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,115 @@
+import { useEffect, useState } from 'preact/hooks';
+import { get, type ApiResult } from '../../api.js';
+import { FormStatus, Panel } from '../../components/form.js';
+import { Loading } from '../../components/load.js';
+import { PageTitle } from '../../components/shell.js';
+import { FunnelBars } from './funnel-bars.js';
+import { FunnelChart, FunnelTable } from './funnel-chart.js';
+import type { Funnel } from './steps.js';
+
+interface Campaign {
+  id: string;
+  name: string;
+  status: string;
+}
+
+/** Every campaign of the account, walking the pages of GET /v1/campaigns. */
+async function allCampaigns(): Promise<{ campaigns?: Campaign[]; error?: string }> {
+  const campaigns: Campaign[] = [];
+  let cursor: string | null = null;
+  do {
+    const res: ApiResult<{ data: Campaign[]; nextCursor: string | null }> = await get(`/v1/campaigns?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (!res.ok || !res.data) return { error: res.error };
+    campaigns.push(...res.data.data);
+    cursor = res.data.nextCursor;
+  } while (cursor);
+  return { campaigns };
+}
+
+const DAY_MS = 86_400_000;
+const isoDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+
+/**
+ * Funnel at a glance: a campaign's contacts added, sent the opening message, replying, handed off, opting out,
+ * reaching the goal and failing, for a range of days in the browser's time zone (GET /v1/campaigns/{id}/funnel).
+ */
+export function FunnelPage() {
+  const timezone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const [campaigns, setCampaigns] = useState<Campaign[] | undefined>(undefined);
+  const [loadError, setLoadError] = useState<string | undefined>(undefined);
+  const [query, setQuery] = useState({ campaignId: '', from: isoDay(new Date(Date.now() - 29 * DAY_MS)), to: isoDay(new Date()) });
+  const [funnel, setFunnel] = useState<Funnel | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+
+  const show = async (q: typeof query) => {
+    if (!q.campaignId) return;
+    setBusy(true);
+    const params = new URLSearchParams({ from: q.from, to: q.to, timezone });
+    const res = await get<Funnel>(`/v1/campaigns/${encodeURIComponent(q.campaignId)}/funnel?${params}`);
+    setBusy(false);
+    setError(res.ok ? undefined : res.error);
+    setFunnel(res.ok ? res.data : undefined);
+  };
+
+  useEffect(() => {
+    void allCampaigns().then(({ campaigns: found, error: failed }) => {
+      setLoadError(failed);
+      setCampaigns(found);
+      const first = { ...query, campaignId: found?.[0]?.id ?? '' };
+      setQuery(first);
+      void show(first);
+    });
+  }, []);
+
+  if (!campaigns) return <><PageTitle>Funnel</PageTitle><Loading error={loadError} /></>;
+  if (!campaigns.length) {
+    return <><PageTitle>Funnel</PageTitle><Panel title="No campaign yet" id="funnel-none"><p>Create a campaign first: its funnel shows here once contacts join its list.</p></Panel></>;
+  }
+  const submit = (e: SubmitEvent) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget as HTMLFormElement);
+    const next = { campaignId: String(form.get('funnel-campaign')), from: String(form.get('funnel-from')), to: String(form.get('funnel-to')) };
+    setQuery(next);
+    void show(next);
+  };
+  const name = campaigns.find((c) => c.id === funnel?.campaignId)?.name;
+  return (
+    <>
+      <PageTitle>Funnel</PageTitle>
+      <Panel title="Campaign and days" id="funnel-query-heading">
+        <form onSubmit={submit} class="funnel-query">
+          <div class="field">
+            <label for="funnel-campaign">Campaign</label>
+            <select id="funnel-campaign" name="funnel-campaign" defaultValue={query.campaignId}>
+              {campaigns.map((c) => <option key={c.id} value={c.id}>{`${c.name} (${c.status})`}</option>)}
+            </select>
+          </div>
+          <div class="field">
+            <label for="funnel-from">From</label>
+            <input id="funnel-from" name="funnel-from" type="date" required defaultValue={query.from} />
+          </div>
+          <div class="field">
+            <label for="funnel-to">To</label>
+            <input id="funnel-to" name="funnel-to" type="date" required defaultValue={query.to} />
+          </div>
+          <p class="hint">{`Days are counted in your time zone, ${timezone}. A range covers at most 366 days.`}</p>
+          <button type="submit" class="primary" disabled={busy}>Show funnel</button>
+          <FormStatus error={error} />
+        </form>
+      </Panel>
+      {funnel && (
+        <>
+          <Panel title={`${name ?? 'Campaign'}: ${funnel.from} to ${funnel.to}`} id="funnel-totals-heading">
+            <p class="hint">Each contact counts once per step, on the day it first got there.</p>
+            <FunnelBars totals={funnel.totals} />
+          </Panel>
+          <Panel title="Over time" id="funnel-days-heading">
+            <FunnelChart funnel={funnel} />
+            <FunnelTable funnel={funnel} />
+          </Panel>
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,126 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createAccount, removeDir, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
+import { launchBrowser, newContext, screenshot, scriptRan, seriousViolations } from './browser';
+import { consoleAccount, signIn, withSession, type ConsoleAccount } from './support';
+
+/**
+ * The Agency page in a real browser: an agency's sub-accounts with balances and auto-recharge rules; credits granted
+ * and a rule set from the page, which the history and the API then show; a standard account has no such page in
+ * its navigation and the API refuses it; names holding markup shown as text; axe-core and screenshots.
+ */
+jest.setTimeout(60_000);
+
+const HOSTILE = '<img src=x onerror="window.__xss=1">';
+let gw: TestGateway;
+let browser: Browser;
+let agency: ConsoleAccount;
+let standard: ConsoleAccount;
+let subs: TestAccount[];
+let context: BrowserContext;
+let page: Page;
+
+const url = (p: string) => `${gw.url}${p}`;
+
+async function signInAt(p: Page, path: string, account: ConsoleAccount): Promise<void> {
+  await p.goto(url(path));
+  await p.getByLabel('Email', { exact: true }).fill(account.email);
+  await p.getByLabel('Password', { exact: true }).fill(account.password);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.waitForURL(url(path));
+}
+
+beforeAll(async () => {
+  [gw, browser] = await Promise.all([startGateway(), launchBrowser()]);
+  agency = await consoleAccount(gw, { type: 'agency', name: 'Growth Agency' });
+  standard = await consoleAccount(gw, { name: 'Solo Shop' });
+  subs = [await createAccount(gw, { parentEmail: agency.email, name: `Smile ${HOSTILE}` }), await createAccount(gw, { parentEmail: agency.email, name: 'Bright Realty' })];
+  context = await newContext(browser);
+  page = await context.newPage();
+  page.on('dialog', (d) => void d.dismiss());
+  await signInAt(page, '/console/settings/account', agency);
+});
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+  if (gw) removeDir(gw.dataDir);
+});
+
+const row = (p: Page, id: string) => p.locator(`tr[data-sub="${id}"]`);
+
+test('an agency reaches Agency from the navigation: its sub-accounts with balances, names shown as text', async () => {
+  await page.getByRole('navigation').getByRole('link', { name: 'Agency' }).click();
+  await page.waitForURL(url('/console/agency'));
+  await row(page, subs[1]!.id).waitFor();
+  expect(await row(page, subs[0]!.id).locator('th').textContent()).toBe(`Smile ${HOSTILE}`);
+  expect(await row(page, subs[0]!.id).locator('td').allTextContents()).toEqual([subs[0]!.email, '0.00', 'Off', 'History']);
+  expect(await page.locator('main img').count()).toBe(0);
+  expect(await scriptRan(page)).toBe(false);
+  expect(await page.title()).toBe('Agency · LeadChat console');
+});
+
+test('credits granted from the page: the balance, the history and the API show them', async () => {
+  const grant = page.getByRole('region', { name: 'Grant credits' });
+  await grant.getByLabel('Sub-account').selectOption(subs[1]!.email);
+  await grant.getByLabel('Amount').fill('12.5');
+  await grant.getByLabel('Description (optional)').fill(`Welcome ${HOSTILE}`);
+  await grant.getByRole('button', { name: 'Grant credits' }).click();
+  await grant.getByRole('status').filter({ hasText: '12.50 credits granted.' }).waitFor();
+  await row(page, subs[1]!.id).locator('td', { hasText: '12.50' }).waitFor();
+
+  const history = page.getByRole('region', { name: 'Credit history' });
+  await history.locator('tbody tr').first().waitFor();
+  expect(await history.locator('[data-balance]').textContent()).toBe('12.50');
+  expect((await history.locator('tbody tr').first().locator('td').allTextContents()).slice(1)).toEqual(['Grant', '+12.50', '12.50', `Welcome ${HOSTILE}`]);
+  expect(await scriptRan(page)).toBe(false);
+
+  const fromApi = await request(gw, 'GET', `/v1/subaccounts/${subs[1]!.id}/credits`, { apiKey: agency.apiKey });
+  expect(fromApi.body).toMatchObject({ balance: 12.5, transactions: [{ kind: 'grant', amount: 12.5, description: `Welcome ${HOSTILE}` }] });
+
+  // The API's own rules, shown as it words them: a third decimal is refused and nothing is granted.
+  await grant.getByLabel('Sub-account').selectOption(subs[1]!.email);
+  await grant.getByLabel('Amount').fill('1.005');
+  await page.evaluate(() => document.querySelector<HTMLInputElement>('#grant-amount')!.setAttribute('step', 'any'));
+  await grant.getByRole('button', { name: 'Grant credits' }).click();
+  await grant.getByRole('alert').filter({ hasText: 'amount: at most 2 decimal places' }).waitFor();
+  expect((await request(gw, 'GET', '/v1/credits', { apiKey: subs[1]!.apiKey })).body.balance).toBe(12.5);
+});
+
+test('auto-recharge set from the page shows in the table', async () => {
+  const recharge = page.getByRole('region', { name: 'Auto-recharge' });
+  await recharge.getByLabel('Sub-account').selectOption(subs[0]!.email);
+  await recharge.getByLabel('When the balance is below').fill('5');
+  await recharge.getByLabel('Add', { exact: true }).fill('20');
+  await recharge.getByRole('button', { name: 'Save auto-recharge' }).click();
+  await recharge.getByRole('status').filter({ hasText: 'Auto-recharge saved.' }).waitFor();
+  await row(page, subs[0]!.id).locator('td', { hasText: 'Below 5.00, add 20.00' }).waitFor();
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'agency');
+});
+
+test('readable at phone width', async () => {
+  const phone = await context.newPage();
+  await phone.setViewportSize({ width: 375, height: 740 });
+  await phone.goto(url('/console/agency'));
+  await row(phone, subs[0]!.id).waitFor();
+  expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  expect(await seriousViolations(phone)).toEqual([]);
+  await screenshot(phone, 'agency-phone');
+  await phone.close();
+});
+
+test('a standard account gets no Agency page in its navigation, and the API says 403 NOT_AGENCY', async () => {
+  const own = await newContext(browser);
+  const p = await own.newPage();
+  await signInAt(p, '/console/settings/account', standard);
+  await p.getByRole('navigation').getByRole('link', { name: 'API key' }).waitFor();
+  expect(await p.getByRole('navigation').getByRole('link', { name: 'Agency' }).count()).toBe(0);
+  await p.goto(url('/console/agency'));
+  await p.getByRole('alert').filter({ hasText: 'Only agency accounts have sub-accounts' }).waitFor();
+  expect(await seriousViolations(p)).toEqual([]);
+  await screenshot(p, 'agency-refused');
+  await own.close();
+
+  const session = await signIn(gw, standard.email, standard.password);
+  const refused = await withSession(gw, session, 'GET', '/v1/subaccounts');
+  expect({ status: refused.status, code: refused.body.error.code }).toEqual({ status: 403, code: 'NOT_AGENCY' });
+});

@@ -1,0 +1,115 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
+import { launchBrowser, newContext, screenshot, scriptRan, seriousViolations } from './browser';
+import { consoleAccount, type ConsoleAccount } from './support';
+
+/**
+ * Funnel at a glance in a real browser: a campaign whose contacts went through the steps (opening sent, a reply, a
+ * request for a person, STOP) shows those counts as a funnel, a chart over time and a table of the days, the
+ * numbers the API gives; a campaign picker and a date range; names holding markup shown as text; axe-core.
+ */
+jest.setTimeout(60_000);
+
+const HOSTILE = '<img src=x onerror="window.__xss=1">';
+let gw: TestGateway;
+let browser: Browser;
+let owner: ConsoleAccount;
+let context: BrowserContext;
+let page: Page;
+let campaignId: string;
+let quietId: string;
+
+const api = (method: string, path: string, body?: unknown) => request(gw, method, `/v1${path}`, { apiKey: owner.apiKey, body });
+const url = (p: string) => `${gw.url}${p}`;
+
+async function waitFor(read: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 100 && !(await read()); i++) await new Promise((r) => setTimeout(r, 100));
+}
+
+beforeAll(async () => {
+  [gw, browser] = await Promise.all([startGateway({ LEADCHAT_JOB_POLL: '100ms' }), launchBrowser()]);
+  owner = await consoleAccount(gw, { name: 'Smile Dental' });
+  const list = (await api('POST', '/lists', { name: 'Leads' })).body;
+  const campaign = await api('POST', '/campaigns', { name: `Spring ${HOSTILE}`, channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, status: 'live' });
+  expect(campaign.status).toBe(201);
+  campaignId = campaign.body.id;
+  quietId = (await api('POST', '/campaigns', { name: 'Quiet campaign', channel: 'sms' })).body.id;
+  const phones = ['+15550101001', '+15550101002', '+15550101003', '+15550101004'];
+  for (const phone of phones) {
+    const contact = (await api('POST', '/contacts', { phone, firstName: 'Lee' })).body;
+    expect((await api('POST', `/lists/${list.id}/contacts`, { contactId: contact.id })).status).toBe(201);
+  }
+  await waitFor(async () => (await api('GET', `/campaigns/${campaignId}/funnel`)).body.totals.openingSent === 4);
+  for (const [phone, body] of [[phones[0], 'What time do you open?'], [phones[1], 'I want to talk to a person'], [phones[2], 'STOP']]) {
+    expect((await api('POST', '/channels/sms/incoming', { phone, body })).status).toBe(200);
+  }
+  context = await newContext(browser);
+  page = await context.newPage();
+  page.on('dialog', (d) => void d.dismiss());
+  await page.goto(url('/console/funnel'));
+  await page.getByLabel('Email', { exact: true }).fill(owner.email);
+  await page.getByLabel('Password', { exact: true }).fill(owner.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(url('/console/funnel'));
+});
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+  if (gw) removeDir(gw.dataDir);
+});
+
+const count = (p: Page, step: string) => p.locator(`.funnel-bars li[data-step="${step}"] .count`).textContent();
+
+test('the first campaign\'s funnel: the counts of its steps, as the API has them', async () => {
+  await page.locator('.funnel-bars').waitFor();
+  const expected = { added: '4', openingSent: '4', replied: '2', handedOff: '1', optedOut: '1', goalReached: '0', failed: '0' };
+  for (const [step, n] of Object.entries(expected)) expect({ step, n: await count(page, step) }).toEqual({ step, n });
+  expect(await page.locator('.funnel-bars li[data-step="replied"] .share').textContent()).toBe(' (50% of added)');
+  const timezone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+  const today = await page.evaluate(() => new Date().toLocaleDateString('en-CA'));
+  const fromApi = (await api('GET', `/campaigns/${campaignId}/funnel?from=${today}&to=${today}&timezone=${encodeURIComponent(timezone)}`)).body;
+  expect(fromApi.totals).toEqual({ added: 4, openingSent: 4, replied: 2, handedOff: 1, optedOut: 1, goalReached: 0, failed: 0 });
+  // The campaign's name, markup and all, is text: in the picker and the heading.
+  expect(await page.getByLabel('Campaign', { exact: true }).locator('option').first().textContent()).toBe(`Spring ${HOSTILE} (live)`);
+  expect(await page.locator('#funnel-totals-heading').textContent()).toMatch(/^Spring <img src=x onerror="window.__xss=1">: \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d$/);
+  expect(await page.locator('main img').count()).toBe(0);
+  expect(await scriptRan(page)).toBe(false);
+});
+
+test('over time: an SVG chart with a line per step, summarized for screen readers, and a table of every day', async () => {
+  const chart = page.getByRole('img', { name: /Funnel steps per day/ });
+  expect(await chart.locator('polyline').count()).toBe(7);
+  const rows = page.locator('.funnel-table tbody tr');
+  expect(await rows.count()).toBe(30);
+  const today = await page.evaluate(() => new Date().toLocaleDateString('en-CA'));
+  const row = page.locator('.funnel-table tbody tr', { has: page.locator(`th:text-is("${today}")`) });
+  expect(await row.locator('td').allTextContents()).toEqual(['4', '4', '2', '1', '1', '0', '0']);
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'funnel');
+});
+
+test('another campaign and another range: the picker and the dates ask the API again', async () => {
+  await page.getByLabel('Campaign', { exact: true }).selectOption(quietId);
+  await page.getByLabel('From', { exact: true }).fill('2024-02-01');
+  await page.getByLabel('To', { exact: true }).fill('2024-02-29');
+  await page.getByRole('button', { name: 'Show funnel' }).click();
+  await page.locator('#funnel-totals-heading', { hasText: 'Quiet campaign: 2024-02-01 to 2024-02-29' }).waitFor();
+  expect(await count(page, 'added')).toBe('0');
+  expect(await page.locator('.funnel-table tbody tr').count()).toBe(29);
+
+  // A range the API refuses: its reason is shown next to the form.
+  await page.getByLabel('From', { exact: true }).fill('2022-01-01');
+  await page.getByRole('button', { name: 'Show funnel' }).click();
+  await page.getByRole('alert').filter({ hasText: /366 days/ }).waitFor();
+});
+
+test('readable at phone width: nothing wider than the screen, the table scrolls on its own', async () => {
+  const phone = await context.newPage();
+  await phone.setViewportSize({ width: 375, height: 740 });
+  await phone.goto(url('/console/funnel'));
+  await phone.locator('.funnel-table').waitFor();
+  expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  expect(await seriousViolations(phone)).toEqual([]);
+  await screenshot(phone, 'funnel-phone');
+  await phone.close();
+});
