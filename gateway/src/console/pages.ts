@@ -20,6 +20,8 @@ export const PAGES: readonly ConsolePage[] = [
   { path: '/console/settings/webhook', title: 'Custom Channel Webhook', section: 'Settings' },
   { path: '/console/settings/bot', title: 'Bot provider', section: 'Settings' },
   { path: '/console/settings/channels', title: 'Channels', section: 'Settings' },
+  { path: '/console/campaigns', title: 'Campaigns', section: 'Campaigns' },
+  { path: '/console/lists', title: 'Lists', section: 'Campaigns' },
   { path: '/console/funnel', title: 'Funnel', section: 'Campaigns' },
   { path: '/console/agency', title: 'Agency', section: 'Agency', agencyOnly: true },
   { path: '/console/inbox', title: 'Inbox', section: 'Inbox' },

@@ -1,0 +1,66 @@
+import { useState } from 'preact/hooks';
+import { call } from '../../api.js';
+import { useAction } from '../../components/action.js';
+import { Field, FormStatus, Panel } from '../../components/form.js';
+
+/** POST /v1/campaigns/{id}/bot/test answers what the bot would do, with which provider. */
+interface BotAnswer {
+  active: boolean;
+  provider: string;
+  fallbackReason: string | null;
+  reply: { kind: 'reply'; body: string; goalReached: boolean } | { kind: 'handoff'; reason: string; body: string | null } | { kind: 'silent' };
+}
+
+/** Ask the saved campaign's bot a question as a contact would: its answer, or its hand-off and why. Nothing is sent. */
+export function BotTestPanel(props: { campaignId: string }) {
+  const [answer, setAnswer] = useState<BotAnswer | undefined>(undefined);
+  const asking = useAction();
+  const ask = (e: SubmitEvent) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget as HTMLFormElement);
+    const message = String(form.get('bot-question') ?? '');
+    const firstName = String(form.get('bot-first-name') ?? '').trim() || null;
+    setAnswer(undefined);
+    void asking.run(() => call<BotAnswer>('POST', `/v1/campaigns/${encodeURIComponent(props.campaignId)}/bot/test`, { message, firstName }),
+      'The bot answered. Nothing was sent.', setAnswer);
+  };
+  return (
+    <Panel title="Try the bot" id="bot-test-heading">
+      <p>Ask what a contact might ask: the saved campaign’s bot answers here, and nothing is sent, stored or charged.</p>
+      <form onSubmit={ask}>
+        <div class="field">
+          <label for="bot-question">Question</label>
+          <textarea id="bot-question" name="bot-question" rows={3} required />
+        </div>
+        <Field id="bot-first-name" label="Contact’s first name (optional)" />
+        <button type="submit" class="primary" disabled={asking.busy}>Ask the bot</button>
+      </form>
+      <FormStatus error={asking.error} done={asking.done} />
+      {answer && <Answer answer={answer} />}
+    </Panel>
+  );
+}
+
+function Answer({ answer }: { answer: BotAnswer }) {
+  const { reply } = answer;
+  return (
+    <div class="bot-answer" role="region" aria-label="The bot’s answer">
+      {!answer.active && <p class="note">The bot is off for this campaign: contacts would get no answer from it.</p>}
+      {reply.kind === 'reply' && (
+        <>
+          <p class="label">The bot would answer:</p>
+          <p class="message">{reply.body}</p>
+          {reply.goalReached && <p class="note">The campaign’s goal would count as reached.</p>}
+        </>
+      )}
+      {reply.kind === 'handoff' && (
+        <>
+          <p class="label">The bot would hand the conversation to a person. Reason: <span class="value handoff-reason">{reply.reason}</span></p>
+          {reply.body && <><p class="label">The contact would be told:</p><p class="message">{reply.body}</p></>}
+        </>
+      )}
+      {reply.kind === 'silent' && <p class="label">The bot would say nothing to this.</p>}
+      <p class="hint">Answered by {answer.provider}{answer.fallbackReason ? `, standing in because the provider failed: ${answer.fallbackReason}` : ''}.</p>
+    </div>
+  );
+}

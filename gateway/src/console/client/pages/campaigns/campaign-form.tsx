@@ -1,0 +1,157 @@
+import { useState } from 'preact/hooks';
+import { call } from '../../api.js';
+import { useAction } from '../../components/action.js';
+import { FormStatus } from '../../components/form.js';
+import { bodyOf, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL, type Campaign, type Draft } from './campaign.js';
+import { Check, Choice, LongText, Rows, Text } from './inputs.js';
+
+/** The API's limits on repeated settings (schemas.ts), so Add stops where the API would refuse. */
+const MAX = { params: 20, followUps: 5, faqs: 200, resources: 100 };
+
+const PERSONALIZE_HINT = 'Contact fields are filled in: {{first_name|there}} (with a fallback), {{last_name}}, {{phone}}, {{email}}, {{city}} for a custom field.';
+
+/**
+ * Every setting of a campaign (spec §2.3 and the conversation engine), saved with POST /v1/campaigns for a new
+ * one and PATCH /v1/campaigns/{id} for an existing one. The API judges everything, including whether it can go
+ * Live (CAMPAIGN_CANNOT_SEND and why); its answer is shown under the Save button.
+ */
+export function CampaignForm(props: {
+  campaign?: Campaign;
+  draft: Draft;
+  lists: Array<{ id: string; name: string }>;
+  onSaved: (c: Campaign, created: boolean) => void;
+  notice?: string;
+}) {
+  const [d, setD] = useState<Draft>(props.draft);
+  const saving = useAction();
+  const set = <K extends keyof Draft>(key: K) => (value: Draft[K]) => setD((old) => ({ ...old, [key]: value }));
+  const setBot = <K extends keyof Draft['bot']>(key: K) => (value: Draft['bot'][K]) => setD((old) => ({ ...old, bot: { ...old.bot, [key]: value } }));
+  const setWindow = (key: keyof Draft['window']) => (value: string) => setD((old) => ({ ...old, window: { ...old.window, [key]: value } }));
+  const existing = props.campaign;
+
+  const save = (e: SubmitEvent) => {
+    e.preventDefault();
+    const request = () => (existing
+      ? call<Campaign>('PATCH', `/v1/campaigns/${encodeURIComponent(existing.id)}`, bodyOf(d))
+      : call<Campaign>('POST', '/v1/campaigns', bodyOf(d)));
+    void saving.run(request, existing ? 'Campaign saved.' : 'Campaign created.', (c) => props.onSaved(c, !existing));
+  };
+  const listKnown = d.listId === '' || props.lists.some((l) => l.id === d.listId);
+
+  return (
+    <form onSubmit={save} class="campaign-form" aria-label="Campaign settings">
+      <fieldset>
+        <legend>Campaign</legend>
+        <Text id="c-name" label="Name" value={d.name} onChange={set('name')} required />
+        <Choice id="c-type" label="Type" value={d.type} onChange={set('type')} options={Object.entries(TYPE_LABEL) as Array<[Campaign['type'], string]>} />
+        <Text id="c-language" label="Language" value={d.language} onChange={set('language')} hint="The language the bot answers in, such as en, es or es-MX." />
+        <div class="field">
+          <label for="c-list">List</label>
+          <p class="hint" id="c-list-hint">Contacts added to this list get the opening message.</p>
+          <select id="c-list" value={d.listId} aria-describedby="c-list-hint" onChange={(e) => set('listId')(e.currentTarget.value)}>
+            <option value="">No list</option>
+            {props.lists.map((l) => <option key={l.id} value={l.id}>{l.name}</option>)}
+            {!listKnown && <option value={d.listId}>{d.listId}</option>}
+          </select>
+        </div>
+        <Check id="c-trigger" label="Trigger on new contacts added to the list" checked={d.triggerOnNewContacts} onChange={set('triggerOnNewContacts')}
+          hint="Each contact added to the list (by hand, by the API or by an import) gets the opening message." />
+        <fieldset>
+          <legend>Status</legend>
+          {(Object.entries(STATUS_LABEL) as Array<[Campaign['status'], string]>).map(([value, label]) => (
+            <label class="choice" key={value}>
+              <input type="radio" name="c-status" value={value} checked={d.status === value} onChange={() => set('status')(value)} />
+              {label}
+            </label>
+          ))}
+        </fieldset>
+      </fieldset>
+
+      <fieldset>
+        <legend>Channel and opening message</legend>
+        <Choice id="c-channel" label="Channel" value={d.channel} onChange={set('channel')} options={Object.entries(CHANNEL_LABEL) as Array<[Campaign['channel'], string]>} />
+        {d.channel === 'custom' && (
+          <Text id="c-custom-channel" label="Custom channel label" value={d.customChannel} onChange={set('customChannel')}
+            hint="The label your system knows the channel by, sent with each reply to the Custom Channel Webhook." />
+        )}
+        <LongText id="c-opening" label="Opening message" value={d.openingMessage} onChange={set('openingMessage')} rows={4} hint={PERSONALIZE_HINT} />
+        {d.channel === 'whatsapp' && (
+          <fieldset>
+            <legend>WhatsApp templates</legend>
+            <Text id="c-opening-template" label="Opening template" value={d.openingTemplate} onChange={set('openingTemplate')}
+              hint="The approved template the opening message goes out as (a Content SID “HX…” on Twilio). Empty: the opening message as text." />
+            <ParamRows id="c-opening-params" legend="Opening template parameters" rows={d.openingTemplateParams} onChange={set('openingTemplateParams')} />
+            <Text id="c-reengagement-template" label="Re-engagement template" value={d.reengagementTemplate} onChange={set('reengagementTemplate')}
+              hint="Sent instead of free text outside WhatsApp’s 24-hour window. Empty: such messages are skipped." />
+            <ParamRows id="c-reengagement-params" legend="Re-engagement template parameters" rows={d.reengagementTemplateParams} onChange={set('reengagementTemplateParams')} />
+            <Text id="c-template-language" label="Template language" value={d.templateLanguage} onChange={set('templateLanguage')}
+              placeholder="en_US" hint="The templates’ WhatsApp language code. Empty: from the campaign’s language." />
+          </fieldset>
+        )}
+      </fieldset>
+
+      <fieldset>
+        <legend>Pace and hours</legend>
+        <Text id="c-send-rate" label="Send rate" value={d.sendRate} onChange={set('sendRate')}
+          hint="How fast queued opening messages go, such as 30/m or 500/h. The first 3 of a burst go at once." />
+        <Check id="c-window-on" label="Send only within a sending window" checked={d.windowOn} onChange={set('windowOn')} />
+        {d.windowOn && (
+          <div class="inline-fields">
+            <Text id="c-window-start" label="From" type="time" value={d.window.start} onChange={setWindow('start')} />
+            <Text id="c-window-end" label="Until" type="time" value={d.window.end} onChange={setWindow('end')} />
+            <Text id="c-window-zone" label="Time zone" value={d.window.timezone} onChange={setWindow('timezone')} placeholder="America/New_York" />
+          </div>
+        )}
+      </fieldset>
+
+      <fieldset>
+        <legend>Follow-ups</legend>
+        <Check id="c-followups-on" label="Send follow-ups to contacts who do not answer" checked={d.followUps.enabled}
+          onChange={(enabled) => set('followUps')({ ...d.followUps, enabled })} />
+        <Rows id="c-steps" legend="Follow-up steps" noun="Step" rows={d.followUps.steps} max={MAX.followUps}
+          blank={() => ({ after: '1d', body: '' })} onChange={(steps) => set('followUps')({ ...d.followUps, steps })}
+          hint="Each step waits this long after the message before it (30m, 2h, 1d), and is cancelled when the contact writes.">
+          {(step, setStep, n, id) => (
+            <>
+              <Text id={`${id}-after`} label={`Step ${n}: wait`} value={step.after} onChange={(after) => setStep({ ...step, after })} />
+              <LongText id={`${id}-body`} label={`Step ${n}: message`} value={step.body} onChange={(body) => setStep({ ...step, body })} />
+            </>
+          )}
+        </Rows>
+      </fieldset>
+
+      <fieldset>
+        <legend>Bot</legend>
+        <Check id="c-bot-active" label="The bot answers contacts of this campaign" checked={d.bot.active} onChange={setBot('active')} />
+        <LongText id="c-bot-instructions" label="Instructions" value={d.bot.instructions} onChange={setBot('instructions')} rows={4}
+          hint="How the bot talks and what it must never do." />
+        <LongText id="c-bot-company" label="Company information" value={d.bot.companyInfo} onChange={setBot('companyInfo')} rows={4} />
+        <Rows id="c-faqs" legend="FAQs" noun="FAQ" rows={d.bot.faqs} max={MAX.faqs} blank={() => ({ question: '', answer: '' })} onChange={setBot('faqs')}>
+          {(faq, setFaq, n, id) => (
+            <>
+              <Text id={`${id}-q`} label={`FAQ ${n}: question`} value={faq.question} onChange={(question) => setFaq({ ...faq, question })} />
+              <LongText id={`${id}-a`} label={`FAQ ${n}: answer`} value={faq.answer} onChange={(answer) => setFaq({ ...faq, answer })} />
+            </>
+          )}
+        </Rows>
+        <Rows id="c-resources" legend="Resources" noun="Resource" rows={d.bot.resources} max={MAX.resources} blank={() => ''} onChange={setBot('resources')}
+          hint="Facts and links the bot may use in its answers: prices, opening hours, a booking page.">
+          {(text, setText, n, id) => <LongText id={id} label={`Resource ${n}`} value={text} onChange={setText} />}
+        </Rows>
+        <Text id="c-bot-goal" label="Goal" value={d.bot.goal} onChange={setBot('goal')} hint="What counts as success, such as “the contact books a visit”." />
+      </fieldset>
+
+      <button type="submit" class="primary" disabled={saving.busy}>{existing ? 'Save campaign' : 'Create campaign'}</button>
+      <FormStatus error={saving.error} done={saving.done ?? props.notice} />
+    </form>
+  );
+}
+
+function ParamRows(props: { id: string; legend: string; rows: string[]; onChange: (rows: string[]) => void }) {
+  return (
+    <Rows id={props.id} legend={props.legend} noun="Parameter" rows={props.rows} max={MAX.params} blank={() => ''} onChange={props.onChange}
+      hint="The template’s {{1}}, {{2}} … in order; contact fields such as {{first_name}} are filled in.">
+      {(value, setValue, n, id) => <Text id={id} label={`Parameter {{${n}}}`} value={value} onChange={setValue} />}
+    </Rows>
+  );
+}

@@ -1,0 +1,128 @@
+/**
+ * A campaign as the API answers it (GET /v1/campaigns/{id}), and the form's copy of it: the same fields, with the
+ * optional texts as strings (empty for none) and the sending window as a switch and its three values.
+ */
+export interface Campaign {
+  id: string;
+  name: string;
+  type: 'combined' | 'outgoing' | 'incoming';
+  language: string;
+  listId: string | null;
+  channel: 'whatsapp' | 'sms' | 'custom';
+  customChannel: string | null;
+  openingTemplate: string | null;
+  openingTemplateParams: string[];
+  reengagementTemplate: string | null;
+  reengagementTemplateParams: string[];
+  templateLanguage: string | null;
+  openingMessage: string | null;
+  triggerOnNewContacts: boolean;
+  status: 'draft' | 'live' | 'paused';
+  sendRate: string;
+  sendingWindow: { start: string; end: string; timezone: string } | null;
+  followUps: { enabled: boolean; steps: Array<{ after: string; body: string }> };
+  bot: { active: boolean; instructions: string; companyInfo: string; faqs: Array<{ question: string; answer: string }>; resources: string[]; goal: string };
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Draft {
+  name: string;
+  type: Campaign['type'];
+  language: string;
+  listId: string;
+  channel: Campaign['channel'];
+  customChannel: string;
+  openingTemplate: string;
+  openingTemplateParams: string[];
+  reengagementTemplate: string;
+  reengagementTemplateParams: string[];
+  templateLanguage: string;
+  openingMessage: string;
+  triggerOnNewContacts: boolean;
+  status: Campaign['status'];
+  sendRate: string;
+  windowOn: boolean;
+  window: { start: string; end: string; timezone: string };
+  followUps: Campaign['followUps'];
+  bot: Campaign['bot'];
+}
+
+const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+/** The form for a new campaign: what the API would default to, so saving it untouched creates the same. */
+export const NEW_DRAFT: () => Draft = () => ({
+  name: '',
+  type: 'combined',
+  language: 'en',
+  listId: '',
+  channel: 'whatsapp',
+  customChannel: '',
+  openingTemplate: '',
+  openingTemplateParams: [],
+  reengagementTemplate: '',
+  reengagementTemplateParams: [],
+  templateLanguage: '',
+  openingMessage: '',
+  triggerOnNewContacts: false,
+  status: 'draft',
+  sendRate: '30/m',
+  windowOn: false,
+  window: { start: '08:00', end: '21:00', timezone: browserZone() },
+  followUps: { enabled: false, steps: [] },
+  bot: { active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: '' },
+});
+
+export function draftOf(c: Campaign): Draft {
+  return {
+    name: c.name,
+    type: c.type,
+    language: c.language,
+    listId: c.listId ?? '',
+    channel: c.channel,
+    customChannel: c.customChannel ?? '',
+    openingTemplate: c.openingTemplate ?? '',
+    openingTemplateParams: c.openingTemplateParams,
+    reengagementTemplate: c.reengagementTemplate ?? '',
+    reengagementTemplateParams: c.reengagementTemplateParams,
+    templateLanguage: c.templateLanguage ?? '',
+    openingMessage: c.openingMessage ?? '',
+    triggerOnNewContacts: c.triggerOnNewContacts,
+    status: c.status,
+    sendRate: c.sendRate,
+    windowOn: c.sendingWindow !== null,
+    window: c.sendingWindow ?? { start: '08:00', end: '21:00', timezone: browserZone() },
+    followUps: c.followUps,
+    bot: c.bot,
+  };
+}
+
+const orNull = (s: string) => (s.trim() === '' ? null : s);
+
+/** The body of POST /v1/campaigns or PATCH /v1/campaigns/{id}: every setting, as the form holds it. */
+export function bodyOf(d: Draft) {
+  return {
+    name: d.name,
+    type: d.type,
+    language: d.language,
+    listId: orNull(d.listId),
+    channel: d.channel,
+    customChannel: orNull(d.customChannel),
+    openingTemplate: orNull(d.openingTemplate),
+    openingTemplateParams: d.openingTemplateParams,
+    reengagementTemplate: orNull(d.reengagementTemplate),
+    reengagementTemplateParams: d.reengagementTemplateParams,
+    templateLanguage: orNull(d.templateLanguage),
+    openingMessage: orNull(d.openingMessage),
+    triggerOnNewContacts: d.triggerOnNewContacts,
+    status: d.status,
+    sendRate: d.sendRate,
+    sendingWindow: d.windowOn ? d.window : null,
+    followUps: d.followUps,
+    bot: d.bot,
+  };
+}
+
+export const STATUS_LABEL: Record<Campaign['status'], string> = { draft: 'Draft', live: 'Live', paused: 'Paused' };
+export const CHANNEL_LABEL: Record<Campaign['channel'], string> = { whatsapp: 'WhatsApp', sms: 'SMS', custom: 'Custom channel' };
+export const TYPE_LABEL: Record<Campaign['type'], string> = { combined: 'Combined (outgoing and incoming)', outgoing: 'Outgoing', incoming: 'Incoming' };

@@ -1,0 +1,107 @@
+import { useEffect, useState } from 'preact/hooks';
+import { get } from '../../api.js';
+import { Panel } from '../../components/form.js';
+import { Loading } from '../../components/load.js';
+import { PageTitle } from '../../components/shell.js';
+import { allPages, Pager, usePaged } from '../lists/paged.js';
+import { ItemLink, useSelected } from '../lists/selection.js';
+import { BotTestPanel } from './bot-test.js';
+import { CHANNEL_LABEL, draftOf, NEW_DRAFT, STATUS_LABEL, type Campaign } from './campaign.js';
+import { CampaignForm } from './campaign-form.js';
+import { PreviewPanel } from './preview.js';
+
+interface List {
+  id: string;
+  name: string;
+}
+
+/** The ?id= of the form for a campaign not yet created. */
+const NEW = 'new';
+
+/**
+ * The account's campaigns, a page at a time, and one campaign opened with every setting, its opening message
+ * previewed for a contact and its bot tried out.
+ */
+export function CampaignsPage() {
+  const { selected, select } = useSelected();
+  const [lists, setLists] = useState<List[]>([]);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  useEffect(() => void allPages<List>('/v1/lists').then((r) => setLists(r.items)), []);
+  const open = (id: string | null) => {
+    setNotice(undefined);
+    select(id);
+  };
+  if (selected === NEW) {
+    return (
+      <>
+        <PageTitle>New campaign</PageTitle>
+        <BackLink onBack={() => open(null)} />
+        <CampaignForm draft={NEW_DRAFT()} lists={lists} onSaved={(c) => {
+          setNotice(`Campaign created. Preview its opening message and try its bot below.`);
+          select(c.id, { replace: true });
+        }} />
+      </>
+    );
+  }
+  if (selected) return <CampaignView key={selected} id={selected} lists={lists} notice={notice} onBack={() => open(null)} />;
+  return <CampaignTable lists={lists} open={open} />;
+}
+
+function BackLink(props: { onBack: () => void }) {
+  return <p><a href={location.pathname} onClick={(e) => { e.preventDefault(); props.onBack(); }}>← All campaigns</a></p>;
+}
+
+function CampaignTable(props: { lists: List[]; open: (id: string) => void }) {
+  const paged = usePaged<Campaign>('/v1/campaigns');
+  const listName = (id: string | null) => (id ? props.lists.find((l) => l.id === id)?.name ?? id : '—');
+  return (
+    <>
+      <PageTitle>Campaigns</PageTitle>
+      <p><button type="button" class="primary" onClick={() => props.open(NEW)}>New campaign</button></p>
+      <Panel title="Your campaigns" id="campaigns-heading">
+        {!paged.items ? <Loading error={paged.error} /> : paged.items.length === 0 ? <p>No campaigns yet.</p> : (
+          <div class="table-scroll" role="region" aria-labelledby="campaigns-heading" tabIndex={0}>
+            <table>
+              <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Channel</th><th scope="col">List</th><th scope="col">Send rate</th></tr></thead>
+              <tbody>
+                {paged.items.map((c) => (
+                  <tr key={c.id}>
+                    <td><ItemLink id={c.id} select={props.open}>{c.name}</ItemLink></td>
+                    <td><span class={`badge status-${c.status}`}>{STATUS_LABEL[c.status]}</span></td>
+                    <td>{CHANNEL_LABEL[c.channel]}{c.channel === 'custom' && c.customChannel ? ` (${c.customChannel})` : ''}</td>
+                    <td>{listName(c.listId)}</td>
+                    <td>{c.sendRate}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <Pager label="Campaign pages" paged={paged} />
+      </Panel>
+    </>
+  );
+}
+
+function CampaignView(props: { id: string; lists: List[]; notice?: string; onBack: () => void }) {
+  const [campaign, setCampaign] = useState<Campaign | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    void get<Campaign>(`/v1/campaigns/${encodeURIComponent(props.id)}`).then((res) => (res.ok ? setCampaign(res.data) : setError(res.error)));
+  }, [props.id]);
+  if (!campaign) return <><PageTitle>Campaign</PageTitle><BackLink onBack={props.onBack} /><Loading error={error} /></>;
+  return (
+    <>
+      <PageTitle>{campaign.name}</PageTitle>
+      <BackLink onBack={props.onBack} />
+      <p class="current">
+        <span class={`badge status-${campaign.status}`}>{STATUS_LABEL[campaign.status]}</span> {CHANNEL_LABEL[campaign.channel]} campaign, last saved {new Date(campaign.updatedAt).toLocaleString()}.
+      </p>
+      <Panel title="Settings" id="settings-heading">
+        <CampaignForm campaign={campaign} draft={draftOf(campaign)} lists={props.lists} notice={props.notice} onSaved={setCampaign} />
+      </Panel>
+      <PreviewPanel campaignId={campaign.id} />
+      <BotTestPanel campaignId={campaign.id} />
+    </>
+  );
+}

@@ -1,0 +1,50 @@
+import { useState } from 'preact/hooks';
+import { call } from '../../api.js';
+import { Field, FormStatus, Panel } from '../../components/form.js';
+
+/**
+ * A contact added by hand: POST /v1/contacts (which finds the contact when the phone, or the email, is known
+ * already), then POST /v1/lists/{id}/contacts. The API's refusal (INVALID_PHONE and the like) is shown as it came.
+ */
+export function AddContactPanel(props: { listId: string; onAdded: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<{ error?: string; done?: string }>({});
+  const add = (e: SubmitEvent) => {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    const text = (name: string) => String(data.get(name) ?? '').trim();
+    const contact = Object.fromEntries(
+      [['firstName', text('add-first-name')], ['lastName', text('add-last-name')], ['phone', text('add-phone')], ['email', text('add-email')]].filter(([, v]) => v),
+    );
+    setBusy(true);
+    setOutcome({});
+    void (async () => {
+      const created = await call<{ id: string; firstName: string; lastName: string; phone: string; email: string }>('POST', '/v1/contacts', contact);
+      const c = created.data;
+      const joined = created.ok && c ? await call<{ added: boolean }>('POST', `/v1/lists/${encodeURIComponent(props.listId)}/contacts`, { contactId: c.id }) : created;
+      setBusy(false);
+      if (!joined.ok || !c) return setOutcome({ error: joined.error });
+      const who = `${c.firstName} ${c.lastName}`.trim() || c.phone || c.email;
+      setOutcome({ done: (joined.data as { added: boolean }).added ? `${who} was added to the list.` : `${who} is in the list already.` });
+      form.reset();
+      props.onAdded();
+    })();
+  };
+  return (
+    <Panel title="Add a contact" id="add-contact-heading">
+      <form onSubmit={add}>
+        <div class="inline-fields">
+          <Field id="add-first-name" label="First name" autocomplete="off" />
+          <Field id="add-last-name" label="Last name" autocomplete="off" />
+        </div>
+        <div class="inline-fields">
+          <Field id="add-phone" label="Phone" type="tel" autocomplete="off" placeholder="+14155550123" hint="With the country code. A phone or an email is needed." />
+          <Field id="add-email" label="Email" inputMode="email" autocomplete="off" />
+        </div>
+        <button type="submit" class="primary" disabled={busy}>Add to the list</button>
+      </form>
+      <FormStatus error={outcome.error} done={outcome.done} />
+    </Panel>
+  );
+}

@@ -1,0 +1,76 @@
+/**
+ * What the browser reads of a CSV before it is sent: only the header row, to offer its columns for mapping. The
+ * rows themselves are read, checked and normalized by the API (POST /v1/lists/{id}/imports), never here.
+ */
+export const DELIMITERS: Array<[string, string]> = [[',', 'Comma ( , )'], [';', 'Semicolon ( ; )'], ['\t', 'Tab'], ['|', 'Pipe ( | )']];
+
+/** The first record of the file: quoted fields (with "" for a quote, and line breaks inside) as the API reads them. */
+export function headerRow(csv: string, delimiter: string): string[] {
+  const fields: string[] = [];
+  let field = '';
+  let quoted = false;
+  let startOfField = true;
+  for (let i = csv.charCodeAt(0) === 0xfeff ? 1 : 0; i < csv.length; i++) {
+    const ch = csv[i]!;
+    if (quoted) {
+      if (ch !== '"') field += ch;
+      else if (csv[i + 1] === '"') {
+        field += '"';
+        i += 1;
+      } else quoted = false;
+      continue;
+    }
+    if (ch === '"' && startOfField) {
+      quoted = true;
+      startOfField = false;
+    } else if (ch === delimiter) {
+      fields.push(field);
+      field = '';
+      startOfField = true;
+    } else if (ch === '\n' || ch === '\r') break;
+    else {
+      field += ch;
+      startOfField = false;
+    }
+  }
+  fields.push(field);
+  return fields.map((f) => f.trim());
+}
+
+/** The delimiter the header row holds most of: the choice offered first, which the user can change. */
+export function guessDelimiter(csv: string): string {
+  const end = csv.search(/[\r\n]/);
+  const firstLine = csv.slice(0, end < 0 ? 100_000 : end);
+  let best = ',';
+  let most = 0;
+  for (const [d] of DELIMITERS) {
+    const count = firstLine.split(d).length - 1;
+    if (count > most) [best, most] = [d, count];
+  }
+  return best;
+}
+
+export type ContactField = 'phone' | 'firstName' | 'lastName' | 'email';
+export const CONTACT_FIELDS: Array<[ContactField, string]> = [['phone', 'Phone'], ['firstName', 'First name'], ['lastName', 'Last name'], ['email', 'Email']];
+
+const LIKELY: Record<ContactField, RegExp> = {
+  phone: /phone|mobile|cell|tel|whatsapp|número|numero|telefono|teléfono/i,
+  firstName: /^(first|given|fore)[\s_-]*name$|^first$|^name$|^nombre$/i,
+  lastName: /^(last|family|sur)[\s_-]*name$|^last$|^surname$|^apellidos?$/i,
+  email: /e-?mail|correo/i,
+};
+
+/** A first guess of which column holds each contact field, from the header names; the user confirms or changes it. */
+export function guessColumns(headers: string[]): Record<ContactField, string> {
+  const taken = new Set<string>();
+  const guess = {} as Record<ContactField, string>;
+  for (const [field] of CONTACT_FIELDS) {
+    const found = headers.find((h) => h && !taken.has(h) && LIKELY[field].test(h)) ?? '';
+    if (found) taken.add(found);
+    guess[field] = found;
+  }
+  return guess;
+}
+
+/** A custom field's name offered for a column: its header in lower case, words joined by "_" ("Zip code" → "zip_code"). */
+export const fieldNameOf = (header: string) => header.trim().toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '_').replace(/^_+|_+$/g, '').slice(0, 100);

@@ -1,0 +1,151 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { call, get } from '../../api.js';
+import { useAction } from '../../components/action.js';
+import { FormStatus, Panel } from '../../components/form.js';
+import { CONTACT_FIELDS, DELIMITERS, fieldNameOf, guessColumns, guessDelimiter, headerRow, type ContactField } from './csv.js';
+import { ImportProgress, ImportReport, type Import } from './import-report.js';
+
+/** The API takes an import body of up to 20 MB (POST /v1/lists/{id}/imports); a larger file is not even read. */
+const MAX_BYTES = 20 * 1024 * 1024;
+const POLL_MS = 500;
+
+interface Chosen {
+  name: string;
+  text: string;
+}
+
+/**
+ * CSV import into a list: the file is read in the browser, its header row offered as the columns to map to the
+ * contact's fields (each other column as a custom field the user names, or left out), then sent whole to the API,
+ * which checks and normalizes every row as it does a contact. The import runs as a job; its progress is polled
+ * until it is done, then its counts and rejected rows are shown.
+ */
+export function ImportPanel(props: { listId: string; onFinished: () => void }) {
+  const [file, setFile] = useState<Chosen | undefined>(undefined);
+  const [reading, setReading] = useState<string | undefined>(undefined);
+  const [delimiter, setDelimiter] = useState(',');
+  const [mapping, setMapping] = useState<Record<ContactField, string>>(guessColumns([]));
+  const [custom, setCustom] = useState<Record<string, string>>({});
+  const [imp, setImp] = useState<Import | undefined>(undefined);
+  const [pollError, setPollError] = useState<string | undefined>(undefined);
+  const sending = useAction();
+  const headers = file ? headerRow(file.text, delimiter) : [];
+
+  const offer = (text: string, d: string) => {
+    const found = headerRow(text, d);
+    const guess = guessColumns(found);
+    setMapping(guess);
+    const mapped = new Set(Object.values(guess));
+    setCustom(Object.fromEntries(found.filter((h) => h && !mapped.has(h)).map((h) => [h, fieldNameOf(h)])));
+  };
+  const choose = async (e: Event) => {
+    const picked = (e.currentTarget as HTMLInputElement).files?.[0];
+    setFile(undefined);
+    setImp(undefined);
+    setReading(undefined);
+    if (!picked) return;
+    if (picked.size > MAX_BYTES) {
+      setReading(`${picked.name} is ${(picked.size / 1024 / 1024).toFixed(1)} MB: an import takes at most 20 MB. Split the file and import each part.`);
+      return;
+    }
+    const text = await picked.text();
+    const d = guessDelimiter(text);
+    setDelimiter(d);
+    setFile({ name: picked.name, text });
+    offer(text, d);
+  };
+  const changeDelimiter = (d: string) => {
+    setDelimiter(d);
+    if (file) offer(file.text, d);
+  };
+  const mapTo = (field: ContactField, header: string) => {
+    const next = { ...mapping, [field]: header };
+    setMapping(next);
+    // A column mapped to a contact field is no custom field; one freed from it is offered as one again.
+    const mapped = new Set(Object.values(next));
+    setCustom(Object.fromEntries(headers.filter((h) => h && !mapped.has(h)).map((h) => [h, custom[h] ?? fieldNameOf(h)])));
+  };
+
+  const start = (e: SubmitEvent) => {
+    e.preventDefault();
+    if (!file) return;
+    const customFields = Object.fromEntries(Object.entries(custom).filter(([, name]) => name.trim()).map(([header, name]) => [name.trim(), header]));
+    const columns = {
+      ...Object.fromEntries(Object.entries(mapping).filter(([, header]) => header)),
+      ...(Object.keys(customFields).length ? { customFields } : {}),
+    };
+    setPollError(undefined);
+    void sending.run(() => call<Import>('POST', `/v1/lists/${encodeURIComponent(props.listId)}/imports`, { csv: file.text, columns, delimiter }),
+      `${file.name} was accepted: the import runs on the gateway, and you may leave this page.`, setImp);
+  };
+
+  // Polls the running import until it is done; the gateway does the work whether or not anyone watches.
+  const onFinished = useRef(props.onFinished);
+  onFinished.current = props.onFinished;
+  useEffect(() => {
+    if (!imp) return;
+    if (imp.status === 'done') return void onFinished.current();
+    const timer = setTimeout(async () => {
+      const res = await get<Import>(`/v1/imports/${encodeURIComponent(imp.id)}`);
+      if (res.ok) setImp(res.data);
+      else setPollError(res.error);
+    }, POLL_MS);
+    return () => clearTimeout(timer);
+  }, [imp]);
+
+  const running = imp !== undefined && imp.status !== 'done';
+  return (
+    <Panel title="Import contacts from a CSV file" id="import-heading">
+      <p>
+        The first row of the file must name its columns. Phones need their country code (+1 415 555 0123); each row is
+        checked as a contact added by hand would be, a phone (or email) repeated in the file is imported once, and
+        rows already in the list are counted, not added twice.
+      </p>
+      <div class="field">
+        <label for="import-file">CSV file</label>
+        <p class="hint" id="import-file-hint">Up to 20 MB. The file is read in your browser and sent to your gateway only.</p>
+        <input id="import-file" type="file" accept=".csv,.txt,text/csv,text/plain" aria-describedby="import-file-hint" onChange={choose} disabled={running} />
+      </div>
+      <p class="error" role="alert">{reading ?? ''}</p>
+      {file && (
+        <form onSubmit={start} aria-label="Map the columns">
+          <div class="field">
+            <label for="import-delimiter">Columns are separated by</label>
+            <select id="import-delimiter" value={delimiter} onChange={(e) => changeDelimiter(e.currentTarget.value)}>
+              {DELIMITERS.map(([d, label]) => <option key={label} value={d}>{label}</option>)}
+            </select>
+          </div>
+          <fieldset>
+            <legend>Contact fields</legend>
+            <p class="hint">Which column of {file.name} holds each field. A phone or an email is needed.</p>
+            {CONTACT_FIELDS.map(([field, label]) => (
+              <div class="field" key={field}>
+                <label for={`map-${field}`}>{label}</label>
+                <select id={`map-${field}`} value={mapping[field]} onChange={(e) => mapTo(field, e.currentTarget.value)}>
+                  <option value="">Not in the file</option>
+                  {headers.filter(Boolean).map((h, i) => <option key={`${i}-${h}`} value={h}>{h}</option>)}
+                </select>
+              </div>
+            ))}
+          </fieldset>
+          {Object.keys(custom).length > 0 && (
+            <fieldset>
+              <legend>Other columns, as custom fields</legend>
+              <p class="hint">Name the custom field each column goes into, such as city; leave the name empty to leave the column out.</p>
+              {Object.entries(custom).map(([header, name], i) => (
+                <div class="field" key={header}>
+                  <label for={`custom-${i}`}>Custom field for the column “{header}”</label>
+                  <input id={`custom-${i}`} value={name} onInput={(e) => setCustom({ ...custom, [header]: e.currentTarget.value })} />
+                </div>
+              ))}
+            </fieldset>
+          )}
+          <button type="submit" class="primary" disabled={sending.busy || running}>Import</button>
+        </form>
+      )}
+      <FormStatus error={sending.error ?? pollError} done={sending.done} />
+      {imp && <ImportProgress imp={imp} />}
+      {imp?.status === 'done' && <ImportReport imp={imp} />}
+    </Panel>
+  );
+}

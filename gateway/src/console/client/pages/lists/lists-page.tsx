@@ -1,0 +1,96 @@
+import { useEffect, useState } from 'preact/hooks';
+import { call } from '../../api.js';
+import { useAction } from '../../components/action.js';
+import { Field, FormStatus, Panel } from '../../components/form.js';
+import { Loading } from '../../components/load.js';
+import { PageTitle } from '../../components/shell.js';
+import { AddContactPanel } from './add-contact.js';
+import { ImportPanel } from './import.js';
+import type { Import } from './import-report.js';
+import { MembersPanel, type Member } from './members.js';
+import { allPages, Pager, usePaged } from './paged.js';
+import { PastImportsPanel } from './past-imports.js';
+import { ItemLink, useSelected } from './selection.js';
+
+interface List {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+/** The account's lists, and one list opened: its contacts, adding one by hand, CSV import and past imports. */
+export function ListsPage() {
+  const { selected, select } = useSelected();
+  return selected ? <ListView key={selected} id={selected} onBack={() => select(null)} /> : <ListTable open={select} />;
+}
+
+function ListTable(props: { open: (id: string) => void }) {
+  const paged = usePaged<List>('/v1/lists');
+  const creating = useAction();
+  const create = (e: SubmitEvent) => {
+    e.preventDefault();
+    const name = String(new FormData(e.currentTarget as HTMLFormElement).get('list-name') ?? '');
+    void creating.run(() => call<List>('POST', '/v1/lists', { name }), 'List created.', (list) => props.open(list.id));
+  };
+  return (
+    <>
+      <PageTitle>Lists</PageTitle>
+      <Panel title="New list" id="new-list-heading">
+        <form onSubmit={create} class="inline-form">
+          <Field id="list-name" label="List name" required autocomplete="off" />
+          <button type="submit" class="primary" disabled={creating.busy}>Create list</button>
+        </form>
+        <FormStatus error={creating.error} done={creating.done} />
+      </Panel>
+      <Panel title="Your lists" id="lists-heading">
+        {!paged.items ? <Loading error={paged.error} /> : paged.items.length === 0 ? <p>No lists yet.</p> : (
+          <div class="table-scroll" role="region" aria-labelledby="lists-heading" tabIndex={0}>
+            <table>
+              <thead><tr><th scope="col">Name</th><th scope="col">Created</th></tr></thead>
+              <tbody>
+                {paged.items.map((l) => (
+                  <tr key={l.id}>
+                    <td><ItemLink id={l.id} select={props.open}>{l.name}</ItemLink></td>
+                    <td>{new Date(l.createdAt).toLocaleString()}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <Pager label="List pages" paged={paged} />
+      </Panel>
+    </>
+  );
+}
+
+function ListView(props: { id: string; onBack: () => void }) {
+  const base = `/v1/lists/${encodeURIComponent(props.id)}`;
+  // The API has no GET of one list: its name comes from the lists, read through their pages.
+  const [list, setList] = useState<List | null | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    void allPages<List>('/v1/lists').then((r) => {
+      setList(r.items.find((l) => l.id === props.id) ?? (r.error ? undefined : null));
+      setError(r.error);
+    });
+  }, [props.id]);
+  const members = usePaged<Member>(`${base}/contacts`);
+  const imports = usePaged<Import>(`${base}/imports`, 10);
+  const back = <p><a href={location.pathname} onClick={(e) => { e.preventDefault(); props.onBack(); }}>← All lists</a></p>;
+  if (list === undefined) return <><PageTitle>List</PageTitle>{back}<Loading error={error} /></>;
+  if (list === null) return <><PageTitle>List not found</PageTitle>{back}<p>This account has no such list.</p></>;
+  return (
+    <>
+      <PageTitle>{list.name}</PageTitle>
+      {back}
+      <MembersPanel paged={members} />
+      <AddContactPanel listId={list.id} onAdded={members.first} />
+      <ImportPanel listId={list.id} onFinished={() => {
+        members.first();
+        imports.first();
+      }} />
+      <PastImportsPanel paged={imports} />
+    </>
+  );
+}

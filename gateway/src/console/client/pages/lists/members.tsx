@@ -1,0 +1,44 @@
+import { Panel } from '../../components/form.js';
+import { Loading } from '../../components/load.js';
+import { Pager, type usePaged } from './paged.js';
+
+/** A member of a list as GET /v1/lists/{id}/contacts answers it. */
+export interface Member {
+  id: string;
+  firstName: string;
+  lastName: string;
+  phone: string;
+  email: string;
+  customFields?: Record<string, string | number | boolean | null>;
+  addedAt: string;
+}
+
+const when = (iso: string) => new Date(iso).toLocaleString();
+
+/** The list's contacts in the order they joined, a page at a time; every value shown as text. */
+export function MembersPanel(props: { paged: ReturnType<typeof usePaged<Member>> }) {
+  const { paged } = props;
+  return (
+    <Panel title="Contacts in this list" id="members-heading">
+      {!paged.items ? <Loading error={paged.error} /> : paged.items.length === 0 ? <p>No contacts yet: add one below or import a CSV file.</p> : (
+        <div class="table-scroll" role="region" aria-labelledby="members-heading" tabIndex={0}>
+          <table class="members">
+            <thead><tr><th scope="col">Name</th><th scope="col">Phone</th><th scope="col">Email</th><th scope="col">Other fields</th><th scope="col">Added</th></tr></thead>
+            <tbody>
+              {paged.items.map((m) => (
+                <tr key={m.id}>
+                  <td class="member-name">{`${m.firstName} ${m.lastName}`.trim() || '—'}</td>
+                  <td>{m.phone || '—'}</td>
+                  <td>{m.email || '—'}</td>
+                  <td>{m.customFields ? Object.entries(m.customFields).map(([k, v]) => `${k}: ${String(v)}`).join(', ') : ''}</td>
+                  <td>{when(m.addedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager label="Contact pages" paged={paged} />
+    </Panel>
+  );
+}

@@ -1,0 +1,286 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { api, uniquePhone } from '../gateway/api-support';
+import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
+import { launchBrowser, newContext, screenshot, scriptRan, seriousViolations } from './browser';
+import { consoleAccount, type ConsoleAccount } from './support';
+
+/**
+ * The Campaigns page in a real browser against a real gateway: the campaigns a page at a time, every setting of
+ * a campaign created and changed through the form and then held by the API, the API's refusal to go Live shown
+ * next to the form, the opening message previewed for a contact found by phone or email, and the bot tried
+ * without anything sent; values holding markup shown as text and never run.
+ */
+jest.setTimeout(60_000);
+
+const HOSTILE = '<img src=x onerror="window.__xss=1">';
+
+let gw: TestGateway;
+let browser: Browser;
+let owner: ConsoleAccount;
+let context: BrowserContext;
+let page: Page;
+let list: { id: string; name: string };
+/** The campaign the form created, for the tests after it. */
+let campaignId: string;
+
+beforeAll(async () => {
+  [gw, browser] = await Promise.all([startGateway(), launchBrowser()]);
+  owner = await consoleAccount(gw, { name: 'Campaigns Owner' });
+  list = (await api(gw, owner, 'POST', 'lists', { body: { name: `Spring ${HOSTILE}` } })).body;
+  context = await newContext(browser);
+  page = await context.newPage();
+  page.on('dialog', (d) => void d.dismiss());
+  await page.goto(url('/console/campaigns'));
+  await page.getByLabel('Email', { exact: true }).fill(owner.email);
+  await page.getByLabel('Password', { exact: true }).fill(owner.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(url('/console/campaigns'));
+});
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+  if (gw) removeDir(gw.dataDir);
+});
+
+const url = (p: string) => `${gw.url}${p}`;
+const heading = (p: Page) => p.getByRole('heading', { level: 1 });
+const v1 = (method: string, path: string, body?: unknown) => api(gw, owner, method, path, body === undefined ? {} : { body });
+const label = (text: string) => page.getByLabel(text, { exact: true });
+const status = (text: string) => page.getByRole('status').filter({ hasText: text });
+const settingsError = () => page.locator('form.campaign-form .error');
+
+describe('the campaigns', () => {
+  test('reached from the navigation, empty at first; axe and screenshot', async () => {
+    await page.goto(url('/console/settings/account'));
+    await heading(page).waitFor();
+    await page.getByRole('navigation').getByRole('link', { name: 'Campaigns' }).click();
+    await page.waitForURL(url('/console/campaigns'));
+    await heading(page).filter({ hasText: 'Campaigns' }).waitFor();
+    await page.getByText('No campaigns yet.').waitFor();
+    expect(await page.title()).toBe('Campaigns · LeadChat console');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'campaigns-empty');
+  });
+
+  test('a new campaign with every setting: the API holds exactly what the form was given', async () => {
+    await page.getByRole('button', { name: 'New campaign' }).click();
+    await heading(page).filter({ hasText: 'New campaign' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('id')).toBe('new');
+
+    await label('Name').fill(`Dental ${HOSTILE}`);
+    await label('Type').selectOption('outgoing');
+    await label('Language').fill('es-MX');
+    await label('List').selectOption(list.id);
+    await label('Trigger on new contacts added to the list').check();
+    await label('Channel').selectOption('whatsapp');
+    await label('Opening message').fill('Hola {{first_name|there}}, ¿te llamamos?');
+    await label('Opening template').fill('dental_intro');
+    await page.getByRole('button', { name: 'Add parameter' }).first().click();
+    // The new row's field has focus: typing goes straight into it.
+    await page.keyboard.type('{{first_name}}');
+    await page.getByRole('button', { name: 'Add parameter' }).first().click();
+    await label('Parameter {{2}}').first().fill('Smile Dental');
+    await label('Re-engagement template').fill('dental_back');
+    await page.getByRole('button', { name: 'Add parameter' }).last().click();
+    await page.locator('#c-reengagement-params-1').fill('{{first_name|friend}}');
+    await label('Template language').fill('es_MX');
+    await label('Send rate').fill('20/m');
+    await label('Send only within a sending window').check();
+    await label('From').fill('09:00');
+    await label('Until').fill('19:30');
+    await label('Time zone').fill('America/Mexico_City');
+    await label('Send follow-ups to contacts who do not answer').check();
+    await page.getByRole('button', { name: 'Add step' }).click();
+    await label('Step 1: wait').fill('2h');
+    await label('Step 1: message').fill('¿Sigues interesado?');
+    await page.getByRole('button', { name: 'Add step' }).click();
+    await label('Step 2: wait').fill('1d');
+    await label('Step 2: message').fill('Último aviso');
+    await label('Instructions').fill('Be brief and friendly.');
+    await label('Company information').fill('Smile Dental, Calle 5, CDMX.');
+    for (const [q, a] of [['What are your opening hours?', 'Monday to Friday, 9 to 19.'], ['Do you take walk-ins?', 'No, book first.'], ['How much is a cleaning?', '500 MXN.']]) {
+      await page.getByRole('button', { name: 'Add FAQ' }).click();
+      const n = await page.locator('#c-faqs .row').count();
+      await label(`FAQ ${n}: question`).fill(q!);
+      await label(`FAQ ${n}: answer`).fill(a!);
+    }
+    await page.getByRole('button', { name: 'Remove FAQ 2' }).click();
+    // Focus goes back to Add so the keyboard user is not lost.
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Add FAQ');
+    await page.getByRole('button', { name: 'Add resource' }).click();
+    await page.getByRole('textbox', { name: 'Resource 1' }).fill('Booking page: https://smile.example/book');
+    await label('Goal').fill('The contact books a visit');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'campaign-new');
+
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await status('Campaign created.').waitFor();
+    await heading(page).filter({ hasText: `Dental ${HOSTILE}` }).waitFor();
+    campaignId = new URL(page.url()).searchParams.get('id')!;
+    expect(campaignId).toMatch(/^cmp_/);
+    const held = (await v1('GET', `campaigns/${campaignId}`)).body;
+    expect(held).toEqual(expect.objectContaining({
+      name: `Dental ${HOSTILE}`,
+      type: 'outgoing',
+      language: 'es-MX',
+      listId: list.id,
+      channel: 'whatsapp',
+      customChannel: null,
+      openingTemplate: 'dental_intro',
+      openingTemplateParams: ['{{first_name}}', 'Smile Dental'],
+      reengagementTemplate: 'dental_back',
+      reengagementTemplateParams: ['{{first_name|friend}}'],
+      templateLanguage: 'es_MX',
+      openingMessage: 'Hola {{first_name|there}}, ¿te llamamos?',
+      triggerOnNewContacts: true,
+      status: 'draft',
+      sendRate: '20/m',
+      sendingWindow: { start: '09:00', end: '19:30', timezone: 'America/Mexico_City' },
+      followUps: { enabled: true, steps: [{ after: '2h', body: '¿Sigues interesado?' }, { after: '1d', body: 'Último aviso' }] },
+      bot: {
+        active: true,
+        instructions: 'Be brief and friendly.',
+        companyInfo: 'Smile Dental, Calle 5, CDMX.',
+        faqs: [{ question: 'What are your opening hours?', answer: 'Monday to Friday, 9 to 19.' }, { question: 'How much is a cleaning?', answer: '500 MXN.' }],
+        resources: ['Booking page: https://smile.example/book'],
+        goal: 'The contact books a visit',
+      },
+    }));
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await scriptRan(page)).toBe(false);
+
+    // A reload opens the same campaign, every field as the API holds it.
+    await page.reload();
+    await heading(page).filter({ hasText: 'Dental' }).waitFor();
+    expect(await label('Name').inputValue()).toBe(`Dental ${HOSTILE}`);
+    expect(await label('Time zone').inputValue()).toBe('America/Mexico_City');
+    expect(await label('FAQ 2: question').inputValue()).toBe('How much is a cleaning?');
+    expect(await label('Step 2: wait').inputValue()).toBe('1d');
+    expect(await page.locator('#c-list option:checked').textContent()).toBe(`Spring ${HOSTILE}`);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'campaign-edit');
+  });
+
+  test('the API\'s refusals next to the form: a bad follow-up delay, then Live without a list (CAMPAIGN_CANNOT_SEND and why); then Live on SMS', async () => {
+    await label('Step 1: wait').fill('soon');
+    await page.getByRole('button', { name: 'Save campaign' }).click();
+    await settingsError().filter({ hasText: /\S/ }).waitFor();
+    expect(await settingsError().textContent()).toMatch(/^followUps\.steps\.0\.after must be a duration/);
+    await label('Step 1: wait').fill('2h');
+
+    await label('Channel').selectOption('sms');
+    await label('List').selectOption('');
+    await page.getByRole('radio', { name: 'Live' }).check();
+    await page.getByRole('button', { name: 'Save campaign' }).click();
+    await settingsError().filter({ hasText: 'cannot go Live' }).waitFor();
+    expect(await settingsError().textContent()).toBe('The campaign cannot go Live: link it to a list (listId)');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'campaign-cannot-send');
+    expect((await v1('GET', `campaigns/${campaignId}`)).body).toEqual(expect.objectContaining({ status: 'draft', channel: 'whatsapp', listId: list.id }));
+
+    await label('List').selectOption(list.id);
+    await page.getByRole('button', { name: 'Save campaign' }).click();
+    await status('Campaign saved.').waitFor();
+    expect(await settingsError().textContent()).toBe('');
+    expect((await v1('GET', `campaigns/${campaignId}`)).body).toEqual(expect.objectContaining({ status: 'live', channel: 'sms', listId: list.id }));
+    await page.locator('.current .badge', { hasText: 'Live' }).waitFor();
+    // A custom channel asks for its label.
+    await label('Channel').selectOption('custom');
+    await label('Custom channel label').fill('Instagram');
+    await page.getByRole('button', { name: 'Save campaign' }).click();
+    await status('Campaign saved.').waitFor();
+    expect((await v1('GET', `campaigns/${campaignId}`)).body).toEqual(expect.objectContaining({ channel: 'custom', customChannel: 'Instagram', status: 'live' }));
+    await label('Channel').selectOption('sms');
+    await page.getByRole('button', { name: 'Save campaign' }).click();
+    await status('Campaign saved.').waitFor();
+  });
+
+  test('the table, a page at a time, opens a campaign; Back returns to it', async () => {
+    for (let i = 0; i < 26; i++) expect((await v1('POST', 'campaigns', { name: `Bulk ${String(i).padStart(2, '0')}` })).status).toBe(201);
+    await page.getByRole('link', { name: '← All campaigns' }).click();
+    await heading(page).filter({ hasText: /^Campaigns$/ }).waitFor();
+    const names = page.locator('main table tbody tr td:first-child');
+    await names.first().waitFor();
+    expect(await names.count()).toBe(25);
+    expect(await names.first().textContent()).toBe(`Dental ${HOSTILE}`);
+    expect(await page.locator('main table tbody tr').first().innerText()).toBe(`Dental ${HOSTILE}\tLive\tSMS\tSpring ${HOSTILE}\t20/m`);
+    expect(await page.locator('main img').count()).toBe(0);
+    await screenshot(page, 'campaigns');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Page 2').waitFor();
+    expect(await names.allTextContents()).toEqual(['Bulk 24', 'Bulk 25']);
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.getByRole('link', { name: `Dental ${HOSTILE}` }).click();
+    await heading(page).filter({ hasText: 'Dental' }).waitFor();
+    await page.goBack();
+    await heading(page).filter({ hasText: /^Campaigns$/ }).waitFor();
+    await page.goForward();
+    await heading(page).filter({ hasText: 'Dental' }).waitFor();
+  });
+});
+
+describe('preview and bot', () => {
+  test('preview: the opening message personalized for a contact found by phone or by email, shown as text; an unknown one refused', async () => {
+    const phone = uniquePhone();
+    await v1('POST', 'contacts', { phone, firstName: HOSTILE, email: 'ana@example.com' });
+    await page.goto(url(`/console/campaigns?id=${campaignId}`));
+    await heading(page).filter({ hasText: 'Dental' }).waitFor();
+    const preview = page.getByRole('region', { name: 'Opening message preview' });
+
+    await label('Contact’s phone').fill(`+1 ${phone.slice(2, 5)} ${phone.slice(5)}`);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await preview.waitFor();
+    expect(await preview.locator('.message').textContent()).toBe(`Hola ${HOSTILE}, ¿te llamamos?`);
+    expect(await preview.locator('dd').allTextContents()).toEqual(['sms', phone]);
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await scriptRan(page)).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'campaign-preview');
+
+    await page.getByRole('radio', { name: 'Email' }).check();
+    await label('Contact’s email').fill('ANA@example.com');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await status('Preview ready.').waitFor();
+    expect(await preview.locator('.message').textContent()).toBe(`Hola ${HOSTILE}, ¿te llamamos?`);
+
+    await label('Contact’s email').fill('nobody@example.com');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const error = page.locator('#preview-heading ~ .error');
+    await error.filter({ hasText: /\S/ }).waitFor();
+    expect(await error.textContent()).toBe('Contact not found');
+    expect(await preview.count()).toBe(0);
+  });
+
+  test('try the bot: an FAQ answered, an unknown question handed off with its reason; nothing sent or stored', async () => {
+    const before = (await v1('GET', 'conversations')).body.data.length;
+    await label('Question').fill('what are your opening hours');
+    await page.getByRole('button', { name: 'Ask the bot' }).click();
+    const answer = page.getByRole('region', { name: 'The bot’s answer' });
+    await answer.waitFor();
+    expect(await answer.locator('.message').textContent()).toBe('Monday to Friday, 9 to 19.');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'campaign-bot-answer');
+
+    await label('Question').fill(`Can I pay with bitcoin? ${HOSTILE}`);
+    await page.getByRole('button', { name: 'Ask the bot' }).click();
+    await answer.locator('.handoff-reason').waitFor();
+    expect(await answer.locator('.handoff-reason').textContent()).toBe('bot_not_confident');
+    expect(await answer.innerText()).toContain('The bot would hand the conversation to a person.');
+    expect(await scriptRan(page)).toBe(false);
+    await screenshot(page, 'campaign-bot-handoff');
+    expect((await v1('GET', 'conversations')).body.data.length).toBe(before);
+  });
+
+  test('readable at phone width: nothing wider than the screen, no serious violation', async () => {
+    const phone = await context.newPage();
+    await phone.setViewportSize({ width: 375, height: 740 });
+    for (const [path, shot] of [['/console/campaigns', 'campaigns-phone'], [`/console/campaigns?id=${campaignId}`, 'campaign-edit-phone']] as const) {
+      await phone.goto(url(path));
+      await phone.locator('main').getByRole('button').first().waitFor();
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+      expect(await seriousViolations(phone)).toEqual([]);
+      await screenshot(phone, shot);
+    }
+    await phone.close();
+  });
+});

@@ -1,0 +1,330 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { api, uniquePhone } from '../gateway/api-support';
+import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
+import { launchBrowser, newContext, screenshot, scriptRan, seriousViolations } from './browser';
+import { consoleAccount, type ConsoleAccount } from './support';
+
+/**
+ * The Lists page in a real browser against a real gateway: lists created, a list's contacts a page at a time, a
+ * contact added by hand (the API's refusal shown next to the form, a name holding markup shown as text), and CSV
+ * import with its column mapping, progress bar, counts and rejected rows; then the issue's proof: 5,000 rows with
+ * 100 bad and 200 duplicates import with exactly those reported, and a Live SMS campaign on the list sends 3
+ * opening messages at once and paces the rest at its rate.
+ */
+jest.setTimeout(120_000);
+
+const HOSTILE = '<img src=x onerror="window.__xss=1">';
+const RATE = '600/m';
+const INTERVAL_MS = 100;
+
+let gw: TestGateway;
+let browser: Browser;
+let owner: ConsoleAccount;
+let context: BrowserContext;
+let page: Page;
+const requests: string[] = [];
+
+beforeAll(async () => {
+  [gw, browser] = await Promise.all([startGateway({ LEADCHAT_JOB_POLL: '200ms' }), launchBrowser()]);
+  owner = await consoleAccount(gw, { name: 'Lists Owner' });
+  context = await newContext(browser, requests);
+  page = await context.newPage();
+  page.on('dialog', (d) => void d.dismiss());
+  await page.goto(url('/console/lists'));
+  await page.getByLabel('Email', { exact: true }).fill(owner.email);
+  await page.getByLabel('Password', { exact: true }).fill(owner.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(url('/console/lists'));
+});
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+  if (gw) removeDir(gw.dataDir);
+});
+
+const url = (p: string) => `${gw.url}${p}`;
+const heading = (p: Page) => p.getByRole('heading', { level: 1 });
+const v1 = (method: string, path: string, body?: unknown) => api(gw, owner, method, path, body === undefined ? {} : { body });
+const status = (text: string) => page.getByRole('status').filter({ hasText: text });
+
+/** Creates a list through the page's form and leaves the page on it; answers its id. */
+async function createList(name: string): Promise<string> {
+  await page.goto(url('/console/lists'));
+  await page.getByLabel('List name', { exact: true }).fill(name);
+  await page.getByRole('button', { name: 'Create list' }).click();
+  await heading(page).filter({ hasText: name }).waitFor();
+  const id = new URL(page.url()).searchParams.get('id')!;
+  expect(id).toMatch(/^lst_/);
+  return id;
+}
+
+async function addByHand(fields: { first?: string; last?: string; phone?: string; email?: string }): Promise<void> {
+  await page.locator('#add-first-name').fill(fields.first ?? '');
+  await page.locator('#add-last-name').fill(fields.last ?? '');
+  await page.locator('#add-phone').fill(fields.phone ?? '');
+  await page.locator('#add-email').fill(fields.email ?? '');
+  await page.getByRole('button', { name: 'Add to the list' }).click();
+}
+
+/** Every member of a list through the API, walking its pages. */
+async function membersOf(listId: string): Promise<any[]> {
+  const all: any[] = [];
+  for (let cursor: string | null = null; ;) {
+    const res = await v1('GET', `lists/${listId}/contacts?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(res.status).toBe(200);
+    all.push(...res.body.data);
+    if (!(cursor = res.body.nextCursor)) return all;
+  }
+}
+
+/** A CSV cell: quoted, its quotes doubled, when it holds a quote or a separator. */
+const cell = (v: string) => (/[",;\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+
+/** Chooses a file in the import panel, as a user picks one from disk. */
+const chooseFile = (name: string, text: string) =>
+  page.getByLabel('CSV file', { exact: true }).setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(text, 'utf8') });
+
+describe('lists', () => {
+  test('reached from the navigation; a list is created, opened, and found again in the table; axe and screenshots', async () => {
+    await page.goto(url('/console/settings/account'));
+    await heading(page).waitFor();
+    await page.getByRole('navigation').getByRole('link', { name: 'Lists' }).click();
+    await page.waitForURL(url('/console/lists'));
+    await heading(page).filter({ hasText: 'Lists' }).waitFor();
+    expect(await page.title()).toBe('Lists · LeadChat console');
+
+    await page.getByRole('button', { name: 'Create list' }).click();
+    // An empty name: the browser asks for it, nothing reaches the API.
+    expect((await v1('GET', 'lists')).body.data).toEqual([]);
+
+    const id = await createList(`Spring leads ${HOSTILE}`);
+    expect((await v1('GET', 'lists')).body.data).toEqual([expect.objectContaining({ id, name: `Spring leads ${HOSTILE}` })]);
+    expect(await page.getByText('No contacts yet').count()).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'list-empty');
+
+    await page.getByRole('link', { name: '← All lists' }).click();
+    await heading(page).filter({ hasText: 'Lists' }).waitFor();
+    const link = page.getByRole('link', { name: `Spring leads ${HOSTILE}` });
+    await link.waitFor();
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'lists');
+    await link.click();
+    await heading(page).filter({ hasText: 'Spring leads' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('id')).toBe(id);
+    // Back leaves the list for the table, as the address says.
+    await page.goBack();
+    await heading(page).filter({ hasText: /^Lists$/ }).waitFor();
+  });
+
+  test('a contact added by hand joins the list; a bad phone is refused with the API\'s reason; a name holding markup is text', async () => {
+    const id = await createList('By hand');
+    await addByHand({ first: 'Ann', last: 'Smith', phone: '+1 (415) 555-0123' });
+    await status('Ann Smith was added to the list.').waitFor();
+    await page.locator('table.members td', { hasText: '+14155550123' }).waitFor();
+
+    await addByHand({ first: 'Ann', phone: '+14155550123' });
+    await status('is in the list already.').waitFor();
+
+    await addByHand({ first: 'Bad', phone: '12' });
+    const error = page.locator('#add-contact-heading ~ .error');
+    await error.filter({ hasText: /\S/ }).waitFor();
+    expect(await error.textContent()).toBe('phone: "12" is not a phone number with a country code, such as +14155550123');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'list-add-refused');
+
+    await addByHand({ first: HOSTILE, email: 'xss@example.com' });
+    await status('was added to the list.').waitFor();
+    const names = page.locator('table.members td.member-name');
+    await names.filter({ hasText: HOSTILE }).waitFor();
+    expect(await names.allTextContents()).toEqual(['Ann Smith', HOSTILE]);
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await scriptRan(page)).toBe(false);
+    await page.reload();
+    await names.filter({ hasText: HOSTILE }).waitFor();
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await scriptRan(page)).toBe(false);
+
+    const held = await membersOf(id);
+    expect(held.map((m) => [m.firstName, m.phone, m.email])).toEqual([['Ann', '+14155550123', ''], [HOSTILE, '', 'xss@example.com']]);
+  });
+
+  test('members a page at a time: Next and Previous walk the list in the order contacts joined', async () => {
+    const id = await createList('Paged');
+    for (let i = 0; i < 30; i++) {
+      const contact = (await v1('POST', 'contacts', { phone: uniquePhone(), firstName: `Member ${String(i).padStart(2, '0')}` })).body;
+      expect((await v1('POST', `lists/${id}/contacts`, { contactId: contact.id })).status).toBe(201);
+    }
+    await page.reload();
+    const names = page.locator('table.members td.member-name');
+    await names.first().waitFor();
+    expect(await names.count()).toBe(25);
+    expect(await names.first().textContent()).toBe('Member 00');
+    expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Page 2').waitFor();
+    expect(await names.allTextContents()).toEqual(['Member 25', 'Member 26', 'Member 27', 'Member 28', 'Member 29']);
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.getByText('Page 1').waitFor();
+    expect(await names.first().textContent()).toBe('Member 00');
+  });
+
+  test('CSV import: columns offered from the header, a semicolon file, custom fields named by the user, rejected rows with their reasons', async () => {
+    const id = await createList('Small import');
+    const [a, b] = [uniquePhone(), uniquePhone()];
+    const csv = `\ufeffTel;Given name;Surname;Town;Notes\r\n"${a}";Ann;Lee;Lyon;"likes ""tea"""\r\nnot-a-phone;Bo;Li;Paris;\r\n${b};${cell(HOSTILE)};Cy;Nice;x\r\n${a};Ann again;;;\r\n`;
+    await chooseFile('town.csv', csv);
+    expect(await page.getByLabel('Columns are separated by', { exact: true }).inputValue()).toBe(';');
+    expect(await page.locator('#map-phone').inputValue()).toBe('Tel');
+    expect(await page.locator('#map-phone option').allTextContents()).toEqual(['Not in the file', 'Tel', 'Given name', 'Surname', 'Town', 'Notes']);
+    expect(await page.locator('#map-firstName').inputValue()).toBe('Given name');
+    expect(await page.locator('#map-lastName').inputValue()).toBe('Surname');
+    expect(await page.locator('#map-email').inputValue()).toBe('');
+    expect(await page.getByLabel('Custom field for the column “Town”', { exact: true }).inputValue()).toBe('town');
+    await page.getByLabel('Custom field for the column “Town”', { exact: true }).fill('city');
+    // Notes are left out: an empty name.
+    await page.getByLabel('Custom field for the column “Notes”', { exact: true }).fill('');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'list-import-mapping');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+
+    const report = page.getByRole('region', { name: 'Import report' }).first();
+    await report.waitFor({ timeout: 30_000 });
+    const count = async (name: string) => (await report.locator(`[data-count="${name}"]`).textContent());
+    expect([await count('added'), await count('alreadyInList'), await count('duplicates'), await count('rejected')]).toEqual(['2', '0', '1', '1']);
+    expect(await report.locator('table.rejected tbody tr').allInnerTexts()).toEqual([
+      '3\tINVALID_PHONE\tphone: "not-a-phone" is not a phone number with a country code, such as +14155550123',
+    ]);
+    expect(await page.getByText('Import finished: 4 of 4 rows processed.').count()).toBe(1);
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await scriptRan(page)).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'list-import-report');
+
+    const held = await membersOf(id);
+    expect(held.map((m) => [m.phone, m.firstName, m.lastName, m.customFields])).toEqual([
+      [a, 'Ann', 'Lee', { city: 'Lyon' }],
+      [b, HOSTILE, 'Cy', { city: 'Nice' }],
+    ]);
+    // The members table was read again after the import.
+    await page.locator('table.members td.member-name', { hasText: HOSTILE }).waitFor();
+
+    // Past imports: the same counts, and the report again on demand.
+    const past = page.locator('table.imports tbody tr');
+    await past.first().waitFor();
+    expect(await past.count()).toBe(1);
+    expect((await past.first().innerText()).split('\t').slice(1, 7)).toEqual(['Done', '4', '2', '0', '1', '1']);
+    await past.first().getByRole('button', { name: 'Show report' }).click();
+    await page.locator('#past-import-report table.rejected').waitFor();
+    expect(await page.locator('#past-import-report table.rejected tbody tr').count()).toBe(1);
+  });
+
+  test('an import the API refuses as a whole says why next to the form: a mapped column missing from the file', async () => {
+    await createList('Refused import');
+    await chooseFile('no-phone.csv', 'Name,City\nAnn,Lyon\n');
+    expect(await page.locator('#map-phone').inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const error = page.locator('#import-heading ~ .error').filter({ hasText: /\S/ });
+    await error.waitFor();
+    expect(await error.textContent()).toBe('columns.phone: map phone or email (or both) to a column of the file');
+  });
+
+  test('readable at phone width: the lists and a list with its members, nothing wider than the screen, no serious violation', async () => {
+    const phone = await context.newPage();
+    await phone.setViewportSize({ width: 375, height: 740 });
+    const withMembers = ((await v1('GET', 'lists')).body.data as any[]).find((l) => l.name === 'Small import');
+    for (const [path, shot] of [['/console/lists', 'lists-phone'], [`/console/lists?id=${withMembers.id}`, 'list-phone']] as const) {
+      await phone.goto(url(path));
+      await phone.locator('main').getByRole('button').first().waitFor();
+      await phone.locator('main table').first().waitFor();
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+      expect(await seriousViolations(phone)).toEqual([]);
+      await screenshot(phone, shot);
+    }
+    await phone.close();
+  });
+});
+
+describe('the issue\'s proof', () => {
+  /** 5,000 rows: every 50th a bad phone (100 rows), every 25th from the 13th repeating the row before (200 rows). */
+  function fiveThousand(): { csv: string; bad: number[] } {
+    const lines = ['Phone,First name,Last name,Email,City'];
+    const bad: number[] = [];
+    let previous = '';
+    for (let i = 0; i < 5000; i++) {
+      const row = i + 2;
+      let phone = uniquePhone();
+      if (i % 50 === 49) {
+        phone = i % 100 === 99 ? `555-${i}` : `call me ${i}`;
+        bad.push(row);
+      } else if (i % 25 === 12) phone = `+1 (${previous.slice(2, 5)}) ${previous.slice(5, 8)}-${previous.slice(8)}`;
+      else previous = phone;
+      lines.push(`${phone},${i === 0 ? cell(HOSTILE) : `Lead ${i}`},Row ${row},,City ${i % 7}`);
+    }
+    return { csv: lines.join('\n'), bad };
+  }
+
+  test('5,000 rows with 100 bad and 200 duplicates import through the page with exactly those reported; a Live SMS campaign sends 3 at once and paces the rest', async () => {
+    const listId = await createList('Five thousand');
+    const campaign = (await v1('POST', 'campaigns', {
+      name: 'Paced', channel: 'sms', listId, openingMessage: 'Hi {{first_name|there}}!', triggerOnNewContacts: true, status: 'live', sendRate: RATE,
+    })).body;
+    expect(campaign.status).toBe('live');
+
+    const { csv, bad } = fiveThousand();
+    expect(bad).toHaveLength(100);
+    await chooseFile('five-thousand.csv', csv);
+    expect(await page.locator('#map-phone').inputValue()).toBe('Phone');
+    expect(await page.locator('#map-firstName').inputValue()).toBe('First name');
+    expect(await page.locator('#map-email').inputValue()).toBe('Email');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+
+    // The progress bar moves while the job runs, then the report.
+    const bar = page.locator('.import-progress progress');
+    await bar.waitFor({ timeout: 20_000 });
+    expect(await bar.getAttribute('max')).toBe('5000');
+    const report = page.getByRole('region', { name: 'Import report' }).first();
+    await report.waitFor({ timeout: 90_000 });
+    expect(await bar.getAttribute('value')).toBe('5000');
+    const count = async (name: string) => report.locator(`[data-count="${name}"]`).textContent();
+    expect({ added: await count('added'), alreadyInList: await count('alreadyInList'), duplicates: await count('duplicates'), rejected: await count('rejected') })
+      .toEqual({ added: '4,700', alreadyInList: '0', duplicates: '200', rejected: '100' });
+    const rejected = await report.locator('table.rejected tbody tr').allInnerTexts();
+    expect(rejected.map((r) => Number(r.split('\t')[0]))).toEqual(bad);
+    expect(rejected.every((r) => r.split('\t')[1] === 'INVALID_PHONE')).toBe(true);
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await scriptRan(page)).toBe(false);
+    await screenshot(page, 'list-import-5000');
+
+    const imports = (await v1('GET', `lists/${listId}/imports`)).body.data;
+    expect(imports).toEqual([expect.objectContaining({ status: 'done', total: 5000, processed: 5000, added: 4700, alreadyInList: 0, duplicates: 200, rejected: 100 })]);
+
+    // The pacing, read from the API: the members' joining times anchor the slots, the opening messages' times
+    // (each contact's conversation's last message) show when each went.
+    const [first] = (await v1('GET', `lists/${listId}/contacts?limit=1`)).body.data;
+    const addedAt = Date.parse(first.addedAt);
+    const WATCH_MS = 20_000;
+    await new Promise((r) => setTimeout(r, Math.max(0, addedAt + WATCH_MS + 500 - Date.now())));
+    const sent: number[] = [];
+    for (let cursor: string | null = null; ;) {
+      const res = await v1('GET', `conversations?campaignId=${campaign.id}&limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.status).toBe(200);
+      for (const c of res.body.data) if (c.opening?.status === 'sent') sent.push(Date.parse(c.lastMessage.createdAt));
+      if (!(cursor = res.body.nextCursor)) break;
+    }
+    const times = sent.filter((t) => t <= addedAt + WATCH_MS).sort((x, y) => x - y);
+    // 3 at once, as soon as the contacts joined.
+    expect(times.slice(0, 3).map((t) => t - addedAt < 3000)).toEqual([true, true, true]);
+    // The rest at the campaign's rate: the k-th send (from 0) no sooner than k - 2 intervals after the first
+    // joined, since every paced send waits for its slot and the slots are an interval apart.
+    const early = times.slice(3).map((t, i) => ({ k: i + 3, aheadMs: (i + 1) * INTERVAL_MS - (t - addedAt) })).filter((e) => e.aheadMs > 0);
+    expect(early).toEqual([]);
+    // And the queue moves: in 20 s at 600/m about 200 go, never more than the rate allows.
+    expect(times.length).toBeGreaterThan(60);
+    expect(times.length).toBeLessThanOrEqual(3 + WATCH_MS / INTERVAL_MS);
+    // Not all at once: most of the list is still waiting for its slot.
+    expect(sent.length).toBeLessThan(4700);
+  });
+});
