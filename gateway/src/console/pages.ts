@@ -10,7 +10,7 @@ export interface ConsolePage {
   /** The page's heading, its navigation label and the start of its window title. */
   title: string;
   /** The group its navigation entry sits in. */
-  section: 'Settings' | 'Inbox' | 'Campaigns' | 'Agency';
+  section: 'Settings' | 'Campaigns' | 'Inbox' | 'Agency';
   /** Shown in the navigation to agency accounts only (the API refuses anyone else anyway). */
   agencyOnly?: true;
 }
@@ -23,8 +23,8 @@ export const PAGES: readonly ConsolePage[] = [
   { path: '/console/campaigns', title: 'Campaigns', section: 'Campaigns' },
   { path: '/console/lists', title: 'Lists', section: 'Campaigns' },
   { path: '/console/funnel', title: 'Funnel', section: 'Campaigns' },
-  { path: '/console/agency', title: 'Agency', section: 'Agency', agencyOnly: true },
   { path: '/console/inbox', title: 'Inbox', section: 'Inbox' },
+  { path: '/console/agency', title: 'Agency', section: 'Agency', agencyOnly: true },
 ];
 
 /** Where a signed-in user lands, and where the bare /console address leads. */

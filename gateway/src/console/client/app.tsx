@@ -6,9 +6,9 @@ import { NotFound } from './pages/not-found.js';
 import { SignIn } from './pages/sign-in.js';
 import { AgencyPage } from './pages/agency/agency-page.js';
 import { FunnelPage } from './pages/funnel/funnel-page.js';
-import { InboxPage } from './pages/inbox/inbox-page.js';
 import { CampaignsPage } from './pages/campaigns/campaigns-page.js';
 import { ListsPage } from './pages/lists/lists-page.js';
+import { InboxPage } from './pages/inbox/inbox-page.js';
 import { ApiKeyPage } from './pages/settings/api-key.js';
 import { BotPage } from './pages/settings/bot.js';
 import { ChannelsPage } from './pages/settings/channels.js';
@@ -24,9 +24,9 @@ const VIEWS: Record<string, (props: { session: SessionInfo }) => preact.JSX.Elem
   '/console/settings/channels': ChannelsPage,
   '/console/campaigns': CampaignsPage,
   '/console/lists': ListsPage,
+  '/console/inbox': InboxPage,
   '/console/funnel': FunnelPage,
   '/console/agency': AgencyPage,
-  '/console/inbox': InboxPage,
 };
 
 export function App() {
