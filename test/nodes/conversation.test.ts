@@ -163,7 +163,7 @@ describe('LeadChat node: conversations', () => {
         success: true,
         contactId,
         active: true,
-        conversations: [expect.objectContaining({ status: 'active', bot: { active: true } })],
+        conversations: [expect.objectContaining({ status: 'active', bot: { active: true, since: expect.any(String) } })],
       });
       const conversation = (await listed(`&campaignId=${campaignId}`)).find((c) => c.contactId === contactId)!;
       expect(conversation).toMatchObject({ status: 'active', bot: { active: true } });
