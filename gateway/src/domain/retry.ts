@@ -63,7 +63,7 @@ function outsideWindow(): ApiError {
 }
 
 async function charge(tx: Tx, gw: Gateway, account: Account, conversation: Conversation, message: Message): Promise<void> {
-  const price = priceOf(gw.config.prices, account, conversation.channel, message);
+  const price = await priceOf(gw.config.prices, account, conversation.channel, message);
   if (price === 0) return;
   const balance = await spend(tx, account, price, { messageId: message.id, description: `${message.author} message on ${conversation.channelKey} (retried)` });
   if (balance === undefined) throw insufficientCredits(account.balanceCents, price);

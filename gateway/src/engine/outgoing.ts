@@ -63,7 +63,7 @@ export async function sendOnConversation(
       return { message, conversation: await touchConversation(tx, conversation, { lastMessage: lastMessageOf(message) }) };
     }
   }
-  const price = priceOf(gw.config.prices, account, conversation.channel, fields);
+  const price = await priceOf(gw.config.prices, account, conversation.channel, fields);
   const balance = price > 0 ? (await tx.get<Account>('accounts', account.id))?.balanceCents ?? 0 : 0;
   if (price > balance) {
     const error = `Balance ${balance / 100} is below the message's price of ${price / 100} credits`;

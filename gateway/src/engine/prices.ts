@@ -1,4 +1,3 @@
-import { SegmentedMessage } from 'sms-segments-calculator';
 import type { Config } from '../config.js';
 import type { Account } from '../domain/accounts.js';
 import type { Channel } from '../domain/campaigns.js';
@@ -9,13 +8,19 @@ import type { Message } from '../domain/messages.js';
  * the credits); the gateway's own answers to STOP, START and HELP are free, as the law wants them sent. A bot reply
  * costs the bot's price on every channel, plus the channel's: per segment on SMS, per message on WhatsApp.
  */
-export function priceOf(prices: Config['prices'], account: Account, channel: Channel, message: Pick<Message, 'author' | 'body'>): number {
+export async function priceOf(prices: Config['prices'], account: Account, channel: Channel, message: Pick<Message, 'author' | 'body'>): Promise<number> {
   if (!account.parentId || message.author === 'system') return 0;
   const bot = message.author === 'bot' ? prices.botReply : 0;
-  if (channel === 'sms') return bot + prices.smsSegment * smsSegments(message.body);
+  if (channel === 'sms') return bot + prices.smsSegment * (await smsSegments(message.body));
   if (channel === 'whatsapp') return bot + prices.whatsapp;
   return bot;
 }
 
+/** Twilio's segment calculator, loaded with the first SMS a sub-account pays for (it weighs ~7 MB of memory). */
+let calculator: typeof import('sms-segments-calculator') | undefined;
+
 /** The segments an SMS is sent in: 160 GSM-7 or 70 UCS-2 characters alone, 153 or 67 each when split. */
-export const smsSegments = (body: string) => Math.max(1, new SegmentedMessage(body).segmentsCount);
+export async function smsSegments(body: string): Promise<number> {
+  calculator ??= await import('sms-segments-calculator');
+  return Math.max(1, new calculator.SegmentedMessage(body).segmentsCount);
+}

@@ -45,7 +45,7 @@ export function providerWebhooksRouter(gw: Gateway): Router {
     const { account, credentials } = await withProvider(req, 'twilio');
     const params = (req.body ?? {}) as Record<string, string>;
     const url = `${publicBase(gw, req)}${req.originalUrl}`;
-    if (!verifyTwilioSignature(credentials.authToken, url, params, req.get('x-twilio-signature'))) throw badSignature();
+    if (!(await verifyTwilioSignature(credentials.authToken, url, params, req.get('x-twilio-signature')))) throw badSignature();
     return { account, params };
   }
 

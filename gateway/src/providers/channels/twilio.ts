@@ -1,4 +1,3 @@
-import twilio from 'twilio';
 import { z } from 'zod';
 import { normalizePhone } from '../../domain/phone.js';
 import { badRequest } from '../../errors.js';
@@ -137,11 +136,15 @@ export function createTwilioProvider(
   };
 }
 
+/** Twilio's own signature check, loaded with the first Twilio request: the library weighs ~20 MB of memory. */
+let validateRequest: (typeof import('twilio'))['validateRequest'] | undefined;
+
 /** Whether a request carries Twilio's X-Twilio-Signature for this URL and these form parameters. */
-export function verifyTwilioSignature(authToken: string, url: string, params: Record<string, string>, signature: string | undefined): boolean {
+export async function verifyTwilioSignature(authToken: string, url: string, params: Record<string, string>, signature: string | undefined): Promise<boolean> {
   if (!signature || !authToken) return false;
+  validateRequest ??= (await import('twilio')).default.validateRequest;
   try {
-    return twilio.validateRequest(authToken, signature, url, params);
+    return validateRequest(authToken, signature, url, params);
   } catch {
     // validateRequest parses the URL and throws on one it cannot: such a request cannot be Twilio's.
     return false;
