@@ -17,6 +17,7 @@ const ROUTES: Record<string, string[]> = {
   '/contacts/{id}': ['get'],
   '/contacts/{id}/messages': ['get', 'post'],
   '/lists': ['get', 'post'],
+  '/lists/{list_id}': ['get'],
   '/lists/{list_id}/contacts': ['get', 'post'],
   '/lists/{list_id}/imports': ['get', 'post'],
   '/imports/{id}': ['get'],
@@ -46,6 +47,7 @@ const ROUTES: Record<string, string[]> = {
   '/settings': ['get', 'put'],
   '/settings/bot': ['get', 'put'],
   '/settings/webhook-secret': ['post'],
+  '/settings/webhook-test': ['post'],
   '/api-key': ['post'],
   '/webhooks': ['get', 'post'],
   '/webhooks/{id}': ['delete', 'get'],
@@ -90,7 +92,7 @@ test('every operation is well formed: path parameters, responses, security, requ
       for (const requirement of op.security) for (const name of Object.keys(requirement)) expect(schemes).toContain(name);
       for (const ref of JSON.stringify(op).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)) expect(doc.components.schemas).toHaveProperty(ref[1]!);
       if (method === 'post' || method === 'put' || method === 'patch') {
-        const bodyless = ['/settings/webhook-secret', '/api-key', '/messages/{id}/retry', '/conversations/{id}/read'].includes(path);
+        const bodyless = ['/settings/webhook-secret', '/settings/webhook-test', '/api-key', '/messages/{id}/retry', '/conversations/{id}/read'].includes(path);
         if (!bodyless) expect({ where, schema: op.requestBody?.content?.['application/json']?.schema?.type }).toEqual({ where, schema: 'object' });
       }
     }

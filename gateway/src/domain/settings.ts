@@ -1,9 +1,11 @@
 import type { Gateway } from '../context.js';
-import { badRequest } from '../errors.js';
+import { ApiError, badRequest } from '../errors.js';
 import { DEFAULT_HELP_TEXT } from '../engine/texts.js';
-import { refuseTarget } from '../jobs/targets.js';
-import type { Account } from './accounts.js';
+import { newId } from '../ids.js';
+import { publicOnlyLookup, refuseTarget } from '../jobs/targets.js';
+import { getAccount, type Account } from './accounts.js';
 import { newWebhookSecret } from './secrets.js';
+import { signatureHeaders } from './signature.js';
 
 /**
  * Spec §4.7: the Custom Channel Webhook URL replies are posted to, and the secret that signs them; and the answer
@@ -27,4 +29,54 @@ export async function updateSettings(gw: Gateway, accountId: string, changes: Pi
 
 export async function rotateWebhookSecret(gw: Gateway, accountId: string): Promise<Account> {
   return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, { webhookSecret: newWebhookSecret() }));
+}
+
+/** What the receiver did with a test event: its HTTP status, or why there was none. */
+export interface WebhookTestResult {
+  url: string;
+  status: number | null;
+  ok: boolean;
+  error: string | null;
+  durationMs: number;
+  webhookId: string;
+}
+
+/**
+ * Posts one `test` event to the account's Custom Channel Webhook URL now, signed, timed out and restricted as
+ * deliveries are, so a receiver that passes it will pass real replies. Nothing is stored or retried: the caller
+ * sees the receiver's answer at once.
+ */
+export async function sendTestEvent(gw: Gateway, accountId: string): Promise<WebhookTestResult> {
+  const account = await getAccount(gw.store, accountId);
+  const url = account.customChannelWebhookUrl;
+  if (!url) throw new ApiError(409, 'NO_WEBHOOK_URL', 'No Custom Channel Webhook URL is set: save one first');
+  checkTarget(gw, url, 'customChannelWebhookUrl');
+
+  const webhookId = newId('dlv');
+  const body = JSON.stringify({
+    type: 'test',
+    occurredAt: new Date().toISOString(),
+    accountId,
+    message: 'A test event from LeadChat: replies will arrive at this address, signed the same way.',
+  });
+  const started = Date.now();
+  const result = (status: number | null, error: string | null) => ({ url, status, ok: error === null, error, durationMs: Date.now() - started, webhookId });
+  try {
+    // Loaded on first use, as the delivery job does.
+    const { got } = await import('got');
+    const res = await got.post(url, {
+      body,
+      headers: { 'content-type': 'application/json', 'user-agent': 'LeadChat-Webhooks/1', 'webhook-event': 'test', ...signatureHeaders(account.webhookSecret, webhookId, body) },
+      timeout: { request: gw.config.webhookTimeoutMs },
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      followRedirect: false,
+      ...(gw.config.webhookTargets.kind === 'public' ? { dnsLookup: publicOnlyLookup as never } : {}),
+    });
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    return result(res.statusCode, ok ? null : `Receiver answered HTTP ${res.statusCode}`);
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    return result(null, e.code === 'ETIMEDOUT' ? `Receiver did not answer within ${gw.config.webhookTimeoutMs} ms` : `${e.code ?? 'ERROR'}: ${e.message}`);
+  }
 }

@@ -41,6 +41,7 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
     post: { summary: 'Create a list', body: schemas.listCreate, ok: 201 },
     get: { summary: 'The lists, oldest first', ok: 200, page: true },
   },
+  '/lists/{list_id}': { get: { summary: 'A list', ok: 200 } },
   '/lists/{list_id}/contacts': {
     post: { summary: 'Add a contact to a list', body: schemas.listAdd, ok: 201 },
     get: { summary: "A list's contacts, in the order they joined", ok: 200, page: true },
@@ -82,6 +83,12 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
     put: { summary: 'Change the bot provider or default campaign', body: schemas.botSettingsUpdate, ok: 200 },
   },
   '/settings/webhook-secret': { post: { summary: 'Rotate the webhook signing secret', ok: 200 } },
+  '/settings/webhook-test': {
+    post: {
+      summary: 'Post one signed `test` event to the Custom Channel Webhook URL now and answer what the receiver did: {url, status, ok, error, durationMs, webhookId}; nothing is stored; 409 NO_WEBHOOK_URL, 400 WEBHOOK_TARGET_REFUSED, 429 RATE_LIMITED',
+      ok: 200,
+    },
+  },
   '/api-key': { post: { summary: 'Generate a new API key (the old one stops working)', ok: 200 } },
   '/webhooks': {
     post: { summary: 'Subscribe a URL to events', body: schemas.webhookCreate, ok: 201 },

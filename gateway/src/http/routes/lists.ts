@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { publicContact } from '../../domain/contacts.js';
-import { addToList, createList, listsOf, membersOf, publicList } from '../../domain/lists.js';
+import { addToList, createList, getList, listsOf, membersOf, publicList } from '../../domain/lists.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
@@ -18,6 +18,11 @@ export function listsRouter(gw: Gateway, before: RequestHandler[]): Router {
       const query = parse(pageQuery, req.query, 'query');
       const accountId = accountOf(res).id;
       await sendDurable(gw, res, await readPage(query, (page) => listsOf(gw.store, accountId, page), publicList));
+    },
+  }, before);
+  route(router, '/lists/:listId', {
+    get: async (req, res) => {
+      await sendDurable(gw, res, publicList(await getList(gw.store, accountOf(res).id, String(req.params.listId))));
     },
   }, before);
   route(router, '/lists/:listId/contacts', {

@@ -2,7 +2,8 @@ import { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { getAccount, rotateApiKey } from '../../domain/accounts.js';
 import { publicBotSettings, updateBotSettings } from '../../domain/bot-settings.js';
-import { publicSettings, rotateWebhookSecret, updateSettings } from '../../domain/settings.js';
+import { publicSettings, rotateWebhookSecret, sendTestEvent, updateSettings } from '../../domain/settings.js';
+import { ApiError } from '../../errors.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route, sendDurable } from '../route.js';
 import { botSettingsUpdate, settingsUpdate } from '../schemas.js';
@@ -35,10 +36,36 @@ export function settingsRouter(gw: Gateway, before: RequestHandler[]): Router {
       res.set('Cache-Control', 'no-store').json(publicSettings(await rotateWebhookSecret(gw, accountOf(res).id)));
     },
   }, before);
+  route(router, '/settings/webhook-test', {
+    post: async (_req, res) => {
+      const accountId = accountOf(res).id;
+      testLimit(accountId);
+      res.set('Cache-Control', 'no-store').json(await sendTestEvent(gw, accountId));
+    },
+  }, before);
   route(router, '/api-key', {
     post: async (_req, res) => {
       res.set('Cache-Control', 'no-store').json({ apiKey: await rotateApiKey(gw, accountOf(res).id) });
     },
   }, before);
   return router;
+}
+
+const TESTS_PER_MINUTE = 10;
+const testsSent = new Map<string, number[]>();
+
+/**
+ * Test events go out at once, not through the paced queue: a few a minute per account (in this process) keep the
+ * button from turning the gateway into a tool for flooding someone's URL.
+ */
+function testLimit(accountId: string): void {
+  const minuteAgo = Date.now() - 60_000;
+  const recent = (testsSent.get(accountId) ?? []).filter((t) => t > minuteAgo);
+  if (recent.length >= TESTS_PER_MINUTE) {
+    testsSent.set(accountId, recent);
+    const seconds = String(Math.max(1, Math.ceil((recent[0]! - minuteAgo) / 1000)));
+    throw new ApiError(429, 'RATE_LIMITED', `At most ${TESTS_PER_MINUTE} test events a minute; retry after ${seconds} s`, { 'Retry-After': seconds });
+  }
+  recent.push(Date.now());
+  testsSent.set(accountId, recent);
 }
