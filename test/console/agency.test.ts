@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createAccount, removeDir, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { launchBrowser, newContext, screenshot, scriptRan, seriousViolations } from './browser';
+import { HOSTILE, launchBrowser, newContext, screenshot, scriptRan, seriousViolations, signInAt } from './browser';
 import { consoleAccount, signIn, withSession, type ConsoleAccount } from './support';
 
 /**
@@ -10,7 +10,6 @@ import { consoleAccount, signIn, withSession, type ConsoleAccount } from './supp
  */
 jest.setTimeout(60_000);
 
-const HOSTILE = '<img src=x onerror="window.__xss=1">';
 let gw: TestGateway;
 let browser: Browser;
 let agency: ConsoleAccount;
@@ -21,13 +20,6 @@ let page: Page;
 
 const url = (p: string) => `${gw.url}${p}`;
 
-async function signInAt(p: Page, path: string, account: ConsoleAccount): Promise<void> {
-  await p.goto(url(path));
-  await p.getByLabel('Email', { exact: true }).fill(account.email);
-  await p.getByLabel('Password', { exact: true }).fill(account.password);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.waitForURL(url(path));
-}
 
 beforeAll(async () => {
   [gw, browser] = await Promise.all([startGateway(), launchBrowser()]);
@@ -37,7 +29,7 @@ beforeAll(async () => {
   context = await newContext(browser);
   page = await context.newPage();
   page.on('dialog', (d) => void d.dismiss());
-  await signInAt(page, '/console/settings/account', agency);
+  await signInAt(page, url('/console/settings/account'), agency);
 });
 afterAll(async () => {
   await browser?.close();
@@ -111,7 +103,7 @@ test('readable at phone width', async () => {
 test('a standard account gets no Agency page in its navigation, and the API says 403 NOT_AGENCY', async () => {
   const own = await newContext(browser);
   const p = await own.newPage();
-  await signInAt(p, '/console/settings/account', standard);
+  await signInAt(p, url('/console/settings/account'), standard);
   await p.getByRole('navigation').getByRole('link', { name: 'API key' }).waitFor();
   expect(await p.getByRole('navigation').getByRole('link', { name: 'Agency' }).count()).toBe(0);
   await p.goto(url('/console/agency'));

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
-import { launchBrowser, newContext, screenshot, scriptRan, seriousViolations } from './browser';
+import { HOSTILE, launchBrowser, newContext, screenshot, scriptRan, seriousViolations } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -11,7 +11,6 @@ import { consoleAccount, type ConsoleAccount } from './support';
  */
 jest.setTimeout(60_000);
 
-const HOSTILE = '<img src=x onerror="window.__xss=1">';
 const PAGES = [
   { path: '/console/settings/account', title: 'API key', shot: 'settings-api-key' },
   { path: '/console/settings/webhook', title: 'Custom Channel Webhook', shot: 'settings-webhook' },

@@ -44,3 +44,18 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** Whether any script smuggled into the page's data ran: the markers the hostile values would set. */
 export const scriptRan = (page: Page) => page.evaluate(() => Boolean((window as unknown as { __xss?: unknown }).__xss));
+
+/** Markup the tests put in names, messages and settings: were it ever run as HTML, it would set the marker. */
+export const HOSTILE = '<img src=x onerror="window.__xss=1">';
+
+/**
+ * Opens `address` (a gateway URL) without a session, signs in through the form the console leads to, and waits to
+ * be taken back there.
+ */
+export async function signInAt(page: Page, address: string, account: { email: string; password: string }): Promise<void> {
+  await page.goto(address);
+  await page.getByLabel('Email', { exact: true }).fill(account.email);
+  await page.getByLabel('Password', { exact: true }).fill(account.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(address);
+}

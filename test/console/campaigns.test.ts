@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { api, uniquePhone } from '../gateway/api-support';
 import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
-import { launchBrowser, newContext, screenshot, scriptRan, seriousViolations } from './browser';
+import { HOSTILE, launchBrowser, newContext, screenshot, scriptRan, seriousViolations, signInAt } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -12,7 +12,6 @@ import { consoleAccount, type ConsoleAccount } from './support';
  */
 jest.setTimeout(60_000);
 
-const HOSTILE = '<img src=x onerror="window.__xss=1">';
 
 let gw: TestGateway;
 let browser: Browser;
@@ -30,11 +29,7 @@ beforeAll(async () => {
   context = await newContext(browser);
   page = await context.newPage();
   page.on('dialog', (d) => void d.dismiss());
-  await page.goto(url('/console/campaigns'));
-  await page.getByLabel('Email', { exact: true }).fill(owner.email);
-  await page.getByLabel('Password', { exact: true }).fill(owner.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(url('/console/campaigns'));
+  await signInAt(page, url('/console/campaigns'), owner);
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
-import { launchBrowser, newContext, screenshot, scriptRan, seriousViolations } from './browser';
+import { HOSTILE, launchBrowser, newContext, screenshot, scriptRan, seriousViolations, signInAt } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -10,7 +10,6 @@ import { consoleAccount, type ConsoleAccount } from './support';
  */
 jest.setTimeout(60_000);
 
-const HOSTILE = '<img src=x onerror="window.__xss=1">';
 let gw: TestGateway;
 let browser: Browser;
 let owner: ConsoleAccount;
@@ -46,11 +45,7 @@ beforeAll(async () => {
   context = await newContext(browser);
   page = await context.newPage();
   page.on('dialog', (d) => void d.dismiss());
-  await page.goto(url('/console/funnel'));
-  await page.getByLabel('Email', { exact: true }).fill(owner.email);
-  await page.getByLabel('Password', { exact: true }).fill(owner.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(url('/console/funnel'));
+  await signInAt(page, url('/console/funnel'), owner);
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
 import { dataUri, incoming, png, poll, Receiver } from '../gateway/api-support';
-import { launchBrowser, newContext, screenshot, scriptRan, seriousViolations } from './browser';
+import { HOSTILE, launchBrowser, newContext, screenshot, scriptRan, seriousViolations, signInAt } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -13,7 +13,6 @@ import { consoleAccount, type ConsoleAccount } from './support';
  */
 jest.setTimeout(60_000);
 
-const HOSTILE_BODY = '<img src=x onerror="window.__xss=1">';
 const HOSTILE_NAME = '<script>window.__xss=1</script>Mallory';
 
 let gw: TestGateway;
@@ -44,7 +43,7 @@ beforeAll(async () => {
   other = await consoleAccount(gw, { name: 'Other Business' });
   expect((await api('PUT', '/v1/settings', { customChannelWebhookUrl: hook.url })).status).toBe(200);
 
-  const first = await write({ body: HOSTILE_BODY, firstName: HOSTILE_NAME });
+  const first = await write({ body: HOSTILE, firstName: HOSTILE_NAME });
   const message = (await api('GET', `/v1/messages/${first.body.messageId}`)).body;
   conversationId = message.conversationId;
   contactId = message.contactId;
@@ -61,11 +60,7 @@ beforeAll(async () => {
   context = await newContext(browser);
   page = await context.newPage();
   page.on('dialog', (d) => void d.dismiss());
-  await page.goto(url('/console/inbox'));
-  await page.getByLabel('Email', { exact: true }).fill(owner.email);
-  await page.getByLabel('Password', { exact: true }).fill(owner.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(url('/console/inbox'));
+  await signInAt(page, url('/console/inbox'), owner);
 });
 afterAll(async () => {
   await browser?.close();
@@ -98,7 +93,7 @@ test('opening a conversation shows its thread, marks it read, and shows every me
 
   const bodies = page.locator('.inbox-msg-body');
   await bodies.first().waitFor();
-  expect(await bodies.allTextContents()).toEqual([HOSTILE_BODY, 'Here is my x-ray', 'And the form', 'Also this', 'Thanks, we will call you']);
+  expect(await bodies.allTextContents()).toEqual([HOSTILE, 'Here is my x-ray', 'And the form', 'Also this', 'Thanks, we will call you']);
   expect(await page.locator('.inbox-msg-body img, .inbox-item img').count()).toBe(0);
   // The image the gateway keeps is shown; a javascript: address stays text; another site's file is only a link.
   const image = page.locator('.inbox-media img');
@@ -235,11 +230,7 @@ test('readable at phone width: the list, then the thread alone with a way back',
 test("another account's session sees none of these conversations, and cannot open one by its address", async () => {
   const theirs = await newContext(browser);
   const p = await theirs.newPage();
-  await p.goto(url('/console/inbox'));
-  await p.getByLabel('Email', { exact: true }).fill(other.email);
-  await p.getByLabel('Password', { exact: true }).fill(other.password);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.waitForURL(url('/console/inbox'));
+  await signInAt(p, url('/console/inbox'), other);
   await p.getByText(/No conversations yet/).waitFor();
   await p.goto(url(`/console/inbox?c=${conversationId}`));
   await p.locator('.inbox-thread .error').filter({ hasText: 'Conversation not found' }).waitFor();

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { api, uniquePhone } from '../gateway/api-support';
 import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
-import { launchBrowser, newContext, screenshot, scriptRan, seriousViolations } from './browser';
+import { HOSTILE, launchBrowser, newContext, screenshot, scriptRan, seriousViolations, signInAt } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -13,7 +13,6 @@ import { consoleAccount, type ConsoleAccount } from './support';
  */
 jest.setTimeout(120_000);
 
-const HOSTILE = '<img src=x onerror="window.__xss=1">';
 const RATE = '600/m';
 const INTERVAL_MS = 100;
 
@@ -30,11 +29,7 @@ beforeAll(async () => {
   context = await newContext(browser, requests);
   page = await context.newPage();
   page.on('dialog', (d) => void d.dismiss());
-  await page.goto(url('/console/lists'));
-  await page.getByLabel('Email', { exact: true }).fill(owner.email);
-  await page.getByLabel('Password', { exact: true }).fill(owner.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(url('/console/lists'));
+  await signInAt(page, url('/console/lists'), owner);
 });
 afterAll(async () => {
   await browser?.close();
