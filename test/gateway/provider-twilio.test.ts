@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { StandIn } from './stand-in';
 
 type TwilioModule = typeof import('../../gateway/src/providers/channels/twilio.js', { with: { 'resolution-mode': 'import' } });
 type MaskModule = typeof import('../../gateway/src/providers/channels/mask.js', { with: { 'resolution-mode': 'import' } });
@@ -44,54 +43,17 @@ const sms = (patch: Partial<OutgoingMessage> = {}): OutgoingMessage => ({
   ...patch,
 });
 
-interface Received {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  form: Record<string, string>;
-}
-
-type Answer = { status: number; body: string; contentType?: string } | 'hang';
-
-/** Stands in for Twilio's REST API: records each request and answers what the test says. */
-class FakeTwilio {
-  requests: Received[] = [];
-  answer: (req: Received) => Answer = () => ({ status: 201, body: JSON.stringify({ sid: MESSAGE_SID, status: 'queued' }) });
-  private server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
-      const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, form };
-      this.requests.push(received);
-      const answer = this.answer(received);
-      if (answer === 'hang') return;
-      res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/json' });
-      res.end(answer.body);
-    });
-  });
-  url = '';
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
+/** Stands in for Twilio's REST API: by default every message is queued. */
+const fakeTwilio = () => new StandIn(() => ({ status: 201, body: { sid: MESSAGE_SID, status: 'queued' } })).start();
 
 const twilioError = (status: number, code: number, message: string) => ({
   status,
-  body: JSON.stringify({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status }),
+  body: { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status },
 });
 
-let fake: FakeTwilio;
+let fake: StandIn;
 beforeEach(async () => {
-  fake = await new FakeTwilio().start();
+  fake = await fakeTwilio();
 });
 afterEach(() => fake.close());
 
@@ -189,12 +151,12 @@ describe('errors', () => {
   });
 
   test('an outage (503 with an HTML page) may pass later', async () => {
-    fake.answer = () => ({ status: 503, body: '<html>Service Unavailable</html>', contentType: 'text/html' });
+    fake.answer = () => ({ status: 503, body: '<html>Service Unavailable</html>' });
     expect(await sendError(provider())).toMatchObject({ retryable: true, code: null, message: 'Twilio answered HTTP 503' });
   });
 
   test('a refused connection may pass later', async () => {
-    const closed = await new FakeTwilio().start();
+    const closed = await fakeTwilio();
     await closed.close();
     const err = await sendError(t.createTwilioProvider(credentials(), { apiUrl: closed.url, timeoutMs: 2000, statusCallbackUrl: null }));
     expect(err).toMatchObject({ retryable: true, code: null });

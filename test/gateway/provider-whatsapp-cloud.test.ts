@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { StandIn } from './stand-in';
 
 type CloudModule = typeof import('../../gateway/src/providers/channels/whatsapp-cloud.js', { with: { 'resolution-mode': 'import' } });
 type ChannelModule = typeof import('../../gateway/src/providers/channels/channel-provider.js', { with: { 'resolution-mode': 'import' } });
@@ -32,48 +31,12 @@ const text = (patch: Partial<OutgoingMessage> = {}): OutgoingMessage => ({
   ...patch,
 });
 
-interface Received {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: unknown;
-}
-
-type Answer = { status: number; body: unknown } | 'hang';
-
-/** Stands in for the Graph API: records each request and answers what the test says. */
-class FakeGraph {
-  requests: Received[] = [];
-  answer: (req: Received) => Answer = () => ({
+/** Stands in for the Graph API: by default every message is accepted. */
+const fakeGraph = () =>
+  new StandIn(() => ({
     status: 200,
     body: { messaging_product: 'whatsapp', contacts: [{ input: '14155550123', wa_id: '14155550123' }], messages: [{ id: WAMID }] },
-  });
-  private server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? JSON.parse(raw) : undefined };
-      this.requests.push(received);
-      const answer = this.answer(received);
-      if (answer === 'hang') return;
-      res.writeHead(answer.status, { 'content-type': typeof answer.body === 'string' ? 'text/html' : 'application/json' });
-      res.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
-    });
-  });
-  url = '';
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v23.0`;
-    return this;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
+  })).start('/v23.0');
 
 const graphError = (status: number, code: number, message: string, details?: string) => ({
   status,
@@ -88,9 +51,9 @@ const graphError = (status: number, code: number, message: string, details?: str
   },
 });
 
-let fake: FakeGraph;
+let fake: StandIn;
 beforeEach(async () => {
-  fake = await new FakeGraph().start();
+  fake = await fakeGraph();
 });
 afterEach(() => fake.close());
 
@@ -199,7 +162,7 @@ describe('errors', () => {
   });
 
   test('a refused connection may pass later', async () => {
-    const closed = await new FakeGraph().start();
+    const closed = await fakeGraph();
     await closed.close();
     const err = await sendError(provider(2000, closed.url));
     expect(err).toMatchObject({ retryable: true, code: null });
