@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call } from '../../api.js';
+import { call, get } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
@@ -8,7 +8,7 @@ import { AddContactPanel } from './add-contact.js';
 import { ImportPanel } from './import.js';
 import type { Import } from './import-report.js';
 import { MembersPanel, type Member } from './members.js';
-import { allPages, Pager, usePaged } from './paged.js';
+import { Pager, usePaged } from './paged.js';
 import { PastImportsPanel } from './past-imports.js';
 import { ItemLink, useSelected } from './selection.js';
 
@@ -66,15 +66,15 @@ function ListTable(props: { open: (id: string) => void }) {
 
 function ListView(props: { id: string; onBack: () => void }) {
   const base = `/v1/lists/${encodeURIComponent(props.id)}`;
-  // The API has no GET of one list: its name comes from the lists, read through their pages.
   const [list, setList] = useState<List | null | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   useEffect(() => {
-    void allPages<List>('/v1/lists').then((r) => {
-      setList(r.items.find((l) => l.id === props.id) ?? (r.error ? undefined : null));
-      setError(r.error);
+    void get<List>(base).then((r) => {
+      // 404: no such list, or another account's.
+      setList(r.ok ? r.data! : r.status === 404 ? null : undefined);
+      setError(r.ok || r.status === 404 ? undefined : r.error);
     });
-  }, [props.id]);
+  }, [base]);
   const members = usePaged<Member>(`${base}/contacts`);
   const imports = usePaged<Import>(`${base}/imports`, 10);
   const back = <p><a href={location.pathname} onClick={(e) => { e.preventDefault(); props.onBack(); }}>← All lists</a></p>;

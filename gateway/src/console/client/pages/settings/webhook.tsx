@@ -4,6 +4,8 @@ import { ConfirmAction } from '../../components/confirm.js';
 import { Copyable, Field, FormStatus, Panel } from '../../components/form.js';
 import { Loading, useResource } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
+import { HelpTextPanel } from './help-text.js';
+import { WebhookTestPanel } from './webhook-test.js';
 
 interface Settings {
   customChannelWebhookUrl: string | null;
@@ -13,7 +15,8 @@ interface Settings {
 
 /**
  * Spec §4.7: the address the gateway posts replies of the custom channel to, and the secret that signs them
- * (Standard Webhooks: webhook-id, webhook-timestamp and webhook-signature headers).
+ * (Standard Webhooks: webhook-id, webhook-timestamp and webhook-signature headers); a test event to check the
+ * receiver; and the answer to HELP, the other setting of /v1/settings.
  */
 export function WebhookPage() {
   const settings = useResource<Settings>('/v1/settings');
@@ -53,6 +56,8 @@ export function WebhookPage() {
           warning="Replies are signed with the new secret from now on: your receiver must check with the new one." />
         <FormStatus error={rotating.error} done={rotating.done} />
       </Panel>
+      <WebhookTestPanel />
+      <HelpTextPanel<Settings> helpText={settings.data.helpText} onSaved={settings.setData} />
     </>
   );
 }

@@ -1,0 +1,42 @@
+import { useState } from 'preact/hooks';
+import { call } from '../../api.js';
+import { useAction } from '../../components/action.js';
+import { FormStatus, Panel } from '../../components/form.js';
+
+/** The part of GET/PUT /v1/settings this form changes. */
+interface WithHelpText {
+  helpText: string;
+}
+
+/**
+ * The answer a contact gets on writing HELP (helpText of /v1/settings). "Use the default" saves null: the API then
+ * answers its own default text, which the form shows.
+ */
+export function HelpTextPanel<S extends WithHelpText>(props: { helpText: string; onSaved: (settings: S) => void }) {
+  const saving = useAction();
+  const [value, setValue] = useState(props.helpText);
+  const save = (helpText: string | null, done: string) =>
+    void saving.run(() => call<S>('PUT', '/v1/settings', { helpText }), done, (s) => {
+      setValue(s.helpText);
+      props.onSaved(s);
+    });
+  const submit = (e: SubmitEvent) => {
+    e.preventDefault();
+    save(value.trim(), 'HELP answer saved.');
+  };
+  return (
+    <Panel title="Answer to HELP" id="help-text-heading">
+      <form onSubmit={submit}>
+        <div class="field">
+          <label for="help-text">HELP answer</label>
+          <p class="hint" id="help-text-hint">Sent to a contact who writes HELP, on any channel. Up to 1,000 characters.</p>
+          <textarea id="help-text" name="help-text" rows={3} required maxLength={1000} value={value}
+            aria-describedby="help-text-hint" onInput={(e) => setValue(e.currentTarget.value)} />
+        </div>
+        <button type="submit" class="primary" disabled={saving.busy}>Set HELP answer</button>{' '}
+        <button type="button" class="secondary" disabled={saving.busy} onClick={() => save(null, 'The default HELP answer is in use.')}>Use the default</button>
+      </form>
+      <FormStatus error={saving.error} done={saving.done} />
+    </Panel>
+  );
+}
