@@ -2,10 +2,10 @@ import type { Gateway } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
 import { DEFAULT_HELP_TEXT } from '../engine/texts.js';
 import { newId } from '../ids.js';
-import { publicOnlyLookup, refuseTarget } from '../jobs/targets.js';
+import { noAnswer, postSigned } from '../jobs/post-signed.js';
+import { refuseTarget } from '../jobs/targets.js';
 import { getAccount, type Account } from './accounts.js';
 import { newWebhookSecret } from './secrets.js';
-import { signatureHeaders } from './signature.js';
 
 /**
  * Spec §4.7: the Custom Channel Webhook URL replies are posted to, and the secret that signs them; and the answer
@@ -62,21 +62,10 @@ export async function sendTestEvent(gw: Gateway, accountId: string): Promise<Web
   const started = Date.now();
   const result = (status: number | null, error: string | null) => ({ url, status, ok: error === null, error, durationMs: Date.now() - started, webhookId });
   try {
-    // Loaded on first use, as the delivery job does.
-    const { got } = await import('got');
-    const res = await got.post(url, {
-      body,
-      headers: { 'content-type': 'application/json', 'user-agent': 'LeadChat-Webhooks/1', 'webhook-event': 'test', ...signatureHeaders(account.webhookSecret, webhookId, body) },
-      timeout: { request: gw.config.webhookTimeoutMs },
-      retry: { limit: 0 },
-      throwHttpErrors: false,
-      followRedirect: false,
-      ...(gw.config.webhookTargets.kind === 'public' ? { dnsLookup: publicOnlyLookup as never } : {}),
-    });
+    const res = await postSigned(gw, url, { id: webhookId, type: 'test', body, secret: account.webhookSecret });
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     return result(res.statusCode, ok ? null : `Receiver answered HTTP ${res.statusCode}`);
   } catch (err) {
-    const e = err as { code?: string; message?: string };
-    return result(null, e.code === 'ETIMEDOUT' ? `Receiver did not answer within ${gw.config.webhookTimeoutMs} ms` : `${e.code ?? 'ERROR'}: ${e.message}`);
+    return result(null, noAnswer(gw, err));
   }
 }

@@ -1,11 +1,11 @@
 import type { Gateway } from '../context.js';
 import { settleMessage } from '../domain/messages.js';
-import { signatureHeaders } from '../domain/signature.js';
 import { secretFor, type Attempt, type Delivery } from '../domain/webhooks.js';
 import { now } from '../ids.js';
 import type { Job } from '../store/store.js';
 import type { JobResult } from './queue.js';
-import { publicOnlyLookup, refuseTarget } from './targets.js';
+import { noAnswer, postSigned } from './post-signed.js';
+import { refuseTarget } from './targets.js';
 
 const RETRYABLE = (status: number) => status === 408 || status === 429 || status >= 500;
 const MAX_RETRY_AFTER_MS = 6 * 3_600_000;
@@ -28,22 +28,7 @@ export async function deliver(gw: Gateway, job: Job<{ deliveryId: string }>): Pr
   let attempt: Attempt;
   let retryAfterMs: number | undefined;
   try {
-    // Loaded on the first delivery rather than at start-up.
-    const { got } = await import('got');
-    const res = await got.post(delivery.url, {
-      body,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'LeadChat-Webhooks/1',
-        'webhook-event': delivery.event,
-        ...signatureHeaders(secret, delivery.id, body),
-      },
-      timeout: { request: gw.config.webhookTimeoutMs },
-      retry: { limit: 0 },
-      throwHttpErrors: false,
-      followRedirect: false,
-      ...(gw.config.webhookTargets.kind === 'public' ? { dnsLookup: publicOnlyLookup as never } : {}),
-    });
+    const res = await postSigned(gw, delivery.url, { id: delivery.id, type: delivery.event, body, secret });
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     attempt = {
       at: new Date(started).toISOString(),
@@ -56,9 +41,8 @@ export async function deliver(gw: Gateway, job: Job<{ deliveryId: string }>): Pr
     if (!RETRYABLE(res.statusCode)) return record(gw, delivery, attempt, false);
     retryAfterMs = parseRetryAfter(res.headers['retry-after']);
   } catch (err) {
-    const e = err as { code?: string; message?: string };
-    attempt = { ...failure(e.code === 'ETIMEDOUT' ? `Receiver did not answer within ${gw.config.webhookTimeoutMs} ms` : `${e.code ?? 'ERROR'}: ${e.message}`), latencyMs: Date.now() - started, at: new Date(started).toISOString() };
-    if (e.code === 'EPRIVATE') return record(gw, delivery, attempt, false);
+    attempt = { ...failure(noAnswer(gw, err)), latencyMs: Date.now() - started, at: new Date(started).toISOString() };
+    if ((err as { code?: string }).code === 'EPRIVATE') return record(gw, delivery, attempt, false);
   }
   const delays = gw.config.webhookRetryDelaysMs;
   // A delivery sent again by hand gets the whole schedule anew.

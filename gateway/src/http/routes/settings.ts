@@ -39,7 +39,7 @@ export function settingsRouter(gw: Gateway, before: RequestHandler[]): Router {
   route(router, '/settings/webhook-test', {
     post: async (_req, res) => {
       const accountId = accountOf(res).id;
-      testLimit(accountId);
+      await testLimit(gw, accountId);
       res.set('Cache-Control', 'no-store').json(await sendTestEvent(gw, accountId));
     },
   }, before);
@@ -52,20 +52,14 @@ export function settingsRouter(gw: Gateway, before: RequestHandler[]): Router {
 }
 
 const TESTS_PER_MINUTE = 10;
-const testsSent = new Map<string, number[]>();
 
 /**
- * Test events go out at once, not through the paced queue: a few a minute per account (in this process) keep the
- * button from turning the gateway into a tool for flooding someone's URL.
+ * Test events go out at once, not through the retried queue: a few a minute per account, counted in the store so
+ * that every process shares the count, keep the button from turning the gateway into a tool for flooding a URL.
  */
-function testLimit(accountId: string): void {
-  const minuteAgo = Date.now() - 60_000;
-  const recent = (testsSent.get(accountId) ?? []).filter((t) => t > minuteAgo);
-  if (recent.length >= TESTS_PER_MINUTE) {
-    testsSent.set(accountId, recent);
-    const seconds = String(Math.max(1, Math.ceil((recent[0]! - minuteAgo) / 1000)));
-    throw new ApiError(429, 'RATE_LIMITED', `At most ${TESTS_PER_MINUTE} test events a minute; retry after ${seconds} s`, { 'Retry-After': seconds });
-  }
-  recent.push(Date.now());
-  testsSent.set(accountId, recent);
+async function testLimit(gw: Gateway, accountId: string): Promise<void> {
+  const { hits, resetAt } = await gw.store.hit(`webhook-test:${accountId}`, 60_000);
+  if (hits <= TESTS_PER_MINUTE) return;
+  const seconds = String(Math.max(1, Math.ceil((resetAt - Date.now()) / 1000)));
+  throw new ApiError(429, 'RATE_LIMITED', `At most ${TESTS_PER_MINUTE} test events a minute; retry after ${seconds} s`, { 'Retry-After': seconds });
 }
