@@ -57,6 +57,25 @@ async function signInWithForm(p: Page, email: string, password: string): Promise
 }
 
 describe('signing in', () => {
+  test('sign-in leads back to the page asked for, query and all, and never off the console', async () => {
+    const other = await newContext(browser);
+    const p = await other.newPage();
+    await p.goto(url('/console/inbox?c=cnv_deep1'));
+    expect(new URL(p.url()).pathname).toBe('/console/sign-in');
+    await signInWithForm(p, owner.email, owner.password);
+    await p.waitForURL(url('/console/inbox?c=cnv_deep1'));
+    await p.getByRole('button', { name: 'Sign out' }).click();
+    await p.waitForURL((u) => u.pathname === '/console/sign-in');
+    for (const next of ['https://evil.example/', '//evil.example/x', '/console/inbox?c=<x>']) {
+      await p.goto(url(`/console/sign-in?next=${encodeURIComponent(next)}`));
+      await signInWithForm(p, owner.email, owner.password);
+      await p.waitForURL((u) => u.origin === new URL(gw.url).origin && u.pathname === '/console/settings/account');
+      await p.getByRole('button', { name: 'Sign out' }).click();
+      await p.waitForURL((u) => u.pathname === '/console/sign-in');
+    }
+    await other.close();
+  });
+
   test('a page asked for without a session leads to sign-in; a wrong password is refused without saying which part', async () => {
     await page.goto(url('/console/settings/bot'));
     expect(new URL(page.url()).pathname).toBe('/console/sign-in');

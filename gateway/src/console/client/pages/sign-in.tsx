@@ -6,7 +6,8 @@ import { signIn } from '../session.js';
 /** Only a console address is followed after sign-in, so a crafted link cannot send the user to another site. */
 function nextPage(): string {
   const next = new URLSearchParams(location.search).get('next') ?? '';
-  return /^\/console(\/[\w\-/]*)?$/.test(next) && next.startsWith(CONSOLE_BASE) ? next : HOME_PATH;
+  // A console path, with the plain query a page keeps its state in (?c=…): nothing that could lead off the site.
+  return /^\/console(\/[\w\-/]*)?(\?[\w\-=&%.]*)?$/.test(next) && next.startsWith(CONSOLE_BASE) ? next : HOME_PATH;
 }
 
 export function SignIn() {
