@@ -76,10 +76,23 @@ export function normalize(text: string): string {
 
 const has = (words: readonly string[], text: string) => words.includes(text);
 
-/** The hand-off phrases with a space on each side, to be found as whole words in a padded message. */
-const PADDED_PHRASES: Record<string, readonly string[]> = Object.fromEntries(
-  Object.entries(HANDOFF_PHRASES).map(([language, phrases]) => [language, phrases.map((phrase) => ` ${phrase} `)]),
-);
+const escape = (phrase: string) => phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * For a set of languages, the hand-off words and one expression finding any of their phrases as whole words in a
+ * padded message: built once per set, so a message is scanned once rather than once per phrase.
+ */
+const matchers = new Map<string, { words: ReadonlySet<string>; phrases: RegExp }>();
+function handoffMatcher(languages: readonly string[]) {
+  const key = languages.join(',');
+  let matcher = matchers.get(key);
+  if (!matcher) {
+    const phrases = languages.flatMap((l) => HANDOFF_PHRASES[l] ?? []).map(escape);
+    matcher = { words: new Set(languages.flatMap((l) => HANDOFF_WORDS[l] ?? [])), phrases: new RegExp(` (?:${phrases.join('|')}) `) };
+    matchers.set(key, matcher);
+  }
+  return matcher;
+}
 
 function languagesFor(asked: readonly string[] | undefined): string[] {
   const wanted = new Set((asked ?? []).map((l) => l.trim().toLowerCase().split(/[-_]/)[0]!).filter((l) => l in HANDOFF_PHRASES));
@@ -94,10 +107,6 @@ export function classify(body: string, options: { languages?: readonly string[] 
   if (has(OPT_OUT_WORDS, text)) return 'opt_out';
   if (has(OPT_IN_WORDS, text)) return 'opt_in';
   if (has(HELP_WORDS, text)) return 'help';
-  const padded = ` ${text} `;
-  for (const language of languagesFor(options.languages)) {
-    if (has(HANDOFF_WORDS[language] ?? [], text)) return 'handoff';
-    if ((PADDED_PHRASES[language] ?? []).some((phrase) => padded.includes(phrase))) return 'handoff';
-  }
-  return undefined;
+  const { words, phrases } = handoffMatcher(languagesFor(options.languages));
+  return words.has(text) || phrases.test(` ${text} `) ? 'handoff' : undefined;
 }
