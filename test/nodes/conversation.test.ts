@@ -41,6 +41,8 @@ describe('LeadChat node: conversations', () => {
       openingMessage: 'Hi {{first_name|there}}!',
       triggerOnNewContacts: true,
       status: 'live',
+      // The team answers these visitors from n8n: no bot speaks (or hands off) on its own.
+      bot: { active: false },
     });
     expect(campaign.status).toBe(201);
     campaignId = campaign.body.id;
