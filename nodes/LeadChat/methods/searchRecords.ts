@@ -1,0 +1,56 @@
+import {
+	NodeOperationError,
+	type IDataObject,
+	type ILoadOptionsFunctions,
+	type INodeListSearchItems,
+	type INodeListSearchResult,
+} from 'n8n-workflow';
+
+import { leadChatPaged } from '../transport/paginate';
+
+export interface RecordSearch {
+	/** The list endpoint, e.g. `/lists`. */
+	path: string;
+	/** What the records are, in the message for a server without the endpoint ("lists", "campaigns"). */
+	plural: string;
+	/** The singular, in the same message ("list", "campaign"). */
+	singular: string;
+	/** The records in the endpoint's answer, when it is not the usual `{data: [...]}`. */
+	recordsIn?: (body: unknown) => IDataObject[];
+	/** What the dropdown shows under a record's name. */
+	describe?: (record: IDataObject) => string | undefined;
+}
+
+/**
+ * The account's records of one kind, every page of them, for a dropdown: named (or by ID when unnamed), filtered by
+ * name or exact ID, sorted by name. A server without the endpoint gets a message that says to give the ID instead.
+ */
+export async function searchRecords(
+	this: ILoadOptionsFunctions,
+	search: RecordSearch,
+	filter?: string,
+): Promise<INodeListSearchResult> {
+	const { records, statusCode } = await leadChatPaged.call(
+		this,
+		{ path: search.path, accept: [404, 405], retry: { maxRetries: 1, maxWaitSeconds: 5 } },
+		undefined,
+		search.recordsIn,
+	);
+	if (statusCode === 404 || statusCode === 405) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`This server cannot list your ${search.plural}. Choose "By ID" and paste the ${search.singular} ID from the app.`,
+		);
+	}
+	const needle = (filter ?? '').trim().toLowerCase();
+	const results: INodeListSearchItems[] = records
+		.filter((record) => record.id !== undefined)
+		.map((record) => ({
+			name: typeof record.name === 'string' && record.name ? record.name : String(record.id),
+			value: String(record.id),
+			...(search.describe ? { description: search.describe(record) } : {}),
+		}))
+		.filter((item) => !needle || item.name.toLowerCase().includes(needle) || item.value.toLowerCase() === needle)
+		.sort((a, b) => a.name.localeCompare(b.name));
+	return { results };
+}
