@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createAccount, removeDir, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { HOSTILE, launchBrowser, newContext, screenshot, scriptRan, seriousViolations, signInAt } from './browser';
+import { createAccount, request, type TestAccount, type TestGateway } from '../helpers/gateway';
+import { HOSTILE, newContext, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, signIn, withSession, type ConsoleAccount } from './support';
 
 /**
@@ -22,19 +22,15 @@ const url = (p: string) => `${gw.url}${p}`;
 
 
 beforeAll(async () => {
-  [gw, browser] = await Promise.all([startGateway(), launchBrowser()]);
+  [gw, browser] = await startConsole();
   agency = await consoleAccount(gw, { type: 'agency', name: 'Growth Agency' });
   standard = await consoleAccount(gw, { name: 'Solo Shop' });
   subs = [await createAccount(gw, { parentEmail: agency.email, name: `Smile ${HOSTILE}` }), await createAccount(gw, { parentEmail: agency.email, name: 'Bright Realty' })];
-  context = await newContext(browser);
-  page = await context.newPage();
-  page.on('dialog', (d) => void d.dismiss());
+  ({ context, page } = await openPage(browser));
   await signInAt(page, url('/console/settings/account'), agency);
 });
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-  if (gw) removeDir(gw.dataDir);
+  await stopConsole(gw, browser);
 });
 
 const row = (p: Page, id: string) => p.locator(`tr[data-sub="${id}"]`);

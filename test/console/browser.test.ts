@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
-import { HOSTILE, launchBrowser, newContext, screenshot, scriptRan, seriousViolations } from './browser';
+import { request, type TestGateway } from '../helpers/gateway';
+import { HOSTILE, newContext, openPage, screenshot, scriptRan, seriousViolations, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -33,18 +33,13 @@ const requests: string[] = [];
 
 beforeAll(async () => {
   CONSOLE_PAGES = ((await import(path.resolve(__dirname, '../../gateway/dist/console/pages.js'))) as PagesModule).PAGES;
-  [gw, browser] = await Promise.all([startGateway(), launchBrowser()]);
+  [gw, browser] = await startConsole();
   owner = await consoleAccount(gw, { name: `Dental ${HOSTILE}` });
   other = await consoleAccount(gw, { name: 'Other Business' });
-  context = await newContext(browser, requests);
-  page = await context.newPage();
-  // A script that ran would have to go through a dialog or set the marker: both are watched.
-  page.on('dialog', (d) => void d.dismiss());
+  ({ context, page } = await openPage(browser, requests));
 });
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-  if (gw) removeDir(gw.dataDir);
+  await stopConsole(gw, browser);
 });
 
 const url = (p: string) => `${gw.url}${p}`;

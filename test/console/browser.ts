@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
 
 /**
  * The browser side of the console tests: Debian's Chromium driven by playwright-core (no browser is ever
@@ -58,4 +59,27 @@ export async function signInAt(page: Page, address: string, account: { email: st
   await page.getByLabel('Password', { exact: true }).fill(account.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(address);
+}
+
+/** A gateway (with `env`) and Debian's Chromium, started side by side for a file's browser tests. */
+export function startConsole(env: Record<string, string> = {}): Promise<[TestGateway, Browser]> {
+  return Promise.all([startGateway(env), launchBrowser()]);
+}
+
+/** Stops what startConsole started, as much of it as did start, and removes the gateway's data. */
+export async function stopConsole(gw: TestGateway | undefined, browser: Browser | undefined): Promise<void> {
+  await browser?.close();
+  await gw?.stop();
+  if (gw) removeDir(gw.dataDir);
+}
+
+/**
+ * A page in a fresh browser profile (see newContext). A dialog would block the page, so it is dismissed: a script
+ * smuggled into the data is caught by the marker scriptRan reads.
+ */
+export async function openPage(browser: Browser, requests: string[] = []): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await newContext(browser, requests);
+  const page = await context.newPage();
+  page.on('dialog', (d) => void d.dismiss());
+  return { context, page };
 }

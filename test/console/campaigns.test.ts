@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { api, uniquePhone } from '../gateway/api-support';
-import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
-import { HOSTILE, launchBrowser, newContext, screenshot, scriptRan, seriousViolations, signInAt } from './browser';
+import type { TestGateway } from '../helpers/gateway';
+import { HOSTILE, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -23,18 +23,14 @@ let list: { id: string; name: string };
 let campaignId: string;
 
 beforeAll(async () => {
-  [gw, browser] = await Promise.all([startGateway(), launchBrowser()]);
+  [gw, browser] = await startConsole();
   owner = await consoleAccount(gw, { name: 'Campaigns Owner' });
   list = (await api(gw, owner, 'POST', 'lists', { body: { name: `Spring ${HOSTILE}` } })).body;
-  context = await newContext(browser);
-  page = await context.newPage();
-  page.on('dialog', (d) => void d.dismiss());
+  ({ context, page } = await openPage(browser));
   await signInAt(page, url('/console/campaigns'), owner);
 });
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-  if (gw) removeDir(gw.dataDir);
+  await stopConsole(gw, browser);
 });
 
 const url = (p: string) => `${gw.url}${p}`;

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
-import { HOSTILE, launchBrowser, newContext, screenshot, scriptRan, seriousViolations, signInAt } from './browser';
+import { request, type TestGateway } from '../helpers/gateway';
+import { HOSTILE, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -26,7 +26,7 @@ async function waitFor(read: () => Promise<boolean>): Promise<void> {
 }
 
 beforeAll(async () => {
-  [gw, browser] = await Promise.all([startGateway({ LEADCHAT_JOB_POLL: '100ms' }), launchBrowser()]);
+  [gw, browser] = await startConsole({ LEADCHAT_JOB_POLL: '100ms' });
   owner = await consoleAccount(gw, { name: 'Smile Dental' });
   const list = (await api('POST', '/lists', { name: 'Leads' })).body;
   const campaign = await api('POST', '/campaigns', { name: `Spring ${HOSTILE}`, channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, status: 'live' });
@@ -42,15 +42,11 @@ beforeAll(async () => {
   for (const [phone, body] of [[phones[0], 'What time do you open?'], [phones[1], 'I want to talk to a person'], [phones[2], 'STOP']]) {
     expect((await api('POST', '/channels/sms/incoming', { phone, body })).status).toBe(200);
   }
-  context = await newContext(browser);
-  page = await context.newPage();
-  page.on('dialog', (d) => void d.dismiss());
+  ({ context, page } = await openPage(browser));
   await signInAt(page, url('/console/funnel'), owner);
 });
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-  if (gw) removeDir(gw.dataDir);
+  await stopConsole(gw, browser);
 });
 
 const count = (p: Page, step: string) => p.locator(`.funnel-bars li[data-step="${step}"] .count`).textContent();

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
+import { request, type TestGateway } from '../helpers/gateway';
 import { dataUri, incoming, png, poll, Receiver } from '../gateway/api-support';
-import { HOSTILE, launchBrowser, newContext, screenshot, scriptRan, seriousViolations, signInAt } from './browser';
+import { HOSTILE, newContext, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -38,7 +38,7 @@ const conversationButton = (p: Page, name: string) => p.locator('.inbox-item').f
 
 beforeAll(async () => {
   hook = await Receiver.start(() => (receiverUp ? { status: 200 } : { status: 500, body: 'receiver down' }));
-  [gw, browser] = await Promise.all([startGateway({ LEADCHAT_WEBHOOK_RETRIES: '100ms,100ms', LEADCHAT_JOB_POLL: '100ms' }), launchBrowser()]);
+  [gw, browser] = await startConsole({ LEADCHAT_WEBHOOK_RETRIES: '100ms,100ms', LEADCHAT_JOB_POLL: '100ms' });
   owner = await consoleAccount(gw, { name: 'Inbox Dental' });
   other = await consoleAccount(gw, { name: 'Other Business' });
   expect((await api('PUT', '/v1/settings', { customChannelWebhookUrl: hook.url })).status).toBe(200);
@@ -57,16 +57,12 @@ beforeAll(async () => {
   // A second conversation, on which the filters work.
   await request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: owner.apiKey, body: incoming({ fromId: 'visitor-ruth', firstName: 'Ruth', channel: 'web-chat', body: 'Do you open on Saturdays?' }) });
 
-  context = await newContext(browser);
-  page = await context.newPage();
-  page.on('dialog', (d) => void d.dismiss());
+  ({ context, page } = await openPage(browser));
   await signInAt(page, url('/console/inbox'), owner);
 });
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   await hook?.close();
-  if (gw) removeDir(gw.dataDir);
+  await stopConsole(gw, browser);
 });
 
 test('the conversations: contact, channel, last message, unread; a name holding a script is text', async () => {

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { api, uniquePhone } from '../gateway/api-support';
-import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
-import { HOSTILE, launchBrowser, newContext, screenshot, scriptRan, seriousViolations, signInAt } from './browser';
+import type { TestGateway } from '../helpers/gateway';
+import { HOSTILE, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -24,17 +24,13 @@ let page: Page;
 const requests: string[] = [];
 
 beforeAll(async () => {
-  [gw, browser] = await Promise.all([startGateway({ LEADCHAT_JOB_POLL: '200ms' }), launchBrowser()]);
+  [gw, browser] = await startConsole({ LEADCHAT_JOB_POLL: '200ms' });
   owner = await consoleAccount(gw, { name: 'Lists Owner' });
-  context = await newContext(browser, requests);
-  page = await context.newPage();
-  page.on('dialog', (d) => void d.dismiss());
+  ({ context, page } = await openPage(browser, requests));
   await signInAt(page, url('/console/lists'), owner);
 });
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-  if (gw) removeDir(gw.dataDir);
+  await stopConsole(gw, browser);
 });
 
 const url = (p: string) => `${gw.url}${p}`;

@@ -1,7 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { api, Receiver, verifyStandardWebhook } from '../gateway/api-support';
-import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
-import { launchBrowser, newContext, screenshot, scriptRan, seriousViolations } from './browser';
+import type { TestGateway } from '../helpers/gateway';
+import { HOSTILE, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -11,38 +11,27 @@ import { consoleAccount, type ConsoleAccount } from './support';
  */
 jest.setTimeout(60_000);
 
-const HOSTILE = '<img src=x onerror="window.__xss=1">';
 
 let gw: TestGateway;
 let browser: Browser;
 let owner: ConsoleAccount;
 let receiver: Receiver;
 let failing = false;
-let context: BrowserContext;
 let page: Page;
 const requests: string[] = [];
 
 beforeAll(async () => {
-  [gw, browser, receiver] = await Promise.all([
-    startGateway(),
-    launchBrowser(),
+  [[gw, browser], receiver] = await Promise.all([
+    startConsole(),
     Receiver.start(() => (failing ? { status: 500, body: 'down for maintenance' } : { status: 200 })),
   ]);
   owner = await consoleAccount(gw, { name: 'Settings Owner' });
-  context = await newContext(browser, requests);
-  page = await context.newPage();
-  page.on('dialog', (d) => void d.dismiss());
-  await page.goto(url('/console/settings/webhook'));
-  await page.getByLabel('Email', { exact: true }).fill(owner.email);
-  await page.getByLabel('Password', { exact: true }).fill(owner.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(url('/console/settings/webhook'));
+  ({ page } = await openPage(browser, requests));
+  await signInAt(page, url('/console/settings/webhook'), owner);
 });
 afterAll(async () => {
-  await browser?.close();
   await receiver?.close();
-  await gw?.stop();
-  if (gw) removeDir(gw.dataDir);
+  await stopConsole(gw, browser);
 });
 
 const url = (p: string) => `${gw.url}${p}`;
