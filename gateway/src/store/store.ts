@@ -44,7 +44,10 @@ export interface Reader {
 }
 
 export interface Tx extends Reader {
-  /** Adds a document; StoreConflictError on a taken id or unique index key. */
+  /**
+   * Adds a document; StoreConflictError on a taken id or unique index key. The document given becomes the stored
+   * one: the caller hands it over and changes it no more (the embedded store freezes it).
+   */
   insert<T extends Doc>(collection: string, doc: T): Promise<T>;
   /** Replaces a document by a shallow merge of `patch`; returns the new document. Throws if absent. */
   update<T extends Doc>(collection: string, id: string, patch: Partial<T>): Promise<T>;
