@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { get } from '../../api.js';
 import { PageTitle } from '../../components/shell.js';
 import { ConversationList } from './conversation-list.js';
@@ -24,8 +24,12 @@ export function InboxPage() {
   const [error, setError] = useState<string | undefined>(undefined);
   const [open, setOpen] = useState<string | undefined>(openInAddress);
 
+  // Only the latest read is shown: a read under the filters just left may answer after the one under the new ones.
+  const reads = useRef(0);
   const load = async () => {
+    const read = ++reads.current;
     const res = await get<PageOf<Conversation>>(`/v1/conversations?limit=${limit}${filterQuery(filters)}`);
+    if (read !== reads.current) return;
     if (res.ok) setPage(res.data);
     setError(res.ok ? undefined : res.error);
   };
