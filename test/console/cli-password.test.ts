@@ -1,19 +1,10 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createAccount, GATEWAY_MAIN, removeDir, startGateway, type TestGateway } from '../helpers/gateway';
+import { createAccount, removeDir, runCli as cli, startGateway, type TestGateway } from '../helpers/gateway';
 import { signIn } from './support';
 
 /** `leadchat-gateway account password`: the operator sets a console password from the command line. */
 jest.setTimeout(60_000);
-
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [GATEWAY_MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
 
 let gw: TestGateway;
 let env: Record<string, string>;

@@ -1,33 +1,10 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { GATEWAY_MAIN, freePort, removeDir, request, startGateway, tempDir, type TestGateway } from '../helpers/gateway';
+import { freePort, removeDir, request, runCli as cli, startGateway, tempDir, type TestGateway } from '../helpers/gateway';
 
 /** `leadchat-gateway account …` against a running gateway, as an operator types it. */
 
 jest.setTimeout(60_000);
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
-
-function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [GATEWAY_MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
-      let json: any;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr, json });
-    });
-  });
-}
 
 let gw: TestGateway;
 let env: Record<string, string>;

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
@@ -191,4 +191,40 @@ export async function createAccount(
 
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Every item of a paged /v1 list (`{data, nextCursor}`), walked 200 at a time; `query` adds filters ("&status=active"). */
+export async function listAll(gw: TestGateway, apiKey: string, pathname: string, query = ''): Promise<Array<Record<string, any>>> {
+  const all: Array<Record<string, any>> = [];
+  let cursor: string | null = null;
+  do {
+    const page: Reply = await request(gw, 'GET', `/v1${pathname}?limit=200${query}${cursor ? `&cursor=${cursor}` : ''}`, { apiKey });
+    expect(page.status).toBe(200);
+    all.push(...page.body.data);
+    cursor = page.body.nextCursor;
+  } while (cursor);
+  return all;
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout read as JSON, when it is. */
+  json: any;
+}
+
+/** Runs the built `leadchat-gateway` command with only PATH and `env` in its environment, as an operator types it. */
+export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [GATEWAY_MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
+      let json: any;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr, json });
+    });
+  });
 }

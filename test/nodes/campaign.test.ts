@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 
 import type { INode, INodePropertyOptions } from 'n8n-workflow';
 
-import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
+import { createAccount, listAll, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
 import { CREDENTIAL, LEADCHAT_TRIGGER, createHost, listSearch, runLeadChat, type Host } from './helpers/n8n';
 import { WebhookHost } from './helpers/webhookHost';
 
@@ -28,17 +28,7 @@ describe('LeadChat node: campaigns', () => {
   const api = (method: string, path: string, body?: unknown) => request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
 
   /** Every campaign as the API lists them (oldest first), walked page by page. */
-  async function listed(): Promise<Array<Record<string, any>>> {
-    const all: Array<Record<string, any>> = [];
-    let cursor: string | null = null;
-    do {
-      const page: any = await api('GET', `/campaigns?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
-      expect(page.status).toBe(200);
-      all.push(...page.body.data);
-      cursor = page.body.nextCursor;
-    } while (cursor);
-    return all;
-  }
+  const listed = () => listAll(gw, account.apiKey, '/campaigns');
 
   beforeAll(async () => {
     gw = await startGateway();

@@ -1,4 +1,4 @@
-import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
+import { createAccount, listAll, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
 import { CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
 
 /** More conversations than one page of Return All (100), so Get Many has to follow nextCursor. */
@@ -16,17 +16,7 @@ describe('LeadChat node: conversations', () => {
   const api = (method: string, path: string, body?: unknown) => request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
 
   /** Every conversation as the API lists them (newest activity first), walked page by page. */
-  async function listed(query = ''): Promise<Array<Record<string, any>>> {
-    const all: Array<Record<string, any>> = [];
-    let cursor: string | null = null;
-    do {
-      const page: any = await api('GET', `/conversations?limit=200${query}${cursor ? `&cursor=${cursor}` : ''}`);
-      expect(page.status).toBe(200);
-      all.push(...page.body.data);
-      cursor = page.body.nextCursor;
-    } while (cursor);
-    return all;
-  }
+  const listed = (query = '') => listAll(gw, account.apiKey, '/conversations', query);
 
   beforeAll(async () => {
     gw = await startGateway();
