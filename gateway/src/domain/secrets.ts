@@ -1,11 +1,11 @@
-import { createHash, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 
 /** API keys and tokens are random, so a SHA-256 digest is a safe stored form; passwords get scrypt. */
 export const newApiKey = (): string => `lck_${randomBytes(24).toString('base64url')}`;
 export const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 export const newToken = (): string => randomBytes(32).toString('base64url');
 
-export const digest = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+export const digest = (secret: string): string => hash('sha256', secret, 'hex');
 
 /** Constant-time equality of two `digest`s (hex strings of one length). */
 export function sameDigest(a: string, b: string): boolean {

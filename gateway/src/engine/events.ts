@@ -3,13 +3,14 @@ import { recordStep } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import { emit } from '../domain/webhooks.js';
 import type { EventType } from '../domain/events.js';
+import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 
 /** Queues an engine event for the account's subscribers, in the transaction of the change it reports. */
 export async function emitEvent(tx: Tx, account: Account | string, event: Exclude<EventType, 'reply' | 'auto_recharge'>, fields: Record<string, unknown>, messageId: string | null = null): Promise<void> {
   const owner = typeof account === 'string' ? await tx.get<Account>('accounts', account) : account;
   if (!owner) return;
-  await emit(tx, owner, event, { type: event, occurredAt: new Date().toISOString(), ...fields }, messageId);
+  await emit(tx, owner, event, { type: event, occurredAt: now(), ...fields }, messageId);
 }
 
 /** An outgoing message that will not reach the contact: its channel failed for good. */

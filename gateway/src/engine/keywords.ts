@@ -64,8 +64,12 @@ export const HANDOFF_WORDS: Record<string, readonly string[]> = {
 
 export const HANDOFF_LANGUAGES = Object.keys(HANDOFF_PHRASES);
 
+const ASCII = /^\p{ASCII}*$/u;
+
 /** The normal form described above. */
 export function normalize(text: string): string {
+  // Plain ASCII, as most messages are, has no accents to strip: the same result without Unicode decomposition.
+  if (ASCII.test(text)) return text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
   return text
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
