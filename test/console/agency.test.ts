@@ -73,6 +73,40 @@ test('credits granted from the page: the balance, the history and the API show t
   expect((await request(gw, 'GET', '/v1/credits', { apiKey: subs[1]!.apiKey })).body.balance).toBe(12.5);
 });
 
+test('a grant whose answer was lost is sent again with its Idempotency-Key and granted once; the next grant is another', async () => {
+  const grant = page.getByRole('region', { name: 'Grant credits' });
+  const balance = async () => (await request(gw, 'GET', '/v1/credits', { apiKey: subs[0]!.apiKey })).body.balance as number;
+  const before = await balance();
+  const keys: string[] = [];
+  // The first try reaches the gateway, but its answer never reaches the page.
+  await page.route('**/v1/subaccounts/credits', async (route) => {
+    keys.push(route.request().headers()['idempotency-key']!);
+    await route.fetch();
+    await route.abort('connectionreset');
+  }, { times: 1 });
+  await grant.getByLabel('Sub-account').selectOption(subs[0]!.email);
+  await grant.getByLabel('Amount').fill('3');
+  await grant.getByRole('button', { name: 'Grant credits' }).click();
+  await grant.getByRole('alert').filter({ hasText: 'cannot be reached' }).waitFor();
+  expect(await balance()).toBe(before + 3);
+
+  const sent = page.waitForRequest((r) => r.url().endsWith('/v1/subaccounts/credits'));
+  await grant.getByRole('button', { name: 'Grant credits' }).click();
+  keys.push((await sent).headers()['idempotency-key']!);
+  await grant.getByRole('status').filter({ hasText: '3.00 credits granted.' }).waitFor();
+  expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+  expect(keys[1]).toBe(keys[0]);
+  expect(await balance()).toBe(before + 3);
+
+  await grant.getByLabel('Sub-account').selectOption(subs[0]!.email);
+  await grant.getByLabel('Amount').fill('3');
+  const next = page.waitForRequest((r) => r.url().endsWith('/v1/subaccounts/credits'));
+  await grant.getByRole('button', { name: 'Grant credits' }).click();
+  expect((await next).headers()['idempotency-key']).not.toBe(keys[0]);
+  await grant.getByRole('status').filter({ hasText: '3.00 credits granted.' }).waitFor();
+  expect(await balance()).toBe(before + 6);
+});
+
 test('auto-recharge set from the page shows in the table', async () => {
   const recharge = page.getByRole('region', { name: 'Auto-recharge' });
   await recharge.getByLabel('Sub-account').selectOption(subs[0]!.email);

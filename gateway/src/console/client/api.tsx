@@ -23,8 +23,8 @@ export function toSignIn(): void {
   location.assign(`${SIGN_IN_PATH}?next=${encodeURIComponent(location.pathname)}`);
 }
 
-export async function call<T = unknown>(method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+export async function call<T = unknown>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<ApiResult<T>> {
+  const headers: Record<string, string> = { ...extraHeaders, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
   let res: Response;

@@ -1,3 +1,4 @@
+import { useRef } from 'preact/hooks';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus } from '../../components/form.js';
@@ -19,16 +20,27 @@ const read = (e: SubmitEvent) => {
   return new FormData(e.currentTarget as HTMLFormElement);
 };
 
-/** POST /v1/subaccounts/credits, the same grant as the API's, with its rules and errors. */
+/**
+ * POST /v1/subaccounts/credits, the same grant as the API's, with its rules and errors. Each grant goes with an
+ * Idempotency-Key kept until it succeeds: sent again after an answer that never arrived, the same grant is made once.
+ */
 export function GrantForm(props: { subs: SubAccount[]; selected?: string; onDone: (email: string) => void }) {
   const granting = useAction();
+  const pending = useRef<{ body: string; key: string } | undefined>(undefined);
   const submit = (e: SubmitEvent) => {
     const form = read(e);
     const email = String(form.get('grant-sub'));
     const description = String(form.get('grant-description')).trim();
     const body = { email, amount: Number(form.get('grant-amount')), ...(description ? { description } : {}) };
+    // A changed grant is another grant: it gets a key of its own.
+    if (pending.current?.body !== JSON.stringify(body)) pending.current = { body: JSON.stringify(body), key: crypto.randomUUID() };
+    const headers = { 'Idempotency-Key': pending.current.key };
     const target = e.currentTarget as HTMLFormElement;
-    void granting.run(() => call('POST', '/v1/subaccounts/credits', body), `${credits(body.amount)} credits granted.`, () => props.onDone(email))
+    const granted = () => {
+      pending.current = undefined;
+      props.onDone(email);
+    };
+    void granting.run(() => call('POST', '/v1/subaccounts/credits', body, headers), `${credits(body.amount)} credits granted.`, granted)
       .then((ok) => ok && target.reset());
   };
   return (
