@@ -90,13 +90,6 @@ export function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' 
  * and changes nothing, so callers can retry safely (§6.3).
  */
 export async function receiveMessage(gw: Gateway, account: Account, input: IncomingInput): Promise<{ message: Message; duplicate: boolean }> {
-  const seen = await bySid(gw.store, account.id, input.messageSid);
-  if (seen) {
-    // The original may still be on its way to disk (a concurrent duplicate): acknowledge only what is durable.
-    await gw.store.durable();
-    return { message: seen, duplicate: true };
-  }
-
   let media: Media | undefined;
   let mediaRef: Message['media'] = null;
   if (input.mediaUrl) {
