@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 
-import type { INode, INodePropertyOptions } from 'n8n-workflow';
+import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { createAccount, listAll, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { CREDENTIAL, LEADCHAT_TRIGGER, createHost, listSearch, runLeadChat, type Host } from './helpers/n8n';
+import { CREDENTIAL, LEADCHAT_TRIGGER, createHost, listSearch, runLeadChat, triggerNode, type Host } from './helpers/n8n';
 import { WebhookHost } from './helpers/webhookHost';
 
 /** More campaigns than one page of Return All (100), so Get Many and the dropdown have to follow nextCursor. */
@@ -259,16 +259,7 @@ describe('LeadChat node: campaigns', () => {
     });
 
     test('subscribed to Goal Reached on activation, a goal_reached delivery starts an execution carrying it', async () => {
-      const trigger: INode = {
-        id: 'trigger',
-        name: 'LeadChat Trigger',
-        type: LEADCHAT_TRIGGER,
-        typeVersion: 1,
-        position: [0, 0],
-        webhookId: 'wh-goal-reached',
-        parameters: { events: ['goal_reached'], registration: 'automatic' },
-        credentials: { [CREDENTIAL]: { id: '1', name: 'LeadChat account' } },
-      };
+      const trigger = triggerNode({ events: ['goal_reached'], registration: 'automatic' }, 'wh-goal-reached');
       const hook = await WebhookHost.start(
         { [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } },
         { nodes: [trigger] },

@@ -1,8 +1,7 @@
 import nock from 'nock';
-import type { INode } from 'n8n-workflow';
 
 import { endpointPath, keyPlacementFor } from '../../nodes/LeadChat/transport/keyPlacement';
-import { CREDENTIAL, LEADCHAT_TRIGGER, createHost, runLeadChat } from './helpers/n8n';
+import { CREDENTIAL, createHost, runLeadChat, triggerNode } from './helpers/n8n';
 import { WebhookHost } from './helpers/webhookHost';
 
 const KEY = 'lc_live_KEY_in_header_only_987654';
@@ -113,16 +112,7 @@ describe('API key placement', () => {
         .query({})
         .reply(204);
       record(scope);
-      const trigger: INode = {
-        id: 'trigger',
-        name: 'LeadChat Trigger',
-        type: LEADCHAT_TRIGGER,
-        typeVersion: 1,
-        position: [0, 0],
-        webhookId: 'wh-key-placement',
-        parameters: { events: ['handoff'], registration: 'automatic' },
-        credentials: { [CREDENTIAL]: { id: '1', name: 'LeadChat account' } },
-      };
+      const trigger = triggerNode({ events: ['handoff'], registration: 'automatic' }, 'wh-key-placement');
       const host = await WebhookHost.start({ [CREDENTIAL]: { baseUrl: BASE, apiKey: KEY } }, { nodes: [trigger] }, trigger.name);
       try {
         await host.activate();

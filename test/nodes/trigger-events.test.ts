@@ -1,33 +1,12 @@
-import { createHmac } from 'node:crypto';
 import path from 'node:path';
 
-import type { INode, INodePropertyOptions } from 'n8n-workflow';
+import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { CREDENTIAL, LEADCHAT_TRIGGER, createHost } from './helpers/n8n';
+import { CREDENTIAL, LEADCHAT_TRIGGER, createHost, signed, triggerNode } from './helpers/n8n';
 import { WebhookHost } from './helpers/webhookHost';
 
 type EventsModule = typeof import('../../gateway/src/domain/events.js', { with: { 'resolution-mode': 'import' } });
-
-function triggerNode(parameters: INode['parameters']): INode {
-  return {
-    id: 'trigger',
-    name: 'LeadChat Trigger',
-    type: LEADCHAT_TRIGGER,
-    typeVersion: 1,
-    position: [0, 0],
-    webhookId: `wh-${Math.random().toString(36).slice(2)}`,
-    parameters,
-    credentials: { [CREDENTIAL]: { id: '1', name: 'LeadChat account' } },
-  };
-}
-
-function signed(secret: string, body: string, id: string) {
-  const at = String(Math.floor(Date.now() / 1000));
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const signature = createHmac('sha256', key).update(`${id}.${at}.${body}`).digest('base64');
-  return { 'webhook-id': id, 'webhook-timestamp': at, 'webhook-signature': `v1,${signature}` };
-}
 
 /** The trigger's events are the gateway's events, and each delivery is told apart by its header or its type. */
 describe('LeadChat Trigger events', () => {
@@ -64,7 +43,7 @@ describe('LeadChat Trigger events', () => {
     const deliver = async (payload: Record<string, unknown>, event?: string) => {
       const body = JSON.stringify(payload);
       sequence += 1;
-      const headers = { 'content-type': 'application/json', ...signed(secret, body, `msg_events_${sequence}`), ...(event ? { 'webhook-event': event } : {}) };
+      const headers = { 'content-type': 'application/json', ...signed(secret, body, undefined, `msg_events_${sequence}`), ...(event ? { 'webhook-event': event } : {}) };
       const res = await fetch(host.url, { method: 'POST', body, headers });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };

@@ -1,30 +1,8 @@
-import { createHmac } from 'node:crypto';
-
 import type { INode } from 'n8n-workflow';
 
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { CREDENTIAL, LEADCHAT_TRIGGER, leadChatNode } from './helpers/n8n';
+import { CREDENTIAL, leadChatNode, signed, triggerNode } from './helpers/n8n';
 import { WebhookHost } from './helpers/webhookHost';
-
-function triggerNode(parameters: INode['parameters']): INode {
-  return {
-    id: 'trigger',
-    name: 'LeadChat Trigger',
-    type: LEADCHAT_TRIGGER,
-    typeVersion: 1,
-    position: [0, 0],
-    webhookId: `wh-${Math.random().toString(36).slice(2)}`,
-    parameters,
-    credentials: { [CREDENTIAL]: { id: '1', name: 'LeadChat account' } },
-  };
-}
-
-/** Signs like a Standard Webhooks sender. */
-function signed(secret: string, body: string, at = Math.floor(Date.now() / 1000), id = `msg_${at}`) {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const signature = createHmac('sha256', key).update(`${id}.${at}.${body}`).digest('base64');
-  return { 'webhook-id': id, 'webhook-timestamp': String(at), 'webhook-signature': `v1,${signature}` };
-}
 
 async function post(url: string, body: string, headers: Record<string, string>) {
   const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });

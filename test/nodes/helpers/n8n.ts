@@ -2,6 +2,7 @@
  * A small n8n host for tests: loads the built package the way n8n loads a community package, and runs real
  * workflows through n8n-core's WorkflowExecute, with credentials given by the test.
  */
+import { createHmac } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -206,6 +207,27 @@ export function leadChatNode(parameters: INode['parameters'], extra: Partial<INo
     credentials: { [CREDENTIAL]: { id: '1', name: 'LeadChat account' } },
     ...extra,
   };
+}
+
+/** A LeadChat Trigger node; a fresh webhookId unless one is given. */
+export function triggerNode(parameters: INode['parameters'], webhookId = `wh-${Math.random().toString(36).slice(2)}`): INode {
+  return {
+    id: 'trigger',
+    name: 'LeadChat Trigger',
+    type: LEADCHAT_TRIGGER,
+    typeVersion: 1,
+    position: [0, 0],
+    webhookId,
+    parameters,
+    credentials: { [CREDENTIAL]: { id: '1', name: 'LeadChat account' } },
+  };
+}
+
+/** The headers of a delivery signed as a Standard Webhooks sender signs it. */
+export function signed(secret: string, body: string, at = Math.floor(Date.now() / 1000), id = `msg_${at}`): Record<string, string> {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const signature = createHmac('sha256', key).update(`${id}.${at}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': String(at), 'webhook-signature': `v1,${signature}` };
 }
 
 export interface RunResult {
