@@ -84,7 +84,7 @@ async function conversationsOf(gw: TestGateway, account: TestAccount, campaignId
   const all: any[] = [];
   let cursor: string | null = null;
   do {
-    const page = await api(gw, account, 'GET', `conversations?campaignId=${campaignId}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const page: { status: number; body: any } = await api(gw, account, 'GET', `conversations?campaignId=${campaignId}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     expect(page.status).toBe(200);
     all.push(...page.body.data);
     cursor = page.body.nextCursor;

@@ -208,7 +208,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
 
     test('update throws for an absent document, a changed id, or a taken unique key (and changes nothing)', async () => {
       await insertAll('contacts', [{ id: 'ct_1', accountId: 'acc_1', phone: '+1' }, { id: 'ct_2', accountId: 'acc_1', phone: '+2' }] as Contact[]);
-      await expect(store.transact((tx) => tx.update('contacts', 'ct_nope', { name: 'x' }))).rejects.toThrow();
+      await expect(store.transact((tx) => tx.update<Contact>('contacts', 'ct_nope', { name: 'x' }))).rejects.toThrow();
       await expect(store.transact((tx) => tx.update<Contact>('contacts', 'ct_1', { id: 'ct_9' }))).rejects.toThrow();
       await expect(store.transact((tx) => tx.update<Contact>('contacts', 'ct_2', { phone: '+1', name: 'Bo' }))).rejects.toMatchObject({
         name: 'StoreConflictError',
@@ -237,7 +237,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       const failure = new Error('changed my mind');
       const run = store.transact(async (tx) => {
         await tx.insert('contacts', { id: 'ct_2', accountId: 'acc_1', phone: '+2' });
-        await tx.update('contacts', 'ct_1', { name: 'Bo' });
+        await tx.update<Contact>('contacts', 'ct_1', { name: 'Bo' });
         await tx.remove('media', 'm_1');
         await tx.enqueue({ kind: 'test', data: {} });
         expect(await tx.get('contacts', 'ct_2')).toBeDefined();
