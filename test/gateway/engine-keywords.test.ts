@@ -1,5 +1,7 @@
 import path from 'node:path';
 
+import fc from 'fast-check';
+
 type Keywords = typeof import('../../gateway/src/engine/keywords.js', { with: { 'resolution-mode': 'import' } });
 
 let k: Keywords;
@@ -104,6 +106,20 @@ describe('hand-off', () => {
 
   test('an opt-out word wins over everything', () => {
     expect(k.classify('STOP', { languages: ['en'] })).toBe('opt_out');
+  });
+});
+
+describe('the normal form', () => {
+  // As documented: compatibility decomposition, marks dropped, lower case, every run of non-letters and non-digits one space.
+  const documented = (text: string) => text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+
+  test('plain ASCII text, read on a shorter path, comes out as the documented form', () => {
+    fc.assert(fc.property(fc.string({ unit: fc.constantFrom(...'aZ09 \t\n!?.,-_\'"  '.split('')), maxLength: 40 }), (text) => k.normalize(text) === documented(text)));
+    fc.assert(fc.property(fc.string({ unit: 'binary-ascii', maxLength: 60 }), (text) => k.normalize(text) === documented(text)));
+  });
+
+  test('accents and other scripts keep the Unicode path', () => {
+    for (const text of ['Café  CRÈME', 'ＳＴＯＰ', 'Señor, ¿hablar con una persona?', 'Straße']) expect(k.normalize(text)).toBe(documented(text));
   });
 });
 

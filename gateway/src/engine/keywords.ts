@@ -68,8 +68,12 @@ const ASCII = /^\p{ASCII}*$/u;
 
 /** The normal form described above. */
 export function normalize(text: string): string {
-  // Plain ASCII, as most messages are, has no accents to strip: the same result without Unicode decomposition.
-  if (ASCII.test(text)) return text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+  // Plain ASCII, as most messages are, has no accents to strip: the same result without Unicode decomposition, and
+  // with the spaces between words kept rather than each replaced by another.
+  if (ASCII.test(text)) {
+    const words = text.toLowerCase().replace(/[^a-z0-9 ]+/g, ' ');
+    return (words.includes('  ') ? words.replace(/ {2,}/g, ' ') : words).trim();
+  }
   return text
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
