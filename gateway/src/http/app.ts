@@ -32,7 +32,8 @@ export function createApp(gw: Gateway, adminToken: string): Express {
   if (gw.config.trustProxy) app.use(httpsOnly());
   if (gw.log.isLevelEnabled('info')) app.use(requestLog(gw.log));
   app.use((_req, res, next) => {
-    res.set({ 'X-Content-Type-Options': 'nosniff', 'Strict-Transport-Security': 'max-age=31536000' });
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Strict-Transport-Security', 'max-age=31536000');
     next();
   });
 
