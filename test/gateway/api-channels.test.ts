@@ -1,17 +1,38 @@
 import { createHmac } from 'node:crypto';
-import { api, createAccount, expectApiError, poll, Receiver, request, uniquePhone, useGateway, type Received, type TestAccount } from './api-support';
+import { api, createAccount, expectApiError, getBytes, poll, Receiver, request, uniquePhone, useGateway, type Answer, type Received, type TestAccount } from './api-support';
 
 /**
  * Built-in channels over HTTPS, with Twilio, the WhatsApp Cloud API and an OpenAI-compatible endpoint stood in by one
  * local server: channel credentials; an SMS lead through Twilio answered by the LLM, with status callbacks; a bad
- * credential; signatures; a WhatsApp lead inside and outside the 24-hour window.
+ * credential; signatures; a WhatsApp lead inside and outside the 24-hour window; contacts' files read from each.
  */
 const PUBLIC_URL = 'https://chat.example.test';
 const BAD_SID = `AC${'b'.repeat(32)}`;
 let llmAnswer = 'Sure!';
 let sent = 0;
 
-function respond(_n: number, req: Received) {
+/** A 1×1 PNG: what a contact's photo is here. */
+const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c63f8cfc0f01f0005000201a5f1cd6a0000000049454e44ae426082', 'hex');
+let base = '';
+
+/**
+ * Files as the providers serve them. Twilio: the media address answers a Basic-authenticated GET with a redirect to
+ * its file store. WhatsApp: Graph gives a media id's address and size, read with the same Bearer token.
+ */
+function file(req: Received): Answer {
+  const twilioMedia = /^\/2010-04-01\/Accounts\/AC\w+\/Messages\/MM\w+\/Media\/(ME\w+)$/.exec(req.path);
+  const basic = `Basic ${Buffer.from(`${twilio().accountSid}:${twilio().authToken}`).toString('base64')}`;
+  if (twilioMedia) return req.headers.authorization === basic ? { status: 302, headers: { location: `/files/${twilioMedia[1]}` } } : { status: 401 };
+  if (req.path === '/files/ME1') return { status: 200, body: PNG, headers: { 'content-type': 'image/png' } };
+  const graph = /^\/v23\.0\/(\d+)$/.exec(req.path);
+  if (graph?.[1] === '1003') return { status: 200, body: JSON.stringify({ url: `${base}/lookaside/1003`, mime_type: 'image/png', file_size: PNG.length, id: '1003' }) };
+  if (graph?.[1] === '1004') return { status: 200, body: JSON.stringify({ url: `${base}/lookaside/1004`, mime_type: 'video/mp4', file_size: 200 * 1024 * 1024, id: '1004' }) };
+  if (req.path === '/lookaside/1003' && req.headers.authorization === `Bearer ${whatsapp.accessToken}`) return { status: 200, body: PNG, headers: { 'content-type': 'image/png' } };
+  return { status: 404, body: JSON.stringify({ error: { message: 'Unsupported get request', code: 100 } }) };
+}
+
+function respond(_n: number, req: Received): Answer {
+  if (req.method === 'GET') return file(req);
   if (req.path.startsWith('/2010-04-01/Accounts/')) {
     if (req.path.includes(BAD_SID)) return { status: 401, body: JSON.stringify({ code: 20003, message: 'Authenticate', status: 401 }) };
     return { status: 201, body: JSON.stringify({ sid: `SM${String(++sent).padStart(32, '0')}`, status: 'queued' }) };
@@ -28,7 +49,7 @@ const env: Record<string, string> = { LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_D
 let provider: Receiver;
 beforeAll(async () => {
   provider = await Receiver.start(respond);
-  const base = provider.url.replace(/\/hook$/, '');
+  base = provider.url.replace(/\/hook$/, '');
   env.LEADCHAT_TWILIO_API_URL = base;
   env.LEADCHAT_WHATSAPP_API_URL = `${base}/v23.0`;
 });
@@ -245,4 +266,60 @@ test("a WhatsApp lead: answered inside the 24-hour window; outside it free text 
     messaging_product: 'whatsapp', recipient_type: 'individual', to: later.slice(1), type: 'template',
     template: { name: 'seguimiento', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Lucía' }] }] },
   });
+});
+
+test("a contact's photo on Twilio or WhatsApp is kept by the gateway and read at /v1/media; one it cannot read keeps the provider's address", async () => {
+  const { account } = await accountWith({ twilio: twilio(), whatsapp });
+  const contactOf = async (phone: string) => (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
+  const expectKept = async (media: { url: string; contentType: string; mediaId: string }) => {
+    expect(media).toEqual({ url: `/v1/media/${media.mediaId}`, contentType: 'image/png', mediaId: expect.stringMatching(/^med_/) });
+    const kept = await getBytes(ctx.gw, account, media.url);
+    expect(kept.status).toBe(200);
+    expect(kept.headers['content-type']).toBe('image/png');
+    expect(kept.bytes.equals(PNG)).toBe(true);
+    const stranger = await createAccount(ctx.gw);
+    expect((await getBytes(ctx.gw, stranger, media.url)).status).toBe(404);
+  };
+
+  // Twilio MMS: read with the account's credentials, through Twilio's redirect to its file store.
+  const mmsPhone = uniquePhone();
+  const mediaUrl = `${base}/2010-04-01/Accounts/${twilio().accountSid}/Messages/MM${hex('1')}/Media/ME1`;
+  const mms = { MessageSid: `MM${hex('1')}`, From: mmsPhone, To: '+15005550006', Body: 'The crack in the wall', NumMedia: '1', MediaUrl0: mediaUrl, MediaContentType0: 'image/png' };
+  expect((await postTwilio(account, 'incoming', mms)).status).toBe(200);
+  const mmsContact = await contactOf(mmsPhone);
+  const [photo] = await messages(account, mmsContact.id);
+  await expectKept(photo.media);
+  // Delivered again: the same message, and its file is not read a second time.
+  const reads = toProvider('/Media/ME1').length;
+  expect((await postTwilio(account, 'incoming', mms)).status).toBe(200);
+  expect((await messages(account, mmsContact.id)).filter((m) => m.direction === 'incoming')).toHaveLength(1);
+  expect(toProvider('/Media/ME1')).toHaveLength(reads);
+
+  // WhatsApp Cloud: Graph gives the media id's address, read with the access token.
+  const waPhone = uniquePhone();
+  const image = (id: string, mediaId: string) => whatsappChange({
+    contacts: [{ wa_id: waPhone.slice(1), profile: { name: 'Lucía' } }],
+    messages: [{ from: waPhone.slice(1), id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'image', image: { id: mediaId, mime_type: 'image/png', caption: 'La cocina' } }],
+  });
+  expect((await postWhatsApp(account, image('wamid.img1', '1003'))).status).toBe(200);
+  const waContact = await contactOf(waPhone);
+  const [kitchen] = await messages(account, waContact.id);
+  expect(kitchen.body).toBe('La cocina');
+  await expectKept(kitchen.media);
+  expect(toProvider('/v23.0/1003')[0]!.headers.authorization).toBe(`Bearer ${whatsapp.accessToken}`);
+
+  // A file Graph does not know, and one larger than LEADCHAT_MAX_MEDIA_BYTES: the message is kept with the provider's address.
+  for (const [id, mediaId] of [['wamid.img2', '9999'], ['wamid.img3', '1004']] as const) {
+    expect((await postWhatsApp(account, image(id, mediaId))).status).toBe(200);
+  }
+  const kept = await messages(account, waContact.id);
+  expect(kept.find((m) => m.messageSid === 'wamid.img2').media).toEqual({ url: 'whatsapp-media:9999', contentType: 'image/png', mediaId: null });
+  expect(kept.find((m) => m.messageSid === 'wamid.img3').media).toEqual({ url: 'whatsapp-media:1004', contentType: 'image/png', mediaId: null });
+  expect(toProvider('/lookaside/1004')).toHaveLength(0);
+
+  // A Twilio media address on another host is never read with the account's credentials.
+  const elsewhere = { ...mms, MessageSid: `MM${hex('2')}`, From: uniquePhone(), MediaUrl0: 'https://files.example.test/ME9' };
+  expect((await postTwilio(account, 'incoming', elsewhere)).status).toBe(200);
+  const [foreign] = await messages(account, (await contactOf(elsewhere.From)).id);
+  expect(foreign.media).toEqual({ url: 'https://files.example.test/ME9', contentType: 'image/png', mediaId: null });
 });

@@ -87,6 +87,13 @@ export async function settledMessage(gw: TestGateway, account: TestAccount, mess
   return res.body;
 }
 
+/** What a Receiver answers a request with. */
+export interface Answer {
+  status: number;
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
 export interface Received {
   method: string;
   path: string;
@@ -105,7 +112,7 @@ export class Receiver {
   private server!: http.Server;
   url = '';
 
-  constructor(private respond: (n: number, req: Received) => { status: number; body?: string; headers?: Record<string, string> } | undefined = () => ({ status: 200 })) {}
+  constructor(private respond: (n: number, req: Received) => Answer | undefined = () => ({ status: 200 })) {}
 
   static async start(respond?: ConstructorParameters<typeof Receiver>[0]): Promise<Receiver> {
     const r = new Receiver(respond);

@@ -59,7 +59,8 @@ export interface IncomingInput {
   messageType?: 'text' | 'reaction';
 }
 
-const bySid = async (r: Reader, accountId: string, sid: string) => (await r.find<Message>('messages', 'messageSid', [accountId, sid]))[0];
+/** The account's message with this messageSid (a custom channel's id, or the provider's), if one is stored. */
+export const bySid = async (r: Reader, accountId: string, sid: string) => (await r.find<Message>('messages', 'messageSid', [accountId, sid]))[0];
 
 export function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' | 'contactId' | 'direction' | 'body' | 'status'>): Message {
   const at = now();
@@ -139,14 +140,25 @@ export async function receiveOnChannel(
   gw: Gateway,
   account: Account,
   channel: 'sms' | 'whatsapp',
-  input: { phone: string; body: string; messageSid?: string; media?: { url: string; contentType: string } | null; firstName?: string | null; sentAt?: string | null },
+  input: {
+    phone: string;
+    body: string;
+    messageSid?: string;
+    /** The provider's address of the message's file, and `file`, its copy in the gateway when it could be made. */
+    media?: { url: string; contentType: string } | null;
+    file?: Media;
+    firstName?: string | null;
+    sentAt?: string | null;
+  },
 ): Promise<{ message: Message; contact: Contact }> {
   const phone = normalizePhone(input.phone);
-  return gw.store.transact(async (tx) => {
+  const { file } = input;
+  const result = await gw.store.transact(async (tx) => {
     const original = input.messageSid ? await bySid(tx, account.id, input.messageSid) : undefined;
-    if (original) return { message: original, contact: (await tx.get<Contact>('contacts', original.contactId))! };
+    if (original) return { message: original, contact: (await tx.get<Contact>('contacts', original.contactId))!, duplicate: true };
     const contact = (await findByPhone(tx, account.id, phone)) ?? (await createContactIn(tx, account.id, { phone, firstName: input.firstName ?? undefined }));
     const conversation = await conversationFor(tx, contact, channel, null);
+    if (file) await tx.insert('media', file);
     const message = await tx.insert('messages', newMessage({
       accountId: account.id,
       contactId: contact.id,
@@ -157,12 +169,14 @@ export async function receiveOnChannel(
       fromId: phone,
       channel,
       conversationId: conversation.id,
-      media: input.media ? { ...input.media, mediaId: null } : null,
+      media: file ? { url: `/v1/media/${file.id}`, contentType: file.contentType, mediaId: file.id } : input.media ? { ...input.media, mediaId: null } : null,
       ...(input.sentAt && input.sentAt < now() ? { createdAt: input.sentAt } : {}),
     }));
     await onIncoming(tx, gw, account, contact, conversation, message);
-    return { message, contact };
+    return { message, contact, duplicate: false };
   });
+  if (result.duplicate && file) await discardMedia(gw, file);
+  return { message: result.message, contact: result.contact };
 }
 
 export interface SendInput {

@@ -1,15 +1,19 @@
 import express, { Router, type Request } from 'express';
 import type { Gateway } from '../../context.js';
 import type { Account } from '../../domain/accounts.js';
+import { copyProviderFile } from '../../domain/media.js';
 import { applyStatusUpdate } from '../../domain/message-status.js';
-import { receiveOnChannel } from '../../domain/messages.js';
+import { bySid, receiveOnChannel } from '../../domain/messages.js';
 import { ApiError, badRequest, notFound } from '../../errors.js';
 import type { InboundMessage } from '../../providers/channels/channel-provider.js';
-import { parseTwilioInbound, parseTwilioStatus, verifyTwilioSignature } from '../../providers/channels/twilio.js';
-import { parseWhatsAppWebhook, verifyWhatsAppSignature, verifyWhatsAppSubscription } from '../../providers/channels/whatsapp-cloud.js';
+import type { ProviderFile } from '../../providers/channels/provider-file.js';
+import { parseTwilioInbound, parseTwilioStatus, readTwilioMedia, verifyTwilioSignature } from '../../providers/channels/twilio.js';
+import { parseWhatsAppWebhook, readWhatsAppMedia, verifyWhatsAppSignature, verifyWhatsAppSubscription } from '../../providers/channels/whatsapp-cloud.js';
 import { route } from '../route.js';
 import { publicBase } from './channels.js';
 
+/** A contact's file is read while the provider waits for the webhook's answer (Twilio waits 15 s at most). */
+const FILE_TIMEOUT_MS = 10_000;
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
 const badSignature = () => new ApiError(403, 'INVALID_SIGNATURE', 'The request signature does not match the channel credentials');
 
@@ -30,29 +34,37 @@ export function providerWebhooksRouter(gw: Gateway): Router {
     return { account, credentials: credentials as NonNullable<NonNullable<Account['channels']>[P]> };
   }
 
-  async function receive(account: Account, message: InboundMessage): Promise<void> {
+  /**
+   * A contact's message; its file, if any, read from the provider with `readFile` and kept by the gateway. A message
+   * delivered again (providers retry) has its file already: it is not read twice.
+   */
+  async function receive(account: Account, message: InboundMessage, readFile: (url: string) => Promise<ProviderFile>): Promise<void> {
+    const media = message.media[0] ?? null;
+    const fresh = media && !(await bySid(gw.store, account.id, message.providerMessageId));
     await receiveOnChannel(gw, account, message.channel, {
       phone: message.from,
       body: message.body,
       messageSid: message.providerMessageId,
-      media: message.media[0] ?? null,
+      media,
+      file: fresh ? await copyProviderFile(gw, account.id, () => readFile(media.url)) : undefined,
       firstName: message.profileName,
       sentAt: message.sentAt,
     });
   }
+  const fileOptions = (apiUrl: string) => ({ apiUrl, maxBytes: gw.config.maxMediaBytes, timeoutMs: FILE_TIMEOUT_MS });
 
   async function twilioRequest(req: Request) {
     const { account, credentials } = await withProvider(req, 'twilio');
     const params = (req.body ?? {}) as Record<string, string>;
     const url = `${publicBase(gw, req)}${req.originalUrl}`;
     if (!(await verifyTwilioSignature(credentials.authToken, url, params, req.get('x-twilio-signature')))) throw badSignature();
-    return { account, params };
+    return { account, credentials, params };
   }
 
   route(router, '/channels/twilio/:accountId/incoming', {
     post: [form, async (req, res) => {
-      const { account, params } = await twilioRequest(req);
-      await receive(account, parseTwilioInbound(params));
+      const { account, credentials, params } = await twilioRequest(req);
+      await receive(account, parseTwilioInbound(params), (url) => readTwilioMedia(credentials, url, fileOptions(gw.config.twilioApiUrl)));
       res.type('text/xml').send(EMPTY_TWIML);
     }],
   });
@@ -82,7 +94,7 @@ export function providerWebhooksRouter(gw: Gateway): Router {
         throw badRequest('The body is not JSON');
       }
       const { messages, statuses } = parseWhatsAppWebhook(payload);
-      for (const message of messages) await receive(account, message);
+      for (const message of messages) await receive(account, message, (url) => readWhatsAppMedia(credentials, url, fileOptions(gw.config.whatsappApiUrl)));
       for (const status of statuses) await applyStatusUpdate(gw, account, status);
       res.status(200).json({ success: true });
     }],

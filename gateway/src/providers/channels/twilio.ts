@@ -3,6 +3,7 @@ import { normalizePhone } from '../../domain/phone.js';
 import { badRequest } from '../../errors.js';
 import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from './channel-provider.js';
 import { mask, redact } from './mask.js';
+import { readProviderFile, type ProviderFile } from './provider-file.js';
 import { postToProvider } from './provider-request.js';
 
 export interface TwilioCredentials {
@@ -198,4 +199,14 @@ export function parseTwilioStatus(params: Record<string, string>): StatusUpdate 
   const errorMessage = params.ErrorMessage?.trim() || null;
   const error = errorCode ? `Twilio ${errorCode}${errorMessage ? `: ${errorMessage}` : ''}` : errorMessage;
   return { providerMessageId, status, providerStatus, errorCode, error };
+}
+
+/**
+ * A file of a contact's MMS or WhatsApp message, read with the account's credentials (accounts may require them for
+ * media). Only from Twilio's own API host: the address came in a request, and the credentials go nowhere else.
+ */
+export async function readTwilioMedia(c: TwilioCredentials, url: string, options: { apiUrl: string; maxBytes: number; timeoutMs: number }): Promise<ProviderFile> {
+  if (new URL(url).origin !== new URL(options.apiUrl).origin) throw new Error(`the file is not on Twilio's API (${new URL(url).host})`);
+  const authorization = `Basic ${Buffer.from(`${c.accountSid}:${c.authToken}`).toString('base64')}`;
+  return readProviderFile(url, { authorization, secret: c.authToken, maxBytes: options.maxBytes, timeoutMs: options.timeoutMs });
 }

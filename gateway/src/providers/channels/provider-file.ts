@@ -1,0 +1,47 @@
+import got from 'got';
+import { redact } from './mask.js';
+
+/** A file a provider hosts for a contact's message (a photo, a voice note, a document). */
+export interface ProviderFile {
+  bytes: Buffer;
+  contentType: string;
+}
+
+/**
+ * Reads one provider-hosted file with the account's credentials: at most `maxBytes` (a larger one is given up as
+ * soon as its size shows), within `timeoutMs`, without retries. Redirects are followed, since Twilio answers with
+ * one to its file store; a redirect to another host drops the authorization header, so the credentials stay with
+ * the provider. A failure says why without showing `secret`.
+ */
+export async function readProviderFile(
+  url: string,
+  options: { authorization: string; secret: string; maxBytes: number; timeoutMs: number },
+): Promise<ProviderFile> {
+  const request = got(url, {
+    headers: { authorization: options.authorization },
+    timeout: { request: options.timeoutMs },
+    retry: { limit: 0 },
+    responseType: 'buffer',
+  });
+  request.on('downloadProgress', ({ transferred, total }) => {
+    if (transferred > options.maxBytes || (total ?? 0) > options.maxBytes) request.cancel(`larger than ${options.maxBytes} bytes`);
+  });
+  try {
+    const response = await request;
+    const contentType = response.headers['content-type']?.split(';')[0]?.trim().toLowerCase() || 'application/octet-stream';
+    return { bytes: response.body, contentType };
+  } catch (err) {
+    throw new Error(redact(`the file could not be read: ${(err as Error).message}`, options.secret));
+  }
+}
+
+/** A JSON object read from a provider's API with the account's credentials; undefined when the answer is no object. */
+export async function readProviderJson(url: string, options: { authorization: string; secret: string; timeoutMs: number }): Promise<Record<string, unknown>> {
+  try {
+    const answer = await got(url, { headers: { authorization: options.authorization }, timeout: { request: options.timeoutMs }, retry: { limit: 0 }, followRedirect: false }).json();
+    if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) throw new Error('the answer is not a JSON object');
+    return answer as Record<string, unknown>;
+  } catch (err) {
+    throw new Error(redact(`the file's address could not be read: ${(err as Error).message}`, options.secret));
+  }
+}
