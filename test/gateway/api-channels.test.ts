@@ -96,8 +96,10 @@ function postWhatsApp(account: TestAccount, payload: object, secret = whatsapp.a
 }
 
 const whatsappChange = (value: object) => ({ object: 'whatsapp_business_account', entry: [{ id: 'WABA', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { phone_number_id: whatsapp.phoneNumberId }, ...value } }] }] });
-const whatsappText = (phone: string, id: string, body: string, sentAt = Date.now()) =>
-  whatsappChange({ contacts: [{ wa_id: phone.slice(1), profile: { name: 'Lucía' } }], messages: [{ from: phone.slice(1), id, timestamp: String(Math.floor(sentAt / 1000)), type: 'text', text: { body } }] });
+/** A message from Lucía at `phone`, as Meta delivers it; `content` is its type and the part of that type. */
+const whatsappMessage = (phone: string, id: string, content: object, sentAt = Date.now()) =>
+  whatsappChange({ contacts: [{ wa_id: phone.slice(1), profile: { name: 'Lucía' } }], messages: [{ from: phone.slice(1), id, timestamp: String(Math.floor(sentAt / 1000)), ...content }] });
+const whatsappText = (phone: string, id: string, body: string, sentAt = Date.now()) => whatsappMessage(phone, id, { type: 'text', text: { body } }, sentAt);
 
 const messages = async (account: TestAccount, contactId: string) => (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`)).body.data as any[];
 const toProvider = (pathPart: string) => provider.requests.filter((r) => r.path.includes(pathPart));
@@ -297,10 +299,7 @@ test("a contact's photo on Twilio or WhatsApp is kept by the gateway and read at
 
   // WhatsApp Cloud: Graph gives the media id's address, read with the access token.
   const waPhone = uniquePhone();
-  const image = (id: string, mediaId: string) => whatsappChange({
-    contacts: [{ wa_id: waPhone.slice(1), profile: { name: 'Lucía' } }],
-    messages: [{ from: waPhone.slice(1), id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'image', image: { id: mediaId, mime_type: 'image/png', caption: 'La cocina' } }],
-  });
+  const image = (id: string, mediaId: string) => whatsappMessage(waPhone, id, { type: 'image', image: { id: mediaId, mime_type: 'image/png', caption: 'La cocina' } });
   expect((await postWhatsApp(account, image('wamid.img1', '1003'))).status).toBe(200);
   const waContact = await contactOf(waPhone);
   const [kitchen] = await messages(account, waContact.id);

@@ -1,4 +1,4 @@
-import { BACKEND, removeDir, startGateway, tempDir } from '../helpers/gateway';
+import { BACKEND, listAll, removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { createTestDatabase } from '../helpers/postgres';
 import { api, createAccount, poll, uniquePhone, type TestAccount, type TestGateway } from './api-support';
 
@@ -80,17 +80,7 @@ async function postgresDeployment(): Promise<Deployment> {
 }
 
 /** Every conversation of the campaign, over all pages. */
-async function conversationsOf(gw: TestGateway, account: TestAccount, campaignId: string): Promise<any[]> {
-  const all: any[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: { status: number; body: any } = await api(gw, account, 'GET', `conversations?campaignId=${campaignId}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    expect(page.status).toBe(200);
-    all.push(...page.body.data);
-    cursor = page.body.nextCursor;
-  } while (cursor);
-  return all;
-}
+const conversationsOf = (gw: TestGateway, account: TestAccount, campaignId: string) => listAll(gw, account.apiKey, '/conversations', `&campaignId=${campaignId}`);
 
 test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, the rest paced at the campaign's rate, none twice`, async () => {
   const deployment = BACKEND === 'postgres' ? await postgresDeployment() : await lowdbDeployment();

@@ -58,6 +58,9 @@ function isUtf8Text(bytes: Buffer): boolean {
   return Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes);
 }
 
+/** How a message points at a file the gateway keeps: read at /v1/media/{id} with the account's key. */
+export const keptMedia = (media: Media) => ({ url: `/v1/media/${media.id}`, contentType: media.contentType, mediaId: media.id });
+
 /** Stores the file durably before any record points at it; returns the record to insert. */
 export async function saveMedia(gw: Gateway, accountId: string, bytes: Buffer, contentType: string): Promise<Media> {
   const media: Media = { id: newId('med'), accountId, contentType, size: bytes.length, createdAt: now() };

@@ -5,7 +5,7 @@ import type { Page, Reader, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import { contactForFromId, createContactIn, findByPhone, getContact, type Contact } from './contacts.js';
 import { normalizePhone } from './phone.js';
-import { decodeDataUri, discardMedia, isDataUri, saveMedia, type Media } from './media.js';
+import { decodeDataUri, discardMedia, isDataUri, keptMedia, saveMedia, type Media } from './media.js';
 import { conversationFor, messageSettled } from './conversations.js';
 import { deliveryFailed } from '../engine/events.js';
 import { onIncoming } from '../engine/incoming.js';
@@ -97,7 +97,7 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
     if (isDataUri(input.mediaUrl)) {
       const file = await decodeDataUri(input.mediaUrl, input.mediaContentType!, gw.config.maxMediaBytes);
       media = await saveMedia(gw, account.id, file.bytes, file.contentType);
-      mediaRef = { url: `/v1/media/${media.id}`, contentType: media.contentType, mediaId: media.id };
+      mediaRef = keptMedia(media);
     } else {
       mediaRef = { url: input.mediaUrl, contentType: input.mediaContentType!, mediaId: null };
     }
@@ -169,7 +169,7 @@ export async function receiveOnChannel(
       fromId: phone,
       channel,
       conversationId: conversation.id,
-      media: file ? { url: `/v1/media/${file.id}`, contentType: file.contentType, mediaId: file.id } : input.media ? { ...input.media, mediaId: null } : null,
+      media: file ? keptMedia(file) : input.media ? { ...input.media, mediaId: null } : null,
       ...(input.sentAt && input.sentAt < now() ? { createdAt: input.sentAt } : {}),
     }));
     await onIncoming(tx, gw, account, contact, conversation, message);

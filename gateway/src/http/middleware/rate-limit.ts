@@ -38,11 +38,14 @@ const POLICY = 'per-key';
  * every request as the library's own draft-8 headers do. A 429 also carries Retry-After.
  */
 export function perKeyRateLimit(store: Store, limit: number): RequestHandler {
-  const partitionKeys = new Map<string, string>();
+  const policies = new Map<string, string>();
   const policy = (key: string) => {
-    let pk = partitionKeys.get(key);
-    if (pk === undefined) partitionKeys.set(key, (pk = Buffer.from(hash('sha256', key, 'hex').slice(0, 12)).toString('base64')));
-    return `"${POLICY}"; q=${limit}; w=${WINDOW_MS / 1000}; pk=:${pk}:`;
+    let header = policies.get(key);
+    if (header === undefined) {
+      const pk = Buffer.from(hash('sha256', key, 'hex').slice(0, 12)).toString('base64');
+      policies.set(key, (header = `"${POLICY}"; q=${limit}; w=${WINDOW_MS / 1000}; pk=:${pk}:`));
+    }
+    return header;
   };
   const setHeaders = (req: Request, res: Response): number => {
     const info = (req as Request & { rateLimit: RateLimitInfo }).rateLimit;

@@ -1,5 +1,6 @@
 import got from 'got';
 import { redact } from './mask.js';
+import { jsonObject } from './provider-request.js';
 
 /** A file a provider hosts for a contact's message (a photo, a voice note, a document). */
 export interface ProviderFile {
@@ -35,12 +36,13 @@ export async function readProviderFile(
   }
 }
 
-/** A JSON object read from a provider's API with the account's credentials; undefined when the answer is no object. */
+/** A JSON object read from a provider's API with the account's credentials; a failure when the answer is none. */
 export async function readProviderJson(url: string, options: { authorization: string; secret: string; timeoutMs: number }): Promise<Record<string, unknown>> {
   try {
-    const answer = await got(url, { headers: { authorization: options.authorization }, timeout: { request: options.timeoutMs }, retry: { limit: 0 }, followRedirect: false }).json();
-    if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) throw new Error('the answer is not a JSON object');
-    return answer as Record<string, unknown>;
+    const text = await got(url, { headers: { authorization: options.authorization }, timeout: { request: options.timeoutMs }, retry: { limit: 0 }, followRedirect: false }).text();
+    const answer = jsonObject(text);
+    if (!answer) throw new Error('the answer is not a JSON object');
+    return answer;
   } catch (err) {
     throw new Error(redact(`the file's address could not be read: ${(err as Error).message}`, options.secret));
   }

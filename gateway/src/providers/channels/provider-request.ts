@@ -30,7 +30,8 @@ export async function postToProvider(
   return { status: response.statusCode, answer: jsonObject(response.body) };
 }
 
-function jsonObject(text: string): Record<string, unknown> | undefined {
+/** The answer as a JSON object, or undefined when it is not one. */
+export function jsonObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

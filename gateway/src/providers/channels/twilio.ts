@@ -206,7 +206,8 @@ export function parseTwilioStatus(params: Record<string, string>): StatusUpdate 
  * media). Only from Twilio's own API host: the address came in a request, and the credentials go nowhere else.
  */
 export async function readTwilioMedia(c: TwilioCredentials, url: string, options: { apiUrl: string; maxBytes: number; timeoutMs: number }): Promise<ProviderFile> {
-  if (new URL(url).origin !== new URL(options.apiUrl).origin) throw new Error(`the file is not on Twilio's API (${new URL(url).host})`);
+  const address = new URL(url);
+  if (address.origin !== new URL(options.apiUrl).origin) throw new Error(`the file is not on Twilio's API (${address.host})`);
   const authorization = `Basic ${Buffer.from(`${c.accountSid}:${c.authToken}`).toString('base64')}`;
   return readProviderFile(url, { authorization, secret: c.authToken, maxBytes: options.maxBytes, timeoutMs: options.timeoutMs });
 }
