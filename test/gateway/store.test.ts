@@ -395,8 +395,13 @@ describe('document cache', () => {
   test('keeps at most its limit of clean documents in memory, and the documents used again stay while others go', async () => {
     const dir = tempDir();
     const store = await openStore(dir, { pageSize: 10, checkpointEvery: 1, cacheSize: 5 });
-    for (let i = 0; i < 60; i++) await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: `c${i}`, phone: `+${i}` }));
-    await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: 'last', phone: '+last' }));
+    // Each write, once its checkpoint has written it, is clean: it may leave memory.
+    const write = async (contact: Contact): Promise<void> => {
+      await store.transact(async (tx) => tx.insert<Contact>('contacts', contact));
+      await store.checkpointed();
+    };
+    for (let i = 0; i < 60; i++) await write({ id: `c${i}`, phone: `+${i}` });
+    await write({ id: 'last', phone: '+last' });
     expect(store.stats().cached).toBeLessThanOrEqual(6);
 
     // c0 is used at every step while others are written (each write checkpoints, which forgets parsed pages) and
@@ -404,7 +409,7 @@ describe('document cache', () => {
     const c0 = await store.get<Contact>('contacts', 'c0');
     for (let i = 1; i < 60; i++) {
       expect(await store.get<Contact>('contacts', 'c0')).toBe(c0);
-      await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: `n${i}`, phone: `+n${i}` }));
+      await write({ id: `n${i}`, phone: `+n${i}` });
       expect((await store.get<Contact>('contacts', `c${i}`))!.phone).toBe(`+${i}`);
       expect(store.stats().cached).toBeLessThanOrEqual(5);
     }
@@ -445,9 +450,13 @@ describe('durability', () => {
   test('checkpoints write pages and empty the journal; later writes survive a crash', async () => {
     const dir = tempDir();
     const store = await openStore(dir, { pageSize: 5, checkpointEvery: 4 });
-    for (let i = 0; i < 30; i++) await store.transact(async (tx) => tx.insert('messages', { id: `m${i}`, n: i }));
+    for (let i = 0; i < 30; i++) {
+      await store.transact(async (tx) => tx.insert('messages', { id: `m${i}`, n: i }));
+      await store.checkpointed();
+    }
     await store.transact(async (tx) => tx.update<Doc & { n: number }>('messages', 'm2', { n: 200 }));
     await store.durable();
+    await store.checkpointed();
     expect(store.stats().checkpoints).toBeGreaterThan(3);
     expect(journalLines(dir).length).toBeLessThan(4);
     for (let i = 30; i < 33; i++) await store.transact(async (tx) => tx.insert('messages', { id: `m${i}`, n: i }));
@@ -456,6 +465,31 @@ describe('durability', () => {
     expect((await reopened.scan('messages')).length).toBe(33);
     expect(ids(await reopened.scan('messages'))).toEqual(Array.from({ length: 33 }, (_, i) => `m${i}`));
     expect((await reopened.get<Doc & { n: number }>('messages', 'm2'))!.n).toBe(200);
+  });
+
+  test('commits go on while a checkpoint writes its pages; a crash in the middle of it loses nothing', async () => {
+    const dir = tempDir();
+    // One document per page, and a checkpoint after every commit unless one is under way: the first commit's
+    // checkpoint writes 300 page files, each made durable on its own.
+    const store = await openStore(dir, { pageSize: 1, checkpointBytes: 1 });
+    await store.transact(async (tx) => {
+      for (let i = 0; i < 300; i++) await tx.insert('messages', { id: `m${i}` });
+    });
+    const order: string[] = [];
+    const checkpointed = store.checkpointed().then(() => order.push('checkpoint'));
+    await store.transact(async (tx) => tx.insert('messages', { id: 'during' }));
+    order.push('commit');
+    // The journal the checkpoint sealed and the new one, as a crash now would leave them.
+    const image = crashImage(dir);
+    await checkpointed;
+    expect(order).toEqual(['commit', 'checkpoint']);
+    expect(readdirSync(image).filter((name) => name.startsWith('journal'))).toEqual(['journal.1.log', 'journal.log']);
+    const expected = [...Array.from({ length: 300 }, (_, i) => `m${i}`), 'during'];
+    expect(ids(await (await openStore(image)).scan('messages'))).toEqual(expected);
+    // Once the pages are written, the sealed journal is gone.
+    expect(readdirSync(dir).filter((name) => name.startsWith('journal'))).toEqual(['journal.log']);
+    await store.close();
+    expect(ids(await (await openStore(dir)).scan('messages'))).toEqual(expected);
   });
 
   test('a torn journal tail left by a crash is cut off and the store opens cleanly', async () => {
@@ -494,6 +528,11 @@ describe('durability', () => {
     lines[0] = lines[0]!.replace('m0', 'x0');
     writeFileSync(journal, lines.join('\n'));
     await expect(openStore(image)).rejects.toThrow(/journal .* damaged/);
+    // A sealed journal was durable in full before a checkpoint began: even a torn tail there is damage.
+    const sealed = crashImage(dir);
+    const [first] = readFileSync(path.join(sealed, 'journal.log'), 'utf8').split('\n');
+    writeFileSync(path.join(sealed, 'journal.1.log'), `${first}\n${first!.slice(0, 10)}`);
+    await expect(openStore(sealed)).rejects.toThrow(/journal\.1\.log is damaged/);
 
     await store.close();
     writeFileSync(path.join(dir, 'messages', '0.json'), '{"docs":[{"id":"m0"},');

@@ -1,25 +1,36 @@
-import { readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { AppendFile } from './append-file.js';
 import { fsyncDir } from './durable-file.js';
+
+const ACTIVE = 'journal.log';
+const SEALED = /^journal\.(\d+)\.log$/;
+const sealedName = (generation: number) => `journal.${generation}.log`;
 
 /**
  * The write-ahead journal: one line per group commit, `<byte length> <crc32 hex> <json>\n`. Appending a line and
  * fdatasync-ing it is the durability point of every transaction in the group. A crash can only tear the last line;
  * open() detects that by length and checksum and cuts it off.
+ *
+ * Records go to `journal.log`. A checkpoint seals it (renamed `journal.<n>.log`, n counting up) and records go on
+ * into a new, empty `journal.log` while the checkpoint writes its pages; once they are written, the sealed journals
+ * are deleted. Opening replays the sealed journals, oldest first, then `journal.log`.
  */
 export class Journal {
-  /** Set when the file may no longer match what we believe it holds; every later append fails. */
+  /** Set when the files may no longer match what we believe they hold; every later append fails. */
   broken = false;
 
   private constructor(
-    private readonly file: AppendFile,
+    private readonly dir: string,
+    private file: AppendFile,
     private bytes: number,
     private count: number,
+    /** Generations of the sealed journals on disk, oldest first. */
+    private readonly sealed: number[],
   ) {}
 
-  /** Number of records since the last reset. */
+  /** Number of records since the journal was last sealed. */
   get records(): number {
     return this.count;
   }
@@ -28,29 +39,26 @@ export class Journal {
     return this.bytes;
   }
 
-  /** Opens (or creates) the journal and returns the payloads of its intact records, in order. */
-  static async open(file: string): Promise<{ journal: Journal; payloads: unknown[] }> {
-    let content = Buffer.alloc(0);
-    let created = false;
-    try {
-      content = await readFile(file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      created = true;
-    }
-    const { payloads, intactBytes } = decodeRecords(file, content);
-    const handle = await AppendFile.open(file);
-    try {
-      if (intactBytes < content.length) {
-        await handle.truncate(intactBytes);
-        await handle.datasync();
+  /** Opens (or creates) the journal in `dir` and returns the payloads of its intact records, in order. */
+  static async open(dir: string): Promise<{ journal: Journal; payloads: unknown[] }> {
+    const sealed = (await readdir(dir))
+      .map((name) => SEALED.exec(name))
+      .filter((match): match is RegExpExecArray => match !== null)
+      .map((match) => Number(match[1]))
+      .sort((a, b) => a - b);
+    let payloads: unknown[] = [];
+    for (const generation of sealed) {
+      const file = join(dir, sealedName(generation));
+      const content = await readFile(file);
+      const records = decodeRecords(file, content);
+      // A sealed journal was durable in full before the next one took over: no crash can have torn it.
+      if (records.intactBytes < content.length) {
+        throw new Error(`store: journal ${file} is damaged at byte ${records.intactBytes}; refusing to open`);
       }
-      if (created) await fsyncDir(dirname(file));
-    } catch (err) {
-      await handle.close();
-      throw err;
+      payloads = payloads.concat(records.payloads);
     }
-    return { journal: new Journal(handle, intactBytes, payloads.length), payloads };
+    const { handle, bytes, payloads: active } = await openActive(dir);
+    return { journal: new Journal(dir, handle, bytes, active.length, sealed), payloads: payloads.concat(active) };
   }
 
   /** Appends one record and makes it durable. On failure the file is cut back to its last record. */
@@ -73,24 +81,87 @@ export class Journal {
     this.count += 1;
   }
 
-  /** Empties the journal once everything it holds is in the pages. */
-  async reset(): Promise<void> {
-    // A failed truncate leaves the records in place (replaying them is harmless); a failed sync after it leaves
-    // the length unknown, so nothing may be appended after that.
-    await this.file.truncate(0);
+  /**
+   * Seals the journal: later records go to a new, empty one. Returns the sealed journal's generation, for
+   * release(). On failure the records go on into the same journal.
+   */
+  async seal(): Promise<number> {
+    if (this.broken) throw new Error('store: the journal can no longer be written');
+    const generation = (this.sealed.at(-1) ?? 0) + 1;
+    const active = join(this.dir, ACTIVE);
+    const sealed = join(this.dir, sealedName(generation));
+    await rename(active, sealed);
+    let next: AppendFile;
     try {
-      await this.file.datasync();
+      next = await AppendFile.open(active);
     } catch (err) {
-      this.broken = true;
+      await rename(sealed, active).catch(() => (this.broken = true));
       throw err;
     }
+    const previous = this.file;
+    this.file = next;
     this.bytes = 0;
     this.count = 0;
+    this.sealed.push(generation);
+    // Nothing may be acknowledged from the new journal before its name is durable.
+    await this.syncDir();
+    await previous.close().catch(() => undefined);
+    return generation;
+  }
+
+  /**
+   * Deletes the sealed journals up to `generation`, once the pages hold all they hold. Oldest first, each deletion
+   * durable before the next: the sealed journals a crash leaves are always the newest ones, and replaying them in
+   * order over the pages gives what they held.
+   */
+  async release(generation: number): Promise<void> {
+    while (this.sealed.length > 0 && this.sealed[0]! <= generation) {
+      await unlink(join(this.dir, sealedName(this.sealed[0]!))).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+      await this.syncDir();
+      this.sealed.shift();
+    }
   }
 
   close(): Promise<void> {
     return this.file.close();
   }
+
+  private async syncDir(): Promise<void> {
+    try {
+      await fsyncDir(this.dir);
+    } catch (err) {
+      this.broken = true;
+      throw err;
+    }
+  }
+}
+
+/** Opens `journal.log` for appending, cutting off a torn tail; its intact records' payloads. */
+async function openActive(dir: string): Promise<{ handle: AppendFile; bytes: number; payloads: unknown[] }> {
+  const file = join(dir, ACTIVE);
+  let content = Buffer.alloc(0);
+  let created = false;
+  try {
+    content = await readFile(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    created = true;
+  }
+  const { payloads, intactBytes } = decodeRecords(file, content);
+  const handle = await AppendFile.open(file);
+  try {
+    if (intactBytes < content.length) {
+      await handle.truncate(intactBytes);
+      await handle.datasync();
+    }
+    if (created) await fsyncDir(dir);
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  return { handle, bytes: intactBytes, payloads };
 }
 
 function encodeRecord(payload: string): Buffer {

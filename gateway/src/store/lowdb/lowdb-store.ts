@@ -18,7 +18,7 @@ import { Transaction } from './transaction.js';
 export { StoreWriteError };
 
 export interface LowdbStoreOptions {
-  /** Directory of the store: `journal.log` and one folder of page files per collection. */
+  /** Directory of the store: the journal (`journal.log`) and one folder of page files per collection. */
   dir: string;
   collections: CollectionSpec[];
   /** Directory of media files; `<dir>/../media` when absent. */
@@ -45,6 +45,8 @@ export interface StoreStats {
 
 export interface LowdbStore extends Store {
   stats(): StoreStats;
+  /** Settles when no checkpoint is writing pages. */
+  checkpointed(): Promise<void>;
 }
 
 /** A page as a checkpoint writes it: its documents, or the id alone of one dropped from memory (clean on disk). */
@@ -60,8 +62,9 @@ const COLLECTION_NAME = /^[A-Za-z0-9_-]+$/;
  * Opens the store in `dir`, recovering whatever the last run left there.
  *
  * Layout: lowdb page files hold the documents, at most `pageSize` each in insertion order; `journal.log` holds
- * every group commit since the last checkpoint. A commit appends one journal line and fsyncs it, so its cost
- * does not depend on how much is stored; a checkpoint rewrites only the pages changed since the previous one.
+ * every group commit since the last checkpoint began. A commit appends one journal line and fsyncs it, so its cost
+ * does not depend on how much is stored; a checkpoint rewrites only the pages changed since the previous one, while
+ * commits go on (journal.ts).
  */
 export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbStore> {
   const pageSize = options.pageSize ?? 2000;
@@ -111,6 +114,8 @@ class JournaledStore implements LowdbStore {
   private failure: Error | null = null;
   /** After a failed checkpoint, the journal record count before which none is tried again. */
   private checkpointRetryAt = 0;
+  /** The checkpoint writing its pages now, if any; commits go on meanwhile. */
+  private checkpointing: Promise<void> | null = null;
   private readonly counters = { transactions: 0, commits: 0, checkpoints: 0, pagesWritten: 0 };
   /** Transactions started so far: a read that saw none start meanwhile saw no transaction half done. */
   private started = 0;
@@ -151,6 +156,10 @@ class JournaledStore implements LowdbStore {
 
   stats(): StoreStats {
     return { ...this.counters, cached: this.cache.size };
+  }
+
+  async checkpointed(): Promise<void> {
+    while (this.checkpointing) await this.checkpointing;
   }
 
   transact<R>(fn: (tx: Tx) => Promise<R>): Promise<R> {
@@ -250,9 +259,12 @@ class JournaledStore implements LowdbStore {
     return this.closing;
   }
 
-  /** Writes every dirty page and empties the journal; used on open after a replay. */
+  /** Writes every dirty page and deletes the journals they make needless; used on open after a replay and on close. */
   async checkpointNow(): Promise<void> {
-    await this.checkpoint(this.takeDirtyPages());
+    await this.checkpointed();
+    const images = this.takeDirtyPages();
+    const sealed = await this.seal(images);
+    if (sealed !== undefined) await this.writeCheckpoint(images, sealed);
   }
 
   private async shutdown(): Promise<void> {
@@ -265,6 +277,7 @@ class JournaledStore implements LowdbStore {
       else break;
     }
     if (!this.failure) await this.checkpointNow();
+    await this.checkpointed();
     await this.journal.close();
     this.state = 'closed';
   }
@@ -306,8 +319,11 @@ class JournaledStore implements LowdbStore {
       for (const op of group.ops) markDirty(this.dirty, op.collection, op.page);
       const payload = encodeOps(group.ops);
       // Memory now holds exactly what the journal will hold once this record is written: the moment to take
-      // the images a checkpoint writes.
-      const images = this.checkpointDue(payload.length) ? this.takeDirtyPages() : null;
+      // the images a checkpoint writes, and to seal the journal. The record goes to the new journal; replaying
+      // it over pages that already hold it changes nothing.
+      let images = this.checkpointDue(payload.length) ? this.takeDirtyPages() : null;
+      const sealed = images ? await this.seal(images) : undefined;
+      if (sealed === undefined) images = null;
       try {
         await this.journal.append(payload);
       } catch (err) {
@@ -321,7 +337,7 @@ class JournaledStore implements LowdbStore {
       this.inflight = null;
       this.counters.commits += 1;
       group.resolve();
-      if (images) await this.checkpoint(images);
+      if (images) this.startCheckpoint(images, sealed!);
     }
   }
 
@@ -344,6 +360,7 @@ class JournaledStore implements LowdbStore {
   }
 
   private checkpointDue(nextRecordBytes: number): boolean {
+    if (this.checkpointing) return false;
     const records = this.journal.records + 1;
     if (records < this.checkpointRetryAt) return false;
     return records >= this.checkpointEvery || this.journal.size + nextRecordBytes >= this.checkpointBytes;
@@ -370,29 +387,52 @@ class JournaledStore implements LowdbStore {
   }
 
   /**
-   * Pages first, each durable, then the journal is emptied. A crash in between leaves new pages under the old
-   * journal, whose replay rewrites the same full documents: the result is the same.
+   * Seals the journal at the images' point, so that later records go to a new journal while the pages are
+   * written. The sealed journal's generation; undefined if sealing failed (the checkpoint then fails).
    */
-  private async checkpoint(images: PageImage[]): Promise<void> {
+  private async seal(images: PageImage[]): Promise<number | undefined> {
+    try {
+      return await this.journal.seal();
+    } catch (err) {
+      this.checkpointFailed(images, err);
+      return undefined;
+    }
+  }
+
+  private startCheckpoint(images: PageImage[], sealed: number): void {
+    this.checkpointing = this.writeCheckpoint(images, sealed).finally(() => {
+      this.checkpointing = null;
+    });
+  }
+
+  /**
+   * Pages first, each durable, then the sealed journals are deleted. A crash in between leaves new pages under the
+   * sealed journals, whose replay rewrites the same full documents: the result is the same.
+   */
+  private async writeCheckpoint(images: PageImage[], sealed: number): Promise<void> {
     const captured = this.cache.captured;
     try {
       for (const { collection, page, docs } of images) {
         await writePage(join(this.dir, collection.name), page, await this.cache.pageImage(collection, page, docs), collection.shape);
         this.counters.pagesWritten += 1;
       }
-      await this.journal.reset();
+      await this.journal.release(sealed);
       this.counters.checkpoints += 1;
       this.checkpointRetryAt = 0;
       this.cache.written = captured;
       this.cache.pagesWritten();
       this.cache.trim();
     } catch (err) {
-      // The journal still holds everything, so no data is at risk; try again after another round of records.
-      this.returnDirtyPages(images);
-      this.checkpointRetryAt = this.journal.records + this.checkpointEvery;
-      if (this.journal.broken) this.failure = brokenJournal(err);
-      process.emitWarning(`store: checkpoint failed, will retry: ${(err as Error).message}`);
+      this.checkpointFailed(images, err);
     }
+  }
+
+  /** The journals still hold everything, so no data is at risk; try again after another round of records. */
+  private checkpointFailed(images: PageImage[], err: unknown): void {
+    this.returnDirtyPages(images);
+    this.checkpointRetryAt = this.journal.records + this.checkpointEvery;
+    if (this.journal.broken) this.failure = brokenJournal(err);
+    process.emitWarning(`store: checkpoint failed, will retry: ${(err as Error).message}`);
   }
 }
 

@@ -13,10 +13,8 @@ export function markDirty(dirty: DirtyPages, collection: Collection, page: numbe
   pages.add(page);
 }
 
-export const JOURNAL_FILE = 'journal.log';
-
 /**
- * Rebuilds memory from disk: every page, then the journal on top (its torn tail cut off), then the indexes.
+ * Rebuilds memory from disk: every page, then the journals on top (a torn tail cut off), then the indexes.
  * Of the pages only the ids and index keys are kept (the documents are read back when asked for), so opening
  * needs no more memory than the indexes; what the journal replays stays in memory until the caller checkpoints
  * it. Returns the open journal and the pages the replay changed.
@@ -43,7 +41,7 @@ export async function recover(
       });
     }
   }
-  const { journal, payloads } = await Journal.open(join(dir, JOURNAL_FILE));
+  const { journal, payloads } = await Journal.open(dir);
   try {
     for (const payload of payloads) replayRecord(payload, collections, (c, page) => markDirty(dirty, c, page));
     for (const collection of collections.values()) collection.buildIndexes();
