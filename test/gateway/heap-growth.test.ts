@@ -1,0 +1,32 @@
+import path from 'node:path';
+
+type Heap = typeof import('../../gateway/src/cli/heap.js', { with: { 'resolution-mode': 'import' } });
+
+let heap: Heap;
+beforeAll(async () => {
+  heap = (await import(path.resolve(__dirname, '../../gateway/dist/cli/heap.js'))) as Heap;
+});
+
+const MB = 1024 * 1024;
+
+describe('heap growth allowed after a full collection', () => {
+  test.each([
+    // A small heap grows by 48 MB, up to four times what survived.
+    [1 * MB, 300],
+    [16 * MB, 300],
+    [24 * MB, 200],
+    [32 * MB, 150],
+    [48 * MB, 100],
+    // A large one by half of what survived, however large: resident memory stays within 1.5 times the live data.
+    [96 * MB, 50],
+    [400 * MB, 50],
+    [4096 * MB, 50],
+  ])('%d bytes live: %d %%', (live, percent) => {
+    expect(heap.growingPercent(live)).toBe(percent);
+  });
+
+  test('moves in steps of 10 %, so the flag changes seldom', () => {
+    for (let live = MB; live < 200 * MB; live += 3 * MB) expect(heap.growingPercent(live) % 10).toBe(0);
+    expect(heap.growingPercent(0)).toBe(300);
+  });
+});
