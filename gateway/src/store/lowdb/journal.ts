@@ -1,8 +1,9 @@
-import { readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { AppendFile } from './append-file.js';
 import { fsyncDir } from './durable-file.js';
+import { numberedFiles } from './numbered-files.js';
 
 const ACTIVE = 'journal.log';
 const SEALED = /^journal\.(\d+)\.log$/;
@@ -41,11 +42,7 @@ export class Journal {
 
   /** Opens (or creates) the journal in `dir` and returns the payloads of its intact records, in order. */
   static async open(dir: string): Promise<{ journal: Journal; payloads: unknown[] }> {
-    const sealed = (await readdir(dir))
-      .map((name) => SEALED.exec(name))
-      .filter((match): match is RegExpExecArray => match !== null)
-      .map((match) => Number(match[1]))
-      .sort((a, b) => a - b);
+    const sealed = await numberedFiles(dir, SEALED);
     let payloads: unknown[] = [];
     for (const generation of sealed) {
       const file = join(dir, sealedName(generation));
@@ -103,9 +100,9 @@ export class Journal {
     this.bytes = 0;
     this.count = 0;
     this.sealed.push(generation);
+    await previous.close().catch(() => undefined);
     // Nothing may be acknowledged from the new journal before its name is durable.
     await this.syncDir();
-    await previous.close().catch(() => undefined);
     return generation;
   }
 

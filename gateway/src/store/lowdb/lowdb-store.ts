@@ -56,6 +56,12 @@ interface PageImage {
   docs: Array<[string, Doc | undefined]>;
 }
 
+/** A checkpoint under way: the pages it writes, and the sealed journal it makes needless once they are written. */
+interface Checkpoint {
+  images: PageImage[];
+  sealed: number;
+}
+
 const COLLECTION_NAME = /^[A-Za-z0-9_-]+$/;
 
 /**
@@ -262,9 +268,8 @@ class JournaledStore implements LowdbStore {
   /** Writes every dirty page and deletes the journals they make needless; used on open after a replay and on close. */
   async checkpointNow(): Promise<void> {
     await this.checkpointed();
-    const images = this.takeDirtyPages();
-    const sealed = await this.seal(images);
-    if (sealed !== undefined) await this.writeCheckpoint(images, sealed);
+    const checkpoint = await this.beginCheckpoint();
+    if (checkpoint) await this.writeCheckpoint(checkpoint);
   }
 
   private async shutdown(): Promise<void> {
@@ -321,14 +326,12 @@ class JournaledStore implements LowdbStore {
       // Memory now holds exactly what the journal will hold once this record is written: the moment to take
       // the images a checkpoint writes, and to seal the journal. The record goes to the new journal; replaying
       // it over pages that already hold it changes nothing.
-      let images = this.checkpointDue(payload.length) ? this.takeDirtyPages() : null;
-      const sealed = images ? await this.seal(images) : undefined;
-      if (sealed === undefined) images = null;
+      const checkpoint = this.checkpointDue(payload.length) ? await this.beginCheckpoint() : undefined;
       try {
         await this.journal.append(payload);
       } catch (err) {
         this.inflight = null;
-        if (images) this.returnDirtyPages(images);
+        if (checkpoint) this.returnDirtyPages(checkpoint.images);
         // A transaction under way (waiting for a page file) may have built on the failed group: take the turn
         // between transactions, so that everything applied after the failed group is undone with it.
         await this.exclusive(async () => this.abandon(group, err));
@@ -337,7 +340,11 @@ class JournaledStore implements LowdbStore {
       this.inflight = null;
       this.counters.commits += 1;
       group.resolve();
-      if (images) this.startCheckpoint(images, sealed!);
+      if (checkpoint) {
+        this.checkpointing = this.writeCheckpoint(checkpoint).finally(() => {
+          this.checkpointing = null;
+        });
+      }
     }
   }
 
@@ -387,29 +394,24 @@ class JournaledStore implements LowdbStore {
   }
 
   /**
-   * Seals the journal at the images' point, so that later records go to a new journal while the pages are
-   * written. The sealed journal's generation; undefined if sealing failed (the checkpoint then fails).
+   * Takes the images of the dirty pages and seals the journal at that point, so that later records go to a new
+   * journal while the pages are written. Undefined if sealing failed (the checkpoint then fails).
    */
-  private async seal(images: PageImage[]): Promise<number | undefined> {
+  private async beginCheckpoint(): Promise<Checkpoint | undefined> {
+    const images = this.takeDirtyPages();
     try {
-      return await this.journal.seal();
+      return { images, sealed: await this.journal.seal() };
     } catch (err) {
       this.checkpointFailed(images, err);
       return undefined;
     }
   }
 
-  private startCheckpoint(images: PageImage[], sealed: number): void {
-    this.checkpointing = this.writeCheckpoint(images, sealed).finally(() => {
-      this.checkpointing = null;
-    });
-  }
-
   /**
    * Pages first, each durable, then the sealed journals are deleted. A crash in between leaves new pages under the
    * sealed journals, whose replay rewrites the same full documents: the result is the same.
    */
-  private async writeCheckpoint(images: PageImage[], sealed: number): Promise<void> {
+  private async writeCheckpoint({ images, sealed }: Checkpoint): Promise<void> {
     const captured = this.cache.captured;
     try {
       for (const { collection, page, docs } of images) {

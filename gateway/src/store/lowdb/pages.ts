@@ -1,8 +1,9 @@
-import { open, readdir, readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low, type Adapter } from 'lowdb';
 import type { Doc } from '../store.js';
 import { writeFileDurably } from './durable-file.js';
+import { numberedFiles } from './numbered-files.js';
 import { pageKeys, shapeSignature, type IndexShape, type PageKeys } from './page-keys.js';
 
 /**
@@ -39,20 +40,7 @@ class PageFile implements Adapter<PageData> {
 }
 
 /** The page numbers of one collection directory, ascending. */
-export async function pageNumbers(dir: string): Promise<number[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
-  return names
-    .map((name) => PAGE_NAME.exec(name))
-    .filter((match): match is RegExpExecArray => match !== null)
-    .map((match) => Number(match[1]))
-    .sort((a, b) => a - b);
-}
+export const pageNumbers = (dir: string): Promise<number[]> => numberedFiles(dir, PAGE_NAME);
 
 /** The documents of one page file. A damaged page is an error: the store refuses to open rather than lose data. */
 export async function readPage(dir: string, page: number): Promise<Doc[]> {
