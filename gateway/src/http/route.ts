@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { IRoute, Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
@@ -7,14 +7,19 @@ import { ApiError, badRequest } from '../errors.js';
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Handlers = Partial<Record<Method, RequestHandler | RequestHandler[]>>;
 
+/** Where paths are registered: a Router, or the app under the API's prefix (see createApp). */
+export interface Routes {
+  route(path: string): IRoute;
+}
+
 /**
  * Registers the handlers of one path, each behind the `before` middleware (auth, rate limit), and answers any
  * other method on it with 405 and an `Allow` header before anything else runs (OPTIONS gets 204).
  */
-export function route(router: Router, path: string, handlers: Handlers, before: RequestHandler[] = []): void {
+export function route(routes: Routes, path: string, handlers: Handlers, before: RequestHandler[] = []): void {
   const methods = Object.keys(handlers) as Method[];
   const allow = [...methods.map((m) => m.toUpperCase()), ...(methods.includes('get') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
-  const r = router.route(path);
+  const r = routes.route(path);
   for (const method of methods) r[method](...before, ...([handlers[method]].flat() as RequestHandler[]));
   r.options((_req, res) => void res.set('Allow', allow).status(204).end());
   r.all(() => {

@@ -1,16 +1,15 @@
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { campaignsOf, createCampaign, getCampaign, previewOpening, publicCampaign, updateCampaign } from '../../domain/campaigns.js';
 import { funnelOf } from '../../domain/funnel-report.js';
 import { testBot } from '../../engine/bot-test.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
-import { accountOf, parse, route, sendDurable } from '../route.js';
+import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery } from '../schemas.js';
 
-export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
-  const router = Router();
-  route(router, '/campaigns', {
+export function campaignsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+  route(v1, '/campaigns', {
     post: [jsonBody(), async (req, res) => {
       res.status(201).json(publicCampaign(await createCampaign(gw, accountOf(res).id, parse(campaignCreate, req.body))));
     }],
@@ -20,7 +19,7 @@ export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
       await sendDurable(gw, res, await readPage(query, (page) => campaignsOf(gw.store, accountId, page), publicCampaign));
     },
   }, before);
-  route(router, '/campaigns/:id', {
+  route(v1, '/campaigns/:id', {
     get: async (req, res) => {
       const campaign = await getCampaign(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, publicCampaign(campaign));
@@ -30,23 +29,22 @@ export function campaignsRouter(gw: Gateway, before: RequestHandler[]): Router {
       res.json(publicCampaign(campaign));
     }],
   }, before);
-  route(router, '/campaigns/:id/bot/test', {
+  route(v1, '/campaigns/:id/bot/test', {
     post: [jsonBody(), async (req, res) => {
       const question = parse(botTest, req.body);
       res.json(await testBot(gw, accountOf(res).id, String(req.params.id), question));
     }],
   }, before);
-  route(router, '/campaigns/:id/preview', {
+  route(v1, '/campaigns/:id/preview', {
     get: async (req, res) => {
       const { contactId } = parse(campaignPreview, req.query, 'query');
       await sendDurable(gw, res, await previewOpening(gw.store, accountOf(res).id, String(req.params.id), contactId));
     },
   }, before);
-  route(router, '/campaigns/:id/funnel', {
+  route(v1, '/campaigns/:id/funnel', {
     get: async (req, res) => {
       const query = parse(funnelQuery, req.query, 'query');
       await sendDurable(gw, res, await funnelOf(gw.store, accountOf(res).id, String(req.params.id), query));
     },
   }, before);
-  return router;
 }

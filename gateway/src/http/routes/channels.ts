@@ -1,4 +1,4 @@
-import { Router, type Request, type RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { getAccount } from '../../domain/accounts.js';
 import { publicChannels, removeChannel, setChannel, type ProviderName } from '../../domain/channels.js';
@@ -6,7 +6,7 @@ import { receiveOnChannel } from '../../domain/messages.js';
 import { ApiError } from '../../errors.js';
 import { channelProvider } from '../../providers/channels/index.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountOf, parse, route, sendDurable } from '../route.js';
+import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { channelIncoming, twilioChannel, whatsappChannel } from '../schemas.js';
 
 const CHANNELS = ['sms', 'whatsapp'] as const;
@@ -20,16 +20,15 @@ export const publicBase = (gw: Gateway, req: Request) => gw.config.publicUrl ?? 
  * runs on the `log` provider: what the provider's own webhook does once a real one sends. It goes through the same
  * engine (opt-out, hand-off, bot), so a funnel can be tried end to end before any provider account exists.
  */
-export function channelsRouter(gw: Gateway, before: RequestHandler[]): Router {
-  const router = Router();
+export function channelsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
   const answer = async (req: Request, accountId: string) => publicChannels(await getAccount(gw.store, accountId), publicBase(gw, req));
-  route(router, '/channels', {
+  route(v1, '/channels', {
     get: async (req, res) => {
       await sendDurable(gw, res.set('Cache-Control', 'no-store'), await answer(req, accountOf(res).id));
     },
   }, before);
   for (const [provider, schema] of [['twilio', twilioChannel], ['whatsapp', whatsappChannel]] as const) {
-    route(router, `/channels/${provider}`, {
+    route(v1, `/channels/${provider}`, {
       put: [jsonBody(), async (req, res) => {
         await setChannel(gw, accountOf(res).id, provider as ProviderName, parse(schema, req.body));
         res.set('Cache-Control', 'no-store').json(await answer(req, accountOf(res).id));
@@ -40,7 +39,7 @@ export function channelsRouter(gw: Gateway, before: RequestHandler[]): Router {
       },
     }, before);
   }
-  route(router, '/channels/:channel/incoming', {
+  route(v1, '/channels/:channel/incoming', {
     post: [jsonBody(), async (req, res) => {
       const channel = CHANNELS.find((c) => c === req.params.channel);
       if (!channel) throw new ApiError(404, 'NOT_FOUND', `Channel not found; use one of ${CHANNELS.join(', ')}`);
@@ -51,5 +50,4 @@ export function channelsRouter(gw: Gateway, before: RequestHandler[]): Router {
       res.json({ success: true, messageId: message.id, contactId: contact.id, conversationId: message.conversationId });
     }],
   }, before);
-  return router;
 }

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { createContact, getContact, lookupContact, publicContact } from '../../domain/contacts.js';
 import { publicConversation } from '../../domain/conversations.js';
@@ -6,13 +6,11 @@ import { messagesOf, publicMessage } from '../../domain/messages.js';
 import { setBot, teamReply } from '../../engine/handoff.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
-import { accountOf, parse, route, sendDurable } from '../route.js';
+import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { botState, contactCreate, contactLookup, teamMessage } from '../schemas.js';
-import type { RequestHandler } from 'express';
 
-export function contactsRouter(gw: Gateway, before: RequestHandler[]): Router {
-  const router = Router();
-  route(router, '/contacts', {
+export function contactsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+  route(v1, '/contacts', {
     post: [jsonBody(), async (req, res) => {
       const { contact, created } = await createContact(gw, accountOf(res).id, parse(contactCreate, req.body));
       res.status(created ? 201 : 200).json(publicContact(contact));
@@ -22,13 +20,13 @@ export function contactsRouter(gw: Gateway, before: RequestHandler[]): Router {
       await sendDurable(gw, res, publicContact(contact));
     },
   }, before);
-  route(router, '/contacts/:id', {
+  route(v1, '/contacts/:id', {
     get: async (req, res) => {
       const contact = await getContact(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, publicContact(contact));
     },
   }, before);
-  route(router, '/contacts/:id/messages', {
+  route(v1, '/contacts/:id/messages', {
     get: async (req, res) => {
       const query = parse(pageQuery, req.query, 'query');
       const accountId = accountOf(res).id;
@@ -41,7 +39,7 @@ export function contactsRouter(gw: Gateway, before: RequestHandler[]): Router {
       res.status(201).json(publicMessage(await teamReply(gw, accountOf(res), String(req.params.id), body, conversationId)));
     }],
   }, before);
-  route(router, '/contacts/:id/bot', {
+  route(v1, '/contacts/:id/bot', {
     post: [jsonBody(), async (req, res) => {
       const { active } = parse(botState, req.body);
       const contactId = String(req.params.id);
@@ -50,5 +48,4 @@ export function contactsRouter(gw: Gateway, before: RequestHandler[]): Router {
       res.json({ success: true, contactId, active, conversations: conversations.map((c) => publicConversation(c, contact)) });
     }],
   }, before);
-  return router;
 }

@@ -1,17 +1,16 @@
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import type { Contact } from '../../domain/contacts.js';
 import { conversationsOf, getConversation, publicConversation, type Conversation } from '../../domain/conversations.js';
 import { markRead } from '../../domain/read-state.js';
 import { readPage } from '../paging.js';
-import { accountOf, parse, route, sendDurable } from '../route.js';
+import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { conversationQuery } from '../schemas.js';
 
 /** Conversations, newest activity first (the inbox). */
-export function conversationsRouter(gw: Gateway, before: RequestHandler[]): Router {
-  const router = Router();
+export function conversationsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
   const withContact = async (c: Conversation) => publicConversation(c, await gw.store.get<Contact>('contacts', c.contactId));
-  route(router, '/conversations', {
+  route(v1, '/conversations', {
     get: async (req, res) => {
       const { limit, cursor, ...filters } = parse(conversationQuery, req.query, 'query');
       const accountId = accountOf(res).id;
@@ -19,17 +18,16 @@ export function conversationsRouter(gw: Gateway, before: RequestHandler[]): Rout
       await sendDurable(gw, res, { data: await Promise.all(page.data.map(withContact)), nextCursor: page.nextCursor });
     },
   }, before);
-  route(router, '/conversations/:id', {
+  route(v1, '/conversations/:id', {
     get: async (req, res) => {
       const conversation = await getConversation(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, await withContact(conversation));
     },
   }, before);
-  route(router, '/conversations/:id/read', {
+  route(v1, '/conversations/:id/read', {
     post: async (req, res) => {
       res.json(await withContact(await markRead(gw, accountOf(res).id, String(req.params.id))));
     },
   }, before);
-  return router;
 }
 

@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { setAutoRecharge } from '../../domain/auto-recharge.js';
 import { creditsOf, grantCredits } from '../../domain/credits.js';
@@ -6,13 +6,12 @@ import { idempotent } from '../../domain/idempotency.js';
 import { publicSubAccount, subAccountCredits, subAccountsOf } from '../../domain/subaccounts.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
-import { accountOf, parse, route, sendDurable } from '../route.js';
+import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { autoRecharge, creditGrant } from '../schemas.js';
 
-export function creditsRouter(gw: Gateway, before: RequestHandler[], headerKeyOnly: RequestHandler[]): Router {
-  const router = Router();
+export function creditsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[], headerKeyOnly: RequestHandler[]): void {
 
-  route(router, '/subaccounts/credits', {
+  route(v1, '/subaccounts/credits', {
     post: [jsonBody(), async (req, res) => {
       const input = parse(creditGrant, req.body);
       const account = accountOf(res);
@@ -25,13 +24,13 @@ export function creditsRouter(gw: Gateway, before: RequestHandler[], headerKeyOn
     }],
   }, headerKeyOnly);
 
-  route(router, '/subaccounts/auto-recharge', {
+  route(v1, '/subaccounts/auto-recharge', {
     put: [jsonBody(), async (req, res) => {
       res.json(await setAutoRecharge(gw, accountOf(res), parse(autoRecharge, req.body)));
     }],
   }, headerKeyOnly);
 
-  route(router, '/subaccounts', {
+  route(v1, '/subaccounts', {
     get: async (req, res) => {
       const query = parse(pageQuery, req.query, 'query');
       const agency = accountOf(res);
@@ -39,17 +38,16 @@ export function creditsRouter(gw: Gateway, before: RequestHandler[], headerKeyOn
     },
   }, before);
 
-  route(router, '/subaccounts/:id/credits', {
+  route(v1, '/subaccounts/:id/credits', {
     get: async (req, res) => {
       await sendDurable(gw, res, await subAccountCredits(gw.store, accountOf(res), String(req.params.id)));
     },
   }, before);
 
-  route(router, '/credits', {
+  route(v1, '/credits', {
     get: async (_req, res) => {
       const credits = await creditsOf(gw.store, accountOf(res).id);
       await sendDurable(gw, res, credits);
     },
   }, before);
-  return router;
 }

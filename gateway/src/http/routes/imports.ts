@@ -1,11 +1,11 @@
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import type { ContactInput } from '../../domain/contacts.js';
 import { createImport, getImport, importsOf, publicImport, type ImportSource } from '../../domain/imports.js';
 import { badRequest } from '../../errors.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
-import { accountOf, parse, route, sendDurable } from '../route.js';
+import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { contactCreate, importCreate } from '../schemas.js';
 
 /** A CSV of 100,000 rows with a few columns, as JSON text. */
@@ -22,9 +22,8 @@ function readContact(fields: unknown): ContactInput {
   return parse(contactCreate, fields, 'row');
 }
 
-export function importsRouter(gw: Gateway, before: RequestHandler[]): Router {
-  const router = Router();
-  route(router, '/lists/:listId/imports', {
+export function importsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+  route(v1, '/lists/:listId/imports', {
     post: [jsonBody(IMPORT_BODY_LIMIT), async (req, res) => {
       const { csv, columns, delimiter, contacts, delay } = parse(importCreate, req.body);
       const source: ImportSource = csv !== undefined ? { csv, columns: columns!, delimiter } : { contacts: contacts! };
@@ -38,10 +37,9 @@ export function importsRouter(gw: Gateway, before: RequestHandler[]): Router {
       await sendDurable(gw, res, await readPage(query, (page) => importsOf(gw.store, accountId, listId, page), publicImport));
     },
   }, before);
-  route(router, '/imports/:id', {
+  route(v1, '/imports/:id', {
     get: async (req, res) => {
       await sendDurable(gw, res, publicImport(await getImport(gw.store, accountOf(res).id, String(req.params.id))));
     },
   }, before);
-  return router;
 }

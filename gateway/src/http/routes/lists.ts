@@ -1,15 +1,14 @@
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { publicContact } from '../../domain/contacts.js';
 import { addToList, createList, getList, listsOf, membersOf, publicList } from '../../domain/lists.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
-import { accountOf, parse, route, sendDurable } from '../route.js';
+import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { listAdd, listCreate } from '../schemas.js';
 
-export function listsRouter(gw: Gateway, before: RequestHandler[]): Router {
-  const router = Router();
-  route(router, '/lists', {
+export function listsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+  route(v1, '/lists', {
     post: [jsonBody(), async (req, res) => {
       const list = await createList(gw, accountOf(res).id, parse(listCreate, req.body).name.trim());
       res.status(201).json(publicList(list));
@@ -20,12 +19,12 @@ export function listsRouter(gw: Gateway, before: RequestHandler[]): Router {
       await sendDurable(gw, res, await readPage(query, (page) => listsOf(gw.store, accountId, page), publicList));
     },
   }, before);
-  route(router, '/lists/:listId', {
+  route(v1, '/lists/:listId', {
     get: async (req, res) => {
       await sendDurable(gw, res, publicList(await getList(gw.store, accountOf(res).id, String(req.params.listId))));
     },
   }, before);
-  route(router, '/lists/:listId/contacts', {
+  route(v1, '/lists/:listId/contacts', {
     post: [jsonBody(), async (req, res) => {
       const { contactId, delay } = parse(listAdd, req.body);
       const listId = String(req.params.listId);
@@ -40,5 +39,4 @@ export function listsRouter(gw: Gateway, before: RequestHandler[]): Router {
       await sendDurable(gw, res, page);
     },
   }, before);
-  return router;
 }

@@ -1,18 +1,17 @@
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { readMedia } from '../../domain/media.js';
 import { deliveriesOf, getMessage, publicMessage, receiveMessage, sendMessage } from '../../domain/messages.js';
 import { retryMessage } from '../../domain/retry.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountOf, parse, route, sendDurable } from '../route.js';
+import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { incomingMessage, sendMessage as sendSchema } from '../schemas.js';
 
-export function messagesRouter(gw: Gateway, before: RequestHandler[]): Router {
-  const router = Router();
+export function messagesRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
   // Base64 grows a file by a third; leave room for the rest of the body.
   const incomingLimit = Math.ceil((gw.config.maxMediaBytes * 4) / 3) + 64 * 1024;
 
-  route(router, '/incoming_custom_channel_message', {
+  route(v1, '/incoming_custom_channel_message', {
     post: [jsonBody(incomingLimit), async (req, res) => {
       const { customData, messageType } = parse(incomingMessage, req.body);
       const { message } = await receiveMessage(gw, accountOf(res), {
@@ -24,7 +23,7 @@ export function messagesRouter(gw: Gateway, before: RequestHandler[]): Router {
     }],
   }, before);
 
-  route(router, '/send_custom_channel_message', {
+  route(v1, '/send_custom_channel_message', {
     post: [jsonBody(), async (req, res) => {
       const { customData } = parse(sendSchema, req.body);
       const { message, contact } = await sendMessage(gw, accountOf(res), customData);
@@ -32,7 +31,7 @@ export function messagesRouter(gw: Gateway, before: RequestHandler[]): Router {
     }],
   }, before);
 
-  route(router, '/messages/:id', {
+  route(v1, '/messages/:id', {
     get: async (req, res) => {
       const message = await getMessage(gw.store, accountOf(res).id, String(req.params.id));
       const deliveries = await deliveriesOf(gw.store, message.id);
@@ -40,18 +39,17 @@ export function messagesRouter(gw: Gateway, before: RequestHandler[]): Router {
     },
   }, before);
 
-  route(router, '/messages/:id/retry', {
+  route(v1, '/messages/:id/retry', {
     post: async (req, res) => {
       const { message, deliveries } = await retryMessage(gw, accountOf(res).id, String(req.params.id));
       res.json(publicMessage(message, deliveries));
     },
   }, before);
 
-  route(router, '/media/:id', {
+  route(v1, '/media/:id', {
     get: async (req, res) => {
       const { media, bytes } = await readMedia(gw, accountOf(res).id, String(req.params.id));
       res.set({ 'Content-Type': media.contentType, 'Content-Disposition': 'attachment', 'X-Content-Type-Options': 'nosniff' }).send(bytes);
     },
   }, before);
-  return router;
 }

@@ -1,4 +1,4 @@
-import express, { Router, type Request } from 'express';
+import express, { type Request } from 'express';
 import type { Gateway } from '../../context.js';
 import type { Account } from '../../domain/accounts.js';
 import { copyProviderFile } from '../../domain/media.js';
@@ -9,7 +9,7 @@ import type { InboundMessage } from '../../providers/channels/channel-provider.j
 import type { ProviderFile } from '../../providers/channels/provider-file.js';
 import { parseTwilioInbound, parseTwilioStatus, readTwilioMedia, verifyTwilioSignature } from '../../providers/channels/twilio.js';
 import { parseWhatsAppWebhook, readWhatsAppMedia, verifyWhatsAppSignature, verifyWhatsAppSubscription } from '../../providers/channels/whatsapp-cloud.js';
-import { route } from '../route.js';
+import { route, type Routes } from '../route.js';
 import { publicBase } from './channels.js';
 
 /** A contact's file is read while the provider waits for the webhook's answer (Twilio waits 15 s at most). */
@@ -22,8 +22,7 @@ const badSignature = () => new ApiError(403, 'INVALID_SIGNATURE', 'The request s
  * key: each request is proven by its provider's signature over the body, made with the account's own secret (Twilio
  * auth token, Meta app secret), and refused with 403 otherwise. An account without that provider is not found.
  */
-export function providerWebhooksRouter(gw: Gateway): Router {
-  const router = Router();
+export function providerWebhooksRoutes(v1: Routes, gw: Gateway): void {
   const form = express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 200, type: () => true });
   const raw = express.raw({ limit: '1mb', type: () => true });
 
@@ -61,14 +60,14 @@ export function providerWebhooksRouter(gw: Gateway): Router {
     return { account, credentials, params };
   }
 
-  route(router, '/channels/twilio/:accountId/incoming', {
+  route(v1, '/channels/twilio/:accountId/incoming', {
     post: [form, async (req, res) => {
       const { account, credentials, params } = await twilioRequest(req);
       await receive(account, parseTwilioInbound(params), (url) => readTwilioMedia(credentials, url, fileOptions(gw.config.twilioApiUrl)));
       res.type('text/xml').send(EMPTY_TWIML);
     }],
   });
-  route(router, '/channels/twilio/:accountId/status', {
+  route(v1, '/channels/twilio/:accountId/status', {
     post: [form, async (req, res) => {
       const { account, params } = await twilioRequest(req);
       const update = parseTwilioStatus(params);
@@ -76,7 +75,7 @@ export function providerWebhooksRouter(gw: Gateway): Router {
       res.status(204).end();
     }],
   });
-  route(router, '/channels/whatsapp/:accountId/webhook', {
+  route(v1, '/channels/whatsapp/:accountId/webhook', {
     get: async (req, res) => {
       const { credentials } = await withProvider(req, 'whatsapp');
       const challenge = verifyWhatsAppSubscription(credentials, req.query as Record<string, unknown>);
@@ -99,5 +98,4 @@ export function providerWebhooksRouter(gw: Gateway): Router {
       res.status(200).json({ success: true });
     }],
   });
-  return router;
 }

@@ -1,17 +1,16 @@
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { getAccount, rotateApiKey } from '../../domain/accounts.js';
 import { publicBotSettings, updateBotSettings } from '../../domain/bot-settings.js';
 import { publicSettings, rotateWebhookSecret, sendTestEvent, updateSettings } from '../../domain/settings.js';
 import { ApiError } from '../../errors.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountOf, parse, route, sendDurable } from '../route.js';
+import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { botSettingsUpdate, settingsUpdate } from '../schemas.js';
 
 /** The app's Settings area over the API: Custom Channel Webhook (spec §4.7), API key (spec §5.2) and the bot. */
-export function settingsRouter(gw: Gateway, before: RequestHandler[]): Router {
-  const router = Router();
-  route(router, '/settings', {
+export function settingsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+  route(v1, '/settings', {
     get: async (_req, res) => {
       const account = await getAccount(gw.store, accountOf(res).id);
       await sendDurable(gw, res.set('Cache-Control', 'no-store'), publicSettings(account));
@@ -21,7 +20,7 @@ export function settingsRouter(gw: Gateway, before: RequestHandler[]): Router {
       res.set('Cache-Control', 'no-store').json(publicSettings(await updateSettings(gw, accountOf(res).id, changes)));
     }],
   }, before);
-  route(router, '/settings/bot', {
+  route(v1, '/settings/bot', {
     get: async (_req, res) => {
       const account = await getAccount(gw.store, accountOf(res).id);
       await sendDurable(gw, res.set('Cache-Control', 'no-store'), publicBotSettings(account));
@@ -31,24 +30,23 @@ export function settingsRouter(gw: Gateway, before: RequestHandler[]): Router {
       res.set('Cache-Control', 'no-store').json(publicBotSettings(account));
     }],
   }, before);
-  route(router, '/settings/webhook-secret', {
+  route(v1, '/settings/webhook-secret', {
     post: async (_req, res) => {
       res.set('Cache-Control', 'no-store').json(publicSettings(await rotateWebhookSecret(gw, accountOf(res).id)));
     },
   }, before);
-  route(router, '/settings/webhook-test', {
+  route(v1, '/settings/webhook-test', {
     post: async (_req, res) => {
       const accountId = accountOf(res).id;
       await testLimit(gw, accountId);
       res.set('Cache-Control', 'no-store').json(await sendTestEvent(gw, accountId));
     },
   }, before);
-  route(router, '/api-key', {
+  route(v1, '/api-key', {
     post: async (_req, res) => {
       res.set('Cache-Control', 'no-store').json({ apiKey: await rotateApiKey(gw, accountOf(res).id) });
     },
   }, before);
-  return router;
 }
 
 const TESTS_PER_MINUTE = 10;

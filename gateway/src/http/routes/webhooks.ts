@@ -1,16 +1,15 @@
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { checkTarget } from '../../domain/settings.js';
 import { getSubscription, publicSubscription, subscribe, subscriptionsOf, unsubscribe } from '../../domain/webhooks.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
-import { accountOf, parse, route, sendDurable } from '../route.js';
+import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { webhookCreate } from '../schemas.js';
 
 /** Webhook subscriptions: how an n8n trigger registers itself. The secret is shown once, on creation. */
-export function webhooksRouter(gw: Gateway, before: RequestHandler[]): Router {
-  const router = Router();
-  route(router, '/webhooks', {
+export function webhooksRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+  route(v1, '/webhooks', {
     post: [jsonBody(), async (req, res) => {
       const { url, events } = parse(webhookCreate, req.body);
       checkTarget(gw, url, 'url');
@@ -23,7 +22,7 @@ export function webhooksRouter(gw: Gateway, before: RequestHandler[]): Router {
       await sendDurable(gw, res, await readPage(query, (page) => subscriptionsOf(gw.store, accountId, page), publicSubscription));
     },
   }, before);
-  route(router, '/webhooks/:id', {
+  route(v1, '/webhooks/:id', {
     get: async (req, res) => {
       const sub = await getSubscription(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, publicSubscription(sub));
@@ -33,5 +32,4 @@ export function webhooksRouter(gw: Gateway, before: RequestHandler[]): Router {
       res.status(204).end();
     },
   }, before);
-  return router;
 }
