@@ -135,6 +135,20 @@ describe('routes and methods', () => {
       expect(allow).not.toContain(method);
     }
   });
+  // A 405 is thrown before any await, so its answer is written while the request event is still being emitted.
+  test('every answer carries nosniff and HSTS, including those written at once', async () => {
+    const answers = [
+      await api(ctx.gw, account, 'GET', '/v1/lists'),
+      await api(ctx.gw, account, 'DELETE', '/v1/contacts'),
+      await request(ctx.gw, 'GET', '/v1/nope'),
+      await request(ctx.gw, 'GET', '/v1/contacts'),
+    ];
+    expect(answers.map((res) => res.status)).toEqual([200, 405, 404, 401]);
+    for (const res of answers) {
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['strict-transport-security']).toBe('max-age=31536000');
+    }
+  });
 });
 
 describe('never a 500 or a stack trace for bad input', () => {

@@ -17,8 +17,9 @@ export function apiKeyAuth(gw: Gateway, { headerOnly = false } = {}): RequestHan
   return async (req, res, next) => {
     // An empty header counts as absent, so it never hides a key given another way.
     const header = req.get('x-api-key')?.trim() || undefined;
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
-    const query = typeof req.query.apiKey === 'string' ? req.query.apiKey : undefined;
+    // With a key in the header, the other places are never looked at, nor the query string parsed.
+    const bearer = header ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
+    const query = header || typeof req.query.apiKey !== 'string' ? undefined : req.query.apiKey;
     if (!header && !bearer && !query && req.get('cookie')) {
       const signedIn = await sessionOf(gw, req);
       if (!signedIn) throw unauthorized();
