@@ -115,18 +115,21 @@ function twilioError(status: number, answer: Record<string, unknown> | undefined
   return new ChannelError(redact(message, authToken), status === 429 || status >= 500, code);
 }
 
+/** How a request to Twilio carries the account's credentials, and the secret its errors must not show. */
+const twilioAuth = (c: TwilioCredentials) => ({ authorization: `Basic ${Buffer.from(`${c.accountSid}:${c.authToken}`).toString('base64')}`, secret: c.authToken });
+
 export function createTwilioProvider(
   c: TwilioCredentials,
   options: { apiUrl: string; timeoutMs: number; statusCallbackUrl: string | null },
 ): ChannelProvider {
   const endpoint = `${options.apiUrl.replace(/\/+$/, '')}/2010-04-01/Accounts/${c.accountSid}/Messages.json`;
-  const authorization = `Basic ${Buffer.from(`${c.accountSid}:${c.authToken}`).toString('base64')}`;
+  const auth = twilioAuth(c);
   return {
     name: 'twilio',
     refuse: (campaign) => refusal(c, campaign),
     async send(message) {
       const form = messageForm(c, message, options.statusCallbackUrl);
-      const { status, answer } = await postToProvider('Twilio', endpoint, { form }, { authorization, timeoutMs: options.timeoutMs, secret: c.authToken });
+      const { status, answer } = await postToProvider('Twilio', endpoint, { form }, { ...auth, timeoutMs: options.timeoutMs });
       if (status < 200 || status >= 300) throw twilioError(status, answer, c.authToken);
       if (typeof answer?.sid !== 'string' || !answer.sid) {
         // The message may have gone: trying again could text the contact twice.
@@ -208,6 +211,5 @@ export function parseTwilioStatus(params: Record<string, string>): StatusUpdate 
 export async function readTwilioMedia(c: TwilioCredentials, url: string, options: { apiUrl: string; maxBytes: number; timeoutMs: number }): Promise<ProviderFile> {
   const address = new URL(url);
   if (address.origin !== new URL(options.apiUrl).origin) throw new Error(`the file is not on Twilio's API (${address.host})`);
-  const authorization = `Basic ${Buffer.from(`${c.accountSid}:${c.authToken}`).toString('base64')}`;
-  return readProviderFile(url, { authorization, secret: c.authToken, maxBytes: options.maxBytes, timeoutMs: options.timeoutMs });
+  return readProviderFile(url, { ...twilioAuth(c), maxBytes: options.maxBytes, timeoutMs: options.timeoutMs });
 }

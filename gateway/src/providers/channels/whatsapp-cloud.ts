@@ -76,6 +76,9 @@ function describe(code: string | null, message: string | undefined, details: str
   return text ? `WhatsApp: ${text}${extra}` : null;
 }
 
+/** How a request to Graph carries the account's access token, and the secret its errors must not show. */
+const graphAuth = (c: WhatsAppCloudCredentials) => ({ authorization: `Bearer ${c.accessToken}`, secret: c.accessToken });
+
 function graphError(status: number, answer: Record<string, unknown> | undefined, accessToken: string): ChannelError {
   const error = isRecord(answer?.error) ? answer.error : {};
   const numeric = typeof error.code === 'number' ? error.code : Number(error.code);
@@ -93,7 +96,7 @@ export function createWhatsAppCloudProvider(c: WhatsAppCloudCredentials, options
     refuse: refusal,
     async send(message) {
       const json = messagePayload(message);
-      const { status, answer } = await postToProvider('WhatsApp', endpoint, { json }, { authorization: `Bearer ${c.accessToken}`, timeoutMs: options.timeoutMs, secret: c.accessToken });
+      const { status, answer } = await postToProvider('WhatsApp', endpoint, { json }, { ...graphAuth(c), timeoutMs: options.timeoutMs });
       if (status < 200 || status >= 300) throw graphError(status, answer, c.accessToken);
       const sent = Array.isArray(answer?.messages) && isRecord(answer.messages[0]) ? str(answer.messages[0].id) : undefined;
       // The message may have gone: trying again could write to the contact twice.
@@ -232,7 +235,7 @@ export function parseWhatsAppWebhook(body: unknown): { messages: InboundMessage[
  */
 export async function readWhatsAppMedia(c: WhatsAppCloudCredentials, url: string, options: { apiUrl: string; maxBytes: number; timeoutMs: number }): Promise<ProviderFile> {
   if (!url.startsWith(MEDIA_SCHEME)) throw new Error('not a WhatsApp media id');
-  const auth = { authorization: `Bearer ${c.accessToken}`, secret: c.accessToken, timeoutMs: options.timeoutMs };
+  const auth = { ...graphAuth(c), timeoutMs: options.timeoutMs };
   const media = await readProviderJson(`${options.apiUrl.replace(/\/+$/, '')}/${encodeURIComponent(url.slice(MEDIA_SCHEME.length))}`, auth);
   const address = str(media.url);
   if (!address || !/^https?:\/\//.test(address)) throw new Error('Graph gave no address for the media id');
