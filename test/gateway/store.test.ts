@@ -335,6 +335,42 @@ describe('transactions', () => {
     await expectUnchanged(await openStore(dir));
   });
 
+  test('a checkpoint never writes the changes of a transaction still under way', async () => {
+    const dir = tempDir();
+    // A checkpoint at every commit, and c0 dropped from memory so that reading it waits for its page file.
+    const store = await openStore(dir, { checkpointEvery: 1, cacheSize: 1 });
+    for (let i = 0; i < 5; i++) {
+      await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: `c${i}`, phone: `+${i}` }));
+      await store.checkpointed();
+    }
+    const failure = new Error('changed its mind');
+    // Committed first; its journal record (and the checkpoint due with it) is written while the next transaction
+    // waits for c0's page, its phantom already in memory.
+    const committed = store.transact(async (tx) => tx.insert<Contact>('contacts', { id: 'kept', phone: '+kept' }));
+    const abandoned = store.transact(async (tx) => {
+      await tx.insert<Contact>('contacts', { id: 'phantom', phone: '+phantom' });
+      await tx.get('contacts', 'c0');
+      throw failure;
+    });
+    const refused = expect(abandoned).rejects.toBe(failure);
+    await committed;
+    await refused;
+    // The checkpoint waits for a record written between transactions.
+    const before = store.stats().checkpoints;
+    await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: 'after', phone: '+after' }));
+    await store.checkpointed();
+    expect(store.stats().checkpoints).toBeGreaterThan(before);
+
+    const expectKeptOnly = async (s: LowdbStore): Promise<void> => {
+      expect(ids(await s.scan('contacts'))).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'kept', 'after']);
+      expect(await s.find('contacts', 'phone', ['+phantom'])).toEqual([]);
+    };
+    await expectKeptOnly(store);
+    await expectKeptOnly(await openStore(crashImage(dir)));
+    await store.close();
+    await expectKeptOnly(await openStore(dir));
+  });
+
   test('concurrent "find or create" transactions create exactly one document', async () => {
     const store = await openStore(tempDir());
     let created = 0;

@@ -323,10 +323,11 @@ class JournaledStore implements LowdbStore {
       this.inflight = group;
       for (const op of group.ops) markDirty(this.dirty, op.collection, op.page);
       const payload = encodeOps(group.ops);
-      // Memory now holds exactly what the journal will hold once this record is written: the moment to take
-      // the images a checkpoint writes, and to seal the journal. The record goes to the new journal; replaying
-      // it over pages that already hold it changes nothing.
-      const checkpoint = this.checkpointDue(payload.length) ? await this.beginCheckpoint() : undefined;
+      // Unless a transaction is under way (waiting for a page file, its changes already in memory), memory now
+      // holds exactly what the journal will hold once this record is written: the moment to take the images a
+      // checkpoint writes, and to seal the journal. The record goes to the new journal; replaying it over pages
+      // that already hold it changes nothing. With a transaction under way, the checkpoint waits for a later record.
+      const checkpoint = this.checkpointDue(payload.length) && !this.current ? await this.beginCheckpoint() : undefined;
       try {
         await this.journal.append(payload);
       } catch (err) {
