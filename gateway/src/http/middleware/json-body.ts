@@ -35,9 +35,10 @@ function storableText(body: unknown): boolean {
     } else if (Array.isArray(value)) {
       pending.push(...value);
     } else if (typeof value === 'object' && value !== null) {
-      for (const [key, child] of Object.entries(value)) {
+      // A parsed body is plain data: its keys are all its own, and for...in makes no array of entries.
+      for (const key in value) {
         if (!fine(key)) return false;
-        pending.push(child);
+        pending.push((value as Record<string, unknown>)[key]);
       }
     }
   }

@@ -5,6 +5,7 @@
 export function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value) || ArrayBuffer.isView(value)) return value;
   Object.freeze(value);
-  for (const child of Object.values(value)) deepFreeze(child);
+  // for...in rather than Object.values: documents are plain data, and no array is made for each object frozen.
+  for (const key in value) deepFreeze(value[key]);
   return value;
 }
