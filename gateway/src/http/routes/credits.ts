@@ -10,7 +10,6 @@ import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { autoRecharge, creditGrant } from '../schemas.js';
 
 export function creditsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[], headerKeyOnly: RequestHandler[]): void {
-
   route(v1, '/subaccounts/credits', {
     post: [jsonBody(), async (req, res) => {
       const input = parse(creditGrant, req.body);
