@@ -102,10 +102,13 @@ function handoffMatcher(languages: readonly string[]) {
   return matcher;
 }
 
-function languagesFor(asked: readonly string[] | undefined): string[] {
-  const wanted = new Set((asked ?? []).map((l) => l.trim().toLowerCase().split(/[-_]/)[0]!).filter((l) => l in HANDOFF_PHRASES));
-  if (!wanted.size && !asked?.length) return HANDOFF_LANGUAGES;
-  return [...new Set(['en', ...wanted])];
+/** With no language asked for, every language: the matcher most messages use, found without building its key. */
+const EVERY_LANGUAGE = handoffMatcher(HANDOFF_LANGUAGES);
+
+function matcherFor(asked: readonly string[] | undefined) {
+  if (!asked?.length) return EVERY_LANGUAGE;
+  const wanted = new Set(asked.map((l) => l.trim().toLowerCase().split(/[-_]/)[0]!).filter((l) => l in HANDOFF_PHRASES));
+  return handoffMatcher([...new Set(['en', ...wanted])]);
 }
 
 /** The intent of an incoming message body, or undefined for an ordinary message. */
@@ -115,6 +118,6 @@ export function classify(body: string, options: { languages?: readonly string[] 
   if (has(OPT_OUT_WORDS, text)) return 'opt_out';
   if (has(OPT_IN_WORDS, text)) return 'opt_in';
   if (has(HELP_WORDS, text)) return 'help';
-  const { words, phrases } = handoffMatcher(languagesFor(options.languages));
+  const { words, phrases } = matcherFor(options.languages);
   return words.has(text) || phrases.test(` ${text} `) ? 'handoff' : undefined;
 }
