@@ -1,3 +1,6 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { BACKEND } from '../helpers/gateway';
 import {
   api,
   createAccount,
@@ -206,6 +209,12 @@ describe('storing a message', () => {
   });
 });
 
+/** The account's files on the embedded store. */
+const mediaFiles = () => {
+  const dir = path.join(ctx.gw.dataDir, 'media', account.id);
+  return existsSync(dir) ? readdirSync(dir) : [];
+};
+
 describe('duplicates (§6.3)', () => {
   test('a repeated messageSid → 200 with the original messageId; nothing changes', async () => {
     const body = incoming({ status: 'received' });
@@ -242,6 +251,7 @@ describe('duplicates (§6.3)', () => {
   });
 
   test('20 concurrent duplicates carrying an embedded file → one message, one readable file', async () => {
+    const before = mediaFiles();
     const file = png(3, 3);
     const body = incoming({ mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png' });
     const replies = await Promise.all(Array.from({ length: 20 }, () => receive(body)));
@@ -252,6 +262,19 @@ describe('duplicates (§6.3)', () => {
     const got = await getBytes(ctx.gw, account, m.media.url);
     expect(got.status).toBe(200);
     expect(got.bytes.equals(file)).toBe(true);
+    // The copies saved by the requests that lost the race were removed again.
+    if (BACKEND === 'lowdb') expect(mediaFiles().filter((f) => !before.includes(f))).toEqual([m.media.mediaId]);
+  });
+
+  test('a retry is answered with the original before its file is looked at, even a file that would now be refused', async () => {
+    const body = incoming({ mediaUrl: dataUri('image/png', png()), mediaContentType: 'image/png' });
+    const first = await receive(body);
+    expect(first.status).toBe(200);
+    const refused = { ...body.customData, mediaUrl: dataUri('image/jpeg', png()), mediaContentType: 'image/jpeg' };
+    expectPlainError(await receive(incoming({ ...refused, messageSid: unique('sid') })), 400);
+    const again = await receive({ customData: refused });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ success: true, messageId: first.body.messageId });
   });
 });
 

@@ -83,8 +83,23 @@ export async function copyProviderFile(gw: Gateway, accountId: string, read: () 
   }
 }
 
-export async function discardMedia(gw: Gateway, media: Media): Promise<void> {
-  await gw.store.blobs.delete(media.accountId, media.id);
+/**
+ * Stores a message whose file was saved before its transaction. When the message is not stored after all (a
+ * duplicate, or a transaction that failed), the file is removed again: no file is left that no record points at.
+ * After a failure, a file is removed only once the store confirms that no record points at it.
+ */
+export async function storingMedia<T extends { duplicate: boolean }>(gw: Gateway, media: Media | undefined, store: () => Promise<T>): Promise<T> {
+  if (!media) return store();
+  let result: T;
+  try {
+    result = await store();
+  } catch (err) {
+    const kept = await gw.store.get<Media>('media', media.id).catch(() => true);
+    if (!kept) await gw.store.blobs.delete(media.accountId, media.id).catch(() => undefined);
+    throw err;
+  }
+  if (result.duplicate) await gw.store.blobs.delete(media.accountId, media.id);
+  return result;
 }
 
 export async function readMedia(gw: Gateway, accountId: string, id: string): Promise<{ media: Media; bytes: Buffer }> {

@@ -5,7 +5,7 @@ import type { Page, Reader, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import { contactForFromId, createContactIn, findByPhone, getContact, type Contact } from './contacts.js';
 import { normalizePhone } from './phone.js';
-import { decodeDataUri, discardMedia, isDataUri, keptMedia, saveMedia, type Media } from './media.js';
+import { decodeDataUri, isDataUri, keptMedia, saveMedia, storingMedia, type Media } from './media.js';
 import { conversationFor, messageSettled } from './conversations.js';
 import { deliveryFailed } from '../engine/events.js';
 import { onIncoming } from '../engine/incoming.js';
@@ -95,6 +95,9 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
   let mediaRef: Message['media'] = null;
   if (input.mediaUrl) {
     if (isDataUri(input.mediaUrl)) {
+      // A retry is answered before its file is decoded and saved; the transaction checks again for one racing it.
+      const original = await bySid(gw.store, account.id, input.messageSid);
+      if (original) return { message: original, duplicate: true };
       const file = await decodeDataUri(input.mediaUrl, input.mediaContentType!, gw.config.maxMediaBytes);
       media = await saveMedia(gw, account.id, file.bytes, file.contentType);
       mediaRef = keptMedia(media);
@@ -103,7 +106,7 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
     }
   }
 
-  const result = await gw.store.transact(async (tx) => {
+  return storingMedia(gw, media, () => gw.store.transact(async (tx) => {
     const original = await bySid(tx, account.id, input.messageSid);
     if (original) return { message: original, duplicate: true };
     const contact = await contactForFromId(tx, account.id, input.fromId, input, false);
@@ -126,9 +129,7 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
     }));
     await onIncoming(tx, gw, account, contact, conversation, message);
     return { message, duplicate: false };
-  });
-  if (result.duplicate && media) await discardMedia(gw, media);
-  return result;
+  }));
 }
 
 /**
@@ -153,7 +154,7 @@ export async function receiveOnChannel(
 ): Promise<{ message: Message; contact: Contact }> {
   const phone = normalizePhone(input.phone);
   const { file } = input;
-  const result = await gw.store.transact(async (tx) => {
+  const result = await storingMedia(gw, file, () => gw.store.transact(async (tx) => {
     const original = input.messageSid ? await bySid(tx, account.id, input.messageSid) : undefined;
     if (original) return { message: original, contact: (await tx.get<Contact>('contacts', original.contactId))!, duplicate: true };
     const contact = (await findByPhone(tx, account.id, phone)) ?? (await createContactIn(tx, account.id, { phone, firstName: input.firstName ?? undefined }));
@@ -174,8 +175,7 @@ export async function receiveOnChannel(
     }));
     await onIncoming(tx, gw, account, contact, conversation, message);
     return { message, contact, duplicate: false };
-  });
-  if (result.duplicate && file) await discardMedia(gw, file);
+  }));
   return { message: result.message, contact: result.contact };
 }
 
