@@ -85,8 +85,8 @@ export async function copyProviderFile(gw: Gateway, accountId: string, read: () 
 
 /**
  * Stores a message whose file was saved before its transaction. When the message is not stored after all (a
- * duplicate, or a transaction that failed), the file is removed again: no file is left that no record points at.
- * After a failure, a file is removed only once the store confirms that no record points at it.
+ * duplicate, or a failed transaction), the file is removed again; after a failure, only once the store confirms
+ * that no record points at it.
  */
 export async function storingMedia<T extends { duplicate: boolean }>(gw: Gateway, media: Media | undefined, store: () => Promise<T>): Promise<T> {
   if (!media) return store();
