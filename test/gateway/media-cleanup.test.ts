@@ -52,20 +52,30 @@ const input = (messageSid: string) => ({
   mediaContentType: 'image/png',
 });
 
+type Transact = Gateway['store']['transact'];
+
 /** The gateway, with its store's methods replaced by `overrides`. */
-const storeWith = (overrides: Record<string, () => Promise<never>>) => ({ ...gw, store: Object.assign(Object.create(gw.store), overrides) }) as Gateway;
+const storeWith = (overrides: Partial<Record<'transact' | 'get', (...args: any[]) => Promise<unknown>>>) =>
+  ({ ...gw, store: Object.assign(Object.create(gw.store), overrides) }) as Gateway;
 
 test('a message stored with its file keeps the file', async () => {
   const { message } = await messages.receiveMessage(gw, account, input('kept'));
   expect(files()).toEqual([message.media!.mediaId]);
 });
 
-test.each([
-  ['the journal cannot be written', async () => Promise.reject(new Error('disk full'))],
-  ['the transaction throws', async () => { throw new TypeError('a bug in a rule'); }],
-])('when %s, the saved file is removed again and the error reaches the caller', async (_when, fail) => {
+test.each<[string, Transact, string]>([
+  ['the journal cannot be written', async () => Promise.reject(new Error('disk full')), 'disk full'],
+  [
+    'a rule throws after the media record was written',
+    (work) => gw.store.transact(async (tx) => {
+      await work(tx);
+      throw new Error('a rule broke');
+    }),
+    'a rule broke',
+  ],
+])('when %s, the saved file is removed again and the error reaches the caller', async (_when, transact, error) => {
   const before = files();
-  await expect(messages.receiveMessage(storeWith({ transact: fail }), account, input(`fail-${before.length}`))).rejects.toThrow();
+  await expect(messages.receiveMessage(storeWith({ transact }), account, input(`fail-${before.length}`))).rejects.toThrow(error);
   expect(files()).toEqual(before);
 });
 
