@@ -145,15 +145,21 @@ export async function receiveOnChannel(
     phone: string;
     body: string;
     messageSid?: string;
-    /** The provider's address of the message's file, and `file`, its copy in the gateway when it could be made. */
+    /**
+     * The provider's address of the message's file, and `keepFile`, which copies it into the gateway (undefined
+     * when it could not be read).
+     */
     media?: { url: string; contentType: string } | null;
-    file?: Media;
+    keepFile?: () => Promise<Media | undefined>;
     firstName?: string | null;
     sentAt?: string | null;
   },
 ): Promise<{ message: Message; contact: Contact }> {
   const phone = normalizePhone(input.phone);
-  const { file } = input;
+  // A message delivered again (providers retry) has its file already: it is not read twice. The transaction checks
+  // again for one racing it.
+  const redelivered = input.keepFile && input.messageSid ? await bySid(gw.store, account.id, input.messageSid) : undefined;
+  const file = input.keepFile && !redelivered ? await input.keepFile() : undefined;
   const result = await storingMedia(gw, file, () => gw.store.transact(async (tx) => {
     const original = input.messageSid ? await bySid(tx, account.id, input.messageSid) : undefined;
     if (original) return { message: original, contact: (await tx.get<Contact>('contacts', original.contactId))!, duplicate: true };

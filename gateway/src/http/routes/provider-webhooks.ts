@@ -3,7 +3,7 @@ import type { Gateway } from '../../context.js';
 import type { Account } from '../../domain/accounts.js';
 import { copyProviderFile } from '../../domain/media.js';
 import { applyStatusUpdate } from '../../domain/message-status.js';
-import { bySid, receiveOnChannel } from '../../domain/messages.js';
+import { receiveOnChannel } from '../../domain/messages.js';
 import { ApiError, badRequest, notFound } from '../../errors.js';
 import type { InboundMessage } from '../../providers/channels/channel-provider.js';
 import type { ProviderFile } from '../../providers/channels/provider-file.js';
@@ -33,19 +33,15 @@ export function providerWebhooksRoutes(v1: Routes, gw: Gateway): void {
     return { account, credentials: credentials as NonNullable<NonNullable<Account['channels']>[P]> };
   }
 
-  /**
-   * A contact's message; its file, if any, read from the provider with `readFile` and kept by the gateway. A message
-   * delivered again (providers retry) has its file already: it is not read twice.
-   */
+  /** A contact's message; its file, if any, read from the provider with `readFile` and kept by the gateway. */
   async function receive(account: Account, message: InboundMessage, readFile: (url: string) => Promise<ProviderFile>): Promise<void> {
     const media = message.media[0] ?? null;
-    const fresh = media && !(await bySid(gw.store, account.id, message.providerMessageId));
     await receiveOnChannel(gw, account, message.channel, {
       phone: message.from,
       body: message.body,
       messageSid: message.providerMessageId,
       media,
-      file: fresh ? await copyProviderFile(gw, account.id, () => readFile(media.url)) : undefined,
+      keepFile: media ? () => copyProviderFile(gw, account.id, () => readFile(media.url)) : undefined,
       firstName: message.profileName,
       sentAt: message.sentAt,
     });
