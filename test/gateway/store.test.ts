@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LowdbStore, LowdbStoreOptions } from '../../gateway/src/store/lowdb/lowdb-store.js' with {
@@ -590,6 +590,34 @@ describe('durability', () => {
     expect(commits).toBeLessThan(transactions / 4);
     expect(journalLines(dir)).toHaveLength(commits);
     expect((await (await openStore(crashImage(dir))).scan('messages')).length).toBe(600);
+  });
+
+  test('each journal write is durable when it returns: the journal, new or after a checkpoint, is open with O_DSYNC', async () => {
+    // Linux shows an open file's flags in /proc; O_DSYNC there is octal 010000.
+    const O_DSYNC = 0o10000;
+    const journalFlags = (dir: string): number[] => {
+      const journal = path.join(dir, 'journal.log');
+      return readdirSync('/proc/self/fd')
+        .filter((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`) === journal;
+          } catch {
+            return false;
+          }
+        })
+        .map((fd) => parseInt(/^flags:\s+(\d+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))![1]!, 8));
+    };
+    const dir = tempDir();
+    const store = await openStore(dir, { checkpointEvery: 2 });
+    await store.transact(async (tx) => tx.insert('messages', { id: 'm1' }));
+    expect(journalFlags(dir).map((flags) => flags & O_DSYNC)).toEqual([O_DSYNC]);
+
+    for (let i = 2; i <= 6; i++) {
+      await store.transact(async (tx) => tx.insert('messages', { id: `m${i}` }));
+      await store.checkpointed();
+    }
+    expect(store.stats().checkpoints).toBeGreaterThan(0);
+    expect(journalFlags(dir).map((flags) => flags & O_DSYNC)).toEqual([O_DSYNC]);
   });
 
   test('a read-only transaction waits for the commit of what it read; durable() for what was applied', async () => {

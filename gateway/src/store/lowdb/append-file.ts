@@ -1,19 +1,33 @@
-import { close, fdatasync, ftruncate, open, write } from 'node:fs';
+import { close, constants, fdatasync, ftruncate, open, write } from 'node:fs';
 
 const done = (resolve: () => void, reject: (err: Error) => void) => (err: Error | null) => (err ? reject(err) : resolve());
 
 /**
- * A file opened for appending, written through plain file-descriptor calls: every group commit makes a write and
- * an fdatasync, and these cost the event loop less than the same calls on a FileHandle.
+ * Where the system offers it (Linux, macOS), the file is opened with O_DSYNC: a write returns once its bytes are
+ * durable, as a write followed by fdatasync would, in one system call and one trip to the thread pool instead of
+ * two. Elsewhere (Windows) each append is followed by an fdatasync.
+ */
+const DSYNC: number = constants.O_DSYNC ?? 0;
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | DSYNC;
+
+/**
+ * A file opened for appending, written through plain file-descriptor calls: every group commit makes one durable
+ * append, and these calls cost the event loop less than the same calls on a FileHandle.
  */
 export class AppendFile {
   private constructor(private readonly fd: number) {}
 
   static open(path: string): Promise<AppendFile> {
-    return new Promise((resolve, reject) => open(path, 'a', (err, fd) => (err ? reject(err) : resolve(new AppendFile(fd)))));
+    return new Promise((resolve, reject) => open(path, APPEND, 0o666, (err, fd) => (err ? reject(err) : resolve(new AppendFile(fd)))));
   }
 
-  async writeAll(data: Buffer): Promise<void> {
+  /** Appends `data` and returns once it is durable. */
+  async appendDurably(data: Buffer): Promise<void> {
+    await this.writeAll(data);
+    if (!DSYNC) await this.datasync();
+  }
+
+  private async writeAll(data: Buffer): Promise<void> {
     for (let offset = 0; offset < data.length; ) {
       offset += await new Promise<number>((resolve, reject) =>
         write(this.fd, data, offset, data.length - offset, null, (err, written) => (err ? reject(err) : resolve(written))),

@@ -63,8 +63,7 @@ export class Journal {
     if (this.broken) throw new Error('store: the journal can no longer be written');
     const record = encodeRecord(payload);
     try {
-      await this.file.writeAll(record);
-      await this.file.datasync();
+      await this.file.appendDurably(record);
     } catch (err) {
       try {
         await this.file.truncate(this.bytes);
