@@ -108,7 +108,6 @@ class JournaledStore implements LowdbStore {
   /** The group whose journal record is being written. */
   private inflight: Group | null = null;
   private writer: Promise<void> | null = null;
-  private scheduled = false;
   /** The transaction running now, if any: one at a time, so each sees the data as the previous one left it. */
   private current: Promise<unknown> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
@@ -198,10 +197,10 @@ class JournaledStore implements LowdbStore {
       // Nothing to write, but what it read may still be on its way to disk.
       if (t.ops.length === 0) return { result, done: this.durable(), queuedJobs: false };
       this.pending.add(t);
-      this.kick();
       return { result, done: this.pending.done, queuedJobs: t.queuedJobs };
     });
     const { result, done, queuedJobs } = await applied;
+    this.kick();
     await done;
     if (queuedJobs) this.jobs.queued();
     return result;
@@ -294,23 +293,19 @@ class JournaledStore implements LowdbStore {
   }
 
   /**
-   * Starts a write on the next turn of the event loop rather than now, so that every request handled in this
-   * turn joins the same group commit.
+   * Starts a write unless one is in flight, as soon as a transaction has taken its turn rather than at the end of
+   * the event loop's turn: the wait for the disk then overlaps with the other requests of this turn, and whatever
+   * commits while a write is in flight joins the next group commit.
    */
   private kick(): void {
-    if (this.writer || this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.startWriter();
-    });
+    if (!this.writer && !this.pending.empty && !this.failure) void this.startWriter();
   }
 
   private startWriter(): Promise<void> {
     this.writer ??= this.writeLoop().finally(() => {
       this.writer = null;
       // Transactions that arrived while the loop was finishing.
-      if (!this.pending.empty && !this.failure) this.kick();
+      this.kick();
     });
     return this.writer;
   }
