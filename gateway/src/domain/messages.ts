@@ -91,22 +91,15 @@ export function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' 
  * and changes nothing, so callers can retry safely (§6.3).
  */
 export async function receiveMessage(gw: Gateway, account: Account, input: IncomingInput): Promise<{ message: Message; duplicate: boolean }> {
-  let media: Media | undefined;
-  let mediaRef: Message['media'] = null;
-  if (input.mediaUrl) {
-    if (isDataUri(input.mediaUrl)) {
-      // A retry is answered before its file is decoded and saved; the transaction checks again for one racing it.
-      const original = await bySid(gw.store, account.id, input.messageSid);
-      if (original) return { message: original, duplicate: true };
-      const file = await decodeDataUri(input.mediaUrl, input.mediaContentType!, gw.config.maxMediaBytes);
-      media = await saveMedia(gw, account.id, file.bytes, file.contentType);
-      mediaRef = keptMedia(media);
-    } else {
-      mediaRef = { url: input.mediaUrl, contentType: input.mediaContentType!, mediaId: null };
+  const { mediaUrl, mediaContentType } = input;
+  const embedded = mediaUrl && isDataUri(mediaUrl)
+    ? async () => {
+      const file = await decodeDataUri(mediaUrl, mediaContentType!, gw.config.maxMediaBytes);
+      return saveMedia(gw, account.id, file.bytes, file.contentType);
     }
-  }
+    : undefined;
 
-  return storingMedia(gw, media, () => gw.store.transact(async (tx) => {
+  return receivingFile(gw, account.id, input.messageSid, embedded, (media) => gw.store.transact(async (tx) => {
     const original = await bySid(tx, account.id, input.messageSid);
     if (original) return { message: original, duplicate: true };
     const contact = await contactForFromId(tx, account.id, input.fromId, input, false);
@@ -125,7 +118,7 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
       channel: input.channel ?? null,
       campaignId: input.campaignId ?? null,
       conversationId: conversation.id,
-      media: mediaRef,
+      media: media ? keptMedia(media) : mediaUrl ? { url: mediaUrl, contentType: mediaContentType!, mediaId: null } : null,
     }));
     await onIncoming(tx, gw, account, contact, conversation, message);
     return { message, duplicate: false };
@@ -156,11 +149,7 @@ export async function receiveOnChannel(
   },
 ): Promise<{ message: Message; contact: Contact }> {
   const phone = normalizePhone(input.phone);
-  // A message delivered again (providers retry) has its file already: it is not read twice. The transaction checks
-  // again for one racing it.
-  const redelivered = input.keepFile && input.messageSid ? await bySid(gw.store, account.id, input.messageSid) : undefined;
-  const file = input.keepFile && !redelivered ? await input.keepFile() : undefined;
-  const result = await storingMedia(gw, file, () => gw.store.transact(async (tx) => {
+  const result = await receivingFile(gw, account.id, input.messageSid, input.keepFile, (file) => gw.store.transact(async (tx) => {
     const original = input.messageSid ? await bySid(tx, account.id, input.messageSid) : undefined;
     if (original) return { message: original, contact: (await tx.get<Contact>('contacts', original.contactId))!, duplicate: true };
     const contact = (await findByPhone(tx, account.id, phone)) ?? (await createContactIn(tx, account.id, { phone, firstName: input.firstName ?? undefined }));
@@ -183,6 +172,24 @@ export async function receiveOnChannel(
     return { message, contact, duplicate: false };
   }));
   return { message: result.message, contact: result.contact };
+}
+
+/**
+ * Stores an incoming message whose file the gateway keeps: `keep` saves the file before the message's transaction,
+ * `store`. A message already stored (a retry: providers deliver again, clients retry) has its file already, so
+ * `keep` is not called and the transaction answers with the original; it checks again for one racing it. A file
+ * saved for a message that is not stored after all is removed again (storingMedia).
+ */
+async function receivingFile<T extends { duplicate: boolean }>(
+  gw: Gateway,
+  accountId: string,
+  messageSid: string | undefined,
+  keep: (() => Promise<Media | undefined>) | undefined,
+  store: (file: Media | undefined) => Promise<T>,
+): Promise<T> {
+  const stored = keep && messageSid ? await bySid(gw.store, accountId, messageSid) : undefined;
+  const file = keep && !stored ? await keep() : undefined;
+  return storingMedia(gw, file, () => store(file));
 }
 
 export interface SendInput {
