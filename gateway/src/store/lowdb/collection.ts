@@ -113,6 +113,7 @@ export class Collection {
         this.sorted.add(doc.id, this.sorted.valueOf(doc));
       }
       for (const index of this.indexes) {
+        if (index.sameFields(previous, doc)) continue;
         const before = index.keyOf(previous);
         const after = index.keyOf(doc);
         if (before === after) continue;

@@ -18,6 +18,14 @@ export class SecondaryIndex {
     return indexKey(this.spec, doc as unknown as Record<string, unknown>);
   }
 
+  /** Whether both documents have the same values in this index's fields (and so the same key), without building it. */
+  sameFields(a: Doc, b: Doc): boolean {
+    for (const field of this.spec.fields) {
+      if ((a as unknown as Record<string, unknown>)[field] !== (b as unknown as Record<string, unknown>)[field]) return false;
+    }
+    return true;
+  }
+
   /** For a unique index: the id holding `key`, if any. */
   holder(key: string): string | undefined {
     return this.single.get(key);
