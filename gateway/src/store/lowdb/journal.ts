@@ -10,8 +10,8 @@ const SEALED = /^journal\.(\d+)\.log$/;
 const sealedName = (generation: number) => `journal.${generation}.log`;
 
 /**
- * The write-ahead journal: one line per group commit, `<byte length> <crc32 hex> <json>\n`. Appending a line and
- * fdatasync-ing it is the durability point of every transaction in the group. A crash can only tear the last line;
+ * The write-ahead journal: one line per group commit, `<byte length> <crc32 hex> <json>\n`. Appending a line
+ * durably (AppendFile.appendDurably) is the durability point of every transaction in the group. A crash can only tear the last line;
  * open() detects that by length and checksum and cuts it off.
  *
  * Records go to `journal.log`. A checkpoint seals it (renamed `journal.<n>.log`, n counting up) and records go on

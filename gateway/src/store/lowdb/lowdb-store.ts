@@ -275,11 +275,8 @@ class JournaledStore implements LowdbStore {
     this.state = 'closing';
     this.jobs.close();
     await this.queue;
-    for (;;) {
-      if (this.writer) await this.writer;
-      else if (!this.pending.empty && !this.failure) await this.startWriter();
-      else break;
-    }
+    // Writes what is pending, and whatever the writes leave pending.
+    for (this.kick(); this.writer; this.kick()) await this.writer;
     if (!this.failure) await this.checkpointNow();
     await this.checkpointed();
     await this.journal.close();
@@ -298,16 +295,12 @@ class JournaledStore implements LowdbStore {
    * commits while a write is in flight joins the next group commit.
    */
   private kick(): void {
-    if (!this.writer && !this.pending.empty && !this.failure) void this.startWriter();
-  }
-
-  private startWriter(): Promise<void> {
-    this.writer ??= this.writeLoop().finally(() => {
+    if (this.writer || this.pending.empty || this.failure) return;
+    this.writer = this.writeLoop().finally(() => {
       this.writer = null;
       // Transactions that arrived while the loop was finishing.
       this.kick();
     });
-    return this.writer;
   }
 
   /** The single writer: one journal write in flight at a time, everything that arrives meanwhile batched. */
