@@ -45,9 +45,9 @@ export const settings = {
   LEADCHAT_URL: { schema: z.url().optional(), default: undefined, doc: 'The CLI\'s gateway address; unset: https://localhost:<port>' },
 } as const;
 
-export type WebhookTargets = { kind: 'any' } | { kind: 'public' } | { kind: 'allow'; hosts: string[] };
+export type TargetPolicy = { kind: 'any' } | { kind: 'public' } | { kind: 'allow'; hosts: string[] };
 
-function parseTargets(v: string): WebhookTargets {
+function parseTargets(v: string): TargetPolicy {
   if (v === 'any' || v === 'public') return { kind: v };
   return { kind: 'allow', hosts: v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean) };
 }
@@ -82,7 +82,7 @@ export interface Config {
   maxMediaBytes: number;
   webhookTimeoutMs: number;
   webhookRetryDelaysMs: number[];
-  webhookTargets: WebhookTargets;
+  targetPolicy: TargetPolicy;
   jobLeaseMs: number;
   jobPollMs: number;
   cacheDocuments: number;
@@ -132,7 +132,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxMediaBytes: values.LEADCHAT_MAX_MEDIA_BYTES,
     webhookTimeoutMs: values.LEADCHAT_WEBHOOK_TIMEOUT,
     webhookRetryDelaysMs: values.LEADCHAT_WEBHOOK_RETRIES,
-    webhookTargets: values.LEADCHAT_WEBHOOK_TARGETS,
+    targetPolicy: values.LEADCHAT_WEBHOOK_TARGETS,
     jobLeaseMs: values.LEADCHAT_JOB_LEASE,
     jobPollMs: values.LEADCHAT_JOB_POLL,
     cacheDocuments: values.LEADCHAT_CACHE_DOCUMENTS,

@@ -152,14 +152,14 @@ describe('GET /v1/lists/{id}', () => {
 });
 
 describe('a URL the operator no longer allows', () => {
-  test('saved before LEADCHAT_WEBHOOK_TARGETS=public: the test is refused with WEBHOOK_TARGET_REFUSED, nothing posted', async () => {
+  test('saved before LEADCHAT_WEBHOOK_TARGETS=public: the test is refused with TARGET_REFUSED, nothing posted', async () => {
     const r = await receiver();
     const account = await withUrl(r.url);
     await gw.stop();
     gw = await startGateway({ LEADCHAT_WEBHOOK_TARGETS: 'public' }, gw.dataDir);
     const res = await api(gw, account, 'POST', 'settings/webhook-test');
-    expectApiError(res, 400, 'WEBHOOK_TARGET_REFUSED');
-    expect(res.body.error.message).toMatch(/127\.0\.0\.1 is a private address/);
+    expectApiError(res, 400, 'TARGET_REFUSED');
+    expect(res.body.error.message).toMatch(/127\.0\.0\.1 is not a public address/);
     expect(r.requests).toHaveLength(0);
   }, 30_000);
 });

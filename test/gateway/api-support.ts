@@ -153,6 +153,62 @@ export class Receiver {
 }
 
 /**
+ * A listener on 127.0.0.1 and on ::1 at the same port that counts every connection either gets: a URL written in any
+ * of `forms()` that the gateway refuses must leave the count at 0.
+ */
+export class ConnectionTrap {
+  connections = 0;
+  private servers: http.Server[] = [];
+  port = 0;
+
+  static async start(answer: (res: http.ServerResponse) => void = (res) => void res.writeHead(200).end('{}')): Promise<ConnectionTrap> {
+    const l = new ConnectionTrap();
+    for (const host of ['127.0.0.1', '::1']) {
+      const server = http.createServer((_req, res) => answer(res));
+      server.on('connection', () => (l.connections += 1));
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(l.port, host, resolve));
+      l.port = (server.address() as AddressInfo).port;
+      l.servers.push(server);
+    }
+    return l;
+  }
+
+  /** The same loopback address written every way a hostile tenant might: names, IPv4 forms, IPv6 forms. */
+  forms(path = '/hook'): string[] {
+    const p = this.port;
+    return [
+      `http://127.0.0.1:${p}${path}`,
+      `http://localhost:${p}${path}`,
+      `http://LOCALHOST.:${p}${path}`,
+      `http://app.localhost:${p}${path}`,
+      `http://[::1]:${p}${path}`,
+      `http://0x7f000001:${p}${path}`,
+      `http://2130706433:${p}${path}`,
+      `http://0177.0.0.1:${p}${path}`,
+      `http://127.1:${p}${path}`,
+      `http://0.0.0.0:${p}${path}`,
+      `http://[::127.0.0.1]:${p}${path}`,
+      `http://[::ffff:127.0.0.1]:${p}${path}`,
+      `http://[::ffff:0:127.0.0.1]:${p}${path}`,
+      `http://[64:ff9b::127.0.0.1]:${p}${path}`,
+      `http://[2002:7f00:1::]:${p}${path}`,
+      `http://10.0.0.1:${p}${path}`,
+      `http://169.254.169.254${path}`,
+      `http://[fe80::1]:${p}${path}`,
+      `http://[fc00::1]:${p}${path}`,
+      `http://100.64.0.1:${p}${path}`,
+    ];
+  }
+
+  async close(): Promise<void> {
+    for (const server of this.servers) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+}
+
+/**
  * Standard Webhooks verification as a receiver does it: HMAC-SHA256 over `${id}.${timestamp}.${body}` keyed
  * with the base64-decoded part of the `whsec_` secret, compared with any `v1,` signature in the header.
  */

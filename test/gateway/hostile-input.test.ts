@@ -1,12 +1,16 @@
 import https from 'node:https';
 import fc from 'fast-check';
 import { createAccount, removeDir, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
+import { ConnectionTrap } from './api-support';
 
 /**
  * Property-based tests of the validators over real HTTPS. Generated hostile input (random JSON, wrong types, huge
  * strings, deep nesting, unicode, prototype-pollution keys, random bytes, bad content types, random queries and
  * path segments) never gets a 500, and every answer has the right shape: `{error:{code,message}}` everywhere,
  * `{error:"..."}` on the incoming-message endpoint. Afterwards the data is intact, also across a restart.
+ *
+ * The gateway runs under LEADCHAT_WEBHOOK_TARGETS=public, and every URL-taking field is also sent a loopback
+ * listener's address written in every form (names, IPv4 and IPv6 forms): the listener is never connected to.
  */
 
 jest.setTimeout(120_000);
@@ -34,6 +38,8 @@ interface Hostile {
 }
 
 let gw: TestGateway;
+let trap: ConnectionTrap;
+const TARGETS = { LEADCHAT_WEBHOOK_TARGETS: 'public' };
 let agency: TestAccount;
 let sub: TestAccount;
 let other: TestAccount;
@@ -202,6 +208,9 @@ function hostileRequest(method: string, path: fc.Arbitrary<string>, body: fc.Arb
   });
 }
 
+/** The trap's address in every form, with `path`; read when generated, once the trap listens. */
+const trapUrl = (path: string) => fc.constant(null).chain(() => fc.constantFrom(...trap.forms(path)));
+
 /** Percent-encodes any string; lone surrogates (which encodeURIComponent refuses) become U+FFFD first. */
 const enc = (s: string) => encodeURIComponent(Buffer.from(s, 'utf8').toString('utf8'));
 
@@ -231,7 +240,8 @@ const mediaUrls = [
 // ---- set-up ----------------------------------------------------------------------------------------------------
 
 beforeAll(async () => {
-  gw = await startGateway();
+  trap = await ConnectionTrap.start();
+  gw = await startGateway(TARGETS);
   agency = await createAccount(gw, { type: 'agency' });
   sub = await createAccount(gw, { parentEmail: agency.email });
   other = await createAccount(gw);
@@ -245,6 +255,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await trap?.close();
   if (!gw) return;
   await gw.stop();
   removeDir(gw.dataDir);
@@ -297,7 +308,7 @@ describe('hostile bodies on every POST/PUT/PATCH route', () => {
       campaignId: [fc.constant(null).map(() => campaignId)],
       firstName: [weirdString],
       email: [fc.constantFrom(...emails)],
-      mediaUrl: [fc.constantFrom(...mediaUrls), fc.constant(null)],
+      mediaUrl: [fc.constantFrom(...mediaUrls), trapUrl('/m.png'), fc.constant(null)],
       mediaContentType: [fc.constantFrom('image/png', 'image/jpeg', 'text/plain', '', 'application/octet-stream'), fc.constant(null)],
     });
     // Plausible messages: the required fields present, one field at a time hostile or from a small shared pool,
@@ -308,7 +319,7 @@ describe('hostile bodies on every POST/PUT/PATCH route', () => {
         sid: fc.oneof(fc.constantFrom(...sids), fc.constant(null).map(() => contactId), weirdString),
         fromId: fc.oneof(fc.constantFrom(...fromIds), weirdString),
         body: fc.oneof(fc.constant('hi'), weirdString),
-        extra: fieldsOf({ email: [fc.constantFrom(...emails)], firstName: [weirdString], mediaUrl: [fc.constantFrom(...mediaUrls)], mediaContentType: [fc.constantFrom('image/png', 'text/plain')], status: [], channel: [] }),
+        extra: fieldsOf({ email: [fc.constantFrom(...emails)], firstName: [weirdString], mediaUrl: [fc.constantFrom(...mediaUrls), trapUrl('/m.png')], mediaContentType: [fc.constantFrom('image/png', 'text/plain')], status: [], channel: [] }),
         messageType: fc.constantFrom(undefined, '"text"', '"reaction"', '"sticker"', '7'),
       })
       .map(({ sidField, sid, fromId, body, extra, messageType }) => {
@@ -384,8 +395,8 @@ describe('hostile bodies on every POST/PUT/PATCH route', () => {
   });
 
   test('PUT /v1/settings and POST /v1/webhooks', async () => {
-    // Only unreachable or invalid targets: nothing is delivered anywhere.
-    const url = [fc.constantFrom('http://127.0.0.1:1/hook', 'https://127.0.0.1:1/x', 'ftp://example.com', 'http://', 'http://[::1', 'https://exa mple.com'), fc.constant(null)];
+    // Only refused or invalid targets: nothing is delivered anywhere.
+    const url = [fc.constantFrom('https://user:pass@hooks.example.com/x', 'ftp://example.com', 'http://', 'http://[::1', 'https://exa mple.com'), trapUrl('/hook'), fc.constant(null)];
     const settings = hostileRequest('PUT', fc.constant('/v1/settings'), hostileBody({ customChannelWebhookUrl: url }));
     const webhooks = hostileRequest('POST', fc.constant('/v1/webhooks'), hostileBody({ url, events: [fc.array(fc.constantFrom('reply', 'auto_recharge', 'other', ''), { maxLength: 4 })] }));
     await fc.assert(fc.asyncProperty(fc.oneof(settings, webhooks), keys(), check), { numRuns: RUNS });
@@ -401,7 +412,7 @@ describe('hostile bodies on every POST/PUT/PATCH route', () => {
     expect((await request(gw, 'PUT', '/v1/channels/twilio', { ...k, body: twilio })).status).toBe(200);
     expect((await request(gw, 'PUT', '/v1/channels/whatsapp', { ...k, body: whatsapp })).status).toBe(200);
 
-    const url = fc.constantFrom('http://127.0.0.1:1/v1', 'https://api.openai.com/v1', 'ftp://x', 'http://', '');
+    const url = fc.oneof(fc.constantFrom('https://api.example.invalid/v1', 'ftp://x', 'http://', ''), trapUrl('/v1'));
     const bot = hostileRequest('PUT', fc.constant('/v1/settings/bot'), hostileBody({
       provider: [fc.constantFrom('faq', 'openai', 'gpt', '')],
       openai: [fc.record({ baseUrl: url, model: weirdString, apiKey: fc.oneof(weirdString, fc.constant(null)) }), fc.constant(null)],
@@ -558,7 +569,9 @@ describe('after the storm', () => {
   test('ordinary requests still work, the data is consistent, and it all survives a restart', async () => {
     await expectWorking();
     expect(await gw.stop()).toBe(0);
-    gw = await startGateway({}, gw.dataDir);
+    gw = await startGateway(TARGETS, gw.dataDir);
     await expectWorking();
+    // Whatever was saved, asked or delivered on the way, nothing reached the loopback listener.
+    expect(trap.connections).toBe(0);
   });
 });

@@ -92,7 +92,7 @@ afterEach(async () => {
 });
 
 const bot = (over: Partial<Parameters<OpenAiModule['createOpenAiBot']>[0]> = {}) =>
-  openai.createOpenAiBot({ baseUrl, model: 'test-model', apiKey: KEY, timeoutMs: 2000, ...over });
+  openai.createOpenAiBot({ baseUrl, model: 'test-model', apiKey: KEY, timeoutMs: 2000, targets: { kind: 'any' }, ...over });
 
 /** The BotUnavailableError that `reply` rejects with; fails the test when it resolves or throws anything else. */
 async function failureOf(promise: Promise<unknown>): Promise<Error> {
@@ -154,7 +154,7 @@ describe('the request', () => {
     expect(system).not.toMatch(/^#/m);
   });
 
-  test('no key: a placeholder goes out, never the OPENAI_API_KEY of the environment', async () => {
+  test('no key: no authorization goes out, never the OPENAI_API_KEY of the environment', async () => {
     const saved = process.env.OPENAI_API_KEY;
     process.env.OPENAI_API_KEY = 'sk-from-the-environment';
     try {
@@ -163,7 +163,8 @@ describe('the request', () => {
       if (saved === undefined) delete process.env.OPENAI_API_KEY;
       else process.env.OPENAI_API_KEY = saved;
     }
-    expect(requests[0]!.headers.authorization).toBe('Bearer none');
+    expect(requests[0]!.headers.authorization).toBeUndefined();
+    expect(JSON.stringify(requests[0])).not.toContain('sk-from-the-environment');
   });
 });
 
@@ -193,7 +194,7 @@ describe('reading the answer', () => {
     ['content null', () => answer(null), /no message text/],
     ['no choices', () => json(200, { ...completion('x'), choices: [] }), /no completion choice/],
     ['an answer cut off at max_tokens', () => answer('Nuestro horario es de lunes a', 'length'), /cut off at 300 tokens/],
-    ['a 200 with an HTML page', () => (_req: http.IncomingMessage, res: http.ServerResponse) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>proxy login</html>'), /no completion choice/],
+    ['a 200 with an HTML page', () => (_req: http.IncomingMessage, res: http.ServerResponse) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>proxy login</html>'), /not JSON/],
   ])('an unusable answer (%s) is a failure', async (_name, make, message) => {
     handler = make();
     expect((await failureOf(bot().reply(context()))).message).toMatch(message);
@@ -203,10 +204,10 @@ describe('reading the answer', () => {
 // ---- failures ------------------------------------------------------------------------------------------------------
 
 describe('a failing endpoint', () => {
-  test('500: one request only (no retries), the status in the message', async () => {
+  test('500: one request only (no retries), the status in the message and nothing the server wrote', async () => {
     handler = json(500, { error: { message: 'model is loading', type: 'server_error' } });
     const error = await failureOf(bot().reply(context()));
-    expect(error.message).toMatch(/answered 500: model is loading/);
+    expect(error.message).toBe(`${new URL(baseUrl).origin}: answered 500`);
     // The client would retry a 500 twice by default, before rejecting.
     expect(requests).toHaveLength(1);
   });
@@ -222,11 +223,22 @@ describe('a failing endpoint', () => {
     expect(error.cause).toBeUndefined();
   });
 
-  test('another status quoting the key: the key is blanked out', async () => {
+  test('another status: a fixed reason, never the server\'s text (which may quote the key)', async () => {
     handler = json(404, { error: { message: `The model 'x' does not exist (key ${KEY})` } });
     const error = await failureOf(bot().reply(context()));
-    expect(error.message).toMatch(/answered 404: The model 'x' does not exist \(key \[key\]\)/);
-    expect(error.message).not.toContain(KEY);
+    expect(error.message).toBe(`${new URL(baseUrl).origin}: answered 404: check the base URL and the model name`);
+  });
+
+  test('a redirect is not followed: the server named is the only one asked', async () => {
+    handler = (_req, res) => void res.writeHead(307, { location: 'http://127.0.0.1:1/v1/chat/completions' }).end();
+    expect((await failureOf(bot().reply(context()))).message).toMatch(/answered 307$/);
+    expect(requests).toHaveLength(1);
+  });
+
+  test('an address the target policy refuses is never connected to', async () => {
+    const error = await failureOf(bot({ targets: { kind: 'public' } }).reply(context()));
+    expect(error.message).toMatch(/refused by the gateway's target policy \(host 127\.0\.0\.1 is not a public address/);
+    expect(requests).toHaveLength(0);
   });
 
   test('connection refused', async () => {
@@ -240,7 +252,7 @@ describe('a failing endpoint', () => {
 
   test('malformed JSON', async () => {
     handler = (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"choices": [');
-    expect((await failureOf(bot().reply(context()))).message).toMatch(/malformed JSON/);
+    expect((await failureOf(bot().reply(context()))).message).toMatch(/the answer is not JSON/);
   });
 
   test('a server that never answers is cut off after timeoutMs', async () => {

@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { StandIn } from './stand-in';
 
@@ -366,5 +368,47 @@ describe('status callback', () => {
   test('a callback without its message or status is refused clearly', () => {
     expect(() => t.parseTwilioStatus({ MessageStatus: 'delivered' })).toThrow(/^MessageSid is missing/);
     expect(() => t.parseTwilioStatus({ MessageSid: MESSAGE_SID })).toThrow(/^MessageStatus is missing/);
+  });
+});
+
+describe('a contact\'s file', () => {
+  /** Twilio's API on 127.0.0.1, whose media address redirects to a file store, also on 127.0.0.1, counting connections. */
+  async function redirecting(): Promise<{ api: string; store: http.Server; connections: () => number; close: () => Promise<void> }> {
+    let connections = 0;
+    const store = http.createServer((_req, res) => void res.writeHead(200, { 'content-type': 'image/png' }).end('png-bytes'));
+    store.on('connection', () => (connections += 1));
+    await new Promise<void>((resolve) => store.listen(0, '127.0.0.1', resolve));
+    const storeUrl = `http://127.0.0.1:${(store.address() as AddressInfo).port}/file`;
+    const api = http.createServer((_req, res) => void res.writeHead(307, { location: storeUrl }).end());
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    const close = async () => {
+      for (const server of [api, store]) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    };
+    return { api: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, store, connections: () => connections, close };
+  }
+  const mediaUrl = (api: string) => `${api}/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/MM1/Media/ME1`;
+
+  test('is read from Twilio\'s API through its redirect', async () => {
+    const s = await redirecting();
+    try {
+      const file = await t.readTwilioMedia(credentials(), mediaUrl(s.api), { apiUrl: s.api, maxBytes: 1000, timeoutMs: 2000, targets: { kind: 'any' } });
+      expect(file).toEqual({ bytes: Buffer.from('png-bytes'), contentType: 'image/png' });
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('under the public target policy, a redirect to an address that is not public is never followed', async () => {
+    const s = await redirecting();
+    try {
+      const read = t.readTwilioMedia(credentials(), mediaUrl(s.api), { apiUrl: s.api, maxBytes: 1000, timeoutMs: 2000, targets: { kind: 'public' } });
+      await expect(read).rejects.toThrow(/127\.0\.0\.1 is not a public address/);
+      expect(s.connections()).toBe(0);
+    } finally {
+      await s.close();
+    }
   });
 });

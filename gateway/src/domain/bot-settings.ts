@@ -3,6 +3,7 @@ import { badRequest } from '../errors.js';
 import { mask } from '../providers/channels/mask.js';
 import type { Account } from './accounts.js';
 import { getCampaign } from './campaigns.js';
+import { checkTarget } from './targets.js';
 
 /**
  * Which bot answers an account's contacts: the offline FAQ bot, or any OpenAI-compatible chat-completions endpoint
@@ -31,6 +32,7 @@ export type BotSettingsChange = Partial<Omit<BotSettings, 'openai'>> & {
 
 /** Changes the settings; an `openai` without `apiKey` keeps the key saved before, so a form need not hold it. */
 export async function updateBotSettings(gw: Gateway, accountId: string, change: BotSettingsChange): Promise<Account> {
+  if (change.openai) await checkTarget(gw, change.openai.baseUrl, 'openai.baseUrl');
   return gw.store.transact(async (tx) => {
     const account = (await tx.get<Account>('accounts', accountId))!;
     const before = botSettingsOf(account);

@@ -1,11 +1,11 @@
 import type { Gateway } from '../context.js';
-import { ApiError, badRequest } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { DEFAULT_HELP_TEXT } from '../engine/texts.js';
 import { newId } from '../ids.js';
 import { noAnswer, postSigned } from '../jobs/post-signed.js';
-import { refuseTarget } from '../jobs/targets.js';
 import { getAccount, type Account } from './accounts.js';
 import { newWebhookSecret } from './secrets.js';
+import { checkTarget } from './targets.js';
 
 /**
  * Spec §4.7: the Custom Channel Webhook URL replies are posted to, and the secret that signs them; and the answer
@@ -17,13 +17,8 @@ export const publicSettings = (a: Account) => ({
   helpText: a.helpText || DEFAULT_HELP_TEXT,
 });
 
-export function checkTarget(gw: Gateway, url: string, field: string): void {
-  const refused = refuseTarget(gw.config.webhookTargets, url);
-  if (refused) throw badRequest(`${field}: ${refused}`, 'WEBHOOK_TARGET_REFUSED');
-}
-
 export async function updateSettings(gw: Gateway, accountId: string, changes: Pick<Partial<Account>, 'customChannelWebhookUrl' | 'helpText'>): Promise<Account> {
-  if (changes.customChannelWebhookUrl) checkTarget(gw, changes.customChannelWebhookUrl, 'customChannelWebhookUrl');
+  if (changes.customChannelWebhookUrl) await checkTarget(gw, changes.customChannelWebhookUrl, 'customChannelWebhookUrl');
   return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, changes));
 }
 
@@ -50,7 +45,7 @@ export async function sendTestEvent(gw: Gateway, accountId: string): Promise<Web
   const account = await getAccount(gw.store, accountId);
   const url = account.customChannelWebhookUrl;
   if (!url) throw new ApiError(409, 'NO_WEBHOOK_URL', 'No Custom Channel Webhook URL is set: save one first');
-  checkTarget(gw, url, 'customChannelWebhookUrl');
+  await checkTarget(gw, url, 'customChannelWebhookUrl');
 
   const webhookId = newId('dlv');
   const body = JSON.stringify({

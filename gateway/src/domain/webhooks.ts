@@ -5,6 +5,7 @@ import type { Page, Reader, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import type { EventType } from './events.js';
 import { newWebhookSecret } from './secrets.js';
+import { checkTarget } from './targets.js';
 
 /** A receiver registered through the API (the n8n trigger's automatic registration), with its own secret. */
 export interface Subscription {
@@ -52,6 +53,7 @@ export async function getSubscription(r: Reader, accountId: string, id: string):
 
 /** `events` come deduplicated from the request schema. */
 export async function subscribe(gw: Gateway, accountId: string, url: string, events: EventType[]): Promise<Subscription> {
+  await checkTarget(gw, url, 'url');
   return gw.store.transact(async (tx) =>
     tx.insert<Subscription>('webhooks', {
       id: newId('whk'),

@@ -5,7 +5,7 @@ import { now } from '../ids.js';
 import type { Job } from '../store/store.js';
 import type { JobResult } from './queue.js';
 import { noAnswer, postSigned } from './post-signed.js';
-import { refuseTarget } from './targets.js';
+import { isTargetRefused } from '../outbound/target-policy.js';
 
 const RETRYABLE = (status: number) => status === 408 || status === 429 || status >= 500;
 const MAX_RETRY_AFTER_MS = 6 * 3_600_000;
@@ -20,8 +20,6 @@ export async function deliver(gw: Gateway, job: Job<{ deliveryId: string }>): Pr
   if (!delivery || delivery.status !== 'pending') return;
   const secret = await secretFor(gw.store, delivery);
   if (!secret) return record(gw, delivery, failure('The webhook subscription was deleted'), false);
-  const refused = refuseTarget(gw.config.webhookTargets, delivery.url);
-  if (refused) return record(gw, delivery, failure(refused), false);
 
   const body = JSON.stringify(delivery.payload);
   const started = Date.now();
@@ -42,7 +40,8 @@ export async function deliver(gw: Gateway, job: Job<{ deliveryId: string }>): Pr
     retryAfterMs = parseRetryAfter(res.headers['retry-after']);
   } catch (err) {
     attempt = { ...failure(noAnswer(gw, err)), latencyMs: Date.now() - started, at: new Date(started).toISOString() };
-    if ((err as { code?: string }).code === 'EPRIVATE') return record(gw, delivery, attempt, false);
+    // The operator's policy will refuse the next attempt too.
+    if (isTargetRefused(err)) return record(gw, delivery, attempt, false);
   }
   const delays = gw.config.webhookRetryDelaysMs;
   // A delivery sent again by hand gets the whole schedule anew.

@@ -1,11 +1,11 @@
 import type { Gateway } from '../context.js';
 import { signatureHeaders } from '../domain/signature.js';
-import { publicOnlyLookup } from './targets.js';
+import { guard } from '../outbound/guard.js';
 
 /**
  * One signed POST of a webhook event to a receiver, as every delivery and the test event make it: Standard Webhooks
- * headers, the configured timeout, no retry (the caller decides), no redirect, and under `public` targets no private
- * address even when a name resolves to one.
+ * headers, the configured timeout, no retry (the caller decides), no redirect, and the target policy held at connect
+ * time, even when a name resolves to an address the policy refuses.
  */
 export async function postSigned(gw: Gateway, url: string, event: { id: string; type: string; body: string; secret: string }) {
   // Loaded on the first webhook rather than at start-up.
@@ -22,7 +22,7 @@ export async function postSigned(gw: Gateway, url: string, event: { id: string; 
     retry: { limit: 0 },
     throwHttpErrors: false,
     followRedirect: false,
-    ...(gw.config.webhookTargets.kind === 'public' ? { dnsLookup: publicOnlyLookup as never } : {}),
+    ...guard(gw.config.targetPolicy),
   });
 }
 

@@ -46,7 +46,7 @@ export function providerWebhooksRoutes(v1: Routes, gw: Gateway): void {
       sentAt: message.sentAt,
     });
   }
-  const fileOptions = (apiUrl: string) => ({ apiUrl, maxBytes: gw.config.maxMediaBytes, timeoutMs: FILE_TIMEOUT_MS });
+  const fileOptions = (apiUrl: string) => ({ apiUrl, maxBytes: gw.config.maxMediaBytes, timeoutMs: FILE_TIMEOUT_MS, targets: gw.config.targetPolicy });
 
   async function twilioRequest(req: Request) {
     const { account, credentials } = await withProvider(req, 'twilio');

@@ -4,6 +4,7 @@ import { botSettingsOf } from '../../domain/bot-settings.js';
 import type { Campaign } from '../../domain/campaigns.js';
 import type { BotContext, BotReply } from './bot-provider.js';
 import { faqBotOf, faqProvider } from './faq.js';
+import { createOpenAiBot } from './openai.js';
 
 /** What the engine knows of a conversation for the bot; the campaign's settings and knowledge are added here. */
 export type Conversation = Pick<BotContext, 'contact' | 'history' | 'message'>;
@@ -37,9 +38,7 @@ export async function answerAs(gw: Gateway, account: Account, campaign: Campaign
   const faq = faqProvider(campaign);
   const { provider, openai } = botSettingsOf(account);
   if (provider !== 'openai' || !openai) return { reply: await faq.reply(context), provider: faq.name, fallbackReason: null };
-  // Loaded by the first account that uses it: the library weighs ~13 MB of memory.
-  const { createOpenAiBot } = await import('./openai.js');
-  const llm = createOpenAiBot({ ...openai, timeoutMs: gw.config.botTimeoutMs });
+  const llm = createOpenAiBot({ ...openai, timeoutMs: gw.config.botTimeoutMs, targets: gw.config.targetPolicy });
   try {
     return { reply: await llm.reply(context), provider: llm.name, fallbackReason: null };
   } catch (err) {

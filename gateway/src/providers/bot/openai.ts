@@ -1,11 +1,15 @@
 /**
  * The AI bot on any OpenAI-compatible chat-completions server: OpenAI itself, or a self-hosted Ollama, vLLM or
  * LM Studio. Only what all of them accept is sent (model, messages, temperature, max_tokens): no tools, no
- * response_format, no streaming. One request per reply, no retries: the engine retries later or falls back to the
- * offline FAQ bot, which a bot that waits on retries would only delay.
+ * response_format, no streaming. One request per reply, no retries, no redirect: the engine retries later or falls
+ * back to the offline FAQ bot, which a bot that waits on retries would only delay.
+ *
+ * The base URL is a tenant's: the request is held to the operator's target policy when it connects, and a failure
+ * is told by its status or cause and a fixed reason, never by what the server wrote (it could be any service's page).
  */
-import OpenAI from 'openai';
-import type { ChatCompletion } from 'openai/resources/chat/completions';
+import type { TargetPolicy } from '../../config.js';
+import { guard } from '../../outbound/guard.js';
+import { isTargetRefused } from '../../outbound/target-policy.js';
 import type { BotProvider } from './bot-provider.js';
 import { BotUnavailableError, buildMessages, readReply } from './prompt.js';
 
@@ -18,46 +22,60 @@ export interface OpenAiSettings {
   /** Null for a server that needs none (a local Ollama). */
   apiKey: string | null;
   timeoutMs: number;
+  targets: TargetPolicy;
 }
 
 /** Steady, on-topic answers: the bot repeats the business's facts, it does not write fiction. */
 const TEMPERATURE = 0.3;
 /** Room for about 3 sentences and a marker; a longer answer is not an SMS. */
 const MAX_TOKENS = 300;
-/**
- * Sent as the key when there is none: the client refuses to start without a key, and leaving it unset would make the
- * client send OPENAI_API_KEY from the environment, a real OpenAI key, to whatever server baseUrl names. Servers
- * without authentication ignore the header.
- */
-const NO_KEY = 'none';
+
+/** What a status means for the operator, in fixed words. */
+const STATUS_REASONS: Record<number, string> = {
+  401: 'check the API key and its access to the model',
+  403: 'check the API key and its access to the model',
+  404: 'check the base URL and the model name',
+  429: 'the server is rate limiting or out of quota',
+};
+
+interface Completion {
+  choices?: Array<{ finish_reason?: string; message?: { content?: unknown } }>;
+}
 
 export function createOpenAiBot(settings: OpenAiSettings): BotProvider {
-  const client = new OpenAI({
-    baseURL: settings.baseUrl,
-    apiKey: settings.apiKey ?? NO_KEY,
-    // Stated so that OPENAI_ORG_ID / OPENAI_PROJECT_ID of the environment are not sent to another provider.
-    organization: null,
-    project: null,
-    timeout: settings.timeoutMs,
-    maxRetries: 0,
-    // With OPENAI_LOG=debug the client would log every request, contacts' messages included; the gateway logs its own way.
-    logLevel: 'off',
-  });
   const where = origin(settings.baseUrl);
+  const endpoint = `${settings.baseUrl.replace(/\/+$/, '')}/chat/completions`;
 
   return {
     name: 'openai',
     async reply(context) {
-      // The client's timeout covers only the wait for the response headers; this signal also cuts off a body that stalls.
-      const signal = AbortSignal.timeout(settings.timeoutMs);
+      // Loaded by the first reply rather than at start-up.
+      const { got } = await import('got');
+      let response;
+      try {
+        response = await got.post(endpoint, {
+          json: { model: settings.model, messages: buildMessages(context), temperature: TEMPERATURE, max_tokens: MAX_TOKENS },
+          headers: { accept: 'application/json', 'user-agent': 'LeadChat-Bot/1', ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}) },
+          // The whole exchange, so a server that sends its headers and then stalls is cut off too.
+          timeout: { request: settings.timeoutMs },
+          retry: { limit: 0 },
+          throwHttpErrors: false,
+          followRedirect: false,
+          responseType: 'text',
+          ...guard(settings.targets),
+        });
+      } catch (error) {
+        throw new BotUnavailableError(`${where}: ${failure(error, settings.timeoutMs)}`);
+      }
+      const status = response.statusCode;
+      if (status < 200 || status > 299) {
+        throw new BotUnavailableError(`${where}: answered ${status}${STATUS_REASONS[status] ? `: ${STATUS_REASONS[status]}` : ''}`);
+      }
       let completion: unknown;
       try {
-        completion = await client.chat.completions.create(
-          { model: settings.model, messages: buildMessages(context), temperature: TEMPERATURE, max_tokens: MAX_TOKENS },
-          { signal },
-        );
-      } catch (error) {
-        throw new BotUnavailableError(`${where}: ${failure(error, signal, settings)}`);
+        completion = JSON.parse(response.body);
+      } catch {
+        throw new BotUnavailableError(`${where}: the answer is not JSON`);
       }
       return readReply(contentOf(completion, where));
     },
@@ -66,9 +84,8 @@ export function createOpenAiBot(settings: OpenAiSettings): BotProvider {
 
 /** The text of the first choice, or why there is none. */
 function contentOf(completion: unknown, where: string): string {
-  // A server answering 200 with HTML or plain text reaches here as a string, not a completion.
-  const choice = (completion as Partial<ChatCompletion> | null)?.choices?.[0];
-  if (typeof completion !== 'object' || !choice) throw new BotUnavailableError(`${where}: the answer holds no completion choice`);
+  const choice = typeof completion === 'object' && completion !== null ? (completion as Completion).choices?.[0] : undefined;
+  if (!choice) throw new BotUnavailableError(`${where}: the answer holds no completion choice`);
   // A reply cut off mid-sentence is worse for a contact than the fallback's answer.
   if (choice.finish_reason === 'length') throw new BotUnavailableError(`${where}: the answer was cut off at ${MAX_TOKENS} tokens`);
   const content = choice.message?.content;
@@ -76,38 +93,15 @@ function contentOf(completion: unknown, where: string): string {
   return content;
 }
 
-/** Why the request failed, in words an operator can act on; never the key. */
-function failure(error: unknown, signal: AbortSignal, settings: OpenAiSettings): string {
-  if (signal.aborted || error instanceof OpenAI.APIConnectionTimeoutError) return `timed out after ${settings.timeoutMs} ms`;
-  if (error instanceof OpenAI.APIConnectionError) return `could not connect (${connectionCause(error)})`;
-  if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
-    // OpenAI's own 401 quotes part of the wrong key; an authentication failure's text is not repeated at all.
-    if (error.status === 401 || error.status === 403) return `answered ${error.status}: check the API key and its access to the model`;
-    const detail = error.message.replace(/^\d{3}\s*/, '');
-    return `answered ${error.status}${detail ? `: ${redact(detail, settings.apiKey).slice(0, 300)}` : ''}`;
-  }
-  // Errors of fetch and of its body parsing come from Node's own realm, where `instanceof` against ours can fail.
-  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
-  if (name === 'SyntaxError') return 'answered malformed JSON';
-  return `request failed: ${redact(String(message ?? error), settings.apiKey).slice(0, 300)}`;
+/** Why no answer came, in words an operator can act on: the policy's reason, a timeout, or the system's error code. */
+function failure(error: unknown, timeoutMs: number): string {
+  if (isTargetRefused(error)) return `refused by the gateway's target policy (${(error as Error).message})`;
+  const { code } = (error ?? {}) as { code?: unknown };
+  if (code === 'ETIMEDOUT') return `timed out after ${timeoutMs} ms`;
+  return `could not connect (${typeof code === 'string' ? code : 'no answer'})`;
 }
 
-/** The system error code under fetch's "fetch failed" (ECONNREFUSED, ENOTFOUND …), or the client's message. */
-function connectionCause(error: Error): string {
-  let cause: unknown = error.cause;
-  for (let depth = 0; depth < 5 && typeof cause === 'object' && cause !== null; depth++) {
-    const { code } = cause as { code?: unknown };
-    if (typeof code === 'string') return code;
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return error.message;
-}
-
-function redact(text: string, key: string | null): string {
-  return key ? text.split(key).join('[key]') : text;
-}
-
-/** Errors name the server by its origin only: a base URL may carry credentials in its user part or path. */
+/** Errors name the server by its origin only: a base URL may carry a token in its path. */
 function origin(baseUrl: string): string {
   try {
     return new URL(baseUrl).origin;

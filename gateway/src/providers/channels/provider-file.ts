@@ -1,6 +1,16 @@
 import got from 'got';
+import type { TargetPolicy } from '../../config.js';
+import { guard } from '../../outbound/guard.js';
 import { redact } from './mask.js';
 import { jsonObject } from './provider-request.js';
+
+/** How a contact's file is read: from the provider's API at `apiUrl`, within the operator's limits and policy. */
+export interface MediaOptions {
+  apiUrl: string;
+  maxBytes: number;
+  timeoutMs: number;
+  targets: TargetPolicy;
+}
 
 /** A file a provider hosts for a contact's message (a photo, a voice note, a document). */
 export interface ProviderFile {
@@ -12,17 +22,20 @@ export interface ProviderFile {
  * Reads one provider-hosted file with the account's credentials: at most `maxBytes` (a larger one is given up as
  * soon as its size shows), within `timeoutMs`, without retries. Redirects are followed, since Twilio answers with
  * one to its file store; a redirect to another host drops the authorization header, so the credentials stay with
- * the provider. A failure says why without showing `secret`.
+ * the provider. The address came with a tenant's message, so the target policy holds for it and every redirect,
+ * unless it is on `trustedOrigin`, the provider's API the operator configured. A failure says why without showing
+ * `secret`.
  */
 export async function readProviderFile(
   url: string,
-  options: { authorization: string; secret: string; maxBytes: number; timeoutMs: number },
+  options: { authorization: string; secret: string; maxBytes: number; timeoutMs: number; targets: TargetPolicy; trustedOrigin?: string },
 ): Promise<ProviderFile> {
   const request = got(url, {
     headers: { authorization: options.authorization },
     timeout: { request: options.timeoutMs },
     retry: { limit: 0 },
     responseType: 'buffer',
+    ...guard(options.targets, options.trustedOrigin),
   });
   request.on('downloadProgress', ({ transferred, total }) => {
     if (transferred > options.maxBytes || (total ?? 0) > options.maxBytes) request.cancel(`larger than ${options.maxBytes} bytes`);

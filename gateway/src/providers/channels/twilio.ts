@@ -3,7 +3,7 @@ import { normalizePhone } from '../../domain/phone.js';
 import { badRequest } from '../../errors.js';
 import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from './channel-provider.js';
 import { mask, redact } from './mask.js';
-import { readProviderFile, type ProviderFile } from './provider-file.js';
+import { readProviderFile, type MediaOptions, type ProviderFile } from './provider-file.js';
 import { postToProvider } from './provider-request.js';
 
 export interface TwilioCredentials {
@@ -208,8 +208,9 @@ export function parseTwilioStatus(params: Record<string, string>): StatusUpdate 
  * A file of a contact's MMS or WhatsApp message, read with the account's credentials (accounts may require them for
  * media). Only from Twilio's own API host: the address came in a request, and the credentials go nowhere else.
  */
-export async function readTwilioMedia(c: TwilioCredentials, url: string, options: { apiUrl: string; maxBytes: number; timeoutMs: number }): Promise<ProviderFile> {
+export async function readTwilioMedia(c: TwilioCredentials, url: string, options: MediaOptions): Promise<ProviderFile> {
   const address = new URL(url);
-  if (address.origin !== new URL(options.apiUrl).origin) throw new Error(`the file is not on Twilio's API (${address.host})`);
-  return readProviderFile(url, { ...twilioAuth(c), maxBytes: options.maxBytes, timeoutMs: options.timeoutMs });
+  const api = new URL(options.apiUrl).origin;
+  if (address.origin !== api) throw new Error(`the file is not on Twilio's API (${address.host})`);
+  return readProviderFile(url, { ...twilioAuth(c), maxBytes: options.maxBytes, timeoutMs: options.timeoutMs, targets: options.targets, trustedOrigin: api });
 }

@@ -4,7 +4,7 @@ import { normalizePhone } from '../../domain/phone.js';
 import { badRequest } from '../../errors.js';
 import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from './channel-provider.js';
 import { mask, redact } from './mask.js';
-import { readProviderFile, readProviderJson, type ProviderFile } from './provider-file.js';
+import { readProviderFile, readProviderJson, type MediaOptions, type ProviderFile } from './provider-file.js';
 import { postToProvider } from './provider-request.js';
 
 export interface WhatsAppCloudCredentials {
@@ -233,13 +233,13 @@ export function parseWhatsAppWebhook(body: unknown): { messages: InboundMessage[
  * A file of a contact's message: Graph gives the media id's short-lived address, which is then read with the same
  * access token. A file larger than `maxBytes` by Graph's own count is not fetched at all.
  */
-export async function readWhatsAppMedia(c: WhatsAppCloudCredentials, url: string, options: { apiUrl: string; maxBytes: number; timeoutMs: number }): Promise<ProviderFile> {
+export async function readWhatsAppMedia(c: WhatsAppCloudCredentials, url: string, options: MediaOptions): Promise<ProviderFile> {
   if (!url.startsWith(MEDIA_SCHEME)) throw new Error('not a WhatsApp media id');
   const auth = { ...graphAuth(c), timeoutMs: options.timeoutMs };
   const media = await readProviderJson(`${options.apiUrl.replace(/\/+$/, '')}/${encodeURIComponent(url.slice(MEDIA_SCHEME.length))}`, auth);
   const address = str(media.url);
   if (!address || !/^https?:\/\//.test(address)) throw new Error('Graph gave no address for the media id');
   if (typeof media.file_size === 'number' && media.file_size > options.maxBytes) throw new Error(`the file is larger than ${options.maxBytes} bytes`);
-  const file = await readProviderFile(address, { ...auth, maxBytes: options.maxBytes });
+  const file = await readProviderFile(address, { ...auth, maxBytes: options.maxBytes, targets: options.targets });
   return { bytes: file.bytes, contentType: str(media.mime_type) ?? file.contentType };
 }
