@@ -32,7 +32,7 @@ export const settings = {
   LEADCHAT_CACHE_DOCUMENTS: { schema: int(0, 10_000_000), default: '10000', doc: 'Embedded store: documents kept in memory besides those in use; the rest are read back from disk when needed' },
   LEADCHAT_JOB_LEASE: { schema: duration, default: '2m', doc: 'How long a claimed job is reserved to its process: a job whose process died runs again after it' },
   LEADCHAT_JOB_POLL: { schema: duration.pipe(z.number().min(10, 'must be at least 10ms')), default: '1s', doc: 'How often each process also looks for due jobs; a committed job wakes the runners of every process at once' },
-  LEADCHAT_WEBHOOK_TARGETS: { schema: z.string().min(1).transform(parseTargets), default: 'any', doc: '`any`, `public` (no loopback or private addresses) or a comma-separated allow-list of host names' },
+  LEADCHAT_WEBHOOK_TARGETS: { schema: z.string().min(1).transform(parseTargets), default: 'any', doc: 'The target policy for every URL called for a tenant: `any`, `public` (public internet addresses only) or a comma-separated allow-list of host names' },
   LEADCHAT_LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), default: 'info', doc: 'Log level' },
   LEADCHAT_PUBLIC_URL: { schema: z.url().regex(/^https:\/\//, 'expected an https:// address').optional(), default: undefined, doc: 'The address Twilio and WhatsApp reach this gateway at (https://…): status callbacks are requested there and webhook signatures are checked against it; unset: taken from each request' },
   LEADCHAT_BOT_DEBOUNCE: { schema: duration, default: '2s', doc: 'How long the bot waits after a contact\'s message for more before it answers them all at once' },

@@ -85,7 +85,7 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/settings/webhook-secret': { post: { summary: 'Rotate the webhook signing secret', ok: 200 } },
   '/settings/webhook-test': {
     post: {
-      summary: 'Post one signed `test` event to the Custom Channel Webhook URL now and answer what the receiver did: {url, status, ok, error, durationMs, webhookId}; nothing is stored; 409 NO_WEBHOOK_URL, 400 WEBHOOK_TARGET_REFUSED, 429 RATE_LIMITED',
+      summary: 'Post one signed `test` event to the Custom Channel Webhook URL now and answer what the receiver did: {url, status, ok, error, durationMs, webhookId}; nothing is stored; 409 NO_WEBHOOK_URL, 400 TARGET_REFUSED, 429 RATE_LIMITED',
       ok: 200,
     },
   },

@@ -154,7 +154,10 @@ export const autoRecharge = z.object({
 
 export const creditUsage = z.object({ amount: credits, description: text(500).optional() });
 
-const webhookUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000);
+/** The operator's target policy, which every URL the gateway calls for a tenant follows (checked in the domain). */
+const TARGETS = 'Follows the target policy (LEADCHAT_WEBHOOK_TARGETS): under "public" only public internet addresses; never a user name or password in it (400 TARGET_REFUSED)';
+
+const webhookUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).describe(TARGETS);
 
 export const settingsUpdate = z
   .object({
@@ -169,7 +172,7 @@ export const botSettingsUpdate = z
     provider: z.enum(['faq', 'openai']).describe('"faq": the offline FAQ bot; "openai": an OpenAI-compatible endpoint, the FAQ bot answering when it fails'),
     openai: z
       .strictObject({
-        baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.openai.com/v1 or http://localhost:11434/v1' }).max(500),
+        baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.openai.com/v1 or http://localhost:11434/v1' }).max(500).describe(TARGETS),
         model: nonBlank(200),
         apiKey: text(500).nullable().optional().describe('Omit to keep the saved key; null for none (a local Ollama needs none)'),
       })
