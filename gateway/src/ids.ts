@@ -4,7 +4,7 @@ import { customAlphabet } from 'nanoid';
 const random = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', 20);
 
 export type IdPrefix =
-  | 'acc' | 'ct' | 'lst' | 'mem' | 'cmp' | 'msg' | 'med' | 'dlv' | 'job' | 'whk' | 'ctx' | 'evt' | 'idk' | 'cnv' | 'opn' | 'imp' | 'imc' | 'ses';
+  | 'acc' | 'ct' | 'lst' | 'mem' | 'cmp' | 'msg' | 'med' | 'dlv' | 'job' | 'whk' | 'ctx' | 'evt' | 'idk' | 'cnv' | 'opn' | 'imp' | 'imc' | 'ses' | 'xid';
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${random()}`;
 

@@ -8,7 +8,7 @@ import { newId, now } from '../ids.js';
 import { channelProvider } from '../providers/channels/index.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import { getAccount, type Account } from './accounts.js';
-import { getContact } from './contacts.js';
+import { addressOf, getContact } from './contacts.js';
 import { getList } from './lists.js';
 
 export type Channel = 'whatsapp' | 'sms' | 'custom';
@@ -173,7 +173,7 @@ export async function previewOpening(r: Reader, accountId: string, campaignId: s
     channel: campaign.channel,
     customChannel: campaign.customChannel,
     template: openingTemplateFor(campaign, contact),
-    to: campaign.channel === 'custom' ? contact.fromId : contact.phone,
+    to: addressOf(contact, campaign.channel, campaign.customChannel),
     body: personalize(campaign.openingMessage ?? '', contact),
   };
 }

@@ -23,6 +23,8 @@ export const collections: CollectionSpec[] = [
       emailOnly: { unique: true, fields: ['accountId', 'emailOnly'] },
     },
   },
+  // Every external ID a contact holds, whatever its custom channel's label: one ID is one contact of the account.
+  { name: 'external_ids', indexes: { value: { unique: true, fields: ['accountId', 'externalId'] } } },
   { name: 'lists', indexes: { account: { fields: ['accountId'] } } },
   {
     name: 'memberships',

@@ -11,8 +11,13 @@ export interface Contact {
   lastName: string | null;
   phone: string | null;
   email: string | null;
-  /** The contact's ID on an external platform (custom channels); one fromId is one contact. */
+  /**
+   * The spec's fromId: the contact's ID from its first custom-channel message, and its latest on messages without a
+   * label. Where the contact has no ID of a channel's own label, it is reached there by this one.
+   */
   fromId: string | null;
+  /** The contact's ID on each labelled custom channel, e.g. {"livechat": "visitor-42", "crm": "123"}. */
+  externalIds?: Record<string, string>;
   /** The email of a contact known by its email alone (no phone, no fromId): at most one such contact per email. */
   emailOnly?: string | null;
   customFields: Record<string, string | number | boolean | null>;
@@ -38,6 +43,18 @@ export interface ContactInput {
   phone?: string;
   email?: string;
   customFields?: Contact['customFields'];
+  externalIds?: Record<string, string>;
+}
+
+/**
+ * Every external ID a contact holds (its fromId and its labelled ones), registered once per account: one ID is one
+ * person, whichever custom channel it comes from, so its uniqueness holds across labels and processes.
+ */
+export interface ExternalId {
+  id: string;
+  accountId: string;
+  externalId: string;
+  contactId: string;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -56,6 +73,7 @@ export function publicContact(c: Contact) {
     phone: c.phone ?? '',
     email: c.email ?? '',
     ...(c.fromId ? { fromId: c.fromId } : {}),
+    ...(c.externalIds && Object.keys(c.externalIds).length ? { externalIds: c.externalIds } : {}),
     ...(Object.keys(c.customFields).length ? { customFields: c.customFields } : {}),
     ...(c.optOut ? { optOut: c.optOut } : {}),
     ...(c.optIn ? { optIn: c.optIn } : {}),
@@ -68,7 +86,21 @@ const findOne = async (r: Reader, index: string, accountId: string, value: strin
 
 export const findByPhone = (r: Reader, accountId: string, phone: string) => findOne(r, 'phone', accountId, phone);
 export const findByEmail = (r: Reader, accountId: string, email: string) => findOne(r, 'email', accountId, email);
-export const findByFromId = (r: Reader, accountId: string, fromId: string) => findOne(r, 'fromId', accountId, fromId);
+
+/** The contact holding an external ID, under any label (contacts stored before IDs were registered hold it as fromId). */
+export async function findByExternalId(r: Reader, accountId: string, externalId: string): Promise<Contact | undefined> {
+  const [held] = await r.find<ExternalId>('external_ids', 'value', [accountId, externalId], { limit: 1 });
+  return held ? r.get<Contact>('contacts', held.contactId) : findOne(r, 'fromId', accountId, externalId);
+}
+
+/**
+ * Where the contact is reached on a channel: its phone on SMS and WhatsApp; on a custom channel its ID there,
+ * else its fromId. Null when it has none.
+ */
+export function addressOf(contact: Contact, channel: string, customChannel: string | null): string | null {
+  if (channel !== 'custom') return contact.phone;
+  return (customChannel !== null ? contact.externalIds?.[customChannel] : undefined) ?? contact.fromId;
+}
 
 export async function getContact(r: Reader, accountId: string, id: string): Promise<Contact> {
   const contact = await r.get<Contact>('contacts', id);
@@ -76,7 +108,7 @@ export async function getContact(r: Reader, accountId: string, id: string): Prom
   return contact;
 }
 
-function newContact(accountId: string, fields: Partial<Contact>): Contact {
+export function newContact(accountId: string, fields: Partial<Contact>): Contact {
   const at = now();
   return {
     id: newId('ct'),
@@ -93,44 +125,34 @@ function newContact(accountId: string, fields: Partial<Contact>): Contact {
   };
 }
 
-/**
- * Spec §4.1: an existing phone (or, for an email-only contact, an existing email) returns the existing contact
- * and creates no duplicate. Both are unique indexes, so concurrent requests for one phone or email, on any
- * process, make one contact: the transaction that loses the race runs again and finds the winner.
- */
-export async function createContact(gw: Gateway, accountId: string, input: ContactInput): Promise<{ contact: Contact; created: boolean }> {
-  const fields = normalizeContact(input);
-  return gw.store.transact((tx) => findOrCreateContactIn(tx, accountId, fields));
-}
-
 /** The phone in E.164 and the email in lower case, as contacts are stored and found; a bad one is a 400. */
 export function normalizeContact(input: ContactInput): Omit<ContactInput, 'phone' | 'email'> & { phone: string | null; email: string | null } {
   return { ...input, phone: input.phone ? normalizePhone(input.phone) : null, email: input.email ? normalizeEmail(input.email) : null };
 }
 
-type NormalizedFields = { firstName?: string; lastName?: string; phone?: string | null; email?: string | null; customFields?: Contact['customFields'] };
-
-/**
- * The account's contact with this phone (or, with no phone, this email), taken as it is, or a new one: fields
- * already normalized, and a phone or an email given.
- */
-export async function findOrCreateContactIn(tx: Tx, accountId: string, fields: NormalizedFields): Promise<{ contact: Contact; created: boolean }> {
-  const existing = fields.phone ? await findByPhone(tx, accountId, fields.phone) : await findByEmail(tx, accountId, fields.email!);
-  if (existing) return { contact: existing, created: false };
-  return { contact: await createContactIn(tx, accountId, fields), created: true };
-}
+export type NormalizedFields = {
+  firstName?: string;
+  lastName?: string;
+  phone?: string | null;
+  email?: string | null;
+  customFields?: Contact['customFields'];
+  externalIds?: Record<string, string>;
+};
 
 /** Inserts a new contact from fields already normalized (an E.164 phone, a lower-case email). */
 export function createContactIn(tx: Tx, accountId: string, input: NormalizedFields): Promise<Contact> {
   const phone = input.phone ?? null;
   const email = input.email ?? null;
+  const hasExternalIds = Object.keys(input.externalIds ?? {}).length > 0;
   return tx.insert('contacts', newContact(accountId, {
     firstName: input.firstName || null,
     lastName: input.lastName || null,
     phone,
     email,
-    emailOnly: phone ? null : email,
+    // Known by its email alone: neither a phone nor an external ID tells it apart.
+    emailOnly: phone || hasExternalIds ? null : email,
     customFields: input.customFields ?? {},
+    ...(hasExternalIds ? { externalIds: input.externalIds } : {}),
   }));
 }
 
@@ -140,24 +162,4 @@ export async function lookupContact(gw: Gateway, accountId: string, by: { phoneN
     : await findByEmail(gw.store, accountId, normalizeEmail(by.email!));
   if (!contact) throw notFound('Contact');
   return contact;
-}
-
-/**
- * Custom channels (spec §2.1): the contact is the one with this fromId, or a new one made from the details
- * given. With `update`, given details overwrite the stored ones (the send endpoint's rule, §2.5).
- */
-export async function contactForFromId(
-  tx: Tx,
-  accountId: string,
-  fromId: string,
-  details: { firstName?: string; lastName?: string; email?: string },
-  update: boolean,
-): Promise<Contact> {
-  const existing = await findByFromId(tx, accountId, fromId);
-  // Only the contact's own fields: callers pass a whole message input, whose `id` must not become the contact's.
-  const { firstName, lastName, email } = details;
-  const given = Object.fromEntries(Object.entries({ firstName, lastName, email }).filter(([, v]) => v)) as Partial<Contact>;
-  if (!existing) return tx.insert('contacts', newContact(accountId, { fromId, ...given }));
-  if (!update || Object.entries(given).every(([k, v]) => existing[k as keyof Contact] === v)) return existing;
-  return tx.update<Contact>('contacts', existing.id, { ...given, updatedAt: now() });
 }

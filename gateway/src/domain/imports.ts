@@ -50,6 +50,7 @@ export interface ContactFields {
   phone: string | null;
   email: string | null;
   customFields?: Contact['customFields'];
+  externalIds?: Record<string, string>;
 }
 
 /** One row of the file as the import job applies it: a contact to add, a repeat of an earlier row, or refused. */
@@ -81,6 +82,7 @@ export interface CsvColumns {
   lastName?: string;
   email?: string;
   customFields?: Record<string, string>;
+  externalIds?: Record<string, string>;
 }
 
 /** Reads a row's fields as POST /contacts reads its body; throws the same 400 for a bad row. */
@@ -179,23 +181,24 @@ const tooManyRows = () => badRequest(`At most ${MAX_ROWS} rows per import; split
 
 /**
  * Each row read as the contact API reads a contact, its phone and email normalized the same way; a row whose
- * phone (or, without a phone, its email) was on an earlier row is a duplicate.
+ * phone (or, without a phone, its email, or without either its first external ID) was on an earlier row is a
+ * duplicate.
  */
 async function checkRows(raw: RawRow[], readContact: ReadContact): Promise<ImportRow[]> {
-  const phones = new Set<string>();
-  const emails = new Set<string>();
+  const seen = new Set<string>();
   const rows: ImportRow[] = [];
   for (const [i, { row, fields }] of raw.entries()) {
     if (i > 0 && i % ROWS_PER_TURN === 0) await yieldToRequests();
     try {
-      const { firstName, lastName, customFields, phone, email } = normalizeContact(readContact(fields));
-      if (phone ? phones.has(phone) : emails.has(email!)) {
+      const { firstName, lastName, customFields, externalIds, phone, email } = normalizeContact(readContact(fields));
+      const ids = Object.values(externalIds ?? {});
+      const key = phone ? `phone:${phone}` : email ? `email:${email}` : `id:${ids[0]}`;
+      if (seen.has(key)) {
         rows.push({ row, duplicate: true });
         continue;
       }
-      if (phone) phones.add(phone);
-      if (email) emails.add(email);
-      rows.push({ row, contact: { firstName, lastName, phone, email, ...(customFields && Object.keys(customFields).length ? { customFields } : {}) } });
+      seen.add(key);
+      rows.push({ row, contact: { firstName, lastName, phone, email, ...(customFields && Object.keys(customFields).length ? { customFields } : {}), ...(ids.length ? { externalIds } : {}) } });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       rows.push({ row, code: err.code, message: err.message });
@@ -249,13 +252,12 @@ function fieldReader(header: string[], columns: CsvColumns): (cells: string[]) =
     if (names.indexOf(name.trim(), at + 1) >= 0) throw badRequest(`columns.${field}: the file has two columns "${name.slice(0, 60)}"`, 'DUPLICATE_COLUMN');
     return at;
   };
-  const { customFields = {}, ...fields } = columns;
+  const { customFields = {}, externalIds = {}, ...fields } = columns;
   const mapped = Object.entries(fields).filter(([, name]) => name !== undefined).map(([field, name]) => [field, indexOf(field, name!)] as const);
   const custom = Object.entries(customFields).map(([field, name]) => [field, indexOf(`customFields.${field}`, name)] as const);
+  const labelled = Object.entries(externalIds).map(([label, name]) => [label, indexOf(`externalIds.${label}`, name)] as const);
   const cellsOf = (cells: string[], pairs: ReadonlyArray<readonly [string, number]>) =>
     Object.fromEntries(pairs.map(([field, at]) => [field, cells[at]?.trim() ?? '']).filter(([, value]) => value !== ''));
-  return (cells) => {
-    const values = cellsOf(cells, custom);
-    return { ...cellsOf(cells, mapped), ...(Object.keys(values).length ? { customFields: values } : {}) };
-  };
+  const nested = (name: string, values: Record<string, unknown>) => (Object.keys(values).length ? { [name]: values } : {});
+  return (cells) => ({ ...cellsOf(cells, mapped), ...nested('customFields', cellsOf(cells, custom)), ...nested('externalIds', cellsOf(cells, labelled)) });
 }

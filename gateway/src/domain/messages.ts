@@ -3,7 +3,8 @@ import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
-import { contactForFromId, createContactIn, findByPhone, getContact, type Contact } from './contacts.js';
+import { contactForExternalId } from './contact-identity.js';
+import { createContactIn, findByPhone, getContact, type Contact } from './contacts.js';
 import { normalizePhone } from './phone.js';
 import { decodeDataUri, isDataUri, keptMedia, saveMedia, storingMedia, type Media } from './media.js';
 import { conversationFor, messageSettled } from './conversations.js';
@@ -102,7 +103,7 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
   return receivingFile(gw, account.id, input.messageSid, embedded, (media) => gw.store.transact(async (tx) => {
     const original = await bySid(tx, account.id, input.messageSid);
     if (original) return { message: original, duplicate: true };
-    const contact = await contactForFromId(tx, account.id, input.fromId, input, false);
+    const contact = await contactForExternalId(tx, account.id, input.channel ?? null, input.fromId, input, false);
     const conversation = await conversationFor(tx, contact, 'custom', input.channel ?? null, input.campaignId ?? null);
     if (media) await tx.insert('media', media);
     const message = await tx.insert('messages', newMessage({
@@ -222,7 +223,7 @@ export async function queueReply(
   tx: Tx,
   account: Account,
   contact: Contact,
-  fields: Pick<Message, 'body' | 'channel' | 'campaignId' | 'conversationId' | 'author'>,
+  fields: Pick<Message, 'body' | 'channel' | 'toId' | 'campaignId' | 'conversationId' | 'author'>,
 ): Promise<Message> {
   const message = await tx.insert('messages', newMessage({
     ...fields,
@@ -230,7 +231,6 @@ export async function queueReply(
     contactId: contact.id,
     direction: 'outgoing',
     status: 'pending',
-    toId: contact.fromId,
   }));
   if ((await emit(tx, account, 'reply', replyPayload(message), message.id)).length === 0) {
     const failed = await tx.update<Message>('messages', message.id, { status: 'failed', error: NO_RECEIVER });
@@ -243,7 +243,7 @@ export async function queueReply(
 /** Spec §4.4: sends a message through a custom channel to the contact known by fromId. */
 export async function sendMessage(gw: Gateway, account: Account, input: SendInput): Promise<{ message: Message; contact: Contact }> {
   return gw.store.transact(async (tx) => {
-    const contact = await contactForFromId(tx, account.id, input.fromId, input, true);
+    const contact = await contactForExternalId(tx, account.id, input.customChannel, input.fromId, input, true);
     const conversation = await conversationFor(tx, contact, 'custom', input.customChannel, input.campaignId ?? null);
     const { message } = await sendOnConversation(tx, gw, account, contact, conversation, { body: input.body, author: 'api', campaignId: input.campaignId ?? null });
     return { message, contact };

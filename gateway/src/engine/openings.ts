@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { campaignById, campaignsOf, type Campaign } from '../domain/campaigns.js';
-import type { Contact } from '../domain/contacts.js';
+import { addressOf, type Contact } from '../domain/contacts.js';
 import { conversationFor, updateConversation, type Conversation, type OpeningState } from '../domain/conversations.js';
 import { recordStep } from '../domain/funnel.js';
 import { iso, newId, now } from '../ids.js';
@@ -56,7 +56,7 @@ export async function onAddedToList(tx: Tx, accountId: string, listId: string, c
 /** Why the opening message cannot go to this contact, or undefined when it can. */
 function skipReason(campaign: Campaign, contact: Contact, conversation: Conversation): string | undefined {
   if (contact.optOut) return 'opted_out';
-  if (campaign.channel === 'custom' ? !contact.fromId : !contact.phone) return campaign.channel === 'custom' ? 'no_from_id' : 'no_phone';
+  if (!addressOf(contact, campaign.channel, campaign.customChannel)) return campaign.channel === 'custom' ? 'no_external_id' : 'no_phone';
   if (conversation.lastIncomingAt) return 'wrote_first';
   return undefined;
 }

@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { campaignById } from '../domain/campaigns.js';
-import type { Contact } from '../domain/contacts.js';
+import { addressOf, type Contact } from '../domain/contacts.js';
 import { lastMessageOf, touchConversation, type Conversation } from '../domain/conversations.js';
 import { spend } from '../domain/credits.js';
 import { newMessage, queueReply, type Message } from '../domain/messages.js';
@@ -21,6 +21,14 @@ export interface Outgoing {
 }
 
 export const optedOut = () => new ApiError(409, 'CONTACT_OPTED_OUT', 'The contact opted out (STOP): nothing more is sent until they reply START');
+
+/** Why a message cannot go to a contact on a conversation's channel: it has no address there. */
+function unreachable(conversation: Conversation): ApiError {
+  const message = conversation.channel === 'custom'
+    ? `The contact has no external ID on the custom channel "${conversation.customChannel ?? ''}": give the contact one (externalIds) to reach them there`
+    : `The contact has no phone number: give the contact one to reach them on ${conversation.channel === 'sms' ? 'SMS' : 'WhatsApp'}`;
+  return new ApiError(409, 'CONTACT_UNREACHABLE', message);
+}
 
 const OUTSIDE_WINDOW = "Outside WhatsApp's 24-hour customer-service window: only an approved template may be sent (set the campaign's reengagementTemplate)";
 
@@ -48,12 +56,13 @@ export async function sendOnConversation(
     direction: 'outgoing' as const,
     body: out.body,
     channel: conversation.channel === 'custom' ? conversation.customChannel : conversation.channel,
-    toId: conversation.channel === 'custom' ? contact.fromId : contact.phone,
+    toId: addressOf(contact, conversation.channel, conversation.customChannel),
     campaignId,
     conversationId: conversation.id,
     author: out.author,
     template: out.template ?? null,
   };
+  if (!fields.toId) throw unreachable(conversation);
   let message: Message;
   if (conversation.channel === 'whatsapp' && !fields.template && !inServiceWindow(conversation.lastIncomingAt, Date.now())) {
     const campaign = campaignId ? await campaignById(tx, campaignId) : undefined;

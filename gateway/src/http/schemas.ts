@@ -19,6 +19,11 @@ const customFields = z
   .record(z.string().max(100), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()]))
   .refine((o) => Object.keys(o).length <= 50, 'at most 50 custom fields');
 
+const externalIds = z
+  .record(text(100).min(1, 'a custom channel label must not be empty'), id)
+  .refine((o) => Object.keys(o).length <= 20, 'at most 20 external IDs')
+  .describe('The contact\'s ID on each custom channel, by its label: {"livechat":"visitor-42"}. An ID belongs to one contact of the account');
+
 export const contactCreate = z
   .object({
     firstName: name.optional(),
@@ -30,6 +35,8 @@ export const contactCreate = z
     email: z.string().max(320).optional(),
     customFields: customFields.optional(),
     custom_fields: customFields.optional(),
+    externalIds: externalIds.optional(),
+    external_ids: externalIds.optional(),
   })
   .transform((b) => ({
     firstName: b.firstName ?? b.first_name,
@@ -37,8 +44,9 @@ export const contactCreate = z
     phone: b.phone ?? b.phone_number,
     email: b.email,
     customFields: b.customFields ?? b.custom_fields,
+    externalIds: b.externalIds ?? b.external_ids,
   }))
-  .refine((b) => b.phone || b.email, { message: 'at least one of phone or email is required', path: ['phone'] });
+  .refine((b) => b.phone || b.email || Object.keys(b.externalIds ?? {}).length, { message: 'at least one of phone, email or externalIds is required', path: ['phone'] });
 
 /** A "+" typed unencoded in a URL (`?phoneNumber=+1415…`) arrives as a space: it can only have meant the plus. */
 const queryPhone = z.string().max(40).transform((v) => (/^ \d/.test(v) ? `+${v.slice(1)}` : v));
@@ -63,6 +71,8 @@ export const listCreate = z.object({ name: nonBlank(200) });
 
 const header = z.string().trim().min(1, 'must name a column of the file').max(200);
 const headers = z.record(z.string().min(1).max(100), header).refine((o) => Object.keys(o).length <= 50, 'at most 50 custom fields');
+/** The column holding the contacts' ID on each custom channel, by the channel's label: {"livechat":"Visitor ID"}. */
+const labelledHeaders = z.record(text(100).min(1, 'a custom channel label must not be empty'), header).refine((o) => Object.keys(o).length <= 20, 'at most 20 external IDs');
 
 /** Which header of the CSV holds each contact field, in the contact-create spellings; unknown fields are refused. */
 const importColumns = z
@@ -76,6 +86,8 @@ const importColumns = z
     email: header.optional(),
     customFields: headers.optional(),
     custom_fields: headers.optional(),
+    externalIds: labelledHeaders.optional(),
+    external_ids: labelledHeaders.optional(),
   })
   .transform((c) => ({
     phone: c.phone ?? c.phone_number,
@@ -83,13 +95,14 @@ const importColumns = z
     lastName: c.lastName ?? c.last_name,
     email: c.email,
     customFields: c.customFields ?? c.custom_fields,
+    externalIds: c.externalIds ?? c.external_ids,
   }))
-  .refine((c) => c.phone || c.email, { message: 'map phone or email (or both) to a column of the file', path: ['phone'] });
+  .refine((c) => c.phone || c.email || Object.keys(c.externalIds ?? {}).length, { message: 'map phone, email or an external ID to a column of the file', path: ['phone'] });
 
 export const importCreate = z
   .object({
     csv: z.string().optional().describe('CSV text with a header row; a BOM, quoted fields and CRLF line ends are read'),
-    columns: importColumns.optional().describe('With csv: the header of the column holding each contact field, e.g. {"phone":"Phone","customFields":{"city":"City"}}'),
+    columns: importColumns.optional().describe('With csv: the header of the column holding each contact field, e.g. {"phone":"Phone","customFields":{"city":"City"},"externalIds":{"livechat":"Visitor ID"}}'),
     delimiter: z.enum([',', ';', '\t', '|']).default(',').describe('With csv: the field separator'),
     contacts: z.array(z.unknown()).optional().describe('Instead of csv: the rows as contact objects, as POST /contacts takes them'),
     delay: z.string().max(20).optional().describe('Hold the opening messages this long, e.g. "15m", as when adding a contact to the list'),

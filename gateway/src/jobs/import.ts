@@ -1,7 +1,8 @@
 import type { Gateway } from '../context.js';
-import { findOrCreateContactIn } from '../domain/contacts.js';
+import { findOrCreateContactIn } from '../domain/contact-identity.js';
 import { importJob, MAX_ERRORS, type Import, type ImportChunk, type ImportRow, type RowError } from '../domain/imports.js';
 import { joinList } from '../domain/lists.js';
+import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Job, Tx } from '../store/store.js';
 import type { JobResult } from './queue.js';
@@ -22,9 +23,9 @@ export async function runImport(gw: Gateway, job: Job<{ importId: string; positi
     const counts: Record<Outcome, number> = { added: 0, alreadyInList: 0, duplicates: 0, rejected: 0 };
     const errors: RowError[] = [];
     for (const row of chunk.rows) {
-      const outcome = await applyRow(tx, current, row);
+      const { outcome, error } = await applyRow(tx, current, row);
       counts[outcome] += 1;
-      if ('code' in row && current.errors.length + errors.length < MAX_ERRORS) errors.push(row);
+      if (error && current.errors.length + errors.length < MAX_ERRORS) errors.push(error);
     }
     const last = position + 1 >= current.chunks;
     await tx.update<Import>('imports', importId, {
@@ -44,12 +45,19 @@ export async function runImport(gw: Gateway, job: Job<{ importId: string; positi
 
 /**
  * A row's contact joins the list as by POST /contacts and POST /lists/{id}/contacts, with `source: 'import'`, so
- * an imported contact counts as an addition to the list for its Live campaigns (spec §3.2).
+ * an imported contact counts as an addition to the list for its Live campaigns (spec §3.2). A row whose external ID
+ * another contact holds is refused as POST /contacts refuses it, before anything of it is written.
  */
-async function applyRow(tx: Tx, to: Import, row: ImportRow): Promise<Outcome> {
-  if ('code' in row) return 'rejected';
-  if ('duplicate' in row) return 'duplicates';
-  const { contact } = await findOrCreateContactIn(tx, to.accountId, row.contact);
+async function applyRow(tx: Tx, to: Import, row: ImportRow): Promise<{ outcome: Outcome; error?: RowError }> {
+  if ('code' in row) return { outcome: 'rejected', error: row };
+  if ('duplicate' in row) return { outcome: 'duplicates' };
+  let contact;
+  try {
+    ({ contact } = await findOrCreateContactIn(tx, to.accountId, row.contact));
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    return { outcome: 'rejected', error: { row: row.row, code: err.code, message: err.message } };
+  }
   const { added } = await joinList(tx, to.listId, contact, 'import', to.delayMs);
-  return added ? 'added' : 'alreadyInList';
+  return { outcome: added ? 'added' : 'alreadyInList' };
 }

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
-import { createContact, getContact, lookupContact, publicContact } from '../../domain/contacts.js';
+import { createContact } from '../../domain/contact-identity.js';
+import { getContact, lookupContact, publicContact } from '../../domain/contacts.js';
 import { publicConversation } from '../../domain/conversations.js';
 import { messagesOf, publicMessage } from '../../domain/messages.js';
 import { setBot, teamReply } from '../../engine/handoff.js';

@@ -174,6 +174,15 @@ CREATE INDEX "funnel_counts_by_month" ON "funnel_counts" ((doc->>'campaignId'), 
   WHERE doc->>'campaignId' IS NOT NULL AND doc->>'month' IS NOT NULL;
 `,
   },
+  {
+    version: 8,
+    name: "contacts' external IDs on custom channels",
+    sql: `
+CREATE TABLE "external_ids" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE UNIQUE INDEX "external_ids_by_value" ON "external_ids" ((doc->>'accountId'), (doc->>'externalId'))
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'externalId' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

@@ -1,0 +1,126 @@
+import type { Gateway } from '../context.js';
+import { ApiError } from '../errors.js';
+import { newId, now } from '../ids.js';
+import type { Reader, Tx } from '../store/store.js';
+import { createContactIn, findByEmail, findByPhone, newContact, normalizeContact, type Contact, type ContactInput, type NormalizedFields } from './contacts.js';
+import { normalizePhone } from './phone.js';
+
+/**
+ * Which one contact a phone, an email or an external ID stands for. A contact is one person on every channel: its
+ * phone on SMS and WhatsApp, its ID on each custom channel (one per label, e.g. a live chat's visitor ID and a CRM's
+ * record ID). An external ID belongs to at most one contact of the account, whatever its label, as a phone does:
+ * each is registered in `external_ids` under a unique index, so the rule holds on every backend and process.
+ */
+export interface ExternalId {
+  id: string;
+  accountId: string;
+  externalId: string;
+  contactId: string;
+}
+
+const held = async (r: Reader, accountId: string, externalId: string) =>
+  (await r.find<ExternalId>('external_ids', 'value', [accountId, externalId], { limit: 1 }))[0];
+
+/** A contact stored before external IDs were registered holds its one ID as fromId, unregistered. */
+const byFromId = async (r: Reader, accountId: string, externalId: string) =>
+  (await r.find<Contact>('contacts', 'fromId', [accountId, externalId], { limit: 1 }))[0];
+
+/** The contact holding an external ID, under any label. */
+export async function findByExternalId(r: Reader, accountId: string, externalId: string): Promise<Contact | undefined> {
+  const registered = await held(r, accountId, externalId);
+  return registered ? r.get<Contact>('contacts', registered.contactId) : byFromId(r, accountId, externalId);
+}
+
+const taken = (label: string, externalId: string) =>
+  new ApiError(409, 'EXTERNAL_ID_TAKEN', `externalIds.${label}: "${externalId.slice(0, 100)}" is the external ID of another contact`);
+
+/**
+ * Spec §4.1: an existing phone (or, for an email-only contact, an existing email, or one of the external IDs given)
+ * returns the existing contact and creates no duplicate; external IDs given that it lacks are added to it. All are
+ * unique indexes, so concurrent requests for one contact, on any process, make one: the transaction that loses the
+ * race runs again and finds the winner.
+ */
+export async function createContact(gw: Gateway, accountId: string, input: ContactInput): Promise<{ contact: Contact; created: boolean }> {
+  const fields = normalizeContact(input);
+  return gw.store.transact((tx) => findOrCreateContactIn(tx, accountId, fields));
+}
+
+/**
+ * The account's contact with this phone (or, with no phone, this email, or one of these external IDs), or a new
+ * one: fields already normalized. External IDs held by another contact, or a label of the contact holding another
+ * ID, are a 409 EXTERNAL_ID_TAKEN before anything is written.
+ */
+export async function findOrCreateContactIn(tx: Tx, accountId: string, fields: NormalizedFields): Promise<{ contact: Contact; created: boolean }> {
+  const ids = Object.entries(fields.externalIds ?? {});
+  const holders = await Promise.all(ids.map(([, externalId]) => findByExternalId(tx, accountId, externalId)));
+  const existing = fields.phone
+    ? await findByPhone(tx, accountId, fields.phone)
+    : fields.email
+      ? (await findByEmail(tx, accountId, fields.email)) ?? holders.find(Boolean)
+      : holders.find(Boolean);
+  for (const [i, [label, externalId]] of ids.entries()) {
+    const holder = holders[i];
+    if (holder && holder.id !== existing?.id) throw taken(label, externalId);
+    const current = existing?.externalIds?.[label];
+    if (current !== undefined && current !== externalId) {
+      throw new ApiError(409, 'EXTERNAL_ID_TAKEN', `externalIds.${label}: the contact already has the external ID "${current.slice(0, 100)}" there`);
+    }
+  }
+  if (!existing) {
+    const contact = await createContactIn(tx, accountId, fields);
+    for (const [, externalId] of ids) await register(tx, contact, externalId);
+    return { contact, created: true };
+  }
+  const missing = ids.filter(([label]) => existing.externalIds?.[label] === undefined);
+  if (!missing.length) return { contact: existing, created: false };
+  for (const [, externalId] of missing) if (!(await held(tx, accountId, externalId))) await register(tx, existing, externalId);
+  const externalIds = { ...existing.externalIds, ...Object.fromEntries(missing) };
+  return { contact: await tx.update<Contact>('contacts', existing.id, { externalIds, updatedAt: now() }), created: false };
+}
+
+const register = (tx: Tx, contact: Contact, externalId: string) =>
+  tx.insert<ExternalId>('external_ids', { id: newId('xid'), accountId: contact.accountId, externalId, contactId: contact.id });
+
+/** The contact whose phone (E.164) or email this text is, for a fromId that is one (spec §2.4). */
+async function findByAddress(r: Reader, accountId: string, text: string): Promise<Contact | undefined> {
+  if (text.includes('@')) return findByEmail(r, accountId, text.trim().toLowerCase());
+  try {
+    return await findByPhone(r, accountId, normalizePhone(text));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Custom channels (spec §2.1, §2.4): the contact who writes, or is written to, as `externalId` on the custom channel
+ * `label` (null: a message without a label). It is the contact holding that ID under any label; else, since a fromId
+ * may be an email or a phone number, the contact with that email or phone; else a new one from the details given.
+ * The ID becomes the contact's on that label, so replies there go to it, and its fromId when it has none yet (a
+ * message without a label sets the fromId, which addresses such messages). With `update`, details given overwrite
+ * the stored ones (the send endpoint's rule, §2.5).
+ */
+export async function contactForExternalId(
+  tx: Tx,
+  accountId: string,
+  label: string | null,
+  externalId: string,
+  details: { firstName?: string; lastName?: string; email?: string },
+  update: boolean,
+): Promise<Contact> {
+  // Only the contact's own fields: callers pass a whole message input, whose `id` must not become the contact's.
+  const { firstName, lastName, email } = details;
+  const given = Object.fromEntries(Object.entries({ firstName, lastName, email }).filter(([, v]) => v)) as Partial<Contact>;
+  const registered = await held(tx, accountId, externalId);
+  const known = registered
+    ? await tx.get<Contact>('contacts', registered.contactId)
+    : (await byFromId(tx, accountId, externalId)) ?? (await findByAddress(tx, accountId, externalId));
+  const contact = known ?? await tx.insert<Contact>('contacts', newContact(accountId, given));
+  if (!registered) await register(tx, contact, externalId);
+  const place: Partial<Contact> = {
+    ...(label === null ? (contact.fromId === externalId ? {} : { fromId: externalId }) : (contact.fromId ? {} : { fromId: externalId })),
+    ...(label === null || contact.externalIds?.[label] === externalId ? {} : { externalIds: { ...contact.externalIds, [label]: externalId } }),
+  };
+  const changes = known && update && Object.entries(given).some(([k, v]) => contact[k as keyof Contact] !== v) ? given : {};
+  if (!Object.keys(place).length && !Object.keys(changes).length) return contact;
+  return tx.update<Contact>('contacts', contact.id, { ...place, ...changes, updatedAt: now() });
+}
