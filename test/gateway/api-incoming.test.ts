@@ -143,7 +143,8 @@ describe('methods other than POST', () => {
 
 describe('storing a message', () => {
   test('200 {success,messageId}; defaults: status received, messageType text; fields stored', async () => {
-    const body = incoming({ channel: 'live-chat', campaignId: 'cmp_spring', toId: 'shop-42' });
+    const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Spring' } })).body;
+    const body = incoming({ channel: 'live-chat', campaignId: campaign.id, toId: 'shop-42' });
     const res = await receive(body);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, messageId: expect.any(String) });
@@ -160,7 +161,7 @@ describe('storing a message', () => {
       fromId: body.customData.fromId,
       toId: 'shop-42',
       channel: 'live-chat',
-      campaignId: 'cmp_spring',
+      campaignId: campaign.id,
       media: null,
       createdAt: expect.stringMatching(/Z$/),
     });
@@ -299,7 +300,7 @@ describe('media', () => {
     const other = await createAccount(ctx.gw);
     const stranger = await api(ctx.gw, other, 'GET', m.media.url);
     expect(stranger.status).toBe(404);
-    expect(stranger.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    expect(stranger.body).toEqual({ error: { code: 'MEDIA_NOT_FOUND', message: expect.any(String) } });
     expect((await request(ctx.gw, 'GET', m.media.url)).status).toBe(401);
     expect((await api(ctx.gw, account, 'GET', 'media/med_unknown')).status).toBe(404);
   });

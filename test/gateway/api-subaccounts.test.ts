@@ -56,7 +56,7 @@ test("a sub-account's credit history is what GET /v1/credits shows the sub-accou
 test("another agency's sub-account, the agency itself and an unknown id → 404 alike", async () => {
   for (const id of [foreign.id, agency.id, standard.id, 'acc_nope']) {
     const res = await api(ctx.gw, agency, 'GET', `subaccounts/${id}/credits`);
-    expectApiError(res, 404, 'NOT_FOUND');
+    expectApiError(res, 404, 'SUB_ACCOUNT_NOT_FOUND');
     expect(res.body.error.message).toBe('Sub-account not found');
   }
 });
