@@ -349,6 +349,29 @@ describe('media', () => {
     expectPlainError(await receive(incoming({ mediaUrl, mediaContentType: 'image/png' })), 400);
   });
 
+  test.each([
+    ['plain text', 'not a url'],
+    ['a local file', 'file:///etc/passwd'],
+    ['a script', 'javascript:alert(1)'],
+    ['an FTP address', 'ftp://files.example.com/photo.jpg'],
+    ['an address with no host', 'https://'],
+  ])('a mediaUrl that is %s → 400 naming customData.mediaUrl, nothing stored', async (_what, mediaUrl) => {
+    const body = incoming({ mediaUrl, mediaContentType: 'image/jpeg' });
+    const res = await receive(body);
+    expectPlainError(res, 400);
+    expect(res.body.error).toBe('customData.mediaUrl: must be an https:, http: or data: URL');
+    // The same messageSid is still free: the refused message was not kept.
+    const fixed = await receive({ customData: { ...body.customData, mediaUrl: null, mediaContentType: null } });
+    expect(fixed.status).toBe(200);
+    expect((await message(fixed.body.messageId)).media).toBeNull();
+  });
+
+  test.each(['http://cdn.example.com/a.jpg', 'HTTPS://CDN.EXAMPLE.COM/A.JPG'])('a web mediaUrl (%s) is accepted', async (url) => {
+    const res = await receive(incoming({ mediaUrl: url, mediaContentType: 'image/jpeg' }));
+    expect(res.status).toBe(200);
+    expect((await message(res.body.messageId)).media).toEqual({ url, contentType: 'image/jpeg', mediaId: null });
+  });
+
   test('a remote mediaUrl is kept as a reference', async () => {
     const url = 'https://cdn.example.com/files/photo.jpg?v=2';
     const res = await receive(incoming({ mediaUrl: url, mediaContentType: 'image/jpeg' }));
