@@ -12,6 +12,11 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (message: string, code = 'VALIDATION_ERROR') => new ApiError(400, code, message);
-export const notFound = (what: string) => new ApiError(404, 'NOT_FOUND', `${what} not found`);
+/**
+ * A record the request names that the caller's account does not have: `CAMPAIGN_NOT_FOUND` for 'Campaign'. Another
+ * account's record gets exactly this answer too, so an id never tells whether it exists elsewhere.
+ */
+export const notFound = (thing: string, message = `${thing} not found`) =>
+  new ApiError(404, `${thing.toUpperCase().replace(/[^A-Z]+/g, '_')}_NOT_FOUND`, message);
 export const unauthorized = (message = 'Invalid or missing API key') => new ApiError(401, 'UNAUTHORIZED', message);
 export const forbidden = (code: string, message: string) => new ApiError(403, code, message);

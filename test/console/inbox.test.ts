@@ -54,7 +54,9 @@ beforeAll(async () => {
   conversationId = message.conversationId;
   contactId = message.contactId;
   await write({ body: 'Here is my x-ray', mediaUrl: dataUri('image/png', png(8, 8)), mediaContentType: 'image/png' });
-  await write({ body: 'And the form', mediaUrl: 'javascript:window.__xss=1', mediaContentType: 'application/pdf' });
+  // A javascript: address never gets in: the gateway refuses it, and the message comes again without it.
+  expect((await write({ body: 'And the form', mediaUrl: 'javascript:window.__xss=1', mediaContentType: 'application/pdf' })).status).toBe(400);
+  await write({ body: 'And the form' });
   await write({ body: 'Also this', mediaUrl: 'https://files.example.com/quote.pdf', mediaContentType: 'application/pdf' });
   const sent = await api('POST', '/v1/send_custom_channel_message', { customData: { fromId, customChannel: 'web-chat', body: 'Thanks, we will call you' } });
   failedId = sent.body.messageId;
@@ -97,12 +99,11 @@ test('opening a conversation shows its thread, marks it read, and shows every me
   await bodies.first().waitFor();
   expect(await bodies.allTextContents()).toEqual([HOSTILE, 'Here is my x-ray', 'And the form', 'Also this', 'Thanks, we will call you']);
   expect(await page.locator('.inbox-msg-body img, .inbox-item img').count()).toBe(0);
-  // The image the gateway keeps is shown; a javascript: address stays text; another site's file is only a link.
+  // The image the gateway keeps is shown; another site's file is only a link.
   const image = page.locator('.inbox-media img');
   await page.waitForFunction(() => (document.querySelector('.inbox-media img') as HTMLImageElement | null)?.naturalWidth === 8);
   expect(await image.getAttribute('src')).toMatch(/^\/v1\/media\/med_/);
   expect(await page.locator('.inbox-media a[href^="javascript"]').count()).toBe(0);
-  expect(await page.locator('.inbox-media').nth(1).textContent()).toContain('javascript:window.__xss=1');
   expect(await page.getByRole('link', { name: /Open the attached file/ }).getAttribute('href')).toBe('https://files.example.com/quote.pdf');
   expect(await page.locator('.inbox-msg.inbox-in .inbox-status').first().textContent()).toBe('Received');
   expect(await scriptRan(page)).toBe(false);

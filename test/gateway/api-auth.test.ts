@@ -66,7 +66,7 @@ describe('API key presentation', () => {
   test('an unauthenticated request changes nothing', async () => {
     const phone = uniquePhone();
     expect((await request(ctx.gw, 'POST', '/v1/contacts', { body: { phone } })).status).toBe(401);
-    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'CONTACT_NOT_FOUND');
   });
 });
 
@@ -190,7 +190,7 @@ describe('admin API', () => {
   });
 
   test('admin rotate of an unknown account → 404', async () => {
-    expectApiError(await request(ctx.gw, 'POST', '/admin/v1/accounts/acc_nope/api-key', { headers: admin() }), 404, 'NOT_FOUND');
+    expectApiError(await request(ctx.gw, 'POST', '/admin/v1/accounts/acc_nope/api-key', { headers: admin() }), 404, 'ACCOUNT_NOT_FOUND');
   });
 });
 

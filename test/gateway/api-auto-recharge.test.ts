@@ -93,7 +93,7 @@ test('only an agency sets auto-recharge, and only for its own sub-accounts', asy
   const { agency, sub } = await agencyWithSub();
   const other = await createAccount(ctx.gw, { type: 'agency', email: `${unique('other')}@example.com` });
   expectApiError(await api(ctx.gw, sub, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 1, amount: 1 } }), 403, 'NOT_AGENCY');
-  expectApiError(await api(ctx.gw, other, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 1, amount: 1 } }), 404, 'NOT_FOUND');
+  expectApiError(await api(ctx.gw, other, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 1, amount: 1 } }), 404, 'SUB_ACCOUNT_NOT_FOUND');
   expectApiError(await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: -1, amount: 1 } }), 400);
   expectApiError(await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { keyIn: 'bearer', body: { email: sub.email, threshold: 1, amount: 1 } }), 401);
 });

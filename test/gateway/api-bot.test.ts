@@ -161,7 +161,7 @@ test('POST /campaigns/{id}/bot/test answers without sending, storing or charging
   expectApiError(await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: '   ' } }), 400, 'VALIDATION_ERROR');
   expectApiError(await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'hi', extra: 1 } }), 400, 'VALIDATION_ERROR');
   const stranger = await createAccount(ctx.gw);
-  expectApiError(await api(ctx.gw, stranger, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'hi' } }), 404, 'NOT_FOUND');
+  expectApiError(await api(ctx.gw, stranger, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'hi' } }), 404, 'CAMPAIGN_NOT_FOUND');
 });
 
 test('bot settings: an OpenAI-compatible endpoint is saved with its key shown masked, never whole; bad settings are refused', async () => {
@@ -183,5 +183,5 @@ test('bot settings: an OpenAI-compatible endpoint is saved with its key shown ma
   const fresh = await createAccount(ctx.gw);
   expectApiError(await api(ctx.gw, fresh, 'PUT', 'settings/bot', { body: { provider: 'openai' } }), 400, 'VALIDATION_ERROR');
   const { campaign } = await setUp();
-  expectApiError(await api(ctx.gw, fresh, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } }), 404, 'NOT_FOUND');
+  expectApiError(await api(ctx.gw, fresh, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } }), 404, 'CAMPAIGN_NOT_FOUND');
 });

@@ -133,7 +133,7 @@ test('channel credentials are validated, stored and shown back masked with the w
 
   const stranger = await createAccount(ctx.gw);
   expect((await api(ctx.gw, stranger, 'GET', 'channels')).body).toEqual({ twilio: null, whatsapp: null });
-  expectApiError(await api(ctx.gw, stranger, 'DELETE', 'channels/twilio'), 404, 'NOT_FOUND');
+  expectApiError(await api(ctx.gw, stranger, 'DELETE', 'channels/twilio'), 404, 'CHANNEL_NOT_FOUND');
   expect((await api(ctx.gw, account, 'DELETE', 'channels/twilio')).body.twilio).toBeNull();
   expect((await api(ctx.gw, account, 'GET', 'channels')).body.whatsapp).not.toBeNull();
 });
@@ -220,8 +220,8 @@ test('provider webhooks are refused without their signature, with another secret
   expectApiError(unsigned, 403, 'INVALID_SIGNATURE');
   expectApiError(await postWhatsApp(account, whatsappText(uniquePhone(), 'wamid.x', 'hi'), hex('9')), 403, 'INVALID_SIGNATURE');
   const plain = await createAccount(ctx.gw);
-  expectApiError(await postTwilio(plain, 'incoming', params), 404, 'NOT_FOUND');
-  expectApiError(await postWhatsApp(plain, whatsappText(uniquePhone(), 'wamid.y', 'hi')), 404, 'NOT_FOUND');
+  expectApiError(await postTwilio(plain, 'incoming', params), 404, 'CHANNEL_NOT_FOUND');
+  expectApiError(await postWhatsApp(plain, whatsappText(uniquePhone(), 'wamid.y', 'hi')), 404, 'CHANNEL_NOT_FOUND');
   expect((await api(ctx.gw, account, 'GET', 'conversations')).body.data).toEqual([]);
 
   // Meta's subscription handshake echoes the challenge only for the account's verify token.

@@ -81,7 +81,7 @@ describe('POST /v1/contacts', () => {
   test('a rejected contact is not stored', async () => {
     const phone = uniquePhone();
     expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, email: 'broken@' } }), 400, 'INVALID_EMAIL');
-    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'CONTACT_NOT_FOUND');
   });
 
   test('an existing phone in another format → 200 with the existing contact, unchanged', async () => {
@@ -153,9 +153,9 @@ describe('GET /v1/contacts', () => {
     }
   });
 
-  test('none found → 404 NOT_FOUND', async () => {
-    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: '+14155550199' } }), 404, 'NOT_FOUND');
-    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { email: 'nobody@example.com' } }), 404, 'NOT_FOUND');
+  test('none found → 404 CONTACT_NOT_FOUND', async () => {
+    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: '+14155550199' } }), 404, 'CONTACT_NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { email: 'nobody@example.com' } }), 404, 'CONTACT_NOT_FOUND');
   });
 
   test('not exactly one of phoneNumber and email → 400', async () => {
@@ -182,9 +182,9 @@ describe('GET /v1/contacts', () => {
 });
 
 describe('GET /v1/contacts/{id}', () => {
-  test('unknown id → 404 NOT_FOUND', async () => {
-    expectApiError(await api(ctx.gw, account, 'GET', 'contacts/ct_does_not_exist'), 404, 'NOT_FOUND');
-    expectApiError(await api(ctx.gw, account, 'GET', 'contacts/ct_does_not_exist/messages'), 404, 'NOT_FOUND');
+  test('unknown id → 404 CONTACT_NOT_FOUND', async () => {
+    expectApiError(await api(ctx.gw, account, 'GET', 'contacts/ct_does_not_exist'), 404, 'CONTACT_NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'GET', 'contacts/ct_does_not_exist/messages'), 404, 'CONTACT_NOT_FOUND');
   });
 
   test("a new contact's messages are an empty list", async () => {

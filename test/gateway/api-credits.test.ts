@@ -63,15 +63,15 @@ test("another agency's sub-account and an unknown email → 404, indistinguishab
   const unknown = `${unique('ghost')}@example.com`;
   const a = await grant({ email: foreign.email, amount: 5 });
   const b = await grant({ email: unknown, amount: 5 });
-  expectApiError(a, 404, 'NOT_FOUND');
-  expectApiError(b, 404, 'NOT_FOUND');
+  expectApiError(a, 404, 'SUB_ACCOUNT_NOT_FOUND');
+  expectApiError(b, 404, 'SUB_ACCOUNT_NOT_FOUND');
   const strip = (r: typeof a, email: string) => ({ status: r.status, body: JSON.stringify(r.body).split(email).join('<email>') });
   expect(strip(a, foreign.email)).toEqual(strip(b, unknown));
   expect(Object.keys(a.headers).sort()).toEqual(Object.keys(b.headers).sort());
   expect((await credits(foreign)).balance).toBe(0);
   // Nor the agency itself, nor an account outside any agency.
-  expectApiError(await grant({ email: agency.email, amount: 5 }), 404, 'NOT_FOUND');
-  expectApiError(await grant({ email: standalone.email, amount: 5 }), 404, 'NOT_FOUND');
+  expectApiError(await grant({ email: agency.email, amount: 5 }), 404, 'SUB_ACCOUNT_NOT_FOUND');
+  expectApiError(await grant({ email: standalone.email, amount: 5 }), 404, 'SUB_ACCOUNT_NOT_FOUND');
 });
 
 describe('invalid grants → 400, nothing granted', () => {

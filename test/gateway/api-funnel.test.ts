@@ -120,8 +120,8 @@ describe('a campaign whose contacts went through the steps', () => {
 
   test("another account's campaign and an unknown one → 404, nothing told", async () => {
     const stranger = await createAccount(ctx.gw);
-    expectApiError(await funnel(stranger, campaignId), 404, 'NOT_FOUND');
-    expectApiError(await funnel(account, 'cmp_nope'), 404, 'NOT_FOUND');
+    expectApiError(await funnel(stranger, campaignId), 404, 'CAMPAIGN_NOT_FOUND');
+    expectApiError(await funnel(account, 'cmp_nope'), 404, 'CAMPAIGN_NOT_FOUND');
     expectApiError(await api(ctx.gw, undefined, 'GET', `campaigns/${campaignId}/funnel`), 401);
   });
 });

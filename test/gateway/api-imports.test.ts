@@ -223,11 +223,11 @@ test('a request refused as a whole is answered 400, 404 or 413 and stores nothin
   await refused({ csv: `Phone\n${phone}`, columns: { phone_numbr: 'Phone' } }, 400, 'VALIDATION_ERROR');
   await refused({ contacts: [{ phone }], delay: 'soon' }, 400, 'INVALID_DURATION');
   await refused({ csv: `Phone\n${`${phone}\n`.repeat(Math.ceil((20 * 1024 * 1024) / 13))}`, columns: { phone: 'Phone' } }, 413, 'PAYLOAD_TOO_LARGE');
-  expectApiError(await importInto(account, 'lst_none', { contacts: [{ phone }] }), 404, 'NOT_FOUND');
+  expectApiError(await importInto(account, 'lst_none', { contacts: [{ phone }] }), 404, 'LIST_NOT_FOUND');
 
   expect((await api(ctx.gw, account, 'GET', `lists/${list.id}/imports`)).body).toEqual({ data: [], nextCursor: null });
   expect(await members(account, list.id)).toEqual([]);
-  expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'NOT_FOUND');
+  expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'CONTACT_NOT_FOUND');
 });
 
 test("another account's import and list are not found, exactly as ones that never existed", async () => {
@@ -238,10 +238,10 @@ test("another account's import and list are not found, exactly as ones that neve
   await finished(a, created.id);
 
   const theirs = await api(ctx.gw, b, 'GET', `imports/${created.id}`);
-  expectApiError(theirs, 404, 'NOT_FOUND');
+  expectApiError(theirs, 404, 'IMPORT_NOT_FOUND');
   expect(theirs.body).toEqual((await api(ctx.gw, b, 'GET', 'imports/imp_never_existed')).body);
-  expectApiError(await api(ctx.gw, b, 'GET', `lists/${list.id}/imports`), 404, 'NOT_FOUND');
-  expectApiError(await importInto(b, list.id, { contacts: [{ phone: uniquePhone() }] }), 404, 'NOT_FOUND');
+  expectApiError(await api(ctx.gw, b, 'GET', `lists/${list.id}/imports`), 404, 'LIST_NOT_FOUND');
+  expectApiError(await importInto(b, list.id, { contacts: [{ phone: uniquePhone() }] }), 404, 'LIST_NOT_FOUND');
   expect((await api(ctx.gw, a, 'GET', `lists/${list.id}/imports`)).body.data.map((i: any) => i.id)).toEqual([created.id]);
   expect(await members(a, list.id)).toHaveLength(1);
 });

@@ -112,8 +112,8 @@ describe('POST /v1/messages/{id}/retry on a custom channel', () => {
     expect((await conversationOf(account, conversationId)).lastMessage).toMatchObject({ id: failed.id, status: 'sent' });
 
     expectApiError(await retry(account, failed.id), 409, 'MESSAGE_NOT_FAILED');
-    expectApiError(await retry(await createAccount(ctx.gw), failed.id), 404, 'NOT_FOUND');
-    expectApiError(await retry(account, 'msg_doesnotexist'), 404, 'NOT_FOUND');
+    expectApiError(await retry(await createAccount(ctx.gw), failed.id), 404, 'MESSAGE_NOT_FOUND');
+    expectApiError(await retry(account, 'msg_doesnotexist'), 404, 'MESSAGE_NOT_FOUND');
   });
 
   test('failed for want of a receiver: 409 NO_RECEIVER until a URL is set, then delivered there; a receiver added since gets it too', async () => {
@@ -268,7 +268,7 @@ describe('unread conversations', () => {
 
     await write({}, 'One more question');
     expect((await conversationOf(account, conversationId)).unread).toBe(1);
-    expectApiError(await api(ctx.gw, await createAccount(ctx.gw), 'POST', `conversations/${conversationId}/read`), 404, 'NOT_FOUND');
+    expectApiError(await api(ctx.gw, await createAccount(ctx.gw), 'POST', `conversations/${conversationId}/read`), 404, 'CONVERSATION_NOT_FOUND');
     expect((await conversationOf(account, conversationId)).unread).toBe(1);
   });
 });

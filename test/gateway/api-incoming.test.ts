@@ -143,7 +143,8 @@ describe('methods other than POST', () => {
 
 describe('storing a message', () => {
   test('200 {success,messageId}; defaults: status received, messageType text; fields stored', async () => {
-    const body = incoming({ channel: 'live-chat', campaignId: 'cmp_spring', toId: 'shop-42' });
+    const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Spring' } })).body;
+    const body = incoming({ channel: 'live-chat', campaignId: campaign.id, toId: 'shop-42' });
     const res = await receive(body);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, messageId: expect.any(String) });
@@ -160,7 +161,7 @@ describe('storing a message', () => {
       fromId: body.customData.fromId,
       toId: 'shop-42',
       channel: 'live-chat',
-      campaignId: 'cmp_spring',
+      campaignId: campaign.id,
       media: null,
       createdAt: expect.stringMatching(/Z$/),
     });
@@ -299,7 +300,7 @@ describe('media', () => {
     const other = await createAccount(ctx.gw);
     const stranger = await api(ctx.gw, other, 'GET', m.media.url);
     expect(stranger.status).toBe(404);
-    expect(stranger.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    expect(stranger.body).toEqual({ error: { code: 'MEDIA_NOT_FOUND', message: expect.any(String) } });
     expect((await request(ctx.gw, 'GET', m.media.url)).status).toBe(401);
     expect((await api(ctx.gw, account, 'GET', 'media/med_unknown')).status).toBe(404);
   });
@@ -346,6 +347,29 @@ describe('media', () => {
     ['empty data', 'data:image/png;base64,'],
   ])('a malformed data URI (%s) → 400', async (_what, mediaUrl) => {
     expectPlainError(await receive(incoming({ mediaUrl, mediaContentType: 'image/png' })), 400);
+  });
+
+  test.each([
+    ['plain text', 'not a url'],
+    ['a local file', 'file:///etc/passwd'],
+    ['a script', 'javascript:alert(1)'],
+    ['an FTP address', 'ftp://files.example.com/photo.jpg'],
+    ['an address with no host', 'https://'],
+  ])('a mediaUrl that is %s → 400 naming customData.mediaUrl, nothing stored', async (_what, mediaUrl) => {
+    const body = incoming({ mediaUrl, mediaContentType: 'image/jpeg' });
+    const res = await receive(body);
+    expectPlainError(res, 400);
+    expect(res.body.error).toBe('customData.mediaUrl: must be an https:, http: or data: URL');
+    // The same messageSid is still free: the refused message was not kept.
+    const fixed = await receive({ customData: { ...body.customData, mediaUrl: null, mediaContentType: null } });
+    expect(fixed.status).toBe(200);
+    expect((await message(fixed.body.messageId)).media).toBeNull();
+  });
+
+  test.each(['http://cdn.example.com/a.jpg', 'HTTPS://CDN.EXAMPLE.COM/A.JPG'])('a web mediaUrl (%s) is accepted', async (url) => {
+    const res = await receive(incoming({ mediaUrl: url, mediaContentType: 'image/jpeg' }));
+    expect(res.status).toBe(200);
+    expect((await message(res.body.messageId)).media).toEqual({ url, contentType: 'image/jpeg', mediaId: null });
   });
 
   test('a remote mediaUrl is kept as a reference', async () => {

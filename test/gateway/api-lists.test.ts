@@ -77,9 +77,9 @@ test('members are listed in the order they joined', async () => {
 test('unknown list → 404; unknown contact → 404; nothing is added', async () => {
   const list = await newList();
   const contact = await newContact();
-  expectApiError(await api(ctx.gw, account, 'POST', 'lists/lst_unknown/contacts', { body: { contactId: contact.id } }), 404, 'NOT_FOUND');
-  expectApiError(await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: 'ct_unknown' } }), 404, 'NOT_FOUND');
-  expectApiError(await api(ctx.gw, account, 'GET', 'lists/lst_unknown/contacts'), 404, 'NOT_FOUND');
+  expectApiError(await api(ctx.gw, account, 'POST', 'lists/lst_unknown/contacts', { body: { contactId: contact.id } }), 404, 'LIST_NOT_FOUND');
+  expectApiError(await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: 'ct_unknown' } }), 404, 'CONTACT_NOT_FOUND');
+  expectApiError(await api(ctx.gw, account, 'GET', 'lists/lst_unknown/contacts'), 404, 'LIST_NOT_FOUND');
   expect((await api(ctx.gw, account, 'GET', `lists/${list.id}/contacts`)).body).toEqual({ data: [], nextCursor: null });
 });
 

@@ -115,6 +115,7 @@ test('request schemas are the ones the routes validate with', () => {
   expect(inbound.required).toContain('customData');
   expect(inbound.properties.customData.required).toEqual(expect.arrayContaining(['fromId', 'toId', 'body']));
   expect(inbound.properties.messageType.enum).toEqual(['text', 'reaction']);
+  expect(JSON.stringify(inbound.properties.customData.properties.mediaUrl)).toContain('"pattern":"^(?:https?|data):"');
   const send = doc.paths['/send_custom_channel_message'].post.requestBody.content['application/json'].schema;
   expect(send.properties.customData.required).toEqual(expect.arrayContaining(['fromId', 'customChannel', 'body']));
   const grant = doc.paths['/subaccounts/credits'].post.requestBody.content['application/json'].schema;

@@ -306,8 +306,8 @@ describe('webhook subscriptions (POST /v1/webhooks)', () => {
     const del = await api(ctx.gw, account, 'DELETE', `webhooks/${created.body.id}`);
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
-    expectApiError(await api(ctx.gw, account, 'GET', `webhooks/${created.body.id}`), 404, 'NOT_FOUND');
-    expectApiError(await api(ctx.gw, account, 'DELETE', `webhooks/${created.body.id}`), 404, 'NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'GET', `webhooks/${created.body.id}`), 404, 'WEBHOOK_NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'DELETE', `webhooks/${created.body.id}`), 404, 'WEBHOOK_NOT_FOUND');
 
     const second = await settledMessage(ctx.gw, account, (await send(account, { fromId: unique('u') })).body.messageId);
     expect(second.status).toBe('failed');

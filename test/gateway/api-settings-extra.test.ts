@@ -145,8 +145,8 @@ describe('GET /v1/lists/{id}', () => {
     expect((await api(gw, owner, 'GET', 'lists')).body.data).toContainEqual(res.body);
 
     const stranger = await createAccount(gw);
-    expectApiError(await api(gw, stranger, 'GET', `lists/${created.id}`), 404, 'NOT_FOUND');
-    expectApiError(await api(gw, owner, 'GET', 'lists/lst_unknown'), 404, 'NOT_FOUND');
+    expectApiError(await api(gw, stranger, 'GET', `lists/${created.id}`), 404, 'LIST_NOT_FOUND');
+    expectApiError(await api(gw, owner, 'GET', 'lists/lst_unknown'), 404, 'LIST_NOT_FOUND');
     expectApiError(await api(gw, owner, 'DELETE', `lists/${created.id}`), 405, 'METHOD_NOT_ALLOWED');
   });
 });

@@ -85,8 +85,8 @@ describe('webhook subscriptions', () => {
 
     const del = await api(ctx.gw, owner, 'DELETE', `webhooks/${created.body.id}`);
     expect(del.status).toBe(204);
-    expectApiError(await api(ctx.gw, owner, 'GET', `webhooks/${created.body.id}`), 404, 'NOT_FOUND');
-    expectApiError(await api(ctx.gw, owner, 'DELETE', `webhooks/${created.body.id}`), 404, 'NOT_FOUND');
+    expectApiError(await api(ctx.gw, owner, 'GET', `webhooks/${created.body.id}`), 404, 'WEBHOOK_NOT_FOUND');
+    expectApiError(await api(ctx.gw, owner, 'DELETE', `webhooks/${created.body.id}`), 404, 'WEBHOOK_NOT_FOUND');
     expect((await api(ctx.gw, owner, 'GET', 'webhooks')).body).toEqual({ data: [], nextCursor: null });
   });
 
@@ -111,8 +111,8 @@ describe('webhook subscriptions', () => {
   });
 
   test('unknown id → 404', async () => {
-    expectApiError(await api(ctx.gw, account, 'GET', 'webhooks/whk_unknown'), 404, 'NOT_FOUND');
-    expectApiError(await api(ctx.gw, account, 'DELETE', 'webhooks/whk_unknown'), 404, 'NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'GET', 'webhooks/whk_unknown'), 404, 'WEBHOOK_NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'DELETE', 'webhooks/whk_unknown'), 404, 'WEBHOOK_NOT_FOUND');
   });
 });
 
@@ -187,8 +187,8 @@ describe('campaigns', () => {
     const other = await createAccount(ctx.gw);
     const foreignList = (await api(ctx.gw, other, 'POST', 'lists', { body: { name: 'Theirs' } })).body.id;
     const before = (await api(ctx.gw, account, 'GET', 'campaigns')).body.data.length;
-    expectApiError(await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'X', listId: foreignList } }), 404, 'NOT_FOUND');
-    expectApiError(await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'X', listId: 'lst_unknown' } }), 404, 'NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'X', listId: foreignList } }), 404, 'LIST_NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'X', listId: 'lst_unknown' } }), 404, 'LIST_NOT_FOUND');
     expect((await api(ctx.gw, account, 'GET', 'campaigns')).body.data).toHaveLength(before);
   });
 
@@ -240,13 +240,13 @@ describe('campaigns', () => {
     expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: {} }), 400);
     expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { status: 'done' } }), 400);
     expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { name: '' } }), 400);
-    expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { listId: foreignList } }), 404, 'NOT_FOUND');
-    expectApiError(await api(ctx.gw, account, 'PATCH', 'campaigns/cmp_unknown', { body: { status: 'live' } }), 404, 'NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { listId: foreignList } }), 404, 'LIST_NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'PATCH', 'campaigns/cmp_unknown', { body: { status: 'live' } }), 404, 'CAMPAIGN_NOT_FOUND');
     expect((await api(ctx.gw, account, 'GET', `campaigns/${created.id}`)).body).toEqual(created);
   });
 
   test('unknown campaign → 404; no key → 401', async () => {
-    expectApiError(await api(ctx.gw, account, 'GET', 'campaigns/cmp_unknown'), 404, 'NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'GET', 'campaigns/cmp_unknown'), 404, 'CAMPAIGN_NOT_FOUND');
     expectApiError(await request(ctx.gw, 'GET', '/v1/campaigns'), 401, 'UNAUTHORIZED');
   });
 });

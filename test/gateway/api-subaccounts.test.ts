@@ -1,5 +1,5 @@
 import { consoleAccount, signIn, withSession } from '../console/support';
-import { api, createAccount, expectApiError, useGateway, type TestAccount } from './api-support';
+import { api, createAccount, expectApiError, request, unique, useGateway, type TestAccount } from './api-support';
 
 /**
  * An agency's view of its sub-accounts over HTTPS (spec §2.7): the list with balances and auto-recharge rules,
@@ -56,7 +56,7 @@ test("a sub-account's credit history is what GET /v1/credits shows the sub-accou
 test("another agency's sub-account, the agency itself and an unknown id → 404 alike", async () => {
   for (const id of [foreign.id, agency.id, standard.id, 'acc_nope']) {
     const res = await api(ctx.gw, agency, 'GET', `subaccounts/${id}/credits`);
-    expectApiError(res, 404, 'NOT_FOUND');
+    expectApiError(res, 404, 'SUB_ACCOUNT_NOT_FOUND');
     expect(res.body.error.message).toBe('Sub-account not found');
   }
 });
@@ -67,6 +67,16 @@ test('a standard account or a sub-account → 403 NOT_AGENCY; no key → 401', a
     expectApiError(await api(ctx.gw, account, 'GET', `subaccounts/${subs[1]!.id}/credits`), 403, 'NOT_AGENCY');
   }
   expectApiError(await api(ctx.gw, undefined, 'GET', 'subaccounts'), 401);
+});
+
+test('an agency cannot be made a sub-account of an agency: 400 naming parentEmail, nothing stored', async () => {
+  const admin = { authorization: `Bearer ${ctx.gw.adminToken}` };
+  const email = `${unique('agency-under-agency')}@example.com`;
+  const res = await request(ctx.gw, 'POST', '/admin/v1/accounts', { headers: admin, body: { name: 'Nested', email, type: 'agency', parentEmail: agency.email } });
+  expectApiError(res, 400, 'AGENCY_CANNOT_HAVE_PARENT');
+  expect(res.body.error.message).toMatch(/^parentEmail: an agency cannot be a sub-account/);
+  expect((await request(ctx.gw, 'GET', '/admin/v1/accounts', { headers: admin, query: { email } })).body.data).toEqual([]);
+  expect((await api(ctx.gw, agency, 'GET', 'subaccounts')).body.data.map((s: { email: string }) => s.email)).not.toContain(email);
 });
 
 describe('with a console session', () => {

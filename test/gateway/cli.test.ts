@@ -71,6 +71,16 @@ describe('account create', () => {
     expect(badEmail.json.error.message).toMatch(/email/);
   });
 
+  test('--agency with --parent is refused as the admin API refuses it, and nothing is created', async () => {
+    const boss = await cli(['account', 'create', '--name', 'Top Agency', '--email', 'top@agency.example', '--agency'], env);
+    expect(boss.code).toBe(0);
+    const nested = await cli(['account', 'create', '--name', 'Nested', '--email', 'nested@agency.example', '--agency', '--parent', 'top@agency.example'], env);
+    expect(nested.code).not.toBe(0);
+    expect(nested.json).toEqual({ error: { code: 'AGENCY_CANNOT_HAVE_PARENT', message: expect.stringMatching(/^parentEmail: an agency cannot be a sub-account/) } });
+    const list = await request(gw, 'GET', '/admin/v1/accounts', { headers: { authorization: `Bearer ${adminToken()}` }, query: { email: 'nested@agency.example' } });
+    expect(list.body.data).toEqual([]);
+  });
+
   test('missing options are named without calling the gateway', async () => {
     const res = await cli(['account', 'create', '--email', 'nameless@example.com'], env);
     expect(res.code).not.toBe(0);

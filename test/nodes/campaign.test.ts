@@ -122,7 +122,7 @@ describe('LeadChat node: campaigns', () => {
     test('an unknown ID fails with the API message and what to check', async () => {
       const run = await runLeadChat(host, { resource: 'campaign', operation: 'get', campaign: locator('cmp_missing') });
       expect(run.error?.message).toBe('LeadChat: Campaign not found');
-      expect(run.error?.description).toMatch(/HTTP 404 NOT_FOUND from GET \/campaigns\/cmp_missing\. Check the Campaign/);
+      expect(run.error?.description).toMatch(/HTTP 404 CAMPAIGN_NOT_FOUND from GET \/campaigns\/cmp_missing\. Check the Campaign/);
     });
 
     test("another account's campaign is not found", async () => {
@@ -239,7 +239,7 @@ describe('LeadChat node: campaigns', () => {
       expect(missing).toEqual({
         json: {
           error: 'LeadChat: Campaign not found',
-          details: expect.stringMatching(/^HTTP 404 NOT_FOUND from POST \/campaigns\/cmp_nothing\/bot\/test\. Check the Campaign/),
+          details: expect.stringMatching(/^HTTP 404 CAMPAIGN_NOT_FOUND from POST \/campaigns\/cmp_nothing\/bot\/test\. Check the Campaign/),
           httpCode: '404',
         },
         pairedItem: { item: 0 },

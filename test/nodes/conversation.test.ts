@@ -120,7 +120,7 @@ describe('LeadChat node: conversations', () => {
     test('an unknown ID fails with the API message and what to check', async () => {
       const run = await runLeadChat(host, { resource: 'conversation', operation: 'get', conversationId: 'cnv_missing' });
       expect(run.error?.message).toMatch(/^LeadChat: Conversation not found$/);
-      expect(run.error?.description).toMatch(/HTTP 404 NOT_FOUND from GET \/conversations\/cnv_missing\. Check the Conversation ID/);
+      expect(run.error?.description).toMatch(/HTTP 404 CONVERSATION_NOT_FOUND from GET \/conversations\/cnv_missing\. Check the Conversation ID/);
     });
 
     test('an empty ID fails before calling the API', async () => {
@@ -172,7 +172,7 @@ describe('LeadChat node: conversations', () => {
       expect(missing).toEqual({
         json: {
           error: 'LeadChat: Contact not found',
-          details: expect.stringMatching(/^HTTP 404 NOT_FOUND from POST \/contacts\/ct_nobody\/bot\. Check the Contact ID/),
+          details: expect.stringMatching(/^HTTP 404 CONTACT_NOT_FOUND from POST \/contacts\/ct_nobody\/bot\. Check the Contact ID/),
           httpCode: '404',
         },
         pairedItem: { item: 0 },

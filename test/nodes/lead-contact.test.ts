@@ -102,7 +102,7 @@ describe('LeadChat node: leads and contacts', () => {
         { json: { phone: '+1 202 555 0199', name: 'Lost' } },
       ]);
       expect(run.error?.message).toMatch(/^LeadChat: .*not found/i);
-      expect(run.error?.description).toMatch(/HTTP 404 NOT_FOUND from POST \/lists\/lst_missing\/contacts\. Check the List and the Contact ID\./);
+      expect(run.error?.description).toMatch(/HTTP 404 LIST_NOT_FOUND from POST \/lists\/lst_missing\/contacts\. Check the List and the Contact ID\./);
     });
   });
 

@@ -89,6 +89,7 @@ describe('LeadChat node: lists, messages, credits', () => {
     });
 
     test('Receive: a text message with every optional field; the same Message ID again is not processed twice', async () => {
+      const campaign = await request(gw, 'POST', '/v1/campaigns', { apiKey: account.apiKey, body: { name: 'Spring' } });
       const params = {
         resource: 'message',
         operation: 'receive',
@@ -103,7 +104,7 @@ describe('LeadChat node: lists, messages, credits', () => {
         additionalFields: {
           status: 'received',
           channel: 'livechat',
-          campaignId: 'cmp_spring',
+          campaignId: campaign.body.id,
           firstName: 'Vera',
           lastName: 'Visitor',
           email: 'vera@example.com',
@@ -116,7 +117,7 @@ describe('LeadChat node: lists, messages, credits', () => {
       expect(stored.body).toMatchObject({
         body: 'Do you ship to Norway?',
         channel: 'livechat',
-        campaignId: 'cmp_spring',
+        campaignId: campaign.body.id,
         media: { url: 'https://cdn.example.com/brochure.pdf', contentType: 'application/pdf' },
       });
       const again = await runLeadChat(host, params, [{ json: { id: 'lc-msg-1', text: 'Do you ship to Norway?' } }]);
@@ -239,7 +240,7 @@ describe('LeadChat node: lists, messages, credits', () => {
       expect(notAgency.error?.description).toMatch(/HTTP 403 NOT_AGENCY .*agency account/);
 
       const unknown = await runLeadChat(agencyHost, grant({ email: 'stranger@example.com' }));
-      expect(unknown.error?.description).toMatch(/HTTP 404 NOT_FOUND from POST \/subaccounts\/credits\. Check the Sub-Account Email/);
+      expect(unknown.error?.description).toMatch(/HTTP 404 SUB_ACCOUNT_NOT_FOUND from POST \/subaccounts\/credits\. Check the Sub-Account Email/);
     });
 
     test('a zero amount fails before calling the API', async () => {

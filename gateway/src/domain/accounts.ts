@@ -40,6 +40,10 @@ export interface NewAccount {
 
 /** Creates an account and returns it with its first API key, which is shown this once and stored only hashed. */
 export async function createAccount(gw: Gateway, input: NewAccount): Promise<{ account: Account; apiKey: string }> {
+  // Sub-accounts are one level deep: an agency's credits, grants and auto-recharge all assume it has no parent.
+  if (input.type === 'agency' && input.parentEmail) {
+    throw badRequest('parentEmail: an agency cannot be a sub-account; give no parentEmail, or create a standard account', 'AGENCY_CANNOT_HAVE_PARENT');
+  }
   const apiKey = newApiKey();
   const email = input.email.toLowerCase();
   const account = await gw.store.transact(async (tx) => {

@@ -54,7 +54,7 @@ export async function setAutoRecharge(
   if (agency.type !== 'agency') throw forbidden('NOT_AGENCY', 'Only agency accounts can set auto-recharge for sub-accounts');
   return gw.store.transact(async (tx) => {
     const sub = await findByEmail(tx, input.email);
-    if (!sub || sub.parentId !== agency.id) throw notFound(`Sub-account ${input.email}`);
+    if (!sub || sub.parentId !== agency.id) throw notFound('Sub-account', `Sub-account ${input.email} not found`);
     const previous = sub.autoRecharge;
     await tx.update<Account>('accounts', sub.id, {
       autoRecharge: {

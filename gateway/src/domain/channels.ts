@@ -43,7 +43,7 @@ export async function setChannel(gw: Gateway, accountId: string, provider: Provi
 export async function removeChannel(gw: Gateway, accountId: string, provider: ProviderName): Promise<Account> {
   return gw.store.transact(async (tx) => {
     const account = (await tx.get<Account>('accounts', accountId))!;
-    if (!account.channels?.[provider]) throw notFound(`The ${provider} channel`);
+    if (!account.channels?.[provider]) throw notFound('Channel', `The ${provider} channel not found`);
     const { [provider]: _removed, ...rest } = account.channels;
     return tx.update<Account>('accounts', accountId, { channels: rest });
   });

@@ -1,7 +1,7 @@
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
-import type { Channel } from './campaigns.js';
+import { getCampaign, type Channel } from './campaigns.js';
 import { publicContact, type Contact } from './contacts.js';
 import type { Message } from './messages.js';
 
@@ -136,6 +136,8 @@ const SCAN_BATCH = 200;
  */
 export async function conversationsOf(r: Reader, accountId: string, filters: ConversationFilters, page: { limit: number; after?: string }): Promise<Conversation[]> {
   const { status, campaignId, channel } = filters;
+  // A filter naming a campaign the account does not have is answered like the campaign's own URL would be.
+  if (campaignId) await getCampaign(r, accountId, campaignId);
   const [index, values] = status ? ['status', [accountId, status]] : campaignId ? ['campaign', [accountId, campaignId]] : channel ? ['kind', [accountId, channel]] : ['account', [accountId]];
   const wanted = (c: Conversation) => (!status || c.status === status) && (!campaignId || c.campaignId === campaignId) && (!channel || c.channel === channel);
   const found: Conversation[] = [];

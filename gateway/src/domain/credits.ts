@@ -42,7 +42,7 @@ export async function grantCredits(
   const amountCents = Math.round(input.amount * 100);
   return gw.store.transact(async (tx) => {
     const sub = await findByEmail(tx, input.email);
-    if (!sub || sub.parentId !== agency.id) throw notFound(`Sub-account ${input.email}`);
+    if (!sub || sub.parentId !== agency.id) throw notFound('Sub-account', `Sub-account ${input.email} not found`);
     const balanceCents = sub.balanceCents + amountCents;
     await tx.update<Account>('accounts', sub.id, { balanceCents });
     await tx.insert<CreditTransaction>('transactions', {

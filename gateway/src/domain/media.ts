@@ -15,7 +15,8 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** Types a sniffer cannot recognise by signature: accepted when the bytes are plain text. */
 const TEXTUAL = /^(text\/[\w.+-]+|application\/(json|xml|csv|x-ndjson)|image\/svg\+xml)$/;
 
-export const isDataUri = (url: string) => url.startsWith('data:');
+/** URL schemes are case-insensitive: `DATA:` embeds a file as much as `data:` does. */
+export const isDataUri = (url: string) => /^data:/i.test(url);
 
 /**
  * Decodes an embedded `data:<mime>;base64,<data>` file (spec §2.4) and checks that its real content matches

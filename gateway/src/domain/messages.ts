@@ -3,6 +3,7 @@ import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
+import { getCampaign } from './campaigns.js';
 import { contactForExternalId } from './contact-identity.js';
 import { createContactIn, findByPhone, getContact, type Contact } from './contacts.js';
 import { normalizePhone } from './phone.js';
@@ -101,6 +102,7 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
     : undefined;
 
   return receivingFile(gw, account.id, input.messageSid, embedded, (media) => gw.store.transact(async (tx) => {
+    if (input.campaignId) await getCampaign(tx, account.id, input.campaignId);
     const original = await bySid(tx, account.id, input.messageSid);
     if (original) return { message: original, duplicate: true };
     const contact = await contactForExternalId(tx, account.id, input.channel ?? null, input.fromId, input, false);
@@ -243,6 +245,7 @@ export async function queueReply(
 /** Spec §4.4: sends a message through a custom channel to the contact known by fromId. */
 export async function sendMessage(gw: Gateway, account: Account, input: SendInput): Promise<{ message: Message; contact: Contact }> {
   return gw.store.transact(async (tx) => {
+    if (input.campaignId) await getCampaign(tx, account.id, input.campaignId);
     const contact = await contactForExternalId(tx, account.id, input.customChannel, input.fromId, input, true);
     const conversation = await conversationFor(tx, contact, 'custom', input.customChannel, input.campaignId ?? null);
     const { message } = await sendOnConversation(tx, gw, account, contact, conversation, { body: input.body, author: 'api', campaignId: input.campaignId ?? null });

@@ -111,6 +111,26 @@ export const importCreate = z
   .refine((b) => b.csv === undefined || b.columns !== undefined, { message: 'name the header of each contact field with csv', path: ['columns'] })
   .refine((b) => b.csv !== undefined || b.columns === undefined, { message: 'columns goes with csv', path: ['columns'] });
 
+/**
+ * An attachment: a web address, or the file embedded as a data URI. A file: path, a javascript: link or plain text
+ * would be stored and handed on to receivers and the console as if it were a file's address.
+ */
+const mediaUrl = z
+  .string()
+  .max(200_000_000)
+  .regex(/^(?:https?|data):/i, 'must be an https:, http: or data: URL')
+  .refine((v) => /^data:/i.test(v) || isWebUrl(v), 'must be an https:, http: or data: URL')
+  .describe('An https: or http: URL of the file, or the file itself as data:<mime_type>;base64,<encoded_data>');
+
+function isWebUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 export const incomingMessage = z.object({
   customData: z
     .object({
@@ -125,7 +145,7 @@ export const incomingMessage = z.object({
       firstName: name.optional(),
       lastName: name.optional(),
       email: email.optional(),
-      mediaUrl: z.string().max(200_000_000).nullable().optional(),
+      mediaUrl: mediaUrl.nullable().optional(),
       mediaContentType: text(255).nullable().optional(),
     })
     .refine((d) => d.messageSid || d.id, { message: 'messageSid or id is required', path: ['messageSid'] })

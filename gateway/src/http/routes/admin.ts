@@ -53,7 +53,7 @@ export function adminRouter(gw: Gateway, adminToken: string): Router {
   }, before);
   route(router, '/jobs/:id/retry', {
     post: async (req, res) => {
-      if (!(await gw.store.jobs.revive(String(req.params.id)))) throw notFound('Dead job');
+      if (!(await gw.store.jobs.revive(String(req.params.id)))) throw notFound('Job', 'Dead job not found');
       res.json({ success: true });
     },
   }, before);

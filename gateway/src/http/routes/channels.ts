@@ -3,7 +3,7 @@ import type { Gateway } from '../../context.js';
 import { getAccount } from '../../domain/accounts.js';
 import { publicChannels, removeChannel, setChannel, type ProviderName } from '../../domain/channels.js';
 import { receiveOnChannel } from '../../domain/messages.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, notFound } from '../../errors.js';
 import { channelProvider } from '../../providers/channels/index.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
@@ -42,7 +42,7 @@ export function channelsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
   route(v1, '/channels/:channel/incoming', {
     post: [jsonBody(), async (req, res) => {
       const channel = CHANNELS.find((c) => c === req.params.channel);
-      if (!channel) throw new ApiError(404, 'NOT_FOUND', `Channel not found; use one of ${CHANNELS.join(', ')}`);
+      if (!channel) throw notFound('Channel', `Channel not found; use one of ${CHANNELS.join(', ')}`);
       if (channelProvider(gw.config, accountOf(res), channel).name !== 'log') {
         throw new ApiError(409, 'CHANNEL_NOT_OFFLINE', `The ${channel} channel receives messages from its provider's webhook, not here`);
       }

@@ -29,7 +29,7 @@ export function providerWebhooksRoutes(v1: Routes, gw: Gateway): void {
   async function withProvider<P extends 'twilio' | 'whatsapp'>(req: Request, provider: P) {
     const account = await gw.store.get<Account>('accounts', String(req.params.accountId));
     const credentials = account?.channels?.[provider];
-    if (!account || !credentials) throw notFound(`The ${provider} channel of this account`);
+    if (!account || !credentials) throw notFound('Channel', `The ${provider} channel of this account not found`);
     return { account, credentials: credentials as NonNullable<NonNullable<Account['channels']>[P]> };
   }
 
