@@ -49,11 +49,13 @@ async function createList(name: string): Promise<string> {
   return id;
 }
 
-async function addByHand(fields: { first?: string; last?: string; phone?: string; email?: string }): Promise<void> {
+async function addByHand(fields: { first?: string; last?: string; phone?: string; email?: string; externalId?: string; label?: string }): Promise<void> {
   await page.locator('#add-first-name').fill(fields.first ?? '');
   await page.locator('#add-last-name').fill(fields.last ?? '');
   await page.locator('#add-phone').fill(fields.phone ?? '');
   await page.locator('#add-email').fill(fields.email ?? '');
+  await page.getByLabel('External ID', { exact: true }).fill(fields.externalId ?? '');
+  await page.getByLabel('Custom channel label', { exact: true }).fill(fields.label ?? '');
   await page.getByRole('button', { name: 'Add to the list' }).click();
 }
 
@@ -219,7 +221,30 @@ describe('lists', () => {
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     const error = page.locator('#import-heading ~ .error').filter({ hasText: /\S/ });
     await error.waitFor();
-    expect(await error.textContent()).toBe('columns.phone: map phone or email (or both) to a column of the file');
+    expect(await error.textContent()).toBe('columns.phone: map phone, email or an external ID to a column of the file');
+  });
+
+  test('external IDs: a contact added by hand with its ID on a custom channel, and an import mapping an ID column to a label', async () => {
+    const id = await createList('Chat visitors');
+    await addByHand({ first: 'Vi', externalId: 'visitor-1' });
+    const error = page.locator('#add-contact-heading ~ .error').filter({ hasText: /\S/ });
+    await error.waitFor();
+    expect(await error.textContent()).toMatch(/^Custom channel label: name the channel/);
+    await addByHand({ first: 'Vi', externalId: 'visitor-1', label: 'livechat' });
+    await status('Vi was added to the list.').waitFor();
+
+    await chooseFile('visitors.csv', 'Name,Visitor\nWes,visitor-2\nXo,visitor-1\n');
+    await page.getByLabel('External ID column', { exact: true }).selectOption('Visitor');
+    await page.locator('#map-external-label').fill('livechat');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const report = page.getByRole('region', { name: 'Import report' }).first();
+    await report.waitFor({ timeout: 30_000 });
+    const count = async (name: string) => (await report.locator(`[data-count="${name}"]`).textContent());
+    expect([await count('added'), await count('alreadyInList'), await count('rejected')]).toEqual(['1', '1', '0']);
+
+    const held = await membersOf(id);
+    expect(held.map((m) => [m.firstName, m.externalIds, m.customFields])).toEqual([['Vi', { livechat: 'visitor-1' }, undefined], ['Wes', { livechat: 'visitor-2' }, undefined]]);
   });
 
   test('readable at phone width: the lists and a list with its members, nothing wider than the screen, no serious violation', async () => {

@@ -13,12 +13,14 @@ const IMPORT_BODY_LIMIT = '20mb';
 
 /**
  * Each row is read exactly as POST /contacts reads its body, so a row is refused for what would refuse the
- * contact, with the same code; a row with neither phone nor email says so by its own code.
+ * contact, with the same code; a row with neither phone, email nor external ID says so by its own code.
  */
 function readContact(fields: unknown): ContactInput {
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw badRequest('row: must be an object of contact fields');
-  const { phone, phone_number: phoneNumber, email } = fields as Record<string, unknown>;
-  if (!(phone || phoneNumber || email)) throw badRequest('the row has neither a phone nor an email', 'MISSING_IDENTIFIER');
+  const { phone, phone_number: phoneNumber, email, externalIds, external_ids: externalIdsSnake } = fields as Record<string, unknown>;
+  const ids = externalIds ?? externalIdsSnake;
+  const hasIds = typeof ids === 'object' && ids !== null && Object.keys(ids).length > 0;
+  if (!(phone || phoneNumber || email || hasIds)) throw badRequest('the row has neither a phone, an email nor an external ID', 'MISSING_IDENTIFIER');
   return parse(contactCreate, fields, 'row');
 }
 

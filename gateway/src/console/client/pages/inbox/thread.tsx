@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, get, type ApiResult } from '../../api.js';
 import { useAction } from '../../components/action.js';
@@ -71,6 +72,7 @@ export function Thread(props: { id: string; onClose: () => void; onChanged: () =
         </dd>
         {conversation.contact?.phone && <><dt>Phone</dt><dd>{conversation.contact.phone}</dd></>}
         {conversation.contact?.fromId && <><dt>Contact ID</dt><dd>{conversation.contact.fromId}</dd></>}
+        {Object.entries(conversation.contact?.externalIds ?? {}).map(([label, id]) => <Fragment key={label}><dt>ID on {label}</dt><dd>{id}</dd></Fragment>)}
       </dl>
       <BotSwitch conversation={conversation} onChanged={reload} />
       <h3>Messages</h3>

@@ -6,6 +6,7 @@ export interface Contact {
   phone: string;
   email: string;
   fromId?: string;
+  externalIds?: Record<string, string>;
   optOut?: unknown;
 }
 

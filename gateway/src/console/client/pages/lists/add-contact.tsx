@@ -3,8 +3,9 @@ import { call } from '../../api.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 
 /**
- * A contact added by hand: POST /v1/contacts (which finds the contact when the phone, or the email, is known
- * already), then POST /v1/lists/{id}/contacts. The API's refusal (INVALID_PHONE and the like) is shown as it came.
+ * A contact added by hand: POST /v1/contacts (which finds the contact when the phone, the email or the external ID
+ * is known already), then POST /v1/lists/{id}/contacts. The API's refusal (INVALID_PHONE and the like) is shown as
+ * it came.
  */
 export function AddContactPanel(props: { listId: string; onAdded: () => void }) {
   const [busy, setBusy] = useState(false);
@@ -14,9 +15,12 @@ export function AddContactPanel(props: { listId: string; onAdded: () => void }) 
     const form = e.currentTarget as HTMLFormElement;
     const data = new FormData(form);
     const text = (name: string) => String(data.get(name) ?? '').trim();
-    const contact = Object.fromEntries(
+    const contact: Record<string, unknown> = Object.fromEntries(
       [['firstName', text('add-first-name')], ['lastName', text('add-last-name')], ['phone', text('add-phone')], ['email', text('add-email')]].filter(([, v]) => v),
     );
+    const [label, externalId] = [text('add-channel-label'), text('add-external-id')];
+    if (externalId && !label) return setOutcome({ error: 'Custom channel label: name the channel the external ID belongs to, such as livechat' });
+    if (externalId) contact.externalIds = { [label]: externalId };
     setBusy(true);
     setOutcome({});
     void (async () => {
@@ -39,8 +43,12 @@ export function AddContactPanel(props: { listId: string; onAdded: () => void }) 
           <Field id="add-last-name" label="Last name" autocomplete="off" />
         </div>
         <div class="inline-fields">
-          <Field id="add-phone" label="Phone" type="tel" autocomplete="off" placeholder="+14155550123" hint="With the country code. A phone or an email is needed." />
+          <Field id="add-phone" label="Phone" type="tel" autocomplete="off" placeholder="+14155550123" hint="With the country code. A phone, an email or an external ID is needed." />
           <Field id="add-email" label="Email" inputMode="email" autocomplete="off" />
+        </div>
+        <div class="inline-fields">
+          <Field id="add-external-id" label="External ID" autocomplete="off" hint="The contact's ID in the system behind a custom channel, such as a live chat's visitor ID." />
+          <Field id="add-channel-label" label="Custom channel label" autocomplete="off" placeholder="livechat" hint="The label of that custom channel, as its campaign names it." />
         </div>
         <button type="submit" class="primary" disabled={busy}>Add to the list</button>
       </form>

@@ -26,6 +26,7 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
   const [delimiter, setDelimiter] = useState(',');
   const [mapping, setMapping] = useState<Record<ContactField, string>>(guessColumns([]));
   const [custom, setCustom] = useState<Record<string, string>>({});
+  const [external, setExternal] = useState({ header: '', label: '' });
   const [imp, setImp] = useState<Import | undefined>(undefined);
   const [pollError, setPollError] = useState<string | undefined>(undefined);
   const sending = useAction();
@@ -69,10 +70,11 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
   const start = (e: SubmitEvent) => {
     e.preventDefault();
     if (!file) return;
-    const customFields = Object.fromEntries(Object.entries(custom).filter(([, name]) => name.trim()).map(([header, name]) => [name.trim(), header]));
+    const customFields = Object.fromEntries(Object.entries(custom).filter(([header, name]) => name.trim() && header !== external.header).map(([header, name]) => [name.trim(), header]));
     const columns = {
       ...Object.fromEntries(Object.entries(mapping).filter(([, header]) => header)),
       ...(Object.keys(customFields).length ? { customFields } : {}),
+      ...(external.header ? { externalIds: { [external.label.trim()]: external.header } } : {}),
     };
     setPollError(undefined);
     void sending.run(() => call<Import>('POST', `/v1/lists/${encodeURIComponent(props.listId)}/imports`, { csv: file.text, columns, delimiter }),
@@ -117,7 +119,7 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
           </div>
           <fieldset>
             <legend>Contact fields</legend>
-            <p class="hint">Which column of {file.name} holds each field. A phone or an email is needed.</p>
+            <p class="hint">Which column of {file.name} holds each field. A phone, an email or an external ID is needed.</p>
             {CONTACT_FIELDS.map(([field, label]) => (
               <div class="field" key={field}>
                 <label for={`map-${field}`}>{label}</label>
@@ -127,6 +129,27 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
                 </select>
               </div>
             ))}
+          </fieldset>
+          <fieldset>
+            <legend>External ID, for a custom channel</legend>
+            <p class="hint">
+              The column holding each contact's ID in the system behind a custom channel (a live chat, a CRM), and that
+              channel's label as its campaign names it: its opening messages go to this ID.
+            </p>
+            <div class="inline-fields">
+              <div class="field">
+                <label for="map-external-id">External ID column</label>
+                <select id="map-external-id" value={external.header} onChange={(e) => setExternal({ ...external, header: e.currentTarget.value })}>
+                  <option value="">Not in the file</option>
+                  {headers.filter(Boolean).map((h, i) => <option key={`${i}-${h}`} value={h}>{h}</option>)}
+                </select>
+              </div>
+              <div class="field">
+                <label for="map-external-label">Custom channel label</label>
+                <input id="map-external-label" value={external.label} placeholder="livechat" required={external.header !== ''}
+                  onInput={(e) => setExternal({ ...external, label: e.currentTarget.value })} />
+              </div>
+            </div>
           </fieldset>
           {Object.keys(custom).length > 0 && (
             <fieldset>
