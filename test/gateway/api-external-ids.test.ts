@@ -77,8 +77,8 @@ describe('POST /contacts with external IDs', () => {
 });
 
 describe('a Live custom-channel campaign reaches its list by the external ID of its label', () => {
-  test('imported with an external-ID column: each contact gets its opening at its ID; a row without one is skipped, a taken ID rejected', async () => {
-    const { account, hook, listId } = await setUp();
+  test('imported with an external-ID column: each contact gets its opening at its ID; a row without one is skipped and counted, a taken ID rejected', async () => {
+    const { account, hook, listId, campaignId } = await setUp();
     const taken = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), externalIds: { livechat: 'v-taken' } } })).body;
     const [p1, p2, p3, p4] = [uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone()];
     const csv = `Phone,Name,Chat ID\n${p1},Ana,v-100\n${p2},Ben,v-200\n${p3},Cy,\n${p4},Di,v-taken\n`;
@@ -87,7 +87,7 @@ describe('a Live custom-channel campaign reaches its list by the external ID of 
     });
     expect(created.status).toBe(202);
     const report = await poll(() => api(ctx.gw, account, 'GET', `imports/${created.body.id}`), (r) => r.body.status === 'done');
-    expect(report.body).toMatchObject({ total: 4, added: 3, rejected: 1, errors: [{ row: 5, code: 'EXTERNAL_ID_TAKEN' }] });
+    expect(report.body).toMatchObject({ total: 4, added: 3, rejected: 1, unreachable: 1, errors: [{ row: 5, code: 'EXTERNAL_ID_TAKEN' }] });
 
     await poll(async () => replies(hook).length, (n) => n >= 2);
     expect(replies(hook).map((r) => [r.toId, r.body, r.channel]).sort()).toEqual([['v-100', 'Hi Ana!', 'livechat'], ['v-200', 'Hi Ben!', 'livechat']]);
@@ -95,6 +95,21 @@ describe('a Live custom-channel campaign reaches its list by the external ID of 
     const conversations = (await api(ctx.gw, account, 'GET', 'conversations', { query: { limit: '200' } })).body.data as any[];
     expect(conversations.find((c) => c.contactId === cy.id).opening).toMatchObject({ status: 'skipped', reason: 'no_external_id' });
     expect(taken.externalIds).toEqual({ livechat: 'v-taken' });
+
+    // The campaign says how many of its list it could not reach, and why; Cy added again counts once.
+    await api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId: cy.id } });
+    const campaign = (await api(ctx.gw, account, 'GET', `campaigns/${campaignId}`)).body;
+    expect(campaign.unreachable).toEqual({ total: 1, byReason: { no_external_id: 1, no_phone: 0, opted_out: 0, outside_whatsapp_window: 0 } });
+  });
+
+  test('an SMS campaign counts the contacts it cannot reach for want of a phone', async () => {
+    const account = await createAccount(ctx.gw);
+    const listId = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'SMS leads' } })).body.id;
+    const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'SMS', channel: 'sms', listId, openingMessage: 'Hi', triggerOnNewContacts: true, status: 'live' } })).body;
+    const created = await api(ctx.gw, account, 'POST', `lists/${listId}/imports`, { body: { contacts: [{ email: 'a@example.com' }, { email: 'b@example.com' }, { phone: uniquePhone() }] } });
+    const report = await poll(() => api(ctx.gw, account, 'GET', `imports/${created.body.id}`), (r) => r.body.status === 'done');
+    expect(report.body).toMatchObject({ added: 3, unreachable: 2 });
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}`)).body.unreachable).toMatchObject({ total: 2, byReason: { no_phone: 2 } });
   });
 
   test('a team reply where the contact has no external ID is 409 CONTACT_UNREACHABLE, never posted with an empty toId', async () => {

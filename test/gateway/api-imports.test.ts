@@ -81,6 +81,7 @@ test('a CSV with a BOM, quoted fields, CRLF and blank lines: 202 with the import
     alreadyInList: 0,
     duplicates: 0,
     rejected: 0,
+    unreachable: 0,
     errors: [],
     createdAt: expect.any(String),
     updatedAt: expect.any(String),

@@ -82,4 +82,7 @@ export const collections: CollectionSpec[] = [
   // and the per-day counts the report reads, found by campaign and month.
   { name: 'funnel_steps', indexes: {} },
   { name: 'funnel_counts', indexes: { month: { fields: ['campaignId', 'month'] } } },
+  // The contacts a campaign could not reach (domain/reach.ts): once per campaign, reason and contact, and the counts.
+  { name: 'unreachable', indexes: {} },
+  { name: 'unreachable_counts', indexes: {} },
 ];

@@ -69,7 +69,7 @@ export async function recordReply(tx: Tx, conversation: Conversation): Promise<v
   if (conversation.opening?.status === 'sent') await recordStep(tx, 'replied', { ...conversation, campaignId: conversation.opening.campaignId });
 }
 
-function shardOf(contactId: string): number {
+export function shardOf(contactId: string): number {
   let h = 0;
   for (let i = 0; i < contactId.length; i++) h = (h * 31 + contactId.charCodeAt(i)) | 0;
   return Math.abs(h) % SHARDS;

@@ -26,6 +26,8 @@ export interface Import {
   alreadyInList: number;
   duplicates: number;
   rejected: number;
+  /** Rows added that a Live campaign of the list cannot reach (no address on its channel, opted out). */
+  unreachable?: number;
   /** The first MAX_ERRORS rejected rows; `rejected` counts them all. */
   errors: RowError[];
   /** Hold of the opening messages of the campaigns of the list, as `delay` of POST /lists/{id}/contacts. */
@@ -104,6 +106,7 @@ export const publicImport = (i: Import) => ({
   alreadyInList: i.alreadyInList,
   duplicates: i.duplicates,
   rejected: i.rejected,
+  unreachable: i.unreachable ?? 0,
   errors: i.errors,
   createdAt: i.createdAt,
   updatedAt: i.updatedAt,

@@ -68,9 +68,15 @@ export async function addToList(
  * The contact joins the list unless it is a member already. The campaign trigger (spec §3.2): the opening messages
  * of the list's Live campaigns are queued in the same commit, `delayMs` from now.
  */
-export async function joinList(tx: Tx, listId: string, contact: Contact, source: Membership['source'], delayMs = 0): Promise<{ added: boolean; membership: Membership }> {
+export async function joinList(
+  tx: Tx,
+  listId: string,
+  contact: Contact,
+  source: Membership['source'],
+  delayMs = 0,
+): Promise<{ added: boolean; membership: Membership; unreachable: boolean }> {
   const [existing] = await tx.find<Membership>('memberships', 'member', [listId, contact.id]);
-  if (existing) return { added: false, membership: existing };
+  if (existing) return { added: false, membership: existing, unreachable: false };
   const membership = await tx.insert<Membership>('memberships', {
     id: newId('mem'),
     accountId: contact.accountId,
@@ -79,6 +85,6 @@ export async function joinList(tx: Tx, listId: string, contact: Contact, source:
     source,
     addedAt: now(),
   });
-  await onAddedToList(tx, contact.accountId, listId, contact, delayMs);
-  return { added: true, membership };
+  const { unreachable } = await onAddedToList(tx, contact.accountId, listId, contact, delayMs);
+  return { added: true, membership, unreachable };
 }

@@ -4,6 +4,7 @@ import { campaignById, campaignsOf, type Campaign } from '../domain/campaigns.js
 import { addressOf, type Contact } from '../domain/contacts.js';
 import { conversationFor, updateConversation, type Conversation, type OpeningState } from '../domain/conversations.js';
 import { recordStep } from '../domain/funnel.js';
+import { isUnreachableReason, recordUnreachable } from '../domain/reach.js';
 import { iso, newId, now } from '../ids.js';
 import type { JobResult } from '../jobs/queue.js';
 import type { Job, Tx } from '../store/store.js';
@@ -45,12 +46,16 @@ const openingKey = (id: string) => `opening:${id}`;
 
 /**
  * In the add-to-list transaction (spec §3.2): each Live campaign of the list with its trigger on schedules its opening
- * message to the contact, `delayMs` from now, paced and within the campaign's sending window.
+ * message to the contact, `delayMs` from now, paced and within the campaign's sending window. Answers whether one of
+ * them cannot reach the contact (no address on its channel, opted out).
  */
-export async function onAddedToList(tx: Tx, accountId: string, listId: string, contact: Contact, delayMs = 0): Promise<void> {
+export async function onAddedToList(tx: Tx, accountId: string, listId: string, contact: Contact, delayMs = 0): Promise<{ unreachable: boolean }> {
+  let unreachable = false;
   for (const campaign of await campaignsOf(tx, accountId)) {
-    if (campaign.listId === listId && campaign.triggerOnNewContacts && campaign.status === 'live') await scheduleOpening(tx, campaign, contact, delayMs);
+    if (campaign.listId !== listId || !campaign.triggerOnNewContacts || campaign.status !== 'live') continue;
+    if (isUnreachableReason(await scheduleOpening(tx, campaign, contact, delayMs))) unreachable = true;
   }
+  return { unreachable };
 }
 
 /** Why the opening message cannot go to this contact, or undefined when it can. */
@@ -61,9 +66,10 @@ function skipReason(campaign: Campaign, contact: Contact, conversation: Conversa
   return undefined;
 }
 
-async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, delayMs: number): Promise<void> {
+/** Schedules the opening message, or records why it cannot go; answers that reason. */
+async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, delayMs: number): Promise<string | undefined> {
   // Already scheduled, sent or skipped once: the conversation shows how that went.
-  if ((await tx.find<Opening>('openings', 'member', [campaign.id, contact.id])).length) return;
+  if ((await tx.find<Opening>('openings', 'member', [campaign.id, contact.id])).length) return undefined;
   const conversation = await conversationFor(tx, contact, campaign.channel, campaign.customChannel, campaign.id);
   const reason = skipReason(campaign, contact, conversation);
   const dueAt = reason ? null : await takeSlot(tx, campaign, Date.now() + delayMs);
@@ -84,11 +90,13 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
   });
   if (dueAt !== null) await tx.enqueue({ kind: 'opening', data: { openingId: opening.id }, runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId });
   if (dueAt !== null) await recordStep(tx, 'added', opening);
+  if (isUnreachableReason(reason)) await recordUnreachable(tx, reason, opening);
   await updateConversation(tx, conversation, {
     campaignId: campaign.id,
     opening: stateOf(opening),
     next: dueAt === null ? conversation.next : { kind: 'opening', at: iso(dueAt) },
   });
+  return reason;
 }
 
 const stateOf = (o: Opening): OpeningState => ({ campaignId: o.campaignId, status: o.status, reason: o.reason, at: o.updatedAt });
@@ -109,6 +117,7 @@ async function takeSlot(tx: Tx, campaign: Campaign, due: number): Promise<number
 
 async function settleOpening(tx: Tx, opening: Opening, patch: Partial<Opening>): Promise<Opening> {
   const updated = await tx.update<Opening>('openings', opening.id, { ...patch, updatedAt: now() });
+  if (updated.status === 'skipped' && isUnreachableReason(updated.reason)) await recordUnreachable(tx, updated.reason, updated);
   const conversation = await tx.get<Conversation>('conversations', opening.conversationId);
   if (conversation) {
     const next = updated.status === 'queued' && updated.dueAt !== null ? { kind: 'opening' as const, at: iso(updated.dueAt) } : conversation.next?.kind === 'opening' ? null : conversation.next;

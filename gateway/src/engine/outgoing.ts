@@ -4,6 +4,7 @@ import { campaignById } from '../domain/campaigns.js';
 import { addressOf, type Contact } from '../domain/contacts.js';
 import { lastMessageOf, touchConversation, type Conversation } from '../domain/conversations.js';
 import { spend } from '../domain/credits.js';
+import { recordUnreachable } from '../domain/reach.js';
 import { newMessage, queueReply, type Message } from '../domain/messages.js';
 import { ApiError } from '../errors.js';
 import type { WhatsAppTemplate } from '../providers/channels/channel-provider.js';
@@ -69,6 +70,7 @@ export async function sendOnConversation(
     fields.template = campaign ? reengagementTemplateFor(campaign, contact) : null;
     if (!fields.template) {
       message = await tx.insert('messages', newMessage({ ...fields, status: 'skipped', error: OUTSIDE_WINDOW, errorCode: 'OUTSIDE_24H_WINDOW' }));
+      await recordUnreachable(tx, 'outside_whatsapp_window', message);
       return { message, conversation: await touchConversation(tx, conversation, { lastMessage: lastMessageOf(message) }) };
     }
   }

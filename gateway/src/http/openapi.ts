@@ -10,13 +10,13 @@ type Op = { summary: string; body?: z.ZodType; query?: z.ZodType; ok: number; au
 
 const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', Op>>> = {
   '/contacts': {
-    post: { summary: 'Create a contact (an existing phone returns the existing contact)', body: schemas.contactCreate, ok: 201 },
+    post: { summary: 'Create a contact (an existing phone, or external ID, returns the existing contact; an external ID another contact holds is 409 EXTERNAL_ID_TAKEN)', body: schemas.contactCreate, ok: 201 },
     get: { summary: 'Get contact details by phoneNumber or email', query: schemas.contactLookup, ok: 200 },
   },
   '/contacts/{id}': { get: { summary: 'Get a contact by ID', ok: 200 } },
   '/contacts/{id}/messages': {
     get: { summary: "A contact's messages, oldest first", ok: 200, page: true },
-    post: { summary: "A team member's reply, on the conversation's channel (the bot stops there)", body: schemas.teamMessage, ok: 201 },
+    post: { summary: "A team member's reply, on the conversation's channel (the bot stops there); 409 CONTACT_UNREACHABLE when the contact has no address there", body: schemas.teamMessage, ok: 201 },
   },
   '/contacts/{id}/bot': { post: { summary: 'Hand the contact to a person (active false) or give it back to the bot', body: schemas.botState, ok: 200 } },
   '/conversations': { get: { summary: 'Conversations, newest activity first', query: schemas.conversationQuery, ok: 200 } },
@@ -50,13 +50,13 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
     post: { summary: 'Import contacts into a list (CSV or contact objects), as a job; answers the import', body: schemas.importCreate, ok: 202 },
     get: { summary: "A list's imports, newest first", ok: 200, page: true },
   },
-  '/imports/{id}': { get: { summary: 'An import with its progress, counts and rejected rows', ok: 200 } },
+  '/imports/{id}': { get: { summary: "An import with its progress, counts (unreachable: rows added that a Live campaign of the list cannot reach) and rejected rows", ok: 200 } },
   '/campaigns': {
     post: { summary: 'Create a campaign', body: schemas.campaignCreate, ok: 201 },
     get: { summary: 'The campaigns, oldest first', ok: 200, page: true },
   },
   '/campaigns/{id}': {
-    get: { summary: 'Get a campaign', ok: 200 },
+    get: { summary: 'Get a campaign, with the contacts it could not reach: unreachable {total, byReason: {no_external_id, no_phone, opted_out, outside_whatsapp_window}}', ok: 200 },
     patch: { summary: 'Change a campaign', body: schemas.campaignUpdate, ok: 200 },
   },
   '/send_custom_channel_message': { post: { summary: 'Send a message through a custom channel', body: schemas.sendMessage, ok: 200 } },

@@ -8,6 +8,7 @@ import type { Job, Tx } from '../store/store.js';
 import type { JobResult } from './queue.js';
 
 type Outcome = 'added' | 'alreadyInList' | 'duplicates' | 'rejected';
+type Applied = { outcome: Outcome; unreachable?: boolean; error?: RowError };
 
 /**
  * Job `import`: applies one chunk of an import's rows in one transaction, which also counts them on the import,
@@ -20,11 +21,12 @@ export async function runImport(gw: Gateway, job: Job<{ importId: string; positi
     const current = await tx.get<Import>('imports', importId);
     const [chunk] = await tx.find<ImportChunk>('import_chunks', 'position', [importId, position]);
     if (!current || !chunk) return;
-    const counts: Record<Outcome, number> = { added: 0, alreadyInList: 0, duplicates: 0, rejected: 0 };
+    const counts: Record<Outcome | 'unreachable', number> = { added: 0, alreadyInList: 0, duplicates: 0, rejected: 0, unreachable: 0 };
     const errors: RowError[] = [];
     for (const row of chunk.rows) {
-      const { outcome, error } = await applyRow(tx, current, row);
+      const { outcome, unreachable, error } = await applyRow(tx, current, row);
       counts[outcome] += 1;
+      if (unreachable) counts.unreachable += 1;
       if (error && current.errors.length + errors.length < MAX_ERRORS) errors.push(error);
     }
     const last = position + 1 >= current.chunks;
@@ -35,6 +37,7 @@ export async function runImport(gw: Gateway, job: Job<{ importId: string; positi
       alreadyInList: current.alreadyInList + counts.alreadyInList,
       duplicates: current.duplicates + counts.duplicates,
       rejected: current.rejected + counts.rejected,
+      unreachable: (current.unreachable ?? 0) + counts.unreachable,
       ...(errors.length ? { errors: [...current.errors, ...errors] } : {}),
       updatedAt: now(),
     });
@@ -48,7 +51,7 @@ export async function runImport(gw: Gateway, job: Job<{ importId: string; positi
  * an imported contact counts as an addition to the list for its Live campaigns (spec §3.2). A row whose external ID
  * another contact holds is refused as POST /contacts refuses it, before anything of it is written.
  */
-async function applyRow(tx: Tx, to: Import, row: ImportRow): Promise<{ outcome: Outcome; error?: RowError }> {
+async function applyRow(tx: Tx, to: Import, row: ImportRow): Promise<Applied> {
   if ('code' in row) return { outcome: 'rejected', error: row };
   if ('duplicate' in row) return { outcome: 'duplicates' };
   let contact;
@@ -58,6 +61,6 @@ async function applyRow(tx: Tx, to: Import, row: ImportRow): Promise<{ outcome: 
     if (!(err instanceof ApiError)) throw err;
     return { outcome: 'rejected', error: { row: row.row, code: err.code, message: err.message } };
   }
-  const { added } = await joinList(tx, to.listId, contact, 'import', to.delayMs);
-  return { outcome: added ? 'added' : 'alreadyInList' };
+  const { added, unreachable } = await joinList(tx, to.listId, contact, 'import', to.delayMs);
+  return { outcome: added ? 'added' : 'alreadyInList', unreachable };
 }

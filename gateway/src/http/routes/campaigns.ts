@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
+import { unreachableOf } from '../../domain/reach.js';
 import { campaignsOf, createCampaign, getCampaign, previewOpening, publicCampaign, updateCampaign } from '../../domain/campaigns.js';
 import { funnelOf } from '../../domain/funnel-report.js';
 import { testBot } from '../../engine/bot-test.js';
@@ -22,7 +23,7 @@ export function campaignsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[
   route(v1, '/campaigns/:id', {
     get: async (req, res) => {
       const campaign = await getCampaign(gw.store, accountOf(res).id, String(req.params.id));
-      await sendDurable(gw, res, publicCampaign(campaign));
+      await sendDurable(gw, res, { ...publicCampaign(campaign), unreachable: await unreachableOf(gw.store, campaign.id) });
     },
     patch: [jsonBody(), async (req, res) => {
       const campaign = await updateCampaign(gw, accountOf(res).id, String(req.params.id), parse(campaignUpdate, req.body));

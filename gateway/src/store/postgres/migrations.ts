@@ -176,11 +176,15 @@ CREATE INDEX "funnel_counts_by_month" ON "funnel_counts" ((doc->>'campaignId'), 
   },
   {
     version: 8,
-    name: "contacts' external IDs on custom channels",
+    name: "contacts' external IDs on custom channels, and the contacts a campaign could not reach",
     sql: `
 CREATE TABLE "external_ids" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
 CREATE UNIQUE INDEX "external_ids_by_value" ON "external_ids" ((doc->>'accountId'), (doc->>'externalId'))
   WHERE doc->>'accountId' IS NOT NULL AND doc->>'externalId' IS NOT NULL;
+
+CREATE TABLE "unreachable" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+
+CREATE TABLE "unreachable_counts" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
 `,
   },
 ];

@@ -1,0 +1,46 @@
+import type { Reader, Tx } from '../store/store.js';
+import { SHARDS, shardOf, type StepSubject } from './funnel.js';
+
+/**
+ * The contacts a campaign could not reach, by reason, counted once per campaign, reason and contact in the
+ * transaction that found it, so a campaign's page says at once why some of its list never heard from it:
+ * - `no_external_id`: a custom-channel campaign's contact with no ID on its label (nor a fromId);
+ * - `no_phone`: an SMS or WhatsApp campaign's contact with no phone;
+ * - `opted_out`: a contact who opted out before its opening message;
+ * - `outside_whatsapp_window`: a free-text WhatsApp message skipped more than 24 hours after the contact wrote.
+ *
+ * Like the funnel, a `unreachable` document per campaign, reason and contact (its id made of the three) keeps a
+ * contact from counting twice, and the counts are split over a few documents by contact.
+ */
+export const UNREACHABLE_REASONS = ['no_external_id', 'no_phone', 'opted_out', 'outside_whatsapp_window'] as const;
+export type UnreachableReason = (typeof UNREACHABLE_REASONS)[number];
+
+export const isUnreachableReason = (reason: string | null | undefined): reason is UnreachableReason =>
+  (UNREACHABLE_REASONS as readonly string[]).includes(reason ?? '');
+
+interface UnreachableCounts {
+  id: string;
+  accountId: string;
+  campaignId: string;
+  counts: Partial<Record<UnreachableReason, number>>;
+}
+
+export async function recordUnreachable(tx: Tx, reason: UnreachableReason, subject: StepSubject): Promise<void> {
+  const { accountId, campaignId, contactId } = subject;
+  if (!campaignId) return;
+  const id = `${reason}:${campaignId}:${contactId}`;
+  if (await tx.get('unreachable', id)) return;
+  await tx.insert('unreachable', { id, accountId, campaignId, contactId, reason });
+  const countsId = `${campaignId}:${shardOf(contactId)}`;
+  const counts = await tx.get<UnreachableCounts>('unreachable_counts', countsId);
+  if (counts) await tx.update<UnreachableCounts>('unreachable_counts', countsId, { counts: { ...counts.counts, [reason]: (counts.counts[reason] ?? 0) + 1 } });
+  else await tx.insert<UnreachableCounts>('unreachable_counts', { id: countsId, accountId, campaignId, counts: { [reason]: 1 } });
+}
+
+/** How many contacts the campaign could not reach, in all and by reason (every reason present, 0 when none). */
+export async function unreachableOf(r: Reader, campaignId: string): Promise<{ total: number; byReason: Record<UnreachableReason, number> }> {
+  const byReason = Object.fromEntries(UNREACHABLE_REASONS.map((reason) => [reason, 0])) as Record<UnreachableReason, number>;
+  const shards = await Promise.all(Array.from({ length: SHARDS }, (_, shard) => r.get<UnreachableCounts>('unreachable_counts', `${campaignId}:${shard}`)));
+  for (const shard of shards) for (const reason of UNREACHABLE_REASONS) byReason[reason] += shard?.counts[reason] ?? 0;
+  return { total: UNREACHABLE_REASONS.reduce((sum, reason) => sum + byReason[reason], 0), byReason };
+}
