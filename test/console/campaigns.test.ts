@@ -210,6 +210,40 @@ describe('the campaigns', () => {
   });
 });
 
+describe('reaching the list', () => {
+  test('going Live when no contact of the list can be reached warns before saving; the page then counts the contacts not reached, by reason', async () => {
+    const listId = (await v1('POST', 'lists', { name: 'Emails only' })).body.id;
+    for (const email of ['a@example.com', 'b@example.com']) {
+      const contact = (await v1('POST', 'contacts', { email })).body;
+      await v1('POST', `lists/${listId}/contacts`, { contactId: contact.id });
+    }
+    const created = (await v1('POST', 'campaigns', { name: 'Chat funnel', channel: 'custom', customChannel: 'livechat', listId, openingMessage: 'Hi!', triggerOnNewContacts: true })).body;
+    await page.goto(url(`/console/campaigns?id=${created.id}`));
+    await heading(page).filter({ hasText: 'Chat funnel' }).waitFor();
+    expect(await page.getByRole('status', { name: 'Contacts not reached' }).count()).toBe(0);
+
+    await page.getByRole('radio', { name: 'Live' }).check();
+    await page.getByRole('button', { name: 'Save campaign' }).click();
+    const warning = page.locator('form.campaign-form .warning');
+    await warning.waitFor();
+    expect(await warning.textContent()).toBe('None of the 2 contacts checked in the list has an external ID on the custom channel “livechat”: the campaign cannot reach them. Save again to go Live anyway.');
+    expect((await v1('GET', `campaigns/${created.id}`)).body.status).toBe('draft');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'campaign-live-warning');
+    await page.getByRole('button', { name: 'Go Live anyway' }).click();
+    await status('Campaign saved.').waitFor();
+    expect((await v1('GET', `campaigns/${created.id}`)).body.status).toBe('live');
+
+    const late = (await v1('POST', 'contacts', { email: 'c@example.com' })).body;
+    await v1('POST', `lists/${listId}/contacts`, { contactId: late.id });
+    await page.reload();
+    const notice = page.getByRole('status', { name: 'Contacts not reached' });
+    await notice.waitFor();
+    expect(await notice.innerText()).toBe('1 contact of the list was not reached:\n\n1 contact: no external ID on the custom channel “livechat” (add one to the contact, or map an ID column when importing)');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+});
+
 describe('preview and bot', () => {
   test('preview: the opening message personalized for a contact found by phone or by email, shown as text; an unknown one refused', async () => {
     const phone = uniquePhone();

@@ -4,6 +4,7 @@ import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
 import { bodyOf, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL, type Campaign, type Draft } from './campaign.js';
 import { Check, Choice, LongText, Rows, Text } from './inputs.js';
+import { liveWarning } from './reach.js';
 
 /** The API's limits on repeated settings (schemas.ts), so Add stops where the API would refuse. */
 const MAX = { params: 20, followUps: 5, faqs: 200, resources: 100 };
@@ -23,6 +24,7 @@ export function CampaignForm(props: {
   notice?: string;
 }) {
   const [d, setD] = useState<Draft>(props.draft);
+  const [warning, setWarning] = useState<string | undefined>(undefined);
   const saving = useAction();
   const set = <K extends keyof Draft>(key: K) => (value: Draft[K]) => setD((old) => ({ ...old, [key]: value }));
   const setBot = <K extends keyof Draft['bot']>(key: K) => (value: Draft['bot'][K]) => setD((old) => ({ ...old, bot: { ...old.bot, [key]: value } }));
@@ -34,7 +36,13 @@ export function CampaignForm(props: {
     const request = () => (existing
       ? call<Campaign>('PATCH', `/v1/campaigns/${encodeURIComponent(existing.id)}`, bodyOf(d))
       : call<Campaign>('POST', '/v1/campaigns', bodyOf(d)));
-    void saving.run(request, existing ? 'Campaign saved.' : 'Campaign created.', (c) => props.onSaved(c, !existing));
+    const goingLive = d.status === 'live' && existing?.status !== 'live';
+    void (async () => {
+      // Warned once: saving again goes Live anyway.
+      const warn = goingLive && !warning ? await liveWarning(d) : undefined;
+      setWarning(warn);
+      if (!warn) await saving.run(request, existing ? 'Campaign saved.' : 'Campaign created.', (c) => props.onSaved(c, !existing));
+    })();
   };
   const listKnown = d.listId === '' || props.lists.some((l) => l.id === d.listId);
 
@@ -141,7 +149,8 @@ export function CampaignForm(props: {
         <Text id="c-bot-goal" label="Goal" value={d.bot.goal} onChange={setBot('goal')} hint="What counts as success, such as “the contact books a visit”." />
       </fieldset>
 
-      <button type="submit" class="primary" disabled={saving.busy}>{existing ? 'Save campaign' : 'Create campaign'}</button>
+      {warning && <p class="warning" role="alert">{warning}</p>}
+      <button type="submit" class="primary" disabled={saving.busy}>{warning ? 'Go Live anyway' : existing ? 'Save campaign' : 'Create campaign'}</button>
       <FormStatus error={saving.error} done={saving.done ?? props.notice} />
     </form>
   );

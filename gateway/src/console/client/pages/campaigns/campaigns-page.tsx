@@ -8,6 +8,7 @@ import { ItemLink, useSelected } from '../lists/selection.js';
 import { BotTestPanel } from './bot-test.js';
 import { CHANNEL_LABEL, draftOf, NEW_DRAFT, STATUS_LABEL, type Campaign } from './campaign.js';
 import { CampaignForm } from './campaign-form.js';
+import { UnreachableNotice, type Unreachable } from './reach.js';
 import { PreviewPanel } from './preview.js';
 
 interface List {
@@ -85,9 +86,14 @@ function CampaignTable(props: { lists: List[]; open: (id: string) => void }) {
 
 function CampaignView(props: { id: string; lists: List[]; notice?: string; onBack: () => void }) {
   const [campaign, setCampaign] = useState<Campaign | undefined>(undefined);
+  const [unreachable, setUnreachable] = useState<Unreachable | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   useEffect(() => {
-    void get<Campaign>(`/v1/campaigns/${encodeURIComponent(props.id)}`).then((res) => (res.ok ? setCampaign(res.data) : setError(res.error)));
+    void get<Campaign & { unreachable: Unreachable }>(`/v1/campaigns/${encodeURIComponent(props.id)}`).then((res) => {
+      if (!res.ok) return setError(res.error);
+      setCampaign(res.data);
+      setUnreachable(res.data!.unreachable);
+    });
   }, [props.id]);
   if (!campaign) return <><PageTitle>Campaign</PageTitle><BackLink onBack={props.onBack} /><Loading error={error} /></>;
   return (
@@ -97,6 +103,7 @@ function CampaignView(props: { id: string; lists: List[]; notice?: string; onBac
       <p class="current">
         <span class={`badge status-${campaign.status}`}>{STATUS_LABEL[campaign.status]}</span> {CHANNEL_LABEL[campaign.channel]} campaign, last saved {new Date(campaign.updatedAt).toLocaleString()}.
       </p>
+      <UnreachableNotice campaign={campaign} unreachable={unreachable} />
       <Panel title="Settings" id="settings-heading">
         <CampaignForm campaign={campaign} draft={draftOf(campaign)} lists={props.lists} notice={props.notice} onSaved={setCampaign} />
       </Panel>

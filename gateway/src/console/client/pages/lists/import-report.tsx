@@ -9,6 +9,8 @@ export interface Import {
   alreadyInList: number;
   duplicates: number;
   rejected: number;
+  /** Rows added that a Live campaign of the list cannot reach. */
+  unreachable: number;
   /** The first rejected rows (the API keeps up to 1,000); `rejected` counts them all. */
   errors: Array<{ row: number; code: string; message: string }>;
   createdAt: string;
@@ -39,7 +41,14 @@ export function ImportReport({ imp }: { imp: Import }) {
         <div><dt>Already in the list</dt><dd data-count="alreadyInList">{n(imp.alreadyInList)}</dd></div>
         <div><dt>Duplicates in the file</dt><dd data-count="duplicates">{n(imp.duplicates)}</dd></div>
         <div><dt>Rejected</dt><dd data-count="rejected">{n(imp.rejected)}</dd></div>
+        <div><dt>Not reachable by a Live campaign</dt><dd data-count="unreachable">{n(imp.unreachable)}</dd></div>
       </dl>
+      {imp.unreachable > 0 && (
+        <p class="warning" role="status">
+          {n(imp.unreachable)} added {imp.unreachable === 1 ? 'contact has' : 'contacts have'} no address on the channel of a Live campaign of
+          this list (a phone for SMS and WhatsApp, an external ID for a custom channel): the campaign’s page says which.
+        </p>
+      )}
       {imp.errors.length > 0 && (
         <>
           <h3 id={`rejected-${imp.id}`}>Rejected rows</h3>

@@ -1,0 +1,55 @@
+import { get } from '../../api.js';
+import type { Campaign, Draft } from './campaign.js';
+
+/** GET /v1/campaigns/{id}'s count of the contacts the campaign could not reach, by reason. */
+export interface Unreachable {
+  total: number;
+  byReason: { no_external_id: number; no_phone: number; opted_out: number; outside_whatsapp_window: number };
+}
+
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** Why some of the campaign's list never heard from it, where the team looks: on the campaign's page. */
+export function UnreachableNotice(props: { campaign: Campaign; unreachable?: Unreachable }) {
+  const u = props.unreachable;
+  if (!u || u.total === 0) return null;
+  const label = props.campaign.customChannel ?? '';
+  const reasons: Array<[number, string]> = [
+    [u.byReason.no_external_id, `no external ID on the custom channel “${label}” (add one to the contact, or map an ID column when importing)`],
+    [u.byReason.no_phone, 'no phone number'],
+    [u.byReason.opted_out, 'opted out'],
+    [u.byReason.outside_whatsapp_window, 'were outside WhatsApp’s 24-hour window (set a re-engagement template)'],
+  ];
+  return (
+    <div class="warning" role="status" aria-label="Contacts not reached">
+      <p>{plural(u.total, 'contact of the list was', 'contacts of the list were')} not reached:</p>
+      <ul>
+        {reasons.filter(([n]) => n > 0).map(([n, why]) => <li key={why}>{plural(n, 'contact', 'contacts')}: {why}</li>)}
+      </ul>
+    </div>
+  );
+}
+
+interface Member {
+  phone: string;
+  fromId?: string;
+  externalIds?: Record<string, string>;
+  optOut?: unknown;
+}
+
+/** Whether the campaign's channel has an address for a member, as the gateway chooses it. */
+const reachable = (d: Draft, m: Member) =>
+  !m.optOut && (d.channel === 'custom' ? Boolean(m.externalIds?.[d.customChannel.trim()] ?? m.fromId) : m.phone !== '');
+
+/**
+ * Before a campaign goes Live: a warning when its list holds contacts and none of the first 200 can be reached on
+ * its channel, since the campaign would then send nothing to contacts like them. Undefined when there is nothing to say.
+ */
+export async function liveWarning(d: Draft): Promise<string | undefined> {
+  if (d.status !== 'live' || !d.listId) return undefined;
+  const res = await get<{ data: Member[] }>(`/v1/lists/${encodeURIComponent(d.listId)}/contacts?limit=200`);
+  const members = res.ok ? res.data!.data : [];
+  if (members.length === 0 || members.some((m) => reachable(d, m))) return undefined;
+  const where = d.channel === 'custom' ? `an external ID on the custom channel “${d.customChannel.trim()}”` : 'a phone number';
+  return `None of the ${plural(members.length, 'contact', 'contacts')} checked in the list has ${where}: the campaign cannot reach them. Save again to go Live anyway.`;
+}
