@@ -166,12 +166,16 @@ test('a team reply goes out on the conversation\'s channel and hands it off; the
   await page.getByRole('status').filter({ hasText: 'The bot is off' }).waitFor();
   expect((await api('GET', `/v1/conversations/${conversationId}`)).body).toMatchObject({ status: 'handed_off', bot: { active: false } });
 
-  // The API's refusal is shown as it gave it: an opted-out contact gets no reply.
+  // An opted-out contact gets no reply: the thread says so and offers no reply box, as the API would refuse it.
   await write({ body: 'STOP' });
   await page.locator('.inbox-msg-body').filter({ hasText: 'STOP' }).waitFor();
-  await page.getByLabel('Reply as your team').fill('One more thing');
-  await page.getByRole('button', { name: 'Send reply' }).click();
-  await page.locator('.inbox-reply .error').filter({ hasText: /opted out/ }).waitFor();
+  const notice = page.getByRole('status').filter({ hasText: 'This contact opted out' });
+  await notice.waitFor();
+  expect(await notice.textContent()).toMatch(/^This contact opted out \(“STOP”, .+\): nothing is sent to them, by the bot or by your team, until they write START\.$/);
+  expect(await page.getByLabel('Reply as your team').count()).toBe(0);
+  expect(await page.getByRole('button', { name: /Turn the bot/ }).count()).toBe(0);
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'inbox-opted-out');
 });
 
 test('filters: status, channel and campaign, as the API filters', async () => {

@@ -61,7 +61,7 @@ describe('delivery to the Custom Channel Webhook URL', () => {
 
     const m = await settledMessage(ctx.gw, account, res.body.messageId);
     expect(m).toMatchObject({ id: res.body.messageId, contactId: res.body.contactId, direction: 'outgoing', body: 'Your order shipped', status: 'sent', error: null, toId: fromId, channel: 'shop-chat' });
-    expect(m.deliveries).toEqual([{ id: expect.any(String), target: 'customChannelWebhook', status: 'sent', attempts: [attemptShape(200, null)] }]);
+    expect(m.deliveries).toEqual([{ id: expect.any(String), target: 'customChannelWebhook', status: 'sent', attempts: [attemptShape(200, null)], nextAttemptAt: null }]);
     expect(m.deliveries[0].attempts[0].responseExcerpt).toBe('thanks');
 
     expect(hook.requests).toHaveLength(1);
@@ -146,7 +146,7 @@ describe('delivery to the Custom Channel Webhook URL', () => {
     const m = await settledMessage(ctx.gw, account, res.body.messageId);
     expect(m.status).toBe('failed');
     expect(m.error).toContain(String(status));
-    expect(m.deliveries).toEqual([{ id: expect.any(String), target: 'customChannelWebhook', status: 'failed', attempts: [attemptShape(status, expect.stringContaining(String(status)))] }]);
+    expect(m.deliveries).toEqual([{ id: expect.any(String), target: 'customChannelWebhook', status: 'failed', attempts: [attemptShape(status, expect.stringContaining(String(status)))], nextAttemptAt: null }]);
     expect(m.deliveries[0].attempts[0].responseExcerpt).toBe('no such conversation');
     expect(hook.requests).toHaveLength(1);
   });
@@ -361,5 +361,24 @@ describe('with LEADCHAT_WEBHOOK_TIMEOUT=400ms', () => {
     expect(m.status).toBe('failed');
     expect(m.error).toMatch(/did not answer within 400 ms/);
     expect(m.deliveries[0].attempts).toHaveLength(3);
+  });
+});
+
+describe('with LEADCHAT_WEBHOOK_RETRIES=1h', () => {
+  const patient = useGateway({ LEADCHAT_WEBHOOK_RETRIES: '1h' });
+
+  test('while a receiver is down, the delivery says how many attempts failed and when the next one is due', async () => {
+    const hook = await receiver(() => ({ status: 503 }));
+    const account = await createAccount(patient.gw);
+    await api(patient.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
+    const sent = await api(patient.gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: 'f', customChannel: 'c', body: 'b' } } });
+    const before = Date.now();
+    const m = (await poll(() => api(patient.gw, account, 'GET', `messages/${sent.body.messageId}`), (r) => r.body.deliveries[0]?.attempts.length === 1)).body;
+    expect(m.status).toBe('pending');
+    expect(m.deliveries[0]).toMatchObject({ status: 'pending', attempts: [expect.objectContaining({ status: 503 })] });
+    // One hour ±20 % from the failed attempt.
+    const next = Date.parse(m.deliveries[0].nextAttemptAt);
+    expect(next).toBeGreaterThan(before + 0.75 * 3_600_000);
+    expect(next).toBeLessThan(Date.now() + 1.25 * 3_600_000);
   });
 });

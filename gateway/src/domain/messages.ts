@@ -295,6 +295,7 @@ export function publicMessage(m: Message, deliveries?: Delivery[]) {
       target: d.target === 'settings' ? 'customChannelWebhook' : d.target,
       status: d.status,
       attempts: d.attempts,
+      nextAttemptAt: d.nextAttemptAt ?? null,
     })),
   };
 }

@@ -37,6 +37,8 @@ export interface Delivery {
   payload: Record<string, unknown>;
   status: 'pending' | 'sent' | 'failed';
   attempts: Attempt[];
+  /** While a failed attempt waits for its retry: when the next one is due. */
+  nextAttemptAt?: string | null;
   /** Set by a retry of its message: the attempts before this index were an earlier round, not counted against the retry schedule. */
   roundStart?: number;
   createdAt: string;

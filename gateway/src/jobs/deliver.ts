@@ -68,7 +68,8 @@ async function record(
     if (delivery.messageId) await tx.get('messages', delivery.messageId);
     const current = await tx.get<Delivery>('deliveries', delivery.id);
     if (!current || current.status !== 'pending') return;
-    await tx.update<Delivery>('deliveries', delivery.id, { status, attempts: [...current.attempts, attempt], updatedAt: now() });
+    const nextAttemptAt = retry ? new Date(retryAt!).toISOString() : null;
+    await tx.update<Delivery>('deliveries', delivery.id, { status, attempts: [...current.attempts, attempt], nextAttemptAt, updatedAt: now() });
     if (delivery.messageId) await settleMessage(tx, delivery.messageId);
   });
   if (status === 'failed') gw.log.warn({ delivery: delivery.id, event: delivery.event, error: attempt.error }, 'delivery failed');

@@ -8,21 +8,27 @@ import type { Message } from './types.js';
 
 /**
  * One message of a thread: who wrote it, its text, media and status. A failed one shows its error as the API gave
- * it, with the delivery attempts, and a Retry button (POST /v1/messages/{id}/retry).
+ * it, with the delivery attempts, and a Retry button (POST /v1/messages/{id}/retry); one still being sent after
+ * failed attempts says how many failed and when the next is due.
  */
 export function MessageItem(props: { message: Message; onChanged: () => void }) {
   const m = props.message;
   const outgoing = m.direction === 'outgoing';
   const failed = outgoing && m.status === 'failed';
+  const pending = outgoing && m.status === 'pending';
   const retrying = useAction();
   const [detail, setDetail] = useState<Message | undefined>(undefined);
   useEffect(() => {
-    if (!failed) return setDetail(undefined);
+    if (!failed && !pending) return setDetail(undefined);
     void get<Message>(`/v1/messages/${encodeURIComponent(m.id)}`).then((res) => res.ok && setDetail(res.data));
-  }, [m.id, failed, m.updatedAt]);
+  }, [m.id, failed, pending, m.updatedAt]);
   const retry = () => retrying.run(() => call('POST', `/v1/messages/${encodeURIComponent(m.id)}/retry`), 'Sending again…', props.onChanged);
-  const statusText = outgoing ? (MESSAGE_STATUS[m.status] ?? m.status) : m.status === 'received' ? 'Received' : m.status;
   const attempts = detail?.deliveries?.flatMap((d) => d.attempts) ?? [];
+  const failedAttempts = attempts.filter((a) => a.error !== null).length;
+  const nextAttemptAt = detail?.deliveries?.map((d) => d.nextAttemptAt).filter((at): at is string => Boolean(at)).sort()[0];
+  const statusText = pending && nextAttemptAt
+    ? `Retrying: ${failedAttempts} failed ${failedAttempts === 1 ? 'attempt' : 'attempts'}, next at ${when(nextAttemptAt)}`
+    : outgoing ? (MESSAGE_STATUS[m.status] ?? m.status) : m.status === 'received' ? 'Received' : m.status;
   return (
     <li class={`inbox-msg ${outgoing ? 'inbox-out' : 'inbox-in'}`}>
       <p class="inbox-msg-meta">

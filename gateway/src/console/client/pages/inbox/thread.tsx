@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, get, type ApiResult } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
-import { CONVERSATION_STATUS, channelName, contactName } from './labels.js';
+import { CONVERSATION_STATUS, channelName, contactName, when } from './labels.js';
 import { MessageItem } from './message.js';
 import { usePolling } from './poll.js';
 import type { Conversation, Message, PageOf } from './types.js';
@@ -74,7 +74,9 @@ export function Thread(props: { id: string; onClose: () => void; onChanged: () =
         {conversation.contact?.fromId && <><dt>Contact ID</dt><dd>{conversation.contact.fromId}</dd></>}
         {Object.entries(conversation.contact?.externalIds ?? {}).map(([label, id]) => <Fragment key={label}><dt>ID on {label}</dt><dd>{id}</dd></Fragment>)}
       </dl>
-      <BotSwitch conversation={conversation} onChanged={reload} />
+      {conversation.contact?.optOut
+        ? <OptedOut optOut={conversation.contact.optOut} />
+        : <BotSwitch conversation={conversation} onChanged={reload} />}
       <h3>Messages</h3>
       {error && <p class="error" role="alert">{error}</p>}
       {messages && messages.length === 0 && <p class="current">No messages yet.</p>}
@@ -83,8 +85,18 @@ export function Thread(props: { id: string; onClose: () => void; onChanged: () =
           {messages.map((m) => <MessageItem key={m.id} message={m} onChanged={reload} />)}
         </ol>
       )}
-      <ReplyForm conversation={conversation} onSent={reload} />
+      {!conversation.contact?.optOut && <ReplyForm conversation={conversation} onSent={reload} />}
     </section>
+  );
+}
+
+/** A contact who opted out gets nothing, from the bot or the team, until they write START: the API refuses a reply. */
+function OptedOut(props: { optOut: { at: string; keyword: string } }) {
+  return (
+    <p class="warning inbox-opted-out" role="status">
+      This contact opted out (“{props.optOut.keyword.toUpperCase()}”, {when(props.optOut.at)}): nothing is sent to them, by the bot or by your team,
+      until they write START.
+    </p>
   );
 }
 

@@ -7,7 +7,7 @@ export interface Contact {
   email: string;
   fromId?: string;
   externalIds?: Record<string, string>;
-  optOut?: unknown;
+  optOut?: { at: string; channel: string; keyword: string } | null;
 }
 
 export interface Conversation {
@@ -45,7 +45,7 @@ export interface Message {
   media: { url: string; contentType: string; mediaId: string | null } | null;
   createdAt: string;
   updatedAt: string;
-  deliveries?: Array<{ id: string; target: string; status: string; attempts: Attempt[] }>;
+  deliveries?: Array<{ id: string; target: string; status: string; attempts: Attempt[]; nextAttemptAt: string | null }>;
 }
 
 export interface PageOf<T> {
