@@ -28,10 +28,7 @@ describe('opt-out, opt-in and help words, alone', () => {
   test.each([
     "I can't stop smiling",
     'we want to cancel our old provider and switch to you',
-    'stop it',
-    'please stop',
-    'STOP STOP',
-    'stopp',
+    'stoppp',
     'optout',
     'the end of the month works',
     'start tomorrow?',
@@ -44,6 +41,47 @@ describe('opt-out, opt-in and help words, alone', () => {
 
   test('empty and punctuation-only messages are ordinary', () => {
     for (const body of ['', '   ', '...', '👍']) expect(k.classify(body)).toBeUndefined();
+  });
+});
+
+describe('opt-out in short phrases, in every language known', () => {
+  test.each([
+    'stop please', 'Please stop', 'STOP STOP', 'stop it', 'Stop now!', 'stop. thanks', 'unsubscribe me', 'Unsubscribe me please',
+    'cancel all', 'quit it please', 'please stop texting me', 'Stop sending me messages', 'remove me from your list',
+    'Please remove me from this list, thank you', 'take me off your list', 'opt me out', 'no more messages please',
+    "don't text me again", 'do not contact me', 'STOP!!! STOP!!!',
+    'Baja', 'baja por favor', 'Darme de baja', 'no me escriban más', 'Ya no quiero recibir mensajes',
+    'parem de enviar mensagens', 'Não quero receber mais', 'descadastrar',
+    'Arrêt', 'désabonner svp', 'Ne plus recevoir de messages', 'retirez-moi de la liste',
+    'STOPP', 'abmelden bitte', 'Keine Nachrichten mehr', 'Hören Sie auf',
+    'basta', 'Non scrivermi più', 'disiscrivimi per favore',
+  ])('%j opts out', (body) => {
+    expect(k.classify(body)).toBe('opt_out');
+    expect(k.classify(body, { languages: ['en'] })).toBe('opt_out');
+  });
+
+  test.each([
+    "I can't stop smiling",
+    'stop by the shop on Monday?',
+    'Can you stop by tomorrow?',
+    'we want to cancel our old provider and switch to you',
+    'I need to cancel my appointment',
+    'the end of the month works',
+    'end of story, I want the blue one',
+    'Quit my job last week, now I need a new plan',
+    'How do I unsubscribe from the newsletter but keep the offers?',
+    'Do you remove the old flooring too?',
+    'please send me more messages about offers',
+    'Stop sending me photos of the kitchen and send the price of the flat with the balcony please',
+    'La baja del precio es definitiva?',
+    'quiero cancelar mi cita del martes',
+    'vamos parar no centro amanhã',
+    'Arrêtez-vous à la boutique demain ?',
+    'Ich möchte mein Abo nicht abmelden, nur ändern',
+    'Basta un click per prenotare?',
+    'it stops raining at noon',
+  ])('%j is an ordinary message', (body) => {
+    expect(k.classify(body)).toBeUndefined();
   });
 });
 
@@ -70,6 +108,15 @@ describe('hand-off', () => {
     ['de', 'Mitarbeiter'],
     ['it', 'Vorrei parlare con un operatore'],
     ['it', 'parlare con una persona vera'],
+    ['en', 'human please'],
+    ['en', 'A human, please!'],
+    ['en', 'an agent now'],
+    ['en', 'Agent agent'],
+    ['es', 'un asesor por favor'],
+    ['pt', 'um atendente por favor'],
+    ['fr', 'un conseiller svp'],
+    ['de', 'einen Mitarbeiter bitte'],
+    ['it', 'un operatore per favore'],
   ])('%s: %j asks for a person', (language, body) => {
     expect(k.classify(body, { languages: [language] })).toBe('handoff');
     expect(k.classify(body)).toBe('handoff');
@@ -131,6 +178,9 @@ describe('the exported lists', () => {
       ...k.HELP_WORDS,
       ...Object.values(k.HANDOFF_PHRASES).flat(),
       ...Object.values(k.HANDOFF_WORDS).flat(),
+      ...Object.values(k.LOCAL_OPT_OUT_WORDS).flat(),
+      ...Object.values(k.OPT_OUT_PHRASES).flat(),
+      ...Object.values(k.COURTESY).flat(),
     ];
     for (const entry of all) expect(k.normalize(entry)).toBe(entry);
   });

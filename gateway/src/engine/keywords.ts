@@ -5,13 +5,18 @@
  * - Messages are compared in a normal form: accents removed, lower case, every run of characters other than
  *   letters and digits (spaces, punctuation, emoji, apostrophes, hyphens) turned into one space, trimmed.
  *   "  Stop. ", "STOP!", "opt-out" and "Opt Out" all read "stop" / "opt out".
- * - Opt-out (the FCC's 2025 revocation words), opt-in and help words count only when they are the whole message:
- *   "stop" opts out; "I can't stop smiling" and "we want to cancel our old provider" do not. They are English
- *   whatever the campaign's language, as carriers treat them.
+ * - A keyword counts when it is the whole message once courtesy is set aside: words such as "please", "now",
+ *   "thanks", "me", "it" (COURTESY, in every language known), and the keyword said twice. "stop", "Stop please",
+ *   "STOP STOP" and "unsubscribe me" opt out; "I can't stop smiling" and "we want to cancel our old provider" do not.
+ * - Opt-out: the FCC's 2025 revocation words, in English whatever the campaign's language as carriers treat them,
+ *   and each language's own (LOCAL_OPT_OUT_WORDS: "baja", "abmelden"); or a phrase of OPT_OUT_PHRASES as whole
+ *   words in a short message ("please stop texting me", "remove me from your list", "no me escriban más"). Every
+ *   language is read for an opt-out, whatever the campaign's: missing one costs more than a lead.
+ * - Opt-in and help words: as keywords.
  * - Hand-off: a phrase of HANDOFF_PHRASES anywhere in the message, as whole words ("I'd like to talk to a human,
- *   please"), or a word of HANDOFF_WORDS as the whole message ("agent", but not "the agenda" or "I am an agent").
- *   The languages compared are the ones asked for plus English (leads often write English to any business);
- *   with none asked for, all of them.
+ *   please"), or a word of HANDOFF_WORDS as a keyword, also after an article ("agent", "a human please", but not
+ *   "the agenda" or "I am an agent"). The languages compared are the ones asked for plus English (leads often write
+ *   English to any business); with none asked for, all of them.
  * - Precedence when several could apply: opt-out, opt-in, help, hand-off.
  */
 
@@ -20,6 +25,46 @@ export type Intent = 'opt_out' | 'opt_in' | 'help' | 'handoff';
 export const OPT_OUT_WORDS = ['stop', 'stopall', 'quit', 'end', 'revoke', 'opt out', 'cancel', 'unsubscribe'] as const;
 export const OPT_IN_WORDS = ['start', 'unstop'] as const;
 export const HELP_WORDS = ['help'] as const;
+
+/** Opt-out words of each language besides the FCC's English ones, as keywords. */
+export const LOCAL_OPT_OUT_WORDS: Record<string, readonly string[]> = {
+  es: ['baja', 'darme de baja', 'dar de baja', 'desuscribir', 'desuscribirme', 'cancelar', 'parar'],
+  pt: ['descadastrar', 'descadastre', 'cancelar', 'parar', 'sair da lista'],
+  fr: ['arret', 'arreter', 'desabonner', 'desinscrire', 'desinscription', 'desabonnement'],
+  de: ['stopp', 'abmelden', 'abbestellen', 'austragen', 'abmeldung'],
+  it: ['basta', 'disiscrivimi', 'cancellami', 'disiscrivere', 'fermare'],
+};
+
+/** Phrases that ask to hear no more, anywhere in a short message, in normal form. */
+export const OPT_OUT_PHRASES: Record<string, readonly string[]> = {
+  en: [
+    'stop texting', 'stop messaging', 'stop sending', 'stop contacting', 'stop writing', 'stop calling', 'stop the messages',
+    'unsubscribe me', 'remove me', 'take me off', 'opt me out', 'no more messages', 'no more texts',
+    'dont text me', 'don t text me', 'do not text me', 'dont message me', 'don t message me', 'do not message me',
+    'dont contact me', 'don t contact me', 'do not contact me',
+  ],
+  es: ['no me escriban', 'no me escribas', 'no me envien', 'no me manden', 'no quiero recibir', 'dejen de escribir', 'deja de escribir', 'dejen de enviar', 'eliminame', 'borrame de'],
+  pt: ['parem de enviar', 'pare de enviar', 'parem de mandar', 'nao quero receber', 'nao me mande', 'nao me mandem', 'me remova', 'me tire da lista'],
+  fr: ['arretez de m envoyer', 'arretez les messages', 'ne plus recevoir', 'retirez moi', 'desinscrivez moi', 'ne m envoyez plus'],
+  de: ['keine nachrichten mehr', 'nicht mehr schreiben', 'nicht mehr kontaktieren', 'horen sie auf', 'hort auf'],
+  it: ['non scrivermi piu', 'non scrivetemi piu', 'smettete di scrivermi', 'non voglio ricevere', 'rimuovimi', 'toglietemi'],
+};
+
+/** Words that leave a keyword a keyword: courtesy and the person it is about. */
+export const COURTESY: Record<string, readonly string[]> = {
+  en: ['please', 'pls', 'plz', 'now', 'thanks', 'thank you', 'thx', 'ok', 'okay', 'asap', 'me', 'it', 'all', 'right now', 'already'],
+  es: ['por favor', 'porfa', 'ya', 'gracias', 'ahora', 'me', 'todo'],
+  pt: ['por favor', 'pf', 'ja', 'obrigado', 'obrigada', 'agora', 'me'],
+  fr: ['s il vous plait', 'svp', 'stp', 'merci', 'maintenant', 'moi'],
+  de: ['bitte', 'danke', 'jetzt', 'sofort', 'mich'],
+  it: ['per favore', 'grazie', 'ora', 'adesso', 'subito', 'mi'],
+};
+
+/** Articles a hand-off word may come after ("a human", "un agente"). */
+const ARTICLES = ['a', 'an', 'the', 'un', 'una', 'uno', 'um', 'uma', 'une', 'ein', 'einen', 'einem'];
+
+/** A message longer than this (in words) asks for more than to stop: its phrases are not read as an opt-out. */
+const SHORT_MESSAGE_WORDS = 10;
 
 /** Phrases that ask for a person anywhere in a message, in normal form (no accents, no punctuation). */
 export const HANDOFF_PHRASES: Record<string, readonly string[]> = {
@@ -84,7 +129,28 @@ export function normalize(text: string): string {
 
 const has = (words: readonly string[], text: string) => words.includes(text);
 
+
 const escape = (phrase: string) => phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const everyLanguage = (lists: Record<string, readonly string[]>) => Object.values(lists).flat();
+/** Any of `words` as whole words in a padded message, the longest first. */
+const padded = (words: readonly string[], flags = '') => new RegExp(` (?:${[...words].sort((a, b) => b.length - a.length).map(escape).join('|')}) `, flags);
+
+const COURTESY_WORDS = padded(everyLanguage(COURTESY), 'g');
+const WITH_ARTICLES = padded([...everyLanguage(COURTESY), ...ARTICLES], 'g');
+const OPT_OUT_KEYWORDS: readonly string[] = [...OPT_OUT_WORDS, ...everyLanguage(LOCAL_OPT_OUT_WORDS)];
+const OPT_OUT_PHRASE = padded(everyLanguage(OPT_OUT_PHRASES));
+
+/**
+ * The message with courtesy set aside, and a keyword said twice once: "stop please" and "STOP STOP" read "stop".
+ * The same text when nothing is set aside.
+ */
+function core(text: string, aside: RegExp): string {
+  // Each match eats its spaces: run twice, so that neighbours ("please now") both go.
+  const bare = ` ${text} `.replace(aside, '  ').replace(aside, '  ').replace(/ +/g, ' ').trim();
+  const half = bare.length >> 1;
+  return bare.length > 2 && bare[half] === ' ' && bare.slice(0, half) === bare.slice(half + 1) ? bare.slice(0, half) : bare;
+}
 
 /**
  * For a set of languages, the hand-off words and one expression finding any of their phrases as whole words in a
@@ -115,9 +181,11 @@ function matcherFor(asked: readonly string[] | undefined) {
 export function classify(body: string, options: { languages?: readonly string[] } = {}): Intent | undefined {
   const text = normalize(body);
   if (!text) return undefined;
-  if (has(OPT_OUT_WORDS, text)) return 'opt_out';
-  if (has(OPT_IN_WORDS, text)) return 'opt_in';
-  if (has(HELP_WORDS, text)) return 'help';
+  const keyword = core(text, COURTESY_WORDS);
+  if (has(OPT_OUT_KEYWORDS, keyword)) return 'opt_out';
+  if (text.split(' ').length <= SHORT_MESSAGE_WORDS && OPT_OUT_PHRASE.test(` ${text} `)) return 'opt_out';
+  if (has(OPT_IN_WORDS, keyword)) return 'opt_in';
+  if (has(HELP_WORDS, keyword)) return 'help';
   const { words, phrases } = matcherFor(options.languages);
-  return words.has(text) || phrases.test(` ${text} `) ? 'handoff' : undefined;
+  return words.has(core(text, WITH_ARTICLES)) || phrases.test(` ${text} `) ? 'handoff' : undefined;
 }
