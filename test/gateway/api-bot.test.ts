@@ -185,3 +185,28 @@ test('bot settings: an OpenAI-compatible endpoint is saved with its key shown ma
   const { campaign } = await setUp();
   expectApiError(await api(ctx.gw, fresh, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } }), 404, 'CAMPAIGN_NOT_FOUND');
 });
+
+describe('every hand-off tells the contact', () => {
+  test.each([
+    ['a contact who asks for a person, in the campaign\'s language', { language: 'es' }, {}, 'Quiero hablar con una persona', '¡Gracias por tu mensaje! Una persona de nuestro equipo te responderá en breve.', 'contact_asked'],
+    ['with the campaign\'s own text', {}, { handoffMessage: 'Ana from the front desk will text you back within the hour.' }, 'a human please', 'Ana from the front desk will text you back within the hour.', 'contact_asked'],
+    ['a campaign without FAQs', {}, { faqs: [] }, 'How much is a cleaning?', 'Thanks for your message! A member of our team will get back to you shortly.', 'bot_no_knowledge'],
+  ])('%s', async (_name, campaign, bot, body, notice, reason) => {
+    const { account, hook, campaign: created } = await setUp(bot, campaign);
+    const fromId = unique('asks');
+    const res = await say(account, fromId, body, { campaignId: created.id });
+    await poll(async () => replies(hook, fromId), (r) => r.length === 1);
+    expect(replies(hook, fromId)).toEqual([notice]);
+    const contactId = (await api(ctx.gw, account, 'GET', `messages/${res.body.messageId}`)).body.contactId;
+    const events = await poll(async () => hook.requests.filter((r) => r.body?.type === 'handoff' && r.body?.contactId === contactId), (e) => e.length === 1);
+    expect(events[0]!.body.reason).toBe(reason);
+    const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations')).body.data;
+    expect(conversation).toMatchObject({ status: 'handed_off', bot: { active: false } });
+  });
+
+  test('the test endpoint answers a hand-off with the notice the contact would get', async () => {
+    const { account, campaign } = await setUp({ handoffMessage: 'Someone will call you.' });
+    const res = await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'Can you fix my car transmission?' } });
+    expect(res.body.reply).toEqual({ kind: 'handoff', reason: 'bot_not_confident', body: 'Someone will call you.' });
+  });
+});

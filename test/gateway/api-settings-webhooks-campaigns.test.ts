@@ -146,7 +146,7 @@ describe('campaigns', () => {
       sendRate: '30/m',
       sendingWindow: null,
       followUps: { enabled: false, steps: [] },
-      bot: { active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: '' },
+      bot: { active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: '', handoffMessage: null },
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: expect.stringMatching(/Z$/),
     });
@@ -183,7 +183,7 @@ describe('campaigns', () => {
 
   test('a partial bot is completed with the defaults', async () => {
     const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Bot', bot: { goal: 'Qualify' } } });
-    expect(res.body.bot).toEqual({ active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: 'Qualify' });
+    expect(res.body.bot).toEqual({ active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: 'Qualify', handoffMessage: null });
   });
 
   test("listId of another account or unknown → 404, nothing created", async () => {

@@ -45,7 +45,16 @@ export interface Campaign {
   sendRate: string;
   sendingWindow: SendingWindow | null;
   followUps: { enabled: boolean; steps: FollowUpStep[] };
-  bot: { active: boolean; instructions: string; companyInfo: string; faqs: Array<{ question: string; answer: string }>; resources: string[]; goal: string };
+  bot: {
+    active: boolean;
+    instructions: string;
+    companyInfo: string;
+    faqs: Array<{ question: string; answer: string }>;
+    resources: string[];
+    goal: string;
+    /** What the contact is told when a person takes over; null: the default of the campaign's language. */
+    handoffMessage?: string | null;
+  };
   createdAt: string;
   updatedAt: string;
 }
@@ -59,7 +68,7 @@ type CampaignFields = Omit<Campaign, 'id' | 'accountId' | 'createdAt' | 'updated
   followUps: Partial<Campaign['followUps']>;
 };
 
-const defaultBot: Campaign['bot'] = { active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: '' };
+const defaultBot: Campaign['bot'] = { active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: '', handoffMessage: null };
 
 /**
  * A campaign as stored, with the fields added since it was written filled in. Follow-ups written as bare delays

@@ -11,6 +11,7 @@ import { answerAs, type BotAnswer, type Conversation as BotConversation } from '
 import type { Job, Reader, Tx } from '../store/store.js';
 import { emitEvent } from './events.js';
 import { handOff } from './handoff.js';
+import { handoffNotice } from './texts.js';
 import { sendOnConversation } from './outgoing.js';
 
 /** At most this many earlier messages go to the bot as the conversation so far. */
@@ -110,7 +111,8 @@ async function speak(tx: Tx, gw: Gateway, account: Account, contact: Contact, co
   if (reply.kind === 'silent') return;
   const send = (body: string) => sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'bot', campaignId: campaign.id });
   if (reply.kind === 'handoff') {
-    const notified = reply.body ? (await send(reply.body)).conversation : conversation;
+    // Every hand-off tells the contact: the bot's own words, else the campaign's notice.
+    const notified = (await send(reply.body ?? handoffNotice(campaign))).conversation;
     await handOff(tx, account, notified, reply.reason, message.body);
     return;
   }

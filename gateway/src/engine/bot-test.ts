@@ -2,6 +2,7 @@ import type { Gateway } from '../context.js';
 import { getAccount } from '../domain/accounts.js';
 import { getCampaign } from '../domain/campaigns.js';
 import { answerAs } from '../providers/bot/index.js';
+import { handoffNotice } from './texts.js';
 
 /**
  * POST /v1/campaigns/{id}/bot/test: what the campaign's bot would answer, with the account's provider, to a
@@ -19,5 +20,7 @@ export async function testBot(
     history: question.history,
     message: question.message,
   });
-  return { campaignId, active: campaign.bot.active, ...answer };
+  // As a real conversation would be told: a hand-off without the bot's own words carries the campaign's notice.
+  const reply = answer.reply.kind === 'handoff' ? { ...answer.reply, body: answer.reply.body ?? handoffNotice(campaign) } : answer.reply;
+  return { campaignId, active: campaign.bot.active, ...answer, reply };
 }

@@ -6,7 +6,7 @@ import { conversationsOfContact, lastMessageOf, touchConversation, type Conversa
 import { recordReply } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import type { Tx } from '../store/store.js';
-import { scheduleBotReply } from './bot-reply.js';
+import { campaignForReply, scheduleBotReply } from './bot-reply.js';
 import { optIn, optOut } from './consent.js';
 import { emitEvent } from './events.js';
 import { cancelFollowUps } from './follow-ups.js';
@@ -14,7 +14,7 @@ import { handOff } from './handoff.js';
 import { classify } from './keywords.js';
 import { stopOpenings } from './openings.js';
 import { sendOnConversation } from './outgoing.js';
-import { DEFAULT_HELP_TEXT } from './texts.js';
+import { DEFAULT_HELP_TEXT, handoffNotice } from './texts.js';
 
 /**
  * A message from a contact, on any channel, in the transaction that stored it. Opt-out and opt-in words come first
@@ -55,7 +55,10 @@ export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact:
   if (intent === 'help') {
     await sendOnConversation(tx, gw, account, contact, latest, { body: account.helpText?.trim() || DEFAULT_HELP_TEXT, author: 'system' });
   } else if (intent === 'handoff' && latest.bot.active) {
-    await handOff(tx, account, latest, 'contact_asked', message.body);
+    // Told in the words of the campaign whose bot would have answered.
+    const answering = await campaignForReply(tx, account, latest, message, conversations);
+    const notified = await sendOnConversation(tx, gw, account, contact, latest, { body: handoffNotice(answering), author: 'system' });
+    await handOff(tx, account, notified.conversation, 'contact_asked', message.body);
   } else if (latest.bot.active && latest.status === 'active') {
     await scheduleBotReply(tx, account, latest, message, conversations, gw.config.botDebounceMs);
   }

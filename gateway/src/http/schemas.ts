@@ -262,6 +262,7 @@ const campaignFields = {
     faqs: z.array(faq).max(200),
     resources: z.array(text(2000)).max(100),
     goal: text(1000),
+    handoffMessage: text(1000).nullable().describe('What the contact is told when a person takes over; null: a default in the campaign\'s language'),
   }),
 };
 export const campaignCreate = z.object({

@@ -3,36 +3,30 @@ import type { Campaign } from '../../domain/campaigns.js';
 import type { BotProvider, BotReply } from './bot-provider.js';
 
 /** What the FAQ bot says besides the FAQ answers, per language; English for the others. */
-const TEXTS: Record<string, { greeting: (name: string | null) => string; thanks: string; handoff: string }> = {
+const TEXTS: Record<string, { greeting: (name: string | null) => string; thanks: string }> = {
   en: {
     greeting: (name) => `Hi${name ? ` ${name}` : ''}! How can I help you?`,
     thanks: "You're welcome!",
-    handoff: 'Thanks for your message! A member of our team will get back to you shortly.',
   },
   es: {
     greeting: (name) => `¡Hola${name ? ` ${name}` : ''}! ¿En qué puedo ayudarte?`,
     thanks: '¡De nada!',
-    handoff: '¡Gracias por tu mensaje! Una persona de nuestro equipo te responderá en breve.',
   },
   pt: {
     greeting: (name) => `Olá${name ? ` ${name}` : ''}! Como posso ajudar?`,
     thanks: 'De nada!',
-    handoff: 'Obrigado pela sua mensagem! Uma pessoa da nossa equipe vai responder em breve.',
   },
   fr: {
     greeting: (name) => `Bonjour${name ? ` ${name}` : ''} ! Comment puis-je vous aider ?`,
     thanks: 'Avec plaisir !',
-    handoff: 'Merci pour votre message ! Un membre de notre équipe vous répondra très vite.',
   },
   de: {
     greeting: (name) => `Hallo${name ? ` ${name}` : ''}! Wie kann ich helfen?`,
     thanks: 'Gern geschehen!',
-    handoff: 'Danke für Ihre Nachricht! Jemand aus unserem Team meldet sich in Kürze.',
   },
   it: {
     greeting: (name) => `Ciao${name ? ` ${name}` : ''}! Come posso aiutarti?`,
     thanks: 'Prego!',
-    handoff: 'Grazie per il messaggio! Una persona del nostro team ti risponderà a breve.',
   },
 };
 
@@ -55,7 +49,8 @@ export function faqBotOf(campaign: Campaign): FaqBot {
 
 /**
  * The offline bot, and the default: answers with the FAQ that answers the message when it is confident, greets back
- * and says "you're welcome", stays silent after a lone "ok" or goodbye, and hands off with a short notice otherwise.
+ * and says "you're welcome", stays silent after a lone "ok" or goodbye, and hands off otherwise (the engine tells the
+ * contact).
  * It speaks the business's own FAQ answers only, so it never makes anything up.
  */
 export function faqProvider(campaign: Campaign): BotProvider {
@@ -65,8 +60,7 @@ export function faqProvider(campaign: Campaign): BotProvider {
       const texts = textsFor(campaign.language);
       const reply = faqBotOf(campaign).answer(context.message);
       if (reply.kind === 'answer') return { kind: 'reply', body: reply.answer, goalReached: false };
-      // Without FAQs there is no bot to speak of: the conversation goes to a person without a word on its behalf.
-      if (reply.kind === 'handoff') return { kind: 'handoff', reason: `bot_${reply.reason}`, body: reply.reason === 'no_knowledge' ? null : texts.handoff };
+      if (reply.kind === 'handoff') return { kind: 'handoff', reason: `bot_${reply.reason}`, body: null };
       if (reply.act === 'greeting') return { kind: 'reply', body: texts.greeting(context.contact.firstName?.trim() || null), goalReached: false };
       if (reply.act === 'thanks') return { kind: 'reply', body: texts.thanks, goalReached: false };
       return { kind: 'silent' };

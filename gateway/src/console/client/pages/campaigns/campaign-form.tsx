@@ -147,6 +147,8 @@ export function CampaignForm(props: {
           {(text, setText, n, id) => <LongText id={id} label={`Resource ${n}`} value={text} onChange={setText} />}
         </Rows>
         <Text id="c-bot-goal" label="Goal" value={d.bot.goal} onChange={setBot('goal')} hint="What counts as success, such as “the contact books a visit”." />
+        <LongText id="c-bot-handoff" label="Hand-off message" value={d.bot.handoffMessage ?? ''} onChange={setBot('handoffMessage')} rows={2}
+          hint="What the contact is told when a person takes over (they ask for one, or the bot cannot answer). Empty: “Thanks for your message! A member of our team will get back to you shortly.”, in the campaign’s language." />
       </fieldset>
 
       {warning && <p class="warning" role="alert">{warning}</p>}

@@ -21,7 +21,15 @@ export interface Campaign {
   sendRate: string;
   sendingWindow: { start: string; end: string; timezone: string } | null;
   followUps: { enabled: boolean; steps: Array<{ after: string; body: string }> };
-  bot: { active: boolean; instructions: string; companyInfo: string; faqs: Array<{ question: string; answer: string }>; resources: string[]; goal: string };
+  bot: {
+    active: boolean;
+    instructions: string;
+    companyInfo: string;
+    faqs: Array<{ question: string; answer: string }>;
+    resources: string[];
+    goal: string;
+    handoffMessage: string | null;
+  };
   createdAt: string;
   updatedAt: string;
 }
@@ -70,7 +78,7 @@ export const NEW_DRAFT: () => Draft = () => ({
   windowOn: false,
   window: { start: '08:00', end: '21:00', timezone: browserZone() },
   followUps: { enabled: false, steps: [] },
-  bot: { active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: '' },
+  bot: { active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: '', handoffMessage: null },
 });
 
 export function draftOf(c: Campaign): Draft {
@@ -93,7 +101,7 @@ export function draftOf(c: Campaign): Draft {
     windowOn: c.sendingWindow !== null,
     window: c.sendingWindow ?? { start: '08:00', end: '21:00', timezone: browserZone() },
     followUps: c.followUps,
-    bot: c.bot,
+    bot: { ...c.bot, handoffMessage: c.bot.handoffMessage ?? null },
   };
 }
 
@@ -119,7 +127,7 @@ export function bodyOf(d: Draft) {
     sendRate: d.sendRate,
     sendingWindow: d.windowOn ? d.window : null,
     followUps: d.followUps,
-    bot: d.bot,
+    bot: { ...d.bot, handoffMessage: orNull(d.bot.handoffMessage ?? '') },
   };
 }
 
