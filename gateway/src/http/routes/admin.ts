@@ -48,7 +48,7 @@ export function adminRouter(gw: Gateway, adminToken: string): Router {
   route(router, '/jobs', {
     get: async (req, res) => {
       const query = parse(jobListQuery, req.query, 'query');
-      await sendDurable(gw, res, await readPage(query, (page) => gw.store.jobs.list(query.status, page), publicJob));
+      await sendDurable(gw, res, await readPage({ gw, req, owner: 'admin' }, query, (page) => gw.store.jobs.list(query.status, page), publicJob));
     },
   }, before);
   route(router, '/jobs/:id/retry', {
