@@ -89,6 +89,7 @@ describe('a key given in two places → 400 AMBIGUOUS_CREDENTIALS, nothing done'
       { headers: { 'x-api-key': account.apiKey, authorization: `Bearer ${other.apiKey}` } },
       { headers: { 'x-api-key': account.apiKey, authorization: `Bearer ${account.apiKey}` } },
       { headers: { authorization: `Bearer ${account.apiKey}` }, query: { apiKey: 'garbage' } },
+      { headers: { 'x-api-key': account.apiKey, authorization: 'Bearer two words' } },
     ];
     for (const opts of both) {
       const res = await request(ctx.gw, 'POST', '/v1/contacts', { ...opts, body: { phone } });

@@ -25,12 +25,14 @@ export const ambiguousCredentials = () =>
 export function apiKeyAuth(gw: Gateway, failures: AuthFailures, { headerOnly = false } = {}): RequestHandler {
   return async (req, res, next) => {
     // An empty value counts as absent, so it never hides a key given another way. Node joins a repeated
-    // x-api-key header with commas, which no key holds.
+    // x-api-key header with ", ", which no key holds.
     const header = req.get('x-api-key')?.trim() || undefined;
-    const authorization = req.get('authorization');
-    const bearer = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+    const authorization = req.get('authorization') ?? '';
+    // A Bearer value that is not one word is no key, but it was given: beside another key it is still a second one.
+    const bearerGiven = /^Bearer\s+\S/i.test(authorization);
+    const bearer = bearerGiven ? BEARER.exec(authorization)?.[1] : undefined;
     const inQuery = queryKeys(req);
-    const given = (header ? (header.includes(',') ? 2 : 1) : 0) + (bearer ? 1 : 0) + inQuery.length;
+    const given = (header ? (header.includes(', ') ? 2 : 1) : 0) + (bearerGiven ? 1 : 0) + inQuery.length;
     if (given > 1) throw ambiguousCredentials();
     if (given === 0 && req.get('cookie')) {
       const signedIn = await sessionOf(gw, req);
