@@ -262,8 +262,9 @@ function servedCertificate(gw: TestGateway, ca: string): Promise<{ fingerprint25
   });
 }
 
-test('a cursor from one process pages on at another: the key that signs cursors is the deployment\'s', async () => {
+test('a cursor from one process pages on at another, and every process refuses it to another account', async () => {
   const account = await createAccount(gws[0]!);
+  const stranger = await createAccount(gws[1]!);
   const names = ['a', 'b', 'c', 'd'];
   for (const name of names) expect((await api(on(names.indexOf(name)), account, 'POST', 'lists', { body: { name } })).status).toBe(201);
   const seen: string[] = [];
@@ -276,6 +277,11 @@ test('a cursor from one process pages on at another: the key that signs cursors 
     cursor = page.body.nextCursor;
   } while (cursor && i < 10);
   expect(seen).toEqual(names);
+  const first = (await api(on(0), account, 'GET', 'lists', { query: { limit: '1' } })).body.nextCursor as string;
+  for (let p = 0; p < gws.length; p++) {
+    const res = await api(on(p), stranger, 'GET', 'lists', { query: { cursor: first } });
+    expect({ p, status: res.status, code: res.body.error?.code }).toEqual({ p, status: 400, code: 'INVALID_CURSOR' });
+  }
 });
 
 describe('failed authentications from one address, counted by every process', () => {
