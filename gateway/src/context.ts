@@ -7,4 +7,6 @@ export interface Gateway {
   config: Config;
   store: Store;
   log: Logger;
+  /** Signs page cursors; the deployment's own, shared by every process (see http/paging.ts). */
+  cursorKey: Buffer;
 }

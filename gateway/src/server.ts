@@ -9,6 +9,7 @@ import { ApiError } from './errors.js';
 import { createApp } from './http/app.js';
 import { errorBody } from './http/errors.js';
 import { httpsRequired } from './http/middleware/https-only.js';
+import { loadCursorKey } from './http/paging.js';
 import { jobHandlers } from './jobs/handlers.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
 import { JobRunner } from './jobs/queue.js';
@@ -36,9 +37,9 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const opened = await openStore(config, log);
   try {
-    const [tls, admin] = await Promise.all([loadTls(config, opened.store), adminToken(config)]);
+    const [tls, admin, cursorKey] = await Promise.all([loadTls(config, opened.store), adminToken(config), loadCursorKey(opened.store.settings)]);
     const store = opened.store;
-    const gw: Gateway = { config, store, log };
+    const gw: Gateway = { config, store, log, cursorKey };
     const runner = new JobRunner(gw, jobHandlers, { leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs });
     await scheduleHousekeeping(gw);
     runner.start();

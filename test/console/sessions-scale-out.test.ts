@@ -52,3 +52,15 @@ test('sign-in attempts are counted across processes', async () => {
   expect((await signIn(two, owner.email, owner.password)).reply.status).toBe(429);
   expect((await request(one, 'GET', '/v1/settings', { apiKey: owner.apiKey })).status).toBe(200);
 });
+
+test('only failed sign-ins are counted, on whichever process: right ones leave the budget whole', async () => {
+  const [one, two] = gws as [TestGateway, TestGateway];
+  const owner = await consoleAccount(one);
+  for (let i = 0; i < 12; i++) expect((await signIn(gws[i % 2]!, owner.email, owner.password)).reply.status).toBe(200);
+  for (let i = 0; i < 10; i++) expect((await signIn(gws[i % 2]!, owner.email, `wrong-${i}`)).reply.status).toBe(401);
+  for (const gw of [one, two]) {
+    const { reply } = await signIn(gw, owner.email, owner.password);
+    expect(reply.status).toBe(429);
+    expect(reply.body.error.message).toMatch(/^Too many failed sign-ins; try again in 1?\d minutes$/);
+  }
+});

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { removeDir, startGateway } from '../helpers/gateway';
 import { dumpDatabase } from '../helpers/postgres';
-import { api, createAccount, expectApiError, expectPlainError, incoming, request, unique, uniquePhone, useGateway, type TestAccount } from './api-support';
+import { api, createAccount, expectApiError, expectPlainError, incoming, request, unique, uniquePhone, useGateway, type TestAccount, type TestGateway } from './api-support';
 
 /** Spec §5 and the operator bootstrap: how keys are presented, refused, generated and rotated. */
 const ctx = useGateway();
@@ -67,6 +68,75 @@ describe('API key presentation', () => {
     const phone = uniquePhone();
     expect((await request(ctx.gw, 'POST', '/v1/contacts', { body: { phone } })).status).toBe(401);
     expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'CONTACT_NOT_FOUND');
+  });
+});
+
+describe('a key given in two places → 400 AMBIGUOUS_CREDENTIALS, nothing done', () => {
+  let account: TestAccount;
+  let other: TestAccount;
+  beforeAll(async () => {
+    account = await createAccount(ctx.gw);
+    other = await createAccount(ctx.gw);
+  });
+
+  test('two different keys, a valid key beside a wrong one, or the same key twice: refused, whichever way each came', async () => {
+    const phone = uniquePhone();
+    const both: Array<{ headers: Record<string, string>; query?: Record<string, string> }> = [
+      { headers: { 'x-api-key': account.apiKey }, query: { apiKey: other.apiKey } },
+      { headers: { 'x-api-key': account.apiKey }, query: { apiKey: 'garbage' } },
+      { headers: { 'x-api-key': 'garbage' }, query: { apiKey: account.apiKey } },
+      { headers: { 'x-api-key': account.apiKey }, query: { apiKey: account.apiKey } },
+      { headers: { 'x-api-key': account.apiKey, authorization: `Bearer ${other.apiKey}` } },
+      { headers: { 'x-api-key': account.apiKey, authorization: `Bearer ${account.apiKey}` } },
+      { headers: { authorization: `Bearer ${account.apiKey}` }, query: { apiKey: 'garbage' } },
+      { headers: { 'x-api-key': account.apiKey, authorization: 'Bearer two words' } },
+    ];
+    for (const opts of both) {
+      const res = await request(ctx.gw, 'POST', '/v1/contacts', { ...opts, body: { phone } });
+      expectApiError(res, 400, 'AMBIGUOUS_CREDENTIALS');
+      expect(res.body.error.message).toMatch(/once/);
+      expectApiError(await request(ctx.gw, 'GET', '/v1/lists', opts), 400, 'AMBIGUOUS_CREDENTIALS');
+    }
+    expectPlainError(
+      await request(ctx.gw, 'POST', '/v1/incoming_custom_channel_message', { headers: { 'x-api-key': account.apiKey }, query: { apiKey: other.apiKey }, body: incoming() }),
+      400,
+    );
+    // Nothing was created, for either account.
+    for (const who of [account, other]) expectApiError(await api(ctx.gw, who, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'NOT_FOUND');
+  });
+
+  test('apiKey twice in the query, or two x-api-key headers → 400; an empty ?apiKey= is no second key', async () => {
+    expectApiError(await request(ctx.gw, 'GET', `/v1/lists?apiKey=${account.apiKey}&apiKey=${other.apiKey}`), 400, 'AMBIGUOUS_CREDENTIALS');
+    expectApiError(await request(ctx.gw, 'GET', `/v1/lists?apiKey=${account.apiKey}&api%4Bey=${other.apiKey}`), 400, 'AMBIGUOUS_CREDENTIALS');
+    const twoHeaders = { 'x-api-key': [account.apiKey, other.apiKey] } as unknown as Record<string, string>;
+    expectApiError(await request(ctx.gw, 'GET', '/v1/lists', { headers: twoHeaders }), 400, 'AMBIGUOUS_CREDENTIALS');
+    expect((await request(ctx.gw, 'GET', '/v1/lists?apiKey=', { headers: { 'x-api-key': account.apiKey } })).status).toBe(200);
+    expect((await request(ctx.gw, 'GET', '/v1/lists?limit=1', { headers: { 'x-api-key': account.apiKey } })).status).toBe(200);
+  });
+
+  test('the OpenAPI document says a key goes in one place and what too many failures get', async () => {
+    const { info } = (await request(ctx.gw, 'GET', '/v1/openapi.json')).body;
+    expect(info.description).toMatch(/two of them.*400 AMBIGUOUS_CREDENTIALS/);
+    expect(info.description).toMatch(/20 failed authentications from one client address in 10 minutes.*429 RATE_LIMITED with Retry-After/);
+  });
+
+  test('the credit grant with a key in the header and another elsewhere → 400, nothing granted', async () => {
+    const agency = await createAccount(ctx.gw, { type: 'agency' });
+    const sub = await createAccount(ctx.gw, { parentEmail: agency.email });
+    const before = (await api(ctx.gw, sub, 'GET', 'credits')).body.balance;
+    const elsewhere: Array<{ headers?: Record<string, string>; query?: Record<string, string> }> = [
+      { query: { apiKey: agency.apiKey } },
+      { headers: { authorization: `Bearer ${agency.apiKey}` } },
+    ];
+    for (const opts of elsewhere) {
+      const res = await request(ctx.gw, 'POST', '/v1/subaccounts/credits', {
+        ...opts,
+        headers: { 'x-api-key': agency.apiKey, ...opts.headers },
+        body: { email: sub.email, amount: 5 },
+      });
+      expectApiError(res, 400, 'AMBIGUOUS_CREDENTIALS');
+    }
+    expect((await api(ctx.gw, sub, 'GET', 'credits')).body.balance).toBe(before);
   });
 });
 
@@ -213,4 +283,76 @@ test('API keys are stored only as hashes: no key appears in the data dir or the 
   for (const { where, content } of stored) {
     expect({ where, hasOld: content.includes(account.apiKey), hasNew: content.includes(rotated) }).toEqual({ where, hasOld: false, hasNew: false });
   }
+});
+
+/**
+ * Failed authentications are counted per client address: 20 in 10 minutes, then every attempt from the address
+ * is refused before its credential is checked. A gateway of its own, behind a trusted proxy, so that each test
+ * comes from its own addresses (X-Forwarded-For) and the rest of this file keeps its budget.
+ */
+describe('too many failed authentications from one address → 429', () => {
+  let gw: TestGateway;
+  let account: TestAccount;
+  let last = 0;
+  const newAddress = () => `203.0.113.${++last}`;
+  const from = (address: string, headers: Record<string, string> = {}) => ({ ...headers, 'x-forwarded-for': address, 'x-forwarded-proto': 'https' });
+  const admin = (token: string) => ({ authorization: `Bearer ${token}` });
+  beforeAll(async () => {
+    gw = await startGateway({ LEADCHAT_TRUST_PROXY: '1' });
+    account = await createAccount(gw);
+  }, 30_000);
+  afterAll(async () => {
+    await gw?.stop();
+    if (gw) removeDir(gw.dataDir);
+  });
+  const expectLimited = (res: Awaited<ReturnType<typeof request>>) => {
+    expectApiError(res, 429, 'RATE_LIMITED');
+    const seconds = Number(res.headers['retry-after']);
+    expect(Number.isInteger(seconds) && seconds >= 1 && seconds <= 600).toBe(true);
+  };
+
+  test('wrong API keys and admin tokens add up; the 21st failure and then a valid key or token from the address are refused', async () => {
+    const address = newAddress();
+    for (let i = 0; i < 20; i++) {
+      const keyIn = (['header', 'bearer', 'query'] as const)[i % 3];
+      const res =
+        i % 4 === 3
+          ? await request(gw, 'GET', '/admin/v1/jobs', { headers: from(address, admin(`wrong-token-${i}`)) })
+          : await request(gw, 'GET', '/v1/lists', { apiKey: `lck_wrong-${i}`, keyIn, headers: from(address) });
+      expectApiError(res, 401, 'UNAUTHORIZED');
+    }
+    expectLimited(await request(gw, 'GET', '/v1/lists', { apiKey: 'lck_wrong-21', headers: from(address) }));
+    expectLimited(await request(gw, 'GET', '/v1/lists', { apiKey: account.apiKey, headers: from(address) }));
+    expectLimited(await request(gw, 'GET', '/v1/lists', { apiKey: account.apiKey, keyIn: 'query', headers: from(address) }));
+    expectLimited(await request(gw, 'GET', '/admin/v1/jobs', { headers: from(address, admin(gw.adminToken)) }));
+    // Nothing is done for a refused request, even with the right key.
+    const phone = uniquePhone();
+    expectLimited(await request(gw, 'POST', '/v1/contacts', { apiKey: account.apiKey, headers: from(address), body: { phone } }));
+    expectApiError(await api(gw, account, 'GET', 'contacts', { query: { phoneNumber: phone }, headers: from(newAddress()) }), 404, 'NOT_FOUND');
+    // The incoming endpoint answers in its own error shape.
+    const plain = await request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: account.apiKey, headers: from(address), body: incoming() });
+    expectPlainError(plain, 429);
+    expect(Number(plain.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  test('another address is not held back: its valid key works and its wrong key is a 401', async () => {
+    const address = newAddress();
+    for (let i = 0; i < 21; i++) await request(gw, 'GET', '/v1/lists', { apiKey: `lck_wrong-${i}`, headers: from(address) });
+    expectLimited(await request(gw, 'GET', '/v1/lists', { apiKey: account.apiKey, headers: from(address) }));
+    const elsewhere = newAddress();
+    expect((await request(gw, 'GET', '/v1/lists', { apiKey: account.apiKey, headers: from(elsewhere) })).status).toBe(200);
+    expect((await request(gw, 'GET', '/admin/v1/jobs', { headers: from(elsewhere, admin(gw.adminToken)) })).status).toBe(200);
+    expectApiError(await request(gw, 'GET', '/v1/lists', { apiKey: 'lck_wrong', headers: from(elsewhere) }), 401, 'UNAUTHORIZED');
+  });
+
+  test('successful requests and requests without any key do not count', async () => {
+    const address = newAddress();
+    for (let i = 0; i < 19; i++) expect((await request(gw, 'GET', '/v1/lists', { apiKey: `lck_wrong-${i}`, headers: from(address) })).status).toBe(401);
+    for (let i = 0; i < 30; i++) expect((await request(gw, 'GET', '/v1/lists', { apiKey: account.apiKey, headers: from(address) })).status).toBe(200);
+    for (let i = 0; i < 30; i++) expect((await request(gw, 'GET', '/v1/lists', { headers: from(address) })).status).toBe(401);
+    expect((await request(gw, 'GET', '/admin/v1/jobs', { headers: from(address, admin(gw.adminToken)) })).status).toBe(200);
+    // The 20th failure is still a 401; the 21st is refused.
+    expectApiError(await request(gw, 'GET', '/v1/lists', { apiKey: 'lck_wrong-20', headers: from(address) }), 401, 'UNAUTHORIZED');
+    expectLimited(await request(gw, 'GET', '/v1/lists', { apiKey: 'lck_wrong-21', headers: from(address) }));
+  });
 });

@@ -221,20 +221,75 @@ describe.each(endpoints)('$name', (endpoint) => {
     expect((await read({ limit: '1' })).status).toBe(200);
   });
 
-  if (!endpoint.tenant) return;
-  test("a cursor from another account's page shows none of that account's items", async () => {
+  test('the cursor is short and URL-safe; a cursor edited, or in the earlier form (the id encoded), → 400 INVALID_CURSOR', async () => {
+    const real = (await read({ limit: '1' })).body.nextCursor as string;
+    expect(real).toMatch(/^[A-Za-z0-9_-]{20,80}$/);
+    expect((await read({ cursor: real, limit: '1' })).status).toBe(200);
+    const edited = [...real].map((c, i) => (i === 3 ? (c === 'A' ? 'B' : 'A') : c)).join('');
+    const earlierForm = (id: string) => Buffer.from(id, 'utf8').toString('base64url');
+    // The last id of the first page, as the gateway used to encode it, and an id that names nothing.
+    for (const cursor of [edited, earlierForm(ids[0]!), earlierForm(`${ids[0]!.split('_')[0]}_nothingHere0000`)]) {
+      const res = await read({ cursor });
+      expectApiError(res, 400, 'INVALID_CURSOR');
+    }
+  });
+
+  if (!endpoint.tenant) {
+    test('a cursor is bound to the filters it was made with; the page size may change', async () => {
+      const cursor = (await read({ limit: '1' })).body.nextCursor as string;
+      expect((await read({ cursor, limit: '3' })).status).toBe(200);
+      expectApiError(await endpoint.get(owner, path, { status: 'dead', cursor }), 400, 'INVALID_CURSOR');
+    });
+    return;
+  }
+  test("a cursor from another account's page → 400 INVALID_CURSOR, both ways", async () => {
     const other = await createAccount(ctx.gw);
     const theirs = await endpoint.fill(other, 3);
     const cursor = (await read({ limit: '1' })).body.nextCursor as string;
-    const res = await endpoint.get(other, theirs.path, { cursor, limit: '200' });
-    expect(res.status).toBe(200);
-    expect(idsOf(res).filter((id) => ids.includes(id))).toEqual([]);
-    expect(idsOf(res).every((id) => theirs.ids.includes(id))).toBe(true);
-    // And the other way round: the owner's listing never shows the other account's items through their cursor.
+    expectApiError(await endpoint.get(other, theirs.path, { cursor, limit: '200' }), 400, 'INVALID_CURSOR');
+    // And the other way round: the owner's listing takes no cursor of the other account.
     const back = (await endpoint.get(other, theirs.path, { limit: '1' })).body.nextCursor as string;
-    const mine = await read({ cursor: back, limit: '200' });
-    expect(mine.status).toBe(200);
-    expect(idsOf(mine).filter((id) => theirs.ids.includes(id))).toEqual([]);
+    expectApiError(await read({ cursor: back, limit: '200' }), 400, 'INVALID_CURSOR');
+  });
+});
+
+describe('a cursor is good only on the endpoint that made it', () => {
+  let owner: TestAccount;
+  beforeAll(async () => {
+    owner = await createAccount(ctx.gw);
+  });
+
+  test("list A's members cursor on list B's members → 400 INVALID_CURSOR; on list A it pages on", async () => {
+    const [a, b] = await Promise.all([post(owner, 'lists', { name: 'A' }), post(owner, 'lists', { name: 'B' })]);
+    for (let i = 0; i < 2; i++) {
+      const contact = await post(owner, 'contacts', { phone: uniquePhone() });
+      await post(owner, `lists/${a.id}/contacts`, { contactId: contact.id });
+      await post(owner, `lists/${b.id}/contacts`, { contactId: contact.id });
+    }
+    const cursor = (await asTenant(owner, `lists/${a.id}/contacts`, { limit: '1' })).body.nextCursor as string;
+    expect(cursor).toEqual(expect.any(String));
+    expect((await asTenant(owner, `lists/${a.id}/contacts`, { cursor })).status).toBe(200);
+    expectApiError(await asTenant(owner, `lists/${b.id}/contacts`, { cursor }), 400, 'INVALID_CURSOR');
+    expectApiError(await asTenant(owner, `lists/${b.id}/imports`, { cursor }), 400, 'INVALID_CURSOR');
+  });
+
+  test('a cursor of GET /v1/lists on GET /v1/campaigns → 400 INVALID_CURSOR', async () => {
+    for (let i = 0; i < 2; i++) await post(owner, 'lists', { name: `L${i}` });
+    const cursor = (await asTenant(owner, 'lists', { limit: '1' })).body.nextCursor as string;
+    expectApiError(await asTenant(owner, 'campaigns', { cursor }), 400, 'INVALID_CURSOR');
+    expectApiError(await asTenant(owner, 'webhooks', { cursor }), 400, 'INVALID_CURSOR');
+  });
+
+  test("a conversation cursor is bound to the inbox's filters", async () => {
+    for (let i = 0; i < 3; i++) await post(owner, 'incoming_custom_channel_message', incoming({ fromId: unique('visitor') }));
+    const first = await poll(
+      () => asTenant(owner, 'conversations', { limit: '1', status: 'active' }),
+      (r) => r.status === 200 && typeof r.body.nextCursor === 'string',
+    );
+    const cursor = first.body.nextCursor as string;
+    expect((await asTenant(owner, 'conversations', { limit: '1', status: 'active', cursor })).status).toBe(200);
+    expectApiError(await asTenant(owner, 'conversations', { limit: '1', status: 'closed', cursor }), 400, 'INVALID_CURSOR');
+    expectApiError(await asTenant(owner, 'conversations', { limit: '1', cursor }), 400, 'INVALID_CURSOR');
   });
 });
 

@@ -5,7 +5,7 @@ import tls from 'node:tls';
 import { generate } from 'selfsigned';
 import { createTestDatabase } from '../helpers/postgres';
 import { removeDir, startGateway, tempDir } from '../helpers/gateway';
-import { api, createAccount, poll, Receiver, request, unique, uniquePhone, type TestAccount, type TestGateway } from './api-support';
+import { api, createAccount, poll, Receiver, request, unique, uniquePhone, type Reply, type TestAccount, type TestGateway } from './api-support';
 
 /**
  * Three gateway processes on one PostgreSQL database, clients spread over them: every rule of the service holds
@@ -261,6 +261,59 @@ function servedCertificate(gw: TestGateway, ca: string): Promise<{ fingerprint25
     socket.on('error', reject);
   });
 }
+
+test('a cursor from one process pages on at another, and every process refuses it to another account', async () => {
+  const account = await createAccount(gws[0]!);
+  const stranger = await createAccount(gws[1]!);
+  const names = ['a', 'b', 'c', 'd'];
+  for (const name of names) expect((await api(on(names.indexOf(name)), account, 'POST', 'lists', { body: { name } })).status).toBe(201);
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  let i = 0;
+  do {
+    const page: Reply = await api(on(i++), account, 'GET', 'lists', { query: { limit: '1', ...(cursor ? { cursor } : {}) } });
+    expect(page.status).toBe(200);
+    seen.push(...page.body.data.map((l: { name: string }) => l.name));
+    cursor = page.body.nextCursor;
+  } while (cursor && i < 10);
+  expect(seen).toEqual(names);
+  const first = (await api(on(0), account, 'GET', 'lists', { query: { limit: '1' } })).body.nextCursor as string;
+  for (let p = 0; p < gws.length; p++) {
+    const res = await api(on(p), stranger, 'GET', 'lists', { query: { cursor: first } });
+    expect({ p, status: res.status, code: res.body.error?.code }).toEqual({ p, status: 400, code: 'INVALID_CURSOR' });
+  }
+});
+
+describe('failed authentications from one address, counted by every process', () => {
+  const pair: TestGateway[] = [];
+  beforeAll(async () => {
+    const env = { LEADCHAT_DATABASE_URL: await createTestDatabase(), LEADCHAT_TRUST_PROXY: '1' };
+    for (let i = 0; i < 2; i++) pair.push(await startGateway(env));
+  });
+  afterAll(async () => {
+    for (const gw of pair) {
+      await gw.stop();
+      removeDir(gw.dataDir);
+    }
+  });
+
+  test('20 failures spread over two processes: the 21st is refused wherever it comes, and then the right key too', async () => {
+    const [one, two] = pair as [TestGateway, TestGateway];
+    const account = await createAccount(one);
+    const from = (address: string) => ({ 'x-forwarded-for': address, 'x-forwarded-proto': 'https' });
+    const guesser = from('203.0.113.7');
+    for (let i = 0; i < 20; i++) {
+      expect((await api(pair[i % 2]!, { apiKey: `lck_wrong-${i}` }, 'GET', 'lists', { headers: guesser })).status).toBe(401);
+    }
+    for (const gw of [one, two]) {
+      const refused = await api(gw, { apiKey: 'lck_wrong-again' }, 'GET', 'lists', { headers: guesser });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await api(gw, account, 'GET', 'lists', { headers: guesser })).status).toBe(429);
+      expect((await api(gw, account, 'GET', 'lists', { headers: from('203.0.113.8') })).status).toBe(200);
+    }
+  });
+});
 
 test('processes started at once on a new database serve one certificate, copied into each data dir without its key', async () => {
   const started = await deployment({ LEADCHAT_DATABASE_URL: await createTestDatabase() }, 3, true);

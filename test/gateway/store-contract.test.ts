@@ -597,6 +597,21 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(next.hits).toBe(1);
       expect(next.resetAt).toBeGreaterThan(first.resetAt);
     });
+
+    test('hit with weight 0 reads the count, a negative weight takes hits back; neither starts a window', async () => {
+      const none = await store.hit('fail:1', 60_000, 0);
+      expect(none.hits).toBe(0);
+      expect((await store.hit('fail:1', 60_000, -1)).hits).toBe(0);
+      const first = await store.hit('fail:1', 60_000);
+      expect(first.hits).toBe(1);
+      expect(await store.hit('fail:1', 60_000, 0)).toEqual({ hits: 1, resetAt: first.resetAt });
+      expect(await store.hit('fail:1', 60_000, 0)).toEqual({ hits: 1, resetAt: first.resetAt });
+      expect(await store.hit('fail:1', 60_000, 2)).toEqual({ hits: 3, resetAt: first.resetAt });
+      expect(await store.hit('fail:1', 60_000, -1)).toEqual({ hits: 2, resetAt: first.resetAt });
+      expect(await store.hit('fail:1', 60_000, -5)).toEqual({ hits: 0, resetAt: first.resetAt });
+      expect(await store.hit('fail:1', 60_000)).toEqual({ hits: 1, resetAt: first.resetAt });
+      expect((await store.hit('fail:2', 60_000, 0)).hits).toBe(0);
+    });
   });
 });
 

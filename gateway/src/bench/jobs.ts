@@ -59,7 +59,7 @@ async function fillWaiting(store: Store): Promise<void> {
 /** A runner as the gateway's: how late a job starts after its due time, and the runner's CPU while idle. */
 async function withRunner(store: Store): Promise<{ lateMs: number; idleCpuPercent: number }> {
   let ran: (() => void) | undefined;
-  const gw: Gateway = { config: loadConfig({}), store, log: createLogger('silent') };
+  const gw: Gateway = { config: loadConfig({}), store, log: createLogger('silent'), cursorKey: Buffer.alloc(32) };
   const runner = new JobRunner(gw, { now: async () => void ran?.() }, { leaseMs: 60_000 });
   runner.start();
   try {

@@ -3,6 +3,7 @@ import { consoleRouter } from '../console/server/router.js';
 import type { Gateway } from '../context.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { apiKeyAuth } from './middleware/auth.js';
+import { AuthFailures } from './middleware/auth-failures.js';
 import { httpsOnly } from './middleware/https-only.js';
 import { perKeyRateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
@@ -34,8 +35,9 @@ export function createApp(gw: Gateway, adminToken: string): Express {
   if (gw.log.isLevelEnabled('info')) app.use(requestLog(gw.log));
 
   const limit = perKeyRateLimit(gw.store, gw.config.rateLimitPerMinute);
-  const before = [apiKeyAuth(gw), limit];
-  const headerKeyOnly = [apiKeyAuth(gw, { headerOnly: true }), limit];
+  const failures = new AuthFailures(gw.store);
+  const before = [apiKeyAuth(gw, failures), limit];
+  const headerKeyOnly = [apiKeyAuth(gw, failures, { headerOnly: true }), limit];
 
   // The API's paths hang from the app itself, not from routers mounted at /v1: every router level a request
   // passes through costs it a walk of that router's stack. The busiest path (every incoming chat message) is
@@ -54,7 +56,7 @@ export function createApp(gw: Gateway, adminToken: string): Express {
   channelsRoutes(v1, gw, before);
   providerWebhooksRoutes(v1, gw);
 
-  app.use('/admin/v1', adminRouter(gw, adminToken));
+  app.use('/admin/v1', adminRouter(gw, adminToken, failures));
   app.use('/console', consoleRouter(gw));
   app.use(notFoundHandler);
   app.use(errorHandler(gw.log));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AUTH_FAILURE_WINDOW_MS, AUTH_FAILURES_PER_ADDRESS } from './middleware/auth-failures.js';
 import { pageQuery } from './paging.js';
 import * as schemas from './schemas.js';
 
@@ -125,10 +126,17 @@ function operation(path: string, op: Op) {
   };
 }
 
+const AUTHENTICATION =
+  'Every request carries the account\'s API key in one of `x-api-key`, `Authorization: Bearer` or `?apiKey=` (the credit ' +
+  'grant takes `x-api-key` only). A key given in two of them, even the same key twice, is 400 AMBIGUOUS_CREDENTIALS; a ' +
+  `missing or wrong key is 401. After ${AUTH_FAILURES_PER_ADDRESS} failed authentications from one client address in ` +
+  `${AUTH_FAILURE_WINDOW_MS / 60_000} minutes, every request with a key from that address, the right key too, is ` +
+  '429 RATE_LIMITED with Retry-After (seconds) until that time has passed.';
+
 export function openApiDocument(serverUrl: string) {
   return {
     openapi: '3.1.0',
-    info: { title: 'LeadChat API', version: '1' },
+    info: { title: 'LeadChat API', version: '1', description: AUTHENTICATION },
     servers: [{ url: serverUrl }],
     paths: Object.fromEntries(
       Object.entries(ops).map(([path, methods]) => [
@@ -152,7 +160,10 @@ export function openApiDocument(serverUrl: string) {
           type: 'object',
           properties: {
             data: { type: 'array', items: {} },
-            nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page' },
+            nextCursor: {
+              type: ['string', 'null'],
+              description: 'Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page',
+            },
           },
           required: ['data', 'nextCursor'],
         },

@@ -1,22 +1,35 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Request } from 'express';
 import { z } from 'zod';
+import type { Gateway } from '../context.js';
 import { badRequest } from '../errors.js';
+import type { GatewaySettings } from '../store/store.js';
 
 /**
  * How every list endpoint pages: `?limit=` and an opaque `cursor`, answered as `{data, nextCursor}`. A route
- * parses its query with `pageQuery` (or a schema built from `pageFields` with its filters) and hands a reader
- * of the store to `readPage`:
+ * parses its query with `pageQuery` (or a schema built from `pageFields` with its filters) and hands it, with who
+ * pages, and a reader of the store to `readPage`:
  *
  *   const query = parse(pageQuery, req.query, 'query');
- *   await sendDurable(gw, res, await readPage(query, (page) => listsOf(gw.store, accountId, page), publicList));
+ *   await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => listsOf(gw.store, accountId, page), publicList));
  *
- * The cursor is the id of the last item shown, since the Store pages by "after this id". It is encoded so that
- * clients treat it as a token to pass back, not an id to build or compare: we may change what it holds.
+ * The cursor holds the id of the last item shown, since the Store pages by "after this id", and a signature
+ * (HMAC under the deployment's cursor key) of that id with who pages, the endpoint's concrete path and its
+ * filters. Tampering with it, or using it elsewhere (another account, another list's members, other filters),
+ * is a 400 INVALID_CURSOR instead of a page read from a place the client chose. The key is shared by every
+ * process, so any of them takes a cursor another handed out.
  */
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 
-const CURSOR_MESSAGE = 'not a cursor from a previous page; pass nextCursor back as it came';
+// 16 bytes of HMAC-SHA256 (128 bits) cannot be guessed and keep the cursor short: about 55 characters with an id.
+const MAC_BYTES = 16;
+// A MAC and an id of at least 3 characters, base64url, bounded so that no long text is ever decoded.
+const CURSOR_SHAPE = /^[A-Za-z0-9_-]{26,150}$/;
+// Ids are `prefix_` and nanoid characters.
+const PLAUSIBLE_ID = /^[a-z]{1,10}_[0-9A-Za-z]{1,64}$/;
+const CURSOR_MESSAGE = 'not a cursor from a previous page of this endpoint; pass nextCursor back as it came';
 
 /** The paging fields of a list endpoint's query; spread them into a schema that also takes filters. */
 export const pageFields = {
@@ -30,9 +43,12 @@ export const pageFields = {
     .describe(`Items per page, 1 to ${MAX_LIMIT}`),
   cursor: z
     .string()
-    .refine((c) => idOf(c) !== undefined, { message: CURSOR_MESSAGE, params: { code: 'INVALID_CURSOR' } })
+    .refine((c) => CURSOR_SHAPE.test(c), { message: CURSOR_MESSAGE, params: { code: 'INVALID_CURSOR' } })
     .optional()
-    .describe('The nextCursor of the previous page; absent for the first page'),
+    .describe(
+      'The nextCursor of the previous page, unchanged; absent for the first page. It is good only for the same endpoint, ' +
+        'account and filters, and one from an earlier version of the gateway is refused (400 INVALID_CURSOR)',
+    ),
 };
 
 /** The query of a list endpoint without filters; `pageQuery.extend({...})` adds some. */
@@ -51,40 +67,69 @@ export interface PageOf<T> {
   nextCursor: string | null;
 }
 
-export const encodeCursor = (lastId: string): string => Buffer.from(lastId, 'utf8').toString('base64url');
-
-/** The id a cursor stands for; a 400 INVALID_CURSOR for anything encodeCursor did not make. */
-export function decodeCursor(cursor: string): string {
-  const id = idOf(cursor);
-  if (id === undefined) throw badRequest(`cursor: ${CURSOR_MESSAGE}`, 'INVALID_CURSOR');
-  return id;
+/** Who pages and where: the cursors `readPage` hands out and takes are good for this scope only. */
+export interface PageScope {
+  gw: Pick<Gateway, 'cursorKey'>;
+  /** The request of the page: its route and the values in its path are the endpoint a cursor is bound to. */
+  req: Request;
+  /** The account that pages, or "admin" for the operator's lists. */
+  owner: string;
 }
 
-// Ids are `prefix_` and nanoid characters. Checking the shape (and that re-encoding gives the same text, since
-// base64url decoding skips stray characters) refuses a cursor that was edited or taken from elsewhere.
-const PLAUSIBLE_ID = /^[a-z]{1,10}_[0-9A-Za-z]{1,64}$/;
+const CURSOR_KEY_SETTING = 'cursor-key';
 
-function idOf(cursor: string): string | undefined {
-  if (!/^[A-Za-z0-9_-]{1,100}$/.test(cursor)) return undefined;
-  const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  return PLAUSIBLE_ID.test(id) && encodeCursor(id) === cursor ? id : undefined;
+/** The deployment's cursor key: made by the first process that starts, then read by every one (once, at start). */
+export async function loadCursorKey(settings: GatewaySettings): Promise<Buffer> {
+  const held = (await settings.get(CURSOR_KEY_SETTING)) ?? (await settings.putIfAbsent(CURSOR_KEY_SETTING, randomBytes(32).toString('base64url')));
+  return Buffer.from(held, 'base64url');
+}
+
+
+/**
+ * What the cursor's MAC covers besides the id: the owner, the route (`/v1/lists/:listId/contacts`) with its decoded
+ * path values, so the same endpoint reached as `lst_A` or `lst%5FA` agrees, and the query's other fields, the
+ * endpoint's filters (limit may change from one page to the next).
+ */
+function macOf(scope: PageScope, query: PageQuery, id: string): Buffer {
+  const { limit: _limit, cursor: _cursor, ...filters } = query as PageQuery & Record<string, unknown>;
+  const { req } = scope;
+  const route = `${req.baseUrl}${(req.route as { path: string }).path}`;
+  const bound = JSON.stringify([scope.owner, route, req.params, filters, id]);
+  return createHmac('sha256', scope.gw.cursorKey).update(bound).digest().subarray(0, MAC_BYTES);
+}
+
+function encodeCursor(scope: PageScope, query: PageQuery, lastId: string): string {
+  return Buffer.concat([macOf(scope, query, lastId), Buffer.from(lastId, 'utf8')]).toString('base64url');
+}
+
+/** The id a cursor stands for; a 400 INVALID_CURSOR for anything encodeCursor did not make for this scope. */
+function decodeCursor(scope: PageScope, query: PageQuery, cursor: string): string {
+  const bytes = CURSOR_SHAPE.test(cursor) ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0);
+  const id = bytes.subarray(MAC_BYTES).toString('utf8');
+  // base64url decoding skips stray characters: only the text that re-encodes the same is the one handed out.
+  const wellFormed = bytes.length > MAC_BYTES && PLAUSIBLE_ID.test(id) && bytes.toString('base64url') === cursor;
+  if (!wellFormed || !timingSafeEqual(bytes.subarray(0, MAC_BYTES), macOf(scope, query, id))) {
+    throw badRequest(`cursor: ${CURSOR_MESSAGE}`, 'INVALID_CURSOR');
+  }
+  return id;
 }
 
 /**
  * One page from `read`, which returns items in the endpoint's order after `page.after`. It is asked for one
  * item more than the page holds: that extra item tells whether another page follows without a count, so the
  * last page says `nextCursor: null` instead of leading to an empty one. `show` turns each item into its
- * public form.
+ * public form. `query` is the whole parsed query: its fields other than limit and cursor bind the cursor.
  */
 export async function readPage<T extends { id: string }, U = T>(
+  scope: PageScope,
   query: PageQuery,
   read: (page: PageRequest) => Promise<T[]>,
   show?: (item: T) => U,
 ): Promise<PageOf<U>> {
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const after = query.cursor === undefined ? undefined : decodeCursor(scope, query, query.cursor);
   const found = await read({ limit: query.limit + 1, after });
   const items = found.slice(0, query.limit);
-  const nextCursor = found.length > query.limit ? encodeCursor(items.at(-1)!.id) : null;
+  const nextCursor = found.length > query.limit ? encodeCursor(scope, query, items.at(-1)!.id) : null;
   // A lambda, not map(show): map's index argument would reach a `show` that takes a second parameter.
   return { data: show ? items.map((item) => show(item)) : (items as unknown as U[]), nextCursor };
 }

@@ -145,8 +145,12 @@ export interface Store extends Reader {
   readonly jobs: JobQueue;
   readonly blobs: BlobStore;
   readonly settings: GatewaySettings;
-  /** Counts one hit of `key` in its current fixed window of `windowMs`, shared by every process of the backend. */
-  hit(key: string, windowMs: number): Promise<{ hits: number; resetAt: number }>;
+  /**
+   * Counts one hit of `key` in its current fixed window of `windowMs`, shared by every process of the backend.
+   * `weight` counts that many at once; 0 only reads the count, and a negative weight takes hits back (never below
+   * 0). Neither of those starts a window: with none running they answer 0 hits.
+   */
+  hit(key: string, windowMs: number, weight?: number): Promise<{ hits: number; resetAt: number }>;
   /** Waits for pending commits and releases files and connections. */
   close(): Promise<void>;
 }

@@ -3,10 +3,10 @@ import { findByEmail, type Account } from '../../domain/accounts.js';
 import { verifyPassword } from '../../domain/secrets.js';
 import { ApiError } from '../../errors.js';
 
-/** Attempts allowed per window: a person mistyping stays well below, a password guesser is held to a crawl. */
-export const ATTEMPTS_PER_EMAIL = 10;
-export const ATTEMPTS_PER_IP = 50;
-export const ATTEMPT_WINDOW_MS = 15 * 60_000;
+/** Failed sign-ins allowed per window: a person mistyping stays well below, a password guesser is held to a crawl. */
+export const FAILURES_PER_EMAIL = 10;
+export const FAILURES_PER_IP = 50;
+export const FAILURE_WINDOW_MS = 15 * 60_000;
 
 /**
  * Checked against when the email has no account (or no password), so that a failure costs the same scrypt work
@@ -18,22 +18,35 @@ const DECOY_HASH = 'scrypt$YES8bH2h1zyPR8P1kkNhew==$U0NgUNPDcrZndslEz4GOyrmANKJg
 export const signInFailed = () => new ApiError(401, 'SIGN_IN_FAILED', 'The email or the password is not right');
 
 /**
- * Checks an email and password. Attempts are counted in the store (shared by every process on PostgreSQL) per email
- * and per client address, whatever their outcome, and refused over the limit before any password is checked.
+ * Checks an email and password. Failures are counted in the store (shared by every process on PostgreSQL) per email
+ * and per client address; over either limit a sign-in is refused before any password is checked, the right one too.
+ *
+ * Each attempt is counted before its password is checked and taken back when it succeeds (or is refused unchecked),
+ * so that only failures stay counted, and attempts sent all at once cannot each pass a count that none of them has
+ * added to yet. A success does not clear the email's earlier failures: a guesser's budget for an account would
+ * start again every time its owner signs in.
  */
 export async function checkSignIn(gw: Gateway, email: string, password: string, ip: string): Promise<Account> {
   const normalized = email.trim().toLowerCase();
-  const [byIp, byEmail] = await Promise.all([
-    gw.store.hit(`sign-in:ip:${ip}`, ATTEMPT_WINDOW_MS),
-    gw.store.hit(`sign-in:email:${normalized}`, ATTEMPT_WINDOW_MS),
-  ]);
-  if (byIp.hits > ATTEMPTS_PER_IP || byEmail.hits > ATTEMPTS_PER_EMAIL) {
-    const resetAt = Math.max(byIp.hits > ATTEMPTS_PER_IP ? byIp.resetAt : 0, byEmail.hits > ATTEMPTS_PER_EMAIL ? byEmail.resetAt : 0);
-    const seconds = String(Math.max(1, Math.ceil((resetAt - Date.now()) / 1000)));
-    throw new ApiError(429, 'RATE_LIMITED', `Too many sign-in attempts; retry after ${seconds} s`, { 'Retry-After': seconds });
+  const keys = [`sign-in:ip:${ip}`, `sign-in:email:${normalized}`] as const;
+  const [byIp, byEmail] = await Promise.all(keys.map((key) => gw.store.hit(key, FAILURE_WINDOW_MS)));
+  const takeBack = () => Promise.all(keys.map((key) => gw.store.hit(key, FAILURE_WINDOW_MS, -1)));
+  const overIp = byIp!.hits > FAILURES_PER_IP;
+  const overEmail = byEmail!.hits > FAILURES_PER_EMAIL;
+  if (overIp || overEmail) {
+    await takeBack();
+    throw tooManyFailures(Math.max(overIp ? byIp!.resetAt : 0, overEmail ? byEmail!.resetAt : 0));
   }
   const account = await findByEmail(gw.store, normalized);
   const matches = await verifyPassword(password, account?.passwordHash ?? DECOY_HASH);
   if (!account?.passwordHash || !matches) throw signInFailed();
+  await takeBack();
   return account;
+}
+
+function tooManyFailures(until: number): ApiError {
+  const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
+  const minutes = Math.ceil(seconds / 60);
+  const wait = minutes === 1 ? '1 minute' : `${minutes} minutes`;
+  return new ApiError(429, 'RATE_LIMITED', `Too many failed sign-ins; try again in ${wait}`, { 'Retry-After': String(seconds) });
 }

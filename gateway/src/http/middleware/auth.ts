@@ -1,45 +1,86 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { checkCsrf, sessionOf } from '../../console/server/sessions.js';
 import type { Gateway } from '../../context.js';
 import { findByApiKey } from '../../domain/accounts.js';
 import { sameSecret } from '../../domain/secrets.js';
-import { unauthorized } from '../../errors.js';
+import { ApiError, unauthorized } from '../../errors.js';
+import type { AuthFailures } from './auth-failures.js';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+export const ambiguousCredentials = () =>
+  new ApiError(400, 'AMBIGUOUS_CREDENTIALS', 'Give the API key once: in x-api-key, Authorization: Bearer or ?apiKey=, not in two places');
 
 /**
  * Spec §5.3: the key comes as `?apiKey=`, `x-api-key` or `Authorization: Bearer`, except where a route takes
- * the header only (the credit grant), in which case a key anywhere else is refused.
+ * the header only (the credit grant), in which case a key anywhere else is refused. A key in two places (even the
+ * same key twice) is refused too: answering as one of them would let a proxy's key and a caller's disagree unseen.
  *
  * A request without any key may instead carry a web console session cookie: it acts as the session's account,
  * under the same rules as its key, and any change it makes must carry the session's CSRF token. A key, when
  * given, decides alone, so API clients work exactly as they did.
+ *
+ * A wrong key counts against the client's address (see AuthFailures); a missing one does not, since it guesses nothing.
  */
-export function apiKeyAuth(gw: Gateway, { headerOnly = false } = {}): RequestHandler {
+export function apiKeyAuth(gw: Gateway, failures: AuthFailures, { headerOnly = false } = {}): RequestHandler {
   return async (req, res, next) => {
-    // An empty header counts as absent, so it never hides a key given another way.
+    // An empty value counts as absent, so it never hides a key given another way. Node joins a repeated
+    // x-api-key header with ", ", which no key holds.
     const header = req.get('x-api-key')?.trim() || undefined;
-    // With a key in the header, the other places are never looked at, nor the query string parsed.
-    const bearer = header ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
-    const query = header || typeof req.query.apiKey !== 'string' ? undefined : req.query.apiKey;
-    if (!header && !bearer && !query && req.get('cookie')) {
+    const authorization = req.get('authorization') ?? '';
+    // A Bearer value that is not one word is no key, but it was given: beside another key it is still a second one.
+    const bearerGiven = /^Bearer\s+\S/i.test(authorization);
+    const bearer = bearerGiven ? BEARER.exec(authorization)?.[1] : undefined;
+    const inQuery = queryKeys(req);
+    const given = (header ? (header.includes(', ') ? 2 : 1) : 0) + (bearerGiven ? 1 : 0) + inQuery.length;
+    if (given > 1) throw ambiguousCredentials();
+    if (given === 0 && req.get('cookie')) {
       const signedIn = await sessionOf(gw, req);
       if (!signedIn) throw unauthorized();
       checkCsrf(req, signedIn.token);
       res.locals.account = signedIn.account;
       return next();
     }
-    if (headerOnly && (bearer || query) && !header) throw unauthorized('This endpoint takes the API key in the x-api-key header only');
-    const key = headerOnly ? header : (header ?? bearer ?? query);
-    const account = key ? await findByApiKey(gw, key) : undefined;
-    if (!account) throw unauthorized();
+    if (headerOnly && !header && given > 0) throw unauthorized('This endpoint takes the API key in the x-api-key header only');
+    const key = header ?? bearer ?? inQuery[0];
+    if (!key) throw unauthorized();
+    const address = req.ip ?? '';
+    failures.check(address);
+    const account = await findByApiKey(gw, key);
+    if (!account) {
+      await failures.failed(address);
+      throw unauthorized();
+    }
     res.locals.account = account;
     next();
   };
 }
 
-export function adminAuth(token: string): RequestHandler {
-  return (req, _res, next) => {
-    const given = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
-    if (!given || !sameSecret(given, token)) throw unauthorized('Invalid or missing admin token');
+/**
+ * The non-empty `apiKey` values of the query string. Parsing a query string costs more than looking into it: one
+ * that cannot hold the name (not written out, nor hidden behind %-escapes) is not parsed, so the usual request,
+ * with its key in a header, pays next to nothing for this check.
+ */
+function queryKeys(req: Request): string[] {
+  const at = req.url.indexOf('?');
+  if (at < 0) return [];
+  const search = req.url.slice(at + 1);
+  if (!search.includes('apiKey') && !search.includes('%')) return [];
+  const value: unknown = req.query.apiKey;
+  return [value].flat().filter((v): v is string => typeof v === 'string' && v !== '');
+}
+
+/** The operator's token, as `Authorization: Bearer`; a wrong one counts against the address as a wrong API key does. */
+export function adminAuth(token: string, failures: AuthFailures): RequestHandler {
+  return async (req, _res, next) => {
+    const given = BEARER.exec(req.get('authorization') ?? '')?.[1];
+    if (!given) throw unauthorized('Invalid or missing admin token');
+    const address = req.ip ?? '';
+    failures.check(address);
+    if (!sameSecret(given, token)) {
+      await failures.failed(address);
+      throw unauthorized('Invalid or missing admin token');
+    }
     next();
   };
 }

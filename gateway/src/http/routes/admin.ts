@@ -4,6 +4,7 @@ import { createAccount, findByEmail, publicAccount, rotateApiKey, type Account }
 import { useCredits } from '../../domain/credits.js';
 import { passwordBody, setPassword } from '../../console/server/passwords.js';
 import { adminAuth } from '../middleware/auth.js';
+import type { AuthFailures } from '../middleware/auth-failures.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { readPage } from '../paging.js';
 import { parse, route, sendDurable } from '../route.js';
@@ -12,9 +13,9 @@ import { notFound } from '../../errors.js';
 import type { Job } from '../../store/store.js';
 
 /** The operator's bootstrap: accounts and their API keys, behind the admin token. */
-export function adminRouter(gw: Gateway, adminToken: string): Router {
+export function adminRouter(gw: Gateway, adminToken: string, failures: AuthFailures): Router {
   const router = Router();
-  const before = [adminAuth(adminToken)];
+  const before = [adminAuth(adminToken, failures)];
   route(router, '/accounts', {
     post: [jsonBody(), async (req, res) => {
       const { account, apiKey } = await createAccount(gw, parse(adminAccountCreate, req.body));
@@ -48,7 +49,7 @@ export function adminRouter(gw: Gateway, adminToken: string): Router {
   route(router, '/jobs', {
     get: async (req, res) => {
       const query = parse(jobListQuery, req.query, 'query');
-      await sendDurable(gw, res, await readPage(query, (page) => gw.store.jobs.list(query.status, page), publicJob));
+      await sendDurable(gw, res, await readPage({ gw, req, owner: 'admin' }, query, (page) => gw.store.jobs.list(query.status, page), publicJob));
     },
   }, before);
   route(router, '/jobs/:id/retry', {

@@ -17,7 +17,7 @@ export function campaignsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[
     get: async (req, res) => {
       const query = parse(pageQuery, req.query, 'query');
       const accountId = accountOf(res).id;
-      await sendDurable(gw, res, await readPage(query, (page) => campaignsOf(gw.store, accountId, page), publicCampaign));
+      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => campaignsOf(gw.store, accountId, page), publicCampaign));
     },
   }, before);
   route(v1, '/campaigns/:id', {

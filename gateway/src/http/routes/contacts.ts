@@ -32,7 +32,7 @@ export function contactsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
       const query = parse(pageQuery, req.query, 'query');
       const accountId = accountOf(res).id;
       const contactId = String(req.params.id);
-      await sendDurable(gw, res, await readPage(query, (page) => messagesOf(gw.store, accountId, contactId, page), (m) => publicMessage(m)));
+      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => messagesOf(gw.store, accountId, contactId, page), (m) => publicMessage(m)));
     },
     // A team member's reply, on the conversation's channel.
     post: [jsonBody(), async (req, res) => {

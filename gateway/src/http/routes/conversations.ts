@@ -12,9 +12,10 @@ export function conversationsRoutes(v1: Routes, gw: Gateway, before: RequestHand
   const withContact = async (c: Conversation) => publicConversation(c, await gw.store.get<Contact>('contacts', c.contactId));
   route(v1, '/conversations', {
     get: async (req, res) => {
-      const { limit, cursor, ...filters } = parse(conversationQuery, req.query, 'query');
+      const query = parse(conversationQuery, req.query, 'query');
+      const { limit: _limit, cursor: _cursor, ...filters } = query;
       const accountId = accountOf(res).id;
-      const page = await readPage({ limit, cursor }, (p) => conversationsOf(gw.store, accountId, filters, p));
+      const page = await readPage({ gw, req, owner: accountId }, query, (p) => conversationsOf(gw.store, accountId, filters, p));
       await sendDurable(gw, res, { data: await Promise.all(page.data.map(withContact)), nextCursor: page.nextCursor });
     },
   }, before);

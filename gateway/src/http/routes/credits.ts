@@ -33,7 +33,7 @@ export function creditsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[],
     get: async (req, res) => {
       const query = parse(pageQuery, req.query, 'query');
       const agency = accountOf(res);
-      await sendDurable(gw, res, await readPage(query, (page) => subAccountsOf(gw.store, agency, page), publicSubAccount));
+      await sendDurable(gw, res, await readPage({ gw, req, owner: agency.id }, query, (page) => subAccountsOf(gw.store, agency, page), publicSubAccount));
     },
   }, before);
 

@@ -36,7 +36,7 @@ export function importsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[])
       const query = parse(pageQuery, req.query, 'query');
       const accountId = accountOf(res).id;
       const listId = String(req.params.listId);
-      await sendDurable(gw, res, await readPage(query, (page) => importsOf(gw.store, accountId, listId, page), publicImport));
+      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => importsOf(gw.store, accountId, listId, page), publicImport));
     },
   }, before);
   route(v1, '/imports/:id', {

@@ -16,7 +16,7 @@ export function listsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): 
     get: async (req, res) => {
       const query = parse(pageQuery, req.query, 'query');
       const accountId = accountOf(res).id;
-      await sendDurable(gw, res, await readPage(query, (page) => listsOf(gw.store, accountId, page), publicList));
+      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => listsOf(gw.store, accountId, page), publicList));
     },
   }, before);
   route(v1, '/lists/:listId', {
@@ -35,7 +35,7 @@ export function listsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): 
       const query = parse(pageQuery, req.query, 'query');
       const accountId = accountOf(res).id;
       const listId = String(req.params.listId);
-      const page = await readPage(query, (p) => membersOf(gw.store, accountId, listId, p), (m) => ({ ...publicContact(m.contact), addedAt: m.addedAt }));
+      const page = await readPage({ gw, req, owner: accountId }, query, (p) => membersOf(gw.store, accountId, listId, p), (m) => ({ ...publicContact(m.contact), addedAt: m.addedAt }));
       await sendDurable(gw, res, page);
     },
   }, before);

@@ -17,7 +17,7 @@ export function webhooksRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
     get: async (req, res) => {
       const query = parse(pageQuery, req.query, 'query');
       const accountId = accountOf(res).id;
-      await sendDurable(gw, res, await readPage(query, (page) => subscriptionsOf(gw.store, accountId, page), publicSubscription));
+      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => subscriptionsOf(gw.store, accountId, page), publicSubscription));
     },
   }, before);
   route(v1, '/webhooks/:id', {

@@ -155,8 +155,8 @@ class JournaledStore implements LowdbStore {
     return (await this.read(collection, (col) => col.scanIds(page))) as T[];
   }
 
-  async hit(key: string, windowMs: number): Promise<{ hits: number; resetAt: number }> {
-    return this.hits.hit(key, windowMs);
+  async hit(key: string, windowMs: number, weight?: number): Promise<{ hits: number; resetAt: number }> {
+    return this.hits.hit(key, windowMs, weight);
   }
 
   stats(): StoreStats {

@@ -98,8 +98,8 @@ class PostgresStore implements Store {
   /** A COMMIT returns once the change is durable: nothing is ever left to wait for. */
   async durable(): Promise<void> {}
 
-  hit(key: string, windowMs: number): Promise<{ hits: number; resetAt: number }> {
-    return this.hits.hit(key, windowMs);
+  hit(key: string, windowMs: number, weight?: number): Promise<{ hits: number; resetAt: number }> {
+    return this.hits.hit(key, windowMs, weight);
   }
 
   close(): Promise<void> {
