@@ -102,7 +102,7 @@ describe('a key given in two places → 400 AMBIGUOUS_CREDENTIALS, nothing done'
       400,
     );
     // Nothing was created, for either account.
-    for (const who of [account, other]) expectApiError(await api(ctx.gw, who, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'NOT_FOUND');
+    for (const who of [account, other]) expectApiError(await api(ctx.gw, who, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'CONTACT_NOT_FOUND');
   });
 
   test('apiKey twice in the query, or two x-api-key headers → 400; an empty ?apiKey= is no second key', async () => {
@@ -328,7 +328,7 @@ describe('too many failed authentications from one address → 429', () => {
     // Nothing is done for a refused request, even with the right key.
     const phone = uniquePhone();
     expectLimited(await request(gw, 'POST', '/v1/contacts', { apiKey: account.apiKey, headers: from(address), body: { phone } }));
-    expectApiError(await api(gw, account, 'GET', 'contacts', { query: { phoneNumber: phone }, headers: from(newAddress()) }), 404, 'NOT_FOUND');
+    expectApiError(await api(gw, account, 'GET', 'contacts', { query: { phoneNumber: phone }, headers: from(newAddress()) }), 404, 'CONTACT_NOT_FOUND');
     // The incoming endpoint answers in its own error shape.
     const plain = await request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: account.apiKey, headers: from(address), body: incoming() });
     expectPlainError(plain, 429);
