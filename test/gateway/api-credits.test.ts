@@ -47,6 +47,52 @@ test('decimal amounts add up exactly', async () => {
   expect((await credits(sub)).balance).toBe(0.3);
 });
 
+describe('credits count to the hundredth: a smaller or finer amount → 400 naming it, nothing stored', () => {
+  // Rounded to hundredths, these would grant, set or charge something other than asked: 1e-10 a grant of 0.
+  const tooFine = [1e-10, 1e-9, 0.005, 1.001, 10.000000001];
+  const admin = () => ({ authorization: `Bearer ${ctx.gw.adminToken}` });
+
+  test('grant', async () => {
+    const sub = await newSub();
+    for (const amount of tooFine) {
+      const res = await grant({ email: sub.email, amount });
+      expectApiError(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.error.message).toMatch(/^amount: must be (at least 0\.01|a whole number of hundredths)/);
+    }
+    expect(await credits(sub)).toMatchObject({ balance: 0, transactions: [] });
+  });
+
+  test('auto-recharge rule: threshold and amount', async () => {
+    const sub = await newSub();
+    for (const amount of tooFine) {
+      const rule = (body: object) => api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 5, amount: 5, ...body } });
+      expect((await rule({ threshold: amount })).body.error.message).toMatch(/^threshold: /);
+      expect((await rule({ amount })).body.error.message).toMatch(/^amount: /);
+    }
+    expect((await api(ctx.gw, agency, 'GET', `subaccounts/${sub.id}/credits`)).body).toMatchObject({ balance: 0, autoRecharge: null, transactions: [] });
+  });
+
+  test('usage recorded by the operator', async () => {
+    const sub = await newSub();
+    await grant({ email: sub.email, amount: 1 });
+    for (const amount of tooFine) {
+      const res = await api(ctx.gw, undefined, 'POST', `/admin/v1/accounts/${sub.id}/credits/usage`, { headers: admin(), body: { amount } });
+      expectApiError(res, 400, 'VALIDATION_ERROR');
+    }
+    expect(await credits(sub)).toMatchObject({ balance: 1, transactions: [{ kind: 'grant', amount: 1 }] });
+  });
+
+  test('whole hundredths add and subtract exactly, up to the largest amount', async () => {
+    const sub = await newSub();
+    const balances = [];
+    for (let i = 0; i < 10; i++) balances.push((await grant({ email: sub.email, amount: 0.1 })).body.new_balance);
+    expect(balances).toEqual([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]);
+    const used = await api(ctx.gw, undefined, 'POST', `/admin/v1/accounts/${sub.id}/credits/usage`, { headers: admin(), body: { amount: 0.3 } });
+    expect(used.body).toEqual({ balance: 0.7 });
+    expect((await grant({ email: sub.email, amount: 999_999_999.99 })).body).toMatchObject({ credits_added: 999_999_999.99, new_balance: 1_000_000_000.69 });
+  });
+});
+
 test('a caller that is not an agency → 403 NOT_AGENCY, nothing granted', async () => {
   const sub = await newSub();
   expectApiError(await grant({ email: sub.email, amount: 5 }, {}, standalone), 403, 'NOT_AGENCY');

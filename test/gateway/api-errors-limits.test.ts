@@ -88,6 +88,38 @@ describe('request bodies', () => {
     }
   });
 
+  test('bytes that are not UTF-8 → 400 INVALID_ENCODING in the shape of the route, nothing stored', async () => {
+    // A stray Latin-1 byte, a lone continuation byte, an overlong "/", a cut sequence, an encoded surrogate.
+    for (const bad of ['ff', '80', 'c0af', 'e282', 'eda080']) {
+      const phone = uniquePhone();
+      const body = Buffer.concat([Buffer.from(`{"phone":"${phone}","firstName":"A`), Buffer.from(bad, 'hex'), Buffer.from('"}')]);
+      expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body }), 400, 'INVALID_ENCODING');
+      expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404);
+    }
+    const text = JSON.stringify(incoming({ body: 'caf<>' })).split('<>');
+    const plain = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: Buffer.concat([Buffer.from(text[0]!), Buffer.from([0xe9]), Buffer.from(text[1]!)]) });
+    expectPlainError(plain, 400);
+    expect(plain.body.error).toMatch(/UTF-8/);
+    expectApiError(await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: Buffer.from('{"email":"a\xff@example.com","amount":1}', 'latin1') }), 400, 'INVALID_ENCODING');
+  });
+
+  test('UTF-8 is read whole: multi-byte characters, with or without a charset', async () => {
+    for (const charset of ['; charset=utf-8', '; charset=UTF-8', '']) {
+      const res = await api(ctx.gw, account, 'POST', 'contacts', {
+        body: Buffer.from(JSON.stringify({ phone: uniquePhone(), firstName: 'Zoë 李 🙂' }), 'utf8'),
+        headers: { 'content-type': `application/json${charset}` },
+      });
+      expect({ charset, status: res.status, firstName: res.body.firstName }).toEqual({ charset, status: 201, firstName: 'Zoë 李 🙂' });
+    }
+  });
+
+  test('JSON in another UTF (UTF-16, UTF-32) → 415, nothing stored: JSON travels as UTF-8', async () => {
+    const phone = uniquePhone();
+    const res = await api(ctx.gw, account, 'POST', 'contacts', { body: Buffer.from(JSON.stringify({ phone }), 'utf16le'), headers: { 'content-type': 'application/json; charset=utf-16le' } });
+    expectApiError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404);
+  });
+
   test('a body over the limit (~100 kB) → 413 on normal routes', async () => {
     const big = { phone: uniquePhone(), firstName: 'Big', customFields: { note: 'x'.repeat(2000) }, padding: 'y'.repeat(150_000) };
     expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: big }), 413);
@@ -100,6 +132,70 @@ describe('request bodies', () => {
   test('a body just under the limit is read', async () => {
     const res = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), pad: 'p'.repeat(90_000) } });
     expect(res.status).toBe(201);
+  });
+});
+
+describe('query parameters take one value each', () => {
+  let listId: string;
+  let campaignId: string;
+  let contactId: string;
+  beforeAll(async () => {
+    listId = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Queried' } })).body.id;
+    campaignId = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Queried', channel: 'sms', openingMessage: 'Hi' } })).body.id;
+    contactId = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body.id;
+  });
+
+  /** One parameter in each form that is not a single value: an array, an object, given twice. */
+  const forms = (name: string, value: string) => [`${name}[]=${value}`, `${name}[0]=${value}`, `${name}[x]=${value}`, `${name}=${value}&${name}=${value}`];
+
+  test('on every endpoint that takes a query → 400 VALIDATION_ERROR naming the parameter', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['/v1/lists', 'limit', '1'],
+      ['/v1/lists', 'cursor', 'x'],
+      [`/v1/lists/${listId}/contacts`, 'limit', '1'],
+      [`/v1/lists/${listId}/imports`, 'limit', '1'],
+      ['/v1/campaigns', 'limit', '1'],
+      ['/v1/webhooks', 'cursor', 'x'],
+      [`/v1/contacts/${contactId}/messages`, 'limit', '1'],
+      ['/v1/conversations', 'status', 'active'],
+      ['/v1/conversations', 'channel', 'sms'],
+      ['/v1/conversations', 'campaignId', campaignId],
+      ['/v1/contacts', 'phoneNumber', '%2B15550100199'],
+      ['/v1/contacts', 'email', 'a%40example.com'],
+      [`/v1/campaigns/${campaignId}/preview`, 'contactId', contactId],
+      [`/v1/campaigns/${campaignId}/funnel`, 'timezone', 'UTC'],
+      ['/v1/subaccounts', 'limit', '1'],
+    ];
+    for (const [path, name, value] of cases) {
+      for (const query of forms(name, value)) {
+        const res = await api(ctx.gw, path === '/v1/subaccounts' ? agency : account, 'GET', `${path}?${query}`);
+        expect({ query, status: res.status, code: res.body.error?.code }).toEqual({ query, status: 400, code: 'VALIDATION_ERROR' });
+        expect(res.body.error.message).toMatch(new RegExp(`^${name}: `));
+      }
+    }
+  });
+
+  test('the operator endpoints too: an email filter given as an array lists no account', async () => {
+    const admin = { authorization: `Bearer ${ctx.gw.adminToken}` };
+    for (const query of [...forms('email', encodeURIComponent(account.email)), ...forms('status', 'dead')]) {
+      const res = await request(ctx.gw, 'GET', `/admin/v1/${query.startsWith('email') ? 'accounts' : 'jobs'}?${query}`, { headers: admin });
+      expectApiError(res, 400, 'VALIDATION_ERROR');
+    }
+  });
+
+  test('the API key given twice or as an array → 400 naming apiKey, not the key; plain on the incoming endpoint', async () => {
+    const key = encodeURIComponent(account.apiKey);
+    for (const query of forms('apiKey', key)) {
+      const res = await request(ctx.gw, 'GET', `/v1/lists?${query}`);
+      expectApiError(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.error.message).toMatch(/^apiKey: /);
+      expect(res.text).not.toContain(account.apiKey);
+      const plain = await request(ctx.gw, 'POST', `/v1/incoming_custom_channel_message?${query}`, { body: incoming() });
+      expectPlainError(plain, 400);
+      expect(plain.body.error).toMatch(/^apiKey: /);
+    }
+    // Given once, it still works.
+    expect((await request(ctx.gw, 'GET', `/v1/lists?apiKey=${key}&limit=1`)).status).toBe(200);
   });
 });
 

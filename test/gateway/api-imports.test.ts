@@ -132,6 +132,48 @@ test('bad rows are reported with their spreadsheet row and the code POST /contac
   expect(contacts.find((c) => c.firstName === 'Multi').customFields).toEqual({ notes: 'first line\nsecond line' });
 });
 
+test('a row with more or fewer fields than the header is rejected as WRONG_FIELD_COUNT with its row; the others are added', async () => {
+  const account = await createAccount(ctx.gw);
+  const list = await newList(account);
+  const phones = [uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone()];
+  const csv = [
+    'Phone,Name,City', // row 1
+    `${phones[0]},Ann,Lyon`, // 2
+    `${phones[1]},Bo`, // 3: City missing
+    `${phones[2]},Cy,Paris,VIP`, // 4: one field too many
+    `${phones[3]},"Smith, Jr",Nice`, // 5: the comma is quoted
+    `${phones[4]},Smith, Jr,Nice`, // 6: it is not, so "Jr" sits under City and Nice under no header
+    '', // 7: blank, no row to import
+    `${phones[5]}`, // 8: a single field
+  ].join('\n');
+  const res = await importInto(account, list.id, { csv, columns: { phone: 'Phone', firstName: 'Name', customFields: { city: 'City' } } });
+  expect(res.status).toBe(202);
+  const done = await finished(account, res.body.id);
+  expect(done).toMatchObject({ total: 6, processed: 6, added: 2, rejected: 4 });
+  expect(done.errors).toEqual([
+    { row: 3, code: 'WRONG_FIELD_COUNT', message: 'the row has 2 fields where the header has 3' },
+    { row: 4, code: 'WRONG_FIELD_COUNT', message: 'the row has 4 fields where the header has 3' },
+    { row: 6, code: 'WRONG_FIELD_COUNT', message: 'the row has 4 fields where the header has 3' },
+    { row: 8, code: 'WRONG_FIELD_COUNT', message: 'the row has 1 field where the header has 3' },
+  ]);
+  const contacts = byPhone(await members(account, list.id));
+  expect(Object.keys(contacts).sort()).toEqual([phones[0], phones[3]].sort());
+  expect(contacts[phones[3]!]).toMatchObject({ firstName: 'Smith, Jr', customFields: { city: 'Nice' } });
+});
+
+test('a CSV that is not UTF-8 (a Latin-1 "é") → 400 INVALID_ENCODING, nothing imported', async () => {
+  const account = await createAccount(ctx.gw);
+  const list = await newList(account);
+  const phone = uniquePhone();
+  const [before, after] = JSON.stringify({ csv: `Phone,Name\n${phone},Ren<>e`, columns: { phone: 'Phone', firstName: 'Name' } }).split('<>');
+  const res = await importInto(account, list.id, Buffer.concat([Buffer.from(before!), Buffer.from('é', 'latin1'), Buffer.from(after!)]));
+  expectApiError(res, 400, 'INVALID_ENCODING');
+  // The file as a text/csv body is no JSON import at all.
+  expectApiError(await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, { body: `Phone\n${phone}`, headers: { 'content-type': 'text/csv' } }), 415);
+  expect((await api(ctx.gw, account, 'GET', `lists/${list.id}/imports`)).body).toEqual({ data: [], nextCursor: null });
+  expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'NOT_FOUND');
+});
+
 test('repeats within the file are duplicates; an existing contact is reused as it is; one already on the list is counted', async () => {
   const account = await createAccount(ctx.gw);
   const list = await newList(account);

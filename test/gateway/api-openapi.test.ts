@@ -1,4 +1,6 @@
-import { api, createAccount, request, useGateway, type TestAccount } from './api-support';
+import https from 'node:https';
+import { removeDir, startGateway } from '../helpers/gateway';
+import { api, createAccount, request, useGateway, type TestAccount, type TestGateway } from './api-support';
 
 /** Part E: GET /v1/openapi.json describes every /v1 route as the server really serves it. */
 const ctx = useGateway();
@@ -56,7 +58,38 @@ const ROUTES: Record<string, string[]> = {
 test('is an OpenAPI 3.1 document served under this gateway', () => {
   expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
   expect(doc.info).toEqual(expect.objectContaining({ title: expect.any(String), version: expect.any(String) }));
-  expect(doc.servers).toEqual([{ url: ctx.gw.apiBase }]);
+  expect(doc.servers).toEqual([{ url: '/v1' }]);
+});
+
+/** GET /v1/openapi.json as a client naming another host in its Host header (the certificate is checked for localhost). */
+function openApiFor(gw: TestGateway, host: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(new URL('/v1/openapi.json', gw.url), { headers: { host }, ca: gw.ca, servername: 'localhost', agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject).end();
+  });
+}
+
+describe('the server address', () => {
+  test('never comes from the Host header of the request', async () => {
+    const res = await openApiFor(ctx.gw, 'evil.example:1234');
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text).servers).toEqual([{ url: '/v1' }]);
+    expect(res.text).not.toContain('evil.example');
+  });
+
+  test('is LEADCHAT_PUBLIC_URL when set', async () => {
+    const gw = await startGateway({ LEADCHAT_PUBLIC_URL: 'https://chat.example.com/' });
+    try {
+      const res = await openApiFor(gw, 'evil.example:1234');
+      expect(JSON.parse(res.text).servers).toEqual([{ url: 'https://chat.example.com/v1' }]);
+    } finally {
+      await gw.stop();
+      removeDir(gw.dataDir);
+    }
+  });
 });
 
 test('names every route with its methods', () => {
@@ -121,6 +154,22 @@ test('request schemas are the ones the routes validate with', () => {
   const grant = doc.paths['/subaccounts/credits'].post.requestBody.content['application/json'].schema;
   expect(grant.required).toEqual(expect.arrayContaining(['email', 'amount']));
   expect(grant.properties.amount.type).toBe('number');
+});
+
+test('credit amounts are documented to the hundredth, from 0.01', () => {
+  const hundredths = expect.objectContaining({ type: 'number', minimum: 0.01, multipleOf: 0.01, description: expect.stringContaining('0.01') });
+  const body = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema.properties;
+  expect(body('/subaccounts/credits', 'post').amount).toEqual(hundredths);
+  expect(body('/subaccounts/auto-recharge', 'put')).toMatchObject({ threshold: hundredths, amount: hundredths });
+});
+
+test('what the request checks refuse is documented: language tags, CSV rows, UTF-8 bodies, repeated query parameters', () => {
+  const body = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema.properties;
+  expect(body('/campaigns', 'post').language.description).toMatch(/BCP 47/);
+  expect(body('/campaigns/{id}', 'patch').language.description).toMatch(/BCP 47/);
+  expect(body('/lists/{list_id}/imports', 'post').csv.description).toMatch(/WRONG_FIELD_COUNT/);
+  expect(doc.info.description).toMatch(/UTF-8/);
+  expect(doc.info.description).toMatch(/once/);
 });
 
 test('error responses document both shapes: plain on the incoming endpoint, {code,message} elsewhere', () => {

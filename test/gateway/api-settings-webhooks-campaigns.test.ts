@@ -210,6 +210,37 @@ describe('campaigns', () => {
     expectApiError(await api(ctx.gw, account, 'POST', 'campaigns', { body }), 400);
   });
 
+  test('language: a BCP 47 tag, stored in its canonical form; anything else → 400 naming it, nothing stored', async () => {
+    const created = async (language: string) => (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Tagged', language } })).body;
+    expect((await created('pt-br')).language).toBe('pt-BR');
+    expect((await created(' zh-hant-tw ')).language).toBe('zh-Hant-TW');
+    expect((await created('es-419')).language).toBe('es-419');
+    expect((await created('EN')).language).toBe('en');
+
+    const before = (await api(ctx.gw, account, 'GET', 'campaigns', { query: { limit: '200' } })).body.data.length;
+    const stable = await created('fr');
+    for (const language of ['../../x', 'en_US', 'pt BR', '', 'e', '12', 'en-', 'x'.repeat(36)]) {
+      const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Bad tag', language } });
+      expectApiError(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.error.message).toMatch(/^language: /);
+      expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${stable.id}`, { body: { language } }), 400, 'VALIDATION_ERROR');
+    }
+    expect((await api(ctx.gw, account, 'GET', 'campaigns', { query: { limit: '200' } })).body.data).toHaveLength(before + 1);
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${stable.id}`)).body).toEqual(stable);
+
+    const patched = await api(ctx.gw, account, 'PATCH', `campaigns/${stable.id}`, { body: { language: 'fr-ca' } });
+    expect(patched.body.language).toBe('fr-CA');
+  });
+
+  test("a WhatsApp template's language comes from the campaign's language and region, without its script", async () => {
+    const contact = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: '+15550100177' } })).body;
+    for (const [language, code] of [['zh-Hant-TW', 'zh_TW'], ['pt-br', 'pt_BR'], ['es', 'es']]) {
+      const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Templated', language, openingTemplate: 'welcome' } })).body;
+      const preview = await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/preview`, { query: { contactId: contact.id } });
+      expect({ language, template: preview.body.template }).toEqual({ language, template: { name: 'welcome', language: code, params: [] } });
+    }
+  });
+
   test('PATCH changes the given fields and merges bot and followUps', async () => {
     const created = (await api(ctx.gw, account, 'POST', 'campaigns', {
       body: { name: 'To change', channel: 'sms', openingMessage: 'Hi', bot: { instructions: 'Keep me', goal: 'Old goal' }, followUps: { enabled: false, steps: [{ after: '30m', body: 'Hello?' }] } },

@@ -67,11 +67,8 @@ export interface ImportChunk {
   rows: ImportRow[];
 }
 
-/** A row as it came, with the contact fields named as POST /contacts names them. */
-export interface RawRow {
-  row: number;
-  fields: unknown;
-}
+/** A row as it came, with the contact fields named as POST /contacts names them; or one refused as it was read. */
+export type RawRow = { row: number; fields: unknown } | RowError;
 
 /** The import's two forms: CSV text with a header row and the header of each contact field, or contact objects. */
 export type ImportSource =
@@ -190,8 +187,13 @@ const tooManyRows = () => badRequest(`At most ${MAX_ROWS} rows per import; split
 async function checkRows(raw: RawRow[], readContact: ReadContact): Promise<ImportRow[]> {
   const seen = new Set<string>();
   const rows: ImportRow[] = [];
-  for (const [i, { row, fields }] of raw.entries()) {
+  for (const [i, read] of raw.entries()) {
     if (i > 0 && i % ROWS_PER_TURN === 0) await yieldToRequests();
+    if ('code' in read) {
+      rows.push(read);
+      continue;
+    }
+    const { row, fields } = read;
     try {
       const { firstName, lastName, customFields, externalIds, phone, email } = normalizeContact(readContact(fields));
       const ids = Object.values(externalIds ?? {});
@@ -214,20 +216,30 @@ async function checkRows(raw: RawRow[], readContact: ReadContact): Promise<Impor
  * The data rows of a CSV file, each with the contact fields its mapped columns give (empty cells left out). A
  * BOM, quoted fields and CRLF are read; a blank line is no row to import but keeps its row number, as in a
  * spreadsheet. The text is fed to the parser in slices, yielding between them.
+ *
+ * A row with more or fewer fields than the header has lost or gained a delimiter (an unquoted comma in a name, a
+ * cell cut off): its values no longer sit under their headers, so it is refused with its row rather than imported
+ * into the wrong fields. The parser tells such rows (relax_column_count keeps it reading past them, info names them),
+ * so the rest of the file still imports.
  */
 async function readCsv(text: string, columns: CsvColumns, delimiter: string): Promise<RawRow[]> {
-  const parser = Readable.from(slices(text, 256 * 1024)).pipe(csvParser({ bom: true, delimiter, relax_column_count: true }));
+  const parser = Readable.from(slices(text, 256 * 1024)).pipe(csvParser({ bom: true, delimiter, relax_column_count: true, info: true }));
   const rows: RawRow[] = [];
   let read: ((cells: string[]) => Record<string, unknown>) | undefined;
+  let fieldCount = 0;
   let row = 0;
   try {
-    for await (const record of parser as AsyncIterable<string[]>) {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { error?: CsvError } }>) {
       row += 1;
       if (row % ROWS_PER_TURN === 0) await yieldToRequests();
-      if (!read) read = fieldReader(record, columns);
-      else if (record.some((cell) => cell.trim() !== '')) {
+      if (!read) {
+        read = fieldReader(record, columns);
+        fieldCount = record.length;
+      } else if (record.some((cell) => cell.trim() !== '')) {
         if (rows.length === MAX_ROWS) throw tooManyRows();
-        rows.push({ row, fields: read(record) });
+        if (info.error?.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') {
+          rows.push({ row, code: 'WRONG_FIELD_COUNT', message: `the row has ${record.length} field${record.length === 1 ? '' : 's'} where the header has ${fieldCount}` });
+        } else rows.push({ row, fields: read(record) });
       }
     }
   } catch (err) {

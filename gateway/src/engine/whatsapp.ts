@@ -3,11 +3,21 @@ import type { Contact } from '../domain/contacts.js';
 import type { WhatsAppTemplate } from '../providers/channels/channel-provider.js';
 import { personalize } from './personalize.js';
 
-/** The WhatsApp language code of a campaign's templates: its own setting, else its language ("es-MX" → "es_MX"). */
+/**
+ * The WhatsApp language code of a campaign's templates: its own setting, else its language ("es-MX" → "es_MX").
+ * WhatsApp codes carry a language and a region only, so a script ("zh-Hant-TW" → "zh_TW") is left out.
+ */
 export function templateLanguage(campaign: Pick<Campaign, 'templateLanguage' | 'language'>): string {
   if (campaign.templateLanguage) return campaign.templateLanguage;
-  const [lang, region] = campaign.language.split(/[-_]/);
-  return region ? `${lang!.toLowerCase()}_${region.toUpperCase()}` : lang!.toLowerCase();
+  let lang: string;
+  let region: string | undefined;
+  try {
+    ({ language: lang, region } = new Intl.Locale(campaign.language));
+  } catch {
+    // A campaign saved before languages were checked may hold a WhatsApp-style code ("es_MX").
+    [lang = '', region] = campaign.language.split(/[-_]/);
+  }
+  return region ? `${lang.toLowerCase()}_${region.toUpperCase()}` : lang.toLowerCase();
 }
 
 function template(campaign: Campaign, name: string | null, params: string[], contact: Contact): WhatsAppTemplate | null {

@@ -8,6 +8,7 @@ import { httpsOnly } from './middleware/https-only.js';
 import { perKeyRateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi.js';
+import { strictQuery } from './query.js';
 import { route, type Routes } from './route.js';
 import { adminRouter } from './routes/admin.js';
 import { campaignsRoutes } from './routes/campaigns.js';
@@ -28,7 +29,7 @@ export function createApp(gw: Gateway, adminToken: string): Express {
   // Answers are read once by API clients; hashing every body for an ETag nobody sends back is wasted work.
   app.set('etag', false);
   app.set('trust proxy', gw.config.trustProxy);
-  app.set('query parser', 'simple');
+  app.set('query parser', strictQuery);
   // Each layer costs every request: those with nothing to do in this configuration are left out. The headers
   // every answer carries are set by the server (startGateway), before the app.
   if (gw.config.trustProxy) app.use(httpsOnly());
@@ -44,7 +45,10 @@ export function createApp(gw: Gateway, adminToken: string): Express {
   // registered first.
   const v1: Routes = { route: (path) => app.route(`/v1${path}` as string) };
   messagesRoutes(v1, gw, before);
-  route(v1, '/openapi.json', { get: (req, res) => void res.json(openApiDocument(`https://${req.get('host')}/v1`)) });
+  // The server address never comes from the request: a Host header is the client's to choose, and a document
+  // naming another host would send whoever follows it there with their key. Relative (/v1) without a public URL.
+  let openApi: ReturnType<typeof openApiDocument> | undefined;
+  route(v1, '/openapi.json', { get: (_req, res) => void res.json((openApi ??= openApiDocument(`${gw.config.publicUrl ?? ''}/v1`))) });
   contactsRoutes(v1, gw, before);
   listsRoutes(v1, gw, before);
   importsRoutes(v1, gw, before);

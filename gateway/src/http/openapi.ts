@@ -136,7 +136,14 @@ const AUTHENTICATION =
 export function openApiDocument(serverUrl: string) {
   return {
     openapi: '3.1.0',
-    info: { title: 'LeadChat API', version: '1', description: AUTHENTICATION },
+    info: {
+      title: 'LeadChat API',
+      version: '1',
+      description:
+        `${AUTHENTICATION} ` +
+        'Request bodies are JSON in UTF-8: a body with bytes that are not UTF-8 is 400 INVALID_ENCODING, another charset 415. ' +
+        'Each query parameter is given once, as a single value: one repeated (?limit=1&limit=2) or in brackets (limit[]=1) is 400 VALIDATION_ERROR naming it.',
+    },
     servers: [{ url: serverUrl }],
     paths: Object.fromEntries(
       Object.entries(ops).map(([path, methods]) => [

@@ -101,7 +101,7 @@ const importColumns = z
 
 export const importCreate = z
   .object({
-    csv: z.string().optional().describe('CSV text with a header row; a BOM, quoted fields and CRLF line ends are read'),
+    csv: z.string().optional().describe('CSV text with a header row; a BOM, quoted fields and CRLF line ends are read. A row with more or fewer fields than the header is rejected (WRONG_FIELD_COUNT), as a bad phone is'),
     columns: importColumns.optional().describe('With csv: the header of the column holding each contact field, e.g. {"phone":"Phone","customFields":{"city":"City"},"externalIds":{"livechat":"Visitor ID"}}'),
     delimiter: z.enum([',', ';', '\t', '|']).default(',').describe('With csv: the field separator'),
     contacts: z.array(z.unknown()).optional().describe('Instead of csv: the rows as contact objects, as POST /contacts takes them'),
@@ -165,11 +165,16 @@ export const sendMessage = z.object({
   }),
 });
 
+/**
+ * Credits count in hundredths, like money, and are kept as whole hundredths, so sums never drift. A smaller or
+ * finer amount is refused rather than rounded: rounding made 1e-10 a grant of 0.
+ */
 const credits = z
   .number({ error: 'must be a number' })
-  .positive('must be greater than 0')
+  .min(0.01, 'must be at least 0.01')
   .max(1_000_000_000, 'must be at most 1000000000')
-  .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, 'at most 2 decimal places');
+  .multipleOf(0.01, 'must be a whole number of hundredths (at most 2 decimal places)')
+  .describe('Credits, to the hundredth: a multiple of 0.01 from 0.01 to 1000000000');
 const subAccountEmail = z.string().trim().max(320).min(1, 'is required');
 
 export const creditGrant = z.object({
@@ -234,10 +239,25 @@ const faq = z.object({ question: nonBlank(1000), answer: nonBlank(5000) });
 /** Durations ("20m") and rates ("30/m") are read by the engine, which names the field in its 400. */
 const duration = z.string().max(20).describe('A duration: "30s", "15m", "2h", "1d"');
 const followUpStep = z.object({ after: duration.describe('Time after the message before it'), body: nonBlank(2000) });
+/**
+ * A BCP 47 language tag, checked by the platform's own parser rather than a grammar of ours, and stored in its
+ * canonical form ("pt-br" → "pt-BR"), the form the bot, its stemmers and WhatsApp template codes are derived from.
+ */
+const canonicalTag = (tag: string): string | undefined => {
+  try {
+    return Intl.getCanonicalLocales(tag)[0];
+  } catch {
+    return undefined; // RangeError: not a well-formed tag
+  }
+};
+const languageTag = text(35)
+  .refine((tag) => canonicalTag(tag) !== undefined, { message: 'must be a BCP 47 language tag such as en, pt-BR, es-419 or zh-Hant-TW', abort: true })
+  .overwrite((tag) => canonicalTag(tag)!)
+  .describe('A BCP 47 language tag such as "en", "pt-BR", "es-419" or "zh-Hant-TW"; kept in its canonical form');
 const campaignFields = {
   name: nonBlank(200),
   type: z.enum(['combined', 'outgoing', 'incoming']),
-  language: text(35),
+  language: languageTag,
   listId: id.nullable(),
   channel: z.enum(['whatsapp', 'sms', 'custom']),
   customChannel: text(100).nullable().describe('The custom channel label, for channel "custom"'),

@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { ApiError, badRequest } from '../../errors.js';
 
@@ -6,7 +8,7 @@ import { ApiError, badRequest } from '../../errors.js';
  * silently read as empty.
  */
 export function jsonBody(limit: number | string = '100kb'): RequestHandler {
-  const parse = express.json({ limit, strict: true, type: () => true });
+  const parse = express.json({ limit, strict: true, type: () => true, verify: utf8Only });
   return (req, res, next) => {
     const { 'content-length': length, 'content-type': type, 'transfer-encoding': chunked } = req.headers;
     const hasBody = Number(length ?? 0) > 0 || chunked !== undefined;
@@ -20,6 +22,16 @@ export function jsonBody(limit: number | string = '100kb'): RequestHandler {
       else next();
     });
   };
+}
+
+/**
+ * Bytes that are no UTF-8 would be decoded to U+FFFD and stored as if the sender had written it: the body is
+ * checked as it came, before decoding, and refused. JSON travels as UTF-8 (RFC 8259 §8.1); the other UTF charsets
+ * body-parser would take (UTF-16, UTF-32) decode bad bytes just as quietly, so they are refused as a media type.
+ */
+function utf8Only(_req: IncomingMessage, _res: unknown, bytes: Buffer, encoding: string): void {
+  if (encoding !== 'utf-8' && encoding !== 'utf8') throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request body must be UTF-8 JSON');
+  if (!isUtf8(bytes)) throw badRequest('Request body is not valid UTF-8', 'INVALID_ENCODING');
 }
 
 /**
