@@ -69,7 +69,7 @@ test('credits granted from the page: the balance, the history and the API show t
   await grant.getByLabel('Amount').fill('1.005');
   await page.evaluate(() => document.querySelector<HTMLInputElement>('#grant-amount')!.setAttribute('step', 'any'));
   await grant.getByRole('button', { name: 'Grant credits' }).click();
-  await grant.getByRole('alert').filter({ hasText: 'amount: at most 2 decimal places' }).waitFor();
+  await grant.getByRole('alert').filter({ hasText: 'amount: must be a whole number of hundredths (at most 2 decimal places)' }).waitFor();
   expect((await request(gw, 'GET', '/v1/credits', { apiKey: subs[1]!.apiKey })).body.balance).toBe(12.5);
 });
 
@@ -145,4 +145,26 @@ test('a standard account gets no Agency page in its navigation, and the API says
   const session = await signIn(gw, standard.email, standard.password);
   const refused = await withSession(gw, session, 'GET', '/v1/subaccounts');
   expect({ status: refused.status, code: refused.body.error.code }).toEqual({ status: 403, code: 'NOT_AGENCY' });
+});
+
+test('a sub-account whose balance pays for none of its messages is told so on every page, with the agency that grants credits', async () => {
+  const sub = await consoleAccount(gw, { parentEmail: agency.email, name: 'Zero Credits Dental' });
+  const own = await newContext(browser);
+  const p = await own.newPage();
+  await signInAt(p, url('/console/inbox'), sub);
+  const banner = p.getByRole('alert').filter({ hasText: 'Your balance is 0 credits' });
+  await banner.waitFor();
+  expect(await banner.textContent()).toContain(`Credits are granted by your agency, Growth Agency (${agency.email}): ask for them`);
+  expect(await seriousViolations(p)).toEqual([]);
+  await screenshot(p, 'balance-banner');
+  await p.getByRole('navigation').getByRole('link', { name: 'Campaigns' }).click();
+  await p.waitForURL(url('/console/campaigns'));
+  await banner.waitFor();
+
+  // Granted: the next page shows no banner.
+  await request(gw, 'POST', '/v1/subaccounts/credits', { apiKey: agency.apiKey, body: { email: sub.email, amount: 5 } });
+  await p.getByRole('navigation').getByRole('link', { name: 'Lists' }).click();
+  await p.getByRole('heading', { level: 1, name: 'Lists' }).waitFor();
+  await p.waitForFunction(() => !document.body.textContent?.includes('Your balance is'));
+  await own.close();
 });

@@ -64,7 +64,7 @@ describe('signing in', () => {
     for (const next of ['https://evil.example/', '//evil.example/x', '/console/inbox?c=<x>']) {
       await p.goto(url(`/console/sign-in?next=${encodeURIComponent(next)}`));
       await signInWithForm(p, owner.email, owner.password);
-      await p.waitForURL((u) => u.origin === new URL(gw.url).origin && u.pathname === '/console/settings/account');
+      await p.waitForURL((u) => u.origin === new URL(gw.url).origin && u.pathname === '/console/inbox');
       await p.getByRole('button', { name: 'Sign out' }).click();
       await p.waitForURL((u) => u.pathname === '/console/sign-in');
     }

@@ -101,6 +101,7 @@ describe('the campaigns', () => {
     await page.getByRole('button', { name: 'Add resource' }).click();
     await page.getByRole('textbox', { name: 'Resource 1' }).fill('Booking page: https://smile.example/book');
     await label('Goal').fill('The contact books a visit');
+    await label('Hand-off message').fill('Ana, de recepción, te escribe en unos minutos.');
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'campaign-new');
 
@@ -135,6 +136,7 @@ describe('the campaigns', () => {
         faqs: [{ question: 'What are your opening hours?', answer: 'Monday to Friday, 9 to 19.' }, { question: 'How much is a cleaning?', answer: '500 MXN.' }],
         resources: ['Booking page: https://smile.example/book'],
         goal: 'The contact books a visit',
+        handoffMessage: 'Ana, de recepción, te escribe en unos minutos.',
       },
     }));
     expect(await page.locator('main img').count()).toBe(0);

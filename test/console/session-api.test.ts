@@ -303,14 +303,14 @@ describe('console pages and assets', () => {
     expect(res.text).not.toMatch(/\son\w+=|https?:\/\//);
   });
 
-  test('the sign-in page is open; signed in, it and the bare addresses lead to the first page', async () => {
+  test('the sign-in page is open; signed in, it and the bare address lead to the Inbox, the settings address to its first page', async () => {
     const open = await request(gw, 'GET', '/console/sign-in', { headers: proxied });
     expect(open.status).toBe(200);
     expect(open.headers['cache-control']).toBe('no-store');
     expectSecurityHeaders(open.headers);
-    for (const p of ['/console/sign-in', '/console', '/console/', '/console/settings']) {
+    for (const [p, location] of [['/console/sign-in', '/console/inbox'], ['/console', '/console/inbox'], ['/console/', '/console/inbox'], ['/console/settings', '/console/settings/account']]) {
       const res = await withSession(gw, session, 'GET', p, { headers: proxied });
-      expect({ p, status: res.status, location: res.headers.location }).toEqual({ p, status: 302, location: '/console/settings/account' });
+      expect({ p, status: res.status, location: res.headers.location }).toEqual({ p, status: 302, location });
     }
   });
 

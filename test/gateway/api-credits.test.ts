@@ -248,3 +248,16 @@ describe('Idempotency-Key', () => {
 test('GET /v1/credits requires a key', async () => {
   expectApiError(await request(ctx.gw, 'GET', '/v1/credits'), 401, 'UNAUTHORIZED');
 });
+
+test('a sub-account is told whether its balance pays for its messages, what they cost, and which agency grants credits', async () => {
+  const sub = await newSub();
+  const agencyAccount = (await request(ctx.gw, 'GET', '/admin/v1/accounts', { query: { email: agency.email }, headers: { authorization: `Bearer ${ctx.gw.adminToken}` } })).body.data[0];
+  const empty = (await api(ctx.gw, sub, 'GET', 'credits')).body;
+  expect(empty).toMatchObject({ balance: 0, canSend: false, prices: { botReply: 1, smsSegment: 1, whatsapp: 1 }, agency: { name: agencyAccount.name, email: agency.email } });
+  expect((await grant({ email: sub.email, amount: 1 })).status).toBe(200);
+  expect((await api(ctx.gw, sub, 'GET', 'credits')).body).toMatchObject({ balance: 1, canSend: true });
+  // An account that pays for nothing is told nothing of it.
+  const own = (await api(ctx.gw, standalone, 'GET', 'credits')).body;
+  expect(own).not.toHaveProperty('canSend');
+  expect(own).not.toHaveProperty('agency');
+});

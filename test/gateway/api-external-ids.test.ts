@@ -67,6 +67,20 @@ describe('POST /contacts with external IDs', () => {
     expect((await api(ctx.gw, account, 'GET', `contacts/${first.id}`)).body.externalIds).toEqual({ livechat: 'v-1' });
   });
 
+  test('a contact known by its external ID alone gains the phone it is created with again', async () => {
+    const account = await createAccount(ctx.gw);
+    const visitor = (await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { livechat: 'v-9' } } })).body;
+    const phone = uniquePhone();
+    const same = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, firstName: 'Vera', externalIds: { livechat: 'v-9' } } });
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ id: visitor.id, phone, externalIds: { livechat: 'v-9' } });
+    expect((await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body.id).toBe(visitor.id);
+    // Now with a phone: another phone with its ID is another person, refused.
+    const other = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), externalIds: { livechat: 'v-9' } } });
+    expectApiError(other, 409, 'EXTERNAL_ID_TAKEN');
+    expect(other.body.error.message).toMatch(/a contact with another phone/);
+  });
+
   test('bad external IDs are 400', async () => {
     const account = await createAccount(ctx.gw);
     for (const externalIds of [{ '': 'x' }, { chat: '' }, { chat: 7 }, 'v-1', Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`l${i}`, `id${i}`]))]) {

@@ -171,7 +171,7 @@ test('a CSV that is not UTF-8 (a Latin-1 "é") → 400 INVALID_ENCODING, nothing
   // The file as a text/csv body is no JSON import at all.
   expectApiError(await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, { body: `Phone\n${phone}`, headers: { 'content-type': 'text/csv' } }), 415);
   expect((await api(ctx.gw, account, 'GET', `lists/${list.id}/imports`)).body).toEqual({ data: [], nextCursor: null });
-  expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'NOT_FOUND');
+  expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'CONTACT_NOT_FOUND');
 });
 
 test('repeats within the file are duplicates; an existing contact is reused as it is; one already on the list is counted', async () => {

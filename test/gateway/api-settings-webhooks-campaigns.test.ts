@@ -226,7 +226,7 @@ describe('campaigns', () => {
       expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${stable.id}`, { body: { language } }), 400, 'VALIDATION_ERROR');
     }
     expect((await api(ctx.gw, account, 'GET', 'campaigns', { query: { limit: '200' } })).body.data).toHaveLength(before + 1);
-    expect((await api(ctx.gw, account, 'GET', `campaigns/${stable.id}`)).body).toEqual(stable);
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${stable.id}`)).body).toEqual({ ...stable, unreachable: NONE_UNREACHABLE });
 
     const patched = await api(ctx.gw, account, 'PATCH', `campaigns/${stable.id}`, { body: { language: 'fr-ca' } });
     expect(patched.body.language).toBe('fr-CA');

@@ -178,7 +178,7 @@ describe('LeadChat node: campaigns', () => {
       ]);
     });
 
-    test('a question the FAQs do not cover is handed off, with the reason; a campaign without FAQs hands off silently', async () => {
+    test('a question the FAQs do not cover is handed off, with the reason and the notice the contact gets; so does a campaign without FAQs', async () => {
       const unsure = await runLeadChat(host, {
         resource: 'campaign',
         operation: 'testBot',
@@ -191,7 +191,7 @@ describe('LeadChat node: campaigns', () => {
         body: expect.stringMatching(/team will get back to you/),
       });
       const none = await runLeadChat(host, { resource: 'campaign', operation: 'testBot', campaign: locator(bare.id), message: 'What are your opening hours?' });
-      expect(none.output('LeadChat')[0]!.json).toMatchObject({ campaignId: bare.id, reply: { kind: 'handoff', reason: 'bot_no_knowledge', body: null } });
+      expect(none.output('LeadChat')[0]!.json).toMatchObject({ campaignId: bare.id, reply: { kind: 'handoff', reason: 'bot_no_knowledge', body: 'Thanks for your message! A member of our team will get back to you shortly.' } });
     });
 
     test('First Name reaches the bot: it greets the contact by name', async () => {

@@ -83,8 +83,10 @@ describe('LeadChat Trigger events', () => {
         body: { customData: { messageSid: 'ask-human-1', fromId: 'visitor-h', toId: 'acme', body: 'Can I talk to a human, please?', channel: 'webchat' } },
       });
       expect(sent.status).toBe(200);
-      await host.waitFor(() => host.executions.length >= before + 2, 'the two executions');
+      // The contact is told a person will answer; with no Custom Channel Webhook URL set, that notice fails too.
+      await host.waitFor(() => host.executions.length >= before + 3, 'the three executions');
       const events = host.executions.slice(before).map((run) => run.output('LeadChat Trigger')[0]!.json);
+      expect(events.map((e) => e.event).sort()).toEqual(['delivery_failed', 'handoff', 'message_received']);
       const received = events.find((e) => e.event === 'message_received')!;
       const handoff = events.find((e) => e.event === 'handoff')!;
       expect(received).toMatchObject({

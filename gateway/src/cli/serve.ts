@@ -22,6 +22,7 @@ export async function serve(): Promise<number | undefined> {
   const where = `https://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${running.address.port}`;
   process.stdout.write(
     `LeadChat gateway listening on ${where} (API: ${where}/v1, data: ${config.dataDir})\n` +
+      `Web console: ${where}/console\n` +
       `TLS certificate: ${running.tlsSource}\n` +
       `Admin token: ${running.adminTokenFile ?? 'from LEADCHAT_ADMIN_TOKEN'}\n`,
   );

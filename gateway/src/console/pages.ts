@@ -27,11 +27,11 @@ export const PAGES: readonly ConsolePage[] = [
   { path: '/console/agency', title: 'Agency', section: 'Agency', agencyOnly: true },
 ];
 
-/** Where a signed-in user lands, and where the bare /console address leads. */
-export const HOME_PATH = PAGES[0]!.path;
+/** Where a signed-in user lands, and where the bare /console address leads: the conversations waiting for the team. */
+export const HOME_PATH = '/console/inbox';
 
-/** Addresses that lead to another page: a section's address to its first page. */
+/** Addresses that lead to another page: the console's to the Inbox, a section's address to its first page. */
 export const REDIRECTS: Readonly<Record<string, string>> = {
   '/console': HOME_PATH,
-  '/console/settings': HOME_PATH,
+  '/console/settings': PAGES[0]!.path,
 };

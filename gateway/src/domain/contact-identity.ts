@@ -31,8 +31,8 @@ export async function findByExternalId(r: Reader, accountId: string, externalId:
   return registered ? r.get<Contact>('contacts', registered.contactId) : byFromId(r, accountId, externalId);
 }
 
-const taken = (label: string, externalId: string) =>
-  new ApiError(409, 'EXTERNAL_ID_TAKEN', `externalIds.${label}: "${externalId.slice(0, 100)}" is the external ID of another contact`);
+const taken = (label: string, externalId: string, holder = 'another contact') =>
+  new ApiError(409, 'EXTERNAL_ID_TAKEN', `externalIds.${label}: "${externalId.slice(0, 100)}" is the external ID of ${holder}`);
 
 /**
  * Spec §4.1: an existing phone (or, for an email-only contact, an existing email, or one of the external IDs given)
@@ -46,21 +46,21 @@ export async function createContact(gw: Gateway, accountId: string, input: Conta
 }
 
 /**
- * The account's contact with this phone (or, with no phone, this email, or one of these external IDs), or a new
- * one: fields already normalized. External IDs held by another contact, or a label of the contact holding another
- * ID, are a 409 EXTERNAL_ID_TAKEN before anything is written.
+ * The account's contact with this phone (or, with no phone, this email), else the one holding one of these external
+ * IDs, else a new one: fields already normalized. A contact found by an external ID gains the phone given when it has
+ * none, and any contact found gains the labels it lacks. An external ID held by another contact (or by one with
+ * another phone), or a label of the contact holding another ID, is a 409 EXTERNAL_ID_TAKEN before anything is written.
  */
 export async function findOrCreateContactIn(tx: Tx, accountId: string, fields: NormalizedFields): Promise<{ contact: Contact; created: boolean }> {
   const ids = Object.entries(fields.externalIds ?? {});
   const holders = await Promise.all(ids.map(([, externalId]) => findByExternalId(tx, accountId, externalId)));
-  const existing = fields.phone
-    ? await findByPhone(tx, accountId, fields.phone)
-    : fields.email
-      ? (await findByEmail(tx, accountId, fields.email)) ?? holders.find(Boolean)
-      : holders.find(Boolean);
+  const byAddress = fields.phone ? await findByPhone(tx, accountId, fields.phone) : fields.email ? await findByEmail(tx, accountId, fields.email) : undefined;
+  const existing = byAddress ?? holders.find(Boolean);
+  const newPhone = !byAddress && existing && fields.phone ? fields.phone : undefined;
   for (const [i, [label, externalId]] of ids.entries()) {
     const holder = holders[i];
     if (holder && holder.id !== existing?.id) throw taken(label, externalId);
+    if (newPhone && existing!.phone) throw taken(label, externalId, 'a contact with another phone');
     const current = existing?.externalIds?.[label];
     if (current !== undefined && current !== externalId) {
       throw new ApiError(409, 'EXTERNAL_ID_TAKEN', `externalIds.${label}: the contact already has the external ID "${current.slice(0, 100)}" there`);
@@ -72,10 +72,10 @@ export async function findOrCreateContactIn(tx: Tx, accountId: string, fields: N
     return { contact, created: true };
   }
   const missing = ids.filter(([label]) => existing.externalIds?.[label] === undefined);
-  if (!missing.length) return { contact: existing, created: false };
+  if (!missing.length && !newPhone) return { contact: existing, created: false };
   for (const [, externalId] of missing) if (!(await held(tx, accountId, externalId))) await register(tx, existing, externalId);
   const externalIds = { ...existing.externalIds, ...Object.fromEntries(missing) };
-  return { contact: await tx.update<Contact>('contacts', existing.id, { externalIds, updatedAt: now() }), created: false };
+  return { contact: await tx.update<Contact>('contacts', existing.id, { externalIds, ...(newPhone ? { phone: newPhone, emailOnly: null } : {}), updatedAt: now() }), created: false };
 }
 
 const register = (tx: Tx, contact: Contact, externalId: string) =>

@@ -1,3 +1,4 @@
+import type { Config } from '../config.js';
 import type { Gateway } from '../context.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
@@ -102,12 +103,26 @@ export async function spend(tx: Tx, account: Account, amountCents: number, entry
   return balanceCents;
 }
 
-export async function creditsOf(r: Reader, accountId: string) {
+/**
+ * The balance and its history; for a sub-account also what its messages cost, whether the balance pays for the
+ * cheapest of them (`canSend`), and the agency that grants its credits, so the team knows why bot replies fail and
+ * whom to ask.
+ */
+export async function creditsOf(r: Reader, accountId: string, prices: Config['prices']) {
   const fresh = await getAccount(r, accountId);
   const history = await r.find<CreditTransaction>('transactions', 'account', [accountId], { order: 'desc' });
+  const agency = fresh.parentId ? await r.get<Account>('accounts', fresh.parentId) : undefined;
+  const cheapest = Math.min(...Object.values(prices).filter((cents) => cents > 0));
   return {
     balance: toCredits(fresh.balanceCents),
-    ...(fresh.parentId ? { autoRecharge: publicAutoRecharge(fresh.autoRecharge) } : {}),
+    ...(fresh.parentId
+      ? {
+        autoRecharge: publicAutoRecharge(fresh.autoRecharge),
+        prices: { botReply: toCredits(prices.botReply), smsSegment: toCredits(prices.smsSegment), whatsapp: toCredits(prices.whatsapp) },
+        canSend: !Number.isFinite(cheapest) || fresh.balanceCents >= cheapest,
+        agency: agency ? { name: agency.name, email: agency.email } : null,
+      }
+      : {}),
     transactions: history.map((t) => ({
         id: t.id,
         kind: t.kind,

@@ -1,3 +1,4 @@
+import type { Config } from '../config.js';
 import { forbidden, notFound } from '../errors.js';
 import type { Page, Reader } from '../store/store.js';
 import { toCredits, type Account } from './accounts.js';
@@ -28,9 +29,9 @@ export function subAccountsOf(r: Reader, agency: Account, page?: Page): Promise<
 }
 
 /** A sub-account's balance, auto-recharge rule and credit history: what GET /v1/credits shows the sub-account itself. */
-export async function subAccountCredits(r: Reader, agency: Account, subId: string) {
+export async function subAccountCredits(r: Reader, agency: Account, subId: string, prices: Config['prices']) {
   requireAgency(agency);
   const sub = await r.get<Account>('accounts', subId);
   if (!sub || sub.parentId !== agency.id) throw notFound('Sub-account');
-  return creditsOf(r, sub.id);
+  return creditsOf(r, sub.id, prices);
 }

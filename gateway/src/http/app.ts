@@ -28,7 +28,9 @@ export function createApp(gw: Gateway, adminToken: string): Express {
   app.disable('x-powered-by');
   // Answers are read once by API clients; hashing every body for an ETag nobody sends back is wasted work.
   app.set('etag', false);
-  app.set('trust proxy', gw.config.trustProxy);
+  // One proxy in front: the client's address is the one it appended to X-Forwarded-For, not whatever the client
+  // wrote there itself, so per-address limits (failed authentications, sign-ins) cannot be dodged by a header.
+  app.set('trust proxy', gw.config.trustProxy ? 1 : false);
   app.set('query parser', strictQuery);
   // Each layer costs every request: those with nothing to do in this configuration are left out. The headers
   // every answer carries are set by the server (startGateway), before the app.

@@ -298,13 +298,13 @@ export const campaignCreate = z.object({
   reengagementTemplateParams: campaignFields.reengagementTemplateParams.default([]),
   templateLanguage: campaignFields.templateLanguage.default(null),
   openingMessage: campaignFields.openingMessage.default(null),
-  triggerOnNewContacts: campaignFields.triggerOnNewContacts.default(false),
+  triggerOnNewContacts: campaignFields.triggerOnNewContacts.optional().describe('Trigger on New Contacts Added to List; default: on when the campaign is linked to a list'),
   status: campaignFields.status.default('draft'),
   sendRate: campaignFields.sendRate.default(DEFAULT_SEND_RATE),
   sendingWindow: campaignFields.sendingWindow.default(null),
   followUps: campaignFields.followUps.partial().default({}),
   bot: campaignFields.bot.partial().default({}),
-});
+}).transform((c) => ({ ...c, triggerOnNewContacts: c.triggerOnNewContacts ?? c.listId !== null }));
 export const campaignUpdate = z
   .object({ ...campaignFields, bot: campaignFields.bot.partial(), followUps: campaignFields.followUps.partial() })
   .partial()

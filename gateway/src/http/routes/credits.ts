@@ -39,13 +39,13 @@ export function creditsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[],
 
   route(v1, '/subaccounts/:id/credits', {
     get: async (req, res) => {
-      await sendDurable(gw, res, await subAccountCredits(gw.store, accountOf(res), String(req.params.id)));
+      await sendDurable(gw, res, await subAccountCredits(gw.store, accountOf(res), String(req.params.id), gw.config.prices));
     },
   }, before);
 
   route(v1, '/credits', {
     get: async (_req, res) => {
-      const credits = await creditsOf(gw.store, accountOf(res).id);
+      const credits = await creditsOf(gw.store, accountOf(res).id, gw.config.prices);
       await sendDurable(gw, res, credits);
     },
   }, before);

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { PAGES, SIGN_IN_PATH, type ConsolePage } from '../../pages.js';
 import { Link } from '../router.js';
 import { signOut, type SessionInfo } from '../session.js';
+import { BalanceBanner, useCredits } from './balance.js';
 
 /**
  * The frame of every signed-in page: who is signed in, sign-out, and the navigation. On a page change the page's
@@ -12,6 +13,7 @@ export function Shell(props: { session: SessionInfo; page?: ConsolePage; childre
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
   const [leaving, setLeaving] = useState(false);
+  const credits = useCredits(props.page?.path);
   useEffect(() => {
     document.title = `${props.page?.title ?? 'Page not found'} · LeadChat console`;
     if (first.current) first.current = false;
@@ -47,7 +49,10 @@ export function Shell(props: { session: SessionInfo; page?: ConsolePage; childre
             </div>
           ))}
         </nav>
-        <main id="main" ref={main} tabIndex={-1}>{props.children}</main>
+        <main id="main" ref={main} tabIndex={-1}>
+          <BalanceBanner credits={credits} />
+          {props.children}
+        </main>
       </div>
     </>
   );

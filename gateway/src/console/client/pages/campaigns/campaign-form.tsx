@@ -56,7 +56,11 @@ export function CampaignForm(props: {
         <div class="field">
           <label for="c-list">List</label>
           <p class="hint" id="c-list-hint">Contacts added to this list get the opening message.</p>
-          <select id="c-list" value={d.listId} aria-describedby="c-list-hint" onChange={(e) => set('listId')(e.currentTarget.value)}>
+          <select id="c-list" value={d.listId} aria-describedby="c-list-hint" onChange={(e) => {
+            const listId = e.currentTarget.value;
+            // A new campaign linked to a list triggers on its new contacts, as the API has it by default.
+            setD((old) => ({ ...old, listId, ...(existing ? {} : { triggerOnNewContacts: listId !== '' }) }));
+          }}>
             <option value="">No list</option>
             {props.lists.map((l) => <option key={l.id} value={l.id}>{l.name}</option>)}
             {!listKnown && <option value={d.listId}>{d.listId}</option>}
@@ -64,6 +68,9 @@ export function CampaignForm(props: {
         </div>
         <Check id="c-trigger" label="Trigger on new contacts added to the list" checked={d.triggerOnNewContacts} onChange={set('triggerOnNewContacts')}
           hint="Each contact added to the list (by hand, by the API or by an import) gets the opening message." />
+        {d.status === 'live' && d.listId !== '' && !d.triggerOnNewContacts && (
+          <p class="warning" role="status">This campaign is Live, but new contacts of its list get no opening message: turn on the trigger above.</p>
+        )}
         <fieldset>
           <legend>Status</legend>
           {(Object.entries(STATUS_LABEL) as Array<[Campaign['status'], string]>).map(([value, label]) => (

@@ -11,6 +11,7 @@ interface Campaign {
   id: string;
   name: string;
   status: string;
+  createdAt: string;
 }
 
 /** Every campaign of the account, walking the pages of GET /v1/campaigns. */
@@ -29,15 +30,20 @@ async function allCampaigns(): Promise<{ campaigns?: Campaign[]; error?: string 
 const DAY_MS = 86_400_000;
 const isoDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
+/** The first day of a campaign's lifetime, as far back as one range may reach (366 days with today). */
+const lifetimeFrom = (c: Campaign | undefined) =>
+  isoDay(new Date(Math.max(c ? Date.parse(c.createdAt) : Date.now(), Date.now() - 365 * DAY_MS)));
+
 /**
  * Funnel at a glance: a campaign's contacts added, sent the opening message, replying, handed off, opting out,
- * reaching the goal and failing, for a range of days in the browser's time zone (GET /v1/campaigns/{id}/funnel).
+ * reaching the goal and failing, for a range of days in the browser's time zone (GET /v1/campaigns/{id}/funnel),
+ * from the campaign's first day unless the user picks other days.
  */
 export function FunnelPage() {
   const timezone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
   const [campaigns, setCampaigns] = useState<Campaign[] | undefined>(undefined);
   const [loadError, setLoadError] = useState<string | undefined>(undefined);
-  const [query, setQuery] = useState({ campaignId: '', from: isoDay(new Date(Date.now() - 29 * DAY_MS)), to: isoDay(new Date()) });
+  const [query, setQuery] = useState({ campaignId: '', from: lifetimeFrom(undefined), to: isoDay(new Date()) });
   const [funnel, setFunnel] = useState<Funnel | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
@@ -56,7 +62,7 @@ export function FunnelPage() {
     void allCampaigns().then(({ campaigns: found, error: failed }) => {
       setLoadError(failed);
       setCampaigns(found);
-      const first = { ...query, campaignId: found?.[0]?.id ?? '' };
+      const first = { ...query, campaignId: found?.[0]?.id ?? '', from: lifetimeFrom(found?.[0]) };
       setQuery(first);
       void show(first);
     });
@@ -81,7 +87,12 @@ export function FunnelPage() {
         <form onSubmit={submit} class="funnel-query">
           <div class="field">
             <label for="funnel-campaign">Campaign</label>
-            <select id="funnel-campaign" name="funnel-campaign" defaultValue={query.campaignId}>
+            <select id="funnel-campaign" name="funnel-campaign" defaultValue={query.campaignId}
+              onChange={(e) => {
+                // Another campaign: its own lifetime, which the user may still change.
+                const from = e.currentTarget.form?.elements.namedItem('funnel-from') as HTMLInputElement | null;
+                if (from) from.value = lifetimeFrom(campaigns.find((c) => c.id === e.currentTarget.value));
+              }}>
               {campaigns.map((c) => <option key={c.id} value={c.id}>{`${c.name} (${c.status})`}</option>)}
             </select>
           </div>
