@@ -61,8 +61,10 @@ describe('the campaigns', () => {
     await label('Name').fill(`Dental ${HOSTILE}`);
     await label('Type').selectOption('outgoing');
     await label('Language').fill('es-MX');
+    expect(await label('Trigger on new contacts added to the list').isChecked()).toBe(false);
     await label('List').selectOption(list.id);
-    await label('Trigger on new contacts added to the list').check();
+    // Linked to a list, a new campaign triggers on its new contacts unless the user says otherwise.
+    expect(await label('Trigger on new contacts added to the list').isChecked()).toBe(true);
     await label('Channel').selectOption('whatsapp');
     await label('Opening message').fill('Hola {{first_name|there}}, ¿te llamamos?');
     await label('Opening template').fill('dental_intro');
@@ -235,6 +237,13 @@ describe('reaching the list', () => {
     await page.getByRole('button', { name: 'Go Live anyway' }).click();
     await status('Campaign saved.').waitFor();
     expect((await v1('GET', `campaigns/${created.id}`)).body.status).toBe('live');
+    // Live without the trigger: said at once, before saving.
+    const untriggered = page.getByRole('status').filter({ hasText: 'new contacts of its list get no opening message' });
+    expect(await untriggered.count()).toBe(0);
+    await label('Trigger on new contacts added to the list').uncheck();
+    await untriggered.waitFor();
+    await label('Trigger on new contacts added to the list').check();
+    expect(await untriggered.count()).toBe(0);
 
     const late = (await v1('POST', 'contacts', { email: 'c@example.com' })).body;
     await v1('POST', `lists/${listId}/contacts`, { contactId: late.id });

@@ -181,6 +181,14 @@ describe('campaigns', () => {
     expect(all.body.data).toContainEqual(res.body);
   });
 
+  test('a campaign linked to a list triggers on its new contacts unless told otherwise; one without a list does not', async () => {
+    const linked = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Linked', listId } });
+    expect(linked.body.triggerOnNewContacts).toBe(true);
+    const off = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Linked, off', listId, triggerOnNewContacts: false } });
+    expect(off.body.triggerOnNewContacts).toBe(false);
+    expect((await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Alone' } })).body.triggerOnNewContacts).toBe(false);
+  });
+
   test('a partial bot is completed with the defaults', async () => {
     const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Bot', bot: { goal: 'Qualify' } } });
     expect(res.body.bot).toEqual({ active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: 'Qualify', handoffMessage: null });

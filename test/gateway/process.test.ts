@@ -445,6 +445,8 @@ describe('admin token', () => {
     expect(token.length).toBeGreaterThanOrEqual(32);
     expect(mode(file)).toBe(0o600);
     expect(gw.output()).toContain(`Admin token: ${file}`);
+    // The web console's address is printed beside the API's.
+    expect(gw.output()).toContain(`Web console: https://127.0.0.1:${new URL(gw.url).port}/console`);
 
     const ok = await request(gw, 'POST', '/admin/v1/accounts', { headers: { authorization: `Bearer ${token}` }, body: { name: 'Ops', email: 'ops@example.com' } });
     expect(ok.status).toBe(201);
