@@ -242,3 +242,25 @@ test("another account's session sees none of these conversations, and cannot ope
   await theirs.close();
   expect((await api('GET', `/v1/conversations/${conversationId}`)).body.contactId).toBe(contactId);
 });
+
+test('the Failed filter lists the conversations holding a failed message; Retry all failed sends them again', async () => {
+  receiverUp = false;
+  const sent = await api('POST', '/v1/send_custom_channel_message', { customData: { fromId: 'visitor-ruth', customChannel: 'web-chat', body: 'We open at 9 on Saturdays' } });
+  await poll(() => api('GET', `/v1/messages/${sent.body.messageId}`), (r) => r.body.status === 'failed');
+  await page.goto(url('/console/inbox'));
+  await page.getByLabel('Messages', { exact: true }).selectOption('true');
+  await listShows(page, ['Ruth']);
+  const ruth = conversationButton(page, 'Ruth');
+  expect(await ruth.locator('.inbox-failed').textContent()).toBe('1 failed');
+  await ruth.click();
+  await page.getByRole('button', { name: 'Retry the 1 failed message' }).waitFor();
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'inbox-failed-filter');
+
+  receiverUp = true;
+  await page.getByRole('button', { name: 'Retry all failed messages' }).click();
+  await page.getByRole('status').filter({ hasText: '1 message sent again.' }).waitFor();
+  await poll(() => api('GET', `/v1/messages/${sent.body.messageId}`), (r) => r.body.status === 'sent');
+  await page.getByText('No conversation matches these filters.').waitFor();
+  expect(hook.requests.at(-1)!.body).toMatchObject({ messageId: sent.body.messageId, body: 'We open at 9 on Saturdays' });
+});

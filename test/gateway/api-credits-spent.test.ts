@@ -111,3 +111,39 @@ test('a bot reply on WhatsApp costs the bot price and the WhatsApp price; accoun
   expect((await addLead(standard, list.id, 'Eve')).status).toBe('sent');
   expect(await ledger(standard)).toEqual({ balance: 0, transactions: [] });
 });
+
+test('a new sub-account at 0: every bot answer fails; the Failed filter finds the conversations, and after a grant one retry sends them all', async () => {
+  const { agency, sub, hook } = await subAccount(0);
+  const campaign = (await api(ctx.gw, sub, 'POST', 'campaigns', {
+    body: { name: 'Chat', channel: 'custom', customChannel: 'chat', bot: { faqs: [{ question: 'When are you open?', answer: 'Every day from 9 to 5.' }] } },
+  })).body;
+  const visitors = [unique('visitor'), unique('visitor')];
+  const conversationIds: string[] = [];
+  for (const fromId of visitors) {
+    const sent = await api(ctx.gw, sub, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, body: 'When are you open?', channel: 'chat', campaignId: campaign.id }) });
+    const message = (await api(ctx.gw, sub, 'GET', `messages/${sent.body.messageId}`)).body;
+    conversationIds.push(message.conversationId);
+    await poll(() => messagesOf(sub, message.contactId), (m) => m.some((x) => x.author === 'bot' && x.status === 'failed'));
+  }
+  const failing = (await api(ctx.gw, sub, 'GET', 'conversations', { query: { failed: 'true' } })).body.data as any[];
+  expect(failing.map((c) => c.id).sort()).toEqual([...conversationIds].sort());
+  expect(failing.every((c) => c.failed === 1)).toBe(true);
+
+  // Without credits, a retry is refused with the reason, and the messages stay failed.
+  const refused = (await api(ctx.gw, sub, 'POST', `conversations/${conversationIds[0]}/retry-failed`)).body;
+  expect(refused).toMatchObject({ retried: [], refused: [{ code: 'INSUFFICIENT_CREDITS' }], more: false });
+  expect((await api(ctx.gw, sub, 'GET', 'conversations', { query: { failed: 'true' } })).body.data).toHaveLength(2);
+
+  await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 5 } });
+  const retried = (await api(ctx.gw, sub, 'POST', 'conversations/retry-failed')).body;
+  expect(retried).toMatchObject({ refused: [], more: false });
+  expect(retried.retried).toHaveLength(2);
+  await poll(async () => hook.requests.filter((r) => r.body?.body === 'Every day from 9 to 5.').map((r) => r.body.toId).sort(), (ids) => ids.length === 2);
+  expect((await api(ctx.gw, sub, 'GET', 'conversations', { query: { failed: 'true' } })).body.data).toEqual([]);
+  for (const id of conversationIds) expect((await api(ctx.gw, sub, 'GET', `conversations/${id}`)).body.failed).toBe(0);
+  expect((await ledger(sub)).balance).toBe(4);
+
+  // Another account's conversation is not found.
+  const stranger = await createAccount(ctx.gw);
+  expect((await api(ctx.gw, stranger, 'POST', `conversations/${conversationIds[0]}/retry-failed`)).status).toBe(404);
+});

@@ -32,6 +32,8 @@ const ROUTES: Record<string, string[]> = {
   '/conversations': ['get'],
   '/conversations/{id}': ['get'],
   '/conversations/{id}/read': ['post'],
+  '/conversations/retry-failed': ['post'],
+  '/conversations/{id}/retry-failed': ['post'],
   '/channels': ['get'],
   '/channels/twilio': ['delete', 'put'],
   '/channels/whatsapp': ['delete', 'put'],
@@ -125,7 +127,7 @@ test('every operation is well formed: path parameters, responses, security, requ
       for (const requirement of op.security) for (const name of Object.keys(requirement)) expect(schemes).toContain(name);
       for (const ref of JSON.stringify(op).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)) expect(doc.components.schemas).toHaveProperty(ref[1]!);
       if (method === 'post' || method === 'put' || method === 'patch') {
-        const bodyless = ['/settings/webhook-secret', '/settings/webhook-test', '/api-key', '/messages/{id}/retry', '/conversations/{id}/read'].includes(path);
+        const bodyless = ['/settings/webhook-secret', '/settings/webhook-test', '/api-key', '/messages/{id}/retry', '/conversations/{id}/read', '/conversations/retry-failed', '/conversations/{id}/retry-failed'].includes(path);
         if (!bodyless) expect({ where, schema: op.requestBody?.content?.['application/json']?.schema?.type }).toEqual({ where, schema: 'object' });
       }
     }

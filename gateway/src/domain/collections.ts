@@ -55,6 +55,8 @@ export const collections: CollectionSpec[] = [
       kind: { fields: ['accountId', 'channel'] },
       // Set to 'held' only while a paused campaign holds the conversation's next follow-up.
       heldFollowUp: { fields: ['campaignId', 'followUpHeld'] },
+      // Set to 'failed' only while the conversation holds a failed outgoing message.
+      failing: { fields: ['accountId', 'failing'] },
     },
   },
   {

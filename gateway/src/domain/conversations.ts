@@ -45,6 +45,10 @@ export interface Conversation {
   botAnsweredId?: string | null;
   /** When the bot reported the campaign's goal reached in this conversation. */
   goalReachedAt?: string | null;
+  /** How many of its outgoing messages are failed now (a retry takes one off). */
+  failed?: number;
+  /** 'failed' while `failed` is above 0: an index finds the conversations with messages to retry. */
+  failing?: 'failed' | null;
   lastActivityAt: string;
   createdAt: string;
   updatedAt: string;
@@ -118,14 +122,31 @@ export function lastMessageOf(m: Message): Conversation['lastMessage'] {
 }
 
 export function publicConversation(c: Conversation, contact: Contact | undefined) {
-  const { accountId: _a, channelKey: _k, followUpHeld: _h, lastIncomingId: _i, botAnsweredId: _b, ...rest } = c;
-  return { ...rest, goalReachedAt: c.goalReachedAt ?? null, unread: c.unread ?? 0, lastReadAt: c.lastReadAt ?? null, contact: contact ? publicContact(contact) : null };
+  const { accountId: _a, channelKey: _k, followUpHeld: _h, lastIncomingId: _i, botAnsweredId: _b, failing: _f, ...rest } = c;
+  return {
+    ...rest,
+    goalReachedAt: c.goalReachedAt ?? null,
+    unread: c.unread ?? 0,
+    lastReadAt: c.lastReadAt ?? null,
+    failed: c.failed ?? 0,
+    contact: contact ? publicContact(contact) : null,
+  };
 }
 
 export interface ConversationFilters {
   status?: ConversationStatus;
   campaignId?: string;
   channel?: Channel;
+  /** Only the conversations holding a failed outgoing message. */
+  failed?: boolean;
+}
+
+/** One of the conversation's messages failed (`by` 1), or a failed one went out again (`by` -1). */
+export async function countFailed(tx: Tx, conversationId: string | null, by: 1 | -1): Promise<void> {
+  const conversation = conversationId ? await tx.get<Conversation>('conversations', conversationId) : undefined;
+  if (!conversation) return;
+  const failed = Math.max(0, (conversation.failed ?? 0) + by);
+  await tx.update<Conversation>('conversations', conversation.id, { failed, failing: failed > 0 ? 'failed' : null });
 }
 
 const SCAN_BATCH = 200;
@@ -135,11 +156,14 @@ const SCAN_BATCH = 200;
  * picks the index; the others are checked on what it yields, reading on until the page is full.
  */
 export async function conversationsOf(r: Reader, accountId: string, filters: ConversationFilters, page: { limit: number; after?: string }): Promise<Conversation[]> {
-  const { status, campaignId, channel } = filters;
+  const { status, campaignId, channel, failed } = filters;
   // A filter naming a campaign the account does not have is answered like the campaign's own URL would be.
   if (campaignId) await getCampaign(r, accountId, campaignId);
-  const [index, values] = status ? ['status', [accountId, status]] : campaignId ? ['campaign', [accountId, campaignId]] : channel ? ['kind', [accountId, channel]] : ['account', [accountId]];
-  const wanted = (c: Conversation) => (!status || c.status === status) && (!campaignId || c.campaignId === campaignId) && (!channel || c.channel === channel);
+  const [index, values] = failed
+    ? ['failing', [accountId, 'failed']]
+    : status ? ['status', [accountId, status]] : campaignId ? ['campaign', [accountId, campaignId]] : channel ? ['kind', [accountId, channel]] : ['account', [accountId]];
+  const wanted = (c: Conversation) =>
+    (!status || c.status === status) && (!campaignId || c.campaignId === campaignId) && (!channel || c.channel === channel) && (!failed || c.failing === 'failed');
   const found: Conversation[] = [];
   let after = page.after;
   for (;;) {

@@ -7,7 +7,7 @@ import { inServiceWindow } from '../engine/whatsapp.js';
 import type { Tx } from '../store/store.js';
 import { getAccount, type Account } from './accounts.js';
 import { getContact } from './contacts.js';
-import { messageSettled, type Conversation } from './conversations.js';
+import { countFailed, getConversation, messageSettled, type Conversation } from './conversations.js';
 import { insufficientCredits, spend } from './credits.js';
 import { deliveriesOf, getMessage, NO_RECEIVER, replyPayload, type Message } from './messages.js';
 import { queueDelivery, receiversOf, type Delivery } from './webhooks.js';
@@ -50,6 +50,7 @@ export async function retryMessage(gw: Gateway, accountId: string, messageId: st
     // A stale status report on the failed send must not move the new one.
     const retried = await tx.update<Message>('messages', message.id, { status: 'pending', error: null, errorCode: null, providerMessageId: null, updatedAt: now() });
     await messageSettled(tx, retried);
+    await countFailed(tx, retried.conversationId, -1);
     if (conversation.channel !== 'custom') {
       await tx.enqueue({ kind: 'send', data: { messageId: message.id }, accountId });
       return { message: retried, deliveries };
@@ -84,4 +85,42 @@ async function redeliver(tx: Tx, message: Message, deliveries: Delivery[], recei
     result.splice(result.indexOf(earlier), 1, again);
   }
   return result;
+}
+
+/** Conversations whose failed messages one account-wide retry takes; the answer says when more are left. */
+export const RETRY_CONVERSATIONS = 100;
+
+export interface RetryReport {
+  /** The messages sent again, oldest first. */
+  retried: string[];
+  /** The failed messages that could not go again, each with why (INSUFFICIENT_CREDITS, NO_RECEIVER …). */
+  refused: Array<{ messageId: string; code: string; message: string }>;
+  /** Account-wide: whether conversations with failed messages were left for another call. */
+  more: boolean;
+}
+
+/**
+ * "Retry all failed": every failed outgoing message of one conversation, or of the account's conversations that
+ * hold one (at most RETRY_CONVERSATIONS of them a call), goes out again as POST /v1/messages/{id}/retry sends it,
+ * oldest first. A message that cannot go again (still no credits, no receiver) stays failed and is reported.
+ */
+export async function retryFailed(gw: Gateway, accountId: string, conversationId?: string): Promise<RetryReport> {
+  const conversations = conversationId
+    ? [await getConversation(gw.store, accountId, conversationId)]
+    : await gw.store.find<Conversation>('conversations', 'failing', [accountId, 'failed'], { limit: RETRY_CONVERSATIONS + 1 });
+  const report: RetryReport = { retried: [], refused: [], more: conversations.length > RETRY_CONVERSATIONS };
+  for (const conversation of conversations.slice(0, RETRY_CONVERSATIONS)) {
+    const messages = await gw.store.find<Message>('messages', 'contact', [conversation.contactId]);
+    for (const m of messages) {
+      if (m.conversationId !== conversation.id || m.direction !== 'outgoing' || m.status !== 'failed') continue;
+      try {
+        await retryMessage(gw, accountId, m.id);
+        report.retried.push(m.id);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        report.refused.push({ messageId: m.id, code: err.code, message: err.message });
+      }
+    }
+  }
+  return report;
 }

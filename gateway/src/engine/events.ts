@@ -1,4 +1,5 @@
 import type { Account } from '../domain/accounts.js';
+import { countFailed } from '../domain/conversations.js';
 import { recordStep } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import { emit } from '../domain/webhooks.js';
@@ -16,6 +17,7 @@ export async function emitEvent(tx: Tx, account: Account | string, event: Exclud
 /** An outgoing message that will not reach the contact: its channel failed for good. */
 export async function deliveryFailed(tx: Tx, message: Message): Promise<void> {
   await recordStep(tx, 'failed', message);
+  await countFailed(tx, message.conversationId, 1);
   await emitEvent(tx, message.accountId, 'delivery_failed', {
     contactId: message.contactId,
     conversationId: message.conversationId,

@@ -87,5 +87,7 @@ export async function sendOnConversation(
     await tx.enqueue({ kind: 'send', data: { messageId: message.id }, accountId: account.id });
   }
   if (price > 0 && message.status !== 'failed') await spend(tx, account, price, { messageId: message.id, description: `${message.author} message on ${conversation.channelKey}` });
-  return { message, conversation: await touchConversation(tx, conversation, { lastMessage: lastMessageOf(message) }) };
+  // A failure counted on the conversation meanwhile (deliveryFailed) is kept: it is written anew from what is stored.
+  const current = message.status === 'failed' ? ((await tx.get<Conversation>('conversations', conversation.id)) ?? conversation) : conversation;
+  return { message, conversation: await touchConversation(tx, current, { lastMessage: lastMessageOf(message) }) };
 }

@@ -60,6 +60,12 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
     get: { summary: 'Get a campaign, with the contacts it could not reach: unreachable {total, byReason: {no_external_id, no_phone, opted_out, outside_whatsapp_window}}', ok: 200 },
     patch: { summary: 'Change a campaign', body: schemas.campaignUpdate, ok: 200 },
   },
+  '/conversations/retry-failed': {
+    post: { summary: 'Retry all failed: every failed outgoing message of the conversations holding one (100 conversations a call), oldest first: {retried, refused: [{messageId, code, message}], more}', ok: 200 },
+  },
+  '/conversations/{id}/retry-failed': {
+    post: { summary: "Retry all failed: every failed outgoing message of the conversation, oldest first: {retried, refused, more: false}", ok: 200 },
+  },
   '/send_custom_channel_message': { post: { summary: 'Send a message through a custom channel', body: schemas.sendMessage, ok: 200 } },
   '/incoming_custom_channel_message': { post: { summary: 'Receive an incoming message from a custom channel', body: schemas.incomingMessage, ok: 200 } },
   '/messages/{id}': { get: { summary: 'A message with its delivery attempts', ok: 200 } },

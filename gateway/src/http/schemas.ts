@@ -317,6 +317,7 @@ export const conversationQuery = z.object({
   status: z.enum(['active', 'handed_off', 'opted_out', 'closed']).optional(),
   campaignId: id.optional(),
   channel: z.enum(['sms', 'whatsapp', 'custom']).optional(),
+  failed: z.enum(['true', 'false']).transform((v) => v === 'true').optional().describe('true: only conversations holding a failed outgoing message'),
 });
 
 export const botState = z.object({ active: z.boolean({ error: 'must be true or false' }) });

@@ -3,6 +3,7 @@ import type { Gateway } from '../../context.js';
 import type { Contact } from '../../domain/contacts.js';
 import { conversationsOf, getConversation, publicConversation, type Conversation } from '../../domain/conversations.js';
 import { markRead } from '../../domain/read-state.js';
+import { retryFailed } from '../../domain/retry.js';
 import { readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { conversationQuery } from '../schemas.js';
@@ -17,6 +18,17 @@ export function conversationsRoutes(v1: Routes, gw: Gateway, before: RequestHand
       const accountId = accountOf(res).id;
       const page = await readPage({ gw, req, owner: accountId }, query, (p) => conversationsOf(gw.store, accountId, filters, p));
       await sendDurable(gw, res, { data: await Promise.all(page.data.map(withContact)), nextCursor: page.nextCursor });
+    },
+  }, before);
+  // Before /conversations/:id, which would take this path for one conversation's.
+  route(v1, '/conversations/retry-failed', {
+    post: async (_req, res) => {
+      res.json(await retryFailed(gw, accountOf(res).id));
+    },
+  }, before);
+  route(v1, '/conversations/:id/retry-failed', {
+    post: async (req, res) => {
+      res.json(await retryFailed(gw, accountOf(res).id, String(req.params.id)));
     },
   }, before);
   route(v1, '/conversations/:id', {

@@ -176,7 +176,7 @@ CREATE INDEX "funnel_counts_by_month" ON "funnel_counts" ((doc->>'campaignId'), 
   },
   {
     version: 8,
-    name: "contacts' external IDs on custom channels, and the contacts a campaign could not reach",
+    name: "contacts' external IDs on custom channels, the contacts a campaign could not reach, conversations with failed messages",
     sql: `
 CREATE TABLE "external_ids" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
 CREATE UNIQUE INDEX "external_ids_by_value" ON "external_ids" ((doc->>'accountId'), (doc->>'externalId'))
@@ -185,6 +185,9 @@ CREATE UNIQUE INDEX "external_ids_by_value" ON "external_ids" ((doc->>'accountId
 CREATE TABLE "unreachable" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
 
 CREATE TABLE "unreachable_counts" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+
+CREATE INDEX "conversations_by_failing" ON "conversations" ((doc->>'accountId'), (doc->>'failing'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'failing' IS NOT NULL;
 `,
   },
 ];

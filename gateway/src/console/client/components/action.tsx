@@ -9,13 +9,14 @@ export function useAction() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
   const [done, setDone] = useState<string | undefined>(undefined);
-  const run = async <T,>(request: () => Promise<ApiResult<T>>, doneMessage: string, then?: (data: T) => void) => {
+  /** `doneMessage` may be worded from the API's answer. */
+  const run = async <T,>(request: () => Promise<ApiResult<T>>, doneMessage: string | ((data: T) => string), then?: (data: T) => void) => {
     setBusy(true);
     setDone(undefined);
     const res = await request();
     setBusy(false);
     setError(res.ok ? undefined : res.error);
-    setDone(res.ok ? doneMessage : undefined);
+    setDone(res.ok ? (typeof doneMessage === 'string' ? doneMessage : doneMessage(res.data as T)) : undefined);
     if (res.ok) then?.(res.data as T);
     return res.ok;
   };

@@ -23,6 +23,7 @@ export function ConversationList(props: { items: Conversation[]; selected?: stri
               {c.status !== 'active' && c.status !== 'handed_off' && <span>{CONVERSATION_STATUS[c.status]}</span>}
               {c.status === 'handed_off' && <span class="inbox-badge inbox-handoff">Handed off</span>}
               {c.unread > 0 && <span class="inbox-badge inbox-count">{c.unread} unread</span>}
+              {c.failed > 0 && <span class="inbox-badge inbox-failed">{c.failed} failed</span>}
             </span>
             {c.lastMessage && (
               <span class="inbox-item-last">{c.lastMessage.direction === 'outgoing' ? 'You: ' : ''}{c.lastMessage.body}</span>

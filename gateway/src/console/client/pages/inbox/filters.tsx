@@ -6,15 +6,17 @@ export interface Filters {
   status: string;
   channel: string;
   campaignId: string;
+  /** 'true': only conversations holding a failed message. */
+  failed: string;
 }
 
-export const NO_FILTERS: Filters = { status: '', channel: '', campaignId: '' };
+export const NO_FILTERS: Filters = { status: '', channel: '', campaignId: '', failed: '' };
 
 /** The query string of GET /v1/conversations for these filters (the API does the filtering). */
 export const filterQuery = (f: Filters) =>
   Object.entries(f).filter(([, v]) => v).map(([k, v]) => `&${k}=${encodeURIComponent(v)}`).join('');
 
-/** Status, channel and campaign, as GET /v1/conversations filters by them. */
+/** Status, channel, campaign and failed messages, as GET /v1/conversations filters by them. */
 export function FilterBar(props: { value: Filters; onChange: (f: Filters) => void }) {
   const [campaigns, setCampaigns] = useState<Array<{ id: string; name: string }>>([]);
   useEffect(() => {
@@ -31,6 +33,13 @@ export function FilterBar(props: { value: Filters; onChange: (f: Filters) => voi
           <option value="handed_off">Handed off</option>
           <option value="opted_out">Opted out</option>
           <option value="closed">Closed</option>
+        </select>
+      </div>
+      <div class="field">
+        <label for="inbox-failed">Messages</label>
+        <select id="inbox-failed" value={props.value.failed} onChange={set('failed')}>
+          <option value="">All</option>
+          <option value="true">Failed</option>
         </select>
       </div>
       <div class="field">

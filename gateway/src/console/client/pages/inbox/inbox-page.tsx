@@ -3,6 +3,7 @@ import { get } from '../../api.js';
 import { PageTitle } from '../../components/shell.js';
 import { ConversationList } from './conversation-list.js';
 import { FilterBar, filterQuery, NO_FILTERS, type Filters } from './filters.js';
+import { RetryAllFailed } from './retry-all.js';
 import { usePolling } from './poll.js';
 import { Thread } from './thread.js';
 import type { Conversation, PageOf } from './types.js';
@@ -51,6 +52,7 @@ export function InboxPage() {
         <section class="panel inbox-list" aria-labelledby="conversations-heading">
           <h2 id="conversations-heading">Conversations</h2>
           <FilterBar value={filters} onChange={filter} />
+          {filters.failed === 'true' && <RetryAllFailed label="Retry all failed messages" onDone={() => void load()} />}
           {error && <p class="error" role="alert">{error}</p>}
           {page ? <ConversationList items={page.data} selected={open} filtered={filtered} onOpen={choose} /> : !error && <p role="status">Loading…</p>}
           {page?.nextCursor && limit < MAX_LIMIT && (

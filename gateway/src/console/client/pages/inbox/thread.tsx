@@ -5,6 +5,7 @@ import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
 import { CONVERSATION_STATUS, channelName, contactName, when } from './labels.js';
 import { MessageItem } from './message.js';
+import { RetryAllFailed } from './retry-all.js';
 import { usePolling } from './poll.js';
 import type { Conversation, Message, PageOf } from './types.js';
 
@@ -77,6 +78,9 @@ export function Thread(props: { id: string; onClose: () => void; onChanged: () =
       {conversation.contact?.optOut
         ? <OptedOut optOut={conversation.contact.optOut} />
         : <BotSwitch conversation={conversation} onChanged={reload} />}
+      {conversation.failed > 0 && (
+        <RetryAllFailed conversationId={conversation.id} label={`Retry the ${conversation.failed} failed ${conversation.failed === 1 ? 'message' : 'messages'}`} onDone={reload} />
+      )}
       <h3>Messages</h3>
       {error && <p class="error" role="alert">{error}</p>}
       {messages && messages.length === 0 && <p class="current">No messages yet.</p>}

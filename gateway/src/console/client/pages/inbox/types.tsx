@@ -21,6 +21,8 @@ export interface Conversation {
   lastMessage: { id: string; direction: 'incoming' | 'outgoing'; body: string; status: string; createdAt: string } | null;
   lastActivityAt: string;
   unread: number;
+  /** How many of its outgoing messages are failed. */
+  failed: number;
   contact: Contact | null;
 }
 

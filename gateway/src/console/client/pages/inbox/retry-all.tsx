@@ -1,0 +1,37 @@
+import { call } from '../../api.js';
+import { useAction } from '../../components/action.js';
+import { FormStatus } from '../../components/form.js';
+
+interface RetryReport {
+  retried: string[];
+  refused: Array<{ messageId: string; code: string; message: string }>;
+  more: boolean;
+}
+
+/** What a retry did, in one sentence: how many went again, and why the others could not. */
+function summary(r: RetryReport): string {
+  const sent = `${r.retried.length} ${r.retried.length === 1 ? 'message' : 'messages'} sent again.`;
+  const reasons = [...new Set(r.refused.map((x) => x.message))];
+  const refused = r.refused.length ? ` ${r.refused.length} could not go: ${reasons.join('; ')}.` : '';
+  return `${sent}${refused}${r.more ? ' More conversations hold failed messages: retry again.' : ''}`;
+}
+
+/**
+ * "Retry all failed", for one conversation (POST /v1/conversations/{id}/retry-failed) or every conversation of the
+ * account (POST /v1/conversations/retry-failed): after credits are granted or a receiver is back, one click sends
+ * the failed messages again.
+ */
+export function RetryAllFailed(props: { conversationId?: string; label: string; onDone: () => void }) {
+  const retrying = useAction();
+  const path = props.conversationId ? `/v1/conversations/${encodeURIComponent(props.conversationId)}/retry-failed` : '/v1/conversations/retry-failed';
+  const run = async () => {
+    await retrying.run(() => call<RetryReport>('POST', path), summary);
+    props.onDone();
+  };
+  return (
+    <div class="inbox-retry-all">
+      <button type="button" class="secondary" disabled={retrying.busy} onClick={() => void run()}>{props.label}</button>
+      <FormStatus error={retrying.error} done={retrying.done} />
+    </div>
+  );
+}
