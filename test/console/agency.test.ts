@@ -107,9 +107,13 @@ test('a grant whose answer was lost is sent again with its Idempotency-Key and g
   expect(await balance()).toBe(before + 6);
 });
 
-test('auto-recharge set from the page shows in the table', async () => {
+test('auto-recharge set from the page shows in the table; the form shows the chosen sub-account\'s rule as it is', async () => {
   const recharge = page.getByRole('region', { name: 'Auto-recharge' });
+  const on = recharge.getByRole('checkbox', { name: 'On' });
   await recharge.getByLabel('Sub-account').selectOption(subs[0]!.email);
+  // No rule yet: off.
+  expect(await on.isChecked()).toBe(false);
+  await on.check();
   await recharge.getByLabel('When the balance is below').fill('5');
   await recharge.getByLabel('Add', { exact: true }).fill('20');
   await recharge.getByRole('button', { name: 'Save auto-recharge' }).click();
@@ -117,6 +121,13 @@ test('auto-recharge set from the page shows in the table', async () => {
   await row(page, subs[0]!.id).locator('td', { hasText: 'Below 5.00, add 20.00' }).waitFor();
   expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'agency');
+  // Another sub-account's rule, then this one's again: the form follows the choice.
+  await recharge.getByLabel('Sub-account').selectOption(subs[1]!.email);
+  await page.waitForFunction(() => !(document.querySelector('input[name="recharge-enabled"]') as HTMLInputElement).checked);
+  expect(await recharge.getByLabel('When the balance is below').inputValue()).toBe('');
+  await recharge.getByLabel('Sub-account').selectOption(subs[0]!.email);
+  await page.waitForFunction(() => (document.querySelector('input[name="recharge-enabled"]') as HTMLInputElement).checked);
+  expect(await recharge.getByLabel('When the balance is below').inputValue()).toBe('5');
 });
 
 test('readable at phone width', async () => {

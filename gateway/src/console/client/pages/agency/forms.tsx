@@ -1,14 +1,14 @@
-import { useRef } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus } from '../../components/form.js';
 import { credits, type SubAccount } from './types.js';
 
-function SubAccountSelect(props: { id: string; subs: SubAccount[]; selected?: string }) {
+function SubAccountSelect(props: { id: string; subs: SubAccount[]; selected?: string; onChange?: (email: string) => void }) {
   return (
     <div class="field">
       <label for={props.id}>Sub-account</label>
-      <select id={props.id} name={props.id} key={props.selected} defaultValue={props.selected}>
+      <select id={props.id} name={props.id} key={props.selected} defaultValue={props.selected} onChange={(e) => props.onChange?.(e.currentTarget.value)}>
         {props.subs.map((s) => <option key={s.id} value={s.email}>{`${s.name} (${s.email})`}</option>)}
       </select>
     </div>
@@ -54,10 +54,14 @@ export function GrantForm(props: { subs: SubAccount[]; selected?: string; onDone
   );
 }
 
-/** PUT /v1/subaccounts/auto-recharge: below the threshold, the agency is asked (auto_recharge event) to add the amount. */
+/**
+ * PUT /v1/subaccounts/auto-recharge: below the threshold, the agency is asked (auto_recharge event) to add the amount.
+ * The fields show the rule of the sub-account chosen in the form, as it is: off when there is none.
+ */
 export function AutoRechargeForm(props: { subs: SubAccount[]; selected?: string; onDone: (email: string) => void }) {
   const saving = useAction();
-  const current = props.subs.find((s) => s.id === props.selected) ?? props.subs[0];
+  const [chosen, setChosen] = useState<string | undefined>(undefined);
+  const current = props.subs.find((s) => s.email === chosen) ?? props.subs.find((s) => s.id === props.selected) ?? props.subs[0];
   const rule = current?.autoRecharge;
   const submit = (e: SubmitEvent) => {
     const form = read(e);
@@ -66,9 +70,9 @@ export function AutoRechargeForm(props: { subs: SubAccount[]; selected?: string;
     void saving.run(() => call('PUT', '/v1/subaccounts/auto-recharge', body), 'Auto-recharge saved.', () => props.onDone(email));
   };
   return (
-    <form onSubmit={submit} key={current?.id}>
-      <SubAccountSelect id="recharge-sub" subs={props.subs} selected={current?.email} />
-      <label class="choice"><input type="checkbox" name="recharge-enabled" defaultChecked={rule?.enabled ?? true} /> On</label>
+    <form onSubmit={submit} key={`${current?.id}:${rule?.enabled}:${rule?.threshold}:${rule?.amount}`}>
+      <SubAccountSelect id="recharge-sub" subs={props.subs} selected={current?.email} onChange={setChosen} />
+      <label class="choice"><input type="checkbox" name="recharge-enabled" defaultChecked={rule?.enabled ?? false} /> On</label>
       <Field id="recharge-threshold" label="When the balance is below" type="number" min="0.01" step="0.01" required inputMode="decimal"
         defaultValue={rule ? String(rule.threshold) : ''} />
       <Field id="recharge-amount" label="Add" type="number" min="0.01" step="0.01" required inputMode="decimal"
