@@ -326,11 +326,14 @@ describe('webhook subscriptions (POST /v1/webhooks)', () => {
   });
 });
 
-/** Waits until every delivery of the message has settled, not just the first to succeed. */
+/**
+ * Waits until every delivery of the message has settled, not just the first to succeed, and the message with them:
+ * the answer reads the message and its deliveries one after the other, so one answer may catch a commit between.
+ */
 async function allDelivered(account: TestAccount, messageId: string): Promise<any> {
   const res = await poll(
     () => api(ctx.gw, account, 'GET', `messages/${messageId}`),
-    (r) => r.status === 200 && r.body.deliveries.length > 0 && r.body.deliveries.every((d: { status: string }) => d.status !== 'pending'),
+    (r) => r.status === 200 && r.body.status !== 'pending' && r.body.deliveries.length > 0 && r.body.deliveries.every((d: { status: string }) => d.status !== 'pending'),
   );
   return res.body;
 }

@@ -19,14 +19,8 @@ export async function serve(): Promise<number | undefined> {
   const running = await startGateway(config, log);
   // After opening the store, which builds its indexes faster with the engine's default heap growth.
   boundHeapGrowth();
-  const where = `https://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${running.address.port}`;
-  process.stdout.write(
-    `LeadChat gateway listening on ${where} (API: ${where}/v1, data: ${config.dataDir})\n` +
-      `Web console: ${where}/console\n` +
-      `TLS certificate: ${running.tlsSource}\n` +
-      `Admin token: ${running.adminTokenFile ?? 'from LEADCHAT_ADMIN_TOKEN'}\n`,
-  );
-  await new Promise<void>((resolve) => {
+  // Listening for the stop signals before saying so: a supervisor may send one as soon as it reads the line.
+  const stopped = new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
       log.info({ signal }, 'shutting down');
       running.stop().then(resolve, (err) => {
@@ -38,5 +32,13 @@ export async function serve(): Promise<number | undefined> {
     process.once('SIGTERM', shutdown);
     process.once('SIGINT', shutdown);
   });
+  const where = `https://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${running.address.port}`;
+  process.stdout.write(
+    `LeadChat gateway listening on ${where} (API: ${where}/v1, data: ${config.dataDir})\n` +
+      `Web console: ${where}/console\n` +
+      `TLS certificate: ${running.tlsSource}\n` +
+      `Admin token: ${running.adminTokenFile ?? 'from LEADCHAT_ADMIN_TOKEN'}\n`,
+  );
+  await stopped;
   return 0;
 }
