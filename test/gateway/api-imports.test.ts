@@ -192,11 +192,12 @@ test('repeats within the file are duplicates; an existing contact is reused as i
     ',Mail again,MAIL@example.com', // 6: the existing email-only contact
     ',Mail twice,mail@example.com', // 7: row 6 again
     `${known},Third,`, // 8: row 3 again
+    ',Email of row 3,Changed@example.com', // 9: found by row 3's email: row 3 again
   ].join('\n');
   const res = await importInto(account, list.id, { csv, columns: { phone: 'phone', firstName: 'name', email: 'email' } });
   expect(res.status).toBe(202);
   const done = await finished(account, res.body.id);
-  expect(done).toMatchObject({ total: 7, processed: 7, added: 3, alreadyInList: 1, duplicates: 3, rejected: 0, errors: [] });
+  expect(done).toMatchObject({ total: 8, processed: 8, added: 3, alreadyInList: 1, duplicates: 4, rejected: 0, errors: [] });
 
   expect((await api(ctx.gw, account, 'GET', `contacts/${existing.id}`)).body).toEqual(existing);
   expect((await api(ctx.gw, account, 'GET', `contacts/${member.id}`)).body).toEqual(member);

@@ -197,12 +197,13 @@ async function checkRows(raw: RawRow[], readContact: ReadContact): Promise<Impor
     try {
       const { firstName, lastName, customFields, externalIds, phone, email } = normalizeContact(readContact(fields));
       const ids = Object.values(externalIds ?? {});
-      const key = phone ? `phone:${phone}` : email ? `email:${email}` : `id:${ids[0]}`;
-      if (seen.has(key)) {
+      // The first is what finds the row's contact; the others make a later row found by them a repeat too.
+      const keys = [...(phone ? [`phone:${phone}`] : []), ...(email ? [`email:${email}`] : []), ...ids.map((id) => `id:${id}`)];
+      if (seen.has(keys[0]!)) {
         rows.push({ row, duplicate: true });
         continue;
       }
-      seen.add(key);
+      for (const key of keys) seen.add(key);
       rows.push({ row, contact: { firstName, lastName, phone, email, ...(customFields && Object.keys(customFields).length ? { customFields } : {}), ...(ids.length ? { externalIds } : {}) } });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
