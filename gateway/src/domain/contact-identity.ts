@@ -2,7 +2,7 @@ import type { Gateway } from '../context.js';
 import { ApiError } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
-import { createContactIn, findByEmail, findByPhone, newContact, normalizeContact, type Contact, type ContactInput, type NormalizedFields } from './contacts.js';
+import { createContactIn, findByEmail, findByFromId, findByPhone, newContact, normalizeContact, type Contact, type ContactInput, type NormalizedFields } from './contacts.js';
 import { normalizePhone } from './phone.js';
 
 /**
@@ -18,17 +18,14 @@ export interface ExternalId {
   contactId: string;
 }
 
-const held = async (r: Reader, accountId: string, externalId: string) =>
-  (await r.find<ExternalId>('external_ids', 'value', [accountId, externalId], { limit: 1 }))[0];
-
-/** A contact stored before external IDs were registered holds its one ID as fromId, unregistered. */
-const byFromId = async (r: Reader, accountId: string, externalId: string) =>
-  (await r.find<Contact>('contacts', 'fromId', [accountId, externalId], { limit: 1 }))[0];
-
-/** The contact holding an external ID, under any label. */
-export async function findByExternalId(r: Reader, accountId: string, externalId: string): Promise<Contact | undefined> {
-  const registered = await held(r, accountId, externalId);
-  return registered ? r.get<Contact>('contacts', registered.contactId) : byFromId(r, accountId, externalId);
+/**
+ * The contact holding an external ID, under any label, and whether the ID is registered: a contact stored before
+ * external IDs were registered holds its one ID as fromId, unregistered.
+ */
+async function holderOf(r: Reader, accountId: string, externalId: string): Promise<{ contact?: Contact; registered: boolean }> {
+  const [held] = await r.find<ExternalId>('external_ids', 'value', [accountId, externalId], { limit: 1 });
+  if (held) return { contact: await r.get<Contact>('contacts', held.contactId), registered: true };
+  return { contact: await findByFromId(r, accountId, externalId), registered: false };
 }
 
 const taken = (label: string, externalId: string, holder = 'another contact') =>
@@ -53,12 +50,12 @@ export async function createContact(gw: Gateway, accountId: string, input: Conta
  */
 export async function findOrCreateContactIn(tx: Tx, accountId: string, fields: NormalizedFields): Promise<{ contact: Contact; created: boolean }> {
   const ids = Object.entries(fields.externalIds ?? {});
-  const holders = await Promise.all(ids.map(([, externalId]) => findByExternalId(tx, accountId, externalId)));
+  const holders = await Promise.all(ids.map(([, externalId]) => holderOf(tx, accountId, externalId)));
   const byAddress = fields.phone ? await findByPhone(tx, accountId, fields.phone) : fields.email ? await findByEmail(tx, accountId, fields.email) : undefined;
-  const existing = byAddress ?? holders.find(Boolean);
+  const existing = byAddress ?? holders.find((h) => h.contact)?.contact;
   const newPhone = !byAddress && existing && fields.phone ? fields.phone : undefined;
   for (const [i, [label, externalId]] of ids.entries()) {
-    const holder = holders[i];
+    const holder = holders[i]!.contact;
     if (holder && holder.id !== existing?.id) throw taken(label, externalId);
     if (newPhone && existing!.phone) throw taken(label, externalId, 'a contact with another phone');
     const current = existing?.externalIds?.[label];
@@ -73,7 +70,9 @@ export async function findOrCreateContactIn(tx: Tx, accountId: string, fields: N
   }
   const missing = ids.filter(([label]) => existing.externalIds?.[label] === undefined);
   if (!missing.length && !newPhone) return { contact: existing, created: false };
-  for (const [, externalId] of missing) if (!(await held(tx, accountId, externalId))) await register(tx, existing, externalId);
+  for (const [i, [label, externalId]] of ids.entries()) {
+    if (existing.externalIds?.[label] === undefined && !holders[i]!.registered) await register(tx, existing, externalId);
+  }
   const externalIds = { ...existing.externalIds, ...Object.fromEntries(missing) };
   return { contact: await tx.update<Contact>('contacts', existing.id, { externalIds, ...(newPhone ? { phone: newPhone, emailOnly: null } : {}), updatedAt: now() }), created: false };
 }
@@ -110,10 +109,8 @@ export async function contactForExternalId(
   // Only the contact's own fields: callers pass a whole message input, whose `id` must not become the contact's.
   const { firstName, lastName, email } = details;
   const given = Object.fromEntries(Object.entries({ firstName, lastName, email }).filter(([, v]) => v)) as Partial<Contact>;
-  const registered = await held(tx, accountId, externalId);
-  const known = registered
-    ? await tx.get<Contact>('contacts', registered.contactId)
-    : (await byFromId(tx, accountId, externalId)) ?? (await findByAddress(tx, accountId, externalId));
+  const { contact: holder, registered } = await holderOf(tx, accountId, externalId);
+  const known = holder ?? (await findByAddress(tx, accountId, externalId));
   const contact = known ?? await tx.insert<Contact>('contacts', newContact(accountId, given));
   if (!registered) await register(tx, contact, externalId);
   const place: Partial<Contact> = {

@@ -46,17 +46,6 @@ export interface ContactInput {
   externalIds?: Record<string, string>;
 }
 
-/**
- * Every external ID a contact holds (its fromId and its labelled ones), registered once per account: one ID is one
- * person, whichever custom channel it comes from, so its uniqueness holds across labels and processes.
- */
-export interface ExternalId {
-  id: string;
-  accountId: string;
-  externalId: string;
-  contactId: string;
-}
-
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function normalizeEmail(input: string, field = 'email'): string {
@@ -86,12 +75,7 @@ const findOne = async (r: Reader, index: string, accountId: string, value: strin
 
 export const findByPhone = (r: Reader, accountId: string, phone: string) => findOne(r, 'phone', accountId, phone);
 export const findByEmail = (r: Reader, accountId: string, email: string) => findOne(r, 'email', accountId, email);
-
-/** The contact holding an external ID, under any label (contacts stored before IDs were registered hold it as fromId). */
-export async function findByExternalId(r: Reader, accountId: string, externalId: string): Promise<Contact | undefined> {
-  const [held] = await r.find<ExternalId>('external_ids', 'value', [accountId, externalId], { limit: 1 });
-  return held ? r.get<Contact>('contacts', held.contactId) : findOne(r, 'fromId', accountId, externalId);
-}
+export const findByFromId = (r: Reader, accountId: string, fromId: string) => findOne(r, 'fromId', accountId, fromId);
 
 /**
  * Where the contact is reached on a channel: its phone on SMS and WhatsApp; on a custom channel its ID there,
