@@ -20,3 +20,9 @@ export const notFound = (thing: string, message = `${thing} not found`) =>
   new ApiError(404, `${thing.toUpperCase().replace(/[^A-Z]+/g, '_')}_NOT_FOUND`, message);
 export const unauthorized = (message = 'Invalid or missing API key') => new ApiError(401, 'UNAUTHORIZED', message);
 export const forbidden = (code: string, message: string) => new ApiError(403, code, message);
+
+/** 429 RATE_LIMITED until `until` (epoch ms), with Retry-After in whole seconds, at least 1; `say` words the wait. */
+export function rateLimited(until: number, say: (seconds: number) => string): ApiError {
+  const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
+  return new ApiError(429, 'RATE_LIMITED', say(seconds), { 'Retry-After': String(seconds) });
+}

@@ -58,10 +58,16 @@ export async function recordStep(tx: Tx, step: FunnelStep, subject: StepSubject,
   await tx.insert<FunnelStepRecord>('funnel_steps', { id, accountId, campaignId, contactId, step, at: new Date(at).toISOString() });
   const day = new Date(at).toISOString().slice(0, 10);
   const key = `${step}@${Math.floor((at % DAY_MS) / QUARTER_MS)}`;
-  const countsId = `${campaignId}:${day}:${shardOf(contactId)}`;
-  const counts = await tx.get<FunnelCounts>('funnel_counts', countsId);
-  if (counts) await tx.update<FunnelCounts>('funnel_counts', countsId, { counts: { ...counts.counts, [key]: (counts.counts[key] ?? 0) + 1 } });
-  else await tx.insert<FunnelCounts>('funnel_counts', { id: countsId, accountId, campaignId, month: day.slice(0, 7), day, counts: { [key]: 1 } });
+  await countOne(tx, 'funnel_counts', `${campaignId}:${day}:${shardOf(contactId)}`, key, { accountId, campaignId, month: day.slice(0, 7), day });
+}
+
+type Counted = { id: string; counts: Record<string, number> };
+
+/** Adds one to `key` in the counts document `id` of `collection`, made of `fields` when it is the first. */
+export async function countOne(tx: Tx, collection: string, id: string, key: string, fields: Record<string, unknown>): Promise<void> {
+  const doc = await tx.get<Counted>(collection, id);
+  if (doc) await tx.update<Counted>(collection, id, { counts: { ...doc.counts, [key]: (doc.counts[key] ?? 0) + 1 } });
+  else await tx.insert<Counted>(collection, { id, ...fields, counts: { [key]: 1 } });
 }
 
 /** A message from the contact after the campaign's opening message went: the contact replied to that campaign. */

@@ -1,5 +1,5 @@
 import type { Reader, Tx } from '../store/store.js';
-import { SHARDS, shardOf, type StepSubject } from './funnel.js';
+import { countOne, SHARDS, shardOf, type StepSubject } from './funnel.js';
 
 /**
  * The contacts a campaign could not reach, by reason, counted once per campaign, reason and contact in the
@@ -31,10 +31,7 @@ export async function recordUnreachable(tx: Tx, reason: UnreachableReason, subje
   const id = `${reason}:${campaignId}:${contactId}`;
   if (await tx.get('unreachable', id)) return;
   await tx.insert('unreachable', { id, accountId, campaignId, contactId, reason });
-  const countsId = `${campaignId}:${shardOf(contactId)}`;
-  const counts = await tx.get<UnreachableCounts>('unreachable_counts', countsId);
-  if (counts) await tx.update<UnreachableCounts>('unreachable_counts', countsId, { counts: { ...counts.counts, [reason]: (counts.counts[reason] ?? 0) + 1 } });
-  else await tx.insert<UnreachableCounts>('unreachable_counts', { id: countsId, accountId, campaignId, counts: { [reason]: 1 } });
+  await countOne(tx, 'unreachable_counts', `${campaignId}:${shardOf(contactId)}`, reason, { accountId, campaignId });
 }
 
 /** How many contacts the campaign could not reach, in all and by reason (every reason present, 0 when none). */

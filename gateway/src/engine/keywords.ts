@@ -129,7 +129,6 @@ export function normalize(text: string): string {
 
 const has = (words: readonly string[], text: string) => words.includes(text);
 
-
 const escape = (phrase: string) => phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const everyLanguage = (lists: Record<string, readonly string[]>) => Object.values(lists).flat();

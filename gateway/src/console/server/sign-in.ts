@@ -1,7 +1,7 @@
 import type { Gateway } from '../../context.js';
 import { findByEmail, type Account } from '../../domain/accounts.js';
 import { verifyPassword } from '../../domain/secrets.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, rateLimited } from '../../errors.js';
 
 /** Failed sign-ins allowed per window: a person mistyping stays well below, a password guesser is held to a crawl. */
 export const FAILURES_PER_EMAIL = 10;
@@ -44,9 +44,8 @@ export async function checkSignIn(gw: Gateway, email: string, password: string, 
   return account;
 }
 
-function tooManyFailures(until: number): ApiError {
-  const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
-  const minutes = Math.ceil(seconds / 60);
-  const wait = minutes === 1 ? '1 minute' : `${minutes} minutes`;
-  return new ApiError(429, 'RATE_LIMITED', `Too many failed sign-ins; try again in ${wait}`, { 'Retry-After': String(seconds) });
-}
+const tooManyFailures = (until: number) =>
+  rateLimited(until, (seconds) => {
+    const minutes = Math.ceil(seconds / 60);
+    return `Too many failed sign-ins; try again in ${minutes === 1 ? '1 minute' : `${minutes} minutes`}`;
+  });

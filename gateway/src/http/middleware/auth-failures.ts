@@ -1,4 +1,4 @@
-import { ApiError } from '../../errors.js';
+import { rateLimited } from '../../errors.js';
 import type { Store } from '../../store/store.js';
 
 /** A person with a typo in a key stays far below; a guesser is held to a crawl. */
@@ -44,7 +44,4 @@ export class AuthFailures {
   }
 }
 
-function tooManyFailures(until: number): ApiError {
-  const seconds = String(Math.max(1, Math.ceil((until - Date.now()) / 1000)));
-  return new ApiError(429, 'RATE_LIMITED', `Too many failed authentications from this address; retry after ${seconds} s`, { 'Retry-After': seconds });
-}
+const tooManyFailures = (until: number) => rateLimited(until, (seconds) => `Too many failed authentications from this address; retry after ${seconds} s`);

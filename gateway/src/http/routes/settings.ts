@@ -3,7 +3,7 @@ import type { Gateway } from '../../context.js';
 import { getAccount, rotateApiKey } from '../../domain/accounts.js';
 import { publicBotSettings, updateBotSettings } from '../../domain/bot-settings.js';
 import { publicSettings, rotateWebhookSecret, sendTestEvent, updateSettings } from '../../domain/settings.js';
-import { ApiError } from '../../errors.js';
+import { rateLimited } from '../../errors.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { botSettingsUpdate, settingsUpdate } from '../schemas.js';
@@ -58,6 +58,5 @@ const TESTS_PER_MINUTE = 10;
 async function testLimit(gw: Gateway, accountId: string): Promise<void> {
   const { hits, resetAt } = await gw.store.hit(`webhook-test:${accountId}`, 60_000);
   if (hits <= TESTS_PER_MINUTE) return;
-  const seconds = String(Math.max(1, Math.ceil((resetAt - Date.now()) / 1000)));
-  throw new ApiError(429, 'RATE_LIMITED', `At most ${TESTS_PER_MINUTE} test events a minute; retry after ${seconds} s`, { 'Retry-After': seconds });
+  throw rateLimited(resetAt, (seconds) => `At most ${TESTS_PER_MINUTE} test events a minute; retry after ${seconds} s`);
 }
