@@ -210,3 +210,41 @@ describe('every hand-off tells the contact', () => {
     expect(res.body.reply).toEqual({ kind: 'handoff', reason: 'bot_not_confident', body: 'Someone will call you.' });
   });
 });
+
+describe('the live bot answers a message as "Try the bot" does', () => {
+  const tried = async (account: TestAccount, campaignId: string, message: string) =>
+    (await api(ctx.gw, account, 'POST', `campaigns/${campaignId}/bot/test`, { body: { message } })).body.reply;
+
+  test('after a message the bot chose not to answer', async () => {
+    const { account, hook, campaign } = await setUp();
+    const fromId = unique('lead');
+    await say(account, fromId, 'ok', { campaignId: campaign.id });
+    await sleep(1200);
+    await say(account, fromId, 'where are you?');
+    await poll(async () => replies(hook, fromId), (r) => r.length === 1);
+    const test = await tried(account, campaign.id, 'where are you?');
+    expect(replies(hook, fromId)).toEqual([test.body]);
+  });
+
+  test('after a message nobody answered, the question is still answered', async () => {
+    const { account, hook, campaign } = await setUp();
+    const fromId = unique('lead');
+    // No campaign is named yet and the account has no default: no bot answers this one.
+    await say(account, fromId, 'My cousin told me about you, she loved the place');
+    await sleep(1200);
+    expect(replies(hook, fromId)).toEqual([]);
+    await say(account, fromId, 'do you take insurance?', { campaignId: campaign.id });
+    await poll(async () => replies(hook, fromId), (r) => r.length === 1);
+    expect(replies(hook, fromId)).toEqual([(await tried(account, campaign.id, 'do you take insurance?')).body]);
+  });
+
+  test('a hand-off says why on the conversation', async () => {
+    const { account, hook, campaign } = await setUp();
+    const fromId = unique('lead');
+    await say(account, fromId, 'Can you fix my car transmission?', { campaignId: campaign.id });
+    await poll(async () => replies(hook, fromId), (r) => r.length === 1);
+    const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations')).body.data;
+    expect(conversation.handoff).toMatchObject({ reason: 'bot_not_confident', message: 'Can you fix my car transmission?' });
+    expect(Date.parse(conversation.handoff.at)).toBeGreaterThan(0);
+  });
+});

@@ -45,6 +45,8 @@ export interface Conversation {
   botAnsweredId?: string | null;
   /** When the bot reported the campaign's goal reached in this conversation. */
   goalReachedAt?: string | null;
+  /** The latest hand-off: why (see HandoffReason), the contact's message that led to it, and when. */
+  handoff?: { reason: string; message: string | null; at: string } | null;
   /** How many of its outgoing messages are failed now (a retry takes one off). */
   failed?: number;
   /** 'failed' while `failed` is above 0: an index finds the conversations with messages to retry. */
@@ -126,6 +128,7 @@ export function publicConversation(c: Conversation, contact: Contact | undefined
   return {
     ...rest,
     goalReachedAt: c.goalReachedAt ?? null,
+    handoff: c.handoff ?? null,
     unread: c.unread ?? 0,
     lastReadAt: c.lastReadAt ?? null,
     failed: c.failed ?? 0,

@@ -61,7 +61,8 @@ async function contextOf(r: Reader, conversation: Conversation, contact: Contact
   const recent = (await r.find<Message>('messages', 'contact', [contact.id], { order: 'desc', limit: 3 * HISTORY }))
     .filter((m) => m.conversationId === conversation.id && m.messageType !== 'reaction')
     .reverse();
-  const answeredUpTo = recent.map((m) => m.direction).lastIndexOf('outgoing');
+  // Answered: everything up to our latest message, and up to the latest the bot chose to leave unanswered ("ok").
+  const answeredUpTo = Math.max(recent.map((m) => m.direction).lastIndexOf('outgoing'), recent.findIndex((m) => m.id === conversation.botAnsweredId));
   const since = conversation.bot.since ?? '';
   const unanswered = recent.slice(answeredUpTo + 1).filter((m) => m.createdAt >= since).map((m) => m.body.trim()).filter(Boolean);
   const history = recent.filter((m, i) => i <= answeredUpTo || m.createdAt < since).slice(-HISTORY).map((m) => ({
@@ -72,6 +73,7 @@ async function contextOf(r: Reader, conversation: Conversation, contact: Contact
     contact: { firstName: contact.firstName, lastName: contact.lastName },
     history,
     message: unanswered.join('\n'),
+    messages: unanswered,
   };
 }
 

@@ -20,7 +20,11 @@ export type HandoffReason = string;
  */
 export async function handOff(tx: Tx, account: Account, conversation: Conversation, reason: HandoffReason, body: string | null): Promise<Conversation> {
   const stopped = await cancelFollowUps(tx, conversation);
-  const updated = await updateConversation(tx, stopped, { bot: { active: false }, status: stopped.status === 'opted_out' ? 'opted_out' : 'handed_off' });
+  const updated = await updateConversation(tx, stopped, {
+    bot: { active: false },
+    status: stopped.status === 'opted_out' ? 'opted_out' : 'handed_off',
+    handoff: { reason, message: body, at: now() },
+  });
   await recordStep(tx, 'handedOff', updated);
   await emitEvent(tx, account, 'handoff', {
     contactId: conversation.contactId,

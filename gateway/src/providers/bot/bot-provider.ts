@@ -15,6 +15,8 @@ export interface BotContext {
   history: Array<{ from: 'contact' | 'bot' | 'team'; body: string }>;
   /** The contact's unanswered message (several sent in a burst are joined by newlines). */
   message: string;
+  /** The same unanswered messages one by one, oldest first. */
+  messages: string[];
   /** The campaign's FAQs and resources that retrieval found relevant to `message`, best first. */
   knowledge: { faqs: FaqEntry[]; resources: string[] };
 }

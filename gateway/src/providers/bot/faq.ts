@@ -1,6 +1,6 @@
-import { createFaqBot, type FaqBot } from '../../bot/faq-bot.js';
+import { createFaqBot, type FaqBot, type FaqBotReply } from '../../bot/faq-bot.js';
 import type { Campaign } from '../../domain/campaigns.js';
-import type { BotProvider, BotReply } from './bot-provider.js';
+import type { BotContext, BotProvider, BotReply } from './bot-provider.js';
 
 /** What the FAQ bot says besides the FAQ answers, per language; English for the others. */
 const TEXTS: Record<string, { greeting: (name: string | null) => string; thanks: string }> = {
@@ -48,6 +48,19 @@ export function faqBotOf(campaign: Campaign): FaqBot {
 }
 
 /**
+ * Messages sent in a burst are read together first; when together they are not answered, the latest is read alone,
+ * as "Try the bot" reads it: an earlier message nobody answered ("I saw your ad") never turns a question the bot
+ * knows into a hand-off.
+ */
+function answerOf(bot: FaqBot, context: BotContext): FaqBotReply {
+  const together = bot.answer(context.message);
+  const latest = context.messages.at(-1);
+  if (together.kind === 'answer' || context.messages.length < 2 || latest === undefined) return together;
+  const alone = bot.answer(latest);
+  return alone.kind === 'answer' ? alone : together;
+}
+
+/**
  * The offline bot, and the default: answers with the FAQ that answers the message when it is confident, greets back
  * and says "you're welcome", stays silent after a lone "ok" or goodbye, and hands off otherwise (the engine tells the
  * contact).
@@ -58,7 +71,7 @@ export function faqProvider(campaign: Campaign): BotProvider {
     name: 'faq',
     async reply(context): Promise<BotReply> {
       const texts = textsFor(campaign.language);
-      const reply = faqBotOf(campaign).answer(context.message);
+      const reply = answerOf(faqBotOf(campaign), context);
       if (reply.kind === 'answer') return { kind: 'reply', body: reply.answer, goalReached: false };
       if (reply.kind === 'handoff') return { kind: 'handoff', reason: `bot_${reply.reason}`, body: null };
       if (reply.act === 'greeting') return { kind: 'reply', body: texts.greeting(context.contact.firstName?.trim() || null), goalReached: false };

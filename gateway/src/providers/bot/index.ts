@@ -7,7 +7,7 @@ import { faqBotOf, faqProvider } from './faq.js';
 import { createOpenAiBot } from './openai.js';
 
 /** What the engine knows of a conversation for the bot; the campaign's settings and knowledge are added here. */
-export type Conversation = Pick<BotContext, 'contact' | 'history' | 'message'>;
+export type Conversation = Pick<BotContext, 'contact' | 'history' | 'message' | 'messages'>;
 
 export interface BotAnswer {
   reply: BotReply;

@@ -28,6 +28,20 @@ export const AUTHOR: Record<string, string> = {
   system: 'Automatic answer',
 };
 
+/** Why a conversation was handed off, as the thread tells it; the API's reason itself when it is new to the console. */
+const HANDOFF_REASON: Record<string, string> = {
+  contact_asked: 'The contact asked for a person',
+  team: 'A team member took over',
+  bot_not_confident: 'The bot found no FAQ that answers with confidence',
+  bot_no_knowledge: 'The campaign has no FAQs for the bot to answer from',
+  bot_handoff: 'The bot decided a person should answer',
+};
+
+export function handoffWhy(handoff: NonNullable<Conversation['handoff']>): string {
+  const why = HANDOFF_REASON[handoff.reason] ?? handoff.reason;
+  return handoff.message ? `${why}: “${handoff.message}”` : why;
+}
+
 export const channelName = (c: Pick<Conversation, 'channel' | 'customChannel'>) =>
   c.channel === 'sms' ? 'SMS' : c.channel === 'whatsapp' ? 'WhatsApp' : c.customChannel ? `Custom: ${c.customChannel}` : 'Custom channel';
 

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, get, type ApiResult } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
-import { CONVERSATION_STATUS, channelName, contactName, when } from './labels.js';
+import { CONVERSATION_STATUS, channelName, contactName, handoffWhy, when } from './labels.js';
 import { MessageItem } from './message.js';
 import { RetryAllFailed } from './retry-all.js';
 import { usePolling } from './poll.js';
@@ -71,6 +71,7 @@ export function Thread(props: { id: string; onClose: () => void; onChanged: () =
         <dd>
           {conversation.status === 'handed_off' ? <span class="inbox-badge inbox-handoff">Handed off</span> : CONVERSATION_STATUS[conversation.status]}
         </dd>
+        {conversation.status === 'handed_off' && conversation.handoff && <><dt>Why</dt><dd class="inbox-handoff-why">{handoffWhy(conversation.handoff)}</dd></>}
         {conversation.contact?.phone && <><dt>Phone</dt><dd>{conversation.contact.phone}</dd></>}
         {conversation.contact?.fromId && <><dt>Contact ID</dt><dd>{conversation.contact.fromId}</dd></>}
         {Object.entries(conversation.contact?.externalIds ?? {}).map(([label, id]) => <Fragment key={label}><dt>ID on {label}</dt><dd>{id}</dd></Fragment>)}
