@@ -272,3 +272,37 @@ describe('unread conversations', () => {
     expect((await conversationOf(account, conversationId)).unread).toBe(1);
   });
 });
+
+describe('conversations that need a reply', () => {
+  test('needsReply while the contact has something unread or wrote last; ?needsReply=true lists those, =false the others', async () => {
+    const account = await withWebhook((await receiver()).url);
+    const write = (fromId: string, body: string) =>
+      api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, channel: 'web-chat', body }) });
+    const conversationIdOf = async (reply: { body: { messageId: string } }) => (await api(ctx.gw, account, 'GET', `messages/${reply.body.messageId}`)).body.conversationId as string;
+    const ids = async (query: string) => ((await api(ctx.gw, account, 'GET', `conversations?${query}`)).body.data as any[]).map((c) => c.id);
+
+    const alice = await conversationIdOf(await write('alice', 'Hi, how much is it?'));
+    const bob = await conversationIdOf(await write('bob', 'Hello'));
+    // Answered and read: Bob needs nothing now, though his conversation has the newest activity.
+    await send(account, 'bob', 'Hi Bob, how can we help?');
+    await api(ctx.gw, account, 'POST', `conversations/${bob}/read`);
+    expect(await conversationOf(account, bob)).toMatchObject({ needsReply: false, unread: 0 });
+    expect(await conversationOf(account, alice)).toMatchObject({ needsReply: true, unread: 1 });
+    expect(await ids('needsReply=true')).toEqual([alice]);
+    expect(await ids('needsReply=false')).toEqual([bob]);
+
+    // Read but not answered: still needs a reply. Answered: no longer.
+    await api(ctx.gw, account, 'POST', `conversations/${alice}/read`);
+    expect(await conversationOf(account, alice)).toMatchObject({ needsReply: true, unread: 0 });
+    expect(await ids('needsReply=true')).toEqual([alice]);
+    await send(account, 'alice', 'It is $90.');
+    expect(await conversationOf(account, alice)).toMatchObject({ needsReply: false });
+    expect(await ids('needsReply=true')).toEqual([]);
+
+    // The contact writes again: needed again, and filters combine.
+    await write('bob', 'Are you open on Sunday?');
+    expect(await ids('needsReply=true&channel=custom')).toEqual([bob]);
+    expect(await ids('needsReply=true&status=handed_off')).toEqual([]);
+    expectApiError(await api(ctx.gw, account, 'GET', 'conversations?needsReply=yes'), 400, 'VALIDATION_ERROR');
+  });
+});

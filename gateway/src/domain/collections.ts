@@ -57,6 +57,8 @@ export const collections: CollectionSpec[] = [
       heldFollowUp: { fields: ['campaignId', 'followUpHeld'] },
       // Set to 'failed' only while the conversation holds a failed outgoing message.
       failing: { fields: ['accountId', 'failing'] },
+      // Set to 'reply' only while the conversation needs a reply (see needsReply).
+      awaiting: { fields: ['accountId', 'awaiting'] },
     },
   },
   {

@@ -51,6 +51,8 @@ export interface Conversation {
   failed?: number;
   /** 'failed' while `failed` is above 0: an index finds the conversations with messages to retry. */
   failing?: 'failed' | null;
+  /** 'reply' while the conversation needs a reply (needsReply): an index finds them for the inbox. */
+  awaiting?: 'reply' | null;
   lastActivityAt: string;
   createdAt: string;
   updatedAt: string;
@@ -107,11 +109,23 @@ export async function touchConversation(tx: Tx, conversation: Conversation, patc
   const at = now();
   const next = { ...conversation, ...patch, lastActivityAt: at, updatedAt: at };
   await tx.remove('conversations', conversation.id);
-  return tx.insert('conversations', next);
+  return tx.insert('conversations', { ...next, awaiting: awaitingOf(next) });
 }
 
 export const updateConversation = (tx: Tx, conversation: Conversation, patch: Partial<Conversation>) =>
-  tx.update<Conversation>('conversations', conversation.id, { ...patch, updatedAt: now() });
+  tx.update<Conversation>('conversations', conversation.id, {
+    ...patch,
+    // Only a patch that changes what it depends on decides it again: the rest of `conversation` may be older.
+    ...('unread' in patch || 'lastMessage' in patch ? { awaiting: awaitingOf({ ...conversation, ...patch }) } : {}),
+    updatedAt: now(),
+  });
+
+/**
+ * A conversation needs a reply while the contact has written something nobody in the team has read yet, or the
+ * contact's message is the latest one (no one, bot or person, has answered it).
+ */
+export const needsReply = (c: Pick<Conversation, 'unread' | 'lastMessage'>) => (c.unread ?? 0) > 0 || c.lastMessage?.direction === 'incoming';
+const awaitingOf = (c: Conversation) => (needsReply(c) ? ('reply' as const) : null);
 
 /** An outgoing message was sent or failed: its conversation shows it, when it is the last message there. */
 export async function messageSettled(tx: Tx, message: Message): Promise<void> {
@@ -124,7 +138,7 @@ export function lastMessageOf(m: Message): Conversation['lastMessage'] {
 }
 
 export function publicConversation(c: Conversation, contact: Contact | undefined) {
-  const { accountId: _a, channelKey: _k, followUpHeld: _h, lastIncomingId: _i, botAnsweredId: _b, failing: _f, ...rest } = c;
+  const { accountId: _a, channelKey: _k, followUpHeld: _h, lastIncomingId: _i, botAnsweredId: _b, failing: _f, awaiting: _w, ...rest } = c;
   return {
     ...rest,
     goalReachedAt: c.goalReachedAt ?? null,
@@ -132,6 +146,7 @@ export function publicConversation(c: Conversation, contact: Contact | undefined
     unread: c.unread ?? 0,
     lastReadAt: c.lastReadAt ?? null,
     failed: c.failed ?? 0,
+    needsReply: needsReply(c),
     contact: contact ? publicContact(contact) : null,
   };
 }
@@ -142,6 +157,8 @@ export interface ConversationFilters {
   channel?: Channel;
   /** Only the conversations holding a failed outgoing message. */
   failed?: boolean;
+  /** Only the conversations that need a reply (true), or only those that do not (false). */
+  needsReply?: boolean;
 }
 
 /** One of the conversation's messages failed (`by` 1), or a failed one went out again (`by` -1). */
@@ -160,13 +177,16 @@ const SCAN_BATCH = 200;
  */
 export async function conversationsOf(r: Reader, accountId: string, filters: ConversationFilters, page: { limit: number; after?: string }): Promise<Conversation[]> {
   const { status, campaignId, channel, failed } = filters;
+  const awaiting = filters.needsReply;
   // A filter naming a campaign the account does not have is answered like the campaign's own URL would be.
   if (campaignId) await getCampaign(r, accountId, campaignId);
   const [index, values] = failed
     ? ['failing', [accountId, 'failed']]
+    : awaiting ? ['awaiting', [accountId, 'reply']]
     : status ? ['status', [accountId, status]] : campaignId ? ['campaign', [accountId, campaignId]] : channel ? ['kind', [accountId, channel]] : ['account', [accountId]];
   const wanted = (c: Conversation) =>
-    (!status || c.status === status) && (!campaignId || c.campaignId === campaignId) && (!channel || c.channel === channel) && (!failed || c.failing === 'failed');
+    (!status || c.status === status) && (!campaignId || c.campaignId === campaignId) && (!channel || c.channel === channel) &&
+    (!failed || c.failing === 'failed') && (awaiting === undefined || needsReply(c) === awaiting);
   const found: Conversation[] = [];
   let after = page.after;
   for (;;) {

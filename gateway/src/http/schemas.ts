@@ -318,6 +318,8 @@ export const conversationQuery = z.object({
   campaignId: id.optional(),
   channel: z.enum(['sms', 'whatsapp', 'custom']).optional(),
   failed: z.enum(['true', 'false']).transform((v) => v === 'true').optional().describe('true: only conversations holding a failed outgoing message'),
+  needsReply: z.enum(['true', 'false']).transform((v) => v === 'true').optional()
+    .describe('true: only conversations that need a reply (an unread message from the contact, or theirs is the latest); false: only the others'),
 });
 
 export const botState = z.object({ active: z.boolean({ error: 'must be true or false' }) });

@@ -190,6 +190,16 @@ CREATE INDEX "conversations_by_failing" ON "conversations" ((doc->>'accountId'),
   WHERE doc->>'accountId' IS NOT NULL AND doc->>'failing' IS NOT NULL;
 `,
   },
+  {
+    version: 9,
+    name: 'conversations that need a reply',
+    sql: `
+UPDATE "conversations" SET doc = doc || '{"awaiting":"reply"}'
+  WHERE COALESCE((doc->>'unread')::int, 0) > 0 OR doc->'lastMessage'->>'direction' = 'incoming';
+CREATE INDEX "conversations_by_awaiting" ON "conversations" ((doc->>'accountId'), (doc->>'awaiting'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'awaiting' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

@@ -2,8 +2,8 @@ import { CONVERSATION_STATUS, channelName, contactName, when } from './labels.js
 import type { Conversation } from './types.js';
 
 /**
- * The conversations, newest activity first: who, on which channel, the last message, whether a person has it
- * (hand-off) and how many of the contact's messages are unread. Each is a button that opens its thread.
+ * The conversations, in the order given: who, on which channel, the last message, whether a person has it
+ * (hand-off), whether it needs a reply and how many of the contact's messages are unread. Each is a button that opens its thread.
  */
 export function ConversationList(props: { items: Conversation[]; selected?: string; filtered: boolean; onOpen: (id: string) => void }) {
   if (props.items.length === 0) {
@@ -23,6 +23,7 @@ export function ConversationList(props: { items: Conversation[]; selected?: stri
               {c.status !== 'active' && c.status !== 'handed_off' && <span>{CONVERSATION_STATUS[c.status]}</span>}
               {c.status === 'handed_off' && <span class="inbox-badge inbox-handoff">Handed off</span>}
               {c.unread > 0 && <span class="inbox-badge inbox-count">{c.unread} unread</span>}
+              {c.needsReply && c.unread === 0 && <span class="inbox-badge inbox-count">Needs reply</span>}
               {c.failed > 0 && <span class="inbox-badge inbox-failed">{c.failed} failed</span>}
             </span>
             {c.lastMessage && (

@@ -15,8 +15,8 @@ const MAX_LIMIT = 200;
 const openInAddress = () => new URLSearchParams(location.search).get('c') ?? undefined;
 
 /**
- * The inbox: the account's conversations, newest activity first, filtered as the API filters them and read again
- * every few seconds, beside the thread of the one open.
+ * The inbox: the account's conversations, those that need a reply first, each group newest activity first, filtered
+ * as the API filters them and read again every few seconds, beside the thread of the one open.
  */
 export function InboxPage() {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
@@ -29,10 +29,15 @@ export function InboxPage() {
   const reads = useRef(0);
   const load = async () => {
     const read = ++reads.current;
-    const res = await get<PageOf<Conversation>>(`/v1/conversations?limit=${limit}${filterQuery(filters)}`);
+    const query = `limit=${limit}${filterQuery(filters)}`;
+    // Those that need a reply come first, whatever our paced opening messages did since: then the others.
+    const [waiting, others] = await Promise.all([
+      get<PageOf<Conversation>>(`/v1/conversations?${query}&needsReply=true`),
+      get<PageOf<Conversation>>(`/v1/conversations?${query}&needsReply=false`),
+    ]);
     if (read !== reads.current) return;
-    if (res.ok) setPage(res.data);
-    setError(res.ok ? undefined : res.error);
+    if (waiting.ok && others.ok) setPage({ data: [...waiting.data!.data, ...others.data!.data], nextCursor: others.data!.nextCursor });
+    setError(waiting.ok ? (others.ok ? undefined : others.error) : waiting.error);
   };
   usePolling(load, [filters, limit]);
 

@@ -21,6 +21,8 @@ export interface Conversation {
   lastMessage: { id: string; direction: 'incoming' | 'outgoing'; body: string; status: string; createdAt: string } | null;
   lastActivityAt: string;
   unread: number;
+  /** An unread message from the contact, or theirs is the latest. */
+  needsReply: boolean;
   /** The latest hand-off: why, and the contact's message that led to it. */
   handoff: { reason: string; message: string | null; at: string } | null;
   /** How many of its outgoing messages are failed. */
