@@ -26,6 +26,7 @@ export const settings = {
   LEADCHAT_TRUST_PROXY: { schema: flag, default: '0', doc: 'Behind a TLS-terminating proxy: trust X-Forwarded-Proto/For (requests not forwarded as https are refused)' },
   LEADCHAT_ADMIN_TOKEN: { schema: z.string().min(16, 'must be at least 16 characters').optional(), default: undefined, doc: 'Operator token for /admin/v1; unset: generated once into <dataDir>/admin-token' },
   LEADCHAT_RATE_LIMIT_PER_MINUTE: { schema: int(1, 1_000_000), default: '120', doc: 'Requests per minute per API key' },
+  LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE: { schema: int(1, 1_000_000), default: '600', doc: 'Requests per minute per web console session: its own budget, so the console never spends the API key\'s' },
   LEADCHAT_MAX_MEDIA_BYTES: { schema: int(1, 100 * 1024 * 1024), default: String(10 * 1024 * 1024), doc: 'Largest media file kept: embedded (base64, decoded bytes) or read from Twilio or WhatsApp' },
   LEADCHAT_WEBHOOK_TIMEOUT: { schema: duration, default: '15s', doc: 'Time allowed to a webhook receiver to answer' },
   LEADCHAT_WEBHOOK_RETRIES: { schema: z.string().transform((v, ctx) => parseSchedule(v, ctx)), default: '5s,30s,2m,10m,30m,1h,3h,6h', doc: 'Delays before each retry of a failed delivery; their count bounds the attempts' },
@@ -79,6 +80,7 @@ export interface Config {
   trustProxy: boolean;
   adminToken?: string;
   rateLimitPerMinute: number;
+  consoleRateLimitPerMinute: number;
   maxMediaBytes: number;
   webhookTimeoutMs: number;
   webhookRetryDelaysMs: number[];
@@ -129,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: values.LEADCHAT_TRUST_PROXY,
     adminToken: values.LEADCHAT_ADMIN_TOKEN,
     rateLimitPerMinute: values.LEADCHAT_RATE_LIMIT_PER_MINUTE,
+    consoleRateLimitPerMinute: values.LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE,
     maxMediaBytes: values.LEADCHAT_MAX_MEDIA_BYTES,
     webhookTimeoutMs: values.LEADCHAT_WEBHOOK_TIMEOUT,
     webhookRetryDelaysMs: values.LEADCHAT_WEBHOOK_RETRIES,

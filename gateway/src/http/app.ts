@@ -5,7 +5,7 @@ import { errorHandler, notFoundHandler } from './errors.js';
 import { apiKeyAuth } from './middleware/auth.js';
 import { AuthFailures } from './middleware/auth-failures.js';
 import { httpsOnly } from './middleware/https-only.js';
-import { perKeyRateLimit } from './middleware/rate-limit.js';
+import { rateLimits } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi.js';
 import { strictQuery } from './query.js';
@@ -37,7 +37,7 @@ export function createApp(gw: Gateway, adminToken: string): Express {
   if (gw.config.trustProxy) app.use(httpsOnly());
   if (gw.log.isLevelEnabled('info')) app.use(requestLog(gw.log));
 
-  const limit = perKeyRateLimit(gw.store, gw.config.rateLimitPerMinute);
+  const limit = rateLimits(gw.store, { perKey: gw.config.rateLimitPerMinute, perSession: gw.config.consoleRateLimitPerMinute });
   const failures = new AuthFailures(gw.store);
   const before = [apiKeyAuth(gw, failures), limit];
   const headerKeyOnly = [apiKeyAuth(gw, failures, { headerOnly: true }), limit];

@@ -23,7 +23,32 @@ export function toSignIn(): void {
   location.assign(`${SIGN_IN_PATH}?next=${encodeURIComponent(location.pathname)}`);
 }
 
+/** Someone to tell when the console waits out its rate limit: the seconds it waits, or 0 when it is over. */
+type BusyListener = (seconds: number) => void;
+const busyListeners = new Set<BusyListener>();
+export function onBusy(listener: BusyListener): () => void {
+  busyListeners.add(listener);
+  return () => busyListeners.delete(listener);
+}
+const tellBusy = (seconds: number) => busyListeners.forEach((listener) => listener(seconds));
+
+/** How often a read answered 429 waits as it is told (Retry-After) and asks again before it gives the error up. */
+const RATE_LIMIT_RETRIES = 3;
+const MAX_WAIT_S = 60;
+const secondsToWait = (res: Response) => Math.min(MAX_WAIT_S, Math.max(1, Number(res.headers.get('retry-after')) || 1));
+
 export async function call<T = unknown>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<ApiResult<T>> {
+  for (let attempt = 0; ; attempt++) {
+    const result = await callOnce<T>(method, path, body, extraHeaders);
+    // A read is asked again once the limit allows it; a change is not (the user chooses to try it again).
+    if (result.status !== 429 || method !== 'GET' || attempt === RATE_LIMIT_RETRIES) return result;
+    tellBusy(result.waitS);
+    await new Promise((resolve) => setTimeout(resolve, result.waitS * 1000));
+    tellBusy(0);
+  }
+}
+
+async function callOnce<T>(method: string, path: string, body: unknown, extraHeaders: Record<string, string>): Promise<ApiResult<T> & { waitS: number }> {
   const headers: Record<string, string> = { ...extraHeaders, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
@@ -37,7 +62,7 @@ export async function call<T = unknown>(method: string, path: string, body?: unk
       cache: 'no-store',
     });
   } catch {
-    return { ok: false, status: 0, error: 'The gateway cannot be reached. Check the connection and try again.' };
+    return { ok: false, status: 0, waitS: 0, error: 'The gateway cannot be reached. Check the connection and try again.' };
   }
   // The session ended (signed out elsewhere, expired, password reset): signing in again is the only way on.
   if (res.status === 401 && path !== SESSION_PATH) toSignIn();
@@ -48,9 +73,13 @@ export async function call<T = unknown>(method: string, path: string, body?: unk
   } catch {
     data = undefined;
   }
-  if (res.ok) return { ok: true, status: res.status, data };
+  if (res.ok) return { ok: true, status: res.status, waitS: 0, data };
+  if (res.status === 429) {
+    const waitS = secondsToWait(res);
+    return { ok: false, status: 429, waitS, error: `Many requests at once: the gateway asks to wait ${waitS} s. Try again then.` };
+  }
   const error = typeof data?.error === 'string' ? data.error : (data?.error?.message ?? `The gateway answered ${res.status}.`);
-  return { ok: false, status: res.status, error };
+  return { ok: false, status: res.status, waitS: 0, error };
 }
 
 /** GET a JSON resource; the same result shape as `call`. */

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { PAGES, SIGN_IN_PATH } from '../pages.js';
 import { toSignIn } from './api.js';
+import { BusyNotice } from './components/busy.js';
 import { Shell } from './components/shell.js';
 import { NotFound } from './pages/not-found.js';
 import { SignIn } from './pages/sign-in.js';
@@ -44,6 +45,7 @@ function SignedIn(props: { path: string }) {
   const View = page && VIEWS[page.path];
   return (
     <Shell session={session} page={page}>
+      <BusyNotice />
       {View ? <View key={page.path} session={session} /> : <NotFound />}
     </Shell>
   );

@@ -39,6 +39,7 @@ export function apiKeyAuth(gw: Gateway, failures: AuthFailures, { headerOnly = f
       if (!signedIn) throw unauthorized();
       checkCsrf(req, signedIn.token);
       res.locals.account = signedIn.account;
+      res.locals.sessionId = signedIn.session.id;
       return next();
     }
     if (headerOnly && !header && given > 0) throw unauthorized('This endpoint takes the API key in the x-api-key header only');

@@ -29,40 +29,56 @@ class StoreCounter implements RateLimitStore {
 }
 
 const WINDOW_MS = 60_000;
-const POLICY = 'per-key';
+
+/** The two budgets: each API key's (spec §8), and each console session's, so the console never spends the key's. */
+export interface RateBudgets {
+  perKey: number;
+  perSession: number;
+}
+
+/** Whose budget a request spends: its console session's, or its account's key's. */
+const budgetOf = (res: Response, budgets: RateBudgets) =>
+  res.locals.sessionId
+    ? { key: `session:${res.locals.sessionId as string}`, policy: 'per-session', limit: budgets.perSession }
+    : { key: (res.locals.account as { id: string }).id, policy: 'per-key', limit: budgets.perKey };
 
 /**
- * Spec §8: a per-minute budget for each API key (not each IP), so one key's flood never slows another. The library
- * counts and decides. The IETF RateLimit / RateLimit-Policy headers (draft-8) are written here from its count: the
- * policy's partition key, a digest that names the key without showing it, is computed once per key rather than on
- * every request as the library's own draft-8 headers do. A 429 also carries Retry-After.
+ * Spec §8: a per-minute budget for each API key (not each IP), so one key's flood never slows another; a console
+ * session has a budget of its own. The library counts and decides. The IETF RateLimit / RateLimit-Policy headers
+ * (draft-8) are written here from its count: the policy's partition key, a digest that names the key without
+ * showing it, is computed once per key rather than on every request as the library's own draft-8 headers do. A 429
+ * also carries Retry-After.
  */
-export function perKeyRateLimit(store: Store, limit: number): RequestHandler {
+export function rateLimits(store: Store, budgets: RateBudgets): RequestHandler {
   const policies = new Map<string, string>();
-  const policy = (key: string) => {
+  const policy = (key: string, name: string, limit: number) => {
     let header = policies.get(key);
     if (header === undefined) {
       const pk = Buffer.from(hash('sha256', key, 'hex').slice(0, 12)).toString('base64');
-      policies.set(key, (header = `"${POLICY}"; q=${limit}; w=${WINDOW_MS / 1000}; pk=:${pk}:`));
+      header = `"${name}"; q=${limit}; w=${WINDOW_MS / 1000}; pk=:${pk}:`;
+      // Sessions come and go: their headers are not worth keeping.
+      if (name === 'per-key') policies.set(key, header);
     }
     return header;
   };
   const setHeaders = (req: Request, res: Response): number => {
     const info = (req as Request & { rateLimit: RateLimitInfo }).rateLimit;
+    const { policy: name, limit } = budgetOf(res, budgets);
     const seconds = Math.max(0, Math.ceil(((info.resetTime?.getTime() ?? Date.now() + WINDOW_MS) - Date.now()) / 1000));
-    res.setHeader('RateLimit', `"${POLICY}"; r=${info.remaining}; t=${seconds}`);
-    res.setHeader('RateLimit-Policy', policy(info.key));
+    res.setHeader('RateLimit', `"${name}"; r=${info.remaining}; t=${seconds}`);
+    res.setHeader('RateLimit-Policy', policy(info.key, name, limit));
     return seconds;
   };
   const limiter = rateLimit({
     store: new StoreCounter(store),
     windowMs: WINDOW_MS,
-    limit,
+    limit: (_req, res) => budgetOf(res, budgets).limit,
     standardHeaders: false,
     legacyHeaders: false,
-    keyGenerator: (_req, res) => res.locals.account.id,
+    keyGenerator: (_req, res) => budgetOf(res, budgets).key,
     handler: (req, res, next) => {
       const seconds = String(Math.max(1, setHeaders(req, res)));
+      const limit = budgetOf(res, budgets).limit;
       next(new ApiError(429, 'RATE_LIMITED', `Rate limit of ${limit} requests per minute exceeded; retry after ${seconds} s`, { 'Retry-After': seconds }));
     },
   });
