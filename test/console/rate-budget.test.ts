@@ -1,0 +1,83 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
+import { incoming } from '../gateway/api-support';
+import { openPage, screenshot, signInAt, startConsole, stopConsole } from './browser';
+import { consoleAccount, signIn, withSession, type ConsoleAccount } from './support';
+
+/**
+ * The console's rate budget is its own: its polling never costs the account's integration its API key's rate, a
+ * session's budget is counted apart from another's, and a page refused for its rate says so and reads again.
+ * Over HTTP the budgets are small (5 per key, 8 per session), so that they are reached in a few requests.
+ */
+jest.setTimeout(60_000);
+
+let gw: TestGateway;
+let browser: Browser;
+let small: TestGateway;
+beforeAll(async () => {
+  [[gw, browser], small] = await Promise.all([startConsole(), startGateway({ LEADCHAT_RATE_LIMIT_PER_MINUTE: '5', LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE: '8' })]);
+});
+afterAll(async () => {
+  await stopConsole(gw, browser);
+  await small?.stop();
+  if (small) removeDir(small.dataDir);
+});
+
+test("a session spends its own budget, never the key's; each session has its own", async () => {
+  const gw = small;
+  const withKey = (account: ConsoleAccount, path: string) => request(gw, 'GET', path, { apiKey: account.apiKey });
+  const owner = await consoleAccount(gw);
+  const first = await signIn(gw, owner.email, owner.password);
+  for (let i = 0; i < 8; i++) {
+    const read = await withSession(gw, first, 'GET', '/v1/conversations');
+    expect(read.status).toBe(200);
+    expect(read.headers['ratelimit-policy']).toMatch(/^"per-session"; q=8; w=60; pk=:/);
+  }
+  const refused = await withSession(gw, first, 'GET', '/v1/conversations');
+  expect(refused.status).toBe(429);
+  expect(refused.body.error.code).toBe('RATE_LIMITED');
+  expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+
+  // The integration's key still has its whole budget, and spending it leaves the sessions' alone.
+  for (let i = 0; i < 5; i++) {
+    const read = await withKey(owner, '/v1/lists');
+    expect(read.status).toBe(200);
+    expect(read.headers['ratelimit-policy']).toMatch(/^"per-key"; q=5;/);
+  }
+  expect((await withKey(owner, '/v1/lists')).status).toBe(429);
+  const second = await signIn(gw, owner.email, owner.password);
+  expect((await withSession(gw, second, 'GET', '/v1/conversations')).status).toBe(200);
+});
+
+describe('in the browser', () => {
+  let owner: ConsoleAccount;
+  let context: BrowserContext;
+  let page: Page;
+  beforeAll(async () => {
+    owner = await consoleAccount(gw, { name: 'Budget Dental' });
+    const write = (fromId: string, firstName: string, body: string) =>
+      request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: owner.apiKey, body: incoming({ fromId, firstName, channel: 'chat', body }) });
+    expect((await write('lead-alice', 'Alice', 'How much is a cleaning?')).status).toBe(200);
+    ({ context, page } = await openPage(browser));
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  test('a page refused for its rate says so calmly, waits as told and reads again by itself', async () => {
+    let refusals = 0;
+    // The gateway's own 429, as the console would meet it: the first two reads of the list are refused.
+    await page.route('**/v1/conversations?*', async (route) => {
+      if (refusals >= 2) return route.continue();
+      refusals += 1;
+      await route.fulfill({ status: 429, headers: { 'retry-after': '1', 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'RATE_LIMITED', message: 'Rate limit of 8 requests per minute exceeded; retry after 1 s' } }) });
+    });
+    await signInAt(page, `${gw.url}/console/inbox`, owner);
+    await page.getByText('Many requests at once: the console waits 1 s and reads this page again.').waitFor();
+    await screenshot(page, 'rate-limited');
+    await page.locator('.inbox-item-name').filter({ hasText: 'Alice' }).waitFor();
+    await page.getByText('Many requests at once').waitFor({ state: 'detached' });
+    expect(await page.locator('.error').filter({ hasText: /./ }).count()).toBe(0);
+    await page.unroute('**/v1/conversations?*');
+  });
+});
