@@ -8,8 +8,8 @@ const base = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
 };
 const onBothBackends = ['**/gateway/api-*.test.ts', '**/gateway/crash.test.ts', '**/gateway/hostile-input.test.ts'];
-/** The web console's tests (test/console/) run on the embedded store; its core flows (sign-in, sessions, CSRF, tenants, settings) and its sessions shared by processes also on PostgreSQL. */
-const consoleOnPostgres = ['**/console/sessions-scale-out.test.ts', '**/console/browser.test.ts'];
+/** The web console's tests (test/console/) run on the embedded store; its core flows (sign-in, sessions, CSRF, tenants, settings), a sales team's first day and its sessions shared by processes also on PostgreSQL. */
+const consoleOnPostgres = ['**/console/sessions-scale-out.test.ts', '**/console/browser.test.ts', '**/console/first-day.test.ts'];
 
 module.exports = {
   testTimeout: 30000,

@@ -1,0 +1,128 @@
+import type { Browser, Page } from 'playwright-core';
+import { api, incoming, poll, Receiver, uniquePhone } from '../gateway/api-support';
+import { createAccount, type TestAccount, type TestGateway } from '../helpers/gateway';
+import { openPage, screenshot, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
+import { consoleAccount, type ConsoleAccount } from './support';
+
+/**
+ * A sales team's first day, end to end, in the browser, on both backends: a new sub-account of an agency imports a
+ * CSV with an external-ID column into the list of a Live custom-channel campaign. Every reachable contact gets its
+ * opening message (3 at once, the rest paced), and the rows it cannot reach are counted in the import report and on
+ * the campaign. A contact writes with their phone as fromId: the same contact, and the bot's answer fails for want
+ * of credits: the balance banner says so, the contact is first in the inbox, the Failed filter finds them; the
+ * agency grants credits, "Retry all failed messages" sends the answer.
+ */
+jest.setTimeout(120_000);
+
+/** 60 a minute: the paced opening messages go one a second after the first three. */
+const INTERVAL_MS = 1_000;
+const FAQ = { question: 'How much does a teeth cleaning cost?', answer: 'A cleaning costs $90.' };
+
+let gw: TestGateway;
+let browser: Browser;
+let hook: Receiver;
+let agency: TestAccount;
+let team: ConsoleAccount;
+let page: Page;
+
+beforeAll(async () => {
+  [[gw, browser], hook] = await Promise.all([startConsole({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '200ms' }), Receiver.start()]);
+  agency = await createAccount(gw, { type: 'agency', name: 'Growth Agency' });
+  team = await consoleAccount(gw, { name: 'Smile Dental', parentEmail: agency.email });
+  expect((await v1('PUT', 'settings', { customChannelWebhookUrl: hook.url })).status).toBe(200);
+  ({ page } = await openPage(browser));
+});
+afterAll(async () => {
+  await hook?.close();
+  await stopConsole(gw, browser);
+});
+
+const v1 = (method: string, path: string, body?: unknown, who: TestAccount = team) => api(gw, who, method, path, body === undefined ? {} : { body });
+const url = (p: string) => `${gw.url}${p}`;
+const openings = () => hook.requests.filter((r) => r.body?.messageId && r.body.body.startsWith('Hi '));
+
+test('import, paced openings, the unreachable counted, a contact known by phone, credits run out, granted, retried', async () => {
+  // The list and its Live custom-channel campaign.
+  await signInAt(page, url('/console/lists'), team);
+  const banner = page.getByRole('alert').filter({ hasText: 'Your balance is 0 credits' });
+  await banner.waitFor();
+  await page.getByLabel('List name', { exact: true }).fill('Spring leads');
+  await page.getByRole('button', { name: 'Create list' }).click();
+  await page.getByRole('heading', { level: 1 }).filter({ hasText: 'Spring leads' }).waitFor();
+  const listId = new URL(page.url()).searchParams.get('id')!;
+  const campaign = (await v1('POST', 'campaigns', {
+    name: 'Spring chat', channel: 'custom', customChannel: 'chat', listId, openingMessage: 'Hi {{first_name|there}}, thanks for your interest!',
+    triggerOnNewContacts: true, status: 'live', sendRate: '60/m', bot: { faqs: [FAQ] },
+  })).body;
+  expect(campaign.status).toBe('live');
+
+  // Six rows with a visitor ID, two without: those cannot be reached on the chat.
+  const alicePhone = uniquePhone();
+  const rows = [
+    ['Alice', alicePhone, 'visitor-alice'],
+    ...['Ben', 'Cleo', 'Dan', 'Eve', 'Finn'].map((name) => [name, uniquePhone(), `visitor-${name.toLowerCase()}`]),
+    ['Gus', uniquePhone(), ''],
+    ['Hana', uniquePhone(), ''],
+  ];
+  const csv = ['First name,Phone,Visitor ID', ...rows.map((r) => r.join(','))].join('\n');
+  await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'spring.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'utf8') });
+  await page.getByLabel('External ID column', { exact: true }).selectOption('Visitor ID');
+  await page.locator('#map-external-label').fill('chat');
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  const report = page.getByRole('region', { name: 'Import report' }).first();
+  await report.waitFor({ timeout: 30_000 });
+  const count = (name: string) => report.locator(`[data-count="${name}"]`).textContent();
+  expect({ added: await count('added'), rejected: await count('rejected'), unreachable: await count('unreachable') }).toEqual({ added: '8', rejected: '0', unreachable: '2' });
+  await screenshot(page, 'first-day-import');
+
+  // Every reachable contact gets its opening message: 3 at once, then one per interval.
+  const [first] = (await v1('GET', `lists/${listId}/contacts?limit=1`)).body.data;
+  const addedAt = Date.parse(first.addedAt);
+  await poll(async () => openings(), (o) => o.length === 6, 30_000);
+  expect(openings().map((r) => r.body.toId).sort()).toEqual(rows.slice(0, 6).map((r) => r[2]).sort());
+  const sentAt = (await Promise.all(openings().map(async (r) => Date.parse((await v1('GET', `messages/${r.body.messageId}`)).body.createdAt)))).sort((a, b) => a - b);
+  expect(sentAt.slice(0, 3).every((t) => t - addedAt < 3_000)).toBe(true);
+  // Each paced one waits for its slot: the k-th (from 0) goes no sooner than k - 2 intervals after the list grew.
+  expect(sentAt.slice(3).filter((t, i) => t - addedAt < (i + 1) * INTERVAL_MS)).toEqual([]);
+
+  // The campaign counts the two it cannot reach, by reason, in the API and on its page.
+  expect((await v1('GET', `campaigns/${campaign.id}`)).body.unreachable).toMatchObject({ total: 2 });
+  await page.goto(url(`/console/campaigns?id=${campaign.id}`));
+  const notice = page.getByRole('status', { name: 'Contacts not reached' });
+  await notice.waitFor();
+  expect(await notice.innerText()).toMatch(/^2 contacts of the list were not reached:\n\n2 contacts: no external ID on the custom channel “chat”/);
+
+  // Alice writes from the chat with her phone as fromId: she is the imported contact, in the campaign's conversation.
+  const alice = (await v1('GET', `contacts?phoneNumber=${encodeURIComponent(alicePhone)}`)).body;
+  const wrote = await v1('POST', 'incoming_custom_channel_message', incoming({ fromId: alicePhone, channel: 'chat', body: 'How much is a teeth cleaning?' }));
+  expect(wrote.status).toBe(200);
+  const incomingMessage = (await v1('GET', `messages/${wrote.body.messageId}`)).body;
+  expect(incomingMessage.contactId).toBe(alice.id);
+
+  // The bot's answer fails: the balance is 0. The team sees the banner, Alice first in the inbox, her failed answer.
+  const answer = await poll(async () => ((await v1('GET', `contacts/${alice.id}/messages`)).body.data as any[]).find((m) => m.author === 'bot'), (m) => m?.status === 'failed');
+  expect(answer).toMatchObject({ errorCode: 'INSUFFICIENT_CREDITS', body: FAQ.answer });
+  await page.goto(url('/console/inbox'));
+  await banner.waitFor();
+  await page.locator('.inbox-item-name').first().filter({ hasText: 'Alice' }).waitFor();
+  await page.getByLabel('Messages', { exact: true }).selectOption('true');
+  await page.waitForFunction(() => [...document.querySelectorAll('.inbox-item-name')].map((e) => e.textContent).join() === 'Alice');
+  expect(await page.locator('.inbox-failed').textContent()).toBe('1 failed');
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'first-day-failed');
+
+  // The agency grants credits; Retry all sends the bot's answer to Alice on the chat (the filter is chosen again
+  // after the reload).
+  expect((await v1('POST', 'subaccounts/credits', { email: team.email, amount: 10 }, agency)).status).toBe(200);
+  await page.reload();
+  await page.getByLabel('Messages', { exact: true }).selectOption('true');
+  await page.getByRole('button', { name: 'Retry all failed messages' }).click();
+  await page.getByRole('status').filter({ hasText: '1 message sent again.' }).waitFor();
+  await page.getByText('No conversation matches these filters.').waitFor();
+  expect(await banner.count()).toBe(0);
+  const delivered = await poll(async () => hook.requests.find((r) => r.body?.messageId === answer.id), (r) => r !== undefined);
+  // To the ID the chat system wrote from: how it knows her.
+  expect(delivered!.body).toMatchObject({ toId: alicePhone, body: FAQ.answer });
+  expect((await v1('GET', `messages/${answer.id}`)).body.status).toBe('sent');
+  expect((await v1('GET', 'credits')).body.balance).toBe(9);
+});
