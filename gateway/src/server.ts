@@ -4,7 +4,8 @@ import https from 'node:https';
 import net from 'node:net';
 import { adminToken } from './admin-token.js';
 import type { Config } from './config.js';
-import type { Gateway } from './context.js';
+import type { Engine } from './engine/ports/providers.js';
+import { providers } from './providers/index.js';
 import { ApiError } from './errors.js';
 import { createApp } from './http/app.js';
 import { errorBody } from './http/errors.js';
@@ -15,10 +16,12 @@ import { scheduleHousekeeping } from './jobs/housekeeping.js';
 import { JobRunner } from './jobs/queue.js';
 import type { Logger } from './log.js';
 import { openStore } from './store/open.js';
+import { consoleRouter } from './console/server/router.js';
+import { collections } from './domain/collections.js';
 import { loadTls } from './tls.js';
 
 export interface RunningGateway {
-  gw: Gateway;
+  gw: Engine;
   address: net.AddressInfo;
   adminTokenFile?: string;
   tlsSource: string;
@@ -35,16 +38,16 @@ const SHUTDOWN_GRACE_MS = 10_000;
  */
 export async function startGateway(config: Config, log: Logger): Promise<RunningGateway> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const opened = await openStore(config, log);
+  const opened = await openStore(config, log, collections);
   try {
     const [tls, admin, cursorKey] = await Promise.all([loadTls(config, opened.store), adminToken(config), loadCursorKey(opened.store.settings)]);
     const store = opened.store;
-    const gw: Gateway = { config, store, log, cursorKey };
+    const gw: Engine = { config, store, log, cursorKey, providers };
     const runner = new JobRunner(gw, jobHandlers, { leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs });
     await scheduleHousekeeping(gw);
     runner.start();
 
-    const app = createApp(gw, admin.token);
+    const app = createApp(gw, admin.token, { '/console': consoleRouter(gw) });
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
     // Behind a TLS-terminating proxy the proxy may forward plain HTTP: the app then judges X-Forwarded-Proto.
     const plain = config.trustProxy ? http.createServer(app) : http.createServer((req, res) => {

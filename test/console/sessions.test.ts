@@ -1,7 +1,7 @@
 import path from 'node:path';
 
-type SessionsModule = typeof import('../../gateway/src/console/server/sessions.js', { with: { 'resolution-mode': 'import' } });
-type CookiesModule = typeof import('../../gateway/src/console/server/cookies.js', { with: { 'resolution-mode': 'import' } });
+type SessionsModule = typeof import('../../gateway/src/domain/sessions.js', { with: { 'resolution-mode': 'import' } });
+type CookiesModule = typeof import('../../gateway/src/http/cookies.js', { with: { 'resolution-mode': 'import' } });
 type SecretsModule = typeof import('../../gateway/src/domain/secrets.js', { with: { 'resolution-mode': 'import' } });
 
 /** The rules of a console session that take hours to show over HTTP: its expiries, its token and its cookie. */
@@ -10,8 +10,8 @@ let cookies: CookiesModule;
 let secrets: SecretsModule;
 beforeAll(async () => {
   const dist = path.resolve(__dirname, '../../gateway/dist');
-  sessions = (await import(path.join(dist, 'console/server/sessions.js'))) as SessionsModule;
-  cookies = (await import(path.join(dist, 'console/server/cookies.js'))) as CookiesModule;
+  sessions = (await import(path.join(dist, 'domain/sessions.js'))) as SessionsModule;
+  cookies = (await import(path.join(dist, 'http/cookies.js'))) as CookiesModule;
   secrets = (await import(path.join(dist, 'domain/secrets.js'))) as SecretsModule;
 });
 

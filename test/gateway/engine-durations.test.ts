@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-type Durations = typeof import('../../gateway/src/engine/durations.js', { with: { 'resolution-mode': 'import' } });
+type Durations = typeof import('../../gateway/src/domain/durations.js', { with: { 'resolution-mode': 'import' } });
 
 // The gateway is ESM: load the compiled module, as the other gateway tests do.
 let d: Durations;

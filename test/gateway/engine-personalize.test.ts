@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-type Personalize = typeof import('../../gateway/src/engine/personalize.js', { with: { 'resolution-mode': 'import' } });
+type Personalize = typeof import('../../gateway/src/domain/personalize.js', { with: { 'resolution-mode': 'import' } });
 
 let p: Personalize;
 beforeAll(async () => {

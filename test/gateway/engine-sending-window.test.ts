@@ -1,8 +1,8 @@
 import path from 'node:path';
 import fc from 'fast-check';
 
-type Windows = typeof import('../../gateway/src/engine/sending-window.js', { with: { 'resolution-mode': 'import' } });
-type Window = import('../../gateway/src/engine/sending-window.js', { with: { 'resolution-mode': 'import' } }).SendingWindow;
+type Windows = typeof import('../../gateway/src/domain/sending-window.js', { with: { 'resolution-mode': 'import' } });
+type Window = import('../../gateway/src/domain/sending-window.js', { with: { 'resolution-mode': 'import' } }).SendingWindow;
 
 let w: Windows;
 beforeAll(async () => {

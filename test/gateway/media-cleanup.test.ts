@@ -7,7 +7,7 @@ import { dataUri, png } from './api-support';
  * A message's embedded file is saved before the transaction that stores the message. When that transaction fails,
  * the file goes again: the embedded store keeps no file that no record points at.
  */
-type Messages = typeof import('../../gateway/src/domain/messages.js', { with: { 'resolution-mode': 'import' } });
+type Messages = typeof import('../../gateway/src/engine/receive.js', { with: { 'resolution-mode': 'import' } });
 type Gateway = import('../../gateway/src/context.js', { with: { 'resolution-mode': 'import' } }).Gateway;
 type Account = import('../../gateway/src/domain/accounts.js', { with: { 'resolution-mode': 'import' } }).Account;
 const dist = (file: string) => import(path.resolve(__dirname, '../../gateway/dist', file));
@@ -19,7 +19,7 @@ let close: () => Promise<void>;
 let dataDir: string;
 
 beforeAll(async () => {
-  messages = await dist('domain/messages.js');
+  messages = await dist('engine/receive.js');
   const { loadConfig } = await dist('config.js');
   const { openStore } = await dist('store/open.js');
   const { createLogger } = await dist('log.js');
@@ -27,7 +27,8 @@ beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-media-'));
   const config = loadConfig({ LEADCHAT_DATA_DIR: dataDir, LEADCHAT_DATABASE_URL: '', LEADCHAT_ADMIN_TOKEN: 'a'.repeat(40) });
   const log = createLogger('silent');
-  const opened = await openStore(config, log);
+  const { collections } = await dist('domain/collections.js');
+  const opened = await openStore(config, log, collections);
   close = opened.close;
   gw = { config, store: opened.store, log } as Gateway;
   ({ account } = await createAccount(gw, { name: 'Media', email: 'media@example.com', type: 'standard' }));

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 type OpenAiModule = typeof import('../../gateway/src/providers/bot/openai.js', { with: { 'resolution-mode': 'import' } });
 type PromptModule = typeof import('../../gateway/src/providers/bot/prompt.js', { with: { 'resolution-mode': 'import' } });
-type BotContext = import('../../gateway/src/providers/bot/bot-provider.js', { with: { 'resolution-mode': 'import' } }).BotContext;
+type BotContext = import('../../gateway/src/engine/ports/bot-provider.js', { with: { 'resolution-mode': 'import' } }).BotContext;
 
 const dist = path.resolve(__dirname, '../../gateway/dist/providers/bot');
 
@@ -32,6 +32,7 @@ const context = (over: Partial<BotContext> = {}): BotContext => ({
     { from: 'team', body: 'Hola, soy Ana de la clínica: te lo confirmo enseguida.' },
   ],
   message: '¿Y tienen cita el martes?',
+  messages: ['¿Y tienen cita el martes?'],
   knowledge: {
     faqs: [{ question: 'Do you offer teeth whitening?', answer: 'Yes, from $250.' }],
     resources: ['Wheelchair access by the ramp at the side door.'],

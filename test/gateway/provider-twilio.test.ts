@@ -5,20 +5,23 @@ import path from 'node:path';
 import { StandIn } from './stand-in';
 
 type TwilioModule = typeof import('../../gateway/src/providers/channels/twilio.js', { with: { 'resolution-mode': 'import' } });
-type MaskModule = typeof import('../../gateway/src/providers/channels/mask.js', { with: { 'resolution-mode': 'import' } });
-type ChannelModule = typeof import('../../gateway/src/providers/channels/channel-provider.js', { with: { 'resolution-mode': 'import' } });
-type OutgoingMessage = import('../../gateway/src/providers/channels/channel-provider.js', { with: { 'resolution-mode': 'import' } }).OutgoingMessage;
-type TwilioCredentials = import('../../gateway/src/providers/channels/twilio.js', { with: { 'resolution-mode': 'import' } }).TwilioCredentials;
+type MaskModule = typeof import('../../gateway/src/domain/mask.js', { with: { 'resolution-mode': 'import' } });
+type ChannelModule = typeof import('../../gateway/src/engine/ports/channel-provider.js', { with: { 'resolution-mode': 'import' } });
+type OutgoingMessage = import('../../gateway/src/engine/ports/channel-provider.js', { with: { 'resolution-mode': 'import' } }).OutgoingMessage;
+type CredentialsModule = typeof import('../../gateway/src/domain/channel-credentials.js', { with: { 'resolution-mode': 'import' } });
+type TwilioCredentials = import('../../gateway/src/domain/channel-credentials.js', { with: { 'resolution-mode': 'import' } }).TwilioCredentials;
 
-const dist = path.resolve(__dirname, '../../gateway/dist/providers/channels');
+const dist = path.resolve(__dirname, '../../gateway/dist');
 
 let t: TwilioModule;
+let c: CredentialsModule;
 let m: MaskModule;
 let ChannelError: ChannelModule['ChannelError'];
 beforeAll(async () => {
-  t = (await import(path.join(dist, 'twilio.js'))) as TwilioModule;
-  m = (await import(path.join(dist, 'mask.js'))) as MaskModule;
-  ({ ChannelError } = (await import(path.join(dist, 'channel-provider.js'))) as ChannelModule);
+  t = (await import(path.join(dist, 'providers/channels/twilio.js'))) as TwilioModule;
+  c = (await import(path.join(dist, 'domain/channel-credentials.js'))) as CredentialsModule;
+  m = (await import(path.join(dist, 'domain/mask.js'))) as MaskModule;
+  ({ ChannelError } = (await import(path.join(dist, 'engine/ports/channel-provider.js'))) as ChannelModule);
 });
 
 const ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`;
@@ -193,7 +196,7 @@ describe('refuse', () => {
     ['WhatsApp with a blank opening template', {}, 'whatsapp', '  ', /openingTemplate/],
     ['WhatsApp with a template name instead of a Content SID', {}, 'whatsapp', 'spring_offer', /Content SID/],
   ] as const)('%s', (_, patch, channel, openingTemplate, expected) => {
-    const refusal = provider(credentials(patch)).refuse({ channel, openingTemplate });
+    const refusal = c.sendingRefusal({ twilio: credentials(patch) }, { channel, openingTemplate });
     if (expected === undefined) expect(refusal).toBeUndefined();
     else expect(refusal).toMatch(expected);
   });
@@ -202,7 +205,7 @@ describe('refuse', () => {
 describe('credentials', () => {
   /** The first problem as the API reports it: "field: message". */
   const problem = (input: unknown) => {
-    const result = t.twilioCredentials.safeParse(input);
+    const result = c.twilioCredentials.safeParse(input);
     if (result.success) return undefined;
     const issue = result.error.issues[0]!;
     return `${issue.path.join('.') || 'body'}: ${issue.message}`;
@@ -210,14 +213,14 @@ describe('credentials', () => {
   const base = { accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN };
 
   test('a number is normalized to E.164, a pasted "whatsapp:" prefix dropped, missing fields null', () => {
-    expect(t.twilioCredentials.parse({ ...base, from: '+1 (415) 555-0100' })).toEqual({ ...base, from: '+14155550100', messagingServiceSid: null, whatsappFrom: null });
-    expect(t.twilioCredentials.parse({ ...base, whatsappFrom: 'whatsapp:+14155238886', from: '' })).toEqual({
+    expect(c.twilioCredentials.parse({ ...base, from: '+1 (415) 555-0100' })).toEqual({ ...base, from: '+14155550100', messagingServiceSid: null, whatsappFrom: null });
+    expect(c.twilioCredentials.parse({ ...base, whatsappFrom: 'whatsapp:+14155238886', from: '' })).toEqual({
       ...base,
       from: null,
       messagingServiceSid: null,
       whatsappFrom: '+14155238886',
     });
-    expect(t.twilioCredentials.parse({ ...base, messagingServiceSid: SERVICE_SID, from: null })).toMatchObject({ messagingServiceSid: SERVICE_SID, from: null });
+    expect(c.twilioCredentials.parse({ ...base, messagingServiceSid: SERVICE_SID, from: null })).toMatchObject({ messagingServiceSid: SERVICE_SID, from: null });
   });
 
   test.each([
@@ -234,8 +237,8 @@ describe('credentials', () => {
   });
 
   test('the public form masks the auth token and nothing else', () => {
-    const c = credentials({ messagingServiceSid: SERVICE_SID });
-    expect(t.publicTwilioCredentials(c)).toEqual({ ...c, authToken: '••••1100' });
+    const given = credentials({ messagingServiceSid: SERVICE_SID });
+    expect(c.publicTwilioCredentials(given)).toEqual({ ...given, authToken: '••••1100' });
   });
 
   test.each([

@@ -3,17 +3,20 @@ import path from 'node:path';
 import { StandIn } from './stand-in';
 
 type CloudModule = typeof import('../../gateway/src/providers/channels/whatsapp-cloud.js', { with: { 'resolution-mode': 'import' } });
-type ChannelModule = typeof import('../../gateway/src/providers/channels/channel-provider.js', { with: { 'resolution-mode': 'import' } });
-type OutgoingMessage = import('../../gateway/src/providers/channels/channel-provider.js', { with: { 'resolution-mode': 'import' } }).OutgoingMessage;
-type Credentials = import('../../gateway/src/providers/channels/whatsapp-cloud.js', { with: { 'resolution-mode': 'import' } }).WhatsAppCloudCredentials;
+type ChannelModule = typeof import('../../gateway/src/engine/ports/channel-provider.js', { with: { 'resolution-mode': 'import' } });
+type OutgoingMessage = import('../../gateway/src/engine/ports/channel-provider.js', { with: { 'resolution-mode': 'import' } }).OutgoingMessage;
+type CredentialsModule = typeof import('../../gateway/src/domain/channel-credentials.js', { with: { 'resolution-mode': 'import' } });
+type Credentials = import('../../gateway/src/domain/channel-credentials.js', { with: { 'resolution-mode': 'import' } }).WhatsAppCloudCredentials;
 
-const dist = path.resolve(__dirname, '../../gateway/dist/providers/channels');
+const dist = path.resolve(__dirname, '../../gateway/dist');
 
 let w: CloudModule;
+let c: CredentialsModule;
 let ChannelError: ChannelModule['ChannelError'];
 beforeAll(async () => {
-  w = (await import(path.join(dist, 'whatsapp-cloud.js'))) as CloudModule;
-  ({ ChannelError } = (await import(path.join(dist, 'channel-provider.js'))) as ChannelModule);
+  w = (await import(path.join(dist, 'providers/channels/whatsapp-cloud.js'))) as CloudModule;
+  c = (await import(path.join(dist, 'domain/channel-credentials.js'))) as CredentialsModule;
+  ({ ChannelError } = (await import(path.join(dist, 'engine/ports/channel-provider.js'))) as ChannelModule);
 });
 
 const PHONE_NUMBER_ID = '106540352242922';
@@ -186,25 +189,25 @@ describe('errors', () => {
 });
 
 describe('refuse', () => {
-  test('an opening message on WhatsApp needs an approved template; SMS is not this provider\'s', () => {
-    const p = provider();
-    expect(p.refuse({ channel: 'whatsapp', openingTemplate: 'spring_offer' })).toBeUndefined();
-    expect(p.refuse({ channel: 'whatsapp', openingTemplate: null })).toMatch(/approved template.*openingTemplate/);
-    expect(p.refuse({ channel: 'whatsapp', openingTemplate: '   ' })).toMatch(/openingTemplate/);
-    expect(p.refuse({ channel: 'sms', openingTemplate: null })).toMatch(/SMS/);
+  test("an opening message on WhatsApp needs an approved template; SMS is not this provider's", () => {
+    const channels = { whatsapp: credentials };
+    expect(c.sendingRefusal(channels, { channel: 'whatsapp', openingTemplate: 'spring_offer' })).toBeUndefined();
+    expect(c.sendingRefusal(channels, { channel: 'whatsapp', openingTemplate: null })).toMatch(/approved template.*openingTemplate/);
+    expect(c.sendingRefusal(channels, { channel: 'whatsapp', openingTemplate: '   ' })).toMatch(/openingTemplate/);
+    expect(c.sendingRefusal(channels, { channel: 'sms', openingTemplate: null })).toMatch(/SMS needs the Twilio channel/);
   });
 });
 
 describe('credentials', () => {
   const problem = (input: unknown) => {
-    const result = w.whatsAppCloudCredentials.safeParse(input);
+    const result = c.whatsAppCloudCredentials.safeParse(input);
     if (result.success) return undefined;
     const issue = result.error.issues[0]!;
     return `${issue.path.join('.') || 'body'}: ${issue.message}`;
   };
 
   test('good credentials pass as they are', () => {
-    expect(w.whatsAppCloudCredentials.parse(credentials)).toEqual(credentials);
+    expect(c.whatsAppCloudCredentials.parse(credentials)).toEqual(credentials);
   });
 
   test.each([
@@ -220,7 +223,7 @@ describe('credentials', () => {
   });
 
   test('the public form masks the token and the app secret, and shows the verify token to paste into Meta\'s console', () => {
-    expect(w.publicWhatsAppCloudCredentials(credentials)).toEqual({
+    expect(c.publicWhatsAppCloudCredentials(credentials)).toEqual({
       phoneNumberId: PHONE_NUMBER_ID,
       accessToken: '••••EFGH',
       appSecret: '••••e1f0',

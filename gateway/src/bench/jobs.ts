@@ -16,7 +16,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config.js';
-import type { Gateway } from '../context.js';
+import type { Engine } from '../engine/ports/providers.js';
+import { providers } from '../providers/index.js';
 import { collections } from '../domain/collections.js';
 import { followUpKey } from '../engine/follow-ups.js';
 import { newId } from '../ids.js';
@@ -59,7 +60,7 @@ async function fillWaiting(store: Store): Promise<void> {
 /** A runner as the gateway's: how late a job starts after its due time, and the runner's CPU while idle. */
 async function withRunner(store: Store): Promise<{ lateMs: number; idleCpuPercent: number }> {
   let ran: (() => void) | undefined;
-  const gw: Gateway = { config: loadConfig({}), store, log: createLogger('silent'), cursorKey: Buffer.alloc(32) };
+  const gw: Engine = { config: loadConfig({}), store, log: createLogger('silent'), cursorKey: Buffer.alloc(32), providers };
   const runner = new JobRunner(gw, { now: async () => void ran?.() }, { leaseMs: 60_000 });
   runner.start();
   try {

@@ -45,7 +45,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseRate, type Rate } from '../engine/durations.js';
+import { parseRate, type Rate } from '../domain/durations.js';
 import { intervalMs, nextSend, type PacingState } from '../engine/pacing.js';
 import { Api, PAGE } from './api.js';
 import { benchDatabase, inSchema, sql } from './database.js';

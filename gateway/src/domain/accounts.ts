@@ -2,10 +2,31 @@ import type { Gateway } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader } from '../store/store.js';
-import type { AutoRecharge } from './auto-recharge.js';
-import type { BotSettings } from './bot-settings.js';
-import type { ChannelCredentials } from './channels.js';
+import type { ChannelCredentials } from './channel-credentials.js';
 import { digest, hashPassword, newApiKey, newWebhookSecret, sameDigest } from './secrets.js';
+
+/**
+ * Auto-recharge (spec §6.2): an agency sets, per sub-account, a threshold and an amount. When the
+ * sub-account's balance is below the threshold, the agency's `auto_recharge` subscribers get one event with an
+ * idempotency_key; they take payment and grant the amount with that key. The rule re-arms once the balance is
+ * back at or above the threshold, so one shortfall makes one event, however often the balance is looked at.
+ */
+export interface AutoRecharge {
+  enabled: boolean;
+  thresholdCents: number;
+  amountCents: number;
+  /** Shortfalls signalled so far: the sequence behind each idempotency_key. */
+  sequence: number;
+  /** True from the event until the balance is back above the threshold. */
+  pending: boolean;
+}
+
+/** The account's bot provider: the offline FAQ bot, or an OpenAI-compatible endpoint; and its default campaign. */
+export interface BotSettings {
+  provider: 'faq' | 'openai';
+  openai: { baseUrl: string; model: string; apiKey: string | null } | null;
+  defaultCampaignId: string | null;
+}
 
 export interface Account {
   id: string;

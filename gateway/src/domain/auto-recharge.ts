@@ -1,24 +1,8 @@
 import type { Gateway } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
 import type { Tx } from '../store/store.js';
-import { findByEmail, toCredits, type Account } from './accounts.js';
+import { findByEmail, toCredits, type Account, type AutoRecharge } from './accounts.js';
 import { emit } from './webhooks.js';
-
-/**
- * Auto-recharge (spec §6.2): an agency sets, per sub-account, a threshold and an amount. When the
- * sub-account's balance is below the threshold, the agency's `auto_recharge` subscribers get one event with an
- * idempotency_key; they take payment and grant the amount with that key. The rule re-arms once the balance is
- * back at or above the threshold, so one shortfall makes one event, however often the balance is looked at.
- */
-export interface AutoRecharge {
-  enabled: boolean;
-  thresholdCents: number;
-  amountCents: number;
-  /** Shortfalls signalled so far: the sequence behind each idempotency_key. */
-  sequence: number;
-  /** True from the event until the balance is back above the threshold. */
-  pending: boolean;
-}
 
 export const publicAutoRecharge = (a?: AutoRecharge) =>
   a ? { enabled: a.enabled, threshold: toCredits(a.thresholdCents), amount: toCredits(a.amountCents), pending: a.pending } : null;

@@ -1,20 +1,15 @@
 import type { Gateway } from '../context.js';
 import { badRequest } from '../errors.js';
-import { mask } from '../providers/channels/mask.js';
-import type { Account } from './accounts.js';
+import { mask } from './mask.js';
+import type { Account, BotSettings } from './accounts.js';
 import { getCampaign } from './campaigns.js';
 import { checkTarget } from './targets.js';
 
-/**
+/*
  * Which bot answers an account's contacts: the offline FAQ bot, or any OpenAI-compatible chat-completions endpoint
  * (OpenAI, Ollama, vLLM, LM Studio) with the FAQ bot standing in when it fails. The default campaign's bot answers
  * contacts that no campaign reached yet (a custom-channel message naming none).
  */
-export interface BotSettings {
-  provider: 'faq' | 'openai';
-  openai: { baseUrl: string; model: string; apiKey: string | null } | null;
-  defaultCampaignId: string | null;
-}
 
 const DEFAULT: BotSettings = { provider: 'faq', openai: null, defaultCampaignId: null };
 

@@ -1,14 +1,12 @@
 import type { Gateway } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
-import { parseDuration, parseRate } from '../engine/durations.js';
-import { checkTemplate, personalize } from '../engine/personalize.js';
-import { openingTemplateFor } from '../engine/whatsapp.js';
-import { parseSendingWindow, type SendingWindow } from '../engine/sending-window.js';
+import { parseDuration, parseRate } from './durations.js';
+import { checkTemplate } from './personalize.js';
+import { parseSendingWindow, type SendingWindow } from './sending-window.js';
 import { newId, now } from '../ids.js';
-import { channelProvider } from '../providers/channels/index.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import { getAccount, type Account } from './accounts.js';
-import { addressOf, getContact } from './contacts.js';
+import { sendingRefusal } from './channel-credentials.js';
 import { getList } from './lists.js';
 
 export type Channel = 'whatsapp' | 'sms' | 'custom';
@@ -112,7 +110,7 @@ function cannotSend(gw: Gateway, account: Account, c: Campaign): string | undefi
   if (!c.listId) return 'link it to a list (listId)';
   if (!c.openingMessage?.trim()) return 'give it an openingMessage';
   if (c.channel === 'custom') return c.customChannel?.trim() ? undefined : 'name its custom channel (customChannel)';
-  return channelProvider(gw.config, account, c.channel).refuse({ channel: c.channel, openingTemplate: c.openingTemplate });
+  return sendingRefusal(account.channels, { channel: c.channel, openingTemplate: c.openingTemplate });
 }
 
 /** Checks what the request schema cannot: durations, rates, windows, template fields and the Live rule. */
@@ -170,19 +168,4 @@ export async function updateCampaign(gw: Gateway, accountId: string, id: string,
 /** Live again: what a pause held goes back to the queue, in a job of its own (a big campaign holds many). */
 async function resumeLater(tx: Tx, campaign: Campaign): Promise<void> {
   await tx.enqueue({ kind: 'campaign_resume', data: { campaignId: campaign.id }, key: `campaign_resume:${campaign.id}`, accountId: campaign.accountId });
-}
-
-/** The campaign's opening message as this contact would get it, and where it would go. */
-export async function previewOpening(r: Reader, accountId: string, campaignId: string, contactId: string) {
-  const campaign = await getCampaign(r, accountId, campaignId);
-  const contact = await getContact(r, accountId, contactId);
-  return {
-    campaignId,
-    contactId,
-    channel: campaign.channel,
-    customChannel: campaign.customChannel,
-    template: openingTemplateFor(campaign, contact),
-    to: addressOf(contact, campaign.channel, campaign.customChannel),
-    body: personalize(campaign.openingMessage ?? '', contact),
-  };
 }

@@ -1,18 +1,14 @@
 import type { Gateway } from '../context.js';
 import { notFound } from '../errors.js';
-import { publicTwilioCredentials, type TwilioCredentials } from '../providers/channels/twilio.js';
-import { publicWhatsAppCloudCredentials, type WhatsAppCloudCredentials } from '../providers/channels/whatsapp-cloud.js';
 import type { Account } from './accounts.js';
+import { publicTwilioCredentials, publicWhatsAppCloudCredentials, type ChannelCredentials, type TwilioCredentials, type WhatsAppCloudCredentials } from './channel-credentials.js';
 
 /**
  * An account's built-in channel providers: Twilio (SMS, and WhatsApp with a WhatsApp sender) and the WhatsApp Cloud
  * API. Without them SMS and WhatsApp run on the offline `log` provider. Secrets are stored to be used and shown
  * back only masked.
  */
-export interface ChannelCredentials {
-  twilio?: TwilioCredentials;
-  whatsapp?: WhatsAppCloudCredentials;
-}
+export type { ChannelCredentials };
 
 export type ProviderName = keyof ChannelCredentials;
 

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import { CsvError, parse as csvParser } from 'csv-parse';
 import type { Gateway } from '../context.js';
-import { parseDuration } from '../engine/durations.js';
+import { parseDuration } from './durations.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { NewJob, Page, Reader } from '../store/store.js';

@@ -2,9 +2,7 @@ import type { Gateway } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
-import { parseDuration } from '../engine/durations.js';
-import { onAddedToList } from '../engine/openings.js';
-import { getContact, type Contact } from './contacts.js';
+import type { Contact } from './contacts.js';
 
 export interface List {
   id: string;
@@ -48,35 +46,10 @@ export async function membersOf(r: Reader, accountId: string, listId: string, pa
   return Promise.all(members.map(async (m) => ({ ...m, contact: (await r.get<Contact>('contacts', m.contactId))! })));
 }
 
-/** Spec §4.3. Adding a member twice changes nothing and reports `added: false`. */
-export async function addToList(
-  gw: Gateway,
-  accountId: string,
-  listId: string,
-  contactId: string,
-  options: { source?: Membership['source']; delay?: string } = {},
-): Promise<{ added: boolean; membership: Membership }> {
-  const source = options.source ?? 'api';
-  const delayMs = options.delay === undefined ? 0 : parseDuration(options.delay, { field: 'delay' });
-  return gw.store.transact(async (tx) => {
-    await getList(tx, accountId, listId);
-    return joinList(tx, listId, await getContact(tx, accountId, contactId), source, delayMs);
-  });
-}
-
-/**
- * The contact joins the list unless it is a member already. The campaign trigger (spec §3.2): the opening messages
- * of the list's Live campaigns are queued in the same commit, `delayMs` from now.
- */
-export async function joinList(
-  tx: Tx,
-  listId: string,
-  contact: Contact,
-  source: Membership['source'],
-  delayMs = 0,
-): Promise<{ added: boolean; membership: Membership; unreachable: boolean }> {
+/** The contact joins the list unless it is a member already (the engine's joinList adds the campaign trigger). */
+export async function addMembership(tx: Tx, listId: string, contact: Contact, source: Membership['source']): Promise<{ added: boolean; membership: Membership }> {
   const [existing] = await tx.find<Membership>('memberships', 'member', [listId, contact.id]);
-  if (existing) return { added: false, membership: existing, unreachable: false };
+  if (existing) return { added: false, membership: existing };
   const membership = await tx.insert<Membership>('memberships', {
     id: newId('mem'),
     accountId: contact.accountId,
@@ -85,6 +58,5 @@ export async function joinList(
     source,
     addedAt: now(),
   });
-  const { unreachable } = await onAddedToList(tx, contact.accountId, listId, contact, delayMs);
-  return { added: true, membership, unreachable };
+  return { added: true, membership };
 }

@@ -1,4 +1,4 @@
-import type { Gateway } from '../context.js';
+import type { Engine } from './ports/providers.js';
 import type { Account } from '../domain/accounts.js';
 import { campaignById, type Campaign } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
@@ -6,12 +6,11 @@ import { conversationsOfContact, updateConversation, type Conversation } from '.
 import { recordStep } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import { now } from '../ids.js';
-import type { JobResult } from '../jobs/queue.js';
-import { answerAs, type BotAnswer, type Conversation as BotConversation } from '../providers/bot/index.js';
-import type { Job, Reader, Tx } from '../store/store.js';
-import { emitEvent } from './events.js';
+import type { BotAnswer, BotConversation } from './ports/bot-provider.js';
+import type { Job, JobResult, Reader, Tx } from '../store/store.js';
+import { emitEvent } from '../domain/emit-event.js';
 import { handOff } from './handoff.js';
-import { handoffNotice } from './texts.js';
+import { handoffNotice } from '../domain/texts.js';
 import { sendOnConversation } from './outgoing.js';
 
 /** At most this many earlier messages go to the bot as the conversation so far. */
@@ -82,7 +81,7 @@ async function contextOf(r: Reader, conversation: Conversation, contact: Contact
  * (an LLM may take seconds), then written in one that checks nothing changed meanwhile: a newer message (its own job
  * answers), a hand-off, an opt-out, or this very answer already sent by an earlier run.
  */
-export async function runBotReply(gw: Gateway, job: Job<{ conversationId: string; messageId: string }>): Promise<JobResult> {
+export async function runBotReply(gw: Engine, job: Job<{ conversationId: string; messageId: string }>): Promise<JobResult> {
   const { conversationId, messageId } = job.data;
   const current = (c: Conversation | undefined): c is Conversation => c?.lastIncomingId === messageId && c.botAnsweredId !== messageId;
   const conversation = await gw.store.get<Conversation>('conversations', conversationId);
@@ -97,7 +96,7 @@ export async function runBotReply(gw: Gateway, job: Job<{ conversationId: string
   if (!answering(campaign)) return;
   const context = await contextOf(gw.store, conversation, contact);
   if (!context.message) return;
-  const answer = await answerAs(gw, account, campaign, context);
+  const answer = await gw.providers.answer(gw, account, campaign, context);
 
   await gw.store.transact(async (tx) => {
     const latest = await tx.get<Conversation>('conversations', conversationId);
@@ -108,7 +107,7 @@ export async function runBotReply(gw: Gateway, job: Job<{ conversationId: string
   });
 }
 
-async function speak(tx: Tx, gw: Gateway, account: Account, contact: Contact, conversation: Conversation, campaign: Campaign, answer: BotAnswer, message: Message): Promise<void> {
+async function speak(tx: Tx, gw: Engine, account: Account, contact: Contact, conversation: Conversation, campaign: Campaign, answer: BotAnswer, message: Message): Promise<void> {
   const { reply } = answer;
   if (reply.kind === 'silent') return;
   const send = (body: string) => sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'bot', campaignId: campaign.id });

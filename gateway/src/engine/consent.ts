@@ -6,12 +6,12 @@ import { recordStep } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
-import { emitEvent } from './events.js';
+import { emitEvent } from '../domain/emit-event.js';
 import { cancelFollowUps } from './follow-ups.js';
 import { normalize } from './keywords.js';
 import { stopOpenings } from './openings.js';
 import { sendOnConversation } from './outgoing.js';
-import { OPT_IN_CONFIRMATION, OPT_OUT_CONFIRMATION } from './texts.js';
+import { OPT_IN_CONFIRMATION, OPT_OUT_CONFIRMATION } from '../domain/texts.js';
 
 /**
  * Opt-out (FCC 2025): the contact is out on every channel of the account. One confirmation goes on the channel they

@@ -4,12 +4,11 @@ import { campaignById, type Campaign } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
 import { updateConversation, type Conversation } from '../domain/conversations.js';
 import { iso } from '../ids.js';
-import type { JobResult } from '../jobs/queue.js';
-import type { Job, Tx } from '../store/store.js';
-import { parseDuration } from './durations.js';
+import type { Job, JobResult, Tx } from '../store/store.js';
+import { parseDuration } from '../domain/durations.js';
 import { sendOnConversation } from './outgoing.js';
-import { personalize } from './personalize.js';
-import { isOpen, nextOpening } from './sending-window.js';
+import { personalize } from '../domain/personalize.js';
+import { isOpen, nextOpening } from '../domain/sending-window.js';
 
 /**
  * One timer per conversation and step. The step is part of the key because a running job still holds its key

@@ -7,7 +7,7 @@ import type { Message } from '../domain/messages.js';
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
-import { emitEvent } from './events.js';
+import { emitEvent } from '../domain/emit-event.js';
 import { cancelFollowUps } from './follow-ups.js';
 import { sendOnConversation } from './outgoing.js';
 

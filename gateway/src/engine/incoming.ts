@@ -8,13 +8,13 @@ import type { Message } from '../domain/messages.js';
 import type { Tx } from '../store/store.js';
 import { campaignForReply, scheduleBotReply } from './bot-reply.js';
 import { optIn, optOut } from './consent.js';
-import { emitEvent } from './events.js';
+import { emitEvent } from '../domain/emit-event.js';
 import { cancelFollowUps } from './follow-ups.js';
 import { handOff } from './handoff.js';
 import { classify } from './keywords.js';
 import { stopOpenings } from './openings.js';
 import { sendOnConversation } from './outgoing.js';
-import { DEFAULT_HELP_TEXT, handoffNotice } from './texts.js';
+import { DEFAULT_HELP_TEXT, handoffNotice } from '../domain/texts.js';
 
 /**
  * A message from a contact, on any channel, in the transaction that stored it. Opt-out and opt-in words come first

@@ -6,15 +6,14 @@ import { conversationFor, updateConversation, type Conversation, type OpeningSta
 import { recordStep } from '../domain/funnel.js';
 import { isUnreachableReason, recordUnreachable } from '../domain/reach.js';
 import { iso, newId, now } from '../ids.js';
-import type { JobResult } from '../jobs/queue.js';
-import type { Job, Tx } from '../store/store.js';
-import { parseRate } from './durations.js';
+import type { Job, JobResult, Tx } from '../store/store.js';
+import { parseRate } from '../domain/durations.js';
 import { resumeFollowUps, scheduleFollowUp } from './follow-ups.js';
 import { sendOnConversation } from './outgoing.js';
 import { nextSend, stalled, type PacingState } from './pacing.js';
-import { personalize } from './personalize.js';
-import { isOpen, nextOpening } from './sending-window.js';
-import { openingTemplateFor } from './whatsapp.js';
+import { personalize } from '../domain/personalize.js';
+import { isOpen, nextOpening } from '../domain/sending-window.js';
+import { openingTemplateFor } from '../domain/whatsapp.js';
 
 /** A campaign's opening message to one contact: at most one per campaign and contact (a unique index). */
 export interface Opening {

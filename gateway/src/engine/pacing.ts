@@ -1,4 +1,4 @@
-import type { Rate } from './durations.js';
+import type { Rate } from '../domain/durations.js';
 
 /**
  * The paced queue of a campaign's opening messages (spec §3.2): of the additions that arrive together, the first

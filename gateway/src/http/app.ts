@@ -1,6 +1,5 @@
-import express, { type Express } from 'express';
-import { consoleRouter } from '../console/server/router.js';
-import type { Gateway } from '../context.js';
+import express, { type Express, type Router } from 'express';
+import type { Engine } from '../engine/ports/providers.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { apiKeyAuth } from './middleware/auth.js';
 import { AuthFailures } from './middleware/auth-failures.js';
@@ -23,7 +22,8 @@ import { providerWebhooksRoutes } from './routes/provider-webhooks.js';
 import { settingsRoutes } from './routes/settings.js';
 import { webhooksRoutes } from './routes/webhooks.js';
 
-export function createApp(gw: Gateway, adminToken: string): Express {
+/** The gateway's HTTP app: the API, the operator's API and, at their paths, the `routers` it is given (the web console). */
+export function createApp(gw: Engine, adminToken: string, routers: Record<string, Router> = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   // Answers are read once by API clients; hashing every body for an ETag nobody sends back is wasted work.
@@ -63,7 +63,7 @@ export function createApp(gw: Gateway, adminToken: string): Express {
   providerWebhooksRoutes(v1, gw);
 
   app.use('/admin/v1', adminRouter(gw, adminToken, failures));
-  app.use('/console', consoleRouter(gw));
+  for (const [path, router] of Object.entries(routers)) app.use(path, router);
   app.use(notFoundHandler);
   app.use(errorHandler(gw.log));
   return app;

@@ -326,9 +326,8 @@ export const botState = z.object({ active: z.boolean({ error: 'must be true or f
 
 export const teamMessage = z.object({ body: nonBlank(4096), conversationId: id.optional() });
 
-/** The bodies of PUT /v1/channels/twilio and /v1/channels/whatsapp, defined beside their providers. */
-export { twilioCredentials as twilioChannel } from '../providers/channels/twilio.js';
-export { whatsAppCloudCredentials as whatsappChannel } from '../providers/channels/whatsapp-cloud.js';
+/** The bodies of PUT /v1/channels/twilio and /v1/channels/whatsapp, defined with the credentials they hold. */
+export { twilioCredentials as twilioChannel, whatsAppCloudCredentials as whatsappChannel } from '../domain/channel-credentials.js';
 
 export const channelIncoming = z.object({
   phone: phone.describe("The contact's phone number, with country code"),

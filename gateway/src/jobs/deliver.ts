@@ -1,9 +1,8 @@
 import type { Gateway } from '../context.js';
-import { settleMessage } from '../domain/messages.js';
+import { settleDeliveries } from '../engine/message-status.js';
 import { secretFor, type Attempt, type Delivery } from '../domain/webhooks.js';
 import { now } from '../ids.js';
-import type { Job } from '../store/store.js';
-import type { JobResult } from './queue.js';
+import type { Job, JobResult } from '../store/store.js';
 import { noAnswer, postSigned } from './post-signed.js';
 import { isTargetRefused } from '../outbound/target-policy.js';
 
@@ -70,7 +69,7 @@ async function record(
     if (!current || current.status !== 'pending') return;
     const nextAttemptAt = retry ? new Date(retryAt!).toISOString() : null;
     await tx.update<Delivery>('deliveries', delivery.id, { status, attempts: [...current.attempts, attempt], nextAttemptAt, updatedAt: now() });
-    if (delivery.messageId) await settleMessage(tx, delivery.messageId);
+    if (delivery.messageId) await settleDeliveries(tx, delivery.messageId);
   });
   if (status === 'failed') gw.log.warn({ delivery: delivery.id, event: delivery.event, error: attempt.error }, 'delivery failed');
   return retry ? { retryAt: retryAt! } : undefined;

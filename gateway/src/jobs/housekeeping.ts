@@ -1,6 +1,6 @@
 import type { Gateway } from '../context.js';
 import { forgetExpiredKeys } from '../domain/idempotency.js';
-import type { JobResult } from './queue.js';
+import type { JobResult } from '../store/store.js';
 
 const EVERY_MS = 3_600_000;
 

@@ -1,11 +1,10 @@
 import type { Gateway } from '../context.js';
 import { findOrCreateContactIn } from '../domain/contact-identity.js';
 import { importJob, MAX_ERRORS, type Import, type ImportChunk, type ImportRow, type RowError } from '../domain/imports.js';
-import { joinList } from '../domain/lists.js';
+import { joinList } from '../engine/join-list.js';
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
-import type { Job, Tx } from '../store/store.js';
-import type { JobResult } from './queue.js';
+import type { Job, JobResult, Tx } from '../store/store.js';
 
 type Outcome = 'added' | 'alreadyInList' | 'duplicates' | 'rejected';
 type Applied = { outcome: Outcome; unreachable?: boolean; error?: RowError };

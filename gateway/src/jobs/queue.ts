@@ -1,8 +1,7 @@
-import type { Gateway } from '../context.js';
-import type { Job } from '../store/store.js';
+import type { Engine } from '../engine/ports/providers.js';
+import type { Job, JobResult } from '../store/store.js';
 
-export type JobResult = { retryAt: number } | void;
-export type JobHandler = (gw: Gateway, job: Job<any>) => Promise<JobResult>;
+export type JobHandler = (gw: Engine, job: Job<any>) => Promise<JobResult>;
 
 /** Claims past this many are a job that keeps failing or keeps killing its runner: it goes to the dead jobs. */
 export const MAX_ATTEMPTS = 25;
@@ -28,7 +27,7 @@ export class JobRunner {
   private stopped = false;
 
   constructor(
-    private readonly gw: Gateway,
+    private readonly gw: Engine,
     private readonly handlers: Record<string, JobHandler>,
     private readonly options: { concurrency?: number; pollMs?: number; leaseMs: number },
   ) {}

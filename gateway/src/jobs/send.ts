@@ -1,25 +1,21 @@
-import type { Gateway } from '../context.js';
+import type { Engine } from '../engine/ports/providers.js';
 import type { Account } from '../domain/accounts.js';
-import { messageSettled } from '../domain/conversations.js';
 import type { Message } from '../domain/messages.js';
-import { deliveryFailed } from '../engine/events.js';
-import { now } from '../ids.js';
-import { ChannelError } from '../providers/channels/channel-provider.js';
-import { channelProvider } from '../providers/channels/index.js';
-import type { Job } from '../store/store.js';
-import type { JobResult } from './queue.js';
+import { ChannelError } from '../engine/ports/channel-provider.js';
+import { changeStatus } from '../engine/message-status.js';
+import type { Job, JobResult } from '../store/store.js';
 
 /**
  * Job `send`: hands an outgoing SMS or WhatsApp message to its channel's provider. A refusal is final; a failure
  * that may pass (the provider down, its rate limit) is tried again on the webhook retry schedule, then given up,
  * and a `delivery_failed` event tells the account.
  */
-export async function sendMessageJob(gw: Gateway, job: Job<{ messageId: string }>): Promise<JobResult> {
+export async function sendMessageJob(gw: Engine, job: Job<{ messageId: string }>): Promise<JobResult> {
   const message = await gw.store.get<Message>('messages', job.data.messageId);
   if (!message || message.status !== 'pending' || (message.channel !== 'sms' && message.channel !== 'whatsapp')) return;
   const account = await gw.store.get<Account>('accounts', message.accountId);
   if (!account) return;
-  const provider = channelProvider(gw.config, account, message.channel);
+  const provider = gw.providers.channel(gw.config, account, message.channel);
   try {
     const { providerMessageId } = await provider.send({
       messageId: message.id,
@@ -42,12 +38,9 @@ export async function sendMessageJob(gw: Gateway, job: Job<{ messageId: string }
   }
 }
 
-async function settle(gw: Gateway, message: Message, patch: Partial<Message>): Promise<void> {
+async function settle(gw: Engine, message: Message, patch: Partial<Message> & Pick<Message, 'status'>): Promise<void> {
   await gw.store.transact(async (tx) => {
     const current = await tx.get<Message>('messages', message.id);
-    if (current?.status !== 'pending') return;
-    const settled = await tx.update<Message>('messages', message.id, { ...patch, updatedAt: now() });
-    await messageSettled(tx, settled);
-    if (settled.status === 'failed') await deliveryFailed(tx, settled);
+    if (current?.status === 'pending') await changeStatus(tx, current, patch);
   });
 }

@@ -1,10 +1,9 @@
 import path from 'node:path';
 import type { Config } from '../config.js';
-import { collections } from '../domain/collections.js';
 import { lockDataDir } from '../lock.js';
 import type { Logger } from '../log.js';
 import { openLowdbStore } from './lowdb/lowdb-store.js';
-import type { Store } from './store.js';
+import type { CollectionSpec, Store } from './store.js';
 
 export interface OpenedStore {
   store: Store;
@@ -14,9 +13,10 @@ export interface OpenedStore {
 
 /**
  * The backend the configuration names: PostgreSQL when LEADCHAT_DATABASE_URL is set (any number of processes),
- * else the embedded lowdb store in the data dir, which one process at a time may hold.
+ * else the embedded lowdb store in the data dir, which one process at a time may hold; with the `collections` the
+ * gateway keeps.
  */
-export async function openStore(config: Config, log: Logger): Promise<OpenedStore> {
+export async function openStore(config: Config, log: Logger, collections: CollectionSpec[]): Promise<OpenedStore> {
   if (config.databaseUrl) {
     const { openPostgresStore } = await import('./postgres/postgres-store.js');
     const store = await openPostgresStore({ url: config.databaseUrl, collections, log });

@@ -74,6 +74,9 @@ export interface NewJob<D extends JobData = JobData> {
   accountId?: string | null;
 }
 
+/** What a job's run asks of the queue: nothing (it is done), or to run it again at `retryAt` (epoch ms). */
+export type JobResult = { retryAt: number } | void;
+
 export interface Job<D extends JobData = JobData> {
   id: string;
   kind: string;

@@ -6,7 +6,7 @@ import { notFoundHandler } from '../../http/errors.js';
 import { CONSOLE_BASE, HOME_PATH, PAGES, REDIRECTS, SIGN_IN_PATH } from '../pages.js';
 import { consoleHeaders } from './headers.js';
 import { sessionApi } from './session-api.js';
-import { sessionOf } from './sessions.js';
+import { sessionOf } from '../../http/middleware/session.js';
 import { SHELL_HTML } from './shell.js';
 
 /** The browser app as the build leaves it: dist/console/public next to dist/console/server. */

@@ -5,8 +5,9 @@ import type { Account } from '../../domain/accounts.js';
 import { forbidden, unauthorized } from '../../errors.js';
 import { jsonBody } from '../../http/middleware/json-body.js';
 import { parse, route } from '../../http/route.js';
-import { clearedSessionCookie, sessionCookie } from './cookies.js';
-import { checkCsrf, csrfTokenOf, endSession, IDLE_MS, MAX_AGE_MS, sessionOf, startSession, type Session } from './sessions.js';
+import { clearedSessionCookie, sessionCookie } from '../../http/cookies.js';
+import { csrfTokenOf, endSession, IDLE_MS, MAX_AGE_MS, startSession, type Session } from '../../domain/sessions.js';
+import { checkCsrf, sessionOf } from '../../http/middleware/session.js';
 import { checkSignIn } from './sign-in.js';
 
 const signInBody = z.object({

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { checkCsrf, sessionOf } from '../../console/server/sessions.js';
+import { checkCsrf, sessionOf } from './session.js';
 import type { Gateway } from '../../context.js';
 import { findByApiKey } from '../../domain/accounts.js';
 import { sameSecret } from '../../domain/secrets.js';

@@ -2,13 +2,13 @@ import { Router } from 'express';
 import type { Gateway } from '../../context.js';
 import { createAccount, findByEmail, publicAccount, rotateApiKey, type Account } from '../../domain/accounts.js';
 import { useCredits } from '../../domain/credits.js';
-import { passwordBody, setPassword } from '../../console/server/passwords.js';
+import { setPassword } from '../../domain/passwords.js';
 import { adminAuth } from '../middleware/auth.js';
 import type { AuthFailures } from '../middleware/auth-failures.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { readPage } from '../paging.js';
 import { parse, route, sendDurable } from '../route.js';
-import { adminAccountCreate, creditUsage, jobListQuery } from '../schemas.js';
+import { adminAccountCreate, creditUsage, jobListQuery, passwordChange } from '../schemas.js';
 import { notFound } from '../../errors.js';
 import type { Job } from '../../store/store.js';
 
@@ -35,7 +35,7 @@ export function adminRouter(gw: Gateway, adminToken: string, failures: AuthFailu
   // The web console's sign-in password; setting it signs the account out of every console session.
   route(router, '/accounts/:id/password', {
     put: [jsonBody(), async (req, res) => {
-      const { password } = parse(passwordBody, req.body);
+      const { password } = parse(passwordChange, req.body);
       const { account, sessionsEnded } = await setPassword(gw, String(req.params.id), password);
       res.set('Cache-Control', 'no-store').json({ ...publicAccount(account), passwordSet: true, sessionsEnded });
     }],

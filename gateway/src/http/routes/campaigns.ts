@@ -1,7 +1,8 @@
 import type { RequestHandler } from 'express';
-import type { Gateway } from '../../context.js';
+import type { Engine } from '../../engine/ports/providers.js';
 import { unreachableOf } from '../../domain/reach.js';
-import { campaignsOf, createCampaign, getCampaign, previewOpening, publicCampaign, updateCampaign } from '../../domain/campaigns.js';
+import { campaignsOf, createCampaign, getCampaign, publicCampaign, updateCampaign } from '../../domain/campaigns.js';
+import { previewOpening } from '../../domain/preview.js';
 import { funnelOf } from '../../domain/funnel-report.js';
 import { testBot } from '../../engine/bot-test.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -9,7 +10,7 @@ import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery } from '../schemas.js';
 
-export function campaignsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+export function campaignsRoutes(v1: Routes, gw: Engine, before: RequestHandler[]): void {
   route(v1, '/campaigns', {
     post: [jsonBody(), async (req, res) => {
       res.status(201).json(publicCampaign(await createCampaign(gw, accountOf(res).id, parse(campaignCreate, req.body))));

@@ -1,10 +1,10 @@
 import type { Request, RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { getAccount } from '../../domain/accounts.js';
+import { senderOf } from '../../domain/channel-credentials.js';
 import { publicChannels, removeChannel, setChannel, type ProviderName } from '../../domain/channels.js';
-import { receiveOnChannel } from '../../domain/messages.js';
+import { receiveOnChannel } from '../../engine/receive.js';
 import { ApiError, notFound } from '../../errors.js';
-import { channelProvider } from '../../providers/channels/index.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { channelIncoming, twilioChannel, whatsappChannel } from '../schemas.js';
@@ -43,7 +43,7 @@ export function channelsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
     post: [jsonBody(), async (req, res) => {
       const channel = CHANNELS.find((c) => c === req.params.channel);
       if (!channel) throw notFound('Channel', `Channel not found; use one of ${CHANNELS.join(', ')}`);
-      if (channelProvider(gw.config, accountOf(res), channel).name !== 'log') {
+      if (senderOf(accountOf(res).channels, channel) !== 'log') {
         throw new ApiError(409, 'CHANNEL_NOT_OFFLINE', `The ${channel} channel receives messages from its provider's webhook, not here`);
       }
       const { message, contact } = await receiveOnChannel(gw, accountOf(res), channel, parse(channelIncoming, req.body));

@@ -3,7 +3,7 @@ import type { Gateway } from '../../context.js';
 import type { Contact } from '../../domain/contacts.js';
 import { conversationsOf, getConversation, publicConversation, type Conversation } from '../../domain/conversations.js';
 import { markRead } from '../../domain/read-state.js';
-import { retryFailed } from '../../domain/retry.js';
+import { retryFailed } from '../../engine/retry.js';
 import { readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { conversationQuery } from '../schemas.js';

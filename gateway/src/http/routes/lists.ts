@@ -1,7 +1,8 @@
 import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { publicContact } from '../../domain/contacts.js';
-import { addToList, createList, getList, listsOf, membersOf, publicList } from '../../domain/lists.js';
+import { createList, getList, listsOf, membersOf, publicList } from '../../domain/lists.js';
+import { addToList } from '../../engine/join-list.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';

@@ -1,8 +1,10 @@
 import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { readMedia } from '../../domain/media.js';
-import { deliveriesOf, getMessage, publicMessage, receiveMessage, sendMessage } from '../../domain/messages.js';
-import { retryMessage } from '../../domain/retry.js';
+import { deliveriesOf, getMessage, publicMessage } from '../../domain/messages.js';
+import { sendMessage } from '../../engine/outgoing.js';
+import { receiveMessage } from '../../engine/receive.js';
+import { retryMessage } from '../../engine/retry.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { incomingMessage, sendMessage as sendSchema } from '../schemas.js';

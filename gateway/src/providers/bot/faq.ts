@@ -1,6 +1,6 @@
 import { createFaqBot, type FaqBot, type FaqBotReply } from '../../bot/faq-bot.js';
 import type { Campaign } from '../../domain/campaigns.js';
-import type { BotContext, BotProvider, BotReply } from './bot-provider.js';
+import type { BotContext, BotProvider, BotReply } from '../../engine/ports/bot-provider.js';
 
 /** What the FAQ bot says besides the FAQ answers, per language; English for the others. */
 const TEXTS: Record<string, { greeting: (name: string | null) => string; thanks: string }> = {

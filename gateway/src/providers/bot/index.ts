@@ -2,25 +2,14 @@ import type { Gateway } from '../../context.js';
 import type { Account } from '../../domain/accounts.js';
 import { botSettingsOf } from '../../domain/bot-settings.js';
 import type { Campaign } from '../../domain/campaigns.js';
-import type { BotContext, BotReply } from './bot-provider.js';
+import type { BotAnswer, BotContext, BotConversation } from '../../engine/ports/bot-provider.js';
 import { faqBotOf, faqProvider } from './faq.js';
 import { createOpenAiBot } from './openai.js';
-
-/** What the engine knows of a conversation for the bot; the campaign's settings and knowledge are added here. */
-export type Conversation = Pick<BotContext, 'contact' | 'history' | 'message' | 'messages'>;
-
-export interface BotAnswer {
-  reply: BotReply;
-  /** The provider whose reply this is. */
-  provider: string;
-  /** Why the account's provider did not answer, when the FAQ bot answered in its place. */
-  fallbackReason: string | null;
-}
 
 /** How many FAQs and resources, the most relevant to the message, an LLM is given as the business's facts. */
 const KNOWLEDGE = 5;
 
-function contextFor(campaign: Campaign, conversation: Conversation): BotContext {
+function contextFor(campaign: Campaign, conversation: BotConversation): BotContext {
   const found = faqBotOf(campaign).relevant(conversation.message, KNOWLEDGE);
   return {
     ...conversation,
@@ -33,7 +22,7 @@ function contextFor(campaign: Campaign, conversation: Conversation): BotContext 
  * The answer of the account's bot provider to the campaign's contact; the FAQ bot answers when that provider fails
  * (down, slow, unusable answer), so a contact is never left without a reply because of it.
  */
-export async function answerAs(gw: Gateway, account: Account, campaign: Campaign, conversation: Conversation): Promise<BotAnswer> {
+export async function answerAs(gw: Gateway, account: Account, campaign: Campaign, conversation: BotConversation): Promise<BotAnswer> {
   const context = contextFor(campaign, conversation);
   const faq = faqProvider(campaign);
   const { provider, openai } = botSettingsOf(account);

@@ -10,7 +10,7 @@
 import type { TargetPolicy } from '../../config.js';
 import { guard } from '../../outbound/guard.js';
 import { isTargetRefused } from '../../outbound/target-policy.js';
-import type { BotProvider } from './bot-provider.js';
+import type { BotProvider } from '../../engine/ports/bot-provider.js';
 import { BotUnavailableError, buildMessages, readReply } from './prompt.js';
 
 export { BotUnavailableError };

@@ -6,7 +6,7 @@
  * many OpenAI-compatible servers (Ollama, vLLM, LM Studio with small local models) lack function calling and
  * structured output, but every model can append a word.
  */
-import type { BotContext, BotReply } from './bot-provider.js';
+import type { BotContext, BotReply } from '../../engine/ports/bot-provider.js';
 
 export const HANDOFF_MARKER = '[HANDOFF]';
 export const GOAL_MARKER = '[GOAL_REACHED]';

@@ -1,7 +1,7 @@
 import got from 'got';
 import type { TargetPolicy } from '../../config.js';
 import { guard } from '../../outbound/guard.js';
-import { redact } from './mask.js';
+import { redact } from '../../domain/mask.js';
 import { jsonObject } from './provider-request.js';
 
 /** How a contact's file is read: from the provider's API at `apiUrl`, within the operator's limits and policy. */

@@ -1,6 +1,6 @@
 import got from 'got';
-import { ChannelError } from './channel-provider.js';
-import { redact } from './mask.js';
+import { ChannelError } from '../../engine/ports/channel-provider.js';
+import { redact } from '../../domain/mask.js';
 
 /**
  * One POST to a provider's API, as every channel provider makes it: no retry (the job queue retries on its own

@@ -1,88 +1,14 @@
-import { z } from 'zod';
+import { WHATSAPP_PREFIX, type TwilioCredentials } from '../../domain/channel-credentials.js';
 import { normalizePhone } from '../../domain/phone.js';
 import { badRequest } from '../../errors.js';
-import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from './channel-provider.js';
-import { mask, redact } from './mask.js';
+import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from '../../engine/ports/channel-provider.js';
+import { redact } from '../../domain/mask.js';
 import { readProviderFile, type MediaOptions, type ProviderFile } from './provider-file.js';
 import { postToProvider } from './provider-request.js';
 
-export interface TwilioCredentials {
-  accountSid: string;
-  authToken: string;
-  /** SMS sender: E.164 number */
-  from: string | null;
-  /** or a Messaging Service SID "MG…" */
-  messagingServiceSid: string | null;
-  /** WhatsApp sender E.164, enabling WhatsApp through Twilio */
-  whatsappFrom: string | null;
-}
-
-const WHATSAPP_PREFIX = 'whatsapp:';
-const CONTENT_SID = /^HX[0-9a-f]{32}$/i;
 /** Twilio takes at most 10 media per message, so a larger count can only be a forged or broken request. */
 const MAX_MEDIA = 10;
 
-/** Forms send an unset field as "", which means the same as leaving it out. */
-const blankIsNull = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? null : v);
-const optional = <T extends z.ZodType<string>>(schema: T) => z.preprocess(blankIsNull, schema.nullable().default(null));
-
-/** Twilio's console shows a WhatsApp sender as "whatsapp:+1415…": pasted as is, it is the same number. */
-const senderPhone = (whatsapp: boolean) =>
-  z
-    .string()
-    .max(60, 'must be at most 60 characters')
-    .transform((v, ctx) => {
-      const number = whatsapp && v.trim().startsWith(WHATSAPP_PREFIX) ? v.trim().slice(WHATSAPP_PREFIX.length) : v;
-      try {
-        return normalizePhone(number);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a phone number in E.164 form with its country code, such as +14155550123' });
-        return z.NEVER;
-      }
-    });
-
-export const twilioCredentials: z.ZodType<TwilioCredentials, any> = z
-  .strictObject({
-    accountSid: z.string().trim().regex(/^AC[0-9a-f]{32}$/, 'must be a Twilio Account SID: "AC" and 32 hex characters'),
-    authToken: z.string().trim().regex(/^[0-9a-f]{32}$/, 'must be a Twilio Auth Token: 32 hex characters'),
-    from: optional(senderPhone(false)),
-    messagingServiceSid: optional(z.string().trim().regex(/^MG[0-9a-f]{32}$/, 'must be a Messaging Service SID: "MG" and 32 hex characters')),
-    whatsappFrom: optional(senderPhone(true)),
-  })
-  .refine((c) => c.from || c.messagingServiceSid || c.whatsappFrom, {
-    message: 'at least one sender is required: from or messagingServiceSid for SMS, whatsappFrom for WhatsApp',
-    path: ['from'],
-  });
-
-/** The credentials as the API shows them back: the token masked. */
-export function publicTwilioCredentials(c: TwilioCredentials): {
-  accountSid: string;
-  authToken: string;
-  from: string | null;
-  messagingServiceSid: string | null;
-  whatsappFrom: string | null;
-} {
-  return {
-    accountSid: c.accountSid,
-    authToken: mask(c.authToken),
-    from: c.from,
-    messagingServiceSid: c.messagingServiceSid,
-    whatsappFrom: c.whatsappFrom,
-  };
-}
-
-function refusal(c: TwilioCredentials, campaign: { channel: 'sms' | 'whatsapp'; openingTemplate: string | null }): string | undefined {
-  if (campaign.channel === 'sms') {
-    return c.from || c.messagingServiceSid ? undefined : 'Twilio has no SMS sender: set from (a phone number) or messagingServiceSid in the Twilio channel';
-  }
-  if (!c.whatsappFrom) return 'Twilio has no WhatsApp sender: set whatsappFrom in the Twilio channel';
-  const template = campaign.openingTemplate?.trim();
-  if (!template) {
-    return 'WhatsApp sends the first message of a conversation only with an approved template: set openingTemplate to its Twilio Content SID ("HX…")';
-  }
-  if (!CONTENT_SID.test(template)) return `On Twilio, openingTemplate must be the template's Content SID ("HX" and 32 hex characters), not "${template.slice(0, 40)}"`;
-  return undefined;
-}
 
 function messageForm(c: TwilioCredentials, message: OutgoingMessage, statusCallbackUrl: string | null): Record<string, string> {
   const form: Record<string, string> = {};
@@ -126,7 +52,6 @@ export function createTwilioProvider(
   const auth = twilioAuth(c);
   return {
     name: 'twilio',
-    refuse: (campaign) => refusal(c, campaign),
     async send(message) {
       const form = messageForm(c, message, options.statusCallbackUrl);
       const { status, answer } = await postToProvider('Twilio', endpoint, { form }, { ...auth, timeoutMs: options.timeoutMs });

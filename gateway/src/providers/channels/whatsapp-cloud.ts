@@ -1,18 +1,11 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import type { WhatsAppCloudCredentials } from '../../domain/channel-credentials.js';
 import { normalizePhone } from '../../domain/phone.js';
 import { badRequest } from '../../errors.js';
-import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from './channel-provider.js';
-import { mask, redact } from './mask.js';
+import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from '../../engine/ports/channel-provider.js';
+import { redact } from '../../domain/mask.js';
 import { readProviderFile, readProviderJson, type MediaOptions, type ProviderFile } from './provider-file.js';
 import { postToProvider } from './provider-request.js';
-
-export interface WhatsAppCloudCredentials {
-  phoneNumberId: string;
-  accessToken: string;
-  appSecret: string;
-  verifyToken: string;
-}
 
 /** Media ids need a Graph fetch with the access token before they are a file, so they travel under their own scheme. */
 const MEDIA_SCHEME = 'whatsapp-media:';
@@ -24,35 +17,6 @@ const MEDIA_TYPES = ['image', 'audio', 'video', 'document', 'sticker'];
  */
 const RETRYABLE_CODES = new Set([2, 4, 80007, 130429, 131016, 131048, 131056]);
 
-export const whatsAppCloudCredentials: z.ZodType<WhatsAppCloudCredentials, any> = z.strictObject({
-  phoneNumberId: z.string().trim().regex(/^\d{1,30}$/, 'must be the Phone number ID Meta shows: digits only'),
-  accessToken: z
-    .string()
-    .trim()
-    .min(1, 'must not be empty or whitespace')
-    .max(1000, 'must be at most 1000 characters')
-    .regex(/^\S+$/, 'must be one token, without spaces'),
-  appSecret: z.string().trim().regex(/^[0-9a-f]{32}$/, 'must be the Meta app secret: 32 hex characters'),
-  verifyToken: z.string().min(8, 'must be at least 8 characters').max(200, 'must be at most 200 characters'),
-});
-
-/** The credentials as the API shows them back: the secrets masked, the verify token shown for Meta's console. */
-export function publicWhatsAppCloudCredentials(c: WhatsAppCloudCredentials): {
-  phoneNumberId: string;
-  accessToken: string;
-  appSecret: string;
-  verifyToken: string;
-} {
-  return { phoneNumberId: c.phoneNumberId, accessToken: mask(c.accessToken), appSecret: mask(c.appSecret), verifyToken: c.verifyToken };
-}
-
-function refusal(campaign: { channel: 'sms' | 'whatsapp'; openingTemplate: string | null }): string | undefined {
-  if (campaign.channel !== 'whatsapp') return 'The WhatsApp Cloud API sends WhatsApp only: SMS needs the Twilio channel';
-  if (!campaign.openingTemplate?.trim()) {
-    return 'WhatsApp sends the first message of a conversation only with an approved template: set openingTemplate to its name';
-  }
-  return undefined;
-}
 
 function messagePayload(message: OutgoingMessage): Record<string, unknown> {
   const to = message.to.replace(/^\+/, '');
@@ -93,7 +57,6 @@ export function createWhatsAppCloudProvider(c: WhatsAppCloudCredentials, options
   const endpoint = `${options.apiUrl.replace(/\/+$/, '')}/${c.phoneNumberId}/messages`;
   return {
     name: 'whatsapp-cloud',
-    refuse: refusal,
     async send(message) {
       const json = messagePayload(message);
       const { status, answer } = await postToProvider('WhatsApp', endpoint, { json }, { ...graphAuth(c), timeoutMs: options.timeoutMs });

@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { newId, now } from '../../ids.js';
 import { Signal } from '../signal.js';
-import type { Job, JobData, JobOutcome, JobQueue, NewJob, Page, Reader } from '../store.js';
-import type { LowdbCollectionSpec } from './collection.js';
-import type { Transaction } from './transaction.js';
+import type { Job, JobData, JobOutcome, JobQueue, NewJob, Page, Reader, Tx } from '../store.js';
+import type { Collection, LowdbCollectionSpec } from './collection.js';
+
+/** What the job queue needs of an embedded-store transaction: its writes, its own collections, and a flag that wakes the runners. */
+export interface JobsTx extends Tx {
+  queuedJobs: boolean;
+  collection(name: string): Collection;
+}
 
 /** The store's own collection of jobs: `runAt` kept sorted, so the due ones are found from the front. */
 export const JOBS = 'jobs';
@@ -13,7 +18,7 @@ export const jobsCollection: LowdbCollectionSpec = {
   sortedBy: 'runAt',
 };
 
-export async function enqueueJob<D extends JobData>(t: Transaction, job: NewJob<D>): Promise<Job<D>> {
+export async function enqueueJob<D extends JobData>(t: JobsTx, job: NewJob<D>): Promise<Job<D>> {
   if (job.key !== undefined) {
     const [holder] = await t.find<Job<D>>(JOBS, 'key', [job.key]);
     if (holder) return holder;
@@ -37,20 +42,20 @@ export async function enqueueJob<D extends JobData>(t: Transaction, job: NewJob<
   return queued;
 }
 
-export async function cancelJobs(t: Transaction, key: string): Promise<number> {
+export async function cancelJobs(t: JobsTx, key: string): Promise<number> {
   const waiting = (await t.find<Job>(JOBS, 'key', [key])).filter((job) => job.status === 'pending');
   for (const job of waiting) await t.remove(JOBS, job.id);
   return waiting.length;
 }
 
 /** A job whose runner is gone (the previous run of the gateway) is due again at once. */
-export async function releaseLeases(t: Transaction): Promise<void> {
+export async function releaseLeases(t: JobsTx): Promise<void> {
   for (const job of await t.find<Job>(JOBS, 'status', ['running'])) {
     await t.update<Job>(JOBS, job.id, { status: 'pending', runAt: Date.now(), lease: null });
   }
 }
 
-type Run = <R>(fn: (t: Transaction) => Promise<R>) => Promise<R>;
+type Run = <R>(fn: (t: JobsTx) => Promise<R>) => Promise<R>;
 
 /**
  * The job queue over the lowdb store: every change is an ordinary transaction of the store, and the store calls

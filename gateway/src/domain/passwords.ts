@@ -1,10 +1,7 @@
-import type { Gateway } from '../../context.js';
-import { getAccount, type Account } from '../../domain/accounts.js';
-import { hashPassword } from '../../domain/secrets.js';
+import type { Gateway } from '../context.js';
+import { getAccount, type Account } from './accounts.js';
+import { hashPassword } from './secrets.js';
 import { endSessionsOf } from './sessions.js';
-
-/** The same rule as a password given when the account is created. */
-export { passwordChange as passwordBody } from '../../http/schemas.js';
 
 /**
  * The operator sets or resets an account's console password. Whoever was signed in with the old one is signed

@@ -1,10 +1,7 @@
-import type { Request } from 'express';
-import type { Gateway } from '../../context.js';
-import type { Account } from '../../domain/accounts.js';
-import { digest, newToken, sameSecret } from '../../domain/secrets.js';
-import { forbidden } from '../../errors.js';
-import { newId, now } from '../../ids.js';
-import { sessionCookieValue } from './cookies.js';
+import type { Gateway } from '../context.js';
+import type { Account } from './accounts.js';
+import { digest, newToken } from './secrets.js';
+import { newId, now } from '../ids.js';
 
 /**
  * A signed-in console user. The browser holds a random token in a cookie; the store holds only its digest, so a
@@ -28,8 +25,6 @@ export const MAX_AGE_MS = 12 * 60 * 60_000;
 /** Recording every request would make each read a write; the idle clock only needs minutes. */
 export const TOUCH_EVERY_MS = 60_000;
 
-export const CSRF_HEADER = 'x-csrf-token';
-
 /** Whether a session still holds at `at`; idle counts from the last request recorded. */
 export const isLive = (s: Pick<Session, 'lastSeenAt' | 'expiresAt'>, at: number): boolean =>
   at < s.expiresAt && at < s.lastSeenAt + IDLE_MS;
@@ -39,17 +34,6 @@ export const isLive = (s: Pick<Session, 'lastSeenAt' | 'expiresAt'>, at: number)
  * endpoint, to a script of the console's own origin) can send it back, and it dies with the session.
  */
 export const csrfTokenOf = (token: string): string => digest(`csrf:${token}`);
-
-/** Methods that change nothing; every other one must carry the CSRF token. */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-export function checkCsrf(req: Request, token: string): void {
-  if (SAFE_METHODS.has(req.method)) return;
-  const given = req.get(CSRF_HEADER);
-  if (!given || !sameSecret(given, csrfTokenOf(token))) {
-    throw forbidden('CSRF_TOKEN_INVALID', `A change made with a console session needs the ${CSRF_HEADER} header of that session`);
-  }
-}
 
 /** Signs an account in; expired sessions of the account are cleared away on the way. */
 export async function startSession(gw: Gateway, accountId: string): Promise<{ token: string; session: Session }> {
@@ -78,10 +62,8 @@ export interface SignedIn {
   token: string;
 }
 
-/** The live session a request's cookie names, with its account; an expired one is removed. */
-export async function sessionOf(gw: Gateway, req: Request): Promise<SignedIn | undefined> {
-  const token = sessionCookieValue(req.get('cookie'));
-  if (!token) return undefined;
+/** The live session of a cookie's token, with its account; an expired one is removed. */
+export async function sessionByToken(gw: Gateway, token: string): Promise<SignedIn | undefined> {
   const [session] = await gw.store.find<Session>('sessions', 'tokenHash', [digest(token)]);
   if (!session) return undefined;
   const at = Date.now();

@@ -34,3 +34,14 @@ export interface BotProvider {
   readonly name: string;
   reply(context: BotContext): Promise<BotReply>;
 }
+
+/** What the engine knows of a conversation for the bot; the campaign's settings and knowledge are added here. */
+export type BotConversation = Pick<BotContext, 'contact' | 'history' | 'message' | 'messages'>;
+
+export interface BotAnswer {
+  reply: BotReply;
+  /** The provider whose reply this is. */
+  provider: string;
+  /** Why the account's provider did not answer, when the FAQ bot answered in its place. */
+  fallbackReason: string | null;
+}

@@ -1,7 +1,15 @@
-import type { Campaign } from '../domain/campaigns.js';
-import type { Contact } from '../domain/contacts.js';
-import type { WhatsAppTemplate } from '../providers/channels/channel-provider.js';
+import type { Campaign } from './campaigns.js';
+import type { Contact } from './contacts.js';
 import { personalize } from './personalize.js';
+
+/** An approved WhatsApp template: its name (a Twilio Content SID "HX…" on Twilio), language and body parameters. */
+export interface WhatsAppTemplate {
+  name: string;
+  /** A WhatsApp language code such as "en_US" or "es". */
+  language: string;
+  /** The values of the body's {{1}}, {{2}} … in order, already personalized. */
+  params: string[];
+}
 
 /**
  * The WhatsApp language code of a campaign's templates: its own setting, else its language ("es-MX" → "es_MX").

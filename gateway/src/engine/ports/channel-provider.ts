@@ -1,11 +1,6 @@
-/** An approved WhatsApp template: its name (a Twilio Content SID "HX…" on Twilio), language and body parameters. */
-export interface WhatsAppTemplate {
-  name: string;
-  /** A WhatsApp language code such as "en_US" or "es". */
-  language: string;
-  /** The values of the body's {{1}}, {{2}} … in order, already personalized. */
-  params: string[];
-}
+import type { WhatsAppTemplate } from '../../domain/whatsapp.js';
+
+export type { WhatsAppTemplate };
 
 /** What a built-in channel (SMS, WhatsApp) is asked to send: one message to one phone number. */
 export interface OutgoingMessage {
@@ -37,8 +32,6 @@ export class ChannelError extends Error {
  */
 export interface ChannelProvider {
   readonly name: string;
-  /** Why a campaign with these settings cannot send on this provider, or undefined when it can. */
-  refuse(campaign: { channel: 'sms' | 'whatsapp'; openingTemplate: string | null }): string | undefined;
   send(message: OutgoingMessage): Promise<{ providerMessageId: string }>;
 }
 

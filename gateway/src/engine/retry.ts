@@ -1,16 +1,12 @@
 import type { Gateway } from '../context.js';
+import { getAccount } from '../domain/accounts.js';
+import { getContact } from '../domain/contacts.js';
+import { getConversation, type Conversation } from '../domain/conversations.js';
+import { deliveriesOf, getMessage, type Message } from '../domain/messages.js';
+import type { Delivery } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
-import { now } from '../ids.js';
-import { optedOut } from '../engine/outgoing.js';
-import { priceOf } from '../engine/prices.js';
-import { inServiceWindow } from '../engine/whatsapp.js';
-import type { Tx } from '../store/store.js';
-import { getAccount, type Account } from './accounts.js';
-import { getContact } from './contacts.js';
-import { countFailed, getConversation, messageSettled, type Conversation } from './conversations.js';
-import { insufficientCredits, spend } from './credits.js';
-import { deliveriesOf, getMessage, NO_RECEIVER, replyPayload, type Message } from './messages.js';
-import { queueDelivery, receiversOf, type Delivery } from './webhooks.js';
+import { changeStatus } from './message-status.js';
+import { checkConsent, handOver, OUTSIDE_WINDOW, outsideWindow, readyToGo } from './sending.js';
 
 const refuse = (code: string, message: string) => new ApiError(409, code, message);
 
@@ -31,60 +27,23 @@ export async function retryMessage(gw: Gateway, accountId: string, messageId: st
     const message = await getMessage(tx, accountId, messageId);
     if (message.direction === 'incoming') throw refuse('MESSAGE_INCOMING', 'The message came from the contact: there is nothing to send again');
     if (message.status !== 'failed') {
-      if (message.errorCode === 'OUTSIDE_24H_WINDOW') throw outsideWindow();
+      if (message.errorCode === 'OUTSIDE_24H_WINDOW') throw refuse('OUTSIDE_24H_WINDOW', OUTSIDE_WINDOW);
       throw refuse('MESSAGE_NOT_FAILED', `Only a failed message can be retried; this one is ${message.status}`);
     }
     const conversation = message.conversationId ? await tx.get<Conversation>('conversations', message.conversationId) : undefined;
     if (!conversation) throw refuse('MESSAGE_NOT_RETRYABLE', 'The message belongs to no conversation to send it on');
-    const contact = await getContact(tx, accountId, message.contactId);
-    if (contact.optOut && message.author !== 'system') throw optedOut();
-    if (conversation.channel === 'whatsapp' && !message.template && !inServiceWindow(conversation.lastIncomingAt, Date.now())) throw outsideWindow();
+    checkConsent(await getContact(tx, accountId, message.contactId), message.author);
+    if (outsideWindow(conversation, message.template)) throw refuse('OUTSIDE_24H_WINDOW', OUTSIDE_WINDOW);
 
     const account = await getAccount(tx, accountId);
     const deliveries = await deliveriesOf(tx, message.id);
-    const receivers = conversation.channel === 'custom' ? await receiversOf(tx, account, 'reply') : [];
-    if (conversation.channel === 'custom' && receivers.length === 0) throw refuse('NO_RECEIVER', NO_RECEIVER);
-    const handedOver = message.provider !== null || deliveries.length > 0;
-    if (!handedOver) await charge(tx, gw, account, conversation, message);
-
+    const handedOverBefore = message.provider !== null || deliveries.length > 0;
+    const refused = await readyToGo(tx, gw, account, conversation, message, !handedOverBefore);
+    if (refused) throw refused;
     // A stale status report on the failed send must not move the new one.
-    const retried = await tx.update<Message>('messages', message.id, { status: 'pending', error: null, errorCode: null, providerMessageId: null, updatedAt: now() });
-    await messageSettled(tx, retried);
-    await countFailed(tx, retried.conversationId, -1);
-    if (conversation.channel !== 'custom') {
-      await tx.enqueue({ kind: 'send', data: { messageId: message.id }, accountId });
-      return { message: retried, deliveries };
-    }
-    return { message: retried, deliveries: await redeliver(tx, retried, deliveries, receivers) };
+    const retried = await changeStatus(tx, message, { status: 'pending', error: null, errorCode: null, providerMessageId: null });
+    return { message: retried, deliveries: await handOver(tx, account, conversation, retried, deliveries) };
   });
-}
-
-function outsideWindow(): ApiError {
-  return refuse('OUTSIDE_24H_WINDOW', "Outside WhatsApp's 24-hour customer-service window: only an approved template may be sent until the contact writes again");
-}
-
-async function charge(tx: Tx, gw: Gateway, account: Account, conversation: Conversation, message: Message): Promise<void> {
-  const price = await priceOf(gw.config.prices, account, conversation.channel, message);
-  if (price === 0) return;
-  const balance = await spend(tx, account, price, { messageId: message.id, description: `${message.author} message on ${conversation.channelKey} (retried)` });
-  if (balance === undefined) throw insufficientCredits(account.balanceCents, price);
-}
-
-/** Each receiver taking replies now gets the message: its earlier failed delivery again, or a new one. */
-async function redeliver(tx: Tx, message: Message, deliveries: Delivery[], receivers: Array<{ target: string; url: string }>): Promise<Delivery[]> {
-  const result = [...deliveries];
-  for (const receiver of receivers) {
-    const earlier = deliveries.find((d) => d.event === 'reply' && d.target === receiver.target);
-    if (!earlier) {
-      result.push(await queueDelivery(tx, message.accountId, 'reply', replyPayload(message), message.id, receiver));
-      continue;
-    }
-    if (earlier.status !== 'failed') continue;
-    const again = await tx.update<Delivery>('deliveries', earlier.id, { status: 'pending', url: receiver.url, roundStart: earlier.attempts.length, updatedAt: now() });
-    await tx.enqueue({ kind: 'deliver', data: { deliveryId: again.id }, accountId: message.accountId });
-    result.splice(result.indexOf(earlier), 1, again);
-  }
-  return result;
 }
 
 /** Conversations whose failed messages one account-wide retry takes; the answer says when more are left. */

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
-import type { Account } from '../domain/accounts.js';
-import type { Channel } from '../domain/campaigns.js';
-import type { Message } from '../domain/messages.js';
+import type { Account } from './accounts.js';
+import type { Channel } from './campaigns.js';
+import type { Message } from './messages.js';
 
 /**
  * What an outgoing message costs its account, in hundredths of a credit. Only sub-accounts pay (their agency grants

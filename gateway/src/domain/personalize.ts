@@ -1,4 +1,4 @@
-import type { Contact } from '../domain/contacts.js';
+import type { Contact } from './contacts.js';
 import { badRequest } from '../errors.js';
 
 /**

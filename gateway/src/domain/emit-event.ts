@@ -1,9 +1,9 @@
-import type { Account } from '../domain/accounts.js';
-import { countFailed } from '../domain/conversations.js';
-import { recordStep } from '../domain/funnel.js';
-import type { Message } from '../domain/messages.js';
-import { emit } from '../domain/webhooks.js';
-import type { EventType } from '../domain/events.js';
+import type { Account } from './accounts.js';
+import { countFailed } from './conversations.js';
+import { recordStep } from './funnel.js';
+import type { Message } from './messages.js';
+import { emit } from './webhooks.js';
+import type { EventType } from './events.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 

@@ -1,0 +1,65 @@
+import type { Gateway } from '../context.js';
+import type { Account } from '../domain/accounts.js';
+import { countFailed, messageSettled } from '../domain/conversations.js';
+import { deliveryFailed } from '../domain/emit-event.js';
+import { deliveriesOf, newMessage, type Message } from '../domain/messages.js';
+import { now } from '../ids.js';
+import type { Tx } from '../store/store.js';
+import type { StatusUpdate } from './ports/channel-provider.js';
+
+/**
+ * The one way a stored message's status changes, whoever changes it (the send job, a provider's report, its
+ * receivers' answers, a retry): the message, its conversation's last message and failed count, and a failure told
+ * once as `delivery_failed`.
+ */
+export async function changeStatus(tx: Tx, message: Message, patch: Partial<Message> & Pick<Message, 'status'>): Promise<Message> {
+  const changed = await tx.update<Message>('messages', message.id, { ...patch, updatedAt: now() });
+  await messageSettled(tx, changed);
+  if (changed.status === 'failed' && message.status !== 'failed') await deliveryFailed(tx, changed);
+  else if (message.status === 'failed' && changed.status !== 'failed') await countFailed(tx, changed.conversationId, -1);
+  return changed;
+}
+
+/** A message that fails before it is handed to any channel (no credits, no receiver): stored failed, and told. */
+export async function insertFailed(tx: Tx, fields: Parameters<typeof newMessage>[0], error: string, errorCode: string | null = null): Promise<Message> {
+  const message = await tx.insert('messages', newMessage({ ...fields, status: 'failed', error, errorCode }));
+  await deliveryFailed(tx, message);
+  return message;
+}
+
+/**
+ * A reply is Sent once any receiver accepted it, Failed once every receiver gave up (spec §3.1); the error of
+ * the last failure is kept with it.
+ */
+export async function settleDeliveries(tx: Tx, messageId: string): Promise<void> {
+  const message = await tx.get<Message>('messages', messageId);
+  if (!message) return;
+  const deliveries = await deliveriesOf(tx, messageId);
+  const sent = deliveries.some((d) => d.status === 'sent');
+  const failed = !sent && deliveries.length > 0 && deliveries.every((d) => d.status === 'failed');
+  const status = sent ? 'sent' : failed ? 'failed' : 'pending';
+  const error = failed ? deliveries.map((d) => d.attempts.at(-1)?.error).filter(Boolean).at(-1) ?? 'Delivery failed' : null;
+  if (status === message.status && error === message.error) return;
+  await changeStatus(tx, message, { status, error });
+}
+
+/** How far along a message is; a status report never moves it back (callbacks may arrive out of order). */
+const PROGRESS: Record<string, number> = { pending: 0, queued: 1, sent: 2, delivered: 3, read: 4 };
+
+/**
+ * A provider's report on a message it sent (Twilio's status callback, WhatsApp's status webhook): the message
+ * shows it, and a failure keeps the provider's error code and is reported as `delivery_failed`. A failure after the
+ * contact's phone got the message changes nothing. Reports on unknown messages are ignored.
+ */
+export async function applyStatusUpdate(gw: Gateway, account: Account, update: StatusUpdate): Promise<void> {
+  await gw.store.transact(async (tx) => {
+    const [message] = await tx.find<Message>('messages', 'providerMessageId', [account.id, update.providerMessageId]);
+    if (!message || message.status === 'failed') return;
+    const was = PROGRESS[message.status] ?? 0;
+    if (update.status === 'failed' ? was >= PROGRESS.delivered! : (PROGRESS[update.status] ?? 0) <= was) return;
+    const failure = update.status === 'failed'
+      ? { error: update.error ?? `${update.providerStatus} (no reason given)`, errorCode: update.errorCode }
+      : {};
+    await changeStatus(tx, message, { status: update.status, ...failure });
+  });
+}

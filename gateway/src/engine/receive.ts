@@ -1,0 +1,135 @@
+import type { Gateway } from '../context.js';
+import type { Account } from '../domain/accounts.js';
+import { getCampaign } from '../domain/campaigns.js';
+import { contactForExternalId } from '../domain/contact-identity.js';
+import { createContactIn, findByPhone, type Contact } from '../domain/contacts.js';
+import { conversationFor } from '../domain/conversations.js';
+import { decodeDataUri, isDataUri, keptMedia, saveMedia, storingMedia, type Media } from '../domain/media.js';
+import { bySid, newMessage, type Message } from '../domain/messages.js';
+import { normalizePhone } from '../domain/phone.js';
+import { now } from '../ids.js';
+import { onIncoming } from './incoming.js';
+
+export interface IncomingInput {
+  messageSid: string;
+  fromId: string;
+  toId: string;
+  body: string;
+  status?: string;
+  channel?: string;
+  campaignId?: string;
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+  mediaUrl?: string | null;
+  mediaContentType?: string | null;
+  messageType?: 'text' | 'reaction';
+}
+
+/**
+ * Spec §4.5: stores a message from a custom channel. A messageSid already seen returns the original message
+ * and changes nothing, so callers can retry safely (§6.3).
+ */
+export async function receiveMessage(gw: Gateway, account: Account, input: IncomingInput): Promise<{ message: Message; duplicate: boolean }> {
+  const { mediaUrl, mediaContentType } = input;
+  const embedded = mediaUrl && isDataUri(mediaUrl)
+    ? async () => {
+      const file = await decodeDataUri(mediaUrl, mediaContentType!, gw.config.maxMediaBytes);
+      return saveMedia(gw, account.id, file.bytes, file.contentType);
+    }
+    : undefined;
+
+  return receivingFile(gw, account.id, input.messageSid, embedded, (media) => gw.store.transact(async (tx) => {
+    if (input.campaignId) await getCampaign(tx, account.id, input.campaignId);
+    const original = await bySid(tx, account.id, input.messageSid);
+    if (original) return { message: original, duplicate: true };
+    const contact = await contactForExternalId(tx, account.id, input.channel ?? null, input.fromId, input, false);
+    const conversation = await conversationFor(tx, contact, 'custom', input.channel ?? null, input.campaignId ?? null);
+    if (media) await tx.insert('media', media);
+    const message = await tx.insert('messages', newMessage({
+      accountId: account.id,
+      contactId: contact.id,
+      direction: 'incoming',
+      body: input.body,
+      status: input.status || 'received',
+      messageType: input.messageType ?? 'text',
+      messageSid: input.messageSid,
+      fromId: input.fromId,
+      toId: input.toId,
+      channel: input.channel ?? null,
+      campaignId: input.campaignId ?? null,
+      conversationId: conversation.id,
+      media: media ? keptMedia(media) : mediaUrl ? { url: mediaUrl, contentType: mediaContentType!, mediaId: null } : null,
+    }));
+    await onIncoming(tx, gw, account, contact, conversation, message);
+    return { message, duplicate: false };
+  }));
+}
+
+/**
+ * A message from a contact on SMS or WhatsApp, from the provider's webhook (or posted by hand on the log provider).
+ * The contact is the one with this phone number, or a new one named as the provider knows them; a messageSid
+ * already seen returns the original and changes nothing (providers deliver a webhook again when unsure).
+ */
+export async function receiveOnChannel(
+  gw: Gateway,
+  account: Account,
+  channel: 'sms' | 'whatsapp',
+  input: {
+    phone: string;
+    body: string;
+    messageSid?: string;
+    /**
+     * The provider's address of the message's file, and `keepFile`, which copies it into the gateway (undefined
+     * when it could not be read).
+     */
+    media?: { url: string; contentType: string } | null;
+    keepFile?: () => Promise<Media | undefined>;
+    firstName?: string | null;
+    sentAt?: string | null;
+  },
+): Promise<{ message: Message; contact: Contact }> {
+  const phone = normalizePhone(input.phone);
+  const result = await receivingFile(gw, account.id, input.messageSid, input.keepFile, (file) => gw.store.transact(async (tx) => {
+    const original = input.messageSid ? await bySid(tx, account.id, input.messageSid) : undefined;
+    if (original) return { message: original, contact: (await tx.get<Contact>('contacts', original.contactId))!, duplicate: true };
+    const contact = (await findByPhone(tx, account.id, phone)) ?? (await createContactIn(tx, account.id, { phone, firstName: input.firstName ?? undefined }));
+    const conversation = await conversationFor(tx, contact, channel, null);
+    if (file) await tx.insert('media', file);
+    const message = await tx.insert('messages', newMessage({
+      accountId: account.id,
+      contactId: contact.id,
+      direction: 'incoming',
+      body: input.body,
+      status: 'received',
+      messageSid: input.messageSid ?? null,
+      fromId: phone,
+      channel,
+      conversationId: conversation.id,
+      media: file ? keptMedia(file) : input.media ? { ...input.media, mediaId: null } : null,
+      ...(input.sentAt && input.sentAt < now() ? { createdAt: input.sentAt } : {}),
+    }));
+    await onIncoming(tx, gw, account, contact, conversation, message);
+    return { message, contact, duplicate: false };
+  }));
+  return { message: result.message, contact: result.contact };
+}
+
+/**
+ * Stores an incoming message whose file the gateway keeps: `keep` saves the file before the message's transaction,
+ * `store`. A message already stored (a retry: providers deliver again, clients retry) has its file already, so
+ * `keep` is not called and the transaction answers with the original; it checks again for one racing it. A file
+ * saved for a message that is not stored after all is removed again (storingMedia).
+ */
+async function receivingFile<T extends { duplicate: boolean }>(
+  gw: Gateway,
+  accountId: string,
+  messageSid: string | undefined,
+  keep: (() => Promise<Media | undefined>) | undefined,
+  store: (file: Media | undefined) => Promise<T>,
+): Promise<T> {
+  const stored = keep && messageSid ? await bySid(gw.store, accountId, messageSid) : undefined;
+  const file = keep && !stored ? await keep() : undefined;
+  return storingMedia(gw, file, () => store(file));
+}
+

@@ -1,0 +1,78 @@
+import type { Gateway } from '../context.js';
+import type { Account } from '../domain/accounts.js';
+import type { Contact } from '../domain/contacts.js';
+import type { Conversation } from '../domain/conversations.js';
+import { insufficientCredits, spend } from '../domain/credits.js';
+import { NO_RECEIVER, replyPayload, type Message } from '../domain/messages.js';
+import { priceOf } from '../domain/prices.js';
+import { inServiceWindow } from '../domain/whatsapp.js';
+import { queueDelivery, receiversOf, type Delivery } from '../domain/webhooks.js';
+import { ApiError } from '../errors.js';
+import { now } from '../ids.js';
+import type { Tx } from '../store/store.js';
+
+/*
+ * The rules every outgoing message passes, whoever sends it (an opening, a follow-up, the bot, a team reply, the
+ * API) and whether it goes for the first time or again (a retry): consent, WhatsApp's 24-hour window, its price,
+ * and how it is handed to its channel.
+ */
+
+export const optedOut = () => new ApiError(409, 'CONTACT_OPTED_OUT', 'The contact opted out (STOP): nothing more is sent until they reply START');
+
+/** Nothing but the gateway's own answers to STOP, START and HELP goes to a contact who opted out. */
+export function checkConsent(contact: Contact, author: Message['author']): void {
+  if (contact.optOut && author !== 'system') throw optedOut();
+}
+
+export const OUTSIDE_WINDOW =
+  "Outside WhatsApp's 24-hour customer-service window: only an approved template may be sent until the contact writes again (set the campaign's reengagementTemplate)";
+
+/** Whether free text cannot go on this conversation now: WhatsApp, more than 24 hours after the contact last wrote. */
+export const outsideWindow = (conversation: Conversation, template: Message['template']) =>
+  conversation.channel === 'whatsapp' && !template && !inServiceWindow(conversation.lastIncomingAt, Date.now());
+
+/** What a sub-account pays for the message from its balance; the refusal when the balance is short. */
+async function charge(tx: Tx, gw: Gateway, account: Account, conversation: Conversation, message: Message): Promise<ApiError | undefined> {
+  const price = await priceOf(gw.config.prices, account, conversation.channel, message);
+  if (price === 0) return undefined;
+  const balance = await spend(tx, account, price, { messageId: message.id, description: `${message.author} message on ${conversation.channelKey}` });
+  if (balance !== undefined) return undefined;
+  const fresh = await tx.get<Account>('accounts', account.id);
+  return insufficientCredits(fresh?.balanceCents ?? 0, price);
+}
+
+/**
+ * Why the message cannot be handed to its channel now, or undefined once it can: a custom channel needs a receiver
+ * of replies, and a sub-account pays the message's price when `pay` (a message is paid for once, when it is first
+ * handed to its channel).
+ */
+export async function readyToGo(tx: Tx, gw: Gateway, account: Account, conversation: Conversation, message: Message, pay: boolean): Promise<ApiError | undefined> {
+  if (conversation.channel === 'custom' && (await receiversOf(tx, account, 'reply')).length === 0) return new ApiError(409, 'NO_RECEIVER', NO_RECEIVER);
+  return pay ? charge(tx, gw, account, conversation, message) : undefined;
+}
+
+/**
+ * Hands a pending message to its channel in the caller's transaction, and answers its deliveries: on a custom
+ * channel, a signed, retried delivery to each receiver of replies (the Custom Channel Webhook and the `reply`
+ * subscribers, spec §6.1), where a receiver that failed it before (`earlier`) gets that same delivery again; on SMS
+ * and WhatsApp, a send job for the provider.
+ */
+export async function handOver(tx: Tx, account: Account, conversation: Conversation, message: Message, earlier: Delivery[] = []): Promise<Delivery[]> {
+  if (conversation.channel !== 'custom') {
+    await tx.enqueue({ kind: 'send', data: { messageId: message.id }, accountId: account.id });
+    return earlier;
+  }
+  const result = [...earlier];
+  for (const receiver of await receiversOf(tx, account, 'reply')) {
+    const before = earlier.find((d) => d.event === 'reply' && d.target === receiver.target);
+    if (!before) {
+      result.push(await queueDelivery(tx, account.id, 'reply', replyPayload(message), message.id, receiver));
+    } else if (before.status === 'failed') {
+      // The same delivery (same webhook-id, so a receiver that did take it after all can tell), at today's URL.
+      const again = await tx.update<Delivery>('deliveries', before.id, { status: 'pending', url: receiver.url, roundStart: before.attempts.length, updatedAt: now() });
+      await tx.enqueue({ kind: 'deliver', data: { deliveryId: again.id }, accountId: account.id });
+      result.splice(result.indexOf(before), 1, again);
+    }
+  }
+  return result;
+}

@@ -1,0 +1,26 @@
+import type { Request } from 'express';
+import type { Gateway } from '../../context.js';
+import { csrfTokenOf, sessionByToken, type SignedIn } from '../../domain/sessions.js';
+import { sameSecret } from '../../domain/secrets.js';
+import { forbidden } from '../../errors.js';
+import { sessionCookieValue } from '../cookies.js';
+
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** The live console session a request's cookie names, with its account. */
+export async function sessionOf(gw: Gateway, req: Request): Promise<SignedIn | undefined> {
+  const token = sessionCookieValue(req.get('cookie'));
+  return token ? sessionByToken(gw, token) : undefined;
+}
+
+/** Methods that change nothing; every other one must carry the CSRF token. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function checkCsrf(req: Request, token: string): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  const given = req.get(CSRF_HEADER);
+  if (!given || !sameSecret(given, csrfTokenOf(token))) {
+    throw forbidden('CSRF_TOKEN_INVALID', `A change made with a console session needs the ${CSRF_HEADER} header of that session`);
+  }
+}
+
