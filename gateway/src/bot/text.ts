@@ -32,6 +32,7 @@ import { stopwords as stopFr } from '@orama/stopwords/french';
 import { stopwords as stopDe } from '@orama/stopwords/german';
 import { stopwords as stopIt } from '@orama/stopwords/italian';
 import { SYNONYMS } from './synonyms.js';
+import { baseLanguage } from '../language.js';
 
 /** One meaningful word (or synonym phrase) of a text and the index terms that stand for it. */
 export interface Unit {
@@ -128,11 +129,6 @@ interface LanguageData {
 }
 
 const cache = new Map<string, LanguageData>();
-
-/** The two-letter language code the analysis uses ("es-MX" → "es"). */
-export function baseLanguage(language: string | undefined): string {
-  return (language ?? 'en').trim().toLowerCase().split(/[-_]/)[0] || 'en';
-}
 
 function languageData(language: string): LanguageData {
   const cached = cache.get(language);

@@ -5,6 +5,10 @@ import type { Reader, Tx } from '../store/store.js';
 import { createContactIn, findByEmail, findByFromId, findByPhone, newContact, normalizeContact, type Contact, type ContactInput, type NormalizedFields } from './contacts.js';
 import { normalizePhone } from './phone.js';
 
+/** Whether a contact can be found again: it has a phone, an email or an external ID (the rule of every way in). */
+export const identifiable = (c: { phone?: unknown; email?: unknown; externalIds?: unknown }): boolean =>
+  Boolean(c.phone || c.email || (typeof c.externalIds === 'object' && c.externalIds !== null && Object.keys(c.externalIds).length > 0));
+
 /**
  * Which one contact a phone, an email or an external ID stands for. A contact is one person on every channel: its
  * phone on SMS and WhatsApp, its ID on each custom channel (one per label, e.g. a live chat's visitor ID and a CRM's

@@ -1,7 +1,8 @@
 import type { Gateway } from '../context.js';
-import { badRequest, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
+import { normalizeEmail } from './email.js';
 import { normalizePhone } from './phone.js';
 
 export interface Contact {
@@ -44,14 +45,6 @@ export interface ContactInput {
   email?: string;
   customFields?: Contact['customFields'];
   externalIds?: Record<string, string>;
-}
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-export function normalizeEmail(input: string, field = 'email'): string {
-  const email = input.trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 320) throw badRequest(`${field}: "${input.slice(0, 60)}" is not an email address`, 'INVALID_EMAIL');
-  return email;
 }
 
 export function publicContact(c: Contact) {

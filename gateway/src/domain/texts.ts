@@ -1,3 +1,5 @@
+import { baseLanguage } from '../language.js';
+
 /** What the gateway itself answers, whatever the bot or the campaign would say. */
 export const OPT_OUT_CONFIRMATION = 'You are unsubscribed and will get no more messages from us. Reply START to subscribe again.';
 export const OPT_IN_CONFIRMATION = 'You are subscribed again. Reply STOP at any time to unsubscribe.';
@@ -15,7 +17,7 @@ const HANDOFF_NOTICES: Record<string, string> = {
 export function handoffNotice(campaign: { language: string; bot: { handoffMessage?: string | null } } | undefined): string {
   const own = campaign?.bot.handoffMessage?.trim();
   if (own) return own;
-  return HANDOFF_NOTICES[(campaign?.language ?? 'en').slice(0, 2).toLowerCase()] ?? HANDOFF_NOTICES.en!;
+  return HANDOFF_NOTICES[baseLanguage(campaign?.language)] ?? HANDOFF_NOTICES.en!;
 }
 
 /** The answer to HELP when the account has set no help text of its own (PUT /v1/settings {"helpText"}). */

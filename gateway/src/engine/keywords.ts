@@ -1,3 +1,5 @@
+import { baseLanguage } from '../language.js';
+
 /**
  * What an incoming message asks for, before the bot sees it: an opt-out, an opt-in, help, or a person.
  *
@@ -172,7 +174,7 @@ const EVERY_LANGUAGE = handoffMatcher(HANDOFF_LANGUAGES);
 
 function matcherFor(asked: readonly string[] | undefined) {
   if (!asked?.length) return EVERY_LANGUAGE;
-  const wanted = new Set(asked.map((l) => l.trim().toLowerCase().split(/[-_]/)[0]!).filter((l) => l in HANDOFF_PHRASES));
+  const wanted = new Set(asked.map(baseLanguage).filter((l) => l in HANDOFF_PHRASES));
   return handoffMatcher([...new Set(['en', ...wanted])]);
 }
 

@@ -3,6 +3,8 @@ import { DEFAULT_SEND_RATE, MAX_FOLLOW_UPS } from '../domain/campaigns.js';
 import { EVENTS } from '../domain/events.js';
 import { knownZone } from '../domain/funnel-report.js';
 import { pageFields, pageQuery } from './paging.js';
+import { identifiable } from '../domain/contact-identity.js';
+import { isEmail, MAX_EMAIL } from '../domain/email.js';
 
 /**
  * One schema per request body, used by its route and by the OpenAPI document. Field names follow the spec,
@@ -10,7 +12,7 @@ import { pageFields, pageQuery } from './paging.js';
  */
 const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
 const name = text(200);
-const email = z.string().trim().max(320).pipe(z.email({ error: 'must be an email address' }).check(z.overwrite((v) => v.toLowerCase())));
+const email = z.string().trim().max(MAX_EMAIL).refine(isEmail, 'must be an email address').transform((v) => v.toLowerCase());
 const phone = z.string().max(40, 'must be at most 40 characters');
 const id = z.string().trim().min(1, 'must not be empty').max(100);
 const nonBlank = (max: number) => z.string().max(max, `must be at most ${max} characters`).refine((v) => v.trim().length > 0, 'must not be empty or whitespace');
@@ -46,7 +48,7 @@ export const contactCreate = z
     customFields: b.customFields ?? b.custom_fields,
     externalIds: b.externalIds ?? b.external_ids,
   }))
-  .refine((b) => b.phone || b.email || Object.keys(b.externalIds ?? {}).length, { message: 'at least one of phone, email or externalIds is required', path: ['phone'] });
+  .refine(identifiable, { message: 'at least one of phone, email or externalIds is required', path: ['phone'] });
 
 /** A "+" typed unencoded in a URL (`?phoneNumber=+1415…`) arrives as a space: it can only have meant the plus. */
 const queryPhone = z.string().max(40).transform((v) => (/^ \d/.test(v) ? `+${v.slice(1)}` : v));
@@ -97,7 +99,7 @@ const importColumns = z
     customFields: c.customFields ?? c.custom_fields,
     externalIds: c.externalIds ?? c.external_ids,
   }))
-  .refine((c) => c.phone || c.email || Object.keys(c.externalIds ?? {}).length, { message: 'map phone, email or an external ID to a column of the file', path: ['phone'] });
+  .refine(identifiable, { message: 'map phone, email or an external ID to a column of the file', path: ['phone'] });
 
 export const importCreate = z
   .object({

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
+import { identifiable } from '../../domain/contact-identity.js';
 import type { ContactInput } from '../../domain/contacts.js';
 import { createImport, getImport, importsOf, publicImport, type ImportSource } from '../../domain/imports.js';
 import { badRequest } from '../../errors.js';
@@ -18,9 +19,7 @@ const IMPORT_BODY_LIMIT = '20mb';
 function readContact(fields: unknown): ContactInput {
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw badRequest('row: must be an object of contact fields');
   const { phone, phone_number: phoneNumber, email, externalIds, external_ids: externalIdsSnake } = fields as Record<string, unknown>;
-  const ids = externalIds ?? externalIdsSnake;
-  const hasIds = typeof ids === 'object' && ids !== null && Object.keys(ids).length > 0;
-  if (!(phone || phoneNumber || email || hasIds)) throw badRequest('the row has neither a phone, an email nor an external ID', 'MISSING_IDENTIFIER');
+  if (!identifiable({ phone: phone || phoneNumber, email, externalIds: externalIds ?? externalIdsSnake })) throw badRequest('the row has neither a phone, an email nor an external ID', 'MISSING_IDENTIFIER');
   return parse(contactCreate, fields, 'row');
 }
 

@@ -1,6 +1,7 @@
 import { createFaqBot, type FaqBot, type FaqBotReply } from '../../bot/faq-bot.js';
 import type { Campaign } from '../../domain/campaigns.js';
 import type { BotContext, BotProvider, BotReply } from '../../engine/ports/bot-provider.js';
+import { baseLanguage } from '../../language.js';
 
 /** What the FAQ bot says besides the FAQ answers, per language; English for the others. */
 const TEXTS: Record<string, { greeting: (name: string | null) => string; thanks: string }> = {
@@ -30,7 +31,7 @@ const TEXTS: Record<string, { greeting: (name: string | null) => string; thanks:
   },
 };
 
-export const textsFor = (language: string) => TEXTS[language.slice(0, 2).toLowerCase()] ?? TEXTS.en!;
+export const textsFor = (language: string) => TEXTS[baseLanguage(language)] ?? TEXTS.en!;
 
 /** Built indexes by campaign, rebuilt when the campaign changes; the oldest go first past CACHE_SIZE. */
 const CACHE_SIZE = 200;
