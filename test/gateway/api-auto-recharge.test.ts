@@ -1,5 +1,5 @@
 import { startGateway, removeDir } from '../helpers/gateway';
-import { api, createAccount, expectApiError, Receiver, settledMessage, unique, useGateway, verifyStandardWebhook, type TestAccount } from './api-support';
+import { api, createAccount, expectApiError, Receiver, settledMessage, unique, untilIdle, useGateway, verifyStandardWebhook, type TestAccount } from './api-support';
 
 /**
  * Spec §6.2: an agency's auto-recharge event carries an idempotency_key; granting with that key as
@@ -59,7 +59,7 @@ test('a balance below the threshold sends one signed event; granting with its ke
 
   // Saving the rule again while the balance is above the threshold sends nothing.
   await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 10, amount: 50 } });
-  await new Promise((r) => setTimeout(r, 300));
+  await untilIdle(ctx.gw);
   expect(hook.requests).toHaveLength(1);
 });
 
@@ -70,14 +70,14 @@ test('usage that crosses the threshold sends a new event with a new key, and onl
 
   const use = (amount: number) => api(ctx.gw, undefined, 'POST', `/admin/v1/accounts/${sub.id}/credits/usage`, { headers: admin(), body: { amount } });
   expect((await use(5)).body).toEqual({ balance: 15 });
-  await new Promise((r) => setTimeout(r, 300));
+  await untilIdle(ctx.gw);
   expect(hook.requests).toHaveLength(0);
 
   expect((await use(6)).body).toEqual({ balance: 9 });
   expect((await use(4)).body).toEqual({ balance: 5 });
   const [event] = await hook.waitFor(1);
   expect(event!.body).toMatchObject({ balance: 9, threshold: 10, amount: 30 });
-  await new Promise((r) => setTimeout(r, 300));
+  await untilIdle(ctx.gw);
   expect(hook.requests).toHaveLength(1);
 
   expectApiError(await use(100), 409, 'INSUFFICIENT_CREDITS');

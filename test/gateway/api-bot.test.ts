@@ -1,4 +1,4 @@
-import { api, createAccount, expectApiError, incoming, poll, Receiver, unique, useGateway, type TestAccount } from './api-support';
+import { api, createAccount, expectApiError, incoming, poll, Receiver, unique, untilIdle, useGateway, type TestAccount } from './api-support';
 
 /**
  * The bot over HTTPS on custom channels: the FAQ bot answers, hands off what it cannot answer and is given the
@@ -35,7 +35,6 @@ const say = (account: TestAccount, fromId: string, body: string, extra: Record<s
   api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, body, channel: 'chat', ...extra }) });
 const replies = (hook: Receiver, fromId: string) => hook.requests.filter((r) => r.body?.toId === fromId && r.body?.messageId).map((r) => r.body.body as string);
 const messages = async (account: TestAccount, contactId: string) => (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`)).body.data as any[];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('a custom-channel lead is answered from the FAQs, handed off on a question they do not cover, and answered again once resumed', async () => {
   const { account, hook, campaign } = await setUp();
@@ -58,7 +57,7 @@ test('a custom-channel lead is answered from the FAQs, handed off on a question 
 
   // Handed off: the bot stays silent, whatever the lead asks.
   await say(account, fromId, 'What are your opening hours?');
-  await sleep(1500);
+  await untilIdle(ctx.gw);
   expect(replies(hook, fromId)).toHaveLength(2);
 
   // Given back to the bot: it answers again.
@@ -75,7 +74,7 @@ test('a burst of messages is answered once, after the last of them', async () =>
   await say(account, fromId, 'I saw your ad');
   await say(account, fromId, 'where is the clinic?');
   await poll(async () => replies(hook, fromId), (r) => r.length >= 1);
-  await sleep(1500);
+  await untilIdle(ctx.gw);
   expect(replies(hook, fromId)).toEqual(['We are at 12 Main Street, next to the post office.']);
 });
 
@@ -87,7 +86,7 @@ test('small talk gets a greeting or nothing, never a hand-off', async () => {
   await poll(async () => replies(hook, fromId), (r) => r.length === 1);
   expect(replies(hook, fromId)).toEqual(['Hi Bea! How can I help you?']);
   await say(account, fromId, 'ok');
-  await sleep(1500);
+  await untilIdle(ctx.gw);
   expect(replies(hook, fromId)).toHaveLength(1);
   expect(hook.requests.filter((r) => r.body?.type === 'handoff' && r.body?.contactId === contactId)).toHaveLength(0);
 });
@@ -100,7 +99,7 @@ test("the campaign is the message's, else the conversation's, else the account's
 
   const lone = unique('lead');
   await say(account, lone, 'What are your opening hours?');
-  await sleep(1500);
+  await untilIdle(ctx.gw);
   expect(replies(hook, lone)).toEqual([]);
 
   const set = await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: other.id } });
@@ -134,7 +133,7 @@ test('the bot never answers a reaction, an opted-out contact, a campaign whose b
   await say(account, silentBot, 'How much is a cleaning?', { campaignId: off.id });
   const pausedLead = unique('lead');
   await say(account, pausedLead, 'How much is a cleaning?', { campaignId: paused.id });
-  await sleep(2000);
+  await untilIdle(ctx.gw);
   expect(replies(hook, reacting)).toEqual([]);
   expect(replies(hook, stopped)).toEqual([expect.stringMatching(/unsubscribed/i)]);
   expect(replies(hook, silentBot)).toEqual([]);
@@ -219,7 +218,7 @@ describe('the live bot answers a message as "Try the bot" does', () => {
     const { account, hook, campaign } = await setUp();
     const fromId = unique('lead');
     await say(account, fromId, 'ok', { campaignId: campaign.id });
-    await sleep(1200);
+    await untilIdle(ctx.gw);
     await say(account, fromId, 'where are you?');
     await poll(async () => replies(hook, fromId), (r) => r.length === 1);
     const test = await tried(account, campaign.id, 'where are you?');
@@ -231,7 +230,7 @@ describe('the live bot answers a message as "Try the bot" does', () => {
     const fromId = unique('lead');
     // No campaign is named yet and the account has no default: no bot answers this one.
     await say(account, fromId, 'My cousin told me about you, she loved the place');
-    await sleep(1200);
+    await untilIdle(ctx.gw);
     expect(replies(hook, fromId)).toEqual([]);
     await say(account, fromId, 'do you take insurance?', { campaignId: campaign.id });
     await poll(async () => replies(hook, fromId), (r) => r.length === 1);

@@ -1,4 +1,4 @@
-import { api, createAccount, expectApiError, poll, uniquePhone, useGateway, type TestAccount } from './api-support';
+import { api, createAccount, expectApiError, poll, uniquePhone, untilIdle, useGateway, type TestAccount } from './api-support';
 
 /**
  * The campaign trigger (spec §3.2) over HTTPS: a Live campaign sends its opening message to each contact added to
@@ -50,7 +50,7 @@ test('a contact added to the list of a Live campaign gets its opening message, p
 
   // Added again: nothing more.
   expect((await add(account, list.id, ann.id)).status).toBe(200);
-  await new Promise((r) => setTimeout(r, 500));
+  await untilIdle(ctx.gw);
   expect(await outgoing(account, ann.id)).toHaveLength(1);
 });
 
@@ -151,7 +151,7 @@ test('outside the sending window the opening message waits for its next opening'
   const at = Date.parse(conversation.next.at);
   expect(at).toBeGreaterThan(Date.now() + 60_000);
   expect(at).toBeLessThan(Date.now() + 4 * 60_000);
-  await new Promise((r) => setTimeout(r, 500));
+  await untilIdle(ctx.gw);
   expect(await outgoing(account, lead.id)).toHaveLength(0);
 });
 

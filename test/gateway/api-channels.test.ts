@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { api, createAccount, expectApiError, getBytes, poll, Receiver, request, uniquePhone, useGateway, type Answer, type Received, type TestAccount } from './api-support';
+import { api, createAccount, expectApiError, getBytes, poll, Receiver, request, uniquePhone, untilIdle, useGateway, type Answer, type Received, type TestAccount } from './api-support';
 
 /**
  * Built-in channels over HTTPS, with Twilio, the WhatsApp Cloud API and an OpenAI-compatible endpoint stood in by one
@@ -180,7 +180,7 @@ test('an SMS lead through Twilio is answered by the OpenAI-compatible bot, and s
 
   // The same webhook again (Twilio retries when unsure) is stored once and answered once.
   await postTwilio(account, 'incoming', { MessageSid: `SM${hex('c')}`, From: phone, To: '+15005550006', Body: 'How much for a cleaning? I want to book', NumMedia: '0' });
-  await new Promise((r) => setTimeout(r, 800));
+  await untilIdle(ctx.gw);
   expect((await messages(account, lead.id)).filter((m) => m.direction === 'incoming')).toHaveLength(1);
 
   const undelivered = await postTwilio(account, 'status', { MessageSid: reply.providerMessageId, MessageStatus: 'undelivered', ErrorCode: '30003', ErrorMessage: 'Unreachable destination handset' });

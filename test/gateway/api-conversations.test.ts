@@ -1,4 +1,4 @@
-import { api, createAccount, expectApiError, poll, Receiver, unique, uniquePhone, useGateway, type TestAccount } from './api-support';
+import { api, createAccount, expectApiError, poll, Receiver, unique, uniquePhone, untilIdle, useGateway, type TestAccount } from './api-support';
 
 /**
  * What happens after the opening message, over HTTPS: follow-ups, opt-out and START, HELP, hand-off and resume, a
@@ -35,7 +35,6 @@ const say = (account: TestAccount, phone: string, body: string) => api(ctx.gw, a
 const conversation = async (account: TestAccount, contactId: string) =>
   ((await api(ctx.gw, account, 'GET', 'conversations?limit=200')).body.data as any[]).find((c) => c.contactId === contactId);
 const events = (hook: Receiver, type: string, contactId: string) => hook.requests.filter((r) => r.body?.type === type && r.body?.contactId === contactId);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('follow-ups go out in turn while the lead is silent; the last one unanswered closes the conversation', async () => {
   const { account, list } = await setUp({ followUps: { enabled: true, steps: [{ after: '1s', body: 'Still there, {{first_name}}?' }, { after: '1s', body: 'Last call' }] } });
@@ -56,7 +55,7 @@ test('a reply cancels the follow-ups, and is reported as message_received', asyn
   const res = await say(account, ann.phone, 'Yes, tell me more');
   expect(res.status).toBe(200);
   expect((await conversation(account, ann.id)).next).toBeNull();
-  await sleep(3000);
+  await untilIdle(ctx.gw);
   expect((await messages(account, ann.id)).filter((m) => m.author === 'follow_up')).toHaveLength(0);
   const [received] = await poll(async () => events(hook, 'message_received', ann.id), (e) => e.length > 0);
   expect(received!.body).toMatchObject({ messageId: res.body.messageId, conversationId: res.body.conversationId, channel: 'sms', body: 'Yes, tell me more', occurredAt: expect.any(String) });
@@ -78,14 +77,14 @@ test('STOP opts out on every channel: one confirmation, then nothing until START
   await say(account, ann.phone, 'HELP');
   await say(account, ann.phone, 'STOP');
   expectApiError(await api(ctx.gw, account, 'POST', `contacts/${ann.id}/messages`, { body: { body: 'Are you sure?' } }), 409, 'CONTACT_OPTED_OUT');
-  await sleep(1500);
+  await untilIdle(ctx.gw);
   expect((await messages(account, ann.id)).filter((m) => m.direction === 'outgoing').map((m) => m.author)).toEqual(['campaign', 'system']);
 
   // Another campaign's opening message is not sent either.
   const other = await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Second' } });
   await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Second', channel: 'sms', listId: other.body.id, openingMessage: 'Hi', triggerOnNewContacts: true, status: 'live' } });
   await api(ctx.gw, account, 'POST', `lists/${other.body.id}/contacts`, { body: { contactId: ann.id } });
-  await sleep(500);
+  await untilIdle(ctx.gw);
   expect((await messages(account, ann.id)).filter((m) => m.direction === 'outgoing')).toHaveLength(2);
 
   await say(account, ann.phone, 'Start');

@@ -228,3 +228,31 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
     });
   });
 }
+
+/** The gateway's jobs of one status, every page of them, through the operator's API. */
+async function jobsOf(gw: TestGateway, status: 'pending' | 'running'): Promise<Array<{ kind: string; runAt: string | null }>> {
+  const all: Array<{ kind: string; runAt: string | null }> = [];
+  for (let cursor: string | null = null; ;) {
+    const res: Reply = await request(gw, 'GET', '/admin/v1/jobs', { headers: { authorization: `Bearer ${gw.adminToken}` }, query: { status, limit: '200', ...(cursor ? { cursor } : {}) } });
+    if (res.status !== 200) throw new Error(`listing jobs failed: ${res.status} ${res.text}`);
+    all.push(...res.body.data);
+    if (!(cursor = res.body.nextCursor)) return all;
+  }
+}
+
+/**
+ * Waits until the gateway has nothing left to do within `horizonMs`: no job running, none due before then (a bot
+ * reply waiting out its debounce, a delivery's next try). What a test then reads is what the gateway did, with no
+ * fixed sleep: "nothing happened" is asserted once everything that could have happened has. Idle twice in a row,
+ * so that a job that ran between the two reads and queued another is seen.
+ */
+export async function untilIdle(gw: TestGateway, { horizonMs = 5_000, timeoutMs = 20_000 } = {}): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let calm = 0; calm < 2;) {
+    const busy = (await jobsOf(gw, 'running')).length > 0
+      || (await jobsOf(gw, 'pending')).some((j) => j.runAt !== null && Date.parse(j.runAt) <= Date.now() + horizonMs);
+    calm = busy ? 0 : calm + 1;
+    if (busy && Date.now() > deadline) throw new Error(`the gateway was still busy after ${timeoutMs} ms`);
+    if (calm < 2) await new Promise((r) => setTimeout(r, 25));
+  }
+}
