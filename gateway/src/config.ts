@@ -34,6 +34,7 @@ export const settings = {
   LEADCHAT_JOB_LEASE: { schema: duration, default: '2m', doc: 'How long a claimed job is reserved to its process: a job whose process died runs again after it' },
   LEADCHAT_JOB_POLL: { schema: duration.pipe(z.number().min(10, 'must be at least 10ms')), default: '1s', doc: 'How often each process also looks for due jobs; a committed job wakes the runners of every process at once' },
   LEADCHAT_WEBHOOK_TARGETS: { schema: z.string().min(1).transform(parseTargets), default: 'any', doc: 'The target policy for every URL called for a tenant: `any`, `public` (public internet addresses only) or a comma-separated allow-list of host names' },
+  LEADCHAT_TEST_CLOCK: { schema: flag, default: '0', doc: 'Lets the operator move the gateway\'s clock forward (POST /admin/v1/clock), for tests and demonstrations: never in production' },
   LEADCHAT_LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), default: 'info', doc: 'Log level' },
   LEADCHAT_PUBLIC_URL: { schema: z.url().regex(/^https:\/\//, 'expected an https:// address').optional(), default: undefined, doc: 'The address Twilio and WhatsApp reach this gateway at (https://…): status callbacks are requested there and webhook signatures are checked against it; unset: taken from each request' },
   LEADCHAT_BOT_DEBOUNCE: { schema: duration, default: '2s', doc: 'How long the bot waits after a contact\'s message for more before it answers them all at once' },
@@ -78,6 +79,7 @@ export interface Config {
   tlsCert?: string;
   tlsKey?: string;
   trustProxy: boolean;
+  testClock: boolean;
   adminToken?: string;
   rateLimitPerMinute: number;
   consoleRateLimitPerMinute: number;
@@ -129,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tlsCert: values.LEADCHAT_TLS_CERT,
     tlsKey: values.LEADCHAT_TLS_KEY,
     trustProxy: values.LEADCHAT_TRUST_PROXY,
+    testClock: values.LEADCHAT_TEST_CLOCK,
     adminToken: values.LEADCHAT_ADMIN_TOKEN,
     rateLimitPerMinute: values.LEADCHAT_RATE_LIMIT_PER_MINUTE,
     consoleRateLimitPerMinute: values.LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE,

@@ -1,4 +1,5 @@
 import { customAlphabet } from 'nanoid';
+import { clockNow } from './clock.js';
 
 /** Opaque IDs with a type prefix, e.g. ct_3fK9… for a contact. */
 const random = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', 20);
@@ -13,7 +14,7 @@ let lastText = '';
 
 /** The time as the API writes times. The records of one request mostly share a millisecond: its text is made once. */
 export function now(): string {
-  const ms = Date.now();
+  const ms = clockNow();
   if (ms !== lastMs) {
     lastMs = ms;
     lastText = new Date(ms).toISOString();

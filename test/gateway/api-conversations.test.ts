@@ -1,10 +1,10 @@
-import { api, createAccount, expectApiError, poll, Receiver, unique, uniquePhone, untilIdle, useGateway, type TestAccount } from './api-support';
+import { advanceClock, api, createAccount, expectApiError, poll, Receiver, unique, uniquePhone, untilIdle, useGateway, type TestAccount } from './api-support';
 
 /**
  * What happens after the opening message, over HTTPS: follow-ups, opt-out and START, HELP, hand-off and resume, a
  * team member's reply, the conversation list, and the events that report them.
  */
-const ctx = useGateway({ LEADCHAT_JOB_POLL: '200ms' });
+const ctx = useGateway({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_TEST_CLOCK: '1' });
 const receivers: Receiver[] = [];
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
@@ -37,11 +37,20 @@ const conversation = async (account: TestAccount, contactId: string) =>
 const events = (hook: Receiver, type: string, contactId: string) => hook.requests.filter((r) => r.body?.type === type && r.body?.contactId === contactId);
 
 test('follow-ups go out in turn while the lead is silent; the last one unanswered closes the conversation', async () => {
-  const { account, list } = await setUp({ followUps: { enabled: true, steps: [{ after: '1s', body: 'Still there, {{first_name}}?' }, { after: '1s', body: 'Last call' }] } });
+  const { account, list } = await setUp({ followUps: { enabled: true, steps: [{ after: '1d', body: 'Still there, {{first_name}}?' }, { after: '2d', body: 'Last call' }] } });
   const ann = await lead(account, list.id);
-  const sent = await poll(() => messages(account, ann.id), (m) => m.filter((x) => x.author === 'follow_up').length === 2, 15_000);
-  expect(sent.filter((x) => x.author === 'follow_up').map((x) => x.body)).toEqual(['Still there, Ann?', 'Last call']);
-  const closed = await poll(() => conversation(account, ann.id), (c) => c.status === 'closed', 15_000);
+  const followUps = async () => (await messages(account, ann.id)).filter((x) => x.author === 'follow_up').map((x) => x.body);
+  expect((await conversation(account, ann.id)).next).toMatchObject({ kind: 'follow_up', step: 0 });
+  // Nothing before its time: a day less a minute later, still nothing.
+  await advanceClock(ctx.gw, '23h59m');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(await followUps()).toEqual([]);
+  await advanceClock(ctx.gw, '1m');
+  await poll(followUps, (f) => f.length === 1);
+  await advanceClock(ctx.gw, '2d');
+  expect(await poll(followUps, (f) => f.length === 2)).toEqual(['Still there, Ann?', 'Last call']);
+  await advanceClock(ctx.gw, '2d');
+  const closed = await poll(() => conversation(account, ann.id), (c) => c.status === 'closed');
   expect(closed.next).toBeNull();
   // A message opens it again.
   await say(account, ann.phone, 'Sorry, busy week');
@@ -49,12 +58,14 @@ test('follow-ups go out in turn while the lead is silent; the last one unanswere
 });
 
 test('a reply cancels the follow-ups, and is reported as message_received', async () => {
-  const { account, hook, list } = await setUp({ followUps: { enabled: true, steps: [{ after: '2s', body: 'Hello?' }] } });
+  const { account, hook, list } = await setUp({ followUps: { enabled: true, steps: [{ after: '1d', body: 'Hello?' }] } });
   const ann = await lead(account, list.id);
   expect((await conversation(account, ann.id)).next).toMatchObject({ kind: 'follow_up', step: 0 });
   const res = await say(account, ann.phone, 'Yes, tell me more');
   expect(res.status).toBe(200);
   expect((await conversation(account, ann.id)).next).toBeNull();
+  // The day the follow-up was due passes: nothing goes.
+  await advanceClock(ctx.gw, '1d');
   await untilIdle(ctx.gw);
   expect((await messages(account, ann.id)).filter((m) => m.author === 'follow_up')).toHaveLength(0);
   const [received] = await poll(async () => events(hook, 'message_received', ann.id), (e) => e.length > 0);
@@ -63,7 +74,7 @@ test('a reply cancels the follow-ups, and is reported as message_received', asyn
 });
 
 test('STOP opts out on every channel: one confirmation, then nothing until START', async () => {
-  const { account, hook, list } = await setUp({ followUps: { enabled: true, steps: [{ after: '1s', body: 'Hello?' }] } });
+  const { account, hook, list } = await setUp({ followUps: { enabled: true, steps: [{ after: '1h', body: 'Hello?' }] } });
   const ann = await lead(account, list.id);
   await say(account, ann.phone, 'stop');
   const [confirmation] = (await messages(account, ann.id)).filter((m) => m.author === 'system');
@@ -77,6 +88,7 @@ test('STOP opts out on every channel: one confirmation, then nothing until START
   await say(account, ann.phone, 'HELP');
   await say(account, ann.phone, 'STOP');
   expectApiError(await api(ctx.gw, account, 'POST', `contacts/${ann.id}/messages`, { body: { body: 'Are you sure?' } }), 409, 'CONTACT_OPTED_OUT');
+  await advanceClock(ctx.gw, '1h');
   await untilIdle(ctx.gw);
   expect((await messages(account, ann.id)).filter((m) => m.direction === 'outgoing').map((m) => m.author)).toEqual(['campaign', 'system']);
 
@@ -105,7 +117,7 @@ test("HELP gets the account's help text", async () => {
 });
 
 test('asking for a person hands off; the API resumes the bot; a team reply goes out and takes over', async () => {
-  const { account, hook, list } = await setUp({ language: 'es', followUps: { enabled: true, steps: [{ after: '2s', body: 'Hola?' }] } });
+  const { account, hook, list } = await setUp({ language: 'es', followUps: { enabled: true, steps: [{ after: '1d', body: 'Hola?' }] } });
   const ann = await lead(account, list.id);
   await say(account, ann.phone, 'Quiero hablar con una persona');
   const handedOff = await conversation(account, ann.id);

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
-import { createAccount, removeDir, request, startGateway, untilIdle, type Reply, type RequestOptions, type TestAccount, type TestGateway } from '../helpers/gateway';
+import { advanceClock, createAccount, removeDir, request, startGateway, untilIdle, type Reply, type RequestOptions, type TestAccount, type TestGateway } from '../helpers/gateway';
 
 /**
  * Shared pieces of the /v1 API tests: one gateway per test file, a local webhook receiver, Standard Webhooks
@@ -29,7 +29,7 @@ export function api<T = any>(gw: TestGateway, account: Pick<TestAccount, 'apiKey
   return request<T>(gw, method, path.startsWith('/') ? path : `/v1/${path}`, { apiKey: account?.apiKey, ...opts });
 }
 
-export { createAccount, request, untilIdle };
+export { advanceClock, createAccount, request, untilIdle };
 export type { Reply, TestAccount, TestGateway };
 
 /** A GET whose body is kept as bytes (media files). */

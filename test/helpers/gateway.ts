@@ -256,3 +256,9 @@ export async function untilIdle(gw: TestGateway, { horizonMs = 5_000, timeoutMs 
     if (calm < 2) await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** Moves the clock of a gateway started with LEADCHAT_TEST_CLOCK=1 forward: its jobs then due run at once. */
+export async function advanceClock(gw: TestGateway, by: string): Promise<void> {
+  const res = await request(gw, 'POST', '/admin/v1/clock', { headers: { authorization: `Bearer ${gw.adminToken}` }, body: { advance: by } });
+  if (res.status !== 200) throw new Error(`moving the clock failed: ${res.status} ${res.text}`);
+}

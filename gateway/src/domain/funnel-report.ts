@@ -2,6 +2,7 @@ import { badRequest } from '../errors.js';
 import type { Reader } from '../store/store.js';
 import { getCampaign } from './campaigns.js';
 import { DAY_MS, FUNNEL_STEPS, QUARTER_MS, type FunnelCounts, type FunnelStep } from './funnel.js';
+import { clockNow } from '../clock.js';
 
 /**
  * GET /v1/campaigns/{id}/funnel: how many contacts reached each step, in total over a range of days and day by
@@ -32,7 +33,7 @@ const PAGE = 500;
 export async function funnelOf(r: Reader, accountId: string, campaignId: string, query: FunnelQuery): Promise<FunnelReport> {
   const campaign = await getCampaign(r, accountId, campaignId);
   const { timezone } = query;
-  const to = query.to ?? localDate(Date.now(), timezone);
+  const to = query.to ?? localDate(clockNow(), timezone);
   const earliest = addDays(to, -(MAX_DAYS - 1));
   const created = localDate(Date.parse(campaign.createdAt), timezone);
   const from = query.from ?? (created > earliest ? (created < to ? created : to) : earliest);

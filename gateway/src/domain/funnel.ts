@@ -1,5 +1,6 @@
 import type { Conversation } from './conversations.js';
 import type { Tx } from '../store/store.js';
+import { clockNow } from '../clock.js';
 
 /**
  * A campaign's funnel: the steps a sales team steers by, each counted once per contact, recorded in the transaction
@@ -50,7 +51,7 @@ export interface StepSubject {
 }
 
 /** Records that the contact reached `step` of its campaign now; nothing when there is no campaign or it was counted. */
-export async function recordStep(tx: Tx, step: FunnelStep, subject: StepSubject, at = Date.now()): Promise<void> {
+export async function recordStep(tx: Tx, step: FunnelStep, subject: StepSubject, at = clockNow()): Promise<void> {
   const { accountId, campaignId, contactId } = subject;
   if (!campaignId) return;
   const id = `${step}:${campaignId}:${contactId}`;

@@ -3,6 +3,7 @@ import type { Gateway } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Tx } from '../store/store.js';
+import { clockNow } from '../clock.js';
 
 /**
  * An `Idempotency-Key` request (Stripe's model, IETF draft status codes), stored so that every process sees it:
@@ -46,7 +47,7 @@ export async function idempotent(
   const requestHash = createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
 
   const claim = await gw.store.transact(async (tx): Promise<Claim> => {
-    const at = Date.now();
+    const at = clockNow();
     const [stored] = await tx.find<Remembered>('idempotency', 'key', [accountId, key]);
     if (stored && stored.expiresAt > at) {
       if (stored.requestHash !== requestHash) {
@@ -93,7 +94,7 @@ export async function forgetExpiredKeys(gw: Gateway): Promise<number> {
     const page = await gw.store.scan<Remembered>('idempotency', { limit: 500, after });
     if (page.length === 0) break;
     after = page.at(-1)!.id;
-    for (const r of page) if (r.expiresAt <= Date.now()) expired.push(r.id);
+    for (const r of page) if (r.expiresAt <= clockNow()) expired.push(r.id);
   }
   let forgotten = 0;
   for (let i = 0; i < expired.length; i += 100) {
@@ -101,7 +102,7 @@ export async function forgetExpiredKeys(gw: Gateway): Promise<number> {
       let n = 0;
       for (const id of expired.slice(i, i + 100)) {
         const current = await tx.get<Remembered>('idempotency', id);
-        if (current && current.expiresAt <= Date.now()) {
+        if (current && current.expiresAt <= clockNow()) {
           await tx.remove('idempotency', id);
           n += 1;
         }

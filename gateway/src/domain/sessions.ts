@@ -2,6 +2,7 @@ import type { Gateway } from '../context.js';
 import type { Account } from './accounts.js';
 import { digest, newToken } from './secrets.js';
 import { newId, now } from '../ids.js';
+import { clockNow } from '../clock.js';
 
 /**
  * A signed-in console user. The browser holds a random token in a cookie; the store holds only its digest, so a
@@ -38,7 +39,7 @@ export const csrfTokenOf = (token: string): string => digest(`csrf:${token}`);
 /** Signs an account in; expired sessions of the account are cleared away on the way. */
 export async function startSession(gw: Gateway, accountId: string): Promise<{ token: string; session: Session }> {
   const token = newToken();
-  const at = Date.now();
+  const at = clockNow();
   const session = await gw.store.transact(async (tx) => {
     for (const old of await tx.find<Session>('sessions', 'account', [accountId])) {
       if (!isLive(old, at)) await tx.remove('sessions', old.id);
@@ -66,7 +67,7 @@ export interface SignedIn {
 export async function sessionByToken(gw: Gateway, token: string): Promise<SignedIn | undefined> {
   const [session] = await gw.store.find<Session>('sessions', 'tokenHash', [digest(token)]);
   if (!session) return undefined;
-  const at = Date.now();
+  const at = clockNow();
   if (!isLive(session, at)) {
     await gw.store.transact((tx) => tx.remove('sessions', session.id));
     return undefined;

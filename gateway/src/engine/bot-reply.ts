@@ -12,6 +12,7 @@ import { emitEvent } from '../domain/emit-event.js';
 import { handOff } from './handoff.js';
 import { handoffNotice } from '../domain/texts.js';
 import { sendOnConversation } from './outgoing.js';
+import { clockNow } from '../clock.js';
 
 /** At most this many earlier messages go to the bot as the conversation so far. */
 const HISTORY = 20;
@@ -31,7 +32,7 @@ export async function scheduleBotReply(tx: Tx, account: Account, conversation: C
   await tx.enqueue({
     kind: 'bot_reply',
     data: { conversationId: conversation.id, messageId: message.id },
-    runAt: Date.now() + debounceMs,
+    runAt: clockNow() + debounceMs,
     key: replyKey(message.id),
     accountId: conversation.accountId,
   });

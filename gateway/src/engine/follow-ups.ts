@@ -9,6 +9,7 @@ import { parseDuration } from '../domain/durations.js';
 import { sendOnConversation } from './outgoing.js';
 import { personalize } from '../domain/personalize.js';
 import { isOpen, nextOpening } from '../domain/sending-window.js';
+import { clockNow } from '../clock.js';
 
 /**
  * One timer per conversation and step. The step is part of the key because a running job still holds its key
@@ -52,20 +53,20 @@ export async function runFollowUp(gw: Gateway, job: Job<{ conversationId: string
       return;
     }
     const window = campaign.sendingWindow;
-    if (window && !isOpen(window, Date.now())) {
-      const at = nextOpening(window, Date.now());
+    if (window && !isOpen(window, clockNow())) {
+      const at = nextOpening(window, clockNow());
       await updateConversation(tx, conversation, { next: { kind: 'follow_up', at: iso(at), step } });
       return { retryAt: at };
     }
     const [account, contact] = await Promise.all([tx.get<Account>('accounts', conversation.accountId), tx.get<Contact>('contacts', conversation.contactId)]);
     if (!account || !contact || contact.optOut) return;
     const sent = await sendOnConversation(tx, gw, account, contact, conversation, { body: personalize(steps[step]!.body, contact), author: 'follow_up', campaignId: campaign.id });
-    await scheduleFollowUp(tx, campaign, sent.conversation, step + 1, Date.now());
+    await scheduleFollowUp(tx, campaign, sent.conversation, step + 1, clockNow());
   });
 }
 
 /** Live again: the follow-ups a pause held are timed anew from now, the step each was waiting for. */
 export async function resumeFollowUps(tx: Tx, campaign: Campaign, conversation: Conversation): Promise<void> {
   const step = conversation.next?.step ?? campaign.followUps.steps.length;
-  await scheduleFollowUp(tx, campaign, conversation, step, Date.now());
+  await scheduleFollowUp(tx, campaign, conversation, step, clockNow());
 }

@@ -14,6 +14,7 @@ import { nextSend, stalled, type PacingState } from './pacing.js';
 import { personalize } from '../domain/personalize.js';
 import { isOpen, nextOpening } from '../domain/sending-window.js';
 import { openingTemplateFor } from '../domain/whatsapp.js';
+import { clockNow } from '../clock.js';
 
 /** A campaign's opening message to one contact: at most one per campaign and contact (a unique index). */
 export interface Opening {
@@ -71,7 +72,7 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
   if ((await tx.find<Opening>('openings', 'member', [campaign.id, contact.id])).length) return undefined;
   const conversation = await conversationFor(tx, contact, campaign.channel, campaign.customChannel, campaign.id);
   const reason = skipReason(campaign, contact, conversation);
-  const dueAt = reason ? null : await takeSlot(tx, campaign, Date.now() + delayMs);
+  const dueAt = reason ? null : await takeSlot(tx, campaign, clockNow() + delayMs);
   const at = now();
   const opening = await tx.insert<Opening>('openings', {
     id: newId('opn'),
@@ -142,7 +143,7 @@ export async function runOpening(gw: Gateway, job: Job<{ openingId: string }>): 
     if (!account || !contact || !conversation) return;
     const reason = skipReason(campaign, contact, conversation);
     if (reason) return void (await settleOpening(tx, opening, { status: reason === 'wrote_first' ? 'cancelled' : 'skipped', reason }));
-    const at = Date.now();
+    const at = clockNow();
     const due = opening.dueAt ?? at;
     const stall = stalled(due, at, pacing?.lastSentAt, parseRate(campaign.sendRate));
     if (stall && pacing) await tx.update<Pacing>('pacing', campaign.id, { stalledAt: at });
@@ -158,7 +159,7 @@ export async function runOpening(gw: Gateway, job: Job<{ openingId: string }>): 
     await settleOpening(tx, opening, { status: 'sent', messageId: sent.message.id });
     if (sent.message.status !== 'failed') await recordStep(tx, 'openingSent', opening);
     const current = (await tx.get<Conversation>('conversations', conversation.id))!;
-    await scheduleFollowUp(tx, campaign, current, 0, Date.now());
+    await scheduleFollowUp(tx, campaign, current, 0, clockNow());
   });
 }
 
@@ -191,7 +192,7 @@ export async function runCampaignResume(gw: Gateway, job: Job<{ campaignId: stri
       if (campaign?.status !== 'live') return false;
       const openings = await tx.find<Opening>('openings', 'held', [campaignId, 'held'], { limit: RESUME_BATCH });
       for (const opening of openings) {
-        const dueAt = await takeSlot(tx, campaign, Date.now());
+        const dueAt = await takeSlot(tx, campaign, clockNow());
         await settleOpening(tx, opening, { status: 'queued', held: null, dueAt });
         await tx.enqueue({ kind: 'opening', data: { openingId: opening.id }, runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId });
       }

@@ -10,6 +10,7 @@ import { queueDelivery, receiversOf, type Delivery } from '../domain/webhooks.js
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
+import { clockNow } from '../clock.js';
 
 /*
  * The rules every outgoing message passes, whoever sends it (an opening, a follow-up, the bot, a team reply, the
@@ -29,7 +30,7 @@ export const OUTSIDE_WINDOW =
 
 /** Whether free text cannot go on this conversation now: WhatsApp, more than 24 hours after the contact last wrote. */
 export const outsideWindow = (conversation: Conversation, template: Message['template']) =>
-  conversation.channel === 'whatsapp' && !template && !inServiceWindow(conversation.lastIncomingAt, Date.now());
+  conversation.channel === 'whatsapp' && !template && !inServiceWindow(conversation.lastIncomingAt, clockNow());
 
 /** What a sub-account pays for the message from its balance; the refusal when the balance is short. */
 async function charge(tx: Tx, gw: Gateway, account: Account, conversation: Conversation, message: Message): Promise<ApiError | undefined> {

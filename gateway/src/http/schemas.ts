@@ -351,6 +351,8 @@ export const adminAccountCreate = z.object({
 export const passwordChange = z.object({ password });
 
 /** The operator's view of the job queue: dead jobs by default, a page at a time. */
+export const clockAdvance = z.object({ advance: z.string().describe('How far to move the clock: a duration such as "25h"') });
+
 export const jobListQuery = pageQuery.extend({ status: z.enum(['dead', 'pending', 'running']).default('dead') });
 
 const calendarDate = z

@@ -5,6 +5,7 @@ import { now } from '../ids.js';
 import type { Job, JobResult } from '../store/store.js';
 import { noAnswer, postSigned } from './post-signed.js';
 import { isTargetRefused } from '../outbound/target-policy.js';
+import { clockNow } from '../clock.js';
 
 const RETRYABLE = (status: number) => status === 408 || status === 429 || status >= 500;
 const MAX_RETRY_AFTER_MS = 6 * 3_600_000;
@@ -21,7 +22,7 @@ export async function deliver(gw: Gateway, job: Job<{ deliveryId: string }>): Pr
   if (!secret) return record(gw, delivery, failure('The webhook subscription was deleted'), false);
 
   const body = JSON.stringify(delivery.payload);
-  const started = Date.now();
+  const started = clockNow();
   let attempt: Attempt;
   let retryAfterMs: number | undefined;
   try {
@@ -30,7 +31,7 @@ export async function deliver(gw: Gateway, job: Job<{ deliveryId: string }>): Pr
     attempt = {
       at: new Date(started).toISOString(),
       status: res.statusCode,
-      latencyMs: Date.now() - started,
+      latencyMs: clockNow() - started,
       error: ok ? null : `Receiver answered HTTP ${res.statusCode}`,
       responseExcerpt: res.body ? String(res.body).slice(0, 500) : null,
     };
@@ -38,7 +39,7 @@ export async function deliver(gw: Gateway, job: Job<{ deliveryId: string }>): Pr
     if (!RETRYABLE(res.statusCode)) return record(gw, delivery, attempt, false);
     retryAfterMs = parseRetryAfter(res.headers['retry-after']);
   } catch (err) {
-    attempt = { ...failure(noAnswer(gw, err)), latencyMs: Date.now() - started, at: new Date(started).toISOString() };
+    attempt = { ...failure(noAnswer(gw, err)), latencyMs: clockNow() - started, at: new Date(started).toISOString() };
     // The operator's policy will refuse the next attempt too.
     if (isTargetRefused(err)) return record(gw, delivery, attempt, false);
   }
@@ -47,7 +48,7 @@ export async function deliver(gw: Gateway, job: Job<{ deliveryId: string }>): Pr
   const retriesDone = delivery.attempts.length - (delivery.roundStart ?? 0);
   if (retriesDone >= delays.length) return record(gw, delivery, attempt, false);
   const delay = retryAfterMs ?? jitter(delays[retriesDone]!);
-  return record(gw, delivery, attempt, true, 'pending', Date.now() + delay);
+  return record(gw, delivery, attempt, true, 'pending', clockNow() + delay);
 }
 
 function failure(error: string): Attempt {
@@ -80,6 +81,6 @@ const jitter = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
 
 function parseRetryAfter(value: string | undefined): number | undefined {
   if (!value) return undefined;
-  const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - clockNow();
   return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS) : undefined;
 }

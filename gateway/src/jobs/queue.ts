@@ -1,5 +1,6 @@
 import type { Engine } from '../engine/ports/providers.js';
 import type { Job, JobResult } from '../store/store.js';
+import { clockNow } from '../clock.js';
 
 export type JobHandler = (gw: Engine, job: Job<any>) => Promise<JobResult>;
 
@@ -57,7 +58,7 @@ export class JobRunner {
     this.ticking = true;
     clearTimeout(this.timer);
     const pollMs = this.options.pollMs ?? 1000;
-    let next = Date.now() + pollMs;
+    let next = clockNow() + pollMs;
     try {
       do {
         this.again = false;
@@ -75,7 +76,7 @@ export class JobRunner {
       this.ticking = false;
     }
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.tick(), Math.max(10, next - Date.now()));
+    this.timer = setTimeout(() => void this.tick(), Math.max(10, next - clockNow()));
     this.timer.unref();
   }
 
@@ -100,7 +101,7 @@ export class JobRunner {
       const message = (err as Error).message;
       const dead = !handler || job.attempts >= MAX_ATTEMPTS;
       this.gw.log.error({ err, job: job.id, kind: job.kind, attempts: job.attempts }, dead ? 'job failed for good' : 'job failed; retrying later');
-      const retryAt = Date.now() + FAULT_BACKOFF_MS * Math.min(2 ** (job.attempts - 1), 60);
+      const retryAt = clockNow() + FAULT_BACKOFF_MS * Math.min(2 ** (job.attempts - 1), 60);
       await this.gw.store.jobs.settle(job, dead ? { dead: message } : { retryAt, error: message }).catch(() => undefined);
     }
   }

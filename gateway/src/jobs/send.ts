@@ -4,6 +4,7 @@ import type { Message } from '../domain/messages.js';
 import { ChannelError } from '../engine/ports/channel-provider.js';
 import { changeStatus } from '../engine/message-status.js';
 import type { Job, JobResult } from '../store/store.js';
+import { clockNow } from '../clock.js';
 
 /**
  * Job `send`: hands an outgoing SMS or WhatsApp message to its channel's provider. A refusal is final; a failure
@@ -32,7 +33,7 @@ export async function sendMessageJob(gw: Engine, job: Job<{ messageId: string }>
     const retriesDone = job.attempts - 1;
     if (retryable && retriesDone < delays.length) {
       gw.log.warn({ message: message.id, provider: provider.name, error }, 'channel send failed; retrying later');
-      return { retryAt: Date.now() + delays[retriesDone]! };
+      return { retryAt: clockNow() + delays[retriesDone]! };
     }
     await settle(gw, message, { status: 'failed', provider: provider.name, error, errorCode: err instanceof ChannelError ? err.code : null });
   }

@@ -8,9 +8,11 @@ import type { AuthFailures } from '../middleware/auth-failures.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { readPage } from '../paging.js';
 import { parse, route, sendDurable } from '../route.js';
-import { adminAccountCreate, creditUsage, jobListQuery, passwordChange } from '../schemas.js';
+import { adminAccountCreate, clockAdvance, creditUsage, jobListQuery, passwordChange } from '../schemas.js';
 import { notFound } from '../../errors.js';
 import type { Job } from '../../store/store.js';
+import { advanceClock } from '../../clock.js';
+import { parseDuration } from '../../domain/durations.js';
 
 /** The operator's bootstrap: accounts and their API keys, behind the admin token. */
 export function adminRouter(gw: Gateway, adminToken: string, failures: AuthFailures): Router {
@@ -58,6 +60,15 @@ export function adminRouter(gw: Gateway, adminToken: string, failures: AuthFailu
       res.json({ success: true });
     },
   }, before);
+  if (gw.config.testClock) {
+    // Tests move time instead of waiting for it: every process of the deployment must be moved the same.
+    route(router, '/clock', {
+      post: [jsonBody(), (req, res) => {
+        const { advance } = parse(clockAdvance, req.body);
+        res.json({ now: new Date(advanceClock(parseDuration(advance, { field: 'advance' }))).toISOString() });
+      }],
+    }, before);
+  }
   return router;
 }
 

@@ -3,6 +3,7 @@ import { newId, now } from '../../ids.js';
 import { Signal } from '../signal.js';
 import type { Job, JobData, JobOutcome, JobQueue, NewJob, Page, Reader, Tx } from '../store.js';
 import type { Collection, LowdbCollectionSpec } from './collection.js';
+import { clockNow } from '../../clock.js';
 
 /** What the job queue needs of an embedded-store transaction: its writes, its own collections, and a flag that wakes the runners. */
 export interface JobsTx extends Tx {
@@ -31,7 +32,7 @@ export async function enqueueJob<D extends JobData>(t: JobsTx, job: NewJob<D>): 
     accountId: job.accountId ?? null,
     key: job.key ?? null,
     status: 'pending',
-    runAt: job.runAt ?? Date.now(),
+    runAt: job.runAt ?? clockNow(),
     attempts: 0,
     lease: null,
     lastError: null,
@@ -51,7 +52,7 @@ export async function cancelJobs(t: JobsTx, key: string): Promise<number> {
 /** A job whose runner is gone (the previous run of the gateway) is due again at once. */
 export async function releaseLeases(t: JobsTx): Promise<void> {
   for (const job of await t.find<Job>(JOBS, 'status', ['running'])) {
-    await t.update<Job>(JOBS, job.id, { status: 'pending', runAt: Date.now(), lease: null });
+    await t.update<Job>(JOBS, job.id, { status: 'pending', runAt: clockNow(), lease: null });
   }
 }
 
@@ -85,7 +86,7 @@ export class LowdbJobQueue implements JobQueue {
 
   claim(limit: number, leaseMs: number): Promise<Job[]> {
     return this.run(async (t) => {
-      const at = Date.now();
+      const at = clockNow();
       const claimed: Job[] = [];
       for (const id of [...take(t.collection(JOBS).sorted!.upTo(at), limit)]) {
         const job = (await t.get<Job>(JOBS, id))!;
@@ -136,7 +137,7 @@ export class LowdbJobQueue implements JobQueue {
     return this.run(async (t) => {
       const job = await t.get<Job>(JOBS, id);
       if (!job || job.status !== 'dead') return false;
-      await t.update<Job>(JOBS, id, { status: 'pending', runAt: Date.now(), attempts: 0, updatedAt: now() });
+      await t.update<Job>(JOBS, id, { status: 'pending', runAt: clockNow(), attempts: 0, updatedAt: now() });
       t.queuedJobs = true;
       return true;
     });

@@ -3,6 +3,7 @@ import { UNIQUE_VIOLATION } from './errors.js';
 import { JOBS_CHANNEL, type JobNotifications } from './job-notifications.js';
 import { epochMs, JOB_COLUMNS, toJob, type JobRow } from './jobs.js';
 import { hasNul, limitClause, type Query } from './sql.js';
+import { clockNow } from '../../clock.js';
 
 /** The claim's own lease holds only while the job is running under it. */
 const OWNED = `id = $1 AND lease = $2 AND status = 'running'`;
@@ -23,7 +24,7 @@ export class PostgresJobQueue implements JobQueue {
 
   async claim(limit: number, leaseMs: number): Promise<Job[]> {
     if (!(limit > 0)) return [];
-    const at = Date.now();
+    const at = clockNow();
     // RETURNING keeps no order: the due time before the claim comes back with each job to sort them by.
     const { rows } = await this.query(
       `WITH due AS (
@@ -47,7 +48,7 @@ export class PostgresJobQueue implements JobQueue {
   }
 
   async settle(job: Job, outcome: JobOutcome): Promise<boolean> {
-    const updatedAt = new Date().toISOString();
+    const updatedAt = new Date(clockNow()).toISOString();
     let result;
     if ('done' in outcome) {
       result = await this.query(`DELETE FROM leadchat_jobs WHERE ${OWNED}`, [job.id, job.lease]);
@@ -118,7 +119,7 @@ export class PostgresJobQueue implements JobQueue {
     if (hasNul(id)) return false;
     const { rowCount } = await this.query(
       `UPDATE leadchat_jobs SET status = 'pending', run_at = $2, attempts = 0, lease = NULL, updated_at = $3 WHERE id = $1 AND status = 'dead'`,
-      [id, Date.now(), new Date().toISOString()],
+      [id, clockNow(), new Date(clockNow()).toISOString()],
     );
     if (!rowCount) return false;
     await this.notifyQueued();
