@@ -59,8 +59,6 @@ export interface Campaign {
   updatedAt: string;
 }
 
-/** At most this many follow-up steps per campaign. */
-export const MAX_FOLLOW_UPS = 5;
 export const DEFAULT_SEND_RATE = '30/m';
 
 type CampaignFields = Omit<Campaign, 'id' | 'accountId' | 'createdAt' | 'updatedAt' | 'bot' | 'followUps'> & {
