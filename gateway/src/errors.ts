@@ -1,10 +1,16 @@
-/** The one error type of the gateway: an HTTP status, a stable code and a message a caller can act on. */
+import { MAX_PROBLEMS, type FieldProblem } from './api-contract.js';
+
+/**
+ * The one error type of the gateway: an HTTP status, a stable code and a message a caller can act on; a 400 about
+ * fields of the request also lists each problem with its field (`fields`), for a client to show beside its inputs.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
     readonly headers: Record<string, string> = {},
+    readonly fields?: FieldProblem[],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -12,6 +18,17 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (message: string, code = 'VALIDATION_ERROR') => new ApiError(400, code, message);
+
+/**
+ * One 400 naming several problems at once: their sentences joined by "; " and their fields listed, at most
+ * MAX_PROBLEMS of each (the message tells how many more); the code is the first problem's.
+ */
+export function invalidFields(code: string, sentences: string[], fields: FieldProblem[]): ApiError {
+  const more = sentences.length - MAX_PROBLEMS;
+  const message = sentences.slice(0, MAX_PROBLEMS).join('; ') + (more > 0 ? `; and ${more} more problem${more > 1 ? 's' : ''}` : '');
+  return new ApiError(400, code, message, {}, fields.slice(0, MAX_PROBLEMS));
+}
+
 /**
  * A record the request names that the caller's account does not have: `CAMPAIGN_NOT_FOUND` for 'Campaign'. Another
  * account's record gets exactly this answer too, so an id never tells whether it exists elsewhere.
