@@ -168,6 +168,23 @@ describe('a 400 names every problem at once', () => {
     expect(res.body.error.message.split('; ')).toHaveLength(11);
     expect(res.body.error.message).toMatch(/^bot\.faqs\.0\.question: .*; and 2 more problems$/);
   });
+
+  test('the campaign rules beyond the schema: every refused field at once, with the first one\'s code', async () => {
+    const body = { name: 'C', sendRate: 'fast', followUps: { steps: [{ after: 'soon', body: 'Hi {{frist_name}}' }] } };
+    const res = await api(ctx.gw, account, 'POST', 'campaigns', { body });
+    expectApiError(res, 400, 'INVALID_RATE');
+    expect(res.body.error.fields.map((f: { field: string; code: string }) => [f.field, f.code])).toEqual([
+      ['sendRate', 'INVALID_RATE'],
+      ['followUps.steps.0.after', 'INVALID_DURATION'],
+      ['followUps.steps.0.body', 'UNKNOWN_TEMPLATE_FIELD'],
+    ]);
+    expect(res.body.error.message).toMatch(/^sendRate must be a rate .*; followUps\.steps\.0\.after must be a duration .*; followUps\.steps\.0\.body uses unknown field \{\{frist_name\}\}/);
+
+    const live = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'C', status: 'live', channel: 'custom' } });
+    expectApiError(live, 400, 'CAMPAIGN_CANNOT_SEND');
+    expect(live.body.error.message).toBe('The campaign cannot go Live: link it to a list (listId); give it an openingMessage; name its custom channel (customChannel)');
+    expect(live.body.error.fields).toEqual(['listId', 'openingMessage', 'customChannel'].map((field) => ({ field, code: 'CAMPAIGN_CANNOT_SEND', message: 'is required to go Live' })));
+  });
 });
 
 describe('query parameters take one value each', () => {

@@ -1,5 +1,5 @@
 import type { Gateway } from '../context.js';
-import { badRequest, notFound } from '../errors.js';
+import { ApiError, FieldChecks, notFound } from '../errors.js';
 import { parseDuration, parseRate } from '../engine/durations.js';
 import { checkTemplate, personalize } from '../engine/personalize.js';
 import { openingTemplateFor } from '../engine/whatsapp.js';
@@ -105,29 +105,45 @@ export async function campaignById(r: Reader, id: string): Promise<Campaign | un
 export const campaignsOf = async (r: Reader, accountId: string, page?: Page) =>
   (await r.find<Campaign>('campaigns', 'account', [accountId], page)).map(current);
 
-/** Why a campaign cannot go (or stay) Live on the account's providers, or undefined when it can send. */
-function cannotSend(gw: Gateway, account: Account, c: Campaign): string | undefined {
-  if (!c.listId) return 'link it to a list (listId)';
-  if (!c.openingMessage?.trim()) return 'give it an openingMessage';
-  if (c.channel === 'custom') return c.customChannel?.trim() ? undefined : 'name its custom channel (customChannel)';
-  return channelProvider(gw.config, account, c.channel).refuse({ channel: c.channel, openingTemplate: c.openingTemplate });
+/**
+ * Why a campaign cannot go (or stay) Live on the account's providers, each reason with the field it is about (the
+ * provider's reason is about the channel): none when it can send.
+ */
+function cannotSend(gw: Gateway, account: Account, c: Campaign): Array<{ field: string; reason: string }> {
+  const missing = [
+    !c.listId && { field: 'listId', reason: 'link it to a list (listId)' },
+    !c.openingMessage?.trim() && { field: 'openingMessage', reason: 'give it an openingMessage' },
+    c.channel === 'custom' && !c.customChannel?.trim() && { field: 'customChannel', reason: 'name its custom channel (customChannel)' },
+  ].filter((m) => m !== false);
+  const refused = c.channel === 'custom' ? undefined : channelProvider(gw.config, account, c.channel).refuse({ channel: c.channel, openingTemplate: c.openingTemplate });
+  return refused ? [...missing, { field: 'channel', reason: refused }] : missing;
 }
 
-/** Checks what the request schema cannot: durations, rates, windows, template fields and the Live rule. */
+/** Every reason a campaign cannot go Live, in one 400: the message lists them, `fields` says which field each is about. */
+function liveRefusal(reasons: Array<{ field: string; reason: string }>): ApiError {
+  const code = 'CAMPAIGN_CANNOT_SEND';
+  const fields = reasons.map(({ field, reason }) => ({ field, code, message: field === 'channel' ? reason : 'is required to go Live' }));
+  return new ApiError(400, code, `The campaign cannot go Live: ${reasons.map((r) => r.reason).join('; ')}`, {}, fields);
+}
+
+/**
+ * Checks what the request schema cannot: durations, rates, windows, template fields and the Live rule, naming
+ * every field it refuses at once.
+ */
 function check(gw: Gateway, account: Account, c: Campaign): Campaign {
-  parseRate(c.sendRate, 'sendRate');
-  const sendingWindow = c.sendingWindow && parseSendingWindow(c.sendingWindow);
-  if (c.openingMessage) checkTemplate(c.openingMessage, 'openingMessage');
-  c.openingTemplateParams.forEach((p, i) => checkTemplate(p, `openingTemplateParams.${i}`));
-  c.reengagementTemplateParams.forEach((p, i) => checkTemplate(p, `reengagementTemplateParams.${i}`));
+  const checks = new FieldChecks();
+  checks.run(() => parseRate(c.sendRate, 'sendRate'));
+  const sendingWindow = checks.run(() => c.sendingWindow && parseSendingWindow(c.sendingWindow)) ?? null;
+  if (c.openingMessage) checks.run(() => checkTemplate(c.openingMessage!, 'openingMessage'));
+  c.openingTemplateParams.forEach((p, i) => checks.run(() => checkTemplate(p, `openingTemplateParams.${i}`)));
+  c.reengagementTemplateParams.forEach((p, i) => checks.run(() => checkTemplate(p, `reengagementTemplateParams.${i}`)));
   c.followUps.steps.forEach((step, i) => {
-    parseDuration(step.after, { field: `followUps.steps.${i}.after` });
-    checkTemplate(step.body, `followUps.steps.${i}.body`);
+    checks.run(() => parseDuration(step.after, { field: `followUps.steps.${i}.after` }));
+    checks.run(() => checkTemplate(step.body, `followUps.steps.${i}.body`));
   });
-  if (c.status === 'live') {
-    const reason = cannotSend(gw, account, c);
-    if (reason) throw badRequest(`The campaign cannot go Live: ${reason}`, 'CAMPAIGN_CANNOT_SEND');
-  }
+  const reasons = c.status === 'live' ? cannotSend(gw, account, c) : [];
+  if (reasons.length) checks.add(liveRefusal(reasons));
+  checks.done();
   return { ...c, sendingWindow };
 }
 

@@ -1,5 +1,5 @@
 import type { Gateway } from '../context.js';
-import { badRequest, notFound } from '../errors.js';
+import { fieldError, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
 import { normalizePhone } from './phone.js';
@@ -50,7 +50,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function normalizeEmail(input: string, field = 'email'): string {
   const email = input.trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 320) throw badRequest(`${field}: "${input.slice(0, 60)}" is not an email address`, 'INVALID_EMAIL');
+  if (!EMAIL.test(email) || email.length > 320) throw fieldError(field, `"${input.slice(0, 60)}" is not an email address`, 'INVALID_EMAIL');
   return email;
 }
 
