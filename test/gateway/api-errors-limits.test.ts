@@ -155,6 +155,10 @@ describe('a 400 names every problem at once', () => {
       expect.objectContaining({ field: 'followUps.steps', code: 'TOO_MANY', limit: 5 }),
       expect.objectContaining({ field: 'bot.faqs.0.question', code: 'REQUIRED' }),
     ]);
+    // A form's empty input is REQUIRED, whatever check it failed (here a URL's and a non-blank text's).
+    const blank = await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { provider: 'openai', openai: { baseUrl: '', model: ' ' } } });
+    expectApiError(blank, 400, 'VALIDATION_ERROR');
+    expect(blank.body.error.fields.map((f: { field: string; code: string }) => [f.field, f.code])).toEqual([['openai.baseUrl', 'REQUIRED'], ['openai.model', 'REQUIRED']]);
     const plain = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId: '', toId: '' }) });
     expectPlainError(plain, 400);
     expect(plain.body.error).toMatch(/^customData\.fromId: .*; customData\.toId: /);

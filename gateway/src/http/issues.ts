@@ -14,21 +14,12 @@ const LONG: Record<string, string> = { string: 'TOO_LONG', array: 'TOO_MANY', se
 const SHORT: Record<string, string> = { string: 'TOO_SHORT', array: 'TOO_FEW', set: 'TOO_FEW', map: 'TOO_FEW' };
 
 function kindOf(issue: z.core.$ZodIssue, value: unknown): { code: string; limit?: number } {
-  const missing = value === undefined || value === null;
+  // Left out, null, or a text with nothing but whitespace (a form's empty input) where a value was needed.
   const blank = typeof value === 'string' && value.trim() === '';
-  switch (issue.code) {
-    case 'invalid_type':
-      return { code: missing ? 'REQUIRED' : 'INVALID' };
-    case 'too_big':
-      return { code: LONG[issue.origin] ?? 'TOO_BIG', limit: Number(issue.maximum) };
-    case 'too_small':
-      return blank ? { code: 'REQUIRED' } : { code: SHORT[issue.origin] ?? 'TOO_SMALL', limit: Number(issue.minimum) };
-    case 'custom':
-      // A refinement refusing an empty or whitespace-only text ("must not be empty or whitespace").
-      return { code: blank ? 'REQUIRED' : 'INVALID' };
-    default:
-      return { code: 'INVALID' };
-  }
+  if (issue.code === 'too_big') return { code: LONG[issue.origin] ?? 'TOO_BIG', limit: Number(issue.maximum) };
+  if (blank || (issue.code === 'invalid_type' && (value === undefined || value === null))) return { code: 'REQUIRED' };
+  if (issue.code === 'too_small') return { code: SHORT[issue.origin] ?? 'TOO_SMALL', limit: Number(issue.minimum) };
+  return { code: 'INVALID' };
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
