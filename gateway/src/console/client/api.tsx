@@ -1,14 +1,17 @@
+import type { FieldProblem } from '../../api-contract.js';
 import { SIGN_IN_PATH } from '../pages.js';
 
 /**
  * The console's one way to the gateway: same-origin requests that carry the session cookie, and on every change
- * the session's CSRF token. Errors come back as the API's own message, to be shown as text next to the form.
+ * the session's CSRF token. Errors come back as the API's own message, to be shown as text next to the form, with
+ * the problems of each field when the API lists them (for the form to name by its labels: components/problems).
  */
 export interface ApiResult<T> {
   ok: boolean;
   status: number;
   data?: T;
   error?: string;
+  problems?: FieldProblem[];
 }
 
 export const SESSION_PATH = '/console/api/session';
@@ -50,7 +53,8 @@ export async function call<T = unknown>(method: string, path: string, body?: unk
   }
   if (res.ok) return { ok: true, status: res.status, data };
   const error = typeof data?.error === 'string' ? data.error : (data?.error?.message ?? `The gateway answered ${res.status}.`);
-  return { ok: false, status: res.status, error };
+  const problems = Array.isArray(data?.error?.fields) ? (data.error.fields as FieldProblem[]) : undefined;
+  return { ok: false, status: res.status, error, problems };
 }
 
 /** GET a JSON resource; the same result shape as `call`. */

@@ -1,0 +1,62 @@
+import type { Browser, Page } from 'playwright-core';
+import { api } from '../gateway/api-support';
+import type { TestGateway } from '../helpers/gateway';
+import { openPage, screenshot, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
+import { consoleAccount, type ConsoleAccount } from './support';
+
+/**
+ * A console that guides a team on its first day, in a real browser against a real gateway: a refused save names
+ * every problem at once in the words of the form's labels.
+ */
+jest.setTimeout(60_000);
+
+let gw: TestGateway;
+let browser: Browser;
+let owner: ConsoleAccount;
+let page: Page;
+
+beforeAll(async () => {
+  [gw, browser] = await startConsole();
+  owner = await consoleAccount(gw, { name: 'Guided Owner' });
+  ({ page } = await openPage(browser));
+  await signInAt(page, url('/console/campaigns?id=new'), owner);
+});
+afterAll(async () => {
+  await stopConsole(gw, browser);
+});
+
+const url = (p: string) => `${gw.url}${p}`;
+const label = (p: Page, text: string) => p.getByLabel(text, { exact: true });
+const formError = () => page.locator('form.campaign-form .error');
+
+describe('the campaign form names every problem at once, by its labels', () => {
+  test('an empty name and an FAQ answer over the limit: both told, by the labels on screen', async () => {
+    await page.getByRole('heading', { level: 1, name: 'New campaign' }).waitFor();
+    for (const [q, a] of [['Are you open on Sunday?', 'No.'], ['Where are you?', 'x'.repeat(5001)]]) {
+      await page.getByRole('button', { name: 'Add FAQ' }).click();
+      const n = await page.locator('#c-faqs .row').count();
+      await label(page, `FAQ ${n}: question`).fill(q!);
+      await label(page, `FAQ ${n}: answer`).fill(a!);
+    }
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await formError().filter({ hasText: /\S/ }).waitFor();
+    expect(await formError().textContent()).toBe('Name is required; FAQ 2: answer is longer than 5,000 characters');
+    expect(await page.getByRole('alert').filter({ hasText: 'Name is required' }).count()).toBe(1);
+    expect((await api(gw, owner, 'GET', 'campaigns')).body.data).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'guidance-two-problems');
+  });
+
+  test('going Live without what it needs: each missing setting named by its label', async () => {
+    await label(page, 'Name').fill('Chat funnel');
+    await label(page, 'FAQ 2: answer').fill('On Main Street.');
+    await label(page, 'Channel').selectOption('custom');
+    await page.getByRole('radio', { name: 'Live' }).check();
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await formError().filter({ hasText: 'to go Live' }).waitFor();
+    expect(await formError().textContent()).toBe(
+      'List is required to go Live; Opening message is required to go Live; Custom channel label is required to go Live',
+    );
+    expect((await api(gw, owner, 'GET', 'campaigns')).body.data).toEqual([]);
+  });
+});
