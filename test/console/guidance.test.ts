@@ -6,7 +6,8 @@ import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
  * A console that guides a team on its first day, in a real browser against a real gateway: a refused save names
- * every problem at once in the words of the form's labels.
+ * every problem at once in the words of the form's labels, and long texts count their characters against the
+ * API's limits.
  */
 jest.setTimeout(60_000);
 
@@ -58,5 +59,33 @@ describe('the campaign form names every problem at once, by its labels', () => {
       'List is required to go Live; Opening message is required to go Live; Custom channel label is required to go Live',
     );
     expect((await api(gw, owner, 'GET', 'campaigns')).body.data).toEqual([]);
+  });
+});
+
+describe('long texts count their characters', () => {
+  test('the count follows the typing, is read with the field, and turns to an error over the limit', async () => {
+    const opening = label(page, 'Opening message');
+    const counter = page.locator('#c-opening-count');
+    expect(await counter.textContent()).toBe('0 / 2,000');
+    await opening.fill('Hello {{first_name|there}}!');
+    expect(await counter.textContent()).toBe('27 / 2,000');
+    expect((await opening.getAttribute('aria-describedby'))!.split(' ')).toEqual(['c-opening-hint', 'c-opening-count']);
+    expect(await opening.getAttribute('aria-invalid')).toBeNull();
+    expect(await counter.getAttribute('class')).toBe('counter');
+    // Nothing is said while typing under the limit: the count is read with the field, not announced.
+    expect(await page.getByRole('status').filter({ hasText: 'Opening message is longer' }).count()).toBe(0);
+
+    await opening.fill('y'.repeat(2003));
+    expect(await counter.textContent()).toBe('2,003 / 2,000: 3 too many');
+    expect(await counter.getAttribute('class')).toBe('counter over');
+    expect(await opening.getAttribute('aria-invalid')).toBe('true');
+    await page.getByRole('status').filter({ hasText: 'Opening message is longer than 2,000 characters' }).waitFor();
+    expect(await page.locator('#c-faqs-2-a-count').textContent()).toBe('15 / 5,000');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'guidance-counter-over');
+
+    await opening.fill('Hi!');
+    expect(await counter.getAttribute('class')).toBe('counter');
+    expect(await opening.getAttribute('aria-invalid')).toBeNull();
   });
 });

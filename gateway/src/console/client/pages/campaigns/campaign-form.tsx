@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
-import { CAMPAIGN_COUNTS as COUNT } from '../../../../api-contract.js';
+import { CAMPAIGN_COUNTS as COUNT, CAMPAIGN_LIMITS as MAX } from '../../../../api-contract.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
+import { LongText } from '../../components/long-text.js';
 import { numbered } from '../../components/problems.js';
 import { bodyOf, CAMPAIGN_LABELS as L, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL, type Campaign, type Draft } from './campaign.js';
-import { Check, Choice, LongText, Rows, Text } from './inputs.js';
+import { Check, Choice, Rows, Text } from './inputs.js';
 import { liveWarning } from './reach.js';
 
 const PERSONALIZE_HINT = 'Contact fields are filled in: {{first_name|there}} (with a fallback), {{last_name}}, {{phone}}, {{email}}, {{city}} for a custom field.';
@@ -14,7 +15,8 @@ const PERSONALIZE_HINT = 'Contact fields are filled in: {{first_name|there}} (wi
  * Every setting of a campaign (spec §2.3 and the conversation engine), saved with POST /v1/campaigns for a new
  * one and PATCH /v1/campaigns/{id} for an existing one. The API judges everything, including whether it can go
  * Live (CAMPAIGN_CANNOT_SEND and why): the form does not stop a save (noValidate) and shows every problem the API
- * names under the Save button, by the labels of the inputs.
+ * names under the Save button, by the labels of the inputs. Long texts count their characters against the API's
+ * limits as they are typed.
  */
 export function CampaignForm(props: {
   campaign?: Campaign;
@@ -50,7 +52,7 @@ export function CampaignForm(props: {
     <form onSubmit={save} class="campaign-form" aria-label="Campaign settings" noValidate>
       <fieldset>
         <legend>Campaign</legend>
-        <Text id="c-name" label={L.name} value={d.name} onChange={set('name')} required />
+        <Text id="c-name" label={L.name} value={d.name} onChange={set('name')} required max={MAX.name} />
         <Choice id="c-type" label={L.type} value={d.type} onChange={set('type')} options={Object.entries(TYPE_LABEL) as Array<[Campaign['type'], string]>} />
         <Text id="c-language" label={L.language} value={d.language} onChange={set('language')} hint="The language the bot answers in, such as en, es or es-MX." />
         <div class="field">
@@ -86,17 +88,17 @@ export function CampaignForm(props: {
         <legend>Channel and opening message</legend>
         <Choice id="c-channel" label={L.channel} value={d.channel} onChange={set('channel')} options={Object.entries(CHANNEL_LABEL) as Array<[Campaign['channel'], string]>} />
         {d.channel === 'custom' && (
-          <Text id="c-custom-channel" label={L.customChannel} value={d.customChannel} onChange={set('customChannel')}
+          <Text id="c-custom-channel" label={L.customChannel} value={d.customChannel} onChange={set('customChannel')} max={MAX.customChannel}
             hint="The label your system knows the channel by, sent with each reply to the Custom Channel Webhook." />
         )}
-        <LongText id="c-opening" label={L.openingMessage} value={d.openingMessage} onChange={set('openingMessage')} rows={4} hint={PERSONALIZE_HINT} />
+        <LongText id="c-opening" label={L.openingMessage} value={d.openingMessage} onChange={set('openingMessage')} rows={4} hint={PERSONALIZE_HINT} max={MAX.openingMessage} />
         {d.channel === 'whatsapp' && (
           <fieldset>
             <legend>WhatsApp templates</legend>
-            <Text id="c-opening-template" label={L.openingTemplate} value={d.openingTemplate} onChange={set('openingTemplate')}
+            <Text id="c-opening-template" label={L.openingTemplate} value={d.openingTemplate} onChange={set('openingTemplate')} max={MAX.templateName}
               hint="The approved template the opening message goes out as (a Content SID “HX…” on Twilio). Empty: the opening message as text." />
             <ParamRows id="c-opening-params" legend={L.openingTemplateParams} rows={d.openingTemplateParams} onChange={set('openingTemplateParams')} />
-            <Text id="c-reengagement-template" label={L.reengagementTemplate} value={d.reengagementTemplate} onChange={set('reengagementTemplate')}
+            <Text id="c-reengagement-template" label={L.reengagementTemplate} value={d.reengagementTemplate} onChange={set('reengagementTemplate')} max={MAX.templateName}
               hint="Sent instead of free text outside WhatsApp’s 24-hour window. Empty: such messages are skipped." />
             <ParamRows id="c-reengagement-params" legend={L.reengagementTemplateParams} rows={d.reengagementTemplateParams} onChange={set('reengagementTemplateParams')} />
             <Text id="c-template-language" label={L.templateLanguage} value={d.templateLanguage} onChange={set('templateLanguage')}
@@ -129,7 +131,7 @@ export function CampaignForm(props: {
           {(step, setStep, n, id) => (
             <>
               <Text id={`${id}-after`} label={numbered(L['followUps.steps.#.after'], n)} value={step.after} onChange={(after) => setStep({ ...step, after })} />
-              <LongText id={`${id}-body`} label={numbered(L['followUps.steps.#.body'], n)} value={step.body} onChange={(body) => setStep({ ...step, body })} />
+              <LongText id={`${id}-body`} label={numbered(L['followUps.steps.#.body'], n)} value={step.body} onChange={(body) => setStep({ ...step, body })} max={MAX.followUpBody} />
             </>
           )}
         </Rows>
@@ -138,23 +140,23 @@ export function CampaignForm(props: {
       <fieldset>
         <legend>Bot</legend>
         <Check id="c-bot-active" label={L['bot.active']} checked={d.bot.active} onChange={setBot('active')} />
-        <LongText id="c-bot-instructions" label={L['bot.instructions']} value={d.bot.instructions} onChange={setBot('instructions')} rows={4}
+        <LongText id="c-bot-instructions" label={L['bot.instructions']} value={d.bot.instructions} onChange={setBot('instructions')} rows={4} max={MAX.instructions}
           hint="How the bot talks and what it must never do." />
-        <LongText id="c-bot-company" label={L['bot.companyInfo']} value={d.bot.companyInfo} onChange={setBot('companyInfo')} rows={4} />
+        <LongText id="c-bot-company" label={L['bot.companyInfo']} value={d.bot.companyInfo} onChange={setBot('companyInfo')} rows={4} max={MAX.companyInfo} />
         <Rows id="c-faqs" legend={L['bot.faqs']} noun="FAQ" rows={d.bot.faqs} max={COUNT.faqs} blank={() => ({ question: '', answer: '' })} onChange={setBot('faqs')}>
           {(faq, setFaq, n, id) => (
             <>
-              <Text id={`${id}-q`} label={numbered(L['bot.faqs.#.question'], n)} value={faq.question} onChange={(question) => setFaq({ ...faq, question })} />
-              <LongText id={`${id}-a`} label={numbered(L['bot.faqs.#.answer'], n)} value={faq.answer} onChange={(answer) => setFaq({ ...faq, answer })} />
+              <Text id={`${id}-q`} label={numbered(L['bot.faqs.#.question'], n)} value={faq.question} onChange={(question) => setFaq({ ...faq, question })} max={MAX.faqQuestion} />
+              <LongText id={`${id}-a`} label={numbered(L['bot.faqs.#.answer'], n)} value={faq.answer} onChange={(answer) => setFaq({ ...faq, answer })} max={MAX.faqAnswer} />
             </>
           )}
         </Rows>
         <Rows id="c-resources" legend={L['bot.resources']} noun="Resource" rows={d.bot.resources} max={COUNT.resources} blank={() => ''} onChange={setBot('resources')}
           hint="Facts and links the bot may use in its answers: prices, opening hours, a booking page.">
-          {(text, setText, n, id) => <LongText id={id} label={numbered(L['bot.resources.#'], n)} value={text} onChange={setText} />}
+          {(text, setText, n, id) => <LongText id={id} label={numbered(L['bot.resources.#'], n)} value={text} onChange={setText} max={MAX.resource} />}
         </Rows>
-        <Text id="c-bot-goal" label={L['bot.goal']} value={d.bot.goal} onChange={setBot('goal')} hint="What counts as success, such as “the contact books a visit”." />
-        <LongText id="c-bot-handoff" label={L['bot.handoffMessage']} value={d.bot.handoffMessage ?? ''} onChange={setBot('handoffMessage')} rows={2}
+        <Text id="c-bot-goal" label={L['bot.goal']} value={d.bot.goal} onChange={setBot('goal')} max={MAX.goal} hint="What counts as success, such as “the contact books a visit”." />
+        <LongText id="c-bot-handoff" label={L['bot.handoffMessage']} value={d.bot.handoffMessage ?? ''} onChange={setBot('handoffMessage')} rows={2} max={MAX.handoffMessage}
           hint="What the contact is told when a person takes over (they ask for one, or the bot cannot answer). Empty: “Thanks for your message! A member of our team will get back to you shortly.”, in the campaign’s language." />
       </fieldset>
 
@@ -169,7 +171,7 @@ function ParamRows(props: { id: string; legend: string; rows: string[]; onChange
   return (
     <Rows id={props.id} legend={props.legend} noun="Parameter" rows={props.rows} max={COUNT.templateParams} blank={() => ''} onChange={props.onChange}
       hint="The template’s {{1}}, {{2}} … in order; contact fields such as {{first_name}} are filled in.">
-      {(value, setValue, n, id) => <Text id={id} label={`Parameter {{${n}}}`} value={value} onChange={setValue} />}
+      {(value, setValue, n, id) => <Text id={id} label={`Parameter {{${n}}}`} value={value} onChange={setValue} max={MAX.templateParam} />}
     </Rows>
   );
 }
