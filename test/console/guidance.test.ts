@@ -1,13 +1,13 @@
 import type { Browser, Page } from 'playwright-core';
 import { api } from '../gateway/api-support';
 import type { TestGateway } from '../helpers/gateway';
-import { openPage, screenshot, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
+import { newContext, openPage, screenshot, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
  * A console that guides a team on its first day, in a real browser against a real gateway: a refused save names
- * every problem at once in the words of the form's labels, and long texts count their characters against the
- * API's limits.
+ * every problem at once in the words of the form's labels, long texts count their characters against the API's
+ * limits, and at phone width the navigation folds behind a Menu button while every table stays readable.
  */
 jest.setTimeout(60_000);
 
@@ -87,5 +87,79 @@ describe('long texts count their characters', () => {
     await opening.fill('Hi!');
     expect(await counter.getAttribute('class')).toBe('counter');
     expect(await opening.getAttribute('aria-invalid')).toBeNull();
+  });
+});
+
+describe('at phone width (390 px)', () => {
+  beforeAll(async () => {
+    for (let i = 1; i <= 3; i++) {
+      await api(gw, owner, 'POST', 'campaigns', { body: { name: `Spring offer for returning customers, wave ${i}`, channel: 'sms' } });
+    }
+  });
+
+  test('the navigation folds behind a Menu button: it opens, Escape folds it back to the button, a page chosen folds it', async () => {
+    const context = await newContext(browser, [], { width: 390, height: 800 });
+    const phone = await context.newPage();
+    await signInAt(phone, url('/console/campaigns'), owner);
+    const menu = phone.getByRole('button', { name: 'Menu' });
+    const nav = phone.locator('#console-nav');
+    await menu.waitFor();
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await menu.getAttribute('aria-controls')).toBe('console-nav');
+    expect(await nav.getAttribute('aria-label')).toBe('Console');
+    expect(await nav.isVisible()).toBe(false);
+    await phone.locator('main table tbody tr').first().waitFor();
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(await seriousViolations(phone)).toEqual([]);
+    await screenshot(phone, 'guidance-phone-campaigns');
+
+    await menu.click();
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    await nav.waitFor();
+    expect(await nav.getByRole('link', { name: 'Lists' }).isVisible()).toBe(true);
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(await seriousViolations(phone)).toEqual([]);
+    await screenshot(phone, 'guidance-phone-menu-open');
+
+    // Escape from inside the menu folds it, and focus goes back to the button.
+    await nav.getByRole('link', { name: 'Inbox' }).focus();
+    await phone.keyboard.press('Escape');
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await nav.isVisible()).toBe(false);
+    expect(await phone.evaluate(() => document.activeElement?.textContent?.trim())).toBe('☰ Menu');
+
+    await menu.press('Enter');
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    await nav.getByRole('link', { name: 'Lists' }).click();
+    await phone.waitForURL(url('/console/lists'));
+    await phone.getByRole('heading', { level: 1, name: 'Lists' }).waitFor();
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await nav.isVisible()).toBe(false);
+    expect(await phone.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await context.close();
+  });
+
+  test('a table scrolls in its own box, its first column kept in view; the page never widens', async () => {
+    const context = await newContext(browser, [], { width: 390, height: 800 });
+    const phone = await context.newPage();
+    await signInAt(phone, url('/console/campaigns'), owner);
+    const box = phone.locator('main .table-scroll');
+    const firstCell = box.locator('tbody tr').first().locator('td').first();
+    await firstCell.waitFor();
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    const wide = await box.evaluate((el) => el.scrollWidth > el.clientWidth);
+    expect(wide).toBe(true);
+    await box.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+    const [cell, region] = [await firstCell.boundingBox(), await box.boundingBox()];
+    // Scrolled to its far end, the table still shows each row's name at its left edge.
+    expect(Math.abs(cell!.x - region!.x)).toBeLessThan(2);
+    expect(await firstCell.textContent()).toMatch(/^Spring offer for returning customers, wave \d$/);
+    await screenshot(phone, 'guidance-phone-table-scrolled');
+
+    // At a desktop width there is no Menu button, and the navigation is always in view.
+    await phone.setViewportSize({ width: 1280, height: 800 });
+    expect(await phone.getByRole('button', { name: 'Menu' }).isVisible()).toBe(false);
+    expect(await phone.getByRole('navigation', { name: 'Console' }).isVisible()).toBe(true);
+    await context.close();
   });
 });
