@@ -69,7 +69,7 @@ test('credits granted from the page: the balance, the history and the API show t
   await grant.getByLabel('Amount').fill('1.005');
   await page.evaluate(() => document.querySelector<HTMLInputElement>('#grant-amount')!.setAttribute('step', 'any'));
   await grant.getByRole('button', { name: 'Grant credits' }).click();
-  await grant.getByRole('alert').filter({ hasText: 'amount: must be a whole number of hundredths (at most 2 decimal places)' }).waitFor();
+  await grant.getByRole('alert').filter({ hasText: 'Amount must be a whole number of hundredths (at most 2 decimal places)' }).waitFor();
   expect((await request(gw, 'GET', '/v1/credits', { apiKey: subs[1]!.apiKey })).body.balance).toBe(12.5);
 });
 

@@ -123,7 +123,7 @@ describe('lists', () => {
     await addByHand({ first: 'Bad', phone: '12' });
     const error = page.locator('#add-contact-heading ~ .error');
     await error.filter({ hasText: /\S/ }).waitFor();
-    expect(await error.textContent()).toBe('phone: "12" is not a phone number with a country code, such as +14155550123');
+    expect(await error.textContent()).toBe('Phone: "12" is not a phone number with a country code, such as +14155550123');
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'list-add-refused');
 
@@ -221,7 +221,7 @@ describe('lists', () => {
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     const error = page.locator('#import-heading ~ .error').filter({ hasText: /\S/ });
     await error.waitFor();
-    expect(await error.textContent()).toBe('columns.phone: map phone, email or an external ID to a column of the file');
+    expect(await error.textContent()).toBe('Phone: map phone, email or an external ID to a column of the file');
   });
 
   test('external IDs: a contact added by hand with its ID on a custom channel, and an import mapping an ID column to a label', async () => {

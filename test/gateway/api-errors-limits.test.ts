@@ -135,6 +135,62 @@ describe('request bodies', () => {
   });
 });
 
+describe('a 400 names every problem at once', () => {
+  test('two bad fields: both in the message, and each in `fields` with its path, code and limit', async () => {
+    const faqs = [...Array(4)].map(() => ({ question: 'Q?', answer: 'A.' }));
+    faqs.push({ question: 'Open on Sunday?', answer: 'x'.repeat(5001) });
+    const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: ' ', bot: { faqs } } });
+    expectApiError(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.error.message).toBe('name: must not be empty or whitespace; bot.faqs.4.answer: must be at most 5000 characters');
+    expect(res.body.error.fields).toEqual([
+      { field: 'name', code: 'REQUIRED', message: 'must not be empty or whitespace' },
+      { field: 'bot.faqs.4.answer', code: 'TOO_LONG', message: 'must be at most 5000 characters', limit: 5000 },
+    ]);
+  });
+
+  test('a missing field is REQUIRED, a list too long TOO_MANY; the plain incoming endpoint keeps its string', async () => {
+    const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'C', followUps: { steps: [...Array(6)].map(() => ({ after: '1d', body: 'x' })) }, bot: { faqs: [{ answer: 'A' }] } } });
+    expectApiError(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.error.fields).toEqual([
+      expect.objectContaining({ field: 'followUps.steps', code: 'TOO_MANY', limit: 5 }),
+      expect.objectContaining({ field: 'bot.faqs.0.question', code: 'REQUIRED' }),
+    ]);
+    // A form's empty input is REQUIRED, whatever check it failed (here a URL's and a non-blank text's).
+    const blank = await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { provider: 'openai', openai: { baseUrl: '', model: ' ' } } });
+    expectApiError(blank, 400, 'VALIDATION_ERROR');
+    expect(blank.body.error.fields.map((f: { field: string; code: string }) => [f.field, f.code])).toEqual([['openai.baseUrl', 'REQUIRED'], ['openai.model', 'REQUIRED']]);
+    const plain = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId: '', toId: '' }) });
+    expectPlainError(plain, 400);
+    expect(plain.body.error).toMatch(/^customData\.fromId: .*; customData\.toId: /);
+  });
+
+  test('at most 10 problems, and how many more there were', async () => {
+    const faqs = [...Array(12)].map(() => ({ question: '', answer: 'A.' }));
+    const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'C', bot: { faqs } } });
+    expectApiError(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.error.fields).toHaveLength(10);
+    expect(res.body.error.message.split('; ')).toHaveLength(11);
+    expect(res.body.error.message).toMatch(/^bot\.faqs\.0\.question: .*; and 2 more problems$/);
+  });
+
+  test('the campaign rules beyond the schema: every refused field at once, with the first one\'s code', async () => {
+    const body = { name: 'C', sendRate: 'fast', followUps: { steps: [{ after: 'soon', body: 'Hi {{frist_name}}' }] } };
+    const res = await api(ctx.gw, account, 'POST', 'campaigns', { body });
+    expectApiError(res, 400, 'INVALID_RATE');
+    expect(res.body.error.fields.map((f: { field: string; code: string }) => [f.field, f.code])).toEqual([
+      ['sendRate', 'INVALID_RATE'],
+      ['followUps.steps.0.after', 'INVALID_DURATION'],
+      ['followUps.steps.0.body', 'UNKNOWN_TEMPLATE_FIELD'],
+    ]);
+    expect(res.body.error.message).toMatch(/^sendRate must be a rate .*; followUps\.steps\.0\.after must be a duration .*; followUps\.steps\.0\.body uses unknown field \{\{frist_name\}\}/);
+
+    const live = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'C', status: 'live', channel: 'custom' } });
+    expectApiError(live, 400, 'CAMPAIGN_CANNOT_SEND');
+    expect(live.body.error.message).toBe('The campaign cannot go Live: link it to a list (listId); give it an openingMessage; name its custom channel (customChannel)');
+    expect(live.body.error.fields).toEqual(['listId', 'openingMessage', 'customChannel'].map((field) => ({ field, code: 'CAMPAIGN_CANNOT_SEND', message: 'is required to go Live' })));
+  });
+});
+
 describe('query parameters take one value each', () => {
   let listId: string;
   let campaignId: string;

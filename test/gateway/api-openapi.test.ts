@@ -178,7 +178,10 @@ test('error responses document both shapes: plain on the incoming endpoint, {cod
   expect(doc.paths['/incoming_custom_channel_message'].post.responses.default.content['application/json'].schema.$ref).toBe('#/components/schemas/PlainError');
   expect(doc.paths['/contacts'].post.responses.default.content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
   expect(doc.components.schemas.PlainError.properties.error.type).toBe('string');
-  expect(doc.components.schemas.Error.properties.error.properties).toEqual({ code: { type: 'string' }, message: { type: 'string' } });
+  const error = doc.components.schemas.Error.properties.error;
+  expect(error.required).toEqual(['code', 'message']);
+  expect(Object.keys(error.properties)).toEqual(['code', 'message', 'fields']);
+  expect(error.properties.fields.items.required).toEqual(['field', 'code', 'message']);
 });
 
 test('is served without a key, and the same with one', async () => {

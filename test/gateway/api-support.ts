@@ -45,12 +45,23 @@ export function getBytes(gw: TestGateway, account: Pick<TestAccount, 'apiKey'>, 
   });
 }
 
-/** Asserts the general error shape `{error: {code, message}}`, and no trace of a stack. */
+/**
+ * Asserts the general error shape `{error: {code, message}}` (with `fields` on a 400 about the request's fields,
+ * each `{field, code, message}` and a `limit` where one applies), and no trace of a stack.
+ */
 export function expectApiError(res: Reply, status: number, code?: string): void {
+  const fields: unknown[] | undefined = res.body?.error?.fields;
   expect({ status: res.status, body: res.body }).toEqual({
     status,
-    body: { error: { code: code ?? expect.any(String), message: expect.any(String) } },
+    body: { error: { code: code ?? expect.any(String), message: expect.any(String), ...(fields === undefined ? {} : { fields: expect.any(Array) }) } },
   });
+  if (fields !== undefined) {
+    expect(status).toBe(400);
+    expect(fields.length).toBeGreaterThan(0);
+    for (const field of fields as Array<Record<string, unknown>>) {
+      expect(field).toEqual({ field: expect.any(String), code: expect.any(String), message: expect.any(String), ...('limit' in field ? { limit: expect.any(Number) } : {}) });
+    }
+  }
   expectNoStack(res);
 }
 

@@ -5,7 +5,7 @@ type Durations = typeof import('../../gateway/src/domain/durations.js', { with: 
 // The gateway is ESM: load the compiled module, as the other gateway tests do.
 let d: Durations;
 beforeAll(async () => {
-  d = (await import(path.resolve(__dirname, '../../gateway/dist/engine/durations.js'))) as Durations;
+  d = (await import(path.resolve(__dirname, '../../gateway/dist/domain/durations.js'))) as Durations;
 });
 
 const rejected = (fn: () => unknown) => {

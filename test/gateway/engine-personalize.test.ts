@@ -4,7 +4,7 @@ type Personalize = typeof import('../../gateway/src/domain/personalize.js', { wi
 
 let p: Personalize;
 beforeAll(async () => {
-  p = (await import(path.resolve(__dirname, '../../gateway/dist/engine/personalize.js'))) as Personalize;
+  p = (await import(path.resolve(__dirname, '../../gateway/dist/domain/personalize.js'))) as Personalize;
 });
 
 const ann = {

@@ -6,7 +6,7 @@ type Window = import('../../gateway/src/domain/sending-window.js', { with: { 're
 
 let w: Windows;
 beforeAll(async () => {
-  w = (await import(path.resolve(__dirname, '../../gateway/dist/engine/sending-window.js'))) as Windows;
+  w = (await import(path.resolve(__dirname, '../../gateway/dist/domain/sending-window.js'))) as Windows;
 });
 
 const at = (iso: string) => Date.parse(iso);

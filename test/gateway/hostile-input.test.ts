@@ -108,7 +108,16 @@ function expectSane(h: Hostile, res: Answer): void {
       expect({ where, body: res.body }).toEqual({ where, body: { error: expect.any(String) } });
       expect(res.body.error.length).toBeGreaterThan(0);
     } else {
-      expect({ where, body: res.body }).toEqual({ where, body: { error: { code: expect.stringMatching(/^[A-Z][A-Z_]+$/), message: expect.any(String) } } });
+      const fields = res.body?.error?.fields;
+      expect({ where, body: res.body }).toEqual({
+        where,
+        body: { error: { code: expect.stringMatching(/^[A-Z][A-Z_]+$/), message: expect.any(String), ...(fields === undefined ? {} : { fields: expect.any(Array) }) } },
+      });
+      // A 400 about the request's fields lists at most 10 of them, each with its path, a code and a message.
+      if (fields !== undefined) {
+        expect({ where, status, count: fields.length > 0 && fields.length <= 10 }).toEqual({ where, status: 400, count: true });
+        for (const f of fields) expect({ where, f }).toEqual({ where, f: expect.objectContaining({ field: expect.any(String), code: expect.stringMatching(/^[A-Z][A-Z_]+$/), message: expect.any(String) }) });
+      }
     }
     if (status === 405) expect(res.headers.allow).toEqual(expect.any(String));
   } else {

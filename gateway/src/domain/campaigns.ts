@@ -1,5 +1,5 @@
 import type { Gateway } from '../context.js';
-import { badRequest, notFound } from '../errors.js';
+import { ApiError, FieldChecks, notFound } from '../errors.js';
 import { parseDuration, parseRate } from './durations.js';
 import { checkTemplate } from './personalize.js';
 import { parseSendingWindow, type SendingWindow } from './sending-window.js';
@@ -57,8 +57,6 @@ export interface Campaign {
   updatedAt: string;
 }
 
-/** At most this many follow-up steps per campaign. */
-export const MAX_FOLLOW_UPS = 5;
 export const DEFAULT_SEND_RATE = '30/m';
 
 type CampaignFields = Omit<Campaign, 'id' | 'accountId' | 'createdAt' | 'updatedAt' | 'bot' | 'followUps'> & {
@@ -105,29 +103,45 @@ export async function campaignById(r: Reader, id: string): Promise<Campaign | un
 export const campaignsOf = async (r: Reader, accountId: string, page?: Page) =>
   (await r.find<Campaign>('campaigns', 'account', [accountId], page)).map(current);
 
-/** Why a campaign cannot go (or stay) Live on the account's providers, or undefined when it can send. */
-function cannotSend(gw: Gateway, account: Account, c: Campaign): string | undefined {
-  if (!c.listId) return 'link it to a list (listId)';
-  if (!c.openingMessage?.trim()) return 'give it an openingMessage';
-  if (c.channel === 'custom') return c.customChannel?.trim() ? undefined : 'name its custom channel (customChannel)';
-  return sendingRefusal(account.channels, { channel: c.channel, openingTemplate: c.openingTemplate });
+/**
+ * Why a campaign cannot go (or stay) Live on the account's providers, each reason with the field it is about (the
+ * provider's reason is about the channel): none when it can send.
+ */
+function cannotSend(account: Account, c: Campaign): Array<{ field: string; reason: string }> {
+  const missing = [
+    !c.listId && { field: 'listId', reason: 'link it to a list (listId)' },
+    !c.openingMessage?.trim() && { field: 'openingMessage', reason: 'give it an openingMessage' },
+    c.channel === 'custom' && !c.customChannel?.trim() && { field: 'customChannel', reason: 'name its custom channel (customChannel)' },
+  ].filter((m) => m !== false);
+  const refused = c.channel === 'custom' ? undefined : sendingRefusal(account.channels, { channel: c.channel, openingTemplate: c.openingTemplate });
+  return refused ? [...missing, { field: 'channel', reason: refused }] : missing;
 }
 
-/** Checks what the request schema cannot: durations, rates, windows, template fields and the Live rule. */
-function check(gw: Gateway, account: Account, c: Campaign): Campaign {
-  parseRate(c.sendRate, 'sendRate');
-  const sendingWindow = c.sendingWindow && parseSendingWindow(c.sendingWindow);
-  if (c.openingMessage) checkTemplate(c.openingMessage, 'openingMessage');
-  c.openingTemplateParams.forEach((p, i) => checkTemplate(p, `openingTemplateParams.${i}`));
-  c.reengagementTemplateParams.forEach((p, i) => checkTemplate(p, `reengagementTemplateParams.${i}`));
+/** Every reason a campaign cannot go Live, in one 400: the message lists them, `fields` says which field each is about. */
+function liveRefusal(reasons: Array<{ field: string; reason: string }>): ApiError {
+  const code = 'CAMPAIGN_CANNOT_SEND';
+  const fields = reasons.map(({ field, reason }) => ({ field, code, message: field === 'channel' ? reason : 'is required to go Live' }));
+  return new ApiError(400, code, `The campaign cannot go Live: ${reasons.map((r) => r.reason).join('; ')}`, {}, fields);
+}
+
+/**
+ * Checks what the request schema cannot: durations, rates, windows, template fields and the Live rule, naming
+ * every field it refuses at once.
+ */
+function check(account: Account, c: Campaign): Campaign {
+  const checks = new FieldChecks();
+  checks.run(() => parseRate(c.sendRate, 'sendRate'));
+  const sendingWindow = checks.run(() => c.sendingWindow && parseSendingWindow(c.sendingWindow)) ?? null;
+  if (c.openingMessage) checks.run(() => checkTemplate(c.openingMessage!, 'openingMessage'));
+  c.openingTemplateParams.forEach((p, i) => checks.run(() => checkTemplate(p, `openingTemplateParams.${i}`)));
+  c.reengagementTemplateParams.forEach((p, i) => checks.run(() => checkTemplate(p, `reengagementTemplateParams.${i}`)));
   c.followUps.steps.forEach((step, i) => {
-    parseDuration(step.after, { field: `followUps.steps.${i}.after` });
-    checkTemplate(step.body, `followUps.steps.${i}.body`);
+    checks.run(() => parseDuration(step.after, { field: `followUps.steps.${i}.after` }));
+    checks.run(() => checkTemplate(step.body, `followUps.steps.${i}.body`));
   });
-  if (c.status === 'live') {
-    const reason = cannotSend(gw, account, c);
-    if (reason) throw badRequest(`The campaign cannot go Live: ${reason}`, 'CAMPAIGN_CANNOT_SEND');
-  }
+  const reasons = c.status === 'live' ? cannotSend(account, c) : [];
+  if (reasons.length) checks.add(liveRefusal(reasons));
+  checks.done();
   return { ...c, sendingWindow };
 }
 
@@ -135,7 +149,7 @@ export async function createCampaign(gw: Gateway, accountId: string, input: Camp
   return gw.store.transact(async (tx) => {
     if (input.listId) await getList(tx, accountId, input.listId);
     const at = now();
-    return tx.insert<Campaign>('campaigns', check(gw, await getAccount(tx, accountId), {
+    return tx.insert<Campaign>('campaigns', check(await getAccount(tx, accountId), {
       ...input,
       id: newId('cmp'),
       accountId,
@@ -151,7 +165,7 @@ export async function updateCampaign(gw: Gateway, accountId: string, id: string,
   return gw.store.transact(async (tx) => {
     const campaign = await getCampaign(tx, accountId, id);
     if (patch.listId) await getList(tx, accountId, patch.listId);
-    const changed = check(gw, await getAccount(tx, accountId), {
+    const changed = check(await getAccount(tx, accountId), {
       ...campaign,
       ...(patch as Partial<Campaign>),
       bot: { ...campaign.bot, ...patch.bot },

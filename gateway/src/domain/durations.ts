@@ -1,4 +1,4 @@
-import { badRequest } from '../errors.js';
+import { fieldError } from '../errors.js';
 
 /**
  * Durations and rates as the API writes them (DESIGN: "30s", "15m", "2h", "1d"; "30/m", "1/s").
@@ -38,15 +38,16 @@ export interface DurationOptions {
 
 /** "1h30m" → 5400000. Throws a 400 ApiError (code INVALID_DURATION) naming `field` otherwise. */
 export function parseDuration(input: unknown, { field = 'duration', min = DURATION_MIN_MS, max = DURATION_MAX_MS }: DurationOptions = {}): number {
-  const shape = `${field} must be a duration such as "15m": a whole number of s, m, h or d ("30s", "2h", "1d", "1h30m")`;
-  if (typeof input !== 'string') throw badRequest(shape, 'INVALID_DURATION');
+  const refuse = (message: string) => fieldError(field, message, 'INVALID_DURATION', ' ');
+  const shape = 'must be a duration such as "15m": a whole number of s, m, h or d ("30s", "2h", "1d", "1h30m")';
+  if (typeof input !== 'string') throw refuse(shape);
   const text = input.trim();
   const parts = text === '' ? null : DURATION.exec(text);
-  if (!parts) throw badRequest(`${shape}; got "${input.slice(0, 40)}"`, 'INVALID_DURATION');
+  if (!parts) throw refuse(`${shape}; got "${input.slice(0, 40)}"`);
   const [, d, h, m, s] = parts.map(Number);
   const ms = (d || 0) * DAY_MS + (h || 0) * HOUR_MS + (m || 0) * MINUTE_MS + (s || 0) * SECOND_MS;
   if (!Number.isSafeInteger(ms) || ms < min || ms > max) {
-    throw badRequest(`${field} must be between ${formatDuration(min)} and ${formatDuration(max)}; got "${text.slice(0, 40)}"`, 'INVALID_DURATION');
+    throw refuse(`must be between ${formatDuration(min)} and ${formatDuration(max)}; got "${text.slice(0, 40)}"`);
   }
   return ms;
 }
@@ -71,13 +72,14 @@ export interface Rate {
 
 /** "30/m" → {count: 30, perMs: 60000}. Throws a 400 ApiError (code INVALID_RATE) naming `field` otherwise. */
 export function parseRate(input: unknown, field = 'rate'): Rate {
-  const shape = `${field} must be a rate such as "30/m": a whole number of messages per s, m, h or d ("5/s", "100/h", "1000/d")`;
+  const refuse = (message: string) => fieldError(field, message, 'INVALID_RATE', ' ');
+  const shape = 'must be a rate such as "30/m": a whole number of messages per s, m, h or d ("5/s", "100/h", "1000/d")';
   const parts = typeof input === 'string' ? RATE.exec(input.trim()) : null;
-  if (!parts) throw badRequest(typeof input === 'string' ? `${shape}; got "${input.slice(0, 40)}"` : shape, 'INVALID_RATE');
+  if (!parts) throw refuse(typeof input === 'string' ? `${shape}; got "${input.slice(0, 40)}"` : shape);
   const count = Number(parts[1]);
   const rate = { count, perMs: UNITS[parts[2] as Unit] };
   if (count < 1 || perMinute(rate) > RATE_MAX_PER_MINUTE) {
-    throw badRequest(`${field} must be at least 1/d and at most ${RATE_MAX_PER_MINUTE}/m; got "${input as string}"`, 'INVALID_RATE');
+    throw refuse(`must be at least 1/d and at most ${RATE_MAX_PER_MINUTE}/m; got "${input as string}"`);
   }
   return rate;
 }

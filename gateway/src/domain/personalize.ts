@@ -1,5 +1,5 @@
 import type { Contact } from './contacts.js';
-import { badRequest } from '../errors.js';
+import { fieldError } from '../errors.js';
 
 /**
  * Message templates for opening messages and follow-ups: `{{field}}` or `{{field|fallback}}` replaced by the
@@ -58,7 +58,7 @@ export function checkTemplate(template: string, field = 'template'): void {
   const unknown = templateFields(template).filter((f) => !isKnown(f));
   if (unknown.length) {
     const names = unknown.map((f) => `{{${f}}}`).join(', ');
-    throw badRequest(`${field} uses unknown field${unknown.length > 1 ? 's' : ''} ${names}; known fields: ${KNOWN_FIELDS.join(', ')}`, 'UNKNOWN_TEMPLATE_FIELD');
+    throw fieldError(field, `uses unknown field${unknown.length > 1 ? 's' : ''} ${names}; known fields: ${KNOWN_FIELDS.join(', ')}`, 'UNKNOWN_TEMPLATE_FIELD', ' ');
   }
 }
 

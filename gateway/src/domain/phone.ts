@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { badRequest } from '../errors.js';
+import { fieldError } from '../errors.js';
 
 const PHONE_CHARS = /^\+[\d\s().-]{2,30}$/;
 
@@ -11,7 +11,7 @@ const PHONE_CHARS = /^\+[\d\s().-]{2,30}$/;
 export function normalizePhone(input: string, field = 'phone'): string {
   const parsed = PHONE_CHARS.test(input.trim()) ? parsePhoneNumberFromString(input.trim()) : undefined;
   if (!parsed || !parsed.isPossible() || parsed.ext) {
-    throw badRequest(`${field}: "${input.slice(0, 40)}" is not a phone number with a country code, such as +14155550123`, 'INVALID_PHONE');
+    throw fieldError(field, `"${input.slice(0, 40)}" is not a phone number with a country code, such as +14155550123`, 'INVALID_PHONE');
   }
   return parsed.number;
 }

@@ -1,4 +1,4 @@
-import { badRequest } from '../errors.js';
+import { ApiError, badRequest, fieldError } from '../errors.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from './durations.js';
 
 /**
@@ -27,9 +27,12 @@ export const SEARCH_DAYS = 4;
 
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
-function minuteOfDay(value: unknown, field: string): number {
+const windowError = (field: 'start' | 'end' | 'timezone', message: string) =>
+  fieldError(`sendingWindow.${field}`, message, 'INVALID_SENDING_WINDOW', ' ');
+
+function minuteOfDay(value: unknown, field: 'start' | 'end'): number {
   const m = typeof value === 'string' ? HHMM.exec(value.trim()) : null;
-  if (!m) throw badRequest(`sendingWindow.${field} must be a time "HH:MM" between "00:00" and "23:59" (24-hour clock)`, 'INVALID_SENDING_WINDOW');
+  if (!m) throw windowError(field, 'must be a time "HH:MM" between "00:00" and "23:59" (24-hour clock)');
   return Number(m[1]) * 60 + Number(m[2]);
 }
 
@@ -59,13 +62,16 @@ export function parseSendingWindow(input: unknown): SendingWindow {
   const { start, end, timezone } = input as Record<string, unknown>;
   const from = minuteOfDay(start, 'start');
   const to = minuteOfDay(end, 'end');
-  if (from === to) throw badRequest('sendingWindow.start and sendingWindow.end must differ', 'INVALID_SENDING_WINDOW');
+  if (from === to) {
+    const fields = [{ field: 'sendingWindow.end', code: 'INVALID_SENDING_WINDOW', message: 'must differ from the start' }];
+    throw new ApiError(400, 'INVALID_SENDING_WINDOW', 'sendingWindow.start and sendingWindow.end must differ', {}, fields);
+  }
   let zone: string;
   try {
     if (typeof timezone !== 'string' || !timezone.trim()) throw new RangeError();
     zone = formatter(timezone.trim()).resolvedOptions().timeZone;
   } catch {
-    throw badRequest('sendingWindow.timezone must be an IANA time zone such as "America/New_York"', 'INVALID_SENDING_WINDOW');
+    throw windowError('timezone', 'must be an IANA time zone such as "America/New_York"');
   }
   return { start: (start as string).trim(), end: (end as string).trim(), timezone: zone };
 }

@@ -3,7 +3,10 @@ import { ApiError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { StoreConflictError, StoreWriteError } from '../store/store.js';
 
-/** Spec §7: the incoming-message endpoint answers `{error: "message"}`; every other route `{error: {code, message}}`. */
+/**
+ * Spec §7: the incoming-message endpoint answers `{error: "message"}`; every other route `{error: {code, message}}`,
+ * with `fields` too when the error lists the problems of the request's fields.
+ */
 const PLAIN_ERROR_PATHS = new Set(['/v1/incoming_custom_channel_message']);
 
 /** Express matches paths case-insensitively and with a trailing slash; so does this. */
@@ -11,7 +14,9 @@ export const usesPlainErrors = (url: string) =>
   PLAIN_ERROR_PATHS.has(url.split('?')[0]!.replace(/\/+$/, '').toLowerCase());
 
 export const errorBody = (url: string, err: ApiError) =>
-  usesPlainErrors(url) ? { error: err.message } : { error: { code: err.code, message: err.message } };
+  usesPlainErrors(url)
+    ? { error: err.message }
+    : { error: { code: err.code, message: err.message, ...(err.fields?.length ? { fields: err.fields } : {}) } };
 
 export function sendError(req: Request, res: Response, err: ApiError): void {
   if (res.headersSent) return void res.end();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_PROBLEMS } from '../api-contract.js';
 import { AUTH_FAILURE_WINDOW_MS, AUTH_FAILURES_PER_ADDRESS } from './middleware/auth-failures.js';
 import { pageQuery } from './paging.js';
 import * as schemas from './schemas.js';
@@ -166,7 +167,30 @@ export function openApiDocument(serverUrl: string) {
       schemas: {
         Error: {
           type: 'object',
-          properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, required: ['code', 'message'] } },
+          properties: {
+            error: {
+              type: 'object',
+              properties: {
+                code: { type: 'string' },
+                message: { type: 'string', description: `Every problem of the request, joined by "; " (at most ${MAX_PROBLEMS})` },
+                fields: {
+                  type: 'array',
+                  description: 'On a 400 about fields of the request: each problem with its field ("bot.faqs.4.answer", indexes from 0)',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      field: { type: 'string' },
+                      code: { type: 'string', description: 'REQUIRED, TOO_LONG, TOO_SHORT, TOO_MANY, TOO_FEW, TOO_BIG, TOO_SMALL, INVALID, or a rule\'s own code such as INVALID_DURATION' },
+                      message: { type: 'string' },
+                      limit: { type: 'number', description: 'With TOO_* codes: the limit passed' },
+                    },
+                    required: ['field', 'code', 'message'],
+                  },
+                },
+              },
+              required: ['code', 'message'],
+            },
+          },
         },
         PlainError: { type: 'object', properties: { error: { type: 'string' } } },
         Page: {

@@ -2,7 +2,8 @@ import type { IRoute, Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
-import { ApiError, badRequest } from '../errors.js';
+import { ApiError, invalidFields } from '../errors.js';
+import { problemOf } from './issues.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Handlers = Partial<Record<Method, RequestHandler | RequestHandler[]>>;
@@ -27,13 +28,18 @@ export function route(routes: Routes, path: string, handlers: Handlers, before: 
   });
 }
 
-/** Validates a value against a schema and names the first offending field in the 400 it throws. */
+/**
+ * Validates a value against a schema; the 400 it throws names every offending field at once ("field: message"
+ * each) and lists them in `fields`. Its code is the first issue's.
+ */
 export function parse<S extends z.ZodType>(schema: S, value: unknown, where = 'body'): z.output<S> {
-  const result = schema.safeParse(value ?? {});
+  const input = value ?? {};
+  const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const field = issue.path.length ? issue.path.join('.') : where;
-  throw badRequest(`${field}: ${issue.message}`, (issue as { params?: { code?: string } }).params?.code ?? 'VALIDATION_ERROR');
+  const { issues } = result.error;
+  const fields = issues.map((issue) => problemOf(issue, input, where));
+  const code = (issues[0] as { params?: { code?: string } }).params?.code ?? 'VALIDATION_ERROR';
+  throw invalidFields(code, fields.map((f) => `${f.field}: ${f.message}`), fields);
 }
 
 /**

@@ -1,19 +1,20 @@
 import { z } from 'zod';
-import { DEFAULT_SEND_RATE, MAX_FOLLOW_UPS } from '../domain/campaigns.js';
+import { CAMPAIGN_COUNTS, CAMPAIGN_LIMITS as C, TEXT_LIMITS as T } from '../api-contract.js';
+import { DEFAULT_SEND_RATE } from '../domain/campaigns.js';
 import { EVENTS } from '../domain/events.js';
 import { knownZone } from '../domain/funnel-report.js';
 import { pageFields, pageQuery } from './paging.js';
 import { identifiable } from '../domain/contact-identity.js';
-import { isEmail, MAX_EMAIL } from '../domain/email.js';
+import { isEmail } from '../domain/email.js';
 
 /**
  * One schema per request body, used by its route and by the OpenAPI document. Field names follow the spec,
  * including the snake_case spellings its funnel examples show.
  */
 const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
-const name = text(200);
-const email = z.string().trim().max(MAX_EMAIL).refine(isEmail, 'must be an email address').transform((v) => v.toLowerCase());
-const phone = z.string().max(40, 'must be at most 40 characters');
+const name = text(T.name);
+const email = z.string().trim().max(T.email).refine(isEmail, 'must be an email address').transform((v) => v.toLowerCase());
+const phone = z.string().max(T.phone, `must be at most ${T.phone} characters`);
 const id = z.string().trim().min(1, 'must not be empty').max(100);
 const nonBlank = (max: number) => z.string().max(max, `must be at most ${max} characters`).refine((v) => v.trim().length > 0, 'must not be empty or whitespace');
 
@@ -22,7 +23,7 @@ const customFields = z
   .refine((o) => Object.keys(o).length <= 50, 'at most 50 custom fields');
 
 const externalIds = z
-  .record(text(100).min(1, 'a custom channel label must not be empty'), id)
+  .record(text(T.channelLabel).min(1, 'a custom channel label must not be empty'), id)
   .refine((o) => Object.keys(o).length <= 20, 'at most 20 external IDs')
   .describe('The contact\'s ID on each custom channel, by its label: {"livechat":"visitor-42"}. An ID belongs to one contact of the account');
 
@@ -34,7 +35,7 @@ export const contactCreate = z
     last_name: name.optional(),
     phone: phone.optional(),
     phone_number: phone.optional(),
-    email: z.string().max(320).optional(),
+    email: z.string().max(T.email).optional(),
     customFields: customFields.optional(),
     custom_fields: customFields.optional(),
     externalIds: externalIds.optional(),
@@ -69,12 +70,12 @@ export const listAdd = z
   .transform((b) => ({ contactId: b.contactId ?? b.contact_id, delay: b.delay }))
   .refine((b) => b.contactId, { message: 'contactId is required', path: ['contactId'] });
 
-export const listCreate = z.object({ name: nonBlank(200) });
+export const listCreate = z.object({ name: nonBlank(T.name) });
 
 const header = z.string().trim().min(1, 'must name a column of the file').max(200);
 const headers = z.record(z.string().min(1).max(100), header).refine((o) => Object.keys(o).length <= 50, 'at most 50 custom fields');
 /** The column holding the contacts' ID on each custom channel, by the channel's label: {"livechat":"Visitor ID"}. */
-const labelledHeaders = z.record(text(100).min(1, 'a custom channel label must not be empty'), header).refine((o) => Object.keys(o).length <= 20, 'at most 20 external IDs');
+const labelledHeaders = z.record(text(T.channelLabel).min(1, 'a custom channel label must not be empty'), header).refine((o) => Object.keys(o).length <= 20, 'at most 20 external IDs');
 
 /** Which header of the CSV holds each contact field, in the contact-create spellings; unknown fields are refused. */
 const importColumns = z
@@ -177,12 +178,12 @@ const credits = z
   .max(1_000_000_000, 'must be at most 1000000000')
   .multipleOf(0.01, 'must be a whole number of hundredths (at most 2 decimal places)')
   .describe('Credits, to the hundredth: a multiple of 0.01 from 0.01 to 1000000000');
-const subAccountEmail = z.string().trim().max(320).min(1, 'is required');
+const subAccountEmail = z.string().trim().max(T.email).min(1, 'is required');
 
 export const creditGrant = z.object({
   email: subAccountEmail,
   amount: credits,
-  description: text(500).optional(),
+  description: text(T.creditDescription).optional(),
 });
 
 export const autoRecharge = z.object({
@@ -192,7 +193,7 @@ export const autoRecharge = z.object({
   amount: credits,
 });
 
-export const creditUsage = z.object({ amount: credits, description: text(500).optional() });
+export const creditUsage = z.object({ amount: credits, description: text(T.creditDescription).optional() });
 
 /** The operator's target policy, which every URL the gateway calls for a tenant follows (checked in the domain). */
 const TARGETS = 'Follows the target policy (LEADCHAT_WEBHOOK_TARGETS): under "public" only public internet addresses; never a user name or password in it (400 TARGET_REFUSED)';
@@ -202,7 +203,7 @@ const webhookUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL'
 export const settingsUpdate = z
   .object({
     customChannelWebhookUrl: webhookUrl.nullable(),
-    helpText: text(1000).nullable().describe('The answer to a contact who writes HELP; null for the default'),
+    helpText: text(T.helpText).nullable().describe('The answer to a contact who writes HELP; null for the default'),
   })
   .partial()
   .refine((b) => Object.keys(b).length > 0, 'give customChannelWebhookUrl or helpText');
@@ -223,9 +224,9 @@ export const botSettingsUpdate = z
   .refine((b) => Object.keys(b).length > 0, 'give provider, openai or defaultCampaignId');
 
 export const botTest = z.strictObject({
-  message: nonBlank(4000),
+  message: nonBlank(T.botTestMessage),
   history: z
-    .array(z.strictObject({ from: z.enum(['contact', 'bot', 'team']), body: nonBlank(4000) }))
+    .array(z.strictObject({ from: z.enum(['contact', 'bot', 'team']), body: nonBlank(T.botTestMessage) }))
     .max(20)
     .default([])
     .describe('The conversation so far, oldest first'),
@@ -237,10 +238,10 @@ export const webhookCreate = z.object({
   events: z.array(z.enum(EVENTS)).min(1, 'name at least one event').max(20).transform((e) => [...new Set(e)]),
 });
 
-const faq = z.object({ question: nonBlank(1000), answer: nonBlank(5000) });
+const faq = z.object({ question: nonBlank(C.faqQuestion), answer: nonBlank(C.faqAnswer) });
 /** Durations ("20m") and rates ("30/m") are read by the engine, which names the field in its 400. */
 const duration = z.string().max(20).describe('A duration: "30s", "15m", "2h", "1d"');
-const followUpStep = z.object({ after: duration.describe('Time after the message before it'), body: nonBlank(2000) });
+const followUpStep = z.object({ after: duration.describe('Time after the message before it'), body: nonBlank(C.followUpBody) });
 /**
  * A BCP 47 language tag, checked by the platform's own parser rather than a grammar of ours, and stored in its
  * canonical form ("pt-br" → "pt-BR"), the form the bot, its stemmers and WhatsApp template codes are derived from.
@@ -257,18 +258,18 @@ const languageTag = text(35)
   .overwrite((tag) => canonicalTag(tag)!)
   .describe('A BCP 47 language tag such as "en", "pt-BR", "es-419" or "zh-Hant-TW"; kept in its canonical form');
 const campaignFields = {
-  name: nonBlank(200),
+  name: nonBlank(C.name),
   type: z.enum(['combined', 'outgoing', 'incoming']),
   language: languageTag,
   listId: id.nullable(),
   channel: z.enum(['whatsapp', 'sms', 'custom']),
-  customChannel: text(100).nullable().describe('The custom channel label, for channel "custom"'),
-  openingTemplate: text(100).nullable().describe('Approved WhatsApp template name (a Content SID "HX…" on Twilio)'),
-  openingTemplateParams: z.array(text(1000)).max(20).describe('Body parameters {{1}}, {{2}} … of the opening template; {{first_name}} and the other contact fields are replaced'),
-  reengagementTemplate: text(100).nullable().describe('Approved WhatsApp template sent instead of free text outside the 24-hour window; null: such messages are skipped'),
-  reengagementTemplateParams: z.array(text(1000)).max(20).describe('Body parameters of the re-engagement template'),
+  customChannel: text(C.customChannel).nullable().describe('The custom channel label, for channel "custom"'),
+  openingTemplate: text(C.templateName).nullable().describe('Approved WhatsApp template name (a Content SID "HX…" on Twilio)'),
+  openingTemplateParams: z.array(text(C.templateParam)).max(CAMPAIGN_COUNTS.templateParams).describe('Body parameters {{1}}, {{2}} … of the opening template; {{first_name}} and the other contact fields are replaced'),
+  reengagementTemplate: text(C.templateName).nullable().describe('Approved WhatsApp template sent instead of free text outside the 24-hour window; null: such messages are skipped'),
+  reengagementTemplateParams: z.array(text(C.templateParam)).max(CAMPAIGN_COUNTS.templateParams).describe('Body parameters of the re-engagement template'),
   templateLanguage: z.string().regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, 'expected a WhatsApp language code such as en or en_US').nullable().describe('Language code of the WhatsApp templates; null: from the campaign language'),
-  openingMessage: text(2000).nullable().describe('Opening text; {{first_name|there}} and the other contact fields are replaced'),
+  openingMessage: text(C.openingMessage).nullable().describe('Opening text; {{first_name|there}} and the other contact fields are replaced'),
   triggerOnNewContacts: z.boolean().describe('Trigger on New Contacts Added to List'),
   status: z.enum(['draft', 'live', 'paused']),
   sendRate: z.string().max(20).describe('Pace of queued opening messages, e.g. "30/m"'),
@@ -276,15 +277,15 @@ const campaignFields = {
     .object({ start: z.string().max(5), end: z.string().max(5), timezone: z.string().max(64) })
     .nullable()
     .describe('Local hours in which messages go out, e.g. {"start":"08:00","end":"21:00","timezone":"America/New_York"}'),
-  followUps: z.object({ enabled: z.boolean(), steps: z.array(followUpStep).max(MAX_FOLLOW_UPS, `at most ${MAX_FOLLOW_UPS} follow-up steps`) }),
+  followUps: z.object({ enabled: z.boolean(), steps: z.array(followUpStep).max(CAMPAIGN_COUNTS.followUps, `at most ${CAMPAIGN_COUNTS.followUps} follow-up steps`) }),
   bot: z.object({
     active: z.boolean(),
-    instructions: text(10_000),
-    companyInfo: text(10_000),
-    faqs: z.array(faq).max(200),
-    resources: z.array(text(2000)).max(100),
-    goal: text(1000),
-    handoffMessage: text(1000).nullable().describe('What the contact is told when a person takes over; null: a default in the campaign\'s language'),
+    instructions: text(C.instructions),
+    companyInfo: text(C.companyInfo),
+    faqs: z.array(faq).max(CAMPAIGN_COUNTS.faqs),
+    resources: z.array(text(C.resource)).max(CAMPAIGN_COUNTS.resources),
+    goal: text(C.goal),
+    handoffMessage: text(C.handoffMessage).nullable().describe('What the contact is told when a person takes over; null: a default in the campaign\'s language'),
   }),
 };
 export const campaignCreate = z.object({
@@ -326,7 +327,7 @@ export const conversationQuery = z.object({
 
 export const botState = z.object({ active: z.boolean({ error: 'must be true or false' }) });
 
-export const teamMessage = z.object({ body: nonBlank(4096), conversationId: id.optional() });
+export const teamMessage = z.object({ body: nonBlank(T.teamMessage), conversationId: id.optional() });
 
 /** The bodies of PUT /v1/channels/twilio and /v1/channels/whatsapp, defined with the credentials they hold. */
 export { twilioCredentials as twilioChannel, whatsAppCloudCredentials as whatsappChannel } from '../domain/channel-credentials.js';

@@ -1,14 +1,17 @@
+import type { FieldProblem } from '../../api-contract.js';
 import { SIGN_IN_PATH } from '../pages.js';
 
 /**
  * The console's one way to the gateway: same-origin requests that carry the session cookie, and on every change
- * the session's CSRF token. Errors come back as the API's own message, to be shown as text next to the form.
+ * the session's CSRF token. Errors come back as the API's own message, to be shown as text next to the form, with
+ * the problems of each field when the API lists them (for the form to name by its labels: components/problems).
  */
 export interface ApiResult<T> {
   ok: boolean;
   status: number;
   data?: T;
   error?: string;
+  problems?: FieldProblem[];
 }
 
 export const SESSION_PATH = '/console/api/session';
@@ -79,7 +82,8 @@ async function callOnce<T>(method: string, path: string, body: unknown, extraHea
     return { ok: false, status: 429, waitS, error: `Many requests at once: the gateway asks to wait ${waitS} s. Try again then.` };
   }
   const error = typeof data?.error === 'string' ? data.error : (data?.error?.message ?? `The gateway answered ${res.status}.`);
-  return { ok: false, status: res.status, waitS: 0, error };
+  const problems = Array.isArray(data?.error?.fields) ? (data.error.fields as FieldProblem[]) : undefined;
+  return { ok: false, status: res.status, waitS: 0, error, problems };
 }
 
 /** GET a JSON resource; the same result shape as `call`. */

@@ -8,17 +8,28 @@ import { BalanceBanner, useCredits } from './balance.js';
 /**
  * The frame of every signed-in page: who is signed in, sign-out, and the navigation. On a page change the page's
  * heading takes focus, so a screen reader announces where the user now is and Tab goes on from there.
+ *
+ * At phone width the navigation folds behind a Menu button (a disclosure: aria-expanded, aria-controls). Escape
+ * folds it again and gives focus back to the button; choosing a page folds it, focus going to the page's heading.
  */
 export function Shell(props: { session: SessionInfo; page?: ConsolePage; children: ComponentChildren }) {
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
+  const menuButton = useRef<HTMLButtonElement>(null);
   const [leaving, setLeaving] = useState(false);
+  const [menuOpen, setMenuOpen] = useState(false);
   const credits = useCredits(props.page?.path);
   useEffect(() => {
     document.title = `${props.page?.title ?? 'Page not found'} · LeadChat console`;
+    setMenuOpen(false);
     if (first.current) first.current = false;
     else main.current?.querySelector<HTMLElement>('h1')?.focus();
   }, [props.page]);
+  const foldOnEscape = (e: KeyboardEvent) => {
+    if (e.key !== 'Escape' || !menuOpen) return;
+    setMenuOpen(false);
+    menuButton.current?.focus();
+  };
   const leave = async () => {
     setLeaving(true);
     await signOut();
@@ -35,9 +46,13 @@ export function Shell(props: { session: SessionInfo; page?: ConsolePage; childre
           <span class="name">{props.session.account.name}</span> <span class="email">{props.session.account.email}</span>
         </span>
         <button type="button" class="secondary" onClick={leave} disabled={leaving}>Sign out</button>
+        <button type="button" class="secondary menu-button" ref={menuButton} aria-expanded={menuOpen} aria-controls="console-nav"
+          onClick={() => setMenuOpen(!menuOpen)} onKeyDown={foldOnEscape}>
+          <span aria-hidden="true">☰</span> Menu
+        </button>
       </header>
       <div class="layout">
-        <nav aria-label="Console">
+        <nav id="console-nav" aria-label="Console" class={menuOpen ? 'open' : undefined} onKeyDown={foldOnEscape}>
           {sections.map((section) => (
             <div key={section}>
               <h2 class="nav-section">{section}</h2>

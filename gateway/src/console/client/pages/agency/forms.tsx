@@ -25,7 +25,7 @@ const read = (e: SubmitEvent) => {
  * Idempotency-Key kept until it succeeds: sent again after an answer that never arrived, the same grant is made once.
  */
 export function GrantForm(props: { subs: SubAccount[]; selected?: string; onDone: (email: string) => void }) {
-  const granting = useAction();
+  const granting = useAction({ email: 'Sub-account', amount: 'Amount', description: 'Description' });
   const pending = useRef<{ body: string; key: string } | undefined>(undefined);
   const submit = (e: SubmitEvent) => {
     const form = read(e);
@@ -59,7 +59,7 @@ export function GrantForm(props: { subs: SubAccount[]; selected?: string; onDone
  * The fields show the rule of the sub-account chosen in the form, as it is: off when there is none.
  */
 export function AutoRechargeForm(props: { subs: SubAccount[]; selected?: string; onDone: (email: string) => void }) {
-  const saving = useAction();
+  const saving = useAction({ email: 'Sub-account', enabled: 'On', threshold: 'When the balance is below', amount: 'Add' });
   const [chosen, setChosen] = useState<string | undefined>(undefined);
   const current = props.subs.find((s) => s.email === chosen) ?? props.subs.find((s) => s.id === props.selected) ?? props.subs[0];
   const rule = current?.autoRecharge;

@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
+import { TEXT_LIMITS } from '../../../../api-contract.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
+import { LongText } from '../../components/long-text.js';
 
 /** POST /v1/campaigns/{id}/bot/test answers what the bot would do, with which provider. */
 interface BotAnswer {
@@ -14,11 +16,11 @@ interface BotAnswer {
 /** Ask the saved campaign's bot a question as a contact would: its answer, or its hand-off and why. Nothing is sent. */
 export function BotTestPanel(props: { campaignId: string }) {
   const [answer, setAnswer] = useState<BotAnswer | undefined>(undefined);
-  const asking = useAction();
+  const [message, setMessage] = useState('');
+  const asking = useAction({ message: 'Question', firstName: 'Contact’s first name' });
   const ask = (e: SubmitEvent) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget as HTMLFormElement);
-    const message = String(form.get('bot-question') ?? '');
     const firstName = String(form.get('bot-first-name') ?? '').trim() || null;
     setAnswer(undefined);
     void asking.run(() => call<BotAnswer>('POST', `/v1/campaigns/${encodeURIComponent(props.campaignId)}/bot/test`, { message, firstName }),
@@ -28,10 +30,7 @@ export function BotTestPanel(props: { campaignId: string }) {
     <Panel title="Try the bot" id="bot-test-heading">
       <p>Ask what a contact might ask: the saved campaign’s bot answers here, and nothing is sent, stored or charged.</p>
       <form onSubmit={ask}>
-        <div class="field">
-          <label for="bot-question">Question</label>
-          <textarea id="bot-question" name="bot-question" rows={3} required />
-        </div>
+        <LongText id="bot-question" label="Question" value={message} onChange={setMessage} required max={TEXT_LIMITS.botTestMessage} />
         <Field id="bot-first-name" label="Contact’s first name (optional)" />
         <button type="submit" class="primary" disabled={asking.busy}>Ask the bot</button>
       </form>

@@ -1,20 +1,22 @@
 import { useState } from 'preact/hooks';
+import { CAMPAIGN_COUNTS as COUNT, CAMPAIGN_LIMITS as MAX } from '../../../../api-contract.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
-import { bodyOf, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL, type Campaign, type Draft } from './campaign.js';
-import { Check, Choice, LongText, Rows, Text } from './inputs.js';
+import { LongText } from '../../components/long-text.js';
+import { numbered } from '../../components/problems.js';
+import { bodyOf, CAMPAIGN_LABELS as L, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL, type Campaign, type Draft } from './campaign.js';
+import { Check, Choice, Rows, Text } from './inputs.js';
 import { liveWarning } from './reach.js';
-
-/** The API's limits on repeated settings (schemas.ts), so Add stops where the API would refuse. */
-const MAX = { params: 20, followUps: 5, faqs: 200, resources: 100 };
 
 const PERSONALIZE_HINT = 'Contact fields are filled in: {{first_name|there}} (with a fallback), {{last_name}}, {{phone}}, {{email}}, {{city}} for a custom field.';
 
 /**
  * Every setting of a campaign (spec §2.3 and the conversation engine), saved with POST /v1/campaigns for a new
  * one and PATCH /v1/campaigns/{id} for an existing one. The API judges everything, including whether it can go
- * Live (CAMPAIGN_CANNOT_SEND and why); its answer is shown under the Save button.
+ * Live (CAMPAIGN_CANNOT_SEND and why): the form does not stop a save (noValidate) and shows every problem the API
+ * names under the Save button, by the labels of the inputs. Long texts count their characters against the API's
+ * limits as they are typed.
  */
 export function CampaignForm(props: {
   campaign?: Campaign;
@@ -25,7 +27,7 @@ export function CampaignForm(props: {
 }) {
   const [d, setD] = useState<Draft>(props.draft);
   const [warning, setWarning] = useState<string | undefined>(undefined);
-  const saving = useAction();
+  const saving = useAction(L);
   const set = <K extends keyof Draft>(key: K) => (value: Draft[K]) => setD((old) => ({ ...old, [key]: value }));
   const setBot = <K extends keyof Draft['bot']>(key: K) => (value: Draft['bot'][K]) => setD((old) => ({ ...old, bot: { ...old.bot, [key]: value } }));
   const setWindow = (key: keyof Draft['window']) => (value: string) => setD((old) => ({ ...old, window: { ...old.window, [key]: value } }));
@@ -47,14 +49,14 @@ export function CampaignForm(props: {
   const listKnown = d.listId === '' || props.lists.some((l) => l.id === d.listId);
 
   return (
-    <form onSubmit={save} class="campaign-form" aria-label="Campaign settings">
+    <form onSubmit={save} class="campaign-form" aria-label="Campaign settings" noValidate>
       <fieldset>
         <legend>Campaign</legend>
-        <Text id="c-name" label="Name" value={d.name} onChange={set('name')} required />
-        <Choice id="c-type" label="Type" value={d.type} onChange={set('type')} options={Object.entries(TYPE_LABEL) as Array<[Campaign['type'], string]>} />
-        <Text id="c-language" label="Language" value={d.language} onChange={set('language')} hint="The language the bot answers in, such as en, es or es-MX." />
+        <Text id="c-name" label={L.name} value={d.name} onChange={set('name')} required max={MAX.name} />
+        <Choice id="c-type" label={L.type} value={d.type} onChange={set('type')} options={Object.entries(TYPE_LABEL) as Array<[Campaign['type'], string]>} />
+        <Text id="c-language" label={L.language} value={d.language} onChange={set('language')} hint="The language the bot answers in, such as en, es or es-MX." />
         <div class="field">
-          <label for="c-list">List</label>
+          <label for="c-list">{L.listId}</label>
           <p class="hint" id="c-list-hint">Contacts added to this list get the opening message.</p>
           <select id="c-list" value={d.listId} aria-describedby="c-list-hint" onChange={(e) => {
             const listId = e.currentTarget.value;
@@ -66,13 +68,13 @@ export function CampaignForm(props: {
             {!listKnown && <option value={d.listId}>{d.listId}</option>}
           </select>
         </div>
-        <Check id="c-trigger" label="Trigger on new contacts added to the list" checked={d.triggerOnNewContacts} onChange={set('triggerOnNewContacts')}
+        <Check id="c-trigger" label={L.triggerOnNewContacts} checked={d.triggerOnNewContacts} onChange={set('triggerOnNewContacts')}
           hint="Each contact added to the list (by hand, by the API or by an import) gets the opening message." />
         {d.status === 'live' && d.listId !== '' && !d.triggerOnNewContacts && (
           <p class="warning" role="status">This campaign is Live, but new contacts of its list get no opening message: turn on the trigger above.</p>
         )}
         <fieldset>
-          <legend>Status</legend>
+          <legend>{L.status}</legend>
           {(Object.entries(STATUS_LABEL) as Array<[Campaign['status'], string]>).map(([value, label]) => (
             <label class="choice" key={value}>
               <input type="radio" name="c-status" value={value} checked={d.status === value} onChange={() => set('status')(value)} />
@@ -84,22 +86,22 @@ export function CampaignForm(props: {
 
       <fieldset>
         <legend>Channel and opening message</legend>
-        <Choice id="c-channel" label="Channel" value={d.channel} onChange={set('channel')} options={Object.entries(CHANNEL_LABEL) as Array<[Campaign['channel'], string]>} />
+        <Choice id="c-channel" label={L.channel} value={d.channel} onChange={set('channel')} options={Object.entries(CHANNEL_LABEL) as Array<[Campaign['channel'], string]>} />
         {d.channel === 'custom' && (
-          <Text id="c-custom-channel" label="Custom channel label" value={d.customChannel} onChange={set('customChannel')}
+          <Text id="c-custom-channel" label={L.customChannel} value={d.customChannel} onChange={set('customChannel')} max={MAX.customChannel}
             hint="The label your system knows the channel by, sent with each reply to the Custom Channel Webhook." />
         )}
-        <LongText id="c-opening" label="Opening message" value={d.openingMessage} onChange={set('openingMessage')} rows={4} hint={PERSONALIZE_HINT} />
+        <LongText id="c-opening" label={L.openingMessage} value={d.openingMessage} onChange={set('openingMessage')} rows={4} hint={PERSONALIZE_HINT} max={MAX.openingMessage} />
         {d.channel === 'whatsapp' && (
           <fieldset>
             <legend>WhatsApp templates</legend>
-            <Text id="c-opening-template" label="Opening template" value={d.openingTemplate} onChange={set('openingTemplate')}
+            <Text id="c-opening-template" label={L.openingTemplate} value={d.openingTemplate} onChange={set('openingTemplate')} max={MAX.templateName}
               hint="The approved template the opening message goes out as (a Content SID “HX…” on Twilio). Empty: the opening message as text." />
-            <ParamRows id="c-opening-params" legend="Opening template parameters" rows={d.openingTemplateParams} onChange={set('openingTemplateParams')} />
-            <Text id="c-reengagement-template" label="Re-engagement template" value={d.reengagementTemplate} onChange={set('reengagementTemplate')}
+            <ParamRows id="c-opening-params" legend={L.openingTemplateParams} rows={d.openingTemplateParams} onChange={set('openingTemplateParams')} />
+            <Text id="c-reengagement-template" label={L.reengagementTemplate} value={d.reengagementTemplate} onChange={set('reengagementTemplate')} max={MAX.templateName}
               hint="Sent instead of free text outside WhatsApp’s 24-hour window. Empty: such messages are skipped." />
-            <ParamRows id="c-reengagement-params" legend="Re-engagement template parameters" rows={d.reengagementTemplateParams} onChange={set('reengagementTemplateParams')} />
-            <Text id="c-template-language" label="Template language" value={d.templateLanguage} onChange={set('templateLanguage')}
+            <ParamRows id="c-reengagement-params" legend={L.reengagementTemplateParams} rows={d.reengagementTemplateParams} onChange={set('reengagementTemplateParams')} />
+            <Text id="c-template-language" label={L.templateLanguage} value={d.templateLanguage} onChange={set('templateLanguage')}
               placeholder="en_US" hint="The templates’ WhatsApp language code. Empty: from the campaign’s language." />
           </fieldset>
         )}
@@ -107,7 +109,7 @@ export function CampaignForm(props: {
 
       <fieldset>
         <legend>Pace and hours</legend>
-        <Text id="c-send-rate" label="Send rate" value={d.sendRate} onChange={set('sendRate')}
+        <Text id="c-send-rate" label={L.sendRate} value={d.sendRate} onChange={set('sendRate')}
           hint="How fast queued opening messages go, such as 30/m or 500/h. The first 3 of a burst go at once." />
         <Check id="c-window-on" label="Send only within a sending window" checked={d.windowOn} onChange={set('windowOn')} />
         {d.windowOn && (
@@ -121,15 +123,15 @@ export function CampaignForm(props: {
 
       <fieldset>
         <legend>Follow-ups</legend>
-        <Check id="c-followups-on" label="Send follow-ups to contacts who do not answer" checked={d.followUps.enabled}
+        <Check id="c-followups-on" label={L['followUps.enabled']} checked={d.followUps.enabled}
           onChange={(enabled) => set('followUps')({ ...d.followUps, enabled })} />
-        <Rows id="c-steps" legend="Follow-up steps" noun="Step" rows={d.followUps.steps} max={MAX.followUps}
+        <Rows id="c-steps" legend={L['followUps.steps']} noun="Step" rows={d.followUps.steps} max={COUNT.followUps}
           blank={() => ({ after: '1d', body: '' })} onChange={(steps) => set('followUps')({ ...d.followUps, steps })}
           hint="Each step waits this long after the message before it (30m, 2h, 1d), and is cancelled when the contact writes.">
           {(step, setStep, n, id) => (
             <>
-              <Text id={`${id}-after`} label={`Step ${n}: wait`} value={step.after} onChange={(after) => setStep({ ...step, after })} />
-              <LongText id={`${id}-body`} label={`Step ${n}: message`} value={step.body} onChange={(body) => setStep({ ...step, body })} />
+              <Text id={`${id}-after`} label={numbered(L['followUps.steps.#.after'], n)} value={step.after} onChange={(after) => setStep({ ...step, after })} />
+              <LongText id={`${id}-body`} label={numbered(L['followUps.steps.#.body'], n)} value={step.body} onChange={(body) => setStep({ ...step, body })} max={MAX.followUpBody} />
             </>
           )}
         </Rows>
@@ -137,24 +139,24 @@ export function CampaignForm(props: {
 
       <fieldset>
         <legend>Bot</legend>
-        <Check id="c-bot-active" label="The bot answers contacts of this campaign" checked={d.bot.active} onChange={setBot('active')} />
-        <LongText id="c-bot-instructions" label="Instructions" value={d.bot.instructions} onChange={setBot('instructions')} rows={4}
+        <Check id="c-bot-active" label={L['bot.active']} checked={d.bot.active} onChange={setBot('active')} />
+        <LongText id="c-bot-instructions" label={L['bot.instructions']} value={d.bot.instructions} onChange={setBot('instructions')} rows={4} max={MAX.instructions}
           hint="How the bot talks and what it must never do." />
-        <LongText id="c-bot-company" label="Company information" value={d.bot.companyInfo} onChange={setBot('companyInfo')} rows={4} />
-        <Rows id="c-faqs" legend="FAQs" noun="FAQ" rows={d.bot.faqs} max={MAX.faqs} blank={() => ({ question: '', answer: '' })} onChange={setBot('faqs')}>
+        <LongText id="c-bot-company" label={L['bot.companyInfo']} value={d.bot.companyInfo} onChange={setBot('companyInfo')} rows={4} max={MAX.companyInfo} />
+        <Rows id="c-faqs" legend={L['bot.faqs']} noun="FAQ" rows={d.bot.faqs} max={COUNT.faqs} blank={() => ({ question: '', answer: '' })} onChange={setBot('faqs')}>
           {(faq, setFaq, n, id) => (
             <>
-              <Text id={`${id}-q`} label={`FAQ ${n}: question`} value={faq.question} onChange={(question) => setFaq({ ...faq, question })} />
-              <LongText id={`${id}-a`} label={`FAQ ${n}: answer`} value={faq.answer} onChange={(answer) => setFaq({ ...faq, answer })} />
+              <Text id={`${id}-q`} label={numbered(L['bot.faqs.#.question'], n)} value={faq.question} onChange={(question) => setFaq({ ...faq, question })} max={MAX.faqQuestion} />
+              <LongText id={`${id}-a`} label={numbered(L['bot.faqs.#.answer'], n)} value={faq.answer} onChange={(answer) => setFaq({ ...faq, answer })} max={MAX.faqAnswer} />
             </>
           )}
         </Rows>
-        <Rows id="c-resources" legend="Resources" noun="Resource" rows={d.bot.resources} max={MAX.resources} blank={() => ''} onChange={setBot('resources')}
+        <Rows id="c-resources" legend={L['bot.resources']} noun="Resource" rows={d.bot.resources} max={COUNT.resources} blank={() => ''} onChange={setBot('resources')}
           hint="Facts and links the bot may use in its answers: prices, opening hours, a booking page.">
-          {(text, setText, n, id) => <LongText id={id} label={`Resource ${n}`} value={text} onChange={setText} />}
+          {(text, setText, n, id) => <LongText id={id} label={numbered(L['bot.resources.#'], n)} value={text} onChange={setText} max={MAX.resource} />}
         </Rows>
-        <Text id="c-bot-goal" label="Goal" value={d.bot.goal} onChange={setBot('goal')} hint="What counts as success, such as “the contact books a visit”." />
-        <LongText id="c-bot-handoff" label="Hand-off message" value={d.bot.handoffMessage ?? ''} onChange={setBot('handoffMessage')} rows={2}
+        <Text id="c-bot-goal" label={L['bot.goal']} value={d.bot.goal} onChange={setBot('goal')} max={MAX.goal} hint="What counts as success, such as “the contact books a visit”." />
+        <LongText id="c-bot-handoff" label={L['bot.handoffMessage']} value={d.bot.handoffMessage ?? ''} onChange={setBot('handoffMessage')} rows={2} max={MAX.handoffMessage}
           hint="What the contact is told when a person takes over (they ask for one, or the bot cannot answer). Empty: “Thanks for your message! A member of our team will get back to you shortly.”, in the campaign’s language." />
       </fieldset>
 
@@ -167,9 +169,9 @@ export function CampaignForm(props: {
 
 function ParamRows(props: { id: string; legend: string; rows: string[]; onChange: (rows: string[]) => void }) {
   return (
-    <Rows id={props.id} legend={props.legend} noun="Parameter" rows={props.rows} max={MAX.params} blank={() => ''} onChange={props.onChange}
+    <Rows id={props.id} legend={props.legend} noun="Parameter" rows={props.rows} max={COUNT.templateParams} blank={() => ''} onChange={props.onChange}
       hint="The template’s {{1}}, {{2}} … in order; contact fields such as {{first_name}} are filled in.">
-      {(value, setValue, n, id) => <Text id={id} label={`Parameter {{${n}}}`} value={value} onChange={setValue} />}
+      {(value, setValue, n, id) => <Text id={id} label={`Parameter {{${n}}}`} value={value} onChange={setValue} max={MAX.templateParam} />}
     </Rows>
   );
 }

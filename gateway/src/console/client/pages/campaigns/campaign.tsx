@@ -1,3 +1,5 @@
+import type { FieldLabels } from '../../components/problems.js';
+
 /**
  * A campaign as the API answers it (GET /v1/campaigns/{id}), and the form's copy of it: the same fields, with the
  * optional texts as strings (empty for none) and the sending window as a switch and its three values.
@@ -134,3 +136,45 @@ export function bodyOf(d: Draft) {
 export const STATUS_LABEL: Record<Campaign['status'], string> = { draft: 'Draft', live: 'Live', paused: 'Paused' };
 export const CHANNEL_LABEL: Record<Campaign['channel'], string> = { whatsapp: 'WhatsApp', sms: 'SMS', custom: 'Custom channel' };
 export const TYPE_LABEL: Record<Campaign['type'], string> = { combined: 'Combined (outgoing and incoming)', outgoing: 'Outgoing', incoming: 'Incoming' };
+
+/**
+ * Each setting's label, by its field in the API's body: the form's inputs show them, and the API's refusals are
+ * told in them (components/problems). A row's "#" is its number on screen.
+ */
+export const CAMPAIGN_LABELS = {
+  name: 'Name',
+  type: 'Type',
+  language: 'Language',
+  listId: 'List',
+  triggerOnNewContacts: 'Trigger on new contacts added to the list',
+  status: 'Status',
+  channel: 'Channel',
+  customChannel: 'Custom channel label',
+  openingMessage: 'Opening message',
+  openingTemplate: 'Opening template',
+  openingTemplateParams: 'Opening template parameters',
+  'openingTemplateParams.#': 'Opening template parameter {{#}}',
+  reengagementTemplate: 'Re-engagement template',
+  reengagementTemplateParams: 'Re-engagement template parameters',
+  'reengagementTemplateParams.#': 'Re-engagement template parameter {{#}}',
+  templateLanguage: 'Template language',
+  sendRate: 'Send rate',
+  sendingWindow: 'Sending window',
+  'sendingWindow.start': 'Sending window: from',
+  'sendingWindow.end': 'Sending window: until',
+  'sendingWindow.timezone': 'Sending window: time zone',
+  'followUps.enabled': 'Send follow-ups to contacts who do not answer',
+  'followUps.steps': 'Follow-up steps',
+  'followUps.steps.#.after': 'Step #: wait',
+  'followUps.steps.#.body': 'Step #: message',
+  'bot.active': 'The bot answers contacts of this campaign',
+  'bot.instructions': 'Instructions',
+  'bot.companyInfo': 'Company information',
+  'bot.faqs': 'FAQs',
+  'bot.faqs.#.question': 'FAQ #: question',
+  'bot.faqs.#.answer': 'FAQ #: answer',
+  'bot.resources': 'Resources',
+  'bot.resources.#': 'Resource #',
+  'bot.goal': 'Goal',
+  'bot.handoffMessage': 'Hand-off message',
+} as const satisfies FieldLabels;

@@ -1,34 +1,29 @@
 import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
+import { Counter, counterId, describedBy } from '../../components/counter.js';
 
 /**
  * The campaign form's controls, each bound to one value of the draft: a label always, a hint read out with the
- * field when there is one.
+ * field when there is one, and with the API's limit (`max`) a count of the characters used. Its long texts are
+ * components/long-text's.
  */
 const hintId = (id: string, hint?: ComponentChildren) => (hint ? `${id}-hint` : undefined);
+
 const Hint = (props: { id: string; hint?: ComponentChildren }) => (props.hint ? <p class="hint" id={`${props.id}-hint`}>{props.hint}</p> : null);
 
-export function Text(props: { id: string; label: string; value: string; onChange: (v: string) => void; hint?: ComponentChildren; required?: boolean; placeholder?: string; type?: 'text' | 'time' }) {
+export function Text(props: { id: string; label: string; value: string; onChange: (v: string) => void; hint?: ComponentChildren; required?: boolean; placeholder?: string; type?: 'text' | 'time'; max?: number }) {
+  const counted = props.max !== undefined;
+  const describe = describedBy(hintId(props.id, props.hint), counted && counterId(props.id));
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
       <Hint id={props.id} hint={props.hint} />
       {props.type === 'time'
         ? <input id={props.id} type="time" value={props.value} required={props.required}
-          aria-describedby={hintId(props.id, props.hint)} onInput={(e) => props.onChange(e.currentTarget.value)} />
+          aria-describedby={describe} onInput={(e) => props.onChange(e.currentTarget.value)} />
         : <input id={props.id} type="text" value={props.value} required={props.required} placeholder={props.placeholder}
-          aria-describedby={hintId(props.id, props.hint)} onInput={(e) => props.onChange(e.currentTarget.value)} />}
-    </div>
-  );
-}
-
-export function LongText(props: { id: string; label: string; value: string; onChange: (v: string) => void; hint?: ComponentChildren; rows?: number; required?: boolean }) {
-  return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      <Hint id={props.id} hint={props.hint} />
-      <textarea id={props.id} rows={props.rows ?? 3} value={props.value} required={props.required}
-        aria-describedby={hintId(props.id, props.hint)} onInput={(e) => props.onChange(e.currentTarget.value)} />
+          aria-describedby={describe} aria-invalid={(counted && props.value.length > props.max!) || undefined} onInput={(e) => props.onChange(e.currentTarget.value)} />}
+      {counted && <Counter id={props.id} label={props.label} length={props.value.length} max={props.max!} />}
     </div>
   );
 }

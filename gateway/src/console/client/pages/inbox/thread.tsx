@@ -1,8 +1,10 @@
 import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { TEXT_LIMITS } from '../../../../api-contract.js';
 import { call, get, type ApiResult } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
+import { LongText } from '../../components/long-text.js';
 import { CONVERSATION_STATUS, channelName, contactName, handoffWhy, when } from './labels.js';
 import { MessageItem } from './message.js';
 import { RetryAllFailed } from './retry-all.js';
@@ -127,25 +129,23 @@ function BotSwitch(props: { conversation: Conversation; onChanged: () => void })
 
 /** A team member's reply on the conversation's channel; the API stops the bot there, as a person has taken over. */
 function ReplyForm(props: { conversation: Conversation; onSent: () => void }) {
-  const sending = useAction();
+  const sending = useAction({ body: 'Reply as your team' });
+  const [body, setBody] = useState('');
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
-    const form = e.currentTarget as HTMLFormElement;
-    const body = String(new FormData(form).get('reply-body') ?? '');
     void sending.run(
       () => call('POST', `/v1/contacts/${encodeURIComponent(props.conversation.contactId)}/messages`, { body, conversationId: props.conversation.id }),
       'Reply sent.',
       () => {
-        form.reset();
+        setBody('');
         props.onSent();
       },
     );
   };
   return (
     <form class="inbox-reply" onSubmit={submit}>
-      <label for="reply-body">Reply as your team</label>
-      <p class="hint" id="reply-body-hint">Sent on {channelName(props.conversation)}. Replying hands the conversation to your team: the bot stops answering here.</p>
-      <textarea id="reply-body" name="reply-body" rows={3} required maxLength={4096} aria-describedby="reply-body-hint" />
+      <LongText id="reply-body" label="Reply as your team" value={body} onChange={setBody} required max={TEXT_LIMITS.teamMessage}
+        hint={<>Sent on {channelName(props.conversation)}. Replying hands the conversation to your team: the bot stops answering here.</>} />
       <button type="submit" class="primary" disabled={sending.busy}>Send reply</button>
       <FormStatus error={sending.error} done={sending.done} />
     </form>

@@ -1,11 +1,23 @@
 import { useState } from 'preact/hooks';
 import { call } from '../../api.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
+import { errorText, type FieldLabels } from '../../components/problems.js';
+
+/** The form's labels, by the fields of POST /v1/contacts (and contactId of POST /v1/lists/{id}/contacts). */
+const LABELS: FieldLabels = {
+  firstName: 'First name',
+  lastName: 'Last name',
+  phone: 'Phone',
+  email: 'Email',
+  externalIds: 'External ID',
+  'externalIds.*': 'External ID',
+  contactId: 'Contact',
+};
 
 /**
  * A contact added by hand: POST /v1/contacts (which finds the contact when the phone, the email or the external ID
- * is known already), then POST /v1/lists/{id}/contacts. The API's refusal (INVALID_PHONE and the like) is shown as
- * it came.
+ * is known already), then POST /v1/lists/{id}/contacts. The API's refusal (INVALID_PHONE and the like) is shown
+ * by the form's labels, every problem at once.
  */
 export function AddContactPanel(props: { listId: string; onAdded: () => void }) {
   const [busy, setBusy] = useState(false);
@@ -28,7 +40,7 @@ export function AddContactPanel(props: { listId: string; onAdded: () => void }) 
       const c = created.data;
       const joined = created.ok && c ? await call<{ added: boolean }>('POST', `/v1/lists/${encodeURIComponent(props.listId)}/contacts`, { contactId: c.id }) : created;
       setBusy(false);
-      if (!joined.ok || !c) return setOutcome({ error: joined.error });
+      if (!joined.ok || !c) return setOutcome({ error: errorText(joined, LABELS) });
       const who = `${c.firstName} ${c.lastName}`.trim() || c.phone || c.email;
       setOutcome({ done: (joined.data as { added: boolean }).added ? `${who} was added to the list.` : `${who} is in the list already.` });
       form.reset();

@@ -2,12 +2,24 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, get } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
+import type { FieldLabels } from '../../components/problems.js';
 import { CONTACT_FIELDS, DELIMITERS, fieldNameOf, guessColumns, guessDelimiter, headerRow, type ContactField } from './csv.js';
 import { ImportProgress, ImportReport, type Import } from './import-report.js';
 
 /** The API takes an import body of up to 20 MB (POST /v1/lists/{id}/imports); a larger file is not even read. */
 const MAX_BYTES = 20 * 1024 * 1024;
 const POLL_MS = 500;
+
+/** The mapping form's labels, by the fields of POST /v1/lists/{id}/imports. */
+const LABELS: FieldLabels = {
+  csv: 'CSV file',
+  delimiter: 'Columns are separated by',
+  ...Object.fromEntries(CONTACT_FIELDS.map(([field, label]) => [`columns.${field}`, label])),
+  'columns.externalIds': 'External ID column',
+  'columns.externalIds.*': 'External ID column',
+  'columns.customFields': 'Other columns, as custom fields',
+  'columns.customFields.*': 'Custom field',
+};
 
 interface Chosen {
   name: string;
@@ -29,7 +41,7 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
   const [external, setExternal] = useState({ header: '', label: '' });
   const [imp, setImp] = useState<Import | undefined>(undefined);
   const [pollError, setPollError] = useState<string | undefined>(undefined);
-  const sending = useAction();
+  const sending = useAction(LABELS);
   const headers = file ? headerRow(file.text, delimiter) : [];
 
   const offer = (text: string, d: string) => {

@@ -26,7 +26,7 @@ export function ListsPage() {
 
 function ListTable(props: { open: (id: string) => void }) {
   const paged = usePaged<List>('/v1/lists');
-  const creating = useAction();
+  const creating = useAction({ name: 'List name' });
   const create = (e: SubmitEvent) => {
     e.preventDefault();
     const name = String(new FormData(e.currentTarget as HTMLFormElement).get('list-name') ?? '');

@@ -17,6 +17,16 @@ interface Campaign {
   name: string;
 }
 
+/** The form's labels, by the fields of PUT /v1/settings/bot. */
+const LABELS = {
+  provider: 'Provider',
+  openai: 'OpenAI-compatible endpoint',
+  'openai.baseUrl': 'Base URL',
+  'openai.model': 'Model',
+  'openai.apiKey': 'API key',
+  defaultCampaignId: 'Default campaign',
+};
+
 /**
  * Which bot answers contacts: the offline FAQ bot, or an OpenAI-compatible endpoint (OpenAI, Ollama, vLLM,
  * LM Studio) with the FAQ bot standing in when it fails; and the campaign whose bot answers contacts no campaign
@@ -25,7 +35,7 @@ interface Campaign {
 export function BotPage() {
   const bot = useResource<BotSettings>('/v1/settings/bot');
   const campaigns = useResource<{ data: Campaign[] }>('/v1/campaigns?limit=100');
-  const saving = useAction();
+  const saving = useAction(LABELS);
   const [provider, setProvider] = useState<BotSettings['provider'] | undefined>(undefined);
   if (!bot.data) return <><PageTitle>Bot provider</PageTitle><Loading error={bot.error} /></>;
 
@@ -62,7 +72,7 @@ export function BotPage() {
             ? <>Now answering: the model <span class="value">{openai.model}</span> at <span class="value">{openai.baseUrl}</span>, the FAQ bot standing in when it fails.</>
             : 'Now answering: the FAQ bot, from each campaign’s FAQs and company information, offline.'}
         </p>
-        <form onSubmit={save} key={version}>
+        <form onSubmit={save} key={version} noValidate>
           <fieldset>
             <legend>Provider</legend>
             <label class="choice">

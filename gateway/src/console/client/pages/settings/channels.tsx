@@ -26,6 +26,16 @@ interface Channels {
 
 type Resource = ReturnType<typeof useResource<Channels>>;
 
+/** The forms' labels, by the fields of PUT /v1/channels/twilio and /v1/channels/whatsapp. */
+const TWILIO_LABELS = {
+  accountSid: 'Account SID',
+  authToken: 'Auth token',
+  from: 'SMS sender number',
+  messagingServiceSid: 'Messaging Service SID',
+  whatsappFrom: 'WhatsApp sender number',
+};
+const WHATSAPP_LABELS = { phoneNumberId: 'Phone number ID', accessToken: 'Access token', appSecret: 'App secret', verifyToken: 'Verify token' };
+
 const valuesOf = (form: HTMLFormElement, names: string[], prefix: string) => {
   const data = new FormData(form);
   return Object.fromEntries(names.map((n) => [n, String(data.get(`${prefix}${n}`) ?? '').trim()]));
@@ -53,7 +63,7 @@ export function ChannelsPage() {
 }
 
 function TwilioPanel({ channels }: { channels: Resource }) {
-  const saving = useAction();
+  const saving = useAction(TWILIO_LABELS);
   const removing = useAction();
   const saved = channels.data!.twilio;
   const save = (e: SubmitEvent) => {
@@ -65,7 +75,7 @@ function TwilioPanel({ channels }: { channels: Resource }) {
   return (
     <Panel title="Twilio (SMS and WhatsApp)" id="twilio-heading">
       <p class="current">{saved ? <>Connected: account <span class="value">{saved.accountSid}</span>.</> : 'Not set up.'}</p>
-      <form onSubmit={save} key={JSON.stringify(saved)}>
+      <form onSubmit={save} key={JSON.stringify(saved)} noValidate>
         <Field id="twilio-accountSid" label="Account SID" required defaultValue={saved?.accountSid ?? ''} placeholder="AC…" spellcheck={false} />
         <Field id="twilio-authToken" label="Auth token" type="password" required autocomplete="off"
           hint={saved ? `A token ending ${saved.authToken.replace(/^•+/, '')} is saved; enter it again to save changes.` : undefined} />
@@ -94,7 +104,7 @@ function TwilioPanel({ channels }: { channels: Resource }) {
 }
 
 function WhatsAppPanel({ channels }: { channels: Resource }) {
-  const saving = useAction();
+  const saving = useAction(WHATSAPP_LABELS);
   const removing = useAction();
   const saved = channels.data!.whatsapp;
   const save = (e: SubmitEvent) => {
@@ -106,7 +116,7 @@ function WhatsAppPanel({ channels }: { channels: Resource }) {
   return (
     <Panel title="WhatsApp Cloud API" id="whatsapp-heading">
       <p class="current">{saved ? <>Connected: phone number ID <span class="value">{saved.phoneNumberId}</span>.</> : 'Not set up.'}</p>
-      <form onSubmit={save} key={JSON.stringify(saved)}>
+      <form onSubmit={save} key={JSON.stringify(saved)} noValidate>
         <Field id="whatsapp-phoneNumberId" label="Phone number ID" required inputMode="numeric" defaultValue={saved?.phoneNumberId ?? ''}
           hint="In Meta's app dashboard, WhatsApp > API Setup." />
         <Field id="whatsapp-accessToken" label="Access token" type="password" required autocomplete="off"

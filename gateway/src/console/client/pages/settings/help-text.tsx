@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
+import { TEXT_LIMITS } from '../../../../api-contract.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
+import { LongText } from '../../components/long-text.js';
 
 /** The part of GET/PUT /v1/settings this form changes. */
 interface WithHelpText {
@@ -13,7 +15,7 @@ interface WithHelpText {
  * answers its own default text, which the form shows.
  */
 export function HelpTextPanel<S extends WithHelpText>(props: { helpText: string; onSaved: (settings: S) => void }) {
-  const saving = useAction();
+  const saving = useAction({ helpText: 'HELP answer' });
   const [value, setValue] = useState(props.helpText);
   const save = (helpText: string | null, done: string) =>
     void saving.run(() => call<S>('PUT', '/v1/settings', { helpText }), done, (s) => {
@@ -27,12 +29,8 @@ export function HelpTextPanel<S extends WithHelpText>(props: { helpText: string;
   return (
     <Panel title="Answer to HELP" id="help-text-heading">
       <form onSubmit={submit}>
-        <div class="field">
-          <label for="help-text">HELP answer</label>
-          <p class="hint" id="help-text-hint">Sent to a contact who writes HELP, on any channel. Up to 1,000 characters.</p>
-          <textarea id="help-text" name="help-text" rows={3} required maxLength={1000} value={value}
-            aria-describedby="help-text-hint" onInput={(e) => setValue(e.currentTarget.value)} />
-        </div>
+        <LongText id="help-text" label="HELP answer" value={value} onChange={setValue} required max={TEXT_LIMITS.helpText}
+          hint="Sent to a contact who writes HELP, on any channel." />
         <button type="submit" class="primary" disabled={saving.busy}>Set HELP answer</button>{' '}
         <button type="button" class="secondary" disabled={saving.busy} onClick={() => save(null, 'The default HELP answer is in use.')}>Use the default</button>
       </form>

@@ -20,7 +20,7 @@ interface Settings {
  */
 export function WebhookPage() {
   const settings = useResource<Settings>('/v1/settings');
-  const saving = useAction();
+  const saving = useAction({ customChannelWebhookUrl: 'Webhook URL' });
   const rotating = useAction();
   if (!settings.data) return <><PageTitle>Custom Channel Webhook</PageTitle><Loading error={settings.error} /></>;
 

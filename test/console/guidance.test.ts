@@ -1,0 +1,165 @@
+import type { Browser, Page } from 'playwright-core';
+import { api } from '../gateway/api-support';
+import type { TestGateway } from '../helpers/gateway';
+import { newContext, openPage, screenshot, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
+import { consoleAccount, type ConsoleAccount } from './support';
+
+/**
+ * A console that guides a team on its first day, in a real browser against a real gateway: a refused save names
+ * every problem at once in the words of the form's labels, long texts count their characters against the API's
+ * limits, and at phone width the navigation folds behind a Menu button while every table stays readable.
+ */
+jest.setTimeout(60_000);
+
+let gw: TestGateway;
+let browser: Browser;
+let owner: ConsoleAccount;
+let page: Page;
+
+beforeAll(async () => {
+  [gw, browser] = await startConsole();
+  owner = await consoleAccount(gw, { name: 'Guided Owner' });
+  ({ page } = await openPage(browser));
+  await signInAt(page, url('/console/campaigns?id=new'), owner);
+});
+afterAll(async () => {
+  await stopConsole(gw, browser);
+});
+
+const url = (p: string) => `${gw.url}${p}`;
+const label = (p: Page, text: string) => p.getByLabel(text, { exact: true });
+const formError = () => page.locator('form.campaign-form .error');
+
+describe('the campaign form names every problem at once, by its labels', () => {
+  test('an empty name and an FAQ answer over the limit: both told, by the labels on screen', async () => {
+    await page.getByRole('heading', { level: 1, name: 'New campaign' }).waitFor();
+    for (const [q, a] of [['Are you open on Sunday?', 'No.'], ['Where are you?', 'x'.repeat(5001)]]) {
+      await page.getByRole('button', { name: 'Add FAQ' }).click();
+      const n = await page.locator('#c-faqs .row').count();
+      await label(page, `FAQ ${n}: question`).fill(q!);
+      await label(page, `FAQ ${n}: answer`).fill(a!);
+    }
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await formError().filter({ hasText: /\S/ }).waitFor();
+    expect(await formError().textContent()).toBe('Name is required; FAQ 2: answer is longer than 5,000 characters');
+    expect(await page.getByRole('alert').filter({ hasText: 'Name is required' }).count()).toBe(1);
+    expect((await api(gw, owner, 'GET', 'campaigns')).body.data).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'guidance-two-problems');
+  });
+
+  test('going Live without what it needs: each missing setting named by its label', async () => {
+    await label(page, 'Name').fill('Chat funnel');
+    await label(page, 'FAQ 2: answer').fill('On Main Street.');
+    await label(page, 'Channel').selectOption('custom');
+    await page.getByRole('radio', { name: 'Live' }).check();
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await formError().filter({ hasText: 'to go Live' }).waitFor();
+    expect(await formError().textContent()).toBe(
+      'List is required to go Live; Opening message is required to go Live; Custom channel label is required to go Live',
+    );
+    expect((await api(gw, owner, 'GET', 'campaigns')).body.data).toEqual([]);
+  });
+});
+
+describe('long texts count their characters', () => {
+  test('the count follows the typing, is read with the field, and turns to an error over the limit', async () => {
+    const opening = label(page, 'Opening message');
+    const counter = page.locator('#c-opening-count');
+    expect(await counter.textContent()).toBe('0 / 2,000');
+    await opening.fill('Hello {{first_name|there}}!');
+    expect(await counter.textContent()).toBe('27 / 2,000');
+    expect((await opening.getAttribute('aria-describedby'))!.split(' ')).toEqual(['c-opening-hint', 'c-opening-count']);
+    expect(await opening.getAttribute('aria-invalid')).toBeNull();
+    expect(await counter.getAttribute('class')).toBe('counter');
+    // Nothing is said while typing under the limit: the count is read with the field, not announced.
+    expect(await page.getByRole('status').filter({ hasText: 'Opening message is longer' }).count()).toBe(0);
+
+    await opening.fill('y'.repeat(2003));
+    expect(await counter.textContent()).toBe('2,003 / 2,000: 3 too many');
+    expect(await counter.getAttribute('class')).toBe('counter over');
+    expect(await opening.getAttribute('aria-invalid')).toBe('true');
+    await page.getByRole('status').filter({ hasText: 'Opening message is longer than 2,000 characters' }).waitFor();
+    expect(await page.locator('#c-faqs-2-a-count').textContent()).toBe('15 / 5,000');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'guidance-counter-over');
+
+    await opening.fill('Hi!');
+    expect(await counter.getAttribute('class')).toBe('counter');
+    expect(await opening.getAttribute('aria-invalid')).toBeNull();
+  });
+});
+
+describe('at phone width (390 px)', () => {
+  beforeAll(async () => {
+    for (let i = 1; i <= 3; i++) {
+      await api(gw, owner, 'POST', 'campaigns', { body: { name: `Spring offer for returning customers, wave ${i}`, channel: 'sms' } });
+    }
+  });
+
+  test('the navigation folds behind a Menu button: it opens, Escape folds it back to the button, a page chosen folds it', async () => {
+    const context = await newContext(browser, [], { width: 390, height: 800 });
+    const phone = await context.newPage();
+    await signInAt(phone, url('/console/campaigns'), owner);
+    const menu = phone.getByRole('button', { name: 'Menu' });
+    const nav = phone.locator('#console-nav');
+    await menu.waitFor();
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await menu.getAttribute('aria-controls')).toBe('console-nav');
+    expect(await nav.getAttribute('aria-label')).toBe('Console');
+    expect(await nav.isVisible()).toBe(false);
+    await phone.locator('main table tbody tr').first().waitFor();
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(await seriousViolations(phone)).toEqual([]);
+    await screenshot(phone, 'guidance-phone-campaigns');
+
+    await menu.click();
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    await nav.waitFor();
+    expect(await nav.getByRole('link', { name: 'Lists' }).isVisible()).toBe(true);
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(await seriousViolations(phone)).toEqual([]);
+    await screenshot(phone, 'guidance-phone-menu-open');
+
+    // Escape from inside the menu folds it, and focus goes back to the button.
+    await nav.getByRole('link', { name: 'Inbox' }).focus();
+    await phone.keyboard.press('Escape');
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await nav.isVisible()).toBe(false);
+    expect(await phone.evaluate(() => document.activeElement?.textContent?.trim())).toBe('☰ Menu');
+
+    await menu.press('Enter');
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    await nav.getByRole('link', { name: 'Lists' }).click();
+    await phone.waitForURL(url('/console/lists'));
+    await phone.getByRole('heading', { level: 1, name: 'Lists' }).waitFor();
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await nav.isVisible()).toBe(false);
+    expect(await phone.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await context.close();
+  });
+
+  test('a table scrolls in its own box, its first column kept in view; the page never widens', async () => {
+    const context = await newContext(browser, [], { width: 390, height: 800 });
+    const phone = await context.newPage();
+    await signInAt(phone, url('/console/campaigns'), owner);
+    const box = phone.locator('main .table-scroll');
+    const firstCell = box.locator('tbody tr').first().locator('td').first();
+    await firstCell.waitFor();
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    const wide = await box.evaluate((el) => el.scrollWidth > el.clientWidth);
+    expect(wide).toBe(true);
+    await box.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+    const [cell, region] = [await firstCell.boundingBox(), await box.boundingBox()];
+    // Scrolled to its far end, the table still shows each row's name at its left edge.
+    expect(Math.abs(cell!.x - region!.x)).toBeLessThan(2);
+    expect(await firstCell.textContent()).toMatch(/^Spring offer for returning customers, wave \d$/);
+    await screenshot(phone, 'guidance-phone-table-scrolled');
+
+    // At a desktop width there is no Menu button, and the navigation is always in view.
+    await phone.setViewportSize({ width: 1280, height: 800 });
+    expect(await phone.getByRole('button', { name: 'Menu' }).isVisible()).toBe(false);
+    expect(await phone.getByRole('navigation', { name: 'Console' }).isVisible()).toBe(true);
+    await context.close();
+  });
+});
