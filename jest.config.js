@@ -13,6 +13,8 @@ const consoleOnPostgres = ['**/console/sessions-scale-out.test.ts', '**/console/
 
 module.exports = {
   testTimeout: 30000,
+  // Once per run: Debian's Chromium for the browser tests, installed when missing.
+  globalSetup: '<rootDir>/test/helpers/chromium-global-setup.ts',
   projects: [
     { ...base, displayName: 'lowdb', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/(scale-out|migrate|store-contract|sessions-scale-out)\\.test\\.ts$'] },
     {

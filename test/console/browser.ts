@@ -2,13 +2,13 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM } from '../helpers/chromium';
 import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
 
 /**
  * The browser side of the console tests: Debian's Chromium driven by playwright-core (no browser is ever
  * downloaded), an axe-core accessibility check, and screenshots kept for a human to look at.
  */
-export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENSHOTS = path.resolve(__dirname, 'screenshots');
 
 export async function launchBrowser(): Promise<Browser> {

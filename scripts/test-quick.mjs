@@ -1,0 +1,19 @@
+/**
+ * `npm run test:quick -- <test files or a path pattern> [jest options]`, run after `npm run build:changed`: the tests
+ * of one area on the embedded store only (jest's lowdb project), unless an option picks the projects
+ * (`--selectProjects postgres`, given last). No lint, no clean build: `npm test` does both and runs every test on
+ * both backends.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+// Last: jest reads every word after --selectProjects as one more project's name, paths included.
+const projects = args.some((arg) => arg.startsWith('--selectProjects')) ? [] : ['--selectProjects', 'lowdb'];
+const jest = spawnSync(process.execPath, ['--experimental-vm-modules', path.join(root, 'node_modules/jest/bin/jest.js'), ...args, ...projects], {
+  cwd: root,
+  stdio: 'inherit',
+});
+process.exit(jest.status ?? 1);
