@@ -1,7 +1,7 @@
 /**
- * The API's limits and the shape of what a 400 says about each field, in one dependency-free module: the request
- * schemas (http/schemas.ts) enforce these numbers and the console (client/) counts against them, so the two
- * cannot drift. Nothing here may import anything: the browser bundle compiles it too.
+ * The API's limits, the shapes of what it answers that the console reads, and what a 400 says about each field, in
+ * one dependency-free module: the server (domain/, http/schemas.ts) and the console (client/) compile against the
+ * same definitions, so the two cannot drift. Nothing here may import anything: the browser bundle compiles it too.
  */
 
 /** The longest texts, in characters, a campaign's settings take (POST and PATCH /v1/campaigns). */
@@ -63,3 +63,62 @@ export interface FieldProblem {
   message: string;
   limit?: number;
 }
+
+/** A follow-up: its text, and how long after the message before it ("20m", "1d") it goes. */
+export interface FollowUpStep {
+  after: string;
+  body: string;
+}
+
+/** When opening messages may go: between `start` and `end` ("09:00", "18:00") in `timezone` (IANA). */
+export interface SendingWindow {
+  start: string;
+  end: string;
+  timezone: string;
+}
+
+/** A campaign as GET /v1/campaigns/{id} answers it: the settings spec §2.3 names, and what the engine needs to send. */
+export interface CampaignView {
+  id: string;
+  name: string;
+  type: 'combined' | 'outgoing' | 'incoming';
+  language: string;
+  listId: string | null;
+  channel: 'whatsapp' | 'sms' | 'custom';
+  /** The custom channel's label, for channel "custom". */
+  customChannel: string | null;
+  /** WhatsApp: the approved template the opening message goes out as, and its body parameters ({{1}}, {{2}} …). */
+  openingTemplate: string | null;
+  openingTemplateParams: string[];
+  /** WhatsApp: the template sent instead of free text outside the 24-hour customer-service window, if any. */
+  reengagementTemplate: string | null;
+  reengagementTemplateParams: string[];
+  /** The WhatsApp language code of the templates ("en_US"); null: from the campaign's language. */
+  templateLanguage: string | null;
+  openingMessage: string | null;
+  triggerOnNewContacts: boolean;
+  status: 'draft' | 'live' | 'paused';
+  /** The pace of queued opening messages, e.g. "30/m". */
+  sendRate: string;
+  sendingWindow: SendingWindow | null;
+  followUps: { enabled: boolean; steps: FollowUpStep[] };
+  bot: {
+    active: boolean;
+    instructions: string;
+    companyInfo: string;
+    faqs: Array<{ question: string; answer: string }>;
+    resources: string[];
+    goal: string;
+    /** What the contact is told when a person takes over; null: the default of the campaign's language. */
+    handoffMessage?: string | null;
+  };
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A contact's custom fields are written into a message as `{{custom.<key>}}`. */
+export const CUSTOM_PREFIX = 'custom.';
+
+/** The funnel's steps, in order, as GET /v1/campaigns/{id}/funnel counts them. */
+export const FUNNEL_STEPS = ['added', 'openingSent', 'replied', 'handedOff', 'optedOut', 'goalReached', 'failed'] as const;
+export type FunnelStep = (typeof FUNNEL_STEPS)[number];

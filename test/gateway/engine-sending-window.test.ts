@@ -2,7 +2,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 
 type Windows = typeof import('../../gateway/src/domain/sending-window.js', { with: { 'resolution-mode': 'import' } });
-type Window = import('../../gateway/src/domain/sending-window.js', { with: { 'resolution-mode': 'import' } }).SendingWindow;
+type Window = import('../../gateway/src/api-contract.js', { with: { 'resolution-mode': 'import' } }).SendingWindow;
 
 let w: Windows;
 beforeAll(async () => {

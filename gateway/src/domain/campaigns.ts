@@ -1,60 +1,21 @@
 import type { Gateway } from '../context.js';
+import type { CampaignView, FollowUpStep } from '../api-contract.js';
 import { ApiError, FieldChecks, notFound } from '../errors.js';
 import { parseDuration, parseRate } from './durations.js';
 import { checkTemplate } from './personalize.js';
-import { parseSendingWindow, type SendingWindow } from './sending-window.js';
+import { parseSendingWindow } from './sending-window.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import { getAccount, type Account } from './accounts.js';
 import { sendingRefusal } from './channel-credentials.js';
 import { getList } from './lists.js';
 
-export type Channel = 'whatsapp' | 'sms' | 'custom';
+export type Channel = CampaignView['channel'];
+export type { FollowUpStep };
 
-export interface FollowUpStep {
-  /** A duration ("20m"): the time after the message before it. */
-  after: string;
-  body: string;
-}
-
-/** A campaign and the settings spec §2.3 names, with what the conversation engine needs to send. */
-export interface Campaign {
-  id: string;
+/** A campaign as it is stored: what the API shows, and the account it belongs to. */
+export interface Campaign extends CampaignView {
   accountId: string;
-  name: string;
-  type: 'combined' | 'outgoing' | 'incoming';
-  language: string;
-  listId: string | null;
-  channel: Channel;
-  /** The custom channel's label, for channel "custom". */
-  customChannel: string | null;
-  /** WhatsApp: the approved template the opening message goes out as, and its body parameters ({{1}}, {{2}} …). */
-  openingTemplate: string | null;
-  openingTemplateParams: string[];
-  /** WhatsApp: the template sent instead of free text outside the 24-hour customer-service window, if any. */
-  reengagementTemplate: string | null;
-  reengagementTemplateParams: string[];
-  /** The WhatsApp language code of the templates ("en_US"); null: from the campaign's language. */
-  templateLanguage: string | null;
-  openingMessage: string | null;
-  triggerOnNewContacts: boolean;
-  status: 'draft' | 'live' | 'paused';
-  /** The pace of queued opening messages, e.g. "30/m". */
-  sendRate: string;
-  sendingWindow: SendingWindow | null;
-  followUps: { enabled: boolean; steps: FollowUpStep[] };
-  bot: {
-    active: boolean;
-    instructions: string;
-    companyInfo: string;
-    faqs: Array<{ question: string; answer: string }>;
-    resources: string[];
-    goal: string;
-    /** What the contact is told when a person takes over; null: the default of the campaign's language. */
-    handoffMessage?: string | null;
-  };
-  createdAt: string;
-  updatedAt: string;
 }
 
 export const DEFAULT_SEND_RATE = '30/m';

@@ -1,6 +1,7 @@
 import type { Conversation } from './conversations.js';
 import type { Tx } from '../store/store.js';
 import { clockNow } from '../clock.js';
+import { FUNNEL_STEPS, type FunnelStep } from '../api-contract.js';
 
 /**
  * A campaign's funnel: the steps a sales team steers by, each counted once per contact, recorded in the transaction
@@ -14,8 +15,7 @@ import { clockNow } from '../clock.js';
  *   counts are split over a few documents by contact, so that concurrent transactions of one campaign seldom wait
  *   for each other on one row.
  */
-export const FUNNEL_STEPS = ['added', 'openingSent', 'replied', 'handedOff', 'optedOut', 'goalReached', 'failed'] as const;
-export type FunnelStep = (typeof FUNNEL_STEPS)[number];
+export { FUNNEL_STEPS, type FunnelStep };
 
 export interface FunnelStepRecord {
   id: string;

@@ -1,5 +1,6 @@
 import type { Contact } from './contacts.js';
 import { fieldError } from '../errors.js';
+import { CUSTOM_PREFIX } from '../api-contract.js';
 
 /**
  * Message templates for opening messages and follow-ups: `{{field}}` or `{{field|fallback}}` replaced by the
@@ -21,7 +22,6 @@ import { fieldError } from '../errors.js';
 
 export const MAX_VALUE_LENGTH = 500;
 export const MAX_MESSAGE_LENGTH = 4096;
-export const CUSTOM_PREFIX = 'custom.';
 
 type Fields = Pick<Contact, 'firstName' | 'lastName' | 'email' | 'phone'> & { customFields?: Contact['customFields'] };
 

@@ -1,5 +1,6 @@
 import { ApiError, badRequest, fieldError } from '../errors.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from './durations.js';
+import type { SendingWindow } from '../api-contract.js';
 
 /**
  * A campaign's sending window (quiet hours outside it): messages due outside it wait for its next opening.
@@ -16,11 +17,6 @@ import { DAY_MS, HOUR_MS, MINUTE_MS } from './durations.js';
  * Built on Intl alone: the engine needs the exact first valid instant after a skipped time, which date libraries
  * resolve differently (luxon moves the time forward by the gap: 02:30 → 03:30), so a library would not save code.
  */
-export interface SendingWindow {
-  start: string;
-  end: string;
-  timezone: string;
-}
 
 /** How far ahead `nextOpening` looks: any real zone opens a non-empty window well within this. */
 export const SEARCH_DAYS = 4;

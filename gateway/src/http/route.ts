@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { ApiError, invalidFields } from '../errors.js';
-import { problemOf } from './issues.js';
+import { distinct, problemOf } from './issues.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Handlers = Partial<Record<Method, RequestHandler | RequestHandler[]>>;
@@ -37,7 +37,7 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, where = 'b
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const { issues } = result.error;
-  const fields = issues.map((issue) => problemOf(issue, input, where));
+  const fields = distinct(issues.map((issue) => problemOf(issue, input, where)));
   const code = (issues[0] as { params?: { code?: string } }).params?.code ?? 'VALIDATION_ERROR';
   throw invalidFields(code, fields.map((f) => `${f.field}: ${f.message}`), fields);
 }

@@ -8,8 +8,9 @@ import { numbered } from '../../components/problems.js';
 import { bodyOf, CAMPAIGN_LABELS as L, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL, type Campaign, type Draft } from './campaign.js';
 import { Check, Choice, Rows, Text } from './inputs.js';
 import { liveWarning } from './reach.js';
+import { CUSTOM_PREFIX } from '../../../../api-contract.js';
 
-const PERSONALIZE_HINT = 'Contact fields are filled in: {{first_name|there}} (with a fallback), {{last_name}}, {{phone}}, {{email}}, {{city}} for a custom field.';
+const PERSONALIZE_HINT = `Contact fields are filled in: {{first_name|there}} (with a fallback), {{last_name}}, {{phone}}, {{email}}, {{${CUSTOM_PREFIX}city}} for a custom field named city.`;
 
 /**
  * Every setting of a campaign (spec §2.3 and the conversation engine), saved with POST /v1/campaigns for a new

@@ -1,41 +1,10 @@
+import type { CampaignView } from '../../../../api-contract.js';
 import type { FieldLabels } from '../../components/problems.js';
 
-/**
- * A campaign as the API answers it (GET /v1/campaigns/{id}), and the form's copy of it: the same fields, with the
- * optional texts as strings (empty for none) and the sending window as a switch and its three values.
- */
-export interface Campaign {
-  id: string;
-  name: string;
-  type: 'combined' | 'outgoing' | 'incoming';
-  language: string;
-  listId: string | null;
-  channel: 'whatsapp' | 'sms' | 'custom';
-  customChannel: string | null;
-  openingTemplate: string | null;
-  openingTemplateParams: string[];
-  reengagementTemplate: string | null;
-  reengagementTemplateParams: string[];
-  templateLanguage: string | null;
-  openingMessage: string | null;
-  triggerOnNewContacts: boolean;
-  status: 'draft' | 'live' | 'paused';
-  sendRate: string;
-  sendingWindow: { start: string; end: string; timezone: string } | null;
-  followUps: { enabled: boolean; steps: Array<{ after: string; body: string }> };
-  bot: {
-    active: boolean;
-    instructions: string;
-    companyInfo: string;
-    faqs: Array<{ question: string; answer: string }>;
-    resources: string[];
-    goal: string;
-    handoffMessage: string | null;
-  };
-  createdAt: string;
-  updatedAt: string;
-}
+/** A campaign as the API answers it (GET /v1/campaigns/{id}): the server's own definition. */
+export type Campaign = CampaignView;
 
+/** The form's copy of a campaign: the same fields, with the optional texts as strings (empty for none) and the sending window as a switch and its three values. */
 export interface Draft {
   name: string;
   type: Campaign['type'];

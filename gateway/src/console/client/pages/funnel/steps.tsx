@@ -1,15 +1,20 @@
-/** The funnel's steps as GET /v1/campaigns/{id}/funnel names them, with their labels and chart colours. */
-export const STEPS = [
-  { key: 'added', label: 'Added', colour: '#0b5cad' },
-  { key: 'openingSent', label: 'Opening sent', colour: '#1d6b35' },
-  { key: 'replied', label: 'Replied', colour: '#7a3e9d' },
-  { key: 'handedOff', label: 'Handed off', colour: '#a35200' },
-  { key: 'optedOut', label: 'Opted out', colour: '#4f5965' },
-  { key: 'goalReached', label: 'Goal reached', colour: '#00707a' },
-  { key: 'failed', label: 'Failed', colour: '#a4161a' },
-] as const;
+import { FUNNEL_STEPS, type FunnelStep } from '../../../../api-contract.js';
 
-export type StepKey = (typeof STEPS)[number]['key'];
+/** Each funnel step's label and chart colour: a step the server adds is missing here until it has its own. */
+const LOOK: Record<FunnelStep, { label: string; colour: string }> = {
+  added: { label: 'Added', colour: '#0b5cad' },
+  openingSent: { label: 'Opening sent', colour: '#1d6b35' },
+  replied: { label: 'Replied', colour: '#7a3e9d' },
+  handedOff: { label: 'Handed off', colour: '#a35200' },
+  optedOut: { label: 'Opted out', colour: '#4f5965' },
+  goalReached: { label: 'Goal reached', colour: '#00707a' },
+  failed: { label: 'Failed', colour: '#a4161a' },
+};
+
+/** The funnel's steps in the server's order (GET /v1/campaigns/{id}/funnel), with their labels and chart colours. */
+export const STEPS = FUNNEL_STEPS.map((key) => ({ key, ...LOOK[key] }));
+
+export type StepKey = FunnelStep;
 export type StepCounts = Record<StepKey, number>;
 
 export interface Funnel {
