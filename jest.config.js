@@ -13,6 +13,9 @@ const consoleOnPostgres = ['**/console/sessions-scale-out.test.ts', '**/console/
 
 module.exports = {
   testTimeout: 30000,
+  // Most tests wait on gateway processes and browsers, not on this process's CPU: two files at a time halve the
+  // suite on a 2-core machine.
+  maxWorkers: 2,
   // Once per run: Debian's Chromium for the browser tests, installed when missing.
   globalSetup: '<rootDir>/test/helpers/chromium-global-setup.ts',
   projects: [

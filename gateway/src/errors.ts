@@ -1,4 +1,5 @@
 import { MAX_PROBLEMS, type FieldProblem } from './api-contract.js';
+import { clockNow } from './clock.js';
 
 /**
  * The one error type of the gateway: an HTTP status, a stable code and a message a caller can act on; a 400 about
@@ -75,6 +76,6 @@ export const forbidden = (code: string, message: string) => new ApiError(403, co
 
 /** 429 RATE_LIMITED until `until` (epoch ms), with Retry-After in whole seconds, at least 1; `say` words the wait. */
 export function rateLimited(until: number, say: (seconds: number) => string): ApiError {
-  const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
+  const seconds = Math.max(1, Math.ceil((until - clockNow()) / 1000));
   return new ApiError(429, 'RATE_LIMITED', say(seconds), { 'Retry-After': String(seconds) });
 }

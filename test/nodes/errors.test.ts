@@ -1,6 +1,6 @@
 import nock from 'nock';
 
-import { createAccount, freePort, request, startGateway, type TestGateway } from '../helpers/gateway';
+import { advanceClock, createAccount, freePort, request, startGateway, type TestGateway } from '../helpers/gateway';
 import { createHost, listSearch, runLeadChat } from './helpers/n8n';
 
 const SECRET_KEY = 'lc_live_SECRET_do_not_leak_123456';
@@ -124,7 +124,7 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
   describe('429 back-off against the gateway', () => {
     let limited: TestGateway;
     beforeAll(async () => {
-      limited = await startGateway({ LEADCHAT_RATE_LIMIT_PER_MINUTE: '3' });
+      limited = await startGateway({ LEADCHAT_RATE_LIMIT_PER_MINUTE: '3', LEADCHAT_TEST_CLOCK: '1' });
     });
     afterAll(async () => {
       await limited.stop();
@@ -134,8 +134,12 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
       'over the limit, the node waits for Retry-After and every item succeeds',
       async () => {
         const account = await createAccount(limited);
+        // The key's minute is all but over when the node starts: its 429 asks for a wait of seconds, which it honours.
+        expect((await request(limited, 'GET', '/v1/lists', { apiKey: account.apiKey })).status).toBe(200);
+        await advanceClock(limited, '57s');
         const host = await createHost({ leadChatApi: { baseUrl: limited.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
         const emails = ['r1@example.com', 'r2@example.com', 'r3@example.com', 'r4@example.com', 'r5@example.com'];
+        const started = Date.now();
         const run = await runLeadChat(
           host,
           { resource: 'contact', operation: 'create', phone: '', email: '={{ $json.email }}' },
@@ -143,8 +147,11 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
         );
         expect(run.error).toBeUndefined();
         expect(run.output('LeadChat').map((i) => i.json.email)).toEqual(emails);
+        // It waited for the window to turn (about 3 s), not more.
+        expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+        expect(Date.now() - started).toBeLessThan(30_000);
       },
-      150_000,
+      60_000,
     );
 
     test('when waiting is capped and retries run out, the item fails saying so', async () => {

@@ -1,5 +1,6 @@
 import { rateLimited } from '../../errors.js';
 import type { Store } from '../../store/store.js';
+import { clockNow } from '../../clock.js';
 
 /** A person with a typo in a key stays far below; a guesser is held to a crawl. */
 export const AUTH_FAILURES_PER_ADDRESS = 20;
@@ -26,7 +27,7 @@ export class AuthFailures {
   check(address: string): void {
     const until = this.blockedUntil.get(address);
     if (until === undefined) return;
-    if (until > Date.now()) throw tooManyFailures(until);
+    if (until > clockNow()) throw tooManyFailures(until);
     this.blockedUntil.delete(address);
   }
 
@@ -34,7 +35,7 @@ export class AuthFailures {
   async failed(address: string): Promise<void> {
     const { hits, resetAt } = await this.store.hit(`auth-failures:${address}`, AUTH_FAILURE_WINDOW_MS);
     if (hits <= AUTH_FAILURES_PER_ADDRESS) return;
-    const at = Date.now();
+    const at = clockNow();
     if (at >= this.nextPurge) {
       for (const [known, until] of this.blockedUntil) if (until <= at) this.blockedUntil.delete(known);
       this.nextPurge = at + AUTH_FAILURE_WINDOW_MS;

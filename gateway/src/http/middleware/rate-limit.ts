@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { rateLimit, type ClientRateLimitInfo, type Options, type RateLimitInfo, type Store as RateLimitStore } from 'express-rate-limit';
 import { ApiError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
+import { clockNow } from '../../clock.js';
 
 /** Counts hits in the gateway's store, so that on PostgreSQL one key's budget is shared by every process. */
 class StoreCounter implements RateLimitStore {
@@ -64,7 +65,7 @@ export function rateLimits(store: Store, budgets: RateBudgets): RequestHandler {
   const setHeaders = (req: Request, res: Response): number => {
     const info = (req as Request & { rateLimit: RateLimitInfo }).rateLimit;
     const { policy: name, limit } = budgetOf(res, budgets);
-    const seconds = Math.max(0, Math.ceil(((info.resetTime?.getTime() ?? Date.now() + WINDOW_MS) - Date.now()) / 1000));
+    const seconds = Math.max(0, Math.ceil(((info.resetTime?.getTime() ?? clockNow() + WINDOW_MS) - clockNow()) / 1000));
     res.setHeader('RateLimit', `"${name}"; r=${info.remaining}; t=${seconds}`);
     res.setHeader('RateLimit-Policy', policy(info.key, name, limit));
     return seconds;

@@ -1,10 +1,12 @@
+import { clockNow } from '../../clock.js';
+
 /** Fixed-window hit counters in memory: the lowdb store serves one process, so they need no sharing. */
 export class HitCounter {
   private readonly windows = new Map<string, { hits: number; resetAt: number }>();
   private nextPurge = 0;
 
   hit(key: string, windowMs: number, weight = 1): { hits: number; resetAt: number } {
-    const at = Date.now();
+    const at = clockNow();
     if (at >= this.nextPurge) this.purge(at, windowMs);
     let window = this.windows.get(key);
     if (!window || window.resetAt <= at) {

@@ -1,4 +1,5 @@
 import type { Query } from './sql.js';
+import { clockNow } from '../../clock.js';
 
 /** After this many hits a process removes the windows that have ended, so the table keeps about the live keys. */
 const PURGE_EVERY = 1000;
@@ -10,7 +11,7 @@ export class HitCounter {
   constructor(private readonly query: Query) {}
 
   async hit(key: string, windowMs: number, weight = 1): Promise<{ hits: number; resetAt: number }> {
-    const at = Date.now();
+    const at = clockNow();
     if (weight <= 0) return this.readOrTakeBack(key, windowMs, weight, at);
     const { rows } = await this.query(
       `INSERT INTO leadchat_hits AS h (key, hits, reset_at) VALUES ($1, $4, $2::bigint + $3::bigint)
