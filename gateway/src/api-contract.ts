@@ -122,3 +122,13 @@ export const CUSTOM_PREFIX = 'custom.';
 /** The funnel's steps, in order, as GET /v1/campaigns/{id}/funnel counts them. */
 export const FUNNEL_STEPS = ['added', 'openingSent', 'replied', 'handedOff', 'optedOut', 'goalReached', 'failed'] as const;
 export type FunnelStep = (typeof FUNNEL_STEPS)[number];
+
+/** What POST /v1/settings/webhook-test answers: the receiver's reaction to one signed `test` event. */
+export interface WebhookTestResult {
+  url: string;
+  status: number | null;
+  ok: boolean;
+  error: string | null;
+  durationMs: number;
+  webhookId: string;
+}

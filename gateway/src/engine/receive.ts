@@ -3,11 +3,12 @@ import type { Account } from '../domain/accounts.js';
 import { getCampaign } from '../domain/campaigns.js';
 import { contactForExternalId } from '../domain/contact-identity.js';
 import { createContactIn, findByPhone, type Contact } from '../domain/contacts.js';
-import { conversationFor } from '../domain/conversations.js';
+import { conversationFor, type Conversation } from '../domain/conversations.js';
 import { decodeDataUri, isDataUri, keptMedia, saveMedia, storingMedia, type Media } from '../domain/media.js';
 import { bySid, newMessage, type Message } from '../domain/messages.js';
 import { normalizePhone } from '../domain/phone.js';
 import { now } from '../ids.js';
+import type { Tx } from '../store/store.js';
 import { onIncoming } from './incoming.js';
 
 export interface IncomingInput {
@@ -45,11 +46,7 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
     if (original) return { message: original, duplicate: true };
     const contact = await contactForExternalId(tx, account.id, input.channel ?? null, input.fromId, input, false);
     const conversation = await conversationFor(tx, contact, 'custom', input.channel ?? null, input.campaignId ?? null);
-    if (media) await tx.insert('media', media);
-    const message = await tx.insert('messages', newMessage({
-      accountId: account.id,
-      contactId: contact.id,
-      direction: 'incoming',
+    const message = await storeIncoming(tx, gw, account, contact, conversation, media, {
       body: input.body,
       status: input.status || 'received',
       messageType: input.messageType ?? 'text',
@@ -58,10 +55,8 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
       toId: input.toId,
       channel: input.channel ?? null,
       campaignId: input.campaignId ?? null,
-      conversationId: conversation.id,
       media: media ? keptMedia(media) : mediaUrl ? { url: mediaUrl, contentType: mediaContentType!, mediaId: null } : null,
-    }));
-    await onIncoming(tx, gw, account, contact, conversation, message);
+    });
     return { message, duplicate: false };
   }));
 }
@@ -95,21 +90,15 @@ export async function receiveOnChannel(
     if (original) return { message: original, contact: (await tx.get<Contact>('contacts', original.contactId))!, duplicate: true };
     const contact = (await findByPhone(tx, account.id, phone)) ?? (await createContactIn(tx, account.id, { phone, firstName: input.firstName ?? undefined }));
     const conversation = await conversationFor(tx, contact, channel, null);
-    if (file) await tx.insert('media', file);
-    const message = await tx.insert('messages', newMessage({
-      accountId: account.id,
-      contactId: contact.id,
-      direction: 'incoming',
+    const message = await storeIncoming(tx, gw, account, contact, conversation, file, {
       body: input.body,
       status: 'received',
       messageSid: input.messageSid ?? null,
       fromId: phone,
       channel,
-      conversationId: conversation.id,
       media: file ? keptMedia(file) : input.media ? { ...input.media, mediaId: null } : null,
       ...(input.sentAt && input.sentAt < now() ? { createdAt: input.sentAt } : {}),
-    }));
-    await onIncoming(tx, gw, account, contact, conversation, message);
+    });
     return { message, contact, duplicate: false };
   }));
   return { message: result.message, contact: result.contact };
@@ -133,3 +122,18 @@ async function receivingFile<T extends { duplicate: boolean }>(
   return storingMedia(gw, file, () => store(file));
 }
 
+/** Stores a contact's message on its conversation, with the file the gateway keeps of it, and lets the engine act. */
+async function storeIncoming(
+  tx: Tx,
+  gw: Gateway,
+  account: Account,
+  contact: Contact,
+  conversation: Conversation,
+  file: Media | undefined,
+  fields: Omit<Parameters<typeof newMessage>[0], 'accountId' | 'contactId' | 'direction' | 'conversationId'>,
+): Promise<Message> {
+  if (file) await tx.insert('media', file);
+  const message = await tx.insert('messages', newMessage({ ...fields, accountId: account.id, contactId: contact.id, direction: 'incoming', conversationId: conversation.id }));
+  await onIncoming(tx, gw, account, contact, conversation, message);
+  return message;
+}

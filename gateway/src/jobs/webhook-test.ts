@@ -1,19 +1,10 @@
+import type { WebhookTestResult } from '../api-contract.js';
 import type { Gateway } from '../context.js';
 import { getAccount } from '../domain/accounts.js';
 import { checkTarget } from '../domain/targets.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import { noAnswer, postSigned } from './post-signed.js';
-
-/** What the receiver did with a test event: its HTTP status, or why there was none. */
-export interface WebhookTestResult {
-  url: string;
-  status: number | null;
-  ok: boolean;
-  error: string | null;
-  durationMs: number;
-  webhookId: string;
-}
 
 /**
  * Posts one `test` event to the account's Custom Channel Webhook URL now, signed, timed out and restricted as

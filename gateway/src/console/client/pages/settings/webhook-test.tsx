@@ -1,17 +1,9 @@
 import { useState } from 'preact/hooks';
+import type { WebhookTestResult } from '../../../../api-contract.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
 
-/** What POST /v1/settings/webhook-test answers: the receiver's reaction to one signed `test` event. */
-interface TestResult {
-  url: string;
-  status: number | null;
-  ok: boolean;
-  error: string | null;
-  durationMs: number;
-  webhookId: string;
-}
 
 /**
  * "Send test event": the API posts one signed event to the saved URL at once and says what the receiver did. A
@@ -20,10 +12,10 @@ interface TestResult {
  */
 export function WebhookTestPanel() {
   const sending = useAction();
-  const [result, setResult] = useState<TestResult | undefined>(undefined);
+  const [result, setResult] = useState<WebhookTestResult | undefined>(undefined);
   const send = () => {
     setResult(undefined);
-    void sending.run(() => call<TestResult>('POST', '/v1/settings/webhook-test'), 'Test event sent.', setResult);
+    void sending.run(() => call<WebhookTestResult>('POST', '/v1/settings/webhook-test'), 'Test event sent.', setResult);
   };
   return (
     <Panel title="Test the webhook" id="webhook-test-heading">
@@ -42,7 +34,7 @@ export function WebhookTestPanel() {
   );
 }
 
-function Outcome(props: { result: TestResult }) {
+function Outcome(props: { result: WebhookTestResult }) {
   const r = props.result;
   return (
     <>
