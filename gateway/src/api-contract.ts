@@ -43,6 +43,12 @@ export const TEXT_LIMITS = {
   teamMessage: 4096,
 } as const;
 
+/** The largest body of POST /v1/lists/{id}/imports, in bytes (a CSV of many thousand rows). */
+export const IMPORT_MAX_BYTES = 20 * 1024 * 1024;
+
+/** The most items one page of a list answers (`limit`). */
+export const MAX_PAGE_LIMIT = 200;
+
 /** A 400 names at most this many problems; the message says how many more there were. */
 export const MAX_PROBLEMS = 10;
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Gateway } from '../context.js';
 import { badRequest } from '../errors.js';
 import type { GatewaySettings } from '../store/store.js';
+import { MAX_PAGE_LIMIT } from '../api-contract.js';
 
 /**
  * How every list endpoint pages: `?limit=` and an opaque `cursor`, answered as `{data, nextCursor}`. A route
@@ -21,7 +22,7 @@ import type { GatewaySettings } from '../store/store.js';
  */
 
 export const DEFAULT_LIMIT = 50;
-export const MAX_LIMIT = 200;
+export const MAX_LIMIT = MAX_PAGE_LIMIT;
 
 // 16 bytes of HMAC-SHA256 (128 bits) cannot be guessed and keep the cursor short: about 55 characters with an id.
 const MAC_BYTES = 16;

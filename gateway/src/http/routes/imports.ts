@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { IMPORT_MAX_BYTES } from '../../api-contract.js';
 import type { Gateway } from '../../context.js';
 import { identifiable } from '../../domain/contact-identity.js';
 import type { ContactInput } from '../../domain/contacts.js';
@@ -10,7 +11,6 @@ import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { contactCreate, importCreate } from '../schemas.js';
 
 /** A CSV of 100,000 rows with a few columns, as JSON text. */
-const IMPORT_BODY_LIMIT = '20mb';
 
 /**
  * Each row is read exactly as POST /contacts reads its body, so a row is refused for what would refuse the
@@ -25,7 +25,7 @@ function readContact(fields: unknown): ContactInput {
 
 export function importsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
   route(v1, '/lists/:listId/imports', {
-    post: [jsonBody(IMPORT_BODY_LIMIT), async (req, res) => {
+    post: [jsonBody(IMPORT_MAX_BYTES), async (req, res) => {
       const { csv, columns, delimiter, contacts, delay } = parse(importCreate, req.body);
       const source: ImportSource = csv !== undefined ? { csv, columns: columns!, delimiter } : { contacts: contacts! };
       const created = await createImport(gw, accountOf(res).id, String(req.params.listId), source, readContact, delay);

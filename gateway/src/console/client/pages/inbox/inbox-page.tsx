@@ -1,3 +1,4 @@
+import { MAX_PAGE_LIMIT } from '../../../../api-contract.js';
 import { useRef, useState } from 'preact/hooks';
 import { get } from '../../api.js';
 import { PageTitle } from '../../components/shell.js';
@@ -9,7 +10,6 @@ import { Thread } from './thread.js';
 import type { Conversation, PageOf } from './types.js';
 
 const PAGE = 25;
-const MAX_LIMIT = 200;
 
 /** The conversation open in the address (?c=…), so a reload or a shared link opens the same one. */
 const openInAddress = () => new URLSearchParams(location.search).get('c') ?? undefined;
@@ -60,8 +60,8 @@ export function InboxPage() {
           {filters.failed === 'true' && <RetryAllFailed label="Retry all failed messages" onDone={() => void load()} />}
           {error && <p class="error" role="alert">{error}</p>}
           {page ? <ConversationList items={page.data} selected={open} filtered={filtered} onOpen={choose} /> : !error && <p role="status">Loading…</p>}
-          {page?.nextCursor && limit < MAX_LIMIT && (
-            <button type="button" class="secondary" onClick={() => setLimit(Math.min(limit + PAGE, MAX_LIMIT))}>Show more conversations</button>
+          {page?.nextCursor && limit < MAX_PAGE_LIMIT && (
+            <button type="button" class="secondary" onClick={() => setLimit(Math.min(limit + PAGE, MAX_PAGE_LIMIT))}>Show more conversations</button>
           )}
         </section>
         {open

@@ -1,3 +1,4 @@
+import { IMPORT_MAX_BYTES } from '../../../../api-contract.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, get } from '../../api.js';
 import { useAction } from '../../components/action.js';
@@ -7,7 +8,6 @@ import { CONTACT_FIELDS, DELIMITERS, fieldNameOf, guessColumns, guessDelimiter, 
 import { ImportProgress, ImportReport, type Import } from './import-report.js';
 
 /** The API takes an import body of up to 20 MB (POST /v1/lists/{id}/imports); a larger file is not even read. */
-const MAX_BYTES = 20 * 1024 * 1024;
 const POLL_MS = 500;
 
 /** The mapping form's labels, by the fields of POST /v1/lists/{id}/imports. */
@@ -57,7 +57,7 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
     setImp(undefined);
     setReading(undefined);
     if (!picked) return;
-    if (picked.size > MAX_BYTES) {
+    if (picked.size > IMPORT_MAX_BYTES) {
       setReading(`${picked.name} is ${(picked.size / 1024 / 1024).toFixed(1)} MB: an import takes at most 20 MB. Split the file and import each part.`);
       return;
     }
