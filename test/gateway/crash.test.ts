@@ -13,7 +13,7 @@ jest.setTimeout(180_000);
 const CLIENTS = 8;
 const SENDERS = 12;
 /** The crash comes once this many new messages have been acknowledged in the round: early, mid-stream, later on. */
-const KILL_AFTER = [25, 700, 2500];
+const KILL_AFTER = [25, 700, 1500];
 
 interface Reply {
   status: number;
