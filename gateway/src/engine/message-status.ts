@@ -2,7 +2,7 @@ import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { countFailed, messageSettled } from '../domain/conversations.js';
 import { deliveryFailed } from '../domain/emit-event.js';
-import { deliveriesOf, newMessage, type Message } from '../domain/messages.js';
+import { deliveriesOf, type Message } from '../domain/messages.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 import type { StatusUpdate } from './ports/channel-provider.js';
@@ -18,13 +18,6 @@ export async function changeStatus(tx: Tx, message: Message, patch: Partial<Mess
   if (changed.status === 'failed' && message.status !== 'failed') await deliveryFailed(tx, changed);
   else if (message.status === 'failed' && changed.status !== 'failed') await countFailed(tx, changed.conversationId, -1);
   return changed;
-}
-
-/** A message that fails before it is handed to any channel (no credits, no receiver): stored failed, and told. */
-export async function insertFailed(tx: Tx, fields: Parameters<typeof newMessage>[0], error: string, errorCode: string | null = null): Promise<Message> {
-  const message = await tx.insert('messages', newMessage({ ...fields, status: 'failed', error, errorCode }));
-  await deliveryFailed(tx, message);
-  return message;
 }
 
 /**

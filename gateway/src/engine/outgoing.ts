@@ -10,7 +10,7 @@ import { reengagementTemplateFor, type WhatsAppTemplate } from '../domain/whatsa
 import { ApiError } from '../errors.js';
 import type { Tx } from '../store/store.js';
 import { changeStatus } from './message-status.js';
-import { checkConsent, handOver, OUTSIDE_WINDOW, outsideWindow, readyToGo } from './sending.js';
+import { checkConsent, handOver, OUTSIDE_WINDOW, outsideWindow, readyToGo, receiversFor } from './sending.js';
 
 export interface Outgoing {
   body: string;
@@ -68,9 +68,10 @@ export async function sendOnConversation(
     }
   }
   let message = await tx.insert('messages', newMessage({ ...fields, status: 'pending' }));
-  const refused = await readyToGo(tx, gw, account, conversation, message, true);
+  const receivers = await receiversFor(tx, account, conversation);
+  const refused = await readyToGo(tx, gw, account, conversation, message, receivers, true);
   if (refused) message = await changeStatus(tx, message, { status: 'failed', error: refused.message, errorCode: refused.code });
-  else await handOver(tx, account, conversation, message);
+  else await handOver(tx, account, conversation, message, receivers);
   // A failure counted on the conversation meanwhile (changeStatus) is kept: it is written anew from what is stored.
   const current = message.status === 'failed' ? ((await tx.get<Conversation>('conversations', conversation.id)) ?? conversation) : conversation;
   return { message, conversation: await touchConversation(tx, current, { lastMessage: lastMessageOf(message) }) };

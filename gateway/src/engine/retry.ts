@@ -6,7 +6,7 @@ import { deliveriesOf, getMessage, type Message } from '../domain/messages.js';
 import type { Delivery } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
 import { changeStatus } from './message-status.js';
-import { checkConsent, handOver, OUTSIDE_WINDOW, outsideWindow, readyToGo } from './sending.js';
+import { checkConsent, handOver, OUTSIDE_WINDOW, outsideWindow, readyToGo, receiversFor } from './sending.js';
 
 const refuse = (code: string, message: string) => new ApiError(409, code, message);
 
@@ -38,11 +38,12 @@ export async function retryMessage(gw: Gateway, accountId: string, messageId: st
     const account = await getAccount(tx, accountId);
     const deliveries = await deliveriesOf(tx, message.id);
     const handedOverBefore = message.provider !== null || deliveries.length > 0;
-    const refused = await readyToGo(tx, gw, account, conversation, message, !handedOverBefore);
+    const receivers = await receiversFor(tx, account, conversation);
+    const refused = await readyToGo(tx, gw, account, conversation, message, receivers, !handedOverBefore);
     if (refused) throw refused;
     // A stale status report on the failed send must not move the new one.
     const retried = await changeStatus(tx, message, { status: 'pending', error: null, errorCode: null, providerMessageId: null });
-    return { message: retried, deliveries: await handOver(tx, account, conversation, retried, deliveries) };
+    return { message: retried, deliveries: await handOver(tx, account, conversation, retried, receivers, deliveries) };
   });
 }
 

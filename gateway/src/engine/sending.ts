@@ -9,7 +9,7 @@ import { inServiceWindow } from '../domain/whatsapp.js';
 import { queueDelivery, receiversOf, type Delivery } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
-import type { Tx } from '../store/store.js';
+import type { Reader, Tx } from '../store/store.js';
 import { clockNow } from '../clock.js';
 
 /*
@@ -18,7 +18,7 @@ import { clockNow } from '../clock.js';
  * and how it is handed to its channel.
  */
 
-export const optedOut = () => new ApiError(409, 'CONTACT_OPTED_OUT', 'The contact opted out (STOP): nothing more is sent until they reply START');
+const optedOut = () => new ApiError(409, 'CONTACT_OPTED_OUT', 'The contact opted out (STOP): nothing more is sent until they reply START');
 
 /** Nothing but the gateway's own answers to STOP, START and HELP goes to a contact who opted out. */
 export function checkConsent(contact: Contact, author: Message['author']): void {
@@ -42,29 +42,34 @@ async function charge(tx: Tx, gw: Gateway, account: Account, conversation: Conve
   return insufficientCredits(fresh?.balanceCents ?? 0, price);
 }
 
+/** Who takes a message on this conversation: on a custom channel, the account's receivers of replies; else none (a provider sends it). */
+export type Receivers = Array<{ target: string; url: string }>;
+export const receiversFor = async (r: Reader, account: Account, conversation: Conversation): Promise<Receivers> =>
+  conversation.channel === 'custom' ? receiversOf(r, account, 'reply') : [];
+
 /**
  * Why the message cannot be handed to its channel now, or undefined once it can: a custom channel needs a receiver
  * of replies, and a sub-account pays the message's price when `pay` (a message is paid for once, when it is first
  * handed to its channel).
  */
-export async function readyToGo(tx: Tx, gw: Gateway, account: Account, conversation: Conversation, message: Message, pay: boolean): Promise<ApiError | undefined> {
-  if (conversation.channel === 'custom' && (await receiversOf(tx, account, 'reply')).length === 0) return new ApiError(409, 'NO_RECEIVER', NO_RECEIVER);
+export async function readyToGo(tx: Tx, gw: Gateway, account: Account, conversation: Conversation, message: Message, receivers: Receivers, pay: boolean): Promise<ApiError | undefined> {
+  if (conversation.channel === 'custom' && receivers.length === 0) return new ApiError(409, 'NO_RECEIVER', NO_RECEIVER);
   return pay ? charge(tx, gw, account, conversation, message) : undefined;
 }
 
 /**
  * Hands a pending message to its channel in the caller's transaction, and answers its deliveries: on a custom
- * channel, a signed, retried delivery to each receiver of replies (the Custom Channel Webhook and the `reply`
+ * channel, a signed, retried delivery to each of its `receivers` (the Custom Channel Webhook and the `reply`
  * subscribers, spec §6.1), where a receiver that failed it before (`earlier`) gets that same delivery again; on SMS
  * and WhatsApp, a send job for the provider.
  */
-export async function handOver(tx: Tx, account: Account, conversation: Conversation, message: Message, earlier: Delivery[] = []): Promise<Delivery[]> {
+export async function handOver(tx: Tx, account: Account, conversation: Conversation, message: Message, receivers: Receivers, earlier: Delivery[] = []): Promise<Delivery[]> {
   if (conversation.channel !== 'custom') {
     await tx.enqueue({ kind: 'send', data: { messageId: message.id }, accountId: account.id });
     return earlier;
   }
   const result = [...earlier];
-  for (const receiver of await receiversOf(tx, account, 'reply')) {
+  for (const receiver of receivers) {
     const before = earlier.find((d) => d.event === 'reply' && d.target === receiver.target);
     if (!before) {
       result.push(await queueDelivery(tx, account.id, 'reply', replyPayload(message), message.id, receiver));

@@ -22,7 +22,6 @@ import { MAX_PAGE_LIMIT } from '../api-contract.js';
  */
 
 export const DEFAULT_LIMIT = 50;
-export const MAX_LIMIT = MAX_PAGE_LIMIT;
 
 // 16 bytes of HMAC-SHA256 (128 bits) cannot be guessed and keep the cursor short: about 55 characters with an id.
 const MAC_BYTES = 16;
@@ -39,9 +38,9 @@ export const pageFields = {
     .number()
     .int()
     .min(1)
-    .max(MAX_LIMIT)
+    .max(MAX_PAGE_LIMIT)
     .default(DEFAULT_LIMIT)
-    .describe(`Items per page, 1 to ${MAX_LIMIT}`),
+    .describe(`Items per page, 1 to ${MAX_PAGE_LIMIT}`),
   cursor: z
     .string()
     .refine((c) => CURSOR_SHAPE.test(c), { message: CURSOR_MESSAGE, params: { code: 'INVALID_CURSOR' } })
