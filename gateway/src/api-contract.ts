@@ -46,6 +46,15 @@ export const TEXT_LIMITS = {
 /** The largest body of POST /v1/lists/{id}/imports, in bytes (a CSV of many thousand rows). */
 export const IMPORT_MAX_BYTES = 20 * 1024 * 1024;
 
+/** A team member's role; the account's owner is the one `owner`, and every other member is an admin or an agent. */
+export const MEMBER_ROLES = ['admin', 'agent'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+export type Role = 'owner' | MemberRole;
+
+/** Who a hand-off assigns its conversation to: nobody, or the account's next active agent in turn. */
+export const HANDOFF_ASSIGNMENTS = ['none', 'round_robin'] as const;
+export type HandoffAssignment = (typeof HANDOFF_ASSIGNMENTS)[number];
+
 /** The most items one page of a list answers (`limit`). */
 export const MAX_PAGE_LIMIT = 200;
 

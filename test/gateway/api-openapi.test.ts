@@ -31,6 +31,7 @@ const ROUTES: Record<string, string[]> = {
   '/contacts/{id}/bot': ['post'],
   '/conversations': ['get'],
   '/conversations/{id}': ['get'],
+  '/conversations/{id}/assign': ['post'],
   '/conversations/{id}/read': ['post'],
   '/conversations/retry-failed': ['post'],
   '/conversations/{id}/retry-failed': ['post'],
@@ -43,6 +44,9 @@ const ROUTES: Record<string, string[]> = {
   '/messages/{id}': ['get'],
   '/messages/{id}/retry': ['post'],
   '/media/{id}': ['get'],
+  '/members': ['get', 'post'],
+  '/members/{id}': ['delete', 'get', 'patch'],
+  '/members/{id}/invite': ['post'],
   '/subaccounts/credits': ['post'],
   '/subaccounts/auto-recharge': ['put'],
   '/credits': ['get'],
@@ -127,7 +131,7 @@ test('every operation is well formed: path parameters, responses, security, requ
       for (const requirement of op.security) for (const name of Object.keys(requirement)) expect(schemes).toContain(name);
       for (const ref of JSON.stringify(op).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)) expect(doc.components.schemas).toHaveProperty(ref[1]!);
       if (method === 'post' || method === 'put' || method === 'patch') {
-        const bodyless = ['/settings/webhook-secret', '/settings/webhook-test', '/api-key', '/messages/{id}/retry', '/conversations/{id}/read', '/conversations/retry-failed', '/conversations/{id}/retry-failed'].includes(path);
+        const bodyless = ['/settings/webhook-secret', '/settings/webhook-test', '/api-key', '/messages/{id}/retry', '/conversations/{id}/read', '/conversations/retry-failed', '/conversations/{id}/retry-failed', '/members/{id}/invite'].includes(path);
         if (!bodyless) expect({ where, schema: op.requestBody?.content?.['application/json']?.schema?.type }).toEqual({ where, schema: 'object' });
       }
     }

@@ -5,7 +5,7 @@ import { adminTokenFile } from '../admin-token.js';
 import { loadConfig } from '../config.js';
 
 /**
- * `leadchat-gateway account …`: the admin API from the command line, printing its JSON. The gateway address
+ * `leadchat-gateway account …` and `member …`: the admin API from the command line, printing its JSON. The gateway address
  * comes from LEADCHAT_URL (default https://localhost:<port>), the token from LEADCHAT_ADMIN_TOKEN or the data
  * dir; the gateway's own self-signed certificate in the data dir is trusted.
  */
@@ -13,11 +13,7 @@ export async function accountCommand(
   sub: string | undefined,
   opts: { name?: string; email?: string; agency?: boolean; parent?: string; password?: string },
 ): Promise<number> {
-  const config = loadConfig();
-  const token = config.adminToken ?? (await readFile(adminTokenFile(config), 'utf8').catch(() => '')).trim();
-  if (!token) throw new Error(`No admin token: set LEADCHAT_ADMIN_TOKEN or start the gateway once to create ${adminTokenFile(config)}`);
-  const ca = config.tlsCert ? undefined : await readFile(path.join(config.dataDir, 'tls', 'cert.pem'), 'utf8').catch(() => undefined);
-  const call = (method: string, url: string, body?: unknown) => adminRequest(new URL(url, config.url), token, ca, method, body);
+  const call = await adminCaller();
 
   if (sub === 'create') {
     if (!opts.name || !opts.email) throw new Error('account create needs --name and --email');
@@ -46,6 +42,27 @@ export async function accountCommand(
     return print(await call('PUT', `/admin/v1/accounts/${account.id}/password`, { password: opts.password }));
   }
   throw new Error('usage: account create|rotate-key|password (see leadchat-gateway help)');
+}
+
+/** `leadchat-gateway member add …`: invites a member to an account's team and prints the link to pass on. */
+export async function memberCommand(sub: string | undefined, opts: { account?: string; email?: string; name?: string; role?: string }): Promise<number> {
+  if (sub !== 'add') throw new Error('usage: member add --account ACCOUNT_EMAIL --email EMAIL --role admin|agent [--name NAME]');
+  if (!opts.account || !opts.email || !opts.role) throw new Error('member add needs --account, --email and --role');
+  const call = await adminCaller();
+  const found = await call('GET', `/admin/v1/accounts?email=${encodeURIComponent(opts.account)}`);
+  if (found.status !== 200) return print(found);
+  const account = (found.body as { data?: Array<{ id: string }> }).data?.[0];
+  if (!account) throw new Error(`No account with email ${opts.account}`);
+  return print(await call('POST', `/admin/v1/accounts/${account.id}/members`, { email: opts.email, name: opts.name ?? opts.email.split('@')[0], role: opts.role }));
+}
+
+/** Calls the admin API of the gateway LEADCHAT_URL names, with the operator's token. */
+async function adminCaller() {
+  const config = loadConfig();
+  const token = config.adminToken ?? (await readFile(adminTokenFile(config), 'utf8').catch(() => '')).trim();
+  if (!token) throw new Error(`No admin token: set LEADCHAT_ADMIN_TOKEN or start the gateway once to create ${adminTokenFile(config)}`);
+  const ca = config.tlsCert ? undefined : await readFile(path.join(config.dataDir, 'tls', 'cert.pem'), 'utf8').catch(() => undefined);
+  return (method: string, url: string, body?: unknown) => adminRequest(new URL(url, config.url), token, ca, method, body);
 }
 
 function print(res: { status: number; body: unknown }): number {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { accountCommand } from './account.js';
+import { accountCommand, memberCommand } from './account.js';
 import { migrateCommand } from './migrate.js';
 import { serve } from './serve.js';
 
@@ -9,6 +9,7 @@ const USAGE = `Usage:
   leadchat-gateway account create --name NAME --email EMAIL [--agency] [--parent AGENCY_EMAIL] [--password PASSWORD]
   leadchat-gateway account rotate-key --email EMAIL
   leadchat-gateway account password --email EMAIL --password PASSWORD   (web console sign-in; ends its sessions)
+  leadchat-gateway member add --account ACCOUNT_EMAIL --email EMAIL --role admin|agent [--name NAME]   (prints the invitation's link)
   leadchat-gateway migrate --to postgres://USER:PASSWORD@HOST:PORT/DATABASE
 
 Configuration comes from LEADCHAT_* environment variables (see the README).`;
@@ -29,6 +30,14 @@ async function main(argv: string[]): Promise<number | undefined> {
       },
     });
     return accountCommand(positionals[0], values);
+  }
+  if (command === 'member') {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { account: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } },
+    });
+    return memberCommand(positionals[0], values);
   }
   if (command === 'migrate') {
     const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });

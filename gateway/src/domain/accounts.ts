@@ -2,6 +2,7 @@ import type { Gateway } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader } from '../store/store.js';
+import type { HandoffAssignment } from '../api-contract.js';
 import type { ChannelCredentials } from './channel-credentials.js';
 import { digest, hashPassword, newApiKey, newWebhookSecret, sameDigest } from './secrets.js';
 
@@ -46,6 +47,10 @@ export interface Account {
   channels?: ChannelCredentials;
   /** The bot provider and default campaign; the FAQ bot and none when unset. */
   bot?: BotSettings;
+  /** The owner's own name on their replies and in the team; the account's name when unset. */
+  ownerName?: string | null;
+  /** Who a hand-off assigns its conversation to; 'none' when unset. */
+  handoffAssignment?: HandoffAssignment;
   /** Sub-accounts only: the agency's auto-recharge rule. */
   autoRecharge?: AutoRecharge;
   createdAt: string;

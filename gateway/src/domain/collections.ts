@@ -59,6 +59,7 @@ export const collections: CollectionSpec[] = [
       failing: { fields: ['accountId', 'failing'] },
       // Set to 'reply' only while the conversation needs a reply (see needsReply).
       awaiting: { fields: ['accountId', 'awaiting'] },
+      assignee: { fields: ['accountId', 'assigneeId'] },
     },
   },
   {
@@ -80,8 +81,25 @@ export const collections: CollectionSpec[] = [
   { name: 'imports', indexes: { list: { fields: ['listId'] } } },
   // The rows of an import still to be applied, a chunk per document: each is removed in the commit that applies it.
   { name: 'import_chunks', indexes: { position: { unique: true, fields: ['importId', 'position'] } } },
-  // Web console sign-ins: found by the digest of the cookie's token, ended all at once when a password is reset.
-  { name: 'sessions', indexes: { tokenHash: { unique: true, fields: ['tokenHash'] }, account: { fields: ['accountId'] } } },
+  // Web console sign-ins: found by the digest of the cookie's token, ended all at once when a password is reset,
+  // and those of one member ended when the member is removed.
+  {
+    name: 'sessions',
+    indexes: { tokenHash: { unique: true, fields: ['tokenHash'] }, account: { fields: ['accountId'] }, member: { fields: ['memberId'] } },
+  },
+  // An account's team (domain/members.ts): one email once per account; found at sign-in by email in every account,
+  // and by the digest of an open invitation's token.
+  {
+    name: 'members',
+    indexes: {
+      account: { fields: ['accountId'] },
+      email: { unique: true, fields: ['accountId', 'email'] },
+      login: { fields: ['email'] },
+      inviteToken: { unique: true, fields: ['inviteTokenHash'] },
+    },
+  },
+  // Whose turn the next round-robin hand-off of an account is: one document per account, its id the account's.
+  { name: 'assignment_turns', indexes: {} },
   // A campaign's funnel (domain/funnel.ts): each step once per contact, its id made of campaign, step and contact;
   // and the per-day counts the report reads, found by campaign and month.
   { name: 'funnel_steps', indexes: {} },

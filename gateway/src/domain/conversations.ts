@@ -45,6 +45,8 @@ export interface Conversation {
   botAnsweredId?: string | null;
   /** When the bot reported the campaign's goal reached in this conversation. */
   goalReachedAt?: string | null;
+  /** The member (or the owner) whose conversation it is to answer; null: nobody's. */
+  assigneeId?: string | null;
   /** The latest hand-off: why (see HandoffReason), the contact's message that led to it, and when. */
   handoff?: { reason: string; message: string | null; at: string } | null;
   /** How many of its outgoing messages are failed now (a retry takes one off). */
@@ -143,6 +145,7 @@ export function publicConversation(c: Conversation, contact: Contact | undefined
     ...rest,
     goalReachedAt: c.goalReachedAt ?? null,
     handoff: c.handoff ?? null,
+    assigneeId: c.assigneeId ?? null,
     unread: c.unread ?? 0,
     lastReadAt: c.lastReadAt ?? null,
     failed: c.failed ?? 0,
@@ -159,6 +162,8 @@ export interface ConversationFilters {
   failed?: boolean;
   /** Only the conversations that need a reply (true), or only those that do not (false). */
   needsReply?: boolean;
+  /** Only the conversations of this member, or (`none`) only those of nobody. */
+  assigneeId?: string;
 }
 
 /** One of the conversation's messages failed (`by` 1), or a failed one went out again (`by` -1). */
@@ -176,17 +181,20 @@ const SCAN_BATCH = 200;
  * picks the index; the others are checked on what it yields, reading on until the page is full.
  */
 export async function conversationsOf(r: Reader, accountId: string, filters: ConversationFilters, page: { limit: number; after?: string }): Promise<Conversation[]> {
-  const { status, campaignId, channel, failed } = filters;
+  const { status, campaignId, channel, failed, assigneeId } = filters;
   const awaiting = filters.needsReply;
+  const assigned = assigneeId && assigneeId !== 'none' ? assigneeId : undefined;
   // A filter naming a campaign the account does not have is answered like the campaign's own URL would be.
   if (campaignId) await getCampaign(r, accountId, campaignId);
   const [index, values] = failed
     ? ['failing', [accountId, 'failed']]
+    : assigned ? ['assignee', [accountId, assigned]]
     : awaiting ? ['awaiting', [accountId, 'reply']]
     : status ? ['status', [accountId, status]] : campaignId ? ['campaign', [accountId, campaignId]] : channel ? ['kind', [accountId, channel]] : ['account', [accountId]];
   const wanted = (c: Conversation) =>
     (!status || c.status === status) && (!campaignId || c.campaignId === campaignId) && (!channel || c.channel === channel) &&
-    (!failed || c.failing === 'failed') && (awaiting === undefined || needsReply(c) === awaiting);
+    (!failed || c.failing === 'failed') && (awaiting === undefined || needsReply(c) === awaiting) &&
+    (assigneeId === undefined || (c.assigneeId ?? 'none') === assigneeId);
   const found: Conversation[] = [];
   let after = page.after;
   for (;;) {

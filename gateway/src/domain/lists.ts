@@ -51,7 +51,7 @@ export async function addMembership(tx: Tx, listId: string, contact: Contact, so
   const [existing] = await tx.find<Membership>('memberships', 'member', [listId, contact.id]);
   if (existing) return { added: false, membership: existing };
   const membership = await tx.insert<Membership>('memberships', {
-    id: newId('mem'),
+    id: newId('lsm'),
     accountId: contact.accountId,
     listId,
     contactId: contact.id,

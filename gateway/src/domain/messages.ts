@@ -25,6 +25,10 @@ export interface Message {
   conversationId: string | null;
   /** Who wrote an outgoing message: the campaign, a follow-up, the bot, a team member, the API, or the gateway itself (opt-out and HELP answers). */
   author: 'campaign' | 'follow_up' | 'bot' | 'team' | 'api' | 'system' | null;
+  /** A team reply's writer: the member, or the owner (ownerIdOf) for the account's own sign-in and API key. */
+  authorId: string | null;
+  /** Their name as it was when they wrote: a reply keeps its signature after its writer leaves the team. */
+  authorName: string | null;
   /** The approved WhatsApp template the message went out as, instead of free text. */
   template: WhatsAppTemplate | null;
   /** The channel provider that sent it (SMS, WhatsApp), and its id for the message there. */
@@ -52,6 +56,8 @@ export function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' 
     campaignId: null,
     conversationId: null,
     author: null,
+    authorId: null,
+    authorName: null,
     template: null,
     provider: null,
     providerMessageId: null,
@@ -64,7 +70,7 @@ export function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' 
 
 export const NO_RECEIVER = 'No Custom Channel Webhook URL is configured (Settings > Custom Channel Webhook)';
 
-/** What a reply's receivers are posted (spec §2.6). */
+/** What a reply's receivers are posted: exactly spec §2.6, and for a team reply who of the team wrote it. */
 export const replyPayload = (message: Message) => ({
   contactId: message.contactId,
   messageId: message.id,
@@ -72,6 +78,7 @@ export const replyPayload = (message: Message) => ({
   body: message.body,
   toId: message.toId ?? '',
   channel: message.channel,
+  ...(message.authorId ? { authorId: message.authorId, authorName: message.authorName } : {}),
 });
 
 export async function getMessage(r: Reader, accountId: string, id: string): Promise<Message> {
@@ -89,7 +96,8 @@ export async function messagesOf(r: Reader, accountId: string, contactId: string
 export const deliveriesOf = (r: Reader, messageId: string) => r.find<Delivery>('deliveries', 'message', [messageId]);
 
 export function publicMessage(m: Message, deliveries?: Delivery[]) {
-  const { accountId: _a, ...rest } = m;
+  const { accountId: _a, ...fields } = m;
+  const rest = { ...fields, authorId: m.authorId ?? null, authorName: m.authorName ?? null };
   if (!deliveries) return rest;
   return {
     ...rest,

@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import { getAccount, type Account } from './accounts.js';
 import { hashPassword } from './secrets.js';
-import { endSessionsOf } from './sessions.js';
+import { endOwnerSessions } from './sessions.js';
 
 /**
  * The operator sets or resets an account's console password. Whoever was signed in with the old one is signed
@@ -13,5 +13,5 @@ export async function setPassword(gw: Gateway, accountId: string, password: stri
     await getAccount(tx, accountId);
     return tx.update<Account>('accounts', accountId, { passwordHash });
   });
-  return { account, sessionsEnded: await endSessionsOf(gw, accountId) };
+  return { account, sessionsEnded: await endOwnerSessions(gw, accountId) };
 }

@@ -1,5 +1,6 @@
 import type { Gateway } from '../context.js';
 import type { Account } from './accounts.js';
+import { actorOf, ownerIdOf, ownerOf, type Actor, type Member } from './members.js';
 import { digest, newToken } from './secrets.js';
 import { newId, now } from '../ids.js';
 import { clockNow } from '../clock.js';
@@ -12,6 +13,8 @@ export interface Session {
   id: string;
   tokenHash: string;
   accountId: string;
+  /** Who signed in: a member's id, or the owner's (ownerIdOf); absent on sessions older than the team. */
+  memberId?: string;
   createdAt: string;
   /** Epoch ms of the last request seen, to within TOUCH_EVERY_MS: the idle expiry counts from it. */
   lastSeenAt: number;
@@ -36,8 +39,8 @@ export const isLive = (s: Pick<Session, 'lastSeenAt' | 'expiresAt'>, at: number)
  */
 export const csrfTokenOf = (token: string): string => digest(`csrf:${token}`);
 
-/** Signs an account in; expired sessions of the account are cleared away on the way. */
-export async function startSession(gw: Gateway, accountId: string): Promise<{ token: string; session: Session }> {
+/** Signs a member (or the owner) in; expired sessions of the account are cleared away on the way. */
+export async function startSession(gw: Gateway, accountId: string, memberId: string): Promise<{ token: string; session: Session }> {
   const token = newToken();
   const at = clockNow();
   const session = await gw.store.transact(async (tx) => {
@@ -48,6 +51,7 @@ export async function startSession(gw: Gateway, accountId: string): Promise<{ to
       id: newId('ses'),
       tokenHash: digest(token),
       accountId,
+      memberId,
       createdAt: now(),
       lastSeenAt: at,
       expiresAt: at + MAX_AGE_MS,
@@ -59,6 +63,8 @@ export async function startSession(gw: Gateway, accountId: string): Promise<{ to
 export interface SignedIn {
   session: Session;
   account: Account;
+  /** Who signed in, with their role as it is now: a role changed meanwhile counts at once. */
+  actor: Actor;
   /** The cookie's token: the CSRF token is derived from it. */
   token: string;
 }
@@ -74,23 +80,34 @@ export async function sessionByToken(gw: Gateway, token: string): Promise<Signed
   }
   const account = await gw.store.get<Account>('accounts', session.accountId);
   if (!account) return undefined;
+  const actor = await actorOfSession(gw, account, session);
+  if (!actor) return undefined;
   if (at - session.lastSeenAt >= TOUCH_EVERY_MS) {
     // Another request of the same session may have ended it meanwhile (sign-out): then there is nothing to touch.
     await gw.store.transact(async (tx) => {
       if (await tx.get('sessions', session.id)) await tx.update<Session>('sessions', session.id, { lastSeenAt: at });
     });
   }
-  return { session, account, token };
+  return { session, account, actor, token };
+}
+
+/** The owner, or the member the session is of while they are an active member of the account. */
+async function actorOfSession(gw: Gateway, account: Account, session: Session): Promise<Actor | undefined> {
+  const ownerId = ownerIdOf(account.id);
+  if (!session.memberId || session.memberId === ownerId) return ownerOf(account);
+  const member = await gw.store.get<Member>('members', session.memberId);
+  return member?.accountId === account.id && member.status === 'active' ? actorOf(member) : undefined;
 }
 
 export async function endSession(gw: Gateway, sessionId: string): Promise<void> {
   await gw.store.transact((tx) => tx.remove('sessions', sessionId));
 }
 
-/** Signs an account out everywhere (its password changed); returns how many sessions ended. */
-export async function endSessionsOf(gw: Gateway, accountId: string): Promise<number> {
+/** Signs the account's owner out everywhere (the password changed); returns how many sessions ended. */
+export async function endOwnerSessions(gw: Gateway, accountId: string): Promise<number> {
+  const ownerId = ownerIdOf(accountId);
   return gw.store.transact(async (tx) => {
-    const sessions = await tx.find<Session>('sessions', 'account', [accountId]);
+    const sessions = (await tx.find<Session>('sessions', 'account', [accountId])).filter((s) => !s.memberId || s.memberId === ownerId);
     for (const s of sessions) await tx.remove('sessions', s.id);
     return sessions.length;
   });

@@ -5,16 +5,21 @@ import { newWebhookSecret } from './secrets.js';
 import { checkTarget } from './targets.js';
 
 /**
- * Spec §4.7: the Custom Channel Webhook URL replies are posted to, and the secret that signs them; and the answer
- * to a contact who writes HELP.
+ * Spec §4.7: the Custom Channel Webhook URL replies are posted to, and the secret that signs them; the answer
+ * to a contact who writes HELP; and who a hand-off assigns its conversation to.
  */
 export const publicSettings = (a: Account) => ({
   customChannelWebhookUrl: a.customChannelWebhookUrl,
   webhookSecret: a.webhookSecret,
   helpText: a.helpText || DEFAULT_HELP_TEXT,
+  handoffAssignment: a.handoffAssignment ?? 'none',
 });
 
-export async function updateSettings(gw: Gateway, accountId: string, changes: Pick<Partial<Account>, 'customChannelWebhookUrl' | 'helpText'>): Promise<Account> {
+export async function updateSettings(
+  gw: Gateway,
+  accountId: string,
+  changes: Pick<Partial<Account>, 'customChannelWebhookUrl' | 'helpText' | 'handoffAssignment'>,
+): Promise<Account> {
   if (changes.customChannelWebhookUrl) await checkTarget(gw, changes.customChannelWebhookUrl, 'customChannelWebhookUrl');
   return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, changes));
 }

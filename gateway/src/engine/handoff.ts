@@ -2,7 +2,9 @@ import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { getContact } from '../domain/contacts.js';
 import { conversationsOfContact, getConversation, updateConversation, type Conversation } from '../domain/conversations.js';
+import { takeTurn } from '../domain/assignment.js';
 import { recordStep } from '../domain/funnel.js';
+import { getMember, type Actor } from '../domain/members.js';
 import type { Message } from '../domain/messages.js';
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
@@ -15,17 +17,21 @@ import { sendOnConversation } from './outgoing.js';
 export type HandoffReason = string;
 
 /**
- * A person takes the conversation: the bot stays silent, follow-ups stop, and the `handoff` event tells the team.
- * An opted-out conversation stays opted out.
+ * A person takes the conversation: the bot stays silent, follow-ups stop, and the `handoff` event tells the team,
+ * naming who has it. Under round robin an unassigned conversation goes to the next agent in turn; an assigned one
+ * stays with its assignee. An opted-out conversation stays opted out.
  */
 export async function handOff(tx: Tx, account: Account, conversation: Conversation, reason: HandoffReason, body: string | null): Promise<Conversation> {
   const stopped = await cancelFollowUps(tx, conversation);
+  const inTurn = !stopped.assigneeId && account.handoffAssignment === 'round_robin' ? await takeTurn(tx, account.id) : undefined;
   const updated = await updateConversation(tx, stopped, {
     bot: { active: false },
     status: stopped.status === 'opted_out' ? 'opted_out' : 'handed_off',
     handoff: { reason, message: body, at: now() },
+    ...(inTurn ? { assigneeId: inTurn.id } : {}),
   });
   await recordStep(tx, 'handedOff', updated);
+  const assignee = updated.assigneeId ? await getMember(tx, account, updated.assigneeId).catch(() => undefined) : undefined;
   await emitEvent(tx, account, 'handoff', {
     contactId: conversation.contactId,
     conversationId: conversation.id,
@@ -33,6 +39,7 @@ export async function handOff(tx: Tx, account: Account, conversation: Conversati
     customChannel: conversation.customChannel,
     reason,
     body,
+    assignee: assignee ? { id: assignee.id, name: assignee.name, email: assignee.email } : null,
   });
   return updated;
 }
@@ -55,9 +62,16 @@ export async function setBot(gw: Gateway, account: Account, contactId: string, a
 
 /**
  * POST /v1/contacts/{id}/messages: a team member's reply, on the given conversation or the contact's most recent
- * one. A person writing has taken over: the bot stops there.
+ * one, signed by `by`. A person writing has taken over: the bot stops there. Someone answering from the console
+ * takes an unassigned conversation (`takes`); a workflow writing with the API key leaves it as it is.
  */
-export async function teamReply(gw: Gateway, account: Account, contactId: string, body: string, conversationId?: string): Promise<Message> {
+export async function teamReply(
+  gw: Gateway,
+  account: Account,
+  contactId: string,
+  reply: { body: string; conversationId?: string; by: Actor; takes: boolean },
+): Promise<Message> {
+  const { body, conversationId, by } = reply;
   return gw.store.transact(async (tx) => {
     const contact = await getContact(tx, account.id, contactId);
     let conversation: Conversation | undefined;
@@ -70,8 +84,9 @@ export async function teamReply(gw: Gateway, account: Account, contactId: string
     if (!conversation) {
       throw new ApiError(409, 'NO_CONVERSATION', 'The contact has no conversation yet: one starts with a campaign\'s opening message or a message from the contact');
     }
-    const sent = await sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'team' });
-    if (sent.conversation.bot.active) await handOff(tx, account, sent.conversation, 'team', null);
+    const sent = await sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'team', by });
+    const taken = reply.takes && !sent.conversation.assigneeId ? await updateConversation(tx, sent.conversation, { assigneeId: by.id }) : sent.conversation;
+    if (taken.bot.active) await handOff(tx, account, taken, 'team', null);
     return (await tx.get<Message>('messages', sent.message.id))!;
   });
 }

@@ -4,6 +4,7 @@ import { campaignById, getCampaign } from '../domain/campaigns.js';
 import { contactForExternalId } from '../domain/contact-identity.js';
 import { addressOf, type Contact } from '../domain/contacts.js';
 import { conversationFor, lastMessageOf, touchConversation, type Conversation } from '../domain/conversations.js';
+import type { Actor } from '../domain/members.js';
 import { newMessage, type Message } from '../domain/messages.js';
 import { recordUnreachable } from '../domain/reach.js';
 import { reengagementTemplateFor, type WhatsAppTemplate } from '../domain/whatsapp.js';
@@ -15,6 +16,8 @@ import { checkConsent, handOver, OUTSIDE_WINDOW, outsideWindow, readyToGo, recei
 export interface Outgoing {
   body: string;
   author: NonNullable<Message['author']>;
+  /** The person of the team who wrote a team reply. */
+  by?: Actor;
   campaignId?: string | null;
   /** An approved WhatsApp template to send instead of free text. */
   template?: WhatsAppTemplate | null;
@@ -55,6 +58,8 @@ export async function sendOnConversation(
     campaignId,
     conversationId: conversation.id,
     author: out.author,
+    authorId: out.by?.id ?? null,
+    authorName: out.by?.name ?? null,
     template: out.template ?? null,
   };
   if (!fields.toId) throw unreachable(conversation);

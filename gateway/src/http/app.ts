@@ -2,6 +2,7 @@ import express, { type Express, type Router } from 'express';
 import type { Engine } from '../engine/ports/providers.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { apiKeyAuth } from './middleware/auth.js';
+import { adminOnly } from './middleware/roles.js';
 import { AuthFailures } from './middleware/auth-failures.js';
 import { httpsOnly } from './middleware/https-only.js';
 import { rateLimits } from './middleware/rate-limit.js';
@@ -17,6 +18,7 @@ import { conversationsRoutes } from './routes/conversations.js';
 import { creditsRoutes } from './routes/credits.js';
 import { importsRoutes } from './routes/imports.js';
 import { listsRoutes } from './routes/lists.js';
+import { membersRoutes } from './routes/members.js';
 import { messagesRoutes } from './routes/messages.js';
 import { providerWebhooksRoutes } from './routes/provider-webhooks.js';
 import { settingsRoutes } from './routes/settings.js';
@@ -40,7 +42,9 @@ export function createApp(gw: Engine, adminToken: string, routers: Record<string
   const limit = rateLimits(gw.store, { perKey: gw.config.rateLimitPerMinute, perSession: gw.config.consoleRateLimitPerMinute });
   const failures = new AuthFailures(gw.store);
   const before = [apiKeyAuth(gw, failures), limit];
+  // The credit grant and auto-recharge take the key, which acts as the owner: no session reaches them.
   const headerKeyOnly = [apiKeyAuth(gw, failures, { headerOnly: true }), limit];
+  const admin = [...before, adminOnly];
 
   // The API's paths hang from the app itself, not from routers mounted at /v1: every router level a request
   // passes through costs it a walk of that router's stack. The busiest path (every incoming chat message) is
@@ -56,10 +60,11 @@ export function createApp(gw: Engine, adminToken: string, routers: Record<string
   importsRoutes(v1, gw, before);
   campaignsRoutes(v1, gw, before);
   creditsRoutes(v1, gw, before, headerKeyOnly);
-  settingsRoutes(v1, gw, before);
-  webhooksRoutes(v1, gw, before);
+  settingsRoutes(v1, gw, admin);
+  webhooksRoutes(v1, gw, admin);
   conversationsRoutes(v1, gw, before);
-  channelsRoutes(v1, gw, before);
+  channelsRoutes(v1, gw, admin);
+  membersRoutes(v1, gw, before);
   providerWebhooksRoutes(v1, gw);
 
   app.use('/admin/v1', adminRouter(gw, adminToken, failures));

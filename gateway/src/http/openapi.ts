@@ -23,6 +23,21 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/contacts/{id}/bot': { post: { summary: 'Hand the contact to a person (active false) or give it back to the bot', body: schemas.botState, ok: 200 } },
   '/conversations': { get: { summary: 'Conversations, newest activity first', query: schemas.conversationQuery, ok: 200 } },
   '/conversations/{id}': { get: { summary: 'A conversation', ok: 200 } },
+  '/conversations/{id}/assign': {
+    post: { summary: 'Assign the conversation to a member (or the owner; "me": the caller), or to nobody (null); 409 MEMBER_NOT_ACTIVE for an invitation not accepted', body: schemas.assignment, ok: 200 },
+  },
+  '/members': {
+    get: { summary: "The account's team: the owner first, then the members in the order they were invited", ok: 200, page: true },
+    post: { summary: 'Invite a member (admins and the owner): answers the member with inviteUrl, shown this once, for them to set a password; 409 EMAIL_TAKEN', body: schemas.memberInvite, ok: 201 },
+  },
+  '/members/{id}': {
+    get: { summary: 'A member of the team', ok: 200 },
+    patch: { summary: "Change a member's name or role (admins and the owner); the owner's role does not change", body: schemas.memberUpdate, ok: 200 },
+    delete: { summary: 'Remove a member (admins and the owner): their sessions end at once and their conversations are unassigned; the owner cannot be removed', ok: 204 },
+  },
+  '/members/{id}/invite': {
+    post: { summary: 'A new invitation link for a member (a lost or expired one, or a forgotten password): earlier links stop opening', ok: 200 },
+  },
   '/conversations/{id}/read': { post: { summary: 'Mark the conversation read: its unread count (messages from the contact since) goes back to 0', ok: 200 } },
   '/campaigns/{id}/bot/test': { post: { summary: "Ask the campaign's bot a test question: nothing is sent, stored or charged", body: schemas.botTest, ok: 200 } },
   '/campaigns/{id}/preview': { get: { summary: "A campaign's opening message as a contact would get it", query: schemas.campaignPreview, ok: 200 } },
@@ -84,7 +99,7 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/subaccounts/{id}/credits': { get: { summary: "A sub-account's credit balance and history, as GET /credits shows it (agency only)", ok: 200 } },
   '/settings': {
     get: { summary: 'Custom Channel Webhook settings and signing secret', ok: 200 },
-    put: { summary: 'Save the Custom Channel Webhook URL', body: schemas.settingsUpdate, ok: 200 },
+    put: { summary: 'Save the Custom Channel Webhook URL, the HELP answer, or who a hand-off is assigned to (handoffAssignment)', body: schemas.settingsUpdate, ok: 200 },
   },
   '/settings/bot': {
     get: { summary: 'Bot provider (FAQ bot or OpenAI-compatible) and default campaign', ok: 200 },
@@ -138,7 +153,9 @@ const AUTHENTICATION =
   'grant takes `x-api-key` only). A key given in two of them, even the same key twice, is 400 AMBIGUOUS_CREDENTIALS; a ' +
   `missing or wrong key is 401. After ${AUTH_FAILURES_PER_ADDRESS} failed authentications from one client address in ` +
   `${AUTH_FAILURE_WINDOW_MS / 60_000} minutes, every request with a key from that address, the right key too, is ` +
-  '429 RATE_LIMITED with Retry-After (seconds) until that time has passed.';
+  '429 RATE_LIMITED with Retry-After (seconds) until that time has passed. The key acts as the account\'s owner; a web ' +
+  'console session acts as its member, and an agent is 403 FORBIDDEN on settings, channels, webhooks, members\' changes, ' +
+  'campaign changes and agency credits.';
 
 export function openApiDocument(serverUrl: string) {
   return {

@@ -2,6 +2,7 @@ import type { IRoute, Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
+import type { Actor } from '../domain/members.js';
 import { ApiError, invalidFields } from '../errors.js';
 import { distinct, problemOf } from './issues.js';
 
@@ -55,5 +56,13 @@ export async function sendDurable(gw: Gateway, res: Response, body: unknown): Pr
 export function accountOf(res: Response): Account {
   return res.locals.account;
 }
+
+/** Who acts: the signed-in member, or the owner (a console session of the owner, or the account's API key). */
+export function actorOf(res: Response): Actor {
+  return res.locals.actor;
+}
+
+/** Whether the request came with a console session rather than the API key. */
+export const bySession = (res: Response): boolean => res.locals.sessionId !== undefined;
 
 export type { Request, Response };

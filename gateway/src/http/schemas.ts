@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CAMPAIGN_COUNTS, CAMPAIGN_LIMITS as C, TEXT_LIMITS as T } from '../api-contract.js';
+import { CAMPAIGN_COUNTS, CAMPAIGN_LIMITS as C, HANDOFF_ASSIGNMENTS, MEMBER_ROLES, TEXT_LIMITS as T } from '../api-contract.js';
 import { DEFAULT_SEND_RATE } from '../domain/campaigns.js';
 import { EVENTS } from '../domain/events.js';
 import { knownZone } from '../domain/funnel-report.js';
@@ -204,9 +204,11 @@ export const settingsUpdate = z
   .object({
     customChannelWebhookUrl: webhookUrl.nullable(),
     helpText: text(T.helpText).nullable().describe('The answer to a contact who writes HELP; null for the default'),
+    handoffAssignment: z.enum(HANDOFF_ASSIGNMENTS)
+      .describe('round_robin: each hand-off assigns an unassigned conversation to the next active agent in turn (admins when there is no agent); none: nobody'),
   })
   .partial()
-  .refine((b) => Object.keys(b).length > 0, 'give customChannelWebhookUrl or helpText');
+  .refine((b) => Object.keys(b).length > 0, 'give customChannelWebhookUrl, helpText or handoffAssignment');
 
 export const botSettingsUpdate = z
   .strictObject({
@@ -323,6 +325,22 @@ export const conversationQuery = z.object({
   failed: z.enum(['true', 'false']).transform((v) => v === 'true').optional().describe('true: only conversations holding a failed outgoing message'),
   needsReply: z.enum(['true', 'false']).transform((v) => v === 'true').optional()
     .describe('true: only conversations that need a reply (an unread message from the contact, or theirs is the latest); false: only the others'),
+  assigneeId: id.optional().describe('A member\'s id: only the conversations assigned to them; none: only the unassigned; me: only the caller\'s (the owner\'s with the API key)'),
+});
+
+export const memberInvite = z.object({
+  email,
+  name: nonBlank(T.name),
+  role: z.enum(MEMBER_ROLES).describe('admin: everything but removing the owner; agent: the inbox, contacts and lists, and reading campaigns'),
+});
+
+export const memberUpdate = z
+  .object({ name: nonBlank(T.name), role: z.enum(MEMBER_ROLES) })
+  .partial()
+  .refine((b) => Object.keys(b).length > 0, 'give name or role');
+
+export const assignment = z.object({
+  memberId: id.nullable().describe('The member (or the owner) who takes the conversation; null: nobody'),
 });
 
 export const botState = z.object({ active: z.boolean({ error: 'must be true or false' }) });

@@ -1,23 +1,29 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Gateway } from '../../context.js';
-import type { Account } from '../../domain/accounts.js';
+import { getAccount, type Account } from '../../domain/accounts.js';
+import { acceptInvitation, actorOf, invitationOf, type Actor } from '../../domain/members.js';
+import { iso } from '../../ids.js';
 import { forbidden, unauthorized } from '../../errors.js';
 import { jsonBody } from '../../http/middleware/json-body.js';
 import { parse, route } from '../../http/route.js';
 import { clearedSessionCookie, sessionCookie } from '../../http/cookies.js';
 import { csrfTokenOf, endSession, IDLE_MS, MAX_AGE_MS, startSession, type Session } from '../../domain/sessions.js';
 import { checkCsrf, sessionOf } from '../../http/middleware/session.js';
+import { passwordChange } from '../../http/schemas.js';
 import { checkSignIn } from './sign-in.js';
 
 const signInBody = z.object({
   email: z.string().max(320),
   password: z.string().max(200),
+  /** Which account, when one email and password open several. */
+  accountId: z.string().max(100).optional(),
 });
 
 /** What the console is told about its session: whose it is, and the CSRF token its changes must carry. */
-const sessionView = (account: Account, session: Session, token: string) => ({
+const sessionView = (account: Account, actor: Actor, session: Session, token: string) => ({
   account: { id: account.id, name: account.name, email: account.email, type: account.type },
+  member: { id: actor.id, name: actor.name, email: actor.email, role: actor.role },
   csrfToken: csrfTokenOf(token),
   expiresAt: new Date(session.expiresAt).toISOString(),
   idleMinutes: IDLE_MS / 60_000,
@@ -40,18 +46,14 @@ export function sessionApi(gw: Gateway): Router {
   route(router, '/session', {
     post: [jsonBody('4kb'), async (req, res: Response) => {
       requireSameOrigin(req);
-      const { email, password } = parse(signInBody, req.body);
-      const account = await checkSignIn(gw, email, password, req.ip ?? '');
-      // A session the browser still held is ended, so a sign-in always starts from a token nobody else saw.
-      const previous = await sessionOf(gw, req);
-      if (previous) await endSession(gw, previous.session.id);
-      const { token, session } = await startSession(gw, account.id);
-      res.set('Set-Cookie', sessionCookie(token, MAX_AGE_MS)).json(sessionView(account, session, token));
+      const { email, password, accountId } = parse(signInBody, req.body);
+      const { account, actor } = await checkSignIn(gw, email, password, req.ip ?? '', accountId);
+      await signIn(gw, req, res, account, actor);
     }],
     get: async (req, res) => {
       const signedIn = await sessionOf(gw, req);
       if (!signedIn) throw unauthorized('Not signed in to the console');
-      res.json(sessionView(signedIn.account, signedIn.session, signedIn.token));
+      res.json(sessionView(signedIn.account, signedIn.actor, signedIn.session, signedIn.token));
     },
     delete: async (req, res) => {
       requireSameOrigin(req);
@@ -63,5 +65,38 @@ export function sessionApi(gw: Gateway): Router {
       res.set('Set-Cookie', clearedSessionCookie()).status(204).end();
     },
   });
+  invitesApi(gw, router);
   return router;
+}
+
+/** Starts a session for whoever signed in; a session the browser still held ends, so each starts from a token nobody else saw. */
+async function signIn(gw: Gateway, req: Request, res: Response, account: Account, actor: Actor): Promise<void> {
+  const previous = await sessionOf(gw, req);
+  if (previous) await endSession(gw, previous.session.id);
+  const { token, session } = await startSession(gw, account.id, actor.id);
+  res.set({ 'Set-Cookie': sessionCookie(token, MAX_AGE_MS), 'Cache-Control': 'no-store' }).json(sessionView(account, actor, session, token));
+}
+
+/**
+ * `/console/api/invites/{token}`: what an invitation's link opens (GET: whose team, for which email) and its
+ * acceptance (POST: the member sets a password, is active, and is signed in).
+ */
+function invitesApi(gw: Gateway, router: Router): void {
+  route(router, '/invites/:token', {
+    get: async (req, res) => {
+      const member = await invitationOf(gw.store, String(req.params.token));
+      const account = await getAccount(gw.store, member.accountId);
+      res.set('Cache-Control', 'no-store').json({
+        account: { name: account.name },
+        member: { name: member.name, email: member.email, role: member.role, status: member.status },
+        expiresAt: iso(member.inviteExpiresAt!),
+      });
+    },
+    post: [jsonBody('4kb'), async (req, res) => {
+      requireSameOrigin(req);
+      const { password } = parse(passwordChange, req.body);
+      const member = await acceptInvitation(gw, String(req.params.token), password);
+      await signIn(gw, req, res, await getAccount(gw.store, member.accountId), actorOf(member));
+    }],
+  });
 }

@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { checkCsrf, sessionOf } from './session.js';
 import type { Gateway } from '../../context.js';
 import { findByApiKey } from '../../domain/accounts.js';
+import { ownerOf } from '../../domain/members.js';
 import { sameSecret } from '../../domain/secrets.js';
 import { ApiError, unauthorized } from '../../errors.js';
 import type { AuthFailures } from './auth-failures.js';
@@ -16,8 +17,9 @@ export const ambiguousCredentials = () =>
  * the header only (the credit grant), in which case a key anywhere else is refused. A key in two places (even the
  * same key twice) is refused too: answering as one of them would let a proxy's key and a caller's disagree unseen.
  *
- * A request without any key may instead carry a web console session cookie: it acts as the session's account,
- * under the same rules as its key, and any change it makes must carry the session's CSRF token. A key, when
+ * A request without any key may instead carry a web console session cookie: it acts as the session's member (or
+ * owner) on the account, under the same rules as its key within the member's role, and any change it makes must
+ * carry the session's CSRF token. A key acts as the account's owner. A key, when
  * given, decides alone, so API clients work exactly as they did.
  *
  * A wrong key counts against the client's address (see AuthFailures); a missing one does not, since it guesses nothing.
@@ -39,6 +41,7 @@ export function apiKeyAuth(gw: Gateway, failures: AuthFailures, { headerOnly = f
       if (!signedIn) throw unauthorized();
       checkCsrf(req, signedIn.token);
       res.locals.account = signedIn.account;
+      res.locals.actor = signedIn.actor;
       res.locals.sessionId = signedIn.session.id;
       return next();
     }
@@ -53,6 +56,7 @@ export function apiKeyAuth(gw: Gateway, failures: AuthFailures, { headerOnly = f
       throw unauthorized();
     }
     res.locals.account = account;
+    res.locals.actor = ownerOf(account);
     next();
   };
 }

@@ -1,6 +1,8 @@
 import { Router } from 'express';
 import type { Gateway } from '../../context.js';
-import { createAccount, findByEmail, publicAccount, rotateApiKey, type Account } from '../../domain/accounts.js';
+import { createAccount, findByEmail, getAccount, publicAccount, rotateApiKey, type Account } from '../../domain/accounts.js';
+import { inviteMember } from '../../domain/members.js';
+import { invitationView } from './members.js';
 import { useCredits } from '../../domain/credits.js';
 import { setPassword } from '../../domain/passwords.js';
 import { adminAuth } from '../middleware/auth.js';
@@ -8,7 +10,7 @@ import type { AuthFailures } from '../middleware/auth-failures.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { readPage } from '../paging.js';
 import { parse, route, sendDurable } from '../route.js';
-import { adminAccountCreate, clockAdvance, creditUsage, jobListQuery, passwordChange } from '../schemas.js';
+import { adminAccountCreate, clockAdvance, creditUsage, jobListQuery, memberInvite, passwordChange } from '../schemas.js';
 import { notFound } from '../../errors.js';
 import type { Job } from '../../store/store.js';
 import { advanceClock } from '../../clock.js';
@@ -40,6 +42,14 @@ export function adminRouter(gw: Gateway, adminToken: string, failures: AuthFailu
       const { password } = parse(passwordChange, req.body);
       const { account, sessionsEnded } = await setPassword(gw, String(req.params.id), password);
       res.set('Cache-Control', 'no-store').json({ ...publicAccount(account), passwordSet: true, sessionsEnded });
+    }],
+  }, before);
+  // An account's team from the command line: the invitation's link is printed for the operator to pass on.
+  route(router, '/accounts/:id/members', {
+    post: [jsonBody(), async (req, res) => {
+      const account = await getAccount(gw.store, String(req.params.id));
+      const invitation = await inviteMember(gw, account, parse(memberInvite, req.body));
+      res.status(201).set('Cache-Control', 'no-store').json(invitationView(gw, req, invitation));
     }],
   }, before);
   route(router, '/accounts/:id/credits/usage', {

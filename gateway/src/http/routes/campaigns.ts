@@ -6,13 +6,15 @@ import { previewOpening } from '../../domain/preview.js';
 import { funnelOf } from '../../domain/funnel-report.js';
 import { testBot } from '../../engine/bot-test.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { adminOnly } from '../middleware/roles.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery } from '../schemas.js';
 
+/** Campaigns: everyone of the team reads them and tries their bot; admins and the owner change them. */
 export function campaignsRoutes(v1: Routes, gw: Engine, before: RequestHandler[]): void {
   route(v1, '/campaigns', {
-    post: [jsonBody(), async (req, res) => {
+    post: [adminOnly, jsonBody(), async (req, res) => {
       res.status(201).json(publicCampaign(await createCampaign(gw, accountOf(res).id, parse(campaignCreate, req.body))));
     }],
     get: async (req, res) => {
@@ -26,7 +28,7 @@ export function campaignsRoutes(v1: Routes, gw: Engine, before: RequestHandler[]
       const campaign = await getCampaign(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, { ...publicCampaign(campaign), unreachable: await unreachableOf(gw.store, campaign.id) });
     },
-    patch: [jsonBody(), async (req, res) => {
+    patch: [adminOnly, jsonBody(), async (req, res) => {
       const campaign = await updateCampaign(gw, accountOf(res).id, String(req.params.id), parse(campaignUpdate, req.body));
       res.json(publicCampaign(campaign));
     }],

@@ -6,13 +6,11 @@ import { publicChannels, removeChannel, setChannel, type ProviderName } from '..
 import { receiveOnChannel } from '../../engine/receive.js';
 import { ApiError, notFound } from '../../errors.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { publicBase } from '../public-base.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { channelIncoming, twilioChannel, whatsappChannel } from '../schemas.js';
 
 const CHANNELS = ['sms', 'whatsapp'] as const;
-
-/** The gateway's public address: the configured one, else the one this request came to. */
-export const publicBase = (gw: Gateway, req: Request) => gw.config.publicUrl ?? `${req.protocol}://${req.get('host')}`;
 
 /**
  * The account's built-in channels: Twilio and WhatsApp Cloud API credentials (shown back masked, with the webhook

@@ -7,7 +7,7 @@ import { messagesOf, publicMessage } from '../../domain/messages.js';
 import { setBot, teamReply } from '../../engine/handoff.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
-import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
+import { accountOf, actorOf, bySession, parse, route, sendDurable, type Routes } from '../route.js';
 import { botState, contactCreate, contactLookup, teamMessage } from '../schemas.js';
 
 export function contactsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
@@ -37,7 +37,7 @@ export function contactsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
     // A team member's reply, on the conversation's channel.
     post: [jsonBody(), async (req, res) => {
       const { body, conversationId } = parse(teamMessage, req.body);
-      res.status(201).json(publicMessage(await teamReply(gw, accountOf(res), String(req.params.id), body, conversationId)));
+      res.status(201).json(publicMessage(await teamReply(gw, accountOf(res), String(req.params.id), { body, conversationId, by: actorOf(res), takes: bySession(res) })));
     }],
   }, before);
   route(v1, '/contacts/:id/bot', {

@@ -1,12 +1,14 @@
 import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
+import { assignConversation } from '../../domain/assignment.js';
 import type { Contact } from '../../domain/contacts.js';
 import { conversationsOf, getConversation, publicConversation, type Conversation } from '../../domain/conversations.js';
 import { markRead } from '../../domain/read-state.js';
 import { retryFailed } from '../../engine/retry.js';
 import { readPage } from '../paging.js';
-import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
-import { conversationQuery } from '../schemas.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { accountOf, actorOf, parse, route, sendDurable, type Routes } from '../route.js';
+import { assignment, conversationQuery } from '../schemas.js';
 
 /** Conversations, newest activity first (the inbox). */
 export function conversationsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
@@ -15,6 +17,7 @@ export function conversationsRoutes(v1: Routes, gw: Gateway, before: RequestHand
     get: async (req, res) => {
       const query = parse(conversationQuery, req.query, 'query');
       const { limit: _limit, cursor: _cursor, ...filters } = query;
+      if (filters.assigneeId === 'me') filters.assigneeId = actorOf(res).id;
       const accountId = accountOf(res).id;
       const page = await readPage({ gw, req, owner: accountId }, query, (p) => conversationsOf(gw.store, accountId, filters, p));
       await sendDurable(gw, res, { data: await Promise.all(page.data.map(withContact)), nextCursor: page.nextCursor });
@@ -36,6 +39,12 @@ export function conversationsRoutes(v1: Routes, gw: Gateway, before: RequestHand
       const conversation = await getConversation(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, await withContact(conversation));
     },
+  }, before);
+  route(v1, '/conversations/:id/assign', {
+    post: [jsonBody(), async (req, res) => {
+      const { memberId } = parse(assignment, req.body);
+      res.json(await withContact(await assignConversation(gw, accountOf(res), actorOf(res), String(req.params.id), memberId)));
+    }],
   }, before);
   route(v1, '/conversations/:id/read', {
     post: async (req, res) => {

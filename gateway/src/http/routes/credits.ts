@@ -5,11 +5,14 @@ import { creditsOf, grantCredits } from '../../domain/credits.js';
 import { idempotent } from '../../domain/idempotency.js';
 import { publicSubAccount, subAccountCredits, subAccountsOf } from '../../domain/subaccounts.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { adminOnly } from '../middleware/roles.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { autoRecharge, creditGrant } from '../schemas.js';
 
+/** Credits: the account's own balance for everyone of the team; the agency's sub-accounts for admins and the owner. */
 export function creditsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[], headerKeyOnly: RequestHandler[]): void {
+  const admin = [...before, adminOnly];
   route(v1, '/subaccounts/credits', {
     post: [jsonBody(), async (req, res) => {
       const input = parse(creditGrant, req.body);
@@ -35,13 +38,13 @@ export function creditsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[],
       const agency = accountOf(res);
       await sendDurable(gw, res, await readPage({ gw, req, owner: agency.id }, query, (page) => subAccountsOf(gw.store, agency, page), publicSubAccount));
     },
-  }, before);
+  }, admin);
 
   route(v1, '/subaccounts/:id/credits', {
     get: async (req, res) => {
       await sendDurable(gw, res, await subAccountCredits(gw.store, accountOf(res), String(req.params.id), gw.config.prices));
     },
-  }, before);
+  }, admin);
 
   route(v1, '/credits', {
     get: async (_req, res) => {

@@ -10,7 +10,7 @@ import type { ProviderFile } from '../../providers/channels/provider-file.js';
 import { parseTwilioInbound, parseTwilioStatus, readTwilioMedia, verifyTwilioSignature } from '../../providers/channels/twilio.js';
 import { parseWhatsAppWebhook, readWhatsAppMedia, verifyWhatsAppSignature, verifyWhatsAppSubscription } from '../../providers/channels/whatsapp-cloud.js';
 import { route, type Routes } from '../route.js';
-import { publicBase } from './channels.js';
+import { publicBase } from '../public-base.js';
 
 /** A contact's file is read while the provider waits for the webhook's answer (Twilio waits 15 s at most). */
 const FILE_TIMEOUT_MS = 10_000;

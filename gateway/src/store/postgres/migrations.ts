@@ -200,6 +200,25 @@ CREATE INDEX "conversations_by_awaiting" ON "conversations" ((doc->>'accountId')
   WHERE doc->>'accountId' IS NOT NULL AND doc->>'awaiting' IS NOT NULL;
 `,
   },
+  {
+    version: 10,
+    name: 'team members, their sessions, conversation assignees and round-robin turns',
+    sql: `
+CREATE TABLE "members" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE INDEX "members_by_account" ON "members" ((doc->>'accountId'), seq) WHERE doc->>'accountId' IS NOT NULL;
+CREATE UNIQUE INDEX "members_by_email" ON "members" ((doc->>'accountId'), (doc->>'email'))
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'email' IS NOT NULL;
+CREATE INDEX "members_by_login" ON "members" ((doc->>'email'), seq) WHERE doc->>'email' IS NOT NULL;
+CREATE UNIQUE INDEX "members_by_inviteToken" ON "members" ((doc->>'inviteTokenHash')) WHERE doc->>'inviteTokenHash' IS NOT NULL;
+
+CREATE INDEX "sessions_by_member" ON "sessions" ((doc->>'memberId'), seq) WHERE doc->>'memberId' IS NOT NULL;
+
+CREATE INDEX "conversations_by_assignee" ON "conversations" ((doc->>'accountId'), (doc->>'assigneeId'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'assigneeId' IS NOT NULL;
+
+CREATE TABLE "assignment_turns" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

@@ -1,0 +1,200 @@
+import type { Gateway } from '../context.js';
+import { ApiError, forbidden, notFound } from '../errors.js';
+import { iso, newId, now } from '../ids.js';
+import { clockNow } from '../clock.js';
+import type { Page, Reader, Tx } from '../store/store.js';
+import type { Account } from './accounts.js';
+import type { Conversation } from './conversations.js';
+import { digest, hashPassword, newToken } from './secrets.js';
+import type { MemberRole, Role } from '../api-contract.js';
+
+/**
+ * The people of an account's team. The owner signs in with the account's own email and password (there is exactly
+ * one, and it is no record here: its id is derived from the account's, see ownerIdOf); admins and agents are
+ * members, invited by a link that lets them set their own password.
+ */
+export interface Member {
+  id: string;
+  accountId: string;
+  email: string;
+  name: string;
+  role: MemberRole;
+  /** invited until the member sets a password through the invitation's link. */
+  status: 'invited' | 'active';
+  passwordHash: string | null;
+  /** The digest of the invitation's token (the link holds the token itself), while one is open. */
+  inviteTokenHash: string | null;
+  /** Epoch ms after which the invitation no longer opens. */
+  inviteExpiresAt: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Whoever acts on the account: the owner (its sign-in or its API key) or a member. */
+export interface Actor {
+  id: string;
+  name: string;
+  email: string;
+  role: Role;
+}
+
+/** How long an invitation's link opens. */
+export const INVITE_TTL_MS = 7 * 24 * 60 * 60_000;
+
+/** The owner's member id: the account's id under the members' prefix ("acc_x" gives "mem_accx"). */
+export const ownerIdOf = (accountId: string): string => `mem_${accountId.replace('_', '')}`;
+
+export const ownerOf = (account: Account): Actor => ({
+  id: ownerIdOf(account.id),
+  name: account.ownerName || account.name,
+  email: account.email,
+  role: 'owner',
+});
+
+export const actorOf = (m: Member): Actor => ({ id: m.id, name: m.name, email: m.email, role: m.role });
+
+const RANK: Record<Role, number> = { agent: 1, admin: 2, owner: 3 };
+
+/** Whether a role may do what `least` may. */
+export const canAct = (role: Role, least: Role): boolean => RANK[role] >= RANK[least];
+
+/** The account's member with this id, the owner included; 404 for anyone else's. */
+export async function getMember(r: Reader, account: Account, id: string): Promise<Member | Actor> {
+  if (id === ownerIdOf(account.id)) return ownerOf(account);
+  const member = await r.get<Member>('members', id);
+  if (!member || member.accountId !== account.id) throw notFound('Member');
+  return member;
+}
+
+/** The owner first, then the members in the order they were invited; paged by member id. */
+export async function membersOf(r: Reader, account: Account, page: { limit: number; after?: string }): Promise<Array<Member | Actor>> {
+  const ownerId = ownerIdOf(account.id);
+  if (page.after === undefined) {
+    const members = await r.find<Member>('members', 'account', [account.id], { limit: page.limit - 1 });
+    return [ownerOf(account), ...members];
+  }
+  const after = page.after === ownerId ? undefined : page.after;
+  return r.find<Member>('members', 'account', [account.id], { limit: page.limit, after });
+}
+
+export function publicMember(m: Member | Actor) {
+  if (!('accountId' in m)) return { id: m.id, email: m.email, name: m.name, role: m.role, status: 'active' as const, inviteExpiresAt: null, createdAt: null };
+  return {
+    id: m.id,
+    email: m.email,
+    name: m.name,
+    role: m.role,
+    status: m.status,
+    inviteExpiresAt: m.inviteTokenHash && m.inviteExpiresAt ? iso(m.inviteExpiresAt) : null,
+    createdAt: m.createdAt,
+  };
+}
+
+/** A member and the link of their invitation, which is shown this once: only its digest is kept. */
+export interface Invitation {
+  member: Member;
+  token: string;
+}
+
+const emailTaken = (email: string) => new ApiError(409, 'EMAIL_TAKEN', `${email} is already on this account's team`);
+
+/** POST /v1/members: the member is `invited` until they open the link and set a password. */
+export async function inviteMember(gw: Gateway, account: Account, input: { email: string; name: string; role: MemberRole }): Promise<Invitation> {
+  const email = input.email.trim().toLowerCase();
+  if (email === account.email) throw emailTaken(email);
+  const token = newToken();
+  const at = now();
+  const member = await gw.store.transact(async (tx) => {
+    if ((await tx.find('members', 'email', [account.id, email])).length > 0) throw emailTaken(email);
+    return tx.insert<Member>('members', {
+      id: newId('mem'),
+      accountId: account.id,
+      email,
+      name: input.name.trim(),
+      role: input.role,
+      status: 'invited',
+      passwordHash: null,
+      inviteTokenHash: digest(token),
+      inviteExpiresAt: clockNow() + INVITE_TTL_MS,
+      createdAt: at,
+      updatedAt: at,
+    });
+  });
+  return { member, token };
+}
+
+/**
+ * POST /v1/members/{id}/invite: a new link for a member who lost theirs, let it expire, or forgot their password.
+ * Any earlier link stops opening; an active member stays active (with their password) until the new one is used.
+ */
+export async function reinvite(gw: Gateway, account: Account, id: string): Promise<Invitation> {
+  const token = newToken();
+  const member = await gw.store.transact(async (tx) => {
+    const found = await getMember(tx, account, id);
+    if (!('accountId' in found)) throw ownerIsNoMember('gets no invitation: the owner signs in with the account\'s password');
+    return tx.update<Member>('members', found.id, { inviteTokenHash: digest(token), inviteExpiresAt: clockNow() + INVITE_TTL_MS, updatedAt: now() });
+  });
+  return { member, token };
+}
+
+const ownerIsNoMember = (what: string) => forbidden('OWNER_UNCHANGEABLE', `The account's owner ${what}`);
+
+/** PATCH /v1/members/{id}: a member's name or role; of the owner, only the name shown on their replies. */
+export async function updateMember(gw: Gateway, account: Account, id: string, changes: { name?: string; role?: MemberRole }): Promise<Member | Actor> {
+  return gw.store.transact(async (tx) => {
+    const found = await getMember(tx, account, id);
+    if (!('accountId' in found)) {
+      if (changes.role) throw ownerIsNoMember('keeps the owner role');
+      if (changes.name === undefined) return found;
+      const updated = await tx.update<Account>('accounts', account.id, { ownerName: changes.name.trim() });
+      return ownerOf(updated);
+    }
+    return tx.update<Member>('members', found.id, { ...changes, ...(changes.name ? { name: changes.name.trim() } : {}), updatedAt: now() });
+  });
+}
+
+/** DELETE /v1/members/{id}: the member's sessions end at once and their conversations are nobody's. */
+export async function removeMember(gw: Gateway, account: Account, id: string): Promise<void> {
+  await gw.store.transact(async (tx) => {
+    const found = await getMember(tx, account, id);
+    if (!('accountId' in found)) throw ownerIsNoMember('cannot be removed');
+    for (const session of await tx.find('sessions', 'member', [found.id])) await tx.remove('sessions', session.id);
+    for (const c of await tx.find<Conversation>('conversations', 'assignee', [account.id, found.id])) {
+      await tx.update<Conversation>('conversations', c.id, { assigneeId: null });
+    }
+    await tx.remove('members', found.id);
+  });
+}
+
+const inviteNotFound = () => notFound('Invitation', 'This invitation link is not valid: it was used already, replaced by a newer one, or the member was removed');
+
+/** The open invitation a link's token opens; 404 for any other token, 410 once it expired. */
+export async function invitationOf(r: Reader, token: string): Promise<Member> {
+  const [member] = await r.find<Member>('members', 'inviteToken', [digest(token)]);
+  if (!member) throw inviteNotFound();
+  if ((member.inviteExpiresAt ?? 0) <= clockNow()) {
+    throw new ApiError(410, 'INVITE_EXPIRED', 'This invitation link has expired: ask the account\'s owner or an admin for a new one');
+  }
+  return member;
+}
+
+/**
+ * POST /console/api/invites/{token}: the member sets their password and is active. The link opens once. Setting a
+ * new password through it ends any session the member had: the link may have been sent because one leaked.
+ */
+export async function acceptInvitation(gw: Gateway, token: string, password: string): Promise<Member> {
+  const passwordHash = hashPassword(password);
+  return gw.store.transact(async (tx) => {
+    const member = await invitationOf(tx, token);
+    for (const session of await tx.find('sessions', 'member', [member.id])) await tx.remove('sessions', session.id);
+    return tx.update<Member>('members', member.id, { status: 'active', passwordHash, inviteTokenHash: null, inviteExpiresAt: null, updatedAt: now() });
+  });
+}
+
+/** The active members who sign in with this email, in every account, oldest first. */
+export const activeMembersByEmail = async (r: Reader, email: string): Promise<Member[]> =>
+  (await r.find<Member>('members', 'login', [email], { limit: 20 })).filter((m) => m.status === 'active' && m.passwordHash);
+
+/** The account's active members of a role, in the order they joined (the round-robin turn). */
+export const activeMembers = async (r: Reader | Tx, accountId: string, page?: Page): Promise<Member[]> =>
+  (await r.find<Member>('members', 'account', [accountId], page)).filter((m) => m.status === 'active');

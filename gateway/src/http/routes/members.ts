@@ -1,0 +1,55 @@
+import type { Request, RequestHandler } from 'express';
+import type { Gateway } from '../../context.js';
+import { getMember, inviteMember, membersOf, publicMember, reinvite, removeMember, updateMember, type Invitation } from '../../domain/members.js';
+import { iso } from '../../ids.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { adminOnly } from '../middleware/roles.js';
+import { pageQuery, readPage } from '../paging.js';
+import { publicBase } from '../public-base.js';
+import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
+import { memberInvite, memberUpdate } from '../schemas.js';
+
+/** The console page an invitation's link opens. The token rides in the fragment, which no server or log ever sees. */
+export const INVITE_PAGE = '/console/invite';
+
+/** A member as the answer that invites them shows them: with the invitation's link, shown this once. */
+export const invitationView = (gw: Gateway, req: Request, { member, token }: Invitation) => ({
+  ...publicMember(member),
+  inviteUrl: `${publicBase(gw, req)}${INVITE_PAGE}#${token}`,
+  inviteExpiresAt: iso(member.inviteExpiresAt!),
+});
+
+/**
+ * The account's team. Everyone of it sees who is on it (to assign a conversation); admins and the owner invite,
+ * change and remove members. An invitation's link is in the answer that creates it, and nowhere after.
+ */
+export function membersRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+  route(v1, '/members', {
+    get: async (req, res) => {
+      const query = parse(pageQuery, req.query, 'query');
+      const account = accountOf(res);
+      await sendDurable(gw, res, await readPage({ gw, req, owner: account.id }, query, (page) => membersOf(gw.store, account, page), publicMember));
+    },
+    post: [adminOnly, jsonBody(), async (req, res) => {
+      const invitation = await inviteMember(gw, accountOf(res), parse(memberInvite, req.body));
+      res.status(201).set('Cache-Control', 'no-store').json(invitationView(gw, req, invitation));
+    }],
+  }, before);
+  route(v1, '/members/:id', {
+    get: async (req, res) => {
+      await sendDurable(gw, res, publicMember(await getMember(gw.store, accountOf(res), String(req.params.id))));
+    },
+    patch: [adminOnly, jsonBody(), async (req, res) => {
+      res.json(publicMember(await updateMember(gw, accountOf(res), String(req.params.id), parse(memberUpdate, req.body))));
+    }],
+    delete: [adminOnly, async (req, res) => {
+      await removeMember(gw, accountOf(res), String(req.params.id));
+      res.status(204).end();
+    }],
+  }, before);
+  route(v1, '/members/:id/invite', {
+    post: [adminOnly, async (req, res) => {
+      res.set('Cache-Control', 'no-store').json(invitationView(gw, req, await reinvite(gw, accountOf(res), String(req.params.id))));
+    }],
+  }, before);
+}
