@@ -1,5 +1,6 @@
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { CREDENTIAL, createHost, listSearch, loadOptions, runLeadChat, type Host } from './helpers/n8n';
+import { CREDENTIAL, createHost, listSearch, loadOptions, runLeadChat, triggerNode, type Host } from './helpers/n8n';
+import { WebhookHost } from './helpers/webhookHost';
 
 const locator = (value: string, mode: 'list' | 'email' | 'id' = 'list') => ({ __rl: true, mode, value });
 
@@ -31,7 +32,7 @@ async function visitorWrites(gw: TestGateway, account: TestAccount, fromId: stri
   return { contactId: message.body.contactId, conversationId: message.body.conversationId };
 }
 
-/** Conversation › Assign, the Team Member dropdown and the Assignee filter. */
+/** Conversation › Assign, the Team Member dropdown and the Assignee filter; the Hand-Off event naming its assignee. */
 describe('LeadChat node: the team inbox', () => {
   let gw: TestGateway;
 
@@ -180,4 +181,42 @@ describe('LeadChat node: the team inbox', () => {
     });
   });
 
+  describe('LeadChat Trigger: Hand-Off under round robin', () => {
+    let account: TestAccount;
+    let host: WebhookHost;
+    let agent: Record<string, any>;
+
+    beforeAll(async () => {
+      account = await createAccount(gw, { name: 'Acme Support' });
+      agent = await addMember(gw, account, { email: 'ana@support.example', name: 'Ana Silva', role: 'agent' });
+      const settings = await request(gw, 'PUT', '/v1/settings', { apiKey: account.apiKey, body: { handoffAssignment: 'round_robin' } });
+      expect(settings.status).toBe(200);
+      host = await WebhookHost.start(
+        { [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } },
+        { nodes: [triggerNode({ events: ['handoff'], registration: 'automatic' })] },
+        'LeadChat Trigger',
+      );
+      await host.activate();
+    }, 60_000);
+    afterAll(async () => {
+      await host.deactivate();
+      await host.close();
+    });
+
+    test('a contact asking for a person starts an execution whose item names the agent the conversation went to', async () => {
+      const { contactId, conversationId } = await visitorWrites(gw, account, 'visitor-h', 'human');
+      await host.waitFor(() => host.executions.length >= 1, 'the hand-off execution');
+      const item = host.executions[0]!.output('LeadChat Trigger')[0]!.json;
+      expect(item).toMatchObject({
+        event: 'handoff',
+        contactId,
+        conversationId,
+        reason: 'contact_asked',
+        body: 'human',
+        assignee: { id: agent.id, name: 'Ana Silva', email: 'ana@support.example' },
+      });
+      const conversation = await request(gw, 'GET', `/v1/conversations/${conversationId}`, { apiKey: account.apiKey });
+      expect(conversation.body.assigneeId).toBe(agent.id);
+    });
+  });
 });
