@@ -5,10 +5,7 @@ import type {
 } from 'n8n-workflow';
 
 import { isActiveMember, memberLabel, teamMembers } from '../shared/members';
-import { searchRecords } from './searchRecords';
-
-/** A dropdown should answer quickly: one retry on a rate limit, never a long wait. */
-const DROPDOWN_RETRY = { maxRetries: 1, maxWaitSeconds: 5 };
+import { DROPDOWN_RETRY, searchRecords } from './searchRecords';
 
 /**
  * The team members who can take a conversation (the owner and every member who accepted the invitation), every

@@ -8,6 +8,9 @@ import {
 
 import { leadChatPaged } from '../transport/paginate';
 
+/** A dropdown should answer quickly: one retry on a rate limit, never a long wait. */
+export const DROPDOWN_RETRY = { maxRetries: 1, maxWaitSeconds: 5 };
+
 export interface RecordSearch {
 	/** The list endpoint, e.g. `/lists`. */
 	path: string;
@@ -36,7 +39,7 @@ export async function searchRecords(
 ): Promise<INodeListSearchResult> {
 	const { records, statusCode } = await leadChatPaged.call(
 		this,
-		{ path: search.path, accept: [404, 405], retry: { maxRetries: 1, maxWaitSeconds: 5 } },
+		{ path: search.path, accept: [404, 405], retry: DROPDOWN_RETRY },
 		undefined,
 		search.recordsIn,
 	);
