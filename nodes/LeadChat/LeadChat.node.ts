@@ -13,6 +13,7 @@ import {
 
 import { searchCampaigns } from './methods/campaignSearch';
 import { searchLists } from './methods/listSearch';
+import { getAssignees, searchMembers } from './methods/memberSearch';
 import * as campaign from './resources/campaign';
 import * as contact from './resources/contact';
 import * as conversation from './resources/conversation';
@@ -96,6 +97,10 @@ export class LeadChat implements INodeType {
 		listSearch: {
 			searchCampaigns,
 			searchLists,
+			searchMembers,
+		},
+		loadOptions: {
+			getAssignees,
 		},
 	};
 

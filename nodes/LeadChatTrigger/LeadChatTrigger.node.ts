@@ -38,7 +38,7 @@ const EVENTS = [
 		name: 'Hand-Off',
 		value: 'handoff',
 		description:
-			'A conversation passed to a person: the contact asked for one, the bot could not answer or chose to hand over, or a team member took over',
+			'A conversation passed to a person: the contact asked for one, the bot could not answer or chose to hand over, or a team member took over; names the team member it is assigned to, if any',
 	},
 	{
 		name: 'Message Received',

@@ -22,6 +22,8 @@ describe('API key placement', () => {
       ['GET', '/conversations/cnv_1', 'header'],
       ['POST', '/contacts/ct_1/bot', 'header'],
       ['POST', '/contacts/ct_1/messages', 'header'],
+      ['POST', '/conversations/cnv_1/assign', 'header'],
+      ['GET', '/members', 'header'],
       ['GET', '/contacts/ct_1', 'header'],
       ['GET', '/lists/lst_1/contacts', 'header'],
       ['POST', '/webhooks', 'header'],
@@ -78,7 +80,13 @@ describe('API key placement', () => {
         .reply(200, { contactId: 'ct_1', bot: { active: true } })
         .post('/v1/contacts/ct_1/messages', { body: 'A person here', conversationId: 'cnv_1' })
         .query({})
-        .reply(201, { id: 'msg_1', body: 'A person here' });
+        .reply(201, { id: 'msg_1', body: 'A person here' })
+        .get('/v1/members')
+        .query({ limit: '100' })
+        .reply(200, { data: [{ id: 'mem_1', email: 'maya@acme.example', name: 'Maya', role: 'agent', status: 'active' }], nextCursor: null })
+        .post('/v1/conversations/cnv_1/assign', { memberId: 'mem_1' })
+        .query({})
+        .reply(200, { id: 'cnv_1', assigneeId: 'mem_1' });
       record(scope);
       const host = await createHost({ [CREDENTIAL]: { baseUrl: BASE, apiKey: KEY } });
       const runs = [
@@ -93,10 +101,16 @@ describe('API key placement', () => {
           text: 'A person here',
           additionalFields: { conversationId: 'cnv_1' },
         }),
+        await runLeadChat(host, {
+          resource: 'conversation',
+          operation: 'assign',
+          conversationId: 'cnv_1',
+          member: { __rl: true, mode: 'email', value: 'maya@acme.example' },
+        }),
       ];
       for (const run of runs) expect(run.error).toBeUndefined();
       expect(scope.isDone()).toBe(true);
-      expect(urls).toHaveLength(5);
+      expect(urls).toHaveLength(7);
       for (const url of urls) expect(url).not.toMatch(/apiKey|lc_live/);
     });
 

@@ -8,6 +8,9 @@ import {
 
 import { leadChatPaged } from '../transport/paginate';
 
+/** A dropdown should answer quickly: one retry on a rate limit, never a long wait. */
+export const DROPDOWN_RETRY = { maxRetries: 1, maxWaitSeconds: 5 };
+
 export interface RecordSearch {
 	/** The list endpoint, e.g. `/lists`. */
 	path: string;
@@ -19,11 +22,15 @@ export interface RecordSearch {
 	recordsIn?: (body: unknown) => IDataObject[];
 	/** What the dropdown shows under a record's name. */
 	describe?: (record: IDataObject) => string | undefined;
+	/** Which records the dropdown offers; all of them by default. */
+	keep?: (record: IDataObject) => boolean;
+	/** The text the dropdown shows and the filter searches; the record's name by default. */
+	label?: (record: IDataObject) => string | undefined;
 }
 
 /**
  * The account's records of one kind, every page of them, for a dropdown: named (or by ID when unnamed), filtered by
- * name or exact ID, sorted by name. A server without the endpoint gets a message that says to give the ID instead.
+ * name (or label) or exact ID, sorted by name. A server without the endpoint gets a message that says to give the ID instead.
  */
 export async function searchRecords(
 	this: ILoadOptionsFunctions,
@@ -32,7 +39,7 @@ export async function searchRecords(
 ): Promise<INodeListSearchResult> {
 	const { records, statusCode } = await leadChatPaged.call(
 		this,
-		{ path: search.path, accept: [404, 405], retry: { maxRetries: 1, maxWaitSeconds: 5 } },
+		{ path: search.path, accept: [404, 405], retry: DROPDOWN_RETRY },
 		undefined,
 		search.recordsIn,
 	);
@@ -43,10 +50,11 @@ export async function searchRecords(
 		);
 	}
 	const needle = (filter ?? '').trim().toLowerCase();
+	const labelOf = search.label ?? ((record: IDataObject) => (typeof record.name === 'string' ? record.name : undefined));
 	const results: INodeListSearchItems[] = records
-		.filter((record) => record.id !== undefined)
+		.filter((record) => record.id !== undefined && (!search.keep || search.keep(record)))
 		.map((record) => ({
-			name: typeof record.name === 'string' && record.name ? record.name : String(record.id),
+			name: labelOf(record) || String(record.id),
 			value: String(record.id),
 			...(search.describe ? { description: search.describe(record) } : {}),
 		}))

@@ -14,6 +14,23 @@ export const contactIdField: INodeProperties = {
 	description: 'ID of the contact, as in the contactId of a conversation, a message or a trigger event',
 };
 
+/** One conversation, by its ID. */
+export const conversationIdField: INodeProperties = {
+	displayName: 'Conversation ID',
+	name: 'conversationId',
+	type: 'string',
+	default: '',
+	required: true,
+	placeholder: 'e.g. cnv_V1StGXR8Z5jdHi6B',
+	description: 'ID of the conversation, as in the conversationId of a trigger event or Get Many',
+};
+
+export function readConversationId(this: IExecuteFunctions, itemIndex: number): string {
+	const conversationId = String(this.getNodeParameter('conversationId', itemIndex, '')).trim();
+	if (!conversationId) throw new NodeOperationError(this.getNode(), 'Conversation ID is empty', { itemIndex });
+	return conversationId;
+}
+
 export function readContactId(this: IExecuteFunctions, itemIndex: number): string {
 	const contactId = String(this.getNodeParameter('contactId', itemIndex, '')).trim();
 	if (!contactId) {

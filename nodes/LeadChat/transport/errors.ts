@@ -39,6 +39,8 @@ function hintFor(status: number, failure: ApiFailure, endpoint: string): string 
 		return "A team member answers an existing conversation: one starts with a campaign's opening message or a message from the contact.";
 	if (code === 'CONTACT_OPTED_OUT')
 		return 'The contact opted out: nothing is sent to them until they write START. Filter opted-out contacts out before this node.';
+	if (code === 'MEMBER_NOT_ACTIVE')
+		return 'Only a team member who accepted the invitation takes conversations: ask them to open their invitation link and set a password, or pick an active member.';
 	if (code === 'IDEMPOTENCY_KEY_REUSED' || status === 422)
 		return 'This Idempotency Key was already used for a different grant. Use a new key for a new grant; reuse it only to repeat the same grant.';
 	if (code === 'IDEMPOTENCY_IN_FLIGHT' || status === 409)

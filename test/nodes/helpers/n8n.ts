@@ -28,6 +28,7 @@ import {
   type INodeCredentialsDetails,
   type INodeExecutionData,
   type INodeListSearchResult,
+  type INodePropertyOptions,
   type INodeType,
   type INodeTypes,
   type IRun,
@@ -296,4 +297,15 @@ export async function listSearch(host: Host, method: string, filter?: string): P
   const search = nodeType.methods?.listSearch?.[method];
   if (!search) throw new Error(`no listSearch method ${method}`);
   return await search.call(context, filter);
+}
+
+/** What the editor does to fill an options dropdown: call the node's loadOptions method. */
+export async function loadOptions(host: Host, method: string): Promise<INodePropertyOptions[]> {
+  const node = leadChatNode({ resource: 'conversation', operation: 'getAll' });
+  const workflow = buildWorkflow(host, { nodes: [node] });
+  const context = new LoadOptionsContext(workflow, node, additionalData(host), 'filters.assigneeId');
+  const nodeType = host.nodeTypes.getByNameAndVersion(LEADCHAT, 1);
+  const load = nodeType.methods?.loadOptions?.[method];
+  if (!load) throw new Error(`no loadOptions method ${method}`);
+  return await load.call(context);
 }

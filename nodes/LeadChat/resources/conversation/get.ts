@@ -1,20 +1,11 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { conversationIdField, readConversationId } from '../../shared/conversations';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
 
-export const description = forOperation('conversation', 'get', [
-	{
-		displayName: 'Conversation ID',
-		name: 'conversationId',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'e.g. cnv_V1StGXR8Z5jdHi6B',
-		description: 'ID of the conversation, as in the conversationId of a trigger event or Get Many',
-	},
-]);
+export const description = forOperation('conversation', 'get', [conversationIdField]);
 
 /** One conversation: the contact on one channel, its status, bot, opening message and what is due next. */
 export async function execute(
@@ -22,8 +13,7 @@ export async function execute(
 	itemIndex: number,
 	settings: RunSettings,
 ): Promise<IDataObject> {
-	const conversationId = String(this.getNodeParameter('conversationId', itemIndex, '')).trim();
-	if (!conversationId) throw new NodeOperationError(this.getNode(), 'Conversation ID is empty', { itemIndex });
+	const conversationId = readConversationId.call(this, itemIndex);
 	const response = await leadChatRequest.call(this, {
 		method: 'GET',
 		path: `/conversations/${encodeURIComponent(conversationId)}`,

@@ -15,6 +15,15 @@ export const description = forOperation('conversation', 'getAll', [
 		default: {},
 		options: [
 			{
+				displayName: 'Assignee Name or ID',
+				name: 'assigneeId',
+				type: 'options',
+				typeOptions: { loadOptionsMethod: 'getAssignees' },
+				default: '',
+				description:
+					'Only the conversations of this team member, or the unassigned ones. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			},
+			{
 				displayName: 'Campaign ID',
 				name: 'campaignId',
 				type: 'string',
@@ -57,7 +66,7 @@ export async function execute(
 ): Promise<IDataObject[]> {
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const qs: IDataObject = {};
-	for (const key of ['status', 'campaignId', 'channel']) {
+	for (const key of ['status', 'campaignId', 'channel', 'assigneeId']) {
 		const value = typeof filters[key] === 'string' ? (filters[key] as string).trim() : '';
 		if (value) qs[key] = value;
 	}

@@ -1,13 +1,14 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../shared/types';
+import * as assign from './assign';
 import * as get from './get';
 import * as getAll from './getAll';
 import * as handOff from './handOff';
 import * as resumeBot from './resumeBot';
 import * as sendAsTeamMember from './sendAsTeamMember';
 
-export const operations: Record<string, Operation> = { get, getAll, handOff, resumeBot, sendAsTeamMember };
+export const operations: Record<string, Operation> = { assign, get, getAll, handOff, resumeBot, sendAsTeamMember };
 
 export const description: INodeProperties[] = [
 	{
@@ -18,6 +19,12 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['conversation'] } },
 		options: [
 			{
+				name: 'Assign',
+				value: 'assign',
+				action: 'Assign a conversation to a team member',
+				description: "Make a conversation a team member's to answer, or nobody's",
+			},
+			{
 				name: 'Get',
 				value: 'get',
 				action: 'Get a conversation',
@@ -27,7 +34,8 @@ export const description: INodeProperties[] = [
 				name: 'Get Many',
 				value: 'getAll',
 				action: 'Get many conversations',
-				description: 'List conversations, newest activity first, filtered by status, campaign or channel',
+				description:
+					'List conversations, newest activity first, filtered by status, campaign, channel or assignee',
 			},
 			{
 				name: 'Hand Off',
@@ -50,6 +58,7 @@ export const description: INodeProperties[] = [
 		],
 		default: 'getAll',
 	},
+	...assign.description,
 	...get.description,
 	...getAll.description,
 	...handOff.description,
