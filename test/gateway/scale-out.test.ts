@@ -121,6 +121,28 @@ describe('credits across processes', () => {
   });
 });
 
+test('concurrent hand-offs on three processes take the round-robin turn exactly once each: 36 hand-offs give 3 agents 12 each', async () => {
+  const account = await createAccount(gws[0]!);
+  await api(gws[0]!, account, 'PUT', 'settings', { body: { handoffAssignment: 'round_robin' } });
+  const agents: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const invited = await api(gws[i]!, account, 'POST', 'members', { body: { email: `agent${i}@team.example`, name: `Agent ${i}`, role: 'agent' } });
+    const token = new URL(invited.body.inviteUrl).hash.slice(1);
+    const accepted = await request(gws[i]!, 'POST', `/console/api/invites/${token}`, { body: { password: 'a-long-enough-password' } });
+    expect(accepted.status).toBe(200);
+    agents.push(invited.body.id);
+  }
+  const replies = await spread(36, 36, (i) =>
+    api(on(i), account, 'POST', 'incoming_custom_channel_message', {
+      body: { customData: { messageSid: unique('sid'), fromId: unique('visitor'), toId: 'biz', body: 'I want to talk to a human' } },
+    }));
+  expect(replies.map((r) => r.status)).toEqual(Array(36).fill(200));
+  const handedOff = (await api(gws[1]!, account, 'GET', 'conversations?status=handed_off&limit=100')).body.data as Array<{ assigneeId: string }>;
+  expect(handedOff).toHaveLength(36);
+  const counts = Object.fromEntries(agents.map((id) => [id, handedOff.filter((c) => c.assigneeId === id).length]));
+  expect(counts).toEqual(Object.fromEntries(agents.map((id) => [id, 12])));
+});
+
 test('the per-key rate limit is shared: 60 a minute in total over three processes, not 180', async () => {
   const limited = await Promise.all([0, 1, 2].map(() => startGateway({ ...shared, LEADCHAT_RATE_LIMIT_PER_MINUTE: '60' })));
   try {
