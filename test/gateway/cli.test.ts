@@ -114,6 +114,30 @@ describe('account rotate-key', () => {
   });
 });
 
+describe('member add', () => {
+  test('invites a member to an account and prints the link, which opens and signs them in', async () => {
+    const owner = await cli(['account', 'create', '--name', 'Team Co', '--email', 'owner@team-co.example'], env);
+    const res = await cli(['member', 'add', '--account', 'owner@team-co.example', '--email', 'Ada@team-co.example', '--role', 'agent', '--name', 'Ada'], env);
+    expect(res.code).toBe(0);
+    expect(res.json).toEqual(expect.objectContaining({ email: 'ada@team-co.example', name: 'Ada', role: 'agent', status: 'invited', inviteUrl: expect.stringContaining('/console/invite#') }));
+    const token = new URL(res.json.inviteUrl).hash.slice(1);
+    expect((await request(gw, 'POST', `/console/api/invites/${token}`, { body: { password: 'a-long-enough-password' } })).status).toBe(200);
+    const team = await request(gw, 'GET', '/v1/members', { apiKey: owner.json.apiKey });
+    expect(team.body.data.map((m: { email: string; status: string }) => `${m.email} ${m.status}`)).toEqual(['owner@team-co.example active', 'ada@team-co.example active']);
+  });
+
+  test('a bad role is refused as the API refuses it; missing options and unknown accounts are named', async () => {
+    await cli(['account', 'create', '--name', 'Other Co', '--email', 'owner@other-co.example'], env);
+    const bad = await cli(['member', 'add', '--account', 'owner@other-co.example', '--email', 'x@other-co.example', '--role', 'boss'], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.json.error.code).toBe('VALIDATION_ERROR');
+    const missing = await cli(['member', 'add', '--account', 'owner@other-co.example'], env);
+    expect(missing.stderr).toContain('member add needs --account, --email and --role');
+    const unknown = await cli(['member', 'add', '--account', 'nobody@example.com', '--email', 'x@y.example', '--role', 'agent'], env);
+    expect(unknown.stderr).toContain('No account with email nobody@example.com');
+  });
+});
+
 describe('where the CLI finds the gateway and the token', () => {
   test('LEADCHAT_ADMIN_TOKEN overrides the file: a wrong one is refused with 401 JSON', async () => {
     const res = await cli(['account', 'create', '--name', 'Nope', '--email', 'nope@example.com'], { ...env, LEADCHAT_ADMIN_TOKEN: 'a-wrong-admin-token-of-some-length' });
