@@ -44,6 +44,7 @@ test('the operator bootstrap commands work as printed', async () => {
     expect.stringMatching(/^npx leadchat-gateway account create .*--agency$/),
     expect.stringMatching(/^npx leadchat-gateway account create .*--parent /),
     expect.stringMatching(/^npx leadchat-gateway account rotate-key /),
+    expect.stringMatching(/^npx leadchat-gateway member add /),
   ]);
   const env = { ...process.env, LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: gw.dataDir, LEADCHAT_ADMIN_TOKEN: '' };
   const printed: any[] = [];
@@ -56,10 +57,13 @@ test('the operator bootstrap commands work as printed', async () => {
     expect({ command, code, stderr: stderr.replace(/npm warn.*\n/g, '') }).toEqual({ command, code: 0, stderr: '' });
     printed.push(JSON.parse(stdout));
   }
-  const [agency, client, rotated] = printed;
+  const [agency, client, rotated, member] = printed;
   expect(agency).toEqual(expect.objectContaining({ email: 'ops@acme.example', type: 'agency', apiKey: expect.any(String) }));
   expect(client).toEqual(expect.objectContaining({ email: 'client@example.com', type: 'standard', parentId: agency.id }));
   expect(rotated).toEqual({ apiKey: expect.any(String) });
   expect((await request(gw, 'GET', '/v1/credits', { apiKey: rotated.apiKey })).status).toBe(200);
   expect((await request(gw, 'GET', '/v1/credits', { apiKey: client.apiKey })).status).toBe(401);
+  expect(member).toEqual(expect.objectContaining({ email: 'dana@example.com', role: 'agent', status: 'invited', inviteUrl: expect.stringContaining('/console/invite#') }));
+  const team = await request(gw, 'GET', '/v1/members', { apiKey: rotated.apiKey });
+  expect(team.body.data.map((m: { email: string }) => m.email)).toEqual(['client@example.com', 'dana@example.com']);
 });
