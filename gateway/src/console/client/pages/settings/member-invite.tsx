@@ -32,8 +32,8 @@ export function InvitePanel(props: { onInvited: (invitation: Invitation) => void
         <Field id="invite-name" label={LABELS.name} autocomplete="off" hint="Shown on their replies in the inbox." />
         <div class="field">
           <label for="invite-role">{LABELS.role}</label>
-          <select id="invite-role" name="invite-role" defaultValue="agent" aria-describedby="invite-role-hint">
-            {MEMBER_ROLES.map((role) => <option key={role} value={role}>{ROLE_LABEL[role]}</option>)}
+          <select id="invite-role" name="invite-role" aria-describedby="invite-role-hint">
+            {MEMBER_ROLES.map((role) => <option key={role} value={role} selected={role === 'agent'}>{ROLE_LABEL[role]}</option>)}
           </select>
         </div>
         <button type="submit" class="primary" disabled={inviting.busy}>Invite</button>
@@ -56,7 +56,7 @@ export function InviteLinkPanel(props: { invitation: Invitation }) {
   }, [invitation.inviteUrl]);
   return (
     <section class="panel" aria-labelledby="invite-link-heading">
-      <h2 id="invite-link-heading">Invitation link</h2>
+      <h2 id="invite-link-heading">Invitation to send</h2>
       <div class="new-secret" ref={box}>
         <Copyable id="invite-link" label="Invitation link" value={invitation.inviteUrl}
           hint={<>For <span class="value">{invitation.name}</span> ({invitation.email}). Send it to them yourself: it is shown only now,

@@ -48,10 +48,10 @@ export function TeamTable(props: { team: TeamMember[]; me: string; onChanged: ()
                 </td>
                 <td>{statusOf(m, at)}</td>
                 <td>
-                  {m.role === 'owner' ? 'The owner signs in with the account’s password and cannot be removed.' : (
+                  {m.role === 'owner' ? 'Cannot be removed' : (
                     <>
                       <button type="button" class="secondary" disabled={acting.busy} onClick={() => newLink(m)} aria-label={`New link for ${m.name}`}>New link</button>
-                      <ConfirmAction label={`Remove ${m.name}`} confirmLabel="Remove from the team" danger busy={acting.busy} onConfirm={() => remove(m)}
+                      <ConfirmAction label="Remove" name={`Remove ${m.name}`} confirmLabel="Remove from the team" danger busy={acting.busy} onConfirm={() => remove(m)}
                         warning={`${m.name} is signed out at once and can no longer sign in; their conversations become unassigned.`} />
                     </>
                   )}
