@@ -51,6 +51,14 @@ export const MEMBER_ROLES = ['admin', 'agent'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 export type Role = 'owner' | MemberRole;
 
+const ROLE_RANK: Record<Role, number> = { agent: 1, admin: 2, owner: 3 };
+
+/** Whether a role may do what `least` may: the owner all an admin may, an admin all an agent may. */
+export const canAct = (role: Role, least: Role): boolean => ROLE_RANK[role] >= ROLE_RANK[least];
+
+/** The console page an invitation's link opens (`<base>/console/invite#<token>`): the token rides in the fragment. */
+export const INVITE_PATH = '/console/invite';
+
 /** Who a hand-off assigns its conversation to: nobody, or the account's next active agent in turn. */
 export const HANDOFF_ASSIGNMENTS = ['none', 'round_robin'] as const;
 export type HandoffAssignment = (typeof HANDOFF_ASSIGNMENTS)[number];

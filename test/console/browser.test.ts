@@ -16,6 +16,7 @@ const PAGES = [
   { path: '/console/settings/webhook', title: 'Custom Channel Webhook', shot: 'settings-webhook' },
   { path: '/console/settings/bot', title: 'Bot provider', shot: 'settings-bot' },
   { path: '/console/settings/channels', title: 'Channels', shot: 'settings-channels' },
+  { path: '/console/settings/members', title: 'Members', shot: 'settings-members' },
 ];
 
 type PagesModule = typeof import('../../gateway/src/console/pages.js', { with: { 'resolution-mode': 'import' } });

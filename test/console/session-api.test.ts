@@ -275,7 +275,7 @@ describe('passwords set by the operator', () => {
 });
 
 describe('console pages and assets', () => {
-  const PAGES = ['/console/settings/account', '/console/settings/webhook', '/console/settings/bot', '/console/settings/channels'];
+  const PAGES = ['/console/settings/account', '/console/settings/webhook', '/console/settings/bot', '/console/settings/channels', '/console/settings/members'];
   let session: { cookie: string; csrfToken: string };
   beforeAll(async () => {
     const owner = await consoleAccount(gw);

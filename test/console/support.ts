@@ -29,11 +29,32 @@ export interface SignedIn {
   reply: Reply;
 }
 
-/** POST /console/api/session as the console's sign-in form sends it; `headers` add e.g. X-Forwarded-For. */
-export async function signIn(gw: TestGateway, email: string, password: string, headers: Record<string, string> = {}): Promise<SignedIn> {
-  const reply = await request(gw, 'POST', '/console/api/session', { headers: { origin: gw.url, ...headers }, body: { email, password } });
+/** The session an answer of the session API started: its cookie and CSRF token. */
+function sessionStarted(reply: Reply): SignedIn {
   const setCookie = [reply.headers['set-cookie'] ?? []].flat()[0] ?? '';
   return { cookie: setCookie.split(';')[0]!, csrfToken: reply.body?.csrfToken, reply };
+}
+
+/** POST /console/api/session as the console's sign-in form sends it; `headers` add e.g. X-Forwarded-For. */
+export async function signIn(gw: TestGateway, email: string, password: string, headers: Record<string, string> = {}): Promise<SignedIn> {
+  return sessionStarted(await request(gw, 'POST', '/console/api/session', { headers: { origin: gw.url, ...headers }, body: { email, password } }));
+}
+
+/** Accepts an invitation as its page does (the token from the link's fragment, a password): the member's session. */
+export async function acceptInvite(gw: TestGateway, inviteUrl: string, password: string): Promise<SignedIn> {
+  const token = new URL(inviteUrl).hash.slice(1);
+  return sessionStarted(await request(gw, 'POST', `/console/api/invites/${token}`, { headers: { origin: gw.url }, body: { password } }));
+}
+
+/** Invites a member with the account's API key (which acts as the owner) and accepts at once: their session. */
+export async function teamMember(gw: TestGateway, owner: TestAccount, role: 'admin' | 'agent', name = `A ${role}`): Promise<SignedIn & { id: string }> {
+  counter += 1;
+  const email = `${role}-${counter}-${process.pid}@team.example`;
+  const invited = await request(gw, 'POST', '/v1/members', { apiKey: owner.apiKey, body: { email, name, role } });
+  if (invited.status !== 201) throw new Error(`inviting failed: ${invited.status} ${invited.text}`);
+  const session = await acceptInvite(gw, invited.body.inviteUrl, `member-${counter}-${process.pid}-long-enough`);
+  if (session.reply.status !== 200) throw new Error(`accepting failed: ${session.reply.status} ${session.reply.text}`);
+  return { ...session, id: invited.body.id };
 }
 
 /** A request with a session's cookie, and its CSRF token unless `csrf` says otherwise (`null`: none). */

@@ -53,11 +53,6 @@ export const ownerOf = (account: Account): Actor => ({
 
 export const actorOf = (m: Member): Actor => ({ id: m.id, name: m.name, email: m.email, role: m.role });
 
-const RANK: Record<Role, number> = { agent: 1, admin: 2, owner: 3 };
-
-/** Whether a role may do what `least` may. */
-export const canAct = (role: Role, least: Role): boolean => RANK[role] >= RANK[least];
-
 /** The account's member with this id, the owner included; 404 for anyone else's. */
 export async function getMember(r: Reader, account: Account, id: string): Promise<Member | Actor> {
   if (id === ownerIdOf(account.id)) return ownerOf(account);

@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { PAGES, SIGN_IN_PATH } from '../pages.js';
+import { INVITE_PATH, mayOpen, PAGES, SIGN_IN_PATH } from '../pages.js';
 import { toSignIn } from './api.js';
 import { BusyNotice } from './components/busy.js';
 import { Shell } from './components/shell.js';
+import { AcceptInvite } from './pages/invite.js';
 import { NotFound } from './pages/not-found.js';
+import { Refused } from './pages/refused.js';
 import { SignIn } from './pages/sign-in.js';
 import { AgencyPage } from './pages/agency/agency-page.js';
 import { FunnelPage } from './pages/funnel/funnel-page.js';
@@ -13,6 +15,7 @@ import { InboxPage } from './pages/inbox/inbox-page.js';
 import { ApiKeyPage } from './pages/settings/api-key.js';
 import { BotPage } from './pages/settings/bot.js';
 import { ChannelsPage } from './pages/settings/channels.js';
+import { MembersPage } from './pages/settings/members.js';
 import { WebhookPage } from './pages/settings/webhook.js';
 import { usePath } from './router.js';
 import { loadSession, type SessionInfo } from './session.js';
@@ -23,6 +26,7 @@ const VIEWS: Record<string, (props: { session: SessionInfo }) => preact.JSX.Elem
   '/console/settings/webhook': WebhookPage,
   '/console/settings/bot': BotPage,
   '/console/settings/channels': ChannelsPage,
+  '/console/settings/members': MembersPage,
   '/console/campaigns': CampaignsPage,
   '/console/lists': ListsPage,
   '/console/inbox': InboxPage,
@@ -32,7 +36,10 @@ const VIEWS: Record<string, (props: { session: SessionInfo }) => preact.JSX.Elem
 
 export function App() {
   const path = usePath();
-  return path === SIGN_IN_PATH ? <SignIn /> : <SignedIn path={path} />;
+  // Both are for someone not signed in yet: no session is loaded.
+  if (path === SIGN_IN_PATH) return <SignIn />;
+  if (path === INVITE_PATH) return <AcceptInvite />;
+  return <SignedIn path={path} />;
 }
 
 function SignedIn(props: { path: string }) {
@@ -43,10 +50,11 @@ function SignedIn(props: { path: string }) {
   if (!session) return <p role="status" class="boot">Loading…</p>;
   const page = PAGES.find((p) => p.path === props.path);
   const View = page && VIEWS[page.path];
+  const { role } = session.member;
   return (
     <Shell session={session} page={page}>
       <BusyNotice />
-      {View ? <View key={page.path} session={session} /> : <NotFound />}
+      {page && !mayOpen(page, role) ? <Refused page={page} role={role} /> : View ? <View key={page.path} session={session} /> : <NotFound />}
     </Shell>
   );
 }

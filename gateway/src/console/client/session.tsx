@@ -1,8 +1,11 @@
+import type { Role } from '../../api-contract.js';
 import { call, get, SESSION_PATH, setCsrfToken } from './api.js';
 
 /** What the gateway says of the signed-in user; see /console/api/session. */
 export interface SessionInfo {
   account: { id: string; name: string; email: string; type: 'agency' | 'standard' };
+  /** Who signed in: the account's owner, or a member of its team, with the role that decides what they may do. */
+  member: { id: string; name: string; email: string; role: Role };
   csrfToken: string;
   expiresAt: string;
   idleMinutes: number;

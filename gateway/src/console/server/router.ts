@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import express, { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { notFoundHandler } from '../../http/errors.js';
-import { CONSOLE_BASE, HOME_PATH, PAGES, REDIRECTS, SIGN_IN_PATH } from '../pages.js';
+import { CONSOLE_BASE, HOME_PATH, INVITE_PATH, mayOpen, PAGES, REDIRECTS, SIGN_IN_PATH, type ConsolePage } from '../pages.js';
 import { consoleHeaders } from './headers.js';
 import { sessionApi } from './session-api.js';
 import { sessionOf } from '../../http/middleware/session.js';
@@ -18,6 +18,10 @@ const local = (page: string) => page.slice(CONSOLE_BASE.length) || '/';
  * The web console under /console: its pages (each the same HTML shell, served only to a signed-in user; anyone
  * else is sent to the sign-in page), its built assets, and its session API. Everything else it does goes through
  * /v1 with the session, under the same rules as an API key.
+ *
+ * A page above the signed-in member's role (an agent opening Settings) is answered 403, still with the shell: the
+ * app tells the member why, with the navigation they may use. The invitation page needs no session: whoever opens
+ * it is not a member yet.
  */
 export function consoleRouter(gw: Gateway): Router {
   const router = Router();
@@ -32,9 +36,10 @@ export function consoleRouter(gw: Gateway): Router {
   const toSignIn: RequestHandler = (req, res) => {
     res.redirect(302, `${SIGN_IN_PATH}?next=${encodeURIComponent(req.originalUrl)}`);
   };
-  const page = (status: number): RequestHandler => async (req, res, next) => {
-    if (!(await sessionOf(gw, req))) return toSignIn(req, res, next);
-    res.status(status).type('html').send(SHELL_HTML);
+  const page = (status: number, p?: ConsolePage): RequestHandler => async (req, res, next) => {
+    const signedIn = await sessionOf(gw, req);
+    if (!signedIn) return toSignIn(req, res, next);
+    res.status(p && !mayOpen(p, signedIn.actor.role) ? 403 : status).type('html').send(SHELL_HTML);
   };
 
   for (const [from, to] of Object.entries(REDIRECTS)) router.get(local(from), (_req, res) => res.redirect(302, to));
@@ -42,7 +47,8 @@ export function consoleRouter(gw: Gateway): Router {
     if (await sessionOf(gw, req)) return res.redirect(302, HOME_PATH);
     res.type('html').send(SHELL_HTML);
   });
-  for (const p of PAGES) router.get(local(p.path), page(200));
+  router.get(local(INVITE_PATH), (_req, res) => void res.type('html').send(SHELL_HTML));
+  for (const p of PAGES) router.get(local(p.path), page(200, p));
   // The app draws its own "not found" inside the shell, with the navigation to go on from there.
   router.get('/{*rest}', page(404));
   return router;

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { canAct } from '../../domain/members.js';
+import { canAct } from '../../api-contract.js';
 import { forbidden } from '../../errors.js';
 import { actorOf } from '../route.js';
 

@@ -1,4 +1,5 @@
 import type { Request, RequestHandler } from 'express';
+import { INVITE_PATH } from '../../api-contract.js';
 import type { Gateway } from '../../context.js';
 import { getMember, inviteMember, membersOf, publicMember, reinvite, removeMember, updateMember, type Invitation } from '../../domain/members.js';
 import { iso } from '../../ids.js';
@@ -9,13 +10,13 @@ import { publicBase } from '../public-base.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { memberInvite, memberUpdate } from '../schemas.js';
 
-/** The console page an invitation's link opens. The token rides in the fragment, which no server or log ever sees. */
-export const INVITE_PAGE = '/console/invite';
-
-/** A member as the answer that invites them shows them: with the invitation's link, shown this once. */
+/**
+ * A member as the answer that invites them shows them: with the invitation's link, shown this once. The token rides
+ * in the link's fragment, which no server or log ever sees.
+ */
 export const invitationView = (gw: Gateway, req: Request, { member, token }: Invitation) => ({
   ...publicMember(member),
-  inviteUrl: `${publicBase(gw, req)}${INVITE_PAGE}#${token}`,
+  inviteUrl: `${publicBase(gw, req)}${INVITE_PATH}#${token}`,
   inviteExpiresAt: iso(member.inviteExpiresAt!),
 });
 

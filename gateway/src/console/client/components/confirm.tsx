@@ -7,6 +7,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
  */
 export function ConfirmAction(props: {
   label: string;
+  /** What the first button and the confirmation are called for a screen reader, when the label alone is not enough ("Remove" in a table's row: "Remove Ana"). */
+  name?: string;
   confirmLabel: string;
   warning: ComponentChildren;
   busy?: boolean;
@@ -19,14 +21,14 @@ export function ConfirmAction(props: {
     if (asking) confirmRef.current?.focus();
   }, [asking]);
   if (!asking) {
-    return <button type="button" class={props.danger ? 'danger' : 'secondary'} onClick={() => setAsking(true)}>{props.label}</button>;
+    return <button type="button" class={props.danger ? 'danger' : 'secondary'} aria-label={props.name} onClick={() => setAsking(true)}>{props.label}</button>;
   }
   const confirm = async () => {
     await props.onConfirm();
     setAsking(false);
   };
   return (
-    <div class="confirm" role="group" aria-label={props.label}>
+    <div class="confirm" role="group" aria-label={props.name ?? props.label}>
       <p>{props.warning}</p>
       <button type="button" ref={confirmRef} class={props.danger ? 'danger' : 'primary'} disabled={props.busy} onClick={confirm}>{props.confirmLabel}</button>
       <button type="button" class="secondary" onClick={() => setAsking(false)}>Cancel</button>

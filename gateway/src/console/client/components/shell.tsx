@@ -1,12 +1,14 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { PAGES, SIGN_IN_PATH, type ConsolePage } from '../../pages.js';
+import { mayOpen, PAGES, SIGN_IN_PATH, type ConsolePage } from '../../pages.js';
+import { ROLE_LABEL } from '../roles.js';
 import { Link } from '../router.js';
 import { signOut, type SessionInfo } from '../session.js';
 import { BalanceBanner, useCredits } from './balance.js';
 
 /**
- * The frame of every signed-in page: who is signed in, sign-out, and the navigation. On a page change the page's
+ * The frame of every signed-in page: who is signed in (their name and role, on which account), sign-out, and the
+ * navigation, which offers only the pages their role opens. On a page change the page's
  * heading takes focus, so a screen reader announces where the user now is and Tab goes on from there.
  *
  * At phone width the navigation folds behind a Menu button (a disclosure: aria-expanded, aria-controls). Escape
@@ -35,7 +37,8 @@ export function Shell(props: { session: SessionInfo; page?: ConsolePage; childre
     await signOut();
     location.assign(SIGN_IN_PATH);
   };
-  const shown = PAGES.filter((p) => !p.agencyOnly || props.session.account.type === 'agency');
+  const { account, member } = props.session;
+  const shown = PAGES.filter((p) => (!p.agencyOnly || account.type === 'agency') && mayOpen(p, member.role));
   const sections = [...new Set(shown.map((p) => p.section))];
   return (
     <>
@@ -43,7 +46,9 @@ export function Shell(props: { session: SessionInfo; page?: ConsolePage; childre
       <header class="top">
         <span class="brand">LeadChat</span>
         <span class="who">
-          <span class="name">{props.session.account.name}</span> <span class="email">{props.session.account.email}</span>
+          <span class="sr-only">Signed in as </span>
+          <span class="member">{member.name}</span> <span class="role">{ROLE_LABEL[member.role]}</span>
+          <span class="sr-only">, on the account</span> <span class="name">{account.name}</span> <span class="email">{member.email}</span>
         </span>
         <button type="button" class="secondary" onClick={leave} disabled={leaving}>Sign out</button>
         <button type="button" class="secondary menu-button" ref={menuButton} aria-expanded={menuOpen} aria-controls="console-nav"

@@ -32,7 +32,10 @@ export function SignIn() {
         <button type="submit" class="primary" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
         <div id="sign-in-status"><FormStatus error={error} /></div>
       </form>
-      <p class="hint">No password yet? The gateway's operator sets it with <code>leadchat-gateway account password</code>.</p>
+      <p class="hint">
+        No password yet? A team member sets theirs through the invitation link an admin sends them; the account's owner
+        gets theirs from the gateway's operator (<code>leadchat-gateway account password</code>).
+      </p>
     </main>
   );
 }

@@ -25,6 +25,8 @@ export function CampaignForm(props: {
   lists: Array<{ id: string; name: string }>;
   onSaved: (c: Campaign, created: boolean) => void;
   notice?: string;
+  /** For a role that reads campaigns but does not change them (an agent): every setting shown, none changeable. */
+  readOnly?: boolean;
 }) {
   const [d, setD] = useState<Draft>(props.draft);
   const [warning, setWarning] = useState<string | undefined>(undefined);
@@ -51,7 +53,7 @@ export function CampaignForm(props: {
 
   return (
     <form onSubmit={save} class="campaign-form" aria-label="Campaign settings" noValidate>
-      <fieldset>
+      <fieldset disabled={props.readOnly}>
         <legend>Campaign</legend>
         <Text id="c-name" label={L.name} value={d.name} onChange={set('name')} required max={MAX.name} />
         <Choice id="c-type" label={L.type} value={d.type} onChange={set('type')} options={Object.entries(TYPE_LABEL) as Array<[Campaign['type'], string]>} />
@@ -85,7 +87,7 @@ export function CampaignForm(props: {
         </fieldset>
       </fieldset>
 
-      <fieldset>
+      <fieldset disabled={props.readOnly}>
         <legend>Channel and opening message</legend>
         <Choice id="c-channel" label={L.channel} value={d.channel} onChange={set('channel')} options={Object.entries(CHANNEL_LABEL) as Array<[Campaign['channel'], string]>} />
         {d.channel === 'custom' && (
@@ -108,7 +110,7 @@ export function CampaignForm(props: {
         )}
       </fieldset>
 
-      <fieldset>
+      <fieldset disabled={props.readOnly}>
         <legend>Pace and hours</legend>
         <Text id="c-send-rate" label={L.sendRate} value={d.sendRate} onChange={set('sendRate')}
           hint="How fast queued opening messages go, such as 30/m or 500/h. The first 3 of a burst go at once." />
@@ -122,7 +124,7 @@ export function CampaignForm(props: {
         )}
       </fieldset>
 
-      <fieldset>
+      <fieldset disabled={props.readOnly}>
         <legend>Follow-ups</legend>
         <Check id="c-followups-on" label={L['followUps.enabled']} checked={d.followUps.enabled}
           onChange={(enabled) => set('followUps')({ ...d.followUps, enabled })} />
@@ -138,7 +140,7 @@ export function CampaignForm(props: {
         </Rows>
       </fieldset>
 
-      <fieldset>
+      <fieldset disabled={props.readOnly}>
         <legend>Bot</legend>
         <Check id="c-bot-active" label={L['bot.active']} checked={d.bot.active} onChange={setBot('active')} />
         <LongText id="c-bot-instructions" label={L['bot.instructions']} value={d.bot.instructions} onChange={setBot('instructions')} rows={4} max={MAX.instructions}
@@ -162,7 +164,7 @@ export function CampaignForm(props: {
       </fieldset>
 
       {warning && <p class="warning" role="alert">{warning}</p>}
-      <button type="submit" class="primary" disabled={saving.busy}>{warning ? 'Go Live anyway' : existing ? 'Save campaign' : 'Create campaign'}</button>
+      {!props.readOnly && <button type="submit" class="primary" disabled={saving.busy}>{warning ? 'Go Live anyway' : existing ? 'Save campaign' : 'Create campaign'}</button>}
       <FormStatus error={saving.error} done={saving.done ?? props.notice} />
     </form>
   );

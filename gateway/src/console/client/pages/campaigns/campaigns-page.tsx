@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
+import { canAct } from '../../../../api-contract.js';
 import { get } from '../../api.js';
 import { Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
+import type { SessionInfo } from '../../session.js';
 import { allPages, Pager, usePaged } from '../lists/paged.js';
 import { ItemLink, useSelected } from '../lists/selection.js';
 import { BotTestPanel } from './bot-test.js';
@@ -21,9 +23,11 @@ const NEW = 'new';
 
 /**
  * The account's campaigns, a page at a time, and one campaign opened with every setting, its opening message
- * previewed for a contact and its bot tried out.
+ * previewed for a contact and its bot tried out. An agent reads them and tries their bot; creating and changing
+ * them (going Live included) is for admins and the owner, as the API has it.
  */
-export function CampaignsPage() {
+export function CampaignsPage({ session }: { session: SessionInfo }) {
+  const readOnly = !canAct(session.member.role, 'admin');
   const { selected, select } = useSelected();
   const [lists, setLists] = useState<List[]>([]);
   const [notice, setNotice] = useState<string | undefined>(undefined);
@@ -32,7 +36,7 @@ export function CampaignsPage() {
     setNotice(undefined);
     select(id);
   };
-  if (selected === NEW) {
+  if (selected === NEW && !readOnly) {
     return (
       <>
         <PageTitle>New campaign</PageTitle>
@@ -44,21 +48,26 @@ export function CampaignsPage() {
       </>
     );
   }
-  if (selected) return <CampaignView key={selected} id={selected} lists={lists} notice={notice} onBack={() => open(null)} />;
-  return <CampaignTable lists={lists} open={open} />;
+  if (selected && selected !== NEW) return <CampaignView key={selected} id={selected} lists={lists} notice={notice} readOnly={readOnly} onBack={() => open(null)} />;
+  return <CampaignTable lists={lists} open={open} readOnly={readOnly} />;
 }
 
 function BackLink(props: { onBack: () => void }) {
   return <p><a href={location.pathname} onClick={(e) => { e.preventDefault(); props.onBack(); }}>← All campaigns</a></p>;
 }
 
-function CampaignTable(props: { lists: List[]; open: (id: string) => void }) {
+/** What an agent is told where an admin finds the controls to change campaigns. */
+const READ_ONLY_NOTE = 'Your role (agent) reads campaigns and tries their bot; an admin or the account’s owner creates and changes them.';
+
+function CampaignTable(props: { lists: List[]; open: (id: string) => void; readOnly: boolean }) {
   const paged = usePaged<Campaign>('/v1/campaigns');
   const listName = (id: string | null) => (id ? props.lists.find((l) => l.id === id)?.name ?? id : '—');
   return (
     <>
       <PageTitle>Campaigns</PageTitle>
-      <p><button type="button" class="primary" onClick={() => props.open(NEW)}>New campaign</button></p>
+      {props.readOnly
+        ? <p class="current">{READ_ONLY_NOTE}</p>
+        : <p><button type="button" class="primary" onClick={() => props.open(NEW)}>New campaign</button></p>}
       <Panel title="Your campaigns" id="campaigns-heading">
         {!paged.items ? <Loading error={paged.error} /> : paged.items.length === 0 ? <p>No campaigns yet.</p> : (
           <div class="table-scroll" role="region" aria-labelledby="campaigns-heading" tabIndex={0}>
@@ -84,7 +93,7 @@ function CampaignTable(props: { lists: List[]; open: (id: string) => void }) {
   );
 }
 
-function CampaignView(props: { id: string; lists: List[]; notice?: string; onBack: () => void }) {
+function CampaignView(props: { id: string; lists: List[]; notice?: string; readOnly: boolean; onBack: () => void }) {
   const [campaign, setCampaign] = useState<Campaign | undefined>(undefined);
   const [unreachable, setUnreachable] = useState<Unreachable | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -105,7 +114,8 @@ function CampaignView(props: { id: string; lists: List[]; notice?: string; onBac
       </p>
       <UnreachableNotice campaign={campaign} unreachable={unreachable} />
       <Panel title="Settings" id="settings-heading">
-        <CampaignForm campaign={campaign} draft={draftOf(campaign)} lists={props.lists} notice={props.notice} onSaved={setCampaign} />
+        {props.readOnly && <p class="current">{READ_ONLY_NOTE}</p>}
+        <CampaignForm campaign={campaign} draft={draftOf(campaign)} lists={props.lists} notice={props.notice} readOnly={props.readOnly} onSaved={setCampaign} />
       </Panel>
       <PreviewPanel campaignId={campaign.id} />
       <BotTestPanel campaignId={campaign.id} />

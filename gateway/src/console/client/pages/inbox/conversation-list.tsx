@@ -1,11 +1,13 @@
+import { assigneeName, type Team } from './assignee.js';
 import { CONVERSATION_STATUS, channelName, contactName, when } from './labels.js';
 import type { Conversation } from './types.js';
 
 /**
  * The conversations, in the order given: who, on which channel, the last message, whether a person has it
- * (hand-off), whether it needs a reply and how many of the contact's messages are unread. Each is a button that opens its thread.
+ * (hand-off) and which member of the team, whether it needs a reply and how many of the contact's messages are
+ * unread. Each is a button that opens its thread.
  */
-export function ConversationList(props: { items: Conversation[]; selected?: string; filtered: boolean; onOpen: (id: string) => void }) {
+export function ConversationList(props: { items: Conversation[]; team: Team; selected?: string; filtered: boolean; onOpen: (id: string) => void }) {
   if (props.items.length === 0) {
     return <p class="current">{props.filtered ? 'No conversation matches these filters.' : 'No conversations yet: they start with a campaign\'s opening message or a message from a contact.'}</p>;
   }
@@ -25,6 +27,7 @@ export function ConversationList(props: { items: Conversation[]; selected?: stri
               {c.unread > 0 && <span class="inbox-badge inbox-count">{c.unread} unread</span>}
               {c.needsReply && c.unread === 0 && <span class="inbox-badge inbox-count">Needs reply</span>}
               {c.failed > 0 && <span class="inbox-badge inbox-failed">{c.failed} failed</span>}
+              {c.assigneeId && <span class="inbox-assignee">Assigned to {assigneeName(props.team, c.assigneeId)}</span>}
             </span>
             {c.lastMessage && (
               <span class="inbox-item-last">{c.lastMessage.direction === 'outgoing' ? 'You: ' : ''}{c.lastMessage.body}</span>

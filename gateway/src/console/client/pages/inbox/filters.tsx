@@ -8,9 +8,11 @@ export interface Filters {
   campaignId: string;
   /** 'true': only conversations holding a failed message. */
   failed: string;
+  /** 'me': the signed-in member's; 'none': nobody's; empty: all. */
+  assigneeId: string;
 }
 
-export const NO_FILTERS: Filters = { status: '', channel: '', campaignId: '', failed: '' };
+export const NO_FILTERS: Filters = { status: '', channel: '', campaignId: '', failed: '', assigneeId: '' };
 
 /** The query string of GET /v1/conversations for these filters (the API does the filtering). */
 export const filterQuery = (f: Filters) =>

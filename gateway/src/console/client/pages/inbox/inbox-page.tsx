@@ -1,7 +1,10 @@
 import { MAX_PAGE_LIMIT } from '../../../../api-contract.js';
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from '../../api.js';
 import { PageTitle } from '../../components/shell.js';
+import type { SessionInfo } from '../../session.js';
+import { loadTeam, type TeamMember } from '../../team.js';
+import { AssigneeSwitch, type Team } from './assignee.js';
 import { ConversationList } from './conversation-list.js';
 import { FilterBar, filterQuery, NO_FILTERS, type Filters } from './filters.js';
 import { RetryAllFailed } from './retry-all.js';
@@ -16,10 +19,14 @@ const openInAddress = () => new URLSearchParams(location.search).get('c') ?? und
 
 /**
  * The inbox: the account's conversations, those that need a reply first, each group newest activity first, filtered
- * as the API filters them and read again every few seconds, beside the thread of the one open.
+ * as the API filters them (the signed-in member's, the unassigned, or all) and read again every few seconds, beside
+ * the thread of the one open.
  */
-export function InboxPage() {
+export function InboxPage({ session }: { session: SessionInfo }) {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [members, setMembers] = useState<TeamMember[]>([]);
+  useEffect(() => void loadTeam().then((res) => setMembers(res.items)), []);
+  const team: Team = { members, me: session.member.id };
   const [limit, setLimit] = useState(PAGE);
   const [page, setPage] = useState<PageOf<Conversation> | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -56,16 +63,17 @@ export function InboxPage() {
       <div class={`inbox${open ? ' inbox-open' : ''}`}>
         <section class="panel inbox-list" aria-labelledby="conversations-heading">
           <h2 id="conversations-heading">Conversations</h2>
+          <AssigneeSwitch value={filters.assigneeId} onChange={(assigneeId) => filter({ ...filters, assigneeId })} />
           <FilterBar value={filters} onChange={filter} />
           {filters.failed === 'true' && <RetryAllFailed label="Retry all failed messages" onDone={() => void load()} />}
           {error && <p class="error" role="alert">{error}</p>}
-          {page ? <ConversationList items={page.data} selected={open} filtered={filtered} onOpen={choose} /> : !error && <p role="status">Loading…</p>}
+          {page ? <ConversationList items={page.data} team={team} selected={open} filtered={filtered} onOpen={choose} /> : !error && <p role="status">Loading…</p>}
           {page?.nextCursor && limit < MAX_PAGE_LIMIT && (
             <button type="button" class="secondary" onClick={() => setLimit(Math.min(limit + PAGE, MAX_PAGE_LIMIT))}>Show more conversations</button>
           )}
         </section>
         {open
-          ? <Thread key={open} id={open} onClose={() => choose(undefined)} onChanged={() => void load()} />
+          ? <Thread key={open} id={open} team={team} onClose={() => choose(undefined)} onChanged={() => void load()} />
           : <section class="panel inbox-thread inbox-empty" aria-label="Conversation"><p class="current">Choose a conversation to read it and reply.</p></section>}
       </div>
     </>

@@ -7,7 +7,7 @@ import { MediaPreview } from './media.js';
 import type { Message } from './types.js';
 
 /**
- * One message of a thread: who wrote it, its text, media and status. A failed one shows its error as the API gave
+ * One message of a thread: who wrote it (a team reply by the member's name), its text, media and status. A failed one shows its error as the API gave
  * it, with the delivery attempts, and a Retry button (POST /v1/messages/{id}/retry); one still being sent after
  * failed attempts says how many failed and when the next is due.
  */
@@ -32,7 +32,8 @@ export function MessageItem(props: { message: Message; onChanged: () => void }) 
   return (
     <li class={`inbox-msg ${outgoing ? 'inbox-out' : 'inbox-in'}`}>
       <p class="inbox-msg-meta">
-        <span>{outgoing ? (AUTHOR[m.author ?? ''] ?? 'Sent') : 'Contact'}</span> · <time dateTime={m.createdAt}>{when(m.createdAt)}</time>
+        <span>{outgoing ? (AUTHOR[m.author ?? ''] ?? 'Sent') : 'Contact'}</span>
+        {m.authorName && <> · <span class="inbox-msg-author">{m.authorName}</span></>} · <time dateTime={m.createdAt}>{when(m.createdAt)}</time>
       </p>
       {m.messageType === 'reaction'
         ? <p class="inbox-msg-body">Reacted with {m.body}</p>

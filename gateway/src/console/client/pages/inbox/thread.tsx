@@ -5,6 +5,7 @@ import { call, get, type ApiResult } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
+import { AssigneePicker, type Team } from './assignee.js';
 import { CONVERSATION_STATUS, channelName, contactName, handoffWhy, when } from './labels.js';
 import { MessageItem } from './message.js';
 import { RetryAllFailed } from './retry-all.js';
@@ -28,10 +29,11 @@ async function threadOf(conversation: Conversation): Promise<ApiResult<Message[]
 }
 
 /**
- * One conversation: its messages kept up to date, a reply as a team member on the conversation's channel, and the
- * bot turned on or off. Whatever the contact wrote is read once it is on screen (POST /v1/conversations/{id}/read).
+ * One conversation: its messages kept up to date, who of the team has it, a reply as a team member on the
+ * conversation's channel, and the bot turned on or off. Whatever the contact wrote is read once it is on screen
+ * (POST /v1/conversations/{id}/read).
  */
-export function Thread(props: { id: string; onClose: () => void; onChanged: () => void }) {
+export function Thread(props: { id: string; team: Team; onClose: () => void; onChanged: () => void }) {
   const [conversation, setConversation] = useState<Conversation | undefined>(undefined);
   const [messages, setMessages] = useState<Message[] | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -78,6 +80,10 @@ export function Thread(props: { id: string; onClose: () => void; onChanged: () =
         {conversation.contact?.fromId && <><dt>Contact ID</dt><dd>{conversation.contact.fromId}</dd></>}
         {Object.entries(conversation.contact?.externalIds ?? {}).map(([label, id]) => <Fragment key={label}><dt>ID on {label}</dt><dd>{id}</dd></Fragment>)}
       </dl>
+      <AssigneePicker conversation={conversation} team={props.team} onChanged={(c) => {
+        setConversation(c);
+        props.onChanged();
+      }} />
       {conversation.contact?.optOut
         ? <OptedOut optOut={conversation.contact.optOut} />
         : <BotSwitch conversation={conversation} onChanged={reload} />}
@@ -145,7 +151,7 @@ function ReplyForm(props: { conversation: Conversation; onSent: () => void }) {
   return (
     <form class="inbox-reply" onSubmit={submit}>
       <LongText id="reply-body" label="Reply as your team" value={body} onChange={setBody} required max={TEXT_LIMITS.teamMessage}
-        hint={<>Sent on {channelName(props.conversation)}. Replying hands the conversation to your team: the bot stops answering here.</>} />
+        hint={<>Sent on {channelName(props.conversation)}, signed with your name. Replying hands the conversation to your team: the bot stops answering here, and a conversation nobody has becomes yours.</>} />
       <button type="submit" class="primary" disabled={sending.busy}>Send reply</button>
       <FormStatus error={sending.error} done={sending.done} />
     </form>

@@ -27,6 +27,8 @@ export interface Conversation {
   handoff: { reason: string; message: string | null; at: string } | null;
   /** How many of its outgoing messages are failed. */
   failed: number;
+  /** The team member (or the owner) who has it to answer; null: nobody. */
+  assigneeId: string | null;
   contact: Contact | null;
 }
 
@@ -48,6 +50,9 @@ export interface Message {
   errorCode: string | null;
   messageType: 'text' | 'reaction';
   author: string | null;
+  /** Who of the team wrote a team reply, by their name then. */
+  authorId?: string | null;
+  authorName?: string | null;
   media: { url: string; contentType: string; mediaId: string | null } | null;
   createdAt: string;
   updatedAt: string;

@@ -4,6 +4,7 @@ import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 import { Loading, useResource } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
+import { HandoffAssignmentPanel } from './handoff-assignment.js';
 
 interface BotSettings {
   provider: 'faq' | 'openai';
@@ -30,7 +31,8 @@ const LABELS = {
 /**
  * Which bot answers contacts: the offline FAQ bot, or an OpenAI-compatible endpoint (OpenAI, Ollama, vLLM,
  * LM Studio) with the FAQ bot standing in when it fails; and the campaign whose bot answers contacts no campaign
- * reached yet. The saved API key is never sent back whole: leaving its field empty keeps it.
+ * reached yet. The saved API key is never sent back whole: leaving its field empty keeps it. And who of the team
+ * gets the conversations the bot hands over.
  */
 export function BotPage() {
   const bot = useResource<BotSettings>('/v1/settings/bot');
@@ -111,6 +113,7 @@ export function BotPage() {
         </form>
         <FormStatus error={saving.error} done={saving.done} />
       </Panel>
+      <HandoffAssignmentPanel />
     </>
   );
 }

@@ -1,0 +1,67 @@
+import { call } from '../../api.js';
+import { useAction } from '../../components/action.js';
+import { FormStatus } from '../../components/form.js';
+import { ROLE_LABEL } from '../../roles.js';
+import type { TeamMember } from '../../team.js';
+import type { Conversation } from './types.js';
+
+/** The team as the inbox names it: each member's name by id, the signed-in member's own id. */
+export interface Team {
+  members: TeamMember[];
+  me: string;
+}
+
+/** Whom a conversation is assigned to, in words: "you", a member's name, or someone who left the team. */
+export function assigneeName(team: Team, id: string): string {
+  if (id === team.me) return 'you';
+  return team.members.find((m) => m.id === id)?.name ?? 'someone no longer on the team';
+}
+
+const SHOWN = [['me', 'Mine'], ['none', 'Unassigned'], ['', 'All']] as const;
+
+/** Mine, Unassigned or All: GET /v1/conversations?assigneeId=me|none, or no such filter. */
+export function AssigneeSwitch(props: { value: string; onChange: (assigneeId: string) => void }) {
+  return (
+    <fieldset class="inbox-switch">
+      <legend>Assigned to</legend>
+      {SHOWN.map(([value, label]) => (
+        <label key={value} class="choice">
+          <input type="radio" name="inbox-assignee" value={value} checked={props.value === value} onChange={() => props.onChange(value)} />
+          {label}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/**
+ * Who has the conversation to answer (POST /v1/conversations/{id}/assign): an active member of the team, or
+ * nobody. Only active members are offered: an invited one cannot answer yet, and the API refuses them.
+ */
+export function AssigneePicker(props: { conversation: Conversation; team: Team; onChanged: (c: Conversation) => void }) {
+  const assigning = useAction();
+  const { conversation, team } = props;
+  const current = conversation.assigneeId;
+  const assign = (memberId: string | null) => void assigning.run(
+    () => call<Conversation>('POST', `/v1/conversations/${encodeURIComponent(conversation.id)}/assign`, { memberId }),
+    (c) => (c.assigneeId ? `Assigned to ${assigneeName(team, c.assigneeId)}.` : 'Assigned to nobody.'),
+    props.onChanged,
+  );
+  const active = team.members.filter((m) => m.status === 'active');
+  return (
+    <div class="inbox-assign">
+      <label for="thread-assignee">Assigned to</label>
+      <div class="inbox-assign-row">
+        <select id="thread-assignee" value={current ?? ''} disabled={assigning.busy} onChange={(e) => assign(e.currentTarget.value || null)}>
+          <option value="">Nobody</option>
+          {active.map((m) => <option key={m.id} value={m.id}>{m.name} ({m.id === team.me ? 'you' : ROLE_LABEL[m.role].toLowerCase()})</option>)}
+          {current && !active.some((m) => m.id === current) && <option value={current}>{assigneeName(team, current)}</option>}
+        </select>
+        {current !== team.me && (
+          <button type="button" class="secondary" disabled={assigning.busy} onClick={() => assign('me')}>Assign to me</button>
+        )}
+      </div>
+      <FormStatus error={assigning.error} done={assigning.done} />
+    </div>
+  );
+}
