@@ -42,8 +42,12 @@ export const settings = {
   LEADCHAT_PRICE_BOT_REPLY: { schema: price, default: '1', doc: 'Credits a sub-account pays per bot reply' },
   LEADCHAT_PRICE_SMS: { schema: price, default: '1', doc: 'Credits a sub-account pays per SMS segment sent (160 GSM-7 or 70 Unicode characters; 153 and 67 per segment in longer ones)' },
   LEADCHAT_PRICE_WHATSAPP: { schema: price, default: '1', doc: 'Credits a sub-account pays per WhatsApp message sent' },
+  LEADCHAT_PRICE_MESSENGER: { schema: price, default: '1', doc: 'Credits a sub-account pays per Messenger message sent' },
+  LEADCHAT_PRICE_INSTAGRAM: { schema: price, default: '1', doc: 'Credits a sub-account pays per Instagram message sent' },
   LEADCHAT_TWILIO_API_URL: { schema: z.url(), default: 'https://api.twilio.com', doc: 'Twilio\'s REST API (a stand-in for tests)' },
   LEADCHAT_WHATSAPP_API_URL: { schema: z.url(), default: 'https://graph.facebook.com/v23.0', doc: 'The WhatsApp Cloud API\'s Graph API, with its version (a stand-in for tests)' },
+  LEADCHAT_MESSENGER_API_URL: { schema: z.url(), default: 'https://graph.facebook.com/v23.0', doc: 'Messenger\'s Graph API (Send API, profiles), with its version (a stand-in for tests)' },
+  LEADCHAT_INSTAGRAM_API_URL: { schema: z.url(), default: 'https://graph.facebook.com/v23.0', doc: 'Instagram messaging\'s Graph API, with its version (a stand-in for tests)' },
   LEADCHAT_URL: { schema: z.url().optional(), default: undefined, doc: 'The CLI\'s gateway address; unset: https://localhost:<port>' },
 } as const;
 
@@ -96,9 +100,11 @@ export interface Config {
   botDebounceMs: number;
   botTimeoutMs: number;
   /** Prices in hundredths of a credit. */
-  prices: { botReply: number; smsSegment: number; whatsapp: number };
+  prices: { botReply: number; smsSegment: number; whatsapp: number; messenger: number; instagram: number };
   twilioApiUrl: string;
   whatsappApiUrl: string;
+  messengerApiUrl: string;
+  instagramApiUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -151,8 +157,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       botReply: Math.round(values.LEADCHAT_PRICE_BOT_REPLY * 100),
       smsSegment: Math.round(values.LEADCHAT_PRICE_SMS * 100),
       whatsapp: Math.round(values.LEADCHAT_PRICE_WHATSAPP * 100),
+      messenger: Math.round(values.LEADCHAT_PRICE_MESSENGER * 100),
+      instagram: Math.round(values.LEADCHAT_PRICE_INSTAGRAM * 100),
     },
     twilioApiUrl: values.LEADCHAT_TWILIO_API_URL.replace(/\/+$/, ''),
     whatsappApiUrl: values.LEADCHAT_WHATSAPP_API_URL.replace(/\/+$/, ''),
+    messengerApiUrl: values.LEADCHAT_MESSENGER_API_URL.replace(/\/+$/, ''),
+    instagramApiUrl: values.LEADCHAT_INSTAGRAM_API_URL.replace(/\/+$/, ''),
   };
 }

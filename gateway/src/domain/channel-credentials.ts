@@ -70,6 +70,17 @@ export function publicTwilioCredentials(c: TwilioCredentials): {
   };
 }
 
+/** What Meta's platforms (WhatsApp, Messenger, Instagram) ask for alike. */
+const graphId = (what: string) => z.string().trim().regex(/^\d{1,30}$/, `must be the ${what} Meta shows: digits only`);
+const accessToken = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty or whitespace')
+  .max(1000, 'must be at most 1000 characters')
+  .regex(/^\S+$/, 'must be one token, without spaces');
+const appSecret = z.string().trim().regex(/^[0-9a-f]{32}$/, 'must be the Meta app secret: 32 hex characters');
+const verifyToken = z.string().min(8, 'must be at least 8 characters').max(200, 'must be at most 200 characters');
+
 export interface WhatsAppCloudCredentials {
   phoneNumberId: string;
   accessToken: string;
@@ -78,15 +89,10 @@ export interface WhatsAppCloudCredentials {
 }
 
 export const whatsAppCloudCredentials: z.ZodType<WhatsAppCloudCredentials, any> = z.strictObject({
-  phoneNumberId: z.string().trim().regex(/^\d{1,30}$/, 'must be the Phone number ID Meta shows: digits only'),
-  accessToken: z
-    .string()
-    .trim()
-    .min(1, 'must not be empty or whitespace')
-    .max(1000, 'must be at most 1000 characters')
-    .regex(/^\S+$/, 'must be one token, without spaces'),
-  appSecret: z.string().trim().regex(/^[0-9a-f]{32}$/, 'must be the Meta app secret: 32 hex characters'),
-  verifyToken: z.string().min(8, 'must be at least 8 characters').max(200, 'must be at most 200 characters'),
+  phoneNumberId: graphId('Phone number ID'),
+  accessToken,
+  appSecret,
+  verifyToken,
 });
 
 /** The credentials as the API shows them back: the secrets masked, the verify token shown for Meta's console. */
@@ -98,6 +104,50 @@ export function publicWhatsAppCloudCredentials(c: WhatsAppCloudCredentials): {
 } {
   return { phoneNumberId: c.phoneNumberId, accessToken: mask(c.accessToken), appSecret: mask(c.appSecret), verifyToken: c.verifyToken };
 }
+
+/** A Facebook Page's Messenger: the Page, its access token, and the Meta app's secret and webhook verify token. */
+export interface MessengerCredentials {
+  pageId: string;
+  pageAccessToken: string;
+  appSecret: string;
+  verifyToken: string;
+}
+
+/** An Instagram professional account's messages: the account, its access token, the app's secret and verify token. */
+export interface InstagramCredentials {
+  instagramAccountId: string;
+  accessToken: string;
+  appSecret: string;
+  verifyToken: string;
+}
+
+export const messengerCredentials: z.ZodType<MessengerCredentials, any> = z.strictObject({
+  pageId: graphId('Page ID'),
+  pageAccessToken: accessToken,
+  appSecret,
+  verifyToken,
+});
+
+export const instagramCredentials: z.ZodType<InstagramCredentials, any> = z.strictObject({
+  instagramAccountId: graphId('Instagram account ID'),
+  accessToken,
+  appSecret,
+  verifyToken,
+});
+
+export const publicMessengerCredentials = (c: MessengerCredentials) => ({
+  pageId: c.pageId,
+  pageAccessToken: mask(c.pageAccessToken),
+  appSecret: mask(c.appSecret),
+  verifyToken: c.verifyToken,
+});
+
+export const publicInstagramCredentials = (c: InstagramCredentials) => ({
+  instagramAccountId: c.instagramAccountId,
+  accessToken: mask(c.accessToken),
+  appSecret: mask(c.appSecret),
+  verifyToken: c.verifyToken,
+});
 
 /** What a campaign asks of the provider that sends it. */
 export type CampaignSending = { channel: 'sms' | 'whatsapp'; openingTemplate: string | null };
@@ -135,6 +185,8 @@ function logRefusal(campaign: CampaignSending): string | undefined {
 export interface ChannelCredentials {
   twilio?: TwilioCredentials;
   whatsapp?: WhatsAppCloudCredentials;
+  messenger?: MessengerCredentials;
+  instagram?: InstagramCredentials;
 }
 
 /**

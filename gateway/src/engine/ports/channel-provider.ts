@@ -2,15 +2,25 @@ import type { WhatsAppTemplate } from '../../domain/whatsapp.js';
 
 export type { WhatsAppTemplate };
 
-/** What a built-in channel (SMS, WhatsApp) is asked to send: one message to one phone number. */
+/** The built-in channels: SMS and WhatsApp reach a phone number; Messenger and Instagram a Meta user's id. */
+export type BuiltInChannel = 'sms' | 'whatsapp' | 'messenger' | 'instagram';
+/** Meta's messaging platforms, where the contact is known by the id Meta gives them for the business's account. */
+export type MetaChannel = 'messenger' | 'instagram';
+
+/** What a built-in channel is asked to send: one message to one contact. */
 export interface OutgoingMessage {
   messageId: string;
-  channel: 'sms' | 'whatsapp';
-  /** E.164 phone number. */
+  channel: BuiltInChannel;
+  /** E.164 phone number (SMS, WhatsApp), or the contact's id on Meta's platform (Messenger PSID, Instagram IGSID). */
   to: string;
   body: string;
   /** An approved WhatsApp template to send instead of free text, else null. */
   template: WhatsAppTemplate | null;
+  /**
+   * Messenger and Instagram: a person's reply after the 24-hour window, sent with Meta's HUMAN_AGENT tag (allowed up
+   * to 7 days after the contact wrote). Otherwise the message answers the contact inside the window (RESPONSE).
+   */
+  humanAgent?: boolean;
 }
 
 /** A send the provider refused or could not make; `retryable` when trying again later may succeed. */
@@ -47,11 +57,13 @@ export interface StatusUpdate {
 
 /** A contact's message as a provider's inbound webhook gives it. */
 export interface InboundMessage {
-  channel: 'sms' | 'whatsapp';
+  channel: BuiltInChannel;
   /** The provider's id of the message: repeated deliveries of one webhook carry the same one. */
   providerMessageId: string;
-  /** E.164 phone number of the contact. */
+  /** E.164 phone number of the contact (SMS, WhatsApp), or their id on Meta's platform (Messenger, Instagram). */
   from: string;
+  /** A reaction to an earlier message (its emoji in `body`) rather than a message of its own; text when absent. */
+  messageType?: 'text' | 'reaction';
   body: string;
   /** Media the provider hosts (fetching it may need the provider's credentials). */
   media: Array<{ url: string; contentType: string }>;
@@ -59,4 +71,22 @@ export interface InboundMessage {
   profileName: string | null;
   /** When the contact sent it, when the provider tells (WhatsApp); a late webhook does not move the 24-hour window. */
   sentAt: string | null;
+}
+
+/**
+ * Messenger's receipts name no message: every message the business sent the contact up to `upTo` (epoch ms) was
+ * delivered, or read.
+ */
+export interface Watermark {
+  channel: MetaChannel;
+  /** The contact's id on the platform (PSID). */
+  contact: string;
+  status: 'delivered' | 'read';
+  upTo: number;
+}
+
+/** A contact's profile as Meta's profile API gives it, when it does. */
+export interface MetaProfile {
+  firstName: string | null;
+  lastName: string | null;
 }

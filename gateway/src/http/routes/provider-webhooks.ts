@@ -36,7 +36,7 @@ export function providerWebhooksRoutes(v1: Routes, gw: Gateway): void {
   /** A contact's message; its file, if any, read from the provider with `readFile` and kept by the gateway. */
   async function receive(account: Account, message: InboundMessage, readFile: (url: string) => Promise<ProviderFile>): Promise<void> {
     const media = message.media[0] ?? null;
-    await receiveOnChannel(gw, account, message.channel, {
+    await receiveOnChannel(gw, account, message.channel as 'sms' | 'whatsapp', {
       phone: message.from,
       body: message.body,
       messageSid: message.providerMessageId,
