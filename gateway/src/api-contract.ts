@@ -93,6 +93,18 @@ export interface FollowUpStep {
   body: string;
 }
 
+/** The channels a campaign works on: the four built-in ones, or a custom channel. */
+export const CAMPAIGN_CHANNELS = ['whatsapp', 'sms', 'messenger', 'instagram', 'custom'] as const;
+export type CampaignChannel = (typeof CAMPAIGN_CHANNELS)[number];
+/** The built-in channels: SMS and WhatsApp reach a phone number; Messenger and Instagram a Meta user's id. */
+export type BuiltInChannel = Exclude<CampaignChannel, 'custom'>;
+
+/** Meta's platforms forbid a business to write first: a campaign there answers the contacts who write. */
+export const ANSWER_ONLY_CHANNELS = ['messenger', 'instagram'] as const;
+export type MetaChannel = (typeof ANSWER_ONLY_CHANNELS)[number];
+export const answersOnly = (channel: string | null): channel is MetaChannel =>
+  (ANSWER_ONLY_CHANNELS as readonly string[]).includes(channel ?? '');
+
 /** When opening messages may go: between `start` and `end` ("09:00", "18:00") in `timezone` (IANA). */
 export interface SendingWindow {
   start: string;
@@ -107,7 +119,7 @@ export interface CampaignView {
   type: 'combined' | 'outgoing' | 'incoming';
   language: string;
   listId: string | null;
-  channel: 'whatsapp' | 'sms' | 'custom';
+  channel: CampaignChannel;
   /** The custom channel's label, for channel "custom". */
   customChannel: string | null;
   /** WhatsApp: the approved template the opening message goes out as, and its body parameters ({{1}}, {{2}} …). */

@@ -37,6 +37,8 @@ const ROUTES: Record<string, string[]> = {
   '/conversations/{id}/retry-failed': ['post'],
   '/channels': ['get'],
   '/channels/twilio': ['delete', 'put'],
+  '/channels/messenger': ['delete', 'put'],
+  '/channels/instagram': ['delete', 'put'],
   '/channels/whatsapp': ['delete', 'put'],
   '/channels/{channel}/incoming': ['post'],
   '/send_custom_channel_message': ['post'],

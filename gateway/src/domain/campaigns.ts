@@ -1,6 +1,6 @@
 import type { Gateway } from '../context.js';
-import type { CampaignView, FollowUpStep } from '../api-contract.js';
-import { ApiError, FieldChecks, notFound } from '../errors.js';
+import { answersOnly, type CampaignView, type FollowUpStep } from '../api-contract.js';
+import { ApiError, FieldChecks, fieldError, notFound } from '../errors.js';
 import { parseDuration, parseRate } from './durations.js';
 import { checkTemplate } from './personalize.js';
 import { parseSendingWindow } from './sending-window.js';
@@ -60,6 +60,10 @@ export async function campaignById(r: Reader, id: string): Promise<Campaign | un
   return campaign && current(campaign);
 }
 
+/** The account's newest Live campaign on a channel: the one that answers a contact who writes there first. */
+export const liveCampaignOn = async (r: Reader, accountId: string, channel: Channel): Promise<Campaign | undefined> =>
+  (await campaignsOf(r, accountId)).filter((c) => c.channel === channel && c.status === 'live').at(-1);
+
 /** The account's campaigns, oldest first; a page of them when `page` is given. */
 export const campaignsOf = async (r: Reader, accountId: string, page?: Page) =>
   (await r.find<Campaign>('campaigns', 'account', [accountId], page)).map(current);
@@ -69,6 +73,10 @@ export const campaignsOf = async (r: Reader, accountId: string, page?: Page) =>
  * provider's reason is about the channel): none when it can send.
  */
 function cannotSend(account: Account, c: Campaign): Array<{ field: string; reason: string }> {
+  if (answersOnly(c.channel)) {
+    const refused = sendingRefusal(account.channels, { channel: c.channel, openingTemplate: null });
+    return refused ? [{ field: 'channel', reason: refused }] : [];
+  }
   const missing = [
     !c.listId && { field: 'listId', reason: 'link it to a list (listId)' },
     !c.openingMessage?.trim() && { field: 'openingMessage', reason: 'give it an openingMessage' },
@@ -100,6 +108,10 @@ function check(account: Account, c: Campaign): Campaign {
     checks.run(() => parseDuration(step.after, { field: `followUps.steps.${i}.after` }));
     checks.run(() => checkTemplate(step.body, `followUps.steps.${i}.body`));
   });
+  if (answersOnly(c.channel) && (c.openingMessage?.trim() || c.openingTemplate?.trim())) {
+    const field = c.openingMessage?.trim() ? 'openingMessage' : 'openingTemplate';
+    checks.add(fieldError(field, `${c.channel === 'messenger' ? 'Messenger' : 'Instagram'} does not let a business write first: the campaign answers the contacts who write; leave ${field} empty`, 'NO_FIRST_MESSAGE'));
+  }
   const reasons = c.status === 'live' ? cannotSend(account, c) : [];
   if (reasons.length) checks.add(liveRefusal(reasons));
   checks.done();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { answersOnly, type BuiltInChannel, type MetaChannel } from '../api-contract.js';
 import { mask } from './mask.js';
 import { normalizePhone } from './phone.js';
 
@@ -150,7 +151,9 @@ export const publicInstagramCredentials = (c: InstagramCredentials) => ({
 });
 
 /** What a campaign asks of the provider that sends it. */
-export type CampaignSending = { channel: 'sms' | 'whatsapp'; openingTemplate: string | null };
+export type CampaignSending = { channel: BuiltInChannel; openingTemplate: string | null };
+
+const META_NAMES: Record<MetaChannel, string> = { messenger: 'a Facebook Page for Messenger', instagram: 'an Instagram professional account' };
 
 function twilioRefusal(c: TwilioCredentials, campaign: CampaignSending): string | undefined {
   if (campaign.channel === 'sms') {
@@ -201,8 +204,14 @@ export function senderOf(channels: ChannelCredentials | undefined, channel: 'sms
   return whatsapp ? 'whatsapp' : 'log';
 }
 
-/** Why a campaign cannot send through the account's provider for its channel, or undefined when it can. */
+/**
+ * Why a campaign cannot send through the account's provider for its channel, or undefined when it can. Messenger
+ * and Instagram have no offline provider: they take messages only from contacts who write, through Meta.
+ */
 export function sendingRefusal(channels: ChannelCredentials | undefined, campaign: CampaignSending): string | undefined {
+  if (answersOnly(campaign.channel)) {
+    return channels?.[campaign.channel] ? undefined : `Connect ${META_NAMES[campaign.channel]} first: PUT /v1/channels/${campaign.channel}`;
+  }
   const sender = senderOf(channels, campaign.channel);
   if (sender === 'whatsapp') return whatsAppCloudRefusal(campaign);
   if (sender === 'twilio') return twilioRefusal(channels!.twilio!, campaign);

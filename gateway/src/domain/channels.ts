@@ -1,12 +1,19 @@
 import type { Gateway } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Account } from './accounts.js';
-import { publicTwilioCredentials, publicWhatsAppCloudCredentials, type ChannelCredentials, type TwilioCredentials, type WhatsAppCloudCredentials } from './channel-credentials.js';
+import {
+  publicInstagramCredentials,
+  publicMessengerCredentials,
+  publicTwilioCredentials,
+  publicWhatsAppCloudCredentials,
+  type ChannelCredentials,
+} from './channel-credentials.js';
 
 /**
- * An account's built-in channel providers: Twilio (SMS, and WhatsApp with a WhatsApp sender) and the WhatsApp Cloud
- * API. Without them SMS and WhatsApp run on the offline `log` provider. Secrets are stored to be used and shown
- * back only masked.
+ * An account's built-in channel providers: Twilio (SMS, and WhatsApp with a WhatsApp sender), the WhatsApp Cloud
+ * API, a Facebook Page's Messenger and an Instagram professional account. Without them SMS and WhatsApp run on the
+ * offline `log` provider; Messenger and Instagram need theirs. Secrets are stored to be used and shown back only
+ * masked.
  */
 export type { ChannelCredentials };
 
@@ -17,6 +24,8 @@ export function webhookUrls(base: string, accountId: string) {
   return {
     twilio: { incoming: `${base}/v1/channels/twilio/${accountId}/incoming`, status: `${base}/v1/channels/twilio/${accountId}/status` },
     whatsapp: { webhook: `${base}/v1/channels/whatsapp/${accountId}/webhook` },
+    messenger: { webhook: `${base}/v1/channels/messenger/${accountId}/webhook` },
+    instagram: { webhook: `${base}/v1/channels/instagram/${accountId}/webhook` },
   };
 }
 
@@ -26,10 +35,12 @@ export function publicChannels(account: Account, base: string) {
   return {
     twilio: c.twilio ? { ...publicTwilioCredentials(c.twilio), webhooks: urls.twilio } : null,
     whatsapp: c.whatsapp ? { ...publicWhatsAppCloudCredentials(c.whatsapp), webhooks: urls.whatsapp } : null,
+    messenger: c.messenger ? { ...publicMessengerCredentials(c.messenger), webhooks: urls.messenger } : null,
+    instagram: c.instagram ? { ...publicInstagramCredentials(c.instagram), webhooks: urls.instagram } : null,
   };
 }
 
-export async function setChannel(gw: Gateway, accountId: string, provider: ProviderName, credentials: TwilioCredentials | WhatsAppCloudCredentials): Promise<Account> {
+export async function setChannel<P extends ProviderName>(gw: Gateway, accountId: string, provider: P, credentials: ChannelCredentials[P]): Promise<Account> {
   return gw.store.transact(async (tx) => {
     const account = (await tx.get<Account>('accounts', accountId))!;
     return tx.update<Account>('accounts', accountId, { channels: { ...account.channels, [provider]: credentials } });

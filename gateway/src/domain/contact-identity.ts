@@ -32,6 +32,10 @@ async function holderOf(r: Reader, accountId: string, externalId: string): Promi
   return { contact: await findByFromId(r, accountId, externalId), registered: false };
 }
 
+/** The contact holding an external ID under any label, if one does. */
+export const contactOfExternalId = async (r: Reader, accountId: string, externalId: string): Promise<Contact | undefined> =>
+  (await holderOf(r, accountId, externalId)).contact;
+
 const taken = (label: string, externalId: string, holder = 'another contact') =>
   new ApiError(409, 'EXTERNAL_ID_TAKEN', `externalIds.${label}: "${externalId.slice(0, 100)}" is the external ID of ${holder}`);
 

@@ -1,3 +1,4 @@
+import { answersOnly } from '../api-contract.js';
 import type { Gateway } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
@@ -75,6 +76,8 @@ export const findByFromId = (r: Reader, accountId: string, fromId: string) => fi
  * else its fromId. Null when it has none.
  */
 export function addressOf(contact: Contact, channel: string, customChannel: string | null): string | null {
+  // On Messenger and Instagram the contact is the id Meta gave them, kept as their external ID under the channel's name.
+  if (answersOnly(channel)) return contact.externalIds?.[channel] ?? null;
   if (channel !== 'custom') return contact.phone;
   return (customChannel !== null ? contact.externalIds?.[customChannel] : undefined) ?? contact.fromId;
 }

@@ -31,6 +31,8 @@ export interface Message {
   authorName: string | null;
   /** The approved WhatsApp template the message went out as, instead of free text. */
   template: WhatsAppTemplate | null;
+  /** Messenger and Instagram: HUMAN_AGENT when a person's reply went after the 24-hour window (within 7 days). */
+  messageTag?: 'HUMAN_AGENT' | null;
   /** The channel provider that sent it (SMS, WhatsApp), and its id for the message there. */
   provider: string | null;
   providerMessageId: string | null;

@@ -6,13 +6,16 @@ import type { Message } from './messages.js';
 /**
  * What an outgoing message costs its account, in hundredths of a credit. Only sub-accounts pay (their agency grants
  * the credits); the gateway's own answers to STOP, START and HELP are free, as the law wants them sent. A bot reply
- * costs the bot's price on every channel, plus the channel's: per segment on SMS, per message on WhatsApp.
+ * costs the bot's price on every channel, plus the channel's: per segment on SMS, per message on WhatsApp, Messenger
+ * and Instagram.
  */
 export async function priceOf(prices: Config['prices'], account: Account, channel: Channel, message: Pick<Message, 'author' | 'body'>): Promise<number> {
   if (!account.parentId || message.author === 'system') return 0;
   const bot = message.author === 'bot' ? prices.botReply : 0;
   if (channel === 'sms') return bot + prices.smsSegment * (await smsSegments(message.body));
   if (channel === 'whatsapp') return bot + prices.whatsapp;
+  if (channel === 'messenger') return bot + prices.messenger;
+  if (channel === 'instagram') return bot + prices.instagram;
   return bot;
 }
 

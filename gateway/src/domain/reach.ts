@@ -7,12 +7,15 @@ import { countOne, SHARDS, shardOf, type StepSubject } from './funnel.js';
  * - `no_external_id`: a custom-channel campaign's contact with no ID on its label (nor a fromId);
  * - `no_phone`: an SMS or WhatsApp campaign's contact with no phone;
  * - `opted_out`: a contact who opted out before its opening message;
- * - `outside_whatsapp_window`: a free-text WhatsApp message skipped more than 24 hours after the contact wrote.
+ * - `outside_whatsapp_window`: a free-text WhatsApp message skipped more than 24 hours after the contact wrote;
+ * - `no_first_message`: a Messenger or Instagram campaign's list contact, whom the business may not write to first;
+ * - `outside_meta_window`: a Messenger or Instagram message skipped outside Meta's window (24 hours; 7 days for a
+ *   person's reply).
  *
  * Like the funnel, a `unreachable` document per campaign, reason and contact (its id made of the three) keeps a
  * contact from counting twice, and the counts are split over a few documents by contact.
  */
-export const UNREACHABLE_REASONS = ['no_external_id', 'no_phone', 'opted_out', 'outside_whatsapp_window'] as const;
+export const UNREACHABLE_REASONS = ['no_external_id', 'no_phone', 'opted_out', 'outside_whatsapp_window', 'no_first_message', 'outside_meta_window'] as const;
 export type UnreachableReason = (typeof UNREACHABLE_REASONS)[number];
 
 export const isUnreachableReason = (reason: string | null | undefined): reason is UnreachableReason =>

@@ -44,6 +44,12 @@ export const reengagementTemplateFor = (campaign: Campaign, contact: Contact) =>
 /** WhatsApp's customer-service window: free text may go to a contact only this long after their last message. */
 export const SERVICE_WINDOW_MS = 24 * 3_600_000;
 
-/** Whether free text may go on this WhatsApp conversation now. */
+/**
+ * Messenger and Instagram allow a person's reply (Meta's HUMAN_AGENT tag) this long after the contact's last
+ * message; everything else goes within the 24-hour window.
+ */
+export const HUMAN_AGENT_WINDOW_MS = 7 * 24 * 3_600_000;
+
+/** Whether free text may go on this WhatsApp conversation now (and, the same, anything on Messenger and Instagram). */
 export const inServiceWindow = (lastIncomingAt: string | null, at: number) =>
   lastIncomingAt !== null && at - Date.parse(lastIncomingAt) < SERVICE_WINDOW_MS;

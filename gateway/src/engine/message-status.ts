@@ -5,7 +5,8 @@ import { deliveryFailed } from '../domain/emit-event.js';
 import { deliveriesOf, type Message } from '../domain/messages.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
-import type { StatusUpdate } from './ports/channel-provider.js';
+import { contactOfExternalId } from '../domain/contact-identity.js';
+import type { StatusUpdate, Watermark } from './ports/channel-provider.js';
 
 /**
  * The one way a stored message's status changes, whoever changes it (the send job, a provider's report, its
@@ -55,4 +56,23 @@ export async function applyStatusUpdate(gw: Gateway, account: Account, update: S
       : {};
     await changeStatus(tx, message, { status: update.status, ...failure });
   });
+}
+
+/** How far back a watermark looks among the contact's messages: receipts come within minutes of the sending. */
+const WATERMARK_REACH = 100;
+
+/**
+ * Messenger's receipts name no message: everything the business sent the contact on that channel up to the
+ * watermark was delivered, or read. Each such message moves forward as a status report would move it.
+ */
+export async function applyWatermark(gw: Gateway, account: Account, watermark: Watermark): Promise<void> {
+  const contact = await contactOfExternalId(gw.store, account.id, watermark.contact);
+  if (!contact) return;
+  const upTo = new Date(watermark.upTo).toISOString();
+  const recent = await gw.store.find<Message>('messages', 'contact', [contact.id], { order: 'desc', limit: WATERMARK_REACH });
+  const moved = recent.filter((m) => m.direction === 'outgoing' && m.channel === watermark.channel && m.providerMessageId && m.createdAt <= upTo &&
+    (PROGRESS[m.status] ?? 0) >= PROGRESS.sent! && (PROGRESS[m.status] ?? 0) < PROGRESS[watermark.status]!);
+  for (const m of moved) {
+    await applyStatusUpdate(gw, account, { providerMessageId: m.providerMessageId!, status: watermark.status, providerStatus: watermark.status, errorCode: null, error: null });
+  }
 }

@@ -1,3 +1,4 @@
+import { answersOnly } from '../api-contract.js';
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { campaignById, campaignsOf, type Campaign } from '../domain/campaigns.js';
@@ -60,6 +61,7 @@ export async function onAddedToList(tx: Tx, accountId: string, listId: string, c
 
 /** Why the opening message cannot go to this contact, or undefined when it can. */
 function skipReason(campaign: Campaign, contact: Contact, conversation: Conversation): string | undefined {
+  if (answersOnly(campaign.channel)) return 'no_first_message';
   if (contact.optOut) return 'opted_out';
   if (!addressOf(contact, campaign.channel, campaign.customChannel)) return campaign.channel === 'custom' ? 'no_external_id' : 'no_phone';
   if (conversation.lastIncomingAt) return 'wrote_first';

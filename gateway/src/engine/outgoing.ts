@@ -1,3 +1,4 @@
+import { answersOnly } from '../api-contract.js';
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { campaignById, getCampaign } from '../domain/campaigns.js';
@@ -11,7 +12,7 @@ import { reengagementTemplateFor, type WhatsAppTemplate } from '../domain/whatsa
 import { ApiError } from '../errors.js';
 import type { Tx } from '../store/store.js';
 import { changeStatus } from './message-status.js';
-import { checkConsent, handOver, OUTSIDE_WINDOW, outsideWindow, readyToGo, receiversFor } from './sending.js';
+import { checkConsent, handOver, messageTagOf, outsideWindow, outsideWindowMessage, readyToGo, receiversFor } from './sending.js';
 
 export interface Outgoing {
   body: string;
@@ -25,9 +26,12 @@ export interface Outgoing {
 
 /** Why a message cannot go to a contact on a conversation's channel: it has no address there. */
 function unreachable(conversation: Conversation): ApiError {
-  const message = conversation.channel === 'custom'
+  const { channel } = conversation;
+  const message = channel === 'custom'
     ? `The contact has no external ID on the custom channel "${conversation.customChannel ?? ''}": give the contact one (externalIds) to reach them there`
-    : `The contact has no phone number: give the contact one to reach them on ${conversation.channel === 'sms' ? 'SMS' : 'WhatsApp'}`;
+    : answersOnly(channel)
+      ? `The contact has not written on ${channel === 'messenger' ? 'Messenger' : 'Instagram'}: a business may only answer there`
+      : `The contact has no phone number: give the contact one to reach them on ${channel === 'sms' ? 'SMS' : 'WhatsApp'}`;
   return new ApiError(409, 'CONTACT_UNREACHABLE', message);
 }
 
@@ -63,16 +67,17 @@ export async function sendOnConversation(
     template: out.template ?? null,
   };
   if (!fields.toId) throw unreachable(conversation);
-  if (outsideWindow(conversation, fields.template)) {
-    const campaign = campaignId ? await campaignById(tx, campaignId) : undefined;
+  if (outsideWindow(conversation, fields)) {
+    const campaign = campaignId && conversation.channel === 'whatsapp' ? await campaignById(tx, campaignId) : undefined;
     fields.template = campaign ? reengagementTemplateFor(campaign, contact) : null;
     if (!fields.template) {
-      const message = await tx.insert('messages', newMessage({ ...fields, status: 'skipped', error: OUTSIDE_WINDOW, errorCode: 'OUTSIDE_24H_WINDOW' }));
-      await recordUnreachable(tx, 'outside_whatsapp_window', message);
+      const error = outsideWindowMessage(conversation.channel);
+      const message = await tx.insert('messages', newMessage({ ...fields, status: 'skipped', error, errorCode: 'OUTSIDE_24H_WINDOW' }));
+      await recordUnreachable(tx, conversation.channel === 'whatsapp' ? 'outside_whatsapp_window' : 'outside_meta_window', message);
       return { message, conversation: await touchConversation(tx, conversation, { lastMessage: lastMessageOf(message) }) };
     }
   }
-  let message = await tx.insert('messages', newMessage({ ...fields, status: 'pending' }));
+  let message = await tx.insert('messages', newMessage({ ...fields, messageTag: messageTagOf(conversation, fields), status: 'pending' }));
   const receivers = await receiversFor(tx, account, conversation);
   const refused = await readyToGo(tx, gw, account, conversation, message, receivers, true);
   if (refused) message = await changeStatus(tx, message, { status: 'failed', error: refused.message, errorCode: refused.code });

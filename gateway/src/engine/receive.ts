@@ -1,6 +1,7 @@
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
-import { getCampaign } from '../domain/campaigns.js';
+import { answersOnly, type BuiltInChannel } from '../api-contract.js';
+import { getCampaign, liveCampaignOn } from '../domain/campaigns.js';
 import { contactForExternalId } from '../domain/contact-identity.js';
 import { createContactIn, findByPhone, type Contact } from '../domain/contacts.js';
 import { conversationFor, type Conversation } from '../domain/conversations.js';
@@ -62,18 +63,22 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
 }
 
 /**
- * A message from a contact on SMS or WhatsApp, from the provider's webhook (or posted by hand on the log provider).
- * The contact is the one with this phone number, or a new one named as the provider knows them; a messageSid
- * already seen returns the original and changes nothing (providers deliver a webhook again when unsure).
+ * A message from a contact on a built-in channel, from the provider's webhook (or posted by hand on the log
+ * provider). On SMS and WhatsApp the contact is the one with this phone number; on Messenger and Instagram the one
+ * holding this id of Meta's as their external ID under the channel's name, and a new conversation there is the
+ * channel's Live campaign's to answer. An unknown sender is a new contact named as the provider knows them. A
+ * messageSid already seen returns the original and changes nothing (providers deliver a webhook again when unsure).
  */
 export async function receiveOnChannel(
   gw: Gateway,
   account: Account,
-  channel: 'sms' | 'whatsapp',
+  channel: BuiltInChannel,
   input: {
-    phone: string;
+    /** The contact's phone number (SMS, WhatsApp) or their id on Meta's platform (Messenger, Instagram). */
+    from: string;
     body: string;
     messageSid?: string;
+    messageType?: Message['messageType'];
     /**
      * The provider's address of the message's file, and `keepFile`, which copies it into the gateway (undefined
      * when it could not be read).
@@ -81,20 +86,27 @@ export async function receiveOnChannel(
     media?: { url: string; contentType: string } | null;
     keepFile?: () => Promise<Media | undefined>;
     firstName?: string | null;
+    lastName?: string | null;
     sentAt?: string | null;
   },
 ): Promise<{ message: Message; contact: Contact }> {
-  const phone = normalizePhone(input.phone);
+  const meta = answersOnly(channel);
+  const from = meta ? input.from : normalizePhone(input.from);
+  const names = { firstName: input.firstName ?? undefined, lastName: input.lastName ?? undefined };
   const result = await receivingFile(gw, account.id, input.messageSid, input.keepFile, (file) => gw.store.transact(async (tx) => {
     const original = input.messageSid ? await bySid(tx, account.id, input.messageSid) : undefined;
     if (original) return { message: original, contact: (await tx.get<Contact>('contacts', original.contactId))!, duplicate: true };
-    const contact = (await findByPhone(tx, account.id, phone)) ?? (await createContactIn(tx, account.id, { phone, firstName: input.firstName ?? undefined }));
-    const conversation = await conversationFor(tx, contact, channel, null);
+    const contact = meta
+      ? await contactForExternalId(tx, account.id, channel, from, names, false)
+      : (await findByPhone(tx, account.id, from)) ?? (await createContactIn(tx, account.id, { phone: from, ...names }));
+    const campaign = meta ? await liveCampaignOn(tx, account.id, channel) : undefined;
+    const conversation = await conversationFor(tx, contact, channel, null, campaign?.id ?? null);
     const message = await storeIncoming(tx, gw, account, contact, conversation, file, {
       body: input.body,
       status: 'received',
+      messageType: input.messageType ?? 'text',
       messageSid: input.messageSid ?? null,
-      fromId: phone,
+      fromId: from,
       channel,
       media: file ? keptMedia(file) : input.media ? { ...input.media, mediaId: null } : null,
       ...(input.sentAt && input.sentAt < now() ? { createdAt: input.sentAt } : {}),

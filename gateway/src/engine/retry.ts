@@ -6,7 +6,7 @@ import { deliveriesOf, getMessage, type Message } from '../domain/messages.js';
 import type { Delivery } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
 import { changeStatus } from './message-status.js';
-import { checkConsent, handOver, OUTSIDE_WINDOW, outsideWindow, readyToGo, receiversFor } from './sending.js';
+import { checkConsent, handOver, messageTagOf, OUTSIDE_WINDOW, outsideWindow, outsideWindowMessage, readyToGo, receiversFor } from './sending.js';
 
 const refuse = (code: string, message: string) => new ApiError(409, code, message);
 
@@ -27,13 +27,13 @@ export async function retryMessage(gw: Gateway, accountId: string, messageId: st
     const message = await getMessage(tx, accountId, messageId);
     if (message.direction === 'incoming') throw refuse('MESSAGE_INCOMING', 'The message came from the contact: there is nothing to send again');
     if (message.status !== 'failed') {
-      if (message.errorCode === 'OUTSIDE_24H_WINDOW') throw refuse('OUTSIDE_24H_WINDOW', OUTSIDE_WINDOW);
+      if (message.errorCode === 'OUTSIDE_24H_WINDOW') throw refuse('OUTSIDE_24H_WINDOW', message.error ?? OUTSIDE_WINDOW);
       throw refuse('MESSAGE_NOT_FAILED', `Only a failed message can be retried; this one is ${message.status}`);
     }
     const conversation = message.conversationId ? await tx.get<Conversation>('conversations', message.conversationId) : undefined;
     if (!conversation) throw refuse('MESSAGE_NOT_RETRYABLE', 'The message belongs to no conversation to send it on');
     checkConsent(await getContact(tx, accountId, message.contactId), message.author);
-    if (outsideWindow(conversation, message.template)) throw refuse('OUTSIDE_24H_WINDOW', OUTSIDE_WINDOW);
+    if (outsideWindow(conversation, message)) throw refuse('OUTSIDE_24H_WINDOW', outsideWindowMessage(conversation.channel));
 
     const account = await getAccount(tx, accountId);
     const deliveries = await deliveriesOf(tx, message.id);
@@ -42,7 +42,13 @@ export async function retryMessage(gw: Gateway, accountId: string, messageId: st
     const refused = await readyToGo(tx, gw, account, conversation, message, receivers, !handedOverBefore);
     if (refused) throw refused;
     // A stale status report on the failed send must not move the new one.
-    const retried = await changeStatus(tx, message, { status: 'pending', error: null, errorCode: null, providerMessageId: null });
+    const retried = await changeStatus(tx, message, {
+      status: 'pending',
+      error: null,
+      errorCode: null,
+      providerMessageId: null,
+      messageTag: messageTagOf(conversation, message),
+    });
     return { message: retried, deliveries: await handOver(tx, account, conversation, retried, receivers, deliveries) };
   });
 }

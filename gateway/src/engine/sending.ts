@@ -5,7 +5,8 @@ import type { Conversation } from '../domain/conversations.js';
 import { insufficientCredits, spend } from '../domain/credits.js';
 import { NO_RECEIVER, replyPayload, type Message } from '../domain/messages.js';
 import { priceOf } from '../domain/prices.js';
-import { inServiceWindow } from '../domain/whatsapp.js';
+import { HUMAN_AGENT_WINDOW_MS, inServiceWindow, SERVICE_WINDOW_MS } from '../domain/whatsapp.js';
+import { answersOnly } from '../api-contract.js';
 import { queueDelivery, receiversOf, type Delivery } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
@@ -27,10 +28,29 @@ export function checkConsent(contact: Contact, author: Message['author']): void 
 
 export const OUTSIDE_WINDOW =
   "Outside WhatsApp's 24-hour customer-service window: only an approved template may be sent until the contact writes again (set the campaign's reengagementTemplate)";
+export const OUTSIDE_META_WINDOW =
+  'Outside Meta\'s messaging window: the bot and follow-ups answer within 24 hours of the contact\'s last message, a person within 7 days';
 
-/** Whether free text cannot go on this conversation now: WhatsApp, more than 24 hours after the contact last wrote. */
-export const outsideWindow = (conversation: Conversation, template: Message['template']) =>
-  conversation.channel === 'whatsapp' && !template && !inServiceWindow(conversation.lastIncomingAt, clockNow());
+/** Why a message cannot go outside its channel's window, in the words of the channel. */
+export const outsideWindowMessage = (channel: Conversation['channel']) => (answersOnly(channel) ? OUTSIDE_META_WINDOW : OUTSIDE_WINDOW);
+
+/**
+ * Whether a message cannot go on this conversation now. WhatsApp: free text more than 24 hours after the contact
+ * last wrote (a template may go). Messenger and Instagram: anything after 24 hours, except a person's reply, which
+ * goes with Meta's HUMAN_AGENT tag (see messageTagOf) for 7 days.
+ */
+export function outsideWindow(conversation: Conversation, message: Pick<Message, 'template' | 'author'>): boolean {
+  if (conversation.channel === 'whatsapp') return !message.template && !inServiceWindow(conversation.lastIncomingAt, clockNow());
+  if (!answersOnly(conversation.channel) || inServiceWindow(conversation.lastIncomingAt, clockNow())) return false;
+  return messageTagOf(conversation, message) === null;
+}
+
+/** Messenger and Instagram: the tag a person's reply goes with after the 24-hour window, within 7 days; else none. */
+export function messageTagOf(conversation: Conversation, message: Pick<Message, 'author'>): Message['messageTag'] {
+  if (!answersOnly(conversation.channel) || message.author !== 'team' || !conversation.lastIncomingAt) return null;
+  const since = clockNow() - Date.parse(conversation.lastIncomingAt);
+  return since >= SERVICE_WINDOW_MS && since < HUMAN_AGENT_WINDOW_MS ? 'HUMAN_AGENT' : null;
+}
 
 /** What a sub-account pays for the message from its balance; the refusal when the balance is short. */
 async function charge(tx: Tx, gw: Gateway, account: Account, conversation: Conversation, message: Message): Promise<ApiError | undefined> {

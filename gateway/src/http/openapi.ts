@@ -44,7 +44,7 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/campaigns/{id}/funnel': {
     get: { summary: "A campaign's funnel: contacts added, opening sent, replied, handed off, opted out, goal reached, failed; in total and per day", query: schemas.funnelQuery, ok: 200 },
   },
-  '/channels': { get: { summary: 'The Twilio and WhatsApp Cloud API channels, secrets masked, with the webhook addresses to give each provider', ok: 200 } },
+  '/channels': { get: { summary: 'The Twilio, WhatsApp Cloud API, Messenger and Instagram channels, secrets masked, with the webhook addresses to give each provider', ok: 200 } },
   '/channels/twilio': {
     put: { summary: 'Save Twilio credentials and senders (SMS, WhatsApp)', body: schemas.twilioChannel, ok: 200 },
     delete: { summary: 'Remove the Twilio channel (SMS goes back to the log provider)', ok: 200 },
@@ -52,6 +52,14 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/channels/whatsapp': {
     put: { summary: 'Save WhatsApp Cloud API credentials', body: schemas.whatsappChannel, ok: 200 },
     delete: { summary: 'Remove the WhatsApp Cloud API channel', ok: 200 },
+  },
+  '/channels/messenger': {
+    put: { summary: "Connect a Facebook Page's Messenger (its webhook address is in the answer)", body: schemas.messengerChannel, ok: 200 },
+    delete: { summary: 'Remove the Messenger channel', ok: 200 },
+  },
+  '/channels/instagram': {
+    put: { summary: "Connect an Instagram professional account's messages (its webhook address is in the answer)", body: schemas.instagramChannel, ok: 200 },
+    delete: { summary: 'Remove the Instagram channel', ok: 200 },
   },
   '/channels/{channel}/incoming': { post: { summary: 'A message from a contact on SMS or WhatsApp, while the channel runs on the log provider', body: schemas.channelIncoming, ok: 200 } },
   '/lists': {

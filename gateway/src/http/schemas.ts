@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CAMPAIGN_COUNTS, CAMPAIGN_LIMITS as C, HANDOFF_ASSIGNMENTS, MEMBER_ROLES, TEXT_LIMITS as T } from '../api-contract.js';
+import { CAMPAIGN_CHANNELS, CAMPAIGN_COUNTS, CAMPAIGN_LIMITS as C, HANDOFF_ASSIGNMENTS, MEMBER_ROLES, TEXT_LIMITS as T } from '../api-contract.js';
 import { DEFAULT_SEND_RATE } from '../domain/campaigns.js';
 import { EVENTS } from '../domain/events.js';
 import { knownZone } from '../domain/funnel-report.js';
@@ -264,7 +264,7 @@ const campaignFields = {
   type: z.enum(['combined', 'outgoing', 'incoming']),
   language: languageTag,
   listId: id.nullable(),
-  channel: z.enum(['whatsapp', 'sms', 'custom']),
+  channel: z.enum(CAMPAIGN_CHANNELS),
   customChannel: text(C.customChannel).nullable().describe('The custom channel label, for channel "custom"'),
   openingTemplate: text(C.templateName).nullable().describe('Approved WhatsApp template name (a Content SID "HX…" on Twilio)'),
   openingTemplateParams: z.array(text(C.templateParam)).max(CAMPAIGN_COUNTS.templateParams).describe('Body parameters {{1}}, {{2}} … of the opening template; {{first_name}} and the other contact fields are replaced'),
@@ -321,7 +321,7 @@ export const conversationQuery = z.object({
   ...pageFields,
   status: z.enum(['active', 'handed_off', 'opted_out', 'closed']).optional(),
   campaignId: id.optional(),
-  channel: z.enum(['sms', 'whatsapp', 'custom']).optional(),
+  channel: z.enum(CAMPAIGN_CHANNELS).optional(),
   failed: z.enum(['true', 'false']).transform((v) => v === 'true').optional().describe('true: only conversations holding a failed outgoing message'),
   needsReply: z.enum(['true', 'false']).transform((v) => v === 'true').optional()
     .describe('true: only conversations that need a reply (an unread message from the contact, or theirs is the latest); false: only the others'),
@@ -347,8 +347,13 @@ export const botState = z.object({ active: z.boolean({ error: 'must be true or f
 
 export const teamMessage = z.object({ body: nonBlank(T.teamMessage), conversationId: id.optional() });
 
-/** The bodies of PUT /v1/channels/twilio and /v1/channels/whatsapp, defined with the credentials they hold. */
-export { twilioCredentials as twilioChannel, whatsAppCloudCredentials as whatsappChannel } from '../domain/channel-credentials.js';
+/** The bodies of PUT /v1/channels/{twilio,whatsapp,messenger,instagram}, defined with the credentials they hold. */
+export {
+  instagramCredentials as instagramChannel,
+  messengerCredentials as messengerChannel,
+  twilioCredentials as twilioChannel,
+  whatsAppCloudCredentials as whatsappChannel,
+} from '../domain/channel-credentials.js';
 
 export const channelIncoming = z.object({
   phone: phone.describe("The contact's phone number, with country code"),

@@ -1,29 +1,33 @@
 import type { Engine } from '../engine/ports/providers.js';
 import type { Account } from '../domain/accounts.js';
 import type { Message } from '../domain/messages.js';
-import { ChannelError } from '../engine/ports/channel-provider.js';
+import { ChannelError, type BuiltInChannel } from '../engine/ports/channel-provider.js';
 import { changeStatus } from '../engine/message-status.js';
 import type { Job, JobResult } from '../store/store.js';
 import { clockNow } from '../clock.js';
 
+const BUILT_IN: readonly string[] = ['sms', 'whatsapp', 'messenger', 'instagram'] satisfies BuiltInChannel[];
+
 /**
- * Job `send`: hands an outgoing SMS or WhatsApp message to its channel's provider. A refusal is final; a failure
+ * Job `send`: hands an outgoing message on a built-in channel to its provider. A refusal is final; a failure
  * that may pass (the provider down, its rate limit) is tried again on the webhook retry schedule, then given up,
  * and a `delivery_failed` event tells the account.
  */
 export async function sendMessageJob(gw: Engine, job: Job<{ messageId: string }>): Promise<JobResult> {
   const message = await gw.store.get<Message>('messages', job.data.messageId);
-  if (!message || message.status !== 'pending' || (message.channel !== 'sms' && message.channel !== 'whatsapp')) return;
+  if (!message || message.status !== 'pending' || !BUILT_IN.includes(message.channel ?? '')) return;
+  const channel = message.channel as BuiltInChannel;
   const account = await gw.store.get<Account>('accounts', message.accountId);
   if (!account) return;
-  const provider = gw.providers.channel(gw.config, account, message.channel);
+  const provider = gw.providers.channel(gw.config, account, channel);
   try {
     const { providerMessageId } = await provider.send({
       messageId: message.id,
-      channel: message.channel,
+      channel,
       to: message.toId ?? '',
       body: message.body,
       template: message.template,
+      humanAgent: message.messageTag === 'HUMAN_AGENT',
     });
     await settle(gw, message, { status: 'sent', provider: provider.name, providerMessageId });
   } catch (err) {

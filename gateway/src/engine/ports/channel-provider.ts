@@ -2,10 +2,9 @@ import type { WhatsAppTemplate } from '../../domain/whatsapp.js';
 
 export type { WhatsAppTemplate };
 
-/** The built-in channels: SMS and WhatsApp reach a phone number; Messenger and Instagram a Meta user's id. */
-export type BuiltInChannel = 'sms' | 'whatsapp' | 'messenger' | 'instagram';
-/** Meta's messaging platforms, where the contact is known by the id Meta gives them for the business's account. */
-export type MetaChannel = 'messenger' | 'instagram';
+import type { BuiltInChannel, MetaChannel } from '../../api-contract.js';
+
+export type { BuiltInChannel, MetaChannel };
 
 /** What a built-in channel is asked to send: one message to one contact. */
 export interface OutgoingMessage {

@@ -8,7 +8,7 @@ import { ApiError, notFound } from '../../errors.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { publicBase } from '../public-base.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
-import { channelIncoming, twilioChannel, whatsappChannel } from '../schemas.js';
+import { channelIncoming, instagramChannel, messengerChannel, twilioChannel, whatsappChannel } from '../schemas.js';
 
 const CHANNELS = ['sms', 'whatsapp'] as const;
 
@@ -25,7 +25,8 @@ export function channelsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
       await sendDurable(gw, res.set('Cache-Control', 'no-store'), await answer(req, accountOf(res).id));
     },
   }, before);
-  for (const [provider, schema] of [['twilio', twilioChannel], ['whatsapp', whatsappChannel]] as const) {
+  const providers = [['twilio', twilioChannel], ['whatsapp', whatsappChannel], ['messenger', messengerChannel], ['instagram', instagramChannel]] as const;
+  for (const [provider, schema] of providers) {
     route(v1, `/channels/${provider}`, {
       put: [jsonBody(), async (req, res) => {
         await setChannel(gw, accountOf(res).id, provider as ProviderName, parse(schema, req.body));
@@ -44,7 +45,8 @@ export function channelsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
       if (senderOf(accountOf(res).channels, channel) !== 'log') {
         throw new ApiError(409, 'CHANNEL_NOT_OFFLINE', `The ${channel} channel receives messages from its provider's webhook, not here`);
       }
-      const { message, contact } = await receiveOnChannel(gw, accountOf(res), channel, parse(channelIncoming, req.body));
+      const { phone, ...incoming } = parse(channelIncoming, req.body);
+      const { message, contact } = await receiveOnChannel(gw, accountOf(res), channel, { ...incoming, from: phone });
       res.json({ success: true, messageId: message.id, contactId: contact.id, conversationId: message.conversationId });
     }],
   }, before);

@@ -5,7 +5,7 @@ import { copyProviderFile } from '../../domain/media.js';
 import { applyStatusUpdate } from '../../engine/message-status.js';
 import { receiveOnChannel } from '../../engine/receive.js';
 import { ApiError, badRequest, notFound } from '../../errors.js';
-import type { InboundMessage } from '../../engine/ports/channel-provider.js';
+import type { InboundMessage, MetaProfile } from '../../engine/ports/channel-provider.js';
 import type { ProviderFile } from '../../providers/channels/provider-file.js';
 import { parseTwilioInbound, parseTwilioStatus, readTwilioMedia, verifyTwilioSignature } from '../../providers/channels/twilio.js';
 import { parseWhatsAppWebhook, readWhatsAppMedia, verifyWhatsAppSignature, verifyWhatsAppSubscription } from '../../providers/channels/whatsapp-cloud.js';
@@ -33,16 +33,21 @@ export function providerWebhooksRoutes(v1: Routes, gw: Gateway): void {
     return { account, credentials: credentials as NonNullable<NonNullable<Account['channels']>[P]> };
   }
 
-  /** A contact's message; its file, if any, read from the provider with `readFile` and kept by the gateway. */
-  async function receive(account: Account, message: InboundMessage, readFile: (url: string) => Promise<ProviderFile>): Promise<void> {
+  /**
+   * A contact's message; its file, if any, read from the provider with `readFile` and kept by the gateway (without
+   * `readFile`, the provider's address of the file is kept as it is).
+   */
+  async function receive(account: Account, message: InboundMessage, readFile?: (url: string) => Promise<ProviderFile>, names?: MetaProfile): Promise<void> {
     const media = message.media[0] ?? null;
-    await receiveOnChannel(gw, account, message.channel as 'sms' | 'whatsapp', {
-      phone: message.from,
+    await receiveOnChannel(gw, account, message.channel, {
+      from: message.from,
       body: message.body,
       messageSid: message.providerMessageId,
+      messageType: message.messageType,
       media,
-      keepFile: media ? () => copyProviderFile(gw, account.id, () => readFile(media.url)) : undefined,
-      firstName: message.profileName,
+      keepFile: media && readFile ? () => copyProviderFile(gw, account.id, () => readFile(media.url)) : undefined,
+      firstName: names?.firstName ?? message.profileName,
+      lastName: names?.lastName,
       sentAt: message.sentAt,
     });
   }
