@@ -1,9 +1,8 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { WhatsAppCloudCredentials } from '../../domain/channel-credentials.js';
 import { normalizePhone } from '../../domain/phone.js';
 import { badRequest } from '../../errors.js';
 import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from '../../engine/ports/channel-provider.js';
-import { redact } from '../../domain/mask.js';
+import { describeGraphError, graphError, isRecord, list, record, str, verifyMetaSignature, verifyMetaSubscription } from './meta-graph.js';
 import { readProviderFile, readProviderJson, type MediaOptions, type ProviderFile } from './provider-file.js';
 import { postToProvider } from './provider-request.js';
 
@@ -12,11 +11,10 @@ const MEDIA_SCHEME = 'whatsapp-media:';
 const MEDIA_TYPES = ['image', 'audio', 'video', 'document', 'sticker'];
 
 /**
- * Graph error codes that mean "not now" rather than "never": rate limits (4, 80007, 130429, 131048, 131056) and
- * Meta's own temporary unavailability (2, 131016).
+ * WhatsApp's own codes that mean "not now" rather than "never", beside the Graph API's shared ones: rate limits
+ * (80007, 130429, 131048, 131056) and the service's temporary unavailability (131016).
  */
-const RETRYABLE_CODES = new Set([2, 4, 80007, 130429, 131016, 131048, 131056]);
-
+const RETRYABLE_CODES: ReadonlySet<number> = new Set([80007, 130429, 131016, 131048, 131056]);
 
 function messagePayload(message: OutgoingMessage): Record<string, unknown> {
   const to = message.to.replace(/^\+/, '');
@@ -29,29 +27,8 @@ function messagePayload(message: OutgoingMessage): Record<string, unknown> {
   return { ...base, type: 'template', template: { name, language: { code: language }, ...(components && { components }) } };
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
-
-/** One sentence for a Graph error: its code, its text without Graph's "(#code)" prefix, and the details Meta adds. */
-function describe(code: string | null, message: string | undefined, details: string | undefined): string | null {
-  const text = message?.replace(/^\(#\d+\)\s*/, '').slice(0, 500);
-  const extra = details && details !== text ? ` (${details.slice(0, 500)})` : '';
-  if (code) return `WhatsApp ${code}: ${text ?? 'error'}${extra}`;
-  return text ? `WhatsApp: ${text}${extra}` : null;
-}
-
 /** How a request to Graph carries the account's access token, and the secret its errors must not show. */
 const graphAuth = (c: WhatsAppCloudCredentials) => ({ authorization: `Bearer ${c.accessToken}`, secret: c.accessToken });
-
-function graphError(status: number, answer: Record<string, unknown> | undefined, accessToken: string): ChannelError {
-  const error = isRecord(answer?.error) ? answer.error : {};
-  const numeric = typeof error.code === 'number' ? error.code : Number(error.code);
-  const code = Number.isFinite(numeric) ? String(numeric) : null;
-  const details = isRecord(error.error_data) ? str(error.error_data.details) : undefined;
-  const message = describe(code, str(error.message), details) ?? `WhatsApp answered HTTP ${status}`;
-  const retryable = status === 429 || status >= 500 || RETRYABLE_CODES.has(numeric);
-  return new ChannelError(redact(message, accessToken), retryable, code);
-}
 
 export function createWhatsAppCloudProvider(c: WhatsAppCloudCredentials, options: { apiUrl: string; timeoutMs: number }): ChannelProvider {
   const endpoint = `${options.apiUrl.replace(/\/+$/, '')}/${c.phoneNumberId}/messages`;
@@ -60,7 +37,7 @@ export function createWhatsAppCloudProvider(c: WhatsAppCloudCredentials, options
     async send(message) {
       const json = messagePayload(message);
       const { status, answer } = await postToProvider('WhatsApp', endpoint, { json }, { ...graphAuth(c), timeoutMs: options.timeoutMs });
-      if (status < 200 || status >= 300) throw graphError(status, answer, c.accessToken);
+      if (status < 200 || status >= 300) throw graphError('WhatsApp', status, answer, c.accessToken, RETRYABLE_CODES);
       const sent = Array.isArray(answer?.messages) && isRecord(answer.messages[0]) ? str(answer.messages[0].id) : undefined;
       // The message may have gone: trying again could write to the contact twice.
       if (!sent) throw new ChannelError(`WhatsApp answered HTTP ${status} without a message id`, false);
@@ -69,39 +46,12 @@ export function createWhatsAppCloudProvider(c: WhatsAppCloudCredentials, options
   };
 }
 
-/** Whether X-Hub-Signature-256 ("sha256=<hex>") is Meta's HMAC of exactly these bytes under the app secret. */
-export function verifyWhatsAppSignature(appSecret: string, rawBody: Buffer, header: string | undefined): boolean {
-  const given = typeof header === 'string' ? /^sha256=([0-9a-f]{64})$/i.exec(header.trim()) : null;
-  if (!given || !appSecret || !Buffer.isBuffer(rawBody)) return false;
-  const expected = createHmac('sha256', appSecret).update(rawBody).digest();
-  return timingSafeEqual(expected, Buffer.from(given[1]!, 'hex'));
-}
+/** Whether X-Hub-Signature-256 is Meta's HMAC of exactly these bytes under the app secret (see verifyMetaSignature). */
+export const verifyWhatsAppSignature = verifyMetaSignature;
 
-/** Compares through fixed-length digests, so neither the content nor the length of the secret leaks by timing. */
-function sameSecret(a: string, b: string): boolean {
-  const digest = (s: string) => createHash('sha256').update(s).digest();
-  return timingSafeEqual(digest(a), digest(b));
-}
-
-/** Meta's subscription handshake: the challenge to echo when it proves it knows the verify token, else undefined. */
+/** Meta's subscription handshake with the WhatsApp channel's verify token (see verifyMetaSubscription). */
 export function verifyWhatsAppSubscription(c: WhatsAppCloudCredentials, query: Record<string, unknown>): string | undefined {
-  const mode = query['hub.mode'];
-  const token = query['hub.verify_token'];
-  const challenge = query['hub.challenge'];
-  if (mode !== 'subscribe' || typeof token !== 'string' || typeof challenge !== 'string' || !challenge) return undefined;
-  return sameSecret(token, c.verifyToken) ? challenge : undefined;
-}
-
-/** The list at `where`, [] when absent; anything else there means the payload is not what Meta sends. */
-function list(value: unknown, where: string): unknown[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw badRequest(`${where}: expected a list`);
-  return value;
-}
-
-function record(value: unknown, where: string): Record<string, unknown> {
-  if (!isRecord(value)) throw badRequest(`${where}: expected an object`);
-  return value;
+  return verifyMetaSubscription(c.verifyToken, query);
 }
 
 /** The text and media of a contact's message, or undefined for kinds the gateway does not take (reactions, …). */
@@ -155,7 +105,7 @@ function statusUpdate(s: unknown, where: string): StatusUpdate | undefined {
   const e = isRecord(first) ? first : undefined;
   const errorCode = typeof e?.code === 'number' || str(e?.code) ? String(e!.code) : null;
   const details = isRecord(e?.error_data) ? str(e.error_data.details) : undefined;
-  const error = e ? describe(errorCode, str(e.title) ?? str(e.message), details) : null;
+  const error = e ? describeGraphError('WhatsApp', errorCode, str(e.title) ?? str(e.message), details) : null;
   return { providerMessageId, status, providerStatus, errorCode, error };
 }
 
