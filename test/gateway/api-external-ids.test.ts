@@ -113,7 +113,7 @@ describe('a Live custom-channel campaign reaches its list by the external ID of 
     // The campaign says how many of its list it could not reach, and why; Cy added again counts once.
     await api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId: cy.id } });
     const campaign = (await api(ctx.gw, account, 'GET', `campaigns/${campaignId}`)).body;
-    expect(campaign.unreachable).toEqual({ total: 1, byReason: { no_external_id: 1, no_phone: 0, opted_out: 0, outside_whatsapp_window: 0 } });
+    expect(campaign.unreachable).toEqual({ total: 1, byReason: { no_external_id: 1, no_phone: 0, opted_out: 0, outside_whatsapp_window: 0, no_first_message: 0, outside_meta_window: 0 } });
   });
 
   test('an SMS campaign counts the contacts it cannot reach for want of a phone', async () => {

@@ -1,6 +1,6 @@
 import { api, createAccount, expectApiError, request, useGateway, type TestAccount } from './api-support';
 
-const NONE_UNREACHABLE = { total: 0, byReason: { no_external_id: 0, no_phone: 0, opted_out: 0, outside_whatsapp_window: 0 } };
+const NONE_UNREACHABLE = { total: 0, byReason: { no_external_id: 0, no_phone: 0, opted_out: 0, outside_whatsapp_window: 0, no_first_message: 0, outside_meta_window: 0 } };
 
 /** Part E: settings (spec §4.7), webhook subscriptions and campaign records (spec §2.3). */
 const ctx = useGateway();

@@ -1,3 +1,4 @@
+import { answersOnly } from '../api-contract.js';
 import type { Engine } from './ports/providers.js';
 import type { Account } from '../domain/accounts.js';
 import { campaignById, type Campaign } from '../domain/campaigns.js';
@@ -9,6 +10,7 @@ import { now } from '../ids.js';
 import type { BotAnswer, BotConversation } from './ports/bot-provider.js';
 import type { Job, JobResult, Reader, Tx } from '../store/store.js';
 import { emitEvent } from '../domain/emit-event.js';
+import { scheduleFollowUp } from './follow-ups.js';
 import { handOff } from './handoff.js';
 import { handoffNotice } from '../domain/texts.js';
 import { sendOnConversation } from './outgoing.js';
@@ -119,6 +121,8 @@ async function speak(tx: Tx, gw: Engine, account: Account, contact: Contact, con
     return;
   }
   const sent = await send(reply.body);
+  // Where the business never writes first, follow-ups count from the bot's answer: the lead who goes quiet is asked again.
+  if (answersOnly(conversation.channel)) await scheduleFollowUp(tx, campaign, sent.conversation, 0, clockNow());
   if (reply.goalReached && !conversation.goalReachedAt) {
     await updateConversation(tx, sent.conversation, { goalReachedAt: now() });
     await recordStep(tx, 'goalReached', { accountId: account.id, campaignId: campaign.id, contactId: contact.id });

@@ -81,7 +81,7 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
     get: { summary: 'The campaigns, oldest first', ok: 200, page: true },
   },
   '/campaigns/{id}': {
-    get: { summary: 'Get a campaign, with the contacts it could not reach: unreachable {total, byReason: {no_external_id, no_phone, opted_out, outside_whatsapp_window}}', ok: 200 },
+    get: { summary: 'Get a campaign, with the contacts it could not reach: unreachable {total, byReason: {no_external_id, no_phone, opted_out, outside_whatsapp_window, no_first_message, outside_meta_window}}', ok: 200 },
     patch: { summary: 'Change a campaign', body: schemas.campaignUpdate, ok: 200 },
   },
   '/conversations/retry-failed': {

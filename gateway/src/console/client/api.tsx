@@ -21,9 +21,21 @@ export const setCsrfToken = (token: string): void => {
   csrfToken = token;
 };
 
+let leaving = false;
+
+/**
+ * Leaves the signed-in console for `url`, once: a request answered 401 while the page is already on its way out
+ * (signed out, its session gone) must not start a second navigation that cancels the first.
+ */
+export function leaveFor(url: string): void {
+  if (leaving) return;
+  leaving = true;
+  location.assign(url);
+}
+
 /** Leaves for the sign-in page, coming back here afterwards. */
 export function toSignIn(): void {
-  location.assign(`${SIGN_IN_PATH}?next=${encodeURIComponent(location.pathname)}`);
+  leaveFor(`${SIGN_IN_PATH}?next=${encodeURIComponent(location.pathname)}`);
 }
 
 /** Someone to tell when the console waits out its rate limit: the seconds it waits, or 0 when it is over. */

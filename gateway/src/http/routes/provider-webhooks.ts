@@ -1,14 +1,18 @@
-import express, { type Request } from 'express';
+import express, { type Request, type Response } from 'express';
 import type { Gateway } from '../../context.js';
 import type { Account } from '../../domain/accounts.js';
 import { copyProviderFile } from '../../domain/media.js';
-import { applyStatusUpdate } from '../../engine/message-status.js';
+import { applyStatusUpdate, applyWatermark } from '../../engine/message-status.js';
+import { contactOfExternalId } from '../../domain/contact-identity.js';
+import type { ProviderName } from '../../domain/channels.js';
 import { receiveOnChannel } from '../../engine/receive.js';
 import { ApiError, badRequest, notFound } from '../../errors.js';
-import type { InboundMessage, MetaProfile } from '../../engine/ports/channel-provider.js';
+import type { InboundMessage, MetaChannel, MetaProfile } from '../../engine/ports/channel-provider.js';
 import type { ProviderFile } from '../../providers/channels/provider-file.js';
 import { parseTwilioInbound, parseTwilioStatus, readTwilioMedia, verifyTwilioSignature } from '../../providers/channels/twilio.js';
-import { parseWhatsAppWebhook, readWhatsAppMedia, verifyWhatsAppSignature, verifyWhatsAppSubscription } from '../../providers/channels/whatsapp-cloud.js';
+import { verifyMetaSignature, verifyMetaSubscription } from '../../providers/channels/meta-graph.js';
+import { fetchMetaProfile, parseMetaMessagingWebhook } from '../../providers/channels/meta-messaging.js';
+import { parseWhatsAppWebhook, readWhatsAppMedia } from '../../providers/channels/whatsapp-cloud.js';
 import { route, type Routes } from '../route.js';
 import { publicBase } from '../public-base.js';
 
@@ -26,7 +30,7 @@ export function providerWebhooksRoutes(v1: Routes, gw: Gateway): void {
   const form = express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 200, type: () => true });
   const raw = express.raw({ limit: '1mb', type: () => true });
 
-  async function withProvider<P extends 'twilio' | 'whatsapp'>(req: Request, provider: P) {
+  async function withProvider<P extends ProviderName>(req: Request, provider: P) {
     const account = await gw.store.get<Account>('accounts', String(req.params.accountId));
     const credentials = account?.channels?.[provider];
     if (!account || !credentials) throw notFound('Channel', `The ${provider} channel of this account not found`);
@@ -76,27 +80,53 @@ export function providerWebhooksRoutes(v1: Routes, gw: Gateway): void {
       res.status(204).end();
     }],
   });
+  /** Meta's subscription handshake: the challenge back when Meta proves it knows the channel's verify token. */
+  const handshake = (provider: 'whatsapp' | MetaChannel) => async (req: Request, res: Response) => {
+    const { credentials } = await withProvider(req, provider);
+    const challenge = verifyMetaSubscription(credentials.verifyToken, req.query as Record<string, unknown>);
+    if (challenge === undefined) throw new ApiError(403, 'INVALID_VERIFY_TOKEN', 'hub.verify_token does not match the channel\'s verifyToken');
+    res.type('text/plain').send(challenge);
+  };
+
+  /** The JSON of a Meta webhook, once its X-Hub-Signature-256 proves it was made with the channel's app secret. */
+  function signedJson(req: Request, appSecret: string): unknown {
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (!verifyMetaSignature(appSecret, body, req.get('x-hub-signature-256'))) throw badSignature();
+    try {
+      return JSON.parse(body.toString('utf8'));
+    } catch {
+      throw badRequest('The body is not JSON');
+    }
+  }
+
   route(v1, '/channels/whatsapp/:accountId/webhook', {
-    get: async (req, res) => {
-      const { credentials } = await withProvider(req, 'whatsapp');
-      const challenge = verifyWhatsAppSubscription(credentials, req.query as Record<string, unknown>);
-      if (challenge === undefined) throw new ApiError(403, 'INVALID_VERIFY_TOKEN', 'hub.verify_token does not match the channel\'s verifyToken');
-      res.type('text/plain').send(challenge);
-    },
+    get: handshake('whatsapp'),
     post: [raw, async (req, res) => {
       const { account, credentials } = await withProvider(req, 'whatsapp');
-      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      if (!verifyWhatsAppSignature(credentials.appSecret, body, req.get('x-hub-signature-256'))) throw badSignature();
-      let payload: unknown;
-      try {
-        payload = JSON.parse(body.toString('utf8'));
-      } catch {
-        throw badRequest('The body is not JSON');
-      }
-      const { messages, statuses } = parseWhatsAppWebhook(payload);
+      const { messages, statuses } = parseWhatsAppWebhook(signedJson(req, credentials.appSecret));
       for (const message of messages) await receive(account, message, (url) => readWhatsAppMedia(credentials, url, fileOptions(gw.config.whatsappApiUrl)));
       for (const status of statuses) await applyStatusUpdate(gw, account, status);
       res.status(200).json({ success: true });
     }],
   });
+
+  // Messenger and Instagram: attachments stay at Meta's addresses; a new sender is named from Meta's profile API.
+  for (const channel of ['messenger', 'instagram'] as const) {
+    route(v1, `/channels/${channel}/:accountId/webhook`, {
+      get: handshake(channel),
+      post: [raw, async (req, res) => {
+        const { account, credentials } = await withProvider(req, channel);
+        const { messages, statuses, watermarks } = parseMetaMessagingWebhook(channel, signedJson(req, credentials.appSecret));
+        const options = { apiUrl: channel === 'messenger' ? gw.config.messengerApiUrl : gw.config.instagramApiUrl, timeoutMs: FILE_TIMEOUT_MS };
+        for (const message of messages) {
+          const known = await contactOfExternalId(gw.store, account.id, message.from);
+          const names = known ? undefined : await fetchMetaProfile(channel, credentials, message.from, options);
+          await receive(account, message, undefined, names);
+        }
+        for (const status of statuses) await applyStatusUpdate(gw, account, status);
+        for (const watermark of watermarks) await applyWatermark(gw, account, watermark);
+        res.status(200).json({ success: true });
+      }],
+    });
+  }
 }

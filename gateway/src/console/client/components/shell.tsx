@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { mayOpen, PAGES, SIGN_IN_PATH, type ConsolePage } from '../../pages.js';
+import { leaveFor } from '../api.js';
 import { ROLE_LABEL } from '../roles.js';
 import { Link } from '../router.js';
 import { signOut, type SessionInfo } from '../session.js';
@@ -35,7 +36,7 @@ export function Shell(props: { session: SessionInfo; page?: ConsolePage; childre
   const leave = async () => {
     setLeaving(true);
     await signOut();
-    location.assign(SIGN_IN_PATH);
+    leaveFor(SIGN_IN_PATH);
   };
   const { account, member } = props.session;
   const shown = PAGES.filter((p) => (!p.agencyOnly || account.type === 'agency') && mayOpen(p, member.role));

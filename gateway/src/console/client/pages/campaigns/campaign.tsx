@@ -103,7 +103,7 @@ export function bodyOf(d: Draft) {
 }
 
 export const STATUS_LABEL: Record<Campaign['status'], string> = { draft: 'Draft', live: 'Live', paused: 'Paused' };
-export const CHANNEL_LABEL: Record<Campaign['channel'], string> = { whatsapp: 'WhatsApp', sms: 'SMS', custom: 'Custom channel' };
+export const CHANNEL_LABEL: Record<Campaign['channel'], string> = { whatsapp: 'WhatsApp', sms: 'SMS', messenger: 'Messenger', instagram: 'Instagram', custom: 'Custom channel' };
 export const TYPE_LABEL: Record<Campaign['type'], string> = { combined: 'Combined (outgoing and incoming)', outgoing: 'Outgoing', incoming: 'Incoming' };
 
 /**

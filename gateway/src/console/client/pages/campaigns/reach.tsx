@@ -4,7 +4,7 @@ import type { Campaign, Draft } from './campaign.js';
 /** GET /v1/campaigns/{id}'s count of the contacts the campaign could not reach, by reason. */
 export interface Unreachable {
   total: number;
-  byReason: { no_external_id: number; no_phone: number; opted_out: number; outside_whatsapp_window: number };
+  byReason: Record<'no_external_id' | 'no_phone' | 'opted_out' | 'outside_whatsapp_window' | 'no_first_message' | 'outside_meta_window', number>;
 }
 
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
@@ -19,6 +19,8 @@ export function UnreachableNotice(props: { campaign: Campaign; unreachable?: Unr
     [u.byReason.no_phone, 'no phone number'],
     [u.byReason.opted_out, 'opted out'],
     [u.byReason.outside_whatsapp_window, 'were outside WhatsApp’s 24-hour window (set a re-engagement template)'],
+    [u.byReason.no_first_message, `were added to the list, but ${props.campaign.channel === 'instagram' ? 'Instagram' : 'Messenger'} lets a business only answer those who write`],
+    [u.byReason.outside_meta_window, 'were outside Meta’s window (24 hours after they wrote; 7 days for a person’s reply)'],
   ];
   return (
     <div class="warning" role="status" aria-label="Contacts not reached">
