@@ -206,6 +206,15 @@ describe('a Messenger lead', () => {
   });
 });
 
+test("an entry of another Page served by the same Meta app is not the account's: nothing of it is stored", async () => {
+  const { account } = await connected('messenger', { bot: { active: false } });
+  const lead = psid();
+  const payload = text('messenger', lead, 'Hello from another Page');
+  payload.entry[0]!.id = '999888777666555';
+  expect((await postWebhook(account, 'messenger', payload)).status).toBe(200);
+  expect(await contactOf(account, lead)).toBeUndefined();
+});
+
 describe("Meta's errors", () => {
   test('an expired token fails the message with code 190; a rate limit is tried again and goes', async () => {
     const { account } = await connected('messenger');

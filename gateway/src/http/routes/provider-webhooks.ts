@@ -116,7 +116,8 @@ export function providerWebhooksRoutes(v1: Routes, gw: Gateway): void {
       get: handshake(channel),
       post: [raw, async (req, res) => {
         const { account, credentials } = await withProvider(req, channel);
-        const { messages, statuses, watermarks } = parseMetaMessagingWebhook(channel, signedJson(req, credentials.appSecret));
+        const ownId = 'pageId' in credentials ? credentials.pageId : credentials.instagramAccountId;
+        const { messages, statuses, watermarks } = parseMetaMessagingWebhook(channel, signedJson(req, credentials.appSecret), ownId);
         const options = { apiUrl: channel === 'messenger' ? gw.config.messengerApiUrl : gw.config.instagramApiUrl, timeoutMs: FILE_TIMEOUT_MS };
         for (const message of messages) {
           const known = await contactOfExternalId(gw.store, account.id, message.from);

@@ -249,9 +249,10 @@ function receipt(channel: MetaChannel, event: Record<string, unknown>, where: st
  * The contacts' messages, reactions, button taps and receipts in one webhook of a Facebook Page (Messenger, object
  * "page") or an Instagram professional account (object "instagram"). Other events (opt-ins, referrals, hand-over
  * between apps, standby) carry nothing for the conversation and are skipped; a shape Meta does not send is a 400
- * naming where it is wrong.
+ * naming where it is wrong. With `ownId`, the entries of another Page or account (one Meta app may serve several,
+ * all to one callback URL) are skipped: they are not this account's.
  */
-export function parseMetaMessagingWebhook(channel: MetaChannel, body: unknown): MetaMessagingWebhook {
+export function parseMetaMessagingWebhook(channel: MetaChannel, body: unknown, ownId?: string): MetaMessagingWebhook {
   const platform = PLATFORMS[channel];
   if (!isRecord(body) || body.object !== platform.object) {
     throw badRequest(`object: not ${platform.webhook} (expected "object": "${platform.object}")`);
@@ -259,7 +260,9 @@ export function parseMetaMessagingWebhook(channel: MetaChannel, body: unknown): 
   if (!Array.isArray(body.entry)) throw badRequest('entry: expected a list');
   const out: MetaMessagingWebhook = { messages: [], statuses: [], watermarks: [] };
   body.entry.forEach((entry, e) => {
-    list(record(entry, `entry[${e}]`).messaging, `entry[${e}].messaging`).forEach((ev, i) => {
+    const r = record(entry, `entry[${e}]`);
+    if (ownId !== undefined && String(r.id) !== ownId) return;
+    list(r.messaging, `entry[${e}].messaging`).forEach((ev, i) => {
       const where = `entry[${e}].messaging[${i}]`;
       const event = record(ev, where);
       let inbound: InboundMessage | undefined;
