@@ -2,7 +2,7 @@ import type { Gateway } from '../context.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
 import { iso, newId, now } from '../ids.js';
 import { clockNow } from '../clock.js';
-import type { Page, Reader, Tx } from '../store/store.js';
+import type { Page, Reader } from '../store/store.js';
 import type { Account } from './accounts.js';
 import type { Conversation } from './conversations.js';
 import { digest, hashPassword, newToken } from './secrets.js';
@@ -191,5 +191,5 @@ export const activeMembersByEmail = async (r: Reader, email: string): Promise<Me
   (await r.find<Member>('members', 'login', [email], { limit: 20 })).filter((m) => m.status === 'active' && m.passwordHash);
 
 /** The account's active members of a role, in the order they joined (the round-robin turn). */
-export const activeMembers = async (r: Reader | Tx, accountId: string, page?: Page): Promise<Member[]> =>
+export const activeMembers = async (r: Reader, accountId: string, page?: Page): Promise<Member[]> =>
   (await r.find<Member>('members', 'account', [accountId], page)).filter((m) => m.status === 'active');
