@@ -52,7 +52,7 @@ export class LeadChat implements INodeType {
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
-			'Capture leads into AI sales-chat campaigns, test their bot, manage contacts, lists and conversations, exchange custom-channel messages and grant credits',
+			'Capture leads into AI sales-chat campaigns, create campaigns and test their bot, manage contacts, lists and conversations, exchange custom-channel messages and grant credits',
 		defaults: {
 			name: 'LeadChat',
 		},

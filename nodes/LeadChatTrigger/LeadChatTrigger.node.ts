@@ -26,7 +26,7 @@ const EVENTS = [
 	{
 		name: 'Delivery Failed',
 		value: 'delivery_failed',
-		description: 'An outgoing message could not be delivered, after every retry',
+		description: 'An outgoing message could not be delivered, after every retry; channel names where it was going',
 	},
 	{
 		name: 'Goal Reached',
@@ -38,22 +38,25 @@ const EVENTS = [
 		name: 'Hand-Off',
 		value: 'handoff',
 		description:
-			'A conversation passed to a person: the contact asked for one, the bot could not answer or chose to hand over, or a team member took over; names the team member it is assigned to, if any',
+			'A conversation passed to a person: the contact asked for one, the bot could not answer or chose to hand over, or a team member took over; names the channel and the team member it is assigned to, if any',
 	},
 	{
 		name: 'Message Received',
 		value: 'message_received',
-		description: 'A contact wrote, on any channel',
+		description:
+			'A contact wrote, on any channel: SMS, WhatsApp, Messenger, Instagram or a custom channel, named in the channel field',
 	},
 	{
 		name: 'Opt-Out',
 		value: 'opt_out',
-		description: 'A contact opted out of every channel (STOP and the like)',
+		description:
+			'A contact opted out of every channel (STOP and the like); channel names the one they wrote it on',
 	},
 	{
 		name: 'Reply',
 		value: 'reply',
-		description: 'The AI bot or an agent replied to a contact on a custom channel',
+		description:
+			'The AI bot or an agent replied to a contact on a custom channel, for your system to deliver (replies on SMS, WhatsApp, Messenger and Instagram go out by themselves)',
 	},
 ] as const satisfies readonly INodePropertyOptions[];
 

@@ -4,6 +4,16 @@ import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
 export interface ApiFailure {
 	message: string;
 	code?: string;
+	/** The codes of the problems a 400 lists per field (`error.fields`), the first one's being `code`. */
+	fieldCodes?: string[];
+}
+
+function fieldCodesOf(error: { fields?: unknown }): string[] | undefined {
+	if (!Array.isArray(error.fields)) return undefined;
+	const codes = error.fields
+		.map((field) => (field && typeof field === 'object' ? (field as { code?: unknown }).code : undefined))
+		.filter((code): code is string => typeof code === 'string');
+	return codes.length ? codes : undefined;
 }
 
 export function readApiFailure(status: number, body: unknown): ApiFailure {
@@ -11,10 +21,12 @@ export function readApiFailure(status: number, body: unknown): ApiFailure {
 		const { error, message } = body as { error?: unknown; message?: unknown };
 		if (typeof error === 'string' && error.trim()) return { message: error };
 		if (error && typeof error === 'object') {
-			const nested = error as { code?: unknown; message?: unknown };
+			const nested = error as { code?: unknown; message?: unknown; fields?: unknown };
 			const code = typeof nested.code === 'string' ? nested.code : undefined;
-			if (typeof nested.message === 'string' && nested.message.trim()) return { message: nested.message, code };
-			if (code) return { message: code, code };
+			const fieldCodes = fieldCodesOf(nested);
+			const extra = fieldCodes ? { fieldCodes } : {};
+			if (typeof nested.message === 'string' && nested.message.trim()) return { message: nested.message, code, ...extra };
+			if (code) return { message: code, code, ...extra };
 		}
 		if (typeof message === 'string' && message.trim()) return { message };
 	}
@@ -45,6 +57,10 @@ function hintFor(status: number, failure: ApiFailure, endpoint: string): string 
 		return 'This Idempotency Key was already used for a different grant. Use a new key for a new grant; reuse it only to repeat the same grant.';
 	if (code === 'IDEMPOTENCY_IN_FLIGHT' || status === 409)
 		return 'A grant with the same Idempotency Key is still being processed. Retry in a moment: it will return that grant instead of granting twice.';
+	if (code === 'NO_FIRST_MESSAGE' || failure.fieldCodes?.includes('NO_FIRST_MESSAGE'))
+		return 'Messenger and Instagram let a business answer, never write first: leave Opening Message and Opening Template empty for a campaign on these channels. It answers the contacts who write to your Page or Instagram account.';
+	if (code === 'CAMPAIGN_CANNOT_SEND')
+		return 'Give the campaign what the message names, or create it as Draft and make it Live once it can send.';
 	if (code === 'NOT_AGENCY')
 		return 'Granting credits needs the API key of an agency account; the key in this credential belongs to another kind of account.';
 	switch (status) {

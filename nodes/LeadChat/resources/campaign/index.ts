@@ -1,12 +1,13 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../shared/types';
+import * as create from './create';
 import * as get from './get';
 import * as getFunnel from './getFunnel';
 import * as getAll from './getAll';
 import * as testBot from './testBot';
 
-export const operations: Record<string, Operation> = { get, getAll, getFunnel, testBot };
+export const operations: Record<string, Operation> = { create, get, getAll, getFunnel, testBot };
 
 export const description: INodeProperties[] = [
 	{
@@ -16,6 +17,13 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['campaign'] } },
 		options: [
+			{
+				name: 'Create',
+				value: 'create',
+				action: 'Create a campaign',
+				description:
+					'Create a campaign on SMS, WhatsApp, Messenger, Instagram or a custom channel, with its opening message and bot',
+			},
 			{
 				name: 'Get',
 				value: 'get',
@@ -43,6 +51,7 @@ export const description: INodeProperties[] = [
 		],
 		default: 'getAll',
 	},
+	...create.description,
 	...get.description,
 	...getAll.description,
 	...getFunnel.description,

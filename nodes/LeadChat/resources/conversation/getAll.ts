@@ -35,9 +35,23 @@ export const description = forOperation('conversation', 'getAll', [
 				name: 'channel',
 				type: 'options',
 				options: [
-					{ name: 'Custom Channel', value: 'custom' },
-					{ name: 'SMS', value: 'sms' },
-					{ name: 'WhatsApp', value: 'whatsapp' },
+					{
+						name: 'Custom Channel',
+						value: 'custom',
+						description: 'Messages exchanged through Message > Receive and the Custom Channel Webhook',
+					},
+					{
+						name: 'Instagram',
+						value: 'instagram',
+						description: "Direct messages to the account's Instagram professional account",
+					},
+					{
+						name: 'Messenger',
+						value: 'messenger',
+						description: "Messages to the account's Facebook Page",
+					},
+					{ name: 'SMS', value: 'sms', description: 'Text messages to and from phone numbers' },
+					{ name: 'WhatsApp', value: 'whatsapp', description: 'WhatsApp messages to and from phone numbers' },
 				],
 				default: 'custom',
 				description: 'Only conversations on this channel',
