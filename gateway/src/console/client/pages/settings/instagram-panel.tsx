@@ -18,7 +18,7 @@ const INSTAGRAM: MetaPanelText = {
     hint: 'Generated on the same page for the account (with instagram_business_manage_messages, or instagram_manage_messages for an account linked to a Page).',
   },
   appSecretHint: 'In the app dashboard, App settings > Basic > App secret (with Instagram login: the Instagram app secret of the API setup page). It signs the webhook calls Meta makes.',
-  webhookHint: 'Instagram > API setup > Configure webhooks: this callback URL with the verify token; then subscribe to the fields messages, messaging_postbacks, message_reactions and messaging_seen.',
+  webhook: { where: 'Instagram > API setup > Configure webhooks', fields: ['messages', 'messaging_postbacks', 'message_reactions', 'messaging_seen'] },
   removeWarning: 'Instagram messages stop reaching the gateway, and nothing can be sent on Instagram until it is connected again.',
 };
 

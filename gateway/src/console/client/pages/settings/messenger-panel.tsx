@@ -13,7 +13,10 @@ const MESSENGER: MetaPanelText = {
     hint: 'In the app dashboard, Messenger > Messenger API settings > Generate access tokens, for this Page (the app needs pages_messaging).',
   },
   appSecretHint: 'In the app dashboard, App settings > Basic > App secret. It signs the webhook calls Meta makes.',
-  webhookHint: 'Messenger > Messenger API settings > Configure webhooks: this callback URL with the verify token; then subscribe the Page to the fields messages, messaging_postbacks, message_reactions, message_deliveries and message_reads.',
+  webhook: {
+    where: 'Messenger > Messenger API settings > Configure webhooks, then the Page’s webhook subscription',
+    fields: ['messages', 'messaging_postbacks', 'message_reactions', 'message_deliveries', 'message_reads'],
+  },
   removeWarning: 'Messages to your Page stop reaching the gateway, and nothing can be sent on Messenger until it is connected again.',
 };
 

@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import { Fragment, type ComponentChildren } from 'preact';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { ConfirmAction } from '../../components/confirm.js';
@@ -26,9 +26,23 @@ export interface MetaPanelText {
   id: MetaField & { inSentence: string };
   token: MetaField;
   appSecretHint: string;
-  /** Where the callback URL and verify token go, and which webhook fields to subscribe. */
-  webhookHint: ComponentChildren;
+  /** Where the callback URL and verify token go in Meta's app dashboard, and the webhook fields to subscribe there. */
+  webhook: { where: string; fields: string[] };
   removeWarning: string;
+}
+
+/** "messages, message_reads and messaging_seen", each a field name. */
+function FieldNames(props: { names: string[] }) {
+  return (
+    <>
+      {props.names.map((name, i) => (
+        <Fragment key={name}>
+          {i === 0 ? '' : i === props.names.length - 1 ? ' and ' : ', '}
+          <code>{name}</code>
+        </Fragment>
+      ))}
+    </>
+  );
 }
 
 /**
@@ -64,10 +78,17 @@ export function MetaPanel({ channels, text }: { channels: ChannelsResource; text
         <button type="submit" class="primary" disabled={saving.busy}>Save {text.name} credentials</button>
       </form>
       <FormStatus error={saving.error} done={saving.done} />
+      {!saved && (
+        <p class="hint">
+          Once saved, the callback URL to enter in Meta's app dashboard ({text.webhook.where}) shows here with the verify
+          token; subscribe there to the webhook {text.webhook.fields.length === 1 ? 'field' : 'fields'} <FieldNames names={text.webhook.fields} />.
+        </p>
+      )}
       {saved && (
         <>
           <h3>To enter in Meta's app dashboard</h3>
-          <Copyable id={field('webhook-url')} label="Callback URL" value={saved.webhooks.webhook} hint={text.webhookHint} />
+          <Copyable id={field('webhook-url')} label="Callback URL" value={saved.webhooks.webhook}
+            hint={<>{text.webhook.where}: this callback URL with the verify token; then subscribe to the webhook {text.webhook.fields.length === 1 ? 'field' : 'fields'} <FieldNames names={text.webhook.fields} />.</>} />
           <Copyable id={field('verify-token-saved')} label="Saved verify token" value={saved.verifyToken}
             hint="Meta sends it back once when you save the callback URL, to check the address is yours." />
           <ConfirmAction label={`Remove ${text.name} credentials`} confirmLabel="Remove them" danger busy={removing.busy} onConfirm={remove}

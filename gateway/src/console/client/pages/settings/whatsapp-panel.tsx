@@ -8,7 +8,7 @@ const WHATSAPP: MetaPanelText = {
   id: { name: 'phoneNumberId', label: 'Phone number ID', inSentence: 'phone number ID', hint: "In Meta's app dashboard, WhatsApp > API Setup." },
   token: { name: 'accessToken', label: 'Access token', hint: 'A permanent token of a system user.' },
   appSecretHint: 'Signs the webhook calls Meta makes.',
-  webhookHint: 'WhatsApp > Configuration > Webhook: this callback URL with the verify token; subscribe to “messages”.',
+  webhook: { where: 'WhatsApp > Configuration > Webhook', fields: ['messages'] },
   removeWarning: 'WhatsApp through the Cloud API stops; WhatsApp goes back to Twilio if it has a WhatsApp sender, else to the offline log provider.',
 };
 
