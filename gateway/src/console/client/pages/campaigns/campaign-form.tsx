@@ -103,14 +103,13 @@ export function CampaignForm(props: {
 
       <fieldset disabled={props.readOnly}>
         <legend>{meta ? 'Channel' : 'Channel and opening message'}</legend>
-        <Choice id="c-channel" label={L.channel} value={d.channel} onChange={set('channel')} options={Object.entries(CHANNEL_LABEL) as Array<[Campaign['channel'], string]>} />
+        <Choice id="c-channel" label={L.channel} value={d.channel} onChange={set('channel')} options={Object.entries(CHANNEL_LABEL) as Array<[Campaign['channel'], string]>}
+          note={meta && answerOnlyNote(meta)} />
         {d.channel === 'custom' && (
           <Text id="c-custom-channel" label={L.customChannel} value={d.customChannel} onChange={set('customChannel')} max={MAX.customChannel}
             hint="The label your system knows the channel by, sent with each reply to the Custom Channel Webhook." />
         )}
-        {meta
-          ? <p class="hint c-answers-only" id="c-answers-only">{answerOnlyNote(meta)}</p>
-          : <LongText id="c-opening" label={L.openingMessage} value={d.openingMessage} onChange={set('openingMessage')} rows={4} hint={PERSONALIZE_HINT} max={MAX.openingMessage} />}
+        {!meta && <LongText id="c-opening" label={L.openingMessage} value={d.openingMessage} onChange={set('openingMessage')} rows={4} hint={PERSONALIZE_HINT} max={MAX.openingMessage} />}
         {d.channel === 'whatsapp' && (
           <fieldset>
             <legend>WhatsApp templates</legend>

@@ -42,8 +42,8 @@ export function MessageItem(props: { message: Message; onChanged: () => void }) 
       {m.media && <MediaPreview media={m.media} channel={m.channel} />}
       <p class="inbox-msg-status">
         <span class={`inbox-status inbox-status-${m.status}`}>{statusText}</span>
-        {m.messageTag === 'HUMAN_AGENT' && <span class="inbox-msg-note"> · Sent as a person’s reply after 24 h (Meta’s HUMAN_AGENT tag)</span>}
       </p>
+      {m.messageTag === 'HUMAN_AGENT' && <p class="inbox-msg-note">Sent as a person’s reply after 24 h (Meta’s HUMAN_AGENT tag).</p>}
       {m.error && (
         <p class="inbox-msg-error">
           {m.error}
