@@ -278,10 +278,12 @@ describe('Settings', () => {
     expect(await page.getByLabel('Status callback URL', { exact: true }).inputValue()).toBe(held.twilio.webhooks.status);
     expect(await page.content()).not.toContain('fedcba9876543210fedcba9876543210');
 
-    await page.getByLabel('Phone number ID', { exact: true }).fill('1234567890');
-    await page.getByLabel('Access token', { exact: true }).fill('EAAtoken');
-    await page.getByLabel('App secret', { exact: true }).fill('not-hex');
-    await page.getByLabel('Verify token', { exact: true }).fill('verify-me-please');
+    // Meta's three platforms ask for fields of the same names: each in its own panel.
+    const whatsapp = page.getByRole('region', { name: 'WhatsApp Cloud API' });
+    await whatsapp.getByLabel('Phone number ID', { exact: true }).fill('1234567890');
+    await whatsapp.getByLabel('Access token', { exact: true }).fill('EAAtoken');
+    await whatsapp.getByLabel('App secret', { exact: true }).fill('not-hex');
+    await whatsapp.getByLabel('Verify token', { exact: true }).fill('verify-me-please');
     await page.getByRole('button', { name: 'Save WhatsApp credentials' }).click();
     const error = page.locator('#whatsapp-heading ~ form + .error');
     await error.filter({ hasText: /\S/ }).waitFor();

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { CAMPAIGN_COUNTS as COUNT, CAMPAIGN_LIMITS as MAX } from '../../../../api-contract.js';
+import { answersOnly, CAMPAIGN_COUNTS as COUNT, CAMPAIGN_LIMITS as MAX, type MetaChannel } from '../../../../api-contract.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
@@ -9,6 +9,13 @@ import { bodyOf, CAMPAIGN_LABELS as L, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL, 
 import { Check, Choice, Rows, Text } from './inputs.js';
 import { liveWarning } from './reach.js';
 import { CUSTOM_PREFIX } from '../../../../api-contract.js';
+
+/** Where contacts write to a Meta platform's business: what an answer-only campaign answers. */
+const META_INBOX: Record<MetaChannel, string> = { messenger: 'your Page', instagram: 'your Instagram account' };
+
+/** Why a Messenger or Instagram campaign has no opening message, in one line. */
+const answerOnlyNote = (channel: MetaChannel) =>
+  `${CHANNEL_LABEL[channel]} lets a business answer, never write first: this campaign answers those who write to ${META_INBOX[channel]}.`;
 
 const PERSONALIZE_HINT = `Contact fields are filled in: {{first_name|there}} (with a fallback), {{last_name}}, {{phone}}, {{email}}, {{${CUSTOM_PREFIX}city}} for a custom field named city.`;
 
@@ -50,6 +57,7 @@ export function CampaignForm(props: {
     })();
   };
   const listKnown = d.listId === '' || props.lists.some((l) => l.id === d.listId);
+  const meta = answersOnly(d.channel) ? d.channel : undefined;
 
   return (
     <form onSubmit={save} class="campaign-form" aria-label="Campaign settings" noValidate>
@@ -60,7 +68,11 @@ export function CampaignForm(props: {
         <Text id="c-language" label={L.language} value={d.language} onChange={set('language')} hint="The language the bot answers in, such as en, es or es-MX." />
         <div class="field">
           <label for="c-list">{L.listId}</label>
-          <p class="hint" id="c-list-hint">Contacts added to this list get the opening message.</p>
+          <p class="hint" id="c-list-hint">
+            {meta
+              ? `${CHANNEL_LABEL[meta]} contacts added to this list cannot be reached first: they hear from this campaign once they write to ${META_INBOX[meta]}.`
+              : 'Contacts added to this list get the opening message.'}
+          </p>
           <select id="c-list" value={d.listId} aria-describedby="c-list-hint" onChange={(e) => {
             const listId = e.currentTarget.value;
             // A new campaign linked to a list triggers on its new contacts, as the API has it by default.
@@ -71,9 +83,11 @@ export function CampaignForm(props: {
             {!listKnown && <option value={d.listId}>{d.listId}</option>}
           </select>
         </div>
-        <Check id="c-trigger" label={L.triggerOnNewContacts} checked={d.triggerOnNewContacts} onChange={set('triggerOnNewContacts')}
-          hint="Each contact added to the list (by hand, by the API or by an import) gets the opening message." />
-        {d.status === 'live' && d.listId !== '' && !d.triggerOnNewContacts && (
+        {!meta && (
+          <Check id="c-trigger" label={L.triggerOnNewContacts} checked={d.triggerOnNewContacts} onChange={set('triggerOnNewContacts')}
+            hint="Each contact added to the list (by hand, by the API or by an import) gets the opening message." />
+        )}
+        {!meta && d.status === 'live' && d.listId !== '' && !d.triggerOnNewContacts && (
           <p class="warning" role="status">This campaign is Live, but new contacts of its list get no opening message: turn on the trigger above.</p>
         )}
         <fieldset>
@@ -88,13 +102,14 @@ export function CampaignForm(props: {
       </fieldset>
 
       <fieldset disabled={props.readOnly}>
-        <legend>Channel and opening message</legend>
-        <Choice id="c-channel" label={L.channel} value={d.channel} onChange={set('channel')} options={Object.entries(CHANNEL_LABEL) as Array<[Campaign['channel'], string]>} />
+        <legend>{meta ? 'Channel' : 'Channel and opening message'}</legend>
+        <Choice id="c-channel" label={L.channel} value={d.channel} onChange={set('channel')} options={Object.entries(CHANNEL_LABEL) as Array<[Campaign['channel'], string]>}
+          note={meta && answerOnlyNote(meta)} />
         {d.channel === 'custom' && (
           <Text id="c-custom-channel" label={L.customChannel} value={d.customChannel} onChange={set('customChannel')} max={MAX.customChannel}
             hint="The label your system knows the channel by, sent with each reply to the Custom Channel Webhook." />
         )}
-        <LongText id="c-opening" label={L.openingMessage} value={d.openingMessage} onChange={set('openingMessage')} rows={4} hint={PERSONALIZE_HINT} max={MAX.openingMessage} />
+        {!meta && <LongText id="c-opening" label={L.openingMessage} value={d.openingMessage} onChange={set('openingMessage')} rows={4} hint={PERSONALIZE_HINT} max={MAX.openingMessage} />}
         {d.channel === 'whatsapp' && (
           <fieldset>
             <legend>WhatsApp templates</legend>
@@ -130,7 +145,9 @@ export function CampaignForm(props: {
           onChange={(enabled) => set('followUps')({ ...d.followUps, enabled })} />
         <Rows id="c-steps" legend={L['followUps.steps']} noun="Step" rows={d.followUps.steps} max={COUNT.followUps}
           blank={() => ({ after: '1d', body: '' })} onChange={(steps) => set('followUps')({ ...d.followUps, steps })}
-          hint="Each step waits this long after the message before it (30m, 2h, 1d), and is cancelled when the contact writes.">
+          hint={meta
+            ? 'Each step waits this long after the message before it, the first after the bot’s answer (30m, 2h, 1d), and is cancelled when the contact writes. Meta takes them only within 24 hours of the contact’s last message.'
+            : 'Each step waits this long after the message before it (30m, 2h, 1d), and is cancelled when the contact writes.'}>
           {(step, setStep, n, id) => (
             <>
               <Text id={`${id}-after`} label={numbered(L['followUps.steps.#.after'], n)} value={step.after} onChange={(after) => setStep({ ...step, after })} />

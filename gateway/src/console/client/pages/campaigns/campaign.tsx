@@ -1,4 +1,4 @@
-import type { CampaignView } from '../../../../api-contract.js';
+import { answersOnly, type CampaignView } from '../../../../api-contract.js';
 import type { FieldLabels } from '../../components/problems.js';
 
 /** A campaign as the API answers it (GET /v1/campaigns/{id}): the server's own definition. */
@@ -78,8 +78,13 @@ export function draftOf(c: Campaign): Draft {
 
 const orNull = (s: string) => (s.trim() === '' ? null : s);
 
-/** The body of POST /v1/campaigns or PATCH /v1/campaigns/{id}: every setting, as the form holds it. */
+/**
+ * The body of POST /v1/campaigns or PATCH /v1/campaigns/{id}: every setting, as the form holds it. On Messenger and
+ * Instagram the form hides the opening message and template and sends none (the API refuses them there); the draft
+ * keeps them in case the channel changes back.
+ */
 export function bodyOf(d: Draft) {
+  const opens = !answersOnly(d.channel);
   return {
     name: d.name,
     type: d.type,
@@ -87,12 +92,12 @@ export function bodyOf(d: Draft) {
     listId: orNull(d.listId),
     channel: d.channel,
     customChannel: orNull(d.customChannel),
-    openingTemplate: orNull(d.openingTemplate),
+    openingTemplate: opens ? orNull(d.openingTemplate) : null,
     openingTemplateParams: d.openingTemplateParams,
     reengagementTemplate: orNull(d.reengagementTemplate),
     reengagementTemplateParams: d.reengagementTemplateParams,
     templateLanguage: orNull(d.templateLanguage),
-    openingMessage: orNull(d.openingMessage),
+    openingMessage: opens ? orNull(d.openingMessage) : null,
     triggerOnNewContacts: d.triggerOnNewContacts,
     status: d.status,
     sendRate: d.sendRate,

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { canAct } from '../../../../api-contract.js';
+import { answersOnly, canAct } from '../../../../api-contract.js';
 import { get } from '../../api.js';
 import { Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
@@ -23,7 +23,7 @@ const NEW = 'new';
 
 /**
  * The account's campaigns, a page at a time, and one campaign opened with every setting, its opening message
- * previewed for a contact and its bot tried out. An agent reads them and tries their bot; creating and changing
+ * previewed for a contact (Messenger and Instagram campaigns have none) and its bot tried out. An agent reads them and tries their bot; creating and changing
  * them (going Live included) is for admins and the owner, as the API has it.
  */
 export function CampaignsPage({ session }: { session: SessionInfo }) {
@@ -42,7 +42,7 @@ export function CampaignsPage({ session }: { session: SessionInfo }) {
         <PageTitle>New campaign</PageTitle>
         <BackLink onBack={() => open(null)} />
         <CampaignForm draft={NEW_DRAFT()} lists={lists} onSaved={(c) => {
-          setNotice(`Campaign created. Preview its opening message and try its bot below.`);
+          setNotice(answersOnly(c.channel) ? 'Campaign created. Try its bot below.' : 'Campaign created. Preview its opening message and try its bot below.');
           select(c.id, { replace: true });
         }} />
       </>
@@ -117,7 +117,7 @@ function CampaignView(props: { id: string; lists: List[]; notice?: string; readO
         {props.readOnly && <p class="current">{READ_ONLY_NOTE}</p>}
         <CampaignForm campaign={campaign} draft={draftOf(campaign)} lists={props.lists} notice={props.notice} readOnly={props.readOnly} onSaved={setCampaign} />
       </Panel>
-      <PreviewPanel campaignId={campaign.id} />
+      {!answersOnly(campaign.channel) && <PreviewPanel campaignId={campaign.id} />}
       <BotTestPanel campaignId={campaign.id} />
     </>
   );

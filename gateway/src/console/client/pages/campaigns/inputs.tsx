@@ -28,14 +28,17 @@ export function Text(props: { id: string; label: string; value: string; onChange
   );
 }
 
-export function Choice<T extends string>(props: { id: string; label: string; value: T; options: Array<[T, string]>; onChange: (v: T) => void; hint?: ComponentChildren }) {
+/** A dropdown; a `note`, when given, says under it what the choice made means, and is read out with it too. */
+export function Choice<T extends string>(props: { id: string; label: string; value: T; options: Array<[T, string]>; onChange: (v: T) => void; hint?: ComponentChildren; note?: ComponentChildren }) {
+  const noteId = props.note ? `${props.id}-note` : undefined;
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
       <Hint id={props.id} hint={props.hint} />
-      <select id={props.id} value={props.value} aria-describedby={hintId(props.id, props.hint)} onChange={(e) => props.onChange(e.currentTarget.value as T)}>
+      <select id={props.id} value={props.value} aria-describedby={describedBy(hintId(props.id, props.hint), noteId)} onChange={(e) => props.onChange(e.currentTarget.value as T)}>
         {props.options.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
       </select>
+      {props.note && <p class="hint choice-note" id={noteId}>{props.note}</p>}
     </div>
   );
 }

@@ -1,3 +1,4 @@
+import { answersOnly } from '../../../../api-contract.js';
 import { get } from '../../api.js';
 import type { Campaign, Draft } from './campaign.js';
 
@@ -48,7 +49,8 @@ const reachable = (d: Draft, m: Member) =>
  * its channel, since the campaign would then send nothing to contacts like them. Undefined when there is nothing to say.
  */
 export async function liveWarning(d: Draft): Promise<string | undefined> {
-  if (d.status !== 'live' || !d.listId) return undefined;
+  // A campaign that only answers reaches nobody on its list first: the form says so by the list already.
+  if (d.status !== 'live' || !d.listId || answersOnly(d.channel)) return undefined;
   const res = await get<{ data: Member[] }>(`/v1/lists/${encodeURIComponent(d.listId)}/contacts?limit=200`);
   const members = res.ok ? res.data!.data : [];
   if (members.length === 0 || members.some((m) => reachable(d, m))) return undefined;

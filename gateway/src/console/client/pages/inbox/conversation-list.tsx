@@ -1,5 +1,6 @@
 import { assigneeName, type Team } from './assignee.js';
-import { CONVERSATION_STATUS, channelName, contactName, when } from './labels.js';
+import { ChannelName } from './channel.js';
+import { CONVERSATION_STATUS, contactName, when } from './labels.js';
 import type { Conversation } from './types.js';
 
 /**
@@ -21,7 +22,7 @@ export function ConversationList(props: { items: Conversation[]; team: Team; sel
               <time dateTime={c.lastActivityAt}>{when(c.lastActivityAt)}</time>
             </span>
             <span class="inbox-item-meta">
-              <span>{channelName(c)}</span>
+              <ChannelName conversation={c} />
               {c.status !== 'active' && c.status !== 'handed_off' && <span>{CONVERSATION_STATUS[c.status]}</span>}
               {c.status === 'handed_off' && <span class="inbox-badge inbox-handoff">Handed off</span>}
               {c.unread > 0 && <span class="inbox-badge inbox-count">{c.unread} unread</span>}

@@ -50,6 +50,8 @@ export function FilterBar(props: { value: Filters; onChange: (f: Filters) => voi
           <option value="">All</option>
           <option value="sms">SMS</option>
           <option value="whatsapp">WhatsApp</option>
+          <option value="messenger">Messenger</option>
+          <option value="instagram">Instagram</option>
           <option value="custom">Custom channels</option>
         </select>
       </div>

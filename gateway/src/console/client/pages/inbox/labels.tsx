@@ -42,8 +42,19 @@ export function handoffWhy(handoff: NonNullable<Conversation['handoff']>): strin
   return handoff.message ? `${why}: “${handoff.message}”` : why;
 }
 
+/** The built-in channels' names; a custom channel is named by its label. */
+export const BUILT_IN_CHANNEL: Record<Exclude<Conversation['channel'], 'custom'>, string> = {
+  sms: 'SMS',
+  whatsapp: 'WhatsApp',
+  messenger: 'Messenger',
+  instagram: 'Instagram',
+};
+
 export const channelName = (c: Pick<Conversation, 'channel' | 'customChannel'>) =>
-  c.channel === 'sms' ? 'SMS' : c.channel === 'whatsapp' ? 'WhatsApp' : c.customChannel ? `Custom: ${c.customChannel}` : 'Custom channel';
+  c.channel !== 'custom' ? (BUILT_IN_CHANNEL[c.channel] ?? c.channel) : c.customChannel ? `Custom: ${c.customChannel}` : 'Custom channel';
+
+/** What a contact's external ID is called: the built-in channel's name, else the custom channel's label as it is. */
+export const externalIdLabel = (label: string) => (Object.hasOwn(BUILT_IN_CHANNEL, label) ? BUILT_IN_CHANNEL[label as keyof typeof BUILT_IN_CHANNEL] : label);
 
 /** The contact as a person would name them: their name, else how they are reached. */
 export function contactName(contact: Contact | null): string {

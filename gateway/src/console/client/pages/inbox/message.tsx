@@ -7,9 +7,10 @@ import { MediaPreview } from './media.js';
 import type { Message } from './types.js';
 
 /**
- * One message of a thread: who wrote it (a team reply by the member's name), its text, media and status. A failed one shows its error as the API gave
- * it, with the delivery attempts, and a Retry button (POST /v1/messages/{id}/retry); one still being sent after
- * failed attempts says how many failed and when the next is due.
+ * One message of a thread: who wrote it (a team reply by the member's name), its text, media and status, and on
+ * Messenger or Instagram whether it went as a person's reply after Meta's 24 hours. A failed or skipped one shows its
+ * error as the API gave it; a failed one also its delivery attempts and a Retry button (POST /v1/messages/{id}/retry);
+ * one still being sent after failed attempts says how many failed and when the next is due.
  */
 export function MessageItem(props: { message: Message; onChanged: () => void }) {
   const m = props.message;
@@ -38,10 +39,11 @@ export function MessageItem(props: { message: Message; onChanged: () => void }) 
       {m.messageType === 'reaction'
         ? <p class="inbox-msg-body">Reacted with {m.body}</p>
         : <p class="inbox-msg-body">{m.body}</p>}
-      {m.media && <MediaPreview media={m.media} />}
+      {m.media && <MediaPreview media={m.media} channel={m.channel} />}
       <p class="inbox-msg-status">
         <span class={`inbox-status inbox-status-${m.status}`}>{statusText}</span>
       </p>
+      {m.messageTag === 'HUMAN_AGENT' && <p class="inbox-msg-note">Sent as a person’s reply after 24 h (Meta’s HUMAN_AGENT tag).</p>}
       {m.error && (
         <p class="inbox-msg-error">
           {m.error}

@@ -1,12 +1,13 @@
 import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { TEXT_LIMITS } from '../../../../api-contract.js';
+import { answersOnly, TEXT_LIMITS } from '../../../../api-contract.js';
 import { call, get, type ApiResult } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
 import { AssigneePicker, type Team } from './assignee.js';
-import { CONVERSATION_STATUS, channelName, contactName, handoffWhy, when } from './labels.js';
+import { ChannelName } from './channel.js';
+import { CONVERSATION_STATUS, channelName, contactName, externalIdLabel, handoffWhy, when } from './labels.js';
 import { MessageItem } from './message.js';
 import { RetryAllFailed } from './retry-all.js';
 import { usePolling } from './poll.js';
@@ -70,7 +71,7 @@ export function Thread(props: { id: string; team: Team; onClose: () => void; onC
       <button type="button" class="secondary inbox-back" onClick={props.onClose}>All conversations</button>
       <h2 id="thread-heading" ref={heading} tabIndex={-1}>{name}</h2>
       <dl class="facts inbox-facts">
-        <dt>Channel</dt><dd>{channelName(conversation)}</dd>
+        <dt>Channel</dt><dd><ChannelName conversation={conversation} /></dd>
         <dt>Status</dt>
         <dd>
           {conversation.status === 'handed_off' ? <span class="inbox-badge inbox-handoff">Handed off</span> : CONVERSATION_STATUS[conversation.status]}
@@ -78,7 +79,7 @@ export function Thread(props: { id: string; team: Team; onClose: () => void; onC
         {conversation.status === 'handed_off' && conversation.handoff && <><dt>Why</dt><dd class="inbox-handoff-why">{handoffWhy(conversation.handoff)}</dd></>}
         {conversation.contact?.phone && <><dt>Phone</dt><dd>{conversation.contact.phone}</dd></>}
         {conversation.contact?.fromId && <><dt>Contact ID</dt><dd>{conversation.contact.fromId}</dd></>}
-        {Object.entries(conversation.contact?.externalIds ?? {}).map(([label, id]) => <Fragment key={label}><dt>ID on {label}</dt><dd>{id}</dd></Fragment>)}
+        {Object.entries(conversation.contact?.externalIds ?? {}).map(([label, id]) => <Fragment key={label}><dt>ID on {externalIdLabel(label)}</dt><dd>{id}</dd></Fragment>)}
       </dl>
       <AssigneePicker conversation={conversation} team={props.team} onChanged={(c) => {
         setConversation(c);
@@ -151,7 +152,10 @@ function ReplyForm(props: { conversation: Conversation; onSent: () => void }) {
   return (
     <form class="inbox-reply" onSubmit={submit}>
       <LongText id="reply-body" label="Reply as your team" value={body} onChange={setBody} required max={TEXT_LIMITS.teamMessage}
-        hint={<>Sent on {channelName(props.conversation)}, signed with your name. Replying hands the conversation to your team: the bot stops answering here, and a conversation nobody has becomes yours.</>} />
+        hint={<>
+          Sent on {channelName(props.conversation)}, signed with your name. Replying hands the conversation to your team: the bot stops answering here, and a conversation nobody has becomes yours.
+          {answersOnly(props.conversation.channel) && ' Meta takes replies within 24 hours of the contact’s last message; after that, up to 7 days, as a person’s reply (Meta’s HUMAN_AGENT tag); later, it is not sent.'}
+        </>} />
       <button type="submit" class="primary" disabled={sending.busy}>Send reply</button>
       <FormStatus error={sending.error} done={sending.done} />
     </form>

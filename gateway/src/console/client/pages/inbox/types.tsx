@@ -13,7 +13,7 @@ export interface Contact {
 export interface Conversation {
   id: string;
   contactId: string;
-  channel: 'sms' | 'whatsapp' | 'custom';
+  channel: 'sms' | 'whatsapp' | 'messenger' | 'instagram' | 'custom';
   customChannel: string | null;
   campaignId: string | null;
   status: 'active' | 'handed_off' | 'opted_out' | 'closed';
@@ -49,10 +49,14 @@ export interface Message {
   error: string | null;
   errorCode: string | null;
   messageType: 'text' | 'reaction';
+  channel: string | null;
+  /** Messenger and Instagram: HUMAN_AGENT on a team reply sent after Meta's 24-hour window (within 7 days). */
+  messageTag?: 'HUMAN_AGENT' | null;
   author: string | null;
   /** Who of the team wrote a team reply, by their name then. */
   authorId?: string | null;
   authorName?: string | null;
+  /** A file the gateway keeps has its mediaId; one elsewhere (Meta's attachments) only its address. */
   media: { url: string; contentType: string; mediaId: string | null } | null;
   createdAt: string;
   updatedAt: string;
