@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import tls from 'node:tls';
 import { generate } from 'selfsigned';
+import { Client } from 'pg';
 import { createTestDatabase } from '../helpers/postgres';
 import { removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { api, createAccount, poll, Receiver, request, unique, uniquePhone, type Reply, type TestAccount, type TestGateway } from './api-support';
@@ -75,6 +76,30 @@ test('2,000 incoming messages with 20 % repeated messageSids: one message per me
     stored.add(message.body.messageSid);
   }
   expect(stored.size).toBe(1600);
+});
+
+test("reads lock nothing they only read: ingest goes on on two processes while another transaction holds the account's webhook subscriptions", async () => {
+  const account = await createAccount(gws[0]!);
+  const hook = await Receiver.start();
+  try {
+    expect((await api(gws[0]!, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['message_received'] } })).status).toBe(201);
+    const holder = new Client({ connectionString: shared.LEADCHAT_DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      const held = await holder.query(`SELECT id FROM webhooks WHERE doc->>'accountId' = $1 FOR UPDATE`, [account.id]);
+      expect(held.rowCount).toBe(1);
+      const replies = await spread(40, 8, (i) =>
+        api(gws[i % 2]!, account, 'POST', 'incoming_custom_channel_message', { body: { customData: { messageSid: unique('sid'), fromId: `lock-${i % 5}`, toId: 'biz', body: 'Hello' } } }));
+      expect(replies.map((r) => r.status)).toEqual(Array(40).fill(200));
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    await hook.waitFor(40);
+  } finally {
+    await hook.close();
+  }
 });
 
 test('100 concurrent creates of one phone on three processes make one contact', async () => {

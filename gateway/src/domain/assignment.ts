@@ -36,7 +36,7 @@ export async function assignConversation(gw: Gateway, account: Account, actor: A
  * concurrent hand-offs, on any number of processes, wait for each other on it and each takes the next.
  */
 export async function takeTurn(tx: Tx, accountId: string): Promise<Member | undefined> {
-  const turn = await tx.get<Turn>('assignment_turns', accountId);
+  const turn = await tx.lock<Turn>('assignment_turns', accountId);
   const members = await activeMembers(tx, accountId);
   const agents = members.filter((m) => m.role === 'agent');
   const pool = agents.length > 0 ? agents : members.filter((m) => m.role === 'admin');

@@ -104,14 +104,13 @@ export async function conversationFor(
 }
 
 /**
- * Records activity: the conversation is written anew, so that it comes first in the newest-activity-first order
- * (the store keeps documents in the order they were written).
+ * Records activity: the conversation moves last in the store's order, so that it comes first in the
+ * newest-activity-first order of the inbox.
  */
 export async function touchConversation(tx: Tx, conversation: Conversation, patch: Partial<Conversation>): Promise<Conversation> {
   const at = now();
   const next = { ...conversation, ...patch, lastActivityAt: at, updatedAt: at };
-  await tx.remove('conversations', conversation.id);
-  return tx.insert('conversations', { ...next, awaiting: awaitingOf(next) });
+  return tx.touch<Conversation>('conversations', conversation.id, { ...patch, lastActivityAt: at, updatedAt: at, awaiting: awaitingOf(next) });
 }
 
 export const updateConversation = (tx: Tx, conversation: Conversation, patch: Partial<Conversation>) =>

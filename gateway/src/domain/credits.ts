@@ -42,7 +42,9 @@ export async function grantCredits(
   if (agency.type !== 'agency') throw forbidden('NOT_AGENCY', 'Only agency accounts can grant credits to sub-accounts');
   const amountCents = Math.round(input.amount * 100);
   return gw.store.transact(async (tx) => {
-    const sub = await findByEmail(tx, input.email);
+    const found = await findByEmail(tx, input.email);
+    // Grants and spends of one balance take turns on it.
+    const sub = found && (await tx.lock<Account>('accounts', found.id));
     if (!sub || sub.parentId !== agency.id) throw notFound('Sub-account', `Sub-account ${input.email} not found`);
     const balanceCents = sub.balanceCents + amountCents;
     await tx.update<Account>('accounts', sub.id, { balanceCents });
@@ -85,7 +87,9 @@ export const insufficientCredits = (balanceCents: number, priceCents: number) =>
  * undefined (and nothing changed) when the balance is too low.
  */
 export async function spend(tx: Tx, account: Account, amountCents: number, entry: Pick<CreditTransaction, 'description' | 'messageId'>): Promise<number | undefined> {
-  const fresh = await getAccount(tx, account.id);
+  // Spends and grants of one balance take turns on it.
+  const fresh = await tx.lock<Account>('accounts', account.id);
+  if (!fresh) throw notFound('Account');
   if (fresh.balanceCents < amountCents) return undefined;
   const balanceCents = fresh.balanceCents - amountCents;
   await tx.update<Account>('accounts', account.id, { balanceCents });

@@ -66,7 +66,8 @@ type Counted = { id: string; counts: Record<string, number> };
 
 /** Adds one to `key` in the counts document `id` of `collection`, made of `fields` when it is the first. */
 export async function countOne(tx: Tx, collection: string, id: string, key: string, fields: Record<string, unknown>): Promise<void> {
-  const doc = await tx.get<Counted>(collection, id);
+  // Counters are shared by many contacts' transactions: they take turns on each rather than race.
+  const doc = await tx.lock<Counted>(collection, id);
   if (doc) await tx.update<Counted>(collection, id, { counts: { ...doc.counts, [key]: (doc.counts[key] ?? 0) + 1 } });
   else await tx.insert<Counted>(collection, { id, ...fields, counts: { [key]: 1 } });
 }

@@ -110,7 +110,8 @@ const stateOf = (o: Opening): OpeningState => ({ campaignId: o.campaignId, statu
  */
 async function takeSlot(tx: Tx, campaign: Campaign, due: number): Promise<number> {
   const arrival = campaign.sendingWindow ? nextOpening(campaign.sendingWindow, due) : due;
-  const stored = await tx.get<Pacing>('pacing', campaign.id);
+  // Every opening of the campaign takes its slot from this one document, in turn.
+  const stored = await tx.lock<Pacing>('pacing', campaign.id);
   const { sendAt, state } = nextSend(stored, arrival, parseRate(campaign.sendRate));
   if (stored) await tx.update<Pacing>('pacing', campaign.id, state);
   else await tx.insert<Pacing>('pacing', { id: campaign.id, ...state });

@@ -43,7 +43,16 @@ export interface Reader {
   scan<T extends Doc>(collection: string, page?: Page): Promise<T[]>;
 }
 
+/**
+ * A transaction's reads take no locks: a concurrent transaction may change what was read. What a transaction writes
+ * is checked instead: an update or removal of a document it read applies only if the document is still as read;
+ * otherwise the transaction lost a race and runs again from the start. A list only read (webhook subscriptions, a
+ * contact's openings) therefore never holds anyone up. A document many transactions change at once (a balance, a
+ * counter, a campaign's pacing) is read with `lock` instead: they then take turns on it rather than lose races.
+ */
 export interface Tx extends Reader {
+  /** Reads a document to change it, holding it until the commit: a concurrent `lock` of it waits its turn. */
+  lock<T extends Doc>(collection: string, id: string): Promise<T | undefined>;
   /**
    * Adds a document; StoreConflictError on a taken id or unique index key. The document given becomes the stored
    * one: the caller hands it over and changes it no more (the embedded store freezes it).
@@ -51,6 +60,11 @@ export interface Tx extends Reader {
   insert<T extends Doc>(collection: string, doc: T): Promise<T>;
   /** Replaces a document by a shallow merge of `patch`; returns the new document. Throws if absent. */
   update<T extends Doc>(collection: string, id: string, patch: Partial<T>): Promise<T>;
+  /**
+   * Updates a document as `update` does and moves it to the end of its collection's order, as if inserted now:
+   * lists read newest first show it first (the inbox's conversations, by their latest activity).
+   */
+  touch<T extends Doc>(collection: string, id: string, patch: Partial<T>): Promise<T>;
   /** Removing an absent document is a no-op. */
   remove(collection: string, id: string): Promise<void>;
   /**

@@ -41,6 +41,11 @@ export class Transaction implements Tx {
     return entry.doc as T;
   }
 
+  /** One transaction runs at a time here: every read already holds what it read until the commit. */
+  lock<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
+    return this.get<T>(collection, id);
+  }
+
   find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
     const col = this.use(collection);
     return this.docsOf<T>(collection, col.findIds(index, values, page));
@@ -97,6 +102,14 @@ export class Transaction implements Tx {
     this.undo.push(() => col.replace(entry, previous));
     this.ops.push({ collection: col, id, doc: next, page: entry.page });
     return next;
+  }
+
+  /** The embedded store keeps insertion order by the page a document is in: a touched one is written anew, last. */
+  async touch<T extends Doc>(collection: string, id: string, patch: Partial<T>): Promise<T> {
+    const current = await this.get<T>(collection, id);
+    if (!current) throw new Error(`store: ${collection} has no document "${id}"`);
+    await this.remove(collection, id);
+    return this.insert<T>(collection, { ...current, ...patch, id });
   }
 
   /** Removing an absent document is a no-op. */

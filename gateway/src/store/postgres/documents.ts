@@ -2,22 +2,41 @@ import type { Doc, Page, Reader, Scalar } from '../store.js';
 import type { Catalog } from './catalog.js';
 import { field, hasNul, limitClause, type Query } from './sql.js';
 
+/** Told each document a transaction reads, with its row version (xmin): a later write checks it is unchanged. */
+export type Seen = (collection: string, doc: Doc, version: string) => void;
+
 /**
- * Reads of documents on one connection. In a transaction (`lock`) every read locks the rows it returns
- * (FOR UPDATE), so that a read-then-write waits for any other transaction that read the same rows to end.
+ * Reads of documents on one connection. They take no locks; in a transaction, `seen` hears the row version of each
+ * document read, and `lock` reads one FOR UPDATE.
  */
 export class DocumentReads implements Reader {
+  private readonly columns: string;
+
   constructor(
     private readonly query: Query,
     private readonly catalog: Catalog,
-    private readonly lock: boolean,
-  ) {}
+    private readonly seen?: Seen,
+  ) {
+    this.columns = seen ? 'doc, xmin::text AS v' : 'doc';
+  }
 
-  async get<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
+  get<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
+    return this.one<T>(collection, id, '');
+  }
+
+  /**
+   * Reads the document FOR UPDATE. A lock that waited for a transaction that removed the row and wrote it anew
+   * (a document written again under its id) finds the old row gone: a new statement then reads the new one.
+   */
+  async lock<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
+    return (await this.one<T>(collection, id, ' FOR UPDATE')) ?? this.one<T>(collection, id, ' FOR UPDATE');
+  }
+
+  private async one<T extends Doc>(collection: string, id: string, locking: string): Promise<T | undefined> {
     const table = this.catalog.table(collection);
     if (hasNul(id)) return undefined;
-    const { rows } = await this.query(`SELECT doc FROM ${table} WHERE id = $1${this.locking()}`, [id]);
-    return rows[0]?.doc as T | undefined;
+    const { rows } = await this.query(`SELECT ${this.columns} FROM ${table} WHERE id = $1${locking}`, [id]);
+    return this.docs<T>(collection, rows)[0];
   }
 
   async find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
@@ -46,12 +65,13 @@ export class DocumentReads implements Reader {
     }
     const filter = where.length ? ` WHERE ${where.join(' AND ')}` : '';
     const order = ` ORDER BY seq${desc ? ' DESC' : ''}`;
-    const sql = `SELECT doc FROM ${table}${filter}${order}${limitClause(params, page?.limit)}${this.locking()}`;
+    const sql = `SELECT ${this.columns} FROM ${table}${filter}${order}${limitClause(params, page?.limit)}`;
     const { rows } = await this.query(sql, params);
-    return rows.map((row) => row.doc as T);
+    return this.docs<T>(collection, rows);
   }
 
-  private locking(): string {
-    return this.lock ? ' FOR UPDATE' : '';
+  private docs<T extends Doc>(collection: string, rows: Array<{ doc: T; v?: string }>): T[] {
+    if (this.seen) for (const row of rows) this.seen(collection, row.doc, row.v!);
+    return rows.map((row) => row.doc);
   }
 }

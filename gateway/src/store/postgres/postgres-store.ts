@@ -72,7 +72,7 @@ class PostgresStore implements Store {
   ) {
     // Outside a transaction: one pooled statement each, no locks.
     const query: Query = (text, values) => this.pool.query(text, values).catch(rethrow);
-    this.reads = new DocumentReads(query, catalog, false);
+    this.reads = new DocumentReads(query, catalog);
     this.jobs = new PostgresJobQueue(query, notifications);
     this.blobs = new PostgresBlobs(query);
     this.settings = new PostgresSettings(query);

@@ -5,7 +5,9 @@ import { DocumentReads } from './documents.js';
 import { asStoreError, isRace } from './errors.js';
 import { cancelJobs, enqueueJob } from './jobs.js';
 import type { Query } from './sql.js';
-import { DocumentWrites } from './writes.js';
+import { DocumentWrites, VERSION } from './writes.js';
+
+const keyOf = (collection: string, id: string) => `${collection}\u0000${id}`;
 
 /**
  * The `tx` handed to a transaction's function. Its operations run one at a time, even when the function starts
@@ -21,38 +23,100 @@ export class PostgresTx implements Tx {
   private readonly reads: DocumentReads;
   private readonly writes: DocumentWrites;
   private readonly query: Query;
+  /** The row version of each document read, by collection and id: a write of one applies only if it is unchanged. */
+  private readonly versions = new Map<string, string>();
+  /**
+   * Each document as this transaction last read or wrote it (null: it removed it). Reading one again by id answers
+   * from here, without a statement: a write of it is checked against the version read all the same.
+   */
+  private readonly known = new Map<string, Doc | null>();
 
+  /**
+   * @param contended The documents an earlier attempt of this transaction lost a race on, shared by its attempts:
+   * this attempt reads those locked (FOR UPDATE), so it takes its turn on them instead of losing again.
+   */
   constructor(
     private readonly client: pg.PoolClient,
     catalog: Catalog,
+    private readonly contended = new Set<string>(),
   ) {
     this.query = (text, values) => this.send(text, values);
-    this.reads = new DocumentReads(this.query, catalog, true);
+    this.reads = new DocumentReads(this.query, catalog, (collection, doc, version) => {
+      const key = keyOf(collection, doc.id);
+      this.versions.set(key, version);
+      this.known.set(key, doc);
+    });
     this.writes = new DocumentWrites(this.query, catalog, (work) => this.undoable(work));
   }
 
   get<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
-    return this.exclusive(() => this.reads.get<T>(collection, id));
+    const key = keyOf(collection, id);
+    return this.exclusive(async () => {
+      if (this.contended.has(key)) return this.reads.lock<T>(collection, id);
+      const known = this.known.get(key);
+      if (known !== undefined) return (known ?? undefined) as T | undefined;
+      return this.reads.get<T>(collection, id);
+    });
+  }
+
+  lock<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
+    return this.exclusive(() => this.reads.lock<T>(collection, id));
   }
 
   find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
-    return this.exclusive(() => this.reads.find<T>(collection, index, values, page));
+    return this.exclusive(async () => this.lockContended(collection, await this.reads.find<T>(collection, index, values, page)));
   }
 
   scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {
-    return this.exclusive(() => this.reads.scan<T>(collection, page));
+    return this.exclusive(async () => this.lockContended(collection, await this.reads.scan<T>(collection, page)));
+  }
+
+  /** Each contended document of a list read is read again, locked: the transaction waits its turn on it. */
+  private async lockContended<T extends Doc>(collection: string, docs: T[]): Promise<T[]> {
+    if (this.contended.size === 0) return docs;
+    const result: T[] = [];
+    for (const doc of docs) {
+      const locked = this.contended.has(keyOf(collection, doc.id)) ? await this.reads.lock<T>(collection, doc.id) : doc;
+      if (locked) result.push(locked);
+    }
+    return result;
   }
 
   insert<T extends Doc>(collection: string, doc: T): Promise<T> {
-    return this.exclusive(() => this.writes.insert(collection, doc));
+    // A document this transaction inserts is its own until the commit: no one else can change it meanwhile.
+    return this.exclusive(async () => {
+      const inserted = await this.writes.insert(collection, doc);
+      this.versions.delete(keyOf(collection, doc.id));
+      this.known.set(keyOf(collection, doc.id), inserted);
+      return inserted;
+    });
   }
 
   update<T extends Doc>(collection: string, id: string, patch: Partial<T>): Promise<T> {
-    return this.exclusive(() => this.writes.update(collection, id, patch));
+    return this.write(collection, id, patch, false);
+  }
+
+  touch<T extends Doc>(collection: string, id: string, patch: Partial<T>): Promise<T> {
+    return this.write(collection, id, patch, true);
+  }
+
+  private write<T extends Doc>(collection: string, id: string, patch: Partial<T>, renew: boolean): Promise<T> {
+    return this.exclusive(async () => {
+      const key = keyOf(collection, id);
+      const { doc, version } = await this.writes.update(collection, id, patch, this.versions.get(key), renew);
+      this.versions.set(key, version);
+      this.known.set(key, doc);
+      return doc as T;
+    });
   }
 
   remove(collection: string, id: string): Promise<void> {
-    return this.exclusive(() => this.writes.remove(collection, id));
+    return this.exclusive(async () => {
+      const key = keyOf(collection, id);
+      await this.writes.remove(collection, id, this.versions.get(key));
+      this.versions.delete(key);
+      this.known.set(key, null);
+    });
   }
 
   enqueue<D extends JobData>(job: NewJob<D>) {
@@ -82,7 +146,10 @@ export class PostgresTx implements Tx {
     const run = this.turn.then(work, work);
     this.turn = run.catch(() => undefined);
     return run.catch((err: unknown) => {
-      if (err instanceof StoreConflictError) this.conflicts.add(err);
+      if (err instanceof StoreConflictError) {
+        this.conflicts.add(err);
+        if (err.index === VERSION) this.contended.add(keyOf(err.collection, err.key));
+      }
       throw err;
     });
   }

@@ -8,14 +8,17 @@ import { PostgresTx } from './postgres-tx.js';
 const ATTEMPTS = 10;
 
 /**
- * Runs `fn` in one READ COMMITTED transaction on one connection, then commits. Its reads lock their rows, so
- * read-then-write is safe across processes. A lost race rolls back and runs `fn` again from the start (it then
- * reads what the winner committed); any other error of `fn` rolls back and is thrown unchanged.
+ * Runs `fn` in one READ COMMITTED transaction on one connection, then commits. Its reads take no locks; a write to a
+ * document it read applies only if the document is unchanged (see PostgresTx), so read-then-write is safe across
+ * processes. A lost race rolls back and runs `fn` again from the start (it then reads what the winner committed),
+ * reading the documents it lost on locked, so that it waits its turn on them rather than lose again; any other error
+ * of `fn` rolls back and is thrown unchanged.
  */
 export async function runTransaction<R>(pool: pg.Pool, catalog: Catalog, fn: (tx: Tx) => Promise<R>): Promise<R> {
+  const contended = new Set<string>();
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect().catch(rethrow);
-    const tx = new PostgresTx(client, catalog);
+    const tx = new PostgresTx(client, catalog, contended);
     // The server may end the connection between statements; unheard, that error would crash the process.
     const dropped = (err: Error) => (tx.failure ??= err);
     client.on('error', dropped);

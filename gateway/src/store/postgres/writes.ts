@@ -6,6 +6,12 @@ import { field, hasNul, type Query } from './sql.js';
 /** Runs a statement so that its failure leaves the transaction usable (a savepoint). */
 export type Undoable = <R>(work: () => Promise<R>) => Promise<R>;
 
+/** The conflict's index when a document changed since the transaction read it. */
+export const VERSION = 'version';
+
+/** A document changed by another transaction since this one read it: this one lost the race and runs again. */
+const changedMeanwhile = (collection: string, id: string) => new StoreConflictError(collection, VERSION, id);
+
 /**
  * Writes of documents in a transaction. A write that meets a taken key throws StoreConflictError and leaves the
  * transaction usable, as on lowdb: the caller may catch it and go on.
@@ -27,23 +33,43 @@ export class DocumentWrites {
     return JSON.parse(json) as T;
   }
 
-  async update<T extends Doc>(collection: string, id: string, patch: Partial<T>): Promise<T> {
+  /**
+   * Merges `patch` into the document; with `version` (the row version the transaction read), only if the document
+   * is still that version. Answers the new document and its version.
+   */
+  async update<T extends Doc>(collection: string, id: string, patch: Partial<T>, version?: string, renew = false): Promise<{ doc: T; version: string }> {
     const table = this.catalog.table(collection);
     if (patch.id !== undefined && patch.id !== id) throw new TypeError(`store: cannot change the id of ${collection} "${id}"`);
     if (hasNul(id)) throw new Error(`store: ${collection} has no document "${id}"`);
     // `{...old, ...patch}` drops a field set to undefined (JSON has no undefined); jsonb's `||` would keep it.
     const dropped = Object.keys(patch).filter((key) => key !== 'id' && (patch as Record<string, unknown>)[key] === undefined);
-    const run = () =>
-      this.query(`UPDATE ${table} SET doc = (doc || $2::jsonb) - $3::text[] WHERE id = $1 RETURNING doc`, [id, JSON.stringify(patch), dropped]);
+    const params: unknown[] = [id, JSON.stringify(patch), dropped];
+    const unchanged = version === undefined ? '' : ` AND xmin = $${params.push(version)}::text::xid`;
+    // A new seq puts the document last in insertion order, where a new one would go.
+    const seq = renew ? ', seq = DEFAULT' : '';
+    const run = () => this.query(`UPDATE ${table} SET doc = (doc || $2::jsonb) - $3::text[]${seq} WHERE id = $1${unchanged} RETURNING doc, xmin::text AS v`, params);
     const { rows } = this.catalog.touchesUnique(collection, patch) ? await this.guarded(collection, id, patch, run) : await run();
-    if (!rows[0]) throw new Error(`store: ${collection} has no document "${id}"`);
-    return rows[0].doc as T;
+    if (!rows[0]) {
+      if (version !== undefined && (await this.exists(collection, id))) throw changedMeanwhile(collection, id);
+      throw new Error(`store: ${collection} has no document "${id}"`);
+    }
+    return { doc: rows[0].doc as T, version: rows[0].v as string };
   }
 
-  async remove(collection: string, id: string): Promise<void> {
+  /** Removes the document; with `version`, only if it is still as the transaction read it (a race lost otherwise). */
+  async remove(collection: string, id: string, version?: string): Promise<void> {
     const table = this.catalog.table(collection);
     if (hasNul(id)) return;
-    await this.query(`DELETE FROM ${table} WHERE id = $1`, [id]);
+    if (version === undefined) {
+      await this.query(`DELETE FROM ${table} WHERE id = $1`, [id]);
+      return;
+    }
+    const { rowCount } = await this.query(`DELETE FROM ${table} WHERE id = $1 AND xmin = $2::text::xid`, [id, version]);
+    if (!rowCount && (await this.exists(collection, id))) throw changedMeanwhile(collection, id);
+  }
+
+  private async exists(collection: string, id: string): Promise<boolean> {
+    return ((await this.query(`SELECT 1 FROM ${this.catalog.table(collection)} WHERE id = $1`, [id])).rowCount ?? 0) > 0;
   }
 
   /** An update that may violate a unique index runs under a savepoint, and its violation becomes a conflict. */
