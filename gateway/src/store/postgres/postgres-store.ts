@@ -10,7 +10,7 @@ import { PostgresJobQueue } from './job-queue.js';
 import { migrate } from './migrations.js';
 import { checkSchema } from './schema-check.js';
 import { PostgresSettings } from './settings.js';
-import type { Query } from './sql.js';
+import { prepared, type Query } from './sql.js';
 import { runTransaction } from './transaction.js';
 
 export interface PostgresStoreOptions {
@@ -71,7 +71,7 @@ class PostgresStore implements Store {
     private readonly notifications: JobNotifications,
   ) {
     // Outside a transaction: one pooled statement each, no locks.
-    const query: Query = (text, values) => this.pool.query(text, values).catch(rethrow);
+    const query: Query = (text, values) => this.pool.query(prepared(text, values)).catch(rethrow);
     this.reads = new DocumentReads(query, catalog);
     this.jobs = new PostgresJobQueue(query, notifications);
     this.blobs = new PostgresBlobs(query);

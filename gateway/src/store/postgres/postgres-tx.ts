@@ -4,7 +4,7 @@ import type { Catalog } from './catalog.js';
 import { DocumentReads } from './documents.js';
 import { asStoreError, isRace } from './errors.js';
 import { cancelJobs, enqueueJob } from './jobs.js';
-import type { Query } from './sql.js';
+import { prepared, type Query } from './sql.js';
 import { DocumentWrites, VERSION } from './writes.js';
 
 const keyOf = (collection: string, id: string) => `${collection}\u0000${id}`;
@@ -156,7 +156,7 @@ export class PostgresTx implements Tx {
 
   private async send(text: string, values?: unknown[]): Promise<pg.QueryResult> {
     try {
-      return await this.client.query(text, values);
+      return await this.client.query(prepared(text, values));
     } catch (err) {
       this.failure ??= err;
       throw asStoreError(err);

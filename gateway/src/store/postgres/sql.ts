@@ -3,6 +3,23 @@ import type pg from 'pg';
 /** One statement on a connection (a pooled one, or the one a transaction holds). */
 export type Query = (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
 
+const names = new Map<string, string>();
+
+/**
+ * A statement the server parses and plans once per connection, then runs by name: the gateway sends the same few
+ * dozen statements over and over, and their planning is a good part of their cost. Statements with no values
+ * (BEGIN, COMMIT) gain nothing and go as they are.
+ */
+export function prepared(text: string, values?: unknown[]): pg.QueryConfig | string {
+  if (!values?.length) return text;
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `leadchat_${names.size}`;
+    names.set(text, name);
+  }
+  return { name, text, values };
+}
+
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** PostgreSQL cuts longer names silently, and two cut names could then meet. */
 const MAX_NAME = 63;
