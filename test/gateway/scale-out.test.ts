@@ -207,6 +207,27 @@ describe('deliveries shared by the processes', () => {
     }
   });
 
+  test('two receivers refusing each of 60 replies at once, on three processes: every reply ends failed, none left pending', async () => {
+    // Both receivers answer 400 (final) at the same moment: each settling delivery must see the other's outcome.
+    const webhook = await Receiver.start(() => ({ status: 400 }));
+    const subscriber = await Receiver.start(() => ({ status: 400 }));
+    try {
+      const account = await createAccount(gws[0]!);
+      await api(gws[0]!, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: webhook.url } });
+      await api(gws[1]!, account, 'POST', 'webhooks', { body: { url: subscriber.url, events: ['reply'] } });
+      const sent = await spread(60, 12, (i) =>
+        api(on(i), account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: `refused-${i}`, customChannel: 'chat', body: `reply ${i}` } } }));
+      const statuses = await poll(
+        () => Promise.all(sent.map((r, i) => api(on(i + 1), account, 'GET', `messages/${r.body.messageId}`).then((m) => m.body.status as string))),
+        (all) => all.every((s) => s !== 'pending'),
+        30_000,
+      );
+      expect(statuses).toEqual(Array(60).fill('failed'));
+    } finally {
+      await Promise.all([webhook.close(), subscriber.close()]);
+    }
+  });
+
   test('a process killed while it holds deliveries: another delivers each after the lease, with the same webhook-id', async () => {
     // The receiver holds the first requests open, so the process that claimed them is mid-delivery when killed.
     const held = new Set<string>();

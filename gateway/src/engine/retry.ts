@@ -23,8 +23,9 @@ const refuse = (code: string, message: string) => new ApiError(409, code, messag
  */
 export async function retryMessage(gw: Gateway, accountId: string, messageId: string): Promise<{ message: Message; deliveries: Delivery[] }> {
   return gw.store.transact(async (tx) => {
-    // The message first: a retry and its deliveries settling at once take turns on it.
-    const message = await getMessage(tx, accountId, messageId);
+    // The message first: a retry and its deliveries settling at once take turns on it (once it is known to be the account's).
+    await getMessage(tx, accountId, messageId);
+    const message = (await tx.lock<Message>('messages', messageId))!;
     if (message.direction === 'incoming') throw refuse('MESSAGE_INCOMING', 'The message came from the contact: there is nothing to send again');
     if (message.status !== 'failed') {
       if (message.errorCode === 'OUTSIDE_24H_WINDOW') throw refuse('OUTSIDE_24H_WINDOW', message.error ?? OUTSIDE_WINDOW);

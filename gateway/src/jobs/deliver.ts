@@ -64,8 +64,9 @@ async function record(
   retryAt?: number,
 ): Promise<JobResult> {
   await gw.store.transact(async (tx) => {
-    // The message first: deliveries of one message settling at once, in any process, take turns on it.
-    if (delivery.messageId) await tx.get('messages', delivery.messageId);
+    // The message first: deliveries of one message settling at once, in any process, take turns on it, so that each
+    // decides the message's status from the others' outcomes as they are.
+    if (delivery.messageId) await tx.lock('messages', delivery.messageId);
     const current = await tx.get<Delivery>('deliveries', delivery.id);
     if (!current || current.status !== 'pending') return;
     const nextAttemptAt = retry ? new Date(retryAt!).toISOString() : null;
