@@ -5,6 +5,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
+import { listLocator } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
@@ -12,33 +13,13 @@ import { leadChatRequest } from '../../transport/request';
 /** Meta's channels let a business answer only: their campaigns have no list to write to and no opening message. */
 const ANSWER_ONLY = ['messenger', 'instagram'];
 
+/** The campaign's list: the list locator of the other operations, optional here, and not on Meta's channels. */
 const campaignList: INodeProperties = {
-	displayName: 'List',
-	name: 'list',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
+	...listLocator,
+	required: false,
 	description:
 		'The list whose new contacts get the opening message. Needed to go Live on SMS, WhatsApp and custom channels.',
 	displayOptions: { hide: { channel: ANSWER_ONLY } },
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select a list...',
-			typeOptions: {
-				searchListMethod: 'searchLists',
-				searchable: true,
-			},
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. lst_V1StGXR8Z5jdHi6B',
-			hint: 'The list ID shown in the app',
-		},
-	],
 };
 
 export const description = forOperation('campaign', 'create', [
