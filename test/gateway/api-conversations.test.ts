@@ -71,6 +71,9 @@ test('a reply cancels the follow-ups, and is reported as message_received', asyn
   const [received] = await poll(async () => events(hook, 'message_received', ann.id), (e) => e.length > 0);
   expect(received!.body).toMatchObject({ messageId: res.body.messageId, conversationId: res.body.conversationId, channel: 'sms', body: 'Yes, tell me more', occurredAt: expect.any(String) });
   expect(received!.headers['webhook-event']).toBe('message_received');
+  // Reporting the contact's message to a subscriber leaves it as it came: received, never "sent".
+  await untilIdle(ctx.gw);
+  expect((await api(ctx.gw, account, 'GET', `messages/${res.body.messageId}`)).body).toMatchObject({ direction: 'incoming', status: 'received' });
 });
 
 test('STOP opts out on every channel: one confirmation, then nothing until START', async () => {

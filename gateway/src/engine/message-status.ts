@@ -28,7 +28,7 @@ export async function changeStatus(tx: Tx, message: Message, patch: Partial<Mess
 export async function settleDeliveries(tx: Tx, messageId: string): Promise<void> {
   const message = await tx.get<Message>('messages', messageId);
   if (!message) return;
-  const deliveries = await deliveriesOf(tx, messageId);
+  const deliveries = (await deliveriesOf(tx, messageId)).filter((d) => d.event === 'reply');
   const sent = deliveries.some((d) => d.status === 'sent');
   const failed = !sent && deliveries.length > 0 && deliveries.every((d) => d.status === 'failed');
   const status = sent ? 'sent' : failed ? 'failed' : 'pending';

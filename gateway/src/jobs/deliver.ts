@@ -63,15 +63,17 @@ async function record(
   status: Delivery['status'] = retry ? 'pending' : 'failed',
   retryAt?: number,
 ): Promise<JobResult> {
+  // A reply's deliveries decide its status (spec §3.1); an event that only names a message (message_received) does not.
+  const reply = delivery.event === 'reply' ? delivery.messageId : null;
   await gw.store.transact(async (tx) => {
-    // The message first: deliveries of one message settling at once, in any process, take turns on it, so that each
+    // The message first: deliveries of one reply settling at once, in any process, take turns on it, so that each
     // decides the message's status from the others' outcomes as they are.
-    if (delivery.messageId) await tx.lock('messages', delivery.messageId);
+    if (reply) await tx.lock('messages', reply);
     const current = await tx.get<Delivery>('deliveries', delivery.id);
     if (!current || current.status !== 'pending') return;
     const nextAttemptAt = retry ? new Date(retryAt!).toISOString() : null;
     await tx.update<Delivery>('deliveries', delivery.id, { status, attempts: [...current.attempts, attempt], nextAttemptAt, updatedAt: now() });
-    if (delivery.messageId) await settleDeliveries(tx, delivery.messageId);
+    if (reply) await settleDeliveries(tx, reply);
   });
   if (status === 'failed') gw.log.warn({ delivery: delivery.id, event: delivery.event, error: attempt.error }, 'delivery failed');
   return retry ? { retryAt: retryAt! } : undefined;
