@@ -387,6 +387,28 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(await store.jobs.nextDueAt()).toBe(first[0]!.runAt);
     });
 
+    test('claimDue claims as claim does and answers, in the same call, when the next job is due after it', async () => {
+      expect(await store.jobs.claimDue(5, 120_000)).toEqual({ jobs: [], nextDueAt: undefined });
+      const at = Date.now();
+      await store.transact(async (tx) => [
+        await tx.enqueue({ kind: 'now', data: {}, runAt: at - 1000 }),
+        await tx.enqueue({ kind: 'later', data: {}, runAt: at + 60_000 }),
+      ]);
+      const first = await store.jobs.claimDue(5, 120_000);
+      expect(first.jobs.map((j) => j.kind)).toEqual(['now']);
+      // The job waiting for later comes before the claimed one's lease ends.
+      expect(first.nextDueAt).toBe(at + 60_000);
+      expect(await store.jobs.claimDue(5, 120_000)).toEqual({ jobs: [], nextDueAt: at + 60_000 });
+      await store.jobs.settle(first.jobs[0]!, { done: true });
+      const running = await store.jobs.claimDue(5, 10_000);
+      expect(running.jobs).toEqual([]);
+      await store.transact((tx) => tx.enqueue({ kind: 'soon', data: {}, runAt: at - 10 }));
+      const soon = await store.jobs.claimDue(5, 10_000);
+      // Now the claimed job's lease ends first: it is due again then, if its runner has not settled it.
+      expect(soon.nextDueAt).toBe(soon.jobs[0]!.runAt);
+      expect(soon.nextDueAt).toBe(await store.jobs.nextDueAt());
+    });
+
     test('a claimed job is not claimed again while its lease holds; after it, with a new lease; a stale settle is refused', async () => {
       await store.transact((tx) => tx.enqueue({ kind: 'deliver', data: {} }));
       const first = await claimOne(150);

@@ -60,15 +60,20 @@ export class JobRunner {
     const pollMs = this.options.pollMs ?? 1000;
     let next = clockNow() + pollMs;
     try {
+      // Each claim also tells when the next job is due; the last one's answer sets the timer.
+      let due: number | undefined;
+      let asked = false;
       do {
         this.again = false;
         const free = (this.options.concurrency ?? CONCURRENCY) - this.running.size;
         if (free <= 0) break;
-        const jobs = await this.gw.store.jobs.claim(free, this.options.leaseMs);
-        for (const job of jobs) this.launch(job);
-        if (jobs.length === free) this.again = true;
+        const claimed = await this.gw.store.jobs.claimDue(free, this.options.leaseMs);
+        ({ nextDueAt: due } = claimed);
+        asked = true;
+        for (const job of claimed.jobs) this.launch(job);
+        if (claimed.jobs.length === free) this.again = true;
       } while (this.again && !this.stopped);
-      const due = await this.gw.store.jobs.nextDueAt();
+      if (!asked) due = await this.gw.store.jobs.nextDueAt();
       if (due !== undefined) next = Math.min(next, due);
     } catch (err) {
       this.gw.log.error({ err }, 'job queue unavailable; polling again');

@@ -120,6 +120,11 @@ export interface JobQueue {
   claim(limit: number, leaseMs: number): Promise<Job[]>;
   /** When the next job is due (epoch ms), or undefined when none waits. */
   nextDueAt(): Promise<number | undefined>;
+  /**
+   * A runner's turn: claim() and, in the same round trip, when the next job is due after it (the claimed jobs
+   * included, due again when their lease ends), as nextDueAt() would answer just after.
+   */
+  claimDue(limit: number, leaseMs: number): Promise<{ jobs: Job[]; nextDueAt: number | undefined }>;
   /** Records the outcome of a claimed job; false when its lease was lost to another runner meanwhile. */
   settle(job: Job, outcome: JobOutcome): Promise<boolean>;
   /** Jobs of one status, oldest first; for the operator's view of dead jobs. */

@@ -106,6 +106,11 @@ export class LowdbJobQueue implements JobQueue {
     return this.firstDue();
   }
 
+  async claimDue(limit: number, leaseMs: number): Promise<{ jobs: Job[]; nextDueAt: number | undefined }> {
+    const jobs = await this.claim(limit, leaseMs);
+    return { jobs, nextDueAt: await this.firstDue() };
+  }
+
   settle(job: Job, outcome: JobOutcome): Promise<boolean> {
     return this.run(async (t) => {
       const current = await t.get<Job>(JOBS, job.id);

@@ -41,6 +41,32 @@ export class PostgresJobQueue implements JobQueue {
     return claimed.map((row) => toJob(row));
   }
 
+  async claimDue(limit: number, leaseMs: number): Promise<{ jobs: Job[]; nextDueAt: number | undefined }> {
+    const at = clockNow();
+    const leaseEnd = at + leaseMs;
+    // One statement: the claim, and the earliest due time of the jobs it left (the snapshot before the claim still
+    // shows the claimed ones as due now, so they are left out; they are due again at leaseEnd). A claim of nothing
+    // still answers one row, with the due time alone.
+    const { rows } = await this.query(
+      `WITH due AS (
+         SELECT id, run_at AS due_at, seq FROM leadchat_jobs
+         WHERE status <> 'dead' AND run_at <= $1 ORDER BY run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED),
+       claimed AS (
+         UPDATE leadchat_jobs AS j
+         SET status = 'running', run_at = $3, attempts = j.attempts + 1, lease = gen_random_uuid()::text, updated_at = $4
+         FROM due WHERE j.id = due.id
+         RETURNING ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, due.due_at, due.seq),
+       later AS (SELECT min(run_at) AS next_due FROM leadchat_jobs WHERE status <> 'dead' AND id NOT IN (SELECT id FROM due))
+       SELECT claimed.*, later.next_due FROM later LEFT JOIN claimed ON true`,
+      [at, Math.max(0, Math.floor(limit)), epochMs(leaseEnd), new Date(at).toISOString()],
+    );
+    const claimed = (rows as Array<JobRow & { due_at: string; seq: string; next_due: string | null }>).filter((row) => row.id !== null);
+    claimed.sort((a, b) => Number(a.due_at) - Number(b.due_at) || Number(a.seq) - Number(b.seq));
+    const later = rows[0]?.next_due === null || rows[0]?.next_due === undefined ? undefined : Number(rows[0].next_due);
+    const nextDueAt = claimed.length ? Math.min(leaseEnd, later ?? leaseEnd) : later;
+    return { jobs: claimed.map((row) => toJob(row)), nextDueAt };
+  }
+
   async nextDueAt(): Promise<number | undefined> {
     const { rows } = await this.query(`SELECT min(run_at) AS due FROM leadchat_jobs WHERE status <> 'dead'`);
     const due = rows[0]?.due as string | null | undefined;
