@@ -48,14 +48,19 @@ const PROGRESS: Record<string, number> = { pending: 0, queued: 1, sent: 2, deliv
 export async function applyStatusUpdate(gw: Gateway, account: Account, update: StatusUpdate): Promise<void> {
   await gw.store.transact(async (tx) => {
     const [message] = await tx.find<Message>('messages', 'providerMessageId', [account.id, update.providerMessageId]);
-    if (!message || message.status === 'failed') return;
-    const was = PROGRESS[message.status] ?? 0;
-    if (update.status === 'failed' ? was >= PROGRESS.delivered! : (PROGRESS[update.status] ?? 0) <= was) return;
-    const failure = update.status === 'failed'
-      ? { error: update.error ?? `${update.providerStatus} (no reason given)`, errorCode: update.errorCode }
-      : {};
-    await changeStatus(tx, message, { status: update.status, ...failure });
+    if (message) await report(tx, message, update);
   });
+}
+
+/** A report moves a message forward, or fails one not yet delivered; anything else changes nothing. */
+async function report(tx: Tx, message: Message, update: Pick<StatusUpdate, 'status' | 'providerStatus' | 'errorCode' | 'error'>): Promise<void> {
+  if (message.status === 'failed') return;
+  const was = PROGRESS[message.status] ?? 0;
+  if (update.status === 'failed' ? was >= PROGRESS.delivered! : (PROGRESS[update.status] ?? 0) <= was) return;
+  const failure = update.status === 'failed'
+    ? { error: update.error ?? `${update.providerStatus} (no reason given)`, errorCode: update.errorCode }
+    : {};
+  await changeStatus(tx, message, { status: update.status, ...failure });
 }
 
 /** How far back a watermark looks among the contact's messages: receipts come within minutes of the sending. */
@@ -63,16 +68,19 @@ const WATERMARK_REACH = 100;
 
 /**
  * Messenger's receipts name no message: everything the business sent the contact on that channel up to the
- * watermark was delivered, or read. Each such message moves forward as a status report would move it.
+ * watermark was delivered, or read. Each such message moves forward as a status report would move it, in one
+ * transaction.
  */
 export async function applyWatermark(gw: Gateway, account: Account, watermark: Watermark): Promise<void> {
-  const contact = await contactOfExternalId(gw.store, account.id, watermark.contact);
-  if (!contact) return;
   const upTo = new Date(watermark.upTo).toISOString();
-  const recent = await gw.store.find<Message>('messages', 'contact', [contact.id], { order: 'desc', limit: WATERMARK_REACH });
-  const moved = recent.filter((m) => m.direction === 'outgoing' && m.channel === watermark.channel && m.providerMessageId && m.createdAt <= upTo &&
-    (PROGRESS[m.status] ?? 0) >= PROGRESS.sent! && (PROGRESS[m.status] ?? 0) < PROGRESS[watermark.status]!);
-  for (const m of moved) {
-    await applyStatusUpdate(gw, account, { providerMessageId: m.providerMessageId!, status: watermark.status, providerStatus: watermark.status, errorCode: null, error: null });
-  }
+  const update = { status: watermark.status, providerStatus: watermark.status, errorCode: null, error: null };
+  await gw.store.transact(async (tx) => {
+    const contact = await contactOfExternalId(tx, account.id, watermark.contact);
+    if (!contact) return;
+    const recent = await tx.find<Message>('messages', 'contact', [contact.id], { order: 'desc', limit: WATERMARK_REACH });
+    for (const m of recent) {
+      const handedOver = m.direction === 'outgoing' && m.channel === watermark.channel && m.providerMessageId && (PROGRESS[m.status] ?? 0) >= PROGRESS.sent!;
+      if (handedOver && m.createdAt <= upTo) await report(tx, m, update);
+    }
+  });
 }
