@@ -70,7 +70,11 @@ export async function getConversation(r: Reader, accountId: string, id: string):
 
 export const conversationsOfContact = (r: Reader, contactId: string) => r.find<Conversation>('conversations', 'contact', [contactId]);
 
-/** The contact's conversation on a channel, started when there is none yet. */
+/** The contact's conversation on a channel, if there is one. */
+export const existingConversation = async (r: Reader, contact: Contact, channel: Channel, customChannel: string | null): Promise<Conversation | undefined> =>
+  (await r.find<Conversation>('conversations', 'channel', [contact.accountId, contact.id, channelKeyOf(channel, customChannel)]))[0];
+
+/** The contact's conversation on a channel, started (under `campaignId`) when there is none yet. */
 export async function conversationFor(
   tx: Tx,
   contact: Contact,
@@ -78,9 +82,9 @@ export async function conversationFor(
   customChannel: string | null,
   campaignId: string | null = null,
 ): Promise<Conversation> {
-  const channelKey = channelKeyOf(channel, customChannel);
-  const [existing] = await tx.find<Conversation>('conversations', 'channel', [contact.accountId, contact.id, channelKey]);
+  const existing = await existingConversation(tx, contact, channel, customChannel);
   if (existing) return existing;
+  const channelKey = channelKeyOf(channel, customChannel);
   const at = now();
   return tx.insert<Conversation>('conversations', {
     id: newId('cnv'),

@@ -4,7 +4,7 @@ import { answersOnly, type BuiltInChannel } from '../api-contract.js';
 import { getCampaign, liveCampaignOn } from '../domain/campaigns.js';
 import { contactForExternalId } from '../domain/contact-identity.js';
 import { createContactIn, findByPhone, type Contact } from '../domain/contacts.js';
-import { conversationFor, type Conversation } from '../domain/conversations.js';
+import { conversationFor, existingConversation, type Conversation } from '../domain/conversations.js';
 import { decodeDataUri, isDataUri, keptMedia, saveMedia, storingMedia, type Media } from '../domain/media.js';
 import { bySid, newMessage, type Message } from '../domain/messages.js';
 import { normalizePhone } from '../domain/phone.js';
@@ -99,8 +99,11 @@ export async function receiveOnChannel(
     const contact = meta
       ? await contactForExternalId(tx, account.id, channel, from, names, false)
       : (await findByPhone(tx, account.id, from)) ?? (await createContactIn(tx, account.id, { phone: from, ...names }));
-    const campaign = meta ? await liveCampaignOn(tx, account.id, channel) : undefined;
-    const conversation = await conversationFor(tx, contact, channel, null, campaign?.id ?? null);
+    // A new conversation on Messenger or Instagram is the channel's Live campaign's to answer: the campaigns are read
+    // only for a contact who has none there yet.
+    const conversation = !meta
+      ? await conversationFor(tx, contact, channel, null)
+      : (await existingConversation(tx, contact, channel, null)) ?? (await conversationFor(tx, contact, channel, null, (await liveCampaignOn(tx, account.id, channel))?.id ?? null));
     const message = await storeIncoming(tx, gw, account, contact, conversation, file, {
       body: input.body,
       status: 'received',
