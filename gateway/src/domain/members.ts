@@ -2,7 +2,7 @@ import type { Gateway } from '../context.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
 import { iso, newId, now } from '../ids.js';
 import { clockNow } from '../clock.js';
-import type { Page, Reader } from '../store/store.js';
+import type { Page, Reader, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import type { Conversation } from './conversations.js';
 import { digest, hashPassword, newToken } from './secrets.js';
@@ -148,12 +148,17 @@ export async function updateMember(gw: Gateway, account: Account, id: string, ch
   });
 }
 
+/** Ends every console session of a member. */
+async function endSessions(tx: Tx, memberId: string): Promise<void> {
+  for (const session of await tx.find('sessions', 'member', [memberId])) await tx.remove('sessions', session.id);
+}
+
 /** DELETE /v1/members/{id}: the member's sessions end at once and their conversations are nobody's. */
 export async function removeMember(gw: Gateway, account: Account, id: string): Promise<void> {
   await gw.store.transact(async (tx) => {
     const found = await getMember(tx, account, id);
     if (!('accountId' in found)) throw ownerIsNoMember('cannot be removed');
-    for (const session of await tx.find('sessions', 'member', [found.id])) await tx.remove('sessions', session.id);
+    await endSessions(tx, found.id);
     for (const c of await tx.find<Conversation>('conversations', 'assignee', [account.id, found.id])) {
       await tx.update<Conversation>('conversations', c.id, { assigneeId: null });
     }
@@ -181,7 +186,7 @@ export async function acceptInvitation(gw: Gateway, token: string, password: str
   const passwordHash = hashPassword(password);
   return gw.store.transact(async (tx) => {
     const member = await invitationOf(tx, token);
-    for (const session of await tx.find('sessions', 'member', [member.id])) await tx.remove('sessions', session.id);
+    await endSessions(tx, member.id);
     return tx.update<Member>('members', member.id, { status: 'active', passwordHash, inviteTokenHash: null, inviteExpiresAt: null, updatedAt: now() });
   });
 }
