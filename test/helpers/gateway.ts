@@ -249,16 +249,21 @@ async function jobsOf(gw: TestGateway, status: 'pending' | 'running'): Promise<A
 export async function untilIdle(gw: TestGateway, { horizonMs = 5_000, timeoutMs = 20_000 } = {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (let calm = 0; calm < 2;) {
+    const gatewayNow = Date.now() + (clockOffsets.get(gw) ?? 0);
     const busy = (await jobsOf(gw, 'running')).length > 0
-      || (await jobsOf(gw, 'pending')).some((j) => j.runAt !== null && Date.parse(j.runAt) <= Date.now() + horizonMs);
+      || (await jobsOf(gw, 'pending')).some((j) => j.runAt !== null && Date.parse(j.runAt) <= gatewayNow + horizonMs);
     calm = busy ? 0 : calm + 1;
     if (busy && Date.now() > deadline) throw new Error(`the gateway was still busy after ${timeoutMs} ms`);
     if (calm < 2) await new Promise((r) => setTimeout(r, 25));
   }
 }
 
+/** How far each gateway's clock runs ahead of this process's: untilIdle reads due times on the gateway's clock. */
+const clockOffsets = new WeakMap<TestGateway, number>();
+
 /** Moves the clock of a gateway started with LEADCHAT_TEST_CLOCK=1 forward: its jobs then due run at once. */
 export async function advanceClock(gw: TestGateway, by: string): Promise<void> {
   const res = await request(gw, 'POST', '/admin/v1/clock', { headers: { authorization: `Bearer ${gw.adminToken}` }, body: { advance: by } });
   if (res.status !== 200) throw new Error(`moving the clock failed: ${res.status} ${res.text}`);
+  clockOffsets.set(gw, Date.parse(res.body.now) - Date.now());
 }

@@ -16,20 +16,25 @@ import { stopOpenings } from './openings.js';
 import { sendOnConversation } from './outgoing.js';
 import { DEFAULT_HELP_TEXT, handoffNotice } from '../domain/texts.js';
 
-/**
- * A message from a contact, on any channel, in the transaction that stored it. Opt-out and opt-in words come first
- * and are always obeyed; an opted-out contact gets nothing else. Otherwise the lead is talking: waiting opening
- * messages and follow-ups stop, HELP gets the account's help text, a request for a person hands off, and anything
- * else is the bot's to answer while it is on.
- */
-export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact: Contact, conversation: Conversation, message: Message): Promise<void> {
+/** A contact's message is the conversation's latest activity: it reopens a closed conversation and counts unread. */
+export function recordIncoming(tx: Tx, conversation: Conversation, message: Message): Promise<Conversation> {
   const reaction = message.messageType === 'reaction';
-  const current = await touchConversation(tx, conversation, {
+  return touchConversation(tx, conversation, {
     lastMessage: lastMessageOf(message),
     lastIncomingAt: message.createdAt,
     ...(reaction ? {} : { lastIncomingId: message.id, unread: (conversation.unread ?? 0) + 1 }),
     status: conversation.status === 'closed' ? 'active' : conversation.status,
   });
+}
+
+/**
+ * A message from a contact, on any channel, in the transaction that stored it (after recordIncoming). Opt-out and
+ * opt-in words come first and are always obeyed; an opted-out contact gets nothing else. Otherwise the lead is
+ * talking: waiting opening messages and follow-ups stop, HELP gets the account's help text, a request for a person
+ * hands off, and anything else is the bot's to answer while it is on.
+ */
+export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact: Contact, current: Conversation, message: Message): Promise<void> {
+  const reaction = message.messageType === 'reaction';
   await emitEvent(tx, account, 'message_received', {
     contactId: contact.id,
     conversationId: current.id,

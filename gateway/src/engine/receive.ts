@@ -10,7 +10,7 @@ import { bySid, newMessage, type Message } from '../domain/messages.js';
 import { normalizePhone } from '../domain/phone.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
-import { onIncoming } from './incoming.js';
+import { onIncoming, recordIncoming } from './incoming.js';
 
 export interface IncomingInput {
   messageSid: string;
@@ -147,8 +147,12 @@ async function storeIncoming(
   file: Media | undefined,
   fields: Omit<Parameters<typeof newMessage>[0], 'accountId' | 'contactId' | 'direction' | 'conversationId'>,
 ): Promise<Message> {
+  const message = newMessage({ ...fields, accountId: account.id, contactId: contact.id, direction: 'incoming', conversationId: conversation.id });
+  // The conversation's row first, then the message: every writer takes them in this order, so two deliveries of one
+  // messageSid queue on the conversation rather than deadlock over the messageSid's unique key.
+  const current = await recordIncoming(tx, conversation, message);
   if (file) await tx.insert('media', file);
-  const message = await tx.insert('messages', newMessage({ ...fields, accountId: account.id, contactId: contact.id, direction: 'incoming', conversationId: conversation.id }));
-  await onIncoming(tx, gw, account, contact, conversation, message);
+  await tx.insert('messages', message);
+  await onIncoming(tx, gw, account, contact, current, message);
   return message;
 }
