@@ -54,11 +54,15 @@ export interface Tx extends Reader {
   /** Reads a document to change it, holding it until the commit: a concurrent `lock` of it waits its turn. */
   lock<T extends Doc>(collection: string, id: string): Promise<T | undefined>;
   /**
-   * Adds a document; StoreConflictError on a taken id or unique index key. The document given becomes the stored
-   * one: the caller hands it over and changes it no more (the embedded store freezes it).
+   * Adds a document. The document given becomes the stored one: the caller hands it over and changes it no more
+   * (the embedded store freezes it). A taken id or unique index key fails the transaction with StoreConflictError:
+   * here, or at the transaction's next read or its commit (PostgreSQL sends writes ahead of those).
    */
   insert<T extends Doc>(collection: string, doc: T): Promise<T>;
-  /** Replaces a document by a shallow merge of `patch`; returns the new document. Throws if absent. */
+  /**
+   * Replaces a document by a shallow merge of `patch`; returns the new document. Throws if absent; a unique key
+   * taken fails the transaction as `insert` does.
+   */
   update<T extends Doc>(collection: string, id: string, patch: Partial<T>): Promise<T>;
   /**
    * Updates a document as `update` does and moves it to the end of its collection's order, as if inserted now:
@@ -69,11 +73,11 @@ export interface Tx extends Reader {
   remove(collection: string, id: string): Promise<void>;
   /**
    * Queues a job, committed with the transaction (transactional outbox). A job with a `key` that a waiting or
-   * running job already holds is not queued twice: the holder is returned.
+   * running job already holds is not queued twice.
    */
-  enqueue<D extends JobData>(job: NewJob<D>): Promise<Job<D>>;
-  /** Removes the waiting jobs holding `key` (a follow-up made moot); returns how many. */
-  cancelJobs(key: string): Promise<number>;
+  enqueue<D extends JobData>(job: NewJob<D>): Promise<void>;
+  /** Removes the waiting jobs holding `key` (a follow-up made moot). */
+  cancelJobs(key: string): Promise<void>;
 }
 
 export type JobData = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { type Doc, type Job, type JobData, type NewJob, type Page, type Scalar, type Tx } from '../store.js';
+import { type Doc, type JobData, type NewJob, type Page, type Scalar, type Tx } from '../store.js';
 import type { DocCache } from './cache.js';
 import type { Collection, Entry } from './collection.js';
 import { deepFreeze } from './freeze.js';
@@ -128,12 +128,12 @@ export class Transaction implements Tx {
     this.ops.push({ collection: col, id, doc: null, page: entry.page });
   }
 
-  enqueue<D extends JobData>(job: NewJob<D>): Promise<Job<D>> {
-    return enqueueJob(this, job);
+  async enqueue<D extends JobData>(job: NewJob<D>): Promise<void> {
+    await enqueueJob(this, job);
   }
 
-  cancelJobs(key: string): Promise<number> {
-    return cancelJobs(this, key);
+  async cancelJobs(key: string): Promise<void> {
+    await cancelJobs(this, key);
   }
 
   /** The collection itself, for the store's own range scans (due jobs). */

@@ -43,10 +43,4 @@ export class Catalog {
   indexOfConstraint(collection: string, constraint: string | undefined): [string, IndexSpec] | undefined {
     return this.uniqueIndexes(collection).find(([name]) => indexNameOf(collection, name) === constraint);
   }
-
-  /** Whether a patch sets a field of a unique index, so that the update may meet another document's key. */
-  touchesUnique(collection: string, patch: object): boolean {
-    const keys = Object.keys(patch);
-    return this.uniqueIndexes(collection).some(([, spec]) => spec.fields.some((f) => keys.includes(f)));
-  }
 }

@@ -219,6 +219,17 @@ CREATE INDEX "conversations_by_assignee" ON "conversations" ((doc->>'accountId')
 CREATE TABLE "assignment_turns" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
 `,
   },
+  {
+    version: 11,
+    name: 'a write sent ahead fails its transaction when its document changed since it was read',
+    sql: `
+CREATE FUNCTION leadchat_changed() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'the document changed since the transaction read it' USING ERRCODE = 'serialization_failure';
+END
+$$;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

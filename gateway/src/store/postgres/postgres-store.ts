@@ -41,6 +41,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     application_name: 'leadchat-gateway',
+    // A transaction's statements that need no answer yet go out with the next one (see Pipeline).
+    pipeline: true,
   });
   // An idle connection that the server drops must not crash the process: the pool opens another.
   pool.on('error', () => undefined);

@@ -1,58 +1,70 @@
 import type pg from 'pg';
-import { StoreConflictError, type Doc, type JobData, type NewJob, type Page, type Scalar, type Tx } from '../store.js';
+import { StoreConflictError, StoreWriteError, type Doc, type JobData, type NewJob, type Page, type Scalar, type Tx } from '../store.js';
 import type { Catalog } from './catalog.js';
 import { DocumentReads } from './documents.js';
 import { asStoreError, isRace } from './errors.js';
-import { cancelJobs, enqueueJob } from './jobs.js';
-import { prepared, type Query } from './sql.js';
+import { cancelStatement, enqueueStatement } from './jobs.js';
+import { Pipeline } from './pipeline.js';
 import { DocumentWrites, VERSION } from './writes.js';
 
 const keyOf = (collection: string, id: string) => `${collection}\u0000${id}`;
 
+/** The server's answer to any statement after one that failed in the transaction. */
+const IN_FAILED_TRANSACTION = '25P02';
+
 /**
- * The `tx` handed to a transaction's function. Its operations run one at a time, even when the function starts
- * several at once, so that a savepoint rolled back never takes another operation's statement with it.
+ * The `tx` handed to a transaction's function. Its reads go to the database at once; its writes and queued jobs
+ * are sent ahead of the next read or of the commit (see Pipeline), since what they answer is known in advance: a
+ * transaction that reads what it needs, then writes, costs a round trip per read and one for all its writes and
+ * its commit. A write that loses a race (a key taken, a document changed since it was read) fails the whole
+ * transaction with a StoreConflictError, at its next read or its commit; it then runs again. Operations run one at
+ * a time, even when the function starts several at once.
  */
 export class PostgresTx implements Tx {
-  /** The first statement that failed: after it PostgreSQL refuses every statement but a rollback. */
+  /** The first statement that failed, as the transaction fails with it: after it PostgreSQL refuses every statement but a rollback. */
   failure: unknown;
   /** The conflicts this transaction's writes met, told apart from any the function makes of its own. */
   private readonly conflicts = new WeakSet<object>();
   private open = true;
   private turn: Promise<unknown> = Promise.resolve();
+  private readonly pipeline: Pipeline;
   private readonly reads: DocumentReads;
   private readonly writes: DocumentWrites;
-  private readonly query: Query;
   /** The row version of each document read, by collection and id: a write of one applies only if it is unchanged. */
   private readonly versions = new Map<string, string>();
   /**
-   * Each document as this transaction last read or wrote it (null: it removed it). Reading one again by id answers
-   * from here, without a statement: a write of it is checked against the version read all the same.
+   * Each document as this transaction last read or wrote it (null: it is absent). Reading one again by id answers
+   * from here, without a statement; an update of one is worked out from here.
    */
   private readonly known = new Map<string, Doc | null>();
+  /** The documents this transaction wrote: their rows are its own until the commit, no version to check. */
+  private readonly mine = new Set<string>();
 
   /**
    * @param contended The documents an earlier attempt of this transaction lost a race on, shared by its attempts:
    * this attempt reads those locked (FOR UPDATE), so it takes its turn on them instead of losing again.
    */
   constructor(
-    private readonly client: pg.PoolClient,
+    client: pg.PoolClient,
     catalog: Catalog,
     private readonly contended = new Set<string>(),
   ) {
-    this.query = (text, values) => this.send(text, values);
-    this.reads = new DocumentReads(this.query, catalog, (collection, doc, version) => {
+    this.pipeline = new Pipeline(client, (err) => this.fail(err));
+    // Explicit, whatever default_transaction_isolation the operator chose: the retry logic assumes it.
+    this.pipeline.later({ text: 'BEGIN ISOLATION LEVEL READ COMMITTED' });
+    this.reads = new DocumentReads((text, values) => this.send(text, values), catalog, (collection, doc, version) => {
       const key = keyOf(collection, doc.id);
+      if (this.mine.has(key)) return;
       this.versions.set(key, version);
       this.known.set(key, doc);
     });
-    this.writes = new DocumentWrites(this.query, catalog, (work) => this.undoable(work));
+    this.writes = new DocumentWrites(catalog);
   }
 
   get<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
     const key = keyOf(collection, id);
     return this.exclusive(async () => {
-      if (this.contended.has(key)) return this.reads.lock<T>(collection, id);
+      if (this.contended.has(key) && !this.mine.has(key)) return this.reads.lock<T>(collection, id);
       const known = this.known.get(key);
       if (known !== undefined) return (known ?? undefined) as T | undefined;
       return this.reads.get<T>(collection, id);
@@ -60,35 +72,40 @@ export class PostgresTx implements Tx {
   }
 
   lock<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
-    return this.exclusive(() => this.reads.lock<T>(collection, id));
+    const key = keyOf(collection, id);
+    // A document this transaction wrote is locked already, by its write.
+    return this.exclusive(async () => (this.mine.has(key) ? ((this.known.get(key) ?? undefined) as T | undefined) : this.reads.lock<T>(collection, id)));
   }
 
   find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
-    return this.exclusive(async () => this.lockContended(collection, await this.reads.find<T>(collection, index, values, page)));
+    return this.exclusive(async () => this.current(collection, await this.reads.find<T>(collection, index, values, page)));
   }
 
   scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {
-    return this.exclusive(async () => this.lockContended(collection, await this.reads.scan<T>(collection, page)));
+    return this.exclusive(async () => this.current(collection, await this.reads.scan<T>(collection, page)));
   }
 
-  /** Each contended document of a list read is read again, locked: the transaction waits its turn on it. */
-  private async lockContended<T extends Doc>(collection: string, docs: T[]): Promise<T[]> {
-    if (this.contended.size === 0) return docs;
+  /**
+   * A list as the transaction sees it: a document it wrote as it wrote it (the database has it so too), and each
+   * contended one read again, locked: the transaction waits its turn on it.
+   */
+  private async current<T extends Doc>(collection: string, docs: T[]): Promise<T[]> {
     const result: T[] = [];
     for (const doc of docs) {
-      const locked = this.contended.has(keyOf(collection, doc.id)) ? await this.reads.lock<T>(collection, doc.id) : doc;
-      if (locked) result.push(locked);
+      const key = keyOf(collection, doc.id);
+      const seen = this.mine.has(key) ? (this.known.get(key) as T | null) : this.contended.has(key) ? await this.reads.lock<T>(collection, doc.id) : doc;
+      if (seen) result.push(seen);
     }
     return result;
   }
 
   insert<T extends Doc>(collection: string, doc: T): Promise<T> {
-    // A document this transaction inserts is its own until the commit: no one else can change it meanwhile.
     return this.exclusive(async () => {
-      const inserted = await this.writes.insert(collection, doc);
-      this.versions.delete(keyOf(collection, doc.id));
-      this.known.set(keyOf(collection, doc.id), inserted);
-      return inserted;
+      const statement = this.writes.insert(collection, doc);
+      const stored = JSON.parse(statement.values![1] as string) as T;
+      this.pipeline.later(statement);
+      this.wrote(collection, stored);
+      return stored;
     });
   }
 
@@ -103,34 +120,64 @@ export class PostgresTx implements Tx {
   private write<T extends Doc>(collection: string, id: string, patch: Partial<T>, renew: boolean): Promise<T> {
     return this.exclusive(async () => {
       const key = keyOf(collection, id);
-      const { doc, version } = await this.writes.update(collection, id, patch, this.versions.get(key), renew);
-      this.versions.set(key, version);
-      this.known.set(key, doc);
-      return doc as T;
+      const before = (this.known.get(key) ?? (this.known.has(key) ? undefined : await this.reads.get<T>(collection, id))) as T | undefined;
+      if (!before) throw new Error(`store: ${collection} has no document "${id}"`);
+      const doc = this.writes.merge(collection, before, patch);
+      this.pipeline.later(this.writes.replace(collection, doc, this.mine.has(key) ? undefined : this.versions.get(key), renew));
+      this.wrote(collection, doc);
+      return doc;
     });
   }
 
   remove(collection: string, id: string): Promise<void> {
     return this.exclusive(async () => {
       const key = keyOf(collection, id);
-      await this.writes.remove(collection, id, this.versions.get(key));
-      this.versions.delete(key);
+      if (this.known.get(key) === null) return;
+      this.pipeline.later(this.writes.remove(collection, id, this.mine.has(key) ? undefined : this.versions.get(key)));
       this.known.set(key, null);
+      this.mine.add(key);
     });
   }
 
-  enqueue<D extends JobData>(job: NewJob<D>) {
-    return this.exclusive(() => enqueueJob(this.query, job));
+  enqueue<D extends JobData>(job: NewJob<D>): Promise<void> {
+    return this.exclusive(async () => this.pipeline.later(enqueueStatement(job)));
   }
 
-  cancelJobs(key: string): Promise<number> {
-    return this.exclusive(() => cancelJobs(this.query, key));
+  cancelJobs(key: string): Promise<void> {
+    return this.exclusive(async () => this.pipeline.later(cancelStatement(key)));
+  }
+
+  private wrote(collection: string, doc: Doc): void {
+    const key = keyOf(collection, doc.id);
+    this.known.set(key, doc);
+    this.mine.add(key);
+    this.versions.delete(key);
+  }
+
+  /** Sends what waits and COMMIT; throws what failed the transaction, if anything did. */
+  async commit(): Promise<void> {
+    const commit = await this.send('COMMIT');
+    if (this.failure !== undefined) throw asStoreError(this.failure);
+    if (commit.command !== 'COMMIT') throw new StoreWriteError('store: the database rolled the transaction back');
+  }
+
+  /** Ends the transaction without what waits; false when the connection could not even roll back. */
+  async rollback(): Promise<boolean> {
+    this.pipeline.discard();
+    if (!this.pipeline.sent) return true;
+    try {
+      await this.pipeline.now('ROLLBACK');
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /**
    * Whether `err` (thrown by the function, or the failure it went on after) is a race this transaction lost: a
-   * write met a key taken meanwhile, or the database failed it (deadlock, serialization). A function that turns
-   * a conflict into an error of its own decided what it means: that error is final.
+   * write met a key taken meanwhile or a document changed since it was read, or the database failed it (deadlock,
+   * serialization). A function that turns a conflict into an error of its own decided what it means: that error
+   * is final.
    */
   lost(err: unknown): boolean {
     return (typeof err === 'object' && err !== null && this.conflicts.has(err)) || isRace(err);
@@ -145,35 +192,27 @@ export class PostgresTx implements Tx {
     if (!this.open) return Promise.reject(new Error('store: a transaction was used after its function returned'));
     const run = this.turn.then(work, work);
     this.turn = run.catch(() => undefined);
-    return run.catch((err: unknown) => {
-      if (err instanceof StoreConflictError) {
-        this.conflicts.add(err);
-        if (err.index === VERSION) this.contended.add(keyOf(err.collection, err.key));
-      }
-      throw err;
-    });
+    return run;
+  }
+
+  /** The transaction fails with its first failure; a conflict among them is marked as a race it lost. */
+  private fail(err: unknown): void {
+    if (this.failure !== undefined) return;
+    this.failure = err;
+    if (err instanceof StoreConflictError) {
+      this.conflicts.add(err);
+      if (err.index === VERSION) this.contended.add(keyOf(err.collection, err.key));
+    }
   }
 
   private async send(text: string, values?: unknown[]): Promise<pg.QueryResult> {
     try {
-      return await this.client.query(prepared(text, values));
+      return await this.pipeline.now(text, values);
     } catch (err) {
-      this.failure ??= err;
+      // Refused because a statement sent ahead failed: the transaction fails with that one's failure.
+      if ((err as { code?: unknown }).code === IN_FAILED_TRANSACTION && this.failure !== undefined) throw this.failure;
+      this.fail(err);
       throw asStoreError(err);
-    }
-  }
-
-  private async undoable<R>(work: () => Promise<R>): Promise<R> {
-    await this.send('SAVEPOINT leadchat_write');
-    const before = this.failure;
-    try {
-      const result = await work();
-      await this.send('RELEASE SAVEPOINT leadchat_write');
-      return result;
-    } catch (err) {
-      await this.send('ROLLBACK TO SAVEPOINT leadchat_write');
-      this.failure = before;
-      throw err;
     }
   }
 }

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { StoreWriteError, type Tx } from '../store.js';
+import type { Tx } from '../store.js';
 import type { Catalog } from './catalog.js';
-import { asStoreError, isUnavailable, rethrow } from './errors.js';
+import { isUnavailable, rethrow } from './errors.js';
 import { PostgresTx } from './postgres-tx.js';
 
 /** A transaction that lost a race (a key taken meanwhile, a deadlock) is run this many times at most. */
@@ -24,21 +24,16 @@ export async function runTransaction<R>(pool: pg.Pool, catalog: Catalog, fn: (tx
     client.on('error', dropped);
     let broken = false;
     try {
-      // Explicit, whatever default_transaction_isolation the operator chose: the retry logic assumes it.
-      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED').catch(rethrow);
       let result: R;
       try {
         result = await fn(tx);
       } finally {
         tx.close();
       }
-      // `fn` went on after a failed statement: PostgreSQL has given the transaction up, a COMMIT would not commit.
-      if (tx.failure !== undefined) throw asStoreError(tx.failure);
-      const commit = await client.query('COMMIT').catch(rethrow);
-      if (commit.command !== 'COMMIT') throw new StoreWriteError('store: the database rolled the transaction back');
+      await tx.commit();
       return result;
     } catch (err) {
-      broken = !(await rollback(client)) || isUnavailable(tx.failure);
+      broken = !(await tx.rollback()) || isUnavailable(tx.failure);
       if (attempt < ATTEMPTS && tx.lost(err)) {
         await pause(attempt);
         continue;
@@ -48,16 +43,6 @@ export async function runTransaction<R>(pool: pg.Pool, catalog: Catalog, fn: (tx
       client.removeListener('error', dropped);
       client.release(broken);
     }
-  }
-}
-
-/** False when the connection could not even roll back: it is dropped rather than given to someone else. */
-async function rollback(client: pg.PoolClient): Promise<boolean> {
-  try {
-    await client.query('ROLLBACK');
-    return true;
-  } catch {
-    return false;
   }
 }
 
