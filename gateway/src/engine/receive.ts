@@ -2,7 +2,7 @@ import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { answersOnly, type BuiltInChannel } from '../api-contract.js';
 import { getCampaign, liveCampaignOn } from '../domain/campaigns.js';
-import { contactForExternalId } from '../domain/contact-identity.js';
+import { contactForExternalId, registrationOf } from '../domain/contact-identity.js';
 import { createContactIn, findByPhone, type Contact } from '../domain/contacts.js';
 import { conversationFor, existingConversation, type Conversation } from '../domain/conversations.js';
 import { decodeDataUri, isDataUri, keptMedia, saveMedia, storingMedia, type Media } from '../domain/media.js';
@@ -42,9 +42,17 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
     : undefined;
 
   return receivingFile(gw, account.id, input.messageSid, embedded, (media) => gw.store.transact(async (tx) => {
-    if (input.campaignId) await getCampaign(tx, account.id, input.campaignId);
-    const original = await bySid(tx, account.id, input.messageSid);
+    // Read together: the campaign named, the messageSid and the sender's ID; then the contact and its conversation.
+    const [, original, registration] = await Promise.all([
+      input.campaignId ? getCampaign(tx, account.id, input.campaignId) : undefined,
+      bySid(tx, account.id, input.messageSid),
+      registrationOf(tx, account.id, input.fromId),
+    ]);
     if (original) return { message: original, duplicate: true };
+    if (registration) {
+      const { contactId } = registration;
+      await Promise.all([tx.get('contacts', contactId), existingConversation(tx, { accountId: account.id, id: contactId }, 'custom', input.channel ?? null)]);
+    }
     const contact = await contactForExternalId(tx, account.id, input.channel ?? null, input.fromId, input, false);
     const conversation = await conversationFor(tx, contact, 'custom', input.channel ?? null, input.campaignId ?? null);
     const message = await storeIncoming(tx, gw, account, contact, conversation, media, {

@@ -26,6 +26,10 @@ export class JobRunner {
   private ticking = false;
   private again = false;
   private stopped = false;
+  /** When the queue's next job is due, as the last claim answered; undefined: none was waiting. */
+  private nextDue: number | undefined;
+  /** A wake-up found every slot taken: once one frees, the runner claims again. */
+  private missed = false;
 
   constructor(
     private readonly gw: Engine,
@@ -66,9 +70,14 @@ export class JobRunner {
       do {
         this.again = false;
         const free = (this.options.concurrency ?? CONCURRENCY) - this.running.size;
-        if (free <= 0) break;
+        if (free <= 0) {
+          this.missed = true;
+          break;
+        }
+        this.missed = false;
         const claimed = await this.gw.store.jobs.claimDue(free, this.options.leaseMs);
         ({ nextDueAt: due } = claimed);
+        this.nextDue = due;
         asked = true;
         for (const job of claimed.jobs) this.launch(job);
         if (claimed.jobs.length === free) this.again = true;
@@ -85,15 +94,21 @@ export class JobRunner {
     this.timer.unref();
   }
 
+  /**
+   * A job done frees a slot: the runner claims again only if a job may be waiting for it (one due already, as the
+   * last claim said, or news it had no slot for), or if this one was put back for later (its timer is set anew).
+   * Any other job it hears of, or finds at its timer.
+   */
   private launch(job: Job): void {
-    const run = this.run(job).finally(() => {
+    const run = this.run(job).then((again) => {
       this.running.delete(run);
-      this.wake();
+      if (again || this.missed || (this.nextDue !== undefined && this.nextDue <= clockNow())) this.wake();
     });
     this.running.add(run);
   }
 
-  private async run(job: Job): Promise<void> {
+  /** Runs the job and settles it; true when it is to run again later. */
+  private async run(job: Job): Promise<boolean> {
     const handler = this.handlers[job.kind];
     try {
       if (!handler) throw new Error(`no handler for jobs of kind "${job.kind}"`);
@@ -101,6 +116,7 @@ export class JobRunner {
       const result = await handler(this.gw, job);
       const settled = await this.gw.store.jobs.settle(job, result ? { retryAt: result.retryAt } : { done: true });
       if (!settled) this.gw.log.warn({ job: job.id, kind: job.kind }, 'job lease lost; another runner took it over');
+      return Boolean(result);
     } catch (err) {
       // A fault of ours, of the disk or of the database: try again later rather than lose the job.
       const message = (err as Error).message;
@@ -108,6 +124,7 @@ export class JobRunner {
       this.gw.log.error({ err, job: job.id, kind: job.kind, attempts: job.attempts }, dead ? 'job failed for good' : 'job failed; retrying later');
       const retryAt = clockNow() + FAULT_BACKOFF_MS * Math.min(2 ** (job.attempts - 1), 60);
       await this.gw.store.jobs.settle(job, dead ? { dead: message } : { retryAt, error: message }).catch(() => undefined);
+      return !dead;
     }
   }
 }

@@ -10,16 +10,23 @@ export interface Ahead {
   meaning?: (err: unknown) => unknown;
 }
 
+interface Waiting extends Ahead {
+  /** Set for a statement the transaction waits for. */
+  answer?: { resolve: (result: pg.QueryResult) => void; reject: (err: unknown) => void };
+}
+
 /**
  * The statements of one transaction, on a connection in pipeline mode. A statement whose answer the transaction
- * need not wait for (BEGIN, a write whose outcome it knows in advance) waits here until the next one it does
- * wait for: both go out in one write to the socket, and the server answers them in order. A transaction thus
- * costs one round trip per decision, not one per statement; a write sent ahead that fails makes the server refuse
- * every later statement of the transaction, so its failure is never lost: `failed` hears it first.
+ * need not wait for (BEGIN, a write whose outcome it knows in advance) waits here until one it does wait for; the
+ * statements asked for in the same turn of the event loop (reads started together, with Promise.all) join them,
+ * and all go out in one write to the socket. The server answers them in order. A transaction thus costs one round
+ * trip per decision, not one per statement. A statement sent ahead that fails makes the server refuse every later
+ * statement of the transaction, so its failure is never lost: `failed` hears it before any later answer arrives.
  */
 export class Pipeline {
-  private ahead: Ahead[] = [];
-  /** Whether anything was sent: a transaction that sent nothing has nothing to commit or roll back. */
+  private queue: Waiting[] = [];
+  private flushing = false;
+  /** Whether anything was sent: a transaction that sent nothing has nothing to roll back. */
   sent = false;
 
   constructor(
@@ -29,46 +36,50 @@ export class Pipeline {
 
   /** Queues a statement whose answer the transaction does not wait for. */
   later(statement: Ahead): void {
-    this.ahead.push(statement);
+    this.queue.push(statement);
   }
 
-  /**
-   * Sends the queued statements and this one, together; answers this one once every queued one was heard (the
-   * server answers in order, so waiting for them costs nothing).
-   */
-  async now(text: string, values?: unknown[]): Promise<pg.QueryResult> {
-    const queued = this.ahead;
-    this.ahead = [];
-    const heard: Array<Promise<void>> = [];
-    let answer!: Promise<pg.QueryResult>;
-    this.corked(() => {
-      for (const statement of queued) {
-        heard.push(this.client.query(prepared(statement.text, statement.values)).then(() => undefined, (err: unknown) => this.failed(statement.meaning?.(err) ?? err)));
-      }
-      answer = this.client.query(prepared(text, values));
+  /** Queues a statement and sends the queue once the current turn has asked for what it needs; answers this one. */
+  now(text: string, values?: unknown[]): Promise<pg.QueryResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ text, values, answer: { resolve, reject } });
+      if (this.flushing) return;
+      this.flushing = true;
+      queueMicrotask(() => this.flush());
     });
-    try {
-      return await answer;
-    } finally {
-      await Promise.all(heard);
-    }
   }
 
   /** Forgets the queued statements: the transaction ends without them. */
   discard(): void {
-    this.ahead = [];
+    this.queue = [];
   }
 
-  /**
-   * The statements given one after the other in `send` leave in one write: node-postgres corks the socket for the
-   * messages of one statement only.
-   */
-  private corked(send: () => void): void {
+  private flush(): void {
+    this.flushing = false;
+    const batch = this.queue;
+    this.queue = [];
     this.sent = true;
+    // Each answer settles once every statement before it was heard, so that a failure sent ahead is known first.
+    let heard: Promise<unknown> = Promise.resolve();
     const stream = (this.client as unknown as { connection?: { stream?: Writable } }).connection?.stream;
+    // node-postgres corks the socket for the messages of one statement only: corked here, the batch is one write.
     stream?.cork();
     try {
-      send();
+      for (const statement of batch) {
+        const result = this.client.query(prepared(statement.text, statement.values));
+        const before = heard;
+        const { answer } = statement;
+        if (answer) {
+          result.then(
+            (value) => before.then(() => answer.resolve(value)),
+            (err: unknown) => before.then(() => answer.reject(err)),
+          );
+        }
+        heard = result.then(
+          () => before,
+          (err: unknown) => before.then(() => (answer ? undefined : this.failed(statement.meaning?.(err) ?? err))),
+        );
+      }
     } finally {
       stream?.uncork();
     }

@@ -13,12 +13,14 @@ const keyOf = (collection: string, id: string) => `${collection}\u0000${id}`;
 const IN_FAILED_TRANSACTION = '25P02';
 
 /**
- * The `tx` handed to a transaction's function. Its reads go to the database at once; its writes and queued jobs
- * are sent ahead of the next read or of the commit (see Pipeline), since what they answer is known in advance: a
- * transaction that reads what it needs, then writes, costs a round trip per read and one for all its writes and
- * its commit. A write that loses a race (a key taken, a document changed since it was read) fails the whole
- * transaction with a StoreConflictError, at its next read or its commit; it then runs again. Operations run one at
- * a time, even when the function starts several at once.
+ * The `tx` handed to a transaction's function. Its writes and queued jobs are sent ahead of its next read or its
+ * commit (see Pipeline), since what they answer is known in advance; reads started together (Promise.all) go out
+ * together. A function that reads what it needs together, then writes, costs a round trip per such step and one
+ * for its commit. A write that loses a race (a key taken, a document changed since it was read) fails the whole
+ * transaction with a StoreConflictError, at its next read or its commit; it then runs again.
+ *
+ * What the transaction read is kept: a document read again by id, or a list read again that it has not written to
+ * since, costs no statement, so a step may read ahead what later code reads again.
  */
 export class PostgresTx implements Tx {
   /** The first statement that failed, as the transaction fails with it: after it PostgreSQL refuses every statement but a rollback. */
@@ -26,7 +28,6 @@ export class PostgresTx implements Tx {
   /** The conflicts this transaction's writes met, told apart from any the function makes of its own. */
   private readonly conflicts = new WeakSet<object>();
   private open = true;
-  private turn: Promise<unknown> = Promise.resolve();
   private readonly pipeline: Pipeline;
   private readonly reads: DocumentReads;
   private readonly writes: DocumentWrites;
@@ -39,6 +40,8 @@ export class PostgresTx implements Tx {
   private readonly known = new Map<string, Doc | null>();
   /** The documents this transaction wrote: their rows are its own until the commit, no version to check. */
   private readonly mine = new Set<string>();
+  /** Lists read, by collection, then by query: dropped once the transaction writes to the collection. */
+  private readonly lists = new Map<string, Map<string, Promise<Doc[]>>>();
 
   /**
    * @param contended The documents an earlier attempt of this transaction lost a race on, shared by its attempts:
@@ -63,7 +66,7 @@ export class PostgresTx implements Tx {
 
   get<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
     const key = keyOf(collection, id);
-    return this.exclusive(async () => {
+    return this.usable(async () => {
       if (this.contended.has(key) && !this.mine.has(key)) return this.reads.lock<T>(collection, id);
       const known = this.known.get(key);
       if (known !== undefined) return (known ?? undefined) as T | undefined;
@@ -74,15 +77,30 @@ export class PostgresTx implements Tx {
   lock<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
     const key = keyOf(collection, id);
     // A document this transaction wrote is locked already, by its write.
-    return this.exclusive(async () => (this.mine.has(key) ? ((this.known.get(key) ?? undefined) as T | undefined) : this.reads.lock<T>(collection, id)));
+    return this.usable(async () => (this.mine.has(key) ? ((this.known.get(key) ?? undefined) as T | undefined) : this.reads.lock<T>(collection, id)));
   }
 
   find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
-    return this.exclusive(async () => this.current(collection, await this.reads.find<T>(collection, index, values, page)));
+    return this.list(collection, JSON.stringify([index, values, page]), () => this.reads.find<T>(collection, index, values, page));
   }
 
   scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {
-    return this.exclusive(async () => this.current(collection, await this.reads.scan<T>(collection, page)));
+    return this.list(collection, JSON.stringify([page]), () => this.reads.scan<T>(collection, page));
+  }
+
+  /** A list read once per transaction, until it writes to the collection; each caller gets its own array. */
+  private list<T extends Doc>(collection: string, query: string, read: () => Promise<T[]>): Promise<T[]> {
+    return this.usable(async () => {
+      let lists = this.lists.get(collection);
+      if (!lists) this.lists.set(collection, (lists = new Map()));
+      let docs = lists.get(query) as Promise<T[]> | undefined;
+      if (!docs) {
+        docs = read().then((found) => this.current(collection, found));
+        lists.set(query, docs);
+        docs.catch(() => lists.delete(query));
+      }
+      return [...(await docs)];
+    });
   }
 
   /**
@@ -100,7 +118,7 @@ export class PostgresTx implements Tx {
   }
 
   insert<T extends Doc>(collection: string, doc: T): Promise<T> {
-    return this.exclusive(async () => {
+    return this.usable(async () => {
       const statement = this.writes.insert(collection, doc);
       const stored = JSON.parse(statement.values![1] as string) as T;
       this.pipeline.later(statement);
@@ -118,7 +136,7 @@ export class PostgresTx implements Tx {
   }
 
   private write<T extends Doc>(collection: string, id: string, patch: Partial<T>, renew: boolean): Promise<T> {
-    return this.exclusive(async () => {
+    return this.usable(async () => {
       const key = keyOf(collection, id);
       const before = (this.known.get(key) ?? (this.known.has(key) ? undefined : await this.reads.get<T>(collection, id))) as T | undefined;
       if (!before) throw new Error(`store: ${collection} has no document "${id}"`);
@@ -130,28 +148,28 @@ export class PostgresTx implements Tx {
   }
 
   remove(collection: string, id: string): Promise<void> {
-    return this.exclusive(async () => {
+    return this.usable(async () => {
       const key = keyOf(collection, id);
       if (this.known.get(key) === null) return;
       this.pipeline.later(this.writes.remove(collection, id, this.mine.has(key) ? undefined : this.versions.get(key)));
-      this.known.set(key, null);
-      this.mine.add(key);
+      this.wrote(collection, null, id);
     });
   }
 
   enqueue<D extends JobData>(job: NewJob<D>): Promise<void> {
-    return this.exclusive(async () => this.pipeline.later(enqueueStatement(job)));
+    return this.usable(async () => this.pipeline.later(enqueueStatement(job)));
   }
 
   cancelJobs(key: string): Promise<void> {
-    return this.exclusive(async () => this.pipeline.later(cancelStatement(key)));
+    return this.usable(async () => this.pipeline.later(cancelStatement(key)));
   }
 
-  private wrote(collection: string, doc: Doc): void {
-    const key = keyOf(collection, doc.id);
+  private wrote(collection: string, doc: Doc | null, id = doc!.id): void {
+    const key = keyOf(collection, id);
     this.known.set(key, doc);
     this.mine.add(key);
     this.versions.delete(key);
+    this.lists.delete(collection);
   }
 
   /** Sends what waits and COMMIT; throws what failed the transaction, if anything did. */
@@ -188,11 +206,10 @@ export class PostgresTx implements Tx {
     this.open = false;
   }
 
-  private exclusive<R>(work: () => Promise<R>): Promise<R> {
+  /** A Tx must not be used once its function returned: the change would escape the commit. */
+  private usable<R>(work: () => Promise<R>): Promise<R> {
     if (!this.open) return Promise.reject(new Error('store: a transaction was used after its function returned'));
-    const run = this.turn.then(work, work);
-    this.turn = run.catch(() => undefined);
-    return run;
+    return work();
   }
 
   /** The transaction fails with its first failure; a conflict among them is marked as a race it lost. */
