@@ -66,10 +66,10 @@ export async function startGateway(env: NodeJS.ProcessEnv): Promise<ChildProcess
 }
 
 /** A new account through the admin API; its API key. */
-export async function createAccount(url: string, ca: string): Promise<string> {
+export async function createAccount(url: string, ca: string, email = 'bench@example.com'): Promise<string> {
   const admin = client({ url, ca }, 1);
   try {
-    const account = await admin.post('/admin/v1/accounts', { name: 'Bench', email: 'bench@example.com' }, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    const account = await admin.post('/admin/v1/accounts', { name: 'Bench', email }, { authorization: `Bearer ${ADMIN_TOKEN}` });
     if (account.status !== 201) throw new Error(`account creation failed: ${account.status} ${account.text}`);
     return (JSON.parse(account.text) as { apiKey: string }).apiKey;
   } finally {

@@ -70,7 +70,7 @@ async function measureProcesses(url: string, count: number, accounts: 'one' | 'm
 
     const urls = ports.map((port) => `https://127.0.0.1:${port}`);
     const keys: string[] = [];
-    for (let i = 0; i < (accounts === 'one' ? 1 : load.concurrency); i++) keys.push(await createAccount(urls[0]!, load.ca));
+    for (let i = 0; i < (accounts === 'one' ? 1 : load.concurrency); i++) keys.push(await createAccount(urls[0]!, load.ca, `bench-${i}@example.com`));
     // Client i goes to process i mod count with account i mod accounts.
     const targets = Array.from({ length: accounts === 'one' ? count : load.concurrency }, (_, i) => ({ url: urls[i % count]!, ca: load.ca, apiKey: keys[i % keys.length]! }));
     const processes = `${count} process${count === 1 ? '' : 'es'}`;

@@ -159,13 +159,14 @@ async function main(): Promise<void> {
     const rssAfterRestart = residentMb(gateway.pid);
 
     const pad = (s: string, n: number) => s.padEnd(n);
+    const NAME = 38;
     const num = (v: number, digits: number, n: number) => v.toFixed(digits).padStart(n);
     const row = (r: Result) =>
-      process.stdout.write(`${pad(r.name, 34)}${num(r.perSecond, 0, 9)}${num(r.p50, 2, 9)}${num(r.p99, 2, 9)}${String(r.failures).padStart(8)}\n`);
-    process.stdout.write(`\n${pad('', 34)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'failed'.padStart(8)}\n`);
+      process.stdout.write(`${pad(r.name, NAME)}${num(r.perSecond, 0, 9)}${num(r.p50, 2, 9)}${num(r.p99, 2, 9)}${String(r.failures).padStart(8)}\n`);
+    process.stdout.write(`\n${pad('', NAME)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'failed'.padStart(8)}\n`);
     results.forEach(row);
     if ('results' in postgres) postgres.results.forEach(row);
-    else process.stdout.write(`${pad('PostgreSQL', 34)}skipped: ${postgres.skipped}\n`);
+    else process.stdout.write(`${pad('PostgreSQL', NAME)}skipped: ${postgres.skipped}\n`);
     const [bareFirst, empty, full, bareLast] = results as [Result, Result, Result, Result];
     const bareRate = (bareFirst.perSecond + bareLast.perSecond) / 2;
     const ratio = empty.perSecond / full.perSecond;
