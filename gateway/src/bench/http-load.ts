@@ -71,15 +71,17 @@ export function messagesSent(): number {
 
 /**
  * Messages of one run: unique messageSids; senders from the run's own pool of SENDERS, so that every measured run
- * creates the same share of new contacts (a third of 3000) instead of finding those an earlier run created.
+ * creates the same share of new contacts (a third of 3000) instead of finding those an earlier run created. With
+ * several targets (processes, or accounts) each has its own share of the pool, so the share stays the same.
  */
-function messages(): () => unknown {
+function messages(targets: number): (target: number) => unknown {
   const phase = phases++;
-  let i = 0;
-  return () => ({
+  const perTarget = Math.max(1, Math.floor(SENDERS / targets));
+  const sent = new Array<number>(targets).fill(0);
+  return (target) => ({
     customData: {
       messageSid: `bench-${sequence++}`,
-      fromId: `+1555${String(phase).padStart(3, '0')}${String(i++ % SENDERS).padStart(4, '0')}`,
+      fromId: `+1555${String(phase).padStart(3, '0')}${String(target * perTarget + (sent[target]++ % perTarget)).padStart(4, '0')}`,
       toId: 'bench-business',
       body: BODY,
       channel: 'bench',
@@ -97,7 +99,7 @@ export async function drive(
   concurrency: number,
   onDone?: (done: number) => void,
 ): Promise<{ latencies: Float64Array; seconds: number; failures: number; firstFailure?: string }> {
-  const nextMessage = messages();
+  const nextMessage = messages(posts.length);
   const latencies = new Float64Array(count);
   let next = 0;
   let done = 0;
@@ -106,11 +108,12 @@ export async function drive(
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: Math.min(concurrency, count) }, async (_, worker) => {
-      const post = posts[worker % posts.length]!;
+      const target = worker % posts.length;
+      const post = posts[target]!;
       for (let i = next++; i < count; i = next++) {
         const t0 = process.hrtime.bigint();
         try {
-          const res = await post(INCOMING, nextMessage());
+          const res = await post(INCOMING, nextMessage(target));
           if (res.status !== 200) {
             failures += 1;
             firstFailure ??= `${res.status} ${res.text.slice(0, 200)}`;
