@@ -294,6 +294,9 @@ describe('preview and bot', () => {
     const answer = page.getByRole('region', { name: 'The bot’s answer' });
     await answer.waitFor();
     expect(await answer.locator('.message').textContent()).toBe('Monday to Friday, 9 to 19.');
+    // Why: the FAQ it answered with, and how sure it was.
+    const why = answer.getByLabel('Why the bot answered so');
+    expect(await why.innerText()).toMatch(/^Why: confidence \d+ %\s+Answered with the FAQ: What are your opening hours\? \(FAQ 1\)$/);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'campaign-bot-answer');
 

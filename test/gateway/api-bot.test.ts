@@ -151,7 +151,10 @@ test('POST /campaigns/{id}/bot/test answers without sending, storing or charging
     provider: 'faq',
     fallbackReason: null,
     reply: { kind: 'reply', body: 'We are open Monday to Friday, 9am to 6pm.', goalReached: false },
+    basis: { confidence: expect.any(Number), sources: [{ kind: 'faq', index: 0, question: 'What are your opening hours?', use: 'answer' }] },
   });
+  expect(res.body.basis.confidence).toBeGreaterThanOrEqual(0.2);
+  expect(res.body.basis.confidence).toBeLessThanOrEqual(1);
   const unsure = await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'Do you sell garden furniture?' } });
   expect(unsure.body.reply).toMatchObject({ kind: 'handoff', reason: 'bot_not_confident' });
   expect((await api(ctx.gw, account, 'GET', 'conversations')).body.data).toEqual(before);
@@ -183,6 +186,26 @@ test('bot settings: an OpenAI-compatible endpoint is saved with its key shown ma
   expectApiError(await api(ctx.gw, fresh, 'PUT', 'settings/bot', { body: { provider: 'openai' } }), 400, 'VALIDATION_ERROR');
   const { campaign } = await setUp();
   expectApiError(await api(ctx.gw, fresh, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } }), 404, 'CAMPAIGN_NOT_FOUND');
+});
+
+test('the test endpoint says why: the FAQ answered with, the one that came closest, a resource that covers the message better', async () => {
+  const { account, campaign } = await setUp({ resources: ['The clinic is wheelchair accessible: a ramp at the side entrance and a lift to every floor.'] });
+  const ask = async (message: string) => (await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message } })).body;
+
+  const price = await ask('how much is a cleaning?');
+  expect(price.reply).toMatchObject({ kind: 'reply', body: 'A cleaning costs $90.' });
+  expect(price.basis.sources).toEqual([{ kind: 'faq', index: 1, question: 'How much does a teeth cleaning cost?', use: 'answer' }]);
+
+  const access = await ask('is the clinic wheelchair accessible?');
+  expect(access.reply).toMatchObject({ kind: 'handoff', reason: 'bot_not_confident' });
+  expect(access.basis.sources).toContainEqual({ kind: 'resource', index: 0, text: expect.stringContaining('wheelchair accessible'), use: 'covers' });
+  const closest = access.basis.sources.find((s: { kind: string }) => s.kind === 'faq');
+  if (closest) {
+    expect(closest).toMatchObject({ use: 'closest' });
+    expect(access.basis.confidence).toEqual(expect.any(Number));
+  }
+
+  expect((await ask('hi!')).basis).toEqual({ confidence: null, sources: [] });
 });
 
 describe('every hand-off tells the contact', () => {

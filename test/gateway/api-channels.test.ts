@@ -199,6 +199,28 @@ test('when the LLM endpoint fails the FAQ bot answers, and the test endpoint say
   const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Shop', channel: 'custom', customChannel: 'chat', bot: { faqs: [{ question: 'Do you ship abroad?', answer: 'We ship to all EU countries.' }] } } })).body;
   const res = await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'do you ship abroad?' } });
   expect(res.body).toMatchObject({ provider: 'faq', fallbackReason: expect.stringMatching(/could not connect|ECONNREFUSED/), reply: { kind: 'reply', body: 'We ship to all EU countries.' } });
+  expect(res.body.basis.sources).toEqual([{ kind: 'faq', index: 0, question: 'Do you ship abroad?', use: 'answer' }]);
+});
+
+test('the test endpoint shows what the LLM was given to answer from, and no confidence', async () => {
+  const { account } = await accountWith({});
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { provider: 'openai', openai: { baseUrl: `${base}/v1`, model: 'm', apiKey: null } } });
+  const faqs = [
+    { question: 'Do you ship abroad?', answer: 'We ship to all EU countries.' },
+    { question: 'How long does delivery take?', answer: 'Delivery takes 3 to 5 working days.' },
+  ];
+  const resources = ['Parcels abroad go by DHL Express, tracked, with a signature on delivery.'];
+  const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Shop', channel: 'custom', customChannel: 'chat', bot: { faqs, resources } } })).body;
+  llmAnswer = 'Yes: we ship to every EU country, by DHL Express.';
+  const res = await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'do you ship abroad with DHL?' } });
+  expect(res.body).toMatchObject({ provider: 'openai', fallbackReason: null, reply: { kind: 'reply', body: llmAnswer } });
+  expect(res.body.basis.confidence).toBeNull();
+  expect(res.body.basis.sources).toContainEqual({ kind: 'faq', index: 0, question: 'Do you ship abroad?', use: 'given' });
+  expect(res.body.basis.sources).toContainEqual({ kind: 'resource', index: 0, text: resources[0], use: 'given' });
+  // What it was given is what the LLM got.
+  const [call] = toProvider('/v1/chat/completions').slice(-1);
+  expect(call!.body.messages[0].content).toContain('We ship to all EU countries.');
+  expect(call!.body.messages[0].content).toContain(resources[0]);
 });
 
 test('a bad Twilio credential turns the message failed with Twilio\'s error, visible through the API', async () => {

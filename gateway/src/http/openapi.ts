@@ -39,7 +39,9 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
     post: { summary: 'A new invitation link for a member (a lost or expired one, or a forgotten password): earlier links stop opening', ok: 200 },
   },
   '/conversations/{id}/read': { post: { summary: 'Mark the conversation read: its unread count (messages from the contact since) goes back to 0', ok: 200 } },
-  '/campaigns/{id}/bot/test': { post: { summary: "Ask the campaign's bot a test question: nothing is sent, stored or charged", body: schemas.botTest, ok: 200 } },
+  '/campaigns/{id}/bot/test': {
+    post: { summary: "Ask the campaign's bot a test question: its answer and its basis (the FAQs and resources it rests on, the FAQ bot's confidence); nothing is sent, stored or charged", body: schemas.botTest, ok: 200 },
+  },
   '/campaigns/{id}/preview': { get: { summary: "A campaign's opening message as a contact would get it", query: schemas.campaignPreview, ok: 200 } },
   '/campaigns/{id}/funnel': {
     get: { summary: "A campaign's funnel: contacts added, opening sent, replied, handed off, opted out, goal reached, failed; in total and per day", query: schemas.funnelQuery, ok: 200 },

@@ -38,10 +38,24 @@ export interface BotProvider {
 /** What the engine knows of a conversation for the bot; the campaign's settings and knowledge are added here. */
 export type BotConversation = Pick<BotContext, 'contact' | 'history' | 'message' | 'messages'>;
 
+/** A FAQ or resource of the campaign that an answer rests on (`index` into `bot.faqs` or `bot.resources`). */
+export type BotSource =
+  /** answer: the FAQ whose answer the bot gave; closest: the one that came closest when it handed off; given: passed to an LLM. */
+  | { kind: 'faq'; index: number; question: string; use: 'answer' | 'closest' | 'given' }
+  /** covers: it covers the message better than any FAQ (why the bot handed off); given: passed to an LLM. */
+  | { kind: 'resource'; index: number; text: string; use: 'covers' | 'given' };
+
+/** Why the bot said what it said: what it rested on and, for the FAQ bot, how sure it was (0 to 1; null for an LLM). */
+export interface BotBasis {
+  confidence: number | null;
+  sources: BotSource[];
+}
+
 export interface BotAnswer {
   reply: BotReply;
   /** The provider whose reply this is. */
   provider: string;
   /** Why the account's provider did not answer, when the FAQ bot answered in its place. */
   fallbackReason: string | null;
+  basis: BotBasis;
 }

@@ -1,6 +1,6 @@
 import { createFaqBot, type FaqBot, type FaqBotReply } from '../../bot/faq-bot.js';
 import type { Campaign } from '../../domain/campaigns.js';
-import type { BotContext, BotProvider, BotReply } from '../../engine/ports/bot-provider.js';
+import type { BotBasis, BotContext, BotReply, BotSource } from '../../engine/ports/bot-provider.js';
 import { baseLanguage } from '../../language.js';
 
 /** What the FAQ bot says besides the FAQ answers, per language; English for the others. */
@@ -64,20 +64,25 @@ function answerOf(bot: FaqBot, context: BotContext): FaqBotReply {
 /**
  * The offline bot, and the default: answers with the FAQ that answers the message when it is confident, greets back
  * and says "you're welcome", stays silent after a lone "ok" or goodbye, and hands off otherwise (the engine tells the
- * contact).
- * It speaks the business's own FAQ answers only, so it never makes anything up.
+ * contact). It speaks the business's own FAQ answers only, so it never makes anything up. The basis names the FAQ it
+ * answered with, or the one that came closest and the resource that covered the message better, and its confidence.
  */
-export function faqProvider(campaign: Campaign): BotProvider {
-  return {
-    name: 'faq',
-    async reply(context): Promise<BotReply> {
-      const texts = textsFor(campaign.language);
-      const reply = answerOf(faqBotOf(campaign), context);
-      if (reply.kind === 'answer') return { kind: 'reply', body: reply.answer, goalReached: false };
-      if (reply.kind === 'handoff') return { kind: 'handoff', reason: `bot_${reply.reason}`, body: null };
-      if (reply.act === 'greeting') return { kind: 'reply', body: texts.greeting(context.contact.firstName?.trim() || null), goalReached: false };
-      if (reply.act === 'thanks') return { kind: 'reply', body: texts.thanks, goalReached: false };
-      return { kind: 'silent' };
-    },
-  };
+export function faqAnswer(campaign: Campaign, context: BotContext): { reply: BotReply; basis: BotBasis } {
+  const texts = textsFor(campaign.language);
+  const reply = answerOf(faqBotOf(campaign), context);
+  const faq = (index: number, use: 'answer' | 'closest'): BotSource => ({ kind: 'faq', index, question: campaign.bot.faqs[index]!.question, use });
+  if (reply.kind === 'answer') {
+    return { reply: { kind: 'reply', body: reply.answer, goalReached: false }, basis: { confidence: round(reply.confidence), sources: [faq(reply.faqIndex, 'answer')] } };
+  }
+  if (reply.kind === 'handoff') {
+    const sources: BotSource[] = reply.best ? [faq(reply.best.faqIndex, 'closest')] : [];
+    if (reply.resourceIndex !== undefined) sources.push({ kind: 'resource', index: reply.resourceIndex, text: campaign.bot.resources[reply.resourceIndex]!, use: 'covers' });
+    return { reply: { kind: 'handoff', reason: `bot_${reply.reason}`, body: null }, basis: { confidence: reply.best ? round(reply.best.confidence) : null, sources } };
+  }
+  const none = { confidence: null, sources: [] };
+  if (reply.act === 'greeting') return { reply: { kind: 'reply', body: texts.greeting(context.contact.firstName?.trim() || null), goalReached: false }, basis: none };
+  if (reply.act === 'thanks') return { reply: { kind: 'reply', body: texts.thanks, goalReached: false }, basis: none };
+  return { reply: { kind: 'silent' }, basis: none };
 }
+
+const round = (confidence: number) => Math.round(confidence * 100) / 100;

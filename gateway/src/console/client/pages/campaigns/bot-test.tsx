@@ -5,13 +5,25 @@ import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
 
-/** POST /v1/campaigns/{id}/bot/test answers what the bot would do, with which provider. */
+type Source =
+  | { kind: 'faq'; index: number; question: string; use: 'answer' | 'closest' | 'given' }
+  | { kind: 'resource'; index: number; text: string; use: 'covers' | 'given' };
+
+/** POST /v1/campaigns/{id}/bot/test answers what the bot would do, with which provider, and on what basis. */
 interface BotAnswer {
   active: boolean;
   provider: string;
   fallbackReason: string | null;
   reply: { kind: 'reply'; body: string; goalReached: boolean } | { kind: 'handoff'; reason: string; body: string | null } | { kind: 'silent' };
+  basis: { confidence: number | null; sources: Source[] };
 }
+
+const USES: Record<Source['use'], string> = {
+  answer: 'Answered with the FAQ',
+  closest: 'Closest FAQ, not close enough',
+  covers: 'A resource covers this better than any FAQ',
+  given: 'Given to the AI',
+};
 
 /** Ask the saved campaign's bot a question as a contact would: its answer, or its hand-off and why. Nothing is sent. */
 export function BotTestPanel(props: { campaignId: string }) {
@@ -59,7 +71,26 @@ function Answer({ answer }: { answer: BotAnswer }) {
         </>
       )}
       {reply.kind === 'silent' && <p class="label">The bot would say nothing to this.</p>}
+      <Basis basis={answer.basis} />
       <p class="hint">Answered by {answer.provider}{answer.fallbackReason ? `, standing in because the provider failed: ${answer.fallbackReason}` : ''}.</p>
+    </div>
+  );
+}
+
+/** Why: the FAQs and resources the answer rests on, and the FAQ bot's confidence. */
+function Basis({ basis }: { basis: BotAnswer['basis'] }) {
+  if (!basis.sources.length) return null;
+  return (
+    <div class="bot-basis" aria-label="Why the bot answered so">
+      <p class="label">Why{basis.confidence !== null ? <>: confidence <span class="value bot-confidence">{Math.round(basis.confidence * 100)} %</span></> : ''}</p>
+      <ul>
+        {basis.sources.map((source) => (
+          <li key={`${source.kind}-${source.index}`}>
+            {USES[source.use]}: {source.kind === 'faq' ? <q>{source.question}</q> : <q>{source.text.length > 160 ? `${source.text.slice(0, 160)}…` : source.text}</q>}
+            {' '}<span class="hint">({source.kind === 'faq' ? 'FAQ' : 'resource'} {source.index + 1})</span>
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }
