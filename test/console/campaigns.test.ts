@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { api, uniquePhone } from '../gateway/api-support';
-import type { TestGateway } from '../helpers/gateway';
+import { untilIdle, type TestGateway } from '../helpers/gateway';
 import { HOSTILE, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
@@ -308,6 +308,35 @@ describe('preview and bot', () => {
     expect(await scriptRan(page)).toBe(false);
     await screenshot(page, 'campaign-bot-handoff');
     expect((await v1('GET', 'conversations')).body.data.length).toBe(before);
+  });
+
+  test('questions the bot could not answer: the most asked first, shown as text; one made an FAQ answers it from then on', async () => {
+    for (const body of [`ortodoncia para adultos? ${HOSTILE}`, '¿Venden tarjetas de regalo?', '¿tienen tarjetas regalo?']) {
+      await v1('POST', 'incoming_custom_channel_message', { customData: { messageSid: `sid-${body.length}-${Math.random()}`, fromId: `visitor-${body.length}`, toId: 'clinic', body, campaignId } });
+    }
+    await untilIdle(gw);
+    await page.goto(url(`/console/campaigns?id=${campaignId}`));
+    const panel = page.getByRole('region', { name: 'Questions the bot could not answer' });
+    await panel.locator('li').first().waitFor();
+    const items = await panel.locator('li').allInnerTexts();
+    expect(items).toHaveLength(2);
+    expect(items[0]).toContain('asked 2 times');
+    expect(items[0]).toContain('¿tienen tarjetas regalo?');
+    expect(items[0]).toContain('Also asked as: ¿Venden tarjetas de regalo?');
+    expect(items[1]).toContain(`ortodoncia para adultos? ${HOSTILE}`);
+    expect(await scriptRan(page)).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'campaign-unanswered');
+
+    await panel.locator('li').first().getByRole('button', { name: 'Add as FAQ' }).click();
+    await label('FAQ question').fill('¿Venden tarjetas de regalo?');
+    await label('FAQ answer').fill('Sí: tarjetas regalo desde 300 MXN, en recepción.');
+    await page.getByRole('button', { name: 'Save FAQ' }).click();
+    await panel.getByText('Answered now by the FAQ').waitFor();
+    const faqs = (await v1('GET', `campaigns/${campaignId}`)).body.bot.faqs;
+    expect(faqs.at(-1)).toEqual({ question: '¿Venden tarjetas de regalo?', answer: 'Sí: tarjetas regalo desde 300 MXN, en recepción.' });
+    const tried = await v1('POST', `campaigns/${campaignId}/bot/test`, { message: '¿tienen tarjetas regalo?' });
+    expect(tried.body.reply).toMatchObject({ kind: 'reply', body: 'Sí: tarjetas regalo desde 300 MXN, en recepción.' });
   });
 
   test('readable at phone width: nothing wider than the screen, no serious violation', async () => {

@@ -208,6 +208,39 @@ test('the test endpoint says why: the FAQ answered with, the one that came close
   expect((await ask('hi!')).basis).toEqual({ confidence: null, sources: [] });
 });
 
+test('the campaign lists what its bot could not answer, a question asked alike grouped, with the FAQ added since that answers it', async () => {
+  const { account, hook, campaign } = await setUp();
+  const asked = ['Do you sell gift cards?', 'adult braces?', 'gift cards available?', 'I want to talk to a person', 'Gift card for my sister, do you have them?'];
+  for (const body of asked) {
+    const fromId = unique('asks');
+    await say(account, fromId, body, { campaignId: campaign.id });
+    await poll(async () => replies(hook, fromId), (r) => r.length === 1);
+  }
+  const list = async (query: Record<string, string> = {}) => api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unanswered`, { query });
+  const first = await list();
+  expect(first.status).toBe(200);
+  // A contact asking for a person is no question the bot failed.
+  expect(first.body).toEqual({
+    data: [
+      { question: 'Gift card for my sister, do you have them?', wordings: ['gift cards available?', 'Do you sell gift cards?'], count: 3, latestAt: expect.any(String), answeredBy: null },
+      { question: 'adult braces?', wordings: [], count: 1, latestAt: expect.any(String), answeredBy: null },
+    ],
+    total: 2,
+    questions: 4,
+  });
+  expect((await list({ limit: '1' })).body.data).toHaveLength(1);
+
+  const faqs = [...FAQS, { question: 'Do you sell gift cards?', answer: 'Yes: gift cards from $25, at the front desk.' }];
+  await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { bot: { faqs } } });
+  const [gifts] = (await list()).body.data;
+  expect(gifts.answeredBy).toEqual({ faqIndex: 4, question: 'Do you sell gift cards?' });
+
+  expectApiError(await list({ limit: '0' }), 400, 'VALIDATION_ERROR');
+  expectApiError(await list({ limit: '5', other: 'x' }), 400, 'VALIDATION_ERROR');
+  const stranger = await createAccount(ctx.gw);
+  expectApiError(await api(ctx.gw, stranger, 'GET', `campaigns/${campaign.id}/unanswered`), 404, 'CAMPAIGN_NOT_FOUND');
+});
+
 describe('every hand-off tells the contact', () => {
   test.each([
     ['a contact who asks for a person, in the campaign\'s language', { language: 'es' }, {}, 'Quiero hablar con una persona', '¡Gracias por tu mensaje! Una persona de nuestro equipo te responderá en breve.', 'contact_asked'],

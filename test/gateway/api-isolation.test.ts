@@ -181,6 +181,7 @@ const byPath: Array<[string, string, (id: string) => Promise<Reply>, () => strin
   ['POST /campaigns/{id}/bot/test', 'CAMPAIGN_NOT_FOUND', (id) => api(ctx.gw, b, 'POST', `campaigns/${id}/bot/test`, { body: { message: 'hi' } }), () => A.campaign.id, 'cmp_missing'],
   ['GET /campaigns/{id}/preview', 'CAMPAIGN_NOT_FOUND', (id) => api(ctx.gw, b, 'GET', `campaigns/${id}/preview`, { query: { contactId: B.contact.id } }), () => A.campaign.id, 'cmp_missing'],
   ['GET /campaigns/{id}/funnel', 'CAMPAIGN_NOT_FOUND', (id) => api(ctx.gw, b, 'GET', `campaigns/${id}/funnel`), () => A.campaign.id, 'cmp_missing'],
+  ['GET /campaigns/{id}/unanswered', 'CAMPAIGN_NOT_FOUND', (id) => api(ctx.gw, b, 'GET', `campaigns/${id}/unanswered`), () => A.campaign.id, 'cmp_missing'],
   ['GET /messages/{id}', 'MESSAGE_NOT_FOUND', (id) => api(ctx.gw, b, 'GET', `messages/${id}`), () => A.message.id, 'msg_missing'],
   ['POST /messages/{id}/retry', 'MESSAGE_NOT_FOUND', (id) => api(ctx.gw, b, 'POST', `messages/${id}/retry`), () => A.message.id, 'msg_missing'],
   ['GET /media/{id}', 'MEDIA_NOT_FOUND', (id) => api(ctx.gw, b, 'GET', `media/${id}`), () => A.message.media.mediaId, 'med_missing'],

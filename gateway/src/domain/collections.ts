@@ -107,4 +107,6 @@ export const collections: CollectionSpec[] = [
   // The contacts a campaign could not reach (domain/reach.ts): once per campaign, reason and contact, and the counts.
   { name: 'unreachable', indexes: {} },
   { name: 'unreachable_counts', indexes: {} },
+  // What a campaign's bot handed off for want of an answer (domain/unanswered.ts), read newest first.
+  { name: 'unanswered', indexes: { campaign: { fields: ['campaignId'] } } },
 ];

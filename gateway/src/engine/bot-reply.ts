@@ -8,6 +8,7 @@ import { recordStep } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import { now } from '../ids.js';
 import type { BotAnswer, BotConversation } from './ports/bot-provider.js';
+import { isUnanswered, recordUnanswered } from '../domain/unanswered.js';
 import type { Job, JobResult, Reader, Tx } from '../store/store.js';
 import { emitEvent } from '../domain/emit-event.js';
 import { scheduleFollowUp } from './follow-ups.js';
@@ -118,6 +119,7 @@ async function speak(tx: Tx, gw: Engine, account: Account, contact: Contact, con
     // Every hand-off tells the contact: the bot's own words, else the campaign's notice.
     const notified = (await send(reply.body ?? handoffNotice(campaign))).conversation;
     await handOff(tx, account, notified, reply.reason, message.body);
+    if (isUnanswered(reply.reason)) await recordUnanswered(tx, campaign, message);
     return;
   }
   const sent = await send(reply.body);

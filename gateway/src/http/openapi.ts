@@ -42,6 +42,9 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/campaigns/{id}/bot/test': {
     post: { summary: "Ask the campaign's bot a test question: its answer and its basis (the FAQs and resources it rests on, the FAQ bot's confidence); nothing is sent, stored or charged", body: schemas.botTest, ok: 200 },
   },
+  '/campaigns/{id}/unanswered': {
+    get: { summary: "What the campaign's bot handed off for want of an answer: its latest 1,000 such questions, grouped when they ask the same thing, largest groups first, each with the FAQ that answers it now if one does", query: schemas.unansweredQuery, ok: 200 },
+  },
   '/campaigns/{id}/preview': { get: { summary: "A campaign's opening message as a contact would get it", query: schemas.campaignPreview, ok: 200 } },
   '/campaigns/{id}/funnel': {
     get: { summary: "A campaign's funnel: contacts added, opening sent, replied, handed off, opted out, goal reached, failed; in total and per day", query: schemas.funnelQuery, ok: 200 },

@@ -396,3 +396,7 @@ export const funnelQuery = z.object({
     .refine((v) => knownZone(v), 'must be an IANA time zone such as "America/New_York"')
     .describe('The IANA time zone whose days are counted; UTC by default'),
 });
+
+export const unansweredQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Groups to list, largest first, 1 to 100'),
+});

@@ -4,12 +4,13 @@ import { unreachableOf } from '../../domain/reach.js';
 import { campaignsOf, createCampaign, getCampaign, publicCampaign, updateCampaign } from '../../domain/campaigns.js';
 import { previewOpening } from '../../domain/preview.js';
 import { funnelOf } from '../../domain/funnel-report.js';
+import { unansweredOf } from '../../domain/unanswered.js';
 import { testBot } from '../../engine/bot-test.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { adminOnly } from '../middleware/roles.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
-import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery } from '../schemas.js';
+import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery, unansweredQuery } from '../schemas.js';
 
 /** Campaigns: everyone of the team reads them and tries their bot; admins and the owner change them. */
 export function campaignsRoutes(v1: Routes, gw: Engine, before: RequestHandler[]): void {
@@ -43,6 +44,12 @@ export function campaignsRoutes(v1: Routes, gw: Engine, before: RequestHandler[]
     get: async (req, res) => {
       const { contactId } = parse(campaignPreview, req.query, 'query');
       await sendDurable(gw, res, await previewOpening(gw.store, accountOf(res).id, String(req.params.id), contactId));
+    },
+  }, before);
+  route(v1, '/campaigns/:id/unanswered', {
+    get: async (req, res) => {
+      const { limit } = parse(unansweredQuery, req.query, 'query');
+      await sendDurable(gw, res, await unansweredOf(gw.store, accountOf(res).id, String(req.params.id), limit));
     },
   }, before);
   route(v1, '/campaigns/:id/funnel', {

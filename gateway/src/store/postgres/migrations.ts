@@ -237,6 +237,14 @@ $$;
     name: 'rate-limit windows are not written to the WAL',
     sql: `ALTER TABLE leadchat_hits SET UNLOGGED;`,
   },
+  {
+    version: 13,
+    name: 'questions the bot handed off for want of an answer',
+    sql: `
+CREATE TABLE "unanswered" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE INDEX "unanswered_by_campaign" ON "unanswered" ((doc->>'campaignId'), seq) WHERE doc->>'campaignId' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

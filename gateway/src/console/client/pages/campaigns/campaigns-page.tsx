@@ -12,6 +12,7 @@ import { CHANNEL_LABEL, draftOf, NEW_DRAFT, STATUS_LABEL, type Campaign } from '
 import { CampaignForm } from './campaign-form.js';
 import { UnreachableNotice, type Unreachable } from './reach.js';
 import { PreviewPanel } from './preview.js';
+import { UnansweredPanel } from './unanswered.js';
 
 interface List {
   id: string;
@@ -119,6 +120,7 @@ function CampaignView(props: { id: string; lists: List[]; notice?: string; readO
       </Panel>
       {!answersOnly(campaign.channel) && <PreviewPanel campaignId={campaign.id} />}
       <BotTestPanel campaignId={campaign.id} />
+      <UnansweredPanel campaign={campaign} readOnly={props.readOnly} onSaved={setCampaign} />
     </>
   );
 }

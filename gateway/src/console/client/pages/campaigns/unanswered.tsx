@@ -1,0 +1,74 @@
+import { useEffect, useState } from 'preact/hooks';
+import { CAMPAIGN_COUNTS, CAMPAIGN_LIMITS as MAX } from '../../../../api-contract.js';
+import { call, get } from '../../api.js';
+import { useAction } from '../../components/action.js';
+import { FormStatus, Panel } from '../../components/form.js';
+import { Loading } from '../../components/load.js';
+import { LongText } from '../../components/long-text.js';
+import type { Campaign } from './campaign.js';
+
+/** GET /v1/campaigns/{id}/unanswered: what the bot handed off for want of an answer, grouped. */
+interface Group {
+  question: string;
+  wordings: string[];
+  count: number;
+  latestAt: string;
+  answeredBy: { faqIndex: number; question: string } | null;
+}
+
+/**
+ * The questions the campaign's bot could not answer, the most asked first: where a business sees which FAQs to add.
+ * An admin turns one into an FAQ here, question and answer as they write them.
+ */
+export function UnansweredPanel(props: { campaign: Campaign; readOnly: boolean; onSaved: (campaign: Campaign) => void }) {
+  const { campaign } = props;
+  const [groups, setGroups] = useState<Group[] | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    void get<{ data: Group[] }>(`/v1/campaigns/${encodeURIComponent(campaign.id)}/unanswered?limit=50`).then((res) => {
+      if (!res.ok) return setError(res.error);
+      setGroups(res.data!.data);
+    });
+  }, [campaign.id, campaign.updatedAt]);
+  return (
+    <Panel title="Questions the bot could not answer" id="unanswered-heading">
+      {!groups ? <Loading error={error} /> : groups.length === 0 ? <p>None yet: every question the bot hands off for want of an answer shows here.</p> : (
+        <ul class="unanswered">
+          {groups.map((g) => (
+            <li key={g.question}>
+              <p><q class="message">{g.question}</q> <span class="hint">asked {g.count === 1 ? 'once' : `${g.count} times`}, last {new Date(g.latestAt).toLocaleString()}</span></p>
+              {g.wordings.length > 0 && <p class="hint">Also asked as: {g.wordings.map((w, i) => <span key={w}>{i ? '; ' : ''}<q>{w}</q></span>)}</p>}
+              {g.answeredBy
+                ? <p class="current">Answered now by the FAQ <q>{g.answeredBy.question}</q>.</p>
+                : !props.readOnly && <AddFaq campaign={campaign} question={g.question} onSaved={props.onSaved} />}
+            </li>
+          ))}
+        </ul>
+      )}
+    </Panel>
+  );
+}
+
+/** The question as an FAQ of the campaign, with the answer the admin writes; saved with the campaign's other FAQs. */
+function AddFaq(props: { campaign: Campaign; question: string; onSaved: (campaign: Campaign) => void }) {
+  const [open, setOpen] = useState(false);
+  const [question, setQuestion] = useState(props.question);
+  const [answer, setAnswer] = useState('');
+  const saving = useAction();
+  if (props.campaign.bot.faqs.length >= CAMPAIGN_COUNTS.faqs) return null;
+  if (!open) return <p><button type="button" onClick={() => setOpen(true)}>Add as FAQ</button></p>;
+  const id = `faq-${props.question.length}-${props.question.slice(0, 12).replace(/\W+/g, '-')}`;
+  const save = (e: SubmitEvent) => {
+    e.preventDefault();
+    const faqs = [...props.campaign.bot.faqs, { question: question.trim(), answer: answer.trim() }];
+    void saving.run(() => call<Campaign>('PATCH', `/v1/campaigns/${encodeURIComponent(props.campaign.id)}`, { bot: { faqs } }), 'FAQ added: the bot answers this from now on.', props.onSaved);
+  };
+  return (
+    <form onSubmit={save}>
+      <LongText id={`${id}-q`} label="FAQ question" value={question} onChange={setQuestion} required max={MAX.faqQuestion} />
+      <LongText id={`${id}-a`} label="FAQ answer" value={answer} onChange={setAnswer} required max={MAX.faqAnswer} />
+      <button type="submit" class="primary" disabled={saving.busy}>Save FAQ</button>
+      <FormStatus error={saving.error} done={saving.done} />
+    </form>
+  );
+}
