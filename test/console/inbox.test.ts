@@ -264,3 +264,34 @@ test('the Failed filter lists the conversations holding a failed message; Retry 
   await page.getByText('No conversation matches these filters.').waitFor();
   expect(hook.requests.at(-1)!.body).toMatchObject({ messageId: sent.body.messageId, body: 'We open at 9 on Saturdays' });
 });
+
+test('a question the bot handed off, answered by the team, is saved as an FAQ of its campaign, edited first; the bot then answers it', async () => {
+  receiverUp = true;
+  const faqs = [{ question: 'What are your opening hours?', answer: 'Monday to Saturday, 9 to 5.' }];
+  const campaign = (await api('POST', '/v1/campaigns', { name: 'Web chat', channel: 'custom', customChannel: 'web-chat', bot: { faqs } })).body;
+  await request(gw, 'POST', '/v1/incoming_custom_channel_message', {
+    apiKey: owner.apiKey,
+    body: incoming({ fromId: 'visitor-gina', firstName: 'Gina', channel: 'web-chat', body: 'do you sell gift cards?', campaignId: campaign.id }),
+  });
+  const handedOff = await poll(async () => (await api('GET', '/v1/conversations', undefined)).body.data.find((c: { contact: { firstName: string } }) => c.contact?.firstName === 'Gina'),
+    (c) => c?.status === 'handed_off', 15_000);
+  await page.goto(url(`/console/inbox?c=${handedOff.id}`));
+  await page.getByLabel('Reply as your team').fill('Yes! Gift cards from $25, at the front desk.');
+  await page.getByRole('button', { name: 'Send reply' }).click();
+
+  const form = page.getByRole('form', { name: 'Save as FAQ' });
+  await form.waitFor();
+  expect(await form.getByLabel('FAQ question').inputValue()).toBe('do you sell gift cards?');
+  expect(await form.getByLabel('FAQ answer').inputValue()).toBe('Yes! Gift cards from $25, at the front desk.');
+  await form.getByLabel('FAQ question').fill('Do you sell gift cards?');
+  await form.getByLabel('FAQ answer').fill('Yes: gift cards from $25, at the front desk.');
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'inbox-save-faq');
+  await form.getByRole('button', { name: 'Save as FAQ' }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved as an FAQ of “Web chat”' }).waitFor();
+  expect(await page.getByRole('form', { name: 'Save as FAQ' }).count()).toBe(0);
+
+  expect((await api('GET', `/v1/campaigns/${campaign.id}`)).body.bot.faqs).toEqual([...faqs, { question: 'Do you sell gift cards?', answer: 'Yes: gift cards from $25, at the front desk.' }]);
+  const tried = await api('POST', `/v1/campaigns/${campaign.id}/bot/test`, { message: 'do you sell gift cards?' });
+  expect(tried.body.reply).toMatchObject({ kind: 'reply', body: 'Yes: gift cards from $25, at the front desk.' });
+});

@@ -1,4 +1,4 @@
-import { MAX_PAGE_LIMIT } from '../../../../api-contract.js';
+import { canAct, MAX_PAGE_LIMIT } from '../../../../api-contract.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from '../../api.js';
 import { PageTitle } from '../../components/shell.js';
@@ -73,7 +73,7 @@ export function InboxPage({ session }: { session: SessionInfo }) {
           )}
         </section>
         {open
-          ? <Thread key={open} id={open} team={team} onClose={() => choose(undefined)} onChanged={() => void load()} />
+          ? <Thread key={open} id={open} team={team} admin={canAct(session.member.role, 'admin')} onClose={() => choose(undefined)} onChanged={() => void load()} />
           : <section class="panel inbox-thread inbox-empty" aria-label="Conversation"><p class="current">Choose a conversation to read it and reply.</p></section>}
       </div>
     </>

@@ -10,6 +10,7 @@ import { ChannelName } from './channel.js';
 import { CONVERSATION_STATUS, channelName, contactName, externalIdLabel, handoffWhy, when } from './labels.js';
 import { MessageItem } from './message.js';
 import { RetryAllFailed } from './retry-all.js';
+import { SaveAsFaq } from './save-faq.js';
 import { usePolling } from './poll.js';
 import type { Conversation, Message, PageOf } from './types.js';
 
@@ -34,7 +35,7 @@ async function threadOf(conversation: Conversation): Promise<ApiResult<Message[]
  * conversation's channel, and the bot turned on or off. Whatever the contact wrote is read once it is on screen
  * (POST /v1/conversations/{id}/read).
  */
-export function Thread(props: { id: string; team: Team; onClose: () => void; onChanged: () => void }) {
+export function Thread(props: { id: string; team: Team; admin: boolean; onClose: () => void; onChanged: () => void }) {
   const [conversation, setConversation] = useState<Conversation | undefined>(undefined);
   const [messages, setMessages] = useState<Message[] | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -100,6 +101,7 @@ export function Thread(props: { id: string; team: Team; onClose: () => void; onC
         </ol>
       )}
       {!conversation.contact?.optOut && <ReplyForm conversation={conversation} onSent={reload} />}
+      {props.admin && messages && <SaveAsFaq conversation={conversation} messages={messages} />}
     </section>
   );
 }
