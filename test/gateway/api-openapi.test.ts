@@ -26,6 +26,7 @@ const ROUTES: Record<string, string[]> = {
   '/campaigns': ['get', 'post'],
   '/campaigns/{id}': ['get', 'patch'],
   '/campaigns/{id}/preview': ['get'],
+  '/campaigns/{id}/unanswered': ['get'],
   '/campaigns/{id}/bot/test': ['post'],
   '/campaigns/{id}/funnel': ['get'],
   '/contacts/{id}/bot': ['post'],

@@ -158,6 +158,7 @@ describe('LeadChat node: campaigns', () => {
             provider: 'faq',
             fallbackReason: null,
             reply: { kind: 'reply', body: 'We are open Monday to Friday, 9am to 6pm.', goalReached: false },
+            basis: { confidence: expect.any(Number), sources: [{ kind: 'faq', index: 0, question: 'What are your opening hours?', use: 'answer' }] },
           },
           pairedItem: { item: 0 },
         },

@@ -46,7 +46,7 @@ export const description: INodeProperties[] = [
 				name: 'Test Bot',
 				value: 'testBot',
 				action: 'Test the bot of a campaign',
-				description: "See what the campaign's bot would answer a contact; nothing is sent, stored or charged",
+				description: "See what the campaign's bot would answer a contact, and why (the FAQs or resources it rests on, its confidence); nothing is sent, stored or charged",
 			},
 		],
 		default: 'getAll',
