@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createAccount, request, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { HOSTILE, newContext, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
+import { HOSTILE, newContext, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole, untilTitled } from './browser';
 import { consoleAccount, signIn, withSession, type ConsoleAccount } from './support';
 
 /**
@@ -43,7 +43,7 @@ test('an agency reaches Agency from the navigation: its sub-accounts with balanc
   expect(await row(page, subs[0]!.id).locator('td').allTextContents()).toEqual([subs[0]!.email, '0.00', 'Off', 'History']);
   expect(await page.locator('main img').count()).toBe(0);
   expect(await scriptRan(page)).toBe(false);
-  expect(await page.title()).toBe('Agency · LeadChat console');
+  await untilTitled(page, 'Agency');
 });
 
 test('credits granted from the page: the balance, the history and the API show them', async () => {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { request, type TestGateway } from '../helpers/gateway';
-import { HOSTILE, newContext, openPage, screenshot, scriptRan, seriousViolations, startConsole, stopConsole } from './browser';
+import { HOSTILE, newContext, openPage, screenshot, scriptRan, seriousViolations, startConsole, stopConsole, untilTitled } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -123,7 +123,7 @@ describe('every page', () => {
     await page.waitForURL(url(path));
     await heading(page).filter({ hasText: title }).waitFor();
     await page.locator('main').getByRole('button').first().waitFor();
-    expect(await page.title()).toBe(`${title} · LeadChat console`);
+    await untilTitled(page, title);
     expect(await page.getByRole('link', { name: title }).getAttribute('aria-current')).toBe('page');
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, shot);

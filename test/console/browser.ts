@@ -44,6 +44,10 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** Whether any script smuggled into the page's data ran: the markers the hostile values would set. */
+/** Waits until the console names the document after `title` (the shell does it in an effect, after drawing the page). */
+export const untilTitled = (page: Page, title: string) =>
+  page.waitForFunction((want) => document.title === want, `${title} · LeadChat console`);
+
 export const scriptRan = (page: Page) => page.evaluate(() => Boolean((window as unknown as { __xss?: unknown }).__xss));
 
 /** Markup the tests put in names, messages and settings: were it ever run as HTML, it would set the marker. */

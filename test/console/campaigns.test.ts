@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { api, uniquePhone } from '../gateway/api-support';
 import { untilIdle, type TestGateway } from '../helpers/gateway';
-import { HOSTILE, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
+import { HOSTILE, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole, untilTitled } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -48,7 +48,7 @@ describe('the campaigns', () => {
     await page.waitForURL(url('/console/campaigns'));
     await heading(page).filter({ hasText: 'Campaigns' }).waitFor();
     await page.getByText('No campaigns yet.').waitFor();
-    expect(await page.title()).toBe('Campaigns · LeadChat console');
+    await untilTitled(page, 'Campaigns');
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'campaigns-empty');
   });

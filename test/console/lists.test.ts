@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { api, uniquePhone } from '../gateway/api-support';
 import type { TestGateway } from '../helpers/gateway';
-import { HOSTILE, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
+import { HOSTILE, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole, untilTitled } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -84,7 +84,7 @@ describe('lists', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Lists' }).click();
     await page.waitForURL(url('/console/lists'));
     await heading(page).filter({ hasText: 'Lists' }).waitFor();
-    expect(await page.title()).toBe('Lists · LeadChat console');
+    await untilTitled(page, 'Lists');
 
     await page.getByRole('button', { name: 'Create list' }).click();
     // An empty name: the browser asks for it, nothing reaches the API.
