@@ -241,6 +241,35 @@ test('the campaign lists what its bot could not answer, a question asked alike g
   expectApiError(await api(ctx.gw, stranger, 'GET', `campaigns/${campaign.id}/unanswered`), 404, 'CAMPAIGN_NOT_FOUND');
 });
 
+test('when two FAQs match alike the bot asks which one, with numbered choices, and answers the one picked', async () => {
+  const holidays = { question: 'What are your opening hours on holidays?', answer: 'On public holidays we open 10am to 2pm.' };
+  const { account, hook, campaign } = await setUp({ faqs: [...FAQS, holidays] });
+  const asked = 'Do you mean:\n1. What are your opening hours?\n2. What are your opening hours on holidays?\nReply with the number.';
+  const fromId = unique('unsure');
+  const turn = async (body: string, n: number) => {
+    await say(account, fromId, body, { campaignId: campaign.id });
+    return (await poll(async () => replies(hook, fromId), (r) => r.length === n))[n - 1];
+  };
+  expect(await turn('opening hours?', 1)).toBe(asked);
+  expect(await turn('2', 2)).toBe(holidays.answer);
+  expect(await turn('opening hours?', 3)).toBe(asked);
+  expect(await turn('the first', 4)).toBe(FAQS[0]!.answer);
+  // A new question instead of a pick is answered as a question.
+  expect(await turn('opening hours?', 5)).toBe(asked);
+  expect(await turn('how much is a cleaning?', 6)).toBe(FAQS[1]!.answer);
+  // Once answered, a lone number is no pick.
+  await say(account, fromId, '2', { campaignId: campaign.id });
+  await untilIdle(ctx.gw);
+  expect(replies(hook, fromId).slice(6)).not.toContain(holidays.answer);
+
+  const tried = (await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'opening hours?' } })).body;
+  expect(tried.reply).toEqual({ kind: 'clarify', body: asked, options: [0, 4] });
+  expect(tried.basis.sources).toEqual([
+    { kind: 'faq', index: 0, question: FAQS[0]!.question, use: 'option' },
+    { kind: 'faq', index: 4, question: holidays.question, use: 'option' },
+  ]);
+});
+
 describe('every hand-off tells the contact', () => {
   test.each([
     ['a contact who asks for a person, in the campaign\'s language', { language: 'es' }, {}, 'Quiero hablar con una persona', '¡Gracias por tu mensaje! Una persona de nuestro equipo te responderá en breve.', 'contact_asked'],

@@ -16,8 +16,8 @@ const pct = (rate: number) => `${(rate * 100).toFixed(1)} %`.padStart(7);
 function lines(label: string, t: Tally, r: Rates): string[] {
   return [
     label,
-    `  answerable questions ${String(t.answerable).padStart(4)}   correct ${pct(r.correct)}   wrong ${pct(r.wrong)}   handed off ${pct(r.handedOff)}`,
-    `  off-topic questions  ${String(t.offTopic).padStart(4)}   handed off ${pct(r.offTopicHandedOff)}   wrongly answered ${pct(r.offTopicAnswered)}`,
+    `  answerable questions ${String(t.answerable).padStart(4)}   correct ${pct(r.correct)}   wrong ${pct(r.wrong)}   handed off ${pct(r.handedOff)}   asked which ${pct(r.clarified)} (${t.clarifiedRight} offering the right FAQ)`,
+    `  off-topic questions  ${String(t.offTopic).padStart(4)}   handed off ${pct(r.offTopicHandedOff)}   wrongly answered ${pct(r.offTopicAnswered)}   asked which ${t.offTopicClarified}`,
     `  wrong answers over all ${t.answerable + t.offTopic} questions: ${pct(r.wrongOverall).trim()}`,
   ];
 }

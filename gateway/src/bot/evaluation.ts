@@ -3,8 +3,9 @@
  * questions labelled with the FAQ that answers them, and off-topic questions that no FAQ answers.
  *
  * An answerable question is correct when the bot answers with (one of) the expected FAQ(s), wrong when it answers
- * with another FAQ, handed off otherwise (small talk counts as not answered). An off-topic question is wrongly
- * answered when the bot answers it with any FAQ. The overall wrong-answer rate counts both kinds of wrong answer
+ * with another FAQ, clarified when the bot asks which of two FAQs the contact means (counted apart: no answer is
+ * given yet, and `clarifiedRight` counts those whose options hold an expected FAQ), handed off otherwise (small talk
+ * counts as not answered). An off-topic question is wrongly answered when the bot answers it with any FAQ. The overall wrong-answer rate counts both kinds of wrong answer
  * over all questions, because either one puts a false statement in front of a customer.
  */
 import fs from 'node:fs';
@@ -27,7 +28,10 @@ export interface Tally {
   correct: number;
   wrong: number;
   handedOff: number;
+  clarified: number;
+  clarifiedRight: number;
   offTopic: number;
+  offTopicClarified: number;
   offTopicHandedOff: number;
   offTopicAnswered: number;
 }
@@ -36,6 +40,7 @@ export interface Rates {
   correct: number;
   wrong: number;
   handedOff: number;
+  clarified: number;
   offTopicHandedOff: number;
   offTopicAnswered: number;
   /** Wrong answers of both kinds over all questions. */
@@ -63,7 +68,18 @@ export interface EvalReport {
 /** The issue's targets: at least 85 % correct on answerable questions, at most 5 % wrong answers overall. */
 export const TARGETS = { minCorrect: 0.85, maxWrongOverall: 0.05 } as const;
 
-const emptyTally = (): Tally => ({ answerable: 0, correct: 0, wrong: 0, handedOff: 0, offTopic: 0, offTopicHandedOff: 0, offTopicAnswered: 0 });
+const emptyTally = (): Tally => ({
+  answerable: 0,
+  correct: 0,
+  wrong: 0,
+  handedOff: 0,
+  clarified: 0,
+  clarifiedRight: 0,
+  offTopic: 0,
+  offTopicClarified: 0,
+  offTopicHandedOff: 0,
+  offTopicAnswered: 0,
+});
 
 function add(into: Tally, t: Tally): void {
   for (const key of Object.keys(into) as Array<keyof Tally>) into[key] += t[key];
@@ -76,6 +92,7 @@ export function rates(t: Tally): Rates {
     correct: share(t.correct, t.answerable),
     wrong: share(t.wrong, t.answerable),
     handedOff: share(t.handedOff, t.answerable),
+    clarified: share(t.clarified, t.answerable),
     offTopicHandedOff: share(t.offTopicHandedOff, t.offTopic),
     offTopicAnswered: share(t.offTopicAnswered, t.offTopic),
     wrongOverall: share(t.wrong + t.offTopicAnswered, t.answerable + t.offTopic),
@@ -104,7 +121,10 @@ export function evaluate(sets: readonly EvalSet[], settings: Partial<FaqBotSetti
       const expected = [q.expect].flat();
       const reply = bot.answer(q.text);
       tally.answerable += 1;
-      if (reply.kind !== 'answer') tally.handedOff += 1;
+      if (reply.kind === 'clarify') {
+        tally.clarified += 1;
+        if (reply.options.some((o) => expected.includes(set.faqs[o.faqIndex]!.id))) tally.clarifiedRight += 1;
+      } else if (reply.kind !== 'answer') tally.handedOff += 1;
       else if (expected.includes(set.faqs[reply.faqIndex]!.id)) tally.correct += 1;
       else {
         tally.wrong += 1;
@@ -114,7 +134,8 @@ export function evaluate(sets: readonly EvalSet[], settings: Partial<FaqBotSetti
     for (const text of set.offTopic) {
       const reply = bot.answer(text);
       tally.offTopic += 1;
-      if (reply.kind !== 'answer') tally.offTopicHandedOff += 1;
+      if (reply.kind === 'clarify') tally.offTopicClarified += 1;
+      else if (reply.kind !== 'answer') tally.offTopicHandedOff += 1;
       else {
         tally.offTopicAnswered += 1;
         wrongAnswers.push({ business: set.business, question: text, given: set.faqs[reply.faqIndex]!.id, expected: [], confidence: reply.confidence });

@@ -24,7 +24,9 @@
  *      do I book an appointment?" though three other answers mention appointments);
  *    - the ranking value leads the second FAQ's by >= 0.08 (`minMargin`): two FAQs matching alike is a coin toss;
  *    - no resource covers the message by more than 0.3 over the FAQ (`resourceMargin`).
- *    The reply's `confidence` is the FAQ's focus.
+ *    The reply's `confidence` is the FAQ's focus. When only the lead is missing and the second FAQ passes the first
+ *    two tests as well, the bot asks which of the two the contact means (`clarify`) rather than guess or hand off;
+ *    `choose` reads the contact's answer ("2", "the first", words of one of the two questions).
  *
  * Resources: the bot never answers with a resource (it only speaks the business's own FAQ answers), but resources are
  * indexed beside the FAQs. A message that a resource covers clearly better than any FAQ ("is the clinic wheelchair
@@ -76,6 +78,8 @@ export interface FaqCandidate {
 export type FaqBotReply =
   | { kind: 'answer'; answer: string; faqIndex: number; score: number; confidence: number }
   | { kind: 'smalltalk'; act: SmallTalkAct }
+  /** Two FAQs match the message alike, each well: the bot asks which one the contact means (best first). */
+  | { kind: 'clarify'; options: [FaqCandidate, FaqCandidate] }
   | {
       kind: 'handoff';
       reason: 'not_confident' | 'no_knowledge';
@@ -87,6 +91,12 @@ export type FaqBotReply =
 
 export interface FaqBot {
   answer(message: string): FaqBotReply;
+  /**
+   * Which of the FAQs the bot offered (`options`, indices, in the order offered) the contact's answer picks: a
+   * number ("2"), an ordinal ("the first", "la segunda"), or words of one option's question and not of the other's.
+   * Undefined when the answer picks none (a new question, most likely).
+   */
+  choose(message: string, options: readonly number[]): number | undefined;
   /**
    * The FAQs and resources most relevant to the message, best first, at most `limit` of each (indices into
    * knowledge.faqs / knowledge.resources); none below a small relevance floor.
@@ -160,11 +170,23 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       const confidence = top.focus;
       const margin = top.rank - (second ? second.rank : 0);
       const resourceWins = resource !== undefined && resource.coverage > top.coverage + s.resourceMargin;
-      if (confidence >= s.minConfidence && top.exact >= s.minExact && margin >= s.minMargin && !resourceWins) {
-        return { kind: 'answer', answer: faq.answer, faqIndex: top.index, score: top.score, confidence };
+      const clear = confidence >= s.minConfidence && top.exact >= s.minExact && !resourceWins;
+      if (clear && margin >= s.minMargin) return { kind: 'answer', answer: faq.answer, faqIndex: top.index, score: top.score, confidence };
+      if (clear && second && second.focus >= s.minConfidence && second.exact >= s.minExact) {
+        const candidate = (h: RankedHit): FaqCandidate => ({ faqIndex: h.index, question: knowledge.faqs[h.index]!.question, score: h.score, confidence: h.focus });
+        return { kind: 'clarify', options: [candidate(top), candidate(second)] };
       }
       const best = { faqIndex: top.index, question: faq.question, score: top.score, confidence };
       return { kind: 'handoff', reason: 'not_confident', best, ...(resourceWins ? { resourceIndex: resource.index } : {}) };
+    },
+
+    choose(message, options) {
+      const picked = pickedByPosition(analyzer.words(message), options.length);
+      if (picked !== undefined) return options[picked];
+      // Words of the message found in one option's question and not in the others'.
+      const hits = rankedHits(message).faqs.filter((h) => options.includes(h.index) && h.coverage > 0);
+      const [first, next] = hits;
+      return first && (!next || first.coverage > next.coverage) ? first.index : undefined;
     },
 
     relevant(message, limit = DEFAULT_RELEVANT_LIMIT) {
@@ -176,6 +198,27 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
 }
 
 type RankedHit = Hit & { rank: number };
+
+/** Ordinal words (and the cardinals that cannot mean anything else), by position, in the bot's languages (accent-free). */
+const ORDINALS: ReadonlyArray<ReadonlySet<string>> = [
+  new Set(['first', '1st', 'primero', 'primera', 'primer', 'primeiro', 'primeira', 'premier', 'premiere', 'erste', 'ersten', 'erstes', 'primo', 'prima']),
+  new Set(['second', '2nd', 'segundo', 'segunda', 'seconde', 'deuxieme', 'zweite', 'zweiten', 'zweites', 'secondo', 'seconda', 'two', 'dos', 'dois', 'deux', 'zwei', 'due']),
+  new Set(['third', '3rd', 'tercero', 'tercera', 'terceiro', 'terceira', 'troisieme', 'dritte', 'terzo', 'terza', 'three', 'tres', 'trois', 'drei', 'tre']),
+];
+
+/** The position a short answer names ("2", "the second", "la primera"), if it names exactly one. */
+function pickedByPosition(words: readonly string[], count: number): number | undefined {
+  // A longer message is a sentence of its own, not a pick.
+  if (words.length === 0 || words.length > 4) return undefined;
+  const named = new Set<number>();
+  for (const word of words) {
+    const number = /^(\d+)[.)]?$/.exec(word);
+    if (number) named.add(Number(number[1]) - 1);
+    ORDINALS.forEach((set, i) => set.has(word) && named.add(i));
+  }
+  const [only] = named;
+  return named.size === 1 && only! >= 0 && only! < count ? only : undefined;
+}
 
 /** One-off form of `createFaqBot(knowledge).answer(message)`; builds the index on every call. */
 export function answerFromFaqs(knowledge: FaqKnowledge, message: string): FaqBotReply {

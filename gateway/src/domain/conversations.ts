@@ -43,6 +43,8 @@ export interface Conversation {
   lastIncomingId?: string | null;
   /** The latest contact message the bot has answered (or chosen not to): a reply job run twice answers once. */
   botAnsweredId?: string | null;
+  /** The FAQs (indices) the bot asked the contact to choose between, for its campaign, until its next reply. */
+  clarifying?: { campaignId: string; options: number[] } | null;
   /** When the bot reported the campaign's goal reached in this conversation. */
   goalReachedAt?: string | null;
   /** The member (or the owner) whose conversation it is to answer; null: nobody's. */
@@ -143,7 +145,7 @@ export function lastMessageOf(m: Message): Conversation['lastMessage'] {
 }
 
 export function publicConversation(c: Conversation, contact: Contact | undefined) {
-  const { accountId: _a, channelKey: _k, followUpHeld: _h, lastIncomingId: _i, botAnsweredId: _b, failing: _f, awaiting: _w, ...rest } = c;
+  const { accountId: _a, channelKey: _k, followUpHeld: _h, lastIncomingId: _i, botAnsweredId: _b, clarifying: _c, failing: _f, awaiting: _w, ...rest } = c;
   return {
     ...rest,
     goalReachedAt: c.goalReachedAt ?? null,

@@ -60,7 +60,7 @@ export async function campaignForReply(r: Reader, account: Account, conversation
 const botMaySpeak = (conversation: Conversation, contact: Contact) => conversation.bot.active && conversation.status === 'active' && !contact.optOut;
 
 /** The conversation as the bot reads it: the contact's unanswered messages, and what came before. */
-async function contextOf(r: Reader, conversation: Conversation, contact: Contact): Promise<BotConversation> {
+async function contextOf(r: Reader, conversation: Conversation, contact: Contact, campaign: Campaign): Promise<BotConversation> {
   const recent = (await r.find<Message>('messages', 'contact', [contact.id], { order: 'desc', limit: 3 * HISTORY }))
     .filter((m) => m.conversationId === conversation.id && m.messageType !== 'reaction')
     .reverse();
@@ -77,6 +77,7 @@ async function contextOf(r: Reader, conversation: Conversation, contact: Contact
     history,
     message: unanswered.join('\n'),
     messages: unanswered,
+    clarifying: conversation.clarifying?.campaignId === campaign.id ? conversation.clarifying.options : null,
   };
 }
 
@@ -98,7 +99,7 @@ export async function runBotReply(gw: Engine, job: Job<{ conversationId: string;
   if (!account || !contact || !message || !botMaySpeak(conversation, contact)) return;
   const campaign = await campaignForReply(gw.store, account, conversation, message, await conversationsOfContact(gw.store, contact.id));
   if (!answering(campaign)) return;
-  const context = await contextOf(gw.store, conversation, contact);
+  const context = await contextOf(gw.store, conversation, contact, campaign);
   if (!context.message) return;
   const answer = await gw.providers.answer(gw, account, campaign, context);
 
@@ -106,7 +107,9 @@ export async function runBotReply(gw: Engine, job: Job<{ conversationId: string;
     const latest = await tx.get<Conversation>('conversations', conversationId);
     const person = await tx.get<Contact>('contacts', contact.id);
     if (!current(latest) || !person || !botMaySpeak(latest, person)) return;
-    const marked = await updateConversation(tx, latest, { botAnsweredId: messageId, campaignId: latest.campaignId ?? campaign.id });
+    // A question the bot asks stands until its next reply, which reads the answer to it.
+    const clarifying = answer.reply.kind === 'clarify' ? { campaignId: campaign.id, options: answer.reply.options } : null;
+    const marked = await updateConversation(tx, latest, { botAnsweredId: messageId, campaignId: latest.campaignId ?? campaign.id, clarifying });
     await speak(tx, gw, account, person, marked, campaign, answer, message);
   });
 }
@@ -125,7 +128,7 @@ async function speak(tx: Tx, gw: Engine, account: Account, contact: Contact, con
   const sent = await send(reply.body);
   // Where the business never writes first, follow-ups count from the bot's answer: the lead who goes quiet is asked again.
   if (answersOnly(conversation.channel)) await scheduleFollowUp(tx, campaign, sent.conversation, 0, clockNow());
-  if (reply.goalReached && !conversation.goalReachedAt) {
+  if (reply.kind === 'reply' && reply.goalReached && !conversation.goalReachedAt) {
     await updateConversation(tx, sent.conversation, { goalReachedAt: now() });
     await recordStep(tx, 'goalReached', { accountId: account.id, campaignId: campaign.id, contactId: contact.id });
     await emitEvent(tx, account, 'goal_reached', {

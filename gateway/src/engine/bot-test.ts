@@ -19,6 +19,7 @@ export async function testBot(
     history: question.history,
     message: question.message,
     messages: [question.message],
+    clarifying: null,
   });
   // As a real conversation would be told: a hand-off without the bot's own words carries the campaign's notice.
   const reply = answer.reply.kind === 'handoff' ? { ...answer.reply, body: answer.reply.body ?? handoffNotice(campaign) } : answer.reply;

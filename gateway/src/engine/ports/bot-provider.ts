@@ -17,6 +17,8 @@ export interface BotContext {
   message: string;
   /** The same unanswered messages one by one, oldest first. */
   messages: string[];
+  /** The FAQs (indices) the bot last asked the contact to choose between, while that question stands; else null. */
+  clarifying: number[] | null;
   /** The campaign's FAQs and resources that retrieval found relevant to `message`, best first. */
   knowledge: { faqs: FaqEntry[]; resources: string[] };
 }
@@ -27,7 +29,9 @@ export type BotReply =
   /** A person should take over; `body` is what the contact is told meanwhile, null for nothing. */
   | { kind: 'handoff'; reason: string; body: string | null }
   /** Nothing to say (a lone "ok" or "thanks"). */
-  | { kind: 'silent' };
+  | { kind: 'silent' }
+  /** Ask which of these FAQs (indices of the campaign's `bot.faqs`) the contact means; `body` offers them. */
+  | { kind: 'clarify'; body: string; options: number[] };
 
 /** One small interface for every bot: given the context, what to answer. Throws when it could not answer at all. */
 export interface BotProvider {
@@ -36,12 +40,15 @@ export interface BotProvider {
 }
 
 /** What the engine knows of a conversation for the bot; the campaign's settings and knowledge are added here. */
-export type BotConversation = Pick<BotContext, 'contact' | 'history' | 'message' | 'messages'>;
+export type BotConversation = Pick<BotContext, 'contact' | 'history' | 'message' | 'messages' | 'clarifying'>;
 
 /** A FAQ or resource of the campaign that an answer rests on (`index` into `bot.faqs` or `bot.resources`). */
 export type BotSource =
-  /** answer: the FAQ whose answer the bot gave; closest: the one that came closest when it handed off; given: passed to an LLM. */
-  | { kind: 'faq'; index: number; question: string; use: 'answer' | 'closest' | 'given' }
+  /**
+   * answer: the FAQ whose answer the bot gave; closest: the one that came closest when it handed off; option: one it
+   * asks the contact to choose; given: passed to an LLM.
+   */
+  | { kind: 'faq'; index: number; question: string; use: 'answer' | 'closest' | 'option' | 'given' }
   /** covers: it covers the message better than any FAQ (why the bot handed off); given: passed to an LLM. */
   | { kind: 'resource'; index: number; text: string; use: 'covers' | 'given' };
 

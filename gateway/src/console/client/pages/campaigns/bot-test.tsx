@@ -6,7 +6,7 @@ import { Field, FormStatus, Panel } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
 
 type Source =
-  | { kind: 'faq'; index: number; question: string; use: 'answer' | 'closest' | 'given' }
+  | { kind: 'faq'; index: number; question: string; use: 'answer' | 'closest' | 'option' | 'given' }
   | { kind: 'resource'; index: number; text: string; use: 'covers' | 'given' };
 
 /** POST /v1/campaigns/{id}/bot/test answers what the bot would do, with which provider, and on what basis. */
@@ -14,13 +14,18 @@ interface BotAnswer {
   active: boolean;
   provider: string;
   fallbackReason: string | null;
-  reply: { kind: 'reply'; body: string; goalReached: boolean } | { kind: 'handoff'; reason: string; body: string | null } | { kind: 'silent' };
+  reply:
+    | { kind: 'reply'; body: string; goalReached: boolean }
+    | { kind: 'clarify'; body: string; options: number[] }
+    | { kind: 'handoff'; reason: string; body: string | null }
+    | { kind: 'silent' };
   basis: { confidence: number | null; sources: Source[] };
 }
 
 const USES: Record<Source['use'], string> = {
   answer: 'Answered with the FAQ',
   closest: 'Closest FAQ, not close enough',
+  option: 'Two FAQs match alike: one of the choices',
   covers: 'A resource covers this better than any FAQ',
   given: 'Given to the AI',
 };
@@ -62,6 +67,12 @@ function Answer({ answer }: { answer: BotAnswer }) {
           <p class="label">The bot would answer:</p>
           <p class="message">{reply.body}</p>
           {reply.goalReached && <p class="note">The campaign’s goal would count as reached.</p>}
+        </>
+      )}
+      {reply.kind === 'clarify' && (
+        <>
+          <p class="label">The bot would ask which one the contact means, and answer the one they pick:</p>
+          <p class="message">{reply.body}</p>
         </>
       )}
       {reply.kind === 'handoff' && (
