@@ -33,6 +33,7 @@ const context = (over: Partial<BotContext> = {}): BotContext => ({
   ],
   message: '¿Y tienen cita el martes?',
   messages: ['¿Y tienen cita el martes?'],
+  clarifying: null,
   knowledge: {
     faqs: [{ question: 'Do you offer teeth whitening?', answer: 'Yes, from $250.' }],
     resources: ['Wheelchair access by the ramp at the side door.'],
