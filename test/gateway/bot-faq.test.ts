@@ -215,7 +215,7 @@ describe('the shipped evaluation set', () => {
   });
 
   test('answer quality does not fall below the measured level', () => {
-    // The targets (TARGETS: 85 % correct, 5 % wrong) are not reached: see faq-bot.ts's header. These floors
+    // The targets (TARGETS: at most 3 % wrong on each group, 75 % right on held-out) are not reached: see faq-bot.ts's header. These floors
     // sit just under the figures measured when the bot was last tuned, so a change that loses quality fails here.
     const report = evaluation.evaluate(evaluation.loadEvalSets(EVAL_DIR));
     expect(report.overall.rates.correct).toBeGreaterThanOrEqual(0.69);
@@ -224,8 +224,9 @@ describe('the shipped evaluation set', () => {
     expect(report.tuning.rates.wrongOverall).toBeLessThanOrEqual(0.035);
     expect(report.heldOut.rates.correct).toBeGreaterThanOrEqual(0.58);
     expect(report.heldOut.rates.wrongOverall).toBeLessThanOrEqual(0.12);
+    const { maxWrongOverall, minHeldOutCorrect } = evaluation.TARGETS;
     expect(report.meetsTargets).toBe(
-      report.overall.rates.correct >= evaluation.TARGETS.minCorrect && report.overall.rates.wrongOverall <= evaluation.TARGETS.maxWrongOverall,
+      report.tuning.rates.wrongOverall <= maxWrongOverall && report.heldOut.rates.wrongOverall <= maxWrongOverall && report.heldOut.rates.correct >= minHeldOutCorrect,
     );
   });
 });
