@@ -1,7 +1,7 @@
-import { createFaqBot } from '../bot/faq-bot.js';
 import { groupQuestions, type QuestionGroup } from '../bot/grouping.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
+import { faqBotOf } from './campaign-bot.js';
 import { getCampaign, type Campaign } from './campaigns.js';
 
 /**
@@ -54,7 +54,7 @@ export async function unansweredOf(r: Reader, accountId: string, campaignId: str
   const campaign = await getCampaign(r, accountId, campaignId);
   const latest = await r.find<Unanswered>('unanswered', 'campaign', [campaign.id], { order: 'desc', limit: READ });
   const groups = groupQuestions(latest, campaign.language);
-  const bot = createFaqBot({ faqs: campaign.bot.faqs, resources: campaign.bot.resources, language: campaign.language });
+  const bot = faqBotOf(campaign);
   const data = groups.slice(0, limit).map((group) => {
     const reply = bot.answer(group.question);
     return { ...group, answeredBy: reply.kind === 'answer' ? { faqIndex: reply.faqIndex, question: campaign.bot.faqs[reply.faqIndex]!.question } : null };

@@ -1,12 +1,13 @@
-import { createFaqBot, type FaqBot, type FaqBotReply } from '../../bot/faq-bot.js';
+import type { FaqBot, FaqBotReply } from '../../bot/faq-bot.js';
+import { faqBotOf } from '../../domain/campaign-bot.js';
 import type { Campaign } from '../../domain/campaigns.js';
 import type { BotBasis, BotContext, BotReply, BotSource } from '../../engine/ports/bot-provider.js';
 import { baseLanguage } from '../../language.js';
 
-/** What the FAQ bot says besides the FAQ answers, per language; English for the others. */
 /** Numbered choices: every channel takes text, not every one takes buttons. */
 const choices = (questions: string[]) => questions.map((q, i) => `${i + 1}. ${q}`).join('\n');
 
+/** What the FAQ bot says besides the FAQ answers, per language; English for the others. */
 const TEXTS: Record<string, { greeting: (name: string | null) => string; thanks: string; clarify: (questions: string[]) => string }> = {
   en: {
     greeting: (name) => `Hi${name ? ` ${name}` : ''}! How can I help you?`,
@@ -41,21 +42,6 @@ const TEXTS: Record<string, { greeting: (name: string | null) => string; thanks:
 };
 
 export const textsFor = (language: string) => TEXTS[baseLanguage(language)] ?? TEXTS.en!;
-
-/** Built indexes by campaign, rebuilt when the campaign changes; the oldest go first past CACHE_SIZE. */
-const CACHE_SIZE = 200;
-const bots = new Map<string, { updatedAt: string; bot: FaqBot }>();
-
-/** The campaign's FAQ bot, its index built once per version of the campaign. */
-export function faqBotOf(campaign: Campaign): FaqBot {
-  const cached = bots.get(campaign.id);
-  if (cached?.updatedAt === campaign.updatedAt) return cached.bot;
-  const bot = createFaqBot({ faqs: campaign.bot.faqs, resources: campaign.bot.resources, language: campaign.language });
-  bots.delete(campaign.id);
-  bots.set(campaign.id, { updatedAt: campaign.updatedAt, bot });
-  if (bots.size > CACHE_SIZE) bots.delete(bots.keys().next().value!);
-  return bot;
-}
 
 /**
  * Messages sent in a burst are read together first; when together they are not answered, the latest is read alone,

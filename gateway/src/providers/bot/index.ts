@@ -3,7 +3,8 @@ import type { Account } from '../../domain/accounts.js';
 import { botSettingsOf } from '../../domain/bot-settings.js';
 import type { Campaign } from '../../domain/campaigns.js';
 import type { BotAnswer, BotBasis, BotContext, BotConversation, BotSource } from '../../engine/ports/bot-provider.js';
-import { faqAnswer, faqBotOf } from './faq.js';
+import { faqBotOf } from '../../domain/campaign-bot.js';
+import { faqAnswer } from './faq.js';
 import { createOpenAiBot } from './openai.js';
 
 /** How many FAQs and resources, the most relevant to the message, an LLM is given as the business's facts. */
