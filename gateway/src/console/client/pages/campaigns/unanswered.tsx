@@ -1,11 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { CAMPAIGN_COUNTS, CAMPAIGN_LIMITS as MAX } from '../../../../api-contract.js';
-import { call, get } from '../../api.js';
-import { useAction } from '../../components/action.js';
-import { FormStatus, Panel } from '../../components/form.js';
+import { get } from '../../api.js';
+import { Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
-import { LongText } from '../../components/long-text.js';
 import type { Campaign } from './campaign.js';
+import { NewFaqForm, roomForFaq } from './new-faq.js';
 
 /** GET /v1/campaigns/{id}/unanswered: what the bot handed off for want of an answer, grouped. */
 interface Group {
@@ -49,26 +47,13 @@ export function UnansweredPanel(props: { campaign: Campaign; readOnly: boolean; 
   );
 }
 
-/** The question as an FAQ of the campaign, with the answer the admin writes; saved with the campaign's other FAQs. */
+/** The question as an FAQ of the campaign, with the answer the admin writes, once they ask for the form. */
 function AddFaq(props: { campaign: Campaign; question: string; onSaved: (campaign: Campaign) => void }) {
   const [open, setOpen] = useState(false);
-  const [question, setQuestion] = useState(props.question);
-  const [answer, setAnswer] = useState('');
-  const saving = useAction();
-  if (props.campaign.bot.faqs.length >= CAMPAIGN_COUNTS.faqs) return null;
+  if (!roomForFaq(props.campaign)) return null;
   if (!open) return <p><button type="button" onClick={() => setOpen(true)}>Add as FAQ</button></p>;
-  const id = `faq-${props.question.length}-${props.question.slice(0, 12).replace(/\W+/g, '-')}`;
-  const save = (e: SubmitEvent) => {
-    e.preventDefault();
-    const faqs = [...props.campaign.bot.faqs, { question: question.trim(), answer: answer.trim() }];
-    void saving.run(() => call<Campaign>('PATCH', `/v1/campaigns/${encodeURIComponent(props.campaign.id)}`, { bot: { faqs } }), 'FAQ added: the bot answers this from now on.', props.onSaved);
-  };
   return (
-    <form onSubmit={save}>
-      <LongText id={`${id}-q`} label="FAQ question" value={question} onChange={setQuestion} required max={MAX.faqQuestion} />
-      <LongText id={`${id}-a`} label="FAQ answer" value={answer} onChange={setAnswer} required max={MAX.faqAnswer} />
-      <button type="submit" class="primary" disabled={saving.busy}>Save FAQ</button>
-      <FormStatus error={saving.error} done={saving.done} />
-    </form>
+    <NewFaqForm campaign={props.campaign} id={`faq-${props.question.length}-${props.question.slice(0, 12).replace(/\W+/g, '-')}`} question={props.question}
+      submit={{ text: 'Save FAQ', class: 'primary' }} done="FAQ added: the bot answers this from now on." onSaved={props.onSaved} />
   );
 }

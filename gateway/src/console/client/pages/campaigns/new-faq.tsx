@@ -1,0 +1,52 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { CAMPAIGN_COUNTS, CAMPAIGN_LIMITS as MAX } from '../../../../api-contract.js';
+import { call } from '../../api.js';
+import { useAction } from '../../components/action.js';
+import { FormStatus } from '../../components/form.js';
+import { LongText } from '../../components/long-text.js';
+
+/** What the form needs of a campaign: its FAQs, which the new one joins. */
+export interface FaqCampaign {
+  id: string;
+  bot: { faqs: Array<{ question: string; answer: string }> };
+}
+
+/** Whether the campaign takes one more FAQ. */
+export const roomForFaq = (campaign: FaqCampaign): boolean => campaign.bot.faqs.length < CAMPAIGN_COUNTS.faqs;
+
+/**
+ * A new FAQ of the campaign, its question and answer as a person writes them (given a first draft), saved after the
+ * campaign's others (PATCH /v1/campaigns/{id}); nothing when the campaign holds as many FAQs as it may.
+ */
+export function NewFaqForm<C extends FaqCampaign>(props: {
+  campaign: C;
+  id: string;
+  question: string;
+  answer?: string;
+  /** The form's accessible name, and what is said above it. */
+  label?: string;
+  intro?: ComponentChildren;
+  submit: { text: string; class: 'primary' | 'secondary' };
+  done: string;
+  onSaved: (campaign: C) => void;
+}) {
+  const [question, setQuestion] = useState(props.question);
+  const [answer, setAnswer] = useState(props.answer ?? '');
+  const saving = useAction();
+  if (!roomForFaq(props.campaign)) return null;
+  const save = (e: SubmitEvent) => {
+    e.preventDefault();
+    const faqs = [...props.campaign.bot.faqs, { question: question.trim(), answer: answer.trim() }];
+    void saving.run(() => call<C>('PATCH', `/v1/campaigns/${encodeURIComponent(props.campaign.id)}`, { bot: { faqs } }), props.done, props.onSaved);
+  };
+  return (
+    <form onSubmit={save} aria-label={props.label}>
+      {props.intro}
+      <LongText id={`${props.id}-question`} label="FAQ question" value={question} onChange={setQuestion} required max={MAX.faqQuestion} />
+      <LongText id={`${props.id}-answer`} label="FAQ answer" value={answer} onChange={setAnswer} required max={MAX.faqAnswer} />
+      <button type="submit" class={props.submit.class} disabled={saving.busy}>{props.submit.text}</button>
+      <FormStatus error={saving.error} done={saving.done} />
+    </form>
+  );
+}
