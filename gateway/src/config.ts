@@ -25,6 +25,8 @@ export const settings = {
   LEADCHAT_TLS_KEY: { schema: z.string().optional(), default: undefined, doc: 'PEM private key file, with LEADCHAT_TLS_CERT' },
   LEADCHAT_TRUST_PROXY: { schema: flag, default: '0', doc: 'Behind a TLS-terminating proxy: trust X-Forwarded-Proto/For (requests not forwarded as https are refused)' },
   LEADCHAT_ADMIN_TOKEN: { schema: z.string().min(16, 'must be at least 16 characters').optional(), default: undefined, doc: 'Operator token for /admin/v1; unset: generated once into <dataDir>/admin-token' },
+  LEADCHAT_METRICS_TOKEN: { schema: z.string().min(16, 'must be at least 16 characters').optional(), default: undefined, doc: 'A token that opens GET /metrics only (for Prometheus), besides the admin token' },
+  LEADCHAT_SHUTDOWN_DELAY: { schema: duration, default: '0s', doc: 'After SIGTERM, how long to keep serving with /readyz answering 503 before draining, so a load balancer stops sending first (a second signal ends the wait)' },
   LEADCHAT_RATE_LIMIT_PER_MINUTE: { schema: int(1, 1_000_000), default: '120', doc: 'Requests per minute per API key' },
   LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE: { schema: int(1, 1_000_000), default: '600', doc: 'Requests per minute per web console session: its own budget, so the console never spends the API key\'s' },
   LEADCHAT_MAX_MEDIA_BYTES: { schema: int(1, 100 * 1024 * 1024), default: String(10 * 1024 * 1024), doc: 'Largest media file kept: embedded (base64, decoded bytes) or read from Twilio or WhatsApp' },
@@ -85,6 +87,8 @@ export interface Config {
   trustProxy: boolean;
   testClock: boolean;
   adminToken?: string;
+  metricsToken?: string;
+  shutdownDelayMs: number;
   rateLimitPerMinute: number;
   consoleRateLimitPerMinute: number;
   maxMediaBytes: number;
@@ -139,6 +143,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: values.LEADCHAT_TRUST_PROXY,
     testClock: values.LEADCHAT_TEST_CLOCK,
     adminToken: values.LEADCHAT_ADMIN_TOKEN,
+    metricsToken: values.LEADCHAT_METRICS_TOKEN,
+    shutdownDelayMs: values.LEADCHAT_SHUTDOWN_DELAY,
     rateLimitPerMinute: values.LEADCHAT_RATE_LIMIT_PER_MINUTE,
     consoleRateLimitPerMinute: values.LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE,
     maxMediaBytes: values.LEADCHAT_MAX_MEDIA_BYTES,

@@ -9,6 +9,7 @@ import { providers } from './providers/index.js';
 import { ApiError } from './errors.js';
 import { createApp } from './http/app.js';
 import { errorBody } from './http/errors.js';
+import { observeRequest } from './http/request-metrics.js';
 import { httpsRequired } from './http/middleware/https-only.js';
 import { loadCursorKey } from './http/paging.js';
 import { jobHandlers } from './jobs/handlers.js';
@@ -47,7 +48,9 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     await scheduleHousekeeping(gw);
     runner.start();
 
-    const app = createApp(gw, admin.token, { '/console': consoleRouter(gw) });
+    let shuttingDown = false;
+    const service = { jobsRunning: () => runner.active, shuttingDown: () => shuttingDown };
+    const app = createApp(gw, admin.token, service, { '/console': consoleRouter(gw) });
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
     // Behind a TLS-terminating proxy the proxy may forward plain HTTP: the app then judges X-Forwarded-Proto.
     const plain = config.trustProxy ? http.createServer(app) : http.createServer((req, res) => {
@@ -82,20 +85,33 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     let inFlight = 0;
     let drained = () => {};
     for (const server of [secure, plain]) {
-      server.prependListener('request', (_req, res: http.ServerResponse) => {
+      server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+        const startedAt = performance.now();
         res.setHeader('X-Content-Type-Options', 'nosniff');
         res.setHeader('Strict-Transport-Security', 'max-age=31536000');
         inFlight += 1;
         res.once('close', () => {
+          observeRequest(req, res, startedAt);
           inFlight -= 1;
           if (inFlight === 0) drained();
         });
       });
     }
 
+    // A shutdown first says so at /readyz while still serving, for LEADCHAT_SHUTDOWN_DELAY (or until `stop` is
+    // asked again): a balancer stops sending new requests before the listening socket closes.
+    let endDelay = () => {};
     let stopping: Promise<void> | undefined;
-    const stop = () =>
-      (stopping ??= (async () => {
+    const stop = () => {
+      endDelay();
+      return (stopping ??= (async () => {
+        shuttingDown = true;
+        if (config.shutdownDelayMs > 0) {
+          await new Promise<void>((resolve) => {
+            endDelay = resolve;
+            setTimeout(resolve, config.shutdownDelayMs).unref();
+          });
+        }
         front.close();
         for (const server of [secure, plain]) server.closeIdleConnections();
         if (inFlight > 0) {
@@ -109,6 +125,7 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
         await runner.stop();
         await opened.close();
       })());
+    };
 
     return { gw, address: front.address() as net.AddressInfo, adminTokenFile: admin.file, tlsSource: tls.source, stop };
   } catch (err) {

@@ -20,17 +20,20 @@ export async function serve(): Promise<number | undefined> {
   // After opening the store, which builds its indexes faster with the engine's default heap growth.
   boundHeapGrowth();
   // Listening for the stop signals before saying so: a supervisor may send one as soon as it reads the line.
+  // A second signal ends the wait of LEADCHAT_SHUTDOWN_DELAY; the drain that follows is bounded anyway.
   const stopped = new Promise<void>((resolve) => {
+    let signalled = false;
     const shutdown = (signal: string) => {
-      log.info({ signal }, 'shutting down');
+      if (!signalled) log.info({ signal, delayMs: config.shutdownDelayMs }, 'shutting down');
+      signalled = true;
       running.stop().then(resolve, (err) => {
         log.error({ err }, 'shutdown failed');
         process.exitCode = 1;
         resolve();
       });
     };
-    process.once('SIGTERM', shutdown);
-    process.once('SIGINT', shutdown);
+    process.on('SIGTERM', shutdown);
+    process.on('SIGINT', shutdown);
   });
   const where = `https://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${running.address.port}`;
   process.stdout.write(

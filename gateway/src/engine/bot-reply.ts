@@ -1,4 +1,5 @@
 import { answersOnly } from '../api-contract.js';
+import { metrics } from '../metrics.js';
 import type { Engine } from './ports/providers.js';
 import type { Account } from '../domain/accounts.js';
 import { campaignById, type Campaign } from '../domain/campaigns.js';
@@ -117,6 +118,7 @@ export async function runBotReply(gw: Engine, job: Job<{ conversationId: string;
 async function speak(tx: Tx, gw: Engine, account: Account, contact: Contact, conversation: Conversation, campaign: Campaign, answer: BotAnswer, message: Message): Promise<void> {
   const { reply } = answer;
   if (reply.kind === 'silent') return;
+  tx.afterCommit(() => metrics.botReplies.inc({ kind: reply.kind === 'reply' ? 'answer' : reply.kind }));
   const send = (body: string) => sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'bot', campaignId: campaign.id });
   if (reply.kind === 'handoff') {
     // Every hand-off tells the contact: the bot's own words, else the campaign's notice.

@@ -1,4 +1,5 @@
 import type { Gateway } from '../context.js';
+import { metrics } from '../metrics.js';
 import type { Account } from '../domain/accounts.js';
 import { getContact } from '../domain/contacts.js';
 import { conversationsOfContact, getConversation, updateConversation, type Conversation } from '../domain/conversations.js';
@@ -31,6 +32,7 @@ export async function handOff(tx: Tx, account: Account, conversation: Conversati
     ...(inTurn ? { assigneeId: inTurn.id } : {}),
   });
   await recordStep(tx, 'handedOff', updated);
+  tx.afterCommit(() => metrics.handoffs.inc({ reason }));
   const assignee = updated.assigneeId ? await getMember(tx, account, updated.assigneeId).catch(() => undefined) : undefined;
   await emitEvent(tx, account, 'handoff', {
     contactId: conversation.contactId,

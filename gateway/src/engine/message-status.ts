@@ -5,6 +5,7 @@ import { deliveryFailed } from '../domain/emit-event.js';
 import { deliveriesOf, type Message } from '../domain/messages.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
+import { channelLabel, metrics } from '../metrics.js';
 import { contactOfExternalId } from '../domain/contact-identity.js';
 import type { StatusUpdate, Watermark } from './ports/channel-provider.js';
 
@@ -15,6 +16,9 @@ import type { StatusUpdate, Watermark } from './ports/channel-provider.js';
  */
 export async function changeStatus(tx: Tx, message: Message, patch: Partial<Message> & Pick<Message, 'status'>): Promise<Message> {
   const changed = await tx.update<Message>('messages', message.id, { ...patch, updatedAt: now() });
+  if (changed.status !== message.status && changed.status !== 'pending') {
+    tx.afterCommit(() => metrics.messagesSent.inc({ channel: channelLabel(changed.channel), status: changed.status }));
+  }
   await messageSettled(tx, changed);
   if (changed.status === 'failed' && message.status !== 'failed') await deliveryFailed(tx, changed);
   else if (message.status === 'failed' && changed.status !== 'failed') await countFailed(tx, changed.conversationId, -1);

@@ -1,4 +1,5 @@
 import type { Gateway } from '../context.js';
+import { channelLabel, metrics } from '../metrics.js';
 import type { Account } from '../domain/accounts.js';
 import { answersOnly, type BuiltInChannel } from '../api-contract.js';
 import { getCampaign, liveCampaignOn } from '../domain/campaigns.js';
@@ -162,5 +163,6 @@ async function storeIncoming(
   if (file) await tx.insert('media', file);
   await tx.insert('messages', message);
   await onIncoming(tx, gw, account, contact, current, message);
+  tx.afterCommit(() => metrics.messagesReceived.inc({ channel: channelLabel(message.channel) }));
   return message;
 }

@@ -1,7 +1,7 @@
 import express, { type Express, type Router } from 'express';
 import type { Engine } from '../engine/ports/providers.js';
 import { errorHandler, notFoundHandler } from './errors.js';
-import { apiKeyAuth } from './middleware/auth.js';
+import { adminAuth, apiKeyAuth } from './middleware/auth.js';
 import { adminOnly } from './middleware/roles.js';
 import { AuthFailures } from './middleware/auth-failures.js';
 import { httpsOnly } from './middleware/https-only.js';
@@ -21,11 +21,12 @@ import { listsRoutes } from './routes/lists.js';
 import { membersRoutes } from './routes/members.js';
 import { messagesRoutes } from './routes/messages.js';
 import { providerWebhooksRoutes } from './routes/provider-webhooks.js';
+import { serviceRoutes, type ServiceState } from './routes/service.js';
 import { settingsRoutes } from './routes/settings.js';
 import { webhooksRoutes } from './routes/webhooks.js';
 
 /** The gateway's HTTP app: the API, the operator's API and, at their paths, the `routers` it is given (the web console). */
-export function createApp(gw: Engine, adminToken: string, routers: Record<string, Router> = {}): Express {
+export function createApp(gw: Engine, adminToken: string, service: ServiceState, routers: Record<string, Router> = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   // Answers are read once by API clients; hashing every body for an ETag nobody sends back is wasted work.
@@ -36,11 +37,14 @@ export function createApp(gw: Engine, adminToken: string, routers: Record<string
   app.set('query parser', strictQuery);
   // Each layer costs every request: those with nothing to do in this configuration are left out. The headers
   // every answer carries are set by the server (startGateway), before the app.
-  if (gw.config.trustProxy) app.use(httpsOnly());
+  const failures = new AuthFailures(gw.store);
+  // The probes tell nothing secret: a balancer may ask over plain HTTP behind a proxy. The metrics need HTTPS.
+  const https = gw.config.trustProxy ? [httpsOnly()] : [];
+  serviceRoutes(app, gw, service, [...https, adminAuth(adminToken, failures, gw.config.metricsToken ? [gw.config.metricsToken] : [])]);
+  if (https.length) app.use(https);
   if (gw.log.isLevelEnabled('info')) app.use(requestLog(gw.log));
 
   const limit = rateLimits(gw.store, { perKey: gw.config.rateLimitPerMinute, perSession: gw.config.consoleRateLimitPerMinute });
-  const failures = new AuthFailures(gw.store);
   const before = [apiKeyAuth(gw, failures), limit];
   // The credit grant and auto-recharge take the key, which acts as the owner: no session reaches them.
   const headerKeyOnly = [apiKeyAuth(gw, failures, { headerOnly: true }), limit];

@@ -1,4 +1,5 @@
 import type { Gateway } from '../context.js';
+import { metrics } from '../metrics.js';
 import { settleDeliveries } from '../engine/message-status.js';
 import { secretFor, type Attempt, type Delivery } from '../domain/webhooks.js';
 import { now } from '../ids.js';
@@ -71,6 +72,7 @@ async function record(
     if (reply) await tx.lock('messages', reply);
     const current = await tx.get<Delivery>('deliveries', delivery.id);
     if (!current || current.status !== 'pending') return;
+    tx.afterCommit(() => metrics.deliveries.inc({ event: delivery.event, outcome: retry ? 'retry' : status }));
     const nextAttemptAt = retry ? new Date(retryAt!).toISOString() : null;
     await tx.update<Delivery>('deliveries', delivery.id, { status, attempts: [...current.attempts, attempt], nextAttemptAt, updatedAt: now() });
     if (reply) await settleDeliveries(tx, reply);

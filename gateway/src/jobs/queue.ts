@@ -43,6 +43,11 @@ export class JobRunner {
     this.wake();
   }
 
+  /** Started and not stopped: the readiness probe's view. */
+  get active(): boolean {
+    return this.unsubscribe !== undefined && !this.stopped;
+  }
+
   /** Runs due jobs now instead of at the next poll. */
   wake(): void {
     if (this.stopped) return;

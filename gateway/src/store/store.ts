@@ -78,6 +78,11 @@ export interface Tx extends Reader {
   enqueue<D extends JobData>(job: NewJob<D>): Promise<void>;
   /** Removes the waiting jobs holding `key` (a follow-up made moot). */
   cancelJobs(key: string): Promise<void>;
+  /**
+   * Runs `fn` once the transaction has committed, and never if it rolls back or runs again after losing a race:
+   * what is told outside the store (the operator's metrics) counts each change once.
+   */
+  afterCommit(fn: () => void): void;
 }
 
 export type JobData = Record<string, unknown>;
@@ -144,6 +149,17 @@ export interface JobQueue {
    * listener looks at the queue rather than counting calls. Returns the function that unsubscribes it.
    */
   onEnqueued(listener: () => void): () => void;
+  /** The queue as the operator's metrics show it, one entry per kind of job held. */
+  stats(): Promise<JobStats[]>;
+}
+
+export interface JobStats {
+  kind: string;
+  /** Waiting or running. */
+  queued: number;
+  /** When the oldest of them already due became due (epoch ms); null when none is. */
+  oldestDueAt: number | null;
+  dead: number;
 }
 
 /**
@@ -177,6 +193,8 @@ export interface Store extends Reader {
    * 0). Neither of those starts a window: with none running they answer 0 hits.
    */
   hit(key: string, windowMs: number, weight?: number): Promise<{ hits: number; resetAt: number }>;
+  /** Resolves while the store is open and answers; rejects, saying why, once it is closed or out of reach. */
+  ping(): Promise<void>;
   /** Waits for pending commits and releases files and connections. */
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newId, now } from '../../ids.js';
 import { Signal } from '../signal.js';
-import type { Job, JobData, JobOutcome, JobQueue, NewJob, Page, Reader, Tx } from '../store.js';
+import type { Job, JobData, JobOutcome, JobQueue, JobStats, NewJob, Page, Reader, Tx } from '../store.js';
 import type { Collection, LowdbCollectionSpec } from './collection.js';
 import { clockNow } from '../../clock.js';
 
@@ -127,6 +127,21 @@ export class LowdbJobQueue implements JobQueue {
 
   list(status: Job['status'], page?: Page): Promise<Job[]> {
     return this.reader.find<Job>(JOBS, 'status', [status], page);
+  }
+
+  async stats(): Promise<JobStats[]> {
+    const at = clockNow();
+    const byKind = new Map<string, JobStats>();
+    for (const status of ['pending', 'running', 'dead'] as const) {
+      for (const job of await this.list(status)) {
+        let entry = byKind.get(job.kind);
+        if (!entry) byKind.set(job.kind, (entry = { kind: job.kind, queued: 0, oldestDueAt: null, dead: 0 }));
+        if (status === 'dead') entry.dead += 1;
+        else entry.queued += 1;
+        if (job.runAt !== null && job.runAt <= at) entry.oldestDueAt = Math.min(entry.oldestDueAt ?? job.runAt, job.runAt);
+      }
+    }
+    return [...byKind.values()];
   }
 
   adopt(jobs: Job[]): Promise<void> {

@@ -14,6 +14,7 @@ import { encodeOps } from './records.js';
 import { markDirty, recover, type DirtyPages } from './recovery.js';
 import { LowdbSettings, settingsCollection } from './settings.js';
 import { Transaction } from './transaction.js';
+import { metrics } from '../../metrics.js';
 
 export { StoreWriteError };
 
@@ -195,14 +196,17 @@ class JournaledStore implements LowdbStore {
       }
       this.counters.transactions += 1;
       // Nothing to write, but what it read may still be on its way to disk.
-      if (t.ops.length === 0) return { result, done: this.durable(), queuedJobs: false };
+      if (t.ops.length === 0) return { result, done: this.durable(), queuedJobs: false, committed: t.committed, wrote: false };
       this.pending.add(t);
-      return { result, done: this.pending.done, queuedJobs: t.queuedJobs };
+      return { result, done: this.pending.done, queuedJobs: t.queuedJobs, committed: t.committed, wrote: true };
     });
-    const { result, done, queuedJobs } = await applied;
+    const { result, done, queuedJobs, committed, wrote } = await applied;
+    const ended = performance.now();
     this.kick();
     await done;
+    if (wrote) metrics.commitSeconds.observe((performance.now() - ended) / 1000);
     if (queuedJobs) this.jobs.queued();
+    for (const fn of committed) fn();
     return result;
   }
 
@@ -251,6 +255,12 @@ class JournaledStore implements LowdbStore {
     });
     this.queue = turn.catch(() => undefined);
     return turn;
+  }
+
+  /** Open, and its journal writable: a failed write refuses every transaction until a restart recovers. */
+  async ping(): Promise<void> {
+    if (this.state !== 'open') throw new Error('the store is closing');
+    if (this.failure) throw this.failure;
   }
 
   durable(): Promise<void> {

@@ -24,6 +24,8 @@ export class Transaction implements Tx {
   readonly undo: Array<() => void> = [];
   /** Set when it queued a job: the job runners hear of it once the commit is durable. */
   queuedJobs = false;
+  /** Told once the commit is durable (see Tx.afterCommit). */
+  readonly committed: Array<() => void> = [];
   private readonly held: Entry[] = [];
   private open = true;
 
@@ -139,6 +141,10 @@ export class Transaction implements Tx {
   /** The collection itself, for the store's own range scans (due jobs). */
   collection(name: string): Collection {
     return this.use(name);
+  }
+
+  afterCommit(fn: () => void): void {
+    this.committed.push(fn);
   }
 
   /** Takes back every change, newest first. */

@@ -1,4 +1,4 @@
-import { StoreConflictError, type Job, type JobOutcome, type JobQueue, type Page } from '../store.js';
+import { StoreConflictError, type Job, type JobOutcome, type JobQueue, type JobStats, type Page } from '../store.js';
 import { UNIQUE_VIOLATION } from './errors.js';
 import { JOBS_CHANNEL, type JobNotifications } from './job-notifications.js';
 import { epochMs, JOB_COLUMNS, toJob, type JobRow } from './jobs.js';
@@ -91,6 +91,21 @@ export class PostgresJobQueue implements JobQueue {
       );
     }
     return (result.rowCount ?? 0) > 0;
+  }
+
+  async stats(): Promise<JobStats[]> {
+    const { rows } = await this.query(
+      `SELECT kind, count(*) FILTER (WHERE status <> 'dead') AS queued, count(*) FILTER (WHERE status = 'dead') AS dead,
+              min(run_at) FILTER (WHERE status <> 'dead' AND run_at <= $1) AS oldest_due
+       FROM leadchat_jobs GROUP BY kind`,
+      [epochMs(clockNow())],
+    );
+    return (rows as Array<{ kind: string; queued: string; dead: string; oldest_due: string | null }>).map((row) => ({
+      kind: row.kind,
+      queued: Number(row.queued),
+      dead: Number(row.dead),
+      oldestDueAt: row.oldest_due === null ? null : Number(row.oldest_due),
+    }));
   }
 
   async list(status: Job['status'], page?: Page): Promise<Job[]> {

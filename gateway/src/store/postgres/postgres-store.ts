@@ -12,6 +12,7 @@ import { checkSchema } from './schema-check.js';
 import { PostgresSettings } from './settings.js';
 import { prepared, type Query } from './sql.js';
 import { runTransaction } from './transaction.js';
+import { watchPool } from '../../metrics.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -29,6 +30,8 @@ const warnings: StoreLog = {
 
 /** A request waits this long for a free connection (or a new one) before it fails with a 503. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/** The readiness probe's patience: a balancer asks again soon. */
+const PING_TIMEOUT_MS = 2_000;
 
 /**
  * Opens the store on a PostgreSQL database, migrating it first. Any number of gateway processes may open the
@@ -55,6 +58,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
   const notifications = new JobNotifications(options.url, options.log ?? warnings);
   await notifications.start();
+  watchPool(pool);
   return new PostgresStore(pool, catalog, notifications);
 }
 
@@ -104,7 +108,22 @@ class PostgresStore implements Store {
     return this.hits.hit(key, windowMs, weight);
   }
 
+  /** A statement answered within a few seconds, on a connection of the pool. */
+  async ping(): Promise<void> {
+    if (this.closing) throw new Error('the store is closing');
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the database did not answer within 2 s')), PING_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([this.pool.query('SELECT 1'), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   close(): Promise<void> {
+    watchPool(undefined);
     this.closing ??= Promise.all([this.notifications.close(), this.pool.end()]).then(() => undefined);
     return this.closing;
   }

@@ -172,6 +172,13 @@ export class PostgresTx implements Tx {
     this.lists.delete(collection);
   }
 
+  /** Told once COMMIT succeeded (see Tx.afterCommit). */
+  readonly committed: Array<() => void> = [];
+
+  afterCommit(fn: () => void): void {
+    this.committed.push(fn);
+  }
+
   /** Sends what waits and COMMIT; throws what failed the transaction, if anything did. */
   async commit(): Promise<void> {
     const commit = await this.send('COMMIT');

@@ -31,6 +31,7 @@ export async function runTransaction<R>(pool: pg.Pool, catalog: Catalog, fn: (tx
         tx.close();
       }
       await tx.commit();
+      for (const told of tx.committed) told();
       return result;
     } catch (err) {
       broken = !(await tx.rollback()) || isUnavailable(tx.failure);

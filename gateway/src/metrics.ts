@@ -1,0 +1,110 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * What the process tells the operator's Prometheus at `GET /metrics`. One registry per process: every gateway
+ * process is scraped on its own. Labels name kinds, channels, routes and outcomes only, never an id, a key or a
+ * message's text, so their number stays bounded.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'leadchat_' });
+
+const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export const metrics = {
+  requests: new Counter({
+    name: 'leadchat_http_requests_total',
+    help: 'HTTP requests answered, by method, route (its pattern, not its ids) and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  }),
+  requestSeconds: new Histogram({
+    name: 'leadchat_http_request_duration_seconds',
+    help: 'Time from a request\'s headers to the end of its answer, by method and route',
+    labelNames: ['method', 'route'] as const,
+    buckets: SECONDS,
+    registers: [registry],
+  }),
+  messagesReceived: new Counter({
+    name: 'leadchat_messages_received_total',
+    help: 'Messages received from contacts, by channel (custom, sms, whatsapp, messenger, instagram)',
+    labelNames: ['channel'] as const,
+    registers: [registry],
+  }),
+  messagesSent: new Counter({
+    name: 'leadchat_messages_sent_total',
+    help: 'Outgoing messages reaching a status (sent, delivered, read, failed), by channel',
+    labelNames: ['channel', 'status'] as const,
+    registers: [registry],
+  }),
+  deliveries: new Counter({
+    name: 'leadchat_webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by event and outcome (sent, retry, failed)',
+    labelNames: ['event', 'outcome'] as const,
+    registers: [registry],
+  }),
+  botReplies: new Counter({
+    name: 'leadchat_bot_replies_total',
+    help: 'Bot replies sent, by kind (answer, clarify, handoff, opt_out, ...)',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  }),
+  handoffs: new Counter({
+    name: 'leadchat_handoffs_total',
+    help: 'Conversations handed to a person, by reason',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  }),
+  jobsQueued: new Gauge({
+    name: 'leadchat_jobs_queued',
+    help: 'Jobs waiting or running, by kind',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  }),
+  oldestDueJob: new Gauge({
+    name: 'leadchat_jobs_oldest_due_seconds',
+    help: 'How long the oldest job already due has waited, by kind (0: none is late)',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  }),
+  deadJobs: new Gauge({
+    name: 'leadchat_jobs_dead',
+    help: 'Jobs given up for good, kept for the operator (GET /admin/v1/jobs?status=dead), by kind',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  }),
+  commitSeconds: new Histogram({
+    name: 'leadchat_store_commit_duration_seconds',
+    help: 'Embedded store: time from a transaction\'s end to its commit being durable on disk',
+    buckets: SECONDS,
+    registers: [registry],
+  }),
+  pool: new Gauge({
+    name: 'leadchat_db_pool_connections',
+    help: 'PostgreSQL: the pool\'s connections, by state (total, idle, waiting: requests waiting for one)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      if (!pool) return;
+      this.set({ state: 'total' }, pool.totalCount);
+      this.set({ state: 'idle' }, pool.idleCount);
+      this.set({ state: 'waiting' }, pool.waitingCount);
+    },
+  }),
+};
+
+const BUILT_IN = new Set(['sms', 'whatsapp', 'messenger', 'instagram']);
+
+/** A message's channel as a label: a built-in one by name, every custom channel (named by its account) as `custom`. */
+export const channelLabel = (channel: string | null): string => (channel && BUILT_IN.has(channel) ? channel : 'custom');
+
+interface PoolUse {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+}
+let pool: PoolUse | undefined;
+
+/** The PostgreSQL pool the process serves from, read at each scrape; undefined once it is closed. */
+export function watchPool(watched: PoolUse | undefined): void {
+  pool = watched;
+}
