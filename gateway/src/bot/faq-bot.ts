@@ -54,7 +54,7 @@
  * held-out from 66.2 % / 8.0 % to 64.7 % / 9.1 %: no real gain on businesses the tables were not written for.
  */
 import { analyzerFor } from './text.js';
-import { KnowledgeIndex, type FaqEntry, type Hit, type RetrievalSettings } from './retrieval.js';
+import { answerKey, KnowledgeIndex, type FaqEntry, type Hit, type RetrievalSettings } from './retrieval.js';
 import { smallTalkAct, type SmallTalkAct } from './smalltalk.js';
 
 export type { FaqEntry } from './retrieval.js';
@@ -142,9 +142,10 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
   const s: FaqBotSettings = { ...DEFAULT_SETTINGS, ...settings };
   const analyzer = analyzerFor(knowledge.language);
   const index = new KnowledgeIndex(knowledge.faqs, knowledge.resources ?? [], analyzer, s);
+  const answerKeys = knowledge.faqs.map((f) => answerKey(f.answer));
 
   /** The message's FAQ hits, best first, and its resource hits, best covering first. */
-  const rankedHits = (message: string): { faqs: Hit[]; resources: Hit[] } => {
+  const rankedHits = (message: string): { faqs: RankedHit[]; resources: Hit[] } => {
     const hits = index.search(analyzer.units(message.slice(0, MAX_MESSAGE_LENGTH)));
     const faqs = hits.filter((h) => h.kind === 'faq');
     const bestScore = Math.max(0, ...faqs.map((h) => h.score));
@@ -162,8 +163,11 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       if (!index.faqCount) return { kind: 'handoff', reason: 'no_knowledge' };
 
       const { faqs, resources } = rankedHits(text);
-      const [top, second] = faqs as [RankedHit | undefined, RankedHit | undefined];
+      const top = faqs[0];
       if (!top) return { kind: 'handoff', reason: 'not_confident' };
+      // FAQs that give the same answer do not compete: an owner who saves a new wording of a question as an FAQ
+      // repeats its answer, and that must make the bot surer, not unsure which of the two to give.
+      const second = faqs.find((h) => answerKeys[h.index] !== answerKeys[top.index]);
       const resource = resources[0];
 
       const faq = knowledge.faqs[top.index]!;

@@ -62,6 +62,9 @@ export interface RetrievalSettings {
   answerCredit: number;
 }
 
+/** An answer as compared with others: FAQs whose answers differ only in case or spacing give the same answer. */
+export const answerKey = (answer: string): string => answer.trim().replace(/\s+/g, ' ').toLowerCase();
+
 /** A term that exactly one FAQ uses: the yardstick of `Hit.exact`. */
 const SPECIFIC = '\u0000specific';
 
@@ -72,7 +75,10 @@ export class KnowledgeIndex {
   private readonly questionDf = new Map<string, number>();
   /** Every term of every document: a query term found here is spelled right and is never matched fuzzily. */
   private readonly vocabulary = new Set<string>();
+  /** Number of distinct answers: the document count of the idf. */
   private readonly faqDocs: number;
+  /** Number of FAQs that can answer (both question and answer given). */
+  readonly faqCount: number;
 
   constructor(
     faqs: readonly FaqEntry[],
@@ -91,23 +97,30 @@ export class KnowledgeIndex {
       processTerm: (term) => term,
     });
     const docs: Doc[] = [];
+    // FAQs that give the same answer are one topic asked in several wordings: they count as one document for the
+    // idf, or saving a new wording of a question as an FAQ would make its own words look common.
+    const topics = new Map<string, { question: Set<string>; all: Set<string> }>();
     faqs.forEach((faq, i) => {
       if (!faq.question.trim() || !faq.answer.trim()) return;
       docs.push({ id: `f${i}`, question: faq.question, answer: faq.answer });
-      const inQuestion = new Set(termsOf(faq.question));
-      for (const term of inQuestion) this.questionDf.set(term, (this.questionDf.get(term) ?? 0) + 1);
-      for (const term of new Set([...inQuestion, ...termsOf(faq.answer)])) this.df.set(term, (this.df.get(term) ?? 0) + 1);
+      const key = answerKey(faq.answer);
+      const topic = topics.get(key) ?? { question: new Set<string>(), all: new Set(termsOf(faq.answer)) };
+      for (const term of termsOf(faq.question)) {
+        topic.question.add(term);
+        topic.all.add(term);
+      }
+      topics.set(key, topic);
     });
-    this.faqDocs = docs.length;
+    for (const topic of topics.values()) {
+      for (const term of topic.question) this.questionDf.set(term, (this.questionDf.get(term) ?? 0) + 1);
+      for (const term of topic.all) this.df.set(term, (this.df.get(term) ?? 0) + 1);
+    }
+    this.faqCount = docs.length;
+    this.faqDocs = topics.size;
     resources.forEach((text, i) => {
       if (text.trim()) docs.push({ id: `r${i}`, resource: text });
     });
     this.mini.addAll(docs);
-  }
-
-  /** Number of FAQs that can answer (both question and answer given). */
-  get faqCount(): number {
-    return this.faqDocs;
   }
 
   /** BM25-style inverse document frequency over the FAQs; a term no FAQ uses gets the highest. */
