@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createFaqBot, type FaqBotSettings } from './faq-bot.js';
+import { createFaqBot, type FaqBot, type FaqBotSettings } from './faq-bot.js';
 
 export interface EvalSet {
   business: string;
@@ -76,7 +76,7 @@ export const TARGETS = { maxWrongOverall: 0.03, minHeldOutCorrect: 0.75 } as con
 export const meetsTargets = (tuning: Rates, heldOut: Rates): boolean =>
   tuning.wrongOverall <= TARGETS.maxWrongOverall && heldOut.wrongOverall <= TARGETS.maxWrongOverall && heldOut.correct >= TARGETS.minHeldOutCorrect;
 
-const emptyTally = (): Tally => ({
+export const emptyTally = (): Tally => ({
   answerable: 0,
   correct: 0,
   wrong: 0,
@@ -116,51 +116,78 @@ export function checkSet(set: EvalSet): void {
   }
 }
 
+/** One customer question of a set, with the FAQ ids that answer it (none: off-topic). */
+export interface LabelledQuestion {
+  text: string;
+  expected: string[];
+}
+
+/** A set's questions in file order: the answerable ones, then the off-topic ones. */
+export const labelledQuestions = (set: EvalSet): LabelledQuestion[] => [
+  ...set.questions.map((q) => ({ text: q.text, expected: [q.expect].flat() })),
+  ...set.offTopic.map((text) => ({ text, expected: [] })),
+];
+
+/**
+ * Asks the bot each question and tallies what it did. `faqIds[i]` is the id an answer with FAQ i counts as (an FAQ
+ * the owner added may answer what an existing one answers). Wrong answers go to `wrongAnswers` when given.
+ */
+export function tallyReplies(
+  bot: FaqBot,
+  faqIds: readonly string[],
+  questions: readonly LabelledQuestion[],
+  business: string,
+  wrongAnswers?: WrongAnswer[],
+): Tally {
+  const tally = emptyTally();
+  for (const q of questions) {
+    const reply = bot.answer(q.text);
+    const offTopic = q.expected.length === 0;
+    if (offTopic) tally.offTopic += 1;
+    else tally.answerable += 1;
+    if (reply.kind === 'clarify') {
+      if (offTopic) tally.offTopicClarified += 1;
+      else tally.clarified += 1;
+      if (!offTopic && reply.options.some((o) => q.expected.includes(faqIds[o.faqIndex]!))) tally.clarifiedRight += 1;
+    } else if (reply.kind !== 'answer') {
+      if (offTopic) tally.offTopicHandedOff += 1;
+      else tally.handedOff += 1;
+    } else if (q.expected.includes(faqIds[reply.faqIndex]!)) {
+      tally.correct += 1;
+    } else {
+      if (offTopic) tally.offTopicAnswered += 1;
+      else tally.wrong += 1;
+      wrongAnswers?.push({ business, question: q.text, given: faqIds[reply.faqIndex]!, expected: q.expected, confidence: reply.confidence });
+    }
+  }
+  return tally;
+}
+
+/** Sums tallies, with their rates. */
+export function totals(tallies: readonly Tally[]): { tally: Tally; rates: Rates } {
+  const tally = emptyTally();
+  for (const t of tallies) add(tally, t);
+  return { tally, rates: rates(tally) };
+}
+
 export function evaluate(sets: readonly EvalSet[], settings: Partial<FaqBotSettings> = {}): EvalReport {
-  const overall = emptyTally();
-  const tuning = emptyTally();
-  const heldOut = emptyTally();
   const wrongAnswers: WrongAnswer[] = [];
   const businesses = sets.map((set) => {
     checkSet(set);
     const bot = createFaqBot({ faqs: set.faqs, resources: set.resources, language: set.language }, settings);
-    const tally = emptyTally();
-    for (const q of set.questions) {
-      const expected = [q.expect].flat();
-      const reply = bot.answer(q.text);
-      tally.answerable += 1;
-      if (reply.kind === 'clarify') {
-        tally.clarified += 1;
-        if (reply.options.some((o) => expected.includes(set.faqs[o.faqIndex]!.id))) tally.clarifiedRight += 1;
-      } else if (reply.kind !== 'answer') tally.handedOff += 1;
-      else if (expected.includes(set.faqs[reply.faqIndex]!.id)) tally.correct += 1;
-      else {
-        tally.wrong += 1;
-        wrongAnswers.push({ business: set.business, question: q.text, given: set.faqs[reply.faqIndex]!.id, expected, confidence: reply.confidence });
-      }
-    }
-    for (const text of set.offTopic) {
-      const reply = bot.answer(text);
-      tally.offTopic += 1;
-      if (reply.kind === 'clarify') tally.offTopicClarified += 1;
-      else if (reply.kind !== 'answer') tally.offTopicHandedOff += 1;
-      else {
-        tally.offTopicAnswered += 1;
-        wrongAnswers.push({ business: set.business, question: text, given: set.faqs[reply.faqIndex]!.id, expected: [], confidence: reply.confidence });
-      }
-    }
-    add(overall, tally);
-    add(set.split === 'held-out' ? heldOut : tuning, tally);
+    const faqIds = set.faqs.map((f) => f.id);
+    const tally = tallyReplies(bot, faqIds, labelledQuestions(set), set.business, wrongAnswers);
     return { business: set.business, language: set.language, split: set.split, tally, rates: rates(tally) };
   });
-  const [tuningRates, heldOutRates] = [rates(tuning), rates(heldOut)];
+  const of = (split?: EvalSet['split']) => totals(businesses.filter((b) => !split || b.split === split).map((b) => b.tally));
+  const [tuning, heldOut] = [of('tuning'), of('held-out')];
   return {
     businesses,
-    overall: { tally: overall, rates: rates(overall) },
-    tuning: { tally: tuning, rates: tuningRates },
-    heldOut: { tally: heldOut, rates: heldOutRates },
+    overall: of(),
+    tuning,
+    heldOut,
     wrongAnswers,
-    meetsTargets: meetsTargets(tuningRates, heldOutRates),
+    meetsTargets: meetsTargets(tuning.rates, heldOut.rates),
   };
 }
 

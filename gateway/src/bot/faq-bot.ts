@@ -1,6 +1,7 @@
 /**
  * The offline FAQ bot: answers a customer's message with the answer of one of the campaign's FAQs when it is
- * confident that FAQ answers it, and hands off to a person otherwise. Pure: no I/O, no clock, no network.
+ * confident that FAQ answers it, and hands off to a person otherwise. No clock, no network; the only I/O is reading
+ * WordNet's files for English words the FAQs do not use (meaning.ts).
  * `createFaqBot` builds the index once per campaign (per change of its bot settings); `answer` runs per message and
  * takes well under a millisecond on the evaluation businesses.
  *
@@ -9,7 +10,8 @@
  *    reason to page a person; the engine decides (stays silent after thanks, greets back...).
  * 2. No FAQ with both a question and an answer → hand-off, reason `no_knowledge`.
  * 3. Text analysis (text.ts: stop words, Snowball stems, synonym concepts from synonyms.ts, multi-word phrases such
- *    as "how much" or "dar de baja") and search (retrieval.ts: MiniSearch BM25+ over FAQ question + answer and over
+ *    as "how much" or "dar de baja"; in English, a word no FAQ uses also gets the terms of its WordNet synonyms that
+ *    the FAQs use, meaning.ts, credited at 0.8, `relatedCredit`) and search (retrieval.ts: MiniSearch BM25+ over FAQ question + answer and over
  *    resources, fuzzy for typos).
  * 4. Ranking of the FAQs: coverage + 0.5 × (BM25 score / best BM25 score). Coverage (the share of the message's
  *    idf-weighted words the FAQ matches) decides; BM25, which rewards matches in the short question field, breaks
@@ -18,11 +20,14 @@
  *    - focus >= 0.2 (`minConfidence`): the FAQ matches a fair share of what the message says, a word matched only in
  *      its answer counting 0.4 (`answerCredit`), since customers paraphrase an FAQ's question while answers mention
  *      many things in passing;
+ *    - the FAQ's question matches some of the message, or else its answer covers at least 0.6 of it
+ *      (`minAnswerOnlyCoverage`): an FAQ found only through a word its answer mentions in passing is a guess;
  *    - exact >= 0.85 (`minExact`): about one FAQ-specific word matched as written, not only fuzzily or through a
  *      synonym concept many FAQs share (stops "hosting" → "hosted in the EU" type answers to one vague word); a
  *      concept that many answers mention but only this FAQ's question asks about counts as specific ("appt" → "How
  *      do I book an appointment?" though three other answers mention appointments);
- *    - the ranking value leads the second FAQ's by >= 0.08 (`minMargin`): two FAQs matching alike is a coin toss;
+ *    - the ranking value leads the best FAQ with a different answer by >= 0.12 (`minMargin`): two FAQs matching
+ *      alike is a coin toss, while FAQs sharing an answer (an owner's new wording of a question) do not compete;
  *    - no resource covers the message by more than 0.3 over the FAQ (`resourceMargin`).
  *    The reply's `confidence` is the FAQ's focus. When only the lead is missing and the second FAQ passes the first
  *    two tests as well, the bot asks which of the two the contact means (`clarify`) rather than guess or hand off;
@@ -38,23 +43,25 @@
  * Only the four "tuning" businesses (dental clinic, furniture shop, software subscription, Spanish gym) were read to
  * change the method and the synonym tables (general customer-service words: price, hours, booking, cancelling,
  * refunds, location and transport, children, pets, Wi-Fi, online, accessibility...; no word of a single question).
- * The ranking weights (answerCredit, unknownWeight, scoreWeight) were chosen by leave-one-business-out
- * cross-validation on them: for each weight setting, the thresholds were grid-searched on three businesses for the
- * most correct answers at no more than 4 % wrong, then scored on the fourth; the setting with the best
- * cross-validated figures (77.2 % correct, 3.1 % wrong) was kept, and the thresholds above are that grid search run
- * on all four.
+ * The weights and thresholds are precision first: leave-one-business-out on the tuning businesses, each setting of
+ * unknownWeight, minConfidence, minMargin (and minAnswerOnlyCoverage) scored on three businesses, the most correct
+ * answers at no more than 2 % wrong over all questions kept and scored on the fourth (cross-validated 75.6 % correct,
+ * 2.2 % wrong); the values above are that selection run on all four. 2 %, not the target's 3 %, because businesses
+ * the tables were not written for are answered wrongly far more often.
  *
- * Measured (npm run eval:bot): tuning 77.8 % correct, 3.1 % wrong overall; held-out (car garage, Spanish vet
- * clinic, and an English B&B and a Spanish language school written before this round of changes and before the bot
- * was run on them) 59.8 % correct, 11.4 % wrong overall; all eight 70.4 % and 6.6 %. The issue's targets (85 %
- * correct, at most 5 % wrong) are not met, and the held-out businesses stay far below the tuned ones, above all in
- * answering off-topic questions that share a word with an FAQ ("who founded the clinic?" → where the clinic is): a
- * bag-of-words matcher with hand-made synonyms does not know what a question asks about, only which words it shares
- * with an FAQ. On the first six businesses alone the changes moved tuning from 76.7 % / 3.9 % to 77.8 % / 3.1 % and
- * held-out from 66.2 % / 8.0 % to 64.7 % / 9.1 %: no real gain on businesses the tables were not written for.
+ * Measured (npm run eval:bot): tuning 73.9 % correct, 1.8 % wrong overall; held-out (car garage, Spanish vet clinic,
+ * an English B&B and a Spanish language school, and an English bicycle shop and a French hair salon written before
+ * this round of changes and before the bot was run on them) 54.6 % correct, 11.6 % wrong overall. The held-out
+ * targets (at most 3 % wrong, 75 % correct) are far from met: before this round the held-out figures were 58.7 % and
+ * 13.5 %, so the stricter thresholds traded about two right answers for each wrong one they removed. What remains
+ * wrong is mostly off-topic questions that share a word with an FAQ ("who founded the clinic?" → where the clinic
+ * is): a bag-of-words matcher with hand-made synonyms does not know what a question asks about, only which words it
+ * shares with an FAQ, and its synonym tables fit the businesses they were written beside (the French salon, with the
+ * core French groups only, fares worst).
  */
-import { analyzerFor } from './text.js';
-import { KnowledgeIndex, type FaqEntry, type Hit, type RetrievalSettings } from './retrieval.js';
+import { analyzerFor, type Unit } from './text.js';
+import { relatedWords } from './meaning.js';
+import { answerKey, KnowledgeIndex, type FaqEntry, type Hit, type RetrievalSettings } from './retrieval.js';
 import { smallTalkAct, type SmallTalkAct } from './smalltalk.js';
 
 export type { FaqEntry } from './retrieval.js';
@@ -108,6 +115,8 @@ export interface FaqBotSettings extends RetrievalSettings {
   /** Weight of BM25 (relative to the best FAQ's) beside coverage in the ranking. */
   scoreWeight: number;
   minConfidence: number;
+  /** Least coverage of the message for an FAQ matched only in its answer. */
+  minAnswerOnlyCoverage: number;
   minExact: number;
   minMargin: number;
   resourceMargin: number;
@@ -121,12 +130,14 @@ export const DEFAULT_SETTINGS: Readonly<FaqBotSettings> = {
   resourceBoost: 1,
   fuzzyWeight: 0.45,
   fuzzyCredit: 0.8,
-  unknownWeight: 0.7,
+  unknownWeight: 0.85,
   answerCredit: 0.4,
+  relatedCredit: 0.8,
   scoreWeight: 0.5,
   minConfidence: 0.2,
+  minAnswerOnlyCoverage: 0.6,
   minExact: 0.85,
-  minMargin: 0.08,
+  minMargin: 0.12,
   resourceMargin: 0.3,
   relevanceFloor: 0.15,
 };
@@ -142,10 +153,28 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
   const s: FaqBotSettings = { ...DEFAULT_SETTINGS, ...settings };
   const analyzer = analyzerFor(knowledge.language);
   const index = new KnowledgeIndex(knowledge.faqs, knowledge.resources ?? [], analyzer, s);
+  const answerKeys = knowledge.faqs.map((f) => answerKey(f.answer));
+
+  /** English words the FAQs do not use get the terms of their synonyms and broader terms that they do use. */
+  const withMeaning = (units: Unit[]): Unit[] => {
+    if (analyzer.language !== 'en' || !s.relatedCredit) return units;
+    return units.map((unit) => {
+      if (unit.word.includes(' ') || unit.terms.some((t) => index.knows(t))) return unit;
+      const related = relatedWords(unit.word).flatMap((w) => analyzer.units(w).flatMap((u) => u.terms)).filter((t) => index.knows(t));
+      return related.length ? { ...unit, related: [...new Set(related)] } : unit;
+    });
+  };
+
+  /**
+   * Whether the FAQ's question matches the message at all, or else its answer covers most of the message. An answer
+   * mentions many things in passing ("we are closed on public holidays" in an FAQ about emergencies): an FAQ none of
+   * whose question words the message uses is the answer only when its answer holds nearly all the message asks.
+   */
+  const asked = (h: Hit) => h.questionCoverage > 0.01 || h.coverage >= s.minAnswerOnlyCoverage;
 
   /** The message's FAQ hits, best first, and its resource hits, best covering first. */
-  const rankedHits = (message: string): { faqs: Hit[]; resources: Hit[] } => {
-    const hits = index.search(analyzer.units(message.slice(0, MAX_MESSAGE_LENGTH)));
+  const rankedHits = (message: string): { faqs: RankedHit[]; resources: Hit[] } => {
+    const hits = index.search(withMeaning(analyzer.units(message.slice(0, MAX_MESSAGE_LENGTH))));
     const faqs = hits.filter((h) => h.kind === 'faq');
     const bestScore = Math.max(0, ...faqs.map((h) => h.score));
     const rank = new Map(faqs.map((h) => [h, h.coverage + s.scoreWeight * (h.score / bestScore)]));
@@ -162,17 +191,20 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       if (!index.faqCount) return { kind: 'handoff', reason: 'no_knowledge' };
 
       const { faqs, resources } = rankedHits(text);
-      const [top, second] = faqs as [RankedHit | undefined, RankedHit | undefined];
+      const top = faqs[0];
       if (!top) return { kind: 'handoff', reason: 'not_confident' };
+      // FAQs that give the same answer do not compete: an owner who saves a new wording of a question as an FAQ
+      // repeats its answer, and that must make the bot surer, not unsure which of the two to give.
+      const second = faqs.find((h) => answerKeys[h.index] !== answerKeys[top.index]);
       const resource = resources[0];
 
       const faq = knowledge.faqs[top.index]!;
       const confidence = top.focus;
       const margin = top.rank - (second ? second.rank : 0);
       const resourceWins = resource !== undefined && resource.coverage > top.coverage + s.resourceMargin;
-      const clear = confidence >= s.minConfidence && top.exact >= s.minExact && !resourceWins;
+      const clear = confidence >= s.minConfidence && top.exact >= s.minExact && !resourceWins && asked(top);
       if (clear && margin >= s.minMargin) return { kind: 'answer', answer: faq.answer, faqIndex: top.index, score: top.score, confidence };
-      if (clear && second && second.focus >= s.minConfidence && second.exact >= s.minExact) {
+      if (clear && second && second.focus >= s.minConfidence && second.exact >= s.minExact && asked(second)) {
         const candidate = (h: RankedHit): FaqCandidate => ({ faqIndex: h.index, question: knowledge.faqs[h.index]!.question, score: h.score, confidence: h.focus });
         return { kind: 'clarify', options: [candidate(top), candidate(second)] };
       }

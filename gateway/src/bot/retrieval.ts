@@ -44,6 +44,8 @@ export interface Hit {
    * question, while answers mention many things in passing. Equals `coverage` for a resource.
    */
   focus: number;
+  /** Coverage by the FAQ's question alone (0 for a resource): how much of the message the FAQ's question matches. */
+  questionCoverage: number;
   /**
    * Weight of the message's units this document matches exactly (not fuzzily), in units of the weight of a word
    * only one FAQ uses: 1 means about one FAQ-specific word matched as written. Scaled so, it reads the same
@@ -60,7 +62,12 @@ export interface RetrievalSettings {
   fuzzyCredit: number;
   unknownWeight: number;
   answerCredit: number;
+  /** Credit of a match through a word of related meaning rather than the message's own word. */
+  relatedCredit: number;
 }
+
+/** An answer as compared with others: FAQs whose answers differ only in case or spacing give the same answer. */
+export const answerKey = (answer: string): string => answer.trim().replace(/\s+/g, ' ').toLowerCase();
 
 /** A term that exactly one FAQ uses: the yardstick of `Hit.exact`. */
 const SPECIFIC = '\u0000specific';
@@ -72,7 +79,10 @@ export class KnowledgeIndex {
   private readonly questionDf = new Map<string, number>();
   /** Every term of every document: a query term found here is spelled right and is never matched fuzzily. */
   private readonly vocabulary = new Set<string>();
+  /** Number of distinct answers: the document count of the idf. */
   private readonly faqDocs: number;
+  /** Number of FAQs that can answer (both question and answer given). */
+  readonly faqCount: number;
 
   constructor(
     faqs: readonly FaqEntry[],
@@ -91,23 +101,30 @@ export class KnowledgeIndex {
       processTerm: (term) => term,
     });
     const docs: Doc[] = [];
+    // FAQs that give the same answer are one topic asked in several wordings: they count as one document for the
+    // idf, or saving a new wording of a question as an FAQ would make its own words look common.
+    const topics = new Map<string, { question: Set<string>; all: Set<string> }>();
     faqs.forEach((faq, i) => {
       if (!faq.question.trim() || !faq.answer.trim()) return;
       docs.push({ id: `f${i}`, question: faq.question, answer: faq.answer });
-      const inQuestion = new Set(termsOf(faq.question));
-      for (const term of inQuestion) this.questionDf.set(term, (this.questionDf.get(term) ?? 0) + 1);
-      for (const term of new Set([...inQuestion, ...termsOf(faq.answer)])) this.df.set(term, (this.df.get(term) ?? 0) + 1);
+      const key = answerKey(faq.answer);
+      const topic = topics.get(key) ?? { question: new Set<string>(), all: new Set(termsOf(faq.answer)) };
+      for (const term of termsOf(faq.question)) {
+        topic.question.add(term);
+        topic.all.add(term);
+      }
+      topics.set(key, topic);
     });
-    this.faqDocs = docs.length;
+    for (const topic of topics.values()) {
+      for (const term of topic.question) this.questionDf.set(term, (this.questionDf.get(term) ?? 0) + 1);
+      for (const term of topic.all) this.df.set(term, (this.df.get(term) ?? 0) + 1);
+    }
+    this.faqCount = docs.length;
+    this.faqDocs = topics.size;
     resources.forEach((text, i) => {
       if (text.trim()) docs.push({ id: `r${i}`, resource: text });
     });
     this.mini.addAll(docs);
-  }
-
-  /** Number of FAQs that can answer (both question and answer given). */
-  get faqCount(): number {
-    return this.faqDocs;
   }
 
   /** BM25-style inverse document frequency over the FAQs; a term no FAQ uses gets the highest. */
@@ -141,13 +158,21 @@ export class KnowledgeIndex {
     return Math.max(...known.map((t) => this.idf(t)));
   }
 
+  /** Whether any FAQ uses the term. */
+  knows(term: string): boolean {
+    return this.df.has(term);
+  }
+
   /** Documents matching any of the units, best first. */
   search(units: readonly Unit[]): Hit[] {
-    const terms = [...new Set(units.flatMap((u) => u.terms))];
+    const terms = [...new Set(units.flatMap((u) => [...u.terms, ...(u.related ?? [])]))];
     if (!terms.length) return [];
     const { questionBoost, answerBoost, resourceBoost, fuzzyWeight } = this.settings;
     // A word of a synonym group is a word we know, however short: "appt" is not a typo of "apple".
-    const known = new Set(units.filter((u) => u.terms.some((t) => t.startsWith(CONCEPT_MARK))).flatMap((u) => u.terms));
+    const known = new Set([
+      ...units.filter((u) => u.terms.some((t) => t.startsWith(CONCEPT_MARK))).flatMap((u) => u.terms),
+      ...units.flatMap((u) => u.related ?? []),
+    ]);
     const results = this.mini.search(terms.join(' '), {
       tokenize: (text) => text.split(' '),
       processTerm: (term) => term,
@@ -158,19 +183,20 @@ export class KnowledgeIndex {
     });
     const total = units.reduce((sum, u) => sum + this.weight(u), 0);
     return results.map((r) => {
-      const { covered, focused, exactWeight } = this.covered(units, r);
+      const { covered, focused, asked, exactWeight } = this.covered(units, r);
       return {
         kind: String(r.id).startsWith('f') ? 'faq' : 'resource',
         index: Number(String(r.id).slice(1)),
         score: r.score,
         coverage: total > 0 ? covered / total : 0,
         focus: total > 0 ? focused / total : 0,
+        questionCoverage: total > 0 ? asked / total : 0,
         exact: exactWeight / this.idf(SPECIFIC),
       };
     });
   }
 
-  private covered(units: readonly Unit[], result: SearchResult): { covered: number; focused: number; exactWeight: number } {
+  private covered(units: readonly Unit[], result: SearchResult): { covered: number; focused: number; asked: number; exactWeight: number } {
     const exact = new Set(result.terms);
     const matched = new Set(result.queryTerms);
     const inQuestion = (term: string) => (result.match[term] ?? []).includes('question');
@@ -180,19 +206,25 @@ export class KnowledgeIndex {
     const faq = String(result.id).startsWith('f');
     let covered = 0;
     let focused = 0;
+    let asked = 0;
     let exactWeight = 0;
     for (const unit of units) {
       const weight = this.weight(unit);
       // A unit met only through a common term (a concept many FAQs share) earns that term's weight, not the unit's.
       const credit = (t: string) => (exact.has(t) ? 1 : matched.has(t) ? this.settings.fuzzyCredit : 0) * Math.min(weight, this.idf(t));
       const focus = (t: string) => credit(t) * (!faq || questionMatch(t) ? 1 : this.settings.answerCredit);
+      const ask = (t: string) => (faq && questionMatch(t) ? credit(t) : 0);
       // A term in this FAQ's question and in no other FAQ's question singles the FAQ out, however many answers use it.
       const exactCredit = (t: string) =>
         !exact.has(t) ? 0 : Math.max(Math.min(weight, this.idf(t)), faq && inQuestion(t) ? Math.min(this.idf(SPECIFIC), this.questionIdf(t)) : 0);
-      covered += Math.max(0, ...unit.terms.map(credit));
-      focused += Math.max(0, ...unit.terms.map(focus));
-      exactWeight += Math.max(0, ...unit.terms.map(exactCredit));
+      // A word met only through a related word (meaning.ts) earns `relatedCredit` of what the related word would.
+      const related = unit.related ?? [];
+      const { relatedCredit } = this.settings;
+      covered += Math.max(0, ...unit.terms.map(credit), ...related.map((t) => relatedCredit * credit(t)));
+      focused += Math.max(0, ...unit.terms.map(focus), ...related.map((t) => relatedCredit * focus(t)));
+      asked += Math.max(0, ...unit.terms.map(ask), ...related.map((t) => relatedCredit * ask(t)));
+      exactWeight += Math.max(0, ...unit.terms.map(exactCredit), ...related.map((t) => relatedCredit * exactCredit(t)));
     }
-    return { covered, focused, exactWeight };
+    return { covered, focused, asked, exactWeight };
   }
 }

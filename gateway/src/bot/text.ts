@@ -38,6 +38,8 @@ import { baseLanguage } from '../language.js';
 export interface Unit {
   word: string;
   terms: string[];
+  /** Terms of words related in meaning (meaning.ts) that the FAQs use, when the word itself is unknown to them. */
+  related?: string[];
 }
 
 export interface Analyzer {
