@@ -422,6 +422,86 @@ describe('transactions', () => {
   });
 });
 
+describe('latest activity order (touch)', () => {
+  const pageFiles = (dir: string) => readdirSync(path.join(dir, 'contacts')).sort();
+  const pageOf = (dir: string, id: string) =>
+    pageFiles(dir).find((file) => (JSON.parse(readFileSync(path.join(dir, 'contacts', file), 'utf8').split('\n')[1]!).docs as Doc[]).some((d) => d.id === id));
+
+  async function filled(dir: string) {
+    const store = await openStore(dir, { pageSize: 4, checkpointEvery: 1_000 });
+    for (let i = 0; i < 10; i++) await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: `c${i}`, phone: `+${i}`, list: 'x' }));
+    await store.checkpointNow();
+    return store;
+  }
+
+  test('a touched document comes last in scans and index lists, stays in its page, and keeps that order after a reopen', async () => {
+    const dir = tempDir();
+    const store = await filled(dir);
+    const pagesBefore = pageFiles(dir);
+    await store.transact(async (tx) => tx.touch<Contact>('contacts', 'c1', { name: 'active' }));
+    await store.transact(async (tx) => tx.touch<Contact>('contacts', 'c5', { name: 'active' }));
+    const expected = ['c0', 'c2', 'c3', 'c4', 'c6', 'c7', 'c8', 'c9', 'c1', 'c5'];
+    expect(ids(await store.scan('contacts'))).toEqual(expected);
+    expect(ids(await store.find('contacts', 'list', ['x'], { order: 'desc', limit: 3 }))).toEqual(['c5', 'c1', 'c9']);
+    expect(ids(await store.find('contacts', 'list', ['x'], { order: 'desc', after: 'c1', limit: 2 }))).toEqual(['c9', 'c8']);
+    await store.checkpointNow();
+    // One page each rewritten in place: no page added, and c1 is still in the first page file.
+    expect(pageFiles(dir)).toEqual(pagesBefore);
+    expect(pageOf(dir, 'c1')).toBe('0.json');
+    await store.close();
+
+    const reopened = await openStore(dir, { pageSize: 4 });
+    expect(ids(await reopened.scan('contacts'))).toEqual(expected);
+    expect(ids(await reopened.find('contacts', 'list', ['x']))).toEqual(expected);
+    // New documents still come after every touched one.
+    await reopened.transact(async (tx) => tx.insert<Contact>('contacts', { id: 'c10', phone: '+10', list: 'x' }));
+    expect(ids(await reopened.scan('contacts', { order: 'desc', limit: 2 }))).toEqual(['c10', 'c5']);
+  });
+
+  test('the order of touches not yet checkpointed comes back from the journal after a crash', async () => {
+    const dir = tempDir();
+    const store = await filled(dir);
+    await store.transact(async (tx) => tx.touch<Contact>('contacts', 'c2', { name: 'a' }));
+    await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: 'c10', phone: '+10', list: 'x' }));
+    await store.transact(async (tx) => tx.touch<Contact>('contacts', 'c0', { name: 'b' }));
+    const image = crashImage(dir);
+    const recovered = await openStore(image, { pageSize: 4 });
+    expect(ids(await recovered.scan('contacts')).slice(-3)).toEqual(['c2', 'c10', 'c0']);
+    expect((await recovered.get<Contact>('contacts', 'c0'))?.name).toBe('b');
+  });
+
+  test('a transaction that fails puts a touched document back in its place', async () => {
+    const dir = tempDir();
+    const store = await filled(dir);
+    await expect(
+      store.transact(async (tx) => {
+        await tx.touch<Contact>('contacts', 'c3', { name: 'x' });
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(ids(await store.scan('contacts'))).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9']);
+    expect(ids(await store.find('contacts', 'list', ['x'], { order: 'desc', limit: 1 }))).toEqual(['c9']);
+  });
+
+  test('pages written before documents kept their place are written again at open, in the order they had', async () => {
+    const dir = tempDir();
+    const store = await filled(dir);
+    await store.close();
+    // As an earlier version wrote them: no places on the first line.
+    for (const file of pageFiles(dir)) {
+      const [head, docs] = readFileSync(path.join(dir, 'contacts', file), 'utf8').split('\n');
+      const keys = JSON.parse(head!);
+      delete keys.seqs;
+      writeFileSync(path.join(dir, 'contacts', file), `${JSON.stringify(keys)}\n${docs}`);
+    }
+    const reopened = await openStore(dir, { pageSize: 4 });
+    expect(ids(await reopened.scan('contacts'))).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9']);
+    for (const file of pageFiles(dir)) {
+      expect(JSON.parse(readFileSync(path.join(dir, 'contacts', file), 'utf8').split('\n')[0]!).seqs).toEqual(expect.any(Array));
+    }
+  });
+});
+
 describe('document cache', () => {
   test('keeps at most its limit of clean documents in memory, and the documents used again stay while others go', async () => {
     const dir = tempDir();

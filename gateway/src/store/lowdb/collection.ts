@@ -11,7 +11,8 @@ export interface LowdbCollectionSpec extends CollectionSpec {
 }
 
 /**
- * Where a document sits: `seq` orders documents by insertion, `page` names the page file that holds it. `doc`
+ * Where a document sits: `seq` orders documents by insertion, or by latest activity for one touched since (see
+ * `renew`); `page` names the page file that holds it. `doc`
  * is the document while it is in memory; a clean document (the same in its page file) may be dropped and read
  * back from that page when needed.
  */
@@ -45,6 +46,10 @@ export class Collection {
   private readonly indexes: SecondaryIndex[] = [];
   readonly sorted: SortedIndex | undefined;
   private nextSeq = 0;
+  /** Some document's order is not its page's: a scan then orders every id by `seq` instead of page by page. */
+  private reordered = false;
+  /** While the store opens: the place of the document loaded last, to notice pages out of order. */
+  private loadedUpTo = -1;
   /** Off while loading from disk: an intermediate state of recovery may violate a unique index. */
   private indexed = false;
   private readonly seqOf = (id: string): number => this.entries.get(id)!.seq;
@@ -79,10 +84,14 @@ export class Collection {
   }
 
   private *allIds(): Iterable<string> {
+    if (this.reordered) {
+      yield* this.pages.flatMap((page) => [...page.inOrder(this.seqOf)]).sort((a, b) => this.seqOf(a) - this.seqOf(b));
+      return;
+    }
     for (const page of this.pages) yield* page.inOrder(this.seqOf);
   }
 
-  /** The entries of one page file, in insertion order: what a checkpoint writes. */
+  /** The entries of one page file, in order: what a checkpoint writes, with each one's place. */
   pageEntries(page: number): Array<[string, Entry]> {
     const ids = this.pages[page];
     return ids ? [...ids.inOrder(this.seqOf)].map((id) => [id, this.entries.get(id)!]) : [];
@@ -99,10 +108,32 @@ export class Collection {
     this.checkUnique(doc);
   }
 
-  insert(doc: Doc, page = this.tailPage(), cleanAfter = 0): Entry {
-    const entry: Entry = { id: doc.id, doc, seq: this.nextSeq++, page, holds: 0, cleanAfter, usedAt: 0 };
+  /** Adds a document last in order, or at `seq` when replaying the journal (which recorded its place). */
+  insert(doc: Doc, page = this.tailPage(), cleanAfter = 0, seq?: number): Entry {
+    const entry: Entry = { id: doc.id, doc, seq: this.numbered(seq), page, holds: 0, cleanAfter, usedAt: 0 };
     this.place(entry);
     return entry;
+  }
+
+  /**
+   * Moves a document to the end of the order (its latest activity: an inbox lists conversations this way) while it
+   * stays in its page, so that a touch rewrites one page, not two. `seq` puts it back where it was (an undo) or where
+   * the journal says. Returns its place before.
+   */
+  renew(entry: Entry, seq?: number): number {
+    const before = entry.seq;
+    entry.seq = this.numbered(seq);
+    this.reordered = true;
+    this.pages[entry.page]!.delete(entry.id);
+    this.pages[entry.page]!.add(entry.id, entry.seq);
+    if (this.indexed) {
+      for (const index of this.indexes) {
+        const key = index.keyOf(entry.doc!);
+        index.delete(key, entry.id);
+        index.add(key, entry.id, entry.seq);
+      }
+    }
+    return before;
   }
 
   replace(entry: Entry, doc: Doc): void {
@@ -145,7 +176,10 @@ export class Collection {
   /** While the store opens: the document at position `at` of a page, known by its id and index keys only. */
   insertKeys(page: number, keys: PageKeys, at: number): void {
     const id = keys.ids[at]!;
-    const entry: Entry = { id, doc: undefined, seq: this.nextSeq++, page, holds: 0, cleanAfter: 0, usedAt: 0, keys, keysAt: at };
+    const seq = this.numbered(keys.seqs?.[at]);
+    if (seq < this.loadedUpTo) this.reordered = true;
+    this.loadedUpTo = seq;
+    const entry: Entry = { id, doc: undefined, seq, page, holds: 0, cleanAfter: 0, usedAt: 0, keys, keysAt: at };
     this.entries.set(id, entry);
     while (this.pages.length <= page) this.pages.push(new OrderedIds());
     this.pages[page]!.add(id, entry.seq);
@@ -181,6 +215,13 @@ export class Collection {
     if (!this.indexed) return;
     for (const index of this.indexes) index.add(index.keyOf(doc), doc.id, entry.seq);
     this.sorted?.add(doc.id, this.sorted.valueOf(doc));
+  }
+
+  /** The next number in order, or the one given (a recorded place), which later numbers then follow. */
+  private numbered(seq: number | undefined): number {
+    if (seq === undefined) return this.nextSeq++;
+    if (seq >= this.nextSeq) this.nextSeq = seq + 1;
+    return seq;
   }
 
   private tailPage(): number {

@@ -55,6 +55,8 @@ interface PageImage {
   collection: Collection;
   page: number;
   docs: Array<[string, Doc | undefined]>;
+  /** Each document's place in its collection's order. */
+  seqs: number[];
 }
 
 /** A checkpoint under way: the pages it writes, and the sealed journal it makes needless once they are written. */
@@ -380,7 +382,8 @@ class JournaledStore implements LowdbStore {
     const images: PageImage[] = [];
     for (const [collection, pages] of this.dirty) {
       for (const page of [...pages].sort((a, b) => a - b)) {
-        images.push({ collection, page, docs: collection.pageEntries(page).map(([id, entry]) => [id, entry.doc]) });
+        const entries = collection.pageEntries(page);
+        images.push({ collection, page, docs: entries.map(([id, entry]) => [id, entry.doc]), seqs: entries.map(([, entry]) => entry.seq) });
       }
     }
     this.dirty = new Map();
@@ -413,8 +416,8 @@ class JournaledStore implements LowdbStore {
   private async writeCheckpoint({ images, sealed }: Checkpoint): Promise<void> {
     const captured = this.cache.captured;
     try {
-      for (const { collection, page, docs } of images) {
-        await writePage(join(this.dir, collection.name), page, await this.cache.pageImage(collection, page, docs), collection.shape);
+      for (const { collection, page, docs, seqs } of images) {
+        await writePage(join(this.dir, collection.name), page, await this.cache.pageImage(collection, page, docs), collection.shape, seqs);
         this.counters.pagesWritten += 1;
       }
       await this.journal.release(sealed);

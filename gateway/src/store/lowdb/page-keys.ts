@@ -17,12 +17,14 @@ export interface PageKeys {
   /** keys[i * indexes + k]: the key of document i in index k (null when it is not in that index). */
   keys: Array<string | null>;
   sorted: Array<number | null>;
+  /** seqs[i]: document i's place in the collection's order (absent in pages written before it was kept). */
+  seqs?: number[];
 }
 
 export const shapeSignature = (shape: IndexShape): string => JSON.stringify([shape.indexes, shape.sortedBy ?? null]);
 
-export function pageKeys(docs: Doc[], shape: IndexShape): PageKeys {
-  const result: PageKeys = { shape: shapeSignature(shape), ids: [], keys: [], sorted: [] };
+export function pageKeys(docs: Doc[], shape: IndexShape, seqs?: number[]): PageKeys {
+  const result: PageKeys = { shape: shapeSignature(shape), ids: [], keys: [], sorted: [], ...(seqs ? { seqs } : {}) };
   for (const doc of docs) {
     const fields = doc as unknown as Record<string, unknown>;
     result.ids.push(doc.id);

@@ -60,16 +60,16 @@ export async function readPage(dir: string, page: number): Promise<Doc[]> {
 
 /**
  * The keys of one page for opening the store: from its first line alone when they were computed for this index
- * shape, else from its documents.
+ * shape, else from its documents (their places in order still from the first line).
  */
 export async function readPageKeys(dir: string, page: number, shape: IndexShape): Promise<PageKeys> {
   const file = join(dir, `${page}.json`);
   const head = await readFirstLine(file);
-  if (head !== null) {
-    const keys = parse(file, head) as PageKeys | null;
-    if (keys && keys.shape === shapeSignature(shape) && Array.isArray(keys.ids)) return keys;
-  }
-  return pageKeys(await readPage(dir, page), shape);
+  const keys = head === null ? null : (parse(file, head) as PageKeys | null);
+  if (keys && keys.shape === shapeSignature(shape) && Array.isArray(keys.ids)) return keys;
+  const docs = await readPage(dir, page);
+  const seqs = keys && Array.isArray(keys.seqs) && keys.seqs.length === docs.length ? keys.seqs : undefined;
+  return pageKeys(docs, shape, seqs);
 }
 
 const CHUNK = 256 * 1024;
@@ -93,8 +93,9 @@ async function readFirstLine(file: string): Promise<string | null> {
   }
 }
 
-export async function writePage(dir: string, page: number, docs: Doc[], shape: IndexShape): Promise<void> {
-  const db = new Low<PageData>(new PageFile(join(dir, `${page}.json`)), { keys: pageKeys(docs, shape), docs });
+/** Writes a page: its documents in order, and their keys and places (`seqs`) on the first line. */
+export async function writePage(dir: string, page: number, docs: Doc[], shape: IndexShape, seqs: number[]): Promise<void> {
+  const db = new Low<PageData>(new PageFile(join(dir, `${page}.json`)), { keys: pageKeys(docs, shape, seqs), docs });
   await db.write();
 }
 

@@ -4,13 +4,14 @@ import { deepFreeze } from './freeze.js';
 import type { Op } from './transaction.js';
 
 /**
- * The payload of a journal record: the changes of one group commit, in order, as `["p", collection, doc]`
- * (upsert of the full document) or `["d", collection, id]`. Full documents make replay idempotent: replaying a
- * record over pages that already hold its effect changes nothing.
+ * The payload of a journal record: the changes of one group commit, in order, as `["p", collection, doc, seq]`
+ * (upsert of the full document, at its place in the collection's order) or `["d", collection, id]`. Full documents
+ * and places make replay idempotent: replaying a record over pages that already hold its effect changes nothing.
+ * (Records written before places were kept have no `seq`: the document keeps its place, or a new one goes last.)
  */
 export function encodeOps(ops: Op[]): string {
   return JSON.stringify(
-    ops.map((op) => (op.doc ? ['p', op.collection.name, op.doc] : ['d', op.collection.name, op.id])),
+    ops.map((op) => (op.doc ? ['p', op.collection.name, op.doc, op.seq] : ['d', op.collection.name, op.id])),
   );
 }
 
@@ -23,7 +24,8 @@ export function replayRecord(
   if (!Array.isArray(payload)) throw damaged();
   for (const op of payload) {
     if (!Array.isArray(op)) throw damaged();
-    const [kind, name, value] = op as [unknown, unknown, unknown];
+    const [kind, name, value, place] = op as [unknown, unknown, unknown, unknown];
+    const seq = typeof place === 'number' ? place : undefined;
     const collection = typeof name === 'string' ? collections.get(name) : undefined;
     // Changes to a collection no longer declared are skipped, as its pages are.
     if (!collection) continue;
@@ -33,9 +35,10 @@ export function replayRecord(
       // Kept in memory until the checkpoint after the replay has written it to its page.
       if (entry) {
         collection.replace(entry, doc);
+        if (seq !== undefined && seq !== entry.seq) collection.renew(entry, seq);
         entry.cleanAfter = 1;
       }
-      touched(collection, (entry ?? collection.insert(doc, undefined, 1)).page);
+      touched(collection, (entry ?? collection.insert(doc, undefined, 1, seq)).page);
     } else if (kind === 'd' && typeof value === 'string') {
       const entry = collection.remove(value);
       if (entry) touched(collection, entry.page);

@@ -11,6 +11,8 @@ export interface Op {
   doc: Doc | null;
   /** The page the document was in (removal) or is in (upsert) when the change was made. */
   page: number;
+  /** An upsert: the document's place in its collection's order after the change. */
+  seq?: number;
 }
 
 /**
@@ -83,7 +85,7 @@ export class Transaction implements Tx {
       col.remove(stored.id);
       this.cache.forget(entry);
     });
-    this.ops.push({ collection: col, id: stored.id, doc: stored, page: entry.page });
+    this.ops.push({ collection: col, id: stored.id, doc: stored, page: entry.page, seq: entry.seq });
     return stored;
   }
 
@@ -102,16 +104,19 @@ export class Transaction implements Tx {
     col.replace(entry, next);
     this.cache.changed(entry);
     this.undo.push(() => col.replace(entry, previous));
-    this.ops.push({ collection: col, id, doc: next, page: entry.page });
+    this.ops.push({ collection: col, id, doc: next, page: entry.page, seq: entry.seq });
     return next;
   }
 
-  /** The embedded store keeps insertion order by the page a document is in: a touched one is written anew, last. */
+  /** Updates the document in its page and gives it the last place in its collection's order. */
   async touch<T extends Doc>(collection: string, id: string, patch: Partial<T>): Promise<T> {
-    const current = await this.get<T>(collection, id);
-    if (!current) throw new Error(`store: ${collection} has no document "${id}"`);
-    await this.remove(collection, id);
-    return this.insert<T>(collection, { ...current, ...patch, id });
+    const next = await this.update<T>(collection, id, patch);
+    const col = this.use(collection);
+    const entry = col.entry(id)!;
+    const before = col.renew(entry);
+    this.undo.push(() => col.renew(entry, before));
+    this.ops.at(-1)!.seq = entry.seq;
+    return next;
   }
 
   /** Removing an absent document is a no-op. */
