@@ -103,8 +103,9 @@ test('10 additions at once: 3 go at once, the rest at the campaign rate, none tw
   );
   const times = sent.map((m) => Date.parse(m.createdAt) - started).sort((a, b) => a - b);
   expect(times.slice(0, 3).every((t) => t < 1500)).toBe(true);
-  // The other 7 one slot (500 ms) apart at least: the last no sooner than 7 slots after the first.
-  expect(times[9]! - times[0]!).toBeGreaterThanOrEqual(7 * 500 - 100);
+  // The other 7 one slot (500 ms) apart at least. The slots count from the additions (the first sends may start a
+  // little after them, the paced ones keep their slots): the last no sooner than 7 slots after the additions began.
+  expect(times[9]!).toBeGreaterThanOrEqual(7 * 500 - 100);
   for (let i = 4; i < 10; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(400);
   expect(new Set(sent.map((m) => m.contactId)).size).toBe(10);
 });
