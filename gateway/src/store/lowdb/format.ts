@@ -49,13 +49,13 @@ function formatAfter(steps: UpgradeStep[]): number {
 export async function upgradeDataDir(dataDir: string, log: FormatLog, steps: UpgradeStep[] = upgradeSteps): Promise<void> {
   const current = formatAfter(steps);
   const recorded = await readFormat(dataDir);
-  if (recorded !== undefined && recorded > current) throw newerFormat(dataDir, recorded, current);
+  if (recorded !== undefined && recorded > current) throw newerFormat(`the data dir ${dataDir}`, recorded, current);
   if (recorded === undefined && !(await holdsStore(dataDir))) {
     await recordFormat(dataDir, current);
     return;
   }
   let format = recorded ?? 1;
-  const done: string[] = recorded === undefined ? [`recorded format 1 (the data dir had no format version; its files are unchanged)`] : [];
+  const done: string[] = recorded === undefined ? ['it had no format version, so it is format 1: recorded that, no file changed'] : [];
   if (recorded === undefined) await recordFormat(dataDir, 1);
   for (const step of steps) {
     if (step.to <= format) continue;
@@ -69,9 +69,10 @@ export async function upgradeDataDir(dataDir: string, log: FormatLog, steps: Upg
   }
 }
 
-export function newerFormat(where: string, found: number, current: number): DataDirFormatError {
+/** `what`: the data dir or backup refused, as the sentence names it. */
+export function newerFormat(what: string, found: number, current: number): DataDirFormatError {
   return new DataDirFormatError(
-    `${where} is in store format ${found}, newer than this gateway reads (format ${current}): upgrade the gateway ` +
+    `${what} is in store format ${found}, newer than this gateway reads (format ${current}): upgrade the gateway ` +
       '(README, "Upgrades"); nothing was changed',
   );
 }
