@@ -25,9 +25,9 @@ export function backupRoutes(router: Router, gw: Gateway, before: RequestHandler
       if (running) throw new ApiError(409, 'BACKUP_RUNNING', 'A backup is being taken; try again once it ends');
       running = true;
       try {
-        const snapshot = await takeSnapshot(store, gw.config.dataDir);
+        let createdAt = '';
+        const snapshot = await takeSnapshot(store, gw.config.dataDir, () => (createdAt = new Date().toISOString()));
         try {
-          const createdAt = new Date().toISOString();
           const archive = await packArchive(snapshot.dir, { kind: 'leadchat-gateway backup', storeFormat: STORE_FORMAT, gatewayVersion, createdAt, files: snapshot.files });
           res.status(200).set({
             'Content-Type': 'application/gzip',

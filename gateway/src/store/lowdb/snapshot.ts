@@ -40,8 +40,9 @@ export function canSnapshot(store: Store): store is LowdbStore {
 /**
  * Takes a snapshot of `dataDir` into a new directory inside it, as `<dir>/data`. Snapshots of an earlier run that
  * ended before its cleanup (a crash mid-backup) are removed first: the caller takes one snapshot at a time.
+ * `atPoint` is called at the snapshot point, with commits held: the time it tells is the time of the copy.
  */
-export async function takeSnapshot(store: LowdbStore, dataDir: string): Promise<Snapshot> {
+export async function takeSnapshot(store: LowdbStore, dataDir: string, atPoint: () => void = () => undefined): Promise<Snapshot> {
   for (const name of await readdir(dataDir)) {
     if (name.startsWith(SNAPSHOT_PREFIX)) await rm(join(dataDir, name), { recursive: true, force: true });
   }
@@ -52,6 +53,7 @@ export async function takeSnapshot(store: LowdbStore, dataDir: string): Promise<
     const live = join(dir, 'journal.live');
     let files = 0;
     const journalBytes = await store.snapshot(async (bytes) => {
+      atPoint();
       await mkdir(data, { mode: 0o700 });
       for (const entry of SNAPSHOT_ENTRIES) files += await linkTree(join(dataDir, entry), join(data, entry), entry);
       await keep(join(dataDir, ACTIVE_JOURNAL), live);
