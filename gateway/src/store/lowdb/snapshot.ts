@@ -30,6 +30,8 @@ export interface Snapshot {
   dir: string;
   /** Files in it. */
   files: number;
+  /** How long new commits waited for it, in milliseconds. */
+  heldMs: number;
   remove(): Promise<void>;
 }
 
@@ -52,17 +54,20 @@ export async function takeSnapshot(store: LowdbStore, dataDir: string, atPoint: 
     const data = join(dir, 'data');
     const live = join(dir, 'journal.live');
     let files = 0;
+    const asked = performance.now();
+    let heldMs = 0;
     const journalBytes = await store.snapshot(async (bytes) => {
       atPoint();
       await mkdir(data, { mode: 0o700 });
       for (const entry of SNAPSHOT_ENTRIES) files += await linkTree(join(dataDir, entry), join(data, entry), entry);
       await keep(join(dataDir, ACTIVE_JOURNAL), live);
+      heldMs = Math.round(performance.now() - asked);
       return bytes;
     });
     await copyPrefix(live, join(data, ACTIVE_JOURNAL), journalBytes);
     await unlink(live);
     files += 1;
-    return { dir, files, remove };
+    return { dir, files, heldMs, remove };
   } catch (err) {
     await remove();
     throw err;
