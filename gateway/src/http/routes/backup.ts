@@ -27,7 +27,7 @@ export function backupRoutes(router: Router, gw: Gateway, before: RequestHandler
       try {
         let createdAt = '';
         const snapshot = await takeSnapshot(store, gw.config.dataDir, () => (createdAt = new Date().toISOString()));
-        gw.log.info({ files: snapshot.files, heldMs: snapshot.heldMs }, 'backup: snapshot taken; commits waited heldMs for it');
+        gw.log.info({ files: snapshot.files, heldMs: snapshot.heldMs }, 'backup: snapshot taken (new commits waited heldMs for it)');
         try {
           const archive = await packArchive(snapshot.dir, { kind: 'leadchat-gateway backup', storeFormat: STORE_FORMAT, gatewayVersion, createdAt, files: snapshot.files });
           res.status(200).set({

@@ -287,10 +287,11 @@ class JournaledStore implements LowdbStore {
   /**
    * Waits, with new transactions held back, until every transaction started is applied, its group commit written
    * and no checkpoint is writing: only then do the files stop changing. Waiting outside the transactions' turns
-   * matters: a failed journal write takes a turn to undo its group, and must not wait for us.
+   * matters: a failed journal write takes a turn to undo its group, and must not wait for us. The turns queued
+   * after this call are reads only (transactions are held back), which write nothing: they are not waited for.
    */
   private async quiesce(): Promise<void> {
-    while (this.queued > 0 || this.current) await this.queue;
+    await this.queue;
     for (this.kick(); this.writer; this.kick()) await this.writer;
     await this.checkpointed();
     if (this.failure) throw this.failure;
