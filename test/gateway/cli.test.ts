@@ -173,6 +173,18 @@ describe('where the CLI finds the gateway and the token', () => {
   });
 });
 
+describe('backup and restore', () => {
+  test('are in the usage, and name a missing option without calling the gateway', async () => {
+    const help = await cli(['help'], env);
+    expect(help.stdout).toContain('leadchat-gateway backup --to FILE');
+    expect(help.stdout).toContain('leadchat-gateway restore --from FILE');
+    const backup = await cli(['backup'], env);
+    expect({ code: backup.code, stderr: backup.stderr }).toEqual({ code: 1, stderr: 'leadchat-gateway: backup needs --to FILE\n' });
+    const restore = await cli(['restore'], env);
+    expect({ code: restore.code, stderr: restore.stderr }).toEqual({ code: 1, stderr: 'leadchat-gateway: restore needs --from FILE\n' });
+  });
+});
+
 function adminToken(): string {
   return readFileSync(path.join(gw.dataDir, 'admin-token'), 'utf8').trim();
 }

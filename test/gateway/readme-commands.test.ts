@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
+import { removeDir, request, startGateway, tempDir, type TestGateway } from '../helpers/gateway';
 
 /**
  * The README's operator commands, run exactly as printed from the repository root, the way a new user types them
@@ -12,6 +12,13 @@ jest.setTimeout(60_000);
 
 const ROOT = path.resolve(__dirname, '../..');
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+/** Runs one shell line as printed, in `cwd`. */
+function sh(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('sh', ['-c', command], { cwd, env, timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }));
+  });
+}
 
 /** The shell lines of the first ```sh block after a heading. */
 function commandsUnder(heading: string): string[] {
@@ -66,4 +73,32 @@ test('the operator bootstrap commands work as printed', async () => {
   expect(member).toEqual(expect.objectContaining({ email: 'dana@example.com', role: 'agent', status: 'invited', inviteUrl: expect.stringContaining('/console/invite#') }));
   const team = await request(gw, 'GET', '/v1/members', { apiKey: rotated.apiKey });
   expect(team.body.data.map((m: { email: string }) => m.email)).toEqual(['client@example.com', 'dana@example.com']);
+});
+
+test('the embedded store backup and restore commands work as printed', async () => {
+  const commands = commandsUnder('## Backups');
+  expect(commands).toEqual([
+    'npx leadchat-gateway backup --to leadchat-backup.tar.gz',
+    'LEADCHAT_DATA_DIR=./data-restored npx leadchat-gateway restore --from leadchat-backup.tar.gz',
+  ]);
+  // Run in a folder of their own, where the command is installed as a package installs it: the files they name
+  // land there, not in the repository.
+  const folder = tempDir('leadchat-readme-backup-');
+  try {
+    mkdirSync(path.join(folder, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync(path.join(ROOT, 'gateway', 'bin', 'leadchat-gateway.js'), path.join(folder, 'node_modules', '.bin', 'leadchat-gateway'));
+    const env = { ...process.env, LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: gw.dataDir, LEADCHAT_ADMIN_TOKEN: '' };
+    const printed: any[] = [];
+    for (const command of commands) {
+      const { code, stdout, stderr } = await sh(command, folder, env);
+      expect({ command, code, stderr: stderr.replace(/npm warn.*\n/g, '') }).toEqual({ command, code: 0, stderr: '' });
+      printed.push(JSON.parse(stdout));
+    }
+    const [backup, restore] = printed;
+    expect(backup).toEqual(expect.objectContaining({ backup: path.join(folder, 'leadchat-backup.tar.gz'), manifest: expect.objectContaining({ storeFormat: 2 }) }));
+    expect(restore).toEqual(expect.objectContaining({ restored: path.join(folder, 'data-restored') }));
+    expect(['admin-token', 'format', 'store', 'tls'].filter((name) => !existsSync(path.join(folder, 'data-restored', name)))).toEqual([]);
+  } finally {
+    removeDir(folder);
+  }
 });

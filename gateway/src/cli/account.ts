@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import https from 'node:https';
 import path from 'node:path';
 import { adminTokenFile } from '../admin-token.js';
-import { loadConfig } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 
 /**
  * `leadchat-gateway account …` and `member …`: the admin API from the command line, printing its JSON. The gateway address
@@ -58,11 +58,16 @@ export async function memberCommand(sub: string | undefined, opts: { account?: s
 
 /** Calls the admin API of the gateway LEADCHAT_URL names, with the operator's token. */
 async function adminCaller() {
-  const config = loadConfig();
+  const { url, token, ca } = await adminConnection(loadConfig());
+  return (method: string, pathname: string, body?: unknown) => adminRequest(new URL(pathname, url), token, ca, method, body);
+}
+
+/** Where the admin API is, the operator's token, and the certificate to trust: the gateway's own, in the data dir. */
+export async function adminConnection(config: Config): Promise<{ url: string; token: string; ca: string | undefined }> {
   const token = config.adminToken ?? (await readFile(adminTokenFile(config), 'utf8').catch(() => '')).trim();
   if (!token) throw new Error(`No admin token: set LEADCHAT_ADMIN_TOKEN or start the gateway once to create ${adminTokenFile(config)}`);
   const ca = config.tlsCert ? undefined : await readFile(path.join(config.dataDir, 'tls', 'cert.pem'), 'utf8').catch(() => undefined);
-  return (method: string, url: string, body?: unknown) => adminRequest(new URL(url, config.url), token, ca, method, body);
+  return { url: config.url, token, ca };
 }
 
 function print(res: { status: number; body: unknown }): number {

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { accountCommand, memberCommand } from './account.js';
+import { backupCommand } from './backup.js';
 import { migrateCommand } from './migrate.js';
+import { restoreCommand } from './restore.js';
 import { serve } from './serve.js';
 
 const USAGE = `Usage:
@@ -11,6 +13,8 @@ const USAGE = `Usage:
   leadchat-gateway account password --email EMAIL --password PASSWORD   (web console sign-in; ends its sessions)
   leadchat-gateway member add --account ACCOUNT_EMAIL --email EMAIL --role admin|agent [--name NAME]   (prints the invitation's link)
   leadchat-gateway migrate --to postgres://USER:PASSWORD@HOST:PORT/DATABASE
+  leadchat-gateway backup --to FILE   (a running gateway's embedded store, as a .tar.gz; it holds secrets)
+  leadchat-gateway restore --from FILE   (into an empty LEADCHAT_DATA_DIR, with no gateway running on it)
 
 Configuration comes from LEADCHAT_* environment variables (see the README).`;
 
@@ -42,6 +46,14 @@ async function main(argv: string[]): Promise<number | undefined> {
   if (command === 'migrate') {
     const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });
     return migrateCommand(values.to);
+  }
+  if (command === 'backup') {
+    const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });
+    return backupCommand(values.to);
+  }
+  if (command === 'restore') {
+    const { values } = parseArgs({ args: rest, options: { from: { type: 'string' } } });
+    return restoreCommand(values.from);
   }
   process.stdout.write(`${USAGE}\n`);
   return command === 'help' || command === '--help' ? 0 : 2;

@@ -3,6 +3,7 @@ import { loadConfig } from '../config.js';
 import { collections } from '../domain/collections.js';
 import type { Media } from '../domain/media.js';
 import { lockDataDir } from '../lock.js';
+import { upgradeDataDir } from '../store/lowdb/format.js';
 import { openLowdbStore } from '../store/lowdb/lowdb-store.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import type { Doc, Job, Store } from '../store/store.js';
@@ -19,6 +20,9 @@ export async function migrateCommand(to: string | undefined): Promise<number> {
   const config = loadConfig();
   const unlock = await lockDataDir(config.dataDir);
   try {
+    // Read only in this gateway's format: a newer data dir is refused, an older one upgraded first (said on stderr,
+    // stdout being the copy's JSON report).
+    await upgradeDataDir(config.dataDir, { info: (_fields, message) => void process.stderr.write(`leadchat-gateway: ${message}\n`) });
     const source = await openLowdbStore({ dir: path.join(config.dataDir, 'store'), mediaDir: path.join(config.dataDir, 'media'), collections });
     try {
       const target = await openPostgresStore({ url: to, collections });

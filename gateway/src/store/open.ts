@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { lockDataDir } from '../lock.js';
 import type { Logger } from '../log.js';
+import { upgradeDataDir } from './lowdb/format.js';
 import { openLowdbStore } from './lowdb/lowdb-store.js';
 import type { CollectionSpec, Store } from './store.js';
 
@@ -24,6 +25,8 @@ export async function openStore(config: Config, log: Logger, collections: Collec
   }
   const unlock = await lockDataDir(config.dataDir);
   try {
+    // Under the lock: no other gateway reads the files while a step changes them.
+    await upgradeDataDir(config.dataDir, log);
     const store = await openLowdbStore({
       dir: path.join(config.dataDir, 'store'),
       mediaDir: path.join(config.dataDir, 'media'),

@@ -3,6 +3,7 @@ import type { Gateway } from '../../context.js';
 import { createAccount, findByEmail, getAccount, publicAccount, rotateApiKey, type Account } from '../../domain/accounts.js';
 import { inviteMember } from '../../domain/members.js';
 import { invitationView } from './members.js';
+import { backupRoutes } from './backup.js';
 import { useCredits } from '../../domain/credits.js';
 import { setPassword } from '../../domain/passwords.js';
 import { adminAuth } from '../middleware/auth.js';
@@ -70,6 +71,7 @@ export function adminRouter(gw: Gateway, adminToken: string, failures: AuthFailu
       res.json({ success: true });
     },
   }, before);
+  backupRoutes(router, gw, before);
   if (gw.config.testClock) {
     // Tests move time instead of waiting for it: every process of the deployment must be moved the same.
     route(router, '/clock', {

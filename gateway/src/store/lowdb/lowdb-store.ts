@@ -48,6 +48,14 @@ export interface LowdbStore extends Store {
   stats(): StoreStats;
   /** Settles when no checkpoint is writing pages. */
   checkpointed(): Promise<void>;
+  /** Writes the pages changed so far, and empties the journal of them. */
+  checkpointNow(): Promise<void>;
+  /**
+   * Runs `fn` at a point where the store's files hold exactly the commits acknowledged so far and nothing writes
+   * them: transactions asked for meanwhile wait for `fn` to end (reads go on), those under way finish and their group
+   * commit is written first, and so is any checkpoint writing pages. `fn` gets the length of `journal.log` then.
+   */
+  snapshot<R>(fn: (journalBytes: number) => Promise<R>): Promise<R>;
 }
 
 /** A page as a checkpoint writes it: its documents, or the id alone of one dropped from memory (clean on disk). */
@@ -128,6 +136,8 @@ class JournaledStore implements LowdbStore {
   /** Transactions started so far: a read that saw none start meanwhile saw no transaction half done. */
   private started = 0;
   private readonly hits = new HitCounter();
+  /** Set while a snapshot is taken: transactions asked for meanwhile wait until it ends. */
+  private hold: Promise<void> | null = null;
 
   constructor(
     private readonly dir: string,
@@ -183,6 +193,7 @@ class JournaledStore implements LowdbStore {
   async run<R>(fn: (t: Transaction) => Promise<R>): Promise<R> {
     // Refused when asked for after close(); those asked for before still run.
     if (this.state !== 'open') throw new Error('store: closed');
+    while (this.hold) await this.hold;
     const applied = this.exclusive(async () => {
       if (this.failure) throw this.failure;
       this.started += 1;
@@ -271,6 +282,36 @@ class JournaledStore implements LowdbStore {
     return this.failure ? Promise.reject(this.failure) : Promise.resolve();
   }
 
+  async snapshot<R>(fn: (journalBytes: number) => Promise<R>): Promise<R> {
+    if (this.state !== 'open') throw new Error('store: closed');
+    while (this.hold) await this.hold;
+    // Set in the same turn as the check above: no transaction can slip in between.
+    const taken = this.quiesce().then(() => fn(this.journal.size));
+    const hold = taken.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.hold = hold;
+    void hold.then(() => {
+      if (this.hold === hold) this.hold = null;
+    });
+    return taken;
+  }
+
+  /**
+   * Waits, with new transactions held back, until every transaction started is applied, its group commit written
+   * and no checkpoint is writing: only then do the files stop changing. Waiting outside the transactions' turns
+   * matters: a failed journal write takes a turn to undo its group, and must not wait for us. The turns queued
+   * after this call are reads only (transactions are held back), which write nothing: they are not waited for.
+   */
+  private async quiesce(): Promise<void> {
+    await this.queue;
+    for (this.kick(); this.writer; this.kick()) await this.writer;
+    await this.checkpointed();
+    if (this.failure) throw this.failure;
+    if (!this.pending.empty) throw new StoreWriteError('store: the last changes could not be saved');
+  }
+
   close(): Promise<void> {
     this.closing ??= this.shutdown();
     return this.closing;
@@ -284,6 +325,8 @@ class JournaledStore implements LowdbStore {
   }
 
   private async shutdown(): Promise<void> {
+    // A snapshot under way is let finish: the checkpoint below would change the files it reads.
+    while (this.hold) await this.hold;
     this.state = 'closing';
     this.jobs.close();
     await this.queue;
