@@ -15,7 +15,7 @@ jest.setTimeout(180_000);
 
 const CLIENTS = 16;
 /** Backups are taken once this many messages have been acknowledged: early, and after checkpoints have run. */
-const BACKUP_AFTER = [200, 1000];
+const BACKUP_AFTER = [200, 2500];
 
 interface Reply {
   status: number;
