@@ -32,6 +32,11 @@
  *    The reply's `confidence` is the FAQ's focus. When only the lead is missing and the second FAQ passes the first
  *    two tests as well, the bot asks which of the two the contact means (`clarify`) rather than guess or hand off;
  *    `choose` reads the contact's answer ("2", "the first", words of one of the two questions).
+ * 6. The subject check (subject.ts): an FAQ that passes all of the above but meets only one word of the message
+ *    (`thinMatch`), while the message names a subject no FAQ covers ("do you repair motorcycles?" to a garage whose
+ *    FAQs speak of cars; "is there a desktop app for linux?" against "Is there a mobile app?"), is not given: the bot
+ *    asks whether the contact means it ("Do you mean: 1. Is there a mobile app?", `clarify` with one option, which
+ *    `choose` takes a "yes" to), or hands off naming the resource that mentions that subject.
  *
  * Resources: the bot never answers with a resource (it only speaks the business's own FAQ answers), but resources are
  * indexed beside the FAQs. A message that a resource covers clearly better than any FAQ ("is the clinic wheelchair
@@ -63,6 +68,7 @@ import { analyzerFor, type Unit } from './text.js';
 import { relatedWords } from './meaning.js';
 import { answerKey, KnowledgeIndex, type FaqEntry, type Hit, type RetrievalSettings } from './retrieval.js';
 import { smallTalkAct, type SmallTalkAct } from './smalltalk.js';
+import { matchedWords, uncoveredSubjects } from './subject.js';
 
 export type { FaqEntry } from './retrieval.js';
 export type { SmallTalkAct } from './smalltalk.js';
@@ -85,8 +91,11 @@ export interface FaqCandidate {
 export type FaqBotReply =
   | { kind: 'answer'; answer: string; faqIndex: number; score: number; confidence: number }
   | { kind: 'smalltalk'; act: SmallTalkAct }
-  /** Two FAQs match the message alike, each well: the bot asks which one the contact means (best first). */
-  | { kind: 'clarify'; options: [FaqCandidate, FaqCandidate] }
+  /**
+   * Two FAQs match the message alike, each well: the bot asks which one the contact means (best first). One FAQ
+   * matches on a single word while the message names something no FAQ mentions: the bot asks whether it is that one.
+   */
+  | { kind: 'clarify'; options: [FaqCandidate] | [FaqCandidate, FaqCandidate] }
   | {
       kind: 'handoff';
       reason: 'not_confident' | 'no_knowledge';
@@ -100,7 +109,8 @@ export interface FaqBot {
   answer(message: string): FaqBotReply;
   /**
    * Which of the FAQs the bot offered (`options`, indices, in the order offered) the contact's answer picks: a
-   * number ("2"), an ordinal ("the first", "la segunda"), or words of one option's question and not of the other's.
+   * number ("2"), an ordinal ("the first", "la segunda"), "yes" when one was offered, or words of one option's
+   * question and not of the other's.
    * Undefined when the answer picks none (a new question, most likely).
    */
   choose(message: string, options: readonly number[]): number | undefined;
@@ -122,6 +132,11 @@ export interface FaqBotSettings extends RetrievalSettings {
   resourceMargin: number;
   /** Least coverage of the message for an FAQ or resource to count as relevant at all. */
   relevanceFloor: number;
+  /**
+   * Most words of the message an FAQ may meet and still be asked about ("Do you mean …?") rather than given, when
+   * the message names a subject no FAQ covers (subject.ts); 0 turns the check off.
+   */
+  thinMatch: number;
 }
 
 export const DEFAULT_SETTINGS: Readonly<FaqBotSettings> = {
@@ -140,6 +155,7 @@ export const DEFAULT_SETTINGS: Readonly<FaqBotSettings> = {
   minMargin: 0.12,
   resourceMargin: 0.3,
   relevanceFloor: 0.15,
+  thinMatch: 1,
 };
 
 /** Longer messages are read up to here: the question is almost always near the start, and the cost stays bounded. */
@@ -172,16 +188,19 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
    */
   const asked = (h: Hit) => h.questionCoverage > 0.01 || h.coverage >= s.minAnswerOnlyCoverage;
 
-  /** The message's FAQ hits, best first, and its resource hits, best covering first. */
-  const rankedHits = (message: string): { faqs: RankedHit[]; resources: Hit[] } => {
-    const hits = index.search(withMeaning(analyzer.units(message.slice(0, MAX_MESSAGE_LENGTH))));
+  /** The message's units, its FAQ hits, best first, and its resource hits, best covering first. */
+  const rankedHits = (message: string): { units: Unit[]; faqs: RankedHit[]; resources: Hit[] } => {
+    const units = withMeaning(analyzer.units(message.slice(0, MAX_MESSAGE_LENGTH)));
+    const hits = index.search(units);
     const faqs = hits.filter((h) => h.kind === 'faq');
     const bestScore = Math.max(0, ...faqs.map((h) => h.score));
     const rank = new Map(faqs.map((h) => [h, h.coverage + s.scoreWeight * (h.score / bestScore)]));
     faqs.sort((a, b) => rank.get(b)! - rank.get(a)!);
     const resources = hits.filter((h) => h.kind === 'resource').sort((a, b) => b.coverage - a.coverage);
-    return { faqs: faqs.map((h) => ({ ...h, rank: rank.get(h)! })), resources };
+    return { units, faqs: faqs.map((h) => ({ ...h, rank: rank.get(h)! })), resources };
   };
+
+  const candidate = (h: Hit): FaqCandidate => ({ faqIndex: h.index, question: knowledge.faqs[h.index]!.question, score: h.score, confidence: h.focus });
 
   return {
     answer(message) {
@@ -190,7 +209,7 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       if (act) return { kind: 'smalltalk', act };
       if (!index.faqCount) return { kind: 'handoff', reason: 'no_knowledge' };
 
-      const { faqs, resources } = rankedHits(text);
+      const { units, faqs, resources } = rankedHits(text);
       const top = faqs[0];
       if (!top) return { kind: 'handoff', reason: 'not_confident' };
       // FAQs that give the same answer do not compete: an owner who saves a new wording of a question as an FAQ
@@ -203,9 +222,17 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       const margin = top.rank - (second ? second.rank : 0);
       const resourceWins = resource !== undefined && resource.coverage > top.coverage + s.resourceMargin;
       const clear = confidence >= s.minConfidence && top.exact >= s.minExact && !resourceWins && asked(top);
-      if (clear && margin >= s.minMargin) return { kind: 'answer', answer: faq.answer, faqIndex: top.index, score: top.score, confidence };
+      if (clear && margin >= s.minMargin) {
+        // One word shared with an FAQ while the message names something no FAQ mentions ("who founded the clinic?"
+        // against "Where is the clinic?"): the FAQ answers a neighbouring question. A resource that names it is
+        // what the message is about; otherwise the contact is asked whether the FAQ is what they mean.
+        const missing = matchedWords(units, top) <= s.thinMatch ? uncoveredSubjects(units, analyzer.language, (t) => index.knows(t), top) : [];
+        if (!missing.length) return { kind: 'answer', answer: faq.answer, faqIndex: top.index, score: top.score, confidence };
+        const naming = resources.find((r) => missing.some((i) => r.matched.includes(i)));
+        if (!naming) return { kind: 'clarify', options: [candidate(top)] };
+        return { kind: 'handoff', reason: 'not_confident', best: candidate(top), resourceIndex: naming.index };
+      }
       if (clear && second && second.focus >= s.minConfidence && second.exact >= s.minExact && asked(second)) {
-        const candidate = (h: RankedHit): FaqCandidate => ({ faqIndex: h.index, question: knowledge.faqs[h.index]!.question, score: h.score, confidence: h.focus });
         return { kind: 'clarify', options: [candidate(top), candidate(second)] };
       }
       const best = { faqIndex: top.index, question: faq.question, score: top.score, confidence };
@@ -238,10 +265,15 @@ const ORDINALS: ReadonlyArray<ReadonlySet<string>> = [
   new Set(['third', '3rd', 'tercero', 'tercera', 'terceiro', 'terceira', 'troisieme', 'dritte', 'terzo', 'terza', 'three', 'tres', 'trois', 'drei', 'tre']),
 ];
 
-/** The position a short answer names ("2", "the second", "la primera"), if it names exactly one. */
+/** Yes in the bot's languages (accent-free): the answer to a question that offered one FAQ ("Do you mean: 1. …?"). */
+const YES = new Set(['yes', 'yeah', 'yep', 'yup', 'correct', 'exactly', 'si', 'claro', 'exacto', 'eso', 'sim', 'isso', 'oui', 'exactement', 'ja', 'genau', 'esatto']);
+const NO = new Set(['no', 'not', 'nope', 'nah', 'nao', 'non', 'nein']);
+
+/** The position a short answer names ("2", "the second", "la primera", or "yes" to one option), if it names exactly one. */
 function pickedByPosition(words: readonly string[], count: number): number | undefined {
   // A longer message is a sentence of its own, not a pick.
   if (words.length === 0 || words.length > 4) return undefined;
+  if (count === 1 && words.some((w) => YES.has(w)) && !words.some((w) => NO.has(w))) return 0;
   const named = new Set<number>();
   for (const word of words) {
     const number = /^(\d+)[.)]?$/.exec(word);
