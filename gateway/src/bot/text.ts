@@ -91,7 +91,13 @@ const FILLERS: Record<string, readonly string[]> = {
     'alguien', 'algun', 'cosa',
   ],
   pt: ['ola', 'oi', 'obrigado', 'obrigada', 'quero', 'queria', 'pergunta', 'duvida', 'ok', 'vcs', 'vc', 'pf'],
-  fr: ['bonjour', 'salut', 'merci', 'svp', 'stp', 'question', 'voudrais', 'veux', 'ok', 'quelqu', 'quelque', 'chose', 'choses', 'rien', 'tout'],
+  fr: [
+    'bonjour', 'salut', 'merci', 'svp', 'stp', 'question', 'voudrais', 'veux', 'ok', 'quelqu', 'quelque', 'chose', 'choses', 'rien', 'tout',
+    // modal and light verbs, as "can", "could", "need", "make" in English ("je peux", "vous faites", "il faut")
+    'peux', 'peut', 'pouvez', 'pouvons', 'peuvent', 'pourrais', 'pourriez', 'pourrait', 'puis', 'pouvoir', 'voulez', 'voudrait',
+    'aimerais', 'souhaite', 'souhaiterais', 'fais', 'fait', 'faites', 'faire', 'font', 'faut', 'avoir', 'besoin', 'possible',
+    'savoir', 'sais', 'tres', 'ca', 'aussi', 'bien', 'alors', 'donc',
+  ],
   de: ['hallo', 'bitte', 'danke', 'frage', 'mochte', 'ok', 'mal'],
   it: ['ciao', 'salve', 'grazie', 'vorrei', 'voglio', 'domanda', 'ok'],
 };
