@@ -33,8 +33,10 @@
  *    two tests as well, the bot asks which of the two the contact means (`clarify`) rather than guess or hand off;
  *    `choose` reads the contact's answer ("2", "the first", words of one of the two questions).
  * 6. The subject check (subject.ts): an FAQ that passes all of the above but meets only one word of the message
- *    (`thinMatch`), while the message names a subject no FAQ covers ("do you repair motorcycles?" to a garage whose
- *    FAQs speak of cars; "is there a desktop app for linux?" against "Is there a mobile app?"), is not given: the bot
+ *    (`thinMatch`), not counting words that 40 % of the FAQs or more use (`genericShare`: they name the business,
+ *    "class" at a yoga studio), while the message names a subject no FAQ covers ("do you repair motorcycles?" to a
+ *    garage whose FAQs speak of cars; "is there a desktop app for linux?" against "Is there a mobile app?"; "do you
+ *    teach martial arts classes?" against "Do you teach pilates?"), is not given: the bot
  *    asks whether the contact means it ("Do you mean: 1. Is there a mobile app?", `clarify` with one option, which
  *    `choose` takes a "yes" to), or hands off naming the resource that mentions that subject.
  *
@@ -137,6 +139,12 @@ export interface FaqBotSettings extends RetrievalSettings {
    * the message names a subject no FAQ covers (subject.ts); 0 turns the check off.
    */
   thinMatch: number;
+  /**
+   * Share of the FAQs a word may be used by and still count as a match of its own in the subject check: a word most
+   * FAQs use names the business ("class" at a yoga studio), and a message sharing only that with an FAQ shares
+   * nothing specific.
+   */
+  genericShare: number;
 }
 
 export const DEFAULT_SETTINGS: Readonly<FaqBotSettings> = {
@@ -156,6 +164,7 @@ export const DEFAULT_SETTINGS: Readonly<FaqBotSettings> = {
   resourceMargin: 0.3,
   relevanceFloor: 0.15,
   thinMatch: 1,
+  genericShare: 0.4,
 };
 
 /** Longer messages are read up to here: the question is almost always near the start, and the cost stays bounded. */
@@ -223,10 +232,12 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       const resourceWins = resource !== undefined && resource.coverage > top.coverage + s.resourceMargin;
       const clear = confidence >= s.minConfidence && top.exact >= s.minExact && !resourceWins && asked(top);
       if (clear && margin >= s.minMargin) {
-        // One word shared with an FAQ while the message names something no FAQ mentions ("who founded the clinic?"
-        // against "Where is the clinic?"): the FAQ answers a neighbouring question. A resource that names it is
+        // One word shared with an FAQ, besides the words that name the business, while the message names something
+        // no FAQ mentions ("do you teach martial arts classes?" at a yoga studio whose classes are yoga and pilates):
+        // the FAQ answers a neighbouring question. A resource that names it is
         // what the message is about; otherwise the contact is asked whether the FAQ is what they mean.
-        const missing = matchedWords(units, top) <= s.thinMatch ? uncoveredSubjects(units, analyzer.language, (t) => index.knows(t), top) : [];
+        const specific = matchedWords(units, top, (u) => index.share(u) < s.genericShare);
+        const missing = s.thinMatch > 0 && specific <= s.thinMatch ? uncoveredSubjects(units, analyzer.language, (t) => index.knows(t), top) : [];
         if (!missing.length) return { kind: 'answer', answer: faq.answer, faqIndex: top.index, score: top.score, confidence };
         const naming = resources.find((r) => missing.some((i) => r.matched.includes(i)));
         if (!naming) return { kind: 'clarify', options: [candidate(top)] };

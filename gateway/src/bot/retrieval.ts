@@ -160,6 +160,16 @@ export class KnowledgeIndex {
     return Math.max(...known.map((t) => this.idf(t)));
   }
 
+  /**
+   * Share of the FAQs (topics) that use the unit's most specific term: near 1 for the words that name the business
+   * itself ("class" at a yoga studio, "permis" at a driving school), 0 for a unit no FAQ uses.
+   */
+  share(unit: Unit): number {
+    const known = unit.terms.filter((t) => this.df.has(t));
+    if (!known.length || !this.faqDocs) return 0;
+    return Math.min(...known.map((t) => this.df.get(t)!)) / this.faqDocs;
+  }
+
   /** Whether any FAQ uses the term. */
   knows(term: string): boolean {
     return this.df.has(term);

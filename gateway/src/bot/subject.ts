@@ -50,11 +50,11 @@ export function uncoveredSubjects(units: readonly Unit[], language: string, know
 }
 
 /**
- * How many of the message's words the hit meets: a synonym phrase ("how much") and the words of it that count on
- * their own are one.
+ * How many of the message's words the hit meets, among those `counts` keeps: a synonym phrase ("how much") and the
+ * words of it that count on their own are one.
  */
-export function matchedWords(units: readonly Unit[], hit: Hit): number {
-  const matched = hit.matched.map((i) => units[i]!);
+export function matchedWords(units: readonly Unit[], hit: Hit, counts: (unit: Unit) => boolean = () => true): number {
+  const matched = hit.matched.map((i) => units[i]!).filter(counts);
   const single = new Set(matched.filter((u) => !u.word.includes(' ')).map((u) => u.word));
   const phrases = matched.filter((u) => u.word.includes(' ') && !u.word.split(' ').some((w) => single.has(w)));
   return single.size + phrases.length;
