@@ -295,9 +295,9 @@ describe('the subject check: a question about something no FAQ mentions is asked
   test('answered as before: two words match, or the unknown word only frames the question', () => {
     expect(answerOf(garage, 'how much is an oil change for a boat')).toBe('How much is an oil change?');
     expect(answerOf(garage, 'opening hours for my boat')).toBe('What are your opening hours?');
-    // People, times and names say who, when and where: "for my accountant", "tomorrow", "to Canada".
+    // People and names say who and where: "for my accountant", "to Canada" (the shop's test above).
     expect(answerOf(garage, 'hours for my accountant?')).toBe('What are your opening hours?');
-    expect(answerOf(garage, 'hours tomorrow?')).toBe('What are your opening hours?');
+    expect(answerOf(garage, 'hours for my car?')).toBe('What are your opening hours?');
   });
 
   test('a word most FAQs use names the business and is no match of its own', () => {
@@ -329,6 +329,7 @@ describe('the subject check: a question about something no FAQ mentions is asked
     expect(meaning.nounOf('canada')).toBe('name');
     expect(meaning.nounOf('accountant')).toBe('person');
     expect(meaning.nounOf('tomorrow')).toBe('time');
+    expect(meaning.nounOf('dollars')).toBe('quantity');
     expect(meaning.nounOf('invite')).toBeUndefined();
     expect(meaning.nounOf('qwzxv')).toBeUndefined();
   });
@@ -392,9 +393,9 @@ describe('the shipped evaluation set', () => {
     // These bounds sit just beside the figures measured when the bot was last tuned, so a change that loses quality fails here.
     const report = evaluation.evaluate(evaluation.loadEvalSets(EVAL_DIR));
     expect(report.tuning.rates.correct).toBeGreaterThanOrEqual(0.62);
-    expect(report.tuning.rates.wrongOverall).toBeLessThanOrEqual(0.025);
-    expect(report.heldOut.rates.correct).toBeGreaterThanOrEqual(0.51);
-    expect(report.heldOut.rates.wrongOverall).toBeLessThanOrEqual(0.065);
+    expect(report.tuning.rates.wrongOverall).toBeLessThanOrEqual(0.02);
+    expect(report.heldOut.rates.correct).toBeGreaterThanOrEqual(0.5);
+    expect(report.heldOut.rates.wrongOverall).toBeLessThanOrEqual(0.06);
     const { maxWrongOverall, minHeldOutCorrect } = evaluation.TARGETS;
     expect(report.meetsTargets).toBe(
       report.tuning.rates.wrongOverall <= maxWrongOverall && report.heldOut.rates.wrongOverall <= maxWrongOverall && report.heldOut.rates.correct >= minHeldOutCorrect,

@@ -5,7 +5,7 @@
  * question, not this one. faq-bot.ts then asks whether the contact means that FAQ rather than answer with it.
  *
  * Subject words: in English, the words WordNet reads first as nouns (meaning.ts), less those that frame a question
- * (CONTEXT: people, times, quantities, proper names); in the other languages, which have
+ * (CONTEXT: people, quantities, proper names); in the other languages, which have
  * no such dictionary here, words of at least SUBJECT_LENGTH letters that are no stop word and no adverb in -mente.
  * Words a question is asked with ("moved", "invite", "exactamente") are left out, or every message with a word the
  * FAQs do not use would be doubted.
@@ -18,10 +18,11 @@ import type { Unit } from './text.js';
 const SUBJECT_LENGTH = 5;
 
 /**
- * Nouns that say who a question is for, when or how much, or name a place or brand: "for my accountant", "before
- * Saturday", "half", "to Canada". They frame a question more often than they are what it asks about.
+ * Nouns that say who a question is for or how much, or name a place or brand: "for my accountant", "half", "to
+ * Canada". They frame a question more often than they are what it asks about. Times do not: "lunchtime sessions"
+ * asks about the timetable, not the private sessions an FAQ mentions.
  */
-const CONTEXT = new Set<NounKind>(['name', 'person', 'time', 'quantity']);
+const CONTEXT = new Set<NounKind>(['name', 'person', 'quantity']);
 
 /** Adverbs by their ending, where the ending cannot be a noun's ("exactamente", "rapidamente"). */
 const ADVERB_ENDING: Record<string, RegExp> = { es: /mente$/, pt: /mente$/, it: /mente$/ };
