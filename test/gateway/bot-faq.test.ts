@@ -300,6 +300,18 @@ describe('the subject check: a question about something no FAQ mentions is asked
     expect(answerOf(garage, 'hours for my car?')).toBe('What are your opening hours?');
   });
 
+  test('the words of a synonym phrase the FAQ meets name nothing of their own ("life" in "in real life")', () => {
+    const shop = {
+      faqs: [
+        { question: 'Can I see the sofas in person?', answer: 'Yes, in our Portland showroom, open daily.' },
+        { question: 'How much is delivery?', answer: '$49.' },
+        { question: 'What is your return policy?', answer: '30 days.' },
+        { question: 'Where are you?', answer: 'At 1 Main Street.' },
+      ],
+    };
+    expect(answerOf(shop, 'can I see them in real life?')).toBe('Can I see the sofas in person?');
+  });
+
   test('a word most FAQs use names the business and is no match of its own', () => {
     const studio = {
       faqs: [

@@ -39,12 +39,15 @@ export function isSubjectWord(unit: Unit, language: string): boolean {
 
 /**
  * Positions of the message's subject words that no FAQ covers: none of their terms or related words is used by any
- * FAQ (`knows`), and the hit did not meet them either (a typo of an FAQ's word is met fuzzily).
+ * FAQ (`knows`), the hit did not meet them either (a typo of an FAQ's word is met fuzzily), and they are not part of a
+ * synonym phrase the hit met.
  */
 export function uncoveredSubjects(units: readonly Unit[], language: string, knows: (term: string) => boolean, hit: Hit): number[] {
+  // The words of a synonym phrase the hit met belong to it ("life" in "in real life"): they name nothing of their own.
+  const phraseWords = new Set(hit.matched.flatMap((i) => (units[i]!.word.includes(' ') ? units[i]!.word.split(' ') : [])));
   const out: number[] = [];
   units.forEach((unit, i) => {
-    if (hit.matched.includes(i) || unit.terms.some(knows) || (unit.related ?? []).some(knows)) return;
+    if (hit.matched.includes(i) || phraseWords.has(unit.word) || unit.terms.some(knows) || (unit.related ?? []).some(knows)) return;
     if (isSubjectWord(unit, language)) out.push(i);
   });
   return out;
