@@ -47,24 +47,32 @@
  * `relevant` gives an LLM provider the same ranking: the FAQs and resources covering at least 15 % of the message.
  *
  * How the numbers were chosen (gateway/eval/faq-bot, `npm run eval:bot`; the eval set's README lists the splits).
- * Only the four "tuning" businesses (dental clinic, furniture shop, software subscription, Spanish gym) were read to
- * change the method and the synonym tables (general customer-service words: price, hours, booking, cancelling,
+ * Only the "tuning" businesses were read to change the method and the synonym tables: the first four (dental clinic,
+ * furniture shop, software subscription, Spanish gym), and from the fourth round on an English yoga studio and a
+ * French driving school, written before the bot was run on them because the first four had almost no wrong answer
+ * left to learn from. The synonym tables hold general customer-service words (price, hours, booking, cancelling,
  * refunds, location and transport, children, pets, Wi-Fi, online, accessibility...; no word of a single question).
- * The weights and thresholds are precision first: leave-one-business-out on the tuning businesses, each setting of
+ * The weights and thresholds are precision first: leave-one-business-out on the first four, each setting of
  * unknownWeight, minConfidence, minMargin (and minAnswerOnlyCoverage) scored on three businesses, the most correct
  * answers at no more than 2 % wrong over all questions kept and scored on the fourth (cross-validated 75.6 % correct,
  * 2.2 % wrong); the values above are that selection run on all four. 2 %, not the target's 3 %, because businesses
- * the tables were not written for are answered wrongly far more often.
+ * the tables were not written for are answered wrongly far more often. A grid over the same settings on all six
+ * tuning businesses finds none with fewer than five wrong answers (these values give six, and the one with five
+ * four fewer right ones): what is left is not a matter of thresholds.
+ * The subject check's settings were chosen on the six tuning businesses. There, `thinMatch` 1 turns 12 right
+ * answers into "Do you mean …?" questions (nearly all offering the right FAQ) and removes 5 of the 11 wrong answers;
+ * 2 would turn 20 more into questions for one more wrong answer removed. `genericShare` 0.4 removes 2 wrong answers
+ * for 2 right ones; times counting as subjects, and phrase words not, each gain one without a loss.
  *
- * Measured (npm run eval:bot): tuning 73.9 % correct, 1.8 % wrong overall; held-out (car garage, Spanish vet clinic,
- * an English B&B and a Spanish language school, and an English bicycle shop and a French hair salon written before
- * this round of changes and before the bot was run on them) 54.6 % correct, 11.6 % wrong overall. The held-out
- * targets (at most 3 % wrong, 75 % correct) are far from met: before this round the held-out figures were 58.7 % and
- * 13.5 %, so the stricter thresholds traded about two right answers for each wrong one they removed. What remains
- * wrong is mostly off-topic questions that share a word with an FAQ ("who founded the clinic?" → where the clinic
- * is): a bag-of-words matcher with hand-made synonyms does not know what a question asks about, only which words it
- * shares with an FAQ, and its synonym tables fit the businesses they were written beside (the French salon, with the
- * core French groups only, fares worst).
+ * Measured (npm run eval:bot): tuning (six businesses) 63.3 % correct, 1.9 % wrong overall; held-out (car garage,
+ * Spanish vet clinic, English B&B, Spanish language school, English bicycle shop, French hair salon) 50.5 % correct,
+ * 5.8 % wrong overall, and 8.7 % of its answerable questions asked about ("Do you mean …?"), most offering the
+ * right FAQ. Before this round the held-out figures were 54.6 % and 11.6 %: off-topic questions answered fell from
+ * 22 % to 3 %; the subject check alone turned 9 right answers into questions and removed 14 of 29 wrong ones. The
+ * held-out targets (at most 3 % wrong, 75 % correct) are still missed. What remains wrong is mostly a question answered with
+ * a neighbouring FAQ that shares two of its words, or whose unknown word is no noun ("who founded the clinic?" →
+ * where the clinic is): a bag-of-words matcher with hand-made synonyms does not know what a question asks about,
+ * only which words it shares with an FAQ, and its synonym tables fit the businesses they were written beside.
  */
 import { analyzerFor, type Unit } from './text.js';
 import { relatedWords } from './meaning.js';
