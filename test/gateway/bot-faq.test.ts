@@ -5,6 +5,7 @@ type TextModule = typeof import('../../gateway/src/bot/text.js', { with: { 'reso
 type EvaluationModule = typeof import('../../gateway/src/bot/evaluation.js', { with: { 'resolution-mode': 'import' } });
 type LearningLoopModule = typeof import('../../gateway/src/bot/learning-loop.js', { with: { 'resolution-mode': 'import' } });
 type MeaningModule = typeof import('../../gateway/src/bot/meaning.js', { with: { 'resolution-mode': 'import' } });
+type SubjectModule = typeof import('../../gateway/src/bot/subject.js', { with: { 'resolution-mode': 'import' } });
 
 const dist = path.resolve(__dirname, '../../gateway/dist/bot');
 const EVAL_DIR = path.resolve(__dirname, '../../gateway/eval/faq-bot');
@@ -14,7 +15,9 @@ let text: TextModule;
 let evaluation: EvaluationModule;
 let loop: LearningLoopModule;
 let meaning: MeaningModule;
+let subject: SubjectModule;
 beforeAll(async () => {
+  subject = (await import(path.join(dist, 'subject.js'))) as SubjectModule;
   loop = (await import(path.join(dist, 'learning-loop.js'))) as LearningLoopModule;
   meaning = (await import(path.join(dist, 'meaning.js'))) as MeaningModule;
   bot = (await import(path.join(dist, 'faq-bot.js'))) as FaqBotModule;
@@ -263,6 +266,95 @@ describe('precision: the bot answers only what it has reason to', () => {
   });
 });
 
+describe('the subject check: a question about something no FAQ mentions is asked about, not answered', () => {
+  const garage = {
+    faqs: [
+      { question: 'Do you repair cars of every make?', answer: 'Yes, all makes and models.' },
+      { question: 'What are your opening hours?', answer: 'Monday to Friday 8am to 6pm.' },
+      { question: 'Where is the garage?', answer: 'At 1 Main Street.' },
+      { question: 'How much is an oil change?', answer: '$60.' },
+      { question: 'Do you offer a courtesy car?', answer: 'Yes, book it with your repair.' },
+    ],
+    resources: ['Our owner collects vintage motorcycles; the collection is on show in the lobby.'],
+  };
+
+  test('one shared word and a subject no FAQ covers: the bot asks whether the contact means that FAQ', () => {
+    const reply = bot.answerFromFaqs(garage, 'do you repair boats?');
+    expect(reply).toMatchObject({ kind: 'clarify', options: [{ faqIndex: 0, question: 'Do you repair cars of every make?' }] });
+    expect(reply.kind === 'clarify' && reply.options.length).toBe(1);
+    expect(bot.answerFromFaqs(garage, 'hours for my boat?')).toMatchObject({ kind: 'clarify', options: [{ faqIndex: 1 }] });
+    // Without the check, the shared word answers it.
+    expect(bot.createFaqBot(garage, { thinMatch: 0 }).answer('do you repair boats?')).toMatchObject({ kind: 'answer', faqIndex: 0 });
+  });
+
+  test('a subject a resource mentions is handed off with that resource', () => {
+    expect(bot.answerFromFaqs(garage, 'courtesy motorcycle?')).toMatchObject({ kind: 'handoff', reason: 'not_confident', resourceIndex: 0, best: { faqIndex: 4 } });
+    expect(bot.createFaqBot(garage, { thinMatch: 0 }).answer('courtesy motorcycle?')).toMatchObject({ kind: 'answer', faqIndex: 4 });
+  });
+
+  test('answered as before: two words match, or the unknown word only frames the question', () => {
+    expect(answerOf(garage, 'how much is an oil change for a boat')).toBe('How much is an oil change?');
+    expect(answerOf(garage, 'opening hours for my boat')).toBe('What are your opening hours?');
+    // People and names say who and where: "for my accountant", "to Canada" (the shop's test above).
+    expect(answerOf(garage, 'hours for my accountant?')).toBe('What are your opening hours?');
+    expect(answerOf(garage, 'hours for my car?')).toBe('What are your opening hours?');
+  });
+
+  test('the words of a synonym phrase the FAQ meets name nothing of their own ("life" in "in real life")', () => {
+    const shop = {
+      faqs: [
+        { question: 'Can I see the sofas in person?', answer: 'Yes, in our Portland showroom, open daily.' },
+        { question: 'How much is delivery?', answer: '$49.' },
+        { question: 'What is your return policy?', answer: '30 days.' },
+        { question: 'Where are you?', answer: 'At 1 Main Street.' },
+      ],
+    };
+    expect(answerOf(shop, 'can I see them in real life?')).toBe('Can I see the sofas in person?');
+  });
+
+  test('a word most FAQs use names the business and is no match of its own', () => {
+    const studio = {
+      faqs: [
+        { question: 'When are the yoga classes?', answer: 'Every day at 7am and 6pm.' },
+        { question: 'How much are classes?', answer: '$20 a class.' },
+        { question: 'Do you teach pilates classes?', answer: 'Yes, mat pilates classes on Wednesdays.' },
+        { question: 'Is there parking?', answer: 'A free car park behind the studio.' },
+        { question: 'Do you have showers?', answer: 'Yes, and lockers.' },
+      ],
+    };
+    expect(bot.answerFromFaqs(studio, 'do you teach karate classes?')).toMatchObject({ kind: 'clarify', options: [{ faqIndex: 2 }] });
+    expect(bot.createFaqBot(studio, { genericShare: 1 }).answer('do you teach karate classes?')).toMatchObject({ kind: 'answer', faqIndex: 2 });
+    expect(answerOf(studio, 'pilates classes for beginners?')).toBe('Do you teach pilates classes?');
+  });
+
+  test('"yes" to a question that offered one FAQ picks it; not to one that offered two', () => {
+    const faqBot = bot.createFaqBot(garage);
+    expect(faqBot.choose('yes please', [0])).toBe(0);
+    expect(faqBot.choose('sí', [3])).toBe(3);
+    expect(faqBot.choose('no, not that', [0])).toBeUndefined();
+    expect(faqBot.choose('yes', [0, 3])).toBeUndefined();
+  });
+
+  test('WordNet tells nouns that name a thing from those that frame a question, and from other words', () => {
+    expect(meaning.nounOf('motorcycles')).toBe('thing');
+    expect(meaning.nounOf('wedding')).toBe('thing');
+    expect(meaning.nounOf('canada')).toBe('name');
+    expect(meaning.nounOf('accountant')).toBe('person');
+    expect(meaning.nounOf('tomorrow')).toBe('time');
+    expect(meaning.nounOf('dollars')).toBe('quantity');
+    expect(meaning.nounOf('invite')).toBeUndefined();
+    expect(meaning.nounOf('qwzxv')).toBeUndefined();
+  });
+
+  test('other languages: a long word that is no adverb may be a subject', () => {
+    const unit = (word: string) => ({ word, terms: [word] });
+    expect(subject.isSubjectWord(unit('natacion'), 'es')).toBe(true);
+    expect(subject.isSubjectWord(unit('exactamente'), 'es')).toBe(false);
+    expect(subject.isSubjectWord(unit('gym'), 'es')).toBe(false);
+    expect(subject.isSubjectWord(unit('how much'), 'en')).toBe(false);
+  });
+});
+
 describe('the learning loop', () => {
   test('halves alternate: even positions first, odd positions second', () => {
     expect(loop.halves(['a', 'b', 'c', 'd', 'e'])).toEqual([['a', 'c', 'e'], ['b', 'd']]);
@@ -312,10 +404,10 @@ describe('the shipped evaluation set', () => {
     // The targets (TARGETS: at most 3 % wrong on each group, 75 % right on held-out) are not all reached: see faq-bot.ts's header.
     // These bounds sit just beside the figures measured when the bot was last tuned, so a change that loses quality fails here.
     const report = evaluation.evaluate(evaluation.loadEvalSets(EVAL_DIR));
-    expect(report.tuning.rates.correct).toBeGreaterThanOrEqual(0.73);
+    expect(report.tuning.rates.correct).toBeGreaterThanOrEqual(0.62);
     expect(report.tuning.rates.wrongOverall).toBeLessThanOrEqual(0.02);
-    expect(report.heldOut.rates.correct).toBeGreaterThanOrEqual(0.54);
-    expect(report.heldOut.rates.wrongOverall).toBeLessThanOrEqual(0.12);
+    expect(report.heldOut.rates.correct).toBeGreaterThanOrEqual(0.5);
+    expect(report.heldOut.rates.wrongOverall).toBeLessThanOrEqual(0.06);
     const { maxWrongOverall, minHeldOutCorrect } = evaluation.TARGETS;
     expect(report.meetsTargets).toBe(
       report.tuning.rates.wrongOverall <= maxWrongOverall && report.heldOut.rates.wrongOverall <= maxWrongOverall && report.heldOut.rates.correct >= minHeldOutCorrect,

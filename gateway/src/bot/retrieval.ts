@@ -52,6 +52,8 @@ export interface Hit {
    * whatever the number of FAQs. A term found in this FAQ's question weighs at least its idf over the questions.
    */
   exact: number;
+  /** Positions, among the message's units, of those this document covers at all. */
+  matched: number[];
 }
 
 export interface RetrievalSettings {
@@ -158,6 +160,16 @@ export class KnowledgeIndex {
     return Math.max(...known.map((t) => this.idf(t)));
   }
 
+  /**
+   * Share of the FAQs (topics) that use the unit's most specific term: near 1 for the words that name the business
+   * itself ("class" at a yoga studio, "permis" at a driving school), 0 for a unit no FAQ uses.
+   */
+  share(unit: Unit): number {
+    const known = unit.terms.filter((t) => this.df.has(t));
+    if (!known.length || !this.faqDocs) return 0;
+    return Math.min(...known.map((t) => this.df.get(t)!)) / this.faqDocs;
+  }
+
   /** Whether any FAQ uses the term. */
   knows(term: string): boolean {
     return this.df.has(term);
@@ -183,7 +195,7 @@ export class KnowledgeIndex {
     });
     const total = units.reduce((sum, u) => sum + this.weight(u), 0);
     return results.map((r) => {
-      const { covered, focused, asked, exactWeight } = this.covered(units, r);
+      const { covered, focused, asked, exactWeight, matched } = this.covered(units, r);
       return {
         kind: String(r.id).startsWith('f') ? 'faq' : 'resource',
         index: Number(String(r.id).slice(1)),
@@ -192,11 +204,15 @@ export class KnowledgeIndex {
         focus: total > 0 ? focused / total : 0,
         questionCoverage: total > 0 ? asked / total : 0,
         exact: exactWeight / this.idf(SPECIFIC),
+        matched,
       };
     });
   }
 
-  private covered(units: readonly Unit[], result: SearchResult): { covered: number; focused: number; asked: number; exactWeight: number } {
+  private covered(
+    units: readonly Unit[],
+    result: SearchResult,
+  ): { covered: number; focused: number; asked: number; exactWeight: number; matched: number[] } {
     const exact = new Set(result.terms);
     const matched = new Set(result.queryTerms);
     const inQuestion = (term: string) => (result.match[term] ?? []).includes('question');
@@ -208,7 +224,8 @@ export class KnowledgeIndex {
     let focused = 0;
     let asked = 0;
     let exactWeight = 0;
-    for (const unit of units) {
+    const matchedUnits: number[] = [];
+    units.forEach((unit, position) => {
       const weight = this.weight(unit);
       // A unit met only through a common term (a concept many FAQs share) earns that term's weight, not the unit's.
       const credit = (t: string) => (exact.has(t) ? 1 : matched.has(t) ? this.settings.fuzzyCredit : 0) * Math.min(weight, this.idf(t));
@@ -220,11 +237,13 @@ export class KnowledgeIndex {
       // A word met only through a related word (meaning.ts) earns `relatedCredit` of what the related word would.
       const related = unit.related ?? [];
       const { relatedCredit } = this.settings;
-      covered += Math.max(0, ...unit.terms.map(credit), ...related.map((t) => relatedCredit * credit(t)));
+      const unitCredit = Math.max(0, ...unit.terms.map(credit), ...related.map((t) => relatedCredit * credit(t)));
+      if (unitCredit > 0) matchedUnits.push(position);
+      covered += unitCredit;
       focused += Math.max(0, ...unit.terms.map(focus), ...related.map((t) => relatedCredit * focus(t)));
       asked += Math.max(0, ...unit.terms.map(ask), ...related.map((t) => relatedCredit * ask(t)));
       exactWeight += Math.max(0, ...unit.terms.map(exactCredit), ...related.map((t) => relatedCredit * exactCredit(t)));
-    }
-    return { covered, focused, asked, exactWeight };
+    });
+    return { covered, focused, asked, exactWeight, matched: matchedUnits };
   }
 }

@@ -76,7 +76,8 @@ const FILLERS: Record<string, readonly string[]> = {
     'thanks', 'thank', 'thx', 'ok', 'okay', 'hmm', 'um', 'uh', 'yes', 'yeah', 'im', 'id', 'ive', 'dont', 'cant', 'doesnt', 'isnt',
     'wont', 'lol', 'btw', 'tbh', 'actually', 'maybe', 'anyone', 'someone', 'something', 'anything', 'thing', 'things', 'much',
     'many', 'sure', 'possible', 'able', 'go', 'going', 'currently', 'still', 'kind', 'sort', 'way', 'let', 'need', 'needs',
-    'wanted', 'hoping', 'curious', 'mind',
+    'wanted', 'hoping', 'curious', 'mind', 'somewhere', 'anywhere', 'everything', 'everyone', 'everybody', 'somebody',
+    'anybody', 'nothing',
     // light verbs: they carry the sentence, not its topic ("how long does it take", "does it work with")
     'take', 'takes', 'taking', 'took', 'make', 'makes', 'making', 'use', 'uses', 'using', 'work', 'works', 'working',
     'come', 'comes', 'coming', 'see', 'seeing', 'happen', 'happens', 'happened', 'give', 'gives', 'send', 'sends',
@@ -86,9 +87,17 @@ const FILLERS: Record<string, readonly string[]> = {
     'hola', 'oye', 'porfa', 'favor', 'gracias', 'quisiera', 'quiero', 'queria', 'pregunta', 'duda', 'necesito',
     'ok', 'vale', 'xq', 'pq', 'tb', 'tmb', 'saludos', 'info', 'informacion', 'chicos',
     'hacer', 'hago', 'haga', 'venir', 'vengo', 'pasa', 'gustaria',
+    // indefinites, as "someone" and "something" in English: they name nothing a question could be about
+    'alguien', 'algun', 'cosa',
   ],
   pt: ['ola', 'oi', 'obrigado', 'obrigada', 'quero', 'queria', 'pergunta', 'duvida', 'ok', 'vcs', 'vc', 'pf'],
-  fr: ['bonjour', 'salut', 'merci', 'svp', 'stp', 'question', 'voudrais', 'veux', 'ok'],
+  fr: [
+    'bonjour', 'salut', 'merci', 'svp', 'stp', 'question', 'voudrais', 'veux', 'ok', 'quelqu', 'quelque', 'chose', 'choses', 'rien', 'tout',
+    // modal and light verbs, as "can", "could", "need", "make" in English ("je peux", "vous faites", "il faut")
+    'peux', 'peut', 'pouvez', 'pouvons', 'peuvent', 'pourrais', 'pourriez', 'pourrait', 'puis', 'pouvoir', 'voulez', 'voudrait',
+    'aimerais', 'souhaite', 'souhaiterais', 'fais', 'fait', 'faites', 'faire', 'font', 'faut', 'avoir', 'besoin', 'possible',
+    'savoir', 'sais', 'tres', 'ca', 'aussi', 'bien', 'alors', 'donc',
+  ],
   de: ['hallo', 'bitte', 'danke', 'frage', 'mochte', 'ok', 'mal'],
   it: ['ciao', 'salve', 'grazie', 'vorrei', 'voglio', 'domanda', 'ok'],
 };
