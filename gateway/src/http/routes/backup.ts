@@ -28,6 +28,7 @@ export function backupRoutes(router: Router, gw: Gateway, before: RequestHandler
         let createdAt = '';
         const snapshot = await takeSnapshot(store, gw.config.dataDir, () => (createdAt = new Date().toISOString()));
         gw.log.info({ files: snapshot.files, heldMs: snapshot.heldMs }, 'backup: snapshot taken (new commits waited heldMs for it)');
+        let sent = false;
         try {
           const archive = await packArchive(snapshot.dir, { kind: 'leadchat-gateway backup', storeFormat: STORE_FORMAT, gatewayVersion, createdAt, files: snapshot.files });
           res.status(200).set({
@@ -37,13 +38,18 @@ export function backupRoutes(router: Router, gw: Gateway, before: RequestHandler
           });
           // Once streaming, a failure can no longer be answered with an error: the connection is cut instead, and
           // the client sees an archive cut short (the CLI then keeps nothing).
-          await pipeline(archive, res).catch((err: Error) => {
-            gw.log.warn({ err: err.message }, 'backup: the archive could not be sent in full');
-            res.destroy();
-          });
+          await pipeline(archive, res, { end: false }).then(
+            () => (sent = true),
+            (err: Error) => {
+              gw.log.warn({ err: err.message }, 'backup: the archive could not be sent in full');
+              res.destroy();
+            },
+          );
         } finally {
           await snapshot.remove();
         }
+        // The answer ends once the snapshot is gone: a client holding the whole archive finds the data dir as it was.
+        if (sent) res.end();
       } finally {
         running = false;
       }
