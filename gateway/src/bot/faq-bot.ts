@@ -153,6 +153,11 @@ export interface FaqBotSettings extends RetrievalSettings {
    * nothing specific.
    */
   genericShare: number;
+  /**
+   * How far another FAQ's focus may exceed the leader's before the bot asks which of the two is meant: the ranking
+   * (coverage) and focus then disagree on what the message asks.
+   */
+  rivalFocusLead: number;
 }
 
 export const DEFAULT_SETTINGS: Readonly<FaqBotSettings> = {
@@ -173,6 +178,7 @@ export const DEFAULT_SETTINGS: Readonly<FaqBotSettings> = {
   relevanceFloor: 0.15,
   thinMatch: 1,
   genericShare: 0.4,
+  rivalFocusLead: 0,
 };
 
 /** Longer messages are read up to here: the question is almost always near the start, and the cost stays bounded. */
@@ -204,6 +210,9 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
    * whose question words the message uses is the answer only when its answer holds nearly all the message asks.
    */
   const asked = (h: Hit) => h.questionCoverage > 0.01 || h.coverage >= s.minAnswerOnlyCoverage;
+
+  /** Whether an FAQ other than the leader matches well enough to be offered beside it. */
+  const passes = (h: Hit) => h.focus >= s.minConfidence && h.exact >= s.minExact && asked(h);
 
   /** The message's units, its FAQ hits, best first, and its resource hits, best covering first. */
   const rankedHits = (message: string): { units: Unit[]; faqs: RankedHit[]; resources: Hit[] } => {
@@ -239,6 +248,12 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       const margin = top.rank - (second ? second.rank : 0);
       const resourceWins = resource !== undefined && resource.coverage > top.coverage + s.resourceMargin;
       const clear = confidence >= s.minConfidence && top.exact >= s.minExact && !resourceWins && asked(top);
+      // The ranking leads with coverage, which counts a word met in an FAQ's answer in full; focus counts it at
+      // answerCredit. When another FAQ's question meets more of the message than the leader does (`rival`), the two
+      // readings disagree on what is asked: the contact is asked which one they mean rather than given the first.
+      const rival = faqs.reduce<RankedHit | undefined>((r, h) => (answerKeys[h.index] !== answerKeys[top.index] && (!r || h.focus > r.focus) ? h : r), undefined);
+      const contested = rival !== undefined && rival.focus > top.focus + s.rivalFocusLead && passes(rival);
+      if (clear && margin >= s.minMargin && contested) return { kind: 'clarify', options: [candidate(top), candidate(rival)] };
       if (clear && margin >= s.minMargin) {
         // One word shared with an FAQ, besides the words that name the business, while the message names something
         // no FAQ mentions ("do you teach martial arts classes?" at a yoga studio whose classes are yoga and pilates):
@@ -251,7 +266,7 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
         if (!naming) return { kind: 'clarify', options: [candidate(top)] };
         return { kind: 'handoff', reason: 'not_confident', best: candidate(top), resourceIndex: naming.index };
       }
-      if (clear && second && second.focus >= s.minConfidence && second.exact >= s.minExact && asked(second)) {
+      if (clear && second && passes(second)) {
         return { kind: 'clarify', options: [candidate(top), candidate(second)] };
       }
       const best = { faqIndex: top.index, question: faq.question, score: top.score, confidence };
