@@ -158,6 +158,9 @@ export interface FaqBotSettings extends RetrievalSettings {
    * (coverage) and focus then disagree on what the message asks.
    */
   rivalFocusLead: number;
+  /** Below this coverage of the message, together with less than `thinExact`, an FAQ is asked about, not given. */
+  thinCoverage: number;
+  thinExact: number;
 }
 
 export const DEFAULT_SETTINGS: Readonly<FaqBotSettings> = {
@@ -179,6 +182,8 @@ export const DEFAULT_SETTINGS: Readonly<FaqBotSettings> = {
   thinMatch: 1,
   genericShare: 0.4,
   rivalFocusLead: 0,
+  thinCoverage: 0.5,
+  thinExact: 1.57,
 };
 
 /** Longer messages are read up to here: the question is almost always near the start, and the cost stays bounded. */
@@ -254,6 +259,11 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       const rival = faqs.reduce<RankedHit | undefined>((r, h) => (answerKeys[h.index] !== answerKeys[top.index] && (!r || h.focus > r.focus) ? h : r), undefined);
       const contested = rival !== undefined && rival.focus > top.focus + s.rivalFocusLead && passes(rival);
       if (clear && margin >= s.minMargin && contested) return { kind: 'clarify', options: [candidate(top), candidate(rival)] };
+      // Thin evidence: the FAQ covers under thinCoverage of what the message says, on less than thinExact FAQ-specific
+      // words. Wrong answers rest on such matches far more often than right ones do, so the bot asks whether the
+      // contact means that FAQ (or which of the two best, when the runner-up would pass as well) instead.
+      const thin = top.coverage < s.thinCoverage && top.exact < s.thinExact;
+      if (clear && margin >= s.minMargin && thin) return { kind: 'clarify', options: second && passes(second) ? [candidate(top), candidate(second)] : [candidate(top)] };
       if (clear && margin >= s.minMargin) {
         // One word shared with an FAQ, besides the words that name the business, while the message names something
         // no FAQ mentions ("do you teach martial arts classes?" at a yoga studio whose classes are yoga and pilates):
