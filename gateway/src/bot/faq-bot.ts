@@ -259,11 +259,6 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       const rival = faqs.reduce<RankedHit | undefined>((r, h) => (answerKeys[h.index] !== answerKeys[top.index] && (!r || h.focus > r.focus) ? h : r), undefined);
       const contested = rival !== undefined && rival.focus > top.focus + s.rivalFocusLead && passes(rival);
       if (clear && margin >= s.minMargin && contested) return { kind: 'clarify', options: [candidate(top), candidate(rival)] };
-      // Thin evidence: the FAQ covers under thinCoverage of what the message says, on less than thinExact FAQ-specific
-      // words. Wrong answers rest on such matches far more often than right ones do, so the bot asks whether the
-      // contact means that FAQ (or which of the two best, when the runner-up would pass as well) instead.
-      const thin = top.coverage < s.thinCoverage && top.exact < s.thinExact;
-      if (clear && margin >= s.minMargin && thin) return { kind: 'clarify', options: second && passes(second) ? [candidate(top), candidate(second)] : [candidate(top)] };
       if (clear && margin >= s.minMargin) {
         // One word shared with an FAQ, besides the words that name the business, while the message names something
         // no FAQ mentions ("do you teach martial arts classes?" at a yoga studio whose classes are yoga and pilates):
@@ -271,6 +266,11 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
         // what the message is about; otherwise the contact is asked whether the FAQ is what they mean.
         const specific = matchedWords(units, top, (u) => index.share(u) < s.genericShare);
         const missing = s.thinMatch > 0 && specific <= s.thinMatch ? uncoveredSubjects(units, analyzer.language, (t) => index.knows(t), top) : [];
+        // Thin evidence: the FAQ covers under thinCoverage of what the message says, on less than thinExact
+        // FAQ-specific words. Wrong answers rest on such matches far more often than right ones do, so the bot asks
+        // whether the contact means that FAQ (or which of the two best, when the runner-up would pass as well).
+        const thin = top.coverage < s.thinCoverage && top.exact < s.thinExact;
+        if (!missing.length && thin) return { kind: 'clarify', options: second && passes(second) ? [candidate(top), candidate(second)] : [candidate(top)] };
         if (!missing.length) return { kind: 'answer', answer: faq.answer, faqIndex: top.index, score: top.score, confidence };
         const naming = resources.find((r) => missing.some((i) => r.matched.includes(i)));
         if (!naming) return { kind: 'clarify', options: [candidate(top)] };
