@@ -38,10 +38,13 @@ const shop = {
   resources: ['The office has wheelchair access with a ramp at the side door.'],
 };
 
-const answerOf = (knowledge: Parameters<FaqBotModule['answerFromFaqs']>[0], message: string) => {
-  const reply = bot.answerFromFaqs(knowledge, message);
+const answerOf = (knowledge: Parameters<FaqBotModule['answerFromFaqs']>[0], message: string, settings: Parameters<FaqBotModule['createFaqBot']>[1] = {}) => {
+  const reply = bot.createFaqBot(knowledge, settings).answer(message);
   return reply.kind === 'answer' ? knowledge.faqs[reply.faqIndex]!.question : reply.kind;
 };
+
+/** Without the thin-match rule: for tests of what another step does on its own. */
+const NOT_THIN = { thinCoverage: 0 };
 
 describe('text analysis', () => {
   test.each([
@@ -98,7 +101,11 @@ describe('the FAQ bot', () => {
     ['can I get my money back', 'What is your refund policy?'],
     ['do you deliver to Canada', 'Do you ship abroad?'],
   ])('synonyms: %j is answered by %j', (message, question) => {
-    expect(answerOf(shop, message)).toBe(question);
+    expect(answerOf(shop, message, NOT_THIN)).toBe(question);
+  });
+
+  test('a synonym alone, beside a word no FAQ uses, is asked about rather than answered', () => {
+    expect(bot.answerFromFaqs(shop, 'do you deliver to Canada')).toMatchObject({ kind: 'clarify', options: [{ question: 'Do you ship abroad?' }] });
   });
 
   test('Spanish: stems and synonyms of the campaign language', () => {
@@ -229,7 +236,7 @@ describe('precision: the bot answers only what it has reason to', () => {
     expect(answerOf(clinic, 'the bakery?')).toBe('Where are you?');
     // "runs" is in no FAQ: the answer mentions the bakery in passing, and the question is about something else.
     const lenient = { minConfidence: 0.1 };
-    expect(bot.createFaqBot(clinic, { ...lenient, minAnswerOnlyCoverage: 0 }).answer('who runs the bakery').kind).toBe('answer');
+    expect(bot.createFaqBot(clinic, { ...lenient, ...NOT_THIN, minAnswerOnlyCoverage: 0 }).answer('who runs the bakery').kind).toBe('answer');
     expect(bot.createFaqBot(clinic, lenient).answer('who runs the bakery')).toMatchObject({ kind: 'handoff', best: { faqIndex: 2 } });
   });
 
@@ -284,20 +291,22 @@ describe('the subject check: a question about something no FAQ mentions is asked
     expect(reply.kind === 'clarify' && reply.options.length).toBe(1);
     expect(bot.answerFromFaqs(garage, 'hours for my boat?')).toMatchObject({ kind: 'clarify', options: [{ faqIndex: 1 }] });
     // Without the check, the shared word answers it.
-    expect(bot.createFaqBot(garage, { thinMatch: 0 }).answer('do you repair boats?')).toMatchObject({ kind: 'answer', faqIndex: 0 });
+    expect(bot.createFaqBot(garage, { thinMatch: 0, ...NOT_THIN }).answer('do you repair boats?')).toMatchObject({ kind: 'answer', faqIndex: 0 });
   });
 
   test('a subject a resource mentions is handed off with that resource', () => {
     expect(bot.answerFromFaqs(garage, 'courtesy motorcycle?')).toMatchObject({ kind: 'handoff', reason: 'not_confident', resourceIndex: 0, best: { faqIndex: 4 } });
-    expect(bot.createFaqBot(garage, { thinMatch: 0 }).answer('courtesy motorcycle?')).toMatchObject({ kind: 'answer', faqIndex: 4 });
+    expect(bot.createFaqBot(garage, { thinMatch: 0, ...NOT_THIN }).answer('courtesy motorcycle?')).toMatchObject({ kind: 'answer', faqIndex: 4 });
   });
 
   test('answered as before: two words match, or the unknown word only frames the question', () => {
     expect(answerOf(garage, 'how much is an oil change for a boat')).toBe('How much is an oil change?');
-    expect(answerOf(garage, 'opening hours for my boat')).toBe('What are your opening hours?');
+    expect(answerOf(garage, 'opening hours for my boat', NOT_THIN)).toBe('What are your opening hours?');
     // People and names say who and where: "for my accountant", "to Canada" (the shop's test above).
-    expect(answerOf(garage, 'hours for my accountant?')).toBe('What are your opening hours?');
-    expect(answerOf(garage, 'hours for my car?')).toBe('What are your opening hours?');
+    expect(answerOf(garage, 'hours for my accountant?', NOT_THIN)).toBe('What are your opening hours?');
+    expect(answerOf(garage, 'hours for my car?', NOT_THIN)).toBe('What are your opening hours?');
+    // On one word while the rest of the message goes unmet, the thin-match rule then asks.
+    expect(answerOf(garage, 'hours for my accountant?')).toBe('clarify');
   });
 
   test('the words of a synonym phrase the FAQ meets name nothing of their own ("life" in "in real life")', () => {
@@ -309,7 +318,7 @@ describe('the subject check: a question about something no FAQ mentions is asked
         { question: 'Where are you?', answer: 'At 1 Main Street.' },
       ],
     };
-    expect(answerOf(shop, 'can I see them in real life?')).toBe('Can I see the sofas in person?');
+    expect(answerOf(shop, 'can I see them in real life?', NOT_THIN)).toBe('Can I see the sofas in person?');
   });
 
   test('a word most FAQs use names the business and is no match of its own', () => {
@@ -323,8 +332,8 @@ describe('the subject check: a question about something no FAQ mentions is asked
       ],
     };
     expect(bot.answerFromFaqs(studio, 'do you teach karate classes?')).toMatchObject({ kind: 'clarify', options: [{ faqIndex: 2 }] });
-    expect(bot.createFaqBot(studio, { genericShare: 1 }).answer('do you teach karate classes?')).toMatchObject({ kind: 'answer', faqIndex: 2 });
-    expect(answerOf(studio, 'pilates classes for beginners?')).toBe('Do you teach pilates classes?');
+    expect(bot.createFaqBot(studio, { genericShare: 1, ...NOT_THIN }).answer('do you teach karate classes?')).toMatchObject({ kind: 'answer', faqIndex: 2 });
+    expect(answerOf(studio, 'pilates classes for beginners?', NOT_THIN)).toBe('Do you teach pilates classes?');
   });
 
   test('"yes" to a question that offered one FAQ picks it; not to one that offered two', () => {
@@ -352,6 +361,33 @@ describe('the subject check: a question about something no FAQ mentions is asked
     expect(subject.isSubjectWord(unit('exactamente'), 'es')).toBe(false);
     expect(subject.isSubjectWord(unit('gym'), 'es')).toBe(false);
     expect(subject.isSubjectWord(unit('how much'), 'en')).toBe(false);
+  });
+});
+
+describe('asking when unsure: disagreeing readings and thin matches are asked about, not answered', () => {
+  const furniture = {
+    faqs: [
+      { question: 'Do you deliver?', answer: 'Yes, we deliver sofas, beds, wardrobes and mattresses anywhere in the city.' },
+      { question: 'Can I return a mattress?', answer: 'Yes, within 30 days.' },
+      { question: 'Where is the showroom?', answer: 'At 12 Mill Lane.' },
+      { question: 'What are your opening hours?', answer: 'Monday to Saturday 9am to 6pm.' },
+      { question: 'Do you sell gift cards?', answer: 'Yes, from $25.' },
+    ],
+  };
+
+  test('an FAQ whose question meets more of the message than the leader does is offered beside it', () => {
+    // The delivery answer names the mattress and the sofa bed; the return FAQ's question asks what the message asks.
+    const reply = bot.answerFromFaqs(furniture, 'return the mattress of my sofa bed');
+    expect(reply).toMatchObject({ kind: 'clarify', options: [{ faqIndex: 0 }, { faqIndex: 1, question: 'Can I return a mattress?' }] });
+    expect(bot.createFaqBot(furniture, { rivalFocusLead: 9 }).answer('return the mattress of my sofa bed')).toMatchObject({ kind: 'answer', faqIndex: 0 });
+    // A question that only one FAQ's question and answer meet is still answered.
+    expect(bot.answerFromFaqs(furniture, 'is it possible to return a mattress')).toMatchObject({ kind: 'answer', faqIndex: 1 });
+  });
+
+  test('an FAQ covering under half of the message on one specific word is asked about', () => {
+    expect(bot.answerFromFaqs(furniture, 'showroom for my granny')).toMatchObject({ kind: 'clarify', options: [{ faqIndex: 2, question: 'Where is the showroom?' }] });
+    expect(bot.createFaqBot(furniture, { thinCoverage: 0 }).answer('showroom for my granny')).toMatchObject({ kind: 'answer', faqIndex: 2 });
+    expect(bot.answerFromFaqs(furniture, 'where is your showroom?')).toMatchObject({ kind: 'answer', faqIndex: 2 });
   });
 });
 
@@ -404,10 +440,12 @@ describe('the shipped evaluation set', () => {
     // The targets (TARGETS: at most 3 % wrong on each group, 75 % right on held-out) are not all reached: see faq-bot.ts's header.
     // These bounds sit just beside the figures measured when the bot was last tuned, so a change that loses quality fails here.
     const report = evaluation.evaluate(evaluation.loadEvalSets(EVAL_DIR));
-    expect(report.tuning.rates.correct).toBeGreaterThanOrEqual(0.62);
-    expect(report.tuning.rates.wrongOverall).toBeLessThanOrEqual(0.02);
-    expect(report.heldOut.rates.correct).toBeGreaterThanOrEqual(0.5);
-    expect(report.heldOut.rates.wrongOverall).toBeLessThanOrEqual(0.06);
+    expect(report.tuning.rates.correct).toBeGreaterThanOrEqual(0.49);
+    expect(report.tuning.rates.wrongOverall).toBeLessThanOrEqual(0.025);
+    expect(report.heldOut.rates.correct).toBeGreaterThanOrEqual(0.42);
+    expect(report.heldOut.rates.wrongOverall).toBeLessThanOrEqual(0.03);
+    // Most questions the bot asks about offer an FAQ that answers them.
+    expect(report.heldOut.tally.clarifiedRight).toBeGreaterThanOrEqual(0.65 * report.heldOut.tally.clarified);
     const { maxWrongOverall, minHeldOutCorrect } = evaluation.TARGETS;
     expect(report.meetsTargets).toBe(
       report.tuning.rates.wrongOverall <= maxWrongOverall && report.heldOut.rates.wrongOverall <= maxWrongOverall && report.heldOut.rates.correct >= minHeldOutCorrect,
