@@ -135,6 +135,41 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('GET /metrics, the bot', () => {
+  test('counts the bot\'s answers and hand-offs exactly, by kind and reason', async () => {
+    const gw = await startGateway({ LEADCHAT_BOT_DEBOUNCE: '0s' });
+    const hook = await Receiver.start();
+    try {
+      const account = await createAccount(gw);
+      await api(gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
+      const faqs = [
+        { question: 'How much does a teeth cleaning cost?', answer: 'A cleaning costs $90.' },
+        { question: 'What are your opening hours?', answer: 'We are open Monday to Friday, 9am to 6pm.' },
+      ];
+      const campaign = (await api(gw, account, 'POST', 'campaigns', { body: { name: 'Smile', channel: 'custom', customChannel: 'chat', bot: { faqs } } })).body;
+      const say = (fromId: string, body: string) =>
+        api(gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, body, channel: 'chat', campaignId: campaign.id }) });
+      expect((await say('answered-lead', 'hi, how much is a cleaning?')).status).toBe(200);
+      expect((await say('handed-off-lead', 'Can you fix my car transmission?')).status).toBe(200);
+      await hook.waitFor(2);
+      await untilIdle(gw);
+      const answers = hook.requests.map((r) => `${r.body?.toId}: ${r.body?.body}`).sort();
+      expect(answers).toEqual(['answered-lead: A cleaning costs $90.', expect.stringMatching(/^handed-off-lead: .*team will get back to you/)]);
+
+      const { families } = await scrape(gw);
+      expect(valueOf(families, 'leadchat_bot_replies_total', { kind: 'answer' })).toBe(1);
+      expect(valueOf(families, 'leadchat_bot_replies_total', { kind: 'handoff' })).toBe(1);
+      expect(valueOf(families, 'leadchat_handoffs_total', { reason: 'bot_not_confident' })).toBe(1);
+      expect(valueOf(families, 'leadchat_messages_received_total', { channel: 'custom' })).toBe(2);
+      expect(valueOf(families, 'leadchat_messages_sent_total', { channel: 'custom', status: 'sent' })).toBe(2);
+    } finally {
+      await hook.close();
+      await gw.stop();
+      removeDir(gw.dataDir);
+    }
+  });
+});
+
 // The database is the store's part that can go away while the process runs.
 if (BACKEND === 'postgres') {
   describe('readiness follows the database', () => {
