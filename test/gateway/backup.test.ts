@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import https from 'node:https';
 import path from 'node:path';
 import * as tar from 'tar';
-import { createAccount, removeDir, runCli, startGateway, tempDir, type TestAccount, type TestGateway } from '../helpers/gateway';
+import { createAccount, keepAliveClient, removeDir, runCli, startGateway, tempDir, type TestAccount, type TestGateway } from '../helpers/gateway';
 import { dataUri, getBytes, png } from './api-support';
 
 /**
@@ -17,36 +16,7 @@ const CLIENTS = 16;
 /** Backups are taken once this many messages have been acknowledged: early, and after checkpoints have run. */
 const BACKUP_AFTER = [200, 2500];
 
-interface Reply {
-  status: number;
-  body: any;
-}
 
-/** A keep-alive client of one gateway. */
-function client(gw: TestGateway, apiKey: string) {
-  const agent = new https.Agent({ keepAlive: true, maxSockets: CLIENTS, ca: gw.ca });
-  const call = (method: string, pathname: string, body?: unknown) =>
-    new Promise<Reply>((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = https.request(new URL(pathname, gw.url), {
-        method,
-        agent,
-        headers: { 'x-api-key': apiKey, ...(payload ? { 'content-type': 'application/json' } : {}) },
-      }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => {
-          try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
-          } catch {
-            reject(new Error(`not JSON (${res.statusCode}): ${text.slice(0, 200)}`));
-          }
-        });
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
-  return { call, close: () => agent.destroy() };
-}
 
 interface Posted {
   sender: string;
@@ -74,7 +44,7 @@ function incoming(sid: string) {
 
 /** CLIENTS clients post new messages (every tenth with an embedded image) until `stop()`; `acked` grows as they are answered. */
 function ingest(gw: TestGateway, apiKey: string) {
-  const { call, close } = client(gw, apiKey);
+  const { call, close } = keepAliveClient(gw, apiKey, CLIENTS);
   let stopping = false;
   let next = 0;
   const failures: string[] = [];
@@ -109,7 +79,7 @@ async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void
 
 /** Every message of `expected` is served by `gw` as it was posted, its image included. */
 async function expectServed(gw: TestGateway, account: TestAccount, expected: Map<string, string>): Promise<void> {
-  const { call, close } = client(gw, account.apiKey);
+  const { call, close } = keepAliveClient(gw, account.apiKey, CLIENTS);
   const entries = [...expected];
   const missing: string[] = [];
   try {

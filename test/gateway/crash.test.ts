@@ -1,5 +1,4 @@
-import https from 'node:https';
-import { createAccount, removeDir, startGateway, tempDir, type TestAccount, type TestGateway } from '../helpers/gateway';
+import { createAccount, keepAliveClient, removeDir, type KeepAliveReply, startGateway, tempDir, type TestAccount, type TestGateway } from '../helpers/gateway';
 
 /**
  * kill -9 during concurrent ingestion. Whatever the moment of the crash, after a restart on the same data dir:
@@ -15,37 +14,7 @@ const SENDERS = 12;
 /** The crash comes once this many new messages have been acknowledged in the round: early, mid-stream, later on. */
 const KILL_AFTER = [25, 700, 1500];
 
-interface Reply {
-  status: number;
-  body: any;
-}
 
-/** A keep-alive client for one gateway run; its sockets die with the process. */
-function client(gw: TestGateway, apiKey: string) {
-  const agent = new https.Agent({ keepAlive: true, maxSockets: CLIENTS * 2, ca: gw.ca });
-  const call = (method: string, pathname: string, body?: unknown) =>
-    new Promise<Reply>((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = https.request(new URL(pathname, gw.url), {
-        method,
-        agent,
-        headers: { 'x-api-key': apiKey, ...(payload ? { 'content-type': 'application/json' } : {}) },
-      }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => {
-          try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
-          } catch {
-            reject(new Error(`not JSON (${res.statusCode}): ${text.slice(0, 200)}`));
-          }
-        });
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
-  return { call, close: () => agent.destroy() };
-}
 
 /** Everything posted so far, across every round. */
 const posted = new Map<string, { sender: string; text: string }>();
@@ -58,7 +27,7 @@ const incoming = (sid: string) => ({
 });
 
 /** Records an acknowledgement; true if it is the first for this messageSid. */
-function recordAck(sid: string, reply: Reply): boolean {
+function recordAck(sid: string, reply: KeepAliveReply): boolean {
   if (reply.status !== 200 || reply.body?.success !== true) {
     throw new Error(`unexpected answer for ${sid}: ${reply.status} ${JSON.stringify(reply.body)}`);
   }
@@ -75,7 +44,7 @@ function recordAck(sid: string, reply: Reply): boolean {
  * `killAfter` have been acknowledged in this round, then the gateway is killed with SIGKILL.
  */
 async function ingestUntilKilled(gw: TestGateway, apiKey: string, round: number, killAfter: number): Promise<{ ackedNow: number; inDoubt: string[] }> {
-  const { call, close } = client(gw, apiKey);
+  const { call, close } = keepAliveClient(gw, apiKey, CLIENTS * 2);
   let next = 0;
   let ackedNow = 0;
   let killing: Promise<void> | undefined;
@@ -83,7 +52,7 @@ async function ingestUntilKilled(gw: TestGateway, apiKey: string, round: number,
   const unexpected: Error[] = [];
 
   const post = async (sid: string) => {
-    let reply: Reply;
+    let reply: KeepAliveReply;
     try {
       reply = await call('POST', '/v1/incoming_custom_channel_message', incoming(sid));
     } catch (err) {
@@ -125,7 +94,7 @@ async function inParallel<T>(items: T[], width: number, fn: (item: T) => Promise
 }
 
 async function verify(gw: TestGateway, apiKey: string, inDoubt: string[]): Promise<void> {
-  const { call, close } = client(gw, apiKey);
+  const { call, close } = keepAliveClient(gw, apiKey, CLIENTS * 2);
   try {
     // Every acknowledged message is there, as it was sent.
     const contactOf = new Map<string, string>();
@@ -150,7 +119,7 @@ async function verify(gw: TestGateway, apiKey: string, inDoubt: string[]): Promi
       const thread: Array<{ id: string; messageSid: string }> = [];
       let cursor: string | null = null;
       do {
-        const page: Reply = await call('GET', `/v1/contacts/${contactId}/messages?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+        const page: KeepAliveReply = await call('GET', `/v1/contacts/${contactId}/messages?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
         expect(page.status).toBe(200);
         thread.push(...page.body.data);
         cursor = page.body.nextCursor;

@@ -267,3 +267,38 @@ export async function advanceClock(gw: TestGateway, by: string): Promise<void> {
   if (res.status !== 200) throw new Error(`moving the clock failed: ${res.status} ${res.text}`);
   clockOffsets.set(gw, Date.parse(res.body.now) - Date.now());
 }
+
+export interface KeepAliveReply {
+  status: number;
+  body: any;
+}
+
+/**
+ * A keep-alive client of one gateway for load in tests: up to `sockets` requests at once, JSON in and out, the
+ * account's key in x-api-key. Its sockets die with the gateway's process; `close` ends them otherwise.
+ */
+export function keepAliveClient(gw: Pick<TestGateway, 'url' | 'ca'>, apiKey: string, sockets: number) {
+  const agent = new https.Agent({ keepAlive: true, maxSockets: sockets, ca: gw.ca });
+  const call = (method: string, pathname: string, body?: unknown) =>
+    new Promise<KeepAliveReply>((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = https.request(new URL(pathname, gw.url), {
+        method,
+        agent,
+        headers: { 'x-api-key': apiKey, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+          } catch {
+            reject(new Error(`not JSON (${res.statusCode}): ${text.slice(0, 200)}`));
+          }
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  return { call, close: () => agent.destroy() };
+}
