@@ -2,9 +2,7 @@ import path from 'node:path';
 import { loadConfig } from '../config.js';
 import { collections } from '../domain/collections.js';
 import type { Media } from '../domain/media.js';
-import { lockDataDir } from '../lock.js';
-import { upgradeDataDir } from '../store/lowdb/format.js';
-import { openLowdbStore } from '../store/lowdb/lowdb-store.js';
+import { openEmbeddedStore } from '../store/open.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import type { Doc, Job, Store } from '../store/store.js';
 
@@ -18,30 +16,23 @@ const PAGE = 500;
 export async function migrateCommand(to: string | undefined): Promise<number> {
   if (!to || !/^postgres(ql)?:\/\//.test(to)) throw new Error('migrate needs --to postgres://user:password@host:port/database');
   const config = loadConfig();
-  const unlock = await lockDataDir(config.dataDir);
+  // A newer data dir is refused, an older one upgraded first (said on stderr, stdout being the copy's JSON report).
+  const source = await openEmbeddedStore(config, { info: (_fields, message) => void process.stderr.write(`leadchat-gateway: ${message}\n`) }, collections);
   try {
-    // Read only in this gateway's format: a newer data dir is refused, an older one upgraded first (said on stderr,
-    // stdout being the copy's JSON report).
-    await upgradeDataDir(config.dataDir, { info: (_fields, message) => void process.stderr.write(`leadchat-gateway: ${message}\n`) });
-    const source = await openLowdbStore({ dir: path.join(config.dataDir, 'store'), mediaDir: path.join(config.dataDir, 'media'), collections });
+    const target = await openPostgresStore({ url: to, collections });
     try {
-      const target = await openPostgresStore({ url: to, collections });
-      try {
-        await refuseNonEmpty(target);
-        const copied: Record<string, number> = {};
-        for (const { name } of collections) copied[name] = await copyCollection(source, target, name);
-        copied.mediaFiles = await copyMedia(source, target);
-        copied.jobs = await copyJobs(source, target);
-        process.stdout.write(`${JSON.stringify({ from: config.dataDir, to: redact(to), copied }, null, 2)}\n`);
-        return 0;
-      } finally {
-        await target.close();
-      }
+      await refuseNonEmpty(target);
+      const copied: Record<string, number> = {};
+      for (const { name } of collections) copied[name] = await copyCollection(source.store, target, name);
+      copied.mediaFiles = await copyMedia(source.store, target);
+      copied.jobs = await copyJobs(source.store, target);
+      process.stdout.write(`${JSON.stringify({ from: config.dataDir, to: redact(to), copied }, null, 2)}\n`);
+      return 0;
     } finally {
-      await source.close();
+      await target.close();
     }
   } finally {
-    await unlock();
+    await source.close();
   }
 }
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { lockDataDir } from '../lock.js';
 import type { Logger } from '../log.js';
-import { upgradeDataDir } from './lowdb/format.js';
+import { upgradeDataDir, type FormatLog } from './lowdb/format.js';
 import { openLowdbStore } from './lowdb/lowdb-store.js';
 import type { CollectionSpec, Store } from './store.js';
 
@@ -23,6 +23,14 @@ export async function openStore(config: Config, log: Logger, collections: Collec
     const store = await openPostgresStore({ url: config.databaseUrl, collections, log });
     return { store, close: () => store.close() };
   }
+  return openEmbeddedStore(config, log, collections);
+}
+
+/**
+ * The embedded store of the data dir, for this process alone: the dir locked, brought to this gateway's format (a
+ * newer one is refused), then opened. Closing it releases the lock.
+ */
+export async function openEmbeddedStore(config: Config, log: FormatLog, collections: CollectionSpec[]): Promise<OpenedStore> {
   const unlock = await lockDataDir(config.dataDir);
   try {
     // Under the lock: no other gateway reads the files while a step changes them.
