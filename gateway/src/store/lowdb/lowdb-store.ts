@@ -209,17 +209,17 @@ class JournaledStore implements LowdbStore {
       }
       this.counters.transactions += 1;
       // Nothing to write, but what it read may still be on its way to disk.
-      if (t.ops.length === 0) return { result, done: this.durable(), queuedJobs: false, committed: t.committed, wrote: false };
+      if (t.ops.length === 0) return { result, t, done: this.durable() };
       this.pending.add(t);
-      return { result, done: this.pending.done, queuedJobs: t.queuedJobs, committed: t.committed, wrote: true };
+      return { result, t, done: this.pending.done };
     });
-    const { result, done, queuedJobs, committed, wrote } = await applied;
+    const { result, t, done } = await applied;
     const ended = performance.now();
     this.kick();
     await done;
-    if (wrote) metrics.commitSeconds.observe((performance.now() - ended) / 1000);
-    if (queuedJobs) this.jobs.queued();
-    for (const fn of committed) fn();
+    if (t.ops.length > 0) metrics.commitSeconds.observe((performance.now() - ended) / 1000);
+    if (t.queuedJobs) this.jobs.queued();
+    for (const fn of t.committed) fn();
     return result;
   }
 
