@@ -2,7 +2,7 @@ import type { RequestHandler, Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import type { Gateway } from '../../context.js';
 import { ApiError } from '../../errors.js';
-import { packArchive } from '../../store/lowdb/backup-archive.js';
+import { ARCHIVE_KIND, packArchive } from '../../store/lowdb/backup-archive.js';
 import { STORE_FORMAT } from '../../store/lowdb/format.js';
 import { canSnapshot, takeSnapshot } from '../../store/lowdb/snapshot.js';
 import { gatewayVersion } from '../../version.js';
@@ -30,7 +30,7 @@ export function backupRoutes(router: Router, gw: Gateway, before: RequestHandler
         gw.log.info({ files: snapshot.files, heldMs: snapshot.heldMs }, 'backup: snapshot taken (new commits waited heldMs for it)');
         let sent = false;
         try {
-          const archive = await packArchive(snapshot.dir, { kind: 'leadchat-gateway backup', storeFormat: STORE_FORMAT, gatewayVersion, createdAt, files: snapshot.files });
+          const archive = await packArchive(snapshot.dir, { kind: ARCHIVE_KIND, storeFormat: STORE_FORMAT, gatewayVersion, createdAt, files: snapshot.files });
           res.status(200).set({
             'Content-Type': 'application/gzip',
             'Content-Disposition': `attachment; filename="leadchat-backup-${createdAt.replace(/[:.]/g, '-')}.tar.gz"`,
