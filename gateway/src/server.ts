@@ -106,20 +106,10 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
       endDelay();
       return (stopping ??= (async () => {
         shuttingDown = true;
-        if (config.shutdownDelayMs > 0) {
-          await new Promise<void>((resolve) => {
-            endDelay = resolve;
-            setTimeout(resolve, config.shutdownDelayMs).unref();
-          });
-        }
+        if (config.shutdownDelayMs > 0) await waitAtMost(config.shutdownDelayMs, (end) => (endDelay = end));
         front.close();
         for (const server of [secure, plain]) server.closeIdleConnections();
-        if (inFlight > 0) {
-          await new Promise<void>((resolve) => {
-            drained = resolve;
-            setTimeout(resolve, SHUTDOWN_GRACE_MS).unref();
-          });
-        }
+        if (inFlight > 0) await waitAtMost(SHUTDOWN_GRACE_MS, (end) => (drained = end));
         for (const server of [secure, plain]) server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
         await runner.stop();
@@ -132,6 +122,14 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     await opened.close();
     throw err;
   }
+}
+
+/** Waits `ms` at most; `cut` is given the function that ends the wait sooner. */
+function waitAtMost(ms: number, cut: (end: () => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    cut(resolve);
+    setTimeout(resolve, ms).unref();
+  });
 }
 
 const answered = new WeakSet<net.Socket>();
