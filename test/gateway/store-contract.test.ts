@@ -72,6 +72,12 @@ interface Contact extends Doc {
   tags?: string[];
   extra?: unknown;
 }
+/** A document with optional numbers, written in steps. */
+interface Counted extends Doc {
+  n?: number;
+  m?: number;
+}
+
 interface Counter extends Doc {
   accountId: string;
   key: string;
@@ -202,6 +208,27 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(await store.find('contacts', 'email', ['acc_1', 'a@example.com'])).toEqual([]);
       // The key it left is free.
       await insertAll('contacts', [{ id: 'ct_2', accountId: 'acc_1', phone: '+1' } as Contact]);
+    });
+
+    test('touch gives a document the last place, as an insert would; every write of a transaction applies, in order', async () => {
+      await insertAll('media', ['m_a', 'm_b', 'm_c'].map((id) => ({ id })));
+      await store.transact((tx) => tx.touch<Counted>('media', 'm_a', { n: 1 }));
+      expect(ids(await store.scan('media'))).toEqual(['m_b', 'm_c', 'm_a']);
+      await store.transact(async (tx) => {
+        await tx.insert('media', { id: 'm_d' });
+        await tx.update<Counted>('media', 'm_b', { n: 1 });
+        await tx.insert('media', { id: 'm_e' });
+        await tx.touch<Counted>('media', 'm_d', { n: 2 });
+        await tx.touch<Counted>('media', 'm_b', { n: 3 });
+        await tx.update<Counted>('media', 'm_e', { n: 4 });
+        await tx.update<Counted>('media', 'm_e', { m: 5 });
+      });
+      expect(ids(await store.scan('media'))).toEqual(['m_c', 'm_a', 'm_e', 'm_d', 'm_b']);
+      expect(await Promise.all(['m_b', 'm_d', 'm_e'].map((id) => store.get('media', id)))).toEqual([
+        { id: 'm_b', n: 3 },
+        { id: 'm_d', n: 2 },
+        { id: 'm_e', n: 4, m: 5 },
+      ]);
     });
 
     test('update throws for an absent document, a changed id, or a taken unique key (and changes nothing)', async () => {

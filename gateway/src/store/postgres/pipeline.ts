@@ -11,6 +11,8 @@ export interface Ahead {
 }
 
 interface Waiting extends Ahead {
+  /** Names a statement that a later one may take the place of while both wait (see replace). */
+  key?: string;
   /** Set for a statement the transaction waits for. */
   answer?: { resolve: (result: pg.QueryResult) => void; reject: (err: unknown) => void };
 }
@@ -34,9 +36,22 @@ export class Pipeline {
     private readonly failed: (err: unknown) => void,
   ) {}
 
-  /** Queues a statement whose answer the transaction does not wait for. */
-  later(statement: Ahead): void {
-    this.queue.push(statement);
+  /** Queues a statement whose answer the transaction does not wait for; `key` lets a later one replace it. */
+  later(statement: Ahead, key?: string): void {
+    this.queue.push({ ...statement, key });
+  }
+
+  /**
+   * Puts `statement` in the place of the last statement queued under `key`, as long as that one has not gone out;
+   * false when it has (the caller then queues a statement of its own).
+   */
+  replace(key: string, statement: Ahead): boolean {
+    for (let at = this.queue.length - 1; at >= 0; at--) {
+      if (this.queue[at]!.key !== key) continue;
+      this.queue[at] = { ...statement, key };
+      return true;
+    }
+    return false;
   }
 
   /** Queues a statement and sends the queue once the current turn has asked for what it needs; answers this one. */

@@ -9,6 +9,17 @@ import { DocumentWrites, VERSION } from './writes.js';
 
 const keyOf = (collection: string, id: string) => `${collection}\u0000${id}`;
 
+/** A write of a document that waits in the pipeline, not sent yet. */
+interface Unsent {
+  /** Its place among the transaction's writes (see PostgresTx.written). */
+  at: number;
+  insert: boolean;
+  /** The row version a replace checks (undefined: none). */
+  version: string | undefined;
+  /** Whether a replace gives the document the last place in its collection's order. */
+  renew: boolean;
+}
+
 /** The server's answer to any statement after one that failed in the transaction. */
 const IN_FAILED_TRANSACTION = '25P02';
 
@@ -40,6 +51,15 @@ export class PostgresTx implements Tx {
   private readonly known = new Map<string, Doc | null>();
   /** The documents this transaction wrote: their rows are its own until the commit, no version to check. */
   private readonly mine = new Set<string>();
+  /**
+   * The writes not sent yet, by document: a later write of the document takes the place of its statement, so that
+   * a document written twice before the next read costs one statement and one new row, not two (see write).
+   */
+  private readonly unsent = new Map<string, Unsent>();
+  /** How many writes of documents the transaction queued: each one's place among them. */
+  private written = 0;
+  /** By collection, the place of the last write that gave its document the last place there (an insert or a touch). */
+  private readonly placedLast = new Map<string, number>();
   /** Lists read, by collection, then by query: dropped once the transaction writes to the collection. */
   private readonly lists = new Map<string, Map<string, Promise<Doc[]>>>();
 
@@ -121,7 +141,11 @@ export class PostgresTx implements Tx {
     return this.usable(async () => {
       const statement = this.writes.insert(collection, doc);
       const stored = JSON.parse(statement.values![1] as string) as T;
-      this.pipeline.later(statement);
+      const key = keyOf(collection, doc.id);
+      this.pipeline.later(statement, key);
+      const at = ++this.written;
+      this.unsent.set(key, { at, insert: true, version: undefined, renew: true });
+      this.placedLast.set(collection, at);
       this.wrote(collection, stored);
       return stored;
     });
@@ -141,17 +165,38 @@ export class PostgresTx implements Tx {
       const before = (this.known.get(key) ?? (this.known.has(key) ? undefined : await this.reads.get<T>(collection, id))) as T | undefined;
       if (!before) throw new Error(`store: ${collection} has no document "${id}"`);
       const doc = this.writes.merge(collection, before, patch);
-      this.pipeline.later(this.writes.replace(collection, doc, this.mine.has(key) ? undefined : this.versions.get(key), renew));
+      let unsent = this.replaceUnsent(collection, key, doc, renew);
+      if (!unsent) {
+        const version = this.mine.has(key) ? undefined : this.versions.get(key);
+        this.pipeline.later(this.writes.replace(collection, doc, version, renew), key);
+        this.unsent.set(key, (unsent = { at: ++this.written, insert: false, version, renew }));
+      }
+      if (renew) this.placedLast.set(collection, unsent.at);
       this.wrote(collection, doc);
       return doc;
     });
+  }
+
+  /**
+   * Writes `doc` in the place of its document's unsent statement, with what that one checked and did (an insert
+   * stays an insert); undefined when there is none, or when this write gives the document the last place and
+   * another document of the collection took one after that statement (the order would not be kept).
+   */
+  private replaceUnsent(collection: string, key: string, doc: Doc, renew: boolean): Unsent | undefined {
+    const unsent = this.unsent.get(key);
+    if (!unsent || (renew && (this.placedLast.get(collection) ?? 0) > unsent.at)) return undefined;
+    const statement = unsent.insert ? this.writes.insert(collection, doc) : this.writes.replace(collection, doc, unsent.version, unsent.renew || renew);
+    if (!this.pipeline.replace(key, statement)) return undefined;
+    unsent.renew ||= renew;
+    return unsent;
   }
 
   remove(collection: string, id: string): Promise<void> {
     return this.usable(async () => {
       const key = keyOf(collection, id);
       if (this.known.get(key) === null) return;
-      this.pipeline.later(this.writes.remove(collection, id, this.mine.has(key) ? undefined : this.versions.get(key)));
+      this.unsent.delete(key);
+      this.pipeline.later(this.writes.remove(collection, id, this.mine.has(key) ? undefined : this.versions.get(key)), key);
       this.wrote(collection, null, id);
     });
   }

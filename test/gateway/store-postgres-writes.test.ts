@@ -1,0 +1,115 @@
+/**
+ * The statements a PostgreSQL transaction sends for its writes, seen on a stand-in connection that records them:
+ * a document written several times before the transaction's next read or its commit is one statement (one new row
+ * version, one round of index upkeep), with what the first one checked, and the collection's order is kept.
+ */
+import path from 'node:path';
+import type { PostgresTx } from '../../gateway/src/store/postgres/postgres-tx.js' with { 'resolution-mode': 'import' };
+
+type TxModule = typeof import('../../gateway/src/store/postgres/postgres-tx.js', { with: { 'resolution-mode': 'import' } });
+type CatalogModule = typeof import('../../gateway/src/store/postgres/catalog.js', { with: { 'resolution-mode': 'import' } });
+
+const DIST = path.resolve(__dirname, '../../gateway/dist/store/postgres');
+
+/** A document of any fields. */
+type Row = { id: string } & Record<string, unknown>;
+
+interface Sent {
+  text: string;
+  values?: unknown[];
+}
+
+let modules: { tx: TxModule; catalog: CatalogModule };
+
+beforeAll(async () => {
+  modules = {
+    tx: (await import(path.join(DIST, 'postgres-tx.js'))) as TxModule,
+    catalog: (await import(path.join(DIST, 'catalog.js'))) as CatalogModule,
+  };
+});
+
+/** A transaction on a connection that answers every statement at once; reads find `stored` at row version '7'. */
+function transaction(stored: Record<string, unknown> = {}): { tx: PostgresTx; sent: Sent[] } {
+  const sent: Sent[] = [];
+  const client = {
+    query(config: string | Sent) {
+      const statement = typeof config === 'string' ? { text: config } : { text: config.text, values: config.values };
+      sent.push(statement);
+      const id = statement.values?.[0] as string | undefined;
+      const rows = statement.text.startsWith('SELECT') && id && stored[id] ? [{ doc: stored[id], v: '7' }] : [];
+      return Promise.resolve({ command: statement.text.split(' ')[0], rows });
+    },
+  };
+  const catalog = new modules.catalog.Catalog([{ name: 'contacts' }, { name: 'conversations' }]);
+  return { tx: new modules.tx.PostgresTx(client as never, catalog), sent };
+}
+
+/** The statements after BEGIN, shortened to their verb, table and document: `INSERT contacts ct_1 {...}`. */
+const writes = (sent: Sent[]) =>
+  sent.slice(1).map(({ text, values }) => {
+    const verb = /^WITH written AS \(UPDATE|^UPDATE/.test(text) ? 'UPDATE' : text.split(' ')[0];
+    const table = /"(\w+)"/.exec(text)?.[1] ?? '';
+    const checks = text.includes('xmin =') ? `if ${String(values?.[2])}` : '';
+    const renews = text.includes('seq = DEFAULT') ? 'last' : '';
+    return [verb, table, values?.[0], values?.[1], checks, renews].filter(Boolean).join(' ');
+  });
+
+test('a document inserted, then updated and touched before the commit, is one INSERT of the last document', async () => {
+  const { tx, sent } = transaction();
+  await tx.insert('contacts', { id: 'ct_1', name: 'Ann' });
+  await tx.update<Row>('contacts', 'ct_1', { name: 'Anna' });
+  await tx.touch<Row>('contacts', 'ct_1', { seen: 1 });
+  await tx.commit();
+  expect(writes(sent)).toEqual(['INSERT contacts ct_1 {"id":"ct_1","name":"Anna","seen":1}', 'COMMIT']);
+});
+
+test('a document read, then written twice, is one UPDATE checking the version read', async () => {
+  const { tx, sent } = transaction({ ct_1: { id: 'ct_1', name: 'Ann' } });
+  await tx.get('contacts', 'ct_1');
+  await tx.update<Row>('contacts', 'ct_1', { name: 'Anna' });
+  await tx.touch<Row>('contacts', 'ct_1', { seen: 1 });
+  await tx.update<Row>('contacts', 'ct_1', { seen: 2 });
+  await tx.commit();
+  expect(writes(sent)).toEqual([
+    'SELECT contacts ct_1',
+    'UPDATE contacts ct_1 {"id":"ct_1","name":"Anna","seen":2} if 7 last',
+    'COMMIT',
+  ]);
+});
+
+test('a touch after another document of the collection took the last place is a statement of its own, after it', async () => {
+  const { tx, sent } = transaction();
+  await tx.insert('conversations', { id: 'cnv_a' });
+  await tx.insert('contacts', { id: 'ct_1' });
+  await tx.insert('conversations', { id: 'cnv_b' });
+  await tx.update<Row>('conversations', 'cnv_a', { n: 1 });
+  await tx.touch<Row>('conversations', 'cnv_a', { n: 2 });
+  await tx.update<Row>('conversations', 'cnv_b', { n: 3 });
+  await tx.commit();
+  expect(writes(sent)).toEqual([
+    'INSERT conversations cnv_a {"id":"cnv_a","n":1}',
+    'INSERT contacts ct_1 {"id":"ct_1"}',
+    'INSERT conversations cnv_b {"id":"cnv_b","n":3}',
+    'UPDATE conversations cnv_a {"id":"cnv_a","n":2} last',
+    'COMMIT',
+  ]);
+});
+
+test('a write after its document\'s statement went out (with a read) is a statement of its own; a removed document is not written over', async () => {
+  const { tx, sent } = transaction();
+  await tx.insert('contacts', { id: 'ct_1' });
+  await tx.get('contacts', 'ct_2');
+  await tx.update<Row>('contacts', 'ct_1', { n: 1 });
+  await tx.remove('contacts', 'ct_1');
+  await tx.insert('contacts', { id: 'ct_1', again: true });
+  await tx.update<Row>('contacts', 'ct_1', { n: 2 });
+  await tx.commit();
+  expect(writes(sent)).toEqual([
+    'INSERT contacts ct_1 {"id":"ct_1"}',
+    'SELECT contacts ct_2',
+    'UPDATE contacts ct_1 {"id":"ct_1","n":1}',
+    'DELETE contacts ct_1',
+    'INSERT contacts ct_1 {"id":"ct_1","again":true,"n":2}',
+    'COMMIT',
+  ]);
+});
