@@ -103,10 +103,11 @@ test('10 additions at once: 3 go at once, the rest at the campaign rate, none tw
   );
   const times = sent.map((m) => Date.parse(m.createdAt) - started).sort((a, b) => a - b);
   expect(times.slice(0, 3).every((t) => t < 1500)).toBe(true);
-  // The other 7 one slot (500 ms) apart at least. The slots count from the additions (the first sends may start a
-  // little after them, the paced ones keep their slots): the last no sooner than 7 slots after the additions began.
-  expect(times[9]!).toBeGreaterThanOrEqual(7 * 500 - 100);
-  for (let i = 4; i < 10; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(400);
+  // The other 7 at one slot (500 ms) each, counted from the additions (the first sends may start a little after
+  // them, the paced ones keep their slots): the k-th of them no sooner than k slots after the additions began. A
+  // send is never early; on a busy machine one may go late, and the next one on time.
+  const early = times.slice(3).map((t, k) => ({ k: k + 1, aheadMs: (k + 1) * 500 - 100 - t })).filter((e) => e.aheadMs > 0);
+  expect(early).toEqual([]);
   expect(new Set(sent.map((m) => m.contactId)).size).toBe(10);
 });
 

@@ -10,6 +10,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { cpuSeconds, cpuSecondsOf } from './cpu-time.js';
 import { benchDatabase, inSchema, sql } from './database.js';
 import { createAccount, gatewayEnv, startGateway, stopChild } from './gateway-process.js';
 import { freePort } from './free-port.js';
@@ -26,10 +27,17 @@ export interface PostgresLoad {
   ca: string;
   /** Each process gets a data dir below it. */
   workDir: string;
+  /** Whether the server runs on this machine, its CPU time to be read. */
+  local?: boolean;
 }
 
 export interface PostgresResult extends Result {
   lockWaits: LockWaits;
+  /**
+   * CPU milliseconds per request of the gateway processes and of the PostgreSQL server, measured on this machine
+   * (undefined for a server elsewhere, LEADCHAT_BENCH_DATABASE_URL).
+   */
+  cpuPerRequest?: { gateway: number; postgres: number };
 }
 
 export type PostgresOutcome = { server: string; results: PostgresResult[] } | { skipped: string };
@@ -77,8 +85,15 @@ async function measureProcesses(url: string, count: number, accounts: 'one' | 'm
     const name = `PostgreSQL, ${processes}, ${accounts === 'one' ? '1 account' : `${keys.length} accounts`}`;
     process.stdout.write(`measuring the gateway on PostgreSQL, ${processes}, ${accounts === 'one' ? 'one account' : 'an account per client'}, empty store…\n`);
     const sampling = await sampleLockWaits(inSchema(url, schema));
+    const cpu = () => ({ gateway: gateways.reduce((sum, g) => sum + (cpuSeconds(g.pid!) ?? 0), 0), postgres: cpuSecondsOf('postgres') });
+    const before = cpu();
     const result = await measure(name, targets, load.requests, load.concurrency, load.warmUp);
-    return { ...result, lockWaits: await sampling.stop() };
+    const after = cpu();
+    // measure() warms up first: its CPU is counted with the runs'.
+    const requests = result.requests + load.warmUp;
+    const perRequest = (key: 'gateway' | 'postgres') => ((after[key] - before[key]) * 1000) / requests;
+    const cpuPerRequest = load.local ? { gateway: perRequest('gateway'), postgres: perRequest('postgres') } : undefined;
+    return { ...result, lockWaits: await sampling.stop(), cpuPerRequest };
   } finally {
     await Promise.all(gateways.map((g) => stopChild(g)));
     await sql(url, `DROP SCHEMA ${schema} CASCADE`);
@@ -91,7 +106,8 @@ export async function measurePostgres(load: PostgresLoad): Promise<PostgresOutco
   try {
     const version = (await sql(db.url, 'SHOW server_version')).rows[0] as { server_version: string };
     const results = [];
-    for (const { count, accounts } of SETUPS) results.push(await measureProcesses(db.url, count, accounts, load));
+    const local = db.origin === 'embedded';
+    for (const { count, accounts } of SETUPS) results.push(await measureProcesses(db.url, count, accounts, { ...load, local }));
     return { server: `PostgreSQL ${version.server_version.split(' ')[0]} (${db.origin})`, results };
   } finally {
     await db.stop();

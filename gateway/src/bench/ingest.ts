@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
+import { cpuSeconds } from './cpu-time.js';
 import { freePort } from './free-port.js';
 import { createAccount, gatewayEnv, startChild, startGateway, stopChild } from './gateway-process.js';
 import { client, drive, INCOMING, interleaved, measure, messagesSent, ROUNDS, type Result, type Share, type Target } from './http-load.js';
@@ -125,7 +126,10 @@ async function main(): Promise<void> {
 
     const beforeGateway = messagesSent();
     process.stdout.write('measuring the gateway on an empty store…\n');
+    const cpuBefore = cpuSeconds(gateway.pid!);
     results.push(await measure('gateway, empty store', [target], requests, concurrency, warmUp));
+    const cpuAfter = cpuSeconds(gateway.pid!);
+    const embeddedCpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / (ROUNDS * requests + warmUp);
     const afterEmpty = messagesSent() - beforeGateway;
     process.stdout.write(`comparing the gateway and the bare endpoint in ${PAIRS} alternating pairs of runs…\n`);
     const emptyShare = await interleaved(baseline, target, requests, concurrency, PAIRS);
@@ -180,7 +184,8 @@ async function main(): Promise<void> {
         `fill: ${toFill} messages in ${fillSeconds.toFixed(0)} s (${(toFill / fillSeconds).toFixed(0)}/s); ` +
         `store on disk ${(onDisk / 1024 / 1024).toFixed(0)} MB; gateway resident memory ${rss} after the runs\n` +
         `restart on ${atFull} messages: listening after ${startUpSeconds.toFixed(2)} s, resident memory ${rssAfterRestart}\n` +
-        postgresSummary(postgres, bareRate, stored, afterEmpty - ROUNDS * requests, afterEmpty),
+        postgresSummary(postgres, bareRate, stored, afterEmpty - ROUNDS * requests, afterEmpty) +
+        cpuSummary(embeddedCpu, postgres),
     );
     if (results.some((r) => r.failures > 0) || ('results' in postgres && postgres.results.some((r) => r.failures > 0))) process.exitCode = 1;
   } finally {
@@ -204,6 +209,18 @@ function postgresSummary(postgres: PostgresOutcome, bareRate: number, stored: nu
     `${(many.perSecond / one.perSecond).toFixed(2)} (an account per client) in requests/s\n` +
     `running statements waiting on a lock: ${waits(one)} (1 process); ${waits(three)} (3, one account); ${waits(many)} (3, many accounts)\n`
   );
+}
+
+/** CPU per request, empty store: the gateway on its embedded store; the gateways and the server on PostgreSQL. */
+function cpuSummary(embedded: number | undefined, postgres: PostgresOutcome): string {
+  const ms = (v: number) => `${v.toFixed(2)} ms`;
+  const parts = embedded === undefined ? [] : [`gateway on the embedded store ${ms(embedded)}`];
+  if ('results' in postgres) {
+    const [one, three, many] = postgres.results as [PostgresResult, PostgresResult, PostgresResult];
+    const pg = (r: PostgresResult, label: string) => r.cpuPerRequest && `${label}: gateway ${ms(r.cpuPerRequest.gateway)} + PostgreSQL ${ms(r.cpuPerRequest.postgres)}`;
+    parts.push(...[pg(one, 'PostgreSQL 1 process'), pg(three, '3 processes, one account'), pg(many, '3, many accounts')].filter((p) => p !== undefined));
+  }
+  return parts.length ? `CPU per request: ${parts.join('; ')}\n` : '';
 }
 
 if (process.argv[2] === 'bare') {
