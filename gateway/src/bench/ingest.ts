@@ -7,7 +7,9 @@
  * baseline; each measurement is also compared with it in alternating pairs of runs, so that a machine whose speed
  * drifts does not skew the ratio. Between the empty-store measurement and the fill, the same load runs against
  * the gateway on PostgreSQL, with one process and with three processes on one database, for one account and for an
- * account per client, with the share of statements waiting on locks (ingest-postgres.ts): empty store only.
+ * account per client, with the share of statements waiting on locks (ingest-postgres.ts): empty store only. The CPU
+ * each request costs is printed for the gateway on its embedded store and, with a server on this machine, for the
+ * gateways and PostgreSQL (cpu-time.ts).
  *
  * Settings (environment): LEADCHAT_BENCH_REQUESTS (3000 per run, 3 runs per measurement), LEADCHAT_BENCH_CONCURRENCY (16),
  * LEADCHAT_BENCH_MESSAGES (200000 stored before the second measurement), LEADCHAT_BENCH_FILL_CONCURRENCY (64),
