@@ -196,7 +196,7 @@ export class PostgresTx implements Tx {
       const key = keyOf(collection, id);
       if (this.known.get(key) === null) return;
       this.unsent.delete(key);
-      this.pipeline.later(this.writes.remove(collection, id, this.mine.has(key) ? undefined : this.versions.get(key)), key);
+      this.pipeline.later(this.writes.remove(collection, id, this.mine.has(key) ? undefined : this.versions.get(key)));
       this.wrote(collection, null, id);
     });
   }
