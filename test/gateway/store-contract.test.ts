@@ -78,6 +78,11 @@ interface Counted extends Doc {
   m?: number;
 }
 
+/** A conversation of the tests: its contact, and a number written in steps. */
+interface Thread extends Counted {
+  contactId: string;
+}
+
 interface Counter extends Doc {
   accountId: string;
   key: string;
@@ -229,6 +234,39 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
         { id: 'm_d', n: 2 },
         { id: 'm_e', n: 4, m: 5 },
       ]);
+    });
+
+    test('a list read again in a transaction shows its writes: an update in its place, an insert or a touch last, a document leaving or joining', async () => {
+      await insertAll('conversations', [{ id: 'cv_1', contactId: 'ct_a' }, { id: 'cv_2', contactId: 'ct_a' }, { id: 'cv_3', contactId: 'ct_b' }] as Thread[]);
+      const seen = await store.transact(async (tx) => {
+        const lists: string[][] = [];
+        const list = async () => void lists.push(ids(await tx.find('conversations', 'contact', ['ct_a'])));
+        await list();
+        await tx.update<Thread>('conversations', 'cv_1', { n: 1 });
+        await list();
+        await tx.touch<Thread>('conversations', 'cv_1', { n: 2 });
+        await list();
+        await tx.insert('conversations', { id: 'cv_4', contactId: 'ct_a' });
+        await list();
+        await tx.update<Thread>('conversations', 'cv_2', { contactId: 'ct_b' });
+        await list();
+        await tx.update<Thread>('conversations', 'cv_3', { contactId: 'ct_a' });
+        await list();
+        await tx.remove('conversations', 'cv_4');
+        await list();
+        return { lists, first: (await tx.find<Thread>('conversations', 'contact', ['ct_a']))[1] };
+      });
+      expect(seen.lists).toEqual([
+        ['cv_1', 'cv_2'],
+        ['cv_1', 'cv_2'],
+        ['cv_2', 'cv_1'],
+        ['cv_2', 'cv_1', 'cv_4'],
+        ['cv_1', 'cv_4'],
+        ['cv_3', 'cv_1', 'cv_4'],
+        ['cv_3', 'cv_1'],
+      ]);
+      expect(seen.first).toEqual({ id: 'cv_1', contactId: 'ct_a', n: 2 });
+      expect(ids(await store.find('conversations', 'contact', ['ct_a']))).toEqual(['cv_3', 'cv_1']);
     });
 
     test('update throws for an absent document, a changed id, or a taken unique key (and changes nothing)', async () => {

@@ -72,9 +72,14 @@ export async function getConversation(r: Reader, accountId: string, id: string):
 
 export const conversationsOfContact = (r: Reader, contactId: string) => r.find<Conversation>('conversations', 'contact', [contactId]);
 
-/** The contact's conversation on a channel, if there is one. */
-export const existingConversation = async (r: Reader, contact: Pick<Contact, 'accountId' | 'id'>, channel: Channel, customChannel: string | null): Promise<Conversation | undefined> =>
-  (await r.find<Conversation>('conversations', 'channel', [contact.accountId, contact.id, channelKeyOf(channel, customChannel)]))[0];
+/**
+ * The contact's conversation on a channel, if there is one: found among the contact's conversations, which a
+ * transaction handling the contact's message reads anyway (a second read of them costs nothing).
+ */
+export async function existingConversation(r: Reader, contact: Pick<Contact, 'accountId' | 'id'>, channel: Channel, customChannel: string | null): Promise<Conversation | undefined> {
+  const channelKey = channelKeyOf(channel, customChannel);
+  return (await conversationsOfContact(r, contact.id)).find((c) => c.accountId === contact.accountId && c.channelKey === channelKey);
+}
 
 /** The contact's conversation on a channel, started (under `campaignId`) when there is none yet. */
 export async function conversationFor(

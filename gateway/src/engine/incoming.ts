@@ -29,6 +29,14 @@ export function recordIncoming(tx: Tx, conversation: Conversation, message: Mess
 }
 
 /**
+ * What onIncoming's steps read one by one, read together: the account's subscriptions, the contact's opening
+ * messages and conversations. A transaction reads them again at no cost, so a caller may read them ahead, with what
+ * it needs itself.
+ */
+export const readForIncoming = (tx: Tx, accountId: string, contactId: string) =>
+  Promise.all([subscriptionsOf(tx, accountId), openingsOf(tx, contactId), conversationsOfContact(tx, contactId)]);
+
+/**
  * A message from a contact, on any channel, in the transaction that stored it (after recordIncoming). Opt-out and
  * opt-in words come first and are always obeyed; an opted-out contact gets nothing else. Otherwise the lead is
  * talking: waiting opening messages and follow-ups stop, HELP gets the account's help text, a request for a person
@@ -36,9 +44,7 @@ export function recordIncoming(tx: Tx, conversation: Conversation, message: Mess
  */
 export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact: Contact, current: Conversation, message: Message): Promise<void> {
   const reaction = message.messageType === 'reaction';
-  // Read together what the steps below read one by one: the account's subscriptions, the contact's openings and
-  // conversations.
-  await Promise.all([subscriptionsOf(tx, account.id), openingsOf(tx, contact.id), conversationsOfContact(tx, contact.id)]);
+  await readForIncoming(tx, account.id, contact.id);
   await emitEvent(tx, account, 'message_received', {
     contactId: contact.id,
     conversationId: current.id,

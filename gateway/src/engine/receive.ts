@@ -11,7 +11,7 @@ import { bySid, newMessage, type Message } from '../domain/messages.js';
 import { normalizePhone } from '../domain/phone.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
-import { onIncoming, recordIncoming } from './incoming.js';
+import { onIncoming, readForIncoming, recordIncoming } from './incoming.js';
 
 export interface IncomingInput {
   messageSid: string;
@@ -43,17 +43,15 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
     : undefined;
 
   return receivingFile(gw, account.id, input.messageSid, embedded, (media) => gw.store.transact(async (tx) => {
-    // Read together: the campaign named, the messageSid and the sender's ID; then the contact and its conversation.
+    // Read together: the campaign named, the messageSid and the sender's ID; then the contact, with its
+    // conversations (its conversation on this channel among them) and what the engine reads.
     const [, original, registration] = await Promise.all([
       input.campaignId ? getCampaign(tx, account.id, input.campaignId) : undefined,
       bySid(tx, account.id, input.messageSid),
       registrationOf(tx, account.id, input.fromId),
     ]);
     if (original) return { message: original, duplicate: true };
-    if (registration) {
-      const { contactId } = registration;
-      await Promise.all([tx.get('contacts', contactId), existingConversation(tx, { accountId: account.id, id: contactId }, 'custom', input.channel ?? null)]);
-    }
+    if (registration) await Promise.all([tx.get('contacts', registration.contactId), readForIncoming(tx, account.id, registration.contactId)]);
     const contact = await contactForExternalId(tx, account.id, input.channel ?? null, input.fromId, input, false);
     const conversation = await conversationFor(tx, contact, 'custom', input.channel ?? null, input.campaignId ?? null);
     const message = await storeIncoming(tx, gw, account, contact, conversation, media, {

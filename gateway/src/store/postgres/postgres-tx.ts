@@ -4,6 +4,7 @@ import type { Catalog } from './catalog.js';
 import { DocumentReads } from './documents.js';
 import { asStoreError, isRace } from './errors.js';
 import { cancelStatement, enqueueStatement } from './jobs.js';
+import { everything, KnownLists, type Includes } from './known-lists.js';
 import { Pipeline } from './pipeline.js';
 import { DocumentWrites, VERSION } from './writes.js';
 
@@ -30,8 +31,8 @@ const IN_FAILED_TRANSACTION = '25P02';
  * for its commit. A write that loses a race (a key taken, a document changed since it was read) fails the whole
  * transaction with a StoreConflictError, at its next read or its commit; it then runs again.
  *
- * What the transaction read is kept: a document read again by id, or a list read again that it has not written to
- * since, costs no statement, so a step may read ahead what later code reads again.
+ * What the transaction read is kept: a document read again by id, or a list read again (see KnownLists), costs no
+ * statement, so a step may read ahead what later code reads again.
  */
 export class PostgresTx implements Tx {
   /** The first statement that failed, as the transaction fails with it: after it PostgreSQL refuses every statement but a rollback. */
@@ -60,8 +61,8 @@ export class PostgresTx implements Tx {
   private written = 0;
   /** By collection, the place of the last write that gave its document the last place there (an insert or a touch). */
   private readonly placedLast = new Map<string, number>();
-  /** Lists read, by collection, then by query: dropped once the transaction writes to the collection. */
-  private readonly lists = new Map<string, Map<string, Promise<Doc[]>>>();
+  /** Lists read, kept up to date with the transaction's writes. */
+  private readonly lists = new KnownLists();
 
   /**
    * @param contended The documents an earlier attempt of this transaction lost a race on, shared by its attempts:
@@ -69,7 +70,7 @@ export class PostgresTx implements Tx {
    */
   constructor(
     client: pg.PoolClient,
-    catalog: Catalog,
+    private readonly catalog: Catalog,
     private readonly contended = new Set<string>(),
   ) {
     this.pipeline = new Pipeline(client, (err) => this.fail(err));
@@ -101,26 +102,24 @@ export class PostgresTx implements Tx {
   }
 
   find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
-    return this.list(collection, JSON.stringify([index, values, page]), () => this.reads.find<T>(collection, index, values, page));
+    const includes = (): Includes => {
+      const texts = values.map(String);
+      const { fields } = this.catalog.index(collection, index);
+      return (doc) => fields.every((field, i) => {
+        const value = (doc as unknown as Record<string, unknown>)[field];
+        return value !== null && value !== undefined && String(value) === texts[i];
+      });
+    };
+    return this.list(collection, JSON.stringify([index, values, page]), page ? undefined : includes, () => this.reads.find<T>(collection, index, values, page));
   }
 
   scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {
-    return this.list(collection, JSON.stringify([page]), () => this.reads.scan<T>(collection, page));
+    return this.list(collection, JSON.stringify([page]), page ? undefined : () => everything, () => this.reads.scan<T>(collection, page));
   }
 
-  /** A list read once per transaction, until it writes to the collection; each caller gets its own array. */
-  private list<T extends Doc>(collection: string, query: string, read: () => Promise<T[]>): Promise<T[]> {
-    return this.usable(async () => {
-      let lists = this.lists.get(collection);
-      if (!lists) this.lists.set(collection, (lists = new Map()));
-      let docs = lists.get(query) as Promise<T[]> | undefined;
-      if (!docs) {
-        docs = read().then((found) => this.current(collection, found));
-        lists.set(query, docs);
-        docs.catch(() => lists.delete(query));
-      }
-      return [...(await docs)];
-    });
+  /** A list read once per transaction (see KnownLists); each caller gets its own array. */
+  private list<T extends Doc>(collection: string, query: string, includes: (() => Includes) | undefined, read: () => Promise<T[]>): Promise<T[]> {
+    return this.usable(() => this.lists.get(collection, query, includes, () => read().then((found) => this.current(collection, found))));
   }
 
   /**
@@ -146,7 +145,7 @@ export class PostgresTx implements Tx {
       const at = ++this.written;
       this.unsent.set(key, { at, insert: true, version: undefined, renew: true });
       this.placedLast.set(collection, at);
-      this.wrote(collection, stored);
+      this.wrote(collection, stored, true);
       return stored;
     });
   }
@@ -172,7 +171,7 @@ export class PostgresTx implements Tx {
         this.unsent.set(key, (unsent = { at: ++this.written, insert: false, version, renew }));
       }
       if (renew) this.placedLast.set(collection, unsent.at);
-      this.wrote(collection, doc);
+      this.wrote(collection, doc, renew);
       return doc;
     });
   }
@@ -197,7 +196,7 @@ export class PostgresTx implements Tx {
       if (this.known.get(key) === null) return;
       this.unsent.delete(key);
       this.pipeline.later(this.writes.remove(collection, id, this.mine.has(key) ? undefined : this.versions.get(key)));
-      this.wrote(collection, null, id);
+      this.wrote(collection, null, false, id);
     });
   }
 
@@ -209,12 +208,13 @@ export class PostgresTx implements Tx {
     return this.usable(async () => this.pipeline.later(cancelStatement(key)));
   }
 
-  private wrote(collection: string, doc: Doc | null, id = doc!.id): void {
+  /** Keeps what the transaction wrote (null: removed); `last` for an insert or a touch, which give it the last place. */
+  private wrote(collection: string, doc: Doc | null, last: boolean, id = doc!.id): void {
     const key = keyOf(collection, id);
     this.known.set(key, doc);
     this.mine.add(key);
     this.versions.delete(key);
-    this.lists.delete(collection);
+    this.lists.wrote(collection, id, doc, last);
   }
 
   /** Told once COMMIT succeeded (see Tx.afterCommit). */
