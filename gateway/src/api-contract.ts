@@ -98,6 +98,9 @@ export const CAMPAIGN_CHANNELS = ['whatsapp', 'sms', 'messenger', 'instagram', '
 export type CampaignChannel = (typeof CAMPAIGN_CHANNELS)[number];
 /** The built-in channels: SMS and WhatsApp reach a phone number; Messenger and Instagram a Meta user's id. */
 export type BuiltInChannel = Exclude<CampaignChannel, 'custom'>;
+/** Whether a message's channel is a built-in one (a custom channel's messages name theirs). */
+export const isBuiltIn = (channel: string | null): channel is BuiltInChannel =>
+  channel !== 'custom' && (CAMPAIGN_CHANNELS as readonly string[]).includes(channel ?? '');
 
 /** Meta's platforms forbid a business to write first: a campaign there answers the contacts who write. */
 export const ANSWER_ONLY_CHANNELS = ['messenger', 'instagram'] as const;

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { isBuiltIn } from './api-contract.js';
 
 /**
  * What the process tells the operator's Prometheus at `GET /metrics`. One registry per process: every gateway
@@ -92,10 +93,8 @@ export const metrics = {
   }),
 };
 
-const BUILT_IN = new Set(['sms', 'whatsapp', 'messenger', 'instagram']);
-
 /** A message's channel as a label: a built-in one by name, every custom channel (named by its account) as `custom`. */
-export const channelLabel = (channel: string | null): string => (channel && BUILT_IN.has(channel) ? channel : 'custom');
+export const channelLabel = (channel: string | null): string => (isBuiltIn(channel) ? channel : 'custom');
 
 interface PoolUse {
   readonly totalCount: number;

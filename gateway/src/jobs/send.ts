@@ -1,12 +1,11 @@
 import type { Engine } from '../engine/ports/providers.js';
 import type { Account } from '../domain/accounts.js';
 import type { Message } from '../domain/messages.js';
-import { ChannelError, type BuiltInChannel } from '../engine/ports/channel-provider.js';
+import { isBuiltIn } from '../api-contract.js';
+import { ChannelError } from '../engine/ports/channel-provider.js';
 import { changeStatus } from '../engine/message-status.js';
 import type { Job, JobResult } from '../store/store.js';
 import { clockNow } from '../clock.js';
-
-const BUILT_IN: readonly string[] = ['sms', 'whatsapp', 'messenger', 'instagram'] satisfies BuiltInChannel[];
 
 /**
  * Job `send`: hands an outgoing message on a built-in channel to its provider. A refusal is final; a failure
@@ -15,8 +14,8 @@ const BUILT_IN: readonly string[] = ['sms', 'whatsapp', 'messenger', 'instagram'
  */
 export async function sendMessageJob(gw: Engine, job: Job<{ messageId: string }>): Promise<JobResult> {
   const message = await gw.store.get<Message>('messages', job.data.messageId);
-  if (!message || message.status !== 'pending' || !BUILT_IN.includes(message.channel ?? '')) return;
-  const channel = message.channel as BuiltInChannel;
+  if (!message || message.status !== 'pending' || !isBuiltIn(message.channel)) return;
+  const channel = message.channel;
   const account = await gw.store.get<Account>('accounts', message.accountId);
   if (!account) return;
   const provider = gw.providers.channel(gw.config, account, channel);
