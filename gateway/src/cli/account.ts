@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import { adminTokenFile } from '../admin-token.js';
@@ -70,29 +71,37 @@ export async function adminConnection(config: Config): Promise<{ url: string; to
   return { url: config.url, token, ca };
 }
 
-function print(res: { status: number; body: unknown }): number {
+/** An answer of the admin API printed as the commands print it: its JSON, and exit 1 for a refusal. */
+export function print(res: { status: number; body: unknown }): number {
   process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
   return res.status < 300 ? 0 : 1;
 }
 
-function adminRequest(url: URL, token: string, ca: string | undefined, method: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+async function adminRequest(url: URL, token: string, ca: string | undefined, method: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  return readAnswer(await adminResponse(url, token, ca, method, body));
+}
+
+/** The admin API's response to a request, unread (a backup streams it to a file). */
+export function adminResponse(url: URL, token: string, ca: string | undefined, method: string, body?: unknown): Promise<IncomingMessage> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = https.request(url, {
       method,
       ca,
       headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => {
-        try {
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
-        } catch {
-          resolve({ status: res.statusCode ?? 0, body: { error: text } });
-        }
-      });
-    });
+    }, resolve);
     req.on('error', (err) => reject(new Error(`Cannot reach the gateway at ${url.origin}: ${err.message}`)));
     req.end(payload);
   });
+}
+
+/** A response's status and JSON body (a body that is not JSON as `{ error: text }`). */
+export async function readAnswer(res: IncomingMessage): Promise<{ status: number; body: unknown }> {
+  let text = '';
+  for await (const chunk of res.setEncoding('utf8')) text += chunk;
+  try {
+    return { status: res.statusCode ?? 0, body: JSON.parse(text) };
+  } catch {
+    return { status: res.statusCode ?? 0, body: { error: text } };
+  }
 }

@@ -1,13 +1,11 @@
 import { createWriteStream } from 'node:fs';
 import { open, rename, rm, stat } from 'node:fs/promises';
-import https from 'node:https';
-import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { loadConfig } from '../config.js';
 import { readArchive } from '../store/lowdb/backup-archive.js';
 import { fsyncDir } from '../store/lowdb/durable-file.js';
-import { adminConnection } from './account.js';
+import { adminConnection, adminResponse, print, readAnswer } from './account.js';
 
 /**
  * `leadchat-gateway backup --to FILE`: asks the running gateway for a consistent snapshot of its embedded store
@@ -33,10 +31,10 @@ export async function backupCommand(to: string | undefined): Promise<number> {
     throw new Error(`Cannot write in ${path.dirname(target)}: ${err.message}`);
   });
   try {
-    const res = await post(new URL('/admin/v1/backup', url), token, ca);
+    const res = await adminResponse(new URL('/admin/v1/backup', url), token, ca, 'POST');
     if (res.statusCode !== 200) {
       await handle.close();
-      return printRefusal(res);
+      return print(await readAnswer(res));
     }
     await pipeline(res, createWriteStream('', { fd: handle.fd, autoClose: false })).catch((err: Error) => {
       throw new Error(`The backup was cut short (${err.message}); nothing was written to ${target}`);
@@ -55,26 +53,4 @@ export async function backupCommand(to: string | undefined): Promise<number> {
   } finally {
     await rm(temp, { force: true });
   }
-}
-
-function post(url: URL, token: string, ca: string | undefined): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(url, { method: 'POST', ca, headers: { authorization: `Bearer ${token}` } }, resolve);
-    req.on('error', (err) => reject(new Error(`Cannot reach the gateway at ${url.origin}: ${err.message}`)));
-    req.end();
-  });
-}
-
-/** The gateway's refusal, printed as the other commands print answers: its JSON, and a non-zero exit. */
-async function printRefusal(res: IncomingMessage): Promise<number> {
-  let text = '';
-  for await (const chunk of res.setEncoding('utf8')) text += chunk;
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = { error: text };
-  }
-  process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-  return 1;
 }
