@@ -284,8 +284,7 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       if (clear && second && passes(second)) {
         return { kind: 'clarify', options: [candidate(top), candidate(second)] };
       }
-      const best = { faqIndex: top.index, question: faq.question, score: top.score, confidence };
-      return { kind: 'handoff', reason: 'not_confident', best, ...(resourceWins ? { resourceIndex: resource.index } : {}) };
+      return { kind: 'handoff', reason: 'not_confident', best: candidate(top), ...(resourceWins ? { resourceIndex: resource.index } : {}) };
     },
 
     choose(message, options) {

@@ -237,12 +237,13 @@ export class KnowledgeIndex {
       // A word met only through a related word (meaning.ts) earns `relatedCredit` of what the related word would.
       const related = unit.related ?? [];
       const { relatedCredit } = this.settings;
-      const unitCredit = Math.max(0, ...unit.terms.map(credit), ...related.map((t) => relatedCredit * credit(t)));
+      const best = (value: (t: string) => number) => Math.max(0, ...unit.terms.map(value), ...related.map((t) => relatedCredit * value(t)));
+      const unitCredit = best(credit);
       if (unitCredit > 0) matchedUnits.push(position);
       covered += unitCredit;
-      focused += Math.max(0, ...unit.terms.map(focus), ...related.map((t) => relatedCredit * focus(t)));
-      asked += Math.max(0, ...unit.terms.map(ask), ...related.map((t) => relatedCredit * ask(t)));
-      exactWeight += Math.max(0, ...unit.terms.map(exactCredit), ...related.map((t) => relatedCredit * exactCredit(t)));
+      focused += best(focus);
+      asked += best(ask);
+      exactWeight += best(exactCredit);
     });
     return { covered, focused, asked, exactWeight, matched: matchedUnits };
   }
