@@ -76,7 +76,7 @@ export const TARGETS = { maxWrongOverall: 0.03, minHeldOutCorrect: 0.75 } as con
 export const meetsTargets = (tuning: Rates, heldOut: Rates): boolean =>
   tuning.wrongOverall <= TARGETS.maxWrongOverall && heldOut.wrongOverall <= TARGETS.maxWrongOverall && heldOut.correct >= TARGETS.minHeldOutCorrect;
 
-export const emptyTally = (): Tally => ({
+const emptyTally = (): Tally => ({
   answerable: 0,
   correct: 0,
   wrong: 0,
