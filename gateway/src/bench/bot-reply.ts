@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Api } from './api.js';
 import { freePort } from './free-port.js';
 import { createAccount, gatewayEnv, startGateway, stopChild } from './gateway-process.js';
+import { memoryMb } from './process-usage.js';
 import { setting } from './setting.js';
 
 const EVAL_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'eval', 'faq-bot', 'dental-clinic.json');
@@ -69,15 +70,6 @@ async function round(api: Api, replies: Awaited<ReturnType<typeof receiver>>, ca
   return times.sort((a, b) => a - b);
 }
 
-function rssMb(pid: number | undefined): string {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return `${Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)} MB`;
-  } catch {
-    return 'n/a';
-  }
-}
-
 async function main(): Promise<void> {
   const count = setting('LEADCHAT_BENCH_QUESTIONS', 300);
   const concurrency = setting('LEADCHAT_BENCH_CONCURRENCY', 8);
@@ -101,7 +93,7 @@ async function main(): Promise<void> {
     );
     for (const [clients, tag] of [[1, 'one'], [concurrency, 'many']] as const) {
       const times = await round(api, replies, campaign.id, questions, clients, tag);
-      process.stdout.write(`${String(clients).padEnd(10)}${percentile(times, 50).toFixed(1).padStart(10)}${percentile(times, 95).toFixed(1).padStart(10)}${times.at(-1)!.toFixed(1).padStart(10)}${rssMb(gateway.pid).padStart(14)}\n`);
+      process.stdout.write(`${String(clients).padEnd(10)}${percentile(times, 50).toFixed(1).padStart(10)}${percentile(times, 95).toFixed(1).padStart(10)}${times.at(-1)!.toFixed(1).padStart(10)}${memoryMb(gateway.pid).rss.padStart(14)}\n`);
     }
     api.close();
   } finally {

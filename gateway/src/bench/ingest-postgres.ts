@@ -10,7 +10,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { cpuSeconds, cpuSecondsOf } from './cpu-time.js';
+import { cpuSeconds, cpuSecondsOf } from './process-usage.js';
 import { benchDatabase, inSchema, sql } from './database.js';
 import { createAccount, gatewayEnv, startGateway, stopChild } from './gateway-process.js';
 import { freePort } from './free-port.js';

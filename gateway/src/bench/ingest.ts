@@ -9,7 +9,7 @@
  * the gateway on PostgreSQL, with one process and with three processes on one database, for one account and for an
  * account per client, with the share of statements waiting on locks (ingest-postgres.ts): empty store only. The CPU
  * each request costs is printed for the gateway on its embedded store and, with a server on this machine, for the
- * gateways and PostgreSQL (cpu-time.ts).
+ * gateways and PostgreSQL (process-usage.ts).
  *
  * Settings (environment): LEADCHAT_BENCH_REQUESTS (3000 per run, 3 runs per measurement), LEADCHAT_BENCH_CONCURRENCY (16),
  * LEADCHAT_BENCH_MESSAGES (200000 stored before the second measurement), LEADCHAT_BENCH_FILL_CONCURRENCY (64),
@@ -24,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { cpuSeconds } from './cpu-time.js';
+import { cpuSeconds, memoryMb } from './process-usage.js';
 import { freePort } from './free-port.js';
 import { createAccount, gatewayEnv, startChild, startGateway, stopChild } from './gateway-process.js';
 import { client, drive, INCOMING, interleaved, measure, messagesSent, ROUNDS, type Result, type Share, type Target } from './http-load.js';
@@ -59,15 +59,6 @@ function diskUsage(dir: string): number {
     bytes += entry.isDirectory() ? diskUsage(full) : statSync(full).size;
   }
   return bytes;
-}
-
-function residentMb(pid: number | undefined): string {
-  try {
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-    return `${(kb / 1024).toFixed(0)} MB`;
-  } catch {
-    return 'n/a';
-  }
 }
 
 /** The baseline: the least an Express JSON endpoint costs here, over the same TLS. */
@@ -153,7 +144,7 @@ async function main(): Promise<void> {
     results.push(await measure(`${bareName}, last`, [baseline], requests, concurrency, warmUp));
     process.stdout.write(`comparing again in ${PAIRS} alternating pairs…\n`);
     const fullShare = await interleaved(baseline, target, requests, concurrency, PAIRS);
-    const rss = residentMb(gateway.pid);
+    const rss = memoryMb(gateway.pid).rss;
     const onDisk = diskUsage(path.join(dataDir, 'store'));
     await stopChild(bare);
 
@@ -162,7 +153,7 @@ async function main(): Promise<void> {
     const restartedAt = process.hrtime.bigint();
     gateway = await startGateway(lowdbEnv);
     const startUpSeconds = Number(process.hrtime.bigint() - restartedAt) / 1e9;
-    const rssAfterRestart = residentMb(gateway.pid);
+    const rssAfterRestart = memoryMb(gateway.pid).rss;
 
     const pad = (s: string, n: number) => s.padEnd(n);
     const NAME = 38;

@@ -54,6 +54,7 @@ import { Api, PAGE } from './api.js';
 import { benchDatabase, inSchema, sql } from './database.js';
 import { freePort } from './free-port.js';
 import { createAccount, gatewayEnv, startGateway, stopChild } from './gateway-process.js';
+import { memoryMb } from './process-usage.js';
 import { setting } from './setting.js';
 
 /** The wait for the queue to drain ends when no opening message went for this long. */
@@ -72,16 +73,6 @@ async function pool(count: number, concurrency: number, task: (i: number) => Pro
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function memoryMb(pid: number | undefined): { rss: string; peak: string } {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const mb = (field: string) => `${(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024).toFixed(0)} MB`;
-    return { rss: mb('VmRSS'), peak: mb('VmHWM') };
-  } catch {
-    return { rss: 'n/a', peak: 'n/a' };
-  }
-}
 
 interface PublicJob {
   kind: string;

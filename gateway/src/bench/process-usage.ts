@@ -1,7 +1,7 @@
 /**
- * Where a benchmark's CPU goes: the user and system time of processes of this machine, from /proc (Linux). On two
- * cores shared by the load, the gateway and PostgreSQL, the requests/s of a row is bounded by the CPU each request
- * costs all three: the PostgreSQL rows print it per request.
+ * What processes of this machine use, from /proc (Linux): their CPU time and memory. On two cores shared by the load,
+ * the gateway and PostgreSQL, the requests/s of a row is bounded by the CPU each request costs all three: the
+ * PostgreSQL rows print it per request.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -36,4 +36,15 @@ export function cpuSecondsOf(name: string): number {
     }
   }
   return total;
+}
+
+/** A process's resident memory and its peak, in MB ('n/a' off Linux or once it is gone). */
+export function memoryMb(pid: number | undefined): { rss: string; peak: string } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const mb = (field: string) => `${(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024).toFixed(0)} MB`;
+    return { rss: mb('VmRSS'), peak: mb('VmHWM') };
+  } catch {
+    return { rss: 'n/a', peak: 'n/a' };
+  }
 }
