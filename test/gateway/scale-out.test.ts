@@ -369,7 +369,7 @@ describe('failed authentications from one address, counted by every process', ()
     }
   });
 
-  test('20 failures spread over two processes: the 21st is refused wherever it comes, and then the right key too', async () => {
+  test('20 failures spread over two processes: the 21st is refused wherever it comes, the right key still works', async () => {
     const [one, two] = pair as [TestGateway, TestGateway];
     const account = await createAccount(one);
     const from = (address: string) => ({ 'x-forwarded-for': address, 'x-forwarded-proto': 'https' });
@@ -381,8 +381,8 @@ describe('failed authentications from one address, counted by every process', ()
       const refused = await api(gw, { apiKey: 'lck_wrong-again' }, 'GET', 'lists', { headers: guesser });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-      expect((await api(gw, account, 'GET', 'lists', { headers: guesser })).status).toBe(429);
-      expect((await api(gw, account, 'GET', 'lists', { headers: from('203.0.113.8') })).status).toBe(200);
+      expect((await api(gw, account, 'GET', 'lists', { headers: guesser })).status).toBe(200);
+      expect((await api(gw, { apiKey: 'lck_wrong-elsewhere' }, 'GET', 'lists', { headers: from('203.0.113.8') })).status).toBe(401);
     }
   });
 });

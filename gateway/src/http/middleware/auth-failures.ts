@@ -8,14 +8,13 @@ export const AUTH_FAILURE_WINDOW_MS = 10 * 60_000;
 
 /**
  * Failed authentications (a wrong API key, a wrong admin token) per client address, counted in the store so that
- * on PostgreSQL every process adds to one count. Over the limit, every attempt from the address is refused with a
- * 429 before its credential is looked at, so a guesser learns nothing more until the window ends.
+ * on PostgreSQL every process adds to one count. Over the limit, each further failure from the address is refused
+ * with a 429 and Retry-After instead of a 401, so a guesser is told to stop until the window ends.
  *
- * Only failures reach the store: a request whose key is valid costs nothing here. So the check before the
- * credential is made against what this process has learnt (the address's window end, known from the failure
- * that went over the limit or any failure after it), never with a store round trip. On PostgreSQL another process
- * learns of the block at the first failure it sees from the address, which is refused too: over a window a
- * guesser gets at most the limit plus one attempt per process checked.
+ * Only failures are judged: a valid credential is never refused for what others did from its address (every n8n
+ * workflow of a deployment may come from one address, a forgotten rotated key among them), and it costs nothing
+ * here. Once an address is over the limit, this process answers its next failures from memory (the window's end),
+ * without a store round trip.
  */
 export class AuthFailures {
   private readonly blockedUntil = new Map<string, number>();
@@ -23,21 +22,15 @@ export class AuthFailures {
 
   constructor(private readonly store: Store) {}
 
-  /** Refuses an address this process knows to be over the limit. */
-  check(address: string): void {
-    const until = this.blockedUntil.get(address);
-    if (until === undefined) return;
-    if (until > clockNow()) throw tooManyFailures(until);
-    this.blockedUntil.delete(address);
-  }
-
-  /** Counts a failure; refuses it (rather than letting it be a 401) when it goes over the limit. */
+  /** Counts a failure; refuses it (rather than letting it be a 401) when the address is over the limit. */
   async failed(address: string): Promise<void> {
+    const at = clockNow();
+    const until = this.blockedUntil.get(address);
+    if (until !== undefined && until > at) throw tooManyFailures(until);
     const { hits, resetAt } = await this.store.hit(`auth-failures:${address}`, AUTH_FAILURE_WINDOW_MS);
     if (hits <= AUTH_FAILURES_PER_ADDRESS) return;
-    const at = clockNow();
     if (at >= this.nextPurge) {
-      for (const [known, until] of this.blockedUntil) if (until <= at) this.blockedUntil.delete(known);
+      for (const [known, end] of this.blockedUntil) if (end <= at) this.blockedUntil.delete(known);
       this.nextPurge = at + AUTH_FAILURE_WINDOW_MS;
     }
     this.blockedUntil.set(address, resetAt);

@@ -23,6 +23,7 @@ export const ambiguousCredentials = () =>
  * given, decides alone, so API clients work exactly as they did.
  *
  * A wrong key counts against the client's address (see AuthFailures); a missing one does not, since it guesses nothing.
+ * A valid key is never refused for its address's failures: they are looked at only once the key has failed.
  */
 export function apiKeyAuth(gw: Gateway, failures: AuthFailures, { headerOnly = false } = {}): RequestHandler {
   return async (req, res, next) => {
@@ -48,11 +49,9 @@ export function apiKeyAuth(gw: Gateway, failures: AuthFailures, { headerOnly = f
     if (headerOnly && !header && given > 0) throw unauthorized('This endpoint takes the API key in the x-api-key header only');
     const key = header ?? bearer ?? inQuery[0];
     if (!key) throw unauthorized();
-    const address = req.ip ?? '';
-    failures.check(address);
     const account = await findByApiKey(gw, key);
     if (!account) {
-      await failures.failed(address);
+      await failures.failed(req.ip ?? '');
       throw unauthorized();
     }
     res.locals.account = account;
@@ -84,11 +83,9 @@ export function adminAuth(token: string, failures: AuthFailures, alsoAccepted: s
   return async (req, _res, next) => {
     const given = BEARER.exec(req.get('authorization') ?? '')?.[1];
     if (!given) throw unauthorized('Invalid or missing admin token');
-    const address = req.ip ?? '';
-    failures.check(address);
     // Every token is compared, so the time taken does not tell which one came close.
     if (!tokens.map((t) => sameSecret(given, t)).includes(true)) {
-      await failures.failed(address);
+      await failures.failed(req.ip ?? '');
       throw unauthorized('Invalid or missing admin token');
     }
     next();
