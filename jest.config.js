@@ -9,7 +9,7 @@ const base = {
 };
 const onBothBackends = ['**/gateway/api-*.test.ts', '**/gateway/crash.test.ts', '**/gateway/hostile-input.test.ts'];
 /** The web console's tests (test/console/) run on the embedded store; its core flows (sign-in, sessions, CSRF, tenants, settings), a sales team's first day and its sessions shared by processes also on PostgreSQL. */
-const consoleOnPostgres = ['**/console/sessions-scale-out.test.ts', '**/console/browser.test.ts', '**/console/first-day.test.ts'];
+const consoleOnPostgres = ['**/console/sessions-scale-out.test.ts', '**/console/sign-in-limits.test.ts', '**/console/browser.test.ts', '**/console/first-day.test.ts'];
 
 module.exports = {
   testTimeout: 30000,

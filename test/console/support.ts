@@ -26,18 +26,20 @@ export async function consoleAccount(gw: TestGateway, opts: Parameters<typeof cr
 export interface SignedIn {
   cookie: string;
   csrfToken: string;
+  /** The known-browser cookie (`name=value`) the sign-in left: the browser's proof of it at the next sign-in. */
+  browser: string;
   reply: Reply;
 }
 
-/** The session an answer of the session API started: its cookie and CSRF token. */
+/** The session an answer of the session API started: its cookie and CSRF token, and the known-browser cookie. */
 function sessionStarted(reply: Reply): SignedIn {
-  const setCookie = [reply.headers['set-cookie'] ?? []].flat()[0] ?? '';
-  return { cookie: setCookie.split(';')[0]!, csrfToken: reply.body?.csrfToken, reply };
+  const [session = '', browser = ''] = [reply.headers['set-cookie'] ?? []].flat().map((c) => c.split(';')[0]!);
+  return { cookie: session, csrfToken: reply.body?.csrfToken, browser, reply };
 }
 
-/** POST /console/api/session as the console's sign-in form sends it; `headers` add e.g. X-Forwarded-For. */
-export async function signIn(gw: TestGateway, email: string, password: string, headers: Record<string, string> = {}): Promise<SignedIn> {
-  return sessionStarted(await request(gw, 'POST', '/console/api/session', { headers: { origin: gw.url, ...headers }, body: { email, password } }));
+/** POST /console/api/session as the console's sign-in form sends it; `headers` add e.g. X-Forwarded-For or a Cookie. */
+export async function signIn(gw: TestGateway, email: string, password: string, headers: Record<string, string> = {}, localAddress?: string): Promise<SignedIn> {
+  return sessionStarted(await request(gw, 'POST', '/console/api/session', { headers: { origin: gw.url, ...headers }, body: { email, password }, localAddress }));
 }
 
 /** Accepts an invitation as its page does (the token from the link's fragment, a password): the member's session. */

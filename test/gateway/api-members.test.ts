@@ -44,8 +44,8 @@ async function join(gw: TestGateway, account: TestAccount, role: 'admin' | 'agen
   expect(invited.status).toBe(201);
   const accepted = await request(gw, 'POST', `/console/api/invites/${tokenOf(invited.body.inviteUrl)}`, { headers: { origin: gw.url }, body: { password: PASSWORD } });
   expect(accepted.status).toBe(200);
-  const cookie = [accepted.headers['set-cookie']].flat()[0]!.split(';')[0]!;
-  return { id: invited.body.id, email, name, session: { cookie, csrfToken: accepted.body.csrfToken, reply: accepted } };
+  const [cookie = '', browser = ''] = [accepted.headers['set-cookie']].flat().map((c) => c!.split(';')[0]!);
+  return { id: invited.body.id, email, name, session: { cookie, csrfToken: accepted.body.csrfToken, browser, reply: accepted } };
 }
 
 const as = (gw: TestGateway, who: Joined, method: string, path: string, body?: unknown) =>

@@ -123,6 +123,8 @@ export interface RequestOptions {
   apiKey?: string;
   /** Where the key goes: the x-api-key header (default), a Bearer header or the apiKey query parameter. */
   keyIn?: 'header' | 'bearer' | 'query';
+  /** The loopback address the request comes from (127.0.0.2, …): another client, as the gateway sees it. */
+  localAddress?: string;
 }
 
 /** An HTTPS request to the gateway, trusting its certificate. */
@@ -142,7 +144,7 @@ export function request<T = any>(gw: Pick<TestGateway, 'url' | 'ca'>, method: st
     headers['content-type'] ??= 'application/json';
   }
   return new Promise((resolve, reject) => {
-    const req = https.request(url, { method, headers, ca: gw.ca, agent: false }, (res) => {
+    const req = https.request(url, { method, headers, ca: gw.ca, agent: false, localAddress: opts.localAddress }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {

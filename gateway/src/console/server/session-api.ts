@@ -7,11 +7,12 @@ import { iso } from '../../ids.js';
 import { forbidden, unauthorized } from '../../errors.js';
 import { jsonBody } from '../../http/middleware/json-body.js';
 import { parse, route } from '../../http/route.js';
-import { clearedSessionCookie, sessionCookie } from '../../http/cookies.js';
+import { clearedSessionCookie, cookieValue, KNOWN_BROWSER_COOKIE, knownBrowserCookie, sessionCookie } from '../../http/cookies.js';
 import { csrfTokenOf, endSession, IDLE_MS, MAX_AGE_MS, startSession, type Session } from '../../domain/sessions.js';
 import { checkCsrf, sessionOf } from '../../http/middleware/session.js';
 import { passwordChange } from '../../http/schemas.js';
 import { checkSignIn } from './sign-in.js';
+import { KNOWN_BROWSER_MS, knownBrowserId, knownBrowserValue } from './known-browser.js';
 
 const signInBody = z.object({
   email: z.string().max(320),
@@ -47,7 +48,8 @@ export function sessionApi(gw: Gateway): Router {
     post: [jsonBody('4kb'), async (req, res: Response) => {
       requireSameOrigin(req);
       const { email, password, accountId } = parse(signInBody, req.body);
-      const { account, actor } = await checkSignIn(gw, email, password, req.ip ?? '', accountId);
+      const knownBrowser = knownBrowserId(gw, email.trim().toLowerCase(), cookieValue(req.get('cookie'), KNOWN_BROWSER_COOKIE));
+      const { account, actor } = await checkSignIn(gw, { email, password, address: req.ip ?? '', accountId, knownBrowser });
       await signIn(gw, req, res, account, actor);
     }],
     get: async (req, res) => {
@@ -69,12 +71,19 @@ export function sessionApi(gw: Gateway): Router {
   return router;
 }
 
-/** Starts a session for whoever signed in; a session the browser still held ends, so each starts from a token nobody else saw. */
+/**
+ * Starts a session for whoever signed in; a session the browser still held ends, so each starts from a token nobody
+ * else saw. The browser is known to the email from now on (its id kept when it was known already).
+ */
 async function signIn(gw: Gateway, req: Request, res: Response, account: Account, actor: Actor): Promise<void> {
   const previous = await sessionOf(gw, req);
   if (previous) await endSession(gw, previous.session.id);
   const { token, session } = await startSession(gw, account.id, actor.id);
-  res.set({ 'Set-Cookie': sessionCookie(token, MAX_AGE_MS), 'Cache-Control': 'no-store' }).json(sessionView(account, actor, session, token));
+  const email = actor.email.toLowerCase();
+  const browser = knownBrowserValue(gw, email, knownBrowserId(gw, email, cookieValue(req.get('cookie'), KNOWN_BROWSER_COOKIE)));
+  res
+    .set({ 'Set-Cookie': [sessionCookie(token, MAX_AGE_MS), knownBrowserCookie(browser, KNOWN_BROWSER_MS)], 'Cache-Control': 'no-store' })
+    .json(sessionView(account, actor, session, token));
 }
 
 /**

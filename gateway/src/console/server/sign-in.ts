@@ -5,9 +5,16 @@ import { verifyPassword } from '../../domain/secrets.js';
 import { ApiError, rateLimited } from '../../errors.js';
 
 /** Failed sign-ins allowed per window: a person mistyping stays well below, a password guesser is held to a crawl. */
-export const FAILURES_PER_EMAIL = 10;
-export const FAILURES_PER_IP = 50;
+export const FAILURES_PER_EMAIL_AND_ADDRESS = 10;
+export const FAILURES_PER_ADDRESS = 50;
+export const FAILURES_PER_KNOWN_BROWSER = 10;
+/** Failures of an email from every address together before each further attempt waits its turn. */
+export const FREE_FAILURES_PER_EMAIL = 10;
+/** The longest turn: a stranger's guesses keep the email's owner, on a new browser, waiting at most this long. */
+export const MAX_TURN_MS = 60_000;
 export const FAILURE_WINDOW_MS = 15 * 60_000;
+/** An email's failures from every address are kept longer: a patient guesser gets no fresh start every 15 minutes. */
+export const EMAIL_FAILURE_WINDOW_MS = 24 * 60 * 60_000;
 
 /**
  * Checked against when the email has no account (or no password), so that a failure costs the same scrypt work
@@ -24,9 +31,24 @@ export interface SignInResult {
   actor: Actor;
 }
 
+/** A limit on failures counted under one key; `hits` past `limit` refuse the attempt unchecked. */
+interface Budget {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
 /**
- * Checks an email and password. Failures are counted in the store (shared by every process on PostgreSQL) per email
- * and per client address; over either limit a sign-in is refused before any password is checked, the right one too.
+ * Checks an email and password against budgets of failures counted in the store (shared by every process on
+ * PostgreSQL). Over a budget an attempt is refused with 429 before its password is checked, the right one too, so
+ * a guesser learns nothing; which budgets apply depends on who tries:
+ *
+ * - A browser that signed in to the email before (`knownBrowser`, see known-browser.ts) has its own budget and no
+ *   other: a stranger's guesses, from anywhere, never lock the owner's usual browser out.
+ * - Any other attempt counts against its address (password spraying), against the email from that address, and
+ *   against the email from every address together: past FREE_FAILURES_PER_EMAIL each attempt waits for its turn,
+ *   twice as long after each failure up to MAX_TURN_MS, so guesses from many addresses stay few and the owner on a
+ *   new browser waits a minute at most.
  *
  * Each attempt is counted before its password is checked and taken back when it succeeds (or is refused unchecked),
  * so that only failures stay counted, and attempts sent all at once cannot each pass a count that none of them has
@@ -37,22 +59,46 @@ export interface SignInResult {
  * password: the password decides which. When the same password opens several, `accountId` picks one; without it
  * the first opens: the account the email owns, then the teams in the order the person joined them.
  */
-export async function checkSignIn(gw: Gateway, email: string, password: string, ip: string, accountId?: string): Promise<SignInResult> {
-  const normalized = email.trim().toLowerCase();
-  const keys = [`sign-in:ip:${ip}`, `sign-in:email:${normalized}`] as const;
-  const [byIp, byEmail] = await Promise.all(keys.map((key) => gw.store.hit(key, FAILURE_WINDOW_MS)));
-  const takeBack = () => Promise.all(keys.map((key) => gw.store.hit(key, FAILURE_WINDOW_MS, -1)));
-  const overIp = byIp!.hits > FAILURES_PER_IP;
-  const overEmail = byEmail!.hits > FAILURES_PER_EMAIL;
-  if (overIp || overEmail) {
+export async function checkSignIn(
+  gw: Gateway,
+  attempt: { email: string; password: string; address: string; accountId?: string; knownBrowser?: string },
+): Promise<SignInResult> {
+  const email = attempt.email.trim().toLowerCase();
+  const budgets: Budget[] = attempt.knownBrowser
+    ? [{ key: `sign-in:browser:${attempt.knownBrowser}`, limit: FAILURES_PER_KNOWN_BROWSER, windowMs: FAILURE_WINDOW_MS }]
+    : [
+        { key: `sign-in:ip:${attempt.address}`, limit: FAILURES_PER_ADDRESS, windowMs: FAILURE_WINDOW_MS },
+        { key: `sign-in:email-ip:${email}\n${attempt.address}`, limit: FAILURES_PER_EMAIL_AND_ADDRESS, windowMs: FAILURE_WINDOW_MS },
+        { key: `sign-in:email:${email}`, limit: Infinity, windowMs: EMAIL_FAILURE_WINDOW_MS },
+      ];
+  const counted = await Promise.all(budgets.map((b) => gw.store.hit(b.key, b.windowMs)));
+  const takeBack = () => Promise.all(budgets.map((b) => gw.store.hit(b.key, b.windowMs, -1)));
+  const over = counted.filter((c, i) => c.hits > budgets[i]!.limit);
+  if (over.length) {
     await takeBack();
-    throw tooManyFailures(Math.max(overIp ? byIp!.resetAt : 0, overEmail ? byEmail!.resetAt : 0));
+    throw tooManyFailures(Math.max(...over.map((c) => c.resetAt)));
   }
-  const signedIn = await firstMatch(gw, normalized, password, accountId);
+  if (!attempt.knownBrowser) {
+    const turn = turnMs(counted[2]!.hits);
+    if (turn > 0) {
+      // One attempt per turn: the turn's window opens with the first, and every other within it is refused.
+      const taken = await gw.store.hit(`sign-in:turn:${email}`, turn);
+      budgets.push({ key: `sign-in:turn:${email}`, limit: 1, windowMs: turn });
+      if (taken.hits > 1) {
+        await takeBack();
+        throw tooManyFailures(taken.resetAt);
+      }
+    }
+  }
+  const signedIn = await firstMatch(gw, email, attempt.password, attempt.accountId);
   if (!signedIn) throw signInFailed();
   await takeBack();
   return signedIn;
 }
+
+/** How long the attempt that makes an email's `failures` (this one counted) holds the next ones back. */
+const turnMs = (failures: number) =>
+  failures <= FREE_FAILURES_PER_EMAIL ? 0 : Math.min(MAX_TURN_MS, 1000 * 2 ** (failures - FREE_FAILURES_PER_EMAIL - 1));
 
 /** The first of the email's sign-ins whose password this is; the decoy's work when there is none to check. */
 async function firstMatch(gw: Gateway, email: string, password: string, accountId: string | undefined): Promise<SignInResult | undefined> {
@@ -76,5 +122,6 @@ async function firstMatch(gw: Gateway, email: string, password: string, accountI
 const tooManyFailures = (until: number) =>
   rateLimited(until, (seconds) => {
     const minutes = Math.ceil(seconds / 60);
-    return `Too many failed sign-ins; try again in ${minutes === 1 ? '1 minute' : `${minutes} minutes`}`;
+    const wait = seconds < 60 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
+    return `Too many failed sign-ins; try again in ${wait}`;
   });
