@@ -18,6 +18,7 @@ import { JobRunner } from './jobs/queue.js';
 import type { Logger } from './log.js';
 import { openStore } from './store/open.js';
 import { consoleRouter } from './console/server/router.js';
+import { CONSOLE_BASE } from './console/pages.js';
 import { collections } from './domain/collections.js';
 import { loadTls } from './tls.js';
 
@@ -50,7 +51,7 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
 
     let shuttingDown = false;
     const service = { jobsRunning: () => runner.active, shuttingDown: () => shuttingDown };
-    const app = createApp(gw, admin.token, service, { '/console': consoleRouter(gw) });
+    const app = createApp(gw, admin.token, service, { [CONSOLE_BASE]: consoleRouter(gw) });
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
     // Behind a TLS-terminating proxy the proxy may forward plain HTTP: the app then judges X-Forwarded-Proto.
     const plain = config.trustProxy ? http.createServer(app) : http.createServer((req, res) => {

@@ -9,7 +9,7 @@ import { rateLimits } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi.js';
 import { strictQuery } from './query.js';
-import { route, type Routes } from './route.js';
+import { appRoutes, route, type Guards } from './route.js';
 import { adminRouter } from './routes/admin.js';
 import { campaignsRoutes } from './routes/campaigns.js';
 import { channelsRoutes } from './routes/channels.js';
@@ -40,38 +40,38 @@ export function createApp(gw: Engine, adminToken: string, service: ServiceState,
   const failures = new AuthFailures(gw.store);
   // The probes tell nothing secret: a balancer may ask over plain HTTP behind a proxy. The metrics need HTTPS.
   const https = gw.config.trustProxy ? [httpsOnly()] : [];
-  serviceRoutes(app, gw, service, [...https, adminAuth(adminToken, failures, gw.config.metricsToken ? [gw.config.metricsToken] : [])]);
+  const operator = [adminAuth(adminToken, failures)];
+  const scraper = [...https, adminAuth(adminToken, failures, gw.config.metricsToken ? [gw.config.metricsToken] : [])];
+  serviceRoutes(appRoutes(app, '', { public: [], scraper }), gw, service);
   if (https.length) app.use(https);
   if (gw.log.isLevelEnabled('info')) app.use(requestLog(gw.log));
 
   const limit = rateLimits(gw.store, { perKey: gw.config.rateLimitPerMinute, perSession: gw.config.consoleRateLimitPerMinute });
-  const before = [apiKeyAuth(gw, failures), limit];
-  // The credit grant and auto-recharge take the key, which acts as the owner: no session reaches them.
-  const headerKeyOnly = [apiKeyAuth(gw, failures, { headerOnly: true }), limit];
-  const admin = [...before, adminOnly];
+  const team = [apiKeyAuth(gw, failures), limit];
+  const guards: Guards = { public: [], team, admins: [...team, adminOnly] };
 
   // The API's paths hang from the app itself, not from routers mounted at /v1: every router level a request
   // passes through costs it a walk of that router's stack. The busiest path (every incoming chat message) is
   // registered first.
-  const v1: Routes = { route: (path) => app.route(`/v1${path}` as string) };
-  messagesRoutes(v1, gw, before);
+  const v1 = appRoutes(app, '/v1', guards);
+  messagesRoutes(v1, gw);
   // The server address never comes from the request: a Host header is the client's to choose, and a document
   // naming another host would send whoever follows it there with their key. Relative (/v1) without a public URL.
   let openApi: ReturnType<typeof openApiDocument> | undefined;
   route(v1, '/openapi.json', { get: (_req, res) => void res.json((openApi ??= openApiDocument(`${gw.config.publicUrl ?? ''}/v1`))) });
-  contactsRoutes(v1, gw, before);
-  listsRoutes(v1, gw, before);
-  importsRoutes(v1, gw, before);
-  campaignsRoutes(v1, gw, before);
-  creditsRoutes(v1, gw, before, headerKeyOnly);
-  settingsRoutes(v1, gw, admin);
-  webhooksRoutes(v1, gw, admin);
-  conversationsRoutes(v1, gw, before);
-  channelsRoutes(v1, gw, admin);
-  membersRoutes(v1, gw, before);
+  contactsRoutes(v1, gw);
+  listsRoutes(v1, gw);
+  importsRoutes(v1, gw);
+  campaignsRoutes(v1, gw);
+  creditsRoutes(v1, gw);
+  settingsRoutes(v1, gw);
+  webhooksRoutes(v1, gw);
+  conversationsRoutes(v1, gw);
+  channelsRoutes(v1, gw);
+  membersRoutes(v1, gw);
   providerWebhooksRoutes(v1, gw);
 
-  app.use('/admin/v1', adminRouter(gw, adminToken, failures));
+  app.use('/admin/v1', adminRouter(gw, { operator }));
   for (const [path, router] of Object.entries(routers)) app.use(path, router);
   app.use(notFoundHandler);
   app.use(errorHandler(gw.log));

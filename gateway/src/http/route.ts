@@ -4,25 +4,48 @@ import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import type { Actor } from '../domain/members.js';
 import { ApiError, invalidFields } from '../errors.js';
+import { accessOf, type Access, type HttpMethod } from './access.js';
 import { distinct, problemOf } from './issues.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Handlers = Partial<Record<Method, RequestHandler | RequestHandler[]>>;
 
-/** Where paths are registered: a Router, or the app under the API's prefix (see createApp). */
+/** The middleware that admits exactly the callers of each access level (authentication, rate limit, role). */
+export type Guards = Partial<Record<Access, RequestHandler[]>>;
+
+/** Where paths are registered (a Router, or the app itself), under which prefix, with which guards. */
 export interface Routes {
+  /** The path these routes hang from, as a client sees it: `/v1`, `/admin/v1`, `/console/api`. */
+  prefix: string;
   route(path: string): IRoute;
+  guards: Guards;
 }
 
+/** Routes hung from the app itself under `prefix`: a request then walks no router of its own. */
+export const appRoutes = (app: { route(path: string): IRoute }, prefix: string, guards: Guards): Routes =>
+  ({ prefix, guards, route: (path) => app.route(`${prefix}${path}`) });
+
+/** Routes of a Router that is mounted at `mountedAt`. */
+export const routerRoutes = (router: { route(path: string): IRoute }, mountedAt: string, guards: Guards): Routes =>
+  ({ prefix: mountedAt, guards, route: (path) => router.route(path) });
+
 /**
- * Registers the handlers of one path, each behind the `before` middleware (auth, rate limit), and answers any
- * other method on it with 405 and an `Allow` header before anything else runs (OPTIONS gets 204).
+ * Registers the handlers of one path, each behind the guard of the level the access table gives it (see
+ * access.ts), and answers any other method on it with 405 and an `Allow` header before anything else runs (OPTIONS
+ * gets 204). A method the table does not list cannot be registered: the gateway does not start.
  */
-export function route(routes: Routes, path: string, handlers: Handlers, before: RequestHandler[] = []): void {
+export function route(routes: Routes, path: string, handlers: Handlers): void {
   const methods = Object.keys(handlers) as Method[];
   const allow = [...methods.map((m) => m.toUpperCase()), ...(methods.includes('get') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
   const r = routes.route(path);
-  for (const method of methods) r[method](...before, ...([handlers[method]].flat() as RequestHandler[]));
+  for (const method of methods) {
+    const name = `${method.toUpperCase()} ${routes.prefix}${path}`;
+    const access = accessOf(`${routes.prefix}${path}`, method.toUpperCase() as HttpMethod);
+    if (!access) throw new Error(`${name} has no access level in http/access.ts`);
+    const guard = routes.guards[access];
+    if (!guard) throw new Error(`${name} is "${access}", which ${routes.prefix || 'the app'} cannot check`);
+    r[method](...guard, ...([handlers[method]].flat() as RequestHandler[]));
+  }
   r.options((_req, res) => void res.set('Allow', allow).status(204).end());
   r.all(() => {
     throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Method not allowed; use ${allow.replace(', OPTIONS', '')}`, { Allow: allow });

@@ -31,7 +31,7 @@ export function consoleRouter(gw: Gateway): Router {
     redirect: false,
     setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache'),
   }), notFoundHandler);
-  router.use('/api', sessionApi(gw), notFoundHandler);
+  router.use('/api', sessionApi(gw, `${CONSOLE_BASE}/api`), notFoundHandler);
 
   const toSignIn: RequestHandler = (req, res) => {
     res.redirect(302, `${SIGN_IN_PATH}?next=${encodeURIComponent(req.originalUrl)}`);

@@ -4,12 +4,12 @@ import type { Gateway } from '../../context.js';
 import { getAccount, type Account } from '../../domain/accounts.js';
 import { acceptInvitation, actorOf, invitationOf, type Actor } from '../../domain/members.js';
 import { iso } from '../../ids.js';
-import { forbidden, unauthorized } from '../../errors.js';
+import { forbidden } from '../../errors.js';
 import { jsonBody } from '../../http/middleware/json-body.js';
-import { parse, route } from '../../http/route.js';
+import { parse, route, routerRoutes, type Routes } from '../../http/route.js';
 import { clearedSessionCookie, cookieValue, KNOWN_BROWSER_COOKIE, knownBrowserCookie, sessionCookie } from '../../http/cookies.js';
-import { csrfTokenOf, endSession, IDLE_MS, MAX_AGE_MS, startSession, type Session } from '../../domain/sessions.js';
-import { checkCsrf, sessionOf } from '../../http/middleware/session.js';
+import { csrfTokenOf, endSession, IDLE_MS, MAX_AGE_MS, startSession, type Session, type SignedIn } from '../../domain/sessions.js';
+import { checkCsrf, sessionOf, signedInOnly } from '../../http/middleware/session.js';
 import { passwordChange } from '../../http/schemas.js';
 import { checkSignIn } from './sign-in.js';
 import { KNOWN_BROWSER_MS, knownBrowserId, knownBrowserValue } from './known-browser.js';
@@ -42,9 +42,10 @@ function requireSameOrigin(req: Request): void {
 }
 
 /** `/console/api/session`: sign in (POST), who is signed in with which CSRF token (GET), sign out (DELETE). */
-export function sessionApi(gw: Gateway): Router {
+export function sessionApi(gw: Gateway, mountedAt: string): Router {
   const router = Router();
-  route(router, '/session', {
+  const api = routerRoutes(router, mountedAt, { public: [], 'signed-in': [signedInOnly(gw)] });
+  route(api, '/session', {
     post: [jsonBody('4kb'), async (req, res: Response) => {
       requireSameOrigin(req);
       const { email, password, accountId } = parse(signInBody, req.body);
@@ -52,9 +53,8 @@ export function sessionApi(gw: Gateway): Router {
       const { account, actor } = await checkSignIn(gw, { email, password, address: req.ip ?? '', accountId, knownBrowser });
       await signIn(gw, req, res, account, actor);
     }],
-    get: async (req, res) => {
-      const signedIn = await sessionOf(gw, req);
-      if (!signedIn) throw unauthorized('Not signed in to the console');
+    get: (_req, res) => {
+      const signedIn = res.locals.signedIn as SignedIn;
       res.json(sessionView(signedIn.account, signedIn.actor, signedIn.session, signedIn.token));
     },
     delete: async (req, res) => {
@@ -67,7 +67,7 @@ export function sessionApi(gw: Gateway): Router {
       res.set('Set-Cookie', clearedSessionCookie()).status(204).end();
     },
   });
-  invitesApi(gw, router);
+  invitesApi(gw, api);
   return router;
 }
 
@@ -90,8 +90,8 @@ async function signIn(gw: Gateway, req: Request, res: Response, account: Account
  * `/console/api/invites/{token}`: what an invitation's link opens (GET: whose team, for which email) and its
  * acceptance (POST: the member sets a password, is active, and is signed in).
  */
-function invitesApi(gw: Gateway, router: Router): void {
-  route(router, '/invites/:token', {
+function invitesApi(gw: Gateway, api: Routes): void {
+  route(api, '/invites/:token', {
     get: async (req, res) => {
       const member = await invitationOf(gw.store, String(req.params.token));
       const account = await getAccount(gw.store, member.accountId);

@@ -13,9 +13,9 @@ export const ambiguousCredentials = () =>
   new ApiError(400, 'AMBIGUOUS_CREDENTIALS', 'Give the API key once: in x-api-key, Authorization: Bearer or ?apiKey=, not in two places');
 
 /**
- * Spec §5.3: the key comes as `?apiKey=`, `x-api-key` or `Authorization: Bearer`, except where a route takes
- * the header only (the credit grant), in which case a key anywhere else is refused. A key in two places (even the
- * same key twice) is refused too: answering as one of them would let a proxy's key and a caller's disagree unseen.
+ * Spec §5.3: the key comes as `?apiKey=`, `x-api-key` or `Authorization: Bearer` (the credit grant takes the header
+ * only: see keyInHeaderOnly). A key in two places (even the same key twice) is refused: answering as one of them
+ * would let a proxy's key and a caller's disagree unseen.
  *
  * A request without any key may instead carry a web console session cookie: it acts as the session's member (or
  * owner) on the account, under the same rules as its key within the member's role, and any change it makes must
@@ -25,7 +25,7 @@ export const ambiguousCredentials = () =>
  * A wrong key counts against the client's address (see AuthFailures); a missing one does not, since it guesses nothing.
  * A valid key is never refused for its address's failures: they are looked at only once the key has failed.
  */
-export function apiKeyAuth(gw: Gateway, failures: AuthFailures, { headerOnly = false } = {}): RequestHandler {
+export function apiKeyAuth(gw: Gateway, failures: AuthFailures): RequestHandler {
   return async (req, res, next) => {
     // An empty value counts as absent, so it never hides a key given another way. Node joins a repeated
     // x-api-key header with ", ", which no key holds.
@@ -46,7 +46,6 @@ export function apiKeyAuth(gw: Gateway, failures: AuthFailures, { headerOnly = f
       res.locals.sessionId = signedIn.session.id;
       return next();
     }
-    if (headerOnly && !header && given > 0) throw unauthorized('This endpoint takes the API key in the x-api-key header only');
     const key = header ?? bearer ?? inQuery[0];
     if (!key) throw unauthorized();
     const account = await findByApiKey(gw, key);
@@ -59,6 +58,14 @@ export function apiKeyAuth(gw: Gateway, failures: AuthFailures, { headerOnly = f
     next();
   };
 }
+
+/** Spec §4.6: the credit grant takes its key in `x-api-key` only; one given another way is refused, whoever's it is. */
+export const keyInHeaderOnly: RequestHandler = (req, _res, next) => {
+  if (/^Bearer\s+\S/i.test(req.get('authorization') ?? '') || queryKeys(req).length > 0) {
+    throw unauthorized('This endpoint takes the API key in the x-api-key header only');
+  }
+  next();
+};
 
 /**
  * The non-empty `apiKey` values of the query string. Parsing a query string costs more than looking into it: one

@@ -1,8 +1,8 @@
-import type { Request } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { csrfTokenOf, sessionByToken, type SignedIn } from '../../domain/sessions.js';
 import { sameSecret } from '../../domain/secrets.js';
-import { forbidden } from '../../errors.js';
+import { forbidden, unauthorized } from '../../errors.js';
 import { sessionCookieValue } from '../cookies.js';
 
 export const CSRF_HEADER = 'x-csrf-token';
@@ -11,6 +11,16 @@ export const CSRF_HEADER = 'x-csrf-token';
 export async function sessionOf(gw: Gateway, req: Request): Promise<SignedIn | undefined> {
   const token = sessionCookieValue(req.get('cookie'));
   return token ? sessionByToken(gw, token) : undefined;
+}
+
+/** Admits a request with a live console session only, kept for the handler in `res.locals.signedIn`. */
+export function signedInOnly(gw: Gateway): RequestHandler {
+  return async (req, res, next) => {
+    const signedIn = await sessionOf(gw, req);
+    if (!signedIn) throw unauthorized('Not signed in to the console');
+    res.locals.signedIn = signedIn;
+    next();
+  };
 }
 
 /** Methods that change nothing; every other one must carry the CSRF token. */

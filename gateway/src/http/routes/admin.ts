@@ -6,11 +6,9 @@ import { invitationView } from './members.js';
 import { backupRoutes } from './backup.js';
 import { useCredits } from '../../domain/credits.js';
 import { setPassword } from '../../domain/passwords.js';
-import { adminAuth } from '../middleware/auth.js';
-import type { AuthFailures } from '../middleware/auth-failures.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { readPage } from '../paging.js';
-import { parse, route, sendDurable } from '../route.js';
+import { parse, route, routerRoutes, sendDurable, type Guards } from '../route.js';
 import { adminAccountCreate, clockAdvance, creditUsage, jobListQuery, memberInvite, passwordChange } from '../schemas.js';
 import { notFound } from '../../errors.js';
 import type { Job } from '../../store/store.js';
@@ -18,10 +16,10 @@ import { advanceClock } from '../../clock.js';
 import { parseDuration } from '../../domain/durations.js';
 
 /** The operator's bootstrap: accounts and their API keys, behind the admin token. */
-export function adminRouter(gw: Gateway, adminToken: string, failures: AuthFailures): Router {
+export function adminRouter(gw: Gateway, guards: Pick<Guards, 'operator'>): Router {
   const router = Router();
-  const before = [adminAuth(adminToken, failures)];
-  route(router, '/accounts', {
+  const admin = routerRoutes(router, '/admin/v1', guards);
+  route(admin, '/accounts', {
     post: [jsonBody(), async (req, res) => {
       const { account, apiKey } = await createAccount(gw, parse(adminAccountCreate, req.body));
       res.status(201).set('Cache-Control', 'no-store').json({ ...publicAccount(account), apiKey });
@@ -31,55 +29,55 @@ export function adminRouter(gw: Gateway, adminToken: string, failures: AuthFailu
       const accounts = email ? [await findByEmail(gw.store, email)].filter((a) => a !== undefined) : await gw.store.scan<Account>('accounts');
       await sendDurable(gw, res, { data: accounts.map(publicAccount) });
     },
-  }, before);
-  route(router, '/accounts/:id/api-key', {
+  });
+  route(admin, '/accounts/:id/api-key', {
     post: async (req, res) => {
       res.set('Cache-Control', 'no-store').json({ apiKey: await rotateApiKey(gw, String(req.params.id)) });
     },
-  }, before);
+  });
   // The web console's sign-in password; setting it signs the account out of every console session.
-  route(router, '/accounts/:id/password', {
+  route(admin, '/accounts/:id/password', {
     put: [jsonBody(), async (req, res) => {
       const { password } = parse(passwordChange, req.body);
       const { account, sessionsEnded } = await setPassword(gw, String(req.params.id), password);
       res.set('Cache-Control', 'no-store').json({ ...publicAccount(account), passwordSet: true, sessionsEnded });
     }],
-  }, before);
+  });
   // An account's team from the command line: the invitation's link is printed for the operator to pass on.
-  route(router, '/accounts/:id/members', {
+  route(admin, '/accounts/:id/members', {
     post: [jsonBody(), async (req, res) => {
       const account = await getAccount(gw.store, String(req.params.id));
       const invitation = await inviteMember(gw, account, parse(memberInvite, req.body));
       res.status(201).set('Cache-Control', 'no-store').json(invitationView(gw, req, invitation));
     }],
-  }, before);
-  route(router, '/accounts/:id/credits/usage', {
+  });
+  route(admin, '/accounts/:id/credits/usage', {
     post: [jsonBody(), async (req, res) => {
       const { amount, description } = parse(creditUsage, req.body);
       res.json(await useCredits(gw, String(req.params.id), amount, description));
     }],
-  }, before);
-  route(router, '/jobs', {
+  });
+  route(admin, '/jobs', {
     get: async (req, res) => {
       const query = parse(jobListQuery, req.query, 'query');
       await sendDurable(gw, res, await readPage({ gw, req, owner: 'admin' }, query, (page) => gw.store.jobs.list(query.status, page), publicJob));
     },
-  }, before);
-  route(router, '/jobs/:id/retry', {
+  });
+  route(admin, '/jobs/:id/retry', {
     post: async (req, res) => {
       if (!(await gw.store.jobs.revive(String(req.params.id)))) throw notFound('Job', 'Dead job not found');
       res.json({ success: true });
     },
-  }, before);
-  backupRoutes(router, gw, before);
+  });
+  backupRoutes(admin, gw);
   if (gw.config.testClock) {
     // Tests move time instead of waiting for it: every process of the deployment must be moved the same.
-    route(router, '/clock', {
+    route(admin, '/clock', {
       post: [jsonBody(), (req, res) => {
         const { advance } = parse(clockAdvance, req.body);
         res.json({ now: new Date(advanceClock(parseDuration(advance, { field: 'advance' }))).toISOString() });
       }],
-    }, before);
+    });
   }
   return router;
 }

@@ -1,4 +1,3 @@
-import type { RequestHandler, Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import type { Gateway } from '../../context.js';
 import { ApiError } from '../../errors.js';
@@ -6,17 +5,17 @@ import { ARCHIVE_KIND, packArchive } from '../../store/lowdb/backup-archive.js';
 import { STORE_FORMAT } from '../../store/lowdb/format.js';
 import { canSnapshot, takeSnapshot } from '../../store/lowdb/snapshot.js';
 import { gatewayVersion } from '../../version.js';
-import { route } from '../route.js';
+import { route, type Routes } from '../route.js';
 
 /**
  * `POST /admin/v1/backup`: a consistent snapshot of the embedded store's data dir, streamed as a gzip'd tar
  * (store/lowdb/backup-archive.ts). Commits pause only while the snapshot's hard links are made; the archive is
  * streamed afterwards, while the gateway serves on. It holds the admin token and the TLS key: a secret.
  */
-export function backupRoutes(router: Router, gw: Gateway, before: RequestHandler[]): void {
+export function backupRoutes(admin: Routes, gw: Gateway): void {
   // One at a time: each snapshot holds a hard link to every file, and a second adds nothing but disk use.
   let running = false;
-  route(router, '/backup', {
+  route(admin, '/backup', {
     post: async (_req, res) => {
       const store = gw.store;
       if (!canSnapshot(store)) {
@@ -54,5 +53,5 @@ export function backupRoutes(router: Router, gw: Gateway, before: RequestHandler
         running = false;
       }
     },
-  }, before);
+  });
 }

@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import type { Engine } from '../../engine/ports/providers.js';
 import { unreachableOf } from '../../domain/reach.js';
 import { campaignsOf, createCampaign, getCampaign, publicCampaign, updateCampaign } from '../../domain/campaigns.js';
@@ -7,15 +6,14 @@ import { funnelOf } from '../../domain/funnel-report.js';
 import { unansweredOf } from '../../domain/unanswered.js';
 import { testBot } from '../../engine/bot-test.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { adminOnly } from '../middleware/roles.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery, unansweredQuery } from '../schemas.js';
 
 /** Campaigns: everyone of the team reads them and tries their bot; admins and the owner change them. */
-export function campaignsRoutes(v1: Routes, gw: Engine, before: RequestHandler[]): void {
+export function campaignsRoutes(v1: Routes, gw: Engine): void {
   route(v1, '/campaigns', {
-    post: [adminOnly, jsonBody(), async (req, res) => {
+    post: [jsonBody(), async (req, res) => {
       res.status(201).json(publicCampaign(await createCampaign(gw, accountOf(res).id, parse(campaignCreate, req.body))));
     }],
     get: async (req, res) => {
@@ -23,39 +21,39 @@ export function campaignsRoutes(v1: Routes, gw: Engine, before: RequestHandler[]
       const accountId = accountOf(res).id;
       await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => campaignsOf(gw.store, accountId, page), publicCampaign));
     },
-  }, before);
+  });
   route(v1, '/campaigns/:id', {
     get: async (req, res) => {
       const campaign = await getCampaign(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, { ...publicCampaign(campaign), unreachable: await unreachableOf(gw.store, campaign.id) });
     },
-    patch: [adminOnly, jsonBody(), async (req, res) => {
+    patch: [jsonBody(), async (req, res) => {
       const campaign = await updateCampaign(gw, accountOf(res).id, String(req.params.id), parse(campaignUpdate, req.body));
       res.json(publicCampaign(campaign));
     }],
-  }, before);
+  });
   route(v1, '/campaigns/:id/bot/test', {
     post: [jsonBody(), async (req, res) => {
       const question = parse(botTest, req.body);
       res.json(await testBot(gw, accountOf(res).id, String(req.params.id), question));
     }],
-  }, before);
+  });
   route(v1, '/campaigns/:id/preview', {
     get: async (req, res) => {
       const { contactId } = parse(campaignPreview, req.query, 'query');
       await sendDurable(gw, res, await previewOpening(gw.store, accountOf(res).id, String(req.params.id), contactId));
     },
-  }, before);
+  });
   route(v1, '/campaigns/:id/unanswered', {
     get: async (req, res) => {
       const { limit } = parse(unansweredQuery, req.query, 'query');
       await sendDurable(gw, res, await unansweredOf(gw.store, accountOf(res).id, String(req.params.id), limit));
     },
-  }, before);
+  });
   route(v1, '/campaigns/:id/funnel', {
     get: async (req, res) => {
       const query = parse(funnelQuery, req.query, 'query');
       await sendDurable(gw, res, await funnelOf(gw.store, accountOf(res).id, String(req.params.id), query));
     },
-  }, before);
+  });
 }

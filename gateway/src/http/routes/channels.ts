@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request } from 'express';
 import type { Gateway } from '../../context.js';
 import { getAccount } from '../../domain/accounts.js';
 import { senderOf } from '../../domain/channel-credentials.js';
@@ -18,13 +18,13 @@ const CHANNELS = ['sms', 'whatsapp'] as const;
  * runs on the `log` provider: what the provider's own webhook does once a real one sends. It goes through the same
  * engine (opt-out, hand-off, bot), so a funnel can be tried end to end before any provider account exists.
  */
-export function channelsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+export function channelsRoutes(v1: Routes, gw: Gateway): void {
   const answer = async (req: Request, accountId: string) => publicChannels(await getAccount(gw.store, accountId), publicBase(gw, req));
   route(v1, '/channels', {
     get: async (req, res) => {
       await sendDurable(gw, res.set('Cache-Control', 'no-store'), await answer(req, accountOf(res).id));
     },
-  }, before);
+  });
   const providers = [['twilio', twilioChannel], ['whatsapp', whatsappChannel], ['messenger', messengerChannel], ['instagram', instagramChannel]] as const;
   for (const [provider, schema] of providers) {
     route(v1, `/channels/${provider}`, {
@@ -36,7 +36,7 @@ export function channelsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
         await removeChannel(gw, accountOf(res).id, provider);
         res.set('Cache-Control', 'no-store').json(await answer(req, accountOf(res).id));
       },
-    }, before);
+    });
   }
   route(v1, '/channels/:channel/incoming', {
     post: [jsonBody(), async (req, res) => {
@@ -49,5 +49,5 @@ export function channelsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
       const { message, contact } = await receiveOnChannel(gw, accountOf(res), channel, { ...incoming, from: phone });
       res.json({ success: true, messageId: message.id, contactId: contact.id, conversationId: message.conversationId });
     }],
-  }, before);
+  });
 }

@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { createContact } from '../../domain/contact-identity.js';
 import { getContact, lookupContact, publicContact } from '../../domain/contacts.js';
@@ -10,7 +9,7 @@ import { pageQuery, readPage } from '../paging.js';
 import { accountOf, actorOf, bySession, parse, route, sendDurable, type Routes } from '../route.js';
 import { botState, contactCreate, contactLookup, teamMessage } from '../schemas.js';
 
-export function contactsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+export function contactsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/contacts', {
     post: [jsonBody(), async (req, res) => {
       const { contact, created } = await createContact(gw, accountOf(res).id, parse(contactCreate, req.body));
@@ -20,13 +19,13 @@ export function contactsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
       const contact = await lookupContact(gw, accountOf(res).id, parse(contactLookup, req.query, 'query'));
       await sendDurable(gw, res, publicContact(contact));
     },
-  }, before);
+  });
   route(v1, '/contacts/:id', {
     get: async (req, res) => {
       const contact = await getContact(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, publicContact(contact));
     },
-  }, before);
+  });
   route(v1, '/contacts/:id/messages', {
     get: async (req, res) => {
       const query = parse(pageQuery, req.query, 'query');
@@ -39,7 +38,7 @@ export function contactsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
       const { body, conversationId } = parse(teamMessage, req.body);
       res.status(201).json(publicMessage(await teamReply(gw, accountOf(res), String(req.params.id), { body, conversationId, by: actorOf(res), takes: bySession(res) })));
     }],
-  }, before);
+  });
   route(v1, '/contacts/:id/bot', {
     post: [jsonBody(), async (req, res) => {
       const { active } = parse(botState, req.body);
@@ -48,5 +47,5 @@ export function contactsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
       const contact = await getContact(gw.store, accountOf(res).id, contactId);
       res.json({ success: true, contactId, active, conversations: conversations.map((c) => publicConversation(c, contact)) });
     }],
-  }, before);
+  });
 }

@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { assignConversation } from '../../domain/assignment.js';
 import type { Contact } from '../../domain/contacts.js';
@@ -11,7 +10,7 @@ import { accountOf, actorOf, parse, route, sendDurable, type Routes } from '../r
 import { assignment, conversationQuery } from '../schemas.js';
 
 /** Conversations, newest activity first (the inbox). */
-export function conversationsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+export function conversationsRoutes(v1: Routes, gw: Gateway): void {
   const withContact = async (c: Conversation) => publicConversation(c, await gw.store.get<Contact>('contacts', c.contactId));
   route(v1, '/conversations', {
     get: async (req, res) => {
@@ -22,34 +21,34 @@ export function conversationsRoutes(v1: Routes, gw: Gateway, before: RequestHand
       const page = await readPage({ gw, req, owner: accountId }, query, (p) => conversationsOf(gw.store, accountId, filters, p));
       await sendDurable(gw, res, { data: await Promise.all(page.data.map(withContact)), nextCursor: page.nextCursor });
     },
-  }, before);
+  });
   // Before /conversations/:id, which would take this path for one conversation's.
   route(v1, '/conversations/retry-failed', {
     post: async (_req, res) => {
       res.json(await retryFailed(gw, accountOf(res).id));
     },
-  }, before);
+  });
   route(v1, '/conversations/:id/retry-failed', {
     post: async (req, res) => {
       res.json(await retryFailed(gw, accountOf(res).id, String(req.params.id)));
     },
-  }, before);
+  });
   route(v1, '/conversations/:id', {
     get: async (req, res) => {
       const conversation = await getConversation(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, await withContact(conversation));
     },
-  }, before);
+  });
   route(v1, '/conversations/:id/assign', {
     post: [jsonBody(), async (req, res) => {
       const { memberId } = parse(assignment, req.body);
       res.json(await withContact(await assignConversation(gw, accountOf(res), actorOf(res), String(req.params.id), memberId)));
     }],
-  }, before);
+  });
   route(v1, '/conversations/:id/read', {
     post: async (req, res) => {
       res.json(await withContact(await markRead(gw, accountOf(res).id, String(req.params.id))));
     },
-  }, before);
+  });
 }
 

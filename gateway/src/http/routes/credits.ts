@@ -1,20 +1,18 @@
-import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { setAutoRecharge } from '../../domain/auto-recharge.js';
 import { creditsOf, grantCredits } from '../../domain/credits.js';
 import { idempotent } from '../../domain/idempotency.js';
 import { publicSubAccount, subAccountCredits, subAccountsOf } from '../../domain/subaccounts.js';
+import { keyInHeaderOnly } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { adminOnly } from '../middleware/roles.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { autoRecharge, creditGrant } from '../schemas.js';
 
 /** Credits: the account's own balance for everyone of the team; the agency's sub-accounts for admins and the owner. */
-export function creditsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[], headerKeyOnly: RequestHandler[]): void {
-  const admin = [...before, adminOnly];
+export function creditsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/subaccounts/credits', {
-    post: [jsonBody(), async (req, res) => {
+    post: [keyInHeaderOnly, jsonBody(), async (req, res) => {
       const input = parse(creditGrant, req.body);
       const account = accountOf(res);
       const { status, response, replayed } = await idempotent(gw, account.id, req.get('idempotency-key'), req.body, async (remember) => {
@@ -24,13 +22,13 @@ export function creditsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[],
       if (replayed) res.set('Idempotent-Replayed', 'true');
       res.status(status).json(response);
     }],
-  }, headerKeyOnly);
+  });
 
   route(v1, '/subaccounts/auto-recharge', {
-    put: [jsonBody(), async (req, res) => {
+    put: [keyInHeaderOnly, jsonBody(), async (req, res) => {
       res.json(await setAutoRecharge(gw, accountOf(res), parse(autoRecharge, req.body)));
     }],
-  }, headerKeyOnly);
+  });
 
   route(v1, '/subaccounts', {
     get: async (req, res) => {
@@ -38,18 +36,18 @@ export function creditsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[],
       const agency = accountOf(res);
       await sendDurable(gw, res, await readPage({ gw, req, owner: agency.id }, query, (page) => subAccountsOf(gw.store, agency, page), publicSubAccount));
     },
-  }, admin);
+  });
 
   route(v1, '/subaccounts/:id/credits', {
     get: async (req, res) => {
       await sendDurable(gw, res, await subAccountCredits(gw.store, accountOf(res), String(req.params.id), gw.config.prices));
     },
-  }, admin);
+  });
 
   route(v1, '/credits', {
     get: async (_req, res) => {
       const credits = await creditsOf(gw.store, accountOf(res).id, gw.config.prices);
       await sendDurable(gw, res, credits);
     },
-  }, before);
+  });
 }

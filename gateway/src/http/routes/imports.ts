@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import { IMPORT_MAX_BYTES } from '../../api-contract.js';
 import type { Gateway } from '../../context.js';
 import { identifiable } from '../../domain/contact-identity.js';
@@ -23,7 +22,7 @@ function readContact(fields: unknown): ContactInput {
   return parse(contactCreate, fields, 'row');
 }
 
-export function importsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+export function importsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/lists/:listId/imports', {
     post: [jsonBody(IMPORT_MAX_BYTES), async (req, res) => {
       const { csv, columns, delimiter, contacts, delay } = parse(importCreate, req.body);
@@ -37,10 +36,10 @@ export function importsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[])
       const listId = String(req.params.listId);
       await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => importsOf(gw.store, accountId, listId, page), publicImport));
     },
-  }, before);
+  });
   route(v1, '/imports/:id', {
     get: async (req, res) => {
       await sendDurable(gw, res, publicImport(await getImport(gw.store, accountOf(res).id, String(req.params.id))));
     },
-  }, before);
+  });
 }

@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { publicContact } from '../../domain/contacts.js';
 import { createList, getList, listsOf, membersOf, publicList } from '../../domain/lists.js';
@@ -8,7 +7,7 @@ import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { listAdd, listCreate } from '../schemas.js';
 
-export function listsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+export function listsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/lists', {
     post: [jsonBody(), async (req, res) => {
       const list = await createList(gw, accountOf(res).id, parse(listCreate, req.body).name.trim());
@@ -19,12 +18,12 @@ export function listsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): 
       const accountId = accountOf(res).id;
       await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => listsOf(gw.store, accountId, page), publicList));
     },
-  }, before);
+  });
   route(v1, '/lists/:listId', {
     get: async (req, res) => {
       await sendDurable(gw, res, publicList(await getList(gw.store, accountOf(res).id, String(req.params.listId))));
     },
-  }, before);
+  });
   route(v1, '/lists/:listId/contacts', {
     post: [jsonBody(), async (req, res) => {
       const { contactId, delay } = parse(listAdd, req.body);
@@ -39,5 +38,5 @@ export function listsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): 
       const page = await readPage({ gw, req, owner: accountId }, query, (p) => membersOf(gw.store, accountId, listId, p), (m) => ({ ...publicContact(m.contact), addedAt: m.addedAt }));
       await sendDurable(gw, res, page);
     },
-  }, before);
+  });
 }

@@ -1,10 +1,9 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request } from 'express';
 import { INVITE_PATH } from '../../api-contract.js';
 import type { Gateway } from '../../context.js';
 import { getMember, inviteMember, membersOf, publicMember, reinvite, removeMember, updateMember, type Invitation } from '../../domain/members.js';
 import { iso } from '../../ids.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { adminOnly } from '../middleware/roles.js';
 import { pageQuery, readPage } from '../paging.js';
 import { publicBase } from '../public-base.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
@@ -24,33 +23,33 @@ export const invitationView = (gw: Gateway, req: Request, { member, token }: Inv
  * The account's team. Everyone of it sees who is on it (to assign a conversation); admins and the owner invite,
  * change and remove members. An invitation's link is in the answer that creates it, and nowhere after.
  */
-export function membersRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+export function membersRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/members', {
     get: async (req, res) => {
       const query = parse(pageQuery, req.query, 'query');
       const account = accountOf(res);
       await sendDurable(gw, res, await readPage({ gw, req, owner: account.id }, query, (page) => membersOf(gw.store, account, page), publicMember));
     },
-    post: [adminOnly, jsonBody(), async (req, res) => {
+    post: [jsonBody(), async (req, res) => {
       const invitation = await inviteMember(gw, accountOf(res), parse(memberInvite, req.body));
       res.status(201).set('Cache-Control', 'no-store').json(invitationView(gw, req, invitation));
     }],
-  }, before);
+  });
   route(v1, '/members/:id', {
     get: async (req, res) => {
       await sendDurable(gw, res, publicMember(await getMember(gw.store, accountOf(res), String(req.params.id))));
     },
-    patch: [adminOnly, jsonBody(), async (req, res) => {
+    patch: [jsonBody(), async (req, res) => {
       res.json(publicMember(await updateMember(gw, accountOf(res), String(req.params.id), parse(memberUpdate, req.body))));
     }],
-    delete: [adminOnly, async (req, res) => {
+    delete: [async (req, res) => {
       await removeMember(gw, accountOf(res), String(req.params.id));
       res.status(204).end();
     }],
-  }, before);
+  });
   route(v1, '/members/:id/invite', {
-    post: [adminOnly, async (req, res) => {
+    post: [async (req, res) => {
       res.set('Cache-Control', 'no-store').json(invitationView(gw, req, await reinvite(gw, accountOf(res), String(req.params.id))));
     }],
-  }, before);
+  });
 }

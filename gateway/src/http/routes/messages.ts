@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { readMedia } from '../../domain/media.js';
 import { deliveriesOf, getMessage, publicMessage } from '../../domain/messages.js';
@@ -9,7 +8,7 @@ import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { incomingMessage, sendMessage as sendSchema } from '../schemas.js';
 
-export function messagesRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+export function messagesRoutes(v1: Routes, gw: Gateway): void {
   // Base64 grows a file by a third; leave room for the rest of the body.
   const incomingLimit = Math.ceil((gw.config.maxMediaBytes * 4) / 3) + 64 * 1024;
 
@@ -23,7 +22,7 @@ export function messagesRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
       });
       res.json({ success: true, messageId: message.id });
     }],
-  }, before);
+  });
 
   route(v1, '/send_custom_channel_message', {
     post: [jsonBody(), async (req, res) => {
@@ -31,7 +30,7 @@ export function messagesRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
       const { message, contact } = await sendMessage(gw, accountOf(res), customData);
       res.json({ success: true, messageId: message.id, contactId: contact.id, message: `Message queued for delivery on ${customData.customChannel}` });
     }],
-  }, before);
+  });
 
   route(v1, '/messages/:id', {
     get: async (req, res) => {
@@ -39,19 +38,19 @@ export function messagesRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
       const deliveries = await deliveriesOf(gw.store, message.id);
       await sendDurable(gw, res, publicMessage(message, deliveries));
     },
-  }, before);
+  });
 
   route(v1, '/messages/:id/retry', {
     post: async (req, res) => {
       const { message, deliveries } = await retryMessage(gw, accountOf(res).id, String(req.params.id));
       res.json(publicMessage(message, deliveries));
     },
-  }, before);
+  });
 
   route(v1, '/media/:id', {
     get: async (req, res) => {
       const { media, bytes } = await readMedia(gw, accountOf(res).id, String(req.params.id));
       res.set({ 'Content-Type': media.contentType, 'Content-Disposition': 'attachment', 'X-Content-Type-Options': 'nosniff' }).send(bytes);
     },
-  }, before);
+  });
 }

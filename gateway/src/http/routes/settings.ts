@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { getAccount, rotateApiKey } from '../../domain/accounts.js';
 import { publicBotSettings, updateBotSettings } from '../../domain/bot-settings.js';
@@ -10,7 +9,7 @@ import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { botSettingsUpdate, settingsUpdate } from '../schemas.js';
 
 /** The app's Settings area over the API: Custom Channel Webhook (spec §4.7), API key (spec §5.2) and the bot. */
-export function settingsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+export function settingsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/settings', {
     get: async (_req, res) => {
       const account = await getAccount(gw.store, accountOf(res).id);
@@ -20,7 +19,7 @@ export function settingsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
       const changes = parse(settingsUpdate, req.body);
       res.set('Cache-Control', 'no-store').json(publicSettings(await updateSettings(gw, accountOf(res).id, changes)));
     }],
-  }, before);
+  });
   route(v1, '/settings/bot', {
     get: async (_req, res) => {
       const account = await getAccount(gw.store, accountOf(res).id);
@@ -30,24 +29,24 @@ export function settingsRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
       const account = await updateBotSettings(gw, accountOf(res).id, parse(botSettingsUpdate, req.body));
       res.set('Cache-Control', 'no-store').json(publicBotSettings(account));
     }],
-  }, before);
+  });
   route(v1, '/settings/webhook-secret', {
     post: async (_req, res) => {
       res.set('Cache-Control', 'no-store').json(publicSettings(await rotateWebhookSecret(gw, accountOf(res).id)));
     },
-  }, before);
+  });
   route(v1, '/settings/webhook-test', {
     post: async (_req, res) => {
       const accountId = accountOf(res).id;
       await testLimit(gw, accountId);
       res.set('Cache-Control', 'no-store').json(await sendTestEvent(gw, accountId));
     },
-  }, before);
+  });
   route(v1, '/api-key', {
     post: async (_req, res) => {
       res.set('Cache-Control', 'no-store').json({ apiKey: await rotateApiKey(gw, accountOf(res).id) });
     },
-  }, before);
+  });
 }
 
 const TESTS_PER_MINUTE = 10;

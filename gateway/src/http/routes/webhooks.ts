@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { getSubscription, publicSubscription, subscribe, subscriptionsOf, unsubscribe } from '../../domain/webhooks.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -7,7 +6,7 @@ import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { webhookCreate } from '../schemas.js';
 
 /** Webhook subscriptions: how an n8n trigger registers itself. The secret is shown once, on creation. */
-export function webhooksRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]): void {
+export function webhooksRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/webhooks', {
     post: [jsonBody(), async (req, res) => {
       const { url, events } = parse(webhookCreate, req.body);
@@ -19,7 +18,7 @@ export function webhooksRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
       const accountId = accountOf(res).id;
       await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => subscriptionsOf(gw.store, accountId, page), publicSubscription));
     },
-  }, before);
+  });
   route(v1, '/webhooks/:id', {
     get: async (req, res) => {
       const sub = await getSubscription(gw.store, accountOf(res).id, String(req.params.id));
@@ -29,5 +28,5 @@ export function webhooksRoutes(v1: Routes, gw: Gateway, before: RequestHandler[]
       await unsubscribe(gw, accountOf(res).id, String(req.params.id));
       res.status(204).end();
     },
-  }, before);
+  });
 }
