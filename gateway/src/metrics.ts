@@ -43,6 +43,12 @@ export const metrics = {
     labelNames: ['event', 'outcome'] as const,
     registers: [registry],
   }),
+  providerEntriesRefused: new Counter({
+    name: 'leadchat_provider_entries_refused_total',
+    help: 'Entries of providers\' webhooks (a message, a receipt, a status; a whole body that is not UTF-8) refused for their text and answered as taken, by provider and reason (nul, lone_surrogate, not_utf8)',
+    labelNames: ['provider', 'reason'] as const,
+    registers: [registry],
+  }),
   botReplies: new Counter({
     name: 'leadchat_bot_replies_total',
     help: 'Bot replies sent, by kind (answer, clarify, handoff, opt_out, ...)',

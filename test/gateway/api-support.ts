@@ -285,3 +285,12 @@ export function incoming(customData: Record<string, unknown> = {}, extra: Record
     ...extra,
   };
 }
+
+/** Twilio's X-Twilio-Signature: base64 HMAC-SHA1 of the URL followed by each parameter's name and value, sorted. */
+export function twilioSignature(token: string, url: string, params: Record<string, string>): string {
+  const data = url + Object.keys(params).sort().map((k) => k + params[k]).join('');
+  return createHmac('sha1', token).update(data).digest('base64');
+}
+
+/** Meta's X-Hub-Signature-256: the app secret's HMAC-SHA256 over the body's bytes as sent. */
+export const metaSignature = (secret: string, body: string | Buffer) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;

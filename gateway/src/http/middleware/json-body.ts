@@ -1,6 +1,6 @@
-import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
+import { storableText, utf8 } from '../../domain/storable-text.js';
 import { ApiError, badRequest } from '../../errors.js';
 
 /**
@@ -31,30 +31,6 @@ export function jsonBody(limit: number | string = '100kb'): RequestHandler {
  */
 function utf8Only(_req: IncomingMessage, _res: unknown, bytes: Buffer, encoding: string): void {
   if (encoding !== 'utf-8' && encoding !== 'utf8') throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request body must be UTF-8 JSON');
-  if (!isUtf8(bytes)) throw badRequest('Request body is not valid UTF-8', 'INVALID_ENCODING');
+  if (!utf8(bytes)) throw badRequest('Request body is not valid UTF-8', 'INVALID_ENCODING');
 }
 
-/**
- * NUL and unpaired surrogates are no characters of any message, name or URL, and PostgreSQL cannot store them:
- * they are refused everywhere. The walk keeps its own stack, since a hostile body may nest deeper than the call
- * stack goes.
- */
-function storableText(body: unknown): boolean {
-  const pending: unknown[] = [body];
-  const fine = (text: string) => text.isWellFormed() && !text.includes('\u0000');
-  while (pending.length) {
-    const value = pending.pop();
-    if (typeof value === 'string') {
-      if (!fine(value)) return false;
-    } else if (Array.isArray(value)) {
-      pending.push(...value);
-    } else if (typeof value === 'object' && value !== null) {
-      // A parsed body is plain data: its keys are all its own, and for...in makes no array of entries.
-      for (const key in value) {
-        if (!fine(key)) return false;
-        pending.push((value as Record<string, unknown>)[key]);
-      }
-    }
-  }
-  return true;
-}

@@ -1,4 +1,5 @@
 import type { InstagramCredentials, MessengerCredentials } from '../../domain/channel-credentials.js';
+import { storableText, textFault, type RefusedPart } from '../../domain/storable-text.js';
 import { badRequest } from '../../errors.js';
 import {
   ChannelError,
@@ -34,6 +35,8 @@ export interface MetaMessagingWebhook {
   messages: InboundMessage[];
   statuses: StatusUpdate[];
   watermarks: Watermark[];
+  /** The events refused for their text, when there were any. */
+  refused?: RefusedPart[];
 }
 
 interface Platform {
@@ -249,7 +252,8 @@ function receipt(channel: MetaChannel, event: Record<string, unknown>, where: st
  * The contacts' messages, reactions, button taps and receipts in one webhook of a Facebook Page (Messenger, object
  * "page") or an Instagram professional account (object "instagram"). Other events (opt-ins, referrals, hand-over
  * between apps, standby) carry nothing for the conversation and are skipped; a shape Meta does not send is a 400
- * naming where it is wrong. With `ownId`, the entries of another Page or account (one Meta app may serve several,
+ * naming where it is wrong. An event whose text cannot be stored (NUL, a lone surrogate) is refused alone, in
+ * `refused`. With `ownId`, the entries of another Page or account (one Meta app may serve several,
  * all to one callback URL) are skipped: they are not this account's.
  */
 export function parseMetaMessagingWebhook(channel: MetaChannel, body: unknown, ownId?: string): MetaMessagingWebhook {
@@ -259,11 +263,18 @@ export function parseMetaMessagingWebhook(channel: MetaChannel, body: unknown, o
   }
   if (!Array.isArray(body.entry)) throw badRequest('entry: expected a list');
   const out: MetaMessagingWebhook = { messages: [], statuses: [], watermarks: [] };
+  const refused: RefusedPart[] = [];
   body.entry.forEach((entry, e) => {
     const r = record(entry, `entry[${e}]`);
     if (ownId !== undefined && String(r.id) !== ownId) return;
     list(r.messaging, `entry[${e}].messaging`).forEach((ev, i) => {
       const where = `entry[${e}].messaging[${i}]`;
+      // Text is judged before shape, as on /v1, and one event at a time: the others of the batch are still taken.
+      const fault = textFault(ev);
+      if (fault) {
+        refused.push({ where, fault });
+        return;
+      }
       const event = record(ev, where);
       let inbound: InboundMessage | undefined;
       if (event.message !== undefined) inbound = message(channel, event, where);
@@ -274,7 +285,7 @@ export function parseMetaMessagingWebhook(channel: MetaChannel, body: unknown, o
       if (inbound) out.messages.push(inbound);
     });
   });
-  return out;
+  return refused.length ? { ...out, refused } : out;
 }
 
 /**
@@ -308,5 +319,6 @@ export async function fetchMetaProfile<C extends MetaChannel>(
     firstName = name ? (space < 0 ? name : name.slice(0, space)) : (str(answer.username) ?? null);
     lastName = name && space >= 0 ? name.slice(space).trim() || null : null;
   }
-  return firstName || lastName ? { firstName, lastName } : undefined;
+  // A name that cannot be stored is no name: the message is still taken.
+  return (firstName || lastName) && storableText([firstName, lastName]) ? { firstName, lastName } : undefined;
 }

@@ -1,5 +1,6 @@
 import { WHATSAPP_PREFIX, type TwilioCredentials } from '../../domain/channel-credentials.js';
 import { normalizePhone } from '../../domain/phone.js';
+import { utf8 } from '../../domain/storable-text.js';
 import { badRequest } from '../../errors.js';
 import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from '../../engine/ports/channel-provider.js';
 import { redact } from '../../domain/mask.js';
@@ -102,6 +103,16 @@ export function parseTwilioInbound(params: Record<string, string>): InboundMessa
     return { url, contentType: params[`MediaContentType${i}`] || 'application/octet-stream' };
   });
   return { channel, providerMessageId, from: phone, body: params.Body ?? '', media, profileName: params.ProfileName?.trim() || null, sentAt: null };
+}
+
+/**
+ * Whether a UTF-8 form's names and values, percent-decoded, are UTF-8. The form parser leaves an escape it cannot
+ * decode as written ("%FF") and turns a raw byte it cannot into U+FFFD: either would be stored as if the contact had
+ * written it, so the bytes are judged as they came. Decoding the whole body at once judges every field: `&` and `=`
+ * are ASCII, which never continues nor completes a UTF-8 sequence.
+ */
+export function twilioFormIsUtf8(body: Buffer): boolean {
+  return utf8(Buffer.from(body.toString('latin1').replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1'));
 }
 
 /** Twilio's message statuses that change what the gateway knows; the others are steps on the way. */

@@ -1,5 +1,6 @@
 import type { WhatsAppCloudCredentials } from '../../domain/channel-credentials.js';
 import { normalizePhone } from '../../domain/phone.js';
+import { textFault, type RefusedPart } from '../../domain/storable-text.js';
 import { badRequest } from '../../errors.js';
 import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from '../../engine/ports/channel-provider.js';
 import { describeGraphError, graphError, isRecord, list, record, str, verifyMetaSignature, verifyMetaSubscription } from './meta-graph.js';
@@ -109,14 +110,27 @@ function statusUpdate(s: unknown, where: string): StatusUpdate | undefined {
   return { providerMessageId, status, providerStatus, errorCode, error };
 }
 
-/** The contacts' messages and the status updates in one webhook of a WhatsApp Business Account. */
-export function parseWhatsAppWebhook(body: unknown): { messages: InboundMessage[]; statuses: StatusUpdate[] } {
+/** What one webhook of a WhatsApp Business Account tells: contacts' messages and the status of messages sent. */
+export interface WhatsAppWebhook {
+  messages: InboundMessage[];
+  statuses: StatusUpdate[];
+  /** The messages and statuses refused for their text, when there were any. */
+  refused?: RefusedPart[];
+}
+
+/**
+ * The contacts' messages and the status updates in one webhook of a WhatsApp Business Account. A message or a status
+ * whose text cannot be stored (NUL, a lone surrogate; for a message, in its sender's profile name too) is refused
+ * alone, in `refused`.
+ */
+export function parseWhatsAppWebhook(body: unknown): WhatsAppWebhook {
   if (!isRecord(body) || body.object !== 'whatsapp_business_account') {
     throw badRequest('object: not a WhatsApp Business Account webhook (expected "object": "whatsapp_business_account")');
   }
   if (!Array.isArray(body.entry)) throw badRequest('entry: expected a list');
   const messages: InboundMessage[] = [];
   const statuses: StatusUpdate[] = [];
+  const refused: RefusedPart[] = [];
   body.entry.forEach((entry, e) => {
     list(record(entry, `entry[${e}]`).changes, `entry[${e}].changes`).forEach((change, c) => {
       const where = `entry[${e}].changes[${c}]`;
@@ -129,17 +143,26 @@ export function parseWhatsAppWebhook(body: unknown): { messages: InboundMessage[
         const name = isRecord(contact) && isRecord(contact.profile) ? str(contact.profile.name) : undefined;
         if (isRecord(contact) && typeof contact.wa_id === 'string' && name) names.set(contact.wa_id, name);
       }
+      // Text is judged before shape, as on /v1, and one message or status at a time: the others are still taken.
       list(value.messages, `${where}.value.messages`).forEach((m, i) => {
-        const message = inbound(m, `${where}.value.messages[${i}]`, names);
-        if (message) messages.push(message);
+        const at = `${where}.value.messages[${i}]`;
+        const fault = textFault(m);
+        const message = fault ? undefined : inbound(m, at, names);
+        // The sender's name comes from the change's contacts, and is stored with the message.
+        const refusal = fault ?? textFault(message?.profileName);
+        if (refusal) refused.push({ where: at, fault: refusal });
+        else if (message) messages.push(message);
       });
       list(value.statuses, `${where}.value.statuses`).forEach((s, i) => {
-        const update = statusUpdate(s, `${where}.value.statuses[${i}]`);
-        if (update) statuses.push(update);
+        const at = `${where}.value.statuses[${i}]`;
+        const fault = textFault(s);
+        const update = fault ? undefined : statusUpdate(s, at);
+        if (fault) refused.push({ where: at, fault });
+        else if (update) statuses.push(update);
       });
     });
   });
-  return { messages, statuses };
+  return refused.length ? { messages, statuses, refused } : { messages, statuses };
 }
 
 /**

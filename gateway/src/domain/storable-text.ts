@@ -1,0 +1,55 @@
+// The tests compile this module too, against an older standard library: String#isWellFormed is ES2024.
+/// <reference lib="es2024.string" />
+import { isUtf8 } from 'node:buffer';
+
+/**
+ * The one rule for text coming in at any door (/v1 bodies, providers' webhooks). NUL and unpaired surrogates are no
+ * characters of any message, name or URL, and PostgreSQL cannot store them; bytes that are not UTF-8 would be decoded
+ * to U+FFFD and stored as if the sender had written it. Such text is refused, never mended, so that both backends
+ * keep the same thing.
+ */
+
+/** Why text was refused: the `reason` of a log line and of a metric, never the text itself. */
+export type TextFault = 'nul' | 'lone_surrogate' | 'not_utf8';
+
+/** A part of a body refused for its text, named by where it was (`entry[0].messaging[1]`). */
+export interface RefusedPart {
+  where: string;
+  fault: TextFault;
+}
+
+function stringFault(text: string): TextFault | undefined {
+  if (text.includes('\u0000')) return 'nul';
+  return text.isWellFormed() ? undefined : 'lone_surrogate';
+}
+
+/**
+ * A fault of a parsed value's strings, keys included, or undefined when all of it may be stored. The walk keeps its
+ * own stack, since a hostile body may nest deeper than the call stack goes.
+ */
+export function textFault(value: unknown): TextFault | undefined {
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      const fault = stringFault(item);
+      if (fault) return fault;
+    } else if (Array.isArray(item)) {
+      pending.push(...item);
+    } else if (typeof item === 'object' && item !== null) {
+      // A parsed body is plain data: its keys are all its own, and for...in makes no array of entries.
+      for (const key in item) {
+        const fault = stringFault(key);
+        if (fault) return fault;
+        pending.push((item as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Whether every string of a parsed value, keys included, may be stored. */
+export const storableText = (value: unknown): boolean => textFault(value) === undefined;
+
+/** Whether bytes are UTF-8: asked of a body as it came, since decoding turns what is not into U+FFFD. */
+export const utf8 = (bytes: Uint8Array): boolean => isUtf8(bytes);
