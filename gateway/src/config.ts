@@ -38,7 +38,7 @@ export const settings = {
   LEADCHAT_WEBHOOK_TARGETS: { schema: z.string().min(1).transform(parseTargets), default: 'any', doc: 'The target policy for every URL called for a tenant: `any`, `public` (public internet addresses only) or a comma-separated allow-list of host names' },
   LEADCHAT_TEST_CLOCK: { schema: flag, default: '0', doc: 'Lets the operator move the gateway\'s clock forward (POST /admin/v1/clock), for tests and demonstrations: never in production' },
   LEADCHAT_LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), default: 'info', doc: 'Log level' },
-  LEADCHAT_PUBLIC_URL: { schema: z.url().regex(/^https:\/\//, 'expected an https:// address').optional(), default: undefined, doc: 'The address Twilio and WhatsApp reach this gateway at (https://…): status callbacks are requested there and webhook signatures are checked against it; unset: taken from each request' },
+  LEADCHAT_PUBLIC_URL: { schema: z.url().regex(/^https:\/\//, 'expected an https:// address').optional(), default: undefined, doc: 'The address users and providers reach this gateway at (https://…): every link the gateway makes starts with it, status callbacks are requested there and webhook signatures are checked against it; unset: the address the gateway listens on' },
   LEADCHAT_BOT_DEBOUNCE: { schema: duration, default: '2s', doc: 'How long the bot waits after a contact\'s message for more before it answers them all at once' },
   LEADCHAT_BOT_TIMEOUT: { schema: duration, default: '20s', doc: 'Time allowed to an OpenAI-compatible endpoint to answer; after it the FAQ bot answers' },
   LEADCHAT_PRICE_BOT_REPLY: { schema: price, default: '1', doc: 'Credits a sub-account pays per bot reply' },

@@ -235,7 +235,7 @@ describe('passwords set by the operator', () => {
     expect((await signIn(gw, owner.email, 'a brand new passphrase', fromNewIp())).reply.status).toBe(200);
   });
 
-  test('the admin route takes the admin token, a known account and a password of 12 characters or more', async () => {
+  test('the admin route takes the admin token, a known account and a password of 12 characters or more that are not spaces', async () => {
     const owner = await createAccount(gw);
     const admin = { authorization: `Bearer ${gw.adminToken}`, ...proxied };
     expect((await request(gw, 'PUT', `/admin/v1/accounts/${owner.id}/password`, { headers: proxied, body: { password: 'long enough password' } })).status).toBe(401);
@@ -243,6 +243,10 @@ describe('passwords set by the operator', () => {
     const short = await request(gw, 'PUT', `/admin/v1/accounts/${owner.id}/password`, { headers: admin, body: { password: 'short' } });
     expect(short.status).toBe(400);
     expect(short.body.error.message).toMatch(/^password: /);
+    for (const spaced of [' '.repeat(12), ' a b c d e f g h i j k ', '\t\n'.repeat(8)]) {
+      const refused = await request(gw, 'PUT', `/admin/v1/accounts/${owner.id}/password`, { headers: admin, body: { password: spaced } });
+      expect({ status: refused.status, message: refused.body.error.message }).toEqual({ status: 400, message: 'password: must hold at least 12 characters that are not spaces' });
+    }
     expect((await request(gw, 'PUT', '/admin/v1/accounts/acc_missing/password', { headers: admin, body: { password: 'long enough password' } })).status).toBe(404);
   });
 });

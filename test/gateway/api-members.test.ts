@@ -75,6 +75,22 @@ describe('invitations', () => {
     expect(listed.body.data[1]).toEqual({ ...res.body, inviteUrl: undefined });
   });
 
+  test('links are made from the gateway\'s own address, never from the request\'s Host header', async () => {
+    const { gw } = ctx;
+    const account = await createAccount(gw);
+    const host = { host: 'x"><script>alert(1)</script>' };
+    const invited = await api(gw, account, 'POST', 'members', { headers: host, body: { email: 'host@team.example', name: 'Host', role: 'agent' } });
+    expect(invited.status).toBe(201);
+    expect(invited.body.inviteUrl).toMatch(new RegExp(`^${gw.url}/console/invite#[\\w-]{43}$`));
+    const again = await api(gw, account, 'POST', `members/${invited.body.id}/invite`, { headers: host });
+    expect(again.body.inviteUrl.startsWith(`${gw.url}/console/invite#`)).toBe(true);
+    const twilio = { accountSid: `AC${'a'.repeat(32)}`, authToken: '1'.repeat(32), from: '+15005550006' };
+    const channels = await api(gw, account, 'PUT', 'channels/twilio', { headers: host, body: twilio });
+    expect(channels.status).toBe(200);
+    expect(channels.text).not.toContain('script');
+    expect(channels.text).toContain(`${gw.url}/v1/channels/`);
+  });
+
   test('the same email twice in an account, or the owner\'s, is 409 EMAIL_TAKEN; the same email in another account is fine', async () => {
     const { gw } = ctx;
     const [account, other] = [await createAccount(gw), await createAccount(gw)];

@@ -67,7 +67,8 @@ const ROUTES: Record<string, string[]> = {
 test('is an OpenAPI 3.1 document served under this gateway', () => {
   expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
   expect(doc.info).toEqual(expect.objectContaining({ title: expect.any(String), version: expect.any(String) }));
-  expect(doc.servers).toEqual([{ url: '/v1' }]);
+  // No LEADCHAT_PUBLIC_URL: the address the gateway listens on.
+  expect(doc.servers).toEqual([{ url: `${ctx.gw.url}/v1` }]);
 });
 
 /** GET /v1/openapi.json as a client naming another host in its Host header (the certificate is checked for localhost). */
@@ -85,7 +86,7 @@ describe('the server address', () => {
   test('never comes from the Host header of the request', async () => {
     const res = await openApiFor(ctx.gw, 'evil.example:1234');
     expect(res.status).toBe(200);
-    expect(JSON.parse(res.text).servers).toEqual([{ url: '/v1' }]);
+    expect(JSON.parse(res.text).servers).toEqual([{ url: `${ctx.gw.url}/v1` }]);
     expect(res.text).not.toContain('evil.example');
   });
 

@@ -132,6 +132,13 @@ describe('URLs saved before the operator chose public are refused when the gatew
     expect(delivered.body.deliveries[0].attempts).toEqual([expect.objectContaining({ error: expect.stringMatching(/::1 is not a public address/) })]);
     expect(trap.connections).toBe(0);
   });
+
+  test('switching the bot\'s provider on again judges its saved base URL by the policy', async () => {
+    expect((await api(gw, account, 'PUT', 'settings/bot', { body: { provider: 'faq' } })).status).toBe(200);
+    expectApiError(await api(gw, account, 'PUT', 'settings/bot', { body: { provider: 'openai' } }), 400, 'TARGET_REFUSED');
+    expect((await api(gw, account, 'GET', 'settings/bot')).body.provider).toBe('faq');
+    expect(trap.connections).toBe(0);
+  });
 });
 
 describe('an error of the bot\'s server is told by its status, never its body', () => {

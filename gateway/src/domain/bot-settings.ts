@@ -25,9 +25,15 @@ export type BotSettingsChange = Partial<Omit<BotSettings, 'openai'>> & {
   openai?: { baseUrl: string; model: string; apiKey?: string | null } | null;
 };
 
-/** Changes the settings; an `openai` without `apiKey` keeps the key saved before, so a form need not hold it. */
+/**
+ * Changes the settings; an `openai` without `apiKey` keeps the key saved before, so a form need not hold it. The
+ * endpoint is judged by the target policy when it is given, and when the provider is switched on with the one saved:
+ * it may have been saved under a looser policy.
+ */
 export async function updateBotSettings(gw: Gateway, accountId: string, change: BotSettingsChange): Promise<Account> {
-  if (change.openai) await checkTarget(gw, change.openai.baseUrl, 'openai.baseUrl');
+  const saved = change.openai === undefined && change.provider === 'openai' ? await gw.store.get<Account>('accounts', accountId) : undefined;
+  const baseUrl = change.openai ? change.openai.baseUrl : saved && botSettingsOf(saved).openai?.baseUrl;
+  if (baseUrl) await checkTarget(gw, baseUrl, 'openai.baseUrl');
   return gw.store.transact(async (tx) => {
     const account = (await tx.get<Account>('accounts', accountId))!;
     const before = botSettingsOf(account);

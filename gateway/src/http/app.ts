@@ -8,6 +8,7 @@ import { httpsOnly } from './middleware/https-only.js';
 import { rateLimits } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi.js';
+import { publicBase } from './public-base.js';
 import { strictQuery } from './query.js';
 import { appRoutes, route, type Guards } from './route.js';
 import { adminRouter } from './routes/admin.js';
@@ -55,10 +56,10 @@ export function createApp(gw: Engine, adminToken: string, service: ServiceState,
   // registered first.
   const v1 = appRoutes(app, '/v1', guards);
   messagesRoutes(v1, gw);
-  // The server address never comes from the request: a Host header is the client's to choose, and a document
-  // naming another host would send whoever follows it there with their key. Relative (/v1) without a public URL.
+  // The server address never comes from the request (see publicBase): a document naming another host would send
+  // whoever follows it there with their key.
   let openApi: ReturnType<typeof openApiDocument> | undefined;
-  route(v1, '/openapi.json', { get: (_req, res) => void res.json((openApi ??= openApiDocument(`${gw.config.publicUrl ?? ''}/v1`))) });
+  route(v1, '/openapi.json', { get: (_req, res) => void res.json((openApi ??= openApiDocument(`${publicBase(gw.config)}/v1`))) });
   contactsRoutes(v1, gw);
   listsRoutes(v1, gw);
   importsRoutes(v1, gw);

@@ -361,8 +361,12 @@ export const channelIncoming = z.object({
   messageSid: id.optional().describe('Unique message ID; a repeated one is stored once'),
 });
 
-/** A console password: long rather than clever. */
-const password = z.string().min(12, 'must be at least 12 characters').max(200);
+/** A console password: long rather than clever, and not made of spaces. */
+const password = z
+  .string()
+  .min(12, 'must be at least 12 characters')
+  .max(200)
+  .refine((p) => p.replace(/\s/g, '').length >= 12, 'must hold at least 12 characters that are not spaces');
 
 export const adminAccountCreate = z.object({
   name: nonBlank(200),

@@ -48,7 +48,7 @@ export function adminRouter(gw: Gateway, guards: Pick<Guards, 'operator'>): Rout
     post: [jsonBody(), async (req, res) => {
       const account = await getAccount(gw.store, String(req.params.id));
       const invitation = await inviteMember(gw, account, parse(memberInvite, req.body));
-      res.status(201).set('Cache-Control', 'no-store').json(invitationView(gw, req, invitation));
+      res.status(201).set('Cache-Control', 'no-store').json(invitationView(gw, invitation));
     }],
   });
   route(admin, '/accounts/:id/credits/usage', {

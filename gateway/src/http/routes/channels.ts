@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import type { Gateway } from '../../context.js';
 import { getAccount } from '../../domain/accounts.js';
 import { senderOf } from '../../domain/channel-credentials.js';
@@ -19,10 +18,10 @@ const CHANNELS = ['sms', 'whatsapp'] as const;
  * engine (opt-out, hand-off, bot), so a funnel can be tried end to end before any provider account exists.
  */
 export function channelsRoutes(v1: Routes, gw: Gateway): void {
-  const answer = async (req: Request, accountId: string) => publicChannels(await getAccount(gw.store, accountId), publicBase(gw, req));
+  const answer = async (accountId: string) => publicChannels(await getAccount(gw.store, accountId), publicBase(gw.config));
   route(v1, '/channels', {
     get: async (req, res) => {
-      await sendDurable(gw, res.set('Cache-Control', 'no-store'), await answer(req, accountOf(res).id));
+      await sendDurable(gw, res.set('Cache-Control', 'no-store'), await answer(accountOf(res).id));
     },
   });
   const providers = [['twilio', twilioChannel], ['whatsapp', whatsappChannel], ['messenger', messengerChannel], ['instagram', instagramChannel]] as const;
@@ -30,11 +29,11 @@ export function channelsRoutes(v1: Routes, gw: Gateway): void {
     route(v1, `/channels/${provider}`, {
       put: [jsonBody(), async (req, res) => {
         await setChannel(gw, accountOf(res).id, provider as ProviderName, parse(schema, req.body));
-        res.set('Cache-Control', 'no-store').json(await answer(req, accountOf(res).id));
+        res.set('Cache-Control', 'no-store').json(await answer(accountOf(res).id));
       }],
       delete: async (req, res) => {
         await removeChannel(gw, accountOf(res).id, provider);
-        res.set('Cache-Control', 'no-store').json(await answer(req, accountOf(res).id));
+        res.set('Cache-Control', 'no-store').json(await answer(accountOf(res).id));
       },
     });
   }

@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import { INVITE_PATH } from '../../api-contract.js';
 import type { Gateway } from '../../context.js';
 import { getMember, inviteMember, membersOf, publicMember, reinvite, removeMember, updateMember, type Invitation } from '../../domain/members.js';
@@ -13,9 +12,9 @@ import { memberInvite, memberUpdate } from '../schemas.js';
  * A member as the answer that invites them shows them: with the invitation's link, shown this once. The token rides
  * in the link's fragment, which no server or log ever sees.
  */
-export const invitationView = (gw: Gateway, req: Request, { member, token }: Invitation) => ({
+export const invitationView = (gw: Gateway, { member, token }: Invitation) => ({
   ...publicMember(member),
-  inviteUrl: `${publicBase(gw, req)}${INVITE_PATH}#${token}`,
+  inviteUrl: `${publicBase(gw.config)}${INVITE_PATH}#${token}`,
   inviteExpiresAt: iso(member.inviteExpiresAt!),
 });
 
@@ -32,7 +31,7 @@ export function membersRoutes(v1: Routes, gw: Gateway): void {
     },
     post: [jsonBody(), async (req, res) => {
       const invitation = await inviteMember(gw, accountOf(res), parse(memberInvite, req.body));
-      res.status(201).set('Cache-Control', 'no-store').json(invitationView(gw, req, invitation));
+      res.status(201).set('Cache-Control', 'no-store').json(invitationView(gw, invitation));
     }],
   });
   route(v1, '/members/:id', {
@@ -49,7 +48,7 @@ export function membersRoutes(v1: Routes, gw: Gateway): void {
   });
   route(v1, '/members/:id/invite', {
     post: [async (req, res) => {
-      res.set('Cache-Control', 'no-store').json(invitationView(gw, req, await reinvite(gw, accountOf(res), String(req.params.id))));
+      res.set('Cache-Control', 'no-store').json(invitationView(gw, await reinvite(gw, accountOf(res), String(req.params.id))));
     }],
   });
 }

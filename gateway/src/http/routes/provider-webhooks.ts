@@ -87,7 +87,7 @@ export function providerWebhooksRoutes(v1: Routes, gw: Gateway): void {
   async function twilioRequest(req: Request) {
     const { account, credentials } = await withProvider(req, 'twilio');
     const params = (req.body ?? {}) as Record<string, string>;
-    const url = `${publicBase(gw, req)}${req.originalUrl}`;
+    const url = `${publicBase(gw.config)}${req.originalUrl}`;
     if (!(await verifyTwilioSignature(credentials.authToken, url, params, req.get('x-twilio-signature')))) throw badSignature();
     const fault = notUtf8Forms.has(req) ? 'not_utf8' : textFault(params);
     if (fault) refuse('twilio', account, [{ where: 'form', fault }]);
