@@ -171,6 +171,19 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
       expect(run.error?.description).toMatch(/HTTP 429 RATE_LIMITED .*Gave up after 1 retry\. .*Items per Batch/);
       expect(run.error?.httpCode).toBe('429');
     });
+
+    test('a rotated key failing over and over from n8n\'s address never holds back the workflows with valid keys', async () => {
+      const account = await createAccount(limited);
+      for (let n = 0; n < 25; n++) await request(limited, 'GET', '/v1/lists', { apiKey: `lck_rotated-${n}` });
+      const stale = await createHost({ leadChatApi: { baseUrl: limited.apiBase, apiKey: 'lck_rotated-again', ignoreSslIssues: true } });
+      const refused = await runLeadChat(stale, { resource: 'contact', operation: 'get', searchBy: 'email', email: 'x@example.com', options: { maxRetries: 1, maxWaitSeconds: 0.2 } });
+      expect(refused.error?.message).toMatch(/^LeadChat: Too many failed authentications from this address/);
+      expect(refused.error?.httpCode).toBe('429');
+      const valid = await createHost({ leadChatApi: { baseUrl: limited.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
+      const run = await runLeadChat(valid, { resource: 'contact', operation: 'create', phone: '', email: 'valid-key@example.com' });
+      expect(run.error).toBeUndefined();
+      expect(run.output('LeadChat').map((i) => i.json.email)).toEqual(['valid-key@example.com']);
+    });
   });
 
   describe('hosted service behaviour', () => {
