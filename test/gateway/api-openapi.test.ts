@@ -28,6 +28,7 @@ const ROUTES: Record<string, string[]> = {
   '/campaigns/{id}/preview': ['get'],
   '/campaigns/{id}/unanswered': ['get'],
   '/campaigns/{id}/bot/test': ['post'],
+  '/campaigns/{id}/reach-existing': ['post'],
   '/campaigns/{id}/funnel': ['get'],
   '/contacts/{id}/bot': ['post'],
   '/conversations': ['get'],
@@ -135,7 +136,7 @@ test('every operation is well formed: path parameters, responses, security, requ
       for (const requirement of op.security) for (const name of Object.keys(requirement)) expect(schemes).toContain(name);
       for (const ref of JSON.stringify(op).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)) expect(doc.components.schemas).toHaveProperty(ref[1]!);
       if (method === 'post' || method === 'put' || method === 'patch') {
-        const bodyless = ['/settings/webhook-secret', '/settings/webhook-test', '/api-key', '/messages/{id}/retry', '/conversations/{id}/read', '/conversations/retry-failed', '/conversations/{id}/retry-failed', '/members/{id}/invite'].includes(path);
+        const bodyless = ['/settings/webhook-secret', '/settings/webhook-test', '/api-key', '/messages/{id}/retry', '/conversations/{id}/read', '/conversations/retry-failed', '/conversations/{id}/retry-failed', '/members/{id}/invite', '/campaigns/{id}/reach-existing'].includes(path);
         if (!bodyless) expect({ where, schema: op.requestBody?.content?.['application/json']?.schema?.type }).toEqual({ where, schema: 'object' });
       }
     }

@@ -172,6 +172,28 @@ test('concurrent hand-offs on three processes take the round-robin turn exactly 
   expect(counts).toEqual(Object.fromEntries(agents.map((id) => [id, 12])));
 });
 
+test('contacts already on a list, reached from three processes at once: each gets exactly one opening message', async () => {
+  const account = await createAccount(gws[0]!);
+  const list = (await api(gws[0]!, account, 'POST', 'lists', { body: { name: 'Imported' } })).body;
+  const ids = await spread(150, 10, async (i) => {
+    const contact = (await api(gws[i % 3]!, account, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body;
+    expect((await api(gws[i % 3]!, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } })).status).toBe(201);
+    return contact.id as string;
+  });
+  const campaign = (await api(gws[0]!, account, 'POST', 'campaigns', {
+    body: { name: 'Late start', channel: 'sms', listId: list.id, openingMessage: 'Hello!', status: 'live', sendRate: '6000/m' },
+  })).body;
+  const answers = await Promise.all(gws.map((gw) => api(gw, account, 'POST', `campaigns/${campaign.id}/reach-existing`)));
+  expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
+  expect(answers.reduce((sum, a) => sum + a.body.queued, 0)).toBe(150);
+  const opened = await spread(150, 10, (i) =>
+    poll(
+      () => api(gws[i % 3]!, account, 'GET', `contacts/${ids[i]}/messages`),
+      (r) => r.body.data.some((m: { author: string; status: string }) => m.author === 'campaign' && m.status === 'sent'),
+    ));
+  expect(opened.map((r) => r.body.data.filter((m: { author: string }) => m.author === 'campaign').length)).toEqual(ids.map(() => 1));
+});
+
 test('the per-key rate limit is shared: 60 a minute in total over three processes, not 180', async () => {
   const limited = await Promise.all([0, 1, 2].map(() => startGateway({ ...shared, LEADCHAT_RATE_LIMIT_PER_MINUTE: '60' })));
   try {

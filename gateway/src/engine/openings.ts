@@ -1,8 +1,10 @@
 import { answersOnly } from '../api-contract.js';
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
-import { campaignById, campaignsOf, type Campaign } from '../domain/campaigns.js';
+import { campaignById, campaignsOf, getCampaign, type Campaign } from '../domain/campaigns.js';
 import { addressOf, type Contact } from '../domain/contacts.js';
+import type { Membership } from '../domain/lists.js';
+import { ApiError } from '../errors.js';
 import { conversationFor, updateConversation, type Conversation, type OpeningState } from '../domain/conversations.js';
 import { recordStep } from '../domain/funnel.js';
 import { isUnreachableReason, recordUnreachable } from '../domain/reach.js';
@@ -59,6 +61,46 @@ export async function onAddedToList(tx: Tx, accountId: string, listId: string, c
   return { unreachable };
 }
 
+/** What reaching a campaign's existing contacts did: the openings it queued, and why the others cannot go, by reason. */
+export interface ReachExisting {
+  queued: number;
+  unreachable: Record<string, number>;
+}
+
+const REACH_BATCH = 100;
+
+/**
+ * `POST /v1/campaigns/{id}/reach-existing`: every contact already on the Live campaign's list that has had no
+ * opening message from it gets one, paced like new additions; those that cannot be reached are counted by reason.
+ * A batch of the list per transaction. Each contact gets one at most, however many calls run at once on however
+ * many processes: openings are unique per campaign and contact (a backend index), and a batch that loses that race
+ * runs again and finds the opening there.
+ */
+export async function reachExisting(gw: Gateway, accountId: string, campaignId: string): Promise<ReachExisting> {
+  const reached: ReachExisting = { queued: 0, unreachable: {} };
+  let after: string | undefined;
+  for (;;) {
+    const batch = await gw.store.transact(async (tx) => {
+      const campaign = await getCampaign(tx, accountId, campaignId);
+      if (campaign.status !== 'live') throw new ApiError(409, 'CAMPAIGN_NOT_LIVE', `The campaign is ${campaign.status}: make it Live to reach its list`);
+      if (!campaign.listId) throw new ApiError(409, 'CAMPAIGN_WITHOUT_LIST', 'The campaign has no list: give it one (listId) to reach its contacts');
+      const members = await tx.find<Membership>('memberships', 'list', [campaign.listId], { limit: REACH_BATCH, after });
+      const outcomes: Array<string | undefined> = [];
+      for (const member of members) {
+        const contact = await tx.get<Contact>('contacts', member.contactId);
+        if (contact) outcomes.push(await scheduleOpening(tx, campaign, contact, 0));
+      }
+      return { last: members.at(-1)?.id, full: members.length === REACH_BATCH, outcomes };
+    });
+    for (const outcome of batch.outcomes) {
+      if (outcome === QUEUED) reached.queued += 1;
+      else if (outcome !== ALREADY) reached.unreachable[outcome!] = (reached.unreachable[outcome!] ?? 0) + 1;
+    }
+    if (!batch.full) return reached;
+    after = batch.last;
+  }
+}
+
 /** Why the opening message cannot go to this contact, or undefined when it can. */
 function skipReason(campaign: Campaign, contact: Contact, conversation: Conversation): string | undefined {
   if (answersOnly(campaign.channel)) return 'no_first_message';
@@ -68,10 +110,15 @@ function skipReason(campaign: Campaign, contact: Contact, conversation: Conversa
   return undefined;
 }
 
-/** Schedules the opening message, or records why it cannot go; answers that reason. */
-async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, delayMs: number): Promise<string | undefined> {
-  // Already scheduled, sent or skipped once: the conversation shows how that went.
-  if ((await tx.find<Opening>('openings', 'member', [campaign.id, contact.id])).length) return undefined;
+const QUEUED = 'queued';
+const ALREADY = 'already';
+
+/**
+ * Schedules the opening message, or records why it cannot go; answers QUEUED, that reason, or ALREADY when the
+ * contact had one from the campaign (scheduled, sent or skipped once: the conversation shows how that went).
+ */
+async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, delayMs: number): Promise<string> {
+  if ((await tx.find<Opening>('openings', 'member', [campaign.id, contact.id])).length) return ALREADY;
   const conversation = await conversationFor(tx, contact, campaign.channel, campaign.customChannel, campaign.id);
   const reason = skipReason(campaign, contact, conversation);
   const dueAt = reason ? null : await takeSlot(tx, campaign, clockNow() + delayMs);
@@ -98,7 +145,7 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
     opening: stateOf(opening),
     next: dueAt === null ? conversation.next : { kind: 'opening', at: iso(dueAt) },
   });
-  return reason;
+  return reason ?? QUEUED;
 }
 
 const stateOf = (o: Opening): OpeningState => ({ campaignId: o.campaignId, status: o.status, reason: o.reason, at: o.updatedAt });

@@ -47,6 +47,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/campaigns': { GET: 'team', POST: 'admins' },
   '/v1/campaigns/:id': { GET: 'team', PATCH: 'admins' },
   '/v1/campaigns/:id/bot/test': { POST: 'team' },
+  '/v1/campaigns/:id/reach-existing': { POST: 'admins' },
   '/v1/campaigns/:id/preview': { GET: 'team' },
   '/v1/campaigns/:id/unanswered': { GET: 'team' },
   '/v1/campaigns/:id/funnel': { GET: 'team' },

@@ -45,6 +45,13 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/campaigns/{id}/unanswered': {
     get: { summary: "What the campaign's bot handed off for want of an answer: its latest 1,000 such questions, grouped when they ask the same thing, largest groups first, each with the FAQ that answers it now if one does", query: schemas.unansweredQuery, ok: 200 },
   },
+  '/campaigns/{id}/reach-existing': {
+    post: {
+      summary:
+        'Message the contacts already on a Live campaign\'s list (admins and the owner): each that has had no opening message from the campaign gets one, paced like new additions, each once however often this is called; answers {queued, unreachable: {reason: count}}; 409 CAMPAIGN_NOT_LIVE, CAMPAIGN_WITHOUT_LIST',
+      ok: 202,
+    },
+  },
   '/campaigns/{id}/preview': { get: { summary: "A campaign's opening message as a contact would get it", query: schemas.campaignPreview, ok: 200 } },
   '/campaigns/{id}/funnel': {
     get: { summary: "A campaign's funnel: contacts added, opening sent, replied, handed off, opted out, goal reached, failed; in total and per day", query: schemas.funnelQuery, ok: 200 },

@@ -5,6 +5,7 @@ import { previewOpening } from '../../domain/preview.js';
 import { funnelOf } from '../../domain/funnel-report.js';
 import { unansweredOf } from '../../domain/unanswered.js';
 import { testBot } from '../../engine/bot-test.js';
+import { reachExisting } from '../../engine/openings.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
@@ -31,6 +32,11 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
       const campaign = await updateCampaign(gw, accountOf(res).id, String(req.params.id), parse(campaignUpdate, req.body));
       res.json(publicCampaign(campaign));
     }],
+  });
+  route(v1, '/campaigns/:id/reach-existing', {
+    post: async (req, res) => {
+      res.status(202).json(await reachExisting(gw, accountOf(res).id, String(req.params.id)));
+    },
   });
   route(v1, '/campaigns/:id/bot/test', {
     post: [jsonBody(), async (req, res) => {
