@@ -5,9 +5,10 @@ import * as create from './create';
 import * as get from './get';
 import * as getFunnel from './getFunnel';
 import * as getAll from './getAll';
+import * as reachExisting from './reachExisting';
 import * as testBot from './testBot';
 
-export const operations: Record<string, Operation> = { create, get, getAll, getFunnel, testBot };
+export const operations: Record<string, Operation> = { create, get, getAll, getFunnel, reachExisting, testBot };
 
 export const description: INodeProperties[] = [
 	{
@@ -43,6 +44,13 @@ export const description: INodeProperties[] = [
 				description: 'List the campaigns of the account, oldest first',
 			},
 			{
+				name: 'Reach Existing Contacts',
+				value: 'reachExisting',
+				action: 'Message the contacts already on a campaign list',
+				description:
+					"Send the opening message to the contacts that were on the Live campaign's list before it went Live, paced; each gets it once",
+			},
+			{
 				name: 'Test Bot',
 				value: 'testBot',
 				action: 'Test the bot of a campaign',
@@ -55,5 +63,6 @@ export const description: INodeProperties[] = [
 	...get.description,
 	...getAll.description,
 	...getFunnel.description,
+	...reachExisting.description,
 	...testBot.description,
 ];
