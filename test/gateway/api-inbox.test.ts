@@ -275,7 +275,7 @@ describe('unread conversations', () => {
 });
 
 describe('conversations that need a reply', () => {
-  test('needsReply while the contact has something unread or wrote last; ?needsReply=true lists those, =false the others', async () => {
+  test('needsReply while the contact wrote last, read or not; ?needsReply=true lists those, =false the others', async () => {
     const account = await withWebhook((await receiver()).url);
     const write = (fromId: string, body: string) =>
       api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, channel: 'web-chat', body }) });
@@ -303,7 +303,9 @@ describe('conversations that need a reply', () => {
     // The contact writes again: needed again, and filters combine.
     await write('bob', 'Are you open on Sunday?');
     expect(await ids('needsReply=true&channel=custom')).toEqual([bob]);
-    expect(await ids('needsReply=true&status=handed_off')).toEqual([]);
+    // No campaign answers them: their conversations went to the team.
+    expect(await ids('needsReply=true&status=handed_off')).toEqual([bob]);
+    expect(await ids('needsReply=true&status=active')).toEqual([]);
     expectApiError(await api(ctx.gw, account, 'GET', 'conversations?needsReply=yes'), 400, 'VALIDATION_ERROR');
   });
 });

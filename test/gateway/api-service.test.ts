@@ -116,6 +116,8 @@ describe('GET /metrics', () => {
       expect(valueOf(families, 'leadchat_webhook_deliveries_total', { event: 'reply', outcome: 'failed' })).toBe(1);
       expect(valueOf(families, 'leadchat_webhook_deliveries_total', { event: 'reply', outcome: 'retry' })).toBe(1);
       expect(valueOf(families, 'leadchat_handoffs_total', { reason: 'team' })).toBe(1);
+      // No campaign answers these senders: each went to the team once.
+      expect(valueOf(families, 'leadchat_handoffs_total', { reason: 'no_campaign' })).toBe(5);
       // The retry waits an hour: one delivery job queued, none late, none dead.
       expect(valueOf(families, 'leadchat_jobs_queued', { kind: 'deliver' })).toBe(1);
       expect(valueOf(families, 'leadchat_jobs_oldest_due_seconds', { kind: 'deliver' })).toBe(0);

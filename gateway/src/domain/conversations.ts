@@ -34,7 +34,16 @@ export interface Conversation {
   next: { kind: 'opening' | 'follow_up' | 'close'; at: string; step?: number } | null;
   /** 'held' while a paused campaign holds the next follow-up (an index finds them when it is Live again). */
   followUpHeld: 'held' | null;
-  lastMessage: { id: string; direction: Message['direction']; body: string; status: string; createdAt: string } | null;
+  lastMessage: {
+    id: string;
+    direction: Message['direction'];
+    body: string;
+    status: string;
+    createdAt: string;
+    /** Who wrote it, for the inbox's preview; absent on conversations last active before it was kept. */
+    author?: Message['author'];
+    authorName?: string | null;
+  } | null;
   lastIncomingAt: string | null;
   /** The contact's messages (reactions aside) since the account last read the conversation, and when that was. */
   unread?: number;
@@ -128,15 +137,21 @@ export const updateConversation = (tx: Tx, conversation: Conversation, patch: Pa
   tx.update<Conversation>('conversations', conversation.id, {
     ...patch,
     // Only a patch that changes what it depends on decides it again: the rest of `conversation` may be older.
-    ...('unread' in patch || 'lastMessage' in patch ? { awaiting: awaitingOf({ ...conversation, ...patch }) } : {}),
+    ...('status' in patch || 'lastMessage' in patch ? { awaiting: awaitingOf({ ...conversation, ...patch }) } : {}),
     updatedAt: now(),
   });
 
+/** What the gateway writes by itself: it tells the contact something, but answers nothing a person must. */
+const AUTOMATIC: ReadonlySet<Message['author']> = new Set(['bot', 'system']);
+
 /**
- * A conversation needs a reply while the contact has written something nobody in the team has read yet, or the
- * contact's message is the latest one (no one, bot or person, has answered it).
+ * A conversation needs a reply when a person must act: the contact's message is the latest one (no one, bot or
+ * person, has answered it), or the conversation was handed to the team and only the gateway spoke since (the bot's
+ * or the hand-off's notice). Never for a contact who opted out: nobody may write to them.
  */
-export const needsReply = (c: Pick<Conversation, 'unread' | 'lastMessage'>) => (c.unread ?? 0) > 0 || c.lastMessage?.direction === 'incoming';
+export const needsReply = (c: Pick<Conversation, 'status' | 'lastMessage'>) =>
+  c.status !== 'opted_out' &&
+  (c.lastMessage?.direction === 'incoming' || (c.status === 'handed_off' && c.lastMessage?.direction === 'outgoing' && AUTOMATIC.has(c.lastMessage.author ?? null)));
 const awaitingOf = (c: Conversation) => (needsReply(c) ? ('reply' as const) : null);
 
 /** An outgoing message was sent or failed: its conversation shows it, when it is the last message there. */
@@ -146,7 +161,7 @@ export async function messageSettled(tx: Tx, message: Message): Promise<void> {
 }
 
 export function lastMessageOf(m: Message): Conversation['lastMessage'] {
-  return { id: m.id, direction: m.direction, body: m.body, status: m.status, createdAt: m.createdAt };
+  return { id: m.id, direction: m.direction, body: m.body, status: m.status, createdAt: m.createdAt, author: m.author, authorName: m.authorName };
 }
 
 export function publicConversation(c: Conversation, contact: Contact | undefined) {

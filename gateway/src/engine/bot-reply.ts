@@ -24,7 +24,7 @@ const HISTORY = 20;
 const replyKey = (messageId: string) => `bot_reply:${messageId}`;
 
 /** A campaign whose bot answers now: on, and the campaign not paused. */
-const answering = (campaign: Campaign | undefined): campaign is Campaign => !!campaign?.bot.active && campaign.status !== 'paused';
+export const answering = (campaign: Campaign | undefined): campaign is Campaign => !!campaign?.bot.active && campaign.status !== 'paused';
 
 /**
  * A contact's message the bot may answer: its reply job waits `debounceMs`, so that a burst ("hi" "I saw your ad"

@@ -14,7 +14,10 @@ import { emitEvent } from '../domain/emit-event.js';
 import { cancelFollowUps } from './follow-ups.js';
 import { sendOnConversation } from './outgoing.js';
 
-/** contact_asked, team, or the bot's: bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call). */
+/**
+ * contact_asked, team, no_campaign (no campaign's bot answers the contact), or the bot's: bot_not_confident,
+ * bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call).
+ */
 export type HandoffReason = string;
 
 /**
@@ -46,13 +49,16 @@ export async function handOff(tx: Tx, account: Account, conversation: Conversati
   return updated;
 }
 
+/** Whether a person taking the conversation over is news: the bot had it, or it waited for a campaign (no_campaign). */
+const takingOver = (c: Conversation) => c.bot.active || c.handoff?.reason === 'no_campaign';
+
 /** POST /v1/contacts/{id}/bot: hands every conversation of the contact to a person, or gives them back to the bot. */
 export async function setBot(gw: Gateway, account: Account, contactId: string, active: boolean): Promise<Conversation[]> {
   return gw.store.transact(async (tx) => {
     await getContact(tx, account.id, contactId);
     const result: Conversation[] = [];
     for (const conversation of await conversationsOfContact(tx, contactId)) {
-      if (!active) result.push(conversation.bot.active ? await handOff(tx, account, conversation, 'team', null) : conversation);
+      if (!active) result.push(takingOver(conversation) ? await handOff(tx, account, conversation, 'team', null) : conversation);
       else {
         const status = conversation.status === 'handed_off' ? 'active' : conversation.status;
         result.push(await updateConversation(tx, conversation, { bot: { active: true, since: now() }, status }));
@@ -88,7 +94,7 @@ export async function teamReply(
     }
     const sent = await sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'team', by });
     const taken = reply.takes && !sent.conversation.assigneeId ? await updateConversation(tx, sent.conversation, { assigneeId: by.id }) : sent.conversation;
-    if (taken.bot.active) await handOff(tx, account, taken, 'team', null);
+    if (takingOver(taken)) await handOff(tx, account, taken, 'team', null);
     return (await tx.get<Message>('messages', sent.message.id))!;
   });
 }

@@ -2,11 +2,11 @@ import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { campaignById } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
-import { conversationsOfContact, lastMessageOf, touchConversation, type Conversation } from '../domain/conversations.js';
+import { conversationsOfContact, lastMessageOf, touchConversation, updateConversation, type Conversation } from '../domain/conversations.js';
 import { recordReply } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import type { Tx } from '../store/store.js';
-import { campaignForReply, scheduleBotReply } from './bot-reply.js';
+import { answering, campaignForReply, scheduleBotReply } from './bot-reply.js';
 import { optIn, optOut } from './consent.js';
 import { emitEvent } from '../domain/emit-event.js';
 import { subscriptionsOf } from '../domain/webhooks.js';
@@ -40,7 +40,8 @@ export const readForIncoming = (tx: Tx, accountId: string, contactId: string) =>
  * A message from a contact, on any channel, in the transaction that stored it (after recordIncoming). Opt-out and
  * opt-in words come first and are always obeyed; an opted-out contact gets nothing else. Otherwise the lead is
  * talking: waiting opening messages and follow-ups stop, HELP gets the account's help text, a request for a person
- * hands off, and anything else is the bot's to answer while it is on.
+ * hands off, and anything else is the bot's to answer while it is on; where no campaign's bot would, the
+ * conversation goes to the team (a `no_campaign` hand-off), so no message meets silence.
  */
 export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact: Contact, current: Conversation, message: Message): Promise<void> {
   const reaction = message.messageType === 'reaction';
@@ -75,6 +76,14 @@ export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact:
     const notified = await sendOnConversation(tx, gw, account, contact, latest, { body: handoffNotice(answering), author: 'system' });
     await handOff(tx, account, notified.conversation, 'contact_asked', message.body);
   } else if (latest.bot.active && latest.status === 'active') {
-    await scheduleBotReply(tx, account, latest, message, conversations, gw.config.botDebounceMs);
+    // No campaign's bot would answer (no campaign, no default one): the team is told rather than nobody.
+    if (await campaignForReply(tx, account, latest, message, conversations)) await scheduleBotReply(tx, account, latest, message, conversations, gw.config.botDebounceMs);
+    else await handOff(tx, account, latest, 'no_campaign', message.body);
+  } else if (latest.status === 'handed_off' && latest.handoff?.reason === 'no_campaign') {
+    // Handed to the team only for want of a campaign, and no person has written since: one that answers now takes it.
+    if (answering(await campaignForReply(tx, account, latest, message, conversations))) {
+      const back = await updateConversation(tx, latest, { bot: { active: true, since: message.createdAt }, status: 'active' });
+      await scheduleBotReply(tx, account, back, message, conversations, gw.config.botDebounceMs);
+    }
   }
 }
