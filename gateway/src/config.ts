@@ -51,6 +51,7 @@ export const settings = {
   LEADCHAT_MESSENGER_API_URL: { schema: z.url(), default: 'https://graph.facebook.com/v23.0', doc: 'Messenger\'s Graph API (Send API, profiles), with its version (a stand-in for tests)' },
   LEADCHAT_INSTAGRAM_API_URL: { schema: z.url(), default: 'https://graph.facebook.com/v23.0', doc: 'Instagram messaging\'s Graph API, with its version (a stand-in for tests)' },
   LEADCHAT_URL: { schema: z.url().optional(), default: undefined, doc: 'The CLI\'s gateway address; unset: https://localhost:<port>' },
+  LEADCHAT_CA_FILE: { schema: z.string().optional(), default: undefined, doc: 'A CA certificate (PEM) the CLI trusts for the gateway\'s certificate, beside the system\'s CAs and the gateway\'s own certificate' },
 } as const;
 
 export type TargetPolicy = { kind: 'any' } | { kind: 'public' } | { kind: 'allow'; hosts: string[] };
@@ -100,6 +101,8 @@ export interface Config {
   cacheDocuments: number;
   logLevel: Values['LEADCHAT_LOG_LEVEL'];
   url: string;
+  /** The CLI's extra CA certificate file. */
+  caFile?: string;
   publicUrl?: string;
   botDebounceMs: number;
   botTimeoutMs: number;
@@ -156,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cacheDocuments: values.LEADCHAT_CACHE_DOCUMENTS,
     logLevel: values.LEADCHAT_LOG_LEVEL,
     url: values.LEADCHAT_URL ?? `https://localhost:${values.LEADCHAT_PORT}`,
+    caFile: values.LEADCHAT_CA_FILE,
     publicUrl: values.LEADCHAT_PUBLIC_URL?.replace(/\/+$/, ''),
     botDebounceMs: values.LEADCHAT_BOT_DEBOUNCE,
     botTimeoutMs: values.LEADCHAT_BOT_TIMEOUT,

@@ -6,6 +6,9 @@ import path from 'node:path';
 const BEAT_MS = 5_000;
 const STALE_MS = 30_000;
 
+/** The data dir is held by a gateway that runs (on this host or another sharing the volume). */
+export class DataDirInUse extends Error {}
+
 /**
  * One gateway per data dir. The lock file names its owner (pid, then host) and is touched every few seconds
  * while held. It is taken over only when its owner is known to be gone: a process of this host that no longer
@@ -26,7 +29,7 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
         const owner = await ownerOf(lockFile);
         if (owner && !owner.gone) {
           const where = owner.host === os.hostname() ? '' : ` on ${owner.host}`;
-          throw new Error(`Another gateway (pid ${owner.pid}${where}) is using the data dir ${dataDir}; stop it first`);
+          throw new DataDirInUse(`Another gateway (pid ${owner.pid}${where}) is using the data dir ${dataDir}; stop it first`);
         }
         await unlink(lockFile).catch(() => undefined);
       }

@@ -12,6 +12,12 @@ collectDefaultMetrics({ register: registry, prefix: 'leadchat_' });
 const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export const metrics = {
+  build: new Gauge({
+    name: 'leadchat_build_info',
+    help: 'Always 1: which build serves (its version and commit, "unknown" when the build did not know it) on which store',
+    labelNames: ['version', 'commit', 'store'] as const,
+    registers: [registry],
+  }),
   requests: new Counter({
     name: 'leadchat_http_requests_total',
     help: 'HTTP requests answered, by method, route (its pattern, not its ids) and status',

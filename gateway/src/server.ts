@@ -10,6 +10,8 @@ import { ApiError } from './errors.js';
 import { createApp } from './http/app.js';
 import { errorBody } from './http/errors.js';
 import { observeRequest } from './http/request-metrics.js';
+import { metrics } from './metrics.js';
+import { gatewayCommit, gatewayVersion } from './version.js';
 import { httpsRequired } from './http/middleware/https-only.js';
 import { loadCursorKey } from './http/paging.js';
 import { jobHandlers } from './jobs/handlers.js';
@@ -44,6 +46,7 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
   try {
     const [tls, admin, cursorKey] = await Promise.all([loadTls(config, opened.store), adminToken(config), loadCursorKey(opened.store.settings)]);
     const store = opened.store;
+    metrics.build.set({ version: gatewayVersion, commit: gatewayCommit ?? 'unknown', store: store.backend }, 1);
     const gw: Engine = { config, store, log, cursorKey, providers };
     const runner = new JobRunner(gw, jobHandlers, { leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs });
     await scheduleHousekeeping(gw);

@@ -298,14 +298,15 @@ describe('where backup cannot run', () => {
     expect(readdirSync(work)).toEqual([]);
   });
 
-  test('a gateway that is not running: a clear error, and no file under the name given', async () => {
+  test('a data dir that holds no store: a clear error, and no file under the name given', async () => {
     const dataDir = path.join(work, 'data');
     mkdirSync(dataDir);
     writeFileSync(path.join(dataDir, 'admin-token'), 'some-token-0123456789\n');
     const file = path.join(work, 'b.tar.gz');
     const res = await runCli(['backup', '--to', file], { LEADCHAT_URL: 'https://127.0.0.1:1', LEADCHAT_DATA_DIR: dataDir });
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/^leadchat-gateway: Cannot reach the gateway at https:\/\/127\.0\.0\.1:1/);
+    expect(res.stderr).toMatch(/^leadchat-gateway: .*data holds no embedded store to back up/);
     expect(readdirSync(work)).toEqual(['data']);
+    expect(readdirSync(dataDir)).toEqual(['admin-token']);
   });
 });

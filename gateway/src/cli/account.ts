@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
-import path from 'node:path';
 import { adminTokenFile } from '../admin-token.js';
 import { loadConfig, type Config } from '../config.js';
+import { tlsOptionsOf, trustOf, type Trust } from './trust.js';
 
 /**
  * `leadchat-gateway account …` and `member …`: the admin API from the command line, printing its JSON. The gateway address
  * comes from LEADCHAT_URL (default https://localhost:<port>), the token from LEADCHAT_ADMIN_TOKEN or the data
- * dir; the gateway's own self-signed certificate in the data dir is trusted.
+ * dir; the gateway's own certificate is trusted (see trust.ts).
  */
 export async function accountCommand(
   sub: string | undefined,
@@ -59,16 +59,15 @@ export async function memberCommand(sub: string | undefined, opts: { account?: s
 
 /** Calls the admin API of the gateway LEADCHAT_URL names, with the operator's token. */
 async function adminCaller() {
-  const { url, token, ca } = await adminConnection(loadConfig());
-  return (method: string, pathname: string, body?: unknown) => adminRequest(new URL(pathname, url), token, ca, method, body);
+  const { url, token, trust } = await adminConnection(loadConfig());
+  return (method: string, pathname: string, body?: unknown) => adminRequest(new URL(pathname, url), token, trust, method, body);
 }
 
-/** Where the admin API is, the operator's token, and the certificate to trust: the gateway's own, in the data dir. */
-export async function adminConnection(config: Config): Promise<{ url: string; token: string; ca: string | undefined }> {
+/** Where the admin API is, the operator's token, and what to trust of its certificate. */
+export async function adminConnection(config: Config): Promise<{ url: string; token: string; trust: Trust }> {
   const token = config.adminToken ?? (await readFile(adminTokenFile(config), 'utf8').catch(() => '')).trim();
   if (!token) throw new Error(`No admin token: set LEADCHAT_ADMIN_TOKEN or start the gateway once to create ${adminTokenFile(config)}`);
-  const ca = config.tlsCert ? undefined : await readFile(path.join(config.dataDir, 'tls', 'cert.pem'), 'utf8').catch(() => undefined);
-  return { url: config.url, token, ca };
+  return { url: config.url, token, trust: await trustOf(config) };
 }
 
 /** An answer of the admin API printed as the commands print it: its JSON, and exit 1 for a refusal. */
@@ -77,17 +76,17 @@ export function print(res: { status: number; body: unknown }): number {
   return res.status < 300 ? 0 : 1;
 }
 
-async function adminRequest(url: URL, token: string, ca: string | undefined, method: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-  return readAnswer(await adminResponse(url, token, ca, method, body));
+async function adminRequest(url: URL, token: string, trust: Trust, method: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  return readAnswer(await adminResponse(url, token, trust, method, body));
 }
 
 /** The admin API's response to a request, unread (a backup streams it to a file). */
-export function adminResponse(url: URL, token: string, ca: string | undefined, method: string, body?: unknown): Promise<IncomingMessage> {
+export function adminResponse(url: URL, token: string, trust: Trust, method: string, body?: unknown): Promise<IncomingMessage> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = https.request(url, {
       method,
-      ca,
+      ...tlsOptionsOf(trust),
       headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
     }, resolve);
     req.on('error', (err) => reject(new Error(`Cannot reach the gateway at ${url.origin}: ${err.message}`)));

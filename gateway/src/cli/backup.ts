@@ -1,17 +1,24 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import { open, rename, rm, stat } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { loadConfig } from '../config.js';
-import { readArchive } from '../store/lowdb/backup-archive.js';
+import { loadConfig, type Config } from '../config.js';
+import { DataDirInUse, lockDataDir } from '../lock.js';
+import { ARCHIVE_KIND, packArchive, readArchive } from '../store/lowdb/backup-archive.js';
 import { fsyncDir } from '../store/lowdb/durable-file.js';
+import { readFormat } from '../store/lowdb/format.js';
+import { snapshotStopped } from '../store/lowdb/snapshot.js';
+import { gatewayVersion } from '../version.js';
 import { adminConnection, adminResponse, print, readAnswer } from './account.js';
 
 /**
- * `leadchat-gateway backup --to FILE`: asks the running gateway for a consistent snapshot of its embedded store
- * (POST /admin/v1/backup) and writes the archive to FILE. The archive goes to a temp file beside FILE, is read back
- * whole and checked, and only then renamed: a failed backup never leaves a file under FILE's name, nor replaces an
- * earlier backup there.
+ * `leadchat-gateway backup --to FILE`: a consistent copy of the embedded store as an archive in FILE. A stopped
+ * gateway's data dir is copied under its lock, as it stands (so the README's upgrade steps, "stop, then back up",
+ * work); a running gateway is asked for a snapshot (POST /admin/v1/backup) while it serves on. The archive goes to
+ * a temp file beside FILE, is read back whole and checked, and only then renamed: a failed backup never leaves a
+ * file under FILE's name, nor replaces an earlier backup there.
  */
 export async function backupCommand(to: string | undefined): Promise<number> {
   if (!to) throw new Error('backup needs --to FILE');
@@ -24,21 +31,61 @@ export async function backupCommand(to: string | undefined): Promise<number> {
   }
   const target = path.resolve(to);
   if ((await stat(target).catch(() => undefined))?.isDirectory()) throw new Error(`${target} is a directory; --to names the archive file to write`);
-  const { url, token, ca } = await adminConnection(config);
+  const unlock = await lockDataDir(config.dataDir).catch((err: Error) => {
+    if (err instanceof DataDirInUse) return undefined;
+    throw new Error(`Cannot open the data dir ${config.dataDir}: ${err.message}`);
+  });
+  if (unlock) {
+    try {
+      return await writeArchive(target, () => stoppedArchive(config));
+    } finally {
+      await unlock();
+    }
+  }
+  const { url, token, trust } = await adminConnection(config);
+  return writeArchive(target, async () => {
+    const res: IncomingMessage = await adminResponse(new URL('/admin/v1/backup', url), token, trust, 'POST');
+    if (res.statusCode !== 200) return { refused: await readAnswer(res) };
+    return { archive: res };
+  });
+}
+
+/** The archive of a stopped gateway's data dir, whose lock the caller holds, in the data dir's own store format. */
+async function stoppedArchive(config: Config): Promise<{ archive: Readable; done: () => Promise<void> }> {
+  if (!existsSync(path.join(config.dataDir, 'store'))) throw new Error(`${config.dataDir} holds no embedded store to back up (LEADCHAT_DATA_DIR)`);
+  const snapshot = await snapshotStopped(config.dataDir);
+  try {
+    const storeFormat = (await readFormat(config.dataDir)) ?? 1;
+    const archive = await packArchive(snapshot.dir, { kind: ARCHIVE_KIND, storeFormat, gatewayVersion, createdAt: new Date().toISOString(), files: snapshot.files });
+    return { archive, done: snapshot.remove };
+  } catch (err) {
+    await snapshot.remove();
+    throw err;
+  }
+}
+
+type Source = { archive: Readable; done?: () => Promise<void> } | { refused: Parameters<typeof print>[0] };
+
+/** Writes the archive `source` gives to `target` by way of a checked temp file; prints what was written. */
+async function writeArchive(target: string, source: () => Promise<Source>): Promise<number> {
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.partial`);
   // The archive holds the admin token and the TLS key: readable by its owner only, from the first byte.
   const handle = await open(temp, 'wx', 0o600).catch((err: Error) => {
     throw new Error(`Cannot write in ${path.dirname(target)}: ${err.message}`);
   });
   try {
-    const res = await adminResponse(new URL('/admin/v1/backup', url), token, ca, 'POST');
-    if (res.statusCode !== 200) {
+    const given = await source();
+    if ('refused' in given) {
       await handle.close();
-      return print(await readAnswer(res));
+      return print(given.refused);
     }
-    await pipeline(res, createWriteStream('', { fd: handle.fd, autoClose: false })).catch((err: Error) => {
-      throw new Error(`The backup was cut short (${err.message}); nothing was written to ${target}`);
-    });
+    try {
+      await pipeline(given.archive, createWriteStream('', { fd: handle.fd, autoClose: false })).catch((err: Error) => {
+        throw new Error(`The backup was cut short (${err.message}); nothing was written to ${target}`);
+      });
+    } finally {
+      await given.done?.();
+    }
     await handle.sync();
     await handle.close();
     const manifest = await readArchive(temp);

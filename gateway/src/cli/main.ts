@@ -5,15 +5,17 @@ import { backupCommand } from './backup.js';
 import { migrateCommand } from './migrate.js';
 import { restoreCommand } from './restore.js';
 import { serve } from './serve.js';
+import { buildName } from '../version.js';
 
 const USAGE = `Usage:
   leadchat-gateway serve
+  leadchat-gateway --version
   leadchat-gateway account create --name NAME --email EMAIL [--agency] [--parent AGENCY_EMAIL] [--password PASSWORD]
   leadchat-gateway account rotate-key --email EMAIL
   leadchat-gateway account password --email EMAIL --password PASSWORD   (web console sign-in; ends its sessions)
   leadchat-gateway member add --account ACCOUNT_EMAIL --email EMAIL --role admin|agent [--name NAME]   (prints the invitation's link)
   leadchat-gateway migrate --to postgres://USER:PASSWORD@HOST:PORT/DATABASE
-  leadchat-gateway backup --to FILE   (a running gateway's embedded store, as a .tar.gz; it holds secrets)
+  leadchat-gateway backup --to FILE   (the embedded store, of a running or stopped gateway, as a .tar.gz; it holds secrets)
   leadchat-gateway restore --from FILE   (into an empty LEADCHAT_DATA_DIR, with no gateway running on it)
 
 Configuration comes from LEADCHAT_* environment variables (see the README).`;
@@ -21,6 +23,10 @@ Configuration comes from LEADCHAT_* environment variables (see the README).`;
 async function main(argv: string[]): Promise<number | undefined> {
   const [command, ...rest] = argv;
   if (command === 'serve' || command === undefined) return serve();
+  if (command === '--version' || command === 'version') {
+    process.stdout.write(`leadchat-gateway ${buildName()}\n`);
+    return 0;
+  }
   if (command === 'account') {
     const { values, positionals } = parseArgs({
       args: rest,

@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
 import { startGateway } from '../server.js';
 import { boundHeapGrowth } from './heap.js';
+import { buildName } from '../version.js';
 
 /** `leadchat-gateway serve`: runs until SIGTERM/SIGINT, then drains requests, flushes the store and exits 0. */
 export async function serve(): Promise<number | undefined> {
@@ -37,7 +38,7 @@ export async function serve(): Promise<number | undefined> {
   });
   const where = `https://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${running.address.port}`;
   process.stdout.write(
-    `LeadChat gateway listening on ${where} (API: ${where}/v1, data: ${config.dataDir})\n` +
+    `LeadChat gateway ${buildName()} on ${running.gw.store.backend} listening on ${where} (API: ${where}/v1, data: ${config.dataDir})\n` +
       `Web console: ${where}/console\n` +
       `TLS certificate: ${running.tlsSource}\n` +
       `Admin token: ${running.adminTokenFile ?? 'from LEADCHAT_ADMIN_TOKEN'}\n`,

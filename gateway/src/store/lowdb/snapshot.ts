@@ -45,11 +45,7 @@ export function canSnapshot(store: Store): store is LowdbStore {
  * `atPoint` is called at the snapshot point, with commits held: the time it tells is the time of the copy.
  */
 export async function takeSnapshot(store: LowdbStore, dataDir: string, atPoint: () => void = () => undefined): Promise<Snapshot> {
-  for (const name of await readdir(dataDir)) {
-    if (name.startsWith(SNAPSHOT_PREFIX)) await rm(join(dataDir, name), { recursive: true, force: true });
-  }
-  const dir = await mkdtemp(join(dataDir, SNAPSHOT_PREFIX));
-  const remove = () => rm(dir, { recursive: true, force: true });
+  const { dir, remove } = await snapshotDir(dataDir);
   try {
     const data = join(dir, 'data');
     const live = join(dir, 'journal.live');
@@ -72,6 +68,35 @@ export async function takeSnapshot(store: LowdbStore, dataDir: string, atPoint: 
     await remove();
     throw err;
   }
+}
+
+/**
+ * A copy of a stopped gateway's data dir, taken while the caller holds the data dir's lock: nothing writes its files,
+ * so each is linked as it stands, the active journal whole (a torn tail left by a crash is recovered from at start,
+ * as it would be in place).
+ */
+export async function snapshotStopped(dataDir: string): Promise<Snapshot> {
+  const { dir, remove } = await snapshotDir(dataDir);
+  try {
+    const data = join(dir, 'data');
+    await mkdir(data, { mode: 0o700 });
+    let files = 0;
+    for (const entry of SNAPSHOT_ENTRIES) files += await linkTree(join(dataDir, entry), join(data, entry), entry);
+    files += await linkTree(join(dataDir, ACTIVE_JOURNAL), join(data, ACTIVE_JOURNAL), 'journal');
+    return { dir, files, heldMs: 0, remove };
+  } catch (err) {
+    await remove();
+    throw err;
+  }
+}
+
+/** A new directory for a snapshot, inside the data dir; those of an earlier run that ended before its cleanup go first. */
+async function snapshotDir(dataDir: string): Promise<{ dir: string; remove: () => Promise<void> }> {
+  for (const name of await readdir(dataDir)) {
+    if (name.startsWith(SNAPSHOT_PREFIX)) await rm(join(dataDir, name), { recursive: true, force: true });
+  }
+  const dir = await mkdtemp(join(dataDir, SNAPSHOT_PREFIX));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
 /** Links every file under `from` into `to`, but the active journal and temp files; the count linked. */
