@@ -63,8 +63,21 @@ test('installed with npm install -g, it serves from any folder: API, console and
     const created = await run(bin, ['account', 'create', '--name', 'Installed', '--email', 'installed@example.com'], { cwd: elsewhere, env });
     const { apiKey } = JSON.parse(created.stdout) as { apiKey: string };
     expect((await request(gw, 'GET', '/v1/credits', { apiKey })).status).toBe(200);
+    // The README's nightly backup, while it serves.
+    await run(bin, ['backup', '--to', path.join(root, 'online.tgz')], { cwd: elsewhere, env });
   } finally {
     child.kill('SIGTERM');
   }
   expect(await exited).toBe(0);
+
+  // The README's upgrade steps: stopped, it names its build and is backed up offline; each backup restores.
+  const version = await run(bin, ['--version'], { cwd: elsewhere, env });
+  const { version: packed } = JSON.parse(readFileSync(path.join(REPOSITORY, 'gateway/package.json'), 'utf8')) as { version: string };
+  expect(version.stdout).toMatch(new RegExp(`^leadchat-gateway ${packed.replaceAll('.', '\\.')}( \\(commit [0-9a-f]{7,40}\\))?\n$`));
+  await run(bin, ['backup', '--to', path.join(root, 'offline.tgz')], { cwd: elsewhere, env });
+  for (const name of ['online', 'offline']) {
+    const restored = await run(bin, ['restore', '--from', path.join(root, `${name}.tgz`)], { cwd: root, env: { ...env, LEADCHAT_DATA_DIR: path.join(root, `restored-${name}`) } });
+    expect(JSON.parse(restored.stdout)).toMatchObject({ manifest: { gatewayVersion: packed } });
+    expect(readdirSync(path.join(root, `restored-${name}`, 'store')).length).toBeGreaterThan(0);
+  }
 });
