@@ -6,6 +6,9 @@ type EvaluationModule = typeof import('../../gateway/src/bot/evaluation.js', { w
 type LearningLoopModule = typeof import('../../gateway/src/bot/learning-loop.js', { with: { 'resolution-mode': 'import' } });
 type MeaningModule = typeof import('../../gateway/src/bot/meaning.js', { with: { 'resolution-mode': 'import' } });
 type SubjectModule = typeof import('../../gateway/src/bot/subject.js', { with: { 'resolution-mode': 'import' } });
+type QuestionsModule = typeof import('../../gateway/src/bot/questions.js', { with: { 'resolution-mode': 'import' } });
+type BurstModule = typeof import('../../gateway/src/bot/burst.js', { with: { 'resolution-mode': 'import' } });
+type BurstEvaluationModule = typeof import('../../gateway/src/bot/burst-evaluation.js', { with: { 'resolution-mode': 'import' } });
 
 const dist = path.resolve(__dirname, '../../gateway/dist/bot');
 const EVAL_DIR = path.resolve(__dirname, '../../gateway/eval/faq-bot');
@@ -16,7 +19,13 @@ let evaluation: EvaluationModule;
 let loop: LearningLoopModule;
 let meaning: MeaningModule;
 let subject: SubjectModule;
+let questions: QuestionsModule;
+let burst: BurstModule;
+let burstEvaluation: BurstEvaluationModule;
 beforeAll(async () => {
+  questions = (await import(path.join(dist, 'questions.js'))) as QuestionsModule;
+  burst = (await import(path.join(dist, 'burst.js'))) as BurstModule;
+  burstEvaluation = (await import(path.join(dist, 'burst-evaluation.js'))) as BurstEvaluationModule;
   subject = (await import(path.join(dist, 'subject.js'))) as SubjectModule;
   loop = (await import(path.join(dist, 'learning-loop.js'))) as LearningLoopModule;
   meaning = (await import(path.join(dist, 'meaning.js'))) as MeaningModule;
@@ -388,6 +397,129 @@ describe('asking when unsure: disagreeing readings and thin matches are asked ab
     expect(bot.answerFromFaqs(furniture, 'showroom for my granny')).toMatchObject({ kind: 'clarify', options: [{ faqIndex: 2, question: 'Where is the showroom?' }] });
     expect(bot.createFaqBot(furniture, { thinCoverage: 0 }).answer('showroom for my granny')).toMatchObject({ kind: 'answer', faqIndex: 2 });
     expect(bot.answerFromFaqs(furniture, 'where is your showroom?')).toMatchObject({ kind: 'answer', faqIndex: 2 });
+  });
+});
+
+describe('a burst asking several things: its questions', () => {
+  const asked = (language: string, messages: string[]) => questions.questionsOf(messages, text.analyzerFor(language)).map((q) => q.asked);
+  const read = (language: string, messages: string[]) => questions.questionsOf(messages, text.analyzerFor(language)).map((q) => q.text);
+
+  test.each([
+    ['en', ['What are your opening hours?', 'And where are you located?'], ['What are your opening hours?', 'And where are you located?']],
+    ['en', ['What are your hours? And where are you?'], ['What are your hours?', 'And where are you?']],
+    ['en', ['What are your hours and where are you?'], ['What are your hours', 'and where are you?']],
+    ['en', ['what are your hours, and do you take insurance'], ['what are your hours', 'and do you take insurance']],
+    ['es', ['¿Cuál es el horario? ¿Dónde están?'], ['¿Cuál es el horario?', '¿Dónde están?']],
+    ['es', ['Hola ¿abren el domingo? y dónde están'], ['¿abren el domingo?', 'y dónde están']],
+    ['es', ['cuanto cuesta la cuota y donde estan'], ['cuanto cuesta la cuota', 'y donde estan']],
+    ['pt', ['qual o horário de vcs? e onde fica?'], ['qual o horário de vcs?', 'e onde fica?']],
+    ['fr', ['Quels sont vos horaires ? Et où êtes-vous ?'], ['Quels sont vos horaires ?', 'Et où êtes-vous ?']],
+    ['de', ['Wann habt ihr offen? Und wo seid ihr?'], ['Wann habt ihr offen?', 'Und wo seid ihr?']],
+    ['it', ['Quali sono gli orari? E dove siete?'], ['Quali sono gli orari?', 'E dove siete?']],
+  ])('%s: %j asks %j', (language, messages, expected) => {
+    expect(asked(language, messages)).toEqual(expected);
+  });
+
+  test('one question stays one: a plain "and", a decimal point, a question word inside a statement', () => {
+    expect(asked('en', ['Do you do car detailing and valeting?'])).toEqual(['Do you do car detailing and valeting?']);
+    expect(asked('en', ['our train gets in at 10.30pm, is that too late to get in?'])).toHaveLength(1);
+    expect(asked('en', ['I know what you did last summer', 'where are you?'])).toEqual(['where are you?']);
+    expect(asked('es', ['como te dije, mi perro es grande. cuánto cuesta el baño?'])).toEqual(['cuánto cuesta el baño?']);
+  });
+
+  test('statements go with a question: the next of their message, else the one before, else the next; small talk goes', () => {
+    expect(read('en', ['hello', 'I saw your ad', 'where is the clinic?'])).toEqual(['I saw your ad where is the clinic?']);
+    expect(read('en', ['how much is it?', 'for a cleaning'])).toEqual(['how much is it? for a cleaning']);
+    expect(read('en', ["Where are you? My son is 4. Do you see kids?"])).toEqual(['Where are you?', 'My son is 4. Do you see kids?']);
+    expect(read('en', ['Hi! How much is a cleaning? Thanks!'])).toEqual(['How much is a cleaning?']);
+    expect(read('en', ['I saw your ad', 'thanks'])).toEqual([]);
+    expect(read('en', ['?'])).toEqual([]);
+  });
+
+  test.each([
+    ['en', 'Where is the clinic?', true],
+    ['en', 'do you take insurance', true],
+    ['en', 'and is there parking', true],
+    ['en', 'my tooth broke in half, what do I do', true],
+    ['en', 'I saw your ad', false],
+    ['en', 'we do weddings too', false],
+    ['es', 'tienen parking', false],
+    ['es', 'tienen parking?', true],
+    ['es', 'donde estan', true],
+    ['es', 'como te dije', false],
+    ['fr', 'vous prenez combien pour un balayage', true],
+    ['de', 'wo seid ihr', true],
+  ])('%s: %j is a question: %s', (language, sentence, expected) => {
+    expect(questions.isQuestion(sentence, text.analyzerFor(language))).toBe(expected);
+  });
+
+  test('past MAX_QUESTIONS the rest is read as one more question', () => {
+    const many = Array.from({ length: questions.MAX_QUESTIONS + 2 }, (_, i) => `question number ${i + 1}?`);
+    const found = asked('en', many);
+    expect(found).toHaveLength(questions.MAX_QUESTIONS);
+    expect(found.at(-1)).toBe(many.slice(questions.MAX_QUESTIONS - 1).join(' '));
+  });
+});
+
+describe('a burst asking several things: what the bot makes of it', () => {
+  const clinic = {
+    language: 'en',
+    faqs: [
+      { question: 'What are your opening hours?', answer: 'Monday to Friday, 9am to 6pm.' },
+      { question: 'How much does a teeth cleaning cost?', answer: 'A cleaning costs $90.' },
+      { question: 'Do you accept insurance?', answer: 'Yes, most plans.' },
+      { question: 'Where is the clinic?', answer: 'At 12 Main Street.' },
+      { question: 'What are your opening hours on holidays?', answer: 'On holidays 10am to 2pm.' },
+    ],
+  };
+  const readOf = (messages: string[], clarifying: number[] | null = null) =>
+    burst.readBurst(bot.createFaqBot(clinic), clinic.faqs, text.analyzerFor('en'), messages, clarifying);
+
+  test('two questions the FAQs answer, in two messages or one: both answered, in the order asked', () => {
+    for (const messages of [['where is the clinic?', 'do you take insurance?'], ['where is the clinic? do you take insurance?']]) {
+      expect(readOf(messages)).toMatchObject({ kind: 'several', answered: [{ faqIndex: 3 }, { faqIndex: 2 }], clarify: null, handedOff: [] });
+    }
+  });
+
+  test('an answer and a question no FAQ answers: the answer, and that question for a person', () => {
+    expect(readOf(['how much is a cleaning?', 'Can you fix my car transmission?'])).toMatchObject({
+      kind: 'several',
+      answered: [{ faqIndex: 1 }],
+      handedOff: [{ question: { asked: 'Can you fix my car transmission?' } }],
+    });
+  });
+
+  test('an ambiguous question beside a clear one is asked about; beside one for a person, it goes to the person', () => {
+    expect(readOf(['where is the clinic?', 'opening hours?'])).toMatchObject({ kind: 'several', answered: [{ faqIndex: 3 }], clarify: { options: [{ faqIndex: 0 }, { faqIndex: 4 }] } });
+    const three = readOf(['where is the clinic?', 'opening hours?', 'Can you fix my car transmission?']);
+    expect(three).toMatchObject({ kind: 'several', clarify: null });
+    expect(three.kind === 'several' && three.handedOff.map((q) => q.question.asked)).toEqual(['opening hours?', 'Can you fix my car transmission?']);
+  });
+
+  test('one question, or the same asked twice, or a follow-up, is read whole as before', () => {
+    const faqBot = bot.createFaqBot(clinic);
+    for (const messages of [['hello', 'I saw your ad', 'where is the clinic?'], ['how much is a cleaning?', 'what does a cleaning cost?'], ['how much is a cleaning?', 'and is that with insurance?']]) {
+      const reading = readOf(messages);
+      expect(reading).toEqual({ kind: 'one', reply: burst.readWhole(faqBot, messages) });
+    }
+    expect(burst.readWhole(faqBot, ['I saw your ad', 'where is the clinic?'])).toMatchObject({ kind: 'answer', faqIndex: 3 });
+  });
+
+  test('a pick of the FAQs offered, alone or beside a new question', () => {
+    expect(readOf(['2'], [0, 4])).toEqual({ kind: 'picked', faqIndex: 4 });
+    expect(readOf(['2', 'do you take insurance?'], [0, 4])).toMatchObject({ kind: 'several', answered: [{ faqIndex: 4, confidence: 1 }, { faqIndex: 2 }] });
+    // An FAQ removed since it was offered is no pick.
+    expect(readOf(['2'], [0, 9])).toMatchObject({ kind: 'one' });
+  });
+
+  test('on the shipped evaluation set: single questions read as before, bursts leave far fewer questions without a word', () => {
+    const report = burstEvaluation.evaluateBursts(evaluation.loadEvalSets(EVAL_DIR));
+    expect(report.severalOfOne.count).toBeLessThanOrEqual(1);
+    for (const form of [report.twoMessages, report.oneMessage]) {
+      expect(form.now.right).toBeGreaterThan(form.before.right);
+      expect(form.now.leftWithoutWord).toBeLessThan(form.before.leftWithoutWord / 3);
+      expect(form.now.wrongAnswers / form.now.questions).toBeLessThanOrEqual(0.025);
+    }
   });
 });
 

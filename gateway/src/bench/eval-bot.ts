@@ -2,13 +2,15 @@
  * `npm run eval:bot`: the FAQ bot's answer quality on the shipped evaluation set (gateway/eval/faq-bot, or the
  * directory given as the first argument). Prints, per business, over the tuning and the held-out businesses and
  * overall, the correct, wrong and handed-off rates on answerable questions and what happened to off-topic ones, then
- * every wrong answer, so a change that trades wrong answers for correct ones shows, then the learning loop
- * (learning-loop.ts). Exits 0 only when the targets (TARGETS) are met, 1 otherwise; the learning loop does not count.
+ * every wrong answer, so a change that trades wrong answers for correct ones shows, then bursts of two questions
+ * (burst-evaluation.ts), then the learning loop (learning-loop.ts). Exits 0 only when the targets (TARGETS) are met,
+ * 1 otherwise; the bursts and the learning loop do not count.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { evaluate, loadEvalSets, totals, TARGETS, type Rates, type Tally } from '../bot/evaluation.js';
 import { learningLoop, type LearningLoopResult } from '../bot/learning-loop.js';
+import { evaluateBursts, type BurstReport, type BurstTally } from '../bot/burst-evaluation.js';
 
 const DEFAULT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'eval', 'faq-bot');
 
@@ -52,6 +54,23 @@ function learningLoopLines(results: readonly LearningLoopResult[]): string[] {
   return out;
 }
 
+/** Bursts of two questions (burst-evaluation.ts): each question's fate, read whole as before and as now. */
+function burstLines(r: BurstReport): string[] {
+  const of = (t: BurstTally) =>
+    `right ${pct(t.right / t.answerable)} of answerable   asked which ${pct(t.asked / t.questions)}   handed off ${pct(t.handedOff / t.questions)}` +
+    `   left without a word ${pct(t.leftWithoutWord / t.questions)}   wrong answers ${pct(t.wrongAnswers / t.questions)}`;
+  const { questions, answerable } = r.twoMessages.now;
+  return [
+    `Bursts of two questions (each business's questions paired: ${r.pairs} bursts, ${questions} questions, ${answerable} answerable), per question:`,
+    `  two messages, read whole (before)   ${of(r.twoMessages.before)}`,
+    `  two messages, now                   ${of(r.twoMessages.now)}`,
+    `  one message, read whole (before)    ${of(r.oneMessage.before)}`,
+    `  one message, now                    ${of(r.oneMessage.now)}`,
+    `  questions sent alone that are now read as several: ${r.severalOfOne.count} of ${r.severalOfOne.of}`,
+    ...r.severalOfOne.examples.map((e) => `    ${e}`),
+  ];
+}
+
 function main(): void {
   const dir = path.resolve(process.argv[2] ?? DEFAULT_DIR);
   const sets = loadEvalSets(dir);
@@ -68,6 +87,7 @@ function main(): void {
     const expected = w.expected.length ? w.expected.join(' or ') : 'hand-off (off-topic)';
     out.push(`  ${w.business.split(' (')[0]}: "${w.question}" → ${w.given}, expected ${expected} (confidence ${w.confidence.toFixed(2)})`);
   }
+  out.push('', ...burstLines(evaluateBursts(sets)));
   const loop = sets.map((set) => learningLoop(set)).sort((a, b) => order(a.split) - order(b.split));
   out.push('', ...learningLoopLines(loop));
   const [tuning, heldOut] = [report.tuning.rates, report.heldOut.rates];

@@ -8,7 +8,7 @@ import { conversationsOfContact, updateConversation, type Conversation } from '.
 import { recordStep } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import { now } from '../ids.js';
-import type { BotAnswer, BotConversation } from './ports/bot-provider.js';
+import { REPLY_LIMITS, type BotAnswer, type BotConversation } from './ports/bot-provider.js';
 import { isUnanswered, recordUnanswered } from '../domain/unanswered.js';
 import type { Job, JobResult, Reader, Tx } from '../store/store.js';
 import { emitEvent } from '../domain/emit-event.js';
@@ -79,6 +79,7 @@ async function contextOf(r: Reader, conversation: Conversation, contact: Contact
     message: unanswered.join('\n'),
     messages: unanswered,
     clarifying: conversation.clarifying?.campaignId === campaign.id ? conversation.clarifying.options : null,
+    replyLimit: REPLY_LIMITS[conversation.channel],
   };
 }
 
@@ -123,8 +124,10 @@ async function speak(tx: Tx, gw: Engine, account: Account, contact: Contact, con
   if (reply.kind === 'handoff') {
     // Every hand-off tells the contact: the bot's own words, else the campaign's notice.
     const notified = (await send(reply.body ?? handoffNotice(campaign))).conversation;
-    await handOff(tx, account, notified, reply.reason, message.body);
-    if (isUnanswered(reply.reason)) await recordUnanswered(tx, campaign, message);
+    // A reply that answered some questions of a burst hands off the others: the team and the unanswered list get those.
+    const questions = reply.questions ?? [message.body];
+    await handOff(tx, account, notified, reply.reason, questions.join('\n'));
+    if (isUnanswered(reply.reason)) for (const body of questions) await recordUnanswered(tx, campaign, { ...message, body });
     return;
   }
   const sent = await send(reply.body);

@@ -1,3 +1,4 @@
+import type { CampaignChannel } from '../../api-contract.js';
 import type { FaqEntry } from '../../bot/faq-bot.js';
 
 /** What a bot is given to answer a contact: the campaign's bot settings, the conversation so far and what retrieval found. */
@@ -13,21 +14,33 @@ export interface BotContext {
   contact: { firstName: string | null; lastName: string | null };
   /** The conversation's earlier messages, oldest first, at most the last 20; the unanswered ones are in `message`. */
   history: Array<{ from: 'contact' | 'bot' | 'team'; body: string }>;
-  /** The contact's unanswered message (several sent in a burst are joined by newlines). */
+  /**
+   * The contact's unanswered message (several sent in a burst are joined by newlines). A burst may ask several
+   * questions, in one message or several: the bot answers each, and hands off the ones it cannot answer.
+   */
   message: string;
   /** The same unanswered messages one by one, oldest first. */
   messages: string[];
+  /**
+   * The longest reply the conversation's channel takes, in characters (REPLY_LIMITS); when absent, the campaign's
+   * channel's. A reply answering several questions is kept within it.
+   */
+  replyLimit?: number;
   /** The FAQs (indices) the bot last asked the contact to choose between, while that question stands; else null. */
   clarifying: number[] | null;
-  /** The campaign's FAQs and resources that retrieval found relevant to `message`, best first. */
+  /** The campaign's FAQs and resources that retrieval found relevant to `message` (to each of its questions), best first. */
   knowledge: { faqs: FaqEntry[]; resources: string[] };
 }
 
 export type BotReply =
   /** Send `body`; `goalReached` when the conversation just reached the campaign's goal. */
   | { kind: 'reply'; body: string; goalReached: boolean }
-  /** A person should take over; `body` is what the contact is told meanwhile, null for nothing. */
-  | { kind: 'handoff'; reason: string; body: string | null }
+  /**
+   * A person should take over; `body` is what the contact is told meanwhile, null for nothing. `questions`: when the
+   * reply answers some questions of a burst and hands off the others, those others (what the team is told, and what
+   * the campaign keeps as unanswered); absent when the whole message is handed off.
+   */
+  | { kind: 'handoff'; reason: string; body: string | null; questions?: string[] }
   /** Nothing to say (a lone "ok" or "thanks"). */
   | { kind: 'silent' }
   /** Ask which of these FAQs (indices of the campaign's `bot.faqs`) the contact means; `body` offers them. */
@@ -40,7 +53,14 @@ export interface BotProvider {
 }
 
 /** What the engine knows of a conversation for the bot; the campaign's settings and knowledge are added here. */
-export type BotConversation = Pick<BotContext, 'contact' | 'history' | 'message' | 'messages' | 'clarifying'>;
+export type BotConversation = Pick<BotContext, 'contact' | 'history' | 'message' | 'messages' | 'clarifying' | 'replyLimit'>;
+
+/**
+ * The longest reply each channel takes, in characters: Twilio takes at most 1,600 in one SMS (sent in segments),
+ * WhatsApp 4,096, Messenger 2,000, Instagram 1,000 bytes (500 characters of up to two bytes, as accented letters
+ * are); a custom channel is held to WhatsApp's, the longest text the gateway sends.
+ */
+export const REPLY_LIMITS: Readonly<Record<CampaignChannel, number>> = { sms: 1600, whatsapp: 4096, messenger: 2000, instagram: 500, custom: 4096 };
 
 /** A FAQ or resource of the campaign that an answer rests on (`index` into `bot.faqs` or `bot.resources`). */
 export type BotSource =

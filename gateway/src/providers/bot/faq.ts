@@ -1,76 +1,30 @@
-import type { FaqBot, FaqBotReply } from '../../bot/faq-bot.js';
+import { readBurst } from '../../bot/burst.js';
+import { analyzerFor } from '../../bot/text.js';
 import { faqBotOf } from '../../domain/campaign-bot.js';
 import type { Campaign } from '../../domain/campaigns.js';
-import type { BotBasis, BotContext, BotReply, BotSource } from '../../engine/ports/bot-provider.js';
-import { baseLanguage } from '../../language.js';
-
-/** Numbered choices: every channel takes text, not every one takes buttons. */
-const choices = (questions: string[]) => questions.map((q, i) => `${i + 1}. ${q}`).join('\n');
-
-/** What the FAQ bot says besides the FAQ answers, per language; English for the others. */
-const TEXTS: Record<string, { greeting: (name: string | null) => string; thanks: string; clarify: (questions: string[]) => string }> = {
-  en: {
-    greeting: (name) => `Hi${name ? ` ${name}` : ''}! How can I help you?`,
-    thanks: "You're welcome!",
-    clarify: (q) => `Do you mean:\n${choices(q)}\nReply with the number.`,
-  },
-  es: {
-    greeting: (name) => `¡Hola${name ? ` ${name}` : ''}! ¿En qué puedo ayudarte?`,
-    thanks: '¡De nada!',
-    clarify: (q) => `¿Te refieres a:\n${choices(q)}\nResponde con el número.`,
-  },
-  pt: {
-    greeting: (name) => `Olá${name ? ` ${name}` : ''}! Como posso ajudar?`,
-    thanks: 'De nada!',
-    clarify: (q) => `Você quer dizer:\n${choices(q)}\nResponda com o número.`,
-  },
-  fr: {
-    greeting: (name) => `Bonjour${name ? ` ${name}` : ''} ! Comment puis-je vous aider ?`,
-    thanks: 'Avec plaisir !',
-    clarify: (q) => `Vous voulez dire :\n${choices(q)}\nRépondez avec le numéro.`,
-  },
-  de: {
-    greeting: (name) => `Hallo${name ? ` ${name}` : ''}! Wie kann ich helfen?`,
-    thanks: 'Gern geschehen!',
-    clarify: (q) => `Meinen Sie:\n${choices(q)}\nAntworten Sie mit der Nummer.`,
-  },
-  it: {
-    greeting: (name) => `Ciao${name ? ` ${name}` : ''}! Come posso aiutarti?`,
-    thanks: 'Prego!',
-    clarify: (q) => `Intendi:\n${choices(q)}\nRispondi con il numero.`,
-  },
-};
-
-export const textsFor = (language: string) => TEXTS[baseLanguage(language)] ?? TEXTS.en!;
-
-/**
- * Messages sent in a burst are read together first; when together they are not answered, the latest is read alone,
- * as "Try the bot" reads it: an earlier message nobody answered ("I saw your ad") never turns a question the bot
- * knows into a hand-off.
- */
-function answerOf(bot: FaqBot, context: BotContext): FaqBotReply {
-  const together = bot.answer(context.message);
-  const latest = context.messages.at(-1);
-  if (together.kind === 'answer' || context.messages.length < 2 || latest === undefined) return together;
-  const alone = bot.answer(latest);
-  return alone.kind === 'answer' ? alone : together;
-}
+import { REPLY_LIMITS, type BotBasis, type BotContext, type BotReply, type BotSource } from '../../engine/ports/bot-provider.js';
+import { severalAnswer } from './faq-several.js';
+import { textsFor } from './faq-texts.js';
 
 /**
  * The offline bot, and the default: answers with the FAQ that answers the message when it is confident, greets back
  * and says "you're welcome", stays silent after a lone "ok" or goodbye, and hands off otherwise (the engine tells the
  * contact). It speaks the business's own FAQ answers only, so it never makes anything up. The basis names the FAQ it
  * answered with, or the one that came closest and the resource that covered the message better, and its confidence.
+ * A burst that asks several things gets one reply answering each and naming what a person takes (faq-several.ts).
  */
 export function faqAnswer(campaign: Campaign, context: BotContext): { reply: BotReply; basis: BotBasis } {
   const texts = textsFor(campaign.language);
   const bot = faqBotOf(campaign);
   const faq = (index: number, use: 'answer' | 'closest'): BotSource => ({ kind: 'faq', index, question: campaign.bot.faqs[index]!.question, use });
+  const messages = context.messages.length ? context.messages : [context.message];
+  const reading = readBurst(bot, campaign.bot.faqs, analyzerFor(campaign.language), messages, context.clarifying);
   // The contact's answer to the bot's question "which one?": the FAQ they picked, whose answer they get.
-  const picked = context.clarifying && context.messages.length ? bot.choose(context.messages.at(-1)!, context.clarifying) : undefined;
-  const chosen = picked === undefined ? undefined : campaign.bot.faqs[picked];
-  if (chosen) return { reply: { kind: 'reply', body: chosen.answer, goalReached: false }, basis: { confidence: 1, sources: [faq(picked!, 'answer')] } };
-  const reply = answerOf(bot, context);
+  if (reading.kind === 'picked') {
+    return { reply: { kind: 'reply', body: campaign.bot.faqs[reading.faqIndex]!.answer, goalReached: false }, basis: { confidence: 1, sources: [faq(reading.faqIndex, 'answer')] } };
+  }
+  if (reading.kind === 'several') return severalAnswer(campaign, reading, context.replyLimit ?? REPLY_LIMITS[campaign.channel]);
+  const { reply } = reading;
   if (reply.kind === 'answer') {
     return { reply: { kind: 'reply', body: reply.answer, goalReached: false }, basis: { confidence: round(reply.confidence), sources: [faq(reply.faqIndex, 'answer')] } };
   }

@@ -4,15 +4,32 @@ import { botSettingsOf } from '../../domain/bot-settings.js';
 import type { Campaign } from '../../domain/campaigns.js';
 import type { BotAnswer, BotBasis, BotContext, BotConversation, BotSource } from '../../engine/ports/bot-provider.js';
 import { faqBotOf } from '../../domain/campaign-bot.js';
+import { questionsOf } from '../../bot/questions.js';
+import { analyzerFor } from '../../bot/text.js';
 import { faqAnswer } from './faq.js';
 import { createOpenAiBot } from './openai.js';
 
 /** How many FAQs and resources, the most relevant to the message, an LLM is given as the business's facts. */
 const KNOWLEDGE = 5;
 
+/**
+ * The FAQs and resources relevant to the message: to each of its questions when it asks several (questions.ts), the
+ * best of each question first, so that one question's FAQs never crowd out another's; KNOWLEDGE per question.
+ */
+function relevantTo(campaign: Campaign, conversation: BotConversation): { faqs: number[]; resources: number[] } {
+  const bot = faqBotOf(campaign);
+  const messages = conversation.messages.length ? conversation.messages : [conversation.message];
+  const questions = questionsOf(messages, analyzerFor(campaign.language));
+  if (questions.length < 2) return bot.relevant(conversation.message, KNOWLEDGE);
+  const each = questions.map((q) => bot.relevant(q.text, KNOWLEDGE));
+  // The first of each question, then the second of each, and so on, each once.
+  const byRank = (lists: number[][]) => [...new Set(Array.from({ length: KNOWLEDGE }, (_, rank) => lists.flatMap((l) => l.slice(rank, rank + 1))).flat())];
+  return { faqs: byRank(each.map((f) => f.faqs)), resources: byRank(each.map((f) => f.resources)) };
+}
+
 /** The context of a reply, and which FAQs and resources retrieval found (indices, best first). */
 function contextFor(campaign: Campaign, conversation: BotConversation): { context: BotContext; found: { faqs: number[]; resources: number[] } } {
-  const found = faqBotOf(campaign).relevant(conversation.message, KNOWLEDGE);
+  const found = relevantTo(campaign, conversation);
   const context = {
     ...conversation,
     campaign: { name: campaign.name, language: campaign.language, instructions: campaign.bot.instructions, companyInfo: campaign.bot.companyInfo, goal: campaign.bot.goal },

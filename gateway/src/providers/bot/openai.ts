@@ -10,7 +10,9 @@
 import type { TargetPolicy } from '../../config.js';
 import { guard } from '../../outbound/guard.js';
 import { isTargetRefused } from '../../outbound/target-policy.js';
-import type { BotProvider } from '../../engine/ports/bot-provider.js';
+import { questionsOf } from '../../bot/questions.js';
+import { analyzerFor } from '../../bot/text.js';
+import type { BotContext, BotProvider } from '../../engine/ports/bot-provider.js';
 import { BotUnavailableError, buildMessages, readReply } from './prompt.js';
 
 export { BotUnavailableError };
@@ -29,6 +31,15 @@ export interface OpenAiSettings {
 const TEMPERATURE = 0.3;
 /** Room for about 3 sentences and a marker; a longer answer is not an SMS. */
 const MAX_TOKENS = 300;
+/** Room for each further question a burst asks (questions.ts), up to MAX_QUESTIONS_ANSWERED of them. */
+const TOKENS_PER_QUESTION = 150;
+const MAX_QUESTIONS_ANSWERED = 3;
+
+/** The answer's room: a burst asking several questions gets an answer to each. */
+function maxTokensFor(context: BotContext): number {
+  const asked = questionsOf(context.messages.length ? context.messages : [context.message], analyzerFor(context.campaign.language)).length;
+  return MAX_TOKENS + TOKENS_PER_QUESTION * (Math.min(Math.max(asked, 1), MAX_QUESTIONS_ANSWERED) - 1);
+}
 
 /** What a status means for the operator, in fixed words. */
 const STATUS_REASONS: Record<number, string> = {
@@ -51,10 +62,11 @@ export function createOpenAiBot(settings: OpenAiSettings): BotProvider {
     async reply(context) {
       // Loaded by the first reply rather than at start-up.
       const { got } = await import('got');
+      const maxTokens = maxTokensFor(context);
       let response;
       try {
         response = await got.post(endpoint, {
-          json: { model: settings.model, messages: buildMessages(context), temperature: TEMPERATURE, max_tokens: MAX_TOKENS },
+          json: { model: settings.model, messages: buildMessages(context), temperature: TEMPERATURE, max_tokens: maxTokens },
           headers: { accept: 'application/json', 'user-agent': 'LeadChat-Bot/1', ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}) },
           // The whole exchange, so a server that sends its headers and then stalls is cut off too.
           timeout: { request: settings.timeoutMs },
@@ -77,17 +89,17 @@ export function createOpenAiBot(settings: OpenAiSettings): BotProvider {
       } catch {
         throw new BotUnavailableError(`${where}: the answer is not JSON`);
       }
-      return readReply(contentOf(completion, where));
+      return readReply(contentOf(completion, where, maxTokens));
     },
   };
 }
 
 /** The text of the first choice, or why there is none. */
-function contentOf(completion: unknown, where: string): string {
+function contentOf(completion: unknown, where: string, maxTokens: number): string {
   const choice = typeof completion === 'object' && completion !== null ? (completion as Completion).choices?.[0] : undefined;
   if (!choice) throw new BotUnavailableError(`${where}: the answer holds no completion choice`);
   // A reply cut off mid-sentence is worse for a contact than the fallback's answer.
-  if (choice.finish_reason === 'length') throw new BotUnavailableError(`${where}: the answer was cut off at ${MAX_TOKENS} tokens`);
+  if (choice.finish_reason === 'length') throw new BotUnavailableError(`${where}: the answer was cut off at ${maxTokens} tokens`);
   const content = choice.message?.content;
   if (typeof content !== 'string') throw new BotUnavailableError(`${where}: the answer holds no message text`);
   return content;

@@ -77,6 +77,7 @@ function systemPrompt({ campaign, contact, knowledge }: BotContext): string {
     [
       'How to write:',
       '- Short, plain text fit for SMS or WhatsApp: at most 3 sentences unless the contact asks for more detail. No markdown, no headings, no tables.',
+      '- The contact may ask several things at once, in one message or in several: answer every question, one after another, each in its own short paragraph (at most 3 sentences each). Never leave a question out.',
       contact.firstName
         ? `- The contact's first name is ${clip(contact.firstName, 100)}; use it for a natural greeting, not in every message.`
         : "- The contact's name is unknown; do not guess one.",
@@ -86,6 +87,7 @@ function systemPrompt({ campaign, contact, knowledge }: BotContext): string {
     ].join('\n'),
     [
       `Hand over to a person when the contact asks for a person, when the question cannot be answered from the information below, or when the contact is upset: say briefly that a colleague will follow up, and end your message with ${HANDOFF_MARKER}.`,
+      `When the contact asks several questions and only some can be answered from the information below, answer those, say which question a colleague will follow up on, and end your message with ${HANDOFF_MARKER}.`,
       campaign.goal.trim()
         ? `The goal of this conversation: ${campaign.goal.trim()}\nWhen the conversation reaches this goal (for example the contact agrees to book), answer naturally and end your message with ${GOAL_MARKER}.`
         : '',
