@@ -49,7 +49,10 @@ export class LeadChat implements INodeType {
 		name: 'leadChat',
 		icon: { light: 'file:leadchat.svg', dark: 'file:leadchat.dark.svg' },
 		group: ['output'],
-		version: 1,
+		// Saved workflows keep the version they were made with: a change that would alter what one does (a parameter
+		// renamed or removed, a default or an output changed) adds the next version here and branches on
+		// this.getNode().typeVersion (README, "Changing the nodes").
+		version: [1],
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
 			'Capture leads into AI sales-chat campaigns, create campaigns and test their bot, manage contacts, lists and conversations, exchange custom-channel messages and grant credits',
