@@ -15,6 +15,7 @@ import { gatewayCommit, gatewayVersion } from './version.js';
 import { httpsRequired } from './http/middleware/https-only.js';
 import { loadCursorKey } from './http/paging.js';
 import { jobHandlers } from './jobs/handlers.js';
+import { scheduleContactSearchIndex } from './jobs/contact-search-index.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
 import { JobRunner } from './jobs/queue.js';
 import type { Logger } from './log.js';
@@ -51,6 +52,7 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     const runner = new JobRunner(gw, jobHandlers, { leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs });
     await scheduleHousekeeping(gw);
     runner.start();
+    await scheduleContactSearchIndex(gw);
 
     let shuttingDown = false;
     const service = { jobsRunning: () => runner.active, shuttingDown: () => shuttingDown };

@@ -1,8 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { api, uniquePhone } from '../gateway/api-support';
+import { api, poll, uniquePhone } from '../gateway/api-support';
 import { untilIdle, type TestGateway } from '../helpers/gateway';
-import { HOSTILE, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole, untilTitled } from './browser';
-import { consoleAccount, type ConsoleAccount } from './support';
+import { HOSTILE, newContext, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole, untilTitled } from './browser';
+import { consoleAccount, teamMember, type ConsoleAccount } from './support';
 
 /**
  * The Campaigns page in a real browser against a real gateway: the campaigns a page at a time, every setting of
@@ -252,6 +252,76 @@ describe('reaching the list', () => {
     await notice.waitFor();
     expect(await notice.innerText()).toBe('1 contact of the list was not reached:\n\n1 contact: no external ID on the custom channel “livechat” (add one to the contact, or map an ID column when importing)');
     expect(await seriousViolations(page)).toEqual([]);
+  });
+});
+
+describe('the contacts already on the list', () => {
+  test('going Live asks whether they get the opening message too, and how long the pacing takes; the page says what was queued and who could not be reached, why', async () => {
+    const listId = (await v1('POST', 'lists', { name: 'Before the campaign' })).body.id;
+    const phones = [uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone()];
+    for (const body of [...phones.map((phone, i) => ({ phone, firstName: `Lead ${i}` })), { email: 'no.phone@example.com', firstName: 'Nora' }]) {
+      const contact = (await v1('POST', 'contacts', body)).body;
+      expect((await v1('POST', `lists/${listId}/contacts`, { contactId: contact.id })).status).toBe(201);
+    }
+    const created = (await v1('POST', 'campaigns', { name: 'Existing leads', channel: 'sms', listId, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, sendRate: '1/m' })).body;
+    await page.goto(url(`/console/campaigns?id=${created.id}`));
+    await heading(page).filter({ hasText: 'Existing leads' }).waitFor();
+
+    // Cancel leaves it a draft; the question comes again on the next save.
+    await page.getByRole('radio', { name: 'Live' }).check();
+    await page.getByRole('button', { name: 'Save campaign' }).click();
+    const question = page.getByRole('alertdialog', { name: 'Also message the 5 contacts already on the list?' });
+    await question.waitFor();
+    expect(await question.locator('#reach-question-detail').textContent()).toBe(
+      'Each of them who has not had this campaign’s opening message gets it, paced like new contacts: about 2 minutes at 1 per minute. New contacts added to the list get it either way.');
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Go Live and message them');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'campaign-reach-question');
+    await question.getByRole('button', { name: 'Cancel' }).click();
+    expect((await v1('GET', `campaigns/${created.id}`)).body.status).toBe('draft');
+
+    await page.getByRole('button', { name: 'Save campaign' }).click();
+    await question.getByRole('button', { name: 'Go Live and message them' }).click();
+    const report = page.getByRole('status', { name: 'Contacts already on the list' });
+    await report.waitFor();
+    expect(await report.innerText()).toBe(
+      'Opening messages queued for 4 contacts already on the list: about 1 minute at 1 per minute.\n\n1 contact could not be reached:\n\n1 contact: no phone number');
+    expect((await v1('GET', `campaigns/${created.id}`)).body).toMatchObject({ status: 'live', unreachable: { total: 1, byReason: { no_phone: 1 } } });
+    // The first three go at once; the page counts them as sent.
+    await poll(async () => (await v1('GET', 'conversations', undefined)).body.data.filter((c: any) => c.campaignId === created.id && c.lastMessage?.author === 'campaign').length, (n) => n === 3);
+    await page.locator('[data-count="opening-sent"]').filter({ hasText: '3 opening messages sent so far.' }).waitFor({ timeout: 15_000 });
+    await page.getByRole('status', { name: 'Contacts not reached' }).filter({ hasText: '1 contact: no phone number' }).waitFor();
+    await screenshot(page, 'campaign-reach-report');
+
+    // Asked again from the Live campaign's page: each contact gets it once.
+    await page.getByRole('button', { name: 'Message contacts already on the list' }).click();
+    const again = page.getByRole('alertdialog', { name: 'Message the 5 contacts already on the list?' });
+    await again.getByRole('button', { name: 'Message them' }).click();
+    await report.filter({ hasText: 'No opening message was queued: every contact on the list has had this campaign’s opening message already.' }).waitFor();
+    expect((await v1('POST', `campaigns/${created.id}/reach-existing`)).body).toEqual({ queued: 0, unreachable: {} });
+  });
+
+  test('an agent reads a campaign as text: no input that would do nothing, and no way to go Live', async () => {
+    const agent = await teamMember(gw, owner, 'agent', 'Ana Agent');
+    const agentContext = await newContext(browser);
+    const [name, value] = agent.cookie.split('=');
+    await agentContext.addCookies([{ name: name!, value: value!, url: gw.url }]);
+    const agentPage = await agentContext.newPage();
+    await agentPage.goto(url(`/console/campaigns?id=${campaignId}`));
+    const facts = agentPage.locator('.campaign-facts');
+    await facts.waitFor();
+    const settings = agentPage.getByRole('region', { name: 'Settings' });
+    expect(await settings.locator('input, select, textarea').count()).toBe(0);
+    expect(await agentPage.getByRole('button', { name: /Save campaign|Go Live|Message contacts/ }).count()).toBe(0);
+    const held = (await v1('GET', `campaigns/${campaignId}`)).body;
+    const shown = await facts.locator('dt').allTextContents();
+    expect(shown).toEqual(expect.arrayContaining(['Name', 'Status', 'Channel', 'Send rate', 'FAQs']));
+    expect(await facts.locator('dd').first().textContent()).toBe(held.name);
+    expect(await facts.innerText()).toContain(held.bot.faqs[0].question);
+    expect(await scriptRan(agentPage)).toBe(false);
+    expect(await seriousViolations(agentPage)).toEqual([]);
+    await screenshot(agentPage, 'campaign-agent-facts');
+    await agentContext.close();
   });
 });
 

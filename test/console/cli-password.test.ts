@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createAccount, removeDir, runCli as cli, startGateway, type TestGateway } from '../helpers/gateway';
 import { signIn } from './support';
 
-/** `leadchat-gateway account password`: the operator sets a console password from the command line. */
+/** `leadchat-gateway account password` and `account create --password`: the operator sets a console password from the command line. */
 jest.setTimeout(60_000);
 
 let gw: TestGateway;
@@ -52,3 +52,18 @@ function startedAccount() {
   const token = readFileSync(path.join(gw.dataDir, 'admin-token'), 'utf8').trim();
   return createAccount({ ...gw, adminToken: token });
 }
+
+test('account create --password: the owner signs in to the console at once, the password never printed', async () => {
+  const email = `new-owner-${process.pid}@clinic.example`;
+  const created = await cli(['account', 'create', '--name', 'Bright Smile', '--email', email, '--password', 'first day passphrase'], env);
+  expect(created.code).toBe(0);
+  expect(JSON.parse(created.stdout)).toEqual(expect.objectContaining({ email, type: 'standard', apiKey: expect.any(String) }));
+  expect(created.stdout).not.toContain('first day passphrase');
+  const session = await signIn(gw, email, 'first day passphrase');
+  expect(session.reply.status).toBe(200);
+  expect(session.reply.body.account).toMatchObject({ email, name: 'Bright Smile' });
+
+  const short = await cli(['account', 'create', '--name', 'Too Short', '--email', `short-${process.pid}@clinic.example`, '--password', 'short'], env);
+  expect(short.code).toBe(1);
+  expect(JSON.parse(short.stdout).error.message).toMatch(/^password: must be at least 12 characters/);
+});

@@ -126,3 +126,78 @@ test('import, paced openings, the unreachable counted, a contact known by phone,
   expect((await v1('GET', `messages/${answer.id}`)).body.status).toBe('sent');
   expect((await v1('GET', 'credits')).body.balance).toBe(9);
 });
+
+/**
+ * A three-person dental clinic's first day, in the order a team does it: patients imported before any campaign
+ * exists, a campaign created Live in the console, which asks whether the patients already on the list get its
+ * opening message (yes: each gets it once, paced); then someone no campaign answers writes in, and the team sees
+ * the conversation waiting for a reply, handed to them, and why.
+ */
+test('contacts imported first; a campaign made Live messages them when asked; a message no campaign answers goes to the team, with why', async () => {
+  const clinic = await consoleAccount(gw, { name: 'Bright Smile Dental' });
+  const as = (method: string, path: string, body?: unknown) => api(gw, clinic, method, path, body === undefined ? {} : { body });
+  const { context, page: p } = await openPage(browser);
+  await signInAt(p, url('/console/lists'), clinic);
+  await p.getByLabel('List name', { exact: true }).fill('Patients');
+  await p.getByRole('button', { name: 'Create list' }).click();
+  await p.getByRole('heading', { level: 1 }).filter({ hasText: 'Patients' }).waitFor();
+  const names = ['Ada', 'Bo', 'Cy', 'Di', 'Ed', 'Flo', 'Gil', 'Hal'];
+  const csv = ['First name,Phone', ...names.map((name) => `${name},${uniquePhone()}`)].join('\n');
+  await p.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'patients.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'utf8') });
+  await p.getByRole('button', { name: 'Import', exact: true }).click();
+  const report = p.getByRole('region', { name: 'Import report' }).first();
+  await report.waitFor({ timeout: 30_000 });
+  expect(await report.locator('[data-count="added"]').textContent()).toBe('8');
+
+  // The campaign, created Live in the console: the patients already on the list are asked about.
+  await p.goto(url('/console/campaigns'));
+  await p.getByRole('button', { name: 'New campaign' }).click();
+  const label = (text: string) => p.getByLabel(text, { exact: true });
+  await label('Name').fill('Check-up reminders');
+  await label('List').selectOption({ label: 'Patients' });
+  await label('Channel').selectOption('sms');
+  await label('Opening message').fill('Hi {{first_name}}, time for your check-up! Reply to book.');
+  await label('Send rate').fill('60/m');
+  await p.getByRole('radio', { name: 'Live' }).check();
+  await p.getByRole('button', { name: 'Create campaign' }).click();
+  const question = p.getByRole('alertdialog', { name: 'Also message the 8 contacts already on the list?' });
+  await question.waitFor();
+  expect(await question.textContent()).toContain('paced like new contacts: under a minute at 60 per minute.');
+  expect(await seriousViolations(p)).toEqual([]);
+  await screenshot(p, 'first-day-reach-question');
+  await question.getByRole('button', { name: 'Go Live and message them' }).click();
+  await p.getByRole('status', { name: 'Contacts already on the list' })
+    .filter({ hasText: 'Opening messages queued for 8 contacts already on the list: under a minute at 60 per minute.' }).waitFor();
+  const campaignId = new URL(p.url()).searchParams.get('id')!;
+  expect((await as('GET', `campaigns/${campaignId}`)).body).toMatchObject({ status: 'live', unreachable: { total: 0 } });
+
+  // The openings go, each patient's once, paced: 3 at once, then one a second.
+  const openings = async () => ((await as('GET', `conversations?campaignId=${campaignId}&limit=50`)).body.data as any[]).filter((c) => c.lastMessage?.author === 'campaign');
+  const sent = await poll(openings, (o) => o.length === 8 && o.every((c) => c.lastMessage.status === 'sent'), 30_000);
+  expect(sent.map((c) => c.contact.firstName).sort()).toEqual([...names].sort());
+  const times = sent.map((c) => Date.parse(c.lastMessage.createdAt)).sort((a, b) => a - b);
+  expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(4 * INTERVAL_MS);
+  expect((await as('POST', `campaigns/${campaignId}/reach-existing`)).body).toEqual({ queued: 0, unreachable: {} });
+  const ada = sent.find((c) => c.contact.firstName === 'Ada');
+  await p.goto(url(`/console/inbox?c=${ada.id}`));
+  const opening = p.locator('.inbox-msg').filter({ hasText: 'Hi Ada, time for your check-up! Reply to book.' });
+  await opening.locator('.inbox-status').filter({ hasText: 'Sent' }).waitFor();
+  expect(await opening.locator('.inbox-msg-meta span').first().textContent()).toBe('Campaign');
+
+  // A walk-in writes on the web chat, where no campaign answers: the team gets it, needing a reply, and is told why.
+  const wrote = await as('POST', 'incoming_custom_channel_message', incoming({ fromId: 'visitor-walter', firstName: 'Walter', channel: 'web-chat', body: 'Do you take new patients?' }));
+  expect(wrote.status).toBe(200);
+  const { conversationId } = (await as('GET', `messages/${wrote.body.messageId}`)).body;
+  expect((await as('GET', `conversations/${conversationId}`)).body).toMatchObject({ status: 'handed_off', needsReply: true, handoff: { reason: 'no_campaign' } });
+  await p.goto(url('/console/inbox'));
+  // Those that need a reply come first: Walter, before the patients who have not answered yet.
+  await p.locator('.inbox-item-name').first().filter({ hasText: 'Walter' }).waitFor();
+  const walter = p.locator('.inbox-item').filter({ hasText: 'Walter' });
+  expect(await walter.locator('.inbox-handoff').textContent()).toBe('Handed off');
+  await p.getByLabel('Status', { exact: true }).selectOption('handed_off');
+  await walter.click();
+  await p.locator('.inbox-handoff-why').filter({ hasText: 'No campaign answers this contact: handed to the team. They wrote: “Do you take new patients?”' }).waitFor();
+  expect(await seriousViolations(p)).toEqual([]);
+  await screenshot(p, 'first-day-no-campaign');
+  await context.close();
+});

@@ -29,7 +29,11 @@ beforeAll(async () => {
   [gw, browser] = await startConsole({ LEADCHAT_JOB_POLL: '100ms' });
   owner = await consoleAccount(gw, { name: 'Smile Dental' });
   const list = (await api('POST', '/lists', { name: 'Leads' })).body;
-  const campaign = await api('POST', '/campaigns', { name: `Spring ${HOSTILE}`, channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, status: 'live' });
+  // Its bot answers the question asked below: only the request for a person is handed off.
+  const campaign = await api('POST', '/campaigns', {
+    name: `Spring ${HOSTILE}`, channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, status: 'live',
+    bot: { faqs: [{ question: 'What time do you open?', answer: 'We open at 9 am.' }] },
+  });
   expect(campaign.status).toBe(201);
   campaignId = campaign.body.id;
   quietId = (await api('POST', '/campaigns', { name: 'Quiet campaign', channel: 'sms' })).body.id;
@@ -104,4 +108,21 @@ test('readable at phone width: nothing wider than the screen, the table scrolls 
   expect(await seriousViolations(phone)).toEqual([]);
   await screenshot(phone, 'funnel-phone');
   await phone.close();
+});
+
+test('the contacts of its list the campaign could not reach are counted beside its funnel, by reason', async () => {
+  const lists = (await api('GET', '/lists')).body.data;
+  const noPhone = (await api('POST', '/contacts', { email: 'no.phone@example.com', firstName: 'Nia' })).body;
+  expect((await api('POST', `/lists/${lists[0].id}/contacts`, { contactId: noPhone.id })).status).toBe(201);
+  expect((await api('GET', `/campaigns/${campaignId}`)).body.unreachable).toMatchObject({ total: 1, byReason: { no_phone: 1 } });
+  await page.goto(url('/console/funnel'));
+  const notice = page.getByRole('status', { name: 'Contacts not reached' });
+  await notice.waitFor();
+  expect(await notice.innerText()).toBe('1 contact of the list was not reached:\n\n1 contact: no phone number');
+  // Another campaign has its own: none here.
+  await page.getByLabel('Campaign', { exact: true }).selectOption(quietId);
+  await page.getByRole('button', { name: 'Show funnel' }).click();
+  await page.locator('#funnel-totals-heading', { hasText: 'Quiet campaign' }).waitFor();
+  expect(await notice.count()).toBe(0);
+  expect(await seriousViolations(page)).toEqual([]);
 });

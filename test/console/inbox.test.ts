@@ -80,7 +80,8 @@ test('the conversations: contact, channel, last message, unread; a name holding 
   expect(await mallory.locator('.inbox-item-name').textContent()).toBe(HOSTILE_NAME);
   expect(await mallory.locator('.inbox-item-meta').textContent()).toContain('Custom: web-chat');
   expect(await mallory.locator('.inbox-count').textContent()).toBe('4 unread');
-  expect(await mallory.locator('.inbox-item-last').textContent()).toBe('You: Thanks, we will call you');
+  // Who wrote the last message: here a workflow through the API.
+  expect(await mallory.locator('.inbox-item-last').textContent()).toBe('API: Thanks, we will call you');
   // Newest activity first: Ruth wrote last.
   expect(await page.locator('.inbox-item-name').allTextContents()).toEqual(['Ruth', HOSTILE_NAME]);
   expect(await scriptRan(page)).toBe(false);
@@ -156,6 +157,10 @@ test('a team reply goes out on the conversation\'s channel and hands it off; the
   expect(await page.getByLabel('Reply as your team').inputValue()).toBe('');
   await page.locator('.inbox-facts .inbox-handoff').waitFor();
   await conversationButton(page, 'Mallory').locator('.inbox-handoff').waitFor();
+  // The list names who of the team replied, as the thread does, not "You".
+  const author = (await api('GET', `/v1/conversations/${conversationId}`)).body.lastMessage.authorName;
+  expect(author).toBe('Inbox Dental');
+  await conversationButton(page, 'Mallory').locator('.inbox-item-last').filter({ hasText: 'Inbox Dental: A person here: see you Monday' }).waitFor();
   expect(hook.requests.at(-1)!.body).toMatchObject({ body: 'A person here: see you Monday', toId: fromId, channel: 'web-chat' });
   await screenshot(page, 'inbox-handed-off');
 
@@ -181,6 +186,9 @@ test('a team reply goes out on the conversation\'s channel and hands it off; the
 test('filters: status, channel and campaign, as the API filters', async () => {
   const campaign = (await api('POST', '/v1/campaigns', { name: 'Spring <b>offer</b>', channel: 'custom', customChannel: 'web-chat' })).body;
   await request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: owner.apiKey, body: incoming({ fromId: 'visitor-spring', firstName: 'Sam', channel: 'web-chat', campaignId: campaign.id, body: 'About the offer' }) });
+  // Its bot has no FAQs to answer from: it hands Sam to the team. Nadia and Ruth wrote with no campaign to answer
+  // them: they went to the team at once.
+  await poll(async () => (await api('GET', '/v1/conversations?status=handed_off')).body.data.length, (n) => n === 3);
   await page.reload();
   await conversationButton(page, 'Sam').waitFor();
   await page.getByLabel('Campaign').selectOption({ label: 'Spring <b>offer</b>' });
@@ -188,8 +196,10 @@ test('filters: status, channel and campaign, as the API filters', async () => {
   await page.getByLabel('Campaign').selectOption('');
   await page.getByLabel('Status').selectOption('opted_out');
   await listShows(page, [HOSTILE_NAME]);
+  await page.getByLabel('Status').selectOption('handed_off');
+  await listShows(page, ['Sam', 'Nadia', 'Ruth']);
   await page.getByLabel('Status').selectOption('active');
-  await listShows(page, ['Nadia', 'Ruth']);
+  await page.getByText('No conversation matches these filters.').waitFor();
   await page.getByLabel('Status').selectOption('');
   await listShows(page, ['Sam', HOSTILE_NAME, 'Nadia', 'Ruth']);
   await page.getByLabel('Channel').selectOption('sms');
@@ -276,9 +286,10 @@ test('a question the bot handed off, answered by the team, is saved as an FAQ of
   const handedOff = await poll(async () => (await api('GET', '/v1/conversations', undefined)).body.data.find((c: { contact: { firstName: string } }) => c.contact?.firstName === 'Gina'),
     (c) => c?.status === 'handed_off', 15_000);
   await page.goto(url(`/console/inbox?c=${handedOff.id}`));
-  await page.getByLabel('Reply as your team').fill('Yes! Gift cards from $25, at the front desk.');
+  await page.getByLabel('Reply as your team').fill('Hi Gina,\n\nYes! Gift cards from $25, at the front desk.\n\nBest,\nAnna');
   await page.getByRole('button', { name: 'Send reply' }).click();
 
+  // The answer without what was said to Gina alone: her greeting and Anna's signature.
   const form = page.getByRole('form', { name: 'Save as FAQ' });
   await form.waitFor();
   expect(await form.getByLabel('FAQ question').inputValue()).toBe('do you sell gift cards?');
@@ -294,4 +305,42 @@ test('a question the bot handed off, answered by the team, is saved as an FAQ of
   expect((await api('GET', `/v1/campaigns/${campaign.id}`)).body.bot.faqs).toEqual([...faqs, { question: 'Do you sell gift cards?', answer: 'Yes: gift cards from $25, at the front desk.' }]);
   const tried = await api('POST', `/v1/campaigns/${campaign.id}/bot/test`, { message: 'do you sell gift cards?' });
   expect(tried.body.reply).toMatchObject({ kind: 'reply', body: 'Yes: gift cards from $25, at the front desk.' });
+});
+
+test("the list tells the bot's answer as the bot's", async () => {
+  const campaign = (await api('GET', '/v1/campaigns')).body.data.find((c: { name: string }) => c.name === 'Web chat');
+  await request(gw, 'POST', '/v1/incoming_custom_channel_message', {
+    apiKey: owner.apiKey,
+    body: incoming({ fromId: 'visitor-omar', firstName: 'Omar', channel: 'web-chat', body: 'What are your opening hours?', campaignId: campaign.id }),
+  });
+  await page.goto(url('/console/inbox'));
+  await conversationButton(page, 'Omar').locator('.inbox-item-last').filter({ hasText: 'Bot: Monday to Saturday, 9 to 5.' }).waitFor({ timeout: 15_000 });
+});
+
+test('a contact found by the search box leads to their conversation: the only one at once, several by channel, none said so', async () => {
+  // Ruth writes on a second channel too; Zed is a contact nobody wrote to yet.
+  await request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: owner.apiKey, body: incoming({ fromId: 'visitor-ruth', channel: 'email-desk', body: 'Also by email' }) });
+  await api('POST', '/v1/contacts', { firstName: 'Zed', lastName: 'Nobody', email: 'zed@example.com' });
+  await page.goto(url('/console/inbox'));
+  const search = page.getByRole('searchbox', { name: 'Find a contact' });
+  const found = page.getByRole('region', { name: 'Contacts found' });
+
+  await search.fill('nad');
+  await found.locator('.inbox-item-name').filter({ hasText: 'Nadia' }).click();
+  await page.locator('#thread-heading').filter({ hasText: 'Nadia' }).waitFor();
+
+  await search.fill('visitor-ruth');
+  await found.locator('.inbox-item-name').filter({ hasText: 'Ruth' }).click();
+  const choices = page.getByRole('list', { name: 'Conversations with Ruth' });
+  await choices.getByRole('button', { name: 'Open on Custom: email-desk' }).click();
+  await page.locator('.inbox-msg-body').filter({ hasText: 'Also by email' }).waitFor();
+  expect(await page.locator('.inbox-msg-body').allTextContents()).toEqual(['Also by email']);
+
+  await search.fill('ZED@example');
+  await found.locator('.inbox-item-name').filter({ hasText: 'Zed Nobody' }).click();
+  await found.getByText('No conversation with Zed Nobody yet').waitFor();
+  await search.fill('nobody-matches-this');
+  await found.getByRole('status').filter({ hasText: 'No contact matches “nobody-matches-this”.' }).waitFor();
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'inbox-contact-search');
 });

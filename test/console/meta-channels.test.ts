@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { advanceClock, api, poll } from '../gateway/api-support';
 import { StandIn, type StandInAnswer, type StandInRequest } from '../gateway/stand-in';
-import type { TestGateway } from '../helpers/gateway';
+import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
 import { openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
@@ -138,6 +138,11 @@ describe('Settings › Channels', () => {
     expect(await field('Callback URL').inputValue()).toBe(held.webhooks.webhook);
     expect(await field('Saved verify token').inputValue()).toBe(messenger.verifyToken);
     await panel().getByText('A token ending 6789 is saved; enter it again to save changes.').waitFor();
+    // This gateway was started without LEADCHAT_PUBLIC_URL, listening on 127.0.0.1: Meta cannot call it there.
+    expect((await api(gw, setter, 'GET', 'channels')).body.publicUrlConfigured).toBe(false);
+    expect(await panel().locator('.warning').textContent()).toBe(
+      'Meta cannot reach this address: the gateway was started without LEADCHAT_PUBLIC_URL, so it is the one the gateway listens on, a loopback address (this machine only). '
+      + 'Set LEADCHAT_PUBLIC_URL to the gateway’s public https address (such as https://chat.example.com, a reverse proxy or tunnel that reaches this gateway) and restart it: the addresses here follow it.');
     // The secrets never come back to the page; the other panels are untouched.
     const html = await setterPage.content();
     expect(html).not.toContain(messenger.pageAccessToken);
@@ -145,6 +150,30 @@ describe('Settings › Channels', () => {
     expect(await setterPage.getByRole('region', { name: 'Instagram' }).locator('.current').textContent()).toBe('Not set up.');
     expect(await seriousViolations(setterPage)).toEqual([]);
     await screenshot(setterPage, 'settings-channels-messenger');
+  });
+
+  test('with LEADCHAT_PUBLIC_URL on a private network the panel names the host; on a public address it warns of nothing', async () => {
+    for (const [publicUrl, warning] of [
+      ['https://10.1.2.3:8443', 'Meta cannot reach this address: 10.1.2.3 is a private network address. Set LEADCHAT_PUBLIC_URL'],
+      ['https://chat.example.com', undefined],
+    ] as const) {
+      const other = await startGateway({ LEADCHAT_PUBLIC_URL: publicUrl });
+      try {
+        const account = await consoleAccount(other, { name: 'Elsewhere' });
+        expect((await api(other, account, 'PUT', 'channels/messenger', { body: messenger })).status).toBe(200);
+        expect((await api(other, account, 'GET', 'channels')).body).toMatchObject({ publicUrlConfigured: true, messenger: { webhooks: { webhook: `${publicUrl}/v1/channels/messenger/${account.id}/webhook` } } });
+        const { context, page: there } = await openPage(browser);
+        await signInAt(there, `${other.url}/console/settings/channels`, account);
+        const messengerPanel = there.getByRole('region', { name: 'Messenger' });
+        await messengerPanel.getByLabel('Callback URL', { exact: true }).waitFor();
+        if (warning) expect((await messengerPanel.locator('.warning').textContent())!.slice(0, warning.length)).toBe(warning);
+        else expect(await messengerPanel.locator('.warning').count()).toBe(0);
+        await context.close();
+      } finally {
+        await other.stop();
+        removeDir(other.dataDir);
+      }
+    }
   });
 
   test('the Messenger webhook the page shows is the one Meta reaches: its handshake answers with the saved verify token', async () => {

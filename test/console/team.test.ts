@@ -85,7 +85,8 @@ test('the owner invites an agent from the Members page and copies the invitation
 
   await ownerPage.getByLabel('Email', { exact: true }).fill(AGENT.email);
   await ownerPage.getByLabel('Name', { exact: true }).fill(AGENT.name);
-  await ownerPage.getByLabel('Role', { exact: true }).selectOption('agent');
+  // Most of a team answers the inbox: the form invites an agent unless told otherwise.
+  expect(await ownerPage.getByLabel('Role', { exact: true }).inputValue()).toBe('agent');
   await ownerPage.getByRole('button', { name: 'Invite', exact: true }).click();
   await status(ownerPage, `${AGENT.name} is invited as an agent: send them the link below.`).waitFor();
   const link = ownerPage.getByLabel('Invitation link', { exact: true });
@@ -166,8 +167,10 @@ test('the agent reads campaigns without the controls to change them, and tries t
   await agentPage.getByRole('link', { name: 'Spring chat' }).click();
   await heading(agentPage).filter({ hasText: 'Spring chat' }).waitFor();
   expect(await agentPage.getByRole('button', { name: /Save campaign|Go Live/ }).count()).toBe(0);
-  expect(await agentPage.getByLabel('Name', { exact: true }).isDisabled()).toBe(true);
-  expect(await agentPage.getByRole('radio', { name: 'Live' }).isDisabled()).toBe(true);
+  // Read as text: no input that would do nothing.
+  expect(await agentPage.getByRole('region', { name: 'Settings' }).locator('input, select, textarea').count()).toBe(0);
+  expect(await agentPage.getByRole('radio', { name: 'Live' }).count()).toBe(0);
+  await agentPage.locator('.campaign-facts dd').filter({ hasText: 'Spring chat' }).waitFor();
   await agentPage.getByLabel('Question', { exact: true }).fill('Do you open on Saturdays?');
   await agentPage.getByRole('button', { name: 'Ask the bot' }).click();
   await agentPage.getByRole('region', { name: 'The bot’s answer' }).filter({ hasText: 'Yes, from 9 to 1.' }).waitFor();
@@ -257,6 +260,8 @@ test('Members: a role changed counts at once, a new link replaces the last, a me
   await ownerPage.getByLabel('Role', { exact: true }).selectOption('admin');
   await ownerPage.getByRole('button', { name: 'Invite', exact: true }).click();
   await status(ownerPage, 'Bo Admin is invited as an admin').waitFor();
+  // The emptied form is back to Agent.
+  expect(await ownerPage.getByLabel('Role', { exact: true }).inputValue()).toBe('agent');
   const first = await ownerPage.getByLabel('Invitation link', { exact: true }).inputValue();
   await ownerPage.getByRole('button', { name: 'New link for Bo Admin' }).click();
   await status(ownerPage, 'A new link for Bo Admin is shown above').waitFor();
@@ -293,6 +298,20 @@ test('Bot provider: hand-offs go to nobody or to the agents in turn', async () =
   expect((await api('GET', '/v1/settings')).body.handoffAssignment).toBe('round_robin');
   expect(await seriousViolations(ownerPage)).toEqual([]);
   await screenshot(ownerPage, 'settings-bot-handoff');
+});
+
+test('Bot provider: what the default campaign does, and where a message no campaign answers goes without one', async () => {
+  await ownerPage.goto(url('/console/settings/bot'));
+  const now = ownerPage.locator('#bot-default-campaign-now');
+  await now.filter({ hasText: /^Now: none\./ }).waitFor();
+  expect(await now.textContent()).toBe('Now: none. A message from a contact that no campaign reached is never left unanswered: it goes to your team, the conversation '
+    + 'handed off (“No campaign answers this contact”) and listed as needing a reply in the inbox; when hand-offs go to the agents in turn (below), the next agent gets it.');
+  await ownerPage.getByLabel('Default campaign', { exact: true }).selectOption({ label: 'Spring chat' });
+  await ownerPage.getByRole('button', { name: 'Save', exact: true }).click();
+  await status(ownerPage, 'Bot settings saved.').waitFor();
+  await now.filter({ hasText: 'Now: the bot of “Spring chat” answers contacts that no campaign reached.' }).waitFor();
+  expect((await api('GET', '/v1/settings/bot')).body.defaultCampaignId).toBe(campaignId);
+  expect(await seriousViolations(ownerPage)).toEqual([]);
 });
 
 test('a link that expired says so, and who makes a new one', async () => {

@@ -107,7 +107,7 @@ const form = (r: Received) => Object.fromEntries(new URLSearchParams(r.raw));
 
 test('channel credentials are validated, stored and shown back masked with the webhook addresses; each account sees its own', async () => {
   const account = await createAccount(ctx.gw);
-  expect((await api(ctx.gw, account, 'GET', 'channels')).body).toEqual({ twilio: null, whatsapp: null, messenger: null, instagram: null });
+  expect((await api(ctx.gw, account, 'GET', 'channels')).body).toEqual({ publicUrlConfigured: true, twilio: null, whatsapp: null, messenger: null, instagram: null });
   const saved = await api(ctx.gw, account, 'PUT', 'channels/twilio', { body: { ...twilio(), whatsappFrom: 'whatsapp:+14155238886' } });
   expect(saved.status).toBe(200);
   expect(saved.body.twilio).toEqual({
@@ -132,7 +132,7 @@ test('channel credentials are validated, stored and shown back masked with the w
   expectApiError(await api(ctx.gw, account, 'PUT', 'channels/whatsapp', { body: { ...whatsapp, extra: true } }), 400, 'VALIDATION_ERROR');
 
   const stranger = await createAccount(ctx.gw);
-  expect((await api(ctx.gw, stranger, 'GET', 'channels')).body).toEqual({ twilio: null, whatsapp: null, messenger: null, instagram: null });
+  expect((await api(ctx.gw, stranger, 'GET', 'channels')).body).toEqual({ publicUrlConfigured: true, twilio: null, whatsapp: null, messenger: null, instagram: null });
   expectApiError(await api(ctx.gw, stranger, 'DELETE', 'channels/twilio'), 404, 'CHANNEL_NOT_FOUND');
   expect((await api(ctx.gw, account, 'DELETE', 'channels/twilio')).body.twilio).toBeNull();
   expect((await api(ctx.gw, account, 'GET', 'channels')).body.whatsapp).not.toBeNull();

@@ -83,6 +83,8 @@ test('a CSV with a BOM, quoted fields, CRLF and blank lines: 202 with the import
     rejected: 0,
     unreachable: 0,
     errors: [],
+    warnings: 0,
+    rowWarnings: [],
     createdAt: expect.any(String),
     updatedAt: expect.any(String),
   });

@@ -152,7 +152,8 @@ test('request schemas are the ones the routes validate with', () => {
   const contact = doc.paths['/contacts'].post.requestBody.content['application/json'].schema;
   expect(Object.keys(contact.properties)).toEqual(expect.arrayContaining(['firstName', 'first_name', 'lastName', 'last_name', 'phone', 'phone_number', 'email']));
   const lookup = doc.paths['/contacts'].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name);
-  expect(lookup.sort()).toEqual(['email', 'phoneNumber']);
+  // A lookup by phone or email, or a search (q) paged like every list.
+  expect(lookup.sort()).toEqual(['cursor', 'email', 'limit', 'phoneNumber', 'q']);
   const listAdd = doc.paths['/lists/{list_id}/contacts'].post.requestBody.content['application/json'].schema;
   expect(Object.keys(listAdd.properties).sort()).toEqual(['contactId', 'contact_id', 'delay']);
   const inbound = doc.paths['/incoming_custom_channel_message'].post.requestBody.content['application/json'].schema;
@@ -197,4 +198,15 @@ test('is served without a key, and the same with one', async () => {
   const withKey = await api(ctx.gw, account, 'GET', 'openapi.json');
   expect(withKey.status).toBe(200);
   expect(withKey.body).toEqual(doc);
+});
+
+test("the incoming endpoint's schema requires what the server requires, and its example is accepted as it stands", async () => {
+  const { schema, example } = doc.paths['/incoming_custom_channel_message'].post.requestBody.content['application/json'];
+  const customData = schema.properties.customData;
+  expect(customData.required.sort()).toEqual(['body', 'fromId', 'toId']);
+  expect(customData.anyOf).toEqual([{ required: ['messageSid'] }, { required: ['id'] }]);
+  const stored = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: example });
+  expect(stored.status).toBe(200);
+  const { messageSid: _sid, ...withoutSid } = example.customData;
+  expect((await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: { customData: withoutSid } })).status).toBe(400);
 });

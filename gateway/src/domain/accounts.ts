@@ -51,6 +51,8 @@ export interface Account {
   ownerName?: string | null;
   /** Who a hand-off assigns its conversation to; 'none' when unset. */
   handoffAssignment?: HandoffAssignment;
+  /** ISO 3166-1 alpha-2: the country whose national phone numbers (no +) the account writes; none when unset. */
+  defaultCountry?: string | null;
   /** Sub-accounts only: the agency's auto-recharge rule. */
   autoRecharge?: AutoRecharge;
   createdAt: string;

@@ -29,10 +29,16 @@ export function webhookUrls(base: string, accountId: string) {
   };
 }
 
-export function publicChannels(account: Account, base: string) {
+/**
+ * GET /v1/channels: each provider's credentials, masked, with its webhook addresses under `base`; and whether the
+ * operator set the gateway's public address (LEADCHAT_PUBLIC_URL), without which `base` is the address it listens on,
+ * which a provider on the internet may not reach.
+ */
+export function publicChannels(account: Account, base: string, publicUrlConfigured: boolean) {
   const c = account.channels ?? {};
   const urls = webhookUrls(base, account.id);
   return {
+    publicUrlConfigured,
     twilio: c.twilio ? { ...publicTwilioCredentials(c.twilio), webhooks: urls.twilio } : null,
     whatsapp: c.whatsapp ? { ...publicWhatsAppCloudCredentials(c.whatsapp), webhooks: urls.whatsapp } : null,
     messenger: c.messenger ? { ...publicMessengerCredentials(c.messenger), webhooks: urls.messenger } : null,

@@ -25,6 +25,8 @@ export const collections: CollectionSpec[] = [
   },
   // Every external ID a contact holds, whatever its custom channel's label: one ID is one contact of the account.
   { name: 'external_ids', indexes: { value: { unique: true, fields: ['accountId', 'externalId'] } } },
+  // What a contact is found by (domain/contact-search.ts): one document per contact and search key.
+  { name: 'contact_search', indexes: { key: { fields: ['accountId', 'key'] } } },
   { name: 'lists', indexes: { account: { fields: ['accountId'] } } },
   {
     name: 'memberships',

@@ -2,7 +2,7 @@ import type { Gateway } from '../context.js';
 import { ApiError } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
-import { createContactIn, findByEmail, findByFromId, findByPhone, newContact, normalizeContact, type Contact, type ContactInput, type NormalizedFields } from './contacts.js';
+import { createContactIn, findByEmail, findByFromId, findByPhone, insertContact, newContact, normalizeContact, updateContact, type Contact, type ContactInput, type ContactOwner, type NormalizedFields } from './contacts.js';
 import { normalizePhone } from './phone.js';
 
 /** Whether a contact can be found again: it has a phone, an email or an external ID (the rule of every way in). */
@@ -49,9 +49,9 @@ const taken = (label: string, externalId: string, holder = 'another contact') =>
  * unique indexes, so concurrent requests for one contact, on any process, make one: the transaction that loses the
  * race runs again and finds the winner.
  */
-export async function createContact(gw: Gateway, accountId: string, input: ContactInput): Promise<{ contact: Contact; created: boolean }> {
-  const fields = normalizeContact(input);
-  return gw.store.transact((tx) => findOrCreateContactIn(tx, accountId, fields));
+export async function createContact(gw: Gateway, account: ContactOwner, input: ContactInput): Promise<{ contact: Contact; created: boolean }> {
+  const fields = normalizeContact(input, account.defaultCountry);
+  return gw.store.transact((tx) => findOrCreateContactIn(tx, account.id, fields));
 }
 
 /**
@@ -86,17 +86,20 @@ export async function findOrCreateContactIn(tx: Tx, accountId: string, fields: N
     if (existing.externalIds?.[label] === undefined && !holders[i]!.registered) await register(tx, existing, externalId);
   }
   const externalIds = { ...existing.externalIds, ...Object.fromEntries(missing) };
-  return { contact: await tx.update<Contact>('contacts', existing.id, { externalIds, ...(newPhone ? { phone: newPhone, emailOnly: null } : {}), updatedAt: now() }), created: false };
+  return { contact: await updateContact(tx, existing, { externalIds, ...(newPhone ? { phone: newPhone, emailOnly: null } : {}), updatedAt: now() }), created: false };
 }
 
 const register = (tx: Tx, contact: Contact, externalId: string) =>
   tx.insert<ExternalId>('external_ids', { id: newId('xid'), accountId: contact.accountId, externalId, contactId: contact.id });
 
-/** The contact whose phone (E.164) or email this text is, for a fromId that is one (spec §2.4). */
-async function findByAddress(r: Reader, accountId: string, text: string): Promise<Contact | undefined> {
-  if (text.includes('@')) return findByEmail(r, accountId, text.trim().toLowerCase());
+/**
+ * The contact whose phone or email this text is, for a fromId that is one (spec §2.4): a phone written as the
+ * account writes its numbers, with its country code or, under its default country, without.
+ */
+async function findByAddress(r: Reader, account: ContactOwner, text: string): Promise<Contact | undefined> {
+  if (text.includes('@')) return findByEmail(r, account.id, text.trim().toLowerCase());
   try {
-    return await findByPhone(r, accountId, normalizePhone(text));
+    return await findByPhone(r, account.id, normalizePhone(text, 'fromId', account.defaultCountry));
   } catch {
     return undefined;
   }
@@ -112,7 +115,7 @@ async function findByAddress(r: Reader, accountId: string, text: string): Promis
  */
 export async function contactForExternalId(
   tx: Tx,
-  accountId: string,
+  account: ContactOwner,
   label: string | null,
   externalId: string,
   details: { firstName?: string; lastName?: string; email?: string },
@@ -121,9 +124,9 @@ export async function contactForExternalId(
   // Only the contact's own fields: callers pass a whole message input, whose `id` must not become the contact's.
   const { firstName, lastName, email } = details;
   const given = Object.fromEntries(Object.entries({ firstName, lastName, email }).filter(([, v]) => v)) as Partial<Contact>;
-  const { contact: holder, registered } = await holderOf(tx, accountId, externalId);
-  const known = holder ?? (await findByAddress(tx, accountId, externalId));
-  const contact = known ?? await tx.insert<Contact>('contacts', newContact(accountId, given));
+  const { contact: holder, registered } = await holderOf(tx, account.id, externalId);
+  const known = holder ?? (await findByAddress(tx, account, externalId));
+  const contact = known ?? await insertContact(tx, newContact(account.id, given));
   if (!registered) await register(tx, contact, externalId);
   const place: Partial<Contact> = {
     ...(label === null ? (contact.fromId === externalId ? {} : { fromId: externalId }) : (contact.fromId ? {} : { fromId: externalId })),
@@ -131,5 +134,5 @@ export async function contactForExternalId(
   };
   const changes = known && update && Object.entries(given).some(([k, v]) => contact[k as keyof Contact] !== v) ? given : {};
   if (!Object.keys(place).length && !Object.keys(changes).length) return contact;
-  return tx.update<Contact>('contacts', contact.id, { ...place, ...changes, updatedAt: now() });
+  return updateContact(tx, contact, { ...place, ...changes, updatedAt: now() });
 }

@@ -3,6 +3,8 @@ import type { Gateway } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
+import type { Account } from './accounts.js';
+import { indexContactIn } from './contact-search.js';
 import { normalizeEmail } from './email.js';
 import { normalizePhone } from './phone.js';
 
@@ -38,6 +40,12 @@ export interface ConsentChange {
   channel: string;
   keyword: string;
 }
+
+/**
+ * The account whose contacts are read, with the country of the phone numbers it writes without a country code:
+ * callers hold the account already, so reading a phone costs no read of it.
+ */
+export type ContactOwner = Pick<Account, 'id' | 'defaultCountry'>;
 
 export interface ContactInput {
   firstName?: string;
@@ -105,9 +113,15 @@ export function newContact(accountId: string, fields: Partial<Contact>): Contact
   };
 }
 
-/** The phone in E.164 and the email in lower case, as contacts are stored and found; a bad one is a 400. */
-export function normalizeContact(input: ContactInput): Omit<ContactInput, 'phone' | 'email'> & { phone: string | null; email: string | null } {
-  return { ...input, phone: input.phone ? normalizePhone(input.phone) : null, email: input.email ? normalizeEmail(input.email) : null };
+/**
+ * The phone in E.164 (one without a country code read as of `defaultCountry`) and the email in lower case, as
+ * contacts are stored and found; a bad one is a 400.
+ */
+export function normalizeContact(
+  input: ContactInput,
+  defaultCountry?: string | null,
+): Omit<ContactInput, 'phone' | 'email'> & { phone: string | null; email: string | null } {
+  return { ...input, phone: input.phone ? normalizePhone(input.phone, 'phone', defaultCountry) : null, email: input.email ? normalizeEmail(input.email) : null };
 }
 
 export type NormalizedFields = {
@@ -119,12 +133,12 @@ export type NormalizedFields = {
   externalIds?: Record<string, string>;
 };
 
-/** Inserts a new contact from fields already normalized (an E.164 phone, a lower-case email). */
-export function createContactIn(tx: Tx, accountId: string, input: NormalizedFields): Promise<Contact> {
+/** Inserts a new contact from fields already normalized (an E.164 phone, a lower-case email), with its search keys. */
+export async function createContactIn(tx: Tx, accountId: string, input: NormalizedFields): Promise<Contact> {
   const phone = input.phone ?? null;
   const email = input.email ?? null;
   const hasExternalIds = Object.keys(input.externalIds ?? {}).length > 0;
-  return tx.insert('contacts', newContact(accountId, {
+  return insertContact(tx, newContact(accountId, {
     firstName: input.firstName || null,
     lastName: input.lastName || null,
     phone,
@@ -136,10 +150,26 @@ export function createContactIn(tx: Tx, accountId: string, input: NormalizedFiel
   }));
 }
 
-export async function lookupContact(gw: Gateway, accountId: string, by: { phoneNumber?: string; email?: string }): Promise<Contact> {
+/**
+ * Every write of a contact goes through these two, in the transaction that makes it: its search keys follow it
+ * (domain/contact-search.ts).
+ */
+export async function insertContact(tx: Tx, contact: Contact): Promise<Contact> {
+  const inserted = await tx.insert<Contact>('contacts', contact);
+  await indexContactIn(tx, undefined, inserted);
+  return inserted;
+}
+
+export async function updateContact(tx: Tx, before: Contact, patch: Partial<Contact>): Promise<Contact> {
+  const updated = await tx.update<Contact>('contacts', before.id, patch);
+  await indexContactIn(tx, before, updated);
+  return updated;
+}
+
+export async function lookupContact(gw: Gateway, account: ContactOwner, by: { phoneNumber?: string; email?: string }): Promise<Contact> {
   const contact = by.phoneNumber !== undefined
-    ? await findByPhone(gw.store, accountId, normalizePhone(by.phoneNumber, 'phoneNumber'))
-    : await findByEmail(gw.store, accountId, normalizeEmail(by.email!));
+    ? await findByPhone(gw.store, account.id, normalizePhone(by.phoneNumber, 'phoneNumber', account.defaultCountry))
+    : await findByEmail(gw.store, account.id, normalizeEmail(by.email!));
   if (!contact) throw notFound('Contact');
   return contact;
 }

@@ -2,7 +2,7 @@ import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
 import { getCampaign, type Channel } from './campaigns.js';
-import { publicContact, type Contact } from './contacts.js';
+import { getContact, publicContact, type Contact } from './contacts.js';
 import type { Message } from './messages.js';
 
 export type ConversationStatus = 'active' | 'handed_off' | 'opted_out' | 'closed';
@@ -189,6 +189,8 @@ export interface ConversationFilters {
   needsReply?: boolean;
   /** Only the conversations of this member, or (`none`) only those of nobody. */
   assigneeId?: string;
+  /** Only the conversations of this contact (one per channel it writes on). */
+  contactId?: string;
 }
 
 /** One of the conversation's messages failed (`by` 1), or a failed one went out again (`by` -1). */
@@ -206,12 +208,15 @@ const SCAN_BATCH = 200;
  * picks the index; the others are checked on what it yields, reading on until the page is full.
  */
 export async function conversationsOf(r: Reader, accountId: string, filters: ConversationFilters, page: { limit: number; after?: string }): Promise<Conversation[]> {
-  const { status, campaignId, channel, failed, assigneeId } = filters;
+  const { status, campaignId, channel, failed, assigneeId, contactId } = filters;
   const awaiting = filters.needsReply;
   const assigned = assigneeId && assigneeId !== 'none' ? assigneeId : undefined;
   // A filter naming a campaign the account does not have is answered like the campaign's own URL would be.
   if (campaignId) await getCampaign(r, accountId, campaignId);
-  const [index, values] = failed
+  if (contactId) await getContact(r, accountId, contactId);
+  const [index, values] = contactId
+    ? ['contact', [contactId]]
+    : failed
     ? ['failing', [accountId, 'failed']]
     : assigned ? ['assignee', [accountId, assigned]]
     : awaiting ? ['awaiting', [accountId, 'reply']]
@@ -219,7 +224,7 @@ export async function conversationsOf(r: Reader, accountId: string, filters: Con
   const wanted = (c: Conversation) =>
     (!status || c.status === status) && (!campaignId || c.campaignId === campaignId) && (!channel || c.channel === channel) &&
     (!failed || c.failing === 'failed') && (awaiting === undefined || needsReply(c) === awaiting) &&
-    (assigneeId === undefined || (c.assigneeId ?? 'none') === assigneeId);
+    (assigneeId === undefined || (c.assigneeId ?? 'none') === assigneeId) && (!contactId || (c.contactId === contactId && c.accountId === accountId));
   const found: Conversation[] = [];
   let after = page.after;
   for (;;) {

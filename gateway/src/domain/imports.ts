@@ -6,7 +6,7 @@ import { parseDuration } from './durations.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { NewJob, Page, Reader } from '../store/store.js';
-import { normalizeContact, type Contact, type ContactInput } from './contacts.js';
+import { normalizeContact, type Contact, type ContactInput, type ContactOwner } from './contacts.js';
 import { getList } from './lists.js';
 
 /**
@@ -30,6 +30,10 @@ export interface Import {
   unreachable?: number;
   /** The first MAX_ERRORS rejected rows; `rejected` counts them all. */
   errors: RowError[];
+  /** Rows imported without their phone, which could not be read; none on imports from before warnings. */
+  warnings?: number;
+  /** The first MAX_ERRORS of those rows. */
+  rowWarnings?: RowWarning[];
   /** Hold of the opening messages of the campaigns of the list, as `delay` of POST /lists/{id}/contacts. */
   delayMs: number;
   /** How many chunks the rows were stored in. */
@@ -45,6 +49,11 @@ export interface RowError {
   message: string;
 }
 
+/** Something of a row that was left out of its contact, which was imported without it; `field` names it. */
+export interface RowWarning extends RowError {
+  field: string;
+}
+
 /** A contact's fields as the contacts are stored: an E.164 phone, a lower-case email. */
 export interface ContactFields {
   firstName?: string;
@@ -55,8 +64,11 @@ export interface ContactFields {
   externalIds?: Record<string, string>;
 }
 
-/** One row of the file as the import job applies it: a contact to add, a repeat of an earlier row, or refused. */
-export type ImportRow = { row: number; contact: ContactFields } | { row: number; duplicate: true } | RowError;
+/**
+ * One row of the file as the import job applies it: a contact to add (with what was left out of it), a repeat of an
+ * earlier row, or refused.
+ */
+export type ImportRow = { row: number; contact: ContactFields; warning?: RowWarning } | { row: number; duplicate: true } | RowError;
 
 export interface ImportChunk {
   id: string;
@@ -105,6 +117,8 @@ export const publicImport = (i: Import) => ({
   rejected: i.rejected,
   unreachable: i.unreachable ?? 0,
   errors: i.errors,
+  warnings: i.warnings ?? 0,
+  rowWarnings: i.rowWarnings ?? [],
   createdAt: i.createdAt,
   updatedAt: i.updatedAt,
 });
@@ -135,18 +149,19 @@ export async function importsOf(r: Reader, accountId: string, listId: string, pa
  */
 export async function createImport(
   gw: Gateway,
-  accountId: string,
+  account: ContactOwner,
   listId: string,
   source: ImportSource,
   readContact: ReadContact,
   delay?: string,
 ): Promise<Import> {
+  const accountId = account.id;
   const delayMs = delay === undefined ? 0 : parseDuration(delay, { field: 'delay' });
   await getList(gw.store, accountId, listId);
   const raw = 'csv' in source ? await readCsv(source.csv, source.columns, source.delimiter) : source.contacts.map((fields, i) => ({ row: i + 1, fields }));
   if (raw.length === 0) throw badRequest('csv' in source ? 'csv: the file has no rows under its header' : 'contacts: give at least one contact', 'EMPTY_IMPORT');
   if (raw.length > MAX_ROWS) throw tooManyRows();
-  const rows = await checkRows(raw, readContact);
+  const rows = await checkRows(raw, readContact, account.defaultCountry);
   return gw.store.transact(async (tx) => {
     await getList(tx, accountId, listId);
     const at = now();
@@ -164,6 +179,8 @@ export async function createImport(
       duplicates: 0,
       rejected: 0,
       errors: [],
+      warnings: 0,
+      rowWarnings: [],
       delayMs,
       chunks: chunks.length,
       createdAt: at,
@@ -180,11 +197,11 @@ export async function createImport(
 const tooManyRows = () => badRequest(`At most ${MAX_ROWS} rows per import; split the file`, 'TOO_MANY_ROWS');
 
 /**
- * Each row read as the contact API reads a contact, its phone and email normalized the same way; a row whose
- * phone (or, without a phone, its email, or without either its first external ID) was on an earlier row is a
- * duplicate.
+ * Each row read as the contact API reads a contact, its phone and email normalized the same way (a phone without
+ * a country code as of the account's default country); a row whose phone (or, without a phone, its email, or
+ * without either its first external ID) was on an earlier row is a duplicate.
  */
-async function checkRows(raw: RawRow[], readContact: ReadContact): Promise<ImportRow[]> {
+async function checkRows(raw: RawRow[], readContact: ReadContact, defaultCountry: string | null | undefined): Promise<ImportRow[]> {
   const seen = new Set<string>();
   const rows: ImportRow[] = [];
   for (const [i, read] of raw.entries()) {
@@ -195,7 +212,8 @@ async function checkRows(raw: RawRow[], readContact: ReadContact): Promise<Impor
     }
     const { row, fields } = read;
     try {
-      const { firstName, lastName, customFields, externalIds, phone, email } = normalizeContact(readContact(fields));
+      const { contact, warning } = readRow(row, fields, readContact, defaultCountry);
+      const { firstName, lastName, customFields, externalIds, phone, email } = contact;
       const ids = Object.values(externalIds ?? {});
       // The first is what finds the row's contact; the others make a later row found by them a repeat too.
       const keys = [...(phone ? [`phone:${phone}`] : []), ...(email ? [`email:${email}`] : []), ...ids.map((id) => `id:${id}`)];
@@ -204,13 +222,43 @@ async function checkRows(raw: RawRow[], readContact: ReadContact): Promise<Impor
         continue;
       }
       for (const key of keys) seen.add(key);
-      rows.push({ row, contact: { firstName, lastName, phone, email, ...(customFields && Object.keys(customFields).length ? { customFields } : {}), ...(ids.length ? { externalIds } : {}) } });
+      const kept = { firstName, lastName, phone, email, ...(customFields && Object.keys(customFields).length ? { customFields } : {}), ...(ids.length ? { externalIds } : {}) };
+      rows.push({ row, contact: kept, ...(warning ? { warning } : {}) });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       rows.push({ row, code: err.code, message: err.message });
     }
   }
   return rows;
+}
+
+const PHONE_FIELDS = ['phone', 'phone_number'];
+
+/**
+ * A row read as POST /contacts reads a contact. A phone that cannot be read (a national number with no default
+ * country set, a typo) does not cost the row when its email or an external ID still finds its contact: the row is
+ * read again without it and imported with a warning, so one column of a file does not turn a team's contacts away.
+ * Without either, the row is refused for its phone, as before.
+ */
+function readRow(
+  row: number,
+  fields: unknown,
+  readContact: ReadContact,
+  defaultCountry: string | null | undefined,
+): { contact: ReturnType<typeof normalizeContact>; warning?: RowWarning } {
+  try {
+    return { contact: normalizeContact(readContact(fields), defaultCountry) };
+  } catch (err) {
+    const aboutPhone = err instanceof ApiError && (err.code === 'INVALID_PHONE' || Boolean(err.fields?.length && err.fields.every((f) => PHONE_FIELDS.includes(f.field))));
+    if (!aboutPhone || typeof fields !== 'object' || fields === null) throw err;
+    const rest = Object.fromEntries(Object.entries(fields).filter(([name]) => !PHONE_FIELDS.includes(name)));
+    try {
+      return { contact: normalizeContact(readContact(rest), defaultCountry), warning: { row, field: 'phone', code: 'INVALID_PHONE', message: err.message } };
+    } catch {
+      // Nothing else of the row finds a contact (or something else of it is wrong too): refused for its phone.
+      throw err;
+    }
+  }
 }
 
 /**

@@ -6,19 +6,21 @@ import { checkTarget } from './targets.js';
 
 /**
  * Spec §4.7: the Custom Channel Webhook URL replies are posted to, and the secret that signs them; the answer
- * to a contact who writes HELP; and who a hand-off assigns its conversation to.
+ * to a contact who writes HELP; who a hand-off assigns its conversation to; and the country of the phone numbers
+ * the account writes without a country code.
  */
 export const publicSettings = (a: Account) => ({
   customChannelWebhookUrl: a.customChannelWebhookUrl,
   webhookSecret: a.webhookSecret,
   helpText: a.helpText || DEFAULT_HELP_TEXT,
   handoffAssignment: a.handoffAssignment ?? 'none',
+  defaultCountry: a.defaultCountry ?? null,
 });
 
 export async function updateSettings(
   gw: Gateway,
   accountId: string,
-  changes: Pick<Partial<Account>, 'customChannelWebhookUrl' | 'helpText' | 'handoffAssignment'>,
+  changes: Pick<Partial<Account>, 'customChannelWebhookUrl' | 'helpText' | 'handoffAssignment' | 'defaultCountry'>,
 ): Promise<Account> {
   if (changes.customChannelWebhookUrl) await checkTarget(gw, changes.customChannelWebhookUrl, 'customChannelWebhookUrl');
   return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, changes));

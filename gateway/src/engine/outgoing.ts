@@ -101,7 +101,7 @@ export interface SendInput {
 export async function sendMessage(gw: Gateway, account: Account, input: SendInput): Promise<{ message: Message; contact: Contact }> {
   return gw.store.transact(async (tx) => {
     if (input.campaignId) await getCampaign(tx, account.id, input.campaignId);
-    const contact = await contactForExternalId(tx, account.id, input.customChannel, input.fromId, input, true);
+    const contact = await contactForExternalId(tx, account, input.customChannel, input.fromId, input, true);
     const conversation = await conversationFor(tx, contact, 'custom', input.customChannel, input.campaignId ?? null);
     const { message } = await sendOnConversation(tx, gw, account, contact, conversation, { body: input.body, author: 'api', campaignId: input.campaignId ?? null });
     return { message, contact };

@@ -52,7 +52,7 @@ export async function receiveMessage(gw: Gateway, account: Account, input: Incom
     ]);
     if (original) return { message: original, duplicate: true };
     if (registration) await Promise.all([tx.get('contacts', registration.contactId), readForIncoming(tx, account.id, registration.contactId)]);
-    const contact = await contactForExternalId(tx, account.id, input.channel ?? null, input.fromId, input, false);
+    const contact = await contactForExternalId(tx, account, input.channel ?? null, input.fromId, input, false);
     const conversation = await conversationFor(tx, contact, 'custom', input.channel ?? null, input.campaignId ?? null);
     const message = await storeIncoming(tx, gw, account, contact, conversation, media, {
       body: input.body,
@@ -98,13 +98,13 @@ export async function receiveOnChannel(
   },
 ): Promise<{ message: Message; contact: Contact }> {
   const meta = answersOnly(channel);
-  const from = meta ? input.from : normalizePhone(input.from);
+  const from = meta ? input.from : normalizePhone(input.from, 'phone', account.defaultCountry);
   const names = { firstName: input.firstName ?? undefined, lastName: input.lastName ?? undefined };
   const result = await receivingFile(gw, account.id, input.messageSid, input.keepFile, (file) => gw.store.transact(async (tx) => {
     const original = input.messageSid ? await bySid(tx, account.id, input.messageSid) : undefined;
     if (original) return { message: original, contact: (await tx.get<Contact>('contacts', original.contactId))!, duplicate: true };
     const contact = meta
-      ? await contactForExternalId(tx, account.id, channel, from, names, false)
+      ? await contactForExternalId(tx, account, channel, from, names, false)
       : (await findByPhone(tx, account.id, from)) ?? (await createContactIn(tx, account.id, { phone: from, ...names }));
     // A new conversation on Messenger or Instagram is the channel's Live campaign's to answer: the campaigns are read
     // only for a contact who has none there yet.

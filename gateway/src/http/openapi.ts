@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_PROBLEMS } from '../api-contract.js';
+import { MAX_ERRORS } from '../domain/imports.js';
 import { AUTH_FAILURE_WINDOW_MS, AUTH_FAILURES_PER_ADDRESS } from './middleware/auth-failures.js';
 import { pageQuery } from './paging.js';
 import * as schemas from './schemas.js';
@@ -8,12 +9,12 @@ import * as schemas from './schemas.js';
  * The OpenAPI 3.1 document of the /v1 API, built from the very schemas the routes validate with, so the two
  * cannot drift apart.
  */
-type Op = { summary: string; body?: z.ZodType; query?: z.ZodType; ok: number; auth?: 'header'; page?: true };
+type Op = { summary: string; body?: z.ZodType; example?: unknown; query?: z.ZodType; ok: number; auth?: 'header'; page?: true; answer?: keyof typeof answers };
 
 const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', Op>>> = {
   '/contacts': {
     post: { summary: 'Create a contact (an existing phone, or external ID, returns the existing contact; an external ID another contact holds is 409 EXTERNAL_ID_TAKEN)', body: schemas.contactCreate, ok: 201 },
-    get: { summary: 'Get contact details by phoneNumber or email', query: schemas.contactLookup, ok: 200 },
+    get: { summary: 'Get contact details by phoneNumber or email; or search contacts (q): a page of them, by the start of a name\'s word or of the email, the last digits of the phone, or an external ID', query: schemas.contactLookup, ok: 200 },
   },
   '/contacts/{id}': { get: { summary: 'Get a contact by ID', ok: 200 } },
   '/contacts/{id}/messages': {
@@ -56,7 +57,12 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/campaigns/{id}/funnel': {
     get: { summary: "A campaign's funnel: contacts added, opening sent, replied, handed off, opted out, goal reached, failed; in total and per day", query: schemas.funnelQuery, ok: 200 },
   },
-  '/channels': { get: { summary: 'The Twilio, WhatsApp Cloud API, Messenger and Instagram channels, secrets masked, with the webhook addresses to give each provider', ok: 200 } },
+  '/channels': {
+    get: {
+      summary: 'The Twilio, WhatsApp Cloud API, Messenger and Instagram channels, secrets masked, with the webhook addresses to give each provider; publicUrlConfigured: whether LEADCHAT_PUBLIC_URL is set (else the addresses are the one the gateway listens on)',
+      ok: 200,
+    },
+  },
   '/channels/twilio': {
     put: { summary: 'Save Twilio credentials and senders (SMS, WhatsApp)', body: schemas.twilioChannel, ok: 200 },
     delete: { summary: 'Remove the Twilio channel (SMS goes back to the log provider)', ok: 200 },
@@ -84,10 +90,12 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
     get: { summary: "A list's contacts, in the order they joined", ok: 200, page: true },
   },
   '/lists/{list_id}/imports': {
-    post: { summary: 'Import contacts into a list (CSV or contact objects), as a job; answers the import', body: schemas.importCreate, ok: 202 },
+    post: { summary: 'Import contacts into a list (CSV or contact objects), as a job; answers the import', body: schemas.importCreate, ok: 202, answer: 'Import' },
     get: { summary: "A list's imports, newest first", ok: 200, page: true },
   },
-  '/imports/{id}': { get: { summary: "An import with its progress, counts (unreachable: rows added that a Live campaign of the list cannot reach) and rejected rows", ok: 200 } },
+  '/imports/{id}': {
+    get: { summary: 'An import with its progress, counts (unreachable: rows added that a Live campaign of the list cannot reach; warnings: rows added without their phone), rejected rows and warned rows', ok: 200, answer: 'Import' },
+  },
   '/campaigns': {
     post: { summary: 'Create a campaign', body: schemas.campaignCreate, ok: 201 },
     get: { summary: 'The campaigns, oldest first', ok: 200, page: true },
@@ -103,7 +111,14 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
     post: { summary: "Retry all failed: every failed outgoing message of the conversation, oldest first: {retried, refused, more: false}", ok: 200 },
   },
   '/send_custom_channel_message': { post: { summary: 'Send a message through a custom channel', body: schemas.sendMessage, ok: 200 } },
-  '/incoming_custom_channel_message': { post: { summary: 'Receive an incoming message from a custom channel', body: schemas.incomingMessage, ok: 200 } },
+  '/incoming_custom_channel_message': {
+    post: {
+      summary: 'Receive an incoming message from a custom channel',
+      body: schemas.incomingMessage,
+      example: { customData: { messageSid: 'chat-7f3a91', fromId: 'visitor-1042', toId: 'acme-website', body: 'Hi, do you deliver on Sundays?', channel: 'web-chat', firstName: 'Dana' } },
+      ok: 200,
+    },
+  },
   '/messages/{id}': { get: { summary: 'A message with its delivery attempts', ok: 200 } },
   '/messages/{id}/retry': {
     post: {
@@ -118,8 +133,8 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
   '/subaccounts': { get: { summary: "The agency's sub-accounts with their balances and auto-recharge rules, oldest first (agency only)", ok: 200, page: true } },
   '/subaccounts/{id}/credits': { get: { summary: "A sub-account's credit balance and history, as GET /credits shows it (agency only)", ok: 200 } },
   '/settings': {
-    get: { summary: 'Custom Channel Webhook settings and signing secret', ok: 200 },
-    put: { summary: 'Save the Custom Channel Webhook URL, the HELP answer, or who a hand-off is assigned to (handoffAssignment)', body: schemas.settingsUpdate, ok: 200 },
+    get: { summary: 'Custom Channel Webhook settings and signing secret, the HELP answer, hand-off assignment and the default country of phone numbers', ok: 200 },
+    put: { summary: 'Save the Custom Channel Webhook URL, the HELP answer, who a hand-off is assigned to (handoffAssignment), or the country of phone numbers written without a country code (defaultCountry)', body: schemas.settingsUpdate, ok: 200 },
   },
   '/settings/bot': {
     get: { summary: 'Bot provider (FAQ bot or OpenAI-compatible) and default campaign', ok: 200 },
@@ -145,6 +160,45 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'del
 
 const jsonSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' });
 
+const count = (description: string) => ({ type: 'integer', minimum: 0, description });
+/** A row of an import's report: `row` as a spreadsheet shows it (the header is row 1; for `contacts` the position from 1). */
+const rowProblem = (extra: Record<string, object>) => ({
+  type: 'object',
+  properties: { row: { type: 'integer' }, ...extra, code: { type: 'string' }, message: { type: 'string' } },
+  required: ['row', ...Object.keys(extra), 'code', 'message'],
+});
+
+/** The answers documented with their shape, as components. */
+const answers = {
+  Import: {
+    type: 'object',
+    description: 'An import: queued, running as its rows are applied 500 at a time, then done',
+    properties: {
+      id: { type: 'string' },
+      listId: { type: 'string' },
+      status: { type: 'string', enum: ['queued', 'running', 'done'] },
+      total: count('Data rows of the file (blank lines not counted)'),
+      processed: count('Rows applied so far'),
+      added: count('Contacts added to the list'),
+      alreadyInList: count('Rows whose contact was in the list already'),
+      duplicates: count('Rows repeating the phone (or email, or first external ID) of an earlier row'),
+      rejected: count('Rows not imported'),
+      unreachable: count('Rows added that a Live campaign of the list cannot reach'),
+      errors: { type: 'array', maxItems: MAX_ERRORS, description: `The first ${MAX_ERRORS} rejected rows`, items: rowProblem({}) },
+      warnings: count('Rows imported without their phone, which could not be read: their email or external ID found the contact (without defaultCountry in the settings, a number written without its country code is not read)'),
+      rowWarnings: {
+        type: 'array',
+        maxItems: MAX_ERRORS,
+        description: `The first ${MAX_ERRORS} rows imported with a warning: the field left out (phone) and why (INVALID_PHONE)`,
+        items: rowProblem({ field: { type: 'string' } }),
+      },
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+    },
+    required: ['id', 'listId', 'status', 'total', 'processed', 'added', 'alreadyInList', 'duplicates', 'rejected', 'unreachable', 'errors', 'warnings', 'rowWarnings', 'createdAt', 'updatedAt'],
+  },
+};
+
 function operation(path: string, op: Op) {
   const params = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
   // A list endpoint without filters takes the paging parameters alone; one with filters builds its query on them.
@@ -158,11 +212,13 @@ function operation(path: string, op: Op) {
     summary: op.summary,
     security: op.auth === 'header' ? [{ apiKeyHeader: [] }] : [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }],
     ...(params.length ? { parameters: params } : {}),
-    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } } : {}),
+    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body), ...(op.example ? { example: op.example } : {}) } } } } : {}),
     responses: {
       [op.ok]: op.page
         ? { description: 'One page', content: { 'application/json': { schema: { $ref: '#/components/schemas/Page' } } } }
-        : { description: 'Success' },
+        : op.answer
+          ? { description: 'Success', content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.answer}` } } } }
+          : { description: 'Success' },
       default: { description: 'Error', content: { 'application/json': { schema: { $ref: plainError ? '#/components/schemas/PlainError' : '#/components/schemas/Error' } } } },
     },
   };
@@ -230,6 +286,7 @@ export function openApiDocument(serverUrl: string) {
           },
         },
         PlainError: { type: 'object', properties: { error: { type: 'string' } } },
+        ...answers,
         Page: {
           type: 'object',
           properties: {

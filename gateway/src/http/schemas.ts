@@ -5,7 +5,9 @@ import { EVENTS } from '../domain/events.js';
 import { knownZone } from '../domain/funnel-report.js';
 import { pageFields, pageQuery } from './paging.js';
 import { identifiable } from '../domain/contact-identity.js';
+import { searchQuery } from '../domain/contact-search.js';
 import { isEmail } from '../domain/email.js';
+import { isPhoneCountry } from '../domain/phone.js';
 
 /**
  * One schema per request body, used by its route and by the OpenAPI document. Field names follow the spec,
@@ -55,9 +57,19 @@ export const contactCreate = z
 const queryPhone = z.string().max(40).transform((v) => (/^ \d/.test(v) ? `+${v.slice(1)}` : v));
 
 export const contactLookup = z
-  .object({ phoneNumber: queryPhone.optional(), email: z.string().max(320).optional() })
-  .refine((q) => (q.phoneNumber === undefined) !== (q.email === undefined), {
-    message: 'give exactly one of phoneNumber or email',
+  .object({
+    phoneNumber: queryPhone.optional(),
+    email: z.string().max(320).optional(),
+    q: z.string().max(200, 'must be at most 200 characters')
+      .refine((q) => searchQuery(q) !== undefined, 'must hold a word of 2 characters or more, or 4 digits of a phone number')
+      .optional()
+      .describe('Search instead: contacts whose name has words starting so ("fra mil"), whose email starts so, whose phone ends with these digits ' +
+        '(4 or more), or whose external ID is this; case and accents do not matter. Answers a page of contacts, newest first'),
+    // The paging of a search; a lookup by phoneNumber or email answers one contact and takes none.
+    ...pageFields,
+  })
+  .refine((q) => [q.phoneNumber, q.email, q.q].filter((v) => v !== undefined).length === 1, {
+    message: 'give exactly one of phoneNumber, email or q',
     path: ['phoneNumber'],
   });
 
@@ -152,7 +164,9 @@ export const incomingMessage = z.object({
       mediaContentType: text(255).nullable().optional(),
     })
     .refine((d) => d.messageSid || d.id, { message: 'messageSid or id is required', path: ['messageSid'] })
-    .refine((d) => !d.mediaUrl || d.mediaContentType, { message: 'mediaContentType is required with mediaUrl', path: ['mediaContentType'] }),
+    .refine((d) => !d.mediaUrl || d.mediaContentType, { message: 'mediaContentType is required with mediaUrl', path: ['mediaContentType'] })
+    // What the refinement above asks, said in the published schema: a messageSid (or its older name, id) is required.
+    .meta({ anyOf: [{ required: ['messageSid'] }, { required: ['id'] }] }),
   messageType: z.enum(['text', 'reaction']).optional(),
 });
 
@@ -206,9 +220,13 @@ export const settingsUpdate = z
     helpText: text(T.helpText).nullable().describe('The answer to a contact who writes HELP; null for the default'),
     handoffAssignment: z.enum(HANDOFF_ASSIGNMENTS)
       .describe('round_robin: each hand-off assigns an unassigned conversation to the next active agent in turn (admins when there is no agent); none: nobody'),
+    defaultCountry: z.string().trim().toUpperCase()
+      .refine(isPhoneCountry, 'must be a country code of ISO 3166-1 alpha-2, such as "US", "GB" or "DE"')
+      .nullable()
+      .describe('The country of the phone numbers written without a country code ("(415) 555-0100" under "US" is +14155550100), wherever the account gives a phone: contacts, imports, incoming and sent messages; a number with a + is read as written. null: none, and such numbers are refused (INVALID_PHONE)'),
   })
   .partial()
-  .refine((b) => Object.keys(b).length > 0, 'give customChannelWebhookUrl, helpText or handoffAssignment');
+  .refine((b) => Object.keys(b).length > 0, 'give customChannelWebhookUrl, helpText, handoffAssignment or defaultCountry');
 
 export const botSettingsUpdate = z
   .strictObject({
@@ -326,6 +344,7 @@ export const conversationQuery = z.object({
   needsReply: z.enum(['true', 'false']).transform((v) => v === 'true').optional()
     .describe('true: only conversations that need a reply (an unread message from the contact, or theirs is the latest); false: only the others'),
   assigneeId: id.optional().describe('A member\'s id: only the conversations assigned to them; none: only the unassigned; me: only the caller\'s (the owner\'s with the API key)'),
+  contactId: id.optional().describe('Only the conversations of this contact, one per channel (404 CONTACT_NOT_FOUND for one the account does not have)'),
 });
 
 export const memberInvite = z.object({

@@ -1,6 +1,7 @@
 import { runBotReply } from '../engine/bot-reply.js';
 import { runFollowUp } from '../engine/follow-ups.js';
 import { runCampaignResume, runOpening } from '../engine/openings.js';
+import { indexContacts } from './contact-search-index.js';
 import { deliver } from './deliver.js';
 import { housekeeping } from './housekeeping.js';
 import { runImport } from './import.js';
@@ -17,4 +18,5 @@ export const jobHandlers: Record<string, JobHandler> = {
   campaign_resume: runCampaignResume,
   import: runImport,
   bot_reply: runBotReply,
+  contact_search_index: indexContacts,
 };

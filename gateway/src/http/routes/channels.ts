@@ -18,7 +18,7 @@ const CHANNELS = ['sms', 'whatsapp'] as const;
  * engine (opt-out, hand-off, bot), so a funnel can be tried end to end before any provider account exists.
  */
 export function channelsRoutes(v1: Routes, gw: Gateway): void {
-  const answer = async (accountId: string) => publicChannels(await getAccount(gw.store, accountId), publicBase(gw.config));
+  const answer = async (accountId: string) => publicChannels(await getAccount(gw.store, accountId), publicBase(gw.config), Boolean(gw.config.publicUrl));
   route(v1, '/channels', {
     get: async (req, res) => {
       await sendDurable(gw, res.set('Cache-Control', 'no-store'), await answer(accountOf(res).id));

@@ -1,6 +1,7 @@
 import type { Gateway } from '../../context.js';
 import { createContact } from '../../domain/contact-identity.js';
-import { getContact, lookupContact, publicContact } from '../../domain/contacts.js';
+import { searchContacts, searchQuery } from '../../domain/contact-search.js';
+import { getContact, lookupContact, publicContact, type Contact } from '../../domain/contacts.js';
 import { publicConversation } from '../../domain/conversations.js';
 import { messagesOf, publicMessage } from '../../domain/messages.js';
 import { setBot, teamReply } from '../../engine/handoff.js';
@@ -12,11 +13,18 @@ import { botState, contactCreate, contactLookup, teamMessage } from '../schemas.
 export function contactsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/contacts', {
     post: [jsonBody(), async (req, res) => {
-      const { contact, created } = await createContact(gw, accountOf(res).id, parse(contactCreate, req.body));
+      const { contact, created } = await createContact(gw, accountOf(res), parse(contactCreate, req.body));
       res.status(created ? 201 : 200).json(publicContact(contact));
     }],
     get: async (req, res) => {
-      const contact = await lookupContact(gw, accountOf(res).id, parse(contactLookup, req.query, 'query'));
+      const query = parse(contactLookup, req.query, 'query');
+      if (query.q !== undefined) {
+        const accountId = accountOf(res).id;
+        const search = searchQuery(query.q)!;
+        const found = await readPage({ gw, req, owner: accountId }, query, (page) => searchContacts<Contact>(gw.store, accountId, search, page), (f) => publicContact(f.contact));
+        return sendDurable(gw, res, found);
+      }
+      const contact = await lookupContact(gw, accountOf(res), query);
       await sendDurable(gw, res, publicContact(contact));
     },
   });

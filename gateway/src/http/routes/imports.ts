@@ -27,7 +27,7 @@ export function importsRoutes(v1: Routes, gw: Gateway): void {
     post: [jsonBody(IMPORT_MAX_BYTES), async (req, res) => {
       const { csv, columns, delimiter, contacts, delay } = parse(importCreate, req.body);
       const source: ImportSource = csv !== undefined ? { csv, columns: columns!, delimiter } : { contacts: contacts! };
-      const created = await createImport(gw, accountOf(res).id, String(req.params.listId), source, readContact, delay);
+      const created = await createImport(gw, accountOf(res), String(req.params.listId), source, readContact, delay);
       res.status(202).location(`/v1/imports/${created.id}`).json(publicImport(created));
     }],
     get: async (req, res) => {

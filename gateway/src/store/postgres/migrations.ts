@@ -245,6 +245,15 @@ CREATE TABLE "unanswered" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS I
 CREATE INDEX "unanswered_by_campaign" ON "unanswered" ((doc->>'campaignId'), seq) WHERE doc->>'campaignId' IS NOT NULL;
 `,
   },
+  {
+    version: 14,
+    name: 'what contacts are found by: one search key per document',
+    sql: `
+CREATE TABLE "contact_search" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE INDEX "contact_search_by_key" ON "contact_search" ((doc->>'accountId'), (doc->>'key'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'key' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

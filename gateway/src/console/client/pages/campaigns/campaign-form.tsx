@@ -8,6 +8,7 @@ import { numbered } from '../../components/problems.js';
 import { bodyOf, CAMPAIGN_LABELS as L, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL, type Campaign, type Draft } from './campaign.js';
 import { Check, Choice, Rows, Text } from './inputs.js';
 import { liveWarning } from './reach.js';
+import { countList, reachExisting, ReachQuestion, type ListCount, type Reached } from './reach-existing.js';
 import { CUSTOM_PREFIX } from '../../../../api-contract.js';
 
 /** Where contacts write to a Meta platform's business: what an answer-only campaign answers. */
@@ -19,41 +20,62 @@ const answerOnlyNote = (channel: MetaChannel) =>
 
 const PERSONALIZE_HINT = `Contact fields are filled in: {{first_name|there}} (with a fallback), {{last_name}}, {{phone}}, {{email}}, {{${CUSTOM_PREFIX}city}} for a custom field named city.`;
 
+/** What messaging the contacts already on the list did, when asked as the campaign went Live. */
+export interface ReachOutcome {
+  reached?: Reached;
+  error?: string;
+}
+
 /**
  * Every setting of a campaign (spec §2.3 and the conversation engine), saved with POST /v1/campaigns for a new
  * one and PATCH /v1/campaigns/{id} for an existing one. The API judges everything, including whether it can go
  * Live (CAMPAIGN_CANNOT_SEND and why): the form does not stop a save (noValidate) and shows every problem the API
  * names under the Save button, by the labels of the inputs. Long texts count their characters against the API's
- * limits as they are typed.
+ * limits as they are typed. Going Live with contacts on the list asks whether they get the opening message too.
+ * For admins and the owner: an agent reads the campaign as text (campaign-facts).
  */
 export function CampaignForm(props: {
   campaign?: Campaign;
   draft: Draft;
   lists: Array<{ id: string; name: string }>;
-  onSaved: (c: Campaign, created: boolean) => void;
+  onSaved: (c: Campaign, created: boolean, reach?: ReachOutcome) => void;
   notice?: string;
-  /** For a role that reads campaigns but does not change them (an agent): every setting shown, none changeable. */
-  readOnly?: boolean;
 }) {
   const [d, setD] = useState<Draft>(props.draft);
   const [warning, setWarning] = useState<string | undefined>(undefined);
+  const [asking, setAsking] = useState<ListCount | undefined>(undefined);
   const saving = useAction(L);
   const set = <K extends keyof Draft>(key: K) => (value: Draft[K]) => setD((old) => ({ ...old, [key]: value }));
   const setBot = <K extends keyof Draft['bot']>(key: K) => (value: Draft['bot'][K]) => setD((old) => ({ ...old, bot: { ...old.bot, [key]: value } }));
   const setWindow = (key: keyof Draft['window']) => (value: string) => setD((old) => ({ ...old, window: { ...old.window, [key]: value } }));
   const existing = props.campaign;
 
-  const save = (e: SubmitEvent) => {
-    e.preventDefault();
+  /** Saves the campaign, then (`reach`) messages the contacts already on its list. */
+  const submit = async (reach: boolean) => {
+    setAsking(undefined);
     const request = () => (existing
       ? call<Campaign>('PATCH', `/v1/campaigns/${encodeURIComponent(existing.id)}`, bodyOf(d))
       : call<Campaign>('POST', '/v1/campaigns', bodyOf(d)));
+    let saved = undefined as Campaign | undefined;
+    await saving.run(request, existing ? 'Campaign saved.' : 'Campaign created.', (c) => (saved = c));
+    if (!saved) return;
+    const reached = reach ? await reachExisting(saved.id) : undefined;
+    props.onSaved(saved, !existing, reached && (reached.ok
+      ? { reached: reached.data }
+      : { error: `The campaign is Live, but the contacts already on the list were not messaged: ${reached.error}` }));
+  };
+  const save = (e: SubmitEvent) => {
+    e.preventDefault();
     const goingLive = d.status === 'live' && existing?.status !== 'live';
     void (async () => {
       // Warned once: saving again goes Live anyway.
       const warn = goingLive && !warning ? await liveWarning(d) : undefined;
       setWarning(warn);
-      if (!warn) await saving.run(request, existing ? 'Campaign saved.' : 'Campaign created.', (c) => props.onSaved(c, !existing));
+      if (warn) return;
+      // Asked unless the warning said the list cannot be reached: then it goes Live for new contacts alone.
+      const count = goingLive && !warning && d.listId && !answersOnly(d.channel) ? await countList(d.listId) : undefined;
+      if (count && count.count > 0) setAsking(count);
+      else await submit(false);
     })();
   };
   const listKnown = d.listId === '' || props.lists.some((l) => l.id === d.listId);
@@ -61,7 +83,7 @@ export function CampaignForm(props: {
 
   return (
     <form onSubmit={save} class="campaign-form" aria-label="Campaign settings" noValidate>
-      <fieldset disabled={props.readOnly}>
+      <fieldset>
         <legend>Campaign</legend>
         <Text id="c-name" label={L.name} value={d.name} onChange={set('name')} required max={MAX.name} />
         <Choice id="c-type" label={L.type} value={d.type} onChange={set('type')} options={Object.entries(TYPE_LABEL) as Array<[Campaign['type'], string]>} />
@@ -101,7 +123,7 @@ export function CampaignForm(props: {
         </fieldset>
       </fieldset>
 
-      <fieldset disabled={props.readOnly}>
+      <fieldset>
         <legend>{meta ? 'Channel' : 'Channel and opening message'}</legend>
         <Choice id="c-channel" label={L.channel} value={d.channel} onChange={set('channel')} options={Object.entries(CHANNEL_LABEL) as Array<[Campaign['channel'], string]>}
           note={meta && answerOnlyNote(meta)} />
@@ -125,7 +147,7 @@ export function CampaignForm(props: {
         )}
       </fieldset>
 
-      <fieldset disabled={props.readOnly}>
+      <fieldset>
         <legend>Pace and hours</legend>
         <Text id="c-send-rate" label={L.sendRate} value={d.sendRate} onChange={set('sendRate')}
           hint="How fast queued opening messages go, such as 30/m or 500/h. The first 3 of a burst go at once." />
@@ -139,7 +161,7 @@ export function CampaignForm(props: {
         )}
       </fieldset>
 
-      <fieldset disabled={props.readOnly}>
+      <fieldset>
         <legend>Follow-ups</legend>
         <Check id="c-followups-on" label={L['followUps.enabled']} checked={d.followUps.enabled}
           onChange={(enabled) => set('followUps')({ ...d.followUps, enabled })} />
@@ -157,7 +179,7 @@ export function CampaignForm(props: {
         </Rows>
       </fieldset>
 
-      <fieldset disabled={props.readOnly}>
+      <fieldset>
         <legend>Bot</legend>
         <Check id="c-bot-active" label={L['bot.active']} checked={d.bot.active} onChange={setBot('active')} />
         <LongText id="c-bot-instructions" label={L['bot.instructions']} value={d.bot.instructions} onChange={setBot('instructions')} rows={4} max={MAX.instructions}
@@ -181,7 +203,10 @@ export function CampaignForm(props: {
       </fieldset>
 
       {warning && <p class="warning" role="alert">{warning}</p>}
-      {!props.readOnly && <button type="submit" class="primary" disabled={saving.busy}>{warning ? 'Go Live anyway' : existing ? 'Save campaign' : 'Create campaign'}</button>}
+      {asking
+        ? <ReachQuestion campaign={{ sendRate: d.sendRate, sendingWindow: d.windowOn ? d.window : null }} count={asking} also busy={saving.busy}
+          yes="Go Live and message them" no="Go Live, new contacts only" onYes={() => void submit(true)} onNo={() => void submit(false)} onCancel={() => setAsking(undefined)} />
+        : <button type="submit" class="primary" disabled={saving.busy}>{warning ? 'Go Live anyway' : existing ? 'Save campaign' : 'Create campaign'}</button>}
       <FormStatus error={saving.error} done={saving.done ?? props.notice} />
     </form>
   );

@@ -9,7 +9,9 @@ import { allPages, Pager, usePaged } from '../lists/paged.js';
 import { ItemLink, useSelected } from '../lists/selection.js';
 import { BotTestPanel } from './bot-test.js';
 import { CHANNEL_LABEL, draftOf, NEW_DRAFT, STATUS_LABEL, type Campaign } from './campaign.js';
-import { CampaignForm } from './campaign-form.js';
+import { CampaignFacts } from './campaign-facts.js';
+import { CampaignForm, type ReachOutcome } from './campaign-form.js';
+import { OpeningsPanel } from './openings-panel.js';
 import { UnreachableNotice, type Unreachable } from './reach.js';
 import { PreviewPanel } from './preview.js';
 import { UnansweredPanel } from './unanswered.js';
@@ -32,9 +34,12 @@ export function CampaignsPage({ session }: { session: SessionInfo }) {
   const { selected, select } = useSelected();
   const [lists, setLists] = useState<List[]>([]);
   const [notice, setNotice] = useState<string | undefined>(undefined);
+  // What messaging the list's contacts did as a new campaign was created Live, for its page to say.
+  const [reach, setReach] = useState<ReachOutcome | undefined>(undefined);
   useEffect(() => void allPages<List>('/v1/lists').then((r) => setLists(r.items)), []);
   const open = (id: string | null) => {
     setNotice(undefined);
+    setReach(undefined);
     select(id);
   };
   if (selected === NEW && !readOnly) {
@@ -42,14 +47,15 @@ export function CampaignsPage({ session }: { session: SessionInfo }) {
       <>
         <PageTitle>New campaign</PageTitle>
         <BackLink onBack={() => open(null)} />
-        <CampaignForm draft={NEW_DRAFT()} lists={lists} onSaved={(c) => {
+        <CampaignForm draft={NEW_DRAFT()} lists={lists} onSaved={(c, _created, reached) => {
           setNotice(answersOnly(c.channel) ? 'Campaign created. Try its bot below.' : 'Campaign created. Preview its opening message and try its bot below.');
+          setReach(reached);
           select(c.id, { replace: true });
         }} />
       </>
     );
   }
-  if (selected && selected !== NEW) return <CampaignView key={selected} id={selected} lists={lists} notice={notice} readOnly={readOnly} onBack={() => open(null)} />;
+  if (selected && selected !== NEW) return <CampaignView key={selected} id={selected} lists={lists} notice={notice} reach={reach} readOnly={readOnly} onBack={() => open(null)} />;
   return <CampaignTable lists={lists} open={open} readOnly={readOnly} />;
 }
 
@@ -94,17 +100,23 @@ function CampaignTable(props: { lists: List[]; open: (id: string) => void; readO
   );
 }
 
-function CampaignView(props: { id: string; lists: List[]; notice?: string; readOnly: boolean; onBack: () => void }) {
+function CampaignView(props: { id: string; lists: List[]; notice?: string; reach?: ReachOutcome; readOnly: boolean; onBack: () => void }) {
   const [campaign, setCampaign] = useState<Campaign | undefined>(undefined);
   const [unreachable, setUnreachable] = useState<Unreachable | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
-  useEffect(() => {
+  const [reach, setReach] = useState<ReachOutcome | undefined>(props.reach);
+  const load = () =>
     void get<Campaign & { unreachable: Unreachable }>(`/v1/campaigns/${encodeURIComponent(props.id)}`).then((res) => {
       if (!res.ok) return setError(res.error);
       setCampaign(res.data);
       setUnreachable(res.data!.unreachable);
     });
-  }, [props.id]);
+  useEffect(load, [props.id]);
+  // Reaching the list counts the contacts it could not reach: the notice above reads them again.
+  const reached = (outcome: ReachOutcome | undefined) => {
+    setReach(outcome);
+    if (outcome?.reached) load();
+  };
   if (!campaign) return <><PageTitle>Campaign</PageTitle><BackLink onBack={props.onBack} /><Loading error={error} /></>;
   return (
     <>
@@ -114,9 +126,14 @@ function CampaignView(props: { id: string; lists: List[]; notice?: string; readO
         <span class={`badge status-${campaign.status}`}>{STATUS_LABEL[campaign.status]}</span> {CHANNEL_LABEL[campaign.channel]} campaign, last saved {new Date(campaign.updatedAt).toLocaleString()}.
       </p>
       <UnreachableNotice campaign={campaign} unreachable={unreachable} />
+      {!answersOnly(campaign.channel) && <OpeningsPanel campaign={campaign} admin={!props.readOnly} reach={reach} onReached={reached} />}
       <Panel title="Settings" id="settings-heading">
-        {props.readOnly && <p class="current">{READ_ONLY_NOTE}</p>}
-        <CampaignForm campaign={campaign} draft={draftOf(campaign)} lists={props.lists} notice={props.notice} readOnly={props.readOnly} onSaved={setCampaign} />
+        {props.readOnly
+          ? <><p class="current">{READ_ONLY_NOTE}</p><CampaignFacts campaign={campaign} lists={props.lists} /></>
+          : <CampaignForm campaign={campaign} draft={draftOf(campaign)} lists={props.lists} notice={props.notice} onSaved={(c, _created, outcome) => {
+            setCampaign(c);
+            if (outcome) reached(outcome);
+          }} />}
       </Panel>
       {!answersOnly(campaign.channel) && <PreviewPanel campaignId={campaign.id} />}
       <BotTestPanel campaignId={campaign.id} />

@@ -8,27 +8,40 @@ export interface Unreachable {
   byReason: Record<'no_external_id' | 'no_phone' | 'opted_out' | 'outside_whatsapp_window' | 'no_first_message' | 'outside_meta_window', number>;
 }
 
-const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+export const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** Why the campaign could not reach a contact, in words, by the API's reason; the reason itself when it is new to the console. */
+export function reasonWords(reason: string, campaign: Pick<Campaign, 'channel' | 'customChannel'>): string {
+  const words: Record<string, string> = {
+    no_external_id: `no external ID on the custom channel “${campaign.customChannel ?? ''}” (add one to the contact, or map an ID column when importing)`,
+    no_phone: 'no phone number',
+    opted_out: 'opted out',
+    outside_whatsapp_window: 'were outside WhatsApp’s 24-hour window (set a re-engagement template)',
+    no_first_message: `were added to the list, but ${campaign.channel === 'instagram' ? 'Instagram' : 'Messenger'} lets a business only answer those who write`,
+    outside_meta_window: 'were outside Meta’s window (24 hours after they wrote; 7 days for a person’s reply)',
+    wrote_first: 'wrote to you first: their conversation is under way, so no opening message interrupts it',
+  };
+  return words[reason] ?? reason;
+}
+
+/** "2 contacts: no phone number", one line per reason with a count, in the API's order. */
+export function ReasonList(props: { counts: Record<string, number>; campaign: Pick<Campaign, 'channel' | 'customChannel'> }) {
+  const reasons = Object.entries(props.counts).filter(([, n]) => n > 0);
+  return (
+    <ul>
+      {reasons.map(([reason, n]) => <li key={reason}>{plural(n, 'contact', 'contacts')}: {reasonWords(reason, props.campaign)}</li>)}
+    </ul>
+  );
+}
 
 /** Why some of the campaign's list never heard from it, where the team looks: on the campaign's page. */
-export function UnreachableNotice(props: { campaign: Campaign; unreachable?: Unreachable }) {
+export function UnreachableNotice(props: { campaign: Pick<Campaign, 'channel' | 'customChannel'>; unreachable?: Unreachable }) {
   const u = props.unreachable;
   if (!u || u.total === 0) return null;
-  const label = props.campaign.customChannel ?? '';
-  const reasons: Array<[number, string]> = [
-    [u.byReason.no_external_id, `no external ID on the custom channel “${label}” (add one to the contact, or map an ID column when importing)`],
-    [u.byReason.no_phone, 'no phone number'],
-    [u.byReason.opted_out, 'opted out'],
-    [u.byReason.outside_whatsapp_window, 'were outside WhatsApp’s 24-hour window (set a re-engagement template)'],
-    [u.byReason.no_first_message, `were added to the list, but ${props.campaign.channel === 'instagram' ? 'Instagram' : 'Messenger'} lets a business only answer those who write`],
-    [u.byReason.outside_meta_window, 'were outside Meta’s window (24 hours after they wrote; 7 days for a person’s reply)'],
-  ];
   return (
     <div class="warning" role="status" aria-label="Contacts not reached">
       <p>{plural(u.total, 'contact of the list was', 'contacts of the list were')} not reached:</p>
-      <ul>
-        {reasons.filter(([n]) => n > 0).map(([n, why]) => <li key={why}>{plural(n, 'contact', 'contacts')}: {why}</li>)}
-      </ul>
+      <ReasonList counts={u.byReason} campaign={props.campaign} />
     </div>
   );
 }

@@ -3,6 +3,8 @@ import { get, type ApiResult } from '../../api.js';
 import { FormStatus, Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
+import { UnreachableNotice, type Unreachable } from '../campaigns/reach.js';
+import type { Campaign as CampaignView } from '../campaigns/campaign.js';
 import { FunnelBars } from './funnel-bars.js';
 import { FunnelChart, FunnelTable } from './funnel-chart.js';
 import type { Funnel } from './steps.js';
@@ -28,10 +30,10 @@ async function allCampaigns(): Promise<{ campaigns?: Campaign[]; error?: string 
 }
 
 const DAY_MS = 86_400_000;
-const isoDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+export const isoDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
 /** The first day of a campaign's lifetime, as far back as one range may reach (366 days with today). */
-const lifetimeFrom = (c: Campaign | undefined) =>
+export const lifetimeFrom = (c: Pick<Campaign, 'createdAt'> | undefined) =>
   isoDay(new Date(Math.max(c ? Date.parse(c.createdAt) : Date.now(), Date.now() - 365 * DAY_MS)));
 
 /**
@@ -45,6 +47,8 @@ export function FunnelPage() {
   const [loadError, setLoadError] = useState<string | undefined>(undefined);
   const [query, setQuery] = useState({ campaignId: '', from: lifetimeFrom(undefined), to: isoDay(new Date()) });
   const [funnel, setFunnel] = useState<Funnel | undefined>(undefined);
+  // The contacts of its list the campaign could not reach, by reason (GET /v1/campaigns/{id}): in every range.
+  const [reach, setReach] = useState<(CampaignView & { unreachable: Unreachable }) | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
 
@@ -52,10 +56,12 @@ export function FunnelPage() {
     if (!q.campaignId) return;
     setBusy(true);
     const params = new URLSearchParams({ from: q.from, to: q.to, timezone });
-    const res = await get<Funnel>(`/v1/campaigns/${encodeURIComponent(q.campaignId)}/funnel?${params}`);
+    const id = encodeURIComponent(q.campaignId);
+    const [res, campaign] = await Promise.all([get<Funnel>(`/v1/campaigns/${id}/funnel?${params}`), get<CampaignView & { unreachable: Unreachable }>(`/v1/campaigns/${id}`)]);
     setBusy(false);
     setError(res.ok ? undefined : res.error);
     setFunnel(res.ok ? res.data : undefined);
+    setReach(campaign.ok ? campaign.data : undefined);
   };
 
   useEffect(() => {
@@ -114,6 +120,7 @@ export function FunnelPage() {
           <Panel title={`${name ?? 'Campaign'}: ${funnel.from} to ${funnel.to}`} id="funnel-totals-heading">
             <p class="hint">Each contact counts once per step, on the day it first got there.</p>
             <FunnelBars totals={funnel.totals} />
+            {reach?.id === funnel.campaignId && <UnreachableNotice campaign={reach} unreachable={reach.unreachable} />}
           </Panel>
           <Panel title="Over time" id="funnel-days-heading">
             <FunnelChart funnel={funnel} />

@@ -1,7 +1,17 @@
 import { assigneeName, type Team } from './assignee.js';
 import { ChannelName } from './channel.js';
-import { CONVERSATION_STATUS, contactName, when } from './labels.js';
+import { AUTHOR, CONVERSATION_STATUS, contactName, when } from './labels.js';
 import type { Conversation } from './types.js';
+
+/**
+ * Who wrote the last message, before its text: nobody for the contact's own, the bot as the bot ("Bot: "), a team
+ * reply by its author's name ("Frank: "), whoever is signed in.
+ */
+function whoWrote(m: NonNullable<Conversation['lastMessage']>): string {
+  if (m.direction === 'incoming') return '';
+  if (m.author === 'team' && m.authorName) return `${m.authorName}: `;
+  return `${AUTHOR[m.author ?? ''] ?? 'Sent'}: `;
+}
 
 /**
  * The conversations, in the order given: who, on which channel, the last message, whether a person has it
@@ -31,7 +41,7 @@ export function ConversationList(props: { items: Conversation[]; team: Team; sel
               {c.assigneeId && <span class="inbox-assignee">Assigned to {assigneeName(props.team, c.assigneeId)}</span>}
             </span>
             {c.lastMessage && (
-              <span class="inbox-item-last">{c.lastMessage.direction === 'outgoing' ? 'You: ' : ''}{c.lastMessage.body}</span>
+              <span class="inbox-item-last">{whoWrote(c.lastMessage)}{c.lastMessage.body}</span>
             )}
           </button>
         </li>

@@ -5,6 +5,7 @@ import { PageTitle } from '../../components/shell.js';
 import type { SessionInfo } from '../../session.js';
 import { loadTeam, type TeamMember } from '../../team.js';
 import { AssigneeSwitch, type Team } from './assignee.js';
+import { ContactSearch } from './contact-search.js';
 import { ConversationList } from './conversation-list.js';
 import { FilterBar, filterQuery, NO_FILTERS, type Filters } from './filters.js';
 import { RetryAllFailed } from './retry-all.js';
@@ -63,6 +64,7 @@ export function InboxPage({ session }: { session: SessionInfo }) {
       <div class={`inbox${open ? ' inbox-open' : ''}`}>
         <section class="panel inbox-list" aria-labelledby="conversations-heading">
           <h2 id="conversations-heading">Conversations</h2>
+          <ContactSearch onOpen={choose} />
           <AssigneeSwitch value={filters.assigneeId} onChange={(assigneeId) => filter({ ...filters, assigneeId })} />
           <FilterBar value={filters} onChange={filter} />
           {filters.failed === 'true' && <RetryAllFailed label="Retry all failed messages" onDone={() => void load()} />}

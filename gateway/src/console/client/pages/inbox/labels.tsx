@@ -35,11 +35,13 @@ const HANDOFF_REASON: Record<string, string> = {
   bot_not_confident: 'The bot found no FAQ that answers with confidence',
   bot_no_knowledge: 'The campaign has no FAQs for the bot to answer from',
   bot_handoff: 'The bot decided a person should answer',
+  no_campaign: 'No campaign answers this contact: handed to the team',
 };
 
 export function handoffWhy(handoff: NonNullable<Conversation['handoff']>): string {
   const why = HANDOFF_REASON[handoff.reason] ?? handoff.reason;
-  return handoff.message ? `${why}: “${handoff.message}”` : why;
+  if (!handoff.message) return why;
+  return handoff.reason === 'no_campaign' ? `${why}. They wrote: “${handoff.message}”` : `${why}: “${handoff.message}”`;
 }
 
 /** The built-in channels' names; a custom channel is named by its label. */

@@ -10,9 +10,11 @@ import type { Message } from './types.js';
  * One message of a thread: who wrote it (a team reply by the member's name), its text, media and status, and on
  * Messenger or Instagram whether it went as a person's reply after Meta's 24 hours. A failed or skipped one shows its
  * error as the API gave it; a failed one also its delivery attempts and a Retry button (POST /v1/messages/{id}/retry);
- * one still being sent after failed attempts says how many failed and when the next is due.
+ * one still being sent after failed attempts says how many failed and when the next is due. An attempt changes the
+ * message's delivery, not the message: while it is being sent, its attempts are read again with every read of the
+ * thread (`read`), so the count and the next attempt's time follow the API's.
  */
-export function MessageItem(props: { message: Message; onChanged: () => void }) {
+export function MessageItem(props: { message: Message; read: number; onChanged: () => void }) {
   const m = props.message;
   const outgoing = m.direction === 'outgoing';
   const failed = outgoing && m.status === 'failed';
@@ -22,7 +24,7 @@ export function MessageItem(props: { message: Message; onChanged: () => void }) 
   useEffect(() => {
     if (!failed && !pending) return setDetail(undefined);
     void get<Message>(`/v1/messages/${encodeURIComponent(m.id)}`).then((res) => res.ok && setDetail(res.data));
-  }, [m.id, failed, pending, m.updatedAt]);
+  }, [m.id, failed, pending, m.updatedAt, pending ? props.read : 0]);
   const retry = () => retrying.run(() => call('POST', `/v1/messages/${encodeURIComponent(m.id)}/retry`), 'Sending again…', props.onChanged);
   const attempts = detail?.deliveries?.flatMap((d) => d.attempts) ?? [];
   const failedAttempts = attempts.filter((a) => a.error !== null).length;

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../../api.js';
 import { NewFaqForm, type FaqCampaign } from '../campaigns/new-faq.js';
+import { faqAnswerOf } from './faq-answer.js';
 import type { Conversation, Message } from './types.js';
 
 interface Campaign extends FaqCampaign {
@@ -11,8 +12,9 @@ const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLow
 
 /**
  * The bot handed this conversation off for want of an answer, and the team answered: the contact's question and the
- * team's answer, edited first, become an FAQ of the conversation's campaign, which the bot answers from then on.
- * Offered to admins (campaigns are theirs to change) until the campaign holds that question.
+ * team's answer (without the greeting and signature meant for this contact), edited first, become an FAQ of the
+ * conversation's campaign, which the bot answers from then on. Offered to admins (campaigns are theirs to change)
+ * until the campaign holds that question.
  */
 export function SaveAsFaq(props: { conversation: Conversation; messages: Message[] }) {
   const { handoff, campaignId } = props.conversation;
@@ -28,7 +30,7 @@ export function SaveAsFaq(props: { conversation: Conversation; messages: Message
   if (!offered || !campaign || campaign.bot.faqs.some((f) => same(f.question, asked!))) return null;
   const done = `Saved as an FAQ of “${campaign.name}”: its bot answers this from now on.`;
   return (
-    <NewFaqForm campaign={campaign} id="faq" question={asked!} answer={answer!.body} label="Save as FAQ"
+    <NewFaqForm campaign={campaign} id="faq" question={asked!} answer={faqAnswerOf(answer!.body)} label="Save as FAQ"
       intro={<p>The bot could not answer this; your team did. Save it as an FAQ of “{campaign.name}”, so the bot answers it next time:</p>}
       submit={{ text: 'Save as FAQ', class: 'secondary' }} done={done} onSaved={(c) => {
         setCampaign(c);

@@ -38,6 +38,8 @@ async function threadOf(conversation: Conversation): Promise<ApiResult<Message[]
 export function Thread(props: { id: string; team: Team; admin: boolean; onClose: () => void; onChanged: () => void }) {
   const [conversation, setConversation] = useState<Conversation | undefined>(undefined);
   const [messages, setMessages] = useState<Message[] | undefined>(undefined);
+  // Each read of the thread: a message still being sent reads its delivery attempts again on each (see MessageItem).
+  const [reads, setReads] = useState(0);
   const [error, setError] = useState<string | undefined>(undefined);
   const heading = useRef<HTMLHeadingElement>(null);
   const load = async () => {
@@ -46,7 +48,10 @@ export function Thread(props: { id: string; team: Team; admin: boolean; onClose:
     const thread = await threadOf(res.data!);
     setError(thread.ok ? undefined : thread.error);
     setConversation(res.data);
-    if (thread.ok) setMessages(thread.data);
+    if (thread.ok) {
+      setMessages(thread.data);
+      setReads((n) => n + 1);
+    }
     if (res.data!.unread > 0 && document.visibilityState === 'visible') {
       const read = await call<Conversation>('POST', `/v1/conversations/${encodeURIComponent(props.id)}/read`);
       if (read.ok) setConversation(read.data);
@@ -97,7 +102,7 @@ export function Thread(props: { id: string; team: Team; admin: boolean; onClose:
       {messages && messages.length === 0 && <p class="current">No messages yet.</p>}
       {messages && (
         <ol class="inbox-msgs">
-          {messages.map((m) => <MessageItem key={m.id} message={m} onChanged={reload} />)}
+          {messages.map((m) => <MessageItem key={m.id} message={m} read={reads} onChanged={reload} />)}
         </ol>
       )}
       {!conversation.contact?.optOut && <ReplyForm conversation={conversation} onSent={reload} />}

@@ -18,7 +18,16 @@ export interface Conversation {
   campaignId: string | null;
   status: 'active' | 'handed_off' | 'opted_out' | 'closed';
   bot: { active: boolean };
-  lastMessage: { id: string; direction: 'incoming' | 'outgoing'; body: string; status: string; createdAt: string } | null;
+  /** Its latest message; an outgoing one with who wrote it (absent on one stored before the gateway kept it). */
+  lastMessage: {
+    id: string;
+    direction: 'incoming' | 'outgoing';
+    body: string;
+    status: string;
+    createdAt: string;
+    author?: Message['author'];
+    authorName?: string | null;
+  } | null;
   lastActivityAt: string;
   unread: number;
   /** An unread message from the contact, or theirs is the latest. */

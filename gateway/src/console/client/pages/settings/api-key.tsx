@@ -4,6 +4,7 @@ import { ConfirmAction } from '../../components/confirm.js';
 import { Copyable, FormStatus, Panel } from '../../components/form.js';
 import { PageTitle } from '../../components/shell.js';
 import type { SessionInfo } from '../../session.js';
+import { DefaultCountryPanel } from './default-country.js';
 
 /**
  * Spec §5.2: Settings > Account > API Key. The gateway keeps only a digest of the key, so a key can be shown just
@@ -32,6 +33,7 @@ export function ApiKeyPage({ session }: { session: SessionInfo }) {
           <dt>Account ID</dt><dd><code>{account.id}</code></dd>
         </dl>
       </Panel>
+      <DefaultCountryPanel />
       <Panel title="API key" id="api-key-heading">
         <p>
           The API key gives full access to this account: n8n and other programs use it to call the API. Keep it out

@@ -28,6 +28,14 @@ const LABELS = {
   defaultCampaignId: 'Default campaign',
 };
 
+/** What happens now to a message no campaign answers, as saved: the default campaign's bot, or the team. */
+function defaultCampaignNow(id: string | null, campaigns: Campaign[]): string {
+  if (id) return `Now: the bot of “${campaigns.find((c) => c.id === id)?.name ?? id}” answers contacts that no campaign reached.`;
+  return 'Now: none. A message from a contact that no campaign reached is never left unanswered: it goes to your team, the conversation '
+    + 'handed off (“No campaign answers this contact”) and listed as needing a reply in the inbox; when hand-offs go to the agents '
+    + 'in turn (below), the next agent gets it.';
+}
+
 /**
  * Which bot answers contacts: the offline FAQ bot, or an OpenAI-compatible endpoint (OpenAI, Ollama, vLLM,
  * LM Studio) with the FAQ bot standing in when it fails; and the campaign whose bot answers contacts no campaign
@@ -101,13 +109,17 @@ export function BotPage() {
           )}
           <div class="field">
             <label for="bot-default-campaign">Default campaign</label>
-            <p class="hint" id="bot-default-campaign-hint">Its bot instructions and FAQs answer contacts that no campaign reached yet.</p>
-            <select id="bot-default-campaign" name="bot-default-campaign" aria-describedby="bot-default-campaign-hint">
+            <p class="hint" id="bot-default-campaign-hint">
+              Its bot (instructions and FAQs) answers the contacts that no campaign reached: those who write first, on a
+              channel or from a list no campaign of theirs answers. Without one, their messages go to your team.
+            </p>
+            <select id="bot-default-campaign" name="bot-default-campaign" aria-describedby="bot-default-campaign-hint bot-default-campaign-now">
               <option value="" selected={!saved.defaultCampaignId}>None</option>
               {(campaigns.data?.data ?? []).map((c) => (
                 <option key={c.id} value={c.id} selected={c.id === saved.defaultCampaignId}>{c.name}</option>
               ))}
             </select>
+            <p class="hint" id="bot-default-campaign-now">{defaultCampaignNow(saved.defaultCampaignId, campaigns.data?.data ?? [])}</p>
           </div>
           <button type="submit" class="primary" disabled={saving.busy}>Save</button>
         </form>

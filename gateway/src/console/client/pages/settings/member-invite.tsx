@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { MEMBER_ROLES } from '../../../../api-contract.js';
+import { MEMBER_ROLES, type MemberRole } from '../../../../api-contract.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Copyable, Field, FormStatus, Panel } from '../../components/form.js';
@@ -7,6 +7,12 @@ import { ROLE_DUTIES, ROLE_LABEL } from '../../roles.js';
 import { dateTime, type Invitation } from '../../team.js';
 
 const LABELS = { email: 'Email', name: 'Name', role: 'Role' };
+
+/**
+ * The roles a member is invited as, the default first: most of a team answers the inbox, and an admin is chosen on
+ * purpose. First in the list, Agent is what the form holds however the browser picks a select's first value.
+ */
+const INVITE_ROLES: readonly MemberRole[] = ['agent', ...MEMBER_ROLES.filter((role) => role !== 'agent')];
 
 /**
  * POST /v1/members: a new member of the team, invited by a link the answer holds. The gateway sends no email: the
@@ -33,7 +39,7 @@ export function InvitePanel(props: { onInvited: (invitation: Invitation) => void
         <div class="field">
           <label for="invite-role">{LABELS.role}</label>
           <select id="invite-role" name="invite-role" aria-describedby="invite-role-hint">
-            {MEMBER_ROLES.map((role) => <option key={role} value={role} selected={role === 'agent'}>{ROLE_LABEL[role]}</option>)}
+            {INVITE_ROLES.map((role) => <option key={role} value={role} selected={role === 'agent'}>{ROLE_LABEL[role]}</option>)}
           </select>
         </div>
         <button type="submit" class="primary" disabled={inviting.busy}>Invite</button>

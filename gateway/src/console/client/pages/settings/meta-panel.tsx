@@ -3,6 +3,7 @@ import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { ConfirmAction } from '../../components/confirm.js';
 import { Copyable, Field, FormStatus, Panel } from '../../components/form.js';
+import { CallbackReach } from './callback-reach.js';
 import { savedSecretHint, valuesOf, type Channels, type ChannelsResource } from './channels-data.js';
 
 type MetaProvider = 'whatsapp' | 'messenger' | 'instagram';
@@ -89,6 +90,7 @@ export function MetaPanel({ channels, text }: { channels: ChannelsResource; text
           <h3>To enter in Meta's app dashboard</h3>
           <Copyable id={field('webhook-url')} label="Callback URL" value={saved.webhooks.webhook}
             hint={<>{text.webhook.where}: this callback URL with the verify token; then subscribe to the webhook {text.webhook.fields.length === 1 ? 'field' : 'fields'} <FieldNames names={text.webhook.fields} />.</>} />
+          <CallbackReach url={saved.webhooks.webhook} channels={channels.data!} provider="Meta" />
           <Copyable id={field('verify-token-saved')} label="Saved verify token" value={saved.verifyToken}
             hint="Meta sends it back once when you save the callback URL, to check the address is yours." />
           <ConfirmAction label={`Remove ${text.name} credentials`} confirmLabel="Remove them" danger busy={removing.busy} onConfirm={remove}

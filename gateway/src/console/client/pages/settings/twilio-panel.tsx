@@ -2,6 +2,7 @@ import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { ConfirmAction } from '../../components/confirm.js';
 import { Copyable, Field, FormStatus, Panel } from '../../components/form.js';
+import { CallbackReach } from './callback-reach.js';
 import { savedSecretHint, valuesOf, type Channels, type ChannelsResource } from './channels-data.js';
 
 /** The form's labels, by the fields of PUT /v1/channels/twilio. */
@@ -46,6 +47,7 @@ export function TwilioPanel({ channels }: { channels: ChannelsResource }) {
             hint="In Twilio's console, under the phone number or Messaging Service: “A message comes in”, HTTP POST." />
           <Copyable id="twilio-status-url" label="Status callback URL" value={saved.webhooks.status}
             hint="Delivery statuses come here: the gateway asks Twilio for them itself when its public address (LEADCHAT_PUBLIC_URL) is set." />
+          <CallbackReach url={saved.webhooks.incoming} channels={channels.data!} provider="Twilio" />
           <ConfirmAction label="Remove Twilio credentials" confirmLabel="Remove them" danger busy={removing.busy} onConfirm={remove}
             warning="SMS and WhatsApp through Twilio stop; those channels go back to the offline log provider." />
         </>

@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto';
+import type { Reader, Tx } from '../store/store.js';
+
+/**
+ * Finding contacts by what a person types (`GET /v1/contacts?q=`): the start of a name's word, an email or its local
+ * part, the last digits of a phone, an external ID. The store's indexes match whole values, one per document, so
+ * each contact holds search keys in `contact_search`, one document per key, found by the index on account and key:
+ * - a name's words (each word as written, and the parts of one such as "Ann-Marie") and the email: their first 2 to 8
+ *   characters, so "fra" finds Frank and "frank.m" frank.miller@example.com;
+ * - each external ID (and fromId): its first 8 characters, the ID being found whole;
+ * - the phone's digits: their last 4 to 8, so "0123", "555-0123" and "+1 415 555 0123" find +14155550123.
+ * A query is one index lookup (its longest word's first 8 characters, or a phone's last 8 digits), and each contact
+ * found is checked against the whole query, so a key shared by others, or left by a contact's earlier name, never
+ * shows a contact that does not match. Keys are lower-cased with accents folded ("José" is found as "jose").
+ *
+ * Keys follow the contact in the transaction that writes it (indexContactIn). A key's document id is made from the
+ * contact and the key, so two writers of one key meet on the store's unique id instead of holding it twice.
+ */
+export interface SearchKey {
+  id: string;
+  accountId: string;
+  contactId: string;
+  key: string;
+}
+
+/** What of a contact (domain/contacts.ts, which keeps its keys through this module) it is found by. */
+export interface SearchableContact {
+  id: string;
+  accountId: string;
+  firstName: string | null;
+  lastName: string | null;
+  phone: string | null;
+  email: string | null;
+  fromId: string | null;
+  externalIds?: Record<string, string>;
+}
+
+const PREFIX_MIN = 2;
+const KEY_LENGTH = 8;
+const SUFFIX_MIN = 4;
+/** Enough words of a name for any real one; a name of 300 words costs no more. */
+const MAX_WORDS = 12;
+
+/** Lower case, accents folded, spaces collapsed: how keys are made and queries read. */
+export const normalizeSearch = (text: string): string =>
+  text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** A phone as people type one: digits with +, spaces, brackets, dots or dashes, and at least 4 digits. */
+const PHONE_QUERY = /^\+?[\d\s().-]+$/;
+const digitsOf = (text: string) => text.replace(/\D/g, '');
+
+/** What a contact is found by. */
+interface Terms {
+  /** Found by their start: a name's words, the email. */
+  words: string[];
+  /** Found whole: external IDs. */
+  exact: string[];
+  /** Found by their end: the phone's digits. */
+  digits: string | null;
+}
+
+function termsOf(c: Omit<SearchableContact, 'id' | 'accountId'>): Terms {
+  const written = normalizeSearch(`${c.firstName ?? ''} ${c.lastName ?? ''}`).split(' ').filter(Boolean).slice(0, MAX_WORDS);
+  // "ann-marie" is found as "ann-m…" and as "marie".
+  const parts = written.flatMap((word) => word.split(/[^\p{L}\p{N}]+/u).filter((part) => part && part !== word));
+  const email = c.email ? [normalizeSearch(c.email)] : [];
+  const exact = [c.fromId, ...Object.values(c.externalIds ?? {})].filter((t): t is string => Boolean(t)).map(normalizeSearch);
+  return { words: [...new Set([...written, ...parts, ...email])], exact: [...new Set(exact)], digits: c.phone ? digitsOf(c.phone) : null };
+}
+
+/** Every search key of a contact. */
+export function searchKeysOf(c: Parameters<typeof termsOf>[0]): Set<string> {
+  const { words, exact, digits } = termsOf(c);
+  const keys = new Set<string>();
+  for (const word of words) for (let n = PREFIX_MIN; n <= Math.min(word.length, KEY_LENGTH); n++) keys.add(word.slice(0, n));
+  for (const term of exact) if (term.length >= PREFIX_MIN) keys.add(term.slice(0, KEY_LENGTH));
+  if (digits) for (let n = SUFFIX_MIN; n <= Math.min(digits.length, KEY_LENGTH); n++) keys.add(digits.slice(-n));
+  return keys;
+}
+
+const keyId = (contactId: string, key: string) => `csk_${createHash('sha256').update(`${contactId}\n${key}`).digest('hex').slice(0, 32)}`;
+
+/**
+ * Keeps a contact's search keys as the contact is written: `before` is the contact as it was stored (undefined for a
+ * new one). Only the keys that change are written. A key that should be there is looked for before it is added, as
+ * one may be (written by an earlier version's run, or by a writer that lost a race and runs again).
+ */
+export async function indexContactIn(tx: Tx, before: SearchableContact | undefined, after: SearchableContact): Promise<void> {
+  const wanted = searchKeysOf(after);
+  const had = before ? searchKeysOf(before) : new Set<string>();
+  const added = [...wanted].filter((key) => !had.has(key));
+  for (const key of had) if (!wanted.has(key)) await tx.remove('contact_search', keyId(after.id, key));
+  // A new contact's keys cannot be there yet: its id is new.
+  const present = before ? await Promise.all(added.map((key) => tx.get('contact_search', keyId(after.id, key)))) : [];
+  for (const [i, key] of added.entries()) {
+    if (!present[i]) await tx.insert<SearchKey>('contact_search', { id: keyId(after.id, key), accountId: after.accountId, contactId: after.id, key });
+  }
+}
+
+/**
+ * Gives each of these stored contacts the keys it lacks, in one transaction: the contacts stored before search keys
+ * existed (contact-search-index job). Each is read again inside, so one written meanwhile is keyed as it is now; a key
+ * a concurrent writer added is found and left alone.
+ */
+export async function indexStoredContactsIn(tx: Tx, ids: string[]): Promise<void> {
+  const contacts = await Promise.all(ids.map((id) => tx.get<SearchableContact>('contacts', id)));
+  const wanted = contacts.flatMap((c) => (c ? [...searchKeysOf(c)].map((key) => ({ c, key, id: keyId(c.id, key) })) : []));
+  const present = await Promise.all(wanted.map((w) => tx.get('contact_search', w.id)));
+  for (const [i, { c, key, id }] of wanted.entries()) {
+    if (!present[i]) await tx.insert<SearchKey>('contact_search', { id, accountId: c.accountId, contactId: c.id, key });
+  }
+}
+
+/** What a query asks: the key to look up, and the test each contact found must pass. */
+export interface SearchQuery {
+  key: string;
+  matches: (c: SearchableContact) => boolean;
+}
+
+/** The query as typed, or undefined when it holds nothing to look for (no word of 2 characters, no 4 digits of a phone). */
+export function searchQuery(q: string): SearchQuery | undefined {
+  const text = normalizeSearch(q);
+  const digits = digitsOf(text);
+  if (PHONE_QUERY.test(text) && digits.length >= SUFFIX_MIN) {
+    return {
+      key: digits.slice(-KEY_LENGTH),
+      // An ID or a name made of digits ("9001") is found by them too: its key is the same when they are 8 or fewer.
+      matches: (c) => {
+        const terms = termsOf(c);
+        return Boolean(terms.digits?.endsWith(digits)) || terms.exact.includes(digits) || terms.exact.includes(text) ||
+          (text === digits && terms.words.some((word) => word.startsWith(text)));
+      },
+    };
+  }
+  const words = text.split(' ').filter(Boolean);
+  const longest = words.reduce((a, b) => (b.length > a.length ? b : a), '');
+  if (longest.length < PREFIX_MIN) return undefined;
+  return {
+    key: longest.slice(0, KEY_LENGTH),
+    // Every word typed starts a word of the name (or the email), or the whole text is an external ID.
+    matches: (c) => {
+      const terms = termsOf(c);
+      return terms.exact.includes(text) || words.every((w) => terms.words.some((word) => word.startsWith(w)));
+    },
+  };
+}
+
+/**
+ * The account's contacts that match the query, newest keys first, `page.limit` after the key document `page.after`:
+ * each with the id of the key it was found by, which a page's cursor holds.
+ */
+export async function searchContacts<C extends SearchableContact>(
+  r: Reader,
+  accountId: string,
+  query: SearchQuery,
+  page: { limit: number; after?: string },
+): Promise<Array<{ id: string; contact: C }>> {
+  const found: Array<{ id: string; contact: C }> = [];
+  let after = page.after;
+  for (;;) {
+    const batch = await r.find<SearchKey>('contact_search', 'key', [accountId, query.key], { order: 'desc', after, limit: page.limit });
+    const contacts = await Promise.all(batch.map((k) => r.get<C>('contacts', k.contactId)));
+    for (const [i, k] of batch.entries()) {
+      const contact = contacts[i];
+      if (contact && contact.accountId === accountId && query.matches(contact)) found.push({ id: k.id, contact });
+    }
+    if (found.length >= page.limit || batch.length < page.limit) return found.slice(0, page.limit);
+    after = batch.at(-1)!.id;
+  }
+}
