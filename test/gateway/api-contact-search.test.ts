@@ -72,6 +72,13 @@ test('an email, whole or by its start; the last digits of a phone, however writt
   expect(found.body).toEqual({ data: [(await api(ctx.gw, account, 'GET', `contacts/${frank.id}`)).body], nextCursor: null });
 });
 
+test('a name whose characters lie beyond the basic plane is kept and found: keys never cut a character in two', async () => {
+  const account = await createAccount(ctx.gw);
+  const contact = await create(account, { phone: uniquePhone(), firstName: 'a\u{10990}bc', lastName: '\u{1FA44}x' });
+  expect(await idsFor(account, 'a\u{10990}')).toEqual([contact.id]);
+  expect(await idsFor(account, '\u{1FA44}x')).toEqual([contact.id]);
+});
+
 test("another account's contacts are never found, whatever matches", async () => {
   for (const q of ['frank', 'other', '0123', 'frank.miller@example.com', 'CRM-9001']) {
     const ids = await idsFor(account, q);

@@ -47,6 +47,10 @@ export const normalizeSearch = (text: string): string =>
 
 /** A phone as people type one: digits with +, spaces, brackets, dots or dashes, and at least 4 digits. */
 const PHONE_QUERY = /^\+?[\d\s().-]+$/;
+
+/** The first `n` characters of a text, whole: a cut through a surrogate pair would leave text no store can keep. */
+const head = (text: string, n: number): string => Array.from(text).slice(0, n).join('');
+const lengthOf = (text: string): number => Array.from(text).length;
 const digitsOf = (text: string) => text.replace(/\D/g, '');
 
 /** What a contact is found by. */
@@ -72,8 +76,8 @@ function termsOf(c: Omit<SearchableContact, 'id' | 'accountId'>): Terms {
 export function searchKeysOf(c: Parameters<typeof termsOf>[0]): Set<string> {
   const { words, exact, digits } = termsOf(c);
   const keys = new Set<string>();
-  for (const word of words) for (let n = PREFIX_MIN; n <= Math.min(word.length, KEY_LENGTH); n++) keys.add(word.slice(0, n));
-  for (const term of exact) if (term.length >= PREFIX_MIN) keys.add(term.slice(0, KEY_LENGTH));
+  for (const word of words) for (let n = PREFIX_MIN; n <= Math.min(lengthOf(word), KEY_LENGTH); n++) keys.add(head(word, n));
+  for (const term of exact) if (lengthOf(term) >= PREFIX_MIN) keys.add(head(term, KEY_LENGTH));
   if (digits) for (let n = SUFFIX_MIN; n <= Math.min(digits.length, KEY_LENGTH); n++) keys.add(digits.slice(-n));
   return keys;
 }
@@ -133,10 +137,10 @@ export function searchQuery(q: string): SearchQuery | undefined {
     };
   }
   const words = text.split(' ').filter(Boolean);
-  const longest = words.reduce((a, b) => (b.length > a.length ? b : a), '');
-  if (longest.length < PREFIX_MIN) return undefined;
+  const longest = words.reduce((a, b) => (lengthOf(b) > lengthOf(a) ? b : a), '');
+  if (lengthOf(longest) < PREFIX_MIN) return undefined;
   return {
-    key: longest.slice(0, KEY_LENGTH),
+    key: head(longest, KEY_LENGTH),
     // Every word typed starts a word of the name (or the email), or the whole text is an external ID.
     matches: (c) => {
       const terms = termsOf(c);
