@@ -24,7 +24,7 @@ module.exports = {
       ...base,
       displayName: 'postgres',
       roots: ['<rootDir>/test'],
-      testMatch: [...onBothBackends, '**/gateway/scale-out.test.ts', '**/gateway/migrate.test.ts', '**/gateway/store-contract.test.ts', ...consoleOnPostgres],
+      testMatch: [...onBothBackends, '**/gateway/scale-out.test.ts', '**/gateway/migrate.test.ts', '**/gateway/store-contract.test.ts', '**/gateway/outage.test.ts', ...consoleOnPostgres],
       setupFiles: ['<rootDir>/test/helpers/postgres-backend.ts'],
       globalSetup: '<rootDir>/test/helpers/postgres-global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/postgres-global-teardown.ts',

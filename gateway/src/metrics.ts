@@ -85,6 +85,11 @@ export const metrics = {
     labelNames: ['kind'] as const,
     registers: [registry],
   }),
+  storeUp: new Gauge({
+    name: 'leadchat_store_up',
+    help: 'Whether the store answered at the scrape (1) or is out of reach (0: the queue gauges are left out until it answers)',
+    registers: [registry],
+  }),
   commitSeconds: new Histogram({
     name: 'leadchat_store_commit_duration_seconds',
     help: 'Embedded store: time from a transaction\'s end to its commit being durable on disk',

@@ -21,6 +21,7 @@ import { JobRunner } from './jobs/queue.js';
 import type { Logger } from './log.js';
 import { openStore } from './store/open.js';
 import { consoleRouter } from './console/server/router.js';
+import { ChangeStreams } from './console/server/change-streams.js';
 import { CONSOLE_BASE } from './console/pages.js';
 import { collections } from './domain/collections.js';
 import { loadTls } from './tls.js';
@@ -51,12 +52,13 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     const gw: Engine = { config, store, log, cursorKey, providers };
     const runner = new JobRunner(gw, jobHandlers, { leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs });
     await scheduleHousekeeping(gw);
-    runner.start();
     await scheduleContactSearchIndex(gw);
+    runner.start();
 
     let shuttingDown = false;
     const service = { jobsRunning: () => runner.active, shuttingDown: () => shuttingDown };
-    const app = createApp(gw, admin.token, service, { [CONSOLE_BASE]: consoleRouter(gw) });
+    const streams = new ChangeStreams(gw);
+    const app = createApp(gw, admin.token, service, { [CONSOLE_BASE]: consoleRouter(gw, streams) });
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
     // Behind a TLS-terminating proxy the proxy may forward plain HTTP: the app then judges X-Forwarded-Proto.
     const plain = config.trustProxy ? http.createServer(app) : http.createServer((req, res) => {
@@ -114,6 +116,8 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
         shuttingDown = true;
         if (config.shutdownDelayMs > 0) await waitAtMost(config.shutdownDelayMs, (end) => (endDelay = end));
         front.close();
+        // Event streams never finish by themselves: ended, their browsers reconnect to a process still serving.
+        streams.close();
         for (const server of [secure, plain]) server.closeIdleConnections();
         if (inFlight > 0) await waitAtMost(SHUTDOWN_GRACE_MS, (end) => (drained = end));
         for (const server of [secure, plain]) server.closeAllConnections();

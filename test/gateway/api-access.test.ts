@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { consoleAccount, signIn, teamMember } from '../console/support';
+import { openStream } from '../helpers/event-stream';
 import { request, useGateway, type Reply } from './api-support';
 
 type AccessModule = typeof import('../../gateway/src/http/access.js', { with: { 'resolution-mode': 'import' } });
@@ -72,7 +73,8 @@ test('every route answers each kind of caller as its access level says', async (
   for (const { method, route, access } of routes) {
     const pathname = route.replace(/:\w+/g, 'zz_missing');
     for (const caller of CALLERS) {
-      const reply = await request(gw, method, pathname, {
+      // The console's event stream never ends by itself: its answer is judged by its status, then it is closed.
+      const reply = pathname === '/console/api/stream' ? await streamReply(gw, headersOf(caller)) : await request(gw, method, pathname, {
         headers: headersOf(caller),
         body: method === 'GET' || method === 'DELETE' ? undefined : {},
         localAddress: nextAddress(),
@@ -86,6 +88,12 @@ test('every route answers each kind of caller as its access level says', async (
   }
   expect(mismatches).toEqual([]);
 });
+
+async function streamReply(gw: Parameters<typeof openStream>[0], headers: Record<string, string>): Promise<Reply> {
+  const stream = await openStream(gw, '/console/api/stream', headers);
+  stream.close();
+  return { status: stream.status, headers: stream.headers, body: stream.body, text: JSON.stringify(stream.body ?? '') };
+}
 
 test('agents are refused every change kept for admins, the agency\'s credits among them, and nothing changes', async () => {
   const gw = ctx.gw;

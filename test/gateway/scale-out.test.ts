@@ -7,6 +7,8 @@ import { Client } from 'pg';
 import { createTestDatabase } from '../helpers/postgres';
 import { listAll, removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { api, createAccount, poll, Receiver, request, unique, uniquePhone, type Reply, type TestAccount, type TestGateway } from './api-support';
+import { consoleAccount, signIn } from '../console/support';
+import { openStream } from '../helpers/event-stream';
 
 /**
  * Three gateway processes on one PostgreSQL database, clients spread over them: every rule of the service holds
@@ -314,6 +316,40 @@ async function stopAll(started: TestGateway[]): Promise<void> {
     removeDir(gw.dataDir);
   }
 }
+
+test("the console's stream on one process hears a change committed on another; one that lost its listening connection tells its streams to read again", async () => {
+  const url = await createTestDatabase();
+  const started = await deployment({ LEADCHAT_DATABASE_URL: url }, 2);
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  try {
+    const [here, there] = started as [TestGateway, TestGateway];
+    const owner = await consoleAccount(here);
+    const session = await signIn(here, owner.email, owner.password);
+    const stream = await openStream(here, '/console/api/stream', { cookie: session.cookie });
+    expect(stream.status).toBe(200);
+    const writes = async () => {
+      const res = await api(there, owner, 'POST', 'incoming_custom_channel_message', { body: { customData: { messageSid: unique('sid'), fromId: unique('user'), toId: 'biz', body: 'hi' } } });
+      expect(res.status).toBe(200);
+      return res.body.messageId as string;
+    };
+    const first = await writes();
+    await stream.until((events) => events.some((e) => e.event === 'conversation.updated'));
+    expect(stream.events.map((e) => e.event)).toEqual(['message.created', 'conversation.updated']);
+    expect(stream.events[0]!.data.messageId).toBe(first);
+
+    // The connection that listens is cut: listening again, the process cannot tell what it missed meanwhile.
+    const cut = await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'leadchat-gateway jobs'`);
+    expect(cut.rowCount).toBe(2);
+    await stream.until((events) => events.some((e) => e.event === 'reset'));
+    const second = await writes();
+    await stream.until((events) => events.some((e) => e.data?.messageId === second));
+    stream.close();
+  } finally {
+    await db.end();
+    await stopAll(started);
+  }
+});
 
 test('a delivery queued on a process whose runner is full is run at once by another, not at its next poll', async () => {
   const { CONCURRENCY } = (await import(path.resolve(__dirname, '../../gateway/dist/jobs/queue.js'))) as { CONCURRENCY: number };

@@ -1,17 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
-import type { CollectionSpec, Doc, Job, Store } from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
+import { Client, Pool } from 'pg';
+import type { CollectionSpec, Doc, Job, JobStats, Store } from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
+import type { HealthLog } from '../../gateway/src/store/health.js' with { 'resolution-mode': 'import' };
 import { ADMIN_URL_VARIABLE, createTestDatabase, emptyDatabase } from '../helpers/postgres';
+import { Relay } from '../helpers/relay';
 
 type InterfaceModule = typeof import('../../gateway/src/store/store.js', { with: { 'resolution-mode': 'import' } });
 type PostgresModule = typeof import('../../gateway/src/store/postgres/postgres-store.js', { with: { 'resolution-mode': 'import' } });
 type CollectionsModule = typeof import('../../gateway/src/domain/collections.js', { with: { 'resolution-mode': 'import' } });
 type MigrationsModule = typeof import('../../gateway/src/store/postgres/migrations.js', { with: { 'resolution-mode': 'import' } });
+type HealthModule = typeof import('../../gateway/src/store/health.js', { with: { 'resolution-mode': 'import' } });
 /** Typed here by the signature it promises, not its source: the lowdb adapter is being rewritten. */
 interface LowdbModule {
-  openLowdbStore(options: { dir: string; collections: CollectionSpec[] }): Promise<Store>;
+  openLowdbStore(options: { dir: string; collections: CollectionSpec[]; pageSize?: number; health?: InstanceType<HealthModule['StoreHealth']> }): Promise<Store>;
 }
 
 /**
@@ -25,12 +28,52 @@ const HAS_POSTGRES = Boolean(process.env[ADMIN_URL_VARIABLE]);
 
 let StoreConflictError: InterfaceModule['StoreConflictError'];
 let StoreWriteError: InterfaceModule['StoreWriteError'];
+let StoreUnavailableError: InterfaceModule['StoreUnavailableError'];
+let CommitOutcomeUnknownError: InterfaceModule['CommitOutcomeUnknownError'];
+let StoreHealth: HealthModule['StoreHealth'];
 let collections: CollectionSpec[];
 
 beforeAll(async () => {
-  ({ StoreConflictError, StoreWriteError } = (await import(path.join(DIST, 'store/store.js'))) as InterfaceModule);
+  ({ StoreConflictError, StoreWriteError, StoreUnavailableError, CommitOutcomeUnknownError } = (await import(path.join(DIST, 'store/store.js'))) as InterfaceModule);
+  ({ StoreHealth } = (await import(path.join(DIST, 'store/health.js'))) as HealthModule);
   ({ collections } = (await import(path.join(DIST, 'domain/collections.js'))) as CollectionsModule);
 });
+
+/** What a store's health logged, line by line. */
+interface Line {
+  level: 'warn' | 'info';
+  fields: Record<string, unknown>;
+  message: string;
+}
+
+/** A log that keeps its lines, for a StoreHealth of a test. */
+function keptLog(): HealthLog & { lines: Line[] } {
+  const lines: Line[] = [];
+  return {
+    lines,
+    warn: (fields, message) => void lines.push({ level: 'warn', fields: fields as Record<string, unknown>, message }),
+    info: (fields, message) => void lines.push({ level: 'info', fields: fields as Record<string, unknown>, message }),
+  };
+}
+
+const byKind = (a: JobStats, b: JobStats) => a.kind.localeCompare(b.kind);
+
+/** The queue as JobQueue.stats() tells it, counted again from every job listed. */
+async function recount(store: Store, at: number): Promise<JobStats[]> {
+  const kinds = new Map<string, JobStats>();
+  for (const status of ['pending', 'running', 'dead'] as const) {
+    for (const job of await store.jobs.list(status)) {
+      let kind = kinds.get(job.kind);
+      if (!kind) kinds.set(job.kind, (kind = { kind: job.kind, queued: 0, dead: 0, oldestDueAt: null }));
+      if (status === 'dead') kind.dead += 1;
+      else kind.queued += 1;
+      if (job.runAt !== null && job.runAt <= at) kind.oldestDueAt = Math.min(kind.oldestDueAt ?? job.runAt, job.runAt);
+    }
+  }
+  return [...kinds.values()].sort(byKind);
+}
+
+const statsOf = async (store: Store) => (await store.jobs.stats()).sort(byKind);
 
 interface Backend {
   name: 'lowdb' | 'postgres';
@@ -576,6 +619,59 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       await expect(store.jobs.adopt([{ ...jobs[2]!, id: 'job_d' }, jobs[2]!])).rejects.toBeInstanceOf(StoreConflictError);
       expect(ids(await store.jobs.list('dead'))).toEqual(['job_c']);
     });
+
+    test('stats: the counts per kind and the oldest due job match a full recount after enqueue, claim, settle, dead, revive, cancel and a rollback', async () => {
+      expect(await store.jobs.stats()).toEqual([]);
+      const at = Date.now();
+      await store.transact(async (tx) => {
+        for (let i = 0; i < 6; i++) await tx.enqueue({ kind: 'deliver', data: { i }, key: `d${i}`, runAt: at - 60_000 + i * 1000 });
+        for (let i = 0; i < 4; i++) await tx.enqueue({ kind: 'follow_up', data: { i }, key: `f${i}`, runAt: at + 3_600_000 + i });
+        await tx.enqueue({ kind: 'reply', data: {}, runAt: at - 30_000 });
+      });
+      expect(await statsOf(store)).toEqual(await recount(store, Date.now()));
+
+      // The three oldest due: one done, one put back for later, one given up and then revived.
+      const [done, retried, given] = await store.jobs.claim(3, 60_000);
+      expect([done, retried, given].map((j) => j!.data)).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }]);
+      await store.jobs.settle(done!, { done: true });
+      await store.jobs.settle(retried!, { retryAt: at + 120_000, error: 'later' });
+      await store.jobs.settle(given!, { dead: 'gave up' });
+      expect(await store.jobs.revive(given!.id)).toBe(true);
+      // The next oldest given up for good; the one after it left running.
+      const [dead] = await store.jobs.claim(1, 60_000);
+      await store.jobs.settle(dead!, { dead: 'gave up' });
+      const [running] = await store.jobs.claim(1, 60_000);
+      expect([dead!.data, running!.data]).toEqual([{ i: 3 }, { i: 4 }]);
+      await store.transact(async (tx) => {
+        await tx.cancelJobs('f0');
+        await tx.cancelJobs('f1');
+      });
+      // Taken back: neither the job it queued nor the one it cancelled changes a count.
+      await expect(
+        store.transact(async (tx) => {
+          await tx.enqueue({ kind: 'reply', data: {} });
+          await tx.enqueue({ kind: 'brand_new', data: {} });
+          await tx.cancelJobs('f2');
+          throw new Error('no');
+        }),
+      ).rejects.toThrow('no');
+
+      const stats = await statsOf(store);
+      expect(stats).toEqual([
+        // 1 put back for later, 2 revived (due now), 4 running (due when its lease ends), 5 waiting since at - 55 s.
+        { kind: 'deliver', queued: 4, dead: 1, oldestDueAt: at - 55_000 },
+        { kind: 'follow_up', queued: 2, dead: 0, oldestDueAt: null },
+        { kind: 'reply', queued: 1, dead: 0, oldestDueAt: at - 30_000 },
+      ]);
+      expect(stats).toEqual(await recount(store, Date.now()));
+      // Every job settled: the kinds leave the gauges, but for the dead job.
+      for (const job of await store.jobs.claim(20, 60_000)) await store.jobs.settle(job, { done: true });
+      await store.jobs.settle(running!, { done: true });
+      await store.transact(async (tx) => {
+        for (const key of ['d1', 'f2', 'f3']) await tx.cancelJobs(key);
+      });
+      expect(await statsOf(store)).toEqual([{ kind: 'deliver', queued: 0, dead: 1, oldestDueAt: null }]);
+    });
   });
 
   describe('news of queued jobs', () => {
@@ -822,7 +918,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     const cut = () =>
       withClient(process.env[ADMIN_URL_VARIABLE]!, async (admin) =>
         (await admin.query(
-          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN leadchat_jobs'`,
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'leadchat-gateway jobs'`,
           [database],
         )).rowCount,
       );
@@ -861,5 +957,273 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     const doc = { id: 'med_1', text: 'é 😀 \\ "quoted"', n: -0.25, big: 2 ** 53 - 1, empty: {}, list: [] };
     await store.transact((tx) => tx.insert('media', doc));
     expect(await store.get('media', 'med_1')).toEqual(doc);
+  });
+
+  test('the job counts migration 15 keeps are those of the jobs already there, and of any writer after it', async () => {
+    const empty = await createTestDatabase();
+    const { migrate, migrations } = (await import(path.join(DIST, 'store/postgres/migrations.js'))) as MigrationsModule;
+    const pool = new Pool({ connectionString: empty });
+    try {
+      // A database of the version before, with jobs in it, as an older gateway left it.
+      await migrate(pool, migrations.filter((m) => m.version < 15));
+      await pool.query(
+        `INSERT INTO leadchat_jobs (id, kind, data, status, run_at, created_at, updated_at)
+         SELECT 'job_' || g, CASE WHEN g % 3 = 0 THEN 'deliver' ELSE 'follow_up' END, '{}', CASE WHEN g % 10 = 0 THEN 'dead' ELSE 'pending' END,
+                CASE WHEN g % 10 = 0 THEN NULL ELSE 1 END, now(), now() FROM generate_series(1, 100) g`,
+      );
+    } finally {
+      await pool.end();
+    }
+    const store = await open(empty);
+    expect(await statsOf(store)).toEqual(await recount(store, Date.now()));
+    // An operator's own statement is counted too.
+    await withClient(empty, (c) => c.query(`DELETE FROM leadchat_jobs WHERE kind = 'deliver' AND status = 'dead'`));
+    await withClient(empty, (c) => c.query(`UPDATE leadchat_jobs SET status = 'dead', run_at = NULL WHERE id = 'job_1'`));
+    const stats = await statsOf(store);
+    expect(stats).toEqual(await recount(store, Date.now()));
+    expect(stats).toEqual([
+      { kind: 'deliver', queued: 30, dead: 0, oldestDueAt: 1 },
+      { kind: 'follow_up', queued: 59, dead: 8, oldestDueAt: 1 },
+    ]);
+  });
+
+  describe('through a relay the test cuts', () => {
+    let relay: Relay;
+
+    beforeEach(async () => {
+      relay = await Relay.start(Number(new URL(url).port));
+    });
+
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await store.close();
+      await relay.cut();
+    });
+
+    const openThrough = async (log = keptLog()) => {
+      const store = await openPostgresStore({ url: relay.through(url), collections, log, health: new StoreHealth(log) });
+      opened.push(store);
+      return { store, log };
+    };
+
+    test('the database out of reach: a read fails with StoreUnavailableError, a transaction with StoreWriteError; the health says once that it is away, and that it is back', async () => {
+      const { store, log } = await openThrough();
+      await store.transact((tx) => tx.insert('media', { id: 'med_1' }));
+      await relay.cut();
+      const read = store.get('media', 'med_1');
+      await expect(read).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(read).rejects.not.toBeInstanceOf(StoreWriteError);
+      await expect(store.transact((tx) => tx.insert('media', { id: 'med_2' }))).rejects.toBeInstanceOf(StoreWriteError);
+      await expect(store.ping()).rejects.toThrow();
+      expect(store.health.up).toBe(false);
+      store.health.refused();
+      await relay.resume();
+      expect(ids(await store.scan('media'))).toEqual(['med_1']);
+      expect(store.health.up).toBe(true);
+      const away = log.lines.filter((line) => line.message.startsWith('the store is unavailable'));
+      expect(away).toEqual([{ level: 'warn', fields: { failure: expect.stringMatching(/^connection_(refused|reset|terminated)$/), reason: expect.any(String) }, message: expect.any(String) }]);
+      const back = log.lines.filter((line) => line.message === 'the store is available again');
+      expect(back).toEqual([{ level: 'info', fields: { failure: away[0]!.fields.failure, awayMs: expect.any(Number), refused: 1 }, message: 'the store is available again' }]);
+      // Known classes only: no stack trace in any line.
+      expect(log.lines.filter((line) => 'err' in line.fields)).toEqual([]);
+    });
+
+    test('a connection that breaks once COMMIT went out: CommitOutcomeUnknownError, whether the database committed or not; never run again', async () => {
+      const { store } = await openThrough();
+      for (const [when, kept] of [['after', true], ['before', false]] as const) {
+        const id = `med_${when}`;
+        let runs = 0;
+        const cut = relay.cutAt('COMMIT', when);
+        const saving = store.transact(async (tx) => {
+          runs += 1;
+          await tx.get('media', 'med_none');
+          await tx.insert('media', { id });
+        });
+        await expect(saving).rejects.toBeInstanceOf(CommitOutcomeUnknownError);
+        await cut;
+        expect(runs).toBe(1);
+        // Only the database knows what became of it.
+        expect(Boolean(await store.get('media', id))).toBe(kept);
+        expect(store.health.up).toBe(true);
+      }
+    });
+
+    test('a connection that breaks before COMMIT went out: StoreWriteError, nothing kept', async () => {
+      const { store } = await openThrough();
+      const cut = relay.cutAt('BEGIN', 'before');
+      const saving = store.transact(async (tx) => {
+        await tx.get('media', 'med_none');
+        await tx.insert('media', { id: 'med_1' });
+      });
+      await expect(saving).rejects.toBeInstanceOf(StoreWriteError);
+      await cut;
+      expect(await store.get('media', 'med_1')).toBeUndefined();
+    });
+  });
+});
+
+describe('store health', () => {
+  const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  const shutdown = () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' });
+
+  test('an outage logs one line when the store goes away (its class, no stack trace), one per failure class per 10 s meanwhile, one when it is back', () => {
+    let now = 1_000_000;
+    const log = keptLog();
+    const health = new StoreHealth(log, () => now);
+    health.answered();
+    expect(health.up).toBe(true);
+    health.failed(new StoreUnavailableError('store: the database is out of reach: connect ECONNREFUSED 127.0.0.1:5432', { cause: refused() }));
+    health.failed(shutdown());
+    expect(health.up).toBe(false);
+    for (let i = 0; i < 3; i++) {
+      health.refused();
+      health.report(refused(), { route: '/v1/contacts' }, 'request refused: the store is unavailable');
+      now += 1000;
+    }
+    health.report(shutdown(), {}, 'job queue unavailable; polling again');
+    health.report(shutdown(), {}, 'job queue unavailable; polling again');
+    now += 10_000;
+    health.report(refused(), { route: '/v1/contacts' }, 'request refused: the store is unavailable');
+    now += 500;
+    health.answered();
+    health.answered();
+    expect(health.up).toBe(true);
+    const reason = 'connect ECONNREFUSED 127.0.0.1:5432';
+    expect(log.lines).toEqual([
+      { level: 'warn', fields: { failure: 'connection_refused', reason }, message: 'the store is unavailable: what needs it is refused (503) until it is back' },
+      { level: 'warn', fields: { failure: 'admin_shutdown', reason: 'terminating connection due to administrator command' }, message: 'job queue unavailable; polling again' },
+      { level: 'warn', fields: { route: '/v1/contacts', failure: 'connection_refused', reason, leftOut: 3 }, message: 'request refused: the store is unavailable' },
+      { level: 'info', fields: { failure: 'connection_refused', awayMs: 13_500, refused: 3 }, message: 'the store is available again' },
+    ]);
+  });
+
+  test('a failure of no known class keeps its stack trace; the next outage is told anew', () => {
+    const log = keptLog();
+    const health = new StoreHealth(log);
+    const odd = Object.assign(new Error('could not read block 7'), { code: 'XX001' });
+    health.failed(odd);
+    health.answered();
+    health.failed(refused());
+    expect(log.lines.map((line) => [line.level, line.fields.failure, line.fields.err])).toEqual([
+      ['warn', 'unknown', odd],
+      ['info', 'unknown', undefined],
+      ['warn', 'connection_refused', undefined],
+    ]);
+  });
+
+  test('the known failure classes', async () => {
+    const { failureClass } = (await import(path.join(DIST, 'store/health.js'))) as HealthModule;
+    const coded = (code: string, message = code) => Object.assign(new Error(message), { code });
+    expect([
+      coded('ECONNRESET'),
+      coded('EPIPE'),
+      new Error('Connection terminated unexpectedly'),
+      new Error('Client has encountered a connection error and is not queryable'),
+      coded('57P02'),
+      coded('57P03', 'the database system is starting up'),
+      new Error('timeout exceeded when trying to connect'),
+      coded('ETIMEDOUT'),
+      coded('ENOSPC'),
+      new StoreWriteError('store: the change could not be saved', { cause: coded('EIO') }),
+      new Error('syntax error at or near "SELEC"'),
+    ].map(failureClass)).toEqual([
+      'connection_reset', 'connection_reset', 'connection_terminated', 'connection_terminated', 'crash_shutdown', 'cannot_connect_now',
+      'timeout', 'timeout', 'disk_full', 'disk_io_error', undefined,
+    ]);
+  });
+});
+
+describe('embedded store: its job counts as it opens, and its health', () => {
+  let openLowdbStore: LowdbModule['openLowdbStore'];
+  const dirs: string[] = [];
+
+  beforeAll(async () => {
+    ({ openLowdbStore } = (await import(path.join(DIST, 'store/lowdb/lowdb-store.js'))) as LowdbModule);
+  });
+
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const tempDir = () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-tally-'));
+    dirs.push(dir);
+    return path.join(dir, 'store');
+  };
+
+  /** Jobs of three kinds over several pages: waiting, due, running, dead. */
+  async function fill(store: Store): Promise<void> {
+    const at = Date.now();
+    await store.transact(async (tx) => {
+      for (let i = 0; i < 30; i++) await tx.enqueue({ kind: 'follow_up', data: { i }, runAt: at + 3_600_000 - i });
+      for (let i = 0; i < 12; i++) await tx.enqueue({ kind: 'deliver', data: { i }, runAt: at - 1000 * (i + 1) });
+      await tx.enqueue({ kind: 'reply', data: {}, runAt: at - 50 });
+    });
+    const claimed = await store.jobs.claim(5, 60_000);
+    for (const job of claimed.slice(0, 3)) await store.jobs.settle(job, { dead: 'gave up' });
+  }
+
+  test('the counts are found again from the page keys after a restart and after a crash, and from pages written before the index on kind', async () => {
+    const dir = tempDir();
+    const store = await openLowdbStore({ dir, collections, pageSize: 7 });
+    await fill(store);
+    const before = await statsOf(store);
+    expect(before.map((k) => [k.kind, k.queued, k.dead])).toEqual([['deliver', 9, 3], ['follow_up', 30, 0], ['reply', 1, 0]]);
+    // A crash: the journal holds what the pages do not.
+    const crashed = `${dir}-crashed`;
+    cpSync(dir, crashed, { recursive: true });
+    await store.close();
+
+    // Running jobs wait again after a restart (due now): the counts stay, the oldest due may move.
+    const same = (stats: JobStats[]) => stats.map((k) => [k.kind, k.queued, k.dead]);
+    for (const where of [dir, crashed]) {
+      const reopened = await openLowdbStore({ dir: where, collections, pageSize: 7 });
+      try {
+        expect(same(await statsOf(reopened))).toEqual(same(before));
+        expect(await statsOf(reopened)).toEqual(await recount(reopened, Date.now()));
+      } finally {
+        await reopened.close();
+      }
+    }
+
+    // Pages whose keys were computed for other indexes (before the index on kind): counted from their documents,
+    // then written again with keys of this shape.
+    const pages = path.join(dir, 'jobs');
+    for (const file of readdirSync(pages)) {
+      const [head, docs] = readFileSync(path.join(pages, file), 'utf8').split('\n');
+      writeFileSync(path.join(pages, file), `${JSON.stringify({ ...JSON.parse(head!), shape: 'an older shape' })}\n${docs}`);
+    }
+    const upgraded = await openLowdbStore({ dir, collections, pageSize: 7 });
+    try {
+      expect(same(await statsOf(upgraded))).toEqual(same(before));
+    } finally {
+      await upgraded.close();
+    }
+    for (const file of readdirSync(pages)) {
+      expect((JSON.parse(readFileSync(path.join(pages, file), 'utf8').split('\n')[0]!) as { shape: string }).shape).toContain('"kind"');
+    }
+  });
+
+  test('a failed disk write: the health says the store is away (disk_full), and back at the next commit', async () => {
+    const log = keptLog();
+    const store = await openLowdbStore({ dir: tempDir(), collections, health: new StoreHealth(log) });
+    try {
+      type File = { writeAll: (data: Buffer) => Promise<void> };
+      const journalFile = (store as unknown as { journal: { file: File } }).journal.file;
+      const realWrite = journalFile.writeAll.bind(journalFile);
+      journalFile.writeAll = async () => {
+        journalFile.writeAll = realWrite;
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      };
+      await expect(store.transact((tx) => tx.insert('media', { id: 'med_1' }))).rejects.toBeInstanceOf(StoreWriteError);
+      expect(store.health.up).toBe(false);
+      await store.transact((tx) => tx.insert('media', { id: 'med_2' }));
+      expect(store.health.up).toBe(true);
+      expect(log.lines).toEqual([
+        { level: 'warn', fields: { failure: 'disk_full', reason: 'ENOSPC: no space left on device, write' }, message: expect.stringMatching(/^the store is unavailable/) },
+        { level: 'info', fields: { failure: 'disk_full', awayMs: expect.any(Number), refused: 0 }, message: 'the store is available again' },
+      ]);
+    } finally {
+      await store.close();
+    }
   });
 });

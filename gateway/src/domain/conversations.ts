@@ -3,6 +3,7 @@ import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
 import { getCampaign, type Channel } from './campaigns.js';
 import { getContact, publicContact, type Contact } from './contacts.js';
+import { conversationWritten, messageAdded, type ShownConversation } from './inbox-changes.js';
 import type { Message } from './messages.js';
 
 export type ConversationStatus = 'active' | 'handed_off' | 'opted_out' | 'closed';
@@ -102,7 +103,7 @@ export async function conversationFor(
   if (existing) return existing;
   const channelKey = channelKeyOf(channel, customChannel);
   const at = now();
-  return tx.insert<Conversation>('conversations', {
+  return told(tx, null, await tx.insert<Conversation>('conversations', {
     id: newId('cnv'),
     accountId: contact.accountId,
     contactId: contact.id,
@@ -120,26 +121,46 @@ export async function conversationFor(
     lastActivityAt: at,
     createdAt: at,
     updatedAt: at,
-  });
+  }));
 }
 
 /**
  * Records activity: the conversation moves last in the store's order, so that it comes first in the
- * newest-activity-first order of the inbox.
+ * newest-activity-first order of the inbox. A new last message is one added to it: the inbox hears of both.
  */
 export async function touchConversation(tx: Tx, conversation: Conversation, patch: Partial<Conversation>): Promise<Conversation> {
   const at = now();
   const next = { ...conversation, ...patch, lastActivityAt: at, updatedAt: at };
-  return tx.touch<Conversation>('conversations', conversation.id, { ...patch, lastActivityAt: at, updatedAt: at, awaiting: awaitingOf(next) });
+  const touched = await tx.touch<Conversation>('conversations', conversation.id, { ...patch, lastActivityAt: at, updatedAt: at, awaiting: awaitingOf(next) });
+  if (patch.lastMessage && patch.lastMessage.id !== conversation.lastMessage?.id) messageAdded(tx, touched.accountId, touched.id, patch.lastMessage);
+  return told(tx, conversation, touched);
 }
 
-export const updateConversation = (tx: Tx, conversation: Conversation, patch: Partial<Conversation>) =>
-  tx.update<Conversation>('conversations', conversation.id, {
+export const updateConversation = async (tx: Tx, conversation: Conversation, patch: Partial<Conversation>) =>
+  told(tx, conversation, await tx.update<Conversation>('conversations', conversation.id, {
     ...patch,
     // Only a patch that changes what it depends on decides it again: the rest of `conversation` may be older.
     ...('status' in patch || 'lastMessage' in patch ? { awaiting: awaitingOf({ ...conversation, ...patch }) } : {}),
     updatedAt: now(),
-  });
+  }));
+
+/** Every write of a conversation goes through here: the inbox hears what changed (see inbox-changes.ts). */
+function told(tx: Tx, before: Conversation | null, after: Conversation): Conversation {
+  conversationWritten(tx, before && shownOf(before), shownOf(after));
+  return after;
+}
+
+const shownOf = (c: Conversation): ShownConversation => ({
+  id: c.id,
+  accountId: c.accountId,
+  status: c.status,
+  needsReply: needsReply(c),
+  unread: c.unread ?? 0,
+  botActive: c.bot.active,
+  failed: c.failed ?? 0,
+  assigneeId: c.assigneeId ?? null,
+  rest: `${c.lastMessage?.id ?? ''} ${c.handoff?.at ?? ''} ${c.lastReadAt ?? ''} ${c.goalReachedAt ?? ''} ${c.campaignId ?? ''}`,
+});
 
 /** What the gateway writes by itself: it tells the contact something, but answers nothing a person must. */
 const AUTOMATIC: ReadonlySet<Message['author']> = new Set(['bot', 'system']);
@@ -198,7 +219,7 @@ export async function countFailed(tx: Tx, conversationId: string | null, by: 1 |
   const conversation = conversationId ? await tx.get<Conversation>('conversations', conversationId) : undefined;
   if (!conversation) return;
   const failed = Math.max(0, (conversation.failed ?? 0) + by);
-  await tx.update<Conversation>('conversations', conversation.id, { failed, failing: failed > 0 ? 'failed' : null });
+  told(tx, conversation, await tx.update<Conversation>('conversations', conversation.id, { failed, failing: failed > 0 ? 'failed' : null }));
 }
 
 const SCAN_BATCH = 200;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Gateway } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Tx } from '../store/store.js';
+import { CommitOutcomeUnknownError, type Tx } from '../store/store.js';
 import { clockNow } from '../clock.js';
 
 /**
@@ -33,7 +33,8 @@ type Claim = { replay: Remembered } | { claimed: string };
  * Runs `perform` at most once per account and key within 24 h. The same key with the same body replays the
  * first response; with another body it is 422; while the first is still in flight it is 409. `perform` returns
  * the status and body to answer, and calls `remember(...)` inside its own transaction, so the response is kept
- * exactly when the change commits. A failed `perform` releases the key.
+ * exactly when the change commits. A failed `perform` releases the key, unless its response was kept after all (its
+ * commit's answer lost: CommitOutcomeUnknownError), which a repetition then replays.
  */
 export async function idempotent(
   gw: Gateway,
@@ -46,7 +47,10 @@ export async function idempotent(
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw badRequest('Idempotency-Key: must be 1-255 visible ASCII characters', 'INVALID_IDEMPOTENCY_KEY');
   const requestHash = createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
 
-  const claim = await gw.store.transact(async (tx): Promise<Claim> => {
+  /** The record this request made, if it made one: the only one it may let go of when its claim's outcome is unknown. */
+  let made: string | undefined;
+  const claiming = gw.store.transact(async (tx): Promise<Claim> => {
+    made = undefined;
     const at = clockNow();
     const [stored] = await tx.find<Remembered>('idempotency', 'key', [accountId, key]);
     if (stored && stored.expiresAt > at) {
@@ -71,7 +75,13 @@ export async function idempotent(
       expiresAt: at + TTL_MS,
       createdAt: now(),
     });
+    made = record.id;
     return { claimed: record.id };
+  });
+  const claim = await claiming.catch(async (err: unknown) => {
+    // The claim may be kept with its answer lost: left so, the repetition would wait out its lease (409).
+    if (err instanceof CommitOutcomeUnknownError && made !== undefined) await release(gw, made);
+    throw err;
   });
   if ('replay' in claim) return { status: claim.replay.status!, response: claim.replay.response, replayed: true };
 
@@ -82,9 +92,19 @@ export async function idempotent(
     });
     return { ...result, replayed: false };
   } catch (err) {
-    await gw.store.transact(async (tx) => tx.remove('idempotency', id)).catch(() => undefined);
+    await release(gw, id);
     throw err;
   }
+}
+
+/** Lets a key go while it is in flight; not once it holds a response (a change committed though its answer was lost). */
+async function release(gw: Gateway, id: string): Promise<void> {
+  await gw.store
+    .transact(async (tx) => {
+      const current = await tx.get<Remembered>('idempotency', id);
+      if (current?.state === 'in_flight') await tx.remove('idempotency', id);
+    })
+    .catch(() => undefined);
 }
 
 /** Removes the records whose 24 hours are over, in small transactions. */

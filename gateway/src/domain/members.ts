@@ -4,8 +4,9 @@ import { iso, newId, now } from '../ids.js';
 import { clockNow } from '../clock.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
-import type { Conversation } from './conversations.js';
+import { updateConversation, type Conversation } from './conversations.js';
 import { digest, hashPassword, newToken } from './secrets.js';
+import { endSessionIn } from './session-ends.js';
 import type { MemberRole, Role } from '../api-contract.js';
 
 /**
@@ -150,7 +151,7 @@ export async function updateMember(gw: Gateway, account: Account, id: string, ch
 
 /** Ends every console session of a member. */
 async function endSessions(tx: Tx, memberId: string): Promise<void> {
-  for (const session of await tx.find('sessions', 'member', [memberId])) await tx.remove('sessions', session.id);
+  for (const session of await tx.find<{ id: string; accountId: string }>('sessions', 'member', [memberId])) await endSessionIn(tx, session);
 }
 
 /** DELETE /v1/members/{id}: the member's sessions end at once and their conversations are nobody's. */
@@ -160,7 +161,7 @@ export async function removeMember(gw: Gateway, account: Account, id: string): P
     if (!('accountId' in found)) throw ownerIsNoMember('cannot be removed');
     await endSessions(tx, found.id);
     for (const c of await tx.find<Conversation>('conversations', 'assignee', [account.id, found.id])) {
-      await tx.update<Conversation>('conversations', c.id, { assigneeId: null });
+      await updateConversation(tx, c, { assigneeId: null });
     }
     await tx.remove('members', found.id);
   });

@@ -3,6 +3,7 @@ import type { Account } from './accounts.js';
 import { actorOf, ownerIdOf, ownerOf, type Actor, type Member } from './members.js';
 import { digest, newToken } from './secrets.js';
 import { newId, now } from '../ids.js';
+import { endSessionIn } from './session-ends.js';
 import { clockNow } from '../clock.js';
 
 /**
@@ -45,7 +46,7 @@ export async function startSession(gw: Gateway, accountId: string, memberId: str
   const at = clockNow();
   const session = await gw.store.transact(async (tx) => {
     for (const old of await tx.find<Session>('sessions', 'account', [accountId])) {
-      if (!isLive(old, at)) await tx.remove('sessions', old.id);
+      if (!isLive(old, at)) await endSessionIn(tx, old);
     }
     return tx.insert<Session>('sessions', {
       id: newId('ses'),
@@ -75,7 +76,7 @@ export async function sessionByToken(gw: Gateway, token: string): Promise<Signed
   if (!session) return undefined;
   const at = clockNow();
   if (!isLive(session, at)) {
-    await gw.store.transact((tx) => tx.remove('sessions', session.id));
+    await gw.store.transact((tx) => endSessionIn(tx, session));
     return undefined;
   }
   const account = await gw.store.get<Account>('accounts', session.accountId);
@@ -91,6 +92,17 @@ export async function sessionByToken(gw: Gateway, token: string): Promise<Signed
   return { session, account, actor, token };
 }
 
+/**
+ * Whether a session still holds, as a request with it would find (live, its member still active), without counting
+ * as its activity: what holds a session open by itself (an event stream) must not keep it from idling out.
+ */
+export async function stillSignedIn(gw: Gateway, sessionId: string): Promise<boolean> {
+  const session = await gw.store.get<Session>('sessions', sessionId);
+  if (!session || !isLive(session, clockNow())) return false;
+  const account = await gw.store.get<Account>('accounts', session.accountId);
+  return account !== undefined && (await actorOfSession(gw, account, session)) !== undefined;
+}
+
 /** The owner, or the member the session is of while they are an active member of the account. */
 async function actorOfSession(gw: Gateway, account: Account, session: Session): Promise<Actor | undefined> {
   const ownerId = ownerIdOf(account.id);
@@ -100,7 +112,10 @@ async function actorOfSession(gw: Gateway, account: Account, session: Session): 
 }
 
 export async function endSession(gw: Gateway, sessionId: string): Promise<void> {
-  await gw.store.transact((tx) => tx.remove('sessions', sessionId));
+  await gw.store.transact(async (tx) => {
+    const session = await tx.get<Session>('sessions', sessionId);
+    if (session) await endSessionIn(tx, session);
+  });
 }
 
 /** Signs the account's owner out everywhere (the password changed); returns how many sessions ended. */
@@ -108,7 +123,7 @@ export async function endOwnerSessions(gw: Gateway, accountId: string): Promise<
   const ownerId = ownerIdOf(accountId);
   return gw.store.transact(async (tx) => {
     const sessions = (await tx.find<Session>('sessions', 'account', [accountId])).filter((s) => !s.memberId || s.memberId === ownerId);
-    for (const s of sessions) await tx.remove('sessions', s.id);
+    for (const s of sessions) await endSessionIn(tx, s);
     return sessions.length;
   });
 }

@@ -96,6 +96,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   // The console's session: signing in and out needs none; an invitation's token proves itself.
   '/console/api/session': { POST: 'public', GET: 'signed-in', DELETE: 'public' },
   '/console/api/invites/:token': { GET: 'public', POST: 'public' },
+  // The console's live inbox: the session's account's changes as Server-Sent Events.
+  '/console/api/stream': { GET: 'signed-in' },
 };
 
 /** The level of a route's method; undefined when the table does not list it. */

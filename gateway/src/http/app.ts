@@ -75,6 +75,6 @@ export function createApp(gw: Engine, adminToken: string, service: ServiceState,
   app.use('/admin/v1', adminRouter(gw, { operator }));
   for (const [path, router] of Object.entries(routers)) app.use(path, router);
   app.use(notFoundHandler);
-  app.use(errorHandler(gw.log));
+  app.use(errorHandler(gw.log, gw.store.health));
   return app;
 }

@@ -1,7 +1,8 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { StoreConflictError, StoreWriteError } from '../store/store.js';
+import type { StoreHealth } from '../store/health.js';
+import { CommitOutcomeUnknownError, StoreConflictError, StoreUnavailableError, StoreWriteError } from '../store/store.js';
 
 /**
  * Spec §7: the incoming-message endpoint answers `{error: "message"}`; every other route `{error: {code, message}}`,
@@ -43,7 +44,36 @@ function fromBodyParser(err: { type?: string; status?: number; message?: string 
   }
 }
 
-export function errorHandler(log: Logger): ErrorRequestHandler {
+/** How long a client is asked to wait before it tries again while the store is away. */
+const RETRY_AFTER = { 'Retry-After': '5' };
+
+/**
+ * What a 503 for want of the store says is what is known of the change. A read, and any request stopped before it
+ * changed anything: the store is unavailable. A change the store certainly did not commit: it was not saved. A change
+ * whose commit was sent when the connection broke: it may have been saved, and repeating it is safe only the ways
+ * that the API makes safe (the same messageSid, the same Idempotency-Key).
+ */
+function storeRefusal(req: Request, err: StoreUnavailableError): ApiError {
+  if (err instanceof CommitOutcomeUnknownError) {
+    return new ApiError(
+      503,
+      'COMMIT_OUTCOME_UNKNOWN',
+      'The connection to the store broke while the change was being saved: it may have been saved. Repeating the request with the same messageSid or Idempotency-Key is safe',
+      RETRY_AFTER,
+    );
+  }
+  if (err instanceof StoreWriteError && req.method !== 'GET' && req.method !== 'HEAD') {
+    return new ApiError(503, 'STORE_UNAVAILABLE', 'The store is unavailable: the change was not saved; retry later', RETRY_AFTER);
+  }
+  return new ApiError(503, 'STORE_UNAVAILABLE', 'The store is unavailable; retry later', RETRY_AFTER);
+}
+
+/**
+ * The last handler: renders the API's errors, and answers what went wrong elsewhere without telling the caller
+ * more than what to do. A refusal for want of the store is counted and logged through the store's health (a few
+ * lines per outage, no stack trace: see StoreHealth); any other fault is logged with its stack.
+ */
+export function errorHandler(log: Logger, health: StoreHealth): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const apiError = err instanceof ApiError ? err : fromBodyParser(err ?? {});
     if (apiError) return sendError(req, res, apiError);
@@ -51,9 +81,13 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       // A race lost again and again, or a rule without its own check: the record it collided with stands.
       return sendError(req, res, new ApiError(409, 'CONFLICT', 'This conflicts with an existing record; retry to see it'));
     }
-    if (err instanceof StoreWriteError) {
-      log.error({ err }, 'store write failed');
-      return sendError(req, res, new ApiError(503, 'STORE_UNAVAILABLE', 'The change could not be saved; retry shortly', { 'Retry-After': '5' }));
+    if (err instanceof StoreUnavailableError) {
+      const refusal = storeRefusal(req, err);
+      health.refused();
+      // The route's pattern, never the path: a path may hold a token (an invitation's).
+      const route = typeof req.route?.path === 'string' ? `${req.baseUrl}${req.route.path}` : 'unmatched';
+      health.report(err, { method: req.method, route, code: refusal.code }, 'request refused: the store is unavailable');
+      return sendError(req, res, refusal);
     }
     log.error({ err, method: req.method, path: req.path }, 'request failed');
     sendError(req, res, new ApiError(500, 'INTERNAL', 'Internal error; retry after a short time'));

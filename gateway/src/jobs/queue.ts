@@ -1,5 +1,5 @@
 import type { Engine } from '../engine/ports/providers.js';
-import type { Job, JobResult } from '../store/store.js';
+import { StoreUnavailableError, type Job, type JobResult } from '../store/store.js';
 import { clockNow } from '../clock.js';
 
 export type JobHandler = (gw: Engine, job: Job<any>) => Promise<JobResult>;
@@ -90,7 +90,9 @@ export class JobRunner {
       if (!asked) due = await this.gw.store.jobs.nextDueAt();
       if (due !== undefined) next = Math.min(next, due);
     } catch (err) {
-      this.gw.log.error({ err }, 'job queue unavailable; polling again');
+      // The store away: told through its health, a line per failure class per 10 s, not one per poll.
+      if (err instanceof StoreUnavailableError) this.gw.store.health.report(err, {}, 'job queue unavailable; polling again');
+      else this.gw.log.error({ err }, 'job queue unavailable; polling again');
     } finally {
       this.ticking = false;
     }
@@ -126,7 +128,10 @@ export class JobRunner {
       // A fault of ours, of the disk or of the database: try again later rather than lose the job.
       const message = (err as Error).message;
       const dead = !handler || job.attempts >= MAX_ATTEMPTS;
-      this.gw.log.error({ err, job: job.id, kind: job.kind, attempts: job.attempts }, dead ? 'job failed for good' : 'job failed; retrying later');
+      const fields = { job: job.id, kind: job.kind, attempts: job.attempts };
+      const said = dead ? 'job failed for good' : 'job failed; retrying later';
+      if (err instanceof StoreUnavailableError) this.gw.store.health.report(err, fields, said);
+      else this.gw.log.error({ err, ...fields }, said);
       const retryAt = clockNow() + FAULT_BACKOFF_MS * Math.min(2 ** (job.attempts - 1), 60);
       await this.gw.store.jobs.settle(job, dead ? { dead: message } : { retryAt, error: message }).catch(() => undefined);
       return !dead;

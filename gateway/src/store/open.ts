@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { lockDataDir } from '../lock.js';
 import type { Logger } from '../log.js';
+import { StoreHealth } from './health.js';
 import { upgradeDataDir, type FormatLog } from './lowdb/format.js';
 import { openLowdbStore } from './lowdb/lowdb-store.js';
 import type { CollectionSpec, Store } from './store.js';
@@ -15,7 +16,7 @@ export interface OpenedStore {
 /**
  * The backend the configuration names: PostgreSQL when LEADCHAT_DATABASE_URL is set (any number of processes),
  * else the embedded lowdb store in the data dir, which one process at a time may hold; with the `collections` the
- * gateway keeps.
+ * gateway keeps. Its health (an outage's lines) is told on `log`.
  */
 export async function openStore(config: Config, log: Logger, collections: CollectionSpec[]): Promise<OpenedStore> {
   if (config.databaseUrl) {
@@ -23,14 +24,14 @@ export async function openStore(config: Config, log: Logger, collections: Collec
     const store = await openPostgresStore({ url: config.databaseUrl, collections, log });
     return { store, close: () => store.close() };
   }
-  return openEmbeddedStore(config, log, collections);
+  return openEmbeddedStore(config, log, collections, new StoreHealth(log));
 }
 
 /**
  * The embedded store of the data dir, for this process alone: the dir locked, brought to this gateway's format (a
  * newer one is refused), then opened. Closing it releases the lock.
  */
-export async function openEmbeddedStore(config: Config, log: FormatLog, collections: CollectionSpec[]): Promise<OpenedStore> {
+export async function openEmbeddedStore(config: Config, log: FormatLog, collections: CollectionSpec[], health?: StoreHealth): Promise<OpenedStore> {
   const unlock = await lockDataDir(config.dataDir);
   try {
     // Under the lock: no other gateway reads the files while a step changes them.
@@ -40,6 +41,7 @@ export async function openEmbeddedStore(config: Config, log: FormatLog, collecti
       mediaDir: path.join(config.dataDir, 'media'),
       collections,
       cacheSize: config.cacheDocuments,
+      health,
     });
     return {
       store,

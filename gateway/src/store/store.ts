@@ -1,3 +1,5 @@
+import type { StoreHealth } from './health.js';
+
 /**
  * The Store: every record of the gateway lives in named collections of documents with an `id`, on one of two
  * backends (lowdb, the embedded default, or PostgreSQL). Domain code talks only to this interface.
@@ -83,6 +85,38 @@ export interface Tx extends Reader {
    * what is told outside the store (the operator's metrics) counts each change once.
    */
   afterCommit(fn: () => void): void;
+  /**
+   * Tells the account's `change` to the store's change listeners (Store.changes) once the transaction has
+   * committed: on PostgreSQL to those of every process, never if it rolls back or runs again. A change published
+   * under a `key` already published in this transaction takes the earlier one's place, so that a document changed
+   * several times is told once, as it ends up.
+   */
+  publish(accountId: string, change: Change, key?: string): void;
+}
+
+export type Json = string | number | boolean | null | readonly Json[] | { readonly [field: string]: Json };
+
+/**
+ * A committed change, as its publisher describes it: ids and kinds, never the data itself (a listener reads that
+ * where a reader may), and small: on PostgreSQL the changes of a transaction travel in notifications of at most
+ * 8000 bytes each.
+ */
+export type Change = { readonly [field: string]: Json };
+
+export interface ChangeListener {
+  /** The changes one transaction committed for one account, in the order they were published. */
+  changed(accountId: string, changes: readonly Change[]): void;
+  /**
+   * Changes may have gone untold: the account's (or, without `accountId`, any account's) were too big to tell, or
+   * the connection that hears other processes' was lost and is back. Whoever shows changes reads again.
+   */
+  missed(accountId?: string): void;
+}
+
+/** Where committed changes are told: fanned out by the store, across processes on PostgreSQL. */
+export interface ChangeFeed {
+  /** Returns the function that unsubscribes `listener`. */
+  subscribe(listener: ChangeListener): () => void;
 }
 
 export type JobData = Record<string, unknown>;
@@ -149,7 +183,10 @@ export interface JobQueue {
    * listener looks at the queue rather than counting calls. Returns the function that unsubscribes it.
    */
   onEnqueued(listener: () => void): () => void;
-  /** The queue as the operator's metrics show it, one entry per kind of job held. */
+  /**
+   * The queue as the operator's metrics show it, one entry per kind of job held, at each scrape: its cost must not
+   * grow with the queue (counts kept as jobs change, not a count of every job).
+   */
   stats(): Promise<JobStats[]>;
 }
 
@@ -187,6 +224,8 @@ export interface Store extends Reader {
   readonly jobs: JobQueue;
   readonly blobs: BlobStore;
   readonly settings: GatewaySettings;
+  /** The committed changes that transactions published (Tx.publish), in commit order. */
+  readonly changes: ChangeFeed;
   /**
    * Counts one hit of `key` in its current fixed window of `windowMs`, shared by every process of the backend.
    * `weight` counts that many at once; 0 only reads the count, and a negative weight takes hits back (never below
@@ -195,6 +234,8 @@ export interface Store extends Reader {
   hit(key: string, windowMs: number, weight?: number): Promise<{ hits: number; resetAt: number }>;
   /** Resolves while the store is open and answers; rejects, saying why, once it is closed or out of reach. */
   ping(): Promise<void>;
+  /** Whether the store answers, as this process last found it; what the probes, the metrics and the logs read. */
+  readonly health: StoreHealth;
   /** Waits for pending commits and releases files and connections. */
   close(): Promise<void>;
 }
@@ -210,11 +251,34 @@ export class StoreConflictError extends Error {
   }
 }
 
+/**
+ * The store is out of reach (the database is down or cannot be reached, the disk failed): what was asked of it was
+ * not done. A request answers 503; the subclasses tell what became of a change.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 /** The change was not made durable (a disk or database write failed); nothing of it was kept. */
-export class StoreWriteError extends Error {
+export class StoreWriteError extends StoreUnavailableError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StoreWriteError';
+  }
+}
+
+/**
+ * The connection to the database failed after the commit was sent and before its answer came: the change may have
+ * been kept or not, and only a later read can tell. It is never run again by the store (it would be kept twice);
+ * the caller repeats it in a way that is safe to repeat (the same messageSid, the same Idempotency-Key).
+ */
+export class CommitOutcomeUnknownError extends StoreUnavailableError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CommitOutcomeUnknownError';
   }
 }
 

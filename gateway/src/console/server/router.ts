@@ -6,6 +6,8 @@ import { notFoundHandler } from '../../http/errors.js';
 import { CONSOLE_BASE, HOME_PATH, INVITE_PATH, mayOpen, PAGES, REDIRECTS, SIGN_IN_PATH, type ConsolePage } from '../pages.js';
 import { consoleHeaders } from './headers.js';
 import { sessionApi } from './session-api.js';
+import type { ChangeStreams } from './change-streams.js';
+import { streamApi } from './stream-api.js';
 import { sessionOf } from '../../http/middleware/session.js';
 import { SHELL_HTML } from './shell.js';
 
@@ -23,7 +25,7 @@ const local = (page: string) => page.slice(CONSOLE_BASE.length) || '/';
  * app tells the member why, with the navigation they may use. The invitation page needs no session: whoever opens
  * it is not a member yet.
  */
-export function consoleRouter(gw: Gateway): Router {
+export function consoleRouter(gw: Gateway, streams: ChangeStreams): Router {
   const router = Router();
   router.use(consoleHeaders);
   router.use('/assets', express.static(PUBLIC_DIR, {
@@ -31,7 +33,7 @@ export function consoleRouter(gw: Gateway): Router {
     redirect: false,
     setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache'),
   }), notFoundHandler);
-  router.use('/api', sessionApi(gw, `${CONSOLE_BASE}/api`), notFoundHandler);
+  router.use('/api', sessionApi(gw, `${CONSOLE_BASE}/api`), streamApi(gw, `${CONSOLE_BASE}/api`, streams), notFoundHandler);
 
   const toSignIn: RequestHandler = (req, res) => {
     res.redirect(302, `${SIGN_IN_PATH}?next=${encodeURIComponent(req.originalUrl)}`);

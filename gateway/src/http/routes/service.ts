@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { Gateway } from '../../context.js';
 import { clockNow } from '../../clock.js';
 import { metrics, registry } from '../../metrics.js';
+import type { JobStats } from '../../store/store.js';
 import { route, type Routes } from '../route.js';
 
 /** What the process knows of itself beyond the store: whether it runs its jobs, whether it is shutting down. */
@@ -16,8 +17,10 @@ export interface ServiceState {
  * - `GET /healthz`: 200 while the process serves. A supervisor restarts a process that stops answering it.
  * - `GET /readyz`: 200 while the store answers, the job runner runs and no shutdown has begun; else 503 naming the
  *   failing part. A balancer sends traffic only to ready processes.
- * - `GET /metrics`: the Prometheus text format, behind the admin token or LEADCHAT_METRICS_TOKEN.
- * Neither probe tells more than its status: no version, no detail of a failure (the log has it).
+ * - `GET /metrics`: the Prometheus text format, behind the admin token or LEADCHAT_METRICS_TOKEN; it answers while the
+ *   store is away too (an outage is when an operator needs it most), saying so in `leadchat_store_up`.
+ * Neither probe tells more than its status: no version, no detail of a failure (the log has it, once: see
+ * StoreHealth).
  */
 export function serviceRoutes(app: Routes, gw: Gateway, state: ServiceState): void {
   route(app, '/healthz', { get: (_req, res) => void res.json({ status: 'ok' }) });
@@ -26,38 +29,57 @@ export function serviceRoutes(app: Routes, gw: Gateway, state: ServiceState): vo
 
   route(app, '/metrics', {
     get: async (_req: Request, res: Response) => {
-      await queueGauges(gw);
+      await storeGauges(gw);
       res.type(registry.contentType).send(await registry.metrics());
     },
   });
 }
 
-/** `GET /readyz`: whether the store answers, the jobs run and no shutdown has begun; a failure is logged once. */
+/**
+ * `GET /readyz`: whether the store answers, the jobs run and no shutdown has begun. The ping tells the store's
+ * health, which logs an outage (once when it begins, once when it ends), not each probe of it.
+ */
 function readiness(gw: Gateway, state: ServiceState) {
-  let lastFailure: string | undefined;
   return async (_req: Request, res: Response) => {
     const checks = { store: 'ok', jobs: 'ok', shutdown: 'no' };
     if (state.shuttingDown()) checks.shutdown = 'begun';
     if (!state.jobsRunning()) checks.jobs = 'stopped';
-    try {
-      await gw.store.ping();
-    } catch (err) {
-      checks.store = 'unavailable';
-      const reason = (err as Error).message;
-      if (reason !== lastFailure) gw.log.warn({ reason }, 'not ready: the store is unavailable');
-      lastFailure = reason;
-    }
-    if (checks.store === 'ok') lastFailure = undefined;
+    const answered = await gw.store.ping().then(() => true, () => false);
+    if (!answered || !gw.store.health.up) checks.store = 'unavailable';
     const ready = checks.store === 'ok' && checks.jobs === 'ok' && checks.shutdown === 'no';
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks });
   };
 }
 
-/** The queue's gauges are read from the store at each scrape: every process of a database shows the same queue. */
-async function queueGauges(gw: Gateway): Promise<void> {
-  const stats = await gw.store.jobs.stats();
-  const at = clockNow();
+/** A scrape waits this long at most for the store (Prometheus gives up on a scrape after 10 s by default). */
+const STORE_PATIENCE_MS = 2_000;
+
+/**
+ * The store's gauges: `leadchat_store_up`, and the queue's gauges read from the store at each scrape (every process
+ * of a database shows the same queue; they cost the same however many jobs wait, see JobQueue.stats). A store out of
+ * reach does not fail the scrape: it is 0, and the queue's gauges are left out rather than shown stale.
+ */
+async function storeGauges(gw: Gateway): Promise<void> {
   for (const gauge of [metrics.jobsQueued, metrics.oldestDueJob, metrics.deadJobs]) gauge.reset();
+  let stats: JobStats[] | undefined;
+  const timeout = Object.assign(new Error(`the store did not answer the scrape within ${STORE_PATIENCE_MS / 1000} s`), { code: 'ETIMEDOUT' });
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timeout), STORE_PATIENCE_MS);
+  });
+  try {
+    stats = await Promise.race([gw.store.ping().then(() => gw.store.jobs.stats()), late]);
+  } catch (err) {
+    if (err === timeout) gw.store.health.failed(err);
+    // The store told its health of an outage; anything else is a fault of ours, worth its stack.
+    else if (gw.store.health.up) gw.log.error({ err }, 'metrics: the queue could not be read');
+  } finally {
+    clearTimeout(timer);
+  }
+  const up = stats !== undefined && gw.store.health.up;
+  metrics.storeUp.set(up ? 1 : 0);
+  if (!stats || !up) return;
+  const at = clockNow();
   for (const { kind, queued, oldestDueAt, dead } of stats) {
     metrics.jobsQueued.set({ kind }, queued);
     metrics.oldestDueJob.set({ kind }, oldestDueAt === null ? 0 : Math.max(0, (at - oldestDueAt) / 1000));

@@ -5,6 +5,14 @@ import { pageOf } from './paging.js';
 import { SecondaryIndex } from './secondary-index.js';
 import { SortedIndex } from './sorted-index.js';
 
+/** What keeps something of a collection's documents up to date as the indexes are (see Collection.watch). */
+export interface Watcher {
+  /** The documents there once the store has opened: each one in memory, or what its page keys tell of it. */
+  loaded(docs: Doc[]): void;
+  /** A document inserted (`before` absent), replaced, or removed (`after` absent); undos included. */
+  changed(before: Doc | undefined, after: Doc | undefined): void;
+}
+
 /** A collection of the lowdb store; `sortedBy` names a numeric field kept in order for range scans (jobs). */
 export interface LowdbCollectionSpec extends CollectionSpec {
   sortedBy?: string;
@@ -52,6 +60,8 @@ export class Collection {
   private loadedUpTo = -1;
   /** Off while loading from disk: an intermediate state of recovery may violate a unique index. */
   private indexed = false;
+  /** Kept as the indexes are, once they are built: see watch(). */
+  private watcher: Watcher | undefined;
   private readonly seqOf = (id: string): number => this.entries.get(id)!.seq;
   private readonly maybeSeqOf = (id: string): number | undefined => this.entries.get(id)?.seq;
 
@@ -71,6 +81,15 @@ export class Collection {
 
   entry(id: string): Entry | undefined {
     return this.entries.get(id);
+  }
+
+  /**
+   * Tells `watcher`, set before the store opens, of the documents there once the indexes are built, then of every
+   * change as the indexes hear of it: what it keeps (the job queue's counts) follows the collection through rollbacks
+   * too. A document not in memory is told as its page keys know it (see shadows), not read.
+   */
+  watch(watcher: Watcher): void {
+    this.watcher = watcher;
   }
 
   scanIds(page?: Page): string[] {
@@ -151,6 +170,7 @@ export class Collection {
         index.delete(before, doc.id);
         index.add(after, doc.id, entry.seq);
       }
+      this.watcher?.changed(previous, doc);
     }
     entry.doc = doc;
   }
@@ -162,6 +182,7 @@ export class Collection {
       const doc = entry.doc!;
       for (const index of this.indexes) index.delete(index.keyOf(doc), id);
       this.sorted?.delete(id, this.sorted.valueOf(doc));
+      this.watcher?.changed(doc, undefined);
     }
     this.pages[entry.page]!.delete(id);
     this.entries.delete(id);
@@ -189,8 +210,11 @@ export class Collection {
   buildIndexes(): void {
     const width = this.indexes.length;
     const sorted: Array<[string, number | undefined]> = [];
+    const found: Doc[] = [];
+    const shadowOf = this.watcher ? this.shadows() : undefined;
     for (const [id, entry] of this.entries) {
       const { doc, keys, keysAt = 0 } = entry;
+      if (shadowOf) found.push(doc ?? shadowOf(id, keys!, keysAt));
       if (this.sorted) sorted.push([id, doc ? this.sorted.valueOf(doc) : (keys!.sorted[keysAt] ?? undefined)]);
       for (let i = 0; i < width; i++) {
         const index = this.indexes[i]!;
@@ -205,6 +229,23 @@ export class Collection {
     }
     this.sorted?.load(sorted);
     this.indexed = true;
+    this.watcher?.loaded(found);
+  }
+
+  /**
+   * Makes a document not in memory as its page keys tell it: its id, the field of each index on one field (as the
+   * text the index holds) and the sort field; enough for a watcher that counts, without reading the page.
+   */
+  private shadows(): (id: string, keys: PageKeys, at: number) => Doc {
+    const width = this.indexes.length;
+    const fields = this.indexes.flatMap((index, i) => (index.spec.fields.length === 1 ? [{ name: index.spec.fields[0]!, i }] : []));
+    const sortedBy = this.spec.sortedBy;
+    return (id, keys, at) => {
+      const shadow: Record<string, unknown> = { id };
+      for (const { name, i } of fields) shadow[name] = keys.keys[at * width + i] ?? null;
+      if (sortedBy) shadow[sortedBy] = keys.sorted[at] ?? null;
+      return shadow as unknown as Doc;
+    };
   }
 
   private place(entry: Entry): void {
@@ -215,6 +256,7 @@ export class Collection {
     if (!this.indexed) return;
     for (const index of this.indexes) index.add(index.keyOf(doc), doc.id, entry.seq);
     this.sorted?.add(doc.id, this.sorted.valueOf(doc));
+    this.watcher?.changed(undefined, doc);
   }
 
   /** The next number in order, or the one given (a recorded place), which later numbers then follow. */

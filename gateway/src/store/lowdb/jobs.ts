@@ -3,6 +3,7 @@ import { newId, now } from '../../ids.js';
 import { Signal } from '../signal.js';
 import type { Job, JobData, JobOutcome, JobQueue, JobStats, NewJob, Page, Reader, Tx } from '../store.js';
 import type { Collection, LowdbCollectionSpec } from './collection.js';
+import type { JobTally } from './job-tally.js';
 import { clockNow } from '../../clock.js';
 
 /** What the job queue needs of an embedded-store transaction: its writes, its own collections, and a flag that wakes the runners. */
@@ -15,7 +16,8 @@ export interface JobsTx extends Tx {
 export const JOBS = 'jobs';
 export const jobsCollection: LowdbCollectionSpec = {
   name: JOBS,
-  indexes: { key: { unique: true, fields: ['key'] }, status: { fields: ['status'] } },
+  // By kind: the job queue's counts are found again from the page keys as the store opens (see JobTally).
+  indexes: { key: { unique: true, fields: ['key'] }, status: { fields: ['status'] }, kind: { fields: ['kind'] } },
   sortedBy: 'runAt',
 };
 
@@ -69,6 +71,7 @@ export class LowdbJobQueue implements JobQueue {
     private readonly run: Run,
     private readonly reader: Reader,
     private readonly firstDue: () => Promise<number | undefined>,
+    private readonly tally: JobTally,
   ) {}
 
   onEnqueued(listener: () => void): () => void {
@@ -129,19 +132,9 @@ export class LowdbJobQueue implements JobQueue {
     return this.reader.find<Job>(JOBS, 'status', [status], page);
   }
 
+  /** From the counts kept in memory as jobs change (see JobTally): a few numbers per kind, whatever the queue holds. */
   async stats(): Promise<JobStats[]> {
-    const at = clockNow();
-    const byKind = new Map<string, JobStats>();
-    for (const status of ['pending', 'running', 'dead'] as const) {
-      for (const job of await this.list(status)) {
-        let entry = byKind.get(job.kind);
-        if (!entry) byKind.set(job.kind, (entry = { kind: job.kind, queued: 0, oldestDueAt: null, dead: 0 }));
-        if (status === 'dead') entry.dead += 1;
-        else entry.queued += 1;
-        if (job.runAt !== null && job.runAt <= at) entry.oldestDueAt = Math.min(entry.oldestDueAt ?? job.runAt, job.runAt);
-      }
-    }
-    return [...byKind.values()];
+    return this.tally.stats(clockNow());
   }
 
   adopt(jobs: Job[]): Promise<void> {

@@ -6,7 +6,9 @@ import { DocCache } from './cache.js';
 import { Collection } from './collection.js';
 import { fsyncDir } from './durable-file.js';
 import { Group } from './group.js';
+import { processWarnings, StoreHealth } from '../health.js';
 import { HitCounter } from './hits.js';
+import { JobTally } from './job-tally.js';
 import { jobsCollection, LowdbJobQueue, releaseLeases } from './jobs.js';
 import type { Journal } from './journal.js';
 import { writePage } from './pages.js';
@@ -14,6 +16,7 @@ import { encodeOps } from './records.js';
 import { markDirty, recover, type DirtyPages } from './recovery.js';
 import { LowdbSettings, settingsCollection } from './settings.js';
 import { Transaction } from './transaction.js';
+import { Changes } from '../change-feed.js';
 import { metrics } from '../../metrics.js';
 
 export { StoreWriteError };
@@ -32,6 +35,8 @@ export interface LowdbStoreOptions {
   checkpointBytes?: number;
   /** Documents kept in memory beyond those in use or not yet checkpointed. */
   cacheSize?: number;
+  /** Hears whether the disk takes the commits; one telling process warnings when absent. */
+  health?: StoreHealth;
 }
 
 export interface StoreStats {
@@ -101,10 +106,14 @@ export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbS
   for (const name of collections.keys()) await mkdir(join(options.dir, name), { recursive: true });
   await fsyncDir(options.dir);
 
+  // Counts the jobs as the store opens, from what opening reads anyway, then as they change.
+  const tally = new JobTally();
+  collections.get(jobsCollection.name)!.watch(tally);
   const { journal, dirty, replayed } = await recover(options.dir, collections);
   const blobs = new FileBlobs(options.mediaDir ?? join(options.dir, '..', 'media'));
   const cache = new DocCache(options.dir, options.cacheSize ?? 10_000);
-  const store = new JournaledStore(options.dir, collections, journal, dirty, blobs, cache, checkpointEvery, checkpointBytes);
+  const health = options.health ?? new StoreHealth(processWarnings);
+  const store = new JournaledStore(options.dir, collections, journal, dirty, blobs, cache, checkpointEvery, checkpointBytes, tally, health);
   if (replayed > 0 || dirty.size > 0) await store.checkpointNow();
   if ((await store.find(jobsCollection.name, 'status', ['running'], { limit: 1 })).length > 0) await store.run(releaseLeases);
   return store;
@@ -114,6 +123,8 @@ class JournaledStore implements LowdbStore {
   readonly backend = 'lowdb';
   readonly jobs: LowdbJobQueue;
   readonly settings: LowdbSettings;
+  /** One process holds the store: its commits are told here, in memory. */
+  readonly changes = new Changes();
   /** Transactions applied in memory and waiting for the next journal write. */
   private pending = new Group();
   /** The group whose journal record is being written. */
@@ -148,11 +159,13 @@ class JournaledStore implements LowdbStore {
     private readonly cache: DocCache,
     private readonly checkpointEvery: number,
     private readonly checkpointBytes: number,
+    tally: JobTally,
+    readonly health: StoreHealth,
   ) {
     this.jobs = new LowdbJobQueue((fn) => this.run(fn), this, async () => {
       while (this.current) await this.current.catch(() => undefined);
       return this.collection(jobsCollection.name).sorted!.first();
-    });
+    }, tally);
     this.settings = new LowdbSettings((fn) => this.run(fn), this);
   }
 
@@ -219,6 +232,7 @@ class JournaledStore implements LowdbStore {
     await done;
     if (t.ops.length > 0) metrics.commitSeconds.observe((performance.now() - ended) / 1000);
     if (t.queuedJobs) this.jobs.queued();
+    if (!t.published.empty) for (const [accountId, changes] of t.published.byAccount()) this.changes.tell(accountId, changes);
     for (const fn of t.committed) fn();
     return result;
   }
@@ -270,10 +284,17 @@ class JournaledStore implements LowdbStore {
     return turn;
   }
 
-  /** Open, and its journal writable: a failed write refuses every transaction until a restart recovers. */
+  /**
+   * Open, and its journal writable: a failed write refuses every transaction until a restart recovers. After a
+   * failed write that left the journal intact the store goes on: it answers again.
+   */
   async ping(): Promise<void> {
     if (this.state !== 'open') throw new Error('the store is closing');
-    if (this.failure) throw this.failure;
+    if (this.failure) {
+      this.health.failed(this.failure);
+      throw this.failure;
+    }
+    this.health.answered();
   }
 
   durable(): Promise<void> {
@@ -329,6 +350,7 @@ class JournaledStore implements LowdbStore {
     while (this.hold) await this.hold;
     this.state = 'closing';
     this.jobs.close();
+    this.changes.close();
     await this.queue;
     // Writes what is pending, and whatever the writes leave pending.
     for (this.kick(); this.writer; this.kick()) await this.writer;
@@ -383,6 +405,7 @@ class JournaledStore implements LowdbStore {
       }
       this.inflight = null;
       this.counters.commits += 1;
+      this.health.answered();
       group.resolve();
       if (checkpoint) {
         this.checkpointing = this.writeCheckpoint(checkpoint).finally(() => {
@@ -405,9 +428,10 @@ class JournaledStore implements LowdbStore {
     later.undoAll();
     group.undoAll();
     const error = new StoreWriteError('store: the change could not be saved', { cause });
+    if (this.journal.broken) this.failure = brokenJournal(cause);
+    this.health.failed(this.failure ?? error);
     group.reject(error);
     later.reject(error);
-    if (this.journal.broken) this.failure = brokenJournal(cause);
   }
 
   private checkpointDue(nextRecordBytes: number): boolean {
@@ -478,7 +502,7 @@ class JournaledStore implements LowdbStore {
   private checkpointFailed(images: PageImage[], err: unknown): void {
     this.returnDirtyPages(images);
     this.checkpointRetryAt = this.journal.records + this.checkpointEvery;
-    if (this.journal.broken) this.failure = brokenJournal(err);
+    if (this.journal.broken) this.health.failed((this.failure = brokenJournal(err)));
     process.emitWarning(`store: checkpoint failed, will retry: ${(err as Error).message}`);
   }
 }

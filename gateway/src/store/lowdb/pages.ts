@@ -60,16 +60,17 @@ export async function readPage(dir: string, page: number): Promise<Doc[]> {
 
 /**
  * The keys of one page for opening the store: from its first line alone when they were computed for this index
- * shape, else from its documents (their places in order still from the first line).
+ * shape, else from its documents (their places in order still from the first line); `stale` then, for the page to
+ * be written again with keys of this shape.
  */
-export async function readPageKeys(dir: string, page: number, shape: IndexShape): Promise<PageKeys> {
+export async function readPageKeys(dir: string, page: number, shape: IndexShape): Promise<{ keys: PageKeys; stale: boolean }> {
   const file = join(dir, `${page}.json`);
   const head = await readFirstLine(file);
   const keys = head === null ? null : (parse(file, head) as PageKeys | null);
-  if (keys && keys.shape === shapeSignature(shape) && Array.isArray(keys.ids)) return keys;
+  if (keys && keys.shape === shapeSignature(shape) && Array.isArray(keys.ids)) return { keys, stale: false };
   const docs = await readPage(dir, page);
   const seqs = keys && Array.isArray(keys.seqs) && keys.seqs.length === docs.length ? keys.seqs : undefined;
-  return pageKeys(docs, shape, seqs);
+  return { keys: pageKeys(docs, shape, seqs), stale: true };
 }
 
 const CHUNK = 256 * 1024;

@@ -27,9 +27,10 @@ export async function recover(
   for (const collection of collections.values()) {
     const pagesDir = join(dir, collection.name);
     for (const page of await pageNumbers(pagesDir)) {
-      const keys = await readPageKeys(pagesDir, page, collection.shape);
-      // A page written before documents kept their place is written again at the open's checkpoint, with them.
-      if (!keys.seqs && keys.ids.length > 0) markDirty(dirty, collection, page);
+      const { keys, stale } = await readPageKeys(pagesDir, page, collection.shape);
+      // A page written before documents kept their place, or with the keys of other indexes (one added since), is
+      // written again at the open's checkpoint: the next open reads its keys alone.
+      if ((stale || !keys.seqs) && keys.ids.length > 0) markDirty(dirty, collection, page);
       keys.ids.forEach((id, i) => {
         // The same id in two pages: a document removed and re-inserted, caught by a crash in the middle of a
         // checkpoint. The journal still holds both changes and its replay settles the content (known limit: such

@@ -1,4 +1,5 @@
-import { type Doc, type JobData, type NewJob, type Page, type Scalar, type Tx } from '../store.js';
+import { type Change, type Doc, type JobData, type NewJob, type Page, type Scalar, type Tx } from '../store.js';
+import { Published } from '../published.js';
 import type { DocCache } from './cache.js';
 import type { Collection, Entry } from './collection.js';
 import { deepFreeze } from './freeze.js';
@@ -28,6 +29,8 @@ export class Transaction implements Tx {
   queuedJobs = false;
   /** Told once the commit is durable (see Tx.afterCommit). */
   readonly committed: Array<() => void> = [];
+  /** Told to the store's change listeners once the commit is durable (see Tx.publish). */
+  readonly published = new Published();
   private readonly held: Entry[] = [];
   private open = true;
 
@@ -150,6 +153,11 @@ export class Transaction implements Tx {
 
   afterCommit(fn: () => void): void {
     this.committed.push(fn);
+  }
+
+  publish(accountId: string, change: Change, key?: string): void {
+    if (!this.open) throw new Error('store: this transaction is over; a Tx cannot be used after transact() returned');
+    this.published.add(accountId, change, key);
   }
 
   /** Takes back every change, newest first. */

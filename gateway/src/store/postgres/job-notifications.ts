@@ -1,5 +1,7 @@
 import pg from 'pg';
+import type { StoreHealth } from '../health.js';
 import { Signal } from '../signal.js';
+import { CHANGES_CHANNEL, type ChangeNotifications } from './changes.js';
 
 /** The channel a transaction that queued a job notifies; PostgreSQL delivers it on commit only. */
 export const JOBS_CHANNEL = 'leadchat_jobs';
@@ -18,7 +20,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * Listens for jobs queued by any process on the database, on a connection of its own: a pooled connection goes
  * back to the pool between statements and would miss them. A lost connection is opened again with growing pauses;
  * meanwhile the job runners still poll. Listening again, it raises the signal, since whatever was queued while it
- * was not went unheard.
+ * was not went unheard. The same connection sends and hears the changes transactions publish (see changes.ts);
+ * those committed while it was not listening are told as missed.
  */
 export class JobNotifications {
   private readonly signal = new Signal();
@@ -28,9 +31,13 @@ export class JobNotifications {
   private listened = false;
   private closed = false;
 
+  /** A lost connection is told through `health`, which keeps an outage's lines few; being back, on `log`. */
   constructor(
     private readonly url: string,
     private readonly log: StoreLog,
+    private readonly health: StoreHealth,
+    /** Hears the changes transactions published (Tx.publish) and sends this process's, on the same connection. */
+    private readonly changes?: ChangeNotifications,
   ) {}
 
   /**
@@ -69,27 +76,35 @@ export class JobNotifications {
       if (lost) return;
       lost = true;
       if (this.client === client) this.client = undefined;
+      this.changes?.lost();
       void client.end().catch(() => undefined);
       if (this.closed) return;
       const delay = Math.min(LAST_RETRY_MS, FIRST_RETRY_MS * 2 ** this.failures);
       this.failures += 1;
-      this.log.warn({ err: err.message, retryInMs: delay }, 'not listening for queued jobs: those of other processes are found by polling until listening again');
+      this.health.report(err, { retryInMs: delay }, 'not listening for queued jobs: those of other processes are found by polling until listening again');
       this.retry = setTimeout(() => void this.connect(), delay);
       this.retry.unref();
     };
     client.on('error', drop);
     client.on('end', () => drop(new Error('the connection ended')));
-    client.on('notification', () => this.signal.raise());
+    client.on('notification', (n) => {
+      if (n.channel !== CHANGES_CHANNEL) this.signal.raise();
+      else this.changes?.heard(n.payload);
+    });
     try {
       await client.connect();
-      await client.query(`LISTEN ${JOBS_CHANNEL}`);
+      await client.query(`LISTEN ${JOBS_CHANNEL}; LISTEN ${CHANGES_CHANNEL}`);
     } catch (err) {
       drop(err as Error);
       return;
     }
     if (lost || this.closed) return;
     if (this.failures > 0) this.log.info({}, 'listening for queued jobs again');
-    if (this.listened || this.failures > 0) this.signal.raise();
+    if (this.listened || this.failures > 0) {
+      this.signal.raise();
+      this.changes?.feed.missed();
+    }
+    this.changes?.listening(client);
     this.listened = true;
     this.failures = 0;
   }

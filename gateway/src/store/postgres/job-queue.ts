@@ -93,18 +93,23 @@ export class PostgresJobQueue implements JobQueue {
     return (result.rowCount ?? 0) > 0;
   }
 
+  /**
+   * From the counts the database keeps per kind (migration 15: a few rows per kind, whatever the queue holds) and,
+   * for each kind, its first waiting job in the index on (kind, run_at): the same cost for 10 jobs or a million.
+   */
   async stats(): Promise<JobStats[]> {
+    const at = clockNow();
     const { rows } = await this.query(
-      `SELECT kind, count(*) FILTER (WHERE status <> 'dead') AS queued, count(*) FILTER (WHERE status = 'dead') AS dead,
-              min(run_at) FILTER (WHERE status <> 'dead' AND run_at <= $1) AS oldest_due
-       FROM leadchat_jobs GROUP BY kind`,
-      [epochMs(clockNow())],
+      `SELECT c.kind, c.queued, c.dead,
+              (SELECT j.run_at FROM leadchat_jobs j WHERE j.kind = c.kind AND j.status <> 'dead' ORDER BY j.run_at LIMIT 1) AS oldest
+       FROM (SELECT kind, sum(queued) AS queued, sum(dead) AS dead FROM leadchat_job_counts GROUP BY kind) c
+       WHERE c.queued <> 0 OR c.dead <> 0`,
     );
-    return (rows as Array<{ kind: string; queued: string; dead: string; oldest_due: string | null }>).map((row) => ({
+    return (rows as Array<{ kind: string; queued: string; dead: string; oldest: string | null }>).map((row) => ({
       kind: row.kind,
       queued: Number(row.queued),
       dead: Number(row.dead),
-      oldestDueAt: row.oldest_due === null ? null : Number(row.oldest_due),
+      oldestDueAt: row.oldest !== null && Number(row.oldest) <= at ? Number(row.oldest) : null,
     }));
   }
 

@@ -254,16 +254,65 @@ CREATE INDEX "contact_search_by_key" ON "contact_search" ((doc->>'accountId'), (
   WHERE doc->>'accountId' IS NOT NULL AND doc->>'key' IS NOT NULL;
 `,
   },
+  {
+    version: 15,
+    // The queue's gauges at each scrape, at a cost that does not grow with the queue: counts per kind kept by the
+    // database itself (a trigger, so that every writer keeps them, an older gateway during a rolling upgrade or an
+    // operator's own DELETE included), and the oldest waiting job of a kind found first in an index. A counter row
+    // per kind and per connection (its backend's pid, folded to 1023 shards): a transaction that queues a job holds
+    // its row until it commits, and no other transaction waits for it. The trigger comes before the first count,
+    // and its lock holds writers off until the count is committed.
+    name: "the job queue's counts per kind, for the metrics",
+    sql: `
+CREATE TABLE leadchat_job_counts (
+  kind text NOT NULL,
+  shard integer NOT NULL,
+  queued bigint NOT NULL DEFAULT 0,
+  dead bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (kind, shard)
+);
+CREATE FUNCTION leadchat_count_jobs() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  mine integer := 1 + pg_backend_pid() % 1023;
+BEGIN
+  IF TG_OP <> 'INSERT' THEN
+    INSERT INTO leadchat_job_counts AS c (kind, shard, queued, dead)
+      VALUES (OLD.kind, mine, -(OLD.status <> 'dead')::int, -(OLD.status = 'dead')::int)
+      ON CONFLICT (kind, shard) DO UPDATE SET queued = c.queued + excluded.queued, dead = c.dead + excluded.dead;
+  END IF;
+  IF TG_OP <> 'DELETE' THEN
+    INSERT INTO leadchat_job_counts AS c (kind, shard, queued, dead)
+      VALUES (NEW.kind, mine, (NEW.status <> 'dead')::int, (NEW.status = 'dead')::int)
+      ON CONFLICT (kind, shard) DO UPDATE SET queued = c.queued + excluded.queued, dead = c.dead + excluded.dead;
+  END IF;
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER leadchat_jobs_counted AFTER INSERT OR DELETE ON leadchat_jobs FOR EACH ROW EXECUTE FUNCTION leadchat_count_jobs();
+CREATE TRIGGER leadchat_jobs_recounted AFTER UPDATE OF kind, status ON leadchat_jobs FOR EACH ROW
+  WHEN (OLD.kind IS DISTINCT FROM NEW.kind OR (OLD.status = 'dead') IS DISTINCT FROM (NEW.status = 'dead'))
+  EXECUTE FUNCTION leadchat_count_jobs();
+INSERT INTO leadchat_job_counts (kind, shard, queued, dead)
+  SELECT kind, 0, count(*) FILTER (WHERE status <> 'dead'), count(*) FILTER (WHERE status = 'dead') FROM leadchat_jobs GROUP BY kind;
+CREATE INDEX leadchat_jobs_oldest ON leadchat_jobs (kind, run_at) WHERE status <> 'dead';
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
 const MIGRATION_LOCK = 7_126_530_411;
 
+/** Where each migration applied is told. */
+export interface MigrationLog {
+  info(fields: object, message: string): void;
+}
+
 /**
- * Brings the database to the newest schema, each migration in its own transaction. Processes that start
- * together wait for each other on the advisory lock, and those that come second find nothing left to do.
+ * Brings the database to the newest schema, each migration in its own transaction, logging each one applied (its
+ * version, name and time) on `log`. Processes that start together wait for each other on the advisory lock, and
+ * those that come second find nothing left to do.
  */
-export async function migrate(pool: pg.Pool, list: Migration[] = migrations): Promise<void> {
+export async function migrate(pool: pg.Pool, list: Migration[] = migrations, log?: MigrationLog): Promise<void> {
   const client = await pool.connect();
   let broken = false;
   // A connection ended between statements must fail the migration, not crash the process.
@@ -282,7 +331,10 @@ export async function migrate(pool: pg.Pool, list: Migration[] = migrations): Pr
         throw new Error(`store: the database schema is at version ${newest}, newer than this gateway knows (${known}); upgrade the gateway`);
       }
       for (const migration of list) {
-        if (!applied.has(migration.version)) await apply(client, migration);
+        if (applied.has(migration.version)) continue;
+        const started = performance.now();
+        await apply(client, migration);
+        log?.info({ version: migration.version, name: migration.name, ms: Math.round(performance.now() - started) }, 'database migrated');
       }
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => (broken = true));

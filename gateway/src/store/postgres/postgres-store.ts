@@ -1,11 +1,14 @@
 import pg from 'pg';
-import type { CollectionSpec, Doc, Page, Scalar, Store, Tx } from '../store.js';
+import type { ChangeFeed, CollectionSpec, Doc, Page, Scalar, Store, Tx } from '../store.js';
 import { PostgresBlobs } from './blobs.js';
 import { Catalog } from './catalog.js';
 import { DocumentReads } from './documents.js';
-import { rethrow } from './errors.js';
+import { StoreHealth } from '../health.js';
+import { asStoreError, isUnavailable } from './errors.js';
 import { HitCounter } from './hits.js';
 import { JobNotifications, type StoreLog } from './job-notifications.js';
+import { ChangeNotifications } from './changes.js';
+import type { PostgresTx } from './postgres-tx.js';
 import { PostgresJobQueue } from './job-queue.js';
 import { migrate } from './migrations.js';
 import { checkSchema } from './schema-check.js';
@@ -19,8 +22,10 @@ export interface PostgresStoreOptions {
   collections: CollectionSpec[];
   /** Connections this process keeps open at most, besides the one that listens for queued jobs. */
   poolSize?: number;
-  /** Where the store reports a connection it lost and opens again; process warnings when absent. */
+  /** Where the store reports a connection it lost and opens again, and each migration; process warnings when absent. */
   log?: StoreLog;
+  /** Hears whether the database answers; one of its own, on `log`, when absent. */
+  health?: StoreHealth;
 }
 
 const warnings: StoreLog = {
@@ -49,17 +54,20 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   });
   // An idle connection that the server drops must not crash the process: the pool opens another.
   pool.on('error', () => undefined);
+  const log = options.log ?? warnings;
   try {
-    await migrate(pool);
+    await migrate(pool, undefined, log);
     await checkSchema(pool, catalog.collections);
   } catch (err) {
     await pool.end();
     throw err;
   }
-  const notifications = new JobNotifications(options.url, options.log ?? warnings);
+  const health = options.health ?? new StoreHealth(log);
+  const changes = new ChangeNotifications();
+  const notifications = new JobNotifications(options.url, log, health, changes);
   await notifications.start();
   watchPool(pool);
-  return new PostgresStore(pool, catalog, notifications);
+  return new PostgresStore(pool, catalog, notifications, health, changes);
 }
 
 class PostgresStore implements Store {
@@ -75,9 +83,21 @@ class PostgresStore implements Store {
     private readonly pool: pg.Pool,
     private readonly catalog: Catalog,
     private readonly notifications: JobNotifications,
+    readonly health: StoreHealth,
+    /** Sends and hears committed changes on the connection that listens (see JobNotifications). */
+    private readonly notified: ChangeNotifications,
   ) {
     // Outside a transaction: one pooled statement each, no locks.
-    const query: Query = (text, values) => this.pool.query(prepared(text, values)).catch(rethrow);
+    const query: Query = (text, values) => this.pool.query(prepared(text, values)).then(
+      (result) => {
+        health.answered();
+        return result;
+      },
+      (err: unknown) => {
+        if (isUnavailable(err)) health.failed(err);
+        throw asStoreError(err);
+      },
+    );
     this.reads = new DocumentReads(query, catalog);
     this.jobs = new PostgresJobQueue(query, notifications);
     this.blobs = new PostgresBlobs(query);
@@ -97,8 +117,18 @@ class PostgresStore implements Store {
     return this.reads.scan<T>(collection, page);
   }
 
+  get changes(): ChangeFeed {
+    return this.notified.feed;
+  }
+
   transact<R>(fn: (tx: Tx) => Promise<R>): Promise<R> {
-    return runTransaction(this.pool, this.catalog, fn);
+    return runTransaction(this.pool, this.catalog, async (tx) => {
+      const result = await fn(tx);
+      // Sent once committed, and only then (see ChangeNotifications): never for an attempt that loses a race.
+      const { published } = tx as PostgresTx;
+      if (!published.empty) tx.afterCommit(() => this.notified.committed(published));
+      return result;
+    }, this.health);
   }
 
   /** A COMMIT returns once the change is durable: nothing is ever left to wait for. */
@@ -113,10 +143,14 @@ class PostgresStore implements Store {
     if (this.closing) throw new Error('the store is closing');
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('the database did not answer within 2 s')), PING_TIMEOUT_MS);
+      timer = setTimeout(() => reject(Object.assign(new Error('the database did not answer within 2 s'), { code: 'ETIMEDOUT' })), PING_TIMEOUT_MS);
     });
     try {
       await Promise.race([this.pool.query('SELECT 1'), late]);
+      this.health.answered();
+    } catch (err) {
+      if (isUnavailable(err)) this.health.failed(err);
+      throw err;
     } finally {
       clearTimeout(timer);
     }
@@ -124,6 +158,7 @@ class PostgresStore implements Store {
 
   close(): Promise<void> {
     watchPool(undefined);
+    this.notified.close();
     this.closing ??= Promise.all([this.notifications.close(), this.pool.end()]).then(() => undefined);
     return this.closing;
   }

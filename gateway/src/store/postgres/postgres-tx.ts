@@ -1,11 +1,12 @@
 import type pg from 'pg';
-import { StoreConflictError, StoreWriteError, type Doc, type JobData, type NewJob, type Page, type Scalar, type Tx } from '../store.js';
+import { CommitOutcomeUnknownError, StoreConflictError, StoreWriteError, type Change, type Doc, type JobData, type NewJob, type Page, type Scalar, type Tx } from '../store.js';
 import type { Catalog } from './catalog.js';
 import { DocumentReads } from './documents.js';
-import { asStoreError, isRace } from './errors.js';
+import { answeredByServer, asWriteError, commitMayHaveHappened, isRace } from './errors.js';
 import { cancelStatement, enqueueStatement } from './jobs.js';
 import { everything, KnownLists, type Includes } from './known-lists.js';
 import { Pipeline } from './pipeline.js';
+import { Published } from '../published.js';
 import { DocumentWrites, VERSION } from './writes.js';
 
 const keyOf = (collection: string, id: string) => `${collection}\u0000${id}`;
@@ -224,10 +225,34 @@ export class PostgresTx implements Tx {
     this.committed.push(fn);
   }
 
-  /** Sends what waits and COMMIT; throws what failed the transaction, if anything did. */
+  /** Told once committed (see ChangeNotifications). */
+  readonly published = new Published();
+
+  publish(accountId: string, change: Change, key?: string): void {
+    if (!this.open) throw new Error('store: a transaction was used after its function returned');
+    this.published.add(accountId, change, key);
+  }
+
+  /**
+   * Sends what waits and COMMIT; throws what failed the transaction, if anything did. When the connection broke
+   * after COMMIT went out, with no statement before it refused by the server, the database may have committed or
+   * not: that is CommitOutcomeUnknownError, never a failure to save (the caller must not count it lost, nor the
+   * store run it again).
+   */
   async commit(): Promise<void> {
-    const commit = await this.send('COMMIT');
-    if (this.failure !== undefined) throw asStoreError(this.failure);
+    let commit: pg.QueryResult;
+    try {
+      commit = await this.pipeline.now('COMMIT');
+    } catch (err) {
+      // Answers settle in order: a statement before COMMIT that failed is known by now.
+      const before = this.failure;
+      this.fail(err);
+      if (commitMayHaveHappened(err) && (before === undefined || !answeredByServer(before))) {
+        throw new CommitOutcomeUnknownError(`store: the connection to the database broke after COMMIT was sent: ${(err as Error).message}`, { cause: err });
+      }
+      throw asWriteError(before ?? err);
+    }
+    if (this.failure !== undefined) throw asWriteError(this.failure);
     if (commit.command !== 'COMMIT') throw new StoreWriteError('store: the database rolled the transaction back');
   }
 
@@ -281,7 +306,7 @@ export class PostgresTx implements Tx {
       // Refused because a statement sent ahead failed: the transaction fails with that one's failure.
       if ((err as { code?: unknown }).code === IN_FAILED_TRANSACTION && this.failure !== undefined) throw this.failure;
       this.fail(err);
-      throw asStoreError(err);
+      throw asWriteError(err);
     }
   }
 }

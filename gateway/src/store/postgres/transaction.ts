@@ -1,7 +1,8 @@
 import type pg from 'pg';
-import type { Tx } from '../store.js';
+import { StoreUnavailableError, type Tx } from '../store.js';
+import type { StoreHealth } from '../health.js';
 import type { Catalog } from './catalog.js';
-import { isUnavailable, rethrow } from './errors.js';
+import { isUnavailable, rethrowWrite } from './errors.js';
 import { PostgresTx } from './postgres-tx.js';
 
 /** A transaction that lost a race (a key taken meanwhile, a deadlock) is run this many times at most. */
@@ -12,12 +13,23 @@ const ATTEMPTS = 10;
  * document it read applies only if the document is unchanged (see PostgresTx), so read-then-write is safe across
  * processes. A lost race rolls back and runs `fn` again from the start (it then reads what the winner committed),
  * reading the documents it lost on locked, so that it waits its turn on them rather than lose again; any other error
- * of `fn` rolls back and is thrown unchanged.
+ * of `fn` rolls back and is thrown unchanged. `health` hears whether the database answered.
  */
-export async function runTransaction<R>(pool: pg.Pool, catalog: Catalog, fn: (tx: Tx) => Promise<R>): Promise<R> {
+export async function runTransaction<R>(pool: pg.Pool, catalog: Catalog, fn: (tx: Tx) => Promise<R>, health: StoreHealth): Promise<R> {
+  try {
+    const result = await attempts(pool, catalog, fn);
+    health.answered();
+    return result;
+  } catch (err) {
+    if (err instanceof StoreUnavailableError) health.failed(err);
+    throw err;
+  }
+}
+
+async function attempts<R>(pool: pg.Pool, catalog: Catalog, fn: (tx: Tx) => Promise<R>): Promise<R> {
   const contended = new Set<string>();
   for (let attempt = 1; ; attempt++) {
-    const client = await pool.connect().catch(rethrow);
+    const client = await pool.connect().catch(rethrowWrite);
     const tx = new PostgresTx(client, catalog, contended);
     // The server may end the connection between statements; unheard, that error would crash the process.
     const dropped = (err: Error) => (tx.failure ??= err);

@@ -1,0 +1,120 @@
+import type { Change, Json, Tx } from '../store/store.js';
+
+/**
+ * What the inbox hears of a transaction, conversation by conversation: the messages it added and the statuses
+ * they reached, who has the conversation, and how it stands. Published once per conversation per transaction (a
+ * conversation written five times by one incoming message is told once, as it ends up), and only when something the
+ * inbox shows changed: the engine's own bookkeeping (a follow-up scheduled) tells nothing. Ids and short words
+ * only: whoever is told reads the rest through /v1, under the rules of its role.
+ */
+
+/** What the inbox shows of a conversation, as conversations.ts reads it from one. */
+export interface ShownConversation {
+  id: string;
+  accountId: string;
+  status: string;
+  needsReply: boolean;
+  unread: number;
+  botActive: boolean;
+  failed: number;
+  assigneeId: string | null;
+  /** The rest the inbox shows that changes (its latest message, the hand-off, the goal): compared, not told. */
+  rest: string;
+}
+
+/** A message as its conversation's lastMessage describes it. */
+export interface ShownMessage {
+  id: string;
+  direction: string;
+  author?: string | null;
+}
+
+interface Pending {
+  accountId: string;
+  /** As the transaction first wrote it: null when it created it, undefined when it wrote none of it. */
+  before: ShownConversation | null | undefined;
+  after: ShownConversation | undefined;
+  created: Array<[string, string, string | null]>;
+  statuses: Map<string, string>;
+  told: boolean;
+}
+
+const pendingOf = new WeakMap<Tx, Map<string, Pending>>();
+
+function pending(tx: Tx, accountId: string, conversationId: string): Pending {
+  let conversations = pendingOf.get(tx);
+  if (!conversations) pendingOf.set(tx, (conversations = new Map()));
+  let found = conversations.get(conversationId);
+  if (!found) conversations.set(conversationId, (found = { accountId, before: undefined, after: undefined, created: [], statuses: new Map(), told: false }));
+  return found;
+}
+
+/** A conversation was written: `before` as the transaction had it (null: it is new), `after` as written. */
+export function conversationWritten(tx: Tx, before: ShownConversation | null, after: ShownConversation): void {
+  const p = pending(tx, after.accountId, after.id);
+  if (p.before === undefined) p.before = before;
+  p.after = after;
+  publish(tx, after.id, p);
+}
+
+/** A message was added to the conversation (it is its latest message now). */
+export function messageAdded(tx: Tx, accountId: string, conversationId: string, message: ShownMessage): void {
+  const p = pending(tx, accountId, conversationId);
+  if (p.created.some(([id]) => id === message.id)) return;
+  p.created.push([message.id, message.direction, message.author ?? null]);
+  publish(tx, conversationId, p);
+}
+
+/** An outgoing message of the conversation reached `status` (sent, delivered, read, failed…). */
+export function messageStatusChanged(tx: Tx, accountId: string, conversationId: string, messageId: string, status: string): void {
+  const p = pending(tx, accountId, conversationId);
+  p.statuses.set(messageId, status);
+  publish(tx, conversationId, p);
+}
+
+const STATE_FIELDS = ['status', 'needsReply', 'unread', 'botActive', 'failed', 'rest'] as const;
+
+function publish(tx: Tx, conversationId: string, p: Pending): void {
+  const change: Record<string, Json> = { kind: 'conversation', conversationId };
+  const created = new Set(p.created.map(([id]) => id));
+  if (p.created.length > 0) change.created = p.created;
+  // A message added in this transaction is read whole by whoever hears of it: its status needs no telling.
+  const updated = [...p.statuses].filter(([id]) => !created.has(id));
+  if (updated.length > 0) change.updated = updated;
+  const { before, after } = p;
+  if (after) {
+    if (before ? before.assigneeId !== after.assigneeId : before === null && after.assigneeId !== null) change.assigneeId = after.assigneeId;
+    if (!before || STATE_FIELDS.some((field) => before[field] !== after[field])) {
+      change.state = { status: after.status, needsReply: after.needsReply, unread: after.unread, botActive: after.botActive, failed: after.failed };
+    }
+  }
+  // Nothing the inbox shows changed: nothing to tell, unless an earlier write of this transaction told something.
+  if (!p.told && Object.keys(change).length === 2) return;
+  p.told = true;
+  tx.publish(p.accountId, change, conversationId);
+}
+
+/** One event of the console's stream: its name and data. */
+export interface InboxEvent {
+  event: 'message.created' | 'message.updated' | 'conversation.assigned' | 'conversation.updated';
+  data: Record<string, Json>;
+}
+
+/**
+ * The events a published change stands for, in the order a reader wants them: the new messages, the statuses of
+ * older ones, the assignment, then how the conversation stands. Nothing for a change of another kind.
+ */
+export function inboxEvents(change: Change): InboxEvent[] {
+  if (change.kind !== 'conversation' || typeof change.conversationId !== 'string') return [];
+  const conversationId = change.conversationId;
+  const events: InboxEvent[] = [];
+  for (const [messageId, direction, author] of (change.created ?? []) as Array<[string, string, string | null]>) {
+    events.push({ event: 'message.created', data: { conversationId, messageId, direction, author } });
+  }
+  for (const [messageId, status] of (change.updated ?? []) as Array<[string, string]>) {
+    events.push({ event: 'message.updated', data: { conversationId, messageId, status } });
+  }
+  if ('assigneeId' in change) events.push({ event: 'conversation.assigned', data: { conversationId, assigneeId: change.assigneeId ?? null } });
+  if (change.state && typeof change.state === 'object') events.push({ event: 'conversation.updated', data: { conversationId, ...(change.state as Record<string, Json>) } });
+  return events;
+}

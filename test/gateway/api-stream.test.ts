@@ -1,0 +1,364 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Change, ChangeListener, Store } from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
+import { consoleAccount, signIn, teamMember, withSession, type ConsoleAccount, type SignedIn } from '../console/support';
+import { openStream, type EventStream, type StreamEvent } from '../helpers/event-stream';
+import { BACKEND, removeDir, startGateway } from '../helpers/gateway';
+import { createTestDatabase } from '../helpers/postgres';
+import { api, expectApiError, incoming, poll, Receiver, request, untilIdle, useGateway } from './api-support';
+
+/**
+ * GET /console/api/stream: a signed-in console session hears every change to its account's conversations as
+ * Server-Sent Events, with ids it can resume from; nothing of another account, nothing once the session ended.
+ */
+const ctx = useGateway({ LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE: '30' });
+
+const STREAM = '/console/api/stream';
+const opened: EventStream[] = [];
+const receivers: Receiver[] = [];
+
+afterAll(async () => {
+  for (const stream of opened) stream.close();
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+async function open(session: Pick<SignedIn, 'cookie'>, headers: Record<string, string> = {}): Promise<EventStream> {
+  const stream = await openStream(ctx.gw, STREAM, { cookie: session.cookie, ...headers });
+  opened.push(stream);
+  return stream;
+}
+
+async function signedIn(account?: ConsoleAccount): Promise<{ account: ConsoleAccount; session: SignedIn }> {
+  const owner = account ?? (await consoleAccount(ctx.gw));
+  const session = await signIn(ctx.gw, owner.email, owner.password);
+  expect(session.reply.status).toBe(200);
+  return { account: owner, session };
+}
+
+/** A message from a contact, through /v1 as a custom channel posts it: its id and its conversation's. */
+async function contactWrites(account: ConsoleAccount, customData: Record<string, unknown> = {}): Promise<{ messageId: string; conversationId: string }> {
+  const res = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming(customData) });
+  expect(res.status).toBe(200);
+  const message = await api(ctx.gw, account, 'GET', `messages/${res.body.messageId}`);
+  return { messageId: res.body.messageId, conversationId: message.body.conversationId };
+}
+
+const named = (events: StreamEvent[], event: string) => events.filter((e) => e.event === event);
+const ofConversation = (events: StreamEvent[], conversationId: string) => events.filter((e) => e.data?.conversationId === conversationId);
+
+test('without a session the stream is refused with 401 in the usual shape, before any stream starts', async () => {
+  const none = await openStream(ctx.gw, STREAM);
+  expectApiError({ status: none.status, headers: none.headers, body: none.body, text: JSON.stringify(none.body) }, 401);
+  expect(none.headers['content-type']).toMatch(/^application\/json/);
+  const unknown = await openStream(ctx.gw, STREAM, { cookie: 'leadchat_session=not-a-session' });
+  expect(unknown.status).toBe(401);
+});
+
+test('a message posted through /v1 reaches the open stream as message.created, then conversation.updated; another account hears nothing', async () => {
+  const { account, session } = await signedIn();
+  const other = await signedIn();
+  const stream = await open(session);
+  const elsewhere = await open(other.session);
+  expect(stream.status).toBe(200);
+  expect(stream.headers['content-type']).toMatch(/^text\/event-stream/);
+  expect(stream.headers['cache-control']).toBe('no-store');
+  expect(stream.headers['content-encoding']).toBeUndefined();
+  expect(stream.headers['content-length']).toBeUndefined();
+
+  const body = 'My secret question about pricing';
+  const { messageId, conversationId } = await contactWrites(account, { body });
+  const events = await stream.until((e) => named(e, 'conversation.updated').length > 0);
+  expect(events.map((e) => e.event)).toEqual(['message.created', 'conversation.updated']);
+  expect(events[0]!.data).toEqual({ conversationId, messageId, direction: 'incoming', author: null });
+  const conversation = (await api(ctx.gw, account, 'GET', `conversations/${conversationId}`)).body;
+  expect(events[1]!.data).toEqual({
+    conversationId,
+    status: conversation.status,
+    needsReply: conversation.needsReply,
+    unread: 1,
+    botActive: conversation.bot.active,
+    failed: 0,
+  });
+  // Ids only: the text and the contact are read through /v1.
+  const told = JSON.stringify(stream.events);
+  expect(told).not.toContain(body);
+  expect(told).not.toContain(conversation.contact.id);
+  expect(new Set(events.map((e) => e.id)).size).toBe(2);
+  expect(stream.retry).toBeGreaterThan(0);
+
+  await untilIdle(ctx.gw);
+  expect(elsewhere.events).toEqual([]);
+  // The other account's stream is alive: it hears its own account's message, and only that.
+  const theirs = await contactWrites(other.account);
+  const heard = await elsewhere.until((e) => named(e, 'conversation.updated').length > 0);
+  expect(heard.map((e) => e.data.conversationId)).toEqual([theirs.conversationId, theirs.conversationId]);
+  expect(ofConversation(stream.events, theirs.conversationId)).toEqual([]);
+});
+
+test('an assignment is conversation.assigned, a read conversation.updated, a team reply message.created and its delivery message.updated', async () => {
+  const { account, session } = await signedIn();
+  const hook = await Receiver.start();
+  receivers.push(hook);
+  expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } })).status).toBe(200);
+  const { conversationId } = await contactWrites(account);
+  await untilIdle(ctx.gw);
+  const stream = await open(session);
+  const ownerId = (await withSession(ctx.gw, session, 'GET', '/console/api/session')).body.member.id;
+
+  expect((await api(ctx.gw, account, 'POST', `conversations/${conversationId}/assign`, { body: { memberId: 'me' } })).status).toBe(200);
+  await stream.until((e) => named(e, 'conversation.assigned').length > 0);
+  expect(named(stream.events, 'conversation.assigned').map((e) => e.data)).toEqual([{ conversationId, assigneeId: ownerId }]);
+
+  expect((await api(ctx.gw, account, 'POST', `conversations/${conversationId}/read`)).status).toBe(200);
+  const read = await stream.until((e) => named(e, 'conversation.updated').length > 0);
+  expect(named(read, 'conversation.updated').at(-1)!.data).toMatchObject({ conversationId, unread: 0 });
+
+  // The reply is created pending; its receiver takes it, and it is sent.
+  const contactId = (await api(ctx.gw, account, 'GET', `conversations/${conversationId}`)).body.contact.id;
+  const reply = await withSession(ctx.gw, session, 'POST', `/v1/contacts/${contactId}/messages`, { body: { body: 'On it', conversationId } });
+  expect({ status: reply.status, message: reply.body.status }).toEqual({ status: 201, message: 'pending' });
+  await stream.until((e) => named(e, 'message.updated').length > 0);
+  expect(named(stream.events, 'message.created').map((e) => e.data)).toEqual([{ conversationId, messageId: reply.body.id, direction: 'outgoing', author: 'team' }]);
+  expect(named(stream.events, 'message.updated').map((e) => e.data)).toEqual([{ conversationId, messageId: reply.body.id, status: 'sent' }]);
+  expect(stream.events.findIndex((e) => e.event === 'message.created')).toBeLessThan(stream.events.findIndex((e) => e.event === 'message.updated'));
+  expect(JSON.stringify(stream.events)).not.toContain('On it');
+});
+
+test("a reconnect with Last-Event-ID gets exactly the events it missed; an unknown id gets reset, and the reset's id resumes", async () => {
+  const { account, session } = await signedIn();
+  const witness = await open(session);
+  const first = await open(session);
+  await contactWrites(account);
+  await first.until((e) => named(e, 'conversation.updated').length > 0);
+  const lastId = first.lastEventId;
+  first.close();
+
+  const missed = await contactWrites(account, { body: 'while away' });
+  const again = await contactWrites(account);
+  await untilIdle(ctx.gw);
+  await witness.until((e) => named(e, 'message.created').some((m) => m.data.messageId === again.messageId));
+  const since = witness.events.slice(witness.events.findIndex((e) => e.id === lastId) + 1);
+  expect(since.map((e) => e.data.messageId).filter(Boolean)).toEqual([missed.messageId, again.messageId]);
+
+  const resumed = await open(session, { 'last-event-id': lastId });
+  await resumed.until((e) => e.length >= since.length);
+  await untilIdle(ctx.gw);
+  expect(resumed.events).toEqual(since);
+
+  const unknown = await open(session, { 'last-event-id': 'feedbeef.12' });
+  await unknown.until((e) => e.length > 0);
+  expect(unknown.events).toEqual([{ id: expect.any(String), event: 'reset', data: {} }]);
+  const fromReset = await open(session, { 'last-event-id': unknown.lastEventId });
+  await contactWrites(account);
+  const afterReset = await fromReset.until((e) => named(e, 'conversation.updated').length > 0);
+  expect(afterReset.map((e) => e.event)).toEqual(['message.created', 'conversation.updated']);
+});
+
+test('a session holds 10 streams at once: the 11th is 429, and one closed makes room', async () => {
+  const { account, session } = await signedIn();
+  const streams: EventStream[] = [];
+  for (let i = 0; i < 10; i++) streams.push(await open(session));
+  expect(streams.map((s) => s.status)).toEqual(Array(10).fill(200));
+  const eleventh = await open(session);
+  expectApiError({ status: eleventh.status, headers: eleventh.headers, body: eleventh.body, text: JSON.stringify(eleventh.body) }, 429, 'TOO_MANY_STREAMS');
+  // Another session of the same account is not held back by this one's.
+  expect((await open((await signedIn(account)).session)).status).toBe(200);
+  streams[0]!.close();
+  // The closed one is let go once its connection's end is seen.
+  expect((await poll(() => open(session), (s) => s.status === 200)).status).toBe(200);
+});
+
+test("opening a stream spends one request of the session's per-minute budget; its events spend none", async () => {
+  const { account, session } = await signedIn();
+  const stream = await open(session);
+  for (let i = 0; i < 10; i++) await contactWrites(account);
+  await stream.until((e) => named(e, 'message.created').length >= 10);
+  expect(stream.events.length).toBeGreaterThanOrEqual(20);
+  // A budget of 30 a minute: the opening and this request.
+  const read = await withSession(ctx.gw, session, 'GET', '/v1/conversations');
+  expect(read.status).toBe(200);
+  expect(read.headers.ratelimit).toMatch(/^"per-session"; r=28; t=\d+$/);
+});
+
+test("signing out ends the session's streams; a removed member's end too; an agent's stream carries the account's every conversation", async () => {
+  const { account, session } = await signedIn();
+  const stream = await open(session);
+  const signOut = await request(ctx.gw, 'DELETE', '/console/api/session', { headers: { cookie: session.cookie, 'x-csrf-token': session.csrfToken, origin: ctx.gw.url } });
+  expect(signOut.status).toBe(204);
+  await stream.end();
+  expect((await open(session)).status).toBe(401);
+
+  const agent = await teamMember(ctx.gw, account, 'agent');
+  const agentStream = await open(agent);
+  const { conversationId } = await contactWrites(account);
+  await agentStream.until((e) => named(e, 'conversation.updated').length > 0);
+  expect(agentStream.events.map((e) => [e.event, e.data.conversationId])).toEqual([['message.created', conversationId], ['conversation.updated', conversationId]]);
+  expect((await api(ctx.gw, account, 'DELETE', `members/${agent.id}`)).status).toBe(204);
+  await agentStream.end();
+});
+
+test('a stopping gateway ends its streams at once, well before its grace for requests in flight (10 s) runs out', async () => {
+  const gw = await startGateway();
+  try {
+    const owner = await consoleAccount(gw);
+    const session = await signIn(gw, owner.email, owner.password);
+    const stream = await openStream(gw, STREAM, { cookie: session.cookie });
+    expect(stream.status).toBe(200);
+    const stopped = gw.stop();
+    await stream.end(5_000);
+    expect(await stopped).toBe(0);
+  } finally {
+    removeDir(gw.dataDir);
+  }
+});
+
+type LowdbModule = typeof import('../../gateway/src/store/lowdb/lowdb-store.js', { with: { 'resolution-mode': 'import' } });
+type PostgresModule = typeof import('../../gateway/src/store/postgres/postgres-store.js', { with: { 'resolution-mode': 'import' } });
+type CollectionsModule = typeof import('../../gateway/src/domain/collections.js', { with: { 'resolution-mode': 'import' } });
+type NotificationsModule = typeof import('../../gateway/src/store/postgres/changes.js', { with: { 'resolution-mode': 'import' } });
+type PublishedModule = typeof import('../../gateway/src/store/published.js', { with: { 'resolution-mode': 'import' } });
+
+describe(`under the stream: the store's committed changes (${BACKEND})`, () => {
+  const DIST = path.resolve(__dirname, '../../gateway/dist');
+  let store: Store;
+  let release = () => undefined as void;
+  const heard: Array<{ accountId: string; changes: readonly Change[] } | { missed: string | undefined }> = [];
+  const waiters = new Set<() => void>();
+
+  beforeAll(async () => {
+    const { collections } = (await import(path.join(DIST, 'domain/collections.js'))) as CollectionsModule;
+    if (BACKEND === 'postgres') {
+      const { openPostgresStore } = (await import(path.join(DIST, 'store/postgres/postgres-store.js'))) as PostgresModule;
+      store = await openPostgresStore({ url: await createTestDatabase(), collections });
+    } else {
+      const { openLowdbStore } = (await import(path.join(DIST, 'store/lowdb/lowdb-store.js'))) as LowdbModule;
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-changes-'));
+      store = await openLowdbStore({ dir, collections });
+      release = () => rmSync(dir, { recursive: true, force: true });
+    }
+    const told = (news: (typeof heard)[number]) => {
+      heard.push(news);
+      for (const waiter of [...waiters]) waiter();
+    };
+    const listener: ChangeListener = {
+      changed: (accountId, changes) => told({ accountId, changes }),
+      missed: (accountId) => told({ missed: accountId }),
+    };
+    store.changes.subscribe(listener);
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    release();
+  });
+
+  /** Waits (bounded) until what was heard holds a committed change marked `mark`: everything committed before it was told by then. */
+  const untilHeard = (mark: string) => new Promise<void>((resolve, reject) => {
+    const check = () => {
+      if (!heard.some((h) => 'changes' in h && h.changes.some((c) => c.mark === mark))) return;
+      waiters.delete(check);
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => reject(new Error(`${mark} was not told: ${JSON.stringify(heard)}`)), 10_000);
+    waiters.add(check);
+    check();
+  });
+
+  test('told once committed, by account, in order; a key told once as it ends up; a rolled-back transaction tells nothing', async () => {
+    heard.length = 0;
+    await expect(store.transact(async (tx) => {
+      tx.publish('acc_a', { mark: 'rolled back' });
+      throw new Error('changed my mind');
+    })).rejects.toThrow('changed my mind');
+    await store.transact(async (tx) => {
+      tx.publish('acc_a', { mark: 'first', n: 1 }, 'k');
+      tx.publish('acc_b', { mark: 'other account' });
+      tx.publish('acc_a', { mark: 'second' });
+      tx.publish('acc_a', { mark: 'first', n: 2 }, 'k');
+    });
+    await store.transact(async (tx) => tx.publish('acc_a', { mark: 'next commit' }));
+    await untilHeard('next commit');
+    expect(heard).toEqual([
+      { accountId: 'acc_a', changes: [{ mark: 'first', n: 2 }, { mark: 'second' }] },
+      { accountId: 'acc_b', changes: [{ mark: 'other account' }] },
+      { accountId: 'acc_a', changes: [{ mark: 'next commit' }] },
+    ]);
+  });
+
+  test('a transaction of many changes tells them all (over several notifications on PostgreSQL); one too big to tell is told as missed', async () => {
+    heard.length = 0;
+    await store.transact(async (tx) => {
+      for (let i = 0; i < 400; i++) tx.publish('acc_many', { mark: `change ${i}`, conversationId: `cnv_${'x'.repeat(40)}${i}` });
+      tx.publish('acc_big', { mark: 'too big', text: 'y'.repeat(9000) });
+    });
+    await untilHeard('change 399');
+    const told = heard.flatMap((h) => ('changes' in h && h.accountId === 'acc_many' ? h.changes.map((c) => c.mark) : []));
+    expect(told).toEqual(Array.from({ length: 400 }, (_, i) => `change ${i}`));
+    if (BACKEND === 'postgres') expect(heard).toContainEqual({ missed: 'acc_big' });
+    else expect(heard).toContainEqual({ accountId: 'acc_big', changes: [{ mark: 'too big', text: 'y'.repeat(9000) }] });
+  });
+});
+
+test("PostgreSQL's notifications: a change that could not be sent (no connection) is told as missed to every process once the connection is back", async () => {
+  const DIST = path.resolve(__dirname, '../../gateway/dist');
+  const { ChangeNotifications, CHANGES_CHANNEL } = (await import(path.join(DIST, 'store/postgres/changes.js'))) as NotificationsModule;
+  const { Published } = (await import(path.join(DIST, 'store/published.js'))) as PublishedModule;
+  /** A connection that keeps what it is asked to send and answers at once. */
+  const connection = () => {
+    const sent: string[][] = [];
+    let told: () => void = () => undefined;
+    const client = {
+      sent,
+      query: async (text: string, values?: unknown[]) => {
+        if (text.includes(CHANGES_CHANNEL)) {
+          sent.push(values![0] as string[]);
+          told();
+        }
+        return { rows: [] };
+      },
+      /** Resolves once `n` statements were sent (bounded). */
+      until: (n: number) => new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`sent: ${JSON.stringify(sent)}`)), 5_000);
+        told = () => {
+          if (sent.length < n) return;
+          clearTimeout(timer);
+          resolve();
+        };
+        told();
+      }),
+    };
+    return client;
+  };
+  const committed = (accountId: string, change: Change) => {
+    const published = new Published();
+    published.add(accountId, change);
+    return published;
+  };
+  const notifications = new ChangeNotifications();
+  const first = connection();
+  notifications.listening(first as never);
+  notifications.committed(committed('acc_a', { kind: 'conversation', conversationId: 'cnv_1' }));
+  notifications.committed(committed('acc_b', { kind: 'conversation', conversationId: 'cnv_2' }));
+  await first.until(1);
+  expect(first.sent.flat().map((p) => JSON.parse(p))).toEqual([[['acc_a', { kind: 'conversation', conversationId: 'cnv_1' }], ['acc_b', { kind: 'conversation', conversationId: 'cnv_2' }]]]);
+
+  // The statement on its way is answered (a turn), then the connection is lost.
+  await new Promise((resolve) => setImmediate(resolve));
+  notifications.lost();
+  notifications.committed(committed('acc_c', { kind: 'conversation', conversationId: 'cnv_3' }));
+  const second = connection();
+  notifications.listening(second as never);
+  notifications.committed(committed('acc_a', { kind: 'conversation', conversationId: 'cnv_4' }));
+  await second.until(1);
+  expect(second.sent.flat().map((p) => JSON.parse(p))).toEqual([[['acc_c'], ['acc_a', { kind: 'conversation', conversationId: 'cnv_4' }]]]);
+
+  // Heard back: the marker is news of changes missed, the rest is told as it came.
+  const heard: unknown[] = [];
+  notifications.feed.subscribe({ changed: (accountId, changes) => void heard.push({ accountId, changes }), missed: (accountId) => void heard.push({ missed: accountId }) });
+  for (const payload of second.sent.flat()) notifications.heard(payload);
+  notifications.heard('not json');
+  expect(heard).toEqual([{ missed: 'acc_c' }, { accountId: 'acc_a', changes: [{ kind: 'conversation', conversationId: 'cnv_4' }] }, { missed: undefined }]);
+  notifications.close();
+});
