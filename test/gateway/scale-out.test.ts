@@ -342,6 +342,10 @@ test("the console's stream on one process hears a change committed on another; o
     const cut = await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'leadchat-gateway jobs'`);
     expect(cut.rowCount).toBe(2);
     await stream.until((events) => events.some((e) => e.event === 'reset'));
+    // Both listen again (the last thing a listening connection does on its own is to turn synchronous commits off).
+    const listening = () => db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()
+      AND application_name = 'leadchat-gateway jobs' AND (query LIKE 'SET synchronous_commit%' OR query LIKE '%pg_notify%')`);
+    expect((await poll(listening, (r) => r.rows[0].n === 2)).rows[0].n).toBe(2);
     const second = await writes();
     await stream.until((events) => events.some((e) => e.data?.messageId === second));
     stream.close();

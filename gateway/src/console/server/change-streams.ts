@@ -10,12 +10,12 @@ import { ApiError } from '../../errors.js';
 import type { Change, ChangeListener } from '../../store/store.js';
 
 /** A comment line this often: proxies close a connection quiet for a minute or so. The sessions are checked then too. */
-export const KEEP_ALIVE_MS = 25_000;
+const KEEP_ALIVE_MS = 25_000;
 /** How long, and how many events per account, a reconnect may ask back. */
-export const KEPT_MS = 5 * 60_000;
-export const KEPT_EVENTS = 256;
+const KEPT_MS = 5 * 60_000;
+const KEPT_EVENTS = 256;
 /** Open streams per session on one process: one per console tab, and a bound for a tab that opens them in a loop. */
-export const STREAMS_PER_SESSION = 10;
+const STREAMS_PER_SESSION = 10;
 /** A browser reconnects between 2 and 4 s after a stream ends: spread, so a restarted process is not hit at once. */
 const RETRY_MS = 2_000;
 /** Events a client has not read: past this it is not reading, and is let go (it reconnects and resumes). */
