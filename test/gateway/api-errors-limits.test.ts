@@ -1,3 +1,4 @@
+import https from 'node:https';
 import {
   api,
   createAccount,
@@ -287,6 +288,17 @@ describe('routes and methods', () => {
       expect(allow).not.toContain(method);
     }
   });
+  test('a refusal given before the body is read reaches a client still writing it (no broken pipe)', async () => {
+    const cases: Array<[string, Record<string, string>, number]> = [
+      ['/v1/nope', { 'x-api-key': account.apiKey, 'content-type': 'application/json' }, 404],
+      ['/v1/contacts', { 'content-type': 'application/json' }, 401],
+      ['/v1/contacts', { 'x-api-key': account.apiKey, 'content-type': 'text/csv' }, 415],
+    ];
+    for (const [path, headers, status] of cases) {
+      for (let i = 0; i < 3; i++) expect(await slowlyWritten(path, headers)).toBe(status);
+    }
+  });
+
   // A 405 is thrown before any await, so its answer is written while the request event is still being emitted.
   test('every answer carries nosniff and HSTS, including those written at once', async () => {
     const answers = [
@@ -418,3 +430,21 @@ describe('rate limit (LEADCHAT_RATE_LIMIT_PER_MINUTE=5)', () => {
     expect((await api(limited.gw, quiet, 'GET', 'lists')).status).toBe(200);
   });
 });
+
+/** POSTs a 1 MB body in 64 chunks, one per turn of the event loop, so that the answer comes while it is being written. */
+function slowlyWritten(path: string, headers: Record<string, string>): Promise<number | string> {
+  const chunk = Buffer.alloc(16 * 1024, 0x20);
+  return new Promise((resolve) => {
+    const req = https.request(new URL(path, ctx.gw.url), { method: 'POST', headers: { ...headers, 'content-length': String(chunk.length * 64) }, ca: ctx.gw.ca, agent: false }, (res) => {
+      res.resume().on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', (err) => resolve(err.message));
+    let written = 0;
+    const next = () => {
+      if (++written > 64) return void req.end();
+      req.write(chunk);
+      setImmediate(next);
+    };
+    next();
+  });
+}

@@ -21,8 +21,36 @@ export const errorBody = (url: string, err: ApiError) =>
 
 export function sendError(req: Request, res: Response, err: ApiError): void {
   if (res.headersSent) return void res.end();
-  res.set(err.headers);
-  res.status(err.status).json(errorBody(req.originalUrl, err));
+  afterBody(req, () => {
+    res.set(err.headers);
+    res.status(err.status).json(errorBody(req.originalUrl, err));
+  });
+}
+
+/** The most of an unread body read before a refusal is sent; past it, the refusal is sent and the connection closed. */
+const READ_BEFORE_REFUSING = 2 * 1024 * 1024;
+
+/**
+ * A refusal given before the body was read (unknown route, missing key, wrong media type) waits until the body has
+ * come in: a client still writing it would otherwise meet a closed connection (EPIPE) and never read the answer.
+ * A body larger than the bound is not waited for.
+ */
+function afterBody(req: Request, send: () => void): void {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (req.complete || req.readableFlowing !== null || declared > READ_BEFORE_REFUSING) return send();
+  let read = 0;
+  let sent = false;
+  const once = () => {
+    if (sent) return;
+    sent = true;
+    send();
+  };
+  req.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > READ_BEFORE_REFUSING) once();
+  });
+  req.once('end', once).once('close', once).once('error', once);
+  req.resume();
 }
 
 /** body-parser failures, translated into the API's own errors. */
