@@ -16,8 +16,10 @@ module.exports = {
   // Most tests wait on gateway processes and browsers, not on this process's CPU: two files at a time halve the
   // suite on a 2-core machine.
   maxWorkers: 2,
-  // Once per run: Debian's Chromium for the browser tests, installed when missing.
-  globalSetup: '<rootDir>/test/helpers/chromium-global-setup.ts',
+  // Once per run: Debian's Chromium for the browser tests, installed when missing; the contract check's folder.
+  globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+  // After the run: the operations and statuses of the OpenAPI document that no test received.
+  reporters: ['default', '<rootDir>/test/helpers/contract-report.js'],
   projects: [
     { ...base, displayName: 'lowdb', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/(scale-out|migrate|store-contract|sessions-scale-out)\\.test\\.ts$'] },
     {

@@ -80,6 +80,9 @@ export const PHONE_COUNTRIES: readonly string[] = (
 /** The most items one page of a list answers (`limit`). */
 export const MAX_PAGE_LIMIT = 200;
 
+/** An import's report lists at most this many rejected rows, and as many rows imported with a warning. */
+export const MAX_ERRORS = 1_000;
+
 /** A 400 names at most this many problems; the message says how many more there were. */
 export const MAX_PROBLEMS = 10;
 
@@ -175,12 +178,3 @@ export const CUSTOM_PREFIX = 'custom.';
 export const FUNNEL_STEPS = ['added', 'openingSent', 'replied', 'handedOff', 'optedOut', 'goalReached', 'failed'] as const;
 export type FunnelStep = (typeof FUNNEL_STEPS)[number];
 
-/** What POST /v1/settings/webhook-test answers: the receiver's reaction to one signed `test` event. */
-export interface WebhookTestResult {
-  url: string;
-  status: number | null;
-  ok: boolean;
-  error: string | null;
-  durationMs: number;
-  webhookId: string;
-}

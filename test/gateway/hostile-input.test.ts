@@ -1,5 +1,6 @@
 import https from 'node:https';
 import fc from 'fast-check';
+import { checkAnswer } from '../helpers/contract';
 import { createAccount, removeDir, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
 import { ConnectionTrap } from './api-support';
 
@@ -10,7 +11,8 @@ import { ConnectionTrap } from './api-support';
  * `{error:"..."}` on the incoming-message endpoint. Afterwards the data is intact, also across a restart.
  *
  * The gateway runs under LEADCHAT_WEBHOOK_TARGETS=public, and every URL-taking field is also sent a loopback
- * listener's address written in every form (names, IPv4 and IPv6 forms): the listener is never connected to.
+ * listener's address written in every form (names, IPv4 and IPv6 forms): the listener is never connected to. Every
+ * answer of /v1 is also held to the OpenAPI document (helpers/contract.ts).
  */
 
 jest.setTimeout(120_000);
@@ -72,7 +74,13 @@ function send(h: Hostile, key?: string): Promise<Answer> {
         } catch {
           body = text;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+        const answer = { status: res.statusCode ?? 0, headers: res.headers, text, body };
+        try {
+          checkAnswer(h.method, new URL(h.path, gw.url), answer);
+        } catch (err) {
+          return reject(err);
+        }
+        resolve(answer);
       });
     });
     req.on('error', reject);

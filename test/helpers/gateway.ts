@@ -4,6 +4,7 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { checkAnswer } from './contract';
 import { createTestDatabase } from './postgres';
 
 /** A real gateway process on a free port with a fresh data dir, as a user would run it. */
@@ -127,7 +128,7 @@ export interface RequestOptions {
   localAddress?: string;
 }
 
-/** An HTTPS request to the gateway, trusting its certificate. */
+/** An HTTPS request to the gateway, trusting its certificate; an answer of /v1 is held to the OpenAPI document (contract.ts). */
 export function request<T = any>(gw: Pick<TestGateway, 'url' | 'ca'>, method: string, pathname: string, opts: RequestOptions = {}): Promise<Reply<T>> {
   const url = new URL(pathname, gw.url);
   for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
@@ -157,7 +158,13 @@ export function request<T = any>(gw: Pick<TestGateway, 'url' | 'ca'>, method: st
         } catch {
           // not JSON: leave the text
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text });
+        const reply = { status: res.statusCode ?? 0, headers: res.headers, body, text };
+        try {
+          checkAnswer(method, url, reply);
+        } catch (err) {
+          return reject(err);
+        }
+        resolve(reply);
       });
     });
     req.on('error', reject);

@@ -3,6 +3,8 @@ import { forbidden, notFound } from '../errors.js';
 import type { Tx } from '../store/store.js';
 import { findByEmail, toCredits, type Account, type AutoRecharge } from './accounts.js';
 import { emit } from './webhooks.js';
+import type { autoRechargeAnswer } from '../contract/credits.js';
+import type { Answer } from '../contract/shared.js';
 
 export const publicAutoRecharge = (a?: AutoRecharge) =>
   a ? { enabled: a.enabled, threshold: toCredits(a.thresholdCents), amount: toCredits(a.amountCents), pending: a.pending } : null;
@@ -34,7 +36,7 @@ export async function setAutoRecharge(
   gw: Gateway,
   agency: Account,
   input: { email: string; enabled: boolean; threshold: number; amount: number },
-) {
+): Promise<Answer<typeof autoRechargeAnswer>> {
   if (agency.type !== 'agency') throw forbidden('NOT_AGENCY', 'Only agency accounts can set auto-recharge for sub-accounts');
   return gw.store.transact(async (tx) => {
     const sub = await findByEmail(tx, input.email);

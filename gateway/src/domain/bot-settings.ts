@@ -4,6 +4,8 @@ import { mask } from './mask.js';
 import type { Account, BotSettings } from './accounts.js';
 import { getCampaign } from './campaigns.js';
 import { checkTarget } from './targets.js';
+import type { botSettings } from '../contract/bot.js';
+import type { Answer } from '../contract/shared.js';
 
 /*
  * Which bot answers an account's contacts: the offline FAQ bot, or any OpenAI-compatible chat-completions endpoint
@@ -16,7 +18,7 @@ const DEFAULT: BotSettings = { provider: 'faq', openai: null, defaultCampaignId:
 export const botSettingsOf = (account: Account): BotSettings => account.bot ?? DEFAULT;
 
 /** The settings as the API shows them: the key masked, never whole. */
-export function publicBotSettings(account: Account) {
+export function publicBotSettings(account: Account): Answer<typeof botSettings> {
   const s = botSettingsOf(account);
   return { ...s, openai: s.openai && { ...s.openai, apiKey: s.openai.apiKey && mask(s.openai.apiKey) } };
 }

@@ -9,6 +9,7 @@ import type { Page, Reader, Tx } from '../store/store.js';
 import { getAccount, type Account } from './accounts.js';
 import { sendingRefusal } from './channel-credentials.js';
 import { getList } from './lists.js';
+import type { CampaignAnswer } from '../contract/campaigns.js';
 
 export type Channel = CampaignView['channel'];
 export type { FollowUpStep };
@@ -46,7 +47,7 @@ function current(stored: Campaign): Campaign {
   };
 }
 
-export const publicCampaign = ({ accountId: _a, ...c }: Campaign) => c;
+export const publicCampaign = ({ accountId: _a, ...c }: Campaign): CampaignAnswer => c;
 
 export async function getCampaign(r: Reader, accountId: string, id: string): Promise<Campaign> {
   const campaign = await r.get<Campaign>('campaigns', id);

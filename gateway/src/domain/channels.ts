@@ -8,6 +8,7 @@ import {
   publicWhatsAppCloudCredentials,
   type ChannelCredentials,
 } from './channel-credentials.js';
+import type { ChannelsAnswer } from '../contract/account.js';
 
 /**
  * An account's built-in channel providers: Twilio (SMS, and WhatsApp with a WhatsApp sender), the WhatsApp Cloud
@@ -34,7 +35,7 @@ export function webhookUrls(base: string, accountId: string) {
  * operator set the gateway's public address (LEADCHAT_PUBLIC_URL), without which `base` is the address it listens on,
  * which a provider on the internet may not reach.
  */
-export function publicChannels(account: Account, base: string, publicUrlConfigured: boolean) {
+export function publicChannels(account: Account, base: string, publicUrlConfigured: boolean): ChannelsAnswer {
   const c = account.channels ?? {};
   const urls = webhookUrls(base, account.id);
   return {

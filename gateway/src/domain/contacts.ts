@@ -7,6 +7,7 @@ import type { Account } from './accounts.js';
 import { indexContactIn } from './contact-search.js';
 import { normalizeEmail } from './email.js';
 import { normalizePhone } from './phone.js';
+import type { ContactAnswer } from '../contract/contacts.js';
 
 export interface Contact {
   id: string;
@@ -56,7 +57,7 @@ export interface ContactInput {
   externalIds?: Record<string, string>;
 }
 
-export function publicContact(c: Contact) {
+export function publicContact(c: Contact): ContactAnswer {
   return {
     id: c.id,
     firstName: c.firstName ?? '',

@@ -5,6 +5,7 @@ import { getCampaign, type Channel } from './campaigns.js';
 import { getContact, publicContact, type Contact } from './contacts.js';
 import { conversationWritten, messageAdded, type ShownConversation } from './inbox-changes.js';
 import type { Message } from './messages.js';
+import type { ConversationAnswer } from '../contract/messages.js';
 
 export type ConversationStatus = 'active' | 'handed_off' | 'opted_out' | 'closed';
 
@@ -185,7 +186,7 @@ export function lastMessageOf(m: Message): Conversation['lastMessage'] {
   return { id: m.id, direction: m.direction, body: m.body, status: m.status, createdAt: m.createdAt, author: m.author, authorName: m.authorName };
 }
 
-export function publicConversation(c: Conversation, contact: Contact | undefined) {
+export function publicConversation(c: Conversation, contact: Contact | undefined): ConversationAnswer {
   const { accountId: _a, channelKey: _k, followUpHeld: _h, lastIncomingId: _i, botAnsweredId: _b, clarifying: _c, failing: _f, awaiting: _w, ...rest } = c;
   return {
     ...rest,

@@ -5,6 +5,8 @@ import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
 import { findByEmail, getAccount, toCredits, type Account } from './accounts.js';
 import { checkAutoRecharge, publicAutoRecharge } from './auto-recharge.js';
+import type { CreditsAnswer, grant } from '../contract/credits.js';
+import type { Answer } from '../contract/shared.js';
 
 /** One line of an account's credit history. */
 export interface CreditTransaction {
@@ -21,12 +23,7 @@ export interface CreditTransaction {
 }
 
 
-export interface GrantResult {
-  success: true;
-  sub_account_id: string;
-  credits_added: number;
-  new_balance: number;
-}
+export type GrantResult = Answer<typeof grant>;
 
 /**
  * Spec §4.6: an agency grants credits to one of its own sub-accounts. Another agency's sub-account answers
@@ -112,7 +109,7 @@ export async function spend(tx: Tx, account: Account, amountCents: number, entry
  * cheapest of them (`canSend`), and the agency that grants its credits, so the team knows why bot replies fail and
  * whom to ask.
  */
-export async function creditsOf(r: Reader, accountId: string, prices: Config['prices']) {
+export async function creditsOf(r: Reader, accountId: string, prices: Config['prices']): Promise<CreditsAnswer> {
   const fresh = await getAccount(r, accountId);
   const history = await r.find<CreditTransaction>('transactions', 'account', [accountId], { order: 'desc' });
   const agency = fresh.parentId ? await r.get<Account>('accounts', fresh.parentId) : undefined;

@@ -3,6 +3,7 @@ import type { Reader } from '../store/store.js';
 import { getCampaign } from './campaigns.js';
 import { DAY_MS, FUNNEL_STEPS, QUARTER_MS, type FunnelCounts, type FunnelStep } from './funnel.js';
 import { clockNow } from '../clock.js';
+import type { FunnelAnswer } from '../contract/campaigns.js';
 
 /**
  * GET /v1/campaigns/{id}/funnel: how many contacts reached each step, in total over a range of days and day by
@@ -30,7 +31,7 @@ export interface FunnelQuery {
 export const MAX_DAYS = 366;
 const PAGE = 500;
 
-export async function funnelOf(r: Reader, accountId: string, campaignId: string, query: FunnelQuery): Promise<FunnelReport> {
+export async function funnelOf(r: Reader, accountId: string, campaignId: string, query: FunnelQuery): Promise<FunnelAnswer> {
   const campaign = await getCampaign(r, accountId, campaignId);
   const { timezone } = query;
   const to = query.to ?? localDate(clockNow(), timezone);

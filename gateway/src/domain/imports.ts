@@ -9,6 +9,7 @@ import type { NewJob, Page, Reader } from '../store/store.js';
 import { normalizeContact, type Contact, type ContactInput, type ContactOwner } from './contacts.js';
 import { getList } from './lists.js';
 
+import type { ImportAnswer } from '../contract/lists.js';
 /**
  * A bulk import of contacts into a list (spec §3.2: imported contacts count as additions to the list). The
  * request is checked row by row and stored with its rows in chunks, in one commit; then a durable job applies
@@ -101,11 +102,11 @@ export type ReadContact = (fields: unknown) => ContactInput;
 
 export const MAX_ROWS = 100_000;
 export const CHUNK_ROWS = 500;
-export const MAX_ERRORS = 1_000;
+export { MAX_ERRORS } from '../api-contract.js';
 /** Rows checked between two yields to the event loop, so that other requests are answered meanwhile. */
 const ROWS_PER_TURN = 500;
 
-export const publicImport = (i: Import) => ({
+export const publicImport = (i: Import): ImportAnswer => ({
   id: i.id,
   listId: i.listId,
   status: i.status,

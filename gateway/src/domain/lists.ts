@@ -3,6 +3,8 @@ import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import type { Contact } from './contacts.js';
+import type { list } from '../contract/lists.js';
+import type { Answer } from '../contract/shared.js';
 
 export interface List {
   id: string;
@@ -21,7 +23,7 @@ export interface Membership {
   addedAt: string;
 }
 
-export const publicList = (l: List) => ({ id: l.id, name: l.name, createdAt: l.createdAt });
+export const publicList = (l: List): Answer<typeof list> => ({ id: l.id, name: l.name, createdAt: l.createdAt });
 
 export async function getList(r: Reader, accountId: string, id: string): Promise<List> {
   const list = await r.get<List>('lists', id);

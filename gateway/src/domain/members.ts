@@ -8,6 +8,7 @@ import { updateConversation, type Conversation } from './conversations.js';
 import { digest, hashPassword, newToken } from './secrets.js';
 import { endSessionIn } from './session-ends.js';
 import type { MemberRole, Role } from '../api-contract.js';
+import type { MemberAnswer } from '../contract/account.js';
 
 /**
  * The people of an account's team. The owner signs in with the account's own email and password (there is exactly
@@ -73,7 +74,7 @@ export async function membersOf(r: Reader, account: Account, page: { limit: numb
   return r.find<Member>('members', 'account', [account.id], { limit: page.limit, after });
 }
 
-export function publicMember(m: Member | Actor) {
+export function publicMember(m: Member | Actor): MemberAnswer {
   if (!('accountId' in m)) return { id: m.id, email: m.email, name: m.name, role: m.role, status: 'active' as const, inviteExpiresAt: null, createdAt: null };
   return {
     id: m.id,

@@ -4,6 +4,8 @@ import type { Page, Reader } from '../store/store.js';
 import { getContact } from './contacts.js';
 import type { Delivery } from './webhooks.js';
 import type { WhatsAppTemplate } from './whatsapp.js';
+import type { MessageAnswer, messageWithDeliveries } from '../contract/messages.js';
+import type { Answer } from '../contract/shared.js';
 
 export interface Message {
   id: string;
@@ -97,7 +99,9 @@ export async function messagesOf(r: Reader, accountId: string, contactId: string
 
 export const deliveriesOf = (r: Reader, messageId: string) => r.find<Delivery>('deliveries', 'message', [messageId]);
 
-export function publicMessage(m: Message, deliveries?: Delivery[]) {
+export function publicMessage(m: Message): MessageAnswer;
+export function publicMessage(m: Message, deliveries: Delivery[]): Answer<typeof messageWithDeliveries>;
+export function publicMessage(m: Message, deliveries?: Delivery[]): MessageAnswer | Answer<typeof messageWithDeliveries> {
   const { accountId: _a, ...fields } = m;
   const rest = { ...fields, authorId: m.authorId ?? null, authorName: m.authorName ?? null };
   if (!deliveries) return rest;

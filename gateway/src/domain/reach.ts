@@ -1,3 +1,4 @@
+import { UNREACHABLE_REASONS } from '../contract/campaigns.js';
 import type { Reader, Tx } from '../store/store.js';
 import { countOne, SHARDS, shardOf, type StepSubject } from './funnel.js';
 
@@ -15,7 +16,7 @@ import { countOne, SHARDS, shardOf, type StepSubject } from './funnel.js';
  * Like the funnel, a `unreachable` document per campaign, reason and contact (its id made of the three) keeps a
  * contact from counting twice, and the counts are split over a few documents by contact.
  */
-export const UNREACHABLE_REASONS = ['no_external_id', 'no_phone', 'opted_out', 'outside_whatsapp_window', 'no_first_message', 'outside_meta_window'] as const;
+export { UNREACHABLE_REASONS };
 export type UnreachableReason = (typeof UNREACHABLE_REASONS)[number];
 
 export const isUnreachableReason = (reason: string | null | undefined): reason is UnreachableReason =>

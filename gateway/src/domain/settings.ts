@@ -3,13 +3,15 @@ import { DEFAULT_HELP_TEXT } from './texts.js';
 import type { Account } from './accounts.js';
 import { newWebhookSecret } from './secrets.js';
 import { checkTarget } from './targets.js';
+import type { settings } from '../contract/account.js';
+import type { Answer } from '../contract/shared.js';
 
 /**
  * Spec §4.7: the Custom Channel Webhook URL replies are posted to, and the secret that signs them; the answer
  * to a contact who writes HELP; who a hand-off assigns its conversation to; and the country of the phone numbers
  * the account writes without a country code.
  */
-export const publicSettings = (a: Account) => ({
+export const publicSettings = (a: Account): Answer<typeof settings> => ({
   customChannelWebhookUrl: a.customChannelWebhookUrl,
   webhookSecret: a.webhookSecret,
   helpText: a.helpText || DEFAULT_HELP_TEXT,

@@ -4,6 +4,8 @@ import type { Page, Reader } from '../store/store.js';
 import { toCredits, type Account } from './accounts.js';
 import { publicAutoRecharge } from './auto-recharge.js';
 import { creditsOf } from './credits.js';
+import type { subAccount } from '../contract/credits.js';
+import type { Answer } from '../contract/shared.js';
 
 /**
  * What an agency sees of its sub-accounts (spec §2.7): each one's balance and auto-recharge rule, and its credit
@@ -13,7 +15,7 @@ export function requireAgency(account: Account): void {
   if (account.type !== 'agency') throw forbidden('NOT_AGENCY', 'Only agency accounts have sub-accounts');
 }
 
-export const publicSubAccount = (a: Account) => ({
+export const publicSubAccount = (a: Account): Answer<typeof subAccount> => ({
   id: a.id,
   name: a.name,
   email: a.email,

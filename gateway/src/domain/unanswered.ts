@@ -3,6 +3,8 @@ import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
 import { faqBotOf } from './campaign-bot.js';
 import { getCampaign, type Campaign } from './campaigns.js';
+import type { unanswered } from '../contract/bot.js';
+import type { Answer } from '../contract/shared.js';
 
 /**
  * What a campaign's bot could not answer: each message it handed off for want of an answer (the FAQ bot unsure, or
@@ -50,7 +52,7 @@ export interface UnansweredGroup extends QuestionGroup {
  * GET /v1/campaigns/{id}/unanswered: the campaign's latest unanswered questions (up to READ), grouped when they ask
  * the same thing, largest groups first; `limit` groups at most.
  */
-export async function unansweredOf(r: Reader, accountId: string, campaignId: string, limit: number): Promise<{ data: UnansweredGroup[]; total: number; questions: number }> {
+export async function unansweredOf(r: Reader, accountId: string, campaignId: string, limit: number): Promise<Answer<typeof unanswered>> {
   const campaign = await getCampaign(r, accountId, campaignId);
   const latest = await r.find<Unanswered>('unanswered', 'campaign', [campaign.id], { order: 'desc', limit: READ });
   const groups = groupQuestions(latest, campaign.language);

@@ -6,6 +6,8 @@ import type { Account } from './accounts.js';
 import type { EventType } from './events.js';
 import { newWebhookSecret } from './secrets.js';
 import { checkTarget } from './targets.js';
+import type { webhook } from '../contract/account.js';
+import type { Answer } from '../contract/shared.js';
 
 /** A receiver registered through the API (the n8n trigger's automatic registration), with its own secret. */
 export interface Subscription {
@@ -45,7 +47,7 @@ export interface Delivery {
   updatedAt: string;
 }
 
-export const publicSubscription = (s: Subscription) => ({ id: s.id, url: s.url, events: s.events, createdAt: s.createdAt });
+export const publicSubscription = (s: Subscription): Answer<typeof webhook> => ({ id: s.id, url: s.url, events: s.events, createdAt: s.createdAt });
 
 export async function getSubscription(r: Reader, accountId: string, id: string): Promise<Subscription> {
   const sub = await r.get<Subscription>('webhooks', id);

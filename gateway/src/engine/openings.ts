@@ -19,6 +19,8 @@ import { isOpen, nextOpening } from '../domain/sending-window.js';
 import { openingTemplateFor } from '../domain/whatsapp.js';
 import { clockNow } from '../clock.js';
 
+import type { reachExisting as reachExistingAnswer } from '../contract/campaigns.js';
+import type { Answer } from '../contract/shared.js';
 /** A campaign's opening message to one contact: at most one per campaign and contact (a unique index). */
 export interface Opening {
   id: string;
@@ -62,10 +64,7 @@ export async function onAddedToList(tx: Tx, accountId: string, listId: string, c
 }
 
 /** What reaching a campaign's existing contacts did: the openings it queued, and why the others cannot go, by reason. */
-export interface ReachExisting {
-  queued: number;
-  unreachable: Record<string, number>;
-}
+export type ReachExisting = Answer<typeof reachExistingAnswer>;
 
 const REACH_BATCH = 100;
 

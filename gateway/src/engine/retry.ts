@@ -7,6 +7,8 @@ import type { Delivery } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
 import { changeStatus } from './message-status.js';
 import { checkConsent, handOver, messageTagOf, OUTSIDE_WINDOW, outsideWindow, outsideWindowMessage, readyToGo, receiversFor } from './sending.js';
+import type { retryReport } from '../contract/messages.js';
+import type { Answer } from '../contract/shared.js';
 
 const refuse = (code: string, message: string) => new ApiError(409, code, message);
 
@@ -57,14 +59,8 @@ export async function retryMessage(gw: Gateway, accountId: string, messageId: st
 /** Conversations whose failed messages one account-wide retry takes; the answer says when more are left. */
 export const RETRY_CONVERSATIONS = 100;
 
-export interface RetryReport {
-  /** The messages sent again, oldest first. */
-  retried: string[];
-  /** The failed messages that could not go again, each with why (INSUFFICIENT_CREDITS, NO_RECEIVER …). */
-  refused: Array<{ messageId: string; code: string; message: string }>;
-  /** Account-wide: whether conversations with failed messages were left for another call. */
-  more: boolean;
-}
+/** What a retry of failed messages did (the contract's retryReport). */
+export type RetryReport = Answer<typeof retryReport>;
 
 /**
  * "Retry all failed": every failed outgoing message of one conversation, or of the account's conversations that

@@ -67,7 +67,7 @@ function fromBodyParser(err: { type?: string; status?: number; message?: string 
       return new ApiError(400, 'REQUEST_ABORTED', 'Request was aborted');
     default:
       return err.status && err.status >= 400 && err.status < 500
-        ? new ApiError(err.status, 'BAD_REQUEST', 'Bad request')
+        ? new ApiError(err.status, 'UNREADABLE_BODY', 'The body could not be read: check its Content-Encoding and Content-Length')
         : undefined;
   }
 }

@@ -1,4 +1,4 @@
-import type { WebhookTestResult } from '../api-contract.js';
+import type { WebhookTestAnswer } from '../contract/account.js';
 import type { Gateway } from '../context.js';
 import { getAccount } from '../domain/accounts.js';
 import { checkTarget } from '../domain/targets.js';
@@ -11,7 +11,7 @@ import { noAnswer, postSigned } from './post-signed.js';
  * deliveries are, so a receiver that passes it will pass real replies. Nothing is stored or retried: the caller
  * sees the receiver's answer at once.
  */
-export async function sendTestEvent(gw: Gateway, accountId: string): Promise<WebhookTestResult> {
+export async function sendTestEvent(gw: Gateway, accountId: string): Promise<WebhookTestAnswer> {
   const account = await getAccount(gw.store, accountId);
   const url = account.customChannelWebhookUrl;
   if (!url) throw new ApiError(409, 'NO_WEBHOOK_URL', 'No Custom Channel Webhook URL is set: save one first');

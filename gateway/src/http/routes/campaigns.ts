@@ -10,6 +10,8 @@ import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery, unansweredQuery } from '../schemas.js';
+import type { campaignWithReach } from '../../contract/campaigns.js';
+import type { Answer } from '../../contract/shared.js';
 
 /** Campaigns: everyone of the team reads them and tries their bot; admins and the owner change them. */
 export function campaignsRoutes(v1: Routes, gw: Engine): void {
@@ -26,7 +28,7 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
   route(v1, '/campaigns/:id', {
     get: async (req, res) => {
       const campaign = await getCampaign(gw.store, accountOf(res).id, String(req.params.id));
-      await sendDurable(gw, res, { ...publicCampaign(campaign), unreachable: await unreachableOf(gw.store, campaign.id) });
+      await sendDurable(gw, res, { ...publicCampaign(campaign), unreachable: await unreachableOf(gw.store, campaign.id) } satisfies Answer<typeof campaignWithReach>);
     },
     patch: [jsonBody(), async (req, res) => {
       const campaign = await updateCampaign(gw, accountOf(res).id, String(req.params.id), parse(campaignUpdate, req.body));

@@ -8,6 +8,8 @@ import { jsonBody } from '../middleware/json-body.js';
 import { publicBase } from '../public-base.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { channelIncoming, instagramChannel, messengerChannel, twilioChannel, whatsappChannel } from '../schemas.js';
+import type { received } from '../../contract/messages.js';
+import type { Answer } from '../../contract/shared.js';
 
 const CHANNELS = ['sms', 'whatsapp'] as const;
 
@@ -46,7 +48,7 @@ export function channelsRoutes(v1: Routes, gw: Gateway): void {
       }
       const { phone, ...incoming } = parse(channelIncoming, req.body);
       const { message, contact } = await receiveOnChannel(gw, accountOf(res), channel, { ...incoming, from: phone });
-      res.json({ success: true, messageId: message.id, contactId: contact.id, conversationId: message.conversationId });
+      res.json({ success: true, messageId: message.id, contactId: contact.id, conversationId: message.conversationId } satisfies Answer<typeof received>);
     }],
   });
 }

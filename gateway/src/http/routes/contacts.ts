@@ -9,6 +9,8 @@ import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, actorOf, bySession, parse, route, sendDurable, type Routes } from '../route.js';
 import { botState, contactCreate, contactLookup, teamMessage } from '../schemas.js';
+import type { botState as botStateAnswer } from '../../contract/messages.js';
+import type { Answer } from '../../contract/shared.js';
 
 export function contactsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/contacts', {
@@ -53,7 +55,7 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
       const contactId = String(req.params.id);
       const conversations = await setBot(gw, accountOf(res), contactId, active);
       const contact = await getContact(gw.store, accountOf(res).id, contactId);
-      res.json({ success: true, contactId, active, conversations: conversations.map((c) => publicConversation(c, contact)) });
+      res.json({ success: true, contactId, active, conversations: conversations.map((c) => publicConversation(c, contact)) } satisfies Answer<typeof botStateAnswer>);
     }],
   });
 }

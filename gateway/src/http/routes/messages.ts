@@ -7,6 +7,8 @@ import { retryMessage } from '../../engine/retry.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { incomingMessage, sendMessage as sendSchema } from '../schemas.js';
+import type { incomingReceived, sent } from '../../contract/messages.js';
+import type { Answer } from '../../contract/shared.js';
 
 export function messagesRoutes(v1: Routes, gw: Gateway): void {
   // Base64 grows a file by a third; leave room for the rest of the body.
@@ -20,7 +22,7 @@ export function messagesRoutes(v1: Routes, gw: Gateway): void {
         messageSid: (customData.messageSid ?? customData.id)!,
         messageType,
       });
-      res.json({ success: true, messageId: message.id });
+      res.json({ success: true, messageId: message.id } satisfies Answer<typeof incomingReceived>);
     }],
   });
 
@@ -28,7 +30,7 @@ export function messagesRoutes(v1: Routes, gw: Gateway): void {
     post: [jsonBody(), async (req, res) => {
       const { customData } = parse(sendSchema, req.body);
       const { message, contact } = await sendMessage(gw, accountOf(res), customData);
-      res.json({ success: true, messageId: message.id, contactId: contact.id, message: `Message queued for delivery on ${customData.customChannel}` });
+      res.json({ success: true, messageId: message.id, contactId: contact.id, message: `Message queued for delivery on ${customData.customChannel}` } satisfies Answer<typeof sent>);
     }],
   });
 

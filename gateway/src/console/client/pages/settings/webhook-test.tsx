@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { WebhookTestResult } from '../../../../api-contract.js';
+import type { WebhookTestAnswer as WebhookTestResult } from '../../../../contract/account.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';

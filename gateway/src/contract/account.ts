@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { HANDOFF_ASSIGNMENTS, MEMBER_ROLES } from '../api-contract.js';
+import { nullableTimestamp, timestamp } from './shared.js';
+
+/** GET and PUT /v1/settings (the secret is shown: the endpoint is the account's own). */
+export const settings = z.object({
+  customChannelWebhookUrl: z.string().nullable(),
+  webhookSecret: z.string().describe('Signs every webhook the gateway posts (Standard Webhooks)'),
+  helpText: z.string().describe('The answer to a contact who writes HELP'),
+  handoffAssignment: z.enum(HANDOFF_ASSIGNMENTS),
+  defaultCountry: z.string().nullable().describe('ISO 3166-1 alpha-2: the country of phone numbers written without a country code'),
+});
+
+/** POST /v1/settings/webhook-test: what the receiver did; nothing is stored. */
+export const webhookTestResult = z.object({
+  url: z.string(),
+  status: z.number().int().nullable(),
+  ok: z.boolean(),
+  error: z.string().nullable(),
+  durationMs: z.number(),
+  webhookId: z.string(),
+});
+export type WebhookTestAnswer = z.output<typeof webhookTestResult>;
+
+export const apiKey = z.object({ apiKey: z.string().describe('Shown this once: only its digest is kept') });
+
+const metaWebhook = z.object({ webhook: z.string() });
+const masked = z.string().describe('Masked: its last characters only');
+
+/** GET /v1/channels, and the answer of every change of a channel. */
+export const channels = z
+  .object({
+    publicUrlConfigured: z.boolean().describe('Whether LEADCHAT_PUBLIC_URL is set; else the webhook addresses are the one the gateway listens on'),
+    twilio: z
+      .object({
+        accountSid: z.string(),
+        authToken: masked,
+        from: z.string().nullable(),
+        messagingServiceSid: z.string().nullable(),
+        whatsappFrom: z.string().nullable(),
+        webhooks: z.object({ incoming: z.string(), status: z.string() }),
+      })
+      .nullable(),
+    whatsapp: z.object({ phoneNumberId: z.string(), accessToken: masked, appSecret: masked, verifyToken: z.string(), webhooks: metaWebhook }).nullable(),
+    messenger: z.object({ pageId: z.string(), pageAccessToken: masked, appSecret: masked, verifyToken: z.string(), webhooks: metaWebhook }).nullable(),
+    instagram: z.object({ instagramAccountId: z.string(), accessToken: masked, appSecret: masked, verifyToken: z.string(), webhooks: metaWebhook }).nullable(),
+  })
+  .meta({ id: 'Channels' });
+export type ChannelsAnswer = z.output<typeof channels>;
+
+export const member = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    name: z.string(),
+    role: z.enum(['owner', ...MEMBER_ROLES]),
+    status: z.enum(['invited', 'active']),
+    inviteExpiresAt: nullableTimestamp.describe('While an invitation link is open'),
+    createdAt: nullableTimestamp.describe("null for the account's owner"),
+  })
+  .meta({ id: 'Member' });
+export type MemberAnswer = z.output<typeof member>;
+
+/** A new member, or a new link for one: the link is shown this once. */
+export const invitation = member.extend({ inviteUrl: z.string(), inviteExpiresAt: timestamp }).meta({ id: 'Invitation' });
+
+export const webhook = z
+  .object({ id: z.string(), url: z.string(), events: z.array(z.string()), createdAt: timestamp })
+  .meta({ id: 'Webhook' });
+export const webhookWithSecret = webhook.extend({ secret: z.string().describe('Shown this once: signs what the subscription receives') });

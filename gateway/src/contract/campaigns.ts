@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { CAMPAIGN_CHANNELS, FUNNEL_STEPS } from '../api-contract.js';
+import { timestamp } from './shared.js';
+
+const templateParams = z.array(z.string());
+
+/** A count for each of these names. */
+const counts = <K extends string>(names: readonly K[]) => Object.fromEntries(names.map((name) => [name, z.number().int().min(0)])) as Record<K, z.ZodNumber>;
+
+export const campaign = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: z.enum(['combined', 'outgoing', 'incoming']),
+    language: z.string(),
+    listId: z.string().nullable(),
+    channel: z.enum(CAMPAIGN_CHANNELS),
+    customChannel: z.string().nullable().describe('The custom channel\'s label, for channel "custom"'),
+    openingTemplate: z.string().nullable().describe('WhatsApp: the approved template the opening message goes out as'),
+    openingTemplateParams: templateParams,
+    reengagementTemplate: z.string().nullable().describe('WhatsApp: the template sent instead of free text outside the 24-hour window'),
+    reengagementTemplateParams: templateParams,
+    templateLanguage: z.string().nullable(),
+    openingMessage: z.string().nullable(),
+    triggerOnNewContacts: z.boolean(),
+    status: z.enum(['draft', 'live', 'paused']),
+    sendRate: z.string().describe('The pace of queued opening messages, e.g. "30/m"'),
+    sendingWindow: z.object({ start: z.string(), end: z.string(), timezone: z.string() }).nullable(),
+    followUps: z.object({ enabled: z.boolean(), steps: z.array(z.object({ after: z.string(), body: z.string() })) }),
+    bot: z.object({
+      active: z.boolean(),
+      instructions: z.string(),
+      companyInfo: z.string(),
+      faqs: z.array(z.object({ question: z.string(), answer: z.string() })),
+      resources: z.array(z.string()),
+      goal: z.string(),
+      handoffMessage: z.string().nullable().optional(),
+    }),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'Campaign' });
+export type CampaignAnswer = z.output<typeof campaign>;
+
+/** Why a contact of a campaign's list cannot be reached. */
+export const UNREACHABLE_REASONS = ['no_external_id', 'no_phone', 'opted_out', 'outside_whatsapp_window', 'no_first_message', 'outside_meta_window'] as const;
+
+/** GET /v1/campaigns/{id}: the campaign, with the contacts of its list it could not reach, by reason. */
+export const campaignWithReach = campaign
+  .extend({ unreachable: z.object({ total: z.number().int(), byReason: z.object(counts(UNREACHABLE_REASONS)) }) })
+  .meta({ id: 'CampaignWithReach' });
+
+/** POST /v1/campaigns/{id}/reach-existing. */
+export const reachExisting = z.object({
+  queued: z.number().int().min(0).describe('Contacts given an opening message now'),
+  unreachable: z.record(z.string(), z.number().int()).describe('Contacts that cannot be reached, by reason'),
+});
+
+/** GET /v1/campaigns/{id}/preview. */
+export const openingPreview = z.object({
+  campaignId: z.string(),
+  contactId: z.string(),
+  channel: z.enum(CAMPAIGN_CHANNELS),
+  customChannel: z.string().nullable(),
+  template: z.object({ name: z.string(), language: z.string(), params: z.array(z.string()) }).nullable(),
+  to: z.string().nullable().describe('Where it would go: the phone number or the id on the channel; null when the contact has none'),
+  body: z.string(),
+});
+
+const stepCounts = counts(FUNNEL_STEPS);
+
+/** GET /v1/campaigns/{id}/funnel. */
+export const funnel = z
+  .object({
+    campaignId: z.string(),
+    from: z.string(),
+    to: z.string(),
+    timezone: z.string(),
+    totals: z.object(stepCounts),
+    days: z.array(z.object({ date: z.string(), ...stepCounts })),
+  })
+  .meta({ id: 'Funnel' });
+export type FunnelAnswer = z.output<typeof funnel>;

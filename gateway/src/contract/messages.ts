@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { contact } from './contacts.js';
+import { nullableTimestamp, success, timestamp } from './shared.js';
+
+const direction = z.enum(['incoming', 'outgoing']);
+const author = z.enum(['campaign', 'follow_up', 'bot', 'team', 'api', 'system']).nullable();
+
+export const message = z
+  .object({
+    id: z.string(),
+    contactId: z.string(),
+    direction,
+    body: z.string(),
+    status: z.string().describe('Incoming: as given (default "received"). Outgoing: pending, then sent (delivered, read) or failed'),
+    error: z.string().nullable(),
+    errorCode: z.string().nullable().describe('With error: INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, or the provider\'s own code'),
+    messageType: z.enum(['text', 'reaction']),
+    messageSid: z.string().nullable(),
+    fromId: z.string().nullable(),
+    toId: z.string().nullable(),
+    channel: z.string().nullable(),
+    customChannel: z.string().nullable().optional(),
+    campaignId: z.string().nullable(),
+    conversationId: z.string().nullable(),
+    author: author.describe('Who wrote an outgoing message: the campaign, a follow-up, the bot, a team member, the API, or the gateway itself'),
+    authorId: z.string().nullable(),
+    authorName: z.string().nullable(),
+    template: z.object({ name: z.string(), language: z.string(), params: z.array(z.string()) }).nullable(),
+    messageTag: z.literal('HUMAN_AGENT').nullable().optional(),
+    provider: z.string().nullable(),
+    providerMessageId: z.string().nullable(),
+    media: z.object({ url: z.string(), contentType: z.string(), mediaId: z.string().nullable() }).nullable(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'Message' });
+export type MessageAnswer = z.output<typeof message>;
+
+const delivery = z.object({
+  id: z.string(),
+  target: z.string().describe('customChannelWebhook, or the id of a webhook subscription'),
+  status: z.string(),
+  attempts: z.array(
+    z.object({
+      at: timestamp,
+      status: z.number().int().nullable().describe("The receiver's HTTP status; null when it could not be reached"),
+      latencyMs: z.number(),
+      error: z.string().nullable(),
+      responseExcerpt: z.string().nullable(),
+    }),
+  ),
+  nextAttemptAt: nullableTimestamp,
+});
+
+export const messageWithDeliveries = message.extend({ deliveries: z.array(delivery) }).meta({ id: 'MessageWithDeliveries' });
+
+export const conversation = z
+  .object({
+    id: z.string(),
+    contactId: z.string(),
+    channel: z.string(),
+    customChannel: z.string().nullable(),
+    campaignId: z.string().nullable(),
+    status: z.enum(['active', 'handed_off', 'opted_out', 'closed']),
+    bot: z.object({ active: z.boolean(), since: timestamp.optional() }),
+    opening: z
+      .object({ campaignId: z.string(), status: z.enum(['queued', 'held', 'sent', 'skipped', 'cancelled']), reason: z.string().nullable(), at: timestamp })
+      .nullable(),
+    next: z.object({ kind: z.enum(['opening', 'follow_up', 'close']), at: timestamp, step: z.number().int().optional() }).nullable(),
+    lastMessage: z
+      .object({
+        id: z.string(),
+        direction,
+        body: z.string(),
+        status: z.string(),
+        createdAt: timestamp,
+        author: author.optional(),
+        authorName: z.string().nullable().optional(),
+      })
+      .nullable(),
+    lastIncomingAt: nullableTimestamp,
+    goalReachedAt: nullableTimestamp,
+    assigneeId: z.string().nullable(),
+    handoff: z.object({ reason: z.string(), message: z.string().nullable(), at: timestamp }).nullable(),
+    unread: z.number().int().min(0),
+    lastReadAt: nullableTimestamp,
+    failed: z.number().int().min(0),
+    needsReply: z.boolean().describe('Whether the contact waits for a reply from the team'),
+    contact: contact.nullable(),
+    lastActivityAt: timestamp,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'Conversation' });
+export type ConversationAnswer = z.output<typeof conversation>;
+
+/** POST /v1/contacts/{id}/bot. */
+export const botState = z.object({ success, contactId: z.string(), active: z.boolean(), conversations: z.array(conversation) });
+
+/** Retry all failed. */
+export const retryReport = z.object({
+  retried: z.array(z.string()).describe('The messages sent again, oldest first'),
+  refused: z.array(z.object({ messageId: z.string(), code: z.string(), message: z.string() })),
+  more: z.boolean().describe('Whether conversations with failed messages were left for another call'),
+});
+
+/** POST /v1/send_custom_channel_message. */
+export const sent = z.object({ success, messageId: z.string(), contactId: z.string(), message: z.string() });
+
+/** POST /v1/incoming_custom_channel_message: the message's id, at once. */
+export const incomingReceived = z.object({ success, messageId: z.string() });
+
+/** A log channel's incoming message (POST /v1/channels/{channel}/incoming). */
+export const received = incomingReceived.extend({ contactId: z.string(), conversationId: z.string().nullable() });

@@ -1,0 +1,424 @@
+import type { z } from 'zod';
+import { apiKey, channels, invitation, member, settings, webhook, webhookTestResult, webhookWithSecret } from '../contract/account.js';
+import { botSettings, botTest, unanswered } from '../contract/bot.js';
+import { campaign, campaignWithReach, funnel, openingPreview, reachExisting } from '../contract/campaigns.js';
+import { contact, listContact } from '../contract/contacts.js';
+import { autoRechargeAnswer, creditsAnswer, grant, subAccount } from '../contract/credits.js';
+import { importAnswer, list, listAddition } from '../contract/lists.js';
+import { botState, conversation, incomingReceived, message, messageWithDeliveries, received, retryReport, sent } from '../contract/messages.js';
+import { page } from '../contract/shared.js';
+import * as schemas from './schemas.js';
+
+/**
+ * Every operation of /v1 as the OpenAPI document describes it (see openapi.ts): its id, tag, words, request and
+ * each answer, success and error. The errors every operation of its kind can answer (authentication, rate limit,
+ * the store, a body's format, a role) are added there; `errors` lists the operation's own codes by status.
+ */
+export interface Operation {
+  id: string;
+  tag: Tag;
+  summary: string;
+  description?: string;
+  body?: z.ZodType;
+  example?: unknown;
+  query?: z.ZodType;
+  /** Each success status with its body; null: no body. */
+  answers: Partial<Record<200 | 201 | 202 | 204, z.ZodType | null | 'file'>>;
+  errors?: Partial<Record<400 | 403 | 404 | 409 | 410 | 422, string[]>>;
+  /** Headers of the success answer. */
+  headers?: Array<'Location' | 'Idempotent-Replayed'>;
+  /** Request headers the operation reads. */
+  takes?: Array<'Idempotency-Key'>;
+  /** The API key in x-api-key only (not Authorization: Bearer, not ?apiKey=). */
+  keyInHeader?: true;
+  /** Paged: `limit` and `cursor` in the query. */
+  paged?: true;
+}
+
+export const TAGS = {
+  Contacts: 'Contacts: the people an account talks to, one per phone number, email or external ID',
+  Lists: 'Lists of contacts; a Live campaign linked to a list messages each contact added to it',
+  Imports: 'Importing many contacts into a list at once, as a job',
+  Campaigns: 'Campaigns: the opening message, follow-ups and the bot of a funnel',
+  Conversations: 'Conversations: one per contact and channel, as the team inbox shows them',
+  Messages: 'Messages in and out, and the custom channels that bring any external chat in',
+  Channels: 'The built-in channels: Twilio (SMS, WhatsApp), WhatsApp Cloud API, Messenger, Instagram',
+  Team: "The account's team: its owner, admins and agents",
+  Credits: 'Credits, and what an agency grants its sub-accounts',
+  Settings: 'The account\'s settings, bot provider and API key',
+  Webhooks: 'Subscriptions of URLs to events, signed as Standard Webhooks',
+} as const;
+export type Tag = keyof typeof TAGS;
+
+const notFound = (...things: string[]) => ({ 404: things.map((t) => `${t}_NOT_FOUND`) });
+/** The codes of a campaign's own rules, beyond its fields' shapes. */
+const CAMPAIGN_RULES = ['INVALID_DURATION', 'INVALID_RATE', 'INVALID_SENDING_WINDOW', 'CAMPAIGN_CANNOT_SEND', 'NO_FIRST_MESSAGE', 'UNKNOWN_TEMPLATE_FIELD'];
+
+export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', Operation>>> = {
+  '/contacts': {
+    post: {
+      id: 'createContact',
+      tag: 'Contacts',
+      summary: 'Create a contact',
+      description: 'An existing phone, or external ID, answers the existing contact with 200; an external ID another contact holds is 409 EXTERNAL_ID_TAKEN.',
+      body: schemas.contactCreate,
+      answers: { 201: contact, 200: contact },
+      errors: { 400: ['INVALID_PHONE', 'INVALID_EMAIL'], 409: ['EXTERNAL_ID_TAKEN'] },
+    },
+    get: {
+      id: 'findContacts',
+      tag: 'Contacts',
+      summary: 'Find a contact, or search contacts',
+      description: "By phoneNumber or email: that contact (404 CONTACT_NOT_FOUND). By q: a page of contacts, by the start of a name's word or of the email, the last digits of the phone, or an external ID.",
+      query: schemas.contactLookup,
+      answers: { 200: contact.or(page(contact)) },
+      errors: { 400: ['INVALID_PHONE', 'INVALID_EMAIL', 'INVALID_CURSOR'], ...notFound('CONTACT') },
+    },
+  },
+  '/contacts/{id}': { get: { id: 'getContact', tag: 'Contacts', summary: 'Get a contact', answers: { 200: contact }, errors: notFound('CONTACT') } },
+  '/contacts/{id}/messages': {
+    get: { id: 'listContactMessages', tag: 'Messages', summary: "A contact's messages, oldest first", paged: true, answers: { 200: page(message) }, errors: notFound('CONTACT') },
+    post: {
+      id: 'replyToContact',
+      tag: 'Messages',
+      summary: "A team member's reply",
+      description: "Sent on the conversation's channel (the bot stops there); 409 CONTACT_UNREACHABLE when the contact has no address there.",
+      body: schemas.teamMessage,
+      answers: { 201: message },
+      errors: { ...notFound('CONTACT', 'CONVERSATION'), 409: ['CONTACT_UNREACHABLE', 'CONTACT_OPTED_OUT', 'INSUFFICIENT_CREDITS', 'OUTSIDE_24H_WINDOW', 'NO_CONVERSATION', 'NO_RECEIVER'] },
+    },
+  },
+  '/contacts/{id}/bot': {
+    post: { id: 'setContactBot', tag: 'Contacts', summary: 'Hand the contact to a person, or give it back to the bot', body: schemas.botState, answers: { 200: botState }, errors: notFound('CONTACT') },
+  },
+  '/lists': {
+    post: { id: 'createList', tag: 'Lists', summary: 'Create a list', body: schemas.listCreate, answers: { 201: list } },
+    get: { id: 'listLists', tag: 'Lists', summary: 'The lists, oldest first', paged: true, answers: { 200: page(list) } },
+  },
+  '/lists/{listId}': { get: { id: 'getList', tag: 'Lists', summary: 'Get a list', answers: { 200: list }, errors: notFound('LIST') } },
+  '/lists/{listId}/contacts': {
+    post: {
+      id: 'addContactToList',
+      tag: 'Lists',
+      summary: 'Add a contact to a list',
+      description: 'A Live campaign linked to the list sends the contact its opening message. 201 when added, 200 when the contact was on the list already.',
+      body: schemas.listAdd,
+      answers: { 201: listAddition, 200: listAddition },
+      errors: { 400: ['INVALID_DURATION'], ...notFound('LIST', 'CONTACT') },
+    },
+    get: { id: 'listListContacts', tag: 'Lists', summary: "A list's contacts, in the order they joined", paged: true, answers: { 200: page(listContact) }, errors: notFound('LIST') },
+  },
+  '/lists/{listId}/imports': {
+    post: {
+      id: 'importContacts',
+      tag: 'Imports',
+      summary: 'Import contacts into a list',
+      description: 'A CSV or contact objects, run as a job: answers the import, whose progress GET /imports/{id} follows.',
+      body: schemas.importCreate,
+      answers: { 202: importAnswer },
+      headers: ['Location'],
+      errors: { 400: ['INVALID_CSV', 'MISSING_COLUMN', 'DUPLICATE_COLUMN', 'EMPTY_IMPORT', 'TOO_MANY_ROWS', 'MISSING_IDENTIFIER', 'INVALID_PHONE', 'INVALID_EMAIL', 'INVALID_DURATION'], ...notFound('LIST') },
+    },
+    get: { id: 'listImports', tag: 'Imports', summary: "A list's imports, newest first", paged: true, answers: { 200: page(importAnswer) }, errors: notFound('LIST') },
+  },
+  '/imports/{id}': {
+    get: {
+      id: 'getImport',
+      tag: 'Imports',
+      summary: 'Get an import',
+      description: 'Its progress, counts (unreachable: rows added that a Live campaign of the list cannot reach; warnings: rows added without their phone), rejected rows and warned rows.',
+      answers: { 200: importAnswer },
+      errors: notFound('IMPORT'),
+    },
+  },
+  '/campaigns': {
+    post: {
+      id: 'createCampaign',
+      tag: 'Campaigns',
+      summary: 'Create a campaign',
+      body: schemas.campaignCreate,
+      answers: { 201: campaign },
+      errors: { 400: CAMPAIGN_RULES, ...notFound('LIST') },
+    },
+    get: { id: 'listCampaigns', tag: 'Campaigns', summary: 'The campaigns, oldest first', paged: true, answers: { 200: page(campaign) } },
+  },
+  '/campaigns/{id}': {
+    get: {
+      id: 'getCampaign',
+      tag: 'Campaigns',
+      summary: 'Get a campaign',
+      description: 'With the contacts of its list it could not reach, by reason.',
+      answers: { 200: campaignWithReach },
+      errors: notFound('CAMPAIGN'),
+    },
+    patch: {
+      id: 'updateCampaign',
+      tag: 'Campaigns',
+      summary: 'Change a campaign',
+      body: schemas.campaignUpdate,
+      answers: { 200: campaign },
+      errors: { 400: CAMPAIGN_RULES, ...notFound('CAMPAIGN', 'LIST') },
+    },
+  },
+  '/campaigns/{id}/reach-existing': {
+    post: {
+      id: 'reachExistingContacts',
+      tag: 'Campaigns',
+      summary: "Message the contacts already on a Live campaign's list",
+      description: 'Each that has had no opening message from the campaign gets one, paced like new additions, each once however often this is called.',
+      answers: { 202: reachExisting },
+      errors: { ...notFound('CAMPAIGN'), 409: ['CAMPAIGN_NOT_LIVE', 'CAMPAIGN_WITHOUT_LIST'] },
+    },
+  },
+  '/campaigns/{id}/bot/test': {
+    post: {
+      id: 'testCampaignBot',
+      tag: 'Campaigns',
+      summary: "Ask the campaign's bot a test question",
+      description: "Its answer and its basis (the FAQs and resources it rests on, the FAQ bot's confidence); nothing is sent, stored or charged.",
+      body: schemas.botTest,
+      answers: { 200: botTest },
+      errors: notFound('CAMPAIGN'),
+    },
+  },
+  '/campaigns/{id}/unanswered': {
+    get: {
+      id: 'listUnansweredQuestions',
+      tag: 'Campaigns',
+      summary: "What the campaign's bot could not answer",
+      description: 'Its latest 1,000 questions handed off for want of an answer, grouped when they ask the same thing, largest groups first, each with the FAQ that answers it now if one does.',
+      query: schemas.unansweredQuery,
+      answers: { 200: unanswered },
+      errors: notFound('CAMPAIGN'),
+    },
+  },
+  '/campaigns/{id}/preview': {
+    get: {
+      id: 'previewOpening',
+      tag: 'Campaigns',
+      summary: "A campaign's opening message as a contact would get it",
+      query: schemas.campaignPreview,
+      answers: { 200: openingPreview },
+      errors: notFound('CAMPAIGN', 'CONTACT'),
+    },
+  },
+  '/campaigns/{id}/funnel': {
+    get: {
+      id: 'getCampaignFunnel',
+      tag: 'Campaigns',
+      summary: "A campaign's funnel",
+      description: 'Contacts added, opening sent, replied, handed off, opted out, goal reached, failed; in total and per day.',
+      query: schemas.funnelQuery,
+      answers: { 200: funnel },
+      errors: notFound('CAMPAIGN'),
+    },
+  },
+  '/conversations': {
+    get: {
+      id: 'listConversations',
+      tag: 'Conversations',
+      summary: 'Conversations, newest activity first',
+      query: schemas.conversationQuery,
+      answers: { 200: page(conversation) },
+      errors: { 400: ['INVALID_CURSOR'], ...notFound('CONTACT', 'CAMPAIGN', 'MEMBER') },
+    },
+  },
+  '/conversations/retry-failed': {
+    post: {
+      id: 'retryAllFailed',
+      tag: 'Conversations',
+      summary: 'Retry every failed message',
+      description: 'Every failed outgoing message of the conversations holding one (100 conversations a call), oldest first.',
+      answers: { 200: retryReport },
+    },
+  },
+  '/conversations/{id}': { get: { id: 'getConversation', tag: 'Conversations', summary: 'Get a conversation', answers: { 200: conversation }, errors: notFound('CONVERSATION') } },
+  '/conversations/{id}/retry-failed': {
+    post: { id: 'retryConversationFailed', tag: 'Conversations', summary: "Retry a conversation's failed messages", answers: { 200: retryReport }, errors: notFound('CONVERSATION') },
+  },
+  '/conversations/{id}/assign': {
+    post: {
+      id: 'assignConversation',
+      tag: 'Conversations',
+      summary: 'Assign a conversation',
+      description: 'To a member (or the owner; "me": the caller), or to nobody (null); 409 MEMBER_NOT_ACTIVE for an invitation not accepted.',
+      body: schemas.assignment,
+      answers: { 200: conversation },
+      errors: { ...notFound('CONVERSATION', 'MEMBER'), 409: ['MEMBER_NOT_ACTIVE'] },
+    },
+  },
+  '/conversations/{id}/read': {
+    post: { id: 'markConversationRead', tag: 'Conversations', summary: 'Mark a conversation read', description: 'Its unread count goes back to 0.', answers: { 200: conversation }, errors: notFound('CONVERSATION') },
+  },
+  '/incoming_custom_channel_message': {
+    post: {
+      id: 'receiveCustomChannelMessage',
+      tag: 'Messages',
+      summary: 'Receive a message from a custom channel',
+      description: 'The same messageSid (or id) again answers the message stored the first time. Errors are `{"error": "message"}` here.',
+      body: schemas.incomingMessage,
+      example: { customData: { messageSid: 'chat-7f3a91', fromId: 'visitor-1042', toId: 'acme-website', body: 'Hi, do you deliver on Sundays?', channel: 'web-chat', firstName: 'Dana' } },
+      answers: { 200: incomingReceived },
+      errors: { 400: ['INVALID_PHONE', 'INVALID_EMAIL', 'MEDIA_TYPE_MISMATCH'], ...notFound('CAMPAIGN'), 409: ['INSUFFICIENT_CREDITS'] },
+    },
+  },
+  '/send_custom_channel_message': {
+    post: {
+      id: 'sendCustomChannelMessage',
+      tag: 'Messages',
+      summary: 'Send a message through a custom channel',
+      body: schemas.sendMessage,
+      answers: { 200: sent },
+      errors: { 400: ['INVALID_PHONE', 'INVALID_EMAIL', 'MEDIA_TYPE_MISMATCH'], ...notFound('CAMPAIGN'), 409: ['INSUFFICIENT_CREDITS', 'CONTACT_OPTED_OUT', 'NO_RECEIVER'] },
+    },
+  },
+  '/messages/{id}': { get: { id: 'getMessage', tag: 'Messages', summary: 'A message with its delivery attempts', answers: { 200: messageWithDeliveries }, errors: notFound('MESSAGE') } },
+  '/messages/{id}/retry': {
+    post: {
+      id: 'retryMessage',
+      tag: 'Messages',
+      summary: 'Send a failed message again',
+      description: 'Back to pending; charged only if it was never handed to its channel.',
+      answers: { 200: messageWithDeliveries },
+      errors: { ...notFound('MESSAGE'), 409: ['MESSAGE_NOT_FAILED', 'MESSAGE_INCOMING', 'MESSAGE_NOT_RETRYABLE', 'INSUFFICIENT_CREDITS', 'OUTSIDE_24H_WINDOW', 'CONTACT_OPTED_OUT', 'NO_RECEIVER'] },
+    },
+  },
+  '/media/{id}': { get: { id: 'getMedia', tag: 'Messages', summary: 'A media file received with a message', answers: { 200: 'file' }, errors: notFound('MEDIA') } },
+  '/channels': {
+    get: {
+      id: 'listChannels',
+      tag: 'Channels',
+      summary: 'The built-in channels',
+      description: 'Secrets masked, with the webhook addresses to give each provider; publicUrlConfigured: whether LEADCHAT_PUBLIC_URL is set (else the addresses are the one the gateway listens on).',
+      answers: { 200: channels },
+    },
+  },
+  '/channels/twilio': {
+    put: { id: 'setTwilioChannel', tag: 'Channels', summary: 'Save Twilio credentials and senders (SMS, WhatsApp)', body: schemas.twilioChannel, answers: { 200: channels } },
+    delete: { id: 'removeTwilioChannel', tag: 'Channels', summary: 'Remove the Twilio channel', description: 'SMS goes back to the log provider.', answers: { 200: channels }, errors: notFound('CHANNEL') },
+  },
+  '/channels/whatsapp': {
+    put: { id: 'setWhatsAppChannel', tag: 'Channels', summary: 'Save WhatsApp Cloud API credentials', body: schemas.whatsappChannel, answers: { 200: channels } },
+    delete: { id: 'removeWhatsAppChannel', tag: 'Channels', summary: 'Remove the WhatsApp Cloud API channel', answers: { 200: channels }, errors: notFound('CHANNEL') },
+  },
+  '/channels/messenger': {
+    put: { id: 'setMessengerChannel', tag: 'Channels', summary: "Connect a Facebook Page's Messenger", body: schemas.messengerChannel, answers: { 200: channels } },
+    delete: { id: 'removeMessengerChannel', tag: 'Channels', summary: 'Remove the Messenger channel', answers: { 200: channels }, errors: notFound('CHANNEL') },
+  },
+  '/channels/instagram': {
+    put: { id: 'setInstagramChannel', tag: 'Channels', summary: "Connect an Instagram professional account's messages", body: schemas.instagramChannel, answers: { 200: channels } },
+    delete: { id: 'removeInstagramChannel', tag: 'Channels', summary: 'Remove the Instagram channel', answers: { 200: channels }, errors: notFound('CHANNEL') },
+  },
+  '/channels/{channel}/incoming': {
+    post: {
+      id: 'receiveLogChannelMessage',
+      tag: 'Channels',
+      summary: 'A message from a contact on SMS or WhatsApp, while the channel runs on the log provider',
+      body: schemas.channelIncoming,
+      answers: { 200: received },
+      errors: { 400: ['INVALID_PHONE'], ...notFound('CHANNEL'), 409: ['CHANNEL_NOT_OFFLINE'] },
+    },
+  },
+  '/members': {
+    get: { id: 'listMembers', tag: 'Team', summary: "The account's team", description: 'The owner first, then the members in the order they were invited.', paged: true, answers: { 200: page(member) } },
+    post: {
+      id: 'inviteMember',
+      tag: 'Team',
+      summary: 'Invite a member',
+      description: 'Answers the member with inviteUrl, shown this once, for them to set a password.',
+      body: schemas.memberInvite,
+      answers: { 201: invitation },
+      errors: { 400: ['INVALID_EMAIL'], 409: ['EMAIL_TAKEN'] },
+    },
+  },
+  '/members/{id}': {
+    get: { id: 'getMember', tag: 'Team', summary: 'Get a member of the team', answers: { 200: member }, errors: notFound('MEMBER') },
+    patch: { id: 'updateMember', tag: 'Team', summary: "Change a member's name or role", description: "The owner's role does not change.", body: schemas.memberUpdate, answers: { 200: member }, errors: { ...notFound('MEMBER'), 403: ['OWNER_UNCHANGEABLE'] } },
+    delete: {
+      id: 'removeMember',
+      tag: 'Team',
+      summary: 'Remove a member',
+      description: 'Their sessions end at once and their conversations are unassigned; the owner cannot be removed.',
+      answers: { 204: null },
+      errors: { ...notFound('MEMBER'), 403: ['OWNER_UNCHANGEABLE'] },
+    },
+  },
+  '/members/{id}/invite': {
+    post: {
+      id: 'renewInvitation',
+      tag: 'Team',
+      summary: 'A new invitation link for a member',
+      description: 'For a lost or expired link, or a forgotten password: earlier links stop opening.',
+      answers: { 200: invitation },
+      errors: { ...notFound('MEMBER'), 403: ['OWNER_UNCHANGEABLE'] },
+    },
+  },
+  '/credits': { get: { id: 'getCredits', tag: 'Credits', summary: 'Credit balance and history', answers: { 200: creditsAnswer } } },
+  '/subaccounts': {
+    get: { id: 'listSubAccounts', tag: 'Credits', summary: "The agency's sub-accounts", description: 'With their balances and auto-recharge rules, oldest first.', paged: true, answers: { 200: page(subAccount) }, errors: { 403: ['NOT_AGENCY'] } },
+  },
+  '/subaccounts/{id}/credits': {
+    get: { id: 'getSubAccountCredits', tag: 'Credits', summary: "A sub-account's credit balance and history", answers: { 200: creditsAnswer }, errors: { 403: ['NOT_AGENCY'], ...notFound('SUB_ACCOUNT') } },
+  },
+  '/subaccounts/credits': {
+    post: {
+      id: 'grantCredits',
+      tag: 'Credits',
+      summary: 'Grant credits to a sub-account',
+      description: 'The same Idempotency-Key with the same body answers the first grant again (Idempotent-Replayed: true) and grants nothing.',
+      body: schemas.creditGrant,
+      keyInHeader: true,
+      takes: ['Idempotency-Key'],
+      headers: ['Idempotent-Replayed'],
+      answers: { 200: grant },
+      errors: { 400: ['INVALID_EMAIL', 'INVALID_IDEMPOTENCY_KEY'], 403: ['NOT_AGENCY'], ...notFound('SUB_ACCOUNT'), 409: ['IDEMPOTENCY_IN_FLIGHT'], 422: ['IDEMPOTENCY_KEY_REUSED'] },
+    },
+  },
+  '/subaccounts/auto-recharge': {
+    put: {
+      id: 'setAutoRecharge',
+      tag: 'Credits',
+      summary: 'Set auto-recharge for a sub-account',
+      body: schemas.autoRecharge,
+      keyInHeader: true,
+      answers: { 200: autoRechargeAnswer },
+      errors: { 403: ['NOT_AGENCY'], ...notFound('SUB_ACCOUNT') },
+    },
+  },
+  '/settings': {
+    get: { id: 'getSettings', tag: 'Settings', summary: 'Get the settings', description: 'The Custom Channel Webhook and its signing secret, the HELP answer, hand-off assignment and the default country of phone numbers.', answers: { 200: settings } },
+    put: {
+      id: 'updateSettings',
+      tag: 'Settings',
+      summary: 'Change the settings',
+      description: 'The Custom Channel Webhook URL, the HELP answer, who a hand-off is assigned to (handoffAssignment), or the country of phone numbers written without a country code (defaultCountry).',
+      body: schemas.settingsUpdate,
+      answers: { 200: settings },
+      errors: { 400: ['TARGET_REFUSED'] },
+    },
+  },
+  '/settings/bot': {
+    get: { id: 'getBotSettings', tag: 'Settings', summary: 'The bot provider and default campaign', answers: { 200: botSettings } },
+    put: { id: 'updateBotSettings', tag: 'Settings', summary: 'Change the bot provider or default campaign', body: schemas.botSettingsUpdate, answers: { 200: botSettings }, errors: { 400: ['TARGET_REFUSED'], ...notFound('CAMPAIGN') } },
+  },
+  '/settings/webhook-secret': { post: { id: 'rotateWebhookSecret', tag: 'Settings', summary: 'Rotate the webhook signing secret', answers: { 200: settings } } },
+  '/settings/webhook-test': {
+    post: {
+      id: 'testWebhook',
+      tag: 'Settings',
+      summary: 'Post a test event to the Custom Channel Webhook URL',
+      description: 'One signed `test` event now, answering what the receiver did; nothing is stored.',
+      answers: { 200: webhookTestResult },
+      errors: { 400: ['TARGET_REFUSED'], 409: ['NO_WEBHOOK_URL'] },
+    },
+  },
+  '/api-key': { post: { id: 'rotateApiKey', tag: 'Settings', summary: 'Generate a new API key', description: 'The old one stops working at once.', answers: { 200: apiKey } } },
+  '/webhooks': {
+    post: { id: 'createWebhook', tag: 'Webhooks', summary: 'Subscribe a URL to events', description: 'The answer carries the subscription\'s signing secret, shown this once.', body: schemas.webhookCreate, answers: { 201: webhookWithSecret }, errors: { 400: ['TARGET_REFUSED'] } },
+    get: { id: 'listWebhooks', tag: 'Webhooks', summary: 'Webhook subscriptions, oldest first', paged: true, answers: { 200: page(webhook) } },
+  },
+  '/webhooks/{id}': {
+    get: { id: 'getWebhook', tag: 'Webhooks', summary: 'Get a webhook subscription', answers: { 200: webhook }, errors: notFound('WEBHOOK') },
+    delete: { id: 'deleteWebhook', tag: 'Webhooks', summary: 'Unsubscribe', answers: { 204: null }, errors: notFound('WEBHOOK') },
+  },
+};

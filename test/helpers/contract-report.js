@@ -1,0 +1,37 @@
+const { readdirSync, readFileSync, rmSync } = require('node:fs');
+const path = require('node:path');
+
+const DOCUMENT = path.resolve(__dirname, '../../gateway/dist/openapi.json');
+/** Where each test process wrote the operations and statuses it received (see contract.ts). */
+const SEEN_DIR_ENV = 'LEADCHAT_CONTRACT_SEEN_DIR';
+/** Statuses every operation of a kind shares, each proven by tests of its own: counted, not listed. */
+const SHARED = /\s(401|413|415|429|503)$/;
+
+/**
+ * A jest reporter: after a run of the whole suite, which of the OpenAPI document's operations and statuses no test
+ * received.
+ */
+class ContractReport {
+  onRunComplete(_contexts, results) {
+    const dir = process.env[SEEN_DIR_ENV];
+    if (!dir) return;
+    const seen = new Set(readdirSync(dir).flatMap((file) => readFileSync(path.join(dir, file), 'utf8').split('\n').filter(Boolean)));
+    rmSync(dir, { recursive: true, force: true });
+    if (results.numTotalTestSuites < 20) return;
+    const doc = JSON.parse(readFileSync(DOCUMENT, 'utf8'));
+    const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods));
+    const pairs = operations.flatMap((op) => Object.keys(op.responses).map((status) => `${op.operationId} ${status}`));
+    const received = (list) => list.filter((p) => seen.has(p)).length;
+    const successes = pairs.filter((p) => /\s2\d\d$/.test(p));
+    const missedOps = operations.filter((op) => !Object.keys(op.responses).some((s) => seen.has(`${op.operationId} ${s}`)));
+    const missed = pairs.filter((p) => !seen.has(p) && !SHARED.test(p));
+    const lines = [
+      `Contract: the tests received ${operations.length - missedOps.length} of ${operations.length} operations, ${received(pairs)} of ${pairs.length} statuses (${received(successes)} of ${successes.length} successes).`,
+      ...(missedOps.length ? [`Operations no test received: ${missedOps.map((op) => op.operationId).join(', ')}`] : []),
+      ...(missed.length ? [`Statuses no test received (besides 401, 413, 415, 429 and 503): ${missed.join(', ')}`] : []),
+    ];
+    process.stdout.write(`\n${lines.join('\n')}\n`);
+  }
+}
+
+module.exports = ContractReport;

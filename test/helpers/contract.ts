@@ -1,0 +1,107 @@
+import { appendFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+
+/**
+ * The contract check: every answer of /v1 the tests receive is held to the OpenAPI document the gateway's build
+ * writes (gateway/dist/openapi.json, the one GET /v1/openapi.json answers). A status the operation does not list,
+ * or a body its schema refuses, fails the test that received it. Each operation and status seen is written down
+ * (CONTRACT_SEEN_DIR, set by the global setup) for the report of what no test exercises.
+ */
+
+const DOCUMENT = path.resolve(__dirname, '../../gateway/dist/openapi.json');
+/** The folder the global setup makes for this run, where each test process writes what it saw. */
+export const SEEN_DIR_ENV = 'LEADCHAT_CONTRACT_SEEN_DIR';
+
+interface Operation {
+  operationId: string;
+  responses: Record<string, { content?: Record<string, { schema: object }> }>;
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+  components: object;
+}
+
+let compiled: { doc: Document; routes: Array<{ pattern: RegExp; path: string }>; ajv: Ajv2020 } | undefined;
+const validators = new Map<string, ValidateFunction>();
+const seen = new Set<string>();
+
+function contract() {
+  if (compiled) return compiled;
+  const doc = JSON.parse(readFileSync(DOCUMENT, 'utf8')) as Document;
+  // Literal segments first: /conversations/retry-failed before /conversations/{id}.
+  const routes = Object.keys(doc.paths)
+    .sort((a, b) => a.split('{').length - b.split('{').length)
+    .map((p) => ({ path: p, pattern: new RegExp(`^/v1${p.replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i') }));
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  compiled = { doc, routes, ajv };
+  return compiled;
+}
+
+/** The document's path and operation a request names, if the document has one. */
+export function operationOf(method: string, pathname: string): { path: string; operation: Operation } | undefined {
+  const { doc, routes } = contract();
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
+  if (decoded.includes('..')) return undefined;
+  const route = routes.find((r) => r.pattern.test(pathname));
+  const operation = route && doc.paths[route.path]![method.toLowerCase()];
+  return route && operation ? { path: route.path, operation } : undefined;
+}
+
+function validatorOf(operation: Operation, status: string, schema: object): ValidateFunction {
+  const key = `${operation.operationId} ${status}`;
+  let validate = validators.get(key);
+  if (!validate) {
+    const { ajv, doc } = contract();
+    validate = ajv.compile({ ...schema, components: doc.components });
+    validators.set(key, validate);
+  }
+  return validate;
+}
+
+function record(operationId: string, status: number): void {
+  const key = `${operationId} ${status}`;
+  if (seen.has(key)) return;
+  seen.add(key);
+  const dir = process.env[SEEN_DIR_ENV];
+  if (dir) appendFileSync(path.join(dir, `${process.pid}.txt`), `${key}\n`);
+}
+
+/**
+ * Throws when an answer breaks the document: a status its operation does not list, or a body that is not what
+ * the document says. Requests outside the document (unknown paths, methods a path does not have, the providers'
+ * webhooks, the operator's and the console's routes) are not its business.
+ */
+export function checkAnswer(method: string, url: URL, answer: { status: number; headers: Record<string, unknown>; text: string }): void {
+  if (!url.pathname.startsWith('/v1/') || method === 'HEAD' || method === 'OPTIONS') return;
+  const found = operationOf(method, url.pathname);
+  if (!found) return;
+  const { operation } = found;
+  const where = `${method} ${url.pathname} (${operation.operationId}) answered ${answer.status}`;
+  const response = operation.responses[String(answer.status)];
+  if (!response) throw new Error(`${where}, a status the OpenAPI document does not list for it: ${answer.text.slice(0, 300)}`);
+  record(operation.operationId, answer.status);
+  const json = response.content?.['application/json'];
+  if (!json) {
+    if (!response.content && answer.text !== '') throw new Error(`${where} with a body where the document says none`);
+    return;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    throw new Error(`${where} with a body that is not JSON: ${answer.text.slice(0, 200)}`);
+  }
+  const validate = validatorOf(operation, String(answer.status), json.schema);
+  if (!validate(body)) {
+    const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    throw new Error(`${where} with a body the document refuses:\n  ${problems.join('\n  ')}\nbody: ${answer.text.slice(0, 500)}`);
+  }
+}
