@@ -39,7 +39,12 @@ export async function settleDeliveries(tx: Tx, messageId: string): Promise<void>
   const failed = !sent && deliveries.length > 0 && deliveries.every((d) => d.status === 'failed');
   const status = sent ? 'sent' : failed ? 'failed' : 'pending';
   const error = failed ? deliveries.map((d) => d.attempts.at(-1)?.error).filter(Boolean).at(-1) ?? 'Delivery failed' : null;
-  if (status === message.status && error === message.error) return;
+  if (status === message.status && error === message.error) {
+    // A failed attempt of a reply still being sent changes its delivery, not the message: the thread shows the
+    // attempts, so the inbox is told all the same.
+    if (message.conversationId) messageStatusChanged(tx, message.accountId, message.conversationId, message.id, message.status);
+    return;
+  }
   await changeStatus(tx, message, { status, error });
 }
 

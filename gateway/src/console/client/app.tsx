@@ -19,6 +19,8 @@ import { MembersPage } from './pages/settings/members.js';
 import { WebhookPage } from './pages/settings/webhook.js';
 import { usePath } from './router.js';
 import { loadSession, type SessionInfo } from './session.js';
+import { useNotifier } from './notify/notifier.js';
+import { useWaiting, waitingCount } from './waiting.js';
 
 /** Each page of pages.ts and the component that draws it. */
 const VIEWS: Record<string, (props: { session: SessionInfo }) => preact.JSX.Element> = {
@@ -48,11 +50,19 @@ function SignedIn(props: { path: string }) {
     void loadSession().then((s) => (s ? setSession(s) : toSignIn()));
   }, []);
   if (!session) return <p role="status" class="boot">Loading…</p>;
+  return <Console session={session} path={props.path} />;
+}
+
+/** A signed-in page, with what every page does: the title counts the conversations waiting, and news is told. */
+function Console(props: { session: SessionInfo; path: string }) {
+  const { session } = props;
+  const waiting = useWaiting();
+  useNotifier(session.member.id, waiting);
   const page = PAGES.find((p) => p.path === props.path);
   const View = page && VIEWS[page.path];
   const { role } = session.member;
   return (
-    <Shell session={session} page={page}>
+    <Shell session={session} page={page} waiting={waitingCount(waiting)}>
       <BusyNotice />
       {page && !mayOpen(page, role) ? <Refused page={page} role={role} /> : View ? <View key={page.path} session={session} /> : <NotFound />}
     </Shell>

@@ -14,6 +14,12 @@ export function navigate(to: string): void {
   changed();
 }
 
+/** Calls `listener` after each move to another address (navigate, back, forward); the returned function stops. */
+export function onNavigate(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => void listeners.delete(listener);
+}
+
 /** The current path, without a trailing slash. */
 export function usePath(): string {
   const read = () => location.pathname.replace(/(.)\/+$/, '$1');

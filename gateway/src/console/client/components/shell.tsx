@@ -8,14 +8,15 @@ import { signOut, type SessionInfo } from '../session.js';
 import { BalanceBanner, useCredits } from './balance.js';
 
 /**
- * The frame of every signed-in page: who is signed in (their name and role, on which account), sign-out, and the
- * navigation, which offers only the pages their role opens. On a page change the page's
+ * The frame of every signed-in page: who is signed in (their name and role, on which account), sign-out, the
+ * navigation, which offers only the pages their role opens, and the tab's title, which counts the conversations
+ * `waiting` for the member's reply ("(3) Inbox · LeadChat console"). On a page change the page's
  * heading takes focus, so a screen reader announces where the user now is and Tab goes on from there.
  *
  * At phone width the navigation folds behind a Menu button (a disclosure: aria-expanded, aria-controls). Escape
  * folds it again and gives focus back to the button; choosing a page folds it, focus going to the page's heading.
  */
-export function Shell(props: { session: SessionInfo; page?: ConsolePage; children: ComponentChildren }) {
+export function Shell(props: { session: SessionInfo; page?: ConsolePage; waiting?: string; children: ComponentChildren }) {
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
   const menuButton = useRef<HTMLButtonElement>(null);
@@ -23,11 +24,13 @@ export function Shell(props: { session: SessionInfo; page?: ConsolePage; childre
   const [menuOpen, setMenuOpen] = useState(false);
   const credits = useCredits(props.page?.path);
   useEffect(() => {
-    document.title = `${props.page?.title ?? 'Page not found'} · LeadChat console`;
     setMenuOpen(false);
     if (first.current) first.current = false;
     else main.current?.querySelector<HTMLElement>('h1')?.focus();
   }, [props.page]);
+  useEffect(() => {
+    document.title = `${props.waiting ? `(${props.waiting}) ` : ''}${props.page?.title ?? 'Page not found'} · LeadChat console`;
+  }, [props.page, props.waiting]);
   const foldOnEscape = (e: KeyboardEvent) => {
     if (e.key !== 'Escape' || !menuOpen) return;
     setMenuOpen(false);

@@ -1,6 +1,7 @@
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
+import { acting } from '../../notify/own-actions.js';
 import { ROLE_LABEL } from '../../roles.js';
 import type { TeamMember } from '../../team.js';
 import type { Conversation } from './types.js';
@@ -36,14 +37,18 @@ export function AssigneeSwitch(props: { value: string; onChange: (assigneeId: st
 
 /**
  * Who has the conversation to answer (POST /v1/conversations/{id}/assign): an active member of the team, or
- * nobody. Only active members are offered: an invited one cannot answer yet, and the API refuses them.
+ * nobody. Only active members are offered: an invited one cannot answer yet, and the API refuses them. The member's
+ * own assignment is not told back to them as news (notify/own-actions).
  */
 export function AssigneePicker(props: { conversation: Conversation; team: Team; onChanged: (c: Conversation) => void }) {
   const assigning = useAction();
   const { conversation, team } = props;
   const current = conversation.assigneeId;
   const assign = (memberId: string | null) => void assigning.run(
-    () => call<Conversation>('POST', `/v1/conversations/${encodeURIComponent(conversation.id)}/assign`, { memberId }),
+    () => {
+      acting(team.me, conversation.id);
+      return call<Conversation>('POST', `/v1/conversations/${encodeURIComponent(conversation.id)}/assign`, { memberId });
+    },
     (c) => (c.assigneeId ? `Assigned to ${assigneeName(team, c.assigneeId)}.` : 'Assigned to nobody.'),
     props.onChanged,
   );

@@ -4,12 +4,15 @@ import { get } from '../../api.js';
 import { PageTitle } from '../../components/shell.js';
 import type { SessionInfo } from '../../session.js';
 import { loadTeam, type TeamMember } from '../../team.js';
+import { useLiveReload } from '../../live-reload.js';
+import { onNavigate } from '../../router.js';
+import { NotifySwitch } from '../../notify/switch.js';
 import { AssigneeSwitch, type Team } from './assignee.js';
 import { ContactSearch } from './contact-search.js';
 import { ConversationList } from './conversation-list.js';
 import { FilterBar, filterQuery, NO_FILTERS, type Filters } from './filters.js';
+import { LiveStatus } from './live-status.js';
 import { RetryAllFailed } from './retry-all.js';
-import { usePolling } from './poll.js';
 import { Thread } from './thread.js';
 import type { Conversation, PageOf } from './types.js';
 
@@ -20,8 +23,8 @@ const openInAddress = () => new URLSearchParams(location.search).get('c') ?? und
 
 /**
  * The inbox: the account's conversations, those that need a reply first, each group newest activity first, filtered
- * as the API filters them (the signed-in member's, the unassigned, or all) and read again every few seconds, beside
- * the thread of the one open.
+ * as the API filters them (the signed-in member's, the unassigned, or all) and read again when the stream tells of a
+ * change to a conversation (every few seconds while it is down), beside the thread of the one open.
  */
 export function InboxPage({ session }: { session: SessionInfo }) {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
@@ -32,6 +35,8 @@ export function InboxPage({ session }: { session: SessionInfo }) {
   const [page, setPage] = useState<PageOf<Conversation> | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [open, setOpen] = useState<string | undefined>(openInAddress);
+  // A notification clicked names its conversation in the address.
+  useEffect(() => onNavigate(() => setOpen(openInAddress())), []);
 
   // Only the latest read is shown: a read under the filters just left may answer after the one under the new ones.
   const reads = useRef(0);
@@ -47,7 +52,7 @@ export function InboxPage({ session }: { session: SessionInfo }) {
     if (waiting.ok && others.ok) setPage({ data: [...waiting.data!.data, ...others.data!.data], nextCursor: others.data!.nextCursor });
     setError(waiting.ok ? (others.ok ? undefined : others.error) : waiting.error);
   };
-  usePolling(load, [filters, limit]);
+  const reload = useLiveReload(load, [filters, limit], { concerns: (e) => e.event.startsWith('conversation.') });
 
   const choose = (id: string | undefined) => {
     setOpen(id);
@@ -61,13 +66,17 @@ export function InboxPage({ session }: { session: SessionInfo }) {
   return (
     <>
       <PageTitle>Inbox</PageTitle>
+      <div class="inbox-bar">
+        <NotifySwitch me={session.member.id} />
+        <LiveStatus />
+      </div>
       <div class={`inbox${open ? ' inbox-open' : ''}`}>
         <section class="panel inbox-list" aria-labelledby="conversations-heading">
           <h2 id="conversations-heading">Conversations</h2>
           <ContactSearch onOpen={choose} />
           <AssigneeSwitch value={filters.assigneeId} onChange={(assigneeId) => filter({ ...filters, assigneeId })} />
           <FilterBar value={filters} onChange={filter} />
-          {filters.failed === 'true' && <RetryAllFailed label="Retry all failed messages" onDone={() => void load()} />}
+          {filters.failed === 'true' && <RetryAllFailed label="Retry all failed messages" onDone={reload} />}
           {error && <p class="error" role="alert">{error}</p>}
           {page ? <ConversationList items={page.data} team={team} selected={open} filtered={filtered} onOpen={choose} /> : !error && <p role="status">Loading…</p>}
           {page?.nextCursor && limit < MAX_PAGE_LIMIT && (
@@ -75,7 +84,7 @@ export function InboxPage({ session }: { session: SessionInfo }) {
           )}
         </section>
         {open
-          ? <Thread key={open} id={open} team={team} admin={canAct(session.member.role, 'admin')} onClose={() => choose(undefined)} onChanged={() => void load()} />
+          ? <Thread key={open} id={open} team={team} admin={canAct(session.member.role, 'admin')} onClose={() => choose(undefined)} onChanged={reload} />
           : <section class="panel inbox-thread inbox-empty" aria-label="Conversation"><p class="current">Choose a conversation to read it and reply.</p></section>}
       </div>
     </>

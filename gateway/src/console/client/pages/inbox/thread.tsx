@@ -5,13 +5,14 @@ import { call, get, type ApiResult } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
+import { useLiveReload } from '../../live-reload.js';
+import { acting } from '../../notify/own-actions.js';
 import { AssigneePicker, type Team } from './assignee.js';
 import { ChannelName } from './channel.js';
 import { CONVERSATION_STATUS, channelName, contactName, externalIdLabel, handoffWhy, when } from './labels.js';
 import { MessageItem } from './message.js';
 import { RetryAllFailed } from './retry-all.js';
 import { SaveAsFaq } from './save-faq.js';
-import { usePolling } from './poll.js';
 import type { Conversation, Message, PageOf } from './types.js';
 
 /** Every message of the contact, oldest first (the API pages them), and of those the ones of this conversation. */
@@ -31,9 +32,9 @@ async function threadOf(conversation: Conversation): Promise<ApiResult<Message[]
 }
 
 /**
- * One conversation: its messages kept up to date, who of the team has it, a reply as a team member on the
- * conversation's channel, and the bot turned on or off. Whatever the contact wrote is read once it is on screen
- * (POST /v1/conversations/{id}/read).
+ * One conversation: its messages kept up to date (read again when the stream tells of a change to it), who of the
+ * team has it, a reply as a team member on the conversation's channel, and the bot turned on or off. Whatever the
+ * contact wrote is read once it is on screen (POST /v1/conversations/{id}/read).
  */
 export function Thread(props: { id: string; team: Team; admin: boolean; onClose: () => void; onChanged: () => void }) {
   const [conversation, setConversation] = useState<Conversation | undefined>(undefined);
@@ -58,7 +59,7 @@ export function Thread(props: { id: string; team: Team; admin: boolean; onClose:
       props.onChanged();
     }
   };
-  usePolling(load, [props.id]);
+  const reloadThread = useLiveReload(load, [props.id], { concerns: (e) => e.data.conversationId === props.id });
   const arrived = conversation !== undefined;
   useEffect(() => {
     if (arrived) heading.current?.focus();
@@ -68,7 +69,7 @@ export function Thread(props: { id: string; team: Team; admin: boolean; onClose:
     return <section class="panel inbox-thread" aria-label="Conversation">{error ? <p class="error" role="alert">{error}</p> : <p role="status">Loading…</p>}</section>;
   }
   const reload = () => {
-    void load();
+    reloadThread();
     props.onChanged();
   };
   const name = contactName(conversation.contact);
@@ -105,7 +106,7 @@ export function Thread(props: { id: string; team: Team; admin: boolean; onClose:
           {messages.map((m) => <MessageItem key={m.id} message={m} read={reads} onChanged={reload} />)}
         </ol>
       )}
-      {!conversation.contact?.optOut && <ReplyForm conversation={conversation} onSent={reload} />}
+      {!conversation.contact?.optOut && <ReplyForm conversation={conversation} onSend={() => acting(props.team.me, conversation.id)} onSent={reload} />}
       {props.admin && messages && <SaveAsFaq conversation={conversation} messages={messages} />}
     </section>
   );
@@ -142,11 +143,12 @@ function BotSwitch(props: { conversation: Conversation; onChanged: () => void })
 }
 
 /** A team member's reply on the conversation's channel; the API stops the bot there, as a person has taken over. */
-function ReplyForm(props: { conversation: Conversation; onSent: () => void }) {
+function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSent: () => void }) {
   const sending = useAction({ body: 'Reply as your team' });
   const [body, setBody] = useState('');
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
+    props.onSend();
     void sending.run(
       () => call('POST', `/v1/contacts/${encodeURIComponent(props.conversation.contactId)}/messages`, { body, conversationId: props.conversation.id }),
       'Reply sent.',
