@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, removeDir, request, tempDir } from '../helpers/gateway';
@@ -45,6 +45,7 @@ test('installed with npm install -g, it serves from any folder: API, console and
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (out += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  let apiKey = '';
   try {
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', () => out.includes('listening on') && resolve());
@@ -61,7 +62,7 @@ test('installed with npm install -g, it serves from any folder: API, console and
 
     // The README's operator command, typed in the same folder as `serve`.
     const created = await run(bin, ['account', 'create', '--name', 'Installed', '--email', 'installed@example.com'], { cwd: elsewhere, env });
-    const { apiKey } = JSON.parse(created.stdout) as { apiKey: string };
+    ({ apiKey } = JSON.parse(created.stdout) as { apiKey: string });
     expect((await request(gw, 'GET', '/v1/credits', { apiKey })).status).toBe(200);
     // The README's nightly backup, while it serves.
     await run(bin, ['backup', '--to', path.join(root, 'online.tgz')], { cwd: elsewhere, env });
@@ -70,7 +71,7 @@ test('installed with npm install -g, it serves from any folder: API, console and
   }
   expect(await exited).toBe(0);
 
-  // The README's upgrade steps: stopped, it names its build and is backed up offline; each backup restores.
+  // The README's upgrade steps. 1. Stopped, 2. it names its build and is backed up offline; each backup restores.
   const version = await run(bin, ['--version'], { cwd: elsewhere, env });
   const { version: packed } = JSON.parse(readFileSync(path.join(REPOSITORY, 'gateway/package.json'), 'utf8')) as { version: string };
   expect(version.stdout).toMatch(new RegExp(`^leadchat-gateway ${packed.replaceAll('.', '\\.')}( \\(commit [0-9a-f]{7,40}\\))?\n$`));
@@ -80,4 +81,37 @@ test('installed with npm install -g, it serves from any folder: API, console and
     expect(JSON.parse(restored.stdout)).toMatchObject({ manifest: { gatewayVersion: packed } });
     expect(readdirSync(path.join(root, `restored-${name}`, 'store')).length).toBeGreaterThan(0);
   }
+
+  // 3. Install the new version (here the same build under the next version number), over the old one. 4. Start it:
+  // the same data dir, the account and its key still there, the new version named.
+  const next = `${packed}-next.0`;
+  await run('npm', ['install', '-g', '--prefix', path.join(root, 'prefix'), '--prefer-offline', '--no-audit', '--no-fund', await repacked(next)], { cwd: root });
+  expect((await run(bin, ['--version'], { cwd: elsewhere, env })).stdout).toMatch(new RegExp(`^leadchat-gateway ${next.replaceAll('.', '\\.')}`));
+  const upgraded = spawn(bin, ['serve'], { cwd: elsewhere, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const upgradedExit = new Promise<number | null>((resolve) => upgraded.once('exit', resolve));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let log = '';
+      upgraded.stdout.on('data', (c) => (log += c) && log.includes('listening on') && resolve());
+      upgraded.once('exit', (code) => reject(new Error(`the upgraded gateway exited with ${code}:\n${log}`)));
+    });
+    const gw = { url: `https://127.0.0.1:${port}`, ca: readFileSync(path.join(elsewhere, 'data', 'tls', 'cert.pem'), 'utf8') };
+    const credits = await request(gw, 'GET', '/v1/credits', { apiKey });
+    expect(credits.status).toBe(200);
+  } finally {
+    upgraded.kill('SIGTERM');
+  }
+  expect(await upgradedExit).toBe(0);
 });
+
+/** The packed gateway under another version number: its package.json changed, the rest as built. */
+async function repacked(version: string): Promise<string> {
+  const unpacked = path.join(root, `unpacked-${version}`);
+  mkdirSync(unpacked);
+  await run('tar', ['-xzf', tarball, '-C', unpacked]);
+  const manifest = path.join(unpacked, 'package', 'package.json');
+  writeFileSync(manifest, JSON.stringify({ ...JSON.parse(readFileSync(manifest, 'utf8')), version }, null, 2));
+  const out = path.join(root, `leadchat-gateway-${version}.tgz`);
+  await run('tar', ['-czf', out, '-C', unpacked, 'package']);
+  return out;
+}
