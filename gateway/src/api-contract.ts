@@ -1,7 +1,8 @@
 /**
- * The API's limits, the shapes of what it answers that the console reads, and what a 400 says about each field, in
- * one dependency-free module: the server (domain/, http/schemas.ts) and the console (client/) compile against the
- * same definitions, so the two cannot drift. Nothing here may import anything: the browser bundle compiles it too.
+ * The API's limits, the words of its values, and what a 400 says about each field, in one dependency-free module:
+ * the server (domain/, http/schemas.ts, contract/) and the console (client/) compile against the same definitions,
+ * so the two cannot drift. The answers' shapes are the contract's (contract/*.ts). Nothing here may import
+ * anything: the browser bundle compiles it too.
  */
 
 /** The longest texts, in characters, a campaign's settings take (POST and PATCH /v1/campaigns). */
@@ -130,45 +131,6 @@ export interface SendingWindow {
   start: string;
   end: string;
   timezone: string;
-}
-
-/** A campaign as GET /v1/campaigns/{id} answers it: the settings spec §2.3 names, and what the engine needs to send. */
-export interface CampaignView {
-  id: string;
-  name: string;
-  type: 'combined' | 'outgoing' | 'incoming';
-  language: string;
-  listId: string | null;
-  channel: CampaignChannel;
-  /** The custom channel's label, for channel "custom". */
-  customChannel: string | null;
-  /** WhatsApp: the approved template the opening message goes out as, and its body parameters ({{1}}, {{2}} …). */
-  openingTemplate: string | null;
-  openingTemplateParams: string[];
-  /** WhatsApp: the template sent instead of free text outside the 24-hour customer-service window, if any. */
-  reengagementTemplate: string | null;
-  reengagementTemplateParams: string[];
-  /** The WhatsApp language code of the templates ("en_US"); null: from the campaign's language. */
-  templateLanguage: string | null;
-  openingMessage: string | null;
-  triggerOnNewContacts: boolean;
-  status: 'draft' | 'live' | 'paused';
-  /** The pace of queued opening messages, e.g. "30/m". */
-  sendRate: string;
-  sendingWindow: SendingWindow | null;
-  followUps: { enabled: boolean; steps: FollowUpStep[] };
-  bot: {
-    active: boolean;
-    instructions: string;
-    companyInfo: string;
-    faqs: Array<{ question: string; answer: string }>;
-    resources: string[];
-    goal: string;
-    /** What the contact is told when a person takes over; null: the default of the campaign's language. */
-    handoffMessage?: string | null;
-  };
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** A contact's custom fields are written into a message as `{{custom.<key>}}`. */

@@ -10,6 +10,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import type { CreateWebhookAnswer, GetWebhookAnswer } from '../LeadChat/transport/answers';
 import { leadChatRequest } from '../LeadChat/transport/request';
 import { verifySignature } from './signature';
 
@@ -192,10 +193,11 @@ export class LeadChatTrigger implements INodeType {
 					path: `/webhooks/${encodeURIComponent(data.webhookId)}`,
 					accept: [404],
 				});
+				const subscription = response.body as Partial<GetWebhookAnswer>;
 				const current =
 					response.statusCode !== 404 &&
-					response.body.url === this.getNodeWebhookUrl('default') &&
-					sameEvents(response.body.events, selectedEvents.call(this)) &&
+					subscription.url === this.getNodeWebhookUrl('default') &&
+					sameEvents(subscription.events, selectedEvents.call(this)) &&
 					Boolean(data.webhookSecret);
 				if (current) return true;
 				// Gone, or registered for another URL or other events: start over with a fresh subscription.
@@ -215,7 +217,7 @@ export class LeadChatTrigger implements INodeType {
 					body: { url: this.getNodeWebhookUrl('default'), events },
 					notFoundHint: NO_SUBSCRIPTION_API,
 				});
-				const { id, secret } = response.body;
+				const { id, secret } = response.body as Partial<CreateWebhookAnswer>;
 				if (typeof id !== 'string' || typeof secret !== 'string') {
 					throw new NodeOperationError(
 						this.getNode(),

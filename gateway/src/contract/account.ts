@@ -62,7 +62,7 @@ export const member = z
 export type MemberAnswer = z.output<typeof member>;
 
 /** A new member, or a new link for one: the link is shown this once. */
-export const invitation = member.extend({ inviteUrl: z.string(), inviteExpiresAt: timestamp }).meta({ id: 'Invitation' });
+export const invitation = member.extend({ role: z.enum(MEMBER_ROLES), inviteUrl: z.string(), inviteExpiresAt: timestamp }).meta({ id: 'Invitation' });
 
 export const webhook = z
   .object({ id: z.string(), url: z.string(), events: z.array(z.string()), createdAt: timestamp })

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CAMPAIGN_CHANNELS } from '../api-contract.js';
 import { contact } from './contacts.js';
 import { nullableTimestamp, success, timestamp } from './shared.js';
 
@@ -58,7 +59,7 @@ export const conversation = z
   .object({
     id: z.string(),
     contactId: z.string(),
-    channel: z.string(),
+    channel: z.enum(CAMPAIGN_CHANNELS),
     customChannel: z.string().nullable(),
     campaignId: z.string().nullable(),
     status: z.enum(['active', 'handed_off', 'opted_out', 'closed']),

@@ -1,5 +1,5 @@
 import type { Gateway } from '../context.js';
-import { answersOnly, type CampaignView, type FollowUpStep } from '../api-contract.js';
+import { answersOnly, type FollowUpStep } from '../api-contract.js';
 import { ApiError, FieldChecks, fieldError, notFound } from '../errors.js';
 import { parseDuration, parseRate } from './durations.js';
 import { checkTemplate } from './personalize.js';
@@ -11,11 +11,11 @@ import { sendingRefusal } from './channel-credentials.js';
 import { getList } from './lists.js';
 import type { CampaignAnswer } from '../contract/campaigns.js';
 
-export type Channel = CampaignView['channel'];
+export type Channel = CampaignAnswer['channel'];
 export type { FollowUpStep };
 
 /** A campaign as it is stored: what the API shows, and the account it belongs to. */
-export interface Campaign extends CampaignView {
+export interface Campaign extends CampaignAnswer {
   accountId: string;
 }
 

@@ -1,12 +1,13 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
+import type { ListedRecord } from '../transport/paginate';
 import { searchRecords } from './searchRecords';
 
 /** What the dropdown shows under a campaign's name, so two campaigns of the same name can be told apart. */
-function detailsOf(campaign: IDataObject): string | undefined {
-	const parts = [campaign.status, campaign.channel].filter(
-		(part): part is string => typeof part === 'string' && part !== '',
-	);
+function detailsOf(campaign: ListedRecord<'/campaigns'>): string | undefined {
+	// Read as whatever came: a server other than the gateway may answer other values, or none.
+	const fields: unknown[] = [campaign.status, campaign.channel];
+	const parts = fields.filter((part): part is string => typeof part === 'string' && part !== '');
 	return parts.length ? parts.join(', ') : undefined;
 }
 
@@ -15,7 +16,7 @@ export async function searchCampaigns(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 ): Promise<INodeListSearchResult> {
-	return searchRecords.call(
+	return (searchRecords<'/campaigns'>).call(
 		this,
 		{ path: '/campaigns', plural: 'campaigns', singular: 'campaign', describe: detailsOf },
 		filter,

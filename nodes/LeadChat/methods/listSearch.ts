@@ -1,14 +1,15 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
+import type { ListListsAnswer } from '../transport/answers';
 import { searchRecords } from './searchRecords';
 
 /** GET /lists answers `{data: [...]}` on the gateway; accept a bare array or `lists`/`items` too. */
-function listsIn(body: unknown): IDataObject[] {
-	if (Array.isArray(body)) return body as IDataObject[];
+function listsIn(body: unknown): unknown[] {
+	if (Array.isArray(body)) return body;
 	if (body && typeof body === 'object') {
-		for (const key of ['data', 'lists', 'items']) {
-			const value = (body as IDataObject)[key];
-			if (Array.isArray(value)) return value as IDataObject[];
+		const answer = body as Partial<ListListsAnswer> & { lists?: unknown; items?: unknown };
+		for (const value of [answer.data, answer.lists, answer.items]) {
+			if (Array.isArray(value)) return value;
 		}
 	}
 	return [];
@@ -19,5 +20,9 @@ function listsIn(body: unknown): IDataObject[] {
  * the gateway has GET /lists.
  */
 export async function searchLists(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	return searchRecords.call(this, { path: '/lists', plural: 'lists', singular: 'list', recordsIn: listsIn }, filter);
+	return (searchRecords<'/lists'>).call(
+		this,
+		{ path: '/lists', plural: 'lists', singular: 'list', recordsIn: listsIn },
+		filter,
+	);
 }

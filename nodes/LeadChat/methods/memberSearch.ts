@@ -12,7 +12,7 @@ import { DROPDOWN_RETRY, searchRecords } from './searchRecords';
  * page of GET /members, shown as "Name (email) · role" and searched by name or email.
  */
 export async function searchMembers(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	return searchRecords.call(
+	return (searchRecords<'/members'>).call(
 		this,
 		{ path: '/members', plural: 'team members', singular: 'member', keep: isActiveMember, label: memberLabel },
 		filter,

@@ -1,19 +1,26 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
+import type { Contact } from '../transport/answers';
 import { leadChatRequest } from '../transport/request';
 import { normalizePhone, PHONE_FORMAT_HINT } from './phone';
 import type { RunSettings } from './types';
 
 /**
- * The lookup's response body is not shown in the spec: accept the contact itself, or one wrapped in `contact` or
- * `data` (object or first element of an array).
+ * A contact as the nodes read it: the contract's Contact, though a server other than the gateway may leave fields
+ * out or give a numeric id.
  */
-export function unwrapContact(body: unknown): IDataObject | undefined {
+export type ContactRecord = Omit<Partial<Contact>, 'id'> & { id?: string | number };
+
+/**
+ * The lookup's response body is not shown in the spec: accept the contact itself, or one wrapped in `contact` or
+ * `data` (object or first element of an array: the gateway's page of contacts, `{data: [...], nextCursor}`).
+ */
+export function unwrapContact(body: unknown): ContactRecord | undefined {
 	if (Array.isArray(body)) return unwrapContact(body[0]);
 	if (!body || typeof body !== 'object') return undefined;
-	const record = body as IDataObject;
+	const record = body as ContactRecord & { contact?: unknown; data?: unknown };
 	if (typeof record.id === 'string' || typeof record.id === 'number') return record;
-	for (const key of ['contact', 'data']) {
+	for (const key of ['contact', 'data'] as const) {
 		const inner = record[key];
 		if (inner && typeof inner === 'object') return unwrapContact(inner);
 	}
@@ -28,7 +35,7 @@ export async function findContact(
 	key: LookupKey,
 	itemIndex: number,
 	settings: RunSettings,
-): Promise<IDataObject | undefined> {
+): Promise<ContactRecord | undefined> {
 	const response = await leadChatRequest.call(this, {
 		method: 'GET',
 		path: '/contacts',
@@ -56,7 +63,7 @@ export async function createContact(
 	contact: NewContact,
 	itemIndex: number,
 	settings: RunSettings,
-): Promise<{ contact: IDataObject; created: boolean }> {
+): Promise<{ contact: ContactRecord; created: boolean }> {
 	const body: IDataObject = {};
 	for (const [key, value] of Object.entries(contact)) if (value) body[key] = value;
 	const response = await leadChatRequest.call(this, {
@@ -66,7 +73,8 @@ export async function createContact(
 		itemIndex,
 		retry: settings.retry,
 	});
-	return { contact: unwrapContact(response.body) ?? response.body, created: response.statusCode === 201 };
+	const created = response.statusCode === 201;
+	return { contact: unwrapContact(response.body) ?? (response.body as ContactRecord), created };
 }
 
 /** Finds by phone, then by email, and creates the contact when neither matches (spec §1, steps 2-3). */
@@ -75,8 +83,8 @@ export async function getOrCreateContact(
 	contact: NewContact,
 	itemIndex: number,
 	settings: RunSettings,
-): Promise<{ contact: IDataObject; created: boolean }> {
-	let found: IDataObject | undefined;
+): Promise<{ contact: ContactRecord; created: boolean }> {
+	let found: ContactRecord | undefined;
 	if (contact.phone) found = await findContact.call(this, { phoneNumber: contact.phone }, itemIndex, settings);
 	if (!found && contact.email) found = await findContact.call(this, { email: contact.email }, itemIndex, settings);
 	if (found) return { contact: found, created: false };

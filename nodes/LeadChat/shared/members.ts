@@ -1,16 +1,19 @@
-import { NodeOperationError, type IDataObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { leadChatPaged } from '../transport/paginate';
+import { leadChatPaged, type ListedRecord } from '../transport/paginate';
 import type { RetryPolicy } from '../transport/rateLimit';
 import type { LeadChatContext } from '../transport/request';
 
+/** A team member as GET /members answers it (the contract's Member; a server other than the gateway may say less). */
+export type TeamMember = ListedRecord<'/members'>;
+
 /** Only a member who accepted the invitation takes conversations; the owner is always active. */
-export function isActiveMember(member: IDataObject): boolean {
+export function isActiveMember(member: TeamMember): boolean {
 	return member.status === undefined || member.status === 'active';
 }
 
 /** How a member shows in a dropdown: "Maya Lopez (maya@example.com) · agent", so namesakes can be told apart. */
-export function memberLabel(member: IDataObject): string {
+export function memberLabel(member: TeamMember): string {
 	const name = typeof member.name === 'string' && member.name.trim() ? member.name.trim() : String(member.id);
 	const email = typeof member.email === 'string' && member.email ? ` (${member.email})` : '';
 	const role = typeof member.role === 'string' && member.role ? ` · ${member.role}` : '';
@@ -25,8 +28,8 @@ export async function teamMembers(
 	this: LeadChatContext,
 	retry: RetryPolicy,
 	itemIndex?: number,
-): Promise<IDataObject[]> {
-	const { records, statusCode } = await leadChatPaged.call(this, {
+): Promise<TeamMember[]> {
+	const { records, statusCode } = await (leadChatPaged<'/members'>).call(this, {
 		path: '/members',
 		accept: [404, 405],
 		itemIndex,

@@ -1,16 +1,41 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import type { ListCampaignsAnswer, ListConversationsAnswer, ListListsAnswer, ListMembersAnswer } from './answers';
 import { leadChatRequest, type LeadChatContext, type LeadChatRequest } from './request';
 
 /** The most records asked for per page; the server may answer fewer. */
 export const PAGE_SIZE = 100;
 
-function dataOf(body: IDataObject): IDataObject[] {
-	return Array.isArray(body.data) ? (body.data as IDataObject[]) : [];
+/** The list endpoints the nodes walk, and what one page of each answers (from the contract, ./answers). */
+export interface ListAnswers {
+	'/campaigns': ListCampaignsAnswer;
+	'/conversations': ListConversationsAnswer;
+	'/lists': ListListsAnswer;
+	'/members': ListMembersAnswer;
 }
 
-export interface PagedResult {
-	records: IDataObject[];
+export type ListPath = keyof ListAnswers;
+
+/**
+ * One record of a page of `P` as the nodes read it: the contract's type with every field optional, since a server
+ * other than the gateway may answer less than the contract says.
+ */
+export type ListedRecord<P extends ListPath> = Partial<ListAnswers[P]['data'][number]>;
+
+/** A page of any list endpoint, read as loosely as its records. */
+type Page = Partial<ListAnswers[ListPath]>;
+
+function dataOf(body: IDataObject): unknown[] {
+	const { data } = body as Page;
+	return Array.isArray(data) ? data : [];
+}
+
+export interface PagedRequest<P extends ListPath> extends Omit<LeadChatRequest, 'method' | 'path'> {
+	path: P;
+}
+
+export interface PagedResult<P extends ListPath> {
+	records: Array<ListedRecord<P>>;
 	/** Status of the last page asked for: a status in `request.accept` other than 2xx ended the walk there. */
 	statusCode: number;
 }
@@ -20,14 +45,17 @@ export interface PagedResult {
  * Walks the pages until `limit` records are collected (all of them when `limit` is undefined) or the server has
  * no next page. A cursor the server hands out twice ends the walk rather than looping. `recordsOf` finds the
  * records of a page where a server names them otherwise.
+ *
+ * Called as `leadChatPaged.call(…)`, `P` is every list path; to read one endpoint's records as its own type, name
+ * it: `(leadChatPaged<'/members'>).call(this, { path: '/members' })`.
  */
-export async function leadChatPaged(
+export async function leadChatPaged<P extends ListPath>(
 	this: LeadChatContext,
-	request: Omit<LeadChatRequest, 'method'>,
+	request: PagedRequest<P>,
 	limit?: number,
-	recordsOf: (body: IDataObject) => IDataObject[] = dataOf,
-): Promise<PagedResult> {
-	const records: IDataObject[] = [];
+	recordsOf: (body: IDataObject) => unknown[] = dataOf,
+): Promise<PagedResult<P>> {
+	const records: Array<ListedRecord<P>> = [];
 	const seen = new Set<string>();
 	let cursor: string | undefined;
 	let statusCode = 200;
@@ -40,9 +68,10 @@ export async function leadChatPaged(
 		});
 		statusCode = response.statusCode;
 		if (statusCode < 200 || statusCode >= 300) break;
-		const page = recordsOf(response.body);
+		// The records of a page are what the path's schema says they are; nothing here depends on their fields.
+		const page = recordsOf(response.body) as Array<ListedRecord<P>>;
 		records.push(...page.slice(0, limit === undefined ? page.length : limit - records.length));
-		const next = response.body.nextCursor;
+		const next = (response.body as Page).nextCursor;
 		if (typeof next !== 'string' || next === '' || seen.has(next) || page.length === 0) break;
 		seen.add(next);
 		cursor = next;
@@ -51,9 +80,9 @@ export async function leadChatPaged(
 }
 
 /** The records of a list endpoint, `limit` at most or all of them: what every Get Many operation outputs. */
-export async function leadChatGetMany(
+export async function leadChatGetMany<P extends ListPath>(
 	this: LeadChatContext,
-	request: Omit<LeadChatRequest, 'method' | 'accept'>,
+	request: Omit<PagedRequest<P>, 'accept'>,
 	limit?: number,
 ): Promise<IDataObject[]> {
 	return (await leadChatPaged.call(this, request, limit)).records;

@@ -1,8 +1,8 @@
 import { MAX_PAGE_LIMIT } from '../../api-contract.js';
 import { useState } from 'preact/hooks';
+import type { Conversation, PageOf } from './answers.js';
 import { get } from './api.js';
 import { useLiveReload } from './live-reload.js';
-import type { Conversation, PageOf } from './pages/inbox/types.js';
 
 /** The conversations waiting for the member's reply, as one read found them. */
 export interface Waiting {

@@ -1,6 +1,6 @@
 import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { findContact, readPhone } from '../../shared/contacts';
+import { findContact, readPhone, type ContactRecord } from '../../shared/contacts';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 
@@ -52,7 +52,7 @@ export async function execute(
 	settings: RunSettings,
 ): Promise<IDataObject[]> {
 	const searchBy = this.getNodeParameter('searchBy', itemIndex) as 'phone' | 'email';
-	let contact: IDataObject | undefined;
+	let contact: ContactRecord | undefined;
 	let what: string;
 	if (searchBy === 'phone') {
 		const phone = readPhone.call(this, this.getNodeParameter('phone', itemIndex) as string, '', itemIndex, true)!;

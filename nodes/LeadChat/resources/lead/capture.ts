@@ -104,5 +104,5 @@ export async function execute(
 		settings,
 	);
 	const membership = await addContactToList.call(this, listId, String(contact.id), itemIndex, settings, delay);
-	return { ...contact, created, addedToList: membership.added === true, listId, ...(delay ? { delay } : {}) };
+	return { ...contact, created, addedToList: membership.added, listId, ...(delay ? { delay } : {}) };
 }

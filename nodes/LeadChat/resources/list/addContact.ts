@@ -4,6 +4,7 @@ import { delayField, readDelay } from '../../shared/delay';
 import { listLocator } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
+import type { AddContactToListAnswer } from '../../transport/answers';
 import { leadChatRequest } from '../../transport/request';
 
 export const description = forOperation('list', 'addContact', [
@@ -38,7 +39,7 @@ export async function addContactToList(
 	itemIndex: number,
 	settings: RunSettings,
 	delay?: string,
-): Promise<IDataObject> {
+): Promise<AddContactToListAnswer> {
 	if (!listId.trim()) {
 		throw new NodeOperationError(this.getNode(), 'List is empty', {
 			itemIndex,
@@ -56,7 +57,7 @@ export async function addContactToList(
 		retry: settings.retry,
 		notFoundHint: 'Check the List and the Contact ID.',
 	});
-	const body = response.body;
+	const body = response.body as Partial<AddContactToListAnswer>;
 	return {
 		success: true,
 		listId: listId.trim(),

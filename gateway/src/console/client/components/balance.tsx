@@ -1,13 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Credits } from '../answers.js';
 import { get } from '../api.js';
-
-/** What GET /v1/credits tells a sub-account about paying for its messages. */
-export interface Credits {
-  balance: number;
-  canSend?: boolean;
-  prices?: { botReply: number; smsSegment: number; whatsapp: number };
-  agency?: { name: string; email: string } | null;
-}
 
 /** The account's credits, read again on each page the user opens (`page`), so a grant shows on the next one. */
 export function useCredits(page: string | undefined): Credits | undefined {

@@ -1,9 +1,9 @@
 import { useEffect, useRef } from 'preact/hooks';
+import type { Conversation } from '../answers.js';
 import { get } from '../api.js';
 import { subscribe } from '../live.js';
 import { navigate } from '../router.js';
 import { contactName } from '../pages/inbox/labels.js';
-import type { Conversation } from '../pages/inbox/types.js';
 import type { Waiting } from '../waiting.js';
 import { firstToTell } from './once.js';
 import { actedOn } from './own-actions.js';

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { PageOf, SubAccount } from '../../answers.js';
 import { get } from '../../api.js';
 import { Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
@@ -7,12 +8,6 @@ import type { SessionInfo } from '../../session.js';
 import { AutoRechargeForm, GrantForm } from './forms.js';
 import { History } from './history.js';
 import { SubAccountTable } from './sub-accounts.js';
-import type { SubAccount } from './types.js';
-
-interface Page {
-  data: SubAccount[];
-  nextCursor: string | null;
-}
 
 /**
  * Agency (spec §2.7, §4.6): the agency's sub-accounts with their balances and auto-recharge rules, grants of credits
@@ -28,7 +23,7 @@ export function AgencyPage(_props: { session: SessionInfo }) {
 
   /** Reads the sub-accounts again, as many as were shown, so a grant's new balance shows in its row. */
   const load = useCallback(async (shown = 0, cursor?: string | null) => {
-    const res = await get<Page>(`/v1/subaccounts?limit=${Math.min(200, Math.max(50, shown))}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await get<PageOf<SubAccount>>(`/v1/subaccounts?limit=${Math.min(200, Math.max(50, shown))}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     setError(res.ok ? undefined : res.error);
     if (!res.ok || !res.data) return;
     const page = res.data;

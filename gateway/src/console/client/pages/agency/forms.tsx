@@ -1,8 +1,9 @@
 import { useRef, useState } from 'preact/hooks';
+import type { SubAccount } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus } from '../../components/form.js';
-import { credits, type SubAccount } from './types.js';
+import { credits } from './labels.js';
 
 function SubAccountSelect(props: { id: string; subs: SubAccount[]; selected?: string; onChange?: (email: string) => void }) {
   return (

@@ -1,14 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Credits, SubAccount } from '../../answers.js';
 import { get } from '../../api.js';
 import { Loading } from '../../components/load.js';
-import { credits, ruleText, type CreditHistory, type SubAccount } from './types.js';
+import { credits, ruleText } from './labels.js';
 
 /** A sub-account's balance, rule and credit history (GET /v1/subaccounts/{id}/credits), newest first. */
 export function History(props: { sub: SubAccount; version: number }) {
-  const [history, setHistory] = useState<CreditHistory | undefined>(undefined);
+  const [history, setHistory] = useState<Credits | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   useEffect(() => {
-    void get<CreditHistory>(`/v1/subaccounts/${encodeURIComponent(props.sub.id)}/credits`).then((res) => {
+    void get<Credits>(`/v1/subaccounts/${encodeURIComponent(props.sub.id)}/credits`).then((res) => {
       setHistory(res.ok ? res.data : undefined);
       setError(res.ok ? undefined : res.error);
     });

@@ -1,4 +1,5 @@
-import { credits, ruleText, type SubAccount } from './types.js';
+import type { SubAccount } from '../../answers.js';
+import { credits, ruleText } from './labels.js';
 
 /** The sub-accounts as a table; each row's button opens its credit history. */
 export function SubAccountTable(props: { subs: SubAccount[]; selected?: string; onSelect: (id: string) => void }) {

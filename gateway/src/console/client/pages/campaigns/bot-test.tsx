@@ -1,26 +1,13 @@
 import { useState } from 'preact/hooks';
 import { TEXT_LIMITS } from '../../../../api-contract.js';
+import type { BotTest } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
 
-type Source =
-  | { kind: 'faq'; index: number; question: string; use: 'answer' | 'closest' | 'option' | 'given' }
-  | { kind: 'resource'; index: number; text: string; use: 'covers' | 'given' };
-
-/** POST /v1/campaigns/{id}/bot/test answers what the bot would do, with which provider, and on what basis. */
-interface BotAnswer {
-  active: boolean;
-  provider: string;
-  fallbackReason: string | null;
-  reply:
-    | { kind: 'reply'; body: string; goalReached: boolean }
-    | { kind: 'clarify'; body: string; options: number[] }
-    | { kind: 'handoff'; reason: string; body: string | null }
-    | { kind: 'silent' };
-  basis: { confidence: number | null; sources: Source[] };
-}
+/** A FAQ or resource the bot's answer rests on, and how it used it. */
+type Source = BotTest['basis']['sources'][number];
 
 const USES: Record<Source['use'], string> = {
   answer: 'Answered with the FAQ',
@@ -32,7 +19,7 @@ const USES: Record<Source['use'], string> = {
 
 /** Ask the saved campaign's bot a question as a contact would: its answer, or its hand-off and why. Nothing is sent. */
 export function BotTestPanel(props: { campaignId: string }) {
-  const [answer, setAnswer] = useState<BotAnswer | undefined>(undefined);
+  const [answer, setAnswer] = useState<BotTest | undefined>(undefined);
   const [message, setMessage] = useState('');
   const asking = useAction({ message: 'Question', firstName: 'Contact’s first name' });
   const ask = (e: SubmitEvent) => {
@@ -40,7 +27,7 @@ export function BotTestPanel(props: { campaignId: string }) {
     const form = new FormData(e.currentTarget as HTMLFormElement);
     const firstName = String(form.get('bot-first-name') ?? '').trim() || null;
     setAnswer(undefined);
-    void asking.run(() => call<BotAnswer>('POST', `/v1/campaigns/${encodeURIComponent(props.campaignId)}/bot/test`, { message, firstName }),
+    void asking.run(() => call<BotTest>('POST', `/v1/campaigns/${encodeURIComponent(props.campaignId)}/bot/test`, { message, firstName }),
       'The bot answered. Nothing was sent.', setAnswer);
   };
   return (
@@ -57,7 +44,7 @@ export function BotTestPanel(props: { campaignId: string }) {
   );
 }
 
-function Answer({ answer }: { answer: BotAnswer }) {
+function Answer({ answer }: { answer: BotTest }) {
   const { reply } = answer;
   return (
     <div class="bot-answer" role="region" aria-label="The bot’s answer">
@@ -89,7 +76,7 @@ function Answer({ answer }: { answer: BotAnswer }) {
 }
 
 /** Why: the FAQs and resources the answer rests on, and the FAQ bot's confidence. */
-function Basis({ basis }: { basis: BotAnswer['basis'] }) {
+function Basis({ basis }: { basis: BotTest['basis'] }) {
   if (!basis.sources.length) return null;
   return (
     <div class="bot-basis" aria-label="Why the bot answered so">

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { answersOnly } from '../../../../api-contract.js';
-import { CAMPAIGN_LABELS as L, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL, type Campaign } from './campaign.js';
+import type { Campaign, List } from '../../answers.js';
+import { CAMPAIGN_LABELS as L, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL } from './campaign.js';
 
 /** A long text as written (its lines kept), or what its absence means. */
 const Long = (props: { text: string | null | undefined; none: string }) =>
@@ -16,7 +17,7 @@ const yesNo = (on: boolean) => (on ? 'Yes' : 'No');
  * A campaign's settings as text, for a role that reads campaigns and does not change them (an agent): no input that
  * would do nothing, every value as the API holds it, by the same labels the form uses.
  */
-export function CampaignFacts(props: { campaign: Campaign; lists: Array<{ id: string; name: string }> }) {
+export function CampaignFacts(props: { campaign: Campaign; lists: List[] }) {
   const c = props.campaign;
   const meta = answersOnly(c.channel);
   const listName = c.listId ? props.lists.find((l) => l.id === c.listId)?.name ?? c.listId : 'No list';

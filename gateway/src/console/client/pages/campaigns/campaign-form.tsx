@@ -1,14 +1,15 @@
 import { useState } from 'preact/hooks';
 import { answersOnly, CAMPAIGN_COUNTS as COUNT, CAMPAIGN_LIMITS as MAX, type MetaChannel } from '../../../../api-contract.js';
+import type { Campaign, List, Reached } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
 import { numbered } from '../../components/problems.js';
-import { bodyOf, CAMPAIGN_LABELS as L, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL, type Campaign, type Draft } from './campaign.js';
+import { bodyOf, CAMPAIGN_LABELS as L, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL, type Draft } from './campaign.js';
 import { Check, Choice, Rows, Text } from './inputs.js';
 import { liveWarning } from './reach.js';
-import { countList, reachExisting, ReachQuestion, type ListCount, type Reached } from './reach-existing.js';
+import { countList, reachExisting, ReachQuestion, type ListCount } from './reach-existing.js';
 import { CUSTOM_PREFIX } from '../../../../api-contract.js';
 
 /** Where contacts write to a Meta platform's business: what an answer-only campaign answers. */
@@ -37,7 +38,7 @@ export interface ReachOutcome {
 export function CampaignForm(props: {
   campaign?: Campaign;
   draft: Draft;
-  lists: Array<{ id: string; name: string }>;
+  lists: List[];
   onSaved: (c: Campaign, created: boolean, reach?: ReachOutcome) => void;
   notice?: string;
 }) {

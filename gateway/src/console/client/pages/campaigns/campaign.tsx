@@ -1,8 +1,6 @@
-import { answersOnly, type CampaignView } from '../../../../api-contract.js';
+import { answersOnly } from '../../../../api-contract.js';
+import type { Campaign } from '../../answers.js';
 import type { FieldLabels } from '../../components/problems.js';
-
-/** A campaign as the API answers it (GET /v1/campaigns/{id}): the server's own definition. */
-export type Campaign = CampaignView;
 
 /** The form's copy of a campaign: the same fields, with the optional texts as strings (empty for none) and the sending window as a switch and its three values. */
 export interface Draft {
@@ -22,7 +20,7 @@ export interface Draft {
   status: Campaign['status'];
   sendRate: string;
   windowOn: boolean;
-  window: { start: string; end: string; timezone: string };
+  window: NonNullable<Campaign['sendingWindow']>;
   followUps: Campaign['followUps'];
   bot: Campaign['bot'];
 }

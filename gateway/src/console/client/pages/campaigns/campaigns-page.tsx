@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { answersOnly, canAct } from '../../../../api-contract.js';
+import type { Campaign, CampaignWithReach, List, Unreachable } from '../../answers.js';
 import { get } from '../../api.js';
 import { Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
@@ -8,18 +9,13 @@ import type { SessionInfo } from '../../session.js';
 import { allPages, Pager, usePaged } from '../lists/paged.js';
 import { ItemLink, useSelected } from '../lists/selection.js';
 import { BotTestPanel } from './bot-test.js';
-import { CHANNEL_LABEL, draftOf, NEW_DRAFT, STATUS_LABEL, type Campaign } from './campaign.js';
+import { CHANNEL_LABEL, draftOf, NEW_DRAFT, STATUS_LABEL } from './campaign.js';
 import { CampaignFacts } from './campaign-facts.js';
 import { CampaignForm, type ReachOutcome } from './campaign-form.js';
 import { OpeningsPanel } from './openings-panel.js';
-import { UnreachableNotice, type Unreachable } from './reach.js';
+import { UnreachableNotice } from './reach.js';
 import { PreviewPanel } from './preview.js';
 import { UnansweredPanel } from './unanswered.js';
-
-interface List {
-  id: string;
-  name: string;
-}
 
 /** The ?id= of the form for a campaign not yet created. */
 const NEW = 'new';
@@ -106,7 +102,7 @@ function CampaignView(props: { id: string; lists: List[]; notice?: string; reach
   const [error, setError] = useState<string | undefined>(undefined);
   const [reach, setReach] = useState<ReachOutcome | undefined>(props.reach);
   const load = () =>
-    void get<Campaign & { unreachable: Unreachable }>(`/v1/campaigns/${encodeURIComponent(props.id)}`).then((res) => {
+    void get<CampaignWithReach>(`/v1/campaigns/${encodeURIComponent(props.id)}`).then((res) => {
       if (!res.ok) return setError(res.error);
       setCampaign(res.data);
       setUnreachable(res.data!.unreachable);

@@ -1,26 +1,21 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { CAMPAIGN_COUNTS, CAMPAIGN_LIMITS as MAX } from '../../../../api-contract.js';
+import type { Campaign } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
 
-/** What the form needs of a campaign: its FAQs, which the new one joins. */
-export interface FaqCampaign {
-  id: string;
-  bot: { faqs: Array<{ question: string; answer: string }> };
-}
-
 /** Whether the campaign takes one more FAQ. */
-export const roomForFaq = (campaign: FaqCampaign): boolean => campaign.bot.faqs.length < CAMPAIGN_COUNTS.faqs;
+export const roomForFaq = (campaign: Campaign): boolean => campaign.bot.faqs.length < CAMPAIGN_COUNTS.faqs;
 
 /**
  * A new FAQ of the campaign, its question and answer as a person writes them (given a first draft), saved after the
  * campaign's others (PATCH /v1/campaigns/{id}); nothing when the campaign holds as many FAQs as it may.
  */
-export function NewFaqForm<C extends FaqCampaign>(props: {
-  campaign: C;
+export function NewFaqForm(props: {
+  campaign: Campaign;
   id: string;
   question: string;
   answer?: string;
@@ -29,7 +24,7 @@ export function NewFaqForm<C extends FaqCampaign>(props: {
   intro?: ComponentChildren;
   submit: { text: string; class: 'primary' | 'secondary' };
   done: string;
-  onSaved: (campaign: C) => void;
+  onSaved: (campaign: Campaign) => void;
 }) {
   const [question, setQuestion] = useState(props.question);
   const [answer, setAnswer] = useState(props.answer ?? '');
@@ -38,7 +33,7 @@ export function NewFaqForm<C extends FaqCampaign>(props: {
   const save = (e: SubmitEvent) => {
     e.preventDefault();
     const faqs = [...props.campaign.bot.faqs, { question: question.trim(), answer: answer.trim() }];
-    void saving.run(() => call<C>('PATCH', `/v1/campaigns/${encodeURIComponent(props.campaign.id)}`, { bot: { faqs } }), props.done, props.onSaved);
+    void saving.run(() => call<Campaign>('PATCH', `/v1/campaigns/${encodeURIComponent(props.campaign.id)}`, { bot: { faqs } }), props.done, props.onSaved);
   };
   return (
     <form onSubmit={save} aria-label={props.label}>

@@ -1,9 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Campaign, Funnel } from '../../answers.js';
 import { get } from '../../api.js';
 import { FormStatus, Panel } from '../../components/form.js';
 import { isoDay, lifetimeFrom } from '../funnel/funnel-page.js';
-import type { Funnel } from '../funnel/steps.js';
-import type { Campaign } from './campaign.js';
 import type { ReachOutcome } from './campaign-form.js';
 import { countList, reachExisting, ReachQuestion, ReachReport, type ListCount } from './reach-existing.js';
 

@@ -1,15 +1,8 @@
 import { useState } from 'preact/hooks';
+import type { Contact, OpeningPreview } from '../../answers.js';
 import { get, type ApiResult } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
-
-interface Preview {
-  channel: string;
-  customChannel: string | null;
-  template: { name: string; language: string; params: string[] } | null;
-  to: string | null;
-  body: string;
-}
 
 /**
  * The opening message as one contact would get it, personalized: the contact found by phone or email
@@ -17,16 +10,16 @@ interface Preview {
  */
 export function PreviewPanel(props: { campaignId: string }) {
   const [by, setBy] = useState<'phone' | 'email'>('phone');
-  const [preview, setPreview] = useState<Preview | undefined>(undefined);
+  const [preview, setPreview] = useState<OpeningPreview | undefined>(undefined);
   const finding = useAction();
   const run = (e: SubmitEvent) => {
     e.preventDefault();
     const value = String(new FormData(e.currentTarget as HTMLFormElement).get('preview-contact') ?? '').trim();
     setPreview(undefined);
-    void finding.run(async (): Promise<ApiResult<Preview>> => {
-      const contact = await get<{ id: string }>(`/v1/contacts?${by === 'phone' ? 'phoneNumber' : 'email'}=${encodeURIComponent(value)}`);
+    void finding.run(async (): Promise<ApiResult<OpeningPreview>> => {
+      const contact = await get<Contact>(`/v1/contacts?${by === 'phone' ? 'phoneNumber' : 'email'}=${encodeURIComponent(value)}`);
       if (!contact.ok) return { ...contact, data: undefined };
-      return get<Preview>(`/v1/campaigns/${encodeURIComponent(props.campaignId)}/preview?contactId=${encodeURIComponent(contact.data!.id)}`);
+      return get<OpeningPreview>(`/v1/campaigns/${encodeURIComponent(props.campaignId)}/preview?contactId=${encodeURIComponent(contact.data!.id)}`);
     }, 'Preview ready. Nothing was sent.', setPreview);
   };
   return (

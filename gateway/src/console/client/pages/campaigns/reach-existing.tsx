@@ -1,8 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
-import type { SendingWindow } from '../../../../api-contract.js';
+import type { Campaign, ListContact, PageOf, Reached } from '../../answers.js';
 import { call, get, type ApiResult } from '../../api.js';
-import type { PageOf } from '../lists/paged.js';
-import type { Campaign } from './campaign.js';
 import { plural, ReasonList } from './reach.js';
 
 /**
@@ -10,12 +8,6 @@ import { plural, ReasonList } from './reach.js';
  * those already there get it only when asked (POST /v1/campaigns/{id}/reach-existing). The console asks before a
  * campaign goes Live, and offers it on a Live campaign's page, saying how many and how long the pacing takes.
  */
-
-/** What POST /v1/campaigns/{id}/reach-existing answers: the openings it queued, and those it could not send, by reason. */
-export interface Reached {
-  queued: number;
-  unreachable: Record<string, number>;
-}
 
 /** How many contacts a list holds: counted a page at a time, up to COUNT_PAGES pages (`more`: it holds more). */
 export interface ListCount {
@@ -30,7 +22,7 @@ export async function countList(listId: string): Promise<ListCount | undefined> 
   let count = 0;
   let cursor: string | null = null;
   for (let n = 0; n < COUNT_PAGES; n++) {
-    const res: ApiResult<PageOf<{ id: string }>> = await get(`/v1/lists/${encodeURIComponent(listId)}/contacts?limit=${COUNT_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res: ApiResult<PageOf<ListContact>> = await get(`/v1/lists/${encodeURIComponent(listId)}/contacts?limit=${COUNT_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     if (!res.ok) return undefined;
     count += res.data!.data.length;
     cursor = res.data!.nextCursor;
@@ -62,7 +54,7 @@ function about(ms: number): string {
  * How long `n` opening messages take at the campaign's send rate, as the gateway paces them: the first 3 at once,
  * then one per interval (the rate's period divided by its count). "they go at once" for 3 or fewer.
  */
-export function pacingText(n: number, campaign: { sendRate: string; sendingWindow: SendingWindow | null }, atLeast = false): string {
+export function pacingText(n: number, campaign: Pick<Campaign, 'sendRate' | 'sendingWindow'>, atLeast = false): string {
   const rate = /^(\d+)\/([smhd])$/.exec(campaign.sendRate.trim());
   const window = campaign.sendingWindow ? `, within the sending window (${campaign.sendingWindow.start}–${campaign.sendingWindow.end}, ${campaign.sendingWindow.timezone})` : '';
   if (n <= BURST && !atLeast) return `they go at once${window}`;
@@ -84,7 +76,7 @@ export const reachExisting = (campaignId: string) => call<Reached>('POST', `/v1/
  * so a keyboard user answers at once. `also`: asked while the campaign goes Live.
  */
 export function ReachQuestion(props: {
-  campaign: { sendRate: string; sendingWindow: SendingWindow | null };
+  campaign: Pick<Campaign, 'sendRate' | 'sendingWindow'>;
   count: ListCount;
   also: boolean;
   yes: string;

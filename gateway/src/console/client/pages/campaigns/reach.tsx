@@ -1,12 +1,7 @@
 import { answersOnly } from '../../../../api-contract.js';
+import type { Campaign, ListContact, PageOf, Unreachable } from '../../answers.js';
 import { get } from '../../api.js';
-import type { Campaign, Draft } from './campaign.js';
-
-/** GET /v1/campaigns/{id}'s count of the contacts the campaign could not reach, by reason. */
-export interface Unreachable {
-  total: number;
-  byReason: Record<'no_external_id' | 'no_phone' | 'opted_out' | 'outside_whatsapp_window' | 'no_first_message' | 'outside_meta_window', number>;
-}
+import type { Draft } from './campaign.js';
 
 export const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
@@ -46,15 +41,8 @@ export function UnreachableNotice(props: { campaign: Pick<Campaign, 'channel' | 
   );
 }
 
-interface Member {
-  phone: string;
-  fromId?: string;
-  externalIds?: Record<string, string>;
-  optOut?: unknown;
-}
-
-/** Whether the campaign's channel has an address for a member, as the gateway chooses it. */
-const reachable = (d: Draft, m: Member) =>
+/** Whether the campaign's channel has an address for a contact of the list, as the gateway chooses it. */
+const reachable = (d: Draft, m: ListContact) =>
   !m.optOut && (d.channel === 'custom' ? Boolean(m.externalIds?.[d.customChannel.trim()] ?? m.fromId) : m.phone !== '');
 
 /**
@@ -64,7 +52,7 @@ const reachable = (d: Draft, m: Member) =>
 export async function liveWarning(d: Draft): Promise<string | undefined> {
   // A campaign that only answers reaches nobody on its list first: the form says so by the list already.
   if (d.status !== 'live' || !d.listId || answersOnly(d.channel)) return undefined;
-  const res = await get<{ data: Member[] }>(`/v1/lists/${encodeURIComponent(d.listId)}/contacts?limit=200`);
+  const res = await get<PageOf<ListContact>>(`/v1/lists/${encodeURIComponent(d.listId)}/contacts?limit=200`);
   const members = res.ok ? res.data!.data : [];
   if (members.length === 0 || members.some((m) => reachable(d, m))) return undefined;
   const where = d.channel === 'custom' ? `an external ID on the custom channel “${d.customChannel.trim()}”` : 'a phone number';

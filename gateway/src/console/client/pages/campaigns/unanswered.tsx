@@ -1,18 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Campaign, Unanswered } from '../../answers.js';
 import { get } from '../../api.js';
 import { Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
-import type { Campaign } from './campaign.js';
 import { NewFaqForm, roomForFaq } from './new-faq.js';
 
-/** GET /v1/campaigns/{id}/unanswered: what the bot handed off for want of an answer, grouped. */
-interface Group {
-  question: string;
-  wordings: string[];
-  count: number;
-  latestAt: string;
-  answeredBy: { faqIndex: number; question: string } | null;
-}
+/** A group of GET /v1/campaigns/{id}/unanswered: what the bot handed off for want of an answer, asked alike. */
+type Group = Unanswered['data'][number];
 
 /**
  * The questions the campaign's bot could not answer, the most asked first: where a business sees which FAQs to add.
@@ -23,7 +17,7 @@ export function UnansweredPanel(props: { campaign: Campaign; readOnly: boolean; 
   const [groups, setGroups] = useState<Group[] | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   useEffect(() => {
-    void get<{ data: Group[] }>(`/v1/campaigns/${encodeURIComponent(campaign.id)}/unanswered?limit=50`).then((res) => {
+    void get<Unanswered>(`/v1/campaigns/${encodeURIComponent(campaign.id)}/unanswered?limit=50`).then((res) => {
       if (!res.ok) return setError(res.error);
       setGroups(res.data!.data);
     });

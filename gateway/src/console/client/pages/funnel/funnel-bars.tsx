@@ -1,10 +1,11 @@
-import { STEPS, type StepCounts } from './steps.js';
+import type { Funnel } from '../../answers.js';
+import { STEPS } from './steps.js';
 
 /**
  * The totals as a funnel: one bar per step, as long as its count against the widest, with the count and its share
  * of the contacts added written out, so the numbers need no picture to be read.
  */
-export function FunnelBars(props: { totals: StepCounts }) {
+export function FunnelBars(props: { totals: Funnel['totals'] }) {
   const widest = Math.max(1, ...STEPS.map((s) => props.totals[s.key]));
   const added = props.totals.added;
   return (

@@ -1,4 +1,5 @@
-import { STEPS, type Funnel } from './steps.js';
+import type { Funnel } from '../../answers.js';
+import { STEPS } from './steps.js';
 
 const W = 720;
 const H = 260;

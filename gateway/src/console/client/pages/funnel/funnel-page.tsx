@@ -1,27 +1,19 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Campaign, CampaignWithReach, Funnel, PageOf } from '../../answers.js';
 import { get, type ApiResult } from '../../api.js';
 import { FormStatus, Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
-import { UnreachableNotice, type Unreachable } from '../campaigns/reach.js';
-import type { Campaign as CampaignView } from '../campaigns/campaign.js';
+import { UnreachableNotice } from '../campaigns/reach.js';
 import { FunnelBars } from './funnel-bars.js';
 import { FunnelChart, FunnelTable } from './funnel-chart.js';
-import type { Funnel } from './steps.js';
-
-interface Campaign {
-  id: string;
-  name: string;
-  status: string;
-  createdAt: string;
-}
 
 /** Every campaign of the account, walking the pages of GET /v1/campaigns. */
 async function allCampaigns(): Promise<{ campaigns?: Campaign[]; error?: string }> {
   const campaigns: Campaign[] = [];
   let cursor: string | null = null;
   do {
-    const res: ApiResult<{ data: Campaign[]; nextCursor: string | null }> = await get(`/v1/campaigns?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res: ApiResult<PageOf<Campaign>> = await get(`/v1/campaigns?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     if (!res.ok || !res.data) return { error: res.error };
     campaigns.push(...res.data.data);
     cursor = res.data.nextCursor;
@@ -48,7 +40,7 @@ export function FunnelPage() {
   const [query, setQuery] = useState({ campaignId: '', from: lifetimeFrom(undefined), to: isoDay(new Date()) });
   const [funnel, setFunnel] = useState<Funnel | undefined>(undefined);
   // The contacts of its list the campaign could not reach, by reason (GET /v1/campaigns/{id}): in every range.
-  const [reach, setReach] = useState<(CampaignView & { unreachable: Unreachable }) | undefined>(undefined);
+  const [reach, setReach] = useState<CampaignWithReach | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
 
@@ -57,7 +49,7 @@ export function FunnelPage() {
     setBusy(true);
     const params = new URLSearchParams({ from: q.from, to: q.to, timezone });
     const id = encodeURIComponent(q.campaignId);
-    const [res, campaign] = await Promise.all([get<Funnel>(`/v1/campaigns/${id}/funnel?${params}`), get<CampaignView & { unreachable: Unreachable }>(`/v1/campaigns/${id}`)]);
+    const [res, campaign] = await Promise.all([get<Funnel>(`/v1/campaigns/${id}/funnel?${params}`), get<CampaignWithReach>(`/v1/campaigns/${id}`)]);
     setBusy(false);
     setError(res.ok ? undefined : res.error);
     setFunnel(res.ok ? res.data : undefined);

@@ -13,15 +13,3 @@ const LOOK: Record<FunnelStep, { label: string; colour: string }> = {
 
 /** The funnel's steps in the server's order (GET /v1/campaigns/{id}/funnel), with their labels and chart colours. */
 export const STEPS = FUNNEL_STEPS.map((key) => ({ key, ...LOOK[key] }));
-
-export type StepKey = FunnelStep;
-export type StepCounts = Record<StepKey, number>;
-
-export interface Funnel {
-  campaignId: string;
-  from: string;
-  to: string;
-  timezone: string;
-  totals: StepCounts;
-  days: Array<{ date: string } & StepCounts>;
-}

@@ -1,10 +1,9 @@
+import type { Conversation, TeamMember } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
 import { acting } from '../../notify/own-actions.js';
 import { ROLE_LABEL } from '../../roles.js';
-import type { TeamMember } from '../../team.js';
-import type { Conversation } from './types.js';
 
 /** The team as the inbox names it: each member's name by id, the signed-in member's own id. */
 export interface Team {

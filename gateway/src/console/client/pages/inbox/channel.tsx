@@ -1,5 +1,5 @@
+import type { Conversation } from '../../answers.js';
 import { channelName } from './labels.js';
-import type { Conversation } from './types.js';
 
 /** Meta's two platforms get a small mark: a speech bubble for Messenger, a camera outline for Instagram. */
 function MetaMark(props: { channel: 'messenger' | 'instagram' }) {

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Contact, Conversation, PageOf } from '../../answers.js';
 import { get } from '../../api.js';
 import { ChannelName } from './channel.js';
 import { contactName } from './labels.js';
-import type { Contact, Conversation, PageOf } from './types.js';
 
 const PAGE = 10;
 /** How long typing pauses before the search goes: a search per word typed, not per key. */

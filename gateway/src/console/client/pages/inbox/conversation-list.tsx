@@ -1,7 +1,7 @@
+import type { Conversation } from '../../answers.js';
 import { assigneeName, type Team } from './assignee.js';
 import { ChannelName } from './channel.js';
 import { AUTHOR, CONVERSATION_STATUS, contactName, when } from './labels.js';
-import type { Conversation } from './types.js';
 
 /**
  * Who wrote the last message, before its text: nobody for the contact's own, the bot as the bot ("Bot: "), a team

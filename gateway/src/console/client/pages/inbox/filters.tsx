@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Campaign, PageOf } from '../../answers.js';
 import { get } from '../../api.js';
-import type { PageOf } from './types.js';
 
 export interface Filters {
   status: string;
@@ -20,9 +20,9 @@ export const filterQuery = (f: Filters) =>
 
 /** Status, channel, campaign and failed messages, as GET /v1/conversations filters by them. */
 export function FilterBar(props: { value: Filters; onChange: (f: Filters) => void }) {
-  const [campaigns, setCampaigns] = useState<Array<{ id: string; name: string }>>([]);
+  const [campaigns, setCampaigns] = useState<Array<Pick<Campaign, 'id' | 'name'>>>([]);
   useEffect(() => {
-    void get<PageOf<{ id: string; name: string }>>('/v1/campaigns?limit=200').then((res) => res.ok && setCampaigns(res.data!.data));
+    void get<PageOf<Campaign>>('/v1/campaigns?limit=200').then((res) => res.ok && setCampaigns(res.data!.data));
   }, []);
   const set = (key: keyof Filters) => (e: Event) => props.onChange({ ...props.value, [key]: (e.currentTarget as HTMLSelectElement).value });
   return (

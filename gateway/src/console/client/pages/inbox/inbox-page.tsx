@@ -1,9 +1,10 @@
 import { canAct, MAX_PAGE_LIMIT } from '../../../../api-contract.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Conversation, PageOf, TeamMember } from '../../answers.js';
 import { get } from '../../api.js';
 import { PageTitle } from '../../components/shell.js';
 import type { SessionInfo } from '../../session.js';
-import { loadTeam, type TeamMember } from '../../team.js';
+import { loadTeam } from '../../team.js';
 import { useLiveReload } from '../../live-reload.js';
 import { onNavigate } from '../../router.js';
 import { NotifySwitch } from '../../notify/switch.js';
@@ -14,7 +15,6 @@ import { FilterBar, filterQuery, NO_FILTERS, type Filters } from './filters.js';
 import { LiveStatus } from './live-status.js';
 import { RetryAllFailed } from './retry-all.js';
 import { Thread } from './thread.js';
-import type { Conversation, PageOf } from './types.js';
 
 const PAGE = 25;
 

@@ -1,4 +1,5 @@
-import type { Contact, Conversation } from './types.js';
+import { isBuiltIn, type BuiltInChannel } from '../../../../api-contract.js';
+import type { Contact, Conversation } from '../../answers.js';
 
 /** Words the inbox shows for the API's values. */
 export const CONVERSATION_STATUS: Record<Conversation['status'], string> = {
@@ -45,18 +46,19 @@ export function handoffWhy(handoff: NonNullable<Conversation['handoff']>): strin
 }
 
 /** The built-in channels' names; a custom channel is named by its label. */
-export const BUILT_IN_CHANNEL: Record<Exclude<Conversation['channel'], 'custom'>, string> = {
+const BUILT_IN_CHANNEL: Record<BuiltInChannel, string> = {
   sms: 'SMS',
   whatsapp: 'WhatsApp',
   messenger: 'Messenger',
   instagram: 'Instagram',
 };
 
+/** A conversation's channel by its name: a built-in one's, a custom one's label, or the API's word for one new to the console. */
 export const channelName = (c: Pick<Conversation, 'channel' | 'customChannel'>) =>
-  c.channel !== 'custom' ? (BUILT_IN_CHANNEL[c.channel] ?? c.channel) : c.customChannel ? `Custom: ${c.customChannel}` : 'Custom channel';
+  isBuiltIn(c.channel) ? BUILT_IN_CHANNEL[c.channel] : c.channel !== 'custom' ? c.channel : c.customChannel ? `Custom: ${c.customChannel}` : 'Custom channel';
 
 /** What a contact's external ID is called: the built-in channel's name, else the custom channel's label as it is. */
-export const externalIdLabel = (label: string) => (Object.hasOwn(BUILT_IN_CHANNEL, label) ? BUILT_IN_CHANNEL[label as keyof typeof BUILT_IN_CHANNEL] : label);
+export const externalIdLabel = (label: string) => (isBuiltIn(label) ? BUILT_IN_CHANNEL[label] : label);
 
 /** The contact as a person would name them: their name, else how they are reached. */
 export function contactName(contact: Contact | null): string {

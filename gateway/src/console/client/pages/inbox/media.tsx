@@ -1,5 +1,5 @@
 import { answersOnly } from '../../../../api-contract.js';
-import type { Message } from './types.js';
+import type { Message } from '../../answers.js';
 
 /** Only web addresses become links: a `javascript:` or `data:` address from a contact stays text. */
 const webAddress = (url: string) => {

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Message, MessageWithDeliveries } from '../../answers.js';
 import { call, get } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
 import { AUTHOR, MESSAGE_STATUS, when } from './labels.js';
 import { MediaPreview } from './media.js';
-import type { Message } from './types.js';
 
 /**
  * One message of a thread: who wrote it (a team reply by the member's name), its text, media and status, and on
@@ -20,15 +20,15 @@ export function MessageItem(props: { message: Message; read: number; onChanged: 
   const failed = outgoing && m.status === 'failed';
   const pending = outgoing && m.status === 'pending';
   const retrying = useAction();
-  const [detail, setDetail] = useState<Message | undefined>(undefined);
+  const [detail, setDetail] = useState<MessageWithDeliveries | undefined>(undefined);
   useEffect(() => {
     if (!failed && !pending) return setDetail(undefined);
-    void get<Message>(`/v1/messages/${encodeURIComponent(m.id)}`).then((res) => res.ok && setDetail(res.data));
+    void get<MessageWithDeliveries>(`/v1/messages/${encodeURIComponent(m.id)}`).then((res) => res.ok && setDetail(res.data));
   }, [m.id, failed, pending, m.updatedAt, pending ? props.read : 0]);
   const retry = () => retrying.run(() => call('POST', `/v1/messages/${encodeURIComponent(m.id)}/retry`), 'Sending again…', props.onChanged);
-  const attempts = detail?.deliveries?.flatMap((d) => d.attempts) ?? [];
+  const attempts = detail?.deliveries.flatMap((d) => d.attempts) ?? [];
   const failedAttempts = attempts.filter((a) => a.error !== null).length;
-  const nextAttemptAt = detail?.deliveries?.map((d) => d.nextAttemptAt).filter((at): at is string => Boolean(at)).sort()[0];
+  const nextAttemptAt = detail?.deliveries.map((d) => d.nextAttemptAt).filter((at): at is string => Boolean(at)).sort()[0];
   const statusText = pending && nextAttemptAt
     ? `Retrying: ${failedAttempts} failed ${failedAttempts === 1 ? 'attempt' : 'attempts'}, next at ${when(nextAttemptAt)}`
     : outgoing ? (MESSAGE_STATUS[m.status] ?? m.status) : m.status === 'received' ? 'Received' : m.status;

@@ -1,12 +1,7 @@
+import type { RetryReport } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
-
-interface RetryReport {
-  retried: string[];
-  refused: Array<{ messageId: string; code: string; message: string }>;
-  more: boolean;
-}
 
 /** What a retry did, in one sentence: how many went again, and why the others could not. */
 function summary(r: RetryReport): string {

@@ -1,12 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Campaign, Conversation, Message } from '../../answers.js';
 import { get } from '../../api.js';
-import { NewFaqForm, type FaqCampaign } from '../campaigns/new-faq.js';
+import { NewFaqForm } from '../campaigns/new-faq.js';
 import { faqAnswerOf } from './faq-answer.js';
-import type { Conversation, Message } from './types.js';
-
-interface Campaign extends FaqCampaign {
-  name: string;
-}
 
 const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 

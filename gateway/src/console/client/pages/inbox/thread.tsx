@@ -1,6 +1,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { answersOnly, TEXT_LIMITS } from '../../../../api-contract.js';
+import type { Contact, Conversation, Message, PageOf } from '../../answers.js';
 import { call, get, type ApiResult } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
@@ -13,7 +14,6 @@ import { CONVERSATION_STATUS, channelName, contactName, externalIdLabel, handoff
 import { MessageItem } from './message.js';
 import { RetryAllFailed } from './retry-all.js';
 import { SaveAsFaq } from './save-faq.js';
-import type { Conversation, Message, PageOf } from './types.js';
 
 /** Every message of the contact, oldest first (the API pages them), and of those the ones of this conversation. */
 async function threadOf(conversation: Conversation): Promise<ApiResult<Message[]>> {
@@ -113,7 +113,7 @@ export function Thread(props: { id: string; team: Team; admin: boolean; onClose:
 }
 
 /** A contact who opted out gets nothing, from the bot or the team, until they write START: the API refuses a reply. */
-function OptedOut(props: { optOut: { at: string; keyword: string } }) {
+function OptedOut(props: { optOut: NonNullable<Contact['optOut']> }) {
   return (
     <p class="warning inbox-opted-out" role="status">
       This contact opted out (“{props.optOut.keyword.toUpperCase()}”, {when(props.optOut.at)}): nothing is sent to them, by the bot or by your team,

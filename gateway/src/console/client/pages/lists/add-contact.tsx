@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import type { Contact, ListAddition } from '../../answers.js';
 import { call } from '../../api.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 import { errorText, type FieldLabels } from '../../components/problems.js';
@@ -36,13 +37,13 @@ export function AddContactPanel(props: { listId: string; onAdded: () => void }) 
     setBusy(true);
     setOutcome({});
     void (async () => {
-      const created = await call<{ id: string; firstName: string; lastName: string; phone: string; email: string }>('POST', '/v1/contacts', contact);
+      const created = await call<Contact>('POST', '/v1/contacts', contact);
       const c = created.data;
-      const joined = created.ok && c ? await call<{ added: boolean }>('POST', `/v1/lists/${encodeURIComponent(props.listId)}/contacts`, { contactId: c.id }) : created;
+      const joined = created.ok && c ? await call<ListAddition>('POST', `/v1/lists/${encodeURIComponent(props.listId)}/contacts`, { contactId: c.id }) : created;
       setBusy(false);
       if (!joined.ok || !c) return setOutcome({ error: errorText(joined, LABELS) });
       const who = `${c.firstName} ${c.lastName}`.trim() || c.phone || c.email;
-      setOutcome({ done: (joined.data as { added: boolean }).added ? `${who} was added to the list.` : `${who} is in the list already.` });
+      setOutcome({ done: (joined.data as ListAddition).added ? `${who} was added to the list.` : `${who} is in the list already.` });
       form.reset();
       props.onAdded();
     })();

@@ -1,21 +1,4 @@
-/** An import as GET /v1/imports/{id} answers it. */
-export interface Import {
-  id: string;
-  listId: string;
-  status: 'queued' | 'running' | 'done';
-  total: number;
-  processed: number;
-  added: number;
-  alreadyInList: number;
-  duplicates: number;
-  rejected: number;
-  /** Rows added that a Live campaign of the list cannot reach. */
-  unreachable: number;
-  /** The first rejected rows (the API keeps up to 1,000); `rejected` counts them all. */
-  errors: Array<{ row: number; code: string; message: string }>;
-  createdAt: string;
-  updatedAt: string;
-}
+import type { Import } from '../../answers.js';
 
 const n = (v: number) => v.toLocaleString('en-US');
 

@@ -1,11 +1,12 @@
 import { IMPORT_MAX_BYTES } from '../../../../api-contract.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Import } from '../../answers.js';
 import { call, get } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
 import type { FieldLabels } from '../../components/problems.js';
 import { CONTACT_FIELDS, DELIMITERS, fieldNameOf, guessColumns, guessDelimiter, headerRow, type ContactField } from './csv.js';
-import { ImportProgress, ImportReport, type Import } from './import-report.js';
+import { ImportProgress, ImportReport } from './import-report.js';
 
 /** The API takes an import body of up to 20 MB (POST /v1/lists/{id}/imports); a larger file is not even read. */
 const POLL_MS = 500;

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Import, List, ListContact } from '../../answers.js';
 import { call, get } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
@@ -6,17 +7,10 @@ import { Loading } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
 import { AddContactPanel } from './add-contact.js';
 import { ImportPanel } from './import.js';
-import type { Import } from './import-report.js';
-import { MembersPanel, type Member } from './members.js';
+import { MembersPanel } from './members.js';
 import { Pager, usePaged } from './paged.js';
 import { PastImportsPanel } from './past-imports.js';
 import { ItemLink, useSelected } from './selection.js';
-
-interface List {
-  id: string;
-  name: string;
-  createdAt: string;
-}
 
 /** The account's lists, and one list opened: its contacts, adding one by hand, CSV import and past imports. */
 export function ListsPage() {
@@ -75,7 +69,7 @@ function ListView(props: { id: string; onBack: () => void }) {
       setError(r.ok || r.status === 404 ? undefined : r.error);
     });
   }, [base]);
-  const members = usePaged<Member>(`${base}/contacts`);
+  const members = usePaged<ListContact>(`${base}/contacts`);
   const imports = usePaged<Import>(`${base}/imports`, 10);
   const back = <p><a href={location.pathname} onClick={(e) => { e.preventDefault(); props.onBack(); }}>← All lists</a></p>;
   if (list === undefined) return <><PageTitle>List</PageTitle>{back}<Loading error={error} /></>;

@@ -1,22 +1,12 @@
+import type { ListContact } from '../../answers.js';
 import { Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
 import { Pager, type usePaged } from './paged.js';
 
-/** A member of a list as GET /v1/lists/{id}/contacts answers it. */
-export interface Member {
-  id: string;
-  firstName: string;
-  lastName: string;
-  phone: string;
-  email: string;
-  customFields?: Record<string, string | number | boolean | null>;
-  addedAt: string;
-}
-
 const when = (iso: string) => new Date(iso).toLocaleString();
 
 /** The list's contacts in the order they joined, a page at a time; every value shown as text. */
-export function MembersPanel(props: { paged: ReturnType<typeof usePaged<Member>> }) {
+export function MembersPanel(props: { paged: ReturnType<typeof usePaged<ListContact>> }) {
   const { paged } = props;
   return (
     <Panel title="Contacts in this list" id="members-heading">

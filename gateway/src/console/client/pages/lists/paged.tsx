@@ -1,11 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { PageOf } from '../../answers.js';
 import { get, type ApiResult } from '../../api.js';
-
-/** A page of a list endpoint of the API, as every one of them answers. */
-export interface PageOf<T> {
-  data: T[];
-  nextCursor: string | null;
-}
 
 /**
  * One page at a time of a paged endpoint (`?limit=&cursor=`), with the cursors of the pages before it kept so

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
+import type { Import } from '../../answers.js';
 import { Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
-import { ImportReport, type Import } from './import-report.js';
+import { ImportReport } from './import-report.js';
 import { Pager, type usePaged } from './paged.js';
 
 const STATUS = { queued: 'Queued', running: 'Running', done: 'Done' } as const;

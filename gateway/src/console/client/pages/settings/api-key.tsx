@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import type { ApiKey } from '../../answers.js';
 import { call } from '../../api.js';
 import { ConfirmAction } from '../../components/confirm.js';
 import { Copyable, FormStatus, Panel } from '../../components/form.js';
@@ -16,7 +17,7 @@ export function ApiKeyPage({ session }: { session: SessionInfo }) {
   const [busy, setBusy] = useState(false);
   const generate = async () => {
     setBusy(true);
-    const res = await call<{ apiKey: string }>('POST', '/v1/api-key');
+    const res = await call<ApiKey>('POST', '/v1/api-key');
     setBusy(false);
     setError(res.ok ? undefined : res.error);
     if (res.ok) setApiKey(res.data!.apiKey);

@@ -1,22 +1,11 @@
 import { useState } from 'preact/hooks';
+import type { BotSettings, Campaign, PageOf } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 import { Loading, useResource } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
 import { HandoffAssignmentPanel } from './handoff-assignment.js';
-
-interface BotSettings {
-  provider: 'faq' | 'openai';
-  /** apiKey comes back masked, never whole. */
-  openai: { baseUrl: string; model: string; apiKey: string | null } | null;
-  defaultCampaignId: string | null;
-}
-
-interface Campaign {
-  id: string;
-  name: string;
-}
 
 /** The form's labels, by the fields of PUT /v1/settings/bot. */
 const LABELS = {
@@ -44,7 +33,7 @@ function defaultCampaignNow(id: string | null, campaigns: Campaign[]): string {
  */
 export function BotPage() {
   const bot = useResource<BotSettings>('/v1/settings/bot');
-  const campaigns = useResource<{ data: Campaign[] }>('/v1/campaigns?limit=100');
+  const campaigns = useResource<PageOf<Campaign>>('/v1/campaigns?limit=100');
   const saving = useAction(LABELS);
   const [provider, setProvider] = useState<BotSettings['provider'] | undefined>(undefined);
   if (!bot.data) return <><PageTitle>Bot provider</PageTitle><Loading error={bot.error} /></>;

@@ -1,7 +1,4 @@
-import type { Channels } from './channels-data.js';
-
-/** GET /v1/channels says whether LEADCHAT_PUBLIC_URL is set: without it the addresses are where the gateway listens. */
-export const publicUrlConfigured = (channels: Channels): boolean => (channels as Channels & { publicUrlConfigured?: boolean }).publicUrlConfigured !== false;
+import type { Channels } from '../../answers.js';
 
 const ipv4 = (host: string): number[] | undefined => {
   const parts = host.split('.');
@@ -57,7 +54,8 @@ export function unreachableHost(url: string): string | undefined {
  */
 export function CallbackReach(props: { url: string; channels: Channels; provider: string }) {
   const where = unreachableHost(props.url);
-  const configured = publicUrlConfigured(props.channels);
+  // Without LEADCHAT_PUBLIC_URL, the addresses GET /v1/channels gives are where the gateway listens.
+  const configured = props.channels.publicUrlConfigured;
   if (configured && !where) return null;
   const fix = 'Set LEADCHAT_PUBLIC_URL to the gateway’s public https address (such as https://chat.example.com, a reverse proxy or tunnel that reaches this gateway) and restart it: the addresses here follow it.';
   return (

@@ -1,27 +1,7 @@
+import type { Channels } from '../../answers.js';
 import type { useResource } from '../../components/load.js';
 
-/** What Meta's platforms (WhatsApp Cloud API, Messenger, Instagram) show back alike: the secret masked, the verify token as saved. */
-interface MetaSaved {
-  appSecret: string;
-  verifyToken: string;
-  webhooks: { webhook: string };
-}
-
-/** GET /v1/channels: each provider's credentials with secrets masked, and the webhook addresses to give it. */
-export interface Channels {
-  twilio: null | {
-    accountSid: string;
-    authToken: string;
-    from: string | null;
-    messagingServiceSid: string | null;
-    whatsappFrom: string | null;
-    webhooks: { incoming: string; status: string };
-  };
-  whatsapp: null | (MetaSaved & { phoneNumberId: string; accessToken: string });
-  messenger: null | (MetaSaved & { pageId: string; pageAccessToken: string });
-  instagram: null | (MetaSaved & { instagramAccountId: string; accessToken: string });
-}
-
+/** GET /v1/channels as the channels page holds it: each panel shows it, and puts in what its save answered. */
 export type ChannelsResource = ReturnType<typeof useResource<Channels>>;
 
 /** The form's values under the API's field names; each input is named `${prefix}${field}`. */

@@ -1,6 +1,6 @@
+import type { Channels } from '../../answers.js';
 import { Loading, useResource } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
-import type { Channels } from './channels-data.js';
 import { InstagramPanel } from './instagram-panel.js';
 import { MessengerPanel } from './messenger-panel.js';
 import { TwilioPanel } from './twilio-panel.js';

@@ -1,13 +1,9 @@
 import { PHONE_COUNTRIES } from '../../../../api-contract.js';
+import type { Settings } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
 import { Loading, useResource } from '../../components/load.js';
-
-/** The part of GET/PUT /v1/settings this form changes. */
-interface WithDefaultCountry {
-  defaultCountry: string | null;
-}
 
 /** Country names in the browser's language; the bare code where it knows no name (or no names at all). */
 const regionNames = typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(undefined, { type: 'region', fallback: 'code' }) : undefined;
@@ -21,13 +17,13 @@ const COUNTRIES = PHONE_COUNTRIES.map((code) => ({ code, label: `${nameOf(code)}
  * United States, "(415) 555-0100" in a contact, an imported file or a custom channel's fromId is +14155550100.
  */
 export function DefaultCountryPanel() {
-  const settings = useResource<WithDefaultCountry>('/v1/settings');
+  const settings = useResource<Settings>('/v1/settings');
   const saving = useAction({ defaultCountry: 'Default country' });
   const saved = settings.data?.defaultCountry;
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
     const code = String(new FormData(e.currentTarget as HTMLFormElement).get('default-country'));
-    void saving.run(() => call<WithDefaultCountry>('PUT', '/v1/settings', { defaultCountry: code || null }),
+    void saving.run(() => call<Settings>('PUT', '/v1/settings', { defaultCountry: code || null }),
       code ? `Numbers without a country code are now read as ${nameOf(code)} (${code}) numbers.` : 'Every phone number now needs its country code.', settings.setData);
   };
   return (

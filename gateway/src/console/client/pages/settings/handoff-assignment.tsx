@@ -1,14 +1,10 @@
 import { useState } from 'preact/hooks';
 import { HANDOFF_ASSIGNMENTS, type HandoffAssignment } from '../../../../api-contract.js';
+import type { Settings } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
 import { Loading, useResource } from '../../components/load.js';
-
-/** The part of GET/PUT /v1/settings this form changes. */
-interface WithHandoffAssignment {
-  handoffAssignment: HandoffAssignment;
-}
 
 const CHOICE: Record<HandoffAssignment, string> = {
   none: 'Nobody: the conversation waits under Unassigned in the inbox until someone takes it',
@@ -20,13 +16,13 @@ const CHOICE: Record<HandoffAssignment, string> = {
  * someone already has stays theirs either way.
  */
 export function HandoffAssignmentPanel() {
-  const settings = useResource<WithHandoffAssignment>('/v1/settings');
+  const settings = useResource<Settings>('/v1/settings');
   const saving = useAction({ handoffAssignment: 'Hand-offs go to' });
   const [chosen, setChosen] = useState<HandoffAssignment | undefined>(undefined);
   const saved = settings.data?.handoffAssignment;
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
-    void saving.run(() => call<WithHandoffAssignment>('PUT', '/v1/settings', { handoffAssignment: chosen ?? saved }), 'Hand-off assignment saved.', (s) => {
+    void saving.run(() => call<Settings>('PUT', '/v1/settings', { handoffAssignment: chosen ?? saved }), 'Hand-off assignment saved.', (s) => {
       settings.setData(s);
       setChosen(undefined);
     });

@@ -1,24 +1,20 @@
 import { useState } from 'preact/hooks';
 import { TEXT_LIMITS } from '../../../../api-contract.js';
+import type { Settings } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
 
-/** The part of GET/PUT /v1/settings this form changes. */
-interface WithHelpText {
-  helpText: string;
-}
-
 /**
  * The answer a contact gets on writing HELP (helpText of /v1/settings). "Use the default" saves null: the API then
  * answers its own default text, which the form shows.
  */
-export function HelpTextPanel<S extends WithHelpText>(props: { helpText: string; onSaved: (settings: S) => void }) {
+export function HelpTextPanel(props: { helpText: string; onSaved: (settings: Settings) => void }) {
   const saving = useAction({ helpText: 'HELP answer' });
   const [value, setValue] = useState(props.helpText);
   const save = (helpText: string | null, done: string) =>
-    void saving.run(() => call<S>('PUT', '/v1/settings', { helpText }), done, (s) => {
+    void saving.run(() => call<Settings>('PUT', '/v1/settings', { helpText }), done, (s) => {
       setValue(s.helpText);
       props.onSaved(s);
     });

@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { MEMBER_ROLES, type MemberRole } from '../../../../api-contract.js';
+import type { Invitation } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Copyable, Field, FormStatus, Panel } from '../../components/form.js';
 import { ROLE_DUTIES, ROLE_LABEL } from '../../roles.js';
-import { dateTime, type Invitation } from '../../team.js';
+import { dateTime } from '../../team.js';
 
 const LABELS = { email: 'Email', name: 'Name', role: 'Role' };
 

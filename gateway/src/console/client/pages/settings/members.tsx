@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Invitation, TeamMember } from '../../answers.js';
 import { Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
 import { Link } from '../../router.js';
 import type { SessionInfo } from '../../session.js';
-import { loadTeam, type Invitation, type TeamMember } from '../../team.js';
+import { loadTeam } from '../../team.js';
 import { InviteLinkPanel, InvitePanel } from './member-invite.js';
 import { TeamTable } from './team-table.js';
 

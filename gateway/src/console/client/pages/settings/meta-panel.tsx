@@ -1,10 +1,11 @@
 import { Fragment, type ComponentChildren } from 'preact';
+import type { Channels } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { ConfirmAction } from '../../components/confirm.js';
 import { Copyable, Field, FormStatus, Panel } from '../../components/form.js';
 import { CallbackReach } from './callback-reach.js';
-import { savedSecretHint, valuesOf, type Channels, type ChannelsResource } from './channels-data.js';
+import { savedSecretHint, valuesOf, type ChannelsResource } from './channels-data.js';
 
 type MetaProvider = 'whatsapp' | 'messenger' | 'instagram';
 

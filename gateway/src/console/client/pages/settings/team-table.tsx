@@ -1,10 +1,11 @@
 import { MEMBER_ROLES, type MemberRole } from '../../../../api-contract.js';
+import type { Invitation, TeamMember } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { ConfirmAction } from '../../components/confirm.js';
 import { FormStatus } from '../../components/form.js';
 import { ROLE_LABEL } from '../../roles.js';
-import { dateTime, type Invitation, type TeamMember } from '../../team.js';
+import { dateTime } from '../../team.js';
 
 /** Whether an invitation is open, and until when; or that its link expired and a new one is needed. */
 function statusOf(m: TeamMember, at: number): string {

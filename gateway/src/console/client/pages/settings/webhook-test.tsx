@@ -1,9 +1,8 @@
 import { useState } from 'preact/hooks';
-import type { WebhookTestAnswer as WebhookTestResult } from '../../../../contract/account.js';
+import type { WebhookTestResult } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
-
 
 /**
  * "Send test event": the API posts one signed event to the saved URL at once and says what the receiver did. A

@@ -1,3 +1,4 @@
+import type { Settings } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { ConfirmAction } from '../../components/confirm.js';
@@ -6,12 +7,6 @@ import { Loading, useResource } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
 import { HelpTextPanel } from './help-text.js';
 import { WebhookTestPanel } from './webhook-test.js';
-
-interface Settings {
-  customChannelWebhookUrl: string | null;
-  webhookSecret: string;
-  helpText: string;
-}
 
 /**
  * Spec §4.7: the address the gateway posts replies of the custom channel to, and the secret that signs them
@@ -57,7 +52,7 @@ export function WebhookPage() {
         <FormStatus error={rotating.error} done={rotating.done} />
       </Panel>
       <WebhookTestPanel />
-      <HelpTextPanel<Settings> helpText={settings.data.helpText} onSaved={settings.setData} />
+      <HelpTextPanel helpText={settings.data.helpText} onSaved={settings.setData} />
     </>
   );
 }
