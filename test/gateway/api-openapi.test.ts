@@ -19,9 +19,9 @@ const ROUTES: Record<string, string[]> = {
   '/contacts/{id}': ['get'],
   '/contacts/{id}/messages': ['get', 'post'],
   '/lists': ['get', 'post'],
-  '/lists/{list_id}': ['get'],
-  '/lists/{list_id}/contacts': ['get', 'post'],
-  '/lists/{list_id}/imports': ['get', 'post'],
+  '/lists/{listId}': ['get'],
+  '/lists/{listId}/contacts': ['get', 'post'],
+  '/lists/{listId}/imports': ['get', 'post'],
   '/imports/{id}': ['get'],
   '/campaigns': ['get', 'post'],
   '/campaigns/{id}': ['get', 'patch'],
@@ -154,7 +154,7 @@ test('request schemas are the ones the routes validate with', () => {
   const lookup = doc.paths['/contacts'].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name);
   // A lookup by phone or email, or a search (q) paged like every list.
   expect(lookup.sort()).toEqual(['cursor', 'email', 'limit', 'phoneNumber', 'q']);
-  const listAdd = doc.paths['/lists/{list_id}/contacts'].post.requestBody.content['application/json'].schema;
+  const listAdd = doc.paths['/lists/{listId}/contacts'].post.requestBody.content['application/json'].schema;
   expect(Object.keys(listAdd.properties).sort()).toEqual(['contactId', 'contact_id', 'delay']);
   const inbound = doc.paths['/incoming_custom_channel_message'].post.requestBody.content['application/json'].schema;
   expect(inbound.required).toContain('customData');
@@ -179,19 +179,63 @@ test('what the request checks refuse is documented: language tags, CSV rows, UTF
   const body = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema.properties;
   expect(body('/campaigns', 'post').language.description).toMatch(/BCP 47/);
   expect(body('/campaigns/{id}', 'patch').language.description).toMatch(/BCP 47/);
-  expect(body('/lists/{list_id}/imports', 'post').csv.description).toMatch(/WRONG_FIELD_COUNT/);
+  expect(body('/lists/{listId}/imports', 'post').csv.description).toMatch(/WRONG_FIELD_COUNT/);
   expect(doc.info.description).toMatch(/UTF-8/);
   expect(doc.info.description).toMatch(/once/);
 });
 
 test('error responses document both shapes: plain on the incoming endpoint, {code,message} elsewhere', () => {
-  expect(doc.paths['/incoming_custom_channel_message'].post.responses.default.content['application/json'].schema.$ref).toBe('#/components/schemas/PlainError');
-  expect(doc.paths['/contacts'].post.responses.default.content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
-  expect(doc.components.schemas.PlainError.properties.error.type).toBe('string');
-  const error = doc.components.schemas.Error.properties.error;
-  expect(error.required).toEqual(['code', 'message']);
-  expect(Object.keys(error.properties)).toEqual(['code', 'message', 'fields']);
-  expect(error.properties.fields.items.required).toEqual(['field', 'code', 'message']);
+  expect(doc.paths['/incoming_custom_channel_message'].post.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/PlainError');
+  expect(doc.components.schemas.PlainError).toMatchObject({ properties: { error: { type: 'string' } }, required: ['error'] });
+  const error = doc.paths['/contacts'].post.responses['400'].content['application/json'].schema;
+  expect(error.required).toEqual(['error']);
+  expect(error.properties.error.required).toEqual(['code', 'message']);
+  expect(Object.keys(error.properties.error.properties)).toEqual(['code', 'message', 'fields']);
+  expect(doc.components.schemas.FieldProblems.items.required).toEqual(['field', 'code', 'message']);
+});
+
+test('every operation has a unique operationId, a tag the document lists, a description, and no catch-all answer', () => {
+  const tags = doc.tags.map((t: { name: string }) => t.name);
+  const ids: string[] = [];
+  for (const ops of Object.values(doc.paths as Record<string, Record<string, any>>)) {
+    for (const op of Object.values(ops)) {
+      ids.push(op.operationId);
+      expect(op.tags.every((t: string) => tags.includes(t))).toBe(true);
+      expect(op.description.length).toBeGreaterThan(0);
+      expect(op.responses.default).toBeUndefined();
+    }
+  }
+  expect(new Set(ids).size).toBe(ids.length);
+  expect(ids).toHaveLength(66);
+});
+
+test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {
+  const responses = (path: string, method: string) => doc.paths[path][method].responses;
+  const codes = (path: string, method: string, status: number) => responses(path, method)[status].content['application/json'].schema.properties.error.properties.code.enum;
+  // Of every operation: authentication, rate limit, the store; of a body: its format; of an agent's refusal: its role.
+  expect(codes('/contacts/{id}', 'get', 401)).toEqual(['UNAUTHORIZED']);
+  expect(codes('/contacts/{id}', 'get', 404)).toEqual(['CONTACT_NOT_FOUND']);
+  expect(codes('/contacts', 'post', 400)).toEqual(expect.arrayContaining(['INVALID_JSON', 'INVALID_PHONE', 'VALIDATION_ERROR']));
+  expect(codes('/contacts', 'post', 409)).toEqual(expect.arrayContaining(['EXTERNAL_ID_TAKEN']));
+  expect(responses('/contacts/{id}', 'get')['413']).toBeUndefined();
+  expect(codes('/settings', 'put', 403)).toEqual(expect.arrayContaining(['FORBIDDEN']));
+  expect(responses('/contacts/{id}', 'get')['403']).toBeUndefined();
+  expect(codes('/subaccounts/credits', 'post', 422)).toEqual(['IDEMPOTENCY_KEY_REUSED']);
+  expect(codes('/campaigns/{id}/reach-existing', 'post', 409)).toEqual(expect.arrayContaining(['CAMPAIGN_NOT_LIVE', 'CAMPAIGN_WITHOUT_LIST']));
+  expect(Object.keys(responses('/contacts/{id}', 'get')['429'].headers)).toEqual(expect.arrayContaining(['Retry-After', 'RateLimit', 'RateLimit-Policy']));
+  expect(Object.keys(responses('/contacts/{id}', 'get')['503'].headers)).toEqual(['Retry-After']);
+  expect(Object.keys(responses('/contacts/{id}', 'get')['200'].headers)).toEqual(['RateLimit', 'RateLimit-Policy']);
+  expect(Object.keys(responses('/lists/{listId}/imports', 'post')['202'].headers)).toContain('Location');
+  expect(doc.paths['/subaccounts/credits'].post.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]));
+});
+
+test('each success has its body: 200 and 201 of a contact, a page, no content on 204', () => {
+  const success = (path: string, method: string, status: number) => doc.paths[path][method].responses[status];
+  expect(success('/contacts', 'post', 201).content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Contact' });
+  expect(success('/contacts', 'post', 200).content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Contact' });
+  expect(Object.keys(success('/lists/{listId}/contacts', 'post', 200).content['application/json'].schema.properties)).toEqual(['success', 'listId', 'contactId', 'added']);
+  expect(success('/webhooks/{id}', 'delete', 204).content).toBeUndefined();
+  expect(doc.components.schemas.Contact.required).toEqual(expect.arrayContaining(['id', 'phone', 'email', 'createdAt']));
 });
 
 test('is served without a key, and the same with one', async () => {
