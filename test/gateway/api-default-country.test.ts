@@ -230,7 +230,7 @@ describe('imports', () => {
     const doc = (await api(ctx.gw, undefined, 'GET', 'openapi.json')).body;
     const answer = doc.paths['/imports/{id}'].get.responses['200'].content['application/json'].schema.$ref;
     expect(answer).toBe('#/components/schemas/Import');
-    expect(doc.paths['/lists/{list_id}/imports'].post.responses['202'].content['application/json'].schema.$ref).toBe(answer);
+    expect(doc.paths['/lists/{listId}/imports'].post.responses['202'].content['application/json'].schema.$ref).toBe(answer);
     const schema = doc.components.schemas.Import;
     const account = await createAccount(ctx.gw);
     const { done } = await imported(account, 'Phone,Email\n(555) 010-0100,a@example.com', { phone: 'Phone', email: 'Email' });
