@@ -27,7 +27,7 @@ module.exports = {
     },
     layer('outbound', ['domain', 'engine', 'jobs', 'providers', 'http', 'console', 'cli', 'store', 'server'], 'Outbound HTTP rules sit below the domain.'),
     layer('bot', ['domain', 'engine', 'jobs', 'providers', 'http', 'console', 'cli', 'store', 'server', 'context', 'outbound'], 'The offline FAQ bot is a library of its own.'),
-    layer('http', ['console', 'cli', 'bench', 'server'], 'The API does not know the console; the server mounts both.'),
+    layer('http', ['providers', 'console', 'cli', 'bench', 'server'], 'The API does not know the console, nor a provider: it reaches channels through the engine\'s ports; the server mounts both.'),
     layer('console', ['cli', 'bench', 'server', 'jobs'], 'The console\'s server side is an edge beside the API.'),
   ],
   options: {

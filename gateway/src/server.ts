@@ -14,7 +14,7 @@ import { metrics } from './metrics.js';
 import { gatewayCommit, gatewayVersion } from './version.js';
 import { httpsRequired } from './http/middleware/https-only.js';
 import { loadCursorKey } from './http/paging.js';
-import { jobHandlers } from './jobs/handlers.js';
+import { catalogueHandler } from './jobs/catalogue.js';
 import { scheduleContactSearchIndex } from './jobs/contact-search-index.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
 import { JobRunner } from './jobs/queue.js';
@@ -50,7 +50,7 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     const store = opened.store;
     metrics.build.set({ version: gatewayVersion, commit: gatewayCommit ?? 'unknown', store: store.backend }, 1);
     const gw: Engine = { config, store, log, cursorKey, providers };
-    const runner = new JobRunner(gw, jobHandlers, { leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs });
+    const runner = new JobRunner(gw, catalogueHandler, { leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs });
     await scheduleHousekeeping(gw);
     await scheduleContactSearchIndex(gw);
     runner.start();

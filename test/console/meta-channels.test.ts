@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { advanceClock, api, poll } from '../gateway/api-support';
 import { StandIn, type StandInAnswer, type StandInRequest } from '../gateway/stand-in';
 import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
+import { untilProcessed } from '../helpers/inbound';
 import { openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
@@ -78,6 +79,8 @@ beforeAll(async () => {
   expect((await postWebhook(owner, 'messenger', MARTA, { mid: 'm1', text: 'Hi' })).status).toBe(200);
   expect((await postWebhook(owner, 'messenger', MARTA, { mid: 'm2', attachments: [{ type: 'image', payload: { url: ATTACHMENT } }] })).status).toBe(200);
   expect((await postWebhook(owner, 'instagram', IRIS, { mid: 'ig1', text: 'Do you ship abroad?' })).status).toBe(200);
+  // The webhooks were answered once taken: the contacts' messages are stored by their jobs, before the clock moves on.
+  await untilProcessed(gw);
   const conversation = await poll(() => v1('GET', 'conversations?channel=messenger'), (r) => r.body.data.length === 1);
   const { id: conversationId, contactId } = conversation.body.data[0];
 

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { api, createAccount, expectApiError, getBytes, poll, Receiver, request, uniquePhone, untilIdle, useGateway, type Answer, type Received, type TestAccount } from './api-support';
+import { processed } from '../helpers/inbound';
 
 /**
  * Built-in channels over HTTPS, with Twilio, the WhatsApp Cloud API and an OpenAI-compatible endpoint stood in by one
@@ -81,18 +82,20 @@ function twilioSignature(token: string, url: string, params: Record<string, stri
   return createHmac('sha1', token).update(data).digest('base64');
 }
 
+/** Twilio's POST, and the gateway's processing of what it took (see processed). */
 function postTwilio(account: TestAccount, kind: 'incoming' | 'status', params: Record<string, string>, token = hex('1')) {
   const path = `/v1/channels/twilio/${account.id}/${kind}`;
-  return request(ctx.gw, 'POST', path, {
+  return processed(ctx.gw, request(ctx.gw, 'POST', path, {
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(token, PUBLIC_URL + path, params) },
     body: new URLSearchParams(params).toString(),
-  });
+  }));
 }
 
+/** Meta's POST, and the gateway's processing of what it took. */
 function postWhatsApp(account: TestAccount, payload: object, secret = whatsapp.appSecret) {
   const body = JSON.stringify(payload);
   const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-  return request(ctx.gw, 'POST', `/v1/channels/whatsapp/${account.id}/webhook`, { headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
+  return processed(ctx.gw, request(ctx.gw, 'POST', `/v1/channels/whatsapp/${account.id}/webhook`, { headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body }));
 }
 
 const whatsappChange = (value: object) => ({ object: 'whatsapp_business_account', entry: [{ id: 'WABA', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { phone_number_id: whatsapp.phoneNumberId }, ...value } }] }] });

@@ -15,6 +15,7 @@ import {
   type Received,
   type TestAccount,
 } from './api-support';
+import { processed } from '../helpers/inbound';
 
 /**
  * What the console's inbox needs from the API, over HTTPS: a failed outgoing message sent again (custom channel,
@@ -226,7 +227,7 @@ describe('POST /v1/messages/{id}/retry on SMS and WhatsApp', () => {
       } }] }],
     });
     const signature = `sha256=${createHmac('sha256', whatsapp.appSecret).update(payload).digest('hex')}`;
-    const hook = await request(ctx.gw, 'POST', `/v1/channels/whatsapp/${sub.id}/webhook`, { headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body: payload });
+    const hook = await processed(ctx.gw, request(ctx.gw, 'POST', `/v1/channels/whatsapp/${sub.id}/webhook`, { headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body: payload }));
     expect(hook.status).toBe(200);
     const contact = (await api(ctx.gw, sub, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
     const reply = await api(ctx.gw, sub, 'POST', `contacts/${contact.id}/messages`, { body: { body: 'Hola Lucía' } });

@@ -14,6 +14,7 @@ import {
   type Received,
   type TestAccount,
 } from './api-support';
+import { processed } from '../helpers/inbound';
 
 /**
  * Messenger and Instagram over HTTPS, with Meta's Graph API stood in by a local server: credentials, the webhook
@@ -87,10 +88,11 @@ async function connected(channel: Meta, campaign: Record<string, unknown> = {}) 
 }
 
 /** Posts a webhook as Meta signs it, with the app secret over the raw body. */
+/** Meta's POST, and the gateway's processing of what it took (see processed). */
 function postWebhook(account: TestAccount, channel: Meta, payload: object, secret = secretOf(channel)) {
   const body = JSON.stringify(payload);
   const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-  return request(ctx.gw, 'POST', `/v1/channels/${channel}/${account.id}/webhook`, { headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
+  return processed(ctx.gw, request(ctx.gw, 'POST', `/v1/channels/${channel}/${account.id}/webhook`, { headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body }));
 }
 
 const pageOf = (channel: Meta) => (channel === 'messenger' ? messenger.pageId : instagram.instagramAccountId);

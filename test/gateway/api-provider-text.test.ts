@@ -10,6 +10,7 @@ import {
   twilioSignature,
   unique,
   uniquePhone,
+  untilIdle,
   useGateway,
   type TestAccount,
 } from './api-support';
@@ -107,8 +108,12 @@ const metaBatch = (channel: 'messenger' | 'instagram', ...entries: object[][]) =
   entry: entries.map((messaging) => ({ id: pageOf(channel), time: Date.now(), messaging })),
 });
 
-/** The incoming messages of the contact known on a Meta channel by `id`; undefined when there is no such contact. */
+/**
+ * The incoming messages of the contact known on a Meta channel by `id`, once the gateway has processed the entries it
+ * took; undefined when there is no such contact.
+ */
 async function metaMessages(account: TestAccount, channel: 'messenger' | 'instagram', id: string): Promise<any[] | undefined> {
+  await untilIdle(ctx.gw);
   const conversations = (await api(ctx.gw, account, 'GET', 'conversations')).body.data as any[];
   const conversation = conversations.find((c) => c.contact.externalIds?.[channel] === id);
   if (!conversation) return undefined;
@@ -116,8 +121,9 @@ async function metaMessages(account: TestAccount, channel: 'messenger' | 'instag
   return messages.filter((m) => m.direction === 'incoming');
 }
 
-/** The incoming messages of the contact with this phone number; undefined when there is no such contact. */
+/** The incoming messages of the contact with this phone number, once processed; undefined when there is no such contact. */
 async function phoneMessages(account: TestAccount, phone: string): Promise<any[] | undefined> {
+  await untilIdle(ctx.gw);
   const contact = await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } });
   if (contact.status === 404) return undefined;
   expect(contact.status).toBe(200);

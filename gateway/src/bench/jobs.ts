@@ -61,7 +61,7 @@ async function fillWaiting(store: Store): Promise<void> {
 async function withRunner(store: Store): Promise<{ lateMs: number; idleCpuPercent: number }> {
   let ran: (() => void) | undefined;
   const gw: Engine = { config: loadConfig({}), store, log: createLogger('silent'), cursorKey: Buffer.alloc(32), providers };
-  const runner = new JobRunner(gw, { now: async () => void ran?.() }, { leaseMs: 60_000 });
+  const runner = new JobRunner(gw, (kind) => (kind === 'now' ? async () => void ran?.() : undefined), { leaseMs: 60_000 });
   runner.start();
   try {
     await new Promise((r) => setTimeout(r, 1500));

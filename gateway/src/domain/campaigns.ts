@@ -9,6 +9,7 @@ import type { Page, Reader, Tx } from '../store/store.js';
 import { getAccount, type Account } from './accounts.js';
 import { sendingRefusal } from './channel-credentials.js';
 import { getList } from './lists.js';
+import { newJob } from './job-kinds.js';
 import type { CampaignAnswer } from '../contract/campaigns.js';
 
 export type Channel = CampaignAnswer['channel'];
@@ -155,5 +156,5 @@ export async function updateCampaign(gw: Gateway, accountId: string, id: string,
 
 /** Live again: what a pause held goes back to the queue, in a job of its own (a big campaign holds many). */
 async function resumeLater(tx: Tx, campaign: Campaign): Promise<void> {
-  await tx.enqueue({ kind: 'campaign_resume', data: { campaignId: campaign.id }, key: `campaign_resume:${campaign.id}`, accountId: campaign.accountId });
+  await tx.enqueue(newJob('campaign_resume', { campaignId: campaign.id }, { key: `campaign_resume:${campaign.id}`, accountId: campaign.accountId }));
 }

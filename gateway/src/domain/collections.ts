@@ -111,4 +111,7 @@ export const collections: CollectionSpec[] = [
   { name: 'unreachable_counts', indexes: {} },
   // What a campaign's bot handed off for want of an answer (domain/unanswered.ts), read newest first.
   { name: 'unanswered', indexes: { campaign: { fields: ['campaignId'] } } },
+  // A contact's provider messages still to be processed, in order (domain/inbound-turns.ts): one document per
+  // contact and provider while any wait, its id made of account, provider and sender.
+  { name: 'inbound_turns', indexes: {} },
 ];

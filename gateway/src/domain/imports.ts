@@ -5,11 +5,12 @@ import type { Gateway } from '../context.js';
 import { parseDuration } from './durations.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { NewJob, Page, Reader } from '../store/store.js';
+import type { Page, Reader } from '../store/store.js';
+import { newJob } from './job-kinds.js';
 import { normalizeContact, type Contact, type ContactInput, type ContactOwner } from './contacts.js';
 import { getList } from './lists.js';
-
 import type { ImportAnswer } from '../contract/lists.js';
+
 /**
  * A bulk import of contacts into a list (spec §3.2: imported contacts count as additions to the list). The
  * request is checked row by row and stored with its rows in chunks, in one commit; then a durable job applies
@@ -125,12 +126,7 @@ export const publicImport = (i: Import): ImportAnswer => ({
 });
 
 /** The job that applies the chunk at `position`; its key makes it one, whoever queues it. */
-export const importJob = (i: Import, position: number): NewJob<{ importId: string; position: number }> => ({
-  kind: 'import',
-  data: { importId: i.id, position },
-  key: `import:${i.id}:${position}`,
-  accountId: i.accountId,
-});
+export const importJob = (i: Import, position: number) => newJob('import', { importId: i.id, position }, { key: `import:${i.id}:${position}`, accountId: i.accountId });
 
 export async function getImport(r: Reader, accountId: string, id: string): Promise<Import> {
   const found = await r.get<Import>('imports', id);

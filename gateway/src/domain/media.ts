@@ -74,10 +74,10 @@ export async function saveMedia(gw: Gateway, accountId: string, bytes: Buffer, c
  * it at /v1/media/{id} like an embedded one. A file that cannot be read leaves the provider's address on the message
  * and its reason in the log: a message is never lost over its attachment.
  */
-export async function copyProviderFile(gw: Gateway, accountId: string, read: () => Promise<{ bytes: Buffer; contentType: string }>): Promise<Media | undefined> {
+export async function copyProviderFile(gw: Gateway, accountId: string, read: () => Promise<{ bytes: Buffer; contentType: string } | undefined>): Promise<Media | undefined> {
   try {
     const file = await read();
-    return await saveMedia(gw, accountId, file.bytes, file.contentType);
+    return file && (await saveMedia(gw, accountId, file.bytes, file.contentType));
   } catch (err) {
     gw.log.warn({ accountId, reason: (err as Error).message }, 'media: a provider file was not copied; the message keeps its address');
     return undefined;

@@ -53,3 +53,13 @@ export const storableText = (value: unknown): boolean => textFault(value) === un
 
 /** Whether bytes are UTF-8: asked of a body as it came, since decoding turns what is not into U+FFFD. */
 export const utf8 = (bytes: Uint8Array): boolean => isUtf8(bytes);
+
+/**
+ * Whether a UTF-8 form's names and values, percent-decoded, are UTF-8. The form parser leaves an escape it cannot
+ * decode as written ("%FF") and turns a raw byte it cannot into U+FFFD: either would be stored as if the contact had
+ * written it, so the bytes are judged as they came. Decoding the whole body at once judges every field: `&` and `=`
+ * are ASCII, which never continues nor completes a UTF-8 sequence.
+ */
+export function formIsUtf8(body: Buffer): boolean {
+  return utf8(Buffer.from(body.toString('latin1').replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1'));
+}

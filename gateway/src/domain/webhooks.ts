@@ -6,6 +6,7 @@ import type { Account } from './accounts.js';
 import type { EventType } from './events.js';
 import { newWebhookSecret } from './secrets.js';
 import { checkTarget } from './targets.js';
+import { newJob } from './job-kinds.js';
 import type { webhook } from '../contract/account.js';
 import type { Answer } from '../contract/shared.js';
 
@@ -112,7 +113,7 @@ export async function queueDelivery(
     createdAt: at,
     updatedAt: at,
   });
-  await tx.enqueue({ kind: 'deliver', data: { deliveryId: delivery.id }, accountId });
+  await tx.enqueue(newJob('deliver', { deliveryId: delivery.id }, { accountId }));
   return delivery;
 }
 

@@ -10,7 +10,8 @@ import type { Message } from '../domain/messages.js';
 import { now } from '../ids.js';
 import { REPLY_LIMITS, type BotAnswer, type BotConversation } from './ports/bot-provider.js';
 import { isUnanswered, recordUnanswered } from '../domain/unanswered.js';
-import type { Job, JobResult, Reader, Tx } from '../store/store.js';
+import type { Reader, Tx } from '../store/store.js';
+import { newJob, type JobKinds } from '../domain/job-kinds.js';
 import { emitEvent } from '../domain/emit-event.js';
 import { scheduleFollowUp } from './follow-ups.js';
 import { handOff } from './handoff.js';
@@ -33,13 +34,11 @@ export const answering = (campaign: Campaign | undefined): campaign is Campaign 
  */
 export async function scheduleBotReply(tx: Tx, account: Account, conversation: Conversation, message: Message, others: Conversation[], debounceMs: number): Promise<void> {
   if (!answering(await campaignForReply(tx, account, conversation, message, others))) return;
-  await tx.enqueue({
-    kind: 'bot_reply',
-    data: { conversationId: conversation.id, messageId: message.id },
+  await tx.enqueue(newJob('bot_reply', { conversationId: conversation.id, messageId: message.id }, {
     runAt: clockNow() + debounceMs,
     key: replyKey(message.id),
     accountId: conversation.accountId,
-  });
+  }));
 }
 
 /**
@@ -88,8 +87,7 @@ async function contextOf(r: Reader, conversation: Conversation, contact: Contact
  * (an LLM may take seconds), then written in one that checks nothing changed meanwhile: a newer message (its own job
  * answers), a hand-off, an opt-out, or this very answer already sent by an earlier run.
  */
-export async function runBotReply(gw: Engine, job: Job<{ conversationId: string; messageId: string }>): Promise<JobResult> {
-  const { conversationId, messageId } = job.data;
+export async function runBotReply(gw: Engine, { conversationId, messageId }: JobKinds['bot_reply']): Promise<void> {
   const current = (c: Conversation | undefined): c is Conversation => c?.lastIncomingId === messageId && c.botAnsweredId !== messageId;
   const conversation = await gw.store.get<Conversation>('conversations', conversationId);
   if (!current(conversation)) return;

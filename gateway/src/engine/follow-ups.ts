@@ -4,7 +4,8 @@ import { campaignById, type Campaign } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
 import { updateConversation, type Conversation } from '../domain/conversations.js';
 import { iso } from '../ids.js';
-import type { Job, JobResult, Tx } from '../store/store.js';
+import type { JobResult, Tx } from '../store/store.js';
+import { newJob, type JobKinds } from '../domain/job-kinds.js';
 import { parseDuration } from '../domain/durations.js';
 import { sendOnConversation } from './outgoing.js';
 import { personalize } from '../domain/personalize.js';
@@ -26,7 +27,7 @@ export async function scheduleFollowUp(tx: Tx, campaign: Campaign, conversation:
   const steps = campaign.followUps.enabled ? campaign.followUps.steps : [];
   if (steps.length === 0 || step > steps.length) return updateConversation(tx, conversation, { next: null, followUpHeld: null });
   const at = from + parseDuration(steps[Math.min(step, steps.length - 1)]!.after);
-  await tx.enqueue({ kind: 'follow_up', data: { conversationId: conversation.id, step }, runAt: at, key: followUpKey(conversation.id, step), accountId: conversation.accountId });
+  await tx.enqueue(newJob('follow_up', { conversationId: conversation.id, step }, { runAt: at, key: followUpKey(conversation.id, step), accountId: conversation.accountId }));
   return updateConversation(tx, conversation, { next: { kind: step < steps.length ? 'follow_up' : 'close', at: iso(at), step }, followUpHeld: null });
 }
 
@@ -39,15 +40,14 @@ export async function cancelFollowUps(tx: Tx, conversation: Conversation): Promi
 }
 
 /** Job `follow_up`: sends step `step` when the conversation still waits for the lead, or closes it after the last. */
-export async function runFollowUp(gw: Gateway, job: Job<{ conversationId: string; step: number }>): Promise<JobResult> {
+export async function runFollowUp(gw: Gateway, { conversationId, step }: JobKinds['follow_up']): Promise<JobResult> {
   return gw.store.transact(async (tx) => {
-    const conversation = await tx.get<Conversation>('conversations', job.data.conversationId);
+    const conversation = await tx.get<Conversation>('conversations', conversationId);
     if (!conversation || conversation.status !== 'active' || conversation.lastMessage?.direction === 'incoming') return;
     const campaign = conversation.campaignId ? await campaignById(tx, conversation.campaignId) : undefined;
     if (!campaign || campaign.status === 'draft') return void (await updateConversation(tx, conversation, { next: null }));
     if (campaign.status === 'paused') return void (await updateConversation(tx, conversation, { followUpHeld: 'held' }));
     const steps = campaign.followUps.enabled ? campaign.followUps.steps : [];
-    const { step } = job.data;
     if (step >= steps.length) {
       await updateConversation(tx, conversation, { status: 'closed', next: null });
       return;

@@ -9,7 +9,8 @@ import { conversationFor, updateConversation, type Conversation, type OpeningSta
 import { recordStep } from '../domain/funnel.js';
 import { isUnreachableReason, recordUnreachable } from '../domain/reach.js';
 import { iso, newId, now } from '../ids.js';
-import type { Job, JobResult, Reader, Tx } from '../store/store.js';
+import type { JobResult, Reader, Tx } from '../store/store.js';
+import { newJob, type JobKinds } from '../domain/job-kinds.js';
 import { parseRate } from '../domain/durations.js';
 import { resumeFollowUps, scheduleFollowUp } from './follow-ups.js';
 import { sendOnConversation } from './outgoing.js';
@@ -18,9 +19,9 @@ import { personalize } from '../domain/personalize.js';
 import { isOpen, nextOpening } from '../domain/sending-window.js';
 import { openingTemplateFor } from '../domain/whatsapp.js';
 import { clockNow } from '../clock.js';
-
 import type { reachExisting as reachExistingAnswer } from '../contract/campaigns.js';
 import type { Answer } from '../contract/shared.js';
+
 /** A campaign's opening message to one contact: at most one per campaign and contact (a unique index). */
 export interface Opening {
   id: string;
@@ -136,7 +137,7 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
     createdAt: at,
     updatedAt: at,
   });
-  if (dueAt !== null) await tx.enqueue({ kind: 'opening', data: { openingId: opening.id }, runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId });
+  if (dueAt !== null) await tx.enqueue(newJob('opening', { openingId: opening.id }, { runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId }));
   if (dueAt !== null) await recordStep(tx, 'added', opening);
   if (isUnreachableReason(reason)) await recordUnreachable(tx, reason, opening);
   await updateConversation(tx, conversation, {
@@ -176,9 +177,9 @@ async function settleOpening(tx: Tx, opening: Opening, patch: Partial<Opening>):
 }
 
 /** Job `opening`: sends a queued opening message, unless what happened since says otherwise. */
-export async function runOpening(gw: Gateway, job: Job<{ openingId: string }>): Promise<JobResult> {
+export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']): Promise<JobResult> {
   return gw.store.transact(async (tx) => {
-    const opening = await tx.get<Opening>('openings', job.data.openingId);
+    const opening = await tx.get<Opening>('openings', openingId);
     if (!opening || opening.status !== 'queued') return;
     const campaign = await campaignById(tx, opening.campaignId);
     if (!campaign || campaign.status === 'draft') return void (await settleOpening(tx, opening, { status: 'skipped', reason: 'not_live' }));
@@ -236,8 +237,7 @@ const RESUME_BATCH = 100;
  * Job `campaign_resume`: the campaign is Live again. What its pause held goes back to the queue, a batch per
  * transaction: opening messages paced anew from now in the order they were added, follow-ups timed anew.
  */
-export async function runCampaignResume(gw: Gateway, job: Job<{ campaignId: string }>): Promise<JobResult> {
-  const { campaignId } = job.data;
+export async function runCampaignResume(gw: Gateway, { campaignId }: JobKinds['campaign_resume']): Promise<void> {
   for (;;) {
     const more = await gw.store.transact(async (tx) => {
       const campaign = await campaignById(tx, campaignId);
@@ -246,7 +246,7 @@ export async function runCampaignResume(gw: Gateway, job: Job<{ campaignId: stri
       for (const opening of openings) {
         const dueAt = await takeSlot(tx, campaign, clockNow());
         await settleOpening(tx, opening, { status: 'queued', held: null, dueAt });
-        await tx.enqueue({ kind: 'opening', data: { openingId: opening.id }, runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId });
+        await tx.enqueue(newJob('opening', { openingId: opening.id }, { runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId }));
       }
       const room = RESUME_BATCH - openings.length;
       const conversations = room > 0 ? await tx.find<Conversation>('conversations', 'heldFollowUp', [campaignId, 'held'], { limit: room }) : [];

@@ -11,6 +11,7 @@ import { queueDelivery, receiversOf, type Delivery } from '../domain/webhooks.js
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
+import { newJob } from '../domain/job-kinds.js';
 import { clockNow } from '../clock.js';
 
 /*
@@ -85,7 +86,7 @@ export async function readyToGo(tx: Tx, gw: Gateway, account: Account, conversat
  */
 export async function handOver(tx: Tx, account: Account, conversation: Conversation, message: Message, receivers: Receivers, earlier: Delivery[] = []): Promise<Delivery[]> {
   if (conversation.channel !== 'custom') {
-    await tx.enqueue({ kind: 'send', data: { messageId: message.id }, accountId: account.id });
+    await tx.enqueue(newJob('send', { messageId: message.id }, { accountId: account.id }));
     return earlier;
   }
   const result = [...earlier];
@@ -96,7 +97,7 @@ export async function handOver(tx: Tx, account: Account, conversation: Conversat
     } else if (before.status === 'failed') {
       // The same delivery (same webhook-id, so a receiver that did take it after all can tell), at today's URL.
       const again = await tx.update<Delivery>('deliveries', before.id, { status: 'pending', url: receiver.url, roundStart: before.attempts.length, updatedAt: now() });
-      await tx.enqueue({ kind: 'deliver', data: { deliveryId: again.id }, accountId: account.id });
+      await tx.enqueue(newJob('deliver', { deliveryId: again.id }, { accountId: account.id }));
       result.splice(result.indexOf(before), 1, again);
     }
   }

@@ -1,6 +1,8 @@
 import type { Gateway } from '../context.js';
 import { indexStoredContactsIn } from '../domain/contact-search.js';
 import type { Job, JobResult } from '../store/store.js';
+import { newJob, type JobKinds } from '../domain/job-kinds.js';
+import type { JobContext } from './queue.js';
 
 /** Set once every contact stored before search keys existed has its keys: no process schedules the job again. */
 const DONE = 'contact-search-indexed';
@@ -18,11 +20,11 @@ const PER_RUN = 2_000;
 export async function scheduleContactSearchIndex(gw: Gateway): Promise<void> {
   if (await gw.store.settings.get(DONE)) return;
   await gw.store.transact(async (tx) => {
-    await tx.enqueue({ kind: 'contact_search_index', key: 'contact-search-index', data: {} });
+    await tx.enqueue(newJob('contact_search_index', {}, { key: 'contact-search-index' }));
   });
 }
 
-export async function indexContacts(gw: Gateway, job: Job<{ after?: string }>): Promise<JobResult> {
+export async function indexContacts(gw: JobContext, job: Job<JobKinds['contact_search_index']>): Promise<JobResult> {
   let after = job.data.after;
   for (let done = 0; done < PER_RUN;) {
     const page = await gw.store.scan<{ id: string }>('contacts', { limit: PAGE, after });
@@ -39,5 +41,5 @@ export async function indexContacts(gw: Gateway, job: Job<{ after?: string }>): 
     after = page.at(-1)!.id;
   }
   // The next run, from here: a job of its own, so a lease never has to cover them all.
-  await gw.store.transact((tx) => tx.enqueue({ kind: 'contact_search_index', data: { after } }));
+  await gw.store.transact((tx) => tx.enqueue(newJob('contact_search_index', { after })));
 }

@@ -4,6 +4,8 @@ import { settleDeliveries } from '../engine/message-status.js';
 import { secretFor, type Attempt, type Delivery } from '../domain/webhooks.js';
 import { now } from '../ids.js';
 import type { Job, JobResult } from '../store/store.js';
+import type { JobKinds } from '../domain/job-kinds.js';
+import type { JobContext } from './queue.js';
 import { noAnswer, postSigned } from './post-signed.js';
 import { isTargetRefused } from '../outbound/target-policy.js';
 import { clockNow } from '../clock.js';
@@ -16,7 +18,7 @@ const MAX_RETRY_AFTER_MS = 6 * 3_600_000;
  * 429 or 5xx: retried on the configured schedule with jitter (or after Retry-After). Other 4xx, or the last
  * attempt: failed. Every attempt is recorded on the delivery.
  */
-export async function deliver(gw: Gateway, job: Job<{ deliveryId: string }>): Promise<JobResult> {
+export async function deliver(gw: JobContext, job: Job<JobKinds['deliver']>): Promise<JobResult> {
   const delivery = await gw.store.get<Delivery>('deliveries', job.data.deliveryId);
   if (!delivery || delivery.status !== 'pending') return;
   const secret = await secretFor(gw.store, delivery);

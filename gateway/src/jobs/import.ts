@@ -1,10 +1,11 @@
-import type { Gateway } from '../context.js';
 import { findOrCreateContactIn } from '../domain/contact-identity.js';
 import { importJob, MAX_ERRORS, type Import, type ImportChunk, type ImportRow, type RowError, type RowWarning } from '../domain/imports.js';
 import { joinList } from '../engine/join-list.js';
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Job, JobResult, Tx } from '../store/store.js';
+import type { JobKinds } from '../domain/job-kinds.js';
+import type { JobContext } from './queue.js';
 
 type Outcome = 'added' | 'alreadyInList' | 'duplicates' | 'rejected';
 type Applied = { outcome: Outcome; unreachable?: boolean; error?: RowError; warning?: RowWarning };
@@ -14,7 +15,7 @@ type Applied = { outcome: Outcome; unreachable?: boolean; error?: RowError; warn
  * removes the chunk and queues the job of the next one (or marks the import done). A run that finds its chunk
  * gone changes nothing: that chunk was applied by a run whose outcome was lost, and the next job is queued.
  */
-export async function runImport(gw: Gateway, job: Job<{ importId: string; position: number }>): Promise<JobResult> {
+export async function runImport(gw: JobContext, job: Job<JobKinds['import']>): Promise<JobResult> {
   const { importId, position } = job.data;
   await gw.store.transact(async (tx) => {
     const current = await tx.get<Import>('imports', importId);

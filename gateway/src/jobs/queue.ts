@@ -2,7 +2,19 @@ import type { Engine } from '../engine/ports/providers.js';
 import { StoreUnavailableError, type Job, type JobResult } from '../store/store.js';
 import { clockNow } from '../clock.js';
 
-export type JobHandler = (gw: Engine, job: Job<any>) => Promise<JobResult>;
+/** What every job's handler is given: the running gateway, its store and its providers. */
+export type JobContext = Engine;
+
+/** A claimed job's handler, as the runner finds it by the job's kind (see jobs/catalogue.ts); undefined: none. */
+export type HandlerOf = (kind: string) => ((ctx: JobContext, job: Job) => Promise<JobResult>) | undefined;
+
+/** A job that can never run (its data says something the gateway cannot act on): it goes to the dead jobs at once. */
+export class UnprocessableJob extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UnprocessableJob';
+  }
+}
 
 /** Claims past this many are a job that keeps failing or keeps killing its runner: it goes to the dead jobs. */
 export const MAX_ATTEMPTS = 25;
@@ -32,8 +44,8 @@ export class JobRunner {
   private missed = false;
 
   constructor(
-    private readonly gw: Engine,
-    private readonly handlers: Record<string, JobHandler>,
+    private readonly gw: JobContext,
+    private readonly handlerOf: HandlerOf,
     private readonly options: { concurrency?: number; pollMs?: number; leaseMs: number },
   ) {}
 
@@ -71,7 +83,6 @@ export class JobRunner {
     try {
       // Each claim also tells when the next job is due; the last one's answer sets the timer.
       let due: number | undefined;
-      let asked = false;
       do {
         this.again = false;
         const free = (this.options.concurrency ?? CONCURRENCY) - this.running.size;
@@ -83,11 +94,11 @@ export class JobRunner {
         const claimed = await this.gw.store.jobs.claimDue(free, this.options.leaseMs);
         ({ nextDueAt: due } = claimed);
         this.nextDue = due;
-        asked = true;
         for (const job of claimed.jobs) this.launch(job);
         if (claimed.jobs.length === free) this.again = true;
       } while (this.again && !this.stopped);
-      if (!asked) due = await this.gw.store.jobs.nextDueAt();
+      // Every slot taken, nothing was asked: the job that frees one wakes the runner (see launch), so the queue is
+      // not asked when its next job is due on every job queued meanwhile.
       if (due !== undefined) next = Math.min(next, due);
     } catch (err) {
       // The store away: told through its health, a line per failure class per 10 s, not one per poll.
@@ -116,7 +127,7 @@ export class JobRunner {
 
   /** Runs the job and settles it; true when it is to run again later. */
   private async run(job: Job): Promise<boolean> {
-    const handler = this.handlers[job.kind];
+    const handler = this.handlerOf(job.kind);
     try {
       if (!handler) throw new Error(`no handler for jobs of kind "${job.kind}"`);
       if (job.attempts > MAX_ATTEMPTS) throw new Error(`gave up after ${MAX_ATTEMPTS} attempts`);
@@ -127,7 +138,7 @@ export class JobRunner {
     } catch (err) {
       // A fault of ours, of the disk or of the database: try again later rather than lose the job.
       const message = (err as Error).message;
-      const dead = !handler || job.attempts >= MAX_ATTEMPTS;
+      const dead = !handler || job.attempts >= MAX_ATTEMPTS || err instanceof UnprocessableJob;
       const fields = { job: job.id, kind: job.kind, attempts: job.attempts };
       const said = dead ? 'job failed for good' : 'job failed; retrying later';
       if (err instanceof StoreUnavailableError) this.gw.store.health.report(err, fields, said);

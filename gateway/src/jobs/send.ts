@@ -1,10 +1,11 @@
-import type { Engine } from '../engine/ports/providers.js';
 import type { Account } from '../domain/accounts.js';
 import type { Message } from '../domain/messages.js';
 import { isBuiltIn } from '../api-contract.js';
 import { ChannelError } from '../engine/ports/channel-provider.js';
 import { changeStatus } from '../engine/message-status.js';
 import type { Job, JobResult } from '../store/store.js';
+import type { JobKinds } from '../domain/job-kinds.js';
+import type { JobContext } from './queue.js';
 import { clockNow } from '../clock.js';
 
 /**
@@ -12,7 +13,7 @@ import { clockNow } from '../clock.js';
  * that may pass (the provider down, its rate limit) is tried again on the webhook retry schedule, then given up,
  * and a `delivery_failed` event tells the account.
  */
-export async function sendMessageJob(gw: Engine, job: Job<{ messageId: string }>): Promise<JobResult> {
+export async function sendMessageJob(gw: JobContext, job: Job<JobKinds['send']>): Promise<JobResult> {
   const message = await gw.store.get<Message>('messages', job.data.messageId);
   if (!message || message.status !== 'pending' || !isBuiltIn(message.channel)) return;
   const channel = message.channel;
@@ -42,7 +43,7 @@ export async function sendMessageJob(gw: Engine, job: Job<{ messageId: string }>
   }
 }
 
-async function settle(gw: Engine, message: Message, patch: Partial<Message> & Pick<Message, 'status'>): Promise<void> {
+async function settle(gw: JobContext, message: Message, patch: Partial<Message> & Pick<Message, 'status'>): Promise<void> {
   await gw.store.transact(async (tx) => {
     const current = await tx.get<Message>('messages', message.id);
     if (current?.status === 'pending') await changeStatus(tx, current, patch);

@@ -2,14 +2,45 @@ import type { Config } from '../../config.js';
 import type { Account } from '../../domain/accounts.js';
 import { senderOf } from '../../domain/channel-credentials.js';
 import { webhookUrls } from '../../domain/channels.js';
+import type { WebhookProvider } from '../../domain/inbound-entries.js';
+import type { ChannelAdapter } from '../../engine/ports/channel-adapter.js';
 import { ChannelError, type BuiltInChannel, type ChannelProvider, type MetaChannel } from '../../engine/ports/channel-provider.js';
-import { createMetaMessagingProvider } from './meta-messaging.js';
+import type { AdapterOptions } from './adapter-options.js';
+import { createMetaMessagingAdapter } from './meta-messaging-adapter.js';
 import { logProvider } from './log.js';
-import { createTwilioProvider } from './twilio.js';
-import { createWhatsAppCloudProvider } from './whatsapp-cloud.js';
+import { createTwilioAdapter } from './twilio-adapter.js';
+import { createWhatsAppCloudAdapter } from './whatsapp-cloud-adapter.js';
 
 /** Time allowed to a provider's API to take a message. */
 const SEND_TIMEOUT_MS = 15_000;
+/**
+ * Time allowed to read a contact's file or name. No provider waits for it (it is read in a job), but the job's
+ * runner does: well within a job's lease.
+ */
+const READ_TIMEOUT_MS = 30_000;
+
+const API_URLS = (config: Config): Record<WebhookProvider, string> => ({
+  twilio: config.twilioApiUrl,
+  whatsapp: config.whatsappApiUrl,
+  messenger: config.messengerApiUrl,
+  instagram: config.instagramApiUrl,
+});
+
+function optionsFor(config: Config, provider: WebhookProvider): AdapterOptions {
+  return { apiUrl: API_URLS(config)[provider], sendTimeoutMs: SEND_TIMEOUT_MS, readTimeoutMs: READ_TIMEOUT_MS, maxBytes: config.maxMediaBytes, targets: config.targetPolicy };
+}
+
+/** The adapter of the account's provider, with its credentials; undefined when the account has not connected it. */
+export function channelAdapter(config: Config, account: Account, provider: WebhookProvider): ChannelAdapter | undefined {
+  const c = account.channels ?? {};
+  if (provider === 'twilio') {
+    const statusCallbackUrl = config.publicUrl ? webhookUrls(config.publicUrl, account.id).twilio.status : null;
+    return c.twilio && createTwilioAdapter(c.twilio, { ...optionsFor(config, provider), statusCallbackUrl });
+  }
+  if (provider === 'whatsapp') return c.whatsapp && createWhatsAppCloudAdapter(c.whatsapp, optionsFor(config, provider));
+  if (provider === 'messenger') return c.messenger && createMetaMessagingAdapter('messenger', c.messenger, optionsFor(config, provider));
+  return c.instagram && createMetaMessagingAdapter('instagram', c.instagram, optionsFor(config, provider));
+}
 
 /** Sends nothing: the account has not connected the channel (a message can only come to be there while it was). */
 const notConnected = (channel: MetaChannel): ChannelProvider => ({
@@ -19,16 +50,7 @@ const notConnected = (channel: MetaChannel): ChannelProvider => ({
 
 /** The provider that sends on a built-in channel for this account (see senderOf). */
 export function channelProvider(config: Config, account: Account, channel: BuiltInChannel): ChannelProvider {
-  if (channel === 'messenger' || channel === 'instagram') {
-    const credentials = account.channels?.[channel];
-    const apiUrl = channel === 'messenger' ? config.messengerApiUrl : config.instagramApiUrl;
-    return credentials ? createMetaMessagingProvider(channel, credentials, { apiUrl, timeoutMs: SEND_TIMEOUT_MS }) : notConnected(channel);
-  }
+  if (channel === 'messenger' || channel === 'instagram') return channelAdapter(config, account, channel) ?? notConnected(channel);
   const sender = senderOf(account.channels, channel);
-  if (sender === 'whatsapp') return createWhatsAppCloudProvider(account.channels!.whatsapp!, { apiUrl: config.whatsappApiUrl, timeoutMs: SEND_TIMEOUT_MS });
-  if (sender === 'twilio') {
-    const statusCallbackUrl = config.publicUrl ? webhookUrls(config.publicUrl, account.id).twilio.status : null;
-    return createTwilioProvider(account.channels!.twilio!, { apiUrl: config.twilioApiUrl, timeoutMs: SEND_TIMEOUT_MS, statusCallbackUrl });
-  }
-  return logProvider;
+  return sender === 'log' ? logProvider : channelAdapter(config, account, sender)!;
 }

@@ -2,6 +2,7 @@ import got from 'got';
 import type { TargetPolicy } from '../../config.js';
 import { guard } from '../../outbound/guard.js';
 import { redact } from '../../domain/mask.js';
+import type { ProviderFile } from '../../engine/ports/channel-adapter.js';
 import { jsonObject } from './provider-request.js';
 
 /** How a contact's file is read: from the provider's API at `apiUrl`, within the operator's limits and policy. */
@@ -12,11 +13,7 @@ export interface MediaOptions {
   targets: TargetPolicy;
 }
 
-/** A file a provider hosts for a contact's message (a photo, a voice note, a document). */
-export interface ProviderFile {
-  bytes: Buffer;
-  contentType: string;
-}
+export type { ProviderFile };
 
 /**
  * Reads one provider-hosted file with the account's credentials: at most `maxBytes` (a larger one is given up as

@@ -1,7 +1,9 @@
 import { WHATSAPP_PREFIX, type TwilioCredentials } from '../../domain/channel-credentials.js';
 import { normalizePhone } from '../../domain/phone.js';
-import { utf8 } from '../../domain/storable-text.js';
+import { textFault } from '../../domain/storable-text.js';
+import type { InboundEntry } from '../../domain/inbound-entries.js';
 import { badRequest } from '../../errors.js';
+import type { Inbound, WebhookEntries, WebhookRequest } from '../../engine/ports/channel-adapter.js';
 import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from '../../engine/ports/channel-provider.js';
 import { redact } from '../../domain/mask.js';
 import { readProviderFile, type MediaOptions, type ProviderFile } from './provider-file.js';
@@ -105,16 +107,6 @@ export function parseTwilioInbound(params: Record<string, string>): InboundMessa
   return { channel, providerMessageId, from: phone, body: params.Body ?? '', media, profileName: params.ProfileName?.trim() || null, sentAt: null };
 }
 
-/**
- * Whether a UTF-8 form's names and values, percent-decoded, are UTF-8. The form parser leaves an escape it cannot
- * decode as written ("%FF") and turns a raw byte it cannot into U+FFFD: either would be stored as if the contact had
- * written it, so the bytes are judged as they came. Decoding the whole body at once judges every field: `&` and `=`
- * are ASCII, which never continues nor completes a UTF-8 sequence.
- */
-export function twilioFormIsUtf8(body: Buffer): boolean {
-  return utf8(Buffer.from(body.toString('latin1').replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1'));
-}
-
 /** Twilio's message statuses that change what the gateway knows; the others are steps on the way. */
 const STATUSES: Record<string, StatusUpdate['status']> = {
   queued: 'queued',
@@ -138,6 +130,33 @@ export function parseTwilioStatus(params: Record<string, string>): StatusUpdate 
   const errorMessage = params.ErrorMessage?.trim() || null;
   const error = errorCode ? `Twilio ${errorCode}${errorMessage ? `: ${errorMessage}` : ''}` : errorMessage;
   return { providerMessageId, status, providerStatus, errorCode, error };
+}
+
+/**
+ * A Twilio request is one entry: a contact's message (its sender's messages are processed in order), or a status
+ * callback. A form whose text cannot be stored, or whose bytes were not UTF-8, is refused whole.
+ */
+export function twilioEntries(request: WebhookRequest): WebhookEntries {
+  const params = request.form?.params ?? {};
+  const fault = request.form?.utf8 === false ? 'not_utf8' : textFault(params);
+  if (fault) return { entries: [], refused: [{ where: 'form', fault }] };
+  const message = request.hook === 'incoming';
+  const entry: InboundEntry = {
+    kind: message ? 'message' : 'status',
+    where: 'form',
+    key: params.MessageSid || null,
+    sender: (message && params.From) || null,
+    raw: params,
+  };
+  return { entries: [entry], refused: [] };
+}
+
+/** What a Twilio request tells (see twilioEntries); a 400 ApiError for a form Twilio does not send. */
+export function parseTwilioEntry(entry: InboundEntry): Inbound {
+  const params = entry.raw as Record<string, string>;
+  if (entry.kind === 'message') return { messages: [parseTwilioInbound(params)], statuses: [], readMarks: [] };
+  const update = parseTwilioStatus(params);
+  return { messages: [], statuses: update ? [update] : [], readMarks: [] };
 }
 
 /**

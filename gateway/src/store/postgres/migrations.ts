@@ -297,6 +297,13 @@ INSERT INTO leadchat_job_counts (kind, shard, queued, dead)
 CREATE INDEX leadchat_jobs_oldest ON leadchat_jobs (kind, run_at) WHERE status <> 'dead';
 `,
   },
+  {
+    version: 16,
+    name: "each contact's provider messages still to be processed, in order",
+    sql: `
+CREATE TABLE "inbound_turns" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

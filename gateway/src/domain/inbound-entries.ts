@@ -1,0 +1,30 @@
+import type { Json } from '../store/store.js';
+import type { ChannelCredentials } from './channel-credentials.js';
+
+/** The providers whose webhooks post to the gateway: Twilio, the WhatsApp Cloud API, Messenger and Instagram. */
+export type WebhookProvider = keyof ChannelCredentials;
+
+/**
+ * One entry of a provider's webhook, as the provider wrote it: a Twilio request is one, a Meta webhook holds many
+ * (each message, status or receipt). What it says is read where it is processed, in its job.
+ */
+export type InboundEntry = {
+  /** A contact's message, or news of messages sent (a status, a receipt). */
+  kind: 'message' | 'status';
+  /** Where it was in the webhook ("form", "entry[0].messaging[1]"): logs and dead jobs name it. */
+  where: string;
+  /** The provider's id of the message: a webhook delivered again carries the same one. Null when it has none. */
+  key: string | null;
+  /** Who wrote it (a phone number, Meta's id of the contact); null for news of messages sent. */
+  sender: string | null;
+  raw: Json;
+};
+
+/** Job `inbound`: one entry of a verified webhook of an account's provider. */
+export type InboundJob = {
+  accountId: string;
+  provider: WebhookProvider;
+  entry: InboundEntry;
+  /** The contact's turn the entry takes (domain/inbound-turns.ts); null for an entry that waits for nothing. */
+  turn: string | null;
+};

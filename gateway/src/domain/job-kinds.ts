@@ -1,0 +1,37 @@
+import type { NewJob } from '../store/store.js';
+import type { InboundJob } from './inbound-entries.js';
+
+/**
+ * Every kind of durable job and the data it carries. Whoever queues a job names its kind and data here (newJob);
+ * the catalogue (jobs/catalogue.ts) gives each kind its handler. A kind without a handler, or data of the wrong
+ * shape, does not compile.
+ */
+export type JobKinds = {
+  /** A webhook event to one receiver (domain/webhooks.ts). */
+  deliver: { deliveryId: string };
+  /** An outgoing message handed to its channel's provider. */
+  send: { messageId: string };
+  /** A campaign's opening message to one contact, when its pacing and sending window allow. */
+  opening: { openingId: string };
+  /** Follow-up `step` of a conversation (0 = the first); after the last, the conversation closes. */
+  follow_up: { conversationId: string; step: number };
+  /** A campaign Live again: what its pause held goes back to the queue. */
+  campaign_resume: { campaignId: string };
+  /** The bot answers the contact's latest message, once a burst has settled. */
+  bot_reply: { conversationId: string; messageId: string };
+  /** One chunk of an import's rows. */
+  import: { importId: string; position: number };
+  /** Hourly upkeep of the deployment. */
+  housekeeping: Record<string, never>;
+  /** Search keys for contacts stored before they existed, from the one after `after`. */
+  contact_search_index: { after?: string };
+  /** One entry of a provider's webhook: a contact's message, or the status of messages sent. */
+  inbound: InboundJob;
+};
+
+export type JobKind = keyof JobKinds;
+
+/** A job to queue (Tx.enqueue), its data checked against its kind. */
+export function newJob<K extends JobKind>(kind: K, data: JobKinds[K], options: Pick<NewJob, 'runAt' | 'key' | 'accountId'> = {}): NewJob<JobKinds[K]> {
+  return { kind, data, ...options };
+}

@@ -1,0 +1,79 @@
+import type { Gateway } from '../context.js';
+import type { Account } from '../domain/accounts.js';
+import { answersOnly } from '../api-contract.js';
+import { contactOfExternalId } from '../domain/contact-identity.js';
+import type { InboundEntry, InboundJob, WebhookProvider } from '../domain/inbound-entries.js';
+import { endTurn, takeEntry, turnOf } from '../domain/inbound-turns.js';
+import { copyProviderFile } from '../domain/media.js';
+import { ApiError } from '../errors.js';
+import type { ChannelAdapter } from './ports/channel-adapter.js';
+import type { InboundMessage } from './ports/channel-provider.js';
+import type { Engine } from './ports/providers.js';
+import { applyStatusUpdate, applyWatermark } from './message-status.js';
+import { receiveOnChannel } from './receive.js';
+
+/**
+ * A verified webhook's entries, each stored as an `inbound` job in one transaction, before the provider is answered:
+ * what the provider was told was taken is never lost, and nothing is read from anywhere while it waits. A contact's
+ * messages take their turn (domain/inbound-turns.ts); one already waiting or in process is not taken again.
+ */
+export async function takeEntries(gw: Gateway, accountId: string, provider: WebhookProvider, entries: InboundEntry[]): Promise<void> {
+  if (!entries.length) return;
+  await gw.store.transact(async (tx) => {
+    for (const entry of entries) {
+      const turn = entry.kind === 'message' && entry.sender ? turnOf(accountId, provider, entry.sender) : null;
+      await takeEntry(tx, { accountId, provider, entry, turn });
+    }
+  });
+}
+
+/**
+ * Job `inbound`: what an entry tells, as the engine takes it from any channel: a contact's message (its file read and
+ * kept, a new sender named from their profile where the provider has one), the statuses of messages sent, read
+ * marks. Then the contact's next message takes its turn. An entry its provider's adapter cannot parse throws its 400
+ * ApiError: it can never be processed. Without `keepTurn` (it failed before) the turn passes first: the contact's
+ * later messages wait a little for one that failed, not for as long as it keeps failing.
+ */
+export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolean): Promise<void> {
+  if (!keepTurn) await gw.store.transact((tx) => endTurn(tx, job));
+  const account = await gw.store.get<Account>('accounts', job.accountId);
+  // The account, or its channel, is gone since the webhook came: nothing is left to take it.
+  const adapter = account && gw.providers.adapter(gw.config, account, job.provider);
+  try {
+    if (account && adapter) {
+      const { messages, statuses, readMarks } = adapter.parse(job.entry);
+      for (const message of messages) await receive(gw, account, adapter, message);
+      for (const status of statuses) await applyStatusUpdate(gw, account, status);
+      for (const mark of readMarks) await applyWatermark(gw, account, mark);
+    }
+  } catch (err) {
+    if (keepTurn && isUnprocessable(err)) await gw.store.transact((tx) => endTurn(tx, job));
+    throw err;
+  }
+  if (keepTurn) await gw.store.transact((tx) => endTurn(tx, job));
+}
+
+/** An entry of a shape its provider does not send: its adapter's parse said so with a 400. */
+export const isUnprocessable = (err: unknown): err is ApiError => err instanceof ApiError && err.status === 400;
+
+/**
+ * A contact's message: its file, if any, read from the provider by the adapter and kept by the gateway (a file the
+ * adapter does not read, or cannot, keeps the provider's address); a new sender on Messenger or Instagram named
+ * from Meta's profile API (the other providers name them in the webhook).
+ */
+async function receive(gw: Engine, account: Account, adapter: ChannelAdapter, message: InboundMessage): Promise<void> {
+  const unknown = answersOnly(message.channel) && !(await contactOfExternalId(gw.store, account.id, message.from));
+  const names = unknown ? await adapter.profile(message.from) : undefined;
+  const media = message.media[0] ?? null;
+  await receiveOnChannel(gw, account, message.channel, {
+    from: message.from,
+    body: message.body,
+    messageSid: message.providerMessageId,
+    messageType: message.messageType,
+    media,
+    keepFile: media ? () => copyProviderFile(gw, account.id, () => adapter.readFile(media.url)) : undefined,
+    firstName: names?.firstName ?? message.profileName,
+    lastName: names?.lastName,
+    sentAt: message.sentAt,
+  });
+}

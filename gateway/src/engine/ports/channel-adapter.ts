@@ -1,0 +1,64 @@
+import type { InboundEntry } from '../../domain/inbound-entries.js';
+import type { RefusedPart } from '../../domain/storable-text.js';
+import type { ChannelProvider, InboundMessage, MetaProfile, StatusUpdate, Watermark } from './channel-provider.js';
+
+/** A provider's POST to one of its webhooks, as the route read it: what the provider's signature covers. */
+export interface WebhookRequest {
+  /** Which webhook: Twilio's `incoming` (messages) or `status` (callbacks), Meta's one `webhook`. */
+  hook: 'incoming' | 'status' | 'webhook';
+  /** The address the provider posted to, under the gateway's public address (Twilio signs it). */
+  url: string;
+  header(name: string): string | undefined;
+  /** The body's bytes as they came. */
+  body: Buffer;
+  /** The body read as a form, when it is one (Twilio), and whether its bytes were UTF-8. */
+  form?: { params: Record<string, string>; utf8: boolean };
+}
+
+/**
+ * A verified request's entries, each to be stored as a job of its own, and those refused for their text (logged and
+ * counted, never stored), each alone.
+ */
+export interface WebhookEntries {
+  entries: InboundEntry[];
+  refused: RefusedPart[];
+}
+
+/** What one entry tells, in the gateway's words: contacts' messages, statuses of messages sent, read marks. */
+export interface Inbound {
+  messages: InboundMessage[];
+  statuses: StatusUpdate[];
+  readMarks: Watermark[];
+}
+
+/** A file a provider hosts for a contact's message (a photo, a voice note, a document). */
+export interface ProviderFile {
+  bytes: Buffer;
+  contentType: string;
+}
+
+/**
+ * A channel both ways, for one account with its credentials: what its provider posts is verified and parsed here,
+ * what the engine sends goes out here (`send`), and a contact's files and names are read here. The webhook route
+ * verifies and splits a request while the provider waits; everything else runs in a job.
+ */
+export interface ChannelAdapter extends ChannelProvider {
+  /** Whether the request is the provider's: its signature over the body, made with the account's secret. */
+  verify(request: WebhookRequest): Promise<boolean>;
+  /** The challenge of the provider's subscription handshake, when it proves it knows the verify token; else undefined. */
+  subscribe(query: Record<string, unknown>): string | undefined;
+  /**
+   * A verified request's entries, without reading anything beyond it. A request that is not this provider's
+   * webhook at all throws a 400 ApiError; an entry whose text cannot be stored is refused alone.
+   */
+  entries(request: WebhookRequest): WebhookEntries;
+  /** What an entry tells; a 400 ApiError when its shape is not one the provider sends (it can never be processed). */
+  parse(entry: InboundEntry): Inbound;
+  /** The contact's name as the provider tells it, for a sender the gateway does not know; undefined when it does not. */
+  profile(contact: string): Promise<MetaProfile | undefined>;
+  /**
+   * A contact's file, read from where the provider hosts it, for the gateway to keep; undefined when the channel
+   * keeps the provider's address instead. Rejects when the file cannot be read.
+   */
+  readFile(url: string): Promise<ProviderFile | undefined>;
+}

@@ -1,0 +1,36 @@
+import { runBotReply } from '../engine/bot-reply.js';
+import { runFollowUp } from '../engine/follow-ups.js';
+import { runCampaignResume, runOpening } from '../engine/openings.js';
+import type { JobKind, JobKinds } from '../domain/job-kinds.js';
+import type { Job, JobResult } from '../store/store.js';
+import { indexContacts } from './contact-search-index.js';
+import { deliver } from './deliver.js';
+import { housekeeping } from './housekeeping.js';
+import { runImport } from './import.js';
+import { inbound } from './inbound.js';
+import type { HandlerOf, JobContext } from './queue.js';
+import { sendMessageJob } from './send.js';
+
+export type JobHandler<K extends JobKind> = (ctx: JobContext, job: Job<JobKinds[K]>) => Promise<JobResult>;
+
+/** Every kind of durable job (domain/job-kinds.ts) and what runs it. */
+export const jobCatalogue: { readonly [K in JobKind]: JobHandler<K> } = {
+  deliver,
+  send: sendMessageJob,
+  opening: (ctx, job) => runOpening(ctx, job.data),
+  follow_up: (ctx, job) => runFollowUp(ctx, job.data),
+  campaign_resume: (ctx, job) => runCampaignResume(ctx, job.data),
+  bot_reply: (ctx, job) => runBotReply(ctx, job.data),
+  import: runImport,
+  housekeeping,
+  contact_search_index: indexContacts,
+  inbound,
+};
+
+const isKind = (kind: string): kind is JobKind => Object.hasOwn(jobCatalogue, kind);
+
+/**
+ * The handler of a job the store hands over: the store keeps any kind's data as JSON, and a job is queued only
+ * through newJob, with the data its kind takes.
+ */
+export const catalogueHandler: HandlerOf = (kind) => (isKind(kind) ? (jobCatalogue[kind] as (ctx: JobContext, job: Job) => Promise<JobResult>) : undefined);

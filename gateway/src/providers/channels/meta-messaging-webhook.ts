@@ -1,0 +1,215 @@
+import { ApiError, badRequest } from '../../errors.js';
+import { textFault, type RefusedPart } from '../../domain/storable-text.js';
+import type { InboundEntry } from '../../domain/inbound-entries.js';
+import type { Inbound, WebhookEntries } from '../../engine/ports/channel-adapter.js';
+import type { InboundMessage, MetaChannel, StatusUpdate, Watermark } from '../../engine/ports/channel-provider.js';
+import { isRecord, list, record, str } from './meta-graph.js';
+import { PLATFORMS, USER_ID, type Platform } from './meta-platforms.js';
+
+/** What one webhook of a Page or an Instagram account tells: contacts' messages, receipts by message, watermarks. */
+export interface MetaMessagingWebhook {
+  messages: InboundMessage[];
+  statuses: StatusUpdate[];
+  watermarks: Watermark[];
+  /** The events refused for their text, when there were any. */
+  refused?: RefusedPart[];
+}
+
+/**
+ * A type for a file Meta hosts for a message, from the attachment's type only: Meta gives no MIME type, so an image
+ * is "image/*" (any image), and what is not image, video or audio (a file, a shared post, a story) is
+ * "application/octet-stream".
+ */
+const ATTACHMENT_TYPES: Record<string, string> = { image: 'image/*', video: 'video/*', audio: 'audio/*' };
+const UNKNOWN_TYPE = 'application/octet-stream';
+
+const httpUrl = (v: unknown): string | undefined => {
+  const url = str(v);
+  return url && /^https?:\/\//i.test(url) ? url : undefined;
+};
+
+/** The contact's id on the platform, who sent the event. */
+function contactOf(event: Record<string, unknown>, where: string, platform: Platform): string {
+  const id = isRecord(event.sender) ? event.sender.id : undefined;
+  if (id === undefined || id === null || id === '') throw badRequest(`${where}.sender.id is missing`);
+  if (typeof id !== 'string' || !USER_ID.test(id)) throw badRequest(`${where}.sender.id: "${String(id).slice(0, 40)}" is not ${platform.userId}`);
+  return id;
+}
+
+/** The event's time (epoch milliseconds) as an ISO string; null when Meta gave none. */
+function sentAt(timestamp: unknown): string | null {
+  return typeof timestamp === 'number' && Number.isSafeInteger(timestamp) && timestamp > 0 ? new Date(timestamp).toISOString() : null;
+}
+
+/** A receipt's watermark: every message sent before it (epoch milliseconds) is delivered, or read. */
+function watermarkOf(value: unknown): number | undefined {
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * A contact's message: its text (a quick reply's is the option's text), each file as Meta's address of it, and the
+ * story a reply or a mention is about. The business's own messages (echoes), deleted ones and those with nothing
+ * the gateway can show (stickers Instagram does not support) are skipped.
+ */
+function message(channel: MetaChannel, event: Record<string, unknown>, where: string): InboundMessage | undefined {
+  const m = record(event.message, `${where}.message`);
+  if (m.is_echo === true || m.is_deleted === true) return undefined;
+  const mid = str(m.mid);
+  if (!mid) throw badRequest(`${where}.message.mid is missing`);
+  const from = contactOf(event, where, PLATFORMS[channel]);
+  const quickReply = isRecord(m.quick_reply) ? str(m.quick_reply.payload) : undefined;
+  const body = typeof m.text === 'string' && m.text ? m.text : (quickReply ?? '');
+  const media: InboundMessage['media'] = [];
+  list(m.attachments, `${where}.message.attachments`).forEach((a, k) => {
+    const attachment = record(a, `${where}.message.attachments[${k}]`);
+    // Locations and templates have no file to point at.
+    const url = isRecord(attachment.payload) ? httpUrl(attachment.payload.url) : undefined;
+    const type = str(attachment.type) ?? '';
+    if (url) media.push({ url, contentType: Object.hasOwn(ATTACHMENT_TYPES, type) ? ATTACHMENT_TYPES[type]! : UNKNOWN_TYPE });
+  });
+  const story = isRecord(m.reply_to) && isRecord(m.reply_to.story) ? httpUrl(m.reply_to.story.url) : undefined;
+  if (story) media.push({ url: story, contentType: UNKNOWN_TYPE });
+  if (!body && !media.length) return undefined;
+  return { channel, providerMessageId: mid, from, body, media, profileName: null, sentAt: sentAt(event.timestamp) };
+}
+
+/**
+ * A contact's reaction to a message, as a message of its own whose body is the emoji. Its id is made from the
+ * reacted message, the contact and the emoji, so a webhook delivered again is the same message. Taking a reaction
+ * back is skipped: the reaction stays in the conversation's history.
+ */
+function reaction(channel: MetaChannel, event: Record<string, unknown>, where: string): InboundMessage | undefined {
+  const r = record(event.reaction, `${where}.reaction`);
+  if (r.action !== 'react') return undefined;
+  const mid = str(r.mid);
+  if (!mid) throw badRequest(`${where}.reaction.mid is missing`);
+  const from = contactOf(event, where, PLATFORMS[channel]);
+  const emoji = str(r.emoji) ?? str(r.reaction);
+  if (!emoji) return undefined;
+  return {
+    channel,
+    providerMessageId: `${mid}:react:${from}:${emoji}`,
+    from,
+    messageType: 'reaction',
+    body: emoji,
+    media: [],
+    profileName: null,
+    sentAt: sentAt(event.timestamp),
+  };
+}
+
+/** A tap on a button (Get Started, an ice breaker, a template's button): the contact "said" the button's title. */
+function postback(channel: MetaChannel, event: Record<string, unknown>, where: string): InboundMessage | undefined {
+  const p = record(event.postback, `${where}.postback`);
+  const from = contactOf(event, where, PLATFORMS[channel]);
+  const payload = str(p.payload);
+  const body = str(p.title) ?? payload;
+  if (!body) return undefined;
+  // Older postbacks carry no mid: the tap is known by who tapped what, when.
+  const providerMessageId = str(p.mid) ?? `postback:${from}:${typeof event.timestamp === 'number' ? event.timestamp : ''}:${payload ?? body}`;
+  return { channel, providerMessageId, from, body, media: [], profileName: null, sentAt: sentAt(event.timestamp) };
+}
+
+/** Delivery and read receipts: by message id where Meta names them, and as a watermark where it gives one. */
+function receipt(channel: MetaChannel, event: Record<string, unknown>, where: string, kind: 'delivery' | 'read', out: MetaMessagingWebhook): void {
+  const r = record(event[kind], `${where}.${kind}`);
+  const contact = contactOf(event, where, PLATFORMS[channel]);
+  const status = kind === 'delivery' ? 'delivered' : 'read';
+  const mids = kind === 'delivery' ? list(r.mids, `${where}.delivery.mids`) : [r.mid];
+  for (const mid of mids) {
+    const providerMessageId = str(mid);
+    if (providerMessageId) out.statuses.push({ providerMessageId, status, providerStatus: status, errorCode: null, error: null });
+  }
+  const upTo = watermarkOf(r.watermark);
+  if (upTo) out.watermarks.push({ channel, contact, status, upTo });
+}
+
+/** What one event tells, into `out`: a message (or reaction, or tap), or receipts; nothing for other events. */
+function readEvent(channel: MetaChannel, ev: unknown, where: string, out: MetaMessagingWebhook): void {
+  const event = record(ev, where);
+  let inbound: InboundMessage | undefined;
+  if (event.message !== undefined) inbound = message(channel, event, where);
+  else if (event.reaction !== undefined) inbound = reaction(channel, event, where);
+  else if (event.postback !== undefined) inbound = postback(channel, event, where);
+  else if (event.delivery !== undefined) receipt(channel, event, where, 'delivery', out);
+  else if (event.read !== undefined) receipt(channel, event, where, 'read', out);
+  if (inbound) out.messages.push(inbound);
+}
+
+/**
+ * Each event of the webhook with where it is: those of another Page or account (one Meta app may serve several, all
+ * to one callback URL) are skipped when `ownId` is given, as they are not this account's. A webhook of another
+ * platform, or one whose entries are not where Meta puts them, is a 400.
+ */
+function eventsOf(channel: MetaChannel, body: unknown, ownId: string | undefined): Array<{ ev: unknown; where: string }> {
+  const platform = PLATFORMS[channel];
+  if (!isRecord(body) || body.object !== platform.object) {
+    throw badRequest(`object: not ${platform.webhook} (expected "object": "${platform.object}")`);
+  }
+  if (!Array.isArray(body.entry)) throw badRequest('entry: expected a list');
+  const events: Array<{ ev: unknown; where: string }> = [];
+  body.entry.forEach((entry, e) => {
+    const r = record(entry, `entry[${e}]`);
+    if (ownId !== undefined && String(r.id) !== ownId) return;
+    list(r.messaging, `entry[${e}].messaging`).forEach((ev, i) => events.push({ ev, where: `entry[${e}].messaging[${i}]` }));
+  });
+  return events;
+}
+
+/**
+ * The contacts' messages, reactions, button taps and receipts in one webhook of a Facebook Page (Messenger, object
+ * "page") or an Instagram professional account (object "instagram"). Other events (opt-ins, referrals, hand-over
+ * between apps, standby) carry nothing for the conversation and are skipped; a shape Meta does not send is a 400
+ * naming where it is wrong. An event whose text cannot be stored (NUL, a lone surrogate) is refused alone, in
+ * `refused`. With `ownId`, the entries of another Page or account are skipped.
+ */
+export function parseMetaMessagingWebhook(channel: MetaChannel, body: unknown, ownId?: string): MetaMessagingWebhook {
+  const out: MetaMessagingWebhook = { messages: [], statuses: [], watermarks: [] };
+  const refused: RefusedPart[] = [];
+  for (const { ev, where } of eventsOf(channel, body, ownId)) {
+    // Text is judged before shape, as on /v1, and one event at a time: the others of the batch are still taken.
+    const fault = textFault(ev);
+    if (fault) refused.push({ where, fault });
+    else readEvent(channel, ev, where, out);
+  }
+  return refused.length ? { ...out, refused } : out;
+}
+
+/**
+ * The webhook's events as entries, one each: a contact's message known by its id and its sender, whose messages
+ * are processed in order; receipts; an event of a shape Meta does not send, kept as it is (its job cannot process
+ * it and says why). Events that carry nothing for the conversation (echoes of the business's own messages, opt-ins)
+ * are left out; one whose text cannot be stored is refused alone.
+ */
+export function metaMessagingEntries(channel: MetaChannel, body: unknown, ownId: string): WebhookEntries {
+  const entries: InboundEntry[] = [];
+  const refused: RefusedPart[] = [];
+  for (const { ev, where } of eventsOf(channel, body, ownId)) {
+    const fault = textFault(ev);
+    if (fault) {
+      refused.push({ where, fault });
+      continue;
+    }
+    const raw = ev as InboundEntry['raw'];
+    const out: MetaMessagingWebhook = { messages: [], statuses: [], watermarks: [] };
+    try {
+      readEvent(channel, ev, where, out);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      entries.push({ kind: 'message', where, key: null, sender: null, raw });
+      continue;
+    }
+    const [inbound] = out.messages;
+    if (inbound) entries.push({ kind: 'message', where, key: inbound.providerMessageId, sender: inbound.from, raw });
+    else if (out.statuses.length || out.watermarks.length) entries.push({ kind: 'status', where, key: null, sender: null, raw });
+  }
+  return { entries, refused };
+}
+
+/** What one event tells (see metaMessagingEntries); a 400 ApiError for a shape Meta does not send. */
+export function parseMetaMessagingEntry(channel: MetaChannel, entry: InboundEntry): Inbound {
+  const out: MetaMessagingWebhook = { messages: [], statuses: [], watermarks: [] };
+  readEvent(channel, entry.raw, entry.where, out);
+  return { messages: out.messages, statuses: out.statuses, readMarks: out.watermarks };
+}
