@@ -5,12 +5,20 @@
  * waiting a day.
  */
 let offsetMs = 0;
+const moved = new Set<() => void>();
 
 /** Epoch milliseconds, now. */
 export const clockNow = (): number => Date.now() + offsetMs;
 
-/** Moves the clock forward by `ms`; answers the new time. */
+/** Moves the clock forward by `ms`, telling whoever waits for a time (the job queue); answers the new time. */
 export function advanceClock(ms: number): number {
   offsetMs += ms;
+  for (const listener of moved) listener();
   return clockNow();
+}
+
+/** Calls `listener` each time the clock is moved forward; answers how to stop. */
+export function onClockAdvanced(listener: () => void): () => void {
+  moved.add(listener);
+  return () => void moved.delete(listener);
 }

@@ -550,6 +550,19 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(await store.jobs.list('running')).toEqual([]);
     });
 
+    test('settle with later puts the job back as it planned: its attempts start over and no error is kept', async () => {
+      await store.transact((tx) => tx.enqueue({ kind: 'housekeeping', data: {}, key: 'h1' }));
+      let job = await claimOne();
+      for (let run = 0; run < 3; run++) {
+        expect(job.attempts).toBe(1);
+        expect(await store.jobs.settle(job, { later: Date.now() - 1 })).toBe(true);
+        const [waiting] = await store.jobs.list('pending');
+        expect(waiting).toMatchObject({ id: job.id, status: 'pending', attempts: 0, lease: null, lastError: null, key: 'h1' });
+        job = await claimOne();
+      }
+      await store.jobs.settle(job, { done: true });
+    });
+
     test('settle with retryAt puts the job back, keeping its key; with dead it gives up and lets the key go', async () => {
       await store.transact((tx) => tx.enqueue({ kind: 'deliver', data: { to: 'x' }, key: 'd1' }));
       const job = await claimOne();

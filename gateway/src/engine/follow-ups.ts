@@ -56,7 +56,7 @@ export async function runFollowUp(gw: Gateway, { conversationId, step }: JobKind
     if (window && !isOpen(window, clockNow())) {
       const at = nextOpening(window, clockNow());
       await updateConversation(tx, conversation, { next: { kind: 'follow_up', at: iso(at), step } });
-      return { retryAt: at };
+      return { later: at };
     }
     const [account, contact] = await Promise.all([tx.get<Account>('accounts', conversation.accountId), tx.get<Contact>('contacts', conversation.contactId)]);
     if (!account || !contact || contact.optOut) return;

@@ -200,7 +200,7 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     if (stall || due < (pacing?.stalledAt ?? 0) || (campaign.sendingWindow && !isOpen(campaign.sendingWindow, at))) {
       const dueAt = await takeSlot(tx, campaign, at);
       await settleOpening(tx, opening, { dueAt });
-      return { retryAt: dueAt };
+      return { later: dueAt };
     }
     const body = personalize(campaign.openingMessage ?? '', contact);
     const template = openingTemplateFor(campaign, contact);

@@ -18,5 +18,5 @@ export async function scheduleHousekeeping(gw: Gateway): Promise<void> {
 export async function housekeeping(gw: JobContext): Promise<JobResult> {
   const forgotten = await forgetExpiredKeys(gw);
   if (forgotten > 0) gw.log.info({ forgotten }, 'expired Idempotency-Key records removed');
-  return { retryAt: clockNow() + EVERY_MS };
+  return { later: clockNow() + EVERY_MS };
 }

@@ -1,6 +1,6 @@
 import type { Engine } from '../engine/ports/providers.js';
 import { StoreUnavailableError, type Job, type JobResult } from '../store/store.js';
-import { clockNow } from '../clock.js';
+import { clockNow, onClockAdvanced } from '../clock.js';
 
 /** What every job's handler is given: the running gateway, its store and its providers. */
 export type JobContext = Engine;
@@ -51,7 +51,13 @@ export class JobRunner {
 
   start(): void {
     if (this.stopped || this.unsubscribe) return;
-    this.unsubscribe = this.gw.store.jobs.onEnqueued(() => this.wake());
+    const unsubscribe = this.gw.store.jobs.onEnqueued(() => this.wake());
+    // A clock moved forward (tests only) makes jobs due at once: they run now, not at the next poll.
+    const unwatch = onClockAdvanced(() => this.wake());
+    this.unsubscribe = () => {
+      unsubscribe();
+      unwatch();
+    };
     this.wake();
   }
 
@@ -132,7 +138,7 @@ export class JobRunner {
       if (!handler) throw new Error(`no handler for jobs of kind "${job.kind}"`);
       if (job.attempts > MAX_ATTEMPTS) throw new Error(`gave up after ${MAX_ATTEMPTS} attempts`);
       const result = await handler(this.gw, job);
-      const settled = await this.gw.store.jobs.settle(job, result ? { retryAt: result.retryAt } : { done: true });
+      const settled = await this.gw.store.jobs.settle(job, result ?? { done: true });
       if (!settled) this.gw.log.warn({ job: job.id, kind: job.kind }, 'job lease lost; another runner took it over');
       return Boolean(result);
     } catch (err) {

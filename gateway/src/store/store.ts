@@ -131,8 +131,12 @@ export interface NewJob<D extends JobData = JobData> {
   accountId?: string | null;
 }
 
-/** What a job's run asks of the queue: nothing (it is done), or to run it again at `retryAt` (epoch ms). */
-export type JobResult = { retryAt: number } | void;
+/**
+ * What a job's run asks of the queue (times in epoch ms): nothing (it is done); to run again `later`, as planned (a
+ * window to wait for, a timer: its attempts start over); or to be retried at `retryAt` after a failure it handled
+ * (its attempts count on, up to the queue's limit).
+ */
+export type JobResult = { later: number } | { retryAt: number } | void;
 
 export interface Job<D extends JobData = JobData> {
   id: string;
@@ -152,7 +156,11 @@ export interface Job<D extends JobData = JobData> {
   updatedAt: string;
 }
 
-export type JobOutcome = { done: true } | { retryAt: number; error?: string } | { dead: string };
+/**
+ * How a run ends: done (the job goes); `later`, as the job itself planned (its attempts start over: a job that waits
+ * for a window or runs every hour is not failing); `retryAt` after a fault (its attempts count on); dead.
+ */
+export type JobOutcome = { done: true } | { later: number } | { retryAt: number; error?: string } | { dead: string };
 
 /**
  * The durable job queue. A due job is one that is pending with runAt in the past, or running with an expired

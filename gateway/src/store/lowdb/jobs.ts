@@ -119,7 +119,9 @@ export class LowdbJobQueue implements JobQueue {
       const current = await t.get<Job>(JOBS, job.id);
       if (!current || current.status !== 'running' || current.lease !== job.lease) return false;
       if ('done' in outcome) await t.remove(JOBS, job.id);
-      else if ('retryAt' in outcome) {
+      else if ('later' in outcome) {
+        await t.update<Job>(JOBS, job.id, { status: 'pending', runAt: outcome.later, attempts: 0, lease: null, lastError: null, updatedAt: now() });
+      } else if ('retryAt' in outcome) {
         await t.update<Job>(JOBS, job.id, { status: 'pending', runAt: outcome.retryAt, lease: null, lastError: outcome.error ?? null, updatedAt: now() });
       } else {
         await t.update<Job>(JOBS, job.id, { status: 'dead', runAt: null, key: null, lease: null, lastError: outcome.dead, updatedAt: now() });

@@ -78,6 +78,11 @@ export class PostgresJobQueue implements JobQueue {
     let result;
     if ('done' in outcome) {
       result = await this.query(`DELETE FROM leadchat_jobs WHERE ${OWNED}`, [job.id, job.lease]);
+    } else if ('later' in outcome) {
+      result = await this.query(
+        `UPDATE leadchat_jobs SET status = 'pending', run_at = $3, attempts = 0, lease = NULL, last_error = NULL, updated_at = $4 WHERE ${OWNED}`,
+        [job.id, job.lease, epochMs(outcome.later), updatedAt],
+      );
     } else if ('retryAt' in outcome) {
       result = await this.query(
         `UPDATE leadchat_jobs SET status = 'pending', run_at = $3, lease = NULL, last_error = $4, updated_at = $5 WHERE ${OWNED}`,
