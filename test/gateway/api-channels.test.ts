@@ -139,6 +139,8 @@ test('channel credentials are validated, stored and shown back masked with the w
   expectApiError(await api(ctx.gw, stranger, 'DELETE', 'channels/twilio'), 404, 'CHANNEL_NOT_FOUND');
   expect((await api(ctx.gw, account, 'DELETE', 'channels/twilio')).body.twilio).toBeNull();
   expect((await api(ctx.gw, account, 'GET', 'channels')).body.whatsapp).not.toBeNull();
+  expect((await api(ctx.gw, account, 'DELETE', 'channels/whatsapp')).body).toMatchObject({ twilio: null, whatsapp: null });
+  expectApiError(await api(ctx.gw, account, 'DELETE', 'channels/whatsapp'), 404, 'CHANNEL_NOT_FOUND');
 });
 
 test('an SMS lead through Twilio is answered by the OpenAI-compatible bot, and status callbacks update each message', async () => {

@@ -137,6 +137,9 @@ describe('credentials', () => {
     expect(bad.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['appSecret', 'pageAccessToken', 'pageId', 'verifyToken']);
     expect((await api(ctx.gw, account, 'DELETE', 'channels/instagram')).body.instagram).toBeNull();
     expectApiError(await api(ctx.gw, account, 'DELETE', 'channels/instagram'), 404);
+    const removed = await api(ctx.gw, account, 'DELETE', 'channels/messenger');
+    expect(removed.body).toMatchObject({ messenger: null, instagram: null });
+    expectApiError(await api(ctx.gw, account, 'DELETE', 'channels/messenger'), 404, 'CHANNEL_NOT_FOUND');
   });
 
   test("the handshake answers Meta's challenge only for the channel's verify token", async () => {
