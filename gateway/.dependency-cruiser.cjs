@@ -25,6 +25,7 @@ module.exports = {
       from: { path: '^src/providers/' },
       to: { path: '^src/(engine/(?!ports/)|jobs|http|console|cli|bench|server)' },
     },
+    layer('contract', ['domain', 'engine', 'jobs', 'providers', 'outbound', 'bot', 'http', 'console', 'cli', 'bench', 'server', 'context', 'store'], 'The answers\' schemas: what the API promises, built on nothing of the gateway.'),
     layer('outbound', ['domain', 'engine', 'jobs', 'providers', 'http', 'console', 'cli', 'store', 'server'], 'Outbound HTTP rules sit below the domain.'),
     layer('bot', ['domain', 'engine', 'jobs', 'providers', 'http', 'console', 'cli', 'store', 'server', 'context', 'outbound'], 'The offline FAQ bot is a library of its own.'),
     layer('http', ['providers', 'console', 'cli', 'bench', 'server'], 'The API does not know the console, nor a provider: it reaches channels through the engine\'s ports; the server mounts both.'),

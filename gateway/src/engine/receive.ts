@@ -10,35 +10,45 @@ import { decodeDataUri, isDataUri, keptMedia, saveMedia, storingMedia, type Medi
 import { bySid, newMessage, type Message } from '../domain/messages.js';
 import { normalizePhone } from '../domain/phone.js';
 import { now } from '../ids.js';
+import { ApiError, badRequest } from '../errors.js';
 import type { Tx } from '../store/store.js';
+import type { ApiPost, CustomChannelMessage } from './ports/api-channels.js';
+import type { ChannelAdapter } from './ports/channel-adapter.js';
 import { onIncoming, readForIncoming, recordIncoming } from './incoming.js';
 
-export interface IncomingInput {
-  messageSid: string;
-  fromId: string;
-  toId: string;
-  body: string;
-  status?: string;
-  channel?: string;
-  campaignId?: string;
-  firstName?: string;
-  lastName?: string;
-  email?: string;
-  mediaUrl?: string | null;
-  mediaContentType?: string | null;
-  messageType?: 'text' | 'reaction';
+/** A contact's message on the custom channel, as its adapter parsed it. */
+export type IncomingInput = CustomChannelMessage;
+
+/**
+ * A post to one of the gateway's own channel entries, taken by its channel's adapter as a provider's webhook is
+ * (verified, split, parsed), but while the caller waits: its one message, for the engine to store before answering.
+ */
+export async function messageOfPost<Body, Message>(adapter: ChannelAdapter<ApiPost<Body>, Message>, body: Body): Promise<Message> {
+  const request = { body };
+  if (!(await adapter.verify(request))) throw new ApiError(403, 'INVALID_SIGNATURE', 'The request is not the channel\'s');
+  const [entry] = adapter.entries(request).entries;
+  const message = entry && adapter.parse(entry).messages[0];
+  if (!message) throw badRequest('The request holds no message');
+  return message;
 }
 
 /**
  * Spec §4.5: stores a message from a custom channel. A messageSid already seen returns the original message
- * and changes nothing, so callers can retry safely (§6.3).
+ * and changes nothing, so callers can retry safely (§6.3). A file embedded in it (a data: URI) is read by
+ * `readFile`, the channel's adapter's (by default decoded as the custom channel does), and kept by the gateway; a
+ * file at an address stays there.
  */
-export async function receiveMessage(gw: Gateway, account: Account, input: IncomingInput): Promise<{ message: Message; duplicate: boolean }> {
+export async function receiveMessage(
+  gw: Gateway,
+  account: Account,
+  input: IncomingInput,
+  readFile: ChannelAdapter['readFile'] = (url, declared) => decodeDataUri(url, declared!, gw.config.maxMediaBytes),
+): Promise<{ message: Message; duplicate: boolean }> {
   const { mediaUrl, mediaContentType } = input;
   const embedded = mediaUrl && isDataUri(mediaUrl)
     ? async () => {
-      const file = await decodeDataUri(mediaUrl, mediaContentType!, gw.config.maxMediaBytes);
-      return saveMedia(gw, account.id, file.bytes, file.contentType);
+      const file = await readFile(mediaUrl, mediaContentType!);
+      return file && saveMedia(gw, account.id, file.bytes, file.contentType);
     }
     : undefined;
 

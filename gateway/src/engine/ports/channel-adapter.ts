@@ -25,8 +25,8 @@ export interface WebhookEntries {
 }
 
 /** What one entry tells, in the gateway's words: contacts' messages, statuses of messages sent, read marks. */
-export interface Inbound {
-  messages: InboundMessage[];
+export interface Inbound<Message = InboundMessage> {
+  messages: Message[];
   statuses: StatusUpdate[];
   readMarks: Watermark[];
 }
@@ -41,24 +41,28 @@ export interface ProviderFile {
  * A channel both ways, for one account with its credentials: what its provider posts is verified and parsed here,
  * what the engine sends goes out here (`send`), and a contact's files and names are read here. The webhook route
  * verifies and splits a request while the provider waits; everything else runs in a job.
+ *
+ * `Request` and `Message` are a provider's webhook and the engine's InboundMessage; the channels whose messages come
+ * through the gateway's own API (the custom channel, the log provider's entry) have their own (api-channels.ts).
  */
-export interface ChannelAdapter extends ChannelProvider {
+export interface ChannelAdapter<Request = WebhookRequest, Message = InboundMessage> extends ChannelProvider {
   /** Whether the request is the provider's: its signature over the body, made with the account's secret. */
-  verify(request: WebhookRequest): Promise<boolean>;
+  verify(request: Request): Promise<boolean>;
   /** The challenge of the provider's subscription handshake, when it proves it knows the verify token; else undefined. */
   subscribe(query: Record<string, unknown>): string | undefined;
   /**
    * A verified request's entries, without reading anything beyond it. A request that is not this provider's
    * webhook at all throws a 400 ApiError; an entry whose text cannot be stored is refused alone.
    */
-  entries(request: WebhookRequest): WebhookEntries;
+  entries(request: Request): WebhookEntries;
   /** What an entry tells; a 400 ApiError when its shape is not one the provider sends (it can never be processed). */
-  parse(entry: InboundEntry): Inbound;
+  parse(entry: InboundEntry): Inbound<Message>;
   /** The contact's name as the provider tells it, for a sender the gateway does not know; undefined when it does not. */
   profile(contact: string): Promise<MetaProfile | undefined>;
   /**
    * A contact's file, read from where the provider hosts it, for the gateway to keep; undefined when the channel
-   * keeps the provider's address instead. Rejects when the file cannot be read.
+   * keeps the provider's address instead. Rejects when the file cannot be read. `declared` is the file's type as its
+   * sender named it, for a channel that holds the file to it (the custom channel); the providers name their own.
    */
-  readFile(url: string): Promise<ProviderFile | undefined>;
+  readFile(url: string, declared?: string): Promise<ProviderFile | undefined>;
 }

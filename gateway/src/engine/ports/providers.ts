@@ -4,6 +4,7 @@ import type { Account } from '../../domain/accounts.js';
 import type { Campaign } from '../../domain/campaigns.js';
 import type { BotAnswer, BotConversation } from './bot-provider.js';
 import type { WebhookProvider } from '../../domain/inbound-entries.js';
+import type { CustomChannelAdapter, LogChannel, LogChannelAdapter } from './api-channels.js';
 import type { ChannelAdapter } from './channel-adapter.js';
 import type { BuiltInChannel, ChannelProvider } from './channel-provider.js';
 
@@ -13,6 +14,10 @@ export interface Providers {
   channel(config: Config, account: Account, channel: BuiltInChannel): ChannelProvider;
   /** The adapter of the account's provider, both ways; undefined when the account has not connected it. */
   adapter(config: Config, account: Account, provider: WebhookProvider): ChannelAdapter | undefined;
+  /** The account's custom channel, whose messages come through the API (every account has it). */
+  customChannel(config: Config, account: Account): CustomChannelAdapter;
+  /** SMS or WhatsApp on the offline log provider; undefined when the account sends that channel through a provider. */
+  logChannel(config: Config, account: Account, channel: LogChannel): LogChannelAdapter | undefined;
   /** The answer of the account's bot (its provider, else the offline FAQ bot) to a contact of the campaign. */
   answer(gw: Gateway, account: Account, campaign: Campaign, conversation: BotConversation): Promise<BotAnswer>;
 }

@@ -1,8 +1,7 @@
-import type { Gateway } from '../../context.js';
 import { getAccount } from '../../domain/accounts.js';
-import { senderOf } from '../../domain/channel-credentials.js';
 import { publicChannels, removeChannel, setChannel, type ProviderName } from '../../domain/channels.js';
-import { receiveOnChannel } from '../../engine/receive.js';
+import type { Engine } from '../../engine/ports/providers.js';
+import { messageOfPost, receiveOnChannel } from '../../engine/receive.js';
 import { ApiError, notFound } from '../../errors.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { publicBase } from '../public-base.js';
@@ -19,7 +18,7 @@ const CHANNELS = ['sms', 'whatsapp'] as const;
  * runs on the `log` provider: what the provider's own webhook does once a real one sends. It goes through the same
  * engine (opt-out, hand-off, bot), so a funnel can be tried end to end before any provider account exists.
  */
-export function channelsRoutes(v1: Routes, gw: Gateway): void {
+export function channelsRoutes(v1: Routes, gw: Engine): void {
   const answer = async (accountId: string) => publicChannels(await getAccount(gw.store, accountId), publicBase(gw.config), Boolean(gw.config.publicUrl));
   route(v1, '/channels', {
     get: async (req, res) => {
@@ -43,11 +42,19 @@ export function channelsRoutes(v1: Routes, gw: Gateway): void {
     post: [jsonBody(), async (req, res) => {
       const channel = CHANNELS.find((c) => c === req.params.channel);
       if (!channel) throw notFound('Channel', `Channel not found; use one of ${CHANNELS.join(', ')}`);
-      if (senderOf(accountOf(res).channels, channel) !== 'log') {
+      const account = accountOf(res);
+      const adapter = gw.providers.logChannel(gw.config, account, channel);
+      if (!adapter) {
         throw new ApiError(409, 'CHANNEL_NOT_OFFLINE', `The ${channel} channel receives messages from its provider's webhook, not here`);
       }
-      const { phone, ...incoming } = parse(channelIncoming, req.body);
-      const { message, contact } = await receiveOnChannel(gw, accountOf(res), channel, { ...incoming, from: phone });
+      // The log channel's adapter reads the post as a provider's webhook would be read; the engine takes the message.
+      const incoming = await messageOfPost(adapter, parse(channelIncoming, req.body));
+      const { message, contact } = await receiveOnChannel(gw, account, incoming.channel, {
+        from: incoming.from,
+        body: incoming.body,
+        messageSid: incoming.providerMessageId ?? undefined,
+        messageType: incoming.messageType,
+      });
       res.json({ success: true, messageId: message.id, contactId: contact.id, conversationId: message.conversationId } satisfies Answer<typeof received>);
     }],
   });

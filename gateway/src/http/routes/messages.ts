@@ -1,8 +1,8 @@
-import type { Gateway } from '../../context.js';
 import { readMedia } from '../../domain/media.js';
 import { deliveriesOf, getMessage, publicMessage } from '../../domain/messages.js';
 import { sendMessage } from '../../engine/outgoing.js';
-import { receiveMessage } from '../../engine/receive.js';
+import type { Engine } from '../../engine/ports/providers.js';
+import { messageOfPost, receiveMessage } from '../../engine/receive.js';
 import { retryMessage } from '../../engine/retry.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
@@ -10,18 +10,17 @@ import { incomingMessage, sendMessage as sendSchema } from '../schemas.js';
 import type { incomingReceived, sent } from '../../contract/messages.js';
 import type { Answer } from '../../contract/shared.js';
 
-export function messagesRoutes(v1: Routes, gw: Gateway): void {
+export function messagesRoutes(v1: Routes, gw: Engine): void {
   // Base64 grows a file by a third; leave room for the rest of the body.
   const incomingLimit = Math.ceil((gw.config.maxMediaBytes * 4) / 3) + 64 * 1024;
 
   route(v1, '/incoming_custom_channel_message', {
     post: [jsonBody(incomingLimit), async (req, res) => {
-      const { customData, messageType } = parse(incomingMessage, req.body);
-      const { message } = await receiveMessage(gw, accountOf(res), {
-        ...customData,
-        messageSid: (customData.messageSid ?? customData.id)!,
-        messageType,
-      });
+      // The custom channel's adapter reads the post into a message; it is stored before the answer, which names it.
+      const account = accountOf(res);
+      const adapter = gw.providers.customChannel(gw.config, account);
+      const incoming = await messageOfPost(adapter, parse(incomingMessage, req.body));
+      const { message } = await receiveMessage(gw, account, incoming, adapter.readFile);
       res.json({ success: true, messageId: message.id } satisfies Answer<typeof incomingReceived>);
     }],
   });

@@ -6,8 +6,11 @@ import type { WebhookProvider } from '../../domain/inbound-entries.js';
 import type { ChannelAdapter } from '../../engine/ports/channel-adapter.js';
 import { ChannelError, type BuiltInChannel, type ChannelProvider, type MetaChannel } from '../../engine/ports/channel-provider.js';
 import type { AdapterOptions } from './adapter-options.js';
+import type { CustomChannelAdapter, LogChannel, LogChannelAdapter } from '../../engine/ports/api-channels.js';
+import { createCustomChannelAdapter } from './custom-adapter.js';
 import { createMetaMessagingAdapter } from './meta-messaging-adapter.js';
 import { logProvider } from './log.js';
+import { createLogChannelAdapter } from './log-adapter.js';
 import { createTwilioAdapter } from './twilio-adapter.js';
 import { createWhatsAppCloudAdapter } from './whatsapp-cloud-adapter.js';
 
@@ -53,4 +56,14 @@ export function channelProvider(config: Config, account: Account, channel: Built
   if (channel === 'messenger' || channel === 'instagram') return channelAdapter(config, account, channel) ?? notConnected(channel);
   const sender = senderOf(account.channels, channel);
   return sender === 'log' ? logProvider : channelAdapter(config, account, sender)!;
+}
+
+/** The account's custom channel: its messages come through the API; a file it carries is held to LEADCHAT_MAX_MEDIA_BYTES. */
+export function customChannelAdapter(config: Config, _account: Account): CustomChannelAdapter {
+  return createCustomChannelAdapter({ maxBytes: config.maxMediaBytes });
+}
+
+/** SMS or WhatsApp on the log provider, for the account that sends it there; undefined when a provider sends it. */
+export function logChannelAdapter(_config: Config, account: Account, channel: LogChannel): LogChannelAdapter | undefined {
+  return senderOf(account.channels, channel) === 'log' ? createLogChannelAdapter(channel) : undefined;
 }
