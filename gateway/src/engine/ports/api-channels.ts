@@ -31,25 +31,14 @@ export interface CustomChannelPost {
   messageType?: 'text' | 'reaction';
 }
 
-/** A contact's message on the custom channel, in the engine's words (engine/receive.ts stores it). */
-export interface CustomChannelMessage {
-  /** The caller's id of the message: a repeated one answers the message first stored. */
+/**
+ * A contact's message on the custom channel, in the engine's words (engine/receive.ts stores it): the post's fields,
+ * its `messageSid` (or the older `id`) as the one id a repeat is known by, and its type.
+ */
+export type CustomChannelMessage = Omit<CustomChannelPost['customData'], 'messageSid' | 'id'> & {
   messageSid: string;
-  /** The sender's id in the caller's system, held by the contact as an external ID under `channel`. */
-  fromId: string;
-  toId: string;
-  body: string;
-  status?: string;
-  /** The caller's own name of the channel ("telegram", "webchat" …), not a built-in channel. */
-  channel?: string;
-  campaignId?: string;
-  firstName?: string;
-  lastName?: string;
-  email?: string;
-  mediaUrl?: string | null;
-  mediaContentType?: string | null;
-  messageType?: 'text' | 'reaction';
-}
+  messageType?: CustomChannelPost['messageType'];
+};
 
 /** The custom channel both ways: messages come through the API, replies leave as signed webhook deliveries. */
 export type CustomChannelAdapter = ChannelAdapter<ApiPost<CustomChannelPost>, CustomChannelMessage>;
