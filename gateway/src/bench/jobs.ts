@@ -26,6 +26,7 @@ import { JobRunner } from '../jobs/queue.js';
 import { openLowdbStore } from '../store/lowdb/lowdb-store.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import type { Store } from '../store/store.js';
+import { benchDatabase } from './database.js';
 
 const WAITING = Number(process.env.LEADCHAT_BENCH_JOBS ?? 100_000);
 const POLLS = 200;
@@ -100,11 +101,6 @@ async function measure(name: string, store: Store): Promise<void> {
   );
 }
 
-async function postgresUrl(): Promise<{ url: string; stop: () => Promise<void> } | undefined> {
-  if (process.env.LEADCHAT_BENCH_DATABASE_URL) return { url: process.env.LEADCHAT_BENCH_DATABASE_URL, stop: async () => undefined };
-  const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
-  return startEmbeddedPostgres();
-}
 
 async function main(): Promise<void> {
   process.stdout.write(`\nJob queue: ${WAITING} pending follow-up timers due in an hour; ${POLLS} polls per figure\n`);
@@ -118,7 +114,7 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const pg = await postgresUrl();
+  const pg = await benchDatabase();
   if (!pg) {
     process.stdout.write('postgres    skipped: set LEADCHAT_BENCH_DATABASE_URL to an empty database\n');
     return;

@@ -21,6 +21,7 @@ import { openLowdbStore } from '../store/lowdb/lowdb-store.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import type { Job, Store } from '../store/store.js';
 import { setting } from './setting.js';
+import { benchDatabase } from './database.js';
 
 const WAITING = setting('LEADCHAT_BENCH_SCRAPE_JOBS', 100_000);
 const SCRAPES = 50;
@@ -101,11 +102,6 @@ async function measure(name: string, store: Store): Promise<void> {
   process.stdout.write(row(name, WAITING, await scrapes(store)));
 }
 
-async function postgresUrl(): Promise<{ url: string; stop: () => Promise<void> } | undefined> {
-  if (process.env.LEADCHAT_BENCH_DATABASE_URL) return { url: process.env.LEADCHAT_BENCH_DATABASE_URL, stop: async () => undefined };
-  const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
-  return startEmbeddedPostgres({ flags: ['-c', 'fsync=off'] });
-}
 
 async function main(): Promise<void> {
   process.stdout.write(`\nScrape of /metrics: the queue's gauges with 10 and ${WAITING} jobs queued; ${SCRAPES} scrapes per figure\n`);
@@ -124,7 +120,7 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const pg = await postgresUrl();
+  const pg = await benchDatabase({ flags: ['-c', 'fsync=off'] });
   if (!pg) process.stdout.write('postgres  skipped: set LEADCHAT_BENCH_DATABASE_URL to an empty database\n');
   else {
     try {
