@@ -31,7 +31,12 @@ export interface SearchableContact {
   lastName: string | null;
   phone: string | null;
   email: string | null;
+  /**
+   * The spec's fromId: the contact's ID from its first custom-channel message, and its latest on messages without a
+   * label. Where the contact has no ID of a channel's own label, it is reached there by this one.
+   */
   fromId: string | null;
+  /** The contact's ID on each labelled custom channel, e.g. {"livechat": "visitor-42", "crm": "123"}. */
   externalIds?: Record<string, string>;
 }
 

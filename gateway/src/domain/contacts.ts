@@ -4,25 +4,13 @@ import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
-import { indexContactIn } from './contact-search.js';
+import { indexContactIn, type SearchableContact } from './contact-search.js';
 import { normalizeEmail } from './email.js';
 import { normalizePhone } from './phone.js';
 import type { ContactAnswer } from '../contract/contacts.js';
 
-export interface Contact {
-  id: string;
-  accountId: string;
-  firstName: string | null;
-  lastName: string | null;
-  phone: string | null;
-  email: string | null;
-  /**
-   * The spec's fromId: the contact's ID from its first custom-channel message, and its latest on messages without a
-   * label. Where the contact has no ID of a channel's own label, it is reached there by this one.
-   */
-  fromId: string | null;
-  /** The contact's ID on each labelled custom channel, e.g. {"livechat": "visitor-42", "crm": "123"}. */
-  externalIds?: Record<string, string>;
+/** A contact: what it is found by (its identity, see contact-search.ts), and the rest of what the account knows. */
+export interface Contact extends SearchableContact {
   /** The email of a contact known by its email alone (no phone, no fromId): at most one such contact per email. */
   emailOnly?: string | null;
   customFields: Record<string, string | number | boolean | null>;
