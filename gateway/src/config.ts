@@ -35,6 +35,7 @@ export const settings = {
   LEADCHAT_CACHE_DOCUMENTS: { schema: int(0, 10_000_000), default: '10000', doc: 'Embedded store: documents kept in memory besides those in use; the rest are read back from disk when needed' },
   LEADCHAT_JOB_LEASE: { schema: duration, default: '2m', doc: 'How long a claimed job is reserved to its process: a job whose process died runs again after it' },
   LEADCHAT_JOB_POLL: { schema: duration.pipe(z.number().min(10, 'must be at least 10ms')), default: '1s', doc: 'How often each process also looks for due jobs; a committed job wakes the runners of every process at once' },
+  LEADCHAT_INBOUND_CONCURRENCY: { schema: int(1, 256), default: '16', doc: 'Provider messages each process takes in at once (each reading its file and its sender\'s profile), in a queue of their own: openings, deliveries and bot replies never wait behind them' },
   LEADCHAT_WEBHOOK_TARGETS: { schema: z.string().min(1).transform(parseTargets), default: 'any', doc: 'The target policy for every URL called for a tenant: `any`, `public` (public internet addresses only) or a comma-separated allow-list of host names' },
   LEADCHAT_TEST_CLOCK: { schema: flag, default: '0', doc: 'Lets the operator move the gateway\'s clock forward (POST /admin/v1/clock), for tests and demonstrations: never in production' },
   LEADCHAT_LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), default: 'info', doc: 'Log level' },
@@ -98,6 +99,7 @@ export interface Config {
   targetPolicy: TargetPolicy;
   jobLeaseMs: number;
   jobPollMs: number;
+  inboundConcurrency: number;
   cacheDocuments: number;
   logLevel: Values['LEADCHAT_LOG_LEVEL'];
   url: string;
@@ -156,6 +158,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     targetPolicy: values.LEADCHAT_WEBHOOK_TARGETS,
     jobLeaseMs: values.LEADCHAT_JOB_LEASE,
     jobPollMs: values.LEADCHAT_JOB_POLL,
+    inboundConcurrency: values.LEADCHAT_INBOUND_CONCURRENCY,
     cacheDocuments: values.LEADCHAT_CACHE_DOCUMENTS,
     logLevel: values.LEADCHAT_LOG_LEVEL,
     url: values.LEADCHAT_URL ?? `https://localhost:${values.LEADCHAT_PORT}`,

@@ -14,10 +14,9 @@ import { metrics } from './metrics.js';
 import { gatewayCommit, gatewayVersion } from './version.js';
 import { httpsRequired } from './http/middleware/https-only.js';
 import { loadCursorKey } from './http/paging.js';
-import { catalogueHandler } from './jobs/catalogue.js';
 import { scheduleContactSearchIndex } from './jobs/contact-search-index.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
-import { JobRunner } from './jobs/queue.js';
+import { jobRunners } from './jobs/runners.js';
 import type { Logger } from './log.js';
 import { openStore } from './store/open.js';
 import { consoleRouter } from './console/server/router.js';
@@ -50,13 +49,13 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     const store = opened.store;
     metrics.build.set({ version: gatewayVersion, commit: gatewayCommit ?? 'unknown', store: store.backend }, 1);
     const gw: Engine = { config, store, log, cursorKey, providers };
-    const runner = new JobRunner(gw, catalogueHandler, { leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs });
+    const runners = jobRunners(gw, config);
     await scheduleHousekeeping(gw);
     await scheduleContactSearchIndex(gw);
-    runner.start();
+    for (const runner of runners) runner.start();
 
     let shuttingDown = false;
-    const service = { jobsRunning: () => runner.active, shuttingDown: () => shuttingDown };
+    const service = { jobsRunning: () => runners.every((runner) => runner.active), shuttingDown: () => shuttingDown };
     const streams = new ChangeStreams(gw);
     const app = createApp(gw, admin.token, service, { [CONSOLE_BASE]: consoleRouter(gw, streams) });
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
@@ -122,7 +121,7 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
         if (inFlight > 0) await waitAtMost(SHUTDOWN_GRACE_MS, (end) => (drained = end));
         for (const server of [secure, plain]) server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
-        await runner.stop();
+        await Promise.all(runners.map((runner) => runner.stop()));
         await opened.close();
       })());
     };

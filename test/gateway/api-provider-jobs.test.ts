@@ -1,4 +1,4 @@
-import { advanceClock, api, createAccount, getBytes, metaSignature, poll, request, twilioSignature, unique, uniquePhone, useGateway, type TestAccount, type TestGateway } from './api-support';
+import { advanceClock, api, createAccount, getBytes, metaSignature, poll, Receiver, request, twilioSignature, unique, uniquePhone, useGateway, type TestAccount, type TestGateway } from './api-support';
 import { removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { jobsWithStatus, untilProcessed } from '../helpers/inbound';
 import { PNG, PROFILE, SlowProvider } from './slow-provider';
@@ -99,6 +99,33 @@ describe('answered at once, processed in a job', () => {
     const conversation = await messengerConversation(ctx.gw, account, lead);
     expect(conversation).toMatchObject({ channel: 'messenger', contact: { firstName: PROFILE.first_name, lastName: PROFILE.last_name }, lastMessage: { body: 'Is the flat still free?' } });
   });
+});
+
+test("a provider's entries have a queue of their own: while more of them wait on their files than it has slots, a reply to a custom channel goes out at once", async () => {
+  const account = await accountWith(ctx.gw, 'twilio');
+  const hook = await Receiver.start();
+  try {
+    expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } })).status).toBe(200);
+    const [asked, served] = [slow.count(/\/Media\/ME/), slow.served];
+    // 20 contacts' photos: 16 entries (the inbound queue's slots) read their files, the others wait for a slot.
+    for (let n = 0; n < 20; n++) {
+      const photo = mms(uniquePhone(), `MM${unique(`queue${n}`).replace(/\W/g, '')}`, 'The crack in the wall');
+      expect((await postTwilio(ctx.gw, account, photo)).text).toBe(EMPTY_TWIML);
+    }
+    await poll(async () => slow.count(/\/Media\/ME/) - asked, (reading) => reading >= 16);
+
+    const sent = await api(ctx.gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: unique('visitor'), customChannel: 'live-chat', body: 'We are open until 6pm.' } } });
+    expect(sent.status).toBe(200);
+    const [delivery] = await hook.waitFor(1);
+    expect(delivery!.body).toMatchObject({ body: 'We are open until 6pm.' });
+    // Delivered while every file was still held.
+    expect(slow.served).toBe(served);
+    expect(slow.count(/\/Media\/ME/) - asked).toBe(16);
+  } finally {
+    await hook.close();
+    slow.release();
+    await untilProcessed(ctx.gw);
+  }
 });
 
 describe('stored once, in order', () => {

@@ -30,11 +30,12 @@ let StoreConflictError: InterfaceModule['StoreConflictError'];
 let StoreWriteError: InterfaceModule['StoreWriteError'];
 let StoreUnavailableError: InterfaceModule['StoreUnavailableError'];
 let CommitOutcomeUnknownError: InterfaceModule['CommitOutcomeUnknownError'];
+let DEFAULT_QUEUE: InterfaceModule['DEFAULT_QUEUE'];
 let StoreHealth: HealthModule['StoreHealth'];
 let collections: CollectionSpec[];
 
 beforeAll(async () => {
-  ({ StoreConflictError, StoreWriteError, StoreUnavailableError, CommitOutcomeUnknownError } = (await import(path.join(DIST, 'store/store.js'))) as InterfaceModule);
+  ({ StoreConflictError, StoreWriteError, StoreUnavailableError, CommitOutcomeUnknownError, DEFAULT_QUEUE } = (await import(path.join(DIST, 'store/store.js'))) as InterfaceModule);
   ({ StoreHealth } = (await import(path.join(DIST, 'store/health.js'))) as HealthModule);
   ({ collections } = (await import(path.join(DIST, 'domain/collections.js'))) as CollectionsModule);
 });
@@ -352,7 +353,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       await expect(run).rejects.toBe(failure);
       expect(ids(await store.scan('contacts'))).toEqual(['ct_1']);
       expect(await store.get<Contact>('contacts', 'ct_1')).toMatchObject({ name: 'Ann' });
-      expect(await store.jobs.nextDueAt()).toBeUndefined();
+      expect(await store.jobs.nextDueAt(DEFAULT_QUEUE)).toBeUndefined();
     });
 
     test('a conflict that the function turns into an error of its own is final; one it lets through stays a StoreConflictError', async () => {
@@ -424,7 +425,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
 
   describe('jobs', () => {
     const claimOne = async (leaseMs = 60_000) => {
-      const [job] = await store.jobs.claim(1, leaseMs);
+      const [job] = await store.jobs.claim(DEFAULT_QUEUE, 1, leaseMs);
       expect(job).toBeDefined();
       return job!;
     };
@@ -436,8 +437,8 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
           throw new Error('no');
         }),
       ).rejects.toThrow('no');
-      expect(await store.jobs.claim(10, 1000)).toEqual([]);
-      expect(await store.jobs.nextDueAt()).toBeUndefined();
+      expect(await store.jobs.claim(DEFAULT_QUEUE, 10, 1000)).toEqual([]);
+      expect(await store.jobs.nextDueAt(DEFAULT_QUEUE)).toBeUndefined();
       // Its key was never held.
       await store.transact((tx) => tx.enqueue({ kind: 'test', data: {}, key: 'k1' }));
       expect((await store.jobs.list('pending')).map((j) => j.key)).toEqual(['k1']);
@@ -451,6 +452,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
         id: expect.any(String),
         kind: 'reply',
         data: { n: 1, nested: { a: [1] } },
+        queue: DEFAULT_QUEUE,
         accountId: 'acc_1',
         key: 'k',
         status: 'pending',
@@ -482,7 +484,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       await store.transact((tx) => tx.cancelJobs('f1'));
       expect(await store.jobs.list('pending')).toEqual([]);
       await store.transact((tx) => tx.cancelJobs('f1'));
-      expect(await store.jobs.nextDueAt()).toBeUndefined();
+      expect(await store.jobs.nextDueAt(DEFAULT_QUEUE)).toBeUndefined();
       await store.transact((tx) => tx.enqueue({ kind: 'followup', data: {}, key: 'f1' }));
       const fresh = await claimOne();
       expect(fresh.key).toBe('f1');
@@ -498,47 +500,79 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
         await tx.enqueue({ kind: 'a', data: {}, runAt: at - 3000 }),
         await tx.enqueue({ kind: 'c', data: {}, runAt: at - 500 }),
       ]);
-      expect(await store.jobs.nextDueAt()).toBe(at - 3000);
-      const first = await store.jobs.claim(2, 30_000);
+      expect(await store.jobs.nextDueAt(DEFAULT_QUEUE)).toBe(at - 3000);
+      const first = await store.jobs.claim(DEFAULT_QUEUE, 2, 30_000);
       expect(first.map((j) => j.kind)).toEqual(['a', 'b']);
-      const rest = await store.jobs.claim(10, 30_000);
+      const rest = await store.jobs.claim(DEFAULT_QUEUE, 10, 30_000);
       expect(rest.map((j) => j.kind)).toEqual(['c']);
-      expect(await store.jobs.claim(10, 30_000)).toEqual([]);
-      expect(await store.jobs.claim(0, 30_000)).toEqual([]);
+      expect(await store.jobs.claim(DEFAULT_QUEUE, 10, 30_000)).toEqual([]);
+      expect(await store.jobs.claim(DEFAULT_QUEUE, 0, 30_000)).toEqual([]);
       for (const job of [...first, ...rest]) {
         expect(job).toMatchObject({ status: 'running', attempts: 1, lease: expect.any(String) });
         expect(job.runAt).toBeGreaterThanOrEqual(at + 30_000);
       }
       // Running jobs are due again when their lease ends, before the job waiting for later.
-      expect(await store.jobs.nextDueAt()).toBe(first[0]!.runAt);
+      expect(await store.jobs.nextDueAt(DEFAULT_QUEUE)).toBe(first[0]!.runAt);
+    });
+
+    test('each queue is claimed on its own: its due jobs, its next due time and its news, whatever the others hold', async () => {
+      const at = Date.now();
+      const heard: string[] = [];
+      const unsubscribe = [DEFAULT_QUEUE, 'slow'].map((queue) => store.jobs.onEnqueued(queue, () => heard.push(queue)));
+      try {
+        await store.transact(async (tx) => {
+          for (let n = 0; n < 5; n++) await tx.enqueue({ kind: 'file', data: { n }, queue: 'slow', runAt: at - 1000 + n });
+        });
+        await until('news of the slow queue', () => heard.includes('slow'));
+        expect(heard).toEqual(['slow']);
+        await store.transact((tx) => tx.enqueue({ kind: 'opening', data: {}, runAt: at - 500 }));
+        await store.transact((tx) => tx.enqueue({ kind: 'opening', data: {}, queue: DEFAULT_QUEUE, runAt: at + 60_000 }));
+        await until('news of the default queue', () => heard.includes(DEFAULT_QUEUE));
+        expect(heard).toEqual(['slow', DEFAULT_QUEUE]);
+      } finally {
+        for (const off of unsubscribe) off();
+      }
+      expect(await store.jobs.nextDueAt(DEFAULT_QUEUE)).toBe(at - 500);
+      expect(await store.jobs.nextDueAt('slow')).toBe(at - 1000);
+      expect(await store.jobs.nextDueAt('none')).toBeUndefined();
+      // The default queue's claim passes over the slow queue's older jobs.
+      const opening = await store.jobs.claimDue(DEFAULT_QUEUE, 10, 60_000);
+      expect(opening.jobs.map((job) => [job.kind, job.queue])).toEqual([['opening', DEFAULT_QUEUE]]);
+      expect(opening.nextDueAt).toBe(at + 60_000);
+      const files = await store.jobs.claim('slow', 3, 60_000);
+      expect(files.map((job) => [job.data.n, job.queue])).toEqual([[0, 'slow'], [1, 'slow'], [2, 'slow']]);
+      expect(await store.jobs.nextDueAt('slow')).toBe(at - 1000 + 3);
+      await store.jobs.settle(files[0]!, { retryAt: at - 1 });
+      expect((await store.jobs.claim('slow', 10, 60_000)).map((job) => job.data.n)).toEqual([3, 4, 0]);
+      expect(await store.jobs.claim('none', 10, 60_000)).toEqual([]);
     });
 
     test('claimDue claims as claim does and answers, in the same call, when the next job is due after it', async () => {
-      expect(await store.jobs.claimDue(5, 120_000)).toEqual({ jobs: [], nextDueAt: undefined });
+      expect(await store.jobs.claimDue(DEFAULT_QUEUE, 5, 120_000)).toEqual({ jobs: [], nextDueAt: undefined });
       const at = Date.now();
       await store.transact(async (tx) => [
         await tx.enqueue({ kind: 'now', data: {}, runAt: at - 1000 }),
         await tx.enqueue({ kind: 'later', data: {}, runAt: at + 60_000 }),
       ]);
-      const first = await store.jobs.claimDue(5, 120_000);
+      const first = await store.jobs.claimDue(DEFAULT_QUEUE, 5, 120_000);
       expect(first.jobs.map((j) => j.kind)).toEqual(['now']);
       // The job waiting for later comes before the claimed one's lease ends.
       expect(first.nextDueAt).toBe(at + 60_000);
-      expect(await store.jobs.claimDue(5, 120_000)).toEqual({ jobs: [], nextDueAt: at + 60_000 });
+      expect(await store.jobs.claimDue(DEFAULT_QUEUE, 5, 120_000)).toEqual({ jobs: [], nextDueAt: at + 60_000 });
       await store.jobs.settle(first.jobs[0]!, { done: true });
-      const running = await store.jobs.claimDue(5, 10_000);
+      const running = await store.jobs.claimDue(DEFAULT_QUEUE, 5, 10_000);
       expect(running.jobs).toEqual([]);
       await store.transact((tx) => tx.enqueue({ kind: 'soon', data: {}, runAt: at - 10 }));
-      const soon = await store.jobs.claimDue(5, 10_000);
+      const soon = await store.jobs.claimDue(DEFAULT_QUEUE, 5, 10_000);
       // Now the claimed job's lease ends first: it is due again then, if its runner has not settled it.
       expect(soon.nextDueAt).toBe(soon.jobs[0]!.runAt);
-      expect(soon.nextDueAt).toBe(await store.jobs.nextDueAt());
+      expect(soon.nextDueAt).toBe(await store.jobs.nextDueAt(DEFAULT_QUEUE));
     });
 
     test('a claimed job is not claimed again while its lease holds; after it, with a new lease; a stale settle is refused', async () => {
       await store.transact((tx) => tx.enqueue({ kind: 'deliver', data: {} }));
       const first = await claimOne(150);
-      expect(await store.jobs.claim(10, 150)).toEqual([]);
+      expect(await store.jobs.claim(DEFAULT_QUEUE, 10, 150)).toEqual([]);
       await sleep(200);
       const second = await claimOne(60_000);
       expect(second).toMatchObject({ id: first.id, attempts: 2, status: 'running' });
@@ -546,7 +580,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(await store.jobs.settle(first, { done: true })).toBe(false);
       expect(await store.jobs.settle(second, { done: true })).toBe(true);
       expect(await store.jobs.settle(second, { done: true })).toBe(false);
-      expect(await store.jobs.nextDueAt()).toBeUndefined();
+      expect(await store.jobs.nextDueAt(DEFAULT_QUEUE)).toBeUndefined();
       expect(await store.jobs.list('running')).toEqual([]);
     });
 
@@ -570,8 +604,8 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(await store.jobs.settle(job, { retryAt, error: 'timeout' })).toBe(true);
       const [waiting] = await store.jobs.list('pending');
       expect(waiting).toMatchObject({ id: job.id, status: 'pending', runAt: retryAt, lease: null, lastError: 'timeout', key: 'd1', attempts: 1 });
-      expect(await store.jobs.nextDueAt()).toBe(retryAt);
-      expect(await store.jobs.claim(1, 1000)).toEqual([]);
+      expect(await store.jobs.nextDueAt(DEFAULT_QUEUE)).toBe(retryAt);
+      expect(await store.jobs.claim(DEFAULT_QUEUE, 1, 1000)).toEqual([]);
       await sleep(120);
       const again = await claimOne();
       expect(again).toMatchObject({ id: job.id, attempts: 2 });
@@ -579,8 +613,8 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(await store.jobs.settle(again, { dead: 'gave up' })).toBe(true);
       const dead = await store.jobs.list('dead');
       expect(dead).toEqual([expect.objectContaining({ id: job.id, status: 'dead', runAt: null, key: null, lease: null, lastError: 'gave up', data: { to: 'x' } })]);
-      expect(await store.jobs.nextDueAt()).toBeUndefined();
-      expect(await store.jobs.claim(10, 1000)).toEqual([]);
+      expect(await store.jobs.nextDueAt(DEFAULT_QUEUE)).toBeUndefined();
+      expect(await store.jobs.claim(DEFAULT_QUEUE, 10, 1000)).toEqual([]);
       await store.transact((tx) => tx.enqueue({ kind: 'deliver', data: {}, key: 'd1' }));
       const [successor] = await store.jobs.list('pending');
       expect(successor).toMatchObject({ key: 'd1', status: 'pending' });
@@ -593,7 +627,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       });
       const queued = await store.jobs.list('pending');
       expect(queued.map((j) => j.kind)).toEqual(['k0', 'k1', 'k2', 'k3']);
-      const claimed = await store.jobs.claim(4, 60_000);
+      const claimed = await store.jobs.claim(DEFAULT_QUEUE, 4, 60_000);
       for (const job of claimed) expect(await store.jobs.settle(job, { dead: `failed ${job.kind}` })).toBe(true);
       expect(ids(await store.jobs.list('dead'))).toEqual(ids(queued));
       expect(ids(await store.jobs.list('dead', { limit: 2 }))).toEqual(ids(queued.slice(0, 2)));
@@ -605,7 +639,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(await store.jobs.revive(queued[2]!.id)).toBe(true);
       expect(await store.jobs.revive(queued[2]!.id)).toBe(false);
       expect(await store.jobs.revive('job_nope')).toBe(false);
-      const due = await store.jobs.nextDueAt();
+      const due = await store.jobs.nextDueAt(DEFAULT_QUEUE);
       expect(due).toBeGreaterThanOrEqual(before);
       expect(due).toBeLessThanOrEqual(Date.now());
       expect(await claimOne()).toMatchObject({ id: queued[2]!.id, kind: 'k2', status: 'running' });
@@ -614,10 +648,10 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
 
     test('adopt takes in jobs of another store as they are; a running one waits again', async () => {
       const at = Date.now();
-      const made = { data: { n: 1 }, accountId: 'acc_1', lastError: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-02T00:00:00.000Z' };
+      const made = { data: { n: 1 }, queue: DEFAULT_QUEUE, accountId: 'acc_1', lastError: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-02T00:00:00.000Z' };
       const jobs: Job[] = [
         { ...made, id: 'job_a', kind: 'a', key: 'ka', status: 'pending', runAt: at - 10, attempts: 0, lease: null },
-        { ...made, id: 'job_b', kind: 'b', key: null, status: 'running', runAt: at - 5, attempts: 2, lease: 'lease-of-the-other-store' },
+        { ...made, id: 'job_b', kind: 'b', queue: 'other', key: null, status: 'running', runAt: at - 5, attempts: 2, lease: 'lease-of-the-other-store' },
         { ...made, id: 'job_c', kind: 'c', key: null, status: 'dead', runAt: null, attempts: 5, lease: null, lastError: 'gave up' },
       ];
       await store.jobs.adopt(jobs);
@@ -626,8 +660,9 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(await store.jobs.list('dead')).toEqual([jobs[2]]);
       await store.transact((tx) => tx.enqueue({ kind: 'a', data: {}, key: 'ka' }));
       expect(ids(await store.jobs.list('pending'))).toEqual(['job_a', 'job_b']);
-      const claimed = await store.jobs.claim(10, 60_000);
-      expect(claimed.map((j) => [j.id, j.attempts])).toEqual([['job_a', 1], ['job_b', 3]]);
+      // Each in its own queue.
+      const claimed = [...(await store.jobs.claim(DEFAULT_QUEUE, 10, 60_000)), ...(await store.jobs.claim('other', 10, 60_000))];
+      expect(claimed.map((j) => [j.id, j.queue, j.attempts])).toEqual([['job_a', DEFAULT_QUEUE, 1], ['job_b', 'other', 3]]);
       // All or nothing: one taken id refuses the lot.
       await expect(store.jobs.adopt([{ ...jobs[2]!, id: 'job_d' }, jobs[2]!])).rejects.toBeInstanceOf(StoreConflictError);
       expect(ids(await store.jobs.list('dead'))).toEqual(['job_c']);
@@ -644,16 +679,16 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(await statsOf(store)).toEqual(await recount(store, Date.now()));
 
       // The three oldest due: one done, one put back for later, one given up and then revived.
-      const [done, retried, given] = await store.jobs.claim(3, 60_000);
+      const [done, retried, given] = await store.jobs.claim(DEFAULT_QUEUE, 3, 60_000);
       expect([done, retried, given].map((j) => j!.data)).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }]);
       await store.jobs.settle(done!, { done: true });
       await store.jobs.settle(retried!, { retryAt: at + 120_000, error: 'later' });
       await store.jobs.settle(given!, { dead: 'gave up' });
       expect(await store.jobs.revive(given!.id)).toBe(true);
       // The next oldest given up for good; the one after it left running.
-      const [dead] = await store.jobs.claim(1, 60_000);
+      const [dead] = await store.jobs.claim(DEFAULT_QUEUE, 1, 60_000);
       await store.jobs.settle(dead!, { dead: 'gave up' });
-      const [running] = await store.jobs.claim(1, 60_000);
+      const [running] = await store.jobs.claim(DEFAULT_QUEUE, 1, 60_000);
       expect([dead!.data, running!.data]).toEqual([{ i: 3 }, { i: 4 }]);
       await store.transact(async (tx) => {
         await tx.cancelJobs('f0');
@@ -678,7 +713,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       ]);
       expect(stats).toEqual(await recount(store, Date.now()));
       // Every job settled: the kinds leave the gauges, but for the dead job.
-      for (const job of await store.jobs.claim(20, 60_000)) await store.jobs.settle(job, { done: true });
+      for (const job of await store.jobs.claim(DEFAULT_QUEUE, 20, 60_000)) await store.jobs.settle(job, { done: true });
       await store.jobs.settle(running!, { done: true });
       await store.transact(async (tx) => {
         for (const key of ['d1', 'f2', 'f3']) await tx.cancelJobs(key);
@@ -692,9 +727,9 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     const listen = () => {
       const seen: Array<number | undefined> = [];
       let calls = 0;
-      const unsubscribe = store.jobs.onEnqueued(() => {
+      const unsubscribe = store.jobs.onEnqueued(DEFAULT_QUEUE, () => {
         calls += 1;
-        void store.jobs.nextDueAt().then((due) => seen.push(due));
+        void store.jobs.nextDueAt(DEFAULT_QUEUE).then((due) => seen.push(due));
       });
       return { seen, calls: () => calls, unsubscribe };
     };
@@ -743,14 +778,14 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
 
     test('revive and adopt are news too', async () => {
       await store.transact((tx) => tx.enqueue({ kind: 'test', data: {} }));
-      const [job] = await store.jobs.claim(1, 60_000);
+      const [job] = await store.jobs.claim(DEFAULT_QUEUE, 1, 60_000);
       await store.jobs.settle(job!, { dead: 'gave up' });
       const { calls, unsubscribe } = listen();
       expect(await store.jobs.revive(job!.id)).toBe(true);
       await until('news of the revived job', () => calls() === 1);
       const at = new Date().toISOString();
       await store.jobs.adopt([
-        { id: 'job_adopted', kind: 'test', data: {}, accountId: null, key: null, status: 'pending', runAt: later(), attempts: 0, lease: null, lastError: null, createdAt: at, updatedAt: at },
+        { id: 'job_adopted', kind: 'test', data: {}, queue: DEFAULT_QUEUE, accountId: null, key: null, status: 'pending', runAt: later(), attempts: 0, lease: null, lastError: null, createdAt: at, updatedAt: at },
       ]);
       await until('news of the adopted job', () => calls() === 2);
       unsubscribe();
@@ -904,7 +939,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     await a.transact(async (tx) => {
       for (let i = 0; i < 30; i++) await tx.enqueue({ kind: 'k', data: { i } });
     });
-    const claims = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).jobs.claim(10, 60_000)));
+    const claims = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).jobs.claim(DEFAULT_QUEUE, 10, 60_000)));
     const claimed = claims.flat().map((j) => j.id);
     expect(claimed).toHaveLength(30);
     expect(new Set(claimed).size).toBe(30);
@@ -913,10 +948,10 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
   test('a job queued through one store is news to the listeners of another on the database', async () => {
     const [a, b] = [await open(url), await open(url)];
     let calls = 0;
-    b.jobs.onEnqueued(() => (calls += 1));
+    b.jobs.onEnqueued(DEFAULT_QUEUE, () => (calls += 1));
     await a.transact((tx) => tx.enqueue({ kind: 'k', data: {} }));
     await until('news on the other store', () => calls === 1);
-    expect((await b.jobs.claim(10, 60_000)).map((job) => job.kind)).toEqual(['k']);
+    expect((await b.jobs.claim(DEFAULT_QUEUE, 10, 60_000)).map((job) => job.kind)).toEqual(['k']);
   });
 
   test('a store whose listening connection is cut says so, listens again, and tells its listeners', async () => {
@@ -926,7 +961,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     opened.push(listener);
     const writer = await open(url);
     let calls = 0;
-    listener.jobs.onEnqueued(() => (calls += 1));
+    listener.jobs.onEnqueued(DEFAULT_QUEUE, () => (calls += 1));
     const database = new URL(url).pathname.slice(1);
     const cut = () =>
       withClient(process.env[ADMIN_URL_VARIABLE]!, async (admin) =>
@@ -966,7 +1001,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     await store.transact((tx) => tx.enqueue({ kind: 'k', data: { big: 2 ** 53 - 1 }, runAt }));
     const [job] = await store.jobs.list('pending');
     expect(job).toMatchObject({ runAt, data: { big: 2 ** 53 - 1 } });
-    expect(await store.jobs.nextDueAt()).toBe(runAt);
+    expect(await store.jobs.nextDueAt(DEFAULT_QUEUE)).toBe(runAt);
     const doc = { id: 'med_1', text: 'é 😀 \\ "quoted"', n: -0.25, big: 2 ** 53 - 1, empty: {}, list: [] };
     await store.transact((tx) => tx.insert('media', doc));
     expect(await store.get('media', 'med_1')).toEqual(doc);
@@ -998,6 +1033,26 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       { kind: 'deliver', queued: 30, dead: 0, oldestDueAt: 1 },
       { kind: 'follow_up', queued: 59, dead: 8, oldestDueAt: 1 },
     ]);
+  });
+
+  test("migration 17 puts the provider entries already waiting in the inbound queue, every other job in the default queue", async () => {
+    const empty = await createTestDatabase();
+    const { migrate, migrations } = (await import(path.join(DIST, 'store/postgres/migrations.js'))) as MigrationsModule;
+    const pool = new Pool({ connectionString: empty });
+    try {
+      await migrate(pool, migrations.filter((m) => m.version < 17));
+      await pool.query(
+        `INSERT INTO leadchat_jobs (id, kind, data, status, run_at, created_at, updated_at)
+         SELECT 'job_' || g, CASE WHEN g % 2 = 0 THEN 'inbound' ELSE 'deliver' END, jsonb_build_object('n', g), 'pending', g, now(), now()
+         FROM generate_series(1, 6) g`,
+      );
+    } finally {
+      await pool.end();
+    }
+    const store = await open(empty);
+    const claimed = async (queue: string) => (await store.jobs.claim(queue, 10, 60_000)).map((job) => [job.kind, job.data.n]);
+    expect(await claimed('inbound')).toEqual([['inbound', 2], ['inbound', 4], ['inbound', 6]]);
+    expect(await claimed(DEFAULT_QUEUE)).toEqual([['deliver', 1], ['deliver', 3], ['deliver', 5]]);
   });
 
   describe('through a relay the test cuts', () => {
@@ -1171,7 +1226,7 @@ describe('embedded store: its job counts as it opens, and its health', () => {
       for (let i = 0; i < 12; i++) await tx.enqueue({ kind: 'deliver', data: { i }, runAt: at - 1000 * (i + 1) });
       await tx.enqueue({ kind: 'reply', data: {}, runAt: at - 50 });
     });
-    const claimed = await store.jobs.claim(5, 60_000);
+    const claimed = await store.jobs.claim(DEFAULT_QUEUE, 5, 60_000);
     for (const job of claimed.slice(0, 3)) await store.jobs.settle(job, { dead: 'gave up' });
   }
 
@@ -1213,6 +1268,48 @@ describe('embedded store: its job counts as it opens, and its health', () => {
     }
     for (const file of readdirSync(pages)) {
       expect((JSON.parse(readFileSync(path.join(pages, file), 'utf8').split('\n')[0]!) as { shape: string }).shape).toContain('"kind"');
+    }
+  });
+
+  test("each queue's jobs are found again from the page keys after a restart; a job stored before queues were kept is in the default queue", async () => {
+    const dir = tempDir();
+    const store = await openLowdbStore({ dir, collections, pageSize: 7 });
+    const at = Date.now();
+    await store.transact(async (tx) => {
+      for (let i = 0; i < 10; i++) {
+        await tx.enqueue({ kind: 'inbound', data: { i }, queue: 'inbound', runAt: at - 1000 + i });
+        await tx.enqueue({ kind: 'deliver', data: { i }, runAt: at - 2000 + i });
+      }
+    });
+    await store.close();
+    const named = (kind: string) => Array.from({ length: 10 }, (_, i) => `${kind}${i}`);
+    const claimAll = async (from: Store, queue: string) => (await from.jobs.claim(queue, 100, 60_000)).map((job) => `${job.kind}${String(job.data.i)}`);
+
+    // Pages written before queues were kept: their jobs have no queue, their keys another shape.
+    const before = `${dir}-before-queues`;
+    cpSync(dir, before, { recursive: true });
+    const pages = path.join(before, 'jobs');
+    for (const file of readdirSync(pages)) {
+      const [head, docs] = readFileSync(path.join(pages, file), 'utf8').split('\n');
+      const withoutQueue = (JSON.parse(docs!) as { docs: Array<Record<string, unknown>> }).docs.map(({ queue: _queue, ...job }) => job);
+      writeFileSync(path.join(pages, file), `${JSON.stringify({ ...JSON.parse(head!), shape: 'an older shape' })}\n${JSON.stringify({ docs: withoutQueue })}`);
+    }
+
+    const reopened = await openLowdbStore({ dir, collections, pageSize: 7 });
+    try {
+      expect(await claimAll(reopened, 'inbound')).toEqual(named('inbound'));
+      expect(await claimAll(reopened, DEFAULT_QUEUE)).toEqual(named('deliver'));
+    } finally {
+      await reopened.close();
+    }
+    const upgraded = await openLowdbStore({ dir: before, collections, pageSize: 7 });
+    try {
+      expect(await claimAll(upgraded, 'inbound')).toEqual([]);
+      const claimed = await upgraded.jobs.claim(DEFAULT_QUEUE, 100, 60_000);
+      expect(claimed.map((job) => `${job.kind}${String(job.data.i)}`)).toEqual([...named('deliver'), ...named('inbound')]);
+      expect(new Set(claimed.map((job) => job.queue))).toEqual(new Set([DEFAULT_QUEUE]));
+    } finally {
+      await upgraded.close();
     }
   });
 

@@ -25,7 +25,7 @@ import { createLogger } from '../log.js';
 import { JobRunner } from '../jobs/queue.js';
 import { openLowdbStore } from '../store/lowdb/lowdb-store.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
-import type { Store } from '../store/store.js';
+import { DEFAULT_QUEUE, type Store } from '../store/store.js';
 import { benchDatabase } from './database.js';
 
 const WAITING = Number(process.env.LEADCHAT_BENCH_JOBS ?? 100_000);
@@ -36,8 +36,8 @@ const DUE_IN_MS = 300;
 async function pollMs(store: Store): Promise<number> {
   const started = process.hrtime.bigint();
   for (let i = 0; i < POLLS; i++) {
-    await store.jobs.claim(8, 60_000);
-    await store.jobs.nextDueAt();
+    await store.jobs.claim(DEFAULT_QUEUE, 8, 60_000);
+    await store.jobs.nextDueAt(DEFAULT_QUEUE);
   }
   return Number(process.hrtime.bigint() - started) / 1e6 / POLLS;
 }
@@ -62,7 +62,7 @@ async function fillWaiting(store: Store): Promise<void> {
 async function withRunner(store: Store): Promise<{ lateMs: number; idleCpuPercent: number }> {
   let ran: (() => void) | undefined;
   const gw: Engine = { config: loadConfig({}), store, log: createLogger('silent'), cursorKey: Buffer.alloc(32), providers };
-  const runner = new JobRunner(gw, (kind) => (kind === 'now' ? async () => void ran?.() : undefined), { leaseMs: 60_000 });
+  const runner = new JobRunner(gw, (kind) => (kind === 'now' ? async () => void ran?.() : undefined), { queue: DEFAULT_QUEUE, leaseMs: 60_000 });
   runner.start();
   try {
     await new Promise((r) => setTimeout(r, 1500));

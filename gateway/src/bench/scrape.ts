@@ -19,7 +19,7 @@ import { newId } from '../ids.js';
 import { registry } from '../metrics.js';
 import { openLowdbStore } from '../store/lowdb/lowdb-store.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
-import type { Job, Store } from '../store/store.js';
+import { DEFAULT_QUEUE, type Job, type Store } from '../store/store.js';
 import { setting } from './setting.js';
 import { benchDatabase } from './database.js';
 
@@ -76,6 +76,7 @@ async function fill(store: Store, from: number, to: number): Promise<void> {
         id: newId('job'),
         kind,
         data: { conversationId, step: 0 },
+        queue: DEFAULT_QUEUE,
         accountId,
         key: dead || kind !== 'follow_up' ? null : followUpKey(conversationId, 0),
         status: dead ? 'dead' : 'pending',

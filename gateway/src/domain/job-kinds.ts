@@ -31,7 +31,16 @@ export type JobKinds = {
 
 export type JobKind = keyof JobKinds;
 
-/** A job to queue (Tx.enqueue), its data checked against its kind. */
+/**
+ * The job queues, each run by runners of its own, so that one kind's work never waits behind another's. A provider's
+ * entries (`inbound`) spend seconds reading files and profiles: in a queue of their own, many run side by side while
+ * openings, deliveries and bot replies keep their pace in `default`.
+ */
+export type JobQueueName = 'default' | 'inbound';
+
+export const queueOf = (kind: JobKind): JobQueueName => (kind === 'inbound' ? 'inbound' : 'default');
+
+/** A job to queue (Tx.enqueue), its data checked against its kind, in its kind's queue. */
 export function newJob<K extends JobKind>(kind: K, data: JobKinds[K], options: Pick<NewJob, 'runAt' | 'key' | 'accountId'> = {}): NewJob<JobKinds[K]> {
-  return { kind, data, ...options };
+  return { kind, data, queue: queueOf(kind), ...options };
 }

@@ -20,16 +20,24 @@ export class UnprocessableJob extends Error {
 export const MAX_ATTEMPTS = 25;
 /** Jobs a runner runs at once, unless told otherwise. */
 export const CONCURRENCY = 8;
+
+export interface RunnerOptions {
+  /** The queue whose jobs it claims. */
+  queue: string;
+  concurrency?: number;
+  pollMs?: number;
+  leaseMs: number;
+}
 const FAULT_BACKOFF_MS = 60_000;
 
 /**
- * Claims due jobs from the store's queue and runs them, a few at a time. A job is claimed under a lease, so a
- * runner in another process takes it over only if this one dies; the handler records its own outcome, and the
+ * Claims due jobs from one of the store's queues and runs them, a few at a time. A job is claimed under a lease, so
+ * a runner in another process takes it over only if this one dies; the handler records its own outcome, and the
  * runner then removes the job, reschedules it when asked, or, after a fault, retries it later and finally marks
  * it dead for the operator.
  *
- * The store tells the runner when a committed transaction queued a job (in any process, on PostgreSQL); it also
- * polls every `pollMs`, and at the next due time it knows of, in case such news was lost.
+ * The store tells the runner when a committed transaction queued a job in its queue (in any process, on
+ * PostgreSQL); it also polls every `pollMs`, and at the next due time it knows of, in case such news was lost.
  */
 export class JobRunner {
   private timer: NodeJS.Timeout | undefined;
@@ -46,12 +54,12 @@ export class JobRunner {
   constructor(
     private readonly gw: JobContext,
     private readonly handlerOf: HandlerOf,
-    private readonly options: { concurrency?: number; pollMs?: number; leaseMs: number },
+    private readonly options: RunnerOptions,
   ) {}
 
   start(): void {
     if (this.stopped || this.unsubscribe) return;
-    const unsubscribe = this.gw.store.jobs.onEnqueued(() => this.wake());
+    const unsubscribe = this.gw.store.jobs.onEnqueued(this.options.queue, () => this.wake());
     // A clock moved forward (tests only) makes jobs due at once: they run now, not at the next poll.
     const unwatch = onClockAdvanced(() => this.wake());
     this.unsubscribe = () => {
@@ -97,7 +105,7 @@ export class JobRunner {
           break;
         }
         this.missed = false;
-        const claimed = await this.gw.store.jobs.claimDue(free, this.options.leaseMs);
+        const claimed = await this.gw.store.jobs.claimDue(this.options.queue, free, this.options.leaseMs);
         ({ nextDueAt: due } = claimed);
         this.nextDue = due;
         for (const job of claimed.jobs) this.launch(job);

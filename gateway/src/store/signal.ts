@@ -30,3 +30,29 @@ export class Signal {
     this.listeners.clear();
   }
 }
+
+/** One Signal per name (a job queue's): raising one name calls that name's listeners; raising none calls them all. */
+export class Signals {
+  private readonly signals = new Map<string, Signal>();
+  private closed = false;
+
+  subscribe(name: string, listener: () => void): () => void {
+    let signal = this.signals.get(name);
+    if (!signal) {
+      signal = new Signal();
+      if (this.closed) signal.close();
+      this.signals.set(name, signal);
+    }
+    return signal.subscribe(listener);
+  }
+
+  raise(name?: string): void {
+    if (name === undefined) for (const signal of this.signals.values()) signal.raise();
+    else this.signals.get(name)?.raise();
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const signal of this.signals.values()) signal.close();
+  }
+}

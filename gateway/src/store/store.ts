@@ -121,9 +121,14 @@ export interface ChangeFeed {
 
 export type JobData = Record<string, unknown>;
 
+/** The queue of a job queued without one. */
+export const DEFAULT_QUEUE = 'default';
+
 export interface NewJob<D extends JobData = JobData> {
   kind: string;
   data: D;
+  /** The queue it waits in (DEFAULT_QUEUE when absent): each queue's jobs are claimed by runners of their own. */
+  queue?: string;
   /** Epoch milliseconds at which it is due; now when absent. */
   runAt?: number;
   /** At most one waiting job per key; cancelJobs(key) removes it. */
@@ -142,6 +147,7 @@ export interface Job<D extends JobData = JobData> {
   id: string;
   kind: string;
   data: D;
+  queue: string;
   accountId: string | null;
   key: string | null;
   /** pending: waits for runAt. running: claimed, its lease ends at runAt. dead: gave up, kept for the operator. */
@@ -163,19 +169,20 @@ export interface Job<D extends JobData = JobData> {
 export type JobOutcome = { done: true } | { later: number } | { retryAt: number; error?: string } | { dead: string };
 
 /**
- * The durable job queue. A due job is one that is pending with runAt in the past, or running with an expired
- * lease (its runner died): claim() takes such jobs for `leaseMs`, so while a lease holds no other process runs
- * the job. Due jobs are found by an index on runAt, so a poll costs the same however many jobs wait for later.
+ * The durable job queues. A due job is one that is pending with runAt in the past, or running with an expired
+ * lease (its runner died): claim() takes such jobs of one queue for `leaseMs`, so while a lease holds no other
+ * process runs the job. Due jobs are found by an index on (queue, runAt), so a poll costs the same however many jobs
+ * wait for later or in other queues.
  */
 export interface JobQueue {
-  claim(limit: number, leaseMs: number): Promise<Job[]>;
-  /** When the next job is due (epoch ms), or undefined when none waits. */
-  nextDueAt(): Promise<number | undefined>;
+  claim(queue: string, limit: number, leaseMs: number): Promise<Job[]>;
+  /** When the queue's next job is due (epoch ms), or undefined when none waits. */
+  nextDueAt(queue: string): Promise<number | undefined>;
   /**
-   * A runner's turn: claim() and, in the same round trip, when the next job is due after it (the claimed jobs
-   * included, due again when their lease ends), as nextDueAt() would answer just after.
+   * A runner's turn: claim() and, in the same round trip, when the queue's next job is due after it (the claimed
+   * jobs included, due again when their lease ends), as nextDueAt() would answer just after.
    */
-  claimDue(limit: number, leaseMs: number): Promise<{ jobs: Job[]; nextDueAt: number | undefined }>;
+  claimDue(queue: string, limit: number, leaseMs: number): Promise<{ jobs: Job[]; nextDueAt: number | undefined }>;
   /** Records the outcome of a claimed job; false when its lease was lost to another runner meanwhile. */
   settle(job: Job, outcome: JobOutcome): Promise<boolean>;
   /** Jobs of one status, oldest first; for the operator's view of dead jobs. */
@@ -185,12 +192,12 @@ export interface JobQueue {
   /** Takes in jobs of another store as they are (moving to another backend); a running one waits again. */
   adopt(jobs: Job[]): Promise<void>;
   /**
-   * Calls `listener` once a transaction that queued a job (enqueue, revive, adopt) has committed: on PostgreSQL
-   * whichever process committed it, on lowdb this one. Never for a transaction rolled back. A burst of them may
-   * come as one call, and a call may come with nothing new (after a lost notification channel is back), so the
+   * Calls `listener` once a transaction that queued a job in `queue` (enqueue, revive, adopt) has committed: on
+   * PostgreSQL whichever process committed it, on lowdb this one. Never for a transaction rolled back. A burst of them
+   * may come as one call, and a call may come with nothing new (after a lost notification channel is back), so the
    * listener looks at the queue rather than counting calls. Returns the function that unsubscribes it.
    */
-  onEnqueued(listener: () => void): () => void;
+  onEnqueued(queue: string, listener: () => void): () => void;
   /**
    * The queue as the operator's metrics show it, one entry per kind of job held, at each scrape: its cost must not
    * grow with the queue (counts kept as jobs change, not a count of every job).

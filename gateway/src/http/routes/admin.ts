@@ -86,6 +86,7 @@ export function adminRouter(gw: Gateway, guards: Pick<Guards, 'operator'>): Rout
 const publicJob = (j: Job) => ({
   id: j.id,
   kind: j.kind,
+  queue: j.queue,
   accountId: j.accountId,
   data: j.data,
   status: j.status,

@@ -3,7 +3,7 @@ import { OrderedIds } from './ordered-ids.js';
 import type { IndexShape, PageKeys } from './page-keys.js';
 import { pageOf } from './paging.js';
 import { SecondaryIndex } from './secondary-index.js';
-import { SortedIndex } from './sorted-index.js';
+import { SortedIndex, type SortGroups, type SortKey } from './sorted-index.js';
 
 /** What keeps something of a collection's documents up to date as the indexes are (see Collection.watch). */
 export interface Watcher {
@@ -13,9 +13,13 @@ export interface Watcher {
   changed(before: Doc | undefined, after: Doc | undefined): void;
 }
 
-/** A collection of the lowdb store; `sortedBy` names a numeric field kept in order for range scans (jobs). */
+/**
+ * A collection of the lowdb store; `sortedBy` names a numeric field kept in order for range scans (jobs), per group
+ * of `sortedWithin` when given (a job's queue).
+ */
 export interface LowdbCollectionSpec extends CollectionSpec {
   sortedBy?: string;
+  sortedWithin?: SortGroups;
 }
 
 /**
@@ -70,13 +74,13 @@ export class Collection {
     private readonly pageSize: number,
   ) {
     this.name = spec.name;
-    this.sorted = spec.sortedBy ? new SortedIndex(spec.sortedBy) : undefined;
+    this.sorted = spec.sortedBy ? new SortedIndex(spec.sortedBy, spec.sortedWithin) : undefined;
     for (const [name, index] of Object.entries(spec.indexes ?? {})) this.indexes.push(new SecondaryIndex(name, index));
   }
 
   /** What a page reader needs to compute this collection's index keys, in the order of its indexes. */
   get shape(): IndexShape {
-    return { indexes: this.indexes.map((index) => index.spec), sortedBy: this.spec.sortedBy };
+    return { indexes: this.indexes.map((index) => index.spec), sortedBy: this.spec.sortedBy, sortedWithin: this.spec.sortedWithin };
   }
 
   entry(id: string): Entry | undefined {
@@ -158,9 +162,13 @@ export class Collection {
   replace(entry: Entry, doc: Doc): void {
     if (this.indexed) {
       const previous = entry.doc!;
-      if (this.sorted && this.sorted.valueOf(previous) !== this.sorted.valueOf(doc)) {
-        this.sorted.delete(previous.id, this.sorted.valueOf(previous));
-        this.sorted.add(doc.id, this.sorted.valueOf(doc));
+      if (this.sorted) {
+        const before = this.sorted.keyOf(previous);
+        const after = this.sorted.keyOf(doc);
+        if (before.value !== after.value || before.group !== after.group) {
+          this.sorted.delete(previous.id, before);
+          this.sorted.add(doc.id, after);
+        }
       }
       for (const index of this.indexes) {
         if (index.sameFields(previous, doc)) continue;
@@ -181,7 +189,7 @@ export class Collection {
     if (this.indexed) {
       const doc = entry.doc!;
       for (const index of this.indexes) index.delete(index.keyOf(doc), id);
-      this.sorted?.delete(id, this.sorted.valueOf(doc));
+      this.sorted?.delete(id, this.sorted.keyOf(doc));
       this.watcher?.changed(doc, undefined);
     }
     this.pages[entry.page]!.delete(id);
@@ -209,13 +217,14 @@ export class Collection {
   /** Builds the indexes once loading is over; a unique key held twice means the data on disk is inconsistent. */
   buildIndexes(): void {
     const width = this.indexes.length;
-    const sorted: Array<[string, number | undefined]> = [];
+    const sorted: Array<[string, SortKey]> = [];
+    const absent = this.spec.sortedWithin?.absent ?? '';
     const found: Doc[] = [];
     const shadowOf = this.watcher ? this.shadows() : undefined;
     for (const [id, entry] of this.entries) {
       const { doc, keys, keysAt = 0 } = entry;
       if (shadowOf) found.push(doc ?? shadowOf(id, keys!, keysAt));
-      if (this.sorted) sorted.push([id, doc ? this.sorted.valueOf(doc) : (keys!.sorted[keysAt] ?? undefined)]);
+      if (this.sorted) sorted.push([id, doc ? this.sorted.keyOf(doc) : { value: keys!.sorted[keysAt] ?? undefined, group: keys!.groups?.[keysAt] ?? absent }]);
       for (let i = 0; i < width; i++) {
         const index = this.indexes[i]!;
         const key = doc ? index.keyOf(doc) : keys!.keys[keysAt * width + i];
@@ -255,7 +264,7 @@ export class Collection {
     this.pages[entry.page]!.add(doc.id, entry.seq);
     if (!this.indexed) return;
     for (const index of this.indexes) index.add(index.keyOf(doc), doc.id, entry.seq);
-    this.sorted?.add(doc.id, this.sorted.valueOf(doc));
+    this.sorted?.add(doc.id, this.sorted.keyOf(doc));
     this.watcher?.changed(undefined, doc);
   }
 

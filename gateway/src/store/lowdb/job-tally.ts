@@ -1,6 +1,6 @@
 import type { Doc, Job, JobStats } from '../store.js';
 import type { Watcher } from './collection.js';
-import { SortedIndex } from './sorted-index.js';
+import { SortedIndex, type SortKey } from './sorted-index.js';
 
 interface Kind {
   /** Its jobs waiting or running, by runAt: the first one is the oldest due, when it is due. */
@@ -24,9 +24,9 @@ export class JobTally implements Watcher {
 
   /** Sorted once per kind: jobs found one by one in insertion order would each be put in place in a long array. */
   loaded(docs: Doc[]): void {
-    const waiting = new Map<Kind, Array<[string, number | undefined]>>();
+    const waiting = new Map<Kind, Array<[string, SortKey]>>();
     let kind: Kind | undefined;
-    let items: Array<[string, number | undefined]> = [];
+    let items: Array<[string, SortKey]> = [];
     for (const job of docs as Job[]) {
       // Jobs of a kind often come together: the last kind's entry is looked up only when the kind changes.
       if (kind === undefined || job.kind !== this.last) {
@@ -38,7 +38,7 @@ export class JobTally implements Watcher {
       if (job.status === 'dead') kind.dead += 1;
       else {
         kind.queued += 1;
-        items.push([job.id, typeof job.runAt === 'number' ? job.runAt : undefined]);
+        items.push([job.id, kind.waiting.keyOf(job)]);
       }
     }
     this.last = undefined;
@@ -75,9 +75,8 @@ export class JobTally implements Watcher {
     if (job.status === 'dead') kind.dead += by;
     else {
       kind.queued += by;
-      const runAt = typeof job.runAt === 'number' ? job.runAt : undefined;
-      if (by > 0) kind.waiting.add(job.id, runAt);
-      else kind.waiting.delete(job.id, runAt);
+      if (by > 0) kind.waiting.add(job.id, kind.waiting.keyOf(job));
+      else kind.waiting.delete(job.id, kind.waiting.keyOf(job));
     }
   }
 }

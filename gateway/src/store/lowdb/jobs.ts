@@ -1,24 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { newId, now } from '../../ids.js';
-import { Signal } from '../signal.js';
-import type { Job, JobData, JobOutcome, JobQueue, JobStats, NewJob, Page, Reader, Tx } from '../store.js';
+import { Signals } from '../signal.js';
+import { DEFAULT_QUEUE, type Job, type JobData, type JobOutcome, type JobQueue, type JobStats, type NewJob, type Page, type Reader, type Tx } from '../store.js';
 import type { Collection, LowdbCollectionSpec } from './collection.js';
 import type { JobTally } from './job-tally.js';
 import { clockNow } from '../../clock.js';
 
-/** What the job queue needs of an embedded-store transaction: its writes, its own collections, and a flag that wakes the runners. */
+/** What the job queue needs of an embedded-store transaction: its writes, its own collections, and the queues whose runners to wake. */
 export interface JobsTx extends Tx {
-  queuedJobs: boolean;
+  queuedJobs: Set<string>;
   collection(name: string): Collection;
 }
 
-/** The store's own collection of jobs: `runAt` kept sorted, so the due ones are found from the front. */
+/**
+ * The store's own collection of jobs: `runAt` kept sorted per queue, so each queue's due jobs are found from the
+ * front. A job stored before queues were kept is in the default queue.
+ */
 export const JOBS = 'jobs';
 export const jobsCollection: LowdbCollectionSpec = {
   name: JOBS,
   // By kind: the job queue's counts are found again from the page keys as the store opens (see JobTally).
   indexes: { key: { unique: true, fields: ['key'] }, status: { fields: ['status'] }, kind: { fields: ['kind'] } },
   sortedBy: 'runAt',
+  sortedWithin: { field: 'queue', absent: DEFAULT_QUEUE },
 };
 
 export async function enqueueJob<D extends JobData>(t: JobsTx, job: NewJob<D>): Promise<Job<D>> {
@@ -31,6 +35,7 @@ export async function enqueueJob<D extends JobData>(t: JobsTx, job: NewJob<D>): 
     id: newId('job'),
     kind: job.kind,
     data: job.data,
+    queue: job.queue ?? DEFAULT_QUEUE,
     accountId: job.accountId ?? null,
     key: job.key ?? null,
     status: 'pending',
@@ -41,7 +46,7 @@ export async function enqueueJob<D extends JobData>(t: JobsTx, job: NewJob<D>): 
     createdAt: at,
     updatedAt: at,
   });
-  t.queuedJobs = true;
+  t.queuedJobs.add(queued.queue);
   return queued;
 }
 
@@ -65,21 +70,21 @@ type Run = <R>(fn: (t: JobsTx) => Promise<R>) => Promise<R>;
  * queued() after the durable commit of one that queued a job (one process: its own runner is all there is to tell).
  */
 export class LowdbJobQueue implements JobQueue {
-  private readonly enqueued = new Signal();
+  private readonly enqueued = new Signals();
 
   constructor(
     private readonly run: Run,
     private readonly reader: Reader,
-    private readonly firstDue: () => Promise<number | undefined>,
+    private readonly firstDue: (queue: string) => Promise<number | undefined>,
     private readonly tally: JobTally,
   ) {}
 
-  onEnqueued(listener: () => void): () => void {
-    return this.enqueued.subscribe(listener);
+  onEnqueued(queue: string, listener: () => void): () => void {
+    return this.enqueued.subscribe(queue, listener);
   }
 
-  queued(): void {
-    this.enqueued.raise();
+  queued(queues: Iterable<string>): void {
+    for (const queue of queues) this.enqueued.raise(queue);
   }
 
   /** A closing store tells no one of anything, not even of what committed just before. */
@@ -87,13 +92,14 @@ export class LowdbJobQueue implements JobQueue {
     this.enqueued.close();
   }
 
-  claim(limit: number, leaseMs: number): Promise<Job[]> {
+  claim(queue: string, limit: number, leaseMs: number): Promise<Job[]> {
     return this.run(async (t) => {
       const at = clockNow();
       const claimed: Job[] = [];
-      for (const id of [...take(t.collection(JOBS).sorted!.upTo(at), limit)]) {
+      for (const id of [...take(t.collection(JOBS).sorted!.upTo(at, queue), limit)]) {
         const job = (await t.get<Job>(JOBS, id))!;
         claimed.push(await t.update<Job>(JOBS, id, {
+          queue,
           status: 'running',
           runAt: at + leaseMs,
           attempts: job.attempts + 1,
@@ -105,13 +111,13 @@ export class LowdbJobQueue implements JobQueue {
     });
   }
 
-  nextDueAt(): Promise<number | undefined> {
-    return this.firstDue();
+  nextDueAt(queue: string): Promise<number | undefined> {
+    return this.firstDue(queue);
   }
 
-  async claimDue(limit: number, leaseMs: number): Promise<{ jobs: Job[]; nextDueAt: number | undefined }> {
-    const jobs = await this.claim(limit, leaseMs);
-    return { jobs, nextDueAt: await this.firstDue() };
+  async claimDue(queue: string, limit: number, leaseMs: number): Promise<{ jobs: Job[]; nextDueAt: number | undefined }> {
+    const jobs = await this.claim(queue, limit, leaseMs);
+    return { jobs, nextDueAt: await this.firstDue(queue) };
   }
 
   settle(job: Job, outcome: JobOutcome): Promise<boolean> {
@@ -144,7 +150,7 @@ export class LowdbJobQueue implements JobQueue {
       for (const job of jobs) {
         await t.insert<Job>(JOBS, job.status === 'running' ? { ...job, status: 'pending', lease: null } : job);
       }
-      t.queuedJobs = jobs.length > 0;
+      for (const job of jobs) t.queuedJobs.add(job.queue ?? DEFAULT_QUEUE);
     });
   }
 
@@ -153,7 +159,7 @@ export class LowdbJobQueue implements JobQueue {
       const job = await t.get<Job>(JOBS, id);
       if (!job || job.status !== 'dead') return false;
       await t.update<Job>(JOBS, id, { status: 'pending', runAt: clockNow(), attempts: 0, updatedAt: now() });
-      t.queuedJobs = true;
+      t.queuedJobs.add(job.queue ?? DEFAULT_QUEUE);
       return true;
     });
   }

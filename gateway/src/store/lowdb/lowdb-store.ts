@@ -162,9 +162,9 @@ class JournaledStore implements LowdbStore {
     tally: JobTally,
     readonly health: StoreHealth,
   ) {
-    this.jobs = new LowdbJobQueue((fn) => this.run(fn), this, async () => {
+    this.jobs = new LowdbJobQueue((fn) => this.run(fn), this, async (queue) => {
       while (this.current) await this.current.catch(() => undefined);
-      return this.collection(jobsCollection.name).sorted!.first();
+      return this.collection(jobsCollection.name).sorted!.first(queue);
     }, tally);
     this.settings = new LowdbSettings((fn) => this.run(fn), this);
   }
@@ -231,7 +231,7 @@ class JournaledStore implements LowdbStore {
     this.kick();
     await done;
     if (t.ops.length > 0) metrics.commitSeconds.observe((performance.now() - ended) / 1000);
-    if (t.queuedJobs) this.jobs.queued();
+    if (t.queuedJobs.size) this.jobs.queued(t.queuedJobs);
     if (!t.published.empty) for (const [accountId, changes] of t.published.byAccount()) this.changes.tell(accountId, changes);
     for (const fn of t.committed) fn();
     return result;

@@ -1,9 +1,11 @@
 import { indexKey, type Doc, type IndexSpec } from '../store.js';
+import type { SortGroups } from './sorted-index.js';
 
 /** The shape of a collection's indexes: what its index keys are computed from. */
 export interface IndexShape {
   indexes: IndexSpec[];
   sortedBy?: string;
+  sortedWithin?: SortGroups;
 }
 
 /**
@@ -17,20 +19,25 @@ export interface PageKeys {
   /** keys[i * indexes + k]: the key of document i in index k (null when it is not in that index). */
   keys: Array<string | null>;
   sorted: Array<number | null>;
+  /** groups[i]: document i's group in the sorted index, when it is kept per group (sortedWithin). */
+  groups?: string[];
   /** seqs[i]: document i's place in the collection's order (absent in pages written before it was kept). */
   seqs?: number[];
 }
 
-export const shapeSignature = (shape: IndexShape): string => JSON.stringify([shape.indexes, shape.sortedBy ?? null]);
+export const shapeSignature = (shape: IndexShape): string =>
+  JSON.stringify([shape.indexes, shape.sortedBy ?? null, ...(shape.sortedWithin ? [shape.sortedWithin] : [])]);
 
 export function pageKeys(docs: Doc[], shape: IndexShape, seqs?: number[]): PageKeys {
-  const result: PageKeys = { shape: shapeSignature(shape), ids: [], keys: [], sorted: [], ...(seqs ? { seqs } : {}) };
+  const within = shape.sortedWithin;
+  const result: PageKeys = { shape: shapeSignature(shape), ids: [], keys: [], sorted: [], ...(within ? { groups: [] } : {}), ...(seqs ? { seqs } : {}) };
   for (const doc of docs) {
     const fields = doc as unknown as Record<string, unknown>;
     result.ids.push(doc.id);
     for (const spec of shape.indexes) result.keys.push(indexKey(spec, fields) ?? null);
     const value = shape.sortedBy === undefined ? undefined : fields[shape.sortedBy];
     result.sorted.push(typeof value === 'number' ? value : null);
+    if (within) result.groups!.push(typeof fields[within.field] === 'string' ? (fields[within.field] as string) : within.absent);
   }
   return result;
 }

@@ -5,73 +5,99 @@ interface Item {
   id: string;
 }
 
+/** Where a document sits in a sorted index: its group, and its value in that group (none: not in the index). */
+export interface SortKey {
+  value: number | undefined;
+  group: string;
+}
+
+/** A sorted index kept per group: the text of `field` in each document, `absent` for a document without it. */
+export interface SortGroups {
+  field: string;
+  absent: string;
+}
+
 /**
  * Ids ordered by a numeric field (a job's runAt), for range scans from the smallest value: finding what is due
- * costs the same however many documents wait for later. Documents without the field are not in it.
+ * costs the same however many documents wait for later. Documents without the field are not in it. Kept per group
+ * (a job's queue) when `within` is given: a group's scan never passes over another group's documents.
  */
 export class SortedIndex {
-  private items: Item[] = [];
+  private readonly groups = new Map<string, Item[]>();
 
-  constructor(readonly field: string) {}
+  constructor(
+    readonly field: string,
+    private readonly within?: SortGroups,
+  ) {}
 
-  valueOf(doc: Doc): number | undefined {
-    const value = (doc as unknown as Record<string, unknown>)[this.field];
-    return typeof value === 'number' ? value : undefined;
+  keyOf(doc: Doc): SortKey {
+    const fields = doc as unknown as Record<string, unknown>;
+    const value = fields[this.field];
+    const group = this.within ? fields[this.within.field] : '';
+    return { value: typeof value === 'number' ? value : undefined, group: typeof group === 'string' ? group : this.within!.absent };
   }
 
-  add(id: string, value: number | undefined): void {
+  add(id: string, { value, group }: SortKey): void {
     if (value === undefined) return;
-    this.items.splice(this.upperBound(value), 0, { value, id });
+    let items = this.groups.get(group);
+    if (!items) this.groups.set(group, (items = []));
+    items.splice(upperBound(items, value), 0, { value, id });
   }
 
-  delete(id: string, value: number | undefined): void {
-    if (value === undefined) return;
-    for (let i = this.lowerBound(value); i < this.items.length && this.items[i]!.value === value; i++) {
-      if (this.items[i]!.id === id) {
-        this.items.splice(i, 1);
+  delete(id: string, { value, group }: SortKey): void {
+    const items = this.groups.get(group);
+    if (value === undefined || !items) return;
+    for (let i = lowerBound(items, value); i < items.length && items[i]!.value === value; i++) {
+      if (items[i]!.id === id) {
+        items.splice(i, 1);
         return;
       }
     }
   }
 
-  /** Ids whose value is at most `max`, smallest first. */
-  *upTo(max: number): Iterable<string> {
-    for (const item of this.items) {
+  /** Ids of the group whose value is at most `max`, smallest first. */
+  *upTo(max: number, group = ''): Iterable<string> {
+    for (const item of this.groups.get(group) ?? []) {
       if (item.value > max) return;
       yield item.id;
     }
   }
 
-  first(): number | undefined {
-    return this.items[0]?.value;
+  first(group = ''): number | undefined {
+    return this.groups.get(group)?.[0]?.value;
   }
 
-  /** Replaces the content with these ids and values, sorted once. */
-  load(values: Array<[string, number | undefined]>): void {
-    this.items = [];
-    for (const [id, value] of values) if (value !== undefined) this.items.push({ value, id });
-    this.items.sort((a, b) => a.value - b.value);
-  }
-
-  private lowerBound(value: number): number {
-    let lo = 0;
-    let hi = this.items.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.items[mid]!.value < value) lo = mid + 1;
-      else hi = mid;
+  /** Replaces the content with these ids and keys, sorted once. */
+  load(keys: Array<[string, SortKey]>): void {
+    this.groups.clear();
+    for (const [id, { value, group }] of keys) {
+      if (value === undefined) continue;
+      let items = this.groups.get(group);
+      if (!items) this.groups.set(group, (items = []));
+      items.push({ value, id });
     }
-    return lo;
+    for (const items of this.groups.values()) items.sort((a, b) => a.value - b.value);
   }
+}
 
-  private upperBound(value: number): number {
-    let lo = 0;
-    let hi = this.items.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.items[mid]!.value <= value) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+function lowerBound(items: Item[], value: number): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (items[mid]!.value < value) lo = mid + 1;
+    else hi = mid;
   }
+  return lo;
+}
+
+function upperBound(items: Item[], value: number): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (items[mid]!.value <= value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

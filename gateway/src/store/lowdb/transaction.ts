@@ -25,8 +25,8 @@ export interface Op {
 export class Transaction implements Tx {
   readonly ops: Op[] = [];
   readonly undo: Array<() => void> = [];
-  /** Set when it queued a job: the job runners hear of it once the commit is durable. */
-  queuedJobs = false;
+  /** The queues it queued jobs in: their runners hear of it once the commit is durable. */
+  readonly queuedJobs = new Set<string>();
   /** Told once the commit is durable (see Tx.afterCommit). */
   readonly committed: Array<() => void> = [];
   /** Told to the store's change listeners once the commit is durable (see Tx.publish). */

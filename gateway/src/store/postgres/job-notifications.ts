@@ -1,9 +1,12 @@
 import pg from 'pg';
 import type { StoreHealth } from '../health.js';
-import { Signal } from '../signal.js';
+import { Signals } from '../signal.js';
 import { CHANGES_CHANNEL, type ChangeNotifications } from './changes.js';
 
-/** The channel a transaction that queued a job notifies; PostgreSQL delivers it on commit only. */
+/**
+ * The channel a transaction that queued a job notifies, with the job's queue (none: any queue); PostgreSQL delivers
+ * it on commit only.
+ */
 export const JOBS_CHANNEL = 'leadchat_jobs';
 
 /** What the store reports about its own connections. */
@@ -19,12 +22,12 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /**
  * Listens for jobs queued by any process on the database, on a connection of its own: a pooled connection goes
  * back to the pool between statements and would miss them. A lost connection is opened again with growing pauses;
- * meanwhile the job runners still poll. Listening again, it raises the signal, since whatever was queued while it
- * was not went unheard. The same connection sends and hears the changes transactions publish (see changes.ts);
+ * meanwhile the job runners still poll. Listening again, it wakes every queue's runners, since whatever was queued
+ * while it was not went unheard. The same connection sends and hears the changes transactions publish (see changes.ts);
  * those committed while it was not listening are told as missed.
  */
 export class JobNotifications {
-  private readonly signal = new Signal();
+  private readonly signals = new Signals();
   private client: pg.Client | undefined;
   private retry: NodeJS.Timeout | undefined;
   private failures = 0;
@@ -48,13 +51,14 @@ export class JobNotifications {
     return this.connect();
   }
 
-  subscribe(listener: () => void): () => void {
-    return this.signal.subscribe(listener);
+  /** `listener` hears of jobs queued in `queue`. */
+  subscribe(queue: string, listener: () => void): () => void {
+    return this.signals.subscribe(queue, listener);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    this.signal.close();
+    this.signals.close();
     clearTimeout(this.retry);
     const client = this.client;
     this.client = undefined;
@@ -88,7 +92,7 @@ export class JobNotifications {
     client.on('error', drop);
     client.on('end', () => drop(new Error('the connection ended')));
     client.on('notification', (n) => {
-      if (n.channel !== CHANGES_CHANNEL) this.signal.raise();
+      if (n.channel !== CHANGES_CHANNEL) this.signals.raise(n.payload || undefined);
       else this.changes?.heard(n.payload);
     });
     try {
@@ -101,7 +105,7 @@ export class JobNotifications {
     if (lost || this.closed) return;
     if (this.failures > 0) this.log.info({}, 'listening for queued jobs again');
     if (this.listened || this.failures > 0) {
-      this.signal.raise();
+      this.signals.raise();
       this.changes?.feed.missed();
     }
     this.changes?.listening(client);

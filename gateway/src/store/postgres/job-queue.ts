@@ -1,4 +1,4 @@
-import { StoreConflictError, type Job, type JobOutcome, type JobQueue, type JobStats, type Page } from '../store.js';
+import { DEFAULT_QUEUE, StoreConflictError, type Job, type JobOutcome, type JobQueue, type JobStats, type Page } from '../store.js';
 import { UNIQUE_VIOLATION } from './errors.js';
 import { JOBS_CHANNEL, type JobNotifications } from './job-notifications.js';
 import { epochMs, JOB_COLUMNS, toJob, type JobRow } from './jobs.js';
@@ -18,30 +18,30 @@ export class PostgresJobQueue implements JobQueue {
     private readonly notifications: JobNotifications,
   ) {}
 
-  onEnqueued(listener: () => void): () => void {
-    return this.notifications.subscribe(listener);
+  onEnqueued(queue: string, listener: () => void): () => void {
+    return this.notifications.subscribe(queue, listener);
   }
 
-  async claim(limit: number, leaseMs: number): Promise<Job[]> {
+  async claim(queue: string, limit: number, leaseMs: number): Promise<Job[]> {
     if (!(limit > 0)) return [];
     const at = clockNow();
     // RETURNING keeps no order: the due time before the claim comes back with each job to sort them by.
     const { rows } = await this.query(
       `WITH due AS (
          SELECT id, run_at AS due_at, seq FROM leadchat_jobs
-         WHERE status <> 'dead' AND run_at <= $1 ORDER BY run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED)
+         WHERE queue = $5 AND status <> 'dead' AND run_at <= $1 ORDER BY run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED)
        UPDATE leadchat_jobs AS j
        SET status = 'running', run_at = $3, attempts = j.attempts + 1, lease = gen_random_uuid()::text, updated_at = $4
        FROM due WHERE j.id = due.id
        RETURNING ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, due.due_at, due.seq`,
-      [at, Math.floor(limit), epochMs(at + leaseMs), new Date(at).toISOString()],
+      [at, Math.floor(limit), epochMs(at + leaseMs), new Date(at).toISOString(), queue],
     );
     const claimed = rows as Array<JobRow & { due_at: string; seq: string }>;
     claimed.sort((a, b) => Number(a.due_at) - Number(b.due_at) || Number(a.seq) - Number(b.seq));
     return claimed.map((row) => toJob(row));
   }
 
-  async claimDue(limit: number, leaseMs: number): Promise<{ jobs: Job[]; nextDueAt: number | undefined }> {
+  async claimDue(queue: string, limit: number, leaseMs: number): Promise<{ jobs: Job[]; nextDueAt: number | undefined }> {
     const at = clockNow();
     const leaseEnd = at + leaseMs;
     // One statement: the claim, and the earliest due time of the jobs it left (the snapshot before the claim still
@@ -50,15 +50,15 @@ export class PostgresJobQueue implements JobQueue {
     const { rows } = await this.query(
       `WITH due AS (
          SELECT id, run_at AS due_at, seq FROM leadchat_jobs
-         WHERE status <> 'dead' AND run_at <= $1 ORDER BY run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED),
+         WHERE queue = $5 AND status <> 'dead' AND run_at <= $1 ORDER BY run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED),
        claimed AS (
          UPDATE leadchat_jobs AS j
          SET status = 'running', run_at = $3, attempts = j.attempts + 1, lease = gen_random_uuid()::text, updated_at = $4
          FROM due WHERE j.id = due.id
          RETURNING ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, due.due_at, due.seq),
-       later AS (SELECT min(run_at) AS next_due FROM leadchat_jobs WHERE status <> 'dead' AND id NOT IN (SELECT id FROM due))
+       later AS (SELECT min(run_at) AS next_due FROM leadchat_jobs WHERE queue = $5 AND status <> 'dead' AND id NOT IN (SELECT id FROM due))
        SELECT claimed.*, later.next_due FROM later LEFT JOIN claimed ON true`,
-      [at, Math.max(0, Math.floor(limit)), epochMs(leaseEnd), new Date(at).toISOString()],
+      [at, Math.max(0, Math.floor(limit)), epochMs(leaseEnd), new Date(at).toISOString(), queue],
     );
     const claimed = (rows as Array<JobRow & { due_at: string; seq: string; next_due: string | null }>).filter((row) => row.id !== null);
     claimed.sort((a, b) => Number(a.due_at) - Number(b.due_at) || Number(a.seq) - Number(b.seq));
@@ -67,8 +67,8 @@ export class PostgresJobQueue implements JobQueue {
     return { jobs: claimed.map((row) => toJob(row)), nextDueAt };
   }
 
-  async nextDueAt(): Promise<number | undefined> {
-    const { rows } = await this.query(`SELECT min(run_at) AS due FROM leadchat_jobs WHERE status <> 'dead'`);
+  async nextDueAt(queue: string): Promise<number | undefined> {
+    const { rows } = await this.query(`SELECT min(run_at) AS due FROM leadchat_jobs WHERE queue = $1 AND status <> 'dead'`, [queue]);
     const due = rows[0]?.due as string | null | undefined;
     return due === null || due === undefined ? undefined : Number(due);
   }
@@ -140,6 +140,7 @@ export class PostgresJobQueue implements JobQueue {
       id: job.id,
       kind: job.kind,
       data: job.data,
+      queue: job.queue ?? DEFAULT_QUEUE,
       account_id: job.accountId,
       key: job.status === 'dead' ? null : job.key,
       status: job.status === 'running' ? 'pending' : job.status,
@@ -153,7 +154,7 @@ export class PostgresJobQueue implements JobQueue {
     try {
       await this.query(
         `INSERT INTO leadchat_jobs (${JOB_COLUMNS})
-         SELECT ${JOB_COLUMNS} FROM jsonb_to_recordset($1::jsonb) AS x(id text, kind text, data jsonb, account_id text, key text,
+         SELECT ${JOB_COLUMNS} FROM jsonb_to_recordset($1::jsonb) AS x(id text, kind text, data jsonb, queue text, account_id text, key text,
            status text, run_at bigint, attempts integer, lease text, last_error text, created_at timestamptz, updated_at timestamptz)`,
         [JSON.stringify(rows)],
       );

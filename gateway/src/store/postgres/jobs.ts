@@ -1,15 +1,16 @@
 import { newId } from '../../ids.js';
-import type { Job, JobData, NewJob } from '../store.js';
+import { DEFAULT_QUEUE, type Job, type JobData, type NewJob } from '../store.js';
 import { JOBS_CHANNEL } from './job-notifications.js';
 import type { Ahead } from './pipeline.js';
 import { clockNow } from '../../clock.js';
 
-export const JOB_COLUMNS = 'id, kind, data, account_id, key, status, run_at, attempts, lease, last_error, created_at, updated_at';
+export const JOB_COLUMNS = 'id, kind, data, queue, account_id, key, status, run_at, attempts, lease, last_error, created_at, updated_at';
 
 export interface JobRow {
   id: string;
   kind: string;
   data: JobData;
+  queue: string;
   account_id: string | null;
   key: string | null;
   status: Job['status'];
@@ -26,6 +27,7 @@ export const toJob = <D extends JobData = JobData>(row: JobRow): Job<D> => ({
   id: row.id,
   kind: row.kind,
   data: row.data as D,
+  queue: row.queue,
   accountId: row.account_id,
   key: row.key,
   status: row.status,
@@ -42,17 +44,17 @@ export const epochMs = (at: number): number => Math.round(at);
 
 /**
  * Queues a job in the caller's transaction (a statement sent ahead, see Pipeline); a key already held by a waiting or
- * running job queues nothing. The notification of a new job goes out with the commit, and not at all on a rollback;
- * those of one transaction come as one.
+ * running job queues nothing. The notification of a new job, naming its queue, goes out with the commit, and not at
+ * all on a rollback; those of one transaction to one queue come as one.
  */
 export function enqueueStatement<D extends JobData>(job: NewJob<D>): Ahead {
   const at = new Date(clockNow()).toISOString();
   return {
     text: `WITH queued AS (
-         INSERT INTO leadchat_jobs (${JOB_COLUMNS}) VALUES ($1, $2, $3, $4, $5, 'pending', $6, 0, NULL, NULL, $7, $7)
-         ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING RETURNING id)
-       SELECT pg_notify('${JOBS_CHANNEL}', '') FROM queued`,
-    values: [newId('job'), job.kind, JSON.stringify(job.data), job.accountId ?? null, job.key ?? null, epochMs(job.runAt ?? clockNow()), at],
+         INSERT INTO leadchat_jobs (${JOB_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, 0, NULL, NULL, $8, $8)
+         ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING RETURNING queue)
+       SELECT pg_notify('${JOBS_CHANNEL}', queue) FROM queued`,
+    values: [newId('job'), job.kind, JSON.stringify(job.data), job.queue ?? DEFAULT_QUEUE, job.accountId ?? null, job.key ?? null, epochMs(job.runAt ?? clockNow()), at],
   };
 }
 

@@ -304,6 +304,16 @@ CREATE INDEX leadchat_jobs_oldest ON leadchat_jobs (kind, run_at) WHERE status <
 CREATE TABLE "inbound_turns" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
 `,
   },
+  {
+    version: 17,
+    name: 'job queues: each claimed by runners of its own',
+    sql: `
+ALTER TABLE leadchat_jobs ADD COLUMN queue text NOT NULL DEFAULT 'default';
+UPDATE leadchat_jobs SET queue = 'inbound' WHERE kind = 'inbound';
+DROP INDEX leadchat_jobs_due;
+CREATE INDEX leadchat_jobs_due ON leadchat_jobs (queue, run_at, seq) WHERE status <> 'dead';
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

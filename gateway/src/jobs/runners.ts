@@ -1,0 +1,15 @@
+import type { Config } from '../config.js';
+import type { JobQueueName } from '../domain/job-kinds.js';
+import { catalogueHandler } from './catalogue.js';
+import { CONCURRENCY, JobRunner, type JobContext } from './queue.js';
+
+/**
+ * A runner for each job queue (domain/job-kinds.ts), with slots of its own: a provider's entries, seconds each on a
+ * file or a profile, never take the slots of openings, deliveries and bot replies.
+ */
+export function jobRunners(gw: JobContext, config: Pick<Config, 'jobLeaseMs' | 'jobPollMs' | 'inboundConcurrency'>): JobRunner[] {
+  const concurrency: Record<JobQueueName, number> = { default: CONCURRENCY, inbound: config.inboundConcurrency };
+  return Object.entries(concurrency).map(
+    ([queue, slots]) => new JobRunner(gw, catalogueHandler, { queue, concurrency: slots, leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs }),
+  );
+}
