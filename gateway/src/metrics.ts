@@ -98,14 +98,15 @@ export const metrics = {
   }),
   pool: new Gauge({
     name: 'leadchat_db_pool_connections',
-    help: 'PostgreSQL: the pool\'s connections, by state (total, idle, waiting: requests waiting for one)',
-    labelNames: ['state'] as const,
+    help: 'PostgreSQL: the connections of each pool (requests, jobs), by state (total, idle, waiting: work waiting for one)',
+    labelNames: ['pool', 'state'] as const,
     registers: [registry],
     collect() {
-      if (!pool) return;
-      this.set({ state: 'total' }, pool.totalCount);
-      this.set({ state: 'idle' }, pool.idleCount);
-      this.set({ state: 'waiting' }, pool.waitingCount);
+      for (const [name, pool] of Object.entries(pools ?? {})) {
+        this.set({ pool: name, state: 'total' }, pool.totalCount);
+        this.set({ pool: name, state: 'idle' }, pool.idleCount);
+        this.set({ pool: name, state: 'waiting' }, pool.waitingCount);
+      }
     },
   }),
 };
@@ -118,9 +119,9 @@ interface PoolUse {
   readonly idleCount: number;
   readonly waitingCount: number;
 }
-let pool: PoolUse | undefined;
+let pools: Record<string, PoolUse> | undefined;
 
-/** The PostgreSQL pool the process serves from, read at each scrape; undefined once it is closed. */
-export function watchPool(watched: PoolUse | undefined): void {
-  pool = watched;
+/** The PostgreSQL pools the process works from, by name, read at each scrape; undefined once they are closed. */
+export function watchPool(watched: Record<string, PoolUse> | undefined): void {
+  pools = watched;
 }

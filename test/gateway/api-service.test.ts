@@ -123,7 +123,11 @@ describe('GET /metrics', () => {
       expect(valueOf(families, 'leadchat_jobs_oldest_due_seconds', { kind: 'deliver' })).toBe(0);
       expect((families.get('leadchat_jobs_dead') ?? []).every((s) => Number(s.value) === 0)).toBe(true);
       if (BACKEND === 'lowdb') expect(valueOf(families, 'leadchat_store_commit_duration_seconds')).toBeGreaterThan(0);
-      else expect(valueOf(families, 'leadchat_db_pool_connections', { state: 'total' })).toBeGreaterThan(0);
+      else {
+        // Requests and jobs each opened connections of their own pool.
+        expect(valueOf(families, 'leadchat_db_pool_connections', { pool: 'requests', state: 'total' })).toBeGreaterThan(0);
+        expect(valueOf(families, 'leadchat_db_pool_connections', { pool: 'jobs', state: 'total' })).toBeGreaterThan(0);
+      }
       expect(valueOf(families, 'leadchat_process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
 
       for (const secret of [account.id, account.apiKey, contactId, gw.adminToken, 'secret text', 'secret reply', sids[0]!, 'web-chat', 'sender-1']) {

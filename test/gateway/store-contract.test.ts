@@ -12,6 +12,7 @@ type PostgresModule = typeof import('../../gateway/src/store/postgres/postgres-s
 type CollectionsModule = typeof import('../../gateway/src/domain/collections.js', { with: { 'resolution-mode': 'import' } });
 type MigrationsModule = typeof import('../../gateway/src/store/postgres/migrations.js', { with: { 'resolution-mode': 'import' } });
 type HealthModule = typeof import('../../gateway/src/store/health.js', { with: { 'resolution-mode': 'import' } });
+type BackgroundModule = typeof import('../../gateway/src/store/background.js', { with: { 'resolution-mode': 'import' } });
 /** Typed here by the signature it promises, not its source: the lowdb adapter is being rewritten. */
 interface LowdbModule {
   openLowdbStore(options: { dir: string; collections: CollectionSpec[]; pageSize?: number; health?: InstanceType<HealthModule['StoreHealth']> }): Promise<Store>;
@@ -910,6 +911,30 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     const { migrations } = (await import(path.join(DIST, 'store/postgres/migrations.js'))) as MigrationsModule;
     expect(versions).toEqual(migrations.map((m) => ({ version: m.version })));
     await open(empty);
+  });
+
+  test('background work takes connections from a pool of its own: jobs holding all of theirs keep no request waiting', async () => {
+    const { inBackground } = (await import(path.join(DIST, 'store/background.js'))) as BackgroundModule;
+    const store = await openPostgresStore({ url, collections, poolSize: 1, jobPoolSize: 1 });
+    opened.push(store);
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const order: string[] = [];
+    // A job's transaction holds the only background connection until the test lets it go.
+    const job = inBackground(() => store.transact(async (tx) => {
+      await tx.insert('media', { id: 'med_job' });
+      order.push('job holds');
+      await held;
+    }));
+    await until('the job holding its connection', () => order.includes('job holds'));
+    const second = inBackground(() => store.transact(async (tx) => void (await tx.insert('media', { id: 'med_second_job' }))).then(() => void order.push('second job')));
+    await store.transact((tx) => tx.insert('media', { id: 'med_request' }));
+    order.push('request');
+    expect(await store.get('media', 'med_request')).toEqual({ id: 'med_request' });
+    letGo();
+    await Promise.all([job, second]);
+    // The second job waited for the first; the request waited for neither.
+    expect(order).toEqual(['job holds', 'request', 'second job']);
   });
 
   test('a collection or an index declared without a migration is refused by name', async () => {

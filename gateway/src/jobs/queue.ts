@@ -1,4 +1,5 @@
 import type { Engine } from '../engine/ports/providers.js';
+import { inBackground } from '../store/background.js';
 import { StoreUnavailableError, type Job, type JobResult } from '../store/store.js';
 import { clockNow, onClockAdvanced } from '../clock.js';
 
@@ -105,7 +106,7 @@ export class JobRunner {
           break;
         }
         this.missed = false;
-        const claimed = await this.gw.store.jobs.claimDue(this.options.queue, free, this.options.leaseMs);
+        const claimed = await inBackground(() => this.gw.store.jobs.claimDue(this.options.queue, free, this.options.leaseMs));
         ({ nextDueAt: due } = claimed);
         this.nextDue = due;
         for (const job of claimed.jobs) this.launch(job);
@@ -132,7 +133,7 @@ export class JobRunner {
    * Any other job it hears of, or finds at its timer.
    */
   private launch(job: Job): void {
-    const run = this.run(job).then((again) => {
+    const run = inBackground(() => this.run(job)).then((again) => {
       this.running.delete(run);
       if (again || this.missed || (this.nextDue !== undefined && this.nextDue <= clockNow())) this.wake();
     });

@@ -3,6 +3,7 @@ import type { ChangeFeed, CollectionSpec, Doc, Page, Scalar, Store, Tx } from '.
 import { PostgresBlobs } from './blobs.js';
 import { Catalog } from './catalog.js';
 import { DocumentReads } from './documents.js';
+import { isBackground } from '../background.js';
 import { StoreHealth } from '../health.js';
 import { asStoreError, isUnavailable } from './errors.js';
 import { HitCounter } from './hits.js';
@@ -20,8 +21,10 @@ import { watchPool } from '../../metrics.js';
 export interface PostgresStoreOptions {
   url: string;
   collections: CollectionSpec[];
-  /** Connections this process keeps open at most, besides the one that listens for queued jobs. */
+  /** Connections this process keeps open at most for requests, besides the one that listens for queued jobs. */
   poolSize?: number;
+  /** And for background work, its job runners' (see inBackground). */
+  jobPoolSize?: number;
   /** Where the store reports a connection it lost and opens again, and each migration; process warnings when absent. */
   log?: StoreLog;
   /** Hears whether the database answers; one of its own, on `log`, when absent. */
@@ -44,31 +47,44 @@ const PING_TIMEOUT_MS = 2_000;
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const catalog = new Catalog(options.collections);
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    application_name: 'leadchat-gateway',
-    // A transaction's statements that need no answer yet go out with the next one (see Pipeline).
-    pipeline: true,
-  });
-  // An idle connection that the server drops must not crash the process: the pool opens another.
-  pool.on('error', () => undefined);
+  const pools: Pools = { requests: newPool(options.url, options.poolSize ?? 10, ''), jobs: newPool(options.url, options.jobPoolSize ?? 5, ' jobs') };
   const log = options.log ?? warnings;
   try {
-    await migrate(pool, undefined, log);
-    await checkSchema(pool, catalog.collections);
+    await migrate(pools.requests, undefined, log);
+    await checkSchema(pools.requests, catalog.collections);
   } catch (err) {
-    await pool.end();
+    await endPools(pools);
     throw err;
   }
   const health = options.health ?? new StoreHealth(log);
   const changes = new ChangeNotifications();
   const notifications = new JobNotifications(options.url, log, health, changes);
   await notifications.start();
-  watchPool(pool);
-  return new PostgresStore(pool, catalog, notifications, health, changes);
+  watchPool(pools);
+  return new PostgresStore(pools, catalog, notifications, health, changes);
 }
+
+/**
+ * The connections of a process: requests take theirs from one pool and background work from another, so that jobs
+ * never hold every connection while a request waits for one.
+ */
+type Pools = Record<'requests' | 'jobs', pg.Pool>;
+
+function newPool(url: string, max: number, role: string): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    application_name: `leadchat-gateway${role}`,
+    // A transaction's statements that need no answer yet go out with the next one (see Pipeline).
+    pipeline: true,
+  });
+  // An idle connection that the server drops must not crash the process: the pool opens another.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+const endPools = (pools: Pools): Promise<void> => Promise.all([pools.requests.end(), pools.jobs.end()]).then(() => undefined);
 
 class PostgresStore implements Store {
   readonly backend = 'postgres' as const;
@@ -80,7 +96,7 @@ class PostgresStore implements Store {
   private closing: Promise<void> | undefined;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pools: Pools,
     private readonly catalog: Catalog,
     private readonly notifications: JobNotifications,
     readonly health: StoreHealth,
@@ -117,6 +133,11 @@ class PostgresStore implements Store {
     return this.reads.scan<T>(collection, page);
   }
 
+  /** The pool of the work asking: a request's, or background work's (see inBackground). */
+  private get pool(): pg.Pool {
+    return isBackground() ? this.pools.jobs : this.pools.requests;
+  }
+
   get changes(): ChangeFeed {
     return this.notified.feed;
   }
@@ -146,7 +167,7 @@ class PostgresStore implements Store {
       timer = setTimeout(() => reject(Object.assign(new Error('the database did not answer within 2 s'), { code: 'ETIMEDOUT' })), PING_TIMEOUT_MS);
     });
     try {
-      await Promise.race([this.pool.query('SELECT 1'), late]);
+      await Promise.race([this.pools.requests.query('SELECT 1'), late]);
       this.health.answered();
     } catch (err) {
       if (isUnavailable(err)) this.health.failed(err);
@@ -159,7 +180,7 @@ class PostgresStore implements Store {
   close(): Promise<void> {
     watchPool(undefined);
     this.notified.close();
-    this.closing ??= Promise.all([this.notifications.close(), this.pool.end()]).then(() => undefined);
+    this.closing ??= Promise.all([this.notifications.close(), endPools(this.pools)]).then(() => undefined);
     return this.closing;
   }
 }
