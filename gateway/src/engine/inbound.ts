@@ -6,8 +6,8 @@ import type { InboundEntry, InboundJob, WebhookProvider } from '../domain/inboun
 import { endTurn, takeEntry, turnOf } from '../domain/inbound-turns.js';
 import { copyProviderFile } from '../domain/media.js';
 import { ApiError } from '../errors.js';
-import type { ChannelAdapter } from './ports/channel-adapter.js';
-import type { InboundMessage } from './ports/channel-provider.js';
+import type { PostedMessage } from './ports/api-channels.js';
+import type { ChannelReceiver } from './ports/channel-adapter.js';
 import type { Engine } from './ports/providers.js';
 import { applyStatusUpdate, applyWatermark } from './message-status.js';
 import { receiveOnChannel } from './receive.js';
@@ -42,7 +42,7 @@ export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolea
   try {
     if (account && adapter) {
       const { messages, statuses, readMarks } = adapter.parse(job.entry);
-      for (const message of messages) await receive(gw, account, adapter, message);
+      for (const message of messages) await receiveFromProvider(gw, account, adapter, message);
       for (const status of statuses) await applyStatusUpdate(gw, account, status);
       for (const mark of readMarks) await applyWatermark(gw, account, mark);
     }
@@ -57,18 +57,24 @@ export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolea
 export const isUnprocessable = (err: unknown): err is ApiError => err instanceof ApiError && err.status === 400;
 
 /**
- * A contact's message: its file, if any, read from the provider by the adapter and kept by the gateway (a file the
- * adapter does not read, or cannot, keeps the provider's address); a new sender on Messenger or Instagram named
- * from Meta's profile API (the other providers name them in the webhook).
+ * A contact's message on a provider's channel, from its webhook's job or from the log channel's entry: its file, if
+ * any, read from the provider by the adapter and kept by the gateway (a file the adapter does not read, or cannot,
+ * keeps the provider's address); a new sender on Messenger or Instagram named from Meta's profile API (the other
+ * providers name them in the webhook).
  */
-async function receive(gw: Engine, account: Account, adapter: ChannelAdapter, message: InboundMessage): Promise<void> {
+export async function receiveFromProvider(
+  gw: Engine,
+  account: Account,
+  adapter: Pick<ChannelReceiver<unknown, unknown>, 'profile' | 'readFile'>,
+  message: PostedMessage,
+): ReturnType<typeof receiveOnChannel> {
   const unknown = answersOnly(message.channel) && !(await contactOfExternalId(gw.store, account.id, message.from));
   const names = unknown ? await adapter.profile(message.from) : undefined;
   const media = message.media[0] ?? null;
-  await receiveOnChannel(gw, account, message.channel, {
+  return receiveOnChannel(gw, account, message.channel, {
     from: message.from,
     body: message.body,
-    messageSid: message.providerMessageId,
+    messageSid: message.providerMessageId ?? undefined,
     messageType: message.messageType,
     media,
     keepFile: media ? () => copyProviderFile(gw, account.id, () => adapter.readFile(media.url)) : undefined,

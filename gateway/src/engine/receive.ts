@@ -13,7 +13,7 @@ import { now } from '../ids.js';
 import { ApiError, badRequest } from '../errors.js';
 import type { Tx } from '../store/store.js';
 import type { ApiPost, CustomChannelMessage } from './ports/api-channels.js';
-import type { ChannelAdapter } from './ports/channel-adapter.js';
+import type { ChannelReceiver } from './ports/channel-adapter.js';
 import { onIncoming, readForIncoming, recordIncoming } from './incoming.js';
 
 /** A contact's message on the custom channel, as its adapter parsed it. */
@@ -23,7 +23,7 @@ export type IncomingInput = CustomChannelMessage;
  * A post to one of the gateway's own channel entries, taken by its channel's adapter as a provider's webhook is
  * (verified, split, parsed), but while the caller waits: its one message, for the engine to store before answering.
  */
-export async function messageOfPost<Body, Message>(adapter: ChannelAdapter<ApiPost<Body>, Message>, body: Body): Promise<Message> {
+export async function messageOfPost<Body, Message>(adapter: ChannelReceiver<ApiPost<Body>, Message>, body: Body): Promise<Message> {
   const request = { body };
   if (!(await adapter.verify(request))) throw new ApiError(403, 'INVALID_SIGNATURE', 'The request is not the channel\'s');
   const [entry] = adapter.entries(request).entries;
@@ -42,7 +42,7 @@ export async function receiveMessage(
   gw: Gateway,
   account: Account,
   input: IncomingInput,
-  readFile: ChannelAdapter['readFile'] = (url, declared) => decodeDataUri(url, declared!, gw.config.maxMediaBytes),
+  readFile: ChannelReceiver['readFile'] = (url, declared) => decodeDataUri(url, declared!, gw.config.maxMediaBytes),
 ): Promise<{ message: Message; duplicate: boolean }> {
   const { mediaUrl, mediaContentType } = input;
   const embedded = mediaUrl && isDataUri(mediaUrl)

@@ -1,4 +1,4 @@
-import type { ChannelAdapter } from './channel-adapter.js';
+import type { ChannelAdapter, ChannelReceiver } from './channel-adapter.js';
 import type { InboundMessage } from './channel-provider.js';
 
 /**
@@ -40,8 +40,13 @@ export type CustomChannelMessage = Omit<CustomChannelPost['customData'], 'messag
   messageType?: CustomChannelPost['messageType'];
 };
 
-/** The custom channel both ways: messages come through the API, replies leave as signed webhook deliveries. */
-export type CustomChannelAdapter = ChannelAdapter<ApiPost<CustomChannelPost>, CustomChannelMessage>;
+/**
+ * The custom channel's way in: messages come through the API. It has no `send`: its replies leave as signed webhook
+ * deliveries to the account's customChannelWebhookUrl and subscriptions, written in the reply's own transaction
+ * (engine/outgoing.ts) and posted by the `deliver` job, retried on its schedule under one webhook-id. A provider's
+ * one stateless call could not promise that.
+ */
+export type CustomChannelAdapter = ChannelReceiver<ApiPost<CustomChannelPost>, CustomChannelMessage>;
 
 /** The log provider's entry for a contact's SMS or WhatsApp message: POST /v1/channels/{sms|whatsapp}/incoming. */
 export interface LogChannelPost {

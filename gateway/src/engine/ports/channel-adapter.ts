@@ -38,14 +38,15 @@ export interface ProviderFile {
 }
 
 /**
- * A channel both ways, for one account with its credentials: what its provider posts is verified and parsed here,
- * what the engine sends goes out here (`send`), and a contact's files and names are read here. The webhook route
- * verifies and splits a request while the provider waits; everything else runs in a job.
+ * What a channel takes in, for one account with its credentials: what its provider posts is verified and parsed
+ * here, and a contact's files and names are read here. The webhook route verifies and splits a request while the
+ * provider waits; everything else runs in a job.
  *
  * `Request` and `Message` are a provider's webhook and the engine's InboundMessage; the channels whose messages come
  * through the gateway's own API (the custom channel, the log provider's entry) have their own (api-channels.ts).
  */
-export interface ChannelAdapter<Request = WebhookRequest, Message = InboundMessage> extends ChannelProvider {
+export interface ChannelReceiver<Request = WebhookRequest, Message = InboundMessage> {
+  readonly name: string;
   /** Whether the request is the provider's: its signature over the body, made with the account's secret. */
   verify(request: Request): Promise<boolean>;
   /** The challenge of the provider's subscription handshake, when it proves it knows the verify token; else undefined. */
@@ -66,3 +67,9 @@ export interface ChannelAdapter<Request = WebhookRequest, Message = InboundMessa
    */
   readFile(url: string, declared?: string): Promise<ProviderFile | undefined>;
 }
+
+/**
+ * A provider's channel both ways: what it posts comes in through its receiver, and what the engine sends goes out
+ * through its API, one call per message (`send`, run by the `send` job).
+ */
+export interface ChannelAdapter<Request = WebhookRequest, Message = InboundMessage> extends ChannelReceiver<Request, Message>, ChannelProvider {}

@@ -1,7 +1,8 @@
 import { getAccount } from '../../domain/accounts.js';
 import { publicChannels, removeChannel, setChannel, type ProviderName } from '../../domain/channels.js';
 import type { Engine } from '../../engine/ports/providers.js';
-import { messageOfPost, receiveOnChannel } from '../../engine/receive.js';
+import { receiveFromProvider } from '../../engine/inbound.js';
+import { messageOfPost } from '../../engine/receive.js';
 import { ApiError, notFound } from '../../errors.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { publicBase } from '../public-base.js';
@@ -49,12 +50,7 @@ export function channelsRoutes(v1: Routes, gw: Engine): void {
       }
       // The log channel's adapter reads the post as a provider's webhook would be read; the engine takes the message.
       const incoming = await messageOfPost(adapter, parse(channelIncoming, req.body));
-      const { message, contact } = await receiveOnChannel(gw, account, incoming.channel, {
-        from: incoming.from,
-        body: incoming.body,
-        messageSid: incoming.providerMessageId ?? undefined,
-        messageType: incoming.messageType,
-      });
+      const { message, contact } = await receiveFromProvider(gw, account, adapter, incoming);
       res.json({ success: true, messageId: message.id, contactId: contact.id, conversationId: message.conversationId } satisfies Answer<typeof received>);
     }],
   });

@@ -1,7 +1,6 @@
 import { decodeDataUri, isDataUri } from '../../domain/media.js';
 import { badRequest } from '../../errors.js';
 import type { CustomChannelAdapter, CustomChannelPost } from '../../engine/ports/api-channels.js';
-import { ChannelError } from '../../engine/ports/channel-provider.js';
 import type { Json } from '../../store/store.js';
 
 /**
@@ -12,12 +11,6 @@ import type { Json } from '../../store/store.js';
 export function createCustomChannelAdapter(options: { maxBytes: number }): CustomChannelAdapter {
   return {
     name: 'custom',
-    /**
-     * Never called: a message on the custom channel leaves as a signed webhook delivery to the account's
-     * customChannelWebhookUrl and subscriptions, written in the send's transaction (engine/outgoing.ts) and posted by
-     * the `deliver` job, not by a provider's API.
-     */
-    send: () => Promise.reject(new ChannelError('The custom channel sends through webhook deliveries, not a provider', false, 'NOT_A_PROVIDER')),
     /** The caller carries no signature: its API key already proved it the account's, before the route ran. */
     verify: () => Promise.resolve(true),
     /** No subscription handshake: the account itself names where its replies go. */
