@@ -525,11 +525,12 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
           for (let n = 0; n < 5; n++) await tx.enqueue({ kind: 'file', data: { n }, queue: 'slow', runAt: at - 1000 + n });
         });
         await until('news of the slow queue', () => heard.includes('slow'));
-        expect(heard).toEqual(['slow']);
+        // A burst may come as one call or as several: which queues heard of it is what counts.
+        expect(new Set(heard)).toEqual(new Set(['slow']));
         await store.transact((tx) => tx.enqueue({ kind: 'opening', data: {}, runAt: at - 500 }));
         await store.transact((tx) => tx.enqueue({ kind: 'opening', data: {}, queue: DEFAULT_QUEUE, runAt: at + 60_000 }));
         await until('news of the default queue', () => heard.includes(DEFAULT_QUEUE));
-        expect(heard).toEqual(['slow', DEFAULT_QUEUE]);
+        expect(heard.slice(heard.indexOf(DEFAULT_QUEUE)).every((queue) => queue === DEFAULT_QUEUE)).toBe(true);
       } finally {
         for (const off of unsubscribe) off();
       }

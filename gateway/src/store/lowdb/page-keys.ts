@@ -1,5 +1,5 @@
 import { indexKey, type Doc, type IndexSpec } from '../store.js';
-import type { SortGroups } from './sorted-index.js';
+import { sortKeyOf, type SortGroups } from './sorted-index.js';
 
 /** The shape of a collection's indexes: what its index keys are computed from. */
 export interface IndexShape {
@@ -35,9 +35,9 @@ export function pageKeys(docs: Doc[], shape: IndexShape, seqs?: number[]): PageK
     const fields = doc as unknown as Record<string, unknown>;
     result.ids.push(doc.id);
     for (const spec of shape.indexes) result.keys.push(indexKey(spec, fields) ?? null);
-    const value = shape.sortedBy === undefined ? undefined : fields[shape.sortedBy];
-    result.sorted.push(typeof value === 'number' ? value : null);
-    if (within) result.groups!.push(typeof fields[within.field] === 'string' ? (fields[within.field] as string) : within.absent);
+    const { value, group } = shape.sortedBy === undefined ? { value: undefined, group: '' } : sortKeyOf(doc, shape.sortedBy, within);
+    result.sorted.push(value ?? null);
+    if (within) result.groups!.push(group);
   }
   return result;
 }

@@ -17,6 +17,14 @@ export interface SortGroups {
   absent: string;
 }
 
+/** Where `doc` sits in an index sorted by `field`, per group of `within` when given. */
+export function sortKeyOf(doc: Doc, field: string, within?: SortGroups): SortKey {
+  const fields = doc as unknown as Record<string, unknown>;
+  const value = fields[field];
+  const group = within ? fields[within.field] : '';
+  return { value: typeof value === 'number' ? value : undefined, group: typeof group === 'string' ? group : within!.absent };
+}
+
 /**
  * Ids ordered by a numeric field (a job's runAt), for range scans from the smallest value: finding what is due
  * costs the same however many documents wait for later. Documents without the field are not in it. Kept per group
@@ -31,10 +39,7 @@ export class SortedIndex {
   ) {}
 
   keyOf(doc: Doc): SortKey {
-    const fields = doc as unknown as Record<string, unknown>;
-    const value = fields[this.field];
-    const group = this.within ? fields[this.within.field] : '';
-    return { value: typeof value === 'number' ? value : undefined, group: typeof group === 'string' ? group : this.within!.absent };
+    return sortKeyOf(doc, this.field, this.within);
   }
 
   add(id: string, { value, group }: SortKey): void {
