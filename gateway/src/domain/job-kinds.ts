@@ -1,4 +1,4 @@
-import type { NewJob } from '../store/store.js';
+import { DEFAULT_QUEUE, type NewJob } from '../store/store.js';
 import type { InboundJob } from './inbound-entries.js';
 
 /**
@@ -36,9 +36,9 @@ export type JobKind = keyof JobKinds;
  * entries (`inbound`) spend seconds reading files and profiles: in a queue of their own, many run side by side while
  * openings, deliveries and bot replies keep their pace in `default`.
  */
-export type JobQueueName = 'default' | 'inbound';
+export type JobQueueName = typeof DEFAULT_QUEUE | 'inbound';
 
-export const queueOf = (kind: JobKind): JobQueueName => (kind === 'inbound' ? 'inbound' : 'default');
+export const queueOf = (kind: JobKind): JobQueueName => (kind === 'inbound' ? 'inbound' : DEFAULT_QUEUE);
 
 /** A job to queue (Tx.enqueue), its data checked against its kind, in its kind's queue. */
 export function newJob<K extends JobKind>(kind: K, data: JobKinds[K], options: Pick<NewJob, 'runAt' | 'key' | 'accountId'> = {}): NewJob<JobKinds[K]> {

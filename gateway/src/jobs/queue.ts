@@ -21,6 +21,7 @@ export class UnprocessableJob extends Error {
 export const MAX_ATTEMPTS = 25;
 /** Jobs a runner runs at once, unless told otherwise. */
 export const CONCURRENCY = 8;
+const FAULT_BACKOFF_MS = 60_000;
 
 export interface RunnerOptions {
   /** The queue whose jobs it claims. */
@@ -29,7 +30,6 @@ export interface RunnerOptions {
   pollMs?: number;
   leaseMs: number;
 }
-const FAULT_BACKOFF_MS = 60_000;
 
 /**
  * Claims due jobs from one of the store's queues and runs them, a few at a time. A job is claimed under a lease, so

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { JobQueueName } from '../domain/job-kinds.js';
+import { DEFAULT_QUEUE } from '../store/store.js';
 import { catalogueHandler } from './catalogue.js';
 import { CONCURRENCY, JobRunner, type JobContext } from './queue.js';
 
@@ -8,7 +9,7 @@ import { CONCURRENCY, JobRunner, type JobContext } from './queue.js';
  * file or a profile, never take the slots of openings, deliveries and bot replies.
  */
 export function jobRunners(gw: JobContext, config: Pick<Config, 'jobLeaseMs' | 'jobPollMs' | 'inboundConcurrency'>): JobRunner[] {
-  const concurrency: Record<JobQueueName, number> = { default: CONCURRENCY, inbound: config.inboundConcurrency };
+  const concurrency: Record<JobQueueName, number> = { [DEFAULT_QUEUE]: CONCURRENCY, inbound: config.inboundConcurrency };
   return Object.entries(concurrency).map(
     ([queue, slots]) => new JobRunner(gw, catalogueHandler, { queue, concurrency: slots, leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs }),
   );
