@@ -47,7 +47,7 @@ const PING_TIMEOUT_MS = 2_000;
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const catalog = new Catalog(options.collections);
-  const pools: Pools = { requests: newPool(options.url, options.poolSize ?? 10, ''), jobs: newPool(options.url, options.jobPoolSize ?? 5, ' jobs') };
+  const pools: Pools = { requests: newPool(options.url, options.poolSize ?? 10, ''), jobs: newPool(options.url, options.jobPoolSize ?? 5, ' job runners') };
   const log = options.log ?? warnings;
   try {
     await migrate(pools.requests, undefined, log);
