@@ -47,7 +47,10 @@ const PING_TIMEOUT_MS = 2_000;
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const catalog = new Catalog(options.collections);
-  const pools: Pools = { requests: newPool(options.url, options.poolSize ?? 10, ''), jobs: newPool(options.url, options.jobPoolSize ?? 5, ' job runners') };
+  const pools: Pools = {
+    requests: newPool(options.url, options.poolSize ?? 10, 'leadchat-gateway'),
+    jobs: newPool(options.url, options.jobPoolSize ?? 5, 'leadchat-gateway job runners'),
+  };
   const log = options.log ?? warnings;
   try {
     await migrate(pools.requests, undefined, log);
@@ -70,12 +73,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
  */
 type Pools = Record<'requests' | 'jobs', pg.Pool>;
 
-function newPool(url: string, max: number, role: string): pg.Pool {
+/** A pool whose connections show as `name` in pg_stat_activity. */
+function newPool(url: string, max: number, name: string): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    application_name: `leadchat-gateway${role}`,
+    application_name: name,
     // A transaction's statements that need no answer yet go out with the next one (see Pipeline).
     pipeline: true,
   });
