@@ -122,6 +122,6 @@ interface PoolUse {
 let pools: Record<string, PoolUse> | undefined;
 
 /** The PostgreSQL pools the process works from, by name, read at each scrape; undefined once they are closed. */
-export function watchPool(watched: Record<string, PoolUse> | undefined): void {
+export function watchPools(watched: Record<string, PoolUse> | undefined): void {
   pools = watched;
 }

@@ -16,7 +16,7 @@ import { checkSchema } from './schema-check.js';
 import { PostgresSettings } from './settings.js';
 import { prepared, type Query } from './sql.js';
 import { runTransaction } from './transaction.js';
-import { watchPool } from '../../metrics.js';
+import { watchPools } from '../../metrics.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -63,7 +63,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const changes = new ChangeNotifications();
   const notifications = new JobNotifications(options.url, log, health, changes);
   await notifications.start();
-  watchPool(pools);
+  watchPools(pools);
   return new PostgresStore(pools, catalog, notifications, health, changes);
 }
 
@@ -182,7 +182,7 @@ class PostgresStore implements Store {
   }
 
   close(): Promise<void> {
-    watchPool(undefined);
+    watchPools(undefined);
     this.notified.close();
     this.closing ??= Promise.all([this.notifications.close(), endPools(this.pools)]).then(() => undefined);
     return this.closing;
