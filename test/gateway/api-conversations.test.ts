@@ -173,6 +173,13 @@ test('conversations: filters, newest activity first, pages', async () => {
   const second = (await api(ctx.gw, account, 'GET', `conversations?limit=2&cursor=${first.nextCursor}`)).body;
   expect([...first.data, ...second.data].map((x: any) => x.contactId)).toEqual([a.id, c.id, b.id]);
   expect(second.nextCursor).toBeNull();
+  // The last conversation shown gets new activity before the next page is read: it moves to the top, and the next
+  // page goes on from where it was, neither showing a conversation again nor starting over.
+  expect((await api(ctx.gw, account, 'POST', `contacts/${c.id}/messages`, { body: { body: 'One more thing' } })).status).toBe(201);
+  const again = (await api(ctx.gw, account, 'GET', `conversations?limit=2&cursor=${first.nextCursor}`)).body;
+  expect(again.data.map((x: any) => x.contactId)).toEqual([b.id]);
+  expect(again.nextCursor).toBeNull();
+  expect((await api(ctx.gw, account, 'GET', 'conversations')).body.data.map((x: any) => x.contactId)).toEqual([c.id, a.id, b.id]);
   expectApiError(await api(ctx.gw, account, 'GET', 'conversations?status=sleeping'), 400);
 });
 

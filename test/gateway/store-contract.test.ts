@@ -281,6 +281,23 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       ]);
     });
 
+    test('a page after a place a read gave starts where that document was, even once touch has moved it; after an id, where it is now', async () => {
+      await insertAll('conversations', ['cv_1', 'cv_2', 'cv_3', 'cv_4'].map((id) => ({ id, contactId: 'ct_a' })) as Thread[]);
+      const newest = { order: 'desc', limit: 2 } as const;
+      const first = await store.findPlaced<Thread>('conversations', 'contact', ['ct_a'], newest);
+      expect(first.map((p) => p.doc)).toEqual([{ id: 'cv_4', contactId: 'ct_a' }, { id: 'cv_3', contactId: 'ct_a' }]);
+      expect(first[0]!.place).toBeGreaterThan(first[1]!.place);
+      // The last one shown gets new activity: it moves to the top.
+      await store.transact((tx) => tx.touch<Thread>('conversations', 'cv_3', { n: 1 }));
+      const next = await store.findPlaced<Thread>('conversations', 'contact', ['ct_a'], { ...newest, after: first[1]!.place });
+      expect(next.map((p) => p.doc.id)).toEqual(['cv_2', 'cv_1']);
+      expect(ids(await store.find('conversations', 'contact', ['ct_a'], { ...newest, after: 'cv_3' }))).toEqual(['cv_4', 'cv_2']);
+      // Oldest first, a place works the same way; its moved document is now last.
+      const oldest = await store.findPlaced<Thread>('conversations', 'contact', ['ct_a'], { limit: 10, after: next[1]!.place });
+      expect(oldest.map((p) => p.doc.id)).toEqual(['cv_2', 'cv_4', 'cv_3']);
+      expect(oldest.map((p) => p.place)).toEqual([...oldest.map((p) => p.place)].sort((a, b) => a - b));
+    });
+
     test('a list read again in a transaction shows its writes: an update in its place, an insert or a touch last, a document leaving or joining', async () => {
       await insertAll('conversations', [{ id: 'cv_1', contactId: 'ct_a' }, { id: 'cv_2', contactId: 'ct_a' }, { id: 'cv_3', contactId: 'ct_b' }] as Thread[]);
       const seen = await store.transact(async (tx) => {
@@ -1294,6 +1311,26 @@ describe('embedded store: its job counts as it opens, and its health', () => {
     }
     for (const file of readdirSync(pages)) {
       expect((JSON.parse(readFileSync(path.join(pages, file), 'utf8').split('\n')[0]!) as { shape: string }).shape).toContain('"kind"');
+    }
+  });
+
+  test('places hold across a restart: a page after a place read before it starts where it did', async () => {
+    const dir = tempDir();
+    const store = await openLowdbStore({ dir, collections, pageSize: 3 });
+    const all = Array.from({ length: 8 }, (_, i) => ({ id: `cv_${i}`, contactId: 'ct_a' }));
+    await store.transact(async (tx) => {
+      for (const doc of all) await tx.insert('conversations', doc);
+    });
+    await store.transact((tx) => tx.touch<Thread>('conversations', 'cv_2', { n: 1 }));
+    const before = await store.findPlaced('conversations', 'contact', ['ct_a'], { order: 'desc' });
+    await store.close();
+    const reopened = await openLowdbStore({ dir, collections, pageSize: 3 });
+    try {
+      expect(await reopened.findPlaced('conversations', 'contact', ['ct_a'], { order: 'desc' })).toEqual(before);
+      const after = await reopened.findPlaced('conversations', 'contact', ['ct_a'], { order: 'desc', after: before[3]!.place });
+      expect(after.map((p) => p.doc.id)).toEqual(before.slice(4).map((p) => p.doc.id));
+    } finally {
+      await reopened.close();
     }
   });
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Reader, Tx } from '../store/store.js';
+import type { Page, Reader, Tx } from '../store/store.js';
 
 /**
  * Finding contacts by what a person types (`GET /v1/contacts?q=`): the start of a name's word, an email or its local
@@ -162,7 +162,7 @@ export async function searchContacts<C extends SearchableContact>(
   r: Reader,
   accountId: string,
   query: SearchQuery,
-  page: { limit: number; after?: string },
+  page: { limit: number; after?: Page['after'] },
 ): Promise<Array<{ id: string; contact: C }>> {
   const found: Array<{ id: string; contact: C }> = [];
   let after = page.after;

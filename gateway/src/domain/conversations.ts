@@ -1,6 +1,6 @@
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Reader, Tx } from '../store/store.js';
+import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
 import { getCampaign, type Channel } from './campaigns.js';
 import { getContact, publicContact, type Contact } from './contacts.js';
 import { conversationWritten, messageAdded, type ShownConversation } from './inbox-changes.js';
@@ -226,10 +226,17 @@ export async function countFailed(tx: Tx, conversationId: string | null, by: 1 |
 const SCAN_BATCH = 200;
 
 /**
- * The account's conversations, newest activity first, `page.limit` after `page.after`. The most selective filter
- * picks the index; the others are checked on what it yields, reading on until the page is full.
+ * The account's conversations, newest activity first, `page.limit` after `page.after`, each with its place in that
+ * order as read: a conversation that moves up meanwhile neither shows twice nor sends the next page back to the
+ * start. The most selective filter picks the index; the others are checked on what it yields, reading on until the
+ * page is full.
  */
-export async function conversationsOf(r: Reader, accountId: string, filters: ConversationFilters, page: { limit: number; after?: string }): Promise<Conversation[]> {
+export async function conversationsOf(
+  r: Reader & Pick<Store, 'findPlaced'>,
+  accountId: string,
+  filters: ConversationFilters,
+  page: { limit: number; after?: Page['after'] },
+): Promise<Array<Placed<Conversation>>> {
   const { status, campaignId, channel, failed, assigneeId, contactId } = filters;
   const awaiting = filters.needsReply;
   const assigned = assigneeId && assigneeId !== 'none' ? assigneeId : undefined;
@@ -247,12 +254,12 @@ export async function conversationsOf(r: Reader, accountId: string, filters: Con
     (!status || c.status === status) && (!campaignId || c.campaignId === campaignId) && (!channel || c.channel === channel) &&
     (!failed || c.failing === 'failed') && (awaiting === undefined || needsReply(c) === awaiting) &&
     (assigneeId === undefined || (c.assigneeId ?? 'none') === assigneeId) && (!contactId || (c.contactId === contactId && c.accountId === accountId));
-  const found: Conversation[] = [];
+  const found: Array<Placed<Conversation>> = [];
   let after = page.after;
   for (;;) {
-    const batch = await r.find<Conversation>('conversations', index, values, { order: 'desc', after, limit: SCAN_BATCH });
-    found.push(...batch.filter(wanted));
+    const batch = await r.findPlaced<Conversation>('conversations', index, values, { order: 'desc', after, limit: SCAN_BATCH });
+    found.push(...batch.filter((placed) => wanted(placed.doc)));
     if (found.length >= page.limit || batch.length < SCAN_BATCH) return found.slice(0, page.limit);
-    after = batch.at(-1)!.id;
+    after = batch.at(-1)!.place;
   }
 }

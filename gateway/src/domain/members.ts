@@ -64,7 +64,7 @@ export async function getMember(r: Reader, account: Account, id: string): Promis
 }
 
 /** The owner first, then the members in the order they were invited; paged by member id. */
-export async function membersOf(r: Reader, account: Account, page: { limit: number; after?: string }): Promise<Array<Member | Actor>> {
+export async function membersOf(r: Reader, account: Account, page: { limit: number; after?: Page['after'] }): Promise<Array<Member | Actor>> {
   const ownerId = ownerIdOf(account.id);
   if (page.after === undefined) {
     const members = await r.find<Member>('members', 'account', [account.id], { limit: page.limit - 1 });

@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import type { Gateway } from '../context.js';
 import { badRequest } from '../errors.js';
-import type { GatewaySettings } from '../store/store.js';
+import type { Doc, GatewaySettings, Placed } from '../store/store.js';
 import { MAX_PAGE_LIMIT } from '../api-contract.js';
 
 /**
@@ -14,9 +14,9 @@ import { MAX_PAGE_LIMIT } from '../api-contract.js';
  *   const query = parse(pageQuery, req.query, 'query');
  *   await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => listsOf(gw.store, accountId, page), publicList));
  *
- * The cursor holds the id of the last item shown, since the Store pages by "after this id", and a signature
- * (HMAC under the deployment's cursor key) of that id with who pages, the endpoint's concrete path and its
- * filters. Tampering with it, or using it elsewhere (another account, another list's members, other filters),
+ * The cursor holds the id of the last item shown, since the Store pages by "after this id" (or, for a list in
+ * the order `touch` changes, the inbox, that item's place as it was read: see Placed), and a signature (HMAC under
+ * the deployment's cursor key) of it with who pages, the endpoint's concrete path and its filters. Tampering with it, or using it elsewhere (another account, another list's members, other filters),
  * is a 400 INVALID_CURSOR instead of a page read from a place the client chose. The key is shared by every
  * process, so any of them takes a cursor another handed out.
  */
@@ -25,10 +25,11 @@ export const DEFAULT_LIMIT = 50;
 
 // 16 bytes of HMAC-SHA256 (128 bits) cannot be guessed and keep the cursor short: about 55 characters with an id.
 const MAC_BYTES = 16;
-// A MAC and an id of at least 3 characters, base64url, bounded so that no long text is ever decoded.
-const CURSOR_SHAPE = /^[A-Za-z0-9_-]{26,150}$/;
-// Ids are `prefix_` and nanoid characters.
+// A MAC and an id or a place of at least 1 character, base64url, bounded so that no long text is ever decoded.
+const CURSOR_SHAPE = /^[A-Za-z0-9_-]{23,150}$/;
+// Ids are `prefix_` and nanoid characters; places are whole numbers.
 const PLAUSIBLE_ID = /^[a-z]{1,10}_[0-9A-Za-z]{1,64}$/;
+const PLAUSIBLE_PLACE = /^[0-9]{1,15}$/;
 const CURSOR_MESSAGE = 'not a cursor from a previous page of this endpoint; pass nextCursor back as it came';
 
 /** The paging fields of a list endpoint's query; spread them into a schema that also takes filters. */
@@ -55,11 +56,17 @@ export const pageFields = {
 export const pageQuery = z.object(pageFields);
 export type PageQuery = z.output<typeof pageQuery>;
 
-/** What a reader is asked for: `limit` items after the item whose id is `after` (from the start when absent). */
+/** What a reader is asked for: `limit` items after `after`, an item's id or place (from the start when absent). */
 export interface PageRequest {
   limit: number;
-  after?: string;
+  after?: string | number;
 }
+
+/** What a page is read as: items with an id, or placed documents (a list in the order `touch` changes). */
+type Item = { id: string } | Placed<Doc>;
+
+/** Where the next page starts: after the item's place when it has one, else after its id. */
+const keyOf = (item: Item): string => ('place' in item && 'doc' in item ? String(item.place) : (item as { id: string }).id);
 
 export interface PageOf<T> {
   data: T[];
@@ -86,32 +93,32 @@ export async function loadCursorKey(settings: GatewaySettings): Promise<Buffer> 
 
 
 /**
- * What the cursor's MAC covers besides the id: the owner, the route (`/v1/lists/:listId/contacts`) with its decoded
+ * What the cursor's MAC covers besides the id or place: the owner, the route (`/v1/lists/:listId/contacts`) with its decoded
  * path values, so the same endpoint reached as `lst_A` or `lst%5FA` agrees, and the query's other fields, the
  * endpoint's filters (limit may change from one page to the next).
  */
-function macOf(scope: PageScope, query: PageQuery, id: string): Buffer {
+function macOf(scope: PageScope, query: PageQuery, key: string): Buffer {
   const { limit: _limit, cursor: _cursor, ...filters } = query as PageQuery & Record<string, unknown>;
   const { req } = scope;
   const route = `${req.baseUrl}${(req.route as { path: string }).path}`;
-  const bound = JSON.stringify([scope.owner, route, req.params, filters, id]);
+  const bound = JSON.stringify([scope.owner, route, req.params, filters, key]);
   return createHmac('sha256', scope.gw.cursorKey).update(bound).digest().subarray(0, MAC_BYTES);
 }
 
-function encodeCursor(scope: PageScope, query: PageQuery, lastId: string): string {
-  return Buffer.concat([macOf(scope, query, lastId), Buffer.from(lastId, 'utf8')]).toString('base64url');
+function encodeCursor(scope: PageScope, query: PageQuery, key: string): string {
+  return Buffer.concat([macOf(scope, query, key), Buffer.from(key, 'utf8')]).toString('base64url');
 }
 
-/** The id a cursor stands for; a 400 INVALID_CURSOR for anything encodeCursor did not make for this scope. */
-function decodeCursor(scope: PageScope, query: PageQuery, cursor: string): string {
+/** The id or place a cursor stands for; a 400 INVALID_CURSOR for anything encodeCursor did not make for this scope. */
+function decodeCursor(scope: PageScope, query: PageQuery, cursor: string): string | number {
   const bytes = CURSOR_SHAPE.test(cursor) ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0);
-  const id = bytes.subarray(MAC_BYTES).toString('utf8');
+  const key = bytes.subarray(MAC_BYTES).toString('utf8');
   // base64url decoding skips stray characters: only the text that re-encodes the same is the one handed out.
-  const wellFormed = bytes.length > MAC_BYTES && PLAUSIBLE_ID.test(id) && bytes.toString('base64url') === cursor;
-  if (!wellFormed || !timingSafeEqual(bytes.subarray(0, MAC_BYTES), macOf(scope, query, id))) {
+  const wellFormed = bytes.length > MAC_BYTES && (PLAUSIBLE_ID.test(key) || PLAUSIBLE_PLACE.test(key)) && bytes.toString('base64url') === cursor;
+  if (!wellFormed || !timingSafeEqual(bytes.subarray(0, MAC_BYTES), macOf(scope, query, key))) {
     throw badRequest(`cursor: ${CURSOR_MESSAGE}`, 'INVALID_CURSOR');
   }
-  return id;
+  return PLAUSIBLE_PLACE.test(key) ? Number(key) : key;
 }
 
 /**
@@ -120,7 +127,7 @@ function decodeCursor(scope: PageScope, query: PageQuery, cursor: string): strin
  * last page says `nextCursor: null` instead of leading to an empty one. `show` turns each item into its
  * public form. `query` is the whole parsed query: its fields other than limit and cursor bind the cursor.
  */
-export async function readPage<T extends { id: string }, U = T>(
+export async function readPage<T extends Item, U = T>(
   scope: PageScope,
   query: PageQuery,
   read: (page: PageRequest) => Promise<T[]>,
@@ -129,7 +136,7 @@ export async function readPage<T extends { id: string }, U = T>(
   const after = query.cursor === undefined ? undefined : decodeCursor(scope, query, query.cursor);
   const found = await read({ limit: query.limit + 1, after });
   const items = found.slice(0, query.limit);
-  const nextCursor = found.length > query.limit ? encodeCursor(scope, query, items.at(-1)!.id) : null;
+  const nextCursor = found.length > query.limit ? encodeCursor(scope, query, keyOf(items.at(-1)!)) : null;
   // A lambda, not map(show): map's index argument would reach a `show` that takes a second parameter.
   return { data: show ? items.map((item) => show(item)) : (items as unknown as U[]), nextCursor };
 }

@@ -30,11 +30,21 @@ export interface CollectionSpec {
   indexes?: Record<string, IndexSpec>;
 }
 
-/** Paging of `find` and `scan`: at most `limit` documents after the one whose id is `after`, oldest first. */
+/**
+ * Paging of `find` and `scan`: at most `limit` documents after `after`, oldest first. `after` is the id of a document
+ * (the page starts where that document is now) or a place a read gave (`findPlaced`): the page then starts where
+ * that document was, even if `touch` has moved it since.
+ */
 export interface Page {
   limit?: number;
-  after?: string;
+  after?: string | number;
   order?: 'asc' | 'desc';
+}
+
+/** A document and its place in its collection's order as the read saw it: `touch` gives it a later one. */
+export interface Placed<T extends Doc> {
+  doc: T;
+  place: number;
 }
 
 export interface Reader {
@@ -233,6 +243,11 @@ export interface BlobStore {
 
 export interface Store extends Reader {
   readonly backend: 'lowdb' | 'postgres';
+  /**
+   * As find, each document with its place: a list in the order `touch` keeps (the inbox) pages after a place, so
+   * that a document moved meanwhile is neither shown twice nor sends the next page back to the start.
+   */
+  findPlaced<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<Array<Placed<T>>>;
   transact<R>(fn: (tx: Tx) => Promise<R>): Promise<R>;
   /** Resolves once everything committed so far is durable: a read-only request awaits it before answering. */
   durable(): Promise<void>;

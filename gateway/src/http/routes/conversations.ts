@@ -18,7 +18,7 @@ export function conversationsRoutes(v1: Routes, gw: Gateway): void {
       const { limit: _limit, cursor: _cursor, ...filters } = query;
       if (filters.assigneeId === 'me') filters.assigneeId = actorOf(res).id;
       const accountId = accountOf(res).id;
-      const page = await readPage({ gw, req, owner: accountId }, query, (p) => conversationsOf(gw.store, accountId, filters, p));
+      const page = await readPage({ gw, req, owner: accountId }, query, (p) => conversationsOf(gw.store, accountId, filters, p), (placed) => placed.doc);
       await sendDurable(gw, res, { data: await Promise.all(page.data.map(withContact)), nextCursor: page.nextCursor });
     },
   });

@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StoreWriteError, type CollectionSpec, type Doc, type Page, type Scalar, type Store, type Tx } from '../store.js';
+import { StoreWriteError, type CollectionSpec, type Doc, type Page, type Placed, type Scalar, type Store, type Tx } from '../store.js';
 import { FileBlobs } from './blobs.js';
 import { DocCache } from './cache.js';
-import { Collection } from './collection.js';
+import { Collection, type Entry } from './collection.js';
 import { fsyncDir } from './durable-file.js';
 import { Group } from './group.js';
 import { processWarnings, StoreHealth } from '../health.js';
@@ -170,15 +170,19 @@ class JournaledStore implements LowdbStore {
   }
 
   async get<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
-    return (await this.read(collection, (col) => [id].filter((i) => col.entry(i))))[0] as T | undefined;
+    return (await this.read(collection, (col) => [id].filter((i) => col.entry(i)), docOf))[0] as T | undefined;
   }
 
   async find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
-    return (await this.read(collection, (col) => col.findIds(index, values, page))) as T[];
+    return (await this.read(collection, (col) => col.findIds(index, values, page), docOf)) as T[];
+  }
+
+  findPlaced<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<Array<Placed<T>>> {
+    return this.read(collection, (col) => col.findIds(index, values, page), (entry) => ({ doc: entry.doc as T, place: entry.seq }));
   }
 
   async scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {
-    return (await this.read(collection, (col) => col.scanIds(page))) as T[];
+    return (await this.read(collection, (col) => col.scanIds(page), docOf)) as T[];
   }
 
   async hit(key: string, windowMs: number, weight?: number): Promise<{ hits: number; resetAt: number }> {
@@ -242,7 +246,7 @@ class JournaledStore implements LowdbStore {
    * done: between transactions it answers at once from memory; during one it waits for its end, and after a few
    * tries takes its turn among them. Documents dropped from memory are read back first, and the read starts over.
    */
-  private async read(collection: string, select: (col: Collection) => string[]): Promise<Doc[]> {
+  private async read<R>(collection: string, select: (col: Collection) => string[], pick: (entry: Entry) => R): Promise<R[]> {
     const col = this.collection(collection);
     for (let tries = 0; tries < 3; tries++) {
       if (this.current) {
@@ -252,14 +256,16 @@ class JournaledStore implements LowdbStore {
       const entries = select(col).map((id) => col.entry(id)!);
       if (entries.every((entry) => entry.doc)) {
         for (const entry of entries) this.cache.keep(entry);
-        return entries.map((entry) => entry.doc!);
+        return entries.map(pick);
       }
       await this.cache.load(col, entries);
     }
     return this.exclusive(async () => {
       const t = this.transaction();
       try {
-        return await t.docsOf(collection, select(col));
+        const ids = select(col);
+        await t.docsOf(collection, ids);
+        return ids.map((id) => pick(col.entry(id)!));
       } finally {
         t.close();
       }
@@ -506,6 +512,8 @@ class JournaledStore implements LowdbStore {
     process.emitWarning(`store: checkpoint failed, will retry: ${(err as Error).message}`);
   }
 }
+
+const docOf = (entry: Entry): Doc => entry.doc!;
 
 function brokenJournal(cause: unknown): StoreWriteError {
   return new StoreWriteError('store: the journal can no longer be written; restart the gateway', { cause });

@@ -1,6 +1,6 @@
-import type { Doc, Page, Reader, Scalar } from '../store.js';
+import type { Doc, Page, Placed, Reader, Scalar } from '../store.js';
 import type { Catalog } from './catalog.js';
-import { field, hasNul, limitClause, type Query } from './sql.js';
+import { afterClause, field, hasNul, limitClause, type Query } from './sql.js';
 
 /** Told each document a transaction reads, with its row version (xmin): a later write checks it is unchanged. */
 export type Seen = (collection: string, doc: Doc, version: string) => void;
@@ -40,38 +40,58 @@ export class DocumentReads implements Reader {
   }
 
   async find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
+    return (await this.findRows<T>(collection, index, values, page, '')).map((row) => row.doc);
+  }
+
+  /** As find, with each document's place (its seq) read in the same statement. */
+  async findPlaced<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<Array<Placed<T>>> {
+    return (await this.findRows<T>(collection, index, values, page, ', seq')).map((row) => ({ doc: row.doc, place: Number(row.seq) }));
+  }
+
+  async scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {
+    return (await this.select<T>(collection, [], [], page, '')).map((row) => row.doc);
+  }
+
+  private findRows<T extends Doc>(collection: string, index: string, values: Scalar[], page: Page | undefined, extra: string): Promise<Array<Row<T>>> {
     const spec = this.catalog.index(collection, index);
     if (values.length !== spec.fields.length) {
       throw new Error(`store: index "${index}" of "${collection}" takes ${spec.fields.length} values`);
     }
     const texts = values.map(String);
-    if (texts.some(hasNul)) return [];
+    if (texts.some(hasNul)) return Promise.resolve([]);
     // `field = $n` also proves the partial index's `field IS NOT NULL`, so the planner reads the index.
-    return this.select<T>(collection, spec.fields.map((f, i) => `${field(f)} = $${i + 1}`), texts, page);
+    return this.select<T>(collection, spec.fields.map((f, i) => `${field(f)} = $${i + 1}`), texts, page, extra);
   }
 
-  scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {
-    return this.select<T>(collection, [], [], page);
-  }
-
-  private async select<T extends Doc>(collection: string, where: string[], params: unknown[], page?: Page): Promise<T[]> {
+  private async select<T extends Doc>(collection: string, where: string[], params: unknown[], page: Page | undefined, extra: string): Promise<Array<Row<T>>> {
     const table = this.catalog.table(collection);
     const desc = page?.order === 'desc';
     if (page?.after !== undefined) {
-      if (hasNul(page.after)) return [];
-      params.push(page.after);
-      // An `after` naming no document compares with NULL: an empty page, as on lowdb.
-      where.push(`seq ${desc ? '<' : '>'} (SELECT seq FROM ${table} WHERE id = $${params.length})`);
+      const after = afterClause(table, page, params);
+      if (!after) return [];
+      where.push(after);
     }
     const filter = where.length ? ` WHERE ${where.join(' AND ')}` : '';
     const order = ` ORDER BY seq${desc ? ' DESC' : ''}`;
-    const sql = `SELECT ${this.columns} FROM ${table}${filter}${order}${limitClause(params, page?.limit)}`;
+    const sql = `SELECT ${this.columns}${extra} FROM ${table}${filter}${order}${limitClause(params, page?.limit)}`;
     const { rows } = await this.query(sql, params);
-    return this.docs<T>(collection, rows);
+    return this.heard<T>(collection, rows as Array<Row<T>>);
   }
 
-  private docs<T extends Doc>(collection: string, rows: Array<{ doc: T; v?: string }>): T[] {
-    if (this.seen) for (const row of rows) this.seen(collection, row.doc, row.v!);
-    return rows.map((row) => row.doc);
+  private docs<T extends Doc>(collection: string, rows: Array<Row<T>>): T[] {
+    return this.heard(collection, rows).map((row) => row.doc);
   }
+
+  /** The rows, once `seen` has heard of each document read. */
+  private heard<T extends Doc>(collection: string, rows: Array<Row<T>>): Array<Row<T>> {
+    if (this.seen) for (const row of rows) this.seen(collection, row.doc, row.v!);
+    return rows;
+  }
+}
+
+/** A row read: the document, its version in a transaction, its seq when asked for. */
+interface Row<T extends Doc> {
+  doc: T;
+  v?: string;
+  seq?: string;
 }

@@ -2,7 +2,7 @@ import { DEFAULT_QUEUE, StoreConflictError, type Job, type JobOutcome, type JobQ
 import { UNIQUE_VIOLATION } from './errors.js';
 import { JOBS_CHANNEL, type JobNotifications } from './job-notifications.js';
 import { epochMs, JOB_COLUMNS, toJob, type JobRow } from './jobs.js';
-import { hasNul, limitClause, type Query } from './sql.js';
+import { afterClause, hasNul, limitClause, type Query } from './sql.js';
 import { clockNow } from '../../clock.js';
 
 /** The claim's own lease holds only while the job is running under it. */
@@ -123,9 +123,9 @@ export class PostgresJobQueue implements JobQueue {
     const params: unknown[] = [status];
     let sql = `SELECT ${JOB_COLUMNS} FROM leadchat_jobs WHERE status = $1`;
     if (page?.after !== undefined) {
-      if (hasNul(page.after)) return [];
-      params.push(page.after);
-      sql += ` AND seq ${desc ? '<' : '>'} (SELECT seq FROM leadchat_jobs WHERE id = $${params.length})`;
+      const after = afterClause('leadchat_jobs', page, params);
+      if (!after) return [];
+      sql += ` AND ${after}`;
     }
     sql += ` ORDER BY seq${desc ? ' DESC' : ''}${limitClause(params, page?.limit)}`;
     const { rows } = await this.query(sql, params);

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { ChangeFeed, CollectionSpec, Doc, Page, Scalar, Store, Tx } from '../store.js';
+import type { ChangeFeed, CollectionSpec, Doc, Page, Placed, Scalar, Store, Tx } from '../store.js';
 import { PostgresBlobs } from './blobs.js';
 import { Catalog } from './catalog.js';
 import { DocumentReads } from './documents.js';
@@ -131,6 +131,10 @@ class PostgresStore implements Store {
 
   find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
     return this.reads.find<T>(collection, index, values, page);
+  }
+
+  findPlaced<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<Array<Placed<T>>> {
+    return this.reads.findPlaced<T>(collection, index, values, page);
   }
 
   scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { Page } from '../store.js';
 
 /** One statement on a connection (a pooled one, or the one a transaction holds). */
 export type Query = (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
@@ -47,6 +48,20 @@ export function limitClause(params: unknown[], limit: number | undefined): strin
   if (limit === undefined) return '';
   params.push(Math.max(0, Math.floor(limit)));
   return ` LIMIT $${params.length}`;
+}
+
+/**
+ * The condition of a page's `after` on `table`'s order, its value appended to `params`: after a place (a number a
+ * read gave), or after where the document of an id is now. Undefined for an id that cannot name a document (the
+ * page is empty).
+ */
+export function afterClause(table: string, page: Page, params: unknown[]): string | undefined {
+  const { after, order } = page;
+  if (typeof after === 'string' && hasNul(after)) return undefined;
+  params.push(after);
+  const than = order === 'desc' ? '<' : '>';
+  // An id naming no document compares with NULL: an empty page, as on lowdb.
+  return typeof after === 'number' ? `seq ${than} $${params.length}` : `seq ${than} (SELECT seq FROM ${table} WHERE id = $${params.length})`;
 }
 
 /** Text in PostgreSQL cannot hold NUL: a value with one matches nothing and must not reach the server. */
