@@ -123,7 +123,8 @@ test('import, paced openings, the unreachable counted, a contact known by phone,
   const delivered = await poll(async () => hook.requests.find((r) => r.body?.messageId === answer.id), (r) => r !== undefined);
   // To the ID the chat system wrote from: how it knows her.
   expect(delivered!.body).toMatchObject({ toId: alicePhone, body: FAQ.answer });
-  expect((await v1('GET', `messages/${answer.id}`)).body.status).toBe('sent');
+  // The receiver took it: the message is marked sent once the receiver's answer is in.
+  expect((await poll(async () => (await v1('GET', `messages/${answer.id}`)).body, (m) => m.status !== 'pending')).status).toBe('sent');
   expect((await v1('GET', 'credits')).body.balance).toBe(9);
 });
 
