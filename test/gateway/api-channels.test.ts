@@ -134,6 +134,12 @@ test('channel credentials are validated, stored and shown back masked with the w
   expectApiError(await api(ctx.gw, account, 'PUT', 'channels/twilio', { body: { accountSid: `AC${hex('a')}`, authToken: hex('1') } }), 400, 'VALIDATION_ERROR');
   expectApiError(await api(ctx.gw, account, 'PUT', 'channels/whatsapp', { body: { ...whatsapp, extra: true } }), 400, 'VALIDATION_ERROR');
 
+  // With Twilio set up, SMS and WhatsApp messages come from Twilio's webhook: the log channel's entry refuses them.
+  for (const channel of ['sms', 'whatsapp']) {
+    const refused = await api(ctx.gw, account, 'POST', `channels/${channel}/incoming`, { body: { phone: '+14155550100', body: 'Hi' } });
+    expectApiError(refused, 409, 'CHANNEL_NOT_OFFLINE');
+  }
+
   const stranger = await createAccount(ctx.gw);
   expect((await api(ctx.gw, stranger, 'GET', 'channels')).body).toEqual({ publicUrlConfigured: true, twilio: null, whatsapp: null, messenger: null, instagram: null });
   expectApiError(await api(ctx.gw, stranger, 'DELETE', 'channels/twilio'), 404, 'CHANNEL_NOT_FOUND');

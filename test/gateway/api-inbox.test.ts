@@ -152,6 +152,12 @@ describe('POST /v1/messages/{id}/retry on a custom channel', () => {
     expect(failed.status).toBe('failed');
     await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, channel: 'web-chat', body: 'STOP' }) });
     expectApiError(await retry(account, failed.id), 409, 'CONTACT_OPTED_OUT');
+    // A new message to a contact who opted out is refused too, and nothing of it is stored.
+    const before = (await api(ctx.gw, account, 'GET', `messages/${failed.id}`)).body.contactId;
+    const count = async () => (await api(ctx.gw, account, 'GET', `contacts/${before}/messages?limit=200`)).body.data.length;
+    const stored = await count();
+    expectApiError(await send(account, fromId), 409, 'CONTACT_OPTED_OUT');
+    expect(await count()).toBe(stored);
   });
 });
 

@@ -15,8 +15,14 @@ const SHARED = new Set([
   'UNSUPPORTED_MEDIA_TYPE', 'INVALID_CURSOR', 'CSRF_TOKEN_INVALID', 'CONFLICT',
 ]);
 
-/** The error codes a status of an operation can carry, as the document lists them (none for a success). */
-const codesOf = (response) => response.content?.['application/json']?.schema?.properties?.error?.properties?.code?.enum ?? [];
+/**
+ * The error codes a status of an operation can carry, as the document lists them (none for a success): in the error
+ * schema, or, for an answer whose error is plain text (`{"error": "message"}`), at the end of its description.
+ */
+const codesOf = (response) =>
+  response.content?.['application/json']?.schema?.properties?.error?.properties?.code?.enum ??
+  /: ([A-Z0-9_, ]+)$/.exec(response.description ?? '')?.[1].split(', ') ??
+  [];
 const shared = (response) => {
   const codes = codesOf(response);
   return codes.length > 0 && codes.every((code) => SHARED.has(code));
