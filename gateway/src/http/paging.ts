@@ -16,9 +16,10 @@ import { MAX_PAGE_LIMIT } from '../api-contract.js';
  *
  * The cursor holds the id of the last item shown, since the Store pages by "after this id" (or, for a list in
  * the order `touch` changes, the inbox, that item's place as it was read: see Placed), and a signature (HMAC under
- * the deployment's cursor key) of it with who pages, the endpoint's concrete path and its filters. Tampering with it, or using it elsewhere (another account, another list's members, other filters),
- * is a 400 INVALID_CURSOR instead of a page read from a place the client chose. The key is shared by every
- * process, so any of them takes a cursor another handed out.
+ * the deployment's cursor key) of it with who pages, the endpoint's concrete path and its filters. Tampering with
+ * it, or using it elsewhere (another account, another list's members, other filters), is a 400 INVALID_CURSOR
+ * instead of a page read from a place the client chose. The key is shared by every process, so any of them takes a
+ * cursor another handed out.
  */
 
 export const DEFAULT_LIMIT = 50;
@@ -93,9 +94,9 @@ export async function loadCursorKey(settings: GatewaySettings): Promise<Buffer> 
 
 
 /**
- * What the cursor's MAC covers besides the id or place: the owner, the route (`/v1/lists/:listId/contacts`) with its decoded
- * path values, so the same endpoint reached as `lst_A` or `lst%5FA` agrees, and the query's other fields, the
- * endpoint's filters (limit may change from one page to the next).
+ * What the cursor's MAC covers besides the id or place: the owner, the route (`/v1/lists/:listId/contacts`) with
+ * its decoded path values, so the same endpoint reached as `lst_A` or `lst%5FA` agrees, and the query's other
+ * fields, the endpoint's filters (limit may change from one page to the next).
  */
 function macOf(scope: PageScope, query: PageQuery, key: string): Buffer {
   const { limit: _limit, cursor: _cursor, ...filters } = query as PageQuery & Record<string, unknown>;

@@ -242,9 +242,10 @@ class JournaledStore implements LowdbStore {
   }
 
   /**
-   * A read outside any transaction: the documents of the ids that `select` picks. It never sees a transaction half
-   * done: between transactions it answers at once from memory; during one it waits for its end, and after a few
-   * tries takes its turn among them. Documents dropped from memory are read back first, and the read starts over.
+   * A read outside any transaction: what `pick` takes of the entries of the ids that `select` chooses (a document,
+   * or a document and its place, read in the same turn). It never sees a transaction half done: between
+   * transactions it answers at once from memory; during one it waits for its end, and after a few tries takes its
+   * turn among them. Documents dropped from memory are read back first, and the read starts over.
    */
   private async read<R>(collection: string, select: (col: Collection) => string[], pick: (entry: Entry) => R): Promise<R[]> {
     const col = this.collection(collection);
