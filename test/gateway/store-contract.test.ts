@@ -920,6 +920,20 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     }
   };
 
+  /** A new database as a gateway before migration `version` left it, holding the rows `seed` inserts. */
+  const databaseBefore = async (version: number, seed: string): Promise<string> => {
+    const database = await createTestDatabase();
+    const { migrate, migrations } = (await import(path.join(DIST, 'store/postgres/migrations.js'))) as MigrationsModule;
+    const pool = new Pool({ connectionString: database });
+    try {
+      await migrate(pool, migrations.filter((m) => m.version < version));
+      await pool.query(seed);
+    } finally {
+      await pool.end();
+    }
+    return database;
+  };
+
   test('processes opening a new database at once migrate it once', async () => {
     const empty = await createTestDatabase();
     const stores = await Promise.all(Array.from({ length: 4 }, () => open(empty)));
@@ -1051,20 +1065,13 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
   });
 
   test('the job counts migration 15 keeps are those of the jobs already there, and of any writer after it', async () => {
-    const empty = await createTestDatabase();
-    const { migrate, migrations } = (await import(path.join(DIST, 'store/postgres/migrations.js'))) as MigrationsModule;
-    const pool = new Pool({ connectionString: empty });
-    try {
-      // A database of the version before, with jobs in it, as an older gateway left it.
-      await migrate(pool, migrations.filter((m) => m.version < 15));
-      await pool.query(
-        `INSERT INTO leadchat_jobs (id, kind, data, status, run_at, created_at, updated_at)
-         SELECT 'job_' || g, CASE WHEN g % 3 = 0 THEN 'deliver' ELSE 'follow_up' END, '{}', CASE WHEN g % 10 = 0 THEN 'dead' ELSE 'pending' END,
-                CASE WHEN g % 10 = 0 THEN NULL ELSE 1 END, now(), now() FROM generate_series(1, 100) g`,
-      );
-    } finally {
-      await pool.end();
-    }
+    // A database of the version before, with jobs in it, as an older gateway left it.
+    const empty = await databaseBefore(
+      15,
+      `INSERT INTO leadchat_jobs (id, kind, data, status, run_at, created_at, updated_at)
+       SELECT 'job_' || g, CASE WHEN g % 3 = 0 THEN 'deliver' ELSE 'follow_up' END, '{}', CASE WHEN g % 10 = 0 THEN 'dead' ELSE 'pending' END,
+              CASE WHEN g % 10 = 0 THEN NULL ELSE 1 END, now(), now() FROM generate_series(1, 100) g`,
+    );
     const store = await open(empty);
     expect(await statsOf(store)).toEqual(await recount(store, Date.now()));
     // An operator's own statement is counted too.
@@ -1079,19 +1086,12 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
   });
 
   test("migration 17 puts the provider entries already waiting in the inbound queue, every other job in the default queue", async () => {
-    const empty = await createTestDatabase();
-    const { migrate, migrations } = (await import(path.join(DIST, 'store/postgres/migrations.js'))) as MigrationsModule;
-    const pool = new Pool({ connectionString: empty });
-    try {
-      await migrate(pool, migrations.filter((m) => m.version < 17));
-      await pool.query(
-        `INSERT INTO leadchat_jobs (id, kind, data, status, run_at, created_at, updated_at)
-         SELECT 'job_' || g, CASE WHEN g % 2 = 0 THEN 'inbound' ELSE 'deliver' END, jsonb_build_object('n', g), 'pending', g, now(), now()
-         FROM generate_series(1, 6) g`,
-      );
-    } finally {
-      await pool.end();
-    }
+    const empty = await databaseBefore(
+      17,
+      `INSERT INTO leadchat_jobs (id, kind, data, status, run_at, created_at, updated_at)
+       SELECT 'job_' || g, CASE WHEN g % 2 = 0 THEN 'inbound' ELSE 'deliver' END, jsonb_build_object('n', g), 'pending', g, now(), now()
+       FROM generate_series(1, 6) g`,
+    );
     const store = await open(empty);
     const claimed = async (queue: string) => (await store.jobs.claim(queue, 10, 60_000)).map((job) => [job.kind, job.data.n]);
     expect(await claimed('inbound')).toEqual([['inbound', 2], ['inbound', 4], ['inbound', 6]]);
