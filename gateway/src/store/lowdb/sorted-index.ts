@@ -44,8 +44,7 @@ export class SortedIndex {
 
   add(id: string, { value, group }: SortKey): void {
     if (value === undefined) return;
-    let items = this.groups.get(group);
-    if (!items) this.groups.set(group, (items = []));
+    const items = this.itemsOf(group);
     items.splice(upperBound(items, value), 0, { value, id });
   }
 
@@ -75,13 +74,15 @@ export class SortedIndex {
   /** Replaces the content with these ids and keys, sorted once. */
   load(keys: Array<[string, SortKey]>): void {
     this.groups.clear();
-    for (const [id, { value, group }] of keys) {
-      if (value === undefined) continue;
-      let items = this.groups.get(group);
-      if (!items) this.groups.set(group, (items = []));
-      items.push({ value, id });
-    }
+    for (const [id, { value, group }] of keys) if (value !== undefined) this.itemsOf(group).push({ value, id });
     for (const items of this.groups.values()) items.sort((a, b) => a.value - b.value);
+  }
+
+  /** The group's items, an empty array kept for it when it has none yet. */
+  private itemsOf(group: string): Item[] {
+    let items = this.groups.get(group);
+    if (!items) this.groups.set(group, (items = []));
+    return items;
   }
 }
 
