@@ -9,6 +9,29 @@ import { clockNow } from '../../clock.js';
 const OWNED = `id = $1 AND lease = $2 AND status = 'running'`;
 
 /**
+ * A claim of a queue's due jobs, as the CTEs `due` (what it takes, locked) and `claimed` (those jobs, leased), with
+ * the values of claimValues. RETURNING keeps no order: the due time before the claim comes back with each job to
+ * sort them by.
+ */
+const CLAIM = `due AS (
+    SELECT id, run_at AS due_at, seq FROM leadchat_jobs
+    WHERE queue = $5 AND status <> 'dead' AND run_at <= $1 ORDER BY run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED),
+  claimed AS (
+    UPDATE leadchat_jobs AS j
+    SET status = 'running', run_at = $3, attempts = j.attempts + 1, lease = gen_random_uuid()::text, updated_at = $4
+    FROM due WHERE j.id = due.id
+    RETURNING ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, due.due_at, due.seq)`;
+
+const claimValues = (queue: string, limit: number, at: number, leaseEnd: number): unknown[] =>
+  [at, Math.max(0, Math.floor(limit)), epochMs(leaseEnd), new Date(at).toISOString(), queue];
+
+type ClaimedRow = JobRow & { due_at: string; seq: string };
+
+/** The claimed jobs in the order they came due. */
+const inDueOrder = (rows: ClaimedRow[]): Job[] =>
+  rows.sort((a, b) => Number(a.due_at) - Number(b.due_at) || Number(a.seq) - Number(b.seq)).map((row) => toJob(row));
+
+/**
  * The queue every process shares. A claim locks the due jobs it takes with SKIP LOCKED, so concurrent claims
  * take different jobs, and gives each a new lease; a job whose lease ran out (its runner died) is due again.
  */
@@ -25,20 +48,8 @@ export class PostgresJobQueue implements JobQueue {
   async claim(queue: string, limit: number, leaseMs: number): Promise<Job[]> {
     if (!(limit > 0)) return [];
     const at = clockNow();
-    // RETURNING keeps no order: the due time before the claim comes back with each job to sort them by.
-    const { rows } = await this.query(
-      `WITH due AS (
-         SELECT id, run_at AS due_at, seq FROM leadchat_jobs
-         WHERE queue = $5 AND status <> 'dead' AND run_at <= $1 ORDER BY run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED)
-       UPDATE leadchat_jobs AS j
-       SET status = 'running', run_at = $3, attempts = j.attempts + 1, lease = gen_random_uuid()::text, updated_at = $4
-       FROM due WHERE j.id = due.id
-       RETURNING ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, due.due_at, due.seq`,
-      [at, Math.floor(limit), epochMs(at + leaseMs), new Date(at).toISOString(), queue],
-    );
-    const claimed = rows as Array<JobRow & { due_at: string; seq: string }>;
-    claimed.sort((a, b) => Number(a.due_at) - Number(b.due_at) || Number(a.seq) - Number(b.seq));
-    return claimed.map((row) => toJob(row));
+    const { rows } = await this.query(`WITH ${CLAIM} SELECT * FROM claimed`, claimValues(queue, limit, at, at + leaseMs));
+    return inDueOrder(rows as ClaimedRow[]);
   }
 
   async claimDue(queue: string, limit: number, leaseMs: number): Promise<{ jobs: Job[]; nextDueAt: number | undefined }> {
@@ -48,23 +59,15 @@ export class PostgresJobQueue implements JobQueue {
     // shows the claimed ones as due now, so they are left out; they are due again at leaseEnd). A claim of nothing
     // still answers one row, with the due time alone.
     const { rows } = await this.query(
-      `WITH due AS (
-         SELECT id, run_at AS due_at, seq FROM leadchat_jobs
-         WHERE queue = $5 AND status <> 'dead' AND run_at <= $1 ORDER BY run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED),
-       claimed AS (
-         UPDATE leadchat_jobs AS j
-         SET status = 'running', run_at = $3, attempts = j.attempts + 1, lease = gen_random_uuid()::text, updated_at = $4
-         FROM due WHERE j.id = due.id
-         RETURNING ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, due.due_at, due.seq),
+      `WITH ${CLAIM},
        later AS (SELECT min(run_at) AS next_due FROM leadchat_jobs WHERE queue = $5 AND status <> 'dead' AND id NOT IN (SELECT id FROM due))
        SELECT claimed.*, later.next_due FROM later LEFT JOIN claimed ON true`,
-      [at, Math.max(0, Math.floor(limit)), epochMs(leaseEnd), new Date(at).toISOString(), queue],
+      claimValues(queue, limit, at, leaseEnd),
     );
-    const claimed = (rows as Array<JobRow & { due_at: string; seq: string; next_due: string | null }>).filter((row) => row.id !== null);
-    claimed.sort((a, b) => Number(a.due_at) - Number(b.due_at) || Number(a.seq) - Number(b.seq));
+    const claimed = (rows as Array<ClaimedRow & { next_due: string | null }>).filter((row) => row.id !== null);
     const later = rows[0]?.next_due === null || rows[0]?.next_due === undefined ? undefined : Number(rows[0].next_due);
     const nextDueAt = claimed.length ? Math.min(leaseEnd, later ?? leaseEnd) : later;
-    return { jobs: claimed.map((row) => toJob(row)), nextDueAt };
+    return { jobs: inDueOrder(claimed), nextDueAt };
   }
 
   async nextDueAt(queue: string): Promise<number | undefined> {
