@@ -33,6 +33,7 @@ async function setUp(bot: Record<string, unknown> = {}, campaign: Record<string,
 
 const say = (account: TestAccount, fromId: string, body: string, extra: Record<string, unknown> = {}) =>
   api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, body, channel: 'chat', ...extra }) });
+const HANDOFF_NOTICE = 'Thanks for your message! A member of our team will get back to you shortly.';
 const replies = (hook: Receiver, fromId: string) => hook.requests.filter((r) => r.body?.toId === fromId && r.body?.messageId).map((r) => r.body.body as string);
 const messages = async (account: TestAccount, contactId: string) => (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`)).body.data as any[];
 
@@ -91,7 +92,7 @@ test('small talk gets a greeting or nothing, never a hand-off', async () => {
   expect(hook.requests.filter((r) => r.body?.type === 'handoff' && r.body?.contactId === contactId)).toHaveLength(0);
 });
 
-test("the campaign is the message's, else the conversation's, else the account's default; with none the bot is silent", async () => {
+test("the campaign is the message's, else the conversation's, else the account's default; with none the team has it and the contact is told so", async () => {
   const { account, hook, campaign } = await setUp();
   const other = (await api(ctx.gw, account, 'POST', 'campaigns', {
     body: { name: 'Other', channel: 'custom', customChannel: 'chat', bot: { faqs: [{ question: 'What are your opening hours?', answer: 'Always open.' }] } },
@@ -100,7 +101,7 @@ test("the campaign is the message's, else the conversation's, else the account's
   const lone = unique('lead');
   await say(account, lone, 'What are your opening hours?');
   await untilIdle(ctx.gw);
-  expect(replies(hook, lone)).toEqual([]);
+  expect(replies(hook, lone)).toEqual([HANDOFF_NOTICE]);
 
   const set = await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: other.id } });
   expect(set.body).toEqual({ provider: 'faq', openai: null, defaultCampaignId: other.id });
@@ -313,13 +314,13 @@ describe('the live bot answers a message as "Try the bot" does', () => {
   test('after a message nobody answered, the question is still answered', async () => {
     const { account, hook, campaign } = await setUp();
     const fromId = unique('lead');
-    // No campaign is named yet and the account has no default: no bot answers this one.
+    // No campaign is named yet and the account has no default: no bot answers this one, and the contact is told a person will.
     await say(account, fromId, 'My cousin told me about you, she loved the place');
     await untilIdle(ctx.gw);
-    expect(replies(hook, fromId)).toEqual([]);
+    expect(replies(hook, fromId)).toEqual([HANDOFF_NOTICE]);
     await say(account, fromId, 'do you take insurance?', { campaignId: campaign.id });
-    await poll(async () => replies(hook, fromId), (r) => r.length === 1);
-    expect(replies(hook, fromId)).toEqual([(await tried(account, campaign.id, 'do you take insurance?')).body]);
+    await poll(async () => replies(hook, fromId), (r) => r.length === 2);
+    expect(replies(hook, fromId)).toEqual([HANDOFF_NOTICE, (await tried(account, campaign.id, 'do you take insurance?')).body]);
   });
 
   test('a hand-off says why on the conversation', async () => {

@@ -30,10 +30,11 @@ const message = async (id: string, who: TestAccount = account) => {
   expect(res.status).toBe(200);
   return res.body;
 };
+/** What the contact sent and was stored: the gateway's hand-off notice to them (no campaign answers here) aside. */
 const messagesOf = async (contactId: string) => {
-  const res = await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`);
+  const res = await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`);
   expect(res.status).toBe(200);
-  return res.body.data as any[];
+  return (res.body.data as any[]).filter((m) => m.direction === 'incoming');
 };
 
 describe('validation (§2.4) → 400 {error:"<message>"}', () => {

@@ -110,7 +110,8 @@ describe('GET /metrics', () => {
       expect(valueOf(families, 'leadchat_http_requests_total', { method: 'POST', route: '/v1/contacts/:id/bot', status: '200' })).toBe(1);
       expect(valueOf(families, 'leadchat_messages_received_total', { channel: 'custom' })).toBe(5);
       expect(valueOf(families, 'leadchat_messages_sent_total', { channel: 'custom', status: 'sent' })).toBe(2);
-      expect(valueOf(families, 'leadchat_messages_sent_total', { channel: 'custom', status: 'failed' })).toBe(1);
+      // The refused reply, and the five hand-off notices written before a URL was set (NO_RECEIVER).
+      expect(valueOf(families, 'leadchat_messages_sent_total', { channel: 'custom', status: 'failed' })).toBe(6);
       expect(valueOf(families, 'leadchat_webhook_deliveries_total', { event: 'message_received', outcome: 'sent' })).toBe(5);
       expect(valueOf(families, 'leadchat_webhook_deliveries_total', { event: 'reply', outcome: 'sent' })).toBe(2);
       expect(valueOf(families, 'leadchat_webhook_deliveries_total', { event: 'reply', outcome: 'failed' })).toBe(1);

@@ -9,12 +9,15 @@ beforeAll(async () => {
   account = await createAccount(ctx.gw);
 });
 
+/** A new account's hand-off notice: the built-in text, in English. */
+const HANDOFF_DEFAULTS = { handoffMessage: null, defaultHandoffMessage: 'Thanks for your message! A member of our team will get back to you shortly.', language: 'en' };
+
 describe('settings', () => {
   test('GET: no URL yet, and a whsec_ signing secret; not cacheable', async () => {
     const fresh = await createAccount(ctx.gw);
     const res = await api(ctx.gw, fresh, 'GET', 'settings');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ customChannelWebhookUrl: null, webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{16,}=*$/), helpText: expect.stringMatching(/STOP/), handoffAssignment: 'none', defaultCountry: null });
+    expect(res.body).toEqual({ customChannelWebhookUrl: null, webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{16,}=*$/), helpText: expect.stringMatching(/STOP/), handoffAssignment: 'none', defaultCountry: null, ...HANDOFF_DEFAULTS });
     expect(res.headers['cache-control']).toBe('no-store');
     expect(Buffer.from(res.body.webhookSecret.slice(6), 'base64').length).toBeGreaterThanOrEqual(24);
   });
@@ -23,7 +26,7 @@ describe('settings', () => {
     const url = 'https://hooks.example.com/leadchat/replies?token=abc';
     const put = await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: url } });
     expect(put.status).toBe(200);
-    expect(put.body).toEqual({ customChannelWebhookUrl: url, webhookSecret: expect.stringMatching(/^whsec_/), helpText: expect.any(String), handoffAssignment: 'none', defaultCountry: null });
+    expect(put.body).toEqual({ customChannelWebhookUrl: url, webhookSecret: expect.stringMatching(/^whsec_/), helpText: expect.any(String), handoffAssignment: 'none', defaultCountry: null, ...HANDOFF_DEFAULTS });
     expect((await api(ctx.gw, account, 'GET', 'settings')).body).toEqual(put.body);
 
     const cleared = await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: null } });
@@ -52,7 +55,7 @@ describe('settings', () => {
     const before = (await api(ctx.gw, account, 'GET', 'settings')).body;
     const res = await api(ctx.gw, account, 'POST', 'settings/webhook-secret');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ customChannelWebhookUrl: before.customChannelWebhookUrl, webhookSecret: expect.stringMatching(/^whsec_/), helpText: before.helpText, handoffAssignment: 'none', defaultCountry: null });
+    expect(res.body).toEqual({ customChannelWebhookUrl: before.customChannelWebhookUrl, webhookSecret: expect.stringMatching(/^whsec_/), helpText: before.helpText, handoffAssignment: 'none', defaultCountry: null, ...HANDOFF_DEFAULTS });
     expect(res.body.webhookSecret).not.toBe(before.webhookSecret);
     expect((await api(ctx.gw, account, 'GET', 'settings')).body).toEqual(res.body);
   });

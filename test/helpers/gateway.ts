@@ -54,6 +54,17 @@ export function tempDir(prefix = 'leadchat-'): string {
 }
 
 export async function startGateway(env: Record<string, string> = {}, dataDir = tempDir()): Promise<TestGateway> {
+  // A free port may be taken by another process before the gateway binds it: another port is tried then.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launch(env, dataDir);
+    } catch (err) {
+      if (attempt === 3 || env.LEADCHAT_PORT !== undefined || !String(err).includes('EADDRINUSE')) throw err;
+    }
+  }
+}
+
+async function launch(env: Record<string, string>, dataDir: string): Promise<TestGateway> {
   const port = await freePort();
   const fullEnv: Record<string, string> = {
     LEADCHAT_PORT: String(port),
