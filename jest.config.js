@@ -18,8 +18,8 @@ module.exports = {
   maxWorkers: 2,
   // Once per run: Debian's Chromium for the browser tests, installed when missing; the contract check's folder.
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
-  // After the run: the operations and statuses of the OpenAPI document that no test received.
-  reporters: ['default', '<rootDir>/test/helpers/contract-report.js'],
+  // After the run: the operations and statuses of the OpenAPI document that no test received, and the slowest files.
+  reporters: ['default', '<rootDir>/test/helpers/contract-report.js', '<rootDir>/test/helpers/slowest-report.js'],
   projects: [
     { ...base, displayName: 'lowdb', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/(scale-out|migrate|store-contract|sessions-scale-out)\\.test\\.ts$'] },
     {
