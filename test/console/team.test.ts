@@ -292,10 +292,15 @@ test('Bot provider: hand-offs go to nobody or to the agents in turn', async () =
   const roundRobin = ownerPage.getByRole('radio', { name: /^The agents in turn/ });
   await roundRobin.waitFor();
   expect(await ownerPage.getByRole('radio', { name: /^Nobody/ }).isChecked()).toBe(true);
+  // The default leaves no hand-off unseen, and says how the team hears of one.
+  const now = ownerPage.locator('#handoff-assignment-now');
+  expect(await now.textContent()).toBe('Now: nobody. A conversation handed over counts in every member’s tab title and, for those who turned '
+    + 'notifications on in the inbox, brings a desktop notification and a sound, until someone takes it (replying takes it too). Then only they are told of it.');
   await roundRobin.check();
   await ownerPage.getByRole('button', { name: 'Set hand-off assignment' }).click();
   await status(ownerPage, 'Hand-off assignment saved.').waitFor();
   expect((await api('GET', '/v1/settings')).body.handoffAssignment).toBe('round_robin');
+  await now.filter({ hasText: /^Now: the agents in turn\. Each conversation handed over is the next agent’s/ }).waitFor();
   expect(await seriousViolations(ownerPage)).toEqual([]);
   await screenshot(ownerPage, 'settings-bot-handoff');
 });
