@@ -62,15 +62,17 @@ interface Heard {
  * person (the bot handed it over, nobody has it). Not what they did themselves, nor what a tab of theirs shows.
  *
  * The conversations `waiting` (waiting.tsx) decide: a conversation there is told when the stream announced a
- * contact's message in it before the read began, or when it is there and was not in the read before (it came in
- * while the bot answered, or by a change the member's tab did not hear). The first read tells nothing: it is what
- * was waiting already. A conversation assigned to the member is told by its own event, as an assignment.
+ * contact's message in it before the read began, when it was not in the read before (the bot handed it over, or a
+ * change the tab did not hear), or when its last message is a new one of the contact's (the stream was down). The
+ * first read tells nothing: it is what was waiting already. A conversation assigned to the member is told by its own
+ * event, as an assignment.
  */
 export function useNotifier(me: string, waiting: Waiting | undefined): void {
   // By conversation: the contact's latest message announced, and the assignments to the member told already.
   const wrote = useRef(new Map<string, Heard>());
   const assigned = useRef(new Map<string, Heard>());
-  const before = useRef<Set<string> | undefined>(undefined);
+  // The conversations of the read before, each with its last message when the contact's.
+  const before = useRef<Map<string, string | undefined> | undefined>(undefined);
   useEffect(() => subscribe({
     news: ({ event, data }) => {
       const id = data.conversationId;
@@ -101,11 +103,14 @@ export function useNotifier(me: string, waiting: Waiting | undefined): void {
     const news = heldBy(wrote.current);
     const toldAssigned = heldBy(assigned.current);
     const known = before.current;
-    before.current = new Set(waiting.conversations.map((c) => c.id));
+    const contactsLast = (c: Conversation) => (c.lastMessage?.direction === 'incoming' ? c.lastMessage.id : undefined);
+    before.current = new Map(waiting.conversations.map((c) => [c.id, contactsLast(c)]));
     if (!known || !notifying(me)) return;
     for (const c of waiting.conversations) {
       const heard = news.get(c.id);
-      if ((!heard && known.has(c.id)) || toldAssigned.has(c.id) || actedOn(me, c.id)) continue;
+      // A message the stream did not tell (it was down, the inbox polling) shows as a new last message of the contact's.
+      const fresh = heard || !known.has(c.id) || (contactsLast(c) !== undefined && contactsLast(c) !== known.get(c.id));
+      if (!fresh || toldAssigned.has(c.id) || actedOn(me, c.id)) continue;
       const name = contactName(c.contact);
       void tell(c, c.assigneeId ? name : `Unassigned: ${name}`, heard?.messageId);
     }
