@@ -1,11 +1,13 @@
 import { teamMember } from '../console/support';
-import { api, createAccount, incoming, Receiver, unique, untilIdle, useGateway, type TestAccount } from './api-support';
+import { advanceClock, api, createAccount, expectApiError, incoming, Receiver, unique, untilIdle, useGateway, type TestAccount } from './api-support';
 
 /**
- * Never silence: a contact's message that no campaign's bot answers goes to the team (a `no_campaign` hand-off), and
- * `needsReply` says when a person must act: not once the bot answered, never for a contact who opted out.
+ * Never silence: a contact's message that no campaign's bot answers goes to the team (a `no_campaign` hand-off), every
+ * hand-off tells the contact once (a request for a person again after 10 minutes), and `needsReply` says when a
+ * person must act: not once the bot answered, never for a contact who opted out.
  */
-const ctx = useGateway({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '0s' });
+const ctx = useGateway({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '0s', LEADCHAT_TEST_CLOCK: '1' });
+const BUILT_IN = 'Thanks for your message! A member of our team will get back to you shortly.';
 
 const receivers: Receiver[] = [];
 afterAll(() => Promise.all(receivers.map((r) => r.close())));
@@ -23,6 +25,12 @@ const write = (account: TestAccount, fromId: string, body: string, extra: Record
 async function conversationOf(account: TestAccount, fromId: string) {
   const all = (await api(ctx.gw, account, 'GET', 'conversations?limit=200')).body.data as any[];
   return all.find((c) => c.contact?.fromId === fromId);
+}
+
+/** What the contact wrote and was sent, oldest first: [author or 'incoming', body]. */
+async function said(account: TestAccount, contactId: string): Promise<Array<[string, string]>> {
+  const messages = (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`)).body.data as any[];
+  return messages.map((m) => [m.direction === 'incoming' ? 'incoming' : m.author, m.body]);
 }
 
 async function campaignWithFaq(account: TestAccount) {
@@ -44,14 +52,14 @@ test('a contact no campaign answers is handed to the team: a no_campaign hand-of
   expect(event!.body).toMatchObject({ type: 'handoff', reason: 'no_campaign', body: 'Do you take new patients?', assignee: { id: agent.id } });
   const conversation = await conversationOf(account, fromId);
   expect(conversation).toMatchObject({ status: 'handed_off', needsReply: true, assigneeId: agent.id, handoff: { reason: 'no_campaign', message: 'Do you take new patients?' } });
-  // Nothing was sent to the contact: the team answers.
-  const messages = (await api(ctx.gw, account, 'GET', `contacts/${conversation.contactId}/messages`)).body.data as any[];
-  expect(messages.map((m) => m.direction)).toEqual(['incoming']);
-  // Written again: no second hand-off, still waiting for the team.
+  // The contact is told a person will answer, once.
+  expect(await said(account, conversation.contactId)).toEqual([['incoming', 'Do you take new patients?'], ['system', BUILT_IN]]);
+  // Written again: no second hand-off and no second notice, still waiting for the team.
   await write(account, fromId, 'Hello?');
   await untilIdle(ctx.gw);
   expect(hook.requests).toHaveLength(1);
   expect(await conversationOf(account, fromId)).toMatchObject({ needsReply: true, lastMessage: { direction: 'incoming', body: 'Hello?' } });
+  expect(await said(account, conversation.contactId)).toHaveLength(3);
   // A team reply answers it.
   await api(ctx.gw, account, 'POST', `contacts/${conversation.contactId}/messages`, { body: { body: 'Yes, we do! When would suit you?' } });
   expect(await conversationOf(account, fromId)).toMatchObject({ needsReply: false, lastMessage: { author: 'team' } });
@@ -112,4 +120,81 @@ test('a conversation handed off for want of a campaign goes back to the bot when
   await write(account, answered, 'What are your opening hours?', { campaignId: campaign.id });
   await untilIdle(ctx.gw);
   expect(await conversationOf(account, answered)).toMatchObject({ status: 'handed_off', needsReply: true, lastMessage: { direction: 'incoming' } });
+});
+
+test('"hi", then "I want to talk to a human": told once at the hand-off, again only for a request after 10 minutes', async () => {
+  const account = await createAccount(ctx.gw);
+  const hook = await withHandoffHook(account);
+  const fromId = unique('hi');
+  await write(account, fromId, 'hi');
+  const { contactId } = await conversationOf(account, fromId);
+  await write(account, fromId, 'I want to talk to a human');
+  await untilIdle(ctx.gw);
+  // The request comes seconds after the notice: it was answered already, and the team has the conversation.
+  expect(await said(account, contactId)).toEqual([['incoming', 'hi'], ['system', BUILT_IN], ['incoming', 'I want to talk to a human']]);
+  expect(hook.requests).toHaveLength(1);
+
+  await advanceClock(ctx.gw, '11m');
+  await write(account, fromId, 'is anyone there?');
+  expect(await said(account, contactId)).toHaveLength(4);
+  await write(account, fromId, 'can I speak to a person please');
+  await write(account, fromId, 'a real person!');
+  await untilIdle(ctx.gw);
+  const told = (await said(account, contactId)).filter(([author]) => author === 'system');
+  expect(told).toEqual([['system', BUILT_IN], ['system', BUILT_IN]]);
+  expect(hook.requests).toHaveLength(1);
+  expect(await conversationOf(account, fromId)).toMatchObject({ status: 'handed_off', needsReply: true });
+});
+
+test("the notice: the campaign's own, else the account's handoffMessage, else the built-in text in the account's language", async () => {
+  const account = await createAccount(ctx.gw);
+  const settings = await api(ctx.gw, account, 'GET', 'settings');
+  expect(settings.body).toMatchObject({ handoffMessage: null, defaultHandoffMessage: BUILT_IN, language: 'en' });
+
+  const spanish = await api(ctx.gw, account, 'PUT', 'settings', { body: { language: 'es-mx' } });
+  expect(spanish.body).toMatchObject({ handoffMessage: null, language: 'es-MX', defaultHandoffMessage: expect.stringContaining('equipo') });
+  const hola = unique('hola');
+  await write(account, hola, 'hola');
+  expect(await said(account, (await conversationOf(account, hola)).contactId)).toEqual([['incoming', 'hola'], ['system', spanish.body.defaultHandoffMessage]]);
+
+  const own = 'Thanks! A dentist will call you back within the hour.';
+  expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { handoffMessage: `  ${own}  ` } })).body).toMatchObject({ handoffMessage: own });
+  const tooth = unique('tooth');
+  await write(account, tooth, 'I chipped a tooth, can someone see me today?');
+  expect(await said(account, (await conversationOf(account, tooth)).contactId)).toEqual([['incoming', 'I chipped a tooth, can someone see me today?'], ['system', own]]);
+
+  const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: { name: 'Implants', channel: 'custom', customChannel: 'web-chat', bot: { handoffMessage: 'Our implant team will write to you today.', faqs: [{ question: 'Do you do implants?', answer: 'Yes.' }] } },
+  });
+  const asker = unique('asker');
+  await write(account, asker, 'I want to talk to a human', { campaignId: campaign.body.id });
+  await untilIdle(ctx.gw);
+  expect((await said(account, (await conversationOf(account, asker)).contactId)).at(-1)).toEqual(['system', 'Our implant team will write to you today.']);
+
+  expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { handoffMessage: null } })).body).toMatchObject({ handoffMessage: null });
+  const back = unique('back');
+  await write(account, back, 'hola otra vez');
+  expect((await said(account, (await conversationOf(account, back)).contactId)).at(-1)).toEqual(['system', spanish.body.defaultHandoffMessage]);
+});
+
+test('settings refuse a hand-off message too long, a blank one and a language that is no BCP 47 tag, and keep what was set', async () => {
+  const account = await createAccount(ctx.gw);
+  await api(ctx.gw, account, 'PUT', 'settings', { body: { handoffMessage: 'We will call you.' } });
+  for (const body of [{ handoffMessage: 'x'.repeat(1001) }, { handoffMessage: 42 }, { language: 'not a language!' }, { language: '' }]) {
+    expectApiError(await api(ctx.gw, account, 'PUT', 'settings', { body }), 400, 'VALIDATION_ERROR');
+  }
+  expect((await api(ctx.gw, account, 'GET', 'settings')).body).toMatchObject({ handoffMessage: 'We will call you.', language: 'en' });
+});
+
+test('a contact who opted out is told nothing, whatever they write', async () => {
+  const account = await createAccount(ctx.gw);
+  const fromId = unique('stop');
+  await write(account, fromId, 'STOP');
+  const { contactId } = await conversationOf(account, fromId);
+  const before = await said(account, contactId);
+  await write(account, fromId, 'I want to talk to a human');
+  await write(account, fromId, 'hello?');
+  await untilIdle(ctx.gw);
+  expect(await said(account, contactId)).toEqual([...before, ['incoming', 'I want to talk to a human'], ['incoming', 'hello?']]);
+  expect(before.filter(([author]) => author === 'system')).toHaveLength(1); // the opt-out's confirmation only
 });

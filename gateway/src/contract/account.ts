@@ -9,6 +9,9 @@ export const settings = z.object({
   helpText: z.string().describe('The answer to a contact who writes HELP'),
   handoffAssignment: z.enum(HANDOFF_ASSIGNMENTS),
   defaultCountry: z.string().nullable().describe('ISO 3166-1 alpha-2: the country of phone numbers written without a country code'),
+  handoffMessage: z.string().nullable().describe("What a contact is told at a hand-off when the campaign sets no text of its own; null: defaultHandoffMessage"),
+  defaultHandoffMessage: z.string().describe("The built-in hand-off notice, in the account's language"),
+  language: z.string().describe("BCP 47: the language of the gateway's own words to a contact no campaign has"),
 });
 
 /** POST /v1/settings/webhook-test: what the receiver did; nothing is stored. */

@@ -41,6 +41,10 @@ export interface Account {
   customChannelWebhookUrl: string | null;
   /** The answer to HELP; a default when unset. */
   helpText?: string | null;
+  /** What a contact is told at a hand-off when the campaign sets no text of its own; the built-in text when unset. */
+  handoffMessage?: string | null;
+  /** BCP 47: the language of the gateway's own words to contacts where no campaign names one; English when unset. */
+  language?: string | null;
   /** Credit balance in hundredths, so sums never drift. */
   balanceCents: number;
   /** Twilio and WhatsApp Cloud API credentials; SMS and WhatsApp run on the offline log provider without them. */

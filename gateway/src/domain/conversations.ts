@@ -62,6 +62,8 @@ export interface Conversation {
   assigneeId?: string | null;
   /** The latest hand-off: why (see HandoffReason), the contact's message that led to it, and when. */
   handoff?: { reason: string; message: string | null; at: string } | null;
+  /** When the contact was last told a person will answer: a hand-off tells them once, a request again after a while. */
+  handoffNoticeAt?: string | null;
   /** How many of its outgoing messages are failed now (a retry takes one off). */
   failed?: number;
   /** 'failed' while `failed` is above 0: an index finds the conversations with messages to retry. */
@@ -187,7 +189,7 @@ export function lastMessageOf(m: Message): Conversation['lastMessage'] {
 }
 
 export function publicConversation(c: Conversation, contact: Contact | undefined): ConversationAnswer {
-  const { accountId: _a, channelKey: _k, followUpHeld: _h, lastIncomingId: _i, botAnsweredId: _b, clarifying: _c, failing: _f, awaiting: _w, ...rest } = c;
+  const { accountId: _a, channelKey: _k, followUpHeld: _h, lastIncomingId: _i, botAnsweredId: _b, clarifying: _c, failing: _f, awaiting: _w, handoffNoticeAt: _n, ...rest } = c;
   return {
     ...rest,
     goalReachedAt: c.goalReachedAt ?? null,

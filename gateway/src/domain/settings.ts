@@ -1,5 +1,5 @@
 import type { Gateway } from '../context.js';
-import { DEFAULT_HELP_TEXT } from './texts.js';
+import { builtInHandoffNotice, DEFAULT_HELP_TEXT } from './texts.js';
 import type { Account } from './accounts.js';
 import { newWebhookSecret } from './secrets.js';
 import { checkTarget } from './targets.js';
@@ -8,8 +8,8 @@ import type { Answer } from '../contract/shared.js';
 
 /**
  * Spec §4.7: the Custom Channel Webhook URL replies are posted to, and the secret that signs them; the answer
- * to a contact who writes HELP; who a hand-off assigns its conversation to; and the country of the phone numbers
- * the account writes without a country code.
+ * to a contact who writes HELP; who a hand-off assigns its conversation to and what the contact is told then; the
+ * country of the phone numbers the account writes without a country code; and the language of the gateway's own words.
  */
 export const publicSettings = (a: Account): Answer<typeof settings> => ({
   customChannelWebhookUrl: a.customChannelWebhookUrl,
@@ -17,12 +17,15 @@ export const publicSettings = (a: Account): Answer<typeof settings> => ({
   helpText: a.helpText || DEFAULT_HELP_TEXT,
   handoffAssignment: a.handoffAssignment ?? 'none',
   defaultCountry: a.defaultCountry ?? null,
+  handoffMessage: a.handoffMessage ?? null,
+  defaultHandoffMessage: builtInHandoffNotice(a.language),
+  language: a.language ?? 'en',
 });
 
 export async function updateSettings(
   gw: Gateway,
   accountId: string,
-  changes: Pick<Partial<Account>, 'customChannelWebhookUrl' | 'helpText' | 'handoffAssignment' | 'defaultCountry'>,
+  changes: Pick<Partial<Account>, 'customChannelWebhookUrl' | 'helpText' | 'handoffAssignment' | 'defaultCountry' | 'handoffMessage' | 'language'>,
 ): Promise<Account> {
   if (changes.customChannelWebhookUrl) await checkTarget(gw, changes.customChannelWebhookUrl, 'customChannelWebhookUrl');
   return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, changes));

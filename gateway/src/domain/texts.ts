@@ -13,11 +13,18 @@ const HANDOFF_NOTICES: Record<string, string> = {
   it: 'Grazie per il messaggio! Una persona del nostro team ti risponderà a breve.',
 };
 
-/** The hand-off notice: the campaign's own `bot.handoffMessage`, else the default of its language (English without a campaign). */
-export function handoffNotice(campaign: { language: string; bot: { handoffMessage?: string | null } } | undefined): string {
-  const own = campaign?.bot.handoffMessage?.trim();
-  if (own) return own;
-  return HANDOFF_NOTICES[baseLanguage(campaign?.language)] ?? HANDOFF_NOTICES.en!;
+/** The built-in hand-off notice in a language, English where there is none of it. */
+export const builtInHandoffNotice = (language: string | null | undefined): string => HANDOFF_NOTICES[baseLanguage(language)] ?? HANDOFF_NOTICES.en!;
+
+/**
+ * The hand-off notice: the campaign's own `bot.handoffMessage`, else the account's `handoffMessage`, else the built-in
+ * text in the campaign's language, or the account's where no campaign has the conversation.
+ */
+export function handoffNotice(
+  campaign: { language: string; bot: { handoffMessage?: string | null } } | undefined,
+  account: { handoffMessage?: string | null; language?: string | null },
+): string {
+  return campaign?.bot.handoffMessage?.trim() || account.handoffMessage?.trim() || builtInHandoffNotice(campaign?.language ?? account.language);
 }
 
 /** The answer to HELP when the account has set no help text of its own (PUT /v1/settings {"helpText"}). */

@@ -14,8 +14,7 @@ import type { Reader, Tx } from '../store/store.js';
 import { newJob, type JobKinds } from '../domain/job-kinds.js';
 import { emitEvent } from '../domain/emit-event.js';
 import { scheduleFollowUp } from './follow-ups.js';
-import { handOff } from './handoff.js';
-import { handoffNotice } from '../domain/texts.js';
+import { handOff, tellHandoff } from './handoff.js';
 import { sendOnConversation } from './outgoing.js';
 import { clockNow } from '../clock.js';
 
@@ -120,8 +119,8 @@ async function speak(tx: Tx, gw: Engine, account: Account, contact: Contact, con
   tx.afterCommit(() => metrics.botReplies.inc({ kind: reply.kind === 'reply' ? 'answer' : reply.kind }));
   const send = (body: string) => sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'bot', campaignId: campaign.id });
   if (reply.kind === 'handoff') {
-    // Every hand-off tells the contact: the bot's own words, else the campaign's notice.
-    const notified = (await send(reply.body ?? handoffNotice(campaign))).conversation;
+    // Every hand-off tells the contact: the bot's own words, else the notice.
+    const notified = await tellHandoff(tx, gw, account, contact, conversation, campaign, { body: reply.body ?? null });
     // A reply that answered some questions of a burst hands off the others: the team and the unanswered list get those.
     const questions = reply.questions ?? [message.body];
     await handOff(tx, account, notified, reply.reason, questions.join('\n'));

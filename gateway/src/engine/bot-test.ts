@@ -22,6 +22,6 @@ export async function testBot(
     clarifying: null,
   });
   // As a real conversation would be told: a hand-off without the bot's own words carries the campaign's notice.
-  const reply = answer.reply.kind === 'handoff' ? { ...answer.reply, body: answer.reply.body ?? handoffNotice(campaign) } : answer.reply;
+  const reply = answer.reply.kind === 'handoff' ? { ...answer.reply, body: answer.reply.body ?? handoffNotice(campaign, account) } : answer.reply;
   return { campaignId, active: campaign.bot.active, ...answer, reply };
 }

@@ -1,7 +1,8 @@
 import type { Gateway } from '../context.js';
 import { metrics } from '../metrics.js';
 import type { Account } from '../domain/accounts.js';
-import { getContact } from '../domain/contacts.js';
+import type { Campaign } from '../domain/campaigns.js';
+import { getContact, type Contact } from '../domain/contacts.js';
 import { conversationsOfContact, getConversation, updateConversation, type Conversation } from '../domain/conversations.js';
 import { takeTurn } from '../domain/assignment.js';
 import { recordStep } from '../domain/funnel.js';
@@ -9,6 +10,8 @@ import { getMember, type Actor } from '../domain/members.js';
 import type { Message } from '../domain/messages.js';
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
+import { clockNow } from '../clock.js';
+import { handoffNotice } from '../domain/texts.js';
 import type { Tx } from '../store/store.js';
 import { emitEvent } from '../domain/emit-event.js';
 import { cancelFollowUps } from './follow-ups.js';
@@ -47,6 +50,40 @@ export async function handOff(tx: Tx, account: Account, conversation: Conversati
     assignee: assignee ? { id: assignee.id, name: assignee.name, email: assignee.email } : null,
   });
   return updated;
+}
+
+/**
+ * Every contact who writes hears back: a hand-off their message caused tells them a person will answer, in the
+ * campaign's words, else the account's, else the built-in text (texts.ts). The notice goes first, so the conversation
+ * waits for the team with the gateway's words last (needsReply). The bot tells it in its own words where it gave some.
+ */
+export async function tellHandoff(
+  tx: Tx,
+  gw: Gateway,
+  account: Account,
+  contact: Contact,
+  conversation: Conversation,
+  campaign: Campaign | undefined,
+  bot?: { body: string | null },
+): Promise<Conversation> {
+  if (contact.optOut) return conversation;
+  const body = bot?.body ?? handoffNotice(campaign, account);
+  const out = bot && campaign ? { body, author: 'bot' as const, campaignId: campaign.id } : { body, author: 'system' as const };
+  const sent = await sendOnConversation(tx, gw, account, contact, conversation, out);
+  return updateConversation(tx, sent.conversation, { handoffNoticeAt: sent.message.createdAt });
+}
+
+/** How long a contact who asks again for a person waits before being told again: a request is never met by silence, nor by a stream of notices. */
+export const NOTICE_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * A contact asks for a person while one already has the conversation: the request is acknowledged, unless they were
+ * told within NOTICE_INTERVAL_MS. The team already has it: no second hand-off.
+ */
+export async function acknowledgeRequest(tx: Tx, gw: Gateway, account: Account, contact: Contact, conversation: Conversation, campaign: Campaign | undefined): Promise<void> {
+  const toldAt = conversation.handoffNoticeAt ? Date.parse(conversation.handoffNoticeAt) : -Infinity;
+  if (clockNow() - toldAt < NOTICE_INTERVAL_MS) return;
+  await tellHandoff(tx, gw, account, contact, conversation, campaign);
 }
 
 /** Whether a person taking the conversation over is news: the bot had it, or it waited for a campaign (no_campaign). */

@@ -11,11 +11,11 @@ import { optIn, optOut } from './consent.js';
 import { emitEvent } from '../domain/emit-event.js';
 import { subscriptionsOf } from '../domain/webhooks.js';
 import { cancelFollowUps } from './follow-ups.js';
-import { handOff } from './handoff.js';
+import { acknowledgeRequest, handOff, tellHandoff } from './handoff.js';
 import { classify } from './keywords.js';
 import { openingsOf, stopOpenings } from './openings.js';
 import { sendOnConversation } from './outgoing.js';
-import { DEFAULT_HELP_TEXT, handoffNotice } from '../domain/texts.js';
+import { DEFAULT_HELP_TEXT } from '../domain/texts.js';
 
 /** A contact's message is the conversation's latest activity: it reopens a closed conversation and counts unread. */
 export function recordIncoming(tx: Tx, conversation: Conversation, message: Message): Promise<Conversation> {
@@ -40,8 +40,9 @@ export const readForIncoming = (tx: Tx, accountId: string, contactId: string) =>
  * A message from a contact, on any channel, in the transaction that stored it (after recordIncoming). Opt-out and
  * opt-in words come first and are always obeyed; an opted-out contact gets nothing else. Otherwise the lead is
  * talking: waiting opening messages and follow-ups stop, HELP gets the account's help text, a request for a person
- * hands off, and anything else is the bot's to answer while it is on; where no campaign's bot would, the
- * conversation goes to the team (a `no_campaign` hand-off), so no message meets silence.
+ * hands off (or, while a person has it, is acknowledged), and anything else is the bot's to answer while it is on;
+ * where no campaign's bot would, the conversation goes to the team (a `no_campaign` hand-off) and the contact is told
+ * so: no message meets silence.
  */
 export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact: Contact, current: Conversation, message: Message): Promise<void> {
   const reaction = message.messageType === 'reaction';
@@ -72,13 +73,15 @@ export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact:
     await sendOnConversation(tx, gw, account, contact, latest, { body: account.helpText?.trim() || DEFAULT_HELP_TEXT, author: 'system' });
   } else if (intent === 'handoff' && latest.bot.active) {
     // Told in the words of the campaign whose bot would have answered.
-    const answering = await campaignForReply(tx, account, latest, message, conversations);
-    const notified = await sendOnConversation(tx, gw, account, contact, latest, { body: handoffNotice(answering), author: 'system' });
-    await handOff(tx, account, notified.conversation, 'contact_asked', message.body);
+    const told = await tellHandoff(tx, gw, account, contact, latest, await campaignForReply(tx, account, latest, message, conversations));
+    await handOff(tx, account, told, 'contact_asked', message.body);
+  } else if (intent === 'handoff') {
+    // A person has it already: asking again is acknowledged, not met by silence.
+    await acknowledgeRequest(tx, gw, account, contact, latest, campaign);
   } else if (latest.bot.active && latest.status === 'active') {
-    // No campaign's bot would answer (no campaign, no default one): the team is told rather than nobody.
+    // No campaign's bot would answer (no campaign, no default one): the contact is told a person will, and the team is.
     if (await campaignForReply(tx, account, latest, message, conversations)) await scheduleBotReply(tx, account, latest, message, conversations, gw.config.botDebounceMs);
-    else await handOff(tx, account, latest, 'no_campaign', message.body);
+    else await handOff(tx, account, await tellHandoff(tx, gw, account, contact, latest, campaign), 'no_campaign', message.body);
   } else if (latest.status === 'handed_off' && latest.handoff?.reason === 'no_campaign') {
     // Handed to the team only for want of a campaign, and no person has written since: one that answers now takes it.
     if (answering(await campaignForReply(tx, account, latest, message, conversations))) {

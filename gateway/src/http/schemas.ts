@@ -214,10 +214,28 @@ const TARGETS = 'Follows the target policy (LEADCHAT_WEBHOOK_TARGETS): under "pu
 
 const webhookUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).describe(TARGETS);
 
+/**
+ * A BCP 47 language tag, checked by the platform's own parser rather than a grammar of ours, and stored in its
+ * canonical form ("pt-br" → "pt-BR"), the form the bot, its stemmers and WhatsApp template codes are derived from.
+ */
+const canonicalTag = (tag: string): string | undefined => {
+  try {
+    return Intl.getCanonicalLocales(tag)[0];
+  } catch {
+    return undefined; // RangeError: not a well-formed tag
+  }
+};
+const languageTag = text(35)
+  .refine((tag) => canonicalTag(tag) !== undefined, { message: 'must be a BCP 47 language tag such as en, pt-BR, es-419 or zh-Hant-TW', abort: true })
+  .overwrite((tag) => canonicalTag(tag)!)
+  .describe('A BCP 47 language tag such as "en", "pt-BR", "es-419" or "zh-Hant-TW"; kept in its canonical form');
 export const settingsUpdate = z
   .object({
     customChannelWebhookUrl: webhookUrl.nullable(),
     helpText: text(T.helpText).nullable().describe('The answer to a contact who writes HELP; null for the default'),
+    handoffMessage: text(C.handoffMessage).nullable()
+      .describe("What a contact is told at a hand-off when the campaign sets no text of its own; null: the built-in text in the account's language"),
+    language: languageTag.describe("The language of the gateway's own words (the built-in hand-off notice) to a contact no campaign has; a BCP 47 tag such as \"en\" or \"pt-BR\""),
     handoffAssignment: z.enum(HANDOFF_ASSIGNMENTS)
       .describe('round_robin: each hand-off assigns an unassigned conversation to the next active agent in turn (admins when there is no agent); none: nobody'),
     defaultCountry: z.string().trim().toUpperCase()
@@ -226,7 +244,7 @@ export const settingsUpdate = z
       .describe('The country of the phone numbers written without a country code ("(415) 555-0100" under "US" is +14155550100), wherever the account gives a phone: contacts, imports, incoming and sent messages; a number with a + is read as written. null: none, and such numbers are refused (INVALID_PHONE)'),
   })
   .partial()
-  .refine((b) => Object.keys(b).length > 0, 'give customChannelWebhookUrl, helpText, handoffAssignment or defaultCountry');
+  .refine((b) => Object.keys(b).length > 0, 'give customChannelWebhookUrl, helpText, handoffAssignment, defaultCountry, handoffMessage or language');
 
 export const botSettingsUpdate = z
   .strictObject({
@@ -262,21 +280,6 @@ const faq = z.object({ question: nonBlank(C.faqQuestion), answer: nonBlank(C.faq
 /** Durations ("20m") and rates ("30/m") are read by the engine, which names the field in its 400. */
 const duration = z.string().max(20).describe('A duration: "30s", "15m", "2h", "1d"');
 const followUpStep = z.object({ after: duration.describe('Time after the message before it'), body: nonBlank(C.followUpBody) });
-/**
- * A BCP 47 language tag, checked by the platform's own parser rather than a grammar of ours, and stored in its
- * canonical form ("pt-br" → "pt-BR"), the form the bot, its stemmers and WhatsApp template codes are derived from.
- */
-const canonicalTag = (tag: string): string | undefined => {
-  try {
-    return Intl.getCanonicalLocales(tag)[0];
-  } catch {
-    return undefined; // RangeError: not a well-formed tag
-  }
-};
-const languageTag = text(35)
-  .refine((tag) => canonicalTag(tag) !== undefined, { message: 'must be a BCP 47 language tag such as en, pt-BR, es-419 or zh-Hant-TW', abort: true })
-  .overwrite((tag) => canonicalTag(tag)!)
-  .describe('A BCP 47 language tag such as "en", "pt-BR", "es-419" or "zh-Hant-TW"; kept in its canonical form');
 const campaignFields = {
   name: nonBlank(C.name),
   type: z.enum(['combined', 'outgoing', 'incoming']),
