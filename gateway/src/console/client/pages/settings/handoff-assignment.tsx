@@ -4,7 +4,6 @@ import type { Settings } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
-import { Loading, useResource } from '../../components/load.js';
 
 const CHOICE: Record<HandoffAssignment, string> = {
   none: 'Nobody: it waits under Unassigned in the inbox, in sight of the whole team, until someone takes it (the default)',
@@ -23,36 +22,33 @@ const HEARD: Record<HandoffAssignment, string> = {
  * Who gets a conversation the bot hands over to a person (handoffAssignment of /v1/settings), and how the team hears
  * of it either way: no choice leaves a hand-off unseen. A conversation someone already has stays theirs either way.
  */
-export function HandoffAssignmentPanel() {
-  const settings = useResource<Settings>('/v1/settings');
+export function HandoffAssignmentPanel(props: { settings: Settings; onSaved: (settings: Settings) => void }) {
   const saving = useAction({ handoffAssignment: 'Hand-offs go to' });
   const [chosen, setChosen] = useState<HandoffAssignment | undefined>(undefined);
-  const saved = settings.data?.handoffAssignment;
+  const saved = props.settings.handoffAssignment;
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
     void saving.run(() => call<Settings>('PUT', '/v1/settings', { handoffAssignment: chosen ?? saved }), 'Hand-off assignment saved.', (s) => {
-      settings.setData(s);
+      props.onSaved(s);
       setChosen(undefined);
     });
   };
   return (
     <Panel title="When the bot hands over" id="handoff-assignment-heading">
-      {!saved ? <Loading error={settings.error} /> : (
-        <form onSubmit={submit}>
-          <fieldset>
-            <legend>Hand-offs go to</legend>
-            <p class="hint">A hand-off is when the bot passes a conversation to a person: the contact asked for one, the bot could not answer, or no campaign answers them.</p>
-            {HANDOFF_ASSIGNMENTS.map((value) => (
-              <label class="choice" key={value}>
-                <input type="radio" name="handoff-assignment" value={value} checked={(chosen ?? saved) === value} onChange={() => setChosen(value)} />
-                {CHOICE[value]}
-              </label>
-            ))}
-          </fieldset>
-          <p class="hint" id="handoff-assignment-now">{HEARD[saved]}</p>
-          <button type="submit" class="primary" disabled={saving.busy}>Set hand-off assignment</button>
-        </form>
-      )}
+      <form onSubmit={submit}>
+        <fieldset>
+          <legend>Hand-offs go to</legend>
+          <p class="hint">A hand-off is when the bot passes a conversation to a person: the contact asked for one, the bot could not answer, or no campaign answers them.</p>
+          {HANDOFF_ASSIGNMENTS.map((value) => (
+            <label class="choice" key={value}>
+              <input type="radio" name="handoff-assignment" value={value} checked={(chosen ?? saved) === value} onChange={() => setChosen(value)} />
+              {CHOICE[value]}
+            </label>
+          ))}
+        </fieldset>
+        <p class="hint" id="handoff-assignment-now">{HEARD[saved]}</p>
+        <button type="submit" class="primary" disabled={saving.busy}>Set hand-off assignment</button>
+      </form>
       <FormStatus error={saving.error} done={saving.done} />
     </Panel>
   );
