@@ -36,7 +36,7 @@ export function HandoffMessagePanel(props: { settings: Settings; onSaved: (setti
           ? <>Now: your message, <span class="value">{settings.handoffMessage}</span></>
           : <>Now: the built-in message, <span class="value">{settings.defaultHandoffMessage}</span></>}
       </p>
-      <form onSubmit={submit}>
+      <form onSubmit={submit} noValidate>
         <LongText id="handoff-message" label={LABELS.handoffMessage} value={message} onChange={setMessage} rows={2}
           max={CAMPAIGN_LIMITS.handoffMessage} placeholder={settings.defaultHandoffMessage}
           hint="Sent to the contact once at every hand-off: when they ask for a person, when the bot cannot answer, or when no campaign answers them. A campaign with a hand-off message of its own sends that instead. Asking for a person again while they wait is answered again, at most once every 10 minutes. Empty: the built-in message, in the account’s language." />
