@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { advanceClock, request, type TestGateway } from '../helpers/gateway';
+import { advanceClock, request, untilIdle, type TestGateway } from '../helpers/gateway';
 import { incoming, Receiver } from '../gateway/api-support';
 import { HOSTILE, newContext, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
@@ -9,7 +9,7 @@ import { consoleAccount, type ConsoleAccount } from './support';
  * opens it in a browser of their own, sets a password and is signed in; Settings are nowhere in their navigation and
  * their addresses refuse them; campaigns are theirs to read; they take a conversation from Unassigned and reply, and
  * the owner sees the reply under the agent's name. Then roles, new links and removal on the Members page, the
- * hand-off assignment setting, and a link that expired.
+ * hand-off assignment and message settings, and a link that expired.
  */
 jest.setTimeout(90_000);
 
@@ -292,12 +292,57 @@ test('Bot provider: hand-offs go to nobody or to the agents in turn', async () =
   const roundRobin = ownerPage.getByRole('radio', { name: /^The agents in turn/ });
   await roundRobin.waitFor();
   expect(await ownerPage.getByRole('radio', { name: /^Nobody/ }).isChecked()).toBe(true);
+  // The default leaves no hand-off unseen, and says how the team hears of one.
+  const now = ownerPage.locator('#handoff-assignment-now');
+  expect(await now.textContent()).toBe('Now: nobody. A conversation handed over counts in every member’s tab title and, for those who turned '
+    + 'notifications on in the inbox, brings a desktop notification and a sound, until someone takes it (replying takes it too). Then only they are told of it.');
   await roundRobin.check();
   await ownerPage.getByRole('button', { name: 'Set hand-off assignment' }).click();
   await status(ownerPage, 'Hand-off assignment saved.').waitFor();
   expect((await api('GET', '/v1/settings')).body.handoffAssignment).toBe('round_robin');
+  await now.filter({ hasText: /^Now: the agents in turn\. Each conversation handed over is the next agent’s/ }).waitFor();
   expect(await seriousViolations(ownerPage)).toEqual([]);
   await screenshot(ownerPage, 'settings-bot-handoff');
+});
+
+test('Bot provider: what the contact is told at a hand-off, the built-in message in the account\'s language until one is set', async () => {
+  await ownerPage.goto(url('/console/settings/bot'));
+  const field = ownerPage.getByLabel('Hand-off message', { exact: true });
+  const language = ownerPage.getByLabel('Language', { exact: true });
+  const save = ownerPage.getByRole('button', { name: 'Save hand-off message' });
+  const now = ownerPage.locator('#handoff-message-now');
+  await field.waitFor();
+  expect(await field.inputValue()).toBe('');
+  expect(await field.getAttribute('placeholder')).toBe('Thanks for your message! A member of our team will get back to you shortly.');
+  expect(await now.textContent()).toBe('Now: the built-in message, Thanks for your message! A member of our team will get back to you shortly.');
+  expect(await language.inputValue()).toBe('en');
+
+  await language.fill('not a language');
+  await save.click();
+  await ownerPage.getByRole('alert').filter({ hasText: /^Language must be a BCP 47 language tag/ }).waitFor();
+  await language.fill('es');
+  await save.click();
+  await status(ownerPage, 'The built-in hand-off message is in use.').waitFor();
+  expect(await field.getAttribute('placeholder')).toBe('¡Gracias por tu mensaje! Una persona de nuestro equipo te responderá en breve.');
+  expect((await api('GET', '/v1/settings')).body).toMatchObject({ language: 'es', handoffMessage: null });
+
+  const own = 'Thanks! Dana or Sam from Smile Dental will answer within the hour.';
+  await field.fill(own);
+  await save.click();
+  await status(ownerPage, 'Hand-off message saved.').waitFor();
+  expect(await now.textContent()).toBe(`Now: your message, ${own}`);
+  expect((await api('GET', '/v1/settings')).body.handoffMessage).toBe(own);
+  // A contact no campaign answers is handed to the team, and told it.
+  const kim = await conversationOf('visitor-kim', 'Kim');
+  await untilIdle(gw);
+  expect((await api('GET', `/v1/conversations/${kim}`)).body.lastMessage).toMatchObject({ direction: 'outgoing', body: own });
+  expect(await seriousViolations(ownerPage)).toEqual([]);
+
+  // Emptied: the built-in message again.
+  await field.fill('');
+  await save.click();
+  await status(ownerPage, 'The built-in hand-off message is in use.').waitFor();
+  expect((await api('GET', '/v1/settings')).body.handoffMessage).toBeNull();
 });
 
 test('Bot provider: what the default campaign does, and where a message no campaign answers goes without one', async () => {

@@ -14,16 +14,32 @@ export interface Waiting {
 }
 
 /**
- * The conversations waiting for the signed-in member's reply: theirs, and needing a reply
- * (GET /v1/conversations?assigneeId=me&needsReply=true), read again when the stream tells of a change to a
- * conversation, in a hidden tab too: the tab's title counts them.
+ * Whether a conversation nobody has waits for a person: a contact's message no bot will answer (handed off, or the
+ * bot turned off). One the bot still has needs a reply only until the bot's answer, a moment later: nobody is
+ * called to it, and it comes in when the bot hands it over.
+ */
+const forAPerson = (c: Conversation) => !c.bot.active;
+
+const read = (assigneeId: 'me' | 'none') =>
+  get<PageOf<Conversation>>(`/v1/conversations?assigneeId=${assigneeId}&needsReply=true&limit=${MAX_PAGE_LIMIT}`);
+
+/**
+ * The conversations waiting for the signed-in member's reply: theirs that need a reply
+ * (GET /v1/conversations?assigneeId=me&needsReply=true), and those that need one and nobody has
+ * (assigneeId=none), which any member may take; read again when the stream tells of a change to a conversation,
+ * in a hidden tab too: the tab's title counts them.
  */
 export function useWaiting(): Waiting | undefined {
   const [waiting, setWaiting] = useState<Waiting | undefined>(undefined);
   useLiveReload(async () => {
     const readAt = Date.now();
-    const res = await get<PageOf<Conversation>>(`/v1/conversations?assigneeId=me&needsReply=true&limit=${MAX_PAGE_LIMIT}`);
-    if (res.ok) setWaiting({ conversations: res.data!.data, more: res.data!.nextCursor !== null, readAt });
+    const [mine, nobodys] = await Promise.all([read('me'), read('none')]);
+    if (!mine.ok || !nobodys.ok) return;
+    setWaiting({
+      conversations: [...mine.data!.data, ...nobodys.data!.data.filter(forAPerson)],
+      more: mine.data!.nextCursor !== null || nobodys.data!.nextCursor !== null,
+      readAt,
+    });
   }, [], { concerns: (e) => e.event.startsWith('conversation.'), whileHidden: true });
   return waiting;
 }

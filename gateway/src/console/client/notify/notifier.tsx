@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
-import type { Conversation } from '../answers.js';
+import type { Conversation, Message } from '../answers.js';
 import { get } from '../api.js';
 import { subscribe } from '../live.js';
 import { navigate } from '../router.js';
@@ -15,14 +15,30 @@ const INBOX_PATH = '/console/inbox';
 const showing = (conversationId: string) =>
   document.visibilityState === 'visible' && location.pathname === INBOX_PATH && new URLSearchParams(location.search).get('c') === conversationId;
 
+/**
+ * What the contact wrote, for the notification's text: their latest message when it is the conversation's last,
+ * else the one the stream told of, else the question that handed the conversation over. Never the gateway's own
+ * words that may follow it (the hand-off notice, an acknowledgement): they tell the member nothing.
+ */
+async function contactWords(c: Conversation, messageId: string | undefined): Promise<string> {
+  const last = c.lastMessage;
+  let words = last?.direction === 'incoming' ? last.body : undefined;
+  if (!words && messageId) {
+    const res = await get<Message>(`/v1/messages/${encodeURIComponent(messageId)}`);
+    if (res.ok) words = res.data!.body;
+  }
+  return words || c.handoff?.message || 'Open the conversation to read it.';
+}
+
 /** A desktop notification (when the browser allows them) and the chime; a click opens the conversation. */
-async function tell(c: Conversation, title: string): Promise<void> {
+async function tell(c: Conversation, title: string, messageId?: string): Promise<void> {
   if (showing(c.id) || !(await firstToTell(c.id))) return;
   chime();
   if (!('Notification' in window) || Notification.permission !== 'granted') return;
+  const body = await contactWords(c, messageId);
   let shown: Notification;
   try {
-    shown = new Notification(title, { body: c.lastMessage?.body || 'Open the conversation to read it.', tag: `leadchat-${c.id}` });
+    shown = new Notification(title, { body, tag: `leadchat-${c.id}` });
   } catch {
     // A browser that shows notifications only through a service worker (Chrome on Android): the sound was enough.
     return;
@@ -34,38 +50,69 @@ async function tell(c: Conversation, title: string): Promise<void> {
   };
 }
 
+/** Heard on the stream, with when (Date.now()): a read begun later holds it. */
+interface Heard {
+  at: number;
+  messageId?: string;
+}
+
 /**
- * Tells the member, when they turned notifications on (setting.tsx), that a conversation was assigned to them or
- * that a contact wrote in one of theirs: not what they did themselves, nor what a tab of theirs shows. A contact's
- * message the stream announces is theirs when the next read of the conversations `waiting` for their reply (which
- * the same news has read again) finds it the last message of one.
+ * Tells the member, when they turned notifications on (setting.tsx), of what waits for them: a conversation
+ * assigned to them, a contact writing in one of theirs or in one nobody has, and a conversation coming in for a
+ * person (the bot handed it over, nobody has it). Not what they did themselves, nor what a tab of theirs shows.
+ *
+ * The conversations `waiting` (waiting.tsx) decide: a conversation there is told when the stream announced a
+ * contact's message in it before the read began, when it was not in the read before (the bot handed it over, or a
+ * change the tab did not hear), or when its last message is a new one of the contact's (the stream was down). The
+ * first read tells nothing: it is what was waiting already. A conversation assigned to the member is told by its own
+ * event, as an assignment.
  */
 export function useNotifier(me: string, waiting: Waiting | undefined): void {
-  // The contacts' messages announced, by id, with when: a read begun later says whether each is the member's.
-  const heard = useRef(new Map<string, number>());
+  // By conversation: the contact's latest message announced, and the assignments to the member told already.
+  const wrote = useRef(new Map<string, Heard>());
+  const assigned = useRef(new Map<string, Heard>());
+  // The conversations of the read before, each with its last message when the contact's.
+  const before = useRef<Map<string, string | undefined> | undefined>(undefined);
   useEffect(() => subscribe({
     news: ({ event, data }) => {
       const id = data.conversationId;
-      if (!id || !notifying(me)) return;
+      if (!id) return;
+      if (event === 'message.created' && data.direction === 'incoming') wrote.current.set(id, { at: Date.now(), messageId: data.messageId });
+      const toMe = event === 'conversation.assigned' && data.assigneeId === me;
+      if (toMe) assigned.current.set(id, { at: Date.now() });
+      if (!notifying(me)) return;
+      // The tab showing the conversation claims it, so that no other tab tells of what is on screen.
       if (showing(id)) return void firstToTell(id);
-      if (event === 'message.created' && data.direction === 'incoming' && data.messageId) heard.current.set(data.messageId, Date.now());
-      if (event === 'conversation.assigned' && data.assigneeId === me && !actedOn(me, id)) {
-        void get<Conversation>(`/v1/conversations/${encodeURIComponent(id)}`).then((res) => {
-          if (res.ok) void tell(res.data!, `Assigned to you: ${contactName(res.data!.contact)}`);
-        });
-      }
+      if (!toMe || actedOn(me, id)) return;
+      void get<Conversation>(`/v1/conversations/${encodeURIComponent(id)}`).then((res) => {
+        if (res.ok) void tell(res.data!, `Assigned to you: ${contactName(res.data!.contact)}`, wrote.current.get(id)?.messageId);
+      });
     },
   }), [me]);
   useEffect(() => {
     if (!waiting) return;
-    const answered = new Set<string>();
-    for (const [messageId, at] of heard.current) {
-      if (at >= waiting.readAt) continue;
-      answered.add(messageId);
-      heard.current.delete(messageId);
-    }
+    const heldBy = (heard: Map<string, Heard>) => {
+      const held = new Map<string, Heard>();
+      for (const [id, h] of heard) {
+        if (h.at >= waiting.readAt) continue;
+        held.set(id, h);
+        heard.delete(id);
+      }
+      return held;
+    };
+    const news = heldBy(wrote.current);
+    const toldAssigned = heldBy(assigned.current);
+    const known = before.current;
+    const contactsLast = (c: Conversation) => (c.lastMessage?.direction === 'incoming' ? c.lastMessage.id : undefined);
+    before.current = new Map(waiting.conversations.map((c) => [c.id, contactsLast(c)]));
+    if (!known || !notifying(me)) return;
     for (const c of waiting.conversations) {
-      if (c.lastMessage?.direction === 'incoming' && answered.has(c.lastMessage.id)) void tell(c, contactName(c.contact));
+      const heard = news.get(c.id);
+      // A message the stream did not tell (it was down, the inbox polling) shows as a new last message of the contact's.
+      const fresh = heard || !known.has(c.id) || (contactsLast(c) !== undefined && contactsLast(c) !== known.get(c.id));
+      if (!fresh || toldAssigned.has(c.id) || actedOn(me, c.id)) continue;
+      const name = contactName(c.contact);
+      void tell(c, c.assigneeId ? name : `Unassigned: ${name}`, heard?.messageId);
     }
   }, [waiting]);
 }

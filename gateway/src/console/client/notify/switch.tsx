@@ -25,7 +25,7 @@ export function NotifySwitch(props: { me: string }) {
     <div class="notify-switch">
       <label class="choice">
         <input type="checkbox" checked={on} onChange={(e) => void change(e)} aria-describedby="notify-hint" />
-        Notify me when a conversation is assigned to me or a contact writes in one of mine
+        Notify me when a contact waits for a reply, in a conversation of mine or one nobody has, and when one is assigned to me
       </label>
       <p id="notify-hint" class="hint" role="status">
         {!on ? 'A desktop notification and a sound, in this browser.'

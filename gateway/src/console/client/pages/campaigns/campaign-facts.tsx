@@ -72,7 +72,7 @@ export function CampaignFacts(props: { campaign: Campaign; lists: List[] }) {
           {c.bot.resources.length === 0 ? 'None' : <ol>{c.bot.resources.map((r, i) => <li key={i}><Long text={r} none="" /></li>)}</ol>}
         </Fact>
         <Fact label={L['bot.goal']}>{c.bot.goal || 'None'}</Fact>
-        <Fact label={L['bot.handoffMessage']}><Long text={c.bot.handoffMessage} none="The default, in the campaign’s language" /></Fact>
+        <Fact label={L['bot.handoffMessage']}><Long text={c.bot.handoffMessage} none="The account’s hand-off message, else the built-in one in the campaign’s language" /></Fact>
       </dl>
     </div>
   );

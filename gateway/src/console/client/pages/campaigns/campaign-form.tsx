@@ -200,7 +200,7 @@ export function CampaignForm(props: {
         </Rows>
         <Text id="c-bot-goal" label={L['bot.goal']} value={d.bot.goal} onChange={setBot('goal')} max={MAX.goal} hint="What counts as success, such as “the contact books a visit”." />
         <LongText id="c-bot-handoff" label={L['bot.handoffMessage']} value={d.bot.handoffMessage ?? ''} onChange={setBot('handoffMessage')} rows={2} max={MAX.handoffMessage}
-          hint="What the contact is told when a person takes over (they ask for one, or the bot cannot answer). Empty: “Thanks for your message! A member of our team will get back to you shortly.”, in the campaign’s language." />
+          hint="What the contact is told when a person takes over (they ask for one, or the bot cannot answer). Empty: the account’s hand-off message (Settings, Bot provider), else “Thanks for your message! A member of our team will get back to you shortly.”, in the campaign’s language." />
       </fieldset>
 
       {warning && <p class="warning" role="alert">{warning}</p>}

@@ -5,7 +5,7 @@ import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 import { Loading, useResource } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
-import { HandoffAssignmentPanel } from './handoff-assignment.js';
+import { HandoffPanels } from './handoff.js';
 
 /** The form's labels, by the fields of PUT /v1/settings/bot. */
 const LABELS = {
@@ -29,7 +29,7 @@ function defaultCampaignNow(id: string | null, campaigns: Campaign[]): string {
  * Which bot answers contacts: the offline FAQ bot, or an OpenAI-compatible endpoint (OpenAI, Ollama, vLLM,
  * LM Studio) with the FAQ bot standing in when it fails; and the campaign whose bot answers contacts no campaign
  * reached yet. The saved API key is never sent back whole: leaving its field empty keeps it. And who of the team
- * gets the conversations the bot hands over.
+ * gets the conversations the bot hands over, and what the contact is told then.
  */
 export function BotPage() {
   const bot = useResource<BotSettings>('/v1/settings/bot');
@@ -114,7 +114,7 @@ export function BotPage() {
         </form>
         <FormStatus error={saving.error} done={saving.done} />
       </Panel>
-      <HandoffAssignmentPanel />
+      <HandoffPanels />
     </>
   );
 }
