@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { request, type TestGateway } from '../helpers/gateway';
-import { dataUri, incoming, png, poll, Receiver } from '../gateway/api-support';
+import { dataUri, HANDOFF_NOTICE, incoming, png, poll, Receiver } from '../gateway/api-support';
 import { HOSTILE, newContext, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
@@ -98,7 +98,8 @@ test('opening a conversation shows its thread, marks it read, and shows every me
 
   const bodies = page.locator('.inbox-msg-body');
   await bodies.first().waitFor();
-  expect(await bodies.allTextContents()).toEqual([HOSTILE, 'Here is my x-ray', 'And the form', 'Also this', 'Thanks, we will call you']);
+  // No campaign answers here: the gateway told the contact a person will.
+  expect(await bodies.allTextContents()).toEqual([HOSTILE, HANDOFF_NOTICE, 'Here is my x-ray', 'And the form', 'Also this', 'Thanks, we will call you']);
   expect(await page.locator('.inbox-msg-body img, .inbox-item img').count()).toBe(0);
   // The image the gateway keeps is shown; another site's file is only a link.
   const image = page.locator('.inbox-media img');
@@ -334,7 +335,7 @@ test('a contact found by the search box leads to their conversation: the only on
   const choices = page.getByRole('list', { name: 'Conversations with Ruth' });
   await choices.getByRole('button', { name: 'Open on Custom: email-desk' }).click();
   await page.locator('.inbox-msg-body').filter({ hasText: 'Also by email' }).waitFor();
-  expect(await page.locator('.inbox-msg-body').allTextContents()).toEqual(['Also by email']);
+  expect(await page.locator('.inbox-msg-body').allTextContents()).toEqual(['Also by email', HANDOFF_NOTICE]);
 
   await search.fill('ZED@example');
   await found.locator('.inbox-item-name').filter({ hasText: 'Zed Nobody' }).click();

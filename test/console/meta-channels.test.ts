@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
-import { advanceClock, api, poll } from '../gateway/api-support';
+import { advanceClock, api, HANDOFF_NOTICE, poll } from '../gateway/api-support';
 import { StandIn, type StandInAnswer, type StandInRequest } from '../gateway/stand-in';
 import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
 import { untilProcessed } from '../helpers/inbound';
@@ -218,20 +218,21 @@ describe('Inbox', () => {
     await facts.getByText(`ID on Messenger`).waitFor();
     expect(await facts.textContent()).toContain(MARTA);
 
+    // Marta's "Hi" no campaign answers, so the gateway told her a person will.
     const messages = page.locator('.inbox-msg');
-    await messages.nth(3).waitFor();
-    expect(await page.locator('.inbox-msg-body').allTextContents()).toEqual(['Hi', '', 'Sorry for the wait: we open at 9.', 'Anyone there?']);
-    const link = messages.nth(1).getByRole('link', { name: 'Open the image on Meta’s site (new tab)' });
+    await messages.nth(4).waitFor();
+    expect(await page.locator('.inbox-msg-body').allTextContents()).toEqual(['Hi', HANDOFF_NOTICE, '', 'Sorry for the wait: we open at 9.', 'Anyone there?']);
+    const link = messages.nth(2).getByRole('link', { name: 'Open the image on Meta’s site (new tab)' });
     expect(await link.getAttribute('href')).toBe(ATTACHMENT);
     expect(await link.getAttribute('target')).toBe('_blank');
     expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
     expect(await page.locator('main img').count()).toBe(0);
 
-    expect(await messages.nth(2).locator('.inbox-msg-note').textContent()).toContain('Sent as a person’s reply after 24 h');
-    expect(await messages.nth(2).locator('.inbox-status').textContent()).toBe('Sent');
-    expect(await messages.nth(3).locator('.inbox-status').textContent()).toBe('Not sent');
-    expect(await messages.nth(3).locator('.inbox-msg-note').count()).toBe(0);
-    const error = messages.nth(3).locator('.inbox-msg-error');
+    expect(await messages.nth(3).locator('.inbox-msg-note').textContent()).toContain('Sent as a person’s reply after 24 h');
+    expect(await messages.nth(3).locator('.inbox-status').textContent()).toBe('Sent');
+    expect(await messages.nth(4).locator('.inbox-status').textContent()).toBe('Not sent');
+    expect(await messages.nth(4).locator('.inbox-msg-note').count()).toBe(0);
+    const error = messages.nth(4).locator('.inbox-msg-error');
     expect(await error.locator('code').textContent()).toBe('OUTSIDE_24H_WINDOW');
     expect(await error.textContent()).toMatch(/\S.*\(OUTSIDE_24H_WINDOW\)$/);
     expect(await page.locator('#reply-body-hint').textContent()).toContain('HUMAN_AGENT');

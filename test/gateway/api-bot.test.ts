@@ -1,4 +1,4 @@
-import { api, createAccount, expectApiError, incoming, poll, Receiver, unique, untilIdle, useGateway, type TestAccount } from './api-support';
+import { api, createAccount, expectApiError, HANDOFF_NOTICE, incoming, poll, Receiver, unique, untilIdle, useGateway, type TestAccount } from './api-support';
 
 /**
  * The bot over HTTPS on custom channels: the FAQ bot answers, hands off what it cannot answer and is given the
@@ -33,7 +33,6 @@ async function setUp(bot: Record<string, unknown> = {}, campaign: Record<string,
 
 const say = (account: TestAccount, fromId: string, body: string, extra: Record<string, unknown> = {}) =>
   api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, body, channel: 'chat', ...extra }) });
-const HANDOFF_NOTICE = 'Thanks for your message! A member of our team will get back to you shortly.';
 const replies = (hook: Receiver, fromId: string) => hook.requests.filter((r) => r.body?.toId === fromId && r.body?.messageId).map((r) => r.body.body as string);
 const messages = async (account: TestAccount, contactId: string) => (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`)).body.data as any[];
 

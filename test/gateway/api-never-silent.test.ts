@@ -1,5 +1,5 @@
 import { teamMember } from '../console/support';
-import { advanceClock, api, createAccount, expectApiError, incoming, Receiver, unique, untilIdle, useGateway, type TestAccount } from './api-support';
+import { advanceClock, api, createAccount, expectApiError, HANDOFF_NOTICE, incoming, Receiver, unique, untilIdle, useGateway, type TestAccount } from './api-support';
 
 /**
  * Never silence: a contact's message that no campaign's bot answers goes to the team (a `no_campaign` hand-off), every
@@ -7,7 +7,6 @@ import { advanceClock, api, createAccount, expectApiError, incoming, Receiver, u
  * person must act: not once the bot answered, never for a contact who opted out.
  */
 const ctx = useGateway({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '0s', LEADCHAT_TEST_CLOCK: '1' });
-const BUILT_IN = 'Thanks for your message! A member of our team will get back to you shortly.';
 
 const receivers: Receiver[] = [];
 afterAll(() => Promise.all(receivers.map((r) => r.close())));
@@ -53,7 +52,7 @@ test('a contact no campaign answers is handed to the team: a no_campaign hand-of
   const conversation = await conversationOf(account, fromId);
   expect(conversation).toMatchObject({ status: 'handed_off', needsReply: true, assigneeId: agent.id, handoff: { reason: 'no_campaign', message: 'Do you take new patients?' } });
   // The contact is told a person will answer, once.
-  expect(await said(account, conversation.contactId)).toEqual([['incoming', 'Do you take new patients?'], ['system', BUILT_IN]]);
+  expect(await said(account, conversation.contactId)).toEqual([['incoming', 'Do you take new patients?'], ['system', HANDOFF_NOTICE]]);
   // Written again: no second hand-off and no second notice, still waiting for the team.
   await write(account, fromId, 'Hello?');
   await untilIdle(ctx.gw);
@@ -131,7 +130,7 @@ test('"hi", then "I want to talk to a human": told once at the hand-off, again o
   await write(account, fromId, 'I want to talk to a human');
   await untilIdle(ctx.gw);
   // The request comes seconds after the notice: it was answered already, and the team has the conversation.
-  expect(await said(account, contactId)).toEqual([['incoming', 'hi'], ['system', BUILT_IN], ['incoming', 'I want to talk to a human']]);
+  expect(await said(account, contactId)).toEqual([['incoming', 'hi'], ['system', HANDOFF_NOTICE], ['incoming', 'I want to talk to a human']]);
   expect(hook.requests).toHaveLength(1);
 
   await advanceClock(ctx.gw, '11m');
@@ -141,7 +140,7 @@ test('"hi", then "I want to talk to a human": told once at the hand-off, again o
   await write(account, fromId, 'a real person!');
   await untilIdle(ctx.gw);
   const told = (await said(account, contactId)).filter(([author]) => author === 'system');
-  expect(told).toEqual([['system', BUILT_IN], ['system', BUILT_IN]]);
+  expect(told).toEqual([['system', HANDOFF_NOTICE], ['system', HANDOFF_NOTICE]]);
   expect(hook.requests).toHaveLength(1);
   expect(await conversationOf(account, fromId)).toMatchObject({ status: 'handed_off', needsReply: true });
 });
@@ -149,7 +148,7 @@ test('"hi", then "I want to talk to a human": told once at the hand-off, again o
 test("the notice: the campaign's own, else the account's handoffMessage, else the built-in text in the account's language", async () => {
   const account = await createAccount(ctx.gw);
   const settings = await api(ctx.gw, account, 'GET', 'settings');
-  expect(settings.body).toMatchObject({ handoffMessage: null, defaultHandoffMessage: BUILT_IN, language: 'en' });
+  expect(settings.body).toMatchObject({ handoffMessage: null, defaultHandoffMessage: HANDOFF_NOTICE, language: 'en' });
 
   const spanish = await api(ctx.gw, account, 'PUT', 'settings', { body: { language: 'es-mx' } });
   expect(spanish.body).toMatchObject({ handoffMessage: null, language: 'es-MX', defaultHandoffMessage: expect.stringContaining('equipo') });

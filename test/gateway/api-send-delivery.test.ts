@@ -3,6 +3,7 @@ import {
   api,
   createAccount,
   expectApiError,
+  HANDOFF_NOTICE,
   incoming,
   poll,
   Receiver,
@@ -95,7 +96,7 @@ describe('delivery to the Custom Channel Webhook URL', () => {
     const res = await send(account, { fromId, body: 'Reply to your message' });
     await settledMessage(ctx.gw, account, res.body.messageId);
     // The gateway's hand-off notice (no campaign answers here) is a reply too.
-    expect(hook.requests.map((r) => r.body.body)).toEqual(['Thanks for your message! A member of our team will get back to you shortly.', 'Reply to your message']);
+    expect(hook.requests.map((r) => r.body.body)).toEqual([HANDOFF_NOTICE, 'Reply to your message']);
     // The reply went to the contact the incoming message created.
     const incomingMessage = await api(ctx.gw, account, 'GET', `messages/${received.body.messageId}`);
     expect(res.body.contactId).toBe(incomingMessage.body.contactId);

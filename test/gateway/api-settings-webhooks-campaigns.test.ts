@@ -1,4 +1,4 @@
-import { api, createAccount, expectApiError, request, useGateway, type TestAccount } from './api-support';
+import { api, createAccount, expectApiError, HANDOFF_NOTICE, request, useGateway, type TestAccount } from './api-support';
 
 const NONE_UNREACHABLE = { total: 0, byReason: { no_external_id: 0, no_phone: 0, opted_out: 0, outside_whatsapp_window: 0, no_first_message: 0, outside_meta_window: 0 } };
 
@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 
 /** A new account's hand-off notice: the built-in text, in English. */
-const HANDOFF_DEFAULTS = { handoffMessage: null, defaultHandoffMessage: 'Thanks for your message! A member of our team will get back to you shortly.', language: 'en' };
+const HANDOFF_DEFAULTS = { handoffMessage: null, defaultHandoffMessage: HANDOFF_NOTICE, language: 'en' };
 
 describe('settings', () => {
   test('GET: no URL yet, and a whsec_ signing secret; not cacheable', async () => {

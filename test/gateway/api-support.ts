@@ -30,6 +30,9 @@ export function api<T = any>(gw: TestGateway, account: Pick<TestAccount, 'apiKey
 }
 
 export { advanceClock, createAccount, request, untilIdle };
+
+/** What a contact is told at a hand-off where neither the campaign nor the account sets words of its own. */
+export const HANDOFF_NOTICE = 'Thanks for your message! A member of our team will get back to you shortly.';
 export type { Reply, TestAccount, TestGateway };
 
 /** A GET whose body is kept as bytes (media files). */
