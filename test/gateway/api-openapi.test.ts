@@ -1,6 +1,8 @@
 import https from 'node:https';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { removeDir, startGateway } from '../helpers/gateway';
-import { api, createAccount, request, useGateway, type TestAccount, type TestGateway } from './api-support';
+import { api, createAccount, expectApiError, request, unique, useGateway, type TestAccount, type TestGateway } from './api-support';
 
 /** Part E: GET /v1/openapi.json describes every /v1 route as the server really serves it. */
 const ctx = useGateway();
@@ -168,11 +170,36 @@ test('request schemas are the ones the routes validate with', () => {
   expect(grant.properties.amount.type).toBe('number');
 });
 
-test('credit amounts are documented to the hundredth, from 0.01', () => {
-  const hundredths = expect.objectContaining({ type: 'number', minimum: 0.01, multipleOf: 0.01, description: expect.stringContaining('0.01') });
-  const body = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema.properties;
-  expect(body('/subaccounts/credits', 'post').amount).toEqual(hundredths);
-  expect(body('/subaccounts/auto-recharge', 'put')).toMatchObject({ threshold: hundredths, amount: hundredths });
+describe('credit amounts', () => {
+  const body = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema;
+
+  test('are documented to the hundredth, from 0.01, in words rather than multipleOf', () => {
+    const hundredths = expect.objectContaining({ type: 'number', minimum: 0.01, description: expect.stringMatching(/at most two decimals.*0\.01/) });
+    expect(body('/subaccounts/credits', 'post').properties.amount).toEqual(hundredths);
+    expect(body('/subaccounts/auto-recharge', 'put').properties).toMatchObject({ threshold: hundredths, amount: hundredths });
+    // A binary float is rarely an exact multiple of 0.01 (19.99 / 0.01 = 1998.9999999999998): validators would refuse it.
+    expect(JSON.stringify(doc)).not.toContain('multipleOf');
+  });
+
+  test('19.99 passes a standard validator of the document, and the gateway grants it; 19.999 it refuses', async () => {
+    const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
+    const validGrant = ajv.compile({ ...body('/subaccounts/credits', 'post'), components: doc.components });
+    const validRule = ajv.compile({ ...body('/subaccounts/auto-recharge', 'put'), components: doc.components });
+    expect(validGrant({ email: 'sub@example.com', amount: 19.99 })).toBe(true);
+    expect(validRule({ email: 'sub@example.com', threshold: 0.07, amount: 19.99 })).toBe(true);
+
+    const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+    const sub = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+    const granted = await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 19.99 } });
+    expect(granted.status).toBe(200);
+    expect(granted.body).toMatchObject({ credits_added: 19.99, new_balance: 19.99 });
+    const rule = await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 0.07, amount: 19.99 } });
+    expect(rule.body).toMatchObject({ autoRecharge: { threshold: 0.07, amount: 19.99 } });
+    const tooFine = await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 19.999 } });
+    expectApiError(tooFine, 400, 'VALIDATION_ERROR');
+    expect(tooFine.body.error.message).toBe('amount: must be a whole number of hundredths (at most 2 decimal places)');
+  });
 });
 
 test('what the request checks refuse is documented: language tags, CSV rows, UTF-8 bodies, repeated query parameters', () => {
@@ -223,10 +250,49 @@ test('each error status lists the codes its operation can answer; the headers of
   expect(codes('/subaccounts/credits', 'post', 422)).toEqual(['IDEMPOTENCY_KEY_REUSED']);
   expect(codes('/campaigns/{id}/reach-existing', 'post', 409)).toEqual(expect.arrayContaining(['CAMPAIGN_NOT_LIVE', 'CAMPAIGN_WITHOUT_LIST']));
   expect(Object.keys(responses('/contacts/{id}', 'get')['429'].headers)).toEqual(expect.arrayContaining(['Retry-After', 'RateLimit', 'RateLimit-Policy']));
-  expect(Object.keys(responses('/contacts/{id}', 'get')['503'].headers)).toEqual(['Retry-After']);
+  expect(Object.keys(responses('/contacts/{id}', 'get')['503'].headers)).toEqual(['Retry-After', 'RateLimit', 'RateLimit-Policy']);
   expect(Object.keys(responses('/contacts/{id}', 'get')['200'].headers)).toEqual(['RateLimit', 'RateLimit-Policy']);
   expect(Object.keys(responses('/lists/{listId}/imports', 'post')['202'].headers)).toContain('Location');
   expect(doc.paths['/subaccounts/credits'].post.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]));
+});
+
+describe('the rate limit\'s headers are declared on exactly the answers that carry them', () => {
+  const headers = (path: string, method: string, status: number) => doc.paths[path][method].responses[status].headers ?? {};
+  const required = (path: string, method: string, status: number) =>
+    Object.fromEntries(Object.entries(headers(path, method, status)).map(([name, h]: [string, any]) => [name, h.required ?? false]));
+
+  test('every success and every error given after the count: required', () => {
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const status of Object.keys(op.responses).filter((s) => /^(2\d\d|404|409|410|413|415|422)$/.test(s))) {
+          expect({ where: `${method} ${path} ${status}`, ...required(path, method, Number(status)) }).toMatchObject({ RateLimit: true, 'RateLimit-Policy': true });
+        }
+      }
+    }
+  });
+
+  test('what authentication refuses, before the count: none; a status given before and after: declared, not required', () => {
+    expect(headers('/contacts/{id}', 'get', 401)).toEqual({});
+    expect(required('/subaccounts/credits', 'post', 401)).toEqual({ RateLimit: false, 'RateLimit-Policy': false });
+    expect(headers('/subaccounts/credits', 'post', 401).RateLimit.description).toMatch(/UNAUTHORIZED/);
+    expect(required('/settings', 'put', 403)).toEqual({ RateLimit: false, 'RateLimit-Policy': false });
+    expect(required('/contacts', 'post', 400)).toEqual({ RateLimit: false, 'RateLimit-Policy': false });
+    expect(required('/contacts/{id}', 'get', 429)).toEqual({ 'Retry-After': true, RateLimit: false, 'RateLimit-Policy': false });
+    expect(headers('/contacts/{id}', 'get', 431)).toEqual({});
+  });
+
+  test('a counted 404 carries them, a 401 none, and the contract check holds both to the document', async () => {
+    const missing = await api(ctx.gw, account, 'GET', 'contacts/ct_missing');
+    expectApiError(missing, 404, 'CONTACT_NOT_FOUND');
+    expect(missing.headers.ratelimit).toMatch(/^"per-key"; r=\d+; t=\d+$/);
+    expect(missing.headers['ratelimit-policy']).toMatch(/^"per-key"; q=\d+; w=60; pk=:[A-Za-z0-9+/=]+:$/);
+    const wrongKey = await api(ctx.gw, { apiKey: 'lc_wrong' }, 'GET', 'contacts/ct_missing');
+    expectApiError(wrongKey, 401, 'UNAUTHORIZED');
+    expect(wrongKey.headers.ratelimit).toBeUndefined();
+    const bearer = await api(ctx.gw, account, 'POST', 'subaccounts/credits', { keyIn: 'bearer', body: { email: 'sub@example.com', amount: 1 } });
+    expectApiError(bearer, 401, 'UNAUTHORIZED');
+    expect(bearer.headers.ratelimit).toMatch(/^"per-key"/);
+  });
 });
 
 test('each success has its body: 200 and 201 of a contact, a page, no content on 204', () => {
