@@ -1,8 +1,9 @@
 import https from 'node:https';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { checkDelivery } from '../helpers/contract';
 import { removeDir, startGateway } from '../helpers/gateway';
-import { api, createAccount, expectApiError, request, unique, useGateway, type TestAccount, type TestGateway } from './api-support';
+import { api, createAccount, expectApiError, Receiver, request, unique, untilIdle, useGateway, type TestAccount, type TestGateway } from './api-support';
 
 /** Part E: GET /v1/openapi.json describes every /v1 route as the server really serves it. */
 const ctx = useGateway();
@@ -319,4 +320,101 @@ test("the incoming endpoint's schema requires what the server requires, and its 
   expect(stored.status).toBe(200);
   const { messageSid: _sid, ...withoutSid } = example.customData;
   expect((await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: { customData: withoutSid } })).status).toBe(400);
+});
+
+describe('webhooks: what the gateway posts is what the document describes', () => {
+  const subscribable = () => doc.paths['/webhooks'].post.requestBody.content['application/json'].schema.properties.events.items.enum as string[];
+
+  test('every event a subscription takes, and the test event, is a signed POST with its payload\'s schema', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...subscribable(), 'test'].sort());
+    for (const [name, item] of Object.entries(doc.webhooks as Record<string, any>)) {
+      const post = item.post;
+      expect({ name, summary: typeof post.summary, tags: post.tags }).toEqual({ name, summary: 'string', tags: ['Webhooks'] });
+      expect(post.parameters.map((p: any) => [p.name, p.in, p.required])).toEqual([
+        ['webhook-event', 'header', true],
+        ['webhook-id', 'header', true],
+        ['webhook-timestamp', 'header', true],
+        ['webhook-signature', 'header', true],
+      ]);
+      expect(post.parameters[0].schema.const).toBe(name);
+      const ref = post.requestBody.content['application/json'].schema.$ref as string;
+      expect(doc.components.schemas).toHaveProperty(ref.replace('#/components/schemas/', ''));
+      expect(Object.keys(post.responses)).toEqual(['2XX', '4XX', '5XX']);
+    }
+    // The spec's reply payload (§2.6), with no type: the header names it.
+    expect(doc.components.schemas.ReplyEvent.required).toEqual(['contactId', 'messageId', 'userId', 'body', 'toId', 'channel']);
+    expect(doc.components.schemas.AutoRechargeEvent.required).toContain('idempotency_key');
+  });
+
+  test('a real delivery of each event, to a subscription and to the Custom Channel Webhook URL, is what its schema says', async () => {
+    const hook = await Receiver.start();
+    const completion = (content: string) => ({ id: 'c1', object: 'chat.completion', model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] });
+    const llm = await Receiver.start(() => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(completion('Tuesday at 10 it is: you are booked. [GOAL_REACHED]')) }));
+    try {
+      const owner = await createAccount(ctx.gw);
+      expect((await api(ctx.gw, owner, 'POST', 'webhooks', { body: { url: hook.url, events: subscribable() } })).status).toBe(201);
+      expect((await api(ctx.gw, owner, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } })).status).toBe(200);
+      const bot = await api(ctx.gw, owner, 'PUT', 'settings/bot', { body: { provider: 'openai', openai: { baseUrl: `${new URL(llm.url).origin}/v1`, model: 'm', apiKey: null } } });
+      expect(bot.status).toBe(200);
+      const list = await api(ctx.gw, owner, 'POST', 'lists', { body: { name: 'Visitors' } });
+      const campaign = await api(ctx.gw, owner, 'POST', 'campaigns', {
+        body: { name: 'Visits', listId: list.body.id, channel: 'custom', customChannel: 'webchat', openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: false, status: 'live', bot: { goal: 'Book a visit' } },
+      });
+      expect(campaign.status).toBe(201);
+      const write = async (messageSid: string, body: string) => {
+        const res = await api(ctx.gw, owner, 'POST', 'incoming_custom_channel_message', {
+          body: { customData: { messageSid, fromId: 'visitor-77', toId: 'acme', body, channel: 'webchat', campaignId: campaign.body.id, firstName: 'Noah' } },
+        });
+        expect(res.status).toBe(200);
+        await untilIdle(ctx.gw);
+      };
+      // message_received, the bot's reply (reply) reaching the goal (goal_reached); a person asked for (handoff).
+      await write('visit-1', 'Can I book a visit on Tuesday?');
+      await write('visit-2', 'Can I talk to a human, please?');
+      const contactId = hook.requests.find((r) => r.body?.type === 'message_received')!.body.contactId as string;
+      // A team member's reply names its author; STOP opts the contact out.
+      expect((await api(ctx.gw, owner, 'POST', `contacts/${contactId}/messages`, { body: { body: 'See you Tuesday at 10.' } })).status).toBe(201);
+      await write('visit-3', 'STOP');
+      expect((await api(ctx.gw, owner, 'POST', 'settings/webhook-test')).body).toMatchObject({ ok: true });
+
+      // A message no receiver takes fails for good: delivery_failed.
+      const unheard = await createAccount(ctx.gw);
+      await api(ctx.gw, unheard, 'POST', 'webhooks', { body: { url: hook.url, events: ['delivery_failed'] } });
+      const sent = await api(ctx.gw, unheard, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: 'visitor-88', customChannel: 'webchat', body: 'Your order shipped.' } } });
+      expect(sent.status).toBe(200);
+
+      // A sub-account below its auto-recharge threshold: its agency's auto_recharge.
+      const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+      const sub = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+      await api(ctx.gw, agency, 'POST', 'webhooks', { body: { url: hook.url, events: ['auto_recharge'] } });
+      expect((await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 10, amount: 19.99 } })).status).toBe(200);
+      await untilIdle(ctx.gw);
+
+      const seen = hook.requests.map((received) => checkDelivery(received));
+      expect(new Set(seen)).toEqual(new Set(Object.keys(doc.webhooks)));
+      const replies = hook.requests.filter((r) => r.headers['webhook-event'] === 'reply');
+      // Each reply twice: to the subscription and to the Custom Channel Webhook URL; the team's with its author.
+      expect(replies.find((r) => r.body.body === 'See you Tuesday at 10.')!.body).toEqual(expect.objectContaining({ authorId: expect.any(String), channel: 'webchat', toId: 'visitor-77' }));
+      const body = (event: string) => hook.requests.find((r) => r.headers['webhook-event'] === event)!.body;
+      expect(body('goal_reached')).toMatchObject({ contactId, campaignId: campaign.body.id, goal: 'Book a visit' });
+      expect(body('handoff')).toMatchObject({ contactId, reason: 'contact_asked', channel: 'custom', customChannel: 'webchat' });
+      expect(body('opt_out')).toMatchObject({ contactId, channel: 'custom:webchat', source: 'contact', body: 'STOP' });
+      expect(body('delivery_failed')).toMatchObject({ messageId: sent.body.messageId, error: expect.any(String) });
+      expect(body('auto_recharge')).toMatchObject({ sub_account_id: sub.id, threshold: 10, amount: 19.99 });
+    } finally {
+      await hook.close();
+      await llm.close();
+    }
+  });
+
+  test('a delivery the document does not describe is refused by the check', () => {
+    const headers = { 'webhook-event': 'opt_out', 'webhook-id': 'dlv_1', 'webhook-timestamp': '1764640000', 'webhook-signature': 'v1,abc=' };
+    const optOut = { type: 'opt_out', occurredAt: '2026-12-02T03:00:00.000Z', contactId: 'ct_1', channel: 'sms', source: 'contact', body: 'STOP' };
+    expect(checkDelivery({ headers, body: optOut })).toBe('opt_out');
+    expect(() => checkDelivery({ headers, body: { ...optOut, reason: 'extra' } })).toThrow(/additional/);
+    expect(() => checkDelivery({ headers, body: { ...optOut, source: 'team' } })).toThrow(/allowed values/);
+    expect(() => checkDelivery({ headers: { ...headers, 'webhook-event': 'campaign_finished' }, body: optOut })).toThrow(/do not describe/);
+    const { 'webhook-signature': _s, ...unsigned } = headers;
+    expect(() => checkDelivery({ headers: unsigned, body: optOut })).toThrow(/without the webhook-signature header/);
+  });
 });

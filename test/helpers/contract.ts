@@ -27,9 +27,14 @@ interface Operation {
   operationId: string;
   responses: Record<string, Response>;
 }
+interface Webhook {
+  operationId: string;
+  parameters: Array<{ name: string; in: string; required?: boolean; schema: object }>;
+  requestBody: { content: Record<string, { schema: object }> };
+}
 interface Document {
   paths: Record<string, Record<string, Operation>>;
-  webhooks?: Record<string, { post: { requestBody: { content: Record<string, { schema: object }> } } }>;
+  webhooks: Record<string, { post: Webhook }>;
   components: object;
 }
 
@@ -145,4 +150,29 @@ function checkHeaders(where: string, operation: Operation, status: string, respo
       throw new Error(`${where} with a ${name} header the document does not declare for it: ${String(headers[name])}`);
     }
   }
+}
+
+/**
+ * Throws when a delivery the gateway posted breaks the document's `webhooks`: an event it does not describe, a
+ * signature header missing or not of its form, or a body its schema refuses. Answers the event's name.
+ */
+export function checkDelivery(received: { headers: Record<string, unknown>; body: unknown }): string {
+  const event = String(received.headers['webhook-event']);
+  const webhook = contract().doc.webhooks[event]?.post;
+  if (!webhook) throw new Error(`a delivery of "${event}", an event the OpenAPI document's webhooks do not describe`);
+  const where = `the ${event} delivery (${webhook.operationId})`;
+  for (const parameter of webhook.parameters.filter((p) => p.in === 'header')) {
+    const value = received.headers[parameter.name.toLowerCase()];
+    if (value === undefined) {
+      if (parameter.required) throw new Error(`${where} without the ${parameter.name} header`);
+      continue;
+    }
+    if (!validatorOf(webhook, parameter.name, parameter.schema)(value)) throw new Error(`${where} with a ${parameter.name} header the document refuses: ${String(value)}`);
+  }
+  const validate = validatorOf(webhook, 'body', webhook.requestBody.content['application/json']!.schema);
+  if (!validate(received.body)) {
+    const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    throw new Error(`${where} with a body the document refuses:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(received.body).slice(0, 500)}`);
+  }
+  return event;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_PROBLEMS } from '../api-contract.js';
+import { WEBHOOK_PAYLOADS, type WebhookName } from '../contract/events.js';
 import { accessOf, type HttpMethod } from './access.js';
 import { AUTH_FAILURE_WINDOW_MS, AUTH_FAILURES_PER_ADDRESS } from './middleware/auth-failures.js';
 import { OPERATIONS, TAGS, type Operation } from './operations.js';
@@ -178,6 +179,47 @@ function operation(components: Components, path: string, method: string, op: Ope
   };
 }
 
+/** What a receiver's answer does to a delivery (jobs/deliver.ts), and to the one test event (jobs/webhook-test.ts). */
+const RECEIVER_ANSWERS = {
+  delivery: {
+    '2XX': 'Taken: the delivery is sent (and a reply\'s message with it)',
+    '4XX': 'Refused: the delivery fails at once, but a 408 or 429 is tried again (after Retry-After, when given)',
+    '5XX': 'Tried again on the LEADCHAT_WEBHOOK_RETRIES schedule (or after Retry-After); failed after the last attempt',
+  },
+  test: {
+    '2XX': 'Passed: POST /settings/webhook-test answers ok: true',
+    '4XX': 'Failed: POST /settings/webhook-test answers ok: false with the status; nothing is tried again',
+    '5XX': 'Failed: POST /settings/webhook-test answers ok: false with the status; nothing is tried again',
+  },
+};
+
+const camel = (name: string) => name.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase());
+
+/** One event as the receiver gets it: a signed POST (Standard Webhooks) whose body its schema in contract/events.ts gives. */
+function webhook(components: Components, name: WebhookName) {
+  const schema = WEBHOOK_PAYLOADS[name];
+  const meta = z.globalRegistry.get(schema);
+  const header = (headerName: string, description: string, schema: JsonSchema = { type: 'string' }) => ({ name: headerName, in: 'header', required: true, description, schema });
+  return {
+    post: {
+      operationId: `${camel(name)}Event`,
+      tags: ['Webhooks'],
+      summary: meta?.title ?? name,
+      description: `${meta?.description ?? ''} Posted signed to the receiver's URL, with webhook-event: ${name}.`.trim(),
+      // The receiver asks no credential of the gateway: the signature headers prove the sender.
+      security: [],
+      parameters: [
+        header('webhook-event', "The event's name", { type: 'string', const: name }),
+        header('webhook-id', "The delivery's id: the same on every retry, so a receiver can tell a repeat"),
+        header('webhook-timestamp', 'When it was signed, in seconds since 1970; refuse one more than 5 minutes away', { type: 'string', pattern: '^\\d+$' }),
+        header('webhook-signature', 'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, keyed with the base64 part of the whsec_ secret'),
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: components.of(schema, 'output') } } },
+      responses: Object.fromEntries(Object.entries(RECEIVER_ANSWERS[name === 'test' ? 'test' : 'delivery']).map(([status, description]) => [status, { description }])),
+    },
+  };
+}
+
 const AUTHENTICATION =
   'Every request carries the account\'s API key in one of `x-api-key`, `Authorization: Bearer` or `?apiKey=` (the credit ' +
   'grant takes `x-api-key` only). A key given in two of them, even the same key twice, is 400 AMBIGUOUS_CREDENTIALS; a ' +
@@ -213,6 +255,7 @@ export function openApiDocument(serverUrl: string) {
     servers: [{ url: serverUrl }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
+    webhooks: Object.fromEntries((Object.keys(WEBHOOK_PAYLOADS) as WebhookName[]).map((name) => [name, webhook(components, name)])),
     components: {
       securitySchemes: {
         apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' },
