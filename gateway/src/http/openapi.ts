@@ -199,7 +199,8 @@ const camel = (name: string) => name.replace(/_(\w)/g, (_m, c: string) => c.toUp
 function webhook(components: Components, name: WebhookName) {
   const schema = WEBHOOK_PAYLOADS[name];
   const meta = z.globalRegistry.get(schema);
-  const header = (headerName: string, description: string, schema: JsonSchema = { type: 'string' }) => ({ name: headerName, in: 'header', required: true, description, schema });
+  const sent = (headerName: string, description: string, headerSchema: JsonSchema = { type: 'string' }) =>
+    ({ name: headerName, in: 'header', required: true, description, schema: headerSchema });
   return {
     post: {
       operationId: `${camel(name)}Event`,
@@ -209,10 +210,10 @@ function webhook(components: Components, name: WebhookName) {
       // The receiver asks no credential of the gateway: the signature headers prove the sender.
       security: [],
       parameters: [
-        header('webhook-event', "The event's name", { type: 'string', const: name }),
-        header('webhook-id', "The delivery's id: the same on every retry, so a receiver can tell a repeat"),
-        header('webhook-timestamp', 'When it was signed, in seconds since 1970; refuse one more than 5 minutes away', { type: 'string', pattern: '^\\d+$' }),
-        header('webhook-signature', 'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, keyed with the base64 part of the whsec_ secret'),
+        sent('webhook-event', "The event's name", { type: 'string', const: name }),
+        sent('webhook-id', "The delivery's id: the same on every retry, so a receiver can tell a repeat"),
+        sent('webhook-timestamp', 'When it was signed, in seconds since 1970; refuse one more than 5 minutes away', { type: 'string', pattern: '^\\d+$' }),
+        sent('webhook-signature', 'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, keyed with the base64 part of the whsec_ secret'),
       ],
       requestBody: { required: true, content: { 'application/json': { schema: components.of(schema, 'output') } } },
       responses: Object.fromEntries(Object.entries(RECEIVER_ANSWERS[name === 'test' ? 'test' : 'delivery']).map(([status, description]) => [status, { description }])),
