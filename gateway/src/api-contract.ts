@@ -65,6 +65,13 @@ export const HANDOFF_ASSIGNMENTS = ['none', 'round_robin'] as const;
 export type HandoffAssignment = (typeof HANDOFF_ASSIGNMENTS)[number];
 
 /**
+ * Why a conversation was handed to a person: the contact asked, a team member took over, no campaign's bot answers
+ * the contact, or the bot could not answer (not confident, no FAQs to answer from, an LLM's own call).
+ */
+export const HANDOFF_REASONS = ['contact_asked', 'team', 'no_campaign', 'bot_not_confident', 'bot_no_knowledge', 'bot_handoff'] as const;
+export type HandoffReason = (typeof HANDOFF_REASONS)[number];
+
+/**
  * The countries a default country (defaultCountry of /v1/settings) may be: ISO 3166-1 alpha-2 codes of every
  * numbering plan the gateway reads phone numbers of (libphonenumber's regions, which add AC, TA and XK).
  */

@@ -10,13 +10,20 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import type { CreateWebhookAnswer, GetWebhookAnswer } from '../LeadChat/transport/answers';
+import type { CreateWebhookAnswer, GetWebhookAnswer, WebhookPayloads } from '../LeadChat/transport/answers';
 import { leadChatRequest } from '../LeadChat/transport/request';
 import { verifySignature } from './signature';
 
 /**
+ * The events a subscription takes, by the names the API document gives its webhooks: every one but the test of the
+ * Custom Channel Webhook URL, which is posted only when asked for.
+ */
+type SubscribableEvent = Exclude<keyof WebhookPayloads, 'test'>;
+
+/**
  * Every event the trigger offers, as the API names them (snake_case, the `webhook-event` header), sorted by the
- * name the editor shows. The rest of the trigger takes the names from here.
+ * name the editor shows. The rest of the trigger takes the names from here; a name the API does not post does not
+ * compile.
  */
 const EVENTS = [
 	{
@@ -59,7 +66,7 @@ const EVENTS = [
 		description:
 			'The AI bot or an agent replied to a contact on a custom channel, for your system to deliver (replies on SMS, WhatsApp, Messenger and Instagram go out by themselves)',
 	},
-] as const satisfies readonly INodePropertyOptions[];
+] as const satisfies ReadonlyArray<INodePropertyOptions & { value: SubscribableEvent }>;
 
 type EventName = (typeof EVENTS)[number]['value'];
 

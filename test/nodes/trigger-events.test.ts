@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import type { INodePropertyOptions } from 'n8n-workflow';
@@ -24,6 +25,11 @@ describe('LeadChat Trigger events', () => {
 
   test('the trigger offers exactly the events the gateway delivers', () => {
     expect(triggerEvents.map((o) => o.value).sort()).toEqual([...gatewayEvents].sort());
+  });
+
+  test("the trigger's events are the API document's webhooks, but the test of the Custom Channel Webhook URL", () => {
+    const document = JSON.parse(readFileSync(path.resolve(__dirname, '../../gateway/dist/openapi.json'), 'utf8')) as { webhooks: Record<string, unknown> };
+    expect(triggerEvents.map((o) => o.value).sort()).toEqual(Object.keys(document.webhooks).filter((name) => name !== 'test').sort());
   });
 
   test('each event has a name and a description, listed alphabetically as n8n shows options', () => {
@@ -107,7 +113,7 @@ describe('LeadChat Trigger events', () => {
     test.each([
       ['message_received', { contactId: 'ct_1', conversationId: 'cnv_1', messageId: 'msg_1', channel: 'custom', body: 'Hi' }],
       ['handoff', { contactId: 'ct_1', conversationId: 'cnv_1', reason: 'contact_asked', body: 'a human please' }],
-      ['opt_out', { contactId: 'ct_1', channel: 'sms', source: 'keyword', body: 'STOP' }],
+      ['opt_out', { contactId: 'ct_1', channel: 'sms', source: 'contact', body: 'STOP' }],
       ['delivery_failed', { contactId: 'ct_1', conversationId: 'cnv_1', messageId: 'msg_2', channel: 'custom', error: 'HTTP 500' }],
     ])('%s named by the webhook-event header starts an execution carrying it', async (event, payload) => {
       const before = host.executions.length;

@@ -1,6 +1,9 @@
+import type { WebhookPayload } from '../contract/events.js';
+
 /**
  * Every webhook event the gateway delivers: the one list the request schema, the OpenAPI document and the delivery
- * code take their names from. Each is signed and retried the same way; the payloads are in the README.
+ * code take their names from. Each is signed and retried the same way; each payload is typed by its schema in
+ * contract/events.ts, which the document's `webhooks` describe.
  */
 export const EVENTS = [
   /** An outgoing custom-channel message, bot- or team-written (spec §6.1): the Custom Channel Webhook URL gets it too. */
@@ -20,3 +23,6 @@ export const EVENTS = [
 ] as const;
 
 export type EventType = (typeof EVENTS)[number];
+
+/** What an event posts: an event without a schema in contract/events.ts does not compile. */
+export type EventPayload<E extends EventType> = WebhookPayload<E>;

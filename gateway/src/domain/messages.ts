@@ -2,6 +2,7 @@ import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader } from '../store/store.js';
 import { getContact } from './contacts.js';
+import type { EventPayload } from './events.js';
 import type { Delivery } from './webhooks.js';
 import type { WhatsAppTemplate } from './whatsapp.js';
 import type { MessageAnswer, messageWithDeliveries } from '../contract/messages.js';
@@ -75,13 +76,14 @@ export function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' 
 export const NO_RECEIVER = 'No Custom Channel Webhook URL is configured (Settings > Custom Channel Webhook)';
 
 /** What a reply's receivers are posted: exactly spec §2.6, and for a team reply who of the team wrote it. */
-export const replyPayload = (message: Message) => ({
+export const replyPayload = (message: Message): EventPayload<'reply'> => ({
   contactId: message.contactId,
   messageId: message.id,
   userId: message.accountId,
   body: message.body,
   toId: message.toId ?? '',
-  channel: message.channel,
+  // A reply goes out on a custom channel only, whose label a message always has.
+  channel: message.channel ?? '',
   ...(message.authorId ? { authorId: message.authorId, authorName: message.authorName } : {}),
 });
 

@@ -3,7 +3,7 @@ import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
-import type { EventType } from './events.js';
+import type { EventPayload, EventType } from './events.js';
 import { newWebhookSecret } from './secrets.js';
 import { checkTarget } from './targets.js';
 import { newJob } from './job-kinds.js';
@@ -92,11 +92,11 @@ export async function receiversOf(r: Reader, account: Account, event: EventType)
 }
 
 /** Queues one delivery of an event to one receiver, and the job that posts it. */
-export async function queueDelivery(
+export async function queueDelivery<E extends EventType>(
   tx: Tx,
   accountId: string,
-  event: EventType,
-  payload: Record<string, unknown>,
+  event: E,
+  payload: EventPayload<E>,
   messageId: string | null,
   receiver: { target: string; url: string },
 ): Promise<Delivery> {
@@ -118,7 +118,7 @@ export async function queueDelivery(
 }
 
 /** Queues one delivery of an event to each receiver of the account that takes it; returns the deliveries made. */
-export async function emit(tx: Tx, account: Account, event: EventType, payload: Record<string, unknown>, messageId: string | null = null): Promise<Delivery[]> {
+export async function emit<E extends EventType>(tx: Tx, account: Account, event: E, payload: EventPayload<E>, messageId: string | null = null): Promise<Delivery[]> {
   const deliveries: Delivery[] = [];
   for (const receiver of await receiversOf(tx, account, event)) deliveries.push(await queueDelivery(tx, account.id, event, payload, messageId, receiver));
   return deliveries;

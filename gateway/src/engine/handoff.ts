@@ -1,3 +1,4 @@
+import type { HandoffReason } from '../api-contract.js';
 import type { Gateway } from '../context.js';
 import { metrics } from '../metrics.js';
 import type { Account } from '../domain/accounts.js';
@@ -16,12 +17,6 @@ import type { Tx } from '../store/store.js';
 import { emitEvent } from '../domain/emit-event.js';
 import { cancelFollowUps } from './follow-ups.js';
 import { sendOnConversation } from './outgoing.js';
-
-/**
- * contact_asked, team, no_campaign (no campaign's bot answers the contact), or the bot's: bot_not_confident,
- * bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call).
- */
-export type HandoffReason = string;
 
 /**
  * A person takes the conversation: the bot stays silent, follow-ups stop, and the `handoff` event tells the team,

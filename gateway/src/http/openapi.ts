@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_PROBLEMS } from '../api-contract.js';
+import { WEBHOOK_PAYLOADS, type WebhookName } from '../contract/events.js';
 import { accessOf, type HttpMethod } from './access.js';
 import { AUTH_FAILURE_WINDOW_MS, AUTH_FAILURES_PER_ADDRESS } from './middleware/auth-failures.js';
 import { OPERATIONS, TAGS, type Operation } from './operations.js';
@@ -47,14 +48,39 @@ const ERROR_WORDS: Record<number, string> = {
   503: 'The store is unavailable: wait Retry-After seconds',
 };
 
-const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
-const RATE_HEADERS = {
-  RateLimit: header('What is left of the budget that counted this request: "<policy>"; r=<requests left>; t=<seconds to the reset>'),
-  'RateLimit-Policy': header('The budget: "<policy>"; q=<requests>; w=<seconds>'),
-};
-const RETRY_AFTER = { 'Retry-After': header('Seconds to wait before trying again', { type: 'integer', minimum: 0 }) };
+const header = (description: string, schema: JsonSchema = { type: 'string' }, required = false) => ({ description, ...(required ? { required } : {}), schema });
+const RATE_LIMIT = 'What is left of the budget that counted this request: "<policy>"; r=<requests left>; t=<seconds to the reset>';
+const RATE_POLICY = 'The budget: "<policy>"; q=<requests>; w=<seconds>';
+/** The rate limit's headers, on every answer it counted; `when` says which, where not every answer of a status is. */
+const rateHeaders = (when?: string) => ({
+  RateLimit: header(when ? `${RATE_LIMIT}. ${when}` : RATE_LIMIT, undefined, !when),
+  'RateLimit-Policy': header(when ? `${RATE_POLICY}. ${when}` : RATE_POLICY, undefined, !when),
+});
+const RETRY_AFTER = { 'Retry-After': header('Seconds to wait before trying again', { type: 'integer', minimum: 0 }, true) };
+
+/**
+ * The rate limit counts a request once it is authenticated (middleware/rate-limit.ts, after middleware/auth.ts),
+ * and from then on every answer carries its headers, errors included. What is refused before, uncounted, carries
+ * none: these codes always are, but for the credit grant's UNAUTHORIZED for a valid key given outside x-api-key,
+ * which is given after (keyInHeaderOnly), counted.
+ */
+const BEFORE_THE_LIMIT = new Set(['HTTPS_REQUIRED', 'AMBIGUOUS_CREDENTIALS', 'UNAUTHORIZED', 'CSRF_TOKEN_INVALID', 'HEADERS_TOO_LARGE']);
+/**
+ * Codes given both before the limit and after it: too many failed authentications from an address, and the rate
+ * limit's own RATE_LIMITED; the store away while the key is read, or later; a query parameter given twice, met
+ * while the key is looked for in the query, or by the route.
+ */
+const ALSO_BEFORE_THE_LIMIT = new Set(['RATE_LIMITED', 'STORE_UNAVAILABLE', 'VALIDATION_ERROR']);
+
+/** The rate limit's headers of an error status: required when every code is counted, described when some are. */
+function rateHeadersOf(codes: Set<string>, op: Operation) {
+  const counted = [...codes].filter((code) => !BEFORE_THE_LIMIT.has(code) || (code === 'UNAUTHORIZED' && op.keyInHeader)).sort();
+  if (counted.length === 0) return {};
+  const uncounted = [...codes].some((code) => BEFORE_THE_LIMIT.has(code) || ALSO_BEFORE_THE_LIMIT.has(code));
+  return rateHeaders(uncounted ? `Sent when the rate limit counted the request (${counted.join(', ')}); not when it was refused before, at authentication` : undefined);
+}
 const SUCCESS_HEADERS = {
-  Location: header('Where the created resource is read'),
+  Location: header('Where the created resource is read', undefined, true),
   'Idempotent-Replayed': header('"true" when the answer is the first one given to this Idempotency-Key', { type: 'string', enum: ['true'] }),
 };
 
@@ -89,7 +115,7 @@ function errorCodes(path: string, method: string, op: Operation): Map<number, Se
   return codes;
 }
 
-function errorAnswer(status: number, codes: Set<string>, plain: boolean) {
+function errorAnswer(status: number, codes: Set<string>, op: Operation, plain: boolean) {
   const schema = plain
     ? { $ref: `${COMPONENT}PlainError` }
     : {
@@ -109,8 +135,12 @@ function errorAnswer(status: number, codes: Set<string>, plain: boolean) {
       required: ['error'],
       additionalProperties: false,
     };
-  const headers = status === 429 ? { ...RETRY_AFTER, ...RATE_HEADERS } : status === 503 ? RETRY_AFTER : undefined;
-  return { description: `${ERROR_WORDS[status] ?? 'Error'}: ${[...codes].sort().join(', ')}`, ...(headers ? { headers } : {}), content: { 'application/json': { schema } } };
+  const headers = { ...(status === 429 || status === 503 ? RETRY_AFTER : {}), ...rateHeadersOf(codes, op) };
+  return {
+    description: `${ERROR_WORDS[status] ?? 'Error'}: ${[...codes].sort().join(', ')}`,
+    ...(Object.keys(headers).length ? { headers } : {}),
+    content: { 'application/json': { schema } },
+  };
 }
 
 function operation(components: Components, path: string, method: string, op: Operation) {
@@ -129,12 +159,12 @@ function operation(components: Components, path: string, method: string, op: Ope
   const plain = path === '/incoming_custom_channel_message';
   const responses: Record<string, object> = {};
   for (const [status, answer] of Object.entries(op.answers)) {
-    const headers = { ...RATE_HEADERS, ...Object.fromEntries((op.headers ?? []).map((h) => [h, SUCCESS_HEADERS[h]])) };
+    const headers = { ...rateHeaders(), ...Object.fromEntries((op.headers ?? []).map((h) => [h, SUCCESS_HEADERS[h]])) };
     const content =
       answer === null ? undefined : answer === 'file' ? { '*/*': { schema: {} } } : { 'application/json': { schema: components.of(answer, 'output') } };
     responses[status] = { description: status === '204' ? 'Done: no content' : 'Success', headers, ...(content ? { content } : {}) };
   }
-  for (const [status, codes] of [...errorCodes(path, method, op)].sort(([a], [b]) => a - b)) responses[status] = errorAnswer(status, codes, plain);
+  for (const [status, codes] of [...errorCodes(path, method, op)].sort(([a], [b]) => a - b)) responses[status] = errorAnswer(status, codes, op, plain);
   return {
     operationId: op.id,
     tags: [op.tag],
@@ -146,6 +176,48 @@ function operation(components: Components, path: string, method: string, op: Ope
       ? { requestBody: { required: true, content: { 'application/json': { schema: components.of(op.body, 'input'), ...(op.example ? { example: op.example } : {}) } } } }
       : {}),
     responses,
+  };
+}
+
+/** What a receiver's answer does to a delivery (jobs/deliver.ts), and to the one test event (jobs/webhook-test.ts). */
+const RECEIVER_ANSWERS = {
+  delivery: {
+    '2XX': 'Taken: the delivery is sent (and a reply\'s message with it)',
+    '4XX': 'Refused: the delivery fails at once, but a 408 or 429 is tried again (after Retry-After, when given)',
+    '5XX': 'Tried again on the LEADCHAT_WEBHOOK_RETRIES schedule (or after Retry-After); failed after the last attempt',
+  },
+  test: {
+    '2XX': 'Passed: POST /settings/webhook-test answers ok: true',
+    '4XX': 'Failed: POST /settings/webhook-test answers ok: false with the status; nothing is tried again',
+    '5XX': 'Failed: POST /settings/webhook-test answers ok: false with the status; nothing is tried again',
+  },
+};
+
+const camel = (name: string) => name.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase());
+
+/** One event as the receiver gets it: a signed POST (Standard Webhooks) whose body its schema in contract/events.ts gives. */
+function webhook(components: Components, name: WebhookName) {
+  const schema = WEBHOOK_PAYLOADS[name];
+  const meta = z.globalRegistry.get(schema);
+  const sent = (headerName: string, description: string, headerSchema: JsonSchema = { type: 'string' }) =>
+    ({ name: headerName, in: 'header', required: true, description, schema: headerSchema });
+  return {
+    post: {
+      operationId: `${camel(name)}Event`,
+      tags: ['Webhooks'],
+      summary: meta?.title ?? name,
+      description: `${meta?.description ?? ''} Posted signed to the receiver's URL, with webhook-event: ${name}.`.trim(),
+      // The receiver asks no credential of the gateway: the signature headers prove the sender.
+      security: [],
+      parameters: [
+        sent('webhook-event', "The event's name", { type: 'string', const: name }),
+        sent('webhook-id', "The delivery's id: the same on every retry, so a receiver can tell a repeat"),
+        sent('webhook-timestamp', 'When it was signed, in seconds since 1970; refuse one more than 5 minutes away', { type: 'string', pattern: '^\\d+$' }),
+        sent('webhook-signature', 'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, keyed with the base64 part of the whsec_ secret'),
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: components.of(schema, 'output') } } },
+      responses: Object.fromEntries(Object.entries(RECEIVER_ANSWERS[name === 'test' ? 'test' : 'delivery']).map(([status, description]) => [status, { description }])),
+    },
   };
 }
 
@@ -175,13 +247,16 @@ export function openApiDocument(serverUrl: string) {
         `${AUTHENTICATION} ` +
         'Request bodies are JSON in UTF-8: a body with bytes that are not UTF-8 is 400 INVALID_ENCODING, another charset 415. ' +
         'Each query parameter is given once, as a single value: one repeated (?limit=1&limit=2) or in brackets (limit[]=1) is 400 VALIDATION_ERROR naming it. ' +
-        'Every answer of an operation counted by the rate limit carries RateLimit and RateLimit-Policy.',
+        'Every answer given once the rate limit counted the request carries RateLimit and RateLimit-Policy, errors included; ' +
+        'what is refused before it, at authentication, carries neither (a missing or wrong key, 401; 400 AMBIGUOUS_CREDENTIALS, HTTPS_REQUIRED; ' +
+        '403 CSRF_TOKEN_INVALID; 429 after failed authentications; 431). Each response says which of its answers carry them.',
       license: { name: 'MIT', identifier: 'MIT' },
       contact: { name: 'LeadChat issues', url: 'https://github.com/leadchat/n8n-nodes-leadchat/issues' },
     },
     servers: [{ url: serverUrl }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
+    webhooks: Object.fromEntries((Object.keys(WEBHOOK_PAYLOADS) as WebhookName[]).map((name) => [name, webhook(components, name)])),
     components: {
       securitySchemes: {
         apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' },

@@ -184,14 +184,17 @@ export const sendMessage = z.object({
 
 /**
  * Credits count in hundredths, like money, and are kept as whole hundredths, so sums never drift. A smaller or
- * finer amount is refused rather than rounded: rounding made 1e-10 a grant of 0.
+ * finer amount is refused rather than rounded: rounding made 1e-10 a grant of 0. The check is ours, not the
+ * document's `multipleOf: 0.01`: in binary floats 19.99 / 0.01 is 1998.9999999999998, so standard validators refuse
+ * 19.99. An amount is in hundredths when it is the number nearest its own count of hundredths, as the store keeps it.
  */
+const inHundredths = (amount: number) => Math.round(amount * 100) / 100 === amount;
 const credits = z
   .number({ error: 'must be a number' })
   .min(0.01, 'must be at least 0.01')
   .max(1_000_000_000, 'must be at most 1000000000')
-  .multipleOf(0.01, 'must be a whole number of hundredths (at most 2 decimal places)')
-  .describe('Credits, to the hundredth: a multiple of 0.01 from 0.01 to 1000000000');
+  .refine(inHundredths, 'must be a whole number of hundredths (at most 2 decimal places)')
+  .describe('Credits, to the hundredth: a number with at most two decimals (19.99), from 0.01 to 1000000000; a finer one is 400 VALIDATION_ERROR');
 const subAccountEmail = z.string().trim().max(T.email).min(1, 'is required');
 
 export const creditGrant = z.object({

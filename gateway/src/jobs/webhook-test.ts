@@ -1,4 +1,5 @@
 import type { WebhookTestAnswer } from '../contract/account.js';
+import type { WebhookPayload } from '../contract/events.js';
 import type { Gateway } from '../context.js';
 import { getAccount } from '../domain/accounts.js';
 import { checkTarget } from '../domain/targets.js';
@@ -18,12 +19,13 @@ export async function sendTestEvent(gw: Gateway, accountId: string): Promise<Web
   await checkTarget(gw, url, 'customChannelWebhookUrl');
 
   const webhookId = newId('dlv');
-  const body = JSON.stringify({
+  const payload: WebhookPayload<'test'> = {
     type: 'test',
     occurredAt: new Date().toISOString(),
     accountId,
     message: 'A test event from LeadChat: replies will arrive at this address, signed the same way.',
-  });
+  };
+  const body = JSON.stringify(payload);
   const started = Date.now();
   const result = (status: number | null, error: string | null) => ({ url, status, ok: error === null, error, durationMs: Date.now() - started, webhookId });
   try {

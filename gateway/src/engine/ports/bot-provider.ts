@@ -1,4 +1,4 @@
-import type { CampaignChannel } from '../../api-contract.js';
+import type { CampaignChannel, HandoffReason } from '../../api-contract.js';
 import type { FaqEntry } from '../../bot/faq-bot.js';
 
 /** What a bot is given to answer a contact: the campaign's bot settings, the conversation so far and what retrieval found. */
@@ -40,7 +40,7 @@ export type BotReply =
    * reply answers some questions of a burst and hands off the others, those others (what the team is told, and what
    * the campaign keeps as unanswered); absent when the whole message is handed off.
    */
-  | { kind: 'handoff'; reason: string; body: string | null; questions?: string[] }
+  | { kind: 'handoff'; reason: Extract<HandoffReason, `bot_${string}`>; body: string | null; questions?: string[] }
   /** Nothing to say (a lone "ok" or "thanks"). */
   | { kind: 'silent' }
   /** Ask which of these FAQs (indices of the campaign's `bot.faqs`) the contact means; `body` offers them. */

@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { CAMPAIGN_CHANNELS, HANDOFF_REASONS } from '../api-contract.js';
+import { timestamp } from './shared.js';
+
+/**
+ * What the gateway posts, signed, to webhook receivers: each event's payload. The code that builds a payload is
+ * typed by its schema here, and the OpenAPI document's `webhooks` are generated from these schemas, so what is sent
+ * and what is described cannot part. `title` is the event's summary in the document.
+ */
+
+/** The two fields every engine event starts with. */
+const named = <T extends string>(type: T) => ({
+  type: z.literal(type).describe("The event's name, as the webhook-event header gives it"),
+  occurredAt: timestamp.describe('When it happened'),
+});
+
+const channel = z.enum(CAMPAIGN_CHANNELS).describe("The conversation's channel");
+const customChannel = z.string().nullable().describe('The custom channel\'s label, with channel "custom"; else null');
+const channelKey = z.string().describe('The conversation\'s channel: sms, whatsapp, messenger, instagram or custom:<label>');
+const credits = (description: string) => z.number().describe(`${description}, in credits with at most two decimals`);
+
+/** Spec §2.6: a reply on a custom channel, as the Custom Channel Webhook URL and `reply` subscribers get it. */
+export const replyEvent = z
+  .object({
+    contactId: z.string().describe("The service's contact ID"),
+    messageId: z.string().describe("The message's ID in the service"),
+    userId: z.string().describe("The account owner's user ID"),
+    body: z.string().describe('The reply text'),
+    toId: z.string().describe("The contact's ID on the external platform: the fromId of its incoming messages"),
+    channel: z.string().describe('The custom channel label'),
+    authorId: z.string().optional().describe('A team member\'s reply: who of the team wrote it'),
+    authorName: z.string().nullable().optional().describe("A team member's reply: their name"),
+  })
+  .meta({
+    id: 'ReplyEvent',
+    title: 'A reply to deliver on a custom channel',
+    description:
+      'An outgoing custom-channel message, written by the bot or a team member, for the receiver to deliver (spec §2.6). ' +
+      'Posted to the Custom Channel Webhook URL and to every subscription to `reply`; it carries no `type`: the webhook-event header names it. ' +
+      "A 2xx answer makes the message sent; the receivers' failure after every retry makes it failed.",
+  });
+
+/** Spec §6.2: an agency's sub-account fell below its auto-recharge threshold. */
+export const autoRechargeEvent = z
+  .object({
+    type: z.literal('auto_recharge').describe("The event's name, as the webhook-event header gives it"),
+    idempotency_key: z.string().describe('Grant with this as Idempotency-Key, so a twice-delivered event grants once'),
+    sub_account_id: z.string(),
+    sub_account_email: z.string().describe('The email to grant credits to (POST /subaccounts/credits)'),
+    balance: credits('The balance now'),
+    threshold: credits('The threshold it fell below'),
+    amount: credits('The amount the rule grants'),
+  })
+  .meta({
+    id: 'AutoRechargeEvent',
+    title: "A sub-account's balance fell below its auto-recharge threshold",
+    description: "Sent to the agency's `auto_recharge` subscribers once each time the balance crosses below the threshold (spec §6.2).",
+  });
+
+export const messageReceivedEvent = z
+  .object({
+    ...named('message_received'),
+    contactId: z.string(),
+    conversationId: z.string(),
+    messageId: z.string(),
+    channel,
+    customChannel,
+    body: z.string().describe('What the contact wrote (an emoji for a reaction)'),
+    fromId: z.string().nullable().describe("The contact's ID on a custom channel (its fromId); null on the built-in channels"),
+    mediaUrl: z.string().nullable().describe("The attachment's URL; null for none"),
+  })
+  .meta({ id: 'MessageReceivedEvent', title: 'A contact wrote', description: 'A message from a contact, on any channel.' });
+
+export const handoffEvent = z
+  .object({
+    ...named('handoff'),
+    contactId: z.string(),
+    conversationId: z.string(),
+    channel,
+    customChannel,
+    reason: z.enum(HANDOFF_REASONS).describe(
+      'contact_asked: the contact asked for a person; team: a team member took over; no_campaign: no campaign\'s bot answers the contact; ' +
+        'bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM\'s call): the bot could not answer',
+    ),
+    body: z.string().nullable().describe('What the contact wrote that was handed off; null when a team member took over'),
+    assignee: z
+      .object({ id: z.string(), name: z.string(), email: z.string() })
+      .nullable()
+      .describe('Who of the team has the conversation; null for nobody'),
+  })
+  .meta({ id: 'HandoffEvent', title: 'A conversation passed to a person', description: 'The contact asked for a person, the bot could not answer, or a team member took over.' });
+
+export const optOutEvent = z
+  .object({
+    ...named('opt_out'),
+    contactId: z.string(),
+    channel: channelKey.describe('Where the contact wrote it: sms, whatsapp, messenger, instagram or custom:<label>'),
+    source: z.enum(['contact']).describe('Who opted the contact out: the contact, in writing'),
+    body: z.string().describe('What the contact wrote (STOP, UNSUBSCRIBE …)'),
+  })
+  .meta({ id: 'OptOutEvent', title: 'A contact opted out', description: 'A contact opted out of every channel of the account (STOP and its kin): nothing more is sent to them.' });
+
+export const deliveryFailedEvent = z
+  .object({
+    ...named('delivery_failed'),
+    contactId: z.string(),
+    conversationId: z.string().nullable(),
+    messageId: z.string(),
+    channel: z.string().nullable().describe('Where the message was going: its channel, or a custom channel\'s label'),
+    error: z.string().nullable().describe('Why it failed, as GET /messages/{id} shows it'),
+  })
+  .meta({ id: 'DeliveryFailedEvent', title: 'An outgoing message could not be delivered', description: 'An outgoing message that will not reach the contact: its channel failed for good, after every retry.' });
+
+export const goalReachedEvent = z
+  .object({
+    ...named('goal_reached'),
+    contactId: z.string(),
+    conversationId: z.string(),
+    campaignId: z.string(),
+    goal: z.string().describe("The campaign's goal, as its bot settings say it"),
+    messageId: z.string().describe("The bot's reply that reached it"),
+  })
+  .meta({
+    id: 'GoalReachedEvent',
+    title: "The campaign's goal was reached",
+    description: 'The bot reported the campaign\'s goal reached in a conversation (the contact booked, bought, agreed …); once per conversation.',
+  });
+
+/** POST /v1/settings/webhook-test: not subscribed to, posted once to the Custom Channel Webhook URL on demand. */
+export const testEvent = z
+  .object({
+    ...named('test'),
+    accountId: z.string(),
+    message: z.string(),
+  })
+  .meta({
+    id: 'TestEvent',
+    title: 'A test of the Custom Channel Webhook URL',
+    description: 'Sent once by POST /settings/webhook-test to the Custom Channel Webhook URL, signed as replies are; nothing is stored or retried.',
+  });
+
+/** Every payload the gateway posts, by the name its webhook-event header gives. */
+export const WEBHOOK_PAYLOADS = {
+  reply: replyEvent,
+  auto_recharge: autoRechargeEvent,
+  message_received: messageReceivedEvent,
+  handoff: handoffEvent,
+  opt_out: optOutEvent,
+  delivery_failed: deliveryFailedEvent,
+  goal_reached: goalReachedEvent,
+  test: testEvent,
+} as const;
+
+export type WebhookName = keyof typeof WEBHOOK_PAYLOADS;
+export type WebhookPayload<E extends WebhookName> = z.output<(typeof WEBHOOK_PAYLOADS)[E]>;
