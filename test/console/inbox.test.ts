@@ -286,14 +286,18 @@ test('a question the bot handed off, answered by the team, is saved as an FAQ of
   const handedOff = await poll(async () => (await api('GET', '/v1/conversations', undefined)).body.data.find((c: { contact: { firstName: string } }) => c.contact?.firstName === 'Gina'),
     (c) => c?.status === 'handed_off', 15_000);
   await page.goto(url(`/console/inbox?c=${handedOff.id}`));
-  await page.getByLabel('Reply as your team').fill('Hi Gina,\n\nYes! Gift cards from $25, at the front desk.\n\nBest,\nAnna');
+  await page.getByLabel('Reply as your team').fill('Hi Gina, thanks for reaching out!\n\nYes! Gift cards from $25, at the front desk.\n\nThanks, Dana at Inbox Dental');
   await page.getByRole('button', { name: 'Send reply' }).click();
 
-  // The answer without what was said to Gina alone: her greeting and Anna's signature.
+  // The answer without what was said to Gina alone: her greeting, the thanks, and Dana's sign-off with the clinic's name.
   const form = page.getByRole('form', { name: 'Save as FAQ' });
   await form.waitFor();
   expect(await form.getByLabel('FAQ question').inputValue()).toBe('do you sell gift cards?');
   expect(await form.getByLabel('FAQ answer').inputValue()).toBe('Yes! Gift cards from $25, at the front desk.');
+  expect(await form.getByRole('status').filter({ hasText: 'The answer names' }).count()).toBe(0);
+  // A name written back in is pointed out: every contact who asks would read it.
+  await form.getByLabel('FAQ answer').fill('Yes Gina! Gift cards from $25, at the front desk.');
+  await form.getByRole('status').filter({ hasText: 'The answer names “Gina”: the bot would say it to every contact who asks.' }).waitFor();
   await form.getByLabel('FAQ question').fill('Do you sell gift cards?');
   await form.getByLabel('FAQ answer').fill('Yes: gift cards from $25, at the front desk.');
   expect(await seriousViolations(page)).toEqual([]);

@@ -36,7 +36,7 @@ async function threadOf(conversation: Conversation): Promise<ApiResult<Message[]
  * team has it, a reply as a team member on the conversation's channel, and the bot turned on or off. Whatever the
  * contact wrote is read once it is on screen (POST /v1/conversations/{id}/read).
  */
-export function Thread(props: { id: string; team: Team; admin: boolean; onClose: () => void; onChanged: () => void }) {
+export function Thread(props: { id: string; team: Team; business: string; admin: boolean; onClose: () => void; onChanged: () => void }) {
   const [conversation, setConversation] = useState<Conversation | undefined>(undefined);
   const [messages, setMessages] = useState<Message[] | undefined>(undefined);
   // Each read of the thread: a message still being sent reads its delivery attempts again on each (see MessageItem).
@@ -107,7 +107,11 @@ export function Thread(props: { id: string; team: Team; admin: boolean; onClose:
         </ol>
       )}
       {!conversation.contact?.optOut && <ReplyForm conversation={conversation} onSend={() => acting(props.team.me, conversation.id)} onSent={reload} />}
-      {props.admin && messages && <SaveAsFaq conversation={conversation} messages={messages} />}
+      {props.admin && messages && <SaveAsFaq conversation={conversation} messages={messages} names={{
+        contact: [conversation.contact?.firstName, conversation.contact?.lastName, [conversation.contact?.firstName, conversation.contact?.lastName].filter(Boolean).join(' ')],
+        team: [...messages.map((m) => m.authorName), ...props.team.members.map((m) => m.name)],
+        business: [props.business],
+      }} />}
     </section>
   );
 }
