@@ -10,7 +10,7 @@ import { useLiveReload } from '../../live-reload.js';
 import { acting } from '../../notify/own-actions.js';
 import { AssigneePicker, type Team } from './assignee.js';
 import { ChannelName } from './channel.js';
-import { CONVERSATION_STATUS, channelName, contactName, externalIdLabel, handoffWhy, when } from './labels.js';
+import { CONVERSATION_STATUS, channelName, contactName, externalIdLabel, handoffWhy, sentAs, when } from './labels.js';
 import { MessageItem } from './message.js';
 import { RetryAllFailed } from './retry-all.js';
 import { SaveAsFaq } from './save-faq.js';
@@ -166,7 +166,7 @@ function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSe
     <form class="inbox-reply" onSubmit={submit}>
       <LongText id="reply-body" label="Reply as your team" value={body} onChange={setBody} required max={TEXT_LIMITS.teamMessage}
         hint={<>
-          Sent on {channelName(props.conversation)}, signed with your name. Replying hands the conversation to your team: the bot stops answering here, and a conversation nobody has becomes yours.
+          {sentAs(props.conversation)} Replying hands the conversation to your team: the bot stops answering here, and a conversation nobody has becomes yours.
           {answersOnly(props.conversation.channel) && ' Meta takes replies within 24 hours of the contact’s last message; after that, up to 7 days, as a person’s reply (Meta’s HUMAN_AGENT tag); later, it is not sent.'}
         </>} />
       <button type="submit" class="primary" disabled={sending.busy}>Send reply</button>
