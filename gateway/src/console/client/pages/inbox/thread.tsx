@@ -10,7 +10,7 @@ import { useLiveReload } from '../../live-reload.js';
 import { acting } from '../../notify/own-actions.js';
 import { AssigneePicker, type Team } from './assignee.js';
 import { ChannelName } from './channel.js';
-import { CONVERSATION_STATUS, channelName, contactName, externalIdLabel, handoffWhy, sentAs, when } from './labels.js';
+import { CONVERSATION_STATUS, contactName, externalIdLabel, handoffWhy, sentAs, when } from './labels.js';
 import { MessageItem } from './message.js';
 import { RetryAllFailed } from './retry-all.js';
 import { SaveAsFaq } from './save-faq.js';
