@@ -89,6 +89,16 @@ test('with United States set, phone hints say national numbers are read as Unite
   expect((await api(gw, owner, 'GET', `lists/${list.id}/contacts`)).body.data.map((c: { phone: string }) => c.phone)).toEqual(['+14155550144']);
   expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'list-phone-hint-default-country');
+
+  // A campaign's preview finds a contact by a national number as well, and says so.
+  const campaign = (await api(gw, owner, 'POST', 'campaigns', { body: { name: 'Recall', channel: 'sms', openingMessage: 'Hi {{first_name|there}}!' } })).body;
+  await page.goto(url(`/console/campaigns?id=${campaign.id}`));
+  const previewHint = page.locator('#preview-contact-hint');
+  await previewHint.waitFor();
+  expect(await previewHint.textContent()).toBe('Numbers without a country code are read as United States numbers; others start with + and their country code.');
+  await page.getByLabel('Contact’s phone', { exact: true }).fill('(415) 555-0144');
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.getByRole('status').filter({ hasText: 'Preview ready.' }).waitFor();
 });
 
 test('at phone width the Account page reads in one column: every section, the country field whole', async () => {
