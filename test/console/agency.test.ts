@@ -145,7 +145,7 @@ test('a standard account gets no Agency page in its navigation, and the API says
   const own = await newContext(browser);
   const p = await own.newPage();
   await signInAt(p, url('/console/settings/account'), standard);
-  await p.getByRole('navigation').getByRole('link', { name: 'API key' }).waitFor();
+  await p.getByRole('navigation').getByRole('link', { name: 'Account' }).waitFor();
   expect(await p.getByRole('navigation').getByRole('link', { name: 'Agency' }).count()).toBe(0);
   await p.goto(url('/console/agency'));
   await p.getByRole('alert').filter({ hasText: 'Only agency accounts have sub-accounts' }).waitFor();

@@ -12,7 +12,7 @@ import { consoleAccount, type ConsoleAccount } from './support';
 jest.setTimeout(60_000);
 
 const PAGES = [
-  { path: '/console/settings/account', title: 'API key', shot: 'settings-api-key' },
+  { path: '/console/settings/account', title: 'Account', shot: 'settings-account' },
   { path: '/console/settings/webhook', title: 'Custom Channel Webhook', shot: 'settings-webhook' },
   { path: '/console/settings/bot', title: 'Bot provider', shot: 'settings-bot' },
   { path: '/console/settings/channels', title: 'Channels', shot: 'settings-channels' },

@@ -373,8 +373,8 @@ describe('preview and bot', () => {
     await label('Question').fill(`Can I pay with bitcoin? ${HOSTILE}`);
     await page.getByRole('button', { name: 'Ask the bot' }).click();
     await answer.locator('.handoff-reason').waitFor();
-    expect(await answer.locator('.handoff-reason').textContent()).toBe('bot_not_confident');
-    expect(await answer.innerText()).toContain('The bot would hand the conversation to a person.');
+    expect(await answer.locator('.handoff-reason').textContent()).toBe('no FAQ answers this with confidence');
+    expect(await answer.innerText()).toContain('The bot would hand the conversation to a person: no FAQ answers this with confidence.');
     expect(await scriptRan(page)).toBe(false);
     await screenshot(page, 'campaign-bot-handoff');
     expect((await v1('GET', 'conversations')).body.data.length).toBe(before);

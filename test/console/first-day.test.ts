@@ -197,7 +197,7 @@ test('contacts imported first; a campaign made Live messages them when asked; a 
   expect(await walter.locator('.inbox-handoff').textContent()).toBe('Handed off');
   await p.getByLabel('Status', { exact: true }).selectOption('handed_off');
   await walter.click();
-  await p.locator('.inbox-handoff-why').filter({ hasText: 'No campaign answers this contact: handed to the team. They wrote: “Do you take new patients?”' }).waitFor();
+  await p.locator('.inbox-handoff-why').filter({ hasText: 'No campaign answered this contact: handed to the team. They wrote: “Do you take new patients?”' }).waitFor();
   expect(await seriousViolations(p)).toEqual([]);
   await screenshot(p, 'first-day-no-campaign');
   await context.close();

@@ -163,3 +163,72 @@ describe('at phone width (390 px)', () => {
     await context.close();
   });
 });
+
+describe('Try the bot speaks in sentences', () => {
+  const garage = [
+    { question: 'Do you repair cars of every make?', answer: 'Yes, all makes and models.' },
+    { question: 'What are your opening hours?', answer: 'Monday to Friday 8am to 6pm.' },
+    { question: 'Where is the garage?', answer: 'At 1 Main Street.' },
+    { question: 'How much is an oil change?', answer: '$60.' },
+    { question: 'Do you offer a courtesy car?', answer: 'Yes, book it with your repair.' },
+  ];
+  const clinic = [
+    { question: 'What are your opening hours?', answer: 'We are open Monday to Friday, 9am to 6pm.' },
+    { question: 'How much does a teeth cleaning cost?', answer: 'A cleaning costs $90.' },
+    { question: 'Do you accept insurance?', answer: 'Yes, we accept most dental insurance plans.' },
+    { question: 'Where is the clinic?', answer: 'We are at 12 Main Street, next to the post office.' },
+    { question: 'What are your opening hours on holidays?', answer: 'On public holidays we open 10am to 2pm.' },
+  ];
+  const answer = () => page.getByRole('region', { name: 'The bot’s answer' });
+  const ask = async (question: string) => {
+    await label(page, 'Question').fill(question);
+    await page.getByRole('button', { name: 'Ask the bot' }).click();
+    await page.getByRole('status').filter({ hasText: 'The bot answered. Nothing was sent.' }).waitFor();
+    await answer().waitFor();
+    return answer().innerText();
+  };
+
+  beforeAll(async () => {
+    const campaign = await api(gw, owner, 'POST', 'campaigns', { body: { name: 'Garage', channel: 'sms', bot: { faqs: garage } } });
+    await page.goto(url(`/console/campaigns?id=${campaign.body.id}`));
+    await label(page, 'Question').waitFor();
+  });
+
+  test('one FAQ unsure of: the bot asks plainly whether it is meant, and the page says so, not "two FAQs match alike"', async () => {
+    const text = await ask('do you repair boats?');
+    expect(text).toContain('The bot would ask whether the contact means this FAQ, and answer it if they say yes:');
+    expect(text).toContain('Is this your question: Do you repair cars of every make?\nIf so, reply yes; if not, tell us more.');
+    expect(text).toContain('The FAQ the bot asks about, as it matches only part of the question: Do you repair cars of every make?');
+    expect(text).not.toMatch(/alike|1\. Do you/);
+    expect(text).toContain('Answered by the FAQ bot, from this campaign’s FAQs.');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'bot-test-one-option');
+  });
+
+  test('two FAQs alike: numbered choices, each said to be one of the FAQs that match alike', async () => {
+    const campaign = await api(gw, owner, 'POST', 'campaigns', { body: { name: 'Clinic', channel: 'sms', bot: { faqs: clinic } } });
+    await page.goto(url(`/console/campaigns?id=${campaign.body.id}`));
+    const text = await ask('opening hours?');
+    expect(text).toContain('The bot would offer these FAQs to choose from, and answer the one the contact picks:');
+    expect(text).toContain('Do you mean:\n1. What are your opening hours?\n2. What are your opening hours on holidays?\nReply with the number.');
+    expect(text.match(/One of the FAQs that match alike, offered to choose from/g)).toHaveLength(2);
+  });
+
+  test('a hand-off says why in a sentence, never the API\'s code; at phone width the answer stays within the screen', async () => {
+    const text = await ask('Can I pay with bitcoin?');
+    expect(await answer().locator('.handoff-reason').textContent()).toBe('no FAQ answers this with confidence');
+    expect(text).toContain('The bot would hand the conversation to a person: no FAQ answers this with confidence.');
+    expect(text).not.toMatch(/bot_not_confident|Answered by faq/);
+    const phone = await (await newContext(browser, [], { width: 390, height: 844 })).newPage();
+    await signInAt(phone, page.url(), owner);
+    await label(phone, 'Question').fill('Can I pay with bitcoin?');
+    await phone.getByRole('button', { name: 'Ask the bot' }).click();
+    const reason = phone.locator('.handoff-reason');
+    await reason.waitFor();
+    const box = (await reason.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(phone, 'bot-test-handoff-phone');
+    await phone.context().close();
+  });
+});

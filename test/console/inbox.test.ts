@@ -287,14 +287,18 @@ test('a question the bot handed off, answered by the team, is saved as an FAQ of
   const handedOff = await poll(async () => (await api('GET', '/v1/conversations', undefined)).body.data.find((c: { contact: { firstName: string } }) => c.contact?.firstName === 'Gina'),
     (c) => c?.status === 'handed_off', 15_000);
   await page.goto(url(`/console/inbox?c=${handedOff.id}`));
-  await page.getByLabel('Reply as your team').fill('Hi Gina,\n\nYes! Gift cards from $25, at the front desk.\n\nBest,\nAnna');
+  await page.getByLabel('Reply as your team').fill('Hi Gina, thanks for reaching out!\n\nYes! Gift cards from $25, at the front desk.\n\nThanks, Dana at Inbox Dental');
   await page.getByRole('button', { name: 'Send reply' }).click();
 
-  // The answer without what was said to Gina alone: her greeting and Anna's signature.
+  // The answer without what was said to Gina alone: her greeting, the thanks, and Dana's sign-off with the clinic's name.
   const form = page.getByRole('form', { name: 'Save as FAQ' });
   await form.waitFor();
   expect(await form.getByLabel('FAQ question').inputValue()).toBe('do you sell gift cards?');
   expect(await form.getByLabel('FAQ answer').inputValue()).toBe('Yes! Gift cards from $25, at the front desk.');
+  expect(await form.getByRole('status').filter({ hasText: 'The answer names' }).count()).toBe(0);
+  // A name written back in is pointed out: every contact who asks would read it.
+  await form.getByLabel('FAQ answer').fill('Yes Gina! Gift cards from $25, at the front desk.');
+  await form.getByRole('status').filter({ hasText: 'The answer names “Gina”: the bot would say it to every contact who asks.' }).waitFor();
   await form.getByLabel('FAQ question').fill('Do you sell gift cards?');
   await form.getByLabel('FAQ answer').fill('Yes: gift cards from $25, at the front desk.');
   expect(await seriousViolations(page)).toEqual([]);
@@ -344,4 +348,36 @@ test('a contact found by the search box leads to their conversation: the only on
   await found.getByRole('status').filter({ hasText: 'No contact matches “nobody-matches-this”.' }).waitFor();
   expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'inbox-contact-search');
+});
+
+test("each channel's reply box says how the reply is sent; why a conversation was handed off is told as it was then", async () => {
+  const replyHint = () => page.locator('#reply-body-hint');
+  const why = () => page.locator('.inbox-handoff-why');
+  // SMS: from the business's number, the text alone; no campaign answered this patient.
+  const phone = '+15550107777';
+  expect((await api('POST', '/v1/channels/sms/incoming', { phone, body: 'I chipped a tooth, can someone see me today?' })).status).toBe(200);
+  const sms = await poll(async () => (await api('GET', '/v1/conversations?channel=sms')).body.data[0], (c) => c?.status === 'handed_off', 15_000);
+  await page.goto(url(`/console/inbox?c=${sms.id}`));
+  await replyHint().waitFor();
+  expect(await replyHint().textContent()).toMatch(/^Sent by SMS from your business’s number: the contact gets the text alone, not your name \(your team sees it under your name\)\. /);
+  expect(await replyHint().textContent()).not.toContain('signed');
+  expect(await why().textContent()).toBe('No campaign answered this contact: handed to the team. They wrote: “I chipped a tooth, can someone see me today?”');
+
+  // A custom channel: its receiver is given the author's name beside the text.
+  const ruth = (await api('GET', '/v1/conversations?channel=custom')).body.data.find((c: { contact: { firstName: string }; customChannel: string }) => c.contact?.firstName === 'Ruth' && c.customChannel === 'web-chat');
+  await page.goto(url(`/console/inbox?c=${ruth.id}`));
+  await replyHint().filter({ hasText: 'Custom Channel Webhook' }).waitFor();
+  expect(await replyHint().textContent()).toMatch(/^Sent on Custom: web-chat to your Custom Channel Webhook, with your name beside the text \(authorName\) for your chat to show if it wants\. /);
+
+  // A campaign without FAQs hands off; FAQs added since do not turn the explanation into a falsehood.
+  const bare = (await api('POST', '/v1/campaigns', { name: 'Bare', channel: 'custom', customChannel: 'web-chat', bot: { faqs: [] } })).body;
+  await api('POST', '/v1/incoming_custom_channel_message', incoming({ fromId: 'visitor-omar', firstName: 'Omar', channel: 'web-chat', body: 'Do you whiten teeth?', campaignId: bare.id }));
+  const omar = await poll(async () => (await api('GET', '/v1/conversations')).body.data.find((c: { contact: { firstName: string } }) => c.contact?.firstName === 'Omar'),
+    (c) => c?.status === 'handed_off', 15_000);
+  expect(omar.handoff.reason).toBe('bot_no_knowledge');
+  expect((await api('PATCH', `/v1/campaigns/${bare.id}`, { bot: { faqs: [{ question: 'Do you whiten teeth?', answer: 'Yes, from $200.' }] } })).status).toBe(200);
+  await page.goto(url(`/console/inbox?c=${omar.id}`));
+  await why().waitFor();
+  expect(await why().textContent()).toBe('When this came in, the campaign had no FAQs for the bot to answer from: “Do you whiten teeth?”');
+  expect(await seriousViolations(page)).toEqual([]);
 });

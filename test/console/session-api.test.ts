@@ -39,7 +39,7 @@ describe('sign-in', () => {
     const setCookie = [reply.headers['set-cookie']].flat()[0]!;
     expect(setCookie).toMatch(/^__Host-leadchat_session=[\w-]{43}; Path=\/; Secure; HttpOnly; SameSite=Strict; Max-Age=43200$/);
     expect(reply.body).toEqual({
-      account: { id: owner.id, name: owner.name, email: owner.email, type: 'standard' },
+      account: { id: owner.id, name: owner.name, email: owner.email, type: 'standard', defaultCountry: null },
       member: { id: `mem_${owner.id.replace('_', '')}`, name: owner.name, email: owner.email, role: 'owner' },
       csrfToken: expect.stringMatching(/^[0-9a-f]{64}$/),
       expiresAt: expect.any(String),

@@ -270,6 +270,29 @@ test('when two FAQs match alike the bot asks which one, with numbered choices, a
   ]);
 });
 
+test('when one FAQ matches only in part, the bot asks plainly whether it is meant, not "1." of one choice; yes answers it', async () => {
+  const garage = [
+    { question: 'Do you repair cars of every make?', answer: 'Yes, all makes and models.' },
+    { question: 'What are your opening hours?', answer: 'Monday to Friday 8am to 6pm.' },
+    { question: 'Where is the garage?', answer: 'At 1 Main Street.' },
+    { question: 'How much is an oil change?', answer: '$60.' },
+    { question: 'Do you offer a courtesy car?', answer: 'Yes, book it with your repair.' },
+  ];
+  const { account, hook, campaign } = await setUp({ faqs: garage });
+  const asked = 'Is this your question: Do you repair cars of every make?\nIf so, reply yes; if not, tell us more.';
+  const fromId = unique('boat');
+  const turn = async (body: string, n: number) => {
+    await say(account, fromId, body, { campaignId: campaign.id });
+    return (await poll(async () => replies(hook, fromId), (r) => r.length === n))[n - 1];
+  };
+  expect(await turn('do you repair boats?', 1)).toBe(asked);
+  expect(await turn('yes', 2)).toBe(garage[0]!.answer);
+
+  const tried = (await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'do you repair boats?' } })).body;
+  expect(tried.reply).toEqual({ kind: 'clarify', body: asked, options: [0] });
+  expect(tried.basis.sources).toEqual([{ kind: 'faq', index: 0, question: garage[0]!.question, use: 'option' }]);
+});
+
 describe('every hand-off tells the contact', () => {
   test.each([
     ['a contact who asks for a person, in the campaign\'s language', { language: 'es' }, {}, 'Quiero hablar con una persona', '¡Gracias por tu mensaje! Una persona de nuestro equipo te responderá en breve.', 'contact_asked'],

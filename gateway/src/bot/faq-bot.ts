@@ -37,7 +37,7 @@
  *    "class" at a yoga studio), while the message names a subject no FAQ covers ("do you repair motorcycles?" to a
  *    garage whose FAQs speak of cars; "is there a desktop app for linux?" against "Is there a mobile app?"; "do you
  *    teach martial arts classes?" against "Do you teach pilates?"), is not given: the bot
- *    asks whether the contact means it ("Do you mean: 1. Is there a mobile app?", `clarify` with one option, which
+ *    asks whether the contact means it ("Is this your question: Is there a mobile app?", `clarify` with one option, which
  *    `choose` takes a "yes" to), or hands off naming the resource that mentions that subject.
  *
  * Resources: the bot never answers with a resource (it only speaks the business's own FAQ answers), but resources are
@@ -313,7 +313,7 @@ const ORDINALS: ReadonlyArray<ReadonlySet<string>> = [
   new Set(['third', '3rd', 'tercero', 'tercera', 'terceiro', 'terceira', 'troisieme', 'dritte', 'terzo', 'terza', 'three', 'tres', 'trois', 'drei', 'tre']),
 ];
 
-/** Yes in the bot's languages (accent-free): the answer to a question that offered one FAQ ("Do you mean: 1. …?"). */
+/** Yes in the bot's languages (accent-free): the answer to a question that offered one FAQ ("Is this your question: …?"). */
 const YES = new Set(['yes', 'yeah', 'yep', 'yup', 'correct', 'exactly', 'si', 'claro', 'exacto', 'eso', 'sim', 'isso', 'oui', 'exactement', 'ja', 'genau', 'esatto']);
 const NO = new Set(['no', 'not', 'nope', 'nah', 'nao', 'non', 'nein']);
 

@@ -23,7 +23,7 @@ export interface ConsolePage {
 }
 
 export const PAGES: readonly ConsolePage[] = [
-  { path: '/console/settings/account', title: 'API key', section: 'Settings', least: 'admin' },
+  { path: '/console/settings/account', title: 'Account', section: 'Settings', least: 'admin' },
   { path: '/console/settings/webhook', title: 'Custom Channel Webhook', section: 'Settings', least: 'admin' },
   { path: '/console/settings/bot', title: 'Bot provider', section: 'Settings', least: 'admin' },
   { path: '/console/settings/channels', title: 'Channels', section: 'Settings', least: 'admin' },

@@ -12,7 +12,7 @@ import { FunnelPage } from './pages/funnel/funnel-page.js';
 import { CampaignsPage } from './pages/campaigns/campaigns-page.js';
 import { ListsPage } from './pages/lists/lists-page.js';
 import { InboxPage } from './pages/inbox/inbox-page.js';
-import { ApiKeyPage } from './pages/settings/api-key.js';
+import { AccountPage } from './pages/settings/account.js';
 import { BotPage } from './pages/settings/bot.js';
 import { ChannelsPage } from './pages/settings/channels.js';
 import { MembersPage } from './pages/settings/members.js';
@@ -24,7 +24,7 @@ import { useWaiting, waitingCount } from './waiting.js';
 
 /** Each page of pages.ts and the component that draws it. */
 const VIEWS: Record<string, (props: { session: SessionInfo }) => preact.JSX.Element> = {
-  '/console/settings/account': ApiKeyPage,
+  '/console/settings/account': AccountPage,
   '/console/settings/webhook': WebhookPage,
   '/console/settings/bot': BotPage,
   '/console/settings/channels': ChannelsPage,

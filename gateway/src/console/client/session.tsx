@@ -1,9 +1,11 @@
 import type { Role } from '../../api-contract.js';
 import { call, get, SESSION_PATH, setCsrfToken } from './api.js';
+import { setDefaultCountry } from './default-country.js';
 
 /** What the gateway says of the signed-in user; see /console/api/session. */
 export interface SessionInfo {
-  account: { id: string; name: string; email: string; type: 'agency' | 'standard' };
+  /** `defaultCountry`: what phone hints say to everyone, though only admins read the settings (/v1/settings). */
+  account: { id: string; name: string; email: string; type: 'agency' | 'standard'; defaultCountry: string | null };
   /** Who signed in: the account's owner, or a member of its team, with the role that decides what they may do. */
   member: { id: string; name: string; email: string; role: Role };
   csrfToken: string;
@@ -16,12 +18,16 @@ export async function loadSession(): Promise<SessionInfo | undefined> {
   const res = await get<SessionInfo>(SESSION_PATH);
   if (!res.ok || !res.data) return undefined;
   setCsrfToken(res.data.csrfToken);
+  setDefaultCountry(res.data.account.defaultCountry ?? null);
   return res.data;
 }
 
 export async function signIn(email: string, password: string) {
   const res = await call<SessionInfo>('POST', SESSION_PATH, { email, password });
-  if (res.ok && res.data) setCsrfToken(res.data.csrfToken);
+  if (res.ok && res.data) {
+    setCsrfToken(res.data.csrfToken);
+    setDefaultCountry(res.data.account.defaultCountry ?? null);
+  }
   return res;
 }
 

@@ -23,7 +23,7 @@ const signInBody = z.object({
 
 /** What the console is told about its session: whose it is, and the CSRF token its changes must carry. */
 const sessionView = (account: Account, actor: Actor, session: Session, token: string) => ({
-  account: { id: account.id, name: account.name, email: account.email, type: account.type },
+  account: { id: account.id, name: account.name, email: account.email, type: account.type, defaultCountry: account.defaultCountry ?? null },
   member: { id: actor.id, name: actor.name, email: actor.email, role: actor.role },
   csrfToken: csrfTokenOf(token),
   expiresAt: new Date(session.expiresAt).toISOString(),

@@ -9,13 +9,32 @@ import { LongText } from '../../components/long-text.js';
 /** A FAQ or resource the bot's answer rests on, and how it used it. */
 type Source = BotTest['basis']['sources'][number];
 
-const USES: Record<Source['use'], string> = {
-  answer: 'Answered with the FAQ',
-  closest: 'Closest FAQ, not close enough',
-  option: 'Two FAQs match alike: one of the choices',
-  covers: 'A resource covers this better than any FAQ',
-  given: 'Given to the AI',
+/** How the answer used a source, in words; an offered FAQ is told by how many were offered. */
+function useOf(source: Source, offered: number): string {
+  switch (source.use) {
+    case 'answer': return 'Answered with the FAQ';
+    case 'closest': return 'Closest FAQ, not close enough to answer with';
+    case 'option': return offered > 1 ? 'One of the FAQs that match alike, offered to choose from' : 'The FAQ the bot asks about, as it matches only part of the question';
+    case 'covers': return 'A resource covers this better than any FAQ';
+    case 'given': return 'Given to the AI to answer from';
+  }
+}
+
+/** Why the bot hands over, as a sentence; the API's reason itself when it is new to the console. */
+const HANDOFF_REASON: Record<string, string> = {
+  bot_not_confident: 'no FAQ answers this with confidence',
+  bot_no_knowledge: 'this campaign has no FAQs to answer from yet',
+  bot_handoff: 'the AI decided a person should answer',
+  contact_asked: 'the contact asks for a person',
 };
+
+/** Who answered, as a sentence: the FAQ bot, or the AI endpoint; and why the FAQ bot stood in, when it did. */
+function answeredBy(answer: BotTest): string {
+  if (answer.fallbackReason) return `The FAQ bot answered, standing in for the AI endpoint, which failed: ${answer.fallbackReason}${/[.!?]$/.test(answer.fallbackReason) ? '' : '.'}`;
+  if (answer.provider === 'faq') return 'Answered by the FAQ bot, from this campaign’s FAQs.';
+  if (answer.provider === 'openai') return 'Answered by the AI endpoint chosen in Settings › Bot provider.';
+  return `Answered by the ${answer.provider} provider.`;
+}
 
 /** Ask the saved campaign's bot a question as a contact would: its answer, or its hand-off and why. Nothing is sent. */
 export function BotTestPanel(props: { campaignId: string }) {
@@ -58,19 +77,23 @@ function Answer({ answer }: { answer: BotTest }) {
       )}
       {reply.kind === 'clarify' && (
         <>
-          <p class="label">The bot would ask which one the contact means, and answer the one they pick:</p>
+          <p class="label">
+            {reply.options.length > 1
+              ? 'The bot would offer these FAQs to choose from, and answer the one the contact picks:'
+              : 'The bot would ask whether the contact means this FAQ, and answer it if they say yes:'}
+          </p>
           <p class="message">{reply.body}</p>
         </>
       )}
       {reply.kind === 'handoff' && (
         <>
-          <p class="label">The bot would hand the conversation to a person. Reason: <span class="value handoff-reason">{reply.reason}</span></p>
+          <p class="label">The bot would hand the conversation to a person: <span class="value handoff-reason">{HANDOFF_REASON[reply.reason] ?? reply.reason}</span>.</p>
           {reply.body && <><p class="label">The contact would be told:</p><p class="message">{reply.body}</p></>}
         </>
       )}
       {reply.kind === 'silent' && <p class="label">The bot would say nothing to this.</p>}
       <Basis basis={answer.basis} />
-      <p class="hint">Answered by {answer.provider}{answer.fallbackReason ? `, standing in because the provider failed: ${answer.fallbackReason}` : ''}.</p>
+      <p class="hint">{answeredBy(answer)}</p>
     </div>
   );
 }
@@ -78,13 +101,14 @@ function Answer({ answer }: { answer: BotTest }) {
 /** Why: the FAQs and resources the answer rests on, and the FAQ bot's confidence. */
 function Basis({ basis }: { basis: BotTest['basis'] }) {
   if (!basis.sources.length) return null;
+  const offered = basis.sources.filter((s) => s.use === 'option').length;
   return (
     <div class="bot-basis" aria-label="Why the bot answered so">
       <p class="label">Why{basis.confidence !== null ? <>: confidence <span class="value bot-confidence">{Math.round(basis.confidence * 100)} %</span></> : ''}</p>
       <ul>
         {basis.sources.map((source) => (
           <li key={`${source.kind}-${source.index}`}>
-            {USES[source.use]}: {source.kind === 'faq' ? <q>{source.question}</q> : <q>{source.text.length > 160 ? `${source.text.slice(0, 160)}…` : source.text}</q>}
+            {useOf(source, offered)}: {source.kind === 'faq' ? <q>{source.question}</q> : <q>{source.text.length > 160 ? `${source.text.slice(0, 160)}…` : source.text}</q>}
             {' '}<span class="hint">({source.kind === 'faq' ? 'FAQ' : 'resource'} {source.index + 1})</span>
           </li>
         ))}

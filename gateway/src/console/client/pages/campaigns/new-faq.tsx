@@ -22,6 +22,8 @@ export function NewFaqForm(props: {
   /** The form's accessible name, and what is said above it. */
   label?: string;
   intro?: ComponentChildren;
+  /** What is said under the answer as it is written (the draft, then each edit). */
+  answerNote?: (answer: string) => ComponentChildren;
   submit: { text: string; class: 'primary' | 'secondary' };
   done: string;
   onSaved: (campaign: Campaign) => void;
@@ -40,6 +42,7 @@ export function NewFaqForm(props: {
       {props.intro}
       <LongText id={`${props.id}-question`} label="FAQ question" value={question} onChange={setQuestion} required max={MAX.faqQuestion} />
       <LongText id={`${props.id}-answer`} label="FAQ answer" value={answer} onChange={setAnswer} required max={MAX.faqAnswer} />
+      {props.answerNote?.(answer)}
       <button type="submit" class={props.submit.class} disabled={saving.busy}>{props.submit.text}</button>
       <FormStatus error={saving.error} done={saving.done} />
     </form>

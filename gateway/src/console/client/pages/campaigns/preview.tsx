@@ -3,12 +3,14 @@ import type { Contact, OpeningPreview } from '../../answers.js';
 import { get, type ApiResult } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
+import { phoneHint, useDefaultCountry } from '../../default-country.js';
 
 /**
  * The opening message as one contact would get it, personalized: the contact found by phone or email
  * (GET /v1/contacts), then GET /v1/campaigns/{id}/preview. Nothing is sent. It previews the saved campaign.
  */
 export function PreviewPanel(props: { campaignId: string }) {
+  const country = useDefaultCountry();
   const [by, setBy] = useState<'phone' | 'email'>('phone');
   const [preview, setPreview] = useState<OpeningPreview | undefined>(undefined);
   const finding = useAction();
@@ -32,7 +34,7 @@ export function PreviewPanel(props: { campaignId: string }) {
           <label class="choice"><input type="radio" name="preview-by" checked={by === 'email'} onChange={() => setBy('email')} /> Email</label>
         </fieldset>
         <Field id="preview-contact" label={by === 'phone' ? 'Contact’s phone' : 'Contact’s email'} inputMode={by === 'phone' ? 'tel' : 'email'} required
-          placeholder={by === 'phone' ? '+14155550123' : 'lead@example.com'} />
+          placeholder={by === 'phone' ? (country ? undefined : '+14155550123') : 'lead@example.com'} hint={by === 'phone' ? phoneHint(country) : undefined} />
         <button type="submit" class="primary" disabled={finding.busy}>Preview</button>
       </form>
       <FormStatus error={finding.error} done={finding.done} />

@@ -84,7 +84,7 @@ export function InboxPage({ session }: { session: SessionInfo }) {
           )}
         </section>
         {open
-          ? <Thread key={open} id={open} team={team} admin={canAct(session.member.role, 'admin')} onClose={() => choose(undefined)} onChanged={reload} />
+          ? <Thread key={open} id={open} team={team} business={session.account.name} admin={canAct(session.member.role, 'admin')} onClose={() => choose(undefined)} onChanged={reload} />
           : <section class="panel inbox-thread inbox-empty" aria-label="Conversation"><p class="current">Choose a conversation to read it and reply.</p></section>}
       </div>
     </>

@@ -29,14 +29,17 @@ export const AUTHOR: Record<string, string> = {
   system: 'Automatic answer',
 };
 
-/** Why a conversation was handed off, as the thread tells it; the API's reason itself when it is new to the console. */
+/**
+ * Why a conversation was handed off, as the thread tells it: in the past, since it says what was true when it
+ * happened (a campaign without FAQs then may hold some now); the API's reason itself when it is new to the console.
+ */
 const HANDOFF_REASON: Record<string, string> = {
   contact_asked: 'The contact asked for a person',
   team: 'A team member took over',
-  bot_not_confident: 'The bot found no FAQ that answers with confidence',
-  bot_no_knowledge: 'The campaign has no FAQs for the bot to answer from',
+  bot_not_confident: 'The bot found no FAQ that answered this with confidence',
+  bot_no_knowledge: 'When this came in, the campaign had no FAQs for the bot to answer from',
   bot_handoff: 'The bot decided a person should answer',
-  no_campaign: 'No campaign answers this contact: handed to the team',
+  no_campaign: 'No campaign answered this contact: handed to the team',
 };
 
 export function handoffWhy(handoff: NonNullable<Conversation['handoff']>): string {
@@ -59,6 +62,22 @@ export const channelName = (c: Pick<Conversation, 'channel' | 'customChannel'>) 
 
 /** What a contact's external ID is called: the built-in channel's name, else the custom channel's label as it is. */
 export const externalIdLabel = (label: string) => (isBuiltIn(label) ? BUILT_IN_CHANNEL[label] : label);
+
+/**
+ * How a team reply leaves, as the contact will see it: SMS and WhatsApp from the business's number, Messenger and
+ * Instagram from its Page or account, all as the text alone; only a custom channel's receiver is given the author's
+ * name (`authorName`), to show if it wants. The team sees every reply under its author's name.
+ */
+export function sentAs(c: Pick<Conversation, 'channel' | 'customChannel'>): string {
+  const mine = 'your team sees it under your name';
+  switch (c.channel) {
+    case 'sms': return `Sent by SMS from your business’s number: the contact gets the text alone, not your name (${mine}).`;
+    case 'whatsapp': return `Sent on WhatsApp from your business’s number: the contact gets the text alone, not your name (${mine}).`;
+    case 'messenger': return `Sent on Messenger from your Facebook Page: the contact gets the text alone, not your name (${mine}).`;
+    case 'instagram': return `Sent on Instagram from your business’s account: the contact gets the text alone, not your name (${mine}).`;
+    default: return `Sent on ${channelName(c)} to your Custom Channel Webhook, with your name beside the text (authorName) for your chat to show if it wants.`;
+  }
+}
 
 /** The contact as a person would name them: their name, else how they are reached. */
 export function contactName(contact: Contact | null): string {

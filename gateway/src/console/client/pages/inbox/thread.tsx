@@ -10,7 +10,7 @@ import { useLiveReload } from '../../live-reload.js';
 import { acting } from '../../notify/own-actions.js';
 import { AssigneePicker, type Team } from './assignee.js';
 import { ChannelName } from './channel.js';
-import { CONVERSATION_STATUS, channelName, contactName, externalIdLabel, handoffWhy, when } from './labels.js';
+import { CONVERSATION_STATUS, contactName, externalIdLabel, handoffWhy, sentAs, when } from './labels.js';
 import { MessageItem } from './message.js';
 import { RetryAllFailed } from './retry-all.js';
 import { SaveAsFaq } from './save-faq.js';
@@ -36,7 +36,7 @@ async function threadOf(conversation: Conversation): Promise<ApiResult<Message[]
  * team has it, a reply as a team member on the conversation's channel, and the bot turned on or off. Whatever the
  * contact wrote is read once it is on screen (POST /v1/conversations/{id}/read).
  */
-export function Thread(props: { id: string; team: Team; admin: boolean; onClose: () => void; onChanged: () => void }) {
+export function Thread(props: { id: string; team: Team; business: string; admin: boolean; onClose: () => void; onChanged: () => void }) {
   const [conversation, setConversation] = useState<Conversation | undefined>(undefined);
   const [messages, setMessages] = useState<Message[] | undefined>(undefined);
   // Each read of the thread: a message still being sent reads its delivery attempts again on each (see MessageItem).
@@ -107,7 +107,11 @@ export function Thread(props: { id: string; team: Team; admin: boolean; onClose:
         </ol>
       )}
       {!conversation.contact?.optOut && <ReplyForm conversation={conversation} onSend={() => acting(props.team.me, conversation.id)} onSent={reload} />}
-      {props.admin && messages && <SaveAsFaq conversation={conversation} messages={messages} />}
+      {props.admin && messages && <SaveAsFaq conversation={conversation} messages={messages} names={{
+        contact: [conversation.contact?.firstName, conversation.contact?.lastName, [conversation.contact?.firstName, conversation.contact?.lastName].filter(Boolean).join(' ')],
+        team: [...messages.map((m) => m.authorName), ...props.team.members.map((m) => m.name)],
+        business: [props.business],
+      }} />}
     </section>
   );
 }
@@ -162,7 +166,7 @@ function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSe
     <form class="inbox-reply" onSubmit={submit}>
       <LongText id="reply-body" label="Reply as your team" value={body} onChange={setBody} required max={TEXT_LIMITS.teamMessage}
         hint={<>
-          Sent on {channelName(props.conversation)}, signed with your name. Replying hands the conversation to your team: the bot stops answering here, and a conversation nobody has becomes yours.
+          {sentAs(props.conversation)} Replying hands the conversation to your team: the bot stops answering here, and a conversation nobody has becomes yours.
           {answersOnly(props.conversation.channel) && ' Meta takes replies within 24 hours of the contact’s last message; after that, up to 7 days, as a person’s reply (Meta’s HUMAN_AGENT tag); later, it is not sent.'}
         </>} />
       <button type="submit" class="primary" disabled={sending.busy}>Send reply</button>

@@ -3,6 +3,7 @@ import type { Contact, ListAddition } from '../../answers.js';
 import { call } from '../../api.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 import { errorText, type FieldLabels } from '../../components/problems.js';
+import { phoneHint, useDefaultCountry } from '../../default-country.js';
 
 /** The form's labels, by the fields of POST /v1/contacts (and contactId of POST /v1/lists/{id}/contacts). */
 const LABELS: FieldLabels = {
@@ -21,6 +22,7 @@ const LABELS: FieldLabels = {
  * by the form's labels, every problem at once.
  */
 export function AddContactPanel(props: { listId: string; onAdded: () => void }) {
+  const country = useDefaultCountry();
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ error?: string; done?: string }>({});
   const add = (e: SubmitEvent) => {
@@ -56,7 +58,8 @@ export function AddContactPanel(props: { listId: string; onAdded: () => void }) 
           <Field id="add-last-name" label="Last name" autocomplete="off" />
         </div>
         <div class="inline-fields">
-          <Field id="add-phone" label="Phone" type="tel" autocomplete="off" placeholder="+14155550123" hint="With the country code. A phone, an email or an external ID is needed." />
+          <Field id="add-phone" label="Phone" type="tel" autocomplete="off" placeholder={country ? undefined : '+14155550123'}
+            hint={`${phoneHint(country)} A phone, an email or an external ID is needed.`} />
           <Field id="add-email" label="Email" inputMode="email" autocomplete="off" />
         </div>
         <div class="inline-fields">

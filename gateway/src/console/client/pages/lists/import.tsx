@@ -7,6 +7,7 @@ import { FormStatus, Panel } from '../../components/form.js';
 import type { FieldLabels } from '../../components/problems.js';
 import { CONTACT_FIELDS, DELIMITERS, fieldNameOf, guessColumns, guessDelimiter, headerRow, type ContactField } from './csv.js';
 import { ImportProgress, ImportReport } from './import-report.js';
+import { importPhones, useDefaultCountry } from '../../default-country.js';
 
 /** The API takes an import body of up to 20 MB (POST /v1/lists/{id}/imports); a larger file is not even read. */
 const POLL_MS = 500;
@@ -34,6 +35,7 @@ interface Chosen {
  * until it is done, then its counts and rejected rows are shown.
  */
 export function ImportPanel(props: { listId: string; onFinished: () => void }) {
+  const country = useDefaultCountry();
   const [file, setFile] = useState<Chosen | undefined>(undefined);
   const [reading, setReading] = useState<string | undefined>(undefined);
   const [delimiter, setDelimiter] = useState(',');
@@ -112,7 +114,7 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
   return (
     <Panel title="Import contacts from a CSV file" id="import-heading">
       <p>
-        The first row of the file must name its columns. Phones need their country code (+1 415 555 0123); each row is
+        The first row of the file must name its columns. {importPhones(country)} Each row is
         checked as a contact added by hand would be, a phone (or email) repeated in the file is imported once, and
         rows already in the list are counted, not added twice.
       </p>

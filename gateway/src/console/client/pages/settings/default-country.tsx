@@ -4,10 +4,9 @@ import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
 import { Loading, useResource } from '../../components/load.js';
+import { countryName, setDefaultCountry } from '../../default-country.js';
 
-/** Country names in the browser's language; the bare code where it knows no name (or no names at all). */
-const regionNames = typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(undefined, { type: 'region', fallback: 'code' }) : undefined;
-const nameOf = (code: string) => regionNames?.of(code) ?? code;
+const nameOf = countryName;
 
 /** By name, as people look a country up; the code beside it, as the API and files write it. */
 const COUNTRIES = PHONE_COUNTRIES.map((code) => ({ code, label: `${nameOf(code)} (${code})` })).sort((a, b) => a.label.localeCompare(b.label));
@@ -24,7 +23,10 @@ export function DefaultCountryPanel() {
     e.preventDefault();
     const code = String(new FormData(e.currentTarget as HTMLFormElement).get('default-country'));
     void saving.run(() => call<Settings>('PUT', '/v1/settings', { defaultCountry: code || null }),
-      code ? `Numbers without a country code are now read as ${nameOf(code)} (${code}) numbers.` : 'Every phone number now needs its country code.', settings.setData);
+      code ? `Numbers without a country code are now read as ${nameOf(code)} (${code}) numbers.` : 'Every phone number now needs its country code.', (data) => {
+        settings.setData(data);
+        setDefaultCountry(data.defaultCountry);
+      });
   };
   return (
     <Panel title="Phone numbers" id="default-country-heading">
