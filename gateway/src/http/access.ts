@@ -49,14 +49,18 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/campaigns/:id/bot/test': { POST: 'team' },
   '/v1/campaigns/:id/reach-existing': { POST: 'admins' },
   '/v1/campaigns/:id/preview': { GET: 'team' },
+  '/v1/campaigns/:id/openings': { GET: 'team' },
+  '/v1/campaigns/:id/openings/retry-failed': { POST: 'team' },
   '/v1/campaigns/:id/unanswered': { GET: 'team' },
   '/v1/campaigns/:id/funnel': { GET: 'team' },
   '/v1/members': { GET: 'team', POST: 'admins' },
   '/v1/members/:id': { GET: 'team', PATCH: 'admins', DELETE: 'admins' },
   '/v1/members/:id/invite': { POST: 'admins' },
   '/v1/credits': { GET: 'team' },
+  '/v1/credits/history': { GET: 'team' },
 
   // The API: what only admins and the owner change.
+  '/v1/credits/low-balance': { PUT: 'admins' },
   '/v1/subaccounts': { GET: 'admins' },
   '/v1/subaccounts/:id/credits': { GET: 'admins' },
   '/v1/subaccounts/credits': { POST: 'admins' },

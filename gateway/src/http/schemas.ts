@@ -207,6 +207,10 @@ export const autoRecharge = z.object({
   amount: credits,
 });
 
+export const lowBalance = z.object({
+  threshold: credits.nullable().describe('Warn the team when the balance is under this many credits; null: no such warning'),
+});
+
 export const creditUsage = z.object({ amount: credits, description: text(T.creditDescription).optional() });
 
 /** The operator's target policy, which every URL the gateway calls for a tenant follows (checked in the domain). */

@@ -6,6 +6,8 @@ import { funnelOf } from '../../domain/funnel-report.js';
 import { unansweredOf } from '../../domain/unanswered.js';
 import { testBot } from '../../engine/bot-test.js';
 import { reachExisting } from '../../engine/openings.js';
+import { retryFailedOpenings } from '../../engine/retry.js';
+import { openingsReport } from '../../domain/campaign-openings.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
@@ -38,6 +40,16 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
   route(v1, '/campaigns/:id/reach-existing', {
     post: async (req, res) => {
       res.status(202).json(await reachExisting(gw, accountOf(res).id, String(req.params.id)));
+    },
+  });
+  route(v1, '/campaigns/:id/openings', {
+    get: async (req, res) => {
+      await sendDurable(gw, res, await openingsReport(gw.store, accountOf(res).id, String(req.params.id), gw.config.prices));
+    },
+  });
+  route(v1, '/campaigns/:id/openings/retry-failed', {
+    post: async (req, res) => {
+      res.json(await retryFailedOpenings(gw, accountOf(res).id, String(req.params.id)));
     },
   });
   route(v1, '/campaigns/:id/bot/test', {
