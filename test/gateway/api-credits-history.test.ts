@@ -119,7 +119,16 @@ test('a campaign\'s openings: the price of one and the balance before going Live
   const whatsapp = (await campaign(sub, { status: 'draft', channel: 'whatsapp' })).campaign;
   expect((await openings(sub, whatsapp.id)).body).toMatchObject({ price: 2 });
 
+  // A campaign's form asks before it saves, for the opening as it is being written.
+  const quote = (account: TestAccount, body: unknown) => api(ctx.gw, account, 'POST', 'campaigns/opening-price', { body });
+  expect((await quote(sub, { channel: 'sms', openingMessage: 'Hi {{first_name|there}}' })).body).toEqual({ price: 1, balance: 4, charged: true });
+  expect((await quote(sub, { channel: 'sms', openingMessage: 'y'.repeat(200) })).body).toMatchObject({ price: 2 });
+  expect((await quote(sub, { channel: 'whatsapp' })).body).toMatchObject({ price: 2 });
+  expect((await quote(sub, { channel: 'custom', openingMessage: 'Hi' })).body).toMatchObject({ price: 0, charged: true });
+  expectApiError(await quote(sub, { channel: 'fax' }), 400, 'VALIDATION_ERROR');
+
   const standalone = await createAccount(ctx.gw);
+  expect((await quote(standalone, { channel: 'sms', openingMessage: 'Hi' })).body).toEqual({ price: 0, balance: 0, charged: false });
   const free = (await campaign(standalone, { status: 'draft' })).campaign;
   expect((await openings(standalone, free.id)).body).toMatchObject({ price: 0, balance: 0, charged: false });
   expectApiError(await openings(standalone, sms.id), 404, 'CAMPAIGN_NOT_FOUND');

@@ -45,6 +45,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/conversations/:id/assign': { POST: 'team' },
   '/v1/conversations/:id/read': { POST: 'team' },
   '/v1/campaigns': { GET: 'team', POST: 'admins' },
+  '/v1/campaigns/opening-price': { POST: 'team' },
   '/v1/campaigns/:id': { GET: 'team', PATCH: 'admins' },
   '/v1/campaigns/:id/bot/test': { POST: 'team' },
   '/v1/campaigns/:id/reach-existing': { POST: 'admins' },

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { apiKey, channels, invitation, member, settings, webhook, webhookTestResult, webhookWithSecret } from '../contract/account.js';
 import { botSettings, botTest, unanswered } from '../contract/bot.js';
-import { campaign, campaignOpenings, campaignWithReach, funnel, openingPreview, reachExisting } from '../contract/campaigns.js';
+import { campaign, campaignOpenings, campaignWithReach, funnel, openingPreview, openingPrice, reachExisting } from '../contract/campaigns.js';
 import { contact, listContact } from '../contract/contacts.js';
 import { autoRechargeAnswer, creditEntry, creditsAnswer, grant, lowBalanceAnswer, subAccount } from '../contract/credits.js';
 import { importAnswer, list, listAddition } from '../contract/lists.js';
@@ -179,6 +179,16 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       body: schemas.botTest,
       answers: { 200: botTest },
       errors: notFound('CAMPAIGN'),
+    },
+  },
+  '/campaigns/opening-price': {
+    post: {
+      id: 'quoteOpeningPrice',
+      tag: 'Campaigns',
+      summary: 'What an opening message would cost',
+      description: 'For a campaign not saved yet (its form): the price of one opening message on the channel, with the balance that pays for them.',
+      body: schemas.openingPriceQuote,
+      answers: { 200: openingPrice },
     },
   },
   '/campaigns/{id}/openings': {

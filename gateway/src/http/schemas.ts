@@ -339,6 +339,12 @@ export const campaignUpdate = z
 
 export const campaignPreview = z.object({ contactId: id });
 
+/** POST /v1/campaigns/opening-price: an opening message as a campaign's form holds it, before it is saved. */
+export const openingPriceQuote = z.object({
+  channel: campaignFields.channel,
+  openingMessage: campaignFields.openingMessage.default(null),
+});
+
 export const conversationQuery = z.object({
   ...pageFields,
   status: z.enum(['active', 'handed_off', 'opted_out', 'closed']).optional(),

@@ -7,11 +7,11 @@ import { unansweredOf } from '../../domain/unanswered.js';
 import { testBot } from '../../engine/bot-test.js';
 import { reachExisting } from '../../engine/openings.js';
 import { retryFailedOpenings } from '../../engine/retry.js';
-import { openingsReport } from '../../domain/campaign-openings.js';
+import { openingsReport, quoteOpening } from '../../domain/campaign-openings.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
-import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery, unansweredQuery } from '../schemas.js';
+import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery, openingPriceQuote, unansweredQuery } from '../schemas.js';
 import type { campaignWithReach } from '../../contract/campaigns.js';
 import type { Answer } from '../../contract/shared.js';
 
@@ -26,6 +26,11 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
       const accountId = accountOf(res).id;
       await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => campaignsOf(gw.store, accountId, page), publicCampaign));
     },
+  });
+  route(v1, '/campaigns/opening-price', {
+    post: [jsonBody(), async (req, res) => {
+      res.json(await quoteOpening(gw.store, accountOf(res).id, parse(openingPriceQuote, req.body), gw.config.prices));
+    }],
   });
   route(v1, '/campaigns/:id', {
     get: async (req, res) => {
