@@ -18,6 +18,7 @@ export function useCredits(): Credits | undefined {
 }
 
 const n = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 2 });
+const creditsText = (v: number) => `${n(v)} ${v === 1 ? 'credit' : 'credits'}`;
 
 export const CREDITS_PATH = '/console/credits';
 
@@ -33,7 +34,7 @@ export function BalanceBanner(props: { credits?: Credits }) {
   if (c.canSend === false) {
     return (
       <p class="warning banner" role="alert" data-banner="empty">
-        Your balance is {n(c.balance)} credits: bot replies ({n(c.prices.botReply)} each), SMS ({n(c.prices.smsSegment)} a segment) and
+        Your balance is {creditsText(c.balance)}: bot replies ({n(c.prices.botReply)} each), SMS ({n(c.prices.smsSegment)} a segment) and
         WhatsApp messages ({n(c.prices.whatsapp)} each) fail until credits are granted. Credits are granted by {who}: ask for
         them, then retry the failed messages from the Inbox. <Link href={CREDITS_PATH}>See your credits</Link>
       </p>
@@ -42,7 +43,7 @@ export function BalanceBanner(props: { credits?: Credits }) {
   if (!c.lowBalance || c.lowBalanceThreshold === null) return null;
   return (
     <p class="warning banner" role="status" data-banner="low">
-      Your balance is {n(c.balance)} credits, under your warning threshold of {n(c.lowBalanceThreshold)}. Messages fail once it
+      Your balance is {creditsText(c.balance)}, under your warning threshold of {n(c.lowBalanceThreshold)}. Messages fail once it
       runs out: ask {who} for credits. <Link href={CREDITS_PATH}>See your credits</Link>
     </p>
   );

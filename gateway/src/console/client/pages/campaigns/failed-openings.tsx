@@ -34,7 +34,7 @@ export function FailedOpenings(props: { campaignId: string; openings?: CampaignO
   if (!failed || (failed.count === 0 && !retrying.done && !retrying.error)) return null;
   const reasons = Object.entries(failed.byCode).filter(([, count]) => count > 0);
   return (
-    <div class={failed.count > 0 ? 'warning failed-openings' : 'failed-openings'} role="status" aria-label="Failed opening messages">
+    <div class={failed.count > 0 ? 'warning failed-openings' : 'failed-openings'} role="group" aria-label="Failed opening messages">
       {failed.count > 0 && (
         <>
           <p data-count="opening-failed">

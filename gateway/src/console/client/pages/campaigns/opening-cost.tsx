@@ -18,15 +18,13 @@ export async function quoteOpening(d: Draft): Promise<OpeningPrice | undefined> 
   return res.ok ? res.data : undefined;
 }
 
-const n = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 2 });
-
 /** Whether the balance cannot pay for `contacts` openings at this price. */
 export const cannotPay = (cost: OpeningPrice | undefined, contacts: number): cost is OpeningPrice =>
   cost !== undefined && cost.charged && cost.price > 0 && cost.balance < cost.price * Math.max(1, contacts);
 
 /** Going Live with no contact on the list yet, at a balance that pays for no opening: what new contacts will meet. */
 export const emptyListWarning = (cost: OpeningPrice) =>
-  `Your balance, ${n(cost.balance)} credits, cannot pay for an opening message (${plural(cost.price, 'credit', 'credits')} each): ` +
+  `Your balance, ${plural(cost.balance, 'credit', 'credits')}, cannot pay for an opening message (${plural(cost.price, 'credit', 'credits')} each): ` +
   'the openings of contacts added to the list fail until credits are granted. Save again to go Live anyway.';
 
 /**
@@ -40,7 +38,7 @@ export function CostWarning(props: { cost?: OpeningPrice; contacts: number; atLe
   const paid = Math.floor(cost.balance / cost.price);
   return (
     <p class="warning" data-warning="credits" id="cost-warning">
-      Your balance, {n(cost.balance)} credits, cannot pay for these opening messages: {props.atLeast ? 'at least ' : ''}
+      Your balance, {plural(cost.balance, 'credit', 'credits')}, cannot pay for these opening messages: {props.atLeast ? 'at least ' : ''}
       {plural(contacts, 'contact', 'contacts')} × {plural(cost.price, 'credit', 'credits')} = {plural(total, 'credit', 'credits')}.
       {' '}{paid > 0 ? `Only ${plural(paid, 'opening', 'openings')} can be paid for: the others fail` : 'They fail'} until credits are granted;
       then retry them from this campaign’s page. <Link href={CREDITS_PATH}>See your credits</Link>
