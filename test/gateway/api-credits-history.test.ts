@@ -1,3 +1,5 @@
+import { consoleAccount, signIn } from '../console/support';
+import { openStream } from '../helpers/event-stream';
 import { api, createAccount, expectApiError, unique, uniquePhone, untilIdle, useGateway, type TestAccount } from './api-support';
 
 /**
@@ -162,4 +164,36 @@ test('openings that failed for want of credits are counted on their campaign; a 
 
   const stranger = await createAccount(ctx.gw);
   expectApiError(await api(ctx.gw, stranger, 'POST', `campaigns/${live.id}/openings/retry-failed`), 404, 'CAMPAIGN_NOT_FOUND');
+});
+
+test('the console\'s stream tells credits.updated on a grant, a new threshold and a spend that takes the balance under it; another account hears none of it', async () => {
+  const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  const sub = await consoleAccount(ctx.gw, { parentEmail: agency.email });
+  const stranger = await consoleAccount(ctx.gw);
+  const session = await signIn(ctx.gw, sub.email, sub.password);
+  const other = await signIn(ctx.gw, stranger.email, stranger.password);
+  const stream = await openStream(ctx.gw, '/console/api/stream', { cookie: session.cookie });
+  const strangers = await openStream(ctx.gw, '/console/api/stream', { cookie: other.cookie });
+  try {
+    const credited = () => stream.events.filter((e) => e.event === 'credits.updated');
+    await grant(agency, sub, 3);
+    await stream.until(() => credited().length === 1);
+    expect(credited()[0]!.data).toEqual({});
+
+    await api(ctx.gw, sub, 'PUT', 'credits/low-balance', { body: { threshold: 2.5 } });
+    await stream.until(() => credited().length === 2);
+
+    // 3 → 2: under 2.5, told once.
+    const { list } = await campaign(sub);
+    await addLeads(sub, list.id, 1);
+    await stream.until(() => credited().length === 3);
+
+    // The stranger's own change comes after the others': had it heard theirs, they would be before it.
+    await api(ctx.gw, stranger, 'PUT', 'credits/low-balance', { body: { threshold: 1 } });
+    const heard = await strangers.until((events) => events.some((e) => e.event === 'credits.updated'));
+    expect(heard.filter((e) => e.event === 'credits.updated')).toHaveLength(1);
+  } finally {
+    stream.close();
+    strangers.close();
+  }
 });
