@@ -166,7 +166,7 @@ test('openings that failed for want of credits are counted on their campaign; a 
   expectApiError(await api(ctx.gw, stranger, 'POST', `campaigns/${live.id}/openings/retry-failed`), 404, 'CAMPAIGN_NOT_FOUND');
 });
 
-test('the console\'s stream tells credits.updated on a grant, a new threshold and a spend that takes the balance under it; another account hears none of it', async () => {
+test('the console\'s stream tells credits.updated on a grant, a new threshold and a spend while the balance is under it; another account hears none of it', async () => {
   const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
   const sub = await consoleAccount(ctx.gw, { parentEmail: agency.email });
   const stranger = await consoleAccount(ctx.gw);
@@ -180,13 +180,21 @@ test('the console\'s stream tells credits.updated on a grant, a new threshold an
     await stream.until(() => credited().length === 1);
     expect(credited()[0]!.data).toEqual({});
 
-    await api(ctx.gw, sub, 'PUT', 'credits/low-balance', { body: { threshold: 2.5 } });
+    await api(ctx.gw, sub, 'PUT', 'credits/low-balance', { body: { threshold: 1.5 } });
     await stream.until(() => credited().length === 2);
 
-    // 3 → 2: under 2.5, told once.
+    // 3 → 2, above the threshold: nothing to tell. The next change told is the new threshold.
     const { list } = await campaign(sub);
     await addLeads(sub, list.id, 1);
-    await stream.until(() => credited().length === 3);
+    await api(ctx.gw, sub, 'PUT', 'credits/low-balance', { body: { threshold: 2.5 } });
+    await stream.until(() => credited().length >= 3);
+
+    // 2 → 1, under it: each spend is told, so the warning's balance stays true. Events come in commit order: once the
+    // second opening is told sent, every earlier change was told, the first spend's too had it been.
+    await addLeads(sub, list.id, 1);
+    const sent = () => stream.events.filter((e) => e.event === 'message.updated' && e.data.status === 'sent');
+    await stream.until(() => sent().length === 2);
+    expect(credited()).toHaveLength(4);
 
     // The stranger's own change comes after the others': had it heard theirs, they would be before it.
     await api(ctx.gw, stranger, 'PUT', 'credits/low-balance', { body: { threshold: 1 } });

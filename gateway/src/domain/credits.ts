@@ -116,11 +116,10 @@ export async function spend(
     ...entry,
   });
   await checkAutoRecharge(tx, account.id);
-  // Consoles are told when a warning may start (not of every spend, which a busy account makes many times a second):
-  // the balance fell under the account's threshold, or no longer pays for another message like this one.
+  // Consoles are told of a spend only while a warning shows it (not of every spend, which a busy account makes many
+  // times a second): the balance is under the account's threshold, or no longer pays for another message like it.
   const threshold = fresh.lowBalanceThresholdCents ?? null;
-  const crossed = threshold !== null && fresh.balanceCents >= threshold && balanceCents < threshold;
-  if (crossed || balanceCents < amountCents) creditsChanged(tx, account.id);
+  if ((threshold !== null && balanceCents < threshold) || balanceCents < amountCents) creditsChanged(tx, account.id);
   return balanceCents;
 }
 
