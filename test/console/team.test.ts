@@ -146,15 +146,15 @@ test('the agent opens the link in a browser of their own, sets a password twice 
 });
 
 test('the agent has no Settings in the navigation; a Settings address answers 403 with a plain refusal', async () => {
-  expect(await navLinks(agentPage)).toEqual(['Campaigns', 'Lists', 'Funnel', 'Inbox']);
-  expect(await agentPage.locator('.nav-section').allTextContents()).toEqual(['Campaigns', 'Inbox']);
+  expect(await navLinks(agentPage)).toEqual(['Campaigns', 'Lists', 'Funnel', 'Inbox', 'Credits']);
+  expect(await agentPage.locator('.nav-section').allTextContents()).toEqual(['Campaigns', 'Inbox', 'Account']);
   for (const [path, title] of [['/console/settings/members', 'Members'], ['/console/settings/webhook', 'Custom Channel Webhook']]) {
     const res = await agentPage.goto(url(path));
     expect(res!.status()).toBe(403);
     await heading(agentPage).filter({ hasText: title }).waitFor();
     expect(await agentPage.getByRole('alert').filter({ hasText: /\S/ }).textContent()).toMatch(/^Your role \(agent\) cannot open this page: it needs an admin or the account's owner\./);
     expect(await agentPage.getByLabel('Webhook URL').count()).toBe(0);
-    expect(await navLinks(agentPage)).toEqual(['Campaigns', 'Lists', 'Funnel', 'Inbox']);
+    expect(await navLinks(agentPage)).toEqual(['Campaigns', 'Lists', 'Funnel', 'Inbox', 'Credits']);
   }
   expect(await seriousViolations(agentPage)).toEqual([]);
   await screenshot(agentPage, 'refused-agent');

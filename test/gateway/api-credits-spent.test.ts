@@ -108,7 +108,7 @@ test('a bot reply on WhatsApp costs the bot price and the WhatsApp price; accoun
   const standard = await createAccount(ctx.gw);
   const list = await smsCampaign(standard);
   expect((await addLead(standard, list.id, 'Eve')).status).toBe('sent');
-  expect(await ledger(standard)).toEqual({ balance: 0, transactions: [] });
+  expect(await ledger(standard)).toEqual({ balance: 0, lowBalanceThreshold: null, lowBalance: false, transactions: [] });
 });
 
 test('a new sub-account at 0: every bot answer fails; the Failed filter finds the conversations, and after a grant one retry sends them all', async () => {

@@ -110,7 +110,7 @@ test("B's settings and credits are its own", async () => {
   const settings = (await api(ctx.gw, b, 'GET', 'settings')).body;
   expect(settings.customChannelWebhookUrl).toBeNull();
   expect(settings.webhookSecret).not.toBe((await api(ctx.gw, a, 'GET', 'settings')).body.webhookSecret);
-  expect((await api(ctx.gw, b, 'GET', 'credits')).body).toEqual({ balance: 0, transactions: [] });
+  expect((await api(ctx.gw, b, 'GET', 'credits')).body).toEqual({ balance: 0, lowBalanceThreshold: null, lowBalance: false, transactions: [] });
 });
 
 test("a sub-account cannot see its agency's or a sibling's credit history", async () => {

@@ -27,12 +27,15 @@ const ROUTES: Record<string, string[]> = {
   '/lists/{listId}/imports': ['get', 'post'],
   '/imports/{id}': ['get'],
   '/campaigns': ['get', 'post'],
+  '/campaigns/opening-price': ['post'],
   '/campaigns/{id}': ['get', 'patch'],
   '/campaigns/{id}/preview': ['get'],
   '/campaigns/{id}/unanswered': ['get'],
   '/campaigns/{id}/bot/test': ['post'],
   '/campaigns/{id}/reach-existing': ['post'],
   '/campaigns/{id}/funnel': ['get'],
+  '/campaigns/{id}/openings': ['get'],
+  '/campaigns/{id}/openings/retry-failed': ['post'],
   '/contacts/{id}/bot': ['post'],
   '/conversations': ['get'],
   '/conversations/{id}': ['get'],
@@ -57,6 +60,8 @@ const ROUTES: Record<string, string[]> = {
   '/subaccounts/credits': ['post'],
   '/subaccounts/auto-recharge': ['put'],
   '/credits': ['get'],
+  '/credits/history': ['get'],
+  '/credits/low-balance': ['put'],
   '/subaccounts': ['get'],
   '/subaccounts/{id}/credits': ['get'],
   '/settings': ['get', 'put'],
@@ -139,7 +144,7 @@ test('every operation is well formed: path parameters, responses, security, requ
       for (const requirement of op.security) for (const name of Object.keys(requirement)) expect(schemes).toContain(name);
       for (const ref of JSON.stringify(op).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)) expect(doc.components.schemas).toHaveProperty(ref[1]!);
       if (method === 'post' || method === 'put' || method === 'patch') {
-        const bodyless = ['/settings/webhook-secret', '/settings/webhook-test', '/api-key', '/messages/{id}/retry', '/conversations/{id}/read', '/conversations/retry-failed', '/conversations/{id}/retry-failed', '/members/{id}/invite', '/campaigns/{id}/reach-existing'].includes(path);
+        const bodyless = ['/settings/webhook-secret', '/settings/webhook-test', '/api-key', '/messages/{id}/retry', '/conversations/{id}/read', '/conversations/retry-failed', '/conversations/{id}/retry-failed', '/members/{id}/invite', '/campaigns/{id}/reach-existing', '/campaigns/{id}/openings/retry-failed'].includes(path);
         if (!bodyless) expect({ where, schema: op.requestBody?.content?.['application/json']?.schema?.type }).toEqual({ where, schema: 'object' });
       }
     }
@@ -234,7 +239,7 @@ test('every operation has a unique operationId, a tag the document lists, a desc
     }
   }
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids).toHaveLength(66);
+  expect(ids).toHaveLength(71);
 });
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {

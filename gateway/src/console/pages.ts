@@ -15,7 +15,7 @@ export interface ConsolePage {
   /** The page's heading, its navigation label and the start of its window title. */
   title: string;
   /** The group its navigation entry sits in. */
-  section: 'Settings' | 'Campaigns' | 'Inbox' | 'Agency';
+  section: 'Settings' | 'Campaigns' | 'Inbox' | 'Account' | 'Agency';
   /** Shown in the navigation to agency accounts only (the API refuses anyone else anyway). */
   agencyOnly?: true;
   /** The least role that opens it (the API refuses the others what the page does); absent: every role. */
@@ -32,6 +32,7 @@ export const PAGES: readonly ConsolePage[] = [
   { path: '/console/lists', title: 'Lists', section: 'Campaigns' },
   { path: '/console/funnel', title: 'Funnel', section: 'Campaigns' },
   { path: '/console/inbox', title: 'Inbox', section: 'Inbox' },
+  { path: '/console/credits', title: 'Credits', section: 'Account' },
   { path: '/console/agency', title: 'Agency', section: 'Agency', agencyOnly: true, least: 'admin' },
 ];
 

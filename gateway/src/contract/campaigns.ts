@@ -56,6 +56,26 @@ export const reachExisting = z.object({
   unreachable: z.record(z.string(), z.number().int()).describe('Contacts that cannot be reached, by reason'),
 });
 
+const openingCost = {
+  price: z.number().describe('Credits one opening message costs, as it reads with no contact field filled in; 0 when the account is not charged'),
+  balance: z.number().describe('The credits the account has'),
+  charged: z.boolean().describe('Whether the account pays for its messages (a sub-account, from credits its agency grants)'),
+};
+
+/** POST /v1/campaigns/opening-price. */
+export const openingPrice = z.object(openingCost);
+
+/** GET /v1/campaigns/{id}/openings. */
+export const campaignOpenings = z.object({
+  campaignId: z.string(),
+  ...openingCost,
+  failed: z.object({
+    count: z.number().int().min(0).describe('Opening messages of the campaign that are failed now (counted up to 1,000)'),
+    more: z.boolean().describe('More than 1,000 are failed'),
+    byCode: z.record(z.string(), z.number().int()).describe('The same, by error code: INSUFFICIENT_CREDITS, NO_RECEIVER, or the provider\'s own'),
+  }),
+});
+
 /** GET /v1/campaigns/{id}/preview. */
 export const openingPreview = z.object({
   campaignId: z.string(),

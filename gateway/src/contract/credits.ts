@@ -11,6 +11,8 @@ export const autoRecharge = z
 export const creditsAnswer = z
   .object({
     balance: credits('Credits left'),
+    lowBalanceThreshold: z.number().nullable().describe('The balance under which the team is warned (PUT /v1/credits/low-balance); null: none set'),
+    lowBalance: z.boolean().describe('A sub-account whose balance is under its lowBalanceThreshold: the console warns on every page'),
     autoRecharge: autoRecharge.optional().describe('A sub-account\'s rule'),
     prices: z.object({ botReply: z.number(), smsSegment: z.number(), whatsapp: z.number() }).optional().describe('A sub-account: what its messages cost'),
     canSend: z.boolean().optional().describe('A sub-account: whether the balance pays for the cheapest message'),
@@ -29,6 +31,31 @@ export const creditsAnswer = z
   })
   .meta({ id: 'Credits' });
 export type CreditsAnswer = z.output<typeof creditsAnswer>;
+
+/** What a message that paid is: an opening, a follow-up, a bot reply, a team reply, a message sent through the API. */
+export const MESSAGE_KINDS = ['campaign', 'follow_up', 'bot', 'team', 'api'] as const;
+
+/** GET /v1/credits/history: one entry, newest first. */
+export const creditEntry = z
+  .object({
+    id: z.string(),
+    kind: z.enum(['grant', 'recharge', 'usage']).describe("grant: credits an agency granted; recharge: a grant answering the sub-account's auto-recharge request; usage: what a message cost"),
+    amount: credits('Credits added (positive) or spent (negative)'),
+    balance: credits('The balance after it'),
+    description: z.string().nullable(),
+    messageId: z.string().nullable().describe('usage: the message it paid for'),
+    messageKind: z.enum(MESSAGE_KINDS).nullable().describe('usage: who wrote the message: campaign (an opening), follow_up, bot, team or api'),
+    channel: z.string().nullable().describe('usage: the conversation\'s channel: sms, whatsapp, messenger, instagram or custom:<label>'),
+    createdAt: timestamp,
+  })
+  .meta({ id: 'CreditEntry' });
+
+/** PUT /v1/credits/low-balance. */
+export const lowBalanceAnswer = z.object({
+  balance: z.number(),
+  lowBalanceThreshold: z.number().nullable(),
+  lowBalance: z.boolean(),
+});
 
 /** POST /v1/subaccounts/credits (spec §4.6). */
 export const grant = z.object({ success, sub_account_id: z.string(), credits_added: z.number(), new_balance: z.number() });

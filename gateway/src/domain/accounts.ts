@@ -57,6 +57,8 @@ export interface Account {
   handoffAssignment?: HandoffAssignment;
   /** ISO 3166-1 alpha-2: the country whose national phone numbers (no +) the account writes; none when unset. */
   defaultCountry?: string | null;
+  /** The balance (hundredths) under which the team is warned; none when unset or null. */
+  lowBalanceThresholdCents?: number | null;
   /** Sub-accounts only: the agency's auto-recharge rule. */
   autoRecharge?: AutoRecharge;
   createdAt: string;

@@ -109,6 +109,8 @@ export const collections: CollectionSpec[] = [
   // The contacts a campaign could not reach (domain/reach.ts): once per campaign, reason and contact, and the counts.
   { name: 'unreachable', indexes: {} },
   { name: 'unreachable_counts', indexes: {} },
+  // A campaign's opening messages that are failed now (domain/failed-openings.ts), its id the message's.
+  { name: 'failed_openings', indexes: { campaign: { fields: ['campaignId'] } } },
   // What a campaign's bot handed off for want of an answer (domain/unanswered.ts), read newest first.
   { name: 'unanswered', indexes: { campaign: { fields: ['campaignId'] } } },
   // A contact's provider messages still to be processed, in order (domain/inbound-turns.ts): one document per

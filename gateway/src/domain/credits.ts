@@ -2,11 +2,13 @@ import type { Config } from '../config.js';
 import type { Gateway } from '../context.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Reader, Tx } from '../store/store.js';
+import type { Page, Reader, Tx } from '../store/store.js';
 import { findByEmail, getAccount, toCredits, type Account } from './accounts.js';
 import { checkAutoRecharge, publicAutoRecharge } from './auto-recharge.js';
-import type { CreditsAnswer, grant } from '../contract/credits.js';
+import { MESSAGE_KINDS, type CreditsAnswer, type creditEntry, type grant, type lowBalanceAnswer } from '../contract/credits.js';
 import type { Answer } from '../contract/shared.js';
+import { creditsChanged } from './credit-changes.js';
+import type { Message } from './messages.js';
 
 /** One line of an account's credit history. */
 export interface CreditTransaction {
@@ -19,6 +21,11 @@ export interface CreditTransaction {
   grantedBy: string | null;
   /** The message a usage entry paid for. */
   messageId?: string | null;
+  /** A usage entry: who wrote the message (its kind: opening, follow-up, bot reply…) and its channel's key. */
+  author?: Message['author'];
+  channel?: string | null;
+  /** A grant that answered the sub-account's auto-recharge request (made while it was pending). */
+  recharge?: boolean;
   createdAt: string;
 }
 
@@ -53,9 +60,12 @@ export async function grantCredits(
       balanceCents,
       description: input.description || null,
       grantedBy: agency.id,
+      // The agency answers an auto-recharge request with a grant: the one made while it waits is that recharge.
+      recharge: sub.autoRecharge?.pending === true,
       createdAt: now(),
     });
     await checkAutoRecharge(tx, sub.id);
+    creditsChanged(tx, sub.id);
     const granted: GrantResult = { success: true, sub_account_id: sub.id, credits_added: toCredits(amountCents), new_balance: toCredits(balanceCents) };
     await within(tx, granted);
     return granted;
@@ -70,7 +80,7 @@ export async function useCredits(gw: Gateway, accountId: string, amount: number,
   const amountCents = Math.round(amount * 100);
   return gw.store.transact(async (tx) => {
     const account = await getAccount(tx, accountId);
-    const balanceCents = await spend(tx, account, amountCents, { description: description || null, messageId: null });
+    const balanceCents = await spend(tx, account, amountCents, { description: description || null, messageId: null, author: null, channel: null });
     if (balanceCents === undefined) throw insufficientCredits(account.balanceCents, amountCents);
     return { balance: toCredits(balanceCents) };
   });
@@ -83,7 +93,12 @@ export const insufficientCredits = (balanceCents: number, priceCents: number) =>
  * Takes `amountCents` from the account in the caller's transaction, with its ledger entry; the new balance, or
  * undefined (and nothing changed) when the balance is too low.
  */
-export async function spend(tx: Tx, account: Account, amountCents: number, entry: Pick<CreditTransaction, 'description' | 'messageId'>): Promise<number | undefined> {
+export async function spend(
+  tx: Tx,
+  account: Account,
+  amountCents: number,
+  entry: Pick<CreditTransaction, 'description' | 'messageId' | 'author' | 'channel'>,
+): Promise<number | undefined> {
   // Spends and grants of one balance take turns on it.
   const fresh = await tx.lock<Account>('accounts', account.id);
   if (!fresh) throw notFound('Account');
@@ -101,6 +116,10 @@ export async function spend(tx: Tx, account: Account, amountCents: number, entry
     ...entry,
   });
   await checkAutoRecharge(tx, account.id);
+  // Consoles are told of a spend only while a warning shows it (not of every spend, which a busy account makes many
+  // times a second): the balance is under the account's threshold, or no longer pays for another message like it.
+  const threshold = fresh.lowBalanceThresholdCents ?? null;
+  if ((threshold !== null && balanceCents < threshold) || balanceCents < amountCents) creditsChanged(tx, account.id);
   return balanceCents;
 }
 
@@ -114,8 +133,11 @@ export async function creditsOf(r: Reader, accountId: string, prices: Config['pr
   const history = await r.find<CreditTransaction>('transactions', 'account', [accountId], { order: 'desc' });
   const agency = fresh.parentId ? await r.get<Account>('accounts', fresh.parentId) : undefined;
   const cheapest = Math.min(...Object.values(prices).filter((cents) => cents > 0));
+  const threshold = fresh.lowBalanceThresholdCents ?? null;
   return {
     balance: toCredits(fresh.balanceCents),
+    lowBalanceThreshold: threshold === null ? null : toCredits(threshold),
+    lowBalance: isLow(fresh),
     ...(fresh.parentId
       ? {
         autoRecharge: publicAutoRecharge(fresh.autoRecharge),
@@ -134,4 +156,45 @@ export async function creditsOf(r: Reader, accountId: string, prices: Config['pr
         createdAt: t.createdAt,
       })),
   };
+}
+
+/** Only a sub-account pays for its messages: its balance is low under the threshold it set. */
+const isLow = (a: Account) => a.parentId !== null && a.lowBalanceThresholdCents != null && a.balanceCents < a.lowBalanceThresholdCents;
+
+/** A history entry as the API shows it: a grant, a recharge (a grant answering auto-recharge) or a message's cost. */
+export function publicEntry(t: CreditTransaction): Answer<typeof creditEntry> {
+  const usage = t.kind === 'usage';
+  // Older usage entries hold the message's kind only in their description ("bot message on sms").
+  const described = usage && t.author === undefined ? /^(\w+) message on (.+)$/.exec(t.description ?? '') : null;
+  const author = usage ? (t.author ?? described?.[1] ?? null) : null;
+  return {
+    id: t.id,
+    kind: usage ? 'usage' : t.recharge ? 'recharge' : 'grant',
+    amount: toCredits(t.amountCents),
+    balance: toCredits(t.balanceCents),
+    description: t.description,
+    messageId: t.messageId ?? null,
+    messageKind: isMessageKind(author) ? author : null,
+    channel: usage ? (t.channel ?? described?.[2] ?? null) : null,
+    createdAt: t.createdAt,
+  };
+}
+
+const isMessageKind = (a: string | null): a is (typeof MESSAGE_KINDS)[number] => (MESSAGE_KINDS as readonly string[]).includes(a ?? '');
+
+/** The account's credit history, newest first, a page at a time (GET /v1/credits/history). */
+export const creditHistory = (r: Reader, accountId: string, page: Page) =>
+  r.find<CreditTransaction>('transactions', 'account', [accountId], { ...page, order: 'desc' });
+
+/**
+ * The balance under which the account's team is warned (PUT /v1/credits/low-balance); null: no warning but the one
+ * that says the balance pays for no message at all.
+ */
+export async function setLowBalanceThreshold(gw: Gateway, accountId: string, threshold: number | null): Promise<Answer<typeof lowBalanceAnswer>> {
+  return gw.store.transact(async (tx) => {
+    await getAccount(tx, accountId);
+    const saved = await tx.update<Account>('accounts', accountId, { lowBalanceThresholdCents: threshold === null ? null : Math.round(threshold * 100) });
+    creditsChanged(tx, accountId);
+    return { balance: toCredits(saved.balanceCents), lowBalanceThreshold: threshold, lowBalance: isLow(saved) };
+  });
 }

@@ -3,6 +3,7 @@ import type { Account } from '../domain/accounts.js';
 import { countFailed, messageSettled } from '../domain/conversations.js';
 import { deliveryFailed } from '../domain/emit-event.js';
 import { messageStatusChanged } from '../domain/inbox-changes.js';
+import { openingStatusChanged } from '../domain/failed-openings.js';
 import { deliveriesOf, type Message } from '../domain/messages.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
@@ -22,6 +23,7 @@ export async function changeStatus(tx: Tx, message: Message, patch: Partial<Mess
   }
   if (changed.status !== message.status && changed.conversationId) messageStatusChanged(tx, changed.accountId, changed.conversationId, changed.id, changed.status);
   await messageSettled(tx, changed);
+  await openingStatusChanged(tx, message, changed);
   if (changed.status === 'failed' && message.status !== 'failed') await deliveryFailed(tx, changed);
   else if (message.status === 'failed' && changed.status !== 'failed') await countFailed(tx, changed.conversationId, -1);
   return changed;

@@ -1,5 +1,7 @@
 import type { Gateway } from '../context.js';
 import { getAccount } from '../domain/accounts.js';
+import { getCampaign } from '../domain/campaigns.js';
+import { failedOpeningsOf } from '../domain/failed-openings.js';
 import { getContact } from '../domain/contacts.js';
 import { getConversation, type Conversation } from '../domain/conversations.js';
 import { deliveriesOf, getMessage, type Message } from '../domain/messages.js';
@@ -83,6 +85,29 @@ export async function retryFailed(gw: Gateway, accountId: string, conversationId
         if (!(err instanceof ApiError)) throw err;
         report.refused.push({ messageId: m.id, code: err.code, message: err.message });
       }
+    }
+  }
+  return report;
+}
+
+/** Failed opening messages one campaign retry takes; the answer says when more are left. */
+export const RETRY_OPENINGS = 100;
+
+/**
+ * A campaign's failed opening messages (the oldest RETRY_OPENINGS of them) go out again as POST
+ * /v1/messages/{id}/retry sends each: after credits were granted, one click on the campaign's page.
+ */
+export async function retryFailedOpenings(gw: Gateway, accountId: string, campaignId: string): Promise<RetryReport> {
+  await getCampaign(gw.store, accountId, campaignId);
+  const failed = await failedOpeningsOf(gw.store, campaignId, RETRY_OPENINGS + 1);
+  const report: RetryReport = { retried: [], refused: [], more: failed.length > RETRY_OPENINGS };
+  for (const opening of failed.slice(0, RETRY_OPENINGS)) {
+    try {
+      await retryMessage(gw, accountId, opening.id);
+      report.retried.push(opening.id);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      report.refused.push({ messageId: opening.id, code: err.code, message: err.message });
     }
   }
   return report;

@@ -57,7 +57,12 @@ export function messageTagOf(conversation: Conversation, message: Pick<Message, 
 async function charge(tx: Tx, gw: Gateway, account: Account, conversation: Conversation, message: Message): Promise<ApiError | undefined> {
   const price = await priceOf(gw.config.prices, account, conversation.channel, message);
   if (price === 0) return undefined;
-  const balance = await spend(tx, account, price, { messageId: message.id, description: `${message.author} message on ${conversation.channelKey}` });
+  const balance = await spend(tx, account, price, {
+    messageId: message.id,
+    description: `${message.author} message on ${conversation.channelKey}`,
+    author: message.author,
+    channel: conversation.channelKey,
+  });
   if (balance !== undefined) return undefined;
   const fresh = await tx.get<Account>('accounts', account.id);
   return insufficientCredits(fresh?.balanceCents ?? 0, price);

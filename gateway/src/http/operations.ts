@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { apiKey, channels, invitation, member, settings, webhook, webhookTestResult, webhookWithSecret } from '../contract/account.js';
 import { botSettings, botTest, unanswered } from '../contract/bot.js';
-import { campaign, campaignWithReach, funnel, openingPreview, reachExisting } from '../contract/campaigns.js';
+import { campaign, campaignOpenings, campaignWithReach, funnel, openingPreview, openingPrice, reachExisting } from '../contract/campaigns.js';
 import { contact, listContact } from '../contract/contacts.js';
-import { autoRechargeAnswer, creditsAnswer, grant, subAccount } from '../contract/credits.js';
+import { autoRechargeAnswer, creditEntry, creditsAnswer, grant, lowBalanceAnswer, subAccount } from '../contract/credits.js';
 import { importAnswer, list, listAddition } from '../contract/lists.js';
 import { botState, conversation, incomingReceived, message, messageWithDeliveries, received, retryReport, sent } from '../contract/messages.js';
 import { page } from '../contract/shared.js';
@@ -181,6 +181,36 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       errors: notFound('CAMPAIGN'),
     },
   },
+  '/campaigns/opening-price': {
+    post: {
+      id: 'quoteOpeningPrice',
+      tag: 'Campaigns',
+      summary: 'What an opening message would cost',
+      description: 'For a campaign not saved yet (its form): the price of one opening message on the channel, with the balance that pays for them.',
+      body: schemas.openingPriceQuote,
+      answers: { 200: openingPrice },
+    },
+  },
+  '/campaigns/{id}/openings': {
+    get: {
+      id: 'getCampaignOpenings',
+      tag: 'Campaigns',
+      summary: "What a campaign's opening messages cost, and those that failed",
+      description: 'The price of one opening and the balance that pays for them (before going Live), and how many are failed now, by error code.',
+      answers: { 200: campaignOpenings },
+      errors: notFound('CAMPAIGN'),
+    },
+  },
+  '/campaigns/{id}/openings/retry-failed': {
+    post: {
+      id: 'retryFailedOpenings',
+      tag: 'Campaigns',
+      summary: "Retry a campaign's failed opening messages",
+      description: 'The oldest 100 a call, each as POST /messages/{id}/retry sends it; one that still cannot go (no credits) stays failed and is reported.',
+      answers: { 200: retryReport },
+      errors: notFound('CAMPAIGN'),
+    },
+  },
   '/campaigns/{id}/unanswered': {
     get: {
       id: 'listUnansweredQuestions',
@@ -355,6 +385,26 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
     },
   },
   '/credits': { get: { id: 'getCredits', tag: 'Credits', summary: 'Credit balance and history', answers: { 200: creditsAnswer } } },
+  '/credits/history': {
+    get: {
+      id: 'listCreditHistory',
+      tag: 'Credits',
+      summary: "The account's credit history",
+      description: 'Grants, recharges (grants answering an auto-recharge request) and what each message cost, with its kind and channel; newest first.',
+      paged: true,
+      answers: { 200: page(creditEntry) },
+    },
+  },
+  '/credits/low-balance': {
+    put: {
+      id: 'setLowBalanceThreshold',
+      tag: 'Credits',
+      summary: 'Set the low-balance threshold',
+      description: "A sub-account's team is warned on every console page while the balance is under it (`lowBalance` in GET /credits).",
+      body: schemas.lowBalance,
+      answers: { 200: lowBalanceAnswer },
+    },
+  },
   '/subaccounts': {
     get: { id: 'listSubAccounts', tag: 'Credits', summary: "The agency's sub-accounts", description: 'With their balances and auto-recharge rules, oldest first.', paged: true, answers: { 200: page(subAccount) }, errors: { 403: ['NOT_AGENCY'] } },
   },

@@ -210,6 +210,10 @@ export const autoRecharge = z.object({
   amount: credits,
 });
 
+export const lowBalance = z.object({
+  threshold: credits.nullable().describe('Warn the team when the balance is under this many credits; null: no such warning'),
+});
+
 export const creditUsage = z.object({ amount: credits, description: text(T.creditDescription).optional() });
 
 /** The operator's target policy, which every URL the gateway calls for a tenant follows (checked in the domain). */
@@ -340,6 +344,12 @@ export const campaignUpdate = z
   .refine((b) => Object.keys(b).length > 0, 'give at least one field to change');
 
 export const campaignPreview = z.object({ contactId: id });
+
+/** POST /v1/campaigns/opening-price: an opening message as a campaign's form holds it, before it is saved. */
+export const openingPriceQuote = z.object({
+  channel: campaignFields.channel,
+  openingMessage: campaignFields.openingMessage.default(null),
+});
 
 export const conversationQuery = z.object({
   ...pageFields,

@@ -6,9 +6,9 @@
 import type { z } from 'zod';
 import type { apiKey, channels, invitation, member, settings, webhookTestResult } from '../../contract/account.js';
 import type { botSettings, botTest, unanswered } from '../../contract/bot.js';
-import type { campaign, campaignWithReach, funnel, openingPreview, reachExisting } from '../../contract/campaigns.js';
+import type { campaign, campaignOpenings, campaignWithReach, funnel, openingPreview, openingPrice, reachExisting } from '../../contract/campaigns.js';
 import type { contact, listContact } from '../../contract/contacts.js';
-import type { creditsAnswer, subAccount } from '../../contract/credits.js';
+import type { creditEntry, creditsAnswer, lowBalanceAnswer, subAccount } from '../../contract/credits.js';
 import type { importAnswer, list, listAddition } from '../../contract/lists.js';
 import type { conversation, message, messageWithDeliveries, retryReport } from '../../contract/messages.js';
 import type { Answer, page } from '../../contract/shared.js';
@@ -37,6 +37,10 @@ export type Unreachable = CampaignWithReach['unreachable'];
 /** POST /v1/campaigns/{id}/reach-existing. */
 export type Reached = Answer<typeof reachExisting>;
 export type OpeningPreview = Answer<typeof openingPreview>;
+/** GET /v1/campaigns/{id}/openings. */
+export type CampaignOpenings = Answer<typeof campaignOpenings>;
+/** POST /v1/campaigns/opening-price. */
+export type OpeningPrice = Answer<typeof openingPrice>;
 export type Funnel = Answer<typeof funnel>;
 /** POST /v1/campaigns/{id}/bot/test. */
 export type BotTest = Answer<typeof botTest>;
@@ -55,5 +59,9 @@ export type TeamMember = Answer<typeof member>;
 export type Invitation = Answer<typeof invitation>;
 
 export type Credits = Answer<typeof creditsAnswer>;
+/** GET /v1/credits/history: one entry. */
+export type CreditEntry = Answer<typeof creditEntry>;
+/** PUT /v1/credits/low-balance. */
+export type LowBalance = Answer<typeof lowBalanceAnswer>;
 export type SubAccount = Answer<typeof subAccount>;
 export type AutoRechargeRule = NonNullable<SubAccount['autoRecharge']>;

@@ -8,6 +8,7 @@ import { NotFound } from './pages/not-found.js';
 import { Refused } from './pages/refused.js';
 import { SignIn } from './pages/sign-in.js';
 import { AgencyPage } from './pages/agency/agency-page.js';
+import { CreditsPage } from './pages/credits/credits-page.js';
 import { FunnelPage } from './pages/funnel/funnel-page.js';
 import { CampaignsPage } from './pages/campaigns/campaigns-page.js';
 import { ListsPage } from './pages/lists/lists-page.js';
@@ -33,6 +34,7 @@ const VIEWS: Record<string, (props: { session: SessionInfo }) => preact.JSX.Elem
   '/console/lists': ListsPage,
   '/console/inbox': InboxPage,
   '/console/funnel': FunnelPage,
+  '/console/credits': CreditsPage,
   '/console/agency': AgencyPage,
 };
 

@@ -8,7 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
  */
 export interface LiveEvent {
   /** An event of the stream's table; `reset`: it cannot vouch it told everything: read again what is shown. */
-  event: 'message.created' | 'message.updated' | 'conversation.assigned' | 'conversation.updated' | 'reset';
+  event: 'message.created' | 'message.updated' | 'conversation.assigned' | 'conversation.updated' | 'credits.updated' | 'reset';
   data: {
     conversationId?: string;
     messageId?: string;
@@ -26,7 +26,7 @@ export interface LiveListener {
 }
 
 const STREAM_PATH = '/console/api/stream';
-const EVENTS: Array<LiveEvent['event']> = ['message.created', 'message.updated', 'conversation.assigned', 'conversation.updated', 'reset'];
+const EVENTS: Array<LiveEvent['event']> = ['message.created', 'message.updated', 'conversation.assigned', 'conversation.updated', 'credits.updated', 'reset'];
 /** A stream not open by then is taken as down (a proxy holding it back): the pages poll until it opens. */
 const OPENING_MS = 2_000;
 /** After the gateway refused a stream: opened again then, the pages polling meanwhile. */

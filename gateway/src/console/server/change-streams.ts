@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { Response } from 'express';
 import { clockNow } from '../../clock.js';
 import type { Gateway } from '../../context.js';
+import { creditEvents } from '../../domain/credit-changes.js';
 import { inboxEvents } from '../../domain/inbox-changes.js';
 import { SESSION_ENDED } from '../../domain/session-ends.js';
 import { stillSignedIn } from '../../domain/sessions.js';
@@ -135,7 +136,7 @@ export class ChangeStreams {
         this.endSession(String(change.sessionId));
         continue;
       }
-      for (const { event, data } of inboxEvents(change)) {
+      for (const { event, data } of [...inboxEvents(change), ...creditEvents(change)]) {
         const seq = ++this.position;
         const kept = { seq, at, text: `id: ${this.idOf(seq)}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n` };
         watched.kept.push(kept);

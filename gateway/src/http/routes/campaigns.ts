@@ -6,10 +6,12 @@ import { funnelOf } from '../../domain/funnel-report.js';
 import { unansweredOf } from '../../domain/unanswered.js';
 import { testBot } from '../../engine/bot-test.js';
 import { reachExisting } from '../../engine/openings.js';
+import { retryFailedOpenings } from '../../engine/retry.js';
+import { openingsReport, quoteOpening } from '../../domain/campaign-openings.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
-import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery, unansweredQuery } from '../schemas.js';
+import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery, openingPriceQuote, unansweredQuery } from '../schemas.js';
 import type { campaignWithReach } from '../../contract/campaigns.js';
 import type { Answer } from '../../contract/shared.js';
 
@@ -25,6 +27,11 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
       await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => campaignsOf(gw.store, accountId, page), publicCampaign));
     },
   });
+  route(v1, '/campaigns/opening-price', {
+    post: [jsonBody(), async (req, res) => {
+      res.json(await quoteOpening(gw.store, accountOf(res).id, parse(openingPriceQuote, req.body), gw.config.prices));
+    }],
+  });
   route(v1, '/campaigns/:id', {
     get: async (req, res) => {
       const campaign = await getCampaign(gw.store, accountOf(res).id, String(req.params.id));
@@ -38,6 +45,16 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
   route(v1, '/campaigns/:id/reach-existing', {
     post: async (req, res) => {
       res.status(202).json(await reachExisting(gw, accountOf(res).id, String(req.params.id)));
+    },
+  });
+  route(v1, '/campaigns/:id/openings', {
+    get: async (req, res) => {
+      await sendDurable(gw, res, await openingsReport(gw.store, accountOf(res).id, String(req.params.id), gw.config.prices));
+    },
+  });
+  route(v1, '/campaigns/:id/openings/retry-failed', {
+    post: async (req, res) => {
+      res.json(await retryFailedOpenings(gw, accountOf(res).id, String(req.params.id)));
     },
   });
   route(v1, '/campaigns/:id/bot/test', {

@@ -1,13 +1,13 @@
 import type { Gateway } from '../../context.js';
 import { setAutoRecharge } from '../../domain/auto-recharge.js';
-import { creditsOf, grantCredits } from '../../domain/credits.js';
+import { creditHistory, creditsOf, grantCredits, publicEntry, setLowBalanceThreshold } from '../../domain/credits.js';
 import { idempotent } from '../../domain/idempotency.js';
 import { publicSubAccount, subAccountCredits, subAccountsOf } from '../../domain/subaccounts.js';
 import { keyInHeaderOnly } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
-import { autoRecharge, creditGrant } from '../schemas.js';
+import { autoRecharge, creditGrant, lowBalance } from '../schemas.js';
 
 /** Credits: the account's own balance for everyone of the team; the agency's sub-accounts for admins and the owner. */
 export function creditsRoutes(v1: Routes, gw: Gateway): void {
@@ -42,6 +42,20 @@ export function creditsRoutes(v1: Routes, gw: Gateway): void {
     get: async (req, res) => {
       await sendDurable(gw, res, await subAccountCredits(gw.store, accountOf(res), String(req.params.id), gw.config.prices));
     },
+  });
+
+  route(v1, '/credits/history', {
+    get: async (req, res) => {
+      const query = parse(pageQuery, req.query, 'query');
+      const accountId = accountOf(res).id;
+      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => creditHistory(gw.store, accountId, page), publicEntry));
+    },
+  });
+
+  route(v1, '/credits/low-balance', {
+    put: [jsonBody(), async (req, res) => {
+      res.json(await setLowBalanceThreshold(gw, accountOf(res).id, parse(lowBalance, req.body).threshold));
+    }],
   });
 
   route(v1, '/credits', {

@@ -314,6 +314,14 @@ DROP INDEX leadchat_jobs_due;
 CREATE INDEX leadchat_jobs_due ON leadchat_jobs (queue, run_at, seq) WHERE status <> 'dead';
 `,
   },
+  {
+    version: 18,
+    name: "a campaign's failed opening messages",
+    sql: `
+CREATE TABLE "failed_openings" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE INDEX "failed_openings_by_campaign" ON "failed_openings" ((doc->>'campaignId'), seq) WHERE doc->>'campaignId' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

@@ -1,29 +1,50 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Credits } from '../answers.js';
 import { get } from '../api.js';
+import { useLiveReload } from '../live-reload.js';
+import { Link } from '../router.js';
 
-/** The account's credits, read again on each page the user opens (`page`), so a grant shows on the next one. */
-export function useCredits(page: string | undefined): Credits | undefined {
+/**
+ * The account's credits, read when the page opens and again when the stream tells they changed (a grant, a
+ * recharge, a spend under the low-balance threshold), so a warning comes and goes without a page change.
+ */
+export function useCredits(): Credits | undefined {
   const [credits, setCredits] = useState<Credits | undefined>(undefined);
-  useEffect(() => void get<Credits>('/v1/credits').then((res) => res.ok && setCredits(res.data)), [page]);
+  useLiveReload(async () => {
+    const res = await get<Credits>('/v1/credits');
+    if (res.ok) setCredits(res.data);
+  }, [], { concerns: (e) => e.event === 'credits.updated' });
   return credits;
 }
 
 const n = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 2 });
+const creditsText = (v: number) => `${n(v)} ${v === 1 ? 'credit' : 'credits'}`;
+
+export const CREDITS_PATH = '/console/credits';
 
 /**
  * A sub-account whose balance pays for none of its messages is told so on every page, with what fails and who
- * grants credits: otherwise every bot answer fails in silence.
+ * grants credits: otherwise every bot answer fails in silence. One whose balance is under the threshold it set is
+ * warned before that.
  */
 export function BalanceBanner(props: { credits?: Credits }) {
   const c = props.credits;
-  if (!c || c.canSend !== false || !c.prices) return null;
+  if (!c || !c.prices) return null;
   const who = c.agency ? `your agency, ${c.agency.name} (${c.agency.email})` : 'your agency';
+  if (c.canSend === false) {
+    return (
+      <p class="warning banner" role="alert" data-banner="empty">
+        Your balance is {creditsText(c.balance)}: bot replies ({n(c.prices.botReply)} each), SMS ({n(c.prices.smsSegment)} a segment) and
+        WhatsApp messages ({n(c.prices.whatsapp)} each) fail until credits are granted. Credits are granted by {who}: ask for
+        them, then retry the failed messages from the Inbox. <Link href={CREDITS_PATH}>See your credits</Link>
+      </p>
+    );
+  }
+  if (!c.lowBalance || c.lowBalanceThreshold === null) return null;
   return (
-    <p class="warning banner" role="alert">
-      Your balance is {n(c.balance)} credits: bot replies ({n(c.prices.botReply)} each), SMS ({n(c.prices.smsSegment)} a segment) and
-      WhatsApp messages ({n(c.prices.whatsapp)} each) fail until credits are granted. Credits are granted by {who}: ask for
-      them, then retry the failed messages from the Inbox.
+    <p class="warning banner" role="status" data-banner="low">
+      Your balance is {creditsText(c.balance)}, under your warning threshold of {n(c.lowBalanceThreshold)}. Messages fail once it
+      runs out: ask {who} for credits. <Link href={CREDITS_PATH}>See your credits</Link>
     </p>
   );
 }

@@ -22,7 +22,7 @@ export function Shell(props: { session: SessionInfo; page?: ConsolePage; waiting
   const menuButton = useRef<HTMLButtonElement>(null);
   const [leaving, setLeaving] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
-  const credits = useCredits(props.page?.path);
+  const credits = useCredits();
   useEffect(() => {
     setMenuOpen(false);
     if (first.current) first.current = false;

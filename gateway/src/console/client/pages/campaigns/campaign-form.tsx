@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { answersOnly, CAMPAIGN_COUNTS as COUNT, CAMPAIGN_LIMITS as MAX, type MetaChannel } from '../../../../api-contract.js';
-import type { Campaign, List, Reached } from '../../answers.js';
+import type { Campaign, List, OpeningPrice, Reached } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
@@ -10,6 +10,7 @@ import { bodyOf, CAMPAIGN_LABELS as L, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL, 
 import { Check, Choice, Rows, Text } from './inputs.js';
 import { liveWarning } from './reach.js';
 import { countList, reachExisting, ReachQuestion, type ListCount } from './reach-existing.js';
+import { cannotPay, emptyListWarning, quoteOpening } from './opening-cost.js';
 import { CUSTOM_PREFIX } from '../../../../api-contract.js';
 
 /** Where contacts write to a Meta platform's business: what an answer-only campaign answers. */
@@ -45,6 +46,7 @@ export function CampaignForm(props: {
   const [d, setD] = useState<Draft>(props.draft);
   const [warning, setWarning] = useState<string | undefined>(undefined);
   const [asking, setAsking] = useState<ListCount | undefined>(undefined);
+  const [cost, setCost] = useState<OpeningPrice | undefined>(undefined);
   const saving = useAction(L);
   const set = <K extends keyof Draft>(key: K) => (value: Draft[K]) => setD((old) => ({ ...old, [key]: value }));
   const setBot = <K extends keyof Draft['bot']>(key: K) => (value: Draft['bot'][K]) => setD((old) => ({ ...old, bot: { ...old.bot, [key]: value } }));
@@ -75,7 +77,10 @@ export function CampaignForm(props: {
       if (warn) return;
       // Asked unless the warning said the list cannot be reached: then it goes Live for new contacts alone.
       const count = goingLive && !warning && d.listId && !answersOnly(d.channel) ? await countList(d.listId) : undefined;
+      const price = goingLive && !warning && !answersOnly(d.channel) ? await quoteOpening(d) : undefined;
+      setCost(price);
       if (count && count.count > 0) setAsking(count);
+      else if (cannotPay(price, 1)) setWarning(emptyListWarning(price));
       else await submit(false);
     })();
   };
@@ -205,7 +210,7 @@ export function CampaignForm(props: {
 
       {warning && <p class="warning" role="alert">{warning}</p>}
       {asking
-        ? <ReachQuestion campaign={{ sendRate: d.sendRate, sendingWindow: d.windowOn ? d.window : null }} count={asking} also busy={saving.busy}
+        ? <ReachQuestion campaign={{ sendRate: d.sendRate, sendingWindow: d.windowOn ? d.window : null }} count={asking} cost={cost} also busy={saving.busy}
           yes="Go Live and message them" no="Go Live, new contacts only" onYes={() => void submit(true)} onNo={() => void submit(false)} onCancel={() => setAsking(undefined)} />
         : <button type="submit" class="primary" disabled={saving.busy}>{warning ? 'Go Live anyway' : existing ? 'Save campaign' : 'Create campaign'}</button>}
       <FormStatus error={saving.error} done={saving.done ?? props.notice} />

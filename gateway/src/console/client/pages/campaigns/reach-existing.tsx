@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
-import type { Campaign, ListContact, PageOf, Reached } from '../../answers.js';
+import type { Campaign, ListContact, OpeningPrice, PageOf, Reached } from '../../answers.js';
 import { call, get, type ApiResult } from '../../api.js';
+import { CostWarning } from './opening-cost.js';
 import { plural, ReasonList } from './reach.js';
 
 /**
@@ -78,6 +79,8 @@ export const reachExisting = (campaignId: string) => call<Reached>('POST', `/v1/
 export function ReachQuestion(props: {
   campaign: Pick<Campaign, 'sendRate' | 'sendingWindow'>;
   count: ListCount;
+  /** What the openings cost: a warning when the balance cannot pay for them. */
+  cost?: OpeningPrice;
   also: boolean;
   yes: string;
   no?: string;
@@ -96,6 +99,7 @@ export function ReachQuestion(props: {
         Each of them who has not had this campaign’s opening message gets it, paced like new contacts: {pacingText(props.count.count, props.campaign, props.count.more)}.
         {props.also && ' New contacts added to the list get it either way.'}
       </p>
+      <CostWarning cost={props.cost} contacts={props.count.count} atLeast={props.count.more} />
       <button type="button" ref={first} class="primary" disabled={props.busy} onClick={props.onYes}>{props.yes}</button>{' '}
       {props.no && <><button type="button" class="secondary" disabled={props.busy} onClick={props.onNo}>{props.no}</button>{' '}</>}
       <button type="button" class="secondary" disabled={props.busy} onClick={props.onCancel}>Cancel</button>
