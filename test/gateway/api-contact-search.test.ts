@@ -233,7 +233,7 @@ async function upgraded(
     if (BACKEND === 'lowdb') for (const mark of ['contact-search-indexed', SEARCH_KEYS_DONE]) await tx.remove('gateway_settings', mark);
   });
   for (const mark of marks) await store.settings.putIfAbsent(mark, new Date().toISOString());
-  const stored = (await store.scan<{ key: string }>('contact_search')).map((k) => k.key);
+  const stored = (await store.scan<{ id: string; key: string }>('contact_search')).map((k) => k.key);
   expect(missing.filter((key) => stored.includes(key))).toEqual([]);
   expect(await store.settings.get(SEARCH_KEYS_DONE)).toBeUndefined();
   await store.close();
