@@ -64,7 +64,7 @@ const FOLDED: Record<string, string> = { ø: 'o', ł: 'l', đ: 'd', ð: 'd', ħ:
  * A normalized word or ID without its punctuation, spaces and signs (emoji and other pictures stay: they may be all
  * a name has), its letters folded: "o'neil" is "oneil", "łukasz" "lukasz".
  */
-export const compact = (text: string): string =>
+const compact = (text: string): string =>
   text.replace(/[øłđðħıßæœþ]/g, (c) => FOLDED[c]!).replace(/[\p{P}\p{Z}\p{Sm}\p{Sc}\p{Sk}\s]+/gu, '');
 
 /** The first `n` characters of a text, whole: a cut through a surrogate pair would leave text no store can keep. */
@@ -142,7 +142,7 @@ export interface SearchQuery {
   matches: (c: SearchableContact) => boolean;
 }
 
-/** The query as typed, or undefined when it holds nothing to look for (no word of 2 characters, no 4 digits of a phone). */
+/** The query as typed, or undefined when it holds nothing to look for (no word of 2 letters or digits, no 4 digits of a phone). */
 export function searchQuery(q: string): SearchQuery | undefined {
   const text = normalizeSearch(q);
   const digits = phoneDigitsOf(text);
