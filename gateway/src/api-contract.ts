@@ -85,6 +85,18 @@ export const PHONE_COUNTRIES: readonly string[] = (
   'TV TW TZ UA UG US UY UZ VA VC VE VG VI VN VU WF WS XK YE YT ZA ZM ZW'
 ).split(' ');
 
+/**
+ * What a contact search (GET /v1/contacts?q=) needs to look for something: a word of `wordMin` letters or digits
+ * (punctuation aside), or `phoneDigitsMin` of a phone's last digits. A query typed as a phone number with fewer
+ * digits is still looked for, as a name or an ID made of them, never as a phone's end.
+ */
+export const CONTACT_SEARCH = { wordMin: 2, phoneDigitsMin: 4 } as const;
+
+/** The digits of a query typed as a phone number (digits with +, spaces, brackets, dots or dashes), else null. */
+export function phoneDigitsOf(q: string): string | null {
+  return /^\+?[\d\s().-]+$/.test(q.trim()) ? q.replace(/\D/g, '') : null;
+}
+
 /** The most items one page of a list answers (`limit`). */
 export const MAX_PAGE_LIMIT = 200;
 

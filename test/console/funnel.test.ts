@@ -71,9 +71,24 @@ test('the first campaign\'s funnel: the counts of its steps, as the API has them
   expect(await scriptRan(page)).toBe(false);
 });
 
-test('over time: an SVG chart with a line per step, summarized for screen readers, and a table of every day', async () => {
+/** The single day's bars as drawn: each step's height on screen, in pixels, and the count written above it. */
+const dayBars = (p: Page) => p.locator('.funnel-chart rect[data-step]').evaluateAll((bars) => bars.map((bar) => ({
+  step: bar.getAttribute('data-step'),
+  height: Math.round(bar.getBoundingClientRect().height),
+  count: bar.nextElementSibling?.textContent,
+})));
+
+test('over time: an SVG chart summarized for screen readers, a single day drawn as a bar per step, and a table of every day', async () => {
   const chart = page.getByRole('img', { name: /Funnel steps per day/ });
-  expect(await chart.locator('polyline').count()).toBe(7);
+  // The campaign's lifetime is one day: a line per step would have no length, and the chart was empty.
+  const bars = await dayBars(page);
+  expect(bars.map((b) => [b.step, b.count])).toEqual([['added', '4'], ['openingSent', '4'], ['replied', '2'], ['handedOff', '1'], ['optedOut', '1'], ['goalReached', '0'], ['failed', '0']]);
+  const [added, , replied, handedOff, , goal] = bars.map((b) => b.height);
+  expect(added).toBeGreaterThan(100);
+  expect(Math.abs(replied! - added! / 2)).toBeLessThanOrEqual(2);
+  expect(Math.abs(handedOff! - added! / 4)).toBeLessThanOrEqual(2);
+  expect(goal).toBe(0);
+  expect(await chart.locator('polyline').count()).toBe(0);
   // The campaign's lifetime: it was created today.
   const rows = page.locator('.funnel-table tbody tr');
   expect(await rows.count()).toBe(1);
@@ -92,6 +107,9 @@ test('another campaign and another range: the picker and the dates ask the API a
   await page.locator('#funnel-totals-heading', { hasText: 'Quiet campaign: 2024-02-01 to 2024-02-29' }).waitFor();
   expect(await count(page, 'added')).toBe('0');
   expect(await page.locator('.funnel-table tbody tr').count()).toBe(29);
+  // Many days: a line per step across them.
+  expect(await page.locator('.funnel-chart polyline').count()).toBe(7);
+  expect(await page.locator('.funnel-chart rect[data-step]').count()).toBe(0);
 
   // A range the API refuses: its reason is shown next to the form.
   await page.getByLabel('From', { exact: true }).fill('2022-01-01');
@@ -99,12 +117,18 @@ test('another campaign and another range: the picker and the dates ask the API a
   await page.getByRole('alert').filter({ hasText: /366 days/ }).waitFor();
 });
 
-test('readable at phone width: nothing wider than the screen, the table scrolls on its own', async () => {
+test('readable at 390 px: nothing wider than the screen, the single day drawn, the table scrolls on its own', async () => {
   const phone = await context.newPage();
-  await phone.setViewportSize({ width: 375, height: 740 });
+  await phone.setViewportSize({ width: 390, height: 844 });
   await phone.goto(url('/console/funnel'));
   await phone.locator('.funnel-table').waitFor();
-  expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  // The single day's bars, smaller, all on screen.
+  const bars = await dayBars(phone);
+  expect(bars.map((b) => b.count)).toEqual(['4', '4', '2', '1', '1', '0', '0']);
+  expect(bars[0]!.height).toBeGreaterThan(40);
+  const right = await phone.locator('.funnel-chart rect[data-step="failed"]').evaluate((e) => e.getBoundingClientRect().right);
+  expect(right).toBeLessThanOrEqual(390);
   expect(await seriousViolations(phone)).toEqual([]);
   await screenshot(phone, 'funnel-phone');
   await phone.close();

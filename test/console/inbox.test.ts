@@ -348,6 +348,72 @@ test('a contact found by the search box leads to their conversation: the only on
   await found.getByRole('status').filter({ hasText: 'No contact matches “nobody-matches-this”.' }).waitFor();
   expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'inbox-contact-search');
+
+  // Too short to look for, or a phone number too short to be found by: the box says why, not just "no match".
+  await search.fill('555');
+  await found.getByRole('status').filter({ hasText: 'No contact has a name or an ID matching “555”: a phone number is found by its last 4 digits or more.' }).waitFor();
+  await search.fill('r');
+  await page.getByRole('status').filter({ hasText: 'Type more: a search must hold a word of 2 letters or digits or more, or the last 4 digits or more of a phone number.' }).waitFor();
+  expect(await found.count()).toBe(0);
+  // Punctuation does not matter: "o'neil" is found by "oneil".
+  await api('POST', '/v1/contacts', { firstName: 'Sean', lastName: "O'Neil", email: 'sean@example.com' });
+  await search.fill('oneil');
+  await found.locator('.inbox-item-name').filter({ hasText: "Sean O'Neil" }).waitFor();
+});
+
+test('at 390 px the first conversation is on the first screen, the filters folded behind one button; at desktop width all are in view', async () => {
+  /** Where the first conversation of the list starts and ends, from the top of the page. */
+  const firstRow = (p: Page) => p.locator('.inbox-list .inbox-item').first().evaluate((e) => {
+    const box = e.getBoundingClientRect();
+    return { top: box.top + window.scrollY, bottom: box.bottom + window.scrollY };
+  });
+  const phone = await context.newPage();
+  await phone.setViewportSize({ width: 390, height: 844 });
+  await phone.goto(url('/console/inbox'));
+  await conversationButton(phone, 'Ruth').first().waitFor();
+  // It used to start 730 px down, below the header, the switch, the search and four filters.
+  const row = await firstRow(phone);
+  expect(row.bottom).toBeLessThanOrEqual(844);
+  expect(row.top).toBeLessThan(650);
+  expect(await phone.getByLabel('Status').isVisible()).toBe(false);
+  const toggle = phone.getByRole('button', { name: 'Filters' });
+  expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+  expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await screenshot(phone, 'inbox-390');
+
+  // Unfolded, they filter as ever; folded again, the button says how many are set.
+  await toggle.click();
+  expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+  await phone.getByLabel('Channel').selectOption('sms');
+  await phone.getByText('No conversation matches these filters.').waitFor();
+  expect(await seriousViolations(phone)).toEqual([]);
+  await screenshot(phone, 'inbox-390-filters');
+  await toggle.click();
+  expect(await phone.getByLabel('Channel').isVisible()).toBe(false);
+  expect(await phone.getByRole('button', { name: 'Filters (1 set)' }).getAttribute('aria-expanded')).toBe('false');
+  await phone.close();
+
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(url('/console/inbox'));
+  await conversationButton(page, 'Ruth').first().waitFor();
+  expect((await firstRow(page)).bottom).toBeLessThanOrEqual(900);
+  for (const label of ['Status', 'Messages', 'Channel', 'Campaign']) expect({ label, shown: await page.getByLabel(label, { exact: true }).isVisible() }).toEqual({ label, shown: true });
+  expect(await page.getByRole('button', { name: 'Filters' }).isVisible()).toBe(false);
+});
+
+test("a conversation's accessible name is short (contact, state, time); the rest of its row describes it", async () => {
+  await page.goto(url('/console/inbox'));
+  const ruth = conversationButton(page, 'Ruth').filter({ hasText: 'Custom: web-chat' });
+  await ruth.waitFor();
+  const time = await ruth.locator('time').textContent();
+  // Read as "Ruth, handed off, needs reply, 10:42" (a space may come before the first comma: the state is a box of its own).
+  const name = new RegExp(`^Ruth ?, handed off, needs reply, ${time}$`);
+  await page.getByRole('button', { name }).waitFor();
+  const described = await ruth.evaluate((e) => (e.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent));
+  expect(described).toEqual([expect.stringContaining('Custom: web-chat'), expect.any(String)]);
+  // Its name is its text, as a voice control user says it: no aria-label standing in for what is seen.
+  expect(await ruth.getAttribute('aria-label')).toBeNull();
+  expect(await seriousViolations(page)).toEqual([]);
 });
 
 test("each channel's reply box says how the reply is sent; why a conversation was handed off is told as it was then", async () => {

@@ -4,9 +4,12 @@ import type { CollectionSpec, Store } from '../../gateway/src/store/store.js' wi
 import { BACKEND, removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { api, createAccount, expectApiError, incoming, poll, uniquePhone, useGateway, type TestAccount } from './api-support';
 
+/** The mark that every stored contact has the search keys of this release (jobs/contact-search-index.ts). */
+const SEARCH_KEYS_DONE = 'contact-search-indexed-2';
+
 /**
  * Contact search (GET /v1/contacts?q=): by the start of a name's words, an email, the last digits of a phone, an
- * external ID; accents and case folded; each contact once; another account's contacts never; paged like every list.
+ * external ID; case, accents and punctuation folded; each contact once; another account's contacts never; paged like every list.
  * Contacts made every way in are found: created, imported, writing in on a custom channel, renamed by a send.
  */
 const ctx = useGateway({ LEADCHAT_JOB_POLL: '100ms' });
@@ -72,6 +75,23 @@ test('an email, whole or by its start; the last digits of a phone, however writt
   expect(found.body).toEqual({ data: [(await api(ctx.gw, account, 'GET', `contacts/${frank.id}`)).body], nextCursor: null });
 });
 
+test('case, accents and punctuation do not matter: "oneil" finds O\'Neil, "jose" José, "lukasz" Łukasz', async () => {
+  const owner = await createAccount(ctx.gw);
+  const oneil = await create(owner, { firstName: 'Sean', lastName: "O'Neil", phone: uniquePhone() });
+  const curly = await create(owner, { firstName: 'Aoife', lastName: 'O’Brien', phone: uniquePhone() });
+  const annMarie = await create(owner, { firstName: 'Ann-Marie', lastName: 'Dupont', phone: uniquePhone(), email: 'a.m.dupont@clinic.example' });
+  const josé = await create(owner, { firstName: 'José', lastName: 'García', phone: uniquePhone(), externalIds: { crm: 'CRM-77.01' } });
+  const lukasz = await create(owner, { firstName: 'Łukasz', lastName: 'Strauß', phone: uniquePhone() });
+  for (const q of ['oneil', 'ONEIL', "o'neil", 'O’Neil', 'o neil', 'sean oneil', 'one']) expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [oneil.id] });
+  for (const q of ["o'brien", 'obrien', 'o.brien']) expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [curly.id] });
+  for (const q of ['annmarie', 'ann marie', 'Ann-Marie', 'marie', 'amdupont', 'a.m.dupont@clinic']) expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [annMarie.id] });
+  for (const q of ['jose', 'JOSÉ', 'garcia', 'jose garcia', 'crm7701', 'crm-77-01', 'crm.77.01']) expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [josé.id] });
+  for (const q of ['lukasz', 'łukasz', 'strauss', 'Strauß']) expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [lukasz.id] });
+  // Punctuation alone holds nothing to look for.
+  expectApiError(await search(owner, "o'"), 400);
+  expectApiError(await search(owner, '-- .'), 400);
+});
+
 test('a name whose characters lie beyond the basic plane is kept and found: keys never cut a character in two', async () => {
   const account = await createAccount(ctx.gw);
   const contact = await create(account, { phone: uniquePhone(), firstName: 'a\u{10990}bc', lastName: '\u{1FA44}x' });
@@ -135,12 +155,19 @@ test('paged like every list: each contact once, newest first, the cursor bound t
   expectApiError(await search(account, 'pagin', { limit: '3', cursor: first.body.nextCursor }), 400, 'INVALID_CURSOR');
 });
 
-test('a query with nothing to look for, or with a lookup, is a 400; the lookups answer as before', async () => {
-  expectApiError(await search(account, 'f'), 400);
+test('a query with nothing to look for, or with a lookup, is a 400 saying what a search needs; the lookups answer as before', async () => {
+  const tooShort = await search(account, 'f');
+  expectApiError(tooShort, 400);
+  expect(tooShort.body.error.fields).toEqual([expect.objectContaining({
+    field: 'q', message: 'must hold a word of 2 letters or digits or more, or the last 4 digits or more of a phone number',
+  })]);
   expectApiError(await search(account, '  '), 400);
   expectApiError(await search(account, 'x'.repeat(201)), 400);
   expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { q: 'frank', email: 'frank.miller@example.com' } }), 400);
+  // Fewer than 4 digits are no phone's end, but may be a name or an ID.
   expect((await search(account, '123')).body).toEqual({ data: [], nextCursor: null });
+  const numbered = await create(account, { firstName: 'Zoe', phone: '+14155550456', externalIds: { crm: '456' } });
+  expect(await idsFor(account, '456')).toEqual([numbered.id]);
   const byPhone = await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: frank.phone } });
   expect({ status: byPhone.status, id: byPhone.body.id, data: byPhone.body.data }).toEqual({ status: 200, id: frank.id, data: undefined });
 });
@@ -159,30 +186,61 @@ test("a contact found leads to their conversations: GET /v1/conversations?contac
 });
 
 test('contacts stored before search keys existed get theirs when the gateway starts on them', async () => {
+  await upgraded(async (gw, owner) => (await api(gw, owner, 'POST', 'contacts', { body: { firstName: 'Octavia', phone: '+14155550999', externalIds: { crm: 'OLD-7' } } })).body,
+    // The storage as an earlier version left it: contacts, and no search key nor the mark that they were all given some.
+    async (tx) => {
+      for (const key of await tx.scan<{ id: string }>('contact_search')) await tx.remove('contact_search', key.id);
+    }, [], ['octa', '0999', 'old-7'], ['octa', '0999', 'OLD-7']);
+});
+
+test("contacts stored by the release that kept punctuation in keys are found without it once the gateway starts on them", async () => {
+  await upgraded(async (gw, owner) => (await api(gw, owner, 'POST', 'contacts', { body: { firstName: 'Sean', lastName: "O'Neil", phone: '+14155550888', externalIds: { crm: 'OLD-8' } } })).body,
+    // That release's keys: the words as written ("o'neil", "neil"), never "oneil"; and its mark that every contact had them.
+    async (tx) => {
+      for (const key of await tx.scan<{ id: string; key: string }>('contact_search')) {
+        if (['on', 'one', 'onei', 'oneil', 'old8'].includes(key.key)) await tx.remove('contact_search', key.id);
+      }
+    }, ['contact-search-indexed'], ['oneil', 'old8'], ['oneil', 'old8', "o'neil", 'sean']);
+});
+
+/**
+ * A gateway stopped after `make` stored a contact, its storage then made as an earlier release left it (`before`, and
+ * these marks of the search index set, no later one: the keys `missing` are not there), started again: each query
+ * finds that contact.
+ */
+async function upgraded(
+  make: (gw: Awaited<ReturnType<typeof startGateway>>, owner: TestAccount) => Promise<{ id: string }>,
+  before: (tx: Parameters<Parameters<Store['transact']>[0]>[0]) => Promise<void>,
+  marks: string[],
+  missing: string[],
+  queries: string[],
+): Promise<void> {
   const dataDir = tempDir('leadchat-search-upgrade-');
   let gw = await startGateway({}, dataDir);
   const owner = await createAccount(gw);
-  const early = (await api(gw, owner, 'POST', 'contacts', { body: { firstName: 'Octavia', phone: '+14155550999', externalIds: { crm: 'OLD-7' } } })).body;
+  const early = await make(gw, owner);
   await gw.stop();
 
-  // The storage as an earlier version left it: contacts, and no search key nor the mark that they were all given some.
-  const store = await openStoreOf(gw.env);
-  await store.transact(async (tx) => {
-    for (const key of await tx.scan<{ id: string }>('contact_search')) await tx.remove('contact_search', key.id);
-    if (BACKEND === 'lowdb') await tx.remove('gateway_settings', 'contact-search-indexed');
-  });
-  expect(await store.scan('contact_search')).toEqual([]);
-  await store.close();
   if (BACKEND === 'postgres') {
     const client = new Client({ connectionString: gw.env.LEADCHAT_DATABASE_URL });
     await client.connect();
-    await client.query("DELETE FROM leadchat_settings WHERE name = 'contact-search-indexed'");
+    await client.query('DELETE FROM leadchat_settings WHERE name = ANY($1)', [['contact-search-indexed', SEARCH_KEYS_DONE]]);
     await client.end();
   }
+  const store = await openStoreOf(gw.env);
+  await store.transact(async (tx) => {
+    await before(tx);
+    if (BACKEND === 'lowdb') for (const mark of ['contact-search-indexed', SEARCH_KEYS_DONE]) await tx.remove('gateway_settings', mark);
+  });
+  for (const mark of marks) await store.settings.putIfAbsent(mark, new Date().toISOString());
+  const stored = (await store.scan<{ id: string; key: string }>('contact_search')).map((k) => k.key);
+  expect(missing.filter((key) => stored.includes(key))).toEqual([]);
+  expect(await store.settings.get(SEARCH_KEYS_DONE)).toBeUndefined();
+  await store.close();
 
   gw = await startGateway({}, dataDir);
   try {
-    for (const q of ['octa', '0999', 'OLD-7']) {
+    for (const q of queries) {
       const found = await poll(() => api(gw, owner, 'GET', 'contacts', { query: { q } }), (r) => r.body.data?.length === 1);
       expect(found.body.data.map((c: { id: string }) => c.id)).toEqual([early.id]);
     }
@@ -190,7 +248,7 @@ test('contacts stored before search keys existed get theirs when the gateway sta
     await gw.stop();
     removeDir(dataDir);
   }
-});
+}
 
 /** The gateway's store, opened here on the storage a stopped gateway used. */
 async function openStoreOf(env: Record<string, string>): Promise<Store> {

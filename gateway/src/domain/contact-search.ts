@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CONTACT_SEARCH, phoneDigitsOf } from '../api-contract.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 
 /**
@@ -12,6 +13,12 @@ import type { Page, Reader, Tx } from '../store/store.js';
  * A query is one index lookup (its longest word's first 8 characters, or a phone's last 8 digits), and each contact
  * found is checked against the whole query, so a key shared by others, or left by a contact's earlier name, never
  * shows a contact that does not match. Keys are lower-cased with accents folded ("José" is found as "jose").
+ *
+ * Punctuation does not matter either: each word and ID is also keyed without it, its letters folded further ("ø" as
+ * "o", "ß" as "ss"), and a query is looked up so, so "oneil" finds O'Neil, "annmarie" Ann-Marie and "lukasz" Łukasz.
+ * Those keys came in a later release than the written ones, which are still made: a process of the earlier release
+ * finds what it always did while an upgrade runs, and the contacts stored before get the new keys from the
+ * contact-search-index job (its mark names the keys' version).
  *
  * Keys follow the contact in the transaction that writes it (indexContactIn). A key's document id is made from the
  * contact and the key, so two writers of one key meet on the store's unique id instead of holding it twice.
@@ -40,9 +47,9 @@ export interface SearchableContact {
   externalIds?: Record<string, string>;
 }
 
-const PREFIX_MIN = 2;
+const PREFIX_MIN = CONTACT_SEARCH.wordMin;
 const KEY_LENGTH = 8;
-const SUFFIX_MIN = 4;
+const SUFFIX_MIN = CONTACT_SEARCH.phoneDigitsMin;
 /** Enough words of a name for any real one; a name of 300 words costs no more. */
 const MAX_WORDS = 12;
 
@@ -50,8 +57,15 @@ const MAX_WORDS = 12;
 export const normalizeSearch = (text: string): string =>
   text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
 
-/** A phone as people type one: digits with +, spaces, brackets, dots or dashes, and at least 4 digits. */
-const PHONE_QUERY = /^\+?[\d\s().-]+$/;
+/** Letters that keep no accent to fold in Unicode's decomposition, as a reader of Latin script takes them. */
+const FOLDED: Record<string, string> = { ø: 'o', ł: 'l', đ: 'd', ð: 'd', ħ: 'h', ı: 'i', ß: 'ss', æ: 'ae', œ: 'oe', þ: 'th' };
+
+/**
+ * A normalized word or ID without its punctuation, spaces and signs (emoji and other pictures stay: they may be all
+ * a name has), its letters folded: "o'neil" is "oneil", "łukasz" "lukasz".
+ */
+const compact = (text: string): string =>
+  text.replace(/[øłđðħıßæœþ]/g, (c) => FOLDED[c]!).replace(/[\p{P}\p{Z}\p{Sm}\p{Sc}\p{Sk}\s]+/gu, '');
 
 /** The first `n` characters of a text, whole: a cut through a surrogate pair would leave text no store can keep. */
 const head = (text: string, n: number): string => Array.from(text).slice(0, n).join('');
@@ -60,9 +74,9 @@ const digitsOf = (text: string) => text.replace(/\D/g, '');
 
 /** What a contact is found by. */
 interface Terms {
-  /** Found by their start: a name's words, the email. */
+  /** Found by their start: a name's words, the email; as written and compact. */
   words: string[];
-  /** Found whole: external IDs. */
+  /** Found whole: external IDs; as written and compact. */
   exact: string[];
   /** Found by their end: the phone's digits. */
   digits: string | null;
@@ -74,7 +88,9 @@ function termsOf(c: Omit<SearchableContact, 'id' | 'accountId'>): Terms {
   const parts = written.flatMap((word) => word.split(/[^\p{L}\p{N}]+/u).filter((part) => part && part !== word));
   const email = c.email ? [normalizeSearch(c.email)] : [];
   const exact = [c.fromId, ...Object.values(c.externalIds ?? {})].filter((t): t is string => Boolean(t)).map(normalizeSearch);
-  return { words: [...new Set([...written, ...parts, ...email])], exact: [...new Set(exact)], digits: c.phone ? digitsOf(c.phone) : null };
+  const words = [...written, ...parts, ...email];
+  const withCompact = (terms: string[]) => [...new Set([...terms, ...terms.map(compact).filter(Boolean)])];
+  return { words: withCompact(words), exact: withCompact(exact), digits: c.phone ? digitsOf(c.phone) : null };
 }
 
 /** Every search key of a contact. */
@@ -126,30 +142,32 @@ export interface SearchQuery {
   matches: (c: SearchableContact) => boolean;
 }
 
-/** The query as typed, or undefined when it holds nothing to look for (no word of 2 characters, no 4 digits of a phone). */
+/** The query as typed, or undefined when it holds nothing to look for (no word of 2 letters or digits, no 4 digits of a phone). */
 export function searchQuery(q: string): SearchQuery | undefined {
   const text = normalizeSearch(q);
-  const digits = digitsOf(text);
-  if (PHONE_QUERY.test(text) && digits.length >= SUFFIX_MIN) {
+  const digits = phoneDigitsOf(text);
+  if (digits !== null && digits.length >= SUFFIX_MIN) {
     return {
       key: digits.slice(-KEY_LENGTH),
       // An ID or a name made of digits ("9001") is found by them too: its key is the same when they are 8 or fewer.
       matches: (c) => {
         const terms = termsOf(c);
-        return Boolean(terms.digits?.endsWith(digits)) || terms.exact.includes(digits) || terms.exact.includes(text) ||
+        return Boolean(terms.digits?.endsWith(digits)) || terms.exact.includes(digits) ||
           (text === digits && terms.words.some((word) => word.startsWith(text)));
       },
     };
   }
-  const words = text.split(' ').filter(Boolean);
+  // Looked up without punctuation: "o'neil", "O’Neil" and "oneil" are one word.
+  const words = text.split(' ').map(compact).filter(Boolean);
   const longest = words.reduce((a, b) => (lengthOf(b) > lengthOf(a) ? b : a), '');
   if (lengthOf(longest) < PREFIX_MIN) return undefined;
+  const whole = compact(text);
   return {
     key: head(longest, KEY_LENGTH),
     // Every word typed starts a word of the name (or the email), or the whole text is an external ID.
     matches: (c) => {
       const terms = termsOf(c);
-      return terms.exact.includes(text) || words.every((w) => terms.words.some((word) => word.startsWith(w)));
+      return terms.exact.includes(whole) || words.every((w) => terms.words.some((word) => word.startsWith(w)));
     },
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CAMPAIGN_CHANNELS, CAMPAIGN_COUNTS, CAMPAIGN_LIMITS as C, HANDOFF_ASSIGNMENTS, MEMBER_ROLES, TEXT_LIMITS as T } from '../api-contract.js';
+import { CAMPAIGN_CHANNELS, CAMPAIGN_COUNTS, CAMPAIGN_LIMITS as C, CONTACT_SEARCH, HANDOFF_ASSIGNMENTS, MEMBER_ROLES, TEXT_LIMITS as T } from '../api-contract.js';
 import { DEFAULT_SEND_RATE } from '../domain/campaigns.js';
 import { EVENTS } from '../domain/events.js';
 import { knownZone } from '../domain/funnel-report.js';
@@ -61,10 +61,12 @@ export const contactLookup = z
     phoneNumber: queryPhone.optional(),
     email: z.string().max(320).optional(),
     q: z.string().max(200, 'must be at most 200 characters')
-      .refine((q) => searchQuery(q) !== undefined, 'must hold a word of 2 characters or more, or 4 digits of a phone number')
+      .refine((q) => searchQuery(q) !== undefined,
+        `must hold a word of ${CONTACT_SEARCH.wordMin} letters or digits or more, or the last ${CONTACT_SEARCH.phoneDigitsMin} digits or more of a phone number`)
       .optional()
       .describe('Search instead: contacts whose name has words starting so ("fra mil"), whose email starts so, whose phone ends with these digits ' +
-        '(4 or more), or whose external ID is this; case and accents do not matter. Answers a page of contacts, newest first'),
+        `(${CONTACT_SEARCH.phoneDigitsMin} or more), or whose external ID is this; case, accents and punctuation do not matter ("oneil" finds O'Neil). ` +
+        `A phone number of fewer digits is looked for as a name or an ID. Answers a page of contacts, newest first`),
     // The paging of a search; a lookup by phoneNumber or email answers one contact and takes none.
     ...pageFields,
   })

@@ -73,7 +73,7 @@ function CampaignTable(props: { lists: List[]; open: (id: string) => void; readO
         : <p><button type="button" class="primary" onClick={() => props.open(NEW)}>New campaign</button></p>}
       <Panel title="Your campaigns" id="campaigns-heading">
         {!paged.items ? <Loading error={paged.error} /> : paged.items.length === 0 ? <p>No campaigns yet.</p> : (
-          <div class="table-scroll" role="region" aria-labelledby="campaigns-heading" tabIndex={0}>
+          <div class="table-scroll" role="region" aria-label="Table of your campaigns" tabIndex={0}>
             <table>
               <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Channel</th><th scope="col">List</th><th scope="col">Send rate</th></tr></thead>
               <tbody>

@@ -3,11 +3,12 @@ import { STEPS } from './steps.js';
 
 const W = 720;
 const H = 260;
-const PAD = { left: 40, right: 12, top: 12, bottom: 36 };
+const PAD = { left: 40, right: 12, top: 20, bottom: 36 };
 
 /**
- * The counts over time: one line per step across the days of the range, drawn as SVG. A screen reader gets the
- * chart's summary; the same numbers are in the table that follows it.
+ * The counts over time: one line per step across the days of the range, drawn as SVG; a range of one day, where a
+ * line would have no length, as a bar per step with its count. A screen reader gets the chart's summary; the same
+ * numbers are in the table that follows it.
  */
 export function FunnelChart(props: { funnel: Funnel }) {
   const { days } = props.funnel;
@@ -16,6 +17,8 @@ export function FunnelChart(props: { funnel: Funnel }) {
   const y = (n: number) => PAD.top + (H - PAD.top - PAD.bottom) * (1 - n / top);
   const ticks = [...new Set([0, Math.round(top / 2), top])];
   const labelled = [...new Set([0, Math.floor((days.length - 1) / 2), days.length - 1])];
+  const oneDay = days.length === 1;
+  const anchor = (i: number) => (oneDay ? 'middle' : i === 0 ? 'start' : i === days.length - 1 ? 'end' : 'middle');
   return (
     <figure class="funnel-chart">
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby="funnel-chart-title funnel-chart-desc">
@@ -30,9 +33,9 @@ export function FunnelChart(props: { funnel: Funnel }) {
           </g>
         ))}
         {labelled.map((i) => (
-          <text key={`x${i}`} x={x(i)} y={H - 12} text-anchor={i === 0 ? 'start' : i === days.length - 1 ? 'end' : 'middle'} class="axis">{days[i]!.date}</text>
+          <text key={`x${i}`} x={x(i)} y={H - 12} text-anchor={anchor(i)} class="axis">{days[i]!.date}</text>
         ))}
-        {STEPS.map((s) => (
+        {oneDay ? <DayBars day={days[0]!} y={y} /> : STEPS.map((s) => (
           <polyline key={s.key} data-step={s.key} fill="none" stroke={s.colour} stroke-width="2.5"
             points={days.map((d, i) => `${x(i).toFixed(1)},${y(d[s.key]).toFixed(1)}`).join(' ')} />
         ))}
@@ -48,6 +51,28 @@ export function FunnelChart(props: { funnel: Funnel }) {
         </ul>
       </figcaption>
     </figure>
+  );
+}
+
+/** One day's counts as a bar per step, side by side over the day, each with its count above it. */
+function DayBars(props: { day: Funnel['days'][number]; y: (n: number) => number }) {
+  const width = 36;
+  const gap = 12;
+  const left = PAD.left + (W - PAD.left - PAD.right - STEPS.length * (width + gap) + gap) / 2;
+  const base = props.y(0);
+  return (
+    <g>
+      {STEPS.map((s, i) => {
+        const n = props.day[s.key];
+        const x = left + i * (width + gap);
+        return (
+          <g key={s.key}>
+            <rect data-step={s.key} x={x} y={props.y(n)} width={width} height={Math.max(0, base - props.y(n))} fill={s.colour} />
+            <text x={x + width / 2} y={props.y(n) - 4} text-anchor="middle" class="axis">{String(n)}</text>
+          </g>
+        );
+      })}
+    </g>
   );
 }
 

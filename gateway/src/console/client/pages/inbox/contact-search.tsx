@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { CONTACT_SEARCH, phoneDigitsOf } from '../../../../api-contract.js';
 import type { Contact, Conversation, PageOf } from '../../answers.js';
 import { get } from '../../api.js';
 import { ChannelName } from './channel.js';
@@ -11,15 +12,31 @@ const TYPING_MS = 300;
 /** What a result holds once opened: the contact's conversations (one per channel), or the reason they are not shown. */
 type Opened = { conversations: Conversation[] } | { error: string };
 
+/** A phone number typed with too few digits to be found by: the API looked for them in names and IDs only. */
+const shortPhone = (q: string) => {
+  const digits = phoneDigitsOf(q);
+  return digits !== null && digits.length > 0 && digits.length < CONTACT_SEARCH.phoneDigitsMin;
+};
+const PHONE_NEEDS = `a phone number is found by its last ${CONTACT_SEARCH.phoneDigitsMin} digits or more`;
+
+/** What the results say: none or some, and why a phone number typed short was not looked for as one. */
+function summary(q: string, count: number): string {
+  if (!shortPhone(q)) return count === 0 ? `No contact matches “${q}”.` : `Contacts matching “${q}”:`;
+  return count === 0 ? `No contact has a name or an ID matching “${q}”: ${PHONE_NEEDS}.` : `Contacts whose name or ID matches “${q}” (${PHONE_NEEDS}):`;
+}
+
 /**
  * Finding a contact from the inbox (GET /v1/contacts?q=): by the start of a name or an email, the last digits of a
  * phone, or an external ID. A contact found leads to its conversation: the only one opens at once, several are
- * offered by channel, and a contact nobody wrote to yet says so.
+ * offered by channel, and a contact nobody wrote to yet says so. A query too short to look for is sent all the same:
+ * the API says what a search needs, and the box says it.
  */
 export function ContactSearch(props: { onOpen: (conversationId: string) => void }) {
   const [text, setText] = useState('');
   const [found, setFound] = useState<PageOf<Contact> & { q: string } | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
+  // What the API said a query needs when it held too little to look for.
+  const [needs, setNeeds] = useState<string | undefined>(undefined);
   const [opened, setOpened] = useState<Record<string, Opened>>({});
   // Only the latest search is shown: an earlier one may answer after it.
   const searches = useRef(0);
@@ -28,16 +45,22 @@ export function ContactSearch(props: { onOpen: (conversationId: string) => void 
     const n = ++searches.current;
     const res = await get<PageOf<Contact>>(`/v1/contacts?q=${encodeURIComponent(q)}&limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     if (n !== searches.current) return;
-    setError(res.ok ? undefined : res.error);
-    if (!res.ok) return;
+    const tooShort = res.status === 400 && res.problems?.find((p) => p.field === 'q');
+    setNeeds(tooShort ? `Type more: a search ${tooShort.message}.` : undefined);
+    setError(res.ok || tooShort ? undefined : res.error);
+    if (!res.ok) {
+      setFound(undefined);
+      return;
+    }
     setFound((before) => ({ q, data: [...(cursor && before ? before.data : []), ...res.data!.data], nextCursor: res.data!.nextCursor }));
   };
   useEffect(() => {
     const q = text.trim();
-    if (q.length < 2) {
+    if (!q) {
       searches.current++;
       setFound(undefined);
       setError(undefined);
+      setNeeds(undefined);
       return;
     }
     const timer = setTimeout(() => void search(q), TYPING_MS);
@@ -55,17 +78,18 @@ export function ContactSearch(props: { onOpen: (conversationId: string) => void 
     <div class="contact-search" role="search" aria-label="Contacts">
       <div class="field">
         <label for="contact-search">Find a contact</label>
-        <p class="hint" id="contact-search-hint">A name, an email, the last digits of a phone, or an external ID.</p>
+        <p class="hint" id="contact-search-hint">A name, an email, the last {CONTACT_SEARCH.phoneDigitsMin} digits or more of a phone, or an external ID.</p>
         <input id="contact-search" type="search" autocomplete="off" value={text} aria-describedby="contact-search-hint"
           onInput={(e) => setText(e.currentTarget.value)}
           onKeyDown={(e) => {
-            if (e.key === 'Enter' && text.trim().length >= 2) void search(text.trim());
+            if (e.key === 'Enter' && text.trim()) void search(text.trim());
           }} />
       </div>
       {error && <p class="error" role="alert">{error}</p>}
+      {needs && <p class="current" role="status">{needs}</p>}
       {found && (
         <div role="region" aria-label="Contacts found" class="contact-search-results">
-          <p class="current" role="status">{found.data.length === 0 ? `No contact matches “${found.q}”.` : `Contacts matching “${found.q}”:`}</p>
+          <p class="current" role="status">{summary(found.q, found.data.length)}</p>
           <ul class="inbox-items">
             {found.data.map((c) => {
               const result = opened[c.id];

@@ -13,10 +13,21 @@ function whoWrote(m: NonNullable<Conversation['lastMessage']>): string {
   return `${AUTHOR[m.author ?? ''] ?? 'Sent'}: `;
 }
 
+/** A conversation's state in a few words: its status unless active, then what waits (unread or a reply), failures. */
+function stateOf(c: Conversation): string {
+  const state = c.status === 'active' ? [] : [CONVERSATION_STATUS[c.status].toLowerCase()];
+  if (c.unread > 0) state.push(`${c.unread} unread`);
+  else if (c.needsReply) state.push('needs reply');
+  if (c.failed > 0) state.push(`${c.failed} failed`);
+  return state.join(', ');
+}
+
 /**
  * The conversations, in the order given: who, on which channel, the last message, whether a person has it
  * (hand-off) and which member of the team, whether it needs a reply and how many of the contact's messages are
- * unread. Each is a button that opens its thread.
+ * unread. Each is a button that opens its thread, named short for a screen reader going down the list (contact,
+ * state, time: "Ruth, handed off, 2 unread, 10:42"): the rest of the row, hidden from the name, is its description.
+ * The name is the button's own text, never an aria-label, so that what is seen is what voice control says.
  */
 export function ConversationList(props: { items: Conversation[]; team: Team; selected?: string; filtered: boolean; onOpen: (id: string) => void }) {
   if (props.items.length === 0) {
@@ -26,12 +37,14 @@ export function ConversationList(props: { items: Conversation[]; team: Team; sel
     <ul class="inbox-items">
       {props.items.map((c) => (
         <li key={c.id}>
-          <button type="button" class={`inbox-item${c.unread > 0 ? ' inbox-unread' : ''}`} aria-current={c.id === props.selected ? 'true' : undefined} onClick={() => props.onOpen(c.id)}>
+          <button type="button" class={`inbox-item${c.unread > 0 ? ' inbox-unread' : ''}`} aria-current={c.id === props.selected ? 'true' : undefined} onClick={() => props.onOpen(c.id)}
+            aria-describedby={`${c.id}-meta${c.lastMessage ? ` ${c.id}-last` : ''}`}>
             <span class="inbox-item-top">
               <span class="inbox-item-name">{contactName(c.contact)}</span>
+              <span class="sr-only">{stateOf(c) ? `, ${stateOf(c)}, ` : ', '}</span>
               <time dateTime={c.lastActivityAt}>{when(c.lastActivityAt)}</time>
             </span>
-            <span class="inbox-item-meta">
+            <span class="inbox-item-meta" id={`${c.id}-meta`} aria-hidden="true">
               <ChannelName conversation={c} />
               {c.status !== 'active' && c.status !== 'handed_off' && <span>{CONVERSATION_STATUS[c.status]}</span>}
               {c.status === 'handed_off' && <span class="inbox-badge inbox-handoff">Handed off</span>}
@@ -41,7 +54,7 @@ export function ConversationList(props: { items: Conversation[]; team: Team; sel
               {c.assigneeId && <span class="inbox-assignee">Assigned to {assigneeName(props.team, c.assigneeId)}</span>}
             </span>
             {c.lastMessage && (
-              <span class="inbox-item-last">{whoWrote(c.lastMessage)}{c.lastMessage.body}</span>
+              <span class="inbox-item-last" id={`${c.id}-last`} aria-hidden="true">{whoWrote(c.lastMessage)}{c.lastMessage.body}</span>
             )}
           </button>
         </li>

@@ -18,50 +18,64 @@ export const NO_FILTERS: Filters = { status: '', channel: '', campaignId: '', fa
 export const filterQuery = (f: Filters) =>
   Object.entries(f).filter(([, v]) => v).map(([k, v]) => `&${k}=${encodeURIComponent(v)}`).join('');
 
-/** Status, channel, campaign and failed messages, as GET /v1/conversations filters by them. */
+/** The filters of the bar set to something: the assignee has a switch of its own. */
+const setCount = (f: Filters) => [f.status, f.failed, f.channel, f.campaignId].filter(Boolean).length;
+
+/**
+ * Status, channel, campaign and failed messages, as GET /v1/conversations filters by them. On a phone they fold
+ * behind one Filters button (saying how many are set), so the conversations start on the first screen; elsewhere
+ * they are always in view and the button is not shown.
+ */
 export function FilterBar(props: { value: Filters; onChange: (f: Filters) => void }) {
+  const [shown, setShown] = useState(false);
   const [campaigns, setCampaigns] = useState<Array<Pick<Campaign, 'id' | 'name'>>>([]);
   useEffect(() => {
     void get<PageOf<Campaign>>('/v1/campaigns?limit=200').then((res) => res.ok && setCampaigns(res.data!.data));
   }, []);
   const set = (key: keyof Filters) => (e: Event) => props.onChange({ ...props.value, [key]: (e.currentTarget as HTMLSelectElement).value });
+  const count = setCount(props.value);
   return (
-    <div class="inbox-filters">
-      <div class="field">
-        <label for="inbox-status">Status</label>
-        <select id="inbox-status" value={props.value.status} onChange={set('status')}>
-          <option value="">All</option>
-          <option value="active">Active</option>
-          <option value="handed_off">Handed off</option>
-          <option value="opted_out">Opted out</option>
-          <option value="closed">Closed</option>
-        </select>
+    <>
+      <button type="button" class="secondary inbox-filters-toggle" aria-expanded={shown} aria-controls="inbox-filters" onClick={() => setShown(!shown)}>
+        {count ? `Filters (${count} set)` : 'Filters'}
+      </button>
+      <div id="inbox-filters" class={`inbox-filters${shown ? ' inbox-filters-shown' : ''}`}>
+        <div class="field">
+          <label for="inbox-status">Status</label>
+          <select id="inbox-status" value={props.value.status} onChange={set('status')}>
+            <option value="">All</option>
+            <option value="active">Active</option>
+            <option value="handed_off">Handed off</option>
+            <option value="opted_out">Opted out</option>
+            <option value="closed">Closed</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="inbox-failed">Messages</label>
+          <select id="inbox-failed" value={props.value.failed} onChange={set('failed')}>
+            <option value="">All</option>
+            <option value="true">Failed</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="inbox-channel">Channel</label>
+          <select id="inbox-channel" value={props.value.channel} onChange={set('channel')}>
+            <option value="">All</option>
+            <option value="sms">SMS</option>
+            <option value="whatsapp">WhatsApp</option>
+            <option value="messenger">Messenger</option>
+            <option value="instagram">Instagram</option>
+            <option value="custom">Custom channels</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="inbox-campaign">Campaign</label>
+          <select id="inbox-campaign" value={props.value.campaignId} onChange={set('campaignId')}>
+            <option value="">All</option>
+            {campaigns.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+          </select>
+        </div>
       </div>
-      <div class="field">
-        <label for="inbox-failed">Messages</label>
-        <select id="inbox-failed" value={props.value.failed} onChange={set('failed')}>
-          <option value="">All</option>
-          <option value="true">Failed</option>
-        </select>
-      </div>
-      <div class="field">
-        <label for="inbox-channel">Channel</label>
-        <select id="inbox-channel" value={props.value.channel} onChange={set('channel')}>
-          <option value="">All</option>
-          <option value="sms">SMS</option>
-          <option value="whatsapp">WhatsApp</option>
-          <option value="messenger">Messenger</option>
-          <option value="instagram">Instagram</option>
-          <option value="custom">Custom channels</option>
-        </select>
-      </div>
-      <div class="field">
-        <label for="inbox-campaign">Campaign</label>
-        <select id="inbox-campaign" value={props.value.campaignId} onChange={set('campaignId')}>
-          <option value="">All</option>
-          {campaigns.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
-        </select>
-      </div>
-    </div>
+    </>
   );
 }

@@ -74,8 +74,10 @@ export function InboxPage({ session }: { session: SessionInfo }) {
         <section class="panel inbox-list" aria-labelledby="conversations-heading">
           <h2 id="conversations-heading">Conversations</h2>
           <ContactSearch onOpen={choose} />
-          <AssigneeSwitch value={filters.assigneeId} onChange={(assigneeId) => filter({ ...filters, assigneeId })} />
-          <FilterBar value={filters} onChange={filter} />
+          <div class="inbox-controls">
+            <AssigneeSwitch value={filters.assigneeId} onChange={(assigneeId) => filter({ ...filters, assigneeId })} />
+            <FilterBar value={filters} onChange={filter} />
+          </div>
           {filters.failed === 'true' && <RetryAllFailed label="Retry all failed messages" onDone={reload} />}
           {error && <p class="error" role="alert">{error}</p>}
           {page ? <ConversationList items={page.data} team={team} selected={open} filtered={filtered} onOpen={choose} /> : !error && <p role="status">Loading…</p>}

@@ -38,7 +38,7 @@ function ListTable(props: { open: (id: string) => void }) {
       </Panel>
       <Panel title="Your lists" id="lists-heading">
         {!paged.items ? <Loading error={paged.error} /> : paged.items.length === 0 ? <p>No lists yet.</p> : (
-          <div class="table-scroll" role="region" aria-labelledby="lists-heading" tabIndex={0}>
+          <div class="table-scroll" role="region" aria-label="Table of your lists" tabIndex={0}>
             <table>
               <thead><tr><th scope="col">Name</th><th scope="col">Created</th></tr></thead>
               <tbody>

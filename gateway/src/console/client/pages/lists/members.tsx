@@ -11,7 +11,7 @@ export function MembersPanel(props: { paged: ReturnType<typeof usePaged<ListCont
   return (
     <Panel title="Contacts in this list" id="members-heading">
       {!paged.items ? <Loading error={paged.error} /> : paged.items.length === 0 ? <p>No contacts yet: add one below or import a CSV file.</p> : (
-        <div class="table-scroll" role="region" aria-labelledby="members-heading" tabIndex={0}>
+        <div class="table-scroll" role="region" aria-label="Table of the contacts in this list" tabIndex={0}>
           <table class="members">
             <thead><tr><th scope="col">Name</th><th scope="col">Phone</th><th scope="col">Email</th><th scope="col">Other fields</th><th scope="col">Added</th></tr></thead>
             <tbody>

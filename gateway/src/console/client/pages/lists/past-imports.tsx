@@ -15,7 +15,7 @@ export function PastImportsPanel(props: { paged: ReturnType<typeof usePaged<Impo
   return (
     <Panel title="Past imports" id="past-imports-heading">
       {!paged.items ? <Loading error={paged.error} /> : paged.items.length === 0 ? <p>No imports into this list yet.</p> : (
-        <div class="table-scroll" role="region" aria-labelledby="past-imports-heading" tabIndex={0}>
+        <div class="table-scroll" role="region" aria-label="Table of past imports" tabIndex={0}>
           <table class="imports">
             <thead>
               <tr>

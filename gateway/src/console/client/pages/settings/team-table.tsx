@@ -31,7 +31,7 @@ export function TeamTable(props: { team: TeamMember[]; me: string; onChanged: ()
   const at = Date.now();
   return (
     <>
-      <div class="table-scroll" role="region" aria-labelledby="team-heading" tabIndex={0}>
+      <div class="table-scroll" role="region" aria-label="Table of the team" tabIndex={0}>
         <table class="team">
           <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
           <tbody>

@@ -1,0 +1,143 @@
+import type { Browser, Page } from 'playwright-core';
+import { dataUri, incoming, png, poll } from '../gateway/api-support';
+import { createAccount, request, type TestGateway } from '../helpers/gateway';
+import { allViolations, newContext, screenshot, signInAt, startConsole, stopConsole } from './browser';
+import { consoleAccount, type ConsoleAccount } from './support';
+
+/**
+ * axe-core on every kind of console page, with data in it, at desktop width, and at 390 px those whose layout changes
+ * most there (the inbox with its folded filters, the thread, tables, the funnel, the menu): no violation of any
+ * impact, best practices included (each table's scrolling region named apart from its section, each landmark once).
+ * One browser, each kind of page scanned once per width; the other console tests keep their checks of serious ones.
+ */
+jest.setTimeout(180_000);
+
+let gw: TestGateway;
+let browser: Browser;
+let owner: ConsoleAccount;
+let agency: ConsoleAccount;
+let agent: ConsoleAccount;
+let campaignId: string;
+let listId: string;
+let conversationId: string;
+
+const url = (p: string) => `${gw.url}${p}`;
+const api = (method: string, path: string, body?: unknown, who: ConsoleAccount = owner) => request(gw, method, `/v1${path}`, { apiKey: who.apiKey, body });
+
+beforeAll(async () => {
+  [gw, browser] = await startConsole({ LEADCHAT_JOB_POLL: '100ms' });
+  owner = await consoleAccount(gw, { name: 'Every Page Dental' });
+  agency = await consoleAccount(gw, { type: 'agency', name: 'Every Page Agency' });
+  await createAccount(gw, { parentEmail: agency.email, name: 'Smile Clinic' });
+
+  listId = (await api('POST', '/lists', { name: 'Patients' })).body.id;
+  for (const [firstName, phone] of [['Ann', '+15550102001'], ['Bob', '+15550102002']]) {
+    const contact = (await api('POST', '/contacts', { firstName, phone })).body;
+    expect((await api('POST', `/lists/${listId}/contacts`, { contactId: contact.id })).status).toBe(201);
+  }
+  const imported = await api('POST', `/lists/${listId}/imports`, { csv: 'First name,Phone\nCara,+15550102003\nDan,not a phone\n', columns: { firstName: 'First name', phone: 'Phone' } });
+  expect(imported.status).toBe(202);
+  await poll(() => api('GET', `/imports/${imported.body.id}`), (r) => r.body.status === 'done');
+  campaignId = (await api('POST', '/campaigns', {
+    name: 'Spring check-ups', channel: 'custom', customChannel: 'web-chat', listId, openingMessage: 'Hi {{first_name}}!',
+    bot: { faqs: [{ question: 'When do you open?', answer: 'At 9 am.' }] },
+  })).body.id;
+  const wrote = await api('POST', '/incoming_custom_channel_message', incoming({ fromId: 'visitor-eve', firstName: 'Eve', channel: 'web-chat', body: 'Can I book a cleaning?', campaignId }));
+  conversationId = (await api('GET', `/messages/${wrote.body.messageId}`)).body.conversationId;
+  await api('POST', '/incoming_custom_channel_message', incoming({ fromId: 'visitor-eve', channel: 'web-chat', body: 'My x-ray', mediaUrl: dataUri('image/png', png(8, 8)), mediaContentType: 'image/png' }));
+  await api('POST', '/incoming_custom_channel_message', incoming({ fromId: 'visitor-fay', firstName: 'Fay', channel: 'web-chat', body: 'Hello?' }));
+  expect((await api('POST', '/members', { email: 'new.agent@every.example', name: 'New Agent', role: 'agent' })).status).toBe(201);
+  const invitedAgent = await api('POST', '/members', { email: 'agent@every.example', name: 'Ada Agent', role: 'agent' });
+  agent = { ...owner, email: 'agent@every.example', password: 'agent-password-long-enough' };
+  // Ada's link is used; New Agent's is still open: the team shows both.
+  const token = new URL(invitedAgent.body.inviteUrl).hash.slice(1);
+  expect((await request(gw, 'POST', `/console/api/invites/${token}`, { headers: { origin: gw.url }, body: { password: agent.password } })).status).toBe(200);
+});
+afterAll(async () => {
+  await stopConsole(gw, browser);
+});
+
+/** What axe found on each kind of page, by name; a kind with nothing found is not listed. */
+const found: Record<string, string[]> = {};
+
+async function scan(page: Page, kind: string, ready: (p: Page) => Promise<unknown>): Promise<void> {
+  await ready(page);
+  const violations = await allViolations(page);
+  if (violations.length) found[kind] = violations;
+  await screenshot(page, `every-page-${kind}`);
+}
+
+const main = (p: Page) => p.locator('main').getByRole('button').first().waitFor();
+const heading = (text: string) => (p: Page) => p.getByRole('heading', { level: 1, name: text }).waitFor();
+
+test('no page of the console has an axe violation of any impact, at desktop width and at 390 px', async () => {
+  for (const [width, height] of [[1280, 900], [390, 844]] as const) {
+    const at = width === 1280 ? 'desktop' : '390';
+    const desktop = at === 'desktop';
+    const context = await newContext(browser, [], { width, height });
+    const page = await context.newPage();
+
+    if (desktop) {
+      await page.goto(url('/console/sign-in'));
+      await scan(page, `sign-in-${at}`, (p) => p.getByRole('button', { name: 'Sign in' }).waitFor());
+      const invited = await api('POST', '/members', { email: 'ivy@every.example', name: 'Ivy Invited', role: 'agent' });
+      await page.goto(invited.body.inviteUrl.replace(/^https:\/\/[^/]+/, gw.url));
+      await scan(page, `invite-${at}`, (p) => p.getByRole('button').first().waitFor());
+    }
+
+    await signInAt(page, url('/console/settings/members'), owner);
+    await scan(page, `members-${at}`, (p) => p.getByText('Ada Agent').first().waitFor());
+    if (desktop) {
+      for (const path of ['account', 'webhook', 'bot', 'channels']) {
+        await page.goto(url(`/console/settings/${path}`));
+        await scan(page, `${path}-${at}`, main);
+      }
+      await page.goto(url('/console/campaigns'));
+      await scan(page, `campaigns-${at}`, (p) => p.getByRole('link', { name: 'Spring check-ups' }).waitFor());
+      await page.goto(url(`/console/campaigns?id=${campaignId}`));
+      await scan(page, `campaign-${at}`, heading('Spring check-ups'));
+      await page.goto(url('/console/campaigns?id=new'));
+      await scan(page, `new-campaign-${at}`, main);
+      await page.goto(url('/console/lists'));
+      await scan(page, `lists-${at}`, (p) => p.getByRole('link', { name: 'Patients' }).waitFor());
+    }
+    await page.goto(url(`/console/lists?id=${listId}`));
+    await scan(page, `list-${at}`, (p) => p.locator('table.imports tbody tr').first().waitFor());
+    await page.goto(url('/console/funnel'));
+    await scan(page, `funnel-${at}`, (p) => p.locator('.funnel-table').waitFor());
+    await page.goto(url('/console/inbox'));
+    await scan(page, `inbox-${at}`, (p) => p.locator('.inbox-item').filter({ hasText: 'Fay' }).waitFor());
+    if (at === '390') {
+      await page.getByRole('button', { name: 'Filters' }).click();
+      await scan(page, `inbox-filters-${at}`, (p) => p.getByLabel('Status', { exact: true }).waitFor());
+    }
+    await page.getByRole('searchbox', { name: 'Find a contact' }).fill('eve');
+    await scan(page, `inbox-search-${at}`, (p) => p.getByRole('region', { name: 'Contacts found' }).locator('.inbox-item').waitFor());
+    await page.goto(url(`/console/inbox?c=${conversationId}`));
+    await scan(page, `thread-${at}`, (p) => p.locator('.inbox-msg-body').filter({ hasText: 'My x-ray' }).waitFor());
+    await page.goto(url('/console/settings/nothing-here'));
+    await heading('Page not found')(page);
+    if (desktop) await scan(page, `not-found-${at}`, heading('Page not found'));
+    else {
+      await page.getByRole('button', { name: /Menu/ }).click();
+      await scan(page, `menu-${at}`, (p) => p.getByRole('navigation').getByRole('link', { name: 'Inbox' }).waitFor());
+    }
+    await context.close();
+    if (!desktop) continue;
+
+    const agentContext = await newContext(browser, [], { width, height });
+    const agentPage = await agentContext.newPage();
+    await signInAt(agentPage, url('/console/settings/account'), agent);
+    await scan(agentPage, `refused-${at}`, (p) => p.getByRole('alert').filter({ hasText: 'cannot open this page' }).waitFor());
+    await agentPage.goto(url(`/console/campaigns?id=${campaignId}`));
+    await scan(agentPage, `campaign-read-only-${at}`, heading('Spring check-ups'));
+    await agentContext.close();
+
+    const agencyContext = await newContext(browser, [], { width, height });
+    const agencyPage = await agencyContext.newPage();
+    await signInAt(agencyPage, url('/console/agency'), agency);
+    await scan(agencyPage, `agency-${at}`, (p) => p.getByText('Smile Clinic').first().waitFor());
+    await agencyContext.close();
+  }
+  expect(found).toEqual({});
+});
