@@ -126,7 +126,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'getImport',
       tag: 'Imports',
       summary: 'Get an import',
-      description: 'Its progress, counts (unreachable: rows added that a Live campaign of the list cannot reach; warnings: rows added without their phone), rejected rows and warned rows.',
+      description: 'Its progress, counts (unreachable: rows added that a Live campaign of the list cannot reach; warnings: rows added with a phone, an email or a name left out) and, by row, the rejected rows, the warnings with what was left out, and the repeated rows with the contact each was merged into (the first 1,000 of each).',
       answers: { 200: importAnswer },
       errors: notFound('IMPORT'),
     },
