@@ -474,6 +474,35 @@ describe('a Live campaign on the list', () => {
     expect(opened.map((c) => [c.campaignId, c.opening.status])).toEqual(imported.map(() => [campaign.id, 'sent']));
   });
 
+  test('names the imported contacts it cannot reach, by reason, a page at a time', async () => {
+    const account = await createAccount(ctx.gw);
+    const { list, campaign } = await liveCampaign(account, '30/m');
+    const csv = ['Name,Phone,Email', 'Ann,,ann@example.com', 'Bo,555-0110,bo@example.com', `Cy,${uniquePhone()},`, 'Di,(415) 555-0109 ext. 2,di@example.com'].join('\n');
+    const res = await importInto(account, list.id, { csv, columns: { firstName: 'Name', phone: 'Phone', email: 'Email' } });
+    expect(await finished(account, res.body.id)).toMatchObject({ added: 4, warnings: 2, unreachable: 3 });
+    const counted = (await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}`)).body.unreachable;
+    expect(counted).toMatchObject({ total: 3, byReason: { no_phone: 3 } });
+
+    const first = await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { limit: '2' } });
+    expect(first.status).toBe(200);
+    const next = await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { limit: '2', cursor: first.body.nextCursor } });
+    expect(next.body.nextCursor).toBeNull();
+    const named = [...first.body.data, ...next.body.data];
+    expect(named.map((u: any) => [u.reason, u.contact.firstName, u.contact.email, u.contact.phone])).toEqual([
+      ['no_phone', 'Ann', 'ann@example.com', ''],
+      ['no_phone', 'Bo', 'bo@example.com', ''],
+      ['no_phone', 'Di', 'di@example.com', ''],
+    ]);
+    expect(named.every((u: any) => u.contactId === u.contact.id)).toBe(true);
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'no_phone' } })).body.data).toHaveLength(3);
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'opted_out' } })).body).toEqual({ data: [], nextCursor: null });
+    expectApiError(await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'busy' } }), 400, 'VALIDATION_ERROR');
+    // A cursor is good for its filters only; another account finds no such campaign.
+    expectApiError(await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'no_phone', cursor: first.body.nextCursor } }), 400, 'INVALID_CURSOR');
+    const other = await createAccount(ctx.gw);
+    expectApiError(await api(ctx.gw, other, 'GET', `campaigns/${campaign.id}/unreachable`), 404, 'CAMPAIGN_NOT_FOUND');
+  });
+
   test('an import with a delay holds the opening messages that long', async () => {
     const account = await createAccount(ctx.gw);
     const { list } = await liveCampaign(account, '30/m');

@@ -50,6 +50,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/campaigns/:id/reach-existing': { POST: 'admins' },
   '/v1/campaigns/:id/preview': { GET: 'team' },
   '/v1/campaigns/:id/unanswered': { GET: 'team' },
+  '/v1/campaigns/:id/unreachable': { GET: 'team' },
   '/v1/campaigns/:id/funnel': { GET: 'team' },
   '/v1/members': { GET: 'team', POST: 'admins' },
   '/v1/members/:id': { GET: 'team', PATCH: 'admins', DELETE: 'admins' },

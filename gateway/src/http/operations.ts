@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { apiKey, channels, invitation, member, settings, webhook, webhookTestResult, webhookWithSecret } from '../contract/account.js';
 import { botSettings, botTest, unanswered } from '../contract/bot.js';
-import { campaign, campaignWithReach, funnel, openingPreview, reachExisting } from '../contract/campaigns.js';
+import { campaign, campaignWithReach, funnel, openingPreview, reachExisting, unreachableContact } from '../contract/campaigns.js';
 import { contact, listContact } from '../contract/contacts.js';
 import { autoRechargeAnswer, creditsAnswer, grant, subAccount } from '../contract/credits.js';
 import { importAnswer, list, listAddition } from '../contract/lists.js';
@@ -189,6 +189,18 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       description: 'Its latest 1,000 questions handed off for want of an answer, grouped when they ask the same thing, largest groups first, each with the FAQ that answers it now if one does.',
       query: schemas.unansweredQuery,
       answers: { 200: unanswered },
+      errors: notFound('CAMPAIGN'),
+    },
+  },
+  '/campaigns/{id}/unreachable': {
+    get: {
+      id: 'listUnreachableContacts',
+      tag: 'Campaigns',
+      summary: 'The contacts the campaign could not reach',
+      description: 'Each contact of its list the campaign could not reach (no phone, no external ID, opted out …), with why, in the order they were found; `reason` keeps one reason. GET /campaigns/{id} counts them.',
+      query: schemas.unreachableQuery,
+      paged: true,
+      answers: { 200: page(unreachableContact) },
       errors: notFound('CAMPAIGN'),
     },
   },

@@ -314,6 +314,15 @@ DROP INDEX leadchat_jobs_due;
 CREATE INDEX leadchat_jobs_due ON leadchat_jobs (queue, run_at, seq) WHERE status <> 'dead';
 `,
   },
+  {
+    version: 18,
+    name: 'the contacts a campaign could not reach, read by campaign and reason',
+    sql: `
+CREATE INDEX "unreachable_by_campaign" ON "unreachable" ((doc->>'campaignId'), seq) WHERE doc->>'campaignId' IS NOT NULL;
+CREATE INDEX "unreachable_by_reason" ON "unreachable" ((doc->>'campaignId'), (doc->>'reason'), seq)
+  WHERE doc->>'campaignId' IS NOT NULL AND doc->>'reason' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
