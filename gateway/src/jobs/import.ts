@@ -92,6 +92,13 @@ async function repeatOf(r: Reader, accountId: string, row: { row: number; of?: {
   return { row: row.row, of: row.of.row, contactId: contact?.id ?? null };
 }
 
+/** Names are another person's only when a part both give differs: "Ann" is "Ann Smith", "Mia Lee" is not "Noah Lee". */
+const samePerson = (given: Array<string | null | undefined>, theirs: Array<string | null | undefined>) =>
+  given.every((part, i) => {
+    const [a, b] = [(part ?? '').trim().toLowerCase(), (theirs[i] ?? '').trim().toLowerCase()];
+    return !a || !b || a === b;
+  });
+
 const fullName = (first: string | null | undefined, last: string | null | undefined) => [first, last].map((p) => (p ?? '').trim()).filter(Boolean).join(' ');
 
 /**
@@ -101,8 +108,8 @@ const fullName = (first: string | null | undefined, last: string | null | undefi
 function otherName(row: number, fields: ContactFields, contact: Contact): RowWarning | undefined {
   const given = fullName(fields.firstName, fields.lastName);
   const theirs = fullName(contact.firstName, contact.lastName);
-  if (!given || !theirs || given.toLowerCase() === theirs.toLowerCase()) return undefined;
-  const by = fields.phone && fields.phone === contact.phone ? `the phone ${fields.phone}` : fields.email && fields.email === contact.email ? `the email ${fields.email}` : 'the external ID';
+  if (samePerson([fields.firstName, fields.lastName], [contact.firstName, contact.lastName])) return undefined;
+  const by = fields.phone && fields.phone === contact.phone ? `The phone ${fields.phone}` : fields.email && fields.email === contact.email ? `The email ${fields.email}` : 'The external ID';
   return {
     row,
     field: 'name',

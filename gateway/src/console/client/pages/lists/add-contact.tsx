@@ -26,12 +26,14 @@ const fullName = (first: unknown, last: unknown) => [first, last].map((p) => Str
 /**
  * One phone is one contact (as one email is, for a contact known by its email alone): a name typed for a phone (or
  * email) that another person's contact holds would only add that person to the list. What to say instead, with how
- * to add the new person; undefined when the contact found bears the name typed, or either has none.
+ * to add the new person; undefined when the names do not tell two people apart.
  */
 function namesake(typed: Record<string, unknown>, found: Contact): string | undefined {
   const given = fullName(typed.firstName, typed.lastName);
   const theirs = fullName(found.firstName, found.lastName);
-  if (!given || !theirs || given.toLowerCase() === theirs.toLowerCase()) return undefined;
+  // Another person only when a part both give differs: "Ann" is "Ann Smith", "Mia Lee" is not "Noah Lee".
+  const parts = [[typed.firstName, found.firstName], [typed.lastName, found.lastName]].map(([a, b]) => [String(a ?? '').trim().toLowerCase(), String(b ?? '').trim().toLowerCase()]);
+  if (parts.every(([a, b]) => !a || !b || a === b)) return undefined;
   const by = typed.phone && found.phone ? `The phone ${found.phone} is ${theirs}’s` : typed.email && found.email ? `The email ${found.email} is ${theirs}’s` : `That external ID is ${theirs}’s`;
   return `${by}: one phone (or email) is one contact, so ${given} would be ${theirs} and was not added. ` +
     `To add ${given} as a contact of their own, give their own phone number, or leave the phone empty and give their own email ` +
