@@ -249,9 +249,40 @@ describe('reaching the list', () => {
     await v1('POST', `lists/${listId}/contacts`, { contactId: late.id });
     await page.reload();
     const notice = page.getByRole('status', { name: 'Contacts not reached' });
-    await notice.waitFor();
-    expect(await notice.innerText()).toBe('1 contact of the list was not reached:\n\n1 contact: no external ID on the custom channel “livechat” (add one to the contact, or map an ID column when importing)');
+    // The contacts are named once read: here by their email, as they have no name.
+    await notice.filter({ hasText: 'c@example.com' }).waitFor();
+    expect(await notice.innerText()).toBe('1 contact of the list was not reached:\n\n1 contact: no external ID on the custom channel “livechat” (add one to the contact, or map an ID column when importing): c@example.com.\n\nSee this contact');
     expect(await seriousViolations(page)).toEqual([]);
+  });
+});
+
+describe('the contacts a campaign could not reach', () => {
+  test('the campaign names them, the first five by reason, and links to all of them, listed on its page; the funnel links there too', async () => {
+    const listId = (await v1('POST', 'lists', { name: 'Walk-ins' })).body.id;
+    const created = (await v1('POST', 'campaigns', { name: 'Walk-in follow-up', channel: 'sms', listId, openingMessage: 'Hi!', triggerOnNewContacts: true, status: 'live' })).body;
+    const names = ['Ann Ray', 'Bo Ray', 'Cy Fox', 'Di Orr', 'Ed Kim', 'Flo Lin', 'Gus Moe'];
+    const rows = names.map((name, i) => `${name.split(' ')[0]},${name.split(' ')[1]},p${i}@example.com`);
+    const imported = (await v1('POST', `lists/${listId}/imports`, { csv: ['First,Last,Email', ...rows].join('\n'), columns: { firstName: 'First', lastName: 'Last', email: 'Email' } })).body;
+    await poll(() => v1('GET', `imports/${imported.id}`), (r) => r.body.status === 'done');
+    await page.goto(url(`/console/campaigns?id=${created.id}`));
+    await heading(page).filter({ hasText: 'Walk-in follow-up' }).waitFor();
+    const notice = page.getByRole('status', { name: 'Contacts not reached' });
+    await notice.filter({ hasText: 'Ann Ray' }).waitFor();
+    expect(await notice.innerText()).toBe('7 contacts of the list were not reached:\n\n7 contacts: no phone number: Ann Ray, Bo Ray, Cy Fox, Di Orr, Ed Kim and 2 others.\n\nSee the 7 contacts not reached');
+    await notice.getByRole('link', { name: 'See the 7 contacts not reached' }).click();
+    const listed = page.locator('table.unreachable-contacts tbody tr');
+    await listed.first().waitFor();
+    expect((await listed.allInnerTexts()).map((row) => row.split('\t'))).toEqual(names.map((name, i) => [name, '—', `p${i}@example.com`, 'no phone number']));
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // From the funnel, the notice's link opens the campaign's page at the contacts not reached.
+    await page.getByRole('navigation').getByRole('link', { name: 'Funnel' }).click();
+    await page.locator('#funnel-campaign').selectOption(created.id);
+    await page.getByRole('button', { name: 'Show funnel' }).click();
+    await page.getByRole('status', { name: 'Contacts not reached' }).getByRole('link', { name: 'See the 7 contacts not reached' }).click();
+    await heading(page).filter({ hasText: 'Walk-in follow-up' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('id')).toBe(created.id);
+    await page.locator('table.unreachable-contacts tbody tr').first().waitFor();
   });
 });
 
@@ -290,8 +321,22 @@ describe('the contacts already on the list', () => {
     // The first three go at once; the page counts them as sent.
     await poll(async () => (await v1('GET', 'conversations', undefined)).body.data.filter((c: any) => c.campaignId === created.id && c.lastMessage?.author === 'campaign').length, (n) => n === 3);
     await page.locator('[data-count="opening-sent"]').filter({ hasText: '3 opening messages sent so far.' }).waitFor({ timeout: 15_000 });
-    await page.getByRole('status', { name: 'Contacts not reached' }).filter({ hasText: '1 contact: no phone number' }).waitFor();
+    // The contact not reached is named, with a link to the contacts not reached, listed on the page.
+    const notReached = page.getByRole('status', { name: 'Contacts not reached' });
+    await notReached.filter({ hasText: '1 contact: no phone number: Nora.' }).waitFor();
     await screenshot(page, 'campaign-reach-report');
+    await notReached.getByRole('link', { name: 'See this contact' }).click();
+    expect(new URL(page.url()).hash).toBe('#unreachable-contacts');
+    const listed = page.locator('table.unreachable-contacts tbody tr');
+    await listed.first().waitFor();
+    expect(await listed.allInnerTexts()).toEqual(['Nora\t—\tno.phone@example.com\tno phone number']);
+    // The page moved to them: their heading is on the screen.
+    const shown = await page.evaluate(() => ({ top: document.getElementById('unreachable-contacts')!.getBoundingClientRect().top, height: innerHeight, scrolled: scrollY }));
+    expect(shown.scrolled).toBeGreaterThan(0);
+    expect(shown.top).toBeGreaterThanOrEqual(0);
+    expect(shown.top).toBeLessThan(shown.height - 40);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'campaign-unreachable-contacts');
 
     // Asked again from the Live campaign's page: each contact gets it once.
     await page.getByRole('button', { name: 'Message contacts already on the list' }).click();

@@ -214,6 +214,73 @@ describe('lists', () => {
     expect(await page.locator('#past-import-report table.rejected tbody tr').count()).toBe(1);
   });
 
+  test('the import report lists by row the rows rejected, the rows kept without what could not be read (or with the name of another contact), and each duplicate with the contact it was merged into', async () => {
+    const id = await createList('Clinic patients');
+    const [ann, noahPhone] = [uniquePhone(), uniquePhone()];
+    const noah = (await v1('POST', 'contacts', { phone: noahPhone, firstName: 'Noah', lastName: 'Lee' })).body;
+    const csv = [
+      'Name,Last,Phone,Email', // 1
+      `Ann,Ray,${ann},ann@`, // 2: kept without the email
+      'Bo,Ray,(415) 555-0109 ext. 2,bo@example.com', // 3: kept without the phone
+      'Cy,Fox,555-0110,cy@example.com', // 4: kept without the phone
+      'Di,Orr,not-a-phone,di@', // 5: rejected
+      `Mia,Lee,${noahPhone},`, // 6: Noah's phone
+      `Ann again,,${ann},`, // 7: row 2 again
+    ].join('\n');
+    await chooseFile('patients.csv', csv);
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const report = page.getByRole('region', { name: 'Import report' }).first();
+    await report.waitFor({ timeout: 30_000 });
+    const count = async (name: string) => (await report.locator(`[data-count="${name}"]`).textContent());
+    expect({ added: await count('added'), duplicates: await count('duplicates'), warnings: await count('warnings'), rejected: await count('rejected') })
+      .toEqual({ added: '4', duplicates: '1', warnings: '4', rejected: '1' });
+    expect(await report.locator('table.rejected tbody tr').allInnerTexts()).toEqual([
+      '5\tINVALID_PHONE\tphone: "not-a-phone" is not a phone number with a country code, such as +14155550123',
+    ]);
+    // The contacts' names are read once the report is drawn.
+    await report.locator('table.repeated td', { hasText: 'Ann Ray' }).waitFor();
+    await report.locator('table.warned td', { hasText: /^Noah Lee$/ }).waitFor();
+    const warned = (await report.locator('table.warned tbody tr').allInnerTexts()).map((row) => row.split('\t').slice(0, 3));
+    expect(warned).toEqual([
+      ['2', 'Email “ann@”', 'Ann Ray'],
+      ['3', 'Phone “(415) 555-0109 ext. 2”', 'Bo Ray'],
+      ['4', 'Phone “555-0110”', 'Cy Fox'],
+      ['6', 'Name “Mia Lee”', 'Noah Lee'],
+    ]);
+    expect(await report.locator('table.warned tbody tr').nth(3).innerText()).toMatch(/one phone \(or email, or external ID\) is one contact, so this row went to Noah Lee and "Mia Lee" was left out\. To add Mia Lee as a contact of their own, give them their own phone or email/);
+    expect(await report.locator('table.repeated tbody tr').allInnerTexts()).toEqual(['7\t2\tAnn Ray']);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'list-import-report-by-row');
+    expect((await membersOf(id)).map((m) => m.id)).toContain(noah.id);
+
+    // The same report from the past imports.
+    const past = page.locator('table.imports tbody tr');
+    await past.first().getByRole('button', { name: 'Show report' }).click();
+    await page.locator('#past-import-report table.repeated td', { hasText: 'Ann Ray' }).waitFor();
+    expect(await page.locator('#past-import-report table.warned tbody tr').count()).toBe(4);
+  });
+
+  test("a name typed beside the phone of another person's contact adds nobody, and says whose phone it is and how to add them", async () => {
+    const id = await createList('Namesakes');
+    const phone = uniquePhone();
+    await v1('POST', 'contacts', { phone, firstName: 'Noah', lastName: 'Lee' });
+    await addByHand({ first: 'Mia', last: 'Lee', phone });
+    const error = page.locator('#add-contact-heading ~ .error').filter({ hasText: /\S/ });
+    await error.waitFor();
+    expect(await error.textContent()).toBe(
+      `The phone ${phone} is Noah Lee’s: one phone (or email) is one contact, so Mia Lee would be Noah Lee and was not added. ` +
+      'To add Mia Lee as a contact of their own, give their own phone number, or leave the phone empty and give their own email ' +
+      '(a contact without a phone gets no SMS or WhatsApp). To add Noah Lee to the list, type Noah Lee’s name or leave the name empty.');
+    expect(await membersOf(id)).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
+    // As the page says: Mia Lee with her own email is a contact of her own; Noah's phone with no name adds Noah.
+    await addByHand({ first: 'Mia', last: 'Lee', email: 'mia.lee@example.com' });
+    await status('Mia Lee was added to the list.').waitFor();
+    await addByHand({ phone });
+    await status('Noah Lee was added to the list.').waitFor();
+    expect((await membersOf(id)).map((m) => `${m.firstName} ${m.lastName}`)).toEqual(['Mia Lee', 'Noah Lee']);
+  });
+
   test('an import the API refuses as a whole says why next to the form: a mapped column missing from the file', async () => {
     await createList('Refused import');
     await chooseFile('no-phone.csv', 'Name,City\nAnn,Lyon\n');

@@ -181,12 +181,13 @@ describe('imports', () => {
       { row: 7, code: 'INVALID_PHONE', message: expect.stringContaining('not a phone') },
     ]);
     expect(done.rowWarnings).toEqual([
-      { row: 2, field: 'phone', code: 'INVALID_PHONE', message: expect.stringMatching(/defaultCountry/) },
-      { row: 3, field: 'phone', code: 'INVALID_PHONE', message: expect.stringContaining(national(b)) },
-      { row: 6, field: 'phone', code: 'INVALID_PHONE', message: expect.stringMatching(/^phone: /) },
+      { row: 2, field: 'phone', code: 'INVALID_PHONE', message: expect.stringMatching(/defaultCountry/), value: national(a), contactId: expect.any(String) },
+      { row: 3, field: 'phone', code: 'INVALID_PHONE', message: expect.stringContaining(national(b)), value: national(b), contactId: expect.any(String) },
+      { row: 6, field: 'phone', code: 'INVALID_PHONE', message: expect.stringMatching(/^phone: /), value: 'call the front desk and ask for Ed at extension twelve', contactId: expect.any(String) },
     ]);
     const contacts = Object.fromEntries((await listMembers(account, listId)).map((x) => [x.firstName, x]));
     expect(Object.keys(contacts).sort()).toEqual(['Ann', 'Bo', 'Di', 'Ed']);
+    expect(done.rowWarnings.map((w: any) => w.contactId)).toEqual([contacts.Ann.id, contacts.Bo.id, contacts.Ed.id]);
     expect(contacts.Ann).toMatchObject({ phone: '', email: 'ann@example.com' });
     expect(contacts.Bo).toMatchObject({ phone: '', externalIds: { livechat: 'v-bo' } });
     expect(contacts.Di).toMatchObject({ phone: d, email: 'di@example.com' });

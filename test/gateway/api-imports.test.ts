@@ -85,6 +85,7 @@ test('a CSV with a BOM, quoted fields, CRLF and blank lines: 202 with the import
     errors: [],
     warnings: 0,
     rowWarnings: [],
+    rowDuplicates: [],
     createdAt: expect.any(String),
     updatedAt: expect.any(String),
   });
@@ -207,6 +208,90 @@ test('repeats within the file are duplicates; an existing contact is reused as i
   const contacts = await members(account, list.id);
   expect(contacts.map((c) => c.id).sort()).toEqual([member.id, existing.id, mailOnly.id, byPhone(contacts)[fresh].id].sort());
   expect(byPhone(contacts)[fresh].firstName).toBe('New');
+  // Each repeat names the row it repeats and the contact both went to; each row naming someone else than its
+  // contact says the name was left out.
+  const freshId = byPhone(contacts)[fresh].id;
+  expect(done.rowDuplicates).toEqual([
+    { row: 5, of: 4, contactId: freshId },
+    { row: 7, of: 6, contactId: mailOnly.id },
+    { row: 8, of: 3, contactId: existing.id },
+    { row: 9, of: 3, contactId: existing.id },
+  ]);
+  expect(done.warnings).toBe(3);
+  expect(done.rowWarnings.map((w: any) => [w.row, w.field, w.code, w.value, w.contactId])).toEqual([
+    [2, 'name', 'CONTACT_OF_ANOTHER_NAME', 'Changed', member.id],
+    [3, 'name', 'CONTACT_OF_ANOTHER_NAME', 'Changed', existing.id],
+    [6, 'name', 'CONTACT_OF_ANOTHER_NAME', 'Mail again', mailOnly.id],
+  ]);
+});
+
+test('the report lists by row what was rejected, what was kept without a phone or an email, and where each repeat and namesake went', async () => {
+  const account = await createAccount(ctx.gw);
+  const list = await newList(account);
+  const [ann, noahPhone, keep] = [uniquePhone(), uniquePhone(), uniquePhone()];
+  const noah = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: noahPhone, firstName: 'Noah', lastName: 'Lee' } })).body;
+  const csv = [
+    'Name,Last,Phone,Email', // 1
+    `Ann,Ray,${ann},ann@`, // 2: a bad email beside a good phone: kept without the email
+    'Bo,Ray,(415) 555-0109 ext. 2,bo@example.com', // 3: kept without the phone
+    'Cy,Fox,555-0110,cy@example.com', // 4: kept without the phone
+    'Di,Orr,not-a-phone,di@', // 5: nothing readable finds a contact: rejected for the phone
+    'Ed,Kim,,ed@', // 6: rejected for the email
+    `Mia,Lee,${noahPhone},`, // 7: Noah's phone: the row goes to Noah, "Mia Lee" left out
+    `Ann again,,${typed(ann)},`, // 8: row 2 again
+    ',,,BO@example.com', // 9: row 3 again, by its email
+    `Kay,,${keep},kay@example.com`, // 10: nothing to say
+  ].join('\n');
+  const res = await importInto(account, list.id, { csv, columns: { firstName: 'Name', lastName: 'Last', phone: 'Phone', email: 'Email' } });
+  expect(res.status).toBe(202);
+  const done = await finished(account, res.body.id);
+  expect(done).toMatchObject({ total: 9, processed: 9, added: 5, alreadyInList: 0, duplicates: 2, rejected: 2, warnings: 4 });
+  expect(done.errors).toEqual([
+    { row: 5, code: 'INVALID_PHONE', message: expect.stringContaining('not-a-phone') },
+    { row: 6, code: 'INVALID_EMAIL', message: expect.stringContaining('ed@') },
+  ]);
+  const added = Object.fromEntries((await members(account, list.id)).map((c) => [c.firstName, c]));
+  expect(Object.keys(added).sort()).toEqual(['Ann', 'Bo', 'Cy', 'Kay', 'Noah']);
+  expect(added.Ann).toMatchObject({ phone: ann, email: '' });
+  expect(added.Bo).toMatchObject({ phone: '', email: 'bo@example.com' });
+  expect(added.Cy).toMatchObject({ phone: '', email: 'cy@example.com' });
+  expect(added.Noah).toMatchObject({ id: noah.id, firstName: 'Noah', lastName: 'Lee' });
+  expect(done.rowWarnings).toEqual([
+    { row: 2, field: 'email', code: 'INVALID_EMAIL', message: expect.stringMatching(/^email: /), value: 'ann@', contactId: added.Ann.id },
+    { row: 3, field: 'phone', code: 'INVALID_PHONE', message: expect.stringContaining('ext. 2'), value: '(415) 555-0109 ext. 2', contactId: added.Bo.id },
+    { row: 4, field: 'phone', code: 'INVALID_PHONE', message: expect.any(String), value: '555-0110', contactId: added.Cy.id },
+    { row: 7, field: 'name', code: 'CONTACT_OF_ANOTHER_NAME', message: expect.stringContaining('Noah Lee'), value: 'Mia Lee', contactId: noah.id },
+  ]);
+  expect(done.rowWarnings[3].message).toMatch(/one phone .* is one contact/);
+  expect(done.rowDuplicates).toEqual([
+    { row: 8, of: 2, contactId: added.Ann.id },
+    { row: 9, of: 3, contactId: added.Bo.id },
+  ]);
+  // The namesake changed nothing of the contact it went to.
+  expect((await api(ctx.gw, account, 'GET', `contacts/${noah.id}`)).body).toEqual(noah);
+});
+
+test('contacts[] form: a row with a bad phone and a bad email is kept by its external ID, with both warnings, counted as one row', async () => {
+  const account = await createAccount(ctx.gw);
+  const list = await newList(account);
+  const res = await importInto(account, list.id, { contacts: [{ phone: 'x', email: 'bad@', externalIds: { livechat: `v-${account.id}` } }, { phone: 'x', email: 'bad@' }] });
+  const done = await finished(account, res.body.id);
+  expect(done).toMatchObject({ added: 1, rejected: 1, warnings: 1 });
+  expect(done.rowWarnings.map((w: any) => [w.row, w.field, w.value])).toEqual([[1, 'phone', 'x'], [1, 'email', 'bad@']]);
+  expect(done.errors.map((e: any) => [e.row, e.code])).toEqual([[2, 'INVALID_PHONE']]);
+});
+
+test('duplicates counts every repeat while rowDuplicates keeps the first 1,000, each with its contact', async () => {
+  const account = await createAccount(ctx.gw);
+  const list = await newList(account);
+  const phone = uniquePhone();
+  const res = await importInto(account, list.id, { contacts: Array.from({ length: 1005 }, (_, i) => ({ phone, firstName: `Same ${i}` })) });
+  const done = await finished(account, res.body.id);
+  expect(done).toMatchObject({ total: 1005, added: 1, duplicates: 1004 });
+  const [contact] = await members(account, list.id);
+  expect(done.rowDuplicates).toHaveLength(1000);
+  expect(done.rowDuplicates[0]).toEqual({ row: 2, of: 1, contactId: contact.id });
+  expect(done.rowDuplicates[999]).toEqual({ row: 1001, of: 1, contactId: contact.id });
 });
 
 test('contacts[] form: fields as POST /contacts takes them, rows numbered from 1', async () => {
@@ -387,6 +472,35 @@ describe('a Live campaign on the list', () => {
     expect(await outgoing(account, earlier.id)).toHaveLength(1);
     const opened = (await conversations(account)).filter((c) => imported.some((i) => i.id === c.contactId));
     expect(opened.map((c) => [c.campaignId, c.opening.status])).toEqual(imported.map(() => [campaign.id, 'sent']));
+  });
+
+  test('names the imported contacts it cannot reach, by reason, a page at a time', async () => {
+    const account = await createAccount(ctx.gw);
+    const { list, campaign } = await liveCampaign(account, '30/m');
+    const csv = ['Name,Phone,Email', 'Ann,,ann@example.com', 'Bo,555-0110,bo@example.com', `Cy,${uniquePhone()},`, 'Di,(415) 555-0109 ext. 2,di@example.com'].join('\n');
+    const res = await importInto(account, list.id, { csv, columns: { firstName: 'Name', phone: 'Phone', email: 'Email' } });
+    expect(await finished(account, res.body.id)).toMatchObject({ added: 4, warnings: 2, unreachable: 3 });
+    const counted = (await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}`)).body.unreachable;
+    expect(counted).toMatchObject({ total: 3, byReason: { no_phone: 3 } });
+
+    const first = await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { limit: '2' } });
+    expect(first.status).toBe(200);
+    const next = await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { limit: '2', cursor: first.body.nextCursor } });
+    expect(next.body.nextCursor).toBeNull();
+    const named = [...first.body.data, ...next.body.data];
+    expect(named.map((u: any) => [u.reason, u.contact.firstName, u.contact.email, u.contact.phone])).toEqual([
+      ['no_phone', 'Ann', 'ann@example.com', ''],
+      ['no_phone', 'Bo', 'bo@example.com', ''],
+      ['no_phone', 'Di', 'di@example.com', ''],
+    ]);
+    expect(named.every((u: any) => u.contactId === u.contact.id)).toBe(true);
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'no_phone' } })).body.data).toHaveLength(3);
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'opted_out' } })).body).toEqual({ data: [], nextCursor: null });
+    expectApiError(await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'busy' } }), 400, 'VALIDATION_ERROR');
+    // A cursor is good for its filters only; another account finds no such campaign.
+    expectApiError(await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'no_phone', cursor: first.body.nextCursor } }), 400, 'INVALID_CURSOR');
+    const other = await createAccount(ctx.gw);
+    expectApiError(await api(ctx.gw, other, 'GET', `campaigns/${campaign.id}/unreachable`), 404, 'CAMPAIGN_NOT_FOUND');
   });
 
   test('an import with a delay holds the opening messages that long', async () => {

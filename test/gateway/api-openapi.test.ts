@@ -31,6 +31,7 @@ const ROUTES: Record<string, string[]> = {
   '/campaigns/{id}': ['get', 'patch'],
   '/campaigns/{id}/preview': ['get'],
   '/campaigns/{id}/unanswered': ['get'],
+  '/campaigns/{id}/unreachable': ['get'],
   '/campaigns/{id}/bot/test': ['post'],
   '/campaigns/{id}/reach-existing': ['post'],
   '/campaigns/{id}/funnel': ['get'],
@@ -239,7 +240,7 @@ test('every operation has a unique operationId, a tag the document lists, a desc
     }
   }
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids).toHaveLength(71);
+  expect(ids).toHaveLength(72);
 });
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {

@@ -1098,6 +1098,21 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     expect(await claimed(DEFAULT_QUEUE)).toEqual([['deliver', 1], ['deliver', 3], ['deliver', 5]]);
   });
 
+  test('migration 19: the contacts an older gateway found unreachable are read by campaign, and by campaign and reason, in the order found', async () => {
+    const empty = await databaseBefore(
+      19,
+      `INSERT INTO "unreachable" (id, doc)
+       SELECT r || ':cmp_' || (g % 2) || ':ct_' || g, jsonb_build_object('id', r || ':cmp_' || (g % 2) || ':ct_' || g, 'accountId', 'acc_1',
+              'campaignId', 'cmp_' || (g % 2), 'contactId', 'ct_' || g, 'reason', r)
+       FROM generate_series(1, 6) g, (VALUES ('no_phone'), ('opted_out')) AS reasons(r) WHERE (g + length(r)) % 3 <> 0
+       ORDER BY g, r`,
+    );
+    const store = await open(empty);
+    const found = async (index: string, values: string[]) => (await store.find<any>('unreachable', index, values)).map((u) => `${u.reason}:${u.contactId}`);
+    expect(await found('campaign', ['cmp_0'])).toEqual(['no_phone:ct_2', 'opted_out:ct_2', 'opted_out:ct_4', 'no_phone:ct_6']);
+    expect(await found('reason', ['cmp_1', 'no_phone'])).toEqual(['no_phone:ct_3', 'no_phone:ct_5']);
+  });
+
   describe('through a relay the test cuts', () => {
     let relay: Relay;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CAMPAIGN_CHANNELS, FUNNEL_STEPS } from '../api-contract.js';
+import { contact } from './contacts.js';
 import { timestamp } from './shared.js';
 
 const templateParams = z.array(z.string());
@@ -49,6 +50,15 @@ export const UNREACHABLE_REASONS = ['no_external_id', 'no_phone', 'opted_out', '
 export const campaignWithReach = campaign
   .extend({ unreachable: z.object({ total: z.number().int(), byReason: z.object(counts(UNREACHABLE_REASONS)) }) })
   .meta({ id: 'CampaignWithReach' });
+
+/** GET /v1/campaigns/{id}/unreachable: one contact the campaign could not reach, and why. */
+export const unreachableContact = z
+  .object({
+    reason: z.enum(UNREACHABLE_REASONS),
+    contactId: z.string(),
+    contact: contact.nullable().describe('The contact as it is now; null once it was deleted'),
+  })
+  .meta({ id: 'UnreachableContact' });
 
 /** POST /v1/campaigns/{id}/reach-existing. */
 export const reachExisting = z.object({

@@ -27,11 +27,27 @@ export const importAnswer = z
     rejected: count('Rows not imported'),
     unreachable: count('Rows added that a Live campaign of the list cannot reach'),
     errors: z.array(rowProblem).max(MAX_ERRORS).describe(`The first ${MAX_ERRORS} rejected rows`),
-    warnings: count('Rows imported without their phone, which could not be read: their email or external ID found the contact'),
+    warnings: count('Rows imported with something of them left out: a phone or an email that could not be read (another of their fields found the contact), or a name other than the contact their phone, email or external ID belongs to'),
     rowWarnings: z
-      .array(rowProblem.extend({ field: z.string() }))
+      .array(
+        rowProblem.extend({
+          field: z.string().describe('What was left out: phone, email or name'),
+          value: z.string().optional().describe('The text left out, as the row gave it (up to 200 characters; absent on imports from older versions)'),
+          contactId: z.string().optional().describe('The contact the row went to'),
+        }),
+      )
       .max(MAX_ERRORS)
-      .describe(`The first ${MAX_ERRORS} rows imported with a warning: the field left out (phone) and why (INVALID_PHONE)`),
+      .describe(`The first ${MAX_ERRORS} warnings, one per field left out (a row may have two), each with why (INVALID_PHONE, INVALID_EMAIL, CONTACT_OF_ANOTHER_NAME); \`warnings\` counts the rows`),
+    rowDuplicates: z
+      .array(
+        z.object({
+          row: rowProblem.shape.row,
+          of: z.number().int().nullable().describe('The earlier row it repeats (null on imports from older versions)'),
+          contactId: z.string().nullable().describe('The contact both rows went to (null when the earlier row was rejected, or on imports from older versions)'),
+        }),
+      )
+      .max(MAX_ERRORS)
+      .describe(`The first ${MAX_ERRORS} rows repeating an earlier row, each with the contact it was merged into; \`duplicates\` counts them all`),
     createdAt: timestamp,
     updatedAt: timestamp,
   })

@@ -107,7 +107,8 @@ export const collections: CollectionSpec[] = [
   { name: 'funnel_steps', indexes: {} },
   { name: 'funnel_counts', indexes: { month: { fields: ['campaignId', 'month'] } } },
   // The contacts a campaign could not reach (domain/reach.ts): once per campaign, reason and contact, and the counts.
-  { name: 'unreachable', indexes: {} },
+  // Read by campaign, all reasons or one, in the order they were found (domain/reach.ts).
+  { name: 'unreachable', indexes: { campaign: { fields: ['campaignId'] }, reason: { fields: ['campaignId', 'reason'] } } },
   { name: 'unreachable_counts', indexes: {} },
   // A campaign's opening messages that are failed now (domain/failed-openings.ts), its id the message's.
   { name: 'failed_openings', indexes: { campaign: { fields: ['campaignId'] } } },

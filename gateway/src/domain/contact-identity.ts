@@ -63,7 +63,7 @@ export async function createContact(gw: Gateway, account: ContactOwner, input: C
 export async function findOrCreateContactIn(tx: Tx, accountId: string, fields: NormalizedFields): Promise<{ contact: Contact; created: boolean }> {
   const ids = Object.entries(fields.externalIds ?? {});
   const holders = await Promise.all(ids.map(([, externalId]) => holderOf(tx, accountId, externalId)));
-  const byAddress = fields.phone ? await findByPhone(tx, accountId, fields.phone) : fields.email ? await findByEmail(tx, accountId, fields.email) : undefined;
+  const byAddress = await findByAddressOf(tx, accountId, fields);
   const existing = byAddress ?? holders.find((h) => h.contact)?.contact;
   const newPhone = !byAddress && existing && fields.phone ? fields.phone : undefined;
   for (const [i, [label, externalId]] of ids.entries()) {
@@ -87,6 +87,21 @@ export async function findOrCreateContactIn(tx: Tx, accountId: string, fields: N
   }
   const externalIds = { ...existing.externalIds, ...Object.fromEntries(missing) };
   return { contact: await updateContact(tx, existing, { externalIds, ...(newPhone ? { phone: newPhone, emailOnly: null } : {}), updatedAt: now() }), created: false };
+}
+
+/** The contact of this phone, or with no phone of this email: the first thing fields are found by. */
+const findByAddressOf = (r: Reader, accountId: string, fields: NormalizedFields): Promise<Contact | undefined> =>
+  fields.phone ? findByPhone(r, accountId, fields.phone) : fields.email ? findByEmail(r, accountId, fields.email) : Promise.resolve(undefined);
+
+/** The contact that findOrCreateContactIn finds for these fields, if there is one; nothing is written. */
+export async function findContactOf(r: Reader, accountId: string, fields: NormalizedFields): Promise<Contact | undefined> {
+  const byAddress = await findByAddressOf(r, accountId, fields);
+  if (byAddress) return byAddress;
+  for (const externalId of Object.values(fields.externalIds ?? {})) {
+    const { contact } = await holderOf(r, accountId, externalId);
+    if (contact) return contact;
+  }
+  return undefined;
 }
 
 const register = (tx: Tx, contact: Contact, externalId: string) =>

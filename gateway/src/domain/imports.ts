@@ -34,8 +34,10 @@ export interface Import {
   errors: RowError[];
   /** Rows imported without their phone, which could not be read; none on imports from before warnings. */
   warnings?: number;
-  /** The first MAX_ERRORS of those rows. */
+  /** The first MAX_ERRORS warnings of those rows (a row may have two: its phone and its email). */
   rowWarnings?: RowWarning[];
+  /** The first MAX_ERRORS repeated rows; none on imports from before they were listed. */
+  rowDuplicates?: RowDuplicate[];
   /** Hold of the opening messages of the campaigns of the list, as `delay` of POST /lists/{id}/contacts. */
   delayMs: number;
   /** How many chunks the rows were stored in. */
@@ -51,9 +53,21 @@ export interface RowError {
   message: string;
 }
 
-/** Something of a row that was left out of its contact, which was imported without it; `field` names it. */
+/**
+ * Something of a row that was left out of its contact, which was imported without it: `field` names it, `value` is
+ * the text left out (none on imports from before it was kept), `contactId` the contact it went to when known.
+ */
 export interface RowWarning extends RowError {
   field: string;
+  value?: string;
+  contactId?: string;
+}
+
+/** A row repeating an earlier row of the file: `of` is that row, `contactId` the contact both went to. */
+export interface RowDuplicate {
+  row: number;
+  of: number | null;
+  contactId: string | null;
 }
 
 /** A contact's fields as the contacts are stored: an E.164 phone, a lower-case email. */
@@ -70,7 +84,10 @@ export interface ContactFields {
  * One row of the file as the import job applies it: a contact to add (with what was left out of it), a repeat of an
  * earlier row, or refused.
  */
-export type ImportRow = { row: number; contact: ContactFields; warning?: RowWarning } | { row: number; duplicate: true } | RowError;
+export type ImportRow =
+  | { row: number; contact: ContactFields; warning?: RowWarning; warnings?: RowWarning[] }
+  | { row: number; duplicate: true; of?: { row: number; contact: ContactFields } }
+  | RowError;
 
 export interface ImportChunk {
   id: string;
@@ -121,6 +138,7 @@ export const publicImport = (i: Import): ImportAnswer => ({
   errors: i.errors,
   warnings: i.warnings ?? 0,
   rowWarnings: i.rowWarnings ?? [],
+  rowDuplicates: i.rowDuplicates ?? [],
   createdAt: i.createdAt,
   updatedAt: i.updatedAt,
 });
@@ -178,6 +196,7 @@ export async function createImport(
       errors: [],
       warnings: 0,
       rowWarnings: [],
+      rowDuplicates: [],
       delayMs,
       chunks: chunks.length,
       createdAt: at,
@@ -199,7 +218,8 @@ const tooManyRows = () => badRequest(`At most ${MAX_ROWS} rows per import; split
  * without either its first external ID) was on an earlier row is a duplicate.
  */
 async function checkRows(raw: RawRow[], readContact: ReadContact, defaultCountry: string | null | undefined): Promise<ImportRow[]> {
-  const seen = new Set<string>();
+  // By key: the row that first gave it and the contact fields that row is found by.
+  const seen = new Map<string, { row: number; contact: ContactFields }>();
   const rows: ImportRow[] = [];
   for (const [i, read] of raw.entries()) {
     if (i > 0 && i % ROWS_PER_TURN === 0) await yieldToRequests();
@@ -209,18 +229,20 @@ async function checkRows(raw: RawRow[], readContact: ReadContact, defaultCountry
     }
     const { row, fields } = read;
     try {
-      const { contact, warning } = readRow(row, fields, readContact, defaultCountry);
+      const { contact, warnings } = readRow(row, fields, readContact, defaultCountry);
       const { firstName, lastName, customFields, externalIds, phone, email } = contact;
       const ids = Object.values(externalIds ?? {});
       // The first is what finds the row's contact; the others make a later row found by them a repeat too.
       const keys = [...(phone ? [`phone:${phone}`] : []), ...(email ? [`email:${email}`] : []), ...ids.map((id) => `id:${id}`)];
-      if (seen.has(keys[0]!)) {
-        rows.push({ row, duplicate: true });
+      const earlier = seen.get(keys[0]!);
+      if (earlier) {
+        rows.push({ row, duplicate: true, of: earlier });
         continue;
       }
-      for (const key of keys) seen.add(key);
       const kept = { firstName, lastName, phone, email, ...(customFields && Object.keys(customFields).length ? { customFields } : {}), ...(ids.length ? { externalIds } : {}) };
-      rows.push({ row, contact: kept, ...(warning ? { warning } : {}) });
+      const first = { row, contact: { phone, email, ...(ids.length ? { externalIds } : {}) } };
+      for (const key of keys) if (!seen.has(key)) seen.set(key, first);
+      rows.push({ row, contact: kept, ...(warnings.length ? { warnings } : {}) });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       rows.push({ row, code: err.code, message: err.message });
@@ -229,31 +251,53 @@ async function checkRows(raw: RawRow[], readContact: ReadContact, defaultCountry
   return rows;
 }
 
-const PHONE_FIELDS = ['phone', 'phone_number'];
+/** The fields a row may be imported without, by the field a warning names, each with the names a row gives it by. */
+const DROPPABLE: ReadonlyArray<readonly [string, readonly string[], string]> = [
+  ['phone', ['phone', 'phone_number'], 'INVALID_PHONE'],
+  ['email', ['email'], 'INVALID_EMAIL'],
+];
+
+/** The droppable field a refusal is about, if it is about one alone. */
+function droppableOf(err: unknown): (typeof DROPPABLE)[number] | undefined {
+  if (!(err instanceof ApiError)) return undefined;
+  return DROPPABLE.find(([, names, code]) => err.code === code || Boolean(err.fields?.length && err.fields.every((f) => names.includes(f.field))));
+}
+
+/** What a row held in a field, as text a report can show (cut to 200 characters). */
+const shown = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, 200);
 
 /**
- * A row read as POST /contacts reads a contact. A phone that cannot be read (a national number with no default
- * country set, a typo) does not cost the row when its email or an external ID still finds its contact: the row is
- * read again without it and imported with a warning, so one column of a file does not turn a team's contacts away.
- * Without either, the row is refused for its phone, as before.
+ * A row read as POST /contacts reads a contact. A phone or an email that cannot be read (a national number with no
+ * default country set, an extension, a typo) does not cost the row when something else of it still finds its
+ * contact (the other of the two, an external ID): the row is read again without it and imported with a warning
+ * naming the field and the text left out, so one column of a file does not turn a team's contacts away. A bad email
+ * beside a good phone is the same as a bad phone beside a good email. Without anything else, the row is refused for
+ * the field, as before.
  */
 function readRow(
   row: number,
   fields: unknown,
   readContact: ReadContact,
   defaultCountry: string | null | undefined,
-): { contact: ReturnType<typeof normalizeContact>; warning?: RowWarning } {
-  try {
-    return { contact: normalizeContact(readContact(fields), defaultCountry) };
-  } catch (err) {
-    const aboutPhone = err instanceof ApiError && (err.code === 'INVALID_PHONE' || Boolean(err.fields?.length && err.fields.every((f) => PHONE_FIELDS.includes(f.field))));
-    if (!aboutPhone || typeof fields !== 'object' || fields === null) throw err;
-    const rest = Object.fromEntries(Object.entries(fields).filter(([name]) => !PHONE_FIELDS.includes(name)));
+): { contact: ReturnType<typeof normalizeContact>; warnings: RowWarning[] } {
+  let current = fields;
+  const warnings: RowWarning[] = [];
+  let first: unknown;
+  // At most once per droppable field: a row with a bad phone and a bad email may still have an external ID.
+  for (let attempt = 0; ; attempt++) {
     try {
-      return { contact: normalizeContact(readContact(rest), defaultCountry), warning: { row, field: 'phone', code: 'INVALID_PHONE', message: err.message } };
-    } catch {
-      // Nothing else of the row finds a contact (or something else of it is wrong too): refused for its phone.
-      throw err;
+      return { contact: normalizeContact(readContact(current), defaultCountry), warnings };
+    } catch (err) {
+      first ??= err;
+      const about = droppableOf(err);
+      if (!about || attempt >= DROPPABLE.length || typeof current !== 'object' || current === null || Array.isArray(current)) throw first;
+      const [field, names, code] = about;
+      const given = current as Record<string, unknown>;
+      const value = names.map((name) => given[name]).find((v) => v !== undefined && v !== '');
+      // Nothing of the field to leave out: the refusal is about something else of the row.
+      if (value === undefined || warnings.some((w) => w.field === field)) throw first;
+      warnings.push({ row, field, code, message: (err as ApiError).message, value: shown(value) });
+      current = Object.fromEntries(Object.entries(given).filter(([name]) => !names.includes(name)));
     }
   }
 }

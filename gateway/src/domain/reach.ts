@@ -1,5 +1,8 @@
 import { UNREACHABLE_REASONS } from '../contract/campaigns.js';
-import type { Reader, Tx } from '../store/store.js';
+import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
+import { getCampaign } from './campaigns.js';
+import { publicContact, type Contact } from './contacts.js';
+import type { ContactAnswer } from '../contract/contacts.js';
 import { countOne, SHARDS, shardOf, type StepSubject } from './funnel.js';
 
 /**
@@ -21,6 +24,14 @@ export type UnreachableReason = (typeof UNREACHABLE_REASONS)[number];
 
 export const isUnreachableReason = (reason: string | null | undefined): reason is UnreachableReason =>
   (UNREACHABLE_REASONS as readonly string[]).includes(reason ?? '');
+
+interface Unreachable {
+  id: string;
+  accountId: string;
+  campaignId: string;
+  contactId: string;
+  reason: UnreachableReason;
+}
 
 interface UnreachableCounts {
   id: string;
@@ -45,3 +56,29 @@ export async function unreachableOf(r: Reader, campaignId: string): Promise<{ to
   for (const shard of shards) for (const reason of UNREACHABLE_REASONS) byReason[reason] += shard?.counts[reason] ?? 0;
   return { total: UNREACHABLE_REASONS.reduce((sum, reason) => sum + byReason[reason], 0), byReason };
 }
+
+/** One contact a campaign could not reach, with the contact as it is now (null once deleted), at its place. */
+export type UnreachableContact = Placed<Unreachable> & { contact: ContactAnswer | null };
+
+/**
+ * The contacts the campaign could not reach, all or for one reason, in the order they were found, a page at a
+ * time: what its page names, so the team can give them what they lack.
+ */
+export async function unreachableContacts(
+  r: Reader & Pick<Store, 'findPlaced'>,
+  accountId: string,
+  campaignId: string,
+  reason: UnreachableReason | undefined,
+  page: Page,
+): Promise<UnreachableContact[]> {
+  await getCampaign(r, accountId, campaignId);
+  const found = reason
+    ? await r.findPlaced<Unreachable>('unreachable', 'reason', [campaignId, reason], page)
+    : await r.findPlaced<Unreachable>('unreachable', 'campaign', [campaignId], page);
+  return Promise.all(found.map(async (placed) => {
+    const contact = await r.get<Contact>('contacts', placed.doc.contactId);
+    return { ...placed, contact: contact && contact.accountId === accountId ? publicContact(contact) : null };
+  }));
+}
+
+export const publicUnreachable = (u: UnreachableContact) => ({ reason: u.doc.reason, contactId: u.doc.contactId, contact: u.contact });

@@ -53,6 +53,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/campaigns/:id/openings': { GET: 'team' },
   '/v1/campaigns/:id/openings/retry-failed': { POST: 'team' },
   '/v1/campaigns/:id/unanswered': { GET: 'team' },
+  '/v1/campaigns/:id/unreachable': { GET: 'team' },
   '/v1/campaigns/:id/funnel': { GET: 'team' },
   '/v1/members': { GET: 'team', POST: 'admins' },
   '/v1/members/:id': { GET: 'team', PATCH: 'admins', DELETE: 'admins' },

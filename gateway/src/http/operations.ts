@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { apiKey, channels, invitation, member, settings, webhook, webhookTestResult, webhookWithSecret } from '../contract/account.js';
 import { botSettings, botTest, unanswered } from '../contract/bot.js';
-import { campaign, campaignOpenings, campaignWithReach, funnel, openingPreview, openingPrice, reachExisting } from '../contract/campaigns.js';
+import { campaign, campaignOpenings, campaignWithReach, funnel, openingPreview, openingPrice, reachExisting, unreachableContact } from '../contract/campaigns.js';
 import { contact, listContact } from '../contract/contacts.js';
 import { autoRechargeAnswer, creditEntry, creditsAnswer, grant, lowBalanceAnswer, subAccount } from '../contract/credits.js';
 import { importAnswer, list, listAddition } from '../contract/lists.js';
@@ -126,7 +126,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'getImport',
       tag: 'Imports',
       summary: 'Get an import',
-      description: 'Its progress, counts (unreachable: rows added that a Live campaign of the list cannot reach; warnings: rows added without their phone), rejected rows and warned rows.',
+      description: 'Its progress, counts (unreachable: rows added that a Live campaign of the list cannot reach; warnings: rows added with a phone, an email or a name left out) and, by row, the rejected rows, the warnings with what was left out, and the repeated rows with the contact each was merged into (the first 1,000 of each).',
       answers: { 200: importAnswer },
       errors: notFound('IMPORT'),
     },
@@ -219,6 +219,18 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       description: 'Its latest 1,000 questions handed off for want of an answer, grouped when they ask the same thing, largest groups first, each with the FAQ that answers it now if one does.',
       query: schemas.unansweredQuery,
       answers: { 200: unanswered },
+      errors: notFound('CAMPAIGN'),
+    },
+  },
+  '/campaigns/{id}/unreachable': {
+    get: {
+      id: 'listUnreachableContacts',
+      tag: 'Campaigns',
+      summary: 'The contacts the campaign could not reach',
+      description: 'Each contact of its list the campaign could not reach (no phone, no external ID, opted out …), with why, in the order they were found; `reason` keeps one reason. GET /campaigns/{id} counts them.',
+      query: schemas.unreachableQuery,
+      paged: true,
+      answers: { 200: page(unreachableContact) },
       errors: notFound('CAMPAIGN'),
     },
   },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CAMPAIGN_CHANNELS, CAMPAIGN_COUNTS, CAMPAIGN_LIMITS as C, CONTACT_SEARCH, HANDOFF_ASSIGNMENTS, MEMBER_ROLES, TEXT_LIMITS as T } from '../api-contract.js';
+import { UNREACHABLE_REASONS } from '../contract/campaigns.js';
 import { DEFAULT_SEND_RATE } from '../domain/campaigns.js';
 import { EVENTS } from '../domain/events.js';
 import { knownZone } from '../domain/funnel-report.js';
@@ -436,6 +437,11 @@ export const funnelQuery = z.object({
     .default('UTC')
     .refine((v) => knownZone(v), 'must be an IANA time zone such as "America/New_York"')
     .describe('The IANA time zone whose days are counted; UTC by default'),
+});
+
+export const unreachableQuery = z.strictObject({
+  ...pageFields,
+  reason: z.enum(UNREACHABLE_REASONS).optional().describe('Only the contacts not reached for this reason'),
 });
 
 export const unansweredQuery = z.strictObject({

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type { apiKey, channels, invitation, member, settings, webhookTestResult } from '../../contract/account.js';
 import type { botSettings, botTest, unanswered } from '../../contract/bot.js';
-import type { campaign, campaignOpenings, campaignWithReach, funnel, openingPreview, openingPrice, reachExisting } from '../../contract/campaigns.js';
+import type { campaign, campaignOpenings, campaignWithReach, funnel, openingPreview, openingPrice, reachExisting, unreachableContact } from '../../contract/campaigns.js';
 import type { contact, listContact } from '../../contract/contacts.js';
 import type { creditEntry, creditsAnswer, lowBalanceAnswer, subAccount } from '../../contract/credits.js';
 import type { importAnswer, list, listAddition } from '../../contract/lists.js';
@@ -34,6 +34,8 @@ export type Campaign = Answer<typeof campaign>;
 /** GET /v1/campaigns/{id}: the campaign, with the contacts of its list it could not reach. */
 export type CampaignWithReach = Answer<typeof campaignWithReach>;
 export type Unreachable = CampaignWithReach['unreachable'];
+/** GET /v1/campaigns/{id}/unreachable: one contact the campaign could not reach, and why. */
+export type UnreachableContact = Answer<typeof unreachableContact>;
 /** POST /v1/campaigns/{id}/reach-existing. */
 export type Reached = Answer<typeof reachExisting>;
 export type OpeningPreview = Answer<typeof openingPreview>;

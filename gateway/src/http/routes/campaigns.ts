@@ -1,5 +1,5 @@
 import type { Engine } from '../../engine/ports/providers.js';
-import { unreachableOf } from '../../domain/reach.js';
+import { publicUnreachable, unreachableContacts, unreachableOf } from '../../domain/reach.js';
 import { campaignsOf, createCampaign, getCampaign, publicCampaign, updateCampaign } from '../../domain/campaigns.js';
 import { previewOpening } from '../../domain/preview.js';
 import { funnelOf } from '../../domain/funnel-report.js';
@@ -11,7 +11,7 @@ import { openingsReport, quoteOpening } from '../../domain/campaign-openings.js'
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
-import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery, openingPriceQuote, unansweredQuery } from '../schemas.js';
+import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery, openingPriceQuote, unansweredQuery, unreachableQuery } from '../schemas.js';
 import type { campaignWithReach } from '../../contract/campaigns.js';
 import type { Answer } from '../../contract/shared.js';
 
@@ -73,6 +73,14 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
     get: async (req, res) => {
       const { limit } = parse(unansweredQuery, req.query, 'query');
       await sendDurable(gw, res, await unansweredOf(gw.store, accountOf(res).id, String(req.params.id), limit));
+    },
+  });
+  route(v1, '/campaigns/:id/unreachable', {
+    get: async (req, res) => {
+      const query = parse(unreachableQuery, req.query, 'query');
+      const accountId = accountOf(res).id;
+      const read = (page: { limit: number; after?: string | number }) => unreachableContacts(gw.store, accountId, String(req.params.id), query.reason, page);
+      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, read, publicUnreachable));
     },
   });
   route(v1, '/campaigns/:id/funnel', {

@@ -322,6 +322,15 @@ CREATE TABLE "failed_openings" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS
 CREATE INDEX "failed_openings_by_campaign" ON "failed_openings" ((doc->>'campaignId'), seq) WHERE doc->>'campaignId' IS NOT NULL;
 `,
   },
+  {
+    version: 19,
+    name: 'the contacts a campaign could not reach, read by campaign and reason',
+    sql: `
+CREATE INDEX "unreachable_by_campaign" ON "unreachable" ((doc->>'campaignId'), seq) WHERE doc->>'campaignId' IS NOT NULL;
+CREATE INDEX "unreachable_by_reason" ON "unreachable" ((doc->>'campaignId'), (doc->>'reason'), seq)
+  WHERE doc->>'campaignId' IS NOT NULL AND doc->>'reason' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

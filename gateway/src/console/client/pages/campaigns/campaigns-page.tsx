@@ -13,7 +13,8 @@ import { CHANNEL_LABEL, draftOf, NEW_DRAFT, STATUS_LABEL } from './campaign.js';
 import { CampaignFacts } from './campaign-facts.js';
 import { CampaignForm, type ReachOutcome } from './campaign-form.js';
 import { OpeningsPanel } from './openings-panel.js';
-import { UnreachableNotice } from './reach.js';
+import { UNREACHABLE_ANCHOR, UnreachableNotice } from './reach.js';
+import { UnreachablePanel } from './unreachable-contacts.js';
 import { PreviewPanel } from './preview.js';
 import { UnansweredPanel } from './unanswered.js';
 
@@ -108,6 +109,11 @@ function CampaignView(props: { id: string; lists: List[]; notice?: string; reach
       setUnreachable(res.data!.unreachable);
     });
   useEffect(load, [props.id]);
+  // Come from a link to the contacts not reached (the funnel's notice): their panel is shown once it is drawn.
+  const total = unreachable?.total ?? 0;
+  useEffect(() => {
+    if (total > 0 && location.hash === `#${UNREACHABLE_ANCHOR}`) document.getElementById(UNREACHABLE_ANCHOR)?.scrollIntoView();
+  }, [total]);
   // Reaching the list counts the contacts it could not reach: the notice above reads them again.
   const reached = (outcome: ReachOutcome | undefined) => {
     setReach(outcome);
@@ -121,7 +127,7 @@ function CampaignView(props: { id: string; lists: List[]; notice?: string; reach
       <p class="current">
         <span class={`badge status-${campaign.status}`}>{STATUS_LABEL[campaign.status]}</span> {CHANNEL_LABEL[campaign.channel]} campaign, last saved {new Date(campaign.updatedAt).toLocaleString()}.
       </p>
-      <UnreachableNotice campaign={campaign} unreachable={unreachable} />
+      <UnreachableNotice campaign={campaign} unreachable={unreachable} onCampaignPage />
       {!answersOnly(campaign.channel) && <OpeningsPanel campaign={campaign} admin={!props.readOnly} reach={reach} onReached={reached} />}
       <Panel title="Settings" id="settings-heading">
         {props.readOnly
@@ -134,6 +140,7 @@ function CampaignView(props: { id: string; lists: List[]; notice?: string; reach
       {!answersOnly(campaign.channel) && <PreviewPanel campaignId={campaign.id} />}
       <BotTestPanel campaignId={campaign.id} />
       <UnansweredPanel campaign={campaign} readOnly={props.readOnly} onSaved={setCampaign} />
+      {unreachable && unreachable.total > 0 && <UnreachablePanel key={unreachable.total} campaign={campaign} />}
     </>
   );
 }

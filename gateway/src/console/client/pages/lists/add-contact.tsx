@@ -19,8 +19,28 @@ const LABELS: FieldLabels = {
 /**
  * A contact added by hand: POST /v1/contacts (which finds the contact when the phone, the email or the external ID
  * is known already), then POST /v1/lists/{id}/contacts. The API's refusal (INVALID_PHONE and the like) is shown
- * by the form's labels, every problem at once.
+ * by the form's labels, every problem at once. A name typed beside the phone of another person's contact stops
+ * there, saying whose phone it is and how to add the person.
  */
+const fullName = (first: unknown, last: unknown) => [first, last].map((p) => String(p ?? '').trim()).filter(Boolean).join(' ');
+
+/**
+ * One phone is one contact (as one email is, for a contact known by its email alone): a name typed for a phone (or
+ * email) that another person's contact holds would only add that person to the list. What to say instead, with how
+ * to add the new person; undefined when the names do not tell two people apart.
+ */
+function namesake(typed: Record<string, unknown>, found: Contact): string | undefined {
+  const given = fullName(typed.firstName, typed.lastName);
+  const theirs = fullName(found.firstName, found.lastName);
+  // Another person only when a part both give differs: "Ann" is "Ann Smith", "Mia Lee" is not "Noah Lee".
+  const parts = [[typed.firstName, found.firstName], [typed.lastName, found.lastName]].map(([a, b]) => [String(a ?? '').trim().toLowerCase(), String(b ?? '').trim().toLowerCase()]);
+  if (parts.every(([a, b]) => !a || !b || a === b)) return undefined;
+  const by = typed.phone && found.phone ? `The phone ${found.phone} is ${theirs}’s` : typed.email && found.email ? `The email ${found.email} is ${theirs}’s` : `That external ID is ${theirs}’s`;
+  return `${by}: one phone (or email) is one contact, so ${given} would be ${theirs} and was not added. ` +
+    `To add ${given} as a contact of their own, give their own phone number, or leave the phone empty and give their own email ` +
+    `(a contact without a phone gets no SMS or WhatsApp). To add ${theirs} to the list, type ${theirs}’s name or leave the name empty.`;
+}
+
 export function AddContactPanel(props: { listId: string; onAdded: () => void }) {
   const country = useDefaultCountry();
   const [busy, setBusy] = useState(false);
@@ -41,6 +61,11 @@ export function AddContactPanel(props: { listId: string; onAdded: () => void }) 
     void (async () => {
       const created = await call<Contact>('POST', '/v1/contacts', contact);
       const c = created.data;
+      const other = created.ok && created.status === 200 && c ? namesake(contact, c) : undefined;
+      if (other) {
+        setBusy(false);
+        return setOutcome({ error: other });
+      }
       const joined = created.ok && c ? await call<ListAddition>('POST', `/v1/lists/${encodeURIComponent(props.listId)}/contacts`, { contactId: c.id }) : created;
       setBusy(false);
       if (!joined.ok || !c) return setOutcome({ error: errorText(joined, LABELS) });
