@@ -116,9 +116,14 @@ export async function queueDelivery(
     createdAt: at,
     updatedAt: at,
   });
-  await tx.enqueue(newJob('deliver', { deliveryId: delivery.id }, { accountId }));
+  await tx.enqueue(deliverJob(delivery));
   return delivery;
 }
+
+/** The job that posts a delivery, keyed by it: an erasure of its contact cancels it. */
+export const deliverJob = (delivery: Pick<Delivery, 'id' | 'accountId'>) =>
+  newJob('deliver', { deliveryId: delivery.id }, { accountId: delivery.accountId, key: deliverKey(delivery.id) });
+export const deliverKey = (deliveryId: string) => `deliver:${deliveryId}`;
 
 /** Queues one delivery of an event to each receiver of the account that takes it; returns the deliveries made. */
 export async function emit(tx: Tx, account: Account, event: EventType, payload: Record<string, unknown>, messageId: string | null = null): Promise<Delivery[]> {
