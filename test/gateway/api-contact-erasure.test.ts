@@ -172,7 +172,7 @@ test('erasure leaves nothing readable of the contact in the data dir or the data
   expect((await api(gw, account, 'GET', `contacts/${neighbour.id}`)).body.optOut).toBeUndefined();
 }, 90_000);
 
-test('a contact who never opted out leaves no opt-out behind; its number comes back as a new contact', async () => {
+test('a contact who never opted out, or opted in again, leaves no opt-out behind; its number comes back as a new contact', async () => {
   const gw = await gateway();
   const account = await createAccount(gw);
   const phone = uniquePhone();
@@ -181,6 +181,18 @@ test('a contact who never opted out leaves no opt-out behind; its number comes b
   const back = await api(gw, account, 'POST', 'contacts', { body: { phone } });
   expect(back.status).toBe(201);
   expect(back.body.optOut).toBeUndefined();
+
+  // STOP, erased, back opted out; START, erased again: the person's latest word was START.
+  const say = (body: string) => api(gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body } });
+  expect((await say('STOP')).status).toBeLessThan(300);
+  expect((await api(gw, account, 'DELETE', `contacts/${back.body.id}`)).status).toBe(204);
+  const third = (await api(gw, account, 'POST', 'contacts', { body: { phone } })).body;
+  expect(third.optOut).toMatchObject({ keyword: 'stop' });
+  expect((await say('START')).status).toBeLessThan(300);
+  expect((await api(gw, account, 'GET', `contacts/${third.id}`)).body.optOut).toBeUndefined();
+  expect((await api(gw, account, 'DELETE', `contacts/${third.id}`)).status).toBe(204);
+  const fourth = (await api(gw, account, 'POST', 'contacts', { body: { phone } })).body;
+  expect(fourth.optOut).toBeUndefined();
 }, 60_000);
 
 test("erasure: another account's contact → 404 and it stays; an agent → 403 FORBIDDEN; an admin may", async () => {

@@ -4,7 +4,7 @@ import { registrationOf } from '../domain/contact-identity.js';
 import { deliveriesOfContact } from '../domain/contact-export.js';
 import { getContact, type Contact } from '../domain/contacts.js';
 import { conversationsOfContact } from '../domain/conversations.js';
-import { keepOptOut } from '../domain/erased-opt-outs.js';
+import { forgetOptOut, keepOptOut } from '../domain/erased-opt-outs.js';
 import { moveSteps } from '../domain/funnel.js';
 import type { Membership } from '../domain/lists.js';
 import type { Message } from '../domain/messages.js';
@@ -30,6 +30,7 @@ export async function eraseContact(gw: Gateway, accountId: string, contactId: st
   const files = await gw.store.transact(async (tx) => {
     const contact = await getContact(tx, accountId, contactId);
     if (contact.optOut) await keepOptOut(tx, contact, contact.optOut);
+    else await forgetOptOut(tx, contact);
     const messages = await tx.find<Message>('messages', 'contact', [contactId]);
     const campaigns = await forgetConversations(tx, contact, messages);
     for (const d of await deliveriesOfContact(tx, contactId, messages)) {
