@@ -3,7 +3,7 @@ import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
 import { getCampaign } from './campaigns.js';
 import { publicContact, type Contact } from './contacts.js';
 import type { ContactAnswer } from '../contract/contacts.js';
-import { countOne, SHARDS, shardOf, type StepSubject } from './funnel.js';
+import { countOne, moveRecord, SHARDS, shardOf, type StepSubject } from './funnel.js';
 
 /**
  * The contacts a campaign could not reach, by reason, counted once per campaign, reason and contact in the
@@ -82,3 +82,8 @@ export async function unreachableContacts(
 }
 
 export const publicUnreachable = (u: UnreachableContact) => ({ reason: u.doc.reason, contactId: u.doc.contactId, contact: u.contact });
+
+/** The campaign's record that it could not reach the contact: removed, or moved to `into` (see moveRecord). */
+export async function moveUnreachable(tx: Tx, campaignId: string, contactId: string, into?: string): Promise<void> {
+  for (const reason of UNREACHABLE_REASONS) await moveRecord(tx, 'unreachable', `${reason}:${campaignId}:`, contactId, into);
+}
