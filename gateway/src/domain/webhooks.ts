@@ -108,7 +108,8 @@ export async function queueDelivery<E extends EventType>(
     accountId,
     event,
     messageId,
-    contactId: typeof payload.contactId === 'string' ? payload.contactId : null,
+    // The contact the event is about, where it is about one (an erasure finds its deliveries by it).
+    contactId: 'contactId' in payload && typeof payload.contactId === 'string' ? payload.contactId : null,
     ...receiver,
     payload,
     status: 'pending',
