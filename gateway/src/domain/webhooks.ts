@@ -34,6 +34,8 @@ export interface Delivery {
   accountId: string;
   event: EventType;
   messageId: string | null;
+  /** The contact the event is about, when it is about one: its export lists the delivery and its erasure removes it. */
+  contactId?: string | null;
   /** 'settings' for the account's Custom Channel Webhook URL, else the subscription's id. */
   target: string;
   url: string;
@@ -106,6 +108,7 @@ export async function queueDelivery(
     accountId,
     event,
     messageId,
+    contactId: typeof payload.contactId === 'string' ? payload.contactId : null,
     ...receiver,
     payload,
     status: 'pending',
@@ -113,9 +116,14 @@ export async function queueDelivery(
     createdAt: at,
     updatedAt: at,
   });
-  await tx.enqueue(newJob('deliver', { deliveryId: delivery.id }, { accountId }));
+  await tx.enqueue(deliverJob(delivery));
   return delivery;
 }
+
+/** The job that posts a delivery, keyed by it: an erasure of its contact cancels it. */
+export const deliverJob = (delivery: Pick<Delivery, 'id' | 'accountId'>) =>
+  newJob('deliver', { deliveryId: delivery.id }, { accountId: delivery.accountId, key: deliverKey(delivery.id) });
+export const deliverKey = (deliveryId: string) => `deliver:${deliveryId}`;
 
 /** Queues one delivery of an event to each receiver of the account that takes it; returns the deliveries made. */
 export async function emit(tx: Tx, account: Account, event: EventType, payload: Record<string, unknown>, messageId: string | null = null): Promise<Delivery[]> {

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { apiKey, channels, invitation, member, settings, webhook, webhookTestResult, webhookWithSecret } from '../contract/account.js';
 import { botSettings, botTest, unanswered } from '../contract/bot.js';
 import { campaign, campaignWithReach, funnel, openingPreview, reachExisting } from '../contract/campaigns.js';
+import { contactExport } from '../contract/contact-export.js';
 import { contact, listContact } from '../contract/contacts.js';
 import { autoRechargeAnswer, creditsAnswer, grant, subAccount } from '../contract/credits.js';
 import { importAnswer, list, listAddition } from '../contract/lists.js';
@@ -75,7 +76,38 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       errors: { 400: ['INVALID_PHONE', 'INVALID_EMAIL', 'INVALID_CURSOR'], ...notFound('CONTACT') },
     },
   },
-  '/contacts/{id}': { get: { id: 'getContact', tag: 'Contacts', summary: 'Get a contact', answers: { 200: contact }, errors: notFound('CONTACT') } },
+  '/contacts/{id}': {
+    get: { id: 'getContact', tag: 'Contacts', summary: 'Get a contact', answers: { 200: contact }, errors: notFound('CONTACT') },
+    patch: {
+      id: 'updateContact',
+      tag: 'Contacts',
+      summary: 'Correct a contact',
+      description: "Names, phone (read under the account's default country), email and custom fields (merged; null removes a key); an absent field stays, null clears it. " +
+        'A phone or email another contact holds is 409 CONTACT_EXISTS with error.contactId naming that contact (merge them instead).',
+      body: schemas.contactUpdate,
+      answers: { 200: contact },
+      errors: { 400: ['INVALID_PHONE', 'INVALID_EMAIL'], ...notFound('CONTACT'), 409: ['CONTACT_EXISTS'] },
+    },
+    delete: {
+      id: 'eraseContact',
+      tag: 'Contacts',
+      summary: 'Erase a contact',
+      description: 'GDPR erasure: the contact, its conversations, messages, files, list memberships, search entries, waiting jobs and webhook deliveries are gone; ' +
+        'campaign counts stay, naming nobody. A contact who opted out stays opted out: its addresses are kept as keyed hashes, so the same phone, email or ID comes back opted out. Owner and admins.',
+      answers: { 204: null },
+      errors: notFound('CONTACT'),
+    },
+  },
+  '/contacts/{id}/export': {
+    get: {
+      id: 'exportContact',
+      tag: 'Contacts',
+      summary: 'Everything held about a contact',
+      description: 'One JSON document (a GDPR access request): the contact, its conversations and messages, its files as links, its lists, its consent, and the webhook deliveries of events about it. Owner and admins.',
+      answers: { 200: contactExport },
+      errors: notFound('CONTACT'),
+    },
+  },
   '/contacts/{id}/messages': {
     get: { id: 'listContactMessages', tag: 'Messages', summary: "A contact's messages, oldest first", paged: true, answers: { 200: page(message) }, errors: notFound('CONTACT') },
     post: {
@@ -107,6 +139,16 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       errors: { 400: ['INVALID_DURATION'], ...notFound('LIST', 'CONTACT') },
     },
     get: { id: 'listListContacts', tag: 'Lists', summary: "A list's contacts, in the order they joined", paged: true, answers: { 200: page(listContact) }, errors: notFound('LIST') },
+  },
+  '/lists/{listId}/contacts/{contactId}': {
+    delete: {
+      id: 'removeContactFromList',
+      tag: 'Lists',
+      summary: 'Remove a contact from a list',
+      description: 'The contact stays; only its place in the list goes. 404 CONTACT_NOT_IN_LIST when it is not on the list.',
+      answers: { 204: null },
+      errors: { 404: ['LIST_NOT_FOUND', 'CONTACT_NOT_IN_LIST'] },
+    },
   },
   '/lists/{listId}/imports': {
     post: {
