@@ -54,7 +54,7 @@ async function live(gw: TestGateway, account: TestAccount): Promise<Life> {
   expect((await api(gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body: sms } })).status).toBeLessThan(300);
   // A custom channel's fromId that is the contact's email finds the contact.
   const chat = await api(gw, account, 'POST', 'incoming_custom_channel_message', {
-    body: { customData: { messageSid: `sid-${Date.now()}`, fromId: email, toId: 'clinic', body: 'here is my x-ray LILAC-4420', mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png' }, channel: 'webchat' },
+    body: { customData: { messageSid: `sid-${Date.now()}`, fromId: email, toId: 'clinic', body: 'here is my x-ray LILAC-4420', mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png', channel: 'webchat' } },
   });
   expect(chat.status).toBe(200);
   const reply = await api(gw, account, 'POST', `contacts/${contact.id}/messages`, { body: { body: 'Thanks Zephyrine, see you at TULIP-0091' } });

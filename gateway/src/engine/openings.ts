@@ -48,7 +48,7 @@ interface Pacing extends PacingState {
   stalledAt?: number;
 }
 
-const openingKey = (id: string) => `opening:${id}`;
+export const openingKey = (id: string) => `opening:${id}`;
 
 /**
  * In the add-to-list transaction (spec §3.2): each Live campaign of the list with its trigger on schedules its opening

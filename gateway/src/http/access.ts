@@ -31,6 +31,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/media/:id': { GET: 'team' },
   '/v1/contacts': { GET: 'team', POST: 'team' },
   '/v1/contacts/:id': { GET: 'team', PATCH: 'team', DELETE: 'admins' },
+  '/v1/contacts/:id/merge': { POST: 'admins' },
   '/v1/contacts/:id/export': { GET: 'admins' },
   '/v1/contacts/:id/messages': { GET: 'team', POST: 'team' },
   '/v1/contacts/:id/bot': { POST: 'team' },

@@ -98,6 +98,18 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       errors: notFound('CONTACT'),
     },
   },
+  '/contacts/{id}/merge': {
+    post: {
+      id: 'mergeContacts',
+      tag: 'Contacts',
+      summary: 'Merge a duplicate into this contact',
+      description: "The other contact's conversations, messages, lists and external IDs move to this one (a conversation on a channel this one has one on is folded into it); " +
+        "this contact keeps its names, phone, email and custom fields and takes the other's where it has none; an opt-out of either holds. The other is gone. Owner and admins.",
+      body: schemas.contactMerge,
+      answers: { 200: contact },
+      errors: { 400: ['SAME_CONTACT'], ...notFound('CONTACT') },
+    },
+  },
   '/contacts/{id}/export': {
     get: {
       id: 'exportContact',

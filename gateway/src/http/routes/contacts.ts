@@ -8,10 +8,11 @@ import { publicConversation } from '../../domain/conversations.js';
 import { messagesOf, publicMessage } from '../../domain/messages.js';
 import { eraseContact } from '../../engine/erase-contact.js';
 import { setBot, teamReply } from '../../engine/handoff.js';
+import { mergeContacts } from '../../engine/merge-contacts.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, actorOf, bySession, parse, route, sendDurable, type Routes } from '../route.js';
-import { botState, contactCreate, contactLookup, contactUpdate, teamMessage } from '../schemas.js';
+import { botState, contactCreate, contactLookup, contactMerge, contactUpdate, teamMessage } from '../schemas.js';
 import type { botState as botStateAnswer } from '../../contract/messages.js';
 import type { Answer } from '../../contract/shared.js';
 
@@ -45,6 +46,12 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
       await eraseContact(gw, accountOf(res).id, String(req.params.id));
       res.status(204).end();
     },
+  });
+  route(v1, '/contacts/:id/merge', {
+    post: [jsonBody(), async (req, res) => {
+      const { contactId } = parse(contactMerge, req.body);
+      res.json(publicContact(await mergeContacts(gw, accountOf(res).id, String(req.params.id), contactId)));
+    }],
   });
   route(v1, '/contacts/:id/export', {
     get: async (req, res) => {
