@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Contact } from '../../answers.js';
 import { call, get, type ApiResult } from '../../api.js';
 import { Field, FormStatus } from '../../components/form.js';
@@ -49,6 +49,11 @@ export function EditForm(props: { contact: Contact; admin: boolean; onSaved: (c:
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState<{ error?: string; done?: string }>({});
   const [conflict, setConflict] = useState<Conflict | undefined>(undefined);
+  // The contact read again (saved, or another merged into it): the form shows what is held now.
+  useEffect(() => {
+    setBasics(basicsOf(contact));
+    setRows(rowsOf(contact));
+  }, [contact]);
 
   const save = async (patch: Patch) => {
     setBusy(true);
@@ -58,8 +63,6 @@ export function EditForm(props: { contact: Contact; admin: boolean; onSaved: (c:
     setBusy(false);
     if (res.ok) {
       setStatus({ done: 'Contact saved.' });
-      setBasics(basicsOf(res.data!));
-      setRows(rowsOf(res.data!));
       return props.onSaved(res.data!);
     }
     if (res.code === 'CONTACT_EXISTS' && res.contactId) {
@@ -87,8 +90,9 @@ export function EditForm(props: { contact: Contact; admin: boolean; onSaved: (c:
     const merged: ApiResult<Contact> = await mergeInto(contact.id, c.other.id);
     setBusy(false);
     if (!merged.ok) return setStatus({ error: merged.status === 403 ? 'Only the owner and admins may merge contacts: your role does not allow it.' : merged.error });
-    props.onMerged();
     await save(c.patch);
+    // Read again once saved, so the panel shows the contact as both steps left it.
+    props.onMerged();
   };
   const setRow = (i: number, row: Partial<Row>) => setRows(rows.map((r, n) => (n === i ? { ...r, ...row } : r)));
 
