@@ -88,7 +88,7 @@ test('from a thread: the contact corrected; an email another contact holds is re
   await dialog.getByRole('button', { name: 'Save contact' }).click();
   const conflict = dialog.locator('.contact-conflict');
   await conflict.waitFor();
-  expect(await conflict.locator('p').textContent()).toBe('Ruth Park has this email already (ruth@clinic.example): a phone and an email belong to one contact.');
+  expect(await conflict.locator('p').textContent()).toBe('Ruth Park has this email already (ruth@clinic.example): a phone or an email belongs to one contact only.');
   expect(await conflict.getByRole('button', { name: 'Merge Ruth Park into this contact and save' }).count()).toBe(1);
   expect((await v1('GET', `contacts/${noah}`)).body.email).toBe('');
   expect(await seriousViolations(page)).toEqual([]);

@@ -130,7 +130,7 @@ export function EditForm(props: { contact: Contact; admin: boolean; onSaved: (c:
         <div class="warning contact-conflict" role="alert">
           <p>
             {contactName(conflict.other)} has this {conflict.field} already
-            {conflict.field === 'phone' ? ` (${conflict.other.phone})` : ` (${conflict.other.email})`}: a phone and an email belong to one contact.
+            {conflict.field === 'phone' ? ` (${conflict.other.phone})` : ` (${conflict.other.email})`}: a phone or an email belongs to one contact only.
           </p>
           <button type="button" class="link-button" onClick={() => props.onOpen(conflict.other.id)}>Open {contactName(conflict.other)}</button>
           {props.admin && (
