@@ -16,7 +16,6 @@ jest.setTimeout(60_000);
 let gw: TestGateway;
 let browser: Browser;
 let owner: ConsoleAccount;
-let context: BrowserContext;
 let page: Page;
 /** Noah Lee who wrote on the web chat; the second Noah Lee, added with a phone and on the list; Ruth; Dana. */
 let noah: string;
@@ -67,7 +66,7 @@ beforeAll(async () => {
   listId = (await v1('POST', 'lists', { name: 'Patients' })).body.id;
   expect((await v1('POST', `lists/${listId}/contacts`, { contactId: twin })).status).toBe(201);
 
-  ({ context, page } = await openPage(browser));
+  ({ page } = await openPage(browser));
   await signInAt(page, url('/console/inbox'), owner);
 });
 afterAll(async () => {
