@@ -17,10 +17,11 @@ let gw: TestGateway;
 let browser: Browser;
 let owner: ConsoleAccount;
 let page: Page;
-/** Noah Lee who wrote on the web chat; the second Noah Lee, added with a phone and on the list; Ruth; Dana. */
+/** Noah Lee who wrote on the web chat; the second Noah Lee, added with a phone and on the list; Zed. */
 let noah: string;
 let twin: string;
 let listId: string;
+let zed: string;
 const twinPhone = uniquePhone();
 const ruthPhone = uniquePhone();
 
@@ -63,6 +64,7 @@ beforeAll(async () => {
   twin = await contactId({ firstName: 'Noah', lastName: 'Lee', phone: twinPhone });
   await contactId({ firstName: 'Ruth', lastName: 'Park', phone: ruthPhone, email: 'ruth@clinic.example' });
   await contactId({ firstName: 'Dana', lastName: 'Cole', email: 'dana@clinic.example' });
+  zed = await contactId({ firstName: 'Zed', lastName: 'Moss', email: 'zed@clinic.example', customFields: { plan: 'silver' } });
   listId = (await v1('POST', 'lists', { name: 'Patients' })).body.id;
   expect((await v1('POST', `lists/${listId}/contacts`, { contactId: twin })).status).toBe(201);
 
@@ -213,10 +215,19 @@ test('an agent, from the search: edits, and is offered neither merge, export nor
   await agentContext.close();
 });
 
-test('an admin whose role became agent meanwhile is told in words why the export is refused', async () => {
+test('an admin merges the contact holding the email asked for, and saves; once their role became agent, the export is refused in words', async () => {
   const admin = await teamMember(gw, owner, 'admin', 'Adam Admin');
   const { context: adminContext, page: adminPage } = await memberPage(admin.cookie);
   const dialog = await detailsFromSearch(adminPage, 'Dana', 'Dana Cole');
+  await dialog.getByLabel('Email', { exact: true }).fill('zed@clinic.example');
+  await dialog.getByRole('button', { name: 'Save contact' }).click();
+  await dialog.getByRole('button', { name: 'Merge Zed Moss into this contact and save' }).click();
+  await status(dialog, 'Contact saved.').waitFor();
+  expect((await v1('GET', `contacts/${zed}`)).status).toBe(404);
+  const dana = (await v1('GET', 'contacts?q=dana')).body.data;
+  expect(dana).toEqual([expect.objectContaining({ firstName: 'Dana', email: 'zed@clinic.example', customFields: { plan: 'silver' } })]);
+  await adminPage.waitForFunction(() => (document.querySelector('#custom-value-0') as HTMLInputElement | null)?.value === 'silver');
+
   expect((await v1('PATCH', `members/${admin.id}`, { role: 'agent' })).status).toBe(200);
   await dialog.getByRole('button', { name: 'Download everything held (JSON)' }).click();
   await dialog.getByRole('alert').filter({ hasText: 'Only the owner and admins may export a contact: your role does not allow it.' }).waitFor();
