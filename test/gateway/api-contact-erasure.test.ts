@@ -127,11 +127,11 @@ test("the export holds the contact's whole life: conversations, messages, files 
   expect(events).toEqual(expect.arrayContaining(['message_received', 'opt_out']));
   expect(data.deliveries.every((d: { payload: { contactId?: string } }) => d.payload.contactId === contact.id)).toBe(true);
 
-  // Another account's contact is a 404, like one that does not exist; an agent may not export.
+  // Another account's contact is a 404, like one that does not exist.
   const other = await createAccount(gw);
   expectApiError(await api(gw, other, 'GET', `contacts/${contact.id}/export`), 404, 'CONTACT_NOT_FOUND');
   expectApiError(await api(gw, account, 'GET', 'contacts/ct_missing/export'), 404, 'CONTACT_NOT_FOUND');
-});
+}, 60_000);
 
 test('erasure leaves nothing readable of the contact in the data dir or the database after a clean stop; an opt-out still holds', async () => {
   const dataDir = tempDir();
@@ -170,7 +170,7 @@ test('erasure leaves nothing readable of the contact in the data dir or the data
   const byEmail = await api(gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), email: life.contact.email } });
   expect(byEmail.body.optOut).toMatchObject({ keyword: 'stop' });
   expect((await api(gw, account, 'GET', `contacts/${neighbour.id}`)).body.optOut).toBeUndefined();
-});
+}, 90_000);
 
 test('a contact who never opted out leaves no opt-out behind; its number comes back as a new contact', async () => {
   const gw = await gateway();
@@ -181,7 +181,7 @@ test('a contact who never opted out leaves no opt-out behind; its number comes b
   const back = await api(gw, account, 'POST', 'contacts', { body: { phone } });
   expect(back.status).toBe(201);
   expect(back.body.optOut).toBeUndefined();
-});
+}, 60_000);
 
 test("erasure: another account's contact → 404 and it stays; an agent → 403 FORBIDDEN; an admin may", async () => {
   const gw = await gateway();
@@ -201,4 +201,4 @@ test("erasure: another account's contact → 404 and it stays; an agent → 403 
   expect((await as(admin, 'GET', `/v1/contacts/${mine.id}/export`)).status).toBe(200);
   expect((await as(admin, 'DELETE', `/v1/contacts/${mine.id}`)).status).toBe(204);
   expectApiError(await api(gw, owner, 'GET', `contacts/${mine.id}`), 404, 'CONTACT_NOT_FOUND');
-});
+}, 60_000);

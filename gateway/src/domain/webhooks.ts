@@ -120,10 +120,11 @@ export async function queueDelivery(
   return delivery;
 }
 
-/** The job that posts a delivery, keyed by it: an erasure of its contact cancels it. */
-export const deliverJob = (delivery: Pick<Delivery, 'id' | 'accountId'>) =>
-  newJob('deliver', { deliveryId: delivery.id }, { accountId: delivery.accountId, key: deliverKey(delivery.id) });
-export const deliverKey = (deliveryId: string) => `deliver:${deliveryId}`;
+/**
+ * The job that posts a delivery. Not keyed: a retry may queue it again while the run that failed it is still
+ * settling. It holds only the delivery's id, and ends doing nothing once the delivery is gone (an erasure).
+ */
+export const deliverJob = (delivery: Pick<Delivery, 'id' | 'accountId'>) => newJob('deliver', { deliveryId: delivery.id }, { accountId: delivery.accountId });
 
 /** Queues one delivery of an event to each receiver of the account that takes it; returns the deliveries made. */
 export async function emit(tx: Tx, account: Account, event: EventType, payload: Record<string, unknown>, messageId: string | null = null): Promise<Delivery[]> {

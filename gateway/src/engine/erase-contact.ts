@@ -10,18 +10,17 @@ import type { Membership } from '../domain/lists.js';
 import type { Message } from '../domain/messages.js';
 import { moveUnreachable } from '../domain/reach.js';
 import type { Unanswered } from '../domain/unanswered.js';
-import { deliverKey } from '../domain/webhooks.js';
 import type { Tx } from '../store/store.js';
 import { replyKey } from './bot-reply.js';
 import { cancelFollowUps } from './follow-ups.js';
 import { openingsOf, stopOpenings } from './openings.js';
-import { sendKey } from './sending.js';
 
 /**
  * DELETE /v1/contacts/{id}: erasure (GDPR Art. 17). In one transaction the contact goes with everything held about
  * it: its conversations and messages, its files' records, its lists, search keys and external IDs, its openings,
  * funnel and reach records, the unanswered questions it asked, the deliveries of events about it, and the jobs still
- * waiting to act on any of those. The campaigns' counts stay: they count contacts and name none. An opt-out outlives
+ * waiting for it: follow-ups, openings and bot replies are cancelled; a send or a delivery waiting holds only the id
+ * of what is gone, and ends doing nothing when it runs. The campaigns' counts stay: they count contacts and name none. An opt-out outlives
  * it as keyed hashes of its addresses (domain/erased-opt-outs.ts). The files' bytes go once the commit is durable.
  *
  * On the embedded store, what was written before stays in the journal until the next checkpoint, which a clean stop
@@ -34,12 +33,10 @@ export async function eraseContact(gw: Gateway, accountId: string, contactId: st
     const messages = await tx.find<Message>('messages', 'contact', [contactId]);
     const campaigns = await forgetConversations(tx, contact, messages);
     for (const d of await deliveriesOfContact(tx, contactId, messages)) {
-      await tx.cancelJobs(deliverKey(d.id));
       await tx.remove('deliveries', d.id);
     }
     const mediaIds: string[] = [];
     for (const m of messages) {
-      await tx.cancelJobs(sendKey(m.id));
       await tx.cancelJobs(replyKey(m.id));
       if (m.media?.mediaId) {
         mediaIds.push(m.media.mediaId);

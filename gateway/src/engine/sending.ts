@@ -78,9 +78,6 @@ export async function readyToGo(tx: Tx, gw: Gateway, account: Account, conversat
   return pay ? charge(tx, gw, account, conversation, message) : undefined;
 }
 
-/** A message's send job, keyed by it: an erasure of its contact cancels it. */
-export const sendKey = (messageId: string) => `send:${messageId}`;
-
 /**
  * Hands a pending message to its channel in the caller's transaction, and answers its deliveries: on a custom
  * channel, a signed, retried delivery to each of its `receivers` (the Custom Channel Webhook and the `reply`
@@ -89,7 +86,8 @@ export const sendKey = (messageId: string) => `send:${messageId}`;
  */
 export async function handOver(tx: Tx, account: Account, conversation: Conversation, message: Message, receivers: Receivers, earlier: Delivery[] = []): Promise<Delivery[]> {
   if (conversation.channel !== 'custom') {
-    await tx.enqueue(newJob('send', { messageId: message.id }, { accountId: account.id, key: sendKey(message.id) }));
+    // Not keyed (a retry may queue it while the failed run settles): it holds only the id, and a message erased meanwhile ends it.
+    await tx.enqueue(newJob('send', { messageId: message.id }, { accountId: account.id }));
     return earlier;
   }
   const result = [...earlier];
