@@ -22,6 +22,7 @@ let noah: string;
 let twin: string;
 let listId: string;
 let zed: string;
+let ruth: string;
 const twinPhone = uniquePhone();
 const ruthPhone = uniquePhone();
 
@@ -62,11 +63,11 @@ beforeAll(async () => {
   noah = (await v1('GET', `messages/${wrote.body.messageId}`)).body.contactId;
   expect((await v1('PATCH', `contacts/${noah}`, { lastName: 'Lee' })).status).toBe(200);
   twin = await contactId({ firstName: 'Noah', lastName: 'Lee', phone: twinPhone });
-  await contactId({ firstName: 'Ruth', lastName: 'Park', phone: ruthPhone, email: 'ruth@clinic.example' });
+  ruth = await contactId({ firstName: 'Ruth', lastName: 'Park', phone: ruthPhone, email: 'ruth@clinic.example' });
   await contactId({ firstName: 'Dana', lastName: 'Cole', email: 'dana@clinic.example' });
   zed = await contactId({ firstName: 'Zed', lastName: 'Moss', email: 'zed@clinic.example', customFields: { plan: 'silver' } });
   listId = (await v1('POST', 'lists', { name: 'Patients' })).body.id;
-  expect((await v1('POST', `lists/${listId}/contacts`, { contactId: twin })).status).toBe(201);
+  for (const id of [ruth, twin]) expect((await v1('POST', `lists/${listId}/contacts`, { contactId: id })).status).toBe(201);
 
   ({ page } = await openPage(browser));
   await signInAt(page, url('/console/inbox'), owner);
@@ -134,7 +135,7 @@ test('a likely duplicate (same name) is suggested and merged: its phone and list
 
   expect((await v1('GET', `contacts/${twin}`)).status).toBe(404);
   expect((await v1('GET', `contacts/${noah}`)).body).toMatchObject({ phone: twinPhone, email: 'noah@clinic.example' });
-  expect((await v1('GET', `lists/${listId}/contacts`)).body.data.map((c: { id: string }) => c.id)).toEqual([noah]);
+  expect((await v1('GET', `lists/${listId}/contacts`)).body.data.map((c: { id: string }) => c.id)).toEqual([ruth, noah]);
   await dialog.getByLabel('Phone', { exact: true }).waitFor();
   await page.waitForFunction((phone) => (document.querySelector('#contact-phone') as HTMLInputElement | null)?.value === phone, twinPhone);
 });
@@ -176,10 +177,11 @@ test('from a list at phone width: erased once the name is typed, and gone from t
   const erased = panel(page, 'Contact erased');
   await status(erased, 'Noah Lee was erased: nothing of them is held any more.').waitFor();
   await erased.getByRole('button', { name: 'Close' }).click();
-  await page.getByText('No contacts yet').waitFor();
+  await page.locator('table.members').getByRole('button', { name: 'Noah Lee' }).waitFor({ state: 'detached' });
+  expect(await page.locator('table.members td.member-name').allTextContents()).toEqual(['Ruth Park']);
 
   expect((await v1('GET', `contacts/${noah}`)).status).toBe(404);
-  expect((await v1('GET', `lists/${listId}/contacts`)).body.data).toEqual([]);
+  expect((await v1('GET', `lists/${listId}/contacts`)).body.data.map((c: { id: string }) => c.id)).toEqual([ruth]);
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(url('/console/inbox'));
   await page.getByLabel('Find a contact', { exact: true }).fill('Noah');
@@ -187,7 +189,7 @@ test('from a list at phone width: erased once the name is typed, and gone from t
   expect(await page.locator('.inbox-list .inbox-item').filter({ hasText: 'Noah' }).count()).toBe(0);
 });
 
-test('an agent, from the search: edits, and is offered neither merge, export nor erasure, not even on a conflict', async () => {
+test('an agent, from the search: edits, and is offered neither merge, export nor erasure, not even on a conflict; from the list, removes the contact from it', async () => {
   const agent = await teamMember(gw, owner, 'agent', 'Ana Agent');
   const { context: agentContext, page: agentPage } = await memberPage(agent.cookie);
   const dialog = await detailsFromSearch(agentPage, 'Ruth', 'Ruth Park');
@@ -212,6 +214,18 @@ test('an agent, from the search: edits, and is offered neither merge, export nor
   await agentPage.getByRole('button', { name: 'Details of Ruthie Park' }).waitFor();
   expect(await seriousViolations(agentPage)).toEqual([]);
   await screenshot(agentPage, 'contact-panel-agent');
+  await renamed.getByRole('button', { name: 'Close' }).click();
+
+  // From the list, the agent takes the contact off it; the contact stays.
+  await agentPage.goto(url(`/console/lists?id=${listId}`));
+  await agentPage.locator('table.members').getByRole('button', { name: 'Ruthie Park' }).click();
+  const fromList = panel(agentPage, 'Ruthie Park');
+  await fromList.getByRole('button', { name: 'Remove from this list' }).click();
+  await fromList.getByRole('group', { name: 'Remove from this list' }).getByRole('button', { name: 'Remove', exact: true }).click();
+  await status(fromList, 'Ruthie Park is no longer on this list.').waitFor();
+  await agentPage.getByText('No contacts yet').waitFor();
+  expect((await v1('GET', `lists/${listId}/contacts`)).body.data).toEqual([]);
+  expect((await v1('GET', `contacts/${ruth}`)).body.firstName).toBe('Ruthie');
   await agentContext.close();
 });
 
