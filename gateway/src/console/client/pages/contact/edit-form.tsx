@@ -5,6 +5,7 @@ import { Field, FormStatus } from '../../components/form.js';
 import { errorText, type FieldLabels } from '../../components/problems.js';
 import { contactName } from '../inbox/labels.js';
 import { mergeInto } from './duplicates.js';
+import { refusal } from './words.js';
 
 const LABELS: FieldLabels = { firstName: 'First name', lastName: 'Last name', phone: 'Phone', email: 'Email', 'customFields.*': 'Custom field' };
 
@@ -89,7 +90,7 @@ export function EditForm(props: { contact: Contact; admin: boolean; onSaved: (c:
     setBusy(true);
     const merged: ApiResult<Contact> = await mergeInto(contact.id, c.other.id);
     setBusy(false);
-    if (!merged.ok) return setStatus({ error: merged.status === 403 ? 'Only the owner and admins may merge contacts: your role does not allow it.' : merged.error });
+    if (!merged.ok) return setStatus({ error: refusal(merged, 'merge contacts') });
     await save(c.patch);
     // Read again once saved, so the panel shows the contact as both steps left it.
     props.onMerged();
