@@ -12,6 +12,10 @@ export interface ApiResult<T> {
   data?: T;
   error?: string;
   problems?: FieldProblem[];
+  /** The API's error code (`CONTACT_EXISTS`), for a form that offers a way on from one refusal. */
+  code?: string;
+  /** On 409 CONTACT_EXISTS: the other contact, which holds the phone or email. */
+  contactId?: string;
 }
 
 export const SESSION_PATH = '/console/api/session';
@@ -95,7 +99,9 @@ async function callOnce<T>(method: string, path: string, body: unknown, extraHea
   }
   const error = typeof data?.error === 'string' ? data.error : (data?.error?.message ?? `The gateway answered ${res.status}.`);
   const problems = Array.isArray(data?.error?.fields) ? (data.error.fields as FieldProblem[]) : undefined;
-  return { ok: false, status: res.status, waitS: 0, error, problems };
+  const code = typeof data?.error?.code === 'string' ? (data.error.code as string) : undefined;
+  const contactId = typeof data?.error?.contactId === 'string' ? (data.error.contactId as string) : undefined;
+  return { ok: false, status: res.status, waitS: 0, error, problems, code, contactId };
 }
 
 /** GET a JSON resource; the same result shape as `call`. */

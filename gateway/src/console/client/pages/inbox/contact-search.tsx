@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { CONTACT_SEARCH, phoneDigitsOf } from '../../../../api-contract.js';
 import type { Contact, Conversation, PageOf } from '../../answers.js';
 import { get } from '../../api.js';
+import { ContactPanel } from '../contact/contact-panel.js';
 import { ChannelName } from './channel.js';
 import { contactName } from './labels.js';
 
@@ -28,16 +29,17 @@ function summary(q: string, count: number): string {
 /**
  * Finding a contact from the inbox (GET /v1/contacts?q=): by the start of a name or an email, the last digits of a
  * phone, or an external ID. A contact found leads to its conversation: the only one opens at once, several are
- * offered by channel, and a contact nobody wrote to yet says so. A query too short to look for is sent all the same:
- * the API says what a search needs, and the box says it.
+ * offered by channel, and a contact nobody wrote to yet says so; its Details open the contact's panel. A query too
+ * short to look for is sent all the same: the API says what a search needs, and the box says it.
  */
-export function ContactSearch(props: { onOpen: (conversationId: string) => void }) {
+export function ContactSearch(props: { admin: boolean; onOpen: (conversationId: string) => void; onChanged: () => void }) {
   const [text, setText] = useState('');
   const [found, setFound] = useState<PageOf<Contact> & { q: string } | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   // What the API said a query needs when it held too little to look for.
   const [needs, setNeeds] = useState<string | undefined>(undefined);
   const [opened, setOpened] = useState<Record<string, Opened>>({});
+  const [details, setDetails] = useState<string | undefined>(undefined);
   // Only the latest search is shown: an earlier one may answer after it.
   const searches = useRef(0);
 
@@ -95,10 +97,13 @@ export function ContactSearch(props: { onOpen: (conversationId: string) => void 
               const result = opened[c.id];
               return (
                 <li key={c.id}>
-                  <button type="button" class="inbox-item" onClick={() => void open(c)}>
-                    <span class="inbox-item-name">{contactName(c)}</span>
-                    <span class="inbox-item-meta">{[c.phone, c.email, ...Object.values(c.externalIds ?? {})].filter(Boolean).join(' · ')}</span>
-                  </button>
+                  <div class="contact-found">
+                    <button type="button" class="inbox-item" onClick={() => void open(c)}>
+                      <span class="inbox-item-name">{contactName(c)}</span>
+                      <span class="inbox-item-meta">{[c.phone, c.email, ...Object.values(c.externalIds ?? {})].filter(Boolean).join(' · ')}</span>
+                    </button>
+                    <button type="button" class="secondary" onClick={() => setDetails(c.id)}>Details<span class="sr-only"> of {contactName(c)}</span></button>
+                  </div>
                   {result && 'error' in result && <p class="error" role="alert">{result.error}</p>}
                   {result && 'conversations' in result && result.conversations.length === 0 && (
                     <p class="current">No conversation with {contactName(c)} yet: it starts with a campaign’s opening message or their first message.</p>
@@ -118,6 +123,12 @@ export function ContactSearch(props: { onOpen: (conversationId: string) => void 
               );
             })}
           </ul>
+          {details && <ContactPanel id={details} admin={props.admin} onClose={() => setDetails(undefined)} onChanged={() => {
+            // What was found may have changed name, merged away or been erased: the search is asked again.
+            setOpened({});
+            void search(found.q);
+            props.onChanged();
+          }} />}
           {found.nextCursor && <button type="button" class="secondary" onClick={() => void search(found.q, found.nextCursor!)}>Show more contacts</button>}
         </div>
       )}

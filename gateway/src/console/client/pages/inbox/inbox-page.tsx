@@ -73,7 +73,7 @@ export function InboxPage({ session }: { session: SessionInfo }) {
       <div class={`inbox${open ? ' inbox-open' : ''}`}>
         <section class="panel inbox-list" aria-labelledby="conversations-heading">
           <h2 id="conversations-heading">Conversations</h2>
-          <ContactSearch onOpen={choose} />
+          <ContactSearch admin={canAct(session.member.role, 'admin')} onOpen={choose} onChanged={reload} />
           <div class="inbox-controls">
             <AssigneeSwitch value={filters.assigneeId} onChange={(assigneeId) => filter({ ...filters, assigneeId })} />
             <FilterBar value={filters} onChange={filter} />

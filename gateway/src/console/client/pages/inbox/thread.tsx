@@ -8,6 +8,7 @@ import { FormStatus } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
 import { useLiveReload } from '../../live-reload.js';
 import { acting } from '../../notify/own-actions.js';
+import { ContactPanel } from '../contact/contact-panel.js';
 import { AssigneePicker, type Team } from './assignee.js';
 import { ChannelName } from './channel.js';
 import { CONVERSATION_STATUS, contactName, externalIdLabel, handoffWhy, sentAs, when } from './labels.js';
@@ -43,6 +44,8 @@ export function Thread(props: { id: string; team: Team; business: string; admin:
   const [reads, setReads] = useState(0);
   const [error, setError] = useState<string | undefined>(undefined);
   const heading = useRef<HTMLHeadingElement>(null);
+  // The contact's panel: open, or open over a contact just erased (closing it closes the thread, gone with them).
+  const [panel, setPanel] = useState<'open' | 'erased' | undefined>(undefined);
   const load = async () => {
     const res = await get<Conversation>(`/v1/conversations/${encodeURIComponent(props.id)}`);
     if (!res.ok) return setError(res.error);
@@ -77,6 +80,13 @@ export function Thread(props: { id: string; team: Team; business: string; admin:
     <section class="panel inbox-thread" aria-labelledby="thread-heading">
       <button type="button" class="secondary inbox-back" onClick={props.onClose}>All conversations</button>
       <h2 id="thread-heading" ref={heading} tabIndex={-1}>{name}</h2>
+      <button type="button" class="secondary" onClick={() => setPanel('open')}>Contact details</button>
+      {panel && <ContactPanel id={conversation.contactId} admin={props.admin}
+        onClose={() => (panel === 'erased' ? props.onClose() : setPanel(undefined))}
+        onChanged={(change) => {
+          if (change === 'erased') setPanel('erased');
+          reload();
+        }} />}
       <dl class="facts inbox-facts">
         <dt>Channel</dt><dd><ChannelName conversation={conversation} /></dd>
         <dt>Status</dt>

@@ -5,6 +5,9 @@ import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
+import type { SessionInfo } from '../../session.js';
+import { canAct } from '../../../../api-contract.js';
+import { ContactPanel } from '../contact/contact-panel.js';
 import { AddContactPanel } from './add-contact.js';
 import { ImportPanel } from './import.js';
 import { MembersPanel } from './members.js';
@@ -12,10 +15,14 @@ import { Pager, usePaged } from './paged.js';
 import { PastImportsPanel } from './past-imports.js';
 import { ItemLink, useSelected } from './selection.js';
 
-/** The account's lists, and one list opened: its contacts, adding one by hand, CSV import and past imports. */
-export function ListsPage() {
+/**
+ * The account's lists, and one list opened: its contacts (each opening the contact's panel), adding one by hand, CSV
+ * import and past imports.
+ */
+export function ListsPage({ session }: { session: SessionInfo }) {
   const { selected, select } = useSelected();
-  return selected ? <ListView key={selected} id={selected} onBack={() => select(null)} /> : <ListTable open={select} />;
+  const admin = canAct(session.member.role, 'admin');
+  return selected ? <ListView key={selected} id={selected} admin={admin} onBack={() => select(null)} /> : <ListTable open={select} />;
 }
 
 function ListTable(props: { open: (id: string) => void }) {
@@ -58,7 +65,7 @@ function ListTable(props: { open: (id: string) => void }) {
   );
 }
 
-function ListView(props: { id: string; onBack: () => void }) {
+function ListView(props: { id: string; admin: boolean; onBack: () => void }) {
   const base = `/v1/lists/${encodeURIComponent(props.id)}`;
   const [list, setList] = useState<List | null | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -71,6 +78,7 @@ function ListView(props: { id: string; onBack: () => void }) {
   }, [base]);
   const members = usePaged<ListContact>(`${base}/contacts`);
   const imports = usePaged<Import>(`${base}/imports`, 10);
+  const [details, setDetails] = useState<string | undefined>(undefined);
   const back = <p><a href={location.pathname} onClick={(e) => { e.preventDefault(); props.onBack(); }}>← All lists</a></p>;
   if (list === undefined) return <><PageTitle>List</PageTitle>{back}<Loading error={error} /></>;
   if (list === null) return <><PageTitle>List not found</PageTitle>{back}<p>This account has no such list.</p></>;
@@ -78,7 +86,8 @@ function ListView(props: { id: string; onBack: () => void }) {
     <>
       <PageTitle>{list.name}</PageTitle>
       {back}
-      <MembersPanel paged={members} />
+      <MembersPanel paged={members} onDetails={setDetails} />
+      {details && <ContactPanel id={details} admin={props.admin} listId={list.id} onClose={() => setDetails(undefined)} onChanged={() => void members.reload()} />}
       <AddContactPanel listId={list.id} onAdded={members.first} />
       <ImportPanel listId={list.id} onFinished={() => {
         members.first();

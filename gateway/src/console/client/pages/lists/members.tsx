@@ -1,12 +1,13 @@
 import type { ListContact } from '../../answers.js';
 import { Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
+import { contactName } from '../inbox/labels.js';
 import { Pager, type usePaged } from './paged.js';
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 
-/** The list's contacts in the order they joined, a page at a time; every value shown as text. */
-export function MembersPanel(props: { paged: ReturnType<typeof usePaged<ListContact>> }) {
+/** The list's contacts in the order they joined, a page at a time, each name opening the contact's panel; every value shown as text. */
+export function MembersPanel(props: { paged: ReturnType<typeof usePaged<ListContact>>; onDetails: (contactId: string) => void }) {
   const { paged } = props;
   return (
     <Panel title="Contacts in this list" id="members-heading">
@@ -17,7 +18,7 @@ export function MembersPanel(props: { paged: ReturnType<typeof usePaged<ListCont
             <tbody>
               {paged.items.map((m) => (
                 <tr key={m.id}>
-                  <td class="member-name">{`${m.firstName} ${m.lastName}`.trim() || '—'}</td>
+                  <td class="member-name"><button type="button" class="link-button" onClick={() => props.onDetails(m.id)}>{contactName(m)}</button></td>
                   <td>{m.phone || '—'}</td>
                   <td>{m.email || '—'}</td>
                   <td>{m.customFields ? Object.entries(m.customFields).map(([k, v]) => `${k}: ${String(v)}`).join(', ') : ''}</td>
