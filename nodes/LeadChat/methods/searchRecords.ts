@@ -12,7 +12,7 @@ import { leadChatPaged, type ListedRecord, type ListPath } from '../transport/pa
 export const DROPDOWN_RETRY = { maxRetries: 1, maxWaitSeconds: 5 };
 
 /** The list endpoints whose records have a name to show. */
-export type NamedListPath = Exclude<ListPath, '/conversations'>;
+export type NamedListPath = Exclude<ListPath, '/conversations' | '/webhooks'>;
 
 export interface RecordSearch<P extends NamedListPath> {
 	/** The list endpoint, e.g. `/lists`. */

@@ -1,6 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ListCampaignsAnswer, ListConversationsAnswer, ListListsAnswer, ListMembersAnswer } from './answers';
+import type {
+	ListCampaignsAnswer,
+	ListConversationsAnswer,
+	ListListsAnswer,
+	ListMembersAnswer,
+	ListWebhooksAnswer,
+} from './answers';
 import { leadChatRequest, type LeadChatContext, type LeadChatRequest } from './request';
 
 /** The most records asked for per page; the server may answer fewer. */
@@ -12,6 +18,7 @@ export interface ListAnswers {
 	'/conversations': ListConversationsAnswer;
 	'/lists': ListListsAnswer;
 	'/members': ListMembersAnswer;
+	'/webhooks': ListWebhooksAnswer;
 }
 
 export type ListPath = keyof ListAnswers;
