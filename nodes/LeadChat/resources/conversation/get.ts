@@ -5,7 +5,7 @@ import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
 
-export const description = forOperation('conversation', 'get', [conversationIdField]);
+export const description = forOperation('conversation', 'get', [...conversationIdField]);
 
 /** One conversation: the contact on one channel, its status, bot, opening message and what is due next. */
 export async function execute(

@@ -9,7 +9,7 @@ import { hintForCode } from '../../transport/errors';
 import { leadChatRequest } from '../../transport/request';
 
 export const description = forOperation('conversation', 'sendAsTeamMember', [
-	contactIdField,
+	...contactIdField,
 	messageTextField,
 	{
 		displayName: 'Additional Fields',
