@@ -12,6 +12,8 @@ export class ApiError extends Error {
     message: string,
     readonly headers: Record<string, string> = {},
     readonly fields?: FieldProblem[],
+    /** The record the conflict is with (409 CONTACT_EXISTS names the contact holding the phone or email). */
+    readonly contactId?: string,
   ) {
     super(message);
     this.name = 'ApiError';

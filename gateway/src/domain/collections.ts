@@ -33,6 +33,8 @@ export const collections: CollectionSpec[] = [
     indexes: {
       member: { unique: true, fields: ['listId', 'contactId'] },
       list: { fields: ['listId'] },
+      // A contact's lists: what its export shows, its merge moves and its erasure removes.
+      contact: { fields: ['contactId'] },
     },
   },
   { name: 'campaigns', indexes: { account: { fields: ['accountId'] } } },
@@ -76,7 +78,8 @@ export const collections: CollectionSpec[] = [
   },
   { name: 'pacing', indexes: {} },
   { name: 'media', indexes: {} },
-  { name: 'deliveries', indexes: { message: { fields: ['messageId'] } } },
+  // Found by message, and by contact: an event about a contact (a hand-off) may name no message.
+  { name: 'deliveries', indexes: { message: { fields: ['messageId'] }, contact: { fields: ['contactId'] } } },
   { name: 'webhooks', indexes: { account: { fields: ['accountId'] } } },
   { name: 'transactions', indexes: { account: { fields: ['accountId'] } } },
   { name: 'idempotency', indexes: { key: { unique: true, fields: ['accountId', 'key'] } } },
@@ -114,4 +117,6 @@ export const collections: CollectionSpec[] = [
   // A contact's provider messages still to be processed, in order (domain/inbound-turns.ts): one document per
   // contact and provider while any wait, its id made of account, provider and sender.
   { name: 'inbound_turns', indexes: {} },
+  // The opt-outs of erased contacts (domain/erased-opt-outs.ts): a keyed hash of each address, its id, and the key.
+  { name: 'erased_opt_outs', indexes: {} },
 ];

@@ -6,6 +6,7 @@ import type { Reader, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import { indexContactIn, type SearchableContact } from './contact-search.js';
 import { normalizeEmail } from './email.js';
+import { erasedOptOutOf } from './erased-opt-outs.js';
 import { normalizePhone } from './phone.js';
 import type { ContactAnswer } from '../contract/contacts.js';
 
@@ -144,13 +145,17 @@ export async function createContactIn(tx: Tx, accountId: string, input: Normaliz
  * (domain/contact-search.ts).
  */
 export async function insertContact(tx: Tx, contact: Contact): Promise<Contact> {
-  const inserted = await tx.insert<Contact>('contacts', contact);
+  const optOut = contact.optOut ? undefined : await erasedOptOutOf(tx, contact);
+  const inserted = await tx.insert<Contact>('contacts', optOut ? { ...contact, optOut } : contact);
   await indexContactIn(tx, undefined, inserted);
   return inserted;
 }
 
 export async function updateContact(tx: Tx, before: Contact, patch: Partial<Contact>): Promise<Contact> {
-  const updated = await tx.update<Contact>('contacts', before.id, patch);
+  const next = { ...before, ...patch };
+  // An address an erased contact opted out with comes back opted out, whichever way it comes.
+  const optOut = next.optOut ? undefined : await erasedOptOutOf(tx, next, before);
+  const updated = await tx.update<Contact>('contacts', before.id, optOut ? { ...patch, optOut } : patch);
   await indexContactIn(tx, before, updated);
   return updated;
 }

@@ -1,5 +1,5 @@
 import type { Gateway } from '../context.js';
-import { notFound } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import type { Contact } from './contacts.js';
@@ -61,4 +61,21 @@ export async function addMembership(tx: Tx, listId: string, contact: Contact, so
     addedAt: now(),
   });
   return { added: true, membership };
+}
+
+/** DELETE /v1/lists/{listId}/contacts/{contactId}: the contact leaves the list; 404 when it is not on it. */
+export async function removeMembership(gw: Gateway, accountId: string, listId: string, contactId: string): Promise<void> {
+  await gw.store.transact(async (tx) => {
+    await getList(tx, accountId, listId);
+    const [membership] = await tx.find<Membership>('memberships', 'member', [listId, contactId]);
+    if (!membership || membership.accountId !== accountId) throw new ApiError(404, 'CONTACT_NOT_IN_LIST', 'The contact is not on this list');
+    await tx.remove('memberships', membership.id);
+  });
+}
+
+/** The lists a contact is on, with when and how it joined each. */
+export async function listsOfContact(r: Reader, contactId: string): Promise<Array<Membership & { list: List }>> {
+  const memberships = await r.find<Membership>('memberships', 'contact', [contactId]);
+  const lists = await Promise.all(memberships.map((m) => r.get<List>('lists', m.listId)));
+  return memberships.flatMap((m, i) => (lists[i] ? [{ ...m, list: lists[i] }] : []));
 }

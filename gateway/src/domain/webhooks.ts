@@ -34,6 +34,8 @@ export interface Delivery {
   accountId: string;
   event: EventType;
   messageId: string | null;
+  /** The contact the event is about, when it is about one: its export lists the delivery and its erasure removes it. */
+  contactId?: string | null;
   /** 'settings' for the account's Custom Channel Webhook URL, else the subscription's id. */
   target: string;
   url: string;
@@ -106,6 +108,7 @@ export async function queueDelivery(
     accountId,
     event,
     messageId,
+    contactId: typeof payload.contactId === 'string' ? payload.contactId : null,
     ...receiver,
     payload,
     status: 'pending',

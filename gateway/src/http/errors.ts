@@ -17,7 +17,7 @@ export const usesPlainErrors = (url: string) =>
 export const errorBody = (url: string, err: ApiError) =>
   usesPlainErrors(url)
     ? { error: err.message }
-    : { error: { code: err.code, message: err.message, ...(err.fields?.length ? { fields: err.fields } : {}) } };
+    : { error: { code: err.code, message: err.message, ...(err.fields?.length ? { fields: err.fields } : {}), ...(err.contactId ? { contactId: err.contactId } : {}) } };
 
 export function sendError(req: Request, res: Response, err: ApiError): void {
   if (res.headersSent) return void res.end();

@@ -101,6 +101,7 @@ function errorAnswer(status: number, codes: Set<string>, plain: boolean) {
             code: { type: 'string', enum: [...codes].sort() },
             message: { type: 'string', description: `Every problem of the request, joined by "; " (at most ${MAX_PROBLEMS})` },
             fields: { $ref: `${COMPONENT}FieldProblems` },
+            ...(codes.has('CONTACT_EXISTS') ? { contactId: { type: 'string', description: 'On 409 CONTACT_EXISTS: the contact that holds the phone or email' } } : {}),
           },
           required: ['code', 'message'],
           additionalProperties: false,

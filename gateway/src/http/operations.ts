@@ -75,7 +75,19 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       errors: { 400: ['INVALID_PHONE', 'INVALID_EMAIL', 'INVALID_CURSOR'], ...notFound('CONTACT') },
     },
   },
-  '/contacts/{id}': { get: { id: 'getContact', tag: 'Contacts', summary: 'Get a contact', answers: { 200: contact }, errors: notFound('CONTACT') } },
+  '/contacts/{id}': {
+    get: { id: 'getContact', tag: 'Contacts', summary: 'Get a contact', answers: { 200: contact }, errors: notFound('CONTACT') },
+    patch: {
+      id: 'updateContact',
+      tag: 'Contacts',
+      summary: 'Correct a contact',
+      description: "Names, phone (read under the account's default country), email and custom fields (merged; null removes a key); an absent field stays, null clears it. " +
+        'A phone or email another contact holds is 409 CONTACT_EXISTS with error.contactId naming that contact (merge them instead).',
+      body: schemas.contactUpdate,
+      answers: { 200: contact },
+      errors: { 400: ['INVALID_PHONE', 'INVALID_EMAIL'], ...notFound('CONTACT'), 409: ['CONTACT_EXISTS'] },
+    },
+  },
   '/contacts/{id}/messages': {
     get: { id: 'listContactMessages', tag: 'Messages', summary: "A contact's messages, oldest first", paged: true, answers: { 200: page(message) }, errors: notFound('CONTACT') },
     post: {
@@ -107,6 +119,16 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       errors: { 400: ['INVALID_DURATION'], ...notFound('LIST', 'CONTACT') },
     },
     get: { id: 'listListContacts', tag: 'Lists', summary: "A list's contacts, in the order they joined", paged: true, answers: { 200: page(listContact) }, errors: notFound('LIST') },
+  },
+  '/lists/{listId}/contacts/{contactId}': {
+    delete: {
+      id: 'removeContactFromList',
+      tag: 'Lists',
+      summary: 'Remove a contact from a list',
+      description: 'The contact stays; only its place in the list goes. 404 CONTACT_NOT_IN_LIST when it is not on the list.',
+      answers: { 204: null },
+      errors: { 404: ['LIST_NOT_FOUND', 'CONTACT_NOT_IN_LIST'] },
+    },
   },
   '/lists/{listId}/imports': {
     post: {

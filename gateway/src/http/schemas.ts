@@ -53,6 +53,32 @@ export const contactCreate = z
   }))
   .refine(identifiable, { message: 'at least one of phone, email or externalIds is required', path: ['phone'] });
 
+const cleared = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+/** A correction of a contact: absent fields stay, null (or "") clears one, custom fields merge (null removes a key). */
+export const contactUpdate = z
+  .object({
+    firstName: cleared(name),
+    first_name: cleared(name),
+    lastName: cleared(name),
+    last_name: cleared(name),
+    phone: cleared(phone).describe('Read as the account writes numbers: with a country code, or under its default country'),
+    phone_number: cleared(phone),
+    email: cleared(z.string().max(T.email)),
+    customFields: customFields.optional().describe('Merged into the contact\'s custom fields; a key given null is removed'),
+    custom_fields: customFields.optional(),
+  })
+  .transform((b) => ({
+    firstName: b.firstName !== undefined ? b.firstName : b.first_name,
+    lastName: b.lastName !== undefined ? b.lastName : b.last_name,
+    phone: b.phone !== undefined ? b.phone : b.phone_number,
+    email: b.email,
+    customFields: b.customFields ?? b.custom_fields,
+  }));
+
+/** Which contact merges into the one of the path. */
+export const contactMerge = z.object({ contactId: id.describe('The other contact: its conversations, messages, lists and external IDs move here, and it is gone') });
+
 /** A "+" typed unencoded in a URL (`?phoneNumber=+1415…`) arrives as a space: it can only have meant the plus. */
 const queryPhone = z.string().max(40).transform((v) => (/^ \d/.test(v) ? `+${v.slice(1)}` : v));
 

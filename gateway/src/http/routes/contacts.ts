@@ -1,4 +1,5 @@
 import type { Gateway } from '../../context.js';
+import { editContact } from '../../domain/contact-edit.js';
 import { createContact } from '../../domain/contact-identity.js';
 import { searchContacts, searchQuery } from '../../domain/contact-search.js';
 import { getContact, lookupContact, publicContact, type Contact } from '../../domain/contacts.js';
@@ -8,7 +9,7 @@ import { setBot, teamReply } from '../../engine/handoff.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, actorOf, bySession, parse, route, sendDurable, type Routes } from '../route.js';
-import { botState, contactCreate, contactLookup, teamMessage } from '../schemas.js';
+import { botState, contactCreate, contactLookup, contactUpdate, teamMessage } from '../schemas.js';
 import type { botState as botStateAnswer } from '../../contract/messages.js';
 import type { Answer } from '../../contract/shared.js';
 
@@ -35,6 +36,9 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
       const contact = await getContact(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, publicContact(contact));
     },
+    patch: [jsonBody(), async (req, res) => {
+      res.json(publicContact(await editContact(gw, accountOf(res), String(req.params.id), parse(contactUpdate, req.body))));
+    }],
   });
   route(v1, '/contacts/:id/messages', {
     get: async (req, res) => {

@@ -1,6 +1,6 @@
 import type { Gateway } from '../../context.js';
 import { publicContact } from '../../domain/contacts.js';
-import { createList, getList, listsOf, membersOf, publicList } from '../../domain/lists.js';
+import { createList, getList, listsOf, membersOf, publicList, removeMembership } from '../../domain/lists.js';
 import { addToList } from '../../engine/join-list.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
@@ -40,6 +40,12 @@ export function listsRoutes(v1: Routes, gw: Gateway): void {
       const listId = String(req.params.listId);
       const page = await readPage({ gw, req, owner: accountId }, query, (p) => membersOf(gw.store, accountId, listId, p), (m) => ({ ...publicContact(m.contact), addedAt: m.addedAt }));
       await sendDurable(gw, res, page);
+    },
+  });
+  route(v1, '/lists/:listId/contacts/:contactId', {
+    delete: async (req, res) => {
+      await removeMembership(gw, accountOf(res).id, String(req.params.listId), String(req.params.contactId));
+      res.status(204).end();
     },
   });
 }

@@ -314,6 +314,17 @@ DROP INDEX leadchat_jobs_due;
 CREATE INDEX leadchat_jobs_due ON leadchat_jobs (queue, run_at, seq) WHERE status <> 'dead';
 `,
   },
+  {
+    version: 18,
+    name: "a contact's lists and deliveries found by contact; the opt-outs of erased contacts",
+    sql: `
+CREATE INDEX "memberships_by_contact" ON "memberships" ((doc->>'contactId'), seq) WHERE doc->>'contactId' IS NOT NULL;
+UPDATE "deliveries" SET doc = doc || jsonb_build_object('contactId', doc->'payload'->>'contactId')
+  WHERE doc->>'contactId' IS NULL AND doc->'payload'->>'contactId' IS NOT NULL;
+CREATE INDEX "deliveries_by_contact" ON "deliveries" ((doc->>'contactId'), seq) WHERE doc->>'contactId' IS NOT NULL;
+CREATE TABLE "erased_opt_outs" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

@@ -1,0 +1,64 @@
+import type { Gateway } from '../context.js';
+import { ApiError, fieldError } from '../errors.js';
+import { now } from '../ids.js';
+import type { Tx } from '../store/store.js';
+import { findByEmail, findByPhone, getContact, updateContact, type Contact, type ContactOwner } from './contacts.js';
+import { normalizeEmail } from './email.js';
+import { normalizePhone } from './phone.js';
+
+/** What a correction of a contact may change: an absent field stays, null (or "") clears it. */
+export interface ContactPatch {
+  firstName?: string | null;
+  lastName?: string | null;
+  phone?: string | null;
+  email?: string | null;
+  /** Merged into the contact's: a key given null is removed. */
+  customFields?: Record<string, Contact['customFields'][string]>;
+}
+
+/** The phone or email asked for is another contact's: the caller may merge the two instead. */
+export const contactExists = (field: 'phone' | 'email', holder: Contact) =>
+  new ApiError(409, 'CONTACT_EXISTS', `${field}: another contact (${holder.id}) has this ${field}; merge the two contacts instead`, {}, undefined, holder.id);
+
+/**
+ * PATCH /v1/contacts/{id}: corrects a contact. The phone is read as the account writes numbers (its default country),
+ * the email in lower case; one that another contact of the account holds is a 409 CONTACT_EXISTS naming that contact,
+ * as dedup stays one contact per phone and email. Its search keys and dedup indexes follow in the same commit.
+ */
+export async function editContact(gw: Gateway, account: ContactOwner, id: string, patch: ContactPatch): Promise<Contact> {
+  const phone = patch.phone === undefined ? undefined : patch.phone ? normalizePhone(patch.phone, 'phone', account.defaultCountry) : null;
+  const email = patch.email === undefined ? undefined : patch.email ? normalizeEmail(patch.email) : null;
+  return gw.store.transact((tx) => editContactIn(tx, account.id, id, { ...patch, phone, email }));
+}
+
+async function editContactIn(tx: Tx, accountId: string, id: string, patch: ContactPatch): Promise<Contact> {
+  const before = await getContact(tx, accountId, id);
+  const phone = patch.phone === undefined ? before.phone : patch.phone;
+  const email = patch.email === undefined ? before.email : patch.email;
+  const hasIds = Boolean(before.fromId) || Object.keys(before.externalIds ?? {}).length > 0;
+  if (!phone && !email && !hasIds) throw fieldError(patch.phone === null ? 'phone' : 'email', 'a contact keeps a phone, an email or an external ID; it cannot lose the last one');
+  if (phone && phone !== before.phone) {
+    const holder = await findByPhone(tx, accountId, phone);
+    if (holder && holder.id !== id) throw contactExists('phone', holder);
+  }
+  if (email && email !== before.email) {
+    const holder = await findByEmail(tx, accountId, email);
+    if (holder && holder.id !== id) throw contactExists('email', holder);
+  }
+  const customFields = { ...before.customFields };
+  for (const [key, value] of Object.entries(patch.customFields ?? {})) {
+    if (value === null) delete customFields[key];
+    else customFields[key] = value;
+  }
+  const changes: Partial<Contact> = {
+    ...(patch.firstName !== undefined ? { firstName: patch.firstName || null } : {}),
+    ...(patch.lastName !== undefined ? { lastName: patch.lastName || null } : {}),
+    phone,
+    email,
+    // Known by its email alone (see createContactIn): neither a phone nor an external ID tells it apart.
+    emailOnly: phone || hasIds ? null : email,
+    customFields,
+    updatedAt: now(),
+  };
+  return updateContact(tx, before, changes);
+}

@@ -1,0 +1,71 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Reader, Tx } from '../store/store.js';
+
+/**
+ * An erased contact who had opted out stays opted out (a STOP must outlive the data it came with): each of its
+ * addresses (phone, email, external IDs) is kept as a keyed hash, HMAC-SHA256 of the account and the address under a
+ * secret of the deployment, so that nothing readable of the contact remains and nobody without the secret can test
+ * numbers against the list. A contact written later with one of those addresses is opted out as it is stored.
+ *
+ * The secret is a document of the same collection, made by the first erasure that keeps an opt-out: a deployment
+ * that never erased one reads one absent document per new address and nothing more.
+ */
+const COLLECTION = 'erased_opt_outs';
+const KEY_ID = 'key';
+
+/** An opt-out as a contact holds it (contacts.ts's ConsentChange, which imports this module). */
+interface ConsentChange {
+  at: string;
+  channel: string;
+  keyword: string;
+}
+
+interface Secret {
+  id: typeof KEY_ID;
+  secret: string;
+}
+
+/** An erased contact's opt-out, under the hash of one of its addresses: when and how it was given, nothing else. */
+interface ErasedOptOut extends ConsentChange {
+  id: string;
+}
+
+/** What of a contact is an address it is reached or found by. */
+export interface Addresses {
+  accountId: string;
+  phone: string | null;
+  email: string | null;
+  fromId: string | null;
+  externalIds?: Record<string, string>;
+}
+
+const addressesOf = (c: Addresses): string[] =>
+  [...new Set([c.phone && `phone:${c.phone}`, c.email && `email:${c.email}`, c.fromId && `id:${c.fromId}`, ...Object.values(c.externalIds ?? {}).map((v) => `id:${v}`)])]
+    .filter((a): a is string => Boolean(a));
+
+const hashId = (secret: string, accountId: string, address: string) =>
+  `eoo_${createHmac('sha256', Buffer.from(secret, 'base64url')).update(`${accountId}\n${address}`).digest('hex')}`;
+
+/** Keeps the opt-out of a contact being erased, in the erasure's transaction. */
+export async function keepOptOut(tx: Tx, contact: Addresses, optOut: ConsentChange): Promise<void> {
+  let key = await tx.get<Secret>(COLLECTION, KEY_ID);
+  // Two first erasures at once: the one that loses the race on the id runs again and reads the winner's.
+  if (!key) key = await tx.insert<Secret>(COLLECTION, { id: KEY_ID, secret: randomBytes(32).toString('base64url') });
+  const { at, channel, keyword } = optOut;
+  for (const address of addressesOf(contact)) {
+    const id = hashId(key.secret, contact.accountId, address);
+    if (!(await tx.get(COLLECTION, id))) await tx.insert<ErasedOptOut>(COLLECTION, { id, at, channel, keyword });
+  }
+}
+
+/** The opt-out an erased contact left under one of these addresses (those `before` lacked), if any. */
+export async function erasedOptOutOf(r: Reader, contact: Addresses, before?: Addresses): Promise<ConsentChange | undefined> {
+  const had = new Set(before ? addressesOf(before) : []);
+  const addresses = addressesOf(contact).filter((a) => !had.has(a));
+  if (!addresses.length) return undefined;
+  const key = await r.get<Secret>(COLLECTION, KEY_ID);
+  if (!key) return undefined;
+  const found = await Promise.all(addresses.map((a) => r.get<ErasedOptOut>(COLLECTION, hashId(key.secret, contact.accountId, a))));
+  const kept = found.find((f) => f);
+  return kept && { at: kept.at, channel: kept.channel, keyword: kept.keyword };
+}

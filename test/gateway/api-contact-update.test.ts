@@ -1,0 +1,128 @@
+import { consoleAccount, teamMember, withSession } from '../console/support';
+import { api, createAccount, expectApiError, uniquePhone, useGateway, type TestAccount } from './api-support';
+
+/** Issue 47: PATCH /v1/contacts/{id} corrects a contact; DELETE /v1/lists/{listId}/contacts/{contactId} takes it off a list. */
+const ctx = useGateway();
+let account: TestAccount;
+beforeAll(async () => {
+  account = await createAccount(ctx.gw);
+});
+
+const create = async (body: Record<string, unknown>, owner = account) => {
+  const res = await api(ctx.gw, owner, 'POST', 'contacts', { body });
+  expect(res.status).toBe(201);
+  return res.body;
+};
+const patch = (id: string, body: Record<string, unknown>, owner = account) => api(ctx.gw, owner, 'PATCH', `contacts/${id}`, { body });
+const search = async (q: string) => (await api(ctx.gw, account, 'GET', 'contacts', { query: { q } })).body.data.map((c: { id: string }) => c.id);
+
+describe('PATCH /v1/contacts/{id}', () => {
+  test('a patient imported without a phone is given one: the answer, GET and the lookup by phone show it', async () => {
+    const noah = await create({ firstName: 'Noah', lastName: 'Lee', email: `noah.${Date.now()}@clinic.example` });
+    expect(noah.phone).toBe('');
+    const phone = uniquePhone();
+    const res = await patch(noah.id, { phone });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: noah.id, firstName: 'Noah', lastName: 'Lee', phone, email: noah.email });
+    expect((await api(ctx.gw, account, 'GET', `contacts/${noah.id}`)).body).toEqual(res.body);
+    expect((await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body.id).toBe(noah.id);
+    // Dedup follows the new phone: creating him again with it answers him, with no second Noah Lee.
+    const again = await api(ctx.gw, account, 'POST', 'contacts', { body: { firstName: 'Noah', lastName: 'Lee', phone } });
+    expect({ status: again.status, id: again.body.id }).toEqual({ status: 200, id: noah.id });
+  });
+
+  test('names, email and custom fields: merged, null removes a key, absent fields stay; both spellings', async () => {
+    const c = await create({ firstName: 'Ana', lastName: 'Silva', phone: uniquePhone(), customFields: { plan: 'gold', seats: 3 } });
+    const res = await patch(c.id, { first_name: 'Anna', email: 'Anna.Silva@Example.com', customFields: { seats: 5, trial: true, plan: null } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ firstName: 'Anna', lastName: 'Silva', phone: c.phone, email: 'anna.silva@example.com', customFields: { seats: 5, trial: true } });
+    expect(res.body.customFields).not.toHaveProperty('plan');
+    const cleared = await patch(c.id, { lastName: null, email: '' });
+    expect(cleared.body).toMatchObject({ firstName: 'Anna', lastName: '', email: '', phone: c.phone });
+  });
+
+  test("the phone is read under the account's default country", async () => {
+    const owner = await createAccount(ctx.gw);
+    expect((await api(ctx.gw, owner, 'PUT', 'settings', { body: { defaultCountry: 'US' } })).status).toBe(200);
+    const c = await create({ email: 'local@example.com' }, owner);
+    const res = await patch(c.id, { phone: '(415) 555-0142' }, owner);
+    expect({ status: res.status, phone: res.body.phone }).toEqual({ status: 200, phone: '+14155550142' });
+  });
+
+  test('search follows the new name and phone, and forgets the old ones', async () => {
+    const c = await create({ firstName: 'Quentin', lastName: 'Oldname', phone: uniquePhone() });
+    expect(await search('oldname')).toContain(c.id);
+    const phone = uniquePhone();
+    expect((await patch(c.id, { lastName: 'Newbury', phone })).status).toBe(200);
+    expect(await search('oldname')).not.toContain(c.id);
+    expect(await search('newbury')).toContain(c.id);
+    expect(await search(phone.slice(-6))).toContain(c.id);
+  });
+
+  test("another contact's phone or email → 409 CONTACT_EXISTS naming it; nothing changes", async () => {
+    const email = `taken.${Date.now()}@example.com`;
+    const holder = await create({ firstName: 'Holder', phone: uniquePhone(), email });
+    const c = await create({ firstName: 'Other', phone: uniquePhone() });
+    for (const body of [{ phone: holder.phone }, { email: email.toUpperCase() }, { firstName: 'Changed', phone: holder.phone }]) {
+      const res = await patch(c.id, body);
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({ error: { code: 'CONTACT_EXISTS', message: expect.stringContaining(holder.id), contactId: holder.id } });
+    }
+    expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}`)).body).toMatchObject({ firstName: 'Other', email: '' });
+    // Its own phone again is no conflict.
+    expect((await patch(holder.id, { phone: holder.phone, email })).status).toBe(200);
+  });
+
+  test('bad input → 400: a bad phone or email, a contact left with no way to find it, fields of the wrong type', async () => {
+    const c = await create({ phone: uniquePhone() });
+    expectApiError(await patch(c.id, { phone: '12' }), 400, 'INVALID_PHONE');
+    expectApiError(await patch(c.id, { email: 'not-an-email' }), 400, 'INVALID_EMAIL');
+    expectApiError(await patch(c.id, { phone: null }), 400);
+    expectApiError(await patch(c.id, { firstName: 42 }), 400);
+    expectApiError(await patch(c.id, { customFields: { nested: { no: 1 } } }), 400);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}`)).body.phone).toBe(c.phone);
+  });
+
+  test("an unknown id, or another account's contact → 404, and the other account's contact is untouched", async () => {
+    const other = await createAccount(ctx.gw);
+    const theirs = await create({ firstName: 'Theirs', phone: uniquePhone() }, other);
+    expectApiError(await patch(theirs.id, { firstName: 'Mine' }), 404, 'CONTACT_NOT_FOUND');
+    expectApiError(await patch('ct_missing', { firstName: 'Mine' }), 404, 'CONTACT_NOT_FOUND');
+    expect((await api(ctx.gw, other, 'GET', `contacts/${theirs.id}`)).body.firstName).toBe('Theirs');
+  });
+
+  test('an agent may edit a contact', async () => {
+    const owner = await consoleAccount(ctx.gw);
+    const agent = await teamMember(ctx.gw, owner, 'agent');
+    const c = await create({ firstName: 'Agent', phone: uniquePhone() }, owner);
+    const res = await withSession(ctx.gw, agent, 'PATCH', `/v1/contacts/${c.id}`, { headers: { origin: ctx.gw.url }, body: { lastName: 'Edited' } });
+    expect({ status: res.status, lastName: res.body.lastName }).toEqual({ status: 200, lastName: 'Edited' });
+  });
+});
+
+describe('DELETE /v1/lists/{listId}/contacts/{contactId}', () => {
+  test('204: the contact leaves the list and stays a contact; again → 404 CONTACT_NOT_IN_LIST', async () => {
+    const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leaving' } })).body;
+    const stays = await create({ firstName: 'Stays', phone: uniquePhone() });
+    const leaves = await create({ firstName: 'Leaves', phone: uniquePhone() });
+    for (const c of [stays, leaves]) expect((await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: c.id } })).status).toBe(201);
+    const res = await api(ctx.gw, account, 'DELETE', `lists/${list.id}/contacts/${leaves.id}`);
+    expect({ status: res.status, text: res.text }).toEqual({ status: 204, text: '' });
+    const members = await api(ctx.gw, account, 'GET', `lists/${list.id}/contacts`);
+    expect(members.body.data.map((m: { id: string }) => m.id)).toEqual([stays.id]);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${leaves.id}`)).status).toBe(200);
+    expectApiError(await api(ctx.gw, account, 'DELETE', `lists/${list.id}/contacts/${leaves.id}`), 404, 'CONTACT_NOT_IN_LIST');
+    // Added again, it is a new member.
+    expect((await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: leaves.id } })).status).toBe(201);
+  });
+
+  test("unknown list → 404 LIST_NOT_FOUND; another account's list or contact → 404", async () => {
+    const other = await createAccount(ctx.gw);
+    const theirList = (await api(ctx.gw, other, 'POST', 'lists', { body: { name: 'Theirs' } })).body;
+    const theirs = await create({ phone: uniquePhone() }, other);
+    expect((await api(ctx.gw, other, 'POST', `lists/${theirList.id}/contacts`, { body: { contactId: theirs.id } })).status).toBe(201);
+    expectApiError(await api(ctx.gw, account, 'DELETE', `lists/lst_missing/contacts/${theirs.id}`), 404, 'LIST_NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'DELETE', `lists/${theirList.id}/contacts/${theirs.id}`), 404, 'LIST_NOT_FOUND');
+    expect((await api(ctx.gw, other, 'GET', `lists/${theirList.id}/contacts`)).body.data).toHaveLength(1);
+  });
+});
