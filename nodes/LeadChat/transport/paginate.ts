@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type {
+	FindContactsAnswer,
 	ListCampaignsAnswer,
 	ListConversationsAnswer,
 	ListListsAnswer,
@@ -14,6 +15,8 @@ export const PAGE_SIZE = 100;
 
 /** The list endpoints the nodes walk, and what one page of each answers (from the contract, ./answers). */
 export interface ListAnswers {
+	/** A search, `?q=`: the lookup by phone or email answers one contact instead. */
+	'/contacts': Extract<FindContactsAnswer, { data: unknown }>;
 	'/campaigns': ListCampaignsAnswer;
 	'/conversations': ListConversationsAnswer;
 	'/lists': ListListsAnswer;
