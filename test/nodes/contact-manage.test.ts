@@ -1,3 +1,5 @@
+import type { INodeParameters } from 'n8n-workflow';
+
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
 import { CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
 
@@ -52,7 +54,7 @@ describe('LeadChat node: a contact corrected, searched and erased', () => {
 
     test('Lead › Capture sets them on a new lead, and merges the custom fields into one it finds', async () => {
       const list = (await api('POST', '/lists', { name: 'Capture fields' })).body;
-      const capture = (fields: Record<string, unknown>) =>
+      const capture = (fields: INodeParameters) =>
         runLeadChat(host, {
           resource: 'lead',
           operation: 'capture',

@@ -99,7 +99,7 @@ describe('LeadChat Trigger', () => {
       expect(left.body.data.map((s: { id: string }) => s.id)).toEqual([other.body.id]);
 
       await host.activate();
-      const fresh = host.staticData.webhookId as string;
+      const fresh = String(host.staticData.webhookId);
       expect([first, orphan.body.id]).not.toContain(fresh);
       // A stray copy for the same URL next to the stored one goes too; the stored one stays.
       const stray = await request(gw, 'POST', '/v1/webhooks', { apiKey: account.apiKey, body: { url: host.url, events: ['reply'] } });

@@ -102,8 +102,19 @@ export async function searchRecordsOnServer<P extends NamedListPath>(
 		response.body,
 	) as Array<ListedRecord<P>>;
 	const next = response.body.nextCursor;
-	return {
-		results: itemsOf(search, records),
-		...(typeof next === 'string' && next ? { paginationToken: next } : {}),
-	};
+	const results = itemsOf(search, records);
+	// An ID pasted into the search names no record: read that record instead.
+	if (results.length === 0 && !paginationToken && LOOKS_LIKE_ID.test(q)) {
+		const byId = await leadChatRequest.call(this, {
+			method: 'GET',
+			path: `${search.path}/${encodeURIComponent(q)}`,
+			accept: [400, 404],
+			retry: DROPDOWN_RETRY,
+		});
+		if (byId.statusCode === 200) return { results: itemsOf(search, [byId.body as ListedRecord<P>]) };
+	}
+	return { results, ...(typeof next === 'string' && next ? { paginationToken: next } : {}) };
 }
+
+/** An ID as the API hands them out: a short prefix, an underscore and letters or digits. */
+const LOOKS_LIKE_ID = /^[a-z]{1,10}_[0-9A-Za-z]{4,64}$/;
