@@ -112,12 +112,16 @@ async function deleteSubscription(this: IHookFunctions, id: string): Promise<voi
 }
 
 /**
- * Removes the subscription this node registered and every other one for its URL, but `keep`. A subscription already
- * gone counts as removed.
+ * Removes the subscription this node registered and every other one for its URL (those `found` already, else found
+ * now), but `keep`. A subscription already gone counts as removed.
  */
-async function unsubscribe(this: IHookFunctions, keep?: string): Promise<void> {
+async function unsubscribe(
+	this: IHookFunctions,
+	keep?: string,
+	found?: Array<{ id: string }>,
+): Promise<void> {
 	const data = this.getWorkflowStaticData('node') as SubscriptionData;
-	const ids = new Set((await subscriptionsForUrl.call(this)).map((subscription) => subscription.id));
+	const ids = new Set((found ?? (await subscriptionsForUrl.call(this))).map((subscription) => subscription.id));
 	if (data.webhookId) ids.add(data.webhookId);
 	if (keep) ids.delete(keep);
 	for (const id of ids) await deleteSubscription.call(this, id);
@@ -220,7 +224,7 @@ export class LeadChatTrigger implements INodeType {
 				const stored = data.webhookId ? found.find((subscription) => subscription.id === data.webhookId) : undefined;
 				const current = stored !== undefined && sameEvents(stored.events, selectedEvents.call(this)) && Boolean(data.webhookSecret);
 				// Gone, for other events, or not this node's: start over with one fresh subscription.
-				await unsubscribe.call(this, current ? stored.id : undefined);
+				await unsubscribe.call(this, current ? stored.id : undefined, found);
 				return current;
 			},
 
