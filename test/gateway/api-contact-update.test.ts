@@ -116,6 +116,22 @@ describe('DELETE /v1/lists/{listId}/contacts/{contactId}', () => {
     expect((await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: leaves.id } })).status).toBe(201);
   });
 
+  test("the list's Live campaign does not send the opening message still waiting for a contact taken off the list", async () => {
+    const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Funnel' } })).body;
+    const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: { name: 'Welcome', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, status: 'live' },
+    });
+    expect(campaign.status).toBe(201);
+    const c = await create({ firstName: 'Later', phone: uniquePhone() });
+    expect((await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: c.id, delay: '1h' } })).status).toBe(201);
+    const waiting = (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: c.id } })).body.data[0];
+    expect(waiting.opening).toMatchObject({ campaignId: campaign.body.id, status: 'queued' });
+    expect((await api(ctx.gw, account, 'DELETE', `lists/${list.id}/contacts/${c.id}`)).status).toBe(204);
+    const stopped = (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: c.id } })).body.data[0];
+    expect(stopped).toMatchObject({ opening: { campaignId: campaign.body.id, status: 'cancelled', reason: 'left_list' }, next: null });
+    expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}/messages`)).body.data).toEqual([]);
+  });
+
   test("unknown list → 404 LIST_NOT_FOUND; another account's list or contact → 404", async () => {
     const other = await createAccount(ctx.gw);
     const theirList = (await api(ctx.gw, other, 'POST', 'lists', { body: { name: 'Theirs' } })).body;

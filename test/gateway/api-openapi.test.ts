@@ -16,11 +16,14 @@ beforeAll(async () => {
 
 const ROUTES: Record<string, string[]> = {
   '/contacts': ['get', 'post'],
-  '/contacts/{id}': ['get'],
+  '/contacts/{id}': ['delete', 'get', 'patch'],
+  '/contacts/{id}/merge': ['post'],
+  '/contacts/{id}/export': ['get'],
   '/contacts/{id}/messages': ['get', 'post'],
   '/lists': ['get', 'post'],
   '/lists/{listId}': ['get'],
   '/lists/{listId}/contacts': ['get', 'post'],
+  '/lists/{listId}/contacts/{contactId}': ['delete'],
   '/lists/{listId}/imports': ['get', 'post'],
   '/imports/{id}': ['get'],
   '/campaigns': ['get', 'post'],
@@ -206,7 +209,7 @@ test('every operation has a unique operationId, a tag the document lists, a desc
     }
   }
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids).toHaveLength(66);
+  expect(ids).toHaveLength(71);
 });
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {

@@ -1098,6 +1098,21 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     expect(await claimed(DEFAULT_QUEUE)).toEqual([['deliver', 1], ['deliver', 3], ['deliver', 5]]);
   });
 
+  test("migration 18 finds an older database's deliveries by the contact their event is about, and its memberships by contact", async () => {
+    const empty = await databaseBefore(
+      18,
+      `INSERT INTO deliveries (id, doc) VALUES
+         ('dlv_1', '{"id":"dlv_1","messageId":null,"payload":{"type":"handoff","contactId":"ct_a"}}'),
+         ('dlv_2', '{"id":"dlv_2","messageId":null,"payload":{"type":"auto_recharge"}}'),
+         ('dlv_3', '{"id":"dlv_3","messageId":"msg_1","payload":{"contactId":"ct_a"}}');
+       INSERT INTO memberships (id, doc) VALUES ('lsm_1', '{"id":"lsm_1","listId":"lst_1","contactId":"ct_a"}')`,
+    );
+    const store = await open(empty);
+    expect((await store.find('deliveries', 'contact', ['ct_a'])).map((d) => d.id)).toEqual(['dlv_1', 'dlv_3']);
+    expect(await store.get('deliveries', 'dlv_2')).not.toHaveProperty('contactId');
+    expect((await store.find('memberships', 'contact', ['ct_a'])).map((m) => m.id)).toEqual(['lsm_1']);
+  });
+
   describe('through a relay the test cuts', () => {
     let relay: Relay;
 

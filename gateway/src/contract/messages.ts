@@ -37,7 +37,7 @@ export const message = z
   .meta({ id: 'Message' });
 export type MessageAnswer = z.output<typeof message>;
 
-const delivery = z.object({
+export const delivery = z.object({
   id: z.string(),
   target: z.string().describe('customChannelWebhook, or the id of a webhook subscription'),
   status: z.string(),

@@ -177,3 +177,8 @@ export async function searchContacts<C extends SearchableContact>(
     after = batch.at(-1)!.id;
   }
 }
+
+/** Removes every search key of a contact that is gone (erased, or merged into another). */
+export async function unindexContactIn(tx: Tx, contact: SearchableContact): Promise<void> {
+  for (const key of searchKeysOf(contact)) await tx.remove('contact_search', keyId(contact.id, key));
+}

@@ -58,6 +58,16 @@ export async function keepOptOut(tx: Tx, contact: Addresses, optOut: ConsentChan
   }
 }
 
+/**
+ * Erasing a contact who is not opted out (it never was, or opted in again since): an opt-out an earlier erased
+ * contact left under its addresses is over, as the person's latest word was not STOP.
+ */
+export async function forgetOptOut(tx: Tx, contact: Addresses): Promise<void> {
+  const key = await tx.get<Secret>(COLLECTION, KEY_ID);
+  if (!key) return;
+  for (const address of addressesOf(contact)) await tx.remove(COLLECTION, hashId(key.secret, contact.accountId, address));
+}
+
 /** The opt-out an erased contact left under one of these addresses (those `before` lacked), if any. */
 export async function erasedOptOutOf(r: Reader, contact: Addresses, before?: Addresses): Promise<ConsentChange | undefined> {
   const had = new Set(before ? addressesOf(before) : []);

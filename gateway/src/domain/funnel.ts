@@ -82,3 +82,19 @@ export function shardOf(contactId: string): number {
   for (let i = 0; i < contactId.length; i++) h = (h * 31 + contactId.charCodeAt(i)) | 0;
   return Math.abs(h) % SHARDS;
 }
+
+/**
+ * A contact's own record in a per-contact collection of a campaign (`<prefix><contactId>`): removed when the contact
+ * is erased, given to `into` (unless it has its own) when the contact is merged into it. The counts keep no contact.
+ */
+export async function moveRecord(tx: Tx, collection: string, prefix: string, contactId: string, into?: string): Promise<void> {
+  const doc = await tx.get<FunnelStepRecord>(collection, `${prefix}${contactId}`);
+  if (!doc) return;
+  await tx.remove(collection, doc.id);
+  if (into && !(await tx.get(collection, `${prefix}${into}`))) await tx.insert(collection, { ...doc, id: `${prefix}${into}`, contactId: into });
+}
+
+/** The contact's funnel steps in the campaign: removed, or moved to `into` (see moveRecord). */
+export async function moveSteps(tx: Tx, campaignId: string, contactId: string, into?: string): Promise<void> {
+  for (const step of FUNNEL_STEPS) await moveRecord(tx, 'funnel_steps', `${step}:${campaignId}:`, contactId, into);
+}

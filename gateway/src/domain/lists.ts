@@ -63,14 +63,12 @@ export async function addMembership(tx: Tx, listId: string, contact: Contact, so
   return { added: true, membership };
 }
 
-/** DELETE /v1/lists/{listId}/contacts/{contactId}: the contact leaves the list; 404 when it is not on it. */
-export async function removeMembership(gw: Gateway, accountId: string, listId: string, contactId: string): Promise<void> {
-  await gw.store.transact(async (tx) => {
-    await getList(tx, accountId, listId);
-    const [membership] = await tx.find<Membership>('memberships', 'member', [listId, contactId]);
-    if (!membership || membership.accountId !== accountId) throw new ApiError(404, 'CONTACT_NOT_IN_LIST', 'The contact is not on this list');
-    await tx.remove('memberships', membership.id);
-  });
+/** The contact leaves the list (engine/join-list.ts stops what its campaigns still had waiting); 404 when it is not on it. */
+export async function removeMembership(tx: Tx, accountId: string, listId: string, contactId: string): Promise<void> {
+  await getList(tx, accountId, listId);
+  const [membership] = await tx.find<Membership>('memberships', 'member', [listId, contactId]);
+  if (!membership || membership.accountId !== accountId) throw new ApiError(404, 'CONTACT_NOT_IN_LIST', 'The contact is not on this list');
+  await tx.remove('memberships', membership.id);
 }
 
 /** The lists a contact is on, with when and how it joined each. */

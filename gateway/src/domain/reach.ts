@@ -1,6 +1,6 @@
 import { UNREACHABLE_REASONS } from '../contract/campaigns.js';
 import type { Reader, Tx } from '../store/store.js';
-import { countOne, SHARDS, shardOf, type StepSubject } from './funnel.js';
+import { countOne, moveRecord, SHARDS, shardOf, type StepSubject } from './funnel.js';
 
 /**
  * The contacts a campaign could not reach, by reason, counted once per campaign, reason and contact in the
@@ -44,4 +44,9 @@ export async function unreachableOf(r: Reader, campaignId: string): Promise<{ to
   const shards = await Promise.all(Array.from({ length: SHARDS }, (_, shard) => r.get<UnreachableCounts>('unreachable_counts', `${campaignId}:${shard}`)));
   for (const shard of shards) for (const reason of UNREACHABLE_REASONS) byReason[reason] += shard?.counts[reason] ?? 0;
   return { total: UNREACHABLE_REASONS.reduce((sum, reason) => sum + byReason[reason], 0), byReason };
+}
+
+/** The campaign's record that it could not reach the contact: removed, or moved to `into` (see moveRecord). */
+export async function moveUnreachable(tx: Tx, campaignId: string, contactId: string, into?: string): Promise<void> {
+  for (const reason of UNREACHABLE_REASONS) await moveRecord(tx, 'unreachable', `${reason}:${campaignId}:`, contactId, into);
 }

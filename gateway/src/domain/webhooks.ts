@@ -116,9 +116,15 @@ export async function queueDelivery(
     createdAt: at,
     updatedAt: at,
   });
-  await tx.enqueue(newJob('deliver', { deliveryId: delivery.id }, { accountId }));
+  await tx.enqueue(deliverJob(delivery));
   return delivery;
 }
+
+/**
+ * The job that posts a delivery. Not keyed: a retry may queue it again while the run that failed it is still
+ * settling. It holds only the delivery's id, and ends doing nothing once the delivery is gone (an erasure).
+ */
+export const deliverJob = (delivery: Pick<Delivery, 'id' | 'accountId'>) => newJob('deliver', { deliveryId: delivery.id }, { accountId: delivery.accountId });
 
 /** Queues one delivery of an event to each receiver of the account that takes it; returns the deliveries made. */
 export async function emit(tx: Tx, account: Account, event: EventType, payload: Record<string, unknown>, messageId: string | null = null): Promise<Delivery[]> {

@@ -22,7 +22,7 @@ import { clockNow } from '../clock.js';
 /** At most this many earlier messages go to the bot as the conversation so far. */
 const HISTORY = 20;
 
-const replyKey = (messageId: string) => `bot_reply:${messageId}`;
+export const replyKey = (messageId: string) => `bot_reply:${messageId}`;
 
 /** A campaign whose bot answers now: on, and the campaign not paused. */
 export const answering = (campaign: Campaign | undefined): campaign is Campaign => !!campaign?.bot.active && campaign.status !== 'paused';

@@ -1,9 +1,10 @@
 import type { Gateway } from '../context.js';
 import { parseDuration } from '../domain/durations.js';
-import { addMembership, getList, type Membership } from '../domain/lists.js';
+import { addMembership, getList, removeMembership, type Membership } from '../domain/lists.js';
 import { getContact, type Contact } from '../domain/contacts.js';
 import type { Tx } from '../store/store.js';
-import { onAddedToList } from './openings.js';
+import { campaignsOf } from '../domain/campaigns.js';
+import { onAddedToList, stopOpenings } from './openings.js';
 
 /** Spec §4.3. Adding a member twice changes nothing and reports `added: false`. */
 export async function addToList(
@@ -36,4 +37,16 @@ export async function joinList(
   if (!added) return { added, membership, unreachable: false };
   const { unreachable } = await onAddedToList(tx, contact.accountId, listId, contact, delayMs);
   return { added, membership, unreachable };
+}
+
+/**
+ * DELETE /v1/lists/{listId}/contacts/{contactId}: the contact leaves the list, and the opening messages of the
+ * list's campaigns still waiting for it will not go (cancelled, `left_list`); what was sent stays.
+ */
+export async function removeFromList(gw: Gateway, accountId: string, listId: string, contactId: string): Promise<void> {
+  await gw.store.transact(async (tx) => {
+    await removeMembership(tx, accountId, listId, contactId);
+    const campaigns = new Set((await campaignsOf(tx, accountId)).filter((c) => c.listId === listId).map((c) => c.id));
+    if (campaigns.size) await stopOpenings(tx, contactId, 'left_list', (o) => campaigns.has(o.campaignId));
+  });
 }

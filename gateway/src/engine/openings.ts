@@ -48,7 +48,7 @@ interface Pacing extends PacingState {
   stalledAt?: number;
 }
 
-const openingKey = (id: string) => `opening:${id}`;
+export const openingKey = (id: string) => `opening:${id}`;
 
 /**
  * In the add-to-list transaction (spec §3.2): each Live campaign of the list with its trigger on schedules its opening
@@ -217,13 +217,13 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
 export const openingsOf = (r: Reader, contactId: string) => r.find<Opening>('openings', 'contact', [contactId]);
 
 /**
- * The contact wrote, opted out or was handed to a person: opening messages still waiting for them will not go.
- * Returns how many were stopped.
+ * The contact wrote, opted out or was handed to a person (or left the list of the campaigns `only` picks): opening
+ * messages still waiting for them will not go. Returns how many were stopped.
  */
-export async function stopOpenings(tx: Tx, contactId: string, reason: string): Promise<number> {
+export async function stopOpenings(tx: Tx, contactId: string, reason: string, only: (o: Opening) => boolean = () => true): Promise<number> {
   let stopped = 0;
   for (const opening of await openingsOf(tx, contactId)) {
-    if (opening.status !== 'queued' && opening.status !== 'held') continue;
+    if ((opening.status !== 'queued' && opening.status !== 'held') || !only(opening)) continue;
     await tx.cancelJobs(openingKey(opening.id));
     await settleOpening(tx, opening, { status: reason === 'opted_out' ? 'skipped' : 'cancelled', reason, held: null });
     stopped += 1;

@@ -7,7 +7,7 @@ import { NO_RECEIVER, replyPayload, type Message } from '../domain/messages.js';
 import { priceOf } from '../domain/prices.js';
 import { HUMAN_AGENT_WINDOW_MS, inServiceWindow, SERVICE_WINDOW_MS } from '../domain/whatsapp.js';
 import { answersOnly } from '../api-contract.js';
-import { queueDelivery, receiversOf, type Delivery } from '../domain/webhooks.js';
+import { deliverJob, queueDelivery, receiversOf, type Delivery } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
@@ -86,6 +86,7 @@ export async function readyToGo(tx: Tx, gw: Gateway, account: Account, conversat
  */
 export async function handOver(tx: Tx, account: Account, conversation: Conversation, message: Message, receivers: Receivers, earlier: Delivery[] = []): Promise<Delivery[]> {
   if (conversation.channel !== 'custom') {
+    // Not keyed (a retry may queue it while the failed run settles): it holds only the id, and a message erased meanwhile ends it.
     await tx.enqueue(newJob('send', { messageId: message.id }, { accountId: account.id }));
     return earlier;
   }
@@ -97,7 +98,7 @@ export async function handOver(tx: Tx, account: Account, conversation: Conversat
     } else if (before.status === 'failed') {
       // The same delivery (same webhook-id, so a receiver that did take it after all can tell), at today's URL.
       const again = await tx.update<Delivery>('deliveries', before.id, { status: 'pending', url: receiver.url, roundStart: before.attempts.length, updatedAt: now() });
-      await tx.enqueue(newJob('deliver', { deliveryId: again.id }, { accountId: account.id }));
+      await tx.enqueue(deliverJob(again));
       result.splice(result.indexOf(before), 1, again);
     }
   }

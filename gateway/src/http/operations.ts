@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { apiKey, channels, invitation, member, settings, webhook, webhookTestResult, webhookWithSecret } from '../contract/account.js';
 import { botSettings, botTest, unanswered } from '../contract/bot.js';
 import { campaign, campaignWithReach, funnel, openingPreview, reachExisting } from '../contract/campaigns.js';
+import { contactExport } from '../contract/contact-export.js';
 import { contact, listContact } from '../contract/contacts.js';
 import { autoRechargeAnswer, creditsAnswer, grant, subAccount } from '../contract/credits.js';
 import { importAnswer, list, listAddition } from '../contract/lists.js';
@@ -86,6 +87,37 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       body: schemas.contactUpdate,
       answers: { 200: contact },
       errors: { 400: ['INVALID_PHONE', 'INVALID_EMAIL'], ...notFound('CONTACT'), 409: ['CONTACT_EXISTS'] },
+    },
+    delete: {
+      id: 'eraseContact',
+      tag: 'Contacts',
+      summary: 'Erase a contact',
+      description: 'GDPR erasure: the contact, its conversations, messages, files, list memberships, search entries, waiting jobs and webhook deliveries are gone; ' +
+        'campaign counts stay, naming nobody. A contact who opted out stays opted out: its addresses are kept as keyed hashes, so the same phone, email or ID comes back opted out. Owner and admins.',
+      answers: { 204: null },
+      errors: notFound('CONTACT'),
+    },
+  },
+  '/contacts/{id}/merge': {
+    post: {
+      id: 'mergeContacts',
+      tag: 'Contacts',
+      summary: 'Merge a duplicate into this contact',
+      description: "The other contact's conversations, messages, lists and external IDs move to this one (a conversation on a channel this one has one on is folded into it); " +
+        "this contact keeps its names, phone, email and custom fields and takes the other's where it has none; an opt-out of either holds. The other is gone. Owner and admins.",
+      body: schemas.contactMerge,
+      answers: { 200: contact },
+      errors: { 400: ['SAME_CONTACT'], ...notFound('CONTACT') },
+    },
+  },
+  '/contacts/{id}/export': {
+    get: {
+      id: 'exportContact',
+      tag: 'Contacts',
+      summary: 'Everything held about a contact',
+      description: 'One JSON document (a GDPR access request): the contact, its conversations and messages, its files as links, its lists, its consent, and the webhook deliveries of events about it. Owner and admins.',
+      answers: { 200: contactExport },
+      errors: notFound('CONTACT'),
     },
   },
   '/contacts/{id}/messages': {

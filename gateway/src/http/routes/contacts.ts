@@ -1,15 +1,18 @@
 import type { Gateway } from '../../context.js';
 import { editContact } from '../../domain/contact-edit.js';
+import { exportContact } from '../../domain/contact-export.js';
 import { createContact } from '../../domain/contact-identity.js';
 import { searchContacts, searchQuery } from '../../domain/contact-search.js';
 import { getContact, lookupContact, publicContact, type Contact } from '../../domain/contacts.js';
 import { publicConversation } from '../../domain/conversations.js';
 import { messagesOf, publicMessage } from '../../domain/messages.js';
+import { eraseContact } from '../../engine/erase-contact.js';
 import { setBot, teamReply } from '../../engine/handoff.js';
+import { mergeContacts } from '../../engine/merge-contacts.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, actorOf, bySession, parse, route, sendDurable, type Routes } from '../route.js';
-import { botState, contactCreate, contactLookup, contactUpdate, teamMessage } from '../schemas.js';
+import { botState, contactCreate, contactLookup, contactMerge, contactUpdate, teamMessage } from '../schemas.js';
 import type { botState as botStateAnswer } from '../../contract/messages.js';
 import type { Answer } from '../../contract/shared.js';
 
@@ -39,6 +42,22 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
     patch: [jsonBody(), async (req, res) => {
       res.json(publicContact(await editContact(gw, accountOf(res), String(req.params.id), parse(contactUpdate, req.body))));
     }],
+    delete: async (req, res) => {
+      await eraseContact(gw, accountOf(res).id, String(req.params.id));
+      res.status(204).end();
+    },
+  });
+  route(v1, '/contacts/:id/merge', {
+    post: [jsonBody(), async (req, res) => {
+      const { contactId } = parse(contactMerge, req.body);
+      res.json(publicContact(await mergeContacts(gw, accountOf(res).id, String(req.params.id), contactId)));
+    }],
+  });
+  route(v1, '/contacts/:id/export', {
+    get: async (req, res) => {
+      res.set('Content-Disposition', `attachment; filename="contact-${String(req.params.id).replace(/[^\w-]/g, '')}.json"`);
+      await sendDurable(gw, res, await exportContact(gw.store, accountOf(res).id, String(req.params.id)));
+    },
   });
   route(v1, '/contacts/:id/messages', {
     get: async (req, res) => {

@@ -1,7 +1,7 @@
 import type { Gateway } from '../../context.js';
 import { publicContact } from '../../domain/contacts.js';
-import { createList, getList, listsOf, membersOf, publicList, removeMembership } from '../../domain/lists.js';
-import { addToList } from '../../engine/join-list.js';
+import { createList, getList, listsOf, membersOf, publicList } from '../../domain/lists.js';
+import { addToList, removeFromList } from '../../engine/join-list.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
@@ -44,7 +44,7 @@ export function listsRoutes(v1: Routes, gw: Gateway): void {
   });
   route(v1, '/lists/:listId/contacts/:contactId', {
     delete: async (req, res) => {
-      await removeMembership(gw, accountOf(res).id, String(req.params.listId), String(req.params.contactId));
+      await removeFromList(gw, accountOf(res).id, String(req.params.listId), String(req.params.contactId));
       res.status(204).end();
     },
   });

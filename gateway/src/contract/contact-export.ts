@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { contact } from './contacts.js';
+import { conversation, delivery, message } from './messages.js';
+import { timestamp } from './shared.js';
+
+/** GET /v1/contacts/{id}/export: everything the account holds about one contact (GDPR access, Art. 15 and 20). */
+export const contactExport = z
+  .object({
+    exportedAt: timestamp,
+    contact,
+    conversations: z.array(conversation).describe('One per channel the contact was talked to on'),
+    messages: z.array(message).describe('Every message in and out, oldest first'),
+    files: z
+      .array(
+        z.object({
+          id: z.string().nullable().describe('The file the gateway keeps; null for a file left at its provider'),
+          messageId: z.string(),
+          url: z.string().describe('/v1/media/{id}, read with the account\'s key; or the provider\'s address'),
+          contentType: z.string(),
+          size: z.number().int().nullable(),
+          createdAt: timestamp,
+        }),
+      )
+      .describe("The messages' files, as links"),
+    lists: z.array(z.object({ id: z.string(), name: z.string(), addedAt: timestamp, source: z.enum(['api', 'import', 'manual']) })).describe('The lists the contact is on'),
+    consent: z
+      .array(z.object({ change: z.enum(['opt_out', 'opt_in']), at: timestamp, channel: z.string(), keyword: z.string() }))
+      .describe('The opt-out and the opt-in after it that the contact holds, oldest first'),
+    deliveries: z
+      .array(delivery.extend({ event: z.string(), messageId: z.string().nullable(), url: z.string(), payload: z.record(z.string(), z.unknown()), createdAt: timestamp }))
+      .describe('The webhook deliveries of events about the contact, oldest first: what was sent about them, where, and how it went'),
+  })
+  .meta({ id: 'ContactExport' });

@@ -1,0 +1,64 @@
+import { now } from '../ids.js';
+import type { Reader } from '../store/store.js';
+import { getContact, publicContact } from './contacts.js';
+import { conversationsOfContact, publicConversation } from './conversations.js';
+import { listsOfContact } from './lists.js';
+import type { Media } from './media.js';
+import { deliveriesOf, publicMessage, type Message } from './messages.js';
+import type { Delivery } from './webhooks.js';
+import type { contactExport } from '../contract/contact-export.js';
+import type { Answer } from '../contract/shared.js';
+
+/** The deliveries about a contact: those naming it, and those of its messages stored before deliveries named it. */
+export async function deliveriesOfContact(r: Reader, contactId: string, messages: Message[]): Promise<Delivery[]> {
+  const found = new Map<string, Delivery>();
+  for (const d of await r.find<Delivery>('deliveries', 'contact', [contactId])) found.set(d.id, d);
+  for (const batch of await Promise.all(messages.map((m) => deliveriesOf(r, m.id)))) for (const d of batch) found.set(d.id, d);
+  return [...found.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/**
+ * GET /v1/contacts/{id}/export: everything the account holds about the contact, in one JSON document: the contact,
+ * its conversations and messages, its files as links, its lists, its consent, and the deliveries of events about it.
+ */
+export async function exportContact(r: Reader, accountId: string, id: string): Promise<Answer<typeof contactExport>> {
+  const contact = await getContact(r, accountId, id);
+  const [conversations, messages, lists] = await Promise.all([
+    conversationsOfContact(r, id),
+    r.find<Message>('messages', 'contact', [id]),
+    listsOfContact(r, id),
+  ]);
+  const [deliveries, media] = await Promise.all([
+    deliveriesOfContact(r, id, messages),
+    Promise.all(messages.map((m) => (m.media?.mediaId ? r.get<Media>('media', m.media.mediaId) : undefined))),
+  ]);
+  const consent = [
+    ...(contact.optOut ? [{ change: 'opt_out' as const, ...contact.optOut }] : []),
+    ...(contact.optIn ? [{ change: 'opt_in' as const, ...contact.optIn }] : []),
+  ].sort((a, b) => a.at.localeCompare(b.at));
+  return {
+    exportedAt: now(),
+    contact: publicContact(contact),
+    conversations: conversations.map((c) => publicConversation(c, contact)),
+    messages: messages.map((m) => publicMessage(m)),
+    files: messages.flatMap((m, i) => {
+      if (!m.media) return [];
+      const kept = media[i];
+      return [{ id: kept?.id ?? null, messageId: m.id, url: m.media.url, contentType: m.media.contentType, size: kept?.size ?? null, createdAt: kept?.createdAt ?? m.createdAt }];
+    }),
+    lists: lists.map((m) => ({ id: m.list.id, name: m.list.name, addedAt: m.addedAt, source: m.source })),
+    consent,
+    deliveries: deliveries.map((d) => ({
+      id: d.id,
+      event: d.event,
+      messageId: d.messageId,
+      target: d.target === 'settings' ? 'customChannelWebhook' : d.target,
+      url: d.url,
+      status: d.status,
+      payload: d.payload,
+      attempts: d.attempts,
+      nextAttemptAt: d.nextAttemptAt ?? null,
+      createdAt: d.createdAt,
+    })),
+  };
+}

@@ -1,0 +1,90 @@
+import type { Gateway } from '../context.js';
+import { unindexContactIn } from '../domain/contact-search.js';
+import { registrationOf } from '../domain/contact-identity.js';
+import { deliveriesOfContact } from '../domain/contact-export.js';
+import { getContact, type Contact } from '../domain/contacts.js';
+import { conversationsOfContact } from '../domain/conversations.js';
+import { forgetOptOut, keepOptOut } from '../domain/erased-opt-outs.js';
+import { moveSteps } from '../domain/funnel.js';
+import type { Membership } from '../domain/lists.js';
+import type { Message } from '../domain/messages.js';
+import { moveUnreachable } from '../domain/reach.js';
+import type { Unanswered } from '../domain/unanswered.js';
+import type { Tx } from '../store/store.js';
+import { replyKey } from './bot-reply.js';
+import { cancelFollowUps } from './follow-ups.js';
+import { openingsOf, stopOpenings } from './openings.js';
+
+/**
+ * DELETE /v1/contacts/{id}: erasure (GDPR Art. 17). In one transaction the contact goes with everything held about
+ * it: its conversations and messages, its files' records, its lists, search keys and external IDs, its openings,
+ * funnel and reach records, the unanswered questions it asked, the deliveries of events about it, and the jobs still
+ * waiting for it: follow-ups, openings and bot replies are cancelled; a send or a delivery waiting holds only the id
+ * of what is gone, and ends doing nothing when it runs. The campaigns' counts stay: they count contacts and name none. An opt-out outlives
+ * it as keyed hashes of its addresses (domain/erased-opt-outs.ts). The files' bytes go once the commit is durable.
+ *
+ * On the embedded store, what was written before stays in the journal until the next checkpoint, which a clean stop
+ * always makes; on PostgreSQL the rows are deleted, and VACUUM (autovacuum) reclaims their space.
+ */
+export async function eraseContact(gw: Gateway, accountId: string, contactId: string): Promise<void> {
+  const files = await gw.store.transact(async (tx) => {
+    const contact = await getContact(tx, accountId, contactId);
+    if (contact.optOut) await keepOptOut(tx, contact, contact.optOut);
+    else await forgetOptOut(tx, contact);
+    const messages = await tx.find<Message>('messages', 'contact', [contactId]);
+    const campaigns = await forgetConversations(tx, contact, messages);
+    for (const d of await deliveriesOfContact(tx, contactId, messages)) {
+      await tx.remove('deliveries', d.id);
+    }
+    const mediaIds: string[] = [];
+    for (const m of messages) {
+      await tx.cancelJobs(replyKey(m.id));
+      if (m.media?.mediaId) {
+        mediaIds.push(m.media.mediaId);
+        await tx.remove('media', m.media.mediaId);
+      }
+      await tx.remove('messages', m.id);
+    }
+    for (const campaignId of campaigns) {
+      await moveSteps(tx, campaignId, contactId);
+      await moveUnreachable(tx, campaignId, contactId);
+    }
+    for (const m of await tx.find<Membership>('memberships', 'contact', [contactId])) await tx.remove('memberships', m.id);
+    for (const externalId of new Set([contact.fromId, ...Object.values(contact.externalIds ?? {})])) {
+      const held = externalId ? await registrationOf(tx, accountId, externalId) : undefined;
+      if (held?.contactId === contactId) await tx.remove('external_ids', held.id);
+    }
+    await unindexContactIn(tx, contact);
+    await tx.remove('contacts', contactId);
+    return mediaIds;
+  });
+  // A file whose bytes outlive a crash here is one no record points at: nothing can read it, and the operator's
+  // documented cleanup (README, erasure) removes it.
+  for (const id of files) await gw.store.blobs.delete(accountId, id);
+}
+
+/**
+ * Removes the contact's conversations with their follow-ups, its openings with their jobs, and the unanswered
+ * questions of its conversations; answers the campaigns it was part of, whose per-contact records go too.
+ */
+async function forgetConversations(tx: Tx, contact: Contact, messages: Message[]): Promise<Set<string>> {
+  const campaigns = new Set<string>();
+  const conversations = await conversationsOfContact(tx, contact.id);
+  for (const c of conversations) {
+    if (c.campaignId) campaigns.add(c.campaignId);
+    if (c.opening?.campaignId) campaigns.add(c.opening.campaignId);
+    await cancelFollowUps(tx, c);
+    await tx.remove('conversations', c.id);
+  }
+  await stopOpenings(tx, contact.id, 'erased');
+  for (const o of await openingsOf(tx, contact.id)) {
+    campaigns.add(o.campaignId);
+    await tx.remove('openings', o.id);
+  }
+  for (const m of messages) if (m.campaignId) campaigns.add(m.campaignId);
+  const asked = new Set(messages.map((m) => m.id));
+  for (const campaignId of campaigns) {
+    for (const u of await tx.find<Unanswered>('unanswered', 'campaign', [campaignId])) if (asked.has(u.messageId)) await tx.remove('unanswered', u.id);
+  }
+  return campaigns;
+}

@@ -1,0 +1,131 @@
+import type { Gateway } from '../context.js';
+import { deliveriesOfContact } from '../domain/contact-export.js';
+import { registrationOf, type ExternalId } from '../domain/contact-identity.js';
+import { unindexContactIn } from '../domain/contact-search.js';
+import { getContact, updateContact, type Contact } from '../domain/contacts.js';
+import { conversationsOfContact, updateConversation, type Conversation } from '../domain/conversations.js';
+import { moveSteps } from '../domain/funnel.js';
+import type { Membership } from '../domain/lists.js';
+import type { Message } from '../domain/messages.js';
+import { moveUnreachable } from '../domain/reach.js';
+import type { Unanswered } from '../domain/unanswered.js';
+import type { Delivery } from '../domain/webhooks.js';
+import { fieldError } from '../errors.js';
+import { now } from '../ids.js';
+import type { Tx } from '../store/store.js';
+import { cancelFollowUps } from './follow-ups.js';
+import { openingKey, openingsOf, stopOpenings, type Opening } from './openings.js';
+
+/**
+ * POST /v1/contacts/{id}/merge {"contactId"}: the other contact (a duplicate) becomes this one. Its conversations,
+ * messages, lists, openings, funnel records, deliveries and external IDs move here; a conversation on a channel this
+ * contact has one on too is folded into that one. This contact keeps its own names, phone, email and custom fields
+ * and takes the other's where it has none; the other is gone, so one contact is left per phone and email. An opt-out
+ * of either holds for the merged contact.
+ */
+export async function mergeContacts(gw: Gateway, accountId: string, id: string, otherId: string): Promise<Contact> {
+  if (id === otherId) throw fieldError('contactId', 'is this contact itself: name the duplicate to merge into it', 'SAME_CONTACT');
+  return gw.store.transact(async (tx) => {
+    const keep = await getContact(tx, accountId, id);
+    const other = await getContact(tx, accountId, otherId);
+    const messages = await tx.find<Message>('messages', 'contact', [otherId]);
+    const { folded, campaigns } = await moveConversations(tx, keep, other);
+    for (const d of await deliveriesOfContact(tx, otherId, messages)) {
+      if (d.contactId === otherId) await tx.update<Delivery>('deliveries', d.id, { contactId: id });
+    }
+    for (const m of messages) {
+      if (m.campaignId) campaigns.add(m.campaignId);
+      await tx.update<Message>('messages', m.id, { contactId: id, conversationId: (m.conversationId && folded.get(m.conversationId)) ?? m.conversationId });
+    }
+    for (const campaignId of campaigns) {
+      await moveSteps(tx, campaignId, otherId, id);
+      await moveUnreachable(tx, campaignId, otherId, id);
+    }
+    for (const m of await tx.find<Membership>('memberships', 'contact', [otherId])) {
+      const [there] = await tx.find<Membership>('memberships', 'member', [m.listId, id]);
+      if (there) await tx.remove('memberships', m.id);
+      else await tx.update<Membership>('memberships', m.id, { contactId: id });
+    }
+    for (const externalId of new Set([other.fromId, ...Object.values(other.externalIds ?? {})])) {
+      const held = externalId ? await registrationOf(tx, accountId, externalId) : undefined;
+      if (held?.contactId === otherId) await tx.update<ExternalId>('external_ids', held.id, { contactId: id });
+    }
+    await unindexContactIn(tx, other);
+    // The other's phone and IDs are free for this contact only once the other is gone: they are unique.
+    await tx.remove('contacts', otherId);
+    const merged = await updateContact(tx, keep, mergedFields(keep, other));
+    if (merged.optOut && !keep.optOut) await optedOut(tx, id);
+    return merged;
+  });
+}
+
+/** This contact's fields where it has them, the other's where it has none. */
+function mergedFields(keep: Contact, other: Contact): Partial<Contact> {
+  const phone = keep.phone ?? other.phone;
+  const email = keep.email ?? other.email;
+  const externalIds = { ...other.externalIds, ...keep.externalIds };
+  const hasIds = Boolean(keep.fromId ?? other.fromId) || Object.keys(externalIds).length > 0;
+  const later = (a?: Contact['optIn'], b?: Contact['optIn']) => (a && b ? (a.at >= b.at ? a : b) : (a ?? b ?? null));
+  return {
+    firstName: keep.firstName ?? other.firstName,
+    lastName: keep.lastName ?? other.lastName,
+    phone,
+    email,
+    emailOnly: phone || hasIds ? null : email,
+    fromId: keep.fromId ?? other.fromId,
+    ...(Object.keys(externalIds).length ? { externalIds } : {}),
+    customFields: { ...other.customFields, ...keep.customFields },
+    // Whoever said STOP is not written to again: an opt-out of either holds.
+    optOut: later(keep.optOut, other.optOut),
+    optIn: later(keep.optIn, other.optIn),
+    updatedAt: now(),
+  };
+}
+
+/**
+ * The other's conversations become this contact's; one on a channel this contact has a conversation on is folded
+ * into it (its messages, openings and unanswered questions go there). Answers the folded ids and the campaigns seen.
+ */
+async function moveConversations(tx: Tx, keep: Contact, other: Contact): Promise<{ folded: Map<string, string>; campaigns: Set<string> }> {
+  const mine = new Map((await conversationsOfContact(tx, keep.id)).map((c) => [c.channelKey, c]));
+  const folded = new Map<string, string>();
+  const campaigns = new Set<string>();
+  const theirs: Conversation[] = await conversationsOfContact(tx, other.id);
+  for (const c of theirs) {
+    if (c.campaignId) campaigns.add(c.campaignId);
+    const there = mine.get(c.channelKey);
+    if (!there) {
+      await updateConversation(tx, c, { contactId: keep.id });
+      continue;
+    }
+    folded.set(c.id, there.id);
+    await cancelFollowUps(tx, c);
+    await tx.remove('conversations', c.id);
+  }
+  const keptOpenings = new Set((await openingsOf(tx, keep.id)).map((o) => o.campaignId));
+  for (const o of await openingsOf(tx, other.id)) {
+    campaigns.add(o.campaignId);
+    if (keptOpenings.has(o.campaignId)) {
+      // A campaign opens a conversation with a contact once: this contact's opening stands.
+      await tx.cancelJobs(openingKey(o.id));
+      await tx.remove('openings', o.id);
+    } else {
+      await tx.update<Opening>('openings', o.id, { contactId: keep.id, conversationId: folded.get(o.conversationId) ?? o.conversationId });
+    }
+  }
+  for (const campaignId of campaigns) {
+    for (const u of await tx.find<Unanswered>('unanswered', 'campaign', [campaignId])) {
+      const into = folded.get(u.conversationId);
+      if (into) await tx.update<Unanswered>('unanswered', u.id, { conversationId: into });
+    }
+  }
+  return { folded, campaigns };
+}
+
+/** The merged contact took the other's opt-out: as on a STOP, nothing more goes to it. */
+async function optedOut(tx: Tx, contactId: string): Promise<void> {
+  await stopOpenings(tx, contactId, 'opted_out');
+  for (const c of await conversationsOfContact(tx, contactId)) {
+    await updateConversation(tx, await cancelFollowUps(tx, c), { status: 'opted_out' });
+  }
+}

@@ -1,0 +1,216 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { consoleAccount, teamMember, withSession } from '../console/support';
+import { BACKEND, removeDir, startGateway, tempDir } from '../helpers/gateway';
+import { dumpDatabase } from '../helpers/postgres';
+import { api, createAccount, dataUri, expectApiError, png, poll, Receiver, untilIdle, uniquePhone, type TestAccount, type TestGateway } from './api-support';
+
+/**
+ * Issue 47: GET /v1/contacts/{id}/export (access) and DELETE /v1/contacts/{id} (erasure). A contact lives a whole
+ * life first (a list, SMS and a custom channel, a file, a team reply, webhook deliveries, STOP); its export holds all
+ * of it; after its erasure and a clean stop, nothing readable of it is left in any file of the data dir or any
+ * table of the database, and its opt-out still holds when its number comes back.
+ */
+const ENV = { LEADCHAT_JOB_POLL: '100ms' };
+const gateways: TestGateway[] = [];
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  for (const gw of gateways) {
+    await gw.stop();
+    removeDir(gw.dataDir);
+  }
+});
+
+async function gateway(dataDir = tempDir()): Promise<TestGateway> {
+  const gw = await startGateway(ENV, dataDir);
+  gateways.push(gw);
+  return gw;
+}
+
+interface Life {
+  account: TestAccount;
+  contact: { id: string; phone: string; email: string };
+  list: { id: string };
+  /** What of the contact must be found before its erasure and never after. */
+  traces: Record<string, string | Buffer>;
+}
+
+/** A contact with something of everything: what the export must hold and the erasure must remove. */
+async function live(gw: TestGateway, account: TestAccount): Promise<Life> {
+  const hook = await Receiver.start();
+  receivers.push(hook);
+  expect((await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['message_received', 'handoff', 'opt_out'] } })).status).toBe(201);
+  expect((await api(gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } })).status).toBe(200);
+  const phone = uniquePhone();
+  const email = 'zephyrine.quillfeather@clinic.example';
+  const contact = (await api(gw, account, 'POST', 'contacts', {
+    body: { firstName: 'Zephyrine', lastName: 'Quillfeather', phone, email, customFields: { allergy: 'penicillin-xq7' } },
+  })).body;
+  const list = (await api(gw, account, 'POST', 'lists', { body: { name: 'Patients' } })).body;
+  expect((await api(gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } })).status).toBe(201);
+  const file = png(16, 16);
+  const sms = 'my appointment code is ORCHID-7731';
+  expect((await api(gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body: sms } })).status).toBeLessThan(300);
+  // A custom channel's fromId that is the contact's email finds the contact.
+  const chat = await api(gw, account, 'POST', 'incoming_custom_channel_message', {
+    body: { customData: { messageSid: `sid-${Date.now()}`, fromId: email, toId: 'clinic', body: 'here is my x-ray LILAC-4420', mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png', channel: 'webchat' } },
+  });
+  expect(chat.status).toBe(200);
+  const reply = await api(gw, account, 'POST', `contacts/${contact.id}/messages`, { body: { body: 'Thanks Zephyrine, see you at TULIP-0091' } });
+  expect(reply.status).toBe(201);
+  expect((await api(gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body: 'STOP' } })).status).toBeLessThan(300);
+  await poll(async () => hook.requests.filter((r) => r.body?.contactId === contact.id).length, (n) => n >= 3);
+  await untilIdle(gw);
+  return {
+    account,
+    contact,
+    list,
+    traces: {
+      name: 'Quillfeather',
+      'name search key': 'zephyrin',
+      email,
+      phone,
+      'phone digits': phone.slice(1),
+      'custom field': 'penicillin-xq7',
+      'SMS text': 'ORCHID-7731',
+      'chat text': 'LILAC-4420',
+      'team reply': 'TULIP-0091',
+      file,
+    },
+  };
+}
+
+/** Every file of the data dir, and on PostgreSQL every row of every table, with where it was. */
+async function everything(gw: TestGateway): Promise<Array<{ where: string; content: Buffer }>> {
+  const files = (readdirSync(gw.dataDir, { recursive: true, encoding: 'utf8' }) as string[])
+    .map((f) => path.join(gw.dataDir, f))
+    .filter((f) => statSync(f).isFile())
+    .map((f) => ({ where: f, content: readFileSync(f) }));
+  if (BACKEND !== 'postgres') return files;
+  const rows = await dumpDatabase(gw.env.LEADCHAT_DATABASE_URL!);
+  return [...files, ...rows.map((r) => ({ where: r.where, content: Buffer.from(r.content) }))];
+}
+
+/** Which traces are found where: text case-insensitively, a file by its bytes (or their hex, in a bytea column). */
+function found(places: Array<{ where: string; content: Buffer }>, traces: Life['traces']): string[] {
+  const hits: string[] = [];
+  for (const [what, trace] of Object.entries(traces)) {
+    for (const { where, content } of places) {
+      const hit = typeof trace === 'string'
+        ? content.toString('latin1').toLowerCase().includes(trace.toLowerCase())
+        : content.includes(trace) || content.toString('latin1').includes(trace.toString('hex'));
+      if (hit) hits.push(`${what} in ${where}`);
+    }
+  }
+  return hits;
+}
+
+test("the export holds the contact's whole life: conversations, messages, files as links, lists, consent, deliveries", async () => {
+  const gw = await gateway();
+  const account = await createAccount(gw);
+  const { contact, list } = await live(gw, account);
+  const res = await api(gw, account, 'GET', `contacts/${contact.id}/export`);
+  expect(res.status).toBe(200);
+  expect(res.headers['content-disposition']).toBe(`attachment; filename="contact-${contact.id}.json"`);
+  const data = res.body;
+  expect(data.contact).toMatchObject({ id: contact.id, firstName: 'Zephyrine', lastName: 'Quillfeather', phone: contact.phone, email: contact.email, customFields: { allergy: 'penicillin-xq7' } });
+  expect(data.conversations.map((c: { channel: string }) => c.channel).sort()).toEqual(['custom', 'sms']);
+  const bodies = data.messages.map((m: { body: string }) => m.body);
+  expect(bodies).toEqual(expect.arrayContaining(['my appointment code is ORCHID-7731', 'here is my x-ray LILAC-4420', 'Thanks Zephyrine, see you at TULIP-0091', 'STOP']));
+  expect(data.messages.every((m: { contactId: string }) => m.contactId === contact.id)).toBe(true);
+  expect(data.files).toEqual([expect.objectContaining({ id: expect.stringMatching(/^med_/), url: expect.stringMatching(/^\/v1\/media\/med_/), contentType: 'image/png', size: expect.any(Number) })]);
+  expect((await api(gw, account, 'GET', data.files[0].url)).status).toBe(200);
+  expect(data.lists).toEqual([{ id: list.id, name: 'Patients', addedAt: expect.any(String), source: 'api' }]);
+  expect(data.consent).toEqual([{ change: 'opt_out', at: expect.any(String), channel: 'sms', keyword: 'stop' }]);
+  const events = data.deliveries.map((d: { event: string }) => d.event);
+  expect(events).toEqual(expect.arrayContaining(['message_received', 'opt_out']));
+  expect(data.deliveries.every((d: { payload: { contactId?: string } }) => d.payload.contactId === contact.id)).toBe(true);
+
+  // Another account's contact is a 404, like one that does not exist.
+  const other = await createAccount(gw);
+  expectApiError(await api(gw, other, 'GET', `contacts/${contact.id}/export`), 404, 'CONTACT_NOT_FOUND');
+  expectApiError(await api(gw, account, 'GET', 'contacts/ct_missing/export'), 404, 'CONTACT_NOT_FOUND');
+}, 60_000);
+
+test('erasure leaves nothing readable of the contact in the data dir or the database after a clean stop; an opt-out still holds', async () => {
+  const dataDir = tempDir();
+  let gw = await gateway(dataDir);
+  const account = await createAccount(gw);
+  const life = await live(gw, account);
+  const neighbour = (await api(gw, account, 'POST', 'contacts', { body: { firstName: 'Stays', phone: uniquePhone() } })).body;
+  expect((await api(gw, account, 'POST', `lists/${life.list.id}/contacts`, { body: { contactId: neighbour.id } })).status).toBe(201);
+
+  // Before: every trace is somewhere.
+  const before = found(await everything(gw), life.traces);
+  for (const what of Object.keys(life.traces)) expect(before.some((hit) => hit.startsWith(`${what} in `))).toBe(true);
+
+  const erased = await api(gw, account, 'DELETE', `contacts/${life.contact.id}`);
+  expect({ status: erased.status, text: erased.text }).toEqual({ status: 204, text: '' });
+  expectApiError(await api(gw, account, 'GET', `contacts/${life.contact.id}`), 404, 'CONTACT_NOT_FOUND');
+  expectApiError(await api(gw, account, 'DELETE', `contacts/${life.contact.id}`), 404, 'CONTACT_NOT_FOUND');
+  expect((await api(gw, account, 'GET', 'contacts', { query: { q: 'zephyrine' } })).body.data).toEqual([]);
+  expectApiError(await api(gw, account, 'GET', 'contacts', { query: { phoneNumber: life.contact.phone } }), 404, 'CONTACT_NOT_FOUND');
+  expect((await api(gw, account, 'GET', 'conversations')).body.data.map((c: { contactId: string }) => c.contactId)).not.toContain(life.contact.id);
+  expect((await api(gw, account, 'GET', `lists/${life.list.id}/contacts`)).body.data.map((c: { id: string }) => c.id)).toEqual([neighbour.id]);
+  await untilIdle(gw);
+
+  // After the next clean stop: nothing.
+  expect(await gw.stop()).toBe(0);
+  expect(found(await everything(gw), life.traces)).toEqual([]);
+
+  // The number comes back: the new contact is opted out, and nothing can be sent to it.
+  gw = await gateway(dataDir);
+  const back = await api(gw, account, 'POST', 'contacts', { body: { phone: life.contact.phone, firstName: 'Back' } });
+  expect(back.status).toBe(201);
+  expect(back.body.id).not.toBe(life.contact.id);
+  expect(back.body.optOut).toEqual({ at: expect.any(String), channel: 'sms', keyword: 'stop' });
+  expectApiError(await api(gw, account, 'POST', `contacts/${back.body.id}/messages`, { body: { body: 'Welcome back' } }), 409);
+  // Its email, given to a contact later, opts that one out too; the neighbour was never opted out.
+  const byEmail = await api(gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), email: life.contact.email } });
+  expect(byEmail.body.optOut).toMatchObject({ keyword: 'stop' });
+  expect((await api(gw, account, 'GET', `contacts/${neighbour.id}`)).body.optOut).toBeUndefined();
+}, 90_000);
+
+test('a contact who never opted out, or opted in again, leaves no opt-out behind; its number comes back as a new contact', async () => {
+  const gw = await gateway();
+  const account = await createAccount(gw);
+  const phone = uniquePhone();
+  const contact = (await api(gw, account, 'POST', 'contacts', { body: { phone, firstName: 'Plain' } })).body;
+  expect((await api(gw, account, 'DELETE', `contacts/${contact.id}`)).status).toBe(204);
+  const back = await api(gw, account, 'POST', 'contacts', { body: { phone } });
+  expect(back.status).toBe(201);
+  expect(back.body.optOut).toBeUndefined();
+
+  // STOP, erased, back opted out; START, erased again: the person's latest word was START.
+  const say = (body: string) => api(gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body } });
+  expect((await say('STOP')).status).toBeLessThan(300);
+  expect((await api(gw, account, 'DELETE', `contacts/${back.body.id}`)).status).toBe(204);
+  const third = (await api(gw, account, 'POST', 'contacts', { body: { phone } })).body;
+  expect(third.optOut).toMatchObject({ keyword: 'stop' });
+  expect((await say('START')).status).toBeLessThan(300);
+  expect((await api(gw, account, 'GET', `contacts/${third.id}`)).body.optOut).toBeUndefined();
+  expect((await api(gw, account, 'DELETE', `contacts/${third.id}`)).status).toBe(204);
+  const fourth = (await api(gw, account, 'POST', 'contacts', { body: { phone } })).body;
+  expect(fourth.optOut).toBeUndefined();
+}, 60_000);
+
+test("erasure: another account's contact → 404 and it stays; an agent → 403 FORBIDDEN; an admin may", async () => {
+  const gw = await gateway();
+  const owner = await consoleAccount(gw);
+  const other = await createAccount(gw);
+  const theirs = (await api(gw, other, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body;
+  expectApiError(await api(gw, owner, 'DELETE', `contacts/${theirs.id}`), 404, 'CONTACT_NOT_FOUND');
+  expect((await api(gw, other, 'GET', `contacts/${theirs.id}`)).status).toBe(200);
+
+  const mine = (await api(gw, owner, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body;
+  const agent = await teamMember(gw, owner, 'agent');
+  const admin = await teamMember(gw, owner, 'admin');
+  const as = (session: typeof agent, method: string, url: string) => withSession(gw, session, method, url, { headers: { origin: gw.url } });
+  expectApiError(await as(agent, 'DELETE', `/v1/contacts/${mine.id}`), 403, 'FORBIDDEN');
+  expectApiError(await as(agent, 'GET', `/v1/contacts/${mine.id}/export`), 403, 'FORBIDDEN');
+  expect((await api(gw, owner, 'GET', `contacts/${mine.id}`)).status).toBe(200);
+  expect((await as(admin, 'GET', `/v1/contacts/${mine.id}/export`)).status).toBe(200);
+  expect((await as(admin, 'DELETE', `/v1/contacts/${mine.id}`)).status).toBe(204);
+  expectApiError(await api(gw, owner, 'GET', `contacts/${mine.id}`), 404, 'CONTACT_NOT_FOUND');
+}, 60_000);
