@@ -55,54 +55,6 @@ export interface components {
 			 */
 			createdAt: string;
 		};
-		Message: {
-			id: string;
-			contactId: string;
-			/** @enum {string} */
-			direction: "incoming" | "outgoing";
-			body: string;
-			/** @description Incoming: as given (default "received"). Outgoing: pending, then sent (delivered, read) or failed */
-			status: string;
-			error: string | null;
-			/** @description With error: INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, or the provider's own code */
-			errorCode: string | null;
-			/** @enum {string} */
-			messageType: "text" | "reaction";
-			messageSid: string | null;
-			fromId: string | null;
-			toId: string | null;
-			channel: string | null;
-			customChannel?: string | null;
-			campaignId: string | null;
-			conversationId: string | null;
-			/** @description Who wrote an outgoing message: the campaign, a follow-up, the bot, a team member, the API, or the gateway itself */
-			author: ("campaign" | "follow_up" | "bot" | "team" | "api" | "system") | null;
-			authorId: string | null;
-			authorName: string | null;
-			template: {
-				name: string;
-				language: string;
-				params: string[];
-			} | null;
-			messageTag?: "HUMAN_AGENT" | null;
-			provider: string | null;
-			providerMessageId: string | null;
-			media: {
-				url: string;
-				contentType: string;
-				mediaId: string | null;
-			} | null;
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			createdAt: string;
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			updatedAt: string;
-		};
 		Conversation: {
 			id: string;
 			contactId: string;
@@ -178,6 +130,54 @@ export interface components {
 			 * @description An ISO 8601 time in UTC
 			 */
 			lastActivityAt: string;
+			/**
+			 * Format: date-time
+			 * @description An ISO 8601 time in UTC
+			 */
+			createdAt: string;
+			/**
+			 * Format: date-time
+			 * @description An ISO 8601 time in UTC
+			 */
+			updatedAt: string;
+		};
+		Message: {
+			id: string;
+			contactId: string;
+			/** @enum {string} */
+			direction: "incoming" | "outgoing";
+			body: string;
+			/** @description Incoming: as given (default "received"). Outgoing: pending, then sent (delivered, read) or failed */
+			status: string;
+			error: string | null;
+			/** @description With error: INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, or the provider's own code */
+			errorCode: string | null;
+			/** @enum {string} */
+			messageType: "text" | "reaction";
+			messageSid: string | null;
+			fromId: string | null;
+			toId: string | null;
+			channel: string | null;
+			customChannel?: string | null;
+			campaignId: string | null;
+			conversationId: string | null;
+			/** @description Who wrote an outgoing message: the campaign, a follow-up, the bot, a team member, the API, or the gateway itself */
+			author: ("campaign" | "follow_up" | "bot" | "team" | "api" | "system") | null;
+			authorId: string | null;
+			authorName: string | null;
+			template: {
+				name: string;
+				language: string;
+				params: string[];
+			} | null;
+			messageTag?: "HUMAN_AGENT" | null;
+			provider: string | null;
+			providerMessageId: string | null;
+			media: {
+				url: string;
+				contentType: string;
+				mediaId: string | null;
+			} | null;
 			/**
 			 * Format: date-time
 			 * @description An ISO 8601 time in UTC
@@ -424,8 +424,8 @@ export interface components {
 	pathItems: never;
 }
 export type Contact = components['schemas']['Contact'];
-export type Message = components['schemas']['Message'];
 export type Conversation = components['schemas']['Conversation'];
+export type Message = components['schemas']['Message'];
 export type List = components['schemas']['List'];
 export type Campaign = components['schemas']['Campaign'];
 export type MessageWithDeliveries = components['schemas']['MessageWithDeliveries'];
