@@ -1,4 +1,6 @@
 import type {
+	IAuthenticateRuleResponseCode,
+	IAuthenticateRuleResponseSuccessBody,
 	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
 	ICredentialType,
@@ -8,6 +10,12 @@ import type {
 } from 'n8n-workflow';
 
 import { endpointPath, keyPlacementFor } from '../nodes/LeadChat/transport/keyPlacement';
+
+/** A phone number without a digit: the API refuses it with 400 INVALID_PHONE, after it accepted the key. */
+const PROBE_PHONE = 'credential-check';
+
+const NOT_LEADCHAT =
+	'The server at this Base URL answered, but not as the LeadChat API. It is the address of the API including the /v1 version segment, e.g. https://localhost:8443/v1.';
 
 export class LeadChatApi implements ICredentialType {
 	name = 'leadChatApi';
@@ -77,20 +85,23 @@ export class LeadChatApi implements ICredentialType {
 	};
 
 	/**
-	 * A lookup of an address no contact can have: 200 or 404 proves the key was accepted, 401 and 403 mean it was
-	 * not. The declarative test expresses this on its own: `ignoreHttpStatusErrors` with `except` lets 404 through
-	 * as a successful probe while 401/403 (and a failing server) still fail, 401/403 with the messages below. This works unchanged against
-	 * the hosted service and the gateway, and needs no request helper of our own.
+	 * A lookup by a phone number no server can accept. Only the LeadChat API answers it, to a key it accepts, with 400
+	 * and its own code, INVALID_PHONE (spec §7): that answer is the one success, so the probe proves the address as
+	 * well as the key, and works unchanged against the hosted service and the gateway. Every other answer fails with
+	 * what it means: 401/403 the key, 404 an address without /v1 or of another server (the gateway answers
+	 * "No route" there), 429 an address over its rate limit, and any other answer (a web page, a 200 of another
+	 * API) a server that is not the LeadChat API.
 	 */
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl}}',
 			url: '/contacts',
 			method: 'GET',
-			qs: { email: 'credential-check@invalid.invalid' },
+			qs: { phoneNumber: PROBE_PHONE },
 			skipSslCertificateValidation: '={{$credentials.ignoreSslIssues}}',
-			ignoreHttpStatusErrors: { ignore: true, except: [401, 403, 500, 502, 503, 504] },
+			ignoreHttpStatusErrors: { ignore: true, except: [401, 403, 404, 405, 429, 500, 502, 503, 504] },
 		},
+		// n8n's tester checks each rule by its type; the declaration only types an array of one kind or the other.
 		rules: [
 			{
 				type: 'responseCode',
@@ -107,6 +118,38 @@ export class LeadChatApi implements ICredentialType {
 					message: 'The API key is not allowed to use this API (403). Check that it belongs to the right account.',
 				},
 			},
-		],
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message:
+						'No LeadChat API answers at this Base URL (404). It is the address of the API including the /v1 version segment, e.g. https://localhost:8443/v1.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 405,
+					message:
+						'The server at this Base URL is not the LeadChat API (405). It is the address of the API including the /v1 version segment, e.g. https://localhost:8443/v1.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 429,
+					message:
+						'This address is over its rate limit (429), so the key could not be checked. Wait a minute and test again.',
+				},
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'error.code',
+					value: undefined,
+					message: NOT_LEADCHAT,
+				},
+			},
+		] satisfies Array<IAuthenticateRuleResponseCode | IAuthenticateRuleResponseSuccessBody> as ICredentialTestRequest['rules'],
 	};
 }

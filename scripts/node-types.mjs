@@ -34,6 +34,11 @@ const ANSWERS = [
 	'listMembers',
 	'getWebhook',
 	'createWebhook',
+	'listWebhooks',
+	'replyToContact',
+	'getMessage',
+	'createList',
+	'updateCampaign',
 ];
 
 const HEADER = `/**

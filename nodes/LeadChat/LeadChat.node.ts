@@ -12,6 +12,8 @@ import {
 } from 'n8n-workflow';
 
 import { searchCampaigns } from './methods/campaignSearch';
+import { searchContacts } from './methods/contactSearch';
+import { searchConversations } from './methods/conversationSearch';
 import { searchLists } from './methods/listSearch';
 import { getAssignees, searchMembers } from './methods/memberSearch';
 import * as campaign from './resources/campaign';
@@ -51,8 +53,9 @@ export class LeadChat implements INodeType {
 		group: ['output'],
 		// Saved workflows keep the version they were made with: a change that would alter what one does (a parameter
 		// renamed or removed, a default or an output changed) adds the next version here and branches on
-		// this.getNode().typeVersion (README, "Changing the nodes").
-		version: [1],
+		// this.getNode().typeVersion (README, "Changing the nodes"). Version 2: contacts and conversations are picked
+		// (resource locators) where version 1 took their IDs as text, and Simplify is on by default for the AI tool.
+		version: [1, 2],
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
 			'Capture leads into AI sales-chat campaigns, create campaigns and test their bot, manage contacts, lists and conversations, exchange custom-channel messages and grant credits',
@@ -99,6 +102,8 @@ export class LeadChat implements INodeType {
 	methods = {
 		listSearch: {
 			searchCampaigns,
+			searchContacts,
+			searchConversations,
 			searchLists,
 			searchMembers,
 		},

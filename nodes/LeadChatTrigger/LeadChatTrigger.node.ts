@@ -10,7 +10,8 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import type { CreateWebhookAnswer, GetWebhookAnswer, WebhookPayloads } from '../LeadChat/transport/answers';
+import type { CreateWebhookAnswer, WebhookPayloads } from '../LeadChat/transport/answers';
+import { leadChatPaged } from '../LeadChat/transport/paginate';
 import { leadChatRequest } from '../LeadChat/transport/request';
 import { verifySignature } from './signature';
 
@@ -92,18 +93,49 @@ function sameEvents(a: unknown, b: EventName[]): boolean {
 	return a.length === b.length && b.every((event) => a.includes(event));
 }
 
-/** Removes the subscription this node registered, if any. A subscription already gone counts as removed. */
-async function unsubscribe(this: IHookFunctions): Promise<void> {
+/**
+ * The ids of the subscriptions for this node's URL, found on the server: the one this node stored, and any its
+ * static data lost (a workflow imported again, a failed deactivation). A server without the list (404, 405) has none
+ * to show (a server without it has no automatic registration either).
+ */
+async function subscriptionsForUrl(this: IHookFunctions): Promise<Array<{ id: string; events?: unknown }>> {
+	const url = this.getNodeWebhookUrl('default');
+	const { records, statusCode } = await (leadChatPaged<'/webhooks'>).call(this, {
+		path: '/webhooks',
+		accept: [404, 405],
+	});
+	if (statusCode === 404 || statusCode === 405) return [];
+	return records
+		.filter((subscription) => typeof subscription.id === 'string' && subscription.url === url)
+		.map((subscription) => ({ id: subscription.id as string, events: subscription.events }));
+}
+
+async function deleteSubscription(this: IHookFunctions, id: string): Promise<void> {
+	await leadChatRequest.call(this, {
+		method: 'DELETE',
+		path: `/webhooks/${encodeURIComponent(id)}`,
+		accept: [404],
+	});
+}
+
+/**
+ * Removes the subscription this node registered and every other one for its URL (those `found` already, else found
+ * now), but `keep`. A subscription already gone counts as removed.
+ */
+async function unsubscribe(
+	this: IHookFunctions,
+	keep?: string,
+	found?: Array<{ id: string }>,
+): Promise<void> {
 	const data = this.getWorkflowStaticData('node') as SubscriptionData;
-	if (data.webhookId) {
-		await leadChatRequest.call(this, {
-			method: 'DELETE',
-			path: `/webhooks/${encodeURIComponent(data.webhookId)}`,
-			accept: [404],
-		});
+	const ids = new Set((found ?? (await subscriptionsForUrl.call(this))).map((subscription) => subscription.id));
+	if (data.webhookId) ids.add(data.webhookId);
+	if (keep) ids.delete(keep);
+	for (const id of ids) await deleteSubscription.call(this, id);
+	if (data.webhookId !== keep) {
+		delete data.webhookId;
+		delete data.webhookSecret;
 	}
-	delete data.webhookId;
-	delete data.webhookSecret;
 }
 
 /**
@@ -188,28 +220,19 @@ export class LeadChatTrigger implements INodeType {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				const data = this.getWorkflowStaticData('node') as SubscriptionData;
-				const manual = this.getNodeParameter('registration', 'automatic') === 'manual';
-				if (manual) {
-					// Switched from Automatic: the old subscription would keep receiving events nobody verifies.
-					if (data.webhookId) await unsubscribe.call(this);
+				if (this.getNodeParameter('registration', 'automatic') === 'manual') {
+					// Switched from Automatic: an old subscription would keep receiving events nobody verifies.
+					await unsubscribe.call(this);
 					return true;
 				}
-				if (!data.webhookId) return false;
-				const response = await leadChatRequest.call(this, {
-					method: 'GET',
-					path: `/webhooks/${encodeURIComponent(data.webhookId)}`,
-					accept: [404],
-				});
-				const subscription = response.body as Partial<GetWebhookAnswer>;
-				const current =
-					response.statusCode !== 404 &&
-					subscription.url === this.getNodeWebhookUrl('default') &&
-					sameEvents(subscription.events, selectedEvents.call(this)) &&
-					Boolean(data.webhookSecret);
-				if (current) return true;
-				// Gone, or registered for another URL or other events: start over with a fresh subscription.
-				await unsubscribe.call(this);
-				return false;
+				// Found by the URL, not only by the id stored: a subscription whose secret this node does not hold (its
+				// static data was lost) cannot be verified, since the secret is shown only when it is made, so it goes.
+				const found = await subscriptionsForUrl.call(this);
+				const stored = data.webhookId ? found.find((subscription) => subscription.id === data.webhookId) : undefined;
+				const current = stored !== undefined && sameEvents(stored.events, selectedEvents.call(this)) && Boolean(data.webhookSecret);
+				// Gone, for other events, or not this node's: start over with one fresh subscription.
+				await unsubscribe.call(this, current ? stored.id : undefined, found);
+				return current;
 			},
 
 			async create(this: IHookFunctions): Promise<boolean> {

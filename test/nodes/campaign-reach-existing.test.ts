@@ -39,5 +39,7 @@ describe('LeadChat node: reach the contacts already on a campaign list', () => {
     const refused = await runLeadChat(host, { resource: 'campaign', operation: 'reachExisting', campaign: locator(draft.id) });
     expect(refused.error?.message).toMatch(/make it Live/);
     expect(refused.error?.httpCode).toBe('409');
+    // The code's own hint, never the credit grant's Idempotency Key one.
+    expect(refused.error?.description).toMatch(/^HTTP 409 CAMPAIGN_NOT_LIVE .*Campaign > Update and Status Live\.$/);
   });
 });

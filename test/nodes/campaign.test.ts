@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { createAccount, listAll, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { CREDENTIAL, LEADCHAT_TRIGGER, createHost, listSearch, runLeadChat, triggerNode, type Host } from './helpers/n8n';
+import { CREDENTIAL, LEADCHAT_TRIGGER, createHost, listSearch, listSearchAll, runLeadChat, triggerNode, type Host } from './helpers/n8n';
 import { WebhookHost } from './helpers/webhookHost';
 
 /** More campaigns than one page of Return All (100), so Get Many and the dropdown have to follow nextCursor. */
@@ -82,16 +82,19 @@ describe('LeadChat node: campaigns', () => {
   });
 
   describe('the Campaign dropdown', () => {
-    test('shows every campaign of the account (every page), by name, with status and channel', async () => {
-      const all = await listSearch(host, 'searchCampaigns');
+    test('shows every campaign of the account a page at a time, oldest first, with status and channel', async () => {
+      const first = await listSearch(host, 'searchCampaigns');
+      expect(first.results).toHaveLength(Math.min(MANY, 50));
+      const all = await listSearchAll(host, 'searchCampaigns');
       expect(all.results).toHaveLength(MANY);
-      const names = all.results.map((r) => r.name);
-      expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b)));
+      expect(all.pages).toBe(Math.ceil(MANY / 50));
+      const listed = (await listAll(gw, account.apiKey, '/campaigns')).map((c) => c.id);
+      expect(all.results.map((r) => r.value)).toEqual(listed);
       expect(all.results).toContainEqual({ name: 'Smile Dental', value: dental.id, description: 'draft, custom' });
       expect(all.results).toContainEqual({ name: 'Bare bot', value: bare.id, description: 'draft, sms' });
     });
 
-    test('filters by name, or finds a campaign by its exact ID', async () => {
+    test('searches names on the server, or finds a campaign by its exact ID', async () => {
       expect((await listSearch(host, 'searchCampaigns', 'smile')).results.map((r) => r.value)).toEqual([dental.id]);
       expect((await listSearch(host, 'searchCampaigns', bare.id)).results.map((r) => r.name)).toEqual(['Bare bot']);
       expect((await listSearch(host, 'searchCampaigns', 'nothing like it')).results).toEqual([]);

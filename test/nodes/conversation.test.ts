@@ -1,3 +1,6 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { createAccount, listAll, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
 import { CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
 
@@ -10,6 +13,11 @@ describe('LeadChat node: conversations', () => {
   let account: TestAccount;
   let host: Host;
   let campaignId: string;
+  /** The team's custom-channel system: it takes every reply, so the team's messages go out. */
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(204).end());
+  });
   /** Contact IDs of the custom-channel conversations, by fromId. */
   const contacts = new Map<string, string>();
 
@@ -22,6 +30,9 @@ describe('LeadChat node: conversations', () => {
     gw = await startGateway();
     account = await createAccount(gw);
     host = await createHost({ [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/replies`;
+    expect((await api('PUT', '/settings', { customChannelWebhookUrl: receiverUrl })).status).toBe(200);
     const list = (await api('POST', '/lists', { name: 'Web chat leads' })).body;
     const campaign = await api('POST', '/campaigns', {
       name: 'Web chat',
@@ -51,6 +62,7 @@ describe('LeadChat node: conversations', () => {
   }, 120_000);
   afterAll(async () => {
     await gw.stop();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
   });
 
   describe('Get Many', () => {
@@ -226,6 +238,34 @@ describe('LeadChat node: conversations', () => {
       });
       expect(wrong.error?.message).toBe('LeadChat: conversationId: the conversation is not one of this contact');
       expect(wrong.error?.description).toMatch(/^HTTP 400 VALIDATION_ERROR from POST \/contacts\/ct_\w+\/messages\./);
+    });
+
+    test('a message stored failed (nothing receives the custom channel) fails the item, or becomes an error item on Continue On Fail', async () => {
+      const contactId = contacts.get('visitor-14')!;
+      const settings = await api('GET', '/settings');
+      expect((await api('PUT', '/settings', { customChannelWebhookUrl: null })).status).toBe(200);
+      try {
+        const run = await runLeadChat(host, { resource: 'conversation', operation: 'sendAsTeamMember', contactId, text: 'Anyone there?' });
+        expect(run.error?.message).toMatch(/^LeadChat: the message was stored as failed: No Custom Channel Webhook URL is configured/);
+        expect(run.error?.description).toMatch(/^Message msg_\w+ was not sent \(NO_RECEIVER\)\. .*Custom Channel Webhook/);
+        const stored = (await api('GET', `/contacts/${contactId}/messages`)).body.data.at(-1);
+        expect(stored).toMatchObject({ body: 'Anyone there?', status: 'failed', errorCode: 'NO_RECEIVER' });
+
+        const continued = await runLeadChat(
+          host,
+          { resource: 'conversation', operation: 'sendAsTeamMember', contactId, text: 'Still there?' },
+          [{ json: {} }],
+          { continueOnFail: true },
+        );
+        expect(continued.output('LeadChat')).toEqual([
+          {
+            json: { error: expect.stringMatching(/stored as failed/), details: expect.stringMatching(/NO_RECEIVER/) },
+            pairedItem: { item: 0 },
+          },
+        ]);
+      } finally {
+        await api('PUT', '/settings', { customChannelWebhookUrl: settings.body.customChannelWebhookUrl });
+      }
     });
 
     test('a contact with no conversation yet is told how one starts', async () => {

@@ -1,19 +1,39 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import nock from 'nock';
 
 import { createAccount, startGateway, type TestGateway } from '../helpers/gateway';
 import { testCredential } from './helpers/credentialTest';
 
-/** The credential's "Test" button against the real gateway, and against a hosted service that answers 403. */
+/** A web server that is not LeadChat, answering every request with `status` and `body`. */
+async function otherServer(status: number, body: string, type = 'text/html'): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(status, { 'content-type': type });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The credential's "Test" button against the real gateway, other servers, and a hosted service. */
 describe('LeadChat API credential test', () => {
   let gw: TestGateway;
+  let throttled: TestGateway;
   beforeAll(async () => {
     gw = await startGateway();
+    throttled = await startGateway({ LEADCHAT_RATE_LIMIT_PER_MINUTE: '1' });
   });
   afterAll(async () => {
     await gw.stop();
+    await throttled.stop();
   });
 
-  test('a valid key passes: the probe finds no contact (404), which proves the key was accepted', async () => {
+  test('a valid key passes: the API refuses the probe phone (400 INVALID_PHONE), which proves key and address', async () => {
     const account = await createAccount(gw);
     const result = await testCredential({ baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true });
     expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
@@ -23,6 +43,36 @@ describe('LeadChat API credential test', () => {
     const result = await testCredential({ baseUrl: gw.apiBase, apiKey: 'lc_wrong_key', ignoreSslIssues: true });
     expect(result.status).toBe('Error');
     expect(result.message).toMatch(/API key was rejected \(401\).*Settings > Account > API Key/);
+  });
+
+  test('a Base URL without /v1 fails, even with a valid key, and says the URL ends with /v1', async () => {
+    const account = await createAccount(gw);
+    const result = await testCredential({ baseUrl: gw.url, apiKey: account.apiKey, ignoreSslIssues: true });
+    expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/No LeadChat API answers at this Base URL \(404\).*\/v1/) });
+  });
+
+  test('another server fails: one answering 404, and one answering every address with a page (200)', async () => {
+    const notFound = await otherServer(404, '<h1>Not Found</h1>');
+    const page = await otherServer(200, '<html><body>Welcome</body></html>');
+    const json = await otherServer(200, JSON.stringify({ ok: true }), 'application/json');
+    try {
+      const missing = await testCredential({ baseUrl: `${notFound.url}/v1`, apiKey: 'lc_any' });
+      expect(missing).toEqual({ status: 'Error', message: expect.stringMatching(/No LeadChat API answers at this Base URL \(404\)/) });
+      for (const server of [page, json]) {
+        const other = await testCredential({ baseUrl: `${server.url}/v1`, apiKey: 'lc_any' });
+        expect(other).toEqual({ status: 'Error', message: expect.stringMatching(/answered, but not as the LeadChat API/) });
+      }
+    } finally {
+      await Promise.all([notFound.close(), page.close(), json.close()]);
+    }
+  });
+
+  test('a throttled address fails with the reason instead of passing', async () => {
+    const account = await createAccount(throttled);
+    const credential = { baseUrl: throttled.apiBase, apiKey: account.apiKey, ignoreSslIssues: true };
+    expect(await testCredential(credential)).toEqual({ status: 'OK', message: 'Connection successful!' });
+    const result = await testCredential(credential);
+    expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/over its rate limit \(429\).*test again/) });
   });
 
   test("the gateway's self-signed certificate is refused unless Ignore SSL Issues is on", async () => {
@@ -37,11 +87,11 @@ describe('LeadChat API credential test', () => {
     // nock patches Node's http module for the whole worker process: undo it so later test files talk to real servers.
     afterAll(() => nock.restore());
 
-    test('200 with a contact passes and 403 fails with its own message; the key travels as the apiKey query parameter', async () => {
+    test('400 INVALID_PHONE passes and 403 fails with its own message; the key travels as the apiKey query parameter', async () => {
       const scope = nock('https://api.leadchat.test')
         .get('/v1/contacts')
-        .query({ email: 'credential-check@invalid.invalid', apiKey: 'hosted-key' })
-        .reply(200, { id: 'c1', email: 'credential-check@invalid.invalid' })
+        .query({ phoneNumber: 'credential-check', apiKey: 'hosted-key' })
+        .reply(400, { error: { code: 'INVALID_PHONE', message: 'The phone number lacks a valid country code' } })
         .get('/v1/contacts')
         .query(true)
         .reply(403, { error: { code: 'FORBIDDEN', message: 'Forbidden' } });

@@ -290,6 +290,24 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
       expect(visible(forbidden)).not.toContain(SECRET_KEY);
     });
 
+    test("a hint is given only for the codes it explains: the grant's Idempotency Key hint never reaches another 409", async () => {
+      nock('https://api.leadchat.test')
+        .post('/v1/contacts')
+        .reply(409, { error: { code: 'SOMETHING_ELSE', message: 'Not now' } })
+        .post('/v1/subaccounts/credits')
+        .reply(409, { error: 'A grant is in progress' })
+        .post('/v1/subaccounts/credits')
+        .reply(422, { error: { code: 'IDEMPOTENCY_KEY_REUSED', message: 'Key reused' } });
+      const host = await hostedHost();
+      const other = await runLeadChat(host, { resource: 'contact', operation: 'create', phone: '+14155550100', email: '' });
+      expect(other.error?.description).toBe('HTTP 409 SOMETHING_ELSE from POST /contacts.');
+      const grant = { resource: 'credit', operation: 'grant', email: 'sub@example.com', amount: 5, idempotencyKey: 'k-1' };
+      const inFlight = await runLeadChat(host, grant);
+      expect(inFlight.error?.description).toMatch(/^HTTP 409 from POST \/subaccounts\/credits\. A grant with the same Idempotency Key is still being processed/);
+      const reused = await runLeadChat(host, grant);
+      expect(reused.error?.description).toMatch(/^HTTP 422 IDEMPOTENCY_KEY_REUSED .*Use a new key for a new grant/);
+    });
+
     test('the List dropdown on a server without GET /lists says to give the ID instead', async () => {
       nock('https://api.leadchat.test').get('/v1/lists').query(true).reply(404, { error: { code: 'NOT_FOUND', message: 'Not found' } });
       await expect(listSearch(await hostedHost(), 'searchLists')).rejects.toThrow(/Choose "By ID"/);

@@ -115,19 +115,27 @@ describe('API key placement', () => {
     });
 
     test("the trigger's webhook subscription calls send the key in x-api-key, never in the URL", async () => {
+      const trigger = triggerNode({ events: ['handoff'], registration: 'automatic' }, 'wh-key-placement');
+      const host = await WebhookHost.start({ [CREDENTIAL]: { baseUrl: BASE, apiKey: KEY } }, { nodes: [trigger] }, trigger.name);
+      const subscription = { id: 'wh_1', url: host.url, events: ['handoff'] };
       const scope = nock('https://api.leadchat.test', {
         reqheaders: { 'x-api-key': KEY },
         badheaders: ['authorization'],
       })
+        // checkExists looks for the subscriptions of the trigger's URL: none yet.
+        .get('/v1/webhooks')
+        .query({ limit: 100 })
+        .reply(200, { data: [], nextCursor: null })
         .post('/v1/webhooks', (body: { events: string[] }) => body.events.includes('handoff'))
         .query({})
-        .reply(201, { id: 'wh_1', secret: 'whsec_' + Buffer.from('s').toString('base64'), events: ['handoff'] })
+        .reply(201, { ...subscription, secret: 'whsec_' + Buffer.from('s').toString('base64') })
+        .get('/v1/webhooks')
+        .query({ limit: 100 })
+        .reply(200, { data: [subscription], nextCursor: null })
         .delete('/v1/webhooks/wh_1')
         .query({})
         .reply(204);
       record(scope);
-      const trigger = triggerNode({ events: ['handoff'], registration: 'automatic' }, 'wh-key-placement');
-      const host = await WebhookHost.start({ [CREDENTIAL]: { baseUrl: BASE, apiKey: KEY } }, { nodes: [trigger] }, trigger.name);
       try {
         await host.activate();
         expect(host.staticData.webhookId).toBe('wh_1');
@@ -136,7 +144,7 @@ describe('API key placement', () => {
         await host.close();
       }
       expect(scope.isDone()).toBe(true);
-      expect(urls).toEqual(['/v1/webhooks', '/v1/webhooks/wh_1']);
+      expect(urls).toEqual(['/v1/webhooks?limit=100', '/v1/webhooks', '/v1/webhooks?limit=100', '/v1/webhooks/wh_1']);
     });
   });
 });

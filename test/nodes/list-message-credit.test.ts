@@ -1,5 +1,5 @@
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { createHost, listSearch, runLeadChat, type Host } from './helpers/n8n';
+import { createHost, listSearch, listSearchAll, runLeadChat, type Host } from './helpers/n8n';
 
 const PNG_1x1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
@@ -33,15 +33,21 @@ describe('LeadChat node: lists, messages, credits', () => {
       expect(filtered.results).toEqual([{ name: 'Webinar leads', value: a.body.id }]);
     });
 
-    test('the List dropdown reads every page of lists', async () => {
+    test('the List dropdown reads the lists a page at a time, as the user scrolls', async () => {
       const other = await createAccount(gw);
       const otherHost = await createHost({ leadChatApi: { baseUrl: gw.apiBase, apiKey: other.apiKey, ignoreSslIssues: true } });
       for (let n = 0; n < 120; n++) {
         await request(gw, 'POST', '/v1/lists', { apiKey: other.apiKey, body: { name: `Campaign list ${String(n).padStart(3, '0')}` } });
       }
-      const all = await listSearch(otherHost, 'searchLists');
+      expect((await listSearch(otherHost, 'searchLists')).results).toHaveLength(50);
+      const all = await listSearchAll(otherHost, 'searchLists');
+      expect(all.pages).toBe(3);
       expect(all.results).toHaveLength(120);
       expect(all.results.at(-1)!.name).toBe('Campaign list 119');
+      // The search runs on the server, over every list, not only the first page.
+      expect((await listSearch(otherHost, 'searchLists', 'list 11')).results.map((r) => r.name)).toEqual(
+        Array.from({ length: 10 }, (_, n) => `Campaign list ${110 + n}`),
+      );
     });
 
     test('Add Contact: added once, then reported as already on the list', async () => {

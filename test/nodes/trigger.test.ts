@@ -78,6 +78,42 @@ describe('LeadChat Trigger', () => {
       await host.deactivate();
     });
 
+    test("checkExists finds the subscriptions for its URL: those its static data lost are removed, another URL's stay", async () => {
+      const account = await createAccount(gw);
+      const host = await hostFor(account, { events: ['reply'], registration: 'automatic' });
+      const other = await request(gw, 'POST', '/v1/webhooks', {
+        apiKey: account.apiKey,
+        body: { url: 'https://127.0.0.1:9/elsewhere', events: ['reply'] },
+      });
+      expect(other.status).toBe(201);
+      await host.activate();
+      const first = host.staticData.webhookId as string;
+      // The workflow's static data is lost (imported again, a failed deactivation): the subscription stays behind.
+      delete host.staticData.webhookId;
+      delete host.staticData.webhookSecret;
+      const orphan = await request(gw, 'POST', '/v1/webhooks', { apiKey: account.apiKey, body: { url: host.url, events: ['reply'] } });
+      expect(orphan.status).toBe(201);
+
+      expect(await host.checkExists()).toBe(false);
+      const left = await request(gw, 'GET', '/v1/webhooks', { apiKey: account.apiKey });
+      expect(left.body.data.map((s: { id: string }) => s.id)).toEqual([other.body.id]);
+
+      await host.activate();
+      const fresh = String(host.staticData.webhookId);
+      expect([first, orphan.body.id]).not.toContain(fresh);
+      // A stray copy for the same URL next to the stored one goes too; the stored one stays.
+      const stray = await request(gw, 'POST', '/v1/webhooks', { apiKey: account.apiKey, body: { url: host.url, events: ['reply'] } });
+      expect(await host.checkExists()).toBe(true);
+      expect(host.staticData.webhookId).toBe(fresh);
+      const kept = await request(gw, 'GET', '/v1/webhooks', { apiKey: account.apiKey });
+      expect(kept.body.data.map((s: { id: string }) => s.id).sort()).toEqual([other.body.id, fresh].sort());
+      expect((await request(gw, 'GET', `/v1/webhooks/${stray.body.id}`, { apiKey: account.apiKey })).status).toBe(404);
+
+      await host.deactivate();
+      const after = await request(gw, 'GET', '/v1/webhooks', { apiKey: account.apiKey });
+      expect(after.body.data.map((s: { id: string }) => s.id)).toEqual([other.body.id]);
+    });
+
     test('a reply sent through the gateway starts one execution with the spec payload', async () => {
       const account = await createAccount(gw);
       const host = await hostFor(account, { events: ['reply'], registration: 'automatic' });

@@ -137,7 +137,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
   },
   '/lists': {
     post: { id: 'createList', tag: 'Lists', summary: 'Create a list', body: schemas.listCreate, answers: { 201: list } },
-    get: { id: 'listLists', tag: 'Lists', summary: 'The lists, oldest first', paged: true, answers: { 200: page(list) } },
+    get: { id: 'listLists', tag: 'Lists', summary: 'The lists, oldest first', description: 'By q: only those whose name holds it.', paged: true, query: schemas.namedQuery, answers: { 200: page(list) } },
   },
   '/lists/{listId}': { get: { id: 'getList', tag: 'Lists', summary: 'Get a list', answers: { 200: list }, errors: notFound('LIST') } },
   '/lists/{listId}/contacts': {
@@ -194,7 +194,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       answers: { 201: campaign },
       errors: { 400: CAMPAIGN_RULES, ...notFound('LIST') },
     },
-    get: { id: 'listCampaigns', tag: 'Campaigns', summary: 'The campaigns, oldest first', paged: true, answers: { 200: page(campaign) } },
+    get: { id: 'listCampaigns', tag: 'Campaigns', summary: 'The campaigns, oldest first', description: 'By q: only those whose name holds it.', paged: true, query: schemas.namedQuery, answers: { 200: page(campaign) } },
   },
   '/campaigns/{id}': {
     get: {

@@ -380,6 +380,12 @@ export const openingPriceQuote = z.object({
   openingMessage: campaignFields.openingMessage.default(null),
 });
 
+/** The query of a list of named records (lists, campaigns): their pages, searched by name when q is given. */
+export const namedQuery = pageQuery.extend({
+  q: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional()
+    .describe('Only those whose name holds this text; case and accents do not matter'),
+});
+
 export const conversationQuery = z.object({
   ...pageFields,
   status: z.enum(['active', 'handed_off', 'opted_out', 'closed']).optional(),

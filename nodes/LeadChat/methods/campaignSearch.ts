@@ -1,7 +1,7 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import type { ListedRecord } from '../transport/paginate';
-import { searchRecords } from './searchRecords';
+import { searchRecordsOnServer } from './searchRecords';
 
 /** What the dropdown shows under a campaign's name, so two campaigns of the same name can be told apart. */
 function detailsOf(campaign: ListedRecord<'/campaigns'>): string | undefined {
@@ -11,14 +11,16 @@ function detailsOf(campaign: ListedRecord<'/campaigns'>): string | undefined {
 	return parts.length ? parts.join(', ') : undefined;
 }
 
-/** The campaigns of the account, every page of them, for the Campaign dropdown (GET /campaigns on the gateway). */
+/** The campaigns of the account for the Campaign dropdown, searched by name on the server, a page at a time. */
 export async function searchCampaigns(
 	this: ILoadOptionsFunctions,
 	filter?: string,
+	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	return (searchRecords<'/campaigns'>).call(
+	return (searchRecordsOnServer<'/campaigns'>).call(
 		this,
 		{ path: '/campaigns', plural: 'campaigns', singular: 'campaign', describe: detailsOf },
 		filter,
+		paginationToken,
 	);
 }

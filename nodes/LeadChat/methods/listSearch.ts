@@ -1,7 +1,7 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import type { ListListsAnswer } from '../transport/answers';
-import { searchRecords } from './searchRecords';
+import { searchRecordsOnServer } from './searchRecords';
 
 /** GET /lists answers `{data: [...]}` on the gateway; accept a bare array or `lists`/`items` too. */
 function listsIn(body: unknown): unknown[] {
@@ -16,13 +16,18 @@ function listsIn(body: unknown): unknown[] {
 }
 
 /**
- * The lists of the account, every page of them, for the List dropdown. The spec names no endpoint that lists them;
- * the gateway has GET /lists.
+ * The lists of the account for the List dropdown, searched by name on the server, a page at a time. The spec names
+ * no endpoint that lists them; the gateway has GET /lists.
  */
-export async function searchLists(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	return (searchRecords<'/lists'>).call(
+export async function searchLists(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return (searchRecordsOnServer<'/lists'>).call(
 		this,
 		{ path: '/lists', plural: 'lists', singular: 'list', recordsIn: listsIn },
 		filter,
+		paginationToken,
 	);
 }

@@ -1,6 +1,14 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { readPhone, type NewContact } from './contacts';
+import {
+	customFieldsField,
+	externalIdsField,
+	readCustomFields,
+	readExternalIds,
+	type CustomFieldsInput,
+	type ExternalIdsInput,
+} from './customFields';
 
 /** Lets a builder pass local numbers from a form: added in front of a phone that has neither + nor 00. */
 export const defaultCountryCodeField: INodeProperties = {
@@ -53,21 +61,23 @@ export const contactFields: INodeProperties[] = [
 				type: 'string',
 				default: '',
 			},
+			customFieldsField,
+			externalIdsField,
 		],
 	},
 ];
 
-/** Reads the fields above for one item; a phone is normalized, and at least a phone or an email is required. */
 /**
- * Reads the fields of `contactFields` for one item. A contact needs a phone or an email: without either the item
- * fails with `why`, which tells the builder what the operation does with them.
+ * Reads the fields of `contactFields` for one item. A contact needs a phone, an email or an external ID: without
+ * any the item fails with `why`, which tells the builder what the operation does with them.
  */
 export function readContactFields(this: IExecuteFunctions, itemIndex: number, why: string): NewContact {
 	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as {
 		defaultCountryCode?: string;
 		firstName?: string;
 		lastName?: string;
-	};
+	} & CustomFieldsInput &
+		ExternalIdsInput;
 	const phone = readPhone.call(
 		this,
 		this.getNodeParameter('phone', itemIndex, '') as string,
@@ -76,7 +86,8 @@ export function readContactFields(this: IExecuteFunctions, itemIndex: number, wh
 		false,
 	);
 	const email = (this.getNodeParameter('email', itemIndex, '') as string).trim() || undefined;
-	if (!phone && !email) {
+	const externalIds = readExternalIds.call(this, fields, itemIndex);
+	if (!phone && !email && !externalIds) {
 		throw new NodeOperationError(this.getNode(), 'Give a phone or an email', { itemIndex, description: why });
 	}
 	return {
@@ -84,5 +95,7 @@ export function readContactFields(this: IExecuteFunctions, itemIndex: number, wh
 		email,
 		firstName: fields.firstName?.trim() || undefined,
 		lastName: fields.lastName?.trim() || undefined,
+		customFields: readCustomFields.call(this, fields, itemIndex),
+		externalIds,
 	};
 }

@@ -53,6 +53,10 @@ export interface NewContact {
 	email?: string;
 	firstName?: string;
 	lastName?: string;
+	/** Values by name; null removes one (on an update). */
+	customFields?: IDataObject;
+	/** The contact's ID on each custom channel, by the channel's label. */
+	externalIds?: Record<string, string>;
 }
 
 /**
@@ -77,7 +81,32 @@ export async function createContact(
 	return { contact: unwrapContact(response.body) ?? (response.body as ContactRecord), created };
 }
 
-/** Finds by phone, then by email, and creates the contact when neither matches (spec §1, steps 2-3). */
+/**
+ * Corrects a contact (PATCH /contacts/{id}): the fields given change, the others stay; custom fields merge, a null
+ * one is removed. A phone or email of another contact is 409 CONTACT_EXISTS.
+ */
+export async function updateContact(
+	this: IExecuteFunctions,
+	contactId: string,
+	changes: IDataObject,
+	itemIndex: number,
+	settings: RunSettings,
+): Promise<ContactRecord> {
+	const response = await leadChatRequest.call(this, {
+		method: 'PATCH',
+		path: `/contacts/${encodeURIComponent(contactId)}`,
+		body: changes,
+		itemIndex,
+		retry: settings.retry,
+		notFoundHint: 'Check the Contact: no contact of this account has this ID.',
+	});
+	return unwrapContact(response.body) ?? (response.body as ContactRecord);
+}
+
+/**
+ * Finds by phone, then by email, and creates the contact when neither matches (spec §1, steps 2-3). Custom fields
+ * given for a contact found are merged into it; its external IDs stay as they are.
+ */
 export async function getOrCreateContact(
 	this: IExecuteFunctions,
 	contact: NewContact,
@@ -87,6 +116,16 @@ export async function getOrCreateContact(
 	let found: ContactRecord | undefined;
 	if (contact.phone) found = await findContact.call(this, { phoneNumber: contact.phone }, itemIndex, settings);
 	if (!found && contact.email) found = await findContact.call(this, { email: contact.email }, itemIndex, settings);
+	if (found && contact.customFields && found.id !== undefined) {
+		const updated = await updateContact.call(
+			this,
+			String(found.id),
+			{ customFields: contact.customFields },
+			itemIndex,
+			settings,
+		);
+		return { contact: updated, created: false };
+	}
 	if (found) return { contact: found, created: false };
 	return await createContact.call(this, contact, itemIndex, settings);
 }

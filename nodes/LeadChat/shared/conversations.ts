@@ -1,10 +1,11 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { leadChatRequest } from '../transport/request';
+import { contactLocator, conversationLocator, pickerFromV2, readPicked } from './locators';
 import type { RunSettings } from './types';
 
-/** The contact whose conversations an operation acts on. */
-export const contactIdField: INodeProperties = {
+/** The contact whose conversations an operation acts on: its ID in version 1, picked from version 2. */
+const contactIdText: INodeProperties = {
 	displayName: 'Contact ID',
 	name: 'contactId',
 	type: 'string',
@@ -14,8 +15,10 @@ export const contactIdField: INodeProperties = {
 	description: 'ID of the contact, as in the contactId of a conversation, a message or a trigger event',
 };
 
-/** One conversation, by its ID. */
-export const conversationIdField: INodeProperties = {
+export const contactIdField: INodeProperties[] = pickerFromV2(contactIdText, contactLocator);
+
+/** One conversation: by its ID in version 1, picked from version 2. */
+const conversationIdText: INodeProperties = {
 	displayName: 'Conversation ID',
 	name: 'conversationId',
 	type: 'string',
@@ -25,21 +28,20 @@ export const conversationIdField: INodeProperties = {
 	description: 'ID of the conversation, as in the conversationId of a trigger event or Get Many',
 };
 
+export const conversationIdField: INodeProperties[] = pickerFromV2(conversationIdText, conversationLocator);
+
 export function readConversationId(this: IExecuteFunctions, itemIndex: number): string {
-	const conversationId = String(this.getNodeParameter('conversationId', itemIndex, '')).trim();
-	if (!conversationId) throw new NodeOperationError(this.getNode(), 'Conversation ID is empty', { itemIndex });
-	return conversationId;
+	return readPicked.call(this, 'conversationId', 'Conversation ID', itemIndex);
 }
 
 export function readContactId(this: IExecuteFunctions, itemIndex: number): string {
-	const contactId = String(this.getNodeParameter('contactId', itemIndex, '')).trim();
-	if (!contactId) {
-		throw new NodeOperationError(this.getNode(), 'Contact ID is empty', {
-			itemIndex,
-			description: 'Map the contactId of a conversation, a message or a LeadChat Trigger event.',
-		});
-	}
-	return contactId;
+	return readPicked.call(
+		this,
+		'contactId',
+		'Contact ID',
+		itemIndex,
+		'Map the contactId of a conversation, a message or a LeadChat Trigger event.',
+	);
 }
 
 /**

@@ -142,6 +142,54 @@ export interface components {
 			 */
 			updatedAt: string;
 		};
+		Message: {
+			id: string;
+			contactId: string;
+			/** @enum {string} */
+			direction: "incoming" | "outgoing";
+			body: string;
+			/** @description Incoming: as given (default "received"). Outgoing: pending, then sent (delivered, read) or failed */
+			status: string;
+			error: string | null;
+			/** @description With error: INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, or the provider's own code */
+			errorCode: string | null;
+			/** @enum {string} */
+			messageType: "text" | "reaction";
+			messageSid: string | null;
+			fromId: string | null;
+			toId: string | null;
+			channel: string | null;
+			customChannel?: string | null;
+			campaignId: string | null;
+			conversationId: string | null;
+			/** @description Who wrote an outgoing message: the campaign, a follow-up, the bot, a team member, the API, or the gateway itself */
+			author: ("campaign" | "follow_up" | "bot" | "team" | "api" | "system") | null;
+			authorId: string | null;
+			authorName: string | null;
+			template: {
+				name: string;
+				language: string;
+				params: string[];
+			} | null;
+			messageTag?: "HUMAN_AGENT" | null;
+			provider: string | null;
+			providerMessageId: string | null;
+			media: {
+				url: string;
+				contentType: string;
+				mediaId: string | null;
+			} | null;
+			/**
+			 * Format: date-time
+			 * @description An ISO 8601 time in UTC
+			 */
+			createdAt: string;
+			/**
+			 * Format: date-time
+			 * @description An ISO 8601 time in UTC
+			 */
+			updatedAt: string;
+		};
 		List: {
 			id: string;
 			name: string;
@@ -209,6 +257,73 @@ export interface components {
 			 * @description An ISO 8601 time in UTC
 			 */
 			updatedAt: string;
+		};
+		MessageWithDeliveries: {
+			id: string;
+			contactId: string;
+			/** @enum {string} */
+			direction: "incoming" | "outgoing";
+			body: string;
+			/** @description Incoming: as given (default "received"). Outgoing: pending, then sent (delivered, read) or failed */
+			status: string;
+			error: string | null;
+			/** @description With error: INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, or the provider's own code */
+			errorCode: string | null;
+			/** @enum {string} */
+			messageType: "text" | "reaction";
+			messageSid: string | null;
+			fromId: string | null;
+			toId: string | null;
+			channel: string | null;
+			customChannel?: string | null;
+			campaignId: string | null;
+			conversationId: string | null;
+			/** @description Who wrote an outgoing message: the campaign, a follow-up, the bot, a team member, the API, or the gateway itself */
+			author: ("campaign" | "follow_up" | "bot" | "team" | "api" | "system") | null;
+			authorId: string | null;
+			authorName: string | null;
+			template: {
+				name: string;
+				language: string;
+				params: string[];
+			} | null;
+			messageTag?: "HUMAN_AGENT" | null;
+			provider: string | null;
+			providerMessageId: string | null;
+			media: {
+				url: string;
+				contentType: string;
+				mediaId: string | null;
+			} | null;
+			/**
+			 * Format: date-time
+			 * @description An ISO 8601 time in UTC
+			 */
+			createdAt: string;
+			/**
+			 * Format: date-time
+			 * @description An ISO 8601 time in UTC
+			 */
+			updatedAt: string;
+			deliveries: {
+				id: string;
+				/** @description customChannelWebhook, or the id of a webhook subscription */
+				target: string;
+				status: string;
+				attempts: {
+					/**
+					 * Format: date-time
+					 * @description An ISO 8601 time in UTC
+					 */
+					at: string;
+					/** @description The receiver's HTTP status; null when it could not be reached */
+					status: number | null;
+					latencyMs: number;
+					error: string | null;
+					responseExcerpt: string | null;
+				}[];
+				nextAttemptAt: string | null;
+			}[];
 		};
 		Member: {
 			id: string;
@@ -492,6 +607,20 @@ export interface components {
 			/** @description Shown this once: signs what the subscription receives */
 			secret: string;
 		};
+		/** @description The 200 answer of GET /webhooks (listWebhooks) */
+		ListWebhooksAnswer: {
+			data: components["schemas"]["Webhook"][];
+			/** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
+			nextCursor: string | null;
+		};
+		/** @description The 201 answer of POST /contacts/{id}/messages (replyToContact) */
+		ReplyToContactAnswer: components["schemas"]["Message"];
+		/** @description The 200 answer of GET /messages/{id} (getMessage) */
+		GetMessageAnswer: components["schemas"]["MessageWithDeliveries"];
+		/** @description The 201 answer of POST /lists (createList) */
+		CreateListAnswer: components["schemas"]["List"];
+		/** @description The 200 answer of PATCH /campaigns/{id} (updateCampaign) */
+		UpdateCampaignAnswer: components["schemas"]["Campaign"];
 		/** @description The body of each webhook event the LeadChat API posts, by the event's name (its webhook-event header) */
 		WebhookPayloads: {
 			reply: components["schemas"]["ReplyEvent"];
@@ -512,8 +641,10 @@ export interface components {
 }
 export type Contact = components['schemas']['Contact'];
 export type Conversation = components['schemas']['Conversation'];
+export type Message = components['schemas']['Message'];
 export type List = components['schemas']['List'];
 export type Campaign = components['schemas']['Campaign'];
+export type MessageWithDeliveries = components['schemas']['MessageWithDeliveries'];
 export type Member = components['schemas']['Member'];
 export type Webhook = components['schemas']['Webhook'];
 export type ReplyEvent = components['schemas']['ReplyEvent'];
@@ -533,4 +664,9 @@ export type ListConversationsAnswer = components['schemas']['ListConversationsAn
 export type ListMembersAnswer = components['schemas']['ListMembersAnswer'];
 export type GetWebhookAnswer = components['schemas']['GetWebhookAnswer'];
 export type CreateWebhookAnswer = components['schemas']['CreateWebhookAnswer'];
+export type ListWebhooksAnswer = components['schemas']['ListWebhooksAnswer'];
+export type ReplyToContactAnswer = components['schemas']['ReplyToContactAnswer'];
+export type GetMessageAnswer = components['schemas']['GetMessageAnswer'];
+export type CreateListAnswer = components['schemas']['CreateListAnswer'];
+export type UpdateCampaignAnswer = components['schemas']['UpdateCampaignAnswer'];
 export type WebhookPayloads = components['schemas']['WebhookPayloads'];

@@ -41,28 +41,53 @@ export function redact(text: string, apiKey: string | undefined): string {
 	return out;
 }
 
-/** A hint a builder can act on, chosen from the status and the API's error code. */
+/** What to do about an error the API names by its code: only the codes a hint explains have one. */
+const CODE_HINTS: Record<string, string> = {
+	INVALID_PHONE: 'Write the phone number in international format: a leading + and the country code, e.g. +14155550123.',
+	INVALID_EMAIL: 'Check the email address.',
+	NO_CONVERSATION:
+		"A team member answers an existing conversation: one starts with a campaign's opening message or a message from the contact.",
+	CONTACT_OPTED_OUT:
+		'The contact opted out: nothing is sent to them until they write START. Filter opted-out contacts out before this node.',
+	MEMBER_NOT_ACTIVE:
+		'Only a team member who accepted the invitation takes conversations: ask them to open their invitation link and set a password, or pick an active member.',
+	IDEMPOTENCY_KEY_REUSED:
+		'This Idempotency Key was already used for a different grant. Use a new key for a new grant; reuse it only to repeat the same grant.',
+	IDEMPOTENCY_IN_FLIGHT:
+		'A grant with the same Idempotency Key is still being processed. Retry in a moment: it will return that grant instead of granting twice.',
+	CAMPAIGN_NOT_LIVE: 'Make the campaign Live first, e.g. with Campaign > Update and Status Live.',
+	CONTACT_EXISTS:
+		'Another contact already has this phone or email (its ID is in the message): update or merge that contact instead, or give other values.',
+	EXTERNAL_ID_TAKEN: 'Another contact already has this external ID: give another, or update that contact instead.',
+	NO_RECEIVER:
+		'Nothing receives messages on the custom channel: set the Custom Channel Webhook in the settings (or subscribe a webhook), then retry the message.',
+	INSUFFICIENT_CREDITS: 'The account is out of credits: add credits, then retry the failed messages.',
+	NO_FIRST_MESSAGE:
+		'Messenger and Instagram let a business answer, never write first: leave Opening Message and Opening Template empty for a campaign on these channels. It answers the contacts who write to your Page or Instagram account.',
+	CAMPAIGN_CANNOT_SEND:
+		'Give the campaign what the message names, or create it as Draft and make it Live once it can send.',
+	NOT_AGENCY:
+		'Granting credits needs the API key of an agency account; the key in this credential belongs to another kind of account.',
+};
+
+export function hintForCode(code: string): string | undefined {
+	return Object.prototype.hasOwnProperty.call(CODE_HINTS, code) ? CODE_HINTS[code] : undefined;
+}
+
+/**
+ * A hint a builder can act on: the one of the API's error code, else the one of the status. A 409 or 422 is
+ * explained only by its code, except from the credit grant of a server that names none: its Idempotency Key is the
+ * one reason the grant answers them.
+ */
 function hintFor(status: number, failure: ApiFailure, endpoint: string): string | undefined {
-	const code = failure.code ?? '';
-	if (code === 'INVALID_PHONE')
-		return 'Write the phone number in international format: a leading + and the country code, e.g. +14155550123.';
-	if (code === 'INVALID_EMAIL') return 'Check the email address.';
-	if (code === 'NO_CONVERSATION')
-		return "A team member answers an existing conversation: one starts with a campaign's opening message or a message from the contact.";
-	if (code === 'CONTACT_OPTED_OUT')
-		return 'The contact opted out: nothing is sent to them until they write START. Filter opted-out contacts out before this node.';
-	if (code === 'MEMBER_NOT_ACTIVE')
-		return 'Only a team member who accepted the invitation takes conversations: ask them to open their invitation link and set a password, or pick an active member.';
-	if (code === 'IDEMPOTENCY_KEY_REUSED' || status === 422)
-		return 'This Idempotency Key was already used for a different grant. Use a new key for a new grant; reuse it only to repeat the same grant.';
-	if (code === 'IDEMPOTENCY_IN_FLIGHT' || status === 409)
-		return 'A grant with the same Idempotency Key is still being processed. Retry in a moment: it will return that grant instead of granting twice.';
-	if (code === 'NO_FIRST_MESSAGE' || failure.fieldCodes?.includes('NO_FIRST_MESSAGE'))
-		return 'Messenger and Instagram let a business answer, never write first: leave Opening Message and Opening Template empty for a campaign on these channels. It answers the contacts who write to your Page or Instagram account.';
-	if (code === 'CAMPAIGN_CANNOT_SEND')
-		return 'Give the campaign what the message names, or create it as Draft and make it Live once it can send.';
-	if (code === 'NOT_AGENCY')
-		return 'Granting credits needs the API key of an agency account; the key in this credential belongs to another kind of account.';
+	const byCode =
+		(failure.code && hintForCode(failure.code)) ||
+		failure.fieldCodes?.map(hintForCode).find((hint) => hint !== undefined);
+	if (byCode) return byCode;
+	if (!failure.code && endpoint === 'POST /subaccounts/credits') {
+		if (status === 422) return CODE_HINTS.IDEMPOTENCY_KEY_REUSED;
+		if (status === 409) return CODE_HINTS.IDEMPOTENCY_IN_FLIGHT;
+	}
 	switch (status) {
 		case 400:
 			return 'Fix the field named in the message and run the node again.';

@@ -1,6 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ListCampaignsAnswer, ListConversationsAnswer, ListListsAnswer, ListMembersAnswer } from './answers';
+import type {
+	FindContactsAnswer,
+	ListCampaignsAnswer,
+	ListConversationsAnswer,
+	ListListsAnswer,
+	ListMembersAnswer,
+	ListWebhooksAnswer,
+} from './answers';
 import { leadChatRequest, type LeadChatContext, type LeadChatRequest } from './request';
 
 /** The most records asked for per page; the server may answer fewer. */
@@ -8,10 +15,13 @@ export const PAGE_SIZE = 100;
 
 /** The list endpoints the nodes walk, and what one page of each answers (from the contract, ./answers). */
 export interface ListAnswers {
+	/** A search, `?q=`: the lookup by phone or email answers one contact instead. */
+	'/contacts': Extract<FindContactsAnswer, { data: unknown }>;
 	'/campaigns': ListCampaignsAnswer;
 	'/conversations': ListConversationsAnswer;
 	'/lists': ListListsAnswer;
 	'/members': ListMembersAnswer;
+	'/webhooks': ListWebhooksAnswer;
 }
 
 export type ListPath = keyof ListAnswers;

@@ -2,7 +2,7 @@
  * What n8n's "Test" button does with a declarative credential test (packages/cli credentials-tester): run the
  * credential's `test.request` through n8n-core's RoutingNode, authenticated by the credential, then judge the
  * outcome: a thrown HTTP error is matched against the `responseCode` rules, else any non-2xx fails; a request that
- * returns is OK.
+ * returns fails when its body holds a `responseSuccessBody` rule's value at the rule's key, and is OK otherwise.
  */
 import { ExecuteContext, RoutingNode } from 'n8n-core';
 import {
@@ -71,8 +71,9 @@ export async function testCredential(data: ICredentialDataDecryptedObject): Prom
     [],
   );
   const routingNode = new RoutingNode(context, nodeType, { id: '1', name: 'test', type: CREDENTIAL, data });
+  let output: Awaited<ReturnType<RoutingNode['runNode']>>;
   try {
-    await routingNode.runNode();
+    output = await routingNode.runNode();
   } catch (caught) {
     const error = caught as { message: string; cause?: { response?: { status: number; statusText?: string }; code?: string } };
     const response = error.cause?.response;
@@ -90,5 +91,20 @@ export async function testCredential(data: ICredentialDataDecryptedObject): Prom
     }
     return { status: 'Error', message: error.message };
   }
+  const body: unknown = output?.[0]?.[0]?.json;
+  for (const rule of test.rules ?? []) {
+    if (rule.type === 'responseSuccessBody' && valueAt(body, rule.properties.key) === rule.properties.value) {
+      return { status: 'Error', message: rule.properties.message };
+    }
+  }
   return { status: 'OK', message: 'Connection successful!' };
+}
+
+/** lodash's `get(body, 'a.b')`, as n8n reads a rule's key: undefined wherever the path leaves the objects. */
+function valueAt(body: unknown, key: string): unknown {
+  let value = body;
+  for (const part of key.split('.')) {
+    value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+  }
+  return value;
 }

@@ -289,14 +289,28 @@ export async function runLeadChat(
 }
 
 /** What the editor does to fill a resource-locator dropdown: call the node's listSearch method. */
-export async function listSearch(host: Host, method: string, filter?: string): Promise<INodeListSearchResult> {
+export async function listSearch(host: Host, method: string, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
   const node = leadChatNode({ resource: 'list', operation: 'addContact' });
   const workflow = buildWorkflow(host, { nodes: [node] });
   const context = new LoadOptionsContext(workflow, node, additionalData(host), 'list');
   const nodeType = host.nodeTypes.getByNameAndVersion(LEADCHAT, 1);
   const search = nodeType.methods?.listSearch?.[method];
   if (!search) throw new Error(`no listSearch method ${method}`);
-  return await search.call(context, filter);
+  return await search.call(context, filter, paginationToken);
+}
+
+/** What the editor does as the user scrolls a dropdown to its end: ask for the next page until there is none. */
+export async function listSearchAll(host: Host, method: string, filter?: string): Promise<{ pages: number; results: INodeListSearchResult['results'] }> {
+  const results: INodeListSearchResult['results'] = [];
+  let token: string | undefined;
+  let pages = 0;
+  do {
+    const page = await listSearch(host, method, filter, token);
+    results.push(...page.results);
+    pages += 1;
+    token = typeof page.paginationToken === 'string' ? page.paginationToken : undefined;
+  } while (token);
+  return { pages, results };
 }
 
 /** What the editor does to fill an options dropdown: call the node's loadOptions method. */

@@ -9,9 +9,11 @@ import { reachExisting } from '../../engine/openings.js';
 import { retryFailedOpenings } from '../../engine/retry.js';
 import { openingsReport, quoteOpening } from '../../domain/campaign-openings.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { pageQuery, readPage } from '../paging.js';
+import { readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
-import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery, openingPriceQuote, unansweredQuery, unreachableQuery } from '../schemas.js';
+import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery, namedQuery, openingPriceQuote, unansweredQuery, unreachableQuery } from '../schemas.js';
+import { findByName } from '../../domain/name-search.js';
+import type { Page } from '../../store/store.js';
 import type { campaignWithReach } from '../../contract/campaigns.js';
 import type { Answer } from '../../contract/shared.js';
 
@@ -22,9 +24,10 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
       res.status(201).json(publicCampaign(await createCampaign(gw, accountOf(res).id, parse(campaignCreate, req.body))));
     }],
     get: async (req, res) => {
-      const query = parse(pageQuery, req.query, 'query');
+      const query = parse(namedQuery, req.query, 'query');
       const accountId = accountOf(res).id;
-      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => campaignsOf(gw.store, accountId, page), publicCampaign));
+      const read = (page?: Page) => campaignsOf(gw.store, accountId, page);
+      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => findByName(read, query.q, page), publicCampaign));
     },
   });
   route(v1, '/campaigns/opening-price', {

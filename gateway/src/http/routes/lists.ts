@@ -5,7 +5,9 @@ import { addToList, removeFromList } from '../../engine/join-list.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
-import { listAdd, listCreate } from '../schemas.js';
+import { listAdd, listCreate, namedQuery } from '../schemas.js';
+import { findByName } from '../../domain/name-search.js';
+import type { Page } from '../../store/store.js';
 
 export function listsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/lists', {
@@ -14,9 +16,10 @@ export function listsRoutes(v1: Routes, gw: Gateway): void {
       res.status(201).json(publicList(list));
     }],
     get: async (req, res) => {
-      const query = parse(pageQuery, req.query, 'query');
+      const query = parse(namedQuery, req.query, 'query');
       const accountId = accountOf(res).id;
-      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => listsOf(gw.store, accountId, page), publicList));
+      const read = (page?: Page) => listsOf(gw.store, accountId, page);
+      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => findByName(read, query.q, page), publicList));
     },
   });
   route(v1, '/lists/:listId', {

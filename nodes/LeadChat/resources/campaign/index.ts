@@ -7,8 +7,9 @@ import * as getFunnel from './getFunnel';
 import * as getAll from './getAll';
 import * as reachExisting from './reachExisting';
 import * as testBot from './testBot';
+import * as update from './update';
 
-export const operations: Record<string, Operation> = { create, get, getAll, getFunnel, reachExisting, testBot };
+export const operations: Record<string, Operation> = { create, get, getAll, getFunnel, reachExisting, testBot, update };
 
 export const description: INodeProperties[] = [
 	{
@@ -56,6 +57,12 @@ export const description: INodeProperties[] = [
 				action: 'Test the bot of a campaign',
 				description: "See what the campaign's bot would answer a contact, and why (the FAQs or resources it rests on, its confidence); nothing is sent, stored or charged",
 			},
+			{
+				name: 'Update',
+				value: 'update',
+				action: 'Update a campaign',
+				description: 'Rename a campaign, make it Live or pause it',
+			},
 		],
 		default: 'getAll',
 	},
@@ -65,4 +72,5 @@ export const description: INodeProperties[] = [
 	...getFunnel.description,
 	...reachExisting.description,
 	...testBot.description,
+	...update.description,
 ];

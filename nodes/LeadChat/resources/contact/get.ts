@@ -1,6 +1,9 @@
 import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { findContact, readPhone, type ContactRecord } from '../../shared/contacts';
+import { findContact, readPhone, unwrapContact, type ContactRecord } from '../../shared/contacts';
+import { contactLocator, readPicked } from '../../shared/locators';
+import { readSimplify, simplifyContact, simplifyFields } from '../../shared/simplify';
+import { leadChatRequest } from '../../transport/request';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 
@@ -13,9 +16,11 @@ export const description = forOperation('contact', 'get', [
 		options: [
 			{ name: 'Phone', value: 'phone' },
 			{ name: 'Email', value: 'email' },
+			{ name: 'Contact', value: 'id', description: 'Pick the contact, or give its ID' },
 		],
 		default: 'phone',
 	},
+	{ ...contactLocator, displayOptions: { show: { searchBy: ['id'] } } },
 	{
 		displayName: 'Phone',
 		name: 'phone',
@@ -43,18 +48,30 @@ export const description = forOperation('contact', 'get', [
 		description:
 			'Whether a missing contact fails the item. Off: an item with no matching contact produces no output.',
 	},
+	...simplifyFields,
 ]);
 
-/** Spec §4.2: look a contact up by phone or by email. */
+/** Spec §4.2: look a contact up by phone or by email; or read one by its ID. */
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	settings: RunSettings,
 ): Promise<IDataObject[]> {
-	const searchBy = this.getNodeParameter('searchBy', itemIndex) as 'phone' | 'email';
+	const searchBy = this.getNodeParameter('searchBy', itemIndex) as 'phone' | 'email' | 'id';
 	let contact: ContactRecord | undefined;
 	let what: string;
-	if (searchBy === 'phone') {
+	if (searchBy === 'id') {
+		const contactId = readPicked.call(this, 'contactId', 'Contact', itemIndex);
+		what = `ID ${contactId}`;
+		const response = await leadChatRequest.call(this, {
+			method: 'GET',
+			path: `/contacts/${encodeURIComponent(contactId)}`,
+			itemIndex,
+			accept: [404],
+			retry: settings.retry,
+		});
+		contact = response.statusCode === 404 ? undefined : unwrapContact(response.body);
+	} else if (searchBy === 'phone') {
 		const phone = readPhone.call(this, this.getNodeParameter('phone', itemIndex) as string, '', itemIndex, true)!;
 		what = `phone number ${phone}`;
 		contact = await findContact.call(this, { phoneNumber: phone }, itemIndex, settings);
@@ -64,7 +81,7 @@ export async function execute(
 		what = `email ${email}`;
 		contact = await findContact.call(this, { email }, itemIndex, settings);
 	}
-	if (contact) return [contact];
+	if (contact) return [readSimplify.call(this, itemIndex) ? simplifyContact(contact as IDataObject) : contact];
 	if (!(this.getNodeParameter('errorIfNotFound', itemIndex, true) as boolean)) return [];
 	throw new NodeApiError(
 		this.getNode(),

@@ -2,10 +2,13 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../shared/types';
 import * as create from './create';
+import * as deleteContact from './delete';
 import * as get from './get';
+import * as getAll from './getAll';
 import * as getOrCreate from './getOrCreate';
+import * as update from './update';
 
-export const operations: Record<string, Operation> = { create, get, getOrCreate };
+export const operations: Record<string, Operation> = { create, delete: deleteContact, get, getAll, getOrCreate, update };
 
 export const description: INodeProperties[] = [
 	{
@@ -23,10 +26,23 @@ export const description: INodeProperties[] = [
 					'Create a contact from a phone number and/or email; an existing phone number returns the existing contact',
 			},
 			{
+				name: 'Delete',
+				value: 'delete',
+				action: 'Delete a contact',
+				description:
+					'Erase a contact with its conversations, messages and files (GDPR erasure); an opt-out is kept',
+			},
+			{
 				name: 'Get',
 				value: 'get',
 				action: 'Get a contact',
-				description: 'Look a contact up by phone number or email',
+				description: 'Look a contact up by phone number or email, or read it by its ID',
+			},
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				action: 'Get many contacts',
+				description: 'Search contacts by name, email, phone digits or external ID',
 			},
 			{
 				name: 'Get or Create',
@@ -34,10 +50,19 @@ export const description: INodeProperties[] = [
 				action: 'Get or create a contact',
 				description: 'Find a contact by phone number, then by email, and create it if neither matches',
 			},
+			{
+				name: 'Update',
+				value: 'update',
+				action: 'Update a contact',
+				description: "Correct a contact's names, phone, email or custom fields",
+			},
 		],
 		default: 'getOrCreate',
 	},
 	...create.description,
+	...deleteContact.description,
 	...get.description,
+	...getAll.description,
 	...getOrCreate.description,
+	...update.description,
 ];

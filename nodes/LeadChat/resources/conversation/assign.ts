@@ -12,7 +12,7 @@ import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
 
 export const description = forOperation('conversation', 'assign', [
-	conversationIdField,
+	...conversationIdField,
 	{
 		displayName: 'Assign To',
 		name: 'assignTo',

@@ -2,10 +2,11 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { conversationIdField, readConversationId } from '../../shared/conversations';
 import { forOperation } from '../../shared/display';
+import { readSimplify, simplifyConversation, simplifyFields } from '../../shared/simplify';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
 
-export const description = forOperation('conversation', 'get', [conversationIdField]);
+export const description = forOperation('conversation', 'get', [...conversationIdField, ...simplifyFields]);
 
 /** One conversation: the contact on one channel, its status, bot, opening message and what is due next. */
 export async function execute(
@@ -21,5 +22,5 @@ export async function execute(
 		retry: settings.retry,
 		notFoundHint: 'Check the Conversation ID: no conversation of this account has it.',
 	});
-	return response.body;
+	return readSimplify.call(this, itemIndex) ? simplifyConversation(response.body) : response.body;
 }

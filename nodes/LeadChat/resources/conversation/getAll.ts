@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { readLimit, returnAllAndLimit } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
+import { readSimplify, simplifyConversation, simplifyFields } from '../../shared/simplify';
 import type { RunSettings } from '../../shared/types';
 import { leadChatGetMany } from '../../transport/paginate';
 
@@ -70,6 +71,7 @@ export const description = forOperation('conversation', 'getAll', [
 			},
 		],
 	},
+	...simplifyFields,
 ]);
 
 /** The conversations of the account, newest activity first, one output item each. */
@@ -84,9 +86,10 @@ export async function execute(
 		const value = typeof filters[key] === 'string' ? (filters[key] as string).trim() : '';
 		if (value) qs[key] = value;
 	}
-	return await leadChatGetMany.call(
+	const conversations = await leadChatGetMany.call(
 		this,
 		{ path: '/conversations', qs, itemIndex, retry: settings.retry },
 		readLimit.call(this, itemIndex),
 	);
+	return readSimplify.call(this, itemIndex) ? conversations.map(simplifyConversation) : conversations;
 }

@@ -4,7 +4,7 @@ import { contactIdField, setBotActive } from '../../shared/conversations';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 
-export const description = forOperation('conversation', 'resumeBot', [contactIdField]);
+export const description = forOperation('conversation', 'resumeBot', [...contactIdField]);
 
 /** Gives the contact's conversations back to the AI bot after a hand-off. */
 export async function execute(

@@ -4,10 +4,12 @@ import { contactIdField, readContactId } from '../../shared/conversations';
 import { messageTextField } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
+import type { ReplyToContactAnswer } from '../../transport/answers';
+import { hintForCode } from '../../transport/errors';
 import { leadChatRequest } from '../../transport/request';
 
 export const description = forOperation('conversation', 'sendAsTeamMember', [
-	contactIdField,
+	...contactIdField,
 	messageTextField,
 	{
 		displayName: 'Additional Fields',
@@ -31,7 +33,8 @@ export const description = forOperation('conversation', 'sendAsTeamMember', [
 
 /**
  * A team member's reply, sent on the conversation's channel. It hands the conversation off too: the bot stays
- * silent until it is resumed.
+ * silent until it is resumed. A reply that cannot go (no credits, no receiver) is stored `failed` and answered
+ * 201 all the same: the item fails with the message's reason, so that a workflow never counts it as sent.
  */
 export async function execute(
 	this: IExecuteFunctions,
@@ -51,5 +54,15 @@ export async function execute(
 		retry: settings.retry,
 		notFoundHint: 'Check the Contact ID and the Conversation ID.',
 	});
+	const message = response.body as Partial<ReplyToContactAnswer>;
+	if (message.status === 'failed') {
+		const code = typeof message.errorCode === 'string' ? message.errorCode : undefined;
+		const reason = typeof message.error === 'string' && message.error ? message.error : 'The message could not be sent';
+		const hint = code ? hintForCode(code) : undefined;
+		throw new NodeOperationError(this.getNode(), `LeadChat: the message was stored as failed: ${reason}`, {
+			description: `Message ${String(message.id ?? '')} was not sent${code ? ` (${code})` : ''}.${hint ? ` ${hint}` : ''}`,
+			itemIndex,
+		});
+	}
 	return response.body;
 }

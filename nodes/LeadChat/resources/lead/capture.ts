@@ -2,6 +2,14 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 
 import { defaultCountryCodeField } from '../../shared/contactFields';
 import { getOrCreateContact, readPhone } from '../../shared/contacts';
+import {
+	customFieldsField,
+	externalIdsField,
+	readCustomFields,
+	readExternalIds,
+	type CustomFieldsInput,
+	type ExternalIdsInput,
+} from '../../shared/customFields';
 import { delayField, readDelay } from '../../shared/delay';
 import { listLocator } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
@@ -51,6 +59,8 @@ export const description = forOperation('lead', 'capture', [
 				type: 'string',
 				default: '',
 			},
+			customFieldsField,
+			externalIdsField,
 		],
 	},
 ]);
@@ -69,7 +79,8 @@ export async function execute(
 		delay?: string;
 		email?: string;
 		lastName?: string;
-	};
+	} & CustomFieldsInput &
+		ExternalIdsInput;
 	const phone = readPhone.call(
 		this,
 		this.getNodeParameter('phone', itemIndex) as string,
@@ -99,6 +110,8 @@ export async function execute(
 			email: fields.email?.trim() || undefined,
 			firstName,
 			lastName: fields.lastName?.trim() || undefined,
+			customFields: readCustomFields.call(this, fields, itemIndex),
+			externalIds: readExternalIds.call(this, fields, itemIndex),
 		},
 		itemIndex,
 		settings,

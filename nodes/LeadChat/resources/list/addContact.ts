@@ -3,21 +3,25 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 import { delayField, readDelay } from '../../shared/delay';
 import { listLocator } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
+import { contactLocator, pickerFromV2 } from '../../shared/locators';
 import type { RunSettings } from '../../shared/types';
 import type { AddContactToListAnswer } from '../../transport/answers';
 import { leadChatRequest } from '../../transport/request';
 
 export const description = forOperation('list', 'addContact', [
 	listLocator,
-	{
-		displayName: 'Contact ID',
-		name: 'contactId',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'e.g. ct_V1StGXR8Z5jdHi6B',
-		description: 'ID of the contact, as returned by Contact > Create or Get',
-	},
+	...pickerFromV2(
+		{
+			displayName: 'Contact ID',
+			name: 'contactId',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. ct_V1StGXR8Z5jdHi6B',
+			description: 'ID of the contact, as returned by Contact > Create or Get',
+		},
+		contactLocator,
+	),
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
@@ -73,7 +77,7 @@ export async function execute(
 	settings: RunSettings,
 ): Promise<IDataObject> {
 	const listId = this.getNodeParameter('list', itemIndex, '', { extractValue: true }) as string;
-	const contactId = this.getNodeParameter('contactId', itemIndex) as string;
+	const contactId = String(this.getNodeParameter('contactId', itemIndex, '', { extractValue: true }) ?? '');
 	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as { delay?: string };
 	const delay = readDelay.call(this, fields.delay, itemIndex);
 	return await addContactToList.call(this, listId, contactId, itemIndex, settings, delay);

@@ -2,8 +2,11 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../shared/types';
 import * as addContact from './addContact';
+import * as create from './create';
+import * as getAll from './getAll';
+import * as removeContact from './removeContact';
 
-export const operations: Record<string, Operation> = { addContact };
+export const operations: Record<string, Operation> = { addContact, create, getAll, removeContact };
 
 export const description: INodeProperties[] = [
 	{
@@ -20,8 +23,29 @@ export const description: INodeProperties[] = [
 				description:
 					"Add a contact to a list; a live campaign linked to the list sends it the opening message",
 			},
+			{
+				name: 'Create',
+				value: 'create',
+				action: 'Create a list',
+				description: 'Create an empty list of contacts',
+			},
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				action: 'Get many lists',
+				description: 'List the lists of the account, oldest first, or those whose name holds a text',
+			},
+			{
+				name: 'Remove Contact',
+				value: 'removeContact',
+				action: 'Remove a contact from a list',
+				description: 'Take a contact off a list; the contact itself stays',
+			},
 		],
 		default: 'addContact',
 	},
 	...addContact.description,
+	...create.description,
+	...getAll.description,
+	...removeContact.description,
 ];

@@ -1,10 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../shared/types';
+import * as get from './get';
 import * as receive from './receive';
 import * as send from './send';
 
-export const operations: Record<string, Operation> = { receive, send };
+export const operations: Record<string, Operation> = { get, receive, send };
 
 export const description: INodeProperties[] = [
 	{
@@ -14,6 +15,12 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['message'] } },
 		options: [
+			{
+				name: 'Get',
+				value: 'get',
+				action: 'Get a message',
+				description: 'Get a message with its delivery status and every attempt to deliver it',
+			},
 			{
 				name: 'Receive',
 				value: 'receive',
@@ -30,6 +37,7 @@ export const description: INodeProperties[] = [
 		],
 		default: 'send',
 	},
+	...get.description,
 	...receive.description,
 	...send.description,
 ];
