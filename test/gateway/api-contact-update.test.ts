@@ -73,6 +73,24 @@ describe('PATCH /v1/contacts/{id}', () => {
     expect((await patch(holder.id, { phone: holder.phone, email })).status).toBe(200);
   });
 
+  test("external IDs by label: one set, one replaced, one removed; another contact's ID → 409 CONTACT_EXISTS naming it", async () => {
+    const stamp = Date.now();
+    const holder = await create({ firstName: 'Holder', externalIds: { crm: `crm-held-${stamp}` } });
+    const c = await create({ firstName: 'Ida', phone: uniquePhone(), externalIds: { livechat: `visitor-${stamp}`, crm: `crm-${stamp}` } });
+    const res = await patch(c.id, { externalIds: { livechat: `visitor-new-${stamp}`, crm: null, telegram: `tg-${stamp}` } });
+    expect(res.status).toBe(200);
+    expect(res.body.externalIds).toEqual({ livechat: `visitor-new-${stamp}`, telegram: `tg-${stamp}` });
+    // The new IDs find the contact, and the old ones are free for another.
+    const found = await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { telegram: `tg-${stamp}` } } });
+    expect({ status: found.status, id: found.body.id }).toEqual({ status: 200, id: c.id });
+    expect((await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { livechat: `visitor-${stamp}` } } })).status).toBe(201);
+
+    const taken = await patch(c.id, { external_ids: { crm: `crm-held-${stamp}` } });
+    expect(taken.body).toEqual({ error: { code: 'CONTACT_EXISTS', message: expect.stringContaining(holder.id), contactId: holder.id } });
+    expectApiError(await patch(c.id, { externalIds: { other: `tg-${stamp}` } }), 400, 'VALIDATION_ERROR');
+    expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}`)).body.externalIds).toEqual(res.body.externalIds);
+  });
+
   test('bad input → 400: a bad phone or email, a contact left with no way to find it, fields of the wrong type', async () => {
     const c = await create({ phone: uniquePhone() });
     expectApiError(await patch(c.id, { phone: '12' }), 400, 'INVALID_PHONE');

@@ -109,6 +109,26 @@ describe('LeadChat node: a contact corrected, searched and erased', () => {
       expect((await api('GET', '/contacts?phoneNumber=%2B14155550310')).body.id).toBe(noah.id);
     });
 
+    test('External IDs: one set, one removed; an ID both given and removed fails the item', async () => {
+      const contact = (await api('POST', '/contacts', { phone: '+14155550313', externalIds: { crm: 'crm-313' } })).body;
+      const run = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'update',
+        contactId: byId(contact.id),
+        updateFields: { externalIds: { id: [{ channel: 'livechat', value: 'visitor-313' }] }, removeExternalIds: 'crm' },
+      });
+      expect(run.error).toBeUndefined();
+      expect(run.output('LeadChat')[0]!.json).toMatchObject({ id: contact.id, externalIds: { livechat: 'visitor-313' } });
+      expect((await api('GET', `/contacts/${contact.id}`)).body.externalIds).toEqual({ livechat: 'visitor-313' });
+      const both = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'update',
+        contactId: byId(contact.id),
+        updateFields: { externalIds: { id: [{ channel: 'livechat', value: 'visitor-314' }] }, removeExternalIds: 'livechat' },
+      });
+      expect(both.error?.message).toBe('The external ID of "livechat" is both given and removed');
+    });
+
     test('Clear Fields empties a field; nothing to update fails the item', async () => {
       const contact = (await api('POST', '/contacts', { phone: '+14155550311', email: 'clear@example.com', lastName: 'Gone' })).body;
       const run = await runLeadChat(host, {

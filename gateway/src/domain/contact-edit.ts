@@ -1,7 +1,8 @@
 import type { Gateway } from '../context.js';
-import { ApiError, fieldError } from '../errors.js';
+import { fieldError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
+import { contactExists, correctExternalIds } from './contact-identity.js';
 import { findByEmail, findByPhone, getContact, updateContact, type Contact, type ContactOwner } from './contacts.js';
 import { normalizeEmail } from './email.js';
 import { normalizePhone } from './phone.js';
@@ -14,15 +15,14 @@ export interface ContactPatch {
   email?: string | null;
   /** Merged into the contact's: a key given null is removed. */
   customFields?: Record<string, Contact['customFields'][string]>;
+  /** By custom channel label: an ID replaces the label's, null removes it. */
+  externalIds?: Record<string, string | null>;
 }
-
-/** The phone or email asked for is another contact's: the caller may merge the two instead. */
-export const contactExists = (field: 'phone' | 'email', holder: Contact) =>
-  new ApiError(409, 'CONTACT_EXISTS', `${field}: another contact (${holder.id}) has this ${field}; merge the two contacts instead`, {}, undefined, holder.id);
 
 /**
  * PATCH /v1/contacts/{id}: corrects a contact. The phone is read as the account writes numbers (its default country),
- * the email in lower case; one that another contact of the account holds is a 409 CONTACT_EXISTS naming that contact,
+ * the email in lower case; one that another contact of the account holds (or an external ID it holds) is a 409
+ * CONTACT_EXISTS naming that contact,
  * as dedup stays one contact per phone and email. Its search keys and dedup indexes follow in the same commit.
  */
 export async function editContact(gw: Gateway, account: ContactOwner, id: string, patch: ContactPatch): Promise<Contact> {
@@ -35,7 +35,8 @@ async function editContactIn(tx: Tx, accountId: string, id: string, patch: Conta
   const before = await getContact(tx, accountId, id);
   const phone = patch.phone === undefined ? before.phone : patch.phone;
   const email = patch.email === undefined ? before.email : patch.email;
-  const hasIds = Boolean(before.fromId) || Object.keys(before.externalIds ?? {}).length > 0;
+  const externalIds = patch.externalIds ? await correctExternalIds(tx, before, patch.externalIds) : before.externalIds;
+  const hasIds = Boolean(before.fromId) || Object.keys(externalIds ?? {}).length > 0;
   if (!phone && !email && !hasIds) throw fieldError(patch.phone === null ? 'phone' : 'email', 'a contact keeps a phone, an email or an external ID; it cannot lose the last one');
   if (phone && phone !== before.phone) {
     const holder = await findByPhone(tx, accountId, phone);
@@ -58,6 +59,7 @@ async function editContactIn(tx: Tx, accountId: string, id: string, patch: Conta
     // Known by its email alone (see createContactIn): neither a phone nor an external ID tells it apart.
     emailOnly: phone || hasIds ? null : email,
     customFields,
+    ...(patch.externalIds ? { externalIds } : {}),
     updatedAt: now(),
   };
   return updateContact(tx, before, changes);

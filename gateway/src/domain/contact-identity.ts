@@ -104,6 +104,39 @@ export async function findContactOf(r: Reader, accountId: string, fields: Normal
   return undefined;
 }
 
+/**
+ * A correction of a contact's external IDs (PATCH /v1/contacts/{id}), by label: an ID given replaces the label's, null
+ * removes it. An ID another contact holds, under any label, is a 409 CONTACT_EXISTS naming that contact (the two may
+ * be merged instead); the registrations follow in the caller's transaction, so the one-contact rule holds.
+ */
+export async function correctExternalIds(tx: Tx, contact: Contact, changes: Record<string, string | null>): Promise<Record<string, string>> {
+  const externalIds = { ...contact.externalIds };
+  for (const [label, externalId] of Object.entries(changes)) {
+    const current = externalIds[label];
+    if (current === externalId) continue;
+    const held = externalId === null ? undefined : await holderOf(tx, contact.accountId, externalId);
+    if (held?.contact && held.contact.id !== contact.id) throw contactExists(`externalIds.${label}`, held.contact);
+    if (externalId !== null && Object.values(externalIds).includes(externalId)) {
+      throw new ApiError(400, 'VALIDATION_ERROR', `externalIds.${label}: "${externalId.slice(0, 100)}" is this contact's ID on another channel already`);
+    }
+    if (current !== undefined) {
+      const registration = await registrationOf(tx, contact.accountId, current);
+      if (registration?.contactId === contact.id) await tx.remove('external_ids', registration.id);
+      delete externalIds[label];
+    }
+    if (externalId !== null) {
+      // The contact's own fromId may be registered already.
+      if (!held?.registered) await register(tx, contact, externalId);
+      externalIds[label] = externalId;
+    }
+  }
+  return externalIds;
+}
+
+/** The phone, email or external ID asked for is another contact's: the caller may merge the two instead. */
+export const contactExists = (field: string, holder: Contact) =>
+  new ApiError(409, 'CONTACT_EXISTS', `${field}: another contact (${holder.id}) has this ${field.replace(/^externalIds\..*/, 'external ID')}; merge the two contacts instead`, {}, undefined, holder.id);
+
 const register = (tx: Tx, contact: Contact, externalId: string) =>
   tx.insert<ExternalId>('external_ids', { id: newId('xid'), accountId: contact.accountId, externalId, contactId: contact.id });
 

@@ -30,6 +30,10 @@ const externalIds = z
   .refine((o) => Object.keys(o).length <= 20, 'at most 20 external IDs')
   .describe('The contact\'s ID on each custom channel, by its label: {"livechat":"visitor-42"}. An ID belongs to one contact of the account');
 
+const externalIdChanges = z
+  .record(text(T.channelLabel).min(1, 'a custom channel label must not be empty'), id.nullable())
+  .refine((o) => Object.keys(o).length <= 20, 'at most 20 external IDs');
+
 export const contactCreate = z
   .object({
     firstName: name.optional(),
@@ -68,6 +72,8 @@ export const contactUpdate = z
     email: cleared(z.string().max(T.email)),
     customFields: customFields.optional().describe('Merged into the contact\'s custom fields; a key given null is removed'),
     custom_fields: customFields.optional(),
+    externalIds: externalIdChanges.optional().describe('By custom channel label: an ID replaces the label\'s, null removes it; another contact\'s ID is 409 CONTACT_EXISTS'),
+    external_ids: externalIdChanges.optional(),
   })
   .transform((b) => ({
     firstName: b.firstName !== undefined ? b.firstName : b.first_name,
@@ -75,6 +81,7 @@ export const contactUpdate = z
     phone: b.phone !== undefined ? b.phone : b.phone_number,
     email: b.email,
     customFields: b.customFields ?? b.custom_fields,
+    externalIds: b.externalIds ?? b.external_ids,
   }));
 
 /** Which contact merges into the one of the path. */

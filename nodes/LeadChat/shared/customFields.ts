@@ -77,6 +77,16 @@ export const removeCustomFieldsField: INodeProperties = {
 	description: 'Names of custom fields to remove, separated by commas',
 };
 
+/** External IDs to remove from a contact, by channel label. */
+export const removeExternalIdsField: INodeProperties = {
+	displayName: 'Remove External IDs',
+	name: 'removeExternalIds',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. livechat, crm',
+	description: 'Labels of the custom channels whose external ID to remove, separated by commas',
+};
+
 type Pairs<K extends string> = Partial<Record<K, Array<{ [name: string]: unknown }>>>;
 
 /** The fields of a collection that holds the custom fields above. */
@@ -88,7 +98,15 @@ export interface CustomFieldsInput {
 /** The fields of a collection that holds the external IDs above. */
 export interface ExternalIdsInput {
 	externalIds?: Pairs<'id'>;
+	removeExternalIds?: string;
 }
+
+/** The names of a comma-separated field, trimmed, the empty ones left out. */
+const namesOf = (text: string | undefined): string[] =>
+	(text ?? '')
+		.split(',')
+		.map((name) => name.trim())
+		.filter(Boolean);
 
 /**
  * The pairs of a fixedCollection as one object; a name given twice keeps its last value. An empty name fails the
@@ -118,10 +136,7 @@ export function readCustomFields(
 	itemIndex: number,
 ): IDataObject | undefined {
 	const set = pairsOf.call(this, fields.customFields?.field, 'name', 'A custom field', itemIndex);
-	const removed = (fields.removeCustomFields ?? '')
-		.split(',')
-		.map((name) => name.trim())
-		.filter(Boolean);
+	const removed = namesOf(fields.removeCustomFields);
 	if (!set && !removed.length) return undefined;
 	const out: IDataObject = { ...(set ?? {}) };
 	for (const name of removed) out[name] = null;
@@ -143,4 +158,23 @@ export function readExternalIds(
 		ids[channel] = value.trim();
 	}
 	return ids;
+}
+
+/** A correction of external IDs: those of `externalIds` set, those of `removeExternalIds` as labels set to null. */
+export function readExternalIdChanges(
+	this: IExecuteFunctions,
+	fields: ExternalIdsInput,
+	itemIndex: number,
+): IDataObject | undefined {
+	const set = readExternalIds.call(this, fields, itemIndex);
+	const removed = namesOf(fields.removeExternalIds);
+	if (!set && !removed.length) return undefined;
+	const out: IDataObject = { ...(set ?? {}) };
+	for (const label of removed) {
+		if (out[label] !== undefined) {
+			throw new NodeOperationError(this.getNode(), `The external ID of "${label}" is both given and removed`, { itemIndex });
+		}
+		out[label] = null;
+	}
+	return out;
 }

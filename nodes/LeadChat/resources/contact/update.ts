@@ -1,7 +1,16 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { readPhone, updateContact } from '../../shared/contacts';
-import { customFieldsField, readCustomFields, removeCustomFieldsField, type CustomFieldsInput } from '../../shared/customFields';
+import {
+	customFieldsField,
+	externalIdsField,
+	readCustomFields,
+	readExternalIdChanges,
+	removeCustomFieldsField,
+	removeExternalIdsField,
+	type CustomFieldsInput,
+	type ExternalIdsInput,
+} from '../../shared/customFields';
 import { forOperation } from '../../shared/display';
 import { contactLocator, readPicked } from '../../shared/locators';
 import type { RunSettings } from '../../shared/types';
@@ -37,6 +46,7 @@ export const description = forOperation('contact', 'update', [
 				default: '',
 				description: 'The new email address. Empty: the contact keeps its email; see Clear Fields to remove it.',
 			},
+			externalIdsField,
 			{
 				displayName: 'First Name',
 				name: 'firstName',
@@ -59,11 +69,12 @@ export const description = forOperation('contact', 'update', [
 					"The new phone number. Without a country code it is read under the account's default country.",
 			},
 			removeCustomFieldsField,
+			removeExternalIdsField,
 		],
 	},
 ]);
 
-interface UpdateFields extends CustomFieldsInput {
+interface UpdateFields extends CustomFieldsInput, ExternalIdsInput {
 	email?: string;
 	firstName?: string;
 	lastName?: string;
@@ -72,8 +83,9 @@ interface UpdateFields extends CustomFieldsInput {
 }
 
 /**
- * Corrects a contact: the fields given change, the others stay. Custom fields merge into the contact's. A phone or
- * email another contact holds fails with 409 CONTACT_EXISTS, which names that contact.
+ * Corrects a contact: the fields given change, the others stay. Custom fields and external IDs merge into the
+ * contact's. A phone, email or external ID another contact holds fails with 409 CONTACT_EXISTS, which names that
+ * contact.
  */
 export async function execute(
 	this: IExecuteFunctions,
@@ -98,6 +110,8 @@ export async function execute(
 	}
 	const customFields = readCustomFields.call(this, fields, itemIndex);
 	if (customFields) changes.customFields = customFields;
+	const externalIds = readExternalIdChanges.call(this, fields, itemIndex);
+	if (externalIds) changes.externalIds = externalIds;
 	if (Object.keys(changes).length === 0) {
 		throw new NodeOperationError(this.getNode(), 'Nothing to update', {
 			itemIndex,
