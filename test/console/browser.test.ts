@@ -227,7 +227,7 @@ describe('Settings', () => {
     await page.getByLabel('Base URL', { exact: true }).fill('http://localhost:11434/v1');
     await page.getByLabel('Model', { exact: true }).fill(`llama ${HOSTILE}`);
     await page.getByLabel('API key', { exact: true }).fill('sk-test-0123456789abcd');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Bot settings saved.' }).waitFor();
     const held = (await request(gw, 'GET', '/v1/settings/bot', { apiKey: owner.apiKey })).body;
     expect(held).toEqual({
@@ -248,18 +248,18 @@ describe('Settings', () => {
 
     // An empty key field keeps the saved key; a bad model name is refused next to the form.
     await page.getByLabel('Model', { exact: true }).fill('x'.repeat(201));
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.locator('.error').filter({ hasText: /\S/ }).waitFor();
     expect(await page.locator('.error').filter({ hasText: /\S/ }).textContent()).toBe('Model is longer than 200 characters');
     await page.getByLabel('Model', { exact: true }).fill('llama3.2');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Bot settings saved.' }).waitFor();
     expect((await request(gw, 'GET', '/v1/settings/bot', { apiKey: owner.apiKey })).body.openai).toEqual({
       baseUrl: 'http://localhost:11434/v1', model: 'llama3.2', apiKey: '••••abcd',
     });
 
     await page.getByLabel('FAQ bot (built in, no external service)', { exact: true }).check();
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Bot settings saved.' }).waitFor();
     expect((await request(gw, 'GET', '/v1/settings/bot', { apiKey: owner.apiKey })).body.provider).toBe('faq');
   });

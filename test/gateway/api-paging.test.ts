@@ -305,6 +305,8 @@ test('the OpenAPI document shows limit, cursor and the page answer on every /v1 
       query: {
         limit: expect.objectContaining({ type: 'integer', minimum: 1, maximum: 200, default: 50 }),
         cursor: expect.objectContaining({ type: 'string' }),
+        // Lists and campaigns are searched by name too.
+        ...(path === '/lists' || path === '/campaigns' ? { q: expect.objectContaining({ type: 'string' }) } : {}),
       },
     });
     const page = op.responses['200'].content['application/json'].schema;
