@@ -49,6 +49,12 @@ async function live(gw: TestGateway, account: TestAccount): Promise<Life> {
   })).body;
   const list = (await api(gw, account, 'POST', 'lists', { body: { name: 'Patients' } })).body;
   expect((await api(gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } })).status).toBe(201);
+  // Imported again from a file whose row holds an unreadable email, then repeats: the report names the contact.
+  const csv = `Phone,Email\n${phone},quill@@broken-YEW-5512\n${phone},\n`;
+  expect((await api(gw, account, 'POST', `lists/${list.id}/imports`, { body: { csv, columns: { phone: 'Phone', email: 'Email' } } })).status).toBe(202);
+  await untilIdle(gw);
+  const report = (await api(gw, account, 'GET', `lists/${list.id}/imports`)).body.data[0];
+  expect(report).toMatchObject({ rowWarnings: [{ value: 'quill@@broken-YEW-5512', contactId: contact.id }], rowDuplicates: [{ contactId: contact.id }] });
   const file = png(16, 16);
   const sms = 'my appointment code is ORCHID-7731';
   expect((await api(gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body: sms } })).status).toBeLessThan(300);
@@ -76,6 +82,7 @@ async function live(gw: TestGateway, account: TestAccount): Promise<Life> {
       'SMS text': 'ORCHID-7731',
       'chat text': 'LILAC-4420',
       'team reply': 'TULIP-0091',
+      'import warning': 'YEW-5512',
       file,
     },
   };
@@ -153,6 +160,8 @@ test('erasure leaves nothing readable of the contact in the data dir or the data
   expectApiError(await api(gw, account, 'GET', 'contacts', { query: { phoneNumber: life.contact.phone } }), 404, 'CONTACT_NOT_FOUND');
   expect((await api(gw, account, 'GET', 'conversations')).body.data.map((c: { contactId: string }) => c.contactId)).not.toContain(life.contact.id);
   expect((await api(gw, account, 'GET', `lists/${life.list.id}/contacts`)).body.data.map((c: { id: string }) => c.id)).toEqual([neighbour.id]);
+  // The import's report keeps its counts, and names the contact no more.
+  expect((await api(gw, account, 'GET', `lists/${life.list.id}/imports`)).body.data[0]).toMatchObject({ warnings: 1, duplicates: 1, rowWarnings: [], rowDuplicates: [{ row: 3, contactId: null }] });
   await untilIdle(gw);
 
   // After the next clean stop: nothing.

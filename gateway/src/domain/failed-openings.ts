@@ -42,3 +42,8 @@ export async function countFailedOpenings(r: Reader, campaignId: string): Promis
   for (const f of counted) byCode[f.errorCode ?? 'UNKNOWN'] = (byCode[f.errorCode ?? 'UNKNOWN'] ?? 0) + 1;
   return { count: counted.length, more: found.length > FAILED_COUNTED, byCode };
 }
+
+/** An erased contact's failed openings are counted no more: its messages are gone. */
+export async function forgetFailedOpening(tx: Tx, messageId: string): Promise<void> {
+  if (await tx.get('failed_openings', messageId)) await tx.remove('failed_openings', messageId);
+}

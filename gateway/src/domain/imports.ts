@@ -5,7 +5,7 @@ import type { Gateway } from '../context.js';
 import { parseDuration } from './durations.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Page, Reader } from '../store/store.js';
+import type { Page, Reader, Tx } from '../store/store.js';
 import { newJob } from './job-kinds.js';
 import { normalizeContact, type Contact, type ContactInput, type ContactOwner } from './contacts.js';
 import { getList } from './lists.js';
@@ -365,4 +365,21 @@ function fieldReader(header: string[], columns: CsvColumns): (cells: string[]) =
     Object.fromEntries(pairs.map(([field, at]) => [field, cells[at]?.trim() ?? '']).filter(([, value]) => value !== ''));
   const nested = (name: string, values: Record<string, unknown>) => (Object.keys(values).length ? { [name]: values } : {});
   return (cells) => ({ ...cellsOf(cells, mapped), ...nested('customFields', cellsOf(cells, custom)), ...nested('externalIds', cellsOf(cells, labelled)) });
+}
+
+/**
+ * A contact's entries in the account's import reports follow it: merged, they name the contact it went into; erased
+ * (`into` null), its rows kept with a warning (which hold the text left out) go from the lists and its duplicates
+ * name no contact. The counts stay: they name nobody.
+ */
+export async function reassignInImports(tx: Tx, accountId: string, contactId: string, into: string | null): Promise<void> {
+  const named = (entry: { contactId?: string | null }) => entry.contactId === contactId;
+  for (const list of await tx.find<{ id: string }>('lists', 'account', [accountId])) {
+    for (const report of await tx.find<Import>('imports', 'list', [list.id])) {
+      if (!report.rowWarnings?.some(named) && !report.rowDuplicates?.some(named)) continue;
+      const warnings = report.rowWarnings?.flatMap((w) => (!named(w) ? [w] : into ? [{ ...w, contactId: into }] : []));
+      const duplicates = report.rowDuplicates?.map((d) => (named(d) ? { ...d, contactId: into } : d));
+      await tx.update<Import>('imports', report.id, { ...(warnings ? { rowWarnings: warnings } : {}), ...(duplicates ? { rowDuplicates: duplicates } : {}) });
+    }
+  }
 }

@@ -5,6 +5,8 @@ import { deliveriesOfContact } from '../domain/contact-export.js';
 import { getContact, type Contact } from '../domain/contacts.js';
 import { conversationsOfContact } from '../domain/conversations.js';
 import { forgetOptOut, keepOptOut } from '../domain/erased-opt-outs.js';
+import { forgetFailedOpening } from '../domain/failed-openings.js';
+import { reassignInImports } from '../domain/imports.js';
 import { moveSteps } from '../domain/funnel.js';
 import type { Membership } from '../domain/lists.js';
 import type { Message } from '../domain/messages.js';
@@ -18,7 +20,8 @@ import { openingsOf, stopOpenings } from './openings.js';
 /**
  * DELETE /v1/contacts/{id}: erasure (GDPR Art. 17). In one transaction the contact goes with everything held about
  * it: its conversations and messages, its files' records, its lists, search keys and external IDs, its openings,
- * funnel and reach records, the unanswered questions it asked, the deliveries of events about it, and the jobs still
+ * failed openings, funnel and reach records, its rows in import reports, the unanswered questions it asked, the
+ * deliveries of events about it, and the jobs still
  * waiting for it: follow-ups, openings and bot replies are cancelled; a send or a delivery waiting holds only the id
  * of what is gone, and ends doing nothing when it runs. The campaigns' counts stay: they count contacts and name none. An opt-out outlives
  * it as keyed hashes of its addresses (domain/erased-opt-outs.ts). The files' bytes go once the commit is durable.
@@ -43,6 +46,7 @@ export async function eraseContact(gw: Gateway, accountId: string, contactId: st
         mediaIds.push(m.media.mediaId);
         await tx.remove('media', m.media.mediaId);
       }
+      await forgetFailedOpening(tx, m.id);
       await tx.remove('messages', m.id);
     }
     for (const campaignId of campaigns) {
@@ -54,6 +58,7 @@ export async function eraseContact(gw: Gateway, accountId: string, contactId: st
       const held = externalId ? await registrationOf(tx, accountId, externalId) : undefined;
       if (held?.contactId === contactId) await tx.remove('external_ids', held.id);
     }
+    await reassignInImports(tx, accountId, contactId, null);
     await unindexContactIn(tx, contact);
     await tx.remove('contacts', contactId);
     return mediaIds;

@@ -5,6 +5,7 @@ import { unindexContactIn } from '../domain/contact-search.js';
 import { getContact, updateContact, type Contact } from '../domain/contacts.js';
 import { conversationsOfContact, updateConversation, type Conversation } from '../domain/conversations.js';
 import { moveSteps } from '../domain/funnel.js';
+import { reassignInImports } from '../domain/imports.js';
 import type { Membership } from '../domain/lists.js';
 import type { Message } from '../domain/messages.js';
 import { moveUnreachable } from '../domain/reach.js';
@@ -18,7 +19,7 @@ import { openingKey, openingsOf, stopOpenings, type Opening } from './openings.j
 
 /**
  * POST /v1/contacts/{id}/merge {"contactId"}: the other contact (a duplicate) becomes this one. Its conversations,
- * messages, lists, openings, funnel records, deliveries and external IDs move here; a conversation on a channel this
+ * messages, lists, openings, funnel records, deliveries, rows in import reports and external IDs move here; a conversation on a channel this
  * contact has one on too is folded into that one. This contact keeps its own names, phone, email and custom fields
  * and takes the other's where it has none; the other is gone, so one contact is left per phone and email. An opt-out
  * of either holds for the merged contact.
@@ -50,6 +51,7 @@ export async function mergeContacts(gw: Gateway, accountId: string, id: string, 
       const held = externalId ? await registrationOf(tx, accountId, externalId) : undefined;
       if (held?.contactId === otherId) await tx.update<ExternalId>('external_ids', held.id, { contactId: id });
     }
+    await reassignInImports(tx, accountId, otherId, id);
     await unindexContactIn(tx, other);
     // The other's phone and IDs are free for this contact only once the other is gone: they are unique.
     await tx.remove('contacts', otherId);
