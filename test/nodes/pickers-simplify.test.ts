@@ -1,6 +1,7 @@
 import { NodeHelpers, type INodeTypeDescription } from 'n8n-workflow';
 
 import { createAccount, listAll, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
+import { HANDOFF_NOTICE } from '../gateway/api-support';
 import { CREDENTIAL, LEADCHAT, createHost, listSearch, listSearchAll, runLeadChat, type Host } from './helpers/n8n';
 
 /** The contact and conversation pickers (server-side search, a page at a time), version 2's pickers, and Simplify. */
@@ -64,7 +65,7 @@ describe('LeadChat node: contact and conversation pickers, Simplify', () => {
       const all = await listSearchAll(host, 'searchConversations');
       expect(all.pages).toBe(Math.ceil(inbox.length / 50));
       expect(all.results.map((r) => r.value)).toEqual(inbox);
-      expect(all.results[0]).toEqual({ name: 'Noah Lee · SMS', value: inbox[0], description: 'handed off, "Hi by SMS"' });
+      expect(all.results[0]).toEqual({ name: 'Noah Lee · SMS', value: inbox[0], description: `handed off, "${HANDOFF_NOTICE.slice(0, 59)}…"` });
     });
 
     test("a search finds the contacts on the server and shows each one's conversations", async () => {
@@ -119,10 +120,11 @@ describe('LeadChat node: contact and conversation pickers, Simplify', () => {
         status: expect.any(String),
         botActive: expect.any(Boolean),
         assigneeId: null,
-        needsReply: true,
+        needsReply: latest!.needsReply,
         unread: expect.any(Number),
-        lastMessage: 'Hi by SMS',
-        lastMessageFrom: 'contact',
+        // No campaign answers Noah: the gateway's hand-off notice is the last message.
+        lastMessage: HANDOFF_NOTICE,
+        lastMessageFrom: 'system',
         lastActivityAt: latest!.lastActivityAt,
       });
       const many = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: false, limit: 5, simplify: true });
