@@ -15,6 +15,7 @@ import { gatewayCommit, gatewayVersion } from './version.js';
 import { httpsRequired } from './http/middleware/https-only.js';
 import { loadCursorKey } from './http/paging.js';
 import { scheduleContactSearchIndex } from './jobs/contact-search-index.js';
+import { scheduleDeliveryContacts } from './jobs/delivery-contacts.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
 import { jobRunners } from './jobs/runners.js';
 import type { Logger } from './log.js';
@@ -52,6 +53,7 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     const runners = jobRunners(gw, config);
     await scheduleHousekeeping(gw);
     await scheduleContactSearchIndex(gw);
+    await scheduleDeliveryContacts(gw);
     for (const runner of runners) runner.start();
 
     let shuttingDown = false;

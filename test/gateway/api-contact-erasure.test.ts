@@ -2,7 +2,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { consoleAccount, teamMember, withSession } from '../console/support';
 import { BACKEND, removeDir, startGateway, tempDir } from '../helpers/gateway';
+import { Client } from 'pg';
 import { dumpDatabase } from '../helpers/postgres';
+import { openStoreOf } from '../helpers/stopped-store';
 import { api, createAccount, dataUri, expectApiError, png, poll, Receiver, untilIdle, uniquePhone, type TestAccount, type TestGateway } from './api-support';
 
 /**
@@ -222,4 +224,43 @@ test("erasure: another account's contact → 404 and it stays; an agent → 403 
   expect((await as(admin, 'GET', `/v1/contacts/${mine.id}/export`)).status).toBe(200);
   expect((await as(admin, 'DELETE', `/v1/contacts/${mine.id}`)).status).toBe(204);
   expectApiError(await api(gw, owner, 'GET', `contacts/${mine.id}`), 404, 'CONTACT_NOT_FOUND');
+}, 60_000);
+
+test('a hand-off delivery an earlier release stored, naming its contact only in its payload, goes with the contact', async () => {
+  const dataDir = tempDir();
+  let gw = await gateway(dataDir);
+  const account = await createAccount(gw);
+  const hook = await Receiver.start();
+  receivers.push(hook);
+  expect((await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['handoff'] } })).status).toBe(201);
+  const said = await api(gw, account, 'POST', 'incoming_custom_channel_message', { body: { customData: { messageSid: `sid-${Date.now()}`, fromId: 'old-visitor', toId: 'clinic', body: 'I chipped a tooth HAZEL-3318' } } });
+  const { contactId } = (await api(gw, account, 'GET', `messages/${said.body.messageId}`)).body;
+  await poll(async () => hook.requests.length, (n) => n >= 1);
+  await untilIdle(gw);
+  expect(await gw.stop()).toBe(0);
+
+  // As the earlier release left it: the delivery names its contact in its payload only, and no start named it since.
+  const MARK = 'deliveries-by-contact-1';
+  if (BACKEND === 'postgres') {
+    const client = new Client({ connectionString: gw.env.LEADCHAT_DATABASE_URL });
+    await client.connect();
+    await client.query('DELETE FROM leadchat_settings WHERE name = $1', [MARK]);
+    await client.end();
+  }
+  const store = await openStoreOf(gw.env);
+  const old = (await store.scan<{ id: string; payload: { contactId?: string } }>('deliveries')).filter((d) => d.payload.contactId === contactId);
+  expect(old).toHaveLength(1);
+  await store.transact(async (tx) => {
+    await tx.update<{ id: string; contactId: string | null }>('deliveries', old[0]!.id, { contactId: null });
+    if (BACKEND === 'lowdb') await tx.remove('gateway_settings', MARK);
+  });
+  await store.close();
+
+  gw = await gateway(dataDir);
+  await untilIdle(gw);
+  expect((await api(gw, account, 'DELETE', `contacts/${contactId}`)).status).toBe(204);
+  expect(await gw.stop()).toBe(0);
+  const after = await openStoreOf(gw.env);
+  expect(await after.get('deliveries', old[0]!.id)).toBeUndefined();
+  await after.close();
 }, 60_000);

@@ -1,7 +1,6 @@
-import path from 'node:path';
 import { Client } from 'pg';
-import type { CollectionSpec, Store } from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
 import { BACKEND, removeDir, startGateway, tempDir } from '../helpers/gateway';
+import { openStoreOf, type Store } from '../helpers/stopped-store';
 import { api, createAccount, expectApiError, incoming, poll, uniquePhone, useGateway, type TestAccount } from './api-support';
 
 /** The mark that every stored contact has the search keys of this release (jobs/contact-search-index.ts). */
@@ -248,16 +247,4 @@ async function upgraded(
     await gw.stop();
     removeDir(dataDir);
   }
-}
-
-/** The gateway's store, opened here on the storage a stopped gateway used. */
-async function openStoreOf(env: Record<string, string>): Promise<Store> {
-  const dist = path.resolve(__dirname, '../../gateway/dist');
-  const { collections } = (await import(path.join(dist, 'domain/collections.js'))) as { collections: CollectionSpec[] };
-  if (BACKEND === 'postgres') {
-    const { openPostgresStore } = await import(path.join(dist, 'store/postgres/postgres-store.js'));
-    return openPostgresStore({ url: env.LEADCHAT_DATABASE_URL, collections });
-  }
-  const { openLowdbStore } = await import(path.join(dist, 'store/lowdb/lowdb-store.js'));
-  return openLowdbStore({ dir: path.join(env.LEADCHAT_DATA_DIR!, 'store'), collections });
 }

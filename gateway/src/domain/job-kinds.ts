@@ -25,6 +25,8 @@ export type JobKinds = {
   housekeeping: Record<string, never>;
   /** Search keys for contacts stored before they existed, from the one after `after`. */
   contact_search_index: { after?: string };
+  /** The contact of each delivery stored before deliveries named it, from the one after `after`. */
+  delivery_contacts: { after?: string };
   /** One entry of a provider's webhook: a contact's message, or the status of messages sent. */
   inbound: InboundJob;
 };

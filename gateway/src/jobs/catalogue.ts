@@ -5,6 +5,7 @@ import type { JobKind, JobKinds } from '../domain/job-kinds.js';
 import type { Job, JobResult } from '../store/store.js';
 import { indexContacts } from './contact-search-index.js';
 import { deliver } from './deliver.js';
+import { nameDeliveryContacts } from './delivery-contacts.js';
 import { housekeeping } from './housekeeping.js';
 import { runImport } from './import.js';
 import { inbound } from './inbound.js';
@@ -24,6 +25,7 @@ export const jobCatalogue: { readonly [K in JobKind]: JobHandler<K> } = {
   import: runImport,
   housekeeping,
   contact_search_index: indexContacts,
+  delivery_contacts: nameDeliveryContacts,
   inbound,
 };
 
