@@ -235,7 +235,7 @@ describe('Settings', () => {
       openai: { baseUrl: 'http://localhost:11434/v1', model: `llama ${HOSTILE}`, apiKey: '••••abcd' },
       defaultCampaignId: null,
     });
-    expect(await page.locator('.current').textContent()).toContain(`the model llama ${HOSTILE} at http://localhost:11434/v1`);
+    expect(await page.locator('.current').filter({ hasText: 'Now answering' }).textContent()).toContain(`the model llama ${HOSTILE} at http://localhost:11434/v1`);
     expect(await page.content()).not.toContain('sk-test-0123456789abcd');
     expect(await page.locator('main img').count()).toBe(0);
     expect(await scriptRan(page)).toBe(false);
