@@ -349,8 +349,9 @@ test('Bot provider: what the default campaign does, and where a message no campa
   await ownerPage.goto(url('/console/settings/bot'));
   const now = ownerPage.locator('#bot-default-campaign-now');
   await now.filter({ hasText: /^Now: none\./ }).waitFor();
-  expect(await now.textContent()).toBe('Now: none. A message from a contact that no campaign reached is never left unanswered: it goes to your team, the conversation '
-    + 'handed off (“No campaign answers this contact”) and listed as needing a reply in the inbox; when hand-offs go to the agents in turn (below), the next agent gets it.');
+  expect(await now.textContent()).toBe('Now: none. A message from a contact that no campaign reached is never left unanswered: the contact is told a person will '
+    + 'answer (the hand-off message below), and it goes to your team, the conversation handed off (“No campaign answered this contact”), '
+    + 'listed as needing a reply and announced to every member; when hand-offs go to the agents in turn (below), the next agent gets it.');
   await ownerPage.getByLabel('Default campaign', { exact: true }).selectOption({ label: 'Spring chat' });
   await ownerPage.getByRole('button', { name: 'Save', exact: true }).click();
   await status(ownerPage, 'Bot settings saved.').waitFor();

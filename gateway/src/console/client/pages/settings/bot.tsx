@@ -20,9 +20,9 @@ const LABELS = {
 /** What happens now to a message no campaign answers, as saved: the default campaign's bot, or the team. */
 function defaultCampaignNow(id: string | null, campaigns: Campaign[]): string {
   if (id) return `Now: the bot of “${campaigns.find((c) => c.id === id)?.name ?? id}” answers contacts that no campaign reached.`;
-  return 'Now: none. A message from a contact that no campaign reached is never left unanswered: it goes to your team, the conversation '
-    + 'handed off (“No campaign answers this contact”) and listed as needing a reply in the inbox; when hand-offs go to the agents '
-    + 'in turn (below), the next agent gets it.';
+  return 'Now: none. A message from a contact that no campaign reached is never left unanswered: the contact is told a person will '
+    + 'answer (the hand-off message below), and it goes to your team, the conversation handed off (“No campaign answered this contact”), '
+    + 'listed as needing a reply and announced to every member; when hand-offs go to the agents in turn (below), the next agent gets it.';
 }
 
 /**
