@@ -142,7 +142,8 @@ test('the contacts of its list the campaign could not reach are counted beside i
   await page.goto(url('/console/funnel'));
   const notice = page.getByRole('status', { name: 'Contacts not reached' });
   await notice.waitFor();
-  expect(await notice.innerText()).toBe('1 contact of the list was not reached:\n\n1 contact: no phone number');
+  // Named, with a link to them on the campaign's page.
+  expect(await notice.innerText()).toBe('1 contact of the list was not reached:\n\n1 contact: no phone number: Nia.\n\nSee this contact');
   // Another campaign has its own: none here.
   await page.getByLabel('Campaign', { exact: true }).selectOption(quietId);
   await page.getByRole('button', { name: 'Show funnel' }).click();
