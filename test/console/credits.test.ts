@@ -67,7 +67,10 @@ test('the Credits page and the banner follow grants as they are made; the low-ba
   await banner(page).waitFor({ state: 'detached' });
   await page.getByRole('navigation').getByRole('link', { name: 'Credits' }).click();
   await page.locator('[data-balance]').filter({ hasText: '13 credits' }).waitFor();
-  expect(await page.getByRole('region', { name: 'History' }).locator('tbody tr td:nth-child(2)').allTextContents()).toEqual(['Grant', 'Grant']);
+  // The history is read after the balance: both grants are listed once it is.
+  const kinds = page.getByRole('region', { name: 'History' }).locator('tbody tr td:nth-child(2)');
+  await kinds.nth(1).waitFor();
+  expect(await kinds.allTextContents()).toEqual(['Grant', 'Grant']);
   expect((await v1(sub, 'GET', 'credits')).body).toMatchObject({ balance: 13, lowBalanceThreshold: 5, lowBalance: false });
 });
 
