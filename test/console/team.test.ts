@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { advanceClock, request, untilIdle, type TestGateway } from '../helpers/gateway';
-import { incoming, Receiver } from '../gateway/api-support';
+import { incoming, poll, Receiver } from '../gateway/api-support';
 import { HOSTILE, newContext, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
@@ -194,7 +194,8 @@ test('the agent takes a conversation from Unassigned, and replies under their na
   expect(await agentPage.getByLabel('Assigned to', { exact: true }).inputValue()).toBe('');
   await agentPage.getByRole('button', { name: 'Assign to me' }).click();
   await status(agentPage, 'Assigned to you.').waitFor();
-  expect(await agentPage.getByLabel('Assigned to', { exact: true }).inputValue()).toBe(agentId);
+  // The thread reads the conversation again on the assignment's news: the picker follows.
+  expect(await poll(() => agentPage.getByLabel('Assigned to', { exact: true }).inputValue(), (v) => v === agentId, 5_000)).toBe(agentId);
   expect(await agentPage.getByRole('button', { name: 'Assign to me' }).count()).toBe(0);
   expect((await api('GET', `/v1/conversations/${ruthConversation}`)).body.assigneeId).toBe(agentId);
   // Ruth leaves Unassigned and is under Mine.
