@@ -1,7 +1,5 @@
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
-
-const locator = (value: string) => ({ __rl: true, mode: 'id', value });
+import { byId, CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
 
 /** Campaign › Get Funnel run as a workflow against the gateway: the same counts the API gives, for the range asked. */
 describe('LeadChat node: campaign funnel', () => {
@@ -36,7 +34,7 @@ describe('LeadChat node: campaign funnel', () => {
   });
 
   test("the output is the API's funnel of the campaign: totals and days", async () => {
-    const run = await runLeadChat(host, { resource: 'campaign', operation: 'getFunnel', campaign: locator(campaignId) });
+    const run = await runLeadChat(host, { resource: 'campaign', operation: 'getFunnel', campaign: byId(campaignId) });
     expect(run.error).toBeUndefined();
     const [item] = run.output('LeadChat');
     expect(item!.json).toEqual((await api('GET', `/campaigns/${campaignId}/funnel`)).body);
@@ -47,7 +45,7 @@ describe('LeadChat node: campaign funnel', () => {
     const run = await runLeadChat(host, {
       resource: 'campaign',
       operation: 'getFunnel',
-      campaign: locator(campaignId),
+      campaign: byId(campaignId),
       additionalFields: { from: '2024-03-01T00:00:00.000-05:00', to: '2024-03-07', timezone: 'America/New_York' },
     });
     expect(run.error).toBeUndefined();
@@ -58,9 +56,9 @@ describe('LeadChat node: campaign funnel', () => {
   });
 
   test('a From that is not a date fails the item before any call; the API refuses an unknown zone', async () => {
-    const bad = await runLeadChat(host, { resource: 'campaign', operation: 'getFunnel', campaign: locator(campaignId), additionalFields: { from: 'last week' } });
+    const bad = await runLeadChat(host, { resource: 'campaign', operation: 'getFunnel', campaign: byId(campaignId), additionalFields: { from: 'last week' } });
     expect(bad.error?.message).toBe('From is not a date');
-    const zone = await runLeadChat(host, { resource: 'campaign', operation: 'getFunnel', campaign: locator(campaignId), additionalFields: { timezone: 'Mars/Olympus' } });
+    const zone = await runLeadChat(host, { resource: 'campaign', operation: 'getFunnel', campaign: byId(campaignId), additionalFields: { timezone: 'Mars/Olympus' } });
     expect(zone.error?.message).toMatch(/^LeadChat: timezone/);
   });
 });

@@ -1,7 +1,5 @@
 import { createAccount, request, startGateway, untilIdle, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
-
-const locator = (value: string) => ({ __rl: true, mode: 'id', value });
+import { byId, CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
 
 /** Campaign › Reach Existing Contacts run as a workflow against the gateway: the contacts imported first get the opening once. */
 describe('LeadChat node: reach the contacts already on a campaign list', () => {
@@ -28,15 +26,15 @@ describe('LeadChat node: reach the contacts already on a campaign list', () => {
       expect((await api('POST', `/lists/${list.id}/contacts`, { contactId: contact.id })).status).toBe(201);
     }
     const campaign = (await api('POST', '/campaigns', { name: 'Late', channel: 'sms', listId: list.id, openingMessage: 'Hi!', status: 'live' })).body;
-    const run = await runLeadChat(host, { resource: 'campaign', operation: 'reachExisting', campaign: locator(campaign.id) });
+    const run = await runLeadChat(host, { resource: 'campaign', operation: 'reachExisting', campaign: byId(campaign.id) });
     expect(run.error).toBeUndefined();
     expect(run.output('LeadChat').map((i) => i.json)).toEqual([{ queued: 2, unreachable: { no_phone: 1 } }]);
     await untilIdle(gw);
-    const again = await runLeadChat(host, { resource: 'campaign', operation: 'reachExisting', campaign: locator(campaign.id) });
+    const again = await runLeadChat(host, { resource: 'campaign', operation: 'reachExisting', campaign: byId(campaign.id) });
     expect(again.output('LeadChat').map((i) => i.json)).toEqual([{ queued: 0, unreachable: {} }]);
 
     const draft = (await api('POST', '/campaigns', { name: 'Draft', channel: 'sms', listId: list.id, openingMessage: 'Hi!' })).body;
-    const refused = await runLeadChat(host, { resource: 'campaign', operation: 'reachExisting', campaign: locator(draft.id) });
+    const refused = await runLeadChat(host, { resource: 'campaign', operation: 'reachExisting', campaign: byId(draft.id) });
     expect(refused.error?.message).toMatch(/make it Live/);
     expect(refused.error?.httpCode).toBe('409');
     // The code's own hint, never the credit grant's Idempotency Key one.

@@ -1,9 +1,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
-
-const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+import { byId, CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
 
 /** Contact › Update, Delete, Get Many, Get by ID, and custom fields and external IDs, run as workflows against the gateway. */
 describe('LeadChat node: a contact corrected, searched and erased', () => {

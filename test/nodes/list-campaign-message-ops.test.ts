@@ -1,7 +1,5 @@
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
-
-const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+import { byId, CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
 
 /** List › Create, Get Many, Remove Contact; Campaign › Update; Message › Get, run as workflows against the gateway. */
 describe('LeadChat node: lists, campaign updates and a message\'s delivery status', () => {

@@ -69,7 +69,7 @@ export async function tellHandoff(
 }
 
 /** How long a contact who asks again for a person waits before being told again: a request is never met by silence, nor by a stream of notices. */
-export const NOTICE_INTERVAL_MS = 10 * 60_000;
+const NOTICE_INTERVAL_MS = 10 * 60_000;
 
 /**
  * A contact asks for a person while one already has the conversation: the request is acknowledged, unless they were

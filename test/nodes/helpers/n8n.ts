@@ -44,6 +44,9 @@ export const LEADCHAT = `${PACKAGE}.leadChat`;
 export const LEADCHAT_TRIGGER = `${PACKAGE}.leadChatTrigger`;
 export const CREDENTIAL = 'leadChatApi';
 
+/** A resource locator's value given by ID, as a picker holds it in a workflow. */
+export const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+
 let loading: Promise<PackageDirectoryLoader> | undefined;
 
 /** The package as n8n sees it: dist/ and the `n8n` section of package.json (run `npm run build:nodes` first). */
