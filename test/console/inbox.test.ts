@@ -416,10 +416,13 @@ test("a conversation's accessible name is short (contact, state, time); the rest
   await page.goto(url('/console/inbox'));
   const ruth = conversationButton(page, 'Ruth').filter({ hasText: 'Custom: web-chat' });
   await ruth.waitFor();
-  const time = await ruth.locator('time').textContent();
-  // Read as "Ruth, handed off, needs reply, 10:42" (a space may come before the first comma: the state is a box of its own).
-  const name = new RegExp(`^Ruth ?, handed off, needs reply, ${time}$`);
-  await page.getByRole('button', { name }).waitFor();
+  // Read as "Ruth, handed off, needs reply, 10:42" (a space may come before the first comma: the state is a box of its own),
+  // with the time the row shows when it is read: a live update may draw the row again meanwhile.
+  const named = async () => {
+    const name = new RegExp(`^Ruth ?, handed off, needs reply, ${await ruth.locator('time').textContent()}$`);
+    return page.getByRole('button', { name }).count();
+  };
+  expect(await poll(named, (n) => n === 1, 5_000)).toBe(1);
   const described = await ruth.evaluate((e) => (e.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent));
   expect(described).toEqual([expect.stringContaining('Custom: web-chat'), expect.any(String)]);
   // Its name is its text, as a voice control user says it: no aria-label standing in for what is seen.
