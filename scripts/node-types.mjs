@@ -14,6 +14,7 @@
  * nothing and fails when the committed file is not what the document gives.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import prettier from 'prettier';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -160,9 +161,9 @@ async function generate(document) {
 		silent: true,
 	});
 	const kept = ast.filter((node) => !EMPTY_DECLARATIONS.has(node.name?.text));
-	// The printer indents with four spaces; the nodes are indented with tabs.
-	const body = astToString(kept).replace(/^(?: {4})+/gm, (indent) => '\t'.repeat(indent.length / 4));
-	return `${HEADER}\n${body.trimEnd()}\n`;
+	// Written as the formatter would write it, so that the check and the formatter agree.
+	const options = { ...(await prettier.resolveConfig(OUTPUT)), filepath: OUTPUT };
+	return prettier.format(`${HEADER}\n${astToString(kept)}`, options);
 }
 
 if (!existsSync(DOCUMENT)) {
