@@ -13,20 +13,20 @@ const RECOMMENDED = [js.configs.recommended, ...tseslint.configs.recommended];
 
 /** Recommended JavaScript and TypeScript rules for the given files, with the given globals. */
 export function typescriptCode(files, globals) {
-	const scoped = (block) => ({ ...block, files });
-	return [
-		...RECOMMENDED.map(scoped),
-		scoped({
-			languageOptions: { globals },
-			// `npm run lint` runs these through `n8n-node lint`, which allows warnings: make a stale directive an error.
-			linterOptions: { reportUnusedDisableDirectives: 'error' },
-			rules: {
-				'@typescript-eslint/no-explicit-any': 'off',
-				'@typescript-eslint/no-unused-vars': [
-					'error',
-					{ argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
-				],
-			},
-		}),
-	];
+  const scoped = (block) => ({ ...block, files });
+  return [
+    ...RECOMMENDED.map(scoped),
+    scoped({
+      languageOptions: { globals },
+      // `npm run lint` runs these through `n8n-node lint`, which allows warnings: make a stale directive an error.
+      linterOptions: { reportUnusedDisableDirectives: 'error' },
+      rules: {
+        '@typescript-eslint/no-explicit-any': 'off',
+        '@typescript-eslint/no-unused-vars': [
+          'error',
+          { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+        ],
+      },
+    }),
+  ];
 }

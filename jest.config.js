@@ -9,7 +9,12 @@ const base = {
 };
 const onBothBackends = ['**/gateway/api-*.test.ts', '**/gateway/crash.test.ts', '**/gateway/hostile-input.test.ts'];
 /** The web console's tests (test/console/) run on the embedded store; its core flows (sign-in, sessions, CSRF, tenants, settings), a sales team's first day and its sessions shared by processes also on PostgreSQL. */
-const consoleOnPostgres = ['**/console/sessions-scale-out.test.ts', '**/console/sign-in-limits.test.ts', '**/console/browser.test.ts', '**/console/first-day.test.ts'];
+const consoleOnPostgres = [
+  '**/console/sessions-scale-out.test.ts',
+  '**/console/sign-in-limits.test.ts',
+  '**/console/browser.test.ts',
+  '**/console/first-day.test.ts',
+];
 
 module.exports = {
   testTimeout: 30000,
@@ -21,12 +26,25 @@ module.exports = {
   // After the run: the operations and statuses of the OpenAPI document that no test received, and the slowest files.
   reporters: ['default', '<rootDir>/test/helpers/contract-report.js', '<rootDir>/test/helpers/slowest-report.js'],
   projects: [
-    { ...base, displayName: 'lowdb', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/(scale-out|migrate|store-contract|sessions-scale-out)\\.test\\.ts$'] },
+    {
+      ...base,
+      displayName: 'lowdb',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/(scale-out|migrate|store-contract|sessions-scale-out)\\.test\\.ts$'],
+    },
     {
       ...base,
       displayName: 'postgres',
       roots: ['<rootDir>/test'],
-      testMatch: [...onBothBackends, '**/gateway/scale-out.test.ts', '**/gateway/migrate.test.ts', '**/gateway/store-contract.test.ts', '**/gateway/outage.test.ts', ...consoleOnPostgres],
+      testMatch: [
+        ...onBothBackends,
+        '**/gateway/scale-out.test.ts',
+        '**/gateway/migrate.test.ts',
+        '**/gateway/store-contract.test.ts',
+        '**/gateway/outage.test.ts',
+        ...consoleOnPostgres,
+      ],
       setupFiles: ['<rootDir>/test/helpers/postgres-backend.ts'],
       globalSetup: '<rootDir>/test/helpers/postgres-global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/postgres-global-teardown.ts',

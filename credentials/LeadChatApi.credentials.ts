@@ -1,12 +1,12 @@
 import type {
-	IAuthenticateRuleResponseCode,
-	IAuthenticateRuleResponseSuccessBody,
-	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
-	ICredentialType,
-	IHttpRequestOptions,
-	Icon,
-	INodeProperties,
+  IAuthenticateRuleResponseCode,
+  IAuthenticateRuleResponseSuccessBody,
+  ICredentialDataDecryptedObject,
+  ICredentialTestRequest,
+  ICredentialType,
+  IHttpRequestOptions,
+  Icon,
+  INodeProperties,
 } from 'n8n-workflow';
 
 import { endpointPath, keyPlacementFor } from '../nodes/LeadChat/transport/keyPlacement';
@@ -15,141 +15,142 @@ import { endpointPath, keyPlacementFor } from '../nodes/LeadChat/transport/keyPl
 const PROBE_PHONE = 'credential-check';
 
 const NOT_LEADCHAT =
-	'The server at this Base URL answered, but not as the LeadChat API. It is the address of the API including the /v1 version segment, e.g. https://localhost:8443/v1.';
+  'The server at this Base URL answered, but not as the LeadChat API. It is the address of the API including the /v1 version segment, e.g. https://localhost:8443/v1.';
 
 export class LeadChatApi implements ICredentialType {
-	name = 'leadChatApi';
+  name = 'leadChatApi';
 
-	displayName = 'LeadChat API';
+  displayName = 'LeadChat API';
 
-	icon: Icon = {
-		light: 'file:../nodes/LeadChat/leadchat.svg',
-		dark: 'file:../nodes/LeadChat/leadchat.dark.svg',
-	};
+  icon: Icon = {
+    light: 'file:../nodes/LeadChat/leadchat.svg',
+    dark: 'file:../nodes/LeadChat/leadchat.dark.svg',
+  };
 
-	documentationUrl = 'https://github.com/leadchat/n8n-nodes-leadchat/blob/main/docs/n8n.md#credential';
+  documentationUrl = 'https://github.com/leadchat/n8n-nodes-leadchat/blob/main/docs/n8n.md#credential';
 
-	properties: INodeProperties[] = [
-		{
-			displayName: 'Base URL',
-			name: 'baseUrl',
-			type: 'string',
-			default: 'https://localhost:8443/v1',
-			placeholder: 'e.g. https://localhost:8443/v1',
-			description:
-				'Address of the API including the /v1 version segment: your LeadChat gateway, or the hosted service',
-			required: true,
-		},
-		{
-			displayName: 'API Key',
-			name: 'apiKey',
-			type: 'string',
-			typeOptions: { password: true },
-			default: '',
-			description: 'Generated in the app under Settings > Account > API Key. Generating a new key invalidates the old one.',
-			required: true,
-		},
-		{
-			displayName: 'Ignore SSL Issues',
-			name: 'ignoreSslIssues',
-			type: 'boolean',
-			default: false,
-			description:
-				'Whether to connect even if the certificate cannot be verified, e.g. the self-signed certificate a gateway generates on first start',
-		},
-		{
-			displayName: 'Webhook Signing Secret',
-			name: 'webhookSecret',
-			type: 'string',
-			typeOptions: { password: true },
-			default: '',
-			placeholder: 'e.g. whsec_…',
-			description:
-				'Only for a LeadChat Trigger registered by hand: the whsec_ secret shown with the Custom Channel Webhook settings. Leave empty for triggers that register themselves.',
-		},
-	];
+  properties: INodeProperties[] = [
+    {
+      displayName: 'Base URL',
+      name: 'baseUrl',
+      type: 'string',
+      default: 'https://localhost:8443/v1',
+      placeholder: 'e.g. https://localhost:8443/v1',
+      description: 'Address of the API including the /v1 version segment: your LeadChat gateway, or the hosted service',
+      required: true,
+    },
+    {
+      displayName: 'API Key',
+      name: 'apiKey',
+      type: 'string',
+      typeOptions: { password: true },
+      default: '',
+      description:
+        'Generated in the app under Settings > Account > API Key. Generating a new key invalidates the old one.',
+      required: true,
+    },
+    {
+      displayName: 'Ignore SSL Issues',
+      name: 'ignoreSslIssues',
+      type: 'boolean',
+      default: false,
+      description:
+        'Whether to connect even if the certificate cannot be verified, e.g. the self-signed certificate a gateway generates on first start',
+    },
+    {
+      displayName: 'Webhook Signing Secret',
+      name: 'webhookSecret',
+      type: 'string',
+      typeOptions: { password: true },
+      default: '',
+      placeholder: 'e.g. whsec_…',
+      description:
+        'Only for a LeadChat Trigger registered by hand: the whsec_ secret shown with the Custom Channel Webhook settings. Leave empty for triggers that register themselves.',
+    },
+  ];
 
-	authenticate = async (
-		credentials: ICredentialDataDecryptedObject,
-		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> => {
-		const apiKey = String(credentials.apiKey ?? '');
-		const path = endpointPath(requestOptions.url, String(credentials.baseUrl ?? ''));
-		const placement = keyPlacementFor(requestOptions.method, path);
-		if (placement === 'query') {
-			return { ...requestOptions, qs: { ...(requestOptions.qs ?? {}), apiKey } };
-		}
-		const header =
-			placement === 'header' ? { 'x-api-key': apiKey } : { Authorization: `Bearer ${apiKey}` };
-		return { ...requestOptions, headers: { ...(requestOptions.headers ?? {}), ...header } };
-	};
+  authenticate = async (
+    credentials: ICredentialDataDecryptedObject,
+    requestOptions: IHttpRequestOptions,
+  ): Promise<IHttpRequestOptions> => {
+    const apiKey = String(credentials.apiKey ?? '');
+    const path = endpointPath(requestOptions.url, String(credentials.baseUrl ?? ''));
+    const placement = keyPlacementFor(requestOptions.method, path);
+    if (placement === 'query') {
+      return { ...requestOptions, qs: { ...(requestOptions.qs ?? {}), apiKey } };
+    }
+    const header = placement === 'header' ? { 'x-api-key': apiKey } : { Authorization: `Bearer ${apiKey}` };
+    return { ...requestOptions, headers: { ...(requestOptions.headers ?? {}), ...header } };
+  };
 
-	/**
-	 * A lookup by a phone number no server can accept. Only the LeadChat API answers it, to a key it accepts, with 400
-	 * and its own code, INVALID_PHONE (spec §7): that answer is the one success, so the probe proves the address as
-	 * well as the key, and works unchanged against the hosted service and the gateway. Every other answer fails with
-	 * what it means: 401/403 the key, 404 an address without /v1 or of another server (the gateway answers
-	 * "No route" there), 429 an address over its rate limit, and any other answer (a web page, a 200 of another
-	 * API) a server that is not the LeadChat API.
-	 */
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{$credentials.baseUrl}}',
-			url: '/contacts',
-			method: 'GET',
-			qs: { phoneNumber: PROBE_PHONE },
-			skipSslCertificateValidation: '={{$credentials.ignoreSslIssues}}',
-			ignoreHttpStatusErrors: { ignore: true, except: [401, 403, 404, 405, 429, 500, 502, 503, 504] },
-		},
-		// n8n's tester checks each rule by its type; the declaration only types an array of one kind or the other.
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message:
-						'The API key was rejected (401). Copy the current key from Settings > Account > API Key; generating a new key invalidates the old one.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 403,
-					message: 'The API key is not allowed to use this API (403). Check that it belongs to the right account.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message:
-						'No LeadChat API answers at this Base URL (404). It is the address of the API including the /v1 version segment, e.g. https://localhost:8443/v1.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 405,
-					message:
-						'The server at this Base URL is not the LeadChat API (405). It is the address of the API including the /v1 version segment, e.g. https://localhost:8443/v1.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 429,
-					message:
-						'This address is over its rate limit (429), so the key could not be checked. Wait a minute and test again.',
-				},
-			},
-			{
-				type: 'responseSuccessBody',
-				properties: {
-					key: 'error.code',
-					value: undefined,
-					message: NOT_LEADCHAT,
-				},
-			},
-		] satisfies Array<IAuthenticateRuleResponseCode | IAuthenticateRuleResponseSuccessBody> as ICredentialTestRequest['rules'],
-	};
+  /**
+   * A lookup by a phone number no server can accept. Only the LeadChat API answers it, to a key it accepts, with 400
+   * and its own code, INVALID_PHONE (spec §7): that answer is the one success, so the probe proves the address as
+   * well as the key, and works unchanged against the hosted service and the gateway. Every other answer fails with
+   * what it means: 401/403 the key, 404 an address without /v1 or of another server (the gateway answers
+   * "No route" there), 429 an address over its rate limit, and any other answer (a web page, a 200 of another
+   * API) a server that is not the LeadChat API.
+   */
+  test: ICredentialTestRequest = {
+    request: {
+      baseURL: '={{$credentials.baseUrl}}',
+      url: '/contacts',
+      method: 'GET',
+      qs: { phoneNumber: PROBE_PHONE },
+      skipSslCertificateValidation: '={{$credentials.ignoreSslIssues}}',
+      ignoreHttpStatusErrors: { ignore: true, except: [401, 403, 404, 405, 429, 500, 502, 503, 504] },
+    },
+    // n8n's tester checks each rule by its type; the declaration only types an array of one kind or the other.
+    rules: [
+      {
+        type: 'responseCode',
+        properties: {
+          value: 401,
+          message:
+            'The API key was rejected (401). Copy the current key from Settings > Account > API Key; generating a new key invalidates the old one.',
+        },
+      },
+      {
+        type: 'responseCode',
+        properties: {
+          value: 403,
+          message: 'The API key is not allowed to use this API (403). Check that it belongs to the right account.',
+        },
+      },
+      {
+        type: 'responseCode',
+        properties: {
+          value: 404,
+          message:
+            'No LeadChat API answers at this Base URL (404). It is the address of the API including the /v1 version segment, e.g. https://localhost:8443/v1.',
+        },
+      },
+      {
+        type: 'responseCode',
+        properties: {
+          value: 405,
+          message:
+            'The server at this Base URL is not the LeadChat API (405). It is the address of the API including the /v1 version segment, e.g. https://localhost:8443/v1.',
+        },
+      },
+      {
+        type: 'responseCode',
+        properties: {
+          value: 429,
+          message:
+            'This address is over its rate limit (429), so the key could not be checked. Wait a minute and test again.',
+        },
+      },
+      {
+        type: 'responseSuccessBody',
+        properties: {
+          key: 'error.code',
+          value: undefined,
+          message: NOT_LEADCHAT,
+        },
+      },
+    ] satisfies Array<
+      IAuthenticateRuleResponseCode | IAuthenticateRuleResponseSuccessBody
+    > as ICredentialTestRequest['rules'],
+  };
 }

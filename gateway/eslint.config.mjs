@@ -9,22 +9,22 @@ const CONSOLE_CLIENT = ['src/console/client/**/*.tsx'];
 const MARKUP = 'Render text with JSX: API values are text, never markup.';
 
 export default tseslint.config(
-	{ ignores: ['dist/**', 'node_modules/**'] },
-	...typescriptCode(['src/**/*.ts', 'src/**/*.mjs'], { ...globals.node, ...globals.jest }),
-	...typescriptCode(CONSOLE_CLIENT, globals.browser),
-	{
-		files: CONSOLE_CLIENT,
-		rules: {
-			'no-restricted-properties': [
-				'error',
-				{ property: 'innerHTML', message: MARKUP },
-				{ property: 'outerHTML', message: MARKUP },
-				{ property: 'insertAdjacentHTML', message: MARKUP },
-			],
-			'no-restricted-syntax': [
-				'error',
-				{ selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: MARKUP },
-			],
-		},
-	},
+  { ignores: ['dist/**', 'node_modules/**'] },
+  ...typescriptCode(['src/**/*.ts', 'src/**/*.mjs'], { ...globals.node, ...globals.jest }),
+  ...typescriptCode(CONSOLE_CLIENT, globals.browser),
+  {
+    files: CONSOLE_CLIENT,
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { property: 'innerHTML', message: MARKUP },
+        { property: 'outerHTML', message: MARKUP },
+        { property: 'insertAdjacentHTML', message: MARKUP },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: MARKUP },
+      ],
+    },
+  },
 );

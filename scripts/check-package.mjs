@@ -20,32 +20,38 @@ const ALREADY_PUBLISHED = 'You cannot publish over the previously published vers
 
 /** `npm publish --dry-run` of a tarball; returns a problem, or undefined. */
 function dryRunPublish(tarball) {
-	const run = spawnSync('npm', ['publish', '--dry-run', '--access', 'public', tarball], { cwd: ROOT, encoding: 'utf8' });
-	const name = path.basename(tarball);
-	if (run.status === 0) {
-		process.stdout.write(`npm publish --dry-run: ${name} accepted\n`);
-		return undefined;
-	}
-	if (run.stderr.includes(ALREADY_PUBLISHED)) {
-		process.stdout.write(`npm publish --dry-run: ${name} is already on npm (bump the version before the next release)\n`);
-		return undefined;
-	}
-	return `npm publish --dry-run refused ${name}:\n${run.stderr}`;
+  const run = spawnSync('npm', ['publish', '--dry-run', '--access', 'public', tarball], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  const name = path.basename(tarball);
+  if (run.status === 0) {
+    process.stdout.write(`npm publish --dry-run: ${name} accepted\n`);
+    return undefined;
+  }
+  if (run.stderr.includes(ALREADY_PUBLISHED)) {
+    process.stdout.write(
+      `npm publish --dry-run: ${name} is already on npm (bump the version before the next release)\n`,
+    );
+    return undefined;
+  }
+  return `npm publish --dry-run refused ${name}:\n${run.stderr}`;
 }
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-packages-'));
 try {
-	const tarballs = packPackages(dir);
-	const problems = (await scanPackage(tarballs.n8n)).map((failure) => `n8n's community package scan: ${failure}`);
-	if (problems.length === 0) process.stdout.write(`n8n's community package scan: ${path.basename(tarballs.n8n)} passed\n`);
-	for (const tarball of [tarballs.n8n, tarballs.gateway]) {
-		const problem = dryRunPublish(tarball);
-		if (problem) problems.push(problem);
-	}
-	if (problems.length > 0) {
-		process.stderr.write(`${problems.join('\n')}\n`);
-		process.exitCode = 1;
-	}
+  const tarballs = packPackages(dir);
+  const problems = (await scanPackage(tarballs.n8n)).map((failure) => `n8n's community package scan: ${failure}`);
+  if (problems.length === 0)
+    process.stdout.write(`n8n's community package scan: ${path.basename(tarballs.n8n)} passed\n`);
+  for (const tarball of [tarballs.n8n, tarballs.gateway]) {
+    const problem = dryRunPublish(tarball);
+    if (problem) problems.push(problem);
+  }
+  if (problems.length > 0) {
+    process.stderr.write(`${problems.join('\n')}\n`);
+    process.exitCode = 1;
+  }
 } finally {
-	rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true });
 }

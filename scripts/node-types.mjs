@@ -26,20 +26,20 @@ const OUTPUT = path.join(ROOT, 'nodes/LeadChat/transport/answers.ts');
 
 /** The operations whose answers the nodes read, by operationId. */
 const ANSWERS = [
-	'findContacts',
-	'createContact',
-	'addContactToList',
-	'listLists',
-	'listCampaigns',
-	'listConversations',
-	'listMembers',
-	'getWebhook',
-	'createWebhook',
-	'listWebhooks',
-	'replyToContact',
-	'getMessage',
-	'createList',
-	'updateCampaign',
+  'findContacts',
+  'createContact',
+  'addContactToList',
+  'listLists',
+  'listCampaigns',
+  'listConversations',
+  'listMembers',
+  'getWebhook',
+  'createWebhook',
+  'listWebhooks',
+  'replyToContact',
+  'getMessage',
+  'createList',
+  'updateCampaign',
 ];
 
 const HEADER = `/**
@@ -57,127 +57,128 @@ const SCHEMA_REF = '#/components/schemas/';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 function fail(message) {
-	process.stderr.write(`node-types: ${message}\n`);
-	process.exit(1);
+  process.stderr.write(`node-types: ${message}\n`);
+  process.exit(1);
 }
 
 function pascal(name) {
-	return name.charAt(0).toUpperCase() + name.slice(1);
+  return name.charAt(0).toUpperCase() + name.slice(1);
 }
 
 /** Every `components.schemas` name a schema refers to, directly or through another schema. */
 function referencedSchemas(roots, schemas) {
-	const found = new Set();
-	const visit = (value) => {
-		if (Array.isArray(value)) {
-			value.forEach(visit);
-		} else if (value && typeof value === 'object') {
-			for (const [key, inner] of Object.entries(value)) {
-				if (key === '$ref' && typeof inner === 'string' && inner.startsWith(SCHEMA_REF)) {
-					const name = inner.slice(SCHEMA_REF.length);
-					if (!schemas[name]) fail(`${inner} is referred to but not in the document`);
-					if (!found.has(name)) {
-						found.add(name);
-						visit(schemas[name]);
-					}
-				} else {
-					visit(inner);
-				}
-			}
-		}
-	};
-	roots.forEach(visit);
-	return found;
+  const found = new Set();
+  const visit = (value) => {
+    if (Array.isArray(value)) {
+      value.forEach(visit);
+    } else if (value && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === '$ref' && typeof inner === 'string' && inner.startsWith(SCHEMA_REF)) {
+          const name = inner.slice(SCHEMA_REF.length);
+          if (!schemas[name]) fail(`${inner} is referred to but not in the document`);
+          if (!found.has(name)) {
+            found.add(name);
+            visit(schemas[name]);
+          }
+        } else {
+          visit(inner);
+        }
+      }
+    }
+  };
+  roots.forEach(visit);
+  return found;
 }
 
 /** The success body of one operation: the JSON schema of its 2xx answers (anyOf when they differ). */
 function answerOf(document, operationId) {
-	for (const [route, item] of Object.entries(document.paths ?? {})) {
-		for (const method of METHODS) {
-			const operation = item[method];
-			if (operation?.operationId !== operationId) continue;
-			const statuses = [];
-			const bodies = new Map();
-			for (const [status, response] of Object.entries(operation.responses ?? {})) {
-				const schema = response.content?.['application/json']?.schema;
-				if (!/^2\d\d$/.test(status) || !schema) continue;
-				statuses.push(status);
-				bodies.set(JSON.stringify(schema), schema);
-			}
-			if (bodies.size === 0) fail(`${operationId} (${method.toUpperCase()} ${route}) has no JSON success body`);
-			const description = `The ${statuses.join(' or ')} answer of ${method.toUpperCase()} ${route} (${operationId})`;
-			const [only, ...more] = bodies.values();
-			return more.length === 0 ? { description, ...only } : { description, anyOf: [only, ...more] };
-		}
-	}
-	return fail(`the document has no operation ${operationId}`);
+  for (const [route, item] of Object.entries(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (operation?.operationId !== operationId) continue;
+      const statuses = [];
+      const bodies = new Map();
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const schema = response.content?.['application/json']?.schema;
+        if (!/^2\d\d$/.test(status) || !schema) continue;
+        statuses.push(status);
+        bodies.set(JSON.stringify(schema), schema);
+      }
+      if (bodies.size === 0) fail(`${operationId} (${method.toUpperCase()} ${route}) has no JSON success body`);
+      const description = `The ${statuses.join(' or ')} answer of ${method.toUpperCase()} ${route} (${operationId})`;
+      const [only, ...more] = bodies.values();
+      return more.length === 0 ? { description, ...only } : { description, anyOf: [only, ...more] };
+    }
+  }
+  return fail(`the document has no operation ${operationId}`);
 }
 
 /** What each webhook event posts, by its name: one object whose properties are the events' bodies. */
 function webhookPayloads(document) {
-	const properties = {};
-	for (const [name, item] of Object.entries(document.webhooks ?? {})) {
-		const schema = item.post?.requestBody?.content?.['application/json']?.schema;
-		if (!schema) fail(`the webhook ${name} has no JSON body`);
-		properties[name] = schema;
-	}
-	if (Object.keys(properties).length === 0) fail('the document has no webhooks');
-	return {
-		description: "The body of each webhook event the LeadChat API posts, by the event's name (its webhook-event header)",
-		type: 'object',
-		properties,
-		required: Object.keys(properties),
-		additionalProperties: false,
-	};
+  const properties = {};
+  for (const [name, item] of Object.entries(document.webhooks ?? {})) {
+    const schema = item.post?.requestBody?.content?.['application/json']?.schema;
+    if (!schema) fail(`the webhook ${name} has no JSON body`);
+    properties[name] = schema;
+  }
+  if (Object.keys(properties).length === 0) fail('the document has no webhooks');
+  return {
+    description:
+      "The body of each webhook event the LeadChat API posts, by the event's name (its webhook-event header)",
+    type: 'object',
+    properties,
+    required: Object.keys(properties),
+    additionalProperties: false,
+  };
 }
 
 /** The document openapi-typescript reads: the answers in ANSWERS, the webhooks' payloads, and the schemas they use. */
 function reducedDocument(document) {
-	const schemas = document.components?.schemas ?? {};
-	const answers = {
-		...Object.fromEntries(ANSWERS.map((id) => [`${pascal(id)}Answer`, answerOf(document, id)])),
-		WebhookPayloads: webhookPayloads(document),
-	};
-	for (const name of Object.keys(answers)) {
-		if (schemas[name]) fail(`components.schemas already has a ${name}`);
-	}
-	const used = referencedSchemas(Object.values(answers), schemas);
-	const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
-	return {
-		openapi: document.openapi,
-		info: { title: document.info.title, version: document.info.version },
-		paths: {},
-		components: { schemas: { ...kept, ...answers } },
-	};
+  const schemas = document.components?.schemas ?? {};
+  const answers = {
+    ...Object.fromEntries(ANSWERS.map((id) => [`${pascal(id)}Answer`, answerOf(document, id)])),
+    WebhookPayloads: webhookPayloads(document),
+  };
+  for (const name of Object.keys(answers)) {
+    if (schemas[name]) fail(`components.schemas already has a ${name}`);
+  }
+  const used = referencedSchemas(Object.values(answers), schemas);
+  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
+  return {
+    openapi: document.openapi,
+    info: { title: document.info.title, version: document.info.version },
+    paths: {},
+    components: { schemas: { ...kept, ...answers } },
+  };
 }
 
 /** What openapi-typescript declares for parts the reduced document leaves empty (`paths`, `operations` …). */
 const EMPTY_DECLARATIONS = new Set(['paths', 'webhooks', '$defs', 'operations']);
 
 async function generate(document) {
-	const ast = await openapiTS(reducedDocument(document), {
-		rootTypes: true,
-		rootTypesNoSchemaPrefix: true,
-		silent: true,
-	});
-	const kept = ast.filter((node) => !EMPTY_DECLARATIONS.has(node.name?.text));
-	// Written as the formatter would write it, so that the check and the formatter agree.
-	const options = { ...(await prettier.resolveConfig(OUTPUT)), filepath: OUTPUT };
-	return prettier.format(`${HEADER}\n${astToString(kept)}`, options);
+  const ast = await openapiTS(reducedDocument(document), {
+    rootTypes: true,
+    rootTypesNoSchemaPrefix: true,
+    silent: true,
+  });
+  const kept = ast.filter((node) => !EMPTY_DECLARATIONS.has(node.name?.text));
+  // Written as the formatter would write it, so that the check and the formatter agree.
+  const options = { ...(await prettier.resolveConfig(OUTPUT)), filepath: OUTPUT };
+  return prettier.format(`${HEADER}\n${astToString(kept)}`, options);
 }
 
 if (!existsSync(DOCUMENT)) {
-	fail(`${path.relative(ROOT, DOCUMENT)} is missing: build the gateway first (npm run build -w leadchat-gateway)`);
+  fail(`${path.relative(ROOT, DOCUMENT)} is missing: build the gateway first (npm run build -w leadchat-gateway)`);
 }
 const generated = await generate(JSON.parse(readFileSync(DOCUMENT, 'utf8')));
 const relative = path.relative(ROOT, OUTPUT);
 if (process.argv.includes('--check')) {
-	const current = existsSync(OUTPUT) ? readFileSync(OUTPUT, 'utf8') : undefined;
-	if (current !== generated) {
-		fail(`${relative} is not what ${path.relative(ROOT, DOCUMENT)} gives: run npm run types:nodes and commit it`);
-	}
-	process.stdout.write(`node-types: ${relative} is up to date\n`);
+  const current = existsSync(OUTPUT) ? readFileSync(OUTPUT, 'utf8') : undefined;
+  if (current !== generated) {
+    fail(`${relative} is not what ${path.relative(ROOT, DOCUMENT)} gives: run npm run types:nodes and commit it`);
+  }
+  process.stdout.write(`node-types: ${relative} is up to date\n`);
 } else {
-	writeFileSync(OUTPUT, generated);
-	process.stdout.write(`node-types: wrote ${relative} (${Buffer.byteLength(generated)} bytes)\n`);
+  writeFileSync(OUTPUT, generated);
+  process.stdout.write(`node-types: wrote ${relative} (${Buffer.byteLength(generated)} bytes)\n`);
 }

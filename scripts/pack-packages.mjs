@@ -15,28 +15,28 @@ import { ROOT, stagePackage } from './stage-package.mjs';
 
 /** `npm pack` of one package spec into `dir`; returns the tarball's path. */
 function pack(args, dir) {
-	const [packed] = JSON.parse(
-		execFileSync('npm', ['pack', ...args, '--json', '--ignore-scripts', '--pack-destination', dir], {
-			cwd: ROOT,
-			encoding: 'utf8',
-		}),
-	);
-	return path.join(dir, packed.filename);
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', ...args, '--json', '--ignore-scripts', '--pack-destination', dir], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }),
+  );
+  return path.join(dir, packed.filename);
 }
 
 /** Packs both packages into `dir`; returns the tarballs' paths. */
 export function packPackages(dir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-packages-'))) {
-	mkdirSync(dir, { recursive: true });
-	const staged = stagePackage(mkdtempSync(path.join(os.tmpdir(), 'n8n-nodes-leadchat-')));
-	try {
-		return { n8n: pack([staged], dir), gateway: pack(['--workspace', 'leadchat-gateway'], dir) };
-	} finally {
-		rmSync(staged, { recursive: true, force: true });
-	}
+  mkdirSync(dir, { recursive: true });
+  const staged = stagePackage(mkdtempSync(path.join(os.tmpdir(), 'n8n-nodes-leadchat-')));
+  try {
+    return { n8n: pack([staged], dir), gateway: pack(['--workspace', 'leadchat-gateway'], dir) };
+  } finally {
+    rmSync(staged, { recursive: true, force: true });
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-	const target = process.argv[2];
-	const { n8n, gateway } = packPackages(target && path.resolve(target));
-	process.stdout.write(`${n8n}\n${gateway}\n`);
+  const target = process.argv[2];
+  const { n8n, gateway } = packPackages(target && path.resolve(target));
+  process.stdout.write(`${n8n}\n${gateway}\n`);
 }

@@ -23,40 +23,40 @@ const TARBALL_PATTERNS = ['**/*.js', 'package.json'];
 
 /** Unpacks a .tgz the way the scanner does (without npm's `package/` folder) and returns the directory. */
 function unpack(tarball) {
-	const dir = mkdtempSync(path.join(os.tmpdir(), 'n8n-scan-'));
-	execFileSync('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1']);
-	return dir;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'n8n-scan-'));
+  execFileSync('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1']);
+  return dir;
 }
 
 /** Runs both analyses; resolves to the failures' reports (none when the package passes). */
 export async function scanPackage(tarballOrDir) {
-	// The scanner makes a temporary directory as it loads (for downloads, unused here): let it go at exit.
-	createRequire(fileURLToPath(SCANNER))('tmp').setGracefulCleanup();
-	const { analyzePackage, SOURCE_FILE_PATTERNS } = await import(SCANNER);
-	const unpacked = statSync(tarballOrDir).isDirectory() ? undefined : unpack(tarballOrDir);
-	try {
-		const legs = [
-			['source', await analyzePackage(ROOT, SOURCE_FILE_PATTERNS)],
-			['tarball', await analyzePackage(unpacked ?? tarballOrDir, TARBALL_PATTERNS)],
-		];
-		return legs
-			.filter(([, result]) => !result.passed)
-			.map(([leg, result]) => `${leg}: ${result.message}${result.details ? `\n${result.details}` : ''}`);
-	} finally {
-		if (unpacked) rmSync(unpacked, { recursive: true, force: true });
-	}
+  // The scanner makes a temporary directory as it loads (for downloads, unused here): let it go at exit.
+  createRequire(fileURLToPath(SCANNER))('tmp').setGracefulCleanup();
+  const { analyzePackage, SOURCE_FILE_PATTERNS } = await import(SCANNER);
+  const unpacked = statSync(tarballOrDir).isDirectory() ? undefined : unpack(tarballOrDir);
+  try {
+    const legs = [
+      ['source', await analyzePackage(ROOT, SOURCE_FILE_PATTERNS)],
+      ['tarball', await analyzePackage(unpacked ?? tarballOrDir, TARBALL_PATTERNS)],
+    ];
+    return legs
+      .filter(([, result]) => !result.passed)
+      .map(([leg, result]) => `${leg}: ${result.message}${result.details ? `\n${result.details}` : ''}`);
+  } finally {
+    if (unpacked) rmSync(unpacked, { recursive: true, force: true });
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-	const target = process.argv[2];
-	if (!target) {
-		process.stderr.write('usage: node scripts/scan-package.mjs <tarball.tgz | unpacked directory>\n');
-		process.exit(2);
-	}
-	const failures = await scanPackage(path.resolve(target));
-	if (failures.length > 0) {
-		process.stderr.write(`n8n's community package scan failed\n${failures.join('\n')}\n`);
-		process.exit(1);
-	}
-	process.stdout.write("n8n's community package scan passed: the source and the tarball\n");
+  const target = process.argv[2];
+  if (!target) {
+    process.stderr.write('usage: node scripts/scan-package.mjs <tarball.tgz | unpacked directory>\n');
+    process.exit(2);
+  }
+  const failures = await scanPackage(path.resolve(target));
+  if (failures.length > 0) {
+    process.stderr.write(`n8n's community package scan failed\n${failures.join('\n')}\n`);
+    process.exit(1);
+  }
+  process.stdout.write("n8n's community package scan passed: the source and the tarball\n");
 }

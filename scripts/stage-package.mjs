@@ -20,29 +20,29 @@ const DEVELOPMENT_ONLY = ['workspaces'];
 
 /** The package.json the n8n package is published with. */
 export function publishedManifest(manifest) {
-	const published = { ...manifest };
-	for (const field of DEVELOPMENT_ONLY) delete published[field];
-	return published;
+  const published = { ...manifest };
+  for (const field of DEVELOPMENT_ONLY) delete published[field];
+  return published;
 }
 
 /** Stages the n8n package into `dir` (created if missing) and returns `dir`. */
 export function stagePackage(dir = mkdtempSync(path.join(os.tmpdir(), 'n8n-nodes-leadchat-'))) {
-	// npm's own choice of files, so the staged package holds exactly what `npm pack` would take from the root.
-	const [packed] = JSON.parse(
-		execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' }),
-	);
-	mkdirSync(dir, { recursive: true });
-	for (const { path: file } of packed.files) {
-		if (file === 'package.json') continue;
-		mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-		cpSync(path.join(ROOT, file), path.join(dir, file));
-	}
-	const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-	writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(publishedManifest(manifest), null, 2)}\n`);
-	return dir;
+  // npm's own choice of files, so the staged package holds exactly what `npm pack` would take from the root.
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' }),
+  );
+  mkdirSync(dir, { recursive: true });
+  for (const { path: file } of packed.files) {
+    if (file === 'package.json') continue;
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    cpSync(path.join(ROOT, file), path.join(dir, file));
+  }
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(publishedManifest(manifest), null, 2)}\n`);
+  return dir;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-	const target = process.argv[2];
-	process.stdout.write(`${stagePackage(target && path.resolve(target))}\n`);
+  const target = process.argv[2];
+  process.stdout.write(`${stagePackage(target && path.resolve(target))}\n`);
 }

@@ -12,8 +12,12 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 // Last: jest reads every word after --selectProjects as one more project's name, paths included.
 const projects = args.some((arg) => arg.startsWith('--selectProjects')) ? [] : ['--selectProjects', 'lowdb'];
-const jest = spawnSync(process.execPath, ['--experimental-vm-modules', path.join(root, 'node_modules/jest/bin/jest.js'), ...args, ...projects], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const jest = spawnSync(
+  process.execPath,
+  ['--experimental-vm-modules', path.join(root, 'node_modules/jest/bin/jest.js'), ...args, ...projects],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
 process.exit(jest.status ?? 1);

@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 
 const main = new URL('../dist/cli/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(main))) {
-  process.stderr.write('leadchat-gateway: the gateway is not built yet; run `npm run build` (or `npm start`) in the repository first\n');
+  process.stderr.write(
+    'leadchat-gateway: the gateway is not built yet; run `npm run build` (or `npm start`) in the repository first\n',
+  );
   process.exit(1);
 }
 await import(main.href);

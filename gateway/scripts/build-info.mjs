@@ -13,7 +13,12 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 function commitOf() {
   if (process.env.LEADCHAT_BUILD_COMMIT) return process.env.LEADCHAT_BUILD_COMMIT.trim();
   try {
-    const commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
     return /^[0-9a-f]{7,40}$/.test(commit) ? commit : null;
   } catch {
     return null;

@@ -68,7 +68,14 @@ export type HandoffAssignment = (typeof HANDOFF_ASSIGNMENTS)[number];
  * Why a conversation was handed to a person: the contact asked, a team member took over, no campaign's bot answers
  * the contact, or the bot could not answer (not confident, no FAQs to answer from, an LLM's own call).
  */
-export const HANDOFF_REASONS = ['contact_asked', 'team', 'no_campaign', 'bot_not_confident', 'bot_no_knowledge', 'bot_handoff'] as const;
+export const HANDOFF_REASONS = [
+  'contact_asked',
+  'team',
+  'no_campaign',
+  'bot_not_confident',
+  'bot_no_knowledge',
+  'bot_handoff',
+] as const;
 export type HandoffReason = (typeof HANDOFF_REASONS)[number];
 
 /**
@@ -156,6 +163,13 @@ export interface SendingWindow {
 export const CUSTOM_PREFIX = 'custom.';
 
 /** The funnel's steps, in order, as GET /v1/campaigns/{id}/funnel counts them. */
-export const FUNNEL_STEPS = ['added', 'openingSent', 'replied', 'handedOff', 'optedOut', 'goalReached', 'failed'] as const;
+export const FUNNEL_STEPS = [
+  'added',
+  'openingSent',
+  'replied',
+  'handedOff',
+  'optedOut',
+  'goalReached',
+  'failed',
+] as const;
 export type FunnelStep = (typeof FUNNEL_STEPS)[number];
-

@@ -20,46 +20,174 @@ export const settings = {
   LEADCHAT_HOST: { schema: z.string().min(1), default: '0.0.0.0', doc: 'Address to listen on' },
   LEADCHAT_PORT: { schema: int(0, 65535), default: '8443', doc: 'HTTPS port (plain HTTP on it is refused)' },
   LEADCHAT_DATA_DIR: { schema: z.string().min(1), default: './data', doc: 'Store, media, certificate and admin token' },
-  LEADCHAT_DATABASE_URL: { schema: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'expected postgres://user:password@host:port/database').optional(), default: undefined, doc: 'PostgreSQL database shared by any number of gateway processes; unset: the embedded store in the data dir' },
-  LEADCHAT_TLS_CERT: { schema: z.string().optional(), default: undefined, doc: 'PEM certificate file; unset: a self-signed one is generated into the data dir' },
-  LEADCHAT_TLS_KEY: { schema: z.string().optional(), default: undefined, doc: 'PEM private key file, with LEADCHAT_TLS_CERT' },
-  LEADCHAT_TRUST_PROXY: { schema: flag, default: '0', doc: 'Behind a TLS-terminating proxy: trust X-Forwarded-Proto/For (requests not forwarded as https are refused)' },
-  LEADCHAT_ADMIN_TOKEN: { schema: z.string().min(16, 'must be at least 16 characters').optional(), default: undefined, doc: 'Operator token for /admin/v1; unset: generated once into <dataDir>/admin-token' },
-  LEADCHAT_METRICS_TOKEN: { schema: z.string().min(16, 'must be at least 16 characters').optional(), default: undefined, doc: 'A token that opens GET /metrics only (for Prometheus), besides the admin token' },
-  LEADCHAT_SHUTDOWN_DELAY: { schema: duration, default: '0s', doc: 'After SIGTERM, how long to keep serving with /readyz answering 503 before draining, so a load balancer stops sending first (a second signal ends the wait)' },
+  LEADCHAT_DATABASE_URL: {
+    schema: z
+      .string()
+      .regex(/^postgres(ql)?:\/\/\S+$/, 'expected postgres://user:password@host:port/database')
+      .optional(),
+    default: undefined,
+    doc: 'PostgreSQL database shared by any number of gateway processes; unset: the embedded store in the data dir',
+  },
+  LEADCHAT_TLS_CERT: {
+    schema: z.string().optional(),
+    default: undefined,
+    doc: 'PEM certificate file; unset: a self-signed one is generated into the data dir',
+  },
+  LEADCHAT_TLS_KEY: {
+    schema: z.string().optional(),
+    default: undefined,
+    doc: 'PEM private key file, with LEADCHAT_TLS_CERT',
+  },
+  LEADCHAT_TRUST_PROXY: {
+    schema: flag,
+    default: '0',
+    doc: 'Behind a TLS-terminating proxy: trust X-Forwarded-Proto/For (requests not forwarded as https are refused)',
+  },
+  LEADCHAT_ADMIN_TOKEN: {
+    schema: z.string().min(16, 'must be at least 16 characters').optional(),
+    default: undefined,
+    doc: 'Operator token for /admin/v1; unset: generated once into <dataDir>/admin-token',
+  },
+  LEADCHAT_METRICS_TOKEN: {
+    schema: z.string().min(16, 'must be at least 16 characters').optional(),
+    default: undefined,
+    doc: 'A token that opens GET /metrics only (for Prometheus), besides the admin token',
+  },
+  LEADCHAT_SHUTDOWN_DELAY: {
+    schema: duration,
+    default: '0s',
+    doc: 'After SIGTERM, how long to keep serving with /readyz answering 503 before draining, so a load balancer stops sending first (a second signal ends the wait)',
+  },
   LEADCHAT_RATE_LIMIT_PER_MINUTE: { schema: int(1, 1_000_000), default: '120', doc: 'Requests per minute per API key' },
-  LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE: { schema: int(1, 1_000_000), default: '600', doc: 'Requests per minute per web console session: its own budget, so the console never spends the API key\'s' },
-  LEADCHAT_MAX_MEDIA_BYTES: { schema: int(1, 100 * 1024 * 1024), default: String(10 * 1024 * 1024), doc: 'Largest media file kept: embedded (base64, decoded bytes) or read from Twilio or WhatsApp' },
+  LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE: {
+    schema: int(1, 1_000_000),
+    default: '600',
+    doc: "Requests per minute per web console session: its own budget, so the console never spends the API key's",
+  },
+  LEADCHAT_MAX_MEDIA_BYTES: {
+    schema: int(1, 100 * 1024 * 1024),
+    default: String(10 * 1024 * 1024),
+    doc: 'Largest media file kept: embedded (base64, decoded bytes) or read from Twilio or WhatsApp',
+  },
   LEADCHAT_WEBHOOK_TIMEOUT: { schema: duration, default: '15s', doc: 'Time allowed to a webhook receiver to answer' },
-  LEADCHAT_WEBHOOK_RETRIES: { schema: z.string().transform((v, ctx) => parseSchedule(v, ctx)), default: '5s,30s,2m,10m,30m,1h,3h,6h', doc: 'Delays before each retry of a failed delivery; their count bounds the attempts' },
-  LEADCHAT_CACHE_DOCUMENTS: { schema: int(0, 10_000_000), default: '10000', doc: 'Embedded store: documents kept in memory besides those in use; the rest are read back from disk when needed' },
-  LEADCHAT_JOB_LEASE: { schema: duration, default: '2m', doc: 'How long a claimed job is reserved to its process: a job whose process died runs again after it' },
-  LEADCHAT_JOB_POLL: { schema: duration.pipe(z.number().min(10, 'must be at least 10ms')), default: '1s', doc: 'How often each process also looks for due jobs; a committed job wakes the runners of every process at once' },
-  LEADCHAT_INBOUND_CONCURRENCY: { schema: int(1, 256), default: '16', doc: 'Provider messages each process takes in at once (each reading its file and its sender\'s profile), in a queue of their own: openings, deliveries and bot replies never wait behind them' },
-  LEADCHAT_WEBHOOK_TARGETS: { schema: z.string().min(1).transform(parseTargets), default: 'any', doc: 'The target policy for every URL called for a tenant: `any`, `public` (public internet addresses only) or a comma-separated allow-list of host names' },
-  LEADCHAT_TEST_CLOCK: { schema: flag, default: '0', doc: 'Lets the operator move the gateway\'s clock forward (POST /admin/v1/clock), for tests and demonstrations: never in production' },
-  LEADCHAT_LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), default: 'info', doc: 'Log level' },
-  LEADCHAT_PUBLIC_URL: { schema: z.url().regex(/^https:\/\//, 'expected an https:// address').optional(), default: undefined, doc: 'The address users and providers reach this gateway at (https://…): every link the gateway makes starts with it, status callbacks are requested there and webhook signatures are checked against it; unset: the address the gateway listens on' },
-  LEADCHAT_BOT_DEBOUNCE: { schema: duration, default: '2s', doc: 'How long the bot waits after a contact\'s message for more before it answers them all at once' },
-  LEADCHAT_BOT_TIMEOUT: { schema: duration, default: '20s', doc: 'Time allowed to an OpenAI-compatible endpoint to answer; after it the FAQ bot answers' },
+  LEADCHAT_WEBHOOK_RETRIES: {
+    schema: z.string().transform((v, ctx) => parseSchedule(v, ctx)),
+    default: '5s,30s,2m,10m,30m,1h,3h,6h',
+    doc: 'Delays before each retry of a failed delivery; their count bounds the attempts',
+  },
+  LEADCHAT_CACHE_DOCUMENTS: {
+    schema: int(0, 10_000_000),
+    default: '10000',
+    doc: 'Embedded store: documents kept in memory besides those in use; the rest are read back from disk when needed',
+  },
+  LEADCHAT_JOB_LEASE: {
+    schema: duration,
+    default: '2m',
+    doc: 'How long a claimed job is reserved to its process: a job whose process died runs again after it',
+  },
+  LEADCHAT_JOB_POLL: {
+    schema: duration.pipe(z.number().min(10, 'must be at least 10ms')),
+    default: '1s',
+    doc: 'How often each process also looks for due jobs; a committed job wakes the runners of every process at once',
+  },
+  LEADCHAT_INBOUND_CONCURRENCY: {
+    schema: int(1, 256),
+    default: '16',
+    doc: "Provider messages each process takes in at once (each reading its file and its sender's profile), in a queue of their own: openings, deliveries and bot replies never wait behind them",
+  },
+  LEADCHAT_WEBHOOK_TARGETS: {
+    schema: z.string().min(1).transform(parseTargets),
+    default: 'any',
+    doc: 'The target policy for every URL called for a tenant: `any`, `public` (public internet addresses only) or a comma-separated allow-list of host names',
+  },
+  LEADCHAT_TEST_CLOCK: {
+    schema: flag,
+    default: '0',
+    doc: "Lets the operator move the gateway's clock forward (POST /admin/v1/clock), for tests and demonstrations: never in production",
+  },
+  LEADCHAT_LOG_LEVEL: {
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    default: 'info',
+    doc: 'Log level',
+  },
+  LEADCHAT_PUBLIC_URL: {
+    schema: z
+      .url()
+      .regex(/^https:\/\//, 'expected an https:// address')
+      .optional(),
+    default: undefined,
+    doc: 'The address users and providers reach this gateway at (https://…): every link the gateway makes starts with it, status callbacks are requested there and webhook signatures are checked against it; unset: the address the gateway listens on',
+  },
+  LEADCHAT_BOT_DEBOUNCE: {
+    schema: duration,
+    default: '2s',
+    doc: "How long the bot waits after a contact's message for more before it answers them all at once",
+  },
+  LEADCHAT_BOT_TIMEOUT: {
+    schema: duration,
+    default: '20s',
+    doc: 'Time allowed to an OpenAI-compatible endpoint to answer; after it the FAQ bot answers',
+  },
   LEADCHAT_PRICE_BOT_REPLY: { schema: price, default: '1', doc: 'Credits a sub-account pays per bot reply' },
-  LEADCHAT_PRICE_SMS: { schema: price, default: '1', doc: 'Credits a sub-account pays per SMS segment sent (160 GSM-7 or 70 Unicode characters; 153 and 67 per segment in longer ones)' },
+  LEADCHAT_PRICE_SMS: {
+    schema: price,
+    default: '1',
+    doc: 'Credits a sub-account pays per SMS segment sent (160 GSM-7 or 70 Unicode characters; 153 and 67 per segment in longer ones)',
+  },
   LEADCHAT_PRICE_WHATSAPP: { schema: price, default: '1', doc: 'Credits a sub-account pays per WhatsApp message sent' },
-  LEADCHAT_PRICE_MESSENGER: { schema: price, default: '1', doc: 'Credits a sub-account pays per Messenger message sent' },
-  LEADCHAT_PRICE_INSTAGRAM: { schema: price, default: '1', doc: 'Credits a sub-account pays per Instagram message sent' },
-  LEADCHAT_TWILIO_API_URL: { schema: z.url(), default: 'https://api.twilio.com', doc: 'Twilio\'s REST API (a stand-in for tests)' },
-  LEADCHAT_WHATSAPP_API_URL: { schema: z.url(), default: 'https://graph.facebook.com/v23.0', doc: 'The WhatsApp Cloud API\'s Graph API, with its version (a stand-in for tests)' },
-  LEADCHAT_MESSENGER_API_URL: { schema: z.url(), default: 'https://graph.facebook.com/v23.0', doc: 'Messenger\'s Graph API (Send API, profiles), with its version (a stand-in for tests)' },
-  LEADCHAT_INSTAGRAM_API_URL: { schema: z.url(), default: 'https://graph.facebook.com/v23.0', doc: 'Instagram messaging\'s Graph API, with its version (a stand-in for tests)' },
-  LEADCHAT_URL: { schema: z.url().optional(), default: undefined, doc: 'The CLI\'s gateway address; unset: https://localhost:<port>' },
-  LEADCHAT_CA_FILE: { schema: z.string().optional(), default: undefined, doc: 'A CA certificate (PEM) the CLI trusts for the gateway\'s certificate, beside the system\'s CAs and the gateway\'s own certificate' },
+  LEADCHAT_PRICE_MESSENGER: {
+    schema: price,
+    default: '1',
+    doc: 'Credits a sub-account pays per Messenger message sent',
+  },
+  LEADCHAT_PRICE_INSTAGRAM: {
+    schema: price,
+    default: '1',
+    doc: 'Credits a sub-account pays per Instagram message sent',
+  },
+  LEADCHAT_TWILIO_API_URL: {
+    schema: z.url(),
+    default: 'https://api.twilio.com',
+    doc: "Twilio's REST API (a stand-in for tests)",
+  },
+  LEADCHAT_WHATSAPP_API_URL: {
+    schema: z.url(),
+    default: 'https://graph.facebook.com/v23.0',
+    doc: "The WhatsApp Cloud API's Graph API, with its version (a stand-in for tests)",
+  },
+  LEADCHAT_MESSENGER_API_URL: {
+    schema: z.url(),
+    default: 'https://graph.facebook.com/v23.0',
+    doc: "Messenger's Graph API (Send API, profiles), with its version (a stand-in for tests)",
+  },
+  LEADCHAT_INSTAGRAM_API_URL: {
+    schema: z.url(),
+    default: 'https://graph.facebook.com/v23.0',
+    doc: "Instagram messaging's Graph API, with its version (a stand-in for tests)",
+  },
+  LEADCHAT_URL: {
+    schema: z.url().optional(),
+    default: undefined,
+    doc: "The CLI's gateway address; unset: https://localhost:<port>",
+  },
+  LEADCHAT_CA_FILE: {
+    schema: z.string().optional(),
+    default: undefined,
+    doc: "A CA certificate (PEM) the CLI trusts for the gateway's certificate, beside the system's CAs and the gateway's own certificate",
+  },
 } as const;
 
 export type TargetPolicy = { kind: 'any' } | { kind: 'public' } | { kind: 'allow'; hosts: string[] };
 
 function parseTargets(v: string): TargetPolicy {
   if (v === 'any' || v === 'public') return { kind: v };
-  return { kind: 'allow', hosts: v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean) };
+  return {
+    kind: 'allow',
+    hosts: v
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  };
 }
 
 function parseSchedule(v: string, ctx: z.RefinementCtx): number[] {
@@ -133,10 +261,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('LEADCHAT_TLS_CERT and LEADCHAT_TLS_KEY must be set together');
   }
   if (values.LEADCHAT_DATABASE_URL && !values.LEADCHAT_ADMIN_TOKEN) {
-    throw new ConfigError('LEADCHAT_ADMIN_TOKEN must be set with LEADCHAT_DATABASE_URL: every gateway process on the database needs the same token');
+    throw new ConfigError(
+      'LEADCHAT_ADMIN_TOKEN must be set with LEADCHAT_DATABASE_URL: every gateway process on the database needs the same token',
+    );
   }
   if (values.LEADCHAT_JOB_LEASE <= values.LEADCHAT_WEBHOOK_TIMEOUT) {
-    throw new ConfigError(`LEADCHAT_JOB_LEASE=${JSON.stringify(env.LEADCHAT_JOB_LEASE ?? '2m')}: must be longer than LEADCHAT_WEBHOOK_TIMEOUT, or a slow delivery would be taken over while it runs`);
+    throw new ConfigError(
+      `LEADCHAT_JOB_LEASE=${JSON.stringify(env.LEADCHAT_JOB_LEASE ?? '2m')}: must be longer than LEADCHAT_WEBHOOK_TIMEOUT, or a slow delivery would be taken over while it runs`,
+    );
   }
   return {
     host: values.LEADCHAT_HOST,

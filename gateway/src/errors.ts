@@ -35,7 +35,8 @@ export const fieldError = (field: string, message: string, code = 'VALIDATION_ER
  */
 export function invalidFields(code: string, sentences: string[], fields: FieldProblem[]): ApiError {
   const more = sentences.length - MAX_PROBLEMS;
-  const message = sentences.slice(0, MAX_PROBLEMS).join('; ') + (more > 0 ? `; and ${more} more problem${more > 1 ? 's' : ''}` : '');
+  const message =
+    sentences.slice(0, MAX_PROBLEMS).join('; ') + (more > 0 ? `; and ${more} more problem${more > 1 ? 's' : ''}` : '');
   return new ApiError(400, code, message, {}, fields.slice(0, MAX_PROBLEMS));
 }
 
@@ -64,7 +65,12 @@ export class FieldChecks {
   /** Throws the refusals so far as one 400, if there were any. */
   done(): void {
     const [first] = this.refused;
-    if (first) throw invalidFields(first.code, this.refused.map((e) => e.message), this.refused.flatMap((e) => e.fields!));
+    if (first)
+      throw invalidFields(
+        first.code,
+        this.refused.map((e) => e.message),
+        this.refused.flatMap((e) => e.fields!),
+      );
   }
 }
 /**

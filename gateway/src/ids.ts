@@ -5,7 +5,27 @@ import { clockNow } from './clock.js';
 const random = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', 20);
 
 export type IdPrefix =
-  | 'acc' | 'ct' | 'lst' | 'mem' | 'cmp' | 'msg' | 'med' | 'dlv' | 'job' | 'whk' | 'ctx' | 'evt' | 'idk' | 'cnv' | 'opn' | 'imp' | 'imc' | 'ses' | 'xid' | 'lsm' | 'unq';
+  | 'acc'
+  | 'ct'
+  | 'lst'
+  | 'mem'
+  | 'cmp'
+  | 'msg'
+  | 'med'
+  | 'dlv'
+  | 'job'
+  | 'whk'
+  | 'ctx'
+  | 'evt'
+  | 'idk'
+  | 'cnv'
+  | 'opn'
+  | 'imp'
+  | 'imc'
+  | 'ses'
+  | 'xid'
+  | 'lsm'
+  | 'unq';
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${random()}`;
 

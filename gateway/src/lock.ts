@@ -29,7 +29,9 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
         const owner = await ownerOf(lockFile);
         if (owner && !owner.gone) {
           const where = owner.host === os.hostname() ? '' : ` on ${owner.host}`;
-          throw new DataDirInUse(`Another gateway (pid ${owner.pid}${where}) is using the data dir ${dataDir}; stop it first`);
+          throw new DataDirInUse(
+            `Another gateway (pid ${owner.pid}${where}) is using the data dir ${dataDir}; stop it first`,
+          );
         }
         await unlink(lockFile).catch(() => undefined);
       }

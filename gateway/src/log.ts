@@ -8,7 +8,16 @@ export function createLogger(level: string): Logger {
     level,
     base: undefined,
     redact: {
-      paths: ['apiKey', 'secret', 'token', 'authorization', '*.apiKey', '*.secret', '*.authorization', '*["x-api-key"]'],
+      paths: [
+        'apiKey',
+        'secret',
+        'token',
+        'authorization',
+        '*.apiKey',
+        '*.secret',
+        '*.authorization',
+        '*["x-api-key"]',
+      ],
       censor: '[redacted]',
     },
   });

@@ -26,7 +26,7 @@ export const metrics = {
   }),
   requestSeconds: new Histogram({
     name: 'leadchat_http_request_duration_seconds',
-    help: 'Time from a request\'s headers to the end of its answer, by method and route',
+    help: "Time from a request's headers to the end of its answer, by method and route",
     labelNames: ['method', 'route'] as const,
     buckets: SECONDS,
     registers: [registry],
@@ -51,7 +51,7 @@ export const metrics = {
   }),
   providerEntriesRefused: new Counter({
     name: 'leadchat_provider_entries_refused_total',
-    help: 'Entries of providers\' webhooks (a message, a receipt, a status; a whole body that is not UTF-8) refused for their text and answered as taken, by provider and reason (nul, lone_surrogate, not_utf8)',
+    help: "Entries of providers' webhooks (a message, a receipt, a status; a whole body that is not UTF-8) refused for their text and answered as taken, by provider and reason (nul, lone_surrogate, not_utf8)",
     labelNames: ['provider', 'reason'] as const,
     registers: [registry],
   }),
@@ -92,7 +92,7 @@ export const metrics = {
   }),
   commitSeconds: new Histogram({
     name: 'leadchat_store_commit_duration_seconds',
-    help: 'Embedded store: time from a transaction\'s end to its commit being durable on disk',
+    help: "Embedded store: time from a transaction's end to its commit being durable on disk",
     buckets: SECONDS,
     registers: [registry],
   }),

@@ -46,7 +46,11 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const opened = await openStore(config, log, collections);
   try {
-    const [tls, admin, cursorKey] = await Promise.all([loadTls(config, opened.store), adminToken(config), loadCursorKey(opened.store.settings)]);
+    const [tls, admin, cursorKey] = await Promise.all([
+      loadTls(config, opened.store),
+      adminToken(config),
+      loadCursorKey(opened.store.settings),
+    ]);
     const store = opened.store;
     metrics.build.set({ version: gatewayVersion, commit: gatewayCommit ?? 'unknown', store: store.backend }, 1);
     const gw: Engine = { config, store, log, cursorKey, providers };
@@ -62,11 +66,13 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     const app = createApp(gw, admin.token, service, { [CONSOLE_BASE]: consoleRouter(gw, streams) });
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
     // Behind a TLS-terminating proxy the proxy may forward plain HTTP: the app then judges X-Forwarded-Proto.
-    const plain = config.trustProxy ? http.createServer(app) : http.createServer((req, res) => {
-      const err = httpsRequired();
-      res.writeHead(err.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-      res.end(JSON.stringify(errorBody(req.url ?? '/', err)));
-    });
+    const plain = config.trustProxy
+      ? http.createServer(app)
+      : http.createServer((req, res) => {
+          const err = httpsRequired();
+          res.writeHead(err.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+          res.end(JSON.stringify(errorBody(req.url ?? '/', err)));
+        });
     // A request Node cannot parse (request line and headers over 16 kB, malformed HTTP) would get a bare status
     // line, and over TLS the socket is destroyed before even that is flushed: answer in the API's shape instead.
     for (const server of [secure, plain]) server.on('clientError', unparseable);

@@ -26,9 +26,11 @@ const SHARED_TLS = 'tls';
  */
 export async function loadTls(config: Config, store: Store): Promise<TlsFiles> {
   if (config.tlsCert && config.tlsKey) {
-    const [cert, key] = await Promise.all([readFile(config.tlsCert, 'utf8'), readFile(config.tlsKey, 'utf8')]).catch((err) => {
-      throw new Error(`Cannot read LEADCHAT_TLS_CERT/LEADCHAT_TLS_KEY: ${(err as Error).message}`);
-    });
+    const [cert, key] = await Promise.all([readFile(config.tlsCert, 'utf8'), readFile(config.tlsKey, 'utf8')]).catch(
+      (err) => {
+        throw new Error(`Cannot read LEADCHAT_TLS_CERT/LEADCHAT_TLS_KEY: ${(err as Error).message}`);
+      },
+    );
     return { cert, key, source: config.tlsCert };
   }
   return store.backend === 'postgres' ? sharedTls(config.dataDir, store.settings) : dataDirTls(config.dataDir);
@@ -68,7 +70,10 @@ async function sharedTls(dataDir: string, settings: GatewaySettings): Promise<Tl
   const key = await readText(keyFile);
   if (key !== undefined && key !== pair.key) await rm(keyFile, { force: true });
   const fingerprint = new X509Certificate(pair.cert).fingerprint256;
-  return { ...pair, source: `${certFile} (self-signed, shared by every process on the database; SHA-256 ${fingerprint})` };
+  return {
+    ...pair,
+    source: `${certFile} (self-signed, shared by every process on the database; SHA-256 ${fingerprint})`,
+  };
 }
 
 async function readPair(dataDir: string): Promise<Pair | undefined> {
@@ -99,7 +104,14 @@ async function selfSigned(): Promise<Pair> {
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
     ],
   });
   return { cert: pems.cert, key: pems.private };

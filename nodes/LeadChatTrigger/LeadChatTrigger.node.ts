@@ -1,13 +1,13 @@
 import {
-	NodeConnectionTypes,
-	NodeOperationError,
-	type IDataObject,
-	type IHookFunctions,
-	type INodePropertyOptions,
-	type INodeType,
-	type INodeTypeDescription,
-	type IWebhookFunctions,
-	type IWebhookResponseData,
+  NodeConnectionTypes,
+  NodeOperationError,
+  type IDataObject,
+  type IHookFunctions,
+  type INodePropertyOptions,
+  type INodeType,
+  type INodeTypeDescription,
+  type IWebhookFunctions,
+  type IWebhookResponseData,
 } from 'n8n-workflow';
 
 import type { CreateWebhookAnswer, WebhookPayloads } from '../LeadChat/transport/answers';
@@ -27,70 +27,69 @@ type SubscribableEvent = Exclude<keyof WebhookPayloads, 'test'>;
  * compile.
  */
 const EVENTS = [
-	{
-		name: 'Auto-Recharge',
-		value: 'auto_recharge',
-		description: "An agency's sub-account needs credits; carries an idempotency_key to grant them exactly once",
-	},
-	{
-		name: 'Delivery Failed',
-		value: 'delivery_failed',
-		description: 'An outgoing message could not be delivered, after every retry; channel names where it was going',
-	},
-	{
-		name: 'Goal Reached',
-		value: 'goal_reached',
-		description:
-			"The AI bot reached the campaign's goal in a conversation (the contact booked, bought, agreed…); once per conversation",
-	},
-	{
-		name: 'Hand-Off',
-		value: 'handoff',
-		description:
-			'A conversation passed to a person: the contact asked for one, the bot could not answer or chose to hand over, or a team member took over; names the channel and the team member it is assigned to, if any',
-	},
-	{
-		name: 'Message Received',
-		value: 'message_received',
-		description:
-			'A contact wrote, on any channel: SMS, WhatsApp, Messenger, Instagram or a custom channel, named in the channel field',
-	},
-	{
-		name: 'Opt-Out',
-		value: 'opt_out',
-		description:
-			'A contact opted out of every channel (STOP and the like); channel names the one they wrote it on',
-	},
-	{
-		name: 'Reply',
-		value: 'reply',
-		description:
-			'The AI bot or an agent replied to a contact on a custom channel, for your system to deliver (replies on SMS, WhatsApp, Messenger and Instagram go out by themselves)',
-	},
+  {
+    name: 'Auto-Recharge',
+    value: 'auto_recharge',
+    description: "An agency's sub-account needs credits; carries an idempotency_key to grant them exactly once",
+  },
+  {
+    name: 'Delivery Failed',
+    value: 'delivery_failed',
+    description: 'An outgoing message could not be delivered, after every retry; channel names where it was going',
+  },
+  {
+    name: 'Goal Reached',
+    value: 'goal_reached',
+    description:
+      "The AI bot reached the campaign's goal in a conversation (the contact booked, bought, agreed…); once per conversation",
+  },
+  {
+    name: 'Hand-Off',
+    value: 'handoff',
+    description:
+      'A conversation passed to a person: the contact asked for one, the bot could not answer or chose to hand over, or a team member took over; names the channel and the team member it is assigned to, if any',
+  },
+  {
+    name: 'Message Received',
+    value: 'message_received',
+    description:
+      'A contact wrote, on any channel: SMS, WhatsApp, Messenger, Instagram or a custom channel, named in the channel field',
+  },
+  {
+    name: 'Opt-Out',
+    value: 'opt_out',
+    description: 'A contact opted out of every channel (STOP and the like); channel names the one they wrote it on',
+  },
+  {
+    name: 'Reply',
+    value: 'reply',
+    description:
+      'The AI bot or an agent replied to a contact on a custom channel, for your system to deliver (replies on SMS, WhatsApp, Messenger and Instagram go out by themselves)',
+  },
 ] as const satisfies ReadonlyArray<INodePropertyOptions & { value: SubscribableEvent }>;
 
 type EventName = (typeof EVENTS)[number]['value'];
 
 function isEvent(name: string): name is EventName {
-	return EVENTS.some((event) => event.value === name);
+  return EVENTS.some((event) => event.value === name);
 }
 
 interface SubscriptionData {
-	webhookId?: string;
-	webhookSecret?: string;
+  webhookId?: string;
+  webhookSecret?: string;
 }
 
 const NO_SUBSCRIPTION_API =
-	'This server has no webhook-subscription API (POST /webhooks), which the hosted service may lack. Set Registration to Manual and paste the Production URL into Settings > Custom Channel Webhook.';
+  'This server has no webhook-subscription API (POST /webhooks), which the hosted service may lack. Set Registration to Manual and paste the Production URL into Settings > Custom Channel Webhook.';
 
 function selectedEvents(this: IHookFunctions | IWebhookFunctions): EventName[] {
-	const events = this.getNodeParameter('events', []) as string[];
-	return EVENTS.map((event) => event.value).filter((event) => events.includes(event));
+  const events = this.getNodeParameter('events', []) as string[];
+  return EVENTS.map((event) => event.value).filter((event) => events.includes(event));
 }
 
 function sameEvents(a: unknown, b: EventName[]): boolean {
-	if (!Array.isArray(a)) return false;
-	return a.length === b.length && b.every((event) => a.includes(event));
+  if (!Array.isArray(a)) return false;
+  return a.length === b.length && b.every((event) => a.includes(event));
 }
 
 /**
@@ -99,43 +98,39 @@ function sameEvents(a: unknown, b: EventName[]): boolean {
  * to show (a server without it has no automatic registration either).
  */
 async function subscriptionsForUrl(this: IHookFunctions): Promise<Array<{ id: string; events?: unknown }>> {
-	const url = this.getNodeWebhookUrl('default');
-	const { records, statusCode } = await (leadChatPaged<'/webhooks'>).call(this, {
-		path: '/webhooks',
-		accept: [404, 405],
-	});
-	if (statusCode === 404 || statusCode === 405) return [];
-	return records
-		.filter((subscription) => typeof subscription.id === 'string' && subscription.url === url)
-		.map((subscription) => ({ id: subscription.id as string, events: subscription.events }));
+  const url = this.getNodeWebhookUrl('default');
+  const { records, statusCode } = await (leadChatPaged<'/webhooks'>).call(this, {
+    path: '/webhooks',
+    accept: [404, 405],
+  });
+  if (statusCode === 404 || statusCode === 405) return [];
+  return records
+    .filter((subscription) => typeof subscription.id === 'string' && subscription.url === url)
+    .map((subscription) => ({ id: subscription.id as string, events: subscription.events }));
 }
 
 async function deleteSubscription(this: IHookFunctions, id: string): Promise<void> {
-	await leadChatRequest.call(this, {
-		method: 'DELETE',
-		path: `/webhooks/${encodeURIComponent(id)}`,
-		accept: [404],
-	});
+  await leadChatRequest.call(this, {
+    method: 'DELETE',
+    path: `/webhooks/${encodeURIComponent(id)}`,
+    accept: [404],
+  });
 }
 
 /**
  * Removes the subscription this node registered and every other one for its URL (those `found` already, else found
  * now), but `keep`. A subscription already gone counts as removed.
  */
-async function unsubscribe(
-	this: IHookFunctions,
-	keep?: string,
-	found?: Array<{ id: string }>,
-): Promise<void> {
-	const data = this.getWorkflowStaticData('node') as SubscriptionData;
-	const ids = new Set((found ?? (await subscriptionsForUrl.call(this))).map((subscription) => subscription.id));
-	if (data.webhookId) ids.add(data.webhookId);
-	if (keep) ids.delete(keep);
-	for (const id of ids) await deleteSubscription.call(this, id);
-	if (data.webhookId !== keep) {
-		delete data.webhookId;
-		delete data.webhookSecret;
-	}
+async function unsubscribe(this: IHookFunctions, keep?: string, found?: Array<{ id: string }>): Promise<void> {
+  const data = this.getWorkflowStaticData('node') as SubscriptionData;
+  const ids = new Set((found ?? (await subscriptionsForUrl.call(this))).map((subscription) => subscription.id));
+  if (data.webhookId) ids.add(data.webhookId);
+  if (keep) ids.delete(keep);
+  for (const id of ids) await deleteSubscription.call(this, id);
+  if (data.webhookId !== keep) {
+    delete data.webhookId;
+    delete data.webhookSecret;
+  }
 }
 
 /**
@@ -143,171 +138,171 @@ async function unsubscribe(
  * the hosted service's reply (spec §2.6 has no type field). A name the trigger does not know is returned as it is.
  */
 function eventOf(header: string | undefined, body: IDataObject): string {
-	const normalize = (name: unknown) => (typeof name === 'string' ? name.trim().toLowerCase().replace(/-/g, '_') : '');
-	return normalize(header) || normalize(body.type) || 'reply';
+  const normalize = (name: unknown) => (typeof name === 'string' ? name.trim().toLowerCase().replace(/-/g, '_') : '');
+  return normalize(header) || normalize(body.type) || 'reply';
 }
 
 export class LeadChatTrigger implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'LeadChat Trigger',
-		name: 'leadChatTrigger',
-		icon: { light: 'file:../LeadChat/leadchat.svg', dark: 'file:../LeadChat/leadchat.dark.svg' },
-		group: ['trigger'],
-		version: 1,
-		subtitle: '={{$parameter["events"].join(", ")}}',
-		description:
-			'Starts the workflow on LeadChat events: replies, incoming messages, hand-offs, goals reached, opt-outs, failed deliveries and auto-recharge',
-		defaults: {
-			name: 'LeadChat Trigger',
-		},
-		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{
-				name: 'leadChatApi',
-				required: true,
-			},
-		],
-		webhooks: [
-			{
-				name: 'default',
-				httpMethod: 'POST',
-				responseMode: 'onReceived',
-				path: 'webhook',
-			},
-		],
-		properties: [
-			{
-				displayName: 'Events',
-				name: 'events',
-				type: 'multiOptions',
-				required: true,
-				options: EVENTS.map((event) => ({ ...event })),
-				default: ['reply'],
-			},
-			{
-				displayName: 'Registration',
-				name: 'registration',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{
-						name: 'Automatic',
-						value: 'automatic',
-						description:
-							'Subscribe this workflow on activation and unsubscribe on deactivation (LeadChat gateway)',
-					},
-					{
-						name: 'Manual',
-						value: 'manual',
-						description: 'Paste the webhook URL into the LeadChat settings yourself',
-					},
-				],
-				default: 'automatic',
-			},
-			{
-				displayName:
-					'Copy this node\'s Production URL (above) into Settings > Custom Channel Webhook in LeadChat and save: replies are posted there. If the settings show a signing secret (whsec_…), put it into the credential\'s Webhook Signing Secret so every delivery is verified; without one, deliveries are accepted unsigned.',
-				name: 'manualNotice',
-				type: 'notice',
-				default: '',
-				displayOptions: { show: { registration: ['manual'] } },
-			},
-		],
-	};
+  description: INodeTypeDescription = {
+    displayName: 'LeadChat Trigger',
+    name: 'leadChatTrigger',
+    icon: { light: 'file:../LeadChat/leadchat.svg', dark: 'file:../LeadChat/leadchat.dark.svg' },
+    group: ['trigger'],
+    version: 1,
+    subtitle: '={{$parameter["events"].join(", ")}}',
+    description:
+      'Starts the workflow on LeadChat events: replies, incoming messages, hand-offs, goals reached, opt-outs, failed deliveries and auto-recharge',
+    defaults: {
+      name: 'LeadChat Trigger',
+    },
+    inputs: [],
+    outputs: [NodeConnectionTypes.Main],
+    credentials: [
+      {
+        name: 'leadChatApi',
+        required: true,
+      },
+    ],
+    webhooks: [
+      {
+        name: 'default',
+        httpMethod: 'POST',
+        responseMode: 'onReceived',
+        path: 'webhook',
+      },
+    ],
+    properties: [
+      {
+        displayName: 'Events',
+        name: 'events',
+        type: 'multiOptions',
+        required: true,
+        options: EVENTS.map((event) => ({ ...event })),
+        default: ['reply'],
+      },
+      {
+        displayName: 'Registration',
+        name: 'registration',
+        type: 'options',
+        noDataExpression: true,
+        options: [
+          {
+            name: 'Automatic',
+            value: 'automatic',
+            description: 'Subscribe this workflow on activation and unsubscribe on deactivation (LeadChat gateway)',
+          },
+          {
+            name: 'Manual',
+            value: 'manual',
+            description: 'Paste the webhook URL into the LeadChat settings yourself',
+          },
+        ],
+        default: 'automatic',
+      },
+      {
+        displayName:
+          "Copy this node's Production URL (above) into Settings > Custom Channel Webhook in LeadChat and save: replies are posted there. If the settings show a signing secret (whsec_…), put it into the credential's Webhook Signing Secret so every delivery is verified; without one, deliveries are accepted unsigned.",
+        name: 'manualNotice',
+        type: 'notice',
+        default: '',
+        displayOptions: { show: { registration: ['manual'] } },
+      },
+    ],
+  };
 
-	webhookMethods = {
-		default: {
-			async checkExists(this: IHookFunctions): Promise<boolean> {
-				const data = this.getWorkflowStaticData('node') as SubscriptionData;
-				if (this.getNodeParameter('registration', 'automatic') === 'manual') {
-					// Switched from Automatic: an old subscription would keep receiving events nobody verifies.
-					await unsubscribe.call(this);
-					return true;
-				}
-				// Found by the URL, not only by the id stored: a subscription whose secret this node does not hold (its
-				// static data was lost) cannot be verified, since the secret is shown only when it is made, so it goes.
-				const found = await subscriptionsForUrl.call(this);
-				const stored = data.webhookId ? found.find((subscription) => subscription.id === data.webhookId) : undefined;
-				const current = stored !== undefined && sameEvents(stored.events, selectedEvents.call(this)) && Boolean(data.webhookSecret);
-				// Gone, for other events, or not this node's: start over with one fresh subscription.
-				await unsubscribe.call(this, current ? stored.id : undefined, found);
-				return current;
-			},
+  webhookMethods = {
+    default: {
+      async checkExists(this: IHookFunctions): Promise<boolean> {
+        const data = this.getWorkflowStaticData('node') as SubscriptionData;
+        if (this.getNodeParameter('registration', 'automatic') === 'manual') {
+          // Switched from Automatic: an old subscription would keep receiving events nobody verifies.
+          await unsubscribe.call(this);
+          return true;
+        }
+        // Found by the URL, not only by the id stored: a subscription whose secret this node does not hold (its
+        // static data was lost) cannot be verified, since the secret is shown only when it is made, so it goes.
+        const found = await subscriptionsForUrl.call(this);
+        const stored = data.webhookId ? found.find((subscription) => subscription.id === data.webhookId) : undefined;
+        const current =
+          stored !== undefined && sameEvents(stored.events, selectedEvents.call(this)) && Boolean(data.webhookSecret);
+        // Gone, for other events, or not this node's: start over with one fresh subscription.
+        await unsubscribe.call(this, current ? stored.id : undefined, found);
+        return current;
+      },
 
-			async create(this: IHookFunctions): Promise<boolean> {
-				if (this.getNodeParameter('registration', 'automatic') === 'manual') return true;
-				const events = selectedEvents.call(this);
-				if (events.length === 0) {
-					throw new NodeOperationError(this.getNode(), 'Select at least one event');
-				}
-				const response = await leadChatRequest.call(this, {
-					method: 'POST',
-					path: '/webhooks',
-					body: { url: this.getNodeWebhookUrl('default'), events },
-					notFoundHint: NO_SUBSCRIPTION_API,
-				});
-				const { id, secret } = response.body as Partial<CreateWebhookAnswer>;
-				if (typeof id !== 'string' || typeof secret !== 'string') {
-					throw new NodeOperationError(
-						this.getNode(),
-						'The server accepted the subscription but returned no id and secret',
-						{ description: NO_SUBSCRIPTION_API },
-					);
-				}
-				const data = this.getWorkflowStaticData('node') as SubscriptionData;
-				data.webhookId = id;
-				data.webhookSecret = secret;
-				return true;
-			},
+      async create(this: IHookFunctions): Promise<boolean> {
+        if (this.getNodeParameter('registration', 'automatic') === 'manual') return true;
+        const events = selectedEvents.call(this);
+        if (events.length === 0) {
+          throw new NodeOperationError(this.getNode(), 'Select at least one event');
+        }
+        const response = await leadChatRequest.call(this, {
+          method: 'POST',
+          path: '/webhooks',
+          body: { url: this.getNodeWebhookUrl('default'), events },
+          notFoundHint: NO_SUBSCRIPTION_API,
+        });
+        const { id, secret } = response.body as Partial<CreateWebhookAnswer>;
+        if (typeof id !== 'string' || typeof secret !== 'string') {
+          throw new NodeOperationError(
+            this.getNode(),
+            'The server accepted the subscription but returned no id and secret',
+            { description: NO_SUBSCRIPTION_API },
+          );
+        }
+        const data = this.getWorkflowStaticData('node') as SubscriptionData;
+        data.webhookId = id;
+        data.webhookSecret = secret;
+        return true;
+      },
 
-			async delete(this: IHookFunctions): Promise<boolean> {
-				await unsubscribe.call(this);
-				return true;
-			},
-		},
-	};
+      async delete(this: IHookFunctions): Promise<boolean> {
+        await unsubscribe.call(this);
+        return true;
+      },
+    },
+  };
 
-	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		const req = this.getRequestObject();
-		const manual = this.getNodeParameter('registration', 'automatic') === 'manual';
-		let secret: string | undefined;
-		if (manual) {
-			const credentials = await this.getCredentials('leadChatApi');
-			secret = String(credentials.webhookSecret ?? '').trim() || undefined;
-		} else {
-			secret = (this.getWorkflowStaticData('node') as SubscriptionData).webhookSecret;
-		}
+  async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+    const req = this.getRequestObject();
+    const manual = this.getNodeParameter('registration', 'automatic') === 'manual';
+    let secret: string | undefined;
+    if (manual) {
+      const credentials = await this.getCredentials('leadChatApi');
+      secret = String(credentials.webhookSecret ?? '').trim() || undefined;
+    } else {
+      secret = (this.getWorkflowStaticData('node') as SubscriptionData).webhookSecret;
+    }
 
-		// Manual registration without a secret accepts unsigned deliveries (the hosted service does not sign);
-		// every other delivery must carry a valid, fresh Standard Webhooks signature.
-		if (secret || !manual) {
-			const verdict = secret
-				? verifySignature(
-						secret,
-						{
-							id: req.header('webhook-id'),
-							timestamp: req.header('webhook-timestamp'),
-							signature: req.header('webhook-signature'),
-							rawBody: req.rawBody,
-						},
-						Math.floor(Date.now() / 1000),
-					)
-				: { valid: false as const, reason: 'this trigger has no subscription secret; reactivate the workflow' };
-			if (!verdict.valid) {
-				const res = this.getResponseObject();
-				res.status(401).json({ error: `Invalid webhook signature: ${verdict.reason}` });
-				return { noWebhookResponse: true };
-			}
-		}
+    // Manual registration without a secret accepts unsigned deliveries (the hosted service does not sign);
+    // every other delivery must carry a valid, fresh Standard Webhooks signature.
+    if (secret || !manual) {
+      const verdict = secret
+        ? verifySignature(
+            secret,
+            {
+              id: req.header('webhook-id'),
+              timestamp: req.header('webhook-timestamp'),
+              signature: req.header('webhook-signature'),
+              rawBody: req.rawBody,
+            },
+            Math.floor(Date.now() / 1000),
+          )
+        : { valid: false as const, reason: 'this trigger has no subscription secret; reactivate the workflow' };
+      if (!verdict.valid) {
+        const res = this.getResponseObject();
+        res.status(401).json({ error: `Invalid webhook signature: ${verdict.reason}` });
+        return { noWebhookResponse: true };
+      }
+    }
 
-		const body = this.getBodyData();
-		const event = eventOf(req.header('webhook-event'), body);
-		if (!isEvent(event) || !selectedEvents.call(this).includes(event)) {
-			return { webhookResponse: { received: true, ignored: event } };
-		}
-		const deliveryId = req.header('webhook-id');
-		const item: IDataObject = { event, ...(deliveryId ? { deliveryId } : {}), ...body };
-		return { workflowData: [this.helpers.returnJsonArray([item])] };
-	}
+    const body = this.getBodyData();
+    const event = eventOf(req.header('webhook-event'), body);
+    if (!isEvent(event) || !selectedEvents.call(this).includes(event)) {
+      return { webhookResponse: { received: true, ignored: event } };
+    }
+    const deliveryId = req.header('webhook-id');
+    const item: IDataObject = { event, ...(deliveryId ? { deliveryId } : {}), ...body };
+    return { workflowData: [this.helpers.returnJsonArray([item])] };
+  }
 }

@@ -1,6 +1,17 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createAccount, request, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { HOSTILE, newContext, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole, untilTitled } from './browser';
+import {
+  HOSTILE,
+  newContext,
+  openPage,
+  screenshot,
+  scriptRan,
+  seriousViolations,
+  signInAt,
+  startConsole,
+  stopConsole,
+  untilTitled,
+} from './browser';
 import { consoleAccount, signIn, withSession, type ConsoleAccount } from './support';
 
 /**
@@ -20,12 +31,14 @@ let page: Page;
 
 const url = (p: string) => `${gw.url}${p}`;
 
-
 beforeAll(async () => {
   [gw, browser] = await startConsole();
   agency = await consoleAccount(gw, { type: 'agency', name: 'Growth Agency' });
   standard = await consoleAccount(gw, { name: 'Solo Shop' });
-  subs = [await createAccount(gw, { parentEmail: agency.email, name: `Smile ${HOSTILE}` }), await createAccount(gw, { parentEmail: agency.email, name: 'Bright Realty' })];
+  subs = [
+    await createAccount(gw, { parentEmail: agency.email, name: `Smile ${HOSTILE}` }),
+    await createAccount(gw, { parentEmail: agency.email, name: 'Bright Realty' }),
+  ];
   ({ context, page } = await openPage(browser));
   await signInAt(page, url('/console/settings/account'), agency);
 });
@@ -40,7 +53,12 @@ test('an agency reaches Agency from the navigation: its sub-accounts with balanc
   await page.waitForURL(url('/console/agency'));
   await row(page, subs[1]!.id).waitFor();
   expect(await row(page, subs[0]!.id).locator('th').textContent()).toBe(`Smile ${HOSTILE}`);
-  expect(await row(page, subs[0]!.id).locator('td').allTextContents()).toEqual([subs[0]!.email, '0.00', 'Off', 'History']);
+  expect(await row(page, subs[0]!.id).locator('td').allTextContents()).toEqual([
+    subs[0]!.email,
+    '0.00',
+    'Off',
+    'History',
+  ]);
   expect(await page.locator('main img').count()).toBe(0);
   expect(await scriptRan(page)).toBe(false);
   await untilTitled(page, 'Agency');
@@ -58,32 +76,48 @@ test('credits granted from the page: the balance, the history and the API show t
   const history = page.getByRole('region', { name: 'Credit history' });
   await history.locator('tbody tr').first().waitFor();
   expect(await history.locator('[data-balance]').textContent()).toBe('12.50');
-  expect((await history.locator('tbody tr').first().locator('td').allTextContents()).slice(1)).toEqual(['Grant', '+12.50', '12.50', `Welcome ${HOSTILE}`]);
+  expect((await history.locator('tbody tr').first().locator('td').allTextContents()).slice(1)).toEqual([
+    'Grant',
+    '+12.50',
+    '12.50',
+    `Welcome ${HOSTILE}`,
+  ]);
   expect(await scriptRan(page)).toBe(false);
 
   const fromApi = await request(gw, 'GET', `/v1/subaccounts/${subs[1]!.id}/credits`, { apiKey: agency.apiKey });
-  expect(fromApi.body).toMatchObject({ balance: 12.5, transactions: [{ kind: 'grant', amount: 12.5, description: `Welcome ${HOSTILE}` }] });
+  expect(fromApi.body).toMatchObject({
+    balance: 12.5,
+    transactions: [{ kind: 'grant', amount: 12.5, description: `Welcome ${HOSTILE}` }],
+  });
 
   // The API's own rules, shown as it words them: a third decimal is refused and nothing is granted.
   await grant.getByLabel('Sub-account').selectOption(subs[1]!.email);
   await grant.getByLabel('Amount').fill('1.005');
   await page.evaluate(() => document.querySelector<HTMLInputElement>('#grant-amount')!.setAttribute('step', 'any'));
   await grant.getByRole('button', { name: 'Grant credits' }).click();
-  await grant.getByRole('alert').filter({ hasText: 'Amount must be a whole number of hundredths (at most 2 decimal places)' }).waitFor();
+  await grant
+    .getByRole('alert')
+    .filter({ hasText: 'Amount must be a whole number of hundredths (at most 2 decimal places)' })
+    .waitFor();
   expect((await request(gw, 'GET', '/v1/credits', { apiKey: subs[1]!.apiKey })).body.balance).toBe(12.5);
 });
 
 test('a grant whose answer was lost is sent again with its Idempotency-Key and granted once; the next grant is another', async () => {
   const grant = page.getByRole('region', { name: 'Grant credits' });
-  const balance = async () => (await request(gw, 'GET', '/v1/credits', { apiKey: subs[0]!.apiKey })).body.balance as number;
+  const balance = async () =>
+    (await request(gw, 'GET', '/v1/credits', { apiKey: subs[0]!.apiKey })).body.balance as number;
   const before = await balance();
   const keys: string[] = [];
   // The first try reaches the gateway, but its answer never reaches the page.
-  await page.route('**/v1/subaccounts/credits', async (route) => {
-    keys.push(route.request().headers()['idempotency-key']!);
-    await route.fetch();
-    await route.abort('connectionreset');
-  }, { times: 1 });
+  await page.route(
+    '**/v1/subaccounts/credits',
+    async (route) => {
+      keys.push(route.request().headers()['idempotency-key']!);
+      await route.fetch();
+      await route.abort('connectionreset');
+    },
+    { times: 1 },
+  );
   await grant.getByLabel('Sub-account').selectOption(subs[0]!.email);
   await grant.getByLabel('Amount').fill('3');
   await grant.getByRole('button', { name: 'Grant credits' }).click();
@@ -107,7 +141,7 @@ test('a grant whose answer was lost is sent again with its Idempotency-Key and g
   expect(await balance()).toBe(before + 6);
 });
 
-test('auto-recharge set from the page shows in the table; the form shows the chosen sub-account\'s rule as it is', async () => {
+test("auto-recharge set from the page shows in the table; the form shows the chosen sub-account's rule as it is", async () => {
   const recharge = page.getByRole('region', { name: 'Auto-recharge' });
   const on = recharge.getByRole('checkbox', { name: 'On' });
   await recharge.getByLabel('Sub-account').selectOption(subs[0]!.email);
@@ -123,10 +157,14 @@ test('auto-recharge set from the page shows in the table; the form shows the cho
   await screenshot(page, 'agency');
   // Another sub-account's rule, then this one's again: the form follows the choice.
   await recharge.getByLabel('Sub-account').selectOption(subs[1]!.email);
-  await page.waitForFunction(() => !(document.querySelector('input[name="recharge-enabled"]') as HTMLInputElement).checked);
+  await page.waitForFunction(
+    () => !(document.querySelector('input[name="recharge-enabled"]') as HTMLInputElement).checked,
+  );
   expect(await recharge.getByLabel('When the balance is below').inputValue()).toBe('');
   await recharge.getByLabel('Sub-account').selectOption(subs[0]!.email);
-  await page.waitForFunction(() => (document.querySelector('input[name="recharge-enabled"]') as HTMLInputElement).checked);
+  await page.waitForFunction(
+    () => (document.querySelector('input[name="recharge-enabled"]') as HTMLInputElement).checked,
+  );
   expect(await recharge.getByLabel('When the balance is below').inputValue()).toBe('5');
 });
 
@@ -165,7 +203,9 @@ test('a sub-account whose balance pays for none of its messages is told so on ev
   await signInAt(p, url('/console/inbox'), sub);
   const banner = p.getByRole('alert').filter({ hasText: 'Your balance is 0 credits' });
   await banner.waitFor();
-  expect(await banner.textContent()).toContain(`Credits are granted by your agency, Growth Agency (${agency.email}): ask for them`);
+  expect(await banner.textContent()).toContain(
+    `Credits are granted by your agency, Growth Agency (${agency.email}): ask for them`,
+  );
   expect(await seriousViolations(p)).toEqual([]);
   await screenshot(p, 'balance-banner');
   await p.getByRole('navigation').getByRole('link', { name: 'Campaigns' }).click();
@@ -173,7 +213,10 @@ test('a sub-account whose balance pays for none of its messages is told so on ev
   await banner.waitFor();
 
   // Granted: the next page shows no banner.
-  await request(gw, 'POST', '/v1/subaccounts/credits', { apiKey: agency.apiKey, body: { email: sub.email, amount: 5 } });
+  await request(gw, 'POST', '/v1/subaccounts/credits', {
+    apiKey: agency.apiKey,
+    body: { email: sub.email, amount: 5 },
+  });
   await p.getByRole('navigation').getByRole('link', { name: 'Lists' }).click();
   await p.getByRole('heading', { level: 1, name: 'Lists' }).waitFor();
   await p.waitForFunction(() => !document.body.textContent?.includes('Your balance is'));

@@ -1,7 +1,17 @@
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { request, type TestGateway } from '../helpers/gateway';
-import { HOSTILE, newContext, openPage, screenshot, scriptRan, seriousViolations, startConsole, stopConsole, untilTitled } from './browser';
+import {
+  HOSTILE,
+  newContext,
+  openPage,
+  screenshot,
+  scriptRan,
+  seriousViolations,
+  startConsole,
+  stopConsole,
+  untilTitled,
+} from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -107,7 +117,10 @@ describe('signing in', () => {
 
   test('the Content-Security-Policy stops inline handlers even if markup got into the page', async () => {
     await page.evaluate(() => {
-      document.body.insertAdjacentHTML('beforeend', '<img id="csp-probe" src="data:," onload="window.__xss=1" onerror="window.__xss=1">');
+      document.body.insertAdjacentHTML(
+        'beforeend',
+        '<img id="csp-probe" src="data:," onload="window.__xss=1" onerror="window.__xss=1">',
+      );
     });
     await page.waitForTimeout(200);
     expect(await scriptRan(page)).toBe(false);
@@ -116,18 +129,21 @@ describe('signing in', () => {
 });
 
 describe('every page', () => {
-  test.each(PAGES)('$title: reached from the navigation, no serious accessibility violation, screenshot', async ({ path, title, shot }) => {
-    await page.goto(url('/console/settings/account'));
-    await heading(page).waitFor();
-    await page.getByRole('navigation').getByRole('link', { name: title }).click();
-    await page.waitForURL(url(path));
-    await heading(page).filter({ hasText: title }).waitFor();
-    await page.locator('main').getByRole('button').first().waitFor();
-    await untilTitled(page, title);
-    expect(await page.getByRole('link', { name: title }).getAttribute('aria-current')).toBe('page');
-    expect(await seriousViolations(page)).toEqual([]);
-    await screenshot(page, shot);
-  });
+  test.each(PAGES)(
+    '$title: reached from the navigation, no serious accessibility violation, screenshot',
+    async ({ path, title, shot }) => {
+      await page.goto(url('/console/settings/account'));
+      await heading(page).waitFor();
+      await page.getByRole('navigation').getByRole('link', { name: title }).click();
+      await page.waitForURL(url(path));
+      await heading(page).filter({ hasText: title }).waitFor();
+      await page.locator('main').getByRole('button').first().waitFor();
+      await untilTitled(page, title);
+      expect(await page.getByRole('link', { name: title }).getAttribute('aria-current')).toBe('page');
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, shot);
+    },
+  );
 
   test.each(PAGES)('$title: readable at phone width, nothing wider than the screen', async ({ path, shot }) => {
     const phone = await context.newPage();
@@ -143,10 +159,12 @@ describe('every page', () => {
   test('an unknown page says so inside the console, with the navigation', async () => {
     await page.goto(url('/console/settings/nothing-here'));
     expect(await heading(page).textContent()).toBe('Page not found');
-    expect(await page.getByRole('navigation').getByRole('link').count()).toBe(CONSOLE_PAGES.filter((p) => !p.agencyOnly).length);
+    expect(await page.getByRole('navigation').getByRole('link').count()).toBe(
+      CONSOLE_PAGES.filter((p) => !p.agencyOnly).length,
+    );
   });
 
-  test('usable by keyboard: skip link first, the navigation by Tab and Enter, focus on the new page\'s heading', async () => {
+  test("usable by keyboard: skip link first, the navigation by Tab and Enter, focus on the new page's heading", async () => {
     await page.goto(url('/console/settings/account'));
     await heading(page).waitFor();
     await page.keyboard.press('Tab');
@@ -211,7 +229,9 @@ describe('Settings', () => {
     expect(await error.textContent()).toBe('Webhook URL must be an http(s) URL');
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'settings-webhook-error');
-    expect((await request(gw, 'GET', '/v1/settings', { apiKey: owner.apiKey })).body.customChannelWebhookUrl).toBe(hostileUrl);
+    expect((await request(gw, 'GET', '/v1/settings', { apiKey: owner.apiKey })).body.customChannelWebhookUrl).toBe(
+      hostileUrl,
+    );
 
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     await page.getByRole('button', { name: 'Rotate now' }).click();
@@ -235,7 +255,9 @@ describe('Settings', () => {
       openai: { baseUrl: 'http://localhost:11434/v1', model: `llama ${HOSTILE}`, apiKey: '••••abcd' },
       defaultCampaignId: null,
     });
-    expect(await page.locator('.current').filter({ hasText: 'Now answering' }).textContent()).toContain(`the model llama ${HOSTILE} at http://localhost:11434/v1`);
+    expect(await page.locator('.current').filter({ hasText: 'Now answering' }).textContent()).toContain(
+      `the model llama ${HOSTILE} at http://localhost:11434/v1`,
+    );
     expect(await page.content()).not.toContain('sk-test-0123456789abcd');
     expect(await page.locator('main img').count()).toBe(0);
     expect(await scriptRan(page)).toBe(false);
@@ -250,12 +272,16 @@ describe('Settings', () => {
     await page.getByLabel('Model', { exact: true }).fill('x'.repeat(201));
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.locator('.error').filter({ hasText: /\S/ }).waitFor();
-    expect(await page.locator('.error').filter({ hasText: /\S/ }).textContent()).toBe('Model is longer than 200 characters');
+    expect(await page.locator('.error').filter({ hasText: /\S/ }).textContent()).toBe(
+      'Model is longer than 200 characters',
+    );
     await page.getByLabel('Model', { exact: true }).fill('llama3.2');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Bot settings saved.' }).waitFor();
     expect((await request(gw, 'GET', '/v1/settings/bot', { apiKey: owner.apiKey })).body.openai).toEqual({
-      baseUrl: 'http://localhost:11434/v1', model: 'llama3.2', apiKey: '••••abcd',
+      baseUrl: 'http://localhost:11434/v1',
+      model: 'llama3.2',
+      apiKey: '••••abcd',
     });
 
     await page.getByLabel('FAQ bot (built in, no external service)', { exact: true }).check();
@@ -273,9 +299,15 @@ describe('Settings', () => {
     await page.getByRole('button', { name: 'Save Twilio credentials' }).click();
     await page.getByRole('status').filter({ hasText: 'Twilio credentials saved.' }).waitFor();
     const held = (await request(gw, 'GET', '/v1/channels', { apiKey: owner.apiKey })).body;
-    expect(held.twilio).toEqual(expect.objectContaining({ accountSid: sid, authToken: '••••3210', from: '+14155550123' }));
-    expect(await page.getByLabel('Incoming message webhook', { exact: true }).inputValue()).toBe(held.twilio.webhooks.incoming);
-    expect(await page.getByLabel('Status callback URL', { exact: true }).inputValue()).toBe(held.twilio.webhooks.status);
+    expect(held.twilio).toEqual(
+      expect.objectContaining({ accountSid: sid, authToken: '••••3210', from: '+14155550123' }),
+    );
+    expect(await page.getByLabel('Incoming message webhook', { exact: true }).inputValue()).toBe(
+      held.twilio.webhooks.incoming,
+    );
+    expect(await page.getByLabel('Status callback URL', { exact: true }).inputValue()).toBe(
+      held.twilio.webhooks.status,
+    );
     expect(await page.content()).not.toContain('fedcba9876543210fedcba9876543210');
 
     // Meta's three platforms ask for fields of the same names: each in its own panel.
@@ -303,17 +335,27 @@ describe('the session and the API', () => {
   test('a change without the CSRF token is refused with 403; with it, it goes through', async () => {
     await page.goto(url('/console/settings/account'));
     const outcome = await page.evaluate(async () => {
-      const put = (headers: Record<string, string>) => fetch('/v1/settings', {
-        method: 'PUT', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ helpText: 'Call us' }),
-      }).then((r) => r.status);
+      const put = (headers: Record<string, string>) =>
+        fetch('/v1/settings', {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ helpText: 'Call us' }),
+        }).then((r) => r.status);
       const session = await fetch('/console/api/session').then((r) => r.json());
-      return { without: await put({}), wrong: await put({ 'x-csrf-token': 'a'.repeat(64) }), with: await put({ 'x-csrf-token': session.csrfToken }) };
+      return {
+        without: await put({}),
+        wrong: await put({ 'x-csrf-token': 'a'.repeat(64) }),
+        with: await put({ 'x-csrf-token': session.csrfToken }),
+      };
     });
     expect(outcome).toEqual({ without: 403, wrong: 403, with: 200 });
   });
 
-  test('one account\'s session cannot read or change another account\'s data', async () => {
-    const contact = await request(gw, 'POST', '/v1/contacts', { apiKey: other.apiKey, body: { phone: '+15550104242', firstName: 'Olga' } });
+  test("one account's session cannot read or change another account's data", async () => {
+    const contact = await request(gw, 'POST', '/v1/contacts', {
+      apiKey: other.apiKey,
+      body: { phone: '+15550104242', firstName: 'Olga' },
+    });
     const theirs = await request(gw, 'GET', '/v1/settings', { apiKey: other.apiKey });
     await page.goto(url('/console/settings/webhook'));
     const seen = await page.evaluate(async (contactId) => {
@@ -321,7 +363,13 @@ describe('the session and the API', () => {
       const headers = { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken };
       return {
         contact: (await fetch(`/v1/contacts/${contactId}`)).status,
-        message: (await fetch(`/v1/contacts/${contactId}/messages`, { method: 'POST', headers, body: JSON.stringify({ body: 'hi' }) })).status,
+        message: (
+          await fetch(`/v1/contacts/${contactId}/messages`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ body: 'hi' }),
+          })
+        ).status,
         settings: await fetch('/v1/settings').then((r) => r.json()),
       };
     }, contact.body.id);
@@ -341,14 +389,16 @@ describe('the session and the API', () => {
     }
     const statuses = await p.evaluate(async () => {
       const json = { 'content-type': 'application/json' };
-      return Promise.all([
-        fetch('/v1/settings'),
-        fetch('/v1/settings/bot'),
-        fetch('/v1/channels'),
-        fetch('/v1/api-key', { method: 'POST' }),
-        fetch('/v1/settings', { method: 'PUT', headers: json, body: JSON.stringify({ helpText: 'x' }) }),
-        fetch('/console/api/session'),
-      ].map((r) => r.then((res) => res.status)));
+      return Promise.all(
+        [
+          fetch('/v1/settings'),
+          fetch('/v1/settings/bot'),
+          fetch('/v1/channels'),
+          fetch('/v1/api-key', { method: 'POST' }),
+          fetch('/v1/settings', { method: 'PUT', headers: json, body: JSON.stringify({ helpText: 'x' }) }),
+          fetch('/console/api/session'),
+        ].map((r) => r.then((res) => res.status)),
+      );
     });
     expect(statuses).toEqual([401, 401, 401, 401, 401, 401]);
     await stranger.close();
@@ -357,14 +407,24 @@ describe('the session and the API', () => {
   test('sign-out ends the session: the pages lead to sign-in again and the old cookie gets 401', async () => {
     await page.goto(url('/console/settings/account'));
     const cookie = (await context.cookies(gw.url)).find((c) => c.name === '__Host-leadchat_session');
-    expect(cookie).toEqual(expect.objectContaining({ name: '__Host-leadchat_session', httpOnly: true, secure: true, sameSite: 'Strict', path: '/' }));
+    expect(cookie).toEqual(
+      expect.objectContaining({
+        name: '__Host-leadchat_session',
+        httpOnly: true,
+        secure: true,
+        sameSite: 'Strict',
+        path: '/',
+      }),
+    );
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(url('/console/sign-in'));
     // The session's cookie is gone; the browser stays known for its next sign-in.
     expect((await context.cookies(gw.url)).map((c) => c.name)).toEqual(['__Host-leadchat_browser']);
     await page.goto(url('/console/settings/account'));
     expect(new URL(page.url()).pathname).toBe('/console/sign-in');
-    const replay = await request(gw, 'GET', '/v1/settings', { headers: { cookie: `${cookie!.name}=${cookie!.value}` } });
+    const replay = await request(gw, 'GET', '/v1/settings', {
+      headers: { cookie: `${cookie!.name}=${cookie!.value}` },
+    });
     expect(replay.status).toBe(401);
   });
 

@@ -21,7 +21,11 @@ export async function launchBrowser(): Promise<Browser> {
  * A fresh browser profile (no cookies) that trusts the gateway's self-signed certificate. Every request it makes
  * is recorded, to prove the console loads nothing from anywhere but the gateway.
  */
-export async function newContext(browser: Browser, requests: string[] = [], viewport = { width: 1280, height: 900 }): Promise<BrowserContext> {
+export async function newContext(
+  browser: Browser,
+  requests: string[] = [],
+  viewport = { width: 1280, height: 900 },
+): Promise<BrowserContext> {
   const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport });
   // A console step that takes seconds is a failure worth seeing at once, not after the test's whole time.
   context.setDefaultTimeout(5_000);
@@ -33,7 +37,9 @@ export async function newContext(browser: Browser, requests: string[] = [], view
 export async function seriousViolations(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
   await page.evaluate(axe.source);
-  const result = await page.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
+  const result = await page.evaluate(() =>
+    (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }),
+  );
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
@@ -45,8 +51,12 @@ export async function seriousViolations(page: Page): Promise<string[]> {
  */
 export async function allViolations(page: Page): Promise<string[]> {
   await page.evaluate(axe.source);
-  const result = await page.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
-  return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  const result = await page.evaluate(() =>
+    (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }),
+  );
+  return result.violations.map(
+    (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+  );
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
@@ -67,7 +77,11 @@ export const HOSTILE = '<img src=x onerror="window.__xss=1">';
  * Opens `address` (a gateway URL) without a session, signs in through the form the console leads to, and waits to
  * be taken back there.
  */
-export async function signInAt(page: Page, address: string, account: { email: string; password: string }): Promise<void> {
+export async function signInAt(
+  page: Page,
+  address: string,
+  account: { email: string; password: string },
+): Promise<void> {
   await page.goto(address);
   await page.getByLabel('Email', { exact: true }).fill(account.email);
   await page.getByLabel('Password', { exact: true }).fill(account.password);
@@ -91,7 +105,10 @@ export async function stopConsole(gw: TestGateway | undefined, browser: Browser 
  * A page in a fresh browser profile (see newContext). A dialog would block the page, so it is dismissed: a script
  * smuggled into the data is caught by the marker scriptRan reads.
  */
-export async function openPage(browser: Browser, requests: string[] = []): Promise<{ context: BrowserContext; page: Page }> {
+export async function openPage(
+  browser: Browser,
+  requests: string[] = [],
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await newContext(browser, requests);
   const page = await context.newPage();
   page.on('dialog', (d) => void d.dismiss());

@@ -1,7 +1,18 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { api, poll, uniquePhone } from '../gateway/api-support';
 import { untilIdle, type TestGateway } from '../helpers/gateway';
-import { HOSTILE, newContext, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole, untilTitled } from './browser';
+import {
+  HOSTILE,
+  newContext,
+  openPage,
+  screenshot,
+  scriptRan,
+  seriousViolations,
+  signInAt,
+  startConsole,
+  stopConsole,
+  untilTitled,
+} from './browser';
 import { consoleAccount, teamMember, type ConsoleAccount } from './support';
 
 /**
@@ -11,7 +22,6 @@ import { consoleAccount, teamMember, type ConsoleAccount } from './support';
  * without anything sent; values holding markup shown as text and never run.
  */
 jest.setTimeout(60_000);
-
 
 let gw: TestGateway;
 let browser: Browser;
@@ -35,7 +45,8 @@ afterAll(async () => {
 
 const url = (p: string) => `${gw.url}${p}`;
 const heading = (p: Page) => p.getByRole('heading', { level: 1 });
-const v1 = (method: string, path: string, body?: unknown) => api(gw, owner, method, path, body === undefined ? {} : { body });
+const v1 = (method: string, path: string, body?: unknown) =>
+  api(gw, owner, method, path, body === undefined ? {} : { body });
 const label = (text: string) => page.getByLabel(text, { exact: true });
 const status = (text: string) => page.getByRole('status').filter({ hasText: text });
 const settingsError = () => page.locator('form.campaign-form .error');
@@ -91,7 +102,11 @@ describe('the campaigns', () => {
     await label('Step 2: message').fill('Último aviso');
     await label('Instructions').fill('Be brief and friendly.');
     await label('Company information').fill('Smile Dental, Calle 5, CDMX.');
-    for (const [q, a] of [['What are your opening hours?', 'Monday to Friday, 9 to 19.'], ['Do you take walk-ins?', 'No, book first.'], ['How much is a cleaning?', '500 MXN.']]) {
+    for (const [q, a] of [
+      ['What are your opening hours?', 'Monday to Friday, 9 to 19.'],
+      ['Do you take walk-ins?', 'No, book first.'],
+      ['How much is a cleaning?', '500 MXN.'],
+    ]) {
       await page.getByRole('button', { name: 'Add FAQ' }).click();
       const n = await page.locator('#c-faqs .row').count();
       await label(`FAQ ${n}: question`).fill(q!);
@@ -109,38 +124,51 @@ describe('the campaigns', () => {
 
     await page.getByRole('button', { name: 'Create campaign' }).click();
     await status('Campaign created.').waitFor();
-    await heading(page).filter({ hasText: `Dental ${HOSTILE}` }).waitFor();
+    await heading(page)
+      .filter({ hasText: `Dental ${HOSTILE}` })
+      .waitFor();
     campaignId = new URL(page.url()).searchParams.get('id')!;
     expect(campaignId).toMatch(/^cmp_/);
     const held = (await v1('GET', `campaigns/${campaignId}`)).body;
-    expect(held).toEqual(expect.objectContaining({
-      name: `Dental ${HOSTILE}`,
-      type: 'outgoing',
-      language: 'es-MX',
-      listId: list.id,
-      channel: 'whatsapp',
-      customChannel: null,
-      openingTemplate: 'dental_intro',
-      openingTemplateParams: ['{{first_name}}', 'Smile Dental'],
-      reengagementTemplate: 'dental_back',
-      reengagementTemplateParams: ['{{first_name|friend}}'],
-      templateLanguage: 'es_MX',
-      openingMessage: 'Hola {{first_name|there}}, ¿te llamamos?',
-      triggerOnNewContacts: true,
-      status: 'draft',
-      sendRate: '20/m',
-      sendingWindow: { start: '09:00', end: '19:30', timezone: 'America/Mexico_City' },
-      followUps: { enabled: true, steps: [{ after: '2h', body: '¿Sigues interesado?' }, { after: '1d', body: 'Último aviso' }] },
-      bot: {
-        active: true,
-        instructions: 'Be brief and friendly.',
-        companyInfo: 'Smile Dental, Calle 5, CDMX.',
-        faqs: [{ question: 'What are your opening hours?', answer: 'Monday to Friday, 9 to 19.' }, { question: 'How much is a cleaning?', answer: '500 MXN.' }],
-        resources: ['Booking page: https://smile.example/book'],
-        goal: 'The contact books a visit',
-        handoffMessage: 'Ana, de recepción, te escribe en unos minutos.',
-      },
-    }));
+    expect(held).toEqual(
+      expect.objectContaining({
+        name: `Dental ${HOSTILE}`,
+        type: 'outgoing',
+        language: 'es-MX',
+        listId: list.id,
+        channel: 'whatsapp',
+        customChannel: null,
+        openingTemplate: 'dental_intro',
+        openingTemplateParams: ['{{first_name}}', 'Smile Dental'],
+        reengagementTemplate: 'dental_back',
+        reengagementTemplateParams: ['{{first_name|friend}}'],
+        templateLanguage: 'es_MX',
+        openingMessage: 'Hola {{first_name|there}}, ¿te llamamos?',
+        triggerOnNewContacts: true,
+        status: 'draft',
+        sendRate: '20/m',
+        sendingWindow: { start: '09:00', end: '19:30', timezone: 'America/Mexico_City' },
+        followUps: {
+          enabled: true,
+          steps: [
+            { after: '2h', body: '¿Sigues interesado?' },
+            { after: '1d', body: 'Último aviso' },
+          ],
+        },
+        bot: {
+          active: true,
+          instructions: 'Be brief and friendly.',
+          companyInfo: 'Smile Dental, Calle 5, CDMX.',
+          faqs: [
+            { question: 'What are your opening hours?', answer: 'Monday to Friday, 9 to 19.' },
+            { question: 'How much is a cleaning?', answer: '500 MXN.' },
+          ],
+          resources: ['Booking page: https://smile.example/book'],
+          goal: 'The contact books a visit',
+          handoffMessage: 'Ana, de recepción, te escribe en unos minutos.',
+        },
+      }),
+    );
     expect(await page.locator('main img').count()).toBe(0);
     expect(await scriptRan(page)).toBe(false);
 
@@ -156,7 +184,7 @@ describe('the campaigns', () => {
     await screenshot(page, 'campaign-edit');
   });
 
-  test('the API\'s refusals next to the form: a bad follow-up delay, then Live without a list (CAMPAIGN_CANNOT_SEND and why); then Live on SMS', async () => {
+  test("the API's refusals next to the form: a bad follow-up delay, then Live without a list (CAMPAIGN_CANNOT_SEND and why); then Live on SMS", async () => {
     await label('Step 1: wait').fill('soon');
     await page.getByRole('button', { name: 'Save campaign' }).click();
     await settingsError().filter({ hasText: /\S/ }).waitFor();
@@ -171,34 +199,45 @@ describe('the campaigns', () => {
     expect(await settingsError().textContent()).toBe('List is required to go Live');
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'campaign-cannot-send');
-    expect((await v1('GET', `campaigns/${campaignId}`)).body).toEqual(expect.objectContaining({ status: 'draft', channel: 'whatsapp', listId: list.id }));
+    expect((await v1('GET', `campaigns/${campaignId}`)).body).toEqual(
+      expect.objectContaining({ status: 'draft', channel: 'whatsapp', listId: list.id }),
+    );
 
     await label('List').selectOption(list.id);
     await page.getByRole('button', { name: 'Save campaign' }).click();
     await status('Campaign saved.').waitFor();
     expect(await settingsError().textContent()).toBe('');
-    expect((await v1('GET', `campaigns/${campaignId}`)).body).toEqual(expect.objectContaining({ status: 'live', channel: 'sms', listId: list.id }));
+    expect((await v1('GET', `campaigns/${campaignId}`)).body).toEqual(
+      expect.objectContaining({ status: 'live', channel: 'sms', listId: list.id }),
+    );
     await page.locator('.current .badge', { hasText: 'Live' }).waitFor();
     // A custom channel asks for its label.
     await label('Channel').selectOption('custom');
     await label('Custom channel label').fill('Instagram');
     await page.getByRole('button', { name: 'Save campaign' }).click();
     await status('Campaign saved.').waitFor();
-    expect((await v1('GET', `campaigns/${campaignId}`)).body).toEqual(expect.objectContaining({ channel: 'custom', customChannel: 'Instagram', status: 'live' }));
+    expect((await v1('GET', `campaigns/${campaignId}`)).body).toEqual(
+      expect.objectContaining({ channel: 'custom', customChannel: 'Instagram', status: 'live' }),
+    );
     await label('Channel').selectOption('sms');
     await page.getByRole('button', { name: 'Save campaign' }).click();
     await status('Campaign saved.').waitFor();
   });
 
   test('the table, a page at a time, opens a campaign; Back returns to it', async () => {
-    for (let i = 0; i < 26; i++) expect((await v1('POST', 'campaigns', { name: `Bulk ${String(i).padStart(2, '0')}` })).status).toBe(201);
+    for (let i = 0; i < 26; i++)
+      expect((await v1('POST', 'campaigns', { name: `Bulk ${String(i).padStart(2, '0')}` })).status).toBe(201);
     await page.getByRole('link', { name: '← All campaigns' }).click();
-    await heading(page).filter({ hasText: /^Campaigns$/ }).waitFor();
+    await heading(page)
+      .filter({ hasText: /^Campaigns$/ })
+      .waitFor();
     const names = page.locator('main table tbody tr td:first-child');
     await names.first().waitFor();
     expect(await names.count()).toBe(25);
     expect(await names.first().textContent()).toBe(`Dental ${HOSTILE}`);
-    expect(await page.locator('main table tbody tr').first().innerText()).toBe(`Dental ${HOSTILE}\tLive\tSMS\tSpring ${HOSTILE}\t20/m`);
+    expect(await page.locator('main table tbody tr').first().innerText()).toBe(
+      `Dental ${HOSTILE}\tLive\tSMS\tSpring ${HOSTILE}\t20/m`,
+    );
     expect(await page.locator('main img').count()).toBe(0);
     await screenshot(page, 'campaigns');
     await page.getByRole('button', { name: 'Next page' }).click();
@@ -208,7 +247,9 @@ describe('the campaigns', () => {
     await page.getByRole('link', { name: `Dental ${HOSTILE}` }).click();
     await heading(page).filter({ hasText: 'Dental' }).waitFor();
     await page.goBack();
-    await heading(page).filter({ hasText: /^Campaigns$/ }).waitFor();
+    await heading(page)
+      .filter({ hasText: /^Campaigns$/ })
+      .waitFor();
     await page.goForward();
     await heading(page).filter({ hasText: 'Dental' }).waitFor();
   });
@@ -221,7 +262,16 @@ describe('reaching the list', () => {
       const contact = (await v1('POST', 'contacts', { email })).body;
       await v1('POST', `lists/${listId}/contacts`, { contactId: contact.id });
     }
-    const created = (await v1('POST', 'campaigns', { name: 'Chat funnel', channel: 'custom', customChannel: 'livechat', listId, openingMessage: 'Hi!', triggerOnNewContacts: true })).body;
+    const created = (
+      await v1('POST', 'campaigns', {
+        name: 'Chat funnel',
+        channel: 'custom',
+        customChannel: 'livechat',
+        listId,
+        openingMessage: 'Hi!',
+        triggerOnNewContacts: true,
+      })
+    ).body;
     await page.goto(url(`/console/campaigns?id=${created.id}`));
     await heading(page).filter({ hasText: 'Chat funnel' }).waitFor();
     expect(await page.getByRole('status', { name: 'Contacts not reached' }).count()).toBe(0);
@@ -230,7 +280,9 @@ describe('reaching the list', () => {
     await page.getByRole('button', { name: 'Save campaign' }).click();
     const warning = page.locator('form.campaign-form .warning');
     await warning.waitFor();
-    expect(await warning.textContent()).toBe('None of the 2 contacts checked in the list has an external ID on the custom channel “livechat”: the campaign cannot reach them. Save again to go Live anyway.');
+    expect(await warning.textContent()).toBe(
+      'None of the 2 contacts checked in the list has an external ID on the custom channel “livechat”: the campaign cannot reach them. Save again to go Live anyway.',
+    );
     expect((await v1('GET', `campaigns/${created.id}`)).body.status).toBe('draft');
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'campaign-live-warning');
@@ -251,7 +303,9 @@ describe('reaching the list', () => {
     const notice = page.getByRole('status', { name: 'Contacts not reached' });
     // The contacts are named once read: here by their email, as they have no name.
     await notice.filter({ hasText: 'c@example.com' }).waitFor();
-    expect(await notice.innerText()).toBe('1 contact of the list was not reached:\n\n1 contact: no external ID on the custom channel “livechat” (add one to the contact, or map an ID column when importing): c@example.com.\n\nSee this contact');
+    expect(await notice.innerText()).toBe(
+      '1 contact of the list was not reached:\n\n1 contact: no external ID on the custom channel “livechat” (add one to the contact, or map an ID column when importing): c@example.com.\n\nSee this contact',
+    );
     expect(await seriousViolations(page)).toEqual([]);
   });
 });
@@ -259,27 +313,51 @@ describe('reaching the list', () => {
 describe('the contacts a campaign could not reach', () => {
   test('the campaign names them, the first five by reason, and links to all of them, listed on its page; the funnel links there too', async () => {
     const listId = (await v1('POST', 'lists', { name: 'Walk-ins' })).body.id;
-    const created = (await v1('POST', 'campaigns', { name: 'Walk-in follow-up', channel: 'sms', listId, openingMessage: 'Hi!', triggerOnNewContacts: true, status: 'live' })).body;
+    const created = (
+      await v1('POST', 'campaigns', {
+        name: 'Walk-in follow-up',
+        channel: 'sms',
+        listId,
+        openingMessage: 'Hi!',
+        triggerOnNewContacts: true,
+        status: 'live',
+      })
+    ).body;
     const names = ['Ann Ray', 'Bo Ray', 'Cy Fox', 'Di Orr', 'Ed Kim', 'Flo Lin', 'Gus Moe'];
     const rows = names.map((name, i) => `${name.split(' ')[0]},${name.split(' ')[1]},p${i}@example.com`);
-    const imported = (await v1('POST', `lists/${listId}/imports`, { csv: ['First,Last,Email', ...rows].join('\n'), columns: { firstName: 'First', lastName: 'Last', email: 'Email' } })).body;
-    await poll(() => v1('GET', `imports/${imported.id}`), (r) => r.body.status === 'done');
+    const imported = (
+      await v1('POST', `lists/${listId}/imports`, {
+        csv: ['First,Last,Email', ...rows].join('\n'),
+        columns: { firstName: 'First', lastName: 'Last', email: 'Email' },
+      })
+    ).body;
+    await poll(
+      () => v1('GET', `imports/${imported.id}`),
+      (r) => r.body.status === 'done',
+    );
     await page.goto(url(`/console/campaigns?id=${created.id}`));
     await heading(page).filter({ hasText: 'Walk-in follow-up' }).waitFor();
     const notice = page.getByRole('status', { name: 'Contacts not reached' });
     await notice.filter({ hasText: 'Ann Ray' }).waitFor();
-    expect(await notice.innerText()).toBe('7 contacts of the list were not reached:\n\n7 contacts: no phone number: Ann Ray, Bo Ray, Cy Fox, Di Orr, Ed Kim and 2 others.\n\nSee the 7 contacts not reached');
+    expect(await notice.innerText()).toBe(
+      '7 contacts of the list were not reached:\n\n7 contacts: no phone number: Ann Ray, Bo Ray, Cy Fox, Di Orr, Ed Kim and 2 others.\n\nSee the 7 contacts not reached',
+    );
     await notice.getByRole('link', { name: 'See the 7 contacts not reached' }).click();
     const listed = page.locator('table.unreachable-contacts tbody tr');
     await listed.first().waitFor();
-    expect((await listed.allInnerTexts()).map((row) => row.split('\t'))).toEqual(names.map((name, i) => [name, '—', `p${i}@example.com`, 'no phone number']));
+    expect((await listed.allInnerTexts()).map((row) => row.split('\t'))).toEqual(
+      names.map((name, i) => [name, '—', `p${i}@example.com`, 'no phone number']),
+    );
     expect(await seriousViolations(page)).toEqual([]);
 
     // From the funnel, the notice's link opens the campaign's page at the contacts not reached.
     await page.getByRole('navigation').getByRole('link', { name: 'Funnel' }).click();
     await page.locator('#funnel-campaign').selectOption(created.id);
     await page.getByRole('button', { name: 'Show funnel' }).click();
-    await page.getByRole('status', { name: 'Contacts not reached' }).getByRole('link', { name: 'See the 7 contacts not reached' }).click();
+    await page
+      .getByRole('status', { name: 'Contacts not reached' })
+      .getByRole('link', { name: 'See the 7 contacts not reached' })
+      .click();
     await heading(page).filter({ hasText: 'Walk-in follow-up' }).waitFor();
     expect(new URL(page.url()).searchParams.get('id')).toBe(created.id);
     await page.locator('table.unreachable-contacts tbody tr').first().waitFor();
@@ -290,11 +368,23 @@ describe('the contacts already on the list', () => {
   test('going Live asks whether they get the opening message too, and how long the pacing takes; the page says what was queued and who could not be reached, why', async () => {
     const listId = (await v1('POST', 'lists', { name: 'Before the campaign' })).body.id;
     const phones = [uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone()];
-    for (const body of [...phones.map((phone, i) => ({ phone, firstName: `Lead ${i}` })), { email: 'no.phone@example.com', firstName: 'Nora' }]) {
+    for (const body of [
+      ...phones.map((phone, i) => ({ phone, firstName: `Lead ${i}` })),
+      { email: 'no.phone@example.com', firstName: 'Nora' },
+    ]) {
       const contact = (await v1('POST', 'contacts', body)).body;
       expect((await v1('POST', `lists/${listId}/contacts`, { contactId: contact.id })).status).toBe(201);
     }
-    const created = (await v1('POST', 'campaigns', { name: 'Existing leads', channel: 'sms', listId, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, sendRate: '1/m' })).body;
+    const created = (
+      await v1('POST', 'campaigns', {
+        name: 'Existing leads',
+        channel: 'sms',
+        listId,
+        openingMessage: 'Hi {{first_name}}!',
+        triggerOnNewContacts: true,
+        sendRate: '1/m',
+      })
+    ).body;
     await page.goto(url(`/console/campaigns?id=${created.id}`));
     await heading(page).filter({ hasText: 'Existing leads' }).waitFor();
 
@@ -304,7 +394,8 @@ describe('the contacts already on the list', () => {
     const question = page.getByRole('alertdialog', { name: 'Also message the 5 contacts already on the list?' });
     await question.waitFor();
     expect(await question.locator('#reach-question-detail').textContent()).toBe(
-      'Each of them who has not had this campaign’s opening message gets it, paced like new contacts: about 2 minutes at 1 per minute. New contacts added to the list get it either way.');
+      'Each of them who has not had this campaign’s opening message gets it, paced like new contacts: about 2 minutes at 1 per minute. New contacts added to the list get it either way.',
+    );
     await page.waitForFunction(() => document.activeElement?.textContent === 'Go Live and message them');
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'campaign-reach-question');
@@ -316,11 +407,24 @@ describe('the contacts already on the list', () => {
     const report = page.getByRole('status', { name: 'Contacts already on the list' });
     await report.waitFor();
     expect(await report.innerText()).toBe(
-      'Opening messages queued for 4 contacts already on the list: about 1 minute at 1 per minute.\n\n1 contact could not be reached:\n\n1 contact: no phone number');
-    expect((await v1('GET', `campaigns/${created.id}`)).body).toMatchObject({ status: 'live', unreachable: { total: 1, byReason: { no_phone: 1 } } });
+      'Opening messages queued for 4 contacts already on the list: about 1 minute at 1 per minute.\n\n1 contact could not be reached:\n\n1 contact: no phone number',
+    );
+    expect((await v1('GET', `campaigns/${created.id}`)).body).toMatchObject({
+      status: 'live',
+      unreachable: { total: 1, byReason: { no_phone: 1 } },
+    });
     // The first three go at once; the page counts them as sent.
-    await poll(async () => (await v1('GET', 'conversations', undefined)).body.data.filter((c: any) => c.campaignId === created.id && c.lastMessage?.author === 'campaign').length, (n) => n === 3);
-    await page.locator('[data-count="opening-sent"]').filter({ hasText: '3 opening messages sent so far.' }).waitFor({ timeout: 15_000 });
+    await poll(
+      async () =>
+        (await v1('GET', 'conversations', undefined)).body.data.filter(
+          (c: any) => c.campaignId === created.id && c.lastMessage?.author === 'campaign',
+        ).length,
+      (n) => n === 3,
+    );
+    await page
+      .locator('[data-count="opening-sent"]')
+      .filter({ hasText: '3 opening messages sent so far.' })
+      .waitFor({ timeout: 15_000 });
     // The contact not reached is named, with a link to the contacts not reached, listed on the page.
     const notReached = page.getByRole('status', { name: 'Contacts not reached' });
     await notReached.filter({ hasText: '1 contact: no phone number: Nora.' }).waitFor();
@@ -331,7 +435,11 @@ describe('the contacts already on the list', () => {
     await listed.first().waitFor();
     expect(await listed.allInnerTexts()).toEqual(['Nora\t—\tno.phone@example.com\tno phone number']);
     // The page moved to them: their heading is on the screen.
-    const shown = await page.evaluate(() => ({ top: document.getElementById('unreachable-contacts')!.getBoundingClientRect().top, height: innerHeight, scrolled: scrollY }));
+    const shown = await page.evaluate(() => ({
+      top: document.getElementById('unreachable-contacts')!.getBoundingClientRect().top,
+      height: innerHeight,
+      scrolled: scrollY,
+    }));
     expect(shown.scrolled).toBeGreaterThan(0);
     expect(shown.top).toBeGreaterThanOrEqual(0);
     expect(shown.top).toBeLessThan(shown.height - 40);
@@ -342,7 +450,12 @@ describe('the contacts already on the list', () => {
     await page.getByRole('button', { name: 'Message contacts already on the list' }).click();
     const again = page.getByRole('alertdialog', { name: 'Message the 5 contacts already on the list?' });
     await again.getByRole('button', { name: 'Message them' }).click();
-    await report.filter({ hasText: 'No opening message was queued: every contact on the list has had this campaign’s opening message already.' }).waitFor();
+    await report
+      .filter({
+        hasText:
+          'No opening message was queued: every contact on the list has had this campaign’s opening message already.',
+      })
+      .waitFor();
     expect((await v1('POST', `campaigns/${created.id}/reach-existing`)).body).toEqual({ queued: 0, unreachable: {} });
   });
 
@@ -411,7 +524,9 @@ describe('preview and bot', () => {
     expect(await answer.locator('.message').textContent()).toBe('Monday to Friday, 9 to 19.');
     // Why: the FAQ it answered with, and how sure it was.
     const why = answer.getByLabel('Why the bot answered so');
-    expect(await why.innerText()).toMatch(/^Why: confidence \d+ %\s+Answered with the FAQ: What are your opening hours\? \(FAQ 1\)$/);
+    expect(await why.innerText()).toMatch(
+      /^Why: confidence \d+ %\s+Answered with the FAQ: What are your opening hours\? \(FAQ 1\)$/,
+    );
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'campaign-bot-answer');
 
@@ -419,15 +534,29 @@ describe('preview and bot', () => {
     await page.getByRole('button', { name: 'Ask the bot' }).click();
     await answer.locator('.handoff-reason').waitFor();
     expect(await answer.locator('.handoff-reason').textContent()).toBe('no FAQ answers this with confidence');
-    expect(await answer.innerText()).toContain('The bot would hand the conversation to a person: no FAQ answers this with confidence.');
+    expect(await answer.innerText()).toContain(
+      'The bot would hand the conversation to a person: no FAQ answers this with confidence.',
+    );
     expect(await scriptRan(page)).toBe(false);
     await screenshot(page, 'campaign-bot-handoff');
     expect((await v1('GET', 'conversations')).body.data.length).toBe(before);
   });
 
   test('questions the bot could not answer: the most asked first, shown as text; one made an FAQ answers it from then on', async () => {
-    for (const body of [`ortodoncia para adultos? ${HOSTILE}`, '¿Venden tarjetas de regalo?', '¿tienen tarjetas regalo?']) {
-      await v1('POST', 'incoming_custom_channel_message', { customData: { messageSid: `sid-${body.length}-${Math.random()}`, fromId: `visitor-${body.length}`, toId: 'clinic', body, campaignId } });
+    for (const body of [
+      `ortodoncia para adultos? ${HOSTILE}`,
+      '¿Venden tarjetas de regalo?',
+      '¿tienen tarjetas regalo?',
+    ]) {
+      await v1('POST', 'incoming_custom_channel_message', {
+        customData: {
+          messageSid: `sid-${body.length}-${Math.random()}`,
+          fromId: `visitor-${body.length}`,
+          toId: 'clinic',
+          body,
+          campaignId,
+        },
+      });
     }
     await untilIdle(gw);
     await page.goto(url(`/console/campaigns?id=${campaignId}`));
@@ -449,7 +578,10 @@ describe('preview and bot', () => {
     await page.getByRole('button', { name: 'Save FAQ' }).click();
     await panel.getByText('Answered now by the FAQ').waitFor();
     const faqs = (await v1('GET', `campaigns/${campaignId}`)).body.bot.faqs;
-    expect(faqs.at(-1)).toEqual({ question: '¿Venden tarjetas de regalo?', answer: 'Sí: tarjetas regalo desde 300 MXN, en recepción.' });
+    expect(faqs.at(-1)).toEqual({
+      question: '¿Venden tarjetas de regalo?',
+      answer: 'Sí: tarjetas regalo desde 300 MXN, en recepción.',
+    });
     const tried = await v1('POST', `campaigns/${campaignId}/bot/test`, { message: '¿tienen tarjetas regalo?' });
     expect(tried.body.reply).toMatchObject({ kind: 'reply', body: 'Sí: tarjetas regalo desde 300 MXN, en recepción.' });
   });
@@ -457,7 +589,10 @@ describe('preview and bot', () => {
   test('readable at phone width: nothing wider than the screen, no serious violation', async () => {
     const phone = await context.newPage();
     await phone.setViewportSize({ width: 375, height: 740 });
-    for (const [path, shot] of [['/console/campaigns', 'campaigns-phone'], [`/console/campaigns?id=${campaignId}`, 'campaign-edit-phone']] as const) {
+    for (const [path, shot] of [
+      ['/console/campaigns', 'campaigns-phone'],
+      [`/console/campaigns?id=${campaignId}`, 'campaign-edit-phone'],
+    ] as const) {
       await phone.goto(url(path));
       await phone.locator('main').getByRole('button').first().waitFor();
       expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);

@@ -19,27 +19,38 @@ afterAll(async () => {
 
 test('sets the password the console signs in with, and a second run replaces it', async () => {
   const admin = await startedAccount();
-  const set = await cli(['account', 'password', '--email', admin.email.toUpperCase(), '--password', 'first console password'], env);
+  const set = await cli(
+    ['account', 'password', '--email', admin.email.toUpperCase(), '--password', 'first console password'],
+    env,
+  );
   expect(set.code).toBe(0);
   const printed = JSON.parse(set.stdout);
-  expect(printed).toEqual(expect.objectContaining({ id: admin.id, email: admin.email, passwordSet: true, sessionsEnded: 0 }));
+  expect(printed).toEqual(
+    expect.objectContaining({ id: admin.id, email: admin.email, passwordSet: true, sessionsEnded: 0 }),
+  );
   expect(set.stdout).not.toContain('first console password');
   const session = await signIn(gw, admin.email, 'first console password');
   expect(session.reply.status).toBe(200);
 
-  const reset = await cli(['account', 'password', '--email', admin.email, '--password', 'second console password'], env);
+  const reset = await cli(
+    ['account', 'password', '--email', admin.email, '--password', 'second console password'],
+    env,
+  );
   expect(reset.code).toBe(0);
   expect(JSON.parse(reset.stdout).sessionsEnded).toBe(1);
   expect((await signIn(gw, admin.email, 'first console password')).reply.status).toBe(401);
   expect((await signIn(gw, admin.email, 'second console password')).reply.status).toBe(200);
 });
 
-test('refuses a short password with the API\'s message, an unknown email, and missing options', async () => {
+test("refuses a short password with the API's message, an unknown email, and missing options", async () => {
   const admin = await startedAccount();
   const short = await cli(['account', 'password', '--email', admin.email, '--password', 'short'], env);
   expect(short.code).toBe(1);
   expect(JSON.parse(short.stdout).error.message).toMatch(/^password: must be at least 12 characters/);
-  const unknown = await cli(['account', 'password', '--email', 'nobody@example.com', '--password', 'long enough password'], env);
+  const unknown = await cli(
+    ['account', 'password', '--email', 'nobody@example.com', '--password', 'long enough password'],
+    env,
+  );
   expect(unknown.code).toBe(1);
   expect(unknown.stderr).toContain('No account with email nobody@example.com');
   const missing = await cli(['account', 'password', '--email', admin.email], env);
@@ -55,15 +66,32 @@ function startedAccount() {
 
 test('account create --password: the owner signs in to the console at once, the password never printed', async () => {
   const email = `new-owner-${process.pid}@clinic.example`;
-  const created = await cli(['account', 'create', '--name', 'Bright Smile', '--email', email, '--password', 'first day passphrase'], env);
+  const created = await cli(
+    ['account', 'create', '--name', 'Bright Smile', '--email', email, '--password', 'first day passphrase'],
+    env,
+  );
   expect(created.code).toBe(0);
-  expect(JSON.parse(created.stdout)).toEqual(expect.objectContaining({ email, type: 'standard', apiKey: expect.any(String) }));
+  expect(JSON.parse(created.stdout)).toEqual(
+    expect.objectContaining({ email, type: 'standard', apiKey: expect.any(String) }),
+  );
   expect(created.stdout).not.toContain('first day passphrase');
   const session = await signIn(gw, email, 'first day passphrase');
   expect(session.reply.status).toBe(200);
   expect(session.reply.body.account).toMatchObject({ email, name: 'Bright Smile' });
 
-  const short = await cli(['account', 'create', '--name', 'Too Short', '--email', `short-${process.pid}@clinic.example`, '--password', 'short'], env);
+  const short = await cli(
+    [
+      'account',
+      'create',
+      '--name',
+      'Too Short',
+      '--email',
+      `short-${process.pid}@clinic.example`,
+      '--password',
+      'short',
+    ],
+    env,
+  );
   expect(short.code).toBe(1);
   expect(JSON.parse(short.stdout).error.message).toMatch(/^password: must be at least 12 characters/);
 });

@@ -27,7 +27,8 @@ const twinPhone = uniquePhone();
 const ruthPhone = uniquePhone();
 
 const url = (p: string) => `${gw.url}${p}`;
-const v1 = (method: string, path: string, body?: unknown) => api(gw, owner, method, path, body === undefined ? {} : { body });
+const v1 = (method: string, path: string, body?: unknown) =>
+  api(gw, owner, method, path, body === undefined ? {} : { body });
 const panel = (p: Page, name: string) => p.getByRole('dialog', { name });
 const status = (scope: ReturnType<typeof panel>, text: string) => scope.getByRole('status').filter({ hasText: text });
 
@@ -58,16 +59,26 @@ async function detailsFromSearch(p: Page, query: string, name: string) {
 beforeAll(async () => {
   [gw, browser] = await startConsole({ LEADCHAT_JOB_POLL: '100ms' });
   owner = await consoleAccount(gw, { name: 'Lee Clinic' });
-  const wrote = await v1('POST', 'incoming_custom_channel_message', incoming({ fromId: 'visitor-noah', channel: 'web-chat', firstName: 'Noah', body: 'Is my x-ray ready?' }));
+  const wrote = await v1(
+    'POST',
+    'incoming_custom_channel_message',
+    incoming({ fromId: 'visitor-noah', channel: 'web-chat', firstName: 'Noah', body: 'Is my x-ray ready?' }),
+  );
   expect(wrote.status).toBe(200);
   noah = (await v1('GET', `messages/${wrote.body.messageId}`)).body.contactId;
   expect((await v1('PATCH', `contacts/${noah}`, { lastName: 'Lee' })).status).toBe(200);
   twin = await contactId({ firstName: 'Noah', lastName: 'Lee', phone: twinPhone });
   ruth = await contactId({ firstName: 'Ruth', lastName: 'Park', phone: ruthPhone, email: 'ruth@clinic.example' });
   await contactId({ firstName: 'Dana', lastName: 'Cole', email: 'dana@clinic.example' });
-  zed = await contactId({ firstName: 'Zed', lastName: 'Moss', email: 'zed@clinic.example', customFields: { plan: 'silver' } });
+  zed = await contactId({
+    firstName: 'Zed',
+    lastName: 'Moss',
+    email: 'zed@clinic.example',
+    customFields: { plan: 'silver' },
+  });
   listId = (await v1('POST', 'lists', { name: 'Patients' })).body.id;
-  for (const id of [ruth, twin]) expect((await v1('POST', `lists/${listId}/contacts`, { contactId: id })).status).toBe(201);
+  for (const id of [ruth, twin])
+    expect((await v1('POST', `lists/${listId}/contacts`, { contactId: id })).status).toBe(201);
 
   ({ page } = await openPage(browser));
   await signInAt(page, url('/console/inbox'), owner);
@@ -90,7 +101,9 @@ test('from a thread: the contact corrected; an email another contact holds is re
   await dialog.getByRole('button', { name: 'Save contact' }).click();
   const conflict = dialog.locator('.contact-conflict');
   await conflict.waitFor();
-  expect(await conflict.locator('p').textContent()).toBe('Ruth Park has this email already (ruth@clinic.example): a phone or an email belongs to one contact only.');
+  expect(await conflict.locator('p').textContent()).toBe(
+    'Ruth Park has this email already (ruth@clinic.example): a phone or an email belongs to one contact only.',
+  );
   expect(await conflict.getByRole('button', { name: 'Merge Ruth Park into this contact and save' }).count()).toBe(1);
   expect((await v1('GET', `contacts/${noah}`)).body.email).toBe('');
   expect(await seriousViolations(page)).toEqual([]);
@@ -112,12 +125,21 @@ test('from a thread: the contact corrected; an email another contact holds is re
   await dialog.getByLabel('Field 1: value', { exact: true }).fill('gold');
   await dialog.getByRole('button', { name: 'Save contact' }).click();
   await status(dialog, 'Contact saved.').waitFor();
-  expect((await v1('GET', `contacts/${noah}`)).body).toMatchObject({ firstName: 'Noah', lastName: 'Lee', email: 'noah@clinic.example', customFields: { plan: 'gold' } });
+  expect((await v1('GET', `contacts/${noah}`)).body).toMatchObject({
+    firstName: 'Noah',
+    lastName: 'Lee',
+    email: 'noah@clinic.example',
+    customFields: { plan: 'gold' },
+  });
 
   // A custom field removed is removed from the contact.
   await dialog.getByRole('button', { name: 'Remove field 1 (plan)' }).click();
   await dialog.getByRole('button', { name: 'Save contact' }).click();
-  await page.waitForFunction(() => document.querySelector('.contact-edit .done')?.textContent === 'Contact saved.' && !document.querySelector('#custom-key-0'));
+  await page.waitForFunction(
+    () =>
+      document.querySelector('.contact-edit .done')?.textContent === 'Contact saved.' &&
+      !document.querySelector('#custom-key-0'),
+  );
   expect((await v1('GET', `contacts/${noah}`)).body.customFields ?? {}).toEqual({});
 });
 
@@ -135,17 +157,32 @@ test('a likely duplicate (same name) is suggested and merged: its phone and list
 
   expect((await v1('GET', `contacts/${twin}`)).status).toBe(404);
   expect((await v1('GET', `contacts/${noah}`)).body).toMatchObject({ phone: twinPhone, email: 'noah@clinic.example' });
-  expect((await v1('GET', `lists/${listId}/contacts`)).body.data.map((c: { id: string }) => c.id)).toEqual([ruth, noah]);
+  expect((await v1('GET', `lists/${listId}/contacts`)).body.data.map((c: { id: string }) => c.id)).toEqual([
+    ruth,
+    noah,
+  ]);
   await dialog.getByLabel('Phone', { exact: true }).waitFor();
-  await page.waitForFunction((phone) => (document.querySelector('#contact-phone') as HTMLInputElement | null)?.value === phone, twinPhone);
+  await page.waitForFunction(
+    (phone) => (document.querySelector('#contact-phone') as HTMLInputElement | null)?.value === phone,
+    twinPhone,
+  );
 });
 
 test('export: the download is the JSON of everything held, naming the contact, its message and its list', async () => {
   const dialog = panel(page, 'Noah Lee');
-  const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download everything held (JSON)' }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    dialog.getByRole('button', { name: 'Download everything held (JSON)' }).click(),
+  ]);
   expect(download.suggestedFilename()).toBe(`contact-Noah-Lee-${noah}.json`);
   const held = JSON.parse(readFileSync((await download.path())!, 'utf8'));
-  expect(held.contact).toMatchObject({ id: noah, firstName: 'Noah', lastName: 'Lee', email: 'noah@clinic.example', phone: twinPhone });
+  expect(held.contact).toMatchObject({
+    id: noah,
+    firstName: 'Noah',
+    lastName: 'Lee',
+    email: 'noah@clinic.example',
+    phone: twinPhone,
+  });
   expect(held.messages.map((m: { body: string }) => m.body)).toContain('Is my x-ray ready?');
   expect(held.lists.map((l: { name: string }) => l.name)).toEqual(['Patients']);
   await status(dialog, `Downloaded contact-Noah-Lee-${noah}.json.`).waitFor();
@@ -209,7 +246,9 @@ test('an agent, from the search: edits, and is offered neither merge, export nor
   // The panel is named after the contact, as corrected.
   const renamed = panel(agentPage, 'Ruthie Park');
   await status(renamed, 'Contact saved.').waitFor();
-  expect((await v1('GET', `contacts?q=ruthie`)).body.data.map((c: { lastName: string }) => c.lastName)).toEqual(['Park']);
+  expect((await v1('GET', `contacts?q=ruthie`)).body.data.map((c: { lastName: string }) => c.lastName)).toEqual([
+    'Park',
+  ]);
   // The search behind the panel is asked again, and finds the new name.
   await agentPage.getByRole('button', { name: 'Details of Ruthie Park' }).waitFor();
   expect(await seriousViolations(agentPage)).toEqual([]);
@@ -221,7 +260,10 @@ test('an agent, from the search: edits, and is offered neither merge, export nor
   await agentPage.locator('table.members').getByRole('button', { name: 'Ruthie Park' }).click();
   const fromList = panel(agentPage, 'Ruthie Park');
   await fromList.getByRole('button', { name: 'Remove from this list' }).click();
-  await fromList.getByRole('group', { name: 'Remove from this list' }).getByRole('button', { name: 'Remove', exact: true }).click();
+  await fromList
+    .getByRole('group', { name: 'Remove from this list' })
+    .getByRole('button', { name: 'Remove', exact: true })
+    .click();
   await status(fromList, 'Ruthie Park is no longer on this list.').waitFor();
   await agentPage.getByText('No contacts yet').waitFor();
   expect((await v1('GET', `lists/${listId}/contacts`)).body.data).toEqual([]);
@@ -239,11 +281,18 @@ test('an admin merges the contact holding the email asked for, and saves; once t
   await status(dialog, 'Contact saved.').waitFor();
   expect((await v1('GET', `contacts/${zed}`)).status).toBe(404);
   const dana = (await v1('GET', 'contacts?q=dana')).body.data;
-  expect(dana).toEqual([expect.objectContaining({ firstName: 'Dana', email: 'zed@clinic.example', customFields: { plan: 'silver' } })]);
-  await adminPage.waitForFunction(() => (document.querySelector('#custom-value-0') as HTMLInputElement | null)?.value === 'silver');
+  expect(dana).toEqual([
+    expect.objectContaining({ firstName: 'Dana', email: 'zed@clinic.example', customFields: { plan: 'silver' } }),
+  ]);
+  await adminPage.waitForFunction(
+    () => (document.querySelector('#custom-value-0') as HTMLInputElement | null)?.value === 'silver',
+  );
 
   expect((await v1('PATCH', `members/${admin.id}`, { role: 'agent' })).status).toBe(200);
   await dialog.getByRole('button', { name: 'Download everything held (JSON)' }).click();
-  await dialog.getByRole('alert').filter({ hasText: 'Only the owner and admins may export a contact: your role does not allow it.' }).waitFor();
+  await dialog
+    .getByRole('alert')
+    .filter({ hasText: 'Only the owner and admins may export a contact: your role does not allow it.' })
+    .waitFor();
   await adminContext.close();
 });

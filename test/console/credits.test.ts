@@ -1,7 +1,16 @@
 import type { Browser, Page } from 'playwright-core';
 import { request, type TestGateway } from '../helpers/gateway';
 import { uniquePhone } from '../gateway/api-support';
-import { newContext, openPage, screenshot, seriousViolations, signInAt, startConsole, stopConsole, untilTitled } from './browser';
+import {
+  newContext,
+  openPage,
+  screenshot,
+  seriousViolations,
+  signInAt,
+  startConsole,
+  stopConsole,
+  untilTitled,
+} from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -19,7 +28,8 @@ let agency: ConsoleAccount;
 const url = (p: string) => `${gw.url}${p}`;
 const v1 = (account: ConsoleAccount, method: string, path: string, body?: unknown) =>
   request(gw, method, `/v1/${path}`, { apiKey: account.apiKey, ...(body === undefined ? {} : { body }) });
-const grant = (sub: ConsoleAccount, amount: number) => v1(agency, 'POST', 'subaccounts/credits', { email: sub.email, amount });
+const grant = (sub: ConsoleAccount, amount: number) =>
+  v1(agency, 'POST', 'subaccounts/credits', { email: sub.email, amount });
 const banner = (page: Page) => page.locator('main p.banner');
 
 beforeAll(async () => {
@@ -48,7 +58,12 @@ test('the Credits page and the banner follow grants as they are made; the low-ba
   await banner(page).waitFor({ state: 'detached' });
   const history = page.getByRole('region', { name: 'History' });
   await history.locator('tbody tr').first().waitFor();
-  expect((await history.locator('tbody tr').first().locator('td').allTextContents()).slice(1)).toEqual(['Grant', '+3', '3', '']);
+  expect((await history.locator('tbody tr').first().locator('td').allTextContents()).slice(1)).toEqual([
+    'Grant',
+    '+3',
+    '3',
+    '',
+  ]);
 
   // The threshold: under it, every page warns.
   const warning = page.getByRole('form', { name: 'Low-balance warning' });
@@ -71,7 +86,11 @@ test('the Credits page and the banner follow grants as they are made; the low-ba
   const kinds = page.getByRole('region', { name: 'History' }).locator('tbody tr td:nth-child(2)');
   await kinds.nth(1).waitFor();
   expect(await kinds.allTextContents()).toEqual(['Grant', 'Grant']);
-  expect((await v1(sub, 'GET', 'credits')).body).toMatchObject({ balance: 13, lowBalanceThreshold: 5, lowBalance: false });
+  expect((await v1(sub, 'GET', 'credits')).body).toMatchObject({
+    balance: 13,
+    lowBalanceThreshold: 5,
+    lowBalance: false,
+  });
 });
 
 test('going Live warns when the balance cannot pay for the openings, with the numbers; the campaign counts those that failed, and retries them once credits are granted', async () => {
@@ -82,7 +101,15 @@ test('going Live warns when the balance cannot pay for the openings, with the nu
     const contact = (await v1(sub, 'POST', 'contacts', { phone: uniquePhone(), firstName: `Patient ${i}` })).body;
     await v1(sub, 'POST', `lists/${list.id}/contacts`, { contactId: contact.id });
   }
-  const campaign = (await v1(sub, 'POST', 'campaigns', { name: 'Recall', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true })).body;
+  const campaign = (
+    await v1(sub, 'POST', 'campaigns', {
+      name: 'Recall',
+      channel: 'sms',
+      listId: list.id,
+      openingMessage: 'Hi {{first_name}}!',
+      triggerOnNewContacts: true,
+    })
+  ).body;
   const { page } = await openPage(browser);
   await signInAt(page, url(`/console/campaigns?id=${campaign.id}`), sub);
   await page.getByRole('heading', { level: 1 }).filter({ hasText: 'Recall' }).waitFor();
@@ -92,13 +119,17 @@ test('going Live warns when the balance cannot pay for the openings, with the nu
   const question = page.getByRole('alertdialog', { name: 'Also message the 3 contacts already on the list?' });
   await question.waitFor();
   expect(await question.locator('[data-warning="credits"]').innerText()).toBe(
-    'Your balance, 1 credit, cannot pay for these opening messages: 3 contacts × 1 credit = 3 credits. Only 1 opening can be paid for: the others fail until credits are granted; then retry them from this campaign’s page. See your credits');
+    'Your balance, 1 credit, cannot pay for these opening messages: 3 contacts × 1 credit = 3 credits. Only 1 opening can be paid for: the others fail until credits are granted; then retry them from this campaign’s page. See your credits',
+  );
   expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'campaign-live-credits-warning');
 
   await question.getByRole('button', { name: 'Go Live and message them' }).click();
   const failed = page.getByRole('group', { name: 'Failed opening messages' });
-  await failed.locator('[data-count="opening-failed"]').filter({ hasText: '2 opening messages failed and were not sent:' }).waitFor({ timeout: 15_000 });
+  await failed
+    .locator('[data-count="opening-failed"]')
+    .filter({ hasText: '2 opening messages failed and were not sent:' })
+    .waitFor({ timeout: 15_000 });
   expect(await failed.locator('li').allTextContents()).toEqual(['2 openings for want of credits']);
   expect(await failed.getByRole('link', { name: 'See your credits' }).getAttribute('href')).toBe('/console/credits');
   expect(await seriousViolations(page)).toEqual([]);
@@ -108,24 +139,47 @@ test('going Live warns when the balance cannot pay for the openings, with the nu
   await failed.getByRole('button', { name: 'Retry failed openings' }).click();
   await failed.getByRole('status').filter({ hasText: '2 opening messages sent again.' }).waitFor();
   await page.locator('[data-count="opening-failed"]').waitFor({ state: 'detached' });
-  expect((await v1(sub, 'GET', `campaigns/${campaign.id}/openings`)).body).toMatchObject({ balance: 3, failed: { count: 0 } });
+  expect((await v1(sub, 'GET', `campaigns/${campaign.id}/openings`)).body).toMatchObject({
+    balance: 3,
+    failed: { count: 0 },
+  });
 
   // The Credits page lists each opening's cost by its kind.
   await page.getByRole('navigation').getByRole('link', { name: 'Credits' }).click();
   const rows = page.getByRole('region', { name: 'History' }).locator('tbody tr td:nth-child(2)');
   await rows.first().waitFor();
-  expect(await rows.allTextContents()).toEqual(['Opening message on SMS', 'Opening message on SMS', 'Grant', 'Opening message on SMS', 'Grant']);
+  expect(await rows.allTextContents()).toEqual([
+    'Opening message on SMS',
+    'Opening message on SMS',
+    'Grant',
+    'Opening message on SMS',
+    'Grant',
+  ]);
 });
 
 test('going Live with an empty list at a balance that pays for no opening warns first; saving again goes Live', async () => {
   const sub = await consoleAccount(gw, { parentEmail: agency.email, name: 'Quiet Clinic' });
   const list = (await v1(sub, 'POST', 'lists', { name: 'Empty' })).body;
-  const campaign = (await v1(sub, 'POST', 'campaigns', { name: 'Welcome', channel: 'sms', listId: list.id, openingMessage: 'Hello!', triggerOnNewContacts: true })).body;
+  const campaign = (
+    await v1(sub, 'POST', 'campaigns', {
+      name: 'Welcome',
+      channel: 'sms',
+      listId: list.id,
+      openingMessage: 'Hello!',
+      triggerOnNewContacts: true,
+    })
+  ).body;
   const { page } = await openPage(browser);
   await signInAt(page, url(`/console/campaigns?id=${campaign.id}`), sub);
   await page.getByRole('radio', { name: 'Live' }).check();
   await page.getByRole('button', { name: 'Save campaign' }).click();
-  await page.getByRole('alert').filter({ hasText: 'Your balance, 0 credits, cannot pay for an opening message (1 credit each): the openings of contacts added to the list fail until credits are granted. Save again to go Live anyway.' }).waitFor();
+  await page
+    .getByRole('alert')
+    .filter({
+      hasText:
+        'Your balance, 0 credits, cannot pay for an opening message (1 credit each): the openings of contacts added to the list fail until credits are granted. Save again to go Live anyway.',
+    })
+    .waitFor();
   expect((await v1(sub, 'GET', `campaigns/${campaign.id}`)).body.status).toBe('draft');
   await page.getByRole('button', { name: 'Go Live anyway' }).click();
   await page.getByRole('status').filter({ hasText: 'Campaign saved.' }).waitFor();
@@ -133,12 +187,21 @@ test('going Live with an empty list at a balance that pays for no opening warns 
 });
 
 describe('at phone width (390 px)', () => {
-  test('the Credits page, its warning and history fit; the banner follows a grant; a campaign\'s failed openings show with their retry', async () => {
+  test("the Credits page, its warning and history fit; the banner follows a grant; a campaign's failed openings show with their retry", async () => {
     const sub = await consoleAccount(gw, { parentEmail: agency.email, name: 'Pocket Dental' });
     await grant(sub, 2);
     await v1(sub, 'PUT', 'credits/low-balance', { threshold: 4 });
     const list = (await v1(sub, 'POST', 'lists', { name: 'Leads' })).body;
-    const campaign = (await v1(sub, 'POST', 'campaigns', { name: 'Phone', channel: 'sms', listId: list.id, openingMessage: 'Hi!', triggerOnNewContacts: true, status: 'live' })).body;
+    const campaign = (
+      await v1(sub, 'POST', 'campaigns', {
+        name: 'Phone',
+        channel: 'sms',
+        listId: list.id,
+        openingMessage: 'Hi!',
+        triggerOnNewContacts: true,
+        status: 'live',
+      })
+    ).body;
     for (let i = 0; i < 3; i++) {
       const contact = (await v1(sub, 'POST', 'contacts', { phone: uniquePhone() })).body;
       await v1(sub, 'POST', `lists/${list.id}/contacts`, { contactId: contact.id });
@@ -154,7 +217,10 @@ describe('at phone width (390 px)', () => {
 
     await page.goto(url(`/console/campaigns?id=${campaign.id}`));
     const failed = page.getByRole('group', { name: 'Failed opening messages' });
-    await failed.locator('[data-count="opening-failed"]').filter({ hasText: '1 opening message failed and was not sent:' }).waitFor();
+    await failed
+      .locator('[data-count="opening-failed"]')
+      .filter({ hasText: '1 opening message failed and was not sent:' })
+      .waitFor();
     expect(await failed.getByRole('button', { name: 'Retry failed openings' }).isVisible()).toBe(true);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await screenshot(page, 'campaign-failed-openings-390');

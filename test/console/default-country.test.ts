@@ -36,7 +36,9 @@ const importRule = () => page.getByRole('region', { name: 'Import contacts from 
 
 test("the default country is on the Account page, with the account's facts; the API key is a section of it", async () => {
   await page.getByRole('heading', { level: 1, name: 'Account' }).waitFor();
-  expect(await page.getByRole('navigation').getByRole('link', { name: 'Account' }).getAttribute('aria-current')).toBe('page');
+  expect(await page.getByRole('navigation').getByRole('link', { name: 'Account' }).getAttribute('aria-current')).toBe(
+    'page',
+  );
   expect(await page.getByRole('navigation').getByRole('link', { name: 'API key' }).count()).toBe(0);
   expect(await page.locator('main h2').allTextContents()).toEqual(['Account', 'Phone numbers', 'API key']);
 });
@@ -49,7 +51,9 @@ test('none at first: phone hints ask for the country code and say where a defaul
     'With the country code, such as +1 415 555 0123: no default country is set (an admin can set one in Settings › Account). A phone, an email or an external ID is needed.',
   );
   expect(await page.locator('#add-phone').getAttribute('placeholder')).toBe('+14155550123');
-  expect(await importRule().textContent()).toContain('Phones need their country code (+1 415 555 0123): no default country is set (an admin can set one in Settings › Account).');
+  expect(await importRule().textContent()).toContain(
+    'Phones need their country code (+1 415 555 0123): no default country is set (an admin can set one in Settings › Account).',
+  );
   await page.goto(url('/console/settings/account'));
 });
 
@@ -82,20 +86,30 @@ test('with United States set, phone hints say national numbers are read as Unite
     'Numbers without a country code are read as United States numbers; others start with + and their country code. A phone, an email or an external ID is needed.',
   );
   expect(await page.locator('#add-phone').getAttribute('placeholder')).toBeNull();
-  expect(await importRule().textContent()).toContain('Phones without a country code are read as United States numbers (the default country, Settings › Account)');
+  expect(await importRule().textContent()).toContain(
+    'Phones without a country code are read as United States numbers (the default country, Settings › Account)',
+  );
   await page.locator('#add-phone').fill('(415) 555-0144');
   await page.getByRole('button', { name: 'Add to the list' }).click();
   await page.getByRole('status').filter({ hasText: 'was added to the list' }).waitFor();
-  expect((await api(gw, owner, 'GET', `lists/${list.id}/contacts`)).body.data.map((c: { phone: string }) => c.phone)).toEqual(['+14155550144']);
+  expect(
+    (await api(gw, owner, 'GET', `lists/${list.id}/contacts`)).body.data.map((c: { phone: string }) => c.phone),
+  ).toEqual(['+14155550144']);
   expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'list-phone-hint-default-country');
 
   // A campaign's preview finds a contact by a national number as well, and says so.
-  const campaign = (await api(gw, owner, 'POST', 'campaigns', { body: { name: 'Recall', channel: 'sms', openingMessage: 'Hi {{first_name|there}}!' } })).body;
+  const campaign = (
+    await api(gw, owner, 'POST', 'campaigns', {
+      body: { name: 'Recall', channel: 'sms', openingMessage: 'Hi {{first_name|there}}!' },
+    })
+  ).body;
   await page.goto(url(`/console/campaigns?id=${campaign.id}`));
   const previewHint = page.locator('#preview-contact-hint');
   await previewHint.waitFor();
-  expect(await previewHint.textContent()).toBe('Numbers without a country code are read as United States numbers; others start with + and their country code.');
+  expect(await previewHint.textContent()).toBe(
+    'Numbers without a country code are read as United States numbers; others start with + and their country code.',
+  );
   await page.getByLabel('Contact’s phone', { exact: true }).fill('(415) 555-0144');
   await page.getByRole('button', { name: 'Preview' }).click();
   await page.getByRole('status').filter({ hasText: 'Preview ready.' }).waitFor();
@@ -120,5 +134,7 @@ test('None clears it: numbers need their country code again', async () => {
   await page.getByRole('button', { name: 'Set default country' }).click();
   await page.getByRole('status').filter({ hasText: 'needs its country code' }).waitFor();
   expect((await settings()).defaultCountry).toBeNull();
-  expect((await api(gw, owner, 'POST', 'contacts', { body: { phone: '(415) 555-0143' } })).body.error.code).toBe('INVALID_PHONE');
+  expect((await api(gw, owner, 'POST', 'contacts', { body: { phone: '(415) 555-0143' } })).body.error.code).toBe(
+    'INVALID_PHONE',
+  );
 });

@@ -22,7 +22,8 @@ let listId: string;
 let conversationId: string;
 
 const url = (p: string) => `${gw.url}${p}`;
-const api = (method: string, path: string, body?: unknown, who: ConsoleAccount = owner) => request(gw, method, `/v1${path}`, { apiKey: who.apiKey, body });
+const api = (method: string, path: string, body?: unknown, who: ConsoleAccount = owner) =>
+  request(gw, method, `/v1${path}`, { apiKey: who.apiKey, body });
 
 beforeAll(async () => {
   [gw, browser] = await startConsole({ LEADCHAT_JOB_POLL: '100ms' });
@@ -31,27 +32,79 @@ beforeAll(async () => {
   await createAccount(gw, { parentEmail: agency.email, name: 'Smile Clinic' });
 
   listId = (await api('POST', '/lists', { name: 'Patients' })).body.id;
-  for (const [firstName, phone] of [['Ann', '+15550102001'], ['Bob', '+15550102002']]) {
+  for (const [firstName, phone] of [
+    ['Ann', '+15550102001'],
+    ['Bob', '+15550102002'],
+  ]) {
     const contact = (await api('POST', '/contacts', { firstName, phone })).body;
     expect((await api('POST', `/lists/${listId}/contacts`, { contactId: contact.id })).status).toBe(201);
   }
-  const imported = await api('POST', `/lists/${listId}/imports`, { csv: 'First name,Phone\nCara,+15550102003\nDan,not a phone\n', columns: { firstName: 'First name', phone: 'Phone' } });
+  const imported = await api('POST', `/lists/${listId}/imports`, {
+    csv: 'First name,Phone\nCara,+15550102003\nDan,not a phone\n',
+    columns: { firstName: 'First name', phone: 'Phone' },
+  });
   expect(imported.status).toBe(202);
-  await poll(() => api('GET', `/imports/${imported.body.id}`), (r) => r.body.status === 'done');
-  campaignId = (await api('POST', '/campaigns', {
-    name: 'Spring check-ups', channel: 'custom', customChannel: 'web-chat', listId, openingMessage: 'Hi {{first_name}}!',
-    bot: { faqs: [{ question: 'When do you open?', answer: 'At 9 am.' }] },
-  })).body.id;
-  const wrote = await api('POST', '/incoming_custom_channel_message', incoming({ fromId: 'visitor-eve', firstName: 'Eve', channel: 'web-chat', body: 'Can I book a cleaning?', campaignId }));
+  await poll(
+    () => api('GET', `/imports/${imported.body.id}`),
+    (r) => r.body.status === 'done',
+  );
+  campaignId = (
+    await api('POST', '/campaigns', {
+      name: 'Spring check-ups',
+      channel: 'custom',
+      customChannel: 'web-chat',
+      listId,
+      openingMessage: 'Hi {{first_name}}!',
+      bot: { faqs: [{ question: 'When do you open?', answer: 'At 9 am.' }] },
+    })
+  ).body.id;
+  const wrote = await api(
+    'POST',
+    '/incoming_custom_channel_message',
+    incoming({
+      fromId: 'visitor-eve',
+      firstName: 'Eve',
+      channel: 'web-chat',
+      body: 'Can I book a cleaning?',
+      campaignId,
+    }),
+  );
   conversationId = (await api('GET', `/messages/${wrote.body.messageId}`)).body.conversationId;
-  await api('POST', '/incoming_custom_channel_message', incoming({ fromId: 'visitor-eve', channel: 'web-chat', body: 'My x-ray', mediaUrl: dataUri('image/png', png(8, 8)), mediaContentType: 'image/png' }));
-  await api('POST', '/incoming_custom_channel_message', incoming({ fromId: 'visitor-fay', firstName: 'Fay', channel: 'web-chat', body: 'Hello?' }));
-  expect((await api('POST', '/members', { email: 'new.agent@every.example', name: 'New Agent', role: 'agent' })).status).toBe(201);
-  const invitedAgent = await api('POST', '/members', { email: 'agent@every.example', name: 'Ada Agent', role: 'agent' });
+  await api(
+    'POST',
+    '/incoming_custom_channel_message',
+    incoming({
+      fromId: 'visitor-eve',
+      channel: 'web-chat',
+      body: 'My x-ray',
+      mediaUrl: dataUri('image/png', png(8, 8)),
+      mediaContentType: 'image/png',
+    }),
+  );
+  await api(
+    'POST',
+    '/incoming_custom_channel_message',
+    incoming({ fromId: 'visitor-fay', firstName: 'Fay', channel: 'web-chat', body: 'Hello?' }),
+  );
+  expect(
+    (await api('POST', '/members', { email: 'new.agent@every.example', name: 'New Agent', role: 'agent' })).status,
+  ).toBe(201);
+  const invitedAgent = await api('POST', '/members', {
+    email: 'agent@every.example',
+    name: 'Ada Agent',
+    role: 'agent',
+  });
   agent = { ...owner, email: 'agent@every.example', password: 'agent-password-long-enough' };
   // Ada's link is used; New Agent's is still open: the team shows both.
   const token = new URL(invitedAgent.body.inviteUrl).hash.slice(1);
-  expect((await request(gw, 'POST', `/console/api/invites/${token}`, { headers: { origin: gw.url }, body: { password: agent.password } })).status).toBe(200);
+  expect(
+    (
+      await request(gw, 'POST', `/console/api/invites/${token}`, {
+        headers: { origin: gw.url },
+        body: { password: agent.password },
+      })
+    ).status,
+  ).toBe(200);
 });
 afterAll(async () => {
   await stopConsole(gw, browser);
@@ -71,7 +124,10 @@ const main = (p: Page) => p.locator('main').getByRole('button').first().waitFor(
 const heading = (text: string) => (p: Page) => p.getByRole('heading', { level: 1, name: text }).waitFor();
 
 test('no page of the console has an axe violation of any impact, at desktop width and at 390 px', async () => {
-  for (const [width, height] of [[1280, 900], [390, 844]] as const) {
+  for (const [width, height] of [
+    [1280, 900],
+    [390, 844],
+  ] as const) {
     const at = width === 1280 ? 'desktop' : '390';
     const desktop = at === 'desktop';
     const context = await newContext(browser, [], { width, height });
@@ -112,7 +168,9 @@ test('no page of the console has an axe violation of any impact, at desktop widt
       await scan(page, `inbox-filters-${at}`, (p) => p.getByLabel('Status', { exact: true }).waitFor());
     }
     await page.getByRole('searchbox', { name: 'Find a contact' }).fill('eve');
-    await scan(page, `inbox-search-${at}`, (p) => p.getByRole('region', { name: 'Contacts found' }).locator('.inbox-item').waitFor());
+    await scan(page, `inbox-search-${at}`, (p) =>
+      p.getByRole('region', { name: 'Contacts found' }).locator('.inbox-item').waitFor(),
+    );
     await page.goto(url(`/console/inbox?c=${conversationId}`));
     await scan(page, `thread-${at}`, (p) => p.locator('.inbox-msg-body').filter({ hasText: 'My x-ray' }).waitFor());
     await page.goto(url('/console/settings/nothing-here'));
@@ -128,7 +186,9 @@ test('no page of the console has an axe violation of any impact, at desktop widt
     const agentContext = await newContext(browser, [], { width, height });
     const agentPage = await agentContext.newPage();
     await signInAt(agentPage, url('/console/settings/account'), agent);
-    await scan(agentPage, `refused-${at}`, (p) => p.getByRole('alert').filter({ hasText: 'cannot open this page' }).waitFor());
+    await scan(agentPage, `refused-${at}`, (p) =>
+      p.getByRole('alert').filter({ hasText: 'cannot open this page' }).waitFor(),
+    );
     await agentPage.goto(url(`/console/campaigns?id=${campaignId}`));
     await scan(agentPage, `campaign-read-only-${at}`, heading('Spring check-ups'));
     await agentContext.close();

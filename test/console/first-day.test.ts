@@ -26,7 +26,10 @@ let team: ConsoleAccount;
 let page: Page;
 
 beforeAll(async () => {
-  [[gw, browser], hook] = await Promise.all([startConsole({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '200ms' }), Receiver.start()]);
+  [[gw, browser], hook] = await Promise.all([
+    startConsole({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '200ms' }),
+    Receiver.start(),
+  ]);
   agency = await createAccount(gw, { type: 'agency', name: 'Growth Agency' });
   team = await consoleAccount(gw, { name: 'Smile Dental', parentEmail: agency.email });
   expect((await v1('PUT', 'settings', { customChannelWebhookUrl: hook.url })).status).toBe(200);
@@ -37,7 +40,8 @@ afterAll(async () => {
   await stopConsole(gw, browser);
 });
 
-const v1 = (method: string, path: string, body?: unknown, who: TestAccount = team) => api(gw, who, method, path, body === undefined ? {} : { body });
+const v1 = (method: string, path: string, body?: unknown, who: TestAccount = team) =>
+  api(gw, who, method, path, body === undefined ? {} : { body });
 const url = (p: string) => `${gw.url}${p}`;
 const openings = () => hook.requests.filter((r) => r.body?.messageId && r.body.body.startsWith('Hi '));
 
@@ -50,10 +54,19 @@ test('import, paced openings, the unreachable counted, a contact known by phone,
   await page.getByRole('button', { name: 'Create list' }).click();
   await page.getByRole('heading', { level: 1 }).filter({ hasText: 'Spring leads' }).waitFor();
   const listId = new URL(page.url()).searchParams.get('id')!;
-  const campaign = (await v1('POST', 'campaigns', {
-    name: 'Spring chat', channel: 'custom', customChannel: 'chat', listId, openingMessage: 'Hi {{first_name|there}}, thanks for your interest!',
-    triggerOnNewContacts: true, status: 'live', sendRate: '60/m', bot: { faqs: [FAQ] },
-  })).body;
+  const campaign = (
+    await v1('POST', 'campaigns', {
+      name: 'Spring chat',
+      channel: 'custom',
+      customChannel: 'chat',
+      listId,
+      openingMessage: 'Hi {{first_name|there}}, thanks for your interest!',
+      triggerOnNewContacts: true,
+      status: 'live',
+      sendRate: '60/m',
+      bot: { faqs: [FAQ] },
+    })
+  ).body;
   expect(campaign.status).toBe('live');
 
   // Six rows with a visitor ID, two without: those cannot be reached on the chat.
@@ -65,22 +78,45 @@ test('import, paced openings, the unreachable counted, a contact known by phone,
     ['Hana', uniquePhone(), ''],
   ];
   const csv = ['First name,Phone,Visitor ID', ...rows.map((r) => r.join(','))].join('\n');
-  await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'spring.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'utf8') });
+  await page
+    .getByLabel('CSV file', { exact: true })
+    .setInputFiles({ name: 'spring.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'utf8') });
   await page.getByLabel('External ID column', { exact: true }).selectOption('Visitor ID');
   await page.locator('#map-external-label').fill('chat');
   await page.getByRole('button', { name: 'Import', exact: true }).click();
   const report = page.getByRole('region', { name: 'Import report' }).first();
   await report.waitFor({ timeout: 30_000 });
   const count = (name: string) => report.locator(`[data-count="${name}"]`).textContent();
-  expect({ added: await count('added'), rejected: await count('rejected'), unreachable: await count('unreachable') }).toEqual({ added: '8', rejected: '0', unreachable: '2' });
+  expect({
+    added: await count('added'),
+    rejected: await count('rejected'),
+    unreachable: await count('unreachable'),
+  }).toEqual({ added: '8', rejected: '0', unreachable: '2' });
   await screenshot(page, 'first-day-import');
 
   // Every reachable contact gets its opening message: 3 at once, then one per interval.
   const [first] = (await v1('GET', `lists/${listId}/contacts?limit=1`)).body.data;
   const addedAt = Date.parse(first.addedAt);
-  await poll(async () => openings(), (o) => o.length === 6, 30_000);
-  expect(openings().map((r) => r.body.toId).sort()).toEqual(rows.slice(0, 6).map((r) => r[2]).sort());
-  const sentAt = (await Promise.all(openings().map(async (r) => Date.parse((await v1('GET', `messages/${r.body.messageId}`)).body.createdAt)))).sort((a, b) => a - b);
+  await poll(
+    async () => openings(),
+    (o) => o.length === 6,
+    30_000,
+  );
+  expect(
+    openings()
+      .map((r) => r.body.toId)
+      .sort(),
+  ).toEqual(
+    rows
+      .slice(0, 6)
+      .map((r) => r[2])
+      .sort(),
+  );
+  const sentAt = (
+    await Promise.all(
+      openings().map(async (r) => Date.parse((await v1('GET', `messages/${r.body.messageId}`)).body.createdAt)),
+    )
+  ).sort((a, b) => a - b);
   expect(sentAt.slice(0, 3).every((t) => t - addedAt < 3_000)).toBe(true);
   // Each paced one waits for its slot: the k-th (from 0) goes no sooner than k - 2 intervals after the list grew.
   expect(sentAt.slice(3).filter((t, i) => t - addedAt < (i + 1) * INTERVAL_MS)).toEqual([]);
@@ -90,23 +126,34 @@ test('import, paced openings, the unreachable counted, a contact known by phone,
   await page.goto(url(`/console/campaigns?id=${campaign.id}`));
   const notice = page.getByRole('status', { name: 'Contacts not reached' });
   await notice.waitFor();
-  expect(await notice.innerText()).toMatch(/^2 contacts of the list were not reached:\n\n2 contacts: no external ID on the custom channel “chat”/);
+  expect(await notice.innerText()).toMatch(
+    /^2 contacts of the list were not reached:\n\n2 contacts: no external ID on the custom channel “chat”/,
+  );
 
   // Alice writes from the chat with her phone as fromId: she is the imported contact, in the campaign's conversation.
   const alice = (await v1('GET', `contacts?phoneNumber=${encodeURIComponent(alicePhone)}`)).body;
-  const wrote = await v1('POST', 'incoming_custom_channel_message', incoming({ fromId: alicePhone, channel: 'chat', body: 'How much is a teeth cleaning?' }));
+  const wrote = await v1(
+    'POST',
+    'incoming_custom_channel_message',
+    incoming({ fromId: alicePhone, channel: 'chat', body: 'How much is a teeth cleaning?' }),
+  );
   expect(wrote.status).toBe(200);
   const incomingMessage = (await v1('GET', `messages/${wrote.body.messageId}`)).body;
   expect(incomingMessage.contactId).toBe(alice.id);
 
   // The bot's answer fails: the balance is 0. The team sees the banner, Alice first in the inbox, her failed answer.
-  const answer = await poll(async () => ((await v1('GET', `contacts/${alice.id}/messages`)).body.data as any[]).find((m) => m.author === 'bot'), (m) => m?.status === 'failed');
+  const answer = await poll(
+    async () => ((await v1('GET', `contacts/${alice.id}/messages`)).body.data as any[]).find((m) => m.author === 'bot'),
+    (m) => m?.status === 'failed',
+  );
   expect(answer).toMatchObject({ errorCode: 'INSUFFICIENT_CREDITS', body: FAQ.answer });
   await page.goto(url('/console/inbox'));
   await banner.waitFor();
   await page.locator('.inbox-item-name').first().filter({ hasText: 'Alice' }).waitFor();
   await page.getByLabel('Messages', { exact: true }).selectOption('true');
-  await page.waitForFunction(() => [...document.querySelectorAll('.inbox-item-name')].map((e) => e.textContent).join() === 'Alice');
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('.inbox-item-name')].map((e) => e.textContent).join() === 'Alice',
+  );
   expect(await page.locator('.inbox-failed').textContent()).toBe('1 failed');
   expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'first-day-failed');
@@ -120,11 +167,21 @@ test('import, paced openings, the unreachable counted, a contact known by phone,
   await page.getByRole('status').filter({ hasText: '1 message sent again.' }).waitFor();
   await page.getByText('No conversation matches these filters.').waitFor();
   expect(await banner.count()).toBe(0);
-  const delivered = await poll(async () => hook.requests.find((r) => r.body?.messageId === answer.id), (r) => r !== undefined);
+  const delivered = await poll(
+    async () => hook.requests.find((r) => r.body?.messageId === answer.id),
+    (r) => r !== undefined,
+  );
   // To the ID the chat system wrote from: how it knows her.
   expect(delivered!.body).toMatchObject({ toId: alicePhone, body: FAQ.answer });
   // The receiver took it: the message is marked sent once the receiver's answer is in.
-  expect((await poll(async () => (await v1('GET', `messages/${answer.id}`)).body, (m) => m.status !== 'pending')).status).toBe('sent');
+  expect(
+    (
+      await poll(
+        async () => (await v1('GET', `messages/${answer.id}`)).body,
+        (m) => m.status !== 'pending',
+      )
+    ).status,
+  ).toBe('sent');
   expect((await v1('GET', 'credits')).body.balance).toBe(9);
 });
 
@@ -136,7 +193,8 @@ test('import, paced openings, the unreachable counted, a contact known by phone,
  */
 test('contacts imported first; a campaign made Live messages them when asked; a message no campaign answers goes to the team, with why', async () => {
   const clinic = await consoleAccount(gw, { name: 'Bright Smile Dental' });
-  const as = (method: string, path: string, body?: unknown) => api(gw, clinic, method, path, body === undefined ? {} : { body });
+  const as = (method: string, path: string, body?: unknown) =>
+    api(gw, clinic, method, path, body === undefined ? {} : { body });
   const { context, page: p } = await openPage(browser);
   await signInAt(p, url('/console/lists'), clinic);
   await p.getByLabel('List name', { exact: true }).fill('Patients');
@@ -144,7 +202,9 @@ test('contacts imported first; a campaign made Live messages them when asked; a 
   await p.getByRole('heading', { level: 1 }).filter({ hasText: 'Patients' }).waitFor();
   const names = ['Ada', 'Bo', 'Cy', 'Di', 'Ed', 'Flo', 'Gil', 'Hal'];
   const csv = ['First name,Phone', ...names.map((name) => `${name},${uniquePhone()}`)].join('\n');
-  await p.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'patients.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'utf8') });
+  await p
+    .getByLabel('CSV file', { exact: true })
+    .setInputFiles({ name: 'patients.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'utf8') });
   await p.getByRole('button', { name: 'Import', exact: true }).click();
   const report = p.getByRole('region', { name: 'Import report' }).first();
   await report.waitFor({ timeout: 30_000 });
@@ -167,13 +227,21 @@ test('contacts imported first; a campaign made Live messages them when asked; a 
   expect(await seriousViolations(p)).toEqual([]);
   await screenshot(p, 'first-day-reach-question');
   await question.getByRole('button', { name: 'Go Live and message them' }).click();
-  await p.getByRole('status', { name: 'Contacts already on the list' })
-    .filter({ hasText: 'Opening messages queued for 8 contacts already on the list: under a minute at 60 per minute.' }).waitFor();
+  await p
+    .getByRole('status', { name: 'Contacts already on the list' })
+    .filter({ hasText: 'Opening messages queued for 8 contacts already on the list: under a minute at 60 per minute.' })
+    .waitFor();
   const campaignId = new URL(p.url()).searchParams.get('id')!;
-  expect((await as('GET', `campaigns/${campaignId}`)).body).toMatchObject({ status: 'live', unreachable: { total: 0 } });
+  expect((await as('GET', `campaigns/${campaignId}`)).body).toMatchObject({
+    status: 'live',
+    unreachable: { total: 0 },
+  });
 
   // The openings go, each patient's once, paced: 3 at once, then one a second.
-  const openings = async () => ((await as('GET', `conversations?campaignId=${campaignId}&limit=50`)).body.data as any[]).filter((c) => c.lastMessage?.author === 'campaign');
+  const openings = async () =>
+    ((await as('GET', `conversations?campaignId=${campaignId}&limit=50`)).body.data as any[]).filter(
+      (c) => c.lastMessage?.author === 'campaign',
+    );
   const sent = await poll(openings, (o) => o.length === 8 && o.every((c) => c.lastMessage.status === 'sent'), 30_000);
   expect(sent.map((c) => c.contact.firstName).sort()).toEqual([...names].sort());
   const times = sent.map((c) => Date.parse(c.lastMessage.createdAt)).sort((a, b) => a - b);
@@ -186,10 +254,18 @@ test('contacts imported first; a campaign made Live messages them when asked; a 
   expect(await opening.locator('.inbox-msg-meta span').first().textContent()).toBe('Campaign');
 
   // A walk-in writes on the web chat, where no campaign answers: the team gets it, needing a reply, and is told why.
-  const wrote = await as('POST', 'incoming_custom_channel_message', incoming({ fromId: 'visitor-walter', firstName: 'Walter', channel: 'web-chat', body: 'Do you take new patients?' }));
+  const wrote = await as(
+    'POST',
+    'incoming_custom_channel_message',
+    incoming({ fromId: 'visitor-walter', firstName: 'Walter', channel: 'web-chat', body: 'Do you take new patients?' }),
+  );
   expect(wrote.status).toBe(200);
   const { conversationId } = (await as('GET', `messages/${wrote.body.messageId}`)).body;
-  expect((await as('GET', `conversations/${conversationId}`)).body).toMatchObject({ status: 'handed_off', needsReply: true, handoff: { reason: 'no_campaign' } });
+  expect((await as('GET', `conversations/${conversationId}`)).body).toMatchObject({
+    status: 'handed_off',
+    needsReply: true,
+    handoff: { reason: 'no_campaign' },
+  });
   await p.goto(url('/console/inbox'));
   // Those that need a reply come first: Walter, before the patients who have not answered yet.
   await p.locator('.inbox-item-name').first().filter({ hasText: 'Walter' }).waitFor();
@@ -197,7 +273,12 @@ test('contacts imported first; a campaign made Live messages them when asked; a 
   expect(await walter.locator('.inbox-handoff').textContent()).toBe('Handed off');
   await p.getByLabel('Status', { exact: true }).selectOption('handed_off');
   await walter.click();
-  await p.locator('.inbox-handoff-why').filter({ hasText: 'No campaign answered this contact: handed to the team. They wrote: “Do you take new patients?”' }).waitFor();
+  await p
+    .locator('.inbox-handoff-why')
+    .filter({
+      hasText: 'No campaign answered this contact: handed to the team. They wrote: “Do you take new patients?”',
+    })
+    .waitFor();
   expect(await seriousViolations(p)).toEqual([]);
   await screenshot(p, 'first-day-no-campaign');
   await context.close();

@@ -1,6 +1,15 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { request, type TestGateway } from '../helpers/gateway';
-import { HOSTILE, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
+import {
+  HOSTILE,
+  openPage,
+  screenshot,
+  scriptRan,
+  seriousViolations,
+  signInAt,
+  startConsole,
+  stopConsole,
+} from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -18,7 +27,8 @@ let page: Page;
 let campaignId: string;
 let quietId: string;
 
-const api = (method: string, path: string, body?: unknown) => request(gw, method, `/v1${path}`, { apiKey: owner.apiKey, body });
+const api = (method: string, path: string, body?: unknown) =>
+  request(gw, method, `/v1${path}`, { apiKey: owner.apiKey, body });
 const url = (p: string) => `${gw.url}${p}`;
 
 async function waitFor(read: () => Promise<boolean>): Promise<void> {
@@ -31,7 +41,12 @@ beforeAll(async () => {
   const list = (await api('POST', '/lists', { name: 'Leads' })).body;
   // Its bot answers the question asked below: only the request for a person is handed off.
   const campaign = await api('POST', '/campaigns', {
-    name: `Spring ${HOSTILE}`, channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, status: 'live',
+    name: `Spring ${HOSTILE}`,
+    channel: 'sms',
+    listId: list.id,
+    openingMessage: 'Hi {{first_name}}!',
+    triggerOnNewContacts: true,
+    status: 'live',
     bot: { faqs: [{ question: 'What time do you open?', answer: 'We open at 9 am.' }] },
   });
   expect(campaign.status).toBe(201);
@@ -43,7 +58,11 @@ beforeAll(async () => {
     expect((await api('POST', `/lists/${list.id}/contacts`, { contactId: contact.id })).status).toBe(201);
   }
   await waitFor(async () => (await api('GET', `/campaigns/${campaignId}/funnel`)).body.totals.openingSent === 4);
-  for (const [phone, body] of [[phones[0], 'What time do you open?'], [phones[1], 'I want to talk to a person'], [phones[2], 'STOP']]) {
+  for (const [phone, body] of [
+    [phones[0], 'What time do you open?'],
+    [phones[1], 'I want to talk to a person'],
+    [phones[2], 'STOP'],
+  ]) {
     expect((await api('POST', '/channels/sms/incoming', { phone, body })).status).toBe(200);
   }
   ({ context, page } = await openPage(browser));
@@ -55,34 +74,70 @@ afterAll(async () => {
 
 const count = (p: Page, step: string) => p.locator(`.funnel-bars li[data-step="${step}"] .count`).textContent();
 
-test('the first campaign\'s funnel: the counts of its steps, as the API has them', async () => {
+test("the first campaign's funnel: the counts of its steps, as the API has them", async () => {
   await page.locator('.funnel-bars').waitFor();
-  const expected = { added: '4', openingSent: '4', replied: '2', handedOff: '1', optedOut: '1', goalReached: '0', failed: '0' };
+  const expected = {
+    added: '4',
+    openingSent: '4',
+    replied: '2',
+    handedOff: '1',
+    optedOut: '1',
+    goalReached: '0',
+    failed: '0',
+  };
   for (const [step, n] of Object.entries(expected)) expect({ step, n: await count(page, step) }).toEqual({ step, n });
   expect(await page.locator('.funnel-bars li[data-step="replied"] .share').textContent()).toBe(' (50% of added)');
   const timezone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
   const today = await page.evaluate(() => new Date().toLocaleDateString('en-CA'));
-  const fromApi = (await api('GET', `/campaigns/${campaignId}/funnel?from=${today}&to=${today}&timezone=${encodeURIComponent(timezone)}`)).body;
-  expect(fromApi.totals).toEqual({ added: 4, openingSent: 4, replied: 2, handedOff: 1, optedOut: 1, goalReached: 0, failed: 0 });
+  const fromApi = (
+    await api(
+      'GET',
+      `/campaigns/${campaignId}/funnel?from=${today}&to=${today}&timezone=${encodeURIComponent(timezone)}`,
+    )
+  ).body;
+  expect(fromApi.totals).toEqual({
+    added: 4,
+    openingSent: 4,
+    replied: 2,
+    handedOff: 1,
+    optedOut: 1,
+    goalReached: 0,
+    failed: 0,
+  });
   // The campaign's name, markup and all, is text: in the picker and the heading.
-  expect(await page.getByLabel('Campaign', { exact: true }).locator('option').first().textContent()).toBe(`Spring ${HOSTILE} (live)`);
-  expect(await page.locator('#funnel-totals-heading').textContent()).toMatch(/^Spring <img src=x onerror="window.__xss=1">: \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d$/);
+  expect(await page.getByLabel('Campaign', { exact: true }).locator('option').first().textContent()).toBe(
+    `Spring ${HOSTILE} (live)`,
+  );
+  expect(await page.locator('#funnel-totals-heading').textContent()).toMatch(
+    /^Spring <img src=x onerror="window.__xss=1">: \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d$/,
+  );
   expect(await page.locator('main img').count()).toBe(0);
   expect(await scriptRan(page)).toBe(false);
 });
 
 /** The single day's bars as drawn: each step's height on screen, in pixels, and the count written above it. */
-const dayBars = (p: Page) => p.locator('.funnel-chart rect[data-step]').evaluateAll((bars) => bars.map((bar) => ({
-  step: bar.getAttribute('data-step'),
-  height: Math.round(bar.getBoundingClientRect().height),
-  count: bar.nextElementSibling?.textContent,
-})));
+const dayBars = (p: Page) =>
+  p.locator('.funnel-chart rect[data-step]').evaluateAll((bars) =>
+    bars.map((bar) => ({
+      step: bar.getAttribute('data-step'),
+      height: Math.round(bar.getBoundingClientRect().height),
+      count: bar.nextElementSibling?.textContent,
+    })),
+  );
 
 test('over time: an SVG chart summarized for screen readers, a single day drawn as a bar per step, and a table of every day', async () => {
   const chart = page.getByRole('img', { name: /Funnel steps per day/ });
   // The campaign's lifetime is one day: a line per step would have no length, and the chart was empty.
   const bars = await dayBars(page);
-  expect(bars.map((b) => [b.step, b.count])).toEqual([['added', '4'], ['openingSent', '4'], ['replied', '2'], ['handedOff', '1'], ['optedOut', '1'], ['goalReached', '0'], ['failed', '0']]);
+  expect(bars.map((b) => [b.step, b.count])).toEqual([
+    ['added', '4'],
+    ['openingSent', '4'],
+    ['replied', '2'],
+    ['handedOff', '1'],
+    ['optedOut', '1'],
+    ['goalReached', '0'],
+    ['failed', '0'],
+  ]);
   const [added, , replied, handedOff, , goal] = bars.map((b) => b.height);
   expect(added).toBeGreaterThan(100);
   expect(Math.abs(replied! - added! / 2)).toBeLessThanOrEqual(2);
@@ -114,7 +169,10 @@ test('another campaign and another range: the picker and the dates ask the API a
   // A range the API refuses: its reason is shown next to the form.
   await page.getByLabel('From', { exact: true }).fill('2022-01-01');
   await page.getByRole('button', { name: 'Show funnel' }).click();
-  await page.getByRole('alert').filter({ hasText: /366 days/ }).waitFor();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /366 days/ })
+    .waitFor();
 });
 
 test('readable at 390 px: nothing wider than the screen, the single day drawn, the table scrolls on its own', async () => {
@@ -127,7 +185,9 @@ test('readable at 390 px: nothing wider than the screen, the single day drawn, t
   const bars = await dayBars(phone);
   expect(bars.map((b) => b.count)).toEqual(['4', '4', '2', '1', '1', '0', '0']);
   expect(bars[0]!.height).toBeGreaterThan(40);
-  const right = await phone.locator('.funnel-chart rect[data-step="failed"]').evaluate((e) => e.getBoundingClientRect().right);
+  const right = await phone
+    .locator('.funnel-chart rect[data-step="failed"]')
+    .evaluate((e) => e.getBoundingClientRect().right);
   expect(right).toBeLessThanOrEqual(390);
   expect(await seriousViolations(phone)).toEqual([]);
   await screenshot(phone, 'funnel-phone');
@@ -138,12 +198,17 @@ test('the contacts of its list the campaign could not reach are counted beside i
   const lists = (await api('GET', '/lists')).body.data;
   const noPhone = (await api('POST', '/contacts', { email: 'no.phone@example.com', firstName: 'Nia' })).body;
   expect((await api('POST', `/lists/${lists[0].id}/contacts`, { contactId: noPhone.id })).status).toBe(201);
-  expect((await api('GET', `/campaigns/${campaignId}`)).body.unreachable).toMatchObject({ total: 1, byReason: { no_phone: 1 } });
+  expect((await api('GET', `/campaigns/${campaignId}`)).body.unreachable).toMatchObject({
+    total: 1,
+    byReason: { no_phone: 1 },
+  });
   await page.goto(url('/console/funnel'));
   const notice = page.getByRole('status', { name: 'Contacts not reached' });
   // Named once their names are read, with a link to them on the campaign's page.
   await notice.filter({ hasText: 'Nia' }).waitFor();
-  expect(await notice.innerText()).toBe('1 contact of the list was not reached:\n\n1 contact: no phone number: Nia.\n\nSee this contact');
+  expect(await notice.innerText()).toBe(
+    '1 contact of the list was not reached:\n\n1 contact: no phone number: Nia.\n\nSee this contact',
+  );
   // Another campaign has its own: none here.
   await page.getByLabel('Campaign', { exact: true }).selectOption(quietId);
   await page.getByRole('button', { name: 'Show funnel' }).click();

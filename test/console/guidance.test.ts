@@ -33,7 +33,10 @@ const formError = () => page.locator('form.campaign-form .error');
 describe('the campaign form names every problem at once, by its labels', () => {
   test('an empty name and an FAQ answer over the limit: both told, by the labels on screen', async () => {
     await page.getByRole('heading', { level: 1, name: 'New campaign' }).waitFor();
-    for (const [q, a] of [['Are you open on Sunday?', 'No.'], ['Where are you?', 'x'.repeat(5001)]]) {
+    for (const [q, a] of [
+      ['Are you open on Sunday?', 'No.'],
+      ['Where are you?', 'x'.repeat(5001)],
+    ]) {
       await page.getByRole('button', { name: 'Add FAQ' }).click();
       const n = await page.locator('#c-faqs .row').count();
       await label(page, `FAQ ${n}: question`).fill(q!);
@@ -93,7 +96,9 @@ describe('long texts count their characters', () => {
 describe('at phone width (390 px)', () => {
   beforeAll(async () => {
     for (let i = 1; i <= 3; i++) {
-      await api(gw, owner, 'POST', 'campaigns', { body: { name: `Spring offer for returning customers, wave ${i}`, channel: 'sms' } });
+      await api(gw, owner, 'POST', 'campaigns', {
+        body: { name: `Spring offer for returning customers, wave ${i}`, channel: 'sms' },
+      });
     }
   });
 
@@ -189,7 +194,9 @@ describe('Try the bot speaks in sentences', () => {
   };
 
   beforeAll(async () => {
-    const campaign = await api(gw, owner, 'POST', 'campaigns', { body: { name: 'Garage', channel: 'sms', bot: { faqs: garage } } });
+    const campaign = await api(gw, owner, 'POST', 'campaigns', {
+      body: { name: 'Garage', channel: 'sms', bot: { faqs: garage } },
+    });
     await page.goto(url(`/console/campaigns?id=${campaign.body.id}`));
     await label(page, 'Question').waitFor();
   });
@@ -197,8 +204,12 @@ describe('Try the bot speaks in sentences', () => {
   test('one FAQ unsure of: the bot asks plainly whether it is meant, and the page says so, not "two FAQs match alike"', async () => {
     const text = await ask('do you repair boats?');
     expect(text).toContain('The bot would ask whether the contact means this FAQ, and answer it if they say yes:');
-    expect(text).toContain('Is this your question: Do you repair cars of every make?\nIf so, reply yes; if not, tell us more.');
-    expect(text).toContain('The FAQ the bot asks about, as it matches only part of the question: Do you repair cars of every make?');
+    expect(text).toContain(
+      'Is this your question: Do you repair cars of every make?\nIf so, reply yes; if not, tell us more.',
+    );
+    expect(text).toContain(
+      'The FAQ the bot asks about, as it matches only part of the question: Do you repair cars of every make?',
+    );
     expect(text).not.toMatch(/alike|1\. Do you/);
     expect(text).toContain('Answered by the FAQ bot, from this campaign’s FAQs.');
     expect(await seriousViolations(page)).toEqual([]);
@@ -206,15 +217,19 @@ describe('Try the bot speaks in sentences', () => {
   });
 
   test('two FAQs alike: numbered choices, each said to be one of the FAQs that match alike', async () => {
-    const campaign = await api(gw, owner, 'POST', 'campaigns', { body: { name: 'Clinic', channel: 'sms', bot: { faqs: clinic } } });
+    const campaign = await api(gw, owner, 'POST', 'campaigns', {
+      body: { name: 'Clinic', channel: 'sms', bot: { faqs: clinic } },
+    });
     await page.goto(url(`/console/campaigns?id=${campaign.body.id}`));
     const text = await ask('opening hours?');
     expect(text).toContain('The bot would offer these FAQs to choose from, and answer the one the contact picks:');
-    expect(text).toContain('Do you mean:\n1. What are your opening hours?\n2. What are your opening hours on holidays?\nReply with the number.');
+    expect(text).toContain(
+      'Do you mean:\n1. What are your opening hours?\n2. What are your opening hours on holidays?\nReply with the number.',
+    );
     expect(text.match(/One of the FAQs that match alike, offered to choose from/g)).toHaveLength(2);
   });
 
-  test('a hand-off says why in a sentence, never the API\'s code; at phone width the answer stays within the screen', async () => {
+  test("a hand-off says why in a sentence, never the API's code; at phone width the answer stays within the screen", async () => {
     const text = await ask('Can I pay with bitcoin?');
     expect(await answer().locator('.handoff-reason').textContent()).toBe('no FAQ answers this with confidence');
     expect(text).toContain('The bot would hand the conversation to a person: no FAQ answers this with confidence.');

@@ -1,7 +1,17 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { request, type TestGateway } from '../helpers/gateway';
 import { dataUri, HANDOFF_NOTICE, incoming, png, poll, Receiver } from '../gateway/api-support';
-import { HOSTILE, newContext, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
+import {
+  HOSTILE,
+  newContext,
+  openPage,
+  screenshot,
+  scriptRan,
+  seriousViolations,
+  signInAt,
+  startConsole,
+  stopConsole,
+} from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -29,7 +39,8 @@ let failedId: string;
 let contactId: string;
 const fromId = 'visitor-mallory';
 
-const api = (method: string, path: string, body?: unknown, who: ConsoleAccount = owner) => request(gw, method, path, { apiKey: who.apiKey, body });
+const api = (method: string, path: string, body?: unknown, who: ConsoleAccount = owner) =>
+  request(gw, method, path, { apiKey: who.apiKey, body });
 const write = (customData: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   api('POST', '/v1/incoming_custom_channel_message', incoming({ fromId, channel: 'web-chat', ...customData }, extra));
 const url = (p: string) => `${gw.url}${p}`;
@@ -44,7 +55,10 @@ const listShows = (p: Page, names: string[]) =>
 
 /** Waits until the contact's hand-off notice is sent. */
 const told = (id: string) =>
-  poll(() => api('GET', `/v1/contacts/${id}/messages`), (r) => r.body.data.some((m: { author: string; status: string }) => m.author === 'system' && m.status === 'sent'));
+  poll(
+    () => api('GET', `/v1/contacts/${id}/messages`),
+    (r) => r.body.data.some((m: { author: string; status: string }) => m.author === 'system' && m.status === 'sent'),
+  );
 
 beforeAll(async () => {
   receiverUp = true;
@@ -60,19 +74,39 @@ beforeAll(async () => {
   contactId = message.contactId;
   await write({ body: 'Here is my x-ray', mediaUrl: dataUri('image/png', png(8, 8)), mediaContentType: 'image/png' });
   // A javascript: address never gets in: the gateway refuses it, and the message comes again without it.
-  expect((await write({ body: 'And the form', mediaUrl: 'javascript:window.__xss=1', mediaContentType: 'application/pdf' })).status).toBe(400);
+  expect(
+    (await write({ body: 'And the form', mediaUrl: 'javascript:window.__xss=1', mediaContentType: 'application/pdf' }))
+      .status,
+  ).toBe(400);
   await write({ body: 'And the form' });
-  await write({ body: 'Also this', mediaUrl: 'https://files.example.com/quote.pdf', mediaContentType: 'application/pdf' });
+  await write({
+    body: 'Also this',
+    mediaUrl: 'https://files.example.com/quote.pdf',
+    mediaContentType: 'application/pdf',
+  });
   // No campaign answers Mallory: the gateway's hand-off notice reaches the receiver before it goes down.
   await told(contactId);
   receiverUp = false;
-  const sent = await api('POST', '/v1/send_custom_channel_message', { customData: { fromId, customChannel: 'web-chat', body: 'Thanks, we will call you' } });
+  const sent = await api('POST', '/v1/send_custom_channel_message', {
+    customData: { fromId, customChannel: 'web-chat', body: 'Thanks, we will call you' },
+  });
   failedId = sent.body.messageId;
-  const failed = await poll(() => api('GET', `/v1/messages/${failedId}`), (r) => r.body.status !== 'pending');
+  const failed = await poll(
+    () => api('GET', `/v1/messages/${failedId}`),
+    (r) => r.body.status !== 'pending',
+  );
   expect(failed.body).toMatchObject({ status: 'failed', error: 'Receiver answered HTTP 500' });
   // A second conversation, on which the filters work.
   receiverUp = true;
-  const ruth = await request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: owner.apiKey, body: incoming({ fromId: 'visitor-ruth', firstName: 'Ruth', channel: 'web-chat', body: 'Do you open on Saturdays?' }) });
+  const ruth = await request(gw, 'POST', '/v1/incoming_custom_channel_message', {
+    apiKey: owner.apiKey,
+    body: incoming({
+      fromId: 'visitor-ruth',
+      firstName: 'Ruth',
+      channel: 'web-chat',
+      body: 'Do you open on Saturdays?',
+    }),
+  });
   await told((await api('GET', `/v1/messages/${ruth.body.messageId}`)).body.contactId);
   receiverUp = false;
 
@@ -97,7 +131,9 @@ test('the conversations: contact, channel, last message, unread; a name holding 
   expect(await page.locator('.inbox-item-name').allTextContents()).toEqual(['Ruth', HOSTILE_NAME]);
   expect(await scriptRan(page)).toBe(false);
   expect(await seriousViolations(page)).toEqual([]);
-  expect(await page.getByRole('navigation').getByRole('link', { name: 'Inbox' }).getAttribute('aria-current')).toBe('page');
+  expect(await page.getByRole('navigation').getByRole('link', { name: 'Inbox' }).getAttribute('aria-current')).toBe(
+    'page',
+  );
   await screenshot(page, 'inbox');
 });
 
@@ -110,20 +146,38 @@ test('opening a conversation shows its thread, marks it read, and shows every me
   const bodies = page.locator('.inbox-msg-body');
   await bodies.first().waitFor();
   // No campaign answers here: the gateway told the contact a person will.
-  expect(await bodies.allTextContents()).toEqual([HOSTILE, HANDOFF_NOTICE, 'Here is my x-ray', 'And the form', 'Also this', 'Thanks, we will call you']);
+  expect(await bodies.allTextContents()).toEqual([
+    HOSTILE,
+    HANDOFF_NOTICE,
+    'Here is my x-ray',
+    'And the form',
+    'Also this',
+    'Thanks, we will call you',
+  ]);
   expect(await page.locator('.inbox-msg-body img, .inbox-item img').count()).toBe(0);
   // The image the gateway keeps is shown; another site's file is only a link.
   const image = page.locator('.inbox-media img');
-  await page.waitForFunction(() => (document.querySelector('.inbox-media img') as HTMLImageElement | null)?.naturalWidth === 8);
+  await page.waitForFunction(
+    () => (document.querySelector('.inbox-media img') as HTMLImageElement | null)?.naturalWidth === 8,
+  );
   expect(await image.getAttribute('src')).toMatch(/^\/v1\/media\/med_/);
   expect(await page.locator('.inbox-media a[href^="javascript"]').count()).toBe(0);
-  expect(await page.getByRole('link', { name: /Open the attached file/ }).getAttribute('href')).toBe('https://files.example.com/quote.pdf');
+  expect(await page.getByRole('link', { name: /Open the attached file/ }).getAttribute('href')).toBe(
+    'https://files.example.com/quote.pdf',
+  );
   expect(await page.locator('.inbox-msg.inbox-in .inbox-status').first().textContent()).toBe('Received');
   expect(await scriptRan(page)).toBe(false);
 
-  const read = await poll(() => api('GET', `/v1/conversations/${conversationId}`), (r) => r.body.unread === 0);
+  const read = await poll(
+    () => api('GET', `/v1/conversations/${conversationId}`),
+    (r) => r.body.unread === 0,
+  );
   expect(read.body.unread).toBe(0);
-  await page.locator('.inbox-item').filter({ hasText: 'Mallory' }).locator('.inbox-count').waitFor({ state: 'detached' });
+  await page
+    .locator('.inbox-item')
+    .filter({ hasText: 'Mallory' })
+    .locator('.inbox-count')
+    .waitFor({ state: 'detached' });
 });
 
 test('a failed delivery shows its error and attempts; Retry sends it again and it turns Sent without a reload', async () => {
@@ -131,7 +185,9 @@ test('a failed delivery shows its error and attempts; Retry sends it again and i
   expect(await failed.locator('.inbox-status').textContent()).toBe('Failed');
   expect(await failed.locator('.inbox-msg-error').textContent()).toBe('Receiver answered HTTP 500');
   await failed.locator('summary').click();
-  expect(await failed.locator('.inbox-attempts li').allTextContents()).toEqual(Array(3).fill(expect.stringMatching(/: Receiver answered HTTP 500$/)));
+  expect(await failed.locator('.inbox-attempts li').allTextContents()).toEqual(
+    Array(3).fill(expect.stringMatching(/: Receiver answered HTTP 500$/)),
+  );
   expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'inbox-thread-failed');
 
@@ -149,17 +205,28 @@ test('a new message from the contact appears in the open thread, and a new conve
   await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
   await write({ body: 'Great, talk soon' });
   await page.locator('.inbox-msg-body').filter({ hasText: 'Great, talk soon' }).waitFor();
-  await request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: owner.apiKey, body: incoming({ fromId: 'visitor-newcomer', firstName: 'Nadia', channel: 'web-chat', body: 'Hi, a new lead here' }) });
+  await request(gw, 'POST', '/v1/incoming_custom_channel_message', {
+    apiKey: owner.apiKey,
+    body: incoming({
+      fromId: 'visitor-newcomer',
+      firstName: 'Nadia',
+      channel: 'web-chat',
+      body: 'Hi, a new lead here',
+    }),
+  });
   const nadia = conversationButton(page, 'Nadia');
   await nadia.waitFor();
   expect(await nadia.locator('.inbox-count').textContent()).toBe('1 unread');
   expect(await page.locator('.inbox-item-name').first().textContent()).toBe('Nadia');
   expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
   // The open conversation's new message was read as it arrived.
-  await poll(() => api('GET', `/v1/conversations/${conversationId}`), (r) => r.body.unread === 0);
+  await poll(
+    () => api('GET', `/v1/conversations/${conversationId}`),
+    (r) => r.body.unread === 0,
+  );
 });
 
-test('a team reply goes out on the conversation\'s channel and hands it off; the bot is turned on and off', async () => {
+test("a team reply goes out on the conversation's channel and hands it off; the bot is turned on and off", async () => {
   await page.getByLabel('Reply as your team').fill('A person here: see you Monday');
   await page.getByRole('button', { name: 'Send reply' }).click();
   const reply = page.locator('.inbox-msg').filter({ hasText: 'A person here: see you Monday' });
@@ -172,23 +239,38 @@ test('a team reply goes out on the conversation\'s channel and hands it off; the
   // The list names who of the team replied, as the thread does, not "You".
   const author = (await api('GET', `/v1/conversations/${conversationId}`)).body.lastMessage.authorName;
   expect(author).toBe('Inbox Dental');
-  await conversationButton(page, 'Mallory').locator('.inbox-item-last').filter({ hasText: 'Inbox Dental: A person here: see you Monday' }).waitFor();
-  expect(hook.requests.at(-1)!.body).toMatchObject({ body: 'A person here: see you Monday', toId: fromId, channel: 'web-chat' });
+  await conversationButton(page, 'Mallory')
+    .locator('.inbox-item-last')
+    .filter({ hasText: 'Inbox Dental: A person here: see you Monday' })
+    .waitFor();
+  expect(hook.requests.at(-1)!.body).toMatchObject({
+    body: 'A person here: see you Monday',
+    toId: fromId,
+    channel: 'web-chat',
+  });
   await screenshot(page, 'inbox-handed-off');
 
   await page.getByRole('button', { name: 'Turn the bot on' }).click();
   await page.getByRole('status').filter({ hasText: 'The bot is on again for this contact.' }).waitFor();
-  expect((await api('GET', `/v1/conversations/${conversationId}`)).body).toMatchObject({ status: 'active', bot: { active: true } });
+  expect((await api('GET', `/v1/conversations/${conversationId}`)).body).toMatchObject({
+    status: 'active',
+    bot: { active: true },
+  });
   await page.getByRole('button', { name: 'Turn the bot off' }).click();
   await page.getByRole('status').filter({ hasText: 'The bot is off' }).waitFor();
-  expect((await api('GET', `/v1/conversations/${conversationId}`)).body).toMatchObject({ status: 'handed_off', bot: { active: false } });
+  expect((await api('GET', `/v1/conversations/${conversationId}`)).body).toMatchObject({
+    status: 'handed_off',
+    bot: { active: false },
+  });
 
   // An opted-out contact gets no reply: the thread says so and offers no reply box, as the API would refuse it.
   await write({ body: 'STOP' });
   await page.locator('.inbox-msg-body').filter({ hasText: 'STOP' }).waitFor();
   const notice = page.getByRole('status').filter({ hasText: 'This contact opted out' });
   await notice.waitFor();
-  expect(await notice.textContent()).toMatch(/^This contact opted out \(“STOP”, .+\): nothing is sent to them, by the bot or by your team, until they write START\.$/);
+  expect(await notice.textContent()).toMatch(
+    /^This contact opted out \(“STOP”, .+\): nothing is sent to them, by the bot or by your team, until they write START\.$/,
+  );
   expect(await page.getByLabel('Reply as your team').count()).toBe(0);
   expect(await page.getByRole('button', { name: /Turn the bot/ }).count()).toBe(0);
   expect(await seriousViolations(page)).toEqual([]);
@@ -196,11 +278,25 @@ test('a team reply goes out on the conversation\'s channel and hands it off; the
 });
 
 test('filters: status, channel and campaign, as the API filters', async () => {
-  const campaign = (await api('POST', '/v1/campaigns', { name: 'Spring <b>offer</b>', channel: 'custom', customChannel: 'web-chat' })).body;
-  await request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: owner.apiKey, body: incoming({ fromId: 'visitor-spring', firstName: 'Sam', channel: 'web-chat', campaignId: campaign.id, body: 'About the offer' }) });
+  const campaign = (
+    await api('POST', '/v1/campaigns', { name: 'Spring <b>offer</b>', channel: 'custom', customChannel: 'web-chat' })
+  ).body;
+  await request(gw, 'POST', '/v1/incoming_custom_channel_message', {
+    apiKey: owner.apiKey,
+    body: incoming({
+      fromId: 'visitor-spring',
+      firstName: 'Sam',
+      channel: 'web-chat',
+      campaignId: campaign.id,
+      body: 'About the offer',
+    }),
+  });
   // Its bot has no FAQs to answer from: it hands Sam to the team. Nadia and Ruth wrote with no campaign to answer
   // them: they went to the team at once.
-  await poll(async () => (await api('GET', '/v1/conversations?status=handed_off')).body.data.length, (n) => n === 3);
+  await poll(
+    async () => (await api('GET', '/v1/conversations?status=handed_off')).body.data.length,
+    (n) => n === 3,
+  );
   await page.reload();
   await conversationButton(page, 'Sam').waitFor();
   await page.getByLabel('Campaign').selectOption({ label: 'Spring <b>offer</b>' });
@@ -226,7 +322,9 @@ test('usable by keyboard: a conversation opens with Enter and its heading takes 
   await conversationButton(page, 'Ruth').waitFor();
   await conversationButton(page, 'Ruth').focus();
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => document.activeElement?.id === 'thread-heading' && document.activeElement.textContent === 'Ruth');
+  await page.waitForFunction(
+    () => document.activeElement?.id === 'thread-heading' && document.activeElement.textContent === 'Ruth',
+  );
   for (let i = 0; i < 30; i++) {
     await page.keyboard.press('Tab');
     if (await page.evaluate(() => document.activeElement?.id === 'reply-body')) break;
@@ -267,8 +365,13 @@ test("another account's session sees none of these conversations, and cannot ope
 
 test('the Failed filter lists the conversations holding a failed message; Retry all failed sends them again', async () => {
   receiverUp = false;
-  const sent = await api('POST', '/v1/send_custom_channel_message', { customData: { fromId: 'visitor-ruth', customChannel: 'web-chat', body: 'We open at 9 on Saturdays' } });
-  await poll(() => api('GET', `/v1/messages/${sent.body.messageId}`), (r) => r.body.status === 'failed');
+  const sent = await api('POST', '/v1/send_custom_channel_message', {
+    customData: { fromId: 'visitor-ruth', customChannel: 'web-chat', body: 'We open at 9 on Saturdays' },
+  });
+  await poll(
+    () => api('GET', `/v1/messages/${sent.body.messageId}`),
+    (r) => r.body.status === 'failed',
+  );
   await page.goto(url('/console/inbox'));
   await page.getByLabel('Messages', { exact: true }).selectOption('true');
   await listShows(page, ['Ruth']);
@@ -282,23 +385,52 @@ test('the Failed filter lists the conversations holding a failed message; Retry 
   receiverUp = true;
   await page.getByRole('button', { name: 'Retry all failed messages' }).click();
   await page.getByRole('status').filter({ hasText: '1 message sent again.' }).waitFor();
-  await poll(() => api('GET', `/v1/messages/${sent.body.messageId}`), (r) => r.body.status === 'sent');
+  await poll(
+    () => api('GET', `/v1/messages/${sent.body.messageId}`),
+    (r) => r.body.status === 'sent',
+  );
   await page.getByText('No conversation matches these filters.').waitFor();
-  expect(hook.requests.at(-1)!.body).toMatchObject({ messageId: sent.body.messageId, body: 'We open at 9 on Saturdays' });
+  expect(hook.requests.at(-1)!.body).toMatchObject({
+    messageId: sent.body.messageId,
+    body: 'We open at 9 on Saturdays',
+  });
 });
 
 test('a question the bot handed off, answered by the team, is saved as an FAQ of its campaign, edited first; the bot then answers it', async () => {
   receiverUp = true;
   const faqs = [{ question: 'What are your opening hours?', answer: 'Monday to Saturday, 9 to 5.' }];
-  const campaign = (await api('POST', '/v1/campaigns', { name: 'Web chat', channel: 'custom', customChannel: 'web-chat', bot: { faqs } })).body;
+  const campaign = (
+    await api('POST', '/v1/campaigns', {
+      name: 'Web chat',
+      channel: 'custom',
+      customChannel: 'web-chat',
+      bot: { faqs },
+    })
+  ).body;
   await request(gw, 'POST', '/v1/incoming_custom_channel_message', {
     apiKey: owner.apiKey,
-    body: incoming({ fromId: 'visitor-gina', firstName: 'Gina', channel: 'web-chat', body: 'do you sell gift cards?', campaignId: campaign.id }),
+    body: incoming({
+      fromId: 'visitor-gina',
+      firstName: 'Gina',
+      channel: 'web-chat',
+      body: 'do you sell gift cards?',
+      campaignId: campaign.id,
+    }),
   });
-  const handedOff = await poll(async () => (await api('GET', '/v1/conversations', undefined)).body.data.find((c: { contact: { firstName: string } }) => c.contact?.firstName === 'Gina'),
-    (c) => c?.status === 'handed_off', 15_000);
+  const handedOff = await poll(
+    async () =>
+      (await api('GET', '/v1/conversations', undefined)).body.data.find(
+        (c: { contact: { firstName: string } }) => c.contact?.firstName === 'Gina',
+      ),
+    (c) => c?.status === 'handed_off',
+    15_000,
+  );
   await page.goto(url(`/console/inbox?c=${handedOff.id}`));
-  await page.getByLabel('Reply as your team').fill('Hi Gina, thanks for reaching out!\n\nYes! Gift cards from $25, at the front desk.\n\nThanks, Dana at Inbox Dental');
+  await page
+    .getByLabel('Reply as your team')
+    .fill(
+      'Hi Gina, thanks for reaching out!\n\nYes! Gift cards from $25, at the front desk.\n\nThanks, Dana at Inbox Dental',
+    );
   await page.getByRole('button', { name: 'Send reply' }).click();
 
   // The answer without what was said to Gina alone: her greeting, the thanks, and Dana's sign-off with the clinic's name.
@@ -309,7 +441,10 @@ test('a question the bot handed off, answered by the team, is saved as an FAQ of
   expect(await form.getByRole('status').filter({ hasText: 'The answer names' }).count()).toBe(0);
   // A name written back in is pointed out: every contact who asks would read it.
   await form.getByLabel('FAQ answer').fill('Yes Gina! Gift cards from $25, at the front desk.');
-  await form.getByRole('status').filter({ hasText: 'The answer names “Gina”: the bot would say it to every contact who asks.' }).waitFor();
+  await form
+    .getByRole('status')
+    .filter({ hasText: 'The answer names “Gina”: the bot would say it to every contact who asks.' })
+    .waitFor();
   await form.getByLabel('FAQ question').fill('Do you sell gift cards?');
   await form.getByLabel('FAQ answer').fill('Yes: gift cards from $25, at the front desk.');
   expect(await seriousViolations(page)).toEqual([]);
@@ -318,7 +453,10 @@ test('a question the bot handed off, answered by the team, is saved as an FAQ of
   await page.getByRole('status').filter({ hasText: 'Saved as an FAQ of “Web chat”' }).waitFor();
   expect(await page.getByRole('form', { name: 'Save as FAQ' }).count()).toBe(0);
 
-  expect((await api('GET', `/v1/campaigns/${campaign.id}`)).body.bot.faqs).toEqual([...faqs, { question: 'Do you sell gift cards?', answer: 'Yes: gift cards from $25, at the front desk.' }]);
+  expect((await api('GET', `/v1/campaigns/${campaign.id}`)).body.bot.faqs).toEqual([
+    ...faqs,
+    { question: 'Do you sell gift cards?', answer: 'Yes: gift cards from $25, at the front desk.' },
+  ]);
   const tried = await api('POST', `/v1/campaigns/${campaign.id}/bot/test`, { message: 'do you sell gift cards?' });
   expect(tried.body.reply).toMatchObject({ kind: 'reply', body: 'Yes: gift cards from $25, at the front desk.' });
 });
@@ -327,15 +465,27 @@ test("the list tells the bot's answer as the bot's", async () => {
   const campaign = (await api('GET', '/v1/campaigns')).body.data.find((c: { name: string }) => c.name === 'Web chat');
   await request(gw, 'POST', '/v1/incoming_custom_channel_message', {
     apiKey: owner.apiKey,
-    body: incoming({ fromId: 'visitor-omar', firstName: 'Omar', channel: 'web-chat', body: 'What are your opening hours?', campaignId: campaign.id }),
+    body: incoming({
+      fromId: 'visitor-omar',
+      firstName: 'Omar',
+      channel: 'web-chat',
+      body: 'What are your opening hours?',
+      campaignId: campaign.id,
+    }),
   });
   await page.goto(url('/console/inbox'));
-  await conversationButton(page, 'Omar').locator('.inbox-item-last').filter({ hasText: 'Bot: Monday to Saturday, 9 to 5.' }).waitFor({ timeout: 15_000 });
+  await conversationButton(page, 'Omar')
+    .locator('.inbox-item-last')
+    .filter({ hasText: 'Bot: Monday to Saturday, 9 to 5.' })
+    .waitFor({ timeout: 15_000 });
 });
 
 test('a contact found by the search box leads to their conversation: the only one at once, several by channel, none said so', async () => {
   // Ruth writes on a second channel too; Zed is a contact nobody wrote to yet.
-  await request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: owner.apiKey, body: incoming({ fromId: 'visitor-ruth', channel: 'email-desk', body: 'Also by email' }) });
+  await request(gw, 'POST', '/v1/incoming_custom_channel_message', {
+    apiKey: owner.apiKey,
+    body: incoming({ fromId: 'visitor-ruth', channel: 'email-desk', body: 'Also by email' }),
+  });
   await api('POST', '/v1/contacts', { firstName: 'Zed', lastName: 'Nobody', email: 'zed@example.com' });
   await page.goto(url('/console/inbox'));
   const search = page.getByRole('searchbox', { name: 'Find a contact' });
@@ -362,9 +512,20 @@ test('a contact found by the search box leads to their conversation: the only on
 
   // Too short to look for, or a phone number too short to be found by: the box says why, not just "no match".
   await search.fill('555');
-  await found.getByRole('status').filter({ hasText: 'No contact has a name or an ID matching “555”: a phone number is found by its last 4 digits or more.' }).waitFor();
+  await found
+    .getByRole('status')
+    .filter({
+      hasText: 'No contact has a name or an ID matching “555”: a phone number is found by its last 4 digits or more.',
+    })
+    .waitFor();
   await search.fill('r');
-  await page.getByRole('status').filter({ hasText: 'Type more: a search must hold a word of 2 letters or digits or more, or the last 4 digits or more of a phone number.' }).waitFor();
+  await page
+    .getByRole('status')
+    .filter({
+      hasText:
+        'Type more: a search must hold a word of 2 letters or digits or more, or the last 4 digits or more of a phone number.',
+    })
+    .waitFor();
   expect(await found.count()).toBe(0);
   // Punctuation does not matter: "o'neil" is found by "oneil".
   await api('POST', '/v1/contacts', { firstName: 'Sean', lastName: "O'Neil", email: 'sean@example.com' });
@@ -374,10 +535,14 @@ test('a contact found by the search box leads to their conversation: the only on
 
 test('at 390 px the first conversation is on the first screen, the filters folded behind one button; at desktop width all are in view', async () => {
   /** Where the first conversation of the list starts and ends, from the top of the page. */
-  const firstRow = (p: Page) => p.locator('.inbox-list .inbox-item').first().evaluate((e) => {
-    const box = e.getBoundingClientRect();
-    return { top: box.top + window.scrollY, bottom: box.bottom + window.scrollY };
-  });
+  const firstRow = (p: Page) =>
+    p
+      .locator('.inbox-list .inbox-item')
+      .first()
+      .evaluate((e) => {
+        const box = e.getBoundingClientRect();
+        return { top: box.top + window.scrollY, bottom: box.bottom + window.scrollY };
+      });
   const phone = await context.newPage();
   await phone.setViewportSize({ width: 390, height: 844 });
   await phone.goto(url('/console/inbox'));
@@ -408,7 +573,8 @@ test('at 390 px the first conversation is on the first screen, the filters folde
   await page.goto(url('/console/inbox'));
   await conversationButton(page, 'Ruth').first().waitFor();
   expect((await firstRow(page)).bottom).toBeLessThanOrEqual(900);
-  for (const label of ['Status', 'Messages', 'Channel', 'Campaign']) expect({ label, shown: await page.getByLabel(label, { exact: true }).isVisible() }).toEqual({ label, shown: true });
+  for (const label of ['Status', 'Messages', 'Channel', 'Campaign'])
+    expect({ label, shown: await page.getByLabel(label, { exact: true }).isVisible() }).toEqual({ label, shown: true });
   expect(await page.getByRole('button', { name: 'Filters' }).isVisible()).toBe(false);
 });
 
@@ -422,7 +588,9 @@ test("a conversation's accessible name is short (contact, state, time); the rest
   const name = async () => (await ruth.ariaSnapshot()).split('\n')[0];
   const pattern = /^- button "Ruth ?, handed off, (needs reply, |\d+ unread, )?\d{1,2}:\d{2}( [AP]M)?"/;
   expect(await poll(name, (n) => pattern.test(n), 5_000)).toMatch(pattern);
-  const described = await ruth.evaluate((e) => (e.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent));
+  const described = await ruth.evaluate((e) =>
+    (e.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent),
+  );
   expect(described).toEqual([expect.stringContaining('Custom: web-chat'), expect.any(String)]);
   // Its name is its text, as a voice control user says it: no aria-label standing in for what is seen.
   expect(await ruth.getAttribute('aria-label')).toBeNull();
@@ -434,29 +602,76 @@ test("each channel's reply box says how the reply is sent; why a conversation wa
   const why = () => page.locator('.inbox-handoff-why');
   // SMS: from the business's number, the text alone; no campaign answered this patient.
   const phone = '+15550107777';
-  expect((await api('POST', '/v1/channels/sms/incoming', { phone, body: 'I chipped a tooth, can someone see me today?' })).status).toBe(200);
-  const sms = await poll(async () => (await api('GET', '/v1/conversations?channel=sms')).body.data[0], (c) => c?.status === 'handed_off', 15_000);
+  expect(
+    (await api('POST', '/v1/channels/sms/incoming', { phone, body: 'I chipped a tooth, can someone see me today?' }))
+      .status,
+  ).toBe(200);
+  const sms = await poll(
+    async () => (await api('GET', '/v1/conversations?channel=sms')).body.data[0],
+    (c) => c?.status === 'handed_off',
+    15_000,
+  );
   await page.goto(url(`/console/inbox?c=${sms.id}`));
   await replyHint().waitFor();
-  expect(await replyHint().textContent()).toMatch(/^Sent by SMS from your business’s number: the contact gets the text alone, not your name \(your team sees it under your name\)\. /);
+  expect(await replyHint().textContent()).toMatch(
+    /^Sent by SMS from your business’s number: the contact gets the text alone, not your name \(your team sees it under your name\)\. /,
+  );
   expect(await replyHint().textContent()).not.toContain('signed');
-  expect(await why().textContent()).toBe('No campaign answered this contact: handed to the team. They wrote: “I chipped a tooth, can someone see me today?”');
+  expect(await why().textContent()).toBe(
+    'No campaign answered this contact: handed to the team. They wrote: “I chipped a tooth, can someone see me today?”',
+  );
 
   // A custom channel: its receiver is given the author's name beside the text.
-  const ruth = (await api('GET', '/v1/conversations?channel=custom')).body.data.find((c: { contact: { firstName: string }; customChannel: string }) => c.contact?.firstName === 'Ruth' && c.customChannel === 'web-chat');
+  const ruth = (await api('GET', '/v1/conversations?channel=custom')).body.data.find(
+    (c: { contact: { firstName: string }; customChannel: string }) =>
+      c.contact?.firstName === 'Ruth' && c.customChannel === 'web-chat',
+  );
   await page.goto(url(`/console/inbox?c=${ruth.id}`));
   await replyHint().filter({ hasText: 'Custom Channel Webhook' }).waitFor();
-  expect(await replyHint().textContent()).toMatch(/^Sent on Custom: web-chat to your Custom Channel Webhook, with your name beside the text \(authorName\) for your chat to show if it wants\. /);
+  expect(await replyHint().textContent()).toMatch(
+    /^Sent on Custom: web-chat to your Custom Channel Webhook, with your name beside the text \(authorName\) for your chat to show if it wants\. /,
+  );
 
   // A campaign without FAQs hands off; FAQs added since do not turn the explanation into a falsehood.
-  const bare = (await api('POST', '/v1/campaigns', { name: 'Bare', channel: 'custom', customChannel: 'web-chat', bot: { faqs: [] } })).body;
-  await api('POST', '/v1/incoming_custom_channel_message', incoming({ fromId: 'visitor-omar', firstName: 'Omar', channel: 'web-chat', body: 'Do you whiten teeth?', campaignId: bare.id }));
-  const omar = await poll(async () => (await api('GET', '/v1/conversations')).body.data.find((c: { contact: { firstName: string } }) => c.contact?.firstName === 'Omar'),
-    (c) => c?.status === 'handed_off', 15_000);
+  const bare = (
+    await api('POST', '/v1/campaigns', {
+      name: 'Bare',
+      channel: 'custom',
+      customChannel: 'web-chat',
+      bot: { faqs: [] },
+    })
+  ).body;
+  await api(
+    'POST',
+    '/v1/incoming_custom_channel_message',
+    incoming({
+      fromId: 'visitor-omar',
+      firstName: 'Omar',
+      channel: 'web-chat',
+      body: 'Do you whiten teeth?',
+      campaignId: bare.id,
+    }),
+  );
+  const omar = await poll(
+    async () =>
+      (await api('GET', '/v1/conversations')).body.data.find(
+        (c: { contact: { firstName: string } }) => c.contact?.firstName === 'Omar',
+      ),
+    (c) => c?.status === 'handed_off',
+    15_000,
+  );
   expect(omar.handoff.reason).toBe('bot_no_knowledge');
-  expect((await api('PATCH', `/v1/campaigns/${bare.id}`, { bot: { faqs: [{ question: 'Do you whiten teeth?', answer: 'Yes, from $200.' }] } })).status).toBe(200);
+  expect(
+    (
+      await api('PATCH', `/v1/campaigns/${bare.id}`, {
+        bot: { faqs: [{ question: 'Do you whiten teeth?', answer: 'Yes, from $200.' }] },
+      })
+    ).status,
+  ).toBe(200);
   await page.goto(url(`/console/inbox?c=${omar.id}`));
   await why().waitFor();
-  expect(await why().textContent()).toBe('When this came in, the campaign had no FAQs for the bot to answer from: “Do you whiten teeth?”');
+  expect(await why().textContent()).toBe(
+    'When this came in, the campaign had no FAQs for the bot to answer from: “Do you whiten teeth?”',
+  );
   expect(await seriousViolations(page)).toEqual([]);
 });

@@ -1,7 +1,17 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { api, uniquePhone } from '../gateway/api-support';
 import type { TestGateway } from '../helpers/gateway';
-import { HOSTILE, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole, untilTitled } from './browser';
+import {
+  HOSTILE,
+  openPage,
+  screenshot,
+  scriptRan,
+  seriousViolations,
+  signInAt,
+  startConsole,
+  stopConsole,
+  untilTitled,
+} from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -35,7 +45,8 @@ afterAll(async () => {
 
 const url = (p: string) => `${gw.url}${p}`;
 const heading = (p: Page) => p.getByRole('heading', { level: 1 });
-const v1 = (method: string, path: string, body?: unknown) => api(gw, owner, method, path, body === undefined ? {} : { body });
+const v1 = (method: string, path: string, body?: unknown) =>
+  api(gw, owner, method, path, body === undefined ? {} : { body });
 const status = (text: string) => page.getByRole('status').filter({ hasText: text });
 
 /** Creates a list through the page's form and leaves the page on it; answers its id. */
@@ -49,7 +60,14 @@ async function createList(name: string): Promise<string> {
   return id;
 }
 
-async function addByHand(fields: { first?: string; last?: string; phone?: string; email?: string; externalId?: string; label?: string }): Promise<void> {
+async function addByHand(fields: {
+  first?: string;
+  last?: string;
+  phone?: string;
+  email?: string;
+  externalId?: string;
+  label?: string;
+}): Promise<void> {
   await page.locator('#add-first-name').fill(fields.first ?? '');
   await page.locator('#add-last-name').fill(fields.last ?? '');
   await page.locator('#add-phone').fill(fields.phone ?? '');
@@ -62,7 +80,7 @@ async function addByHand(fields: { first?: string; last?: string; phone?: string
 /** Every member of a list through the API, walking its pages. */
 async function membersOf(listId: string): Promise<any[]> {
   const all: any[] = [];
-  for (let cursor: string | null = null; ;) {
+  for (let cursor: string | null = null; ; ) {
     const res = await v1('GET', `lists/${listId}/contacts?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
     expect(res.status).toBe(200);
     all.push(...res.body.data);
@@ -75,7 +93,9 @@ const cell = (v: string) => (/[",;\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` 
 
 /** Chooses a file in the import panel, as a user picks one from disk. */
 const chooseFile = (name: string, text: string) =>
-  page.getByLabel('CSV file', { exact: true }).setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(text, 'utf8') });
+  page
+    .getByLabel('CSV file', { exact: true })
+    .setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(text, 'utf8') });
 
 describe('lists', () => {
   test('reached from the navigation; a list is created, opened, and found again in the table; axe and screenshots', async () => {
@@ -91,7 +111,9 @@ describe('lists', () => {
     expect((await v1('GET', 'lists')).body.data).toEqual([]);
 
     const id = await createList(`Spring leads ${HOSTILE}`);
-    expect((await v1('GET', 'lists')).body.data).toEqual([expect.objectContaining({ id, name: `Spring leads ${HOSTILE}` })]);
+    expect((await v1('GET', 'lists')).body.data).toEqual([
+      expect.objectContaining({ id, name: `Spring leads ${HOSTILE}` }),
+    ]);
     expect(await page.getByText('No contacts yet').count()).toBe(1);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'list-empty');
@@ -108,10 +130,12 @@ describe('lists', () => {
     expect(new URL(page.url()).searchParams.get('id')).toBe(id);
     // Back leaves the list for the table, as the address says.
     await page.goBack();
-    await heading(page).filter({ hasText: /^Lists$/ }).waitFor();
+    await heading(page)
+      .filter({ hasText: /^Lists$/ })
+      .waitFor();
   });
 
-  test('a contact added by hand joins the list; a bad phone is refused with the API\'s reason; a name holding markup is text', async () => {
+  test("a contact added by hand joins the list; a bad phone is refused with the API's reason; a name holding markup is text", async () => {
     const id = await createList('By hand');
     await addByHand({ first: 'Ann', last: 'Smith', phone: '+1 (415) 555-0123' });
     await status('Ann Smith was added to the list.').waitFor();
@@ -123,7 +147,9 @@ describe('lists', () => {
     await addByHand({ first: 'Bad', phone: '12' });
     const error = page.locator('#add-contact-heading ~ .error');
     await error.filter({ hasText: /\S/ }).waitFor();
-    expect(await error.textContent()).toBe('Phone: "12" is not a phone number with a country code, such as +14155550123');
+    expect(await error.textContent()).toBe(
+      'Phone: "12" is not a phone number with a country code, such as +14155550123',
+    );
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'list-add-refused');
 
@@ -140,13 +166,18 @@ describe('lists', () => {
     expect(await scriptRan(page)).toBe(false);
 
     const held = await membersOf(id);
-    expect(held.map((m) => [m.firstName, m.phone, m.email])).toEqual([['Ann', '+14155550123', ''], [HOSTILE, '', 'xss@example.com']]);
+    expect(held.map((m) => [m.firstName, m.phone, m.email])).toEqual([
+      ['Ann', '+14155550123', ''],
+      [HOSTILE, '', 'xss@example.com'],
+    ]);
   });
 
   test('members a page at a time: Next and Previous walk the list in the order contacts joined', async () => {
     const id = await createList('Paged');
     for (let i = 0; i < 30; i++) {
-      const contact = (await v1('POST', 'contacts', { phone: uniquePhone(), firstName: `Member ${String(i).padStart(2, '0')}` })).body;
+      const contact = (
+        await v1('POST', 'contacts', { phone: uniquePhone(), firstName: `Member ${String(i).padStart(2, '0')}` })
+      ).body;
       expect((await v1('POST', `lists/${id}/contacts`, { contactId: contact.id })).status).toBe(201);
     }
     await page.reload();
@@ -171,7 +202,14 @@ describe('lists', () => {
     await chooseFile('town.csv', csv);
     expect(await page.getByLabel('Columns are separated by', { exact: true }).inputValue()).toBe(';');
     expect(await page.locator('#map-phone').inputValue()).toBe('Tel');
-    expect(await page.locator('#map-phone option').allTextContents()).toEqual(['Not in the file', 'Tel', 'Given name', 'Surname', 'Town', 'Notes']);
+    expect(await page.locator('#map-phone option').allTextContents()).toEqual([
+      'Not in the file',
+      'Tel',
+      'Given name',
+      'Surname',
+      'Town',
+      'Notes',
+    ]);
     expect(await page.locator('#map-firstName').inputValue()).toBe('Given name');
     expect(await page.locator('#map-lastName').inputValue()).toBe('Surname');
     expect(await page.locator('#map-email').inputValue()).toBe('');
@@ -185,8 +223,13 @@ describe('lists', () => {
 
     const report = page.getByRole('region', { name: 'Import report' }).first();
     await report.waitFor({ timeout: 30_000 });
-    const count = async (name: string) => (await report.locator(`[data-count="${name}"]`).textContent());
-    expect([await count('added'), await count('alreadyInList'), await count('duplicates'), await count('rejected')]).toEqual(['2', '0', '1', '1']);
+    const count = async (name: string) => await report.locator(`[data-count="${name}"]`).textContent();
+    expect([
+      await count('added'),
+      await count('alreadyInList'),
+      await count('duplicates'),
+      await count('rejected'),
+    ]).toEqual(['2', '0', '1', '1']);
     expect(await report.locator('table.rejected tbody tr').allInnerTexts()).toEqual([
       '3\tINVALID_PHONE\tphone: "not-a-phone" is not a phone number with a country code, such as +14155550123',
     ]);
@@ -231,23 +274,31 @@ describe('lists', () => {
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     const report = page.getByRole('region', { name: 'Import report' }).first();
     await report.waitFor({ timeout: 30_000 });
-    const count = async (name: string) => (await report.locator(`[data-count="${name}"]`).textContent());
-    expect({ added: await count('added'), duplicates: await count('duplicates'), warnings: await count('warnings'), rejected: await count('rejected') })
-      .toEqual({ added: '4', duplicates: '1', warnings: '4', rejected: '1' });
+    const count = async (name: string) => await report.locator(`[data-count="${name}"]`).textContent();
+    expect({
+      added: await count('added'),
+      duplicates: await count('duplicates'),
+      warnings: await count('warnings'),
+      rejected: await count('rejected'),
+    }).toEqual({ added: '4', duplicates: '1', warnings: '4', rejected: '1' });
     expect(await report.locator('table.rejected tbody tr').allInnerTexts()).toEqual([
       '5\tINVALID_PHONE\tphone: "not-a-phone" is not a phone number with a country code, such as +14155550123',
     ]);
     // The contacts' names are read once the report is drawn.
     await report.locator('table.repeated td', { hasText: 'Ann Ray' }).waitFor();
     await report.locator('table.warned td', { hasText: /^Noah Lee$/ }).waitFor();
-    const warned = (await report.locator('table.warned tbody tr').allInnerTexts()).map((row) => row.split('\t').slice(0, 3));
+    const warned = (await report.locator('table.warned tbody tr').allInnerTexts()).map((row) =>
+      row.split('\t').slice(0, 3),
+    );
     expect(warned).toEqual([
       ['2', 'Email “ann@”', 'Ann Ray'],
       ['3', 'Phone “(415) 555-0109 ext. 2”', 'Bo Ray'],
       ['4', 'Phone “555-0110”', 'Cy Fox'],
       ['6', 'Name “Mia Lee”', 'Noah Lee'],
     ]);
-    expect(await report.locator('table.warned tbody tr').nth(3).innerText()).toMatch(/one phone \(or email, or external ID\) is one contact, so this row went to Noah Lee and "Mia Lee" was left out\. To add Mia Lee as a contact of their own, give them their own phone or email/);
+    expect(await report.locator('table.warned tbody tr').nth(3).innerText()).toMatch(
+      /one phone \(or email, or external ID\) is one contact, so this row went to Noah Lee and "Mia Lee" was left out\. To add Mia Lee as a contact of their own, give them their own phone or email/,
+    );
     expect(await report.locator('table.repeated tbody tr').allInnerTexts()).toEqual(['7\t2\tAnn Ray']);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'list-import-report-by-row');
@@ -269,8 +320,9 @@ describe('lists', () => {
     await error.waitFor();
     expect(await error.textContent()).toBe(
       `The phone ${phone} is Noah Lee’s: one phone (or email) is one contact, so Mia Lee would be Noah Lee and was not added. ` +
-      'To add Mia Lee as a contact of their own, give their own phone number, or leave the phone empty and give their own email ' +
-      '(a contact without a phone gets no SMS or WhatsApp). To add Noah Lee to the list, type Noah Lee’s name or leave the name empty.');
+        'To add Mia Lee as a contact of their own, give their own phone number, or leave the phone empty and give their own email ' +
+        '(a contact without a phone gets no SMS or WhatsApp). To add Noah Lee to the list, type Noah Lee’s name or leave the name empty.',
+    );
     expect(await membersOf(id)).toEqual([]);
     expect(await seriousViolations(page)).toEqual([]);
     // As the page says: Mia Lee with her own email is a contact of her own; Noah's phone with no name adds Noah.
@@ -307,18 +359,24 @@ describe('lists', () => {
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     const report = page.getByRole('region', { name: 'Import report' }).first();
     await report.waitFor({ timeout: 30_000 });
-    const count = async (name: string) => (await report.locator(`[data-count="${name}"]`).textContent());
+    const count = async (name: string) => await report.locator(`[data-count="${name}"]`).textContent();
     expect([await count('added'), await count('alreadyInList'), await count('rejected')]).toEqual(['1', '1', '0']);
 
     const held = await membersOf(id);
-    expect(held.map((m) => [m.firstName, m.externalIds, m.customFields])).toEqual([['Vi', { livechat: 'visitor-1' }, undefined], ['Wes', { livechat: 'visitor-2' }, undefined]]);
+    expect(held.map((m) => [m.firstName, m.externalIds, m.customFields])).toEqual([
+      ['Vi', { livechat: 'visitor-1' }, undefined],
+      ['Wes', { livechat: 'visitor-2' }, undefined],
+    ]);
   });
 
   test('readable at phone width: the lists and a list with its members, nothing wider than the screen, no serious violation', async () => {
     const phone = await context.newPage();
     await phone.setViewportSize({ width: 375, height: 740 });
     const withMembers = ((await v1('GET', 'lists')).body.data as any[]).find((l) => l.name === 'Small import');
-    for (const [path, shot] of [['/console/lists', 'lists-phone'], [`/console/lists?id=${withMembers.id}`, 'list-phone']] as const) {
+    for (const [path, shot] of [
+      ['/console/lists', 'lists-phone'],
+      [`/console/lists?id=${withMembers.id}`, 'list-phone'],
+    ] as const) {
       await phone.goto(url(path));
       await phone.locator('main').getByRole('button').first().waitFor();
       await phone.locator('main table').first().waitFor();
@@ -338,7 +396,7 @@ describe('lists', () => {
   });
 });
 
-describe('the issue\'s proof', () => {
+describe("the issue's proof", () => {
   /** 5,000 rows: every 50th a bad phone (100 rows), every 25th from the 13th repeating the row before (200 rows). */
   function fiveThousand(): { csv: string; bad: number[] } {
     const lines = ['Phone,First name,Last name,Email,City'];
@@ -359,9 +417,17 @@ describe('the issue\'s proof', () => {
 
   test('5,000 rows with 100 bad and 200 duplicates import through the page with exactly those reported; a Live SMS campaign sends 3 at once and paces the rest', async () => {
     const listId = await createList('Five thousand');
-    const campaign = (await v1('POST', 'campaigns', {
-      name: 'Paced', channel: 'sms', listId, openingMessage: 'Hi {{first_name|there}}!', triggerOnNewContacts: true, status: 'live', sendRate: RATE,
-    })).body;
+    const campaign = (
+      await v1('POST', 'campaigns', {
+        name: 'Paced',
+        channel: 'sms',
+        listId,
+        openingMessage: 'Hi {{first_name|there}}!',
+        triggerOnNewContacts: true,
+        status: 'live',
+        sendRate: RATE,
+      })
+    ).body;
     expect(campaign.status).toBe('live');
 
     const { csv, bad } = fiveThousand();
@@ -380,8 +446,12 @@ describe('the issue\'s proof', () => {
     await report.waitFor({ timeout: 90_000 });
     expect(await bar.getAttribute('value')).toBe('5000');
     const count = async (name: string) => report.locator(`[data-count="${name}"]`).textContent();
-    expect({ added: await count('added'), alreadyInList: await count('alreadyInList'), duplicates: await count('duplicates'), rejected: await count('rejected') })
-      .toEqual({ added: '4,700', alreadyInList: '0', duplicates: '200', rejected: '100' });
+    expect({
+      added: await count('added'),
+      alreadyInList: await count('alreadyInList'),
+      duplicates: await count('duplicates'),
+      rejected: await count('rejected'),
+    }).toEqual({ added: '4,700', alreadyInList: '0', duplicates: '200', rejected: '100' });
     const rejected = await report.locator('table.rejected tbody tr').allInnerTexts();
     expect(rejected.map((r) => Number(r.split('\t')[0]))).toEqual(bad);
     expect(rejected.every((r) => r.split('\t')[1] === 'INVALID_PHONE')).toBe(true);
@@ -390,7 +460,17 @@ describe('the issue\'s proof', () => {
     await screenshot(page, 'list-import-5000');
 
     const imports = (await v1('GET', `lists/${listId}/imports`)).body.data;
-    expect(imports).toEqual([expect.objectContaining({ status: 'done', total: 5000, processed: 5000, added: 4700, alreadyInList: 0, duplicates: 200, rejected: 100 })]);
+    expect(imports).toEqual([
+      expect.objectContaining({
+        status: 'done',
+        total: 5000,
+        processed: 5000,
+        added: 4700,
+        alreadyInList: 0,
+        duplicates: 200,
+        rejected: 100,
+      }),
+    ]);
 
     // The pacing, read from the API: the members' joining times anchor the slots, the opening messages' times
     // (each contact's conversation's last message) show when each went.
@@ -399,8 +479,11 @@ describe('the issue\'s proof', () => {
     const WATCH_MS = 8_000;
     await new Promise((r) => setTimeout(r, Math.max(0, addedAt + WATCH_MS + 500 - Date.now())));
     const sent: number[] = [];
-    for (let cursor: string | null = null; ;) {
-      const res = await v1('GET', `conversations?campaignId=${campaign.id}&limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+    for (let cursor: string | null = null; ; ) {
+      const res = await v1(
+        'GET',
+        `conversations?campaignId=${campaign.id}&limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(res.status).toBe(200);
       for (const c of res.body.data) if (c.opening?.status === 'sent') sent.push(Date.parse(c.lastMessage.createdAt));
       if (!(cursor = res.body.nextCursor)) break;
@@ -410,7 +493,10 @@ describe('the issue\'s proof', () => {
     expect(times.slice(0, 3).map((t) => t - addedAt < 3000)).toEqual([true, true, true]);
     // The rest at the campaign's rate: the k-th send (from 0) no sooner than k - 2 intervals after the first
     // joined, since every paced send waits for its slot and the slots are an interval apart.
-    const early = times.slice(3).map((t, i) => ({ k: i + 3, aheadMs: (i + 1) * INTERVAL_MS - (t - addedAt) })).filter((e) => e.aheadMs > 0);
+    const early = times
+      .slice(3)
+      .map((t, i) => ({ k: i + 3, aheadMs: (i + 1) * INTERVAL_MS - (t - addedAt) }))
+      .filter((e) => e.aheadMs > 0);
     expect(early).toEqual([]);
     // And the queue moves: in 8 s at 600/m about 80 go, never more than the rate allows.
     expect(times.length).toBeGreaterThan(24);

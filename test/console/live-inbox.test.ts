@@ -1,7 +1,16 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { incoming, poll, Receiver, request, untilIdle } from '../gateway/api-support';
 import type { TestGateway } from '../helpers/gateway';
-import { newContext, openPage, screenshot, seriousViolations, signInAt, startConsole, stopConsole, untilTitled } from './browser';
+import {
+  newContext,
+  openPage,
+  screenshot,
+  seriousViolations,
+  signInAt,
+  startConsole,
+  stopConsole,
+  untilTitled,
+} from './browser';
 import { chimes, notifySwitch, permissionAsked, recordNotifications, told } from './notifications';
 import { consoleAccount, teamMember, withSession, type ConsoleAccount } from './support';
 
@@ -32,7 +41,11 @@ let nadia: string;
 
 const api = (method: string, path: string, body?: unknown) => request(gw, method, path, { apiKey: owner.apiKey, body });
 const write = async (fromId: string, firstName: string, body: string) => {
-  const res = await api('POST', '/v1/incoming_custom_channel_message', incoming({ fromId, firstName, channel: 'web-chat', body }));
+  const res = await api(
+    'POST',
+    '/v1/incoming_custom_channel_message',
+    incoming({ fromId, firstName, channel: 'web-chat', body }),
+  );
   expect(res.status).toBe(200);
   return (await api('GET', `/v1/messages/${res.body.messageId}`)).body.conversationId as string;
 };
@@ -78,7 +91,10 @@ async function requestsWhileClockRuns(p: Page, into: Asked[], ms: number): Promi
 async function settled(p: Page, inFlight: () => number): Promise<void> {
   await untilIdle(gw);
   await p.clock.runFor(1_000);
-  await poll(async () => inFlight(), (n) => n === 0);
+  await poll(
+    async () => inFlight(),
+    (n) => n === 0,
+  );
 }
 
 let watcher: { inFlight: () => number };
@@ -158,7 +174,10 @@ describe('notifications', () => {
   /** Both tabs done with what the gateway told them. */
   const bothSettled = async () => {
     await settled(page, watcher.inFlight);
-    await poll(async () => otherWatcher.inFlight(), (n) => n === 0);
+    await poll(
+      async () => otherWatcher.inFlight(),
+      (n) => n === 0,
+    );
   };
 
   beforeAll(async () => {
@@ -207,7 +226,9 @@ describe('notifications', () => {
     await page.getByRole('button', { name: 'Assign to me' }).click();
     await page.getByRole('status').filter({ hasText: 'Assigned to you.' }).waitFor();
     // Ana gives Sam's conversation to the owner, who is told, Sam's message and all (it was not theirs when it came).
-    expect((await withSession(gw, agent, 'POST', `/v1/conversations/${sam}/assign`, { body: { memberId: ownerId } })).status).toBe(200);
+    expect(
+      (await withSession(gw, agent, 'POST', `/v1/conversations/${sam}/assign`, { body: { memberId: ownerId } })).status,
+    ).toBe(200);
     await poll(news, (t) => t.length > 0);
     await bothSettled();
     expect(await news()).toEqual([{ title: 'Assigned to you: Sam', body: 'Is there a waiting list?' }]);
@@ -223,7 +244,9 @@ test('with the stream down, the inbox says so and reads every 3 s until it is ba
   await down.route('**/console/api/stream*', (route) => route.abort());
   await signInAt(down, `${gw.url}/console/inbox`, owner);
   await item(down, 'Lena').waitFor();
-  await down.getByText('Live updates are interrupted: the inbox reads again every 3 seconds until they are back.').waitFor();
+  await down
+    .getByText('Live updates are interrupted: the inbox reads again every 3 seconds until they are back.')
+    .waitFor();
   expect(await seriousViolations(down)).toEqual([]);
   await screenshot(down, 'inbox-live-down');
 

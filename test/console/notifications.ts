@@ -32,18 +32,28 @@ export function recordNotifications(): void {
     currentTime = 0;
     destination = {};
     resume = () => Promise.resolve();
-    createGain = () => ({ ...node(), gain: { setValueAtTime: () => undefined, exponentialRampToValueAtTime: () => undefined } });
-    createOscillator = () => ({ ...node(), frequency: { value: 0 }, start: () => void (w.__tones += 1), stop: () => undefined });
+    createGain = () => ({
+      ...node(),
+      gain: { setValueAtTime: () => undefined, exponentialRampToValueAtTime: () => undefined },
+    });
+    createOscillator = () => ({
+      ...node(),
+      frequency: { value: 0 },
+      start: () => void (w.__tones += 1),
+      stop: () => undefined,
+    });
   }
   w.Notification = RecordedNotification;
   w.AudioContext = RecordedAudio;
 }
 
 /** The desktop notifications the page showed, oldest first. */
-export const told = (p: Page) => p.evaluate(() => (window as unknown as { __told: Array<{ title: string; body: string }> }).__told);
+export const told = (p: Page) =>
+  p.evaluate(() => (window as unknown as { __told: Array<{ title: string; body: string }> }).__told);
 
 /** How many chimes the page played: a chime is two tones. */
-export const chimes = async (p: Page) => (await p.evaluate(() => (window as unknown as { __tones: number }).__tones)) / 2;
+export const chimes = async (p: Page) =>
+  (await p.evaluate(() => (window as unknown as { __tones: number }).__tones)) / 2;
 
 /** How many times the page asked the browser's permission. */
 export const permissionAsked = (p: Page) => p.evaluate(() => (window as unknown as { __asked: number }).__asked);

@@ -15,7 +15,10 @@ let gw: TestGateway;
 let browser: Browser;
 let small: TestGateway;
 beforeAll(async () => {
-  [[gw, browser], small] = await Promise.all([startConsole(), startGateway({ LEADCHAT_RATE_LIMIT_PER_MINUTE: '5', LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE: '8' })]);
+  [[gw, browser], small] = await Promise.all([
+    startConsole(),
+    startGateway({ LEADCHAT_RATE_LIMIT_PER_MINUTE: '5', LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE: '8' }),
+  ]);
 });
 afterAll(async () => {
   await stopConsole(gw, browser);
@@ -56,7 +59,10 @@ describe('in the browser', () => {
   beforeAll(async () => {
     owner = await consoleAccount(gw, { name: 'Budget Dental' });
     const write = (fromId: string, firstName: string, body: string) =>
-      request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: owner.apiKey, body: incoming({ fromId, firstName, channel: 'chat', body }) });
+      request(gw, 'POST', '/v1/incoming_custom_channel_message', {
+        apiKey: owner.apiKey,
+        body: incoming({ fromId, firstName, channel: 'chat', body }),
+      });
     expect((await write('lead-alice', 'Alice', 'How much is a cleaning?')).status).toBe(200);
     ({ context, page } = await openPage(browser));
   });
@@ -70,7 +76,13 @@ describe('in the browser', () => {
     await page.route('**/v1/conversations?*', async (route) => {
       if (refusals >= 2) return route.continue();
       refusals += 1;
-      await route.fulfill({ status: 429, headers: { 'retry-after': '1', 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'RATE_LIMITED', message: 'Rate limit of 8 requests per minute exceeded; retry after 1 s' } }) });
+      await route.fulfill({
+        status: 429,
+        headers: { 'retry-after': '1', 'content-type': 'application/json' },
+        body: JSON.stringify({
+          error: { code: 'RATE_LIMITED', message: 'Rate limit of 8 requests per minute exceeded; retry after 1 s' },
+        }),
+      });
     });
     await signInAt(page, `${gw.url}/console/inbox`, owner);
     await page.getByText('Many requests at once: the console waits 1 s and reads this page again.').waitFor();

@@ -1,7 +1,14 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createAccount, removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
-import { consoleAccount, expectSecurityHeaders, setPassword, signIn, withSession, type ConsoleAccount } from './support';
+import {
+  consoleAccount,
+  expectSecurityHeaders,
+  setPassword,
+  signIn,
+  withSession,
+  type ConsoleAccount,
+} from './support';
 
 /**
  * The web console's server side over HTTP: sign-in, its cookie and rate limits, the session on /v1 with its CSRF
@@ -37,7 +44,9 @@ describe('sign-in', () => {
     const { reply, cookie, csrfToken } = await signIn(gw, owner.email.toUpperCase(), owner.password, fromNewIp());
     expect(reply.status).toBe(200);
     const setCookie = [reply.headers['set-cookie']].flat()[0]!;
-    expect(setCookie).toMatch(/^__Host-leadchat_session=[\w-]{43}; Path=\/; Secure; HttpOnly; SameSite=Strict; Max-Age=43200$/);
+    expect(setCookie).toMatch(
+      /^__Host-leadchat_session=[\w-]{43}; Path=\/; Secure; HttpOnly; SameSite=Strict; Max-Age=43200$/,
+    );
     expect(reply.body).toEqual({
       account: { id: owner.id, name: owner.name, email: owner.email, type: 'standard', defaultCountry: null },
       member: { id: `mem_${owner.id.replace('_', '')}`, name: owner.name, email: owner.email, role: 'owner' },
@@ -97,7 +106,8 @@ describe('sign-in', () => {
     const seconds = Number(reply.headers['retry-after']);
     expect(Number.isInteger(seconds) && seconds > 0 && seconds <= 15 * 60).toBe(true);
     const minutes = Math.ceil(seconds / 60);
-    const wait = seconds < 60 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
+    const wait =
+      seconds < 60 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
     expect(reply.body.error.message).toBe(`Too many failed sign-ins; try again in ${wait}`);
     expect(reply.headers['set-cookie']).toBeUndefined();
   };
@@ -105,7 +115,8 @@ describe('sign-in', () => {
   test('failures are limited per client address: after 50 the next is refused whatever the email, other addresses go on', async () => {
     const fresh = await consoleAccount(gw);
     const ip = fromNewIp();
-    for (let i = 0; i < 49; i++) expect((await signIn(gw, `guess-${i}-${Date.now()}@example.com`, 'x', ip)).reply.status).toBe(401);
+    for (let i = 0; i < 49; i++)
+      expect((await signIn(gw, `guess-${i}-${Date.now()}@example.com`, 'x', ip)).reply.status).toBe(401);
     // Right sign-ins from the address, even many, add nothing to its failures.
     for (let i = 0; i < 5; i++) expect((await signIn(gw, fresh.email, fresh.password, ip)).reply.status).toBe(200);
     expect((await signIn(gw, `guess-50-${Date.now()}@example.com`, 'x', ip)).reply.status).toBe(401);
@@ -133,7 +144,8 @@ describe('sign-in', () => {
       }
     };
     walk(gw.dataDir);
-    const holding = (text: string) => files.filter((f) => readFileSync(f, 'latin1').includes(text)).map((f) => path.relative(gw.dataDir, f));
+    const holding = (text: string) =>
+      files.filter((f) => readFileSync(f, 'latin1').includes(text)).map((f) => path.relative(gw.dataDir, f));
     expect(holding('"tokenHash"').length).toBeGreaterThan(0);
     expect(holding(token)).toEqual([]);
   });
@@ -151,7 +163,7 @@ describe('the /v1 API with a console session', () => {
     sessionB = await signIn(gw, b.email, b.password, fromNewIp());
   });
 
-  test('reads as the session\'s account', async () => {
+  test("reads as the session's account", async () => {
     const res = await withSession(gw, sessionA, 'GET', '/v1/settings', { headers: proxied });
     expect(res.status).toBe(200);
     const byKey = await request(gw, 'GET', '/v1/settings', { apiKey: a.apiKey, headers: proxied });
@@ -160,35 +172,76 @@ describe('the /v1 API with a console session', () => {
 
   test('no session, an unknown or a tampered cookie: 401', async () => {
     expect((await request(gw, 'GET', '/v1/settings', { headers: proxied })).status).toBe(401);
-    expect((await request(gw, 'GET', '/v1/settings', { headers: { ...proxied, cookie: '__Host-leadchat_session=forged' } })).status).toBe(401);
-    expect((await request(gw, 'GET', '/v1/settings', { headers: { ...proxied, cookie: `${sessionA.cookie}x` } })).status).toBe(401);
-    expect((await request(gw, 'GET', '/v1/settings', { headers: { ...proxied, cookie: 'theme=dark' } })).status).toBe(401);
+    expect(
+      (await request(gw, 'GET', '/v1/settings', { headers: { ...proxied, cookie: '__Host-leadchat_session=forged' } }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await request(gw, 'GET', '/v1/settings', { headers: { ...proxied, cookie: `${sessionA.cookie}x` } })).status,
+    ).toBe(401);
+    expect((await request(gw, 'GET', '/v1/settings', { headers: { ...proxied, cookie: 'theme=dark' } })).status).toBe(
+      401,
+    );
     expect((await request(gw, 'GET', '/console/api/session', { headers: proxied })).status).toBe(401);
   });
 
-  test('a change without the CSRF token, or with another session\'s, is refused with 403 and changes nothing', async () => {
+  test("a change without the CSRF token, or with another session's, is refused with 403 and changes nothing", async () => {
     const change = { body: { customChannelWebhookUrl: 'https://example.com/hook-csrf' }, headers: proxied };
     for (const csrf of [null, '', 'f'.repeat(64), sessionB.csrfToken]) {
       const res = await withSession(gw, sessionA, 'PUT', '/v1/settings', { ...change, csrf });
-      expect({ csrf, status: res.status, code: res.body?.error?.code }).toEqual({ csrf, status: 403, code: 'CSRF_TOKEN_INVALID' });
+      expect({ csrf, status: res.status, code: res.body?.error?.code }).toEqual({
+        csrf,
+        status: 403,
+        code: 'CSRF_TOKEN_INVALID',
+      });
     }
-    expect((await withSession(gw, sessionA, 'POST', '/v1/lists', { body: { name: 'no token' }, csrf: null, headers: proxied })).status).toBe(403);
+    expect(
+      (
+        await withSession(gw, sessionA, 'POST', '/v1/lists', {
+          body: { name: 'no token' },
+          csrf: null,
+          headers: proxied,
+        })
+      ).status,
+    ).toBe(403);
     expect((await withSession(gw, sessionA, 'POST', '/v1/api-key', { csrf: null, headers: proxied })).status).toBe(403);
-    expect((await request(gw, 'GET', '/v1/settings', { apiKey: a.apiKey, headers: proxied })).body.customChannelWebhookUrl).toBeNull();
+    expect(
+      (await request(gw, 'GET', '/v1/settings', { apiKey: a.apiKey, headers: proxied })).body.customChannelWebhookUrl,
+    ).toBeNull();
     const done = await withSession(gw, sessionA, 'PUT', '/v1/settings', change);
     expect(done.status).toBe(200);
     expect(done.body.customChannelWebhookUrl).toBe('https://example.com/hook-csrf');
   });
 
-  test('one account\'s session never reaches another\'s data', async () => {
-    const contact = await request(gw, 'POST', '/v1/contacts', { apiKey: b.apiKey, headers: proxied, body: { phone: '+15550107788', firstName: 'Bea' } });
+  test("one account's session never reaches another's data", async () => {
+    const contact = await request(gw, 'POST', '/v1/contacts', {
+      apiKey: b.apiKey,
+      headers: proxied,
+      body: { phone: '+15550107788', firstName: 'Bea' },
+    });
     expect(contact.status).toBe(201);
-    const list = await request(gw, 'POST', '/v1/lists', { apiKey: b.apiKey, headers: proxied, body: { name: 'B only' } });
-    expect((await withSession(gw, sessionA, 'GET', `/v1/contacts/${contact.body.id}`, { headers: proxied })).status).toBe(404);
-    expect((await withSession(gw, sessionA, 'GET', '/v1/contacts', { query: { phoneNumber: '+15550107788' }, headers: proxied })).status).toBe(404);
+    const list = await request(gw, 'POST', '/v1/lists', {
+      apiKey: b.apiKey,
+      headers: proxied,
+      body: { name: 'B only' },
+    });
+    expect(
+      (await withSession(gw, sessionA, 'GET', `/v1/contacts/${contact.body.id}`, { headers: proxied })).status,
+    ).toBe(404);
+    expect(
+      (
+        await withSession(gw, sessionA, 'GET', '/v1/contacts', {
+          query: { phoneNumber: '+15550107788' },
+          headers: proxied,
+        })
+      ).status,
+    ).toBe(404);
     const lists = await withSession(gw, sessionA, 'GET', '/v1/lists', { headers: proxied });
     expect(lists.body.data.map((l: { id: string }) => l.id)).not.toContain(list.body.id);
-    const added = await withSession(gw, sessionA, 'POST', `/v1/lists/${list.body.id}/contacts`, { body: { contactId: contact.body.id }, headers: proxied });
+    const added = await withSession(gw, sessionA, 'POST', `/v1/lists/${list.body.id}/contacts`, {
+      body: { contactId: contact.body.id },
+      headers: proxied,
+    });
     expect(added.status).toBe(404);
     const before = (await request(gw, 'GET', '/v1/settings', { apiKey: b.apiKey, headers: proxied })).body;
     await withSession(gw, sessionA, 'POST', '/v1/settings/webhook-secret', { headers: proxied });
@@ -196,22 +249,38 @@ describe('the /v1 API with a console session', () => {
   });
 
   test('an API key decides alone: it works beside any cookie, and a wrong key is refused whatever the cookie', async () => {
-    const byKey = await request(gw, 'GET', '/v1/settings', { apiKey: b.apiKey, headers: { ...proxied, cookie: sessionA.cookie } });
+    const byKey = await request(gw, 'GET', '/v1/settings', {
+      apiKey: b.apiKey,
+      headers: { ...proxied, cookie: sessionA.cookie },
+    });
     expect(byKey.status).toBe(200);
     const bSettings = await withSession(gw, sessionB, 'GET', '/v1/settings', { headers: proxied });
     expect(byKey.body).toEqual(bSettings.body);
     // A key needs no CSRF token, as before.
-    expect((await request(gw, 'POST', '/v1/lists', { apiKey: a.apiKey, body: { name: 'by key' }, headers: proxied })).status).toBe(201);
-    expect((await request(gw, 'GET', '/v1/settings', { apiKey: 'lck_wrong', headers: { ...proxied, cookie: sessionA.cookie } })).status).toBe(401);
+    expect(
+      (await request(gw, 'POST', '/v1/lists', { apiKey: a.apiKey, body: { name: 'by key' }, headers: proxied })).status,
+    ).toBe(201);
+    expect(
+      (
+        await request(gw, 'GET', '/v1/settings', {
+          apiKey: 'lck_wrong',
+          headers: { ...proxied, cookie: sessionA.cookie },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   test('sign-out needs the CSRF token, ends the session everywhere and clears the cookie', async () => {
     const s = await signIn(gw, a.email, a.password, fromNewIp());
-    expect((await withSession(gw, s, 'DELETE', '/console/api/session', { csrf: null, headers: proxied })).status).toBe(403);
+    expect((await withSession(gw, s, 'DELETE', '/console/api/session', { csrf: null, headers: proxied })).status).toBe(
+      403,
+    );
     expect((await withSession(gw, s, 'GET', '/v1/settings', { headers: proxied })).status).toBe(200);
     const out = await withSession(gw, s, 'DELETE', '/console/api/session', { headers: { ...proxied, origin: gw.url } });
     expect(out.status).toBe(204);
-    expect([out.headers['set-cookie']].flat()[0]).toMatch(/^__Host-leadchat_session=; Path=\/; Secure; HttpOnly; SameSite=Strict; Max-Age=0$/);
+    expect([out.headers['set-cookie']].flat()[0]).toMatch(
+      /^__Host-leadchat_session=; Path=\/; Secure; HttpOnly; SameSite=Strict; Max-Age=0$/,
+    );
     expect((await withSession(gw, s, 'GET', '/v1/settings', { headers: proxied })).status).toBe(401);
     expect((await withSession(gw, s, 'GET', '/console/api/session', { headers: proxied })).status).toBe(401);
     const page = await withSession(gw, s, 'GET', '/console/settings/account', { headers: proxied });
@@ -228,9 +297,12 @@ describe('passwords set by the operator', () => {
     const s2 = await signIn(gw, owner.email, owner.password, fromNewIp());
     const reset = await setPassword(gw, owner.id, 'a brand new passphrase');
     expect(reset.status).toBe(200);
-    expect(reset.body).toEqual(expect.objectContaining({ id: owner.id, email: owner.email, passwordSet: true, sessionsEnded: 2 }));
+    expect(reset.body).toEqual(
+      expect.objectContaining({ id: owner.id, email: owner.email, passwordSet: true, sessionsEnded: 2 }),
+    );
     expect(reset.text).not.toMatch(/Hash|brand new/);
-    for (const s of [s1, s2]) expect((await withSession(gw, s, 'GET', '/v1/settings', { headers: proxied })).status).toBe(401);
+    for (const s of [s1, s2])
+      expect((await withSession(gw, s, 'GET', '/v1/settings', { headers: proxied })).status).toBe(401);
     expect((await signIn(gw, owner.email, owner.password, fromNewIp())).reply.status).toBe(401);
     expect((await signIn(gw, owner.email, 'a brand new passphrase', fromNewIp())).reply.status).toBe(200);
   });
@@ -238,21 +310,57 @@ describe('passwords set by the operator', () => {
   test('the admin route takes the admin token, a known account and a password of 12 characters or more that are not spaces', async () => {
     const owner = await createAccount(gw);
     const admin = { authorization: `Bearer ${gw.adminToken}`, ...proxied };
-    expect((await request(gw, 'PUT', `/admin/v1/accounts/${owner.id}/password`, { headers: proxied, body: { password: 'long enough password' } })).status).toBe(401);
-    expect((await request(gw, 'PUT', `/admin/v1/accounts/${owner.id}/password`, { headers: { ...proxied, cookie: 'x' }, body: { password: 'long enough password' } })).status).toBe(401);
-    const short = await request(gw, 'PUT', `/admin/v1/accounts/${owner.id}/password`, { headers: admin, body: { password: 'short' } });
+    expect(
+      (
+        await request(gw, 'PUT', `/admin/v1/accounts/${owner.id}/password`, {
+          headers: proxied,
+          body: { password: 'long enough password' },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await request(gw, 'PUT', `/admin/v1/accounts/${owner.id}/password`, {
+          headers: { ...proxied, cookie: 'x' },
+          body: { password: 'long enough password' },
+        })
+      ).status,
+    ).toBe(401);
+    const short = await request(gw, 'PUT', `/admin/v1/accounts/${owner.id}/password`, {
+      headers: admin,
+      body: { password: 'short' },
+    });
     expect(short.status).toBe(400);
     expect(short.body.error.message).toMatch(/^password: /);
     for (const spaced of [' '.repeat(12), ' a b c d e f g h i j k ', '\t\n'.repeat(8)]) {
-      const refused = await request(gw, 'PUT', `/admin/v1/accounts/${owner.id}/password`, { headers: admin, body: { password: spaced } });
-      expect({ status: refused.status, message: refused.body.error.message }).toEqual({ status: 400, message: 'password: must hold at least 12 characters that are not spaces' });
+      const refused = await request(gw, 'PUT', `/admin/v1/accounts/${owner.id}/password`, {
+        headers: admin,
+        body: { password: spaced },
+      });
+      expect({ status: refused.status, message: refused.body.error.message }).toEqual({
+        status: 400,
+        message: 'password: must hold at least 12 characters that are not spaces',
+      });
     }
-    expect((await request(gw, 'PUT', '/admin/v1/accounts/acc_missing/password', { headers: admin, body: { password: 'long enough password' } })).status).toBe(404);
+    expect(
+      (
+        await request(gw, 'PUT', '/admin/v1/accounts/acc_missing/password', {
+          headers: admin,
+          body: { password: 'long enough password' },
+        })
+      ).status,
+    ).toBe(404);
   });
 });
 
 describe('console pages and assets', () => {
-  const PAGES = ['/console/settings/account', '/console/settings/webhook', '/console/settings/bot', '/console/settings/channels', '/console/settings/members'];
+  const PAGES = [
+    '/console/settings/account',
+    '/console/settings/webhook',
+    '/console/settings/bot',
+    '/console/settings/channels',
+    '/console/settings/members',
+  ];
   let session: { cookie: string; csrfToken: string };
   beforeAll(async () => {
     const owner = await consoleAccount(gw);
@@ -286,7 +394,12 @@ describe('console pages and assets', () => {
     expect(open.status).toBe(200);
     expect(open.headers['cache-control']).toBe('no-store');
     expectSecurityHeaders(open.headers);
-    for (const [p, location] of [['/console/sign-in', '/console/inbox'], ['/console', '/console/inbox'], ['/console/', '/console/inbox'], ['/console/settings', '/console/settings/account']]) {
+    for (const [p, location] of [
+      ['/console/sign-in', '/console/inbox'],
+      ['/console', '/console/inbox'],
+      ['/console/', '/console/inbox'],
+      ['/console/settings', '/console/settings/account'],
+    ]) {
       const res = await withSession(gw, session, 'GET', p, { headers: proxied });
       expect({ p, status: res.status, location: res.headers.location }).toEqual({ p, status: 302, location });
     }

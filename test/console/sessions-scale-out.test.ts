@@ -27,8 +27,16 @@ test('a session started on one process works on the other, and sign-out on eithe
   expect(session.reply.status).toBe(200);
   expect((await withSession(two, session, 'GET', '/v1/settings')).status).toBe(200);
   expect((await withSession(two, session, 'GET', '/console/settings/bot')).status).toBe(200);
-  expect((await withSession(two, session, 'PUT', '/v1/settings', { body: { customChannelWebhookUrl: 'https://example.com/shared' } })).status).toBe(200);
-  expect((await withSession(two, session, 'PUT', '/v1/settings', { body: { helpText: 'x' }, csrf: null })).status).toBe(403);
+  expect(
+    (
+      await withSession(two, session, 'PUT', '/v1/settings', {
+        body: { customChannelWebhookUrl: 'https://example.com/shared' },
+      })
+    ).status,
+  ).toBe(200);
+  expect((await withSession(two, session, 'PUT', '/v1/settings', { body: { helpText: 'x' }, csrf: null })).status).toBe(
+    403,
+  );
 
   const out = await withSession(two, session, 'DELETE', '/console/api/session', { headers: { origin: two.url } });
   expect(out.status).toBe(204);

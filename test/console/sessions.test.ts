@@ -59,8 +59,12 @@ describe('cookie', () => {
   });
 
   test('is set Secure, HttpOnly, SameSite=Strict on the whole site, and cleared the same way', () => {
-    expect(cookies.sessionCookie('tok', 3_600_000)).toBe('__Host-leadchat_session=tok; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=3600');
-    expect(cookies.clearedSessionCookie()).toBe('__Host-leadchat_session=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0');
+    expect(cookies.sessionCookie('tok', 3_600_000)).toBe(
+      '__Host-leadchat_session=tok; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=3600',
+    );
+    expect(cookies.clearedSessionCookie()).toBe(
+      '__Host-leadchat_session=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0',
+    );
   });
 });
 

@@ -1,7 +1,16 @@
 import type { Browser, Page } from 'playwright-core';
 import { api, Receiver, verifyStandardWebhook } from '../gateway/api-support';
 import type { TestGateway } from '../helpers/gateway';
-import { HOSTILE, openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
+import {
+  HOSTILE,
+  openPage,
+  screenshot,
+  scriptRan,
+  seriousViolations,
+  signInAt,
+  startConsole,
+  stopConsole,
+} from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -10,7 +19,6 @@ import { consoleAccount, type ConsoleAccount } from './support';
  * GET /v1/lists/{id} alone.
  */
 jest.setTimeout(60_000);
-
 
 let gw: TestGateway;
 let browser: Browser;
@@ -36,7 +44,8 @@ afterAll(async () => {
 
 const url = (p: string) => `${gw.url}${p}`;
 const heading = (p: Page) => p.getByRole('heading', { level: 1 });
-const v1 = (method: string, path: string, body?: unknown) => api(gw, owner, method, path, body === undefined ? {} : { body });
+const v1 = (method: string, path: string, body?: unknown) =>
+  api(gw, owner, method, path, body === undefined ? {} : { body });
 const outcome = () => page.locator('.webhook-test-outcome');
 
 describe('Send test event', () => {
@@ -127,7 +136,9 @@ describe('a list opened by its address', () => {
     const list = (await v1('POST', 'lists', { name: `Reopened ${HOSTILE}` })).body;
     requests.length = 0;
     await page.goto(url(`/console/lists?id=${list.id}`));
-    await heading(page).filter({ hasText: `Reopened ${HOSTILE}` }).waitFor();
+    await heading(page)
+      .filter({ hasText: `Reopened ${HOSTILE}` })
+      .waitFor();
     const reads = requests.map((r) => new URL(r).pathname).filter((p) => /^\/v1\/lists(\/[^/]+)?$/.test(p));
     expect(reads).toEqual([`/v1/lists/${list.id}`]);
     expect(await scriptRan(page)).toBe(false);

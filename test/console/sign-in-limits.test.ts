@@ -50,7 +50,9 @@ test('10 wrong passwords from one address hold back that address only: the owner
   const owner = await signIn(gw, target.email, target.password, {}, OWNER);
   expect(owner.reply.status).toBe(200);
   expect(owner.browser).toMatch(/^__Host-leadchat_browser=[\w-]{22}\.\d+\.[\w-]{22}$/);
-  expect([owner.reply.headers['set-cookie']].flat()[1]).toMatch(/; Path=\/; Secure; HttpOnly; SameSite=Strict; Max-Age=7776000$/);
+  expect([owner.reply.headers['set-cookie']].flat()[1]).toMatch(
+    /; Path=\/; Secure; HttpOnly; SameSite=Strict; Max-Age=7776000$/,
+  );
 });
 
 test('only failures count: right sign-ins leave the budget whole, and do not clear the failures before them', async () => {
@@ -71,7 +73,9 @@ test('guesses from many addresses wait their turn, one at a time, a minute at mo
   expectRefused((await signIn(gw, target.email, 'too-soon', {}, anotherAddress())).reply, 32);
   expectRefused((await signIn(gw, target.email, target.password, {}, anotherAddress())).reply, 32);
   await advanceClock(gw, '61s');
-  const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => statusOf(signIn(gw, target.email, `burst-${i}`, {}, anotherAddress()))));
+  const burst = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => statusOf(signIn(gw, target.email, `burst-${i}`, {}, anotherAddress()))),
+  );
   expect(burst.sort()).toEqual([401, ...Array(19).fill(429)]);
   // However many failures, a turn lasts a minute at most: then the owner, even on a new browser, gets in.
   await guessesFromEverywhere(target, 5);
@@ -81,7 +85,7 @@ test('guesses from many addresses wait their turn, one at a time, a minute at mo
   expect(await statusOf(signIn(gw, target.email, target.password, {}, OWNER))).toBe(200);
 });
 
-test('a browser that signed in before keeps its own budget: a stranger\'s guesses never lock it out', async () => {
+test("a browser that signed in before keeps its own budget: a stranger's guesses never lock it out", async () => {
   const target = await consoleAccount(gw);
   const { browser } = await signIn(gw, target.email, target.password, {}, OWNER);
   await guessesFromEverywhere(target, 25);
@@ -93,7 +97,8 @@ test('a browser that signed in before keeps its own budget: a stranger\'s guesse
   expect(again.browser.split('.')[0]).toBe(browser.split('.')[0]);
   expect(again.browser).not.toBe(browser);
   // Its own budget: 10 failures, then it too is refused.
-  for (let i = 0; i < 10; i++) expect(await statusOf(signIn(gw, target.email, `typo-${i}`, { cookie: browser }, OWNER))).toBe(401);
+  for (let i = 0; i < 10; i++)
+    expect(await statusOf(signIn(gw, target.email, `typo-${i}`, { cookie: browser }, OWNER))).toBe(401);
   expectRefused((await signIn(gw, target.email, target.password, { cookie: browser }, OWNER)).reply, 15 * 60);
 });
 
@@ -112,7 +117,8 @@ test('a known-browser cookie proves nothing for another email, nor when altered'
 test('50 failures from one address, whatever the emails, hold that address back; others go on', async () => {
   const target = await consoleAccount(gw);
   const sprayer = '127.0.0.3';
-  for (let i = 0; i < 50; i++) expect(await statusOf(signIn(gw, `nobody-${i}@example.com`, 'password-spray', {}, sprayer))).toBe(401);
+  for (let i = 0; i < 50; i++)
+    expect(await statusOf(signIn(gw, `nobody-${i}@example.com`, 'password-spray', {}, sprayer))).toBe(401);
   expectRefused((await signIn(gw, target.email, target.password, {}, sprayer)).reply, 15 * 60);
   expect(await statusOf(signIn(gw, target.email, target.password, {}, '127.0.0.4'))).toBe(200);
 });

@@ -1,4 +1,11 @@
-import { createAccount, request, type Reply, type RequestOptions, type TestAccount, type TestGateway } from '../helpers/gateway';
+import {
+  createAccount,
+  request,
+  type Reply,
+  type RequestOptions,
+  type TestAccount,
+  type TestGateway,
+} from '../helpers/gateway';
 
 /** Shared pieces of the web console tests: accounts with a console password, and signed-in HTTP requests. */
 
@@ -14,7 +21,10 @@ export async function setPassword(gw: TestGateway, accountId: string, password: 
 }
 
 let counter = 0;
-export async function consoleAccount(gw: TestGateway, opts: Parameters<typeof createAccount>[1] = {}): Promise<ConsoleAccount> {
+export async function consoleAccount(
+  gw: TestGateway,
+  opts: Parameters<typeof createAccount>[1] = {},
+): Promise<ConsoleAccount> {
   counter += 1;
   const account = await createAccount(gw, opts);
   const password = `pass-${counter}-${process.pid}-long-enough`;
@@ -38,18 +48,37 @@ function sessionStarted(reply: Reply): SignedIn {
 }
 
 /** POST /console/api/session as the console's sign-in form sends it; `headers` add e.g. X-Forwarded-For or a Cookie. */
-export async function signIn(gw: TestGateway, email: string, password: string, headers: Record<string, string> = {}, localAddress?: string): Promise<SignedIn> {
-  return sessionStarted(await request(gw, 'POST', '/console/api/session', { headers: { origin: gw.url, ...headers }, body: { email, password }, localAddress }));
+export async function signIn(
+  gw: TestGateway,
+  email: string,
+  password: string,
+  headers: Record<string, string> = {},
+  localAddress?: string,
+): Promise<SignedIn> {
+  return sessionStarted(
+    await request(gw, 'POST', '/console/api/session', {
+      headers: { origin: gw.url, ...headers },
+      body: { email, password },
+      localAddress,
+    }),
+  );
 }
 
 /** Accepts an invitation as its page does (the token from the link's fragment, a password): the member's session. */
 export async function acceptInvite(gw: TestGateway, inviteUrl: string, password: string): Promise<SignedIn> {
   const token = new URL(inviteUrl).hash.slice(1);
-  return sessionStarted(await request(gw, 'POST', `/console/api/invites/${token}`, { headers: { origin: gw.url }, body: { password } }));
+  return sessionStarted(
+    await request(gw, 'POST', `/console/api/invites/${token}`, { headers: { origin: gw.url }, body: { password } }),
+  );
 }
 
 /** Invites a member with the account's API key (which acts as the owner) and accepts at once: their session. */
-export async function teamMember(gw: TestGateway, owner: TestAccount, role: 'admin' | 'agent', name = `A ${role}`): Promise<SignedIn & { id: string }> {
+export async function teamMember(
+  gw: TestGateway,
+  owner: TestAccount,
+  role: 'admin' | 'agent',
+  name = `A ${role}`,
+): Promise<SignedIn & { id: string }> {
   counter += 1;
   const email = `${role}-${counter}-${process.pid}@team.example`;
   const invited = await request(gw, 'POST', '/v1/members', { apiKey: owner.apiKey, body: { email, name, role } });

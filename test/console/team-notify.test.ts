@@ -24,12 +24,20 @@ let phone: Page;
 
 const api = (method: string, path: string, body?: unknown) => request(gw, method, path, { apiKey: owner.apiKey, body });
 const write = async (fromId: string, firstName: string, body: string) => {
-  const res = await api('POST', '/v1/incoming_custom_channel_message', incoming({ fromId, firstName, channel: 'web-chat', body }));
+  const res = await api(
+    'POST',
+    '/v1/incoming_custom_channel_message',
+    incoming({ fromId, firstName, channel: 'web-chat', body }),
+  );
   expect(res.status).toBe(200);
   return (await api('GET', `/v1/messages/${res.body.messageId}`)).body.conversationId as string;
 };
 /** Waits until the page has shown `count` notifications in all: what it shows. */
-const untilTold = (p: Page, count: number) => poll(() => told(p), (t) => t.length >= count);
+const untilTold = (p: Page, count: number) =>
+  poll(
+    () => told(p),
+    (t) => t.length >= count,
+  );
 const titled = (p: Page, title: string) => untilTitled(p, title);
 
 /** A member's tab: notifications recorded, the page's clock ours to move on (see the 5 s below), the inbox open. */
@@ -51,7 +59,9 @@ beforeAll(async () => {
   owner = await consoleAccount(gw, { name: 'Smile Dental' });
   expect((await api('PUT', '/v1/settings', { customChannelWebhookUrl: hook.url })).status).toBe(200);
   const campaign = await api('POST', '/v1/campaigns', {
-    name: 'Web chat', channel: 'custom', customChannel: 'web-chat',
+    name: 'Web chat',
+    channel: 'custom',
+    customChannel: 'web-chat',
     bot: { faqs: [{ question: 'Do you open on Saturdays?', answer: 'Yes, from 9 to 1.' }] },
   });
   expect(campaign.status).toBe(201);
@@ -94,7 +104,10 @@ test('once assigned, the conversation is told and counted for its assignee alone
   // One notification per conversation for a few seconds (the events of one change): they pass.
   await Promise.all([desk.clock.runFor(5_000), phone.clock.runFor(5_000)]);
   expect((await api('POST', `/v1/conversations/${pat}/assign`, { memberId: agentId })).status).toBe(200);
-  expect((await untilTold(phone, 2))[1]).toEqual({ title: 'Assigned to you: Pat', body: 'I chipped a tooth, can someone see me today?' });
+  expect((await untilTold(phone, 2))[1]).toEqual({
+    title: 'Assigned to you: Pat',
+    body: 'I chipped a tooth, can someone see me today?',
+  });
   await Promise.all([titled(desk, 'Inbox'), titled(phone, '(1) Inbox')]);
 
   await Promise.all([desk.clock.runFor(5_000), phone.clock.runFor(5_000)]);

@@ -1,6 +1,14 @@
 import path from 'node:path';
 import { removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
-import { consoleAccount, expectSecurityHeaders, signIn, teamMember, withSession, type ConsoleAccount, type SignedIn } from './support';
+import {
+  consoleAccount,
+  expectSecurityHeaders,
+  signIn,
+  teamMember,
+  withSession,
+  type ConsoleAccount,
+  type SignedIn,
+} from './support';
 
 /**
  * The console's pages for a team, over HTTP: the invitation page opens without a session (whoever holds the link is
@@ -36,7 +44,10 @@ const expectShell = (res: { headers: Record<string, unknown>; text: string }) =>
 };
 
 test('an invitation link leads to the invitation page, which opens without a session and with one', async () => {
-  const invited = await request(gw, 'POST', '/v1/members', { apiKey: owner.apiKey, body: { email: 'new.agent@team.example', name: 'New Agent', role: 'agent' } });
+  const invited = await request(gw, 'POST', '/v1/members', {
+    apiKey: owner.apiKey,
+    body: { email: 'new.agent@team.example', name: 'New Agent', role: 'agent' },
+  });
   expect(invited.status).toBe(201);
   const link = new URL(invited.body.inviteUrl);
   expect(link.pathname).toBe('/console/invite');
@@ -54,10 +65,20 @@ test('an invitation link leads to the invitation page, which opens without a ses
 test('an agent is answered 403 on the Settings and Agency pages, still the app shell; the pages of their work open', async () => {
   const agent = await teamMember(gw, owner, 'agent', 'Ana Agent');
   const adminOnly = pages.filter((p) => p.least === 'admin').map((p) => p.path);
-  expect(adminOnly).toEqual(expect.arrayContaining(['/console/settings/account', '/console/settings/members', '/console/settings/bot', '/console/agency']));
+  expect(adminOnly).toEqual(
+    expect.arrayContaining([
+      '/console/settings/account',
+      '/console/settings/members',
+      '/console/settings/bot',
+      '/console/agency',
+    ]),
+  );
   for (const p of pages) {
     const res = await withSession(gw, agent, 'GET', p.path);
-    expect({ page: p.path, status: res.status }).toEqual({ page: p.path, status: adminOnly.includes(p.path) ? 403 : 200 });
+    expect({ page: p.path, status: res.status }).toEqual({
+      page: p.path,
+      status: adminOnly.includes(p.path) ? 403 : 200,
+    });
     expectShell(res);
   }
   // The API agrees: what the pages would do is refused to an agent too.
@@ -68,7 +89,11 @@ test('an agent is answered 403 on the Settings and Agency pages, still the app s
 test('the owner and an admin open every page', async () => {
   const admin = await teamMember(gw, owner, 'admin', 'Adam Admin');
   for (const session of [ownerSession, admin]) {
-    for (const p of pages) expect({ page: p.path, status: (await withSession(gw, session, 'GET', p.path)).status }).toEqual({ page: p.path, status: 200 });
+    for (const p of pages)
+      expect({ page: p.path, status: (await withSession(gw, session, 'GET', p.path)).status }).toEqual({
+        page: p.path,
+        status: 200,
+      });
   }
 });
 
@@ -76,8 +101,12 @@ test('a role changed counts on the next page: an agent made admin opens Settings
   const member = await teamMember(gw, owner, 'agent', 'Rita Role');
   const settings = '/console/settings/webhook';
   expect((await withSession(gw, member, 'GET', settings)).status).toBe(403);
-  expect((await request(gw, 'PATCH', `/v1/members/${member.id}`, { apiKey: owner.apiKey, body: { role: 'admin' } })).status).toBe(200);
+  expect(
+    (await request(gw, 'PATCH', `/v1/members/${member.id}`, { apiKey: owner.apiKey, body: { role: 'admin' } })).status,
+  ).toBe(200);
   expect((await withSession(gw, member, 'GET', settings)).status).toBe(200);
-  expect((await request(gw, 'PATCH', `/v1/members/${member.id}`, { apiKey: owner.apiKey, body: { role: 'agent' } })).status).toBe(200);
+  expect(
+    (await request(gw, 'PATCH', `/v1/members/${member.id}`, { apiKey: owner.apiKey, body: { role: 'agent' } })).status,
+  ).toBe(200);
   expect((await withSession(gw, member, 'GET', settings)).status).toBe(403);
 });

@@ -1,7 +1,16 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { advanceClock, request, untilIdle, type TestGateway } from '../helpers/gateway';
 import { incoming, poll, Receiver } from '../gateway/api-support';
-import { HOSTILE, newContext, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
+import {
+  HOSTILE,
+  newContext,
+  screenshot,
+  scriptRan,
+  seriousViolations,
+  signInAt,
+  startConsole,
+  stopConsole,
+} from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -45,7 +54,11 @@ const teamRow = (p: Page, name: string) => p.locator('table.team tbody tr').filt
 
 /** The first conversation of a contact who writes on the chat. */
 async function conversationOf(fromId: string, firstName: string): Promise<string> {
-  const wrote = await api('POST', '/v1/incoming_custom_channel_message', incoming({ fromId, firstName, channel: 'web-chat', body: `Hello, ${firstName} here` }));
+  const wrote = await api(
+    'POST',
+    '/v1/incoming_custom_channel_message',
+    incoming({ fromId, firstName, channel: 'web-chat', body: `Hello, ${firstName} here` }),
+  );
   expect(wrote.status).toBe(200);
   return (await api('GET', `/v1/messages/${wrote.body.messageId}`)).body.conversationId;
 }
@@ -55,10 +68,19 @@ beforeAll(async () => {
   [gw, browser] = await startConsole({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_TEST_CLOCK: '1' });
   owner = await consoleAccount(gw, { name: 'Team Dental' });
   expect((await api('PUT', '/v1/settings', { customChannelWebhookUrl: hook.url })).status).toBe(200);
-  campaignId = (await api('POST', '/v1/campaigns', { name: 'Spring chat', channel: 'custom', customChannel: 'web-chat', bot: { faqs: [{ question: 'Do you open on Saturdays?', answer: 'Yes, from 9 to 1.' }] } })).body.id;
+  campaignId = (
+    await api('POST', '/v1/campaigns', {
+      name: 'Spring chat',
+      channel: 'custom',
+      customChannel: 'web-chat',
+      bot: { faqs: [{ question: 'Do you open on Saturdays?', answer: 'Yes, from 9 to 1.' }] },
+    })
+  ).body.id;
   ruthConversation = await conversationOf('visitor-ruth', 'Ruth');
   const sam = await conversationOf('visitor-sam', 'Sam');
-  expect((await api('POST', `/v1/conversations/${sam}/assign`, { memberId: 'me' })).body.assigneeId).toBe(`mem_${owner.id.replace('_', '')}`);
+  expect((await api('POST', `/v1/conversations/${sam}/assign`, { memberId: 'me' })).body.assigneeId).toBe(
+    `mem_${owner.id.replace('_', '')}`,
+  );
 
   ownerContext = await newContext(browser);
   await ownerContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
@@ -80,7 +102,11 @@ test('the owner invites an agent from the Members page and copies the invitation
   const ownerRow = teamRow(ownerPage, owner.email);
   await ownerRow.waitFor();
   expect(await ownerRow.locator('td').allTextContents()).toEqual([
-    'Team Dental (you)', owner.email, 'Owner', 'Active', 'Cannot be removed',
+    'Team Dental (you)',
+    owner.email,
+    'Owner',
+    'Active',
+    'Cannot be removed',
   ]);
 
   await ownerPage.getByLabel('Email', { exact: true }).fill(AGENT.email);
@@ -111,7 +137,9 @@ test('the owner invites an agent from the Members page and copies the invitation
 
 test('the agent opens the link in a browser of their own, sets a password twice and is signed in to the inbox', async () => {
   await agentPage.goto(inviteUrl);
-  await heading(agentPage).filter({ hasText: `Join Team Dental as ${AGENT.name}` }).waitFor();
+  await heading(agentPage)
+    .filter({ hasText: `Join Team Dental as ${AGENT.name}` })
+    .waitFor();
   expect(await agentPage.getByLabel('Email', { exact: true }).inputValue()).toBe(AGENT.email);
   expect(await seriousViolations(agentPage)).toEqual([]);
   await screenshot(agentPage, 'invite');
@@ -140,7 +168,9 @@ test('the agent opens the link in a browser of their own, sets a password twice 
   const again = await (await newContext(browser)).newPage();
   await again.goto(inviteUrl);
   await heading(again).filter({ hasText: 'This invitation link does not open' }).waitFor();
-  expect(await again.getByRole('alert').textContent()).toMatch(/^This invitation link is not valid: it was used already/);
+  expect(await again.getByRole('alert').textContent()).toMatch(
+    /^This invitation link is not valid: it was used already/,
+  );
   expect(await seriousViolations(again)).toEqual([]);
   await again.context().close();
 });
@@ -148,11 +178,16 @@ test('the agent opens the link in a browser of their own, sets a password twice 
 test('the agent has no Settings in the navigation; a Settings address answers 403 with a plain refusal', async () => {
   expect(await navLinks(agentPage)).toEqual(['Campaigns', 'Lists', 'Funnel', 'Inbox', 'Credits']);
   expect(await agentPage.locator('.nav-section').allTextContents()).toEqual(['Campaigns', 'Inbox', 'Account']);
-  for (const [path, title] of [['/console/settings/members', 'Members'], ['/console/settings/webhook', 'Custom Channel Webhook']]) {
+  for (const [path, title] of [
+    ['/console/settings/members', 'Members'],
+    ['/console/settings/webhook', 'Custom Channel Webhook'],
+  ]) {
     const res = await agentPage.goto(url(path));
     expect(res!.status()).toBe(403);
     await heading(agentPage).filter({ hasText: title }).waitFor();
-    expect(await agentPage.getByRole('alert').filter({ hasText: /\S/ }).textContent()).toMatch(/^Your role \(agent\) cannot open this page: it needs an admin or the account's owner\./);
+    expect(await agentPage.getByRole('alert').filter({ hasText: /\S/ }).textContent()).toMatch(
+      /^Your role \(agent\) cannot open this page: it needs an admin or the account's owner\./,
+    );
     expect(await agentPage.getByLabel('Webhook URL').count()).toBe(0);
     expect(await navLinks(agentPage)).toEqual(['Campaigns', 'Lists', 'Funnel', 'Inbox', 'Credits']);
   }
@@ -182,7 +217,9 @@ test('the agent reads campaigns without the controls to change them, and tries t
 test('the agent takes a conversation from Unassigned, and replies under their name', async () => {
   await agentPage.goto(url('/console/inbox'));
   await listShows(agentPage, ['Ruth', 'Sam']);
-  expect(await conversationButton(agentPage, 'Sam').locator('.inbox-assignee').textContent()).toBe('Assigned to Team Dental');
+  expect(await conversationButton(agentPage, 'Sam').locator('.inbox-assignee').textContent()).toBe(
+    'Assigned to Team Dental',
+  );
   await agentPage.getByRole('radio', { name: 'Mine' }).check();
   await agentPage.getByText('No conversation matches these filters.').waitFor();
   await agentPage.getByRole('radio', { name: 'Unassigned' }).check();
@@ -195,7 +232,13 @@ test('the agent takes a conversation from Unassigned, and replies under their na
   await agentPage.getByRole('button', { name: 'Assign to me' }).click();
   await status(agentPage, 'Assigned to you.').waitFor();
   // The thread reads the conversation again on the assignment's news: the picker follows.
-  expect(await poll(() => agentPage.getByLabel('Assigned to', { exact: true }).inputValue(), (v) => v === agentId, 5_000)).toBe(agentId);
+  expect(
+    await poll(
+      () => agentPage.getByLabel('Assigned to', { exact: true }).inputValue(),
+      (v) => v === agentId,
+      5_000,
+    ),
+  ).toBe(agentId);
   expect(await agentPage.getByRole('button', { name: 'Assign to me' }).count()).toBe(0);
   expect((await api('GET', `/v1/conversations/${ruthConversation}`)).body.assigneeId).toBe(agentId);
   // Ruth leaves Unassigned and is under Mine.
@@ -219,10 +262,13 @@ test('the agent takes a conversation from Unassigned, and replies under their na
   await screenshot(agentPage, 'inbox-agent');
 });
 
-test('the owner sees the reply under the agent\'s name, and that the conversation is theirs', async () => {
+test("the owner sees the reply under the agent's name, and that the conversation is theirs", async () => {
   await ownerPage.goto(url('/console/inbox'));
   const ruth = conversationButton(ownerPage, 'Ruth');
-  await ruth.locator('.inbox-assignee').filter({ hasText: `Assigned to ${AGENT.name}` }).waitFor();
+  await ruth
+    .locator('.inbox-assignee')
+    .filter({ hasText: `Assigned to ${AGENT.name}` })
+    .waitFor();
   await ruth.click();
   const reply = ownerPage.locator('.inbox-msg').filter({ hasText: 'Hi Ruth, Ana here' });
   await reply.waitFor();
@@ -230,7 +276,11 @@ test('the owner sees the reply under the agent\'s name, and that the conversatio
   expect(await reply.locator('.inbox-msg-author').textContent()).toBe(AGENT.name);
   const picker = ownerPage.getByLabel('Assigned to', { exact: true });
   expect(await picker.inputValue()).toBe(agentId);
-  expect(await picker.locator('option').allTextContents()).toEqual(['Nobody', 'Team Dental (you)', `${AGENT.name} (agent)`]);
+  expect(await picker.locator('option').allTextContents()).toEqual([
+    'Nobody',
+    'Team Dental (you)',
+    `${AGENT.name} (agent)`,
+  ]);
   expect(await scriptRan(ownerPage)).toBe(false);
   await screenshot(ownerPage, 'inbox-owner-sees-agent');
 
@@ -241,7 +291,11 @@ test('the owner sees the reply under the agent\'s name, and that the conversatio
   await ruth.locator('.inbox-assignee').waitFor({ state: 'detached' });
 
   await ownerPage.goto(url('/console/settings/members'));
-  await teamRow(ownerPage, AGENT.email).locator('td').nth(3).filter({ hasText: /^Active$/ }).waitFor();
+  await teamRow(ownerPage, AGENT.email)
+    .locator('td')
+    .nth(3)
+    .filter({ hasText: /^Active$/ })
+    .waitFor();
 });
 
 test('Members: a role changed counts at once, a new link replaces the last, a member removed is gone', async () => {
@@ -270,13 +324,18 @@ test('Members: a role changed counts at once, a new link replaces the last, a me
   expect(second).not.toBe(first);
   await ownerPage.waitForFunction(() => document.activeElement?.id === 'invite-link');
   expect((await request(gw, 'GET', `/console/api/invites/${new URL(first).hash.slice(1)}`)).status).toBe(404);
-  expect((await request(gw, 'GET', `/console/api/invites/${new URL(second).hash.slice(1)}`)).body.member).toMatchObject({ name: 'Bo Admin', role: 'admin' });
+  expect((await request(gw, 'GET', `/console/api/invites/${new URL(second).hash.slice(1)}`)).body.member).toMatchObject(
+    { name: 'Bo Admin', role: 'admin' },
+  );
 
   // The same email again is refused as the API words it.
   await ownerPage.getByLabel('Email', { exact: true }).fill('bo.admin@team.example');
   await ownerPage.getByLabel('Name', { exact: true }).fill('Bo Again');
   await ownerPage.getByRole('button', { name: 'Invite', exact: true }).click();
-  await ownerPage.getByRole('alert').filter({ hasText: 'bo.admin@team.example is already on this account\'s team' }).waitFor();
+  await ownerPage
+    .getByRole('alert')
+    .filter({ hasText: "bo.admin@team.example is already on this account's team" })
+    .waitFor();
 
   await ownerPage.getByRole('button', { name: 'Remove Bo Admin' }).click();
   await ownerPage.getByRole('button', { name: 'Remove from the team' }).click();
@@ -284,7 +343,10 @@ test('Members: a role changed counts at once, a new link replaces the last, a me
   await teamRow(ownerPage, 'bo.admin@team.example').waitFor({ state: 'detached' });
   // The link shown for Bo goes with them.
   expect(await ownerPage.getByLabel('Invitation link', { exact: true }).count()).toBe(0);
-  expect((await api('GET', '/v1/members')).body.data.map((m: { name: string }) => m.name)).toEqual(['Team Dental', AGENT.name]);
+  expect((await api('GET', '/v1/members')).body.data.map((m: { name: string }) => m.name)).toEqual([
+    'Team Dental',
+    AGENT.name,
+  ]);
   expect(await seriousViolations(ownerPage)).toEqual([]);
 });
 
@@ -295,18 +357,22 @@ test('Bot provider: hand-offs go to nobody or to the agents in turn', async () =
   expect(await ownerPage.getByRole('radio', { name: /^Nobody/ }).isChecked()).toBe(true);
   // The default leaves no hand-off unseen, and says how the team hears of one.
   const now = ownerPage.locator('#handoff-assignment-now');
-  expect(await now.textContent()).toBe('Now: nobody. A conversation handed over counts in every member’s tab title and, for those who turned '
-    + 'notifications on in the inbox, brings a desktop notification and a sound, until someone takes it (replying takes it too). Then only they are told of it.');
+  expect(await now.textContent()).toBe(
+    'Now: nobody. A conversation handed over counts in every member’s tab title and, for those who turned ' +
+      'notifications on in the inbox, brings a desktop notification and a sound, until someone takes it (replying takes it too). Then only they are told of it.',
+  );
   await roundRobin.check();
   await ownerPage.getByRole('button', { name: 'Set hand-off assignment' }).click();
   await status(ownerPage, 'Hand-off assignment saved.').waitFor();
   expect((await api('GET', '/v1/settings')).body.handoffAssignment).toBe('round_robin');
-  await now.filter({ hasText: /^Now: the agents in turn\. Each conversation handed over is the next agent’s/ }).waitFor();
+  await now
+    .filter({ hasText: /^Now: the agents in turn\. Each conversation handed over is the next agent’s/ })
+    .waitFor();
   expect(await seriousViolations(ownerPage)).toEqual([]);
   await screenshot(ownerPage, 'settings-bot-handoff');
 });
 
-test('Bot provider: what the contact is told at a hand-off, the built-in message in the account\'s language until one is set', async () => {
+test("Bot provider: what the contact is told at a hand-off, the built-in message in the account's language until one is set", async () => {
   await ownerPage.goto(url('/console/settings/bot'));
   const field = ownerPage.getByLabel('Hand-off message', { exact: true });
   const language = ownerPage.getByLabel('Language', { exact: true });
@@ -314,17 +380,26 @@ test('Bot provider: what the contact is told at a hand-off, the built-in message
   const now = ownerPage.locator('#handoff-message-now');
   await field.waitFor();
   expect(await field.inputValue()).toBe('');
-  expect(await field.getAttribute('placeholder')).toBe('Thanks for your message! A member of our team will get back to you shortly.');
-  expect(await now.textContent()).toBe('Now: the built-in message, Thanks for your message! A member of our team will get back to you shortly.');
+  expect(await field.getAttribute('placeholder')).toBe(
+    'Thanks for your message! A member of our team will get back to you shortly.',
+  );
+  expect(await now.textContent()).toBe(
+    'Now: the built-in message, Thanks for your message! A member of our team will get back to you shortly.',
+  );
   expect(await language.inputValue()).toBe('en');
 
   await language.fill('not a language');
   await save.click();
-  await ownerPage.getByRole('alert').filter({ hasText: /^Language must be a BCP 47 language tag/ }).waitFor();
+  await ownerPage
+    .getByRole('alert')
+    .filter({ hasText: /^Language must be a BCP 47 language tag/ })
+    .waitFor();
   await language.fill('es');
   await save.click();
   await status(ownerPage, 'The built-in hand-off message is in use.').waitFor();
-  expect(await field.getAttribute('placeholder')).toBe('¡Gracias por tu mensaje! Una persona de nuestro equipo te responderá en breve.');
+  expect(await field.getAttribute('placeholder')).toBe(
+    '¡Gracias por tu mensaje! Una persona de nuestro equipo te responderá en breve.',
+  );
   expect((await api('GET', '/v1/settings')).body).toMatchObject({ language: 'es', handoffMessage: null });
 
   const own = 'Thanks! Dana or Sam from Smile Dental will answer within the hour.';
@@ -336,7 +411,10 @@ test('Bot provider: what the contact is told at a hand-off, the built-in message
   // A contact no campaign answers is handed to the team, and told it.
   const kim = await conversationOf('visitor-kim', 'Kim');
   await untilIdle(gw);
-  expect((await api('GET', `/v1/conversations/${kim}`)).body.lastMessage).toMatchObject({ direction: 'outgoing', body: own });
+  expect((await api('GET', `/v1/conversations/${kim}`)).body.lastMessage).toMatchObject({
+    direction: 'outgoing',
+    body: own,
+  });
   expect(await seriousViolations(ownerPage)).toEqual([]);
 
   // Emptied: the built-in message again.
@@ -350,9 +428,11 @@ test('Bot provider: what the default campaign does, and where a message no campa
   await ownerPage.goto(url('/console/settings/bot'));
   const now = ownerPage.locator('#bot-default-campaign-now');
   await now.filter({ hasText: /^Now: none\./ }).waitFor();
-  expect(await now.textContent()).toBe('Now: none. A message from a contact that no campaign reached is never left unanswered: the contact is told a person will '
-    + 'answer (the hand-off message below), and it goes to your team, the conversation handed off (“No campaign answered this contact”), '
-    + 'listed as needing a reply and announced to every member; when hand-offs go to the agents in turn (below), the next agent gets it.');
+  expect(await now.textContent()).toBe(
+    'Now: none. A message from a contact that no campaign reached is never left unanswered: the contact is told a person will ' +
+      'answer (the hand-off message below), and it goes to your team, the conversation handed off (“No campaign answered this contact”), ' +
+      'listed as needing a reply and announced to every member; when hand-offs go to the agents in turn (below), the next agent gets it.',
+  );
   await ownerPage.getByLabel('Default campaign', { exact: true }).selectOption({ label: 'Spring chat' });
   await ownerPage.getByRole('button', { name: 'Save', exact: true }).click();
   await status(ownerPage, 'Bot settings saved.').waitFor();
@@ -369,10 +449,15 @@ test('a link that expired says so, and who makes a new one', async () => {
   const late = await (await newContext(browser)).newPage();
   await late.goto(invited.body.inviteUrl);
   await heading(late).filter({ hasText: 'This invitation has expired' }).waitFor();
-  expect(await late.getByRole('alert').textContent()).toBe('This invitation link has expired: ask the account\'s owner or an admin for a new one');
+  expect(await late.getByRole('alert').textContent()).toBe(
+    "This invitation link has expired: ask the account's owner or an admin for a new one",
+  );
   expect(await late.getByLabel('Password').count()).toBe(0);
   expect(await seriousViolations(late)).toEqual([]);
   await screenshot(late, 'invite-expired');
   await late.context().close();
-  expect((await api('GET', `/v1/members/${invited.body.id}`)).body).toMatchObject({ status: 'invited', inviteExpiresAt: invited.body.inviteExpiresAt });
+  expect((await api('GET', `/v1/members/${invited.body.id}`)).body).toMatchObject({
+    status: 'invited',
+    inviteExpiresAt: invited.body.inviteExpiresAt,
+  });
 });

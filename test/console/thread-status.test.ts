@@ -20,7 +20,11 @@ let hook: Receiver;
 
 beforeAll(async () => {
   hook = await Receiver.start(() => (receiverUp ? { status: 200 } : { status: 503, body: 'receiver down' }));
-  [gw, browser] = await startConsole({ LEADCHAT_TEST_CLOCK: '1', LEADCHAT_WEBHOOK_RETRIES: '1m,1m,1m', LEADCHAT_JOB_POLL: '100ms' });
+  [gw, browser] = await startConsole({
+    LEADCHAT_TEST_CLOCK: '1',
+    LEADCHAT_WEBHOOK_RETRIES: '1m,1m,1m',
+    LEADCHAT_JOB_POLL: '100ms',
+  });
   owner = await consoleAccount(gw, { name: 'Status Dental' });
   expect((await api('PUT', '/v1/settings', { customChannelWebhookUrl: hook.url })).status).toBe(200);
   ({ page } = await openPage(browser));
@@ -31,14 +35,26 @@ afterAll(async () => {
 });
 
 const api = (method: string, path: string, body?: unknown) => request(gw, method, path, { apiKey: owner.apiKey, body });
-const attemptsOf = async (id: string) => ((await api('GET', `/v1/messages/${id}`)).body.deliveries as Array<{ attempts: unknown[] }>).flatMap((d) => d.attempts).length;
+const attemptsOf = async (id: string) =>
+  ((await api('GET', `/v1/messages/${id}`)).body.deliveries as Array<{ attempts: unknown[] }>).flatMap(
+    (d) => d.attempts,
+  ).length;
 
 test('each failed attempt of a reply shows in the open thread as the API has it, then Sent', async () => {
-  const wrote = await api('POST', '/v1/incoming_custom_channel_message', incoming({ fromId: 'visitor-lena', firstName: 'Lena', channel: 'web-chat', body: 'Are you open today?' }));
+  const wrote = await api(
+    'POST',
+    '/v1/incoming_custom_channel_message',
+    incoming({ fromId: 'visitor-lena', firstName: 'Lena', channel: 'web-chat', body: 'Are you open today?' }),
+  );
   const { conversationId } = (await api('GET', `/v1/messages/${wrote.body.messageId}`)).body;
-  const sent = await api('POST', '/v1/send_custom_channel_message', { customData: { fromId: 'visitor-lena', customChannel: 'web-chat', body: 'Yes, until 6 pm' } });
+  const sent = await api('POST', '/v1/send_custom_channel_message', {
+    customData: { fromId: 'visitor-lena', customChannel: 'web-chat', body: 'Yes, until 6 pm' },
+  });
   const id = sent.body.messageId;
-  await poll(() => attemptsOf(id), (n) => n === 1);
+  await poll(
+    () => attemptsOf(id),
+    (n) => n === 1,
+  );
 
   await signInAt(page, `${gw.url}/console/inbox?c=${conversationId}`, owner);
   const status = page.locator('.inbox-msg').filter({ hasText: 'Yes, until 6 pm' }).locator('.inbox-status');
@@ -46,12 +62,18 @@ test('each failed attempt of a reply shows in the open thread as the API has it,
 
   // The second attempt fails too: the message is still being sent, its delivery holds one more attempt.
   await advanceClock(gw, '61s');
-  await poll(() => attemptsOf(id), (n) => n === 2);
+  await poll(
+    () => attemptsOf(id),
+    (n) => n === 2,
+  );
   expect((await api('GET', `/v1/messages/${id}`)).body.status).toBe('pending');
   await status.filter({ hasText: /^Retrying: 2 failed attempts, next at / }).waitFor();
 
   receiverUp = true;
   await advanceClock(gw, '61s');
-  await poll(async () => (await api('GET', `/v1/messages/${id}`)).body.status, (s) => s === 'sent');
+  await poll(
+    async () => (await api('GET', `/v1/messages/${id}`)).body.status,
+    (s) => s === 'sent',
+  );
   await status.filter({ hasText: /^Sent$/ }).waitFor();
 });

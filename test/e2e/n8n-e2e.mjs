@@ -44,7 +44,9 @@ const failures = [];
 function check(condition, what, detail) {
   if (condition) log(`ok   ${what}`);
   else {
-    log(`FAIL ${what}${detail === undefined ? '' : `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`);
+    log(
+      `FAIL ${what}${detail === undefined ? '' : `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`,
+    );
     failures.push(what);
   }
 }
@@ -99,7 +101,9 @@ function installN8n(node) {
   if (existsSync(marker) && JSON.parse(readFileSync(marker, 'utf8')).version === N8N_VERSION) {
     log(`n8n ${N8N_VERSION} already installed in ${path.relative(ROOT, N8N_DIR)}`);
   } else {
-    log(`installing n8n ${N8N_VERSION} under Node ${node.version} into ${path.relative(ROOT, N8N_DIR)} (a few minutes)…`);
+    log(
+      `installing n8n ${N8N_VERSION} under Node ${node.version} into ${path.relative(ROOT, N8N_DIR)} (a few minutes)…`,
+    );
     rmSync(N8N_DIR, { recursive: true, force: true });
     mkdirSync(N8N_DIR, { recursive: true });
     // linkedom 0.18.15 depends on cssomnom, which the registry does not have; 0.18.14 (@acemir/cssom) is the
@@ -125,12 +129,18 @@ function installPackage() {
   mkdirSync(target, { recursive: true });
   const packDir = path.join(RUN, 'pack');
   mkdirSync(packDir, { recursive: true });
-  const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], { cwd: ROOT }).stdout);
+  const packed = JSON.parse(
+    run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], { cwd: ROOT }).stdout,
+  );
   const tarball = path.join(packDir, packed[0].filename);
   run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
   writeFileSync(
     path.join(USER_FOLDER, '.n8n', 'nodes', 'package.json'),
-    JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { 'n8n-nodes-leadchat': packed[0].version } }, null, 2),
+    JSON.stringify(
+      { name: 'installed-nodes', private: true, dependencies: { 'n8n-nodes-leadchat': packed[0].version } },
+      null,
+      2,
+    ),
   );
   log(`installed ${packed[0].filename} (${packed[0].entryCount} files) into n8n's nodes folder`);
 }
@@ -149,7 +159,10 @@ async function startGateway() {
     LEADCHAT_LOG_LEVEL: 'warn',
     LEADCHAT_WEBHOOK_RETRIES: '1s,2s,5s',
   };
-  const child = spawn(process.execPath, [path.join(ROOT, 'gateway/dist/cli/main.js'), 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(ROOT, 'gateway/dist/cli/main.js'), 'serve'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (out += c));
@@ -189,7 +202,10 @@ async function allPages(gw, pathname, apiKey, query = {}, limit = 4) {
   const items = [];
   let cursor;
   do {
-    const res = await api(gw, 'GET', pathname, { apiKey, query: { ...query, limit: String(limit), ...(cursor ? { cursor } : {}) } });
+    const res = await api(gw, 'GET', pathname, {
+      apiKey,
+      query: { ...query, limit: String(limit), ...(cursor ? { cursor } : {}) },
+    });
     if (res.status !== 200) throw new Error(`GET ${pathname}: ${res.status} ${JSON.stringify(res.body)}`);
     items.push(...res.body.data);
     cursor = res.body.nextCursor;
@@ -261,7 +277,10 @@ async function n8nCli(node, env, args) {
   const [code, signal] = await new Promise((resolve) => child.once('exit', (...exit) => resolve(exit)));
   closeSync(fd);
   const output = readFileSync(file, 'utf8');
-  if (code !== 0) throw new Error(`n8n ${args.join(' ')} ${signal ? `was killed by ${signal}` : `exited ${code}`}; see ${file}:\n${output.slice(-3000)}`);
+  if (code !== 0)
+    throw new Error(
+      `n8n ${args.join(' ')} ${signal ? `was killed by ${signal}` : `exited ${code}`}; see ${file}:\n${output.slice(-3000)}`,
+    );
   return output;
 }
 
@@ -272,7 +291,8 @@ async function execute(node, env, id) {
   const lines = output.split('\n');
   const first = lines.indexOf('{');
   const last = lines.indexOf('}', first);
-  if (first < 0 || last < 0) throw new Error(`no execution JSON in the output of execute --id=${id}:\n${output.slice(0, 2000)}`);
+  if (first < 0 || last < 0)
+    throw new Error(`no execution JSON in the output of execute --id=${id}:\n${output.slice(0, 2000)}`);
   return JSON.parse(lines.slice(first, last + 1).join('\n'));
 }
 
@@ -328,7 +348,12 @@ async function main() {
     log(`gateway at ${gw.apiBase}`);
     const owner = await account(gw, { name: 'Acme', email: 'owner@acme.test', type: 'standard' });
     const agency = await account(gw, { name: 'Agency', email: 'agency@agency.test', type: 'agency' });
-    const sub = await account(gw, { name: 'Client', email: 'client@client.test', type: 'standard', parentEmail: agency.email });
+    const sub = await account(gw, {
+      name: 'Client',
+      email: 'client@client.test',
+      type: 'standard',
+      parentEmail: agency.email,
+    });
     const list = (await api(gw, 'POST', '/v1/lists', { apiKey: owner.apiKey, body: { name: 'Website form' } })).body;
 
     const port = await freePort();
@@ -336,8 +361,18 @@ async function main() {
 
     // Credentials: the examples refer to "leadchat-credential"; the agency's is picked for the auto-recharge one.
     const credentials = [
-      { id: 'leadchat-credential', name: 'LeadChat account', type: 'leadChatApi', data: { baseUrl: gw.apiBase, apiKey: owner.apiKey, ignoreSslIssues: true } },
-      { id: 'leadchat-agency', name: 'LeadChat agency', type: 'leadChatApi', data: { baseUrl: gw.apiBase, apiKey: agency.apiKey, ignoreSslIssues: true } },
+      {
+        id: 'leadchat-credential',
+        name: 'LeadChat account',
+        type: 'leadChatApi',
+        data: { baseUrl: gw.apiBase, apiKey: owner.apiKey, ignoreSslIssues: true },
+      },
+      {
+        id: 'leadchat-agency',
+        name: 'LeadChat agency',
+        type: 'leadChatApi',
+        data: { baseUrl: gw.apiBase, apiKey: agency.apiKey, ignoreSslIssues: true },
+      },
     ];
     writeFileSync(path.join(WORK, 'credentials.json'), JSON.stringify(credentials));
     await n8nCli(node, env, ['import:credentials', `--input=${path.join(WORK, 'credentials.json')}`]);
@@ -346,27 +381,60 @@ async function main() {
     // The examples, with the choices a user makes after importing them.
     const funnel = example('lead-capture-funnel.json');
     funnel.id = 'e2eLeadFunnel0001';
-    funnel.nodes.find((n) => n.name === 'Capture Lead').parameters.list = { __rl: true, mode: 'list', value: list.id, cachedResultName: list.name };
+    funnel.nodes.find((n) => n.name === 'Capture Lead').parameters.list = {
+      __rl: true,
+      mode: 'list',
+      value: list.id,
+      cachedResultName: list.name,
+    };
     const bridge = example('custom-channel-bridge.json');
     bridge.id = 'e2eChatBridge0001';
     bridge.nodes.find((n) => n.name === 'Send Reply to Chat').parameters.url = receiver.url;
     const recharge = example('auto-recharge-handler.json');
     recharge.id = 'e2eAutoRecharge01';
-    for (const n of recharge.nodes) if (n.credentials?.leadChatApi) n.credentials.leadChatApi = { id: 'leadchat-agency', name: 'LeadChat agency' };
+    for (const n of recharge.nodes)
+      if (n.credentials?.leadChatApi) n.credentials.leadChatApi = { id: 'leadchat-agency', name: 'LeadChat agency' };
     const handoffAlert = example('handoff-alert.json');
     handoffAlert.id = 'e2eHandoffAlert01';
     handoffAlert.nodes.find((n) => n.name === 'Alert the Team').parameters.url = receiver.alertsUrl;
 
     const runs = {
       funnel: runnable(funnel, 'e2eRunFunnel00001', {
-        'Form Submitted': { headers: {}, params: {}, query: {}, body: { phone: '+1 (415) 555-0170', first_name: 'Cli', email: 'cli@example.com' } },
+        'Form Submitted': {
+          headers: {},
+          params: {},
+          query: {},
+          body: { phone: '+1 (415) 555-0170', first_name: 'Cli', email: 'cli@example.com' },
+        },
       }),
       bridge: runnable(bridge, 'e2eRunBridge00001', {
-        'Chat Message In': { headers: {}, params: {}, query: {}, body: { id: 'chat-cli-1', userId: 'visitor-cli', text: 'Hello from the CLI run', name: 'Cleo' } },
-        'On Reply': { event: 'reply', contactId: 'ct_x', messageId: 'msg_x', userId: 'usr_x', body: 'Reply text', toId: 'visitor-cli', channel: 'website-chat' },
+        'Chat Message In': {
+          headers: {},
+          params: {},
+          query: {},
+          body: { id: 'chat-cli-1', userId: 'visitor-cli', text: 'Hello from the CLI run', name: 'Cleo' },
+        },
+        'On Reply': {
+          event: 'reply',
+          contactId: 'ct_x',
+          messageId: 'msg_x',
+          userId: 'usr_x',
+          body: 'Reply text',
+          toId: 'visitor-cli',
+          channel: 'website-chat',
+        },
       }),
       recharge: runnable(recharge, 'e2eRunRecharge001', {
-        'On Auto-Recharge': { event: 'auto_recharge', type: 'auto_recharge', idempotency_key: 'e2e-cli-key-1', sub_account_id: sub.id, sub_account_email: sub.email, balance: 0, threshold: 10, amount: 7 },
+        'On Auto-Recharge': {
+          event: 'auto_recharge',
+          type: 'auto_recharge',
+          idempotency_key: 'e2e-cli-key-1',
+          sub_account_id: sub.id,
+          sub_account_email: sub.email,
+          balance: 0,
+          threshold: 10,
+          amount: 7,
+        },
       }),
     };
     for (const workflow of [funnel, bridge, recharge, handoffAlert, ...Object.values(runs)]) {
@@ -379,22 +447,50 @@ async function main() {
     // ---- n8n execute --id ----------------------------------------------------------------------------------------
     const funnelRun = await execute(node, env, runs.funnel.id);
     const lead = outputOf(funnelRun, 'Capture Lead')[0];
-    check(lead?.phone === '+14155550170' && lead?.created === true && lead?.addedToList === true, 'execute: lead-capture-funnel captures the lead', lead);
+    check(
+      lead?.phone === '+14155550170' && lead?.created === true && lead?.addedToList === true,
+      'execute: lead-capture-funnel captures the lead',
+      lead,
+    );
     const members = (await api(gw, 'GET', `/v1/lists/${list.id}/contacts`, { apiKey: owner.apiKey })).body.data;
-    check(members.some((m) => m.id === lead?.id), 'execute: the lead is on the campaign list');
+    check(
+      members.some((m) => m.id === lead?.id),
+      'execute: the lead is on the campaign list',
+    );
 
     const bridgeRun = await execute(node, env, runs.bridge.id);
     const inbox = outputOf(bridgeRun, 'Post to Inbox')[0];
-    check(inbox?.success === true && typeof inbox?.messageId === 'string', 'execute: custom-channel-bridge posts the chat message to the inbox', inbox);
-    const stored = inbox?.messageId ? (await api(gw, 'GET', `/v1/messages/${inbox.messageId}`, { apiKey: owner.apiKey })).body : undefined;
-    check(stored?.body === 'Hello from the CLI run' && stored?.channel === 'website-chat', 'execute: the gateway stored it with its channel', stored);
-    check(receiver.received.some((r) => r.body.userId === 'visitor-cli' && r.body.text === 'Reply text'), 'execute: the reply branch posts to the chat system', receiver.received);
+    check(
+      inbox?.success === true && typeof inbox?.messageId === 'string',
+      'execute: custom-channel-bridge posts the chat message to the inbox',
+      inbox,
+    );
+    const stored = inbox?.messageId
+      ? (await api(gw, 'GET', `/v1/messages/${inbox.messageId}`, { apiKey: owner.apiKey })).body
+      : undefined;
+    check(
+      stored?.body === 'Hello from the CLI run' && stored?.channel === 'website-chat',
+      'execute: the gateway stored it with its channel',
+      stored,
+    );
+    check(
+      receiver.received.some((r) => r.body.userId === 'visitor-cli' && r.body.text === 'Reply text'),
+      'execute: the reply branch posts to the chat system',
+      receiver.received,
+    );
 
     const rechargeRun = await execute(node, env, runs.recharge.id);
     const granted = outputOf(rechargeRun, 'Grant Credits')[0];
-    check(granted?.credits_added === 7 && granted?.new_balance === 7, 'execute: auto-recharge-handler grants the credits', granted);
+    check(
+      granted?.credits_added === 7 && granted?.new_balance === 7,
+      'execute: auto-recharge-handler grants the credits',
+      granted,
+    );
     const again = await execute(node, env, runs.recharge.id);
-    check(outputOf(again, 'Grant Credits')[0]?.new_balance === 7, 'execute: running it again with the same idempotency_key grants nothing more');
+    check(
+      outputOf(again, 'Grant Credits')[0]?.new_balance === 7,
+      'execute: running it again with the same idempotency_key grants nothing more',
+    );
 
     // ---- activated workflows --------------------------------------------------------------------------------------
     // The campaign the funnel feeds: every contact added to its list from now on gets the opening message by SMS.
@@ -410,13 +506,21 @@ async function main() {
         sendRate: '60/m',
       },
     });
-    check(campaignRes.status === 201 && campaignRes.body?.status === 'live', 'campaign: a Live SMS campaign on the funnel list', campaignRes);
+    check(
+      campaignRes.status === 201 && campaignRes.body?.status === 'live',
+      'campaign: a Live SMS campaign on the funnel list',
+      campaignRes,
+    );
     const campaign = campaignRes.body;
 
     const published = [funnel, bridge, recharge, handoffAlert];
     for (const workflow of published) await n8nCli(node, env, ['publish:workflow', `--id=${workflow.id}`]);
     log(`published the ${published.length} examples; starting n8n`);
-    n8n = spawn(node.bin, [path.join(N8N_DIR, 'node_modules', 'n8n', 'bin', 'n8n'), 'start'], { env, cwd: RUN, stdio: ['ignore', 'pipe', 'pipe'] });
+    n8n = spawn(node.bin, [path.join(N8N_DIR, 'node_modules', 'n8n', 'bin', 'n8n'), 'start'], {
+      env,
+      cwd: RUN,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let n8nOut = '';
     n8n.stdout.on('data', (c) => (n8nOut += c));
     n8n.stderr.on('data', (c) => (n8nOut += c));
@@ -432,14 +536,27 @@ async function main() {
     }).catch((error) => {
       throw new Error(`${error.message}\n${n8nOut}`);
     });
-    const subscribed = (event) => ownerSubs.filter((s) => s.url.startsWith(`${n8nBase}/webhook/`) && s.events.join() === event);
-    check(ownerSubs.length === 2 && subscribed('reply').length === 1, 'activation: the Reply trigger subscribed its production URL', ownerSubs);
-    check(subscribed('handoff').length === 1 && subscribed('handoff')[0].url !== subscribed('reply')[0]?.url, 'activation: the Hand-Off trigger subscribed its own production URL', ownerSubs);
+    const subscribed = (event) =>
+      ownerSubs.filter((s) => s.url.startsWith(`${n8nBase}/webhook/`) && s.events.join() === event);
+    check(
+      ownerSubs.length === 2 && subscribed('reply').length === 1,
+      'activation: the Reply trigger subscribed its production URL',
+      ownerSubs,
+    );
+    check(
+      subscribed('handoff').length === 1 && subscribed('handoff')[0].url !== subscribed('reply')[0]?.url,
+      'activation: the Hand-Off trigger subscribed its own production URL',
+      ownerSubs,
+    );
     const agencySubs = await until('the auto-recharge trigger to subscribe', async () => {
       const subs = (await api(gw, 'GET', '/v1/webhooks', { apiKey: agency.apiKey })).body.data;
       return subs.length ? subs : undefined;
     });
-    check(agencySubs.length === 1 && agencySubs[0].events.join() === 'auto_recharge', 'activation: the Auto-Recharge trigger subscribed', agencySubs);
+    check(
+      agencySubs.length === 1 && agencySubs[0].events.join() === 'auto_recharge',
+      'activation: the Auto-Recharge trigger subscribed',
+      agencySubs,
+    );
 
     // The form funnel, through the real webhook.
     const form = await until('the form webhook', async () => {
@@ -450,13 +567,22 @@ async function main() {
       });
       return res.status === 404 ? undefined : { status: res.status, body: await res.json().catch(() => undefined) };
     });
-    check(form.status === 200 && form.body?.phone === '+442079460101' && form.body?.addedToList === true, 'webhook: the form post is captured and answered with the contact', form);
+    check(
+      form.status === 200 && form.body?.phone === '+442079460101' && form.body?.addedToList === true,
+      'webhook: the form post is captured and answered with the contact',
+      form,
+    );
 
     // A chat message in through the bridge's webhook.
     const chatIn = await fetch(`${n8nBase}/webhook/leadchat-chat-in`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ id: 'chat-live-1', userId: 'visitor-live', text: 'Do you deliver on Sundays?', name: 'Liv' }),
+      body: JSON.stringify({
+        id: 'chat-live-1',
+        userId: 'visitor-live',
+        text: 'Do you deliver on Sundays?',
+        name: 'Liv',
+      }),
     });
     check(chatIn.status === 200, 'webhook: the chat message is accepted', chatIn.status);
     // An agent answers the visitor: the contact is the one the chat message created (same fromId).
@@ -464,26 +590,42 @@ async function main() {
     const contact = (
       await api(gw, 'POST', '/v1/send_custom_channel_message', {
         apiKey: owner.apiKey,
-        body: { customData: { fromId: 'visitor-live', customChannel: 'website-chat', body: 'Yes, every Sunday until 6 pm.' } },
+        body: {
+          customData: { fromId: 'visitor-live', customChannel: 'website-chat', body: 'Yes, every Sunday until 6 pm.' },
+        },
       })
     ).body;
     const thread = await until('the chat message in the inbox', async () => {
-      const messages = (await api(gw, 'GET', `/v1/contacts/${contact.contactId}/messages`, { apiKey: owner.apiKey })).body;
+      const messages = (await api(gw, 'GET', `/v1/contacts/${contact.contactId}/messages`, { apiKey: owner.apiKey }))
+        .body;
       const list = Array.isArray(messages) ? messages : messages?.data;
       return list?.some((m) => m.body === 'Do you deliver on Sundays?') ? list : undefined;
     }).catch(() => undefined);
     check(Boolean(thread), 'webhook: the chat message reached the inbox of the same contact');
     // An agent's reply to that contact: the gateway delivers it to the activated trigger, which posts it to the chat.
     const delivered = await until('the reply to reach the chat system', async () =>
-      receiver.received.find((r) => r.body.userId === 'visitor-live' && r.body.text === 'Yes, every Sunday until 6 pm.'),
+      receiver.received.find(
+        (r) => r.body.userId === 'visitor-live' && r.body.text === 'Yes, every Sunday until 6 pm.',
+      ),
     ).catch(() => undefined);
-    check(Boolean(delivered), 'trigger: the gateway reply ran the workflow and reached the chat system', receiver.received);
+    check(
+      Boolean(delivered),
+      'trigger: the gateway reply ran the workflow and reached the chat system',
+      receiver.received,
+    );
     const message = (await api(gw, 'GET', `/v1/messages/${contact.messageId}`, { apiKey: owner.apiKey })).body;
-    check(message?.status === 'sent' || message?.deliveries?.some((d) => d.status === 'sent'), 'trigger: the gateway recorded the delivery as sent', message);
+    check(
+      message?.status === 'sent' || message?.deliveries?.some((d) => d.status === 'sent'),
+      'trigger: the gateway recorded the delivery as sent',
+      message,
+    );
 
     // Auto-recharge: the event reaches the agency's trigger, which grants once with the event's key.
     const before = (await api(gw, 'GET', '/v1/credits', { apiKey: sub.apiKey })).body.balance;
-    await api(gw, 'PUT', '/v1/subaccounts/auto-recharge', { apiKey: agency.apiKey, body: { email: sub.email, threshold: before + 10, amount: 25 } });
+    await api(gw, 'PUT', '/v1/subaccounts/auto-recharge', {
+      apiKey: agency.apiKey,
+      body: { email: sub.email, threshold: before + 10, amount: 25 },
+    });
     const after = await until('the auto-recharge grant', async () => {
       const balance = (await api(gw, 'GET', '/v1/credits', { apiKey: sub.apiKey })).body.balance;
       return balance > before ? balance : undefined;
@@ -500,32 +642,72 @@ async function main() {
       const res = await fetch(`${n8nBase}/webhook/leadchat-lead-form`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ phone: `+1 (415) 555-02${String(10 + i)}`, first_name: firstName, email: `lead${i + 1}@example.com` }),
+        body: JSON.stringify({
+          phone: `+1 (415) 555-02${String(10 + i)}`,
+          first_name: firstName,
+          email: `lead${i + 1}@example.com`,
+        }),
       });
       leads.push({ firstName, status: res.status, body: await res.json().catch(() => undefined) });
     }
-    const captured = leads.filter((l) => l.status === 200 && l.body?.addedToList === true && typeof l.body?.id === 'string');
-    check(captured.length === 10, 'funnel: the 10 form posts are captured and added to the list', leads.filter((l) => !captured.includes(l)));
+    const captured = leads.filter(
+      (l) => l.status === 200 && l.body?.addedToList === true && typeof l.body?.id === 'string',
+    );
+    check(
+      captured.length === 10,
+      'funnel: the 10 form posts are captured and added to the list',
+      leads.filter((l) => !captured.includes(l)),
+    );
     const onList = await allPages(gw, `/v1/lists/${list.id}/contacts`, owner.apiKey);
-    check(captured.every((l) => onList.some((m) => m.id === l.body.id)), 'funnel: all 10 leads are on the campaign list', { onList: onList.length });
+    check(
+      captured.every((l) => onList.some((m) => m.id === l.body.id)),
+      'funnel: all 10 leads are on the campaign list',
+      { onList: onList.length },
+    );
 
     // 3 go at once and the rest at 60/m: about 10 s; polled gently, as the API key's rate limit counts these too.
     const leadIds = new Set(captured.map((l) => l.body.id));
-    const greeted = await until('the opening messages of the 10 leads', async () => {
-      const conversations = await allPages(gw, '/v1/conversations', owner.apiKey, { campaignId: campaign.id });
-      const ours = conversations.filter((c) => leadIds.has(c.contactId) && c.opening?.status === 'sent');
-      return ours.length === leadIds.size ? ours : undefined;
-    }, 120_000, 3000).catch(() => undefined);
+    const greeted = await until(
+      'the opening messages of the 10 leads',
+      async () => {
+        const conversations = await allPages(gw, '/v1/conversations', owner.apiKey, { campaignId: campaign.id });
+        const ours = conversations.filter((c) => leadIds.has(c.contactId) && c.opening?.status === 'sent');
+        return ours.length === leadIds.size ? ours : undefined;
+      },
+      120_000,
+      3000,
+    ).catch(() => undefined);
     check(Boolean(greeted), 'campaign: each of the 10 leads got the opening message (opening.status sent)');
-    const personalized = (greeted ?? []).filter((c) => c.channel === 'sms' && c.lastMessage?.body === `Hi ${c.contact?.firstName}, thanks for your interest in Acme! Any question about our plans?`);
-    check(greeted && personalized.length === 10, 'campaign: by SMS, with each lead\'s first name', greeted?.map((c) => c.lastMessage));
+    const personalized = (greeted ?? []).filter(
+      (c) =>
+        c.channel === 'sms' &&
+        c.lastMessage?.body ===
+          `Hi ${c.contact?.firstName}, thanks for your interest in Acme! Any question about our plans?`,
+    );
+    check(
+      greeted && personalized.length === 10,
+      "campaign: by SMS, with each lead's first name",
+      greeted?.map((c) => c.lastMessage),
+    );
 
     // One lead answers asking for a person: the hand-off alert workflow tells the team, with that lead's details.
     const asker = captured[3];
     const askText = 'Thanks! Can I talk to a real person about pricing?';
-    const incoming = await api(gw, 'POST', '/v1/channels/sms/incoming', { apiKey: owner.apiKey, body: { phone: asker?.body.phone, body: askText } });
-    check(incoming.status === 200 && incoming.body?.contactId === asker?.body.id, 'hand-off: the lead\'s SMS answer is received on its contact', incoming);
-    const alert = await until('the hand-off alert', async () => receiver.received.find((r) => r.path === '/team-alerts' && r.body?.contactId === asker?.body.id), 60_000, 1000).catch(() => undefined);
+    const incoming = await api(gw, 'POST', '/v1/channels/sms/incoming', {
+      apiKey: owner.apiKey,
+      body: { phone: asker?.body.phone, body: askText },
+    });
+    check(
+      incoming.status === 200 && incoming.body?.contactId === asker?.body.id,
+      "hand-off: the lead's SMS answer is received on its contact",
+      incoming,
+    );
+    const alert = await until(
+      'the hand-off alert',
+      async () => receiver.received.find((r) => r.path === '/team-alerts' && r.body?.contactId === asker?.body.id),
+      60_000,
+      1000,
+    ).catch(() => undefined);
     check(
       alert?.body?.reason === 'contact_asked' &&
         alert.body.body === askText &&
@@ -534,15 +716,27 @@ async function main() {
         alert.body.channel === 'sms' &&
         alert.body.conversationId === incoming.body?.conversationId &&
         alert.body.campaignId === campaign.id &&
-        typeof alert.body.text === 'string' && alert.body.text.includes(asker.firstName) && alert.body.text.includes(askText),
-      'hand-off: the alert workflow posted the lead\'s name, phone, channel, message and reason to the team chat',
+        typeof alert.body.text === 'string' &&
+        alert.body.text.includes(asker.firstName) &&
+        alert.body.text.includes(askText),
+      "hand-off: the alert workflow posted the lead's name, phone, channel, message and reason to the team chat",
       alert ?? receiver.received.filter((r) => r.path === '/team-alerts'),
     );
     if (alert) log(`team alert: ${alert.body.text}`);
-    const handedOff = (await api(gw, 'GET', `/v1/conversations/${incoming.body?.conversationId}`, { apiKey: owner.apiKey })).body;
-    check(handedOff?.status === 'handed_off' && handedOff?.bot?.active === false, 'hand-off: the conversation is handed_off and the bot is silent', handedOff);
+    const handedOff = (
+      await api(gw, 'GET', `/v1/conversations/${incoming.body?.conversationId}`, { apiKey: owner.apiKey })
+    ).body;
+    check(
+      handedOff?.status === 'handed_off' && handedOff?.bot?.active === false,
+      'hand-off: the conversation is handed_off and the bot is silent',
+      handedOff,
+    );
     await sleep(2000);
-    check(receiver.received.filter((r) => r.path === '/team-alerts').length === 1, 'hand-off: one alert, for that lead only', receiver.received.filter((r) => r.path === '/team-alerts'));
+    check(
+      receiver.received.filter((r) => r.path === '/team-alerts').length === 1,
+      'hand-off: one alert, for that lead only',
+      receiver.received.filter((r) => r.path === '/team-alerts'),
+    );
   } finally {
     if (n8n && n8n.exitCode === null) {
       n8n.kill('SIGTERM');

@@ -59,6 +59,7 @@ export function buildSqlite3(node, npm, dir, log) {
     stdio: 'inherit',
   });
   if (res.status !== 0) throw new Error(`npm rebuild sqlite3 exited ${res.status}: see the build output above`);
-  if (!sqlite3Loads(node, npm, dir)) throw new Error(`sqlite3 was rebuilt in ${dir} but still does not load under Node ${node.version}`);
+  if (!sqlite3Loads(node, npm, dir))
+    throw new Error(`sqlite3 was rebuilt in ${dir} but still does not load under Node ${node.version}`);
   log('sqlite3 built');
 }

@@ -64,9 +64,14 @@ test('every route answers each kind of caller as its access level says', async (
   };
 
   const routes = Object.entries(ROUTE_ACCESS).flatMap(([route, methods]) =>
-    Object.entries(methods).map(([method, access]) => ({ method, route, access: access as Access })));
+    Object.entries(methods).map(([method, access]) => ({ method, route, access: access as Access })),
+  );
   // Signing out ends the caller's session: it comes last.
-  routes.sort((a, b) => Number(a.route === '/console/api/session' && a.method === 'DELETE') - Number(b.route === '/console/api/session' && b.method === 'DELETE'));
+  routes.sort(
+    (a, b) =>
+      Number(a.route === '/console/api/session' && a.method === 'DELETE') -
+      Number(b.route === '/console/api/session' && b.method === 'DELETE'),
+  );
   expect(routes.length).toBeGreaterThan(90);
 
   const mismatches: string[] = [];
@@ -74,16 +79,26 @@ test('every route answers each kind of caller as its access level says', async (
     const pathname = route.replace(/:\w+/g, 'zz_missing');
     for (const caller of CALLERS) {
       // The console's event stream never ends by itself: its answer is judged by its status, then it is closed.
-      const reply = pathname === '/console/api/stream' ? await streamReply(gw, headersOf(caller)) : await request(gw, method, pathname, {
-        headers: headersOf(caller),
-        body: method === 'GET' || method === 'DELETE' ? undefined : {},
-        localAddress: nextAddress(),
-      });
+      const reply =
+        pathname === '/console/api/stream'
+          ? await streamReply(gw, headersOf(caller))
+          : await request(gw, method, pathname, {
+              headers: headersOf(caller),
+              body: method === 'GET' || method === 'DELETE' ? undefined : {},
+              localAddress: nextAddress(),
+            });
       // A new key, from the owner's or an admin's rotation, is the key from now on.
       if (route === '/v1/api-key' && reply.status === 200) apiKey = reply.body.apiKey;
-      const expected = ADMITTED[access].includes(caller) ? 'admitted' : caller === 'agent' && access === 'admins' ? 'refused 403' : 'refused 401';
+      const expected = ADMITTED[access].includes(caller)
+        ? 'admitted'
+        : caller === 'agent' && access === 'admins'
+          ? 'refused 403'
+          : 'refused 401';
       const got = outcome(reply);
-      if (got !== expected) mismatches.push(`${method} ${route} (${access}) as ${caller}: expected ${expected}, got ${got} ${reply.status} ${reply.text.slice(0, 120)}`);
+      if (got !== expected)
+        mismatches.push(
+          `${method} ${route} (${access}) as ${caller}: expected ${expected}, got ${got} ${reply.status} ${reply.text.slice(0, 120)}`,
+        );
     }
   }
   expect(mismatches).toEqual([]);
@@ -96,7 +111,7 @@ async function streamReply(gw: Parameters<typeof openStream>[0], headers: Record
   return { status: stream.status, headers: stream.headers, body: stream.body, text: JSON.stringify(stream.body ?? '') };
 }
 
-test('agents are refused every change kept for admins, the agency\'s credits among them, and nothing changes', async () => {
+test("agents are refused every change kept for admins, the agency's credits among them, and nothing changes", async () => {
   const gw = ctx.gw;
   const agency = await consoleAccount(gw, { type: 'agency' });
   const sub = await consoleAccount(gw, { parentEmail: agency.email });
@@ -118,10 +133,16 @@ test('agents are refused every change kept for admins, the agency\'s credits amo
 test('a route the access table does not list cannot be registered', async () => {
   const { route } = (await import(path.join(dist, 'route.js'))) as RouteModule;
   const registered: string[] = [];
-  const target = { route: (p: string) => ({ get: () => registered.push(p), all: () => undefined, options: () => undefined }) as never };
+  const target = {
+    route: (p: string) => ({ get: () => registered.push(p), all: () => undefined, options: () => undefined }) as never,
+  };
   const routes = { prefix: '/v1', guards: { team: [] }, route: target.route };
-  expect(() => route(routes, '/undeclared', { get: () => undefined })).toThrow('GET /v1/undeclared has no access level in http/access.ts');
-  expect(() => route(routes, '/openapi.json', { get: () => undefined })).toThrow('GET /v1/openapi.json is "public", which /v1 cannot check');
+  expect(() => route(routes, '/undeclared', { get: () => undefined })).toThrow(
+    'GET /v1/undeclared has no access level in http/access.ts',
+  );
+  expect(() => route(routes, '/openapi.json', { get: () => undefined })).toThrow(
+    'GET /v1/openapi.json is "public", which /v1 cannot check',
+  );
   route(routes, '/contacts', { get: () => undefined });
   expect(registered).toEqual(['/contacts']);
 });

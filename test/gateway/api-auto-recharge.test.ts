@@ -1,5 +1,16 @@
 import { startGateway, removeDir } from '../helpers/gateway';
-import { api, createAccount, expectApiError, Receiver, settledMessage, unique, untilIdle, useGateway, verifyStandardWebhook, type TestAccount } from './api-support';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  Receiver,
+  settledMessage,
+  unique,
+  untilIdle,
+  useGateway,
+  verifyStandardWebhook,
+  type TestAccount,
+} from './api-support';
 
 /**
  * Spec §6.2: an agency's auto-recharge event carries an idempotency_key; granting with that key as
@@ -25,9 +36,15 @@ const admin = () => ({ authorization: `Bearer ${ctx.gw.adminToken}` });
 
 test('a balance below the threshold sends one signed event; granting with its key tops up exactly once', async () => {
   const { agency, sub, hook, secret } = await agencyWithSub();
-  const rule = await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 10, amount: 50 } });
+  const rule = await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+    body: { email: sub.email, threshold: 10, amount: 50 },
+  });
   expect(rule.status).toBe(200);
-  expect(rule.body).toEqual({ sub_account_id: sub.id, balance: 0, autoRecharge: { enabled: true, threshold: 10, amount: 50, pending: true } });
+  expect(rule.body).toEqual({
+    sub_account_id: sub.id,
+    balance: 0,
+    autoRecharge: { enabled: true, threshold: 10, amount: 50, pending: true },
+  });
 
   const [event] = await hook.waitFor(1);
   expect(verifyStandardWebhook(secret, event!)).toBe(true);
@@ -58,7 +75,9 @@ test('a balance below the threshold sends one signed event; granting with its ke
   expect(credits.body.transactions).toHaveLength(1);
 
   // Saving the rule again while the balance is above the threshold sends nothing.
-  await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 10, amount: 50 } });
+  await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+    body: { email: sub.email, threshold: 10, amount: 50 },
+  });
   await untilIdle(ctx.gw);
   expect(hook.requests).toHaveLength(1);
 });
@@ -66,9 +85,15 @@ test('a balance below the threshold sends one signed event; granting with its ke
 test('usage that crosses the threshold sends a new event with a new key, and only one per shortfall', async () => {
   const { agency, sub, hook } = await agencyWithSub();
   await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 20 } });
-  await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 10, amount: 30 } });
+  await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+    body: { email: sub.email, threshold: 10, amount: 30 },
+  });
 
-  const use = (amount: number) => api(ctx.gw, undefined, 'POST', `/admin/v1/accounts/${sub.id}/credits/usage`, { headers: admin(), body: { amount } });
+  const use = (amount: number) =>
+    api(ctx.gw, undefined, 'POST', `/admin/v1/accounts/${sub.id}/credits/usage`, {
+      headers: admin(),
+      body: { amount },
+    });
   expect((await use(5)).body).toEqual({ balance: 15 });
   await untilIdle(ctx.gw);
   expect(hook.requests).toHaveLength(0);
@@ -92,10 +117,31 @@ test('usage that crosses the threshold sends a new event with a new key, and onl
 test('only an agency sets auto-recharge, and only for its own sub-accounts', async () => {
   const { agency, sub } = await agencyWithSub();
   const other = await createAccount(ctx.gw, { type: 'agency', email: `${unique('other')}@example.com` });
-  expectApiError(await api(ctx.gw, sub, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 1, amount: 1 } }), 403, 'NOT_AGENCY');
-  expectApiError(await api(ctx.gw, other, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 1, amount: 1 } }), 404, 'SUB_ACCOUNT_NOT_FOUND');
-  expectApiError(await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: -1, amount: 1 } }), 400);
-  expectApiError(await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { keyIn: 'bearer', body: { email: sub.email, threshold: 1, amount: 1 } }), 401);
+  expectApiError(
+    await api(ctx.gw, sub, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 1, amount: 1 } }),
+    403,
+    'NOT_AGENCY',
+  );
+  expectApiError(
+    await api(ctx.gw, other, 'PUT', 'subaccounts/auto-recharge', {
+      body: { email: sub.email, threshold: 1, amount: 1 },
+    }),
+    404,
+    'SUB_ACCOUNT_NOT_FOUND',
+  );
+  expectApiError(
+    await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+      body: { email: sub.email, threshold: -1, amount: 1 },
+    }),
+    400,
+  );
+  expectApiError(
+    await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+      keyIn: 'bearer',
+      body: { email: sub.email, threshold: 1, amount: 1 },
+    }),
+    401,
+  );
 });
 
 test('a delivery still pending at shutdown is resumed by the next start, with the same webhook-id', async () => {
@@ -105,7 +151,9 @@ test('a delivery still pending at shutdown is resumed by the next start, with th
     const hook = await Receiver.start((n) => (n === 1 ? { status: 503 } : { status: 200 }));
     receivers.push(hook);
     await api(gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
-    const sent = await api(gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: 'u-1', customChannel: 'chat', body: 'Hello' } } });
+    const sent = await api(gw, account, 'POST', 'send_custom_channel_message', {
+      body: { customData: { fromId: 'u-1', customChannel: 'chat', body: 'Hello' } },
+    });
     const [first] = await hook.waitFor(1);
     expect(await gw.stop()).toBe(0);
 
@@ -124,5 +172,3 @@ test('a delivery still pending at shutdown is resumed by the next start, with th
     removeDir(gw.dataDir);
   }
 });
-
-

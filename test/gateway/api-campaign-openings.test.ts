@@ -1,4 +1,13 @@
-import { api, createAccount, expectApiError, poll, uniquePhone, untilIdle, useGateway, type TestAccount } from './api-support';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  poll,
+  uniquePhone,
+  untilIdle,
+  useGateway,
+  type TestAccount,
+} from './api-support';
 
 /**
  * The campaign trigger (spec §3.2) over HTTPS: a Live campaign sends its opening message to each contact added to
@@ -9,21 +18,33 @@ const ctx = useGateway({ LEADCHAT_JOB_POLL: '200ms' });
 async function listAndCampaign(account: TestAccount, campaign: Record<string, unknown> = {}) {
   const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
   const created = await api(ctx.gw, account, 'POST', 'campaigns', {
-    body: { name: 'Funnel', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name|there}}, thanks for your interest!', triggerOnNewContacts: true, status: 'live', ...campaign },
+    body: {
+      name: 'Funnel',
+      channel: 'sms',
+      listId: list.id,
+      openingMessage: 'Hi {{first_name|there}}, thanks for your interest!',
+      triggerOnNewContacts: true,
+      status: 'live',
+      ...campaign,
+    },
   });
   expect(created.status).toBe(201);
   return { list, campaign: created.body };
 }
 
 async function contact(account: TestAccount, fields: Record<string, unknown> = {}) {
-  return (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: 'Ann', ...fields } })).body;
+  return (
+    await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: 'Ann', ...fields } })
+  ).body;
 }
 
 const add = (account: TestAccount, listId: string, contactId: string, extra: Record<string, unknown> = {}) =>
   api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId, ...extra } });
 
 const outgoing = async (account: TestAccount, contactId: string) =>
-  ((await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data as any[]).filter((m) => m.direction === 'outgoing');
+  ((await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data as any[]).filter(
+    (m) => m.direction === 'outgoing',
+  );
 
 const conversationOf = async (account: TestAccount, contactId: string) => {
   const all = (await api(ctx.gw, account, 'GET', 'conversations?limit=200')).body.data as any[];
@@ -38,13 +59,32 @@ test('a contact added to the list of a Live campaign gets its opening message, p
   expect((await add(account, list.id, ann.id)).status).toBe(201);
   await add(account, list.id, nameless.id);
 
-  const [sent] = await poll(() => outgoing(account, ann.id), (m) => m.length > 0 && m[0].status === 'sent');
-  expect(sent).toMatchObject({ body: 'Hi Ann, thanks for your interest!', channel: 'sms', campaignId: campaign.id, author: 'campaign', provider: 'log', toId: ann.phone });
-  const [other] = await poll(() => outgoing(account, nameless.id), (m) => m.length > 0);
+  const [sent] = await poll(
+    () => outgoing(account, ann.id),
+    (m) => m.length > 0 && m[0].status === 'sent',
+  );
+  expect(sent).toMatchObject({
+    body: 'Hi Ann, thanks for your interest!',
+    channel: 'sms',
+    campaignId: campaign.id,
+    author: 'campaign',
+    provider: 'log',
+    toId: ann.phone,
+  });
+  const [other] = await poll(
+    () => outgoing(account, nameless.id),
+    (m) => m.length > 0,
+  );
   expect(other.body).toBe('Hi there, thanks for your interest!');
 
   const conversation = await conversationOf(account, ann.id);
-  expect(conversation).toMatchObject({ channel: 'sms', campaignId: campaign.id, status: 'active', bot: { active: true }, opening: { status: 'sent', reason: null } });
+  expect(conversation).toMatchObject({
+    channel: 'sms',
+    campaignId: campaign.id,
+    status: 'active',
+    bot: { active: true },
+    opening: { status: 'sent', reason: null },
+  });
   expect(conversation.lastMessage).toMatchObject({ id: sent.id, status: 'sent' });
   expect((await api(ctx.gw, account, 'GET', `conversations/${conversation.id}`)).body.contact.id).toBe(ann.id);
 
@@ -56,7 +96,9 @@ test('a contact added to the list of a Live campaign gets its opening message, p
 
 test('preview renders the opening message for a contact', async () => {
   const account = await createAccount(ctx.gw);
-  const { campaign } = await listAndCampaign(account, { openingMessage: 'Hello {{first_name}} {{custom.city|friend}}' });
+  const { campaign } = await listAndCampaign(account, {
+    openingMessage: 'Hello {{first_name}} {{custom.city|friend}}',
+  });
   const bob = await contact(account, { firstName: 'Bob', customFields: { city: 'Lyon' } });
   const preview = await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/preview?contactId=${bob.id}`);
   expect(preview.status).toBe(200);
@@ -79,15 +121,44 @@ test('a campaign that cannot send cannot go Live: 400 with the reason', async ()
     expectApiError(res, 400, 'CAMPAIGN_CANNOT_SEND');
     expect(res.body.error.message).toMatch(reason);
   }
-  const draft = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'C', channel: 'whatsapp', listId: list.id, openingMessage: 'Hi' } })).body;
-  expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { status: 'live' } }), 400, 'CAMPAIGN_CANNOT_SEND');
-  const live = await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { status: 'live', openingTemplate: 'welcome_v1' } });
+  const draft = (
+    await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: { name: 'C', channel: 'whatsapp', listId: list.id, openingMessage: 'Hi' },
+    })
+  ).body;
+  expectApiError(
+    await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { status: 'live' } }),
+    400,
+    'CAMPAIGN_CANNOT_SEND',
+  );
+  const live = await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, {
+    body: { status: 'live', openingTemplate: 'welcome_v1' },
+  });
   expect(live.status).toBe(200);
   expect(live.body.status).toBe('live');
-  expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { sendRate: 'fast' } }), 400, 'INVALID_RATE');
-  expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { openingMessage: 'Hi {{frist_name}}' } }), 400, 'UNKNOWN_TEMPLATE_FIELD');
-  expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { sendingWindow: { start: '25:00', end: '21:00', timezone: 'UTC' } } }), 400, 'INVALID_SENDING_WINDOW');
-  expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { followUps: { enabled: true, steps: [{ after: 'soon', body: 'x' }] } } }), 400);
+  expectApiError(
+    await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { sendRate: 'fast' } }),
+    400,
+    'INVALID_RATE',
+  );
+  expectApiError(
+    await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, { body: { openingMessage: 'Hi {{frist_name}}' } }),
+    400,
+    'UNKNOWN_TEMPLATE_FIELD',
+  );
+  expectApiError(
+    await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, {
+      body: { sendingWindow: { start: '25:00', end: '21:00', timezone: 'UTC' } },
+    }),
+    400,
+    'INVALID_SENDING_WINDOW',
+  );
+  expectApiError(
+    await api(ctx.gw, account, 'PATCH', `campaigns/${draft.id}`, {
+      body: { followUps: { enabled: true, steps: [{ after: 'soon', body: 'x' }] } },
+    }),
+    400,
+  );
 });
 
 test('10 additions at once: 3 go at once, the rest at the campaign rate, none twice', async () => {
@@ -106,7 +177,10 @@ test('10 additions at once: 3 go at once, the rest at the campaign rate, none tw
   // The other 7 at one slot (500 ms) each, counted from the additions (the first sends may start a little after
   // them, the paced ones keep their slots): the k-th of them no sooner than k slots after the additions began. A
   // send is never early; on a busy machine one may go late, and the next one on time.
-  const early = times.slice(3).map((t, k) => ({ k: k + 1, aheadMs: (k + 1) * 500 - 100 - t })).filter((e) => e.aheadMs > 0);
+  const early = times
+    .slice(3)
+    .map((t, k) => ({ k: k + 1, aheadMs: (k + 1) * 500 - 100 - t }))
+    .filter((e) => e.aheadMs > 0);
   expect(early).toEqual([]);
   expect(new Set(sent.map((m) => m.contactId)).size).toBe(10);
 });
@@ -114,7 +188,8 @@ test('10 additions at once: 3 go at once, the rest at the campaign rate, none tw
 test('no phone: not sent, and the conversation says why', async () => {
   const account = await createAccount(ctx.gw);
   const { list } = await listAndCampaign(account);
-  const emailOnly = (await api(ctx.gw, account, 'POST', 'contacts', { body: { email: `a${Date.now()}@example.com` } })).body;
+  const emailOnly = (await api(ctx.gw, account, 'POST', 'contacts', { body: { email: `a${Date.now()}@example.com` } }))
+    .body;
   await add(account, list.id, emailOnly.id);
   const conversation = await conversationOf(account, emailOnly.id);
   expect(conversation.opening).toMatchObject({ status: 'skipped', reason: 'no_phone' });
@@ -131,21 +206,36 @@ test('a delayed opening message waits, and a message from the lead meanwhile can
   await add(account, list.id, writes.id, { delay: '2s' });
   expect((await conversationOf(account, waits.id)).next).toMatchObject({ kind: 'opening' });
 
-  const reply = await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone: writes.phone, body: 'Hi, I have a question' } });
+  const reply = await api(ctx.gw, account, 'POST', 'channels/sms/incoming', {
+    body: { phone: writes.phone, body: 'Hi, I have a question' },
+  });
   expect(reply.status).toBe(200);
-  const [sent] = await poll(() => outgoing(account, waits.id), (m) => m.length > 0, 10_000);
+  const [sent] = await poll(
+    () => outgoing(account, waits.id),
+    (m) => m.length > 0,
+    10_000,
+  );
   expect(Date.parse(sent.createdAt) - added).toBeGreaterThanOrEqual(1900);
   // No opening message: only the bot's word that a person will answer (the campaign has no FAQs to answer from).
-  const answered = await poll(() => outgoing(account, writes.id), (m) => m.length > 0, 10_000);
+  const answered = await poll(
+    () => outgoing(account, writes.id),
+    (m) => m.length > 0,
+    10_000,
+  );
   expect(answered.map((m) => m.author)).toEqual(['bot']);
-  expect((await conversationOf(account, writes.id)).opening).toMatchObject({ status: 'cancelled', reason: 'wrote_first' });
+  expect((await conversationOf(account, writes.id)).opening).toMatchObject({
+    status: 'cancelled',
+    reason: 'wrote_first',
+  });
 });
 
 test('outside the sending window the opening message waits for its next opening', async () => {
   const account = await createAccount(ctx.gw);
   // A window that closed a minute ago and opens again in about a day.
   const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
-  const { list } = await listAndCampaign(account, { sendingWindow: { start: hhmm(Date.now() + 3 * 60_000), end: hhmm(Date.now() - 60_000), timezone: 'UTC' } });
+  const { list } = await listAndCampaign(account, {
+    sendingWindow: { start: hhmm(Date.now() + 3 * 60_000), end: hhmm(Date.now() - 60_000), timezone: 'UTC' },
+  });
   const lead = await contact(account);
   await add(account, list.id, lead.id);
   const conversation = await conversationOf(account, lead.id);
@@ -163,11 +253,19 @@ test('a pause holds queued opening messages until the campaign is Live again', a
   const lead = await contact(account);
   await add(account, list.id, lead.id, { delay: '1s' });
   await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { status: 'paused' } });
-  await poll(() => conversationOf(account, lead.id), (c) => c.opening.status === 'held', 10_000);
+  await poll(
+    () => conversationOf(account, lead.id),
+    (c) => c.opening.status === 'held',
+    10_000,
+  );
   expect(await outgoing(account, lead.id)).toHaveLength(0);
 
   await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { status: 'live' } });
-  await poll(() => outgoing(account, lead.id), (m) => m.length === 1, 10_000);
+  await poll(
+    () => outgoing(account, lead.id),
+    (m) => m.length === 1,
+    10_000,
+  );
   expect((await conversationOf(account, lead.id)).opening.status).toBe('sent');
 });
 
@@ -177,6 +275,10 @@ test('a campaign no longer Live sends nothing; the reason is kept', async () => 
   const lead = await contact(account);
   await add(account, list.id, lead.id, { delay: '1s' });
   await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { status: 'draft' } });
-  await poll(() => conversationOf(account, lead.id), (c) => c.opening.status === 'skipped', 10_000);
+  await poll(
+    () => conversationOf(account, lead.id),
+    (c) => c.opening.status === 'skipped',
+    10_000,
+  );
   expect((await conversationOf(account, lead.id)).opening.reason).toBe('not_live');
 });

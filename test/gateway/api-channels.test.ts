@@ -1,5 +1,19 @@
 import { createHmac } from 'node:crypto';
-import { api, createAccount, expectApiError, getBytes, poll, Receiver, request, uniquePhone, untilIdle, useGateway, type Answer, type Received, type TestAccount } from './api-support';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  getBytes,
+  poll,
+  Receiver,
+  request,
+  uniquePhone,
+  untilIdle,
+  useGateway,
+  type Answer,
+  type Received,
+  type TestAccount,
+} from './api-support';
 import { processed } from '../helpers/inbound';
 
 /**
@@ -13,7 +27,11 @@ let llmAnswer = 'Sure!';
 let sent = 0;
 
 /** A 1×1 PNG: what a contact's photo is here. */
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c63f8cfc0f01f0005000201a5f1cd6a0000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+    '1f15c4890000000d49444154789c63f8cfc0f01f0005000201a5f1cd6a0000000049454e44ae426082',
+  'hex',
+);
 let base = '';
 
 /**
@@ -23,30 +41,66 @@ let base = '';
 function file(req: Received): Answer {
   const twilioMedia = /^\/2010-04-01\/Accounts\/AC\w+\/Messages\/MM\w+\/Media\/(ME\w+)$/.exec(req.path);
   const basic = `Basic ${Buffer.from(`${twilio().accountSid}:${twilio().authToken}`).toString('base64')}`;
-  if (twilioMedia) return req.headers.authorization === basic ? { status: 302, headers: { location: `/files/${twilioMedia[1]}` } } : { status: 401 };
+  if (twilioMedia)
+    return req.headers.authorization === basic
+      ? { status: 302, headers: { location: `/files/${twilioMedia[1]}` } }
+      : { status: 401 };
   if (req.path === '/files/ME1') return { status: 200, body: PNG, headers: { 'content-type': 'image/png' } };
   const graph = /^\/v23\.0\/(\d+)$/.exec(req.path);
-  if (graph?.[1] === '1003') return { status: 200, body: JSON.stringify({ url: `${base}/lookaside/1003`, mime_type: 'image/png', file_size: PNG.length, id: '1003' }) };
-  if (graph?.[1] === '1004') return { status: 200, body: JSON.stringify({ url: `${base}/lookaside/1004`, mime_type: 'video/mp4', file_size: 200 * 1024 * 1024, id: '1004' }) };
-  if (req.path === '/lookaside/1003' && req.headers.authorization === `Bearer ${whatsapp.accessToken}`) return { status: 200, body: PNG, headers: { 'content-type': 'image/png' } };
+  if (graph?.[1] === '1003')
+    return {
+      status: 200,
+      body: JSON.stringify({
+        url: `${base}/lookaside/1003`,
+        mime_type: 'image/png',
+        file_size: PNG.length,
+        id: '1003',
+      }),
+    };
+  if (graph?.[1] === '1004')
+    return {
+      status: 200,
+      body: JSON.stringify({
+        url: `${base}/lookaside/1004`,
+        mime_type: 'video/mp4',
+        file_size: 200 * 1024 * 1024,
+        id: '1004',
+      }),
+    };
+  if (req.path === '/lookaside/1003' && req.headers.authorization === `Bearer ${whatsapp.accessToken}`)
+    return { status: 200, body: PNG, headers: { 'content-type': 'image/png' } };
   return { status: 404, body: JSON.stringify({ error: { message: 'Unsupported get request', code: 100 } }) };
 }
 
 function respond(_n: number, req: Received): Answer {
   if (req.method === 'GET') return file(req);
   if (req.path.startsWith('/2010-04-01/Accounts/')) {
-    if (req.path.includes(BAD_SID)) return { status: 401, body: JSON.stringify({ code: 20003, message: 'Authenticate', status: 401 }) };
+    if (req.path.includes(BAD_SID))
+      return { status: 401, body: JSON.stringify({ code: 20003, message: 'Authenticate', status: 401 }) };
     return { status: 201, body: JSON.stringify({ sid: `SM${String(++sent).padStart(32, '0')}`, status: 'queued' }) };
   }
-  if (req.path.endsWith('/messages')) return { status: 200, body: JSON.stringify({ messaging_product: 'whatsapp', messages: [{ id: `wamid.${++sent}` }] }) };
+  if (req.path.endsWith('/messages'))
+    return {
+      status: 200,
+      body: JSON.stringify({ messaging_product: 'whatsapp', messages: [{ id: `wamid.${++sent}` }] }),
+    };
   if (req.path === '/v1/chat/completions') {
-    const completion = { id: 'c1', object: 'chat.completion', model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: llmAnswer } }] };
+    const completion = {
+      id: 'c1',
+      object: 'chat.completion',
+      model: 'm',
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: llmAnswer } }],
+    };
     return { status: 200, body: JSON.stringify(completion), headers: { 'content-type': 'application/json' } };
   }
   return { status: 404 };
 }
 
-const env: Record<string, string> = { LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '300ms', LEADCHAT_PUBLIC_URL: PUBLIC_URL };
+const env: Record<string, string> = {
+  LEADCHAT_JOB_POLL: '100ms',
+  LEADCHAT_BOT_DEBOUNCE: '300ms',
+  LEADCHAT_PUBLIC_URL: PUBLIC_URL,
+};
 let provider: Receiver;
 beforeAll(async () => {
   provider = await Receiver.start(respond);
@@ -62,9 +116,17 @@ afterAll(async () => {
 
 const hex = (c: string, n = 32) => c.repeat(n);
 const twilio = (sid = `AC${hex('a')}`) => ({ accountSid: sid, authToken: hex('1'), from: '+15005550006' });
-const whatsapp = { phoneNumberId: '1234567890', accessToken: 'EAAG-token-0123456789', appSecret: hex('2'), verifyToken: 'verify-me-please' };
+const whatsapp = {
+  phoneNumberId: '1234567890',
+  accessToken: 'EAAG-token-0123456789',
+  appSecret: hex('2'),
+  verifyToken: 'verify-me-please',
+};
 
-async function accountWith(channels: { twilio?: object; whatsapp?: object }, events = ['delivery_failed', 'goal_reached', 'handoff']) {
+async function accountWith(
+  channels: { twilio?: object; whatsapp?: object },
+  events = ['delivery_failed', 'goal_reached', 'handoff'],
+) {
   const account = await createAccount(ctx.gw);
   for (const [name, credentials] of Object.entries(channels)) {
     const res = await api(ctx.gw, account, 'PUT', `channels/${name}`, { body: credentials });
@@ -78,40 +140,88 @@ async function accountWith(channels: { twilio?: object; whatsapp?: object }, eve
 
 /** Twilio's X-Twilio-Signature: base64 HMAC-SHA1 of the URL followed by each parameter's name and value, sorted. */
 function twilioSignature(token: string, url: string, params: Record<string, string>): string {
-  const data = url + Object.keys(params).sort().map((k) => k + params[k]).join('');
+  const data =
+    url +
+    Object.keys(params)
+      .sort()
+      .map((k) => k + params[k])
+      .join('');
   return createHmac('sha1', token).update(data).digest('base64');
 }
 
 /** Twilio's POST, and the gateway's processing of what it took (see processed). */
-function postTwilio(account: TestAccount, kind: 'incoming' | 'status', params: Record<string, string>, token = hex('1')) {
+function postTwilio(
+  account: TestAccount,
+  kind: 'incoming' | 'status',
+  params: Record<string, string>,
+  token = hex('1'),
+) {
   const path = `/v1/channels/twilio/${account.id}/${kind}`;
-  return processed(ctx.gw, request(ctx.gw, 'POST', path, {
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(token, PUBLIC_URL + path, params) },
-    body: new URLSearchParams(params).toString(),
-  }));
+  return processed(
+    ctx.gw,
+    request(ctx.gw, 'POST', path, {
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': twilioSignature(token, PUBLIC_URL + path, params),
+      },
+      body: new URLSearchParams(params).toString(),
+    }),
+  );
 }
 
 /** Meta's POST, and the gateway's processing of what it took. */
 function postWhatsApp(account: TestAccount, payload: object, secret = whatsapp.appSecret) {
   const body = JSON.stringify(payload);
   const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-  return processed(ctx.gw, request(ctx.gw, 'POST', `/v1/channels/whatsapp/${account.id}/webhook`, { headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body }));
+  return processed(
+    ctx.gw,
+    request(ctx.gw, 'POST', `/v1/channels/whatsapp/${account.id}/webhook`, {
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+      body,
+    }),
+  );
 }
 
-const whatsappChange = (value: object) => ({ object: 'whatsapp_business_account', entry: [{ id: 'WABA', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { phone_number_id: whatsapp.phoneNumberId }, ...value } }] }] });
+const whatsappChange = (value: object) => ({
+  object: 'whatsapp_business_account',
+  entry: [
+    {
+      id: 'WABA',
+      changes: [
+        {
+          field: 'messages',
+          value: { messaging_product: 'whatsapp', metadata: { phone_number_id: whatsapp.phoneNumberId }, ...value },
+        },
+      ],
+    },
+  ],
+});
 /** A message from Lucía at `phone`, as Meta delivers it; `content` is its type and the part of that type. */
 const whatsappMessage = (phone: string, id: string, content: object, sentAt = Date.now()) =>
-  whatsappChange({ contacts: [{ wa_id: phone.slice(1), profile: { name: 'Lucía' } }], messages: [{ from: phone.slice(1), id, timestamp: String(Math.floor(sentAt / 1000)), ...content }] });
-const whatsappText = (phone: string, id: string, body: string, sentAt = Date.now()) => whatsappMessage(phone, id, { type: 'text', text: { body } }, sentAt);
+  whatsappChange({
+    contacts: [{ wa_id: phone.slice(1), profile: { name: 'Lucía' } }],
+    messages: [{ from: phone.slice(1), id, timestamp: String(Math.floor(sentAt / 1000)), ...content }],
+  });
+const whatsappText = (phone: string, id: string, body: string, sentAt = Date.now()) =>
+  whatsappMessage(phone, id, { type: 'text', text: { body } }, sentAt);
 
-const messages = async (account: TestAccount, contactId: string) => (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`)).body.data as any[];
+const messages = async (account: TestAccount, contactId: string) =>
+  (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`)).body.data as any[];
 const toProvider = (pathPart: string) => provider.requests.filter((r) => r.path.includes(pathPart));
 const form = (r: Received) => Object.fromEntries(new URLSearchParams(r.raw));
 
 test('channel credentials are validated, stored and shown back masked with the webhook addresses; each account sees its own', async () => {
   const account = await createAccount(ctx.gw);
-  expect((await api(ctx.gw, account, 'GET', 'channels')).body).toEqual({ publicUrlConfigured: true, twilio: null, whatsapp: null, messenger: null, instagram: null });
-  const saved = await api(ctx.gw, account, 'PUT', 'channels/twilio', { body: { ...twilio(), whatsappFrom: 'whatsapp:+14155238886' } });
+  expect((await api(ctx.gw, account, 'GET', 'channels')).body).toEqual({
+    publicUrlConfigured: true,
+    twilio: null,
+    whatsapp: null,
+    messenger: null,
+    instagram: null,
+  });
+  const saved = await api(ctx.gw, account, 'PUT', 'channels/twilio', {
+    body: { ...twilio(), whatsappFrom: 'whatsapp:+14155238886' },
+  });
   expect(saved.status).toBe(200);
   expect(saved.body.twilio).toEqual({
     accountSid: `AC${hex('a')}`,
@@ -119,10 +229,19 @@ test('channel credentials are validated, stored and shown back masked with the w
     from: '+15005550006',
     messagingServiceSid: null,
     whatsappFrom: '+14155238886',
-    webhooks: { incoming: `${PUBLIC_URL}/v1/channels/twilio/${account.id}/incoming`, status: `${PUBLIC_URL}/v1/channels/twilio/${account.id}/status` },
+    webhooks: {
+      incoming: `${PUBLIC_URL}/v1/channels/twilio/${account.id}/incoming`,
+      status: `${PUBLIC_URL}/v1/channels/twilio/${account.id}/status`,
+    },
   });
   const wa = await api(ctx.gw, account, 'PUT', 'channels/whatsapp', { body: whatsapp });
-  expect(wa.body.whatsapp).toEqual({ phoneNumberId: '1234567890', accessToken: '••••6789', appSecret: '••••2222', verifyToken: 'verify-me-please', webhooks: { webhook: `${PUBLIC_URL}/v1/channels/whatsapp/${account.id}/webhook` } });
+  expect(wa.body.whatsapp).toEqual({
+    phoneNumberId: '1234567890',
+    accessToken: '••••6789',
+    appSecret: '••••2222',
+    verifyToken: 'verify-me-please',
+    webhooks: { webhook: `${PUBLIC_URL}/v1/channels/whatsapp/${account.id}/webhook` },
+  });
   const shown = await api(ctx.gw, account, 'GET', 'channels');
   expect(shown.text).not.toContain(hex('1'));
   expect(shown.text).not.toContain(whatsapp.accessToken);
@@ -131,74 +250,169 @@ test('channel credentials are validated, stored and shown back masked with the w
   const bad = await api(ctx.gw, account, 'PUT', 'channels/twilio', { body: { ...twilio(), authToken: 'short' } });
   expectApiError(bad, 400, 'VALIDATION_ERROR');
   expect(bad.body.error.message).toMatch(/^authToken/);
-  expectApiError(await api(ctx.gw, account, 'PUT', 'channels/twilio', { body: { accountSid: `AC${hex('a')}`, authToken: hex('1') } }), 400, 'VALIDATION_ERROR');
-  expectApiError(await api(ctx.gw, account, 'PUT', 'channels/whatsapp', { body: { ...whatsapp, extra: true } }), 400, 'VALIDATION_ERROR');
+  expectApiError(
+    await api(ctx.gw, account, 'PUT', 'channels/twilio', {
+      body: { accountSid: `AC${hex('a')}`, authToken: hex('1') },
+    }),
+    400,
+    'VALIDATION_ERROR',
+  );
+  expectApiError(
+    await api(ctx.gw, account, 'PUT', 'channels/whatsapp', { body: { ...whatsapp, extra: true } }),
+    400,
+    'VALIDATION_ERROR',
+  );
 
   // With Twilio set up, SMS and WhatsApp messages come from Twilio's webhook: the log channel's entry refuses them.
   for (const channel of ['sms', 'whatsapp']) {
-    const refused = await api(ctx.gw, account, 'POST', `channels/${channel}/incoming`, { body: { phone: '+14155550100', body: 'Hi' } });
+    const refused = await api(ctx.gw, account, 'POST', `channels/${channel}/incoming`, {
+      body: { phone: '+14155550100', body: 'Hi' },
+    });
     expectApiError(refused, 409, 'CHANNEL_NOT_OFFLINE');
   }
 
   const stranger = await createAccount(ctx.gw);
-  expect((await api(ctx.gw, stranger, 'GET', 'channels')).body).toEqual({ publicUrlConfigured: true, twilio: null, whatsapp: null, messenger: null, instagram: null });
+  expect((await api(ctx.gw, stranger, 'GET', 'channels')).body).toEqual({
+    publicUrlConfigured: true,
+    twilio: null,
+    whatsapp: null,
+    messenger: null,
+    instagram: null,
+  });
   expectApiError(await api(ctx.gw, stranger, 'DELETE', 'channels/twilio'), 404, 'CHANNEL_NOT_FOUND');
   expect((await api(ctx.gw, account, 'DELETE', 'channels/twilio')).body.twilio).toBeNull();
   expect((await api(ctx.gw, account, 'GET', 'channels')).body.whatsapp).not.toBeNull();
-  expect((await api(ctx.gw, account, 'DELETE', 'channels/whatsapp')).body).toMatchObject({ twilio: null, whatsapp: null });
+  expect((await api(ctx.gw, account, 'DELETE', 'channels/whatsapp')).body).toMatchObject({
+    twilio: null,
+    whatsapp: null,
+  });
   expectApiError(await api(ctx.gw, account, 'DELETE', 'channels/whatsapp'), 404, 'CHANNEL_NOT_FOUND');
 });
 
 test('an SMS lead through Twilio is answered by the OpenAI-compatible bot, and status callbacks update each message', async () => {
   const { account, hook } = await accountWith({ twilio: twilio() });
-  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { provider: 'openai', openai: { baseUrl: `${provider.url.replace(/\/hook$/, '')}/v1`, model: 'llama3.1', apiKey: 'sk-local-secret' } } });
-  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
-  const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', {
+  await api(ctx.gw, account, 'PUT', 'settings/bot', {
     body: {
-      name: 'Smile Dental', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}, thanks for your interest in Smile Dental!', triggerOnNewContacts: true, status: 'live',
-      bot: { goal: 'Book a cleaning', faqs: [{ question: 'How much is a cleaning?', answer: 'A cleaning costs $90.' }, { question: 'Where are you?', answer: '12 Main Street.' }] },
+      provider: 'openai',
+      openai: { baseUrl: `${provider.url.replace(/\/hook$/, '')}/v1`, model: 'llama3.1', apiKey: 'sk-local-secret' },
     },
-  })).body;
+  });
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+  const campaign = (
+    await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: {
+        name: 'Smile Dental',
+        channel: 'sms',
+        listId: list.id,
+        openingMessage: 'Hi {{first_name}}, thanks for your interest in Smile Dental!',
+        triggerOnNewContacts: true,
+        status: 'live',
+        bot: {
+          goal: 'Book a cleaning',
+          faqs: [
+            { question: 'How much is a cleaning?', answer: 'A cleaning costs $90.' },
+            { question: 'Where are you?', answer: '12 Main Street.' },
+          ],
+        },
+      },
+    })
+  ).body;
   const phone = uniquePhone();
   const lead = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, firstName: 'Ann' } })).body;
   await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: lead.id } });
 
-  const opening = await poll(() => messages(account, lead.id), (m) => m[0]?.status === 'sent');
-  expect(opening[0]).toMatchObject({ author: 'campaign', provider: 'twilio', providerMessageId: expect.stringMatching(/^SM/), body: 'Hi Ann, thanks for your interest in Smile Dental!' });
+  const opening = await poll(
+    () => messages(account, lead.id),
+    (m) => m[0]?.status === 'sent',
+  );
+  expect(opening[0]).toMatchObject({
+    author: 'campaign',
+    provider: 'twilio',
+    providerMessageId: expect.stringMatching(/^SM/),
+    body: 'Hi Ann, thanks for your interest in Smile Dental!',
+  });
   const [call] = toProvider(`/Accounts/AC${hex('a')}/Messages.json`).filter((r) => form(r).To === phone);
-  expect(form(call!)).toEqual({ To: phone, From: '+15005550006', Body: 'Hi Ann, thanks for your interest in Smile Dental!', StatusCallback: `${PUBLIC_URL}/v1/channels/twilio/${account.id}/status` });
+  expect(form(call!)).toEqual({
+    To: phone,
+    From: '+15005550006',
+    Body: 'Hi Ann, thanks for your interest in Smile Dental!',
+    StatusCallback: `${PUBLIC_URL}/v1/channels/twilio/${account.id}/status`,
+  });
   expect(call!.headers.authorization).toBe(`Basic ${Buffer.from(`AC${hex('a')}:${hex('1')}`).toString('base64')}`);
 
-  const delivered = await postTwilio(account, 'status', { MessageSid: opening[0].providerMessageId, MessageStatus: 'delivered', AccountSid: `AC${hex('a')}` });
+  const delivered = await postTwilio(account, 'status', {
+    MessageSid: opening[0].providerMessageId,
+    MessageStatus: 'delivered',
+    AccountSid: `AC${hex('a')}`,
+  });
   expect(delivered.status).toBe(204);
   expect((await messages(account, lead.id))[0]).toMatchObject({ status: 'delivered' });
 
   llmAnswer = 'Great choice, Ann! A cleaning is $90 and I have booked you for Tuesday. [GOAL_REACHED]';
-  const inbound = await postTwilio(account, 'incoming', { MessageSid: `SM${hex('c')}`, From: phone, To: '+15005550006', Body: 'How much for a cleaning? I want to book', NumMedia: '0' });
+  const inbound = await postTwilio(account, 'incoming', {
+    MessageSid: `SM${hex('c')}`,
+    From: phone,
+    To: '+15005550006',
+    Body: 'How much for a cleaning? I want to book',
+    NumMedia: '0',
+  });
   expect(inbound.status).toBe(200);
   expect(inbound.headers['content-type']).toMatch(/^text\/xml/);
-  const answered = await poll(() => messages(account, lead.id), (m) => m.some((x) => x.author === 'bot' && x.status === 'sent'));
+  const answered = await poll(
+    () => messages(account, lead.id),
+    (m) => m.some((x) => x.author === 'bot' && x.status === 'sent'),
+  );
   const reply = answered.find((x) => x.author === 'bot');
-  expect(reply).toMatchObject({ body: 'Great choice, Ann! A cleaning is $90 and I have booked you for Tuesday.', provider: 'twilio', campaignId: campaign.id });
+  expect(reply).toMatchObject({
+    body: 'Great choice, Ann! A cleaning is $90 and I have booked you for Tuesday.',
+    provider: 'twilio',
+    campaignId: campaign.id,
+  });
   const [llmCall] = toProvider('/v1/chat/completions');
   expect(llmCall!.headers.authorization).toBe('Bearer sk-local-secret');
   expect(llmCall!.body.messages[0].content).toContain('A cleaning costs $90.');
   expect(llmCall!.body.messages.at(-1)).toEqual({ role: 'user', content: 'How much for a cleaning? I want to book' });
-  const goal = await poll(async () => hook.requests.filter((r) => r.body?.type === 'goal_reached'), (e) => e.length === 1);
-  expect(goal[0]!.body).toMatchObject({ contactId: lead.id, campaignId: campaign.id, goal: 'Book a cleaning', messageId: reply.id });
+  const goal = await poll(
+    async () => hook.requests.filter((r) => r.body?.type === 'goal_reached'),
+    (e) => e.length === 1,
+  );
+  expect(goal[0]!.body).toMatchObject({
+    contactId: lead.id,
+    campaignId: campaign.id,
+    goal: 'Book a cleaning',
+    messageId: reply.id,
+  });
   const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations')).body.data;
   expect(conversation.goalReachedAt).toEqual(expect.any(String));
 
   // The same webhook again (Twilio retries when unsure) is stored once and answered once.
-  await postTwilio(account, 'incoming', { MessageSid: `SM${hex('c')}`, From: phone, To: '+15005550006', Body: 'How much for a cleaning? I want to book', NumMedia: '0' });
+  await postTwilio(account, 'incoming', {
+    MessageSid: `SM${hex('c')}`,
+    From: phone,
+    To: '+15005550006',
+    Body: 'How much for a cleaning? I want to book',
+    NumMedia: '0',
+  });
   await untilIdle(ctx.gw);
   expect((await messages(account, lead.id)).filter((m) => m.direction === 'incoming')).toHaveLength(1);
 
-  const undelivered = await postTwilio(account, 'status', { MessageSid: reply.providerMessageId, MessageStatus: 'undelivered', ErrorCode: '30003', ErrorMessage: 'Unreachable destination handset' });
+  const undelivered = await postTwilio(account, 'status', {
+    MessageSid: reply.providerMessageId,
+    MessageStatus: 'undelivered',
+    ErrorCode: '30003',
+    ErrorMessage: 'Unreachable destination handset',
+  });
   expect(undelivered.status).toBe(204);
   const failed = (await api(ctx.gw, account, 'GET', `messages/${reply.id}`)).body;
-  expect(failed).toMatchObject({ status: 'failed', errorCode: '30003', error: expect.stringContaining('Unreachable destination handset') });
-  await poll(async () => hook.requests.filter((r) => r.body?.type === 'delivery_failed' && r.body?.messageId === reply.id), (e) => e.length === 1);
+  expect(failed).toMatchObject({
+    status: 'failed',
+    errorCode: '30003',
+    error: expect.stringContaining('Unreachable destination handset'),
+  });
+  await poll(
+    async () => hook.requests.filter((r) => r.body?.type === 'delivery_failed' && r.body?.messageId === reply.id),
+    (e) => e.length === 1,
+  );
   // A late "sent" does not bring a failed message back.
   await postTwilio(account, 'status', { MessageSid: reply.providerMessageId, MessageStatus: 'sent' });
   expect((await api(ctx.gw, account, 'GET', `messages/${reply.id}`)).body.status).toBe('failed');
@@ -206,27 +420,61 @@ test('an SMS lead through Twilio is answered by the OpenAI-compatible bot, and s
 
 test('when the LLM endpoint fails the FAQ bot answers, and the test endpoint says why', async () => {
   const { account } = await accountWith({});
-  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { provider: 'openai', openai: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: null } } });
-  const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Shop', channel: 'custom', customChannel: 'chat', bot: { faqs: [{ question: 'Do you ship abroad?', answer: 'We ship to all EU countries.' }] } } })).body;
-  const res = await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'do you ship abroad?' } });
-  expect(res.body).toMatchObject({ provider: 'faq', fallbackReason: expect.stringMatching(/could not connect|ECONNREFUSED/), reply: { kind: 'reply', body: 'We ship to all EU countries.' } });
+  await api(ctx.gw, account, 'PUT', 'settings/bot', {
+    body: { provider: 'openai', openai: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: null } },
+  });
+  const campaign = (
+    await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: {
+        name: 'Shop',
+        channel: 'custom',
+        customChannel: 'chat',
+        bot: { faqs: [{ question: 'Do you ship abroad?', answer: 'We ship to all EU countries.' }] },
+      },
+    })
+  ).body;
+  const res = await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, {
+    body: { message: 'do you ship abroad?' },
+  });
+  expect(res.body).toMatchObject({
+    provider: 'faq',
+    fallbackReason: expect.stringMatching(/could not connect|ECONNREFUSED/),
+    reply: { kind: 'reply', body: 'We ship to all EU countries.' },
+  });
   expect(res.body.basis.sources).toEqual([{ kind: 'faq', index: 0, question: 'Do you ship abroad?', use: 'answer' }]);
 });
 
 test('the test endpoint shows what the LLM was given to answer from, and no confidence', async () => {
   const { account } = await accountWith({});
-  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { provider: 'openai', openai: { baseUrl: `${base}/v1`, model: 'm', apiKey: null } } });
+  await api(ctx.gw, account, 'PUT', 'settings/bot', {
+    body: { provider: 'openai', openai: { baseUrl: `${base}/v1`, model: 'm', apiKey: null } },
+  });
   const faqs = [
     { question: 'Do you ship abroad?', answer: 'We ship to all EU countries.' },
     { question: 'How long does delivery take?', answer: 'Delivery takes 3 to 5 working days.' },
   ];
   const resources = ['Parcels abroad go by DHL Express, tracked, with a signature on delivery.'];
-  const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Shop', channel: 'custom', customChannel: 'chat', bot: { faqs, resources } } })).body;
+  const campaign = (
+    await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: { name: 'Shop', channel: 'custom', customChannel: 'chat', bot: { faqs, resources } },
+    })
+  ).body;
   llmAnswer = 'Yes: we ship to every EU country, by DHL Express.';
-  const res = await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'do you ship abroad with DHL?' } });
-  expect(res.body).toMatchObject({ provider: 'openai', fallbackReason: null, reply: { kind: 'reply', body: llmAnswer } });
+  const res = await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, {
+    body: { message: 'do you ship abroad with DHL?' },
+  });
+  expect(res.body).toMatchObject({
+    provider: 'openai',
+    fallbackReason: null,
+    reply: { kind: 'reply', body: llmAnswer },
+  });
   expect(res.body.basis.confidence).toBeNull();
-  expect(res.body.basis.sources).toContainEqual({ kind: 'faq', index: 0, question: 'Do you ship abroad?', use: 'given' });
+  expect(res.body.basis.sources).toContainEqual({
+    kind: 'faq',
+    index: 0,
+    question: 'Do you ship abroad?',
+    use: 'given',
+  });
   expect(res.body.basis.sources).toContainEqual({ kind: 'resource', index: 0, text: resources[0], use: 'given' });
   // What it was given is what the LLM got.
   const [call] = toProvider('/v1/chat/completions').slice(-1);
@@ -234,80 +482,171 @@ test('the test endpoint shows what the LLM was given to answer from, and no conf
   expect(call!.body.messages[0].content).toContain(resources[0]);
 });
 
-test('a bad Twilio credential turns the message failed with Twilio\'s error, visible through the API', async () => {
+test("a bad Twilio credential turns the message failed with Twilio's error, visible through the API", async () => {
   const { account, hook } = await accountWith({ twilio: twilio(BAD_SID) });
   const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
-  await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Funnel', channel: 'sms', listId: list.id, openingMessage: 'Hi!', triggerOnNewContacts: true, status: 'live' } });
-  const lead = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: 'Bo' } })).body;
+  await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Funnel',
+      channel: 'sms',
+      listId: list.id,
+      openingMessage: 'Hi!',
+      triggerOnNewContacts: true,
+      status: 'live',
+    },
+  });
+  const lead = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: 'Bo' } }))
+    .body;
   await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: lead.id } });
-  const [message] = await poll(() => messages(account, lead.id), (m) => m[0]?.status === 'failed');
+  const [message] = await poll(
+    () => messages(account, lead.id),
+    (m) => m[0]?.status === 'failed',
+  );
   expect(message).toMatchObject({ provider: 'twilio', errorCode: '20003', error: 'Twilio 20003: Authenticate' });
-  await poll(async () => hook.requests.filter((r) => r.body?.type === 'delivery_failed'), (e) => e.length === 1);
+  await poll(
+    async () => hook.requests.filter((r) => r.body?.type === 'delivery_failed'),
+    (e) => e.length === 1,
+  );
 });
 
 test('provider webhooks are refused without their signature, with another secret, or for an account without the channel', async () => {
   const { account } = await accountWith({ twilio: twilio(), whatsapp });
   const params = { MessageSid: `SM${hex('d')}`, From: uniquePhone(), To: '+15005550006', Body: 'hello' };
   expectApiError(await postTwilio(account, 'incoming', params, hex('9')), 403, 'INVALID_SIGNATURE');
-  const unsigned = await request(ctx.gw, 'POST', `/v1/channels/twilio/${account.id}/incoming`, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString() });
+  const unsigned = await request(ctx.gw, 'POST', `/v1/channels/twilio/${account.id}/incoming`, {
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params).toString(),
+  });
   expectApiError(unsigned, 403, 'INVALID_SIGNATURE');
-  expectApiError(await postWhatsApp(account, whatsappText(uniquePhone(), 'wamid.x', 'hi'), hex('9')), 403, 'INVALID_SIGNATURE');
+  expectApiError(
+    await postWhatsApp(account, whatsappText(uniquePhone(), 'wamid.x', 'hi'), hex('9')),
+    403,
+    'INVALID_SIGNATURE',
+  );
   const plain = await createAccount(ctx.gw);
   expectApiError(await postTwilio(plain, 'incoming', params), 404, 'CHANNEL_NOT_FOUND');
   expectApiError(await postWhatsApp(plain, whatsappText(uniquePhone(), 'wamid.y', 'hi')), 404, 'CHANNEL_NOT_FOUND');
   expect((await api(ctx.gw, account, 'GET', 'conversations')).body.data).toEqual([]);
 
   // Meta's subscription handshake echoes the challenge only for the account's verify token.
-  const ok = await request(ctx.gw, 'GET', `/v1/channels/whatsapp/${account.id}/webhook`, { query: { 'hub.mode': 'subscribe', 'hub.verify_token': whatsapp.verifyToken, 'hub.challenge': '1158201444' } });
+  const ok = await request(ctx.gw, 'GET', `/v1/channels/whatsapp/${account.id}/webhook`, {
+    query: { 'hub.mode': 'subscribe', 'hub.verify_token': whatsapp.verifyToken, 'hub.challenge': '1158201444' },
+  });
   expect({ status: ok.status, text: ok.text }).toEqual({ status: 200, text: '1158201444' });
-  const wrong = await request(ctx.gw, 'GET', `/v1/channels/whatsapp/${account.id}/webhook`, { query: { 'hub.mode': 'subscribe', 'hub.verify_token': 'nope', 'hub.challenge': '1' } });
+  const wrong = await request(ctx.gw, 'GET', `/v1/channels/whatsapp/${account.id}/webhook`, {
+    query: { 'hub.mode': 'subscribe', 'hub.verify_token': 'nope', 'hub.challenge': '1' },
+  });
   expectApiError(wrong, 403, 'INVALID_VERIFY_TOKEN');
 });
 
 test("a WhatsApp lead: answered inside the 24-hour window; outside it free text is skipped, or sent as the campaign's re-engagement template", async () => {
   const { account } = await accountWith({ whatsapp });
-  const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', {
-    body: { name: 'Clínica', language: 'es', channel: 'whatsapp', bot: { faqs: [{ question: '¿Cuánto cuesta una limpieza?', answer: 'La limpieza cuesta 50 €.' }] } },
-  })).body;
+  const campaign = (
+    await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: {
+        name: 'Clínica',
+        language: 'es',
+        channel: 'whatsapp',
+        bot: { faqs: [{ question: '¿Cuánto cuesta una limpieza?', answer: 'La limpieza cuesta 50 €.' }] },
+      },
+    })
+  ).body;
   await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
 
   const recent = uniquePhone();
-  expect((await postWhatsApp(account, whatsappText(recent, 'wamid.in1', '¿Cuánto cuesta una limpieza?'))).status).toBe(200);
+  expect((await postWhatsApp(account, whatsappText(recent, 'wamid.in1', '¿Cuánto cuesta una limpieza?'))).status).toBe(
+    200,
+  );
   const contact = (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: recent } })).body;
   expect(contact.firstName).toBe('Lucía');
-  const answered = await poll(() => messages(account, contact.id), (m) => m.some((x) => x.author === 'bot' && x.status === 'sent'));
-  expect(answered.find((x) => x.author === 'bot')).toMatchObject({ body: 'La limpieza cuesta 50 €.', provider: 'whatsapp-cloud', providerMessageId: expect.stringMatching(/^wamid\./) });
+  const answered = await poll(
+    () => messages(account, contact.id),
+    (m) => m.some((x) => x.author === 'bot' && x.status === 'sent'),
+  );
+  expect(answered.find((x) => x.author === 'bot')).toMatchObject({
+    body: 'La limpieza cuesta 50 €.',
+    provider: 'whatsapp-cloud',
+    providerMessageId: expect.stringMatching(/^wamid\./),
+  });
   const textCall = toProvider(`/v23.0/${whatsapp.phoneNumberId}/messages`).find((r) => r.body?.to === recent.slice(1));
-  expect(textCall!.body).toEqual({ messaging_product: 'whatsapp', recipient_type: 'individual', to: recent.slice(1), type: 'text', text: { body: 'La limpieza cuesta 50 €.', preview_url: false } });
+  expect(textCall!.body).toEqual({
+    messaging_product: 'whatsapp',
+    recipient_type: 'individual',
+    to: recent.slice(1),
+    type: 'text',
+    text: { body: 'La limpieza cuesta 50 €.', preview_url: false },
+  });
   expect(textCall!.headers.authorization).toBe(`Bearer ${whatsapp.accessToken}`);
   // Meta's status webhook: read.
   const reply = answered.find((x) => x.author === 'bot');
-  await postWhatsApp(account, whatsappChange({ statuses: [{ id: reply.providerMessageId, status: 'read', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: recent.slice(1) }] }));
+  await postWhatsApp(
+    account,
+    whatsappChange({
+      statuses: [
+        {
+          id: reply.providerMessageId,
+          status: 'read',
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          recipient_id: recent.slice(1),
+        },
+      ],
+    }),
+  );
   expect((await api(ctx.gw, account, 'GET', `messages/${reply.id}`)).body.status).toBe('read');
 
   // A message written 25 hours ago, delivered late: the window is counted from when the contact wrote.
   const late = uniquePhone();
-  await postWhatsApp(account, whatsappText(late, 'wamid.in2', '¿Cuánto cuesta una limpieza?', Date.now() - 25 * 3_600_000));
+  await postWhatsApp(
+    account,
+    whatsappText(late, 'wamid.in2', '¿Cuánto cuesta una limpieza?', Date.now() - 25 * 3_600_000),
+  );
   const lateContact = (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: late } })).body;
-  const skipped = await poll(() => messages(account, lateContact.id), (m) => m.some((x) => x.author === 'bot'));
-  expect(skipped.find((x) => x.author === 'bot')).toMatchObject({ status: 'skipped', errorCode: 'OUTSIDE_24H_WINDOW', error: expect.stringMatching(/24-hour/) });
+  const skipped = await poll(
+    () => messages(account, lateContact.id),
+    (m) => m.some((x) => x.author === 'bot'),
+  );
+  expect(skipped.find((x) => x.author === 'bot')).toMatchObject({
+    status: 'skipped',
+    errorCode: 'OUTSIDE_24H_WINDOW',
+    error: expect.stringMatching(/24-hour/),
+  });
   expect(toProvider('/messages').filter((r) => r.body?.to === late.slice(1))).toHaveLength(0);
 
-  await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { reengagementTemplate: 'seguimiento', reengagementTemplateParams: ['{{first_name|hola}}'] } });
+  await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, {
+    body: { reengagementTemplate: 'seguimiento', reengagementTemplateParams: ['{{first_name|hola}}'] },
+  });
   const later = uniquePhone();
-  await postWhatsApp(account, whatsappText(later, 'wamid.in3', '¿Cuánto cuesta una limpieza?', Date.now() - 30 * 3_600_000));
-  await poll(async () => toProvider('/messages').filter((r) => r.body?.to === later.slice(1)), (calls) => calls.length === 1);
+  await postWhatsApp(
+    account,
+    whatsappText(later, 'wamid.in3', '¿Cuánto cuesta una limpieza?', Date.now() - 30 * 3_600_000),
+  );
+  await poll(
+    async () => toProvider('/messages').filter((r) => r.body?.to === later.slice(1)),
+    (calls) => calls.length === 1,
+  );
   expect(toProvider('/messages').find((r) => r.body?.to === later.slice(1))!.body).toEqual({
-    messaging_product: 'whatsapp', recipient_type: 'individual', to: later.slice(1), type: 'template',
-    template: { name: 'seguimiento', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Lucía' }] }] },
+    messaging_product: 'whatsapp',
+    recipient_type: 'individual',
+    to: later.slice(1),
+    type: 'template',
+    template: {
+      name: 'seguimiento',
+      language: { code: 'es' },
+      components: [{ type: 'body', parameters: [{ type: 'text', text: 'Lucía' }] }],
+    },
   });
 });
 
 test("a contact's photo on Twilio or WhatsApp is kept by the gateway and read at /v1/media; one it cannot read keeps the provider's address", async () => {
   const { account } = await accountWith({ twilio: twilio(), whatsapp });
-  const contactOf = async (phone: string) => (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
+  const contactOf = async (phone: string) =>
+    (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
   const expectKept = async (media: { url: string; contentType: string; mediaId: string }) => {
-    expect(media).toEqual({ url: `/v1/media/${media.mediaId}`, contentType: 'image/png', mediaId: expect.stringMatching(/^med_/) });
+    expect(media).toEqual({
+      url: `/v1/media/${media.mediaId}`,
+      contentType: 'image/png',
+      mediaId: expect.stringMatching(/^med_/),
+    });
     const kept = await getBytes(ctx.gw, account, media.url);
     expect(kept.status).toBe(200);
     expect(kept.headers['content-type']).toBe('image/png');
@@ -319,7 +658,15 @@ test("a contact's photo on Twilio or WhatsApp is kept by the gateway and read at
   // Twilio MMS: read with the account's credentials, through Twilio's redirect to its file store.
   const mmsPhone = uniquePhone();
   const mediaUrl = `${base}/2010-04-01/Accounts/${twilio().accountSid}/Messages/MM${hex('1')}/Media/ME1`;
-  const mms = { MessageSid: `MM${hex('1')}`, From: mmsPhone, To: '+15005550006', Body: 'The crack in the wall', NumMedia: '1', MediaUrl0: mediaUrl, MediaContentType0: 'image/png' };
+  const mms = {
+    MessageSid: `MM${hex('1')}`,
+    From: mmsPhone,
+    To: '+15005550006',
+    Body: 'The crack in the wall',
+    NumMedia: '1',
+    MediaUrl0: mediaUrl,
+    MediaContentType0: 'image/png',
+  };
   expect((await postTwilio(account, 'incoming', mms)).status).toBe(200);
   const mmsContact = await contactOf(mmsPhone);
   const [photo] = await messages(account, mmsContact.id);
@@ -332,7 +679,11 @@ test("a contact's photo on Twilio or WhatsApp is kept by the gateway and read at
 
   // WhatsApp Cloud: Graph gives the media id's address, read with the access token.
   const waPhone = uniquePhone();
-  const image = (id: string, mediaId: string) => whatsappMessage(waPhone, id, { type: 'image', image: { id: mediaId, mime_type: 'image/png', caption: 'La cocina' } });
+  const image = (id: string, mediaId: string) =>
+    whatsappMessage(waPhone, id, {
+      type: 'image',
+      image: { id: mediaId, mime_type: 'image/png', caption: 'La cocina' },
+    });
   expect((await postWhatsApp(account, image('wamid.img1', '1003'))).status).toBe(200);
   const waContact = await contactOf(waPhone);
   const [kitchen] = await messages(account, waContact.id);
@@ -341,16 +692,32 @@ test("a contact's photo on Twilio or WhatsApp is kept by the gateway and read at
   expect(toProvider('/v23.0/1003')[0]!.headers.authorization).toBe(`Bearer ${whatsapp.accessToken}`);
 
   // A file Graph does not know, and one larger than LEADCHAT_MAX_MEDIA_BYTES: the message is kept with the provider's address.
-  for (const [id, mediaId] of [['wamid.img2', '9999'], ['wamid.img3', '1004']] as const) {
+  for (const [id, mediaId] of [
+    ['wamid.img2', '9999'],
+    ['wamid.img3', '1004'],
+  ] as const) {
     expect((await postWhatsApp(account, image(id, mediaId))).status).toBe(200);
   }
   const kept = await messages(account, waContact.id);
-  expect(kept.find((m) => m.messageSid === 'wamid.img2').media).toEqual({ url: 'whatsapp-media:9999', contentType: 'image/png', mediaId: null });
-  expect(kept.find((m) => m.messageSid === 'wamid.img3').media).toEqual({ url: 'whatsapp-media:1004', contentType: 'image/png', mediaId: null });
+  expect(kept.find((m) => m.messageSid === 'wamid.img2').media).toEqual({
+    url: 'whatsapp-media:9999',
+    contentType: 'image/png',
+    mediaId: null,
+  });
+  expect(kept.find((m) => m.messageSid === 'wamid.img3').media).toEqual({
+    url: 'whatsapp-media:1004',
+    contentType: 'image/png',
+    mediaId: null,
+  });
   expect(toProvider('/lookaside/1004')).toHaveLength(0);
 
   // A Twilio media address on another host is never read with the account's credentials.
-  const elsewhere = { ...mms, MessageSid: `MM${hex('2')}`, From: uniquePhone(), MediaUrl0: 'https://files.example.test/ME9' };
+  const elsewhere = {
+    ...mms,
+    MessageSid: `MM${hex('2')}`,
+    From: uniquePhone(),
+    MediaUrl0: 'https://files.example.test/ME9',
+  };
   expect((await postTwilio(account, 'incoming', elsewhere)).status).toBe(200);
   const [foreign] = await messages(account, (await contactOf(elsewhere.From)).id);
   expect(foreign.media).toEqual({ url: 'https://files.example.test/ME9', contentType: 'image/png', mediaId: null });

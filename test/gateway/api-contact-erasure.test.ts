@@ -5,7 +5,19 @@ import { BACKEND, removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { Client } from 'pg';
 import { dumpDatabase } from '../helpers/postgres';
 import { openStoreOf } from '../helpers/stopped-store';
-import { api, createAccount, dataUri, expectApiError, png, poll, Receiver, untilIdle, uniquePhone, type TestAccount, type TestGateway } from './api-support';
+import {
+  api,
+  createAccount,
+  dataUri,
+  expectApiError,
+  png,
+  poll,
+  Receiver,
+  untilIdle,
+  uniquePhone,
+  type TestAccount,
+  type TestGateway,
+} from './api-support';
 
 /**
  * Issue 47: GET /v1/contacts/{id}/export (access) and DELETE /v1/contacts/{id} (erasure). A contact lives a whole
@@ -42,33 +54,77 @@ interface Life {
 async function live(gw: TestGateway, account: TestAccount): Promise<Life> {
   const hook = await Receiver.start();
   receivers.push(hook);
-  expect((await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['message_received', 'handoff', 'opt_out'] } })).status).toBe(201);
+  expect(
+    (
+      await api(gw, account, 'POST', 'webhooks', {
+        body: { url: hook.url, events: ['message_received', 'handoff', 'opt_out'] },
+      })
+    ).status,
+  ).toBe(201);
   expect((await api(gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } })).status).toBe(200);
   const phone = uniquePhone();
   const email = 'zephyrine.quillfeather@clinic.example';
-  const contact = (await api(gw, account, 'POST', 'contacts', {
-    body: { firstName: 'Zephyrine', lastName: 'Quillfeather', phone, email, customFields: { allergy: 'penicillin-xq7' } },
-  })).body;
+  const contact = (
+    await api(gw, account, 'POST', 'contacts', {
+      body: {
+        firstName: 'Zephyrine',
+        lastName: 'Quillfeather',
+        phone,
+        email,
+        customFields: { allergy: 'penicillin-xq7' },
+      },
+    })
+  ).body;
   const list = (await api(gw, account, 'POST', 'lists', { body: { name: 'Patients' } })).body;
-  expect((await api(gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } })).status).toBe(201);
+  expect(
+    (await api(gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } })).status,
+  ).toBe(201);
   // Imported again from a file whose row holds an unreadable email, then repeats: the report names the contact.
   const csv = `Phone,Email\n${phone},quill@@broken-YEW-5512\n${phone},\n`;
-  expect((await api(gw, account, 'POST', `lists/${list.id}/imports`, { body: { csv, columns: { phone: 'Phone', email: 'Email' } } })).status).toBe(202);
+  expect(
+    (
+      await api(gw, account, 'POST', `lists/${list.id}/imports`, {
+        body: { csv, columns: { phone: 'Phone', email: 'Email' } },
+      })
+    ).status,
+  ).toBe(202);
   await untilIdle(gw);
   const report = (await api(gw, account, 'GET', `lists/${list.id}/imports`)).body.data[0];
-  expect(report).toMatchObject({ rowWarnings: [{ value: 'quill@@broken-YEW-5512', contactId: contact.id }], rowDuplicates: [{ contactId: contact.id }] });
+  expect(report).toMatchObject({
+    rowWarnings: [{ value: 'quill@@broken-YEW-5512', contactId: contact.id }],
+    rowDuplicates: [{ contactId: contact.id }],
+  });
   const file = png(16, 16);
   const sms = 'my appointment code is ORCHID-7731';
-  expect((await api(gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body: sms } })).status).toBeLessThan(300);
+  expect((await api(gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body: sms } })).status).toBeLessThan(
+    300,
+  );
   // A custom channel's fromId that is the contact's email finds the contact.
   const chat = await api(gw, account, 'POST', 'incoming_custom_channel_message', {
-    body: { customData: { messageSid: `sid-${Date.now()}`, fromId: email, toId: 'clinic', body: 'here is my x-ray LILAC-4420', mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png', channel: 'webchat' } },
+    body: {
+      customData: {
+        messageSid: `sid-${Date.now()}`,
+        fromId: email,
+        toId: 'clinic',
+        body: 'here is my x-ray LILAC-4420',
+        mediaUrl: dataUri('image/png', file),
+        mediaContentType: 'image/png',
+        channel: 'webchat',
+      },
+    },
   });
   expect(chat.status).toBe(200);
-  const reply = await api(gw, account, 'POST', `contacts/${contact.id}/messages`, { body: { body: 'Thanks Zephyrine, see you at TULIP-0091' } });
+  const reply = await api(gw, account, 'POST', `contacts/${contact.id}/messages`, {
+    body: { body: 'Thanks Zephyrine, see you at TULIP-0091' },
+  });
   expect(reply.status).toBe(201);
-  expect((await api(gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body: 'STOP' } })).status).toBeLessThan(300);
-  await poll(async () => hook.requests.filter((r) => r.body?.contactId === contact.id).length, (n) => n >= 3);
+  expect(
+    (await api(gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body: 'STOP' } })).status,
+  ).toBeLessThan(300);
+  await poll(
+    async () => hook.requests.filter((r) => r.body?.contactId === contact.id).length,
+    (n) => n >= 3,
+  );
   await untilIdle(gw);
   return {
     account,
@@ -106,9 +162,10 @@ function found(places: Array<{ where: string; content: Buffer }>, traces: Life['
   const hits: string[] = [];
   for (const [what, trace] of Object.entries(traces)) {
     for (const { where, content } of places) {
-      const hit = typeof trace === 'string'
-        ? content.toString('latin1').toLowerCase().includes(trace.toLowerCase())
-        : content.includes(trace) || content.toString('latin1').includes(trace.toString('hex'));
+      const hit =
+        typeof trace === 'string'
+          ? content.toString('latin1').toLowerCase().includes(trace.toLowerCase())
+          : content.includes(trace) || content.toString('latin1').includes(trace.toString('hex'));
       if (hit) hits.push(`${what} in ${where}`);
     }
   }
@@ -123,18 +180,41 @@ test("the export holds the contact's whole life: conversations, messages, files 
   expect(res.status).toBe(200);
   expect(res.headers['content-disposition']).toBe(`attachment; filename="contact-${contact.id}.json"`);
   const data = res.body;
-  expect(data.contact).toMatchObject({ id: contact.id, firstName: 'Zephyrine', lastName: 'Quillfeather', phone: contact.phone, email: contact.email, customFields: { allergy: 'penicillin-xq7' } });
+  expect(data.contact).toMatchObject({
+    id: contact.id,
+    firstName: 'Zephyrine',
+    lastName: 'Quillfeather',
+    phone: contact.phone,
+    email: contact.email,
+    customFields: { allergy: 'penicillin-xq7' },
+  });
   expect(data.conversations.map((c: { channel: string }) => c.channel).sort()).toEqual(['custom', 'sms']);
   const bodies = data.messages.map((m: { body: string }) => m.body);
-  expect(bodies).toEqual(expect.arrayContaining(['my appointment code is ORCHID-7731', 'here is my x-ray LILAC-4420', 'Thanks Zephyrine, see you at TULIP-0091', 'STOP']));
+  expect(bodies).toEqual(
+    expect.arrayContaining([
+      'my appointment code is ORCHID-7731',
+      'here is my x-ray LILAC-4420',
+      'Thanks Zephyrine, see you at TULIP-0091',
+      'STOP',
+    ]),
+  );
   expect(data.messages.every((m: { contactId: string }) => m.contactId === contact.id)).toBe(true);
-  expect(data.files).toEqual([expect.objectContaining({ id: expect.stringMatching(/^med_/), url: expect.stringMatching(/^\/v1\/media\/med_/), contentType: 'image/png', size: expect.any(Number) })]);
+  expect(data.files).toEqual([
+    expect.objectContaining({
+      id: expect.stringMatching(/^med_/),
+      url: expect.stringMatching(/^\/v1\/media\/med_/),
+      contentType: 'image/png',
+      size: expect.any(Number),
+    }),
+  ]);
   expect((await api(gw, account, 'GET', data.files[0].url)).status).toBe(200);
   expect(data.lists).toEqual([{ id: list.id, name: 'Patients', addedAt: expect.any(String), source: 'api' }]);
   expect(data.consent).toEqual([{ change: 'opt_out', at: expect.any(String), channel: 'sms', keyword: 'stop' }]);
   const events = data.deliveries.map((d: { event: string }) => d.event);
   expect(events).toEqual(expect.arrayContaining(['message_received', 'opt_out']));
-  expect(data.deliveries.every((d: { payload: { contactId?: string } }) => d.payload.contactId === contact.id)).toBe(true);
+  expect(data.deliveries.every((d: { payload: { contactId?: string } }) => d.payload.contactId === contact.id)).toBe(
+    true,
+  );
 
   // Another account's contact is a 404, like one that does not exist.
   const other = await createAccount(gw);
@@ -147,8 +227,11 @@ test('erasure leaves nothing readable of the contact in the data dir or the data
   let gw = await gateway(dataDir);
   const account = await createAccount(gw);
   const life = await live(gw, account);
-  const neighbour = (await api(gw, account, 'POST', 'contacts', { body: { firstName: 'Stays', phone: uniquePhone() } })).body;
-  expect((await api(gw, account, 'POST', `lists/${life.list.id}/contacts`, { body: { contactId: neighbour.id } })).status).toBe(201);
+  const neighbour = (await api(gw, account, 'POST', 'contacts', { body: { firstName: 'Stays', phone: uniquePhone() } }))
+    .body;
+  expect(
+    (await api(gw, account, 'POST', `lists/${life.list.id}/contacts`, { body: { contactId: neighbour.id } })).status,
+  ).toBe(201);
 
   // Before: every trace is somewhere.
   const before = found(await everything(gw), life.traces);
@@ -159,11 +242,24 @@ test('erasure leaves nothing readable of the contact in the data dir or the data
   expectApiError(await api(gw, account, 'GET', `contacts/${life.contact.id}`), 404, 'CONTACT_NOT_FOUND');
   expectApiError(await api(gw, account, 'DELETE', `contacts/${life.contact.id}`), 404, 'CONTACT_NOT_FOUND');
   expect((await api(gw, account, 'GET', 'contacts', { query: { q: 'zephyrine' } })).body.data).toEqual([]);
-  expectApiError(await api(gw, account, 'GET', 'contacts', { query: { phoneNumber: life.contact.phone } }), 404, 'CONTACT_NOT_FOUND');
-  expect((await api(gw, account, 'GET', 'conversations')).body.data.map((c: { contactId: string }) => c.contactId)).not.toContain(life.contact.id);
-  expect((await api(gw, account, 'GET', `lists/${life.list.id}/contacts`)).body.data.map((c: { id: string }) => c.id)).toEqual([neighbour.id]);
+  expectApiError(
+    await api(gw, account, 'GET', 'contacts', { query: { phoneNumber: life.contact.phone } }),
+    404,
+    'CONTACT_NOT_FOUND',
+  );
+  expect(
+    (await api(gw, account, 'GET', 'conversations')).body.data.map((c: { contactId: string }) => c.contactId),
+  ).not.toContain(life.contact.id);
+  expect(
+    (await api(gw, account, 'GET', `lists/${life.list.id}/contacts`)).body.data.map((c: { id: string }) => c.id),
+  ).toEqual([neighbour.id]);
   // The import's report keeps its counts, and names the contact no more.
-  expect((await api(gw, account, 'GET', `lists/${life.list.id}/imports`)).body.data[0]).toMatchObject({ warnings: 1, duplicates: 1, rowWarnings: [], rowDuplicates: [{ row: 3, contactId: null }] });
+  expect((await api(gw, account, 'GET', `lists/${life.list.id}/imports`)).body.data[0]).toMatchObject({
+    warnings: 1,
+    duplicates: 1,
+    rowWarnings: [],
+    rowDuplicates: [{ row: 3, contactId: null }],
+  });
   await untilIdle(gw);
 
   // After the next clean stop: nothing.
@@ -176,9 +272,14 @@ test('erasure leaves nothing readable of the contact in the data dir or the data
   expect(back.status).toBe(201);
   expect(back.body.id).not.toBe(life.contact.id);
   expect(back.body.optOut).toEqual({ at: expect.any(String), channel: 'sms', keyword: 'stop' });
-  expectApiError(await api(gw, account, 'POST', `contacts/${back.body.id}/messages`, { body: { body: 'Welcome back' } }), 409);
+  expectApiError(
+    await api(gw, account, 'POST', `contacts/${back.body.id}/messages`, { body: { body: 'Welcome back' } }),
+    409,
+  );
   // Its email, given to a contact later, opts that one out too; the neighbour was never opted out.
-  const byEmail = await api(gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), email: life.contact.email } });
+  const byEmail = await api(gw, account, 'POST', 'contacts', {
+    body: { phone: uniquePhone(), email: life.contact.email },
+  });
   expect(byEmail.body.optOut).toMatchObject({ keyword: 'stop' });
   expect((await api(gw, account, 'GET', `contacts/${neighbour.id}`)).body.optOut).toBeUndefined();
 }, 90_000);
@@ -217,7 +318,8 @@ test("erasure: another account's contact → 404 and it stays; an agent → 403 
   const mine = (await api(gw, owner, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body;
   const agent = await teamMember(gw, owner, 'agent');
   const admin = await teamMember(gw, owner, 'admin');
-  const as = (session: typeof agent, method: string, url: string) => withSession(gw, session, method, url, { headers: { origin: gw.url } });
+  const as = (session: typeof agent, method: string, url: string) =>
+    withSession(gw, session, method, url, { headers: { origin: gw.url } });
   expectApiError(await as(agent, 'DELETE', `/v1/contacts/${mine.id}`), 403, 'FORBIDDEN');
   expectApiError(await as(agent, 'GET', `/v1/contacts/${mine.id}/export`), 403, 'FORBIDDEN');
   expect((await api(gw, owner, 'GET', `contacts/${mine.id}`)).status).toBe(200);
@@ -232,10 +334,24 @@ test('a hand-off delivery an earlier release stored, naming its contact only in 
   const account = await createAccount(gw);
   const hook = await Receiver.start();
   receivers.push(hook);
-  expect((await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['handoff'] } })).status).toBe(201);
-  const said = await api(gw, account, 'POST', 'incoming_custom_channel_message', { body: { customData: { messageSid: `sid-${Date.now()}`, fromId: 'old-visitor', toId: 'clinic', body: 'I chipped a tooth HAZEL-3318' } } });
+  expect((await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['handoff'] } })).status).toBe(
+    201,
+  );
+  const said = await api(gw, account, 'POST', 'incoming_custom_channel_message', {
+    body: {
+      customData: {
+        messageSid: `sid-${Date.now()}`,
+        fromId: 'old-visitor',
+        toId: 'clinic',
+        body: 'I chipped a tooth HAZEL-3318',
+      },
+    },
+  });
   const { contactId } = (await api(gw, account, 'GET', `messages/${said.body.messageId}`)).body;
-  await poll(async () => hook.requests.length, (n) => n >= 1);
+  await poll(
+    async () => hook.requests.length,
+    (n) => n >= 1,
+  );
   await untilIdle(gw);
   expect(await gw.stop()).toBe(0);
 
@@ -248,7 +364,9 @@ test('a hand-off delivery an earlier release stored, naming its contact only in 
     await client.end();
   }
   const store = await openStoreOf(gw.env);
-  const old = (await store.scan<{ id: string; payload: { contactId?: string } }>('deliveries')).filter((d) => d.payload.contactId === contactId);
+  const old = (await store.scan<{ id: string; payload: { contactId?: string } }>('deliveries')).filter(
+    (d) => d.payload.contactId === contactId,
+  );
   expect(old).toHaveLength(1);
   await store.transact(async (tx) => {
     await tx.update<{ id: string; contactId: string | null }>('deliveries', old[0]!.id, { contactId: null });

@@ -17,14 +17,23 @@ const join = async (listId: string, contactId: string) =>
   expect((await api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId } })).status).toBe(201);
 const newList = async (name: string) => (await api(ctx.gw, account, 'POST', 'lists', { body: { name } })).body;
 const chat = (fromId: string, body: string, channel = 'webchat') =>
-  api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: { customData: { messageSid: unique('sid'), fromId, toId: 'clinic', body, channel } } });
-const merge = (id: string, contactId: string, owner = account) => api(ctx.gw, owner, 'POST', `contacts/${id}/merge`, { body: { contactId } });
+  api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+    body: { customData: { messageSid: unique('sid'), fromId, toId: 'clinic', body, channel } },
+  });
+const merge = (id: string, contactId: string, owner = account) =>
+  api(ctx.gw, owner, 'POST', `contacts/${id}/merge`, { body: { contactId } });
 
 test("the duplicate's conversations, messages, lists and external IDs move here; it is gone; one contact per phone and email", async () => {
   const email = `noah.${Date.now()}@clinic.example`;
   const phone = uniquePhone();
   const noah = await create({ firstName: 'Noah', lastName: 'Lee', phone, customFields: { plan: 'gold' } });
-  const twin = await create({ firstName: 'Noah', lastName: 'Lee (import)', email, customFields: { plan: 'basic', clinic: 'north' }, externalIds: { crm: unique('crm') } });
+  const twin = await create({
+    firstName: 'Noah',
+    lastName: 'Lee (import)',
+    email,
+    customFields: { plan: 'basic', clinic: 'north' },
+    externalIds: { crm: unique('crm') },
+  });
   const [mine, theirs, both] = [await newList('Mine'), await newList('Theirs'), await newList('Both')];
   await join(mine.id, noah.id);
   await join(theirs.id, twin.id);
@@ -52,14 +61,25 @@ test("the duplicate's conversations, messages, lists and external IDs move here;
   const messages = (await api(ctx.gw, account, 'GET', `contacts/${noah.id}/messages`)).body.data;
   // What they wrote (each conversation also holds the gateway's hand-off notice: no campaign answers here).
   const written = messages.filter((m: { direction: string }) => m.direction === 'incoming');
-  expect(written.map((m: { body: string }) => m.body).sort()).toEqual(['question from noah', 'question from the twin', 'second from the twin']);
-  const conversations = (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: noah.id } })).body.data;
+  expect(written.map((m: { body: string }) => m.body).sort()).toEqual([
+    'question from noah',
+    'question from the twin',
+    'second from the twin',
+  ]);
+  const conversations = (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: noah.id } })).body
+    .data;
   expect(conversations.map((c: { customChannel: string }) => c.customChannel).sort()).toEqual(['portal', 'webchat']);
   const webchat = conversations.find((c: { customChannel: string }) => c.customChannel === 'webchat');
-  expect(messages.filter((m: { channel: string; body: string }) => m.channel === 'custom' && m.body.startsWith('question')).every((m: { conversationId: string }) => m.conversationId === webchat.id)).toBe(true);
+  expect(
+    messages
+      .filter((m: { channel: string; body: string }) => m.channel === 'custom' && m.body.startsWith('question'))
+      .every((m: { conversationId: string }) => m.conversationId === webchat.id),
+  ).toBe(true);
 
   for (const list of [mine, theirs, both]) {
-    expect((await api(ctx.gw, account, 'GET', `lists/${list.id}/contacts`)).body.data.map((c: { id: string }) => c.id)).toEqual([noah.id]);
+    expect(
+      (await api(ctx.gw, account, 'GET', `lists/${list.id}/contacts`)).body.data.map((c: { id: string }) => c.id),
+    ).toEqual([noah.id]);
   }
   // Lookups, dedup and search find the one contact left.
   expect((await api(ctx.gw, account, 'GET', 'contacts', { query: { email } })).body.id).toBe(noah.id);
@@ -67,25 +87,33 @@ test("the duplicate's conversations, messages, lists and external IDs move here;
   expect({ status: again.status, id: again.body.id }).toEqual({ status: 200, id: noah.id });
   const byId = await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { crm: twin.externalIds.crm } } });
   expect({ status: byId.status, id: byId.body.id }).toEqual({ status: 200, id: noah.id });
-  expect((await api(ctx.gw, account, 'GET', 'contacts', { query: { q: 'lee' } })).body.data.map((c: { id: string }) => c.id)).toEqual([noah.id]);
+  expect(
+    (await api(ctx.gw, account, 'GET', 'contacts', { query: { q: 'lee' } })).body.data.map((c: { id: string }) => c.id),
+  ).toEqual([noah.id]);
   // A new message from the twin's address reaches the merged contact.
   const later = await chat(email, 'after the merge');
   expect(later.status).toBe(200);
   expect((await api(ctx.gw, account, 'GET', `messages/${later.body.messageId}`)).body.contactId).toBe(noah.id);
 });
 
-test("an opt-out of the duplicate holds for the merged contact", async () => {
+test('an opt-out of the duplicate holds for the merged contact', async () => {
   const phone = uniquePhone();
   const kept = await create({ firstName: 'Kept', email: `kept.${Date.now()}@example.com` });
   const stopped = await create({ firstName: 'Stopped', phone });
-  expect((await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body: 'STOP' } })).status).toBeLessThan(300);
+  expect(
+    (await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body: 'STOP' } })).status,
+  ).toBeLessThan(300);
   const res = await merge(kept.id, stopped.id);
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({ phone, optOut: { channel: 'sms', keyword: 'stop' } });
-  expectApiError(await api(ctx.gw, account, 'POST', `contacts/${kept.id}/messages`, { body: { body: 'Hello?' } }), 409, 'CONTACT_OPTED_OUT');
+  expectApiError(
+    await api(ctx.gw, account, 'POST', `contacts/${kept.id}/messages`, { body: { body: 'Hello?' } }),
+    409,
+    'CONTACT_OPTED_OUT',
+  );
 });
 
-test('bad merges: itself → 400, no contactId → 400; an unknown or another account\'s contact → 404 and nothing moves', async () => {
+test("bad merges: itself → 400, no contactId → 400; an unknown or another account's contact → 404 and nothing moves", async () => {
   const a = await create({ phone: uniquePhone() });
   expectApiError(await merge(a.id, a.id), 400, 'SAME_CONTACT');
   expectApiError(await api(ctx.gw, account, 'POST', `contacts/${a.id}/merge`, { body: {} }), 400);
@@ -104,7 +132,11 @@ test('an agent may not merge (403 FORBIDDEN); an admin may', async () => {
   const [a, b] = [await create({ phone: uniquePhone() }, owner), await create({ phone: uniquePhone() }, owner)];
   const agent = await teamMember(ctx.gw, owner, 'agent');
   const admin = await teamMember(ctx.gw, owner, 'admin');
-  const as = (session: typeof agent) => withSession(ctx.gw, session, 'POST', `/v1/contacts/${a.id}/merge`, { headers: { origin: ctx.gw.url }, body: { contactId: b.id } });
+  const as = (session: typeof agent) =>
+    withSession(ctx.gw, session, 'POST', `/v1/contacts/${a.id}/merge`, {
+      headers: { origin: ctx.gw.url },
+      body: { contactId: b.id },
+    });
   expectApiError(await as(agent), 403, 'FORBIDDEN');
   expect((await api(ctx.gw, owner, 'GET', `contacts/${b.id}`)).status).toBe(200);
   expect((await as(admin)).status).toBe(200);

@@ -1,7 +1,16 @@
 import { Client } from 'pg';
 import { BACKEND, removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { openStoreOf, type Store } from '../helpers/stopped-store';
-import { api, createAccount, expectApiError, incoming, poll, uniquePhone, useGateway, type TestAccount } from './api-support';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  incoming,
+  poll,
+  uniquePhone,
+  useGateway,
+  type TestAccount,
+} from './api-support';
 
 /** The mark that every stored contact has the search keys of this release (jobs/contact-search-index.ts). */
 const SEARCH_KEYS_DONE = 'contact-search-indexed-2';
@@ -13,7 +22,8 @@ const SEARCH_KEYS_DONE = 'contact-search-indexed-2';
  */
 const ctx = useGateway({ LEADCHAT_JOB_POLL: '100ms' });
 
-const search = (account: TestAccount, q: string, extra: Record<string, string> = {}) => api(ctx.gw, account, 'GET', 'contacts', { query: { q, ...extra } });
+const search = (account: TestAccount, q: string, extra: Record<string, string> = {}) =>
+  api(ctx.gw, account, 'GET', 'contacts', { query: { q, ...extra } });
 const idsFor = async (account: TestAccount, q: string) => {
   const res = await search(account, q);
   expect(res.status).toBe(200);
@@ -33,11 +43,23 @@ let jose: { id: string; phone: string };
 
 beforeAll(async () => {
   [account, other] = await Promise.all([createAccount(ctx.gw), createAccount(ctx.gw)]);
-  frank = await create(account, { firstName: 'Frank', lastName: 'Miller', phone: '+14155550123', email: 'Frank.Miller@Example.com', externalIds: { crm: 'CRM-9001' } });
+  frank = await create(account, {
+    firstName: 'Frank',
+    lastName: 'Miller',
+    phone: '+14155550123',
+    email: 'Frank.Miller@Example.com',
+    externalIds: { crm: 'CRM-9001' },
+  });
   francine = await create(account, { firstName: 'Francine', lastName: "O'Brien-Smith", phone: '+14155557777' });
   jose = await create(account, { firstName: 'José', lastName: 'Núñez', email: 'jose@clinic.example' });
   // Another account holds a Frank with the same phone's last digits and email: never found from the first.
-  await create(other, { firstName: 'Frank', lastName: 'Other', phone: '+442079460123', email: 'frank.miller@example.com', externalIds: { crm: 'CRM-9001' } });
+  await create(other, {
+    firstName: 'Frank',
+    lastName: 'Other',
+    phone: '+442079460123',
+    email: 'frank.miller@example.com',
+    externalIds: { crm: 'CRM-9001' },
+  });
 });
 
 test('the start of a name: each word, several words, any case and accents', async () => {
@@ -71,21 +93,39 @@ test('an email, whole or by its start; the last digits of a phone, however writt
   expect(await idsFor(account, 'crm-9001')).toEqual([frank.id]);
   // The answer is the contact as GET /v1/contacts/{id} shows it.
   const found = await search(account, 'CRM-9001');
-  expect(found.body).toEqual({ data: [(await api(ctx.gw, account, 'GET', `contacts/${frank.id}`)).body], nextCursor: null });
+  expect(found.body).toEqual({
+    data: [(await api(ctx.gw, account, 'GET', `contacts/${frank.id}`)).body],
+    nextCursor: null,
+  });
 });
 
 test('case, accents and punctuation do not matter: "oneil" finds O\'Neil, "jose" José, "lukasz" Łukasz', async () => {
   const owner = await createAccount(ctx.gw);
   const oneil = await create(owner, { firstName: 'Sean', lastName: "O'Neil", phone: uniquePhone() });
   const curly = await create(owner, { firstName: 'Aoife', lastName: 'O’Brien', phone: uniquePhone() });
-  const annMarie = await create(owner, { firstName: 'Ann-Marie', lastName: 'Dupont', phone: uniquePhone(), email: 'a.m.dupont@clinic.example' });
-  const josé = await create(owner, { firstName: 'José', lastName: 'García', phone: uniquePhone(), externalIds: { crm: 'CRM-77.01' } });
+  const annMarie = await create(owner, {
+    firstName: 'Ann-Marie',
+    lastName: 'Dupont',
+    phone: uniquePhone(),
+    email: 'a.m.dupont@clinic.example',
+  });
+  const josé = await create(owner, {
+    firstName: 'José',
+    lastName: 'García',
+    phone: uniquePhone(),
+    externalIds: { crm: 'CRM-77.01' },
+  });
   const lukasz = await create(owner, { firstName: 'Łukasz', lastName: 'Strauß', phone: uniquePhone() });
-  for (const q of ['oneil', 'ONEIL', "o'neil", 'O’Neil', 'o neil', 'sean oneil', 'one']) expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [oneil.id] });
-  for (const q of ["o'brien", 'obrien', 'o.brien']) expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [curly.id] });
-  for (const q of ['annmarie', 'ann marie', 'Ann-Marie', 'marie', 'amdupont', 'a.m.dupont@clinic']) expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [annMarie.id] });
-  for (const q of ['jose', 'JOSÉ', 'garcia', 'jose garcia', 'crm7701', 'crm-77-01', 'crm.77.01']) expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [josé.id] });
-  for (const q of ['lukasz', 'łukasz', 'strauss', 'Strauß']) expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [lukasz.id] });
+  for (const q of ['oneil', 'ONEIL', "o'neil", 'O’Neil', 'o neil', 'sean oneil', 'one'])
+    expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [oneil.id] });
+  for (const q of ["o'brien", 'obrien', 'o.brien'])
+    expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [curly.id] });
+  for (const q of ['annmarie', 'ann marie', 'Ann-Marie', 'marie', 'amdupont', 'a.m.dupont@clinic'])
+    expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [annMarie.id] });
+  for (const q of ['jose', 'JOSÉ', 'garcia', 'jose garcia', 'crm7701', 'crm-77-01', 'crm.77.01'])
+    expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [josé.id] });
+  for (const q of ['lukasz', 'łukasz', 'strauss', 'Strauß'])
+    expect({ q, found: await idsFor(owner, q) }).toEqual({ q, found: [lukasz.id] });
   // Punctuation alone holds nothing to look for.
   expectApiError(await search(owner, "o'"), 400);
   expectApiError(await search(owner, '-- .'), 400);
@@ -112,20 +152,32 @@ test('contacts made every way in are found: imported, writing in on a custom cha
   const owner = await createAccount(ctx.gw);
   const listId = (await api(ctx.gw, owner, 'POST', 'lists', { body: { name: 'Spring' } })).body.id;
   const imported = await api(ctx.gw, owner, 'POST', `lists/${listId}/imports`, {
-    body: { csv: `First name,Phone\nHannelore,${uniquePhone()}\n`, columns: { firstName: 'First name', phone: 'Phone' } },
+    body: {
+      csv: `First name,Phone\nHannelore,${uniquePhone()}\n`,
+      columns: { firstName: 'First name', phone: 'Phone' },
+    },
   });
   expect(imported.status).toBe(202);
-  await poll(() => api(ctx.gw, owner, 'GET', `imports/${imported.body.id}`), (r) => r.body.status === 'done');
-  expect((await search(owner, 'hanne')).body.data.map((c: { firstName: string }) => c.firstName)).toEqual(['Hannelore']);
+  await poll(
+    () => api(ctx.gw, owner, 'GET', `imports/${imported.body.id}`),
+    (r) => r.body.status === 'done',
+  );
+  expect((await search(owner, 'hanne')).body.data.map((c: { firstName: string }) => c.firstName)).toEqual([
+    'Hannelore',
+  ]);
 
-  const wrote = await api(ctx.gw, owner, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId: 'visitor-314', channel: 'chat', firstName: 'Piotr' }) });
+  const wrote = await api(ctx.gw, owner, 'POST', 'incoming_custom_channel_message', {
+    body: incoming({ fromId: 'visitor-314', channel: 'chat', firstName: 'Piotr' }),
+  });
   expect(wrote.status).toBe(200);
   const { contactId } = (await api(ctx.gw, owner, 'GET', `messages/${wrote.body.messageId}`)).body;
   expect(await idsFor(owner, 'piot')).toEqual([contactId]);
   expect(await idsFor(owner, 'visitor-314')).toEqual([contactId]);
 
   // A send names the contact anew: found by the new name, no longer by the old one.
-  const sent = await api(ctx.gw, owner, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: 'visitor-314', customChannel: 'chat', body: 'Hi', firstName: 'Pavel' } } });
+  const sent = await api(ctx.gw, owner, 'POST', 'send_custom_channel_message', {
+    body: { customData: { fromId: 'visitor-314', customChannel: 'chat', body: 'Hi', firstName: 'Pavel' } },
+  });
   expect(sent.status).toBe(200);
   expect(await idsFor(owner, 'pav')).toEqual([contactId]);
   expect(await idsFor(owner, 'piot')).toEqual([]);
@@ -134,7 +186,8 @@ test('contacts made every way in are found: imported, writing in on a custom cha
 test('paged like every list: each contact once, newest first, the cursor bound to the query', async () => {
   const owner = await createAccount(ctx.gw);
   const made: string[] = [];
-  for (let i = 0; i < 7; i++) made.push((await create(owner, { firstName: `Pagina${i}`, lastName: 'Paginata', phone: uniquePhone() })).id);
+  for (let i = 0; i < 7; i++)
+    made.push((await create(owner, { firstName: `Pagina${i}`, lastName: 'Paginata', phone: uniquePhone() })).id);
   const seen: string[] = [];
   let cursor: string | undefined;
   let pages = 0;
@@ -157,49 +210,96 @@ test('paged like every list: each contact once, newest first, the cursor bound t
 test('a query with nothing to look for, or with a lookup, is a 400 saying what a search needs; the lookups answer as before', async () => {
   const tooShort = await search(account, 'f');
   expectApiError(tooShort, 400);
-  expect(tooShort.body.error.fields).toEqual([expect.objectContaining({
-    field: 'q', message: 'must hold a word of 2 letters or digits or more, or the last 4 digits or more of a phone number',
-  })]);
+  expect(tooShort.body.error.fields).toEqual([
+    expect.objectContaining({
+      field: 'q',
+      message: 'must hold a word of 2 letters or digits or more, or the last 4 digits or more of a phone number',
+    }),
+  ]);
   expectApiError(await search(account, '  '), 400);
   expectApiError(await search(account, 'x'.repeat(201)), 400);
-  expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { q: 'frank', email: 'frank.miller@example.com' } }), 400);
+  expectApiError(
+    await api(ctx.gw, account, 'GET', 'contacts', { query: { q: 'frank', email: 'frank.miller@example.com' } }),
+    400,
+  );
   // Fewer than 4 digits are no phone's end, but may be a name or an ID.
   expect((await search(account, '123')).body).toEqual({ data: [], nextCursor: null });
   const numbered = await create(account, { firstName: 'Zoe', phone: '+14155550456', externalIds: { crm: '456' } });
   expect(await idsFor(account, '456')).toEqual([numbered.id]);
   const byPhone = await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: frank.phone } });
-  expect({ status: byPhone.status, id: byPhone.body.id, data: byPhone.body.data }).toEqual({ status: 200, id: frank.id, data: undefined });
+  expect({ status: byPhone.status, id: byPhone.body.id, data: byPhone.body.data }).toEqual({
+    status: 200,
+    id: frank.id,
+    data: undefined,
+  });
 });
 
 test("a contact found leads to their conversations: GET /v1/conversations?contactId=, one per channel, another account's a 404", async () => {
   const owner = await createAccount(ctx.gw);
   for (const channel of ['web-chat', 'email-desk']) {
-    expect((await api(ctx.gw, owner, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId: 'visitor-ines', channel, firstName: 'Inès' }) })).status).toBe(200);
+    expect(
+      (
+        await api(ctx.gw, owner, 'POST', 'incoming_custom_channel_message', {
+          body: incoming({ fromId: 'visitor-ines', channel, firstName: 'Inès' }),
+        })
+      ).status,
+    ).toBe(200);
   }
-  await api(ctx.gw, owner, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId: 'visitor-other', channel: 'web-chat', firstName: 'Ivo' }) });
+  await api(ctx.gw, owner, 'POST', 'incoming_custom_channel_message', {
+    body: incoming({ fromId: 'visitor-other', channel: 'web-chat', firstName: 'Ivo' }),
+  });
   const [ines] = (await search(owner, 'ines')).body.data;
   const theirs = await api(ctx.gw, owner, 'GET', 'conversations', { query: { contactId: ines.id } });
   expect(theirs.status).toBe(200);
-  expect(theirs.body.data.map((c: { contactId: string; customChannel: string }) => [c.contactId, c.customChannel]).sort()).toEqual([[ines.id, 'email-desk'], [ines.id, 'web-chat']]);
-  expectApiError(await api(ctx.gw, other, 'GET', 'conversations', { query: { contactId: ines.id } }), 404, 'CONTACT_NOT_FOUND');
+  expect(
+    theirs.body.data.map((c: { contactId: string; customChannel: string }) => [c.contactId, c.customChannel]).sort(),
+  ).toEqual([
+    [ines.id, 'email-desk'],
+    [ines.id, 'web-chat'],
+  ]);
+  expectApiError(
+    await api(ctx.gw, other, 'GET', 'conversations', { query: { contactId: ines.id } }),
+    404,
+    'CONTACT_NOT_FOUND',
+  );
 });
 
 test('contacts stored before search keys existed get theirs when the gateway starts on them', async () => {
-  await upgraded(async (gw, owner) => (await api(gw, owner, 'POST', 'contacts', { body: { firstName: 'Octavia', phone: '+14155550999', externalIds: { crm: 'OLD-7' } } })).body,
+  await upgraded(
+    async (gw, owner) =>
+      (
+        await api(gw, owner, 'POST', 'contacts', {
+          body: { firstName: 'Octavia', phone: '+14155550999', externalIds: { crm: 'OLD-7' } },
+        })
+      ).body,
     // The storage as an earlier version left it: contacts, and no search key nor the mark that they were all given some.
     async (tx) => {
       for (const key of await tx.scan<{ id: string }>('contact_search')) await tx.remove('contact_search', key.id);
-    }, [], ['octa', '0999', 'old-7'], ['octa', '0999', 'OLD-7']);
+    },
+    [],
+    ['octa', '0999', 'old-7'],
+    ['octa', '0999', 'OLD-7'],
+  );
 });
 
-test("contacts stored by the release that kept punctuation in keys are found without it once the gateway starts on them", async () => {
-  await upgraded(async (gw, owner) => (await api(gw, owner, 'POST', 'contacts', { body: { firstName: 'Sean', lastName: "O'Neil", phone: '+14155550888', externalIds: { crm: 'OLD-8' } } })).body,
+test('contacts stored by the release that kept punctuation in keys are found without it once the gateway starts on them', async () => {
+  await upgraded(
+    async (gw, owner) =>
+      (
+        await api(gw, owner, 'POST', 'contacts', {
+          body: { firstName: 'Sean', lastName: "O'Neil", phone: '+14155550888', externalIds: { crm: 'OLD-8' } },
+        })
+      ).body,
     // That release's keys: the words as written ("o'neil", "neil"), never "oneil"; and its mark that every contact had them.
     async (tx) => {
       for (const key of await tx.scan<{ id: string; key: string }>('contact_search')) {
         if (['on', 'one', 'onei', 'oneil', 'old8'].includes(key.key)) await tx.remove('contact_search', key.id);
       }
-    }, ['contact-search-indexed'], ['oneil', 'old8'], ['oneil', 'old8', "o'neil", 'sean']);
+    },
+    ['contact-search-indexed'],
+    ['oneil', 'old8'],
+    ['oneil', 'old8', "o'neil", 'sean'],
+  );
 });
 
 /**
@@ -223,13 +323,16 @@ async function upgraded(
   if (BACKEND === 'postgres') {
     const client = new Client({ connectionString: gw.env.LEADCHAT_DATABASE_URL });
     await client.connect();
-    await client.query('DELETE FROM leadchat_settings WHERE name = ANY($1)', [['contact-search-indexed', SEARCH_KEYS_DONE]]);
+    await client.query('DELETE FROM leadchat_settings WHERE name = ANY($1)', [
+      ['contact-search-indexed', SEARCH_KEYS_DONE],
+    ]);
     await client.end();
   }
   const store = await openStoreOf(gw.env);
   await store.transact(async (tx) => {
     await before(tx);
-    if (BACKEND === 'lowdb') for (const mark of ['contact-search-indexed', SEARCH_KEYS_DONE]) await tx.remove('gateway_settings', mark);
+    if (BACKEND === 'lowdb')
+      for (const mark of ['contact-search-indexed', SEARCH_KEYS_DONE]) await tx.remove('gateway_settings', mark);
   });
   for (const mark of marks) await store.settings.putIfAbsent(mark, new Date().toISOString());
   const stored = (await store.scan<{ id: string; key: string }>('contact_search')).map((k) => k.key);
@@ -240,7 +343,10 @@ async function upgraded(
   gw = await startGateway({}, dataDir);
   try {
     for (const q of queries) {
-      const found = await poll(() => api(gw, owner, 'GET', 'contacts', { query: { q } }), (r) => r.body.data?.length === 1);
+      const found = await poll(
+        () => api(gw, owner, 'GET', 'contacts', { query: { q } }),
+        (r) => r.body.data?.length === 1,
+      );
       expect(found.body.data.map((c: { id: string }) => c.id)).toEqual([early.id]);
     }
   } finally {

@@ -13,8 +13,10 @@ const create = async (body: Record<string, unknown>, owner = account) => {
   expect(res.status).toBe(201);
   return res.body;
 };
-const patch = (id: string, body: Record<string, unknown>, owner = account) => api(ctx.gw, owner, 'PATCH', `contacts/${id}`, { body });
-const search = async (q: string) => (await api(ctx.gw, account, 'GET', 'contacts', { query: { q } })).body.data.map((c: { id: string }) => c.id);
+const patch = (id: string, body: Record<string, unknown>, owner = account) =>
+  api(ctx.gw, owner, 'PATCH', `contacts/${id}`, { body });
+const search = async (q: string) =>
+  (await api(ctx.gw, account, 'GET', 'contacts', { query: { q } })).body.data.map((c: { id: string }) => c.id);
 
 describe('PATCH /v1/contacts/{id}', () => {
   test('a patient imported without a phone is given one: the answer, GET and the lookup by phone show it', async () => {
@@ -27,15 +29,32 @@ describe('PATCH /v1/contacts/{id}', () => {
     expect((await api(ctx.gw, account, 'GET', `contacts/${noah.id}`)).body).toEqual(res.body);
     expect((await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body.id).toBe(noah.id);
     // Dedup follows the new phone: creating him again with it answers him, with no second Noah Lee.
-    const again = await api(ctx.gw, account, 'POST', 'contacts', { body: { firstName: 'Noah', lastName: 'Lee', phone } });
+    const again = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { firstName: 'Noah', lastName: 'Lee', phone },
+    });
     expect({ status: again.status, id: again.body.id }).toEqual({ status: 200, id: noah.id });
   });
 
   test('names, email and custom fields: merged, null removes a key, absent fields stay; both spellings', async () => {
-    const c = await create({ firstName: 'Ana', lastName: 'Silva', phone: uniquePhone(), customFields: { plan: 'gold', seats: 3 } });
-    const res = await patch(c.id, { first_name: 'Anna', email: 'Anna.Silva@Example.com', customFields: { seats: 5, trial: true, plan: null } });
+    const c = await create({
+      firstName: 'Ana',
+      lastName: 'Silva',
+      phone: uniquePhone(),
+      customFields: { plan: 'gold', seats: 3 },
+    });
+    const res = await patch(c.id, {
+      first_name: 'Anna',
+      email: 'Anna.Silva@Example.com',
+      customFields: { seats: 5, trial: true, plan: null },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ firstName: 'Anna', lastName: 'Silva', phone: c.phone, email: 'anna.silva@example.com', customFields: { seats: 5, trial: true } });
+    expect(res.body).toMatchObject({
+      firstName: 'Anna',
+      lastName: 'Silva',
+      phone: c.phone,
+      email: 'anna.silva@example.com',
+      customFields: { seats: 5, trial: true },
+    });
     expect(res.body.customFields).not.toHaveProperty('plan');
     const cleared = await patch(c.id, { lastName: null, email: '' });
     expect(cleared.body).toMatchObject({ firstName: 'Anna', lastName: '', email: '', phone: c.phone });
@@ -63,12 +82,21 @@ describe('PATCH /v1/contacts/{id}', () => {
     const email = `taken.${Date.now()}@example.com`;
     const holder = await create({ firstName: 'Holder', phone: uniquePhone(), email });
     const c = await create({ firstName: 'Other', phone: uniquePhone() });
-    for (const body of [{ phone: holder.phone }, { email: email.toUpperCase() }, { firstName: 'Changed', phone: holder.phone }]) {
+    for (const body of [
+      { phone: holder.phone },
+      { email: email.toUpperCase() },
+      { firstName: 'Changed', phone: holder.phone },
+    ]) {
       const res = await patch(c.id, body);
       expect(res.status).toBe(409);
-      expect(res.body).toEqual({ error: { code: 'CONTACT_EXISTS', message: expect.stringContaining(holder.id), contactId: holder.id } });
+      expect(res.body).toEqual({
+        error: { code: 'CONTACT_EXISTS', message: expect.stringContaining(holder.id), contactId: holder.id },
+      });
     }
-    expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}`)).body).toMatchObject({ firstName: 'Other', email: '' });
+    expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}`)).body).toMatchObject({
+      firstName: 'Other',
+      email: '',
+    });
     // Its own phone again is no conflict.
     expect((await patch(holder.id, { phone: holder.phone, email })).status).toBe(200);
   });
@@ -76,17 +104,30 @@ describe('PATCH /v1/contacts/{id}', () => {
   test("external IDs by label: one set, one replaced, one removed; another contact's ID → 409 CONTACT_EXISTS naming it", async () => {
     const stamp = Date.now();
     const holder = await create({ firstName: 'Holder', externalIds: { crm: `crm-held-${stamp}` } });
-    const c = await create({ firstName: 'Ida', phone: uniquePhone(), externalIds: { livechat: `visitor-${stamp}`, crm: `crm-${stamp}` } });
-    const res = await patch(c.id, { externalIds: { livechat: `visitor-new-${stamp}`, crm: null, telegram: `tg-${stamp}` } });
+    const c = await create({
+      firstName: 'Ida',
+      phone: uniquePhone(),
+      externalIds: { livechat: `visitor-${stamp}`, crm: `crm-${stamp}` },
+    });
+    const res = await patch(c.id, {
+      externalIds: { livechat: `visitor-new-${stamp}`, crm: null, telegram: `tg-${stamp}` },
+    });
     expect(res.status).toBe(200);
     expect(res.body.externalIds).toEqual({ livechat: `visitor-new-${stamp}`, telegram: `tg-${stamp}` });
     // The new IDs find the contact, and the old ones are free for another.
-    const found = await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { telegram: `tg-${stamp}` } } });
+    const found = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { externalIds: { telegram: `tg-${stamp}` } },
+    });
     expect({ status: found.status, id: found.body.id }).toEqual({ status: 200, id: c.id });
-    expect((await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { livechat: `visitor-${stamp}` } } })).status).toBe(201);
+    expect(
+      (await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { livechat: `visitor-${stamp}` } } }))
+        .status,
+    ).toBe(201);
 
     const taken = await patch(c.id, { external_ids: { crm: `crm-held-${stamp}` } });
-    expect(taken.body).toEqual({ error: { code: 'CONTACT_EXISTS', message: expect.stringContaining(holder.id), contactId: holder.id } });
+    expect(taken.body).toEqual({
+      error: { code: 'CONTACT_EXISTS', message: expect.stringContaining(holder.id), contactId: holder.id },
+    });
     expectApiError(await patch(c.id, { externalIds: { other: `tg-${stamp}` } }), 400, 'VALIDATION_ERROR');
     expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}`)).body.externalIds).toEqual(res.body.externalIds);
   });
@@ -113,7 +154,10 @@ describe('PATCH /v1/contacts/{id}', () => {
     const owner = await consoleAccount(ctx.gw);
     const agent = await teamMember(ctx.gw, owner, 'agent');
     const c = await create({ firstName: 'Agent', phone: uniquePhone() }, owner);
-    const res = await withSession(ctx.gw, agent, 'PATCH', `/v1/contacts/${c.id}`, { headers: { origin: ctx.gw.url }, body: { lastName: 'Edited' } });
+    const res = await withSession(ctx.gw, agent, 'PATCH', `/v1/contacts/${c.id}`, {
+      headers: { origin: ctx.gw.url },
+      body: { lastName: 'Edited' },
+    });
     expect({ status: res.status, lastName: res.body.lastName }).toEqual({ status: 200, lastName: 'Edited' });
   });
 });
@@ -123,30 +167,52 @@ describe('DELETE /v1/lists/{listId}/contacts/{contactId}', () => {
     const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leaving' } })).body;
     const stays = await create({ firstName: 'Stays', phone: uniquePhone() });
     const leaves = await create({ firstName: 'Leaves', phone: uniquePhone() });
-    for (const c of [stays, leaves]) expect((await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: c.id } })).status).toBe(201);
+    for (const c of [stays, leaves])
+      expect(
+        (await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: c.id } })).status,
+      ).toBe(201);
     const res = await api(ctx.gw, account, 'DELETE', `lists/${list.id}/contacts/${leaves.id}`);
     expect({ status: res.status, text: res.text }).toEqual({ status: 204, text: '' });
     const members = await api(ctx.gw, account, 'GET', `lists/${list.id}/contacts`);
     expect(members.body.data.map((m: { id: string }) => m.id)).toEqual([stays.id]);
     expect((await api(ctx.gw, account, 'GET', `contacts/${leaves.id}`)).status).toBe(200);
-    expectApiError(await api(ctx.gw, account, 'DELETE', `lists/${list.id}/contacts/${leaves.id}`), 404, 'CONTACT_NOT_IN_LIST');
+    expectApiError(
+      await api(ctx.gw, account, 'DELETE', `lists/${list.id}/contacts/${leaves.id}`),
+      404,
+      'CONTACT_NOT_IN_LIST',
+    );
     // Added again, it is a new member.
-    expect((await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: leaves.id } })).status).toBe(201);
+    expect(
+      (await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: leaves.id } })).status,
+    ).toBe(201);
   });
 
   test("the list's Live campaign does not send the opening message still waiting for a contact taken off the list", async () => {
     const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Funnel' } })).body;
     const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
-      body: { name: 'Welcome', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, status: 'live' },
+      body: {
+        name: 'Welcome',
+        channel: 'sms',
+        listId: list.id,
+        openingMessage: 'Hi {{first_name}}!',
+        triggerOnNewContacts: true,
+        status: 'live',
+      },
     });
     expect(campaign.status).toBe(201);
     const c = await create({ firstName: 'Later', phone: uniquePhone() });
-    expect((await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: c.id, delay: '1h' } })).status).toBe(201);
+    expect(
+      (await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: c.id, delay: '1h' } }))
+        .status,
+    ).toBe(201);
     const waiting = (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: c.id } })).body.data[0];
     expect(waiting.opening).toMatchObject({ campaignId: campaign.body.id, status: 'queued' });
     expect((await api(ctx.gw, account, 'DELETE', `lists/${list.id}/contacts/${c.id}`)).status).toBe(204);
     const stopped = (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: c.id } })).body.data[0];
-    expect(stopped).toMatchObject({ opening: { campaignId: campaign.body.id, status: 'cancelled', reason: 'left_list' }, next: null });
+    expect(stopped).toMatchObject({
+      opening: { campaignId: campaign.body.id, status: 'cancelled', reason: 'left_list' },
+      next: null,
+    });
     expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}/messages`)).body.data).toEqual([]);
   });
 
@@ -154,9 +220,19 @@ describe('DELETE /v1/lists/{listId}/contacts/{contactId}', () => {
     const other = await createAccount(ctx.gw);
     const theirList = (await api(ctx.gw, other, 'POST', 'lists', { body: { name: 'Theirs' } })).body;
     const theirs = await create({ phone: uniquePhone() }, other);
-    expect((await api(ctx.gw, other, 'POST', `lists/${theirList.id}/contacts`, { body: { contactId: theirs.id } })).status).toBe(201);
-    expectApiError(await api(ctx.gw, account, 'DELETE', `lists/lst_missing/contacts/${theirs.id}`), 404, 'LIST_NOT_FOUND');
-    expectApiError(await api(ctx.gw, account, 'DELETE', `lists/${theirList.id}/contacts/${theirs.id}`), 404, 'LIST_NOT_FOUND');
+    expect(
+      (await api(ctx.gw, other, 'POST', `lists/${theirList.id}/contacts`, { body: { contactId: theirs.id } })).status,
+    ).toBe(201);
+    expectApiError(
+      await api(ctx.gw, account, 'DELETE', `lists/lst_missing/contacts/${theirs.id}`),
+      404,
+      'LIST_NOT_FOUND',
+    );
+    expectApiError(
+      await api(ctx.gw, account, 'DELETE', `lists/${theirList.id}/contacts/${theirs.id}`),
+      404,
+      'LIST_NOT_FOUND',
+    );
     expect((await api(ctx.gw, other, 'GET', `lists/${theirList.id}/contacts`)).body.data).toHaveLength(1);
   });
 });

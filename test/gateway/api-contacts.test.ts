@@ -37,21 +37,40 @@ describe('POST /v1/contacts', () => {
       body: { first_name: 'Bruno', last_name: 'Costa', phone_number: phone, email: 'bruno@example.com' },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ ...contactShape, firstName: 'Bruno', lastName: 'Costa', phone, email: 'bruno@example.com' });
+    expect(res.body).toMatchObject({
+      ...contactShape,
+      firstName: 'Bruno',
+      lastName: 'Costa',
+      phone,
+      email: 'bruno@example.com',
+    });
   });
 
   test('phone is normalized to E.164', async () => {
-    const res = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: '+44 20 7946 0958', firstName: 'Uk' } });
+    const res = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone: '+44 20 7946 0958', firstName: 'Uk' },
+    });
     expect(res.status).toBe(201);
     expect(res.body.phone).toBe('+442079460958');
   });
 
   test('custom fields (either spelling) are stored and returned', async () => {
-    const res = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), custom_fields: { plan: 'gold', seats: 3, trial: false } } });
+    const res = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone: uniquePhone(), custom_fields: { plan: 'gold', seats: 3, trial: false } },
+    });
     expect(res.status).toBe(201);
     expect(res.body.customFields).toEqual({ plan: 'gold', seats: 3, trial: false });
-    expect((await api(ctx.gw, account, 'GET', `contacts/${res.body.id}`)).body.customFields).toEqual({ plan: 'gold', seats: 3, trial: false });
-    expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), customFields: { nested: { no: 1 } } } }), 400);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${res.body.id}`)).body.customFields).toEqual({
+      plan: 'gold',
+      seats: 3,
+      trial: false,
+    });
+    expectApiError(
+      await api(ctx.gw, account, 'POST', 'contacts', {
+        body: { phone: uniquePhone(), customFields: { nested: { no: 1 } } },
+      }),
+      400,
+    );
   });
 
   test('neither phone nor email → 400', async () => {
@@ -69,30 +88,59 @@ describe('POST /v1/contacts', () => {
     ['letters', '+1 555 CALL NOW'],
     ['extension', '+1 555 010 0199 ext. 12'],
   ])('phone with %s → 400 INVALID_PHONE', async (_what, phone) => {
-    expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, firstName: 'X' } }), 400, 'INVALID_PHONE');
-    expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: { phone_number: phone } }), 400, 'INVALID_PHONE');
+    expectApiError(
+      await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, firstName: 'X' } }),
+      400,
+      'INVALID_PHONE',
+    );
+    expectApiError(
+      await api(ctx.gw, account, 'POST', 'contacts', { body: { phone_number: phone } }),
+      400,
+      'INVALID_PHONE',
+    );
   });
 
-  test.each(['not-an-email', 'a@b', 'two@@example.com', 'spaces in@example.com', '@example.com'])('email %p → 400 INVALID_EMAIL', async (email) => {
-    expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: { email } }), 400, 'INVALID_EMAIL');
-    expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), email } }), 400, 'INVALID_EMAIL');
-  });
+  test.each(['not-an-email', 'a@b', 'two@@example.com', 'spaces in@example.com', '@example.com'])(
+    'email %p → 400 INVALID_EMAIL',
+    async (email) => {
+      expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: { email } }), 400, 'INVALID_EMAIL');
+      expectApiError(
+        await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), email } }),
+        400,
+        'INVALID_EMAIL',
+      );
+    },
+  );
 
   test('a rejected contact is not stored', async () => {
     const phone = uniquePhone();
-    expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, email: 'broken@' } }), 400, 'INVALID_EMAIL');
-    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'CONTACT_NOT_FOUND');
+    expectApiError(
+      await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, email: 'broken@' } }),
+      400,
+      'INVALID_EMAIL',
+    );
+    expectApiError(
+      await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }),
+      404,
+      'CONTACT_NOT_FOUND',
+    );
   });
 
   test('an existing phone in another format → 200 with the existing contact, unchanged', async () => {
-    const first = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: '+15550100199', firstName: 'Carla', email: 'carla@example.com' } });
+    const first = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone: '+15550100199', firstName: 'Carla', email: 'carla@example.com' },
+    });
     expect(first.status).toBe(201);
     for (const phone of ['+1 (555) 010-0199', '+1-555-010-0199', '+1.555.010.0199', ' +15550100199 ']) {
-      const again = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, firstName: 'Other', email: 'other@example.com' } });
+      const again = await api(ctx.gw, account, 'POST', 'contacts', {
+        body: { phone, firstName: 'Other', email: 'other@example.com' },
+      });
       expect(again.status).toBe(200);
       expect(again.body).toEqual(first.body);
     }
-    const snake = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone_number: '+1 (555) 010-0199', first_name: 'Snake' } });
+    const snake = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone_number: '+1 (555) 010-0199', first_name: 'Snake' },
+    });
     expect(snake.status).toBe(200);
     expect(snake.body).toEqual(first.body);
   });
@@ -101,7 +149,9 @@ describe('POST /v1/contacts', () => {
     const phone = uniquePhone();
     const pretty = `+1 (${phone.slice(2, 5)}) ${phone.slice(5, 8)}-${phone.slice(8)}`;
     const replies = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => api(ctx.gw, account, 'POST', 'contacts', { body: { phone: i % 2 ? pretty : phone, firstName: `Racer ${i}` } })),
+      Array.from({ length: 20 }, (_, i) =>
+        api(ctx.gw, account, 'POST', 'contacts', { body: { phone: i % 2 ? pretty : phone, firstName: `Racer ${i}` } }),
+      ),
     );
     const statuses = replies.map((r) => r.status).sort((a, b) => a - b);
     expect(statuses).toEqual([...Array(19).fill(200), 201]);
@@ -116,14 +166,18 @@ describe('POST /v1/contacts', () => {
     const first = await api(ctx.gw, account, 'POST', 'contacts', { body: { email, firstName: 'Dora' } });
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({ email, phone: '', firstName: 'Dora' });
-    const again = await api(ctx.gw, account, 'POST', 'contacts', { body: { email: email.toUpperCase(), firstName: 'Eve' } });
+    const again = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { email: email.toUpperCase(), firstName: 'Eve' },
+    });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
   });
 
   test('concurrent email-only creates → one contact', async () => {
     const email = `${unique('race')}@example.com`;
-    const replies = await Promise.all(Array.from({ length: 10 }, () => api(ctx.gw, account, 'POST', 'contacts', { body: { email } })));
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () => api(ctx.gw, account, 'POST', 'contacts', { body: { email } })),
+    );
     expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
     expect(replies.every((r) => r.status === 200 || r.status === 201)).toBe(true);
     expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
@@ -134,7 +188,11 @@ describe('GET /v1/contacts', () => {
   let contact: any;
   const email = `${unique('lookup')}@example.com`;
   beforeAll(async () => {
-    contact = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: '+14155550123', email, firstName: 'Finn', lastName: 'Lee' } })).body;
+    contact = (
+      await api(ctx.gw, account, 'POST', 'contacts', {
+        body: { phone: '+14155550123', email, firstName: 'Finn', lastName: 'Lee' },
+      })
+    ).body;
   });
 
   test('by phoneNumber (normalized the same way) → 200 with the contact', async () => {
@@ -154,13 +212,24 @@ describe('GET /v1/contacts', () => {
   });
 
   test('none found → 404 CONTACT_NOT_FOUND', async () => {
-    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: '+14155550199' } }), 404, 'CONTACT_NOT_FOUND');
-    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { email: 'nobody@example.com' } }), 404, 'CONTACT_NOT_FOUND');
+    expectApiError(
+      await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: '+14155550199' } }),
+      404,
+      'CONTACT_NOT_FOUND',
+    );
+    expectApiError(
+      await api(ctx.gw, account, 'GET', 'contacts', { query: { email: 'nobody@example.com' } }),
+      404,
+      'CONTACT_NOT_FOUND',
+    );
   });
 
   test('not exactly one of phoneNumber and email → 400', async () => {
     expectApiError(await api(ctx.gw, account, 'GET', 'contacts'), 400);
-    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: '+14155550123', email } }), 400);
+    expectApiError(
+      await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: '+14155550123', email } }),
+      400,
+    );
     expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phone: '+14155550123' } }), 400);
   });
 
@@ -170,7 +239,11 @@ describe('GET /v1/contacts', () => {
   });
 
   test('invalid phone or email in the query → 400 INVALID_PHONE / INVALID_EMAIL', async () => {
-    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: '4155550123' } }), 400, 'INVALID_PHONE');
+    expectApiError(
+      await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: '4155550123' } }),
+      400,
+      'INVALID_PHONE',
+    );
     expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { email: 'nope' } }), 400, 'INVALID_EMAIL');
   });
 

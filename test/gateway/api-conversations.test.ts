@@ -1,4 +1,16 @@
-import { advanceClock, api, createAccount, expectApiError, poll, Receiver, unique, uniquePhone, untilIdle, useGateway, type TestAccount } from './api-support';
+import {
+  advanceClock,
+  api,
+  createAccount,
+  expectApiError,
+  poll,
+  Receiver,
+  unique,
+  uniquePhone,
+  untilIdle,
+  useGateway,
+  type TestAccount,
+} from './api-support';
 
 /**
  * What happens after the opening message, over HTTPS: follow-ups, opt-out and START, HELP, hand-off and resume, a
@@ -14,32 +26,60 @@ async function setUp(campaign: Record<string, unknown> = {}) {
   const account = await createAccount(ctx.gw);
   const hook = await Receiver.start();
   receivers.push(hook);
-  await api(ctx.gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['message_received', 'handoff', 'opt_out', 'delivery_failed'] } });
+  await api(ctx.gw, account, 'POST', 'webhooks', {
+    body: { url: hook.url, events: ['message_received', 'handoff', 'opt_out', 'delivery_failed'] },
+  });
   const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
   const created = await api(ctx.gw, account, 'POST', 'campaigns', {
-    body: { name: 'Funnel', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, status: 'live', ...campaign },
+    body: {
+      name: 'Funnel',
+      channel: 'sms',
+      listId: list.id,
+      openingMessage: 'Hi {{first_name}}!',
+      triggerOnNewContacts: true,
+      status: 'live',
+      ...campaign,
+    },
   });
   expect(created.status).toBe(201);
   return { account, hook, list, campaign: created.body };
 }
 
 async function lead(account: TestAccount, listId: string) {
-  const contact = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: 'Ann' } })).body;
+  const contact = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: 'Ann' } }))
+    .body;
   await api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId: contact.id } });
-  await poll(() => messages(account, contact.id), (m) => m.some((x) => x.author === 'campaign'));
+  await poll(
+    () => messages(account, contact.id),
+    (m) => m.some((x) => x.author === 'campaign'),
+  );
   return contact;
 }
 
-const messages = async (account: TestAccount, contactId: string) => (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`)).body.data as any[];
-const say = (account: TestAccount, phone: string, body: string) => api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body } });
+const messages = async (account: TestAccount, contactId: string) =>
+  (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`)).body.data as any[];
+const say = (account: TestAccount, phone: string, body: string) =>
+  api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body } });
 const conversation = async (account: TestAccount, contactId: string) =>
-  ((await api(ctx.gw, account, 'GET', 'conversations?limit=200')).body.data as any[]).find((c) => c.contactId === contactId);
-const events = (hook: Receiver, type: string, contactId: string) => hook.requests.filter((r) => r.body?.type === type && r.body?.contactId === contactId);
+  ((await api(ctx.gw, account, 'GET', 'conversations?limit=200')).body.data as any[]).find(
+    (c) => c.contactId === contactId,
+  );
+const events = (hook: Receiver, type: string, contactId: string) =>
+  hook.requests.filter((r) => r.body?.type === type && r.body?.contactId === contactId);
 
 test('follow-ups go out in turn while the lead is silent; the last one unanswered closes the conversation', async () => {
-  const { account, list } = await setUp({ followUps: { enabled: true, steps: [{ after: '1d', body: 'Still there, {{first_name}}?' }, { after: '2d', body: 'Last call' }] } });
+  const { account, list } = await setUp({
+    followUps: {
+      enabled: true,
+      steps: [
+        { after: '1d', body: 'Still there, {{first_name}}?' },
+        { after: '2d', body: 'Last call' },
+      ],
+    },
+  });
   const ann = await lead(account, list.id);
-  const followUps = async () => (await messages(account, ann.id)).filter((x) => x.author === 'follow_up').map((x) => x.body);
+  const followUps = async () =>
+    (await messages(account, ann.id)).filter((x) => x.author === 'follow_up').map((x) => x.body);
   expect((await conversation(account, ann.id)).next).toMatchObject({ kind: 'follow_up', step: 0 });
   // Nothing before its time: a day less a minute later, still nothing.
   await advanceClock(ctx.gw, '23h59m');
@@ -50,7 +90,10 @@ test('follow-ups go out in turn while the lead is silent; the last one unanswere
   await advanceClock(ctx.gw, '2d');
   expect(await poll(followUps, (f) => f.length === 2)).toEqual(['Still there, Ann?', 'Last call']);
   await advanceClock(ctx.gw, '2d');
-  const closed = await poll(() => conversation(account, ann.id), (c) => c.status === 'closed');
+  const closed = await poll(
+    () => conversation(account, ann.id),
+    (c) => c.status === 'closed',
+  );
   expect(closed.next).toBeNull();
   // A message opens it again.
   await say(account, ann.phone, 'Sorry, busy week');
@@ -58,7 +101,9 @@ test('follow-ups go out in turn while the lead is silent; the last one unanswere
 });
 
 test('a reply cancels the follow-ups, and is reported as message_received', async () => {
-  const { account, hook, list } = await setUp({ followUps: { enabled: true, steps: [{ after: '1d', body: 'Hello?' }] } });
+  const { account, hook, list } = await setUp({
+    followUps: { enabled: true, steps: [{ after: '1d', body: 'Hello?' }] },
+  });
   const ann = await lead(account, list.id);
   expect((await conversation(account, ann.id)).next).toMatchObject({ kind: 'follow_up', step: 0 });
   const res = await say(account, ann.phone, 'Yes, tell me more');
@@ -68,16 +113,30 @@ test('a reply cancels the follow-ups, and is reported as message_received', asyn
   await advanceClock(ctx.gw, '1d');
   await untilIdle(ctx.gw);
   expect((await messages(account, ann.id)).filter((m) => m.author === 'follow_up')).toHaveLength(0);
-  const [received] = await poll(async () => events(hook, 'message_received', ann.id), (e) => e.length > 0);
-  expect(received!.body).toMatchObject({ messageId: res.body.messageId, conversationId: res.body.conversationId, channel: 'sms', body: 'Yes, tell me more', occurredAt: expect.any(String) });
+  const [received] = await poll(
+    async () => events(hook, 'message_received', ann.id),
+    (e) => e.length > 0,
+  );
+  expect(received!.body).toMatchObject({
+    messageId: res.body.messageId,
+    conversationId: res.body.conversationId,
+    channel: 'sms',
+    body: 'Yes, tell me more',
+    occurredAt: expect.any(String),
+  });
   expect(received!.headers['webhook-event']).toBe('message_received');
   // Reporting the contact's message to a subscriber leaves it as it came: received, never "sent".
   await untilIdle(ctx.gw);
-  expect((await api(ctx.gw, account, 'GET', `messages/${res.body.messageId}`)).body).toMatchObject({ direction: 'incoming', status: 'received' });
+  expect((await api(ctx.gw, account, 'GET', `messages/${res.body.messageId}`)).body).toMatchObject({
+    direction: 'incoming',
+    status: 'received',
+  });
 });
 
 test('STOP opts out on every channel: one confirmation, then nothing until START', async () => {
-  const { account, hook, list } = await setUp({ followUps: { enabled: true, steps: [{ after: '1h', body: 'Hello?' }] } });
+  const { account, hook, list } = await setUp({
+    followUps: { enabled: true, steps: [{ after: '1h', body: 'Hello?' }] },
+  });
   const ann = await lead(account, list.id);
   await say(account, ann.phone, 'stop');
   const [confirmation] = (await messages(account, ann.id)).filter((m) => m.author === 'system');
@@ -85,19 +144,38 @@ test('STOP opts out on every channel: one confirmation, then nothing until START
   const contact = (await api(ctx.gw, account, 'GET', `contacts/${ann.id}`)).body;
   expect(contact.optOut).toMatchObject({ channel: 'sms', keyword: 'stop', at: expect.any(String) });
   expect((await conversation(account, ann.id)).status).toBe('opted_out');
-  await poll(async () => events(hook, 'opt_out', ann.id), (e) => e.length === 1);
+  await poll(
+    async () => events(hook, 'opt_out', ann.id),
+    (e) => e.length === 1,
+  );
 
   // Nothing more: no follow-up, no answer to HELP, no second confirmation, no team reply.
   await say(account, ann.phone, 'HELP');
   await say(account, ann.phone, 'STOP');
-  expectApiError(await api(ctx.gw, account, 'POST', `contacts/${ann.id}/messages`, { body: { body: 'Are you sure?' } }), 409, 'CONTACT_OPTED_OUT');
+  expectApiError(
+    await api(ctx.gw, account, 'POST', `contacts/${ann.id}/messages`, { body: { body: 'Are you sure?' } }),
+    409,
+    'CONTACT_OPTED_OUT',
+  );
   await advanceClock(ctx.gw, '1h');
   await untilIdle(ctx.gw);
-  expect((await messages(account, ann.id)).filter((m) => m.direction === 'outgoing').map((m) => m.author)).toEqual(['campaign', 'system']);
+  expect((await messages(account, ann.id)).filter((m) => m.direction === 'outgoing').map((m) => m.author)).toEqual([
+    'campaign',
+    'system',
+  ]);
 
   // Another campaign's opening message is not sent either.
   const other = await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Second' } });
-  await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Second', channel: 'sms', listId: other.body.id, openingMessage: 'Hi', triggerOnNewContacts: true, status: 'live' } });
+  await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Second',
+      channel: 'sms',
+      listId: other.body.id,
+      openingMessage: 'Hi',
+      triggerOnNewContacts: true,
+      status: 'live',
+    },
+  });
   await api(ctx.gw, account, 'POST', `lists/${other.body.id}/contacts`, { body: { contactId: ann.id } });
   await untilIdle(ctx.gw);
   expect((await messages(account, ann.id)).filter((m) => m.direction === 'outgoing')).toHaveLength(2);
@@ -113,29 +191,62 @@ test('STOP opts out on every channel: one confirmation, then nothing until START
 
 test("HELP gets the account's help text", async () => {
   const { account, list } = await setUp();
-  await api(ctx.gw, account, 'PUT', 'settings', { body: { helpText: 'Acme Dental: call 555-0100. Reply STOP to opt out.' } });
+  await api(ctx.gw, account, 'PUT', 'settings', {
+    body: { helpText: 'Acme Dental: call 555-0100. Reply STOP to opt out.' },
+  });
   const ann = await lead(account, list.id);
   await say(account, ann.phone, 'help');
-  expect((await messages(account, ann.id)).at(-1)).toMatchObject({ author: 'system', body: 'Acme Dental: call 555-0100. Reply STOP to opt out.' });
+  expect((await messages(account, ann.id)).at(-1)).toMatchObject({
+    author: 'system',
+    body: 'Acme Dental: call 555-0100. Reply STOP to opt out.',
+  });
 });
 
 test('asking for a person hands off; the API resumes the bot; a team reply goes out and takes over', async () => {
-  const { account, hook, list } = await setUp({ language: 'es', followUps: { enabled: true, steps: [{ after: '1d', body: 'Hola?' }] } });
+  const { account, hook, list } = await setUp({
+    language: 'es',
+    followUps: { enabled: true, steps: [{ after: '1d', body: 'Hola?' }] },
+  });
   const ann = await lead(account, list.id);
   await say(account, ann.phone, 'Quiero hablar con una persona');
   const handedOff = await conversation(account, ann.id);
   expect(handedOff).toMatchObject({ status: 'handed_off', bot: { active: false }, next: null });
-  const [event] = await poll(async () => events(hook, 'handoff', ann.id), (e) => e.length === 1);
-  expect(event!.body).toMatchObject({ reason: 'contact_asked', conversationId: handedOff.id, channel: 'sms', customChannel: null, body: 'Quiero hablar con una persona' });
+  const [event] = await poll(
+    async () => events(hook, 'handoff', ann.id),
+    (e) => e.length === 1,
+  );
+  expect(event!.body).toMatchObject({
+    reason: 'contact_asked',
+    conversationId: handedOff.id,
+    channel: 'sms',
+    customChannel: null,
+    body: 'Quiero hablar con una persona',
+  });
 
   const resumed = await api(ctx.gw, account, 'POST', `contacts/${ann.id}/bot`, { body: { active: true } });
   expect(resumed.status).toBe(200);
-  expect(resumed.body).toMatchObject({ success: true, contactId: ann.id, active: true, conversations: [{ id: handedOff.id, status: 'active', bot: { active: true } }] });
+  expect(resumed.body).toMatchObject({
+    success: true,
+    contactId: ann.id,
+    active: true,
+    conversations: [{ id: handedOff.id, status: 'active', bot: { active: true } }],
+  });
 
-  const reply = await api(ctx.gw, account, 'POST', `contacts/${ann.id}/messages`, { body: { body: 'Hi Ann, Maria here.' } });
+  const reply = await api(ctx.gw, account, 'POST', `contacts/${ann.id}/messages`, {
+    body: { body: 'Hi Ann, Maria here.' },
+  });
   expect(reply.status).toBe(201);
-  expect(reply.body).toMatchObject({ direction: 'outgoing', author: 'team', channel: 'sms', conversationId: handedOff.id, body: 'Hi Ann, Maria here.' });
-  await poll(async () => events(hook, 'handoff', ann.id), (e) => e.length === 2 && e[1]!.body.reason === 'team');
+  expect(reply.body).toMatchObject({
+    direction: 'outgoing',
+    author: 'team',
+    channel: 'sms',
+    conversationId: handedOff.id,
+    body: 'Hi Ann, Maria here.',
+  });
+  await poll(
+    async () => events(hook, 'handoff', ann.id),
+    (e) => e.length === 2 && e[1]!.body.reason === 'team',
+  );
   expect((await conversation(account, ann.id)).status).toBe('handed_off');
 
   const paused = await api(ctx.gw, account, 'POST', `contacts/${ann.id}/bot`, { body: { active: false } });
@@ -148,7 +259,11 @@ test('asking for a person hands off; the API resumes the bot; a team reply goes 
 test('a team reply to a contact with no conversation is refused; another tenant cannot see or touch one', async () => {
   const { account, list } = await setUp();
   const loner = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body;
-  expectApiError(await api(ctx.gw, account, 'POST', `contacts/${loner.id}/messages`, { body: { body: 'Hi' } }), 409, 'NO_CONVERSATION');
+  expectApiError(
+    await api(ctx.gw, account, 'POST', `contacts/${loner.id}/messages`, { body: { body: 'Hi' } }),
+    409,
+    'NO_CONVERSATION',
+  );
   const ann = await lead(account, list.id);
   const mine = await conversation(account, ann.id);
   const stranger = await createAccount(ctx.gw);
@@ -166,7 +281,11 @@ test('conversations: filters, newest activity first, pages', async () => {
   expect(all.nextCursor).toBeNull();
   const handed = (await api(ctx.gw, account, 'GET', 'conversations?status=handed_off')).body.data;
   expect(handed.map((x: any) => x.contactId)).toEqual([a.id]);
-  expect((await api(ctx.gw, account, 'GET', `conversations?campaignId=${campaign.id}&status=active`)).body.data.map((x: any) => x.contactId)).toEqual([c.id, b.id]);
+  expect(
+    (await api(ctx.gw, account, 'GET', `conversations?campaignId=${campaign.id}&status=active`)).body.data.map(
+      (x: any) => x.contactId,
+    ),
+  ).toEqual([c.id, b.id]);
   expect((await api(ctx.gw, account, 'GET', 'conversations?channel=whatsapp')).body.data).toEqual([]);
   const first = (await api(ctx.gw, account, 'GET', 'conversations?limit=2')).body;
   expect(first.data).toHaveLength(2);
@@ -175,11 +294,17 @@ test('conversations: filters, newest activity first, pages', async () => {
   expect(second.nextCursor).toBeNull();
   // The last conversation shown gets new activity before the next page is read: it moves to the top, and the next
   // page goes on from where it was, neither showing a conversation again nor starting over.
-  expect((await api(ctx.gw, account, 'POST', `contacts/${c.id}/messages`, { body: { body: 'One more thing' } })).status).toBe(201);
+  expect(
+    (await api(ctx.gw, account, 'POST', `contacts/${c.id}/messages`, { body: { body: 'One more thing' } })).status,
+  ).toBe(201);
   const again = (await api(ctx.gw, account, 'GET', `conversations?limit=2&cursor=${first.nextCursor}`)).body;
   expect(again.data.map((x: any) => x.contactId)).toEqual([b.id]);
   expect(again.nextCursor).toBeNull();
-  expect((await api(ctx.gw, account, 'GET', 'conversations')).body.data.map((x: any) => x.contactId)).toEqual([c.id, a.id, b.id]);
+  expect((await api(ctx.gw, account, 'GET', 'conversations')).body.data.map((x: any) => x.contactId)).toEqual([
+    c.id,
+    a.id,
+    b.id,
+  ]);
   expectApiError(await api(ctx.gw, account, 'GET', 'conversations?status=sleeping'), 400);
 });
 
@@ -190,11 +315,28 @@ test('a campaign on a custom channel sends through the Custom Channel Webhook; a
   await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: replies.url } });
   const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Chat leads' } })).body;
   await api(ctx.gw, account, 'POST', 'campaigns', {
-    body: { name: 'Chat', channel: 'custom', customChannel: 'livechat', listId: list.id, openingMessage: 'Welcome {{first_name|there}}!', triggerOnNewContacts: true, status: 'live' },
+    body: {
+      name: 'Chat',
+      channel: 'custom',
+      customChannel: 'livechat',
+      listId: list.id,
+      openingMessage: 'Welcome {{first_name|there}}!',
+      triggerOnNewContacts: true,
+      status: 'live',
+    },
   });
   const fromId = unique('visitor');
   const incoming = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
-    body: { customData: { messageSid: unique('sid'), fromId, toId: 'biz', body: 'hello', channel: 'livechat', firstName: 'Zoe' } },
+    body: {
+      customData: {
+        messageSid: unique('sid'),
+        fromId,
+        toId: 'biz',
+        body: 'hello',
+        channel: 'livechat',
+        firstName: 'Zoe',
+      },
+    },
   });
   const contactId = (await api(ctx.gw, account, 'GET', `messages/${incoming.body.messageId}`)).body.contactId;
   // She wrote first: the incoming flow has her, the opening message is not sent.
@@ -202,15 +344,29 @@ test('a campaign on a custom channel sends through the Custom Channel Webhook; a
   expect((await conversation(account, contactId)).opening).toMatchObject({ status: 'skipped', reason: 'wrote_first' });
 
   const other = unique('visitor');
-  await api(ctx.gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: other, customChannel: 'livechat', body: 'Thanks for visiting', firstName: 'Yan' } } });
+  await api(ctx.gw, account, 'POST', 'send_custom_channel_message', {
+    body: { customData: { fromId: other, customChannel: 'livechat', body: 'Thanks for visiting', firstName: 'Yan' } },
+  });
   const yan = (await poll(async () => replies.requests.find((r) => r.body?.toId === other), Boolean))!.body.contactId;
   await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: yan } });
-  const opening = await poll(async () => replies.requests.find((r) => r.body?.toId === other && r.body?.body === 'Welcome Yan!'), Boolean);
+  const opening = await poll(
+    async () => replies.requests.find((r) => r.body?.toId === other && r.body?.body === 'Welcome Yan!'),
+    Boolean,
+  );
   expect(opening!.body).toMatchObject({ channel: 'livechat', contactId: yan });
 
   // Without a receiver the reply fails at once, and delivery_failed says so.
   await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: null } });
-  const failed = await api(ctx.gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: other, customChannel: 'livechat', body: 'Anyone?' } } });
-  const [report] = await poll(async () => events(hook, 'delivery_failed', yan), (e) => e.length > 0);
-  expect(report!.body).toMatchObject({ messageId: failed.body.messageId, channel: 'livechat', error: expect.stringMatching(/Webhook URL/) });
+  const failed = await api(ctx.gw, account, 'POST', 'send_custom_channel_message', {
+    body: { customData: { fromId: other, customChannel: 'livechat', body: 'Anyone?' } },
+  });
+  const [report] = await poll(
+    async () => events(hook, 'delivery_failed', yan),
+    (e) => e.length > 0,
+  );
+  expect(report!.body).toMatchObject({
+    messageId: failed.body.messageId,
+    channel: 'livechat',
+    error: expect.stringMatching(/Webhook URL/),
+  });
 });

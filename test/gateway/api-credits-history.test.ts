@@ -1,6 +1,15 @@
 import { consoleAccount, signIn } from '../console/support';
 import { openStream } from '../helpers/event-stream';
-import { api, createAccount, expectApiError, unique, uniquePhone, untilIdle, useGateway, type TestAccount } from './api-support';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  unique,
+  uniquePhone,
+  untilIdle,
+  useGateway,
+  type TestAccount,
+} from './api-support';
 
 /**
  * Credits in sight: the account's credit history a page at a time (grants, recharges, and what each message cost,
@@ -21,26 +30,42 @@ const grant = (agency: TestAccount, sub: TestAccount, amount: number) =>
 
 async function campaign(account: TestAccount, fields: Record<string, unknown> = {}) {
   const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
-  const created = (await api(ctx.gw, account, 'POST', 'campaigns', {
-    body: { name: 'Funnel', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, status: 'live', ...fields },
-  })).body;
+  const created = (
+    await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: {
+        name: 'Funnel',
+        channel: 'sms',
+        listId: list.id,
+        openingMessage: 'Hi {{first_name}}!',
+        triggerOnNewContacts: true,
+        status: 'live',
+        ...fields,
+      },
+    })
+  ).body;
   return { list, campaign: created };
 }
 
 async function addLeads(account: TestAccount, listId: string, n: number) {
   for (let i = 0; i < n; i++) {
-    const contact = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: `Lead ${i}` } })).body;
+    const contact = (
+      await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: `Lead ${i}` } })
+    ).body;
     await api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId: contact.id } });
   }
   await untilIdle(ctx.gw);
 }
 
-const history = (account: TestAccount, query: Record<string, string> = {}) => api(ctx.gw, account, 'GET', 'credits/history', { query });
-const openings = (account: TestAccount, campaignId: string) => api(ctx.gw, account, 'GET', `campaigns/${campaignId}/openings`);
+const history = (account: TestAccount, query: Record<string, string> = {}) =>
+  api(ctx.gw, account, 'GET', 'credits/history', { query });
+const openings = (account: TestAccount, campaignId: string) =>
+  api(ctx.gw, account, 'GET', `campaigns/${campaignId}/openings`);
 
-test('the history pages newest first: grants, the recharge that answered an auto-recharge request, and each message\'s cost by kind and channel', async () => {
+test("the history pages newest first: grants, the recharge that answered an auto-recharge request, and each message's cost by kind and channel", async () => {
   const { agency, sub } = await subAccount(3);
-  await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 2, amount: 10 } });
+  await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+    body: { email: sub.email, threshold: 2, amount: 10 },
+  });
   const { list } = await campaign(sub);
   await addLeads(sub, list.id, 2);
   // The balance went under 2: the agency was asked, and its grant is the recharge.
@@ -50,8 +75,28 @@ test('the history pages newest first: grants, the recharge that answered an auto
   const first = await history(sub, { limit: '2' });
   expect(first.status).toBe(200);
   expect(first.body.data).toEqual([
-    { id: expect.any(String), kind: 'recharge', amount: 10, balance: 11, description: null, messageId: null, messageKind: null, channel: null, createdAt: expect.stringMatching(/Z$/) },
-    { id: expect.any(String), kind: 'usage', amount: -1, balance: 1, description: 'campaign message on sms', messageId: expect.stringMatching(/^msg_/), messageKind: 'campaign', channel: 'sms', createdAt: expect.any(String) },
+    {
+      id: expect.any(String),
+      kind: 'recharge',
+      amount: 10,
+      balance: 11,
+      description: null,
+      messageId: null,
+      messageKind: null,
+      channel: null,
+      createdAt: expect.stringMatching(/Z$/),
+    },
+    {
+      id: expect.any(String),
+      kind: 'usage',
+      amount: -1,
+      balance: 1,
+      description: 'campaign message on sms',
+      messageId: expect.stringMatching(/^msg_/),
+      messageKind: 'campaign',
+      channel: 'sms',
+      createdAt: expect.any(String),
+    },
   ]);
   expect(first.body.nextCursor).toEqual(expect.any(String));
   const second = await history(sub, { limit: '2', cursor: first.body.nextCursor });
@@ -74,14 +119,21 @@ test('the history pages newest first: grants, the recharge that answered an auto
 
 test('the low-balance threshold: set by the account, lowBalance while the balance is under it, cleared with null', async () => {
   const { agency, sub } = await subAccount(3);
-  expect((await api(ctx.gw, sub, 'GET', 'credits')).body).toMatchObject({ balance: 3, lowBalanceThreshold: null, lowBalance: false });
+  expect((await api(ctx.gw, sub, 'GET', 'credits')).body).toMatchObject({
+    balance: 3,
+    lowBalanceThreshold: null,
+    lowBalance: false,
+  });
 
   const set = await api(ctx.gw, sub, 'PUT', 'credits/low-balance', { body: { threshold: 5 } });
   expect(set.status).toBe(200);
   expect(set.body).toEqual({ balance: 3, lowBalanceThreshold: 5, lowBalance: true });
   expect((await api(ctx.gw, sub, 'GET', 'credits')).body).toMatchObject({ lowBalanceThreshold: 5, lowBalance: true });
   // The agency sees the sub-account's state too.
-  expect((await api(ctx.gw, agency, 'GET', `subaccounts/${sub.id}/credits`)).body).toMatchObject({ lowBalanceThreshold: 5, lowBalance: true });
+  expect((await api(ctx.gw, agency, 'GET', `subaccounts/${sub.id}/credits`)).body).toMatchObject({
+    lowBalanceThreshold: 5,
+    lowBalance: true,
+  });
 
   await grant(agency, sub, 2);
   expect((await api(ctx.gw, sub, 'GET', 'credits')).body).toMatchObject({ balance: 5, lowBalance: false });
@@ -91,8 +143,15 @@ test('the low-balance threshold: set by the account, lowBalance while the balanc
   await addLeads(sub, list.id, 1);
   expect((await api(ctx.gw, sub, 'GET', 'credits')).body).toMatchObject({ balance: 4, lowBalance: true });
 
-  expect((await api(ctx.gw, sub, 'PUT', 'credits/low-balance', { body: { threshold: null } })).body).toEqual({ balance: 4, lowBalanceThreshold: null, lowBalance: false });
-  expect((await api(ctx.gw, sub, 'GET', 'credits')).body).toMatchObject({ lowBalanceThreshold: null, lowBalance: false });
+  expect((await api(ctx.gw, sub, 'PUT', 'credits/low-balance', { body: { threshold: null } })).body).toEqual({
+    balance: 4,
+    lowBalanceThreshold: null,
+    lowBalance: false,
+  });
+  expect((await api(ctx.gw, sub, 'GET', 'credits')).body).toMatchObject({
+    lowBalanceThreshold: null,
+    lowBalance: false,
+  });
 });
 
 test('a bad threshold is a 400 naming it, and nothing changes', async () => {
@@ -108,29 +167,56 @@ test('a bad threshold is a 400 naming it, and nothing changes', async () => {
 
 test('an account that pays for nothing is never low, whatever its threshold', async () => {
   const standalone = await createAccount(ctx.gw);
-  expect((await api(ctx.gw, standalone, 'PUT', 'credits/low-balance', { body: { threshold: 10 } })).body).toEqual({ balance: 0, lowBalanceThreshold: 10, lowBalance: false });
-  expect((await api(ctx.gw, standalone, 'GET', 'credits')).body).toEqual({ balance: 0, lowBalanceThreshold: 10, lowBalance: false, transactions: [] });
+  expect((await api(ctx.gw, standalone, 'PUT', 'credits/low-balance', { body: { threshold: 10 } })).body).toEqual({
+    balance: 0,
+    lowBalanceThreshold: 10,
+    lowBalance: false,
+  });
+  expect((await api(ctx.gw, standalone, 'GET', 'credits')).body).toEqual({
+    balance: 0,
+    lowBalanceThreshold: 10,
+    lowBalance: false,
+    transactions: [],
+  });
 });
 
-test('a campaign\'s openings: the price of one and the balance before going Live, for SMS by segment and WhatsApp by message; nothing for an account that is not charged', async () => {
+test("a campaign's openings: the price of one and the balance before going Live, for SMS by segment and WhatsApp by message; nothing for an account that is not charged", async () => {
   const { sub } = await subAccount(4);
   const sms = (await campaign(sub, { status: 'draft' })).campaign;
-  expect((await openings(sub, sms.id)).body).toEqual({ campaignId: sms.id, price: 1, balance: 4, charged: true, failed: { count: 0, more: false, byCode: {} } });
+  expect((await openings(sub, sms.id)).body).toEqual({
+    campaignId: sms.id,
+    price: 1,
+    balance: 4,
+    charged: true,
+    failed: { count: 0, more: false, byCode: {} },
+  });
   const long = (await campaign(sub, { status: 'draft', openingMessage: `${'x'.repeat(170)} {{first_name}}` })).campaign;
   expect((await openings(sub, long.id)).body).toMatchObject({ price: 2 });
   const whatsapp = (await campaign(sub, { status: 'draft', channel: 'whatsapp' })).campaign;
   expect((await openings(sub, whatsapp.id)).body).toMatchObject({ price: 2 });
 
   // A campaign's form asks before it saves, for the opening as it is being written.
-  const quote = (account: TestAccount, body: unknown) => api(ctx.gw, account, 'POST', 'campaigns/opening-price', { body });
-  expect((await quote(sub, { channel: 'sms', openingMessage: 'Hi {{first_name|there}}' })).body).toEqual({ price: 1, balance: 4, charged: true });
+  const quote = (account: TestAccount, body: unknown) =>
+    api(ctx.gw, account, 'POST', 'campaigns/opening-price', { body });
+  expect((await quote(sub, { channel: 'sms', openingMessage: 'Hi {{first_name|there}}' })).body).toEqual({
+    price: 1,
+    balance: 4,
+    charged: true,
+  });
   expect((await quote(sub, { channel: 'sms', openingMessage: 'y'.repeat(200) })).body).toMatchObject({ price: 2 });
   expect((await quote(sub, { channel: 'whatsapp' })).body).toMatchObject({ price: 2 });
-  expect((await quote(sub, { channel: 'custom', openingMessage: 'Hi' })).body).toMatchObject({ price: 0, charged: true });
+  expect((await quote(sub, { channel: 'custom', openingMessage: 'Hi' })).body).toMatchObject({
+    price: 0,
+    charged: true,
+  });
   expectApiError(await quote(sub, { channel: 'fax' }), 400, 'VALIDATION_ERROR');
 
   const standalone = await createAccount(ctx.gw);
-  expect((await quote(standalone, { channel: 'sms', openingMessage: 'Hi' })).body).toEqual({ price: 0, balance: 0, charged: false });
+  expect((await quote(standalone, { channel: 'sms', openingMessage: 'Hi' })).body).toEqual({
+    price: 0,
+    balance: 0,
+    charged: false,
+  });
   const free = (await campaign(standalone, { status: 'draft' })).campaign;
   expect((await openings(standalone, free.id)).body).toMatchObject({ price: 0, balance: 0, charged: false });
   expectApiError(await openings(standalone, sms.id), 404, 'CAMPAIGN_NOT_FOUND');
@@ -140,12 +226,19 @@ test('openings that failed for want of credits are counted on their campaign; a 
   const { agency, sub } = await subAccount(0);
   const { list, campaign: live } = await campaign(sub);
   await addLeads(sub, list.id, 3);
-  expect((await openings(sub, live.id)).body).toMatchObject({ balance: 0, failed: { count: 3, more: false, byCode: { INSUFFICIENT_CREDITS: 3 } } });
+  expect((await openings(sub, live.id)).body).toMatchObject({
+    balance: 0,
+    failed: { count: 3, more: false, byCode: { INSUFFICIENT_CREDITS: 3 } },
+  });
 
   const refused = await api(ctx.gw, sub, 'POST', `campaigns/${live.id}/openings/retry-failed`);
   expect(refused.status).toBe(200);
   expect(refused.body).toMatchObject({ retried: [], more: false });
-  expect(refused.body.refused.map((r: any) => r.code)).toEqual(['INSUFFICIENT_CREDITS', 'INSUFFICIENT_CREDITS', 'INSUFFICIENT_CREDITS']);
+  expect(refused.body.refused.map((r: any) => r.code)).toEqual([
+    'INSUFFICIENT_CREDITS',
+    'INSUFFICIENT_CREDITS',
+    'INSUFFICIENT_CREDITS',
+  ]);
   expect((await openings(sub, live.id)).body.failed.count).toBe(3);
 
   await grant(agency, sub, 2);
@@ -154,19 +247,33 @@ test('openings that failed for want of credits are counted on their campaign; a 
   expect(partly.retried).toHaveLength(2);
   expect(partly.refused).toEqual([expect.objectContaining({ code: 'INSUFFICIENT_CREDITS' })]);
   await untilIdle(ctx.gw);
-  for (const id of partly.retried) expect((await api(ctx.gw, sub, 'GET', `messages/${id}`)).body).toMatchObject({ status: 'sent', author: 'campaign' });
-  expect((await openings(sub, live.id)).body).toMatchObject({ balance: 0, failed: { count: 1, byCode: { INSUFFICIENT_CREDITS: 1 } } });
+  for (const id of partly.retried)
+    expect((await api(ctx.gw, sub, 'GET', `messages/${id}`)).body).toMatchObject({
+      status: 'sent',
+      author: 'campaign',
+    });
+  expect((await openings(sub, live.id)).body).toMatchObject({
+    balance: 0,
+    failed: { count: 1, byCode: { INSUFFICIENT_CREDITS: 1 } },
+  });
 
   await grant(agency, sub, 1);
-  expect((await api(ctx.gw, sub, 'POST', `campaigns/${live.id}/openings/retry-failed`)).body).toMatchObject({ retried: [partly.refused[0].messageId], refused: [] });
+  expect((await api(ctx.gw, sub, 'POST', `campaigns/${live.id}/openings/retry-failed`)).body).toMatchObject({
+    retried: [partly.refused[0].messageId],
+    refused: [],
+  });
   await untilIdle(ctx.gw);
   expect((await openings(sub, live.id)).body).toMatchObject({ balance: 0, failed: { count: 0, byCode: {} } });
 
   const stranger = await createAccount(ctx.gw);
-  expectApiError(await api(ctx.gw, stranger, 'POST', `campaigns/${live.id}/openings/retry-failed`), 404, 'CAMPAIGN_NOT_FOUND');
+  expectApiError(
+    await api(ctx.gw, stranger, 'POST', `campaigns/${live.id}/openings/retry-failed`),
+    404,
+    'CAMPAIGN_NOT_FOUND',
+  );
 });
 
-test('the console\'s stream tells credits.updated on a grant, a new threshold and a spend while the balance is under it; another account hears none of it', async () => {
+test("the console's stream tells credits.updated on a grant, a new threshold and a spend while the balance is under it; another account hears none of it", async () => {
   const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
   const sub = await consoleAccount(ctx.gw, { parentEmail: agency.email });
   const stranger = await consoleAccount(ctx.gw);

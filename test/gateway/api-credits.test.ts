@@ -18,7 +18,17 @@ const grant = (body: unknown, headers: Record<string, string> = {}, from: TestAc
 const credits = async (account: TestAccount) => {
   const res = await api(ctx.gw, account, 'GET', 'credits');
   expect(res.status).toBe(200);
-  return res.body as { balance: number; transactions: Array<{ id: string; kind: string; amount: number; balance: number; description: string | null; createdAt: string }> };
+  return res.body as {
+    balance: number;
+    transactions: Array<{
+      id: string;
+      kind: string;
+      amount: number;
+      balance: number;
+      description: string | null;
+      createdAt: string;
+    }>;
+  };
 };
 
 test('success: {success,sub_account_id,credits_added,new_balance}; the ledger shows the grant with its description', async () => {
@@ -32,8 +42,24 @@ test('success: {success,sub_account_id,credits_added,new_balance}; the ledger sh
   const c = await credits(sub);
   expect(c.balance).toBe(35.5);
   expect(c.transactions).toEqual([
-    { id: expect.any(String), kind: 'grant', amount: 10.5, balance: 35.5, description: null, messageId: null, createdAt: expect.stringMatching(/Z$/) },
-    { id: expect.any(String), kind: 'grant', amount: 25, balance: 25, description: 'Welcome credits', messageId: null, createdAt: expect.stringMatching(/Z$/) },
+    {
+      id: expect.any(String),
+      kind: 'grant',
+      amount: 10.5,
+      balance: 35.5,
+      description: null,
+      messageId: null,
+      createdAt: expect.stringMatching(/Z$/),
+    },
+    {
+      id: expect.any(String),
+      kind: 'grant',
+      amount: 25,
+      balance: 25,
+      description: 'Welcome credits',
+      messageId: null,
+      createdAt: expect.stringMatching(/Z$/),
+    },
   ]);
   // The agency's own balance is untouched.
   expect((await credits(agency)).balance).toBe(0);
@@ -65,18 +91,28 @@ describe('credits count to the hundredth: a smaller or finer amount → 400 nami
   test('auto-recharge rule: threshold and amount', async () => {
     const sub = await newSub();
     for (const amount of tooFine) {
-      const rule = (body: object) => api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 5, amount: 5, ...body } });
+      const rule = (body: object) =>
+        api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+          body: { email: sub.email, threshold: 5, amount: 5, ...body },
+        });
       expect((await rule({ threshold: amount })).body.error.message).toMatch(/^threshold: /);
       expect((await rule({ amount })).body.error.message).toMatch(/^amount: /);
     }
-    expect((await api(ctx.gw, agency, 'GET', `subaccounts/${sub.id}/credits`)).body).toMatchObject({ balance: 0, autoRecharge: null, transactions: [] });
+    expect((await api(ctx.gw, agency, 'GET', `subaccounts/${sub.id}/credits`)).body).toMatchObject({
+      balance: 0,
+      autoRecharge: null,
+      transactions: [],
+    });
   });
 
   test('usage recorded by the operator', async () => {
     const sub = await newSub();
     await grant({ email: sub.email, amount: 1 });
     for (const amount of tooFine) {
-      const res = await api(ctx.gw, undefined, 'POST', `/admin/v1/accounts/${sub.id}/credits/usage`, { headers: admin(), body: { amount } });
+      const res = await api(ctx.gw, undefined, 'POST', `/admin/v1/accounts/${sub.id}/credits/usage`, {
+        headers: admin(),
+        body: { amount },
+      });
       expectApiError(res, 400, 'VALIDATION_ERROR');
     }
     expect(await credits(sub)).toMatchObject({ balance: 1, transactions: [{ kind: 'grant', amount: 1 }] });
@@ -87,9 +123,15 @@ describe('credits count to the hundredth: a smaller or finer amount → 400 nami
     const balances = [];
     for (let i = 0; i < 10; i++) balances.push((await grant({ email: sub.email, amount: 0.1 })).body.new_balance);
     expect(balances).toEqual([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]);
-    const used = await api(ctx.gw, undefined, 'POST', `/admin/v1/accounts/${sub.id}/credits/usage`, { headers: admin(), body: { amount: 0.3 } });
+    const used = await api(ctx.gw, undefined, 'POST', `/admin/v1/accounts/${sub.id}/credits/usage`, {
+      headers: admin(),
+      body: { amount: 0.3 },
+    });
     expect(used.body).toEqual({ balance: 0.7 });
-    expect((await grant({ email: sub.email, amount: 999_999_999.99 })).body).toMatchObject({ credits_added: 999_999_999.99, new_balance: 1_000_000_000.69 });
+    expect((await grant({ email: sub.email, amount: 999_999_999.99 })).body).toMatchObject({
+      credits_added: 999_999_999.99,
+      new_balance: 1_000_000_000.69,
+    });
   });
 });
 
@@ -111,7 +153,10 @@ test("another agency's sub-account and an unknown email → 404, indistinguishab
   const b = await grant({ email: unknown, amount: 5 });
   expectApiError(a, 404, 'SUB_ACCOUNT_NOT_FOUND');
   expectApiError(b, 404, 'SUB_ACCOUNT_NOT_FOUND');
-  const strip = (r: typeof a, email: string) => ({ status: r.status, body: JSON.stringify(r.body).split(email).join('<email>') });
+  const strip = (r: typeof a, email: string) => ({
+    status: r.status,
+    body: JSON.stringify(r.body).split(email).join('<email>'),
+  });
   expect(strip(a, foreign.email)).toEqual(strip(b, unknown));
   expect(Object.keys(a.headers).sort()).toEqual(Object.keys(b.headers).sort());
   expect((await credits(foreign)).balance).toBe(0);
@@ -166,12 +211,18 @@ test('50 concurrent grants all count', async () => {
     Array.from({ length: 50 }, (_, i) => grant({ email: sub.email, amount: 1, description: `batch ${i}` })),
   );
   expect(replies.map((r) => r.status)).toEqual(Array(50).fill(200));
-  expect(replies.map((r) => r.body.new_balance).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+  expect(replies.map((r) => r.body.new_balance).sort((a, b) => a - b)).toEqual(
+    Array.from({ length: 50 }, (_, i) => i + 1),
+  );
   const c = await credits(sub);
   expect(c.balance).toBe(50);
   expect(c.transactions).toHaveLength(50);
-  expect(c.transactions.map((t) => t.description).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `batch ${i}`).sort());
-  expect(c.transactions.map((t) => t.balance).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+  expect(c.transactions.map((t) => t.description).sort()).toEqual(
+    Array.from({ length: 50 }, (_, i) => `batch ${i}`).sort(),
+  );
+  expect(c.transactions.map((t) => t.balance).sort((a, b) => a - b)).toEqual(
+    Array.from({ length: 50 }, (_, i) => i + 1),
+  );
 });
 
 describe('Idempotency-Key', () => {
@@ -209,7 +260,8 @@ describe('Idempotency-Key', () => {
     for (const r of replies) expect([200, 409]).toContain(r.status);
     const ok = replies.filter((r) => r.status === 200);
     expect(ok.length).toBeGreaterThanOrEqual(1);
-    for (const r of ok) expect(r.body).toEqual({ success: true, sub_account_id: sub.id, credits_added: 7, new_balance: 7 });
+    for (const r of ok)
+      expect(r.body).toEqual({ success: true, sub_account_id: sub.id, credits_added: 7, new_balance: 7 });
     for (const r of replies.filter((x) => x.status === 409)) expectApiError(r, 409);
     expect(ok.filter((r) => r.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
     const c = await credits(sub);
@@ -251,9 +303,19 @@ test('GET /v1/credits requires a key', async () => {
 
 test('a sub-account is told whether its balance pays for its messages, what they cost, and which agency grants credits', async () => {
   const sub = await newSub();
-  const agencyAccount = (await request(ctx.gw, 'GET', '/admin/v1/accounts', { query: { email: agency.email }, headers: { authorization: `Bearer ${ctx.gw.adminToken}` } })).body.data[0];
+  const agencyAccount = (
+    await request(ctx.gw, 'GET', '/admin/v1/accounts', {
+      query: { email: agency.email },
+      headers: { authorization: `Bearer ${ctx.gw.adminToken}` },
+    })
+  ).body.data[0];
   const empty = (await api(ctx.gw, sub, 'GET', 'credits')).body;
-  expect(empty).toMatchObject({ balance: 0, canSend: false, prices: { botReply: 1, smsSegment: 1, whatsapp: 1 }, agency: { name: agencyAccount.name, email: agency.email } });
+  expect(empty).toMatchObject({
+    balance: 0,
+    canSend: false,
+    prices: { botReply: 1, smsSegment: 1, whatsapp: 1 },
+    agency: { name: agencyAccount.name, email: agency.email },
+  });
   expect((await grant({ email: sub.email, amount: 1 })).status).toBe(200);
   expect((await api(ctx.gw, sub, 'GET', 'credits')).body).toMatchObject({ balance: 1, canSend: true });
   // An account that pays for nothing is told nothing of it.

@@ -1,6 +1,16 @@
 import path from 'node:path';
 import { getCountries } from 'libphonenumber-js';
-import { api, createAccount, expectApiError, poll, Receiver, settledMessage, uniquePhone, useGateway, type TestAccount } from './api-support';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  poll,
+  Receiver,
+  settledMessage,
+  uniquePhone,
+  useGateway,
+  type TestAccount,
+} from './api-support';
 
 type Contract = typeof import('../../gateway/src/api-contract.js', { with: { 'resolution-mode': 'import' } });
 
@@ -19,7 +29,8 @@ afterAll(async () => {
 /** "+15551230001" as a person in the US writes it: "(555) 123-0001". */
 const national = (e164: string) => `(${e164.slice(2, 5)}) ${e164.slice(5, 8)}-${e164.slice(8)}`;
 
-const setCountry = (account: TestAccount, defaultCountry: unknown) => api(ctx.gw, account, 'PUT', 'settings', { body: { defaultCountry } });
+const setCountry = (account: TestAccount, defaultCountry: unknown) =>
+  api(ctx.gw, account, 'PUT', 'settings', { body: { defaultCountry } });
 
 async function accountIn(country: string | null): Promise<TestAccount> {
   const account = await createAccount(ctx.gw);
@@ -28,12 +39,20 @@ async function accountIn(country: string | null): Promise<TestAccount> {
 }
 
 /** Imports `csv` into a new list of the account and waits for the import to be done. */
-async function imported(account: TestAccount, csv: string, columns: Record<string, unknown>): Promise<{ listId: string; done: any }> {
+async function imported(
+  account: TestAccount,
+  csv: string,
+  columns: Record<string, unknown>,
+): Promise<{ listId: string; done: any }> {
   const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Patients' } })).body;
   const res = await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, { body: { csv, columns } });
   expect(res.status).toBe(202);
   expect(res.body).toMatchObject({ warnings: 0, rowWarnings: [] });
-  const done = await poll(() => api(ctx.gw, account, 'GET', `imports/${res.body.id}`), (r) => r.status !== 200 || r.body.status === 'done', 30_000);
+  const done = await poll(
+    () => api(ctx.gw, account, 'GET', `imports/${res.body.id}`),
+    (r) => r.status !== 200 || r.body.status === 'done',
+    30_000,
+  );
   expect({ status: done.status, importStatus: done.body.status }).toEqual({ status: 200, importStatus: 'done' });
   return { listId: list.id, done: done.body };
 }
@@ -65,29 +84,37 @@ describe('the defaultCountry setting', () => {
     expect((await api(ctx.gw, account, 'GET', 'settings')).body.defaultCountry).toBeNull();
   });
 
-  test.each([['an unknown code', 'ZZ'], ['a three-letter code', 'USA'], ['a country name', 'France'], ['an empty text', ''], ['a number', 1]])(
-    '%s is 400 VALIDATION_ERROR naming defaultCountry, and the saved one stays',
-    async (_what, value) => {
-      const account = await accountIn('DE');
-      const res = await setCountry(account, value);
-      expectApiError(res, 400, 'VALIDATION_ERROR');
-      expect(res.body.error.fields).toEqual([expect.objectContaining({ field: 'defaultCountry' })]);
-      expect(res.body.error.message).toMatch(/^defaultCountry: /);
-      expect((await api(ctx.gw, account, 'GET', 'settings')).body.defaultCountry).toBe('DE');
-    },
-  );
+  test.each([
+    ['an unknown code', 'ZZ'],
+    ['a three-letter code', 'USA'],
+    ['a country name', 'France'],
+    ['an empty text', ''],
+    ['a number', 1],
+  ])('%s is 400 VALIDATION_ERROR naming defaultCountry, and the saved one stays', async (_what, value) => {
+    const account = await accountIn('DE');
+    const res = await setCountry(account, value);
+    expectApiError(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.error.fields).toEqual([expect.objectContaining({ field: 'defaultCountry' })]);
+    expect(res.body.error.message).toMatch(/^defaultCountry: /);
+    expect((await api(ctx.gw, account, 'GET', 'settings')).body.defaultCountry).toBe('DE');
+  });
 
   test('the console offers the countries the API takes: every numbering plan the gateway reads', async () => {
-    const { PHONE_COUNTRIES } = (await import(path.resolve(__dirname, '../../gateway/dist/api-contract.js'))) as Contract;
+    const { PHONE_COUNTRIES } = (await import(
+      path.resolve(__dirname, '../../gateway/dist/api-contract.js')
+    )) as Contract;
     expect([...PHONE_COUNTRIES].sort()).toEqual([...getCountries()].sort());
     const account = await createAccount(ctx.gw);
-    for (const code of ['XK', 'AC', 'FR', 'JP']) expect((await setCountry(account, code)).body.defaultCountry).toBe(code);
+    for (const code of ['XK', 'AC', 'FR', 'JP'])
+      expect((await setCountry(account, code)).body.defaultCountry).toBe(code);
   });
 
   test('the OpenAPI document describes it in the settings body', async () => {
     const doc = (await api(ctx.gw, undefined, 'GET', 'openapi.json')).body;
     const body = doc.paths['/settings'].put.requestBody.content['application/json'].schema;
-    expect(body.properties.defaultCountry).toEqual(expect.objectContaining({ description: expect.stringMatching(/country code/) }));
+    expect(body.properties.defaultCountry).toEqual(
+      expect.objectContaining({ description: expect.stringMatching(/country code/) }),
+    );
   });
 });
 
@@ -95,19 +122,29 @@ describe('contacts', () => {
   test('under US, a national number is the contact of its E.164 form: same id, 200, and found by either', async () => {
     const account = await accountIn('US');
     const phone = uniquePhone();
-    const created = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: national(phone), firstName: 'Ann' } });
+    const created = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone: national(phone), firstName: 'Ann' },
+    });
     expect(created.status).toBe(201);
     expect(created.body.phone).toBe(phone);
 
-    const again = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: `+1 ${phone.slice(2, 5)} ${phone.slice(5, 8)} ${phone.slice(8)}` } });
+    const again = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone: `+1 ${phone.slice(2, 5)} ${phone.slice(5, 8)} ${phone.slice(8)}` },
+    });
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(created.body.id);
-    const snake = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone_number: `${phone.slice(2, 5)}.${phone.slice(5, 8)}.${phone.slice(8)}` } });
+    const snake = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone_number: `${phone.slice(2, 5)}.${phone.slice(5, 8)}.${phone.slice(8)}` },
+    });
     expect({ status: snake.status, id: snake.body.id }).toEqual({ status: 200, id: created.body.id });
 
     for (const phoneNumber of [national(phone), phone, phone.slice(2)]) {
       const found = await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber } });
-      expect({ phoneNumber, status: found.status, id: found.body.id }).toEqual({ phoneNumber, status: 200, id: created.body.id });
+      expect({ phoneNumber, status: found.status, id: found.body.id }).toEqual({
+        phoneNumber,
+        status: 200,
+        id: created.body.id,
+      });
     }
   });
 
@@ -147,7 +184,11 @@ describe('contacts', () => {
     const us = await accountIn('US');
     expect((await api(ctx.gw, us, 'POST', 'contacts', { body: { phone: national(uniquePhone()) } })).status).toBe(201);
     await setCountry(us, null);
-    expectApiError(await api(ctx.gw, us, 'POST', 'contacts', { body: { phone: national(uniquePhone()) } }), 400, 'INVALID_PHONE');
+    expectApiError(
+      await api(ctx.gw, us, 'POST', 'contacts', { body: { phone: national(uniquePhone()) } }),
+      400,
+      'INVALID_PHONE',
+    );
   });
 });
 
@@ -155,9 +196,23 @@ describe('imports', () => {
   test('under US, CSV rows written "(415) 555-0100" import with their E.164 phones, and repeat the + form of a number', async () => {
     const account = await accountIn('US');
     const [a, b, c] = [uniquePhone(), uniquePhone(), uniquePhone()];
-    const csv = ['Name,Phone', `Ann,${national(a)}`, `Bo,"${national(b)}"`, `Cy,${c}`, `Ann again,+1 ${a.slice(2)}`].join('\n');
+    const csv = [
+      'Name,Phone',
+      `Ann,${national(a)}`,
+      `Bo,"${national(b)}"`,
+      `Cy,${c}`,
+      `Ann again,+1 ${a.slice(2)}`,
+    ].join('\n');
     const { listId, done } = await imported(account, csv, { firstName: 'Name', phone: 'Phone' });
-    expect(done).toMatchObject({ total: 4, added: 3, duplicates: 1, rejected: 0, errors: [], warnings: 0, rowWarnings: [] });
+    expect(done).toMatchObject({
+      total: 4,
+      added: 3,
+      duplicates: 1,
+      rejected: 0,
+      errors: [],
+      warnings: 0,
+      rowWarnings: [],
+    });
     const contacts = await listMembers(account, listId);
     expect(Object.fromEntries(contacts.map((x) => [x.firstName, x.phone]))).toEqual({ Ann: a, Bo: b, Cy: c });
   });
@@ -174,16 +229,42 @@ describe('imports', () => {
       `Ed,call the front desk and ask for Ed at extension twelve,ed@example.com,`, // 6: warning (too long to be a phone)
       `Fay,not a phone,,`, // 7: rejected
     ].join('\n');
-    const { listId, done } = await imported(account, csv, { firstName: 'Name', phone: 'Phone', email: 'Email', externalIds: { livechat: 'Visitor' } });
+    const { listId, done } = await imported(account, csv, {
+      firstName: 'Name',
+      phone: 'Phone',
+      email: 'Email',
+      externalIds: { livechat: 'Visitor' },
+    });
     expect(done).toMatchObject({ total: 6, processed: 6, added: 4, rejected: 2, warnings: 3 });
     expect(done.errors).toEqual([
       { row: 4, code: 'INVALID_PHONE', message: expect.stringMatching(/defaultCountry/) },
       { row: 7, code: 'INVALID_PHONE', message: expect.stringContaining('not a phone') },
     ]);
     expect(done.rowWarnings).toEqual([
-      { row: 2, field: 'phone', code: 'INVALID_PHONE', message: expect.stringMatching(/defaultCountry/), value: national(a), contactId: expect.any(String) },
-      { row: 3, field: 'phone', code: 'INVALID_PHONE', message: expect.stringContaining(national(b)), value: national(b), contactId: expect.any(String) },
-      { row: 6, field: 'phone', code: 'INVALID_PHONE', message: expect.stringMatching(/^phone: /), value: 'call the front desk and ask for Ed at extension twelve', contactId: expect.any(String) },
+      {
+        row: 2,
+        field: 'phone',
+        code: 'INVALID_PHONE',
+        message: expect.stringMatching(/defaultCountry/),
+        value: national(a),
+        contactId: expect.any(String),
+      },
+      {
+        row: 3,
+        field: 'phone',
+        code: 'INVALID_PHONE',
+        message: expect.stringContaining(national(b)),
+        value: national(b),
+        contactId: expect.any(String),
+      },
+      {
+        row: 6,
+        field: 'phone',
+        code: 'INVALID_PHONE',
+        message: expect.stringMatching(/^phone: /),
+        value: 'call the front desk and ask for Ed at extension twelve',
+        contactId: expect.any(String),
+      },
     ]);
     const contacts = Object.fromEntries((await listMembers(account, listId)).map((x) => [x.firstName, x]));
     expect(Object.keys(contacts).sort()).toEqual(['Ann', 'Bo', 'Di', 'Ed']);
@@ -195,11 +276,18 @@ describe('imports', () => {
 
     // The same file once the country is set: every national number is read; Bo, found by his visitor ID, gains his.
     await setCountry(account, 'US');
-    const again = await imported(account, csv, { firstName: 'Name', phone: 'Phone', email: 'Email', externalIds: { livechat: 'Visitor' } });
+    const again = await imported(account, csv, {
+      firstName: 'Name',
+      phone: 'Phone',
+      email: 'Email',
+      externalIds: { livechat: 'Visitor' },
+    });
     expect(again.done).toMatchObject({ added: 5, rejected: 1, warnings: 1 });
     expect(again.done.rowWarnings.map((w: any) => w.row)).toEqual([6]);
     expect((await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: c } })).body.firstName).toBe('Cy');
-    expect((await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: national(b) } })).body).toMatchObject({ id: contacts.Bo.id, phone: b });
+    expect((await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: national(b) } })).body).toMatchObject(
+      { id: contacts.Bo.id, phone: b },
+    );
   });
 
   test('contact objects: a phone that cannot be read is left out of a row with an email, as in a CSV', async () => {
@@ -212,15 +300,30 @@ describe('imports', () => {
       { phone: 'x', email: 'bad@' }, // 4: rejected, for its phone as before
     ];
     const res = await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, { body: { contacts } });
-    const done = (await poll(() => api(ctx.gw, account, 'GET', `imports/${res.body.id}`), (r) => r.body.status === 'done', 30_000)).body;
+    const done = (
+      await poll(
+        () => api(ctx.gw, account, 'GET', `imports/${res.body.id}`),
+        (r) => r.body.status === 'done',
+        30_000,
+      )
+    ).body;
     expect(done).toMatchObject({ added: 2, rejected: 2, warnings: 2 });
-    expect(done.rowWarnings.map((w: any) => [w.row, w.field, w.code])).toEqual([[1, 'phone', 'INVALID_PHONE'], [2, 'phone', 'INVALID_PHONE']]);
-    expect(done.errors.map((e: any) => [e.row, e.code])).toEqual([[3, 'INVALID_PHONE'], [4, 'INVALID_PHONE']]);
+    expect(done.rowWarnings.map((w: any) => [w.row, w.field, w.code])).toEqual([
+      [1, 'phone', 'INVALID_PHONE'],
+      [2, 'phone', 'INVALID_PHONE'],
+    ]);
+    expect(done.errors.map((e: any) => [e.row, e.code])).toEqual([
+      [3, 'INVALID_PHONE'],
+      [4, 'INVALID_PHONE'],
+    ]);
   });
 
   test('every warning is counted; the first 1,000 are listed', async () => {
     const account = await createAccount(ctx.gw);
-    const rows = Array.from({ length: 1002 }, (_, i) => `5550${String(i).padStart(6, '0')},p${i}-${account.id}@example.com`);
+    const rows = Array.from(
+      { length: 1002 },
+      (_, i) => `5550${String(i).padStart(6, '0')},p${i}-${account.id}@example.com`,
+    );
     const { done } = await imported(account, ['Phone,Email', ...rows].join('\n'), { phone: 'Phone', email: 'Email' });
     expect(done).toMatchObject({ total: 1002, added: 1002, rejected: 0, warnings: 1002 });
     expect(done.rowWarnings).toHaveLength(1000);
@@ -231,23 +334,40 @@ describe('imports', () => {
     const doc = (await api(ctx.gw, undefined, 'GET', 'openapi.json')).body;
     const answer = doc.paths['/imports/{id}'].get.responses['200'].content['application/json'].schema.$ref;
     expect(answer).toBe('#/components/schemas/Import');
-    expect(doc.paths['/lists/{listId}/imports'].post.responses['202'].content['application/json'].schema.$ref).toBe(answer);
+    expect(doc.paths['/lists/{listId}/imports'].post.responses['202'].content['application/json'].schema.$ref).toBe(
+      answer,
+    );
     const schema = doc.components.schemas.Import;
     const account = await createAccount(ctx.gw);
-    const { done } = await imported(account, 'Phone,Email\n(555) 010-0100,a@example.com', { phone: 'Phone', email: 'Email' });
+    const { done } = await imported(account, 'Phone,Email\n(555) 010-0100,a@example.com', {
+      phone: 'Phone',
+      email: 'Email',
+    });
     expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(done).sort());
     expect(schema.required.sort()).toEqual(Object.keys(done).sort());
-    expect(Object.keys(schema.properties.rowWarnings.items.properties).sort()).toEqual(Object.keys(done.rowWarnings[0]).sort());
+    expect(Object.keys(schema.properties.rowWarnings.items.properties).sort()).toEqual(
+      Object.keys(done.rowWarnings[0]).sort(),
+    );
   });
 });
 
 describe('messages', () => {
-  test('an incoming custom-channel message whose fromId is a national number lands on that phone\'s contact under US', async () => {
+  test("an incoming custom-channel message whose fromId is a national number lands on that phone's contact under US", async () => {
     const us = await accountIn('US');
     const none = await createAccount(ctx.gw);
     const phone = uniquePhone();
     const incoming = (account: TestAccount, sid: string) =>
-      api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: { customData: { messageSid: sid, fromId: national(phone), toId: 'clinic', channel: 'web', body: 'Can I move my appointment?' } } });
+      api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+        body: {
+          customData: {
+            messageSid: sid,
+            fromId: national(phone),
+            toId: 'clinic',
+            channel: 'web',
+            body: 'Can I move my appointment?',
+          },
+        },
+      });
 
     const known = (await api(ctx.gw, us, 'POST', 'contacts', { body: { phone, firstName: 'Ann' } })).body;
     const res = await incoming(us, 'm-us');
@@ -266,16 +386,24 @@ describe('messages', () => {
     const us = await accountIn('US');
     const phone = uniquePhone();
     const known = (await api(ctx.gw, us, 'POST', 'contacts', { body: { phone } })).body;
-    const res = await api(ctx.gw, us, 'POST', 'channels/sms/incoming', { body: { phone: national(phone), body: 'Hello?' } });
+    const res = await api(ctx.gw, us, 'POST', 'channels/sms/incoming', {
+      body: { phone: national(phone), body: 'Hello?' },
+    });
     expect(res.status).toBe(200);
     const conversations = (await api(ctx.gw, us, 'GET', 'conversations')).body.data as any[];
     expect(conversations.map((c) => [c.contactId, c.channel])).toEqual([[known.id, 'sms']]);
-    const reply = await api(ctx.gw, us, 'POST', `contacts/${known.id}/messages`, { body: { body: 'Yes, we are open.', conversationId: conversations[0].id } });
+    const reply = await api(ctx.gw, us, 'POST', `contacts/${known.id}/messages`, {
+      body: { body: 'Yes, we are open.', conversationId: conversations[0].id },
+    });
     expect(reply.status).toBe(201);
     expect(reply.body).toMatchObject({ channel: 'sms', toId: phone, contactId: known.id });
 
     const none = await createAccount(ctx.gw);
-    expectApiError(await api(ctx.gw, none, 'POST', 'channels/sms/incoming', { body: { phone: national(phone), body: 'Hello?' } }), 400, 'INVALID_PHONE');
+    expectApiError(
+      await api(ctx.gw, none, 'POST', 'channels/sms/incoming', { body: { phone: national(phone), body: 'Hello?' } }),
+      400,
+      'INVALID_PHONE',
+    );
   });
 
   test('a send to a national number reaches the contact of that phone under US', async () => {
@@ -285,7 +413,11 @@ describe('messages', () => {
     await api(ctx.gw, us, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
     const phone = uniquePhone();
     const known = (await api(ctx.gw, us, 'POST', 'contacts', { body: { phone, firstName: 'Ann' } })).body;
-    const sent = await api(ctx.gw, us, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: national(phone), customChannel: 'sms-bridge', body: 'Your appointment is at 3pm.' } } });
+    const sent = await api(ctx.gw, us, 'POST', 'send_custom_channel_message', {
+      body: {
+        customData: { fromId: national(phone), customChannel: 'sms-bridge', body: 'Your appointment is at 3pm.' },
+      },
+    });
     expect(sent.status).toBe(200);
     const message = await settledMessage(ctx.gw, us, sent.body.messageId);
     expect(message).toMatchObject({ contactId: known.id, status: 'sent', toId: national(phone) });

@@ -34,14 +34,30 @@ const jsonRoutes: Array<[string, string]> = [
 
 describe('request bodies', () => {
   test.each(jsonRoutes)('%s /v1/%s: malformed JSON → 400 INVALID_JSON', async (method, path) => {
-    for (const body of ['{"phone": ', '{phone: "+1555"}', "{'a':1}", '{"a":1,}', 'undefined', '"just a string"', 'null', '42']) {
+    for (const body of [
+      '{"phone": ',
+      '{phone: "+1555"}',
+      "{'a':1}",
+      '{"a":1,}',
+      'undefined',
+      '"just a string"',
+      'null',
+      '42',
+    ]) {
       expectApiError(await api(ctx.gw, account, method, path, { body }), 400, 'INVALID_JSON');
     }
   });
 
   test('credit grant and incoming endpoint: malformed JSON → 400 in their shapes', async () => {
-    expectApiError(await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: '{"email":' }), 400, 'INVALID_JSON');
-    expectPlainError(await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: '{"customData":' }), 400);
+    expectApiError(
+      await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: '{"email":' }),
+      400,
+      'INVALID_JSON',
+    );
+    expectPlainError(
+      await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: '{"customData":' }),
+      400,
+    );
   });
 
   test.each(jsonRoutes.filter(([m]) => m !== 'PATCH'))('%s /v1/%s: a JSON array → 400', async (method, path) => {
@@ -67,8 +83,16 @@ describe('request bodies', () => {
   });
 
   test('a body in another media type → 415', async () => {
-    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml']) {
-      const res = await api(ctx.gw, account, 'POST', 'contacts', { body: '{"phone":"+15550100199"}', headers: { 'content-type': contentType } });
+    for (const contentType of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+    ]) {
+      const res = await api(ctx.gw, account, 'POST', 'contacts', {
+        body: '{"phone":"+15550100199"}',
+        headers: { 'content-type': contentType },
+      });
       expectApiError(res, 415);
     }
     const plain = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
@@ -79,13 +103,33 @@ describe('request bodies', () => {
   });
 
   test('JSON with a +json suffix type or a charset is accepted', async () => {
-    expect((await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() }, headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(201);
-    expect((await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() }, headers: { 'content-type': 'application/merge-patch+json' } })).status).toBe(201);
+    expect(
+      (
+        await api(ctx.gw, account, 'POST', 'contacts', {
+          body: { phone: uniquePhone() },
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await api(ctx.gw, account, 'POST', 'contacts', {
+          body: { phone: uniquePhone() },
+          headers: { 'content-type': 'application/merge-patch+json' },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   test('a non-UTF charset → 415', async () => {
     for (const charset of ['latin1', 'iso-8859-1', 'windows-1252']) {
-      expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() }, headers: { 'content-type': `application/json; charset=${charset}` } }), 415);
+      expectApiError(
+        await api(ctx.gw, account, 'POST', 'contacts', {
+          body: { phone: uniquePhone() },
+          headers: { 'content-type': `application/json; charset=${charset}` },
+        }),
+        415,
+      );
     }
   });
 
@@ -93,15 +137,27 @@ describe('request bodies', () => {
     // A stray Latin-1 byte, a lone continuation byte, an overlong "/", a cut sequence, an encoded surrogate.
     for (const bad of ['ff', '80', 'c0af', 'e282', 'eda080']) {
       const phone = uniquePhone();
-      const body = Buffer.concat([Buffer.from(`{"phone":"${phone}","firstName":"A`), Buffer.from(bad, 'hex'), Buffer.from('"}')]);
+      const body = Buffer.concat([
+        Buffer.from(`{"phone":"${phone}","firstName":"A`),
+        Buffer.from(bad, 'hex'),
+        Buffer.from('"}'),
+      ]);
       expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body }), 400, 'INVALID_ENCODING');
       expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404);
     }
     const text = JSON.stringify(incoming({ body: 'caf<>' })).split('<>');
-    const plain = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: Buffer.concat([Buffer.from(text[0]!), Buffer.from([0xe9]), Buffer.from(text[1]!)]) });
+    const plain = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: Buffer.concat([Buffer.from(text[0]!), Buffer.from([0xe9]), Buffer.from(text[1]!)]),
+    });
     expectPlainError(plain, 400);
     expect(plain.body.error).toMatch(/UTF-8/);
-    expectApiError(await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: Buffer.from('{"email":"a\xff@example.com","amount":1}', 'latin1') }), 400, 'INVALID_ENCODING');
+    expectApiError(
+      await api(ctx.gw, agency, 'POST', 'subaccounts/credits', {
+        body: Buffer.from('{"email":"a\xff@example.com","amount":1}', 'latin1'),
+      }),
+      400,
+      'INVALID_ENCODING',
+    );
   });
 
   test('UTF-8 is read whole: multi-byte characters, with or without a charset', async () => {
@@ -110,28 +166,47 @@ describe('request bodies', () => {
         body: Buffer.from(JSON.stringify({ phone: uniquePhone(), firstName: 'Zoë 李 🙂' }), 'utf8'),
         headers: { 'content-type': `application/json${charset}` },
       });
-      expect({ charset, status: res.status, firstName: res.body.firstName }).toEqual({ charset, status: 201, firstName: 'Zoë 李 🙂' });
+      expect({ charset, status: res.status, firstName: res.body.firstName }).toEqual({
+        charset,
+        status: 201,
+        firstName: 'Zoë 李 🙂',
+      });
     }
   });
 
   test('JSON in another UTF (UTF-16, UTF-32) → 415, nothing stored: JSON travels as UTF-8', async () => {
     const phone = uniquePhone();
-    const res = await api(ctx.gw, account, 'POST', 'contacts', { body: Buffer.from(JSON.stringify({ phone }), 'utf16le'), headers: { 'content-type': 'application/json; charset=utf-16le' } });
+    const res = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: Buffer.from(JSON.stringify({ phone }), 'utf16le'),
+      headers: { 'content-type': 'application/json; charset=utf-16le' },
+    });
     expectApiError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
     expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404);
   });
 
   test('a body over the limit (~100 kB) → 413 on normal routes', async () => {
-    const big = { phone: uniquePhone(), firstName: 'Big', customFields: { note: 'x'.repeat(2000) }, padding: 'y'.repeat(150_000) };
+    const big = {
+      phone: uniquePhone(),
+      firstName: 'Big',
+      customFields: { note: 'x'.repeat(2000) },
+      padding: 'y'.repeat(150_000),
+    };
     expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: big }), 413);
     expectApiError(await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'x', pad: 'z'.repeat(120_000) } }), 413);
-    expectApiError(await api(ctx.gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: 'f', customChannel: 'c', body: 'b'.repeat(120_000) } } }), 413);
+    expectApiError(
+      await api(ctx.gw, account, 'POST', 'send_custom_channel_message', {
+        body: { customData: { fromId: 'f', customChannel: 'c', body: 'b'.repeat(120_000) } },
+      }),
+      413,
+    );
     // Nothing was stored.
     expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: big.phone } }), 404);
   });
 
   test('a body just under the limit is read', async () => {
-    const res = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), pad: 'p'.repeat(90_000) } });
+    const res = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone: uniquePhone(), pad: 'p'.repeat(90_000) },
+    });
     expect(res.status).toBe(201);
   });
 });
@@ -142,7 +217,9 @@ describe('a 400 names every problem at once', () => {
     faqs.push({ question: 'Open on Sunday?', answer: 'x'.repeat(5001) });
     const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: ' ', bot: { faqs } } });
     expectApiError(res, 400, 'VALIDATION_ERROR');
-    expect(res.body.error.message).toBe('name: must not be empty or whitespace; bot.faqs.4.answer: must be at most 5000 characters');
+    expect(res.body.error.message).toBe(
+      'name: must not be empty or whitespace; bot.faqs.4.answer: must be at most 5000 characters',
+    );
     expect(res.body.error.fields).toEqual([
       { field: 'name', code: 'REQUIRED', message: 'must not be empty or whitespace' },
       { field: 'bot.faqs.4.answer', code: 'TOO_LONG', message: 'must be at most 5000 characters', limit: 5000 },
@@ -150,17 +227,30 @@ describe('a 400 names every problem at once', () => {
   });
 
   test('a missing field is REQUIRED, a list too long TOO_MANY; the plain incoming endpoint keeps its string', async () => {
-    const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'C', followUps: { steps: [...Array(6)].map(() => ({ after: '1d', body: 'x' })) }, bot: { faqs: [{ answer: 'A' }] } } });
+    const res = await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: {
+        name: 'C',
+        followUps: { steps: [...Array(6)].map(() => ({ after: '1d', body: 'x' })) },
+        bot: { faqs: [{ answer: 'A' }] },
+      },
+    });
     expectApiError(res, 400, 'VALIDATION_ERROR');
     expect(res.body.error.fields).toEqual([
       expect.objectContaining({ field: 'followUps.steps', code: 'TOO_MANY', limit: 5 }),
       expect.objectContaining({ field: 'bot.faqs.0.question', code: 'REQUIRED' }),
     ]);
     // A form's empty input is REQUIRED, whatever check it failed (here a URL's and a non-blank text's).
-    const blank = await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { provider: 'openai', openai: { baseUrl: '', model: ' ' } } });
+    const blank = await api(ctx.gw, account, 'PUT', 'settings/bot', {
+      body: { provider: 'openai', openai: { baseUrl: '', model: ' ' } },
+    });
     expectApiError(blank, 400, 'VALIDATION_ERROR');
-    expect(blank.body.error.fields.map((f: { field: string; code: string }) => [f.field, f.code])).toEqual([['openai.baseUrl', 'REQUIRED'], ['openai.model', 'REQUIRED']]);
-    const plain = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId: '', toId: '' }) });
+    expect(blank.body.error.fields.map((f: { field: string; code: string }) => [f.field, f.code])).toEqual([
+      ['openai.baseUrl', 'REQUIRED'],
+      ['openai.model', 'REQUIRED'],
+    ]);
+    const plain = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: incoming({ fromId: '', toId: '' }),
+    });
     expectPlainError(plain, 400);
     expect(plain.body.error).toMatch(/^customData\.fromId: .*; customData\.toId: /);
   });
@@ -174,7 +264,7 @@ describe('a 400 names every problem at once', () => {
     expect(res.body.error.message).toMatch(/^bot\.faqs\.0\.question: .*; and 2 more problems$/);
   });
 
-  test('the campaign rules beyond the schema: every refused field at once, with the first one\'s code', async () => {
+  test("the campaign rules beyond the schema: every refused field at once, with the first one's code", async () => {
     const body = { name: 'C', sendRate: 'fast', followUps: { steps: [{ after: 'soon', body: 'Hi {{frist_name}}' }] } };
     const res = await api(ctx.gw, account, 'POST', 'campaigns', { body });
     expectApiError(res, 400, 'INVALID_RATE');
@@ -183,12 +273,24 @@ describe('a 400 names every problem at once', () => {
       ['followUps.steps.0.after', 'INVALID_DURATION'],
       ['followUps.steps.0.body', 'UNKNOWN_TEMPLATE_FIELD'],
     ]);
-    expect(res.body.error.message).toMatch(/^sendRate must be a rate .*; followUps\.steps\.0\.after must be a duration .*; followUps\.steps\.0\.body uses unknown field \{\{frist_name\}\}/);
+    expect(res.body.error.message).toMatch(
+      /^sendRate must be a rate .*; followUps\.steps\.0\.after must be a duration .*; followUps\.steps\.0\.body uses unknown field \{\{frist_name\}\}/,
+    );
 
-    const live = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'C', status: 'live', channel: 'custom' } });
+    const live = await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: { name: 'C', status: 'live', channel: 'custom' },
+    });
     expectApiError(live, 400, 'CAMPAIGN_CANNOT_SEND');
-    expect(live.body.error.message).toBe('The campaign cannot go Live: link it to a list (listId); give it an openingMessage; name its custom channel (customChannel)');
-    expect(live.body.error.fields).toEqual(['listId', 'openingMessage', 'customChannel'].map((field) => ({ field, code: 'CAMPAIGN_CANNOT_SEND', message: 'is required to go Live' })));
+    expect(live.body.error.message).toBe(
+      'The campaign cannot go Live: link it to a list (listId); give it an openingMessage; name its custom channel (customChannel)',
+    );
+    expect(live.body.error.fields).toEqual(
+      ['listId', 'openingMessage', 'customChannel'].map((field) => ({
+        field,
+        code: 'CAMPAIGN_CANNOT_SEND',
+        message: 'is required to go Live',
+      })),
+    );
   });
 });
 
@@ -198,12 +300,21 @@ describe('query parameters take one value each', () => {
   let contactId: string;
   beforeAll(async () => {
     listId = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Queried' } })).body.id;
-    campaignId = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Queried', channel: 'sms', openingMessage: 'Hi' } })).body.id;
+    campaignId = (
+      await api(ctx.gw, account, 'POST', 'campaigns', {
+        body: { name: 'Queried', channel: 'sms', openingMessage: 'Hi' },
+      })
+    ).body.id;
     contactId = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body.id;
   });
 
   /** One parameter in each form that is not a single value: an array, an object, given twice. */
-  const forms = (name: string, value: string) => [`${name}[]=${value}`, `${name}[0]=${value}`, `${name}[x]=${value}`, `${name}=${value}&${name}=${value}`];
+  const forms = (name: string, value: string) => [
+    `${name}[]=${value}`,
+    `${name}[0]=${value}`,
+    `${name}[x]=${value}`,
+    `${name}=${value}&${name}=${value}`,
+  ];
 
   test('on every endpoint that takes a query → 400 VALIDATION_ERROR naming the parameter', async () => {
     const cases: Array<[string, string, string]> = [
@@ -226,7 +337,11 @@ describe('query parameters take one value each', () => {
     for (const [path, name, value] of cases) {
       for (const query of forms(name, value)) {
         const res = await api(ctx.gw, path === '/v1/subaccounts' ? agency : account, 'GET', `${path}?${query}`);
-        expect({ query, status: res.status, code: res.body.error?.code }).toEqual({ query, status: 400, code: 'VALIDATION_ERROR' });
+        expect({ query, status: res.status, code: res.body.error?.code }).toEqual({
+          query,
+          status: 400,
+          code: 'VALIDATION_ERROR',
+        });
         expect(res.body.error.message).toMatch(new RegExp(`^${name}: `));
       }
     }
@@ -235,7 +350,12 @@ describe('query parameters take one value each', () => {
   test('the operator endpoints too: an email filter given as an array lists no account', async () => {
     const admin = { authorization: `Bearer ${ctx.gw.adminToken}` };
     for (const query of [...forms('email', encodeURIComponent(account.email)), ...forms('status', 'dead')]) {
-      const res = await request(ctx.gw, 'GET', `/admin/v1/${query.startsWith('email') ? 'accounts' : 'jobs'}?${query}`, { headers: admin });
+      const res = await request(
+        ctx.gw,
+        'GET',
+        `/admin/v1/${query.startsWith('email') ? 'accounts' : 'jobs'}?${query}`,
+        { headers: admin },
+      );
       expectApiError(res, 400, 'VALIDATION_ERROR');
     }
   });
@@ -340,7 +460,9 @@ describe('never a 500 or a stack trace for bad input', () => {
     ];
     for (const [method, path, who] of routes) {
       for (const body of [...hostile, deep, deepObject]) {
-        const res = await api(ctx.gw, who, method, path, { body: typeof body === 'string' ? body : JSON.stringify(body) });
+        const res = await api(ctx.gw, who, method, path, {
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+        });
         expect({ method, path, status: res.status < 500 }).toEqual({ method, path, status: true });
         expectNoStack(res);
         if (res.status >= 400) expect(res.body).toHaveProperty('error');
@@ -371,10 +493,15 @@ describe('never a 500 or a stack trace for bad input', () => {
 
   test('hostile keys and headers', async () => {
     for (const apiKey of ['\u00ff\u00fe', 'x'.repeat(5000), "' OR 1=1 --", '../../admin-token']) {
-      const res = await request(ctx.gw, 'GET', '/v1/lists', { headers: { 'x-api-key': Buffer.from(apiKey).toString('latin1') } });
+      const res = await request(ctx.gw, 'GET', '/v1/lists', {
+        headers: { 'x-api-key': Buffer.from(apiKey).toString('latin1') },
+      });
       expectApiError(res, 401);
     }
-    const badKey = await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: 'a@example.com', amount: 1 }, headers: { 'idempotency-key': 'é' } });
+    const badKey = await api(ctx.gw, agency, 'POST', 'subaccounts/credits', {
+      body: { email: 'a@example.com', amount: 1 },
+      headers: { 'idempotency-key': 'é' },
+    });
     expect(badKey.status).toBeLessThan(500);
   });
 });
@@ -435,9 +562,18 @@ describe('rate limit (LEADCHAT_RATE_LIMIT_PER_MINUTE=5)', () => {
 function slowlyWritten(path: string, headers: Record<string, string>): Promise<number | string> {
   const chunk = Buffer.alloc(16 * 1024, 0x20);
   return new Promise((resolve) => {
-    const req = https.request(new URL(path, ctx.gw.url), { method: 'POST', headers: { ...headers, 'content-length': String(chunk.length * 64) }, ca: ctx.gw.ca, agent: false }, (res) => {
-      res.resume().on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = https.request(
+      new URL(path, ctx.gw.url),
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(chunk.length * 64) },
+        ca: ctx.gw.ca,
+        agent: false,
+      },
+      (res) => {
+        res.resume().on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', (err) => resolve(err.message));
     let written = 0;
     const next = () => {

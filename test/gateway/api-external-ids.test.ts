@@ -1,4 +1,13 @@
-import { api, createAccount, expectApiError, poll, Receiver, uniquePhone, useGateway, type TestAccount } from './api-support';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  poll,
+  Receiver,
+  uniquePhone,
+  useGateway,
+  type TestAccount,
+} from './api-support';
 
 /**
  * A contact is one person on every channel (spec §2.1, §2.4, §3.2): its phone on SMS and WhatsApp, and its ID on
@@ -18,25 +27,42 @@ async function setUp(): Promise<{ account: TestAccount; hook: Receiver; listId: 
   const account = await createAccount(ctx.gw);
   const hook = await Receiver.start();
   receivers.push(hook);
-  expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } })).status).toBe(200);
+  expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } })).status).toBe(
+    200,
+  );
   const listId = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Chat leads' } })).body.id;
   const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
-    body: { name: 'Chat', channel: 'custom', customChannel: 'livechat', listId, openingMessage: 'Hi {{first_name|there}}!', triggerOnNewContacts: true, status: 'live', bot: { faqs: FAQS } },
+    body: {
+      name: 'Chat',
+      channel: 'custom',
+      customChannel: 'livechat',
+      listId,
+      openingMessage: 'Hi {{first_name|there}}!',
+      triggerOnNewContacts: true,
+      status: 'live',
+      bot: { faqs: FAQS },
+    },
   });
   expect(campaign.status).toBe(201);
   return { account, hook, listId, campaignId: campaign.body.id };
 }
 
-const replies = (hook: Receiver) => hook.requests.filter((r) => r.headers['webhook-event'] === 'reply').map((r) => r.body);
+const replies = (hook: Receiver) =>
+  hook.requests.filter((r) => r.headers['webhook-event'] === 'reply').map((r) => r.body);
 
 describe('POST /contacts with external IDs', () => {
   test('kept by label and shown on the contact; the same ID again is the same contact', async () => {
     const account = await createAccount(ctx.gw);
     const phone = uniquePhone();
-    const created = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, firstName: 'Ana', externalIds: { livechat: 'visitor-42', crm: '9001' } } });
+    const created = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone, firstName: 'Ana', externalIds: { livechat: 'visitor-42', crm: '9001' } },
+    });
     expect(created.status).toBe(201);
     expect(created.body.externalIds).toEqual({ livechat: 'visitor-42', crm: '9001' });
-    expect((await api(ctx.gw, account, 'GET', `contacts/${created.body.id}`)).body.externalIds).toEqual({ livechat: 'visitor-42', crm: '9001' });
+    expect((await api(ctx.gw, account, 'GET', `contacts/${created.body.id}`)).body.externalIds).toEqual({
+      livechat: 'visitor-42',
+      crm: '9001',
+    });
 
     // Known by an external ID alone, in snake_case too.
     const again = await api(ctx.gw, account, 'POST', 'contacts', { body: { external_ids: { crm: '9001' } } });
@@ -50,91 +76,178 @@ describe('POST /contacts with external IDs', () => {
 
     // Another account's IDs are its own.
     const stranger = await createAccount(ctx.gw);
-    expect((await api(ctx.gw, stranger, 'POST', 'contacts', { body: { externalIds: { crm: '9001' } } })).status).toBe(201);
+    expect((await api(ctx.gw, stranger, 'POST', 'contacts', { body: { externalIds: { crm: '9001' } } })).status).toBe(
+      201,
+    );
   });
 
   test('an ID another contact holds, under any label, or a second ID on one label is 409 EXTERNAL_ID_TAKEN; nothing is stored', async () => {
     const account = await createAccount(ctx.gw);
-    const first = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), externalIds: { livechat: 'v-1' } } })).body;
+    const first = (
+      await api(ctx.gw, account, 'POST', 'contacts', {
+        body: { phone: uniquePhone(), externalIds: { livechat: 'v-1' } },
+      })
+    ).body;
     const otherPhone = uniquePhone();
-    const taken = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: otherPhone, externalIds: { crm: 'v-1' } } });
+    const taken = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone: otherPhone, externalIds: { crm: 'v-1' } },
+    });
     expectApiError(taken, 409, 'EXTERNAL_ID_TAKEN');
     expect(taken.body.error.message).toMatch(/externalIds\.crm/);
     expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: otherPhone } }), 404);
 
-    const second = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: first.phone, externalIds: { livechat: 'v-2' } } });
+    const second = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone: first.phone, externalIds: { livechat: 'v-2' } },
+    });
     expectApiError(second, 409, 'EXTERNAL_ID_TAKEN');
     expect((await api(ctx.gw, account, 'GET', `contacts/${first.id}`)).body.externalIds).toEqual({ livechat: 'v-1' });
   });
 
   test('a contact known by its external ID alone gains the phone it is created with again', async () => {
     const account = await createAccount(ctx.gw);
-    const visitor = (await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { livechat: 'v-9' } } })).body;
+    const visitor = (await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { livechat: 'v-9' } } }))
+      .body;
     const phone = uniquePhone();
-    const same = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, firstName: 'Vera', externalIds: { livechat: 'v-9' } } });
+    const same = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone, firstName: 'Vera', externalIds: { livechat: 'v-9' } },
+    });
     expect(same.status).toBe(200);
     expect(same.body).toMatchObject({ id: visitor.id, phone, externalIds: { livechat: 'v-9' } });
     expect((await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body.id).toBe(visitor.id);
     // Now with a phone: another phone with its ID is another person, refused.
-    const other = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), externalIds: { livechat: 'v-9' } } });
+    const other = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone: uniquePhone(), externalIds: { livechat: 'v-9' } },
+    });
     expectApiError(other, 409, 'EXTERNAL_ID_TAKEN');
     expect(other.body.error.message).toMatch(/a contact with another phone/);
   });
 
   test('bad external IDs are 400', async () => {
     const account = await createAccount(ctx.gw);
-    for (const externalIds of [{ '': 'x' }, { chat: '' }, { chat: 7 }, 'v-1', Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`l${i}`, `id${i}`]))]) {
-      expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), externalIds } }), 400, 'VALIDATION_ERROR');
+    for (const externalIds of [
+      { '': 'x' },
+      { chat: '' },
+      { chat: 7 },
+      'v-1',
+      Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`l${i}`, `id${i}`])),
+    ]) {
+      expectApiError(
+        await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), externalIds } }),
+        400,
+        'VALIDATION_ERROR',
+      );
     }
-    expectApiError(await api(ctx.gw, account, 'POST', 'contacts', { body: { firstName: 'Nobody' } }), 400, 'VALIDATION_ERROR');
+    expectApiError(
+      await api(ctx.gw, account, 'POST', 'contacts', { body: { firstName: 'Nobody' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
   });
 });
 
 describe('a Live custom-channel campaign reaches its list by the external ID of its label', () => {
   test('imported with an external-ID column: each contact gets its opening at its ID; a row without one is skipped and counted, a taken ID rejected', async () => {
     const { account, hook, listId, campaignId } = await setUp();
-    const taken = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), externalIds: { livechat: 'v-taken' } } })).body;
+    const taken = (
+      await api(ctx.gw, account, 'POST', 'contacts', {
+        body: { phone: uniquePhone(), externalIds: { livechat: 'v-taken' } },
+      })
+    ).body;
     const [p1, p2, p3, p4] = [uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone()];
     const csv = `Phone,Name,Chat ID\n${p1},Ana,v-100\n${p2},Ben,v-200\n${p3},Cy,\n${p4},Di,v-taken\n`;
     const created = await api(ctx.gw, account, 'POST', `lists/${listId}/imports`, {
       body: { csv, columns: { phone: 'Phone', firstName: 'Name', externalIds: { livechat: 'Chat ID' } } },
     });
     expect(created.status).toBe(202);
-    const report = await poll(() => api(ctx.gw, account, 'GET', `imports/${created.body.id}`), (r) => r.body.status === 'done');
-    expect(report.body).toMatchObject({ total: 4, added: 3, rejected: 1, unreachable: 1, errors: [{ row: 5, code: 'EXTERNAL_ID_TAKEN' }] });
+    const report = await poll(
+      () => api(ctx.gw, account, 'GET', `imports/${created.body.id}`),
+      (r) => r.body.status === 'done',
+    );
+    expect(report.body).toMatchObject({
+      total: 4,
+      added: 3,
+      rejected: 1,
+      unreachable: 1,
+      errors: [{ row: 5, code: 'EXTERNAL_ID_TAKEN' }],
+    });
 
-    await poll(async () => replies(hook).length, (n) => n >= 2);
-    expect(replies(hook).map((r) => [r.toId, r.body, r.channel]).sort()).toEqual([['v-100', 'Hi Ana!', 'livechat'], ['v-200', 'Hi Ben!', 'livechat']]);
+    await poll(
+      async () => replies(hook).length,
+      (n) => n >= 2,
+    );
+    expect(
+      replies(hook)
+        .map((r) => [r.toId, r.body, r.channel])
+        .sort(),
+    ).toEqual([
+      ['v-100', 'Hi Ana!', 'livechat'],
+      ['v-200', 'Hi Ben!', 'livechat'],
+    ]);
     const cy = (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: p3 } })).body;
-    const conversations = (await api(ctx.gw, account, 'GET', 'conversations', { query: { limit: '200' } })).body.data as any[];
-    expect(conversations.find((c) => c.contactId === cy.id).opening).toMatchObject({ status: 'skipped', reason: 'no_external_id' });
+    const conversations = (await api(ctx.gw, account, 'GET', 'conversations', { query: { limit: '200' } })).body
+      .data as any[];
+    expect(conversations.find((c) => c.contactId === cy.id).opening).toMatchObject({
+      status: 'skipped',
+      reason: 'no_external_id',
+    });
     expect(taken.externalIds).toEqual({ livechat: 'v-taken' });
 
     // The campaign says how many of its list it could not reach, and why; Cy added again counts once.
     await api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId: cy.id } });
     const campaign = (await api(ctx.gw, account, 'GET', `campaigns/${campaignId}`)).body;
-    expect(campaign.unreachable).toEqual({ total: 1, byReason: { no_external_id: 1, no_phone: 0, opted_out: 0, outside_whatsapp_window: 0, no_first_message: 0, outside_meta_window: 0 } });
+    expect(campaign.unreachable).toEqual({
+      total: 1,
+      byReason: {
+        no_external_id: 1,
+        no_phone: 0,
+        opted_out: 0,
+        outside_whatsapp_window: 0,
+        no_first_message: 0,
+        outside_meta_window: 0,
+      },
+    });
   });
 
   test('an SMS campaign counts the contacts it cannot reach for want of a phone', async () => {
     const account = await createAccount(ctx.gw);
     const listId = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'SMS leads' } })).body.id;
-    const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'SMS', channel: 'sms', listId, openingMessage: 'Hi', triggerOnNewContacts: true, status: 'live' } })).body;
-    const created = await api(ctx.gw, account, 'POST', `lists/${listId}/imports`, { body: { contacts: [{ email: 'a@example.com' }, { email: 'b@example.com' }, { phone: uniquePhone() }] } });
-    const report = await poll(() => api(ctx.gw, account, 'GET', `imports/${created.body.id}`), (r) => r.body.status === 'done');
+    const campaign = (
+      await api(ctx.gw, account, 'POST', 'campaigns', {
+        body: { name: 'SMS', channel: 'sms', listId, openingMessage: 'Hi', triggerOnNewContacts: true, status: 'live' },
+      })
+    ).body;
+    const created = await api(ctx.gw, account, 'POST', `lists/${listId}/imports`, {
+      body: { contacts: [{ email: 'a@example.com' }, { email: 'b@example.com' }, { phone: uniquePhone() }] },
+    });
+    const report = await poll(
+      () => api(ctx.gw, account, 'GET', `imports/${created.body.id}`),
+      (r) => r.body.status === 'done',
+    );
     expect(report.body).toMatchObject({ added: 3, unreachable: 2 });
-    expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}`)).body.unreachable).toMatchObject({ total: 2, byReason: { no_phone: 2 } });
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}`)).body.unreachable).toMatchObject({
+      total: 2,
+      byReason: { no_phone: 2 },
+    });
   });
 
   test('a team reply where the contact has no external ID is 409 CONTACT_UNREACHABLE, never posted with an empty toId', async () => {
     const { account, hook, listId } = await setUp();
-    const contact = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: 'Ed' } })).body;
-    expect((await api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId: contact.id } })).status).toBe(201);
+    const contact = (
+      await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: 'Ed' } })
+    ).body;
+    expect(
+      (await api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId: contact.id } })).status,
+    ).toBe(201);
     const conversation = await poll(
-      async () => ((await api(ctx.gw, account, 'GET', 'conversations')).body.data as any[]).find((c) => c.contactId === contact.id),
+      async () =>
+        ((await api(ctx.gw, account, 'GET', 'conversations')).body.data as any[]).find(
+          (c) => c.contactId === contact.id,
+        ),
       (c) => c?.opening?.status === 'skipped',
     );
-    const res = await api(ctx.gw, account, 'POST', `contacts/${contact.id}/messages`, { body: { body: 'Hello?', conversationId: conversation.id } });
+    const res = await api(ctx.gw, account, 'POST', `contacts/${contact.id}/messages`, {
+      body: { body: 'Hello?', conversationId: conversation.id },
+    });
     expectApiError(res, 409, 'CONTACT_UNREACHABLE');
     expect(res.body.error.message).toMatch(/no external ID on the custom channel "livechat"/);
     expect((await api(ctx.gw, account, 'GET', `contacts/${contact.id}/messages`)).body.data).toEqual([]);
@@ -142,30 +255,50 @@ describe('a Live custom-channel campaign reaches its list by the external ID of 
   });
 });
 
-describe('a fromId that is a known contact\'s phone or email is that contact', () => {
+describe("a fromId that is a known contact's phone or email is that contact", () => {
   test.each([
     ['phone', (p: string) => `${p.slice(0, 2)} ${p.slice(2)}`],
     ['email', () => 'Lead.Person@Example.com'],
-  ])('by %s: its name and campaign apply, the bot answers in its campaign, replies go to the fromId as sent', async (kind, fromIdOf) => {
-    const { account, hook, listId, campaignId } = await setUp();
-    const phone = uniquePhone();
-    const fields = kind === 'phone' ? { phone } : { email: 'lead.person@example.com' };
-    const known = (await api(ctx.gw, account, 'POST', 'contacts', { body: { ...fields, firstName: 'Lia', externalIds: kind === 'email' ? { crm: 'c-1' } : undefined } })).body;
-    await api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId: known.id } });
-    const fromId = fromIdOf(phone);
-    const res = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
-      body: { customData: { messageSid: `m-${kind}`, fromId, toId: 'biz', channel: 'livechat', body: 'What are your opening hours?' } },
-    });
-    expect(res.status).toBe(200);
-    const message = (await api(ctx.gw, account, 'GET', `messages/${res.body.messageId}`)).body;
-    expect(message.contactId).toBe(known.id);
-    const contact = (await api(ctx.gw, account, 'GET', `contacts/${known.id}`)).body;
-    expect(contact).toMatchObject({ firstName: 'Lia', externalIds: expect.objectContaining({ livechat: fromId }) });
+  ])(
+    'by %s: its name and campaign apply, the bot answers in its campaign, replies go to the fromId as sent',
+    async (kind, fromIdOf) => {
+      const { account, hook, listId, campaignId } = await setUp();
+      const phone = uniquePhone();
+      const fields = kind === 'phone' ? { phone } : { email: 'lead.person@example.com' };
+      const known = (
+        await api(ctx.gw, account, 'POST', 'contacts', {
+          body: { ...fields, firstName: 'Lia', externalIds: kind === 'email' ? { crm: 'c-1' } : undefined },
+        })
+      ).body;
+      await api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId: known.id } });
+      const fromId = fromIdOf(phone);
+      const res = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+        body: {
+          customData: {
+            messageSid: `m-${kind}`,
+            fromId,
+            toId: 'biz',
+            channel: 'livechat',
+            body: 'What are your opening hours?',
+          },
+        },
+      });
+      expect(res.status).toBe(200);
+      const message = (await api(ctx.gw, account, 'GET', `messages/${res.body.messageId}`)).body;
+      expect(message.contactId).toBe(known.id);
+      const contact = (await api(ctx.gw, account, 'GET', `contacts/${known.id}`)).body;
+      expect(contact).toMatchObject({ firstName: 'Lia', externalIds: expect.objectContaining({ livechat: fromId }) });
 
-    await poll(async () => replies(hook), (r) => r.some((x) => x.body.includes('9am')));
-    const answer = replies(hook).find((x) => x.body.includes('9am'));
-    expect(answer).toMatchObject({ contactId: known.id, toId: fromId, channel: 'livechat' });
-    const conversation = ((await api(ctx.gw, account, 'GET', 'conversations')).body.data as any[]).find((c) => c.contactId === known.id);
-    expect(conversation.campaignId).toBe(campaignId);
-  });
+      await poll(
+        async () => replies(hook),
+        (r) => r.some((x) => x.body.includes('9am')),
+      );
+      const answer = replies(hook).find((x) => x.body.includes('9am'));
+      expect(answer).toMatchObject({ contactId: known.id, toId: fromId, channel: 'livechat' });
+      const conversation = ((await api(ctx.gw, account, 'GET', 'conversations')).body.data as any[]).find(
+        (c) => c.contactId === known.id,
+      );
+      expect(conversation.campaignId).toBe(campaignId);
+    },
+  );
 });

@@ -1,4 +1,14 @@
-import { api, createAccount, expectApiError, poll, Receiver, uniquePhone, useGateway, type Received, type TestAccount } from './api-support';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  poll,
+  Receiver,
+  uniquePhone,
+  useGateway,
+  type Received,
+  type TestAccount,
+} from './api-support';
 
 /**
  * GET /v1/campaigns/{id}/funnel over HTTPS: contacts of a Live SMS campaign (on the offline log provider) go through
@@ -10,7 +20,12 @@ function respond(_n: number, req: Received) {
   if (req.path !== '/v1/chat/completions') return { status: 404 };
   const last = String(req.body?.messages?.at(-1)?.content ?? '');
   const content = /book/i.test(last) ? 'You are booked for Tuesday at 10. [GOAL_REACHED]' : 'Happy to help!';
-  const completion = { id: 'c1', object: 'chat.completion', model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] };
+  const completion = {
+    id: 'c1',
+    object: 'chat.completion',
+    model: 'm',
+    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+  };
   return { status: 200, body: JSON.stringify(completion), headers: { 'content-type': 'application/json' } };
 }
 
@@ -27,7 +42,14 @@ const zero = Object.fromEntries(STEPS.map((s) => [s, 0]));
 async function liveCampaign(account: TestAccount) {
   const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
   const created = await api(ctx.gw, account, 'POST', 'campaigns', {
-    body: { name: 'Cleaning offer', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}, a cleaning this month?', triggerOnNewContacts: true, status: 'live' },
+    body: {
+      name: 'Cleaning offer',
+      channel: 'sms',
+      listId: list.id,
+      openingMessage: 'Hi {{first_name}}, a cleaning this month?',
+      triggerOnNewContacts: true,
+      status: 'live',
+    },
   });
   expect(created.status).toBe(201);
   return { list, campaign: created.body };
@@ -35,13 +57,16 @@ async function liveCampaign(account: TestAccount) {
 
 const newContact = async (account: TestAccount, firstName: string) =>
   (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName } })).body;
-const add = (account: TestAccount, listId: string, contactId: string) => api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId } });
+const add = (account: TestAccount, listId: string, contactId: string) =>
+  api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId } });
 async function write(account: TestAccount, phone: string, body: string): Promise<void> {
   const res = await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body } });
   expect({ body, status: res.status }).toEqual({ body, status: 200 });
 }
-const messages = async (account: TestAccount, contactId: string) => (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data as any[];
-const funnel = (account: TestAccount, campaignId: string, query = '') => api(ctx.gw, account, 'GET', `campaigns/${campaignId}/funnel${query}`);
+const messages = async (account: TestAccount, contactId: string) =>
+  (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data as any[];
+const funnel = (account: TestAccount, campaignId: string, query = '') =>
+  api(ctx.gw, account, 'GET', `campaigns/${campaignId}/funnel${query}`);
 const localDate = (timeZone: string, at = new Date()) => at.toLocaleDateString('en-CA', { timeZone });
 
 describe('a campaign whose contacts went through the steps', () => {
@@ -53,21 +78,46 @@ describe('a campaign whose contacts went through the steps', () => {
     started = new Date();
     account = await createAccount(ctx.gw);
     const base = llm.url.replace(/\/hook$/, '');
-    expect((await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { provider: 'openai', openai: { baseUrl: `${base}/v1`, model: 'm', apiKey: 'sk-test-key' } } })).status).toBe(200);
+    expect(
+      (
+        await api(ctx.gw, account, 'PUT', 'settings/bot', {
+          body: { provider: 'openai', openai: { baseUrl: `${base}/v1`, model: 'm', apiKey: 'sk-test-key' } },
+        })
+      ).status,
+    ).toBe(200);
     const { list, campaign } = await liveCampaign(account);
     campaignId = campaign.id;
 
     // Opted out before joining the list: the campaign cannot send to them, so they were never "added".
     const gone = await newContact(account, 'Gus');
     await write(account, gone.phone, 'STOP');
-    const [ann, bob, cat, dan] = [await newContact(account, 'Ann'), await newContact(account, 'Bob'), await newContact(account, 'Cat'), await newContact(account, 'Dan')];
+    const [ann, bob, cat, dan] = [
+      await newContact(account, 'Ann'),
+      await newContact(account, 'Bob'),
+      await newContact(account, 'Cat'),
+      await newContact(account, 'Dan'),
+    ];
     for (const c of [gone, ann, bob, cat, dan]) expect((await add(account, list.id, c.id)).status).toBe(201);
-    for (const c of [ann, bob, cat, dan]) await poll(() => messages(account, c.id), (m) => m.some((x) => x.author === 'campaign' && x.status === 'sent'));
+    for (const c of [ann, bob, cat, dan])
+      await poll(
+        () => messages(account, c.id),
+        (m) => m.some((x) => x.author === 'campaign' && x.status === 'sent'),
+      );
 
     await write(account, ann.phone, 'Can I book a cleaning on Tuesday?');
-    await poll(() => messages(account, ann.id), (m) => m.some((x) => x.author === 'bot'));
+    await poll(
+      () => messages(account, ann.id),
+      (m) => m.some((x) => x.author === 'bot'),
+    );
     await write(account, ann.phone, 'Thanks!');
-    expect((await poll(() => messages(account, ann.id), (m) => m.filter((x) => x.author === 'bot').length === 2)).filter((x) => x.author === 'bot')).toHaveLength(2);
+    expect(
+      (
+        await poll(
+          () => messages(account, ann.id),
+          (m) => m.filter((x) => x.author === 'bot').length === 2,
+        )
+      ).filter((x) => x.author === 'bot'),
+    ).toHaveLength(2);
     await write(account, bob.phone, 'STOP');
     await write(account, cat.phone, 'I would like to talk to a person please');
   }, 30_000);
@@ -77,10 +127,17 @@ describe('a campaign whose contacts went through the steps', () => {
     expect(res.status).toBe(200);
     const today = localDate('UTC');
     const expected = { added: 4, openingSent: 4, replied: 2, handedOff: 1, optedOut: 1, goalReached: 1, failed: 0 };
-    expect(res.body).toEqual({ campaignId, from: today, to: today, timezone: 'UTC', totals: expected, days: [{ date: today, ...expected }] });
+    expect(res.body).toEqual({
+      campaignId,
+      from: today,
+      to: today,
+      timezone: 'UTC',
+      totals: expected,
+      days: [{ date: today, ...expected }],
+    });
   });
 
-  test('the days of another time zone: the counts move to that zone\'s date, the totals stay', async () => {
+  test("the days of another time zone: the counts move to that zone's date, the totals stay", async () => {
     for (const zone of ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Asia/Kathmandu']) {
       const dates = [localDate(zone, started), localDate(zone)];
       const from = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
@@ -89,7 +146,11 @@ describe('a campaign whose contacts went through the steps', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ from, to, timezone: zone, totals: { added: 4, replied: 2, goalReached: 1 } });
       expect(res.body.days).toHaveLength(7);
-      expect(res.body.days.map((d: any) => d.date)).toEqual([...Array(7)].map((_, i) => new Date(Date.parse(`${from}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10)));
+      expect(res.body.days.map((d: any) => d.date)).toEqual(
+        [...Array(7)].map((_, i) =>
+          new Date(Date.parse(`${from}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10),
+        ),
+      );
       const busy = res.body.days.filter((d: any) => STEPS.some((s) => d[s] > 0)).map((d: any) => d.date);
       expect(busy.length).toBeGreaterThan(0);
       for (const date of busy) expect(dates).toContain(date);
@@ -106,11 +167,22 @@ describe('a campaign whose contacts went through the steps', () => {
   });
 
   test('the query is checked: bad dates, a range over 366 days, from after to, an unknown zone → 400', async () => {
-    const bad = ['?from=2024-02-30', '?to=yesterday', '?from=2024-1-01', '?from=2024-03-02&to=2024-03-01', '?from=2023-01-01&to=2024-01-02', '?timezone=Mars%2FOlympus', '?timezone='];
+    const bad = [
+      '?from=2024-02-30',
+      '?to=yesterday',
+      '?from=2024-1-01',
+      '?from=2024-03-02&to=2024-03-01',
+      '?from=2023-01-01&to=2024-01-02',
+      '?timezone=Mars%2FOlympus',
+      '?timezone=',
+    ];
     for (const query of bad) {
       const res = await funnel(account, campaignId, query);
       expectApiError(res, 400, 'VALIDATION_ERROR');
-      expect({ query, message: res.body.error.message }).toEqual({ query, message: expect.stringMatching(/^(from|to|timezone): /) });
+      expect({ query, message: res.body.error.message }).toEqual({
+        query,
+        message: expect.stringMatching(/^(from|to|timezone): /),
+      });
     }
     // 366 days, leap day included, is the longest range.
     const longest = await funnel(account, campaignId, '?from=2024-01-01&to=2024-12-31');
@@ -132,7 +204,10 @@ test('an opening message that fails (a sub-account without credits) counts as ad
   const { list, campaign } = await liveCampaign(sub);
   const lead = await newContact(sub, 'Fay');
   await add(sub, list.id, lead.id);
-  const [failed] = await poll(() => messages(sub, lead.id), (m) => m.some((x) => x.status === 'failed'));
+  const [failed] = await poll(
+    () => messages(sub, lead.id),
+    (m) => m.some((x) => x.status === 'failed'),
+  );
   expect(failed).toMatchObject({ author: 'campaign', errorCode: 'INSUFFICIENT_CREDITS' });
   const res = await funnel(sub, campaign.id);
   expect(res.body.totals).toEqual({ ...zero, added: 1, failed: 1 });

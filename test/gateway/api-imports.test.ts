@@ -1,5 +1,14 @@
 import { removeDir, startGateway } from '../helpers/gateway';
-import { api, createAccount, expectApiError, poll, uniquePhone, useGateway, type TestAccount, type TestGateway } from './api-support';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  poll,
+  uniquePhone,
+  useGateway,
+  type TestAccount,
+  type TestGateway,
+} from './api-support';
 
 /**
  * Bulk imports of contacts into a list (spec §3.2: "contact added by automation, manual import or by hand: all
@@ -8,13 +17,19 @@ import { api, createAccount, expectApiError, poll, uniquePhone, useGateway, type
  */
 const ctx = useGateway({ LEADCHAT_JOB_POLL: '200ms' });
 
-const newList = async (account: TestAccount, gw = ctx.gw) => (await api(gw, account, 'POST', 'lists', { body: { name: 'Imported' } })).body;
+const newList = async (account: TestAccount, gw = ctx.gw) =>
+  (await api(gw, account, 'POST', 'lists', { body: { name: 'Imported' } })).body;
 
-const importInto = (account: TestAccount, listId: string, body: unknown, gw = ctx.gw) => api(gw, account, 'POST', `lists/${listId}/imports`, { body });
+const importInto = (account: TestAccount, listId: string, body: unknown, gw = ctx.gw) =>
+  api(gw, account, 'POST', `lists/${listId}/imports`, { body });
 
 /** Polls the import until it is done; fails the test otherwise. */
 async function finished(account: TestAccount, id: string, gw = ctx.gw, timeoutMs = 30_000): Promise<any> {
-  const res = await poll(() => api(gw, account, 'GET', `imports/${id}`), (r) => r.status !== 200 || r.body.status === 'done', timeoutMs);
+  const res = await poll(
+    () => api(gw, account, 'GET', `imports/${id}`),
+    (r) => r.status !== 200 || r.body.status === 'done',
+    timeoutMs,
+  );
   expect({ status: res.status, importStatus: res.body.status }).toEqual({ status: 200, importStatus: 'done' });
   return res.body;
 }
@@ -23,7 +38,9 @@ async function finished(account: TestAccount, id: string, gw = ctx.gw, timeoutMs
 async function members(account: TestAccount, listId: string, gw = ctx.gw): Promise<any[]> {
   const all: any[] = [];
   for (let cursor: string | undefined; ; ) {
-    const page = await api(gw, account, 'GET', `lists/${listId}/contacts`, { query: { limit: '200', ...(cursor ? { cursor } : {}) } });
+    const page = await api(gw, account, 'GET', `lists/${listId}/contacts`, {
+      query: { limit: '200', ...(cursor ? { cursor } : {}) },
+    });
     expect(page.status).toBe(200);
     all.push(...page.body.data);
     if (!page.body.nextCursor) return all;
@@ -67,7 +84,13 @@ test('a CSV with a BOM, quoted fields, CRLF and blank lines: 202 with the import
     `${b},"Bo",Li,,Paris,"line one\r\nline two"`,
     `${c},Cy,,cy@example.com,,`,
   ].join('\r\n')}\r\n`;
-  const columns = { phone: 'Phone', firstName: 'First name', lastName: 'Last', email: 'E-mail', customFields: { city: 'City' } };
+  const columns = {
+    phone: 'Phone',
+    firstName: 'First name',
+    lastName: 'Last',
+    email: 'E-mail',
+    customFields: { city: 'City' },
+  };
 
   const res = await importInto(account, list.id, { csv, columns });
   expect(res.status).toBe(202);
@@ -92,10 +115,24 @@ test('a CSV with a BOM, quoted fields, CRLF and blank lines: 202 with the import
   expect(res.headers.location).toBe(`/v1/imports/${res.body.id}`);
 
   const done = await finished(account, res.body.id);
-  expect(done).toMatchObject({ status: 'done', total: 3, processed: 3, added: 3, alreadyInList: 0, duplicates: 0, rejected: 0, errors: [] });
+  expect(done).toMatchObject({
+    status: 'done',
+    total: 3,
+    processed: 3,
+    added: 3,
+    alreadyInList: 0,
+    duplicates: 0,
+    rejected: 0,
+    errors: [],
+  });
   const contacts = byPhone(await members(account, list.id));
   expect(Object.keys(contacts).sort()).toEqual([a, b, c].sort());
-  expect(contacts[a]).toMatchObject({ firstName: 'Ann', lastName: 'Smith, Jr', email: 'ann.smith@example.com', customFields: { city: 'Lyon' } });
+  expect(contacts[a]).toMatchObject({
+    firstName: 'Ann',
+    lastName: 'Smith, Jr',
+    email: 'ann.smith@example.com',
+    customFields: { city: 'Lyon' },
+  });
   expect(contacts[b]).toMatchObject({ firstName: 'Bo', lastName: 'Li', email: '', customFields: { city: 'Paris' } });
   expect(contacts[c]).toMatchObject({ firstName: 'Cy', lastName: '', email: 'cy@example.com' });
   expect(contacts[c].customFields).toBeUndefined();
@@ -117,7 +154,10 @@ test('bad rows are reported with their spreadsheet row and the code POST /contac
     '4155550123,,No plus,', // 9
     ',only.mail@example.com,Mail,', // 10
   ].join('\n');
-  const res = await importInto(account, list.id, { csv, columns: { phone: 'Phone', email: 'Email', firstName: 'Name', customFields: { notes: 'Notes' } } });
+  const res = await importInto(account, list.id, {
+    csv,
+    columns: { phone: 'Phone', email: 'Email', firstName: 'Name', customFields: { notes: 'Notes' } },
+  });
   expect(res.status).toBe(202);
   expect(res.body.total).toBe(8);
 
@@ -149,7 +189,10 @@ test('a row with more or fewer fields than the header is rejected as WRONG_FIELD
     '', // 7: blank, no row to import
     `${phones[5]}`, // 8: a single field
   ].join('\n');
-  const res = await importInto(account, list.id, { csv, columns: { phone: 'Phone', firstName: 'Name', customFields: { city: 'City' } } });
+  const res = await importInto(account, list.id, {
+    csv,
+    columns: { phone: 'Phone', firstName: 'Name', customFields: { city: 'City' } },
+  });
   expect(res.status).toBe(202);
   const done = await finished(account, res.body.id);
   expect(done).toMatchObject({ total: 6, processed: 6, added: 2, rejected: 4 });
@@ -168,23 +211,49 @@ test('a CSV that is not UTF-8 (a Latin-1 "é") → 400 INVALID_ENCODING, nothing
   const account = await createAccount(ctx.gw);
   const list = await newList(account);
   const phone = uniquePhone();
-  const [before, after] = JSON.stringify({ csv: `Phone,Name\n${phone},Ren<>e`, columns: { phone: 'Phone', firstName: 'Name' } }).split('<>');
-  const res = await importInto(account, list.id, Buffer.concat([Buffer.from(before!), Buffer.from('é', 'latin1'), Buffer.from(after!)]));
+  const [before, after] = JSON.stringify({
+    csv: `Phone,Name\n${phone},Ren<>e`,
+    columns: { phone: 'Phone', firstName: 'Name' },
+  }).split('<>');
+  const res = await importInto(
+    account,
+    list.id,
+    Buffer.concat([Buffer.from(before!), Buffer.from('é', 'latin1'), Buffer.from(after!)]),
+  );
   expectApiError(res, 400, 'INVALID_ENCODING');
   // The file as a text/csv body is no JSON import at all.
-  expectApiError(await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, { body: `Phone\n${phone}`, headers: { 'content-type': 'text/csv' } }), 415);
+  expectApiError(
+    await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, {
+      body: `Phone\n${phone}`,
+      headers: { 'content-type': 'text/csv' },
+    }),
+    415,
+  );
   expect((await api(ctx.gw, account, 'GET', `lists/${list.id}/imports`)).body).toEqual({ data: [], nextCursor: null });
-  expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'CONTACT_NOT_FOUND');
+  expectApiError(
+    await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }),
+    404,
+    'CONTACT_NOT_FOUND',
+  );
 });
 
 test('repeats within the file are duplicates; an existing contact is reused as it is; one already on the list is counted', async () => {
   const account = await createAccount(ctx.gw);
   const list = await newList(account);
   const [inList, known, fresh] = [uniquePhone(), uniquePhone(), uniquePhone()];
-  const member = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: inList, firstName: 'Member' } })).body;
-  expect((await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: member.id } })).status).toBe(201);
-  const existing = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: known, firstName: 'Original', email: 'orig@example.com' } })).body;
-  const mailOnly = (await api(ctx.gw, account, 'POST', 'contacts', { body: { email: 'mail@example.com', firstName: 'Mail' } })).body;
+  const member = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: inList, firstName: 'Member' } }))
+    .body;
+  expect(
+    (await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: member.id } })).status,
+  ).toBe(201);
+  const existing = (
+    await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone: known, firstName: 'Original', email: 'orig@example.com' },
+    })
+  ).body;
+  const mailOnly = (
+    await api(ctx.gw, account, 'POST', 'contacts', { body: { email: 'mail@example.com', firstName: 'Mail' } })
+  ).body;
 
   const csv = [
     'phone,name,email',
@@ -197,16 +266,31 @@ test('repeats within the file are duplicates; an existing contact is reused as i
     `${known},Third,`, // 8: row 3 again
     ',Email of row 3,Changed@example.com', // 9: found by row 3's email: row 3 again
   ].join('\n');
-  const res = await importInto(account, list.id, { csv, columns: { phone: 'phone', firstName: 'name', email: 'email' } });
+  const res = await importInto(account, list.id, {
+    csv,
+    columns: { phone: 'phone', firstName: 'name', email: 'email' },
+  });
   expect(res.status).toBe(202);
   const done = await finished(account, res.body.id);
-  expect(done).toMatchObject({ total: 8, processed: 8, added: 3, alreadyInList: 1, duplicates: 4, rejected: 0, errors: [] });
+  expect(done).toMatchObject({
+    total: 8,
+    processed: 8,
+    added: 3,
+    alreadyInList: 1,
+    duplicates: 4,
+    rejected: 0,
+    errors: [],
+  });
 
   expect((await api(ctx.gw, account, 'GET', `contacts/${existing.id}`)).body).toEqual(existing);
   expect((await api(ctx.gw, account, 'GET', `contacts/${member.id}`)).body).toEqual(member);
-  expect((await api(ctx.gw, account, 'GET', 'contacts', { query: { email: 'mail@example.com' } })).body.id).toBe(mailOnly.id);
+  expect((await api(ctx.gw, account, 'GET', 'contacts', { query: { email: 'mail@example.com' } })).body.id).toBe(
+    mailOnly.id,
+  );
   const contacts = await members(account, list.id);
-  expect(contacts.map((c) => c.id).sort()).toEqual([member.id, existing.id, mailOnly.id, byPhone(contacts)[fresh].id].sort());
+  expect(contacts.map((c) => c.id).sort()).toEqual(
+    [member.id, existing.id, mailOnly.id, byPhone(contacts)[fresh].id].sort(),
+  );
   expect(byPhone(contacts)[fresh].firstName).toBe('New');
   // Each repeat names the row it repeats and the contact both went to; each row naming someone else than its
   // contact says the name was left out.
@@ -229,7 +313,9 @@ test('the report lists by row what was rejected, what was kept without a phone o
   const account = await createAccount(ctx.gw);
   const list = await newList(account);
   const [ann, noahPhone, keep] = [uniquePhone(), uniquePhone(), uniquePhone()];
-  const noah = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: noahPhone, firstName: 'Noah', lastName: 'Lee' } })).body;
+  const noah = (
+    await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: noahPhone, firstName: 'Noah', lastName: 'Lee' } })
+  ).body;
   const csv = [
     'Name,Last,Phone,Email', // 1
     `Ann,Ray,${ann},ann@`, // 2: a bad email beside a good phone: kept without the email
@@ -242,10 +328,21 @@ test('the report lists by row what was rejected, what was kept without a phone o
     ',,,BO@example.com', // 9: row 3 again, by its email
     `Kay,,${keep},kay@example.com`, // 10: nothing to say
   ].join('\n');
-  const res = await importInto(account, list.id, { csv, columns: { firstName: 'Name', lastName: 'Last', phone: 'Phone', email: 'Email' } });
+  const res = await importInto(account, list.id, {
+    csv,
+    columns: { firstName: 'Name', lastName: 'Last', phone: 'Phone', email: 'Email' },
+  });
   expect(res.status).toBe(202);
   const done = await finished(account, res.body.id);
-  expect(done).toMatchObject({ total: 9, processed: 9, added: 5, alreadyInList: 0, duplicates: 2, rejected: 2, warnings: 4 });
+  expect(done).toMatchObject({
+    total: 9,
+    processed: 9,
+    added: 5,
+    alreadyInList: 0,
+    duplicates: 2,
+    rejected: 2,
+    warnings: 4,
+  });
   expect(done.errors).toEqual([
     { row: 5, code: 'INVALID_PHONE', message: expect.stringContaining('not-a-phone') },
     { row: 6, code: 'INVALID_EMAIL', message: expect.stringContaining('ed@') },
@@ -257,10 +354,38 @@ test('the report lists by row what was rejected, what was kept without a phone o
   expect(added.Cy).toMatchObject({ phone: '', email: 'cy@example.com' });
   expect(added.Noah).toMatchObject({ id: noah.id, firstName: 'Noah', lastName: 'Lee' });
   expect(done.rowWarnings).toEqual([
-    { row: 2, field: 'email', code: 'INVALID_EMAIL', message: expect.stringMatching(/^email: /), value: 'ann@', contactId: added.Ann.id },
-    { row: 3, field: 'phone', code: 'INVALID_PHONE', message: expect.stringContaining('ext. 2'), value: '(415) 555-0109 ext. 2', contactId: added.Bo.id },
-    { row: 4, field: 'phone', code: 'INVALID_PHONE', message: expect.any(String), value: '555-0110', contactId: added.Cy.id },
-    { row: 7, field: 'name', code: 'CONTACT_OF_ANOTHER_NAME', message: expect.stringContaining('Noah Lee'), value: 'Mia Lee', contactId: noah.id },
+    {
+      row: 2,
+      field: 'email',
+      code: 'INVALID_EMAIL',
+      message: expect.stringMatching(/^email: /),
+      value: 'ann@',
+      contactId: added.Ann.id,
+    },
+    {
+      row: 3,
+      field: 'phone',
+      code: 'INVALID_PHONE',
+      message: expect.stringContaining('ext. 2'),
+      value: '(415) 555-0109 ext. 2',
+      contactId: added.Bo.id,
+    },
+    {
+      row: 4,
+      field: 'phone',
+      code: 'INVALID_PHONE',
+      message: expect.any(String),
+      value: '555-0110',
+      contactId: added.Cy.id,
+    },
+    {
+      row: 7,
+      field: 'name',
+      code: 'CONTACT_OF_ANOTHER_NAME',
+      message: expect.stringContaining('Noah Lee'),
+      value: 'Mia Lee',
+      contactId: noah.id,
+    },
   ]);
   expect(done.rowWarnings[3].message).toMatch(/one phone .* is one contact/);
   expect(done.rowDuplicates).toEqual([
@@ -274,10 +399,18 @@ test('the report lists by row what was rejected, what was kept without a phone o
 test('contacts[] form: a row with a bad phone and a bad email is kept by its external ID, with both warnings, counted as one row', async () => {
   const account = await createAccount(ctx.gw);
   const list = await newList(account);
-  const res = await importInto(account, list.id, { contacts: [{ phone: 'x', email: 'bad@', externalIds: { livechat: `v-${account.id}` } }, { phone: 'x', email: 'bad@' }] });
+  const res = await importInto(account, list.id, {
+    contacts: [
+      { phone: 'x', email: 'bad@', externalIds: { livechat: `v-${account.id}` } },
+      { phone: 'x', email: 'bad@' },
+    ],
+  });
   const done = await finished(account, res.body.id);
   expect(done).toMatchObject({ added: 1, rejected: 1, warnings: 1 });
-  expect(done.rowWarnings.map((w: any) => [w.row, w.field, w.value])).toEqual([[1, 'phone', 'x'], [1, 'email', 'bad@']]);
+  expect(done.rowWarnings.map((w: any) => [w.row, w.field, w.value])).toEqual([
+    [1, 'phone', 'x'],
+    [1, 'email', 'bad@'],
+  ]);
   expect(done.errors.map((e: any) => [e.row, e.code])).toEqual([[2, 'INVALID_PHONE']]);
 });
 
@@ -285,7 +418,9 @@ test('duplicates counts every repeat while rowDuplicates keeps the first 1,000, 
   const account = await createAccount(ctx.gw);
   const list = await newList(account);
   const phone = uniquePhone();
-  const res = await importInto(account, list.id, { contacts: Array.from({ length: 1005 }, (_, i) => ({ phone, firstName: `Same ${i}` })) });
+  const res = await importInto(account, list.id, {
+    contacts: Array.from({ length: 1005 }, (_, i) => ({ phone, firstName: `Same ${i}` })),
+  });
   const done = await finished(account, res.body.id);
   expect(done).toMatchObject({ total: 1005, added: 1, duplicates: 1004 });
   const [contact] = await members(account, list.id);
@@ -334,10 +469,20 @@ test('a request refused as a whole is answered 400, 404 or 413 and stores nothin
     return res.body.error.message as string;
   };
 
-  const missing = await refused({ csv: `Mobile,Name\r\n${phone},Ann`, columns: { phone: 'Phone', firstName: 'Name' } }, 400, 'MISSING_COLUMN');
+  const missing = await refused(
+    { csv: `Mobile,Name\r\n${phone},Ann`, columns: { phone: 'Phone', firstName: 'Name' } },
+    400,
+    'MISSING_COLUMN',
+  );
   expect(missing).toMatch(/"Phone"/);
   expect(missing).toMatch(/"Mobile"/);
-  expect(await refused({ csv: `Phone\n${phone}`, columns: { phone: 'Phone', customFields: { city: 'City' } } }, 400, 'MISSING_COLUMN')).toMatch(/customFields\.city/);
+  expect(
+    await refused(
+      { csv: `Phone\n${phone}`, columns: { phone: 'Phone', customFields: { city: 'City' } } },
+      400,
+      'MISSING_COLUMN',
+    ),
+  ).toMatch(/customFields\.city/);
   await refused({ csv: `Phone,Phone\n${phone},${phone}`, columns: { phone: 'Phone' } }, 400, 'DUPLICATE_COLUMN');
   await refused({ csv: '', columns: { phone: 'Phone' } }, 400, 'EMPTY_IMPORT');
   await refused({ csv: 'Phone\r\n', columns: { phone: 'Phone' } }, 400, 'EMPTY_IMPORT');
@@ -346,19 +491,33 @@ test('a request refused as a whole is answered 400, 404 or 413 and stores nothin
   // Both over the 100 kB of other routes: the import's own limit lets them through to the row count.
   await refused({ contacts: Array.from({ length: 100_001 }, () => ({})) }, 400, 'TOO_MANY_ROWS');
   await refused({ csv: `Phone\n${`${phone}\n`.repeat(100_001)}`, columns: { phone: 'Phone' } }, 400, 'TOO_MANY_ROWS');
-  expect(await refused({ csv: `Phone\n"${phone}\n`, columns: { phone: 'Phone' } }, 400, 'INVALID_CSV')).toMatch(/^csv: /);
-  await refused({ csv: `Phone\n${phone}`, columns: { phone: 'Phone' }, contacts: [{ phone }] }, 400, 'VALIDATION_ERROR');
+  expect(await refused({ csv: `Phone\n"${phone}\n`, columns: { phone: 'Phone' } }, 400, 'INVALID_CSV')).toMatch(
+    /^csv: /,
+  );
+  await refused(
+    { csv: `Phone\n${phone}`, columns: { phone: 'Phone' }, contacts: [{ phone }] },
+    400,
+    'VALIDATION_ERROR',
+  );
   await refused({ csv: `Phone\n${phone}` }, 400, 'VALIDATION_ERROR');
   await refused({ contacts: [{ phone }], columns: { phone: 'Phone' } }, 400, 'VALIDATION_ERROR');
   await refused({ csv: `Name\nAnn`, columns: { firstName: 'Name' } }, 400, 'VALIDATION_ERROR');
   await refused({ csv: `Phone\n${phone}`, columns: { phone_numbr: 'Phone' } }, 400, 'VALIDATION_ERROR');
   await refused({ contacts: [{ phone }], delay: 'soon' }, 400, 'INVALID_DURATION');
-  await refused({ csv: `Phone\n${`${phone}\n`.repeat(Math.ceil((20 * 1024 * 1024) / 13))}`, columns: { phone: 'Phone' } }, 413, 'PAYLOAD_TOO_LARGE');
+  await refused(
+    { csv: `Phone\n${`${phone}\n`.repeat(Math.ceil((20 * 1024 * 1024) / 13))}`, columns: { phone: 'Phone' } },
+    413,
+    'PAYLOAD_TOO_LARGE',
+  );
   expectApiError(await importInto(account, 'lst_none', { contacts: [{ phone }] }), 404, 'LIST_NOT_FOUND');
 
   expect((await api(ctx.gw, account, 'GET', `lists/${list.id}/imports`)).body).toEqual({ data: [], nextCursor: null });
   expect(await members(account, list.id)).toEqual([]);
-  expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404, 'CONTACT_NOT_FOUND');
+  expectApiError(
+    await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }),
+    404,
+    'CONTACT_NOT_FOUND',
+  );
 });
 
 test("another account's import and list are not found, exactly as ones that never existed", async () => {
@@ -373,7 +532,9 @@ test("another account's import and list are not found, exactly as ones that neve
   expect(theirs.body).toEqual((await api(ctx.gw, b, 'GET', 'imports/imp_never_existed')).body);
   expectApiError(await api(ctx.gw, b, 'GET', `lists/${list.id}/imports`), 404, 'LIST_NOT_FOUND');
   expectApiError(await importInto(b, list.id, { contacts: [{ phone: uniquePhone() }] }), 404, 'LIST_NOT_FOUND');
-  expect((await api(ctx.gw, a, 'GET', `lists/${list.id}/imports`)).body.data.map((i: any) => i.id)).toEqual([created.id]);
+  expect((await api(ctx.gw, a, 'GET', `lists/${list.id}/imports`)).body.data.map((i: any) => i.id)).toEqual([
+    created.id,
+  ]);
   expect(await members(a, list.id)).toHaveLength(1);
 });
 
@@ -396,7 +557,15 @@ test('a 1,200-row file is applied 500 rows at a time up to done, with exact coun
     (body) => body.status === 'done',
     60_000,
   );
-  expect(done).toMatchObject({ status: 'done', total: 1200, processed: 1200, added: 1180, alreadyInList: 0, duplicates: 8, rejected: 12 });
+  expect(done).toMatchObject({
+    status: 'done',
+    total: 1200,
+    processed: 1200,
+    added: 1180,
+    alreadyInList: 0,
+    duplicates: 8,
+    rejected: 12,
+  });
   expect(done.errors).toEqual(rejectedRows.map((row) => ({ row, code: 'INVALID_PHONE', message: expect.any(String) })));
   // Progress moves a whole chunk at a time, never back, and is "running" only between chunks.
   for (const [i, s] of seen.entries()) {
@@ -412,9 +581,18 @@ test('a 1,200-row file is applied 500 rows at a time up to done, with exact coun
   const first = await api(ctx.gw, account, 'GET', `lists/${list.id}/imports`, { query: { limit: '1' } });
   expect(first.body.data.map((i: any) => i.id)).toEqual([second.id]);
   expect(first.body.nextCursor).toEqual(expect.any(String));
-  const next = await api(ctx.gw, account, 'GET', `lists/${list.id}/imports`, { query: { limit: '1', cursor: first.body.nextCursor } });
-  expect(next.body).toEqual({ data: [expect.objectContaining({ id: res.body.id, status: 'done', added: 1180 })], nextCursor: null });
-  expectApiError(await api(ctx.gw, account, 'GET', `lists/${list.id}/imports`, { query: { cursor: 'not-a-cursor' } }), 400, 'INVALID_CURSOR');
+  const next = await api(ctx.gw, account, 'GET', `lists/${list.id}/imports`, {
+    query: { limit: '1', cursor: first.body.nextCursor },
+  });
+  expect(next.body).toEqual({
+    data: [expect.objectContaining({ id: res.body.id, status: 'done', added: 1180 })],
+    nextCursor: null,
+  });
+  expectApiError(
+    await api(ctx.gw, account, 'GET', `lists/${list.id}/imports`, { query: { cursor: 'not-a-cursor' } }),
+    400,
+    'INVALID_CURSOR',
+  );
 });
 
 test('rejected counts every bad row while errors keeps the first 1,000', async () => {
@@ -433,27 +611,45 @@ describe('a Live campaign on the list', () => {
   async function liveCampaign(account: TestAccount, sendRate: string) {
     const list = await newList(account);
     const created = await api(ctx.gw, account, 'POST', 'campaigns', {
-      body: { name: 'Funnel', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name|there}}!', triggerOnNewContacts: true, status: 'live', sendRate },
+      body: {
+        name: 'Funnel',
+        channel: 'sms',
+        listId: list.id,
+        openingMessage: 'Hi {{first_name|there}}!',
+        triggerOnNewContacts: true,
+        status: 'live',
+        sendRate,
+      },
     });
     expect(created.status).toBe(201);
     return { list, campaign: created.body };
   }
 
   const outgoing = async (account: TestAccount, contactId: string) =>
-    ((await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data as any[]).filter((m) => m.direction === 'outgoing');
+    ((await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data as any[]).filter(
+      (m) => m.direction === 'outgoing',
+    );
 
-  const conversations = async (account: TestAccount) => (await api(ctx.gw, account, 'GET', 'conversations', { query: { limit: '200' } })).body.data as any[];
+  const conversations = async (account: TestAccount) =>
+    (await api(ctx.gw, account, 'GET', 'conversations', { query: { limit: '200' } })).body.data as any[];
 
   test('sends its opening message to every imported contact: 3 at once, the rest at its rate, none to one already on the list', async () => {
     const account = await createAccount(ctx.gw);
     const { list, campaign } = await liveCampaign(account, '120/m'); // one every 500 ms
-    const earlier = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: 'Earlier' } })).body;
+    const earlier = (
+      await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: 'Earlier' } })
+    ).body;
     await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: earlier.id } });
-    await poll(() => outgoing(account, earlier.id), (m) => m.length === 1);
+    await poll(
+      () => outgoing(account, earlier.id),
+      (m) => m.length === 1,
+    );
 
     const names = ['Ann', 'Bo', 'Cy', 'Di', 'Ed', 'Flo'];
     const started = Date.now();
-    const res = await importInto(account, list.id, { contacts: [...names.map((firstName) => ({ phone: uniquePhone(), firstName })), { phone: earlier.phone }] });
+    const res = await importInto(account, list.id, {
+      contacts: [...names.map((firstName) => ({ phone: uniquePhone(), firstName })), { phone: earlier.phone }],
+    });
     expect(res.status).toBe(202);
     expect(await finished(account, res.body.id)).toMatchObject({ added: 6, alreadyInList: 1 });
     const imported = (await members(account, list.id)).filter((c) => c.id !== earlier.id);
@@ -465,7 +661,9 @@ describe('a Live campaign on the list', () => {
       20_000,
     );
     expect(sent.map((m) => m.body).sort()).toEqual(names.map((n) => `Hi ${n}!`).sort());
-    expect(sent.every((m) => m.campaignId === campaign.id && m.author === 'campaign' && m.channel === 'sms')).toBe(true);
+    expect(sent.every((m) => m.campaignId === campaign.id && m.author === 'campaign' && m.channel === 'sms')).toBe(
+      true,
+    );
     const times = sent.map((m) => Date.parse(m.createdAt) - started).sort((x, y) => x - y);
     expect(times.slice(0, 3).every((t) => t < 3000)).toBe(true);
     expect(times[5]! - times[0]!).toBeGreaterThanOrEqual(3 * 500 - 100);
@@ -477,15 +675,26 @@ describe('a Live campaign on the list', () => {
   test('names the imported contacts it cannot reach, by reason, a page at a time', async () => {
     const account = await createAccount(ctx.gw);
     const { list, campaign } = await liveCampaign(account, '30/m');
-    const csv = ['Name,Phone,Email', 'Ann,,ann@example.com', 'Bo,555-0110,bo@example.com', `Cy,${uniquePhone()},`, 'Di,(415) 555-0109 ext. 2,di@example.com'].join('\n');
-    const res = await importInto(account, list.id, { csv, columns: { firstName: 'Name', phone: 'Phone', email: 'Email' } });
+    const csv = [
+      'Name,Phone,Email',
+      'Ann,,ann@example.com',
+      'Bo,555-0110,bo@example.com',
+      `Cy,${uniquePhone()},`,
+      'Di,(415) 555-0109 ext. 2,di@example.com',
+    ].join('\n');
+    const res = await importInto(account, list.id, {
+      csv,
+      columns: { firstName: 'Name', phone: 'Phone', email: 'Email' },
+    });
     expect(await finished(account, res.body.id)).toMatchObject({ added: 4, warnings: 2, unreachable: 3 });
     const counted = (await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}`)).body.unreachable;
     expect(counted).toMatchObject({ total: 3, byReason: { no_phone: 3 } });
 
     const first = await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { limit: '2' } });
     expect(first.status).toBe(200);
-    const next = await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { limit: '2', cursor: first.body.nextCursor } });
+    const next = await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, {
+      query: { limit: '2', cursor: first.body.nextCursor },
+    });
     expect(next.body.nextCursor).toBeNull();
     const named = [...first.body.data, ...next.body.data];
     expect(named.map((u: any) => [u.reason, u.contact.firstName, u.contact.email, u.contact.phone])).toEqual([
@@ -494,11 +703,27 @@ describe('a Live campaign on the list', () => {
       ['no_phone', 'Di', 'di@example.com', ''],
     ]);
     expect(named.every((u: any) => u.contactId === u.contact.id)).toBe(true);
-    expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'no_phone' } })).body.data).toHaveLength(3);
-    expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'opted_out' } })).body).toEqual({ data: [], nextCursor: null });
-    expectApiError(await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'busy' } }), 400, 'VALIDATION_ERROR');
+    expect(
+      (await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'no_phone' } }))
+        .body.data,
+    ).toHaveLength(3);
+    expect(
+      (await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'opted_out' } }))
+        .body,
+    ).toEqual({ data: [], nextCursor: null });
+    expectApiError(
+      await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'busy' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
     // A cursor is good for its filters only; another account finds no such campaign.
-    expectApiError(await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, { query: { reason: 'no_phone', cursor: first.body.nextCursor } }), 400, 'INVALID_CURSOR');
+    expectApiError(
+      await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`, {
+        query: { reason: 'no_phone', cursor: first.body.nextCursor },
+      }),
+      400,
+      'INVALID_CURSOR',
+    );
     const other = await createAccount(ctx.gw);
     expectApiError(await api(ctx.gw, other, 'GET', `campaigns/${campaign.id}/unreachable`), 404, 'CAMPAIGN_NOT_FOUND');
   });
@@ -506,7 +731,10 @@ describe('a Live campaign on the list', () => {
   test('an import with a delay holds the opening messages that long', async () => {
     const account = await createAccount(ctx.gw);
     const { list } = await liveCampaign(account, '30/m');
-    const res = await importInto(account, list.id, { contacts: [{ phone: uniquePhone(), firstName: 'Later' }], delay: '1h' });
+    const res = await importInto(account, list.id, {
+      contacts: [{ phone: uniquePhone(), firstName: 'Later' }],
+      delay: '1h',
+    });
     expect(res.status).toBe(202);
     await finished(account, res.body.id);
     const [contact] = await members(account, list.id);
@@ -541,7 +769,14 @@ describe('a gateway stopped right after accepting an import', () => {
     // The chunk the crash interrupted was kept whole or not at all.
     expect([0, 500, 1000, 1200]).toContain((await api(gw, account, 'GET', `imports/${res.body.id}`)).body.processed);
     const done = await finished(account, res.body.id, gw, 60_000);
-    expect(done).toMatchObject({ total: 1200, processed: 1200, added: 1180, alreadyInList: 0, duplicates: 8, rejected: 12 });
+    expect(done).toMatchObject({
+      total: 1200,
+      processed: 1200,
+      added: 1180,
+      alreadyInList: 0,
+      duplicates: 8,
+      rejected: 12,
+    });
     expect(done.errors).toHaveLength(12);
     const contacts = await members(account, list.id, gw);
     expect(contacts).toHaveLength(1180);

@@ -29,18 +29,33 @@ let sent = 0;
 function providerAnswer(_n: number, req: Received) {
   if (req.path.startsWith('/2010-04-01/Accounts/')) {
     if (refused.has(new URLSearchParams(req.raw).get('To') ?? '')) {
-      return { status: 400, body: JSON.stringify({ code: 21408, message: 'Permission to send an SMS has not been enabled for the region', status: 400 }) };
+      return {
+        status: 400,
+        body: JSON.stringify({
+          code: 21408,
+          message: 'Permission to send an SMS has not been enabled for the region',
+          status: 400,
+        }),
+      };
     }
     return { status: 201, body: JSON.stringify({ sid: `SM${String(++sent).padStart(32, '0')}`, status: 'queued' }) };
   }
   if (req.path.endsWith('/messages')) {
-    if (refused.has(`+${req.body?.to}`)) return { status: 400, body: JSON.stringify({ error: { message: 'Message undeliverable', code: 131026 } }) };
-    return { status: 200, body: JSON.stringify({ messaging_product: 'whatsapp', messages: [{ id: `wamid.${++sent}` }] }) };
+    if (refused.has(`+${req.body?.to}`))
+      return { status: 400, body: JSON.stringify({ error: { message: 'Message undeliverable', code: 131026 } }) };
+    return {
+      status: 200,
+      body: JSON.stringify({ messaging_product: 'whatsapp', messages: [{ id: `wamid.${++sent}` }] }),
+    };
   }
   return { status: 404 };
 }
 
-const env: Record<string, string> = { LEADCHAT_JOB_POLL: '100ms', LEADCHAT_WEBHOOK_RETRIES: '100ms,100ms', LEADCHAT_PUBLIC_URL: PUBLIC_URL };
+const env: Record<string, string> = {
+  LEADCHAT_JOB_POLL: '100ms',
+  LEADCHAT_WEBHOOK_RETRIES: '100ms,100ms',
+  LEADCHAT_PUBLIC_URL: PUBLIC_URL,
+};
 let provider: Receiver;
 beforeAll(async () => {
   provider = await Receiver.start(providerAnswer);
@@ -62,20 +77,34 @@ async function receiver(respond?: ConstructorParameters<typeof Receiver>[0]): Pr
 
 const hex = (c: string, n = 32) => c.repeat(n);
 const twilio = { accountSid: `AC${hex('a')}`, authToken: hex('1'), from: '+15005550006' };
-const whatsapp = { phoneNumberId: '1234567890', accessToken: 'EAAG-token-0123456789', appSecret: hex('2'), verifyToken: 'verify-me-please' };
+const whatsapp = {
+  phoneNumberId: '1234567890',
+  accessToken: 'EAAG-token-0123456789',
+  appSecret: hex('2'),
+  verifyToken: 'verify-me-please',
+};
 
 const retry = (account: TestAccount, messageId: string) => api(ctx.gw, account, 'POST', `messages/${messageId}/retry`);
 const send = (account: TestAccount, fromId: string, body = 'Your order shipped') =>
-  api(ctx.gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId, customChannel: 'web-chat', body } } });
-const messagesOf = async (account: TestAccount, contactId: string) => (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data as any[];
-const conversationOf = async (account: TestAccount, id: string) => (await api(ctx.gw, account, 'GET', `conversations/${id}`)).body;
+  api(ctx.gw, account, 'POST', 'send_custom_channel_message', {
+    body: { customData: { fromId, customChannel: 'web-chat', body } },
+  });
+const messagesOf = async (account: TestAccount, contactId: string) =>
+  (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data as any[];
+const conversationOf = async (account: TestAccount, id: string) =>
+  (await api(ctx.gw, account, 'GET', `conversations/${id}`)).body;
 const ledger = async (account: TestAccount) => (await api(ctx.gw, account, 'GET', 'credits')).body;
-const usageOf = async (account: TestAccount, messageId: string) => (await ledger(account)).transactions.filter((t: any) => t.kind === 'usage' && t.messageId === messageId);
-const toProvider = (phone: string) => provider.requests.filter((r) => new URLSearchParams(r.raw).get('To') === phone || r.body?.to === phone.slice(1));
+const usageOf = async (account: TestAccount, messageId: string) =>
+  (await ledger(account)).transactions.filter((t: any) => t.kind === 'usage' && t.messageId === messageId);
+const toProvider = (phone: string) =>
+  provider.requests.filter((r) => new URLSearchParams(r.raw).get('To') === phone || r.body?.to === phone.slice(1));
 
 async function withWebhook(url?: string): Promise<TestAccount & { secret: string }> {
   const account = await createAccount(ctx.gw);
-  if (url) expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: url } })).status).toBe(200);
+  if (url)
+    expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: url } })).status).toBe(
+      200,
+    );
   return { ...account, secret: (await api(ctx.gw, account, 'GET', 'settings')).body.webhookSecret };
 }
 
@@ -90,12 +119,20 @@ describe('POST /v1/messages/{id}/retry on a custom channel', () => {
     expect(failed.deliveries).toHaveLength(1);
     expect(failed.deliveries[0].attempts.map((a: any) => a.status)).toEqual([500, 500, 500]);
     const conversationId = failed.conversationId;
-    expect((await conversationOf(account, conversationId)).lastMessage).toMatchObject({ id: failed.id, status: 'failed' });
+    expect((await conversationOf(account, conversationId)).lastMessage).toMatchObject({
+      id: failed.id,
+      status: 'failed',
+    });
 
     // Still down: the retry gets all its retries (three attempts more), then fails again.
     const first = await retry(account, failed.id);
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: failed.id, status: 'pending', error: null, deliveries: [{ id: failed.deliveries[0].id, status: 'pending' }] });
+    expect(first.body).toMatchObject({
+      id: failed.id,
+      status: 'pending',
+      error: null,
+      deliveries: [{ id: failed.deliveries[0].id, status: 'pending' }],
+    });
     const again = await settledMessage(ctx.gw, account, failed.id);
     expect(again.status).toBe('failed');
     expect(again.deliveries[0].attempts).toHaveLength(6);
@@ -104,13 +141,18 @@ describe('POST /v1/messages/{id}/retry on a custom channel', () => {
     expect((await retry(account, failed.id)).body.status).toBe('pending');
     const done = await settledMessage(ctx.gw, account, failed.id);
     expect(done).toMatchObject({ status: 'sent', error: null });
-    expect(done.deliveries).toEqual([expect.objectContaining({ id: failed.deliveries[0].id, status: 'sent', target: 'customChannelWebhook' })]);
+    expect(done.deliveries).toEqual([
+      expect.objectContaining({ id: failed.deliveries[0].id, status: 'sent', target: 'customChannelWebhook' }),
+    ]);
     expect(done.deliveries[0].attempts.map((a: any) => a.status)).toEqual([500, 500, 500, 500, 500, 500, 200]);
     expect(hook.requests).toHaveLength(7);
     expect(new Set(hook.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([failed.deliveries[0].id]));
     expect(hook.requests.every((r) => verifyStandardWebhook(account.secret, r))).toBe(true);
     expect(hook.requests.at(-1)!.raw).toBe(hook.requests[0]!.raw);
-    expect((await conversationOf(account, conversationId)).lastMessage).toMatchObject({ id: failed.id, status: 'sent' });
+    expect((await conversationOf(account, conversationId)).lastMessage).toMatchObject({
+      id: failed.id,
+      status: 'sent',
+    });
 
     expectApiError(await retry(account, failed.id), 409, 'MESSAGE_NOT_FAILED');
     expectApiError(await retry(await createAccount(ctx.gw), failed.id), 404, 'MESSAGE_NOT_FOUND');
@@ -121,7 +163,11 @@ describe('POST /v1/messages/{id}/retry on a custom channel', () => {
     const account = await withWebhook();
     const fromId = unique('visitor');
     const failed = (await api(ctx.gw, account, 'GET', `messages/${(await send(account, fromId)).body.messageId}`)).body;
-    expect(failed).toMatchObject({ status: 'failed', error: expect.stringMatching(/No Custom Channel Webhook URL/), deliveries: [] });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/No Custom Channel Webhook URL/),
+      deliveries: [],
+    });
     const refusal = await retry(account, failed.id);
     expectApiError(refusal, 409, 'NO_RECEIVER');
     expect((await api(ctx.gw, account, 'GET', `messages/${failed.id}`)).body.status).toBe('failed');
@@ -132,11 +178,21 @@ describe('POST /v1/messages/{id}/retry on a custom channel', () => {
     await api(ctx.gw, account, 'POST', 'webhooks', { body: { url: subscriber.url, events: ['reply'] } });
     expect((await retry(account, failed.id)).status).toBe(200);
     // The message is sent once one receiver took it; the other's delivery may still be on its way.
-    const done = await poll(() => api(ctx.gw, account, 'GET', `messages/${failed.id}`), (r) => r.body.deliveries.every((d: any) => d.status !== 'pending'));
+    const done = await poll(
+      () => api(ctx.gw, account, 'GET', `messages/${failed.id}`),
+      (r) => r.body.deliveries.every((d: any) => d.status !== 'pending'),
+    );
     expect(done.body.status).toBe('sent');
     expect(done.body.deliveries.map((d: any) => d.status)).toEqual(['sent', 'sent']);
     const [posted] = await hook.waitFor(1);
-    expect(posted!.body).toEqual({ contactId: failed.contactId, messageId: failed.id, userId: account.id, body: 'Your order shipped', toId: fromId, channel: 'web-chat' });
+    expect(posted!.body).toEqual({
+      contactId: failed.contactId,
+      messageId: failed.id,
+      userId: account.id,
+      body: 'Your order shipped',
+      toId: fromId,
+      channel: 'web-chat',
+    });
     expect(verifyStandardWebhook(account.secret, posted!)).toBe(true);
     expect((await subscriber.waitFor(1))[0]!.body).toEqual(posted!.body);
   });
@@ -145,16 +201,21 @@ describe('POST /v1/messages/{id}/retry on a custom channel', () => {
     const hook = await receiver(() => ({ status: 500 }));
     const account = await withWebhook(hook.url);
     const fromId = unique('visitor');
-    const received = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, channel: 'web-chat' }) });
+    const received = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: incoming({ fromId, channel: 'web-chat' }),
+    });
     expectApiError(await retry(account, received.body.messageId), 409, 'MESSAGE_INCOMING');
 
     const failed = await settledMessage(ctx.gw, account, (await send(account, fromId)).body.messageId);
     expect(failed.status).toBe('failed');
-    await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, channel: 'web-chat', body: 'STOP' }) });
+    await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: incoming({ fromId, channel: 'web-chat', body: 'STOP' }),
+    });
     expectApiError(await retry(account, failed.id), 409, 'CONTACT_OPTED_OUT');
     // A new message to a contact who opted out is refused too, and nothing of it is stored.
     const before = (await api(ctx.gw, account, 'GET', `messages/${failed.id}`)).body.contactId;
-    const count = async () => (await api(ctx.gw, account, 'GET', `contacts/${before}/messages?limit=200`)).body.data.length;
+    const count = async () =>
+      (await api(ctx.gw, account, 'GET', `contacts/${before}/messages?limit=200`)).body.data.length;
     const stored = await count();
     expectApiError(await send(account, fromId), 409, 'CONTACT_OPTED_OUT');
     expect(await count()).toBe(stored);
@@ -165,18 +226,32 @@ describe('POST /v1/messages/{id}/retry on SMS and WhatsApp', () => {
   async function subAccount(credits: number, channels: { twilio?: object; whatsapp?: object }) {
     const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
     const sub = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
-    if (credits) await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: credits } });
-    for (const [name, body] of Object.entries(channels)) expect((await api(ctx.gw, sub, 'PUT', `channels/${name}`, { body })).status).toBe(200);
+    if (credits)
+      await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: credits } });
+    for (const [name, body] of Object.entries(channels))
+      expect((await api(ctx.gw, sub, 'PUT', `channels/${name}`, { body })).status).toBe(200);
     return { agency, sub };
   }
 
   /** A lead added to a Live SMS campaign's list: its opening message, once it settled. */
   async function smsOpening(account: TestAccount, phone: string) {
     const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
-    await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Funnel', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, status: 'live' } });
+    await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: {
+        name: 'Funnel',
+        channel: 'sms',
+        listId: list.id,
+        openingMessage: 'Hi {{first_name}}!',
+        triggerOnNewContacts: true,
+        status: 'live',
+      },
+    });
     const contact = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, firstName: 'Ann' } })).body;
     await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } });
-    const [message] = await poll(() => messagesOf(account, contact.id), (m) => m.length > 0 && m[0].status !== 'pending');
+    const [message] = await poll(
+      () => messagesOf(account, contact.id),
+      (m) => m.length > 0 && m[0].status !== 'pending',
+    );
     return message;
   }
 
@@ -185,14 +260,24 @@ describe('POST /v1/messages/{id}/retry on SMS and WhatsApp', () => {
     const phone = uniquePhone();
     refused.add(phone);
     const failed = await smsOpening(sub, phone);
-    expect(failed).toMatchObject({ status: 'failed', provider: 'twilio', errorCode: '21408', error: expect.stringMatching(/^Twilio 21408: Permission/) });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      provider: 'twilio',
+      errorCode: '21408',
+      error: expect.stringMatching(/^Twilio 21408: Permission/),
+    });
     expect(await usageOf(sub, failed.id)).toHaveLength(1);
 
     refused.delete(phone);
     const res = await retry(sub, failed.id);
     expect(res.body).toMatchObject({ status: 'pending', error: null, errorCode: null });
     const done = await settledMessage(ctx.gw, sub, failed.id);
-    expect(done).toMatchObject({ status: 'sent', providerMessageId: expect.stringMatching(/^SM/), error: null, errorCode: null });
+    expect(done).toMatchObject({
+      status: 'sent',
+      providerMessageId: expect.stringMatching(/^SM/),
+      error: null,
+      errorCode: null,
+    });
     expect(toProvider(phone)).toHaveLength(2);
     expect(await usageOf(sub, failed.id)).toHaveLength(1);
     expect((await ledger(sub)).balance).toBe(4);
@@ -205,7 +290,10 @@ describe('POST /v1/messages/{id}/retry on SMS and WhatsApp', () => {
     expect(failed).toMatchObject({ status: 'failed', errorCode: 'INSUFFICIENT_CREDITS', provider: null });
 
     expectApiError(await retry(sub, failed.id), 409, 'INSUFFICIENT_CREDITS');
-    expect((await api(ctx.gw, sub, 'GET', `messages/${failed.id}`)).body).toMatchObject({ status: 'failed', errorCode: 'INSUFFICIENT_CREDITS' });
+    expect((await api(ctx.gw, sub, 'GET', `messages/${failed.id}`)).body).toMatchObject({
+      status: 'failed',
+      errorCode: 'INSUFFICIENT_CREDITS',
+    });
     expect(toProvider(phone)).toHaveLength(0);
 
     await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 2 } });
@@ -217,7 +305,7 @@ describe('POST /v1/messages/{id}/retry on SMS and WhatsApp', () => {
     expectApiError(await retry(sub, failed.id), 409, 'MESSAGE_NOT_FAILED');
   });
 
-  test("WhatsApp: a failed message whose 24-hour window closed since, and a skipped one, are refused with OUTSIDE_24H_WINDOW", async () => {
+  test('WhatsApp: a failed message whose 24-hour window closed since, and a skipped one, are refused with OUTSIDE_24H_WINDOW', async () => {
     const { sub } = await subAccount(10, { whatsapp });
     const phone = uniquePhone();
     refused.add(phone);
@@ -225,15 +313,39 @@ describe('POST /v1/messages/{id}/retry on SMS and WhatsApp', () => {
     const wroteAt = Date.now() - 24 * 3_600_000 + 4_000;
     const payload = JSON.stringify({
       object: 'whatsapp_business_account',
-      entry: [{ id: 'WABA', changes: [{ field: 'messages', value: {
-        messaging_product: 'whatsapp',
-        metadata: { phone_number_id: whatsapp.phoneNumberId },
-        contacts: [{ wa_id: phone.slice(1), profile: { name: 'Lucía' } }],
-        messages: [{ from: phone.slice(1), id: unique('wamid'), timestamp: String(Math.floor(wroteAt / 1000)), type: 'text', text: { body: 'Hola' } }],
-      } }] }],
+      entry: [
+        {
+          id: 'WABA',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { phone_number_id: whatsapp.phoneNumberId },
+                contacts: [{ wa_id: phone.slice(1), profile: { name: 'Lucía' } }],
+                messages: [
+                  {
+                    from: phone.slice(1),
+                    id: unique('wamid'),
+                    timestamp: String(Math.floor(wroteAt / 1000)),
+                    type: 'text',
+                    text: { body: 'Hola' },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
     });
     const signature = `sha256=${createHmac('sha256', whatsapp.appSecret).update(payload).digest('hex')}`;
-    const hook = await processed(ctx.gw, request(ctx.gw, 'POST', `/v1/channels/whatsapp/${sub.id}/webhook`, { headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body: payload }));
+    const hook = await processed(
+      ctx.gw,
+      request(ctx.gw, 'POST', `/v1/channels/whatsapp/${sub.id}/webhook`, {
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+        body: payload,
+      }),
+    );
     expect(hook.status).toBe(200);
     const contact = (await api(ctx.gw, sub, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
     const reply = await api(ctx.gw, sub, 'POST', `contacts/${contact.id}/messages`, { body: { body: 'Hola Lucía' } });
@@ -244,7 +356,9 @@ describe('POST /v1/messages/{id}/retry on SMS and WhatsApp', () => {
     refused.delete(phone);
     await new Promise((r) => setTimeout(r, Math.max(0, wroteAt + 24 * 3_600_000 - Date.now()) + 1_000));
     expectApiError(await retry(sub, failed.id), 409, 'OUTSIDE_24H_WINDOW');
-    const skipped = (await api(ctx.gw, sub, 'POST', `contacts/${contact.id}/messages`, { body: { body: 'Hola otra vez' } })).body;
+    const skipped = (
+      await api(ctx.gw, sub, 'POST', `contacts/${contact.id}/messages`, { body: { body: 'Hola otra vez' } })
+    ).body;
     expect(skipped).toMatchObject({ status: 'skipped', errorCode: 'OUTSIDE_24H_WINDOW' });
     expectApiError(await retry(sub, skipped.id), 409, 'OUTSIDE_24H_WINDOW');
     // The team's answer went once, refused; neither its retry nor the skipped one went (the hand-off notice aside).
@@ -258,7 +372,9 @@ describe('unread conversations', () => {
     const account = await withWebhook((await receiver()).url);
     const fromId = unique('visitor');
     const write = (extra: Record<string, unknown> = {}, body = 'Hello?') =>
-      api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, channel: 'web-chat', body }, extra) });
+      api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+        body: incoming({ fromId, channel: 'web-chat', body }, extra),
+      });
     const first = await write();
     await write({}, 'Anyone there?');
     const conversationId = (await api(ctx.gw, account, 'GET', `messages/${first.body.messageId}`)).body.conversationId;
@@ -268,16 +384,31 @@ describe('unread conversations', () => {
     // A reaction and the account's own messages are nothing to read.
     await write({ messageType: 'reaction' }, '👍');
     await send(account, fromId, 'Yes, how can we help?');
-    expect(await conversationOf(account, conversationId)).toMatchObject({ unread: 2, lastMessage: { direction: 'outgoing' } });
+    expect(await conversationOf(account, conversationId)).toMatchObject({
+      unread: 2,
+      lastMessage: { direction: 'outgoing' },
+    });
 
     const read = await api(ctx.gw, account, 'POST', `conversations/${conversationId}/read`);
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ id: conversationId, unread: 0, lastReadAt: expect.stringMatching(/Z$/), contact: { fromId } });
-    expect(await conversationOf(account, conversationId)).toMatchObject({ unread: 0, lastReadAt: read.body.lastReadAt });
+    expect(read.body).toMatchObject({
+      id: conversationId,
+      unread: 0,
+      lastReadAt: expect.stringMatching(/Z$/),
+      contact: { fromId },
+    });
+    expect(await conversationOf(account, conversationId)).toMatchObject({
+      unread: 0,
+      lastReadAt: read.body.lastReadAt,
+    });
 
     await write({}, 'One more question');
     expect((await conversationOf(account, conversationId)).unread).toBe(1);
-    expectApiError(await api(ctx.gw, await createAccount(ctx.gw), 'POST', `conversations/${conversationId}/read`), 404, 'CONVERSATION_NOT_FOUND');
+    expectApiError(
+      await api(ctx.gw, await createAccount(ctx.gw), 'POST', `conversations/${conversationId}/read`),
+      404,
+      'CONVERSATION_NOT_FOUND',
+    );
     expect((await conversationOf(account, conversationId)).unread).toBe(1);
   });
 });
@@ -286,9 +417,13 @@ describe('conversations that need a reply', () => {
   test('needsReply while the contact wrote last, read or not; ?needsReply=true lists those, =false the others', async () => {
     const account = await withWebhook((await receiver()).url);
     const write = (fromId: string, body: string) =>
-      api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, channel: 'web-chat', body }) });
-    const conversationIdOf = async (reply: { body: { messageId: string } }) => (await api(ctx.gw, account, 'GET', `messages/${reply.body.messageId}`)).body.conversationId as string;
-    const ids = async (query: string) => ((await api(ctx.gw, account, 'GET', `conversations?${query}`)).body.data as any[]).map((c) => c.id);
+      api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+        body: incoming({ fromId, channel: 'web-chat', body }),
+      });
+    const conversationIdOf = async (reply: { body: { messageId: string } }) =>
+      (await api(ctx.gw, account, 'GET', `messages/${reply.body.messageId}`)).body.conversationId as string;
+    const ids = async (query: string) =>
+      ((await api(ctx.gw, account, 'GET', `conversations?${query}`)).body.data as any[]).map((c) => c.id);
 
     const alice = await conversationIdOf(await write('alice', 'Hi, how much is it?'));
     const bob = await conversationIdOf(await write('bob', 'Hello'));

@@ -62,8 +62,16 @@ describe('validation (§2.4) → 400 {error:"<message>"}', () => {
     ['empty body', { customData: { ...valid(), body: '' } }, /body/],
     ['whitespace-only body', { customData: { ...valid(), body: ' \n\t  ' } }, /body/],
     ['numeric body', { customData: { ...valid(), body: 7 } }, /body/],
-    ['mediaUrl without mediaContentType', { customData: { ...valid(), mediaUrl: 'https://cdn.example.com/a.jpg' } }, /mediaContentType/],
-    ['mediaUrl with null mediaContentType', { customData: { ...valid(), mediaUrl: 'https://cdn.example.com/a.jpg', mediaContentType: null } }, /mediaContentType/],
+    [
+      'mediaUrl without mediaContentType',
+      { customData: { ...valid(), mediaUrl: 'https://cdn.example.com/a.jpg' } },
+      /mediaContentType/,
+    ],
+    [
+      'mediaUrl with null mediaContentType',
+      { customData: { ...valid(), mediaUrl: 'https://cdn.example.com/a.jpg', mediaContentType: null } },
+      /mediaContentType/,
+    ],
     ['messageType image', { ...incoming(), messageType: 'image' }, /messageType/],
     ['messageType a number', { ...incoming(), messageType: 1 }, /messageType/],
     ['email not an email', { customData: { ...valid(), email: 'nope' } }, /email/],
@@ -96,14 +104,18 @@ describe('validation (§2.4) → 400 {error:"<message>"}', () => {
 
   test('the same id in two accounts, or equal to a contact id, is just a message id', async () => {
     const other = await createAccount(ctx.gw);
-    const existing = (await api(ctx.gw, account, 'POST', 'contacts', { body: { email: `${unique('c')}@example.com` } })).body;
+    const existing = (await api(ctx.gw, account, 'POST', 'contacts', { body: { email: `${unique('c')}@example.com` } }))
+      .body;
     const shared = unique('ext');
     const base = { toId: 'biz', body: 'hello' };
     const mine = await receive({ customData: { ...base, id: shared, fromId: unique('u') } });
     const theirs = await receive({ customData: { ...base, id: shared, fromId: unique('u') } }, ctx.gw, other);
     const clash = await receive({ customData: { ...base, id: existing.id, fromId: unique('u') } });
     for (const r of [mine, theirs, clash]) expect(r.status).toBe(200);
-    const contactIds = [(await message(mine.body.messageId)).contactId, (await message(clash.body.messageId)).contactId];
+    const contactIds = [
+      (await message(mine.body.messageId)).contactId,
+      (await message(clash.body.messageId)).contactId,
+    ];
     expect(contactIds).not.toContain(shared);
     expect(contactIds).not.toContain(existing.id);
     expect((await api(ctx.gw, account, 'GET', `contacts/${existing.id}`)).body).toEqual(existing);
@@ -128,7 +140,13 @@ describe('validation (§2.4) → 400 {error:"<message>"}', () => {
 describe('methods other than POST', () => {
   test.each(['GET', 'PUT', 'DELETE', 'PATCH'])('%s → 405 with Allow and {error:"..."}', async (method) => {
     for (const who of [account, undefined]) {
-      const res = await api(ctx.gw, who, method, 'incoming_custom_channel_message', method === 'GET' || method === 'DELETE' ? {} : { body: incoming() });
+      const res = await api(
+        ctx.gw,
+        who,
+        method,
+        'incoming_custom_channel_message',
+        method === 'GET' || method === 'DELETE' ? {} : { body: incoming() },
+      );
       expectPlainError(res, 405);
       expect(String(res.headers.allow)).toMatch(/\bPOST\b/);
       expect(String(res.headers.allow)).not.toMatch(/\bGET\b/);
@@ -179,13 +197,23 @@ describe('storing a message', () => {
 
   test('contact is created from fromId with firstName/lastName/email, then reused and never duplicated', async () => {
     const fromId = unique('visitor');
-    const first = await receive(incoming({ fromId, firstName: 'Hana', lastName: 'Ito', email: 'Hana@Example.com', body: 'first' }));
+    const first = await receive(
+      incoming({ fromId, firstName: 'Hana', lastName: 'Ito', email: 'Hana@Example.com', body: 'first' }),
+    );
     const m1 = await message(first.body.messageId);
     const contact = await api(ctx.gw, account, 'GET', `contacts/${m1.contactId}`);
     expect(contact.status).toBe(200);
-    expect(contact.body).toMatchObject({ id: m1.contactId, firstName: 'Hana', lastName: 'Ito', email: 'hana@example.com', fromId });
+    expect(contact.body).toMatchObject({
+      id: m1.contactId,
+      firstName: 'Hana',
+      lastName: 'Ito',
+      email: 'hana@example.com',
+      fromId,
+    });
 
-    const second = await receive(incoming({ fromId, firstName: 'Other', lastName: 'Name', email: 'other@example.com', body: 'second' }));
+    const second = await receive(
+      incoming({ fromId, firstName: 'Other', lastName: 'Name', email: 'other@example.com', body: 'second' }),
+    );
     const third = await receive(incoming({ fromId, body: 'third' }));
     expect((await message(second.body.messageId)).contactId).toBe(m1.contactId);
     expect((await message(third.body.messageId)).contactId).toBe(m1.contactId);
@@ -203,9 +231,13 @@ describe('storing a message', () => {
 
   test('concurrent messages from a new fromId make one contact', async () => {
     const fromId = unique('burst');
-    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => receive(incoming({ fromId, body: `m${i}` }))));
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => receive(incoming({ fromId, body: `m${i}` }))),
+    );
     expect(replies.map((r) => r.status)).toEqual(Array(10).fill(200));
-    const contactIds = new Set(await Promise.all(replies.map(async (r) => (await message(r.body.messageId)).contactId)));
+    const contactIds = new Set(
+      await Promise.all(replies.map(async (r) => (await message(r.body.messageId)).contactId)),
+    );
     expect(contactIds.size).toBe(1);
     expect(await messagesOf([...contactIds][0]!)).toHaveLength(10);
   });
@@ -227,7 +259,9 @@ describe('duplicates (§6.3)', () => {
     const again = await receive(body);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ success: true, messageId: first.body.messageId });
-    const changed = await receive({ customData: { ...body.customData, body: 'a different text', status: 'read', fromId: unique('x') } });
+    const changed = await receive({
+      customData: { ...body.customData, body: 'a different text', status: 'read', fromId: unique('x') },
+    });
     expect(changed.body).toEqual({ success: true, messageId: first.body.messageId });
 
     expect(await messagesOf(m.contactId)).toEqual(before);
@@ -286,7 +320,11 @@ describe('media', () => {
     const res = await receive(incoming({ mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png' }));
     expect(res.status).toBe(200);
     const m = await message(res.body.messageId);
-    expect(m.media).toEqual({ url: expect.stringMatching(/^\/v1\/media\/[\w-]+$/), contentType: 'image/png', mediaId: expect.any(String) });
+    expect(m.media).toEqual({
+      url: expect.stringMatching(/^\/v1\/media\/[\w-]+$/),
+      contentType: 'image/png',
+      mediaId: expect.any(String),
+    });
     expect(m.media.url).not.toContain('base64');
 
     const got = await getBytes(ctx.gw, account, m.media.url);
@@ -339,7 +377,10 @@ describe('media', () => {
 
   test('a data URI whose declared type differs from mediaContentType is judged by the content', async () => {
     // The data URI says image/png, the field says image/jpeg, the bytes are PNG: the field must match the content.
-    expectPlainError(await receive(incoming({ mediaUrl: dataUri('image/png', png()), mediaContentType: 'image/jpeg' })), 400);
+    expectPlainError(
+      await receive(incoming({ mediaUrl: dataUri('image/png', png()), mediaContentType: 'image/jpeg' })),
+      400,
+    );
   });
 
   test.each([
@@ -367,11 +408,14 @@ describe('media', () => {
     expect((await message(fixed.body.messageId)).media).toBeNull();
   });
 
-  test.each(['http://cdn.example.com/a.jpg', 'HTTPS://CDN.EXAMPLE.COM/A.JPG'])('a web mediaUrl (%s) is accepted', async (url) => {
-    const res = await receive(incoming({ mediaUrl: url, mediaContentType: 'image/jpeg' }));
-    expect(res.status).toBe(200);
-    expect((await message(res.body.messageId)).media).toEqual({ url, contentType: 'image/jpeg', mediaId: null });
-  });
+  test.each(['http://cdn.example.com/a.jpg', 'HTTPS://CDN.EXAMPLE.COM/A.JPG'])(
+    'a web mediaUrl (%s) is accepted',
+    async (url) => {
+      const res = await receive(incoming({ mediaUrl: url, mediaContentType: 'image/jpeg' }));
+      expect(res.status).toBe(200);
+      expect((await message(res.body.messageId)).media).toEqual({ url, contentType: 'image/jpeg', mediaId: null });
+    },
+  );
 
   test('a remote mediaUrl is kept as a reference', async () => {
     const url = 'https://cdn.example.com/files/photo.jpg?v=2';
@@ -391,7 +435,11 @@ describe('with LEADCHAT_MAX_MEDIA_BYTES=1024', () => {
   test('a file within the limit is accepted', async () => {
     const file = png(2, 2);
     expect(file.length).toBeLessThan(1024);
-    const res = await receive(incoming({ mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png' }), small.gw, owner);
+    const res = await receive(
+      incoming({ mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png' }),
+      small.gw,
+      owner,
+    );
     expect(res.status).toBe(200);
   });
 
@@ -400,12 +448,19 @@ describe('with LEADCHAT_MAX_MEDIA_BYTES=1024', () => {
     expect(file.length).toBeGreaterThan(1024);
     const body = incoming({ mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png' });
     expectPlainError(await receive(body, small.gw, owner), 413);
-    const retry = await receive({ customData: { ...body.customData, mediaUrl: 'https://cdn.example.com/big.png' } }, small.gw, owner);
+    const retry = await receive(
+      { customData: { ...body.customData, mediaUrl: 'https://cdn.example.com/big.png' } },
+      small.gw,
+      owner,
+    );
     expect(retry.status).toBe(200);
   });
 
   test('a request body far over the limit → 413 {error:"..."}', async () => {
     const file = Buffer.concat([png(2, 2), Buffer.alloc(200_000, 1)]);
-    expectPlainError(await receive(incoming({ mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png' }), small.gw, owner), 413);
+    expectPlainError(
+      await receive(incoming({ mediaUrl: dataUri('image/png', file), mediaContentType: 'image/png' }), small.gw, owner),
+      413,
+    );
   });
 });

@@ -47,10 +47,16 @@ test('add a contact: 201 added:true, then 200 added:false; the list holds it onc
 test('contact_id (the funnel form, Bearer key) works the same', async () => {
   const list = await newList('Funnel');
   const contact = await newContact();
-  const res = await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { keyIn: 'bearer', body: { contact_id: contact.id } });
+  const res = await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, {
+    keyIn: 'bearer',
+    body: { contact_id: contact.id },
+  });
   expect(res.status).toBe(201);
   expect(res.body).toEqual({ success: true, listId: list.id, contactId: contact.id, added: true });
-  const again = await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { keyIn: 'query', body: { contactId: contact.id } });
+  const again = await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, {
+    keyIn: 'query',
+    body: { contactId: contact.id },
+  });
   expect(again.status).toBe(200);
   expect(again.body.added).toBe(false);
 });
@@ -59,7 +65,9 @@ test('concurrent additions of the same contact: one 201, the rest 200, one membe
   const list = await newList();
   const contact = await newContact();
   const replies = await Promise.all(
-    Array.from({ length: 10 }, () => api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } })),
+    Array.from({ length: 10 }, () =>
+      api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } }),
+    ),
   );
   expect(replies.map((r) => r.status).sort((a, b) => a - b)).toEqual([...Array(9).fill(200), 201]);
   expect(replies.filter((r) => r.body.added)).toHaveLength(1);
@@ -69,7 +77,8 @@ test('concurrent additions of the same contact: one 201, the rest 200, one membe
 test('members are listed in the order they joined', async () => {
   const list = await newList();
   const contacts = [await newContact('A'), await newContact('B'), await newContact('C')];
-  for (const c of contacts) await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contact_id: c.id } });
+  for (const c of contacts)
+    await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contact_id: c.id } });
   const res = await api(ctx.gw, account, 'GET', `lists/${list.id}/contacts`);
   expect(res.body.data.map((m: { id: string }) => m.id)).toEqual(contacts.map((c) => c.id));
 });
@@ -77,8 +86,16 @@ test('members are listed in the order they joined', async () => {
 test('unknown list → 404; unknown contact → 404; nothing is added', async () => {
   const list = await newList();
   const contact = await newContact();
-  expectApiError(await api(ctx.gw, account, 'POST', 'lists/lst_unknown/contacts', { body: { contactId: contact.id } }), 404, 'LIST_NOT_FOUND');
-  expectApiError(await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: 'ct_unknown' } }), 404, 'CONTACT_NOT_FOUND');
+  expectApiError(
+    await api(ctx.gw, account, 'POST', 'lists/lst_unknown/contacts', { body: { contactId: contact.id } }),
+    404,
+    'LIST_NOT_FOUND',
+  );
+  expectApiError(
+    await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: 'ct_unknown' } }),
+    404,
+    'CONTACT_NOT_FOUND',
+  );
   expectApiError(await api(ctx.gw, account, 'GET', 'lists/lst_unknown/contacts'), 404, 'LIST_NOT_FOUND');
   expect((await api(ctx.gw, account, 'GET', `lists/${list.id}/contacts`)).body).toEqual({ data: [], nextCursor: null });
 });

@@ -38,14 +38,27 @@ interface Joined {
 }
 
 /** Invites a member and accepts the invitation as they would: they are active and signed in. */
-async function join(gw: TestGateway, account: TestAccount, role: 'admin' | 'agent', name = unique(role)): Promise<Joined> {
+async function join(
+  gw: TestGateway,
+  account: TestAccount,
+  role: 'admin' | 'agent',
+  name = unique(role),
+): Promise<Joined> {
   const email = `${name.toLowerCase()}@team.example`;
   const invited = await api(gw, account, 'POST', 'members', { body: { email, name, role } });
   expect(invited.status).toBe(201);
-  const accepted = await request(gw, 'POST', `/console/api/invites/${tokenOf(invited.body.inviteUrl)}`, { headers: { origin: gw.url }, body: { password: PASSWORD } });
+  const accepted = await request(gw, 'POST', `/console/api/invites/${tokenOf(invited.body.inviteUrl)}`, {
+    headers: { origin: gw.url },
+    body: { password: PASSWORD },
+  });
   expect(accepted.status).toBe(200);
   const [cookie = '', browser = ''] = [accepted.headers['set-cookie']].flat().map((c) => c!.split(';')[0]!);
-  return { id: invited.body.id, email, name, session: { cookie, csrfToken: accepted.body.csrfToken, browser, reply: accepted } };
+  return {
+    id: invited.body.id,
+    email,
+    name,
+    session: { cookie, csrfToken: accepted.body.csrfToken, browser, reply: accepted },
+  };
 }
 
 const as = (gw: TestGateway, who: Joined, method: string, path: string, body?: unknown) =>
@@ -55,7 +68,9 @@ describe('invitations', () => {
   test('an invitation answers the member with a link to set a password, shown once, and expiring in 7 days', async () => {
     const { gw } = ctx;
     const account = await createAccount(gw);
-    const res = await api(gw, account, 'POST', 'members', { body: { email: 'Dana@Team.example', name: ' Dana ', role: 'agent' } });
+    const res = await api(gw, account, 'POST', 'members', {
+      body: { email: 'Dana@Team.example', name: ' Dana ', role: 'agent' },
+    });
     expect(res.status).toBe(201);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toEqual({
@@ -75,11 +90,14 @@ describe('invitations', () => {
     expect(listed.body.data[1]).toEqual({ ...res.body, inviteUrl: undefined });
   });
 
-  test('links are made from the gateway\'s own address, never from the request\'s Host header', async () => {
+  test("links are made from the gateway's own address, never from the request's Host header", async () => {
     const { gw } = ctx;
     const account = await createAccount(gw);
     const host = { host: 'x"><script>alert(1)</script>' };
-    const invited = await api(gw, account, 'POST', 'members', { headers: host, body: { email: 'host@team.example', name: 'Host', role: 'agent' } });
+    const invited = await api(gw, account, 'POST', 'members', {
+      headers: host,
+      body: { email: 'host@team.example', name: 'Host', role: 'agent' },
+    });
     expect(invited.status).toBe(201);
     expect(invited.body.inviteUrl).toMatch(new RegExp(`^${gw.url}/console/invite#[\\w-]{43}$`));
     const again = await api(gw, account, 'POST', `members/${invited.body.id}/invite`, { headers: host });
@@ -91,20 +109,30 @@ describe('invitations', () => {
     expect(channels.text).toContain(`${gw.url}/v1/channels/`);
   });
 
-  test('the same email twice in an account, or the owner\'s, is 409 EMAIL_TAKEN; the same email in another account is fine', async () => {
+  test("the same email twice in an account, or the owner's, is 409 EMAIL_TAKEN; the same email in another account is fine", async () => {
     const { gw } = ctx;
     const [account, other] = [await createAccount(gw), await createAccount(gw)];
     const body = { email: 'sam@team.example', name: 'Sam', role: 'admin' };
     expect((await api(gw, account, 'POST', 'members', { body })).status).toBe(201);
-    expectApiError(await api(gw, account, 'POST', 'members', { body: { ...body, email: 'SAM@team.example' } }), 409, 'EMAIL_TAKEN');
-    expectApiError(await api(gw, account, 'POST', 'members', { body: { ...body, email: account.email } }), 409, 'EMAIL_TAKEN');
+    expectApiError(
+      await api(gw, account, 'POST', 'members', { body: { ...body, email: 'SAM@team.example' } }),
+      409,
+      'EMAIL_TAKEN',
+    );
+    expectApiError(
+      await api(gw, account, 'POST', 'members', { body: { ...body, email: account.email } }),
+      409,
+      'EMAIL_TAKEN',
+    );
     expect((await api(gw, other, 'POST', 'members', { body })).status).toBe(201);
   });
 
   test('bad invitations name every problem: email, name and role', async () => {
     const { gw } = ctx;
     const account = await createAccount(gw);
-    const res = await api(gw, account, 'POST', 'members', { body: { email: 'not-an-email', name: '  ', role: 'owner' } });
+    const res = await api(gw, account, 'POST', 'members', {
+      body: { email: 'not-an-email', name: '  ', role: 'owner' },
+    });
     expectApiError(res, 400);
     expect(res.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['email', 'name', 'role']);
   });
@@ -112,20 +140,39 @@ describe('invitations', () => {
   test('the link opens once: it shows whose team, sets the password, signs the member in; then it is gone', async () => {
     const { gw } = ctx;
     const account = await createAccount(gw);
-    const invited = await api(gw, account, 'POST', 'members', { body: { email: 'lee@team.example', name: 'Lee', role: 'agent' } });
+    const invited = await api(gw, account, 'POST', 'members', {
+      body: { email: 'lee@team.example', name: 'Lee', role: 'agent' },
+    });
     const path = `/console/api/invites/${tokenOf(invited.body.inviteUrl)}`;
     const shown = await request(gw, 'GET', path);
     expect(shown.status).toBe(200);
-    expect(shown.body).toEqual({ account: { name: account.name }, member: { name: 'Lee', email: 'lee@team.example', role: 'agent', status: 'invited' }, expiresAt: invited.body.inviteExpiresAt });
+    expect(shown.body).toEqual({
+      account: { name: account.name },
+      member: { name: 'Lee', email: 'lee@team.example', role: 'agent', status: 'invited' },
+      expiresAt: invited.body.inviteExpiresAt,
+    });
 
     expectApiError(await request(gw, 'POST', path, { headers: { origin: gw.url }, body: { password: 'short' } }), 400);
-    expectApiError(await request(gw, 'POST', path, { headers: { origin: 'https://evil.example' }, body: { password: PASSWORD } }), 403, 'CROSS_ORIGIN');
+    expectApiError(
+      await request(gw, 'POST', path, { headers: { origin: 'https://evil.example' }, body: { password: PASSWORD } }),
+      403,
+      'CROSS_ORIGIN',
+    );
     const accepted = await request(gw, 'POST', path, { headers: { origin: gw.url }, body: { password: PASSWORD } });
     expect(accepted.status).toBe(200);
-    expect(accepted.body.member).toEqual({ id: invited.body.id, name: 'Lee', email: 'lee@team.example', role: 'agent' });
+    expect(accepted.body.member).toEqual({
+      id: invited.body.id,
+      name: 'Lee',
+      email: 'lee@team.example',
+      role: 'agent',
+    });
     expect([accepted.headers['set-cookie']].flat()[0]).toMatch(/^__Host-leadchat_session=/);
 
-    expectApiError(await request(gw, 'POST', path, { headers: { origin: gw.url }, body: { password: PASSWORD } }), 404, 'INVITATION_NOT_FOUND');
+    expectApiError(
+      await request(gw, 'POST', path, { headers: { origin: gw.url }, body: { password: PASSWORD } }),
+      404,
+      'INVITATION_NOT_FOUND',
+    );
     expectApiError(await request(gw, 'GET', path), 404, 'INVITATION_NOT_FOUND');
     const member = await api(gw, account, 'GET', `members/${invited.body.id}`);
     expect(member.body).toMatchObject({ status: 'active', inviteExpiresAt: null });
@@ -139,20 +186,41 @@ describe('invitations', () => {
   test('a link expires after 7 days (410); a new one opens and the old one no longer does', async () => {
     const { gw } = ctx;
     const account = await createAccount(gw);
-    const invited = await api(gw, account, 'POST', 'members', { body: { email: 'kim@team.example', name: 'Kim', role: 'agent' } });
+    const invited = await api(gw, account, 'POST', 'members', {
+      body: { email: 'kim@team.example', name: 'Kim', role: 'agent' },
+    });
     await advanceClock(gw, '7d1m');
-    expectApiError(await request(gw, 'GET', `/console/api/invites/${tokenOf(invited.body.inviteUrl)}`), 410, 'INVITE_EXPIRED');
+    expectApiError(
+      await request(gw, 'GET', `/console/api/invites/${tokenOf(invited.body.inviteUrl)}`),
+      410,
+      'INVITE_EXPIRED',
+    );
     const again = await api(gw, account, 'POST', `members/${invited.body.id}/invite`);
     expect(again.status).toBe(200);
     expect(again.body.inviteUrl).not.toBe(invited.body.inviteUrl);
-    expectApiError(await request(gw, 'GET', `/console/api/invites/${tokenOf(invited.body.inviteUrl)}`), 404, 'INVITATION_NOT_FOUND');
+    expectApiError(
+      await request(gw, 'GET', `/console/api/invites/${tokenOf(invited.body.inviteUrl)}`),
+      404,
+      'INVITATION_NOT_FOUND',
+    );
     expect((await request(gw, 'GET', `/console/api/invites/${tokenOf(again.body.inviteUrl)}`)).status).toBe(200);
   });
 
   test('a token that was never issued opens nothing', async () => {
     const { gw } = ctx;
-    expectApiError(await request(gw, 'GET', '/console/api/invites/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'), 404, 'INVITATION_NOT_FOUND');
-    expectApiError(await request(gw, 'POST', '/console/api/invites/x', { headers: { origin: gw.url }, body: { password: PASSWORD } }), 404, 'INVITATION_NOT_FOUND');
+    expectApiError(
+      await request(gw, 'GET', '/console/api/invites/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'),
+      404,
+      'INVITATION_NOT_FOUND',
+    );
+    expectApiError(
+      await request(gw, 'POST', '/console/api/invites/x', {
+        headers: { origin: gw.url },
+        body: { password: PASSWORD },
+      }),
+      404,
+      'INVITATION_NOT_FOUND',
+    );
   });
 });
 
@@ -160,7 +228,8 @@ describe('the team', () => {
   test('the list is paged: the owner first, then the members in the order they were invited', async () => {
     const { gw } = ctx;
     const account = await createAccount(gw);
-    for (const name of ['Ann', 'Bob', 'Cid']) await api(gw, account, 'POST', 'members', { body: { email: `${name}@t.example`, name, role: 'agent' } });
+    for (const name of ['Ann', 'Bob', 'Cid'])
+      await api(gw, account, 'POST', 'members', { body: { email: `${name}@t.example`, name, role: 'agent' } });
     const names: string[] = [];
     let cursor: string | null = null;
     do {
@@ -171,7 +240,15 @@ describe('the team', () => {
     } while (cursor);
     expect(names).toEqual([account.name, 'Ann', 'Bob', 'Cid']);
     const owner = await api(gw, account, 'GET', `members/${ownerIdOf(account)}`);
-    expect(owner.body).toEqual({ id: ownerIdOf(account), email: account.email, name: account.name, role: 'owner', status: 'active', inviteExpiresAt: null, createdAt: null });
+    expect(owner.body).toEqual({
+      id: ownerIdOf(account),
+      email: account.email,
+      name: account.name,
+      role: 'owner',
+      status: 'active',
+      inviteExpiresAt: null,
+      createdAt: null,
+    });
   });
 
   test('admins change names and roles; the owner keeps the owner role and cannot be removed', async () => {
@@ -179,24 +256,43 @@ describe('the team', () => {
     const account = await createAccount(gw);
     const admin = await join(gw, account, 'admin');
     const agent = await join(gw, account, 'agent');
-    expect((await as(gw, admin, 'PATCH', `members/${agent.id}`, { role: 'admin', name: 'Promoted' })).body).toMatchObject({ role: 'admin', name: 'Promoted' });
-    expectApiError(await as(gw, admin, 'PATCH', `members/${ownerIdOf(account)}`, { role: 'agent' }), 403, 'OWNER_UNCHANGEABLE');
+    expect(
+      (await as(gw, admin, 'PATCH', `members/${agent.id}`, { role: 'admin', name: 'Promoted' })).body,
+    ).toMatchObject({ role: 'admin', name: 'Promoted' });
+    expectApiError(
+      await as(gw, admin, 'PATCH', `members/${ownerIdOf(account)}`, { role: 'agent' }),
+      403,
+      'OWNER_UNCHANGEABLE',
+    );
     expectApiError(await as(gw, admin, 'DELETE', `members/${ownerIdOf(account)}`), 403, 'OWNER_UNCHANGEABLE');
-    expect((await api(gw, account, 'PATCH', `members/${ownerIdOf(account)}`, { body: { name: 'Olga Owner' } })).body.name).toBe('Olga Owner');
+    expect(
+      (await api(gw, account, 'PATCH', `members/${ownerIdOf(account)}`, { body: { name: 'Olga Owner' } })).body.name,
+    ).toBe('Olga Owner');
     expectApiError(await api(gw, account, 'PATCH', `members/${agent.id}`, { body: {} }), 400);
   });
 
   test("another account's member is not found, whatever the route", async () => {
     const { gw } = ctx;
     const [account, other] = [await createAccount(gw), await createAccount(gw)];
-    const theirs = await api(gw, other, 'POST', 'members', { body: { email: 'x@t.example', name: 'X', role: 'agent' } });
-    for (const [method, path, body] of [['GET', ''], ['PATCH', '', { name: 'Y' }], ['DELETE', ''], ['POST', '/invite']] as const) {
-      expectApiError(await api(gw, account, method, `members/${theirs.body.id}${path}`, body ? { body } : {}), 404, 'MEMBER_NOT_FOUND');
+    const theirs = await api(gw, other, 'POST', 'members', {
+      body: { email: 'x@t.example', name: 'X', role: 'agent' },
+    });
+    for (const [method, path, body] of [
+      ['GET', ''],
+      ['PATCH', '', { name: 'Y' }],
+      ['DELETE', ''],
+      ['POST', '/invite'],
+    ] as const) {
+      expectApiError(
+        await api(gw, account, method, `members/${theirs.body.id}${path}`, body ? { body } : {}),
+        404,
+        'MEMBER_NOT_FOUND',
+      );
     }
     expectApiError(await api(gw, account, 'GET', `members/${ownerIdOf(other)}`), 404, 'MEMBER_NOT_FOUND');
   });
 
-  test('a removed member is signed out at once and their conversations are nobody\'s', async () => {
+  test("a removed member is signed out at once and their conversations are nobody's", async () => {
     const { gw } = ctx;
     const account = await createAccount(gw);
     const agent = await join(gw, account, 'agent');
@@ -204,12 +300,16 @@ describe('the team', () => {
     const conversations = await api(gw, account, 'GET', 'conversations');
     const conversationId = conversations.body.data[0].id;
     expect(received.success).toBe(true);
-    expect((await as(gw, agent, 'POST', `conversations/${conversationId}/assign`, { memberId: 'me' })).body.assigneeId).toBe(agent.id);
+    expect(
+      (await as(gw, agent, 'POST', `conversations/${conversationId}/assign`, { memberId: 'me' })).body.assigneeId,
+    ).toBe(agent.id);
     expect((await as(gw, agent, 'GET', 'conversations')).status).toBe(200);
 
     expect((await api(gw, account, 'DELETE', `members/${agent.id}`)).status).toBe(204);
     expectApiError(await as(gw, agent, 'GET', 'conversations'), 401, 'UNAUTHORIZED');
-    expect((await request(gw, 'GET', '/console/api/session', { headers: { cookie: agent.session.cookie } })).status).toBe(401);
+    expect(
+      (await request(gw, 'GET', '/console/api/session', { headers: { cookie: agent.session.cookie } })).status,
+    ).toBe(401);
     expect((await api(gw, account, 'GET', `conversations/${conversationId}`)).body.assigneeId).toBeNull();
     expect((await signIn(gw, agent.email, PASSWORD)).reply.status).toBe(401);
   });
@@ -247,7 +347,11 @@ describe('permissions', () => {
     ['POST', 'settings/webhook-secret', undefined],
     ['POST', 'api-key', undefined],
     ['GET', 'channels', undefined],
-    ['PUT', 'channels/twilio', { accountSid: 'AC00000000000000000000000000000000', authToken: 'x', smsFrom: '+14155550100' }],
+    [
+      'PUT',
+      'channels/twilio',
+      { accountSid: 'AC00000000000000000000000000000000', authToken: 'x', smsFrom: '+14155550100' },
+    ],
     ['GET', 'webhooks', undefined],
     ['POST', 'webhooks', { url: 'https://hooks.example/x', events: ['reply'] }],
     ['POST', 'members', { email: 'z@t.example', name: 'Z', role: 'agent' }],
@@ -271,8 +375,17 @@ describe('permissions', () => {
     expect(contact.status).toBe(201);
     const list = await as(gw, agent, 'POST', 'lists', { name: unique('list') });
     expect(list.status).toBe(201);
-    expect((await as(gw, agent, 'POST', `lists/${list.body.id}/contacts`, { contactId: contact.body.id })).status).toBe(201);
-    for (const path of ['conversations', 'campaigns', `campaigns/${campaignId}`, 'credits', 'members', `contacts/${contact.body.id}/messages`]) {
+    expect((await as(gw, agent, 'POST', `lists/${list.body.id}/contacts`, { contactId: contact.body.id })).status).toBe(
+      201,
+    );
+    for (const path of [
+      'conversations',
+      'campaigns',
+      `campaigns/${campaignId}`,
+      'credits',
+      'members',
+      `contacts/${contact.body.id}/messages`,
+    ]) {
       expect({ path, status: (await as(gw, agent, 'GET', path)).status }).toEqual({ path, status: 200 });
     }
     expect((await as(gw, agent, 'POST', `campaigns/${campaignId}/bot/test`, { message: 'hello' })).status).toBe(200);
@@ -282,41 +395,66 @@ describe('permissions', () => {
   test('an admin does what the owner does: settings, members, campaigns', async () => {
     const { gw } = ctx;
     expect((await as(gw, admin, 'PUT', 'settings', { helpText: 'Call us on 555' })).status).toBe(200);
-    expect((await as(gw, admin, 'POST', 'members', { email: `${unique('m')}@t.example`, name: 'New', role: 'agent' })).status).toBe(201);
+    expect(
+      (await as(gw, admin, 'POST', 'members', { email: `${unique('m')}@t.example`, name: 'New', role: 'agent' }))
+        .status,
+    ).toBe(201);
     expect((await as(gw, admin, 'PATCH', `campaigns/${campaignId}`, { name: 'Spring sale' })).status).toBe(200);
     expect((await as(gw, admin, 'GET', 'channels')).status).toBe(200);
   });
 });
 
 describe('replies and assignment', () => {
-  test("a team reply is signed by its author: the member, or the owner for the API key; the reply event says who", async () => {
+  test('a team reply is signed by its author: the member, or the owner for the API key; the reply event says who', async () => {
     const { gw } = ctx;
     const account = await createAccount(gw);
     const hook = await Receiver.start();
     receivers.push(hook);
-    expect((await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['reply'] } })).status).toBe(201);
+    expect((await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['reply'] } })).status).toBe(
+      201,
+    );
     const agent = await join(gw, account, 'agent', 'Rita');
     const fromId = unique('visitor');
-    await api(gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, customChannel: 'chat' }) });
+    await api(gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: incoming({ fromId, customChannel: 'chat' }),
+    });
     const [conversation] = (await api(gw, account, 'GET', 'conversations')).body.data;
     expect(conversation.assigneeId).toBeNull();
 
-    const byKey = await api(gw, account, 'POST', `contacts/${conversation.contact.id}/messages`, { body: { body: 'From the workflow' } });
+    const byKey = await api(gw, account, 'POST', `contacts/${conversation.contact.id}/messages`, {
+      body: { body: 'From the workflow' },
+    });
     expect(byKey.body).toMatchObject({ author: 'team', authorId: ownerIdOf(account), authorName: account.name });
     expect((await api(gw, account, 'GET', `conversations/${conversation.id}`)).body.assigneeId).toBeNull();
 
-    const byAgent = await as(gw, agent, 'POST', `contacts/${conversation.contact.id}/messages`, { body: 'Rita here, how can I help?' });
+    const byAgent = await as(gw, agent, 'POST', `contacts/${conversation.contact.id}/messages`, {
+      body: 'Rita here, how can I help?',
+    });
     expect(byAgent.status).toBe(201);
     expect(byAgent.body).toMatchObject({ author: 'team', authorId: agent.id, authorName: 'Rita' });
-    expect((await api(gw, account, 'GET', `messages/${byAgent.body.id}`)).body).toMatchObject({ authorId: agent.id, authorName: 'Rita' });
+    expect((await api(gw, account, 'GET', `messages/${byAgent.body.id}`)).body).toMatchObject({
+      authorId: agent.id,
+      authorName: 'Rita',
+    });
     expect((await api(gw, account, 'GET', `conversations/${conversation.id}`)).body.assigneeId).toBe(agent.id);
 
-    const events = await poll(async () => hook.requests.filter((r) => r.body?.messageId), (rs) => rs.length >= 2);
+    const events = await poll(
+      async () => hook.requests.filter((r) => r.body?.messageId),
+      (rs) => rs.length >= 2,
+    );
     const payloads = events.map((r) => r.body);
-    expect(payloads).toEqual(expect.arrayContaining([
-      expect.objectContaining({ messageId: byAgent.body.id, authorId: agent.id, authorName: 'Rita', toId: fromId, userId: account.id }),
-      expect.objectContaining({ messageId: byKey.body.id, authorId: ownerIdOf(account) }),
-    ]));
+    expect(payloads).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          messageId: byAgent.body.id,
+          authorId: agent.id,
+          authorName: 'Rita',
+          toId: fromId,
+          userId: account.id,
+        }),
+        expect.objectContaining({ messageId: byKey.body.id, authorId: ownerIdOf(account) }),
+      ]),
+    );
   });
 
   test('assign to a member, the owner or nobody; filter by assignee, none and me', async () => {
@@ -326,23 +464,47 @@ describe('replies and assignment', () => {
     for (let i = 0; i < 3; i++) await api(gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming() });
     const [a, b, c] = (await api(gw, account, 'GET', 'conversations')).body.data.map((x: { id: string }) => x.id);
 
-    expect((await api(gw, account, 'POST', `conversations/${a}/assign`, { body: { memberId: agent.id } })).body.assigneeId).toBe(agent.id);
-    expect((await api(gw, account, 'POST', `conversations/${b}/assign`, { body: { memberId: 'me' } })).body.assigneeId).toBe(ownerIdOf(account));
+    expect(
+      (await api(gw, account, 'POST', `conversations/${a}/assign`, { body: { memberId: agent.id } })).body.assigneeId,
+    ).toBe(agent.id);
+    expect(
+      (await api(gw, account, 'POST', `conversations/${b}/assign`, { body: { memberId: 'me' } })).body.assigneeId,
+    ).toBe(ownerIdOf(account));
     const ids = async (query: string, who?: Joined) =>
-      (await (who ? as(gw, who, 'GET', `conversations?${query}`) : api(gw, account, 'GET', `conversations?${query}`))).body.data.map((x: { id: string }) => x.id);
+      (
+        await (who ? as(gw, who, 'GET', `conversations?${query}`) : api(gw, account, 'GET', `conversations?${query}`))
+      ).body.data.map((x: { id: string }) => x.id);
     expect(await ids(`assigneeId=${agent.id}`)).toEqual([a]);
     expect(await ids('assigneeId=me', agent)).toEqual([a]);
     expect(await ids('assigneeId=me')).toEqual([b]);
     expect(await ids('assigneeId=none')).toEqual([c]);
 
-    expect((await api(gw, account, 'POST', `conversations/${a}/assign`, { body: { memberId: null } })).body.assigneeId).toBeNull();
+    expect(
+      (await api(gw, account, 'POST', `conversations/${a}/assign`, { body: { memberId: null } })).body.assigneeId,
+    ).toBeNull();
     expect(await ids('assigneeId=none')).toEqual(expect.arrayContaining([a, c]));
 
-    const invited = await api(gw, account, 'POST', 'members', { body: { email: 'later@t.example', name: 'Later', role: 'agent' } });
-    expectApiError(await api(gw, account, 'POST', `conversations/${c}/assign`, { body: { memberId: invited.body.id } }), 409, 'MEMBER_NOT_ACTIVE');
-    const theirs = await api(gw, other, 'POST', 'members', { body: { email: 'o@t.example', name: 'O', role: 'agent' } });
-    expectApiError(await api(gw, account, 'POST', `conversations/${c}/assign`, { body: { memberId: theirs.body.id } }), 404, 'MEMBER_NOT_FOUND');
-    expectApiError(await api(gw, other, 'POST', `conversations/${c}/assign`, { body: { memberId: null } }), 404, 'CONVERSATION_NOT_FOUND');
+    const invited = await api(gw, account, 'POST', 'members', {
+      body: { email: 'later@t.example', name: 'Later', role: 'agent' },
+    });
+    expectApiError(
+      await api(gw, account, 'POST', `conversations/${c}/assign`, { body: { memberId: invited.body.id } }),
+      409,
+      'MEMBER_NOT_ACTIVE',
+    );
+    const theirs = await api(gw, other, 'POST', 'members', {
+      body: { email: 'o@t.example', name: 'O', role: 'agent' },
+    });
+    expectApiError(
+      await api(gw, account, 'POST', `conversations/${c}/assign`, { body: { memberId: theirs.body.id } }),
+      404,
+      'MEMBER_NOT_FOUND',
+    );
+    expectApiError(
+      await api(gw, other, 'POST', `conversations/${c}/assign`, { body: { memberId: null } }),
+      404,
+      'CONVERSATION_NOT_FOUND',
+    );
     expectApiError(await api(gw, account, 'POST', `conversations/${c}/assign`, { body: {} }), 400);
   });
 });
@@ -350,10 +512,15 @@ describe('replies and assignment', () => {
 describe('round robin', () => {
   /** A contact asks for a person: the conversation is handed off. */
   const askForAPerson = (gw: TestGateway, account: TestAccount) =>
-    api(gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ body: 'I want to talk to a human please' }) });
+    api(gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: incoming({ body: 'I want to talk to a human please' }),
+    });
 
   async function handoffEvents(hook: Receiver, count: number) {
-    const events = await poll(async () => hook.requests.filter((r) => r.body?.type === 'handoff'), (rs) => rs.length >= count);
+    const events = await poll(
+      async () => hook.requests.filter((r) => r.body?.type === 'handoff'),
+      (rs) => rs.length >= count,
+    );
     return events.map((r) => r.body);
   }
 
@@ -363,16 +530,23 @@ describe('round robin', () => {
     const hook = await Receiver.start();
     receivers.push(hook);
     await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['handoff'] } });
-    expect((await api(gw, account, 'PUT', 'settings', { body: { handoffAssignment: 'round_robin' } })).body.handoffAssignment).toBe('round_robin');
+    expect(
+      (await api(gw, account, 'PUT', 'settings', { body: { handoffAssignment: 'round_robin' } })).body
+        .handoffAssignment,
+    ).toBe('round_robin');
     await join(gw, account, 'admin');
     const first = await join(gw, account, 'agent', 'First');
     const second = await join(gw, account, 'agent', 'Second');
     for (let i = 0; i < 4; i++) await askForAPerson(gw, account);
 
     const events = await handoffEvents(hook, 4);
-    const order = (await api(gw, account, 'GET', 'conversations')).body.data.reverse().map((c: { assigneeId: string }) => c.assigneeId);
+    const order = (await api(gw, account, 'GET', 'conversations')).body.data
+      .reverse()
+      .map((c: { assigneeId: string }) => c.assigneeId);
     expect(order).toEqual([first.id, second.id, first.id, second.id]);
-    expect(events.map((e) => e.assignee?.email).sort()).toEqual([first.email, first.email, second.email, second.email].sort());
+    expect(events.map((e) => e.assignee?.email).sort()).toEqual(
+      [first.email, first.email, second.email, second.email].sort(),
+    );
     expect(events[0].assignee).toEqual({ id: expect.any(String), name: expect.any(String), email: expect.any(String) });
   });
 
@@ -386,7 +560,9 @@ describe('round robin', () => {
     await askForAPerson(gw, account);
     await api(gw, account, 'PUT', 'settings', { body: { handoffAssignment: 'none' } });
     await askForAPerson(gw, account);
-    const order = (await api(gw, account, 'GET', 'conversations')).body.data.reverse().map((c: { assigneeId: string }) => c.assigneeId);
+    const order = (await api(gw, account, 'GET', 'conversations')).body.data
+      .reverse()
+      .map((c: { assigneeId: string }) => c.assigneeId);
     expect(order).toEqual([null, admin.id, null]);
   });
 
@@ -399,7 +575,9 @@ describe('round robin', () => {
     await api(gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, body: 'Hello' }) });
     const [conversation] = (await api(gw, account, 'GET', 'conversations')).body.data;
     await api(gw, account, 'POST', `conversations/${conversation.id}/assign`, { body: { memberId: keeper!.id } });
-    await api(gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, body: 'talk to a person' }) });
+    await api(gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: incoming({ fromId, body: 'talk to a person' }),
+    });
     const after = (await api(gw, account, 'GET', `conversations/${conversation.id}`)).body;
     expect(after).toMatchObject({ status: 'handed_off', assigneeId: keeper!.id });
   });

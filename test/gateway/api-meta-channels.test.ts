@@ -26,8 +26,18 @@ jest.setTimeout(60_000);
 
 const PUBLIC_URL = 'https://chat.example.test';
 const hex = (c: string) => c.repeat(32);
-const messenger = { pageId: '110200300400500', pageAccessToken: 'EAAB-page-token-0123456789', appSecret: hex('3'), verifyToken: 'messenger-verify-1' };
-const instagram = { instagramAccountId: '17841400000000001', accessToken: 'IGAA-token-0123456789', appSecret: hex('4'), verifyToken: 'instagram-verify-1' };
+const messenger = {
+  pageId: '110200300400500',
+  pageAccessToken: 'EAAB-page-token-0123456789',
+  appSecret: hex('3'),
+  verifyToken: 'messenger-verify-1',
+};
+const instagram = {
+  instagramAccountId: '17841400000000001',
+  accessToken: 'IGAA-token-0123456789',
+  appSecret: hex('4'),
+  verifyToken: 'instagram-verify-1',
+};
 
 /** What the Send API answers next, by recipient: a Graph error to give, else the message is taken. */
 const refusals = new Map<string, { status: number; code: number; message: string }>();
@@ -36,14 +46,18 @@ let sent = 0;
 function graph(_n: number, req: Received): Answer {
   const profile = /^\/v23\.0\/(\d+)\?fields=/.exec(req.path);
   if (req.method === 'GET' && profile) {
-    if (req.path.includes('first_name')) return { status: 200, body: JSON.stringify({ first_name: 'Marta', last_name: 'Ruiz', id: profile[1] }) };
+    if (req.path.includes('first_name'))
+      return { status: 200, body: JSON.stringify({ first_name: 'Marta', last_name: 'Ruiz', id: profile[1] }) };
     return { status: 200, body: JSON.stringify({ name: 'Iris Bloom', username: 'iris.b', id: profile[1] }) };
   }
   if (req.method === 'POST' && /^\/v23\.0\/\d+\/messages$/.test(req.path)) {
     const refusal = refusals.get(req.body?.recipient?.id);
     if (refusal) {
       refusals.delete(req.body.recipient.id);
-      return { status: refusal.status, body: JSON.stringify({ error: { message: refusal.message, type: 'OAuthException', code: refusal.code } }) };
+      return {
+        status: refusal.status,
+        body: JSON.stringify({ error: { message: refusal.message, type: 'OAuthException', code: refusal.code } }),
+      };
     }
     return { status: 200, body: JSON.stringify({ recipient_id: req.body?.recipient?.id, message_id: `m_${++sent}` }) };
   }
@@ -76,12 +90,26 @@ const secretOf = (channel: Meta) => (channel === 'messenger' ? messenger.appSecr
 /** An account with the channel connected, a Live campaign on it with an FAQ, and a receiver of its events. */
 async function connected(channel: Meta, campaign: Record<string, unknown> = {}) {
   const account = await createAccount(ctx.gw);
-  expect((await api(ctx.gw, account, 'PUT', `channels/${channel}`, { body: channel === 'messenger' ? messenger : instagram })).status).toBe(200);
+  expect(
+    (
+      await api(ctx.gw, account, 'PUT', `channels/${channel}`, {
+        body: channel === 'messenger' ? messenger : instagram,
+      })
+    ).status,
+  ).toBe(200);
   const hook = await Receiver.start();
   hooks.push(hook);
-  await api(ctx.gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['handoff', 'opt_out', 'message_received'] } });
+  await api(ctx.gw, account, 'POST', 'webhooks', {
+    body: { url: hook.url, events: ['handoff', 'opt_out', 'message_received'] },
+  });
   const created = await api(ctx.gw, account, 'POST', 'campaigns', {
-    body: { name: 'Page chat', channel, status: 'live', bot: { faqs: [{ question: 'What are your opening hours?', answer: 'We open 9 to 6, Monday to Saturday.' }] }, ...campaign },
+    body: {
+      name: 'Page chat',
+      channel,
+      status: 'live',
+      bot: { faqs: [{ question: 'What are your opening hours?', answer: 'We open 9 to 6, Monday to Saturday.' }] },
+      ...campaign,
+    },
   });
   expect(created.status).toBe(201);
   return { account, hook, campaignId: created.body.id as string };
@@ -92,22 +120,38 @@ async function connected(channel: Meta, campaign: Record<string, unknown> = {}) 
 function postWebhook(account: TestAccount, channel: Meta, payload: object, secret = secretOf(channel)) {
   const body = JSON.stringify(payload);
   const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-  return processed(ctx.gw, request(ctx.gw, 'POST', `/v1/channels/${channel}/${account.id}/webhook`, { headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body }));
+  return processed(
+    ctx.gw,
+    request(ctx.gw, 'POST', `/v1/channels/${channel}/${account.id}/webhook`, {
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+      body,
+    }),
+  );
 }
 
 const pageOf = (channel: Meta) => (channel === 'messenger' ? messenger.pageId : instagram.instagramAccountId);
 /** One messaging event of a contact, as Meta wraps it. */
 const event = (channel: Meta, sender: string, fields: object, at = Date.now()) => ({
   object: channel === 'messenger' ? 'page' : 'instagram',
-  entry: [{ id: pageOf(channel), time: at, messaging: [{ sender: { id: sender }, recipient: { id: pageOf(channel) }, timestamp: at, ...fields }] }],
+  entry: [
+    {
+      id: pageOf(channel),
+      time: at,
+      messaging: [{ sender: { id: sender }, recipient: { id: pageOf(channel) }, timestamp: at, ...fields }],
+    },
+  ],
 });
-const text = (channel: Meta, sender: string, body: string, mid = unique('mid')) => event(channel, sender, { message: { mid, text: body } });
+const text = (channel: Meta, sender: string, body: string, mid = unique('mid')) =>
+  event(channel, sender, { message: { mid, text: body } });
 const psid = () => String(7_000_000_000_000_000 + Math.floor(Math.random() * 1e15));
 
 const sends = (to: string) => provider.requests.filter((r) => r.method === 'POST' && r.body?.recipient?.id === to);
-const messagesOf = async (account: TestAccount, contactId: string) => (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`)).body.data as any[];
+const messagesOf = async (account: TestAccount, contactId: string) =>
+  (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`)).body.data as any[];
 const contactOf = async (account: TestAccount, id: string) =>
-  (await api(ctx.gw, account, 'GET', 'conversations')).body.data.find((c: any) => c.contact.externalIds?.messenger === id || c.contact.externalIds?.instagram === id);
+  (await api(ctx.gw, account, 'GET', 'conversations')).body.data.find(
+    (c: any) => c.contact.externalIds?.messenger === id || c.contact.externalIds?.instagram === id,
+  );
 
 describe('credentials', () => {
   test('both channels are validated, stored, shown masked with their webhook address, and removed', async () => {
@@ -130,11 +174,19 @@ describe('credentials', () => {
       webhooks: { webhook: `${PUBLIC_URL}/v1/channels/instagram/${account.id}/webhook` },
     });
     const shown = await api(ctx.gw, account, 'GET', 'channels');
-    for (const secret of [messenger.pageAccessToken, messenger.appSecret, instagram.accessToken, instagram.appSecret]) expect(shown.text).not.toContain(secret);
+    for (const secret of [messenger.pageAccessToken, messenger.appSecret, instagram.accessToken, instagram.appSecret])
+      expect(shown.text).not.toContain(secret);
 
-    const bad = await api(ctx.gw, account, 'PUT', 'channels/messenger', { body: { pageId: 'my page', pageAccessToken: 'a b', appSecret: 'x', verifyToken: 'short' } });
+    const bad = await api(ctx.gw, account, 'PUT', 'channels/messenger', {
+      body: { pageId: 'my page', pageAccessToken: 'a b', appSecret: 'x', verifyToken: 'short' },
+    });
     expectApiError(bad, 400);
-    expect(bad.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['appSecret', 'pageAccessToken', 'pageId', 'verifyToken']);
+    expect(bad.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual([
+      'appSecret',
+      'pageAccessToken',
+      'pageId',
+      'verifyToken',
+    ]);
     expect((await api(ctx.gw, account, 'DELETE', 'channels/instagram')).body.instagram).toBeNull();
     expectApiError(await api(ctx.gw, account, 'DELETE', 'channels/instagram'), 404);
     const removed = await api(ctx.gw, account, 'DELETE', 'channels/messenger');
@@ -145,11 +197,20 @@ describe('credentials', () => {
   test("the handshake answers Meta's challenge only for the channel's verify token", async () => {
     const { account } = await connected('messenger');
     const path = `/v1/channels/messenger/${account.id}/webhook`;
-    const ok = await request(ctx.gw, 'GET', path, { query: { 'hub.mode': 'subscribe', 'hub.verify_token': messenger.verifyToken, 'hub.challenge': '1158201444' } });
+    const ok = await request(ctx.gw, 'GET', path, {
+      query: { 'hub.mode': 'subscribe', 'hub.verify_token': messenger.verifyToken, 'hub.challenge': '1158201444' },
+    });
     expect({ status: ok.status, text: ok.text }).toEqual({ status: 200, text: '1158201444' });
-    const wrong = await request(ctx.gw, 'GET', path, { query: { 'hub.mode': 'subscribe', 'hub.verify_token': instagram.verifyToken, 'hub.challenge': '1' } });
+    const wrong = await request(ctx.gw, 'GET', path, {
+      query: { 'hub.mode': 'subscribe', 'hub.verify_token': instagram.verifyToken, 'hub.challenge': '1' },
+    });
     expectApiError(wrong, 403, 'INVALID_VERIFY_TOKEN');
-    expectApiError(await request(ctx.gw, 'GET', `/v1/channels/instagram/${account.id}/webhook`, { query: { 'hub.mode': 'subscribe' } }), 404);
+    expectApiError(
+      await request(ctx.gw, 'GET', `/v1/channels/instagram/${account.id}/webhook`, {
+        query: { 'hub.mode': 'subscribe' },
+      }),
+      404,
+    );
   });
 });
 
@@ -158,28 +219,56 @@ describe('a Messenger lead', () => {
     const { account, campaignId } = await connected('messenger');
     const lead = psid();
     const mid = unique('mid');
-    expect((await postWebhook(account, 'messenger', text('messenger', lead, 'What are your opening hours?', mid))).status).toBe(200);
+    expect(
+      (await postWebhook(account, 'messenger', text('messenger', lead, 'What are your opening hours?', mid))).status,
+    ).toBe(200);
     await untilIdle(ctx.gw);
     const conversation = await contactOf(account, lead);
-    expect(conversation).toMatchObject({ channel: 'messenger', campaignId, contact: { firstName: 'Marta', lastName: 'Ruiz', externalIds: { messenger: lead } } });
+    expect(conversation).toMatchObject({
+      channel: 'messenger',
+      campaignId,
+      contact: { firstName: 'Marta', lastName: 'Ruiz', externalIds: { messenger: lead } },
+    });
 
     const [answer] = sends(lead);
     expect(answer!.path).toBe(`/v23.0/${messenger.pageId}/messages`);
     expect(answer!.headers.authorization).toBe(`Bearer ${messenger.pageAccessToken}`);
-    expect(answer!.body).toEqual({ recipient: { id: lead }, messaging_type: 'RESPONSE', message: { text: 'We open 9 to 6, Monday to Saturday.' } });
+    expect(answer!.body).toEqual({
+      recipient: { id: lead },
+      messaging_type: 'RESPONSE',
+      message: { text: 'We open 9 to 6, Monday to Saturday.' },
+    });
     const stored = (await messagesOf(account, conversation.contact.id)).find((m) => m.direction === 'outgoing');
-    expect(stored).toMatchObject({ author: 'bot', status: 'sent', channel: 'messenger', provider: 'messenger', providerMessageId: expect.stringMatching(/^m_/) });
+    expect(stored).toMatchObject({
+      author: 'bot',
+      status: 'sent',
+      channel: 'messenger',
+      provider: 'messenger',
+      providerMessageId: expect.stringMatching(/^m_/),
+    });
 
     // The same message delivered twice is stored once.
-    expect((await postWebhook(account, 'messenger', text('messenger', lead, 'What are your opening hours?', mid))).status).toBe(200);
-    expect((await messagesOf(account, conversation.contact.id)).filter((m) => m.direction === 'incoming')).toHaveLength(1);
+    expect(
+      (await postWebhook(account, 'messenger', text('messenger', lead, 'What are your opening hours?', mid))).status,
+    ).toBe(200);
+    expect((await messagesOf(account, conversation.contact.id)).filter((m) => m.direction === 'incoming')).toHaveLength(
+      1,
+    );
 
     const later = Date.now() + 60_000;
-    await postWebhook(account, 'messenger', event('messenger', lead, { delivery: { mids: [stored.providerMessageId], watermark: later } }));
+    await postWebhook(
+      account,
+      'messenger',
+      event('messenger', lead, { delivery: { mids: [stored.providerMessageId], watermark: later } }),
+    );
     expect((await api(ctx.gw, account, 'GET', `messages/${stored.id}`)).body.status).toBe('delivered');
     await postWebhook(account, 'messenger', event('messenger', lead, { read: { watermark: later } }));
     expect((await api(ctx.gw, account, 'GET', `messages/${stored.id}`)).body.status).toBe('read');
-    await postWebhook(account, 'messenger', event('messenger', lead, { delivery: { mids: [stored.providerMessageId], watermark: later } }));
+    await postWebhook(
+      account,
+      'messenger',
+      event('messenger', lead, { delivery: { mids: [stored.providerMessageId], watermark: later } }),
+    );
     expect((await api(ctx.gw, account, 'GET', `messages/${stored.id}`)).body.status).toBe('read');
   });
 
@@ -187,8 +276,15 @@ describe('a Messenger lead', () => {
     const { account, hook } = await connected('messenger');
     const lead = psid();
     await postWebhook(account, 'messenger', text('messenger', lead, 'I want to talk to a human'));
-    const [handoff] = await poll(async () => hook.requests.filter((r) => r.body?.type === 'handoff'), (rs) => rs.length === 1);
-    expect(handoff!.body).toMatchObject({ channel: 'messenger', reason: 'contact_asked', body: 'I want to talk to a human' });
+    const [handoff] = await poll(
+      async () => hook.requests.filter((r) => r.body?.type === 'handoff'),
+      (rs) => rs.length === 1,
+    );
+    expect(handoff!.body).toMatchObject({
+      channel: 'messenger',
+      reason: 'contact_asked',
+      body: 'I want to talk to a human',
+    });
     await untilIdle(ctx.gw);
     expect(sends(lead)).toHaveLength(1);
     expect((await contactOf(account, lead)).status).toBe('handed_off');
@@ -199,15 +295,36 @@ describe('a Messenger lead', () => {
     const lead = psid();
     await postWebhook(account, 'messenger', text('messenger', lead, 'Hello'));
     const image = { type: 'image', payload: { url: 'https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=1' } };
-    await postWebhook(account, 'messenger', event('messenger', lead, { message: { mid: unique('mid'), attachments: [image] } }));
-    await postWebhook(account, 'messenger', event('messenger', lead, { postback: { mid: unique('mid'), title: 'Book a visit', payload: 'BOOK' } }));
-    await postWebhook(account, 'messenger', event('messenger', lead, { reaction: { mid: unique('mid'), action: 'react', reaction: 'love', emoji: '❤️' } }));
+    await postWebhook(
+      account,
+      'messenger',
+      event('messenger', lead, { message: { mid: unique('mid'), attachments: [image] } }),
+    );
+    await postWebhook(
+      account,
+      'messenger',
+      event('messenger', lead, { postback: { mid: unique('mid'), title: 'Book a visit', payload: 'BOOK' } }),
+    );
+    await postWebhook(
+      account,
+      'messenger',
+      event('messenger', lead, { reaction: { mid: unique('mid'), action: 'react', reaction: 'love', emoji: '❤️' } }),
+    );
     const forged = await postWebhook(account, 'messenger', text('messenger', lead, 'forged'), hex('9'));
     expectApiError(forged, 403, 'INVALID_SIGNATURE');
     const conversation = await contactOf(account, lead);
     const incoming = (await messagesOf(account, conversation.contact.id)).filter((m) => m.direction === 'incoming');
-    expect(incoming.map((m) => [m.messageType, m.body])).toEqual([['text', 'Hello'], ['text', ''], ['text', 'Book a visit'], ['reaction', '❤️']]);
-    expect(incoming[1].media).toEqual({ url: image.payload.url, contentType: expect.stringMatching(/^image\//), mediaId: null });
+    expect(incoming.map((m) => [m.messageType, m.body])).toEqual([
+      ['text', 'Hello'],
+      ['text', ''],
+      ['text', 'Book a visit'],
+      ['reaction', '❤️'],
+    ]);
+    expect(incoming[1].media).toEqual({
+      url: image.payload.url,
+      contentType: expect.stringMatching(/^image\//),
+      mediaId: null,
+    });
   });
 });
 
@@ -227,7 +344,9 @@ describe("Meta's errors", () => {
     refusals.set(expired, { status: 400, code: 190, message: 'Error validating access token: Session has expired' });
     await postWebhook(account, 'messenger', text('messenger', expired, 'What are your opening hours?'));
     await untilIdle(ctx.gw);
-    const failed = (await messagesOf(account, (await contactOf(account, expired)).contact.id)).find((m) => m.direction === 'outgoing');
+    const failed = (await messagesOf(account, (await contactOf(account, expired)).contact.id)).find(
+      (m) => m.direction === 'outgoing',
+    );
     expect(failed).toMatchObject({ status: 'failed', errorCode: '190' });
     expect(failed.error).not.toContain(messenger.pageAccessToken);
 
@@ -235,7 +354,9 @@ describe("Meta's errors", () => {
     refusals.set(limited, { status: 400, code: 613, message: 'Calls to this api have exceeded the rate limit.' });
     await postWebhook(account, 'messenger', text('messenger', limited, 'What are your opening hours?'));
     await untilIdle(ctx.gw);
-    const retried = (await messagesOf(account, (await contactOf(account, limited)).contact.id)).find((m) => m.direction === 'outgoing');
+    const retried = (await messagesOf(account, (await contactOf(account, limited)).contact.id)).find(
+      (m) => m.direction === 'outgoing',
+    );
     expect(retried.status).toBe('sent');
     expect(sends(limited)).toHaveLength(2);
   });
@@ -246,11 +367,19 @@ describe('an Instagram lead', () => {
     const { account, hook } = await connected('instagram');
     const lead = psid();
     await postWebhook(account, 'instagram', text('instagram', lead, 'STOP'));
-    const [optOut] = await poll(async () => hook.requests.filter((r) => r.body?.type === 'opt_out'), (rs) => rs.length === 1);
+    const [optOut] = await poll(
+      async () => hook.requests.filter((r) => r.body?.type === 'opt_out'),
+      (rs) => rs.length === 1,
+    );
     expect(optOut!.body).toMatchObject({ channel: 'instagram' });
     await untilIdle(ctx.gw);
     const conversation = await contactOf(account, lead);
-    expect(conversation.contact).toMatchObject({ optOut: { channel: 'instagram', keyword: 'stop' }, firstName: 'Iris', lastName: 'Bloom', externalIds: { instagram: lead } });
+    expect(conversation.contact).toMatchObject({
+      optOut: { channel: 'instagram', keyword: 'stop' },
+      firstName: 'Iris',
+      lastName: 'Bloom',
+      externalIds: { instagram: lead },
+    });
     expect(sends(lead)).toHaveLength(1);
     expect(sends(lead)[0]!.path).toBe(`/v23.0/${instagram.instagramAccountId}/messages`);
   });
@@ -259,18 +388,26 @@ describe('an Instagram lead', () => {
 describe('campaigns', () => {
   test('an opening message is refused at save; going Live needs the channel connected; a list contact counts unreachable', async () => {
     const account = await createAccount(ctx.gw);
-    const opening = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Cold', channel: 'instagram', openingMessage: 'Hi!' } });
+    const opening = await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: { name: 'Cold', channel: 'instagram', openingMessage: 'Hi!' },
+    });
     expectApiError(opening, 400, 'NO_FIRST_MESSAGE');
     expect(opening.body.error.message).toMatch(/^openingMessage: Instagram does not let a business write first/);
-    const notConnected = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Page', channel: 'messenger', status: 'live' } });
+    const notConnected = await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: { name: 'Page', channel: 'messenger', status: 'live' },
+    });
     expectApiError(notConnected, 400, 'CAMPAIGN_CANNOT_SEND');
     expect(notConnected.body.error.message).toContain('PUT /v1/channels/messenger');
 
     await api(ctx.gw, account, 'PUT', 'channels/messenger', { body: messenger });
     const list = await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } });
-    const live = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Page', channel: 'messenger', status: 'live', listId: list.body.id } });
+    const live = await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: { name: 'Page', channel: 'messenger', status: 'live', listId: list.body.id },
+    });
     expect(live.status).toBe(201);
-    const contact = await api(ctx.gw, account, 'POST', 'contacts', { body: { firstName: 'Ola', phone: '+14155550177' } });
+    const contact = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { firstName: 'Ola', phone: '+14155550177' },
+    });
     await api(ctx.gw, account, 'POST', `lists/${list.body.id}/contacts`, { body: { contactId: contact.body.id } });
     const { unreachable } = (await api(ctx.gw, account, 'GET', `campaigns/${live.body.id}`)).body;
     expect(unreachable).toMatchObject({ total: 1, byReason: { no_first_message: 1 } });
@@ -280,7 +417,9 @@ describe('campaigns', () => {
 // Last: it moves the gateway's clock a week on, past the timestamps the tests above give Meta's events.
 describe("Meta's windows", () => {
   test('a follow-up on day 2 is skipped; a team reply on day 3 goes tagged HUMAN_AGENT; on day 8 it is skipped', async () => {
-    const { account, campaignId } = await connected('messenger', { followUps: { enabled: true, steps: [{ after: '30h', body: 'Still there?' }] } });
+    const { account, campaignId } = await connected('messenger', {
+      followUps: { enabled: true, steps: [{ after: '30h', body: 'Still there?' }] },
+    });
     const lead = psid();
     await postWebhook(account, 'messenger', text('messenger', lead, 'What are your opening hours?'));
     await untilIdle(ctx.gw);
@@ -289,18 +428,33 @@ describe("Meta's windows", () => {
     await advanceClock(ctx.gw, '31h');
     await untilIdle(ctx.gw);
     const followUp = (await messagesOf(account, contact.id)).find((m) => m.author === 'follow_up');
-    expect(followUp).toMatchObject({ status: 'skipped', errorCode: 'OUTSIDE_24H_WINDOW', error: expect.stringContaining('7 days') });
+    expect(followUp).toMatchObject({
+      status: 'skipped',
+      errorCode: 'OUTSIDE_24H_WINDOW',
+      error: expect.stringContaining('7 days'),
+    });
     expect(sends(lead)).toHaveLength(1);
-    expect((await api(ctx.gw, account, 'GET', `campaigns/${campaignId}`)).body.unreachable.byReason.outside_meta_window).toBe(1);
+    expect(
+      (await api(ctx.gw, account, 'GET', `campaigns/${campaignId}`)).body.unreachable.byReason.outside_meta_window,
+    ).toBe(1);
 
     await advanceClock(ctx.gw, '2d');
-    const reply = await api(ctx.gw, account, 'POST', `contacts/${contact.id}/messages`, { body: { body: 'Sorry for the wait: we open at 9.', conversationId } });
+    const reply = await api(ctx.gw, account, 'POST', `contacts/${contact.id}/messages`, {
+      body: { body: 'Sorry for the wait: we open at 9.', conversationId },
+    });
     expect(reply.body).toMatchObject({ status: 'pending', messageTag: 'HUMAN_AGENT' });
     await untilIdle(ctx.gw);
-    expect(sends(lead).at(-1)!.body).toEqual({ recipient: { id: lead }, messaging_type: 'MESSAGE_TAG', tag: 'HUMAN_AGENT', message: { text: 'Sorry for the wait: we open at 9.' } });
+    expect(sends(lead).at(-1)!.body).toEqual({
+      recipient: { id: lead },
+      messaging_type: 'MESSAGE_TAG',
+      tag: 'HUMAN_AGENT',
+      message: { text: 'Sorry for the wait: we open at 9.' },
+    });
 
     await advanceClock(ctx.gw, '5d');
-    const late = await api(ctx.gw, account, 'POST', `contacts/${contact.id}/messages`, { body: { body: 'Anyone?', conversationId } });
+    const late = await api(ctx.gw, account, 'POST', `contacts/${contact.id}/messages`, {
+      body: { body: 'Anyone?', conversationId },
+    });
     expect(late.body).toMatchObject({ status: 'skipped', errorCode: 'OUTSIDE_24H_WINDOW' });
   });
 });

@@ -35,16 +35,23 @@ test('lists: q finds names holding the text, case and accents aside, in their or
 
 test('campaigns: q finds names holding the text', async () => {
   for (const name of ['Dental recall', 'Open house', 'Recall — spring']) {
-    expect((await api(ctx.gw, account, 'POST', 'campaigns', { body: { name, channel: 'sms', openingMessage: 'Hi' } })).status).toBe(201);
+    expect(
+      (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name, channel: 'sms', openingMessage: 'Hi' } }))
+        .status,
+    ).toBe(201);
   }
   expect((await walk('campaigns', 'recall', 1)).names).toEqual(['Dental recall', 'Recall — spring']);
 });
 
-test("a cursor of one search is refused for another; an empty or long q is a 400", async () => {
+test('a cursor of one search is refused for another; an empty or long q is a 400', async () => {
   for (let n = 0; n < 3; n++) await api(ctx.gw, account, 'POST', 'lists', { body: { name: `Cursor list ${n}` } });
   const first = await api(ctx.gw, account, 'GET', 'lists?q=cursor&limit=1');
   expect(first.body.nextCursor).toEqual(expect.any(String));
-  expectApiError(await api(ctx.gw, account, 'GET', `lists?q=list&limit=1&cursor=${first.body.nextCursor}`), 400, 'INVALID_CURSOR');
+  expectApiError(
+    await api(ctx.gw, account, 'GET', `lists?q=list&limit=1&cursor=${first.body.nextCursor}`),
+    400,
+    'INVALID_CURSOR',
+  );
   expectApiError(await api(ctx.gw, account, 'GET', 'lists?q=%20'), 400);
   expectApiError(await api(ctx.gw, account, 'GET', `campaigns?q=${'x'.repeat(201)}`), 400);
 });

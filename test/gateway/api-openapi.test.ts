@@ -3,7 +3,18 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { checkDelivery } from '../helpers/contract';
 import { removeDir, startGateway } from '../helpers/gateway';
-import { api, createAccount, expectApiError, Receiver, request, unique, untilIdle, useGateway, type TestAccount, type TestGateway } from './api-support';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  Receiver,
+  request,
+  unique,
+  untilIdle,
+  useGateway,
+  type TestAccount,
+  type TestGateway,
+} from './api-support';
 
 /** Part E: GET /v1/openapi.json describes every /v1 route as the server really serves it. */
 const ctx = useGateway();
@@ -87,10 +98,17 @@ test('is an OpenAPI 3.1 document served under this gateway', () => {
 /** GET /v1/openapi.json as a client naming another host in its Host header (the certificate is checked for localhost). */
 function openApiFor(gw: TestGateway, host: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = https.request(new URL('/v1/openapi.json', gw.url), { headers: { host }, ca: gw.ca, servername: 'localhost', agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = https.request(
+      new URL('/v1/openapi.json', gw.url),
+      { headers: { host }, ca: gw.ca, servername: 'localhost', agent: false },
+      (res) => {
+        let text = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (c: string) => (text += c))
+          .on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject).end();
   });
 }
@@ -116,7 +134,9 @@ describe('the server address', () => {
 });
 
 test('names every route with its methods', () => {
-  const documented = Object.fromEntries(Object.entries(doc.paths).map(([p, ops]) => [p, Object.keys(ops as object).sort()]));
+  const documented = Object.fromEntries(
+    Object.entries(doc.paths).map(([p, ops]) => [p, Object.keys(ops as object).sort()]),
+  );
   expect(documented).toEqual(ROUTES);
 });
 
@@ -125,7 +145,11 @@ test('the methods documented for each path are exactly the ones the server allow
     const concrete = `/v1${path.replace(/\{\w+\}/g, 'x1')}`;
     const res = await api(ctx.gw, account, 'OPTIONS', concrete);
     expect({ path, status: res.status }).toEqual({ path, status: 204 });
-    const allow = String(res.headers.allow).split(/,\s*/).filter((m) => m !== 'HEAD' && m !== 'OPTIONS').map((m) => m.toLowerCase()).sort();
+    const allow = String(res.headers.allow)
+      .split(/,\s*/)
+      .filter((m) => m !== 'HEAD' && m !== 'OPTIONS')
+      .map((m) => m.toLowerCase())
+      .sort();
     expect({ path, allow }).toEqual({ path, allow: Object.keys(methods).sort() });
   }
 });
@@ -145,11 +169,28 @@ test('every operation is well formed: path parameters, responses, security, requ
       const declared = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name);
       expect({ where, declared }).toEqual({ where, declared: params });
       expect(Object.keys(op.responses).some((s) => /^2\d\d$/.test(s))).toBe(true);
-      for (const requirement of op.security) for (const name of Object.keys(requirement)) expect(schemes).toContain(name);
-      for (const ref of JSON.stringify(op).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)) expect(doc.components.schemas).toHaveProperty(ref[1]!);
+      for (const requirement of op.security)
+        for (const name of Object.keys(requirement)) expect(schemes).toContain(name);
+      for (const ref of JSON.stringify(op).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g))
+        expect(doc.components.schemas).toHaveProperty(ref[1]!);
       if (method === 'post' || method === 'put' || method === 'patch') {
-        const bodyless = ['/settings/webhook-secret', '/settings/webhook-test', '/api-key', '/messages/{id}/retry', '/conversations/{id}/read', '/conversations/retry-failed', '/conversations/{id}/retry-failed', '/members/{id}/invite', '/campaigns/{id}/reach-existing', '/campaigns/{id}/openings/retry-failed'].includes(path);
-        if (!bodyless) expect({ where, schema: op.requestBody?.content?.['application/json']?.schema?.type }).toEqual({ where, schema: 'object' });
+        const bodyless = [
+          '/settings/webhook-secret',
+          '/settings/webhook-test',
+          '/api-key',
+          '/messages/{id}/retry',
+          '/conversations/{id}/read',
+          '/conversations/retry-failed',
+          '/conversations/{id}/retry-failed',
+          '/members/{id}/invite',
+          '/campaigns/{id}/reach-existing',
+          '/campaigns/{id}/openings/retry-failed',
+        ].includes(path);
+        if (!bodyless)
+          expect({ where, schema: op.requestBody?.content?.['application/json']?.schema?.type }).toEqual({
+            where,
+            schema: 'object',
+          });
       }
     }
   }
@@ -157,12 +198,16 @@ test('every operation is well formed: path parameters, responses, security, requ
 
 test('the credit grant documents the x-api-key header as its only way of authenticating', () => {
   expect(doc.paths['/subaccounts/credits'].post.security).toEqual([{ apiKeyHeader: [] }]);
-  expect(doc.paths['/contacts'].post.security).toEqual(expect.arrayContaining([{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }]));
+  expect(doc.paths['/contacts'].post.security).toEqual(
+    expect.arrayContaining([{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }]),
+  );
 });
 
 test('request schemas are the ones the routes validate with', () => {
   const contact = doc.paths['/contacts'].post.requestBody.content['application/json'].schema;
-  expect(Object.keys(contact.properties)).toEqual(expect.arrayContaining(['firstName', 'first_name', 'lastName', 'last_name', 'phone', 'phone_number', 'email']));
+  expect(Object.keys(contact.properties)).toEqual(
+    expect.arrayContaining(['firstName', 'first_name', 'lastName', 'last_name', 'phone', 'phone_number', 'email']),
+  );
   const lookup = doc.paths['/contacts'].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name);
   // A lookup by phone or email, or a search (q) paged like every list.
   expect(lookup.sort()).toEqual(['cursor', 'email', 'limit', 'phoneNumber', 'q']);
@@ -184,9 +229,16 @@ describe('credit amounts', () => {
   const body = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema;
 
   test('are documented to the hundredth, from 0.01, in words rather than multipleOf', () => {
-    const hundredths = expect.objectContaining({ type: 'number', minimum: 0.01, description: expect.stringMatching(/at most two decimals.*0\.01/) });
+    const hundredths = expect.objectContaining({
+      type: 'number',
+      minimum: 0.01,
+      description: expect.stringMatching(/at most two decimals.*0\.01/),
+    });
     expect(body('/subaccounts/credits', 'post').properties.amount).toEqual(hundredths);
-    expect(body('/subaccounts/auto-recharge', 'put').properties).toMatchObject({ threshold: hundredths, amount: hundredths });
+    expect(body('/subaccounts/auto-recharge', 'put').properties).toMatchObject({
+      threshold: hundredths,
+      amount: hundredths,
+    });
     // A binary float is rarely an exact multiple of 0.01 (19.99 / 0.01 = 1998.9999999999998): validators would refuse it.
     expect(JSON.stringify(doc)).not.toContain('multipleOf');
   });
@@ -201,19 +253,26 @@ describe('credit amounts', () => {
 
     const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
     const sub = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
-    const granted = await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 19.99 } });
+    const granted = await api(ctx.gw, agency, 'POST', 'subaccounts/credits', {
+      body: { email: sub.email, amount: 19.99 },
+    });
     expect(granted.status).toBe(200);
     expect(granted.body).toMatchObject({ credits_added: 19.99, new_balance: 19.99 });
-    const rule = await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 0.07, amount: 19.99 } });
+    const rule = await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+      body: { email: sub.email, threshold: 0.07, amount: 19.99 },
+    });
     expect(rule.body).toMatchObject({ autoRecharge: { threshold: 0.07, amount: 19.99 } });
-    const tooFine = await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 19.999 } });
+    const tooFine = await api(ctx.gw, agency, 'POST', 'subaccounts/credits', {
+      body: { email: sub.email, amount: 19.999 },
+    });
     expectApiError(tooFine, 400, 'VALIDATION_ERROR');
     expect(tooFine.body.error.message).toBe('amount: must be a whole number of hundredths (at most 2 decimal places)');
   });
 });
 
 test('what the request checks refuse is documented: language tags, CSV rows, UTF-8 bodies, repeated query parameters', () => {
-  const body = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema.properties;
+  const body = (path: string, method: string) =>
+    doc.paths[path][method].requestBody.content['application/json'].schema.properties;
   expect(body('/campaigns', 'post').language.description).toMatch(/BCP 47/);
   expect(body('/campaigns/{id}', 'patch').language.description).toMatch(/BCP 47/);
   expect(body('/lists/{listId}/imports', 'post').csv.description).toMatch(/WRONG_FIELD_COUNT/);
@@ -222,8 +281,13 @@ test('what the request checks refuse is documented: language tags, CSV rows, UTF
 });
 
 test('error responses document both shapes: plain on the incoming endpoint, {code,message} elsewhere', () => {
-  expect(doc.paths['/incoming_custom_channel_message'].post.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/PlainError');
-  expect(doc.components.schemas.PlainError).toMatchObject({ properties: { error: { type: 'string' } }, required: ['error'] });
+  expect(
+    doc.paths['/incoming_custom_channel_message'].post.responses['400'].content['application/json'].schema.$ref,
+  ).toBe('#/components/schemas/PlainError');
+  expect(doc.components.schemas.PlainError).toMatchObject({
+    properties: { error: { type: 'string' } },
+    required: ['error'],
+  });
   const error = doc.paths['/contacts'].post.responses['400'].content['application/json'].schema;
   expect(error.required).toEqual(['error']);
   expect(error.properties.error.required).toEqual(['code', 'message']);
@@ -248,34 +312,53 @@ test('every operation has a unique operationId, a tag the document lists, a desc
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {
   const responses = (path: string, method: string) => doc.paths[path][method].responses;
-  const codes = (path: string, method: string, status: number) => responses(path, method)[status].content['application/json'].schema.properties.error.properties.code.enum;
+  const codes = (path: string, method: string, status: number) =>
+    responses(path, method)[status].content['application/json'].schema.properties.error.properties.code.enum;
   // Of every operation: authentication, rate limit, the store; of a body: its format; of an agent's refusal: its role.
   expect(codes('/contacts/{id}', 'get', 401)).toEqual(['UNAUTHORIZED']);
   expect(codes('/contacts/{id}', 'get', 404)).toEqual(['CONTACT_NOT_FOUND']);
-  expect(codes('/contacts', 'post', 400)).toEqual(expect.arrayContaining(['INVALID_JSON', 'INVALID_PHONE', 'VALIDATION_ERROR']));
+  expect(codes('/contacts', 'post', 400)).toEqual(
+    expect.arrayContaining(['INVALID_JSON', 'INVALID_PHONE', 'VALIDATION_ERROR']),
+  );
   expect(codes('/contacts', 'post', 409)).toEqual(expect.arrayContaining(['EXTERNAL_ID_TAKEN']));
   expect(responses('/contacts/{id}', 'get')['413']).toBeUndefined();
   expect(codes('/settings', 'put', 403)).toEqual(expect.arrayContaining(['FORBIDDEN']));
   expect(responses('/contacts/{id}', 'get')['403']).toBeUndefined();
   expect(codes('/subaccounts/credits', 'post', 422)).toEqual(['IDEMPOTENCY_KEY_REUSED']);
-  expect(codes('/campaigns/{id}/reach-existing', 'post', 409)).toEqual(expect.arrayContaining(['CAMPAIGN_NOT_LIVE', 'CAMPAIGN_WITHOUT_LIST']));
-  expect(Object.keys(responses('/contacts/{id}', 'get')['429'].headers)).toEqual(expect.arrayContaining(['Retry-After', 'RateLimit', 'RateLimit-Policy']));
-  expect(Object.keys(responses('/contacts/{id}', 'get')['503'].headers)).toEqual(['Retry-After', 'RateLimit', 'RateLimit-Policy']);
+  expect(codes('/campaigns/{id}/reach-existing', 'post', 409)).toEqual(
+    expect.arrayContaining(['CAMPAIGN_NOT_LIVE', 'CAMPAIGN_WITHOUT_LIST']),
+  );
+  expect(Object.keys(responses('/contacts/{id}', 'get')['429'].headers)).toEqual(
+    expect.arrayContaining(['Retry-After', 'RateLimit', 'RateLimit-Policy']),
+  );
+  expect(Object.keys(responses('/contacts/{id}', 'get')['503'].headers)).toEqual([
+    'Retry-After',
+    'RateLimit',
+    'RateLimit-Policy',
+  ]);
   expect(Object.keys(responses('/contacts/{id}', 'get')['200'].headers)).toEqual(['RateLimit', 'RateLimit-Policy']);
   expect(Object.keys(responses('/lists/{listId}/imports', 'post')['202'].headers)).toContain('Location');
-  expect(doc.paths['/subaccounts/credits'].post.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]));
+  expect(doc.paths['/subaccounts/credits'].post.parameters).toEqual(
+    expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]),
+  );
 });
 
-describe('the rate limit\'s headers are declared on exactly the answers that carry them', () => {
-  const headers = (path: string, method: string, status: number) => doc.paths[path][method].responses[status].headers ?? {};
+describe("the rate limit's headers are declared on exactly the answers that carry them", () => {
+  const headers = (path: string, method: string, status: number) =>
+    doc.paths[path][method].responses[status].headers ?? {};
   const required = (path: string, method: string, status: number) =>
-    Object.fromEntries(Object.entries(headers(path, method, status)).map(([name, h]: [string, any]) => [name, h.required ?? false]));
+    Object.fromEntries(
+      Object.entries(headers(path, method, status)).map(([name, h]: [string, any]) => [name, h.required ?? false]),
+    );
 
   test('every success and every error given after the count: required', () => {
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
         for (const status of Object.keys(op.responses).filter((s) => /^(2\d\d|404|409|410|413|415|422)$/.test(s))) {
-          expect({ where: `${method} ${path} ${status}`, ...required(path, method, Number(status)) }).toMatchObject({ RateLimit: true, 'RateLimit-Policy': true });
+          expect({ where: `${method} ${path} ${status}`, ...required(path, method, Number(status)) }).toMatchObject({
+            RateLimit: true,
+            'RateLimit-Policy': true,
+          });
         }
       }
     }
@@ -287,7 +370,11 @@ describe('the rate limit\'s headers are declared on exactly the answers that car
     expect(headers('/subaccounts/credits', 'post', 401).RateLimit.description).toMatch(/UNAUTHORIZED/);
     expect(required('/settings', 'put', 403)).toEqual({ RateLimit: false, 'RateLimit-Policy': false });
     expect(required('/contacts', 'post', 400)).toEqual({ RateLimit: false, 'RateLimit-Policy': false });
-    expect(required('/contacts/{id}', 'get', 429)).toEqual({ 'Retry-After': true, RateLimit: false, 'RateLimit-Policy': false });
+    expect(required('/contacts/{id}', 'get', 429)).toEqual({
+      'Retry-After': true,
+      RateLimit: false,
+      'RateLimit-Policy': false,
+    });
     expect(headers('/contacts/{id}', 'get', 431)).toEqual({});
   });
 
@@ -299,7 +386,10 @@ describe('the rate limit\'s headers are declared on exactly the answers that car
     const wrongKey = await api(ctx.gw, { apiKey: 'lc_wrong' }, 'GET', 'contacts/ct_missing');
     expectApiError(wrongKey, 401, 'UNAUTHORIZED');
     expect(wrongKey.headers.ratelimit).toBeUndefined();
-    const bearer = await api(ctx.gw, account, 'POST', 'subaccounts/credits', { keyIn: 'bearer', body: { email: 'sub@example.com', amount: 1 } });
+    const bearer = await api(ctx.gw, account, 'POST', 'subaccounts/credits', {
+      keyIn: 'bearer',
+      body: { email: 'sub@example.com', amount: 1 },
+    });
     expectApiError(bearer, 401, 'UNAUTHORIZED');
     expect(bearer.headers.ratelimit).toMatch(/^"per-key"/);
   });
@@ -307,11 +397,19 @@ describe('the rate limit\'s headers are declared on exactly the answers that car
 
 test('each success has its body: 200 and 201 of a contact, a page, no content on 204', () => {
   const success = (path: string, method: string, status: number) => doc.paths[path][method].responses[status];
-  expect(success('/contacts', 'post', 201).content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Contact' });
-  expect(success('/contacts', 'post', 200).content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Contact' });
-  expect(Object.keys(success('/lists/{listId}/contacts', 'post', 200).content['application/json'].schema.properties)).toEqual(['success', 'listId', 'contactId', 'added']);
+  expect(success('/contacts', 'post', 201).content['application/json'].schema).toEqual({
+    $ref: '#/components/schemas/Contact',
+  });
+  expect(success('/contacts', 'post', 200).content['application/json'].schema).toEqual({
+    $ref: '#/components/schemas/Contact',
+  });
+  expect(
+    Object.keys(success('/lists/{listId}/contacts', 'post', 200).content['application/json'].schema.properties),
+  ).toEqual(['success', 'listId', 'contactId', 'added']);
   expect(success('/webhooks/{id}', 'delete', 204).content).toBeUndefined();
-  expect(doc.components.schemas.Contact.required).toEqual(expect.arrayContaining(['id', 'phone', 'email', 'createdAt']));
+  expect(doc.components.schemas.Contact.required).toEqual(
+    expect.arrayContaining(['id', 'phone', 'email', 'createdAt']),
+  );
 });
 
 test('is served without a key, and the same with one', async () => {
@@ -321,24 +419,33 @@ test('is served without a key, and the same with one', async () => {
 });
 
 test("the incoming endpoint's schema requires what the server requires, and its example is accepted as it stands", async () => {
-  const { schema, example } = doc.paths['/incoming_custom_channel_message'].post.requestBody.content['application/json'];
+  const { schema, example } =
+    doc.paths['/incoming_custom_channel_message'].post.requestBody.content['application/json'];
   const customData = schema.properties.customData;
   expect(customData.required.sort()).toEqual(['body', 'fromId', 'toId']);
   expect(customData.anyOf).toEqual([{ required: ['messageSid'] }, { required: ['id'] }]);
   const stored = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: example });
   expect(stored.status).toBe(200);
   const { messageSid: _sid, ...withoutSid } = example.customData;
-  expect((await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: { customData: withoutSid } })).status).toBe(400);
+  expect(
+    (await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: { customData: withoutSid } }))
+      .status,
+  ).toBe(400);
 });
 
 describe('webhooks: what the gateway posts is what the document describes', () => {
-  const subscribable = () => doc.paths['/webhooks'].post.requestBody.content['application/json'].schema.properties.events.items.enum as string[];
+  const subscribable = () =>
+    doc.paths['/webhooks'].post.requestBody.content['application/json'].schema.properties.events.items.enum as string[];
 
-  test('every event a subscription takes, and the test event, is a signed POST with its payload\'s schema', () => {
+  test("every event a subscription takes, and the test event, is a signed POST with its payload's schema", () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual([...subscribable(), 'test'].sort());
     for (const [name, item] of Object.entries(doc.webhooks as Record<string, any>)) {
       const post = item.post;
-      expect({ name, summary: typeof post.summary, tags: post.tags }).toEqual({ name, summary: 'string', tags: ['Webhooks'] });
+      expect({ name, summary: typeof post.summary, tags: post.tags }).toEqual({
+        name,
+        summary: 'string',
+        tags: ['Webhooks'],
+      });
       expect(post.parameters.map((p: any) => [p.name, p.in, p.required])).toEqual([
         ['webhook-event', 'header', true],
         ['webhook-id', 'header', true],
@@ -351,28 +458,69 @@ describe('webhooks: what the gateway posts is what the document describes', () =
       expect(Object.keys(post.responses)).toEqual(['2XX', '4XX', '5XX']);
     }
     // The spec's reply payload (§2.6), with no type: the header names it.
-    expect(doc.components.schemas.ReplyEvent.required).toEqual(['contactId', 'messageId', 'userId', 'body', 'toId', 'channel']);
+    expect(doc.components.schemas.ReplyEvent.required).toEqual([
+      'contactId',
+      'messageId',
+      'userId',
+      'body',
+      'toId',
+      'channel',
+    ]);
     expect(doc.components.schemas.AutoRechargeEvent.required).toContain('idempotency_key');
   });
 
   test('a real delivery of each event, to a subscription and to the Custom Channel Webhook URL, is what its schema says', async () => {
     const hook = await Receiver.start();
-    const completion = (content: string) => ({ id: 'c1', object: 'chat.completion', model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] });
-    const llm = await Receiver.start(() => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(completion('Tuesday at 10 it is: you are booked. [GOAL_REACHED]')) }));
+    const completion = (content: string) => ({
+      id: 'c1',
+      object: 'chat.completion',
+      model: 'm',
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+    });
+    const llm = await Receiver.start(() => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(completion('Tuesday at 10 it is: you are booked. [GOAL_REACHED]')),
+    }));
     try {
       const owner = await createAccount(ctx.gw);
-      expect((await api(ctx.gw, owner, 'POST', 'webhooks', { body: { url: hook.url, events: subscribable() } })).status).toBe(201);
-      expect((await api(ctx.gw, owner, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } })).status).toBe(200);
-      const bot = await api(ctx.gw, owner, 'PUT', 'settings/bot', { body: { provider: 'openai', openai: { baseUrl: `${new URL(llm.url).origin}/v1`, model: 'm', apiKey: null } } });
+      expect(
+        (await api(ctx.gw, owner, 'POST', 'webhooks', { body: { url: hook.url, events: subscribable() } })).status,
+      ).toBe(201);
+      expect(
+        (await api(ctx.gw, owner, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } })).status,
+      ).toBe(200);
+      const bot = await api(ctx.gw, owner, 'PUT', 'settings/bot', {
+        body: { provider: 'openai', openai: { baseUrl: `${new URL(llm.url).origin}/v1`, model: 'm', apiKey: null } },
+      });
       expect(bot.status).toBe(200);
       const list = await api(ctx.gw, owner, 'POST', 'lists', { body: { name: 'Visitors' } });
       const campaign = await api(ctx.gw, owner, 'POST', 'campaigns', {
-        body: { name: 'Visits', listId: list.body.id, channel: 'custom', customChannel: 'webchat', openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: false, status: 'live', bot: { goal: 'Book a visit' } },
+        body: {
+          name: 'Visits',
+          listId: list.body.id,
+          channel: 'custom',
+          customChannel: 'webchat',
+          openingMessage: 'Hi {{first_name}}!',
+          triggerOnNewContacts: false,
+          status: 'live',
+          bot: { goal: 'Book a visit' },
+        },
       });
       expect(campaign.status).toBe(201);
       const write = async (messageSid: string, body: string) => {
         const res = await api(ctx.gw, owner, 'POST', 'incoming_custom_channel_message', {
-          body: { customData: { messageSid, fromId: 'visitor-77', toId: 'acme', body, channel: 'webchat', campaignId: campaign.body.id, firstName: 'Noah' } },
+          body: {
+            customData: {
+              messageSid,
+              fromId: 'visitor-77',
+              toId: 'acme',
+              body,
+              channel: 'webchat',
+              campaignId: campaign.body.id,
+              firstName: 'Noah',
+            },
+          },
         });
         expect(res.status).toBe(200);
         await untilIdle(ctx.gw);
@@ -382,31 +530,52 @@ describe('webhooks: what the gateway posts is what the document describes', () =
       await write('visit-2', 'Can I talk to a human, please?');
       const contactId = hook.requests.find((r) => r.body?.type === 'message_received')!.body.contactId as string;
       // A team member's reply names its author; STOP opts the contact out.
-      expect((await api(ctx.gw, owner, 'POST', `contacts/${contactId}/messages`, { body: { body: 'See you Tuesday at 10.' } })).status).toBe(201);
+      expect(
+        (
+          await api(ctx.gw, owner, 'POST', `contacts/${contactId}/messages`, {
+            body: { body: 'See you Tuesday at 10.' },
+          })
+        ).status,
+      ).toBe(201);
       await write('visit-3', 'STOP');
       expect((await api(ctx.gw, owner, 'POST', 'settings/webhook-test')).body).toMatchObject({ ok: true });
 
       // A message no receiver takes fails for good: delivery_failed.
       const unheard = await createAccount(ctx.gw);
       await api(ctx.gw, unheard, 'POST', 'webhooks', { body: { url: hook.url, events: ['delivery_failed'] } });
-      const sent = await api(ctx.gw, unheard, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: 'visitor-88', customChannel: 'webchat', body: 'Your order shipped.' } } });
+      const sent = await api(ctx.gw, unheard, 'POST', 'send_custom_channel_message', {
+        body: { customData: { fromId: 'visitor-88', customChannel: 'webchat', body: 'Your order shipped.' } },
+      });
       expect(sent.status).toBe(200);
 
       // A sub-account below its auto-recharge threshold: its agency's auto_recharge.
       const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
       const sub = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
       await api(ctx.gw, agency, 'POST', 'webhooks', { body: { url: hook.url, events: ['auto_recharge'] } });
-      expect((await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 10, amount: 19.99 } })).status).toBe(200);
+      expect(
+        (
+          await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+            body: { email: sub.email, threshold: 10, amount: 19.99 },
+          })
+        ).status,
+      ).toBe(200);
       await untilIdle(ctx.gw);
 
       const seen = hook.requests.map((received) => checkDelivery(received));
       expect(new Set(seen)).toEqual(new Set(Object.keys(doc.webhooks)));
       const replies = hook.requests.filter((r) => r.headers['webhook-event'] === 'reply');
       // Each reply twice: to the subscription and to the Custom Channel Webhook URL; the team's with its author.
-      expect(replies.find((r) => r.body.body === 'See you Tuesday at 10.')!.body).toEqual(expect.objectContaining({ authorId: expect.any(String), channel: 'webchat', toId: 'visitor-77' }));
+      expect(replies.find((r) => r.body.body === 'See you Tuesday at 10.')!.body).toEqual(
+        expect.objectContaining({ authorId: expect.any(String), channel: 'webchat', toId: 'visitor-77' }),
+      );
       const body = (event: string) => hook.requests.find((r) => r.headers['webhook-event'] === event)!.body;
       expect(body('goal_reached')).toMatchObject({ contactId, campaignId: campaign.body.id, goal: 'Book a visit' });
-      expect(body('handoff')).toMatchObject({ contactId, reason: 'contact_asked', channel: 'custom', customChannel: 'webchat' });
+      expect(body('handoff')).toMatchObject({
+        contactId,
+        reason: 'contact_asked',
+        channel: 'custom',
+        customChannel: 'webchat',
+      });
       expect(body('opt_out')).toMatchObject({ contactId, channel: 'custom:webchat', source: 'contact', body: 'STOP' });
       expect(body('delivery_failed')).toMatchObject({ messageId: sent.body.messageId, error: expect.any(String) });
       expect(body('auto_recharge')).toMatchObject({ sub_account_id: sub.id, threshold: 10, amount: 19.99 });
@@ -417,12 +586,26 @@ describe('webhooks: what the gateway posts is what the document describes', () =
   });
 
   test('a delivery the document does not describe is refused by the check', () => {
-    const headers = { 'webhook-event': 'opt_out', 'webhook-id': 'dlv_1', 'webhook-timestamp': '1764640000', 'webhook-signature': 'v1,abc=' };
-    const optOut = { type: 'opt_out', occurredAt: '2026-12-02T03:00:00.000Z', contactId: 'ct_1', channel: 'sms', source: 'contact', body: 'STOP' };
+    const headers = {
+      'webhook-event': 'opt_out',
+      'webhook-id': 'dlv_1',
+      'webhook-timestamp': '1764640000',
+      'webhook-signature': 'v1,abc=',
+    };
+    const optOut = {
+      type: 'opt_out',
+      occurredAt: '2026-12-02T03:00:00.000Z',
+      contactId: 'ct_1',
+      channel: 'sms',
+      source: 'contact',
+      body: 'STOP',
+    };
     expect(checkDelivery({ headers, body: optOut })).toBe('opt_out');
     expect(() => checkDelivery({ headers, body: { ...optOut, reason: 'extra' } })).toThrow(/additional/);
     expect(() => checkDelivery({ headers, body: { ...optOut, source: 'team' } })).toThrow(/allowed values/);
-    expect(() => checkDelivery({ headers: { ...headers, 'webhook-event': 'campaign_finished' }, body: optOut })).toThrow(/do not describe/);
+    expect(() =>
+      checkDelivery({ headers: { ...headers, 'webhook-event': 'campaign_finished' }, body: optOut }),
+    ).toThrow(/do not describe/);
     const { 'webhook-signature': _s, ...unsigned } = headers;
     expect(() => checkDelivery({ headers: unsigned, body: optOut })).toThrow(/without the webhook-signature header/);
   });

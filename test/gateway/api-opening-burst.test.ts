@@ -80,7 +80,8 @@ async function postgresDeployment(): Promise<Deployment> {
 }
 
 /** Every conversation of the campaign, over all pages. */
-const conversationsOf = (gw: TestGateway, account: TestAccount, campaignId: string) => listAll(gw, account.apiKey, '/conversations', `&campaignId=${campaignId}`);
+const conversationsOf = (gw: TestGateway, account: TestAccount, campaignId: string) =>
+  listAll(gw, account.apiKey, '/conversations', `&campaignId=${campaignId}`);
 
 test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, the rest paced at the campaign's rate, none twice`, async () => {
   const deployment = BACKEND === 'postgres' ? await postgresDeployment() : await lowdbDeployment();
@@ -88,18 +89,36 @@ test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, th
   try {
     const account = await createAccount(on(0));
     const list = (await api(on(0), account, 'POST', 'lists', { body: { name: 'Burst' } })).body;
-    const campaign = (await api(on(0), account, 'POST', 'campaigns', {
-      body: { name: 'Burst', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name|there}}!', triggerOnNewContacts: true, status: 'live', sendRate: RATE },
-    })).body;
-    const contacts = await Promise.all(Array.from({ length: ADDITIONS }, async (_, i) =>
-      (await api(on(i), account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: `Lead ${i}` } })).body,
-    ));
+    const campaign = (
+      await api(on(0), account, 'POST', 'campaigns', {
+        body: {
+          name: 'Burst',
+          channel: 'sms',
+          listId: list.id,
+          openingMessage: 'Hi {{first_name|there}}!',
+          triggerOnNewContacts: true,
+          status: 'live',
+          sendRate: RATE,
+        },
+      })
+    ).body;
+    const contacts = await Promise.all(
+      Array.from(
+        { length: ADDITIONS },
+        async (_, i) =>
+          (await api(on(i), account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: `Lead ${i}` } }))
+            .body,
+      ),
+    );
 
     const added = Date.now();
-    const additions = await Promise.all(contacts.map((c, i) => api(on(i), account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: c.id } })));
+    const additions = await Promise.all(
+      contacts.map((c, i) => api(on(i), account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: c.id } })),
+    );
     expect(additions.map((r) => r.status)).toEqual(Array(ADDITIONS).fill(201));
 
-    const sentCount = async () => (await conversationsOf(on(1), account, campaign.id)).filter((c) => c.opening?.status === 'sent').length;
+    const sentCount = async () =>
+      (await conversationsOf(on(1), account, campaign.id)).filter((c) => c.opening?.status === 'sent').length;
     expect(await poll(sentCount, (n) => n >= 30, 30_000)).toBeGreaterThanOrEqual(30);
     const stoppedAt = Date.now();
     await deployment.restart();
@@ -114,12 +133,20 @@ test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, th
 
     // One opening message per contact, and only one, a while after the last.
     await sleep(1000);
-    const messages = (await Promise.all(contacts.map(async (c, i) =>
-      ((await api(on(i), account, 'GET', `contacts/${c.id}/messages`)).body.data as any[]).filter((m) => m.direction === 'outgoing'),
-    ))).flat();
+    const messages = (
+      await Promise.all(
+        contacts.map(async (c, i) =>
+          ((await api(on(i), account, 'GET', `contacts/${c.id}/messages`)).body.data as any[]).filter(
+            (m) => m.direction === 'outgoing',
+          ),
+        ),
+      )
+    ).flat();
     expect(messages).toHaveLength(ADDITIONS);
     expect(new Set(messages.map((m) => m.contactId)).size).toBe(ADDITIONS);
-    expect(messages.every((m) => m.author === 'campaign' && m.status === 'sent' && m.campaignId === campaign.id)).toBe(true);
+    expect(messages.every((m) => m.author === 'campaign' && m.status === 'sent' && m.campaignId === campaign.id)).toBe(
+      true,
+    );
 
     const times = messages.map((m) => Date.parse(m.createdAt)).sort((a, b) => a - b);
     // 3 at once, as soon as they are added.
@@ -127,7 +154,9 @@ test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, th
     // The other 57 at the campaign's rate: the n-th of them no sooner than n intervals after the first addition
     // (a send never goes before its slot; a late one, after a busy moment or the restart, only goes later).
     const paced = times.slice(3);
-    const early = paced.map((t, k) => ({ k, aheadMs: (k + 1) * INTERVAL_MS - (t - added) })).filter((e) => e.aheadMs > 50);
+    const early = paced
+      .map((t, k) => ({ k, aheadMs: (k + 1) * INTERVAL_MS - (t - added) }))
+      .filter((e) => e.aheadMs > 50);
     expect(early).toEqual([]);
     // The catch-up of the sends whose slots passed while the gateway was down is as long as that time, no longer.
     const catchUp = { from: stoppedAt, to: restartedAt + LEASE_MS + 1000 };
@@ -144,14 +173,30 @@ test('what came due during an outage longer than 10 s is paced from the restart,
   try {
     const account = await createAccount(on(0));
     const list = (await api(on(0), account, 'POST', 'lists', { body: { name: 'Outage' } })).body;
-    const campaign = (await api(on(0), account, 'POST', 'campaigns', {
-      body: { name: 'Outage', channel: 'sms', listId: list.id, openingMessage: 'Hi!', triggerOnNewContacts: true, status: 'live', sendRate: RATE },
-    })).body;
-    const contacts = await Promise.all(Array.from({ length: 40 }, async (_, i) =>
-      (await api(on(i), account, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body,
-    ));
-    await Promise.all(contacts.map((c, i) => api(on(i), account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: c.id } })));
-    const sentCount = async () => (await conversationsOf(on(0), account, campaign.id)).filter((c) => c.opening?.status === 'sent').length;
+    const campaign = (
+      await api(on(0), account, 'POST', 'campaigns', {
+        body: {
+          name: 'Outage',
+          channel: 'sms',
+          listId: list.id,
+          openingMessage: 'Hi!',
+          triggerOnNewContacts: true,
+          status: 'live',
+          sendRate: RATE,
+        },
+      })
+    ).body;
+    const contacts = await Promise.all(
+      Array.from(
+        { length: 40 },
+        async (_, i) => (await api(on(i), account, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body,
+      ),
+    );
+    await Promise.all(
+      contacts.map((c, i) => api(on(i), account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: c.id } })),
+    );
+    const sentCount = async () =>
+      (await conversationsOf(on(0), account, campaign.id)).filter((c) => c.opening?.status === 'sent').length;
     await poll(sentCount, (n) => n >= 6, 20_000);
 
     // 12 s without any process: the 30-odd sends left all come due meanwhile.
@@ -159,16 +204,26 @@ test('what came due during an outage longer than 10 s is paced from the restart,
     const restartedAt = Date.now();
     await poll(sentCount, (n) => n === 40, 60_000);
 
-    const times = (await Promise.all(contacts.map(async (c, i) =>
-      ((await api(on(i), account, 'GET', `contacts/${c.id}/messages`)).body.data as any[]).filter((m) => m.direction === 'outgoing'),
-    ))).flat().map((m) => Date.parse(m.createdAt));
+    const times = (
+      await Promise.all(
+        contacts.map(async (c, i) =>
+          ((await api(on(i), account, 'GET', `contacts/${c.id}/messages`)).body.data as any[]).filter(
+            (m) => m.direction === 'outgoing',
+          ),
+        ),
+      )
+    )
+      .flat()
+      .map((m) => Date.parse(m.createdAt));
     expect(times).toHaveLength(40);
     // After the restart: a new burst of 3 at most, then one per interval, the n-th (from 0) no sooner than n - 3
     // intervals after the gateway was back (a second earlier at most: its job runner starts before it listens).
     const after = times.filter((t) => t >= restartedAt - 1000).sort((a, b) => a - b);
     // Sends go on while the processes stop (a busy machine stops them slower): a third of them at least are left.
     expect(after.length).toBeGreaterThanOrEqual(13);
-    const early = after.map((t, n) => ({ n, aheadMs: (n - 3) * INTERVAL_MS - (t - (restartedAt - 1000)) })).filter((e) => e.aheadMs > 0);
+    const early = after
+      .map((t, n) => ({ n, aheadMs: (n - 3) * INTERVAL_MS - (t - (restartedAt - 1000)) }))
+      .filter((e) => e.aheadMs > 0);
     expect(early).toEqual([]);
   } finally {
     await deployment.close();

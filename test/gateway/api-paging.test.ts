@@ -42,7 +42,8 @@ const post = async (who: TestAccount, path: string, body: unknown) => {
   expect([200, 201]).toContain(res.status);
   return res.body;
 };
-const asTenant = (who: TestAccount, path: string, query: Record<string, string> = {}) => api(ctx.gw, who, 'GET', path, { query });
+const asTenant = (who: TestAccount, path: string, query: Record<string, string> = {}) =>
+  api(ctx.gw, who, 'GET', path, { query });
 // Sequential on purpose: each endpoint lists in insertion order, which the expected ids follow.
 async function times<T>(count: number, make: (i: number) => Promise<T>): Promise<T[]> {
   const made: T[] = [];
@@ -55,7 +56,10 @@ const endpoints: Endpoint[] = [
     name: 'GET /v1/lists',
     tenant: true,
     get: asTenant,
-    fill: async (who, count) => ({ path: 'lists', ids: (await times(count, (i) => post(who, 'lists', { name: `List ${i}` }))).map((l) => l.id) }),
+    fill: async (who, count) => ({
+      path: 'lists',
+      ids: (await times(count, (i) => post(who, 'lists', { name: `List ${i}` }))).map((l) => l.id),
+    }),
   },
   {
     name: 'GET /v1/lists/{id}/contacts',
@@ -75,7 +79,10 @@ const endpoints: Endpoint[] = [
     name: 'GET /v1/campaigns',
     tenant: true,
     get: asTenant,
-    fill: async (who, count) => ({ path: 'campaigns', ids: (await times(count, (i) => post(who, 'campaigns', { name: `Campaign ${i}` }))).map((c) => c.id) }),
+    fill: async (who, count) => ({
+      path: 'campaigns',
+      ids: (await times(count, (i) => post(who, 'campaigns', { name: `Campaign ${i}` }))).map((c) => c.id),
+    }),
   },
   {
     name: 'GET /v1/webhooks',
@@ -83,7 +90,9 @@ const endpoints: Endpoint[] = [
     get: asTenant,
     fill: async (who, count) => ({
       path: 'webhooks',
-      ids: (await times(count, (i) => post(who, 'webhooks', { url: `http://127.0.0.1:9/hook/${i}`, events: ['reply'] }))).map((w) => w.id),
+      ids: (
+        await times(count, (i) => post(who, 'webhooks', { url: `http://127.0.0.1:9/hook/${i}`, events: ['reply'] }))
+      ).map((w) => w.id),
     }),
   },
   {
@@ -93,24 +102,42 @@ const endpoints: Endpoint[] = [
     fill: async (who, count) => {
       // Messages sent to one visitor: none of them calls for an answer of the gateway's own.
       const fromId = unique('visitor');
-      const sent = await times(count, (i) => post(who, 'send_custom_channel_message', { customData: { fromId, customChannel: 'web-chat', body: `Message ${i}` } }));
+      const sent = await times(count, (i) =>
+        post(who, 'send_custom_channel_message', {
+          customData: { fromId, customChannel: 'web-chat', body: `Message ${i}` },
+        }),
+      );
       return { path: `contacts/${sent[0].contactId}/messages`, ids: sent.map((r) => r.messageId) };
     },
   },
   {
     name: 'GET /admin/v1/jobs',
     tenant: false,
-    get: (_who, path, query = {}) => request(ctx.gw, 'GET', path, { headers: { authorization: `Bearer ${ctx.gw.adminToken}` }, query }),
+    get: (_who, path, query = {}) =>
+      request(ctx.gw, 'GET', path, { headers: { authorization: `Bearer ${ctx.gw.adminToken}` }, query }),
     fill: async (who, count) => {
       // Each reply's delivery fails once and waits (pending) for its retry an hour later.
       failing = await Receiver.start(() => ({ status: 500 }));
-      expect((await api(ctx.gw, who, 'PUT', 'settings', { body: { customChannelWebhookUrl: failing.url } })).status).toBe(200);
+      expect(
+        (await api(ctx.gw, who, 'PUT', 'settings', { body: { customChannelWebhookUrl: failing.url } })).status,
+      ).toBe(200);
       const fromId = unique('visitor');
-      await times(count, (i) => post(who, 'send_custom_channel_message', { customData: { fromId, customChannel: 'web-chat', body: `Reply ${i}` } }));
+      await times(count, (i) =>
+        post(who, 'send_custom_channel_message', {
+          customData: { fromId, customChannel: 'web-chat', body: `Reply ${i}` },
+        }),
+      );
       const path = '/admin/v1/jobs';
-      const mine = (res: Reply) => (res.body.data as Array<{ id: string; accountId: string; attempts: number }>).filter((j) => j.accountId === who.id);
+      const mine = (res: Reply) =>
+        (res.body.data as Array<{ id: string; accountId: string; attempts: number }>).filter(
+          (j) => j.accountId === who.id,
+        );
       const settled = await poll(
-        () => request(ctx.gw, 'GET', path, { headers: { authorization: `Bearer ${ctx.gw.adminToken}` }, query: { status: 'pending', limit: '200' } }),
+        () =>
+          request(ctx.gw, 'GET', path, {
+            headers: { authorization: `Bearer ${ctx.gw.adminToken}` },
+            query: { status: 'pending', limit: '200' },
+          }),
         (res) => res.status === 200 && mine(res).length === count && mine(res).every((j) => j.attempts === 1),
         20_000,
       );
@@ -282,24 +309,39 @@ describe('a cursor is good only on the endpoint that made it', () => {
 
   test("a conversation cursor is bound to the inbox's filters", async () => {
     // No campaign answers these visitors: their conversations are the team's (handed_off).
-    for (let i = 0; i < 3; i++) await post(owner, 'incoming_custom_channel_message', incoming({ fromId: unique('visitor') }));
+    for (let i = 0; i < 3; i++)
+      await post(owner, 'incoming_custom_channel_message', incoming({ fromId: unique('visitor') }));
     const first = await poll(
       () => asTenant(owner, 'conversations', { limit: '1', status: 'handed_off' }),
       (r) => r.status === 200 && typeof r.body.nextCursor === 'string',
     );
     const cursor = first.body.nextCursor as string;
     expect((await asTenant(owner, 'conversations', { limit: '1', status: 'handed_off', cursor })).status).toBe(200);
-    expectApiError(await asTenant(owner, 'conversations', { limit: '1', status: 'closed', cursor }), 400, 'INVALID_CURSOR');
+    expectApiError(
+      await asTenant(owner, 'conversations', { limit: '1', status: 'closed', cursor }),
+      400,
+      'INVALID_CURSOR',
+    );
     expectApiError(await asTenant(owner, 'conversations', { limit: '1', cursor }), 400, 'INVALID_CURSOR');
   });
 });
 
 test('the OpenAPI document shows limit, cursor and the page answer on every /v1 list endpoint', async () => {
   const doc = (await request(ctx.gw, 'GET', '/v1/openapi.json')).body;
-  const items: Record<string, string> = { '/lists': 'List', '/lists/{listId}/contacts': 'ListContact', '/campaigns': 'Campaign', '/webhooks': 'Webhook', '/contacts/{id}/messages': 'Message' };
+  const items: Record<string, string> = {
+    '/lists': 'List',
+    '/lists/{listId}/contacts': 'ListContact',
+    '/campaigns': 'Campaign',
+    '/webhooks': 'Webhook',
+    '/contacts/{id}/messages': 'Message',
+  };
   for (const [path, item] of Object.entries(items)) {
     const op = doc.paths[path].get;
-    const query = Object.fromEntries(op.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string; schema: object }) => [p.name, p.schema]));
+    const query = Object.fromEntries(
+      op.parameters
+        .filter((p: { in: string }) => p.in === 'query')
+        .map((p: { name: string; schema: object }) => [p.name, p.schema]),
+    );
     expect({ path, query }).toEqual({
       path,
       query: {
@@ -314,7 +356,10 @@ test('the OpenAPI document shows limit, cursor and the page answer on every /v1 
       path,
       page: expect.objectContaining({
         required: ['data', 'nextCursor'],
-        properties: { data: { type: 'array', items: { $ref: `#/components/schemas/${item}` } }, nextCursor: expect.objectContaining({ type: ['string', 'null'] }) },
+        properties: {
+          data: { type: 'array', items: { $ref: `#/components/schemas/${item}` } },
+          nextCursor: expect.objectContaining({ type: ['string', 'null'] }),
+        },
       }),
     });
   }

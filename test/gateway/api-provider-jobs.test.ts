@@ -1,4 +1,19 @@
-import { advanceClock, api, createAccount, getBytes, metaSignature, poll, Receiver, request, twilioSignature, unique, uniquePhone, useGateway, type TestAccount, type TestGateway } from './api-support';
+import {
+  advanceClock,
+  api,
+  createAccount,
+  getBytes,
+  metaSignature,
+  poll,
+  Receiver,
+  request,
+  twilioSignature,
+  unique,
+  uniquePhone,
+  useGateway,
+  type TestAccount,
+  type TestGateway,
+} from './api-support';
 import { removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { jobsWithStatus, untilProcessed } from '../helpers/inbound';
 import { PNG, PROFILE, SlowProvider } from './slow-provider';
@@ -14,10 +29,19 @@ const PUBLIC_URL = 'https://chat.example.test';
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
 const hex = (c: string, n = 32) => c.repeat(n);
 const twilio = { accountSid: `AC${hex('a')}`, authToken: hex('1'), from: '+15005550006' };
-const messenger = { pageId: '110200300400500', pageAccessToken: 'EAAB-page-token-0123456789', appSecret: hex('3'), verifyToken: 'messenger-verify-1' };
+const messenger = {
+  pageId: '110200300400500',
+  pageAccessToken: 'EAAB-page-token-0123456789',
+  appSecret: hex('3'),
+  verifyToken: 'messenger-verify-1',
+};
 
 const slow = new SlowProvider();
-const env: Record<string, string> = { LEADCHAT_JOB_POLL: '100ms', LEADCHAT_PUBLIC_URL: PUBLIC_URL, LEADCHAT_TEST_CLOCK: '1' };
+const env: Record<string, string> = {
+  LEADCHAT_JOB_POLL: '100ms',
+  LEADCHAT_PUBLIC_URL: PUBLIC_URL,
+  LEADCHAT_TEST_CLOCK: '1',
+};
 beforeAll(async () => {
   await slow.start();
   Object.assign(env, { LEADCHAT_TWILIO_API_URL: slow.url, LEADCHAT_MESSENGER_API_URL: `${slow.url}/v23.0` });
@@ -28,27 +52,55 @@ beforeEach(() => slow.hold());
 
 async function accountWith(gw: TestGateway, channel: 'twilio' | 'messenger'): Promise<TestAccount> {
   const account = await createAccount(gw);
-  expect((await api(gw, account, 'PUT', `channels/${channel}`, { body: channel === 'twilio' ? twilio : messenger })).status).toBe(200);
+  expect(
+    (await api(gw, account, 'PUT', `channels/${channel}`, { body: channel === 'twilio' ? twilio : messenger })).status,
+  ).toBe(200);
   return account;
 }
 
 function postTwilio(gw: TestGateway, account: TestAccount, params: Record<string, string>) {
   const path = `/v1/channels/twilio/${account.id}/incoming`;
   return request(gw, 'POST', path, {
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(twilio.authToken, PUBLIC_URL + path, params) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-twilio-signature': twilioSignature(twilio.authToken, PUBLIC_URL + path, params),
+    },
     body: new URLSearchParams(params).toString(),
   });
 }
 
-const sms = (phone: string, sid: string, body: string) => ({ MessageSid: sid, AccountSid: twilio.accountSid, From: phone, To: twilio.from, Body: body, NumMedia: '0' });
-const mms = (phone: string, sid: string, body: string) => ({ ...sms(phone, sid, body), NumMedia: '1', MediaUrl0: slow.twilioMedia(twilio.accountSid, sid.slice(2)), MediaContentType0: 'image/png' });
+const sms = (phone: string, sid: string, body: string) => ({
+  MessageSid: sid,
+  AccountSid: twilio.accountSid,
+  From: phone,
+  To: twilio.from,
+  Body: body,
+  NumMedia: '0',
+});
+const mms = (phone: string, sid: string, body: string) => ({
+  ...sms(phone, sid, body),
+  NumMedia: '1',
+  MediaUrl0: slow.twilioMedia(twilio.accountSid, sid.slice(2)),
+  MediaContentType0: 'image/png',
+});
 
 function postMessenger(gw: TestGateway, account: TestAccount, events: object[]) {
-  const body = JSON.stringify({ object: 'page', entry: [{ id: messenger.pageId, time: Date.now(), messaging: events }] });
-  return request(gw, 'POST', `/v1/channels/messenger/${account.id}/webhook`, { headers: { 'content-type': 'application/json', 'x-hub-signature-256': metaSignature(messenger.appSecret, body) }, body });
+  const body = JSON.stringify({
+    object: 'page',
+    entry: [{ id: messenger.pageId, time: Date.now(), messaging: events }],
+  });
+  return request(gw, 'POST', `/v1/channels/messenger/${account.id}/webhook`, {
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': metaSignature(messenger.appSecret, body) },
+    body,
+  });
 }
 const psid = () => String(7_000_000_000_000_000 + Math.floor(Math.random() * 1e15));
-const text = (sender: string, mid: string, body: string) => ({ sender: { id: sender }, recipient: { id: messenger.pageId }, timestamp: Date.now(), message: { mid, text: body } });
+const text = (sender: string, mid: string, body: string) => ({
+  sender: { id: sender },
+  recipient: { id: messenger.pageId },
+  timestamp: Date.now(),
+  message: { mid, text: body },
+});
 
 /** The incoming messages of the contact with this phone number, oldest first; undefined while there is no such contact. */
 async function phoneMessages(gw: TestGateway, account: TestAccount, phone: string): Promise<any[] | undefined> {
@@ -60,7 +112,9 @@ async function phoneMessages(gw: TestGateway, account: TestAccount, phone: strin
 
 /** The conversation of the contact known on Messenger by `id`; undefined while there is none. */
 async function messengerConversation(gw: TestGateway, account: TestAccount, id: string): Promise<any> {
-  return ((await api(gw, account, 'GET', 'conversations')).body.data as any[]).find((c) => c.contact.externalIds?.messenger === id);
+  return ((await api(gw, account, 'GET', 'conversations')).body.data as any[]).find(
+    (c) => c.contact.externalIds?.messenger === id,
+  );
 }
 
 /** What a contact wrote, oldest first (the gateway's hand-off notices to them aside). */
@@ -77,7 +131,11 @@ describe('answered at once, processed in a job', () => {
     const phone = uniquePhone();
     const sid = `MM${unique('photo').replace(/\W/g, '')}`;
     const answer = await postTwilio(ctx.gw, account, mms(phone, sid, 'The crack in the wall'));
-    expect({ status: answer.status, type: answer.headers['content-type'], text: answer.text }).toEqual({ status: 200, type: expect.stringMatching(/^text\/xml/), text: EMPTY_TWIML });
+    expect({ status: answer.status, type: answer.headers['content-type'], text: answer.text }).toEqual({
+      status: 200,
+      type: expect.stringMatching(/^text\/xml/),
+      text: EMPTY_TWIML,
+    });
     // Answered before any file was served: the provider never waited for it.
     expect(slow.served).toBe(0);
     expect(await phoneMessages(ctx.gw, account, phone)).toBeUndefined();
@@ -86,7 +144,11 @@ describe('answered at once, processed in a job', () => {
     slow.release();
     await untilProcessed(ctx.gw);
     const [photo] = (await phoneMessages(ctx.gw, account, phone))!;
-    expect(photo).toMatchObject({ messageSid: sid, body: 'The crack in the wall', media: { url: `/v1/media/${photo.media.mediaId}`, contentType: 'image/png' } });
+    expect(photo).toMatchObject({
+      messageSid: sid,
+      body: 'The crack in the wall',
+      media: { url: `/v1/media/${photo.media.mediaId}`, contentType: 'image/png' },
+    });
     expect((await getBytes(ctx.gw, account, photo.media.url)).bytes.equals(PNG)).toBe(true);
   });
 
@@ -103,7 +165,10 @@ describe('answered at once, processed in a job', () => {
     slow.release();
     await untilProcessed(ctx.gw);
     const conversation = await messengerConversation(ctx.gw, account, lead);
-    expect(conversation).toMatchObject({ channel: 'messenger', contact: { firstName: PROFILE.first_name, lastName: PROFILE.last_name } });
+    expect(conversation).toMatchObject({
+      channel: 'messenger',
+      contact: { firstName: PROFILE.first_name, lastName: PROFILE.last_name },
+    });
     expect(await written(ctx.gw, account, conversation.contactId)).toEqual(['Is the flat still free?']);
   });
 });
@@ -112,16 +177,23 @@ test("a provider's entries have a queue of their own: while more of them wait on
   const account = await accountWith(ctx.gw, 'twilio');
   const hook = await Receiver.start();
   try {
-    expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } })).status).toBe(200);
+    expect(
+      (await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } })).status,
+    ).toBe(200);
     const [asked, served] = [slow.count(/\/Media\/ME/), slow.served];
     // 20 contacts' photos: 16 entries (the inbound queue's slots) read their files, the others wait for a slot.
     for (let n = 0; n < 20; n++) {
       const photo = mms(uniquePhone(), `MM${unique(`queue${n}`).replace(/\W/g, '')}`, 'The crack in the wall');
       expect((await postTwilio(ctx.gw, account, photo)).text).toBe(EMPTY_TWIML);
     }
-    await poll(async () => slow.count(/\/Media\/ME/) - asked, (reading) => reading >= 16);
+    await poll(
+      async () => slow.count(/\/Media\/ME/) - asked,
+      (reading) => reading >= 16,
+    );
 
-    const sent = await api(ctx.gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: unique('visitor'), customChannel: 'live-chat', body: 'We are open until 6pm.' } } });
+    const sent = await api(ctx.gw, account, 'POST', 'send_custom_channel_message', {
+      body: { customData: { fromId: unique('visitor'), customChannel: 'live-chat', body: 'We are open until 6pm.' } },
+    });
     expect(sent.status).toBe(200);
     const [delivery] = await hook.waitFor(1);
     expect(delivery!.body).toMatchObject({ body: 'We are open until 6pm.' });
@@ -144,7 +216,8 @@ describe('stored once, in order', () => {
     expect((await postTwilio(ctx.gw, account, photo)).text).toBe(EMPTY_TWIML);
     await slow.waitFor(mediaOf(photo.MessageSid));
     // The photo's job is reading its file; the text waits for its turn, and comes again meanwhile, as does the photo.
-    for (const again of [after, after, photo]) expect((await postTwilio(ctx.gw, account, again)).text).toBe(EMPTY_TWIML);
+    for (const again of [after, after, photo])
+      expect((await postTwilio(ctx.gw, account, again)).text).toBe(EMPTY_TWIML);
     expect(await phoneMessages(ctx.gw, account, phone)).toBeUndefined();
 
     slow.release();
@@ -157,7 +230,10 @@ describe('stored once, in order', () => {
     // Delivered again once both are stored: known by its messageSid, its file not read again.
     expect((await postTwilio(ctx.gw, account, photo)).text).toBe(EMPTY_TWIML);
     await untilProcessed(ctx.gw);
-    expect((await phoneMessages(ctx.gw, account, phone))!.map((m) => m.messageSid)).toEqual([photo.MessageSid, after.MessageSid]);
+    expect((await phoneMessages(ctx.gw, account, phone))!.map((m) => m.messageSid)).toEqual([
+      photo.MessageSid,
+      after.MessageSid,
+    ]);
     expect(slow.count(mediaOf(photo.MessageSid))).toBe(1);
   });
 
@@ -165,12 +241,17 @@ describe('stored once, in order', () => {
     const account = await accountWith(ctx.gw, 'messenger');
     const lead = psid();
     const [first, second] = [unique('mid'), unique('mid')];
-    expect((await postMessenger(ctx.gw, account, [text(lead, first, 'Hello'), text(lead, second, 'Do you have parking?')])).status).toBe(200);
+    expect(
+      (await postMessenger(ctx.gw, account, [text(lead, first, 'Hello'), text(lead, second, 'Do you have parking?')]))
+        .status,
+    ).toBe(200);
     await slow.waitFor(new RegExp(`^/v23\\.0/${lead}\\?fields=`));
     slow.release();
     await untilProcessed(ctx.gw);
     const conversation = await messengerConversation(ctx.gw, account, lead);
-    const messages = ((await api(ctx.gw, account, 'GET', `contacts/${conversation.contact.id}/messages?limit=200`)).body.data as any[])
+    const messages = (
+      (await api(ctx.gw, account, 'GET', `contacts/${conversation.contact.id}/messages?limit=200`)).body.data as any[]
+    )
       .filter((m) => m.direction === 'incoming')
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     expect(messages.map((m) => m.messageSid)).toEqual([first, second]);
@@ -181,18 +262,32 @@ describe('stored once, in order', () => {
 test('an entry that can never be processed is a dead job of its own, with where it was and why; the others of its webhook are stored', async () => {
   const account = await accountWith(ctx.gw, 'messenger');
   const [broken, lead] = [psid(), psid()];
-  const malformed = { sender: { id: broken }, recipient: { id: messenger.pageId }, timestamp: Date.now(), message: { text: 'no mid' } };
+  const malformed = {
+    sender: { id: broken },
+    recipient: { id: messenger.pageId },
+    timestamp: Date.now(),
+    message: { text: 'no mid' },
+  };
   slow.release();
-  expect((await postMessenger(ctx.gw, account, [malformed, text(lead, unique('mid'), 'Still there?')])).status).toBe(200);
+  expect((await postMessenger(ctx.gw, account, [malformed, text(lead, unique('mid'), 'Still there?')])).status).toBe(
+    200,
+  );
   await untilProcessed(ctx.gw);
-  expect(await written(ctx.gw, account, (await messengerConversation(ctx.gw, account, lead)).contactId)).toEqual(['Still there?']);
+  expect(await written(ctx.gw, account, (await messengerConversation(ctx.gw, account, lead)).contactId)).toEqual([
+    'Still there?',
+  ]);
   expect(await messengerConversation(ctx.gw, account, broken)).toBeUndefined();
-  const dead = (await jobsWithStatus(ctx.gw, 'dead')).filter((job) => job.kind === 'inbound' && job.accountId === account.id);
+  const dead = (await jobsWithStatus(ctx.gw, 'dead')).filter(
+    (job) => job.kind === 'inbound' && job.accountId === account.id,
+  );
   expect(dead).toEqual([
     expect.objectContaining({
       attempts: 1,
       lastError: expect.stringMatching(/^entry\[0\]\.messaging\[0\]: .*message\.mid is missing/),
-      data: expect.objectContaining({ provider: 'messenger', entry: expect.objectContaining({ where: 'entry[0].messaging[0]', raw: malformed }) }),
+      data: expect.objectContaining({
+        provider: 'messenger',
+        entry: expect.objectContaining({ where: 'entry[0].messaging[0]', raw: malformed }),
+      }),
     }),
   ]);
 });
@@ -214,11 +309,17 @@ test('kill -9 while a message is processed and the next one waits for its turn: 
     gw = await startGateway(env, dataDir);
     // A job whose process died runs again once its lease is over; it reads the file again.
     await advanceClock(gw, '3m');
-    await poll(async () => slow.count(mediaOf(photo.MessageSid)), (n) => n >= 2);
+    await poll(
+      async () => slow.count(mediaOf(photo.MessageSid)),
+      (n) => n >= 2,
+    );
     slow.release();
     await untilProcessed(gw);
     const stored = (await phoneMessages(gw, account, phone))!;
-    expect(stored.map((m) => [m.messageSid, m.body])).toEqual([[photo.MessageSid, 'Before the crash'], [after.MessageSid, 'Also before the crash']]);
+    expect(stored.map((m) => [m.messageSid, m.body])).toEqual([
+      [photo.MessageSid, 'Before the crash'],
+      [after.MessageSid, 'Also before the crash'],
+    ]);
     expect(stored[0].media).toMatchObject({ contentType: 'image/png', mediaId: expect.stringMatching(/^med_/) });
   } finally {
     await gw.stop();

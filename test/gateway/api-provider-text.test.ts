@@ -23,9 +23,24 @@ import {
 const PUBLIC_URL = 'https://chat.example.test';
 const hex = (c: string, n = 32) => c.repeat(n);
 const twilio = { accountSid: `AC${hex('a')}`, authToken: hex('1'), from: '+15005550006' };
-const whatsapp = { phoneNumberId: '1234567890', accessToken: 'EAAG-token-0123456789', appSecret: hex('2'), verifyToken: 'verify-me-please' };
-const messenger = { pageId: '110200300400500', pageAccessToken: 'EAAB-page-token-0123456789', appSecret: hex('3'), verifyToken: 'messenger-verify-1' };
-const instagram = { instagramAccountId: '17841400000000001', accessToken: 'IGAA-token-0123456789', appSecret: hex('4'), verifyToken: 'instagram-verify-1' };
+const whatsapp = {
+  phoneNumberId: '1234567890',
+  accessToken: 'EAAG-token-0123456789',
+  appSecret: hex('2'),
+  verifyToken: 'verify-me-please',
+};
+const messenger = {
+  pageId: '110200300400500',
+  pageAccessToken: 'EAAB-page-token-0123456789',
+  appSecret: hex('3'),
+  verifyToken: 'messenger-verify-1',
+};
+const instagram = {
+  instagramAccountId: '17841400000000001',
+  accessToken: 'IGAA-token-0123456789',
+  appSecret: hex('4'),
+  verifyToken: 'instagram-verify-1',
+};
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
 /** Written into every refused text: the log must never show it. */
 const SECRET_WORDS = 'do-not-log-these-words';
@@ -34,7 +49,10 @@ const env: Record<string, string> = { LEADCHAT_JOB_POLL: '100ms', LEADCHAT_PUBLI
 let graph: Receiver;
 beforeAll(async () => {
   // Meta's profiles and every provider API stay on 127.0.0.1: a profile Meta does not give leaves the contact unnamed.
-  graph = await Receiver.start(() => ({ status: 404, body: JSON.stringify({ error: { message: 'Unsupported get request', code: 100 } }) }));
+  graph = await Receiver.start(() => ({
+    status: 404,
+    body: JSON.stringify({ error: { message: 'Unsupported get request', code: 100 } }),
+  }));
   const base = graph.url.replace(/\/hook$/, '');
   Object.assign(env, {
     LEADCHAT_TWILIO_API_URL: base,
@@ -61,7 +79,8 @@ async function refusedCounts(): Promise<(provider: Provider, reason: Reason) => 
   const res = await request(ctx.gw, 'GET', '/metrics', { headers: { authorization: `Bearer ${ctx.gw.adminToken}` } });
   expect(res.status).toBe(200);
   const family = parsePrometheusTextFormat(res.text).find((f) => f.name === 'leadchat_provider_entries_refused_total');
-  return (provider, reason) => Number(family?.metrics.find((s) => s.labels?.provider === provider && s.labels?.reason === reason)?.value ?? 0);
+  return (provider, reason) =>
+    Number(family?.metrics.find((s) => s.labels?.provider === provider && s.labels?.reason === reason)?.value ?? 0);
 }
 
 /** How much each (provider, reason) count grew while `act` ran. */
@@ -74,13 +93,22 @@ async function refusalsDuring(act: () => Promise<void>): Promise<(provider: Prov
 
 /** The warn lines the gateway logged about the account's refused entries, once `count` of them are in. */
 async function refusalLines(account: TestAccount, count: number): Promise<Array<Record<string, unknown>>> {
-  const read = async () => ctx.gw.output().split('\n').filter((line) => line.includes('entry refused') && line.includes(`"account":"${account.id}"`));
+  const read = async () =>
+    ctx.gw
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('entry refused') && line.includes(`"account":"${account.id}"`));
   const lines = await poll(read, (found) => found.length >= count);
   expect(ctx.gw.output()).not.toContain(SECRET_WORDS);
   return lines.map((line) => JSON.parse(line));
 }
 
-function postMeta(account: TestAccount, channel: 'whatsapp' | 'messenger' | 'instagram', body: string | Buffer, secret: string) {
+function postMeta(
+  account: TestAccount,
+  channel: 'whatsapp' | 'messenger' | 'instagram',
+  body: string | Buffer,
+  secret: string,
+) {
   return request(ctx.gw, 'POST', `/v1/channels/${channel}/${account.id}/webhook`, {
     headers: { 'content-type': 'application/json', 'x-hub-signature-256': metaSignature(secret, body) },
     body,
@@ -91,18 +119,33 @@ function postMeta(account: TestAccount, channel: 'whatsapp' | 'messenger' | 'ins
  * A Twilio form as sent (`body`, percent-encoded by hand so that it may hold any byte), signed over `params`: the
  * form as the gateway reads it, as Twilio's own check does (an escape that decodes to no UTF-8 stays as written).
  */
-function postTwilio(account: TestAccount, kind: 'incoming' | 'status', body: string | Buffer, params: Record<string, string>, token = twilio.authToken) {
+function postTwilio(
+  account: TestAccount,
+  kind: 'incoming' | 'status',
+  body: string | Buffer,
+  params: Record<string, string>,
+  token = twilio.authToken,
+) {
   const path = `/v1/channels/twilio/${account.id}/${kind}`;
   return request(ctx.gw, 'POST', path, {
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(token, PUBLIC_URL + path, params) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-twilio-signature': twilioSignature(token, PUBLIC_URL + path, params),
+    },
     body,
   });
 }
 
 const psid = () => String(7_000_000_000_000_000 + Math.floor(Math.random() * 1e15));
-const pageOf = (channel: 'messenger' | 'instagram') => (channel === 'messenger' ? messenger.pageId : instagram.instagramAccountId);
+const pageOf = (channel: 'messenger' | 'instagram') =>
+  channel === 'messenger' ? messenger.pageId : instagram.instagramAccountId;
 /** One messaging event of a contact, as Meta puts it in an entry's `messaging`. */
-const metaEvent = (channel: 'messenger' | 'instagram', sender: string, fields: object) => ({ sender: { id: sender }, recipient: { id: pageOf(channel) }, timestamp: Date.now(), ...fields });
+const metaEvent = (channel: 'messenger' | 'instagram', sender: string, fields: object) => ({
+  sender: { id: sender },
+  recipient: { id: pageOf(channel) },
+  timestamp: Date.now(),
+  ...fields,
+});
 const metaBatch = (channel: 'messenger' | 'instagram', ...entries: object[][]) => ({
   object: channel === 'messenger' ? 'page' : 'instagram',
   entry: entries.map((messaging) => ({ id: pageOf(channel), time: Date.now(), messaging })),
@@ -112,12 +155,17 @@ const metaBatch = (channel: 'messenger' | 'instagram', ...entries: object[][]) =
  * The incoming messages of the contact known on a Meta channel by `id`, once the gateway has processed the entries it
  * took; undefined when there is no such contact.
  */
-async function metaMessages(account: TestAccount, channel: 'messenger' | 'instagram', id: string): Promise<any[] | undefined> {
+async function metaMessages(
+  account: TestAccount,
+  channel: 'messenger' | 'instagram',
+  id: string,
+): Promise<any[] | undefined> {
   await untilIdle(ctx.gw);
   const conversations = (await api(ctx.gw, account, 'GET', 'conversations')).body.data as any[];
   const conversation = conversations.find((c) => c.contact.externalIds?.[channel] === id);
   if (!conversation) return undefined;
-  const messages = (await api(ctx.gw, account, 'GET', `contacts/${conversation.contact.id}/messages?limit=200`)).body.data as any[];
+  const messages = (await api(ctx.gw, account, 'GET', `contacts/${conversation.contact.id}/messages?limit=200`)).body
+    .data as any[];
   return messages.filter((m) => m.direction === 'incoming');
 }
 
@@ -127,7 +175,8 @@ async function phoneMessages(account: TestAccount, phone: string): Promise<any[]
   const contact = await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } });
   if (contact.status === 404) return undefined;
   expect(contact.status).toBe(200);
-  const messages = (await api(ctx.gw, account, 'GET', `contacts/${contact.body.id}/messages?limit=200`)).body.data as any[];
+  const messages = (await api(ctx.gw, account, 'GET', `contacts/${contact.body.id}/messages?limit=200`)).body
+    .data as any[];
   return messages.filter((m) => m.direction === 'incoming');
 }
 
@@ -149,7 +198,15 @@ describe('Messenger', () => {
     expect(await metaMessages(account, 'messenger', bad)).toBeUndefined();
     expect(grew('messenger', 'nul')).toBe(1);
     const lines = await refusalLines(account, 1);
-    expect(lines).toEqual([expect.objectContaining({ level: 40, provider: 'messenger', account: account.id, reason: 'nul', where: 'entry[0].messaging[0]' })]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 40,
+        provider: 'messenger',
+        account: account.id,
+        reason: 'nul',
+        where: 'entry[0].messaging[0]',
+      }),
+    ]);
 
     // Meta sends the same batch again only when it was not taken; if it does, the good entry is not stored twice.
     expect((await postMeta(account, 'messenger', JSON.stringify(batch), messenger.appSecret)).status).toBe(200);
@@ -159,13 +216,17 @@ describe('Messenger', () => {
   test('lone surrogates (JSON escapes) in a mid or a text, NUL in a postback title or a receipt: each event refused alone', async () => {
     const account = await accountWith('messenger');
     const lead = psid();
-    const body = JSON.stringify(metaBatch('messenger', [
-      metaEvent('messenger', lead, { message: { mid: `m_\ud800${SECRET_WORDS}`, text: 'first' } }),
-      metaEvent('messenger', lead, { message: { mid: unique('mid'), text: `\udfff${SECRET_WORDS}` } }),
-      metaEvent('messenger', lead, { postback: { mid: unique('mid'), title: `Book\u0000${SECRET_WORDS}`, payload: 'BOOK' } }),
-      metaEvent('messenger', lead, { delivery: { mids: [`m_\u0000${SECRET_WORDS}`], watermark: Date.now() } }),
-      metaEvent('messenger', lead, { message: { mid: unique('mid'), text: 'The good one' } }),
-    ]));
+    const body = JSON.stringify(
+      metaBatch('messenger', [
+        metaEvent('messenger', lead, { message: { mid: `m_\ud800${SECRET_WORDS}`, text: 'first' } }),
+        metaEvent('messenger', lead, { message: { mid: unique('mid'), text: `\udfff${SECRET_WORDS}` } }),
+        metaEvent('messenger', lead, {
+          postback: { mid: unique('mid'), title: `Book\u0000${SECRET_WORDS}`, payload: 'BOOK' },
+        }),
+        metaEvent('messenger', lead, { delivery: { mids: [`m_\u0000${SECRET_WORDS}`], watermark: Date.now() } }),
+        metaEvent('messenger', lead, { message: { mid: unique('mid'), text: 'The good one' } }),
+      ]),
+    );
     // JSON.stringify writes a lone surrogate as its escape: the bytes sent are UTF-8.
     expect(body).toContain('\\ud800');
     let status = 0;
@@ -187,11 +248,13 @@ describe('Messenger', () => {
   test('a body that is not UTF-8 cannot be split: the whole of it is refused and answered 200; a bad signature stays 403', async () => {
     const account = await accountWith('messenger');
     const [bad, good] = [psid(), psid()];
-    const json = JSON.stringify(metaBatch(
-      'messenger',
-      [metaEvent('messenger', bad, { message: { mid: unique('mid'), text: `caf${SECRET_WORDS}` } })],
-      [metaEvent('messenger', good, { message: { mid: unique('mid'), text: 'fine' } })],
-    ));
+    const json = JSON.stringify(
+      metaBatch(
+        'messenger',
+        [metaEvent('messenger', bad, { message: { mid: unique('mid'), text: `caf${SECRET_WORDS}` } })],
+        [metaEvent('messenger', good, { message: { mid: unique('mid'), text: 'fine' } })],
+      ),
+    );
     const body = Buffer.from(json.replace(`caf${SECRET_WORDS}`, 'caf\xff'), 'latin1');
     let forged: Awaited<ReturnType<typeof postMeta>> | undefined;
     const refusedForged = await refusalsDuring(async () => {
@@ -208,17 +271,21 @@ describe('Messenger', () => {
     expect(grew('messenger', 'not_utf8')).toBe(1);
     expect(await metaMessages(account, 'messenger', bad)).toBeUndefined();
     expect(await metaMessages(account, 'messenger', good)).toBeUndefined();
-    expect(await refusalLines(account, 1)).toEqual([expect.objectContaining({ provider: 'messenger', account: account.id, reason: 'not_utf8', where: 'body' })]);
+    expect(await refusalLines(account, 1)).toEqual([
+      expect.objectContaining({ provider: 'messenger', account: account.id, reason: 'not_utf8', where: 'body' }),
+    ]);
   });
 });
 
 test('Instagram: an event with a lone surrogate in a key is refused alone; the good event beside it is stored', async () => {
   const account = await accountWith('instagram');
   const [bad, good] = [psid(), psid()];
-  const body = JSON.stringify(metaBatch('instagram', [
-    metaEvent('instagram', bad, { message: { mid: unique('mid'), text: 'hi', [`\ud83d${SECRET_WORDS}`]: true } }),
-    metaEvent('instagram', good, { message: { mid: unique('mid'), text: 'Do you ship to Lisbon?' } }),
-  ]));
+  const body = JSON.stringify(
+    metaBatch('instagram', [
+      metaEvent('instagram', bad, { message: { mid: unique('mid'), text: 'hi', [`\ud83d${SECRET_WORDS}`]: true } }),
+      metaEvent('instagram', good, { message: { mid: unique('mid'), text: 'Do you ship to Lisbon?' } }),
+    ]),
+  );
   let status = 0;
   const grew = await refusalsDuring(async () => {
     status = (await postMeta(account, 'instagram', body, instagram.appSecret)).status;
@@ -227,28 +294,54 @@ test('Instagram: an event with a lone surrogate in a key is refused alone; the g
   expect((await metaMessages(account, 'instagram', good))?.map((m) => m.body)).toEqual(['Do you ship to Lisbon?']);
   expect(await metaMessages(account, 'instagram', bad)).toBeUndefined();
   expect(grew('instagram', 'lone_surrogate')).toBe(1);
-  expect(await refusalLines(account, 1)).toEqual([expect.objectContaining({ provider: 'instagram', account: account.id, reason: 'lone_surrogate', where: 'entry[0].messaging[0]' })]);
+  expect(await refusalLines(account, 1)).toEqual([
+    expect.objectContaining({
+      provider: 'instagram',
+      account: account.id,
+      reason: 'lone_surrogate',
+      where: 'entry[0].messaging[0]',
+    }),
+  ]);
 });
 
 test('WhatsApp Cloud: a message with NUL, one whose sender is named with NUL and a status with a lone surrogate are refused alone', async () => {
   const account = await accountWith('whatsapp');
   const [bad, badlyNamed, good] = [uniquePhone(), uniquePhone(), uniquePhone()];
   const at = String(Math.floor(Date.now() / 1000));
-  const text = (phone: string, body: string) => ({ from: phone.slice(1), id: unique('wamid'), timestamp: at, type: 'text', text: { body } });
-  const change = (value: object) => ({ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { phone_number_id: whatsapp.phoneNumberId }, ...value } });
+  const text = (phone: string, body: string) => ({
+    from: phone.slice(1),
+    id: unique('wamid'),
+    timestamp: at,
+    type: 'text',
+    text: { body },
+  });
+  const change = (value: object) => ({
+    field: 'messages',
+    value: { messaging_product: 'whatsapp', metadata: { phone_number_id: whatsapp.phoneNumberId }, ...value },
+  });
   const body = JSON.stringify({
     object: 'whatsapp_business_account',
-    entry: [{
-      id: 'WABA',
-      changes: [
-        change({
-          contacts: [{ wa_id: bad.slice(1), profile: { name: 'Ana' } }, { wa_id: good.slice(1), profile: { name: 'Lucía' } }],
-          messages: [text(bad, `Hola\u0000${SECRET_WORDS}`), text(good, '¿Cuánto cuesta una limpieza?')],
-          statuses: [{ id: `wamid.\udc00${SECRET_WORDS}`, status: 'read', timestamp: at, recipient_id: good.slice(1) }],
-        }),
-        change({ contacts: [{ wa_id: badlyNamed.slice(1), profile: { name: `Lu\u0000${SECRET_WORDS}` } }], messages: [text(badlyNamed, 'Hola')] }),
-      ],
-    }],
+    entry: [
+      {
+        id: 'WABA',
+        changes: [
+          change({
+            contacts: [
+              { wa_id: bad.slice(1), profile: { name: 'Ana' } },
+              { wa_id: good.slice(1), profile: { name: 'Lucía' } },
+            ],
+            messages: [text(bad, `Hola\u0000${SECRET_WORDS}`), text(good, '¿Cuánto cuesta una limpieza?')],
+            statuses: [
+              { id: `wamid.\udc00${SECRET_WORDS}`, status: 'read', timestamp: at, recipient_id: good.slice(1) },
+            ],
+          }),
+          change({
+            contacts: [{ wa_id: badlyNamed.slice(1), profile: { name: `Lu\u0000${SECRET_WORDS}` } }],
+            messages: [text(badlyNamed, 'Hola')],
+          }),
+        ],
+      },
+    ],
   });
   let status = 0;
   const grew = await refusalsDuring(async () => {
@@ -267,7 +360,11 @@ test('WhatsApp Cloud: a message with NUL, one whose sender is named with NUL and
   ]);
 
   // A WhatsApp body that is not UTF-8: refused whole, answered 200.
-  const notUtf8 = Buffer.concat([Buffer.from(body.slice(0, 20)), Buffer.from([0xc3, 0x28]), Buffer.from(body.slice(20))]);
+  const notUtf8 = Buffer.concat([
+    Buffer.from(body.slice(0, 20)),
+    Buffer.from([0xc3, 0x28]),
+    Buffer.from(body.slice(20)),
+  ]);
   let whole = 0;
   const grewWhole = await refusalsDuring(async () => {
     whole = (await postMeta(account, 'whatsapp', notUtf8, whatsapp.appSecret)).status;
@@ -277,7 +374,8 @@ test('WhatsApp Cloud: a message with NUL, one whose sender is named with NUL and
 });
 
 describe('Twilio', () => {
-  const form = (phone: string, body: string) => `MessageSid=SM${hex('e')}${unique('')}&From=${encodeURIComponent(phone)}&To=%2B15005550006&Body=${body}`;
+  const form = (phone: string, body: string) =>
+    `MessageSid=SM${hex('e')}${unique('')}&From=${encodeURIComponent(phone)}&To=%2B15005550006&Body=${body}`;
   const paramsOf = (sent: string, body: string) => ({ ...Object.fromEntries(new URLSearchParams(sent)), Body: body });
 
   test('an incoming message with %00, with %FF or with a raw byte that is not UTF-8: empty TwiML, refused alone, nothing stored', async () => {
@@ -293,7 +391,12 @@ describe('Twilio', () => {
     const raw = uniquePhone();
     const rawForm = form(raw, `caf${SECRET_WORDS}`);
     // A raw byte that is no UTF-8 is read as U+FFFD.
-    cases.push({ phone: raw, sent: Buffer.from(rawForm.replace(`caf${SECRET_WORDS}`, 'caf\xff'), 'latin1'), body: 'caf\ufffd', reason: 'not_utf8' });
+    cases.push({
+      phone: raw,
+      sent: Buffer.from(rawForm.replace(`caf${SECRET_WORDS}`, 'caf\xff'), 'latin1'),
+      body: 'caf\ufffd',
+      reason: 'not_utf8',
+    });
 
     for (const { phone, sent, body, reason } of cases) {
       const text = Buffer.isBuffer(sent) ? sent.toString('latin1') : sent;
@@ -302,12 +405,20 @@ describe('Twilio', () => {
       const grew = await refusalsDuring(async () => {
         res = await postTwilio(account, 'incoming', sent, params);
       });
-      expect({ status: res!.status, type: res!.headers['content-type'], text: res!.text }).toEqual({ status: 200, type: expect.stringMatching(/^text\/xml/), text: EMPTY_TWIML });
+      expect({ status: res!.status, type: res!.headers['content-type'], text: res!.text }).toEqual({
+        status: 200,
+        type: expect.stringMatching(/^text\/xml/),
+        text: EMPTY_TWIML,
+      });
       expect(grew('twilio', reason)).toBe(1);
       expect(await phoneMessages(account, phone)).toBeUndefined();
     }
     const lines = await refusalLines(account, 3);
-    expect(lines.map((l) => [l.provider, l.reason, l.where])).toEqual([['twilio', 'nul', 'form'], ['twilio', 'not_utf8', 'form'], ['twilio', 'not_utf8', 'form']]);
+    expect(lines.map((l) => [l.provider, l.reason, l.where])).toEqual([
+      ['twilio', 'nul', 'form'],
+      ['twilio', 'not_utf8', 'form'],
+      ['twilio', 'not_utf8', 'form'],
+    ]);
 
     // A good message still goes in; a bad one with a forged signature stays 403 and is not counted.
     const good = uniquePhone();
@@ -332,6 +443,8 @@ describe('Twilio', () => {
     });
     expect(status).toBe(204);
     expect(grew('twilio', 'nul')).toBe(1);
-    expect(await refusalLines(account, 1)).toEqual([expect.objectContaining({ provider: 'twilio', account: account.id, reason: 'nul' })]);
+    expect(await refusalLines(account, 1)).toEqual([
+      expect.objectContaining({ provider: 'twilio', account: account.id, reason: 'nul' }),
+    ]);
   });
 });

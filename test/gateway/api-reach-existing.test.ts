@@ -1,4 +1,13 @@
-import { advanceClock, api, createAccount, expectApiError, uniquePhone, untilIdle, useGateway, type TestAccount } from './api-support';
+import {
+  advanceClock,
+  api,
+  createAccount,
+  expectApiError,
+  uniquePhone,
+  untilIdle,
+  useGateway,
+  type TestAccount,
+} from './api-support';
 
 /**
  * Import first, then the campaign: `POST /v1/campaigns/{id}/reach-existing` sends the opening message to the
@@ -12,7 +21,9 @@ async function listOf(account: TestAccount, people: Array<Record<string, unknown
   const ids: string[] = [];
   for (const person of people) {
     const contact = (await api(ctx.gw, account, 'POST', 'contacts', { body: person })).body;
-    expect((await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } })).status).toBe(201);
+    expect(
+      (await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } })).status,
+    ).toBe(201);
     ids.push(contact.id);
   }
   return { list, ids };
@@ -20,14 +31,25 @@ async function listOf(account: TestAccount, people: Array<Record<string, unknown
 
 async function campaignOn(account: TestAccount, listId: string, fields: Record<string, unknown> = {}) {
   const created = await api(ctx.gw, account, 'POST', 'campaigns', {
-    body: { name: 'Spring cleaning', channel: 'sms', listId, openingMessage: 'Hi {{first_name|there}}, a cleaning this month?', triggerOnNewContacts: true, status: 'live', sendRate: '30/m', ...fields },
+    body: {
+      name: 'Spring cleaning',
+      channel: 'sms',
+      listId,
+      openingMessage: 'Hi {{first_name|there}}, a cleaning this month?',
+      triggerOnNewContacts: true,
+      status: 'live',
+      sendRate: '30/m',
+      ...fields,
+    },
   });
   expect(created.status).toBe(201);
   return created.body;
 }
 
 const openings = async (account: TestAccount, contactId: string) =>
-  ((await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data as any[]).filter((m) => m.author === 'campaign');
+  ((await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data as any[]).filter(
+    (m) => m.author === 'campaign',
+  );
 
 /** Lets the paced openings go: the clock moves past every slot, then the queue runs dry. */
 async function sendAllPaced(): Promise<void> {
@@ -38,7 +60,10 @@ async function sendAllPaced(): Promise<void> {
 test('contacts on the list before the campaign went Live get its opening once asked, paced; those it cannot reach are counted by reason', async () => {
   const account = await createAccount(ctx.gw);
   const reachable = Array.from({ length: 5 }, (_, i) => ({ phone: uniquePhone(), firstName: `Lead${i}` }));
-  const { list, ids } = await listOf(account, [...reachable, { email: `no-phone-${Date.now()}@example.com`, firstName: 'Nophone' }]);
+  const { list, ids } = await listOf(account, [
+    ...reachable,
+    { email: `no-phone-${Date.now()}@example.com`, firstName: 'Nophone' },
+  ]);
   const campaign = await campaignOn(account, list.id);
   // Going Live sends nothing to contacts already there.
   await untilIdle(ctx.gw);
@@ -57,7 +82,10 @@ test('contacts on the list before the campaign went Live get its opening once as
   }
 
   // Asked again: nothing more, nothing counted twice.
-  expect((await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/reach-existing`)).body).toEqual({ queued: 0, unreachable: {} });
+  expect((await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/reach-existing`)).body).toEqual({
+    queued: 0,
+    unreachable: {},
+  });
   await sendAllPaced();
   for (const id of ids.slice(0, 5)) expect(await openings(account, id)).toHaveLength(1);
 
@@ -73,7 +101,9 @@ test('a list larger than a batch, asked twice at once: every contact gets exactl
   const people = Array.from({ length: 130 }, (_, i) => ({ phone: uniquePhone(), firstName: `Many${i}` }));
   const { list, ids } = await listOf(account, people);
   const campaign = await campaignOn(account, list.id, { sendRate: '6000/m' });
-  const [one, two] = await Promise.all([1, 2].map(() => api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/reach-existing`)));
+  const [one, two] = await Promise.all(
+    [1, 2].map(() => api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/reach-existing`)),
+  );
   expect([one.status, two.status]).toEqual([202, 202]);
   expect(one.body.queued + two.body.queued).toBe(130);
   await sendAllPaced();
@@ -85,11 +115,21 @@ test('a contact added after going Live is not reached twice; the ones who wrote 
   const account = await createAccount(ctx.gw);
   const [early, writer, leaver] = [uniquePhone(), uniquePhone(), uniquePhone()];
   const { list, ids } = await listOf(account, [{ phone: early }, { phone: writer }, { phone: leaver }]);
-  expect((await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone: writer, body: 'Hello, do you clean ovens?' } })).status).toBe(200);
-  expect((await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone: leaver, body: 'STOP' } })).status).toBe(200);
+  expect(
+    (
+      await api(ctx.gw, account, 'POST', 'channels/sms/incoming', {
+        body: { phone: writer, body: 'Hello, do you clean ovens?' },
+      })
+    ).status,
+  ).toBe(200);
+  expect(
+    (await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone: leaver, body: 'STOP' } })).status,
+  ).toBe(200);
   const campaign = await campaignOn(account, list.id);
   const late = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body;
-  expect((await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: late.id } })).status).toBe(201);
+  expect(
+    (await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: late.id } })).status,
+  ).toBe(201);
   const reached = await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/reach-existing`);
   expect(reached.body).toEqual({ queued: 1, unreachable: { wrote_first: 1, opted_out: 1 } });
   await sendAllPaced();

@@ -40,7 +40,9 @@ async function accountWith(url?: string): Promise<TestAccount & { secret: string
 }
 
 const send = (account: TestAccount, customData: Record<string, unknown>) =>
-  api(ctx.gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { customChannel: 'web-chat', body: 'Hi from us', ...customData } } });
+  api(ctx.gw, account, 'POST', 'send_custom_channel_message', {
+    body: { customData: { customChannel: 'web-chat', body: 'Hi from us', ...customData } },
+  });
 
 const attemptShape = (status: number | null, error: unknown) => ({
   at: expect.stringMatching(/Z$/),
@@ -57,12 +59,34 @@ describe('delivery to the Custom Channel Webhook URL', () => {
     const fromId = unique('ext-user');
     const res = await send(account, { fromId, body: 'Your order shipped', customChannel: 'shop-chat' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, messageId: expect.any(String), contactId: expect.any(String), message: expect.any(String) });
+    expect(res.body).toEqual({
+      success: true,
+      messageId: expect.any(String),
+      contactId: expect.any(String),
+      message: expect.any(String),
+    });
     expect(res.body.message.length).toBeGreaterThan(0);
 
     const m = await settledMessage(ctx.gw, account, res.body.messageId);
-    expect(m).toMatchObject({ id: res.body.messageId, contactId: res.body.contactId, direction: 'outgoing', body: 'Your order shipped', status: 'sent', error: null, toId: fromId, channel: 'shop-chat' });
-    expect(m.deliveries).toEqual([{ id: expect.any(String), target: 'customChannelWebhook', status: 'sent', attempts: [attemptShape(200, null)], nextAttemptAt: null }]);
+    expect(m).toMatchObject({
+      id: res.body.messageId,
+      contactId: res.body.contactId,
+      direction: 'outgoing',
+      body: 'Your order shipped',
+      status: 'sent',
+      error: null,
+      toId: fromId,
+      channel: 'shop-chat',
+    });
+    expect(m.deliveries).toEqual([
+      {
+        id: expect.any(String),
+        target: 'customChannelWebhook',
+        status: 'sent',
+        attempts: [attemptShape(200, null)],
+        nextAttemptAt: null,
+      },
+    ]);
     expect(m.deliveries[0].attempts[0].responseExcerpt).toBe('thanks');
 
     expect(hook.requests).toHaveLength(1);
@@ -91,7 +115,9 @@ describe('delivery to the Custom Channel Webhook URL', () => {
     const hook = await receiver();
     const account = await accountWith(hook.url);
     const fromId = unique('visitor');
-    const received = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId }) });
+    const received = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: incoming({ fromId }),
+    });
     expect(received.status).toBe(200);
     const res = await send(account, { fromId, body: 'Reply to your message' });
     await settledMessage(ctx.gw, account, res.body.messageId);
@@ -110,7 +136,10 @@ describe('delivery to the Custom Channel Webhook URL', () => {
     const m = await settledMessage(ctx.gw, account, res.body.messageId);
     expect(m.status).toBe('sent');
     expect(m.error).toBeNull();
-    expect(m.deliveries[0].attempts).toEqual([attemptShape(500, expect.stringContaining('500')), attemptShape(200, null)]);
+    expect(m.deliveries[0].attempts).toEqual([
+      attemptShape(500, expect.stringContaining('500')),
+      attemptShape(200, null),
+    ]);
     expect(m.deliveries[0].attempts[0].responseExcerpt).toBe('try later');
     expect(hook.requests).toHaveLength(2);
     expect(hook.requests[1]!.headers['webhook-id']).toBe(hook.requests[0]!.headers['webhook-id']);
@@ -148,7 +177,15 @@ describe('delivery to the Custom Channel Webhook URL', () => {
     const m = await settledMessage(ctx.gw, account, res.body.messageId);
     expect(m.status).toBe('failed');
     expect(m.error).toContain(String(status));
-    expect(m.deliveries).toEqual([{ id: expect.any(String), target: 'customChannelWebhook', status: 'failed', attempts: [attemptShape(status, expect.stringContaining(String(status)))], nextAttemptAt: null }]);
+    expect(m.deliveries).toEqual([
+      {
+        id: expect.any(String),
+        target: 'customChannelWebhook',
+        status: 'failed',
+        attempts: [attemptShape(status, expect.stringContaining(String(status)))],
+        nextAttemptAt: null,
+      },
+    ]);
     expect(m.deliveries[0].attempts[0].responseExcerpt).toBe('no such conversation');
     expect(hook.requests).toHaveLength(1);
   });
@@ -167,7 +204,9 @@ describe('delivery to the Custom Channel Webhook URL', () => {
     expect(new Set(hook.requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
     // The message reads the same through the contact's history.
     const history = await api(ctx.gw, account, 'GET', `contacts/${res.body.contactId}/messages`);
-    expect(history.body.data).toEqual([expect.objectContaining({ id: res.body.messageId, status: 'failed', error: m.error })]);
+    expect(history.body.data).toEqual([
+      expect.objectContaining({ id: res.body.messageId, status: 'failed', error: m.error }),
+    ]);
   });
 
   test('no URL configured → failed with that reason', async () => {
@@ -189,7 +228,8 @@ describe('delivery to the Custom Channel Webhook URL', () => {
     expect(m.status).toBe('failed');
     expect(m.error).toMatch(/ECONNREFUSED/);
     expect(m.deliveries[0].attempts).toHaveLength(4);
-    for (const a of m.deliveries[0].attempts) expect(a).toEqual(attemptShape(null, expect.stringMatching(/ECONNREFUSED/)));
+    for (const a of m.deliveries[0].attempts)
+      expect(a).toEqual(attemptShape(null, expect.stringMatching(/ECONNREFUSED/)));
   });
 
   test('a rotated webhook secret signs the next delivery; the old one no longer verifies', async () => {
@@ -224,7 +264,13 @@ describe('send: the contact', () => {
     const fromId = unique('crm');
     const first = await send(account, { fromId, firstName: 'Ines', lastName: 'Moura', email: 'Ines@Example.com' });
     const contact = await api(ctx.gw, account, 'GET', `contacts/${first.body.contactId}`);
-    expect(contact.body).toMatchObject({ id: first.body.contactId, firstName: 'Ines', lastName: 'Moura', email: 'ines@example.com', fromId });
+    expect(contact.body).toMatchObject({
+      id: first.body.contactId,
+      firstName: 'Ines',
+      lastName: 'Moura',
+      email: 'ines@example.com',
+      fromId,
+    });
 
     const second = await send(account, { fromId, firstName: 'Inês', email: 'ines.moura@example.com' });
     expect(second.body.contactId).toBe(first.body.contactId);
@@ -237,21 +283,34 @@ describe('send: the contact', () => {
 
     const third = await send(account, { fromId });
     expect(third.body.contactId).toBe(first.body.contactId);
-    expect((await api(ctx.gw, account, 'GET', `contacts/${first.body.contactId}`)).body).toMatchObject({ firstName: 'Inês', lastName: 'Moura' });
+    expect((await api(ctx.gw, account, 'GET', `contacts/${first.body.contactId}`)).body).toMatchObject({
+      firstName: 'Inês',
+      lastName: 'Moura',
+    });
 
     await settledMessage(ctx.gw, account, third.body.messageId);
     const history = await api(ctx.gw, account, 'GET', `contacts/${first.body.contactId}/messages`);
-    expect(history.body.data.map((m: { id: string }) => m.id)).toEqual([first.body.messageId, second.body.messageId, third.body.messageId]);
+    expect(history.body.data.map((m: { id: string }) => m.id)).toEqual([
+      first.body.messageId,
+      second.body.messageId,
+      third.body.messageId,
+    ]);
   });
 
   test('updates a contact first made by an incoming message', async () => {
     const account = await accountWith();
     const fromId = unique('visitor');
-    const received = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, firstName: 'Jo' }) });
+    const received = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: incoming({ fromId, firstName: 'Jo' }),
+    });
     const contactId = (await api(ctx.gw, account, 'GET', `messages/${received.body.messageId}`)).body.contactId;
     const res = await send(account, { fromId, lastName: 'Park', email: 'jo@example.com' });
     expect(res.body.contactId).toBe(contactId);
-    expect((await api(ctx.gw, account, 'GET', `contacts/${contactId}`)).body).toMatchObject({ firstName: 'Jo', lastName: 'Park', email: 'jo@example.com' });
+    expect((await api(ctx.gw, account, 'GET', `contacts/${contactId}`)).body).toMatchObject({
+      firstName: 'Jo',
+      lastName: 'Park',
+      email: 'jo@example.com',
+    });
   });
 
   test.each<[string, Record<string, unknown>]>([
@@ -279,14 +338,22 @@ describe('webhook subscriptions (POST /v1/webhooks)', () => {
     const account = await accountWith(settingsHook.url);
     const created = await api(ctx.gw, account, 'POST', 'webhooks', { body: { url: subHook.url, events: ['reply'] } });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(String), url: subHook.url, events: ['reply'], createdAt: expect.any(String), secret: expect.stringMatching(/^whsec_/) });
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      url: subHook.url,
+      events: ['reply'],
+      createdAt: expect.any(String),
+      secret: expect.stringMatching(/^whsec_/),
+    });
     const subSecret = created.body.secret as string;
     expect(subSecret).not.toBe(account.secret);
 
     const res = await send(account, { fromId: unique('u'), body: 'to both' });
     const m = await allDelivered(account, res.body.messageId);
     expect(m.status).toBe('sent');
-    expect(m.deliveries.map((d: { target: string }) => d.target).sort()).toEqual([created.body.id, 'customChannelWebhook'].sort());
+    expect(m.deliveries.map((d: { target: string }) => d.target).sort()).toEqual(
+      [created.body.id, 'customChannelWebhook'].sort(),
+    );
 
     const [toSettings] = await settingsHook.waitFor(1);
     const [toSub] = await subHook.waitFor(1);
@@ -335,7 +402,11 @@ describe('webhook subscriptions (POST /v1/webhooks)', () => {
 async function allDelivered(account: TestAccount, messageId: string): Promise<any> {
   const res = await poll(
     () => api(ctx.gw, account, 'GET', `messages/${messageId}`),
-    (r) => r.status === 200 && r.body.status !== 'pending' && r.body.deliveries.length > 0 && r.body.deliveries.every((d: { status: string }) => d.status !== 'pending'),
+    (r) =>
+      r.status === 200 &&
+      r.body.status !== 'pending' &&
+      r.body.deliveries.length > 0 &&
+      r.body.deliveries.every((d: { status: string }) => d.status !== 'pending'),
   );
   return res.body;
 }
@@ -346,7 +417,9 @@ describe('with LEADCHAT_WEBHOOK_TIMEOUT=400ms', () => {
   async function sendVia(url: string) {
     const account = await createAccount(slow.gw);
     await api(slow.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: url } });
-    const res = await api(slow.gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: 'f', customChannel: 'c', body: 'b' } } });
+    const res = await api(slow.gw, account, 'POST', 'send_custom_channel_message', {
+      body: { customData: { fromId: 'f', customChannel: 'c', body: 'b' } },
+    });
     return settledMessage(slow.gw, account, res.body.messageId);
   }
 
@@ -376,9 +449,16 @@ describe('with LEADCHAT_WEBHOOK_RETRIES=1h', () => {
     const hook = await receiver(() => ({ status: 503 }));
     const account = await createAccount(patient.gw);
     await api(patient.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
-    const sent = await api(patient.gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: 'f', customChannel: 'c', body: 'b' } } });
+    const sent = await api(patient.gw, account, 'POST', 'send_custom_channel_message', {
+      body: { customData: { fromId: 'f', customChannel: 'c', body: 'b' } },
+    });
     const before = Date.now();
-    const m = (await poll(() => api(patient.gw, account, 'GET', `messages/${sent.body.messageId}`), (r) => r.body.deliveries[0]?.attempts.length === 1)).body;
+    const m = (
+      await poll(
+        () => api(patient.gw, account, 'GET', `messages/${sent.body.messageId}`),
+        (r) => r.body.deliveries[0]?.attempts.length === 1,
+      )
+    ).body;
     expect(m.status).toBe('pending');
     expect(m.deliveries[0]).toMatchObject({ status: 'pending', attempts: [expect.objectContaining({ status: 503 })] });
     // One hour ±20 % from the failed attempt.

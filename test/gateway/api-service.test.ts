@@ -2,7 +2,18 @@ import net from 'node:net';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { BACKEND, freePort, removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { createTestDatabase } from '../helpers/postgres';
-import { api, createAccount, expectApiError, incoming, poll, Receiver, request, untilIdle, useGateway, type TestGateway } from './api-support';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  incoming,
+  poll,
+  Receiver,
+  request,
+  untilIdle,
+  useGateway,
+  type TestGateway,
+} from './api-support';
 
 /** Running it as a service: the probes a balancer and a supervisor ask, and the metrics Prometheus scrapes. */
 const METRICS_TOKEN = 'metrics-scraper-token-0123456789';
@@ -23,17 +34,23 @@ async function scrape(gw: TestGateway, token = gw.adminToken): Promise<{ text: s
 
 /** The value of the sample with exactly these labels; 0 when there is none (a counter never incremented). */
 function valueOf(families: Families, name: string, labels: Record<string, string> = {}): number {
-  const sample = (families.get(name) ?? []).find((s) => JSON.stringify(sorted(s.labels)) === JSON.stringify(sorted(labels)));
+  const sample = (families.get(name) ?? []).find(
+    (s) => JSON.stringify(sorted(s.labels)) === JSON.stringify(sorted(labels)),
+  );
   return sample ? Number(sample.value ?? sample.count) : 0;
 }
-const sorted = (labels: Record<string, string> = {}) => Object.fromEntries(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)));
+const sorted = (labels: Record<string, string> = {}) =>
+  Object.fromEntries(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)));
 
 describe('GET /healthz and GET /readyz', () => {
   test('answer without a key, and tell nothing but their status', async () => {
     const health = await request(ctx.gw, 'GET', '/healthz');
     expect({ status: health.status, body: health.body }).toEqual({ status: 200, body: { status: 'ok' } });
     const ready = await request(ctx.gw, 'GET', '/readyz');
-    expect({ status: ready.status, body: ready.body }).toEqual({ status: 200, body: { status: 'ready', checks: { store: 'ok', jobs: 'ok', shutdown: 'no' } } });
+    expect({ status: ready.status, body: ready.body }).toEqual({
+      status: 200,
+      body: { status: 'ready', checks: { store: 'ok', jobs: 'ok', shutdown: 'no' } },
+    });
     for (const res of [health, ready]) {
       expect(res.text).not.toMatch(/version|leadchat|node|postgres/i);
       expect(res.headers['x-powered-by']).toBeUndefined();
@@ -45,8 +62,14 @@ describe('GET /healthz and GET /readyz', () => {
     try {
       const account = await createAccount(gw);
       gw.process.kill('SIGTERM');
-      const ready = await poll(() => request(gw, 'GET', '/readyz'), (res) => res.status === 503);
-      expect({ status: ready.status, body: ready.body }).toEqual({ status: 503, body: { status: 'unavailable', checks: { store: 'ok', jobs: 'ok', shutdown: 'begun' } } });
+      const ready = await poll(
+        () => request(gw, 'GET', '/readyz'),
+        (res) => res.status === 503,
+      );
+      expect({ status: ready.status, body: ready.body }).toEqual({
+        status: 503,
+        body: { status: 'unavailable', checks: { store: 'ok', jobs: 'ok', shutdown: 'begun' } },
+      });
       expect((await request(gw, 'GET', '/healthz')).status).toBe(200);
       expect((await api(gw, account, 'GET', 'lists')).status).toBe(200);
       expect(gw.process.exitCode).toBeNull();
@@ -80,21 +103,40 @@ describe('GET /metrics', () => {
       const sids = ['m-1', 'm-2', 'm-3', 'm-4', 'm-5'].map((s) => `${s}-${account.id}`);
       const answers = [];
       for (const [i, sid] of sids.entries()) {
-        answers.push(await api(gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ messageSid: sid, fromId: `sender-${i}`, body: `secret text ${i}` }) }));
+        answers.push(
+          await api(gw, account, 'POST', 'incoming_custom_channel_message', {
+            body: incoming({ messageSid: sid, fromId: `sender-${i}`, body: `secret text ${i}` }),
+          }),
+        );
       }
-      answers.push(await api(gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ messageSid: sids[0], fromId: 'sender-0', body: 'secret text 0' }) }));
-      const contactId = (await api(gw, account, 'GET', `messages/${answers[0]!.body.messageId}`)).body.contactId as string;
-      expect((await api(gw, account, 'POST', `contacts/${contactId}/bot`, { body: { active: false } })).status).toBe(200);
+      answers.push(
+        await api(gw, account, 'POST', 'incoming_custom_channel_message', {
+          body: incoming({ messageSid: sids[0], fromId: 'sender-0', body: 'secret text 0' }),
+        }),
+      );
+      const contactId = (await api(gw, account, 'GET', `messages/${answers[0]!.body.messageId}`)).body
+        .contactId as string;
+      expect((await api(gw, account, 'POST', `contacts/${contactId}/bot`, { body: { active: false } })).status).toBe(
+        200,
+      );
 
       // Two replies the receiver takes; then one it refuses for good (400) and one it asks to retry (503, in an hour).
       await api(gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hooks[0]!.url } });
       for (const fromId of ['sender-1', 'sender-2']) {
-        expect((await api(gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { customChannel: 'web-chat', fromId, body: 'secret reply' } } })).status).toBe(200);
+        expect(
+          (
+            await api(gw, account, 'POST', 'send_custom_channel_message', {
+              body: { customData: { customChannel: 'web-chat', fromId, body: 'secret reply' } },
+            })
+          ).status,
+        ).toBe(200);
       }
       await untilIdle(gw);
       await api(gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hooks[1]!.url } });
       for (const fromId of ['sender-3', 'sender-4']) {
-        await api(gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { customChannel: 'web-chat', fromId, body: 'secret reply' } } });
+        await api(gw, account, 'POST', 'send_custom_channel_message', {
+          body: { customData: { customChannel: 'web-chat', fromId, body: 'secret reply' } },
+        });
       }
       await hooks[1]!.waitFor(2);
       await untilIdle(gw);
@@ -103,16 +145,32 @@ describe('GET /metrics', () => {
       const byStatus = new Map<number, number>();
       for (const a of answers) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
       for (const [status, count] of byStatus) {
-        expect(valueOf(families, 'leadchat_http_requests_total', { method: 'POST', route: '/v1/incoming_custom_channel_message', status: String(status) })).toBe(count);
+        expect(
+          valueOf(families, 'leadchat_http_requests_total', {
+            method: 'POST',
+            route: '/v1/incoming_custom_channel_message',
+            status: String(status),
+          }),
+        ).toBe(count);
       }
       // The parser folds a histogram's labelled series into one: its count is read from the text.
-      expect(text).toContain('leadchat_http_request_duration_seconds_count{method="POST",route="/v1/incoming_custom_channel_message"} 6\n');
-      expect(valueOf(families, 'leadchat_http_requests_total', { method: 'POST', route: '/v1/contacts/:id/bot', status: '200' })).toBe(1);
+      expect(text).toContain(
+        'leadchat_http_request_duration_seconds_count{method="POST",route="/v1/incoming_custom_channel_message"} 6\n',
+      );
+      expect(
+        valueOf(families, 'leadchat_http_requests_total', {
+          method: 'POST',
+          route: '/v1/contacts/:id/bot',
+          status: '200',
+        }),
+      ).toBe(1);
       expect(valueOf(families, 'leadchat_messages_received_total', { channel: 'custom' })).toBe(5);
       expect(valueOf(families, 'leadchat_messages_sent_total', { channel: 'custom', status: 'sent' })).toBe(2);
       // The refused reply, and the five hand-off notices written before a URL was set (NO_RECEIVER).
       expect(valueOf(families, 'leadchat_messages_sent_total', { channel: 'custom', status: 'failed' })).toBe(6);
-      expect(valueOf(families, 'leadchat_webhook_deliveries_total', { event: 'message_received', outcome: 'sent' })).toBe(5);
+      expect(
+        valueOf(families, 'leadchat_webhook_deliveries_total', { event: 'message_received', outcome: 'sent' }),
+      ).toBe(5);
       expect(valueOf(families, 'leadchat_webhook_deliveries_total', { event: 'reply', outcome: 'sent' })).toBe(2);
       expect(valueOf(families, 'leadchat_webhook_deliveries_total', { event: 'reply', outcome: 'failed' })).toBe(1);
       expect(valueOf(families, 'leadchat_webhook_deliveries_total', { event: 'reply', outcome: 'retry' })).toBe(1);
@@ -126,12 +184,24 @@ describe('GET /metrics', () => {
       if (BACKEND === 'lowdb') expect(valueOf(families, 'leadchat_store_commit_duration_seconds')).toBeGreaterThan(0);
       else {
         // Requests and jobs each opened connections of their own pool.
-        expect(valueOf(families, 'leadchat_db_pool_connections', { pool: 'requests', state: 'total' })).toBeGreaterThan(0);
+        expect(valueOf(families, 'leadchat_db_pool_connections', { pool: 'requests', state: 'total' })).toBeGreaterThan(
+          0,
+        );
         expect(valueOf(families, 'leadchat_db_pool_connections', { pool: 'jobs', state: 'total' })).toBeGreaterThan(0);
       }
       expect(valueOf(families, 'leadchat_process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
 
-      for (const secret of [account.id, account.apiKey, contactId, gw.adminToken, 'secret text', 'secret reply', sids[0]!, 'web-chat', 'sender-1']) {
+      for (const secret of [
+        account.id,
+        account.apiKey,
+        contactId,
+        gw.adminToken,
+        'secret text',
+        'secret reply',
+        sids[0]!,
+        'web-chat',
+        'sender-1',
+      ]) {
         expect(text).not.toContain(secret);
       }
     } finally {
@@ -143,7 +213,7 @@ describe('GET /metrics', () => {
 });
 
 describe('GET /metrics, the bot', () => {
-  test('counts the bot\'s answers and hand-offs exactly, by kind and reason', async () => {
+  test("counts the bot's answers and hand-offs exactly, by kind and reason", async () => {
     const gw = await startGateway({ LEADCHAT_BOT_DEBOUNCE: '0s' });
     const hook = await Receiver.start();
     try {
@@ -153,15 +223,24 @@ describe('GET /metrics, the bot', () => {
         { question: 'How much does a teeth cleaning cost?', answer: 'A cleaning costs $90.' },
         { question: 'What are your opening hours?', answer: 'We are open Monday to Friday, 9am to 6pm.' },
       ];
-      const campaign = (await api(gw, account, 'POST', 'campaigns', { body: { name: 'Smile', channel: 'custom', customChannel: 'chat', bot: { faqs } } })).body;
+      const campaign = (
+        await api(gw, account, 'POST', 'campaigns', {
+          body: { name: 'Smile', channel: 'custom', customChannel: 'chat', bot: { faqs } },
+        })
+      ).body;
       const say = (fromId: string, body: string) =>
-        api(gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, body, channel: 'chat', campaignId: campaign.id }) });
+        api(gw, account, 'POST', 'incoming_custom_channel_message', {
+          body: incoming({ fromId, body, channel: 'chat', campaignId: campaign.id }),
+        });
       expect((await say('answered-lead', 'hi, how much is a cleaning?')).status).toBe(200);
       expect((await say('handed-off-lead', 'Can you fix my car transmission?')).status).toBe(200);
       await hook.waitFor(2);
       await untilIdle(gw);
       const answers = hook.requests.map((r) => `${r.body?.toId}: ${r.body?.body}`).sort();
-      expect(answers).toEqual(['answered-lead: A cleaning costs $90.', expect.stringMatching(/^handed-off-lead: .*team will get back to you/)]);
+      expect(answers).toEqual([
+        'answered-lead: A cleaning costs $90.',
+        expect.stringMatching(/^handed-off-lead: .*team will get back to you/),
+      ]);
 
       const { families } = await scrape(gw);
       expect(valueOf(families, 'leadchat_bot_replies_total', { kind: 'answer' })).toBe(1);
@@ -190,11 +269,17 @@ if (BACKEND === 'postgres') {
         expect((await request(gw, 'GET', '/readyz')).status).toBe(200);
         await relay.stop();
         const down = await request(gw, 'GET', '/readyz');
-        expect({ status: down.status, body: down.body }).toEqual({ status: 503, body: { status: 'unavailable', checks: { store: 'unavailable', jobs: 'ok', shutdown: 'no' } } });
+        expect({ status: down.status, body: down.body }).toEqual({
+          status: 503,
+          body: { status: 'unavailable', checks: { store: 'unavailable', jobs: 'ok', shutdown: 'no' } },
+        });
         expect(down.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|password/);
         expect((await request(gw, 'GET', '/healthz')).status).toBe(200);
         await relay.resume();
-        const up = await poll(() => request(gw, 'GET', '/readyz'), (res) => res.status === 200);
+        const up = await poll(
+          () => request(gw, 'GET', '/readyz'),
+          (res) => res.status === 200,
+        );
         expect(up.status).toBe(200);
       } finally {
         await gw.stop();
@@ -205,13 +290,15 @@ if (BACKEND === 'postgres') {
   });
 }
 
-
 /** A TCP relay to PostgreSQL on loopback that the test can cut (the database out of reach) and restore. */
 class Relay {
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
 
-  private constructor(readonly port: number, private readonly target: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly target: number,
+  ) {}
 
   static async start(target: number): Promise<Relay> {
     const relay = new Relay(await freePort(), target);

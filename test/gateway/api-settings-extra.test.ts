@@ -1,7 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { removeDir, startGateway } from '../helpers/gateway';
-import { api, createAccount, expectApiError, Receiver, verifyStandardWebhook, type TestAccount, type TestGateway } from './api-support';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  Receiver,
+  verifyStandardWebhook,
+  type TestAccount,
+  type TestGateway,
+} from './api-support';
 
 /**
  * POST /v1/settings/webhook-test (one signed `test` event posted at once, the receiver's answer given back) and
@@ -40,7 +48,14 @@ describe('POST /v1/settings/webhook-test', () => {
     const res = await api(gw, account, 'POST', 'settings/webhook-test');
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.body).toEqual({ url: `${r.url}?from=leadchat`, status: 204, ok: true, error: null, durationMs: expect.any(Number), webhookId: expect.stringMatching(/^dlv_/) });
+    expect(res.body).toEqual({
+      url: `${r.url}?from=leadchat`,
+      status: 204,
+      ok: true,
+      error: null,
+      durationMs: expect.any(Number),
+      webhookId: expect.stringMatching(/^dlv_/),
+    });
     // Synchronous: the receiver has it by the time the answer comes.
     expect(r.requests).toHaveLength(1);
     const got = r.requests[0]!;
@@ -52,7 +67,12 @@ describe('POST /v1/settings/webhook-test', () => {
     expect(verifyStandardWebhook(webhookSecret, got)).toBe(true);
     expect(verifyStandardWebhook('whsec_' + Buffer.alloc(32, 7).toString('base64'), got)).toBe(false);
     expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
-    expect(got.body).toEqual({ type: 'test', occurredAt: expect.stringMatching(/Z$/), accountId: account.id, message: expect.any(String) });
+    expect(got.body).toEqual({
+      type: 'test',
+      occurredAt: expect.stringMatching(/Z$/),
+      accountId: account.id,
+      message: expect.any(String),
+    });
   });
 
   test('a rotated secret signs the next test', async () => {
@@ -69,7 +89,14 @@ describe('POST /v1/settings/webhook-test', () => {
     const before = await creditsOf(account);
     const res = await api(gw, account, 'POST', 'settings/webhook-test');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ url: r.url, status: 500, ok: false, error: 'Receiver answered HTTP 500', durationMs: expect.any(Number), webhookId: expect.any(String) });
+    expect(res.body).toEqual({
+      url: r.url,
+      status: 500,
+      ok: false,
+      error: 'Receiver answered HTTP 500',
+      durationMs: expect.any(Number),
+      webhookId: expect.any(String),
+    });
     await new Promise((done) => setTimeout(done, 500));
     expect(r.requests).toHaveLength(1);
     expect(await creditsOf(account)).toEqual(before);
@@ -90,7 +117,14 @@ describe('POST /v1/settings/webhook-test', () => {
     const account = await withUrl(`http://127.0.0.1:${port}/hook`);
     const res = await api(gw, account, 'POST', 'settings/webhook-test');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ url: `http://127.0.0.1:${port}/hook`, status: null, ok: false, error: expect.stringMatching(/^ECONNREFUSED/), durationMs: expect.any(Number), webhookId: expect.any(String) });
+    expect(res.body).toEqual({
+      url: `http://127.0.0.1:${port}/hook`,
+      status: null,
+      ok: false,
+      error: expect.stringMatching(/^ECONNREFUSED/),
+      durationMs: expect.any(Number),
+      webhookId: expect.any(String),
+    });
   });
 
   test('a receiver that hangs → ok false after the configured webhook timeout', async () => {

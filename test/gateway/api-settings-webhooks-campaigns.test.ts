@@ -1,6 +1,24 @@
-import { api, createAccount, expectApiError, HANDOFF_NOTICE, request, useGateway, type TestAccount } from './api-support';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  HANDOFF_NOTICE,
+  request,
+  useGateway,
+  type TestAccount,
+} from './api-support';
 
-const NONE_UNREACHABLE = { total: 0, byReason: { no_external_id: 0, no_phone: 0, opted_out: 0, outside_whatsapp_window: 0, no_first_message: 0, outside_meta_window: 0 } };
+const NONE_UNREACHABLE = {
+  total: 0,
+  byReason: {
+    no_external_id: 0,
+    no_phone: 0,
+    opted_out: 0,
+    outside_whatsapp_window: 0,
+    no_first_message: 0,
+    outside_meta_window: 0,
+  },
+};
 
 /** Part E: settings (spec §4.7), webhook subscriptions and campaign records (spec §2.3). */
 const ctx = useGateway();
@@ -17,7 +35,14 @@ describe('settings', () => {
     const fresh = await createAccount(ctx.gw);
     const res = await api(ctx.gw, fresh, 'GET', 'settings');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ customChannelWebhookUrl: null, webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{16,}=*$/), helpText: expect.stringMatching(/STOP/), handoffAssignment: 'none', defaultCountry: null, ...HANDOFF_DEFAULTS });
+    expect(res.body).toEqual({
+      customChannelWebhookUrl: null,
+      webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{16,}=*$/),
+      helpText: expect.stringMatching(/STOP/),
+      handoffAssignment: 'none',
+      defaultCountry: null,
+      ...HANDOFF_DEFAULTS,
+    });
     expect(res.headers['cache-control']).toBe('no-store');
     expect(Buffer.from(res.body.webhookSecret.slice(6), 'base64').length).toBeGreaterThanOrEqual(24);
   });
@@ -26,7 +51,14 @@ describe('settings', () => {
     const url = 'https://hooks.example.com/leadchat/replies?token=abc';
     const put = await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: url } });
     expect(put.status).toBe(200);
-    expect(put.body).toEqual({ customChannelWebhookUrl: url, webhookSecret: expect.stringMatching(/^whsec_/), helpText: expect.any(String), handoffAssignment: 'none', defaultCountry: null, ...HANDOFF_DEFAULTS });
+    expect(put.body).toEqual({
+      customChannelWebhookUrl: url,
+      webhookSecret: expect.stringMatching(/^whsec_/),
+      helpText: expect.any(String),
+      handoffAssignment: 'none',
+      defaultCountry: null,
+      ...HANDOFF_DEFAULTS,
+    });
     expect((await api(ctx.gw, account, 'GET', 'settings')).body).toEqual(put.body);
 
     const cleared = await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: null } });
@@ -55,7 +87,14 @@ describe('settings', () => {
     const before = (await api(ctx.gw, account, 'GET', 'settings')).body;
     const res = await api(ctx.gw, account, 'POST', 'settings/webhook-secret');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ customChannelWebhookUrl: before.customChannelWebhookUrl, webhookSecret: expect.stringMatching(/^whsec_/), helpText: before.helpText, handoffAssignment: 'none', defaultCountry: null, ...HANDOFF_DEFAULTS });
+    expect(res.body).toEqual({
+      customChannelWebhookUrl: before.customChannelWebhookUrl,
+      webhookSecret: expect.stringMatching(/^whsec_/),
+      helpText: before.helpText,
+      handoffAssignment: 'none',
+      defaultCountry: null,
+      ...HANDOFF_DEFAULTS,
+    });
     expect(res.body.webhookSecret).not.toBe(before.webhookSecret);
     expect((await api(ctx.gw, account, 'GET', 'settings')).body).toEqual(res.body);
   });
@@ -72,7 +111,9 @@ describe('settings', () => {
 describe('webhook subscriptions', () => {
   test('create → 201 with its secret (shown once); GET one and all without it; DELETE → 204, then 404', async () => {
     const owner = await createAccount(ctx.gw);
-    const created = await api(ctx.gw, owner, 'POST', 'webhooks', { body: { url: 'https://n8n.example.com/webhook/abc', events: ['reply', 'auto_recharge'] } });
+    const created = await api(ctx.gw, owner, 'POST', 'webhooks', {
+      body: { url: 'https://n8n.example.com/webhook/abc', events: ['reply', 'auto_recharge'] },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.any(String),
@@ -110,7 +151,9 @@ describe('webhook subscriptions', () => {
   });
 
   test('a repeated event is named once', async () => {
-    const res = await api(ctx.gw, account, 'POST', 'webhooks', { body: { url: 'https://n8n.example.com/webhook/dup', events: ['reply', 'reply'] } });
+    const res = await api(ctx.gw, account, 'POST', 'webhooks', {
+      body: { url: 'https://n8n.example.com/webhook/dup', events: ['reply', 'reply'] },
+    });
     expect(res.status).toBe(201);
     expect(res.body.events).toEqual(['reply']);
   });
@@ -173,8 +216,21 @@ describe('campaigns', () => {
       status: 'live',
       sendRate: '10/m',
       sendingWindow: { start: '08:00', end: '21:00', timezone: 'America/New_York' },
-      followUps: { enabled: true, steps: [{ after: '1h', body: 'Still there, {{first_name}}?' }, { after: '1d', body: 'Last call' }] },
-      bot: { active: false, instructions: 'Be brief', companyInfo: 'Smile Co', faqs: [{ question: 'Price?', answer: 'From $50' }], resources: ['https://smile.example.com'], goal: 'Book a visit' },
+      followUps: {
+        enabled: true,
+        steps: [
+          { after: '1h', body: 'Still there, {{first_name}}?' },
+          { after: '1d', body: 'Last call' },
+        ],
+      },
+      bot: {
+        active: false,
+        instructions: 'Be brief',
+        companyInfo: 'Smile Co',
+        faqs: [{ question: 'Price?', answer: 'From $50' }],
+        resources: ['https://smile.example.com'],
+        goal: 'Book a visit',
+      },
     };
     const res = await api(ctx.gw, account, 'POST', 'campaigns', { body });
     expect(res.status).toBe(201);
@@ -187,22 +243,42 @@ describe('campaigns', () => {
   test('a campaign linked to a list triggers on its new contacts unless told otherwise; one without a list does not', async () => {
     const linked = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Linked', listId } });
     expect(linked.body.triggerOnNewContacts).toBe(true);
-    const off = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Linked, off', listId, triggerOnNewContacts: false } });
+    const off = await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: { name: 'Linked, off', listId, triggerOnNewContacts: false },
+    });
     expect(off.body.triggerOnNewContacts).toBe(false);
-    expect((await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Alone' } })).body.triggerOnNewContacts).toBe(false);
+    expect(
+      (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Alone' } })).body.triggerOnNewContacts,
+    ).toBe(false);
   });
 
   test('a partial bot is completed with the defaults', async () => {
     const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Bot', bot: { goal: 'Qualify' } } });
-    expect(res.body.bot).toEqual({ active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: 'Qualify', handoffMessage: null });
+    expect(res.body.bot).toEqual({
+      active: true,
+      instructions: '',
+      companyInfo: '',
+      faqs: [],
+      resources: [],
+      goal: 'Qualify',
+      handoffMessage: null,
+    });
   });
 
-  test("listId of another account or unknown → 404, nothing created", async () => {
+  test('listId of another account or unknown → 404, nothing created', async () => {
     const other = await createAccount(ctx.gw);
     const foreignList = (await api(ctx.gw, other, 'POST', 'lists', { body: { name: 'Theirs' } })).body.id;
     const before = (await api(ctx.gw, account, 'GET', 'campaigns')).body.data.length;
-    expectApiError(await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'X', listId: foreignList } }), 404, 'LIST_NOT_FOUND');
-    expectApiError(await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'X', listId: 'lst_unknown' } }), 404, 'LIST_NOT_FOUND');
+    expectApiError(
+      await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'X', listId: foreignList } }),
+      404,
+      'LIST_NOT_FOUND',
+    );
+    expectApiError(
+      await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'X', listId: 'lst_unknown' } }),
+      404,
+      'LIST_NOT_FOUND',
+    );
     expect((await api(ctx.gw, account, 'GET', 'campaigns')).body.data).toHaveLength(before);
   });
 
@@ -214,15 +290,22 @@ describe('campaigns', () => {
     ['unknown channel', { name: 'x', channel: 'fax' }],
     ['trigger not a boolean', { name: 'x', triggerOnNewContacts: 'yes' }],
     ['follow-up delay of 0', { name: 'x', followUps: { enabled: true, steps: [{ after: '0s', body: 'x' }] } }],
-    ['six follow-up steps', { name: 'x', followUps: { enabled: true, steps: Array.from({ length: 6 }, () => ({ after: '1h', body: 'x' })) } }],
-    ['a sending window in an unknown zone', { name: 'x', sendingWindow: { start: '08:00', end: '21:00', timezone: 'Mars/Olympus' } }],
+    [
+      'six follow-up steps',
+      { name: 'x', followUps: { enabled: true, steps: Array.from({ length: 6 }, () => ({ after: '1h', body: 'x' })) } },
+    ],
+    [
+      'a sending window in an unknown zone',
+      { name: 'x', sendingWindow: { start: '08:00', end: '21:00', timezone: 'Mars/Olympus' } },
+    ],
     ['faq without answer', { name: 'x', bot: { faqs: [{ question: 'q' }] } }],
   ])('create with %s → 400', async (_what, body) => {
     expectApiError(await api(ctx.gw, account, 'POST', 'campaigns', { body }), 400);
   });
 
   test('language: a BCP 47 tag, stored in its canonical form; anything else → 400 naming it, nothing stored', async () => {
-    const created = async (language: string) => (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Tagged', language } })).body;
+    const created = async (language: string) =>
+      (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Tagged', language } })).body;
     expect((await created('pt-br')).language).toBe('pt-BR');
     expect((await created(' zh-hant-tw ')).language).toBe('zh-Hant-TW');
     expect((await created('es-419')).language).toBe('es-419');
@@ -234,10 +317,19 @@ describe('campaigns', () => {
       const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Bad tag', language } });
       expectApiError(res, 400, 'VALIDATION_ERROR');
       expect(res.body.error.message).toMatch(/^language: /);
-      expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${stable.id}`, { body: { language } }), 400, 'VALIDATION_ERROR');
+      expectApiError(
+        await api(ctx.gw, account, 'PATCH', `campaigns/${stable.id}`, { body: { language } }),
+        400,
+        'VALIDATION_ERROR',
+      );
     }
-    expect((await api(ctx.gw, account, 'GET', 'campaigns', { query: { limit: '200' } })).body.data).toHaveLength(before + 1);
-    expect((await api(ctx.gw, account, 'GET', `campaigns/${stable.id}`)).body).toEqual({ ...stable, unreachable: NONE_UNREACHABLE });
+    expect((await api(ctx.gw, account, 'GET', 'campaigns', { query: { limit: '200' } })).body.data).toHaveLength(
+      before + 1,
+    );
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${stable.id}`)).body).toEqual({
+      ...stable,
+      unreachable: NONE_UNREACHABLE,
+    });
 
     const patched = await api(ctx.gw, account, 'PATCH', `campaigns/${stable.id}`, { body: { language: 'fr-ca' } });
     expect(patched.body.language).toBe('fr-CA');
@@ -245,19 +337,46 @@ describe('campaigns', () => {
 
   test("a WhatsApp template's language comes from the campaign's language and region, without its script", async () => {
     const contact = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: '+15550100177' } })).body;
-    for (const [language, code] of [['zh-Hant-TW', 'zh_TW'], ['pt-br', 'pt_BR'], ['es', 'es']]) {
-      const campaign = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Templated', language, openingTemplate: 'welcome' } })).body;
-      const preview = await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/preview`, { query: { contactId: contact.id } });
-      expect({ language, template: preview.body.template }).toEqual({ language, template: { name: 'welcome', language: code, params: [] } });
+    for (const [language, code] of [
+      ['zh-Hant-TW', 'zh_TW'],
+      ['pt-br', 'pt_BR'],
+      ['es', 'es'],
+    ]) {
+      const campaign = (
+        await api(ctx.gw, account, 'POST', 'campaigns', {
+          body: { name: 'Templated', language, openingTemplate: 'welcome' },
+        })
+      ).body;
+      const preview = await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/preview`, {
+        query: { contactId: contact.id },
+      });
+      expect({ language, template: preview.body.template }).toEqual({
+        language,
+        template: { name: 'welcome', language: code, params: [] },
+      });
     }
   });
 
   test('PATCH changes the given fields and merges bot and followUps', async () => {
-    const created = (await api(ctx.gw, account, 'POST', 'campaigns', {
-      body: { name: 'To change', channel: 'sms', openingMessage: 'Hi', bot: { instructions: 'Keep me', goal: 'Old goal' }, followUps: { enabled: false, steps: [{ after: '30m', body: 'Hello?' }] } },
-    })).body;
+    const created = (
+      await api(ctx.gw, account, 'POST', 'campaigns', {
+        body: {
+          name: 'To change',
+          channel: 'sms',
+          openingMessage: 'Hi',
+          bot: { instructions: 'Keep me', goal: 'Old goal' },
+          followUps: { enabled: false, steps: [{ after: '30m', body: 'Hello?' }] },
+        },
+      })
+    ).body;
     const res = await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, {
-      body: { status: 'live', triggerOnNewContacts: true, listId, bot: { goal: 'New goal' }, followUps: { enabled: true } },
+      body: {
+        status: 'live',
+        triggerOnNewContacts: true,
+        listId,
+        bot: { goal: 'New goal' },
+        followUps: { enabled: true },
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -269,11 +388,20 @@ describe('campaigns', () => {
       followUps: { enabled: true, steps: [{ after: '30m', body: 'Hello?' }] },
       updatedAt: expect.stringMatching(/Z$/),
     });
-    expect((await api(ctx.gw, account, 'GET', `campaigns/${created.id}`)).body).toEqual({ ...res.body, unreachable: NONE_UNREACHABLE });
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${created.id}`)).body).toEqual({
+      ...res.body,
+      unreachable: NONE_UNREACHABLE,
+    });
 
     // A Live campaign needs its list: it is paused to be detached.
-    expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { listId: null } }), 400, 'CAMPAIGN_CANNOT_SEND');
-    const detached = await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { listId: null, status: 'paused' } });
+    expectApiError(
+      await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { listId: null } }),
+      400,
+      'CAMPAIGN_CANNOT_SEND',
+    );
+    const detached = await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, {
+      body: { listId: null, status: 'paused' },
+    });
     expect(detached.status).toBe(200);
     expect(detached.body.listId).toBeNull();
   });
@@ -285,9 +413,20 @@ describe('campaigns', () => {
     expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: {} }), 400);
     expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { status: 'done' } }), 400);
     expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { name: '' } }), 400);
-    expectApiError(await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { listId: foreignList } }), 404, 'LIST_NOT_FOUND');
-    expectApiError(await api(ctx.gw, account, 'PATCH', 'campaigns/cmp_unknown', { body: { status: 'live' } }), 404, 'CAMPAIGN_NOT_FOUND');
-    expect((await api(ctx.gw, account, 'GET', `campaigns/${created.id}`)).body).toEqual({ ...created, unreachable: NONE_UNREACHABLE });
+    expectApiError(
+      await api(ctx.gw, account, 'PATCH', `campaigns/${created.id}`, { body: { listId: foreignList } }),
+      404,
+      'LIST_NOT_FOUND',
+    );
+    expectApiError(
+      await api(ctx.gw, account, 'PATCH', 'campaigns/cmp_unknown', { body: { status: 'live' } }),
+      404,
+      'CAMPAIGN_NOT_FOUND',
+    );
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${created.id}`)).body).toEqual({
+      ...created,
+      unreachable: NONE_UNREACHABLE,
+    });
   });
 
   test('unknown campaign → 404; no key → 401', async () => {

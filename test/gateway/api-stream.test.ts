@@ -1,8 +1,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Change, ChangeListener, Store } from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
-import { consoleAccount, signIn, teamMember, withSession, type ConsoleAccount, type SignedIn } from '../console/support';
+import type {
+  Change,
+  ChangeListener,
+  Store,
+} from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
+import {
+  consoleAccount,
+  signIn,
+  teamMember,
+  withSession,
+  type ConsoleAccount,
+  type SignedIn,
+} from '../console/support';
 import { openStream, type EventStream, type StreamEvent } from '../helpers/event-stream';
 import { BACKEND, removeDir, startGateway } from '../helpers/gateway';
 import { createTestDatabase } from '../helpers/postgres';
@@ -37,7 +48,10 @@ async function signedIn(account?: ConsoleAccount): Promise<{ account: ConsoleAcc
 }
 
 /** A message from a contact, through /v1 as a custom channel posts it: its id and its conversation's. */
-async function contactWrites(account: ConsoleAccount, customData: Record<string, unknown> = {}): Promise<{ messageId: string; conversationId: string }> {
+async function contactWrites(
+  account: ConsoleAccount,
+  customData: Record<string, unknown> = {},
+): Promise<{ messageId: string; conversationId: string }> {
   const res = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming(customData) });
   expect(res.status).toBe(200);
   const message = await api(ctx.gw, account, 'GET', `messages/${res.body.messageId}`);
@@ -45,7 +59,8 @@ async function contactWrites(account: ConsoleAccount, customData: Record<string,
 }
 
 const named = (events: StreamEvent[], event: string) => events.filter((e) => e.event === event);
-const ofConversation = (events: StreamEvent[], conversationId: string) => events.filter((e) => e.data?.conversationId === conversationId);
+const ofConversation = (events: StreamEvent[], conversationId: string) =>
+  events.filter((e) => e.data?.conversationId === conversationId);
 
 test('without a session the stream is refused with 401 in the usual shape, before any stream starts', async () => {
   const none = await openStream(ctx.gw, STREAM);
@@ -72,7 +87,12 @@ test('a message posted through /v1 reaches the open stream as message.created, t
   // The contact's message, then the hand-off notice the gateway sent them (no campaign answers here).
   expect(events.map((e) => e.event)).toEqual(['message.created', 'message.created', 'conversation.updated']);
   expect(events[0]!.data).toEqual({ conversationId, messageId, direction: 'incoming', author: null });
-  expect(events[1]!.data).toEqual({ conversationId, messageId: expect.any(String), direction: 'outgoing', author: 'system' });
+  expect(events[1]!.data).toEqual({
+    conversationId,
+    messageId: expect.any(String),
+    direction: 'outgoing',
+    author: 'system',
+  });
   const conversation = (await api(ctx.gw, account, 'GET', `conversations/${conversationId}`)).body;
   expect(events[2]!.data).toEqual({
     conversationId,
@@ -102,15 +122,21 @@ test('an assignment is conversation.assigned, a read conversation.updated, a tea
   const { account, session } = await signedIn();
   const hook = await Receiver.start();
   receivers.push(hook);
-  expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } })).status).toBe(200);
+  expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } })).status).toBe(
+    200,
+  );
   const { conversationId } = await contactWrites(account);
   await untilIdle(ctx.gw);
   const stream = await open(session);
   const ownerId = (await withSession(ctx.gw, session, 'GET', '/console/api/session')).body.member.id;
 
-  expect((await api(ctx.gw, account, 'POST', `conversations/${conversationId}/assign`, { body: { memberId: 'me' } })).status).toBe(200);
+  expect(
+    (await api(ctx.gw, account, 'POST', `conversations/${conversationId}/assign`, { body: { memberId: 'me' } })).status,
+  ).toBe(200);
   await stream.until((e) => named(e, 'conversation.assigned').length > 0);
-  expect(named(stream.events, 'conversation.assigned').map((e) => e.data)).toEqual([{ conversationId, assigneeId: ownerId }]);
+  expect(named(stream.events, 'conversation.assigned').map((e) => e.data)).toEqual([
+    { conversationId, assigneeId: ownerId },
+  ]);
 
   expect((await api(ctx.gw, account, 'POST', `conversations/${conversationId}/read`)).status).toBe(200);
   const read = await stream.until((e) => named(e, 'conversation.updated').length > 0);
@@ -118,12 +144,20 @@ test('an assignment is conversation.assigned, a read conversation.updated, a tea
 
   // The reply is created pending; its receiver takes it, and it is sent.
   const contactId = (await api(ctx.gw, account, 'GET', `conversations/${conversationId}`)).body.contact.id;
-  const reply = await withSession(ctx.gw, session, 'POST', `/v1/contacts/${contactId}/messages`, { body: { body: 'On it', conversationId } });
+  const reply = await withSession(ctx.gw, session, 'POST', `/v1/contacts/${contactId}/messages`, {
+    body: { body: 'On it', conversationId },
+  });
   expect({ status: reply.status, message: reply.body.status }).toEqual({ status: 201, message: 'pending' });
   await stream.until((e) => named(e, 'message.updated').length > 0);
-  expect(named(stream.events, 'message.created').map((e) => e.data)).toEqual([{ conversationId, messageId: reply.body.id, direction: 'outgoing', author: 'team' }]);
-  expect(named(stream.events, 'message.updated').map((e) => e.data)).toEqual([{ conversationId, messageId: reply.body.id, status: 'sent' }]);
-  expect(stream.events.findIndex((e) => e.event === 'message.created')).toBeLessThan(stream.events.findIndex((e) => e.event === 'message.updated'));
+  expect(named(stream.events, 'message.created').map((e) => e.data)).toEqual([
+    { conversationId, messageId: reply.body.id, direction: 'outgoing', author: 'team' },
+  ]);
+  expect(named(stream.events, 'message.updated').map((e) => e.data)).toEqual([
+    { conversationId, messageId: reply.body.id, status: 'sent' },
+  ]);
+  expect(stream.events.findIndex((e) => e.event === 'message.created')).toBeLessThan(
+    stream.events.findIndex((e) => e.event === 'message.updated'),
+  );
   expect(JSON.stringify(stream.events)).not.toContain('On it');
 });
 
@@ -165,12 +199,23 @@ test('a session holds 10 streams at once: the 11th is 429, and one closed makes 
   for (let i = 0; i < 10; i++) streams.push(await open(session));
   expect(streams.map((s) => s.status)).toEqual(Array(10).fill(200));
   const eleventh = await open(session);
-  expectApiError({ status: eleventh.status, headers: eleventh.headers, body: eleventh.body, text: JSON.stringify(eleventh.body) }, 429, 'TOO_MANY_STREAMS');
+  expectApiError(
+    { status: eleventh.status, headers: eleventh.headers, body: eleventh.body, text: JSON.stringify(eleventh.body) },
+    429,
+    'TOO_MANY_STREAMS',
+  );
   // Another session of the same account is not held back by this one's.
   expect((await open((await signedIn(account)).session)).status).toBe(200);
   streams[0]!.close();
   // The closed one is let go once its connection's end is seen.
-  expect((await poll(() => open(session), (s) => s.status === 200)).status).toBe(200);
+  expect(
+    (
+      await poll(
+        () => open(session),
+        (s) => s.status === 200,
+      )
+    ).status,
+  ).toBe(200);
 });
 
 test("opening a stream spends one request of the session's per-minute budget; its events spend none", async () => {
@@ -188,7 +233,9 @@ test("opening a stream spends one request of the session's per-minute budget; it
 test("signing out ends the session's streams; a removed member's end too; an agent's stream carries the account's every conversation", async () => {
   const { account, session } = await signedIn();
   const stream = await open(session);
-  const signOut = await request(ctx.gw, 'DELETE', '/console/api/session', { headers: { cookie: session.cookie, 'x-csrf-token': session.csrfToken, origin: ctx.gw.url } });
+  const signOut = await request(ctx.gw, 'DELETE', '/console/api/session', {
+    headers: { cookie: session.cookie, 'x-csrf-token': session.csrfToken, origin: ctx.gw.url },
+  });
   expect(signOut.status).toBe(204);
   await stream.end();
   expect((await open(session)).status).toBe(401);
@@ -221,10 +268,18 @@ test('a stopping gateway ends its streams at once, well before its grace for req
   }
 });
 
-type LowdbModule = typeof import('../../gateway/src/store/lowdb/lowdb-store.js', { with: { 'resolution-mode': 'import' } });
-type PostgresModule = typeof import('../../gateway/src/store/postgres/postgres-store.js', { with: { 'resolution-mode': 'import' } });
-type CollectionsModule = typeof import('../../gateway/src/domain/collections.js', { with: { 'resolution-mode': 'import' } });
-type NotificationsModule = typeof import('../../gateway/src/store/postgres/changes.js', { with: { 'resolution-mode': 'import' } });
+type LowdbModule = typeof import('../../gateway/src/store/lowdb/lowdb-store.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type PostgresModule = typeof import('../../gateway/src/store/postgres/postgres-store.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type CollectionsModule = typeof import('../../gateway/src/domain/collections.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type NotificationsModule = typeof import('../../gateway/src/store/postgres/changes.js', {
+  with: { 'resolution-mode': 'import' }
+});
 type PublishedModule = typeof import('../../gateway/src/store/published.js', { with: { 'resolution-mode': 'import' } });
 
 describe(`under the stream: the store's committed changes (${BACKEND})`, () => {
@@ -237,7 +292,9 @@ describe(`under the stream: the store's committed changes (${BACKEND})`, () => {
   beforeAll(async () => {
     const { collections } = (await import(path.join(DIST, 'domain/collections.js'))) as CollectionsModule;
     if (BACKEND === 'postgres') {
-      const { openPostgresStore } = (await import(path.join(DIST, 'store/postgres/postgres-store.js'))) as PostgresModule;
+      const { openPostgresStore } = (await import(
+        path.join(DIST, 'store/postgres/postgres-store.js')
+      )) as PostgresModule;
       store = await openPostgresStore({ url: await createTestDatabase(), collections });
     } else {
       const { openLowdbStore } = (await import(path.join(DIST, 'store/lowdb/lowdb-store.js'))) as LowdbModule;
@@ -262,24 +319,27 @@ describe(`under the stream: the store's committed changes (${BACKEND})`, () => {
   });
 
   /** Waits (bounded) until what was heard holds a committed change marked `mark`: everything committed before it was told by then. */
-  const untilHeard = (mark: string) => new Promise<void>((resolve, reject) => {
-    const check = () => {
-      if (!heard.some((h) => 'changes' in h && h.changes.some((c) => c.mark === mark))) return;
-      waiters.delete(check);
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => reject(new Error(`${mark} was not told: ${JSON.stringify(heard)}`)), 10_000);
-    waiters.add(check);
-    check();
-  });
+  const untilHeard = (mark: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!heard.some((h) => 'changes' in h && h.changes.some((c) => c.mark === mark))) return;
+        waiters.delete(check);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => reject(new Error(`${mark} was not told: ${JSON.stringify(heard)}`)), 10_000);
+      waiters.add(check);
+      check();
+    });
 
   test('told once committed, by account, in order; a key told once as it ends up; a rolled-back transaction tells nothing', async () => {
     heard.length = 0;
-    await expect(store.transact(async (tx) => {
-      tx.publish('acc_a', { mark: 'rolled back' });
-      throw new Error('changed my mind');
-    })).rejects.toThrow('changed my mind');
+    await expect(
+      store.transact(async (tx) => {
+        tx.publish('acc_a', { mark: 'rolled back' });
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
     await store.transact(async (tx) => {
       tx.publish('acc_a', { mark: 'first', n: 1 }, 'k');
       tx.publish('acc_b', { mark: 'other account' });
@@ -298,11 +358,14 @@ describe(`under the stream: the store's committed changes (${BACKEND})`, () => {
   test('a transaction of many changes tells them all (over several notifications on PostgreSQL); one too big to tell is told as missed', async () => {
     heard.length = 0;
     await store.transact(async (tx) => {
-      for (let i = 0; i < 400; i++) tx.publish('acc_many', { mark: `change ${i}`, conversationId: `cnv_${'x'.repeat(40)}${i}` });
+      for (let i = 0; i < 400; i++)
+        tx.publish('acc_many', { mark: `change ${i}`, conversationId: `cnv_${'x'.repeat(40)}${i}` });
       tx.publish('acc_big', { mark: 'too big', text: 'y'.repeat(9000) });
     });
     await untilHeard('change 399');
-    const told = heard.flatMap((h) => ('changes' in h && h.accountId === 'acc_many' ? h.changes.map((c) => c.mark) : []));
+    const told = heard.flatMap((h) =>
+      'changes' in h && h.accountId === 'acc_many' ? h.changes.map((c) => c.mark) : [],
+    );
     expect(told).toEqual(Array.from({ length: 400 }, (_, i) => `change ${i}`));
     if (BACKEND === 'postgres') expect(heard).toContainEqual({ missed: 'acc_big' });
     else expect(heard).toContainEqual({ accountId: 'acc_big', changes: [{ mark: 'too big', text: 'y'.repeat(9000) }] });
@@ -311,7 +374,9 @@ describe(`under the stream: the store's committed changes (${BACKEND})`, () => {
 
 test("PostgreSQL's notifications: a change that could not be sent (no connection) is told as missed to every process once the connection is back", async () => {
   const DIST = path.resolve(__dirname, '../../gateway/dist');
-  const { ChangeNotifications, CHANGES_CHANNEL } = (await import(path.join(DIST, 'store/postgres/changes.js'))) as NotificationsModule;
+  const { ChangeNotifications, CHANGES_CHANNEL } = (await import(
+    path.join(DIST, 'store/postgres/changes.js')
+  )) as NotificationsModule;
   const { Published } = (await import(path.join(DIST, 'store/published.js'))) as PublishedModule;
   /** A connection that keeps what it is asked to send and answers at once. */
   const connection = () => {
@@ -327,15 +392,16 @@ test("PostgreSQL's notifications: a change that could not be sent (no connection
         return { rows: [] };
       },
       /** Resolves once `n` statements were sent (bounded). */
-      until: (n: number) => new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`sent: ${JSON.stringify(sent)}`)), 5_000);
-        told = () => {
-          if (sent.length < n) return;
-          clearTimeout(timer);
-          resolve();
-        };
-        told();
-      }),
+      until: (n: number) =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`sent: ${JSON.stringify(sent)}`)), 5_000);
+          told = () => {
+            if (sent.length < n) return;
+            clearTimeout(timer);
+            resolve();
+          };
+          told();
+        }),
     };
     return client;
   };
@@ -350,7 +416,12 @@ test("PostgreSQL's notifications: a change that could not be sent (no connection
   notifications.committed(committed('acc_a', { kind: 'conversation', conversationId: 'cnv_1' }));
   notifications.committed(committed('acc_b', { kind: 'conversation', conversationId: 'cnv_2' }));
   await first.until(1);
-  expect(first.sent.flat().map((p) => JSON.parse(p))).toEqual([[['acc_a', { kind: 'conversation', conversationId: 'cnv_1' }], ['acc_b', { kind: 'conversation', conversationId: 'cnv_2' }]]]);
+  expect(first.sent.flat().map((p) => JSON.parse(p))).toEqual([
+    [
+      ['acc_a', { kind: 'conversation', conversationId: 'cnv_1' }],
+      ['acc_b', { kind: 'conversation', conversationId: 'cnv_2' }],
+    ],
+  ]);
 
   // The statement on its way is answered (a turn), then the connection is lost.
   await new Promise((resolve) => setImmediate(resolve));
@@ -360,13 +431,22 @@ test("PostgreSQL's notifications: a change that could not be sent (no connection
   notifications.listening(second as never);
   notifications.committed(committed('acc_a', { kind: 'conversation', conversationId: 'cnv_4' }));
   await second.until(1);
-  expect(second.sent.flat().map((p) => JSON.parse(p))).toEqual([[['acc_c'], ['acc_a', { kind: 'conversation', conversationId: 'cnv_4' }]]]);
+  expect(second.sent.flat().map((p) => JSON.parse(p))).toEqual([
+    [['acc_c'], ['acc_a', { kind: 'conversation', conversationId: 'cnv_4' }]],
+  ]);
 
   // Heard back: the marker is news of changes missed, the rest is told as it came.
   const heard: unknown[] = [];
-  notifications.feed.subscribe({ changed: (accountId, changes) => void heard.push({ accountId, changes }), missed: (accountId) => void heard.push({ missed: accountId }) });
+  notifications.feed.subscribe({
+    changed: (accountId, changes) => void heard.push({ accountId, changes }),
+    missed: (accountId) => void heard.push({ missed: accountId }),
+  });
   for (const payload of second.sent.flat()) notifications.heard(payload);
   notifications.heard('not json');
-  expect(heard).toEqual([{ missed: 'acc_c' }, { accountId: 'acc_a', changes: [{ kind: 'conversation', conversationId: 'cnv_4' }] }, { missed: undefined }]);
+  expect(heard).toEqual([
+    { missed: 'acc_c' },
+    { accountId: 'acc_a', changes: [{ kind: 'conversation', conversationId: 'cnv_4' }] },
+    { missed: undefined },
+  ]);
   notifications.close();
 });

@@ -15,7 +15,10 @@ let standard: TestAccount;
 
 beforeAll(async () => {
   agency = await createAccount(ctx.gw, { type: 'agency' });
-  subs = [await createAccount(ctx.gw, { parentEmail: agency.email, name: 'Smile Dental' }), await createAccount(ctx.gw, { parentEmail: agency.email, name: 'Bright Realty' })];
+  subs = [
+    await createAccount(ctx.gw, { parentEmail: agency.email, name: 'Smile Dental' }),
+    await createAccount(ctx.gw, { parentEmail: agency.email, name: 'Bright Realty' }),
+  ];
   const otherAgency = await createAccount(ctx.gw, { type: 'agency' });
   foreign = await createAccount(ctx.gw, { parentEmail: otherAgency.email });
   standard = await createAccount(ctx.gw);
@@ -26,14 +29,34 @@ const grant = (email: string, amount: number, description?: string) =>
 
 test("the agency's sub-accounts with balances and auto-recharge rules, oldest first, a page at a time", async () => {
   expect((await grant(subs[0]!.email, 25, 'Welcome')).status).toBe(200);
-  expect((await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: subs[1]!.email, threshold: 5, amount: 20 } })).status).toBe(200);
+  expect(
+    (
+      await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+        body: { email: subs[1]!.email, threshold: 5, amount: 20 },
+      })
+    ).status,
+  ).toBe(200);
 
   const all = await api(ctx.gw, agency, 'GET', 'subaccounts');
   expect(all.status).toBe(200);
   expect(all.body).toEqual({
     data: [
-      { id: subs[0]!.id, name: 'Smile Dental', email: subs[0]!.email, balance: 25, autoRecharge: null, createdAt: expect.stringMatching(/Z$/) },
-      { id: subs[1]!.id, name: 'Bright Realty', email: subs[1]!.email, balance: 0, autoRecharge: { enabled: true, threshold: 5, amount: 20, pending: true }, createdAt: expect.stringMatching(/Z$/) },
+      {
+        id: subs[0]!.id,
+        name: 'Smile Dental',
+        email: subs[0]!.email,
+        balance: 25,
+        autoRecharge: null,
+        createdAt: expect.stringMatching(/Z$/),
+      },
+      {
+        id: subs[1]!.id,
+        name: 'Bright Realty',
+        email: subs[1]!.email,
+        balance: 0,
+        autoRecharge: { enabled: true, threshold: 5, amount: 20, pending: true },
+        createdAt: expect.stringMatching(/Z$/),
+      },
     ],
     nextCursor: null,
   });
@@ -50,7 +73,14 @@ test("a sub-account's credit history is what GET /v1/credits shows the sub-accou
   expect(seen.status).toBe(200);
   const own = await api(ctx.gw, subs[0]!, 'GET', 'credits');
   expect(seen.body).toEqual(own.body);
-  expect(seen.body).toMatchObject({ balance: 29.5, autoRecharge: null, transactions: [{ kind: 'grant', amount: 4.5, balance: 29.5 }, { kind: 'grant', amount: 25, description: 'Welcome' }] });
+  expect(seen.body).toMatchObject({
+    balance: 29.5,
+    autoRecharge: null,
+    transactions: [
+      { kind: 'grant', amount: 4.5, balance: 29.5 },
+      { kind: 'grant', amount: 25, description: 'Welcome' },
+    ],
+  });
 });
 
 test("another agency's sub-account, the agency itself and an unknown id → 404 alike", async () => {
@@ -72,11 +102,18 @@ test('a standard account or a sub-account → 403 NOT_AGENCY; no key → 401', a
 test('an agency cannot be made a sub-account of an agency: 400 naming parentEmail, nothing stored', async () => {
   const admin = { authorization: `Bearer ${ctx.gw.adminToken}` };
   const email = `${unique('agency-under-agency')}@example.com`;
-  const res = await request(ctx.gw, 'POST', '/admin/v1/accounts', { headers: admin, body: { name: 'Nested', email, type: 'agency', parentEmail: agency.email } });
+  const res = await request(ctx.gw, 'POST', '/admin/v1/accounts', {
+    headers: admin,
+    body: { name: 'Nested', email, type: 'agency', parentEmail: agency.email },
+  });
   expectApiError(res, 400, 'AGENCY_CANNOT_HAVE_PARENT');
   expect(res.body.error.message).toMatch(/^parentEmail: an agency cannot be a sub-account/);
-  expect((await request(ctx.gw, 'GET', '/admin/v1/accounts', { headers: admin, query: { email } })).body.data).toEqual([]);
-  expect((await api(ctx.gw, agency, 'GET', 'subaccounts')).body.data.map((s: { email: string }) => s.email)).not.toContain(email);
+  expect((await request(ctx.gw, 'GET', '/admin/v1/accounts', { headers: admin, query: { email } })).body.data).toEqual(
+    [],
+  );
+  expect(
+    (await api(ctx.gw, agency, 'GET', 'subaccounts')).body.data.map((s: { email: string }) => s.email),
+  ).not.toContain(email);
 });
 
 describe('with a console session', () => {
@@ -86,26 +123,65 @@ describe('with a console session', () => {
     const session = await signIn(ctx.gw, owner.email, owner.password);
     expect(session.reply.status).toBe(200);
 
-    expectApiError(await withSession(ctx.gw, session, 'POST', '/v1/subaccounts/credits', { body: { email: sub.email, amount: 10 }, csrf: null }), 403, 'CSRF_TOKEN_INVALID');
-    expectApiError(await withSession(ctx.gw, session, 'POST', '/v1/subaccounts/credits', { body: { email: sub.email, amount: 10 }, csrf: 'not-the-token' }), 403, 'CSRF_TOKEN_INVALID');
-    const granted = await withSession(ctx.gw, session, 'POST', '/v1/subaccounts/credits', { body: { email: sub.email, amount: 10, description: 'From the console' } });
+    expectApiError(
+      await withSession(ctx.gw, session, 'POST', '/v1/subaccounts/credits', {
+        body: { email: sub.email, amount: 10 },
+        csrf: null,
+      }),
+      403,
+      'CSRF_TOKEN_INVALID',
+    );
+    expectApiError(
+      await withSession(ctx.gw, session, 'POST', '/v1/subaccounts/credits', {
+        body: { email: sub.email, amount: 10 },
+        csrf: 'not-the-token',
+      }),
+      403,
+      'CSRF_TOKEN_INVALID',
+    );
+    const granted = await withSession(ctx.gw, session, 'POST', '/v1/subaccounts/credits', {
+      body: { email: sub.email, amount: 10, description: 'From the console' },
+    });
     expect(granted.status).toBe(200);
     expect(granted.body).toEqual({ success: true, sub_account_id: sub.id, credits_added: 10, new_balance: 10 });
 
-    expectApiError(await withSession(ctx.gw, session, 'PUT', '/v1/subaccounts/auto-recharge', { body: { email: sub.email, threshold: 2, amount: 15 }, csrf: null }), 403, 'CSRF_TOKEN_INVALID');
-    const rule = await withSession(ctx.gw, session, 'PUT', '/v1/subaccounts/auto-recharge', { body: { email: sub.email, threshold: 2, amount: 15 } });
+    expectApiError(
+      await withSession(ctx.gw, session, 'PUT', '/v1/subaccounts/auto-recharge', {
+        body: { email: sub.email, threshold: 2, amount: 15 },
+        csrf: null,
+      }),
+      403,
+      'CSRF_TOKEN_INVALID',
+    );
+    const rule = await withSession(ctx.gw, session, 'PUT', '/v1/subaccounts/auto-recharge', {
+      body: { email: sub.email, threshold: 2, amount: 15 },
+    });
     expect(rule.status).toBe(200);
 
     const list = await withSession(ctx.gw, session, 'GET', '/v1/subaccounts');
-    expect(list.body.data).toEqual([expect.objectContaining({ id: sub.id, balance: 10, autoRecharge: { enabled: true, threshold: 2, amount: 15, pending: false } })]);
+    expect(list.body.data).toEqual([
+      expect.objectContaining({
+        id: sub.id,
+        balance: 10,
+        autoRecharge: { enabled: true, threshold: 2, amount: 15, pending: false },
+      }),
+    ]);
     const history = await withSession(ctx.gw, session, 'GET', `/v1/subaccounts/${sub.id}/credits`);
-    expect(history.body.transactions).toEqual([expect.objectContaining({ kind: 'grant', amount: 10, description: 'From the console' })]);
+    expect(history.body.transactions).toEqual([
+      expect.objectContaining({ kind: 'grant', amount: 10, description: 'From the console' }),
+    ]);
   });
 
   test("a standard account's session gets 403 NOT_AGENCY", async () => {
     const owner = await consoleAccount(ctx.gw);
     const session = await signIn(ctx.gw, owner.email, owner.password);
     expectApiError(await withSession(ctx.gw, session, 'GET', '/v1/subaccounts'), 403, 'NOT_AGENCY');
-    expectApiError(await withSession(ctx.gw, session, 'POST', '/v1/subaccounts/credits', { body: { email: subs[0]!.email, amount: 1 } }), 403, 'NOT_AGENCY');
+    expectApiError(
+      await withSession(ctx.gw, session, 'POST', '/v1/subaccounts/credits', {
+        body: { email: subs[0]!.email, amount: 1 },
+      }),
+      403,
+      'NOT_AGENCY',
+    );
   });
 });

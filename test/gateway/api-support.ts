@@ -3,7 +3,18 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
-import { advanceClock, createAccount, removeDir, request, startGateway, untilIdle, type Reply, type RequestOptions, type TestAccount, type TestGateway } from '../helpers/gateway';
+import {
+  advanceClock,
+  createAccount,
+  removeDir,
+  request,
+  startGateway,
+  untilIdle,
+  type Reply,
+  type RequestOptions,
+  type TestAccount,
+  type TestGateway,
+} from '../helpers/gateway';
 
 /**
  * Shared pieces of the /v1 API tests: one gateway per test file, a local webhook receiver, Standard Webhooks
@@ -25,7 +36,13 @@ export function useGateway(env: Record<string, string> = {}): { readonly gw: Tes
 }
 
 /** A request with the account's key in the x-api-key header unless `opts` says otherwise. */
-export function api<T = any>(gw: TestGateway, account: Pick<TestAccount, 'apiKey'> | undefined, method: string, path: string, opts: RequestOptions = {}): Promise<Reply<T>> {
+export function api<T = any>(
+  gw: TestGateway,
+  account: Pick<TestAccount, 'apiKey'> | undefined,
+  method: string,
+  path: string,
+  opts: RequestOptions = {},
+): Promise<Reply<T>> {
   return request<T>(gw, method, path.startsWith('/') ? path : `/v1/${path}`, { apiKey: account?.apiKey, ...opts });
 }
 
@@ -36,13 +53,23 @@ export const HANDOFF_NOTICE = 'Thanks for your message! A member of our team wil
 export type { Reply, TestAccount, TestGateway };
 
 /** A GET whose body is kept as bytes (media files). */
-export function getBytes(gw: TestGateway, account: Pick<TestAccount, 'apiKey'>, path: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }> {
+export function getBytes(
+  gw: TestGateway,
+  account: Pick<TestAccount, 'apiKey'>,
+  path: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = https.request(new URL(path, gw.url), { headers: { 'x-api-key': account.apiKey }, ca: gw.ca, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
-    });
+    const req = https.request(
+      new URL(path, gw.url),
+      { headers: { 'x-api-key': account.apiKey }, ca: gw.ca, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -56,13 +83,24 @@ export function expectApiError(res: Reply, status: number, code?: string): void 
   const fields: unknown[] | undefined = res.body?.error?.fields;
   expect({ status: res.status, body: res.body }).toEqual({
     status,
-    body: { error: { code: code ?? expect.any(String), message: expect.any(String), ...(fields === undefined ? {} : { fields: expect.any(Array) }) } },
+    body: {
+      error: {
+        code: code ?? expect.any(String),
+        message: expect.any(String),
+        ...(fields === undefined ? {} : { fields: expect.any(Array) }),
+      },
+    },
   });
   if (fields !== undefined) {
     expect(status).toBe(400);
     expect(fields.length).toBeGreaterThan(0);
     for (const field of fields as Array<Record<string, unknown>>) {
-      expect(field).toEqual({ field: expect.any(String), code: expect.any(String), message: expect.any(String), ...('limit' in field ? { limit: expect.any(Number) } : {}) });
+      expect(field).toEqual({
+        field: expect.any(String),
+        code: expect.any(String),
+        message: expect.any(String),
+        ...('limit' in field ? { limit: expect.any(Number) } : {}),
+      });
     }
   }
   expectNoStack(res);
@@ -91,7 +129,12 @@ export async function poll<T>(read: () => Promise<T>, done: (value: T) => boolea
 }
 
 /** Polls GET /v1/messages/{id} until the message is no longer pending. */
-export async function settledMessage(gw: TestGateway, account: TestAccount, messageId: string, timeoutMs = 10_000): Promise<any> {
+export async function settledMessage(
+  gw: TestGateway,
+  account: TestAccount,
+  messageId: string,
+  timeoutMs = 10_000,
+): Promise<any> {
   const res = await poll(
     () => api(gw, account, 'GET', `messages/${messageId}`),
     (r) => r.status !== 200 || r.body.status !== 'pending',
@@ -156,7 +199,11 @@ export class Receiver {
 
   /** Waits until at least `n` requests arrived (bounded). */
   async waitFor(n: number, timeoutMs = 10_000): Promise<Received[]> {
-    await poll(async () => this.requests.length, (len) => len >= n, timeoutMs);
+    await poll(
+      async () => this.requests.length,
+      (len) => len >= n,
+      timeoutMs,
+    );
     return this.requests;
   }
 
@@ -175,7 +222,9 @@ export class ConnectionTrap {
   private servers: http.Server[] = [];
   port = 0;
 
-  static async start(answer: (res: http.ServerResponse) => void = (res) => void res.writeHead(200).end('{}')): Promise<ConnectionTrap> {
+  static async start(
+    answer: (res: http.ServerResponse) => void = (res) => void res.writeHead(200).end('{}'),
+  ): Promise<ConnectionTrap> {
     const l = new ConnectionTrap();
     for (const host of ['127.0.0.1', '::1']) {
       const server = http.createServer((_req, res) => answer(res));
@@ -279,21 +328,34 @@ export const unique = (prefix: string) => `${prefix}-${process.pid}-${++seq}-${M
 
 let phones = 0;
 /** A possible US number (reserved 555 range), different on every call within this process. */
-export const uniquePhone = () => `+1555${String(process.pid % 1000).padStart(3, '0')}${String(++phones).padStart(4, '0')}`;
+export const uniquePhone = () =>
+  `+1555${String(process.pid % 1000).padStart(3, '0')}${String(++phones).padStart(4, '0')}`;
 
 /** An incoming custom-channel message body with defaults for every required field. */
 export function incoming(customData: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
   return {
-    customData: { messageSid: unique('sid'), fromId: unique('user'), toId: 'biz-1', body: 'Hello there', ...customData },
+    customData: {
+      messageSid: unique('sid'),
+      fromId: unique('user'),
+      toId: 'biz-1',
+      body: 'Hello there',
+      ...customData,
+    },
     ...extra,
   };
 }
 
 /** Twilio's X-Twilio-Signature: base64 HMAC-SHA1 of the URL followed by each parameter's name and value, sorted. */
 export function twilioSignature(token: string, url: string, params: Record<string, string>): string {
-  const data = url + Object.keys(params).sort().map((k) => k + params[k]).join('');
+  const data =
+    url +
+    Object.keys(params)
+      .sort()
+      .map((k) => k + params[k])
+      .join('');
   return createHmac('sha1', token).update(data).digest('base64');
 }
 
 /** Meta's X-Hub-Signature-256: the app secret's HMAC-SHA256 over the body's bytes as sent. */
-export const metaSignature = (secret: string, body: string | Buffer) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+export const metaSignature = (secret: string, body: string | Buffer) =>
+  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;

@@ -1,4 +1,13 @@
-import { api, ConnectionTrap, createAccount, expectApiError, poll, Receiver, type TestAccount, type TestGateway } from './api-support';
+import {
+  api,
+  ConnectionTrap,
+  createAccount,
+  expectApiError,
+  poll,
+  Receiver,
+  type TestAccount,
+  type TestGateway,
+} from './api-support';
 import { removeDir, startGateway } from '../helpers/gateway';
 
 /**
@@ -30,12 +39,21 @@ async function restart(policy: string): Promise<void> {
   gw = await startGateway({ LEADCHAT_WEBHOOK_TARGETS: policy }, gw.dataDir);
 }
 
-const bot = (baseUrl: string) => ({ provider: 'openai', openai: { baseUrl, model: 'm', apiKey: 'sk-test-0123456789' } });
+const bot = (baseUrl: string) => ({
+  provider: 'openai',
+  openai: { baseUrl, model: 'm', apiKey: 'sk-test-0123456789' },
+});
 
-describe('under public, a URL that reaches the gateway\'s own host or network is refused when saved', () => {
+describe("under public, a URL that reaches the gateway's own host or network is refused when saved", () => {
   test.each([
-    ['the bot\'s base URL', 'settings/bot', 'PUT', (url: string) => bot(url), 'openai.baseUrl'],
-    ['the Custom Channel Webhook', 'settings', 'PUT', (url: string) => ({ customChannelWebhookUrl: url }), 'customChannelWebhookUrl'],
+    ["the bot's base URL", 'settings/bot', 'PUT', (url: string) => bot(url), 'openai.baseUrl'],
+    [
+      'the Custom Channel Webhook',
+      'settings',
+      'PUT',
+      (url: string) => ({ customChannelWebhookUrl: url }),
+      'customChannelWebhookUrl',
+    ],
     ['a webhook subscription', 'webhooks', 'POST', (url: string) => ({ url, events: ['reply'] }), 'url'],
   ])('%s', async (_name, path, method, body, field) => {
     const account = await createAccount(gw);
@@ -43,7 +61,10 @@ describe('under public, a URL that reaches the gateway\'s own host or network is
     for (const url of trap.forms()) {
       const res = await api(gw, account, method, path, { body: body(url) });
       expectApiError(res, 400, 'TARGET_REFUSED');
-      expect({ url, message: res.body.error.message }).toEqual({ url, message: expect.stringMatching(new RegExp(`^${field.replace('.', '\\.')}: .*only public targets are allowed`)) });
+      expect({ url, message: res.body.error.message }).toEqual({
+        url,
+        message: expect.stringMatching(new RegExp(`^${field.replace('.', '\\.')}: .*only public targets are allowed`)),
+      });
     }
     expect((await api(gw, account, 'GET', path)).body).toEqual(before);
     expect(trap.connections).toBe(0);
@@ -51,7 +72,12 @@ describe('under public, a URL that reaches the gateway\'s own host or network is
 
   test('a public address is accepted, in any form of it', async () => {
     const account = await createAccount(gw);
-    for (const url of ['https://8.8.8.8/v1', 'https://[2606:4700::1111]/v1', 'https://[64:ff9b::808:808]/v1', 'https://api.example.invalid/v1']) {
+    for (const url of [
+      'https://8.8.8.8/v1',
+      'https://[2606:4700::1111]/v1',
+      'https://[64:ff9b::808:808]/v1',
+      'https://api.example.invalid/v1',
+    ]) {
       expect((await api(gw, account, 'PUT', 'settings/bot', { body: bot(url) })).status).toBe(200);
     }
   });
@@ -91,17 +117,31 @@ describe('URLs saved before the operator chose public are refused when the gatew
     hook = await Receiver.start();
     // localhost is judged at connect time by what it resolves to: this proves the check after DNS.
     const named = `http://localhost:${trap.port}/hook`;
-    expect((await api(gw, account, 'PUT', 'settings/bot', { body: bot(`http://127.0.0.1:${trap.port}/v1`) })).status).toBe(200);
+    expect(
+      (await api(gw, account, 'PUT', 'settings/bot', { body: bot(`http://127.0.0.1:${trap.port}/v1`) })).status,
+    ).toBe(200);
     expect((await api(gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: named } })).status).toBe(200);
-    expect((await api(gw, account, 'POST', 'webhooks', { body: { url: `http://[::1]:${trap.port}/hook`, events: ['message_received'] } })).status).toBe(201);
-    campaignId = (await api(gw, account, 'POST', 'campaigns', { body: { name: 'Spring', bot: { faqs: [{ question: 'When do you open?', answer: 'At 9.' }] } } })).body.id;
+    expect(
+      (
+        await api(gw, account, 'POST', 'webhooks', {
+          body: { url: `http://[::1]:${trap.port}/hook`, events: ['message_received'] },
+        })
+      ).status,
+    ).toBe(201);
+    campaignId = (
+      await api(gw, account, 'POST', 'campaigns', {
+        body: { name: 'Spring', bot: { faqs: [{ question: 'When do you open?', answer: 'At 9.' }] } },
+      })
+    ).body.id;
     await restart('public');
   });
 
   afterAll(() => hook.close());
 
   test('the bot: the FAQ bot answers, and the reason names the policy, not a remote answer', async () => {
-    const res = await api(gw, account, 'POST', `campaigns/${campaignId}/bot/test`, { body: { message: 'When do you open?' } });
+    const res = await api(gw, account, 'POST', `campaigns/${campaignId}/bot/test`, {
+      body: { message: 'When do you open?' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.provider).toBe('faq');
     expect(res.body.fallbackReason).toMatch(/refused by the gateway's target policy/);
@@ -114,38 +154,57 @@ describe('URLs saved before the operator chose public are refused when the gatew
     expect(trap.connections).toBe(0);
   });
 
-  test('deliveries fail at once with the policy\'s reason and are not retried', async () => {
-    const sent = await api(gw, account, 'POST', 'send_custom_channel_message', { body: { customData: { customChannel: 'chat', fromId: 'visitor-1', body: 'Hello' } } });
+  test("deliveries fail at once with the policy's reason and are not retried", async () => {
+    const sent = await api(gw, account, 'POST', 'send_custom_channel_message', {
+      body: { customData: { customChannel: 'chat', fromId: 'visitor-1', body: 'Hello' } },
+    });
     expect(sent.status).toBe(200);
-    const received = await api(gw, account, 'POST', 'incoming_custom_channel_message', { body: { customData: { messageSid: 's1', fromId: 'visitor-2', toId: 'biz', body: 'Hi' } } });
+    const received = await api(gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: { customData: { messageSid: 's1', fromId: 'visitor-2', toId: 'biz', body: 'Hi' } },
+    });
     expect(received.status).toBe(200);
     const settled = await poll(
       () => api(gw, account, 'GET', `messages/${sent.body.messageId}`),
       (r) => r.body.deliveries?.[0]?.status === 'failed',
     );
     const attempts = settled.body.deliveries[0].attempts;
-    expect(attempts).toEqual([expect.objectContaining({ status: null, error: expect.stringMatching(/resolves to an address that is not public/), responseExcerpt: null })]);
+    expect(attempts).toEqual([
+      expect.objectContaining({
+        status: null,
+        error: expect.stringMatching(/resolves to an address that is not public/),
+        responseExcerpt: null,
+      }),
+    ]);
     const delivered = await poll(
       () => api(gw, account, 'GET', `messages/${received.body.messageId}`),
       (r) => r.body.deliveries?.[0]?.status === 'failed',
     );
-    expect(delivered.body.deliveries[0].attempts).toEqual([expect.objectContaining({ error: expect.stringMatching(/::1 is not a public address/) })]);
+    expect(delivered.body.deliveries[0].attempts).toEqual([
+      expect.objectContaining({ error: expect.stringMatching(/::1 is not a public address/) }),
+    ]);
     expect(trap.connections).toBe(0);
   });
 
-  test('switching the bot\'s provider on again judges its saved base URL by the policy', async () => {
+  test("switching the bot's provider on again judges its saved base URL by the policy", async () => {
     expect((await api(gw, account, 'PUT', 'settings/bot', { body: { provider: 'faq' } })).status).toBe(200);
-    expectApiError(await api(gw, account, 'PUT', 'settings/bot', { body: { provider: 'openai' } }), 400, 'TARGET_REFUSED');
+    expectApiError(
+      await api(gw, account, 'PUT', 'settings/bot', { body: { provider: 'openai' } }),
+      400,
+      'TARGET_REFUSED',
+    );
     expect((await api(gw, account, 'GET', 'settings/bot')).body.provider).toBe('faq');
     expect(trap.connections).toBe(0);
   });
 });
 
-describe('an error of the bot\'s server is told by its status, never its body', () => {
+describe("an error of the bot's server is told by its status, never its body", () => {
   let secretServer: ConnectionTrap;
 
   beforeAll(async () => {
-    secretServer = await ConnectionTrap.start((res) => void res.writeHead(404, { 'content-type': 'text/plain' }).end('internal-admin-panel: db password hunter2'));
+    secretServer = await ConnectionTrap.start(
+      (res) =>
+        void res.writeHead(404, { 'content-type': 'text/plain' }).end('internal-admin-panel: db password hunter2'),
+    );
     await restart('any');
   });
 
@@ -153,11 +212,15 @@ describe('an error of the bot\'s server is told by its status, never its body', 
 
   test('a 404 with a body', async () => {
     const account = await createAccount(gw);
-    expect((await api(gw, account, 'PUT', 'settings/bot', { body: bot(`http://127.0.0.1:${secretServer.port}/v1`) })).status).toBe(200);
+    expect(
+      (await api(gw, account, 'PUT', 'settings/bot', { body: bot(`http://127.0.0.1:${secretServer.port}/v1`) })).status,
+    ).toBe(200);
     const campaignId = (await api(gw, account, 'POST', 'campaigns', { body: { name: 'Any' } })).body.id;
     const res = await api(gw, account, 'POST', `campaigns/${campaignId}/bot/test`, { body: { message: 'Hello?' } });
     expect(res.status).toBe(200);
-    expect(res.body.fallbackReason).toBe(`http://127.0.0.1:${secretServer.port}: answered 404: check the base URL and the model name`);
+    expect(res.body.fallbackReason).toBe(
+      `http://127.0.0.1:${secretServer.port}: answered 404: check the base URL and the model name`,
+    );
     expect(res.text).not.toMatch(/hunter2|internal-admin/);
     expect(secretServer.connections).toBeGreaterThan(0);
   });

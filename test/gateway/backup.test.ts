@@ -1,7 +1,16 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as tar from 'tar';
-import { createAccount, keepAliveClient, removeDir, runCli, startGateway, tempDir, type TestAccount, type TestGateway } from '../helpers/gateway';
+import {
+  createAccount,
+  keepAliveClient,
+  removeDir,
+  runCli,
+  startGateway,
+  tempDir,
+  type TestAccount,
+  type TestGateway,
+} from '../helpers/gateway';
 import { dataUri, getBytes, png } from './api-support';
 
 /**
@@ -15,8 +24,6 @@ jest.setTimeout(180_000);
 const CLIENTS = 16;
 /** Backups are taken once this many messages have been acknowledged: early, and after checkpoints have run. */
 const BACKUP_AFTER = [200, 2500];
-
-
 
 interface Posted {
   sender: string;
@@ -52,9 +59,17 @@ function ingest(gw: TestGateway, apiKey: string) {
     while (!stopping) {
       const n = next++;
       const sid = `b-m${n}`;
-      posted.set(sid, { sender: `backup-sender-${n % 24}`, text: `message ${n} ${'·'.repeat(n % 150)}`, ...(n % 10 === 0 ? { media: png(2 + (n % 7), 2) } : {}) });
-      const reply = await call('POST', '/v1/incoming_custom_channel_message', incoming(sid)).catch((err: Error) => ({ status: 0, body: err.message }));
-      if (reply.status !== 200 || reply.body?.success !== true) failures.push(`${sid}: ${reply.status} ${JSON.stringify(reply.body)}`);
+      posted.set(sid, {
+        sender: `backup-sender-${n % 24}`,
+        text: `message ${n} ${'·'.repeat(n % 150)}`,
+        ...(n % 10 === 0 ? { media: png(2 + (n % 7), 2) } : {}),
+      });
+      const reply = await call('POST', '/v1/incoming_custom_channel_message', incoming(sid)).catch((err: Error) => ({
+        status: 0,
+        body: err.message,
+      }));
+      if (reply.status !== 200 || reply.body?.success !== true)
+        failures.push(`${sid}: ${reply.status} ${JSON.stringify(reply.body)}`);
       else acked.set(sid, reply.body.messageId);
     }
   };
@@ -83,22 +98,36 @@ async function expectServed(gw: TestGateway, account: TestAccount, expected: Map
   const entries = [...expected];
   const missing: string[] = [];
   try {
-    await Promise.all(Array.from({ length: CLIENTS }, async () => {
-      for (let entry = entries.pop(); entry; entry = entries.pop()) {
-        const [sid, messageId] = entry;
-        const res = await call('GET', `/v1/messages/${messageId}`);
-        if (res.status !== 200) {
-          missing.push(sid);
-          continue;
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        for (let entry = entries.pop(); entry; entry = entries.pop()) {
+          const [sid, messageId] = entry;
+          const res = await call('GET', `/v1/messages/${messageId}`);
+          if (res.status !== 200) {
+            missing.push(sid);
+            continue;
+          }
+          const sent = posted.get(sid)!;
+          expect(res.body).toEqual(
+            expect.objectContaining({
+              id: messageId,
+              messageSid: sid,
+              body: sent.text,
+              fromId: sent.sender,
+              direction: 'incoming',
+            }),
+          );
+          if (sent.media) {
+            const file = await getBytes(gw, account, res.body.media.url);
+            expect({ sid, status: file.status, same: file.bytes.equals(sent.media) }).toEqual({
+              sid,
+              status: 200,
+              same: true,
+            });
+          }
         }
-        const sent = posted.get(sid)!;
-        expect(res.body).toEqual(expect.objectContaining({ id: messageId, messageSid: sid, body: sent.text, fromId: sent.sender, direction: 'incoming' }));
-        if (sent.media) {
-          const file = await getBytes(gw, account, res.body.media.url);
-          expect({ sid, status: file.status, same: file.bytes.equals(sent.media) }).toEqual({ sid, status: 200, same: true });
-        }
-      }
-    }));
+      }),
+    );
   } finally {
     close();
   }
@@ -138,7 +167,13 @@ describe('backup of a running gateway, restored into a new data dir', () => {
         expect(res.json).toEqual({
           backup: file,
           bytes: expect.any(Number),
-          manifest: { kind: 'leadchat-gateway backup', storeFormat: 2, gatewayVersion: expect.any(String), createdAt: expect.any(String), files: expect.any(Number) },
+          manifest: {
+            kind: 'leadchat-gateway backup',
+            storeFormat: 2,
+            gatewayVersion: expect.any(String),
+            createdAt: expect.any(String),
+            files: expect.any(Number),
+          },
         });
         // The gateway served on while the backup was taken and written.
         const during = acked.size - before.size;
@@ -157,18 +192,25 @@ describe('backup of a running gateway, restored into a new data dir', () => {
       const dataDir = path.join(work, `restored-${path.basename(file, '.tar.gz')}`);
       const restored = await runCli(['restore', '--from', file], { LEADCHAT_DATA_DIR: dataDir });
       expect({ code: restored.code, stderr: restored.stderr }).toEqual({ code: 0, stderr: '' });
-      expect(restored.json).toEqual(expect.objectContaining({ restored: dataDir, manifest: expect.objectContaining({ storeFormat: 2 }) }));
+      expect(restored.json).toEqual(
+        expect.objectContaining({ restored: dataDir, manifest: expect.objectContaining({ storeFormat: 2 }) }),
+      );
       // The certificate and the admin token came along: clients that trust the one and the CLI that holds the other
       // keep working against the restored gateway.
       expect(readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8')).toBe(gw.ca);
-      expect(readFileSync(path.join(dataDir, 'admin-token'), 'utf8')).toBe(readFileSync(path.join(gw.dataDir, 'admin-token'), 'utf8'));
+      expect(readFileSync(path.join(dataDir, 'admin-token'), 'utf8')).toBe(
+        readFileSync(path.join(gw.dataDir, 'admin-token'), 'utf8'),
+      );
 
       const copy = await startGateway({ LEADCHAT_ADMIN_TOKEN: '' }, dataDir);
       try {
         // The store opened as after a crash at the snapshot point: cleanly.
         expect(copy.output()).not.toMatch(/warn|error|"level":(40|50|60)/i);
         await expectServed(copy, account, before);
-        const cli = await runCli(['account', 'rotate-key', '--email', account.email], { LEADCHAT_URL: copy.url, LEADCHAT_DATA_DIR: dataDir });
+        const cli = await runCli(['account', 'rotate-key', '--email', account.email], {
+          LEADCHAT_URL: copy.url,
+          LEADCHAT_DATA_DIR: dataDir,
+        });
         expect(cli.code).toBe(0);
       } finally {
         await copy.stop();
@@ -248,7 +290,9 @@ describe('what restore refuses, leaving the data dir untouched', () => {
       const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
       writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ ...manifest, storeFormat: 99 }));
     });
-    expect(await refused(newer)).toMatch(/store format 99, newer than this gateway reads \(format 2\): upgrade the gateway/);
+    expect(await refused(newer)).toMatch(
+      /store format 99, newer than this gateway reads \(format 2\): upgrade the gateway/,
+    );
   });
 
   test('an archive cut short, a file that is no archive, a missing file', async () => {
@@ -303,7 +347,10 @@ describe('where backup cannot run', () => {
     mkdirSync(dataDir);
     writeFileSync(path.join(dataDir, 'admin-token'), 'some-token-0123456789\n');
     const file = path.join(work, 'b.tar.gz');
-    const res = await runCli(['backup', '--to', file], { LEADCHAT_URL: 'https://127.0.0.1:1', LEADCHAT_DATA_DIR: dataDir });
+    const res = await runCli(['backup', '--to', file], {
+      LEADCHAT_URL: 'https://127.0.0.1:1',
+      LEADCHAT_DATA_DIR: dataDir,
+    });
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^leadchat-gateway: .*data holds no embedded store to back up/);
     expect(readdirSync(work)).toEqual(['data']);

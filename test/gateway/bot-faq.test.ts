@@ -3,12 +3,16 @@ import path from 'node:path';
 type FaqBotModule = typeof import('../../gateway/src/bot/faq-bot.js', { with: { 'resolution-mode': 'import' } });
 type TextModule = typeof import('../../gateway/src/bot/text.js', { with: { 'resolution-mode': 'import' } });
 type EvaluationModule = typeof import('../../gateway/src/bot/evaluation.js', { with: { 'resolution-mode': 'import' } });
-type LearningLoopModule = typeof import('../../gateway/src/bot/learning-loop.js', { with: { 'resolution-mode': 'import' } });
+type LearningLoopModule = typeof import('../../gateway/src/bot/learning-loop.js', {
+  with: { 'resolution-mode': 'import' }
+});
 type MeaningModule = typeof import('../../gateway/src/bot/meaning.js', { with: { 'resolution-mode': 'import' } });
 type SubjectModule = typeof import('../../gateway/src/bot/subject.js', { with: { 'resolution-mode': 'import' } });
 type QuestionsModule = typeof import('../../gateway/src/bot/questions.js', { with: { 'resolution-mode': 'import' } });
 type BurstModule = typeof import('../../gateway/src/bot/burst.js', { with: { 'resolution-mode': 'import' } });
-type BurstEvaluationModule = typeof import('../../gateway/src/bot/burst-evaluation.js', { with: { 'resolution-mode': 'import' } });
+type BurstEvaluationModule = typeof import('../../gateway/src/bot/burst-evaluation.js', {
+  with: { 'resolution-mode': 'import' }
+});
 
 const dist = path.resolve(__dirname, '../../gateway/dist/bot');
 const EVAL_DIR = path.resolve(__dirname, '../../gateway/eval/faq-bot');
@@ -47,7 +51,11 @@ const shop = {
   resources: ['The office has wheelchair access with a ramp at the side door.'],
 };
 
-const answerOf = (knowledge: Parameters<FaqBotModule['answerFromFaqs']>[0], message: string, settings: Parameters<FaqBotModule['createFaqBot']>[1] = {}) => {
+const answerOf = (
+  knowledge: Parameters<FaqBotModule['answerFromFaqs']>[0],
+  message: string,
+  settings: Parameters<FaqBotModule['createFaqBot']>[1] = {},
+) => {
   const reply = bot.createFaqBot(knowledge, settings).answer(message);
   return reply.kind === 'answer' ? knowledge.faqs[reply.faqIndex]!.question : reply.kind;
 };
@@ -81,7 +89,13 @@ describe('the FAQ bot', () => {
   test('one FAQ, asked with its own words, is answered with full confidence', () => {
     const knowledge = { faqs: [{ question: 'Do you deliver on Sundays?', answer: 'No, Monday to Saturday only.' }] };
     const reply = bot.answerFromFaqs(knowledge, 'Do you deliver on Sundays?');
-    expect(reply).toEqual({ kind: 'answer', answer: 'No, Monday to Saturday only.', faqIndex: 0, score: expect.any(Number), confidence: 1 });
+    expect(reply).toEqual({
+      kind: 'answer',
+      answer: 'No, Monday to Saturday only.',
+      faqIndex: 0,
+      score: expect.any(Number),
+      confidence: 1,
+    });
   });
 
   test('stemming: "painting" finds the FAQ about "painted" furniture', () => {
@@ -102,7 +116,11 @@ describe('the FAQ bot', () => {
   });
 
   test('a lone word known only by a typo is not enough to answer', () => {
-    expect(bot.answerFromFaqs(shop, 'whitning?')).toMatchObject({ kind: 'handoff', reason: 'not_confident', best: { faqIndex: 3 } });
+    expect(bot.answerFromFaqs(shop, 'whitning?')).toMatchObject({
+      kind: 'handoff',
+      reason: 'not_confident',
+      best: { faqIndex: 3 },
+    });
   });
 
   test.each([
@@ -114,7 +132,10 @@ describe('the FAQ bot', () => {
   });
 
   test('a synonym alone, beside a word no FAQ uses, is asked about rather than answered', () => {
-    expect(bot.answerFromFaqs(shop, 'do you deliver to Canada')).toMatchObject({ kind: 'clarify', options: [{ question: 'Do you ship abroad?' }] });
+    expect(bot.answerFromFaqs(shop, 'do you deliver to Canada')).toMatchObject({
+      kind: 'clarify',
+      options: [{ question: 'Do you ship abroad?' }],
+    });
   });
 
   test('Spanish: stems and synonyms of the campaign language', () => {
@@ -145,7 +166,12 @@ describe('the FAQ bot', () => {
 
   test('no FAQ to answer from: hand-off for lack of knowledge', () => {
     expect(bot.answerFromFaqs({ faqs: [] }, 'how much is it?')).toEqual({ kind: 'handoff', reason: 'no_knowledge' });
-    expect(bot.answerFromFaqs({ faqs: [{ question: 'Price?', answer: '  ' }], resources: ['Prices start at $10.'] }, 'how much is it?')).toEqual({
+    expect(
+      bot.answerFromFaqs(
+        { faqs: [{ question: 'Price?', answer: '  ' }], resources: ['Prices start at $10.'] },
+        'how much is it?',
+      ),
+    ).toEqual({
       kind: 'handoff',
       reason: 'no_knowledge',
     });
@@ -165,7 +191,10 @@ describe('the FAQ bot', () => {
   });
 
   test('small talk in the campaign language, and with no FAQs at all', () => {
-    expect(bot.answerFromFaqs({ faqs: [], language: 'es' }, '¡Muchas gracias!')).toEqual({ kind: 'smalltalk', act: 'thanks' });
+    expect(bot.answerFromFaqs({ faqs: [], language: 'es' }, '¡Muchas gracias!')).toEqual({
+      kind: 'smalltalk',
+      act: 'thanks',
+    });
     expect(bot.answerFromFaqs({ faqs: [], language: 'es' }, 'hola')).toEqual({ kind: 'smalltalk', act: 'greeting' });
   });
 
@@ -204,7 +233,12 @@ describe('relevant: the knowledge retrieval found, for a model to answer from', 
   });
 
   test('at most `limit` of each, 5 by default, best first', () => {
-    const many = { faqs: Array.from({ length: 8 }, (_, i) => ({ question: `Do you sell oak table model ${'abcdefgh'[i]}?`, answer: 'Yes.' })) };
+    const many = {
+      faqs: Array.from({ length: 8 }, (_, i) => ({
+        question: `Do you sell oak table model ${'abcdefgh'[i]}?`,
+        answer: 'Yes.',
+      })),
+    };
     const faqBot = bot.createFaqBot(many);
     expect(faqBot.relevant('oak table').faqs).toHaveLength(5);
     expect(faqBot.relevant('oak table', 2).faqs).toHaveLength(2);
@@ -212,7 +246,12 @@ describe('relevant: the knowledge retrieval found, for a model to answer from', 
   });
 
   test('indices point into knowledge.faqs even when an FAQ without an answer is skipped', () => {
-    const knowledge = { faqs: [{ question: 'Do you ship abroad?', answer: ' ' }, { question: 'Do you deliver on Sundays?', answer: 'No.' }] };
+    const knowledge = {
+      faqs: [
+        { question: 'Do you ship abroad?', answer: ' ' },
+        { question: 'Do you deliver on Sundays?', answer: 'No.' },
+      ],
+    };
     expect(bot.createFaqBot(knowledge).relevant('deliver on sunday')).toEqual({ faqs: [1], resources: [] });
   });
 
@@ -245,8 +284,14 @@ describe('precision: the bot answers only what it has reason to', () => {
     expect(answerOf(clinic, 'the bakery?')).toBe('Where are you?');
     // "runs" is in no FAQ: the answer mentions the bakery in passing, and the question is about something else.
     const lenient = { minConfidence: 0.1 };
-    expect(bot.createFaqBot(clinic, { ...lenient, ...NOT_THIN, minAnswerOnlyCoverage: 0 }).answer('who runs the bakery').kind).toBe('answer');
-    expect(bot.createFaqBot(clinic, lenient).answer('who runs the bakery')).toMatchObject({ kind: 'handoff', best: { faqIndex: 2 } });
+    expect(
+      bot.createFaqBot(clinic, { ...lenient, ...NOT_THIN, minAnswerOnlyCoverage: 0 }).answer('who runs the bakery')
+        .kind,
+    ).toBe('answer');
+    expect(bot.createFaqBot(clinic, lenient).answer('who runs the bakery')).toMatchObject({
+      kind: 'handoff',
+      best: { faqIndex: 2 },
+    });
   });
 
   test('FAQs that give the same answer do not compete: the bot answers instead of asking which', () => {
@@ -259,7 +304,10 @@ describe('precision: the bot answers only what it has reason to', () => {
       ],
     });
     expect(bot.answerFromFaqs(faqs('Yes, for orders over $50.'), 'sunday delivery?').kind).toBe('clarify');
-    expect(bot.answerFromFaqs(faqs('No, Monday to Saturday only.'), 'sunday delivery?')).toMatchObject({ kind: 'answer', answer: 'No, Monday to Saturday only.' });
+    expect(bot.answerFromFaqs(faqs('No, Monday to Saturday only.'), 'sunday delivery?')).toMatchObject({
+      kind: 'answer',
+      answer: 'No, Monday to Saturday only.',
+    });
   });
 
   test('English: a word the FAQs do not use meets its WordNet synonym ("physician" → "doctor")', () => {
@@ -275,7 +323,7 @@ describe('precision: the bot answers only what it has reason to', () => {
     expect(bot.createFaqBot(ward, { relatedCredit: 0 }).answer('physician on duty?').kind).not.toBe('answer');
   });
 
-  test('WordNet gives the synonyms of a word\'s first sense, and nothing for a word it does not know', () => {
+  test("WordNet gives the synonyms of a word's first sense, and nothing for a word it does not know", () => {
     expect(meaning.relatedWords('physician')).toContain('doctor');
     expect(meaning.relatedWords('automobiles')).toContain('car');
     expect(meaning.relatedWords('qwzxv')).toEqual([]);
@@ -296,16 +344,33 @@ describe('the subject check: a question about something no FAQ mentions is asked
 
   test('one shared word and a subject no FAQ covers: the bot asks whether the contact means that FAQ', () => {
     const reply = bot.answerFromFaqs(garage, 'do you repair boats?');
-    expect(reply).toMatchObject({ kind: 'clarify', options: [{ faqIndex: 0, question: 'Do you repair cars of every make?' }] });
+    expect(reply).toMatchObject({
+      kind: 'clarify',
+      options: [{ faqIndex: 0, question: 'Do you repair cars of every make?' }],
+    });
     expect(reply.kind === 'clarify' && reply.options.length).toBe(1);
-    expect(bot.answerFromFaqs(garage, 'hours for my boat?')).toMatchObject({ kind: 'clarify', options: [{ faqIndex: 1 }] });
+    expect(bot.answerFromFaqs(garage, 'hours for my boat?')).toMatchObject({
+      kind: 'clarify',
+      options: [{ faqIndex: 1 }],
+    });
     // Without the check, the shared word answers it.
-    expect(bot.createFaqBot(garage, { thinMatch: 0, ...NOT_THIN }).answer('do you repair boats?')).toMatchObject({ kind: 'answer', faqIndex: 0 });
+    expect(bot.createFaqBot(garage, { thinMatch: 0, ...NOT_THIN }).answer('do you repair boats?')).toMatchObject({
+      kind: 'answer',
+      faqIndex: 0,
+    });
   });
 
   test('a subject a resource mentions is handed off with that resource', () => {
-    expect(bot.answerFromFaqs(garage, 'courtesy motorcycle?')).toMatchObject({ kind: 'handoff', reason: 'not_confident', resourceIndex: 0, best: { faqIndex: 4 } });
-    expect(bot.createFaqBot(garage, { thinMatch: 0, ...NOT_THIN }).answer('courtesy motorcycle?')).toMatchObject({ kind: 'answer', faqIndex: 4 });
+    expect(bot.answerFromFaqs(garage, 'courtesy motorcycle?')).toMatchObject({
+      kind: 'handoff',
+      reason: 'not_confident',
+      resourceIndex: 0,
+      best: { faqIndex: 4 },
+    });
+    expect(bot.createFaqBot(garage, { thinMatch: 0, ...NOT_THIN }).answer('courtesy motorcycle?')).toMatchObject({
+      kind: 'answer',
+      faqIndex: 4,
+    });
   });
 
   test('answered as before: two words match, or the unknown word only frames the question', () => {
@@ -340,8 +405,13 @@ describe('the subject check: a question about something no FAQ mentions is asked
         { question: 'Do you have showers?', answer: 'Yes, and lockers.' },
       ],
     };
-    expect(bot.answerFromFaqs(studio, 'do you teach karate classes?')).toMatchObject({ kind: 'clarify', options: [{ faqIndex: 2 }] });
-    expect(bot.createFaqBot(studio, { genericShare: 1, ...NOT_THIN }).answer('do you teach karate classes?')).toMatchObject({ kind: 'answer', faqIndex: 2 });
+    expect(bot.answerFromFaqs(studio, 'do you teach karate classes?')).toMatchObject({
+      kind: 'clarify',
+      options: [{ faqIndex: 2 }],
+    });
+    expect(
+      bot.createFaqBot(studio, { genericShare: 1, ...NOT_THIN }).answer('do you teach karate classes?'),
+    ).toMatchObject({ kind: 'answer', faqIndex: 2 });
     expect(answerOf(studio, 'pilates classes for beginners?', NOT_THIN)).toBe('Do you teach pilates classes?');
   });
 
@@ -376,7 +446,10 @@ describe('the subject check: a question about something no FAQ mentions is asked
 describe('asking when unsure: disagreeing readings and thin matches are asked about, not answered', () => {
   const furniture = {
     faqs: [
-      { question: 'Do you deliver?', answer: 'Yes, we deliver sofas, beds, wardrobes and mattresses anywhere in the city.' },
+      {
+        question: 'Do you deliver?',
+        answer: 'Yes, we deliver sofas, beds, wardrobes and mattresses anywhere in the city.',
+      },
       { question: 'Can I return a mattress?', answer: 'Yes, within 30 days.' },
       { question: 'Where is the showroom?', answer: 'At 12 Mill Lane.' },
       { question: 'What are your opening hours?', answer: 'Monday to Saturday 9am to 6pm.' },
@@ -387,25 +460,45 @@ describe('asking when unsure: disagreeing readings and thin matches are asked ab
   test('an FAQ whose question meets more of the message than the leader does is offered beside it', () => {
     // The delivery answer names the mattress and the sofa bed; the return FAQ's question asks what the message asks.
     const reply = bot.answerFromFaqs(furniture, 'return the mattress of my sofa bed');
-    expect(reply).toMatchObject({ kind: 'clarify', options: [{ faqIndex: 0 }, { faqIndex: 1, question: 'Can I return a mattress?' }] });
-    expect(bot.createFaqBot(furniture, { rivalFocusLead: 9 }).answer('return the mattress of my sofa bed')).toMatchObject({ kind: 'answer', faqIndex: 0 });
+    expect(reply).toMatchObject({
+      kind: 'clarify',
+      options: [{ faqIndex: 0 }, { faqIndex: 1, question: 'Can I return a mattress?' }],
+    });
+    expect(
+      bot.createFaqBot(furniture, { rivalFocusLead: 9 }).answer('return the mattress of my sofa bed'),
+    ).toMatchObject({ kind: 'answer', faqIndex: 0 });
     // A question that only one FAQ's question and answer meet is still answered.
-    expect(bot.answerFromFaqs(furniture, 'is it possible to return a mattress')).toMatchObject({ kind: 'answer', faqIndex: 1 });
+    expect(bot.answerFromFaqs(furniture, 'is it possible to return a mattress')).toMatchObject({
+      kind: 'answer',
+      faqIndex: 1,
+    });
   });
 
   test('an FAQ covering under half of the message on one specific word is asked about', () => {
-    expect(bot.answerFromFaqs(furniture, 'showroom for my granny')).toMatchObject({ kind: 'clarify', options: [{ faqIndex: 2, question: 'Where is the showroom?' }] });
-    expect(bot.createFaqBot(furniture, { thinCoverage: 0 }).answer('showroom for my granny')).toMatchObject({ kind: 'answer', faqIndex: 2 });
+    expect(bot.answerFromFaqs(furniture, 'showroom for my granny')).toMatchObject({
+      kind: 'clarify',
+      options: [{ faqIndex: 2, question: 'Where is the showroom?' }],
+    });
+    expect(bot.createFaqBot(furniture, { thinCoverage: 0 }).answer('showroom for my granny')).toMatchObject({
+      kind: 'answer',
+      faqIndex: 2,
+    });
     expect(bot.answerFromFaqs(furniture, 'where is your showroom?')).toMatchObject({ kind: 'answer', faqIndex: 2 });
   });
 });
 
 describe('a burst asking several things: its questions', () => {
-  const asked = (language: string, messages: string[]) => questions.questionsOf(messages, text.analyzerFor(language)).map((q) => q.asked);
-  const read = (language: string, messages: string[]) => questions.questionsOf(messages, text.analyzerFor(language)).map((q) => q.text);
+  const asked = (language: string, messages: string[]) =>
+    questions.questionsOf(messages, text.analyzerFor(language)).map((q) => q.asked);
+  const read = (language: string, messages: string[]) =>
+    questions.questionsOf(messages, text.analyzerFor(language)).map((q) => q.text);
 
   test.each([
-    ['en', ['What are your opening hours?', 'And where are you located?'], ['What are your opening hours?', 'And where are you located?']],
+    [
+      'en',
+      ['What are your opening hours?', 'And where are you located?'],
+      ['What are your opening hours?', 'And where are you located?'],
+    ],
     ['en', ['What are your hours? And where are you?'], ['What are your hours?', 'And where are you?']],
     ['en', ['What are your hours and where are you?'], ['What are your hours', 'and where are you?']],
     ['en', ['what are your hours, and do you take insurance'], ['what are your hours', 'and do you take insurance']],
@@ -424,13 +517,20 @@ describe('a burst asking several things: its questions', () => {
     expect(asked('en', ['Do you do car detailing and valeting?'])).toEqual(['Do you do car detailing and valeting?']);
     expect(asked('en', ['our train gets in at 10.30pm, is that too late to get in?'])).toHaveLength(1);
     expect(asked('en', ['I know what you did last summer', 'where are you?'])).toEqual(['where are you?']);
-    expect(asked('es', ['como te dije, mi perro es grande. cuánto cuesta el baño?'])).toEqual(['cuánto cuesta el baño?']);
+    expect(asked('es', ['como te dije, mi perro es grande. cuánto cuesta el baño?'])).toEqual([
+      'cuánto cuesta el baño?',
+    ]);
   });
 
   test('statements go with a question: the next of their message, else the one before, else the next; small talk goes', () => {
-    expect(read('en', ['hello', 'I saw your ad', 'where is the clinic?'])).toEqual(['I saw your ad where is the clinic?']);
+    expect(read('en', ['hello', 'I saw your ad', 'where is the clinic?'])).toEqual([
+      'I saw your ad where is the clinic?',
+    ]);
     expect(read('en', ['how much is it?', 'for a cleaning'])).toEqual(['how much is it? for a cleaning']);
-    expect(read('en', ["Where are you? My son is 4. Do you see kids?"])).toEqual(['Where are you?', 'My son is 4. Do you see kids?']);
+    expect(read('en', ['Where are you? My son is 4. Do you see kids?'])).toEqual([
+      'Where are you?',
+      'My son is 4. Do you see kids?',
+    ]);
     expect(read('en', ['Hi! How much is a cleaning? Thanks!'])).toEqual(['How much is a cleaning?']);
     expect(read('en', ['I saw your ad', 'thanks'])).toEqual([]);
     expect(read('en', ['?'])).toEqual([]);
@@ -476,8 +576,16 @@ describe('a burst asking several things: what the bot makes of it', () => {
     burst.readBurst(bot.createFaqBot(clinic), clinic.faqs, text.analyzerFor('en'), messages, clarifying);
 
   test('two questions the FAQs answer, in two messages or one: both answered, in the order asked', () => {
-    for (const messages of [['where is the clinic?', 'do you take insurance?'], ['where is the clinic? do you take insurance?']]) {
-      expect(readOf(messages)).toMatchObject({ kind: 'several', answered: [{ faqIndex: 3 }, { faqIndex: 2 }], clarify: null, handedOff: [] });
+    for (const messages of [
+      ['where is the clinic?', 'do you take insurance?'],
+      ['where is the clinic? do you take insurance?'],
+    ]) {
+      expect(readOf(messages)).toMatchObject({
+        kind: 'several',
+        answered: [{ faqIndex: 3 }, { faqIndex: 2 }],
+        clarify: null,
+        handedOff: [],
+      });
     }
   });
 
@@ -490,24 +598,41 @@ describe('a burst asking several things: what the bot makes of it', () => {
   });
 
   test('an ambiguous question beside a clear one is asked about; beside one for a person, it goes to the person', () => {
-    expect(readOf(['where is the clinic?', 'opening hours?'])).toMatchObject({ kind: 'several', answered: [{ faqIndex: 3 }], clarify: { options: [{ faqIndex: 0 }, { faqIndex: 4 }] } });
+    expect(readOf(['where is the clinic?', 'opening hours?'])).toMatchObject({
+      kind: 'several',
+      answered: [{ faqIndex: 3 }],
+      clarify: { options: [{ faqIndex: 0 }, { faqIndex: 4 }] },
+    });
     const three = readOf(['where is the clinic?', 'opening hours?', 'Can you fix my car transmission?']);
     expect(three).toMatchObject({ kind: 'several', clarify: null });
-    expect(three.kind === 'several' && three.handedOff.map((q) => q.question.asked)).toEqual(['opening hours?', 'Can you fix my car transmission?']);
+    expect(three.kind === 'several' && three.handedOff.map((q) => q.question.asked)).toEqual([
+      'opening hours?',
+      'Can you fix my car transmission?',
+    ]);
   });
 
   test('one question, or the same asked twice, or a follow-up, is read whole as before', () => {
     const faqBot = bot.createFaqBot(clinic);
-    for (const messages of [['hello', 'I saw your ad', 'where is the clinic?'], ['how much is a cleaning?', 'what does a cleaning cost?'], ['how much is a cleaning?', 'and is that with insurance?']]) {
+    for (const messages of [
+      ['hello', 'I saw your ad', 'where is the clinic?'],
+      ['how much is a cleaning?', 'what does a cleaning cost?'],
+      ['how much is a cleaning?', 'and is that with insurance?'],
+    ]) {
       const reading = readOf(messages);
       expect(reading).toEqual({ kind: 'one', reply: burst.readWhole(faqBot, messages) });
     }
-    expect(burst.readWhole(faqBot, ['I saw your ad', 'where is the clinic?'])).toMatchObject({ kind: 'answer', faqIndex: 3 });
+    expect(burst.readWhole(faqBot, ['I saw your ad', 'where is the clinic?'])).toMatchObject({
+      kind: 'answer',
+      faqIndex: 3,
+    });
   });
 
   test('a pick of the FAQs offered, alone or beside a new question', () => {
     expect(readOf(['2'], [0, 4])).toEqual({ kind: 'picked', faqIndex: 4 });
-    expect(readOf(['2', 'do you take insurance?'], [0, 4])).toMatchObject({ kind: 'several', answered: [{ faqIndex: 4, confidence: 1 }, { faqIndex: 2 }] });
+    expect(readOf(['2', 'do you take insurance?'], [0, 4])).toMatchObject({
+      kind: 'several',
+      answered: [{ faqIndex: 4, confidence: 1 }, { faqIndex: 2 }],
+    });
     // An FAQ removed since it was offered is no pick.
     expect(readOf(['2'], [0, 9])).toMatchObject({ kind: 'one' });
   });
@@ -525,10 +650,13 @@ describe('a burst asking several things: what the bot makes of it', () => {
 
 describe('the learning loop', () => {
   test('halves alternate: even positions first, odd positions second', () => {
-    expect(loop.halves(['a', 'b', 'c', 'd', 'e'])).toEqual([['a', 'c', 'e'], ['b', 'd']]);
+    expect(loop.halves(['a', 'b', 'c', 'd', 'e'])).toEqual([
+      ['a', 'c', 'e'],
+      ['b', 'd'],
+    ]);
   });
 
-  test('the first half\'s unanswered questions become FAQs, and the second half is answered better after', () => {
+  test("the first half's unanswered questions become FAQs, and the second half is answered better after", () => {
     const set = {
       business: 'Test bakery',
       language: 'en',
@@ -550,8 +678,20 @@ describe('the learning loop', () => {
     };
     const result = loop.learningLoop(set);
     expect(result.faqsAdded).toBe(1);
-    expect(result.before.tally).toMatchObject({ answerable: 2, correct: 1, handedOff: 1, offTopic: 1, offTopicAnswered: 0 });
-    expect(result.after.tally).toMatchObject({ answerable: 2, correct: 2, handedOff: 0, offTopic: 1, offTopicAnswered: 0 });
+    expect(result.before.tally).toMatchObject({
+      answerable: 2,
+      correct: 1,
+      handedOff: 1,
+      offTopic: 1,
+      offTopicAnswered: 0,
+    });
+    expect(result.after.tally).toMatchObject({
+      answerable: 2,
+      correct: 2,
+      handedOff: 0,
+      offTopic: 1,
+      offTopicAnswered: 0,
+    });
   });
 });
 
@@ -580,7 +720,9 @@ describe('the shipped evaluation set', () => {
     expect(report.heldOut.tally.clarifiedRight).toBeGreaterThanOrEqual(0.65 * report.heldOut.tally.clarified);
     const { maxWrongOverall, minHeldOutCorrect } = evaluation.TARGETS;
     expect(report.meetsTargets).toBe(
-      report.tuning.rates.wrongOverall <= maxWrongOverall && report.heldOut.rates.wrongOverall <= maxWrongOverall && report.heldOut.rates.correct >= minHeldOutCorrect,
+      report.tuning.rates.wrongOverall <= maxWrongOverall &&
+        report.heldOut.rates.wrongOverall <= maxWrongOverall &&
+        report.heldOut.rates.correct >= minHeldOutCorrect,
     );
   });
 });

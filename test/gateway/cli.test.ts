@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { freePort, removeDir, request, runCli as cli, startGateway, tempDir, type TestGateway } from '../helpers/gateway';
+import {
+  freePort,
+  removeDir,
+  request,
+  runCli as cli,
+  startGateway,
+  tempDir,
+  type TestGateway,
+} from '../helpers/gateway';
 
 /** `leadchat-gateway account …` against a running gateway, as an operator types it. */
 
@@ -40,16 +48,36 @@ describe('account create', () => {
   });
 
   test('--agency makes an agency; --parent makes a sub-account of it', async () => {
-    const agency = await cli(['account', 'create', '--name', 'Growth Agency', '--email', 'boss@agency.example', '--agency'], env);
+    const agency = await cli(
+      ['account', 'create', '--name', 'Growth Agency', '--email', 'boss@agency.example', '--agency'],
+      env,
+    );
     expect(agency.code).toBe(0);
     expect(agency.json).toEqual(expect.objectContaining({ type: 'agency', parentId: null }));
 
-    const sub = await cli(['account', 'create', '--name', 'Client One', '--email', 'client1@agency.example', '--parent', 'boss@agency.example'], env);
+    const sub = await cli(
+      [
+        'account',
+        'create',
+        '--name',
+        'Client One',
+        '--email',
+        'client1@agency.example',
+        '--parent',
+        'boss@agency.example',
+      ],
+      env,
+    );
     expect(sub.code).toBe(0);
-    expect(sub.json).toEqual(expect.objectContaining({ type: 'standard', parentId: agency.json.id, email: 'client1@agency.example' }));
+    expect(sub.json).toEqual(
+      expect.objectContaining({ type: 'standard', parentId: agency.json.id, email: 'client1@agency.example' }),
+    );
 
     // The agency can grant the sub-account credits: the relation is real.
-    const grant = await request(gw, 'POST', '/v1/subaccounts/credits', { apiKey: agency.json.apiKey, body: { email: 'client1@agency.example', amount: 5 } });
+    const grant = await request(gw, 'POST', '/v1/subaccounts/credits', {
+      apiKey: agency.json.apiKey,
+      body: { email: 'client1@agency.example', amount: 5 },
+    });
     expect(grant.status).toBe(200);
     expect(grant.body).toEqual(expect.objectContaining({ success: true, sub_account_id: sub.json.id, new_balance: 5 }));
   });
@@ -58,7 +86,10 @@ describe('account create', () => {
     const plain = await cli(['account', 'create', '--name', 'Plain', '--email', 'plain@example.com'], env);
     expect(plain.code).toBe(0);
 
-    const notAgency = await cli(['account', 'create', '--name', 'Child', '--email', 'child@example.com', '--parent', 'plain@example.com'], env);
+    const notAgency = await cli(
+      ['account', 'create', '--name', 'Child', '--email', 'child@example.com', '--parent', 'plain@example.com'],
+      env,
+    );
     expect(notAgency.code).not.toBe(0);
     expect(notAgency.json).toEqual({ error: { code: expect.any(String), message: expect.any(String) } });
 
@@ -72,12 +103,36 @@ describe('account create', () => {
   });
 
   test('--agency with --parent is refused as the admin API refuses it, and nothing is created', async () => {
-    const boss = await cli(['account', 'create', '--name', 'Top Agency', '--email', 'top@agency.example', '--agency'], env);
+    const boss = await cli(
+      ['account', 'create', '--name', 'Top Agency', '--email', 'top@agency.example', '--agency'],
+      env,
+    );
     expect(boss.code).toBe(0);
-    const nested = await cli(['account', 'create', '--name', 'Nested', '--email', 'nested@agency.example', '--agency', '--parent', 'top@agency.example'], env);
+    const nested = await cli(
+      [
+        'account',
+        'create',
+        '--name',
+        'Nested',
+        '--email',
+        'nested@agency.example',
+        '--agency',
+        '--parent',
+        'top@agency.example',
+      ],
+      env,
+    );
     expect(nested.code).not.toBe(0);
-    expect(nested.json).toEqual({ error: { code: 'AGENCY_CANNOT_HAVE_PARENT', message: expect.stringMatching(/^parentEmail: an agency cannot be a sub-account/) } });
-    const list = await request(gw, 'GET', '/admin/v1/accounts', { headers: { authorization: `Bearer ${adminToken()}` }, query: { email: 'nested@agency.example' } });
+    expect(nested.json).toEqual({
+      error: {
+        code: 'AGENCY_CANNOT_HAVE_PARENT',
+        message: expect.stringMatching(/^parentEmail: an agency cannot be a sub-account/),
+      },
+    });
+    const list = await request(gw, 'GET', '/admin/v1/accounts', {
+      headers: { authorization: `Bearer ${adminToken()}` },
+      query: { email: 'nested@agency.example' },
+    });
     expect(list.body.data).toEqual([]);
   });
 
@@ -85,7 +140,10 @@ describe('account create', () => {
     const res = await cli(['account', 'create', '--email', 'nameless@example.com'], env);
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain('--name');
-    const list = await request(gw, 'GET', '/admin/v1/accounts', { headers: { authorization: `Bearer ${adminToken()}` }, query: { email: 'nameless@example.com' } });
+    const list = await request(gw, 'GET', '/admin/v1/accounts', {
+      headers: { authorization: `Bearer ${adminToken()}` },
+      query: { email: 'nameless@example.com' },
+    });
     expect(list.body.data).toEqual([]);
   });
 });
@@ -117,30 +175,67 @@ describe('account rotate-key', () => {
 describe('member add', () => {
   test('invites a member to an account and prints the link, which opens and signs them in', async () => {
     const owner = await cli(['account', 'create', '--name', 'Team Co', '--email', 'owner@team-co.example'], env);
-    const res = await cli(['member', 'add', '--account', 'owner@team-co.example', '--email', 'Ada@team-co.example', '--role', 'agent', '--name', 'Ada'], env);
+    const res = await cli(
+      [
+        'member',
+        'add',
+        '--account',
+        'owner@team-co.example',
+        '--email',
+        'Ada@team-co.example',
+        '--role',
+        'agent',
+        '--name',
+        'Ada',
+      ],
+      env,
+    );
     expect(res.code).toBe(0);
-    expect(res.json).toEqual(expect.objectContaining({ email: 'ada@team-co.example', name: 'Ada', role: 'agent', status: 'invited', inviteUrl: expect.stringContaining('/console/invite#') }));
+    expect(res.json).toEqual(
+      expect.objectContaining({
+        email: 'ada@team-co.example',
+        name: 'Ada',
+        role: 'agent',
+        status: 'invited',
+        inviteUrl: expect.stringContaining('/console/invite#'),
+      }),
+    );
     const token = new URL(res.json.inviteUrl).hash.slice(1);
-    expect((await request(gw, 'POST', `/console/api/invites/${token}`, { body: { password: 'a-long-enough-password' } })).status).toBe(200);
+    expect(
+      (await request(gw, 'POST', `/console/api/invites/${token}`, { body: { password: 'a-long-enough-password' } }))
+        .status,
+    ).toBe(200);
     const team = await request(gw, 'GET', '/v1/members', { apiKey: owner.json.apiKey });
-    expect(team.body.data.map((m: { email: string; status: string }) => `${m.email} ${m.status}`)).toEqual(['owner@team-co.example active', 'ada@team-co.example active']);
+    expect(team.body.data.map((m: { email: string; status: string }) => `${m.email} ${m.status}`)).toEqual([
+      'owner@team-co.example active',
+      'ada@team-co.example active',
+    ]);
   });
 
   test('a bad role is refused as the API refuses it; missing options and unknown accounts are named', async () => {
     await cli(['account', 'create', '--name', 'Other Co', '--email', 'owner@other-co.example'], env);
-    const bad = await cli(['member', 'add', '--account', 'owner@other-co.example', '--email', 'x@other-co.example', '--role', 'boss'], env);
+    const bad = await cli(
+      ['member', 'add', '--account', 'owner@other-co.example', '--email', 'x@other-co.example', '--role', 'boss'],
+      env,
+    );
     expect(bad.code).not.toBe(0);
     expect(bad.json.error.code).toBe('VALIDATION_ERROR');
     const missing = await cli(['member', 'add', '--account', 'owner@other-co.example'], env);
     expect(missing.stderr).toContain('member add needs --account, --email and --role');
-    const unknown = await cli(['member', 'add', '--account', 'nobody@example.com', '--email', 'x@y.example', '--role', 'agent'], env);
+    const unknown = await cli(
+      ['member', 'add', '--account', 'nobody@example.com', '--email', 'x@y.example', '--role', 'agent'],
+      env,
+    );
     expect(unknown.stderr).toContain('No account with email nobody@example.com');
   });
 });
 
 describe('where the CLI finds the gateway and the token', () => {
   test('LEADCHAT_ADMIN_TOKEN overrides the file: a wrong one is refused with 401 JSON', async () => {
-    const res = await cli(['account', 'create', '--name', 'Nope', '--email', 'nope@example.com'], { ...env, LEADCHAT_ADMIN_TOKEN: 'a-wrong-admin-token-of-some-length' });
+    const res = await cli(['account', 'create', '--name', 'Nope', '--email', 'nope@example.com'], {
+      ...env,
+      LEADCHAT_ADMIN_TOKEN: 'a-wrong-admin-token-of-some-length',
+    });
     expect(res.code).not.toBe(0);
     expect(res.json).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
   });
@@ -148,7 +243,10 @@ describe('where the CLI finds the gateway and the token', () => {
   test('without a token anywhere, it says how to get one', async () => {
     const empty = tempDir();
     try {
-      const res = await cli(['account', 'create', '--name', 'N', '--email', 'n@example.com'], { LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: empty });
+      const res = await cli(['account', 'create', '--name', 'N', '--email', 'n@example.com'], {
+        LEADCHAT_URL: gw.url,
+        LEADCHAT_DATA_DIR: empty,
+      });
       expect(res.code).not.toBe(0);
       expect(res.stderr).toContain('LEADCHAT_ADMIN_TOKEN');
     } finally {
@@ -157,7 +255,10 @@ describe('where the CLI finds the gateway and the token', () => {
   });
 
   test('a gateway that is not running is reported, not a stack trace', async () => {
-    const res = await cli(['account', 'rotate-key', '--email', 'rotate@example.com'], { ...env, LEADCHAT_URL: `https://127.0.0.1:${await freePort()}` });
+    const res = await cli(['account', 'rotate-key', '--email', 'rotate@example.com'], {
+      ...env,
+      LEADCHAT_URL: `https://127.0.0.1:${await freePort()}`,
+    });
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain('Cannot reach the gateway');
     expect(res.stderr).not.toMatch(/\n\s+at /);
@@ -179,9 +280,15 @@ describe('backup and restore', () => {
     expect(help.stdout).toContain('leadchat-gateway backup --to FILE');
     expect(help.stdout).toContain('leadchat-gateway restore --from FILE');
     const backup = await cli(['backup'], env);
-    expect({ code: backup.code, stderr: backup.stderr }).toEqual({ code: 1, stderr: 'leadchat-gateway: backup needs --to FILE\n' });
+    expect({ code: backup.code, stderr: backup.stderr }).toEqual({
+      code: 1,
+      stderr: 'leadchat-gateway: backup needs --to FILE\n',
+    });
     const restore = await cli(['restore'], env);
-    expect({ code: restore.code, stderr: restore.stderr }).toEqual({ code: 1, stderr: 'leadchat-gateway: restore needs --from FILE\n' });
+    expect({ code: restore.code, stderr: restore.stderr }).toEqual({
+      code: 1,
+      stderr: 'leadchat-gateway: restore needs --from FILE\n',
+    });
   });
 });
 

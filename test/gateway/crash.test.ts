@@ -1,4 +1,13 @@
-import { createAccount, keepAliveClient, removeDir, type KeepAliveReply, startGateway, tempDir, type TestAccount, type TestGateway } from '../helpers/gateway';
+import {
+  createAccount,
+  keepAliveClient,
+  removeDir,
+  type KeepAliveReply,
+  startGateway,
+  tempDir,
+  type TestAccount,
+  type TestGateway,
+} from '../helpers/gateway';
 
 /**
  * kill -9 during concurrent ingestion. Whatever the moment of the crash, after a restart on the same data dir:
@@ -14,8 +23,6 @@ const SENDERS = 12;
 /** The crash comes once this many new messages have been acknowledged in the round: early, mid-stream, later on. */
 const KILL_AFTER = [25, 700, 1500];
 
-
-
 /** Everything posted so far, across every round. */
 const posted = new Map<string, { sender: string; text: string }>();
 /** messageSid → the messageId the gateway acknowledged for it. */
@@ -23,7 +30,13 @@ const acked = new Map<string, string>();
 
 const senderOf = (n: number) => `crash-sender-${n % SENDERS}`;
 const incoming = (sid: string) => ({
-  customData: { messageSid: sid, fromId: posted.get(sid)!.sender, toId: 'crash-business', body: posted.get(sid)!.text, channel: 'crash-test' },
+  customData: {
+    messageSid: sid,
+    fromId: posted.get(sid)!.sender,
+    toId: 'crash-business',
+    body: posted.get(sid)!.text,
+    channel: 'crash-test',
+  },
 });
 
 /** Records an acknowledgement; true if it is the first for this messageSid. */
@@ -43,7 +56,12 @@ function recordAck(sid: string, reply: KeepAliveReply): boolean {
  * CLIENTS concurrent clients post new messages (every fifth one twice at once, as a retrying channel would) until
  * `killAfter` have been acknowledged in this round, then the gateway is killed with SIGKILL.
  */
-async function ingestUntilKilled(gw: TestGateway, apiKey: string, round: number, killAfter: number): Promise<{ ackedNow: number; inDoubt: string[] }> {
+async function ingestUntilKilled(
+  gw: TestGateway,
+  apiKey: string,
+  round: number,
+  killAfter: number,
+): Promise<{ ackedNow: number; inDoubt: string[] }> {
   const { call, close } = keepAliveClient(gw, apiKey, CLIENTS * 2);
   let next = 0;
   let ackedNow = 0;
@@ -88,9 +106,11 @@ async function ingestUntilKilled(gw: TestGateway, apiKey: string, round: number,
 /** Runs `fn` over `items` with `width` calls at a time. */
 async function inParallel<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
   let i = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (i < items.length) await fn(items[i++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (i < items.length) await fn(items[i++]!);
+    }),
+  );
 }
 
 async function verify(gw: TestGateway, apiKey: string, inDoubt: string[]): Promise<void> {
@@ -104,7 +124,8 @@ async function verify(gw: TestGateway, apiKey: string, inDoubt: string[]): Promi
     // Each sender's contact, from one of its messages; then that contact's thread holds every message acknowledged
     // for the sender (so one contact per sender, whatever the crashes did), exactly once and as it was sent.
     const firstOf = new Map<string, string>();
-    for (const [sid, messageId] of acked) if (!firstOf.has(posted.get(sid)!.sender)) firstOf.set(posted.get(sid)!.sender, messageId);
+    for (const [sid, messageId] of acked)
+      if (!firstOf.has(posted.get(sid)!.sender)) firstOf.set(posted.get(sid)!.sender, messageId);
     for (const [sender, messageId] of firstOf) {
       const first = await call('GET', `/v1/messages/${messageId}`);
       expect({ messageId, status: first.status }).toEqual({ messageId, status: 200 });
@@ -112,7 +133,10 @@ async function verify(gw: TestGateway, apiKey: string, inDoubt: string[]): Promi
       const thread: Array<Record<string, unknown> & { id: string; messageSid: string }> = [];
       let cursor: string | null = null;
       do {
-        const page: KeepAliveReply = await call('GET', `/v1/contacts/${first.body.contactId}/messages?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+        const page: KeepAliveReply = await call(
+          'GET',
+          `/v1/contacts/${first.body.contactId}/messages?limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+        );
         expect(page.status).toBe(200);
         // What the sender wrote: the gateway's hand-off notice (no campaign answers here) is no acknowledged message.
         thread.push(...page.body.data.filter((m: { direction: string }) => m.direction === 'incoming'));
@@ -124,7 +148,15 @@ async function verify(gw: TestGateway, apiKey: string, inDoubt: string[]): Promi
       expect(new Set(sids)).toEqual(new Set(expected));
       for (const m of thread) {
         const sid = m.messageSid;
-        expect({ sid, ...m }).toEqual(expect.objectContaining({ sid, id: acked.get(sid), direction: 'incoming', body: posted.get(sid)!.text, fromId: sender }));
+        expect({ sid, ...m }).toEqual(
+          expect.objectContaining({
+            sid,
+            id: acked.get(sid),
+            direction: 'incoming',
+            body: posted.get(sid)!.text,
+            fromId: sender,
+          }),
+        );
       }
     }
   } finally {
@@ -149,15 +181,18 @@ describe('kill -9 during concurrent ingestion', () => {
     removeDir(dataDir);
   });
 
-  test.each(KILL_AFTER.map((n, i) => [i + 1, n]))('crash %i, after %i acknowledged messages', async (round, killAfter) => {
-    const { ackedNow, inDoubt } = await ingestUntilKilled(gw, account.apiKey, round, killAfter);
-    expect(ackedNow).toBeGreaterThanOrEqual(killAfter);
+  test.each(KILL_AFTER.map((n, i) => [i + 1, n]))(
+    'crash %i, after %i acknowledged messages',
+    async (round, killAfter) => {
+      const { ackedNow, inDoubt } = await ingestUntilKilled(gw, account.apiKey, round, killAfter);
+      expect(ackedNow).toBeGreaterThanOrEqual(killAfter);
 
-    gw = await startGateway(env, dataDir);
-    // The store opened cleanly: no warning, no error logged while recovering.
-    expect(gw.output()).not.toMatch(/warn|error|"level":(40|50|60)/i);
-    await verify(gw, account.apiKey, inDoubt);
-  });
+      gw = await startGateway(env, dataDir);
+      // The store opened cleanly: no warning, no error logged while recovering.
+      expect(gw.output()).not.toMatch(/warn|error|"level":(40|50|60)/i);
+      await verify(gw, account.apiKey, inDoubt);
+    },
+  );
 
   test('a clean stop after the crashes flushes everything and the next start finds it', async () => {
     expect(await gw.stop()).toBe(0);

@@ -35,17 +35,34 @@ describe('parseDuration', () => {
     expect(d.parseDuration(text)).toBe(ms);
   });
 
-  test.each(['', '   ', '15', 'm', '15 m', '15M', '1.5h', '-5m', '+5m', '1m1h', '1h1h', '15min', '1w', '0x10s', '1e3s', '15m junk'])(
-    '%j is not a duration',
-    (text) => {
-      const err = rejected(() => d.parseDuration(text, { field: 'delay' }));
-      expect(err).toMatchObject({ status: 400, code: 'INVALID_DURATION' });
-      expect(err.message).toMatch(/^delay must be a duration such as "15m"/);
-    },
-  );
+  test.each([
+    '',
+    '   ',
+    '15',
+    'm',
+    '15 m',
+    '15M',
+    '1.5h',
+    '-5m',
+    '+5m',
+    '1m1h',
+    '1h1h',
+    '15min',
+    '1w',
+    '0x10s',
+    '1e3s',
+    '15m junk',
+  ])('%j is not a duration', (text) => {
+    const err = rejected(() => d.parseDuration(text, { field: 'delay' }));
+    expect(err).toMatchObject({ status: 400, code: 'INVALID_DURATION' });
+    expect(err.message).toMatch(/^delay must be a duration such as "15m"/);
+  });
 
   test('a value that is not a string names the field and the expected shape', () => {
-    expect(rejected(() => d.parseDuration(15))).toMatchObject({ status: 400, message: expect.stringMatching(/^duration must be a duration such as "15m"/) });
+    expect(rejected(() => d.parseDuration(15))).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^duration must be a duration such as "15m"/),
+    });
     expect(rejected(() => d.parseDuration(null, { field: 'after' })).message).toMatch(/^after must be/);
   });
 
@@ -61,7 +78,9 @@ describe('parseDuration', () => {
 
   test('callers can narrow or widen the bounds', () => {
     expect(d.parseDuration('0s', { min: 0 })).toBe(0);
-    expect(rejected(() => d.parseDuration('30s', { field: 'after', min: 60_000 })).message).toMatch(/^after must be between 1m and 30d/);
+    expect(rejected(() => d.parseDuration('30s', { field: 'after', min: 60_000 })).message).toMatch(
+      /^after must be between 1m and 30d/,
+    );
     expect(rejected(() => d.parseDuration('3h', { max: 2 * 3_600_000 })).message).toMatch(/between 1s and 2h/);
   });
 
@@ -106,15 +125,21 @@ describe('rates', () => {
     expect(d.formatRate(rate)).toBe(text.trim());
   });
 
-  test.each(['30', '30/', '/m', '30/min', '30 / m', '30/M', '1.5/m', '-1/m', '30/w', 'thirty/m', '30/m/s'])('%j is not a rate', (text) => {
-    const err = rejected(() => d.parseRate(text, 'sendRate'));
-    expect(err).toMatchObject({ status: 400, code: 'INVALID_RATE' });
-    expect(err.message).toMatch(/^sendRate must be a rate such as "30\/m"/);
-  });
+  test.each(['30', '30/', '/m', '30/min', '30 / m', '30/M', '1.5/m', '-1/m', '30/w', 'thirty/m', '30/m/s'])(
+    '%j is not a rate',
+    (text) => {
+      const err = rejected(() => d.parseRate(text, 'sendRate'));
+      expect(err).toMatchObject({ status: 400, code: 'INVALID_RATE' });
+      expect(err.message).toMatch(/^sendRate must be a rate such as "30\/m"/);
+    },
+  );
 
   test('zero and rates faster than 6000 a minute are refused', () => {
     for (const text of ['0/m', '101/s', '6001/m', '99999999999999999999/d']) {
-      expect(rejected(() => d.parseRate(text, 'sendRate'))).toMatchObject({ status: 400, message: expect.stringMatching(/^sendRate must be at least 1\/d and at most 6000\/m/) });
+      expect(rejected(() => d.parseRate(text, 'sendRate'))).toMatchObject({
+        status: 400,
+        message: expect.stringMatching(/^sendRate must be at least 1\/d and at most 6000\/m/),
+      });
     }
     expect(d.parseRate('100/s')).toEqual({ count: 100, perMs: 1000 });
     expect(rejected(() => d.parseRate(30)).message).toMatch(/^rate must be a rate/);

@@ -10,12 +10,30 @@ beforeAll(async () => {
 });
 
 describe('opt-out, opt-in and help words, alone', () => {
-  test.each(['STOP', 'stop', 'Stop', ' stop ', 'stop.', 'STOP!', 'Stop!!!', '"stop"', 'stop 🛑', 'STOPALL', 'quit', 'End', 'REVOKE', 'OPT OUT', 'opt-out', 'Opt  Out', 'opt_out', 'cancel', 'Unsubscribe.', '\nSTOP\n'])(
-    '%j opts out',
-    (body) => {
-      expect(k.classify(body)).toBe('opt_out');
-    },
-  );
+  test.each([
+    'STOP',
+    'stop',
+    'Stop',
+    ' stop ',
+    'stop.',
+    'STOP!',
+    'Stop!!!',
+    '"stop"',
+    'stop 🛑',
+    'STOPALL',
+    'quit',
+    'End',
+    'REVOKE',
+    'OPT OUT',
+    'opt-out',
+    'Opt  Out',
+    'opt_out',
+    'cancel',
+    'Unsubscribe.',
+    '\nSTOP\n',
+  ])('%j opts out', (body) => {
+    expect(k.classify(body)).toBe('opt_out');
+  });
 
   test.each(['START', 'start.', 'Unstop', 'UNSTOP!'])('%j opts in', (body) => {
     expect(k.classify(body)).toBe('opt_in');
@@ -46,15 +64,45 @@ describe('opt-out, opt-in and help words, alone', () => {
 
 describe('opt-out in short phrases, in every language known', () => {
   test.each([
-    'stop please', 'Please stop', 'STOP STOP', 'stop it', 'Stop now!', 'stop. thanks', 'unsubscribe me', 'Unsubscribe me please',
-    'cancel all', 'quit it please', 'please stop texting me', 'Stop sending me messages', 'remove me from your list',
-    'Please remove me from this list, thank you', 'take me off your list', 'opt me out', 'no more messages please',
-    "don't text me again", 'do not contact me', 'STOP!!! STOP!!!',
-    'Baja', 'baja por favor', 'Darme de baja', 'no me escriban más', 'Ya no quiero recibir mensajes',
-    'parem de enviar mensagens', 'Não quero receber mais', 'descadastrar',
-    'Arrêt', 'désabonner svp', 'Ne plus recevoir de messages', 'retirez-moi de la liste',
-    'STOPP', 'abmelden bitte', 'Keine Nachrichten mehr', 'Hören Sie auf',
-    'basta', 'Non scrivermi più', 'disiscrivimi per favore',
+    'stop please',
+    'Please stop',
+    'STOP STOP',
+    'stop it',
+    'Stop now!',
+    'stop. thanks',
+    'unsubscribe me',
+    'Unsubscribe me please',
+    'cancel all',
+    'quit it please',
+    'please stop texting me',
+    'Stop sending me messages',
+    'remove me from your list',
+    'Please remove me from this list, thank you',
+    'take me off your list',
+    'opt me out',
+    'no more messages please',
+    "don't text me again",
+    'do not contact me',
+    'STOP!!! STOP!!!',
+    'Baja',
+    'baja por favor',
+    'Darme de baja',
+    'no me escriban más',
+    'Ya no quiero recibir mensajes',
+    'parem de enviar mensagens',
+    'Não quero receber mais',
+    'descadastrar',
+    'Arrêt',
+    'désabonner svp',
+    'Ne plus recevoir de messages',
+    'retirez-moi de la liste',
+    'STOPP',
+    'abmelden bitte',
+    'Keine Nachrichten mehr',
+    'Hören Sie auf',
+    'basta',
+    'Non scrivermi più',
+    'disiscrivimi per favore',
   ])('%j opts out', (body) => {
     expect(k.classify(body)).toBe('opt_out');
     expect(k.classify(body, { languages: ['en'] })).toBe('opt_out');
@@ -158,15 +206,29 @@ describe('hand-off', () => {
 
 describe('the normal form', () => {
   // As documented: compatibility decomposition, marks dropped, lower case, every run of non-letters and non-digits one space.
-  const documented = (text: string) => text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const documented = (text: string) =>
+    text
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim();
 
   test('plain ASCII text, read on a shorter path, comes out as the documented form', () => {
-    fc.assert(fc.property(fc.string({ unit: fc.constantFrom(...'aZ09 \t\n!?.,-_\'"  '.split('')), maxLength: 40 }), (text) => k.normalize(text) === documented(text)));
-    fc.assert(fc.property(fc.string({ unit: 'binary-ascii', maxLength: 60 }), (text) => k.normalize(text) === documented(text)));
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...'aZ09 \t\n!?.,-_\'"  '.split('')), maxLength: 40 }),
+        (text) => k.normalize(text) === documented(text),
+      ),
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary-ascii', maxLength: 60 }), (text) => k.normalize(text) === documented(text)),
+    );
   });
 
   test('accents and other scripts keep the Unicode path', () => {
-    for (const text of ['Café  CRÈME', 'ＳＴＯＰ', 'Señor, ¿hablar con una persona?', 'Straße']) expect(k.normalize(text)).toBe(documented(text));
+    for (const text of ['Café  CRÈME', 'ＳＴＯＰ', 'Señor, ¿hablar con una persona?', 'Straße'])
+      expect(k.normalize(text)).toBe(documented(text));
   });
 });
 
@@ -194,6 +256,15 @@ describe('the exported lists', () => {
   });
 
   test('the FCC list of opt-out words', () => {
-    expect([...k.OPT_OUT_WORDS]).toEqual(['stop', 'stopall', 'quit', 'end', 'revoke', 'opt out', 'cancel', 'unsubscribe']);
+    expect([...k.OPT_OUT_WORDS]).toEqual([
+      'stop',
+      'stopall',
+      'quit',
+      'end',
+      'revoke',
+      'opt out',
+      'cancel',
+      'unsubscribe',
+    ]);
   });
 });

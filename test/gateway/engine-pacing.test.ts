@@ -56,7 +56,17 @@ test('additions spread out are each sent at once', () => {
 test('after a burst, once the window has passed and the queue has drained, sends are immediate again', () => {
   const burst = Array(5).fill(T0); // 3 at once, then T0+2s, T0+4s: drained at T0+4s
   const later = [T0 + 10_000, T0 + 10_000, T0 + 10_000, T0 + 10_000];
-  expect(schedule([...burst, ...later])).toEqual([T0, T0, T0, T0 + 2000, T0 + 4000, T0 + 10_000, T0 + 10_000, T0 + 10_000, T0 + 12_000]);
+  expect(schedule([...burst, ...later])).toEqual([
+    T0,
+    T0,
+    T0,
+    T0 + 2000,
+    T0 + 4000,
+    T0 + 10_000,
+    T0 + 10_000,
+    T0 + 10_000,
+    T0 + 12_000,
+  ]);
 });
 
 test('additions within the window join the burst until it holds 3', () => {
@@ -71,7 +81,13 @@ test('a new addition never overtakes a queue that is still draining, even after 
 test('a slow rate holds after the burst window too: at 1/h, later additions wait for their hour', () => {
   const rate = { count: 1, perMs: 3_600_000 };
   const H = 3_600_000;
-  expect(schedule([T0, T0 + 1000, T0 + 20 * 60_000, T0 + 2 * H, T0 + 5 * H], rate)).toEqual([T0, T0 + 1000, T0 + 1000 + H, T0 + 1000 + 2 * H, T0 + 5 * H]);
+  expect(schedule([T0, T0 + 1000, T0 + 20 * 60_000, T0 + 2 * H, T0 + 5 * H], rate)).toEqual([
+    T0,
+    T0 + 1000,
+    T0 + 1000 + H,
+    T0 + 1000 + 2 * H,
+    T0 + 5 * H,
+  ]);
 });
 
 test('a queue that fell behind resumes from now, not in a rush', () => {

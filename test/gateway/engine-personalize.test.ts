@@ -23,7 +23,10 @@ describe('personalize', () => {
     ['{{full_name}} <{{email}}> {{phone}} {{phone_number}}', 'Ann Lee <ann@example.com> +14155550100 +14155550100'],
     ['Hi {{ first_name }}, {{  last_name|x  }}.', 'Hi Ann, Lee.'],
     ['Hi {{first_name|there}}', 'Hi Ann'],
-    ['{{custom.plan}} plan for {{custom.company}} ({{custom.seats}} seats, trial {{custom.trial}})', 'pro plan for Acme (12 seats, trial true)'],
+    [
+      '{{custom.plan}} plan for {{custom.company}} ({{custom.seats}} seats, trial {{custom.trial}})',
+      'pro plan for Acme (12 seats, trial true)',
+    ],
     ['{{{first_name}}}', '{Ann}'],
     ['{{first_name', '{{first_name'],
     ['no fields at all', 'no fields at all'],
@@ -59,7 +62,7 @@ describe('personalize', () => {
   });
 
   test('nothing in a value is interpreted: no nested templates, no code', () => {
-    const contact = { ...nobody, firstName: '{{email}} ${process.exit(1)} <b>' , email: 'x@y.z' };
+    const contact = { ...nobody, firstName: '{{email}} ${process.exit(1)} <b>', email: 'x@y.z' };
     expect(p.personalize('Hi {{first_name}}', contact)).toBe('Hi {{email}} ${process.exit(1)} <b>');
     expect(p.personalize('{{constructor}}{{__proto__}}{{custom.constructor}}{{custom.__proto__}}x', nobody)).toBe('x');
   });
@@ -76,12 +79,21 @@ describe('personalize', () => {
 
 describe('templateFields and checkTemplate', () => {
   test('the fields a template uses, once each, in order', () => {
-    expect(p.templateFields('Hi {{ first_name|there }}, {{custom.plan}} {{first_name}} {{email}} {{}}')).toEqual(['first_name', 'custom.plan', 'email', '']);
+    expect(p.templateFields('Hi {{ first_name|there }}, {{custom.plan}} {{first_name}} {{email}} {{}}')).toEqual([
+      'first_name',
+      'custom.plan',
+      'email',
+      '',
+    ]);
     expect(p.templateFields('plain')).toEqual([]);
   });
 
   test('known fields pass', () => {
-    expect(() => p.checkTemplate('{{first_name}} {{firstName}} {{last_name}} {{lastName}} {{full_name}} {{email}} {{phone}} {{phone_number}} {{custom.Any Key}}')).not.toThrow();
+    expect(() =>
+      p.checkTemplate(
+        '{{first_name}} {{firstName}} {{last_name}} {{lastName}} {{full_name}} {{email}} {{phone}} {{phone_number}} {{custom.Any Key}}',
+      ),
+    ).not.toThrow();
   });
 
   test('unknown fields are refused with the list of known ones', () => {
@@ -91,7 +103,11 @@ describe('templateFields and checkTemplate', () => {
     try {
       p.checkTemplate('{{name}}');
     } catch (err) {
-      expect(err).toMatchObject({ status: 400, code: 'UNKNOWN_TEMPLATE_FIELD', message: expect.stringMatching(/^template uses unknown field \{\{name\}\};/) });
+      expect(err).toMatchObject({
+        status: 400,
+        code: 'UNKNOWN_TEMPLATE_FIELD',
+        message: expect.stringMatching(/^template uses unknown field \{\{name\}\};/),
+      });
     }
     expect(() => p.checkTemplate('{{ }}')).toThrow(/unknown field \{\{\}\}/);
     expect(() => p.checkTemplate('{{constructor}}')).toThrow(/unknown field \{\{constructor\}\}/);

@@ -17,7 +17,11 @@ const next = (window: Window, when: string) => iso(w.nextOpening(window, at(when
 
 describe('validation', () => {
   test('a valid window comes back normalized', () => {
-    expect(w.parseSendingWindow({ start: ' 08:00', end: '21:00 ', timezone: 'America/New_York' })).toEqual({ start: '08:00', end: '21:00', timezone: NY });
+    expect(w.parseSendingWindow({ start: ' 08:00', end: '21:00 ', timezone: 'America/New_York' })).toEqual({
+      start: '08:00',
+      end: '21:00',
+      timezone: NY,
+    });
     expect(w.parseSendingWindow({ start: '00:00', end: '23:59', timezone: 'utc' }).timezone).toBe('UTC');
   });
 
@@ -30,7 +34,10 @@ describe('validation', () => {
     [{ start: 800, end: '21:00', timezone: NY }, /sendingWindow\.start must be/],
     [{ end: '21:00', timezone: NY }, /sendingWindow\.start must be/],
     [{ start: '08:00', end: '08:00', timezone: NY }, /start and sendingWindow\.end must differ/],
-    [{ start: '08:00', end: '21:00', timezone: 'Mars/Olympus_Mons' }, /sendingWindow\.timezone must be an IANA time zone/],
+    [
+      { start: '08:00', end: '21:00', timezone: 'Mars/Olympus_Mons' },
+      /sendingWindow\.timezone must be an IANA time zone/,
+    ],
     [{ start: '08:00', end: '21:00', timezone: '' }, /timezone must be/],
     [{ start: '08:00', end: '21:00' }, /timezone must be/],
     [{ start: '08:00', end: '21:00', timezone: 5 }, /timezone must be/],
@@ -124,10 +131,24 @@ describe('nextOpening', () => {
 
   test('property: the answer is the first open instant, across zones, DST days and windows', () => {
     const zones = [NY, 'Asia/Kolkata', 'Europe/London', 'Australia/Lord_Howe', 'America/Santiago', 'UTC'];
-    const time = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
+    const time = fc
+      .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }))
+      .map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
     // Instants clustered around the 2025 DST changes of these zones, and elsewhere.
-    const pivots = ['2025-03-09T07:00Z', '2025-11-02T06:00Z', '2025-03-30T01:00Z', '2025-10-26T01:00Z', '2025-04-05T15:00Z', '2025-10-04T15:30Z', '2025-04-06T03:00Z', '2025-09-07T04:00Z', '2025-06-10T00:00Z'].map(at);
-    const instant = fc.tuple(fc.constantFrom(...pivots), fc.integer({ min: -30 * 3_600_000, max: 30 * 3_600_000 })).map(([p, d]) => p + d);
+    const pivots = [
+      '2025-03-09T07:00Z',
+      '2025-11-02T06:00Z',
+      '2025-03-30T01:00Z',
+      '2025-10-26T01:00Z',
+      '2025-04-05T15:00Z',
+      '2025-10-04T15:30Z',
+      '2025-04-06T03:00Z',
+      '2025-09-07T04:00Z',
+      '2025-06-10T00:00Z',
+    ].map(at);
+    const instant = fc
+      .tuple(fc.constantFrom(...pivots), fc.integer({ min: -30 * 3_600_000, max: 30 * 3_600_000 }))
+      .map(([p, d]) => p + d);
     fc.assert(
       fc.property(fc.constantFrom(...zones), time, time, instant, (timezone, start, end, from) => {
         fc.pre(start !== end);

@@ -1,6 +1,8 @@
 import path from 'node:path';
 
-type FaqTextsModule = typeof import('../../gateway/src/providers/bot/faq-texts.js', { with: { 'resolution-mode': 'import' } });
+type FaqTextsModule = typeof import('../../gateway/src/providers/bot/faq-texts.js', {
+  with: { 'resolution-mode': 'import' }
+});
 
 /**
  * The FAQ bot's "which one do you mean?" in each of its languages: two FAQs or more as numbered choices, a single

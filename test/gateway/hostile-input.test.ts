@@ -1,7 +1,14 @@
 import https from 'node:https';
 import fc from 'fast-check';
 import { checkAnswer } from '../helpers/contract';
-import { createAccount, removeDir, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
+import {
+  createAccount,
+  removeDir,
+  request,
+  startGateway,
+  type TestAccount,
+  type TestGateway,
+} from '../helpers/gateway';
 import { ConnectionTrap } from './api-support';
 
 /**
@@ -63,26 +70,30 @@ function send(h: Hostile, key?: string): Promise<Answer> {
   // Always framed: without a length, Node sends a GET/DELETE/OPTIONS body unframed, which is not HTTP at all.
   if (h.body !== undefined) headers['content-length'] = String(Buffer.byteLength(h.body));
   return new Promise((resolve, reject) => {
-    const req = https.request(new URL(h.path, gw.url), { method: h.method, headers, ca: gw.ca, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: any;
-        try {
-          body = text ? JSON.parse(text) : undefined;
-        } catch {
-          body = text;
-        }
-        const answer = { status: res.statusCode ?? 0, headers: res.headers, text, body };
-        try {
-          checkAnswer(h.method, new URL(h.path, gw.url), answer);
-        } catch (err) {
-          return reject(err);
-        }
-        resolve(answer);
-      });
-    });
+    const req = https.request(
+      new URL(h.path, gw.url),
+      { method: h.method, headers, ca: gw.ca, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: any;
+          try {
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            body = text;
+          }
+          const answer = { status: res.statusCode ?? 0, headers: res.headers, text, body };
+          try {
+            checkAnswer(h.method, new URL(h.path, gw.url), answer);
+          } catch (err) {
+            return reject(err);
+          }
+          resolve(answer);
+        });
+      },
+    );
     req.on('error', reject);
     req.end(h.body);
   });
@@ -109,7 +120,10 @@ function expectSane(h: Hostile, res: Answer): void {
   expect({ where, status, ok: OK.has(status) || REFUSED.has(status) }).toEqual({ where, status, ok: true });
   expect(res.text).not.toMatch(/\n\s+at |node_modules|\.js:\d+|\.ts:\d+/);
   if (status === 204 || h.method === 'HEAD') return;
-  expect({ where, type: res.headers['content-type'] }).toEqual({ where, type: expect.stringMatching(/^application\/json/) });
+  expect({ where, type: res.headers['content-type'] }).toEqual({
+    where,
+    type: expect.stringMatching(/^application\/json/),
+  });
   const plain = h.path.split('?')[0]!.replace(/\/+$/, '').toLowerCase() === INCOMING;
   if (status >= 400) {
     if (plain) {
@@ -119,12 +133,30 @@ function expectSane(h: Hostile, res: Answer): void {
       const fields = res.body?.error?.fields;
       expect({ where, body: res.body }).toEqual({
         where,
-        body: { error: { code: expect.stringMatching(/^[A-Z][A-Z_]+$/), message: expect.any(String), ...(fields === undefined ? {} : { fields: expect.any(Array) }) } },
+        body: {
+          error: {
+            code: expect.stringMatching(/^[A-Z][A-Z_]+$/),
+            message: expect.any(String),
+            ...(fields === undefined ? {} : { fields: expect.any(Array) }),
+          },
+        },
       });
       // A 400 about the request's fields lists at most 10 of them, each with its path, a code and a message.
       if (fields !== undefined) {
-        expect({ where, status, count: fields.length > 0 && fields.length <= 10 }).toEqual({ where, status: 400, count: true });
-        for (const f of fields) expect({ where, f }).toEqual({ where, f: expect.objectContaining({ field: expect.any(String), code: expect.stringMatching(/^[A-Z][A-Z_]+$/), message: expect.any(String) }) });
+        expect({ where, status, count: fields.length > 0 && fields.length <= 10 }).toEqual({
+          where,
+          status: 400,
+          count: true,
+        });
+        for (const f of fields)
+          expect({ where, f }).toEqual({
+            where,
+            f: expect.objectContaining({
+              field: expect.any(String),
+              code: expect.stringMatching(/^[A-Z][A-Z_]+$/),
+              message: expect.any(String),
+            }),
+          });
       }
     }
     if (status === 405) expect(res.headers.allow).toEqual(expect.any(String));
@@ -137,44 +169,116 @@ function expectSane(h: Hostile, res: Answer): void {
 
 // ---- generators ----------------------------------------------------------------------------------------------
 
-const POLLUTION_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'isAdmin'];
+const POLLUTION_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  '__defineGetter__',
+  'isAdmin',
+];
 
 /** JSON text of an object whose keys may be `__proto__` and friends (JSON.stringify would drop or refuse them). */
-const objectText = (entries: Array<[string, string]>) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
+const objectText = (entries: Array<[string, string]>) =>
+  `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
 
 const weirdString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
-  fc.constantFrom('', ' ', '\t\n', '\u0000', '\u202e', '\ud800', '\udfff', '😀'.repeat(30), 'null', 'undefined', 'NaN', '[object Object]', '${7*7}', '<script>', "' OR 1=1 --", '../../etc/passwd', '%00', '\\u0000'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\t\n',
+    '\u0000',
+    '\u202e',
+    '\ud800',
+    '\udfff',
+    '😀'.repeat(30),
+    'null',
+    'undefined',
+    'NaN',
+    '[object Object]',
+    '${7*7}',
+    '<script>',
+    "' OR 1=1 --",
+    '../../etc/passwd',
+    '%00',
+    '\\u0000',
+  ),
 );
-const hugeString = fc.tuple(fc.integer({ min: 20_000, max: 300_000 }), fc.constantFrom('x', 'é', '😀', '\\', '"', ' ')).map(([n, c]) => c.repeat(Math.ceil(n / c.length)));
+const hugeString = fc
+  .tuple(fc.integer({ min: 20_000, max: 300_000 }), fc.constantFrom('x', 'é', '😀', '\\', '"', ' '))
+  .map(([n, c]) => c.repeat(Math.ceil(n / c.length)));
 const anyJsonText = fc.oneof(
   { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v) ?? 'null') },
-  { weight: 1, arbitrary: fc.constantFrom('null', '[]', '{}', '""', '0', 'true', '-0', '1e999', '-1e999', '1e-400', '123456789012345678901234567890') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'null',
+      '[]',
+      '{}',
+      '""',
+      '0',
+      'true',
+      '-0',
+      '1e999',
+      '-1e999',
+      '1e-400',
+      '123456789012345678901234567890',
+    ),
+  },
   { weight: 1, arbitrary: weirdString.map((s) => JSON.stringify(s)) },
 );
 /** Values meant for a field: mostly the wrong type, sometimes a plausible one. */
 const fieldValue = (plausible: fc.Arbitrary<unknown>[] = []) =>
-  fc.oneof(anyJsonText, weirdString.map((s) => JSON.stringify(s)), ...plausible.map((p) => p.map((v) => JSON.stringify(v) ?? 'null')));
+  fc.oneof(
+    anyJsonText,
+    weirdString.map((s) => JSON.stringify(s)),
+    ...plausible.map((p) => p.map((v) => JSON.stringify(v) ?? 'null')),
+  );
 const pollutedObject: fc.Arbitrary<string> = fc.letrec<{ obj: string }>((tie) => ({
   obj: fc
-    .array(fc.tuple(fc.oneof(fc.constantFrom(...POLLUTION_KEYS), fc.string({ maxLength: 8 })), fc.oneof({ depthSize: 'small' }, anyJsonText, tie('obj'))), { maxLength: 5 })
+    .array(
+      fc.tuple(
+        fc.oneof(fc.constantFrom(...POLLUTION_KEYS), fc.string({ maxLength: 8 })),
+        fc.oneof({ depthSize: 'small' }, anyJsonText, tie('obj')),
+      ),
+      { maxLength: 5 },
+    )
     .map(objectText),
 })).obj;
-const deepNesting = fc.tuple(fc.integer({ min: 50, max: 100_000 }), fc.constantFrom(['[', ']'], ['{"a":', '}'], ['{"customData":', '}'], ['{"__proto__":', '}'])).map(
-  ([depth, [open, close]]) => `${open!.repeat(depth)}${open === '[' ? '' : '1'}${close!.repeat(depth)}`,
-);
+const deepNesting = fc
+  .tuple(
+    fc.integer({ min: 50, max: 100_000 }),
+    fc.constantFrom(['[', ']'], ['{"a":', '}'], ['{"customData":', '}'], ['{"__proto__":', '}']),
+  )
+  .map(([depth, [open, close]]) => `${open!.repeat(depth)}${open === '[' ? '' : '1'}${close!.repeat(depth)}`);
 const randomBytes = fc.uint8Array({ maxLength: 3000 }).map((a) => Buffer.from(a));
 
 /** An object with the route's own field names holding hostile values: gets past the outer shape checks. */
 function fieldsOf(fields: Record<string, fc.Arbitrary<unknown>[]>): fc.Arbitrary<string> {
   const names = Object.keys(fields);
   return fc
-    .array(fc.oneof(
-      { weight: 5, arbitrary: fc.constantFrom(...names).chain((name) => fieldValue(fields[name]).map((v) => [name, v] as [string, string])) },
-      { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...POLLUTION_KEYS), fc.oneof(anyJsonText, pollutedObject)) },
-      { weight: 1, arbitrary: fc.constantFrom(...names).chain((name) => hugeString.map((s) => [name, JSON.stringify(s)] as [string, string])) },
-    ), { maxLength: names.length + 2 })
+    .array(
+      fc.oneof(
+        {
+          weight: 5,
+          arbitrary: fc
+            .constantFrom(...names)
+            .chain((name) => fieldValue(fields[name]).map((v) => [name, v] as [string, string])),
+        },
+        { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...POLLUTION_KEYS), fc.oneof(anyJsonText, pollutedObject)) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .constantFrom(...names)
+            .chain((name) => hugeString.map((s) => [name, JSON.stringify(s)] as [string, string])),
+        },
+      ),
+      { maxLength: names.length + 2 },
+    )
     .map(objectText);
 }
 
@@ -200,7 +304,10 @@ const contentTypes = fc.oneof(
       'application/json;;;charset',
     ),
   },
-  { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 30 }).filter((s) => /^[\x20-\x7e]*$/.test(s)) },
+  {
+    weight: 1,
+    arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 30 }).filter((s) => /^[\x20-\x7e]*$/.test(s)),
+  },
 );
 const contentEncodings = fc.oneof(
   { weight: 8, arbitrary: fc.constant<string | undefined>(undefined) },
@@ -208,7 +315,10 @@ const contentEncodings = fc.oneof(
 );
 
 /** A body for a route: its own fields with hostile values, or anything at all. */
-function hostileBody(fields: Record<string, fc.Arbitrary<unknown>[]>, wrap?: (inner: string) => string): fc.Arbitrary<string | Buffer> {
+function hostileBody(
+  fields: Record<string, fc.Arbitrary<unknown>[]>,
+  wrap?: (inner: string) => string,
+): fc.Arbitrary<string | Buffer> {
   const own = fieldsOf(fields);
   return fc.oneof(
     { weight: 5, arbitrary: wrap ? fc.oneof(own.map(wrap), own) : own },
@@ -220,13 +330,19 @@ function hostileBody(fields: Record<string, fc.Arbitrary<unknown>[]>, wrap?: (in
   );
 }
 
-function hostileRequest(method: string, path: fc.Arbitrary<string>, body: fc.Arbitrary<string | Buffer>): fc.Arbitrary<Hostile> {
-  return fc.record({ method: fc.constant(method), path, body, contentType: contentTypes, contentEncoding: contentEncodings }).map((h) => {
-    const out: Hostile = { method: h.method, path: h.path, body: h.body };
-    if (h.contentType !== undefined) out.contentType = h.contentType;
-    if (h.contentEncoding !== undefined) out.contentEncoding = h.contentEncoding;
-    return printable(out);
-  });
+function hostileRequest(
+  method: string,
+  path: fc.Arbitrary<string>,
+  body: fc.Arbitrary<string | Buffer>,
+): fc.Arbitrary<Hostile> {
+  return fc
+    .record({ method: fc.constant(method), path, body, contentType: contentTypes, contentEncoding: contentEncodings })
+    .map((h) => {
+      const out: Hostile = { method: h.method, path: h.path, body: h.body };
+      if (h.contentType !== undefined) out.contentType = h.contentType;
+      if (h.contentEncoding !== undefined) out.contentEncoding = h.contentEncoding;
+      return printable(out);
+    });
 }
 
 /** The trap's address in every form, with `path`; read when generated, once the trap listens. */
@@ -243,8 +359,28 @@ const segment = (...real: Array<() => string>) =>
     fc.constantFrom('%', '%E0%A4%A', '%ZZ', '..', '%2e%2e', '%2F', 'ct_', 'msg_%00', 'a'.repeat(5000)),
   );
 
-const phones = ['+14155550100', '+1 (415) 555-0101', '+44 20 7946 0958', '+1415555', '+999 1234', '14155550100', '+', '+0', '+1 415 555 0100 ext. 5', '０１２３'];
-const emails = ['lead@example.com', 'LEAD@EXAMPLE.COM', 'a@b', 'no-at-sign', '@example.com', 'x@y.z', ' spaced@example.com ', 'dup@example.com'];
+const phones = [
+  '+14155550100',
+  '+1 (415) 555-0101',
+  '+44 20 7946 0958',
+  '+1415555',
+  '+999 1234',
+  '14155550100',
+  '+',
+  '+0',
+  '+1 415 555 0100 ext. 5',
+  '０１２３',
+];
+const emails = [
+  'lead@example.com',
+  'LEAD@EXAMPLE.COM',
+  'a@b',
+  'no-at-sign',
+  '@example.com',
+  'x@y.z',
+  ' spaced@example.com ',
+  'dup@example.com',
+];
 const sids = ['m1', 'm2', 'dup', 'x1', '  ', 'msg_1'];
 const fromIds = ['f1', 'f2', '+14155550100', 'whatsapp:+14155550100', ' '];
 const mediaUrls = [
@@ -268,10 +404,18 @@ beforeAll(async () => {
   other = await createAccount(gw);
   const k = { apiKey: agency.apiKey };
   listId = (await request(gw, 'POST', '/v1/lists', { ...k, body: { name: 'Leads' } })).body.id;
-  contactId = (await request(gw, 'POST', '/v1/contacts', { ...k, body: { phone: '+14155550199', firstName: 'Known' } })).body.id;
+  contactId = (await request(gw, 'POST', '/v1/contacts', { ...k, body: { phone: '+14155550199', firstName: 'Known' } }))
+    .body.id;
   campaignId = (await request(gw, 'POST', '/v1/campaigns', { ...k, body: { name: 'Spring' } })).body.id;
-  messageId = (await request(gw, 'POST', INCOMING, { ...k, body: { customData: { messageSid: 'seed', fromId: 'seed-sender', toId: 'biz', body: 'seed' } } })).body.messageId;
-  otherContactId = (await request(gw, 'POST', '/v1/contacts', { apiKey: other.apiKey, body: { email: 'theirs@example.com' } })).body.id;
+  messageId = (
+    await request(gw, 'POST', INCOMING, {
+      ...k,
+      body: { customData: { messageSid: 'seed', fromId: 'seed-sender', toId: 'biz', body: 'seed' } },
+    })
+  ).body.messageId;
+  otherContactId = (
+    await request(gw, 'POST', '/v1/contacts', { apiKey: other.apiKey, body: { email: 'theirs@example.com' } })
+  ).body.id;
   expect([listId, contactId, campaignId, messageId, otherContactId].every(Boolean)).toBe(true);
 });
 
@@ -311,16 +455,28 @@ describe('hostile bodies on every POST/PUT/PATCH route', () => {
       firstName: [weirdString],
       first_name: [weirdString],
       lastName: [weirdString],
-      customFields: [fc.dictionary(fc.oneof(fc.constantFrom(...POLLUTION_KEYS), fc.string()), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 60 })],
+      customFields: [
+        fc.dictionary(
+          fc.oneof(fc.constantFrom(...POLLUTION_KEYS), fc.string()),
+          fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)),
+          { maxKeys: 60 },
+        ),
+      ],
       custom_fields: [],
     });
-    await fc.assert(fc.asyncProperty(hostileRequest('POST', fc.constant('/v1/contacts'), body), keys(), check), { numRuns: RUNS * 2 });
+    await fc.assert(fc.asyncProperty(hostileRequest('POST', fc.constant('/v1/contacts'), body), keys(), check), {
+      numRuns: RUNS * 2,
+    });
   });
 
   test('POST /v1/incoming_custom_channel_message', async () => {
     const customData = fieldsOf({
       messageSid: [fc.constantFrom(...sids), fc.constant(null).map(() => contactId)],
-      id: [fc.constantFrom(...sids), fc.constant(null).map(() => contactId), fc.constant(null).map(() => otherContactId)],
+      id: [
+        fc.constantFrom(...sids),
+        fc.constant(null).map(() => contactId),
+        fc.constant(null).map(() => otherContactId),
+      ],
       fromId: [fc.constantFrom(...fromIds)],
       toId: [fc.constant('biz')],
       body: [weirdString, fc.constant('hello')],
@@ -330,38 +486,77 @@ describe('hostile bodies on every POST/PUT/PATCH route', () => {
       firstName: [weirdString],
       email: [fc.constantFrom(...emails)],
       mediaUrl: [fc.constantFrom(...mediaUrls), trapUrl('/m.png'), fc.constant(null)],
-      mediaContentType: [fc.constantFrom('image/png', 'image/jpeg', 'text/plain', '', 'application/octet-stream'), fc.constant(null)],
+      mediaContentType: [
+        fc.constantFrom('image/png', 'image/jpeg', 'text/plain', '', 'application/octet-stream'),
+        fc.constant(null),
+      ],
     });
     // Plausible messages: the required fields present, one field at a time hostile or from a small shared pool,
     // from two tenants: the dedup, contact and media logic is reached, not only the schema.
     const plausible = fc
       .record({
         sidField: fc.constantFrom('messageSid', 'id'),
-        sid: fc.oneof(fc.constantFrom(...sids), fc.constant(null).map(() => contactId), weirdString),
+        sid: fc.oneof(
+          fc.constantFrom(...sids),
+          fc.constant(null).map(() => contactId),
+          weirdString,
+        ),
         fromId: fc.oneof(fc.constantFrom(...fromIds), weirdString),
         body: fc.oneof(fc.constant('hi'), weirdString),
-        extra: fieldsOf({ email: [fc.constantFrom(...emails)], firstName: [weirdString], mediaUrl: [fc.constantFrom(...mediaUrls), trapUrl('/m.png')], mediaContentType: [fc.constantFrom('image/png', 'text/plain')], status: [], channel: [] }),
+        extra: fieldsOf({
+          email: [fc.constantFrom(...emails)],
+          firstName: [weirdString],
+          mediaUrl: [fc.constantFrom(...mediaUrls), trapUrl('/m.png')],
+          mediaContentType: [fc.constantFrom('image/png', 'text/plain')],
+          status: [],
+          channel: [],
+        }),
         messageType: fc.constantFrom(undefined, '"text"', '"reaction"', '"sticker"', '7'),
       })
       .map(({ sidField, sid, fromId, body, extra, messageType }) => {
-        const required: Array<[string, string]> = [[sidField, JSON.stringify(sid)], ['fromId', JSON.stringify(fromId)], ['toId', '"biz"'], ['body', JSON.stringify(body)]];
+        const required: Array<[string, string]> = [
+          [sidField, JSON.stringify(sid)],
+          ['fromId', JSON.stringify(fromId)],
+          ['toId', '"biz"'],
+          ['body', JSON.stringify(body)],
+        ];
         const inner = extra === '{}' ? objectText(required) : `${objectText(required).slice(0, -1)},${extra.slice(1)}`;
-        return objectText([['customData', inner], ...(messageType ? [['messageType', messageType] as [string, string]] : [])]);
+        return objectText([
+          ['customData', inner],
+          ...(messageType ? [['messageType', messageType] as [string, string]] : []),
+        ]);
       });
     const body = fc.oneof(
       { weight: 3, arbitrary: plausible },
-      { weight: 3, arbitrary: hostileBody({ customData: [], messageType: [fc.constantFrom('text', 'reaction')] }, (inner) => objectText([['customData', inner]])) },
+      {
+        weight: 3,
+        arbitrary: hostileBody({ customData: [], messageType: [fc.constantFrom('text', 'reaction')] }, (inner) =>
+          objectText([['customData', inner]]),
+        ),
+      },
       { weight: 2, arbitrary: customData.map((inner) => objectText([['customData', inner]])) },
     );
-    await fc.assert(fc.asyncProperty(hostileRequest('POST', fc.constant(INCOMING), body), keys(), check), { numRuns: RUNS * 3 });
+    await fc.assert(fc.asyncProperty(hostileRequest('POST', fc.constant(INCOMING), body), keys(), check), {
+      numRuns: RUNS * 3,
+    });
   });
 
   test('POST /v1/send_custom_channel_message', async () => {
     const body = hostileBody(
-      { fromId: [fc.constantFrom(...fromIds)], customChannel: [fc.constantFrom('sms', ' ')], body: [weirdString], campaignId: [], firstName: [weirdString], email: [fc.constantFrom(...emails)] },
+      {
+        fromId: [fc.constantFrom(...fromIds)],
+        customChannel: [fc.constantFrom('sms', ' ')],
+        body: [weirdString],
+        campaignId: [],
+        firstName: [weirdString],
+        email: [fc.constantFrom(...emails)],
+      },
       (inner) => objectText([['customData', inner]]),
     );
-    await fc.assert(fc.asyncProperty(hostileRequest('POST', fc.constant('/v1/send_custom_channel_message'), body), keys(), check), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(hostileRequest('POST', fc.constant('/v1/send_custom_channel_message'), body), keys(), check),
+      { numRuns: RUNS },
+    );
   });
 
   test('POST /v1/lists and POST /v1/lists/{id}/contacts', async () => {
@@ -369,7 +564,10 @@ describe('hostile bodies on every POST/PUT/PATCH route', () => {
     const add = hostileRequest(
       'POST',
       segment(() => listId).map((id) => `/v1/lists/${id}/contacts`),
-      hostileBody({ contactId: [fc.constant(null).map(() => contactId), fc.constant(null).map(() => otherContactId)], contact_id: [fc.constant(null).map(() => contactId)] }),
+      hostileBody({
+        contactId: [fc.constant(null).map(() => contactId), fc.constant(null).map(() => otherContactId)],
+        contact_id: [fc.constant(null).map(() => contactId)],
+      }),
     );
     await fc.assert(fc.asyncProperty(fc.oneof(create, add), keys(), check), { numRuns: RUNS * 2 });
   });
@@ -388,28 +586,75 @@ describe('hostile bodies on every POST/PUT/PATCH route', () => {
       status: [fc.constantFrom('draft', 'live', 'paused')],
       sendRate: [weirdString, fc.constantFrom('30/m', '0/m', '6001/m', '1/d', '5/s', '1/w')],
       sendingWindow: [
-        fc.record({ start: fc.constantFrom('08:00', '24:00', '8:00', ''), end: fc.constantFrom('21:00', '08:00', 'x'), timezone: fc.oneof(weirdString, fc.constantFrom('UTC', 'America/New_York', 'Mars/Olympus')) }),
+        fc.record({
+          start: fc.constantFrom('08:00', '24:00', '8:00', ''),
+          end: fc.constantFrom('21:00', '08:00', 'x'),
+          timezone: fc.oneof(weirdString, fc.constantFrom('UTC', 'America/New_York', 'Mars/Olympus')),
+        }),
       ],
       followUps: [
         fc.record({
           enabled: fc.boolean(),
-          steps: fc.array(fc.record({ after: fc.oneof(weirdString, fc.constantFrom('20m', '0s', '31d', '1h30m')), body: weirdString }), { maxLength: 7 }),
+          steps: fc.array(
+            fc.record({
+              after: fc.oneof(weirdString, fc.constantFrom('20m', '0s', '31d', '1h30m')),
+              body: weirdString,
+            }),
+            { maxLength: 7 },
+          ),
         }),
       ],
-      bot: [fc.record({ active: fc.boolean(), instructions: weirdString, faqs: fc.array(fc.record({ question: weirdString, answer: weirdString }), { maxLength: 3 }) }, { requiredKeys: [] })],
+      bot: [
+        fc.record(
+          {
+            active: fc.boolean(),
+            instructions: weirdString,
+            faqs: fc.array(fc.record({ question: weirdString, answer: weirdString }), { maxLength: 3 }),
+          },
+          { requiredKeys: [] },
+        ),
+      ],
     };
     const create = hostileRequest('POST', fc.constant('/v1/campaigns'), hostileBody(fields));
-    const update = hostileRequest('PATCH', segment(() => campaignId).map((id) => `/v1/campaigns/${id}`), hostileBody(fields));
+    const update = hostileRequest(
+      'PATCH',
+      segment(() => campaignId).map((id) => `/v1/campaigns/${id}`),
+      hostileBody(fields),
+    );
     await fc.assert(fc.asyncProperty(fc.oneof(create, update), keys(), check), { numRuns: RUNS * 2 });
   });
 
   test('POST /v1/subaccounts/credits and PUT /v1/subaccounts/auto-recharge', async () => {
-    const money = [fc.double(), fc.integer({ min: -10, max: 2_000_000_000 }), fc.constantFrom(0.001, 1.005, 5, 1e9, 1e10, -0, Number.MAX_VALUE, Number.MIN_VALUE)];
-    const email = [fc.constant(null).map(() => sub.email), fc.constant(null).map(() => other.email), fc.constantFrom(...emails)];
-    const grant = hostileRequest('POST', fc.constant('/v1/subaccounts/credits'), hostileBody({ email, amount: money, description: [weirdString] }));
-    const recharge = hostileRequest('PUT', fc.constant('/v1/subaccounts/auto-recharge'), hostileBody({ email, enabled: [fc.boolean()], threshold: money, amount: money }));
-    const idempotencyKey = fc.option(fc.oneof(fc.constantFrom('k1', 'k2'), fc.string({ unit: 'grapheme-ascii', maxLength: 300 }).filter((s) => /^[\x20-\x7e]*$/.test(s))), { nil: undefined });
-    const withKey = fc.tuple(fc.oneof(grant, recharge), idempotencyKey).map(([h, k]) => (k === undefined ? h : printable({ ...h, headers: { 'idempotency-key': k } })));
+    const money = [
+      fc.double(),
+      fc.integer({ min: -10, max: 2_000_000_000 }),
+      fc.constantFrom(0.001, 1.005, 5, 1e9, 1e10, -0, Number.MAX_VALUE, Number.MIN_VALUE),
+    ];
+    const email = [
+      fc.constant(null).map(() => sub.email),
+      fc.constant(null).map(() => other.email),
+      fc.constantFrom(...emails),
+    ];
+    const grant = hostileRequest(
+      'POST',
+      fc.constant('/v1/subaccounts/credits'),
+      hostileBody({ email, amount: money, description: [weirdString] }),
+    );
+    const recharge = hostileRequest(
+      'PUT',
+      fc.constant('/v1/subaccounts/auto-recharge'),
+      hostileBody({ email, enabled: [fc.boolean()], threshold: money, amount: money }),
+    );
+    const idempotencyKey = fc.option(
+      fc.oneof(
+        fc.constantFrom('k1', 'k2'),
+        fc.string({ unit: 'grapheme-ascii', maxLength: 300 }).filter((s) => /^[\x20-\x7e]*$/.test(s)),
+      ),
+      { nil: undefined },
+    );
+    const withKey = fc
+      .tuple(fc.oneof(grant, recharge), idempotencyKey)
+      .map(([h, k]) => (k === undefined ? h : printable({ ...h, headers: { 'idempotency-key': k } })));
     // The agency, its sub-account (403) and a standard account (403).
     const key = fc.constantFrom(agency.apiKey, agency.apiKey, sub.apiKey, other.apiKey);
     await fc.assert(fc.asyncProperty(withKey, key, check), { numRuns: RUNS * 2 });
@@ -417,9 +662,26 @@ describe('hostile bodies on every POST/PUT/PATCH route', () => {
 
   test('PUT /v1/settings and POST /v1/webhooks', async () => {
     // Only refused or invalid targets: nothing is delivered anywhere.
-    const url = [fc.constantFrom('https://user:pass@hooks.example.com/x', 'ftp://example.com', 'http://', 'http://[::1', 'https://exa mple.com'), trapUrl('/hook'), fc.constant(null)];
+    const url = [
+      fc.constantFrom(
+        'https://user:pass@hooks.example.com/x',
+        'ftp://example.com',
+        'http://',
+        'http://[::1',
+        'https://exa mple.com',
+      ),
+      trapUrl('/hook'),
+      fc.constant(null),
+    ];
     const settings = hostileRequest('PUT', fc.constant('/v1/settings'), hostileBody({ customChannelWebhookUrl: url }));
-    const webhooks = hostileRequest('POST', fc.constant('/v1/webhooks'), hostileBody({ url, events: [fc.array(fc.constantFrom('reply', 'auto_recharge', 'other', ''), { maxLength: 4 })] }));
+    const webhooks = hostileRequest(
+      'POST',
+      fc.constant('/v1/webhooks'),
+      hostileBody({
+        url,
+        events: [fc.array(fc.constantFrom('reply', 'auto_recharge', 'other', ''), { maxLength: 4 })],
+      }),
+    );
     await fc.assert(fc.asyncProperty(fc.oneof(settings, webhooks), keys(), check), { numRuns: RUNS });
   });
 
@@ -427,122 +689,284 @@ describe('hostile bodies on every POST/PUT/PATCH route', () => {
     // An account of its own, so that the bot settings tried here cannot touch the other tests' accounts.
     const owner = await createAccount(gw);
     const k = { apiKey: owner.apiKey };
-    const ownCampaign = (await request(gw, 'POST', '/v1/campaigns', { ...k, body: { name: 'Bot', bot: { faqs: [{ question: 'Open?', answer: 'Yes.' }] } } })).body.id;
+    const ownCampaign = (
+      await request(gw, 'POST', '/v1/campaigns', {
+        ...k,
+        body: { name: 'Bot', bot: { faqs: [{ question: 'Open?', answer: 'Yes.' }] } },
+      })
+    ).body.id;
     const twilio = { accountSid: `AC${'a'.repeat(32)}`, authToken: '1'.repeat(32), from: '+15005550006' };
-    const whatsapp = { phoneNumberId: '123456', accessToken: 'token-0123456789', appSecret: '2'.repeat(32), verifyToken: 'verify-me-please' };
+    const whatsapp = {
+      phoneNumberId: '123456',
+      accessToken: 'token-0123456789',
+      appSecret: '2'.repeat(32),
+      verifyToken: 'verify-me-please',
+    };
     expect((await request(gw, 'PUT', '/v1/channels/twilio', { ...k, body: twilio })).status).toBe(200);
     expect((await request(gw, 'PUT', '/v1/channels/whatsapp', { ...k, body: whatsapp })).status).toBe(200);
 
     const url = fc.oneof(fc.constantFrom('https://api.example.invalid/v1', 'ftp://x', 'http://', ''), trapUrl('/v1'));
-    const bot = hostileRequest('PUT', fc.constant('/v1/settings/bot'), hostileBody({
-      provider: [fc.constantFrom('faq', 'openai', 'gpt', '')],
-      openai: [fc.record({ baseUrl: url, model: weirdString, apiKey: fc.oneof(weirdString, fc.constant(null)) }), fc.constant(null)],
-      defaultCampaignId: [segment(() => ownCampaign, () => campaignId), fc.constant(null)],
-    }));
-    const ask = hostileRequest('POST', segment(() => ownCampaign, () => campaignId).map((id) => `/v1/campaigns/${id}/bot/test`), hostileBody({
-      message: [weirdString, hugeString],
-      history: [fc.array(fc.record({ from: fc.constantFrom('contact', 'bot', 'team', 'x'), body: weirdString }), { maxLength: 25 })],
-      firstName: [weirdString, fc.constant(null)],
-    }));
-    const credentials = hostileRequest('PUT', fc.constantFrom('/v1/channels/twilio', '/v1/channels/whatsapp'), hostileBody({
-      accountSid: [fc.constantFrom(twilio.accountSid, 'AC', weirdString)],
-      authToken: [fc.constantFrom(twilio.authToken, 'x')],
-      from: [fc.constantFrom(...phones)],
-      whatsappFrom: [fc.constantFrom(...phones, 'whatsapp:+14155238886')],
-      phoneNumberId: [fc.constantFrom('123456', 'abc')],
-      accessToken: [weirdString],
-      appSecret: [fc.constantFrom(whatsapp.appSecret, 'short')],
-      verifyToken: [weirdString],
-    }));
-    await fc.assert(fc.asyncProperty(fc.oneof(bot, ask, credentials), async (h) => expectSane(h, await send(h, owner.apiKey))), { numRuns: RUNS * 2 });
+    const bot = hostileRequest(
+      'PUT',
+      fc.constant('/v1/settings/bot'),
+      hostileBody({
+        provider: [fc.constantFrom('faq', 'openai', 'gpt', '')],
+        openai: [
+          fc.record({ baseUrl: url, model: weirdString, apiKey: fc.oneof(weirdString, fc.constant(null)) }),
+          fc.constant(null),
+        ],
+        defaultCampaignId: [
+          segment(
+            () => ownCampaign,
+            () => campaignId,
+          ),
+          fc.constant(null),
+        ],
+      }),
+    );
+    const ask = hostileRequest(
+      'POST',
+      segment(
+        () => ownCampaign,
+        () => campaignId,
+      ).map((id) => `/v1/campaigns/${id}/bot/test`),
+      hostileBody({
+        message: [weirdString, hugeString],
+        history: [
+          fc.array(fc.record({ from: fc.constantFrom('contact', 'bot', 'team', 'x'), body: weirdString }), {
+            maxLength: 25,
+          }),
+        ],
+        firstName: [weirdString, fc.constant(null)],
+      }),
+    );
+    const credentials = hostileRequest(
+      'PUT',
+      fc.constantFrom('/v1/channels/twilio', '/v1/channels/whatsapp'),
+      hostileBody({
+        accountSid: [fc.constantFrom(twilio.accountSid, 'AC', weirdString)],
+        authToken: [fc.constantFrom(twilio.authToken, 'x')],
+        from: [fc.constantFrom(...phones)],
+        whatsappFrom: [fc.constantFrom(...phones, 'whatsapp:+14155238886')],
+        phoneNumberId: [fc.constantFrom('123456', 'abc')],
+        accessToken: [weirdString],
+        appSecret: [fc.constantFrom(whatsapp.appSecret, 'short')],
+        verifyToken: [weirdString],
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(bot, ask, credentials), async (h) => expectSane(h, await send(h, owner.apiKey))),
+      { numRuns: RUNS * 2 },
+    );
 
     // Provider webhooks: random bodies, content types and signatures are refused (403, 404, 400, 413), never a 500.
-    const hook = fc.constantFrom(`/v1/channels/twilio/${owner.id}/incoming`, `/v1/channels/twilio/${owner.id}/status`, `/v1/channels/whatsapp/${owner.id}/webhook`, `/v1/channels/twilio/${other.id}/incoming`, '/v1/channels/whatsapp/acc_nope/webhook');
-    const body = hostileBody({ MessageSid: [weirdString], From: [fc.constantFrom(...phones)], Body: [weirdString], object: [fc.constant('whatsapp_business_account')], entry: [fc.anything()] });
+    const hook = fc.constantFrom(
+      `/v1/channels/twilio/${owner.id}/incoming`,
+      `/v1/channels/twilio/${owner.id}/status`,
+      `/v1/channels/whatsapp/${owner.id}/webhook`,
+      `/v1/channels/twilio/${other.id}/incoming`,
+      '/v1/channels/whatsapp/acc_nope/webhook',
+    );
+    const body = hostileBody({
+      MessageSid: [weirdString],
+      From: [fc.constantFrom(...phones)],
+      Body: [weirdString],
+      object: [fc.constant('whatsapp_business_account')],
+      entry: [fc.anything()],
+    });
     const headerValue = fc.string({ unit: 'grapheme-ascii', maxLength: 100 }).filter((v) => /^[\x21-\x7e]*$/.test(v));
-    const signature = fc.record({ 'x-twilio-signature': headerValue, 'x-hub-signature-256': fc.oneof(headerValue, fc.constant('sha256=00'), headerValue.map((v) => `sha256=${v}`)) }, { requiredKeys: [] });
-    const posted = fc.tuple(hostileRequest('POST', hook, body), signature).map(([h, headers]) => printable({ ...h, headers }));
-    await fc.assert(fc.asyncProperty(posted, async (h) => {
-      const res = await send(h);
-      expectSane(h, res);
-      expect(res.status).toBeGreaterThanOrEqual(400);
-    }), { numRuns: RUNS * 2 });
+    const signature = fc.record(
+      {
+        'x-twilio-signature': headerValue,
+        'x-hub-signature-256': fc.oneof(
+          headerValue,
+          fc.constant('sha256=00'),
+          headerValue.map((v) => `sha256=${v}`),
+        ),
+      },
+      { requiredKeys: [] },
+    );
+    const posted = fc
+      .tuple(hostileRequest('POST', hook, body), signature)
+      .map(([h, headers]) => printable({ ...h, headers }));
+    await fc.assert(
+      fc.asyncProperty(posted, async (h) => {
+        const res = await send(h);
+        expectSane(h, res);
+        expect(res.status).toBeGreaterThanOrEqual(400);
+      }),
+      { numRuns: RUNS * 2 },
+    );
     expect((await request(gw, 'GET', '/v1/conversations', k)).body.data).toEqual([]);
   });
 
   test('admin routes: POST /admin/v1/accounts and POST /admin/v1/accounts/{id}/credits/usage', async () => {
-    const create = hostileRequest('POST', fc.constant('/admin/v1/accounts'), hostileBody({
-      name: [weirdString],
-      email: [fc.constantFrom(...emails)],
-      type: [fc.constantFrom('agency', 'standard')],
-      parentEmail: [fc.constant(null).map(() => agency.email), fc.constant(null).map(() => other.email)],
-      password: [fc.constantFrom('short', 'long enough password')],
-    }));
-    const usage = hostileRequest('POST', segment(() => sub.id, () => other.id).map((id) => `/admin/v1/accounts/${id}/credits/usage`), hostileBody({ amount: [fc.double(), fc.constantFrom(0.01, 1, 1e12)], description: [weirdString] }));
-    const withToken = fc.oneof(create, usage).map((h) => printable({ ...h, headers: { authorization: `Bearer ${gw.adminToken}` } }));
-    await fc.assert(fc.asyncProperty(withToken, async (h) => expectSane(h, await send(h))), { numRuns: RUNS * 2 });
+    const create = hostileRequest(
+      'POST',
+      fc.constant('/admin/v1/accounts'),
+      hostileBody({
+        name: [weirdString],
+        email: [fc.constantFrom(...emails)],
+        type: [fc.constantFrom('agency', 'standard')],
+        parentEmail: [fc.constant(null).map(() => agency.email), fc.constant(null).map(() => other.email)],
+        password: [fc.constantFrom('short', 'long enough password')],
+      }),
+    );
+    const usage = hostileRequest(
+      'POST',
+      segment(
+        () => sub.id,
+        () => other.id,
+      ).map((id) => `/admin/v1/accounts/${id}/credits/usage`),
+      hostileBody({ amount: [fc.double(), fc.constantFrom(0.01, 1, 1e12)], description: [weirdString] }),
+    );
+    const withToken = fc
+      .oneof(create, usage)
+      .map((h) => printable({ ...h, headers: { authorization: `Bearer ${gw.adminToken}` } }));
+    await fc.assert(
+      fc.asyncProperty(withToken, async (h) => expectSane(h, await send(h))),
+      { numRuns: RUNS * 2 },
+    );
   });
 });
 
 describe('hostile queries, path segments, methods and keys', () => {
   const queryKey = fc.oneof(
-    fc.constantFrom('phoneNumber', 'email', 'apiKey', 'phoneNumber[]', 'email[a]', 'limit', ...POLLUTION_KEYS, '__proto__[polluted]', 'constructor[prototype][polluted]'),
+    fc.constantFrom(
+      'phoneNumber',
+      'email',
+      'apiKey',
+      'phoneNumber[]',
+      'email[a]',
+      'limit',
+      ...POLLUTION_KEYS,
+      '__proto__[polluted]',
+      'constructor[prototype][polluted]',
+    ),
     fc.string({ maxLength: 10 }),
   );
-  const queryValue = fc.oneof(fc.constantFrom(...phones, ...emails), weirdString, hugeString.map((s) => s.slice(0, 6000)));
+  const queryValue = fc.oneof(
+    fc.constantFrom(...phones, ...emails),
+    weirdString,
+    hugeString.map((s) => s.slice(0, 6000)),
+  );
   const rawQuery = fc
     .array(fc.tuple(queryKey, queryValue, fc.boolean()), { maxLength: 5 })
     .chain((pairs) =>
-      fc.constantFrom('', '&', '%', '%E0%A4%A', '=', '&&==', '%ZZ').map((junk) =>
-        pairs.map(([k, v, encode]) => `${enc(k)}=${encode ? enc(v) : enc(v).replace(/%2[0-9A-F]/g, '%')}`).join('&') + junk,
-      ),
+      fc
+        .constantFrom('', '&', '%', '%E0%A4%A', '=', '&&==', '%ZZ')
+        .map(
+          (junk) =>
+            pairs
+              .map(([k, v, encode]) => `${enc(k)}=${encode ? enc(v) : enc(v).replace(/%2[0-9A-F]/g, '%')}`)
+              .join('&') + junk,
+        ),
     );
 
   test('GET routes with random query strings and path segments', async () => {
-    const get = fc.tuple(
-      fc.oneof(
-        fc.constantFrom('/v1/contacts', '/v1/lists', '/v1/campaigns', '/v1/credits', '/v1/settings', '/v1/webhooks', '/v1/openapi.json'),
-        segment(() => contactId, () => otherContactId).map((id) => `/v1/contacts/${id}`),
-        segment(() => contactId, () => otherContactId).map((id) => `/v1/contacts/${id}/messages`),
-        segment(() => messageId).map((id) => `/v1/messages/${id}`),
-        segment(() => messageId).map((id) => `/v1/media/${id}`),
-        segment(() => listId).map((id) => `/v1/lists/${id}/contacts`),
-        segment(() => campaignId).map((id) => `/v1/campaigns/${id}`),
-        segment().map((id) => `/v1/webhooks/${id}`),
-      ),
-      rawQuery,
-    ).map(([path, query]) => printable({ method: 'GET', path: query ? `${path}?${query}` : path }));
+    const get = fc
+      .tuple(
+        fc.oneof(
+          fc.constantFrom(
+            '/v1/contacts',
+            '/v1/lists',
+            '/v1/campaigns',
+            '/v1/credits',
+            '/v1/settings',
+            '/v1/webhooks',
+            '/v1/openapi.json',
+          ),
+          segment(
+            () => contactId,
+            () => otherContactId,
+          ).map((id) => `/v1/contacts/${id}`),
+          segment(
+            () => contactId,
+            () => otherContactId,
+          ).map((id) => `/v1/contacts/${id}/messages`),
+          segment(() => messageId).map((id) => `/v1/messages/${id}`),
+          segment(() => messageId).map((id) => `/v1/media/${id}`),
+          segment(() => listId).map((id) => `/v1/lists/${id}/contacts`),
+          segment(() => campaignId).map((id) => `/v1/campaigns/${id}`),
+          segment().map((id) => `/v1/webhooks/${id}`),
+        ),
+        rawQuery,
+      )
+      .map(([path, query]) => printable({ method: 'GET', path: query ? `${path}?${query}` : path }));
     await fc.assert(fc.asyncProperty(get, keys(), check), { numRuns: RUNS * 3 });
 
-    const adminGet = rawQuery.map((query) => printable({ method: 'GET', path: `/admin/v1/accounts?${query}`, headers: { authorization: `Bearer ${gw.adminToken}` } }));
-    await fc.assert(fc.asyncProperty(adminGet, async (h) => expectSane(h, await send(h))), { numRuns: RUNS });
+    const adminGet = rawQuery.map((query) =>
+      printable({
+        method: 'GET',
+        path: `/admin/v1/accounts?${query}`,
+        headers: { authorization: `Bearer ${gw.adminToken}` },
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(adminGet, async (h) => expectSane(h, await send(h))),
+      { numRuns: RUNS },
+    );
   });
 
   test('any method on any known path, and unknown paths', async () => {
     const path = fc.oneof(
-      fc.constantFrom('/v1/contacts', '/v1/lists', '/v1/campaigns', '/v1/credits', '/v1/settings', '/v1/webhooks', INCOMING, `${INCOMING}/`, '/V1/Incoming_Custom_Channel_Message', '/v1/send_custom_channel_message', '/v1/subaccounts/credits', '/v1/subaccounts/auto-recharge', '/v1/openapi.json', '/admin/v1/accounts'),
+      fc.constantFrom(
+        '/v1/contacts',
+        '/v1/lists',
+        '/v1/campaigns',
+        '/v1/credits',
+        '/v1/settings',
+        '/v1/webhooks',
+        INCOMING,
+        `${INCOMING}/`,
+        '/V1/Incoming_Custom_Channel_Message',
+        '/v1/send_custom_channel_message',
+        '/v1/subaccounts/credits',
+        '/v1/subaccounts/auto-recharge',
+        '/v1/openapi.json',
+        '/admin/v1/accounts',
+      ),
       segment().map((s) => `/v1/${s}`),
       segment().map((s) => `/${s}`),
     );
     const methods = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD');
-    const any = fc.tuple(methods, path, fc.option(anyJsonText, { nil: undefined })).map(([method, p, body]) => printable({
-      method,
-      path: p,
-      ...(body !== undefined && method !== 'GET' && method !== 'HEAD' ? { body, contentType: 'application/json' } : {}),
-    }));
+    const any = fc.tuple(methods, path, fc.option(anyJsonText, { nil: undefined })).map(([method, p, body]) =>
+      printable({
+        method,
+        path: p,
+        ...(body !== undefined && method !== 'GET' && method !== 'HEAD'
+          ? { body, contentType: 'application/json' }
+          : {}),
+      }),
+    );
     await fc.assert(fc.asyncProperty(any, keys(), check), { numRuns: RUNS * 2 });
   });
 
   // Each from an address of its own: more than 20 failures from one address are refused with 429 (api-auth.test.ts).
   let address = 0;
   test('random API keys in every place get 401 (400 when in two places at once), never anything else', async () => {
-    const key = fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 200 }).filter((s) => /^[\x21-\x7e]+$/.test(s)), fc.constantFrom('lc_', 'null', 'undefined', '[object Object]', agency.apiKey.slice(0, -1), `${agency.apiKey}x`, agency.apiKey.toUpperCase()));
+    const key = fc.oneof(
+      fc.string({ unit: 'grapheme-ascii', maxLength: 200 }).filter((s) => /^[\x21-\x7e]+$/.test(s)),
+      fc.constantFrom(
+        'lc_',
+        'null',
+        'undefined',
+        '[object Object]',
+        agency.apiKey.slice(0, -1),
+        `${agency.apiKey}x`,
+        agency.apiKey.toUpperCase(),
+      ),
+    );
     const place = fc.constantFrom('header', 'bearer', 'query', 'both');
     const path = fc.constantFrom('/v1/credits', '/v1/contacts?phoneNumber=%2B14155550199', '/v1/lists', '/v1/settings');
     await fc.assert(
       fc.asyncProperty(key, place, path, async (k, where, p) => {
         address += 1;
-        const h: Hostile = { method: 'GET', path: p, headers: { 'x-forwarded-for': `198.18.${address >> 8}.${address & 255}` } };
+        const h: Hostile = {
+          method: 'GET',
+          path: p,
+          headers: { 'x-forwarded-for': `198.18.${address >> 8}.${address & 255}` },
+        };
         if (where === 'header' || where === 'both') h.headers!['x-api-key'] = k;
         if (where === 'bearer' || where === 'both') h.headers!.authorization = `Bearer ${k}`;
         if (where === 'query') h.path = `${p}${p.includes('?') ? '&' : '?'}apiKey=${encodeURIComponent(k)}`;
@@ -560,31 +984,49 @@ describe('after the storm', () => {
     const k = { apiKey: agency.apiKey };
     // Ordinary requests behave exactly as documented.
     const phone = `+1415555${String(Math.floor(Math.random() * 9000) + 1000)}`;
-    const created = await request(gw, 'POST', '/v1/contacts', { ...k, body: { phone, firstName: 'After', lastName: 'Storm', email: 'after@example.com' } });
+    const created = await request(gw, 'POST', '/v1/contacts', {
+      ...k,
+      body: { phone, firstName: 'After', lastName: 'Storm', email: 'after@example.com' },
+    });
     expect([200, 201]).toContain(created.status);
     expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'email', 'firstName', 'id', 'lastName', 'phone']);
     const found = await request(gw, 'GET', '/v1/contacts', { ...k, query: { phoneNumber: phone } });
     expect(found.body.id).toBe(created.body.id);
-    const added = await request(gw, 'POST', `/v1/lists/${listId}/contacts`, { ...k, body: { contactId: created.body.id } });
+    const added = await request(gw, 'POST', `/v1/lists/${listId}/contacts`, {
+      ...k,
+      body: { contactId: created.body.id },
+    });
     expect(added.body).toEqual({ success: true, listId, contactId: created.body.id, added: expect.any(Boolean) });
     const sid = `after-${Date.now()}`;
-    const msg = await request(gw, 'POST', INCOMING, { ...k, body: { customData: { messageSid: sid, fromId: 'after-sender', toId: 'biz', body: 'still fine' } } });
+    const msg = await request(gw, 'POST', INCOMING, {
+      ...k,
+      body: { customData: { messageSid: sid, fromId: 'after-sender', toId: 'biz', body: 'still fine' } },
+    });
     expect(msg.status).toBe(200);
-    expect((await request(gw, 'GET', `/v1/messages/${msg.body.messageId}`, k)).body).toEqual(expect.objectContaining({ body: 'still fine', messageSid: sid }));
+    expect((await request(gw, 'GET', `/v1/messages/${msg.body.messageId}`, k)).body).toEqual(
+      expect.objectContaining({ body: 'still fine', messageSid: sid }),
+    );
     expect((await request(gw, 'GET', `/v1/messages/${messageId}`, k)).body.body).toBe('seed');
-    expect((await request(gw, 'GET', `/v1/contacts/${contactId}`, k)).body).toEqual(expect.objectContaining({ id: contactId, phone: '+14155550199', firstName: 'Known' }));
+    expect((await request(gw, 'GET', `/v1/contacts/${contactId}`, k)).body).toEqual(
+      expect.objectContaining({ id: contactId, phone: '+14155550199', firstName: 'Known' }),
+    );
     expect((await request(gw, 'GET', `/v1/contacts/${contactId}`, { apiKey: other.apiKey })).status).toBe(404);
 
     // Credits add up: every balance is the sum of its ledger, never negative.
     for (const account of [agency, sub, other]) {
       const credits = await request(gw, 'GET', '/v1/credits', { apiKey: account.apiKey });
       expect(credits.status).toBe(200);
-      const cents = credits.body.transactions.reduce((sum: number, t: { amount: number }) => sum + Math.round(t.amount * 100), 0);
+      const cents = credits.body.transactions.reduce(
+        (sum: number, t: { amount: number }) => sum + Math.round(t.amount * 100),
+        0,
+      );
       expect(Math.round(credits.body.balance * 100)).toBe(cents);
       expect(credits.body.balance).toBeGreaterThanOrEqual(0);
     }
     // The accounts are still the accounts: no hostile body turned into an account or changed one.
-    const accounts = await request(gw, 'GET', '/admin/v1/accounts', { headers: { authorization: `Bearer ${gw.adminToken}` } });
+    const accounts = await request(gw, 'GET', '/admin/v1/accounts', {
+      headers: { authorization: `Bearer ${gw.adminToken}` },
+    });
     for (const a of accounts.body.data) expect(a.email).toMatch(/^[^\s@]+@[^\s@]+\.[^\s@]+$/);
     const byEmail = new Map(accounts.body.data.map((a: { email: string }) => [a.email, a]));
     expect(byEmail.get(sub.email)).toEqual(expect.objectContaining({ id: sub.id, parentId: agency.id }));

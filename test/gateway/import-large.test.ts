@@ -13,7 +13,9 @@ test('a 50,000-row import runs chunk by chunk while the API keeps answering', as
   const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Big' } })).body;
   const lines = ['Phone,First name'];
   for (let i = 0; i < ROWS; i++) lines.push(`+1555${String(7_000_000 + i).padStart(7, '0')},Lead ${i}`);
-  const started = await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, { body: { csv: lines.join('\n'), columns: { phone: 'Phone', firstName: 'First name' } } });
+  const started = await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, {
+    body: { csv: lines.join('\n'), columns: { phone: 'Phone', firstName: 'First name' } },
+  });
   expect(started.status).toBe(202);
 
   // Requests made while the import is part-way are answered, and what they change is there.
@@ -22,7 +24,9 @@ test('a 50,000-row import runs chunk by chunk while the API keeps answering', as
     async () => {
       const progress = (await api(ctx.gw, account, 'GET', `imports/${started.body.id}`)).body;
       if (progress.status === 'running' && progress.processed > 0 && progress.processed < ROWS) {
-        const created = await api(ctx.gw, account, 'POST', 'contacts', { body: { email: `during-${answeredDuring}@example.com` } });
+        const created = await api(ctx.gw, account, 'POST', 'contacts', {
+          body: { email: `during-${answeredDuring}@example.com` },
+        });
         expect(created.status).toBe(201);
         answeredDuring += 1;
       }

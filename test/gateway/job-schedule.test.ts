@@ -16,13 +16,18 @@ afterAll(async () => {
 });
 
 const jobs = async (status: string) =>
-  (await request(gw, 'GET', '/admin/v1/jobs', { headers: { authorization: `Bearer ${gw.adminToken}` }, query: { status } })).body.data as Array<{ kind: string; attempts: number; runAt: string }>;
+  (
+    await request(gw, 'GET', '/admin/v1/jobs', {
+      headers: { authorization: `Bearer ${gw.adminToken}` },
+      query: { status },
+    })
+  ).body.data as Array<{ kind: string; attempts: number; runAt: string }>;
 
 /** Moves the clock an hour and waits until the housekeeping has run and planned its next hour. */
 async function nextHour(): Promise<void> {
   const before = (await jobs('pending')).find((j) => j.kind === 'housekeeping')!.runAt;
   await advanceClock(gw, '1h');
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
     const planned = (await jobs('pending')).find((j) => j.kind === 'housekeeping');
     if (planned && planned.runAt > before) return;
     await new Promise((r) => setTimeout(r, 10));

@@ -30,7 +30,11 @@ test('a reply is delivered at once, not at the next poll', async () => {
       body: { customData: { fromId: unique('lead'), customChannel: 'chat', body: `reply ${i}` } },
     });
     expect(sent.status).toBe(200);
-    const delivered = await poll(async () => hook.requests.find((r) => r.body?.messageId === sent.body.messageId), Boolean, IN_TIME_MS);
+    const delivered = await poll(
+      async () => hook.requests.find((r) => r.body?.messageId === sent.body.messageId),
+      Boolean,
+      IN_TIME_MS,
+    );
     expect(delivered?.body.body).toBe(`reply ${i}`);
     expect(Date.now() - queued).toBeLessThan(IN_TIME_MS);
   }
@@ -40,9 +44,13 @@ test('an auto-recharge event, queued by usage through the admin API, is delivere
   const hook = await receiver();
   const agency = await createAccount(ctx.gw, { type: 'agency' });
   const sub = await createAccount(ctx.gw, { parentEmail: agency.email });
-  expect((await api(ctx.gw, agency, 'POST', 'webhooks', { body: { url: hook.url, events: ['auto_recharge'] } })).status).toBe(201);
+  expect(
+    (await api(ctx.gw, agency, 'POST', 'webhooks', { body: { url: hook.url, events: ['auto_recharge'] } })).status,
+  ).toBe(201);
   await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 20 } });
-  await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', { body: { email: sub.email, threshold: 10, amount: 30 } });
+  await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+    body: { email: sub.email, threshold: 10, amount: 30 },
+  });
 
   const queued = Date.now();
   const used = await api(ctx.gw, undefined, 'POST', `/admin/v1/accounts/${sub.id}/credits/usage`, {

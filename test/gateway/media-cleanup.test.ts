@@ -25,7 +25,11 @@ beforeAll(async () => {
   const { createLogger } = await dist('log.js');
   const { createAccount } = await dist('domain/accounts.js');
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-media-'));
-  const config = loadConfig({ LEADCHAT_DATA_DIR: dataDir, LEADCHAT_DATABASE_URL: '', LEADCHAT_ADMIN_TOKEN: 'a'.repeat(40) });
+  const config = loadConfig({
+    LEADCHAT_DATA_DIR: dataDir,
+    LEADCHAT_DATABASE_URL: '',
+    LEADCHAT_ADMIN_TOKEN: 'a'.repeat(40),
+  });
   const log = createLogger('silent');
   const { collections } = await dist('domain/collections.js');
   const opened = await openStore(config, log, collections);
@@ -68,15 +72,18 @@ test.each<[string, Transact, string]>([
   ['the journal cannot be written', async () => Promise.reject(new Error('disk full')), 'disk full'],
   [
     'a rule throws after the media record was written',
-    (work) => gw.store.transact(async (tx) => {
-      await work(tx);
-      throw new Error('a rule broke');
-    }),
+    (work) =>
+      gw.store.transact(async (tx) => {
+        await work(tx);
+        throw new Error('a rule broke');
+      }),
     'a rule broke',
   ],
 ])('when %s, the saved file is removed again and the error reaches the caller', async (_when, transact, error) => {
   const before = files();
-  await expect(messages.receiveMessage(storeWith({ transact }), account, input(`fail-${before.length}`))).rejects.toThrow(error);
+  await expect(
+    messages.receiveMessage(storeWith({ transact }), account, input(`fail-${before.length}`)),
+  ).rejects.toThrow(error);
   expect(files()).toEqual(before);
 });
 

@@ -9,8 +9,11 @@ jest.setTimeout(90_000);
 
 function migrate(dataDir: string, to: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [GATEWAY_MAIN, 'migrate', '--to', to], { env: { PATH: process.env.PATH ?? '', LEADCHAT_DATA_DIR: dataDir } }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [GATEWAY_MAIN, 'migrate', '--to', to],
+      { env: { PATH: process.env.PATH ?? '', LEADCHAT_DATA_DIR: dataDir } },
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -31,11 +34,24 @@ test('every record, queued delivery and media file moves to an empty database; a
     await api(embedded, sub, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } });
     const image = png(3, 3);
     const incoming = await api(embedded, sub, 'POST', 'incoming_custom_channel_message', {
-      body: { customData: { messageSid: 'sid-1', fromId: 'web-1', toId: 'biz', body: 'photo', mediaUrl: dataUri('image/png', image), mediaContentType: 'image/png' } },
+      body: {
+        customData: {
+          messageSid: 'sid-1',
+          fromId: 'web-1',
+          toId: 'biz',
+          body: 'photo',
+          mediaUrl: dataUri('image/png', image),
+          mediaContentType: 'image/png',
+        },
+      },
     });
     await api(embedded, sub, 'PUT', 'settings', { body: { customChannelWebhookUrl: receiver.url } });
     // Refused once by the receiver, then waiting an hour for its retry: a queued job at the move.
-    const reply = (await api(embedded, sub, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: 'web-1', customChannel: 'chat', body: 'Hi' } } })).body;
+    const reply = (
+      await api(embedded, sub, 'POST', 'send_custom_channel_message', {
+        body: { customData: { fromId: 'web-1', customChannel: 'chat', body: 'Hi' } },
+      })
+    ).body;
     await receiver.waitFor(1);
     const message = (await api(embedded, sub, 'GET', `messages/${incoming.body.messageId}`)).body;
     expect(await embedded.stop()).toBe(0);
@@ -45,7 +61,18 @@ test('every record, queued delivery and media file moves to an empty database; a
     const report = JSON.parse(moved.stdout);
     expect(report.to).not.toContain('postgres:postgres@');
     // The messages: the contact's, the hand-off notice it was sent (no campaign answers it) and the reply.
-    expect(report.copied).toEqual(expect.objectContaining({ accounts: 2, contacts: 2, lists: 1, memberships: 1, messages: 3, media: 1, mediaFiles: 1, transactions: 1 }));
+    expect(report.copied).toEqual(
+      expect.objectContaining({
+        accounts: 2,
+        contacts: 2,
+        lists: 1,
+        memberships: 1,
+        messages: 3,
+        media: 1,
+        mediaFiles: 1,
+        transactions: 1,
+      }),
+    );
     expect(report.copied.jobs).toBeGreaterThanOrEqual(1);
 
     const again = await migrate(dataDir, url);
@@ -55,17 +82,26 @@ test('every record, queued delivery and media file moves to an empty database; a
     const onPostgres = await startGateway({ LEADCHAT_DATABASE_URL: url, LEADCHAT_WEBHOOK_RETRIES: '1h' });
     try {
       expect((await api(onPostgres, sub, 'GET', 'contacts', { query: { phoneNumber: phone } })).body).toEqual(contact);
-      expect((await api(onPostgres, sub, 'GET', `lists/${list.id}/contacts`)).body.data.map((c: { id: string }) => c.id)).toEqual([contact.id]);
+      expect(
+        (await api(onPostgres, sub, 'GET', `lists/${list.id}/contacts`)).body.data.map((c: { id: string }) => c.id),
+      ).toEqual([contact.id]);
       expect((await api(onPostgres, sub, 'GET', `messages/${message.id}`)).body).toEqual(message);
       const media = await getBytes(onPostgres, sub, message.media.url);
       expect(media.bytes.equals(image)).toBe(true);
       expect((await api(onPostgres, sub, 'GET', 'credits')).body.balance).toBe(12.5);
       // The sid is still taken: a repeat answers the original.
-      const repeat = await api(onPostgres, sub, 'POST', 'incoming_custom_channel_message', { body: { customData: { messageSid: 'sid-1', fromId: 'web-1', toId: 'biz', body: 'photo' } } });
+      const repeat = await api(onPostgres, sub, 'POST', 'incoming_custom_channel_message', {
+        body: { customData: { messageSid: 'sid-1', fromId: 'web-1', toId: 'biz', body: 'photo' } },
+      });
       expect(repeat.body.messageId).toBe(message.id);
       // The queued delivery came along, with its attempt.
       const delivery = (await api(onPostgres, sub, 'GET', `messages/${reply.messageId}`)).body;
-      expect(delivery).toEqual(expect.objectContaining({ status: 'pending', deliveries: [expect.objectContaining({ attempts: [expect.objectContaining({ status: 503 })] })] }));
+      expect(delivery).toEqual(
+        expect.objectContaining({
+          status: 'pending',
+          deliveries: [expect.objectContaining({ attempts: [expect.objectContaining({ status: 503 })] })],
+        }),
+      );
     } finally {
       await onPostgres.stop();
       removeDir(onPostgres.dataDir);

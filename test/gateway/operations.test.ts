@@ -11,16 +11,27 @@ import { createAccount, removeDir, request, runCli, startGateway, tempDir, type 
  */
 jest.setTimeout(60_000);
 
-const VERSION = (JSON.parse(readFileSync(path.resolve(__dirname, '../../gateway/package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(path.resolve(__dirname, '../../gateway/package.json'), 'utf8')) as { version: string }
+).version;
 /** The commit this checkout is at, as the build recorded it; null outside a git checkout. */
 const COMMIT = (() => {
   try {
-    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: path.resolve(__dirname, '../..'), stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+      cwd: path.resolve(__dirname, '../..'),
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
   } catch {
     return null;
   }
 })();
-const built = (JSON.parse(readFileSync(path.resolve(__dirname, '../../gateway/dist/build-info.json'), 'utf8')) as { commit: string | null }).commit;
+const built = (
+  JSON.parse(readFileSync(path.resolve(__dirname, '../../gateway/dist/build-info.json'), 'utf8')) as {
+    commit: string | null;
+  }
+).commit;
 
 const work = tempDir('leadchat-operations-');
 afterAll(() => removeDir(work));
@@ -35,10 +46,14 @@ test('--version names the version and the commit the build was made from', async
 test('the start-up line and /metrics name the build and its store', async () => {
   const gw = await startGateway();
   try {
-    expect(gw.output()).toContain(`LeadChat gateway ${VERSION}${COMMIT ? ` (commit ${COMMIT})` : ''} on lowdb listening on`);
+    expect(gw.output()).toContain(
+      `LeadChat gateway ${VERSION}${COMMIT ? ` (commit ${COMMIT})` : ''} on lowdb listening on`,
+    );
     const res = await request(gw, 'GET', '/metrics', { headers: { authorization: `Bearer ${gw.adminToken}` } });
     const info = parsePrometheus(res.text).find((f: { name: string }) => f.name === 'leadchat_build_info');
-    expect(info?.metrics).toEqual([{ labels: { version: VERSION, commit: COMMIT ?? 'unknown', store: 'lowdb' }, value: '1' }]);
+    expect(info?.metrics).toEqual([
+      { labels: { version: VERSION, commit: COMMIT ?? 'unknown', store: 'lowdb' }, value: '1' },
+    ]);
   } finally {
     await gw.stop();
     removeDir(gw.dataDir);
@@ -53,13 +68,18 @@ test('a stopped gateway is backed up offline under its lock, and the backup rest
   const env = { LEADCHAT_DATA_DIR: gw.dataDir, LEADCHAT_URL: 'https://127.0.0.1:1' };
   const res = await runCli(['backup', '--to', file], env);
   expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
-  expect(res.json).toMatchObject({ backup: file, manifest: { kind: 'leadchat-gateway backup', gatewayVersion: VERSION, storeFormat: expect.any(Number) } });
+  expect(res.json).toMatchObject({
+    backup: file,
+    manifest: { kind: 'leadchat-gateway backup', gatewayVersion: VERSION, storeFormat: expect.any(Number) },
+  });
 
   const restored = path.join(work, 'restored');
   expect((await runCli(['restore', '--from', file], { LEADCHAT_DATA_DIR: restored })).code).toBe(0);
   const copy = await startGateway({}, restored);
   try {
-    const found = await request(copy, 'GET', `/admin/v1/accounts?email=${encodeURIComponent(account.email)}`, { headers: { authorization: `Bearer ${copy.adminToken}` } });
+    const found = await request(copy, 'GET', `/admin/v1/accounts?email=${encodeURIComponent(account.email)}`, {
+      headers: { authorization: `Bearer ${copy.adminToken}` },
+    });
     expect(found.body.data).toEqual([expect.objectContaining({ id: account.id, email: account.email })]);
   } finally {
     await copy.stop();
@@ -83,15 +103,30 @@ test("the CLI trusts the operator's own certificate, whatever name it carries, f
   let gw: TestGateway | undefined;
   try {
     gw = await startGateway(certEnv);
-    const env = { ...certEnv, LEADCHAT_DATA_DIR: gw.dataDir, LEADCHAT_PORT: gw.env.LEADCHAT_PORT!, LEADCHAT_ADMIN_TOKEN: gw.adminToken };
-    const created = await runCli(['account', 'create', '--name', 'Own cert', '--email', `own-cert-${process.pid}@example.com`], env);
+    const env = {
+      ...certEnv,
+      LEADCHAT_DATA_DIR: gw.dataDir,
+      LEADCHAT_PORT: gw.env.LEADCHAT_PORT!,
+      LEADCHAT_ADMIN_TOKEN: gw.adminToken,
+    };
+    const created = await runCli(
+      ['account', 'create', '--name', 'Own cert', '--email', `own-cert-${process.pid}@example.com`],
+      env,
+    );
     expect({ code: created.code, stderr: created.stderr }).toEqual({ code: 0, stderr: '' });
     const backup = await runCli(['backup', '--to', path.join(work, 'own-cert.tar.gz')], env);
     expect({ code: backup.code, stderr: backup.stderr }).toEqual({ code: 0, stderr: '' });
     // Another certificate at the same address is not trusted for it.
-    const other = await generate([{ name: 'commonName', value: 'localhost' }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256' });
+    const other = await generate([{ name: 'commonName', value: 'localhost' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+    });
     writeFileSync(path.join(work, 'other.pem'), other.cert);
-    const stranger = await runCli(['account', 'rotate-key', '--email', 'x@example.com'], { ...env, LEADCHAT_TLS_CERT: path.join(work, 'other.pem') });
+    const stranger = await runCli(['account', 'rotate-key', '--email', 'x@example.com'], {
+      ...env,
+      LEADCHAT_TLS_CERT: path.join(work, 'other.pem'),
+    });
     expect(stranger.code).toBe(1);
     expect(stranger.stderr).toMatch(/Cannot reach the gateway at https:\/\/localhost:\d+: .*(self-signed|certificate)/);
   } finally {

@@ -3,9 +3,22 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { BACKEND, removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { createTestDatabase } from '../helpers/postgres';
 import { Relay } from '../helpers/relay';
-import { api, createAccount, expectApiError, expectPlainError, incoming, poll, request, untilIdle, type Reply, type TestGateway } from './api-support';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  expectPlainError,
+  incoming,
+  poll,
+  request,
+  untilIdle,
+  type Reply,
+  type TestGateway,
+} from './api-support';
 
-type MigrationsModule = typeof import('../../gateway/src/store/postgres/migrations.js', { with: { 'resolution-mode': 'import' } });
+type MigrationsModule = typeof import('../../gateway/src/store/postgres/migrations.js', {
+  with: { 'resolution-mode': 'import' }
+});
 
 /**
  * What an operator meets when the store goes away under a running gateway: `/metrics` still answers and says so
@@ -35,12 +48,17 @@ interface LogLine {
 
 /** The gateway's log lines (JSON, one a line) from `from` characters of its output on. */
 const logLines = (gw: TestGateway, from = 0): LogLine[] =>
-  gw.output().slice(from).split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as LogLine);
+  gw
+    .output()
+    .slice(from)
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
 
 const expectRetryAfter = (res: Reply) => expect(res.headers['retry-after']).toBe('5');
 
 describe('GET /metrics while the store answers', () => {
-  test('says leadchat_store_up 1, with the queue\'s gauges', async () => {
+  test("says leadchat_store_up 1, with the queue's gauges", async () => {
     const gw = await startGateway();
     try {
       const families = await scrape(gw);
@@ -75,9 +93,13 @@ if (BACKEND === 'postgres') {
     });
 
     test('each migration applied to a new database is logged with its version, name and time; none when there is nothing to apply', async () => {
-      const { migrations } = (await import(path.resolve(__dirname, '../../gateway/dist/store/postgres/migrations.js'))) as MigrationsModule;
+      const { migrations } = (await import(
+        path.resolve(__dirname, '../../gateway/dist/store/postgres/migrations.js')
+      )) as MigrationsModule;
       const applied = logLines(gw).filter((line) => line.msg === 'database migrated');
-      expect(applied.map((line) => [line.level, line.version, line.name])).toEqual(migrations.map((m) => [30, m.version, m.name]));
+      expect(applied.map((line) => [line.level, line.version, line.name])).toEqual(
+        migrations.map((m) => [30, m.version, m.name]),
+      );
       for (const line of applied) expect(line.ms).toEqual(expect.any(Number));
       const again = await startGateway({ LEADCHAT_DATABASE_URL: url, LEADCHAT_LOG_LEVEL: 'info' }, tempDir());
       try {
@@ -114,18 +136,34 @@ if (BACKEND === 'postgres') {
       expect(down.get('leadchat_jobs_dead') ?? []).toEqual([]);
       // What the process knows of itself is all there, the refusals included.
       expect(valueOf(down, 'leadchat_process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
-      expect(valueOf(down, 'leadchat_http_requests_total', { method: 'GET', route: '/v1/lists', status: '503' })).toBe(1);
+      expect(valueOf(down, 'leadchat_http_requests_total', { method: 'GET', route: '/v1/lists', status: '503' })).toBe(
+        1,
+      );
 
       await relay.resume();
-      const up = await poll(() => scrape(gw), (families) => valueOf(families, 'leadchat_store_up') === 1);
+      const up = await poll(
+        () => scrape(gw),
+        (families) => valueOf(families, 'leadchat_store_up') === 1,
+      );
       expect(valueOf(up, 'leadchat_store_up')).toBe(1);
       expect(valueOf(up, 'leadchat_jobs_queued', { kind: 'housekeeping' })).toBe(1);
 
-      const outage = await poll(async () => logLines(gw, from), (lines) => lines.some((line) => line.msg === 'the store is available again'));
+      const outage = await poll(
+        async () => logLines(gw, from),
+        (lines) => lines.some((line) => line.msg === 'the store is available again'),
+      );
       const away = outage.filter((line) => line.msg.startsWith('the store is unavailable'));
-      expect(away).toEqual([expect.objectContaining({ level: 40, failure: expect.stringMatching(/^connection_(refused|reset|terminated)$/), reason: expect.any(String) })]);
+      expect(away).toEqual([
+        expect.objectContaining({
+          level: 40,
+          failure: expect.stringMatching(/^connection_(refused|reset|terminated)$/),
+          reason: expect.any(String),
+        }),
+      ]);
       const back = outage.filter((line) => line.msg === 'the store is available again');
-      expect(back).toEqual([expect.objectContaining({ level: 30, failure: away[0]!.failure, awayMs: expect.any(Number), refused: 3 })]);
+      expect(back).toEqual([
+        expect.objectContaining({ level: 30, failure: away[0]!.failure, awayMs: expect.any(Number), refused: 3 }),
+      ]);
       // Meanwhile (well within 10 s): at most one line per failure class, the one saying it is away included.
       const failures = outage.filter((line) => line.level >= 40).map((line) => line.failure);
       expect(failures.length).toBe(new Set(failures).size);
@@ -136,7 +174,10 @@ if (BACKEND === 'postgres') {
     test('a contact saved as the connection breaks once COMMIT went out: 503 COMMIT_OUTCOME_UNKNOWN; repeating it is safe whether it was kept or not', async () => {
       const account = await createAccount(gw);
       await untilIdle(gw);
-      for (const [when, phone, repeated] of [['after', '+14155550111', 200], ['before', '+14155550122', 201]] as const) {
+      for (const [when, phone, repeated] of [
+        ['after', '+14155550111', 200],
+        ['before', '+14155550122', 201],
+      ] as const) {
         const cut = relay.cutAt('COMMIT', when);
         const first = await api(gw, account, 'POST', 'contacts', { body: { phone, name: 'Lee' } });
         expectApiError(first, 503, 'COMMIT_OUTCOME_UNKNOWN');
@@ -156,9 +197,17 @@ if (BACKEND === 'postgres') {
       const agency = await createAccount(gw, { type: 'agency' });
       const sub = await createAccount(gw, { parentEmail: agency.email });
       await untilIdle(gw);
-      const grant = (key: string) => api(gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 10 }, headers: { 'Idempotency-Key': key } });
+      const grant = (key: string) =>
+        api(gw, agency, 'POST', 'subaccounts/credits', {
+          body: { email: sub.email, amount: 10 },
+          headers: { 'Idempotency-Key': key },
+        });
       // The request commits twice: its claim of the key (the first COMMIT), then the grant with its answer (the second).
-      const cases = [['the grant kept', 1, 'after'], ['the grant not kept', 1, 'before'], ['the claim kept', 0, 'after']] as const;
+      const cases = [
+        ['the grant kept', 1, 'after'],
+        ['the grant not kept', 1, 'before'],
+        ['the claim kept', 0, 'after'],
+      ] as const;
       let balance = 0;
       for (const [what, skip, when] of cases) {
         const key = `outage-${what.replaceAll(' ', '-')}`;
@@ -168,7 +217,11 @@ if (BACKEND === 'postgres') {
         await cut;
         const again = await grant(key);
         balance += 10;
-        expect({ what, status: again.status, body: again.body }).toEqual({ what, status: 200, body: expect.objectContaining({ credits_added: 10, new_balance: balance }) });
+        expect({ what, status: again.status, body: again.body }).toEqual({
+          what,
+          status: 200,
+          body: expect.objectContaining({ credits_added: 10, new_balance: balance }),
+        });
       }
       const ledger = await api(gw, sub, 'GET', 'credits');
       expect(ledger.body.balance).toBe(30);
@@ -178,7 +231,8 @@ if (BACKEND === 'postgres') {
     test('an incoming message whose commit outcome is unknown: repeated with its messageSid it is stored once, and counted at most once', async () => {
       const account = await createAccount(gw);
       await untilIdle(gw);
-      const counted = async () => valueOf(await scrape(gw), 'leadchat_messages_received_total', { channel: 'custom' }) ?? 0;
+      const counted = async () =>
+        valueOf(await scrape(gw), 'leadchat_messages_received_total', { channel: 'custom' }) ?? 0;
       const before = await counted();
       const body = incoming({ body: 'Was this one kept?' });
       const cut = relay.cutAt('COMMIT', 'after');

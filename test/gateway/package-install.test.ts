@@ -18,11 +18,15 @@ let tarball: string;
 
 beforeAll(async () => {
   root = tempDir('leadchat-install-');
-  const { stdout } = await run('npm', ['pack', '-w', 'leadchat-gateway', '--pack-destination', root, '--silent'], { cwd: REPOSITORY });
+  const { stdout } = await run('npm', ['pack', '-w', 'leadchat-gateway', '--pack-destination', root, '--silent'], {
+    cwd: REPOSITORY,
+  });
   tarball = path.join(root, stdout.trim().split('\n').at(-1)!);
   const prefix = path.join(root, 'prefix');
   // Its dependencies come from npm's cache when `npm ci` already fetched them, else from the registry.
-  await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: root });
+  await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+    cwd: root,
+  });
   bin = path.join(prefix, 'bin', 'leadchat-gateway');
 });
 
@@ -31,7 +35,14 @@ afterAll(() => removeDir(root));
 test('the tarball holds the built gateway and its console, not the benchmarks or build state', async () => {
   const { stdout } = await run('tar', ['-tzf', tarball]);
   const files = stdout.split('\n').filter(Boolean);
-  expect(files).toEqual(expect.arrayContaining(['package/bin/leadchat-gateway.js', 'package/dist/cli/main.js', 'package/dist/console/public/app.js', 'package/package.json']));
+  expect(files).toEqual(
+    expect.arrayContaining([
+      'package/bin/leadchat-gateway.js',
+      'package/dist/cli/main.js',
+      'package/dist/console/public/app.js',
+      'package/package.json',
+    ]),
+  );
   expect(files.filter((f) => f.includes('/bench/') || f.endsWith('.tsbuildinfo') || f.includes('/src/'))).toEqual([]);
 });
 
@@ -39,7 +50,13 @@ test('installed with npm install -g, it serves from any folder: API, console and
   const elsewhere = path.join(root, 'elsewhere');
   mkdirSync(elsewhere);
   const port = await freePort();
-  const env = { PATH: process.env.PATH ?? '', HOME: root, LEADCHAT_PORT: String(port), LEADCHAT_HOST: '127.0.0.1', LEADCHAT_LOG_LEVEL: 'warn' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: root,
+    LEADCHAT_PORT: String(port),
+    LEADCHAT_HOST: '127.0.0.1',
+    LEADCHAT_LOG_LEVEL: 'warn',
+  };
   const child = spawn(bin, ['serve'], { cwd: elsewhere, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
@@ -52,8 +69,13 @@ test('installed with npm install -g, it serves from any folder: API, console and
       child.once('exit', (code) => reject(new Error(`the installed gateway exited with ${code}:\n${out}`)));
     });
     // Its data dir defaults to ./data of the folder it runs in.
-    expect(readdirSync(path.join(elsewhere, 'data')).sort()).toEqual(expect.arrayContaining(['admin-token', 'store', 'tls']));
-    const gw = { url: `https://127.0.0.1:${port}`, ca: readFileSync(path.join(elsewhere, 'data', 'tls', 'cert.pem'), 'utf8') };
+    expect(readdirSync(path.join(elsewhere, 'data')).sort()).toEqual(
+      expect.arrayContaining(['admin-token', 'store', 'tls']),
+    );
+    const gw = {
+      url: `https://127.0.0.1:${port}`,
+      ca: readFileSync(path.join(elsewhere, 'data', 'tls', 'cert.pem'), 'utf8'),
+    };
 
     expect((await request(gw, 'GET', '/healthz')).status).toBe(200);
     const script = await request(gw, 'GET', '/console/assets/app.js');
@@ -61,7 +83,10 @@ test('installed with npm install -g, it serves from any folder: API, console and
     expect(script.text.length).toBeGreaterThan(10_000);
 
     // The README's operator command, typed in the same folder as `serve`.
-    const created = await run(bin, ['account', 'create', '--name', 'Installed', '--email', 'installed@example.com'], { cwd: elsewhere, env });
+    const created = await run(bin, ['account', 'create', '--name', 'Installed', '--email', 'installed@example.com'], {
+      cwd: elsewhere,
+      env,
+    });
     ({ apiKey } = JSON.parse(created.stdout) as { apiKey: string });
     expect((await request(gw, 'GET', '/v1/credits', { apiKey })).status).toBe(200);
     // The README's nightly backup, while it serves.
@@ -73,11 +98,18 @@ test('installed with npm install -g, it serves from any folder: API, console and
 
   // The README's upgrade steps. 1. Stopped, 2. it names its build and is backed up offline; each backup restores.
   const version = await run(bin, ['--version'], { cwd: elsewhere, env });
-  const { version: packed } = JSON.parse(readFileSync(path.join(REPOSITORY, 'gateway/package.json'), 'utf8')) as { version: string };
-  expect(version.stdout).toMatch(new RegExp(`^leadchat-gateway ${packed.replaceAll('.', '\\.')}( \\(commit [0-9a-f]{7,40}\\))?\n$`));
+  const { version: packed } = JSON.parse(readFileSync(path.join(REPOSITORY, 'gateway/package.json'), 'utf8')) as {
+    version: string;
+  };
+  expect(version.stdout).toMatch(
+    new RegExp(`^leadchat-gateway ${packed.replaceAll('.', '\\.')}( \\(commit [0-9a-f]{7,40}\\))?\n$`),
+  );
   await run(bin, ['backup', '--to', path.join(root, 'offline.tgz')], { cwd: elsewhere, env });
   for (const name of ['online', 'offline']) {
-    const restored = await run(bin, ['restore', '--from', path.join(root, `${name}.tgz`)], { cwd: root, env: { ...env, LEADCHAT_DATA_DIR: path.join(root, `restored-${name}`) } });
+    const restored = await run(bin, ['restore', '--from', path.join(root, `${name}.tgz`)], {
+      cwd: root,
+      env: { ...env, LEADCHAT_DATA_DIR: path.join(root, `restored-${name}`) },
+    });
     expect(JSON.parse(restored.stdout)).toMatchObject({ manifest: { gatewayVersion: packed } });
     expect(readdirSync(path.join(root, `restored-${name}`, 'store')).length).toBeGreaterThan(0);
   }
@@ -85,8 +117,23 @@ test('installed with npm install -g, it serves from any folder: API, console and
   // 3. Install the new version (here the same build under the next version number), over the old one. 4. Start it:
   // the same data dir, the account and its key still there, the new version named.
   const next = `${packed}-next.0`;
-  await run('npm', ['install', '-g', '--prefix', path.join(root, 'prefix'), '--prefer-offline', '--no-audit', '--no-fund', await repacked(next)], { cwd: root });
-  expect((await run(bin, ['--version'], { cwd: elsewhere, env })).stdout).toMatch(new RegExp(`^leadchat-gateway ${next.replaceAll('.', '\\.')}`));
+  await run(
+    'npm',
+    [
+      'install',
+      '-g',
+      '--prefix',
+      path.join(root, 'prefix'),
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      await repacked(next),
+    ],
+    { cwd: root },
+  );
+  expect((await run(bin, ['--version'], { cwd: elsewhere, env })).stdout).toMatch(
+    new RegExp(`^leadchat-gateway ${next.replaceAll('.', '\\.')}`),
+  );
   const upgraded = spawn(bin, ['serve'], { cwd: elsewhere, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const upgradedExit = new Promise<number | null>((resolve) => upgraded.once('exit', resolve));
   try {
@@ -95,7 +142,10 @@ test('installed with npm install -g, it serves from any folder: API, console and
       upgraded.stdout.on('data', (c) => (log += c) && log.includes('listening on') && resolve());
       upgraded.once('exit', (code) => reject(new Error(`the upgraded gateway exited with ${code}:\n${log}`)));
     });
-    const gw = { url: `https://127.0.0.1:${port}`, ca: readFileSync(path.join(elsewhere, 'data', 'tls', 'cert.pem'), 'utf8') };
+    const gw = {
+      url: `https://127.0.0.1:${port}`,
+      ca: readFileSync(path.join(elsewhere, 'data', 'tls', 'cert.pem'), 'utf8'),
+    };
     const credits = await request(gw, 'GET', '/v1/credits', { apiKey });
     expect(credits.status).toBe(200);
   } finally {

@@ -46,7 +46,10 @@ afterAll(async () => {
 const portOf = (gw: TestGateway) => Number(new URL(gw.url).port);
 
 /** Runs `leadchat-gateway serve` expecting it to stop by itself (a refusal), and returns its exit code and output. */
-function runUntilExit(env: Record<string, string>, timeoutMs = 20_000): Promise<{ code: number | null; output: string }> {
+function runUntilExit(
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [GATEWAY_MAIN, 'serve'], {
       env: { PATH: process.env.PATH ?? '', LEADCHAT_HOST: '127.0.0.1', LEADCHAT_LOG_LEVEL: 'warn', ...env },
@@ -73,22 +76,37 @@ interface PlainReply {
 }
 
 /** A plain-HTTP request to the gateway's port, as a misconfigured client (or a proxy) sends it. */
-function plainRequest(port: number, method: string, pathname: string, opts: { headers?: Record<string, string>; body?: unknown } = {}): Promise<PlainReply> {
+function plainRequest(
+  port: number,
+  method: string,
+  pathname: string,
+  opts: { headers?: Record<string, string>; body?: unknown } = {},
+): Promise<PlainReply> {
   const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method, path: pathname, agent: false, headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...opts.headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: pathname,
+        agent: false,
+        headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+      },
       (res) => {
         let text = '';
-        res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => {
-          let body: any = text;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            // left as text: the assertion shows it
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-        });
+        res
+          .setEncoding('utf8')
+          .on('data', (c) => (text += c))
+          .on('end', () => {
+            let body: any = text;
+            try {
+              body = JSON.parse(text);
+            } catch {
+              // left as text: the assertion shows it
+            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+          });
       },
     );
     req.on('error', reject);
@@ -97,7 +115,11 @@ function plainRequest(port: number, method: string, pathname: string, opts: { he
 }
 
 /** The certificate the gateway presents on its port, checked against `ca`. */
-function servedCertificate(port: number, ca: string, servername = 'localhost'): Promise<{ fingerprint256: string; authorized: boolean }> {
+function servedCertificate(
+  port: number,
+  ca: string,
+  servername = 'localhost',
+): Promise<{ fingerprint256: string; authorized: boolean }> {
   return new Promise((resolve, reject) => {
     const socket = tls.connect({ host: '127.0.0.1', port, ca, servername }, () => {
       const cert = socket.getPeerCertificate();
@@ -140,7 +162,10 @@ describe('TLS', () => {
     const again = await start({}, gw.dataDir);
     expect(readFileSync(certFile, 'utf8')).toBe(pem);
     expect(again.output()).not.toContain('generated now');
-    expect(await servedCertificate(portOf(again), pem)).toEqual({ fingerprint256: cert.fingerprint256, authorized: true });
+    expect(await servedCertificate(portOf(again), pem)).toEqual({
+      fingerprint256: cert.fingerprint256,
+      authorized: true,
+    });
     expect(await again.stop()).toBe(0);
   });
 
@@ -150,7 +175,15 @@ describe('TLS', () => {
       keyType: 'ec',
       curve: 'P-256',
       algorithm: 'sha256',
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'gateway.operator.test' }, { type: 7, ip: '127.0.0.1' }] }],
+      extensions: [
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: 'gateway.operator.test' },
+            { type: 7, ip: '127.0.0.1' },
+          ],
+        },
+      ],
     });
     const certFile = path.join(certDir, 'operator-cert.pem');
     const keyFile = path.join(certDir, 'operator-key.pem');
@@ -177,20 +210,30 @@ describe('plain HTTP', () => {
   });
 
   test('a plain-HTTP request to the HTTPS port gets a JSON HTTPS_REQUIRED error', async () => {
-    for (const pathname of ['/v1/credits', '/v1/contacts?phoneNumber=%2B14155550100', '/admin/v1/accounts', '/no/such/route']) {
+    for (const pathname of [
+      '/v1/credits',
+      '/v1/contacts?phoneNumber=%2B14155550100',
+      '/admin/v1/accounts',
+      '/no/such/route',
+    ]) {
       const res = await plainRequest(portOf(gw), 'GET', pathname, { headers: { 'x-api-key': apiKey } });
       expect(res.status).toBe(400);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.body).toEqual({ error: { code: 'HTTPS_REQUIRED', message: expect.stringMatching(/HTTPS/) } });
     }
     // A forwarded-proto header is not trusted without LEADCHAT_TRUST_PROXY.
-    const spoofed = await plainRequest(portOf(gw), 'GET', '/v1/credits', { headers: { 'x-api-key': apiKey, 'x-forwarded-proto': 'https' } });
+    const spoofed = await plainRequest(portOf(gw), 'GET', '/v1/credits', {
+      headers: { 'x-api-key': apiKey, 'x-forwarded-proto': 'https' },
+    });
     expect(spoofed.body.error.code).toBe('HTTPS_REQUIRED');
   });
 
   test('a plain-HTTP request is never processed: a plain POST creates nothing', async () => {
     const phone = '+14155550123';
-    const res = await plainRequest(portOf(gw), 'POST', '/v1/contacts', { headers: { 'x-api-key': apiKey }, body: { phone, firstName: 'Plain' } });
+    const res = await plainRequest(portOf(gw), 'POST', '/v1/contacts', {
+      headers: { 'x-api-key': apiKey },
+      body: { phone, firstName: 'Plain' },
+    });
     expect(res.body).toEqual({ error: { code: 'HTTPS_REQUIRED', message: expect.any(String) } });
 
     const incoming = await plainRequest(portOf(gw), 'POST', '/v1/incoming_custom_channel_message', {
@@ -225,28 +268,44 @@ describe('behind a TLS-terminating proxy (LEADCHAT_TRUST_PROXY=1)', () => {
 
   test('X-Forwarded-Proto: https passes; http or none is refused with HTTPS_REQUIRED and creates nothing', async () => {
     const port = portOf(gw);
-    const refusedHttp = await plainRequest(port, 'POST', '/v1/contacts', { headers: { 'x-api-key': apiKey, 'x-forwarded-proto': 'http' }, body: { phone: '+14155550130' } });
+    const refusedHttp = await plainRequest(port, 'POST', '/v1/contacts', {
+      headers: { 'x-api-key': apiKey, 'x-forwarded-proto': 'http' },
+      body: { phone: '+14155550130' },
+    });
     expect(refusedHttp.status).toBe(400);
     expect(refusedHttp.body).toEqual({ error: { code: 'HTTPS_REQUIRED', message: expect.any(String) } });
-    const refusedNone = await plainRequest(port, 'POST', '/v1/contacts', { headers: { 'x-api-key': apiKey }, body: { phone: '+14155550130' } });
+    const refusedNone = await plainRequest(port, 'POST', '/v1/contacts', {
+      headers: { 'x-api-key': apiKey },
+      body: { phone: '+14155550130' },
+    });
     expect(refusedNone.body).toEqual({ error: { code: 'HTTPS_REQUIRED', message: expect.any(String) } });
     const refusedIncoming = await plainRequest(port, 'POST', '/v1/incoming_custom_channel_message', {
       headers: { 'x-api-key': apiKey, 'x-forwarded-proto': 'http' },
       body: { customData: { messageSid: 'proxy-1', fromId: 'proxy-user', toId: 'biz', body: 'hi' } },
     });
     expect(refusedIncoming.body).toEqual({ error: expect.stringMatching(/HTTPS/) });
-    expect((await request(gw, 'GET', '/v1/contacts', { apiKey, query: { phoneNumber: '+14155550130' } })).status).toBe(404);
+    expect((await request(gw, 'GET', '/v1/contacts', { apiKey, query: { phoneNumber: '+14155550130' } })).status).toBe(
+      404,
+    );
 
-    const passed = await plainRequest(port, 'POST', '/v1/contacts', { headers: { 'x-api-key': apiKey, 'x-forwarded-proto': 'https' }, body: { phone: '+14155550130' } });
+    const passed = await plainRequest(port, 'POST', '/v1/contacts', {
+      headers: { 'x-api-key': apiKey, 'x-forwarded-proto': 'https' },
+      body: { phone: '+14155550130' },
+    });
     expect(passed.status).toBe(201);
     expect(passed.body.phone).toBe('+14155550130');
-    const found = await plainRequest(port, 'GET', '/v1/contacts?phoneNumber=%2B14155550130', { headers: { 'x-api-key': apiKey, 'x-forwarded-proto': 'https' } });
+    const found = await plainRequest(port, 'GET', '/v1/contacts?phoneNumber=%2B14155550130', {
+      headers: { 'x-api-key': apiKey, 'x-forwarded-proto': 'https' },
+    });
     expect(found.status).toBe(200);
     expect(found.body.id).toBe(passed.body.id);
 
     // A direct TLS connection is HTTPS; one claiming to be forwarded from plain HTTP is not.
     expect((await request(gw, 'GET', '/v1/credits', { apiKey })).status).toBe(200);
-    const forwardedPlain = await request(gw, 'GET', '/v1/credits', { apiKey, headers: { 'x-forwarded-proto': 'http' } });
+    const forwardedPlain = await request(gw, 'GET', '/v1/credits', {
+      apiKey,
+      headers: { 'x-forwarded-proto': 'http' },
+    });
     expect(forwardedPlain.body).toEqual({ error: { code: 'HTTPS_REQUIRED', message: expect.any(String) } });
   });
 });
@@ -263,7 +322,10 @@ function slowPost(gw: TestGateway, pathname: string, apiKey: string, payload: st
   const reply = new Promise<{ status: number; body: any }>((resolve, reject) => {
     req.on('response', (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      res
+        .setEncoding('utf8')
+        .on('data', (c) => (text += c))
+        .on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
     });
     req.on('error', reject);
   });
@@ -335,7 +397,10 @@ describe('SIGTERM', () => {
     await creates;
     expect(results.filter((r) => r.status === 201).length).toBeGreaterThan(4);
     for (const r of results) {
-      if (r.status === 0) expect(r).toEqual(expect.objectContaining({ error: expect.stringMatching(/ECONNRESET|ECONNREFUSED|socket hang up|EPIPE/) }));
+      if (r.status === 0)
+        expect(r).toEqual(
+          expect.objectContaining({ error: expect.stringMatching(/ECONNRESET|ECONNREFUSED|socket hang up|EPIPE/) }),
+        );
       else expect(r.status).toBe(201);
     }
     expect(await exited).toBe(0);
@@ -344,10 +409,16 @@ describe('SIGTERM', () => {
     const again = await start({}, gw.dataDir);
     const message = await request(again, 'GET', `/v1/messages/${slowReply.body.messageId}`, { apiKey });
     expect(message.status).toBe(200);
-    expect(message.body).toEqual(expect.objectContaining({ id: slowReply.body.messageId, body: big, messageSid: 'slow-1', direction: 'incoming' }));
+    expect(message.body).toEqual(
+      expect.objectContaining({ id: slowReply.body.messageId, body: big, messageSid: 'slow-1', direction: 'incoming' }),
+    );
     for (const r of results.filter((x) => x.status === 201)) {
       const found = await request(again, 'GET', '/v1/contacts', { apiKey, query: { phoneNumber: r.phone } });
-      expect({ phone: r.phone, status: found.status, id: found.body.id }).toEqual({ phone: r.phone, status: 200, id: r.id });
+      expect({ phone: r.phone, status: found.status, id: found.body.id }).toEqual({
+        phone: r.phone,
+        status: 200,
+        id: r.id,
+      });
     }
     expect(await again.stop()).toBe(0);
   });
@@ -357,15 +428,23 @@ describe('data-dir lock', () => {
   test('a second gateway on the same data dir refuses with a clear message while the first keeps serving', async () => {
     const first = await start();
     const apiKey = (await createAccount(first)).apiKey;
-    const second = await runUntilExit({ LEADCHAT_DATA_DIR: first.dataDir, LEADCHAT_PORT: String(await freePort()), LEADCHAT_ADMIN_TOKEN: first.adminToken });
+    const second = await runUntilExit({
+      LEADCHAT_DATA_DIR: first.dataDir,
+      LEADCHAT_PORT: String(await freePort()),
+      LEADCHAT_ADMIN_TOKEN: first.adminToken,
+    });
     expect(second.code).not.toBe(0);
     expect(second.code).not.toBeNull();
-    expect(second.output).toContain(`Another gateway (pid ${first.process.pid}) is using the data dir ${first.dataDir}`);
+    expect(second.output).toContain(
+      `Another gateway (pid ${first.process.pid}) is using the data dir ${first.dataDir}`,
+    );
     expect(second.output).not.toContain('listening on');
 
     const created = await request(first, 'POST', '/v1/contacts', { apiKey, body: { phone: '+14155550140' } });
     expect(created.status).toBe(201);
-    expect(readFileSync(path.join(first.dataDir, 'gateway.lock'), 'utf8').split('\n')[0]).toBe(String(first.process.pid));
+    expect(readFileSync(path.join(first.dataDir, 'gateway.lock'), 'utf8').split('\n')[0]).toBe(
+      String(first.process.pid),
+    );
     expect(await first.stop()).toBe(0);
 
     // Released on exit: the next start takes the data dir and finds the data.
@@ -409,7 +488,11 @@ describe('configuration', () => {
     ['LEADCHAT_URL', 'not a url'],
   ])('%s=%s stops start-up with a message naming it', async (name, value) => {
     const dataDir = path.join(dir(), 'never-created');
-    const { code, output } = await runUntilExit({ LEADCHAT_DATA_DIR: dataDir, LEADCHAT_PORT: String(await freePort()), [name]: value });
+    const { code, output } = await runUntilExit({
+      LEADCHAT_DATA_DIR: dataDir,
+      LEADCHAT_PORT: String(await freePort()),
+      [name]: value,
+    });
     expect(code).toBe(1);
     expect(output).toContain('invalid configuration');
     expect(output).toContain(`${name}=`);
@@ -420,7 +503,11 @@ describe('configuration', () => {
 
   test('a certificate without its key, or an unreadable certificate, stops start-up naming the variables', async () => {
     const base = dir();
-    const half = await runUntilExit({ LEADCHAT_DATA_DIR: path.join(base, 'a'), LEADCHAT_PORT: String(await freePort()), LEADCHAT_TLS_CERT: path.join(base, 'cert.pem') });
+    const half = await runUntilExit({
+      LEADCHAT_DATA_DIR: path.join(base, 'a'),
+      LEADCHAT_PORT: String(await freePort()),
+      LEADCHAT_TLS_CERT: path.join(base, 'cert.pem'),
+    });
     expect(half.code).toBe(1);
     expect(half.output).toContain('LEADCHAT_TLS_CERT and LEADCHAT_TLS_KEY must be set together');
 
@@ -449,9 +536,15 @@ describe('admin token', () => {
     // The web console's address is printed beside the API's.
     expect(gw.output()).toContain(`Web console: https://127.0.0.1:${new URL(gw.url).port}/console`);
 
-    const ok = await request(gw, 'POST', '/admin/v1/accounts', { headers: { authorization: `Bearer ${token}` }, body: { name: 'Ops', email: 'ops@example.com' } });
+    const ok = await request(gw, 'POST', '/admin/v1/accounts', {
+      headers: { authorization: `Bearer ${token}` },
+      body: { name: 'Ops', email: 'ops@example.com' },
+    });
     expect(ok.status).toBe(201);
-    const wrong = await request(gw, 'POST', '/admin/v1/accounts', { headers: { authorization: 'Bearer not-the-admin-token-at-all' }, body: { name: 'X', email: 'x@example.com' } });
+    const wrong = await request(gw, 'POST', '/admin/v1/accounts', {
+      headers: { authorization: 'Bearer not-the-admin-token-at-all' },
+      body: { name: 'X', email: 'x@example.com' },
+    });
     expect(wrong.status).toBe(401);
     expect(gw.output()).not.toContain(token);
     expect(await gw.stop()).toBe(0);

@@ -1,7 +1,11 @@
 import path from 'node:path';
 
-type CustomModule = typeof import('../../gateway/src/providers/channels/custom-adapter.js', { with: { 'resolution-mode': 'import' } });
-type LogModule = typeof import('../../gateway/src/providers/channels/log-adapter.js', { with: { 'resolution-mode': 'import' } });
+type CustomModule = typeof import('../../gateway/src/providers/channels/custom-adapter.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type LogModule = typeof import('../../gateway/src/providers/channels/log-adapter.js', {
+  with: { 'resolution-mode': 'import' }
+});
 type ReceiveModule = typeof import('../../gateway/src/engine/receive.js', { with: { 'resolution-mode': 'import' } });
 
 const dist = path.resolve(__dirname, '../../gateway/dist');
@@ -18,7 +22,10 @@ beforeAll(async () => {
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
 describe('the custom channel adapter', () => {
-  const post = { customData: { id: 'ext-1', fromId: 'user-7', toId: 'biz', body: 'Hello', channel: 'webchat', firstName: 'Ana' }, messageType: 'reaction' as const };
+  const post = {
+    customData: { id: 'ext-1', fromId: 'user-7', toId: 'biz', body: 'Hello', channel: 'webchat', firstName: 'Ana' },
+    messageType: 'reaction' as const,
+  };
 
   it('takes its caller as verified (the API key proved it) and reads the post into one message', async () => {
     const adapter = custom.createCustomChannelAdapter({ maxBytes: 1024 });
@@ -28,7 +35,17 @@ describe('the custom channel adapter', () => {
     expect(refused).toEqual([]);
     expect(entries).toMatchObject([{ kind: 'message', key: 'ext-1', sender: 'user-7' }]);
     const { messages, statuses, readMarks } = adapter.parse(entries[0]!);
-    expect(messages).toEqual([expect.objectContaining({ messageSid: 'ext-1', fromId: 'user-7', toId: 'biz', body: 'Hello', channel: 'webchat', firstName: 'Ana', messageType: 'reaction' })]);
+    expect(messages).toEqual([
+      expect.objectContaining({
+        messageSid: 'ext-1',
+        fromId: 'user-7',
+        toId: 'biz',
+        body: 'Hello',
+        channel: 'webchat',
+        firstName: 'Ana',
+        messageType: 'reaction',
+      }),
+    ]);
     expect([statuses, readMarks]).toEqual([[], []]);
     expect(await receive.messageOfPost(adapter, post)).toEqual(messages[0]);
     expect(await adapter.profile('user-7')).toBeUndefined();
@@ -39,8 +56,13 @@ describe('the custom channel adapter', () => {
     const file = await adapter.readFile(`data:image/png;base64,${PNG}`, 'image/png');
     expect(file?.contentType).toBe('image/png');
     expect(file?.bytes.subarray(1, 4).toString()).toBe('PNG');
-    await expect(adapter.readFile(`data:image/png;base64,${PNG}`, 'application/pdf')).rejects.toMatchObject({ status: 400, code: 'MEDIA_TYPE_MISMATCH' });
-    await expect(custom.createCustomChannelAdapter({ maxBytes: 10 }).readFile(`data:image/png;base64,${PNG}`, 'image/png')).rejects.toMatchObject({ status: 413 });
+    await expect(adapter.readFile(`data:image/png;base64,${PNG}`, 'application/pdf')).rejects.toMatchObject({
+      status: 400,
+      code: 'MEDIA_TYPE_MISMATCH',
+    });
+    await expect(
+      custom.createCustomChannelAdapter({ maxBytes: 10 }).readFile(`data:image/png;base64,${PNG}`, 'image/png'),
+    ).rejects.toMatchObject({ status: 413 });
     expect(await adapter.readFile('https://files.example.com/a.png', 'image/png')).toBeUndefined();
   });
 
@@ -50,16 +72,28 @@ describe('the custom channel adapter', () => {
 });
 
 describe('the log channel adapter', () => {
-  it('reads a posted message as its channel\'s, with or without a messageSid, and only logs what it sends', async () => {
+  it("reads a posted message as its channel's, with or without a messageSid, and only logs what it sends", async () => {
     const adapter = log.createLogChannelAdapter('whatsapp');
     expect(await adapter.verify({ body: { phone: '+15550001111', body: 'Hi' } })).toBe(true);
     expect(await receive.messageOfPost(adapter, { phone: '+15550001111', body: 'Hi', messageSid: 'SM1' })).toEqual({
-      channel: 'whatsapp', providerMessageId: 'SM1', from: '+15550001111', body: 'Hi', media: [], profileName: null, sentAt: null,
+      channel: 'whatsapp',
+      providerMessageId: 'SM1',
+      from: '+15550001111',
+      body: 'Hi',
+      media: [],
+      profileName: null,
+      sentAt: null,
     });
     expect((await receive.messageOfPost(adapter, { phone: '+15550001111', body: 'Hi' })).providerMessageId).toBeNull();
-    expect(adapter.entries({ body: { phone: '+15550001111', body: 'Hi' } }).entries).toMatchObject([{ key: null, sender: '+15550001111' }]);
-    expect(() => adapter.parse({ kind: 'message', where: 'body', key: null, sender: null, raw: {} })).toThrow(expect.objectContaining({ status: 400 }));
+    expect(adapter.entries({ body: { phone: '+15550001111', body: 'Hi' } }).entries).toMatchObject([
+      { key: null, sender: '+15550001111' },
+    ]);
+    expect(() => adapter.parse({ kind: 'message', where: 'body', key: null, sender: null, raw: {} })).toThrow(
+      expect.objectContaining({ status: 400 }),
+    );
     expect(await adapter.readFile('https://x.example/a.png')).toBeUndefined();
-    expect(await adapter.send({ messageId: 'msg_9', channel: 'whatsapp', to: '+15550001111', body: 'x', template: null })).toEqual({ providerMessageId: 'log_msg_9' });
+    expect(
+      await adapter.send({ messageId: 'msg_9', channel: 'whatsapp', to: '+15550001111', body: 'x', template: null }),
+    ).toEqual({ providerMessageId: 'log_msg_9' });
   });
 });

@@ -2,9 +2,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
-type OpenAiModule = typeof import('../../gateway/src/providers/bot/openai.js', { with: { 'resolution-mode': 'import' } });
-type PromptModule = typeof import('../../gateway/src/providers/bot/prompt.js', { with: { 'resolution-mode': 'import' } });
-type BotContext = import('../../gateway/src/engine/ports/bot-provider.js', { with: { 'resolution-mode': 'import' } }).BotContext;
+type OpenAiModule = typeof import('../../gateway/src/providers/bot/openai.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type PromptModule = typeof import('../../gateway/src/providers/bot/prompt.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type BotContext = import('../../gateway/src/engine/ports/bot-provider.js', {
+  with: { 'resolution-mode': 'import' }
+}).BotContext;
 
 const dist = path.resolve(__dirname, '../../gateway/dist/providers/bot');
 
@@ -64,9 +70,11 @@ const completion = (content: string | null, finishReason = 'stop') => ({
   choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finishReason }],
   usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
 });
-const json = (status: number, body: unknown): Handler => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown): Handler =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  };
 const answer = (content: string | null, finishReason?: string) => json(200, completion(content, finishReason));
 
 beforeEach(async () => {
@@ -80,7 +88,12 @@ beforeEach(async () => {
         res.writeHead(404).end();
         return;
       }
-      requests.push({ method: req.method, url: req.url, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Recorded['body'] });
+      requests.push({
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Recorded['body'],
+      });
       handler(req, res);
     });
   });
@@ -94,7 +107,14 @@ afterEach(async () => {
 });
 
 const bot = (over: Partial<Parameters<OpenAiModule['createOpenAiBot']>[0]> = {}) =>
-  openai.createOpenAiBot({ baseUrl, model: 'test-model', apiKey: KEY, timeoutMs: 2000, targets: { kind: 'any' }, ...over });
+  openai.createOpenAiBot({
+    baseUrl,
+    model: 'test-model',
+    apiKey: KEY,
+    timeoutMs: 2000,
+    targets: { kind: 'any' },
+    ...over,
+  });
 
 /** The BotUnavailableError that `reply` rejects with; fails the test when it resolves or throws anything else. */
 async function failureOf(promise: Promise<unknown>): Promise<Error> {
@@ -174,10 +194,26 @@ describe('the request', () => {
 
 describe('reading the answer', () => {
   test.each([
-    ['a plain answer', 'Sí, el martes a las 10:00 está libre.', { kind: 'reply', body: 'Sí, el martes a las 10:00 está libre.', goalReached: false }],
-    ['a hand-off', 'Una colega te escribirá pronto. [HANDOFF]', { kind: 'handoff', reason: 'bot_handoff', body: 'Una colega te escribirá pronto.' }],
-    ['the goal', '¡Perfecto, te esperamos el martes!\n[GOAL_REACHED]', { kind: 'reply', body: '¡Perfecto, te esperamos el martes!', goalReached: true }],
-    ['markers in odd case and spacing', 'Te llamamos hoy.\n\n  [ handoff ]  \n', { kind: 'handoff', reason: 'bot_handoff', body: 'Te llamamos hoy.' }],
+    [
+      'a plain answer',
+      'Sí, el martes a las 10:00 está libre.',
+      { kind: 'reply', body: 'Sí, el martes a las 10:00 está libre.', goalReached: false },
+    ],
+    [
+      'a hand-off',
+      'Una colega te escribirá pronto. [HANDOFF]',
+      { kind: 'handoff', reason: 'bot_handoff', body: 'Una colega te escribirá pronto.' },
+    ],
+    [
+      'the goal',
+      '¡Perfecto, te esperamos el martes!\n[GOAL_REACHED]',
+      { kind: 'reply', body: '¡Perfecto, te esperamos el martes!', goalReached: true },
+    ],
+    [
+      'markers in odd case and spacing',
+      'Te llamamos hoy.\n\n  [ handoff ]  \n',
+      { kind: 'handoff', reason: 'bot_handoff', body: 'Te llamamos hoy.' },
+    ],
     ['a goal marker in lower case', '¡Listo!   [goal_reached]', { kind: 'reply', body: '¡Listo!', goalReached: true }],
     ['a hand-off marker alone', '[HANDOFF]', { kind: 'handoff', reason: 'bot_handoff', body: null }],
   ])('%s', async (_name, content, expected) => {
@@ -195,8 +231,17 @@ describe('reading the answer', () => {
   test.each([
     ['content null', () => answer(null), /no message text/],
     ['no choices', () => json(200, { ...completion('x'), choices: [] }), /no completion choice/],
-    ['an answer cut off at max_tokens', () => answer('Nuestro horario es de lunes a', 'length'), /cut off at 300 tokens/],
-    ['a 200 with an HTML page', () => (_req: http.IncomingMessage, res: http.ServerResponse) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>proxy login</html>'), /not JSON/],
+    [
+      'an answer cut off at max_tokens',
+      () => answer('Nuestro horario es de lunes a', 'length'),
+      /cut off at 300 tokens/,
+    ],
+    [
+      'a 200 with an HTML page',
+      () => (_req: http.IncomingMessage, res: http.ServerResponse) =>
+        void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>proxy login</html>'),
+      /not JSON/,
+    ],
   ])('an unusable answer (%s) is a failure', async (_name, make, message) => {
     handler = make();
     expect((await failureOf(bot().reply(context()))).message).toMatch(message);
@@ -215,7 +260,9 @@ describe('a failing endpoint', () => {
   });
 
   test('401: the message says so and holds no part of the key, even when the server quotes it', async () => {
-    handler = json(401, { error: { message: `Incorrect API key provided: ${KEY}. Its tail is ${KEY.slice(-6)}.`, code: 'invalid_api_key' } });
+    handler = json(401, {
+      error: { message: `Incorrect API key provided: ${KEY}. Its tail is ${KEY.slice(-6)}.`, code: 'invalid_api_key' },
+    });
     const error = await failureOf(bot().reply(context()));
     expect(error.message).toMatch(/answered 401/);
     expect(error.message).not.toContain(KEY.slice(-6));
@@ -225,7 +272,7 @@ describe('a failing endpoint', () => {
     expect(error.cause).toBeUndefined();
   });
 
-  test('another status: a fixed reason, never the server\'s text (which may quote the key)', async () => {
+  test("another status: a fixed reason, never the server's text (which may quote the key)", async () => {
     handler = json(404, { error: { message: `The model 'x' does not exist (key ${KEY})` } });
     const error = await failureOf(bot().reply(context()));
     expect(error.message).toBe(`${new URL(baseUrl).origin}: answered 404: check the base URL and the model name`);
@@ -321,13 +368,19 @@ describe('buildMessages', () => {
   });
 
   test('the history keeps the newest messages: at most 20 and MAX_HISTORY_CHARS in all', () => {
-    const many = Array.from({ length: 30 }, (_, i) => ({ from: i % 2 ? ('bot' as const) : ('contact' as const), body: `message ${i}` }));
+    const many = Array.from({ length: 30 }, (_, i) => ({
+      from: i % 2 ? ('bot' as const) : ('contact' as const),
+      body: `message ${i}`,
+    }));
     const sent = prompt.buildMessages(context({ history: many })).slice(1);
     expect(sent).toHaveLength(21);
     expect(sent[0]!.content).toBe('message 10');
     expect(sent[19]!.content).toBe('message 29');
 
-    const big = Array.from({ length: 10 }, (_, i) => ({ from: i % 2 ? ('bot' as const) : ('contact' as const), body: `${i}`.repeat(1500) }));
+    const big = Array.from({ length: 10 }, (_, i) => ({
+      from: i % 2 ? ('bot' as const) : ('contact' as const),
+      body: `${i}`.repeat(1500),
+    }));
     const kept = prompt.buildMessages(context({ history: big })).slice(1, -1);
     const size = kept.reduce((sum, m) => sum + m.content.length, 0);
     expect(size).toBeLessThanOrEqual(prompt.MAX_HISTORY_CHARS);
@@ -336,8 +389,12 @@ describe('buildMessages', () => {
   });
 
   test('the knowledge is sent best first up to MAX_KNOWLEDGE_CHARS', () => {
-    const faqs = Array.from({ length: 20 }, (_, i) => ({ question: `Question ${i}?`, answer: `Answer ${i} `.repeat(100) }));
-    const system = prompt.buildMessages(context({ knowledge: { faqs, resources: ['Resource kept last'] } }))[0]!.content;
+    const faqs = Array.from({ length: 20 }, (_, i) => ({
+      question: `Question ${i}?`,
+      answer: `Answer ${i} `.repeat(100),
+    }));
+    const system = prompt.buildMessages(context({ knowledge: { faqs, resources: ['Resource kept last'] } }))[0]!
+      .content;
     expect(system).toContain('Q: Question 0?');
     expect(system).not.toContain('Q: Question 19?');
     const knowledge = system.slice(system.indexOf('FAQs:'));
@@ -352,7 +409,10 @@ describe('buildMessages', () => {
   test('no first name, no goal, no instructions: nothing made up for them', () => {
     const base = context();
     const system = prompt.buildMessages(
-      context({ contact: { firstName: null, lastName: null }, campaign: { ...base.campaign, goal: '', instructions: '  ' } }),
+      context({
+        contact: { firstName: null, lastName: null },
+        campaign: { ...base.campaign, goal: '', instructions: '  ' },
+      }),
     )[0]!.content;
     expect(system).toMatch(/name is unknown/);
     expect(system).not.toContain('[GOAL_REACHED]');
@@ -362,7 +422,8 @@ describe('buildMessages', () => {
 
   test('a language code Intl does not know is passed as it is', () => {
     const base = context();
-    const system = prompt.buildMessages(context({ campaign: { ...base.campaign, language: 'not a tag!' } }))[0]!.content;
+    const system = prompt.buildMessages(context({ campaign: { ...base.campaign, language: 'not a tag!' } }))[0]!
+      .content;
     expect(system).toContain('Language: write in not a tag! unless');
   });
 });
@@ -375,8 +436,14 @@ describe('readReply', () => {
 
   test.each([
     ['Assistant: Claro, el martes.', { kind: 'reply', body: 'Claro, el martes.', goalReached: false }],
-    ['<think>The contact wants Tuesday.</think>\nClaro, el martes.', { kind: 'reply', body: 'Claro, el martes.', goalReached: false }],
-    ['Reservado. [GOAL_REACHED] Una colega confirmará. [HANDOFF]', { kind: 'handoff', reason: 'bot_handoff', body: 'Reservado. Una colega confirmará.' }],
+    [
+      '<think>The contact wants Tuesday.</think>\nClaro, el martes.',
+      { kind: 'reply', body: 'Claro, el martes.', goalReached: false },
+    ],
+    [
+      'Reservado. [GOAL_REACHED] Una colega confirmará. [HANDOFF]',
+      { kind: 'handoff', reason: 'bot_handoff', body: 'Reservado. Una colega confirmará.' },
+    ],
     ['[Hand Off]\n', { kind: 'handoff', reason: 'bot_handoff', body: null }],
     ['Hecho [ GOAL REACHED ]', { kind: 'reply', body: 'Hecho', goalReached: true }],
     ['Line one\nLine two', { kind: 'reply', body: 'Line one\nLine two', goalReached: false }],
@@ -385,10 +452,17 @@ describe('readReply', () => {
   });
 
   test('a marker inside the thinking does not count', () => {
-    expect(prompt.readReply('<think>maybe [HANDOFF]?</think>Sí.')).toEqual({ kind: 'reply', body: 'Sí.', goalReached: false });
+    expect(prompt.readReply('<think>maybe [HANDOFF]?</think>Sí.')).toEqual({
+      kind: 'reply',
+      body: 'Sí.',
+      goalReached: false,
+    });
   });
 
-  test.each(['', '   ', '[GOAL_REACHED]', 'Assistant:', '<think>hm</think>'])('%j throws BotUnavailableError', (content) => {
-    expect(() => prompt.readReply(content)).toThrow(openai.BotUnavailableError);
-  });
+  test.each(['', '   ', '[GOAL_REACHED]', 'Assistant:', '<think>hm</think>'])(
+    '%j throws BotUnavailableError',
+    (content) => {
+      expect(() => prompt.readReply(content)).toThrow(openai.BotUnavailableError);
+    },
+  );
 });

@@ -4,12 +4,22 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { StandIn } from './stand-in';
 
-type TwilioModule = typeof import('../../gateway/src/providers/channels/twilio.js', { with: { 'resolution-mode': 'import' } });
+type TwilioModule = typeof import('../../gateway/src/providers/channels/twilio.js', {
+  with: { 'resolution-mode': 'import' }
+});
 type MaskModule = typeof import('../../gateway/src/domain/mask.js', { with: { 'resolution-mode': 'import' } });
-type ChannelModule = typeof import('../../gateway/src/engine/ports/channel-provider.js', { with: { 'resolution-mode': 'import' } });
-type OutgoingMessage = import('../../gateway/src/engine/ports/channel-provider.js', { with: { 'resolution-mode': 'import' } }).OutgoingMessage;
-type CredentialsModule = typeof import('../../gateway/src/domain/channel-credentials.js', { with: { 'resolution-mode': 'import' } });
-type TwilioCredentials = import('../../gateway/src/domain/channel-credentials.js', { with: { 'resolution-mode': 'import' } }).TwilioCredentials;
+type ChannelModule = typeof import('../../gateway/src/engine/ports/channel-provider.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type OutgoingMessage = import('../../gateway/src/engine/ports/channel-provider.js', {
+  with: { 'resolution-mode': 'import' }
+}).OutgoingMessage;
+type CredentialsModule = typeof import('../../gateway/src/domain/channel-credentials.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type TwilioCredentials = import('../../gateway/src/domain/channel-credentials.js', {
+  with: { 'resolution-mode': 'import' }
+}).TwilioCredentials;
 
 const dist = path.resolve(__dirname, '../../gateway/dist');
 
@@ -62,8 +72,10 @@ beforeEach(async () => {
 });
 afterEach(() => fake.close());
 
-const provider = (c = credentials(), statusCallbackUrl: string | null = 'https://gw.example.com/v1/webhooks/twilio/status') =>
-  t.createTwilioProvider(c, { apiUrl: fake.url, timeoutMs: 2000, statusCallbackUrl });
+const provider = (
+  c = credentials(),
+  statusCallbackUrl: string | null = 'https://gw.example.com/v1/webhooks/twilio/status',
+) => t.createTwilioProvider(c, { apiUrl: fake.url, timeoutMs: 2000, statusCallbackUrl });
 
 /** The ChannelError a send throws, checked never to carry the auth token. */
 async function sendError(p: ReturnType<typeof provider>, message = sms()) {
@@ -78,7 +90,7 @@ async function sendError(p: ReturnType<typeof provider>, message = sms()) {
 }
 
 describe('sending', () => {
-  test('SMS from a number: one form POST to the account\'s Messages.json with Basic auth', async () => {
+  test("SMS from a number: one form POST to the account's Messages.json with Basic auth", async () => {
     const sent = await provider().send(sms());
     expect(sent).toEqual({ providerMessageId: MESSAGE_SID });
     expect(fake.requests).toHaveLength(1);
@@ -96,9 +108,19 @@ describe('sending', () => {
   });
 
   test('SMS through a Messaging Service names the service, not a number; no StatusCallback when none is set', async () => {
-    await t.createTwilioProvider(credentials({ from: null, messagingServiceSid: SERVICE_SID }), { apiUrl: `${fake.url}/`, timeoutMs: 2000, statusCallbackUrl: null }).send(sms());
+    await t
+      .createTwilioProvider(credentials({ from: null, messagingServiceSid: SERVICE_SID }), {
+        apiUrl: `${fake.url}/`,
+        timeoutMs: 2000,
+        statusCallbackUrl: null,
+      })
+      .send(sms());
     expect(fake.requests[0]!.url).toBe(`/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`);
-    expect(fake.requests[0]!.form).toEqual({ To: '+14155550123', MessagingServiceSid: SERVICE_SID, Body: 'Hi Ana, still looking for a flat?' });
+    expect(fake.requests[0]!.form).toEqual({
+      To: '+14155550123',
+      MessagingServiceSid: SERVICE_SID,
+      Body: 'Hi Ana, still looking for a flat?',
+    });
   });
 
   test('WhatsApp free text: both numbers carry the whatsapp: prefix', async () => {
@@ -113,10 +135,19 @@ describe('sending', () => {
 
   test('WhatsApp template: the Content SID and its numbered variables replace the body', async () => {
     await provider(credentials(), null).send(
-      sms({ channel: 'whatsapp', body: 'Hi Ana', template: { name: CONTENT_SID, language: 'en_US', params: ['Ana', 'the flat on "Main" St'] } }),
+      sms({
+        channel: 'whatsapp',
+        body: 'Hi Ana',
+        template: { name: CONTENT_SID, language: 'en_US', params: ['Ana', 'the flat on "Main" St'] },
+      }),
     );
     const { form } = fake.requests[0]!;
-    expect(form).toEqual({ To: 'whatsapp:+14155550123', From: 'whatsapp:+14155238886', ContentSid: CONTENT_SID, ContentVariables: expect.any(String) });
+    expect(form).toEqual({
+      To: 'whatsapp:+14155550123',
+      From: 'whatsapp:+14155238886',
+      ContentSid: CONTENT_SID,
+      ContentVariables: expect.any(String),
+    });
     expect(JSON.parse(form.ContentVariables!)).toEqual({ 1: 'Ana', 2: 'the flat on "Main" St' });
     expect(Object.keys(JSON.parse(form.ContentVariables!))).toEqual(['1', '2']);
   });
@@ -133,7 +164,7 @@ describe('sending', () => {
 });
 
 describe('errors', () => {
-  test('Twilio 21211 (invalid To) is final, with the code and Twilio\'s words', async () => {
+  test("Twilio 21211 (invalid To) is final, with the code and Twilio's words", async () => {
     fake.answer = () => twilioError(400, 21211, "Invalid 'To' Phone Number");
     const err = await sendError(provider());
     expect(err).toMatchObject({ retryable: false, code: '21211', message: "Twilio 21211: Invalid 'To' Phone Number" });
@@ -141,7 +172,11 @@ describe('errors', () => {
 
   test('bad credentials are final too', async () => {
     fake.answer = () => twilioError(401, 20003, 'Authenticate');
-    expect(await sendError(provider())).toMatchObject({ retryable: false, code: '20003', message: 'Twilio 20003: Authenticate' });
+    expect(await sendError(provider())).toMatchObject({
+      retryable: false,
+      code: '20003',
+      message: 'Twilio 20003: Authenticate',
+    });
   });
 
   test('the auth token is masked even when an answer quotes it', async () => {
@@ -152,18 +187,28 @@ describe('errors', () => {
 
   test('a rate limit (429) may pass later', async () => {
     fake.answer = () => twilioError(429, 20429, 'Too Many Requests');
-    expect(await sendError(provider())).toMatchObject({ retryable: true, code: '20429', message: 'Twilio 20429: Too Many Requests' });
+    expect(await sendError(provider())).toMatchObject({
+      retryable: true,
+      code: '20429',
+      message: 'Twilio 20429: Too Many Requests',
+    });
   });
 
   test('an outage (503 with an HTML page) may pass later', async () => {
     fake.answer = () => ({ status: 503, body: '<html>Service Unavailable</html>' });
-    expect(await sendError(provider())).toMatchObject({ retryable: true, code: null, message: 'Twilio answered HTTP 503' });
+    expect(await sendError(provider())).toMatchObject({
+      retryable: true,
+      code: null,
+      message: 'Twilio answered HTTP 503',
+    });
   });
 
   test('a refused connection may pass later', async () => {
     const closed = await fakeTwilio();
     await closed.close();
-    const err = await sendError(t.createTwilioProvider(credentials(), { apiUrl: closed.url, timeoutMs: 2000, statusCallbackUrl: null }));
+    const err = await sendError(
+      t.createTwilioProvider(credentials(), { apiUrl: closed.url, timeoutMs: 2000, statusCallbackUrl: null }),
+    );
     expect(err).toMatchObject({ retryable: true, code: null });
     expect(err.message).toMatch(/^Twilio could not be reached: .*ECONNREFUSED/);
   });
@@ -171,7 +216,9 @@ describe('errors', () => {
   test('no answer within the timeout may pass later', async () => {
     fake.answer = () => 'hang';
     const started = Date.now();
-    const err = await sendError(t.createTwilioProvider(credentials(), { apiUrl: fake.url, timeoutMs: 300, statusCallbackUrl: null }));
+    const err = await sendError(
+      t.createTwilioProvider(credentials(), { apiUrl: fake.url, timeoutMs: 300, statusCallbackUrl: null }),
+    );
     expect(Date.now() - started).toBeLessThan(2000);
     expect(err).toMatchObject({ retryable: true, code: null });
     expect(err.message).toMatch(/^Twilio could not be reached: .*300 ?ms/i);
@@ -213,14 +260,22 @@ describe('credentials', () => {
   const base = { accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN };
 
   test('a number is normalized to E.164, a pasted "whatsapp:" prefix dropped, missing fields null', () => {
-    expect(c.twilioCredentials.parse({ ...base, from: '+1 (415) 555-0100' })).toEqual({ ...base, from: '+14155550100', messagingServiceSid: null, whatsappFrom: null });
+    expect(c.twilioCredentials.parse({ ...base, from: '+1 (415) 555-0100' })).toEqual({
+      ...base,
+      from: '+14155550100',
+      messagingServiceSid: null,
+      whatsappFrom: null,
+    });
     expect(c.twilioCredentials.parse({ ...base, whatsappFrom: 'whatsapp:+14155238886', from: '' })).toEqual({
       ...base,
       from: null,
       messagingServiceSid: null,
       whatsappFrom: '+14155238886',
     });
-    expect(c.twilioCredentials.parse({ ...base, messagingServiceSid: SERVICE_SID, from: null })).toMatchObject({ messagingServiceSid: SERVICE_SID, from: null });
+    expect(c.twilioCredentials.parse({ ...base, messagingServiceSid: SERVICE_SID, from: null })).toMatchObject({
+      messagingServiceSid: SERVICE_SID,
+      from: null,
+    });
   });
 
   test.each([
@@ -229,7 +284,11 @@ describe('credentials', () => {
     ['an auth token of the wrong length', { ...base, authToken: 'abc', from: '+14155550100' }, /^authToken: .*32 hex/],
     ['a number without a country code', { ...base, from: '4155550100' }, /^from: .*E\.164/],
     ['a WhatsApp sender that is no number', { ...base, whatsappFrom: 'whatsapp:hello' }, /^whatsappFrom: .*E\.164/],
-    ['a Messaging Service SID of another kind', { ...base, messagingServiceSid: ACCOUNT_SID }, /^messagingServiceSid: .*MG/],
+    [
+      'a Messaging Service SID of another kind',
+      { ...base, messagingServiceSid: ACCOUNT_SID },
+      /^messagingServiceSid: .*MG/,
+    ],
     ['an unknown field', { ...base, from: '+14155550100', apiKey: 'x' }, /apiKey/],
     ['a missing auth token', { accountSid: ACCOUNT_SID, from: '+14155550100' }, /^authToken: /],
   ])('refuses %s, naming the field', (_, input, expected) => {
@@ -253,11 +312,23 @@ describe('credentials', () => {
 
 describe('X-Twilio-Signature', () => {
   const url = 'https://gw.example.com/v1/webhooks/twilio/inbound?account=acc_1';
-  const params = { MessageSid: MESSAGE_SID, From: '+14155550123', To: '+14155550100', Body: 'Yes please', NumMedia: '0' };
+  const params = {
+    MessageSid: MESSAGE_SID,
+    From: '+14155550123',
+    To: '+14155550100',
+    Body: 'Yes please',
+    NumMedia: '0',
+  };
   /** Twilio's scheme, computed here on its own: HMAC-SHA1 of the URL and each key+value in key order, base64. */
   const sign = (token: string, u: string, p: Record<string, string>) =>
     createHmac('sha1', token)
-      .update(u + Object.keys(p).sort().map((k) => k + p[k]).join(''))
+      .update(
+        u +
+          Object.keys(p)
+            .sort()
+            .map((k) => k + p[k])
+            .join(''),
+      )
       .digest('base64');
 
   test('the signature Twilio would send passes', async () => {
@@ -265,14 +336,30 @@ describe('X-Twilio-Signature', () => {
   });
 
   test.each([
-    ['a changed parameter', () => t.verifyTwilioSignature(AUTH_TOKEN, url, { ...params, Body: 'No' }, sign(AUTH_TOKEN, url, params))],
-    ['an added parameter', () => t.verifyTwilioSignature(AUTH_TOKEN, url, { ...params, MediaUrl0: 'https://x' }, sign(AUTH_TOKEN, url, params))],
-    ['another URL', () => t.verifyTwilioSignature(AUTH_TOKEN, url.replace('acc_1', 'acc_2'), params, sign(AUTH_TOKEN, url, params))],
-    ['another account\'s token', () => t.verifyTwilioSignature(AUTH_TOKEN, url, params, sign('00112233445566778899aabbccddeeff', url, params))],
+    [
+      'a changed parameter',
+      () => t.verifyTwilioSignature(AUTH_TOKEN, url, { ...params, Body: 'No' }, sign(AUTH_TOKEN, url, params)),
+    ],
+    [
+      'an added parameter',
+      () =>
+        t.verifyTwilioSignature(AUTH_TOKEN, url, { ...params, MediaUrl0: 'https://x' }, sign(AUTH_TOKEN, url, params)),
+    ],
+    [
+      'another URL',
+      () => t.verifyTwilioSignature(AUTH_TOKEN, url.replace('acc_1', 'acc_2'), params, sign(AUTH_TOKEN, url, params)),
+    ],
+    [
+      "another account's token",
+      () => t.verifyTwilioSignature(AUTH_TOKEN, url, params, sign('00112233445566778899aabbccddeeff', url, params)),
+    ],
     ['no signature', () => t.verifyTwilioSignature(AUTH_TOKEN, url, params, undefined)],
     ['an empty signature', () => t.verifyTwilioSignature(AUTH_TOKEN, url, params, '')],
     ['a malformed signature', () => t.verifyTwilioSignature(AUTH_TOKEN, url, params, 'not base64 at all!')],
-    ['a URL that cannot be parsed', () => t.verifyTwilioSignature(AUTH_TOKEN, 'not a url', params, sign(AUTH_TOKEN, url, params))],
+    [
+      'a URL that cannot be parsed',
+      () => t.verifyTwilioSignature(AUTH_TOKEN, 'not a url', params, sign(AUTH_TOKEN, url, params)),
+    ],
     ['an empty token', () => t.verifyTwilioSignature('', url, params, sign('', url, params))],
   ])('%s fails', async (_, verify) => {
     expect(await verify()).toBe(false);
@@ -281,7 +368,16 @@ describe('X-Twilio-Signature', () => {
 
 describe('inbound webhook', () => {
   test('an SMS', () => {
-    expect(t.parseTwilioInbound({ MessageSid: MESSAGE_SID, AccountSid: ACCOUNT_SID, From: '+14155550123', To: '+14155550100', Body: 'Yes please', NumMedia: '0' })).toEqual({
+    expect(
+      t.parseTwilioInbound({
+        MessageSid: MESSAGE_SID,
+        AccountSid: ACCOUNT_SID,
+        From: '+14155550123',
+        To: '+14155550100',
+        Body: 'Yes please',
+        NumMedia: '0',
+      }),
+    ).toEqual({
       channel: 'sms',
       providerMessageId: MESSAGE_SID,
       from: '+14155550123',
@@ -292,7 +388,7 @@ describe('inbound webhook', () => {
     });
   });
 
-  test('a WhatsApp message with two photos and the sender\'s profile name', () => {
+  test("a WhatsApp message with two photos and the sender's profile name", () => {
     const inbound = t.parseTwilioInbound({
       MessageSid: 'MM' + '1'.repeat(32),
       From: 'whatsapp:+5511987654321',
@@ -311,8 +407,14 @@ describe('inbound webhook', () => {
       from: '+5511987654321',
       body: '',
       media: [
-        { url: `https://api.twilio.com/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/MM1/Media/ME1`, contentType: 'image/jpeg' },
-        { url: `https://api.twilio.com/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/MM1/Media/ME2`, contentType: 'application/octet-stream' },
+        {
+          url: `https://api.twilio.com/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/MM1/Media/ME1`,
+          contentType: 'image/jpeg',
+        },
+        {
+          url: `https://api.twilio.com/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/MM1/Media/ME2`,
+          contentType: 'application/octet-stream',
+        },
       ],
       profileName: 'Ana Souza',
       sentAt: null,
@@ -322,10 +424,26 @@ describe('inbound webhook', () => {
   test.each([
     ['no MessageSid', { From: '+14155550123', Body: 'hi' }, /^MessageSid is missing/],
     ['no From', { MessageSid: MESSAGE_SID, Body: 'hi' }, /^From is missing/],
-    ['a From that is no phone number', { MessageSid: MESSAGE_SID, From: 'whatsapp:bob' }, /^From: .*not a phone number/],
-    ['a media count that is no number', { MessageSid: MESSAGE_SID, From: '+14155550123', NumMedia: 'two' }, /^NumMedia: "two"/],
-    ['more media than Twilio carries', { MessageSid: MESSAGE_SID, From: '+14155550123', NumMedia: '11' }, /^NumMedia: "11"/],
-    ['a media count without its URL', { MessageSid: MESSAGE_SID, From: '+14155550123', NumMedia: '2', MediaUrl0: 'https://x/0' }, /^MediaUrl1 is missing/],
+    [
+      'a From that is no phone number',
+      { MessageSid: MESSAGE_SID, From: 'whatsapp:bob' },
+      /^From: .*not a phone number/,
+    ],
+    [
+      'a media count that is no number',
+      { MessageSid: MESSAGE_SID, From: '+14155550123', NumMedia: 'two' },
+      /^NumMedia: "two"/,
+    ],
+    [
+      'more media than Twilio carries',
+      { MessageSid: MESSAGE_SID, From: '+14155550123', NumMedia: '11' },
+      /^NumMedia: "11"/,
+    ],
+    [
+      'a media count without its URL',
+      { MessageSid: MESSAGE_SID, From: '+14155550123', NumMedia: '2', MediaUrl0: 'https://x/0' },
+      /^MediaUrl1 is missing/,
+    ],
   ])('refuses %s with a clear message', (_, params, expected) => {
     expect(() => t.parseTwilioInbound(params)).toThrow(expected);
   });
@@ -333,7 +451,13 @@ describe('inbound webhook', () => {
 
 describe('status callback', () => {
   const callback = (MessageStatus: string, extra: Record<string, string> = {}) =>
-    t.parseTwilioStatus({ MessageSid: MESSAGE_SID, AccountSid: ACCOUNT_SID, MessageStatus, To: '+14155550123', ...extra });
+    t.parseTwilioStatus({
+      MessageSid: MESSAGE_SID,
+      AccountSid: ACCOUNT_SID,
+      MessageStatus,
+      To: '+14155550123',
+      ...extra,
+    });
 
   test.each([
     ['queued', 'queued'],
@@ -341,10 +465,16 @@ describe('status callback', () => {
     ['delivered', 'delivered'],
     ['read', 'read'],
   ] as const)('%s → %s', (twilioStatus, status) => {
-    expect(callback(twilioStatus)).toEqual({ providerMessageId: MESSAGE_SID, status, providerStatus: twilioStatus, errorCode: null, error: null });
+    expect(callback(twilioStatus)).toEqual({
+      providerMessageId: MESSAGE_SID,
+      status,
+      providerStatus: twilioStatus,
+      errorCode: null,
+      error: null,
+    });
   });
 
-  test('undelivered is a failure that keeps Twilio\'s word and its error code', () => {
+  test("undelivered is a failure that keeps Twilio's word and its error code", () => {
     expect(callback('undelivered', { ErrorCode: '30007' })).toEqual({
       providerMessageId: MESSAGE_SID,
       status: 'failed',
@@ -354,8 +484,13 @@ describe('status callback', () => {
     });
   });
 
-  test('failed with Twilio\'s error message', () => {
-    expect(callback('failed', { ErrorCode: '63016', ErrorMessage: 'Failed to send freeform message because you are outside the allowed window' })).toEqual({
+  test("failed with Twilio's error message", () => {
+    expect(
+      callback('failed', {
+        ErrorCode: '63016',
+        ErrorMessage: 'Failed to send freeform message because you are outside the allowed window',
+      }),
+    ).toEqual({
       providerMessageId: MESSAGE_SID,
       status: 'failed',
       providerStatus: 'failed',
@@ -364,9 +499,12 @@ describe('status callback', () => {
     });
   });
 
-  test.each(['accepted', 'scheduled', 'sending', 'receiving', 'received', 'something_new'])('%s changes nothing', (status) => {
-    expect(callback(status)).toBeUndefined();
-  });
+  test.each(['accepted', 'scheduled', 'sending', 'receiving', 'received', 'something_new'])(
+    '%s changes nothing',
+    (status) => {
+      expect(callback(status)).toBeUndefined();
+    },
+  );
 
   test('a callback without its message or status is refused clearly', () => {
     expect(() => t.parseTwilioStatus({ MessageStatus: 'delivered' })).toThrow(/^MessageSid is missing/);
@@ -374,11 +512,18 @@ describe('status callback', () => {
   });
 });
 
-describe('a contact\'s file', () => {
+describe("a contact's file", () => {
   /** Twilio's API on 127.0.0.1, whose media address redirects to a file store, also on 127.0.0.1, counting connections. */
-  async function redirecting(): Promise<{ api: string; store: http.Server; connections: () => number; close: () => Promise<void> }> {
+  async function redirecting(): Promise<{
+    api: string;
+    store: http.Server;
+    connections: () => number;
+    close: () => Promise<void>;
+  }> {
     let connections = 0;
-    const store = http.createServer((_req, res) => void res.writeHead(200, { 'content-type': 'image/png' }).end('png-bytes'));
+    const store = http.createServer(
+      (_req, res) => void res.writeHead(200, { 'content-type': 'image/png' }).end('png-bytes'),
+    );
     store.on('connection', () => (connections += 1));
     await new Promise<void>((resolve) => store.listen(0, '127.0.0.1', resolve));
     const storeUrl = `http://127.0.0.1:${(store.address() as AddressInfo).port}/file`;
@@ -390,14 +535,24 @@ describe('a contact\'s file', () => {
         await new Promise((resolve) => server.close(resolve));
       }
     };
-    return { api: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, store, connections: () => connections, close };
+    return {
+      api: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
+      store,
+      connections: () => connections,
+      close,
+    };
   }
   const mediaUrl = (api: string) => `${api}/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/MM1/Media/ME1`;
 
-  test('is read from Twilio\'s API through its redirect', async () => {
+  test("is read from Twilio's API through its redirect", async () => {
     const s = await redirecting();
     try {
-      const file = await t.readTwilioMedia(credentials(), mediaUrl(s.api), { apiUrl: s.api, maxBytes: 1000, timeoutMs: 2000, targets: { kind: 'any' } });
+      const file = await t.readTwilioMedia(credentials(), mediaUrl(s.api), {
+        apiUrl: s.api,
+        maxBytes: 1000,
+        timeoutMs: 2000,
+        targets: { kind: 'any' },
+      });
       expect(file).toEqual({ bytes: Buffer.from('png-bytes'), contentType: 'image/png' });
     } finally {
       await s.close();
@@ -407,7 +562,12 @@ describe('a contact\'s file', () => {
   test('under the public target policy, a redirect to an address that is not public is never followed', async () => {
     const s = await redirecting();
     try {
-      const read = t.readTwilioMedia(credentials(), mediaUrl(s.api), { apiUrl: s.api, maxBytes: 1000, timeoutMs: 2000, targets: { kind: 'public' } });
+      const read = t.readTwilioMedia(credentials(), mediaUrl(s.api), {
+        apiUrl: s.api,
+        maxBytes: 1000,
+        timeoutMs: 2000,
+        targets: { kind: 'public' },
+      });
       await expect(read).rejects.toThrow(/127\.0\.0\.1 is not a public address/);
       expect(s.connections()).toBe(0);
     } finally {

@@ -2,11 +2,21 @@ import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { StandIn } from './stand-in';
 
-type CloudModule = typeof import('../../gateway/src/providers/channels/whatsapp-cloud.js', { with: { 'resolution-mode': 'import' } });
-type ChannelModule = typeof import('../../gateway/src/engine/ports/channel-provider.js', { with: { 'resolution-mode': 'import' } });
-type OutgoingMessage = import('../../gateway/src/engine/ports/channel-provider.js', { with: { 'resolution-mode': 'import' } }).OutgoingMessage;
-type CredentialsModule = typeof import('../../gateway/src/domain/channel-credentials.js', { with: { 'resolution-mode': 'import' } });
-type Credentials = import('../../gateway/src/domain/channel-credentials.js', { with: { 'resolution-mode': 'import' } }).WhatsAppCloudCredentials;
+type CloudModule = typeof import('../../gateway/src/providers/channels/whatsapp-cloud.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type ChannelModule = typeof import('../../gateway/src/engine/ports/channel-provider.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type OutgoingMessage = import('../../gateway/src/engine/ports/channel-provider.js', {
+  with: { 'resolution-mode': 'import' }
+}).OutgoingMessage;
+type CredentialsModule = typeof import('../../gateway/src/domain/channel-credentials.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type Credentials = import('../../gateway/src/domain/channel-credentials.js', {
+  with: { 'resolution-mode': 'import' }
+}).WhatsAppCloudCredentials;
 
 const dist = path.resolve(__dirname, '../../gateway/dist');
 
@@ -22,7 +32,12 @@ beforeAll(async () => {
 const PHONE_NUMBER_ID = '106540352242922';
 const ACCESS_TOKEN = 'EAAGm0PX4ZCpsBAKZCZAtestTokenZBZC9zX1y2Z3abcdEFGH';
 const APP_SECRET = '0f1e2d3c4b5a69788796a5b4c3d2e1f0';
-const credentials: Credentials = { phoneNumberId: PHONE_NUMBER_ID, accessToken: ACCESS_TOKEN, appSecret: APP_SECRET, verifyToken: 'leadchat-verify-2025' };
+const credentials: Credentials = {
+  phoneNumberId: PHONE_NUMBER_ID,
+  accessToken: ACCESS_TOKEN,
+  appSecret: APP_SECRET,
+  verifyToken: 'leadchat-verify-2025',
+};
 const WAMID = 'wamid.HBgLMTQxNTU1NTAxMjMVAgARGBI5QTNDQTVCM0Q0Q0Q2RTY3RTcA';
 
 const text = (patch: Partial<OutgoingMessage> = {}): OutgoingMessage => ({
@@ -38,7 +53,11 @@ const text = (patch: Partial<OutgoingMessage> = {}): OutgoingMessage => ({
 const fakeGraph = () =>
   new StandIn(() => ({
     status: 200,
-    body: { messaging_product: 'whatsapp', contacts: [{ input: '14155550123', wa_id: '14155550123' }], messages: [{ id: WAMID }] },
+    body: {
+      messaging_product: 'whatsapp',
+      contacts: [{ input: '14155550123', wa_id: '14155550123' }],
+      messages: [{ id: WAMID }],
+    },
   })).start('/v23.0');
 
 const graphError = (status: number, code: number, message: string, details?: string) => ({
@@ -60,7 +79,8 @@ beforeEach(async () => {
 });
 afterEach(() => fake.close());
 
-const provider = (timeoutMs = 2000, apiUrl = fake.url) => w.createWhatsAppCloudProvider(credentials, { apiUrl, timeoutMs });
+const provider = (timeoutMs = 2000, apiUrl = fake.url) =>
+  w.createWhatsAppCloudProvider(credentials, { apiUrl, timeoutMs });
 
 /** The ChannelError a send throws, checked never to carry the access token. */
 async function sendError(p: ReturnType<typeof provider>, message = text()) {
@@ -75,7 +95,7 @@ async function sendError(p: ReturnType<typeof provider>, message = text()) {
 }
 
 describe('sending', () => {
-  test('free text: one JSON POST to the number\'s messages with the bearer token', async () => {
+  test("free text: one JSON POST to the number's messages with the bearer token", async () => {
     expect(await provider().send(text())).toEqual({ providerMessageId: WAMID });
     expect(fake.requests).toHaveLength(1);
     const [req] = fake.requests;
@@ -93,7 +113,9 @@ describe('sending', () => {
   });
 
   test('a template with body parameters, in order', async () => {
-    await provider(2000, `${fake.url}/`).send(text({ template: { name: 'spring_offer', language: 'es_MX', params: ['Ana', '20 %'] } }));
+    await provider(2000, `${fake.url}/`).send(
+      text({ template: { name: 'spring_offer', language: 'es_MX', params: ['Ana', '20 %'] } }),
+    );
     expect(fake.requests[0]!.url).toBe(`/v23.0/${PHONE_NUMBER_ID}/messages`);
     expect(fake.requests[0]!.body).toEqual({
       messaging_product: 'whatsapp',
@@ -103,7 +125,15 @@ describe('sending', () => {
       template: {
         name: 'spring_offer',
         language: { code: 'es_MX' },
-        components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }, { type: 'text', text: '20 %' }] }],
+        components: [
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', text: 'Ana' },
+              { type: 'text', text: '20 %' },
+            ],
+          },
+        ],
       },
     });
   });
@@ -126,14 +156,20 @@ describe('sending', () => {
 });
 
 describe('errors', () => {
-  test('131047 (outside the 24-hour window) is final, with the code, Meta\'s words and its details', async () => {
+  test("131047 (outside the 24-hour window) is final, with the code, Meta's words and its details", async () => {
     fake.answer = () =>
-      graphError(400, 131047, '(#131047) Re-engagement message', 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.');
+      graphError(
+        400,
+        131047,
+        '(#131047) Re-engagement message',
+        'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+      );
     const err = await sendError(provider());
     expect(err).toMatchObject({
       retryable: false,
       code: '131047',
-      message: 'WhatsApp 131047: Re-engagement message (Message failed to send because more than 24 hours have passed since the customer last replied to this number.)',
+      message:
+        'WhatsApp 131047: Re-engagement message (Message failed to send because more than 24 hours have passed since the customer last replied to this number.)',
     });
   });
 
@@ -157,9 +193,17 @@ describe('errors', () => {
 
   test('429 and 5xx may pass later', async () => {
     fake.answer = () => ({ status: 429, body: '' });
-    expect(await sendError(provider())).toMatchObject({ retryable: true, code: null, message: 'WhatsApp answered HTTP 429' });
+    expect(await sendError(provider())).toMatchObject({
+      retryable: true,
+      code: null,
+      message: 'WhatsApp answered HTTP 429',
+    });
     fake.answer = () => graphError(500, 131000, 'Something went wrong');
-    expect(await sendError(provider())).toMatchObject({ retryable: true, code: '131000', message: 'WhatsApp 131000: Something went wrong' });
+    expect(await sendError(provider())).toMatchObject({
+      retryable: true,
+      code: '131000',
+      message: 'WhatsApp 131000: Something went wrong',
+    });
     fake.answer = () => ({ status: 502, body: '<html>Bad Gateway</html>' });
     expect(await sendError(provider())).toMatchObject({ retryable: true, code: null });
   });
@@ -192,9 +236,13 @@ describe('refuse', () => {
   test("an opening message on WhatsApp needs an approved template; SMS is not this provider's", () => {
     const channels = { whatsapp: credentials };
     expect(c.sendingRefusal(channels, { channel: 'whatsapp', openingTemplate: 'spring_offer' })).toBeUndefined();
-    expect(c.sendingRefusal(channels, { channel: 'whatsapp', openingTemplate: null })).toMatch(/approved template.*openingTemplate/);
+    expect(c.sendingRefusal(channels, { channel: 'whatsapp', openingTemplate: null })).toMatch(
+      /approved template.*openingTemplate/,
+    );
     expect(c.sendingRefusal(channels, { channel: 'whatsapp', openingTemplate: '   ' })).toMatch(/openingTemplate/);
-    expect(c.sendingRefusal(channels, { channel: 'sms', openingTemplate: null })).toMatch(/SMS needs the Twilio channel/);
+    expect(c.sendingRefusal(channels, { channel: 'sms', openingTemplate: null })).toMatch(
+      /SMS needs the Twilio channel/,
+    );
   });
 });
 
@@ -216,13 +264,17 @@ describe('credentials', () => {
     ['an over-long access token', { ...credentials, accessToken: 'E'.repeat(1001) }, /^accessToken: .*1000/],
     ['an app secret of the wrong length', { ...credentials, appSecret: 'abc123' }, /^appSecret: .*32 hex/],
     ['a short verify token', { ...credentials, verifyToken: 'short' }, /^verifyToken: .*8/],
-    ['a missing app secret', { phoneNumberId: PHONE_NUMBER_ID, accessToken: ACCESS_TOKEN, verifyToken: 'leadchat-verify-2025' }, /^appSecret: /],
+    [
+      'a missing app secret',
+      { phoneNumberId: PHONE_NUMBER_ID, accessToken: ACCESS_TOKEN, verifyToken: 'leadchat-verify-2025' },
+      /^appSecret: /,
+    ],
     ['an unknown field', { ...credentials, wabaId: '123' }, /wabaId/],
   ])('refuses %s, naming the field', (_, input, expected) => {
     expect(problem(input)).toMatch(expected);
   });
 
-  test('the public form masks the token and the app secret, and shows the verify token to paste into Meta\'s console', () => {
+  test("the public form masks the token and the app secret, and shows the verify token to paste into Meta's console", () => {
     expect(c.publicWhatsAppCloudCredentials(credentials)).toEqual({
       phoneNumberId: PHONE_NUMBER_ID,
       accessToken: '••••EFGH',
@@ -242,12 +294,34 @@ describe('X-Hub-Signature-256', () => {
   });
 
   test.each([
-    ['a changed body', () => w.verifyWhatsAppSignature(APP_SECRET, Buffer.from(body.toString().replace('[]', '[{}]')), sign(APP_SECRET, body))],
-    ['another app\'s secret', () => w.verifyWhatsAppSignature(APP_SECRET, body, sign('ffffffffffffffffffffffffffffffff', body))],
+    [
+      'a changed body',
+      () =>
+        w.verifyWhatsAppSignature(
+          APP_SECRET,
+          Buffer.from(body.toString().replace('[]', '[{}]')),
+          sign(APP_SECRET, body),
+        ),
+    ],
+    [
+      "another app's secret",
+      () => w.verifyWhatsAppSignature(APP_SECRET, body, sign('ffffffffffffffffffffffffffffffff', body)),
+    ],
     ['no header', () => w.verifyWhatsAppSignature(APP_SECRET, body, undefined)],
     ['an empty header', () => w.verifyWhatsAppSignature(APP_SECRET, body, '')],
-    ['the hex without its sha256= prefix', () => w.verifyWhatsAppSignature(APP_SECRET, body, sign(APP_SECRET, body).slice('sha256='.length))],
-    ['a SHA-1 header', () => w.verifyWhatsAppSignature(APP_SECRET, body, `sha1=${createHmac('sha1', APP_SECRET).update(body).digest('hex')}`)],
+    [
+      'the hex without its sha256= prefix',
+      () => w.verifyWhatsAppSignature(APP_SECRET, body, sign(APP_SECRET, body).slice('sha256='.length)),
+    ],
+    [
+      'a SHA-1 header',
+      () =>
+        w.verifyWhatsAppSignature(
+          APP_SECRET,
+          body,
+          `sha1=${createHmac('sha1', APP_SECRET).update(body).digest('hex')}`,
+        ),
+    ],
     ['a shortened signature', () => w.verifyWhatsAppSignature(APP_SECRET, body, sign(APP_SECRET, body).slice(0, -2))],
     ['a signature that is not hex', () => w.verifyWhatsAppSignature(APP_SECRET, body, `sha256=${'zz'.repeat(32)}`)],
   ])('%s fails', (_, verify) => {
@@ -256,7 +330,12 @@ describe('X-Hub-Signature-256', () => {
 });
 
 describe('subscription handshake', () => {
-  const query = (patch: Record<string, unknown> = {}) => ({ 'hub.mode': 'subscribe', 'hub.verify_token': 'leadchat-verify-2025', 'hub.challenge': '1158201444', ...patch });
+  const query = (patch: Record<string, unknown> = {}) => ({
+    'hub.mode': 'subscribe',
+    'hub.verify_token': 'leadchat-verify-2025',
+    'hub.challenge': '1158201444',
+    ...patch,
+  });
 
   test('the right verify token gets the challenge back', () => {
     expect(w.verifyWhatsAppSubscription(credentials, query())).toBe('1158201444');
@@ -278,16 +357,46 @@ describe('webhook payloads', () => {
   /** One change of a business account's webhook, shaped as Meta sends it. */
   const change = (value: Record<string, unknown>, field = 'messages') => ({
     field,
-    value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID }, ...value },
+    value: {
+      messaging_product: 'whatsapp',
+      metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID },
+      ...value,
+    },
   });
-  const webhook = (...changes: unknown[]) => ({ object: 'whatsapp_business_account', entry: [{ id: '102290129340398', changes }] });
+  const webhook = (...changes: unknown[]) => ({
+    object: 'whatsapp_business_account',
+    entry: [{ id: '102290129340398', changes }],
+  });
   const contact = (waId: string, name: string) => ({ profile: { name }, wa_id: waId });
-  const message = (from: string, id: string, type: string, content: Record<string, unknown>) => ({ from, id, timestamp: '1749416383', type, [type]: content });
+  const message = (from: string, id: string, type: string, content: Record<string, unknown>) => ({
+    from,
+    id,
+    timestamp: '1749416383',
+    type,
+    [type]: content,
+  });
 
-  test('a text message with the sender\'s profile name', () => {
-    const parsed = w.parseWhatsAppWebhook(webhook(change({ contacts: [contact('16505551234', 'Kerry Fisher')], messages: [message('16505551234', 'wamid.A1', 'text', { body: 'Is it still available?' })] })));
+  test("a text message with the sender's profile name", () => {
+    const parsed = w.parseWhatsAppWebhook(
+      webhook(
+        change({
+          contacts: [contact('16505551234', 'Kerry Fisher')],
+          messages: [message('16505551234', 'wamid.A1', 'text', { body: 'Is it still available?' })],
+        }),
+      ),
+    );
     expect(parsed).toEqual({
-      messages: [{ channel: 'whatsapp', providerMessageId: 'wamid.A1', from: '+16505551234', body: 'Is it still available?', media: [], profileName: 'Kerry Fisher', sentAt: '2025-06-08T20:59:43.000Z' }],
+      messages: [
+        {
+          channel: 'whatsapp',
+          providerMessageId: 'wamid.A1',
+          from: '+16505551234',
+          body: 'Is it still available?',
+          media: [],
+          profileName: 'Kerry Fisher',
+          sentAt: '2025-06-08T20:59:43.000Z',
+        },
+      ],
       statuses: [],
     });
   });
@@ -298,17 +407,44 @@ describe('webhook payloads', () => {
         change({
           contacts: [contact('5511987654321', 'Ana')],
           messages: [
-            message('5511987654321', 'wamid.I1', 'image', { caption: 'The kitchen', mime_type: 'image/jpeg', sha256: 'abc=', id: '1003383421387256' }),
-            message('5511987654321', 'wamid.V1', 'audio', { mime_type: 'audio/ogg; codecs=opus', sha256: 'def=', id: '2003383421387256', voice: true }),
-            message('5511987654321', 'wamid.D1', 'document', { filename: 'payslip.pdf', mime_type: 'application/pdf', sha256: 'ghi=', id: '3003383421387256' }),
+            message('5511987654321', 'wamid.I1', 'image', {
+              caption: 'The kitchen',
+              mime_type: 'image/jpeg',
+              sha256: 'abc=',
+              id: '1003383421387256',
+            }),
+            message('5511987654321', 'wamid.V1', 'audio', {
+              mime_type: 'audio/ogg; codecs=opus',
+              sha256: 'def=',
+              id: '2003383421387256',
+              voice: true,
+            }),
+            message('5511987654321', 'wamid.D1', 'document', {
+              filename: 'payslip.pdf',
+              mime_type: 'application/pdf',
+              sha256: 'ghi=',
+              id: '3003383421387256',
+            }),
           ],
         }),
       ),
     );
     expect(parsed.messages.map(({ providerMessageId, body, media }) => ({ providerMessageId, body, media }))).toEqual([
-      { providerMessageId: 'wamid.I1', body: 'The kitchen', media: [{ url: 'whatsapp-media:1003383421387256', contentType: 'image/jpeg' }] },
-      { providerMessageId: 'wamid.V1', body: '', media: [{ url: 'whatsapp-media:2003383421387256', contentType: 'audio/ogg; codecs=opus' }] },
-      { providerMessageId: 'wamid.D1', body: '', media: [{ url: 'whatsapp-media:3003383421387256', contentType: 'application/pdf' }] },
+      {
+        providerMessageId: 'wamid.I1',
+        body: 'The kitchen',
+        media: [{ url: 'whatsapp-media:1003383421387256', contentType: 'image/jpeg' }],
+      },
+      {
+        providerMessageId: 'wamid.V1',
+        body: '',
+        media: [{ url: 'whatsapp-media:2003383421387256', contentType: 'audio/ogg; codecs=opus' }],
+      },
+      {
+        providerMessageId: 'wamid.D1',
+        body: '',
+        media: [{ url: 'whatsapp-media:3003383421387256', contentType: 'application/pdf' }],
+      },
     ]);
     expect(parsed.messages.every((m) => m.from === '+5511987654321' && m.profileName === 'Ana')).toBe(true);
   });
@@ -319,9 +455,18 @@ describe('webhook payloads', () => {
         change({
           contacts: [contact('16505551234', 'Kerry Fisher')],
           messages: [
-            { ...message('16505551234', 'wamid.B1', 'button', { payload: 'YES_PAYLOAD', text: 'Yes, call me' }), context: { from: '15550783881', id: 'wamid.X' } },
-            message('16505551234', 'wamid.R1', 'interactive', { type: 'button_reply', button_reply: { id: 'later', title: 'Later' } }),
-            message('16505551234', 'wamid.L1', 'interactive', { type: 'list_reply', list_reply: { id: 'sat', title: 'Saturday', description: '9–12' } }),
+            {
+              ...message('16505551234', 'wamid.B1', 'button', { payload: 'YES_PAYLOAD', text: 'Yes, call me' }),
+              context: { from: '15550783881', id: 'wamid.X' },
+            },
+            message('16505551234', 'wamid.R1', 'interactive', {
+              type: 'button_reply',
+              button_reply: { id: 'later', title: 'Later' },
+            }),
+            message('16505551234', 'wamid.L1', 'interactive', {
+              type: 'list_reply',
+              list_reply: { id: 'sat', title: 'Saturday', description: '9–12' },
+            }),
             message('16505551234', 'wamid.E1', 'reaction', { message_id: 'wamid.X', emoji: '👍' }),
           ],
         }),
@@ -334,12 +479,18 @@ describe('webhook payloads', () => {
     ]);
   });
 
-  test('statuses: delivered, read, and failed with Meta\'s error; other fields and unknown statuses are skipped', () => {
+  test("statuses: delivered, read, and failed with Meta's error; other fields and unknown statuses are skipped", () => {
     const parsed = w.parseWhatsAppWebhook(
       webhook(
         change({
           statuses: [
-            { id: 'wamid.S1', status: 'delivered', timestamp: '1749416400', recipient_id: '16505551234', pricing: { billable: true, category: 'marketing' } },
+            {
+              id: 'wamid.S1',
+              status: 'delivered',
+              timestamp: '1749416400',
+              recipient_id: '16505551234',
+              pricing: { billable: true, category: 'marketing' },
+            },
             { id: 'wamid.S2', status: 'read', timestamp: '1749416410', recipient_id: '16505551234' },
             {
               id: 'wamid.S3',
@@ -359,13 +510,22 @@ describe('webhook payloads', () => {
             { id: 'wamid.S4', status: 'deleted', timestamp: '1749416430', recipient_id: '16505551234' },
           ],
         }),
-        change({ event: 'APPROVED', message_template_id: 123, message_template_name: 'spring_offer' }, 'message_template_status_update'),
+        change(
+          { event: 'APPROVED', message_template_id: 123, message_template_name: 'spring_offer' },
+          'message_template_status_update',
+        ),
       ),
     );
     expect(parsed).toEqual({
       messages: [],
       statuses: [
-        { providerMessageId: 'wamid.S1', status: 'delivered', providerStatus: 'delivered', errorCode: null, error: null },
+        {
+          providerMessageId: 'wamid.S1',
+          status: 'delivered',
+          providerStatus: 'delivered',
+          errorCode: null,
+          error: null,
+        },
         { providerMessageId: 'wamid.S2', status: 'read', providerStatus: 'read', errorCode: null, error: null },
         {
           providerMessageId: 'wamid.S3',
@@ -382,14 +542,25 @@ describe('webhook payloads', () => {
     const body = {
       object: 'whatsapp_business_account',
       entry: [
-        { id: '1', changes: [change({ contacts: [contact('16505551234', 'Kerry')], messages: [message('16505551234', 'wamid.1', 'text', { body: 'one' })] })] },
+        {
+          id: '1',
+          changes: [
+            change({
+              contacts: [contact('16505551234', 'Kerry')],
+              messages: [message('16505551234', 'wamid.1', 'text', { body: 'one' })],
+            }),
+          ],
+        },
         {
           id: '2',
           changes: [
             change({ statuses: [{ id: 'wamid.S', status: 'sent', timestamp: '1', recipient_id: '16505551234' }] }),
             change({
               contacts: [contact('447700900123', 'Sam'), contact('34612345678', 'Lucía')],
-              messages: [message('34612345678', 'wamid.2', 'text', { body: 'dos' }), message('447700900123', 'wamid.3', 'text', { body: 'three' })],
+              messages: [
+                message('34612345678', 'wamid.2', 'text', { body: 'dos' }),
+                message('447700900123', 'wamid.3', 'text', { body: 'three' }),
+              ],
             }),
           ],
         },
@@ -405,17 +576,29 @@ describe('webhook payloads', () => {
   });
 
   test('the one contact of a change names the sender even when Meta writes its WhatsApp id without the mobile 9', () => {
-    const parsed = w.parseWhatsAppWebhook(webhook(change({ contacts: [contact('551187654321', 'Ana')], messages: [message('5511987654321', 'wamid.9', 'text', { body: 'oi' })] })));
+    const parsed = w.parseWhatsAppWebhook(
+      webhook(
+        change({
+          contacts: [contact('551187654321', 'Ana')],
+          messages: [message('5511987654321', 'wamid.9', 'text', { body: 'oi' })],
+        }),
+      ),
+    );
     expect(parsed.messages[0]).toMatchObject({ from: '+5511987654321', profileName: 'Ana' });
   });
 
   test('only the messages field is read: a change of another field is skipped whatever it holds', () => {
-    const echo = change({ messages: [message('15550783881', 'wamid.echo', 'text', { body: 'sent from the phone app' })] }, 'smb_message_echoes');
+    const echo = change(
+      { messages: [message('15550783881', 'wamid.echo', 'text', { body: 'sent from the phone app' })] },
+      'smb_message_echoes',
+    );
     expect(w.parseWhatsAppWebhook(webhook(echo))).toEqual({ messages: [], statuses: [] });
   });
 
   test('an entry without changes is nothing to read', () => {
-    expect(w.parseWhatsAppWebhook({ object: 'whatsapp_business_account', entry: [{ id: '1', time: 1749416383 }] })).toEqual({ messages: [], statuses: [] });
+    expect(
+      w.parseWhatsAppWebhook({ object: 'whatsapp_business_account', entry: [{ id: '1', time: 1749416383 }] }),
+    ).toEqual({ messages: [], statuses: [] });
   });
 
   test.each([
@@ -423,14 +606,46 @@ describe('webhook payloads', () => {
     ['a list', [], /^object: /],
     ['a Page webhook', { object: 'page', entry: [] }, /^object: /],
     ['entry that is not a list', { object: 'whatsapp_business_account', entry: {} }, /^entry: expected a list/],
-    ['an entry that is not an object', { object: 'whatsapp_business_account', entry: ['x'] }, /^entry\[0\]: expected an object/],
-    ['changes that are not a list', { object: 'whatsapp_business_account', entry: [{ changes: 'x' }] }, /^entry\[0\]\.changes: expected a list/],
-    ['a messages change without its value', webhook({ field: 'messages' }), /^entry\[0\]\.changes\[0\]\.value: expected an object/],
-    ['messages that are not a list', webhook(change({ messages: { id: 'x' } })), /^entry\[0\]\.changes\[0\]\.value\.messages: expected a list/],
-    ['a message without its id', webhook(change({ messages: [{ from: '16505551234', type: 'text', text: { body: 'hi' } }] })), /^entry\[0\]\.changes\[0\]\.value\.messages\[0\]\.id is missing/],
-    ['a sender that is not digits', webhook(change({ messages: [message('+1 650', 'wamid.1', 'text', { body: 'hi' })] })), /messages\[0\]\.from: "\+1 650" is not a WhatsApp number/],
-    ['an image without its media id', webhook(change({ messages: [message('16505551234', 'wamid.1', 'image', { mime_type: 'image/png' })] })), /messages\[0\]\.image\.id is missing/],
-    ['a status without its message id', webhook(change({ statuses: [{ status: 'delivered' }] })), /statuses\[0\]\.id is missing/],
+    [
+      'an entry that is not an object',
+      { object: 'whatsapp_business_account', entry: ['x'] },
+      /^entry\[0\]: expected an object/,
+    ],
+    [
+      'changes that are not a list',
+      { object: 'whatsapp_business_account', entry: [{ changes: 'x' }] },
+      /^entry\[0\]\.changes: expected a list/,
+    ],
+    [
+      'a messages change without its value',
+      webhook({ field: 'messages' }),
+      /^entry\[0\]\.changes\[0\]\.value: expected an object/,
+    ],
+    [
+      'messages that are not a list',
+      webhook(change({ messages: { id: 'x' } })),
+      /^entry\[0\]\.changes\[0\]\.value\.messages: expected a list/,
+    ],
+    [
+      'a message without its id',
+      webhook(change({ messages: [{ from: '16505551234', type: 'text', text: { body: 'hi' } }] })),
+      /^entry\[0\]\.changes\[0\]\.value\.messages\[0\]\.id is missing/,
+    ],
+    [
+      'a sender that is not digits',
+      webhook(change({ messages: [message('+1 650', 'wamid.1', 'text', { body: 'hi' })] })),
+      /messages\[0\]\.from: "\+1 650" is not a WhatsApp number/,
+    ],
+    [
+      'an image without its media id',
+      webhook(change({ messages: [message('16505551234', 'wamid.1', 'image', { mime_type: 'image/png' })] })),
+      /messages\[0\]\.image\.id is missing/,
+    ],
+    [
+      'a status without its message id',
+      webhook(change({ statuses: [{ status: 'delivered' }] })),
+      /statuses\[0\]\.id is missing/,
+    ],
   ])('refuses %s with a clear message', (_, body, expected) => {
     expect(() => w.parseWhatsAppWebhook(body)).toThrow(expected);
   });

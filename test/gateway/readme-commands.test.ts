@@ -14,9 +14,15 @@ const ROOT = path.resolve(__dirname, '../..');
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
 /** Runs one shell line as printed, in `cwd`. */
-function sh(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+function sh(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('sh', ['-c', command], { cwd, env, timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }));
+    execFile('sh', ['-c', command], { cwd, env, timeout: 30_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -24,7 +30,10 @@ function sh(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ cod
 function commandsUnder(heading: string): string[] {
   const section = README.slice(README.indexOf(heading));
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-  return block.split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+  return block
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'));
 }
 
 let gw: TestGateway;
@@ -42,7 +51,10 @@ test('npm links the command to a file of the repository, not to a build output t
   const linked = realpathSync(path.join(ROOT, 'node_modules/.bin/leadchat-gateway'));
   const relative = path.relative(ROOT, linked);
   const staged = execFileSync('git', ['ls-files', '--stage', '--', relative], { cwd: ROOT, encoding: 'utf8' });
-  expect({ relative, mode: staged.split(' ')[0] }).toEqual({ relative: 'gateway/bin/leadchat-gateway.js', mode: '100755' });
+  expect({ relative, mode: staged.split(' ')[0] }).toEqual({
+    relative: 'gateway/bin/leadchat-gateway.js',
+    mode: '100755',
+  });
 });
 
 test('the operator bootstrap commands work as printed', async () => {
@@ -65,12 +77,23 @@ test('the operator bootstrap commands work as printed', async () => {
     printed.push(JSON.parse(stdout));
   }
   const [agency, client, rotated, member] = printed;
-  expect(agency).toEqual(expect.objectContaining({ email: 'ops@acme.example', type: 'agency', apiKey: expect.any(String) }));
-  expect(client).toEqual(expect.objectContaining({ email: 'client@example.com', type: 'standard', parentId: agency.id }));
+  expect(agency).toEqual(
+    expect.objectContaining({ email: 'ops@acme.example', type: 'agency', apiKey: expect.any(String) }),
+  );
+  expect(client).toEqual(
+    expect.objectContaining({ email: 'client@example.com', type: 'standard', parentId: agency.id }),
+  );
   expect(rotated).toEqual({ apiKey: expect.any(String) });
   expect((await request(gw, 'GET', '/v1/credits', { apiKey: rotated.apiKey })).status).toBe(200);
   expect((await request(gw, 'GET', '/v1/credits', { apiKey: client.apiKey })).status).toBe(401);
-  expect(member).toEqual(expect.objectContaining({ email: 'dana@example.com', role: 'agent', status: 'invited', inviteUrl: expect.stringContaining('/console/invite#') }));
+  expect(member).toEqual(
+    expect.objectContaining({
+      email: 'dana@example.com',
+      role: 'agent',
+      status: 'invited',
+      inviteUrl: expect.stringContaining('/console/invite#'),
+    }),
+  );
   const team = await request(gw, 'GET', '/v1/members', { apiKey: rotated.apiKey });
   expect(team.body.data.map((m: { email: string }) => m.email)).toEqual(['client@example.com', 'dana@example.com']);
 });
@@ -86,7 +109,10 @@ test('the embedded store backup and restore commands work as printed', async () 
   const folder = tempDir('leadchat-readme-backup-');
   try {
     mkdirSync(path.join(folder, 'node_modules', '.bin'), { recursive: true });
-    symlinkSync(path.join(ROOT, 'gateway', 'bin', 'leadchat-gateway.js'), path.join(folder, 'node_modules', '.bin', 'leadchat-gateway'));
+    symlinkSync(
+      path.join(ROOT, 'gateway', 'bin', 'leadchat-gateway.js'),
+      path.join(folder, 'node_modules', '.bin', 'leadchat-gateway'),
+    );
     const env = { ...process.env, LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: gw.dataDir, LEADCHAT_ADMIN_TOKEN: '' };
     const printed: any[] = [];
     for (const command of commands) {
@@ -95,9 +121,16 @@ test('the embedded store backup and restore commands work as printed', async () 
       printed.push(JSON.parse(stdout));
     }
     const [backup, restore] = printed;
-    expect(backup).toEqual(expect.objectContaining({ backup: path.join(folder, 'leadchat-backup.tar.gz'), manifest: expect.objectContaining({ storeFormat: 2 }) }));
+    expect(backup).toEqual(
+      expect.objectContaining({
+        backup: path.join(folder, 'leadchat-backup.tar.gz'),
+        manifest: expect.objectContaining({ storeFormat: 2 }),
+      }),
+    );
     expect(restore).toEqual(expect.objectContaining({ restored: path.join(folder, 'data-restored') }));
-    expect(['admin-token', 'format', 'store', 'tls'].filter((name) => !existsSync(path.join(folder, 'data-restored', name)))).toEqual([]);
+    expect(
+      ['admin-token', 'format', 'store', 'tls'].filter((name) => !existsSync(path.join(folder, 'data-restored', name))),
+    ).toEqual([]);
   } finally {
     removeDir(folder);
   }

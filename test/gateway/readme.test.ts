@@ -11,7 +11,10 @@ test('README documents every environment variable with its default', async () =>
     [...readme.matchAll(/^\| `(LEADCHAT_\w+)` \| ([^|]+) \|/gm)].map(([, name, value]) => [name, value!.trim()]),
   );
   for (const [name, setting] of Object.entries(settings as Record<string, { default?: string }>)) {
-    expect({ name, value: rows.get(name) }).toEqual({ name, value: setting.default === undefined ? 'unset' : `\`${setting.default}\`` });
+    expect({ name, value: rows.get(name) }).toEqual({
+      name,
+      value: setting.default === undefined ? 'unset' : `\`${setting.default}\``,
+    });
   }
   expect([...rows.keys()].sort()).toEqual(Object.keys(settings).sort());
 });

@@ -6,7 +6,18 @@ import { generate } from 'selfsigned';
 import { Client } from 'pg';
 import { createTestDatabase } from '../helpers/postgres';
 import { listAll, removeDir, startGateway, tempDir } from '../helpers/gateway';
-import { api, createAccount, poll, Receiver, request, unique, uniquePhone, type Reply, type TestAccount, type TestGateway } from './api-support';
+import {
+  api,
+  createAccount,
+  poll,
+  Receiver,
+  request,
+  unique,
+  uniquePhone,
+  type Reply,
+  type TestAccount,
+  type TestGateway,
+} from './api-support';
 import { consoleAccount, signIn } from '../console/support';
 import { openStream } from '../helpers/event-stream';
 
@@ -23,12 +34,12 @@ const gws: TestGateway[] = [];
 let shared: Record<string, string>;
 
 beforeAll(async () => {
-  const env = shared = {
+  const env = (shared = {
     LEADCHAT_DATABASE_URL: await createTestDatabase(),
     LEADCHAT_JOB_LEASE: LEASE,
     LEADCHAT_WEBHOOK_TIMEOUT: '3s',
     LEADCHAT_WEBHOOK_RETRIES: '1s,1s,1s',
-  };
+  });
   for (let i = 0; i < 3; i++) gws.push(await startGateway(env));
 });
 
@@ -43,12 +54,14 @@ afterAll(async () => {
 async function spread<T>(n: number, width: number, work: (i: number) => Promise<T>): Promise<T[]> {
   const results = new Array<T>(n);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) {
-      const i = next++;
-      results[i] = await work(i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) {
+        const i = next++;
+        results[i] = await work(i);
+      }
+    }),
+  );
   return results;
 }
 
@@ -62,7 +75,9 @@ test('2,000 incoming messages with 20 % repeated messageSids: one message per me
   const sends = [...sids, ...sids.slice(0, 400)].sort(() => Math.random() - 0.5);
   const replies = await spread(sends.length, 48, (i) =>
     api(on(i), account, 'POST', 'incoming_custom_channel_message', {
-      body: { customData: { messageSid: sends[i], fromId: fromOf.get(sends[i]!), toId: 'biz', body: `hello ${sends[i]}` } },
+      body: {
+        customData: { messageSid: sends[i], fromId: fromOf.get(sends[i]!), toId: 'biz', body: `hello ${sends[i]}` },
+      },
     }),
   );
   const idOf = new Map<string, Set<string>>();
@@ -75,11 +90,15 @@ test('2,000 incoming messages with 20 % repeated messageSids: one message per me
 
   // Stored: exactly the messages answered, each contact's listed on another process than the one that took them.
   const senders = [...new Set(fromOf.values())];
-  const contactIds = await Promise.all(senders.map(async (from) => {
-    const sid = sids.find((s) => fromOf.get(s) === from)!;
-    return (await api(on(1), account, 'GET', `messages/${[...idOf.get(sid)!][0]}`)).body.contactId as string;
-  }));
-  const listed = (await Promise.all(contactIds.map((id, i) => listAll(on(i + 2), account.apiKey, `/contacts/${id}/messages`)))).flat();
+  const contactIds = await Promise.all(
+    senders.map(async (from) => {
+      const sid = sids.find((s) => fromOf.get(s) === from)!;
+      return (await api(on(1), account, 'GET', `messages/${[...idOf.get(sid)!][0]}`)).body.contactId as string;
+    }),
+  );
+  const listed = (
+    await Promise.all(contactIds.map((id, i) => listAll(on(i + 2), account.apiKey, `/contacts/${id}/messages`)))
+  ).flat();
   // Each sender was told once that a person will answer (no campaign answers here): the contacts' own are the rest.
   const stored = listed.filter((m) => m.direction === 'incoming');
   expect(listed.length - stored.length).toBe(senders.length);
@@ -91,7 +110,10 @@ test("reads lock nothing they only read: ingest goes on on two processes while a
   const account = await createAccount(gws[0]!);
   const hook = await Receiver.start();
   try {
-    expect((await api(gws[0]!, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['message_received'] } })).status).toBe(201);
+    expect(
+      (await api(gws[0]!, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['message_received'] } }))
+        .status,
+    ).toBe(201);
     const holder = new Client({ connectionString: shared.LEADCHAT_DATABASE_URL });
     await holder.connect();
     try {
@@ -99,7 +121,10 @@ test("reads lock nothing they only read: ingest goes on on two processes while a
       const held = await holder.query(`SELECT id FROM webhooks WHERE doc->>'accountId' = $1 FOR UPDATE`, [account.id]);
       expect(held.rowCount).toBe(1);
       const replies = await spread(40, 8, (i) =>
-        api(gws[i % 2]!, account, 'POST', 'incoming_custom_channel_message', { body: { customData: { messageSid: unique('sid'), fromId: `lock-${i % 5}`, toId: 'biz', body: 'Hello' } } }));
+        api(gws[i % 2]!, account, 'POST', 'incoming_custom_channel_message', {
+          body: { customData: { messageSid: unique('sid'), fromId: `lock-${i % 5}`, toId: 'biz', body: 'Hello' } },
+        }),
+      );
       expect(replies.map((r) => r.status)).toEqual(Array(40).fill(200));
     } finally {
       await holder.query('ROLLBACK');
@@ -114,7 +139,11 @@ test("reads lock nothing they only read: ingest goes on on two processes while a
 test('100 concurrent creates of one phone on three processes make one contact', async () => {
   const account = await createAccount(gws[0]!);
   const phone = uniquePhone();
-  const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => api(on(i), account, 'POST', 'contacts', { body: { phone, firstName: 'Ann' } })));
+  const replies = await Promise.all(
+    Array.from({ length: 100 }, (_, i) =>
+      api(on(i), account, 'POST', 'contacts', { body: { phone, firstName: 'Ann' } }),
+    ),
+  );
   expect(replies.map((r) => r.status).sort((a, b) => a - b)).toEqual([...Array(99).fill(200), 201]);
   expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
 });
@@ -128,11 +157,15 @@ describe('credits across processes', () => {
   });
 
   test('100 concurrent 1-credit grants: the balance is exact', async () => {
-    const replies = await Promise.all(Array.from({ length: 100 }, (_, i) =>
-      api(on(i), agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 1 } }),
-    ));
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        api(on(i), agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 1 } }),
+      ),
+    );
     expect(replies.filter((r) => r.status === 200)).toHaveLength(100);
-    expect(new Set(replies.map((r) => r.body.new_balance))).toEqual(new Set(Array.from({ length: 100 }, (_, i) => i + 1)));
+    expect(new Set(replies.map((r) => r.body.new_balance))).toEqual(
+      new Set(Array.from({ length: 100 }, (_, i) => i + 1)),
+    );
     const credits = await api(gws[2]!, sub, 'GET', 'credits');
     expect(credits.body.balance).toBe(100);
     expect(credits.body.transactions).toHaveLength(100);
@@ -141,16 +174,28 @@ describe('credits across processes', () => {
   test('20 concurrent grants with one Idempotency-Key grant once', async () => {
     const before = (await api(gws[0]!, sub, 'GET', 'credits')).body.balance as number;
     const key = unique('idem');
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      api(on(i), agency, 'POST', 'subaccounts/credits', { headers: { 'idempotency-key': key }, body: { email: sub.email, amount: 5 } }),
-    ));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        api(on(i), agency, 'POST', 'subaccounts/credits', {
+          headers: { 'idempotency-key': key },
+          body: { email: sub.email, amount: 5 },
+        }),
+      ),
+    );
     for (const r of replies) expect([200, 409]).toContain(r.status);
     const granted = replies.filter((r) => r.status === 200);
     expect(granted.length).toBeGreaterThanOrEqual(1);
     expect(new Set(granted.map((r) => r.body.new_balance))).toEqual(new Set([before + 5]));
     // Once the first has finished, every retry is a replay.
-    const again = await api(gws[2]!, agency, 'POST', 'subaccounts/credits', { headers: { 'idempotency-key': key }, body: { email: sub.email, amount: 5 } });
-    expect({ status: again.status, replayed: again.headers['idempotent-replayed'], balance: again.body.new_balance }).toEqual({ status: 200, replayed: 'true', balance: before + 5 });
+    const again = await api(gws[2]!, agency, 'POST', 'subaccounts/credits', {
+      headers: { 'idempotency-key': key },
+      body: { email: sub.email, amount: 5 },
+    });
+    expect({
+      status: again.status,
+      replayed: again.headers['idempotent-replayed'],
+      balance: again.body.new_balance,
+    }).toEqual({ status: 200, replayed: 'true', balance: before + 5 });
     expect((await api(gws[1]!, sub, 'GET', 'credits')).body.balance).toBe(before + 5);
   });
 });
@@ -160,18 +205,31 @@ test('concurrent hand-offs on three processes take the round-robin turn exactly 
   await api(gws[0]!, account, 'PUT', 'settings', { body: { handoffAssignment: 'round_robin' } });
   const agents: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const invited = await api(gws[i]!, account, 'POST', 'members', { body: { email: `agent${i}@team.example`, name: `Agent ${i}`, role: 'agent' } });
+    const invited = await api(gws[i]!, account, 'POST', 'members', {
+      body: { email: `agent${i}@team.example`, name: `Agent ${i}`, role: 'agent' },
+    });
     const token = new URL(invited.body.inviteUrl).hash.slice(1);
-    const accepted = await request(gws[i]!, 'POST', `/console/api/invites/${token}`, { body: { password: 'a-long-enough-password' } });
+    const accepted = await request(gws[i]!, 'POST', `/console/api/invites/${token}`, {
+      body: { password: 'a-long-enough-password' },
+    });
     expect(accepted.status).toBe(200);
     agents.push(invited.body.id);
   }
   const replies = await spread(36, 36, (i) =>
     api(on(i), account, 'POST', 'incoming_custom_channel_message', {
-      body: { customData: { messageSid: unique('sid'), fromId: unique('visitor'), toId: 'biz', body: 'I want to talk to a human' } },
-    }));
+      body: {
+        customData: {
+          messageSid: unique('sid'),
+          fromId: unique('visitor'),
+          toId: 'biz',
+          body: 'I want to talk to a human',
+        },
+      },
+    }),
+  );
   expect(replies.map((r) => r.status)).toEqual(Array(36).fill(200));
-  const handedOff = (await api(gws[1]!, account, 'GET', 'conversations?status=handed_off&limit=100')).body.data as Array<{ assigneeId: string }>;
+  const handedOff = (await api(gws[1]!, account, 'GET', 'conversations?status=handed_off&limit=100')).body
+    .data as Array<{ assigneeId: string }>;
   expect(handedOff).toHaveLength(36);
   const counts = Object.fromEntries(agents.map((id) => [id, handedOff.filter((c) => c.assigneeId === id).length]));
   expect(counts).toEqual(Object.fromEntries(agents.map((id) => [id, 12])));
@@ -182,25 +240,45 @@ test('contacts already on a list, reached from three processes at once: each get
   const list = (await api(gws[0]!, account, 'POST', 'lists', { body: { name: 'Imported' } })).body;
   const ids = await spread(150, 10, async (i) => {
     const contact = (await api(gws[i % 3]!, account, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body;
-    expect((await api(gws[i % 3]!, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } })).status).toBe(201);
+    expect(
+      (await api(gws[i % 3]!, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } }))
+        .status,
+    ).toBe(201);
     return contact.id as string;
   });
-  const campaign = (await api(gws[0]!, account, 'POST', 'campaigns', {
-    body: { name: 'Late start', channel: 'sms', listId: list.id, openingMessage: 'Hello!', status: 'live', sendRate: '6000/m' },
-  })).body;
-  const answers = await Promise.all(gws.map((gw) => api(gw, account, 'POST', `campaigns/${campaign.id}/reach-existing`)));
+  const campaign = (
+    await api(gws[0]!, account, 'POST', 'campaigns', {
+      body: {
+        name: 'Late start',
+        channel: 'sms',
+        listId: list.id,
+        openingMessage: 'Hello!',
+        status: 'live',
+        sendRate: '6000/m',
+      },
+    })
+  ).body;
+  const answers = await Promise.all(
+    gws.map((gw) => api(gw, account, 'POST', `campaigns/${campaign.id}/reach-existing`)),
+  );
   expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
   expect(answers.reduce((sum, a) => sum + a.body.queued, 0)).toBe(150);
   const opened = await spread(150, 10, (i) =>
     poll(
       () => api(gws[i % 3]!, account, 'GET', `contacts/${ids[i]}/messages`),
-      (r) => r.body.data.some((m: { author: string; status: string }) => m.author === 'campaign' && m.status === 'sent'),
-    ));
-  expect(opened.map((r) => r.body.data.filter((m: { author: string }) => m.author === 'campaign').length)).toEqual(ids.map(() => 1));
+      (r) =>
+        r.body.data.some((m: { author: string; status: string }) => m.author === 'campaign' && m.status === 'sent'),
+    ),
+  );
+  expect(opened.map((r) => r.body.data.filter((m: { author: string }) => m.author === 'campaign').length)).toEqual(
+    ids.map(() => 1),
+  );
 });
 
 test('the per-key rate limit is shared: 60 a minute in total over three processes, not 180', async () => {
-  const limited = await Promise.all([0, 1, 2].map(() => startGateway({ ...shared, LEADCHAT_RATE_LIMIT_PER_MINUTE: '60' })));
+  const limited = await Promise.all(
+    [0, 1, 2].map(() => startGateway({ ...shared, LEADCHAT_RATE_LIMIT_PER_MINUTE: '60' })),
+  );
   try {
     const account = await createAccount(limited[0]!);
     const replies = await spread(120, 6, (i) => api(limited[i % 3]!, account, 'GET', 'credits'));
@@ -223,13 +301,16 @@ describe('deliveries shared by the processes', () => {
       const account = await createAccount(gws[0]!);
       await api(gws[0]!, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: receiver.url } });
       const sent = await spread(500, 24, (i) =>
-        api(on(i), account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: `lead-${i}`, customChannel: 'chat', body: `reply ${i}` } } }),
+        api(on(i), account, 'POST', 'send_custom_channel_message', {
+          body: { customData: { fromId: `lead-${i}`, customChannel: 'chat', body: `reply ${i}` } },
+        }),
       );
       for (const r of sent) expect(r.status).toBe(200);
       await receiver.waitFor(500, 60_000);
       await new Promise((r) => setTimeout(r, 1500));
       const byMessage = new Map<string, number>();
-      for (const req of receiver.requests) byMessage.set(req.body.messageId, (byMessage.get(req.body.messageId) ?? 0) + 1);
+      for (const req of receiver.requests)
+        byMessage.set(req.body.messageId, (byMessage.get(req.body.messageId) ?? 0) + 1);
       expect(byMessage.size).toBe(500);
       expect([...byMessage.values()].every((n) => n === 1)).toBe(true);
       expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(500);
@@ -247,9 +328,17 @@ describe('deliveries shared by the processes', () => {
       await api(gws[0]!, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: webhook.url } });
       await api(gws[1]!, account, 'POST', 'webhooks', { body: { url: subscriber.url, events: ['reply'] } });
       const sent = await spread(60, 12, (i) =>
-        api(on(i), account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: `refused-${i}`, customChannel: 'chat', body: `reply ${i}` } } }));
+        api(on(i), account, 'POST', 'send_custom_channel_message', {
+          body: { customData: { fromId: `refused-${i}`, customChannel: 'chat', body: `reply ${i}` } },
+        }),
+      );
       const statuses = await poll(
-        () => Promise.all(sent.map((r, i) => api(on(i + 1), account, 'GET', `messages/${r.body.messageId}`).then((m) => m.body.status as string))),
+        () =>
+          Promise.all(
+            sent.map((r, i) =>
+              api(on(i + 1), account, 'GET', `messages/${r.body.messageId}`).then((m) => m.body.status as string),
+            ),
+          ),
         (all) => all.every((s) => s !== 'pending'),
         30_000,
       );
@@ -273,15 +362,32 @@ describe('deliveries shared by the processes', () => {
     try {
       const account = await createAccount(victim);
       await api(victim, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: receiver.url } });
-      const ids = await spread(20, 20, async (i) =>
-        (await api(victim, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: `kill-${i}`, customChannel: 'chat', body: `held ${i}` } } })).body.messageId as string,
+      const ids = await spread(
+        20,
+        20,
+        async (i) =>
+          (
+            await api(victim, account, 'POST', 'send_custom_channel_message', {
+              body: { customData: { fromId: `kill-${i}`, customChannel: 'chat', body: `held ${i}` } },
+            })
+          ).body.messageId as string,
       );
-      await poll(async () => held.size, (n) => n >= 20, 20_000);
-      const firstIds = new Map(receiver.requests.map((r) => [r.body.messageId as string, r.headers['webhook-id'] as string]));
+      await poll(
+        async () => held.size,
+        (n) => n >= 20,
+        20_000,
+      );
+      const firstIds = new Map(
+        receiver.requests.map((r) => [r.body.messageId as string, r.headers['webhook-id'] as string]),
+      );
       await victim.kill();
 
       for (const id of ids) {
-        const message = await poll(() => api(gws[1]!, account, 'GET', `messages/${id}`), (r) => r.body.status === 'sent', 30_000);
+        const message = await poll(
+          () => api(gws[1]!, account, 'GET', `messages/${id}`),
+          (r) => r.body.status === 'sent',
+          30_000,
+        );
         expect({ id, status: message.body.status }).toEqual({ id, status: 'sent' });
       }
       for (const id of ids) {
@@ -299,7 +405,10 @@ describe('deliveries shared by the processes', () => {
 
 test('a request to any process sees what another committed', async () => {
   const account = await createAccount(gws[2]!);
-  const created = await request(gws[0]!, 'POST', '/v1/contacts', { apiKey: account.apiKey, body: { phone: uniquePhone() } });
+  const created = await request(gws[0]!, 'POST', '/v1/contacts', {
+    apiKey: account.apiKey,
+    body: { phone: uniquePhone() },
+  });
   const read = await request(gws[1]!, 'GET', `/v1/contacts/${created.body.id}`, { apiKey: account.apiKey });
   expect(read.body).toEqual(created.body);
 });
@@ -332,7 +441,9 @@ test("the console's stream on one process hears a change committed on another; o
     const stream = await openStream(here, '/console/api/stream', { cookie: session.cookie });
     expect(stream.status).toBe(200);
     const writes = async () => {
-      const res = await api(there, owner, 'POST', 'incoming_custom_channel_message', { body: { customData: { messageSid: unique('sid'), fromId: unique('user'), toId: 'biz', body: 'hi' } } });
+      const res = await api(there, owner, 'POST', 'incoming_custom_channel_message', {
+        body: { customData: { messageSid: unique('sid'), fromId: unique('user'), toId: 'biz', body: 'hi' } },
+      });
       expect(res.status).toBe(200);
       return res.body.messageId as string;
     };
@@ -343,11 +454,14 @@ test("the console's stream on one process hears a change committed on another; o
     expect(stream.events[0]!.data.messageId).toBe(first);
 
     // The connection that listens is cut: listening again, the process cannot tell what it missed meanwhile.
-    const cut = await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'leadchat-gateway jobs'`);
+    const cut = await db.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'leadchat-gateway jobs'`,
+    );
     expect(cut.rowCount).toBe(2);
     await stream.until((events) => events.some((e) => e.event === 'reset'));
     // Both listen again (the last thing a listening connection does on its own is to turn synchronous commits off).
-    const listening = () => db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()
+    const listening = () =>
+      db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()
       AND application_name = 'leadchat-gateway jobs' AND (query LIKE 'SET synchronous_commit%' OR query LIKE '%pg_notify%')`);
     expect((await poll(listening, (r) => r.rows[0].n === 2)).rows[0].n).toBe(2);
     const second = await writes();
@@ -360,17 +474,28 @@ test("the console's stream on one process hears a change committed on another; o
 });
 
 test('a delivery queued on a process whose runner is full is run at once by another, not at its next poll', async () => {
-  const { CONCURRENCY } = (await import(path.resolve(__dirname, '../../gateway/dist/jobs/queue.js'))) as { CONCURRENCY: number };
+  const { CONCURRENCY } = (await import(path.resolve(__dirname, '../../gateway/dist/jobs/queue.js'))) as {
+    CONCURRENCY: number;
+  };
   // A poll far longer than the wait below: only the news of the commit can explain a delivery in time.
-  const env = { LEADCHAT_DATABASE_URL: await createTestDatabase(), LEADCHAT_JOB_POLL: '60s', LEADCHAT_WEBHOOK_TIMEOUT: '60s' };
-  const receiver = await Receiver.start((_n, req) => (String(req.body?.body).startsWith('held') ? undefined : { status: 200 }));
+  const env = {
+    LEADCHAT_DATABASE_URL: await createTestDatabase(),
+    LEADCHAT_JOB_POLL: '60s',
+    LEADCHAT_WEBHOOK_TIMEOUT: '60s',
+  };
+  const receiver = await Receiver.start((_n, req) =>
+    String(req.body?.body).startsWith('held') ? undefined : { status: 200 },
+  );
   const started: TestGateway[] = [];
   try {
     const [a] = await deployment(env, 1);
     started.push(a!);
     const account = await createAccount(a!);
     await api(a!, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: receiver.url } });
-    const send = (body: string) => api(a!, account, 'POST', 'send_custom_channel_message', { body: { customData: { fromId: unique('lead'), customChannel: 'chat', body } } });
+    const send = (body: string) =>
+      api(a!, account, 'POST', 'send_custom_channel_message', {
+        body: { customData: { fromId: unique('lead'), customChannel: 'chat', body } },
+      });
     // Alone on the database, A claims these itself, and the receiver keeps each one waiting: A's runner is full.
     for (let i = 0; i < CONCURRENCY; i++) expect((await send(`held ${i}`)).status).toBe(200);
     await receiver.waitFor(CONCURRENCY, 20_000);
@@ -392,10 +517,13 @@ test('a delivery queued on a process whose runner is full is run at once by anot
 /** The certificate a gateway presents, checked against `ca`. */
 function servedCertificate(gw: TestGateway, ca: string): Promise<{ fingerprint256: string; authorized: boolean }> {
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: '127.0.0.1', port: Number(new URL(gw.url).port), ca, servername: 'localhost' }, () => {
-      resolve({ fingerprint256: socket.getPeerCertificate().fingerprint256, authorized: socket.authorized });
-      socket.end();
-    });
+    const socket = tls.connect(
+      { host: '127.0.0.1', port: Number(new URL(gw.url).port), ca, servername: 'localhost' },
+      () => {
+        resolve({ fingerprint256: socket.getPeerCertificate().fingerprint256, authorized: socket.authorized });
+        socket.end();
+      },
+    );
     socket.on('error', reject);
   });
 }
@@ -404,12 +532,15 @@ test('a cursor from one process pages on at another, and every process refuses i
   const account = await createAccount(gws[0]!);
   const stranger = await createAccount(gws[1]!);
   const names = ['a', 'b', 'c', 'd'];
-  for (const name of names) expect((await api(on(names.indexOf(name)), account, 'POST', 'lists', { body: { name } })).status).toBe(201);
+  for (const name of names)
+    expect((await api(on(names.indexOf(name)), account, 'POST', 'lists', { body: { name } })).status).toBe(201);
   const seen: string[] = [];
   let cursor: string | null = null;
   let i = 0;
   do {
-    const page: Reply = await api(on(i++), account, 'GET', 'lists', { query: { limit: '1', ...(cursor ? { cursor } : {}) } });
+    const page: Reply = await api(on(i++), account, 'GET', 'lists', {
+      query: { limit: '1', ...(cursor ? { cursor } : {}) },
+    });
     expect(page.status).toBe(200);
     seen.push(...page.body.data.map((l: { name: string }) => l.name));
     cursor = page.body.nextCursor;
@@ -441,14 +572,18 @@ describe('failed authentications from one address, counted by every process', ()
     const from = (address: string) => ({ 'x-forwarded-for': address, 'x-forwarded-proto': 'https' });
     const guesser = from('203.0.113.7');
     for (let i = 0; i < 20; i++) {
-      expect((await api(pair[i % 2]!, { apiKey: `lck_wrong-${i}` }, 'GET', 'lists', { headers: guesser })).status).toBe(401);
+      expect((await api(pair[i % 2]!, { apiKey: `lck_wrong-${i}` }, 'GET', 'lists', { headers: guesser })).status).toBe(
+        401,
+      );
     }
     for (const gw of [one, two]) {
       const refused = await api(gw, { apiKey: 'lck_wrong-again' }, 'GET', 'lists', { headers: guesser });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
       expect((await api(gw, account, 'GET', 'lists', { headers: guesser })).status).toBe(200);
-      expect((await api(gw, { apiKey: 'lck_wrong-elsewhere' }, 'GET', 'lists', { headers: from('203.0.113.8') })).status).toBe(401);
+      expect(
+        (await api(gw, { apiKey: 'lck_wrong-elsewhere' }, 'GET', 'lists', { headers: from('203.0.113.8') })).status,
+      ).toBe(401);
     }
   });
 });
@@ -462,7 +597,9 @@ test('processes started at once on a new database serve one certificate, copied 
       expect(await servedCertificate(gw, ca)).toEqual({ fingerprint256, authorized: true });
       expect(readFileSync(path.join(gw.dataDir, 'tls', 'cert.pem'), 'utf8')).toBe(ca);
       expect(existsSync(path.join(gw.dataDir, 'tls', 'key.pem'))).toBe(false);
-      expect(gw.output()).toContain(`TLS certificate: ${path.join(gw.dataDir, 'tls', 'cert.pem')} (self-signed, shared by every process on the database; SHA-256 ${fingerprint256})`);
+      expect(gw.output()).toContain(
+        `TLS certificate: ${path.join(gw.dataDir, 'tls', 'cert.pem')} (self-signed, shared by every process on the database; SHA-256 ${fingerprint256})`,
+      );
       expect(gw.output()).not.toContain('PRIVATE KEY');
     }
   } finally {
@@ -472,25 +609,38 @@ test('processes started at once on a new database serve one certificate, copied 
 
 test('the first process keeps the certificate its data dir already held; a later one serves it too and drops its own key', async () => {
   const dirs = [tempDir(), tempDir()];
-  const pairs = await Promise.all(dirs.map(async (dir) => {
-    const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-      keyType: 'ec',
-      curve: 'P-256',
-      algorithm: 'sha256',
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
-    });
-    mkdirSync(path.join(dir, 'tls'));
-    writeFileSync(path.join(dir, 'tls', 'cert.pem'), pems.cert);
-    writeFileSync(path.join(dir, 'tls', 'key.pem'), pems.private, { mode: 0o600 });
-    return pems;
-  }));
+  const pairs = await Promise.all(
+    dirs.map(async (dir) => {
+      const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+        keyType: 'ec',
+        curve: 'P-256',
+        algorithm: 'sha256',
+        extensions: [
+          {
+            name: 'subjectAltName',
+            altNames: [
+              { type: 2, value: 'localhost' },
+              { type: 7, ip: '127.0.0.1' },
+            ],
+          },
+        ],
+      });
+      mkdirSync(path.join(dir, 'tls'));
+      writeFileSync(path.join(dir, 'tls', 'cert.pem'), pems.cert);
+      writeFileSync(path.join(dir, 'tls', 'key.pem'), pems.private, { mode: 0o600 });
+      return pems;
+    }),
+  );
   const env = { LEADCHAT_DATABASE_URL: await createTestDatabase() };
   const started: TestGateway[] = [];
   try {
     for (const dir of dirs) started.push(await startGateway(env, dir));
     const kept = pairs[0]!;
     for (const gw of started) {
-      expect(await servedCertificate(gw, kept.cert)).toEqual({ fingerprint256: new X509Certificate(kept.cert).fingerprint256, authorized: true });
+      expect(await servedCertificate(gw, kept.cert)).toEqual({
+        fingerprint256: new X509Certificate(kept.cert).fingerprint256,
+        authorized: true,
+      });
       expect(readFileSync(path.join(gw.dataDir, 'tls', 'cert.pem'), 'utf8')).toBe(kept.cert);
     }
     expect(readFileSync(path.join(dirs[0]!, 'tls', 'key.pem'), 'utf8')).toBe(kept.private);

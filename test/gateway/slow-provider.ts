@@ -4,7 +4,8 @@ import { poll } from './api-support';
 
 /** A 1×1 PNG: a contact's photo. */
 export const PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c63f8cfc0f01f0005000201a5f1cd6a0000000049454e44ae426082',
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+    '1f15c4890000000d49444154789c63f8cfc0f01f0005000201a5f1cd6a0000000049454e44ae426082',
   'hex',
 );
 
@@ -71,7 +72,10 @@ export class SlowProvider {
 
   /** Waits until a request matching `path` has come (bounded): the gateway is reading it. */
   async waitFor(path: RegExp): Promise<void> {
-    const found = await poll(async () => this.requests.some((r) => path.test(r.path)), (yes) => yes);
+    const found = await poll(
+      async () => this.requests.some((r) => path.test(r.path)),
+      (yes) => yes,
+    );
     if (!found) throw new Error(`no request for ${path} came`);
   }
 
@@ -91,12 +95,25 @@ export class SlowProvider {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  private answer({ method, path }: SlowRequest): { status: number; type: string; body: string | Buffer; slow: boolean } {
-    const json = (status: number, body: unknown, slow = false) => ({ status, type: 'application/json', body: JSON.stringify(body), slow });
-    if (method === 'GET' && /\/Messages\/MM\w+\/Media\/ME\w+$/.test(path)) return { status: 200, type: 'image/png', body: PNG, slow: true };
+  private answer({ method, path }: SlowRequest): {
+    status: number;
+    type: string;
+    body: string | Buffer;
+    slow: boolean;
+  } {
+    const json = (status: number, body: unknown, slow = false) => ({
+      status,
+      type: 'application/json',
+      body: JSON.stringify(body),
+      slow,
+    });
+    if (method === 'GET' && /\/Messages\/MM\w+\/Media\/ME\w+$/.test(path))
+      return { status: 200, type: 'image/png', body: PNG, slow: true };
     if (method === 'GET' && /^\/v23\.0\/\d+\?fields=/.test(path)) return json(200, PROFILE, true);
-    if (method === 'POST' && path.endsWith('/Messages.json')) return json(201, { sid: `SM${String(++this.sent).padStart(32, '0')}`, status: 'queued' });
-    if (method === 'POST' && path.endsWith('/messages')) return json(200, { recipient_id: '1', message_id: `m_${++this.sent}` });
+    if (method === 'POST' && path.endsWith('/Messages.json'))
+      return json(201, { sid: `SM${String(++this.sent).padStart(32, '0')}`, status: 'queued' });
+    if (method === 'POST' && path.endsWith('/messages'))
+      return json(200, { recipient_id: '1', message_id: `m_${++this.sent}` });
     return json(404, { error: { message: 'Unsupported get request', code: 100 } });
   }
 }

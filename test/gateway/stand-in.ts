@@ -28,7 +28,14 @@ export class StandIn {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
-      const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, raw, body: json(raw), form: Object.fromEntries(new URLSearchParams(raw)) };
+      const received = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        raw,
+        body: json(raw),
+        form: Object.fromEntries(new URLSearchParams(raw)),
+      };
       this.requests.push(received);
       const answer = this.answer(received);
       if (answer === 'hang') return;

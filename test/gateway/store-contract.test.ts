@@ -2,20 +2,39 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Pool } from 'pg';
-import type { CollectionSpec, Doc, Job, JobStats, Store } from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
+import type {
+  CollectionSpec,
+  Doc,
+  Job,
+  JobStats,
+  Store,
+} from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
 import type { HealthLog } from '../../gateway/src/store/health.js' with { 'resolution-mode': 'import' };
 import { ADMIN_URL_VARIABLE, createTestDatabase, emptyDatabase } from '../helpers/postgres';
 import { Relay } from '../helpers/relay';
 
 type InterfaceModule = typeof import('../../gateway/src/store/store.js', { with: { 'resolution-mode': 'import' } });
-type PostgresModule = typeof import('../../gateway/src/store/postgres/postgres-store.js', { with: { 'resolution-mode': 'import' } });
-type CollectionsModule = typeof import('../../gateway/src/domain/collections.js', { with: { 'resolution-mode': 'import' } });
-type MigrationsModule = typeof import('../../gateway/src/store/postgres/migrations.js', { with: { 'resolution-mode': 'import' } });
+type PostgresModule = typeof import('../../gateway/src/store/postgres/postgres-store.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type CollectionsModule = typeof import('../../gateway/src/domain/collections.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type MigrationsModule = typeof import('../../gateway/src/store/postgres/migrations.js', {
+  with: { 'resolution-mode': 'import' }
+});
 type HealthModule = typeof import('../../gateway/src/store/health.js', { with: { 'resolution-mode': 'import' } });
-type BackgroundModule = typeof import('../../gateway/src/store/background.js', { with: { 'resolution-mode': 'import' } });
+type BackgroundModule = typeof import('../../gateway/src/store/background.js', {
+  with: { 'resolution-mode': 'import' }
+});
 /** Typed here by the signature it promises, not its source: the lowdb adapter is being rewritten. */
 interface LowdbModule {
-  openLowdbStore(options: { dir: string; collections: CollectionSpec[]; pageSize?: number; health?: InstanceType<HealthModule['StoreHealth']> }): Promise<Store>;
+  openLowdbStore(options: {
+    dir: string;
+    collections: CollectionSpec[];
+    pageSize?: number;
+    health?: InstanceType<HealthModule['StoreHealth']>;
+  }): Promise<Store>;
 }
 
 /**
@@ -36,7 +55,8 @@ let StoreHealth: HealthModule['StoreHealth'];
 let collections: CollectionSpec[];
 
 beforeAll(async () => {
-  ({ StoreConflictError, StoreWriteError, StoreUnavailableError, CommitOutcomeUnknownError, DEFAULT_QUEUE } = (await import(path.join(DIST, 'store/store.js'))) as InterfaceModule);
+  ({ StoreConflictError, StoreWriteError, StoreUnavailableError, CommitOutcomeUnknownError, DEFAULT_QUEUE } =
+    (await import(path.join(DIST, 'store/store.js'))) as InterfaceModule);
   ({ StoreHealth } = (await import(path.join(DIST, 'store/health.js'))) as HealthModule);
   ({ collections } = (await import(path.join(DIST, 'domain/collections.js'))) as CollectionsModule);
 });
@@ -98,7 +118,9 @@ const backends: Backend[] = [
   {
     name: 'postgres',
     async open() {
-      const { openPostgresStore } = (await import(path.join(DIST, 'store/postgres/postgres-store.js'))) as PostgresModule;
+      const { openPostgresStore } = (await import(
+        path.join(DIST, 'store/postgres/postgres-store.js')
+      )) as PostgresModule;
       // One database for the arm, emptied for each test: a new one each time would cost a quarter of a second.
       if (armDatabase) await emptyDatabase(armDatabase);
       else armDatabase = await createTestDatabase();
@@ -172,7 +194,15 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
 
   describe('documents', () => {
     test('get returns what was inserted, values intact; an absent id gives undefined', async () => {
-      const doc: Contact = { id: 'ct_1', accountId: 'acc_1', name: 'Ann', n: 1.5, tags: ['a', 'b'], extra: { deep: { list: [1, null, true] } }, phone: null };
+      const doc: Contact = {
+        id: 'ct_1',
+        accountId: 'acc_1',
+        name: 'Ann',
+        n: 1.5,
+        tags: ['a', 'b'],
+        extra: { deep: { list: [1, null, true] } },
+        phone: null,
+      };
       const returned = await store.transact((tx) => tx.insert('contacts', doc));
       expect(returned).toEqual(doc);
       expect(await store.get('contacts', 'ct_1')).toEqual(doc);
@@ -181,7 +211,10 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     });
 
     test('scan pages in insertion order: limit, after, desc', async () => {
-      await insertAll('media', ['m_c', 'm_a', 'm_e', 'm_b', 'm_d'].map((id) => ({ id })));
+      await insertAll(
+        'media',
+        ['m_c', 'm_a', 'm_e', 'm_b', 'm_d'].map((id) => ({ id })),
+      );
       expect(ids(await store.scan('media'))).toEqual(['m_c', 'm_a', 'm_e', 'm_b', 'm_d']);
       expect(ids(await store.scan('media', { limit: 2 }))).toEqual(['m_c', 'm_a']);
       expect(ids(await store.scan('media', { limit: 2, after: 'm_a' }))).toEqual(['m_e', 'm_b']);
@@ -208,8 +241,13 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(ids(await store.find('contacts', 'email', byEmail, { limit: 2 }))).toEqual(['ct_1', 'ct_3']);
       expect(ids(await store.find('contacts', 'email', byEmail, { after: 'ct_3' }))).toEqual(['ct_5']);
       expect(ids(await store.find('contacts', 'email', byEmail, { order: 'desc' }))).toEqual(['ct_5', 'ct_3', 'ct_1']);
-      expect(ids(await store.find('contacts', 'email', byEmail, { order: 'desc', after: 'ct_5', limit: 1 }))).toEqual(['ct_3']);
-      expect(ids(await store.transact((tx) => tx.find('contacts', 'email', byEmail, { after: 'ct_1' })))).toEqual(['ct_3', 'ct_5']);
+      expect(ids(await store.find('contacts', 'email', byEmail, { order: 'desc', after: 'ct_5', limit: 1 }))).toEqual([
+        'ct_3',
+      ]);
+      expect(ids(await store.transact((tx) => tx.find('contacts', 'email', byEmail, { after: 'ct_1' })))).toEqual([
+        'ct_3',
+        'ct_5',
+      ]);
     });
 
     test('a find value is compared as text: a number finds the same document as its string', async () => {
@@ -224,7 +262,11 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       await expect(byId).rejects.toBeInstanceOf(StoreConflictError);
       await expect(byId).rejects.toMatchObject({ collection: 'contacts', index: 'id', key: 'ct_1' });
       const byPhone = store.transact((tx) => tx.insert('contacts', { id: 'ct_2', accountId: 'acc_1', phone: '+1' }));
-      await expect(byPhone).rejects.toMatchObject({ name: 'StoreConflictError', collection: 'contacts', index: 'phone' });
+      await expect(byPhone).rejects.toMatchObject({
+        name: 'StoreConflictError',
+        collection: 'contacts',
+        index: 'phone',
+      });
 
       const amid = store.transact(async (tx) => {
         await tx.insert('contacts', { id: 'ct_3', accountId: 'acc_1', phone: '+3' });
@@ -249,8 +291,12 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     });
 
     test('update merges shallowly and returns the new document; its old keys leave the indexes', async () => {
-      await insertAll('contacts', [{ id: 'ct_1', accountId: 'acc_1', phone: '+1', email: 'a@example.com', extra: { a: 1, b: 2 } } as Contact]);
-      const updated = await store.transact((tx) => tx.update<Contact>('contacts', 'ct_1', { phone: '+2', extra: { a: 3 }, email: undefined }));
+      await insertAll('contacts', [
+        { id: 'ct_1', accountId: 'acc_1', phone: '+1', email: 'a@example.com', extra: { a: 1, b: 2 } } as Contact,
+      ]);
+      const updated = await store.transact((tx) =>
+        tx.update<Contact>('contacts', 'ct_1', { phone: '+2', extra: { a: 3 }, email: undefined }),
+      );
       expect(updated).toEqual({ id: 'ct_1', accountId: 'acc_1', phone: '+2', extra: { a: 3 } });
       expect(await store.get('contacts', 'ct_1')).toEqual(updated);
       expect(await store.find('contacts', 'phone', ['acc_1', '+1'])).toEqual([]);
@@ -261,7 +307,10 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     });
 
     test('touch gives a document the last place, as an insert would; every write of a transaction applies, in order', async () => {
-      await insertAll('media', ['m_a', 'm_b', 'm_c'].map((id) => ({ id })));
+      await insertAll(
+        'media',
+        ['m_a', 'm_b', 'm_c'].map((id) => ({ id })),
+      );
       await store.transact((tx) => tx.touch<Counted>('media', 'm_a', { n: 1 }));
       expect(ids(await store.scan('media'))).toEqual(['m_b', 'm_c', 'm_a']);
       await store.transact(async (tx) => {
@@ -282,24 +331,43 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     });
 
     test('a page after a place a read gave starts where that document was, even once touch has moved it; after an id, where it is now', async () => {
-      await insertAll('conversations', ['cv_1', 'cv_2', 'cv_3', 'cv_4'].map((id) => ({ id, contactId: 'ct_a' })) as Thread[]);
+      await insertAll(
+        'conversations',
+        ['cv_1', 'cv_2', 'cv_3', 'cv_4'].map((id) => ({ id, contactId: 'ct_a' })) as Thread[],
+      );
       const newest = { order: 'desc', limit: 2 } as const;
       const first = await store.findPlaced<Thread>('conversations', 'contact', ['ct_a'], newest);
-      expect(first.map((p) => p.doc)).toEqual([{ id: 'cv_4', contactId: 'ct_a' }, { id: 'cv_3', contactId: 'ct_a' }]);
+      expect(first.map((p) => p.doc)).toEqual([
+        { id: 'cv_4', contactId: 'ct_a' },
+        { id: 'cv_3', contactId: 'ct_a' },
+      ]);
       expect(first[0]!.place).toBeGreaterThan(first[1]!.place);
       // The last one shown gets new activity: it moves to the top.
       await store.transact((tx) => tx.touch<Thread>('conversations', 'cv_3', { n: 1 }));
-      const next = await store.findPlaced<Thread>('conversations', 'contact', ['ct_a'], { ...newest, after: first[1]!.place });
+      const next = await store.findPlaced<Thread>('conversations', 'contact', ['ct_a'], {
+        ...newest,
+        after: first[1]!.place,
+      });
       expect(next.map((p) => p.doc.id)).toEqual(['cv_2', 'cv_1']);
-      expect(ids(await store.find('conversations', 'contact', ['ct_a'], { ...newest, after: 'cv_3' }))).toEqual(['cv_4', 'cv_2']);
+      expect(ids(await store.find('conversations', 'contact', ['ct_a'], { ...newest, after: 'cv_3' }))).toEqual([
+        'cv_4',
+        'cv_2',
+      ]);
       // Oldest first, a place works the same way; its moved document is now last.
-      const oldest = await store.findPlaced<Thread>('conversations', 'contact', ['ct_a'], { limit: 10, after: next[1]!.place });
+      const oldest = await store.findPlaced<Thread>('conversations', 'contact', ['ct_a'], {
+        limit: 10,
+        after: next[1]!.place,
+      });
       expect(oldest.map((p) => p.doc.id)).toEqual(['cv_2', 'cv_4', 'cv_3']);
       expect(oldest.map((p) => p.place)).toEqual([...oldest.map((p) => p.place)].sort((a, b) => a - b));
     });
 
     test('a list read again in a transaction shows its writes: an update in its place, an insert or a touch last, a document leaving or joining', async () => {
-      await insertAll('conversations', [{ id: 'cv_1', contactId: 'ct_a' }, { id: 'cv_2', contactId: 'ct_a' }, { id: 'cv_3', contactId: 'ct_b' }] as Thread[]);
+      await insertAll('conversations', [
+        { id: 'cv_1', contactId: 'ct_a' },
+        { id: 'cv_2', contactId: 'ct_a' },
+        { id: 'cv_3', contactId: 'ct_b' },
+      ] as Thread[]);
       const seen = await store.transact(async (tx) => {
         const lists: string[][] = [];
         const list = async () => void lists.push(ids(await tx.find('conversations', 'contact', ['ct_a'])));
@@ -332,10 +400,15 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     });
 
     test('update throws for an absent document, a changed id, or a taken unique key (and changes nothing)', async () => {
-      await insertAll('contacts', [{ id: 'ct_1', accountId: 'acc_1', phone: '+1' }, { id: 'ct_2', accountId: 'acc_1', phone: '+2' }] as Contact[]);
+      await insertAll('contacts', [
+        { id: 'ct_1', accountId: 'acc_1', phone: '+1' },
+        { id: 'ct_2', accountId: 'acc_1', phone: '+2' },
+      ] as Contact[]);
       await expect(store.transact((tx) => tx.update<Contact>('contacts', 'ct_nope', { name: 'x' }))).rejects.toThrow();
       await expect(store.transact((tx) => tx.update<Contact>('contacts', 'ct_1', { id: 'ct_9' }))).rejects.toThrow();
-      await expect(store.transact((tx) => tx.update<Contact>('contacts', 'ct_2', { phone: '+1', name: 'Bo' }))).rejects.toMatchObject({
+      await expect(
+        store.transact((tx) => tx.update<Contact>('contacts', 'ct_2', { phone: '+1', name: 'Bo' })),
+      ).rejects.toMatchObject({
         name: 'StoreConflictError',
         collection: 'contacts',
         index: 'phone',
@@ -391,7 +464,12 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       await expect(handled).rejects.toBe(own);
       expect(runs).toBe(1);
       const through = store.transact((tx) => tx.insert('accounts', { id: 'acc_3', email: 'a@example.com' }));
-      await expect(through).rejects.toMatchObject({ name: 'StoreConflictError', collection: 'accounts', index: 'email', key: 'a@example.com' });
+      await expect(through).rejects.toMatchObject({
+        name: 'StoreConflictError',
+        collection: 'accounts',
+        index: 'email',
+        key: 'a@example.com',
+      });
       expect(ids(await store.scan('accounts'))).toEqual(['acc_1']);
     });
 
@@ -428,7 +506,9 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
             looked += 1;
             if (looked === 2) bothLooked();
             if (sideBySide && looked <= 2) await race;
-            return (await tx.insert<Counter>('idempotency', { id: `idk_${i}`, accountId: 'acc_1', key: 'shared', n: i })).id;
+            return (
+              await tx.insert<Counter>('idempotency', { id: `idk_${i}`, accountId: 'acc_1', key: 'shared', n: i })
+            ).id;
           }),
         ),
       );
@@ -464,7 +544,9 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
 
     test('a job is queued as typed; a key held by a waiting or running job queues nothing', async () => {
       const before = Date.now();
-      await store.transact((tx) => tx.enqueue({ kind: 'reply', data: { n: 1, nested: { a: [1] } }, key: 'k', accountId: 'acc_1' }));
+      await store.transact((tx) =>
+        tx.enqueue({ kind: 'reply', data: { n: 1, nested: { a: [1] } }, key: 'k', accountId: 'acc_1' }),
+      );
       const [job] = await store.jobs.list('pending');
       expect(job).toEqual({
         id: expect.any(String),
@@ -539,13 +621,16 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       const unsubscribe = [DEFAULT_QUEUE, 'slow'].map((queue) => store.jobs.onEnqueued(queue, () => heard.push(queue)));
       try {
         await store.transact(async (tx) => {
-          for (let n = 0; n < 5; n++) await tx.enqueue({ kind: 'file', data: { n }, queue: 'slow', runAt: at - 1000 + n });
+          for (let n = 0; n < 5; n++)
+            await tx.enqueue({ kind: 'file', data: { n }, queue: 'slow', runAt: at - 1000 + n });
         });
         await until('news of the slow queue', () => heard.includes('slow'));
         // A burst may come as one call or as several: which queues heard of it is what counts.
         expect(new Set(heard)).toEqual(new Set(['slow']));
         await store.transact((tx) => tx.enqueue({ kind: 'opening', data: {}, runAt: at - 500 }));
-        await store.transact((tx) => tx.enqueue({ kind: 'opening', data: {}, queue: DEFAULT_QUEUE, runAt: at + 60_000 }));
+        await store.transact((tx) =>
+          tx.enqueue({ kind: 'opening', data: {}, queue: DEFAULT_QUEUE, runAt: at + 60_000 }),
+        );
         await until('news of the default queue', () => heard.includes(DEFAULT_QUEUE));
         expect(heard.slice(heard.indexOf(DEFAULT_QUEUE)).every((queue) => queue === DEFAULT_QUEUE)).toBe(true);
       } finally {
@@ -559,7 +644,11 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(opening.jobs.map((job) => [job.kind, job.queue])).toEqual([['opening', DEFAULT_QUEUE]]);
       expect(opening.nextDueAt).toBe(at + 60_000);
       const files = await store.jobs.claim('slow', 3, 60_000);
-      expect(files.map((job) => [job.data.n, job.queue])).toEqual([[0, 'slow'], [1, 'slow'], [2, 'slow']]);
+      expect(files.map((job) => [job.data.n, job.queue])).toEqual([
+        [0, 'slow'],
+        [1, 'slow'],
+        [2, 'slow'],
+      ]);
       expect(await store.jobs.nextDueAt('slow')).toBe(at - 1000 + 3);
       await store.jobs.settle(files[0]!, { retryAt: at - 1 });
       expect((await store.jobs.claim('slow', 10, 60_000)).map((job) => job.data.n)).toEqual([3, 4, 0]);
@@ -610,7 +699,14 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
         expect(job.attempts).toBe(1);
         expect(await store.jobs.settle(job, { later: Date.now() - 1 })).toBe(true);
         const [waiting] = await store.jobs.list('pending');
-        expect(waiting).toMatchObject({ id: job.id, status: 'pending', attempts: 0, lease: null, lastError: null, key: 'h1' });
+        expect(waiting).toMatchObject({
+          id: job.id,
+          status: 'pending',
+          attempts: 0,
+          lease: null,
+          lastError: null,
+          key: 'h1',
+        });
         job = await claimOne();
       }
       await store.jobs.settle(job, { done: true });
@@ -622,7 +718,15 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       const retryAt = Date.now() + 100;
       expect(await store.jobs.settle(job, { retryAt, error: 'timeout' })).toBe(true);
       const [waiting] = await store.jobs.list('pending');
-      expect(waiting).toMatchObject({ id: job.id, status: 'pending', runAt: retryAt, lease: null, lastError: 'timeout', key: 'd1', attempts: 1 });
+      expect(waiting).toMatchObject({
+        id: job.id,
+        status: 'pending',
+        runAt: retryAt,
+        lease: null,
+        lastError: 'timeout',
+        key: 'd1',
+        attempts: 1,
+      });
       expect(await store.jobs.nextDueAt(DEFAULT_QUEUE)).toBe(retryAt);
       expect(await store.jobs.claim(DEFAULT_QUEUE, 1, 1000)).toEqual([]);
       await sleep(120);
@@ -631,7 +735,17 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
 
       expect(await store.jobs.settle(again, { dead: 'gave up' })).toBe(true);
       const dead = await store.jobs.list('dead');
-      expect(dead).toEqual([expect.objectContaining({ id: job.id, status: 'dead', runAt: null, key: null, lease: null, lastError: 'gave up', data: { to: 'x' } })]);
+      expect(dead).toEqual([
+        expect.objectContaining({
+          id: job.id,
+          status: 'dead',
+          runAt: null,
+          key: null,
+          lease: null,
+          lastError: 'gave up',
+          data: { to: 'x' },
+        }),
+      ]);
       expect(await store.jobs.nextDueAt(DEFAULT_QUEUE)).toBeUndefined();
       expect(await store.jobs.claim(DEFAULT_QUEUE, 10, 1000)).toEqual([]);
       await store.transact((tx) => tx.enqueue({ kind: 'deliver', data: {}, key: 'd1' }));
@@ -667,11 +781,38 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
 
     test('adopt takes in jobs of another store as they are; a running one waits again', async () => {
       const at = Date.now();
-      const made = { data: { n: 1 }, queue: DEFAULT_QUEUE, accountId: 'acc_1', lastError: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-02T00:00:00.000Z' };
+      const made = {
+        data: { n: 1 },
+        queue: DEFAULT_QUEUE,
+        accountId: 'acc_1',
+        lastError: null,
+        createdAt: '2024-01-01T00:00:00.000Z',
+        updatedAt: '2024-01-02T00:00:00.000Z',
+      };
       const jobs: Job[] = [
         { ...made, id: 'job_a', kind: 'a', key: 'ka', status: 'pending', runAt: at - 10, attempts: 0, lease: null },
-        { ...made, id: 'job_b', kind: 'b', queue: 'other', key: null, status: 'running', runAt: at - 5, attempts: 2, lease: 'lease-of-the-other-store' },
-        { ...made, id: 'job_c', kind: 'c', key: null, status: 'dead', runAt: null, attempts: 5, lease: null, lastError: 'gave up' },
+        {
+          ...made,
+          id: 'job_b',
+          kind: 'b',
+          queue: 'other',
+          key: null,
+          status: 'running',
+          runAt: at - 5,
+          attempts: 2,
+          lease: 'lease-of-the-other-store',
+        },
+        {
+          ...made,
+          id: 'job_c',
+          kind: 'c',
+          key: null,
+          status: 'dead',
+          runAt: null,
+          attempts: 5,
+          lease: null,
+          lastError: 'gave up',
+        },
       ];
       await store.jobs.adopt(jobs);
       expect(await store.jobs.list('pending')).toEqual([jobs[0], { ...jobs[1], status: 'pending', lease: null }]);
@@ -680,10 +821,18 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       await store.transact((tx) => tx.enqueue({ kind: 'a', data: {}, key: 'ka' }));
       expect(ids(await store.jobs.list('pending'))).toEqual(['job_a', 'job_b']);
       // Each in its own queue.
-      const claimed = [...(await store.jobs.claim(DEFAULT_QUEUE, 10, 60_000)), ...(await store.jobs.claim('other', 10, 60_000))];
-      expect(claimed.map((j) => [j.id, j.queue, j.attempts])).toEqual([['job_a', DEFAULT_QUEUE, 1], ['job_b', 'other', 3]]);
+      const claimed = [
+        ...(await store.jobs.claim(DEFAULT_QUEUE, 10, 60_000)),
+        ...(await store.jobs.claim('other', 10, 60_000)),
+      ];
+      expect(claimed.map((j) => [j.id, j.queue, j.attempts])).toEqual([
+        ['job_a', DEFAULT_QUEUE, 1],
+        ['job_b', 'other', 3],
+      ]);
       // All or nothing: one taken id refuses the lot.
-      await expect(store.jobs.adopt([{ ...jobs[2]!, id: 'job_d' }, jobs[2]!])).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(store.jobs.adopt([{ ...jobs[2]!, id: 'job_d' }, jobs[2]!])).rejects.toBeInstanceOf(
+        StoreConflictError,
+      );
       expect(ids(await store.jobs.list('dead'))).toEqual(['job_c']);
     });
 
@@ -691,8 +840,10 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(await store.jobs.stats()).toEqual([]);
       const at = Date.now();
       await store.transact(async (tx) => {
-        for (let i = 0; i < 6; i++) await tx.enqueue({ kind: 'deliver', data: { i }, key: `d${i}`, runAt: at - 60_000 + i * 1000 });
-        for (let i = 0; i < 4; i++) await tx.enqueue({ kind: 'follow_up', data: { i }, key: `f${i}`, runAt: at + 3_600_000 + i });
+        for (let i = 0; i < 6; i++)
+          await tx.enqueue({ kind: 'deliver', data: { i }, key: `d${i}`, runAt: at - 60_000 + i * 1000 });
+        for (let i = 0; i < 4; i++)
+          await tx.enqueue({ kind: 'follow_up', data: { i }, key: `f${i}`, runAt: at + 3_600_000 + i });
         await tx.enqueue({ kind: 'reply', data: {}, runAt: at - 30_000 });
       });
       expect(await statsOf(store)).toEqual(await recount(store, Date.now()));
@@ -804,7 +955,21 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       await until('news of the revived job', () => calls() === 1);
       const at = new Date().toISOString();
       await store.jobs.adopt([
-        { id: 'job_adopted', kind: 'test', data: {}, queue: DEFAULT_QUEUE, accountId: null, key: null, status: 'pending', runAt: later(), attempts: 0, lease: null, lastError: null, createdAt: at, updatedAt: at },
+        {
+          id: 'job_adopted',
+          kind: 'test',
+          data: {},
+          queue: DEFAULT_QUEUE,
+          accountId: null,
+          key: null,
+          status: 'pending',
+          runAt: later(),
+          attempts: 0,
+          lease: null,
+          lastError: null,
+          createdAt: at,
+          updatedAt: at,
+        },
       ]);
       await until('news of the adopted job', () => calls() === 2);
       unsubscribe();
@@ -833,7 +998,9 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
 
     test('concurrent first stores agree on one value', async () => {
       await warmUp();
-      const kept = await Promise.all(Array.from({ length: 10 }, (_, i) => store.settings.putIfAbsent('tls', `value ${i}`)));
+      const kept = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => store.settings.putIfAbsent('tls', `value ${i}`)),
+      );
       expect(new Set(kept).size).toBe(1);
       expect(await store.settings.get('tls')).toBe(kept[0]);
     });
@@ -926,7 +1093,10 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     const { migrate, migrations } = (await import(path.join(DIST, 'store/postgres/migrations.js'))) as MigrationsModule;
     const pool = new Pool({ connectionString: database });
     try {
-      await migrate(pool, migrations.filter((m) => m.version < version));
+      await migrate(
+        pool,
+        migrations.filter((m) => m.version < version),
+      );
       await pool.query(seed);
     } finally {
       await pool.end();
@@ -938,7 +1108,10 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     const empty = await createTestDatabase();
     const stores = await Promise.all(Array.from({ length: 4 }, () => open(empty)));
     expect(stores.map((s) => s.backend)).toEqual(['postgres', 'postgres', 'postgres', 'postgres']);
-    const versions = await withClient(empty, async (c) => (await c.query('SELECT version FROM leadchat_migrations ORDER BY version')).rows);
+    const versions = await withClient(
+      empty,
+      async (c) => (await c.query('SELECT version FROM leadchat_migrations ORDER BY version')).rows,
+    );
     // Every migration recorded once, in order, however many processes raced to apply it.
     const { migrations } = (await import(path.join(DIST, 'store/postgres/migrations.js'))) as MigrationsModule;
     expect(versions).toEqual(migrations.map((m) => ({ version: m.version })));
@@ -953,13 +1126,19 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     const held = new Promise<void>((resolve) => (letGo = resolve));
     const order: string[] = [];
     // A job's transaction holds the only background connection until the test lets it go.
-    const job = inBackground(() => store.transact(async (tx) => {
-      await tx.insert('media', { id: 'med_job' });
-      order.push('job holds');
-      await held;
-    }));
+    const job = inBackground(() =>
+      store.transact(async (tx) => {
+        await tx.insert('media', { id: 'med_job' });
+        order.push('job holds');
+        await held;
+      }),
+    );
     await until('the job holding its connection', () => order.includes('job holds'));
-    const second = inBackground(() => store.transact(async (tx) => void (await tx.insert('media', { id: 'med_second_job' }))).then(() => void order.push('second job')));
+    const second = inBackground(() =>
+      store
+        .transact(async (tx) => void (await tx.insert('media', { id: 'med_second_job' })))
+        .then(() => void order.push('second job')),
+    );
     await store.transact((tx) => tx.insert('media', { id: 'med_request' }));
     order.push('request');
     expect(await store.get('media', 'med_request')).toEqual({ id: 'med_request' });
@@ -970,13 +1149,19 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
   });
 
   test('a collection or an index declared without a migration is refused by name', async () => {
-    await expect(open(url, [...collections, { name: 'surveys', indexes: { account: { fields: ['accountId'] } } }])).rejects.toThrow(
-      /collection "surveys" has no table/,
+    await expect(
+      open(url, [...collections, { name: 'surveys', indexes: { account: { fields: ['accountId'] } } }]),
+    ).rejects.toThrow(/collection "surveys" has no table/);
+    const changed = collections.map((c) =>
+      c.name === 'lists' ? { ...c, indexes: { ...c.indexes, byName: { fields: ['accountId', 'name'] } } } : c,
     );
-    const changed = collections.map((c) => (c.name === 'lists' ? { ...c, indexes: { ...c.indexes, byName: { fields: ['accountId', 'name'] } } } : c));
     await expect(open(url, changed)).rejects.toThrow(/index "byName" of collection "lists"/);
-    const notUnique = collections.map((c) => (c.name === 'memberships' ? { ...c, indexes: { ...c.indexes, member: { fields: ['listId', 'contactId'] } } } : c));
-    await expect(open(url, notUnique)).rejects.toThrow(/index "member" of collection "memberships" is declared on listId, contactId/);
+    const notUnique = collections.map((c) =>
+      c.name === 'memberships' ? { ...c, indexes: { ...c.indexes, member: { fields: ['listId', 'contactId'] } } } : c,
+    );
+    await expect(open(url, notUnique)).rejects.toThrow(
+      /index "member" of collection "memberships" is declared on listId, contactId/,
+    );
     expect((await open(url)).backend).toBe('postgres');
   });
 
@@ -996,7 +1181,9 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     await a.transact(async (tx) => {
       for (let i = 0; i < 30; i++) await tx.enqueue({ kind: 'k', data: { i } });
     });
-    const claims = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).jobs.claim(DEFAULT_QUEUE, 10, 60_000)));
+    const claims = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).jobs.claim(DEFAULT_QUEUE, 10, 60_000)),
+    );
     const claimed = claims.flat().map((j) => j.id);
     expect(claimed).toHaveLength(30);
     expect(new Set(claimed).size).toBe(30);
@@ -1021,11 +1208,15 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     listener.jobs.onEnqueued(DEFAULT_QUEUE, () => (calls += 1));
     const database = new URL(url).pathname.slice(1);
     const cut = () =>
-      withClient(process.env[ADMIN_URL_VARIABLE]!, async (admin) =>
-        (await admin.query(
-          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'leadchat-gateway jobs'`,
-          [database],
-        )).rowCount,
+      withClient(
+        process.env[ADMIN_URL_VARIABLE]!,
+        async (admin) =>
+          (
+            await admin.query(
+              `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'leadchat-gateway jobs'`,
+              [database],
+            )
+          ).rowCount,
       );
     expect(await cut()).toBeGreaterThanOrEqual(2);
     await until('a warning', () => warnings.length > 0);
@@ -1042,7 +1233,10 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     const run = store.transact(async (tx) => {
       await tx.insert('media', { id: 'med_1' });
       await withClient(process.env[ADMIN_URL_VARIABLE]!, (admin) =>
-        admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]),
+        admin.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [database],
+        ),
       );
       await tx.insert('media', { id: 'med_2' });
     });
@@ -1076,7 +1270,9 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     expect(await statsOf(store)).toEqual(await recount(store, Date.now()));
     // An operator's own statement is counted too.
     await withClient(empty, (c) => c.query(`DELETE FROM leadchat_jobs WHERE kind = 'deliver' AND status = 'dead'`));
-    await withClient(empty, (c) => c.query(`UPDATE leadchat_jobs SET status = 'dead', run_at = NULL WHERE id = 'job_1'`));
+    await withClient(empty, (c) =>
+      c.query(`UPDATE leadchat_jobs SET status = 'dead', run_at = NULL WHERE id = 'job_1'`),
+    );
     const stats = await statsOf(store);
     expect(stats).toEqual(await recount(store, Date.now()));
     expect(stats).toEqual([
@@ -1085,7 +1281,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     ]);
   });
 
-  test("migration 17 puts the provider entries already waiting in the inbound queue, every other job in the default queue", async () => {
+  test('migration 17 puts the provider entries already waiting in the inbound queue, every other job in the default queue', async () => {
     const empty = await databaseBefore(
       17,
       `INSERT INTO leadchat_jobs (id, kind, data, status, run_at, created_at, updated_at)
@@ -1093,9 +1289,18 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
        FROM generate_series(1, 6) g`,
     );
     const store = await open(empty);
-    const claimed = async (queue: string) => (await store.jobs.claim(queue, 10, 60_000)).map((job) => [job.kind, job.data.n]);
-    expect(await claimed('inbound')).toEqual([['inbound', 2], ['inbound', 4], ['inbound', 6]]);
-    expect(await claimed(DEFAULT_QUEUE)).toEqual([['deliver', 1], ['deliver', 3], ['deliver', 5]]);
+    const claimed = async (queue: string) =>
+      (await store.jobs.claim(queue, 10, 60_000)).map((job) => [job.kind, job.data.n]);
+    expect(await claimed('inbound')).toEqual([
+      ['inbound', 2],
+      ['inbound', 4],
+      ['inbound', 6],
+    ]);
+    expect(await claimed(DEFAULT_QUEUE)).toEqual([
+      ['deliver', 1],
+      ['deliver', 3],
+      ['deliver', 5],
+    ]);
   });
 
   test('migration 19: the contacts an older gateway found unreachable are read by campaign, and by campaign and reason, in the order found', async () => {
@@ -1108,8 +1313,14 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
        ORDER BY g, r`,
     );
     const store = await open(empty);
-    const found = async (index: string, values: string[]) => (await store.find<any>('unreachable', index, values)).map((u) => `${u.reason}:${u.contactId}`);
-    expect(await found('campaign', ['cmp_0'])).toEqual(['no_phone:ct_2', 'opted_out:ct_2', 'opted_out:ct_4', 'no_phone:ct_6']);
+    const found = async (index: string, values: string[]) =>
+      (await store.find<any>('unreachable', index, values)).map((u) => `${u.reason}:${u.contactId}`);
+    expect(await found('campaign', ['cmp_0'])).toEqual([
+      'no_phone:ct_2',
+      'opted_out:ct_2',
+      'opted_out:ct_4',
+      'no_phone:ct_6',
+    ]);
     expect(await found('reason', ['cmp_1', 'no_phone'])).toEqual(['no_phone:ct_3', 'no_phone:ct_5']);
   });
 
@@ -1141,7 +1352,12 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     });
 
     const openThrough = async (log = keptLog()) => {
-      const store = await openPostgresStore({ url: relay.through(url), collections, log, health: new StoreHealth(log) });
+      const store = await openPostgresStore({
+        url: relay.through(url),
+        collections,
+        log,
+        health: new StoreHealth(log),
+      });
       opened.push(store);
       return { store, log };
     };
@@ -1161,16 +1377,34 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(ids(await store.scan('media'))).toEqual(['med_1']);
       expect(store.health.up).toBe(true);
       const away = log.lines.filter((line) => line.message.startsWith('the store is unavailable'));
-      expect(away).toEqual([{ level: 'warn', fields: { failure: expect.stringMatching(/^connection_(refused|reset|terminated)$/), reason: expect.any(String) }, message: expect.any(String) }]);
+      expect(away).toEqual([
+        {
+          level: 'warn',
+          fields: {
+            failure: expect.stringMatching(/^connection_(refused|reset|terminated)$/),
+            reason: expect.any(String),
+          },
+          message: expect.any(String),
+        },
+      ]);
       const back = log.lines.filter((line) => line.message === 'the store is available again');
-      expect(back).toEqual([{ level: 'info', fields: { failure: away[0]!.fields.failure, awayMs: expect.any(Number), refused: 1 }, message: 'the store is available again' }]);
+      expect(back).toEqual([
+        {
+          level: 'info',
+          fields: { failure: away[0]!.fields.failure, awayMs: expect.any(Number), refused: 1 },
+          message: 'the store is available again',
+        },
+      ]);
       // Known classes only: no stack trace in any line.
       expect(log.lines.filter((line) => 'err' in line.fields)).toEqual([]);
     });
 
     test('a connection that breaks once COMMIT went out: CommitOutcomeUnknownError, whether the database committed or not; never run again', async () => {
       const { store } = await openThrough();
-      for (const [when, kept] of [['after', true], ['before', false]] as const) {
+      for (const [when, kept] of [
+        ['after', true],
+        ['before', false],
+      ] as const) {
         const id = `med_${when}`;
         let runs = 0;
         const cut = relay.cutAt('COMMIT', when);
@@ -1204,7 +1438,11 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
 
 describe('store health', () => {
   const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-  const shutdown = () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' });
+  const shutdown = () =>
+    Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+      severity: 'FATAL',
+    });
 
   test('an outage logs one line when the store goes away (its class, no stack trace), one per failure class per 10 s meanwhile, one when it is back', () => {
     let now = 1_000_000;
@@ -1212,7 +1450,11 @@ describe('store health', () => {
     const health = new StoreHealth(log, () => now);
     health.answered();
     expect(health.up).toBe(true);
-    health.failed(new StoreUnavailableError('store: the database is out of reach: connect ECONNREFUSED 127.0.0.1:5432', { cause: refused() }));
+    health.failed(
+      new StoreUnavailableError('store: the database is out of reach: connect ECONNREFUSED 127.0.0.1:5432', {
+        cause: refused(),
+      }),
+    );
     health.failed(shutdown());
     expect(health.up).toBe(false);
     for (let i = 0; i < 3; i++) {
@@ -1230,10 +1472,26 @@ describe('store health', () => {
     expect(health.up).toBe(true);
     const reason = 'connect ECONNREFUSED 127.0.0.1:5432';
     expect(log.lines).toEqual([
-      { level: 'warn', fields: { failure: 'connection_refused', reason }, message: 'the store is unavailable: what needs it is refused (503) until it is back' },
-      { level: 'warn', fields: { failure: 'admin_shutdown', reason: 'terminating connection due to administrator command' }, message: 'job queue unavailable; polling again' },
-      { level: 'warn', fields: { route: '/v1/contacts', failure: 'connection_refused', reason, leftOut: 3 }, message: 'request refused: the store is unavailable' },
-      { level: 'info', fields: { failure: 'connection_refused', awayMs: 13_500, refused: 3 }, message: 'the store is available again' },
+      {
+        level: 'warn',
+        fields: { failure: 'connection_refused', reason },
+        message: 'the store is unavailable: what needs it is refused (503) until it is back',
+      },
+      {
+        level: 'warn',
+        fields: { failure: 'admin_shutdown', reason: 'terminating connection due to administrator command' },
+        message: 'job queue unavailable; polling again',
+      },
+      {
+        level: 'warn',
+        fields: { route: '/v1/contacts', failure: 'connection_refused', reason, leftOut: 3 },
+        message: 'request refused: the store is unavailable',
+      },
+      {
+        level: 'info',
+        fields: { failure: 'connection_refused', awayMs: 13_500, refused: 3 },
+        message: 'the store is available again',
+      },
     ]);
   });
 
@@ -1254,21 +1512,32 @@ describe('store health', () => {
   test('the known failure classes', async () => {
     const { failureClass } = (await import(path.join(DIST, 'store/health.js'))) as HealthModule;
     const coded = (code: string, message = code) => Object.assign(new Error(message), { code });
-    expect([
-      coded('ECONNRESET'),
-      coded('EPIPE'),
-      new Error('Connection terminated unexpectedly'),
-      new Error('Client has encountered a connection error and is not queryable'),
-      coded('57P02'),
-      coded('57P03', 'the database system is starting up'),
-      new Error('timeout exceeded when trying to connect'),
-      coded('ETIMEDOUT'),
-      coded('ENOSPC'),
-      new StoreWriteError('store: the change could not be saved', { cause: coded('EIO') }),
-      new Error('syntax error at or near "SELEC"'),
-    ].map(failureClass)).toEqual([
-      'connection_reset', 'connection_reset', 'connection_terminated', 'connection_terminated', 'crash_shutdown', 'cannot_connect_now',
-      'timeout', 'timeout', 'disk_full', 'disk_io_error', undefined,
+    expect(
+      [
+        coded('ECONNRESET'),
+        coded('EPIPE'),
+        new Error('Connection terminated unexpectedly'),
+        new Error('Client has encountered a connection error and is not queryable'),
+        coded('57P02'),
+        coded('57P03', 'the database system is starting up'),
+        new Error('timeout exceeded when trying to connect'),
+        coded('ETIMEDOUT'),
+        coded('ENOSPC'),
+        new StoreWriteError('store: the change could not be saved', { cause: coded('EIO') }),
+        new Error('syntax error at or near "SELEC"'),
+      ].map(failureClass),
+    ).toEqual([
+      'connection_reset',
+      'connection_reset',
+      'connection_terminated',
+      'connection_terminated',
+      'crash_shutdown',
+      'cannot_connect_now',
+      'timeout',
+      'timeout',
+      'disk_full',
+      'disk_io_error',
+      undefined,
     ]);
   });
 });
@@ -1308,7 +1577,11 @@ describe('embedded store: its job counts as it opens, and its health', () => {
     const store = await openLowdbStore({ dir, collections, pageSize: 7 });
     await fill(store);
     const before = await statsOf(store);
-    expect(before.map((k) => [k.kind, k.queued, k.dead])).toEqual([['deliver', 9, 3], ['follow_up', 30, 0], ['reply', 1, 0]]);
+    expect(before.map((k) => [k.kind, k.queued, k.dead])).toEqual([
+      ['deliver', 9, 3],
+      ['follow_up', 30, 0],
+      ['reply', 1, 0],
+    ]);
     // A crash: the journal holds what the pages do not.
     const crashed = `${dir}-crashed`;
     cpSync(dir, crashed, { recursive: true });
@@ -1331,7 +1604,10 @@ describe('embedded store: its job counts as it opens, and its health', () => {
     const pages = path.join(dir, 'jobs');
     for (const file of readdirSync(pages)) {
       const [head, docs] = readFileSync(path.join(pages, file), 'utf8').split('\n');
-      writeFileSync(path.join(pages, file), `${JSON.stringify({ ...JSON.parse(head!), shape: 'an older shape' })}\n${docs}`);
+      writeFileSync(
+        path.join(pages, file),
+        `${JSON.stringify({ ...JSON.parse(head!), shape: 'an older shape' })}\n${docs}`,
+      );
     }
     const upgraded = await openLowdbStore({ dir, collections, pageSize: 7 });
     try {
@@ -1340,7 +1616,9 @@ describe('embedded store: its job counts as it opens, and its health', () => {
       await upgraded.close();
     }
     for (const file of readdirSync(pages)) {
-      expect((JSON.parse(readFileSync(path.join(pages, file), 'utf8').split('\n')[0]!) as { shape: string }).shape).toContain('"kind"');
+      expect(
+        (JSON.parse(readFileSync(path.join(pages, file), 'utf8').split('\n')[0]!) as { shape: string }).shape,
+      ).toContain('"kind"');
     }
   });
 
@@ -1357,7 +1635,10 @@ describe('embedded store: its job counts as it opens, and its health', () => {
     const reopened = await openLowdbStore({ dir, collections, pageSize: 3 });
     try {
       expect(await reopened.findPlaced('conversations', 'contact', ['ct_a'], { order: 'desc' })).toEqual(before);
-      const after = await reopened.findPlaced('conversations', 'contact', ['ct_a'], { order: 'desc', after: before[3]!.place });
+      const after = await reopened.findPlaced('conversations', 'contact', ['ct_a'], {
+        order: 'desc',
+        after: before[3]!.place,
+      });
       expect(after.map((p) => p.doc.id)).toEqual(before.slice(4).map((p) => p.doc.id));
     } finally {
       await reopened.close();
@@ -1376,7 +1657,8 @@ describe('embedded store: its job counts as it opens, and its health', () => {
     });
     await store.close();
     const named = (kind: string) => Array.from({ length: 10 }, (_, i) => `${kind}${i}`);
-    const claimAll = async (from: Store, queue: string) => (await from.jobs.claim(queue, 100, 60_000)).map((job) => `${job.kind}${String(job.data.i)}`);
+    const claimAll = async (from: Store, queue: string) =>
+      (await from.jobs.claim(queue, 100, 60_000)).map((job) => `${job.kind}${String(job.data.i)}`);
 
     // Pages written before queues were kept: their jobs have no queue, their keys another shape.
     const before = `${dir}-before-queues`;
@@ -1384,8 +1666,13 @@ describe('embedded store: its job counts as it opens, and its health', () => {
     const pages = path.join(before, 'jobs');
     for (const file of readdirSync(pages)) {
       const [head, docs] = readFileSync(path.join(pages, file), 'utf8').split('\n');
-      const withoutQueue = (JSON.parse(docs!) as { docs: Array<Record<string, unknown>> }).docs.map(({ queue: _queue, ...job }) => job);
-      writeFileSync(path.join(pages, file), `${JSON.stringify({ ...JSON.parse(head!), shape: 'an older shape' })}\n${JSON.stringify({ docs: withoutQueue })}`);
+      const withoutQueue = (JSON.parse(docs!) as { docs: Array<Record<string, unknown>> }).docs.map(
+        ({ queue: _queue, ...job }) => job,
+      );
+      writeFileSync(
+        path.join(pages, file),
+        `${JSON.stringify({ ...JSON.parse(head!), shape: 'an older shape' })}\n${JSON.stringify({ docs: withoutQueue })}`,
+      );
     }
 
     const reopened = await openLowdbStore({ dir, collections, pageSize: 7 });
@@ -1399,7 +1686,10 @@ describe('embedded store: its job counts as it opens, and its health', () => {
     try {
       expect(await claimAll(upgraded, 'inbound')).toEqual([]);
       const claimed = await upgraded.jobs.claim(DEFAULT_QUEUE, 100, 60_000);
-      expect(claimed.map((job) => `${job.kind}${String(job.data.i)}`)).toEqual([...named('deliver'), ...named('inbound')]);
+      expect(claimed.map((job) => `${job.kind}${String(job.data.i)}`)).toEqual([
+        ...named('deliver'),
+        ...named('inbound'),
+      ]);
       expect(new Set(claimed.map((job) => job.queue))).toEqual(new Set([DEFAULT_QUEUE]));
     } finally {
       await upgraded.close();
@@ -1422,8 +1712,16 @@ describe('embedded store: its job counts as it opens, and its health', () => {
       await store.transact((tx) => tx.insert('media', { id: 'med_2' }));
       expect(store.health.up).toBe(true);
       expect(log.lines).toEqual([
-        { level: 'warn', fields: { failure: 'disk_full', reason: 'ENOSPC: no space left on device, write' }, message: expect.stringMatching(/^the store is unavailable/) },
-        { level: 'info', fields: { failure: 'disk_full', awayMs: expect.any(Number), refused: 0 }, message: 'the store is available again' },
+        {
+          level: 'warn',
+          fields: { failure: 'disk_full', reason: 'ENOSPC: no space left on device, write' },
+          message: expect.stringMatching(/^the store is unavailable/),
+        },
+        {
+          level: 'info',
+          fields: { failure: 'disk_full', awayMs: expect.any(Number), refused: 0 },
+          message: 'the store is available again',
+        },
       ]);
     } finally {
       await store.close();

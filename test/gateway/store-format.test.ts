@@ -19,7 +19,11 @@ const formatOf = (dataDir: string) => JSON.parse(readFileSync(path.join(dataDir,
 const pageFiles = (storeDir: string): string[] =>
   readdirSync(storeDir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
-    .flatMap((entry) => readdirSync(path.join(storeDir, entry.name)).filter((name) => /^\d+\.json$/.test(name)).map((name) => path.join(storeDir, entry.name, name)));
+    .flatMap((entry) =>
+      readdirSync(path.join(storeDir, entry.name))
+        .filter((name) => /^\d+\.json$/.test(name))
+        .map((name) => path.join(storeDir, entry.name, name)),
+    );
 
 /** Every file under `dir` with a digest of its content. */
 function contents(dir: string, prefix = ''): Record<string, string> {
@@ -57,10 +61,24 @@ describe('a data dir made by a gateway', () => {
     }
     const gw = await startGateway({ LEADCHAT_LOG_LEVEL: 'info' }, dataDir);
     try {
-      const line = gw.output().split('\n').find((l) => l.includes('data dir upgraded'));
-      expect(JSON.parse(line ?? '{}')).toEqual(expect.objectContaining({ level: 30, dataDir, from: 'unversioned', to: 2, msg: expect.stringMatching(/^data dir upgraded to store format 2: .*format 2: pages and journal records keep/) }));
+      const line = gw
+        .output()
+        .split('\n')
+        .find((l) => l.includes('data dir upgraded'));
+      expect(JSON.parse(line ?? '{}')).toEqual(
+        expect.objectContaining({
+          level: 30,
+          dataDir,
+          from: 'unversioned',
+          to: 2,
+          msg: expect.stringMatching(
+            /^data dir upgraded to store format 2: .*format 2: pages and journal records keep/,
+          ),
+        }),
+      );
       expect(formatOf(dataDir)).toEqual({ storeFormat: 2 });
-      for (const page of pages) expect(JSON.parse(readFileSync(page, 'utf8').split('\n')[0]!).seqs).toEqual(expect.any(Array));
+      for (const page of pages)
+        expect(JSON.parse(readFileSync(page, 'utf8').split('\n')[0]!).seqs).toEqual(expect.any(Array));
       expect((await request(gw, 'GET', '/v1/credits', { apiKey })).status).toBe(200);
     } finally {
       expect(await gw.stop()).toBe(0);
@@ -74,7 +92,12 @@ describe('a data dir made by a gateway', () => {
   test('a data dir of a newer format is refused by serve and by migrate, and nothing in it changes', async () => {
     writeFileSync(path.join(dataDir, 'format'), '{"storeFormat":99}\n');
     const before = contents(dataDir);
-    const env = { LEADCHAT_DATA_DIR: dataDir, LEADCHAT_PORT: String(await freePort()), LEADCHAT_HOST: '127.0.0.1', LEADCHAT_ADMIN_TOKEN: 'test-admin-token-0123456789' };
+    const env = {
+      LEADCHAT_DATA_DIR: dataDir,
+      LEADCHAT_PORT: String(await freePort()),
+      LEADCHAT_HOST: '127.0.0.1',
+      LEADCHAT_ADMIN_TOKEN: 'test-admin-token-0123456789',
+    };
     const serve = await runCli(['serve'], env);
     expect(serve.code).toBe(1);
     expect(serve.stderr).toBe(
@@ -82,15 +105,23 @@ describe('a data dir made by a gateway', () => {
     );
     const migrate = await runCli(['migrate', '--to', 'postgres://leadchat@127.0.0.1:1/leadchat'], env);
     expect(migrate.code).toBe(1);
-    expect(migrate.stderr).toMatch(/is in store format 99, newer than this gateway reads \(format 2\): upgrade the gateway/);
+    expect(migrate.stderr).toMatch(
+      /is in store format 99, newer than this gateway reads \(format 2\): upgrade the gateway/,
+    );
     expect(contents(dataDir)).toEqual(before);
   });
 
   test('a damaged format file is refused with what it should read', async () => {
     writeFileSync(path.join(dataDir, 'format'), 'garbage');
-    const serve = await runCli(['serve'], { LEADCHAT_DATA_DIR: dataDir, LEADCHAT_PORT: String(await freePort()), LEADCHAT_HOST: '127.0.0.1' });
+    const serve = await runCli(['serve'], {
+      LEADCHAT_DATA_DIR: dataDir,
+      LEADCHAT_PORT: String(await freePort()),
+      LEADCHAT_HOST: '127.0.0.1',
+    });
     expect(serve.code).toBe(1);
-    expect(serve.stderr).toMatch(/format is damaged \(it should read \{"storeFormat":<number>\}\); refusing to open the data dir\n$/);
+    expect(serve.stderr).toMatch(
+      /format is damaged \(it should read \{"storeFormat":<number>\}\); refusing to open the data dir\n$/,
+    );
     expect(serve.stderr).not.toMatch(/\n\s+at /);
   });
 });
@@ -100,7 +131,9 @@ describe('upgrade steps', () => {
   const dirs: string[] = [];
 
   beforeAll(async () => {
-    ({ upgradeDataDir } = (await import(path.resolve(__dirname, '../../gateway/dist/store/lowdb/format.js'))) as FormatModule);
+    ({ upgradeDataDir } = (await import(
+      path.resolve(__dirname, '../../gateway/dist/store/lowdb/format.js')
+    )) as FormatModule);
   });
   afterAll(() => dirs.forEach(removeDir));
 
@@ -129,7 +162,12 @@ describe('upgrade steps', () => {
     await upgradeDataDir(dir, log, [step(2, ran), step(3, ran), step(4, ran)]);
     expect(ran).toEqual([3, 4]);
     expect(formatOf(dir)).toEqual({ storeFormat: 4 });
-    expect(lines).toEqual([{ fields: { dataDir: dir, from: 2, to: 4, steps: ['format 3: step to 3', 'format 4: step to 4'] }, message: 'data dir upgraded to store format 4: format 3: step to 3; format 4: step to 4' }]);
+    expect(lines).toEqual([
+      {
+        fields: { dataDir: dir, from: 2, to: 4, steps: ['format 3: step to 3', 'format 4: step to 4'] },
+        message: 'data dir upgraded to store format 4: format 3: step to 3; format 4: step to 4',
+      },
+    ]);
   });
 
   test('an unversioned dir counts as format 1; a step that fails leaves the format of the last step done, and the next start goes on from there', async () => {

@@ -6,8 +6,12 @@
 import path from 'node:path';
 import type { PostgresTx } from '../../gateway/src/store/postgres/postgres-tx.js' with { 'resolution-mode': 'import' };
 
-type TxModule = typeof import('../../gateway/src/store/postgres/postgres-tx.js', { with: { 'resolution-mode': 'import' } });
-type CatalogModule = typeof import('../../gateway/src/store/postgres/catalog.js', { with: { 'resolution-mode': 'import' } });
+type TxModule = typeof import('../../gateway/src/store/postgres/postgres-tx.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type CatalogModule = typeof import('../../gateway/src/store/postgres/catalog.js', {
+  with: { 'resolution-mode': 'import' }
+});
 
 const DIST = path.resolve(__dirname, '../../gateway/dist/store/postgres');
 
@@ -45,7 +49,10 @@ function transaction(stored: Record<string, unknown> = {}, listed: Row[] = []): 
       return Promise.resolve({ command: statement.text.split(' ')[0], rows });
     },
   };
-  const catalog = new modules.catalog.Catalog([{ name: 'contacts' }, { name: 'conversations', indexes: { contact: { fields: ['contactId'] } } }]);
+  const catalog = new modules.catalog.Catalog([
+    { name: 'contacts' },
+    { name: 'conversations', indexes: { contact: { fields: ['contactId'] } } },
+  ]);
   return { tx: new modules.tx.PostgresTx(client as never, catalog), sent };
 }
 
@@ -100,7 +107,7 @@ test('a touch after another document of the collection took the last place is a 
   ]);
 });
 
-test('a write after its document\'s statement went out (with a read) is a statement of its own; a removed document is not written over', async () => {
+test("a write after its document's statement went out (with a read) is a statement of its own; a removed document is not written over", async () => {
   const { tx, sent } = transaction();
   await tx.insert('contacts', { id: 'ct_1' });
   await tx.get('contacts', 'ct_2');
@@ -120,15 +127,23 @@ test('a write after its document\'s statement went out (with a read) is a statem
 });
 
 test('a list read again after the transaction wrote to it costs no statement; one it cannot work out is read again', async () => {
-  const { tx, sent } = transaction({}, [{ id: 'cnv_a', contactId: 'ct_1' }, { id: 'cnv_b', contactId: 'ct_1' }]);
-  const list = async (page?: { limit: number }) => (await tx.find<Row>('conversations', 'contact', ['ct_1'], page)).map((c) => c.id);
+  const { tx, sent } = transaction({}, [
+    { id: 'cnv_a', contactId: 'ct_1' },
+    { id: 'cnv_b', contactId: 'ct_1' },
+  ]);
+  const list = async (page?: { limit: number }) =>
+    (await tx.find<Row>('conversations', 'contact', ['ct_1'], page)).map((c) => c.id);
   expect(await list()).toEqual(['cnv_a', 'cnv_b']);
   await tx.touch<Row>('conversations', 'cnv_a', { unread: 1 });
   await tx.insert('conversations', { id: 'cnv_c', contactId: 'ct_1' });
   await tx.insert('conversations', { id: 'cnv_d', contactId: 'ct_2' });
   await tx.update<Row>('conversations', 'cnv_b', { contactId: 'ct_2' });
   expect(await list()).toEqual(['cnv_a', 'cnv_c']);
-  expect((await tx.find<Row>('conversations', 'contact', ['ct_1']))[0]).toEqual({ id: 'cnv_a', contactId: 'ct_1', unread: 1 });
+  expect((await tx.find<Row>('conversations', 'contact', ['ct_1']))[0]).toEqual({
+    id: 'cnv_a',
+    contactId: 'ct_1',
+    unread: 1,
+  });
   const reads = () => sent.filter((s) => s.text.startsWith('SELECT')).length;
   expect(reads()).toBe(1);
   // A document joining the list by an update: its place is its row's. A page: where a write goes in it is unknown.

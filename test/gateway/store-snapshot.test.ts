@@ -4,8 +4,12 @@ import type { LowdbStore } from '../../gateway/src/store/lowdb/lowdb-store.js' w
 import type { CollectionSpec, Doc } from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
 import { removeDir, tempDir } from '../helpers/gateway';
 
-type StoreModule = typeof import('../../gateway/src/store/lowdb/lowdb-store.js', { with: { 'resolution-mode': 'import' } });
-type SnapshotModule = typeof import('../../gateway/src/store/lowdb/snapshot.js', { with: { 'resolution-mode': 'import' } });
+type StoreModule = typeof import('../../gateway/src/store/lowdb/lowdb-store.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type SnapshotModule = typeof import('../../gateway/src/store/lowdb/snapshot.js', {
+  with: { 'resolution-mode': 'import' }
+});
 
 /**
  * The embedded store's snapshot point, exactly: a snapshot holds every transaction acknowledged before the point,
@@ -34,12 +38,22 @@ interface Tally extends Doc {
   notes: number;
 }
 
-const COLLECTIONS: CollectionSpec[] = [{ name: 'notes', indexes: { writer: { fields: ['writer'] } } }, { name: 'tallies' }];
+const COLLECTIONS: CollectionSpec[] = [
+  { name: 'notes', indexes: { writer: { fields: ['writer'] } } },
+  { name: 'tallies' },
+];
 const WRITERS = 16;
 const SNAPSHOTS = 8;
 
 const open = (dataDir: string) =>
-  openLowdbStore({ dir: path.join(dataDir, 'store'), mediaDir: path.join(dataDir, 'media'), collections: COLLECTIONS, pageSize: 100, checkpointEvery: 40, cacheSize: 50 });
+  openLowdbStore({
+    dir: path.join(dataDir, 'store'),
+    mediaDir: path.join(dataDir, 'media'),
+    collections: COLLECTIONS,
+    pageSize: 100,
+    checkpointEvery: 40,
+    cacheSize: 50,
+  });
 
 test(`${SNAPSHOTS} snapshots taken while ${WRITERS} writers commit each hold exactly what was acknowledged at their point`, async () => {
   const dataDir = tempDir('leadchat-snapshot-');
@@ -56,7 +70,12 @@ test(`${SNAPSHOTS} snapshots taken while ${WRITERS} writers commit each hold exa
       // Media files are written before the record that names them, as the gateway writes them.
       if (media) await store.blobs.put('acct', id, Buffer.from(`bytes of ${id}`));
       await store.transact(async (tx) => {
-        await tx.insert<Note>('notes', { id, writer: w, text: `note ${n} of writer ${w} ${'·'.repeat(n % 90)}`, media });
+        await tx.insert<Note>('notes', {
+          id,
+          writer: w,
+          text: `note ${n} of writer ${w} ${'·'.repeat(n % 90)}`,
+          media,
+        });
         const tally = await tx.lock<Tally>('tallies', `w${w}`);
         if (tally) await tx.update<Tally>('tallies', tally.id, { notes: tally.notes + 1 });
         else await tx.insert<Tally>('tallies', { id: `w${w}`, notes: 1 });
@@ -70,7 +89,11 @@ test(`${SNAPSHOTS} snapshots taken while ${WRITERS} writers commit each hold exa
     for (let i = 0; i < SNAPSHOTS; i++) {
       await new Promise((r) => setTimeout(r, 40 + 30 * i));
       let point: { acked: Set<string>; started: Set<string> } | undefined;
-      const snapshot = await takeSnapshot(store, dataDir, () => (point = { acked: new Set(acked), started: new Set(started) }));
+      const snapshot = await takeSnapshot(
+        store,
+        dataDir,
+        () => (point = { acked: new Set(acked), started: new Set(started) }),
+      );
       // A copy of its own: opening a snapshot must not touch the running store's files, which it links.
       const copy = path.join(copies, `s${i}`);
       cpSync(path.join(snapshot.dir, 'data'), copy, { recursive: true });

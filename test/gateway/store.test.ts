@@ -1,13 +1,26 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { LowdbStore, LowdbStoreOptions } from '../../gateway/src/store/lowdb/lowdb-store.js' with {
-  'resolution-mode': 'import',
-};
+import type {
+  LowdbStore,
+  LowdbStoreOptions,
+} from '../../gateway/src/store/lowdb/lowdb-store.js' with { 'resolution-mode': 'import' };
 import type { CollectionSpec, Doc, Tx } from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
 
-type StoreModule = typeof import('../../gateway/src/store/lowdb/lowdb-store.js', { with: { 'resolution-mode': 'import' } });
+type StoreModule = typeof import('../../gateway/src/store/lowdb/lowdb-store.js', {
+  with: { 'resolution-mode': 'import' }
+});
 type InterfaceModule = typeof import('../../gateway/src/store/store.js', { with: { 'resolution-mode': 'import' } });
 
 // The store is ESM (as the gateway runs it): load the compiled files.
@@ -67,7 +80,9 @@ function crashImage(dir: string): string {
 }
 
 function journalLines(dir: string): string[] {
-  return readFileSync(path.join(dir, 'journal.log'), 'utf8').split('\n').filter((line) => line !== '');
+  return readFileSync(path.join(dir, 'journal.log'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
 }
 
 const ids = (docs: Doc[]): string[] => docs.map((d) => d.id);
@@ -249,10 +264,18 @@ describe('documents and indexes', () => {
       expect(ids(await s.find('contacts', 'list', ['even'], { limit: 2 }))).toEqual(['c0', 'c2']);
       expect(ids(await s.find('contacts', 'list', ['even'], { limit: 2, after: 'c2' }))).toEqual(['c3', 'c6']);
       expect(ids(await s.find('contacts', 'list', ['even'], { order: 'desc' }))).toEqual([...even].reverse());
-      expect(ids(await s.find('contacts', 'list', ['even'], { order: 'desc', limit: 2, after: 'c6' }))).toEqual(['c3', 'c2']);
+      expect(ids(await s.find('contacts', 'list', ['even'], { order: 'desc', limit: 2, after: 'c6' }))).toEqual([
+        'c3',
+        'c2',
+      ]);
       // `after` is a place in insertion order: it may name a document outside the key.
       expect(ids(await s.find('contacts', 'list', ['even'], { after: 'c5' }))).toEqual(['c6', 'c8']);
-      expect(ids(await s.find('contacts', 'list', ['even'], { order: 'desc', after: 'c7' }))).toEqual(['c6', 'c3', 'c2', 'c0']);
+      expect(ids(await s.find('contacts', 'list', ['even'], { order: 'desc', after: 'c7' }))).toEqual([
+        'c6',
+        'c3',
+        'c2',
+        'c0',
+      ]);
       expect(ids(await s.find('contacts', 'phone', ['+5'], { limit: 1 }))).toEqual(['c5']);
       expect(await s.find('contacts', 'phone', ['+5'], { after: 'c5' })).toEqual([]);
       // An `after` naming no document (here a removed one) gives an empty page, on both backends.
@@ -338,7 +361,8 @@ describe('transactions', () => {
   test('a checkpoint never writes the changes of a transaction still under way', async () => {
     const dir = tempDir();
     const store = await openStore(dir, { checkpointEvery: 1 });
-    for (let i = 0; i < 3; i++) await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: `c${i}`, phone: `+${i}` }));
+    for (let i = 0; i < 3; i++)
+      await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: `c${i}`, phone: `+${i}` }));
     await store.checkpointed();
     const failure = new Error('changed its mind');
     const committed = store.transact(async (tx) => tx.insert<Contact>('contacts', { id: 'kept', phone: '+kept' }));
@@ -425,11 +449,16 @@ describe('transactions', () => {
 describe('latest activity order (touch)', () => {
   const pageFiles = (dir: string) => readdirSync(path.join(dir, 'contacts')).sort();
   const pageOf = (dir: string, id: string) =>
-    pageFiles(dir).find((file) => (JSON.parse(readFileSync(path.join(dir, 'contacts', file), 'utf8').split('\n')[1]!).docs as Doc[]).some((d) => d.id === id));
+    pageFiles(dir).find((file) =>
+      (JSON.parse(readFileSync(path.join(dir, 'contacts', file), 'utf8').split('\n')[1]!).docs as Doc[]).some(
+        (d) => d.id === id,
+      ),
+    );
 
   async function filled(dir: string) {
     const store = await openStore(dir, { pageSize: 4, checkpointEvery: 1_000 });
-    for (let i = 0; i < 10; i++) await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: `c${i}`, phone: `+${i}`, list: 'x' }));
+    for (let i = 0; i < 10; i++)
+      await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: `c${i}`, phone: `+${i}`, list: 'x' }));
     await store.checkpointNow();
     return store;
   }
@@ -443,7 +472,10 @@ describe('latest activity order (touch)', () => {
     const expected = ['c0', 'c2', 'c3', 'c4', 'c6', 'c7', 'c8', 'c9', 'c1', 'c5'];
     expect(ids(await store.scan('contacts'))).toEqual(expected);
     expect(ids(await store.find('contacts', 'list', ['x'], { order: 'desc', limit: 3 }))).toEqual(['c5', 'c1', 'c9']);
-    expect(ids(await store.find('contacts', 'list', ['x'], { order: 'desc', after: 'c1', limit: 2 }))).toEqual(['c9', 'c8']);
+    expect(ids(await store.find('contacts', 'list', ['x'], { order: 'desc', after: 'c1', limit: 2 }))).toEqual([
+      'c9',
+      'c8',
+    ]);
     await store.checkpointNow();
     // One page each rewritten in place: no page added, and c1 is still in the first page file.
     expect(pageFiles(dir)).toEqual(pagesBefore);
@@ -497,7 +529,9 @@ describe('latest activity order (touch)', () => {
     const reopened = await openStore(dir, { pageSize: 4 });
     expect(ids(await reopened.scan('contacts'))).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9']);
     for (const file of pageFiles(dir)) {
-      expect(JSON.parse(readFileSync(path.join(dir, 'contacts', file), 'utf8').split('\n')[0]!).seqs).toEqual(expect.any(Array));
+      expect(JSON.parse(readFileSync(path.join(dir, 'contacts', file), 'utf8').split('\n')[0]!).seqs).toEqual(
+        expect.any(Array),
+      );
     }
   });
 });
@@ -554,7 +588,11 @@ describe('durability', () => {
     expect(await reopened.find('contacts', 'phone', ['+11'])).toEqual([]);
     // Pages are lowdb JSON files of bounded size.
     // The last line holds the documents; the first, their index keys, which opening reads instead of them.
-    const page = JSON.parse(readFileSync(path.join(dir, 'contacts', '0.json'), 'utf8').split('\n').at(-1)!) as { docs: Doc[] };
+    const page = JSON.parse(
+      readFileSync(path.join(dir, 'contacts', '0.json'), 'utf8')
+        .split('\n')
+        .at(-1)!,
+    ) as { docs: Doc[] };
     expect(page.docs.length).toBeLessThanOrEqual(7);
   });
 
@@ -654,7 +692,9 @@ describe('durability', () => {
     const dir = tempDir();
     const store = await openStore(dir, { checkpointEvery: 100000 });
     const burst = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => store.transact(async (tx) => (await tx.insert('messages', { id: `b${i}` })).id)),
+      Array.from({ length: 200 }, (_, i) =>
+        store.transact(async (tx) => (await tx.insert('messages', { id: `b${i}` })).id),
+      ),
     );
     expect(burst).toHaveLength(200);
     expect(store.stats().commits).toBeLessThanOrEqual(2);
@@ -662,7 +702,8 @@ describe('durability', () => {
     // Sixteen clients, each sending its next write as soon as the previous one is acknowledged.
     await Promise.all(
       Array.from({ length: 16 }, async (_, client) => {
-        for (let i = 0; i < 25; i++) await store.transact(async (tx) => tx.insert('messages', { id: `s${client}-${i}` }));
+        for (let i = 0; i < 25; i++)
+          await store.transact(async (tx) => tx.insert('messages', { id: `s${client}-${i}` }));
       }),
     );
     const { transactions, commits } = store.stats();

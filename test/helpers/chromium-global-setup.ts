@@ -9,8 +9,13 @@ export default async function setup(globalConfig: { testPathPattern?: string }):
   if (!needsBrowser(globalConfig.testPathPattern ?? '')) return;
   ensureChromium({
     executable: CHROMIUM,
-    canInstall: process.getuid?.() === 0 && spawnSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' }).status === 0,
-    run: (command) => spawnSync('sh', ['-c', command], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0,
+    canInstall:
+      process.getuid?.() === 0 && spawnSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' }).status === 0,
+    run: (command) =>
+      spawnSync('sh', ['-c', command], {
+        stdio: ['ignore', 'inherit', 'inherit'],
+        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      }).status === 0,
     log: (line) => void process.stderr.write(`${line}\n`),
   });
 }

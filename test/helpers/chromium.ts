@@ -31,9 +31,11 @@ export function ensureChromium({ executable, canInstall, run, log }: ChromiumNee
   }
   log(`Chromium is missing at ${executable}: installing Debian's (${INSTALL.join(' && ')})`);
   for (const command of INSTALL) {
-    if (!run(command)) throw new Error(`\`${command}\` failed: the web console's browser tests need Debian's Chromium at ${executable}`);
+    if (!run(command))
+      throw new Error(`\`${command}\` failed: the web console's browser tests need Debian's Chromium at ${executable}`);
   }
-  if (!existsSync(executable)) throw new Error(`Debian's chromium package is installed, but ${executable} is still missing`);
+  if (!existsSync(executable))
+    throw new Error(`Debian's chromium package is installed, but ${executable} is still missing`);
 }
 
 const TESTS = path.resolve(__dirname, '..');

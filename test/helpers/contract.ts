@@ -38,7 +38,9 @@ interface Document {
   components: object;
 }
 
-let compiled: { doc: Document; routes: Array<{ pattern: RegExp; path: string }>; ajv: Ajv2020; headers: Set<string> } | undefined;
+let compiled:
+  | { doc: Document; routes: Array<{ pattern: RegExp; path: string }>; ajv: Ajv2020; headers: Set<string> }
+  | undefined;
 const validators = new Map<string, ValidateFunction>();
 const seen = new Set<string>();
 
@@ -54,7 +56,9 @@ function contract() {
   // The headers the document speaks of, on any answer: an answer carrying one its response does not declare is refused.
   const headers = new Set(
     Object.values(doc.paths).flatMap((methods) =>
-      Object.values(methods).flatMap((op) => Object.values(op.responses).flatMap((r) => Object.keys(r.headers ?? {}).map((h) => h.toLowerCase()))),
+      Object.values(methods).flatMap((op) =>
+        Object.values(op.responses).flatMap((r) => Object.keys(r.headers ?? {}).map((h) => h.toLowerCase())),
+      ),
     ),
   );
   compiled = { doc, routes, ajv, headers };
@@ -100,14 +104,19 @@ function record(operationId: string, status: number): void {
  * the document says. Requests outside the document (unknown paths, methods a path does not have, the providers'
  * webhooks, the operator's and the console's routes) are not its business.
  */
-export function checkAnswer(method: string, url: URL, answer: { status: number; headers: Record<string, unknown>; text: string }): void {
+export function checkAnswer(
+  method: string,
+  url: URL,
+  answer: { status: number; headers: Record<string, unknown>; text: string },
+): void {
   if (!url.pathname.startsWith('/v1/') || method === 'HEAD' || method === 'OPTIONS') return;
   const found = operationOf(method, url.pathname);
   if (!found) return;
   const { operation } = found;
   const where = `${method} ${url.pathname} (${operation.operationId}) answered ${answer.status}`;
   const response = operation.responses[String(answer.status)];
-  if (!response) throw new Error(`${where}, a status the OpenAPI document does not list for it: ${answer.text.slice(0, 300)}`);
+  if (!response)
+    throw new Error(`${where}, a status the OpenAPI document does not list for it: ${answer.text.slice(0, 300)}`);
   record(operation.operationId, answer.status);
   checkHeaders(where, response, answer.headers);
   const json = response.content?.['application/json'];
@@ -123,8 +132,12 @@ export function checkAnswer(method: string, url: URL, answer: { status: number; 
   }
   const validate = validatorOf(operation, String(answer.status), json.schema);
   if (!validate(body)) {
-    const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
-    throw new Error(`${where} with a body the document refuses:\n  ${problems.join('\n  ')}\nbody: ${answer.text.slice(0, 500)}`);
+    const problems = (validate.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    throw new Error(
+      `${where} with a body the document refuses:\n  ${problems.join('\n  ')}\nbody: ${answer.text.slice(0, 500)}`,
+    );
   }
 }
 
@@ -134,7 +147,9 @@ export function checkAnswer(method: string, url: URL, answer: { status: number; 
  * undeclared.
  */
 function checkHeaders(where: string, response: Response, headers: Record<string, unknown>): void {
-  const declared = new Map(Object.entries(response.headers ?? {}).map(([name, header]) => [name.toLowerCase(), { name, header }]));
+  const declared = new Map(
+    Object.entries(response.headers ?? {}).map(([name, header]) => [name.toLowerCase(), { name, header }]),
+  );
   for (const { name, header } of declared.values()) {
     const value = headers[name.toLowerCase()];
     if (value === undefined) {
@@ -143,7 +158,8 @@ function checkHeaders(where: string, response: Response, headers: Record<string,
     }
     // Headers share a few small schemas: one validator each, not one per operation.
     const validate = validatorOf({ operationId: 'header' }, JSON.stringify(header.schema), header.schema);
-    const typed = (header.schema as { type?: string }).type === 'integer' && /^\d+$/.test(String(value)) ? Number(value) : value;
+    const typed =
+      (header.schema as { type?: string }).type === 'integer' && /^\d+$/.test(String(value)) ? Number(value) : value;
     if (!validate(typed)) throw new Error(`${where} with a ${name} header the document refuses: ${String(value)}`);
   }
   for (const name of contract().headers) {
@@ -168,12 +184,17 @@ export function checkDelivery(received: { headers: Record<string, unknown>; body
       if (parameter.required) throw new Error(`${where} without the ${parameter.name} header`);
       continue;
     }
-    if (!validatorOf(webhook, parameter.name, parameter.schema)(value)) throw new Error(`${where} with a ${parameter.name} header the document refuses: ${String(value)}`);
+    if (!validatorOf(webhook, parameter.name, parameter.schema)(value))
+      throw new Error(`${where} with a ${parameter.name} header the document refuses: ${String(value)}`);
   }
   const validate = validatorOf(webhook, 'body', webhook.requestBody.content['application/json']!.schema);
   if (!validate(received.body)) {
-    const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
-    throw new Error(`${where} with a body the document refuses:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(received.body).slice(0, 500)}`);
+    const problems = (validate.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    throw new Error(
+      `${where} with a body the document refuses:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(received.body).slice(0, 500)}`,
+    );
   }
   return event;
 }

@@ -99,7 +99,9 @@ async function launch(env: Record<string, string>, dataDir: string): Promise<Tes
     });
   });
   const url = `https://127.0.0.1:${port}`;
-  const ca = fullEnv.LEADCHAT_TLS_CERT ? readFileSync(fullEnv.LEADCHAT_TLS_CERT, 'utf8') : readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8');
+  const ca = fullEnv.LEADCHAT_TLS_CERT
+    ? readFileSync(fullEnv.LEADCHAT_TLS_CERT, 'utf8')
+    : readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8');
   return {
     url,
     apiBase: `${url}/v1`,
@@ -140,7 +142,12 @@ export interface RequestOptions {
 }
 
 /** An HTTPS request to the gateway, trusting its certificate; an answer of /v1 is held to the OpenAPI document (contract.ts). */
-export function request<T = any>(gw: Pick<TestGateway, 'url' | 'ca'>, method: string, pathname: string, opts: RequestOptions = {}): Promise<Reply<T>> {
+export function request<T = any>(
+  gw: Pick<TestGateway, 'url' | 'ca'>,
+  method: string,
+  pathname: string,
+  opts: RequestOptions = {},
+): Promise<Reply<T>> {
   const url = new URL(pathname, gw.url);
   for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
   const headers: Record<string, string> = { ...opts.headers };
@@ -158,26 +165,30 @@ export function request<T = any>(gw: Pick<TestGateway, 'url' | 'ca'>, method: st
   return new Promise((resolve, reject) => {
     // A Host header of the test's own would be checked against the certificate: the certificate's name is checked instead.
     const servername = headers.host === undefined ? undefined : 'localhost';
-    const req = https.request(url, { method, headers, ca: gw.ca, agent: false, localAddress: opts.localAddress, servername }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: any = text;
-        try {
-          body = text ? JSON.parse(text) : undefined;
-        } catch {
-          // not JSON: leave the text
-        }
-        const reply = { status: res.statusCode ?? 0, headers: res.headers, body, text };
-        try {
-          checkAnswer(method, url, reply);
-        } catch (err) {
-          return reject(err);
-        }
-        resolve(reply);
-      });
-    });
+    const req = https.request(
+      url,
+      { method, headers, ca: gw.ca, agent: false, localAddress: opts.localAddress, servername },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: any = text;
+          try {
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            // not JSON: leave the text
+          }
+          const reply = { status: res.statusCode ?? 0, headers: res.headers, body, text };
+          try {
+            checkAnswer(method, url, reply);
+          } catch (err) {
+            return reject(err);
+          }
+          resolve(reply);
+        });
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -216,11 +227,21 @@ export function removeDir(dir: string): void {
 }
 
 /** Every item of a paged /v1 list (`{data, nextCursor}`), walked 200 at a time; `query` adds filters ("&status=active"). */
-export async function listAll(gw: TestGateway, apiKey: string, pathname: string, query = ''): Promise<Array<Record<string, any>>> {
+export async function listAll(
+  gw: TestGateway,
+  apiKey: string,
+  pathname: string,
+  query = '',
+): Promise<Array<Record<string, any>>> {
   const all: Array<Record<string, any>> = [];
   let cursor: string | null = null;
   do {
-    const page: Reply = await request(gw, 'GET', `/v1${pathname}?limit=200${query}${cursor ? `&cursor=${cursor}` : ''}`, { apiKey });
+    const page: Reply = await request(
+      gw,
+      'GET',
+      `/v1${pathname}?limit=200${query}${cursor ? `&cursor=${cursor}` : ''}`,
+      { apiKey },
+    );
     expect(page.status).toBe(200);
     all.push(...page.body.data);
     cursor = page.body.nextCursor;
@@ -239,23 +260,34 @@ export interface CliResult {
 /** Runs the built `leadchat-gateway` command with only PATH and `env` in its environment, as an operator types it. */
 export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [GATEWAY_MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
-      let json: any;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr, json });
-    });
+    execFile(
+      process.execPath,
+      [GATEWAY_MAIN, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 },
+      (err, stdout, stderr) => {
+        let json: any;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr, json });
+      },
+    );
   });
 }
 
 /** The gateway's jobs of one status, every page of them, through the operator's API. */
-async function jobsOf(gw: TestGateway, status: 'pending' | 'running'): Promise<Array<{ kind: string; runAt: string | null }>> {
+async function jobsOf(
+  gw: TestGateway,
+  status: 'pending' | 'running',
+): Promise<Array<{ kind: string; runAt: string | null }>> {
   const all: Array<{ kind: string; runAt: string | null }> = [];
-  for (let cursor: string | null = null; ;) {
-    const res: Reply = await request(gw, 'GET', '/admin/v1/jobs', { headers: { authorization: `Bearer ${gw.adminToken}` }, query: { status, limit: '200', ...(cursor ? { cursor } : {}) } });
+  for (let cursor: string | null = null; ; ) {
+    const res: Reply = await request(gw, 'GET', '/admin/v1/jobs', {
+      headers: { authorization: `Bearer ${gw.adminToken}` },
+      query: { status, limit: '200', ...(cursor ? { cursor } : {}) },
+    });
     if (res.status !== 200) throw new Error(`listing jobs failed: ${res.status} ${res.text}`);
     all.push(...res.body.data);
     if (!(cursor = res.body.nextCursor)) return all;
@@ -270,10 +302,11 @@ async function jobsOf(gw: TestGateway, status: 'pending' | 'running'): Promise<A
  */
 export async function untilIdle(gw: TestGateway, { horizonMs = 5_000, timeoutMs = 20_000 } = {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (let calm = 0; calm < 2;) {
+  for (let calm = 0; calm < 2; ) {
     const gatewayNow = Date.now() + (clockOffsets.get(gw) ?? 0);
-    const busy = (await jobsOf(gw, 'running')).length > 0
-      || (await jobsOf(gw, 'pending')).some((j) => j.runAt !== null && Date.parse(j.runAt) <= gatewayNow + horizonMs);
+    const busy =
+      (await jobsOf(gw, 'running')).length > 0 ||
+      (await jobsOf(gw, 'pending')).some((j) => j.runAt !== null && Date.parse(j.runAt) <= gatewayNow + horizonMs);
     calm = busy ? 0 : calm + 1;
     if (busy && Date.now() > deadline) throw new Error(`the gateway was still busy after ${timeoutMs} ms`);
     if (calm < 2) await new Promise((r) => setTimeout(r, 25));
@@ -285,7 +318,10 @@ const clockOffsets = new WeakMap<TestGateway, number>();
 
 /** Moves the clock of a gateway started with LEADCHAT_TEST_CLOCK=1 forward: its jobs then due run at once. */
 export async function advanceClock(gw: TestGateway, by: string): Promise<void> {
-  const res = await request(gw, 'POST', '/admin/v1/clock', { headers: { authorization: `Bearer ${gw.adminToken}` }, body: { advance: by } });
+  const res = await request(gw, 'POST', '/admin/v1/clock', {
+    headers: { authorization: `Bearer ${gw.adminToken}` },
+    body: { advance: by },
+  });
   if (res.status !== 200) throw new Error(`moving the clock failed: ${res.status} ${res.text}`);
   clockOffsets.set(gw, Date.parse(res.body.now) - Date.now());
 }
@@ -304,21 +340,28 @@ export function keepAliveClient(gw: Pick<TestGateway, 'url' | 'ca'>, apiKey: str
   const call = (method: string, pathname: string, body?: unknown) =>
     new Promise<KeepAliveReply>((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = https.request(new URL(pathname, gw.url), {
-        method,
-        agent,
-        headers: { 'x-api-key': apiKey, ...(payload ? { 'content-type': 'application/json' } : {}) },
-      }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => {
-          try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
-          } catch {
-            reject(new Error(`not JSON (${res.statusCode}): ${text.slice(0, 200)}`));
-          }
-        });
-        res.on('error', reject);
-      });
+      const req = https.request(
+        new URL(pathname, gw.url),
+        {
+          method,
+          agent,
+          headers: { 'x-api-key': apiKey, ...(payload ? { 'content-type': 'application/json' } : {}) },
+        },
+        (res) => {
+          let text = '';
+          res
+            .setEncoding('utf8')
+            .on('data', (c) => (text += c))
+            .on('end', () => {
+              try {
+                resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+              } catch {
+                reject(new Error(`not JSON (${res.statusCode}): ${text.slice(0, 200)}`));
+              }
+            });
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(payload);
     });

@@ -15,8 +15,11 @@ export interface ListedJob {
 /** Every job of one status, through the operator's API. */
 export async function jobsWithStatus(gw: TestGateway, status: ListedJob['status']): Promise<ListedJob[]> {
   const all: ListedJob[] = [];
-  for (let cursor: string | null = null; ;) {
-    const res: Reply = await request(gw, 'GET', '/admin/v1/jobs', { headers: { authorization: `Bearer ${gw.adminToken}` }, query: { status, limit: '200', ...(cursor ? { cursor } : {}) } });
+  for (let cursor: string | null = null; ; ) {
+    const res: Reply = await request(gw, 'GET', '/admin/v1/jobs', {
+      headers: { authorization: `Bearer ${gw.adminToken}` },
+      query: { status, limit: '200', ...(cursor ? { cursor } : {}) },
+    });
     if (res.status !== 200) throw new Error(`listing jobs failed: ${res.status} ${res.text}`);
     all.push(...res.body.data);
     if (!(cursor = res.body.nextCursor)) return all;
@@ -36,10 +39,11 @@ export async function inboundJobs(gw: TestGateway): Promise<ListedJob[]> {
  */
 export async function untilProcessed(gw: TestGateway, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (let calm = 0; calm < 2;) {
+  for (let calm = 0; calm < 2; ) {
     const busy = (await inboundJobs(gw)).length > 0;
     calm = busy ? 0 : calm + 1;
-    if (busy && Date.now() > deadline) throw new Error(`provider webhook entries were still being processed after ${timeoutMs} ms`);
+    if (busy && Date.now() > deadline)
+      throw new Error(`provider webhook entries were still being processed after ${timeoutMs} ms`);
     if (calm < 2) await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -7,5 +7,7 @@ declare module 'parse-prometheus-text-format' {
     sum?: string;
     buckets?: Record<string, string>;
   }
-  export default function parsePrometheusTextFormat(text: string): Array<{ name: string; help: string; type: string; metrics: Sample[] }>;
+  export default function parsePrometheusTextFormat(
+    text: string,
+  ): Array<{ name: string; help: string; type: string; metrics: Sample[] }>;
 }

@@ -30,7 +30,9 @@ export async function dumpDatabase(url: string): Promise<Array<{ where: string; 
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    const tables = await client.query<{ tablename: string }>(`SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`);
+    const tables = await client.query<{ tablename: string }>(
+      `SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`,
+    );
     const dump: Array<{ where: string; content: string }> = [];
     for (const { tablename } of tables.rows) {
       const rows = await client.query<{ row: string }>(`SELECT t::text AS row FROM "${tablename}" t`);

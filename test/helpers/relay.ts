@@ -20,7 +20,8 @@ interface Armed {
  */
 function holdsQuery(bytes: Buffer, text: Buffer, seen: number): boolean {
   for (let at = bytes.indexOf(text); at >= 0; at = bytes.indexOf(text, at + 1)) {
-    if (at >= 5 && at + text.length > seen && bytes[at - 5] === QUERY && bytes.readInt32BE(at - 4) >= text.length + 5) return true;
+    if (at >= 5 && at + text.length > seen && bytes[at - 5] === QUERY && bytes.readInt32BE(at - 4) >= text.length + 5)
+      return true;
   }
   return false;
 }

@@ -8,14 +8,22 @@ describe('LeadChat node: campaign funnel', () => {
   let host: Host;
   let campaignId: string;
 
-  const api = (method: string, path: string, body?: unknown) => request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
+  const api = (method: string, path: string, body?: unknown) =>
+    request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
 
   beforeAll(async () => {
     gw = await startGateway({ LEADCHAT_JOB_POLL: '100ms' });
     account = await createAccount(gw);
     host = await createHost({ [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
     const list = (await api('POST', '/lists', { name: 'Leads' })).body;
-    const campaign = await api('POST', '/campaigns', { name: 'Spring', channel: 'sms', listId: list.id, openingMessage: 'Hi!', triggerOnNewContacts: true, status: 'live' });
+    const campaign = await api('POST', '/campaigns', {
+      name: 'Spring',
+      channel: 'sms',
+      listId: list.id,
+      openingMessage: 'Hi!',
+      triggerOnNewContacts: true,
+      status: 'live',
+    });
     expect(campaign.status).toBe(201);
     campaignId = campaign.body.id;
     for (const phone of ['+15550100001', '+15550100002']) {
@@ -27,7 +35,9 @@ describe('LeadChat node: campaign funnel', () => {
       if (funnel.body.totals.openingSent === 2) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect((await api('POST', '/channels/sms/incoming', { phone: '+15550100001', body: 'Tell me more' })).status).toBe(200);
+    expect((await api('POST', '/channels/sms/incoming', { phone: '+15550100001', body: 'Tell me more' })).status).toBe(
+      200,
+    );
   }, 60_000);
   afterAll(async () => {
     await gw.stop();
@@ -38,7 +48,15 @@ describe('LeadChat node: campaign funnel', () => {
     expect(run.error).toBeUndefined();
     const [item] = run.output('LeadChat');
     expect(item!.json).toEqual((await api('GET', `/campaigns/${campaignId}/funnel`)).body);
-    expect(item!.json.totals).toEqual({ added: 2, openingSent: 2, replied: 1, handedOff: 0, optedOut: 0, goalReached: 0, failed: 0 });
+    expect(item!.json.totals).toEqual({
+      added: 2,
+      openingSent: 2,
+      replied: 1,
+      handedOff: 0,
+      optedOut: 0,
+      goalReached: 0,
+      failed: 0,
+    });
   });
 
   test('From, To and Time Zone go to the API; a timestamp from a date expression counts as its day', async () => {
@@ -56,9 +74,19 @@ describe('LeadChat node: campaign funnel', () => {
   });
 
   test('a From that is not a date fails the item before any call; the API refuses an unknown zone', async () => {
-    const bad = await runLeadChat(host, { resource: 'campaign', operation: 'getFunnel', campaign: byId(campaignId), additionalFields: { from: 'last week' } });
+    const bad = await runLeadChat(host, {
+      resource: 'campaign',
+      operation: 'getFunnel',
+      campaign: byId(campaignId),
+      additionalFields: { from: 'last week' },
+    });
     expect(bad.error?.message).toBe('From is not a date');
-    const zone = await runLeadChat(host, { resource: 'campaign', operation: 'getFunnel', campaign: byId(campaignId), additionalFields: { timezone: 'Mars/Olympus' } });
+    const zone = await runLeadChat(host, {
+      resource: 'campaign',
+      operation: 'getFunnel',
+      campaign: byId(campaignId),
+      additionalFields: { timezone: 'Mars/Olympus' },
+    });
     expect(zone.error?.message).toMatch(/^LeadChat: timezone/);
   });
 });

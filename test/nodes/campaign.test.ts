@@ -3,7 +3,16 @@ import { createHmac } from 'node:crypto';
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { createAccount, listAll, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
-import { CREDENTIAL, LEADCHAT_TRIGGER, createHost, listSearch, listSearchAll, runLeadChat, triggerNode, type Host } from './helpers/n8n';
+import {
+  CREDENTIAL,
+  LEADCHAT_TRIGGER,
+  createHost,
+  listSearch,
+  listSearchAll,
+  runLeadChat,
+  triggerNode,
+  type Host,
+} from './helpers/n8n';
 import { WebhookHost } from './helpers/webhookHost';
 
 /** More campaigns than one page of Return All (100), so Get Many and the dropdown have to follow nextCursor. */
@@ -25,7 +34,8 @@ describe('LeadChat node: campaigns', () => {
   let dental: Record<string, any>;
   let bare: Record<string, any>;
 
-  const api = (method: string, path: string, body?: unknown) => request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
+  const api = (method: string, path: string, body?: unknown) =>
+    request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
 
   /** Every campaign as the API lists them (oldest first), walked page by page. */
   const listed = () => listAll(gw, account.apiKey, '/campaigns');
@@ -44,7 +54,9 @@ describe('LeadChat node: campaigns', () => {
     dental = created.body;
     bare = (await api('POST', '/campaigns', { name: 'Bare bot', channel: 'sms' })).body;
     for (let n = 2; n < MANY; n++) {
-      expect((await api('POST', '/campaigns', { name: `Autumn promo ${String(n).padStart(3, '0')}` })).status).toBe(201);
+      expect((await api('POST', '/campaigns', { name: `Autumn promo ${String(n).padStart(3, '0')}` })).status).toBe(
+        201,
+      );
     }
   }, 120_000);
   afterAll(async () => {
@@ -59,7 +71,12 @@ describe('LeadChat node: campaigns', () => {
       expect(items).toHaveLength(MANY);
       expect(items.map((i) => i.json)).toEqual(await listed());
       for (const item of items) expect(item.pairedItem).toEqual({ item: 0 });
-      expect(items[0]!.json).toMatchObject({ id: dental.id, name: 'Smile Dental', status: 'draft', bot: { faqs: FAQS } });
+      expect(items[0]!.json).toMatchObject({
+        id: dental.id,
+        name: 'Smile Dental',
+        status: 'draft',
+        bot: { faqs: FAQS },
+      });
     });
 
     test('Limit stops after that many, across pages; the default is 50', async () => {
@@ -74,7 +91,9 @@ describe('LeadChat node: campaigns', () => {
 
     test('an account without campaigns outputs no items', async () => {
       const empty = await createAccount(gw);
-      const emptyHost = await createHost({ [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: empty.apiKey, ignoreSslIssues: true } });
+      const emptyHost = await createHost({
+        [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: empty.apiKey, ignoreSslIssues: true },
+      });
       const run = await runLeadChat(emptyHost, { resource: 'campaign', operation: 'getAll', returnAll: true });
       expect(run.error).toBeUndefined();
       expect(run.output('LeadChat')).toEqual([]);
@@ -106,7 +125,11 @@ describe('LeadChat node: campaigns', () => {
       const expected = (await api('GET', `/campaigns/${dental.id}`)).body;
       const byId = await runLeadChat(host, { resource: 'campaign', operation: 'get', campaign: locator(dental.id) });
       expect(byId.output('LeadChat')).toEqual([{ json: expected, pairedItem: { item: 0 } }]);
-      const picked = await runLeadChat(host, { resource: 'campaign', operation: 'get', campaign: locator(bare.id, 'list') });
+      const picked = await runLeadChat(host, {
+        resource: 'campaign',
+        operation: 'get',
+        campaign: locator(bare.id, 'list'),
+      });
       expect(picked.output('LeadChat')[0]!.json).toMatchObject({ id: bare.id, name: 'Bare bot', channel: 'sms' });
     });
 
@@ -125,13 +148,21 @@ describe('LeadChat node: campaigns', () => {
     test('an unknown ID fails with the API message and what to check', async () => {
       const run = await runLeadChat(host, { resource: 'campaign', operation: 'get', campaign: locator('cmp_missing') });
       expect(run.error?.message).toBe('LeadChat: Campaign not found');
-      expect(run.error?.description).toMatch(/HTTP 404 CAMPAIGN_NOT_FOUND from GET \/campaigns\/cmp_missing\. Check the Campaign/);
+      expect(run.error?.description).toMatch(
+        /HTTP 404 CAMPAIGN_NOT_FOUND from GET \/campaigns\/cmp_missing\. Check the Campaign/,
+      );
     });
 
     test("another account's campaign is not found", async () => {
       const other = await createAccount(gw);
-      const otherHost = await createHost({ [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: other.apiKey, ignoreSslIssues: true } });
-      const run = await runLeadChat(otherHost, { resource: 'campaign', operation: 'get', campaign: locator(dental.id) });
+      const otherHost = await createHost({
+        [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: other.apiKey, ignoreSslIssues: true },
+      });
+      const run = await runLeadChat(otherHost, {
+        resource: 'campaign',
+        operation: 'get',
+        campaign: locator(dental.id),
+      });
       expect(run.error?.message).toBe('LeadChat: Campaign not found');
     });
 
@@ -161,7 +192,10 @@ describe('LeadChat node: campaigns', () => {
             provider: 'faq',
             fallbackReason: null,
             reply: { kind: 'reply', body: 'We are open Monday to Friday, 9am to 6pm.', goalReached: false },
-            basis: { confidence: expect.any(Number), sources: [{ kind: 'faq', index: 0, question: 'What are your opening hours?', use: 'answer' }] },
+            basis: {
+              confidence: expect.any(Number),
+              sources: [{ kind: 'faq', index: 0, question: 'What are your opening hours?', use: 'answer' }],
+            },
           },
           pairedItem: { item: 0 },
         },
@@ -178,7 +212,10 @@ describe('LeadChat node: campaigns', () => {
       );
       expect(run.output('LeadChat').map((i) => [i.json.reply, i.pairedItem])).toEqual([
         [{ kind: 'reply', body: 'A cleaning costs $90.', goalReached: false }, { item: 0 }],
-        [{ kind: 'reply', body: 'We are at 12 Main Street, next to the post office.', goalReached: false }, { item: 1 }],
+        [
+          { kind: 'reply', body: 'We are at 12 Main Street, next to the post office.', goalReached: false },
+          { item: 1 },
+        ],
       ]);
     });
 
@@ -194,40 +231,82 @@ describe('LeadChat node: campaigns', () => {
         reason: 'bot_not_confident',
         body: expect.stringMatching(/team will get back to you/),
       });
-      const none = await runLeadChat(host, { resource: 'campaign', operation: 'testBot', campaign: locator(bare.id), message: 'What are your opening hours?' });
-      expect(none.output('LeadChat')[0]!.json).toMatchObject({ campaignId: bare.id, reply: { kind: 'handoff', reason: 'bot_no_knowledge', body: 'Thanks for your message! A member of our team will get back to you shortly.' } });
+      const none = await runLeadChat(host, {
+        resource: 'campaign',
+        operation: 'testBot',
+        campaign: locator(bare.id),
+        message: 'What are your opening hours?',
+      });
+      expect(none.output('LeadChat')[0]!.json).toMatchObject({
+        campaignId: bare.id,
+        reply: {
+          kind: 'handoff',
+          reason: 'bot_no_knowledge',
+          body: 'Thanks for your message! A member of our team will get back to you shortly.',
+        },
+      });
     });
 
     test('First Name reaches the bot: it greets the contact by name', async () => {
       const params = { resource: 'campaign', operation: 'testBot', campaign: locator(dental.id), message: 'Hello' };
       const named = await runLeadChat(host, { ...params, additionalFields: { firstName: ' Maya ' } });
-      expect(named.output('LeadChat')[0]!.json.reply).toEqual({ kind: 'reply', body: 'Hi Maya! How can I help you?', goalReached: false });
+      expect(named.output('LeadChat')[0]!.json.reply).toEqual({
+        kind: 'reply',
+        body: 'Hi Maya! How can I help you?',
+        goalReached: false,
+      });
       const anonymous = await runLeadChat(host, params);
-      expect(anonymous.output('LeadChat')[0]!.json.reply).toEqual({ kind: 'reply', body: 'Hi! How can I help you?', goalReached: false });
+      expect(anonymous.output('LeadChat')[0]!.json.reply).toEqual({
+        kind: 'reply',
+        body: 'Hi! How can I help you?',
+        goalReached: false,
+      });
     });
 
     test('Conversation So Far is sent as the history the API takes, and the API checks it', async () => {
       const earlier = (count: number) =>
-        Array.from({ length: count }, (_, n) => ({ from: ['contact', 'bot', 'team'][n % 3], body: `Earlier message ${n}` }));
-      const params = { resource: 'campaign', operation: 'testBot', campaign: locator(dental.id), message: 'How much is a cleaning?' };
+        Array.from({ length: count }, (_, n) => ({
+          from: ['contact', 'bot', 'team'][n % 3],
+          body: `Earlier message ${n}`,
+        }));
+      const params = {
+        resource: 'campaign',
+        operation: 'testBot',
+        campaign: locator(dental.id),
+        message: 'How much is a cleaning?',
+      };
       const ok = await runLeadChat(host, { ...params, additionalFields: { history: { messages: earlier(3) } } });
       expect(ok.error).toBeUndefined();
       expect(ok.output('LeadChat')[0]!.json.reply).toMatchObject({ kind: 'reply', body: 'A cleaning costs $90.' });
       // The API reads at most 20 earlier messages: its refusal of 21 shows the node sends them all, in its field.
       const tooLong = await runLeadChat(host, { ...params, additionalFields: { history: { messages: earlier(21) } } });
       expect(tooLong.error?.message).toMatch(/^LeadChat: history/);
-      expect(tooLong.error?.description).toMatch(/^HTTP 400 VALIDATION_ERROR from POST \/campaigns\/cmp_\w+\/bot\/test\./);
+      expect(tooLong.error?.description).toMatch(
+        /^HTTP 400 VALIDATION_ERROR from POST \/campaigns\/cmp_\w+\/bot\/test\./,
+      );
     });
 
     test('an empty message or earlier message fails before calling the API, naming it', async () => {
-      const noMessage = await runLeadChat(host, { resource: 'campaign', operation: 'testBot', campaign: locator(dental.id), message: '   ' });
+      const noMessage = await runLeadChat(host, {
+        resource: 'campaign',
+        operation: 'testBot',
+        campaign: locator(dental.id),
+        message: '   ',
+      });
       expect(noMessage.error?.message).toBe('Message is empty');
       const blankEarlier = await runLeadChat(host, {
         resource: 'campaign',
         operation: 'testBot',
         campaign: locator(dental.id),
         message: 'Hi',
-        additionalFields: { history: { messages: [{ from: 'contact', body: 'Hi' }, { from: 'bot', body: ' ' }] } },
+        additionalFields: {
+          history: {
+            messages: [
+              { from: 'contact', body: 'Hi' },
+              { from: 'bot', body: ' ' },
+            ],
+          },
+        },
       });
       expect(blankEarlier.error?.message).toBe('Earlier message 2 of Conversation So Far is empty');
     });
@@ -235,7 +314,12 @@ describe('LeadChat node: campaigns', () => {
     test('an unknown campaign fails with what to check; Continue On Fail keeps the other items going', async () => {
       const run = await runLeadChat(
         host,
-        { resource: 'campaign', operation: 'testBot', campaign: locator('={{ $json.id }}'), message: 'What are your opening hours?' },
+        {
+          resource: 'campaign',
+          operation: 'testBot',
+          campaign: locator('={{ $json.id }}'),
+          message: 'What are your opening hours?',
+        },
         [{ json: { id: 'cmp_nothing' } }, { json: { id: dental.id } }],
         { continueOnFail: true },
       );
@@ -243,12 +327,17 @@ describe('LeadChat node: campaigns', () => {
       expect(missing).toEqual({
         json: {
           error: 'LeadChat: Campaign not found',
-          details: expect.stringMatching(/^HTTP 404 CAMPAIGN_NOT_FOUND from POST \/campaigns\/cmp_nothing\/bot\/test\. Check the Campaign/),
+          details: expect.stringMatching(
+            /^HTTP 404 CAMPAIGN_NOT_FOUND from POST \/campaigns\/cmp_nothing\/bot\/test\. Check the Campaign/,
+          ),
           httpCode: '404',
         },
         pairedItem: { item: 0 },
       });
-      expect(answered).toMatchObject({ json: { reply: { kind: 'reply', body: FAQS[0]!.answer } }, pairedItem: { item: 1 } });
+      expect(answered).toMatchObject({
+        json: { reply: { kind: 'reply', body: FAQS[0]!.answer } },
+        pairedItem: { item: 1 },
+      });
     });
   });
 
@@ -301,7 +390,11 @@ describe('LeadChat node: campaigns', () => {
         });
         expect(res.status).toBe(200);
         await hook.waitFor(() => hook.executions.length === 1, 'the goal_reached execution');
-        expect(hook.executions[0]!.output('LeadChat Trigger')[0]!.json).toEqual({ event: 'goal_reached', deliveryId: 'msg_goal_1', ...payload });
+        expect(hook.executions[0]!.output('LeadChat Trigger')[0]!.json).toEqual({
+          event: 'goal_reached',
+          deliveryId: 'msg_goal_1',
+          ...payload,
+        });
       } finally {
         await hook.deactivate();
         await hook.close();

@@ -9,7 +9,8 @@ describe('LeadChat node: a contact corrected, searched and erased', () => {
   let account: TestAccount;
   let host: Host;
 
-  const api = (method: string, path: string, body?: unknown) => request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
+  const api = (method: string, path: string, body?: unknown) =>
+    request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
 
   beforeAll(async () => {
     gw = await startGateway();
@@ -29,14 +30,25 @@ describe('LeadChat node: a contact corrected, searched and erased', () => {
         email: '',
         additionalFields: {
           firstName: 'Noah',
-          customFields: { field: [{ name: 'plan', value: 'Gold' }, { name: 'clinic', value: 'North' }] },
+          customFields: {
+            field: [
+              { name: 'plan', value: 'Gold' },
+              { name: 'clinic', value: 'North' },
+            ],
+          },
           externalIds: { id: [{ channel: 'livechat', value: 'visitor-301' }] },
         },
       });
       expect(run.error).toBeUndefined();
       const contact = run.output('LeadChat')[0]!.json;
-      expect(contact).toMatchObject({ created: true, customFields: { plan: 'Gold', clinic: 'North' }, externalIds: { livechat: 'visitor-301' } });
-      expect((await api('GET', `/contacts/${contact.id}`)).body).toMatchObject({ customFields: { plan: 'Gold', clinic: 'North' } });
+      expect(contact).toMatchObject({
+        created: true,
+        customFields: { plan: 'Gold', clinic: 'North' },
+        externalIds: { livechat: 'visitor-301' },
+      });
+      expect((await api('GET', `/contacts/${contact.id}`)).body).toMatchObject({
+        customFields: { plan: 'Gold', clinic: 'North' },
+      });
     });
 
     test('a contact may be created from an external ID alone', async () => {
@@ -47,7 +59,11 @@ describe('LeadChat node: a contact corrected, searched and erased', () => {
         email: '',
         additionalFields: { externalIds: { id: [{ channel: 'crm', value: 'crm-77' }] } },
       });
-      expect(run.output('LeadChat')[0]!.json).toMatchObject({ created: true, externalIds: { crm: 'crm-77' }, phone: '' });
+      expect(run.output('LeadChat')[0]!.json).toMatchObject({
+        created: true,
+        externalIds: { crm: 'crm-77' },
+        phone: '',
+      });
     });
 
     test('Lead › Capture sets them on a new lead, and merges the custom fields into one it finds', async () => {
@@ -65,11 +81,18 @@ describe('LeadChat node: a contact corrected, searched and erased', () => {
         customFields: { field: [{ name: 'source', value: 'form' }] },
         externalIds: { id: [{ channel: 'webchat', value: 'v-302' }] },
       });
-      expect(first.output('LeadChat')[0]!.json).toMatchObject({ created: true, customFields: { source: 'form' }, externalIds: { webchat: 'v-302' } });
+      expect(first.output('LeadChat')[0]!.json).toMatchObject({
+        created: true,
+        customFields: { source: 'form' },
+        externalIds: { webchat: 'v-302' },
+      });
       const again = await capture({ customFields: { field: [{ name: 'coupon', value: 'SPRING' }] } });
       const found = again.output('LeadChat')[0]!.json;
       expect(found).toMatchObject({ created: false, customFields: { source: 'form', coupon: 'SPRING' } });
-      expect((await api('GET', `/contacts/${found.id}`)).body.customFields).toEqual({ source: 'form', coupon: 'SPRING' });
+      expect((await api('GET', `/contacts/${found.id}`)).body.customFields).toEqual({
+        source: 'form',
+        coupon: 'SPRING',
+      });
     });
 
     test('a custom field without a name fails the item before any request', async () => {
@@ -86,7 +109,13 @@ describe('LeadChat node: a contact corrected, searched and erased', () => {
 
   describe('Contact › Update', () => {
     test('a patient imported without a phone is given one; names change, custom fields merge and one is removed', async () => {
-      const noah = (await api('POST', '/contacts', { email: 'noah.lee@example.com', firstName: 'Noah', customFields: { plan: 'Basic', old: 'x' } })).body;
+      const noah = (
+        await api('POST', '/contacts', {
+          email: 'noah.lee@example.com',
+          firstName: 'Noah',
+          customFields: { plan: 'Basic', old: 'x' },
+        })
+      ).body;
       const run = await runLeadChat(host, {
         resource: 'contact',
         operation: 'update',
@@ -99,7 +128,13 @@ describe('LeadChat node: a contact corrected, searched and erased', () => {
         },
       });
       expect(run.error).toBeUndefined();
-      expect(run.output('LeadChat')[0]!.json).toMatchObject({ id: noah.id, phone: '+14155550310', lastName: 'Lee', firstName: 'Noah', email: 'noah.lee@example.com' });
+      expect(run.output('LeadChat')[0]!.json).toMatchObject({
+        id: noah.id,
+        phone: '+14155550310',
+        lastName: 'Lee',
+        firstName: 'Noah',
+        email: 'noah.lee@example.com',
+      });
       const stored = (await api('GET', `/contacts/${noah.id}`)).body;
       expect(stored).toMatchObject({ phone: '+14155550310', lastName: 'Lee' });
       expect(stored.customFields).toEqual({ plan: 'Gold' });
@@ -113,22 +148,33 @@ describe('LeadChat node: a contact corrected, searched and erased', () => {
         resource: 'contact',
         operation: 'update',
         contactId: byId(contact.id),
-        updateFields: { externalIds: { id: [{ channel: 'livechat', value: 'visitor-313' }] }, removeExternalIds: 'crm' },
+        updateFields: {
+          externalIds: { id: [{ channel: 'livechat', value: 'visitor-313' }] },
+          removeExternalIds: 'crm',
+        },
       });
       expect(run.error).toBeUndefined();
-      expect(run.output('LeadChat')[0]!.json).toMatchObject({ id: contact.id, externalIds: { livechat: 'visitor-313' } });
+      expect(run.output('LeadChat')[0]!.json).toMatchObject({
+        id: contact.id,
+        externalIds: { livechat: 'visitor-313' },
+      });
       expect((await api('GET', `/contacts/${contact.id}`)).body.externalIds).toEqual({ livechat: 'visitor-313' });
       const both = await runLeadChat(host, {
         resource: 'contact',
         operation: 'update',
         contactId: byId(contact.id),
-        updateFields: { externalIds: { id: [{ channel: 'livechat', value: 'visitor-314' }] }, removeExternalIds: 'livechat' },
+        updateFields: {
+          externalIds: { id: [{ channel: 'livechat', value: 'visitor-314' }] },
+          removeExternalIds: 'livechat',
+        },
       });
       expect(both.error?.message).toBe('The external ID of "livechat" is both given and removed');
     });
 
     test('Clear Fields empties a field; nothing to update fails the item', async () => {
-      const contact = (await api('POST', '/contacts', { phone: '+14155550311', email: 'clear@example.com', lastName: 'Gone' })).body;
+      const contact = (
+        await api('POST', '/contacts', { phone: '+14155550311', email: 'clear@example.com', lastName: 'Gone' })
+      ).body;
       const run = await runLeadChat(host, {
         resource: 'contact',
         operation: 'update',
@@ -136,7 +182,12 @@ describe('LeadChat node: a contact corrected, searched and erased', () => {
         updateFields: { clear: ['lastName', 'email'] },
       });
       expect(run.output('LeadChat')[0]!.json).toMatchObject({ lastName: '', email: '', phone: '+14155550311' });
-      const nothing = await runLeadChat(host, { resource: 'contact', operation: 'update', contactId: byId(contact.id), updateFields: {} });
+      const nothing = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'update',
+        contactId: byId(contact.id),
+        updateFields: {},
+      });
       expect(nothing.error?.message).toBe('Nothing to update');
     });
 
@@ -150,7 +201,9 @@ describe('LeadChat node: a contact corrected, searched and erased', () => {
         updateFields: { phone: '+14155550312' },
       });
       expect(run.error?.httpCode).toBe('409');
-      expect(run.error?.description).toMatch(/^HTTP 409 CONTACT_EXISTS from PATCH \/contacts\/ct_\w+\. Another contact already has this phone or email/);
+      expect(run.error?.description).toMatch(
+        /^HTTP 409 CONTACT_EXISTS from PATCH \/contacts\/ct_\w+\. Another contact already has this phone or email/,
+      );
       expect(run.error?.description).not.toMatch(/Idempotency/);
       expect((await api('GET', `/contacts/${taken.id}`)).body.phone).toBe('+14155550312');
     });
@@ -163,29 +216,75 @@ describe('LeadChat node: a contact corrected, searched and erased', () => {
       for (let start = 0; start < 105; start += 15) {
         const batch = Array.from({ length: Math.min(15, 105 - start) }, (_, k) => start + k);
         const created = await Promise.all(
-          batch.map((n) => api('POST', '/contacts', { phone: `+1415556${String(n).padStart(4, '0')}`, firstName: 'Zelda', lastName: `Many${n}` })),
+          batch.map((n) =>
+            api('POST', '/contacts', {
+              phone: `+1415556${String(n).padStart(4, '0')}`,
+              firstName: 'Zelda',
+              lastName: `Many${n}`,
+            }),
+          ),
         );
         made.push(...created.map((res) => res.body.id as string));
       }
-      const all = await runLeadChat(host, { resource: 'contact', operation: 'getAll', query: 'zelda', returnAll: true });
+      const all = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'getAll',
+        query: 'zelda',
+        returnAll: true,
+      });
       expect(all.error).toBeUndefined();
       const ids = all.output('LeadChat').map((item) => item.json.id);
       expect(ids.sort()).toEqual([...made].sort());
-      const limited = await runLeadChat(host, { resource: 'contact', operation: 'getAll', query: 'Zelda', returnAll: false, limit: 3 });
+      const limited = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'getAll',
+        query: 'Zelda',
+        returnAll: false,
+        limit: 3,
+      });
       expect(limited.output('LeadChat')).toHaveLength(3);
-      const byDigits = await runLeadChat(host, { resource: 'contact', operation: 'getAll', query: '6-0042', returnAll: true });
+      const byDigits = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'getAll',
+        query: '6-0042',
+        returnAll: true,
+      });
       expect(byDigits.output('LeadChat').map((item) => item.json.lastName)).toEqual(['Many42']);
-      const byExternalId = await runLeadChat(host, { resource: 'contact', operation: 'getAll', query: 'crm-77', returnAll: true });
+      const byExternalId = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'getAll',
+        query: 'crm-77',
+        returnAll: true,
+      });
       expect(byExternalId.output('LeadChat').map((item) => item.json.externalIds)).toEqual([{ crm: 'crm-77' }]);
       const empty = await runLeadChat(host, { resource: 'contact', operation: 'getAll', query: '  ', returnAll: true });
       expect(empty.error?.message).toBe('Search is empty');
     });
 
     test('Get by ID reads the contact; Simplify keeps the keys a workflow or an agent needs', async () => {
-      const contact = (await api('POST', '/contacts', { phone: '+14155550320', email: 'simple@example.com', firstName: 'Sam', lastName: 'Ple', customFields: { plan: 'Gold' } })).body;
-      const full = await runLeadChat(host, { resource: 'contact', operation: 'get', searchBy: 'id', contactId: byId(contact.id) });
+      const contact = (
+        await api('POST', '/contacts', {
+          phone: '+14155550320',
+          email: 'simple@example.com',
+          firstName: 'Sam',
+          lastName: 'Ple',
+          customFields: { plan: 'Gold' },
+        })
+      ).body;
+      const full = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'get',
+        searchBy: 'id',
+        contactId: byId(contact.id),
+      });
       expect(full.output('LeadChat')[0]!.json).toEqual(contact);
-      const simple = await runLeadChat(host, { resource: 'contact', operation: 'get', searchBy: 'id', contactId: byId(contact.id), simplify: true });
+      const simple = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'get',
+        searchBy: 'id',
+        contactId: byId(contact.id),
+        simplify: true,
+      });
       expect(simple.output('LeadChat')[0]!.json).toEqual({
         id: contact.id,
         name: 'Sam Ple',
@@ -196,7 +295,13 @@ describe('LeadChat node: a contact corrected, searched and erased', () => {
         optedOut: false,
         createdAt: contact.createdAt,
       });
-      const missing = await runLeadChat(host, { resource: 'contact', operation: 'get', searchBy: 'id', contactId: byId('ct_nobody'), errorIfNotFound: false });
+      const missing = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'get',
+        searchBy: 'id',
+        contactId: byId('ct_nobody'),
+        errorIfNotFound: false,
+      });
       expect(missing.output('LeadChat')).toEqual([]);
     });
   });

@@ -21,7 +21,8 @@ describe('LeadChat node: conversations', () => {
   /** Contact IDs of the custom-channel conversations, by fromId. */
   const contacts = new Map<string, string>();
 
-  const api = (method: string, path: string, body?: unknown) => request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
+  const api = (method: string, path: string, body?: unknown) =>
+    request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
 
   /** Every conversation as the API lists them (newest activity first), walked page by page. */
   const listed = (query = '') => listAll(gw, account.apiKey, '/conversations', query);
@@ -51,14 +52,24 @@ describe('LeadChat node: conversations', () => {
     for (let n = 0; n < MANY; n++) {
       const fromId = `visitor-${n}`;
       const res = await api('POST', '/incoming_custom_channel_message', {
-        customData: { messageSid: `m-${n}`, fromId, toId: 'acme', body: `Question ${n}`, channel: 'webchat', campaignId, firstName: `V${n}` },
+        customData: {
+          messageSid: `m-${n}`,
+          fromId,
+          toId: 'acme',
+          body: `Question ${n}`,
+          channel: 'webchat',
+          campaignId,
+          firstName: `V${n}`,
+        },
       });
       expect(res.status).toBe(200);
       const message = await api('GET', `/messages/${res.body.messageId}`);
       contacts.set(fromId, message.body.contactId);
     }
     // And one SMS conversation of no campaign.
-    expect((await api('POST', '/channels/sms/incoming', { phone: '+14155550190', body: 'Hello by SMS' })).status).toBe(200);
+    expect((await api('POST', '/channels/sms/incoming', { phone: '+14155550190', body: 'Hello by SMS' })).status).toBe(
+      200,
+    );
   }, 120_000);
   afterAll(async () => {
     await gw.stop();
@@ -67,7 +78,12 @@ describe('LeadChat node: conversations', () => {
 
   describe('Get Many', () => {
     test('Return All walks every page: each conversation once, in the API order, one item each paired to the input', async () => {
-      const run = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: true, filters: { campaignId } });
+      const run = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'getAll',
+        returnAll: true,
+        filters: { campaignId },
+      });
       expect(run.error).toBeUndefined();
       const items = run.output('LeadChat');
       expect(items).toHaveLength(MANY);
@@ -89,7 +105,13 @@ describe('LeadChat node: conversations', () => {
 
     test('Limit stops after that many, across pages; the default is 50', async () => {
       const all = await listed(`&campaignId=${campaignId}`);
-      const over = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: false, limit: 115, filters: { campaignId } });
+      const over = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'getAll',
+        returnAll: false,
+        limit: 115,
+        filters: { campaignId },
+      });
       expect(over.output('LeadChat').map((i) => i.json.id)).toEqual(all.slice(0, 115).map((c) => c.id));
       const small = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', limit: 3 });
       expect(small.output('LeadChat')).toHaveLength(3);
@@ -100,24 +122,37 @@ describe('LeadChat node: conversations', () => {
     test('Return All without filters includes every channel; the Channel filter keeps one', async () => {
       const everything = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: true });
       expect(everything.output('LeadChat')).toHaveLength(MANY + 1);
-      const sms = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: true, filters: { channel: 'sms' } });
+      const sms = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'getAll',
+        returnAll: true,
+        filters: { channel: 'sms' },
+      });
       expect(sms.output('LeadChat').map((i) => i.json)).toEqual([
-        expect.objectContaining({ channel: 'sms', campaignId: null, contact: expect.objectContaining({ phone: '+14155550190' }) }),
+        expect.objectContaining({
+          channel: 'sms',
+          campaignId: null,
+          contact: expect.objectContaining({ phone: '+14155550190' }),
+        }),
       ]);
     });
 
     test('a filter that matches nothing outputs no items', async () => {
-      const run = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: true, filters: { status: 'closed' } });
+      const run = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'getAll',
+        returnAll: true,
+        filters: { status: 'closed' },
+      });
       expect(run.error).toBeUndefined();
       expect(run.output('LeadChat')).toEqual([]);
     });
 
     test('every input item gets its own conversations, paired to it', async () => {
-      const run = await runLeadChat(
-        host,
-        { resource: 'conversation', operation: 'getAll', limit: '={{ $json.n }}' },
-        [{ json: { n: 2 } }, { json: { n: 1 } }],
-      );
+      const run = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', limit: '={{ $json.n }}' }, [
+        { json: { n: 2 } },
+        { json: { n: 1 } },
+      ]);
       expect(run.output('LeadChat').map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 0 }, { item: 1 }]);
     });
   });
@@ -130,9 +165,15 @@ describe('LeadChat node: conversations', () => {
     });
 
     test('an unknown ID fails with the API message and what to check', async () => {
-      const run = await runLeadChat(host, { resource: 'conversation', operation: 'get', conversationId: 'cnv_missing' });
+      const run = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'get',
+        conversationId: 'cnv_missing',
+      });
       expect(run.error?.message).toMatch(/^LeadChat: Conversation not found$/);
-      expect(run.error?.description).toMatch(/HTTP 404 CONVERSATION_NOT_FOUND from GET \/conversations\/cnv_missing\. Check the Conversation ID/);
+      expect(run.error?.description).toMatch(
+        /HTTP 404 CONVERSATION_NOT_FOUND from GET \/conversations\/cnv_missing\. Check the Conversation ID/,
+      );
     });
 
     test('an empty ID fails before calling the API', async () => {
@@ -167,7 +208,9 @@ describe('LeadChat node: conversations', () => {
         success: true,
         contactId,
         active: true,
-        conversations: [expect.objectContaining({ status: 'active', bot: { active: true, since: expect.any(String) } })],
+        conversations: [
+          expect.objectContaining({ status: 'active', bot: { active: true, since: expect.any(String) } }),
+        ],
       });
       const conversation = (await listed(`&campaignId=${campaignId}`)).find((c) => c.contactId === contactId)!;
       expect(conversation).toMatchObject({ status: 'active', bot: { active: true } });
@@ -184,7 +227,9 @@ describe('LeadChat node: conversations', () => {
       expect(missing).toEqual({
         json: {
           error: 'LeadChat: Contact not found',
-          details: expect.stringMatching(/^HTTP 404 CONTACT_NOT_FOUND from POST \/contacts\/ct_nobody\/bot\. Check the Contact ID/),
+          details: expect.stringMatching(
+            /^HTTP 404 CONTACT_NOT_FOUND from POST \/contacts\/ct_nobody\/bot\. Check the Contact ID/,
+          ),
           httpCode: '404',
         },
         pairedItem: { item: 0 },
@@ -213,7 +258,12 @@ describe('LeadChat node: conversations', () => {
         conversationId: expect.any(String),
       });
       const conversation = await api('GET', `/conversations/${message.conversationId}`);
-      expect(conversation.body).toMatchObject({ contactId, status: 'handed_off', bot: { active: false }, lastMessage: { id: message.id } });
+      expect(conversation.body).toMatchObject({
+        contactId,
+        status: 'handed_off',
+        bot: { active: false },
+        lastMessage: { id: message.id },
+      });
     });
 
     test('with a Conversation ID, on that conversation; one of another contact is refused with the API message', async () => {
@@ -228,7 +278,9 @@ describe('LeadChat node: conversations', () => {
       });
       expect(run.output('LeadChat')[0]!.json).toMatchObject({ conversationId: own!.id, body: 'Following up' });
 
-      const other = (await listed(`&campaignId=${campaignId}`)).find((c) => c.contactId === contacts.get('visitor-13'))!;
+      const other = (await listed(`&campaignId=${campaignId}`)).find(
+        (c) => c.contactId === contacts.get('visitor-13'),
+      )!;
       const wrong = await runLeadChat(host, {
         resource: 'conversation',
         operation: 'sendAsTeamMember',
@@ -245,9 +297,18 @@ describe('LeadChat node: conversations', () => {
       const settings = await api('GET', '/settings');
       expect((await api('PUT', '/settings', { customChannelWebhookUrl: null })).status).toBe(200);
       try {
-        const run = await runLeadChat(host, { resource: 'conversation', operation: 'sendAsTeamMember', contactId, text: 'Anyone there?' });
-        expect(run.error?.message).toMatch(/^LeadChat: the message was stored as failed: No Custom Channel Webhook URL is configured/);
-        expect(run.error?.description).toMatch(/^Message msg_\w+ was not sent \(NO_RECEIVER\)\. .*Custom Channel Webhook/);
+        const run = await runLeadChat(host, {
+          resource: 'conversation',
+          operation: 'sendAsTeamMember',
+          contactId,
+          text: 'Anyone there?',
+        });
+        expect(run.error?.message).toMatch(
+          /^LeadChat: the message was stored as failed: No Custom Channel Webhook URL is configured/,
+        );
+        expect(run.error?.description).toMatch(
+          /^Message msg_\w+ was not sent \(NO_RECEIVER\)\. .*Custom Channel Webhook/,
+        );
         const stored = (await api('GET', `/contacts/${contactId}/messages`)).body.data.at(-1);
         expect(stored).toMatchObject({ body: 'Anyone there?', status: 'failed', errorCode: 'NO_RECEIVER' });
 
@@ -277,7 +338,9 @@ describe('LeadChat node: conversations', () => {
         text: 'Hello?',
       });
       expect(run.error?.message).toMatch(/^LeadChat: The contact has no conversation yet/);
-      expect(run.error?.description).toMatch(/HTTP 409 NO_CONVERSATION .*campaign's opening message or a message from the contact/);
+      expect(run.error?.description).toMatch(
+        /HTTP 409 NO_CONVERSATION .*campaign's opening message or a message from the contact/,
+      );
     });
 
     test('a contact who opted out gets nothing, and the item says why', async () => {
@@ -293,12 +356,22 @@ describe('LeadChat node: conversations', () => {
       });
       expect(run.error?.message).toMatch(/^LeadChat: The contact opted out/);
       expect(run.error?.description).toMatch(/HTTP 409 CONTACT_OPTED_OUT .*until they write START/);
-      const optedOut = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: true, filters: { status: 'opted_out' } });
+      const optedOut = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'getAll',
+        returnAll: true,
+        filters: { status: 'opted_out' },
+      });
       expect(optedOut.output('LeadChat').map((i) => i.json.contactId)).toEqual([contacts.get('visitor-20')]);
     });
 
     test('an empty text or contact fails before calling the API', async () => {
-      const noText = await runLeadChat(host, { resource: 'conversation', operation: 'sendAsTeamMember', contactId: 'ct_x', text: '  ' });
+      const noText = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'sendAsTeamMember',
+        contactId: 'ct_x',
+        text: '  ',
+      });
       expect(noText.error?.message).toBe('Text is empty');
       // An expression that comes out empty: n8n itself stops a workflow whose required field is left blank.
       const noContact = await runLeadChat(

@@ -7,7 +7,11 @@ import { createAccount, startGateway, type TestGateway } from '../helpers/gatewa
 import { testCredential } from './helpers/credentialTest';
 
 /** A web server that is not LeadChat, answering every request with `status` and `body`. */
-async function otherServer(status: number, body: string, type = 'text/html'): Promise<{ url: string; close(): Promise<void> }> {
+async function otherServer(
+  status: number,
+  body: string,
+  type = 'text/html',
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((_req, res) => {
     res.writeHead(status, { 'content-type': type });
     res.end(body);
@@ -48,7 +52,10 @@ describe('LeadChat API credential test', () => {
   test('a Base URL without /v1 fails, even with a valid key, and says the URL ends with /v1', async () => {
     const account = await createAccount(gw);
     const result = await testCredential({ baseUrl: gw.url, apiKey: account.apiKey, ignoreSslIssues: true });
-    expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/No LeadChat API answers at this Base URL \(404\).*\/v1/) });
+    expect(result).toEqual({
+      status: 'Error',
+      message: expect.stringMatching(/No LeadChat API answers at this Base URL \(404\).*\/v1/),
+    });
   });
 
   test('another server fails: one answering 404, and one answering every address with a page (200)', async () => {
@@ -57,10 +64,16 @@ describe('LeadChat API credential test', () => {
     const json = await otherServer(200, JSON.stringify({ ok: true }), 'application/json');
     try {
       const missing = await testCredential({ baseUrl: `${notFound.url}/v1`, apiKey: 'lc_any' });
-      expect(missing).toEqual({ status: 'Error', message: expect.stringMatching(/No LeadChat API answers at this Base URL \(404\)/) });
+      expect(missing).toEqual({
+        status: 'Error',
+        message: expect.stringMatching(/No LeadChat API answers at this Base URL \(404\)/),
+      });
       for (const server of [page, json]) {
         const other = await testCredential({ baseUrl: `${server.url}/v1`, apiKey: 'lc_any' });
-        expect(other).toEqual({ status: 'Error', message: expect.stringMatching(/answered, but not as the LeadChat API/) });
+        expect(other).toEqual({
+          status: 'Error',
+          message: expect.stringMatching(/answered, but not as the LeadChat API/),
+        });
       }
     } finally {
       await Promise.all([notFound.close(), page.close(), json.close()]);
@@ -72,7 +85,10 @@ describe('LeadChat API credential test', () => {
     const credential = { baseUrl: throttled.apiBase, apiKey: account.apiKey, ignoreSslIssues: true };
     expect(await testCredential(credential)).toEqual({ status: 'OK', message: 'Connection successful!' });
     const result = await testCredential(credential);
-    expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/over its rate limit \(429\).*test again/) });
+    expect(result).toEqual({
+      status: 'Error',
+      message: expect.stringMatching(/over its rate limit \(429\).*test again/),
+    });
   });
 
   test("the gateway's self-signed certificate is refused unless Ignore SSL Issues is on", async () => {

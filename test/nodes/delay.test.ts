@@ -15,19 +15,31 @@ describe('LeadChat node: Delay Opening Message', () => {
       gw = await startGateway();
       account = await createAccount(gw);
       host = await createHost({ [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
-      listId = (await request(gw, 'POST', '/v1/lists', { apiKey: account.apiKey, body: { name: 'Delayed funnel' } })).body.id;
+      listId = (await request(gw, 'POST', '/v1/lists', { apiKey: account.apiKey, body: { name: 'Delayed funnel' } }))
+        .body.id;
     });
     afterAll(async () => {
       await gw.stop();
     });
 
     const members = async () =>
-      ((await request(gw, 'GET', `/v1/lists/${listId}/contacts`, { apiKey: account.apiKey })).body.data as Array<{ id: string }>).length;
+      (
+        (await request(gw, 'GET', `/v1/lists/${listId}/contacts`, { apiKey: account.apiKey })).body.data as Array<{
+          id: string;
+        }>
+      ).length;
 
     test('the delay holds the opening message of a Live campaign that long, from Lead > Capture and List > Add Contact', async () => {
       const campaign = await request(gw, 'POST', '/v1/campaigns', {
         apiKey: account.apiKey,
-        body: { name: 'Funnel', channel: 'sms', listId, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, status: 'live' },
+        body: {
+          name: 'Funnel',
+          channel: 'sms',
+          listId,
+          openingMessage: 'Hi {{first_name}}!',
+          triggerOnNewContacts: true,
+          status: 'live',
+        },
       });
       expect(campaign.status).toBe(201);
       const started = Date.now();
@@ -42,7 +54,10 @@ describe('LeadChat node: Delay Opening Message', () => {
       const lead = capture.output('LeadChat')[0]!.json;
       expect(lead).toMatchObject({ created: true, addedToList: true, delay: '2h' });
 
-      const other = await request(gw, 'POST', '/v1/contacts', { apiKey: account.apiKey, body: { phone: '+14155550182' } });
+      const other = await request(gw, 'POST', '/v1/contacts', {
+        apiKey: account.apiKey,
+        body: { phone: '+14155550182' },
+      });
       const add = await runLeadChat(host, {
         resource: 'list',
         operation: 'addContact',
@@ -52,8 +67,12 @@ describe('LeadChat node: Delay Opening Message', () => {
       });
       expect(add.output('LeadChat')[0]!.json).toMatchObject({ added: true });
 
-      const conversations = (await request(gw, 'GET', '/v1/conversations', { apiKey: account.apiKey, query: { campaignId: campaign.body.id } })).body
-        .data as Array<{ contactId: string; next: { kind: string; at: string } | null }>;
+      const conversations = (
+        await request(gw, 'GET', '/v1/conversations', {
+          apiKey: account.apiKey,
+          query: { campaignId: campaign.body.id },
+        })
+      ).body.data as Array<{ contactId: string; next: { kind: string; at: string } | null }>;
       const dueIn = (contactId: unknown) => {
         const next = conversations.find((c) => c.contactId === contactId)!.next!;
         expect(next.kind).toBe('opening');
@@ -68,7 +87,10 @@ describe('LeadChat node: Delay Opening Message', () => {
     });
 
     test('a delay the node accepts but the server bounds (over 30 days) comes back with the API message', async () => {
-      const contact = await request(gw, 'POST', '/v1/contacts', { apiKey: account.apiKey, body: { phone: '+14155550183' } });
+      const contact = await request(gw, 'POST', '/v1/contacts', {
+        apiKey: account.apiKey,
+        body: { phone: '+14155550183' },
+      });
       const run = await runLeadChat(host, {
         resource: 'list',
         operation: 'addContact',
@@ -77,36 +99,39 @@ describe('LeadChat node: Delay Opening Message', () => {
         additionalFields: { delay: '45d' },
       });
       expect(run.error?.message).toMatch(/^LeadChat: delay must be between/);
-      expect(run.error?.description).toMatch(/^HTTP 400 INVALID_DURATION from POST \/lists\/lst_\w+\/contacts\. Fix the field named in the message/);
+      expect(run.error?.description).toMatch(
+        /^HTTP 400 INVALID_DURATION from POST \/lists\/lst_\w+\/contacts\. Fix the field named in the message/,
+      );
     });
 
-    test.each([
-      ['soon'],
-      ['15 minutes'],
-      ['1.5h'],
-      ['30m1h'],
-      ['-5m'],
-      ['0m'],
-      ['15'],
-    ])('Lead > Capture with delay %j fails naming the field and an example, before anything is created', async (delay) => {
-      const before = await members();
-      const run = await runLeadChat(host, {
-        resource: 'lead',
-        operation: 'capture',
-        phone: '+1 415 555 0177',
-        firstName: 'Patience',
-        list: { __rl: true, mode: 'id', value: listId },
-        additionalFields: { email: 'patience@example.com', delay },
-      });
-      expect(run.error?.message).toBe(`Delay Opening Message "${delay}" is not a duration such as "15m"`);
-      expect(run.error?.description).toMatch(/"15m", "2h" or "1h30m"/);
-      expect(await members()).toBe(before);
-      const lookup = await request(gw, 'GET', '/v1/contacts', { apiKey: account.apiKey, query: { email: 'patience@example.com' } });
-      expect(lookup.status).toBe(404);
-    });
+    test.each([['soon'], ['15 minutes'], ['1.5h'], ['30m1h'], ['-5m'], ['0m'], ['15']])(
+      'Lead > Capture with delay %j fails naming the field and an example, before anything is created',
+      async (delay) => {
+        const before = await members();
+        const run = await runLeadChat(host, {
+          resource: 'lead',
+          operation: 'capture',
+          phone: '+1 415 555 0177',
+          firstName: 'Patience',
+          list: { __rl: true, mode: 'id', value: listId },
+          additionalFields: { email: 'patience@example.com', delay },
+        });
+        expect(run.error?.message).toBe(`Delay Opening Message "${delay}" is not a duration such as "15m"`);
+        expect(run.error?.description).toMatch(/"15m", "2h" or "1h30m"/);
+        expect(await members()).toBe(before);
+        const lookup = await request(gw, 'GET', '/v1/contacts', {
+          apiKey: account.apiKey,
+          query: { email: 'patience@example.com' },
+        });
+        expect(lookup.status).toBe(404);
+      },
+    );
 
     test('List > Add Contact with a bad delay fails the item; Continue On Fail keeps the others going', async () => {
-      const contact = await request(gw, 'POST', '/v1/contacts', { apiKey: account.apiKey, body: { phone: '+14155550178' } });
+      const contact = await request(gw, 'POST', '/v1/contacts', {
+        apiKey: account.apiKey,
+        body: { phone: '+14155550178' },
+      });
       const run = await runLeadChat(
         host,
         {
@@ -121,7 +146,10 @@ describe('LeadChat node: Delay Opening Message', () => {
       );
       const [bad, good] = run.output('LeadChat');
       expect(bad).toEqual({
-        json: { error: 'Delay Opening Message "later" is not a duration such as "15m"', details: expect.stringMatching(/1h30m/) },
+        json: {
+          error: 'Delay Opening Message "later" is not a duration such as "15m"',
+          details: expect.stringMatching(/1h30m/),
+        },
         pairedItem: { item: 0 },
       });
       expect(good).toEqual({

@@ -7,7 +7,9 @@ const SECRET_KEY = 'lc_live_SECRET_do_not_leak_123456';
 
 /** Everything a failing item shows, serialized: where a leaked key would appear. */
 function visible(run: { error?: unknown; run: { data: unknown } }): string {
-  return JSON.stringify({ error: run.error, data: run.run.data }, (_k, v) => (v instanceof Error ? { ...v, message: v.message } : v));
+  return JSON.stringify({ error: run.error, data: run.run.data }, (_k, v) =>
+    v instanceof Error ? { ...v, message: v.message } : v,
+  );
 }
 
 describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
@@ -21,16 +23,25 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
 
   test('a rejected key shows the API message and what to fix, and never the key', async () => {
     const host = await createHost({ leadChatApi: { baseUrl: gw.apiBase, apiKey: SECRET_KEY, ignoreSslIssues: true } });
-    const run = await runLeadChat(host, { resource: 'contact', operation: 'get', searchBy: 'email', email: 'a@example.com' });
+    const run = await runLeadChat(host, {
+      resource: 'contact',
+      operation: 'get',
+      searchBy: 'email',
+      email: 'a@example.com',
+    });
     expect(run.error?.message).toBe('LeadChat: Invalid or missing API key');
-    expect(run.error?.description).toMatch(/HTTP 401 UNAUTHORIZED from GET \/contacts\. Check the API Key of the LeadChat API credential/);
+    expect(run.error?.description).toMatch(
+      /HTTP 401 UNAUTHORIZED from GET \/contacts\. Check the API Key of the LeadChat API credential/,
+    );
     expect(run.error?.httpCode).toBe('401');
     expect(visible(run)).not.toContain(SECRET_KEY);
   });
 
   test('Continue On Fail: a failing item becomes an error item paired to it, the others go on', async () => {
     const account = await createAccount(gw);
-    const host = await createHost({ leadChatApi: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
+    const host = await createHost({
+      leadChatApi: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true },
+    });
     const run = await runLeadChat(
       host,
       { resource: 'contact', operation: 'create', phone: '={{ $json.phone }}', email: '' },
@@ -42,7 +53,10 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
     expect(items).toHaveLength(3);
     expect(items[0]).toMatchObject({ json: { phone: '+14155550111', created: true }, pairedItem: { item: 0 } });
     expect(items[1]).toEqual({
-      json: { error: 'Phone "12" is not a phone number with a country code', details: expect.stringMatching(/country code/) },
+      json: {
+        error: 'Phone "12" is not a phone number with a country code',
+        details: expect.stringMatching(/country code/),
+      },
       pairedItem: { item: 1 },
     });
     expect(items[2]).toMatchObject({ json: { phone: '+14155550113' }, pairedItem: { item: 2 } });
@@ -50,7 +64,9 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
 
   test('Continue On Fail keeps the API error and its HTTP code on the item', async () => {
     const account = await createAccount(gw);
-    const host = await createHost({ leadChatApi: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
+    const host = await createHost({
+      leadChatApi: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true },
+    });
     const run = await runLeadChat(
       host,
       { resource: 'credit', operation: 'grant', email: 'sub@example.com', amount: 5 },
@@ -71,7 +87,9 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
 
   test('batching processes every item, in order, each paired to its input', async () => {
     const account = await createAccount(gw);
-    const host = await createHost({ leadChatApi: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
+    const host = await createHost({
+      leadChatApi: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true },
+    });
     const phones = ['+33142685300', '+33142685301', '+33142685302', '+33142685303', '+33142685304'];
     const run = await runLeadChat(
       host,
@@ -84,14 +102,21 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
       },
       phones.map((phone) => ({ json: { phone } })),
     );
-    expect(run.output('LeadChat').map((i) => [i.json.phone, i.pairedItem])).toEqual(phones.map((p, n) => [p, { item: n }]));
+    expect(run.output('LeadChat').map((i) => [i.json.phone, i.pairedItem])).toEqual(
+      phones.map((p, n) => [p, { item: n }]),
+    );
   });
 
   describe('unreachable or misconfigured servers', () => {
     test('nothing listening: says which address could not be reached and what to check', async () => {
       const port = await freePort();
       const host = await createHost({ leadChatApi: { baseUrl: `https://127.0.0.1:${port}/v1`, apiKey: SECRET_KEY } });
-      const run = await runLeadChat(host, { resource: 'contact', operation: 'get', searchBy: 'email', email: 'a@example.com' });
+      const run = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'get',
+        searchBy: 'email',
+        email: 'a@example.com',
+      });
       expect(run.error?.message).toBe(`LeadChat: could not reach https://127.0.0.1:${port}/v1`);
       expect(run.error?.description).toMatch(/ECONNREFUSED.*Check the Base URL/);
       expect(visible(run)).not.toContain(SECRET_KEY);
@@ -99,24 +124,45 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
 
     test("the gateway's self-signed certificate without Ignore SSL Issues points at that setting", async () => {
       const account = await createAccount(gw);
-      const host = await createHost({ leadChatApi: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: false } });
-      const run = await runLeadChat(host, { resource: 'contact', operation: 'get', searchBy: 'email', email: 'a@example.com' });
+      const host = await createHost({
+        leadChatApi: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: false },
+      });
+      const run = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'get',
+        searchBy: 'email',
+        email: 'a@example.com',
+      });
       expect(run.error?.description).toMatch(/Ignore SSL Issues/);
       expect(visible(run)).not.toContain(account.apiKey);
     });
 
     test('plain HTTP to the HTTPS port shows the gateway refusal', async () => {
       const account = await createAccount(gw);
-      const host = await createHost({ leadChatApi: { baseUrl: gw.apiBase.replace('https:', 'http:'), apiKey: account.apiKey } });
-      const run = await runLeadChat(host, { resource: 'contact', operation: 'get', searchBy: 'email', email: 'a@example.com' });
+      const host = await createHost({
+        leadChatApi: { baseUrl: gw.apiBase.replace('https:', 'http:'), apiKey: account.apiKey },
+      });
+      const run = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'get',
+        searchBy: 'email',
+        email: 'a@example.com',
+      });
       expect(run.error?.message).toMatch(/HTTPS/);
       expect(visible(run)).not.toContain(account.apiKey);
     });
 
     test('a Base URL without /v1 is pointed out', async () => {
       const account = await createAccount(gw);
-      const host = await createHost({ leadChatApi: { baseUrl: gw.url, apiKey: account.apiKey, ignoreSslIssues: true } });
-      const run = await runLeadChat(host, { resource: 'contact', operation: 'create', phone: '+14155550100', email: '' });
+      const host = await createHost({
+        leadChatApi: { baseUrl: gw.url, apiKey: account.apiKey, ignoreSslIssues: true },
+      });
+      const run = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'create',
+        phone: '+14155550100',
+        email: '',
+      });
       expect(run.error?.description).toMatch(/ends with \/v1/);
     });
   });
@@ -130,36 +176,36 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
       await limited.stop();
     });
 
-    test(
-      'over the limit, the node waits for Retry-After and every item succeeds',
-      async () => {
-        const account = await createAccount(limited);
-        // The key's minute is all but over when the node starts: its 429 asks for a wait of seconds, which it honours.
-        expect((await request(limited, 'GET', '/v1/lists', { apiKey: account.apiKey })).status).toBe(200);
-        await advanceClock(limited, '57s');
-        const host = await createHost({ leadChatApi: { baseUrl: limited.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
-        const emails = ['r1@example.com', 'r2@example.com', 'r3@example.com', 'r4@example.com', 'r5@example.com'];
-        const started = Date.now();
-        const run = await runLeadChat(
-          host,
-          { resource: 'contact', operation: 'create', phone: '', email: '={{ $json.email }}' },
-          emails.map((email) => ({ json: { email } })),
-        );
-        expect(run.error).toBeUndefined();
-        expect(run.output('LeadChat').map((i) => i.json.email)).toEqual(emails);
-        // It waited for the window to turn (about 3 s), not more.
-        expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
-        expect(Date.now() - started).toBeLessThan(30_000);
-      },
-      60_000,
-    );
+    test('over the limit, the node waits for Retry-After and every item succeeds', async () => {
+      const account = await createAccount(limited);
+      // The key's minute is all but over when the node starts: its 429 asks for a wait of seconds, which it honours.
+      expect((await request(limited, 'GET', '/v1/lists', { apiKey: account.apiKey })).status).toBe(200);
+      await advanceClock(limited, '57s');
+      const host = await createHost({
+        leadChatApi: { baseUrl: limited.apiBase, apiKey: account.apiKey, ignoreSslIssues: true },
+      });
+      const emails = ['r1@example.com', 'r2@example.com', 'r3@example.com', 'r4@example.com', 'r5@example.com'];
+      const started = Date.now();
+      const run = await runLeadChat(
+        host,
+        { resource: 'contact', operation: 'create', phone: '', email: '={{ $json.email }}' },
+        emails.map((email) => ({ json: { email } })),
+      );
+      expect(run.error).toBeUndefined();
+      expect(run.output('LeadChat').map((i) => i.json.email)).toEqual(emails);
+      // It waited for the window to turn (about 3 s), not more.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+      expect(Date.now() - started).toBeLessThan(30_000);
+    }, 60_000);
 
     test('when waiting is capped and retries run out, the item fails saying so', async () => {
       const account = await createAccount(limited);
       for (let n = 0; n < 3; n++) {
         await request(limited, 'GET', '/v1/contacts', { apiKey: account.apiKey, query: { email: 'x@example.com' } });
       }
-      const host = await createHost({ leadChatApi: { baseUrl: limited.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
+      const host = await createHost({
+        leadChatApi: { baseUrl: limited.apiBase, apiKey: account.apiKey, ignoreSslIssues: true },
+      });
       const run = await runLeadChat(host, {
         resource: 'contact',
         operation: 'get',
@@ -172,15 +218,30 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
       expect(run.error?.httpCode).toBe('429');
     });
 
-    test('a rotated key failing over and over from n8n\'s address never holds back the workflows with valid keys', async () => {
+    test("a rotated key failing over and over from n8n's address never holds back the workflows with valid keys", async () => {
       const account = await createAccount(limited);
       for (let n = 0; n < 25; n++) await request(limited, 'GET', '/v1/lists', { apiKey: `lck_rotated-${n}` });
-      const stale = await createHost({ leadChatApi: { baseUrl: limited.apiBase, apiKey: 'lck_rotated-again', ignoreSslIssues: true } });
-      const refused = await runLeadChat(stale, { resource: 'contact', operation: 'get', searchBy: 'email', email: 'x@example.com', options: { maxRetries: 1, maxWaitSeconds: 0.2 } });
+      const stale = await createHost({
+        leadChatApi: { baseUrl: limited.apiBase, apiKey: 'lck_rotated-again', ignoreSslIssues: true },
+      });
+      const refused = await runLeadChat(stale, {
+        resource: 'contact',
+        operation: 'get',
+        searchBy: 'email',
+        email: 'x@example.com',
+        options: { maxRetries: 1, maxWaitSeconds: 0.2 },
+      });
       expect(refused.error?.message).toMatch(/^LeadChat: Too many failed authentications from this address/);
       expect(refused.error?.httpCode).toBe('429');
-      const valid = await createHost({ leadChatApi: { baseUrl: limited.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
-      const run = await runLeadChat(valid, { resource: 'contact', operation: 'create', phone: '', email: 'valid-key@example.com' });
+      const valid = await createHost({
+        leadChatApi: { baseUrl: limited.apiBase, apiKey: account.apiKey, ignoreSslIssues: true },
+      });
+      const run = await runLeadChat(valid, {
+        resource: 'contact',
+        operation: 'create',
+        phone: '',
+        email: 'valid-key@example.com',
+      });
       expect(run.error).toBeUndefined();
       expect(run.output('LeadChat').map((i) => i.json.email)).toEqual(['valid-key@example.com']);
     });
@@ -201,7 +262,10 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
         .post('/v1/send_custom_channel_message')
         .query({ apiKey: SECRET_KEY })
         .reply(200, { success: true, messageId: 'm1', contactId: 'c1', message: 'Message sent' });
-      const bearer = nock('https://api.leadchat.test', { reqheaders: { authorization: `Bearer ${SECRET_KEY}` }, badheaders: ['x-api-key'] })
+      const bearer = nock('https://api.leadchat.test', {
+        reqheaders: { authorization: `Bearer ${SECRET_KEY}` },
+        badheaders: ['x-api-key'],
+      })
         .post('/v1/contacts', { phone: '+14155550100', firstName: 'Hosted' })
         .reply(201, { id: 'c9', phone: '+14155550100', firstName: 'Hosted' })
         .post('/v1/lists/L1/contacts', { contactId: 'c9' })
@@ -229,7 +293,13 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
         addedToList: true,
         listId: 'L1',
       });
-      const send = await runLeadChat(host, { resource: 'message', operation: 'send', fromId: 'u1', customChannel: 'web', text: 'Hi' });
+      const send = await runLeadChat(host, {
+        resource: 'message',
+        operation: 'send',
+        fromId: 'u1',
+        customChannel: 'web',
+        text: 'Hi',
+      });
       expect(send.output('LeadChat')[0]!.json).toMatchObject({ success: true, messageId: 'm1' });
       const credit = await runLeadChat(host, {
         resource: 'credit',
@@ -271,7 +341,12 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
         .reply(400, { error: 'Message body cannot be empty' })
         .get('/v1/contacts')
         .query(true)
-        .reply(403, { error: { code: 'FORBIDDEN', message: `Key ${SECRET_KEY} is suspended; see /v1/contacts?apiKey=${SECRET_KEY}` } });
+        .reply(403, {
+          error: {
+            code: 'FORBIDDEN',
+            message: `Key ${SECRET_KEY} is suspended; see /v1/contacts?apiKey=${SECRET_KEY}`,
+          },
+        });
       const host = await hostedHost();
       const incoming = await runLeadChat(host, {
         resource: 'message',
@@ -282,9 +357,16 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
         text: 'x',
       });
       expect(incoming.error?.message).toBe('LeadChat: Message body cannot be empty');
-      expect(incoming.error?.description).toMatch(/^HTTP 400 from POST \/incoming_custom_channel_message\. Fix the field named in the message/);
+      expect(incoming.error?.description).toMatch(
+        /^HTTP 400 from POST \/incoming_custom_channel_message\. Fix the field named in the message/,
+      );
 
-      const forbidden = await runLeadChat(host, { resource: 'contact', operation: 'get', searchBy: 'email', email: 'a@example.com' });
+      const forbidden = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'get',
+        searchBy: 'email',
+        email: 'a@example.com',
+      });
       expect(forbidden.error?.message).toBe('LeadChat: Key *** is suspended; see /v1/contacts?apiKey=***');
       expect(forbidden.error?.description).toMatch(/HTTP 403 FORBIDDEN .*not allowed/);
       expect(visible(forbidden)).not.toContain(SECRET_KEY);
@@ -299,17 +381,33 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
         .post('/v1/subaccounts/credits')
         .reply(422, { error: { code: 'IDEMPOTENCY_KEY_REUSED', message: 'Key reused' } });
       const host = await hostedHost();
-      const other = await runLeadChat(host, { resource: 'contact', operation: 'create', phone: '+14155550100', email: '' });
+      const other = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'create',
+        phone: '+14155550100',
+        email: '',
+      });
       expect(other.error?.description).toBe('HTTP 409 SOMETHING_ELSE from POST /contacts.');
-      const grant = { resource: 'credit', operation: 'grant', email: 'sub@example.com', amount: 5, idempotencyKey: 'k-1' };
+      const grant = {
+        resource: 'credit',
+        operation: 'grant',
+        email: 'sub@example.com',
+        amount: 5,
+        idempotencyKey: 'k-1',
+      };
       const inFlight = await runLeadChat(host, grant);
-      expect(inFlight.error?.description).toMatch(/^HTTP 409 from POST \/subaccounts\/credits\. A grant with the same Idempotency Key is still being processed/);
+      expect(inFlight.error?.description).toMatch(
+        /^HTTP 409 from POST \/subaccounts\/credits\. A grant with the same Idempotency Key is still being processed/,
+      );
       const reused = await runLeadChat(host, grant);
       expect(reused.error?.description).toMatch(/^HTTP 422 IDEMPOTENCY_KEY_REUSED .*Use a new key for a new grant/);
     });
 
     test('the List dropdown on a server without GET /lists says to give the ID instead', async () => {
-      nock('https://api.leadchat.test').get('/v1/lists').query(true).reply(404, { error: { code: 'NOT_FOUND', message: 'Not found' } });
+      nock('https://api.leadchat.test')
+        .get('/v1/lists')
+        .query(true)
+        .reply(404, { error: { code: 'NOT_FOUND', message: 'Not found' } });
       await expect(listSearch(await hostedHost(), 'searchLists')).rejects.toThrow(/Choose "By ID"/);
     });
   });

@@ -20,29 +20,38 @@ const read = (file: string) => JSON.parse(readFileSync(path.join(EXAMPLES, file)
 /** The example workflows users import: well-formed, and their LeadChat nodes set only parameters the nodes show. */
 describe('example workflows', () => {
   test('there are the four documented examples', () => {
-    expect(files.sort()).toEqual(['auto-recharge-handler.json', 'custom-channel-bridge.json', 'handoff-alert.json', 'lead-capture-funnel.json']);
+    expect(files.sort()).toEqual([
+      'auto-recharge-handler.json',
+      'custom-channel-bridge.json',
+      'handoff-alert.json',
+      'lead-capture-funnel.json',
+    ]);
   });
 
-  test.each(files)('%s: connections join existing nodes; LeadChat nodes use the credential and real parameters', async (file) => {
-    const workflow = read(file);
-    const names = new Set(workflow.nodes.map((n) => n.name));
-    for (const [from, { main }] of Object.entries(workflow.connections)) {
-      expect(names).toContain(from);
-      for (const target of main.flat()) expect(names).toContain(target.node);
-    }
-    const loader = await loadPackage();
-    const ours = workflow.nodes.filter((n) => n.type.startsWith(`${PACKAGE}.`));
-    expect(ours.length).toBeGreaterThan(0);
-    for (const node of ours) {
-      const type = loader.nodeTypes[node.type.slice(PACKAGE.length + 1)]!.type;
-      expect(node.typeVersion).toBe(1);
-      expect(node.credentials?.[CREDENTIAL]?.name).toBe('LeadChat account');
-      const { description } = NodeHelpers.getVersionedNodeType(type, 1);
-      const shown = NodeHelpers.getNodeParameters(description.properties, node.parameters, true, false, node, description) ?? {};
-      const unknown = Object.keys(node.parameters).filter((key) => !(key in (shown as INodeParameters)));
-      expect({ node: node.name, unknown }).toEqual({ node: node.name, unknown: [] });
-    }
-  });
+  test.each(files)(
+    '%s: connections join existing nodes; LeadChat nodes use the credential and real parameters',
+    async (file) => {
+      const workflow = read(file);
+      const names = new Set(workflow.nodes.map((n) => n.name));
+      for (const [from, { main }] of Object.entries(workflow.connections)) {
+        expect(names).toContain(from);
+        for (const target of main.flat()) expect(names).toContain(target.node);
+      }
+      const loader = await loadPackage();
+      const ours = workflow.nodes.filter((n) => n.type.startsWith(`${PACKAGE}.`));
+      expect(ours.length).toBeGreaterThan(0);
+      for (const node of ours) {
+        const type = loader.nodeTypes[node.type.slice(PACKAGE.length + 1)]!.type;
+        expect(node.typeVersion).toBe(1);
+        expect(node.credentials?.[CREDENTIAL]?.name).toBe('LeadChat account');
+        const { description } = NodeHelpers.getVersionedNodeType(type, 1);
+        const shown =
+          NodeHelpers.getNodeParameters(description.properties, node.parameters, true, false, node, description) ?? {};
+        const unknown = Object.keys(node.parameters).filter((key) => !(key in (shown as INodeParameters)));
+        expect({ node: node.name, unknown }).toEqual({ node: node.name, unknown: [] });
+      }
+    },
+  );
 
   describe('their LeadChat steps, run against the gateway with the data their webhooks receive', () => {
     let gw: TestGateway;
@@ -58,12 +67,19 @@ describe('example workflows', () => {
       const list = await request(gw, 'POST', '/v1/lists', { apiKey: account.apiKey, body: { name: 'Form leads' } });
       const node = read('lead-capture-funnel.json').nodes.find((n) => n.name === 'Capture Lead')!;
       node.parameters.list = { __rl: true, mode: 'list', value: list.body.id, cachedResultName: 'Form leads' };
-      const host = await createHost({ [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
+      const host = await createHost({
+        [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true },
+      });
       const run = await runWorkflow(host, { nodes: [node] }, node.name, [
         { json: { headers: {}, params: {}, query: {}, body: { phone: '+1 (646) 555-0147', first_name: 'Dana' } } },
       ]);
       expect(run.error).toBeUndefined();
-      expect(run.output('Capture Lead')[0]!.json).toMatchObject({ phone: '+16465550147', firstName: 'Dana', created: true, addedToList: true });
+      expect(run.output('Capture Lead')[0]!.json).toMatchObject({
+        phone: '+16465550147',
+        firstName: 'Dana',
+        created: true,
+        addedToList: true,
+      });
       const members = await request(gw, 'GET', `/v1/lists/${list.body.id}/contacts`, { apiKey: account.apiKey });
       expect(members.body.data).toHaveLength(1);
     });
@@ -71,8 +87,17 @@ describe('example workflows', () => {
     test('custom-channel-bridge: a chat message reaches the inbox once, however often it is posted', async () => {
       const account = await createAccount(gw);
       const node = read('custom-channel-bridge.json').nodes.find((n) => n.name === 'Post to Inbox')!;
-      const host = await createHost({ [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
-      const post = { json: { headers: {}, params: {}, query: {}, body: { id: 'chat-1', userId: 'u-77', text: 'Is it in stock?', name: 'Ola' } } };
+      const host = await createHost({
+        [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true },
+      });
+      const post = {
+        json: {
+          headers: {},
+          params: {},
+          query: {},
+          body: { id: 'chat-1', userId: 'u-77', text: 'Is it in stock?', name: 'Ola' },
+        },
+      };
       const first = await runWorkflow(host, { nodes: [node] }, node.name, [post]);
       const again = await runWorkflow(host, { nodes: [node] }, node.name, [post]);
       const { messageId } = first.output('Post to Inbox')[0]!.json;
@@ -96,7 +121,10 @@ describe('example workflows', () => {
         const subscriptions = await request(gw, 'GET', '/v1/webhooks', { apiKey: account.apiKey });
         expect(subscriptions.body.data).toEqual([expect.objectContaining({ url: host.url, events: ['handoff'] })]);
 
-        await request(gw, 'POST', '/v1/contacts', { apiKey: account.apiKey, body: { phone: '+14155550188', firstName: 'Maya', lastName: 'Lopez' } });
+        await request(gw, 'POST', '/v1/contacts', {
+          apiKey: account.apiKey,
+          body: { phone: '+14155550188', firstName: 'Maya', lastName: 'Lopez' },
+        });
         const asked = await request(gw, 'POST', '/v1/channels/sms/incoming', {
           apiKey: account.apiKey,
           body: { phone: '+14155550188', body: 'Can I talk to a human, please?' },

@@ -83,14 +83,22 @@ describe('API key placement', () => {
         .reply(201, { id: 'msg_1', body: 'A person here' })
         .get('/v1/members')
         .query({ limit: '100' })
-        .reply(200, { data: [{ id: 'mem_1', email: 'maya@acme.example', name: 'Maya', role: 'agent', status: 'active' }], nextCursor: null })
+        .reply(200, {
+          data: [{ id: 'mem_1', email: 'maya@acme.example', name: 'Maya', role: 'agent', status: 'active' }],
+          nextCursor: null,
+        })
         .post('/v1/conversations/cnv_1/assign', { memberId: 'mem_1' })
         .query({})
         .reply(200, { id: 'cnv_1', assigneeId: 'mem_1' });
       record(scope);
       const host = await createHost({ [CREDENTIAL]: { baseUrl: BASE, apiKey: KEY } });
       const runs = [
-        await runLeadChat(host, { resource: 'conversation', operation: 'getAll', limit: 3, filters: { status: 'handed_off' } }),
+        await runLeadChat(host, {
+          resource: 'conversation',
+          operation: 'getAll',
+          limit: 3,
+          filters: { status: 'handed_off' },
+        }),
         await runLeadChat(host, { resource: 'conversation', operation: 'get', conversationId: 'cnv_1' }),
         await runLeadChat(host, { resource: 'conversation', operation: 'handOff', contactId: 'ct_1' }),
         await runLeadChat(host, { resource: 'conversation', operation: 'resumeBot', contactId: 'ct_1' }),
@@ -116,7 +124,11 @@ describe('API key placement', () => {
 
     test("the trigger's webhook subscription calls send the key in x-api-key, never in the URL", async () => {
       const trigger = triggerNode({ events: ['handoff'], registration: 'automatic' }, 'wh-key-placement');
-      const host = await WebhookHost.start({ [CREDENTIAL]: { baseUrl: BASE, apiKey: KEY } }, { nodes: [trigger] }, trigger.name);
+      const host = await WebhookHost.start(
+        { [CREDENTIAL]: { baseUrl: BASE, apiKey: KEY } },
+        { nodes: [trigger] },
+        trigger.name,
+      );
       const subscription = { id: 'wh_1', url: host.url, events: ['handoff'] };
       const scope = nock('https://api.leadchat.test', {
         reqheaders: { 'x-api-key': KEY },

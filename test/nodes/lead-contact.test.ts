@@ -12,14 +12,17 @@ describe('LeadChat node: leads and contacts', () => {
     gw = await startGateway();
     account = await createAccount(gw);
     host = await createHost({ leadChatApi: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
-    listId = (await request(gw, 'POST', '/v1/lists', { apiKey: account.apiKey, body: { name: 'Spring funnel' } })).body.id;
+    listId = (await request(gw, 'POST', '/v1/lists', { apiKey: account.apiKey, body: { name: 'Spring funnel' } })).body
+      .id;
   });
   afterAll(async () => {
     await gw.stop();
   });
 
   const members = async () =>
-    (await request(gw, 'GET', `/v1/lists/${listId}/contacts`, { apiKey: account.apiKey })).body.data as Array<{ id: string }>;
+    (await request(gw, 'GET', `/v1/lists/${listId}/contacts`, { apiKey: account.apiKey })).body.data as Array<{
+      id: string;
+    }>;
 
   describe('Lead > Capture', () => {
     const capture = (extra: Record<string, unknown> = {}) => ({
@@ -51,8 +54,14 @@ describe('LeadChat node: leads and contacts', () => {
       expect(item!.pairedItem).toEqual({ item: 0 });
       expect((await members()).map((m) => m.id)).toContain(item!.json.id);
 
-      const again = await runLeadChat(host, capture(), [{ json: { phone: '+44 20 7946 0958', name: 'Maya', email: '' } }]);
-      expect(again.output('LeadChat')[0]!.json).toMatchObject({ id: item!.json.id, created: false, addedToList: false });
+      const again = await runLeadChat(host, capture(), [
+        { json: { phone: '+44 20 7946 0958', name: 'Maya', email: '' } },
+      ]);
+      expect(again.output('LeadChat')[0]!.json).toMatchObject({
+        id: item!.json.id,
+        created: false,
+        addedToList: false,
+      });
     });
 
     test('a lead whose email is known but phone is new is found by email, not duplicated', async () => {
@@ -60,26 +69,35 @@ describe('LeadChat node: leads and contacts', () => {
         apiKey: account.apiKey,
         body: { email: 'known@example.com', firstName: 'Known' },
       });
-      const run = await runLeadChat(host, capture(), [{ json: { phone: '+1 415 555 0142', name: 'Known', email: 'known@example.com' } }]);
-      expect(run.output('LeadChat')[0]!.json).toMatchObject({ id: existing.body.id, created: false, addedToList: true });
+      const run = await runLeadChat(host, capture(), [
+        { json: { phone: '+1 415 555 0142', name: 'Known', email: 'known@example.com' } },
+      ]);
+      expect(run.output('LeadChat')[0]!.json).toMatchObject({
+        id: existing.body.id,
+        created: false,
+        addedToList: true,
+      });
     });
 
     test('a phone without country code fails the item, naming the field, before anything is created', async () => {
       const before = (await members()).length;
-      const run = await runLeadChat(host, capture(), [{ json: { phone: '555 0100', name: 'Nope', email: 'nope@example.com' } }]);
+      const run = await runLeadChat(host, capture(), [
+        { json: { phone: '555 0100', name: 'Nope', email: 'nope@example.com' } },
+      ]);
       expect(run.error?.message).toBe('Phone "555 0100" is not a phone number with a country code');
       expect(run.error?.description).toMatch(/\+ and the country code/);
       expect((await members()).length).toBe(before);
-      const lookup = await request(gw, 'GET', '/v1/contacts', { apiKey: account.apiKey, query: { email: 'nope@example.com' } });
+      const lookup = await request(gw, 'GET', '/v1/contacts', {
+        apiKey: account.apiKey,
+        query: { email: 'nope@example.com' },
+      });
       expect(lookup.status).toBe(404);
     });
 
     test('Default Country Code completes a national number', async () => {
-      const run = await runLeadChat(
-        host,
-        capture({ additionalFields: { defaultCountryCode: '49' } }),
-        [{ json: { phone: '030 1234567', name: 'Jonas' } }],
-      );
+      const run = await runLeadChat(host, capture({ additionalFields: { defaultCountryCode: '49' } }), [
+        { json: { phone: '030 1234567', name: 'Jonas' } },
+      ]);
       expect(run.output('LeadChat')[0]!.json).toMatchObject({ phone: '+49301234567', created: true });
     });
 
@@ -102,7 +120,9 @@ describe('LeadChat node: leads and contacts', () => {
         { json: { phone: '+1 202 555 0199', name: 'Lost' } },
       ]);
       expect(run.error?.message).toMatch(/^LeadChat: .*not found/i);
-      expect(run.error?.description).toMatch(/HTTP 404 LIST_NOT_FOUND from POST \/lists\/lst_missing\/contacts\. Check the List and the Contact ID\./);
+      expect(run.error?.description).toMatch(
+        /HTTP 404 LIST_NOT_FOUND from POST \/lists\/lst_missing\/contacts\. Check the List and the Contact ID\./,
+      );
     });
   });
 
@@ -124,7 +144,10 @@ describe('LeadChat node: leads and contacts', () => {
         createdAt: expect.any(String),
       });
       const second = await runLeadChat(host, params, [{ json: { phone: '001 212 555 0123' } }]);
-      expect(second.output('LeadChat')[0]!.json).toMatchObject({ id: first.output('LeadChat')[0]!.json.id, created: false });
+      expect(second.output('LeadChat')[0]!.json).toMatchObject({
+        id: first.output('LeadChat')[0]!.json.id,
+        created: false,
+      });
     });
 
     test('Create: neither phone nor email fails with what to give', async () => {
@@ -133,7 +156,12 @@ describe('LeadChat node: leads and contacts', () => {
     });
 
     test('Create: a malformed email comes back with the API message', async () => {
-      const run = await runLeadChat(host, { resource: 'contact', operation: 'create', phone: '', email: 'not-an-email' });
+      const run = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'create',
+        phone: '',
+        email: 'not-an-email',
+      });
       expect(run.error?.message).toMatch(/^LeadChat: email: "not-an-email" is not an email address$/);
       expect(run.error?.description).toMatch(/HTTP 400 INVALID_EMAIL from POST \/contacts\. Check the email address\./);
     });
@@ -143,14 +171,31 @@ describe('LeadChat node: leads and contacts', () => {
         apiKey: account.apiKey,
         body: { phone_number: '+61 2 9374 4000', email: 'sydney@example.com', first_name: 'Syd' },
       });
-      const byPhone = await runLeadChat(host, { resource: 'contact', operation: 'get', searchBy: 'phone', phone: '0061 (2) 9374-4000' });
-      expect(byPhone.output('LeadChat')).toEqual([{ json: expect.objectContaining({ id: created.body.id }), pairedItem: { item: 0 } }]);
-      const byEmail = await runLeadChat(host, { resource: 'contact', operation: 'get', searchBy: 'email', email: 'sydney@example.com' });
+      const byPhone = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'get',
+        searchBy: 'phone',
+        phone: '0061 (2) 9374-4000',
+      });
+      expect(byPhone.output('LeadChat')).toEqual([
+        { json: expect.objectContaining({ id: created.body.id }), pairedItem: { item: 0 } },
+      ]);
+      const byEmail = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'get',
+        searchBy: 'email',
+        email: 'sydney@example.com',
+      });
       expect(byEmail.output('LeadChat')[0]!.json).toMatchObject({ id: created.body.id, firstName: 'Syd' });
     });
 
     test('Get: no match fails clearly, or outputs nothing when "Error If Not Found" is off', async () => {
-      const failing = await runLeadChat(host, { resource: 'contact', operation: 'get', searchBy: 'email', email: 'ghost@example.com' });
+      const failing = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'get',
+        searchBy: 'email',
+        email: 'ghost@example.com',
+      });
       expect(failing.error?.message).toBe('LeadChat: no contact with email ghost@example.com');
       const quiet = await runLeadChat(host, {
         resource: 'contact',
@@ -164,11 +209,20 @@ describe('LeadChat node: leads and contacts', () => {
     });
 
     test('Get or Create: creates once, then finds', async () => {
-      const params = { resource: 'contact', operation: 'getOrCreate', phone: '', email: 'once@example.com', additionalFields: { firstName: 'Once' } };
+      const params = {
+        resource: 'contact',
+        operation: 'getOrCreate',
+        phone: '',
+        email: 'once@example.com',
+        additionalFields: { firstName: 'Once' },
+      };
       const first = await runLeadChat(host, params);
       const second = await runLeadChat(host, params);
       expect(first.output('LeadChat')[0]!.json).toMatchObject({ email: 'once@example.com', created: true });
-      expect(second.output('LeadChat')[0]!.json).toMatchObject({ id: first.output('LeadChat')[0]!.json.id, created: false });
+      expect(second.output('LeadChat')[0]!.json).toMatchObject({
+        id: first.output('LeadChat')[0]!.json.id,
+        created: false,
+      });
     });
   });
 });

@@ -2,12 +2,13 @@ import { createAccount, request, startGateway, type TestAccount, type TestGatewa
 import { byId, CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
 
 /** List › Create, Get Many, Remove Contact; Campaign › Update; Message › Get, run as workflows against the gateway. */
-describe('LeadChat node: lists, campaign updates and a message\'s delivery status', () => {
+describe("LeadChat node: lists, campaign updates and a message's delivery status", () => {
   let gw: TestGateway;
   let account: TestAccount;
   let host: Host;
 
-  const api = (method: string, path: string, body?: unknown) => request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
+  const api = (method: string, path: string, body?: unknown) =>
+    request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
 
   beforeAll(async () => {
     gw = await startGateway();
@@ -33,7 +34,13 @@ describe('LeadChat node: lists, campaign updates and a message\'s delivery statu
     ]);
     const all = await runLeadChat(host, { resource: 'list', operation: 'getAll', returnAll: true });
     expect(all.output('LeadChat').map((item) => item.json.name)).toEqual(['Open day', 'Open house', 'Recall']);
-    const open = await runLeadChat(host, { resource: 'list', operation: 'getAll', returnAll: false, limit: 10, filters: { q: 'OPEN' } });
+    const open = await runLeadChat(host, {
+      resource: 'list',
+      operation: 'getAll',
+      returnAll: false,
+      limit: 10,
+      filters: { q: 'OPEN' },
+    });
     expect(open.output('LeadChat').map((item) => item.json.name)).toEqual(['Open day', 'Open house']);
     const empty = await runLeadChat(host, { resource: 'list', operation: 'create', name: ' ' });
     expect(empty.error?.message).toBe('Name is empty');
@@ -41,27 +48,47 @@ describe('LeadChat node: lists, campaign updates and a message\'s delivery statu
 
   test('List › Remove Contact takes the contact off the list, which keeps the others; again is a 404 that says why', async () => {
     const list = (await api('POST', '/lists', { name: 'Removal' })).body;
-    const [stay, go] = await Promise.all([api('POST', '/contacts', { phone: '+14155550401' }), api('POST', '/contacts', { phone: '+14155550402' })]);
+    const [stay, go] = await Promise.all([
+      api('POST', '/contacts', { phone: '+14155550401' }),
+      api('POST', '/contacts', { phone: '+14155550402' }),
+    ]);
     for (const contact of [stay, go]) await api('POST', `/lists/${list.id}/contacts`, { contactId: contact.body.id });
-    const run = await runLeadChat(host, { resource: 'list', operation: 'removeContact', list: byId(list.id), contactId: byId(go.body.id) });
+    const run = await runLeadChat(host, {
+      resource: 'list',
+      operation: 'removeContact',
+      list: byId(list.id),
+      contactId: byId(go.body.id),
+    });
     expect(run.error).toBeUndefined();
     expect(run.output('LeadChat')[0]!.json).toEqual({ removed: true, listId: list.id, contactId: go.body.id });
     const members = (await api('GET', `/lists/${list.id}/contacts`)).body.data.map((c: { id: string }) => c.id);
     expect(members).toEqual([stay.body.id]);
     expect((await api('GET', `/contacts/${go.body.id}`)).status).toBe(200);
-    const again = await runLeadChat(host, { resource: 'list', operation: 'removeContact', list: byId(list.id), contactId: byId(go.body.id) });
+    const again = await runLeadChat(host, {
+      resource: 'list',
+      operation: 'removeContact',
+      list: byId(list.id),
+      contactId: byId(go.body.id),
+    });
     expect(again.error?.httpCode).toBe('404');
     expect(again.error?.description).toMatch(/the contact is not on this list/);
   });
 
   test('Campaign › Update renames a campaign, makes it Live and pauses it; one that cannot send is refused Live, saying why', async () => {
     const listless = (await api('POST', '/campaigns', { name: 'No list', channel: 'sms', openingMessage: 'Hi!' })).body;
-    const refused = await runLeadChat(host, { resource: 'campaign', operation: 'update', campaign: byId(listless.id), updateFields: { status: 'live' } });
+    const refused = await runLeadChat(host, {
+      resource: 'campaign',
+      operation: 'update',
+      campaign: byId(listless.id),
+      updateFields: { status: 'live' },
+    });
     expect(refused.error?.message).toBe('LeadChat: The campaign cannot go Live: link it to a list (listId)');
     expect(refused.error?.description).toMatch(/^HTTP 400 CAMPAIGN_CANNOT_SEND /);
 
     const list = (await api('POST', '/lists', { name: 'Recall list' })).body;
-    const campaign = (await api('POST', '/campaigns', { name: 'Draft one', channel: 'sms', listId: list.id, openingMessage: 'Hi!' })).body;
+    const campaign = (
+      await api('POST', '/campaigns', { name: 'Draft one', channel: 'sms', listId: list.id, openingMessage: 'Hi!' })
+    ).body;
     expect(campaign.status).toBe('draft');
     const live = await runLeadChat(host, {
       resource: 'campaign',
@@ -71,20 +98,41 @@ describe('LeadChat node: lists, campaign updates and a message\'s delivery statu
     });
     expect(live.error).toBeUndefined();
     expect(live.output('LeadChat')[0]!.json).toMatchObject({ id: campaign.id, name: 'Spring recall', status: 'live' });
-    const paused = await runLeadChat(host, { resource: 'campaign', operation: 'update', campaign: byId(campaign.id), updateFields: { status: 'paused' } });
+    const paused = await runLeadChat(host, {
+      resource: 'campaign',
+      operation: 'update',
+      campaign: byId(campaign.id),
+      updateFields: { status: 'paused' },
+    });
     expect(paused.output('LeadChat')[0]!.json).toMatchObject({ name: 'Spring recall', status: 'paused' });
-    expect((await api('GET', `/campaigns/${campaign.id}`)).body).toMatchObject({ name: 'Spring recall', status: 'paused' });
-    const nothing = await runLeadChat(host, { resource: 'campaign', operation: 'update', campaign: byId(campaign.id), updateFields: {} });
+    expect((await api('GET', `/campaigns/${campaign.id}`)).body).toMatchObject({
+      name: 'Spring recall',
+      status: 'paused',
+    });
+    const nothing = await runLeadChat(host, {
+      resource: 'campaign',
+      operation: 'update',
+      campaign: byId(campaign.id),
+      updateFields: {},
+    });
     expect(nothing.error?.message).toBe('Nothing to update');
   });
 
   test('Message › Get gives the delivery status: a message that could not go is failed, with its code and reason', async () => {
-    const sent = await api('POST', '/send_custom_channel_message', { customData: { fromId: 'visitor-9', customChannel: 'livechat', body: 'Hello' } });
+    const sent = await api('POST', '/send_custom_channel_message', {
+      customData: { fromId: 'visitor-9', customChannel: 'livechat', body: 'Hello' },
+    });
     expect(sent.status).toBe(200);
     const run = await runLeadChat(host, { resource: 'message', operation: 'get', messageId: sent.body.messageId });
     expect(run.error).toBeUndefined();
     const message = run.output('LeadChat')[0]!.json;
-    expect(message).toMatchObject({ id: sent.body.messageId, direction: 'outgoing', body: 'Hello', status: 'failed', errorCode: 'NO_RECEIVER' });
+    expect(message).toMatchObject({
+      id: sent.body.messageId,
+      direction: 'outgoing',
+      body: 'Hello',
+      status: 'failed',
+      errorCode: 'NO_RECEIVER',
+    });
     expect(message.deliveries).toEqual(expect.any(Array));
     const missing = await runLeadChat(host, { resource: 'message', operation: 'get', messageId: 'msg_nothing' });
     expect(missing.error?.httpCode).toBe('404');

@@ -35,9 +35,14 @@ describe('LeadChat node: lists, messages, credits', () => {
 
     test('the List dropdown reads the lists a page at a time, as the user scrolls', async () => {
       const other = await createAccount(gw);
-      const otherHost = await createHost({ leadChatApi: { baseUrl: gw.apiBase, apiKey: other.apiKey, ignoreSslIssues: true } });
+      const otherHost = await createHost({
+        leadChatApi: { baseUrl: gw.apiBase, apiKey: other.apiKey, ignoreSslIssues: true },
+      });
       for (let n = 0; n < 120; n++) {
-        await request(gw, 'POST', '/v1/lists', { apiKey: other.apiKey, body: { name: `Campaign list ${String(n).padStart(3, '0')}` } });
+        await request(gw, 'POST', '/v1/lists', {
+          apiKey: other.apiKey,
+          body: { name: `Campaign list ${String(n).padStart(3, '0')}` },
+        });
       }
       expect((await listSearch(otherHost, 'searchLists')).results).toHaveLength(50);
       const all = await listSearchAll(otherHost, 'searchLists');
@@ -52,7 +57,10 @@ describe('LeadChat node: lists, messages, credits', () => {
 
     test('Add Contact: added once, then reported as already on the list', async () => {
       const list = await request(gw, 'POST', '/v1/lists', { apiKey: account.apiKey, body: { name: 'VIP' } });
-      const contact = await request(gw, 'POST', '/v1/contacts', { apiKey: account.apiKey, body: { phone: '+15005550006' } });
+      const contact = await request(gw, 'POST', '/v1/contacts', {
+        apiKey: account.apiKey,
+        body: { phone: '+15005550006' },
+      });
       const params = {
         resource: 'list',
         operation: 'addContact',
@@ -60,7 +68,12 @@ describe('LeadChat node: lists, messages, credits', () => {
         contactId: contact.body.id,
       };
       const first = await runLeadChat(host, params);
-      expect(first.output('LeadChat')[0]!.json).toEqual({ success: true, listId: list.body.id, contactId: contact.body.id, added: true });
+      expect(first.output('LeadChat')[0]!.json).toEqual({
+        success: true,
+        listId: list.body.id,
+        contactId: contact.body.id,
+        added: true,
+      });
       const second = await runLeadChat(host, params);
       expect(second.output('LeadChat')[0]!.json).toMatchObject({ added: false });
     });
@@ -89,7 +102,12 @@ describe('LeadChat node: lists, messages, credits', () => {
         additionalFields: { firstName: 'Lee', email: 'lee@example.com' },
       });
       const out = run.output('LeadChat')[0]!.json;
-      expect(out).toMatchObject({ success: true, messageId: expect.any(String), contactId: expect.any(String), message: expect.any(String) });
+      expect(out).toMatchObject({
+        success: true,
+        messageId: expect.any(String),
+        contactId: expect.any(String),
+        message: expect.any(String),
+      });
       const contact = await request(gw, 'GET', `/v1/contacts/${out.contactId}`, { apiKey: account.apiKey });
       expect(contact.body).toMatchObject({ firstName: 'Lee', email: 'lee@example.com' });
     });
@@ -169,7 +187,9 @@ describe('LeadChat node: lists, messages, credits', () => {
         },
         [{ json: {}, binary: { data: { data: PNG_1x1, mimeType: 'image/png' } } }],
       );
-      expect(run.error?.message).toBe('LeadChat: mediaContentType: declared application/pdf but the file content is image/png');
+      expect(run.error?.message).toBe(
+        'LeadChat: mediaContentType: declared application/pdf but the file content is image/png',
+      );
       expect(run.error?.description).toMatch(/^HTTP 400 from POST \/incoming_custom_channel_message\./);
     });
 
@@ -209,7 +229,9 @@ describe('LeadChat node: lists, messages, credits', () => {
     beforeAll(async () => {
       agency = await createAccount(gw, { type: 'agency' });
       sub = await createAccount(gw, { parentEmail: agency.email });
-      agencyHost = await createHost({ leadChatApi: { baseUrl: gw.apiBase, apiKey: agency.apiKey, ignoreSslIssues: true } });
+      agencyHost = await createHost({
+        leadChatApi: { baseUrl: gw.apiBase, apiKey: agency.apiKey, ignoreSslIssues: true },
+      });
     });
 
     const grant = (extra: Record<string, unknown> = {}) => ({
@@ -223,7 +245,12 @@ describe('LeadChat node: lists, messages, credits', () => {
 
     test('grants and reports the new balance; the ledger keeps the description', async () => {
       const run = await runLeadChat(agencyHost, grant());
-      expect(run.output('LeadChat')[0]!.json).toEqual({ success: true, sub_account_id: sub.id, credits_added: 40, new_balance: 40 });
+      expect(run.output('LeadChat')[0]!.json).toEqual({
+        success: true,
+        sub_account_id: sub.id,
+        credits_added: 40,
+        new_balance: 40,
+      });
       const credits = await request(gw, 'GET', '/v1/credits', { apiKey: sub.apiKey });
       expect(JSON.stringify(credits.body.transactions)).toContain('Monthly top-up');
     });
@@ -246,7 +273,9 @@ describe('LeadChat node: lists, messages, credits', () => {
       expect(notAgency.error?.description).toMatch(/HTTP 403 NOT_AGENCY .*agency account/);
 
       const unknown = await runLeadChat(agencyHost, grant({ email: 'stranger@example.com' }));
-      expect(unknown.error?.description).toMatch(/HTTP 404 SUB_ACCOUNT_NOT_FOUND from POST \/subaccounts\/credits\. Check the Sub-Account Email/);
+      expect(unknown.error?.description).toMatch(
+        /HTTP 404 SUB_ACCOUNT_NOT_FOUND from POST \/subaccounts\/credits\. Check the Sub-Account Email/,
+      );
     });
 
     test('a zero amount fails before calling the API', async () => {

@@ -7,8 +7,18 @@ import { WebhookHost } from './helpers/webhookHost';
 
 const PAGE_ID = '110200300400500';
 const INSTAGRAM_ID = '17841400000000001';
-const messenger = { pageId: PAGE_ID, pageAccessToken: 'EAAB-token-0123456789', appSecret: 'a1'.repeat(16), verifyToken: 'verify-token-1' };
-const instagram = { instagramAccountId: INSTAGRAM_ID, accessToken: 'IGAA-token-0123456789', appSecret: 'b2'.repeat(16), verifyToken: 'verify-token-2' };
+const messenger = {
+  pageId: PAGE_ID,
+  pageAccessToken: 'EAAB-token-0123456789',
+  appSecret: 'a1'.repeat(16),
+  verifyToken: 'verify-token-1',
+};
+const instagram = {
+  instagramAccountId: INSTAGRAM_ID,
+  accessToken: 'IGAA-token-0123456789',
+  appSecret: 'b2'.repeat(16),
+  verifyToken: 'verify-token-2',
+};
 const MESSENGER_PSID = '7000000000000001';
 const INSTAGRAM_IGSID = '8000000000000002';
 
@@ -24,7 +34,8 @@ describe('LeadChat nodes: Messenger and Instagram', () => {
   let host: Host;
   let hooks: WebhookHost;
 
-  const api = (method: string, path: string, body?: unknown) => request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
+  const api = (method: string, path: string, body?: unknown) =>
+    request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
 
   /** A contact's message as Meta posts it to the gateway, signed with the app secret over the raw body. */
   const metaMessage = async (channel: 'messenger' | 'instagram', sender: string, mid: string, text: string) => {
@@ -32,7 +43,13 @@ describe('LeadChat nodes: Messenger and Instagram', () => {
     const at = Date.now();
     const body = JSON.stringify({
       object: channel === 'messenger' ? 'page' : 'instagram',
-      entry: [{ id: page, time: at, messaging: [{ sender: { id: sender }, recipient: { id: page }, timestamp: at, message: { mid, text } }] }],
+      entry: [
+        {
+          id: page,
+          time: at,
+          messaging: [{ sender: { id: sender }, recipient: { id: page }, timestamp: at, message: { mid, text } }],
+        },
+      ],
     });
     const secret = channel === 'messenger' ? messenger.appSecret : instagram.appSecret;
     const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
@@ -45,11 +62,17 @@ describe('LeadChat nodes: Messenger and Instagram', () => {
 
   /** The Message Received items the trigger produced so far, in the order the executions ended. */
   const received = () =>
-    hooks.executions.map((run) => run.output('LeadChat Trigger')[0]!.json).filter((item) => item.event === 'message_received');
+    hooks.executions
+      .map((run) => run.output('LeadChat Trigger')[0]!.json)
+      .filter((item) => item.event === 'message_received');
 
   beforeAll(async () => {
     graph = await new StandIn((req) => {
-      if (req.method === 'GET') return { status: 200, body: { id: req.url.split(/[/?]/)[2], first_name: 'Marta', last_name: 'Ruiz', name: 'Marta Ruiz' } };
+      if (req.method === 'GET')
+        return {
+          status: 200,
+          body: { id: req.url.split(/[/?]/)[2], first_name: 'Marta', last_name: 'Ruiz', name: 'Marta Ruiz' },
+        };
       return { status: 200, body: { recipient_id: 'x', message_id: `m_${graph.requests.length}` } };
     }).start('/v23.0');
     gw = await startGateway({ LEADCHAT_MESSENGER_API_URL: graph.url, LEADCHAT_INSTAGRAM_API_URL: graph.url });
@@ -60,17 +83,32 @@ describe('LeadChat nodes: Messenger and Instagram', () => {
     expect((await api('PUT', '/channels/instagram', instagram)).status).toBe(200);
     // The contacts' messages land on a Live campaign whose bot stays silent: nothing goes to the Send API.
     for (const channel of ['messenger', 'instagram']) {
-      expect((await api('POST', '/campaigns', { name: `Inbox ${channel}`, channel, status: 'live', bot: { active: false } })).status).toBe(201);
+      expect(
+        (await api('POST', '/campaigns', { name: `Inbox ${channel}`, channel, status: 'live', bot: { active: false } }))
+          .status,
+      ).toBe(201);
     }
 
-    hooks = await WebhookHost.start(credentials, { nodes: [triggerNode({ events: ['message_received'], registration: 'automatic' })] }, 'LeadChat Trigger');
+    hooks = await WebhookHost.start(
+      credentials,
+      { nodes: [triggerNode({ events: ['message_received'], registration: 'automatic' })] },
+      'LeadChat Trigger',
+    );
     await hooks.activate();
 
     await metaMessage('messenger', MESSENGER_PSID, 'm1', 'Hi');
     await metaMessage('instagram', INSTAGRAM_IGSID, 'ig1', 'Hello from Instagram');
-    expect((await api('POST', '/channels/sms/incoming', { phone: '+14155550190', body: 'Hello by SMS' })).status).toBe(200);
+    expect((await api('POST', '/channels/sms/incoming', { phone: '+14155550190', body: 'Hello by SMS' })).status).toBe(
+      200,
+    );
     const custom = await api('POST', '/incoming_custom_channel_message', {
-      customData: { messageSid: 'web-1', fromId: 'visitor-1', toId: 'acme', body: 'Hello from the web chat', channel: 'webchat' },
+      customData: {
+        messageSid: 'web-1',
+        fromId: 'visitor-1',
+        toId: 'acme',
+        body: 'Hello from the web chat',
+        channel: 'webchat',
+      },
     });
     expect(custom.status).toBe(200);
     await hooks.waitFor(() => received().length >= 4, 'the four Message Received executions');
@@ -84,7 +122,9 @@ describe('LeadChat nodes: Messenger and Instagram', () => {
 
   test("the gateway asked only the stand-in Graph API (the new contacts' profiles), and sent nothing", () => {
     expect(graph.requests.map((r) => r.method)).toEqual(['GET', 'GET']);
-    expect(graph.requests.map((r) => r.url.split('?')[0]).sort()).toEqual([`/v23.0/${MESSENGER_PSID}`, `/v23.0/${INSTAGRAM_IGSID}`].sort());
+    expect(graph.requests.map((r) => r.url.split('?')[0]).sort()).toEqual(
+      [`/v23.0/${MESSENGER_PSID}`, `/v23.0/${INSTAGRAM_IGSID}`].sort(),
+    );
   });
 
   describe('LeadChat Trigger', () => {
@@ -121,7 +161,12 @@ describe('LeadChat nodes: Messenger and Instagram', () => {
 
   describe('Conversation › Get Many', () => {
     test('the Messenger filter returns only the Messenger conversations', async () => {
-      const run = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: true, filters: { channel: 'messenger' } });
+      const run = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'getAll',
+        returnAll: true,
+        filters: { channel: 'messenger' },
+      });
       expect(run.error).toBeUndefined();
       const items = run.output('LeadChat').map((i) => i.json);
       expect(items).toHaveLength(1);
@@ -131,21 +176,41 @@ describe('LeadChat nodes: Messenger and Instagram', () => {
         lastMessage: expect.objectContaining({ body: 'Hi', direction: 'incoming' }),
       });
       // The account has conversations on four channels; the filter let the other three through to none.
-      expect((await listAll(gw, account.apiKey, '/conversations')).map((c) => c.channel).sort()).toEqual(['custom', 'instagram', 'messenger', 'sms']);
+      expect((await listAll(gw, account.apiKey, '/conversations')).map((c) => c.channel).sort()).toEqual([
+        'custom',
+        'instagram',
+        'messenger',
+        'sms',
+      ]);
     });
 
     test('the Instagram filter returns only the Instagram conversations', async () => {
-      const run = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: true, filters: { channel: 'instagram' } });
+      const run = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'getAll',
+        returnAll: true,
+        filters: { channel: 'instagram' },
+      });
       expect(run.error).toBeUndefined();
       const items = run.output('LeadChat').map((i) => i.json);
       expect(items).toHaveLength(1);
-      expect(items[0]).toMatchObject({ channel: 'instagram', contact: expect.objectContaining({ externalIds: expect.objectContaining({ instagram: INSTAGRAM_IGSID }) }) });
+      expect(items[0]).toMatchObject({
+        channel: 'instagram',
+        contact: expect.objectContaining({ externalIds: expect.objectContaining({ instagram: INSTAGRAM_IGSID }) }),
+      });
     });
 
     test('the filter offers both channels, each with a description', () => {
       const node = host.nodeTypes.getByNameAndVersion('n8n-nodes-leadchat.leadChat', 1);
-      const filters = node.description.properties.find((p) => p.name === 'filters' && p.displayOptions?.show?.resource?.includes('conversation'))!;
-      const channel = (filters.options as Array<{ name: string; options?: Array<{ name: string; value: string; description?: string }> }>).find((o) => o.name === 'channel')!;
+      const filters = node.description.properties.find(
+        (p) => p.name === 'filters' && p.displayOptions?.show?.resource?.includes('conversation'),
+      )!;
+      const channel = (
+        filters.options as Array<{
+          name: string;
+          options?: Array<{ name: string; value: string; description?: string }>;
+        }>
+      ).find((o) => o.name === 'channel')!;
       expect(channel.options!.map((o) => o.value)).toEqual(['custom', 'instagram', 'messenger', 'sms', 'whatsapp']);
       for (const option of channel.options!) expect(option.description).toMatch(/\S/);
     });
@@ -181,7 +246,11 @@ describe('LeadChat nodes: Messenger and Instagram', () => {
           faqs: [{ question: 'Do you open on Sundays?', answer: 'No, Monday to Saturday only.' }],
         }),
       });
-      expect((await api('GET', `/campaigns/${item!.json.id}`)).body).toMatchObject({ name: 'Page answers', channel: 'messenger', status: 'live' });
+      expect((await api('GET', `/campaigns/${item!.json.id}`)).body).toMatchObject({
+        name: 'Page answers',
+        channel: 'messenger',
+        status: 'live',
+      });
     });
 
     test("an opening message on Messenger (the channel given by an expression) fails the item with the gateway's NO_FIRST_MESSAGE and what to do", async () => {
@@ -211,7 +280,13 @@ describe('LeadChat nodes: Messenger and Instagram', () => {
     test('with Continue on Fail the refusal becomes the item, and the other items are created', async () => {
       const run = await runLeadChat(
         host,
-        { resource: 'campaign', operation: 'create', name: '={{ $json.name }}', channel: '={{ $json.channel }}', openingMessage: '={{ $json.opening }}' },
+        {
+          resource: 'campaign',
+          operation: 'create',
+          name: '={{ $json.name }}',
+          channel: '={{ $json.channel }}',
+          openingMessage: '={{ $json.opening }}',
+        },
         [
           { json: { name: 'Instagram opener', channel: 'instagram', opening: 'Hello!' } },
           { json: { name: 'SMS opener', channel: 'sms', opening: 'Hello {{first_name|there}}!' } },
@@ -220,21 +295,35 @@ describe('LeadChat nodes: Messenger and Instagram', () => {
       );
       expect(run.error).toBeUndefined();
       const [refused, created] = run.output('LeadChat').map((i) => i.json);
-      expect(refused).toMatchObject({ httpCode: '400', error: expect.stringContaining('Instagram does not let a business write first') });
+      expect(refused).toMatchObject({
+        httpCode: '400',
+        error: expect.stringContaining('Instagram does not let a business write first'),
+      });
       expect(refused!.details).toContain('NO_FIRST_MESSAGE');
-      expect(created).toMatchObject({ name: 'SMS opener', channel: 'sms', status: 'draft', openingMessage: 'Hello {{first_name|there}}!' });
+      expect(created).toMatchObject({
+        name: 'SMS opener',
+        channel: 'sms',
+        status: 'draft',
+        openingMessage: 'Hello {{first_name|there}}!',
+      });
     });
 
     test('the Channel options name Messenger and Instagram as answering only', () => {
       const node = host.nodeTypes.getByNameAndVersion('n8n-nodes-leadchat.leadChat', 1);
-      const channel = node.description.properties.find((p) => p.name === 'channel' && p.displayOptions?.show?.operation?.includes('create'))!;
+      const channel = node.description.properties.find(
+        (p) => p.name === 'channel' && p.displayOptions?.show?.operation?.includes('create'),
+      )!;
       const options = channel.options as Array<{ value: string; description: string }>;
       expect(options.map((o) => o.value)).toEqual(['custom', 'instagram', 'messenger', 'sms', 'whatsapp']);
-      expect(options.find((o) => o.value === 'messenger')!.description).toBe('Answers those who write to your Page; sends no opening message');
+      expect(options.find((o) => o.value === 'messenger')!.description).toBe(
+        'Answers those who write to your Page; sends no opening message',
+      );
       expect(options.find((o) => o.value === 'instagram')!.description).toMatch(/sends no opening message$/);
       // The editor hides what a Meta campaign cannot have.
       for (const name of ['openingMessage', 'list']) {
-        const property = node.description.properties.find((p) => p.name === name && p.displayOptions?.show?.operation?.includes('create'))!;
+        const property = node.description.properties.find(
+          (p) => p.name === name && p.displayOptions?.show?.operation?.includes('create'),
+        )!;
         expect(property.displayOptions!.hide).toEqual({ channel: ['messenger', 'instagram'] });
       }
     });

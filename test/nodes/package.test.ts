@@ -42,7 +42,10 @@ const LICENSE = readFileSync(path.join(PACKAGE_ROOT, 'LICENSE'), 'utf8');
 /** A tarball unpacked: its file list, and its files' text. */
 class Unpacked {
   readonly files: string[];
-  constructor(private readonly dir: string, tarball: string) {
+  constructor(
+    private readonly dir: string,
+    tarball: string,
+  ) {
     mkdirSync(dir);
     execFileSync('tar', ['-xzf', tarball, '-C', dir]);
     this.files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
@@ -88,20 +91,28 @@ describe('the published packages', () => {
     expect(manifest.homepage).toBe('https://github.com/leadchat/n8n-nodes-leadchat#readme');
     expect(manifest.n8n?.strict).toBe(true);
     // Everything else in the repository's package.json is published as it is.
-    const { workspaces: _workspaces, ...source } = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as Manifest;
+    const { workspaces: _workspaces, ...source } = JSON.parse(
+      readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8'),
+    ) as Manifest;
     expect(manifest).toEqual(source);
   });
 
   test('n8n-nodes-leadchat: the MIT license, the README and every file n8n loads, nothing else outside dist/', () => {
     expect(n8n.read('LICENSE')).toBe(LICENSE);
     expect(LICENSE).toMatch(/^MIT License\n\nCopyright \(c\) 2026 LeadChat maintainers\n/);
-    expect(n8n.files.filter((file) => !file.startsWith('dist/')).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
+    expect(n8n.files.filter((file) => !file.startsWith('dist/')).sort()).toEqual([
+      'LICENSE',
+      'README.md',
+      'package.json',
+    ]);
     const { nodes, credentials } = n8n.manifest.n8n!;
     expect(nodes.length).toBe(2);
     for (const file of [...nodes, ...credentials]) expect(n8n.files).toContain(file);
     // Each node's codex and icons sit beside it, where n8n looks for them.
     for (const node of nodes) expect(n8n.files).toContain(node.replace(/\.js$/, '.json'));
-    expect(n8n.files).toEqual(expect.arrayContaining(['dist/nodes/LeadChat/leadchat.svg', 'dist/nodes/LeadChat/leadchat.dark.svg']));
+    expect(n8n.files).toEqual(
+      expect.arrayContaining(['dist/nodes/LeadChat/leadchat.svg', 'dist/nodes/LeadChat/leadchat.dark.svg']),
+    );
   });
 
   test('leadchat-gateway: package.json names the repository and its directory; the MIT license, the command and the built CLI', () => {
@@ -122,7 +133,10 @@ describe('the published packages', () => {
 describe('the release', () => {
   const workflow = parse(readFileSync(path.join(PACKAGE_ROOT, '.github/workflows/release.yml'), 'utf8')) as {
     on: { push: { tags: string[] } };
-    jobs: Record<string, { 'runs-on': string; container?: string; permissions: Record<string, string>; steps: WorkflowStep[] }>;
+    jobs: Record<
+      string,
+      { 'runs-on': string; container?: string; permissions: Record<string, string>; steps: WorkflowStep[] }
+    >;
   };
 
   test('the workflow runs on a version tag, on Ubuntu with Node 24, allowed to sign provenance and to read only', () => {
@@ -150,8 +164,11 @@ describe('the release', () => {
   });
 
   test('the tag check accepts v<version> of both packages with a changelog entry, and refuses anything else', async () => {
-    const { releaseTagProblems } = (await import(path.join(PACKAGE_ROOT, 'scripts/check-release-tag.mjs'))) as ReleaseTagModule;
-    const readme = '# LeadChat\n\n## Changelog\n\n### Unreleased\n\n### 1.2.3 — 2026-12-01\n\n- Fixed.\n\n## Development\n\n### 1.3.0\n';
+    const { releaseTagProblems } = (await import(
+      path.join(PACKAGE_ROOT, 'scripts/check-release-tag.mjs')
+    )) as ReleaseTagModule;
+    const readme =
+      '# LeadChat\n\n## Changelog\n\n### Unreleased\n\n### 1.2.3 — 2026-12-01\n\n- Fixed.\n\n## Development\n\n### 1.3.0\n';
     expect(releaseTagProblems('v1.2.3', { version: '1.2.3', gatewayVersion: '1.2.3', readme })).toEqual([]);
     expect(releaseTagProblems('v1.2.3', { version: '1.2.3', gatewayVersion: '1.2.2', readme })).toEqual([
       'the tag v1.2.3 is not v1.2.2, the version of leadchat-gateway (gateway/package.json)',
@@ -161,16 +178,25 @@ describe('the release', () => {
     expect(releaseTagProblems('v1.3.0', { version: '1.3.0', gatewayVersion: '1.3.0', readme })).toEqual([
       'README.md\'s "## Changelog" has no "### 1.3.0" entry',
     ]);
-    expect(releaseTagProblems('v1.2.3', { version: '1.2.3', gatewayVersion: '1.2.3', readme: readme.replace('1.2.3 —', '1.2.30 —') })).toEqual([
-      'README.md\'s "## Changelog" has no "### 1.2.3" entry',
-    ]);
+    expect(
+      releaseTagProblems('v1.2.3', {
+        version: '1.2.3',
+        gatewayVersion: '1.2.3',
+        readme: readme.replace('1.2.3 —', '1.2.30 —'),
+      }),
+    ).toEqual(['README.md\'s "## Changelog" has no "### 1.2.3" entry']);
   });
 
   test('the tag check refuses, on this repository, a tag that is not its version, with exit code 1', () => {
     const { version } = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as Manifest;
-    const run = spawnSync(process.execPath, ['scripts/check-release-tag.mjs', 'v999.0.0'], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['scripts/check-release-tag.mjs', 'v999.0.0'], {
+      cwd: PACKAGE_ROOT,
+      encoding: 'utf8',
+    });
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`the tag v999.0.0 is not v${version}, the version of n8n-nodes-leadchat (package.json)`);
+    expect(run.stderr).toContain(
+      `the tag v999.0.0 is not v${version}, the version of n8n-nodes-leadchat (package.json)`,
+    );
     expect(run.stderr).toContain('leadchat-gateway (gateway/package.json)');
   });
 });

@@ -11,7 +11,8 @@ describe('LeadChat node: contact and conversation pickers, Simplify', () => {
   let host: Host;
   const contacts: Array<{ id: string; firstName: string }> = [];
 
-  const api = (method: string, path: string, body?: unknown) => request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
+  const api = (method: string, path: string, body?: unknown) =>
+    request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
 
   beforeAll(async () => {
     gw = await startGateway();
@@ -22,13 +23,37 @@ describe('LeadChat node: contact and conversation pickers, Simplify', () => {
       await Promise.all(
         Array.from({ length: 15 }, (_, k) => start + k).map((n) =>
           api('POST', '/incoming_custom_channel_message', {
-            customData: { messageSid: `ivy-${n}`, fromId: `ivy-${n}`, toId: 'acme', body: `Question ${n}`, channel: 'webchat', firstName: 'Ivy', lastName: `Visitor${n}` },
+            customData: {
+              messageSid: `ivy-${n}`,
+              fromId: `ivy-${n}`,
+              toId: 'acme',
+              body: `Question ${n}`,
+              channel: 'webchat',
+              firstName: 'Ivy',
+              lastName: `Visitor${n}`,
+            },
           }),
         ),
       );
     }
-    const noah = (await api('POST', '/contacts', { phone: '+14155550501', firstName: 'Noah', lastName: 'Lee', email: 'noah@example.com', externalIds: { webchat: 'noah-web' } })).body;
-    await api('POST', '/incoming_custom_channel_message', { customData: { messageSid: 'noah-1', fromId: 'noah-web', toId: 'acme', body: 'Hi from the web', channel: 'webchat' } });
+    const noah = (
+      await api('POST', '/contacts', {
+        phone: '+14155550501',
+        firstName: 'Noah',
+        lastName: 'Lee',
+        email: 'noah@example.com',
+        externalIds: { webchat: 'noah-web' },
+      })
+    ).body;
+    await api('POST', '/incoming_custom_channel_message', {
+      customData: {
+        messageSid: 'noah-1',
+        fromId: 'noah-web',
+        toId: 'acme',
+        body: 'Hi from the web',
+        channel: 'webchat',
+      },
+    });
     await api('POST', '/channels/sms/incoming', { phone: '+14155550501', body: 'Hi by SMS' });
     contacts.push(noah);
   }, 120_000);
@@ -65,7 +90,11 @@ describe('LeadChat node: contact and conversation pickers, Simplify', () => {
       const all = await listSearchAll(host, 'searchConversations');
       expect(all.pages).toBe(Math.ceil(inbox.length / 50));
       expect(all.results.map((r) => r.value)).toEqual(inbox);
-      expect(all.results[0]).toEqual({ name: 'Noah Lee · SMS', value: inbox[0], description: `handed off, "${HANDOFF_NOTICE.slice(0, 59)}…"` });
+      expect(all.results[0]).toEqual({
+        name: 'Noah Lee · SMS',
+        value: inbox[0],
+        description: `handed off, "${HANDOFF_NOTICE.slice(0, 59)}…"`,
+      });
     });
 
     test("a search finds the contacts on the server and shows each one's conversations", async () => {
@@ -82,13 +111,22 @@ describe('LeadChat node: contact and conversation pickers, Simplify', () => {
       const noah = contacts[0]!;
       const v2 = await runLeadChat(
         host,
-        { resource: 'conversation', operation: 'handOff', contactId: { __rl: true, mode: 'list', value: noah.id, cachedResultName: 'Noah Lee' } },
+        {
+          resource: 'conversation',
+          operation: 'handOff',
+          contactId: { __rl: true, mode: 'list', value: noah.id, cachedResultName: 'Noah Lee' },
+        },
         [{ json: {} }],
         { typeVersion: 2 },
       );
       expect(v2.error).toBeUndefined();
       expect(v2.output('LeadChat')[0]!.json).toMatchObject({ success: true, contactId: noah.id, active: false });
-      const v1 = await runLeadChat(host, { resource: 'conversation', operation: 'resumeBot', contactId: noah.id }, [{ json: {} }], { typeVersion: 1 });
+      const v1 = await runLeadChat(
+        host,
+        { resource: 'conversation', operation: 'resumeBot', contactId: noah.id },
+        [{ json: {} }],
+        { typeVersion: 1 },
+      );
       expect(v1.output('LeadChat')[0]!.json).toMatchObject({ success: true, contactId: noah.id, active: true });
     });
 
@@ -96,7 +134,11 @@ describe('LeadChat node: contact and conversation pickers, Simplify', () => {
       const description = host.nodeTypes.getByNameAndVersion(LEADCHAT, 2).description;
       const shown = (version: number, parameters: Record<string, string>) =>
         description.properties
-          .filter((p) => p.name === 'contactId' && NodeHelpers.displayParameter({ ...parameters }, p, { typeVersion: version }, description))
+          .filter(
+            (p) =>
+              p.name === 'contactId' &&
+              NodeHelpers.displayParameter({ ...parameters }, p, { typeVersion: version }, description),
+          )
           .map((p) => p.type);
       expect(shown(1, { resource: 'conversation', operation: 'sendAsTeamMember' })).toEqual(['string']);
       expect(shown(2, { resource: 'conversation', operation: 'sendAsTeamMember' })).toEqual(['resourceLocator']);
@@ -110,7 +152,12 @@ describe('LeadChat node: contact and conversation pickers, Simplify', () => {
       const [latest] = await listAll(gw, account.apiKey, '/conversations');
       const full = await runLeadChat(host, { resource: 'conversation', operation: 'get', conversationId: latest!.id });
       expect(Object.keys(full.output('LeadChat')[0]!.json)).toHaveLength(22);
-      const simple = await runLeadChat(host, { resource: 'conversation', operation: 'get', conversationId: latest!.id, simplify: true });
+      const simple = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'get',
+        conversationId: latest!.id,
+        simplify: true,
+      });
       expect(simple.output('LeadChat')[0]!.json).toEqual({
         id: latest!.id,
         contactId: contacts[0]!.id,
@@ -127,7 +174,13 @@ describe('LeadChat node: contact and conversation pickers, Simplify', () => {
         lastMessageFrom: 'system',
         lastActivityAt: latest!.lastActivityAt,
       });
-      const many = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: false, limit: 5, simplify: true });
+      const many = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'getAll',
+        returnAll: false,
+        limit: 5,
+        simplify: true,
+      });
       expect(many.output('LeadChat')).toHaveLength(5);
       expect(many.output('LeadChat').every((item) => Object.keys(item.json).length === 13)).toBe(true);
     });

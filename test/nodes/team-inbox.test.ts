@@ -15,14 +15,21 @@ async function addMember(
   expect(invited.status).toBe(201);
   if (accept) {
     const token = new URL(invited.body.inviteUrl).hash.slice(1);
-    const accepted = await request(gw, 'POST', `/console/api/invites/${token}`, { body: { password: 'a-long-password-1' } });
+    const accepted = await request(gw, 'POST', `/console/api/invites/${token}`, {
+      body: { password: 'a-long-password-1' },
+    });
     expect(accepted.status).toBe(200);
   }
   return invited.body;
 }
 
 /** A contact writing on a custom channel: a conversation of no campaign, where no bot answers. */
-async function visitorWrites(gw: TestGateway, account: TestAccount, fromId: string, body: string): Promise<{ contactId: string; conversationId: string }> {
+async function visitorWrites(
+  gw: TestGateway,
+  account: TestAccount,
+  fromId: string,
+  body: string,
+): Promise<{ contactId: string; conversationId: string }> {
   const sent = await request(gw, 'POST', '/v1/incoming_custom_channel_message', {
     apiKey: account.apiKey,
     body: { customData: { messageSid: `${fromId}-${Date.now()}`, fromId, toId: 'acme', body, channel: 'webchat' } },
@@ -51,7 +58,8 @@ describe('LeadChat node: the team inbox', () => {
     let sam: Record<string, any>;
     const conversations: string[] = [];
 
-    const conversation = async (id: string) => (await request(gw, 'GET', `/v1/conversations/${id}`, { apiKey: account.apiKey })).body;
+    const conversation = async (id: string) =>
+      (await request(gw, 'GET', `/v1/conversations/${id}`, { apiKey: account.apiKey })).body;
     const assign = (conversationId: string, member: ReturnType<typeof locator>) =>
       runLeadChat(host, { resource: 'conversation', operation: 'assign', conversationId, member });
 
@@ -80,7 +88,7 @@ describe('LeadChat node: the team inbox', () => {
       expect((await listSearch(host, 'searchMembers', 'sam')).results).toEqual([]);
     });
 
-    test('picked from the list: the conversation is the member\'s, and the node outputs it', async () => {
+    test("picked from the list: the conversation is the member's, and the node outputs it", async () => {
       const run = await assign(conversations[0]!, locator(maya.id));
       expect(run.error).toBeUndefined();
       const stored = await conversation(conversations[0]!);
@@ -98,16 +106,29 @@ describe('LeadChat node: the team inbox', () => {
     test('by ID, from the input item', async () => {
       const run = await runLeadChat(
         host,
-        { resource: 'conversation', operation: 'assign', conversationId: '={{ $json.conversationId }}', member: locator('={{ $json.memberId }}', 'id') },
+        {
+          resource: 'conversation',
+          operation: 'assign',
+          conversationId: '={{ $json.conversationId }}',
+          member: locator('={{ $json.memberId }}', 'id'),
+        },
         [{ json: { conversationId: conversations[2], memberId: maya.id } }],
       );
-      expect(run.output('LeadChat')[0]).toMatchObject({ json: { id: conversations[2], assigneeId: maya.id }, pairedItem: { item: 0 } });
+      expect(run.output('LeadChat')[0]).toMatchObject({
+        json: { id: conversations[2], assigneeId: maya.id },
+        pairedItem: { item: 0 },
+      });
     });
 
-    test('Nobody (Unassign): the conversation is nobody\'s', async () => {
+    test("Nobody (Unassign): the conversation is nobody's", async () => {
       const assigned = await assign(conversations[2]!, locator(lee.id, 'id'));
       expect(assigned.output('LeadChat')[0]!.json.assigneeId).toBe(lee.id);
-      const run = await runLeadChat(host, { resource: 'conversation', operation: 'assign', conversationId: conversations[2], assignTo: 'nobody' });
+      const run = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'assign',
+        conversationId: conversations[2],
+        assignTo: 'nobody',
+      });
       expect(run.error).toBeUndefined();
       expect(run.output('LeadChat')[0]!.json).toMatchObject({ id: conversations[2], assigneeId: null });
       expect((await conversation(conversations[2]!)).assigneeId).toBeNull();
@@ -128,14 +149,21 @@ describe('LeadChat node: the team inbox', () => {
 
       const byId = await assign(conversations[0]!, locator(sam.id, 'id'));
       expect(byId.error?.message).toMatch(/^LeadChat: Sam Roy has not accepted the invitation yet/);
-      expect(byId.error?.description).toMatch(/^HTTP 409 MEMBER_NOT_ACTIVE from POST \/conversations\/cnv_\w+\/assign\. Only a team member who accepted the invitation/);
+      expect(byId.error?.description).toMatch(
+        /^HTTP 409 MEMBER_NOT_ACTIVE from POST \/conversations\/cnv_\w+\/assign\. Only a team member who accepted the invitation/,
+      );
       expect((await conversation(conversations[0]!)).assigneeId).toBe(maya.id);
     });
 
     test('an unknown member ID or conversation fails with the API message; Continue On Fail goes on with the other items', async () => {
       const run = await runLeadChat(
         host,
-        { resource: 'conversation', operation: 'assign', conversationId: '={{ $json.conversationId }}', member: locator('={{ $json.memberId }}', 'id') },
+        {
+          resource: 'conversation',
+          operation: 'assign',
+          conversationId: '={{ $json.conversationId }}',
+          member: locator('={{ $json.memberId }}', 'id'),
+        },
         [
           { json: { conversationId: conversations[1], memberId: 'mem_nobody' } },
           { json: { conversationId: 'cnv_missing', memberId: maya.id } },
@@ -147,7 +175,9 @@ describe('LeadChat node: the team inbox', () => {
       expect(noMember).toEqual({
         json: {
           error: 'LeadChat: Member not found',
-          details: expect.stringMatching(/^HTTP 404 MEMBER_NOT_FOUND from POST \/conversations\/cnv_\w+\/assign\. Check the Conversation ID and the Team Member/),
+          details: expect.stringMatching(
+            /^HTTP 404 MEMBER_NOT_FOUND from POST \/conversations\/cnv_\w+\/assign\. Check the Conversation ID and the Team Member/,
+          ),
           httpCode: '404',
         },
         pairedItem: { item: 0 },
@@ -159,19 +189,31 @@ describe('LeadChat node: the team inbox', () => {
     test('an empty member fails before calling the API', async () => {
       const run = await runLeadChat(
         host,
-        { resource: 'conversation', operation: 'assign', conversationId: conversations[0], member: locator('={{ $json.memberId }}', 'id') },
+        {
+          resource: 'conversation',
+          operation: 'assign',
+          conversationId: conversations[0],
+          member: locator('={{ $json.memberId }}', 'id'),
+        },
         [{ json: { memberId: ' ' } }],
       );
       expect(run.error?.message).toBe('Team Member is empty');
     });
 
-    test('Get Many filters by assignee: one member\'s conversations, or the unassigned ones', async () => {
+    test("Get Many filters by assignee: one member's conversations, or the unassigned ones", async () => {
       const options = await loadOptions(host, 'getAssignees');
       expect(options.map((o) => o.value)).toEqual(['none', expect.stringMatching(/^mem_/), lee.id, maya.id]);
       expect(options[0]!.name).toBe('Nobody (Unassigned)');
 
       const getMany = async (assigneeId: string) =>
-        (await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: true, filters: { assigneeId } }))
+        (
+          await runLeadChat(host, {
+            resource: 'conversation',
+            operation: 'getAll',
+            returnAll: true,
+            filters: { assigneeId },
+          })
+        )
           .output('LeadChat')
           .map((i) => i.json.id)
           .sort();
@@ -189,7 +231,10 @@ describe('LeadChat node: the team inbox', () => {
     beforeAll(async () => {
       account = await createAccount(gw, { name: 'Acme Support' });
       agent = await addMember(gw, account, { email: 'ana@support.example', name: 'Ana Silva', role: 'agent' });
-      const settings = await request(gw, 'PUT', '/v1/settings', { apiKey: account.apiKey, body: { handoffAssignment: 'round_robin' } });
+      const settings = await request(gw, 'PUT', '/v1/settings', {
+        apiKey: account.apiKey,
+        body: { handoffAssignment: 'round_robin' },
+      });
       expect(settings.status).toBe(200);
       host = await WebhookHost.start(
         { [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } },

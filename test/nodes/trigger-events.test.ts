@@ -28,14 +28,28 @@ describe('LeadChat Trigger events', () => {
   });
 
   test("the trigger's events are the API document's webhooks, but the test of the Custom Channel Webhook URL", () => {
-    const document = JSON.parse(readFileSync(path.resolve(__dirname, '../../gateway/dist/openapi.json'), 'utf8')) as { webhooks: Record<string, unknown> };
-    expect(triggerEvents.map((o) => o.value).sort()).toEqual(Object.keys(document.webhooks).filter((name) => name !== 'test').sort());
+    const document = JSON.parse(readFileSync(path.resolve(__dirname, '../../gateway/dist/openapi.json'), 'utf8')) as {
+      webhooks: Record<string, unknown>;
+    };
+    expect(triggerEvents.map((o) => o.value).sort()).toEqual(
+      Object.keys(document.webhooks)
+        .filter((name) => name !== 'test')
+        .sort(),
+    );
   });
 
   test('each event has a name and a description, listed alphabetically as n8n shows options', () => {
     const names = triggerEvents.map((o) => o.name);
     expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b)));
-    expect(names).toEqual(['Auto-Recharge', 'Delivery Failed', 'Goal Reached', 'Hand-Off', 'Message Received', 'Opt-Out', 'Reply']);
+    expect(names).toEqual([
+      'Auto-Recharge',
+      'Delivery Failed',
+      'Goal Reached',
+      'Hand-Off',
+      'Message Received',
+      'Opt-Out',
+      'Reply',
+    ]);
     for (const option of triggerEvents) expect(option.description).toMatch(/\S/);
   });
 
@@ -49,7 +63,11 @@ describe('LeadChat Trigger events', () => {
     const deliver = async (payload: Record<string, unknown>, event?: string) => {
       const body = JSON.stringify(payload);
       sequence += 1;
-      const headers = { 'content-type': 'application/json', ...signed(secret, body, undefined, `msg_events_${sequence}`), ...(event ? { 'webhook-event': event } : {}) };
+      const headers = {
+        'content-type': 'application/json',
+        ...signed(secret, body, undefined, `msg_events_${sequence}`),
+        ...(event ? { 'webhook-event': event } : {}),
+      };
       const res = await fetch(host.url, { method: 'POST', body, headers });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
@@ -59,7 +77,14 @@ describe('LeadChat Trigger events', () => {
       account = await createAccount(gw);
       host = await WebhookHost.start(
         { [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } },
-        { nodes: [triggerNode({ events: ['message_received', 'handoff', 'opt_out', 'delivery_failed'], registration: 'automatic' })] },
+        {
+          nodes: [
+            triggerNode({
+              events: ['message_received', 'handoff', 'opt_out', 'delivery_failed'],
+              registration: 'automatic',
+            }),
+          ],
+        },
         'LeadChat Trigger',
       );
       await host.activate();
@@ -86,7 +111,15 @@ describe('LeadChat Trigger events', () => {
       const before = host.executions.length;
       const sent = await request(gw, 'POST', '/v1/incoming_custom_channel_message', {
         apiKey: account.apiKey,
-        body: { customData: { messageSid: 'ask-human-1', fromId: 'visitor-h', toId: 'acme', body: 'Can I talk to a human, please?', channel: 'webchat' } },
+        body: {
+          customData: {
+            messageSid: 'ask-human-1',
+            fromId: 'visitor-h',
+            toId: 'acme',
+            body: 'Can I talk to a human, please?',
+            channel: 'webchat',
+          },
+        },
       });
       expect(sent.status).toBe(200);
       // The contact is told a person will answer; with no Custom Channel Webhook URL set, that notice fails too.
@@ -111,10 +144,16 @@ describe('LeadChat Trigger events', () => {
     });
 
     test.each([
-      ['message_received', { contactId: 'ct_1', conversationId: 'cnv_1', messageId: 'msg_1', channel: 'custom', body: 'Hi' }],
+      [
+        'message_received',
+        { contactId: 'ct_1', conversationId: 'cnv_1', messageId: 'msg_1', channel: 'custom', body: 'Hi' },
+      ],
       ['handoff', { contactId: 'ct_1', conversationId: 'cnv_1', reason: 'contact_asked', body: 'a human please' }],
       ['opt_out', { contactId: 'ct_1', channel: 'sms', source: 'contact', body: 'STOP' }],
-      ['delivery_failed', { contactId: 'ct_1', conversationId: 'cnv_1', messageId: 'msg_2', channel: 'custom', error: 'HTTP 500' }],
+      [
+        'delivery_failed',
+        { contactId: 'ct_1', conversationId: 'cnv_1', messageId: 'msg_2', channel: 'custom', error: 'HTTP 500' },
+      ],
     ])('%s named by the webhook-event header starts an execution carrying it', async (event, payload) => {
       const before = host.executions.length;
       const res = await deliver({ type: event, occurredAt: new Date().toISOString(), ...payload }, event);
@@ -134,14 +173,20 @@ describe('LeadChat Trigger events', () => {
       const res = await deliver({ type: 'opt_out', contactId: 'ct_9', channel: 'whatsapp', body: 'STOP' });
       expect(res.status).toBe(200);
       await host.waitFor(() => host.executions.length === before + 1, 'the opt-out execution');
-      expect(host.executions.at(-1)!.output('LeadChat Trigger')[0]!.json).toMatchObject({ event: 'opt_out', contactId: 'ct_9' });
+      expect(host.executions.at(-1)!.output('LeadChat Trigger')[0]!.json).toMatchObject({
+        event: 'opt_out',
+        contactId: 'ct_9',
+      });
     });
 
     test('the header wins over the type', async () => {
       const before = host.executions.length;
       await deliver({ type: 'reply', contactId: 'ct_10' }, 'handoff');
       await host.waitFor(() => host.executions.length === before + 1, 'the hand-off execution');
-      expect(host.executions.at(-1)!.output('LeadChat Trigger')[0]!.json).toMatchObject({ event: 'handoff', contactId: 'ct_10' });
+      expect(host.executions.at(-1)!.output('LeadChat Trigger')[0]!.json).toMatchObject({
+        event: 'handoff',
+        contactId: 'ct_10',
+      });
     });
 
     test.each([

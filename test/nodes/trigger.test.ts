@@ -21,7 +21,12 @@ describe('LeadChat Trigger', () => {
     await gw.stop();
   });
 
-  async function hostFor(account: TestAccount, parameters: INode['parameters'], extraNodes: INode[] = [], credentialExtra = {}) {
+  async function hostFor(
+    account: TestAccount,
+    parameters: INode['parameters'],
+    extraNodes: INode[] = [],
+    credentialExtra = {},
+  ) {
     const trigger = triggerNode(parameters);
     const connections = extraNodes.length
       ? { [trigger.name]: { main: [[{ node: extraNodes[0]!.name, type: 'main' as const, index: 0 }]] } }
@@ -91,7 +96,10 @@ describe('LeadChat Trigger', () => {
       // The workflow's static data is lost (imported again, a failed deactivation): the subscription stays behind.
       delete host.staticData.webhookId;
       delete host.staticData.webhookSecret;
-      const orphan = await request(gw, 'POST', '/v1/webhooks', { apiKey: account.apiKey, body: { url: host.url, events: ['reply'] } });
+      const orphan = await request(gw, 'POST', '/v1/webhooks', {
+        apiKey: account.apiKey,
+        body: { url: host.url, events: ['reply'] },
+      });
       expect(orphan.status).toBe(201);
 
       expect(await host.checkExists()).toBe(false);
@@ -102,7 +110,10 @@ describe('LeadChat Trigger', () => {
       const fresh = String(host.staticData.webhookId);
       expect([first, orphan.body.id]).not.toContain(fresh);
       // A stray copy for the same URL next to the stored one goes too; the stored one stays.
-      const stray = await request(gw, 'POST', '/v1/webhooks', { apiKey: account.apiKey, body: { url: host.url, events: ['reply'] } });
+      const stray = await request(gw, 'POST', '/v1/webhooks', {
+        apiKey: account.apiKey,
+        body: { url: host.url, events: ['reply'] },
+      });
       expect(await host.checkExists()).toBe(true);
       expect(host.staticData.webhookId).toBe(fresh);
       const kept = await request(gw, 'GET', '/v1/webhooks', { apiKey: account.apiKey });
@@ -160,7 +171,10 @@ describe('LeadChat Trigger', () => {
       const host = await hostFor(agency, { events: ['auto_recharge'], registration: 'automatic' }, [grant]);
       await host.activate();
 
-      await request(gw, 'POST', '/v1/subaccounts/credits', { apiKey: agency.apiKey, body: { email: sub.email, amount: 11 } });
+      await request(gw, 'POST', '/v1/subaccounts/credits', {
+        apiKey: agency.apiKey,
+        body: { email: sub.email, amount: 11 },
+      });
       const rule = await request(gw, 'PUT', '/v1/subaccounts/auto-recharge', {
         apiKey: agency.apiKey,
         body: { email: sub.email, threshold: 10, amount: 25 },
@@ -171,11 +185,23 @@ describe('LeadChat Trigger', () => {
       const list = (await request(gw, 'POST', '/v1/lists', { apiKey: sub.apiKey, body: { name: 'Leads' } })).body;
       await request(gw, 'POST', '/v1/campaigns', {
         apiKey: sub.apiKey,
-        body: { name: 'Funnel', channel: 'sms', listId: list.id, openingMessage: 'Hi {{first_name}}!', triggerOnNewContacts: true, status: 'live' },
+        body: {
+          name: 'Funnel',
+          channel: 'sms',
+          listId: list.id,
+          openingMessage: 'Hi {{first_name}}!',
+          triggerOnNewContacts: true,
+          status: 'live',
+        },
       });
       for (const phone of ['+15557010001', '+15557010002']) {
-        const contact = (await request(gw, 'POST', '/v1/contacts', { apiKey: sub.apiKey, body: { phone, firstName: 'Lee' } })).body;
-        await request(gw, 'POST', `/v1/lists/${list.id}/contacts`, { apiKey: sub.apiKey, body: { contactId: contact.id } });
+        const contact = (
+          await request(gw, 'POST', '/v1/contacts', { apiKey: sub.apiKey, body: { phone, firstName: 'Lee' } })
+        ).body;
+        await request(gw, 'POST', `/v1/lists/${list.id}/contacts`, {
+          apiKey: sub.apiKey,
+          body: { contactId: contact.id },
+        });
       }
 
       await host.waitFor(() => host.executions.length === 1, 'the auto-recharge execution');
@@ -247,7 +273,10 @@ describe('LeadChat Trigger', () => {
 
     test.each([
       ['no signature headers', () => ({})],
-      ['a signature made with another secret', () => signed('whsec_' + Buffer.from('another secret').toString('base64'), reply)],
+      [
+        'a signature made with another secret',
+        () => signed('whsec_' + Buffer.from('another secret').toString('base64'), reply),
+      ],
       ['a signature of another body', () => signed(secret, reply.replace('Hi', 'Hello'))],
       ['a timestamp older than five minutes', () => signed(secret, reply, Math.floor(Date.now() / 1000) - 6 * 60)],
       ['a timestamp from the future', () => signed(secret, reply, Math.floor(Date.now() / 1000) + 6 * 60)],
@@ -275,22 +304,35 @@ describe('LeadChat Trigger', () => {
       const settings = await request(gw, 'GET', '/v1/settings', { apiKey: account.apiKey });
       const settingsSecret = settings.body.webhookSecret as string;
       expect(settingsSecret).toMatch(/^whsec_/);
-      const host = await hostFor(account, { events: ['reply'], registration: 'manual' }, [], { webhookSecret: settingsSecret });
+      const host = await hostFor(account, { events: ['reply'], registration: 'manual' }, [], {
+        webhookSecret: settingsSecret,
+      });
       await host.activate();
       expect(host.staticData.webhookId).toBeUndefined();
       expect((await request(gw, 'GET', '/v1/webhooks', { apiKey: account.apiKey })).body.data).toEqual([]);
 
       // The user pastes the production URL into the settings, as the notice says.
-      const put = await request(gw, 'PUT', '/v1/settings', { apiKey: account.apiKey, body: { customChannelWebhookUrl: host.url } });
+      const put = await request(gw, 'PUT', '/v1/settings', {
+        apiKey: account.apiKey,
+        body: { customChannelWebhookUrl: host.url },
+      });
       expect(put.status).toBe(200);
       await request(gw, 'POST', '/v1/send_custom_channel_message', {
         apiKey: account.apiKey,
         body: { customData: { fromId: 'visitor-9', customChannel: 'web', body: 'Manual hello' } },
       });
       await host.waitFor(() => host.executions.length === 1, 'the reply execution');
-      expect(host.executions[0]!.output('LeadChat Trigger')[0]!.json).toMatchObject({ event: 'reply', body: 'Manual hello', toId: 'visitor-9' });
+      expect(host.executions[0]!.output('LeadChat Trigger')[0]!.json).toMatchObject({
+        event: 'reply',
+        body: 'Manual hello',
+        toId: 'visitor-9',
+      });
 
-      const forged = await post(host.url, '{"body":"forged"}', signed('whsec_' + Buffer.from('guess').toString('base64'), '{"body":"forged"}'));
+      const forged = await post(
+        host.url,
+        '{"body":"forged"}',
+        signed('whsec_' + Buffer.from('guess').toString('base64'), '{"body":"forged"}'),
+      );
       expect(forged.status).toBe(401);
       expect(host.executions).toHaveLength(1);
       await host.deactivate();
@@ -300,7 +342,14 @@ describe('LeadChat Trigger', () => {
       const account = await createAccount(gw);
       const host = await hostFor(account, { events: ['reply'], registration: 'manual' });
       await host.activate();
-      const body = JSON.stringify({ contactId: 'c', messageId: 'm', userId: 'u', body: 'Unsigned', toId: 't', channel: 'x' });
+      const body = JSON.stringify({
+        contactId: 'c',
+        messageId: 'm',
+        userId: 'u',
+        body: 'Unsigned',
+        toId: 't',
+        channel: 'x',
+      });
       const res = await post(host.url, body, {});
       expect(res.status).toBe(200);
       await host.waitFor(() => host.executions.length === 1, 'the execution');

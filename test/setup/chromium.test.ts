@@ -38,17 +38,29 @@ test('missing, it is installed from Debian when this process can', () => {
 
 test('missing and not installable here, the run stops at once with the command to type', () => {
   const ran: string[] = [];
-  expect(() => ensureChromium({ executable, canInstall: false, run: (command) => Boolean(ran.push(command)), log: () => undefined })).toThrow(
-    `Install it, then run the tests again:\n  sudo sh -c '${INSTALL.join(' && ')}'`,
-  );
+  expect(() =>
+    ensureChromium({
+      executable,
+      canInstall: false,
+      run: (command) => Boolean(ran.push(command)),
+      log: () => undefined,
+    }),
+  ).toThrow(`Install it, then run the tests again:\n  sudo sh -c '${INSTALL.join(' && ')}'`);
   expect(ran).toEqual([]);
 });
 
 test('a failed install stops the run, saying which command failed', () => {
-  expect(() => ensureChromium({ executable, canInstall: true, run: (command) => command !== 'apt-get update', log: () => undefined })).toThrow(
-    '`apt-get update` failed',
+  expect(() =>
+    ensureChromium({
+      executable,
+      canInstall: true,
+      run: (command) => command !== 'apt-get update',
+      log: () => undefined,
+    }),
+  ).toThrow('`apt-get update` failed');
+  expect(() => ensureChromium({ executable, canInstall: true, run: () => true, log: () => undefined })).toThrow(
+    `${executable} is still missing`,
   );
-  expect(() => ensureChromium({ executable, canInstall: true, run: () => true, log: () => undefined })).toThrow(`${executable} is still missing`);
 });
 
 test('only a run that takes in a browser test needs the browser', () => {

@@ -11,7 +11,9 @@ import { EMBEDDED_POSTGRES } from '../helpers/postgres-global-setup';
  * `mktemp -d` folder): binaries installed in such a folder must still start a server. Run as another user, the
  * server is that user and the folder is theirs, so the same test holds.
  */
-type EmbeddedPostgresModule = typeof import('../../gateway/src/bench/embedded-postgres.js', { with: { 'resolution-mode': 'import' } });
+type EmbeddedPostgresModule = typeof import('../../gateway/src/bench/embedded-postgres.js', {
+  with: { 'resolution-mode': 'import' }
+});
 
 let startEmbeddedPostgres: EmbeddedPostgresModule['startEmbeddedPostgres'];
 let hidden: string;
@@ -40,7 +42,9 @@ test('a server starts from binaries installed in a folder only its owner may ent
     const client = new Client({ connectionString: server!.url });
     await client.connect();
     try {
-      const { rows } = await client.query<{ user: string; answer: number }>('SELECT current_user AS user, 6 * 7 AS answer');
+      const { rows } = await client.query<{ user: string; answer: number }>(
+        'SELECT current_user AS user, 6 * 7 AS answer',
+      );
       expect(rows).toEqual([{ user: 'postgres', answer: 42 }]);
     } finally {
       await client.end();

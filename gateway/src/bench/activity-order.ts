@@ -31,7 +31,12 @@ async function main(): Promise<void> {
     for (let i = 0; i < count; i += BATCH) {
       await store.transact(async (tx) => {
         for (let j = i; j < Math.min(count, i + BATCH); j++) {
-          await tx.insert<Conversation>('conversations', { id: `c${j}`, accountId: 'acc', lastMessage: 'x'.repeat(300), touches: 0 });
+          await tx.insert<Conversation>('conversations', {
+            id: `c${j}`,
+            accountId: 'acc',
+            lastMessage: 'x'.repeat(300),
+            touches: 0,
+          });
         }
       });
     }

@@ -14,7 +14,12 @@ export class Api {
   private readonly agent: https.Agent;
   private readonly base: URL;
 
-  constructor(url: string, ca: string, sockets: number, private apiKey = '') {
+  constructor(
+    url: string,
+    ca: string,
+    sockets: number,
+    private apiKey = '',
+  ) {
     this.agent = new https.Agent({ keepAlive: true, maxSockets: sockets, ca });
     this.base = new URL(url);
   }
@@ -25,7 +30,9 @@ export class Api {
 
   request(method: string, pathname: string, body?: unknown): Promise<Reply> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const auth = pathname.startsWith('/admin/') ? { authorization: `Bearer ${ADMIN_TOKEN}` } : { 'x-api-key': this.apiKey };
+    const auth = pathname.startsWith('/admin/')
+      ? { authorization: `Bearer ${ADMIN_TOKEN}` }
+      : { 'x-api-key': this.apiKey };
     return new Promise((resolve, reject) => {
       const req = https.request(
         {
@@ -34,17 +41,25 @@ export class Api {
           path: pathname,
           method,
           agent: this.agent,
-          headers: { ...auth, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }) },
+          headers: {
+            ...auth,
+            ...(payload === undefined
+              ? {}
+              : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
+          },
         },
         (res) => {
           let text = '';
-          res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => {
-            try {
-              resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
-            } catch {
-              resolve({ status: res.statusCode ?? 0, body: text });
-            }
-          });
+          res
+            .setEncoding('utf8')
+            .on('data', (c) => (text += c))
+            .on('end', () => {
+              try {
+                resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+              } catch {
+                resolve({ status: res.statusCode ?? 0, body: text });
+              }
+            });
           res.on('error', reject);
         },
       );
@@ -56,7 +71,8 @@ export class Api {
   /** A request that must be answered with one of `ok`; its body. */
   async expect(method: string, pathname: string, body: unknown, ok: number[]): Promise<any> {
     const reply = await this.request(method, pathname, body);
-    if (!ok.includes(reply.status)) throw new Error(`${method} ${pathname}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
+    if (!ok.includes(reply.status))
+      throw new Error(`${method} ${pathname}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
     return reply.body;
   }
 
@@ -66,7 +82,12 @@ export class Api {
     const sep = pathname.includes('?') ? '&' : '?';
     let cursor: string | null = null;
     do {
-      const page = (await this.expect('GET', `${pathname}${sep}limit=${PAGE}${cursor ? `&cursor=${cursor}` : ''}`, undefined, [200])) as { data: T[]; nextCursor: string | null };
+      const page = (await this.expect(
+        'GET',
+        `${pathname}${sep}limit=${PAGE}${cursor ? `&cursor=${cursor}` : ''}`,
+        undefined,
+        [200],
+      )) as { data: T[]; nextCursor: string | null };
       items.push(...page.data);
       cursor = page.nextCursor;
     } while (cursor);

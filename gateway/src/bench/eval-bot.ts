@@ -28,7 +28,11 @@ function lines(label: string, t: Tally, r: Rates): string[] {
 const change = (before: number, after: number) => `${pct(before).trim()} → ${pct(after).trim()}`;
 
 /** The second half's figures before and after the owner's FAQs, on one line. */
-function loopLine(label: string, before: { tally: Tally; rates: Rates }, after: { tally: Tally; rates: Rates }): string {
+function loopLine(
+  label: string,
+  before: { tally: Tally; rates: Rates },
+  after: { tally: Tally; rates: Rates },
+): string {
   const [b, a] = [before.rates, after.rates];
   return (
     `${label}\n    right ${change(b.correct, a.correct)}   wrong ${change(b.wrong, a.wrong)}   handed off ${change(b.handedOff, a.handedOff)}` +
@@ -39,17 +43,30 @@ function loopLine(label: string, before: { tally: Tally; rates: Rates }, after: 
 
 function learningLoopLines(results: readonly LearningLoopResult[]): string[] {
   const out = [
-    'Learning loop: each business\'s questions split by position (even: first half, odd: second half); the first half\'s',
+    "Learning loop: each business's questions split by position (even: first half, odd: second half); the first half's",
     'hand-offs grouped as the unanswered list groups them, one FAQ added per group as the owner would; the second half',
     'answered before → after (not part of the targets)',
   ];
-  for (const r of results) out.push(loopLine(`  ${r.business.split(' (')[0]} [${r.split}]: ${r.groups} groups, ${r.faqsAdded} FAQs added`, r.before, r.after));
+  for (const r of results)
+    out.push(
+      loopLine(
+        `  ${r.business.split(' (')[0]} [${r.split}]: ${r.groups} groups, ${r.faqsAdded} FAQs added`,
+        r.before,
+        r.after,
+      ),
+    );
   for (const split of ['tuning', 'held-out'] as const) {
     const of = results.filter((r) => r.split === split);
     const added = of.reduce((n, r) => n + r.faqsAdded, 0);
     const before = totals(of.map((r) => r.before.tally));
     const after = totals(of.map((r) => r.after.tally));
-    out.push(loopLine(`  ${split === 'tuning' ? 'Tuning' : 'Held-out'} businesses: ${added} FAQs added, ${before.tally.answerable} answerable and ${before.tally.offTopic} off-topic questions in the second half`, before, after));
+    out.push(
+      loopLine(
+        `  ${split === 'tuning' ? 'Tuning' : 'Held-out'} businesses: ${added} FAQs added, ${before.tally.answerable} answerable and ${before.tally.offTopic} off-topic questions in the second half`,
+        before,
+        after,
+      ),
+    );
   }
   return out;
 }
@@ -79,13 +96,29 @@ function main(): void {
   const order = (split: string) => (split === 'tuning' ? 0 : 1);
   const businesses = [...report.businesses].sort((a, b) => order(a.split) - order(b.split));
   for (const b of businesses) out.push(...lines(`${b.business} [${b.language}, ${b.split}]`, b.tally, b.rates), '');
-  out.push(...lines('Tuning businesses (the method, synonyms and thresholds were chosen on these)', report.tuning.tally, report.tuning.rates), '');
-  out.push(...lines('Held-out businesses (only measured: the estimate for a new business)', report.heldOut.tally, report.heldOut.rates), '');
+  out.push(
+    ...lines(
+      'Tuning businesses (the method, synonyms and thresholds were chosen on these)',
+      report.tuning.tally,
+      report.tuning.rates,
+    ),
+    '',
+  );
+  out.push(
+    ...lines(
+      'Held-out businesses (only measured: the estimate for a new business)',
+      report.heldOut.tally,
+      report.heldOut.rates,
+    ),
+    '',
+  );
   out.push(...lines('Overall', report.overall.tally, report.overall.rates), '');
   out.push(`Wrong answers (${report.wrongAnswers.length}):`);
   for (const w of report.wrongAnswers) {
     const expected = w.expected.length ? w.expected.join(' or ') : 'hand-off (off-topic)';
-    out.push(`  ${w.business.split(' (')[0]}: "${w.question}" → ${w.given}, expected ${expected} (confidence ${w.confidence.toFixed(2)})`);
+    out.push(
+      `  ${w.business.split(' (')[0]}: "${w.question}" → ${w.given}, expected ${expected} (confidence ${w.confidence.toFixed(2)})`,
+    );
   }
   out.push('', ...burstLines(evaluateBursts(sets)));
   const loop = sets.map((set) => learningLoop(set)).sort((a, b) => order(a.split) - order(b.split));

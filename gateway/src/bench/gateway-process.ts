@@ -8,7 +8,11 @@ const GATEWAY_MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
 /** Starts a child and resolves once its output contains `ready`; one that does not start in time is killed. */
-export function startChild(args: string[], env: NodeJS.ProcessEnv, ready: string): Promise<{ child: ChildProcess; output: () => string }> {
+export function startChild(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: string,
+): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   // Always drained: a child blocked on a full pipe would look slow.
@@ -69,7 +73,11 @@ export async function startGateway(env: NodeJS.ProcessEnv): Promise<ChildProcess
 export async function createAccount(url: string, ca: string, email = 'bench@example.com'): Promise<string> {
   const admin = client({ url, ca }, 1);
   try {
-    const account = await admin.post('/admin/v1/accounts', { name: 'Bench', email }, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    const account = await admin.post(
+      '/admin/v1/accounts',
+      { name: 'Bench', email },
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+    );
     if (account.status !== 201) throw new Error(`account creation failed: ${account.status} ${account.text}`);
     return (JSON.parse(account.text) as { apiKey: string }).apiKey;
   } finally {

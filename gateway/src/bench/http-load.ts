@@ -26,7 +26,11 @@ export interface Result {
   failures: number;
 }
 
-export type Post = (pathname: string, body: unknown, headers?: Record<string, string>) => Promise<{ status: number; text: string }>;
+export type Post = (
+  pathname: string,
+  body: unknown,
+  headers?: Record<string, string>,
+) => Promise<{ status: number; text: string }>;
 
 /** One keep-alive HTTPS client pool, shared by every request to a target. */
 export function client(target: Target, sockets: number): { post: Post; close: () => void } {
@@ -51,7 +55,10 @@ export function client(target: Target, sockets: number): { post: Post; close: ()
         },
         (res) => {
           let text = '';
-          res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          res
+            .setEncoding('utf8')
+            .on('data', (c) => (text += c))
+            .on('end', () => resolve({ status: res.statusCode ?? 0, text }));
           res.on('error', reject);
         },
       );
@@ -140,7 +147,13 @@ function percentile(sorted: Float64Array, p: number): number {
  * requests/s is the median run's, latency percentiles are over every request of every run. With several
  * targets, each gets its own pool and an equal share of the `concurrency` clients.
  */
-export async function measure(name: string, targets: Target[], requests: number, concurrency: number, warmUp: number): Promise<Result> {
+export async function measure(
+  name: string,
+  targets: Target[],
+  requests: number,
+  concurrency: number,
+  warmUp: number,
+): Promise<Result> {
   const clients = targets.map((t) => client(t, Math.ceil(concurrency / targets.length)));
   const posts = clients.map((c) => c.post);
   try {
@@ -148,7 +161,10 @@ export async function measure(name: string, targets: Target[], requests: number,
     const runs = [];
     for (let round = 0; round < ROUNDS; round++) runs.push(await drive(posts, requests, concurrency));
     const failures = runs.reduce((n, r) => n + r.failures, 0);
-    if (failures) process.stdout.write(`  ${name}: ${failures} failed requests, first: ${runs.find((r) => r.firstFailure)?.firstFailure}\n`);
+    if (failures)
+      process.stdout.write(
+        `  ${name}: ${failures} failed requests, first: ${runs.find((r) => r.firstFailure)?.firstFailure}\n`,
+      );
     const all = new Float64Array(requests * ROUNDS);
     runs.forEach((r, i) => all.set(r.latencies, i * requests));
     all.sort();
@@ -179,18 +195,32 @@ export interface Share {
   sent: number;
 }
 
-export async function interleaved(baseline: Target, target: Target, requests: number, concurrency: number, pairs: number): Promise<Share> {
+export async function interleaved(
+  baseline: Target,
+  target: Target,
+  requests: number,
+  concurrency: number,
+  pairs: number,
+): Promise<Share> {
   const clients = [client(baseline, concurrency), client(target, concurrency)];
   try {
     const warmUp = Math.min(1000, requests);
     for (const c of clients) await drive([c.post], warmUp, concurrency);
     const ratios: number[] = [];
     for (let pair = 0; pair < pairs; pair++) {
-      const [bare, gateway] = [await drive([clients[0]!.post], requests, concurrency), await drive([clients[1]!.post], requests, concurrency)];
+      const [bare, gateway] = [
+        await drive([clients[0]!.post], requests, concurrency),
+        await drive([clients[1]!.post], requests, concurrency),
+      ];
       ratios.push(bare.seconds / gateway.seconds);
     }
     ratios.sort((a, b) => a - b);
-    return { median: ratios[Math.floor(pairs / 2)]!, low: ratios[0]!, high: ratios.at(-1)!, sent: warmUp + pairs * requests };
+    return {
+      median: ratios[Math.floor(pairs / 2)]!,
+      low: ratios[0]!,
+      high: ratios.at(-1)!,
+      sent: warmUp + pairs * requests,
+    };
   } finally {
     for (const c of clients) c.close();
   }

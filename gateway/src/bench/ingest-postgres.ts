@@ -50,7 +50,12 @@ const SETUPS = [
 ] as const;
 
 /** `count` gateway processes on one fresh schema, measured together. */
-async function measureProcesses(url: string, count: number, accounts: 'one' | 'many', load: PostgresLoad): Promise<PostgresResult> {
+async function measureProcesses(
+  url: string,
+  count: number,
+  accounts: 'one' | 'many',
+  load: PostgresLoad,
+): Promise<PostgresResult> {
   const schema = `leadchat_bench_${process.pid}_${count}_${accounts}`;
   await sql(url, `CREATE SCHEMA ${schema}`);
   const gateways: ChildProcess[] = [];
@@ -78,14 +83,24 @@ async function measureProcesses(url: string, count: number, accounts: 'one' | 'm
 
     const urls = ports.map((port) => `https://127.0.0.1:${port}`);
     const keys: string[] = [];
-    for (let i = 0; i < (accounts === 'one' ? 1 : load.concurrency); i++) keys.push(await createAccount(urls[0]!, load.ca, `bench-${i}@example.com`));
+    for (let i = 0; i < (accounts === 'one' ? 1 : load.concurrency); i++)
+      keys.push(await createAccount(urls[0]!, load.ca, `bench-${i}@example.com`));
     // Client i goes to process i mod count with account i mod accounts.
-    const targets = Array.from({ length: accounts === 'one' ? count : load.concurrency }, (_, i) => ({ url: urls[i % count]!, ca: load.ca, apiKey: keys[i % keys.length]! }));
+    const targets = Array.from({ length: accounts === 'one' ? count : load.concurrency }, (_, i) => ({
+      url: urls[i % count]!,
+      ca: load.ca,
+      apiKey: keys[i % keys.length]!,
+    }));
     const processes = `${count} process${count === 1 ? '' : 'es'}`;
     const name = `PostgreSQL, ${processes}, ${accounts === 'one' ? '1 account' : `${keys.length} accounts`}`;
-    process.stdout.write(`measuring the gateway on PostgreSQL, ${processes}, ${accounts === 'one' ? 'one account' : 'an account per client'}, empty store…\n`);
+    process.stdout.write(
+      `measuring the gateway on PostgreSQL, ${processes}, ${accounts === 'one' ? 'one account' : 'an account per client'}, empty store…\n`,
+    );
     const sampling = await sampleLockWaits(inSchema(url, schema));
-    const cpu = () => ({ gateway: gateways.reduce((sum, g) => sum + (cpuSeconds(g.pid!) ?? 0), 0), postgres: cpuSecondsOf('postgres') });
+    const cpu = () => ({
+      gateway: gateways.reduce((sum, g) => sum + (cpuSeconds(g.pid!) ?? 0), 0),
+      postgres: cpuSecondsOf('postgres'),
+    });
     const before = cpu();
     const result = await measure(name, targets, load.requests, load.concurrency, load.warmUp);
     const after = cpu();
@@ -107,7 +122,8 @@ export async function measurePostgres(load: PostgresLoad): Promise<PostgresOutco
     const version = (await sql(db.url, 'SHOW server_version')).rows[0] as { server_version: string };
     const results = [];
     const local = db.origin === 'embedded';
-    for (const { count, accounts } of SETUPS) results.push(await measureProcesses(db.url, count, accounts, { ...load, local }));
+    for (const { count, accounts } of SETUPS)
+      results.push(await measureProcesses(db.url, count, accounts, { ...load, local }));
     return { server: `PostgreSQL ${version.server_version.split(' ')[0]} (${db.origin})`, results };
   } finally {
     await db.stop();

@@ -27,7 +27,18 @@ import express from 'express';
 import { cpuSeconds, memoryMb } from './process-usage.js';
 import { freePort } from './free-port.js';
 import { createAccount, gatewayEnv, startChild, startGateway, stopChild } from './gateway-process.js';
-import { client, drive, INCOMING, interleaved, measure, messagesSent, ROUNDS, type Result, type Share, type Target } from './http-load.js';
+import {
+  client,
+  drive,
+  INCOMING,
+  interleaved,
+  measure,
+  messagesSent,
+  ROUNDS,
+  type Result,
+  type Share,
+  type Target,
+} from './http-load.js';
 import { measurePostgres, type PostgresOutcome, type PostgresResult } from './ingest-postgres.js';
 import { setting } from './setting.js';
 
@@ -43,7 +54,9 @@ async function fill(target: Target, count: number, concurrency: number): Promise
       if (done % step !== 0 && done !== count) return;
       const seconds = (Date.now() - started) / 1000;
       const rate = done / seconds;
-      process.stdout.write(`  filled ${done}/${count} in ${seconds.toFixed(0)} s (${rate.toFixed(0)}/s, ~${((count - done) / rate).toFixed(0)} s left)\n`);
+      process.stdout.write(
+        `  filled ${done}/${count} in ${seconds.toFixed(0)} s (${rate.toFixed(0)}/s, ~${((count - done) / rate).toFixed(0)} s left)\n`,
+      );
     });
     if (run.failures) throw new Error(`${run.failures} requests failed while filling; first: ${run.firstFailure}`);
     return run.seconds;
@@ -65,7 +78,11 @@ function diskUsage(dir: string): number {
 async function bareServer(port: number, certFile: string, keyFile: string): Promise<void> {
   const app = express();
   let n = 0;
-  app.post(INCOMING, express.json({ limit: '100kb' }), (_req, res) => void res.json({ success: true, messageId: `msg_${++n}` }));
+  app.post(
+    INCOMING,
+    express.json({ limit: '100kb' }),
+    (_req, res) => void res.json({ success: true, messageId: `msg_${++n}` }),
+  );
   const server = https.createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, app);
   server.listen(port, '127.0.0.1', () => process.stdout.write('bare server listening\n'));
   process.once('SIGTERM', () => server.close(() => process.exit(0)));
@@ -107,7 +124,13 @@ async function main(): Promise<void> {
     const apiKey = await createAccount(gatewayUrl, ca);
 
     const barePort = await freePort();
-    bare = (await startChild([fileURLToPath(import.meta.url), 'bare', String(barePort), certFile, keyFile], process.env, 'bare server listening')).child;
+    bare = (
+      await startChild(
+        [fileURLToPath(import.meta.url), 'bare', String(barePort), certFile, keyFile],
+        process.env,
+        'bare server listening',
+      )
+    ).child;
     const baseline: Target = { url: `https://127.0.0.1:${barePort}`, ca };
     const bareName = 'bare Express (same TLS)';
     const target: Target = { url: gatewayUrl, ca, apiKey };
@@ -122,19 +145,34 @@ async function main(): Promise<void> {
     const cpuBefore = cpuSeconds(gateway.pid!);
     results.push(await measure('gateway, empty store', [target], requests, concurrency, warmUp));
     const cpuAfter = cpuSeconds(gateway.pid!);
-    const embeddedCpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / (ROUNDS * requests + warmUp);
+    const embeddedCpu =
+      cpuBefore === undefined || cpuAfter === undefined
+        ? undefined
+        : ((cpuAfter - cpuBefore) * 1000) / (ROUNDS * requests + warmUp);
     const afterEmpty = messagesSent() - beforeGateway;
     process.stdout.write(`comparing the gateway and the bare endpoint in ${PAIRS} alternating pairs of runs…\n`);
     const emptyShare = await interleaved(baseline, target, requests, concurrency, PAIRS);
 
     // Before the fill: the embedded gateway idles on a small store meanwhile, and the bare baseline is near.
-    const postgres = await measurePostgres({ requests, concurrency, warmUp, certFile, keyFile, ca, workDir: postgresDir });
+    const postgres = await measurePostgres({
+      requests,
+      concurrency,
+      warmUp,
+      certFile,
+      keyFile,
+      ca,
+      workDir: postgresDir,
+    });
 
     const toFill = Math.max(0, stored - afterEmpty - emptyShare.sent);
-    process.stdout.write(`filling the store to ${stored} messages through the API (${fillConcurrency} concurrent clients)…\n`);
+    process.stdout.write(
+      `filling the store to ${stored} messages through the API (${fillConcurrency} concurrent clients)…\n`,
+    );
     const fillSeconds = await fill(target, toFill, fillConcurrency);
     if (fillSeconds > 300) {
-      process.stdout.write(`  the fill took ${(fillSeconds / 60).toFixed(1)} min; LEADCHAT_BENCH_MESSAGES sets a smaller store for a quick run\n`);
+      process.stdout.write(
+        `  the fill took ${(fillSeconds / 60).toFixed(1)} min; LEADCHAT_BENCH_MESSAGES sets a smaller store for a quick run\n`,
+      );
     }
 
     const atFull = afterEmpty + emptyShare.sent + toFill;
@@ -159,8 +197,12 @@ async function main(): Promise<void> {
     const NAME = 38;
     const num = (v: number, digits: number, n: number) => v.toFixed(digits).padStart(n);
     const row = (r: Result) =>
-      process.stdout.write(`${pad(r.name, NAME)}${num(r.perSecond, 0, 9)}${num(r.p50, 2, 9)}${num(r.p99, 2, 9)}${String(r.failures).padStart(8)}\n`);
-    process.stdout.write(`\n${pad('', NAME)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'failed'.padStart(8)}\n`);
+      process.stdout.write(
+        `${pad(r.name, NAME)}${num(r.perSecond, 0, 9)}${num(r.p50, 2, 9)}${num(r.p99, 2, 9)}${String(r.failures).padStart(8)}\n`,
+      );
+    process.stdout.write(
+      `\n${pad('', NAME)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'failed'.padStart(8)}\n`,
+    );
     results.forEach(row);
     if ('results' in postgres) postgres.results.forEach(row);
     else process.stdout.write(`${pad('PostgreSQL', NAME)}skipped: ${postgres.skipped}\n`);
@@ -180,7 +222,8 @@ async function main(): Promise<void> {
         postgresSummary(postgres, bareRate, stored, afterEmpty - ROUNDS * requests, afterEmpty) +
         cpuSummary(embeddedCpu, postgres),
     );
-    if (results.some((r) => r.failures > 0) || ('results' in postgres && postgres.results.some((r) => r.failures > 0))) process.exitCode = 1;
+    if (results.some((r) => r.failures > 0) || ('results' in postgres && postgres.results.some((r) => r.failures > 0)))
+      process.exitCode = 1;
   } finally {
     await cleanUp();
   }
@@ -189,11 +232,24 @@ async function main(): Promise<void> {
 const share = (s: Share) => `${s.median.toFixed(2)} (${s.low.toFixed(2)}–${s.high.toFixed(2)})`;
 
 /** The PostgreSQL lines under the table: where it ran, that it ran empty only, its ratios and its lock waits. */
-function postgresSummary(postgres: PostgresOutcome, bareRate: number, stored: number, from: number, to: number): string {
+function postgresSummary(
+  postgres: PostgresOutcome,
+  bareRate: number,
+  stored: number,
+  from: number,
+  to: number,
+): string {
   if (!('results' in postgres)) return '';
   const [one, three, many] = postgres.results as [PostgresResult, PostgresResult, PostgresResult];
   const waits = (r: PostgresResult) =>
-    `${(r.lockWaits.share * 100).toFixed(1)} %${r.lockWaits.waiting.length ? ` (${r.lockWaits.waiting.slice(0, 3).map((w) => `${w.statement} …: ${w.samples}`).join('; ')})` : ''}`;
+    `${(r.lockWaits.share * 100).toFixed(1)} %${
+      r.lockWaits.waiting.length
+        ? ` (${r.lockWaits.waiting
+            .slice(0, 3)
+            .map((w) => `${w.statement} …: ${w.samples}`)
+            .join('; ')})`
+        : ''
+    }`;
   return (
     `PostgreSQL rows: ${postgres.server}, each row on a fresh schema; empty store only (${from}–${to} stored ` +
     `messages during the runs): no ${stored}-message fill on PostgreSQL\n` +
@@ -210,8 +266,14 @@ function cpuSummary(embedded: number | undefined, postgres: PostgresOutcome): st
   const parts = embedded === undefined ? [] : [`gateway on the embedded store ${ms(embedded)}`];
   if ('results' in postgres) {
     const [one, three, many] = postgres.results as [PostgresResult, PostgresResult, PostgresResult];
-    const pg = (r: PostgresResult, label: string) => r.cpuPerRequest && `${label}: gateway ${ms(r.cpuPerRequest.gateway)} + PostgreSQL ${ms(r.cpuPerRequest.postgres)}`;
-    parts.push(...[pg(one, 'PostgreSQL 1 process'), pg(three, '3 processes, one account'), pg(many, '3, many accounts')].filter((p) => p !== undefined));
+    const pg = (r: PostgresResult, label: string) =>
+      r.cpuPerRequest &&
+      `${label}: gateway ${ms(r.cpuPerRequest.gateway)} + PostgreSQL ${ms(r.cpuPerRequest.postgres)}`;
+    parts.push(
+      ...[pg(one, 'PostgreSQL 1 process'), pg(three, '3 processes, one account'), pg(many, '3, many accounts')].filter(
+        (p) => p !== undefined,
+      ),
+    );
   }
   return parts.length ? `CPU per request: ${parts.join('; ')}\n` : '';
 }

@@ -43,8 +43,13 @@ async function pollMs(store: Store): Promise<number> {
 }
 
 /** As scheduleFollowUp (engine/follow-ups.ts) queues the timer of follow-up `step` of a conversation. */
-const followUpTimer = (accountId: string, conversationId: string, step: number, runAt: number) =>
-  ({ kind: 'follow_up', data: { conversationId, step }, runAt, key: followUpKey(conversationId, step), accountId });
+const followUpTimer = (accountId: string, conversationId: string, step: number, runAt: number) => ({
+  kind: 'follow_up',
+  data: { conversationId, step },
+  runAt,
+  key: followUpKey(conversationId, step),
+  accountId,
+});
 
 async function fillWaiting(store: Store): Promise<void> {
   const later = Date.now() + 3_600_000;
@@ -61,8 +66,17 @@ async function fillWaiting(store: Store): Promise<void> {
 /** A runner as the gateway's: how late a job starts after its due time, and the runner's CPU while idle. */
 async function withRunner(store: Store): Promise<{ lateMs: number; idleCpuPercent: number }> {
   let ran: (() => void) | undefined;
-  const gw: Engine = { config: loadConfig({}), store, log: createLogger('silent'), cursorKey: Buffer.alloc(32), providers };
-  const runner = new JobRunner(gw, (kind) => (kind === 'now' ? async () => void ran?.() : undefined), { queue: DEFAULT_QUEUE, leaseMs: 60_000 });
+  const gw: Engine = {
+    config: loadConfig({}),
+    store,
+    log: createLogger('silent'),
+    cursorKey: Buffer.alloc(32),
+    providers,
+  };
+  const runner = new JobRunner(gw, (kind) => (kind === 'now' ? async () => void ran?.() : undefined), {
+    queue: DEFAULT_QUEUE,
+    leaseMs: 60_000,
+  });
   runner.start();
   try {
     await new Promise((r) => setTimeout(r, 1500));
@@ -70,7 +84,8 @@ async function withRunner(store: Store): Promise<{ lateMs: number; idleCpuPercen
     const idleFrom = process.hrtime.bigint();
     await new Promise((r) => setTimeout(r, 5000));
     const used = process.cpuUsage(cpu);
-    const idleCpuPercent = ((used.user + used.system) / 1000 / (Number(process.hrtime.bigint() - idleFrom) / 1e6)) * 100;
+    const idleCpuPercent =
+      ((used.user + used.system) / 1000 / (Number(process.hrtime.bigint() - idleFrom) / 1e6)) * 100;
     // Due shortly after it is queued, as a follow-up timer comes due: the runner's timer, set from the next due
     // time among all the waiting jobs, must start it then.
     // The runner's own timer does not keep a process alive (the server does, in the gateway): this one does.
@@ -101,11 +116,14 @@ async function measure(name: string, store: Store): Promise<void> {
   );
 }
 
-
 async function main(): Promise<void> {
   process.stdout.write(`\nJob queue: ${WAITING} pending follow-up timers due in an hour; ${POLLS} polls per figure\n`);
-  process.stdout.write(`${'backend'.padEnd(12)}${'poll, empty'.padStart(13)}${`poll, ${WAITING} timers`.padStart(20)}${'due job late'.padStart(14)}${'idle CPU'.padStart(12)}\n`);
-  process.stdout.write(`${''.padEnd(12)}${'ms'.padStart(13)}${'ms'.padStart(20)}${'by, ms'.padStart(14)}${'%'.padStart(12)}\n`);
+  process.stdout.write(
+    `${'backend'.padEnd(12)}${'poll, empty'.padStart(13)}${`poll, ${WAITING} timers`.padStart(20)}${'due job late'.padStart(14)}${'idle CPU'.padStart(12)}\n`,
+  );
+  process.stdout.write(
+    `${''.padEnd(12)}${'ms'.padStart(13)}${'ms'.padStart(20)}${'by, ms'.padStart(14)}${'%'.padStart(12)}\n`,
+  );
   const dir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-bench-jobs-'));
   try {
     const lowdb = await openLowdbStore({ dir, collections });

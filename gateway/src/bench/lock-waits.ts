@@ -46,7 +46,9 @@ export async function sampleLockWaits(url: string): Promise<{ stop: () => Promis
       await db.end();
       return {
         share: running ? waiting / running : 0,
-        waiting: [...byStatement].map(([statement, samples]) => ({ statement, samples })).sort((a, b) => b.samples - a.samples),
+        waiting: [...byStatement]
+          .map(([statement, samples]) => ({ statement, samples }))
+          .sort((a, b) => b.samples - a.samples),
       };
     },
   };

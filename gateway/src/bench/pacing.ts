@@ -83,7 +83,12 @@ async function engineBusy(admin: Api): Promise<boolean> {
   for (const status of ['running', 'pending']) {
     let cursor: string | null = null;
     do {
-      const page = (await admin.expect('GET', `/admin/v1/jobs?status=${status}&limit=50${cursor ? `&cursor=${cursor}` : ''}`, undefined, [200])) as {
+      const page = (await admin.expect(
+        'GET',
+        `/admin/v1/jobs?status=${status}&limit=50${cursor ? `&cursor=${cursor}` : ''}`,
+        undefined,
+        [200],
+      )) as {
         data: PublicJob[];
         nextCursor: string | null;
       };
@@ -96,7 +101,9 @@ async function engineBusy(admin: Api): Promise<boolean> {
 
 /** When the campaign's newest opening message went: the inbox lists conversations newest activity first. */
 async function latestOpening(api: Api, campaignId: string): Promise<string> {
-  const page = (await api.expect('GET', `/v1/conversations?campaignId=${campaignId}&limit=1`, undefined, [200])) as { data: Array<{ lastMessage: { createdAt: string } | null }> };
+  const page = (await api.expect('GET', `/v1/conversations?campaignId=${campaignId}&limit=1`, undefined, [200])) as {
+    data: Array<{ lastMessage: { createdAt: string } | null }>;
+  };
   return page.data[0]?.lastMessage?.createdAt ?? '';
 }
 
@@ -128,7 +135,8 @@ function replay(arrivals: number[], rate: Rate): Slot[] {
     const step = nextSend(before, arrival, rate);
     state = step.state;
     // A paced send leaves the burst as it was; a send at once counts into the burst, or starts a new one.
-    const burst = !before || step.state.burstStartedAt !== before.burstStartedAt || step.state.burstCount !== before.burstCount;
+    const burst =
+      !before || step.state.burstStartedAt !== before.burstStartedAt || step.state.burstCount !== before.burstCount;
     return { at: step.sendAt, burst };
   });
 }
@@ -182,7 +190,15 @@ interface MessageView {
 }
 
 /** One gateway, one campaign, the additions, the wait and the read-back. */
-async function run(name: string, url: string, ca: string, pid: number | undefined, additions: number, concurrency: number, sendRate: string): Promise<Outcome> {
+async function run(
+  name: string,
+  url: string,
+  ca: string,
+  pid: number | undefined,
+  additions: number,
+  concurrency: number,
+  sendRate: string,
+): Promise<Outcome> {
   const rate = parseRate(sendRate);
   const interval = intervalMs(rate);
   const api = new Api(url, ca, concurrency);
@@ -190,29 +206,41 @@ async function run(name: string, url: string, ca: string, pid: number | undefine
   try {
     api.useKey(await createAccount(url, ca));
     const list = (await api.expect('POST', '/v1/lists', { name: 'Bench leads' }, [201])) as { id: string };
-    const campaign = (await api.expect('POST', '/v1/campaigns', {
-      name: 'Bench pacing',
-      listId: list.id,
-      channel: 'sms',
-      openingMessage: 'Hi {{first_name|there}}, thanks for your interest! Shall I send you the price list?',
-      triggerOnNewContacts: true,
-      status: 'live',
-      sendRate,
-    }, [201])) as { id: string };
+    const campaign = (await api.expect(
+      'POST',
+      '/v1/campaigns',
+      {
+        name: 'Bench pacing',
+        listId: list.id,
+        channel: 'sms',
+        openingMessage: 'Hi {{first_name|there}}, thanks for your interest! Shall I send you the price list?',
+        triggerOnNewContacts: true,
+        status: 'live',
+        sendRate,
+      },
+      [201],
+    )) as { id: string };
 
-    process.stdout.write(`${name}: adding ${additions} contacts to the list of a Live SMS campaign at "${sendRate}" (${concurrency} concurrent clients)…\n`);
+    process.stdout.write(
+      `${name}: adding ${additions} contacts to the list of a Live SMS campaign at "${sendRate}" (${concurrency} concurrent clients)…\n`,
+    );
     const contactIds: string[] = new Array(additions);
     const addStarted = Date.now();
     const step = Math.max(1000, Math.round(additions / 10));
     let added = 0;
     await pool(additions, concurrency, async (i) => {
       const phone = `+1555${String(1_000_000 + i).padStart(7, '0')}`;
-      const contact = (await api.expect('POST', '/v1/contacts', { firstName: `Lead${i}`, phone }, [201])) as { id: string };
+      const contact = (await api.expect('POST', '/v1/contacts', { firstName: `Lead${i}`, phone }, [201])) as {
+        id: string;
+      };
       contactIds[i] = contact.id;
-      const joined = (await api.expect('POST', `/v1/lists/${list.id}/contacts`, { contactId: contact.id }, [201])) as { added: boolean };
+      const joined = (await api.expect('POST', `/v1/lists/${list.id}/contacts`, { contactId: contact.id }, [201])) as {
+        added: boolean;
+      };
       if (!joined.added) throw new Error(`contact ${contact.id} was not added to the list`);
       added += 1;
-      if (added % step === 0 && added !== additions) process.stdout.write(`  added ${added} in ${((Date.now() - addStarted) / 1000).toFixed(1)} s\n`);
+      if (added % step === 0 && added !== additions)
+        process.stdout.write(`  added ${added} in ${((Date.now() - addStarted) / 1000).toFixed(1)} s\n`);
     });
     const addEnded = Date.now();
     const addSeconds = (addEnded - addStarted) / 1000;
@@ -221,7 +249,9 @@ async function run(name: string, url: string, ca: string, pid: number | undefine
     // left (asking earlier would put its polls into the figures), and waits as long as the engine makes progress:
     // it stops only when no opening message went for STALL_MS, and reports what went.
     const expectedEnd = Math.max(addEnded, addStarted + Math.max(0, additions - 3) * interval);
-    process.stdout.write(`  waiting for the queue to drain (expected in about ${Math.max(0, (expectedEnd - Date.now()) / 1000).toFixed(0)} s)…\n`);
+    process.stdout.write(
+      `  waiting for the queue to drain (expected in about ${Math.max(0, (expectedEnd - Date.now()) / 1000).toFixed(0)} s)…\n`,
+    );
     await sleep(Math.max(0, expectedEnd - Date.now() - 2000));
     let drained = false;
     let latest = '';
@@ -237,7 +267,9 @@ async function run(name: string, url: string, ca: string, pid: number | undefine
       if (Date.now() - progressAt > STALL_MS) break;
       if (Date.now() - toldAt >= 15_000) {
         toldAt = Date.now();
-        process.stdout.write(`  still sending ${((Date.now() - addStarted) / 1000).toFixed(0)} s after the first addition\n`);
+        process.stdout.write(
+          `  still sending ${((Date.now() - addStarted) / 1000).toFixed(0)} s after the first addition\n`,
+        );
       }
       await sleep(1000);
     }
@@ -255,7 +287,10 @@ async function run(name: string, url: string, ca: string, pid: number | undefine
     await pool(members.length, concurrency, async (i) => {
       const contactId = members[i]!.id;
       const messages = await api.all<MessageView>(`/v1/contacts/${contactId}/messages`);
-      openingMessages.set(contactId, messages.filter((m) => m.author === 'campaign' && m.campaignId === campaign.id));
+      openingMessages.set(
+        contactId,
+        messages.filter((m) => m.author === 'campaign' && m.campaignId === campaign.id),
+      );
     });
     const messageSeconds = (Date.now() - messagesStarted) / 1000;
     const dead = await admin.all<PublicJob>('/admin/v1/jobs?status=dead');
@@ -269,7 +304,10 @@ async function run(name: string, url: string, ca: string, pid: number | undefine
       if (status !== 'sent') notSent[key] = (notSent[key] ?? 0) + 1;
     }
 
-    const slots = replay(members.map((m) => Date.parse(m.addedAt)), rate);
+    const slots = replay(
+      members.map((m) => Date.parse(m.addedAt)),
+      rate,
+    );
     const lags: number[] = [];
     const jobLags: number[] = [];
     const pacedSent: number[] = [];
@@ -295,7 +333,10 @@ async function run(name: string, url: string, ca: string, pid: number | undefine
     lags.sort(byNumber);
     jobLags.sort(byNumber);
     pacedSent.sort(byNumber);
-    const gaps = pacedSent.slice(1).map((t, i) => t - pacedSent[i]!).sort(byNumber);
+    const gaps = pacedSent
+      .slice(1)
+      .map((t, i) => t - pacedSent[i]!)
+      .sort(byNumber);
     const span = pacedSent.length > 1 ? pacedSent.at(-1)! - pacedSent[0]! : 0;
     const immediate = slots.filter((s) => s.burst).length;
     const bursts = slots.filter((s, i) => s.burst && (i === 0 || !slots[i - 1]!.burst)).length;
@@ -324,7 +365,14 @@ async function run(name: string, url: string, ca: string, pid: number | undefine
         p99Gap: percentile(gaps, 99),
       },
       outOfOrder: outOfOrder(jobStarts),
-      lag: { median: percentile(lags, 50), p99: percentile(lags, 99), max: maxLag, min: lags[0] ?? NaN, maxContact, overSecond: lags.filter((l) => l > 1000).length },
+      lag: {
+        median: percentile(lags, 50),
+        p99: percentile(lags, 99),
+        max: maxLag,
+        min: lags[0] ?? NaN,
+        maxContact,
+        overSecond: lags.filter((l) => l > 1000).length,
+      },
       jobLag: { median: percentile(jobLags, 50), p99: percentile(jobLags, 99), max: jobLags.at(-1) ?? NaN },
       memory,
     };
@@ -336,23 +384,44 @@ async function run(name: string, url: string, ca: string, pid: number | undefine
 
 function report(o: Outcome): string {
   const rows: Array<[string, string]> = [
-    ['additions', `${o.additions} in ${o.addSeconds.toFixed(1)} s (${(o.additions / o.addSeconds).toFixed(0)}/s; 2 requests each)`],
-    ['set rate', `${o.sendRate}: one send every ${o.interval} ms after the first ${o.immediate === 3 ? 3 : `${o.immediate} (at once, in ${o.bursts} burst${o.bursts === 1 ? '' : 's'})`}`],
+    [
+      'additions',
+      `${o.additions} in ${o.addSeconds.toFixed(1)} s (${(o.additions / o.addSeconds).toFixed(0)}/s; 2 requests each)`,
+    ],
+    [
+      'set rate',
+      `${o.sendRate}: one send every ${o.interval} ms after the first ${o.immediate === 3 ? 3 : `${o.immediate} (at once, in ${o.bursts} burst${o.bursts === 1 ? '' : 's'})`}`,
+    ],
     [
       'sent',
       `${o.sent} of ${o.additions}; duplicates ${o.duplicates}; dead jobs ${o.deadJobs}; queue ${o.drained ? 'drained' : 'NOT drained'} ${o.drainSeconds.toFixed(1)} s after the first addition` +
         (Object.keys(o.notSent).length ? `; not sent: ${JSON.stringify(o.notSent)}` : ''),
     ],
-    ['paced part', `${o.paced.count} sends in ${o.paced.spanSeconds.toFixed(1)} s: ${o.paced.perMinute.toFixed(0)}/min, ${((o.paced.perMinute / (60_000 / o.interval)) * 100).toFixed(1)} % of the set rate`],
+    [
+      'paced part',
+      `${o.paced.count} sends in ${o.paced.spanSeconds.toFixed(1)} s: ${o.paced.perMinute.toFixed(0)}/min, ${((o.paced.perMinute / (60_000 / o.interval)) * 100).toFixed(1)} % of the set rate`,
+    ],
     ['interval, ms', `expected ${o.interval}; measured median ${o.paced.medianGap}, p99 ${o.paced.p99Gap}`],
-    ['sent after slot, ms', `median ${o.lag.median}, p99 ${o.lag.p99}, max ${o.lag.max} (addition #${o.lag.maxContact}), min ${o.lag.min}; over 1 s: ${o.lag.overSecond}`],
-    ['out of order', `${o.outOfOrder} sends went over ${OUT_OF_ORDER_MS / 1000} s after that of a contact added later (by the opening job's start)`],
+    [
+      'sent after slot, ms',
+      `median ${o.lag.median}, p99 ${o.lag.p99}, max ${o.lag.max} (addition #${o.lag.maxContact}), min ${o.lag.min}; over 1 s: ${o.lag.overSecond}`,
+    ],
+    [
+      'out of order',
+      `${o.outOfOrder} sends went over ${OUT_OF_ORDER_MS / 1000} s after that of a contact added later (by the opening job's start)`,
+    ],
     ['opening job late, ms', `median ${o.jobLag.median}, p99 ${o.jobLag.p99}, max ${o.jobLag.max}`],
-    ['read back', `${o.readBack.pages} pages of members and conversations in ${o.readBack.seconds.toFixed(1)} s; ${o.readBack.messageLists} contacts' messages in ${o.readBack.messageSeconds.toFixed(1)} s`],
+    [
+      'read back',
+      `${o.readBack.pages} pages of members and conversations in ${o.readBack.seconds.toFixed(1)} s; ${o.readBack.messageLists} contacts' messages in ${o.readBack.messageSeconds.toFixed(1)} s`,
+    ],
     ['gateway memory', `${o.memory.rss} resident once drained (peak ${o.memory.peak})`],
   ];
   const notes = [];
-  if (o.bursts > 1) notes.push(`  the additions came slower than the rate: the queue emptied ${o.bursts - 1} time(s), so the paced part holds idle gaps and its rate is below the set rate`);
+  if (o.bursts > 1)
+    notes.push(
+      `  the additions came slower than the rate: the queue emptied ${o.bursts - 1} time(s), so the paced part holds idle gaps and its rate is below the set rate`,
+    );
   return `\n${o.name}\n${rows.map(([k, v]) => `  ${k.padEnd(22)}${v}`).join('\n')}\n${notes.join('\n')}${notes.length ? '\n' : ''}`;
 }
 
@@ -382,11 +451,19 @@ async function main(): Promise<void> {
   let postgresSkipped: string | undefined;
   try {
     const port = await freePort();
-    gateway = await startGateway(gatewayEnv({ LEADCHAT_PORT: String(port), LEADCHAT_DATA_DIR: path.join(dataDir, 'lowdb'), LEADCHAT_DATABASE_URL: '' }));
+    gateway = await startGateway(
+      gatewayEnv({
+        LEADCHAT_PORT: String(port),
+        LEADCHAT_DATA_DIR: path.join(dataDir, 'lowdb'),
+        LEADCHAT_DATABASE_URL: '',
+      }),
+    );
     const certFile = path.join(dataDir, 'lowdb', 'tls', 'cert.pem');
     const keyFile = path.join(dataDir, 'lowdb', 'tls', 'key.pem');
     const ca = readFileSync(certFile, 'utf8');
-    outcomes.push(await run('embedded store', `https://127.0.0.1:${port}`, ca, gateway.pid, additions, concurrency, sendRate));
+    outcomes.push(
+      await run('embedded store', `https://127.0.0.1:${port}`, ca, gateway.pid, additions, concurrency, sendRate),
+    );
     process.stdout.write(report(outcomes[0]!) + '\n');
     await stopChild(gateway);
     gateway = undefined;
@@ -409,7 +486,9 @@ async function main(): Promise<void> {
           }),
         );
         const name = `PostgreSQL ${version.server_version.split(' ')[0]} (${db.origin}), 1 process`;
-        outcomes.push(await run(name, `https://127.0.0.1:${pgPort}`, ca, gateway.pid, additions, concurrency, sendRate));
+        outcomes.push(
+          await run(name, `https://127.0.0.1:${pgPort}`, ca, gateway.pid, additions, concurrency, sendRate),
+        );
         process.stdout.write(report(outcomes[1]!) + '\n');
         await stopChild(gateway);
         gateway = undefined;
@@ -420,8 +499,8 @@ async function main(): Promise<void> {
     }
     if (postgresSkipped) process.stdout.write(`\nPostgreSQL skipped: ${postgresSkipped}\n`);
     process.stdout.write(
-      '\nsent after slot: the message\'s sent time minus the slot the pacing rule gives its addition (replayed over the list\'s addedAt); ' +
-        'opening job late: the same for the opening job\'s start (the message\'s createdAt)\n',
+      "\nsent after slot: the message's sent time minus the slot the pacing rule gives its addition (replayed over the list's addedAt); " +
+        "opening job late: the same for the opening job's start (the message's createdAt)\n",
     );
     if (outcomes.some((o) => failed(o, concurrency))) process.exitCode = 1;
   } finally {

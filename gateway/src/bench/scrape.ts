@@ -36,7 +36,8 @@ interface Figures {
 }
 
 /** The value below which `share` of the values fall. */
-const quantile = (values: number[], share: number) => [...values].sort((a, b) => a - b)[Math.floor(values.length * share)]!;
+const quantile = (values: number[], share: number) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length * share)]!;
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
@@ -49,13 +50,20 @@ async function scrapes(store: Store): Promise<Figures> {
   const whole: number[] = [];
   for (let i = 0; i < SCRAPES; i++) {
     stats.push(await timed(() => store.jobs.stats()));
-    whole.push(await timed(async () => {
-      await store.ping();
-      await store.jobs.stats();
-      await registry.metrics();
-    }));
+    whole.push(
+      await timed(async () => {
+        await store.ping();
+        await store.jobs.stats();
+        await registry.metrics();
+      }),
+    );
   }
-  return { statsMedian: quantile(stats, 0.5), statsP90: quantile(stats, 0.9), scrapeMedian: quantile(whole, 0.5), scrapeP90: quantile(whole, 0.9) };
+  return {
+    statsMedian: quantile(stats, 0.5),
+    statsP90: quantile(stats, 0.9),
+    scrapeMedian: quantile(whole, 0.5),
+    scrapeP90: quantile(whole, 0.9),
+  };
 }
 
 /**
@@ -103,11 +111,16 @@ async function measure(name: string, store: Store): Promise<void> {
   process.stdout.write(row(name, WAITING, await scrapes(store)));
 }
 
-
 async function main(): Promise<void> {
-  process.stdout.write(`\nScrape of /metrics: the queue's gauges with 10 and ${WAITING} jobs queued; ${SCRAPES} scrapes per figure\n`);
-  process.stdout.write(`${'backend'.padEnd(10)}${'jobs'.padStart(8)}${'stats()'.padStart(14)}${''.padStart(12)}${'whole scrape'.padStart(15)}${''.padStart(13)}\n`);
-  process.stdout.write(`${''.padEnd(18)}${'median, ms'.padStart(14)}${'p90, ms'.padStart(12)}${'median, ms'.padStart(15)}${'p90, ms'.padStart(13)}\n`);
+  process.stdout.write(
+    `\nScrape of /metrics: the queue's gauges with 10 and ${WAITING} jobs queued; ${SCRAPES} scrapes per figure\n`,
+  );
+  process.stdout.write(
+    `${'backend'.padEnd(10)}${'jobs'.padStart(8)}${'stats()'.padStart(14)}${''.padStart(12)}${'whole scrape'.padStart(15)}${''.padStart(13)}\n`,
+  );
+  process.stdout.write(
+    `${''.padEnd(18)}${'median, ms'.padStart(14)}${'p90, ms'.padStart(12)}${'median, ms'.padStart(15)}${'p90, ms'.padStart(13)}\n`,
+  );
   const dir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-bench-scrape-'));
   let opened = '';
   try {

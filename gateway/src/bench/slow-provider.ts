@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 /** A 1×1 PNG: each contact's photo. */
 const PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c63f8cfc0f01f0005000201a5f1cd6a0000000049454e44ae426082',
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+    '1f15c4890000000d49444154789c63f8cfc0f01f0005000201a5f1cd6a0000000049454e44ae426082',
   'hex',
 );
 
@@ -30,12 +31,20 @@ export class SlowProvider {
         this.timers.add(timer);
       };
       if (req.method === 'GET' && /\/Media\/ME\w+$/.test(path)) return later('image/png', PNG);
-      if (req.method === 'GET' && /^\/v23\.0\/\d+\?fields=/.test(path)) return later('application/json', JSON.stringify({ first_name: 'Marta', last_name: 'Ruiz' }));
+      if (req.method === 'GET' && /^\/v23\.0\/\d+\?fields=/.test(path))
+        return later('application/json', JSON.stringify({ first_name: 'Marta', last_name: 'Ruiz' }));
       if (req.method === 'POST' && path.endsWith('/Messages.json')) {
-        return void res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sid: `SM${String(++this.sent).padStart(32, '0')}` }));
+        return void res
+          .writeHead(201, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ sid: `SM${String(++this.sent).padStart(32, '0')}` }));
       }
-      if (req.method === 'POST' && path.endsWith('/messages')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ message_id: `m_${++this.sent}` }));
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"Unsupported get request","code":100}}');
+      if (req.method === 'POST' && path.endsWith('/messages'))
+        return void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ message_id: `m_${++this.sent}` }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end('{"error":{"message":"Unsupported get request","code":100}}');
     });
   });
 

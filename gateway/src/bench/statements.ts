@@ -37,7 +37,9 @@ async function database(): Promise<{ url: string; stop: () => Promise<void> } | 
   const given = process.env.LEADCHAT_BENCH_DATABASE_URL;
   if (given) return { url: given, stop: async () => undefined };
   const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
-  return startEmbeddedPostgres({ flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] });
+  return startEmbeddedPostgres({
+    flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'],
+  });
 }
 
 /** Takes webhook deliveries and answers 200 at once. */
@@ -50,7 +52,11 @@ async function receiver(): Promise<{ url: string; close: () => void; received: (
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, close: () => server.close(), received: () => received };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    close: () => server.close(),
+    received: () => received,
+  };
 }
 
 const until = async (done: () => Promise<boolean>) => {
@@ -60,7 +66,9 @@ const until = async (done: () => Promise<boolean>) => {
 async function main(): Promise<void> {
   const db = await database();
   if (!db) {
-    process.stdout.write('statements per incoming message: skipped (install the embedded-postgres devDependency or set LEADCHAT_BENCH_DATABASE_URL)\n');
+    process.stdout.write(
+      'statements per incoming message: skipped (install the embedded-postgres devDependency or set LEADCHAT_BENCH_DATABASE_URL)\n',
+    );
     return;
   }
   const schema = `leadchat_statements_${process.pid}`;
@@ -73,8 +81,18 @@ async function main(): Promise<void> {
     await sql(db.url, `CREATE SCHEMA ${schema}`);
     const port = await freePort();
     // A long poll: the runner wakes on each committed job, so its idle polls do not count with the messages.
-    gateway = await startGateway(gatewayEnv({ LEADCHAT_PORT: String(port), LEADCHAT_DATA_DIR: dataDir, LEADCHAT_DATABASE_URL: relay.url, LEADCHAT_JOB_POLL: '1h' }));
-    const target = { url: `https://127.0.0.1:${port}`, ca: readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8') };
+    gateway = await startGateway(
+      gatewayEnv({
+        LEADCHAT_PORT: String(port),
+        LEADCHAT_DATA_DIR: dataDir,
+        LEADCHAT_DATABASE_URL: relay.url,
+        LEADCHAT_JOB_POLL: '1h',
+      }),
+    );
+    const target = {
+      url: `https://127.0.0.1:${port}`,
+      ca: readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8'),
+    };
     const apiKey = await createAccount(target.url, target.ca);
     const api = client({ ...target, apiKey }, 1);
     const stats = new pg.Client({ connectionString: db.url });
@@ -83,7 +101,14 @@ async function main(): Promise<void> {
     const send = async (n: number) => {
       for (let i = 0; i < n; i++) {
         sent += 1;
-        const body = { customData: { messageSid: `sid-${sent}`, fromId: `visitor-${sent % CONTACTS}`, toId: 'biz', body: `Hello ${sent}` } };
+        const body = {
+          customData: {
+            messageSid: `sid-${sent}`,
+            fromId: `visitor-${sent % CONTACTS}`,
+            toId: 'biz',
+            body: `Hello ${sent}`,
+          },
+        };
         const res = await api.post(INCOMING, body);
         if (res.status !== 200) throw new Error(`an incoming message failed: ${res.status} ${res.text}`);
       }
@@ -99,7 +124,13 @@ async function main(): Promise<void> {
           WHERE d.datname = current_database() AND query NOT ILIKE '%pg_stat_statements%' ORDER BY calls DESC`,
       );
       const total = rows.reduce((sum, r) => sum + Number(r.calls), 0);
-      return { perMessage: total / n, tripsPerMessage: trips / n, top: rows.slice(0, TOP).map((r) => ({ calls: Number(r.calls) / n, query: r.query.replace(/\s+/g, ' ').slice(0, 160) })) };
+      return {
+        perMessage: total / n,
+        tripsPerMessage: trips / n,
+        top: rows
+          .slice(0, TOP)
+          .map((r) => ({ calls: Number(r.calls) / n, query: r.query.replace(/\s+/g, ' ').slice(0, 160) })),
+      };
     };
 
     await send(CONTACTS);
@@ -111,14 +142,25 @@ async function main(): Promise<void> {
     api.close();
     await stats.end();
 
-    process.stdout.write(`\nPostgreSQL statements per incoming message (${MESSAGES} messages from ${CONTACTS} contacts, one process):\n`);
+    process.stdout.write(
+      `\nPostgreSQL statements per incoming message (${MESSAGES} messages from ${CONTACTS} contacts, one process):\n`,
+    );
     process.stdout.write('                                          statements   round trips\n');
     const row = (name: string, statements: number, trips: number) =>
-      process.stdout.write(`  ${name.padEnd(40)}${statements.toFixed(1).padStart(10)}${trips.toFixed(1).padStart(14)}\n`);
+      process.stdout.write(
+        `  ${name.padEnd(40)}${statements.toFixed(1).padStart(10)}${trips.toFixed(1).padStart(14)}\n`,
+      );
     row('the request alone', alone.perMessage, alone.tripsPerMessage);
     row('with one message_received subscription', withHook.perMessage, withHook.tripsPerMessage);
-    row('  of which its delivery job', withHook.perMessage - alone.perMessage, withHook.tripsPerMessage - alone.tripsPerMessage);
-    for (const [name, c] of [['alone', alone], ['with a subscription', withHook]] as const) {
+    row(
+      '  of which its delivery job',
+      withHook.perMessage - alone.perMessage,
+      withHook.tripsPerMessage - alone.tripsPerMessage,
+    );
+    for (const [name, c] of [
+      ['alone', alone],
+      ['with a subscription', withHook],
+    ] as const) {
       if (!c.top.length) continue;
       process.stdout.write(`  most called, ${name}:\n`);
       for (const t of c.top) process.stdout.write(`    ${t.calls.toFixed(2)}  ${t.query}\n`);

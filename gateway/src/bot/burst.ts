@@ -63,7 +63,13 @@ type Read = { question: BurstQuestion; reply: Answer | Clarify | Handoff };
  * What the bot makes of a burst, from the campaign's `faqs`. `clarifying`: the FAQs the bot offered in its last
  * reply ("Do you mean: 1. … 2. …?"), while that question stands; a message of the burst may pick one.
  */
-export function readBurst(bot: FaqBot, faqs: readonly FaqEntry[], analyzer: Analyzer, messages: readonly string[], clarifying: readonly number[] | null = null): BurstReading {
+export function readBurst(
+  bot: FaqBot,
+  faqs: readonly FaqEntry[],
+  analyzer: Analyzer,
+  messages: readonly string[],
+  clarifying: readonly number[] | null = null,
+): BurstReading {
   // The latest message that picks an offered FAQ ("2", "the first"); the rest of the burst is read beside it.
   // An FAQ removed since it was offered is no pick.
   const pickOf = (message: string) => {
@@ -76,7 +82,10 @@ export function readBurst(bot: FaqBot, faqs: readonly FaqEntry[], analyzer: Anal
     const faqIndex = pickOf(messages[pickAt]!)!;
     const rest = messages.filter((_, i) => i !== pickAt);
     const others = readQuestions(bot, analyzer, rest) ?? wholeOrNothing(bot, analyzer, rest);
-    const pick: Read = { question: { text: messages[pickAt]!, asked: messages[pickAt]! }, reply: { kind: 'answer', answer: faqs[faqIndex]!.answer, faqIndex, score: 0, confidence: 1 } };
+    const pick: Read = {
+      question: { text: messages[pickAt]!, asked: messages[pickAt]! },
+      reply: { kind: 'answer', answer: faqs[faqIndex]!.answer, faqIndex, score: 0, confidence: 1 },
+    };
     const read = distinct([pick, ...others]);
     return read.length > 1 ? plan(read) : { kind: 'picked', faqIndex };
   }
@@ -96,7 +105,11 @@ export function readBurst(bot: FaqBot, faqs: readonly FaqEntry[], analyzer: Anal
 
 /** The FAQs a reply that is no answer came closest to: those it would offer, or the closest it handed off with. */
 const offered = (reply: Read['reply']): number[] =>
-  reply.kind === 'clarify' ? reply.options.map((o) => o.faqIndex) : reply.kind === 'handoff' && reply.best ? [reply.best.faqIndex] : [];
+  reply.kind === 'clarify'
+    ? reply.options.map((o) => o.faqIndex)
+    : reply.kind === 'handoff' && reply.best
+      ? [reply.best.faqIndex]
+      : [];
 
 /** The burst read whole: the messages together, else, when that is no answer, the latest alone (as "Try the bot" reads it). */
 export function readWhole(bot: FaqBot, messages: readonly string[]): FaqBotReply {
@@ -121,7 +134,9 @@ function wholeOrNothing(bot: FaqBot, analyzer: Analyzer, messages: readonly stri
  * when the burst holds fewer than two questions.
  */
 function readQuestions(bot: FaqBot, analyzer: Analyzer, messages: readonly string[]): Read[] | undefined {
-  const questions = questionsOf(messages, analyzer, (statement) => ['answer', 'clarify'].includes(bot.answer(statement).kind));
+  const questions = questionsOf(messages, analyzer, (statement) =>
+    ['answer', 'clarify'].includes(bot.answer(statement).kind),
+  );
   if (questions.length < 2) return undefined;
   const read: Read[] = [];
   for (const question of questions) {
@@ -131,7 +146,10 @@ function readQuestions(bot: FaqBot, analyzer: Analyzer, messages: readonly strin
       if (alone.kind === 'answer') reply = alone;
     }
     const before = read.at(-1);
-    if (before && (leansBack(question.asked, analyzer) || (reply.kind !== 'answer' && isElliptical(question.asked, analyzer)))) {
+    if (
+      before &&
+      (leansBack(question.asked, analyzer) || (reply.kind !== 'answer' && isElliptical(question.asked, analyzer)))
+    ) {
       const together = bot.answer(`${before.question.text} ${question.text}`);
       if (together.kind === 'answer') {
         // The answer to the question before answers this one as well.
@@ -150,7 +168,8 @@ function readQuestions(bot: FaqBot, analyzer: Analyzer, messages: readonly strin
   return read;
 }
 
-const keyOf = (reply: FaqBotReply): string | undefined => (reply.kind === 'answer' ? answerKey(reply.answer) : undefined);
+const keyOf = (reply: FaqBotReply): string | undefined =>
+  reply.kind === 'answer' ? answerKey(reply.answer) : undefined;
 
 /** Questions sharing an answer once, where first asked. */
 function distinct(read: readonly Read[]): Read[] {
@@ -172,17 +191,31 @@ function plan(read: readonly Read[]): BurstReading {
   for (const { question, reply } of read) {
     if (reply.kind === 'answer') answered.push({ question, faqIndex: reply.faqIndex, confidence: reply.confidence });
     else if (reply.kind === 'clarify') unsure.push({ question, reply });
-    else handedOff.push({ question, ...(reply.best ? { best: reply.best } : {}), ...(reply.resourceIndex !== undefined ? { resourceIndex: reply.resourceIndex } : {}) });
+    else
+      handedOff.push({
+        question,
+        ...(reply.best ? { best: reply.best } : {}),
+        ...(reply.resourceIndex !== undefined ? { resourceIndex: reply.resourceIndex } : {}),
+      });
   }
-  if (!handedOff.length && unsure.length === 1) return { kind: 'several', answered, clarify: { question: unsure[0]!.question, options: unsure[0]!.reply.options }, handedOff };
+  if (!handedOff.length && unsure.length === 1)
+    return {
+      kind: 'several',
+      answered,
+      clarify: { question: unsure[0]!.question, options: unsure[0]!.reply.options },
+      handedOff,
+    };
   // A person takes what the bot would ask back: questions in the order asked.
   const asked = (q: BurstQuestion) => read.findIndex((r) => r.question === q);
-  const all = [...handedOff, ...unsure.map(({ question, reply }) => ({ question, best: reply.options[0] }))].sort((a, b) => asked(a.question) - asked(b.question));
+  const all = [...handedOff, ...unsure.map(({ question, reply }) => ({ question, best: reply.options[0] }))].sort(
+    (a, b) => asked(a.question) - asked(b.question),
+  );
   return { kind: 'several', answered, clarify: null, handedOff: all };
 }
 
 /** A short question pointing back at the one before: "is that extra?", "how much extra?", "y eso cuánto cuesta?". */
-const leansBack = (question: string, analyzer: Analyzer) => refersBack(question, analyzer) && analyzer.units(question).length <= 2;
+const leansBack = (question: string, analyzer: Analyzer) =>
+  refersBack(question, analyzer) && analyzer.units(question).length <= 2;
 
 /**
  * A question that names nothing of its own: no meaningful word ("and when?"), or one that only a synonym group knows
@@ -193,4 +226,7 @@ function isElliptical(question: string, analyzer: Analyzer): boolean {
   return units.length <= 1 && units.every((unit) => unit.terms.some((t) => t.startsWith(CONCEPT_MARK)));
 }
 
-const joined = (a: BurstQuestion, b: BurstQuestion): BurstQuestion => ({ text: `${a.text} ${b.text}`, asked: `${a.asked} ${b.asked}` });
+const joined = (a: BurstQuestion, b: BurstQuestion): BurstQuestion => ({
+  text: `${a.text} ${b.text}`,
+  asked: `${a.asked} ${b.asked}`,
+});

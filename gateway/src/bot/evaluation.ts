@@ -74,7 +74,9 @@ export const TARGETS = { maxWrongOverall: 0.03, minHeldOutCorrect: 0.75 } as con
 
 /** Whether the figures of each group meet TARGETS. */
 export const meetsTargets = (tuning: Rates, heldOut: Rates): boolean =>
-  tuning.wrongOverall <= TARGETS.maxWrongOverall && heldOut.wrongOverall <= TARGETS.maxWrongOverall && heldOut.correct >= TARGETS.minHeldOutCorrect;
+  tuning.wrongOverall <= TARGETS.maxWrongOverall &&
+  heldOut.wrongOverall <= TARGETS.maxWrongOverall &&
+  heldOut.correct >= TARGETS.minHeldOutCorrect;
 
 const emptyTally = (): Tally => ({
   answerable: 0,
@@ -112,7 +114,8 @@ export function checkSet(set: EvalSet): void {
   const ids = new Set(set.faqs.map((f) => f.id));
   if (ids.size !== set.faqs.length) throw new Error(`${set.business}: duplicate FAQ ids`);
   for (const q of set.questions) {
-    for (const id of [q.expect].flat()) if (!ids.has(id)) throw new Error(`${set.business}: "${q.text}" expects unknown FAQ ${id}`);
+    for (const id of [q.expect].flat())
+      if (!ids.has(id)) throw new Error(`${set.business}: "${q.text}" expects unknown FAQ ${id}`);
   }
 }
 
@@ -157,7 +160,13 @@ export function tallyReplies(
     } else {
       if (offTopic) tally.offTopicAnswered += 1;
       else tally.wrong += 1;
-      wrongAnswers?.push({ business, question: q.text, given: faqIds[reply.faqIndex]!, expected: q.expected, confidence: reply.confidence });
+      wrongAnswers?.push({
+        business,
+        question: q.text,
+        given: faqIds[reply.faqIndex]!,
+        expected: q.expected,
+        confidence: reply.confidence,
+      });
     }
   }
   return tally;
@@ -179,7 +188,8 @@ export function evaluate(sets: readonly EvalSet[], settings: Partial<FaqBotSetti
     const tally = tallyReplies(bot, faqIds, labelledQuestions(set), set.business, wrongAnswers);
     return { business: set.business, language: set.language, split: set.split, tally, rates: rates(tally) };
   });
-  const of = (split?: EvalSet['split']) => totals(businesses.filter((b) => !split || b.split === split).map((b) => b.tally));
+  const of = (split?: EvalSet['split']) =>
+    totals(businesses.filter((b) => !split || b.split === split).map((b) => b.tally));
   const [tuning, heldOut] = [of('tuning'), of('held-out')];
   return {
     businesses,

@@ -209,7 +209,9 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
     if (analyzer.language !== 'en' || !s.relatedCredit) return units;
     return units.map((unit) => {
       if (unit.word.includes(' ') || unit.terms.some((t) => index.knows(t))) return unit;
-      const related = relatedWords(unit.word).flatMap((w) => analyzer.units(w).flatMap((u) => u.terms)).filter((t) => index.knows(t));
+      const related = relatedWords(unit.word)
+        .flatMap((w) => analyzer.units(w).flatMap((u) => u.terms))
+        .filter((t) => index.knows(t));
       return related.length ? { ...unit, related: [...new Set(related)] } : unit;
     });
   };
@@ -236,7 +238,12 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
     return { units, faqs: faqs.map((h) => ({ ...h, rank: rank.get(h)! })), resources };
   };
 
-  const candidate = (h: Hit): FaqCandidate => ({ faqIndex: h.index, question: knowledge.faqs[h.index]!.question, score: h.score, confidence: h.focus });
+  const candidate = (h: Hit): FaqCandidate => ({
+    faqIndex: h.index,
+    question: knowledge.faqs[h.index]!.question,
+    score: h.score,
+    confidence: h.focus,
+  });
 
   return {
     answer(message) {
@@ -261,22 +268,34 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       // The ranking leads with coverage, which counts a word met in an FAQ's answer in full; focus counts it at
       // answerCredit. When another FAQ's question meets more of the message than the leader does (`rival`), the two
       // readings disagree on what is asked: the contact is asked which one they mean rather than given the first.
-      const rival = faqs.reduce<RankedHit | undefined>((r, h) => (answerKeys[h.index] !== answerKeys[top.index] && (!r || h.focus > r.focus) ? h : r), undefined);
+      const rival = faqs.reduce<RankedHit | undefined>(
+        (r, h) => (answerKeys[h.index] !== answerKeys[top.index] && (!r || h.focus > r.focus) ? h : r),
+        undefined,
+      );
       const contested = rival !== undefined && rival.focus > top.focus + s.rivalFocusLead && passes(rival);
-      if (clear && margin >= s.minMargin && contested) return { kind: 'clarify', options: [candidate(top), candidate(rival)] };
+      if (clear && margin >= s.minMargin && contested)
+        return { kind: 'clarify', options: [candidate(top), candidate(rival)] };
       if (clear && margin >= s.minMargin) {
         // One word shared with an FAQ, besides the words that name the business, while the message names something
         // no FAQ mentions ("do you teach martial arts classes?" at a yoga studio whose classes are yoga and pilates):
         // the FAQ answers a neighbouring question. A resource that names it is
         // what the message is about; otherwise the contact is asked whether the FAQ is what they mean.
         const specific = matchedWords(units, top, (u) => index.share(u) < s.genericShare);
-        const missing = s.thinMatch > 0 && specific <= s.thinMatch ? uncoveredSubjects(units, analyzer.language, (t) => index.knows(t), top) : [];
+        const missing =
+          s.thinMatch > 0 && specific <= s.thinMatch
+            ? uncoveredSubjects(units, analyzer.language, (t) => index.knows(t), top)
+            : [];
         // Thin evidence: the FAQ covers under thinCoverage of what the message says, on less than thinExact
         // FAQ-specific words. Wrong answers rest on such matches far more often than right ones do, so the bot asks
         // whether the contact means that FAQ (or which of the two best, when the runner-up would pass as well).
         const thin = top.coverage < s.thinCoverage && top.exact < s.thinExact;
-        if (!missing.length && thin) return { kind: 'clarify', options: second && passes(second) ? [candidate(top), candidate(second)] : [candidate(top)] };
-        if (!missing.length) return { kind: 'answer', answer: faq.answer, faqIndex: top.index, score: top.score, confidence };
+        if (!missing.length && thin)
+          return {
+            kind: 'clarify',
+            options: second && passes(second) ? [candidate(top), candidate(second)] : [candidate(top)],
+          };
+        if (!missing.length)
+          return { kind: 'answer', answer: faq.answer, faqIndex: top.index, score: top.score, confidence };
         const naming = resources.find((r) => missing.some((i) => r.matched.includes(i)));
         if (!naming) return { kind: 'clarify', options: [candidate(top)] };
         return { kind: 'handoff', reason: 'not_confident', best: candidate(top), resourceIndex: naming.index };
@@ -284,7 +303,12 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
       if (clear && second && passes(second)) {
         return { kind: 'clarify', options: [candidate(top), candidate(second)] };
       }
-      return { kind: 'handoff', reason: 'not_confident', best: candidate(top), ...(resourceWins ? { resourceIndex: resource.index } : {}) };
+      return {
+        kind: 'handoff',
+        reason: 'not_confident',
+        best: candidate(top),
+        ...(resourceWins ? { resourceIndex: resource.index } : {}),
+      };
     },
 
     choose(message, options) {
@@ -298,7 +322,11 @@ export function createFaqBot(knowledge: FaqKnowledge, settings: Partial<FaqBotSe
 
     relevant(message, limit = DEFAULT_RELEVANT_LIMIT) {
       const { faqs, resources } = rankedHits(message);
-      const pick = (hits: Hit[]) => hits.filter((h) => h.coverage >= s.relevanceFloor).slice(0, Math.max(0, limit)).map((h) => h.index);
+      const pick = (hits: Hit[]) =>
+        hits
+          .filter((h) => h.coverage >= s.relevanceFloor)
+          .slice(0, Math.max(0, limit))
+          .map((h) => h.index);
       return { faqs: pick(faqs), resources: pick(resources) };
     },
   };
@@ -308,13 +336,80 @@ type RankedHit = Hit & { rank: number };
 
 /** Ordinal words (and the cardinals that cannot mean anything else), by position, in the bot's languages (accent-free). */
 const ORDINALS: ReadonlyArray<ReadonlySet<string>> = [
-  new Set(['first', '1st', 'primero', 'primera', 'primer', 'primeiro', 'primeira', 'premier', 'premiere', 'erste', 'ersten', 'erstes', 'primo', 'prima']),
-  new Set(['second', '2nd', 'segundo', 'segunda', 'seconde', 'deuxieme', 'zweite', 'zweiten', 'zweites', 'secondo', 'seconda', 'two', 'dos', 'dois', 'deux', 'zwei', 'due']),
-  new Set(['third', '3rd', 'tercero', 'tercera', 'terceiro', 'terceira', 'troisieme', 'dritte', 'terzo', 'terza', 'three', 'tres', 'trois', 'drei', 'tre']),
+  new Set([
+    'first',
+    '1st',
+    'primero',
+    'primera',
+    'primer',
+    'primeiro',
+    'primeira',
+    'premier',
+    'premiere',
+    'erste',
+    'ersten',
+    'erstes',
+    'primo',
+    'prima',
+  ]),
+  new Set([
+    'second',
+    '2nd',
+    'segundo',
+    'segunda',
+    'seconde',
+    'deuxieme',
+    'zweite',
+    'zweiten',
+    'zweites',
+    'secondo',
+    'seconda',
+    'two',
+    'dos',
+    'dois',
+    'deux',
+    'zwei',
+    'due',
+  ]),
+  new Set([
+    'third',
+    '3rd',
+    'tercero',
+    'tercera',
+    'terceiro',
+    'terceira',
+    'troisieme',
+    'dritte',
+    'terzo',
+    'terza',
+    'three',
+    'tres',
+    'trois',
+    'drei',
+    'tre',
+  ]),
 ];
 
 /** Yes in the bot's languages (accent-free): the answer to a question that offered one FAQ ("Is this your question: …?"). */
-const YES = new Set(['yes', 'yeah', 'yep', 'yup', 'correct', 'exactly', 'si', 'claro', 'exacto', 'eso', 'sim', 'isso', 'oui', 'exactement', 'ja', 'genau', 'esatto']);
+const YES = new Set([
+  'yes',
+  'yeah',
+  'yep',
+  'yup',
+  'correct',
+  'exactly',
+  'si',
+  'claro',
+  'exacto',
+  'eso',
+  'sim',
+  'isso',
+  'oui',
+  'exactement',
+  'ja',
+  'genau',
+  'esatto',
+]);
 const NO = new Set(['no', 'not', 'nope', 'nah', 'nao', 'non', 'nein']);
 
 /** The position a short answer names ("2", "the second", "la primera", or "yes" to one option), if it names exactly one. */

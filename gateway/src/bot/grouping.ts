@@ -27,7 +27,10 @@ function similarity(a: Set<string>, b: Set<string>): number {
  * language, a question joining the group whose first question shares the most with it (at least half of their words
  * together). Questions without a meaningful word group by their text. Largest groups first, then the most recent.
  */
-export function groupQuestions(questions: ReadonlyArray<{ question: string; at: string }>, language?: string): QuestionGroup[] {
+export function groupQuestions(
+  questions: ReadonlyArray<{ question: string; at: string }>,
+  language?: string,
+): QuestionGroup[] {
   const analyzer = analyzerFor(language);
   const groups: Array<QuestionGroup & { keys: Set<string>; text: string }> = [];
   for (const { question, at } of questions) {
@@ -41,7 +44,8 @@ export function groupQuestions(questions: ReadonlyArray<{ question: string; at: 
     }
     if (best && closest >= (keys.size ? SAME : 1)) {
       best.count += 1;
-      if (best.question !== question && !best.wordings.includes(question) && best.wordings.length < MAX_WORDINGS) best.wordings.push(question);
+      if (best.question !== question && !best.wordings.includes(question) && best.wordings.length < MAX_WORDINGS)
+        best.wordings.push(question);
     } else {
       groups.push({ question, wordings: [], count: 1, latestAt: at, keys, text });
     }

@@ -22,7 +22,15 @@
  */
 import { createFaqBot, type FaqBotSettings } from './faq-bot.js';
 import { groupQuestions } from './grouping.js';
-import { labelledQuestions, rates, tallyReplies, type EvalSet, type LabelledQuestion, type Rates, type Tally } from './evaluation.js';
+import {
+  labelledQuestions,
+  rates,
+  tallyReplies,
+  type EvalSet,
+  type LabelledQuestion,
+  type Rates,
+  type Tally,
+} from './evaluation.js';
 
 export interface LearningLoopResult {
   business: string;

@@ -88,11 +88,20 @@ function synset(offset: string, pos: Pos, f: Files): string[] {
 /** A synset's words. */
 function synsetWords(parts: readonly string[]): string[] {
   const count = parseInt(parts[3]!, 16);
-  return Array.from({ length: count }, (_, i) => parts[4 + 2 * i]!.toLowerCase().replace(/\(.*\)$/, '').replace(/_/g, ' '));
+  return Array.from({ length: count }, (_, i) =>
+    parts[4 + 2 * i]!.toLowerCase()
+      .replace(/\(.*\)$/, '')
+      .replace(/_/g, ' '),
+  );
 }
 
 /** WordNet's lexicographer files of nouns that say where, when, who or how much: 14 group ... 28 time. */
-const LEXICOGRAPHER_FILES: Record<string, NounKind> = { '15': 'location', '18': 'person', '23': 'quantity', '28': 'time' };
+const LEXICOGRAPHER_FILES: Record<string, NounKind> = {
+  '15': 'location',
+  '18': 'person',
+  '23': 'quantity',
+  '28': 'time',
+};
 
 /** What a noun names, when it says where, who, how much or when rather than what; 'name' for a proper name. */
 export type NounKind = 'thing' | 'name' | 'location' | 'person' | 'quantity' | 'time';
@@ -136,7 +145,8 @@ function meaningOf(word: string): Meaning {
       // when it has at least as many noun senses as verb, adjective or adverb senses ("wedding", "policy",
       // "practice" are; "invite", "lost", "moved" are not).
       const nounFirst = senses[0]!.length > 0 && senses.every((s) => s.length <= senses[0]!.length);
-      if (noun === undefined && senses.some((s) => s.length)) noun = nounFirst ? nounKind(synset(senses[0]![0]!, 'noun', f)) : null;
+      if (noun === undefined && senses.some((s) => s.length))
+        noun = nounFirst ? nounKind(synset(senses[0]![0]!, 'noun', f)) : null;
       // Adverbs give no synonyms worth a match ("very" → "really"): they only take part in the noun test.
       POS.forEach((pos, i) => {
         const first = senses[i]![0];

@@ -49,13 +49,80 @@ interface Words {
  */
 const WORDS: Record<string, Words> = {
   en: {
-    ask: ['what', 'whats', 'where', 'wheres', 'when', 'whens', 'how', 'hows', 'which', 'who', 'whos', 'whom', 'whose', 'why'],
-    lead: ['and', 'also', 'plus', 'so', 'oh', 'btw', 'ok', 'okay', 'well', 'then', 'hi', 'hello', 'hey', 'but', 'one', 'more', 'another', 'question', 'last', 'thing', 'too'],
+    ask: [
+      'what',
+      'whats',
+      'where',
+      'wheres',
+      'when',
+      'whens',
+      'how',
+      'hows',
+      'which',
+      'who',
+      'whos',
+      'whom',
+      'whose',
+      'why',
+    ],
+    lead: [
+      'and',
+      'also',
+      'plus',
+      'so',
+      'oh',
+      'btw',
+      'ok',
+      'okay',
+      'well',
+      'then',
+      'hi',
+      'hello',
+      'hey',
+      'but',
+      'one',
+      'more',
+      'another',
+      'question',
+      'last',
+      'thing',
+      'too',
+    ],
     join: ['and', 'also', 'plus', 'but'],
   },
   es: {
-    ask: ['donde', 'adonde', 'cuando', 'cuanto', 'cuanta', 'cuantos', 'cuantas', 'cual', 'cuales', 'quien', 'quienes', 'hay', 'que', 'como'],
-    lead: ['y', 'tambien', 'ademas', 'oye', 'hola', 'bueno', 'pues', 'entonces', 'otra', 'pregunta', 'una', 'mas', 'e', 'pero'],
+    ask: [
+      'donde',
+      'adonde',
+      'cuando',
+      'cuanto',
+      'cuanta',
+      'cuantos',
+      'cuantas',
+      'cual',
+      'cuales',
+      'quien',
+      'quienes',
+      'hay',
+      'que',
+      'como',
+    ],
+    lead: [
+      'y',
+      'tambien',
+      'ademas',
+      'oye',
+      'hola',
+      'bueno',
+      'pues',
+      'entonces',
+      'otra',
+      'pregunta',
+      'una',
+      'mas',
+      'e',
+      'pero',
+    ],
     join: ['y', 'tambien', 'ademas', 'e', 'pero'],
   },
   pt: {
@@ -69,7 +136,22 @@ const WORDS: Record<string, Words> = {
     join: ['et', 'aussi', 'puis', 'mais'],
   },
   de: {
-    ask: ['wo', 'wann', 'wie', 'welche', 'welcher', 'welches', 'welchen', 'wer', 'warum', 'wieso', 'weshalb', 'woher', 'wohin', 'was'],
+    ask: [
+      'wo',
+      'wann',
+      'wie',
+      'welche',
+      'welcher',
+      'welches',
+      'welchen',
+      'wer',
+      'warum',
+      'wieso',
+      'weshalb',
+      'woher',
+      'wohin',
+      'was',
+    ],
     lead: ['und', 'auch', 'noch', 'hallo', 'also', 'dann', 'eine', 'frage', 'aber'],
     join: ['und', 'auch', 'aber'],
   },
@@ -82,10 +164,56 @@ const WORDS: Record<string, Words> = {
 
 /** English auxiliaries that open a question when a person or "there" follows: "do you", "can I", "is there". */
 const EN_AUXILIARIES = new Set([
-  'do', 'does', 'did', 'dont', 'doesnt', 'can', 'cant', 'could', 'couldnt', 'is', 'isnt', 'are', 'arent', 'was', 'were',
-  'will', 'wont', 'would', 'should', 'shall', 'may', 'might', 'have', 'has', 'am', 'must',
+  'do',
+  'does',
+  'did',
+  'dont',
+  'doesnt',
+  'can',
+  'cant',
+  'could',
+  'couldnt',
+  'is',
+  'isnt',
+  'are',
+  'arent',
+  'was',
+  'were',
+  'will',
+  'wont',
+  'would',
+  'should',
+  'shall',
+  'may',
+  'might',
+  'have',
+  'has',
+  'am',
+  'must',
 ]);
-const EN_SUBJECTS = new Set(['you', 'u', 'ya', 'i', 'we', 'there', 'it', 'he', 'she', 'they', 'my', 'your', 'the', 'a', 'an', 'this', 'that', 'someone', 'anyone', 'somebody', 'anybody']);
+const EN_SUBJECTS = new Set([
+  'you',
+  'u',
+  'ya',
+  'i',
+  'we',
+  'there',
+  'it',
+  'he',
+  'she',
+  'they',
+  'my',
+  'your',
+  'the',
+  'a',
+  'an',
+  'this',
+  'that',
+  'someone',
+  'anyone',
+  'somebody',
+  'anybody',
+]);
 
 /**
  * Question words that also start statements ("que bien", "como te dije", "quando chego …", "hay un problema"): they make a question of
@@ -94,7 +222,21 @@ const EN_SUBJECTS = new Set(['you', 'u', 'ya', 'i', 'we', 'there', 'it', 'he', '
 const WEAK = new Set(['que', 'como', 'cuando', 'quando', 'come', 'che', 'was', 'qui', 'quoi', 'ou', 'wie', 'hay']);
 
 /** "How much" anywhere asks ("vous prenez combien pour un balayage", "I'd like to know how much it is"). */
-const HOW_MUCH = new Set(['how much', 'how many', 'cuanto', 'cuanta', 'cuantos', 'cuantas', 'quanto', 'quanta', 'quantos', 'quantas', 'quanti', 'quante', 'combien']);
+const HOW_MUCH = new Set([
+  'how much',
+  'how many',
+  'cuanto',
+  'cuanta',
+  'cuantos',
+  'cuantas',
+  'quanto',
+  'quanta',
+  'quantos',
+  'quantas',
+  'quanti',
+  'quante',
+  'combien',
+]);
 
 const wordsOf = (language: string): Words => WORDS[language] ?? WORDS.en!;
 
@@ -122,7 +264,10 @@ function splitterFor(language: string): RegExp {
   if (cached) return cached;
   const { ask, join } = wordsOf(language);
   const strong = ask.filter((w) => !WEAK.has(w));
-  const next = language === 'en' ? `(?:${strong.join('|')}|(?:${[...EN_AUXILIARIES].join('|')})\\s+(?:you|u|i|we|there))` : `(?:${strong.join('|')})`;
+  const next =
+    language === 'en'
+      ? `(?:${strong.join('|')}|(?:${[...EN_AUXILIARIES].join('|')})\\s+(?:you|u|i|we|there))`
+      : `(?:${strong.join('|')})`;
   // On the accent-free text, which has as many characters as the text when it was composed (NFC).
   const splitter = new RegExp(`(?<=${LETTER})[\\s,]+(?=(?:${join.join('|')})\\s+${next}(?!${LETTER}))`, 'giu');
   splitters.set(language, splitter);
@@ -160,7 +305,9 @@ export function isQuestion(sentence: string, analyzer: Analyzer): boolean {
   if (analyzer.language !== 'en') return false;
   if (EN_AUXILIARIES.has(first) && EN_SUBJECTS.has(words[i + 1] ?? '')) return true;
   // A question word and an auxiliary anywhere: "my tooth broke, what do I do" (not "I know what you did").
-  return words.some((w, k) => ask.includes(w) && EN_AUXILIARIES.has(words[k + 1] ?? '') && EN_SUBJECTS.has(words[k + 2] ?? ''));
+  return words.some(
+    (w, k) => ask.includes(w) && EN_AUXILIARIES.has(words[k + 1] ?? '') && EN_SUBJECTS.has(words[k + 2] ?? ''),
+  );
 }
 
 type Sentence = { text: string; message: number; question: boolean };
@@ -170,7 +317,11 @@ type Sentence = { text: string; message: number; question: boolean };
  * messages, a message that asks with no question sentence, naming what it is about ("my brakes squeak when I stop"),
  * is a question when `asks` says so (the bot: when it has an answer to it).
  */
-export function questionsOf(messages: readonly string[], analyzer: Analyzer, asks: (statement: string) => boolean = () => false): BurstQuestion[] {
+export function questionsOf(
+  messages: readonly string[],
+  analyzer: Analyzer,
+  asks: (statement: string) => boolean = () => false,
+): BurstQuestion[] {
   const all: Sentence[] = [];
   messages.forEach((body, message) => {
     const own = sentences(body)
@@ -178,7 +329,8 @@ export function questionsOf(messages: readonly string[], analyzer: Analyzer, ask
       .filter((text) => !smallTalkAct(text, analyzer))
       .map((text) => ({ text, message, question: isQuestion(text, analyzer) }));
     const whole = own.map((s) => s.text).join(' ');
-    if (messages.length > 1 && own.length && !own.some((s) => s.question) && asks(whole)) all.push({ text: whole, message, question: true });
+    if (messages.length > 1 && own.length && !own.some((s) => s.question) && asks(whole))
+      all.push({ text: whole, message, question: true });
     else all.push(...own);
   });
   const asked = all.filter((s) => s.question);
@@ -188,14 +340,28 @@ export function questionsOf(messages: readonly string[], analyzer: Analyzer, ask
     const s = all[i]!;
     const after = all.slice(i + 1).find((t) => t.question);
     if (after && after.message === s.message) return after;
-    return all.slice(0, i).reverse().find((t) => t.question) ?? after!;
+    return (
+      all
+        .slice(0, i)
+        .reverse()
+        .find((t) => t.question) ?? after!
+    );
   };
   const groups = new Map<Sentence, Sentence[]>(asked.map((q) => [q, []]));
   all.forEach((s, i) => groups.get(s.question ? s : owner(i))!.push(s));
-  const questions = asked.map((q) => ({ text: groups.get(q)!.map((s) => s.text).join(' '), asked: q.text }));
+  const questions = asked.map((q) => ({
+    text: groups
+      .get(q)!
+      .map((s) => s.text)
+      .join(' '),
+    asked: q.text,
+  }));
   if (questions.length <= MAX_QUESTIONS) return questions;
   const rest = questions.slice(MAX_QUESTIONS - 1);
-  return [...questions.slice(0, MAX_QUESTIONS - 1), { text: rest.map((q) => q.text).join(' '), asked: rest.map((q) => q.asked).join(' ') }];
+  return [
+    ...questions.slice(0, MAX_QUESTIONS - 1),
+    { text: rest.map((q) => q.text).join(' '), asked: rest.map((q) => q.asked).join(' ') },
+  ];
 }
 
 /**

@@ -228,16 +228,23 @@ export class KnowledgeIndex {
     units.forEach((unit, position) => {
       const weight = this.weight(unit);
       // A unit met only through a common term (a concept many FAQs share) earns that term's weight, not the unit's.
-      const credit = (t: string) => (exact.has(t) ? 1 : matched.has(t) ? this.settings.fuzzyCredit : 0) * Math.min(weight, this.idf(t));
+      const credit = (t: string) =>
+        (exact.has(t) ? 1 : matched.has(t) ? this.settings.fuzzyCredit : 0) * Math.min(weight, this.idf(t));
       const focus = (t: string) => credit(t) * (!faq || questionMatch(t) ? 1 : this.settings.answerCredit);
       const ask = (t: string) => (faq && questionMatch(t) ? credit(t) : 0);
       // A term in this FAQ's question and in no other FAQ's question singles the FAQ out, however many answers use it.
       const exactCredit = (t: string) =>
-        !exact.has(t) ? 0 : Math.max(Math.min(weight, this.idf(t)), faq && inQuestion(t) ? Math.min(this.idf(SPECIFIC), this.questionIdf(t)) : 0);
+        !exact.has(t)
+          ? 0
+          : Math.max(
+              Math.min(weight, this.idf(t)),
+              faq && inQuestion(t) ? Math.min(this.idf(SPECIFIC), this.questionIdf(t)) : 0,
+            );
       // A word met only through a related word (meaning.ts) earns `relatedCredit` of what the related word would.
       const related = unit.related ?? [];
       const { relatedCredit } = this.settings;
-      const best = (value: (t: string) => number) => Math.max(0, ...unit.terms.map(value), ...related.map((t) => relatedCredit * value(t)));
+      const best = (value: (t: string) => number) =>
+        Math.max(0, ...unit.terms.map(value), ...related.map((t) => relatedCredit * value(t)));
       const unitCredit = best(credit);
       if (unitCredit > 0) matchedUnits.push(position);
       covered += unitCredit;

@@ -42,12 +42,25 @@ export function isSubjectWord(unit: Unit, language: string): boolean {
  * FAQ (`knows`), the hit did not meet them either (a typo of an FAQ's word is met fuzzily), and they are not part of a
  * synonym phrase the hit met.
  */
-export function uncoveredSubjects(units: readonly Unit[], language: string, knows: (term: string) => boolean, hit: Hit): number[] {
+export function uncoveredSubjects(
+  units: readonly Unit[],
+  language: string,
+  knows: (term: string) => boolean,
+  hit: Hit,
+): number[] {
   // The words of a synonym phrase the hit met belong to it ("life" in "in real life"): they name nothing of their own.
-  const phraseWords = new Set(hit.matched.flatMap((i) => (units[i]!.word.includes(' ') ? units[i]!.word.split(' ') : [])));
+  const phraseWords = new Set(
+    hit.matched.flatMap((i) => (units[i]!.word.includes(' ') ? units[i]!.word.split(' ') : [])),
+  );
   const out: number[] = [];
   units.forEach((unit, i) => {
-    if (hit.matched.includes(i) || phraseWords.has(unit.word) || unit.terms.some(knows) || (unit.related ?? []).some(knows)) return;
+    if (
+      hit.matched.includes(i) ||
+      phraseWords.has(unit.word) ||
+      unit.terms.some(knows) ||
+      (unit.related ?? []).some(knows)
+    )
+      return;
     if (isSubjectWord(unit, language)) out.push(i);
   });
   return out;

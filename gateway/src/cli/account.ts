@@ -18,13 +18,15 @@ export async function accountCommand(
 
   if (sub === 'create') {
     if (!opts.name || !opts.email) throw new Error('account create needs --name and --email');
-    return print(await call('POST', '/admin/v1/accounts', {
-      name: opts.name,
-      email: opts.email,
-      type: opts.agency ? 'agency' : 'standard',
-      ...(opts.parent ? { parentEmail: opts.parent } : {}),
-      ...(opts.password ? { password: opts.password } : {}),
-    }));
+    return print(
+      await call('POST', '/admin/v1/accounts', {
+        name: opts.name,
+        email: opts.email,
+        type: opts.agency ? 'agency' : 'standard',
+        ...(opts.parent ? { parentEmail: opts.parent } : {}),
+        ...(opts.password ? { password: opts.password } : {}),
+      }),
+    );
   }
   if (sub === 'rotate-key') {
     if (!opts.email) throw new Error('account rotate-key needs --email');
@@ -46,27 +48,41 @@ export async function accountCommand(
 }
 
 /** `leadchat-gateway member add …`: invites a member to an account's team and prints the link to pass on. */
-export async function memberCommand(sub: string | undefined, opts: { account?: string; email?: string; name?: string; role?: string }): Promise<number> {
-  if (sub !== 'add') throw new Error('usage: member add --account ACCOUNT_EMAIL --email EMAIL --role admin|agent [--name NAME]');
+export async function memberCommand(
+  sub: string | undefined,
+  opts: { account?: string; email?: string; name?: string; role?: string },
+): Promise<number> {
+  if (sub !== 'add')
+    throw new Error('usage: member add --account ACCOUNT_EMAIL --email EMAIL --role admin|agent [--name NAME]');
   if (!opts.account || !opts.email || !opts.role) throw new Error('member add needs --account, --email and --role');
   const call = await adminCaller();
   const found = await call('GET', `/admin/v1/accounts?email=${encodeURIComponent(opts.account)}`);
   if (found.status !== 200) return print(found);
   const account = (found.body as { data?: Array<{ id: string }> }).data?.[0];
   if (!account) throw new Error(`No account with email ${opts.account}`);
-  return print(await call('POST', `/admin/v1/accounts/${account.id}/members`, { email: opts.email, name: opts.name ?? opts.email.split('@')[0], role: opts.role }));
+  return print(
+    await call('POST', `/admin/v1/accounts/${account.id}/members`, {
+      email: opts.email,
+      name: opts.name ?? opts.email.split('@')[0],
+      role: opts.role,
+    }),
+  );
 }
 
 /** Calls the admin API of the gateway LEADCHAT_URL names, with the operator's token. */
 async function adminCaller() {
   const { url, token, trust } = await adminConnection(loadConfig());
-  return (method: string, pathname: string, body?: unknown) => adminRequest(new URL(pathname, url), token, trust, method, body);
+  return (method: string, pathname: string, body?: unknown) =>
+    adminRequest(new URL(pathname, url), token, trust, method, body);
 }
 
 /** Where the admin API is, the operator's token, and what to trust of its certificate. */
 export async function adminConnection(config: Config): Promise<{ url: string; token: string; trust: Trust }> {
   const token = config.adminToken ?? (await readFile(adminTokenFile(config), 'utf8').catch(() => '')).trim();
-  if (!token) throw new Error(`No admin token: set LEADCHAT_ADMIN_TOKEN or start the gateway once to create ${adminTokenFile(config)}`);
+  if (!token)
+    throw new Error(
+      `No admin token: set LEADCHAT_ADMIN_TOKEN or start the gateway once to create ${adminTokenFile(config)}`,
+    );
   return { url: config.url, token, trust: await trustOf(config) };
 }
 
@@ -76,19 +92,35 @@ export function print(res: { status: number; body: unknown }): number {
   return res.status < 300 ? 0 : 1;
 }
 
-async function adminRequest(url: URL, token: string, trust: Trust, method: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+async function adminRequest(
+  url: URL,
+  token: string,
+  trust: Trust,
+  method: string,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> {
   return readAnswer(await adminResponse(url, token, trust, method, body));
 }
 
 /** The admin API's response to a request, unread (a backup streams it to a file). */
-export function adminResponse(url: URL, token: string, trust: Trust, method: string, body?: unknown): Promise<IncomingMessage> {
+export function adminResponse(
+  url: URL,
+  token: string,
+  trust: Trust,
+  method: string,
+  body?: unknown,
+): Promise<IncomingMessage> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = https.request(url, {
-      method,
-      ...tlsOptionsOf(trust),
-      headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
-    }, resolve);
+    const req = https.request(
+      url,
+      {
+        method,
+        ...tlsOptionsOf(trust),
+        headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      },
+      resolve,
+    );
     req.on('error', (err) => reject(new Error(`Cannot reach the gateway at ${url.origin}: ${err.message}`)));
     req.end(payload);
   });

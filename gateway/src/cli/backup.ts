@@ -30,7 +30,8 @@ export async function backupCommand(to: string | undefined): Promise<number> {
     );
   }
   const target = path.resolve(to);
-  if ((await stat(target).catch(() => undefined))?.isDirectory()) throw new Error(`${target} is a directory; --to names the archive file to write`);
+  if ((await stat(target).catch(() => undefined))?.isDirectory())
+    throw new Error(`${target} is a directory; --to names the archive file to write`);
   const unlock = await lockDataDir(config.dataDir).catch((err: Error) => {
     if (err instanceof DataDirInUse) return undefined;
     throw new Error(`Cannot open the data dir ${config.dataDir}: ${err.message}`);
@@ -52,11 +53,18 @@ export async function backupCommand(to: string | undefined): Promise<number> {
 
 /** The archive of a stopped gateway's data dir, whose lock the caller holds, in the data dir's own store format. */
 async function stoppedArchive(config: Config): Promise<{ archive: Readable; done: () => Promise<void> }> {
-  if (!existsSync(path.join(config.dataDir, 'store'))) throw new Error(`${config.dataDir} holds no embedded store to back up (LEADCHAT_DATA_DIR)`);
+  if (!existsSync(path.join(config.dataDir, 'store')))
+    throw new Error(`${config.dataDir} holds no embedded store to back up (LEADCHAT_DATA_DIR)`);
   const snapshot = await snapshotStopped(config.dataDir);
   try {
     const storeFormat = (await readFormat(config.dataDir)) ?? 1;
-    const archive = await packArchive(snapshot.dir, { kind: ARCHIVE_KIND, storeFormat, gatewayVersion, createdAt: new Date().toISOString(), files: snapshot.files });
+    const archive = await packArchive(snapshot.dir, {
+      kind: ARCHIVE_KIND,
+      storeFormat,
+      gatewayVersion,
+      createdAt: new Date().toISOString(),
+      files: snapshot.files,
+    });
     return { archive, done: snapshot.remove };
   } catch (err) {
     await snapshot.remove();

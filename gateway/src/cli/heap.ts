@@ -31,7 +31,8 @@ export function boundHeapGrowth(): void {
   };
   adjust();
   new PerformanceObserver((list) => {
-    const major = (entry: object) => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;
+    const major = (entry: object) =>
+      (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;
     if (list.getEntries().some(major)) adjust();
   }).observe({ type: 'gc' });
 }

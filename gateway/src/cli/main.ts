@@ -45,7 +45,12 @@ async function main(argv: string[]): Promise<number | undefined> {
     const { values, positionals } = parseArgs({
       args: rest,
       allowPositionals: true,
-      options: { account: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } },
+      options: {
+        account: { type: 'string' },
+        email: { type: 'string' },
+        name: { type: 'string' },
+        role: { type: 'string' },
+      },
     });
     return memberCommand(positionals[0], values);
   }

@@ -14,10 +14,15 @@ const PAGE = 500;
  * the data dir's lock is taken for the copy. A database that holds anything is refused.
  */
 export async function migrateCommand(to: string | undefined): Promise<number> {
-  if (!to || !/^postgres(ql)?:\/\//.test(to)) throw new Error('migrate needs --to postgres://user:password@host:port/database');
+  if (!to || !/^postgres(ql)?:\/\//.test(to))
+    throw new Error('migrate needs --to postgres://user:password@host:port/database');
   const config = loadConfig();
   // A newer data dir is refused, an older one upgraded first (said on stderr, stdout being the copy's JSON report).
-  const source = await openEmbeddedStore(config, { info: (_fields, message) => void process.stderr.write(`leadchat-gateway: ${message}\n`) }, collections);
+  const source = await openEmbeddedStore(
+    config,
+    { info: (_fields, message) => void process.stderr.write(`leadchat-gateway: ${message}\n`) },
+    collections,
+  );
   try {
     const target = await openPostgresStore({ url: to, collections });
     try {
@@ -38,10 +43,12 @@ export async function migrateCommand(to: string | undefined): Promise<number> {
 
 async function refuseNonEmpty(target: Store): Promise<void> {
   for (const { name } of collections) {
-    if ((await target.scan(name, { limit: 1 })).length) throw new Error(`the target database is not empty (it has ${name}); migrate only into an empty database`);
+    if ((await target.scan(name, { limit: 1 })).length)
+      throw new Error(`the target database is not empty (it has ${name}); migrate only into an empty database`);
   }
   for (const status of ['pending', 'running', 'dead'] as const) {
-    if ((await target.jobs.list(status, { limit: 1 })).length) throw new Error('the target database is not empty (it has jobs); migrate only into an empty database');
+    if ((await target.jobs.list(status, { limit: 1 })).length)
+      throw new Error('the target database is not empty (it has jobs); migrate only into an empty database');
   }
 }
 

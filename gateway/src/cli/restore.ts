@@ -24,7 +24,9 @@ export async function restoreCommand(from: string | undefined): Promise<number> 
   const dataDir = config.dataDir;
   const present = await entriesOf(dataDir);
   if (present && present.length > 0) {
-    throw new Error(`the data dir ${dataDir} is not empty; restore only into an empty data dir (move its files away, or set LEADCHAT_DATA_DIR to a new directory)`);
+    throw new Error(
+      `the data dir ${dataDir} is not empty; restore only into an empty data dir (move its files away, or set LEADCHAT_DATA_DIR to a new directory)`,
+    );
   }
   const manifest = await readArchive(file);
   if (manifest.storeFormat > STORE_FORMAT) throw newerFormat(`the backup ${file}`, manifest.storeFormat, STORE_FORMAT);
@@ -32,7 +34,9 @@ export async function restoreCommand(from: string | undefined): Promise<number> 
   // Extracted beside the data dir when it does not exist yet (then renamed into place), inside it when it does
   // (it may be a mount point, which a rename cannot replace): either way on the same file system.
   if (!present) await mkdir(path.dirname(dataDir), { recursive: true });
-  const work = await mkdtemp(present ? path.join(dataDir, '.restore-') : path.join(path.dirname(dataDir), `.${path.basename(dataDir)}.restore-`));
+  const work = await mkdtemp(
+    present ? path.join(dataDir, '.restore-') : path.join(path.dirname(dataDir), `.${path.basename(dataDir)}.restore-`),
+  );
   try {
     await extractArchive(file, work);
     const restored = path.join(work, DATA);

@@ -17,11 +17,13 @@ export interface Trust {
 }
 
 export async function trustOf(config: Config): Promise<Trust> {
-  const own = await readFile(config.tlsCert ?? path.join(config.dataDir, 'tls', 'cert.pem'), 'utf8').catch(() => undefined);
+  const own = await readFile(config.tlsCert ?? path.join(config.dataDir, 'tls', 'cert.pem'), 'utf8').catch(
+    () => undefined,
+  );
   const extra = config.caFile
     ? await readFile(config.caFile, 'utf8').catch((err: Error) => {
-      throw new Error(`Cannot read LEADCHAT_CA_FILE: ${err.message}`);
-    })
+        throw new Error(`Cannot read LEADCHAT_CA_FILE: ${err.message}`);
+      })
     : undefined;
   return {
     ca: [...tls.rootCertificates, ...(extra ? [extra] : []), ...(own ? [own] : [])],
@@ -32,5 +34,6 @@ export async function trustOf(config: Config): Promise<Trust> {
 /** The TLS options of a request to the gateway under `trust`. */
 export const tlsOptionsOf = (trust: Trust) => ({
   ca: trust.ca,
-  checkServerIdentity: (host: string, cert: PeerCertificate) => (trust.own && cert.fingerprint256 === trust.own ? undefined : tls.checkServerIdentity(host, cert)),
+  checkServerIdentity: (host: string, cert: PeerCertificate) =>
+    trust.own && cert.fingerprint256 === trust.own ? undefined : tls.checkServerIdentity(host, cert),
 });

@@ -12,6 +12,10 @@ for (const name of readdirSync(dir).sort()) {
   const gzip = gzipSync(bytes, { level: 9 }).length;
   total += bytes.length;
   totalGzip += gzip;
-  process.stdout.write(`console asset ${name.padEnd(10)} ${(bytes.length / 1024).toFixed(1).padStart(6)} kB, ${(gzip / 1024).toFixed(1).padStart(5)} kB gzipped\n`);
+  process.stdout.write(
+    `console asset ${name.padEnd(10)} ${(bytes.length / 1024).toFixed(1).padStart(6)} kB, ${(gzip / 1024).toFixed(1).padStart(5)} kB gzipped\n`,
+  );
 }
-process.stdout.write(`console assets total  ${(total / 1024).toFixed(1).padStart(6)} kB, ${(totalGzip / 1024).toFixed(1).padStart(5)} kB gzipped\n`);
+process.stdout.write(
+  `console assets total  ${(total / 1024).toFixed(1).padStart(6)} kB, ${(totalGzip / 1024).toFixed(1).padStart(5)} kB gzipped\n`,
+);

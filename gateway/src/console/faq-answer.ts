@@ -17,59 +17,207 @@ export interface ReplyNames {
 
 const GREETING_WORDS = [
   // en
-  'hi', 'hello', 'hey', 'hiya', 'dear', 'greetings', 'good morning', 'good afternoon', 'good evening', 'morning',
+  'hi',
+  'hello',
+  'hey',
+  'hiya',
+  'dear',
+  'greetings',
+  'good morning',
+  'good afternoon',
+  'good evening',
+  'morning',
   // es
-  'hola', 'buenos días', 'buenos dias', 'buenas tardes', 'buenas noches', 'buenas', 'estimado', 'estimada', 'querido', 'querida',
+  'hola',
+  'buenos días',
+  'buenos dias',
+  'buenas tardes',
+  'buenas noches',
+  'buenas',
+  'estimado',
+  'estimada',
+  'querido',
+  'querida',
   // pt
-  'olá', 'ola', 'oi', 'bom dia', 'boa tarde', 'boa noite', 'prezado', 'prezada', 'caro', 'cara',
+  'olá',
+  'ola',
+  'oi',
+  'bom dia',
+  'boa tarde',
+  'boa noite',
+  'prezado',
+  'prezada',
+  'caro',
+  'cara',
   // fr
-  'bonjour', 'bonsoir', 'salut', 'cher', 'chère', 'madame', 'monsieur',
+  'bonjour',
+  'bonsoir',
+  'salut',
+  'cher',
+  'chère',
+  'madame',
+  'monsieur',
   // de
-  'hallo', 'guten morgen', 'guten tag', 'guten abend', 'liebe', 'lieber', 'sehr geehrte', 'sehr geehrter', 'moin', 'servus',
+  'hallo',
+  'guten morgen',
+  'guten tag',
+  'guten abend',
+  'liebe',
+  'lieber',
+  'sehr geehrte',
+  'sehr geehrter',
+  'moin',
+  'servus',
   // it
-  'ciao', 'salve', 'buongiorno', 'buonasera', 'gentile', 'gentilissima', 'gentilissimo',
+  'ciao',
+  'salve',
+  'buongiorno',
+  'buonasera',
+  'gentile',
+  'gentilissima',
+  'gentilissimo',
 ];
 
 const CLOSING_WORDS = [
   // en
-  'best', 'best wishes', 'best regards', 'kind regards', 'warm regards', 'warmest regards', 'regards', 'warmly', 'cheers',
-  'thanks', 'thanks again', 'thanks so much', 'thank you', 'thank you again', 'many thanks', 'sincerely', 'yours', 'yours truly',
-  'take care', 'all the best', 'see you soon', 'talk soon', 'speak soon', 'have a great day', 'have a nice day', 'have a good day',
+  'best',
+  'best wishes',
+  'best regards',
+  'kind regards',
+  'warm regards',
+  'warmest regards',
+  'regards',
+  'warmly',
+  'cheers',
+  'thanks',
+  'thanks again',
+  'thanks so much',
+  'thank you',
+  'thank you again',
+  'many thanks',
+  'sincerely',
+  'yours',
+  'yours truly',
+  'take care',
+  'all the best',
+  'see you soon',
+  'talk soon',
+  'speak soon',
+  'have a great day',
+  'have a nice day',
+  'have a good day',
   // es
-  'saludos', 'un saludo', 'saludos cordiales', 'un abrazo', 'atentamente', 'cordialmente', 'gracias', 'muchas gracias', 'hasta pronto',
-  'nos vemos', 'que tengas un buen día', 'buen día',
+  'saludos',
+  'un saludo',
+  'saludos cordiales',
+  'un abrazo',
+  'atentamente',
+  'cordialmente',
+  'gracias',
+  'muchas gracias',
+  'hasta pronto',
+  'nos vemos',
+  'que tengas un buen día',
+  'buen día',
   // pt
-  'abraços', 'abraço', 'um abraço', 'atenciosamente', 'cumprimentos', 'obrigado', 'obrigada', 'muito obrigado', 'muito obrigada',
-  'até breve', 'até logo', 'beijos', 'att',
+  'abraços',
+  'abraço',
+  'um abraço',
+  'atenciosamente',
+  'cumprimentos',
+  'obrigado',
+  'obrigada',
+  'muito obrigado',
+  'muito obrigada',
+  'até breve',
+  'até logo',
+  'beijos',
+  'att',
   // fr
-  'cordialement', 'bien cordialement', 'bien à vous', 'amicalement', 'salutations', 'merci', 'merci beaucoup', 'à bientôt',
-  'bonne journée', 'bonne soirée',
+  'cordialement',
+  'bien cordialement',
+  'bien à vous',
+  'amicalement',
+  'salutations',
+  'merci',
+  'merci beaucoup',
+  'à bientôt',
+  'bonne journée',
+  'bonne soirée',
   // de
-  'viele grüße', 'viele grüsse', 'liebe grüße', 'liebe grüsse', 'beste grüße', 'beste grüsse', 'freundliche grüße',
-  'freundliche grüsse', 'mit freundlichen grüßen', 'mit freundlichen grüssen', 'grüße', 'grüsse', 'gruß', 'gruss', 'danke',
-  'vielen dank', 'danke schön', 'bis bald', 'lg', 'vg', 'mfg',
+  'viele grüße',
+  'viele grüsse',
+  'liebe grüße',
+  'liebe grüsse',
+  'beste grüße',
+  'beste grüsse',
+  'freundliche grüße',
+  'freundliche grüsse',
+  'mit freundlichen grüßen',
+  'mit freundlichen grüssen',
+  'grüße',
+  'grüsse',
+  'gruß',
+  'gruss',
+  'danke',
+  'vielen dank',
+  'danke schön',
+  'bis bald',
+  'lg',
+  'vg',
+  'mfg',
   // it
-  'cordiali saluti', 'distinti saluti', 'saluti', 'un saluto', 'grazie', 'grazie mille', 'a presto', 'buona giornata',
+  'cordiali saluti',
+  'distinti saluti',
+  'saluti',
+  'un saluto',
+  'grazie',
+  'grazie mille',
+  'a presto',
+  'buona giornata',
 ];
 
 /** Courtesies that open or close a reply to one person: "Thanks for reaching out!", "Hope this helps." */
 const COURTESY = new RegExp(
-  '^(?:'
-  + [
-    'thanks?(?: you)?(?: so much| very much)? for\\b', 'many thanks for\\b', 'great question', 'good question', 'hope (?:this|that) helps',
-    'let (?:me|us) know if\\b', 'feel free to\\b', "don't hesitate to\\b", 'do not hesitate to\\b',
-    'gracias por\\b', 'muchas gracias por\\b', 'espero que (?:te|le) (?:sirva|ayude)', 'obrigad[oa] (?:pel[oa]|por)\\b', 'espero ter ajudado',
-    'merci (?:pour|de|d\')', "j'espère que cela", 'danke für\\b', 'vielen dank für\\b', 'grazie per\\b', 'spero di esser(?:e|ti|le) stat[oa] utile',
-  ].join('|')
-  + ')',
+  '^(?:' +
+    [
+      'thanks?(?: you)?(?: so much| very much)? for\\b',
+      'many thanks for\\b',
+      'great question',
+      'good question',
+      'hope (?:this|that) helps',
+      'let (?:me|us) know if\\b',
+      'feel free to\\b',
+      "don't hesitate to\\b",
+      'do not hesitate to\\b',
+      'gracias por\\b',
+      'muchas gracias por\\b',
+      'espero que (?:te|le) (?:sirva|ayude)',
+      'obrigad[oa] (?:pel[oa]|por)\\b',
+      'espero ter ajudado',
+      "merci (?:pour|de|d')",
+      "j'espère que cela",
+      'danke für\\b',
+      'vielen dank für\\b',
+      'grazie per\\b',
+      'spero di esser(?:e|ti|le) stat[oa] utile',
+    ].join('|') +
+    ')',
   'iu',
 );
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const alternatives = (words: readonly string[]) => [...words].sort((a, b) => b.length - a.length).map((w) => escape(w).replace(/ /g, '\\s+')).join('|');
+const alternatives = (words: readonly string[]) =>
+  [...words]
+    .sort((a, b) => b.length - a.length)
+    .map((w) => escape(w).replace(/ /g, '\\s+'))
+    .join('|');
 
 /** A greeting and up to three words after it (a name, "there", "team"), to the punctuation that ends it or the line's end. */
-const GREETING = new RegExp(`^\\s*[¡]?(?:${alternatives(GREETING_WORDS)})(?![\\p{L}])(?:[ \\t]+[^\\s,!.:;]+){0,3}[ \\t]*(?:[,!:.]+|$)`, 'iu');
+const GREETING = new RegExp(
+  `^\\s*[¡]?(?:${alternatives(GREETING_WORDS)})(?![\\p{L}])(?:[ \\t]+[^\\s,!.:;]+){0,3}[ \\t]*(?:[,!:.]+|$)`,
+  'iu',
+);
 /** Closing words of a signature, alone or before a name. */
 const CLOSING = new RegExp(`^[¡]?(?:${alternatives(CLOSING_WORDS)})(?![\\p{L}])[,!.]*`, 'iu');
 /** A capitalized word of a name: "Dana", "O'Neil", "Dr.", "Anne-Marie". */
@@ -119,9 +267,52 @@ interface Known {
 
 /** Words that name a role or the team beside a name: "Dana, front desk", "The Smile Dental team" (folded). */
 const ROLE = new Set([
-  'the', 'team', 'staff', 'crew', 'office', 'front', 'desk', 'reception', 'receptionist', 'support', 'customer', 'service', 'sales',
-  'manager', 'owner', 'your', 'friends', 'folks', 'all', 'us', 'at', 'el', 'la', 'los', 'equipo', 'de', 'del', 'recepcion', 'o', 'a',
-  'equipe', 'da', 'do', 'atendimento', 'l', 'le', 'accueil', 'clients', 'client', 'das', 'ihr', 'der', 'il', 'lo', 'di', 'segreteria',
+  'the',
+  'team',
+  'staff',
+  'crew',
+  'office',
+  'front',
+  'desk',
+  'reception',
+  'receptionist',
+  'support',
+  'customer',
+  'service',
+  'sales',
+  'manager',
+  'owner',
+  'your',
+  'friends',
+  'folks',
+  'all',
+  'us',
+  'at',
+  'el',
+  'la',
+  'los',
+  'equipo',
+  'de',
+  'del',
+  'recepcion',
+  'o',
+  'a',
+  'equipe',
+  'da',
+  'do',
+  'atendimento',
+  'l',
+  'le',
+  'accueil',
+  'clients',
+  'client',
+  'das',
+  'ihr',
+  'der',
+  'il',
+  'lo',
+  'di',
+  'segreteria',
 ]);
 
 const allWordsOf = (part: string) => words(fold(part).replace(/[^\p{L}\p{N}']+/gu, ' '));
@@ -135,9 +326,15 @@ function isPlace(place: string, known: Known): boolean {
 
 /** A line that only signs: a name (one of the team's or the contact's, or any after a closing), with the place or role beside it. */
 function isSigner(text: string, known: Known, afterClosing: boolean): boolean {
-  const line = text.trim().replace(/[.!]+$/, '').replace(/[()]/g, ' ').replace(/\s+/g, ' ').trim();
+  const line = text
+    .trim()
+    .replace(/[.!]+$/, '')
+    .replace(/[()]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (!line || words(line).length > 8) return false;
-  const named = (part: string) => NAME.test(part) && (afterClosing || allWordsOf(part).every((w) => known.words.has(w)));
+  const named = (part: string) =>
+    NAME.test(part) && (afterClosing || allWordsOf(part).every((w) => known.words.has(w)));
   if (named(line)) return true;
   const placed = NAME_AND_PLACE.exec(line);
   if (placed && named(placed[1]!) && isPlace(placed[2]!, known)) return true;
@@ -177,7 +374,8 @@ function unsigned(line: string, known: Known): string {
     const kind = signatureLine(tail, known);
     if (!kind) {
       // A closing alone before the name: "… desk. Best. Dana"
-      if (sentences.length > 2 && isSigner(tail, known, false) && signatureLine(sentences.at(-2)!, known) === 'closing') sentences = sentences.slice(0, -2);
+      if (sentences.length > 2 && isSigner(tail, known, false) && signatureLine(sentences.at(-2)!, known) === 'closing')
+        sentences = sentences.slice(0, -2);
       else break;
     } else sentences = sentences.slice(0, -1);
   }
@@ -192,7 +390,8 @@ function ungreeted(line: string, known: Known): string {
   else {
     // "Gina," alone or opening the line: the contact addressed by name.
     const addressed = /^([^\s,!.:;]+(?:\s+[^\s,!.:;]+)?)\s*[,!:]\s*/u.exec(text);
-    if (addressed && NAME.test(addressed[1]!) && allWordsOf(addressed[1]!).every((w) => known.words.has(w))) text = text.slice(addressed[0].length);
+    if (addressed && NAME.test(addressed[1]!) && allWordsOf(addressed[1]!).every((w) => known.words.has(w)))
+      text = text.slice(addressed[0].length);
   }
   for (;;) {
     const [first, ...rest] = sentencesOf(text);
@@ -230,7 +429,8 @@ export function faqAnswerOf(reply: string, names: ReplyNames = {}): string {
     const last = lines.at(-1)!;
     const kind = signatureLine(last, known);
     if (lines.length > 1 && kind) lines.pop();
-    else if (lines.length > 2 && isSigner(last, known, true) && signatureLine(lines.at(-2)!, known) === 'closing') lines.splice(-2);
+    else if (lines.length > 2 && isSigner(last, known, true) && signatureLine(lines.at(-2)!, known) === 'closing')
+      lines.splice(-2);
     else break;
     dropBlank(lines);
   }
@@ -243,5 +443,7 @@ export function namesLeft(answer: string, names: ReplyNames): string[] {
   const people = [...nameList(names.team), ...nameList(names.contact)];
   const found = people.filter((name) => holdsName(answer, [name]));
   // "Dana" is said by "Dana Lopez" already.
-  return found.filter((name) => !found.some((other) => other !== name && other.length > name.length && holdsName(other, [name])));
+  return found.filter(
+    (name) => !found.some((other) => other !== name && other.length > name.length && holdsName(other, [name])),
+  );
 }

@@ -8,8 +8,16 @@ export const settings = z.object({
   webhookSecret: z.string().describe('Signs every webhook the gateway posts (Standard Webhooks)'),
   helpText: z.string().describe('The answer to a contact who writes HELP'),
   handoffAssignment: z.enum(HANDOFF_ASSIGNMENTS),
-  defaultCountry: z.string().nullable().describe('ISO 3166-1 alpha-2: the country of phone numbers written without a country code'),
-  handoffMessage: z.string().nullable().describe("What a contact is told at a hand-off when the campaign sets no text of its own; null: defaultHandoffMessage"),
+  defaultCountry: z
+    .string()
+    .nullable()
+    .describe('ISO 3166-1 alpha-2: the country of phone numbers written without a country code'),
+  handoffMessage: z
+    .string()
+    .nullable()
+    .describe(
+      'What a contact is told at a hand-off when the campaign sets no text of its own; null: defaultHandoffMessage',
+    ),
   defaultHandoffMessage: z.string().describe("The built-in hand-off notice, in the account's language"),
   language: z.string().describe("BCP 47: the language of the gateway's own words to a contact no campaign has"),
 });
@@ -33,7 +41,9 @@ const masked = z.string().describe('Masked: its last characters only');
 /** GET /v1/channels, and the answer of every change of a channel. */
 export const channels = z
   .object({
-    publicUrlConfigured: z.boolean().describe('Whether LEADCHAT_PUBLIC_URL is set; else the webhook addresses are the one the gateway listens on'),
+    publicUrlConfigured: z
+      .boolean()
+      .describe('Whether LEADCHAT_PUBLIC_URL is set; else the webhook addresses are the one the gateway listens on'),
     twilio: z
       .object({
         accountSid: z.string(),
@@ -44,9 +54,33 @@ export const channels = z
         webhooks: z.object({ incoming: z.string(), status: z.string() }),
       })
       .nullable(),
-    whatsapp: z.object({ phoneNumberId: z.string(), accessToken: masked, appSecret: masked, verifyToken: z.string(), webhooks: metaWebhook }).nullable(),
-    messenger: z.object({ pageId: z.string(), pageAccessToken: masked, appSecret: masked, verifyToken: z.string(), webhooks: metaWebhook }).nullable(),
-    instagram: z.object({ instagramAccountId: z.string(), accessToken: masked, appSecret: masked, verifyToken: z.string(), webhooks: metaWebhook }).nullable(),
+    whatsapp: z
+      .object({
+        phoneNumberId: z.string(),
+        accessToken: masked,
+        appSecret: masked,
+        verifyToken: z.string(),
+        webhooks: metaWebhook,
+      })
+      .nullable(),
+    messenger: z
+      .object({
+        pageId: z.string(),
+        pageAccessToken: masked,
+        appSecret: masked,
+        verifyToken: z.string(),
+        webhooks: metaWebhook,
+      })
+      .nullable(),
+    instagram: z
+      .object({
+        instagramAccountId: z.string(),
+        accessToken: masked,
+        appSecret: masked,
+        verifyToken: z.string(),
+        webhooks: metaWebhook,
+      })
+      .nullable(),
   })
   .meta({ id: 'Channels' });
 export type ChannelsAnswer = z.output<typeof channels>;
@@ -65,9 +99,13 @@ export const member = z
 export type MemberAnswer = z.output<typeof member>;
 
 /** A new member, or a new link for one: the link is shown this once. */
-export const invitation = member.extend({ role: z.enum(MEMBER_ROLES), inviteUrl: z.string(), inviteExpiresAt: timestamp }).meta({ id: 'Invitation' });
+export const invitation = member
+  .extend({ role: z.enum(MEMBER_ROLES), inviteUrl: z.string(), inviteExpiresAt: timestamp })
+  .meta({ id: 'Invitation' });
 
 export const webhook = z
   .object({ id: z.string(), url: z.string(), events: z.array(z.string()), createdAt: timestamp })
   .meta({ id: 'Webhook' });
-export const webhookWithSecret = webhook.extend({ secret: z.string().describe('Shown this once: signs what the subscription receives') });
+export const webhookWithSecret = webhook.extend({
+  secret: z.string().describe('Shown this once: signs what the subscription receives'),
+});

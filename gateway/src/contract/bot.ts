@@ -2,13 +2,28 @@ import { z } from 'zod';
 import { timestamp } from './shared.js';
 
 const source = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('faq'), index: z.number().int(), question: z.string(), use: z.enum(['answer', 'closest', 'option', 'given']) }),
-  z.object({ kind: z.literal('resource'), index: z.number().int(), text: z.string(), use: z.enum(['covers', 'given']) }),
+  z.object({
+    kind: z.literal('faq'),
+    index: z.number().int(),
+    question: z.string(),
+    use: z.enum(['answer', 'closest', 'option', 'given']),
+  }),
+  z.object({
+    kind: z.literal('resource'),
+    index: z.number().int(),
+    text: z.string(),
+    use: z.enum(['covers', 'given']),
+  }),
 ]);
 
 const reply = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('reply'), body: z.string(), goalReached: z.boolean() }),
-  z.object({ kind: z.literal('handoff'), reason: z.string(), body: z.string().nullable(), questions: z.array(z.string()).optional() }),
+  z.object({
+    kind: z.literal('handoff'),
+    reason: z.string(),
+    body: z.string().nullable(),
+    questions: z.array(z.string()).optional(),
+  }),
   z.object({ kind: z.literal('silent') }),
   z.object({ kind: z.literal('clarify'), body: z.string(), options: z.array(z.number().int()) }),
 ]);
@@ -19,8 +34,14 @@ export const botTest = z.object({
   active: z.boolean().describe("Whether the campaign's bot answers contacts"),
   reply,
   provider: z.string().describe('The provider whose reply this is'),
-  fallbackReason: z.string().nullable().describe("Why the account's provider did not answer, when the FAQ bot answered in its place"),
-  basis: z.object({ confidence: z.number().nullable().describe('The FAQ bot\'s confidence, 0 to 1; null for an LLM'), sources: z.array(source) }),
+  fallbackReason: z
+    .string()
+    .nullable()
+    .describe("Why the account's provider did not answer, when the FAQ bot answered in its place"),
+  basis: z.object({
+    confidence: z.number().nullable().describe("The FAQ bot's confidence, 0 to 1; null for an LLM"),
+    sources: z.array(source),
+  }),
 });
 
 /** GET /v1/campaigns/{id}/unanswered. */

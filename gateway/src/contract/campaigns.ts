@@ -6,7 +6,8 @@ import { timestamp } from './shared.js';
 const templateParams = z.array(z.string());
 
 /** A count for each of these names. */
-const counts = <K extends string>(names: readonly K[]) => Object.fromEntries(names.map((name) => [name, z.number().int().min(0)])) as Record<K, z.ZodNumber>;
+const counts = <K extends string>(names: readonly K[]) =>
+  Object.fromEntries(names.map((name) => [name, z.number().int().min(0)])) as Record<K, z.ZodNumber>;
 
 export const campaign = z
   .object({
@@ -19,7 +20,10 @@ export const campaign = z
     customChannel: z.string().nullable().describe('The custom channel\'s label, for channel "custom"'),
     openingTemplate: z.string().nullable().describe('WhatsApp: the approved template the opening message goes out as'),
     openingTemplateParams: templateParams,
-    reengagementTemplate: z.string().nullable().describe('WhatsApp: the template sent instead of free text outside the 24-hour window'),
+    reengagementTemplate: z
+      .string()
+      .nullable()
+      .describe('WhatsApp: the template sent instead of free text outside the 24-hour window'),
     reengagementTemplateParams: templateParams,
     templateLanguage: z.string().nullable(),
     openingMessage: z.string().nullable(),
@@ -44,7 +48,14 @@ export const campaign = z
 export type CampaignAnswer = z.output<typeof campaign>;
 
 /** Why a contact of a campaign's list cannot be reached. */
-export const UNREACHABLE_REASONS = ['no_external_id', 'no_phone', 'opted_out', 'outside_whatsapp_window', 'no_first_message', 'outside_meta_window'] as const;
+export const UNREACHABLE_REASONS = [
+  'no_external_id',
+  'no_phone',
+  'opted_out',
+  'outside_whatsapp_window',
+  'no_first_message',
+  'outside_meta_window',
+] as const;
 
 /** GET /v1/campaigns/{id}: the campaign, with the contacts of its list it could not reach, by reason. */
 export const campaignWithReach = campaign
@@ -67,9 +78,15 @@ export const reachExisting = z.object({
 });
 
 const openingCost = {
-  price: z.number().describe('Credits one opening message costs, as it reads with no contact field filled in; 0 when the account is not charged'),
+  price: z
+    .number()
+    .describe(
+      'Credits one opening message costs, as it reads with no contact field filled in; 0 when the account is not charged',
+    ),
   balance: z.number().describe('The credits the account has'),
-  charged: z.boolean().describe('Whether the account pays for its messages (a sub-account, from credits its agency grants)'),
+  charged: z
+    .boolean()
+    .describe('Whether the account pays for its messages (a sub-account, from credits its agency grants)'),
 };
 
 /** POST /v1/campaigns/opening-price. */
@@ -80,9 +97,15 @@ export const campaignOpenings = z.object({
   campaignId: z.string(),
   ...openingCost,
   failed: z.object({
-    count: z.number().int().min(0).describe('Opening messages of the campaign that are failed now (counted up to 1,000)'),
+    count: z
+      .number()
+      .int()
+      .min(0)
+      .describe('Opening messages of the campaign that are failed now (counted up to 1,000)'),
     more: z.boolean().describe('More than 1,000 are failed'),
-    byCode: z.record(z.string(), z.number().int()).describe('The same, by error code: INSUFFICIENT_CREDITS, NO_RECEIVER, or the provider\'s own'),
+    byCode: z
+      .record(z.string(), z.number().int())
+      .describe("The same, by error code: INSUFFICIENT_CREDITS, NO_RECEIVER, or the provider's own"),
   }),
 });
 
@@ -93,7 +116,10 @@ export const openingPreview = z.object({
   channel: z.enum(CAMPAIGN_CHANNELS),
   customChannel: z.string().nullable(),
   template: z.object({ name: z.string(), language: z.string(), params: z.array(z.string()) }).nullable(),
-  to: z.string().nullable().describe('Where it would go: the phone number or the id on the channel; null when the contact has none'),
+  to: z
+    .string()
+    .nullable()
+    .describe('Where it would go: the phone number or the id on the channel; null when the contact has none'),
   body: z.string(),
 });
 

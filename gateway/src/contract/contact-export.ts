@@ -15,19 +15,35 @@ export const contactExport = z
         z.object({
           id: z.string().nullable().describe('The file the gateway keeps; null for a file left at its provider'),
           messageId: z.string(),
-          url: z.string().describe('/v1/media/{id}, read with the account\'s key; or the provider\'s address'),
+          url: z.string().describe("/v1/media/{id}, read with the account's key; or the provider's address"),
           contentType: z.string(),
           size: z.number().int().nullable(),
           createdAt: timestamp,
         }),
       )
       .describe("The messages' files, as links"),
-    lists: z.array(z.object({ id: z.string(), name: z.string(), addedAt: timestamp, source: z.enum(['api', 'import', 'manual']) })).describe('The lists the contact is on'),
+    lists: z
+      .array(
+        z.object({ id: z.string(), name: z.string(), addedAt: timestamp, source: z.enum(['api', 'import', 'manual']) }),
+      )
+      .describe('The lists the contact is on'),
     consent: z
-      .array(z.object({ change: z.enum(['opt_out', 'opt_in']), at: timestamp, channel: z.string(), keyword: z.string() }))
+      .array(
+        z.object({ change: z.enum(['opt_out', 'opt_in']), at: timestamp, channel: z.string(), keyword: z.string() }),
+      )
       .describe('The opt-out and the opt-in after it that the contact holds, oldest first'),
     deliveries: z
-      .array(delivery.extend({ event: z.string(), messageId: z.string().nullable(), url: z.string(), payload: z.record(z.string(), z.unknown()), createdAt: timestamp }))
-      .describe('The webhook deliveries of events about the contact, oldest first: what was sent about them, where, and how it went'),
+      .array(
+        delivery.extend({
+          event: z.string(),
+          messageId: z.string().nullable(),
+          url: z.string(),
+          payload: z.record(z.string(), z.unknown()),
+          createdAt: timestamp,
+        }),
+      )
+      .describe(
+        'The webhook deliveries of events about the contact, oldest first: what was sent about them, where, and how it went',
+      ),
   })
   .meta({ id: 'ContactExport' });

@@ -15,7 +15,10 @@ export const contact = z
     phone: z.string().describe('E.164, or "" when the contact has none'),
     email: z.string(),
     fromId: z.string().optional().describe("A custom channel's id of the contact, when it wrote there first"),
-    externalIds: z.record(z.string(), z.string()).optional().describe("The contact's id on each custom channel and on Messenger and Instagram"),
+    externalIds: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe("The contact's id on each custom channel and on Messenger and Instagram"),
     customFields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
     optOut: consentChange.optional().describe('The last opt-out (STOP …), while it holds'),
     optIn: consentChange.optional().describe('The last opt-in (START, UNSTOP) after an opt-out'),

@@ -4,19 +4,36 @@ import { success, timestamp } from './shared.js';
 const credits = (description: string) => z.number().describe(description);
 
 export const autoRecharge = z
-  .object({ enabled: z.boolean(), threshold: z.number(), amount: z.number(), pending: z.boolean().describe('A recharge was asked for and not yet granted') })
+  .object({
+    enabled: z.boolean(),
+    threshold: z.number(),
+    amount: z.number(),
+    pending: z.boolean().describe('A recharge was asked for and not yet granted'),
+  })
   .nullable();
 
 /** GET /v1/credits, and GET /v1/subaccounts/{id}/credits: the balance and its history, newest first. */
 export const creditsAnswer = z
   .object({
     balance: credits('Credits left'),
-    lowBalanceThreshold: z.number().nullable().describe('The balance under which the team is warned (PUT /v1/credits/low-balance); null: none set'),
-    lowBalance: z.boolean().describe('A sub-account whose balance is under its lowBalanceThreshold: the console warns on every page'),
-    autoRecharge: autoRecharge.optional().describe('A sub-account\'s rule'),
-    prices: z.object({ botReply: z.number(), smsSegment: z.number(), whatsapp: z.number() }).optional().describe('A sub-account: what its messages cost'),
+    lowBalanceThreshold: z
+      .number()
+      .nullable()
+      .describe('The balance under which the team is warned (PUT /v1/credits/low-balance); null: none set'),
+    lowBalance: z
+      .boolean()
+      .describe('A sub-account whose balance is under its lowBalanceThreshold: the console warns on every page'),
+    autoRecharge: autoRecharge.optional().describe("A sub-account's rule"),
+    prices: z
+      .object({ botReply: z.number(), smsSegment: z.number(), whatsapp: z.number() })
+      .optional()
+      .describe('A sub-account: what its messages cost'),
     canSend: z.boolean().optional().describe('A sub-account: whether the balance pays for the cheapest message'),
-    agency: z.object({ name: z.string(), email: z.string() }).nullable().optional().describe('A sub-account: the agency that grants its credits'),
+    agency: z
+      .object({ name: z.string(), email: z.string() })
+      .nullable()
+      .optional()
+      .describe('A sub-account: the agency that grants its credits'),
     transactions: z.array(
       z.object({
         id: z.string(),
@@ -39,13 +56,23 @@ export const MESSAGE_KINDS = ['campaign', 'follow_up', 'bot', 'team', 'api'] as 
 export const creditEntry = z
   .object({
     id: z.string(),
-    kind: z.enum(['grant', 'recharge', 'usage']).describe("grant: credits an agency granted; recharge: a grant answering the sub-account's auto-recharge request; usage: what a message cost"),
+    kind: z
+      .enum(['grant', 'recharge', 'usage'])
+      .describe(
+        "grant: credits an agency granted; recharge: a grant answering the sub-account's auto-recharge request; usage: what a message cost",
+      ),
     amount: credits('Credits added (positive) or spent (negative)'),
     balance: credits('The balance after it'),
     description: z.string().nullable(),
     messageId: z.string().nullable().describe('usage: the message it paid for'),
-    messageKind: z.enum(MESSAGE_KINDS).nullable().describe('usage: who wrote the message: campaign (an opening), follow_up, bot, team or api'),
-    channel: z.string().nullable().describe('usage: the conversation\'s channel: sms, whatsapp, messenger, instagram or custom:<label>'),
+    messageKind: z
+      .enum(MESSAGE_KINDS)
+      .nullable()
+      .describe('usage: who wrote the message: campaign (an opening), follow_up, bot, team or api'),
+    channel: z
+      .string()
+      .nullable()
+      .describe("usage: the conversation's channel: sms, whatsapp, messenger, instagram or custom:<label>"),
     createdAt: timestamp,
   })
   .meta({ id: 'CreditEntry' });
@@ -58,11 +85,23 @@ export const lowBalanceAnswer = z.object({
 });
 
 /** POST /v1/subaccounts/credits (spec §4.6). */
-export const grant = z.object({ success, sub_account_id: z.string(), credits_added: z.number(), new_balance: z.number() });
+export const grant = z.object({
+  success,
+  sub_account_id: z.string(),
+  credits_added: z.number(),
+  new_balance: z.number(),
+});
 
 /** PUT /v1/subaccounts/auto-recharge. */
 export const autoRechargeAnswer = z.object({ sub_account_id: z.string(), balance: z.number(), autoRecharge });
 
 export const subAccount = z
-  .object({ id: z.string(), name: z.string(), email: z.string(), balance: z.number(), autoRecharge, createdAt: timestamp })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    email: z.string(),
+    balance: z.number(),
+    autoRecharge,
+    createdAt: timestamp,
+  })
   .meta({ id: 'SubAccount' });

@@ -16,7 +16,9 @@ const named = <T extends string>(type: T) => ({
 
 const channel = z.enum(CAMPAIGN_CHANNELS).describe("The conversation's channel");
 const customChannel = z.string().nullable().describe('The custom channel\'s label, with channel "custom"; else null');
-const channelKey = z.string().describe('The conversation\'s channel: sms, whatsapp, messenger, instagram or custom:<label>');
+const channelKey = z
+  .string()
+  .describe("The conversation's channel: sms, whatsapp, messenger, instagram or custom:<label>");
 const credits = (description: string) => z.number().describe(`${description}, in credits with at most two decimals`);
 
 /** Spec §2.6: a reply on a custom channel, as the Custom Channel Webhook URL and `reply` subscribers get it. */
@@ -28,7 +30,7 @@ export const replyEvent = z
     body: z.string().describe('The reply text'),
     toId: z.string().describe("The contact's ID on the external platform: the fromId of its incoming messages"),
     channel: z.string().describe('The custom channel label'),
-    authorId: z.string().optional().describe('A team member\'s reply: who of the team wrote it'),
+    authorId: z.string().optional().describe("A team member's reply: who of the team wrote it"),
     authorName: z.string().nullable().optional().describe("A team member's reply: their name"),
   })
   .meta({
@@ -54,7 +56,8 @@ export const autoRechargeEvent = z
   .meta({
     id: 'AutoRechargeEvent',
     title: "A sub-account's balance fell below its auto-recharge threshold",
-    description: "Sent to the agency's `auto_recharge` subscribers once each time the balance crosses below the threshold (spec §6.2).",
+    description:
+      "Sent to the agency's `auto_recharge` subscribers once each time the balance crosses below the threshold (spec §6.2).",
   });
 
 export const messageReceivedEvent = z
@@ -66,10 +69,17 @@ export const messageReceivedEvent = z
     channel,
     customChannel,
     body: z.string().describe('What the contact wrote (an emoji for a reaction)'),
-    fromId: z.string().nullable().describe("The contact's ID on a custom channel (its fromId); null on the built-in channels"),
+    fromId: z
+      .string()
+      .nullable()
+      .describe("The contact's ID on a custom channel (its fromId); null on the built-in channels"),
     mediaUrl: z.string().nullable().describe("The attachment's URL; null for none"),
   })
-  .meta({ id: 'MessageReceivedEvent', title: 'A contact wrote', description: 'A message from a contact, on any channel.' });
+  .meta({
+    id: 'MessageReceivedEvent',
+    title: 'A contact wrote',
+    description: 'A message from a contact, on any channel.',
+  });
 
 export const handoffEvent = z
   .object({
@@ -78,17 +88,26 @@ export const handoffEvent = z
     conversationId: z.string(),
     channel,
     customChannel,
-    reason: z.enum(HANDOFF_REASONS).describe(
-      'contact_asked: the contact asked for a person; team: a team member took over; no_campaign: no campaign\'s bot answers the contact; ' +
-        'bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM\'s call): the bot could not answer',
-    ),
-    body: z.string().nullable().describe('What the contact wrote that was handed off; null when a team member took over'),
+    reason: z
+      .enum(HANDOFF_REASONS)
+      .describe(
+        "contact_asked: the contact asked for a person; team: a team member took over; no_campaign: no campaign's bot answers the contact; " +
+          "bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call): the bot could not answer",
+      ),
+    body: z
+      .string()
+      .nullable()
+      .describe('What the contact wrote that was handed off; null when a team member took over'),
     assignee: z
       .object({ id: z.string(), name: z.string(), email: z.string() })
       .nullable()
       .describe('Who of the team has the conversation; null for nobody'),
   })
-  .meta({ id: 'HandoffEvent', title: 'A conversation passed to a person', description: 'The contact asked for a person, the bot could not answer, or a team member took over.' });
+  .meta({
+    id: 'HandoffEvent',
+    title: 'A conversation passed to a person',
+    description: 'The contact asked for a person, the bot could not answer, or a team member took over.',
+  });
 
 export const optOutEvent = z
   .object({
@@ -98,7 +117,12 @@ export const optOutEvent = z
     source: z.enum(['contact']).describe('Who opted the contact out: the contact, in writing'),
     body: z.string().describe('What the contact wrote (STOP, UNSUBSCRIBE …)'),
   })
-  .meta({ id: 'OptOutEvent', title: 'A contact opted out', description: 'A contact opted out of every channel of the account (STOP and its kin): nothing more is sent to them.' });
+  .meta({
+    id: 'OptOutEvent',
+    title: 'A contact opted out',
+    description:
+      'A contact opted out of every channel of the account (STOP and its kin): nothing more is sent to them.',
+  });
 
 export const deliveryFailedEvent = z
   .object({
@@ -106,10 +130,14 @@ export const deliveryFailedEvent = z
     contactId: z.string(),
     conversationId: z.string().nullable(),
     messageId: z.string(),
-    channel: z.string().nullable().describe('Where the message was going: its channel, or a custom channel\'s label'),
+    channel: z.string().nullable().describe("Where the message was going: its channel, or a custom channel's label"),
     error: z.string().nullable().describe('Why it failed, as GET /messages/{id} shows it'),
   })
-  .meta({ id: 'DeliveryFailedEvent', title: 'An outgoing message could not be delivered', description: 'An outgoing message that will not reach the contact: its channel failed for good, after every retry.' });
+  .meta({
+    id: 'DeliveryFailedEvent',
+    title: 'An outgoing message could not be delivered',
+    description: 'An outgoing message that will not reach the contact: its channel failed for good, after every retry.',
+  });
 
 export const goalReachedEvent = z
   .object({
@@ -123,7 +151,8 @@ export const goalReachedEvent = z
   .meta({
     id: 'GoalReachedEvent',
     title: "The campaign's goal was reached",
-    description: 'The bot reported the campaign\'s goal reached in a conversation (the contact booked, bought, agreed …); once per conversation.',
+    description:
+      "The bot reported the campaign's goal reached in a conversation (the contact booked, bought, agreed …); once per conversation.",
   });
 
 /** POST /v1/settings/webhook-test: not subscribed to, posted once to the Custom Channel Webhook URL on demand. */
@@ -136,7 +165,8 @@ export const testEvent = z
   .meta({
     id: 'TestEvent',
     title: 'A test of the Custom Channel Webhook URL',
-    description: 'Sent once by POST /settings/webhook-test to the Custom Channel Webhook URL, signed as replies are; nothing is stored or retried.',
+    description:
+      'Sent once by POST /settings/webhook-test to the Custom Channel Webhook URL, signed as replies are; nothing is stored or retried.',
   });
 
 /** Every payload the gateway posts, by the name its webhook-event header gives. */

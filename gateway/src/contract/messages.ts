@@ -12,9 +12,14 @@ export const message = z
     contactId: z.string(),
     direction,
     body: z.string(),
-    status: z.string().describe('Incoming: as given (default "received"). Outgoing: pending, then sent (delivered, read) or failed'),
+    status: z
+      .string()
+      .describe('Incoming: as given (default "received"). Outgoing: pending, then sent (delivered, read) or failed'),
     error: z.string().nullable(),
-    errorCode: z.string().nullable().describe('With error: INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, or the provider\'s own code'),
+    errorCode: z
+      .string()
+      .nullable()
+      .describe("With error: INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, or the provider's own code"),
     messageType: z.enum(['text', 'reaction']),
     messageSid: z.string().nullable(),
     fromId: z.string().nullable(),
@@ -23,7 +28,9 @@ export const message = z
     customChannel: z.string().nullable().optional(),
     campaignId: z.string().nullable(),
     conversationId: z.string().nullable(),
-    author: author.describe('Who wrote an outgoing message: the campaign, a follow-up, the bot, a team member, the API, or the gateway itself'),
+    author: author.describe(
+      'Who wrote an outgoing message: the campaign, a follow-up, the bot, a team member, the API, or the gateway itself',
+    ),
     authorId: z.string().nullable(),
     authorName: z.string().nullable(),
     template: z.object({ name: z.string(), language: z.string(), params: z.array(z.string()) }).nullable(),
@@ -53,7 +60,9 @@ export const delivery = z.object({
   nextAttemptAt: nullableTimestamp,
 });
 
-export const messageWithDeliveries = message.extend({ deliveries: z.array(delivery) }).meta({ id: 'MessageWithDeliveries' });
+export const messageWithDeliveries = message
+  .extend({ deliveries: z.array(delivery) })
+  .meta({ id: 'MessageWithDeliveries' });
 
 export const conversation = z
   .object({
@@ -65,9 +74,16 @@ export const conversation = z
     status: z.enum(['active', 'handed_off', 'opted_out', 'closed']),
     bot: z.object({ active: z.boolean(), since: timestamp.optional() }),
     opening: z
-      .object({ campaignId: z.string(), status: z.enum(['queued', 'held', 'sent', 'skipped', 'cancelled']), reason: z.string().nullable(), at: timestamp })
+      .object({
+        campaignId: z.string(),
+        status: z.enum(['queued', 'held', 'sent', 'skipped', 'cancelled']),
+        reason: z.string().nullable(),
+        at: timestamp,
+      })
       .nullable(),
-    next: z.object({ kind: z.enum(['opening', 'follow_up', 'close']), at: timestamp, step: z.number().int().optional() }).nullable(),
+    next: z
+      .object({ kind: z.enum(['opening', 'follow_up', 'close']), at: timestamp, step: z.number().int().optional() })
+      .nullable(),
     lastMessage: z
       .object({
         id: z.string(),
@@ -96,7 +112,12 @@ export const conversation = z
 export type ConversationAnswer = z.output<typeof conversation>;
 
 /** POST /v1/contacts/{id}/bot. */
-export const botState = z.object({ success, contactId: z.string(), active: z.boolean(), conversations: z.array(conversation) });
+export const botState = z.object({
+  success,
+  contactId: z.string(),
+  active: z.boolean(),
+  conversations: z.array(conversation),
+});
 
 /** Retry all failed. */
 export const retryReport = z.object({

@@ -13,7 +13,12 @@ export const nullableTimestamp = timestamp.nullable();
 export const page = <T extends z.ZodType>(item: T) =>
   z.object({
     data: z.array(item),
-    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page'),
+    nextCursor: z
+      .string()
+      .nullable()
+      .describe(
+        'Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page',
+      ),
   });
 
 export const success = z.literal(true);

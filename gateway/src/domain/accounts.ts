@@ -76,7 +76,10 @@ export interface NewAccount {
 export async function createAccount(gw: Gateway, input: NewAccount): Promise<{ account: Account; apiKey: string }> {
   // Sub-accounts are one level deep: an agency's credits, grants and auto-recharge all assume it has no parent.
   if (input.type === 'agency' && input.parentEmail) {
-    throw badRequest('parentEmail: an agency cannot be a sub-account; give no parentEmail, or create a standard account', 'AGENCY_CANNOT_HAVE_PARENT');
+    throw badRequest(
+      'parentEmail: an agency cannot be a sub-account; give no parentEmail, or create a standard account',
+      'AGENCY_CANNOT_HAVE_PARENT',
+    );
   }
   const apiKey = newApiKey();
   const email = input.email.toLowerCase();

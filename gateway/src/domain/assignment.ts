@@ -18,13 +18,23 @@ interface Turn {
  * POST /v1/conversations/{id}/assign: the conversation is the member's (or the owner's) to answer, or nobody's
  * (null). `me` names whoever asks. Only an active member takes a conversation: an invited one cannot answer yet.
  */
-export async function assignConversation(gw: Gateway, account: Account, actor: Actor, conversationId: string, memberId: string | null): Promise<Conversation> {
+export async function assignConversation(
+  gw: Gateway,
+  account: Account,
+  actor: Actor,
+  conversationId: string,
+  memberId: string | null,
+): Promise<Conversation> {
   return gw.store.transact(async (tx) => {
     const conversation = await getConversation(tx, account.id, conversationId);
     if (memberId === null) return updateConversation(tx, conversation, { assigneeId: null });
     const member = await getMember(tx, account, memberId === 'me' ? actor.id : memberId);
     if ('status' in member && member.status !== 'active') {
-      throw new ApiError(409, 'MEMBER_NOT_ACTIVE', `${member.name} has not accepted the invitation yet: only an active member takes conversations`);
+      throw new ApiError(
+        409,
+        'MEMBER_NOT_ACTIVE',
+        `${member.name} has not accepted the invitation yet: only an active member takes conversations`,
+      );
     }
     return updateConversation(tx, conversation, { assigneeId: member.id });
   });

@@ -7,7 +7,14 @@ import type { autoRechargeAnswer } from '../contract/credits.js';
 import type { Answer } from '../contract/shared.js';
 
 export const publicAutoRecharge = (a?: AutoRecharge) =>
-  a ? { enabled: a.enabled, threshold: toCredits(a.thresholdCents), amount: toCredits(a.amountCents), pending: a.pending } : null;
+  a
+    ? {
+        enabled: a.enabled,
+        threshold: toCredits(a.thresholdCents),
+        amount: toCredits(a.amountCents),
+        pending: a.pending,
+      }
+    : null;
 
 /** Emits the event when due, or re-arms; called in every transaction that changes a balance or the rule. */
 export async function checkAutoRecharge(tx: Tx, subId: string): Promise<void> {
@@ -15,7 +22,8 @@ export async function checkAutoRecharge(tx: Tx, subId: string): Promise<void> {
   const rule = sub?.autoRecharge;
   if (!sub || !rule || !sub.parentId) return;
   const below = sub.balanceCents < rule.thresholdCents;
-  if (!below && rule.pending) await tx.update<Account>('accounts', sub.id, { autoRecharge: { ...rule, pending: false } });
+  if (!below && rule.pending)
+    await tx.update<Account>('accounts', sub.id, { autoRecharge: { ...rule, pending: false } });
   if (!below || rule.pending || !rule.enabled) return;
   const agency = await tx.get<Account>('accounts', sub.parentId);
   if (!agency) return;
@@ -37,7 +45,8 @@ export async function setAutoRecharge(
   agency: Account,
   input: { email: string; enabled: boolean; threshold: number; amount: number },
 ): Promise<Answer<typeof autoRechargeAnswer>> {
-  if (agency.type !== 'agency') throw forbidden('NOT_AGENCY', 'Only agency accounts can set auto-recharge for sub-accounts');
+  if (agency.type !== 'agency')
+    throw forbidden('NOT_AGENCY', 'Only agency accounts can set auto-recharge for sub-accounts');
   return gw.store.transact(async (tx) => {
     const sub = await findByEmail(tx, input.email);
     if (!sub || sub.parentId !== agency.id) throw notFound('Sub-account', `Sub-account ${input.email} not found`);
@@ -53,6 +62,10 @@ export async function setAutoRecharge(
     });
     await checkAutoRecharge(tx, sub.id);
     const saved = (await tx.get<Account>('accounts', sub.id))!;
-    return { sub_account_id: sub.id, balance: toCredits(saved.balanceCents), autoRecharge: publicAutoRecharge(saved.autoRecharge) };
+    return {
+      sub_account_id: sub.id,
+      balance: toCredits(saved.balanceCents),
+      autoRecharge: publicAutoRecharge(saved.autoRecharge),
+    };
   });
 }

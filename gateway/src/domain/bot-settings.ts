@@ -33,19 +33,29 @@ export type BotSettingsChange = Partial<Omit<BotSettings, 'openai'>> & {
  * it may have been saved under a looser policy.
  */
 export async function updateBotSettings(gw: Gateway, accountId: string, change: BotSettingsChange): Promise<Account> {
-  const saved = change.openai === undefined && change.provider === 'openai' ? await gw.store.get<Account>('accounts', accountId) : undefined;
+  const saved =
+    change.openai === undefined && change.provider === 'openai'
+      ? await gw.store.get<Account>('accounts', accountId)
+      : undefined;
   const baseUrl = change.openai ? change.openai.baseUrl : saved && botSettingsOf(saved).openai?.baseUrl;
   if (baseUrl) await checkTarget(gw, baseUrl, 'openai.baseUrl');
   return gw.store.transact(async (tx) => {
     const account = (await tx.get<Account>('accounts', accountId))!;
     const before = botSettingsOf(account);
     if (change.defaultCampaignId) await getCampaign(tx, accountId, change.defaultCampaignId);
-    const openai = change.openai === undefined
-      ? before.openai
-      : change.openai && { ...change.openai, apiKey: change.openai.apiKey === undefined ? (before.openai?.apiKey ?? null) : change.openai.apiKey };
+    const openai =
+      change.openai === undefined
+        ? before.openai
+        : change.openai && {
+            ...change.openai,
+            apiKey: change.openai.apiKey === undefined ? (before.openai?.apiKey ?? null) : change.openai.apiKey,
+          };
     const next: BotSettings = { ...before, ...change, openai };
     if (next.provider === 'openai' && !next.openai) {
-      throw badRequest('openai: the OpenAI-compatible endpoint (baseUrl, model) is required with provider "openai"', 'VALIDATION_ERROR');
+      throw badRequest(
+        'openai: the OpenAI-compatible endpoint (baseUrl, model) is required with provider "openai"',
+        'VALIDATION_ERROR',
+      );
     }
     return tx.update<Account>('accounts', accountId, { bot: next });
   });

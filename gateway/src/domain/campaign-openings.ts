@@ -16,18 +16,36 @@ const NO_FIELDS = { firstName: null, lastName: null, email: null, phone: null };
  * pays for them, and those failed now. The console warns before going Live when the balance cannot pay for the
  * list, and the campaign's page counts the failures.
  */
-export async function openingsReport(r: Reader, accountId: string, campaignId: string, prices: Config['prices']): Promise<Answer<typeof campaignOpenings>> {
+export async function openingsReport(
+  r: Reader,
+  accountId: string,
+  campaignId: string,
+  prices: Config['prices'],
+): Promise<Answer<typeof campaignOpenings>> {
   const campaign = await getCampaign(r, accountId, campaignId);
   const account = await getAccount(r, accountId);
-  return { campaignId: campaign.id, ...(await costOf(account, campaign, prices)), failed: await countFailedOpenings(r, campaign.id) };
+  return {
+    campaignId: campaign.id,
+    ...(await costOf(account, campaign, prices)),
+    failed: await countFailedOpenings(r, campaign.id),
+  };
 }
 
 /** What an opening message like this one would cost (POST /v1/campaigns/opening-price): a campaign's form asks before it saves. */
-export async function quoteOpening(r: Reader, accountId: string, opening: Pick<Campaign, 'channel' | 'openingMessage'>, prices: Config['prices']): Promise<Answer<typeof openingPrice>> {
+export async function quoteOpening(
+  r: Reader,
+  accountId: string,
+  opening: Pick<Campaign, 'channel' | 'openingMessage'>,
+  prices: Config['prices'],
+): Promise<Answer<typeof openingPrice>> {
   return costOf(await getAccount(r, accountId), opening, prices);
 }
 
-async function costOf(account: Account, opening: Pick<Campaign, 'channel' | 'openingMessage'>, prices: Config['prices']): Promise<Answer<typeof openingPrice>> {
+async function costOf(
+  account: Account,
+  opening: Pick<Campaign, 'channel' | 'openingMessage'>,
+  prices: Config['prices'],
+): Promise<Answer<typeof openingPrice>> {
   const body = personalize(opening.openingMessage ?? '', NO_FIELDS);
   const price = await priceOf(prices, account, opening.channel, { author: 'campaign', body });
   return { price: toCredits(price), balance: toCredits(account.balanceCents), charged: account.parentId !== null };

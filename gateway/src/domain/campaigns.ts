@@ -27,7 +27,15 @@ type CampaignFields = Omit<Campaign, 'id' | 'accountId' | 'createdAt' | 'updated
   followUps: Partial<Campaign['followUps']>;
 };
 
-const defaultBot: Campaign['bot'] = { active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: '', handoffMessage: null };
+const defaultBot: Campaign['bot'] = {
+  active: true,
+  instructions: '',
+  companyInfo: '',
+  faqs: [],
+  resources: [],
+  goal: '',
+  handoffMessage: null,
+};
 
 /**
  * A campaign as stored, with the fields added since it was written filled in. Follow-ups written as bare delays
@@ -82,16 +90,24 @@ function cannotSend(account: Account, c: Campaign): Array<{ field: string; reaso
   const missing = [
     !c.listId && { field: 'listId', reason: 'link it to a list (listId)' },
     !c.openingMessage?.trim() && { field: 'openingMessage', reason: 'give it an openingMessage' },
-    c.channel === 'custom' && !c.customChannel?.trim() && { field: 'customChannel', reason: 'name its custom channel (customChannel)' },
+    c.channel === 'custom' &&
+      !c.customChannel?.trim() && { field: 'customChannel', reason: 'name its custom channel (customChannel)' },
   ].filter((m) => m !== false);
-  const refused = c.channel === 'custom' ? undefined : sendingRefusal(account.channels, { channel: c.channel, openingTemplate: c.openingTemplate });
+  const refused =
+    c.channel === 'custom'
+      ? undefined
+      : sendingRefusal(account.channels, { channel: c.channel, openingTemplate: c.openingTemplate });
   return refused ? [...missing, { field: 'channel', reason: refused }] : missing;
 }
 
 /** Every reason a campaign cannot go Live, in one 400: the message lists them, `fields` says which field each is about. */
 function liveRefusal(reasons: Array<{ field: string; reason: string }>): ApiError {
   const code = 'CAMPAIGN_CANNOT_SEND';
-  const fields = reasons.map(({ field, reason }) => ({ field, code, message: field === 'channel' ? reason : 'is required to go Live' }));
+  const fields = reasons.map(({ field, reason }) => ({
+    field,
+    code,
+    message: field === 'channel' ? reason : 'is required to go Live',
+  }));
   return new ApiError(400, code, `The campaign cannot go Live: ${reasons.map((r) => r.reason).join('; ')}`, {}, fields);
 }
 
@@ -112,7 +128,13 @@ function check(account: Account, c: Campaign): Campaign {
   });
   if (answersOnly(c.channel) && (c.openingMessage?.trim() || c.openingTemplate?.trim())) {
     const field = c.openingMessage?.trim() ? 'openingMessage' : 'openingTemplate';
-    checks.add(fieldError(field, `${c.channel === 'messenger' ? 'Messenger' : 'Instagram'} does not let a business write first: the campaign answers the contacts who write; leave ${field} empty`, 'NO_FIRST_MESSAGE'));
+    checks.add(
+      fieldError(
+        field,
+        `${c.channel === 'messenger' ? 'Messenger' : 'Instagram'} does not let a business write first: the campaign answers the contacts who write; leave ${field} empty`,
+        'NO_FIRST_MESSAGE',
+      ),
+    );
   }
   const reasons = c.status === 'live' ? cannotSend(account, c) : [];
   if (reasons.length) checks.add(liveRefusal(reasons));
@@ -124,19 +146,27 @@ export async function createCampaign(gw: Gateway, accountId: string, input: Camp
   return gw.store.transact(async (tx) => {
     if (input.listId) await getList(tx, accountId, input.listId);
     const at = now();
-    return tx.insert<Campaign>('campaigns', check(await getAccount(tx, accountId), {
-      ...input,
-      id: newId('cmp'),
-      accountId,
-      followUps: { enabled: false, steps: [], ...input.followUps },
-      bot: { ...defaultBot, ...input.bot },
-      createdAt: at,
-      updatedAt: at,
-    }));
+    return tx.insert<Campaign>(
+      'campaigns',
+      check(await getAccount(tx, accountId), {
+        ...input,
+        id: newId('cmp'),
+        accountId,
+        followUps: { enabled: false, steps: [], ...input.followUps },
+        bot: { ...defaultBot, ...input.bot },
+        createdAt: at,
+        updatedAt: at,
+      }),
+    );
   });
 }
 
-export async function updateCampaign(gw: Gateway, accountId: string, id: string, patch: Partial<CampaignFields>): Promise<Campaign> {
+export async function updateCampaign(
+  gw: Gateway,
+  accountId: string,
+  id: string,
+  patch: Partial<CampaignFields>,
+): Promise<Campaign> {
   return gw.store.transact(async (tx) => {
     const campaign = await getCampaign(tx, accountId, id);
     if (patch.listId) await getList(tx, accountId, patch.listId);
@@ -156,5 +186,11 @@ export async function updateCampaign(gw: Gateway, accountId: string, id: string,
 
 /** Live again: what a pause held goes back to the queue, in a job of its own (a big campaign holds many). */
 async function resumeLater(tx: Tx, campaign: Campaign): Promise<void> {
-  await tx.enqueue(newJob('campaign_resume', { campaignId: campaign.id }, { key: `campaign_resume:${campaign.id}`, accountId: campaign.accountId }));
+  await tx.enqueue(
+    newJob(
+      'campaign_resume',
+      { campaignId: campaign.id },
+      { key: `campaign_resume:${campaign.id}`, accountId: campaign.accountId },
+    ),
+  );
 }

@@ -36,17 +36,31 @@ const senderPhone = (whatsapp: boolean) =>
       try {
         return normalizePhone(number);
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a phone number in E.164 form with its country code, such as +14155550123' });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be a phone number in E.164 form with its country code, such as +14155550123',
+        });
         return z.NEVER;
       }
     });
 
 export const twilioCredentials: z.ZodType<TwilioCredentials, any> = z
   .strictObject({
-    accountSid: z.string().trim().regex(/^AC[0-9a-f]{32}$/, 'must be a Twilio Account SID: "AC" and 32 hex characters'),
-    authToken: z.string().trim().regex(/^[0-9a-f]{32}$/, 'must be a Twilio Auth Token: 32 hex characters'),
+    accountSid: z
+      .string()
+      .trim()
+      .regex(/^AC[0-9a-f]{32}$/, 'must be a Twilio Account SID: "AC" and 32 hex characters'),
+    authToken: z
+      .string()
+      .trim()
+      .regex(/^[0-9a-f]{32}$/, 'must be a Twilio Auth Token: 32 hex characters'),
     from: optional(senderPhone(false)),
-    messagingServiceSid: optional(z.string().trim().regex(/^MG[0-9a-f]{32}$/, 'must be a Messaging Service SID: "MG" and 32 hex characters')),
+    messagingServiceSid: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^MG[0-9a-f]{32}$/, 'must be a Messaging Service SID: "MG" and 32 hex characters'),
+    ),
     whatsappFrom: optional(senderPhone(true)),
   })
   .refine((c) => c.from || c.messagingServiceSid || c.whatsappFrom, {
@@ -72,14 +86,21 @@ export function publicTwilioCredentials(c: TwilioCredentials): {
 }
 
 /** What Meta's platforms (WhatsApp, Messenger, Instagram) ask for alike. */
-const graphId = (what: string) => z.string().trim().regex(/^\d{1,30}$/, `must be the ${what} Meta shows: digits only`);
+const graphId = (what: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d{1,30}$/, `must be the ${what} Meta shows: digits only`);
 const accessToken = z
   .string()
   .trim()
   .min(1, 'must not be empty or whitespace')
   .max(1000, 'must be at most 1000 characters')
   .regex(/^\S+$/, 'must be one token, without spaces');
-const appSecret = z.string().trim().regex(/^[0-9a-f]{32}$/, 'must be the Meta app secret: 32 hex characters');
+const appSecret = z
+  .string()
+  .trim()
+  .regex(/^[0-9a-f]{32}$/, 'must be the Meta app secret: 32 hex characters');
 const verifyToken = z.string().min(8, 'must be at least 8 characters').max(200, 'must be at most 200 characters');
 
 export interface WhatsAppCloudCredentials {
@@ -103,7 +124,12 @@ export function publicWhatsAppCloudCredentials(c: WhatsAppCloudCredentials): {
   appSecret: string;
   verifyToken: string;
 } {
-  return { phoneNumberId: c.phoneNumberId, accessToken: mask(c.accessToken), appSecret: mask(c.appSecret), verifyToken: c.verifyToken };
+  return {
+    phoneNumberId: c.phoneNumberId,
+    accessToken: mask(c.accessToken),
+    appSecret: mask(c.appSecret),
+    verifyToken: c.verifyToken,
+  };
 }
 
 /** A Facebook Page's Messenger: the Page, its access token, and the Meta app's secret and webhook verify token. */
@@ -153,23 +179,30 @@ export const publicInstagramCredentials = (c: InstagramCredentials) => ({
 /** What a campaign asks of the provider that sends it. */
 export type CampaignSending = { channel: BuiltInChannel; openingTemplate: string | null };
 
-const META_NAMES: Record<MetaChannel, string> = { messenger: 'a Facebook Page for Messenger', instagram: 'an Instagram professional account' };
+const META_NAMES: Record<MetaChannel, string> = {
+  messenger: 'a Facebook Page for Messenger',
+  instagram: 'an Instagram professional account',
+};
 
 function twilioRefusal(c: TwilioCredentials, campaign: CampaignSending): string | undefined {
   if (campaign.channel === 'sms') {
-    return c.from || c.messagingServiceSid ? undefined : 'Twilio has no SMS sender: set from (a phone number) or messagingServiceSid in the Twilio channel';
+    return c.from || c.messagingServiceSid
+      ? undefined
+      : 'Twilio has no SMS sender: set from (a phone number) or messagingServiceSid in the Twilio channel';
   }
   if (!c.whatsappFrom) return 'Twilio has no WhatsApp sender: set whatsappFrom in the Twilio channel';
   const template = campaign.openingTemplate?.trim();
   if (!template) {
     return 'WhatsApp sends the first message of a conversation only with an approved template: set openingTemplate to its Twilio Content SID ("HX…")';
   }
-  if (!CONTENT_SID.test(template)) return `On Twilio, openingTemplate must be the template's Content SID ("HX" and 32 hex characters), not "${template.slice(0, 40)}"`;
+  if (!CONTENT_SID.test(template))
+    return `On Twilio, openingTemplate must be the template's Content SID ("HX" and 32 hex characters), not "${template.slice(0, 40)}"`;
   return undefined;
 }
 
 function whatsAppCloudRefusal(campaign: CampaignSending): string | undefined {
-  if (campaign.channel !== 'whatsapp') return 'The WhatsApp Cloud API sends WhatsApp only: SMS needs the Twilio channel';
+  if (campaign.channel !== 'whatsapp')
+    return 'The WhatsApp Cloud API sends WhatsApp only: SMS needs the Twilio channel';
   if (!campaign.openingTemplate?.trim()) {
     return 'WhatsApp sends the first message of a conversation only with an approved template: set openingTemplate to its name';
   }
@@ -197,7 +230,10 @@ export interface ChannelCredentials {
  * is set up, else through Twilio; SMS through Twilio. The offline log provider takes a channel only while the
  * account has no provider at all: once one is set up, a channel it cannot serve is refused, never sent nowhere.
  */
-export function senderOf(channels: ChannelCredentials | undefined, channel: 'sms' | 'whatsapp'): 'whatsapp' | 'twilio' | 'log' {
+export function senderOf(
+  channels: ChannelCredentials | undefined,
+  channel: 'sms' | 'whatsapp',
+): 'whatsapp' | 'twilio' | 'log' {
   const { twilio, whatsapp } = channels ?? {};
   if (channel === 'whatsapp' && whatsapp) return 'whatsapp';
   if (twilio) return 'twilio';
@@ -208,9 +244,14 @@ export function senderOf(channels: ChannelCredentials | undefined, channel: 'sms
  * Why a campaign cannot send through the account's provider for its channel, or undefined when it can. Messenger
  * and Instagram have no offline provider: they take messages only from contacts who write, through Meta.
  */
-export function sendingRefusal(channels: ChannelCredentials | undefined, campaign: CampaignSending): string | undefined {
+export function sendingRefusal(
+  channels: ChannelCredentials | undefined,
+  campaign: CampaignSending,
+): string | undefined {
   if (answersOnly(campaign.channel)) {
-    return channels?.[campaign.channel] ? undefined : `Connect ${META_NAMES[campaign.channel]} first: PUT /v1/channels/${campaign.channel}`;
+    return channels?.[campaign.channel]
+      ? undefined
+      : `Connect ${META_NAMES[campaign.channel]} first: PUT /v1/channels/${campaign.channel}`;
   }
   const sender = senderOf(channels, campaign.channel);
   if (sender === 'whatsapp') return whatsAppCloudRefusal(campaign);

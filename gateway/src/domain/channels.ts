@@ -23,7 +23,10 @@ export type ProviderName = keyof ChannelCredentials;
 /** The webhook addresses the owner pastes into Twilio's or Meta's console, under this gateway's public address. */
 export function webhookUrls(base: string, accountId: string) {
   return {
-    twilio: { incoming: `${base}/v1/channels/twilio/${accountId}/incoming`, status: `${base}/v1/channels/twilio/${accountId}/status` },
+    twilio: {
+      incoming: `${base}/v1/channels/twilio/${accountId}/incoming`,
+      status: `${base}/v1/channels/twilio/${accountId}/status`,
+    },
     whatsapp: { webhook: `${base}/v1/channels/whatsapp/${accountId}/webhook` },
     messenger: { webhook: `${base}/v1/channels/messenger/${accountId}/webhook` },
     instagram: { webhook: `${base}/v1/channels/instagram/${accountId}/webhook` },
@@ -47,7 +50,12 @@ export function publicChannels(account: Account, base: string, publicUrlConfigur
   };
 }
 
-export async function setChannel<P extends ProviderName>(gw: Gateway, accountId: string, provider: P, credentials: ChannelCredentials[P]): Promise<Account> {
+export async function setChannel<P extends ProviderName>(
+  gw: Gateway,
+  accountId: string,
+  provider: P,
+  credentials: ChannelCredentials[P],
+): Promise<Account> {
   return gw.store.transact(async (tx) => {
     const account = (await tx.get<Account>('accounts', accountId))!;
     return tx.update<Account>('accounts', accountId, { channels: { ...account.channels, [provider]: credentials } });

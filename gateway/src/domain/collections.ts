@@ -90,7 +90,11 @@ export const collections: CollectionSpec[] = [
   // and those of one member ended when the member is removed.
   {
     name: 'sessions',
-    indexes: { tokenHash: { unique: true, fields: ['tokenHash'] }, account: { fields: ['accountId'] }, member: { fields: ['memberId'] } },
+    indexes: {
+      tokenHash: { unique: true, fields: ['tokenHash'] },
+      account: { fields: ['accountId'] },
+      member: { fields: ['memberId'] },
+    },
   },
   // An account's team (domain/members.ts): one email once per account; found at sign-in by email in every account,
   // and by the digest of an open invitation's token.
@@ -111,7 +115,10 @@ export const collections: CollectionSpec[] = [
   { name: 'funnel_counts', indexes: { month: { fields: ['campaignId', 'month'] } } },
   // The contacts a campaign could not reach (domain/reach.ts): once per campaign, reason and contact, and the counts.
   // Read by campaign, all reasons or one, in the order they were found (domain/reach.ts).
-  { name: 'unreachable', indexes: { campaign: { fields: ['campaignId'] }, reason: { fields: ['campaignId', 'reason'] } } },
+  {
+    name: 'unreachable',
+    indexes: { campaign: { fields: ['campaignId'] }, reason: { fields: ['campaignId', 'reason'] } },
+  },
   { name: 'unreachable_counts', indexes: {} },
   // A campaign's opening messages that are failed now (domain/failed-openings.ts), its id the message's.
   { name: 'failed_openings', indexes: { campaign: { fields: ['campaignId'] } } },

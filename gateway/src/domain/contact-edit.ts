@@ -25,8 +25,18 @@ export interface ContactPatch {
  * CONTACT_EXISTS naming that contact,
  * as dedup stays one contact per phone and email. Its search keys and dedup indexes follow in the same commit.
  */
-export async function editContact(gw: Gateway, account: ContactOwner, id: string, patch: ContactPatch): Promise<Contact> {
-  const phone = patch.phone === undefined ? undefined : patch.phone ? normalizePhone(patch.phone, 'phone', account.defaultCountry) : null;
+export async function editContact(
+  gw: Gateway,
+  account: ContactOwner,
+  id: string,
+  patch: ContactPatch,
+): Promise<Contact> {
+  const phone =
+    patch.phone === undefined
+      ? undefined
+      : patch.phone
+        ? normalizePhone(patch.phone, 'phone', account.defaultCountry)
+        : null;
   const email = patch.email === undefined ? undefined : patch.email ? normalizeEmail(patch.email) : null;
   return gw.store.transact((tx) => editContactIn(tx, account.id, id, { ...patch, phone, email }));
 }
@@ -37,7 +47,11 @@ async function editContactIn(tx: Tx, accountId: string, id: string, patch: Conta
   const email = patch.email === undefined ? before.email : patch.email;
   const externalIds = patch.externalIds ? await correctExternalIds(tx, before, patch.externalIds) : before.externalIds;
   const hasIds = Boolean(before.fromId) || Object.keys(externalIds ?? {}).length > 0;
-  if (!phone && !email && !hasIds) throw fieldError(patch.phone === null ? 'phone' : 'email', 'a contact keeps a phone, an email or an external ID; it cannot lose the last one');
+  if (!phone && !email && !hasIds)
+    throw fieldError(
+      patch.phone === null ? 'phone' : 'email',
+      'a contact keeps a phone, an email or an external ID; it cannot lose the last one',
+    );
   if (phone && phone !== before.phone) {
     const holder = await findByPhone(tx, accountId, phone);
     if (holder && holder.id !== id) throw contactExists('phone', holder);

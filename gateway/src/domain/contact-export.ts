@@ -13,7 +13,8 @@ import type { Answer } from '../contract/shared.js';
 export async function deliveriesOfContact(r: Reader, contactId: string, messages: Message[]): Promise<Delivery[]> {
   const found = new Map<string, Delivery>();
   for (const d of await r.find<Delivery>('deliveries', 'contact', [contactId])) found.set(d.id, d);
-  for (const batch of await Promise.all(messages.map((m) => deliveriesOf(r, m.id)))) for (const d of batch) found.set(d.id, d);
+  for (const batch of await Promise.all(messages.map((m) => deliveriesOf(r, m.id))))
+    for (const d of batch) found.set(d.id, d);
   return [...found.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
@@ -44,7 +45,16 @@ export async function exportContact(r: Reader, accountId: string, id: string): P
     files: messages.flatMap((m, i) => {
       if (!m.media) return [];
       const kept = media[i];
-      return [{ id: kept?.id ?? null, messageId: m.id, url: m.media.url, contentType: m.media.contentType, size: kept?.size ?? null, createdAt: kept?.createdAt ?? m.createdAt }];
+      return [
+        {
+          id: kept?.id ?? null,
+          messageId: m.id,
+          url: m.media.url,
+          contentType: m.media.contentType,
+          size: kept?.size ?? null,
+          createdAt: kept?.createdAt ?? m.createdAt,
+        },
+      ];
     }),
     lists: lists.map((m) => ({ id: m.list.id, name: m.list.name, addedAt: m.addedAt, source: m.source })),
     consent,

@@ -2,12 +2,29 @@ import type { Gateway } from '../context.js';
 import { ApiError } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
-import { createContactIn, findByEmail, findByFromId, findByPhone, insertContact, newContact, normalizeContact, updateContact, type Contact, type ContactInput, type ContactOwner, type NormalizedFields } from './contacts.js';
+import {
+  createContactIn,
+  findByEmail,
+  findByFromId,
+  findByPhone,
+  insertContact,
+  newContact,
+  normalizeContact,
+  updateContact,
+  type Contact,
+  type ContactInput,
+  type ContactOwner,
+  type NormalizedFields,
+} from './contacts.js';
 import { normalizePhone } from './phone.js';
 
 /** Whether a contact can be found again: it has a phone, an email or an external ID (the rule of every way in). */
 export const identifiable = (c: { phone?: unknown; email?: unknown; externalIds?: unknown }): boolean =>
-  Boolean(c.phone || c.email || (typeof c.externalIds === 'object' && c.externalIds !== null && Object.keys(c.externalIds).length > 0));
+  Boolean(
+    c.phone ||
+      c.email ||
+      (typeof c.externalIds === 'object' && c.externalIds !== null && Object.keys(c.externalIds).length > 0),
+  );
 
 /**
  * Which one contact a phone, an email or an external ID stands for. A contact is one person on every channel: its
@@ -23,25 +40,40 @@ export interface ExternalId {
 }
 
 /** The registration of an external ID, if it has one: the first read of finding its contact. */
-export const registrationOf = async (r: Reader, accountId: string, externalId: string): Promise<ExternalId | undefined> =>
+export const registrationOf = async (
+  r: Reader,
+  accountId: string,
+  externalId: string,
+): Promise<ExternalId | undefined> =>
   (await r.find<ExternalId>('external_ids', 'value', [accountId, externalId], { limit: 1 }))[0];
 
 /**
  * The contact holding an external ID, under any label, and whether the ID is registered: a contact stored before
  * external IDs were registered holds its one ID as fromId, unregistered.
  */
-async function holderOf(r: Reader, accountId: string, externalId: string): Promise<{ contact?: Contact; registered: boolean }> {
+async function holderOf(
+  r: Reader,
+  accountId: string,
+  externalId: string,
+): Promise<{ contact?: Contact; registered: boolean }> {
   const held = await registrationOf(r, accountId, externalId);
   if (held) return { contact: await r.get<Contact>('contacts', held.contactId), registered: true };
   return { contact: await findByFromId(r, accountId, externalId), registered: false };
 }
 
 /** The contact holding an external ID under any label, if one does. */
-export const contactOfExternalId = async (r: Reader, accountId: string, externalId: string): Promise<Contact | undefined> =>
-  (await holderOf(r, accountId, externalId)).contact;
+export const contactOfExternalId = async (
+  r: Reader,
+  accountId: string,
+  externalId: string,
+): Promise<Contact | undefined> => (await holderOf(r, accountId, externalId)).contact;
 
 const taken = (label: string, externalId: string, holder = 'another contact') =>
-  new ApiError(409, 'EXTERNAL_ID_TAKEN', `externalIds.${label}: "${externalId.slice(0, 100)}" is the external ID of ${holder}`);
+  new ApiError(
+    409,
+    'EXTERNAL_ID_TAKEN',
+    `externalIds.${label}: "${externalId.slice(0, 100)}" is the external ID of ${holder}`,
+  );
 
 /**
  * Spec §4.1: an existing phone (or, for an email-only contact, an existing email, or one of the external IDs given)
@@ -49,7 +81,11 @@ const taken = (label: string, externalId: string, holder = 'another contact') =>
  * unique indexes, so concurrent requests for one contact, on any process, make one: the transaction that loses the
  * race runs again and finds the winner.
  */
-export async function createContact(gw: Gateway, account: ContactOwner, input: ContactInput): Promise<{ contact: Contact; created: boolean }> {
+export async function createContact(
+  gw: Gateway,
+  account: ContactOwner,
+  input: ContactInput,
+): Promise<{ contact: Contact; created: boolean }> {
   const fields = normalizeContact(input, account.defaultCountry);
   return gw.store.transact((tx) => findOrCreateContactIn(tx, account.id, fields));
 }
@@ -60,7 +96,11 @@ export async function createContact(gw: Gateway, account: ContactOwner, input: C
  * none, and any contact found gains the labels it lacks. An external ID held by another contact (or by one with
  * another phone), or a label of the contact holding another ID, is a 409 EXTERNAL_ID_TAKEN before anything is written.
  */
-export async function findOrCreateContactIn(tx: Tx, accountId: string, fields: NormalizedFields): Promise<{ contact: Contact; created: boolean }> {
+export async function findOrCreateContactIn(
+  tx: Tx,
+  accountId: string,
+  fields: NormalizedFields,
+): Promise<{ contact: Contact; created: boolean }> {
   const ids = Object.entries(fields.externalIds ?? {});
   const holders = await Promise.all(ids.map(([, externalId]) => holderOf(tx, accountId, externalId)));
   const byAddress = await findByAddressOf(tx, accountId, fields);
@@ -72,7 +112,11 @@ export async function findOrCreateContactIn(tx: Tx, accountId: string, fields: N
     if (newPhone && existing!.phone) throw taken(label, externalId, 'a contact with another phone');
     const current = existing?.externalIds?.[label];
     if (current !== undefined && current !== externalId) {
-      throw new ApiError(409, 'EXTERNAL_ID_TAKEN', `externalIds.${label}: the contact already has the external ID "${current.slice(0, 100)}" there`);
+      throw new ApiError(
+        409,
+        'EXTERNAL_ID_TAKEN',
+        `externalIds.${label}: the contact already has the external ID "${current.slice(0, 100)}" there`,
+      );
     }
   }
   if (!existing) {
@@ -83,18 +127,34 @@ export async function findOrCreateContactIn(tx: Tx, accountId: string, fields: N
   const missing = ids.filter(([label]) => existing.externalIds?.[label] === undefined);
   if (!missing.length && !newPhone) return { contact: existing, created: false };
   for (const [i, [label, externalId]] of ids.entries()) {
-    if (existing.externalIds?.[label] === undefined && !holders[i]!.registered) await register(tx, existing, externalId);
+    if (existing.externalIds?.[label] === undefined && !holders[i]!.registered)
+      await register(tx, existing, externalId);
   }
   const externalIds = { ...existing.externalIds, ...Object.fromEntries(missing) };
-  return { contact: await updateContact(tx, existing, { externalIds, ...(newPhone ? { phone: newPhone, emailOnly: null } : {}), updatedAt: now() }), created: false };
+  return {
+    contact: await updateContact(tx, existing, {
+      externalIds,
+      ...(newPhone ? { phone: newPhone, emailOnly: null } : {}),
+      updatedAt: now(),
+    }),
+    created: false,
+  };
 }
 
 /** The contact of this phone, or with no phone of this email: the first thing fields are found by. */
 const findByAddressOf = (r: Reader, accountId: string, fields: NormalizedFields): Promise<Contact | undefined> =>
-  fields.phone ? findByPhone(r, accountId, fields.phone) : fields.email ? findByEmail(r, accountId, fields.email) : Promise.resolve(undefined);
+  fields.phone
+    ? findByPhone(r, accountId, fields.phone)
+    : fields.email
+      ? findByEmail(r, accountId, fields.email)
+      : Promise.resolve(undefined);
 
 /** The contact that findOrCreateContactIn finds for these fields, if there is one; nothing is written. */
-export async function findContactOf(r: Reader, accountId: string, fields: NormalizedFields): Promise<Contact | undefined> {
+export async function findContactOf(
+  r: Reader,
+  accountId: string,
+  fields: NormalizedFields,
+): Promise<Contact | undefined> {
   const byAddress = await findByAddressOf(r, accountId, fields);
   if (byAddress) return byAddress;
   for (const externalId of Object.values(fields.externalIds ?? {})) {
@@ -109,7 +169,11 @@ export async function findContactOf(r: Reader, accountId: string, fields: Normal
  * removes it. An ID another contact holds, under any label, is a 409 CONTACT_EXISTS naming that contact (the two may
  * be merged instead); the registrations follow in the caller's transaction, so the one-contact rule holds.
  */
-export async function correctExternalIds(tx: Tx, contact: Contact, changes: Record<string, string | null>): Promise<Record<string, string>> {
+export async function correctExternalIds(
+  tx: Tx,
+  contact: Contact,
+  changes: Record<string, string | null>,
+): Promise<Record<string, string>> {
   const externalIds = { ...contact.externalIds };
   for (const [label, externalId] of Object.entries(changes)) {
     const current = externalIds[label];
@@ -117,7 +181,11 @@ export async function correctExternalIds(tx: Tx, contact: Contact, changes: Reco
     const held = externalId === null ? undefined : await holderOf(tx, contact.accountId, externalId);
     if (held?.contact && held.contact.id !== contact.id) throw contactExists(`externalIds.${label}`, held.contact);
     if (externalId !== null && Object.values(externalIds).includes(externalId)) {
-      throw new ApiError(400, 'VALIDATION_ERROR', `externalIds.${label}: "${externalId.slice(0, 100)}" is this contact's ID on another channel already`);
+      throw new ApiError(
+        400,
+        'VALIDATION_ERROR',
+        `externalIds.${label}: "${externalId.slice(0, 100)}" is this contact's ID on another channel already`,
+      );
     }
     if (current !== undefined) {
       const registration = await registrationOf(tx, contact.accountId, current);
@@ -135,10 +203,22 @@ export async function correctExternalIds(tx: Tx, contact: Contact, changes: Reco
 
 /** The phone, email or external ID asked for is another contact's: the caller may merge the two instead. */
 export const contactExists = (field: string, holder: Contact) =>
-  new ApiError(409, 'CONTACT_EXISTS', `${field}: another contact (${holder.id}) has this ${field.replace(/^externalIds\..*/, 'external ID')}; merge the two contacts instead`, {}, undefined, holder.id);
+  new ApiError(
+    409,
+    'CONTACT_EXISTS',
+    `${field}: another contact (${holder.id}) has this ${field.replace(/^externalIds\..*/, 'external ID')}; merge the two contacts instead`,
+    {},
+    undefined,
+    holder.id,
+  );
 
 const register = (tx: Tx, contact: Contact, externalId: string) =>
-  tx.insert<ExternalId>('external_ids', { id: newId('xid'), accountId: contact.accountId, externalId, contactId: contact.id });
+  tx.insert<ExternalId>('external_ids', {
+    id: newId('xid'),
+    accountId: contact.accountId,
+    externalId,
+    contactId: contact.id,
+  });
 
 /**
  * The contact whose phone or email this text is, for a fromId that is one (spec §2.4): a phone written as the
@@ -171,16 +251,27 @@ export async function contactForExternalId(
 ): Promise<Contact> {
   // Only the contact's own fields: callers pass a whole message input, whose `id` must not become the contact's.
   const { firstName, lastName, email } = details;
-  const given = Object.fromEntries(Object.entries({ firstName, lastName, email }).filter(([, v]) => v)) as Partial<Contact>;
+  const given = Object.fromEntries(
+    Object.entries({ firstName, lastName, email }).filter(([, v]) => v),
+  ) as Partial<Contact>;
   const { contact: holder, registered } = await holderOf(tx, account.id, externalId);
   const known = holder ?? (await findByAddress(tx, account, externalId));
-  const contact = known ?? await insertContact(tx, newContact(account.id, given));
+  const contact = known ?? (await insertContact(tx, newContact(account.id, given)));
   if (!registered) await register(tx, contact, externalId);
   const place: Partial<Contact> = {
-    ...(label === null ? (contact.fromId === externalId ? {} : { fromId: externalId }) : (contact.fromId ? {} : { fromId: externalId })),
-    ...(label === null || contact.externalIds?.[label] === externalId ? {} : { externalIds: { ...contact.externalIds, [label]: externalId } }),
+    ...(label === null
+      ? contact.fromId === externalId
+        ? {}
+        : { fromId: externalId }
+      : contact.fromId
+        ? {}
+        : { fromId: externalId }),
+    ...(label === null || contact.externalIds?.[label] === externalId
+      ? {}
+      : { externalIds: { ...contact.externalIds, [label]: externalId } }),
   };
-  const changes = known && update && Object.entries(given).some(([k, v]) => contact[k as keyof Contact] !== v) ? given : {};
+  const changes =
+    known && update && Object.entries(given).some(([k, v]) => contact[k as keyof Contact] !== v) ? given : {};
   if (!Object.keys(place).length && !Object.keys(changes).length) return contact;
   return updateContact(tx, contact, { ...place, ...changes, updatedAt: now() });
 }

@@ -55,10 +55,26 @@ const MAX_WORDS = 12;
 
 /** Lower case, accents folded, spaces collapsed: how keys are made and queries read. */
 export const normalizeSearch = (text: string): string =>
-  text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+  text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** Letters that keep no accent to fold in Unicode's decomposition, as a reader of Latin script takes them. */
-const FOLDED: Record<string, string> = { ø: 'o', ł: 'l', đ: 'd', ð: 'd', ħ: 'h', ı: 'i', ß: 'ss', æ: 'ae', œ: 'oe', þ: 'th' };
+const FOLDED: Record<string, string> = {
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  ħ: 'h',
+  ı: 'i',
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  þ: 'th',
+};
 
 /**
  * A normalized word or ID without its punctuation, spaces and signs (emoji and other pictures stay: they may be all
@@ -83,11 +99,16 @@ interface Terms {
 }
 
 function termsOf(c: Omit<SearchableContact, 'id' | 'accountId'>): Terms {
-  const written = normalizeSearch(`${c.firstName ?? ''} ${c.lastName ?? ''}`).split(' ').filter(Boolean).slice(0, MAX_WORDS);
+  const written = normalizeSearch(`${c.firstName ?? ''} ${c.lastName ?? ''}`)
+    .split(' ')
+    .filter(Boolean)
+    .slice(0, MAX_WORDS);
   // "ann-marie" is found as "ann-m…" and as "marie".
   const parts = written.flatMap((word) => word.split(/[^\p{L}\p{N}]+/u).filter((part) => part && part !== word));
   const email = c.email ? [normalizeSearch(c.email)] : [];
-  const exact = [c.fromId, ...Object.values(c.externalIds ?? {})].filter((t): t is string => Boolean(t)).map(normalizeSearch);
+  const exact = [c.fromId, ...Object.values(c.externalIds ?? {})]
+    .filter((t): t is string => Boolean(t))
+    .map(normalizeSearch);
   const words = [...written, ...parts, ...email];
   const withCompact = (terms: string[]) => [...new Set([...terms, ...terms.map(compact).filter(Boolean)])];
   return { words: withCompact(words), exact: withCompact(exact), digits: c.phone ? digitsOf(c.phone) : null };
@@ -97,20 +118,26 @@ function termsOf(c: Omit<SearchableContact, 'id' | 'accountId'>): Terms {
 export function searchKeysOf(c: Parameters<typeof termsOf>[0]): Set<string> {
   const { words, exact, digits } = termsOf(c);
   const keys = new Set<string>();
-  for (const word of words) for (let n = PREFIX_MIN; n <= Math.min(lengthOf(word), KEY_LENGTH); n++) keys.add(head(word, n));
+  for (const word of words)
+    for (let n = PREFIX_MIN; n <= Math.min(lengthOf(word), KEY_LENGTH); n++) keys.add(head(word, n));
   for (const term of exact) if (lengthOf(term) >= PREFIX_MIN) keys.add(head(term, KEY_LENGTH));
   if (digits) for (let n = SUFFIX_MIN; n <= Math.min(digits.length, KEY_LENGTH); n++) keys.add(digits.slice(-n));
   return keys;
 }
 
-const keyId = (contactId: string, key: string) => `csk_${createHash('sha256').update(`${contactId}\n${key}`).digest('hex').slice(0, 32)}`;
+const keyId = (contactId: string, key: string) =>
+  `csk_${createHash('sha256').update(`${contactId}\n${key}`).digest('hex').slice(0, 32)}`;
 
 /**
  * Keeps a contact's search keys as the contact is written: `before` is the contact as it was stored (undefined for a
  * new one). Only the keys that change are written. A key that should be there is looked for before it is added, as
  * one may be (written by an earlier version's run, or by a writer that lost a race and runs again).
  */
-export async function indexContactIn(tx: Tx, before: SearchableContact | undefined, after: SearchableContact): Promise<void> {
+export async function indexContactIn(
+  tx: Tx,
+  before: SearchableContact | undefined,
+  after: SearchableContact,
+): Promise<void> {
   const wanted = searchKeysOf(after);
   const had = before ? searchKeysOf(before) : new Set<string>();
   const added = [...wanted].filter((key) => !had.has(key));
@@ -118,7 +145,13 @@ export async function indexContactIn(tx: Tx, before: SearchableContact | undefin
   // A new contact's keys cannot be there yet: its id is new.
   const present = before ? await Promise.all(added.map((key) => tx.get('contact_search', keyId(after.id, key)))) : [];
   for (const [i, key] of added.entries()) {
-    if (!present[i]) await tx.insert<SearchKey>('contact_search', { id: keyId(after.id, key), accountId: after.accountId, contactId: after.id, key });
+    if (!present[i])
+      await tx.insert<SearchKey>('contact_search', {
+        id: keyId(after.id, key),
+        accountId: after.accountId,
+        contactId: after.id,
+        key,
+      });
   }
 }
 
@@ -129,7 +162,9 @@ export async function indexContactIn(tx: Tx, before: SearchableContact | undefin
  */
 export async function indexStoredContactsIn(tx: Tx, ids: string[]): Promise<void> {
   const contacts = await Promise.all(ids.map((id) => tx.get<SearchableContact>('contacts', id)));
-  const wanted = contacts.flatMap((c) => (c ? [...searchKeysOf(c)].map((key) => ({ c, key, id: keyId(c.id, key) })) : []));
+  const wanted = contacts.flatMap((c) =>
+    c ? [...searchKeysOf(c)].map((key) => ({ c, key, id: keyId(c.id, key) })) : [],
+  );
   const present = await Promise.all(wanted.map((w) => tx.get('contact_search', w.id)));
   for (const [i, { c, key, id }] of wanted.entries()) {
     if (!present[i]) await tx.insert<SearchKey>('contact_search', { id, accountId: c.accountId, contactId: c.id, key });
@@ -152,8 +187,11 @@ export function searchQuery(q: string): SearchQuery | undefined {
       // An ID or a name made of digits ("9001") is found by them too: its key is the same when they are 8 or fewer.
       matches: (c) => {
         const terms = termsOf(c);
-        return Boolean(terms.digits?.endsWith(digits)) || terms.exact.includes(digits) ||
-          (text === digits && terms.words.some((word) => word.startsWith(text)));
+        return (
+          Boolean(terms.digits?.endsWith(digits)) ||
+          terms.exact.includes(digits) ||
+          (text === digits && terms.words.some((word) => word.startsWith(text)))
+        );
       },
     };
   }
@@ -185,7 +223,11 @@ export async function searchContacts<C extends SearchableContact>(
   const found: Array<{ id: string; contact: C }> = [];
   let after = page.after;
   for (;;) {
-    const batch = await r.find<SearchKey>('contact_search', 'key', [accountId, query.key], { order: 'desc', after, limit: page.limit });
+    const batch = await r.find<SearchKey>('contact_search', 'key', [accountId, query.key], {
+      order: 'desc',
+      after,
+      limit: page.limit,
+    });
     const contacts = await Promise.all(batch.map((k) => r.get<C>('contacts', k.contactId)));
     for (const [i, k] of batch.entries()) {
       const contact = contacts[i];

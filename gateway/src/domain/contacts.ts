@@ -111,7 +111,11 @@ export function normalizeContact(
   input: ContactInput,
   defaultCountry?: string | null,
 ): Omit<ContactInput, 'phone' | 'email'> & { phone: string | null; email: string | null } {
-  return { ...input, phone: input.phone ? normalizePhone(input.phone, 'phone', defaultCountry) : null, email: input.email ? normalizeEmail(input.email) : null };
+  return {
+    ...input,
+    phone: input.phone ? normalizePhone(input.phone, 'phone', defaultCountry) : null,
+    email: input.email ? normalizeEmail(input.email) : null,
+  };
 }
 
 export type NormalizedFields = {
@@ -128,16 +132,19 @@ export async function createContactIn(tx: Tx, accountId: string, input: Normaliz
   const phone = input.phone ?? null;
   const email = input.email ?? null;
   const hasExternalIds = Object.keys(input.externalIds ?? {}).length > 0;
-  return insertContact(tx, newContact(accountId, {
-    firstName: input.firstName || null,
-    lastName: input.lastName || null,
-    phone,
-    email,
-    // Known by its email alone: neither a phone nor an external ID tells it apart.
-    emailOnly: phone || hasExternalIds ? null : email,
-    customFields: input.customFields ?? {},
-    ...(hasExternalIds ? { externalIds: input.externalIds } : {}),
-  }));
+  return insertContact(
+    tx,
+    newContact(accountId, {
+      firstName: input.firstName || null,
+      lastName: input.lastName || null,
+      phone,
+      email,
+      // Known by its email alone: neither a phone nor an external ID tells it apart.
+      emailOnly: phone || hasExternalIds ? null : email,
+      customFields: input.customFields ?? {},
+      ...(hasExternalIds ? { externalIds: input.externalIds } : {}),
+    }),
+  );
 }
 
 /**
@@ -160,10 +167,15 @@ export async function updateContact(tx: Tx, before: Contact, patch: Partial<Cont
   return updated;
 }
 
-export async function lookupContact(gw: Gateway, account: ContactOwner, by: { phoneNumber?: string; email?: string }): Promise<Contact> {
-  const contact = by.phoneNumber !== undefined
-    ? await findByPhone(gw.store, account.id, normalizePhone(by.phoneNumber, 'phoneNumber', account.defaultCountry))
-    : await findByEmail(gw.store, account.id, normalizeEmail(by.email!));
+export async function lookupContact(
+  gw: Gateway,
+  account: ContactOwner,
+  by: { phoneNumber?: string; email?: string },
+): Promise<Contact> {
+  const contact =
+    by.phoneNumber !== undefined
+      ? await findByPhone(gw.store, account.id, normalizePhone(by.phoneNumber, 'phoneNumber', account.defaultCountry))
+      : await findByEmail(gw.store, account.id, normalizeEmail(by.email!));
   if (!contact) throw notFound('Contact');
   return contact;
 }

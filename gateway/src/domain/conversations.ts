@@ -75,7 +75,8 @@ export interface Conversation {
   updatedAt: string;
 }
 
-export const channelKeyOf = (channel: Channel, customChannel: string | null) => (channel === 'custom' ? `custom:${customChannel ?? ''}` : channel);
+export const channelKeyOf = (channel: Channel, customChannel: string | null) =>
+  channel === 'custom' ? `custom:${customChannel ?? ''}` : channel;
 
 export async function getConversation(r: Reader, accountId: string, id: string): Promise<Conversation> {
   const conversation = await r.get<Conversation>('conversations', id);
@@ -83,15 +84,23 @@ export async function getConversation(r: Reader, accountId: string, id: string):
   return conversation;
 }
 
-export const conversationsOfContact = (r: Reader, contactId: string) => r.find<Conversation>('conversations', 'contact', [contactId]);
+export const conversationsOfContact = (r: Reader, contactId: string) =>
+  r.find<Conversation>('conversations', 'contact', [contactId]);
 
 /**
  * The contact's conversation on a channel, if there is one: found among the contact's conversations, which a
  * transaction handling the contact's message reads anyway (a second read of them costs nothing).
  */
-export async function existingConversation(r: Reader, contact: Pick<Contact, 'accountId' | 'id'>, channel: Channel, customChannel: string | null): Promise<Conversation | undefined> {
+export async function existingConversation(
+  r: Reader,
+  contact: Pick<Contact, 'accountId' | 'id'>,
+  channel: Channel,
+  customChannel: string | null,
+): Promise<Conversation | undefined> {
   const channelKey = channelKeyOf(channel, customChannel);
-  return (await conversationsOfContact(r, contact.id)).find((c) => c.accountId === contact.accountId && c.channelKey === channelKey);
+  return (await conversationsOfContact(r, contact.id)).find(
+    (c) => c.accountId === contact.accountId && c.channelKey === channelKey,
+  );
 }
 
 /** The contact's conversation on a channel, started (under `campaignId`) when there is none yet. */
@@ -106,46 +115,64 @@ export async function conversationFor(
   if (existing) return existing;
   const channelKey = channelKeyOf(channel, customChannel);
   const at = now();
-  return told(tx, null, await tx.insert<Conversation>('conversations', {
-    id: newId('cnv'),
-    accountId: contact.accountId,
-    contactId: contact.id,
-    channel,
-    customChannel: channel === 'custom' ? customChannel : null,
-    channelKey,
-    campaignId,
-    status: contact.optOut ? 'opted_out' : 'active',
-    bot: { active: true },
-    opening: null,
-    next: null,
-    followUpHeld: null,
-    lastMessage: null,
-    lastIncomingAt: null,
-    lastActivityAt: at,
-    createdAt: at,
-    updatedAt: at,
-  }));
+  return told(
+    tx,
+    null,
+    await tx.insert<Conversation>('conversations', {
+      id: newId('cnv'),
+      accountId: contact.accountId,
+      contactId: contact.id,
+      channel,
+      customChannel: channel === 'custom' ? customChannel : null,
+      channelKey,
+      campaignId,
+      status: contact.optOut ? 'opted_out' : 'active',
+      bot: { active: true },
+      opening: null,
+      next: null,
+      followUpHeld: null,
+      lastMessage: null,
+      lastIncomingAt: null,
+      lastActivityAt: at,
+      createdAt: at,
+      updatedAt: at,
+    }),
+  );
 }
 
 /**
  * Records activity: the conversation moves last in the store's order, so that it comes first in the
  * newest-activity-first order of the inbox. A new last message is one added to it: the inbox hears of both.
  */
-export async function touchConversation(tx: Tx, conversation: Conversation, patch: Partial<Conversation>): Promise<Conversation> {
+export async function touchConversation(
+  tx: Tx,
+  conversation: Conversation,
+  patch: Partial<Conversation>,
+): Promise<Conversation> {
   const at = now();
   const next = { ...conversation, ...patch, lastActivityAt: at, updatedAt: at };
-  const touched = await tx.touch<Conversation>('conversations', conversation.id, { ...patch, lastActivityAt: at, updatedAt: at, awaiting: awaitingOf(next) });
-  if (patch.lastMessage && patch.lastMessage.id !== conversation.lastMessage?.id) messageAdded(tx, touched.accountId, touched.id, patch.lastMessage);
+  const touched = await tx.touch<Conversation>('conversations', conversation.id, {
+    ...patch,
+    lastActivityAt: at,
+    updatedAt: at,
+    awaiting: awaitingOf(next),
+  });
+  if (patch.lastMessage && patch.lastMessage.id !== conversation.lastMessage?.id)
+    messageAdded(tx, touched.accountId, touched.id, patch.lastMessage);
   return told(tx, conversation, touched);
 }
 
 export const updateConversation = async (tx: Tx, conversation: Conversation, patch: Partial<Conversation>) =>
-  told(tx, conversation, await tx.update<Conversation>('conversations', conversation.id, {
-    ...patch,
-    // Only a patch that changes what it depends on decides it again: the rest of `conversation` may be older.
-    ...('status' in patch || 'lastMessage' in patch ? { awaiting: awaitingOf({ ...conversation, ...patch }) } : {}),
-    updatedAt: now(),
-  }));
+  told(
+    tx,
+    conversation,
+    await tx.update<Conversation>('conversations', conversation.id, {
+      ...patch,
+      // Only a patch that changes what it depends on decides it again: the rest of `conversation` may be older.
+      ...('status' in patch || 'lastMessage' in patch ? { awaiting: awaitingOf({ ...conversation, ...patch }) } : {}),
+      updatedAt: now(),
+    }),
+  );
 
 /** Every write of a conversation goes through here: the inbox hears what changed (see inbox-changes.ts). */
 function told(tx: Tx, before: Conversation | null, after: Conversation): Conversation {
@@ -175,21 +202,46 @@ const AUTOMATIC: ReadonlySet<Message['author']> = new Set(['bot', 'system']);
  */
 export const needsReply = (c: Pick<Conversation, 'status' | 'lastMessage'>) =>
   c.status !== 'opted_out' &&
-  (c.lastMessage?.direction === 'incoming' || (c.status === 'handed_off' && c.lastMessage?.direction === 'outgoing' && AUTOMATIC.has(c.lastMessage.author ?? null)));
+  (c.lastMessage?.direction === 'incoming' ||
+    (c.status === 'handed_off' &&
+      c.lastMessage?.direction === 'outgoing' &&
+      AUTOMATIC.has(c.lastMessage.author ?? null)));
 const awaitingOf = (c: Conversation) => (needsReply(c) ? ('reply' as const) : null);
 
 /** An outgoing message was sent or failed: its conversation shows it, when it is the last message there. */
 export async function messageSettled(tx: Tx, message: Message): Promise<void> {
-  const conversation = message.conversationId ? await tx.get<Conversation>('conversations', message.conversationId) : undefined;
-  if (conversation?.lastMessage?.id === message.id) await updateConversation(tx, conversation, { lastMessage: lastMessageOf(message) });
+  const conversation = message.conversationId
+    ? await tx.get<Conversation>('conversations', message.conversationId)
+    : undefined;
+  if (conversation?.lastMessage?.id === message.id)
+    await updateConversation(tx, conversation, { lastMessage: lastMessageOf(message) });
 }
 
 export function lastMessageOf(m: Message): Conversation['lastMessage'] {
-  return { id: m.id, direction: m.direction, body: m.body, status: m.status, createdAt: m.createdAt, author: m.author, authorName: m.authorName };
+  return {
+    id: m.id,
+    direction: m.direction,
+    body: m.body,
+    status: m.status,
+    createdAt: m.createdAt,
+    author: m.author,
+    authorName: m.authorName,
+  };
 }
 
 export function publicConversation(c: Conversation, contact: Contact | undefined): ConversationAnswer {
-  const { accountId: _a, channelKey: _k, followUpHeld: _h, lastIncomingId: _i, botAnsweredId: _b, clarifying: _c, failing: _f, awaiting: _w, handoffNoticeAt: _n, ...rest } = c;
+  const {
+    accountId: _a,
+    channelKey: _k,
+    followUpHeld: _h,
+    lastIncomingId: _i,
+    botAnsweredId: _b,
+    clarifying: _c,
+    failing: _f,
+    awaiting: _w,
+    handoffNoticeAt: _n,
+    ...rest
+  } = c;
   return {
     ...rest,
     goalReachedAt: c.goalReachedAt ?? null,
@@ -222,7 +274,11 @@ export async function countFailed(tx: Tx, conversationId: string | null, by: 1 |
   const conversation = conversationId ? await tx.get<Conversation>('conversations', conversationId) : undefined;
   if (!conversation) return;
   const failed = Math.max(0, (conversation.failed ?? 0) + by);
-  told(tx, conversation, await tx.update<Conversation>('conversations', conversation.id, { failed, failing: failed > 0 ? 'failed' : null }));
+  told(
+    tx,
+    conversation,
+    await tx.update<Conversation>('conversations', conversation.id, { failed, failing: failed > 0 ? 'failed' : null }),
+  );
 }
 
 const SCAN_BATCH = 200;
@@ -248,18 +304,34 @@ export async function conversationsOf(
   const [index, values] = contactId
     ? ['contact', [contactId]]
     : failed
-    ? ['failing', [accountId, 'failed']]
-    : assigned ? ['assignee', [accountId, assigned]]
-    : awaiting ? ['awaiting', [accountId, 'reply']]
-    : status ? ['status', [accountId, status]] : campaignId ? ['campaign', [accountId, campaignId]] : channel ? ['kind', [accountId, channel]] : ['account', [accountId]];
+      ? ['failing', [accountId, 'failed']]
+      : assigned
+        ? ['assignee', [accountId, assigned]]
+        : awaiting
+          ? ['awaiting', [accountId, 'reply']]
+          : status
+            ? ['status', [accountId, status]]
+            : campaignId
+              ? ['campaign', [accountId, campaignId]]
+              : channel
+                ? ['kind', [accountId, channel]]
+                : ['account', [accountId]];
   const wanted = (c: Conversation) =>
-    (!status || c.status === status) && (!campaignId || c.campaignId === campaignId) && (!channel || c.channel === channel) &&
-    (!failed || c.failing === 'failed') && (awaiting === undefined || needsReply(c) === awaiting) &&
-    (assigneeId === undefined || (c.assigneeId ?? 'none') === assigneeId) && (!contactId || (c.contactId === contactId && c.accountId === accountId));
+    (!status || c.status === status) &&
+    (!campaignId || c.campaignId === campaignId) &&
+    (!channel || c.channel === channel) &&
+    (!failed || c.failing === 'failed') &&
+    (awaiting === undefined || needsReply(c) === awaiting) &&
+    (assigneeId === undefined || (c.assigneeId ?? 'none') === assigneeId) &&
+    (!contactId || (c.contactId === contactId && c.accountId === accountId));
   const found: Array<Placed<Conversation>> = [];
   let after = page.after;
   for (;;) {
-    const batch = await r.findPlaced<Conversation>('conversations', index, values, { order: 'desc', after, limit: SCAN_BATCH });
+    const batch = await r.findPlaced<Conversation>('conversations', index, values, {
+      order: 'desc',
+      after,
+      limit: SCAN_BATCH,
+    });
     found.push(...batch.filter((placed) => wanted(placed.doc)));
     if (found.length >= page.limit || batch.length < SCAN_BATCH) return found.slice(0, page.limit);
     after = batch.at(-1)!.place;

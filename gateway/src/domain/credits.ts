@@ -5,7 +5,13 @@ import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import { findByEmail, getAccount, toCredits, type Account } from './accounts.js';
 import { checkAutoRecharge, publicAutoRecharge } from './auto-recharge.js';
-import { MESSAGE_KINDS, type CreditsAnswer, type creditEntry, type grant, type lowBalanceAnswer } from '../contract/credits.js';
+import {
+  MESSAGE_KINDS,
+  type CreditsAnswer,
+  type creditEntry,
+  type grant,
+  type lowBalanceAnswer,
+} from '../contract/credits.js';
 import type { Answer } from '../contract/shared.js';
 import { creditsChanged } from './credit-changes.js';
 import type { Message } from './messages.js';
@@ -28,7 +34,6 @@ export interface CreditTransaction {
   recharge?: boolean;
   createdAt: string;
 }
-
 
 export type GrantResult = Answer<typeof grant>;
 
@@ -66,7 +71,12 @@ export async function grantCredits(
     });
     await checkAutoRecharge(tx, sub.id);
     creditsChanged(tx, sub.id);
-    const granted: GrantResult = { success: true, sub_account_id: sub.id, credits_added: toCredits(amountCents), new_balance: toCredits(balanceCents) };
+    const granted: GrantResult = {
+      success: true,
+      sub_account_id: sub.id,
+      credits_added: toCredits(amountCents),
+      new_balance: toCredits(balanceCents),
+    };
     await within(tx, granted);
     return granted;
   });
@@ -80,7 +90,12 @@ export async function useCredits(gw: Gateway, accountId: string, amount: number,
   const amountCents = Math.round(amount * 100);
   return gw.store.transact(async (tx) => {
     const account = await getAccount(tx, accountId);
-    const balanceCents = await spend(tx, account, amountCents, { description: description || null, messageId: null, author: null, channel: null });
+    const balanceCents = await spend(tx, account, amountCents, {
+      description: description || null,
+      messageId: null,
+      author: null,
+      channel: null,
+    });
     if (balanceCents === undefined) throw insufficientCredits(account.balanceCents, amountCents);
     return { balance: toCredits(balanceCents) };
   });
@@ -140,26 +155,31 @@ export async function creditsOf(r: Reader, accountId: string, prices: Config['pr
     lowBalance: isLow(fresh),
     ...(fresh.parentId
       ? {
-        autoRecharge: publicAutoRecharge(fresh.autoRecharge),
-        prices: { botReply: toCredits(prices.botReply), smsSegment: toCredits(prices.smsSegment), whatsapp: toCredits(prices.whatsapp) },
-        canSend: !Number.isFinite(cheapest) || fresh.balanceCents >= cheapest,
-        agency: agency ? { name: agency.name, email: agency.email } : null,
-      }
+          autoRecharge: publicAutoRecharge(fresh.autoRecharge),
+          prices: {
+            botReply: toCredits(prices.botReply),
+            smsSegment: toCredits(prices.smsSegment),
+            whatsapp: toCredits(prices.whatsapp),
+          },
+          canSend: !Number.isFinite(cheapest) || fresh.balanceCents >= cheapest,
+          agency: agency ? { name: agency.name, email: agency.email } : null,
+        }
       : {}),
     transactions: history.map((t) => ({
-        id: t.id,
-        kind: t.kind,
-        amount: toCredits(t.amountCents),
-        balance: toCredits(t.balanceCents),
-        description: t.description,
-        messageId: t.messageId ?? null,
-        createdAt: t.createdAt,
-      })),
+      id: t.id,
+      kind: t.kind,
+      amount: toCredits(t.amountCents),
+      balance: toCredits(t.balanceCents),
+      description: t.description,
+      messageId: t.messageId ?? null,
+      createdAt: t.createdAt,
+    })),
   };
 }
 
 /** Only a sub-account pays for its messages: its balance is low under the threshold it set. */
-const isLow = (a: Account) => a.parentId !== null && a.lowBalanceThresholdCents != null && a.balanceCents < a.lowBalanceThresholdCents;
+const isLow = (a: Account) =>
+  a.parentId !== null && a.lowBalanceThresholdCents != null && a.balanceCents < a.lowBalanceThresholdCents;
 
 /** A history entry as the API shows it: a grant, a recharge (a grant answering auto-recharge) or a message's cost. */
 export function publicEntry(t: CreditTransaction): Answer<typeof creditEntry> {
@@ -180,7 +200,8 @@ export function publicEntry(t: CreditTransaction): Answer<typeof creditEntry> {
   };
 }
 
-const isMessageKind = (a: string | null): a is (typeof MESSAGE_KINDS)[number] => (MESSAGE_KINDS as readonly string[]).includes(a ?? '');
+const isMessageKind = (a: string | null): a is (typeof MESSAGE_KINDS)[number] =>
+  (MESSAGE_KINDS as readonly string[]).includes(a ?? '');
 
 /** The account's credit history, newest first, a page at a time (GET /v1/credits/history). */
 export const creditHistory = (r: Reader, accountId: string, page: Page) =>
@@ -190,10 +211,16 @@ export const creditHistory = (r: Reader, accountId: string, page: Page) =>
  * The balance under which the account's team is warned (PUT /v1/credits/low-balance); null: no warning but the one
  * that says the balance pays for no message at all.
  */
-export async function setLowBalanceThreshold(gw: Gateway, accountId: string, threshold: number | null): Promise<Answer<typeof lowBalanceAnswer>> {
+export async function setLowBalanceThreshold(
+  gw: Gateway,
+  accountId: string,
+  threshold: number | null,
+): Promise<Answer<typeof lowBalanceAnswer>> {
   return gw.store.transact(async (tx) => {
     await getAccount(tx, accountId);
-    const saved = await tx.update<Account>('accounts', accountId, { lowBalanceThresholdCents: threshold === null ? null : Math.round(threshold * 100) });
+    const saved = await tx.update<Account>('accounts', accountId, {
+      lowBalanceThresholdCents: threshold === null ? null : Math.round(threshold * 100),
+    });
     creditsChanged(tx, accountId);
     return { balance: toCredits(saved.balanceCents), lowBalanceThreshold: threshold, lowBalance: isLow(saved) };
   });

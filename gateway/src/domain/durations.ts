@@ -37,7 +37,10 @@ export interface DurationOptions {
 }
 
 /** "1h30m" → 5400000. Throws a 400 ApiError (code INVALID_DURATION) naming `field` otherwise. */
-export function parseDuration(input: unknown, { field = 'duration', min = DURATION_MIN_MS, max = DURATION_MAX_MS }: DurationOptions = {}): number {
+export function parseDuration(
+  input: unknown,
+  { field = 'duration', min = DURATION_MIN_MS, max = DURATION_MAX_MS }: DurationOptions = {},
+): number {
   const refuse = (message: string) => fieldError(field, message, 'INVALID_DURATION', ' ');
   const shape = 'must be a duration such as "15m": a whole number of s, m, h or d ("30s", "2h", "1d", "1h30m")';
   if (typeof input !== 'string') throw refuse(shape);

@@ -40,8 +40,14 @@ export interface Addresses {
 }
 
 const addressesOf = (c: Addresses): string[] =>
-  [...new Set([c.phone && `phone:${c.phone}`, c.email && `email:${c.email}`, c.fromId && `id:${c.fromId}`, ...Object.values(c.externalIds ?? {}).map((v) => `id:${v}`)])]
-    .filter((a): a is string => Boolean(a));
+  [
+    ...new Set([
+      c.phone && `phone:${c.phone}`,
+      c.email && `email:${c.email}`,
+      c.fromId && `id:${c.fromId}`,
+      ...Object.values(c.externalIds ?? {}).map((v) => `id:${v}`),
+    ]),
+  ].filter((a): a is string => Boolean(a));
 
 const hashId = (secret: string, accountId: string, address: string) =>
   `eoo_${createHmac('sha256', Buffer.from(secret, 'base64url')).update(`${accountId}\n${address}`).digest('hex')}`;
@@ -65,17 +71,24 @@ export async function keepOptOut(tx: Tx, contact: Addresses, optOut: ConsentChan
 export async function forgetOptOut(tx: Tx, contact: Addresses): Promise<void> {
   const key = await tx.get<Secret>(COLLECTION, KEY_ID);
   if (!key) return;
-  for (const address of addressesOf(contact)) await tx.remove(COLLECTION, hashId(key.secret, contact.accountId, address));
+  for (const address of addressesOf(contact))
+    await tx.remove(COLLECTION, hashId(key.secret, contact.accountId, address));
 }
 
 /** The opt-out an erased contact left under one of these addresses (those `before` lacked), if any. */
-export async function erasedOptOutOf(r: Reader, contact: Addresses, before?: Addresses): Promise<ConsentChange | undefined> {
+export async function erasedOptOutOf(
+  r: Reader,
+  contact: Addresses,
+  before?: Addresses,
+): Promise<ConsentChange | undefined> {
   const had = new Set(before ? addressesOf(before) : []);
   const addresses = addressesOf(contact).filter((a) => !had.has(a));
   if (!addresses.length) return undefined;
   const key = await r.get<Secret>(COLLECTION, KEY_ID);
   if (!key) return undefined;
-  const found = await Promise.all(addresses.map((a) => r.get<ErasedOptOut>(COLLECTION, hashId(key.secret, contact.accountId, a))));
+  const found = await Promise.all(
+    addresses.map((a) => r.get<ErasedOptOut>(COLLECTION, hashId(key.secret, contact.accountId, a))),
+  );
   const kept = found.find((f) => f);
   return kept && { at: kept.at, channel: kept.channel, keyword: kept.keyword };
 }

@@ -14,13 +14,20 @@ export interface FailedOpening {
   failedAt: string;
 }
 
-const isOpening = (m: Message): m is Message & { campaignId: string } => m.author === 'campaign' && m.campaignId !== null && m.direction === 'outgoing';
+const isOpening = (m: Message): m is Message & { campaignId: string } =>
+  m.author === 'campaign' && m.campaignId !== null && m.direction === 'outgoing';
 
 /** Called wherever a message's status changes (engine/message-status.ts): `before` as it was, `after` as written. */
 export async function openingStatusChanged(tx: Tx, before: Message, after: Message): Promise<void> {
   if (!isOpening(after) || before.status === after.status) return;
   if (after.status === 'failed') {
-    const failed: FailedOpening = { id: after.id, accountId: after.accountId, campaignId: after.campaignId, errorCode: after.errorCode, failedAt: after.updatedAt };
+    const failed: FailedOpening = {
+      id: after.id,
+      accountId: after.accountId,
+      campaignId: after.campaignId,
+      errorCode: after.errorCode,
+      failedAt: after.updatedAt,
+    };
     if (!(await tx.get('failed_openings', after.id))) await tx.insert<FailedOpening>('failed_openings', failed);
   } else if (before.status === 'failed' && (await tx.get('failed_openings', after.id))) {
     await tx.remove('failed_openings', after.id);
@@ -35,7 +42,10 @@ export const failedOpeningsOf = (r: Reader, campaignId: string, limit = FAILED_C
   r.find<FailedOpening>('failed_openings', 'campaign', [campaignId], { limit });
 
 /** How many of the campaign's openings are failed now, in all and by error code (up to FAILED_COUNTED). */
-export async function countFailedOpenings(r: Reader, campaignId: string): Promise<{ count: number; more: boolean; byCode: Record<string, number> }> {
+export async function countFailedOpenings(
+  r: Reader,
+  campaignId: string,
+): Promise<{ count: number; more: boolean; byCode: Record<string, number> }> {
   const found = await failedOpeningsOf(r, campaignId, FAILED_COUNTED + 1);
   const counted = found.slice(0, FAILED_COUNTED);
   const byCode: Record<string, number> = {};

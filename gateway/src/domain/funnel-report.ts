@@ -31,7 +31,12 @@ export interface FunnelQuery {
 export const MAX_DAYS = 366;
 const PAGE = 500;
 
-export async function funnelOf(r: Reader, accountId: string, campaignId: string, query: FunnelQuery): Promise<FunnelAnswer> {
+export async function funnelOf(
+  r: Reader,
+  accountId: string,
+  campaignId: string,
+  query: FunnelQuery,
+): Promise<FunnelAnswer> {
   const campaign = await getCampaign(r, accountId, campaignId);
   const { timezone } = query;
   const to = query.to ?? localDate(clockNow(), timezone);
@@ -56,7 +61,14 @@ export async function funnelOf(r: Reader, accountId: string, campaignId: string,
   }
   const totals = zero();
   for (const counts of days.values()) for (const step of FUNNEL_STEPS) totals[step] += counts[step];
-  return { campaignId: campaign.id, from, to, timezone, totals, days: [...days].map(([date, counts]) => ({ date, ...counts })) };
+  return {
+    campaignId: campaign.id,
+    from,
+    to,
+    timezone,
+    totals,
+    days: [...days].map(([date, counts]) => ({ date, ...counts })),
+  };
 }
 
 /** Spreads one UTC day's quarter-hour counts over the local days they fall in. */
@@ -75,7 +87,8 @@ function addDay(days: Map<string, StepCounts>, doc: FunnelCounts, timezone: stri
 
 const zero = (): StepCounts => Object.fromEntries(FUNNEL_STEPS.map((s) => [s, 0])) as StepCounts;
 
-export const addDays = (date: string, n: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+export const addDays = (date: string, n: number): string =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
 
 function monthsBetween(first: string, last: string): string[] {
   const months: string[] = [];
@@ -93,7 +106,15 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(timezone: string): Intl.DateTimeFormat {
   let f = formatters.get(timezone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' });
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
     formatters.set(timezone, f);
   }
   return f;

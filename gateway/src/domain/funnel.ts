@@ -56,16 +56,34 @@ export async function recordStep(tx: Tx, step: FunnelStep, subject: StepSubject,
   if (!campaignId) return;
   const id = `${step}:${campaignId}:${contactId}`;
   if (await tx.get('funnel_steps', id)) return;
-  await tx.insert<FunnelStepRecord>('funnel_steps', { id, accountId, campaignId, contactId, step, at: new Date(at).toISOString() });
+  await tx.insert<FunnelStepRecord>('funnel_steps', {
+    id,
+    accountId,
+    campaignId,
+    contactId,
+    step,
+    at: new Date(at).toISOString(),
+  });
   const day = new Date(at).toISOString().slice(0, 10);
   const key = `${step}@${Math.floor((at % DAY_MS) / QUARTER_MS)}`;
-  await countOne(tx, 'funnel_counts', `${campaignId}:${day}:${shardOf(contactId)}`, key, { accountId, campaignId, month: day.slice(0, 7), day });
+  await countOne(tx, 'funnel_counts', `${campaignId}:${day}:${shardOf(contactId)}`, key, {
+    accountId,
+    campaignId,
+    month: day.slice(0, 7),
+    day,
+  });
 }
 
 type Counted = { id: string; counts: Record<string, number> };
 
 /** Adds one to `key` in the counts document `id` of `collection`, made of `fields` when it is the first. */
-export async function countOne(tx: Tx, collection: string, id: string, key: string, fields: Record<string, unknown>): Promise<void> {
+export async function countOne(
+  tx: Tx,
+  collection: string,
+  id: string,
+  key: string,
+  fields: Record<string, unknown>,
+): Promise<void> {
   // Counters are shared by many contacts' transactions: they take turns on each rather than race.
   const doc = await tx.lock<Counted>(collection, id);
   if (doc) await tx.update<Counted>(collection, id, { counts: { ...doc.counts, [key]: (doc.counts[key] ?? 0) + 1 } });
@@ -74,7 +92,8 @@ export async function countOne(tx: Tx, collection: string, id: string, key: stri
 
 /** A message from the contact after the campaign's opening message went: the contact replied to that campaign. */
 export async function recordReply(tx: Tx, conversation: Conversation): Promise<void> {
-  if (conversation.opening?.status === 'sent') await recordStep(tx, 'replied', { ...conversation, campaignId: conversation.opening.campaignId });
+  if (conversation.opening?.status === 'sent')
+    await recordStep(tx, 'replied', { ...conversation, campaignId: conversation.opening.campaignId });
 }
 
 export function shardOf(contactId: string): number {
@@ -87,11 +106,18 @@ export function shardOf(contactId: string): number {
  * A contact's own record in a per-contact collection of a campaign (`<prefix><contactId>`): removed when the contact
  * is erased, given to `into` (unless it has its own) when the contact is merged into it. The counts keep no contact.
  */
-export async function moveRecord(tx: Tx, collection: string, prefix: string, contactId: string, into?: string): Promise<void> {
+export async function moveRecord(
+  tx: Tx,
+  collection: string,
+  prefix: string,
+  contactId: string,
+  into?: string,
+): Promise<void> {
   const doc = await tx.get<FunnelStepRecord>(collection, `${prefix}${contactId}`);
   if (!doc) return;
   await tx.remove(collection, doc.id);
-  if (into && !(await tx.get(collection, `${prefix}${into}`))) await tx.insert(collection, { ...doc, id: `${prefix}${into}`, contactId: into });
+  if (into && !(await tx.get(collection, `${prefix}${into}`)))
+    await tx.insert(collection, { ...doc, id: `${prefix}${into}`, contactId: into });
 }
 
 /** The contact's funnel steps in the campaign: removed, or moved to `into` (see moveRecord). */

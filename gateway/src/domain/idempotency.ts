@@ -41,11 +41,16 @@ export async function idempotent(
   accountId: string,
   key: string | undefined,
   body: unknown,
-  perform: (remember: (tx: Tx, status: number, response: unknown) => Promise<void>) => Promise<{ status: number; response: unknown }>,
+  perform: (
+    remember: (tx: Tx, status: number, response: unknown) => Promise<void>,
+  ) => Promise<{ status: number; response: unknown }>,
 ): Promise<{ status: number; response: unknown; replayed: boolean }> {
   if (key === undefined) return { ...(await perform(async () => undefined)), replayed: false };
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw badRequest('Idempotency-Key: must be 1-255 visible ASCII characters', 'INVALID_IDEMPOTENCY_KEY');
-  const requestHash = createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
+  if (!/^[\x21-\x7e]{1,255}$/.test(key))
+    throw badRequest('Idempotency-Key: must be 1-255 visible ASCII characters', 'INVALID_IDEMPOTENCY_KEY');
+  const requestHash = createHash('sha256')
+    .update(JSON.stringify(body ?? null))
+    .digest('hex');
 
   /** The record this request made, if it made one: the only one it may let go of when its claim's outcome is unknown. */
   let made: string | undefined;
@@ -55,10 +60,19 @@ export async function idempotent(
     const [stored] = await tx.find<Remembered>('idempotency', 'key', [accountId, key]);
     if (stored && stored.expiresAt > at) {
       if (stored.requestHash !== requestHash) {
-        throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body');
+        throw new ApiError(
+          422,
+          'IDEMPOTENCY_KEY_REUSED',
+          'This Idempotency-Key was used with a different request body',
+        );
       }
       if (stored.state === 'done') return { replay: stored };
-      if (stored.leaseUntil > at) throw new ApiError(409, 'IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed');
+      if (stored.leaseUntil > at)
+        throw new ApiError(
+          409,
+          'IDEMPOTENCY_IN_FLIGHT',
+          'A request with this Idempotency-Key is still being processed',
+        );
       await tx.update<Remembered>('idempotency', stored.id, { leaseUntil: at + LEASE_MS });
       return { claimed: stored.id };
     }

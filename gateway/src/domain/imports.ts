@@ -102,9 +102,7 @@ export interface ImportChunk {
 export type RawRow = { row: number; fields: unknown } | RowError;
 
 /** The import's two forms: CSV text with a header row and the header of each contact field, or contact objects. */
-export type ImportSource =
-  | { csv: string; columns: CsvColumns; delimiter: string }
-  | { contacts: unknown[] };
+export type ImportSource = { csv: string; columns: CsvColumns; delimiter: string } | { contacts: unknown[] };
 
 export interface CsvColumns {
   phone?: string;
@@ -144,7 +142,8 @@ export const publicImport = (i: Import): ImportAnswer => ({
 });
 
 /** The job that applies the chunk at `position`; its key makes it one, whoever queues it. */
-export const importJob = (i: Import, position: number) => newJob('import', { importId: i.id, position }, { key: `import:${i.id}:${position}`, accountId: i.accountId });
+export const importJob = (i: Import, position: number) =>
+  newJob('import', { importId: i.id, position }, { key: `import:${i.id}:${position}`, accountId: i.accountId });
 
 export async function getImport(r: Reader, accountId: string, id: string): Promise<Import> {
   const found = await r.get<Import>('imports', id);
@@ -173,8 +172,15 @@ export async function createImport(
   const accountId = account.id;
   const delayMs = delay === undefined ? 0 : parseDuration(delay, { field: 'delay' });
   await getList(gw.store, accountId, listId);
-  const raw = 'csv' in source ? await readCsv(source.csv, source.columns, source.delimiter) : source.contacts.map((fields, i) => ({ row: i + 1, fields }));
-  if (raw.length === 0) throw badRequest('csv' in source ? 'csv: the file has no rows under its header' : 'contacts: give at least one contact', 'EMPTY_IMPORT');
+  const raw =
+    'csv' in source
+      ? await readCsv(source.csv, source.columns, source.delimiter)
+      : source.contacts.map((fields, i) => ({ row: i + 1, fields }));
+  if (raw.length === 0)
+    throw badRequest(
+      'csv' in source ? 'csv: the file has no rows under its header' : 'contacts: give at least one contact',
+      'EMPTY_IMPORT',
+    );
   if (raw.length > MAX_ROWS) throw tooManyRows();
   const rows = await checkRows(raw, readContact, account.defaultCountry);
   return gw.store.transact(async (tx) => {
@@ -203,7 +209,13 @@ export async function createImport(
       updatedAt: at,
     });
     for (const [position, chunk] of chunks.entries()) {
-      await tx.insert<ImportChunk>('import_chunks', { id: newId('imc'), accountId, importId: created.id, position, rows: chunk });
+      await tx.insert<ImportChunk>('import_chunks', {
+        id: newId('imc'),
+        accountId,
+        importId: created.id,
+        position,
+        rows: chunk,
+      });
     }
     await tx.enqueue(importJob(created, 0));
     return created;
@@ -217,7 +229,11 @@ const tooManyRows = () => badRequest(`At most ${MAX_ROWS} rows per import; split
  * a country code as of the account's default country); a row whose phone (or, without a phone, its email, or
  * without either its first external ID) was on an earlier row is a duplicate.
  */
-async function checkRows(raw: RawRow[], readContact: ReadContact, defaultCountry: string | null | undefined): Promise<ImportRow[]> {
+async function checkRows(
+  raw: RawRow[],
+  readContact: ReadContact,
+  defaultCountry: string | null | undefined,
+): Promise<ImportRow[]> {
   // By key: the row that first gave it and the contact fields that row is found by.
   const seen = new Map<string, { row: number; contact: ContactFields }>();
   const rows: ImportRow[] = [];
@@ -233,13 +249,24 @@ async function checkRows(raw: RawRow[], readContact: ReadContact, defaultCountry
       const { firstName, lastName, customFields, externalIds, phone, email } = contact;
       const ids = Object.values(externalIds ?? {});
       // The first is what finds the row's contact; the others make a later row found by them a repeat too.
-      const keys = [...(phone ? [`phone:${phone}`] : []), ...(email ? [`email:${email}`] : []), ...ids.map((id) => `id:${id}`)];
+      const keys = [
+        ...(phone ? [`phone:${phone}`] : []),
+        ...(email ? [`email:${email}`] : []),
+        ...ids.map((id) => `id:${id}`),
+      ];
       const earlier = seen.get(keys[0]!);
       if (earlier) {
         rows.push({ row, duplicate: true, of: earlier });
         continue;
       }
-      const kept = { firstName, lastName, phone, email, ...(customFields && Object.keys(customFields).length ? { customFields } : {}), ...(ids.length ? { externalIds } : {}) };
+      const kept = {
+        firstName,
+        lastName,
+        phone,
+        email,
+        ...(customFields && Object.keys(customFields).length ? { customFields } : {}),
+        ...(ids.length ? { externalIds } : {}),
+      };
       const first = { row, contact: { phone, email, ...(ids.length ? { externalIds } : {}) } };
       for (const key of keys) if (!seen.has(key)) seen.set(key, first);
       rows.push({ row, contact: kept, ...(warnings.length ? { warnings } : {}) });
@@ -260,11 +287,15 @@ const DROPPABLE: ReadonlyArray<readonly [string, readonly string[], string]> = [
 /** The droppable field a refusal is about, if it is about one alone. */
 function droppableOf(err: unknown): (typeof DROPPABLE)[number] | undefined {
   if (!(err instanceof ApiError)) return undefined;
-  return DROPPABLE.find(([, names, code]) => err.code === code || Boolean(err.fields?.length && err.fields.every((f) => names.includes(f.field))));
+  return DROPPABLE.find(
+    ([, names, code]) =>
+      err.code === code || Boolean(err.fields?.length && err.fields.every((f) => names.includes(f.field))),
+  );
 }
 
 /** What a row held in a field, as text a report can show (cut to 200 characters). */
-const shown = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, 200);
+const shown = (value: unknown): string =>
+  (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).slice(0, 200);
 
 /**
  * A row read as POST /contacts reads a contact. A phone or an email that cannot be read (a national number with no
@@ -290,7 +321,14 @@ function readRow(
     } catch (err) {
       first ??= err;
       const about = droppableOf(err);
-      if (!about || attempt >= DROPPABLE.length || typeof current !== 'object' || current === null || Array.isArray(current)) throw first;
+      if (
+        !about ||
+        attempt >= DROPPABLE.length ||
+        typeof current !== 'object' ||
+        current === null ||
+        Array.isArray(current)
+      )
+        throw first;
       const [field, names, code] = about;
       const given = current as Record<string, unknown>;
       const value = names.map((name) => given[name]).find((v) => v !== undefined && v !== '');
@@ -313,7 +351,9 @@ function readRow(
  * so the rest of the file still imports.
  */
 async function readCsv(text: string, columns: CsvColumns, delimiter: string): Promise<RawRow[]> {
-  const parser = Readable.from(slices(text, 256 * 1024)).pipe(csvParser({ bom: true, delimiter, relax_column_count: true, info: true }));
+  const parser = Readable.from(slices(text, 256 * 1024)).pipe(
+    csvParser({ bom: true, delimiter, relax_column_count: true, info: true }),
+  );
   const rows: RawRow[] = [];
   let read: ((cells: string[]) => Record<string, unknown>) | undefined;
   let fieldCount = 0;
@@ -328,7 +368,11 @@ async function readCsv(text: string, columns: CsvColumns, delimiter: string): Pr
       } else if (record.some((cell) => cell.trim() !== '')) {
         if (rows.length === MAX_ROWS) throw tooManyRows();
         if (info.error?.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') {
-          rows.push({ row, code: 'WRONG_FIELD_COUNT', message: `the row has ${record.length} field${record.length === 1 ? '' : 's'} where the header has ${fieldCount}` });
+          rows.push({
+            row,
+            code: 'WRONG_FIELD_COUNT',
+            message: `the row has ${record.length} field${record.length === 1 ? '' : 's'} where the header has ${fieldCount}`,
+          });
         } else rows.push({ row, fields: read(record) });
       }
     }
@@ -351,20 +395,41 @@ function fieldReader(header: string[], columns: CsvColumns): (cells: string[]) =
   const indexOf = (field: string, name: string): number => {
     const at = names.indexOf(name.trim());
     if (at < 0) {
-      const found = names.filter(Boolean).map((n) => `"${n.slice(0, 60)}"`).join(', ') || 'none';
-      throw badRequest(`columns.${field}: the file has no column "${name.slice(0, 60)}"; its columns are ${found}`, 'MISSING_COLUMN');
+      const found =
+        names
+          .filter(Boolean)
+          .map((n) => `"${n.slice(0, 60)}"`)
+          .join(', ') || 'none';
+      throw badRequest(
+        `columns.${field}: the file has no column "${name.slice(0, 60)}"; its columns are ${found}`,
+        'MISSING_COLUMN',
+      );
     }
-    if (names.indexOf(name.trim(), at + 1) >= 0) throw badRequest(`columns.${field}: the file has two columns "${name.slice(0, 60)}"`, 'DUPLICATE_COLUMN');
+    if (names.indexOf(name.trim(), at + 1) >= 0)
+      throw badRequest(`columns.${field}: the file has two columns "${name.slice(0, 60)}"`, 'DUPLICATE_COLUMN');
     return at;
   };
   const { customFields = {}, externalIds = {}, ...fields } = columns;
-  const mapped = Object.entries(fields).filter(([, name]) => name !== undefined).map(([field, name]) => [field, indexOf(field, name!)] as const);
-  const custom = Object.entries(customFields).map(([field, name]) => [field, indexOf(`customFields.${field}`, name)] as const);
-  const labelled = Object.entries(externalIds).map(([label, name]) => [label, indexOf(`externalIds.${label}`, name)] as const);
+  const mapped = Object.entries(fields)
+    .filter(([, name]) => name !== undefined)
+    .map(([field, name]) => [field, indexOf(field, name!)] as const);
+  const custom = Object.entries(customFields).map(
+    ([field, name]) => [field, indexOf(`customFields.${field}`, name)] as const,
+  );
+  const labelled = Object.entries(externalIds).map(
+    ([label, name]) => [label, indexOf(`externalIds.${label}`, name)] as const,
+  );
   const cellsOf = (cells: string[], pairs: ReadonlyArray<readonly [string, number]>) =>
-    Object.fromEntries(pairs.map(([field, at]) => [field, cells[at]?.trim() ?? '']).filter(([, value]) => value !== ''));
-  const nested = (name: string, values: Record<string, unknown>) => (Object.keys(values).length ? { [name]: values } : {});
-  return (cells) => ({ ...cellsOf(cells, mapped), ...nested('customFields', cellsOf(cells, custom)), ...nested('externalIds', cellsOf(cells, labelled)) });
+    Object.fromEntries(
+      pairs.map(([field, at]) => [field, cells[at]?.trim() ?? '']).filter(([, value]) => value !== ''),
+    );
+  const nested = (name: string, values: Record<string, unknown>) =>
+    Object.keys(values).length ? { [name]: values } : {};
+  return (cells) => ({
+    ...cellsOf(cells, mapped),
+    ...nested('customFields', cellsOf(cells, custom)),
+    ...nested('externalIds', cellsOf(cells, labelled)),
+  });
 }
 
 /**
@@ -372,14 +437,22 @@ function fieldReader(header: string[], columns: CsvColumns): (cells: string[]) =
  * (`into` null), its rows kept with a warning (which hold the text left out) go from the lists and its duplicates
  * name no contact. The counts stay: they name nobody.
  */
-export async function reassignInImports(tx: Tx, accountId: string, contactId: string, into: string | null): Promise<void> {
+export async function reassignInImports(
+  tx: Tx,
+  accountId: string,
+  contactId: string,
+  into: string | null,
+): Promise<void> {
   const named = (entry: { contactId?: string | null }) => entry.contactId === contactId;
   for (const list of await tx.find<{ id: string }>('lists', 'account', [accountId])) {
     for (const report of await tx.find<Import>('imports', 'list', [list.id])) {
       if (!report.rowWarnings?.some(named) && !report.rowDuplicates?.some(named)) continue;
       const warnings = report.rowWarnings?.flatMap((w) => (!named(w) ? [w] : into ? [{ ...w, contactId: into }] : []));
       const duplicates = report.rowDuplicates?.map((d) => (named(d) ? { ...d, contactId: into } : d));
-      await tx.update<Import>('imports', report.id, { ...(warnings ? { rowWarnings: warnings } : {}), ...(duplicates ? { rowDuplicates: duplicates } : {}) });
+      await tx.update<Import>('imports', report.id, {
+        ...(warnings ? { rowWarnings: warnings } : {}),
+        ...(duplicates ? { rowDuplicates: duplicates } : {}),
+      });
     }
   }
 }

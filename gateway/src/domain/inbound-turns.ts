@@ -22,7 +22,8 @@ export interface InboundTurn {
 export const INBOUND_TURNS = 'inbound_turns';
 
 /** The turn of the contact who wrote `sender` to the account on this provider. */
-export const turnOf = (accountId: string, provider: string, sender: string): string => `${accountId}:${provider}:${sender}`;
+export const turnOf = (accountId: string, provider: string, sender: string): string =>
+  `${accountId}:${provider}:${sender}`;
 
 /**
  * Queues the job of an entry in the caller's transaction, or leaves it waiting for its contact's turn; false when
@@ -36,7 +37,11 @@ export async function takeEntry(tx: Tx, job: InboundJob): Promise<boolean> {
   }
   const turn = await tx.lock<InboundTurn>(INBOUND_TURNS, job.turn);
   if (!turn) {
-    await tx.insert<InboundTurn>(INBOUND_TURNS, { id: job.turn, accountId: job.accountId, waiting: [{ key, job: null }] });
+    await tx.insert<InboundTurn>(INBOUND_TURNS, {
+      id: job.turn,
+      accountId: job.accountId,
+      waiting: [{ key, job: null }],
+    });
     await tx.enqueue(newJob('inbound', job, { accountId: job.accountId }));
     return true;
   }

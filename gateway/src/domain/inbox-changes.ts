@@ -45,7 +45,11 @@ function pending(tx: Tx, accountId: string, conversationId: string): Pending {
   let conversations = pendingOf.get(tx);
   if (!conversations) pendingOf.set(tx, (conversations = new Map()));
   let found = conversations.get(conversationId);
-  if (!found) conversations.set(conversationId, (found = { accountId, before: undefined, after: undefined, created: [], statuses: new Map(), told: false }));
+  if (!found)
+    conversations.set(
+      conversationId,
+      (found = { accountId, before: undefined, after: undefined, created: [], statuses: new Map(), told: false }),
+    );
   return found;
 }
 
@@ -66,7 +70,13 @@ export function messageAdded(tx: Tx, accountId: string, conversationId: string, 
 }
 
 /** An outgoing message of the conversation reached `status` (sent, delivered, read, failed…). */
-export function messageStatusChanged(tx: Tx, accountId: string, conversationId: string, messageId: string, status: string): void {
+export function messageStatusChanged(
+  tx: Tx,
+  accountId: string,
+  conversationId: string,
+  messageId: string,
+  status: string,
+): void {
   const p = pending(tx, accountId, conversationId);
   p.statuses.set(messageId, status);
   publish(tx, conversationId, p);
@@ -83,9 +93,16 @@ function publish(tx: Tx, conversationId: string, p: Pending): void {
   if (updated.length > 0) change.updated = updated;
   const { before, after } = p;
   if (after) {
-    if (before ? before.assigneeId !== after.assigneeId : before === null && after.assigneeId !== null) change.assigneeId = after.assigneeId;
+    if (before ? before.assigneeId !== after.assigneeId : before === null && after.assigneeId !== null)
+      change.assigneeId = after.assigneeId;
     if (!before || STATE_FIELDS.some((field) => before[field] !== after[field])) {
-      change.state = { status: after.status, needsReply: after.needsReply, unread: after.unread, botActive: after.botActive, failed: after.failed };
+      change.state = {
+        status: after.status,
+        needsReply: after.needsReply,
+        unread: after.unread,
+        botActive: after.botActive,
+        failed: after.failed,
+      };
     }
   }
   // Nothing the inbox shows changed: nothing to tell, unless an earlier write of this transaction told something.
@@ -114,7 +131,9 @@ export function inboxEvents(change: Change): InboxEvent[] {
   for (const [messageId, status] of (change.updated ?? []) as Array<[string, string]>) {
     events.push({ event: 'message.updated', data: { conversationId, messageId, status } });
   }
-  if ('assigneeId' in change) events.push({ event: 'conversation.assigned', data: { conversationId, assigneeId: change.assigneeId ?? null } });
-  if (change.state && typeof change.state === 'object') events.push({ event: 'conversation.updated', data: { conversationId, ...(change.state as Record<string, Json>) } });
+  if ('assigneeId' in change)
+    events.push({ event: 'conversation.assigned', data: { conversationId, assigneeId: change.assigneeId ?? null } });
+  if (change.state && typeof change.state === 'object')
+    events.push({ event: 'conversation.updated', data: { conversationId, ...(change.state as Record<string, Json>) } });
   return events;
 }

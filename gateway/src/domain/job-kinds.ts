@@ -43,6 +43,10 @@ export type JobQueueName = typeof DEFAULT_QUEUE | 'inbound';
 export const queueOf = (kind: JobKind): JobQueueName => (kind === 'inbound' ? 'inbound' : DEFAULT_QUEUE);
 
 /** A job to queue (Tx.enqueue), its data checked against its kind, in its kind's queue. */
-export function newJob<K extends JobKind>(kind: K, data: JobKinds[K], options: Pick<NewJob, 'runAt' | 'key' | 'accountId'> = {}): NewJob<JobKinds[K]> {
+export function newJob<K extends JobKind>(
+  kind: K,
+  data: JobKinds[K],
+  options: Pick<NewJob, 'runAt' | 'key' | 'accountId'> = {},
+): NewJob<JobKinds[K]> {
   return { kind, data, queue: queueOf(kind), ...options };
 }

@@ -32,24 +32,37 @@ export async function getList(r: Reader, accountId: string, id: string): Promise
 }
 
 export async function createList(gw: Gateway, accountId: string, name: string): Promise<List> {
-  return gw.store.transact(async (tx) => tx.insert<List>('lists', { id: newId('lst'), accountId, name, createdAt: now() }));
+  return gw.store.transact(async (tx) =>
+    tx.insert<List>('lists', { id: newId('lst'), accountId, name, createdAt: now() }),
+  );
 }
 
 /** The account's lists, oldest first; a page of them when `page` is given. */
-export const listsOf = (r: Reader, accountId: string, page?: Page) => r.find<List>('lists', 'account', [accountId], page);
+export const listsOf = (r: Reader, accountId: string, page?: Page) =>
+  r.find<List>('lists', 'account', [accountId], page);
 
 /**
  * A list's memberships in the order the contacts joined, each with its contact. Paged over memberships (their
  * ids are the cursor), since a contact may sit in many lists.
  */
-export async function membersOf(r: Reader, accountId: string, listId: string, page?: Page): Promise<Array<Membership & { contact: Contact }>> {
+export async function membersOf(
+  r: Reader,
+  accountId: string,
+  listId: string,
+  page?: Page,
+): Promise<Array<Membership & { contact: Contact }>> {
   await getList(r, accountId, listId);
   const members = await r.find<Membership>('memberships', 'list', [listId], page);
   return Promise.all(members.map(async (m) => ({ ...m, contact: (await r.get<Contact>('contacts', m.contactId))! })));
 }
 
 /** The contact joins the list unless it is a member already (the engine's joinList adds the campaign trigger). */
-export async function addMembership(tx: Tx, listId: string, contact: Contact, source: Membership['source']): Promise<{ added: boolean; membership: Membership }> {
+export async function addMembership(
+  tx: Tx,
+  listId: string,
+  contact: Contact,
+  source: Membership['source'],
+): Promise<{ added: boolean; membership: Membership }> {
   const [existing] = await tx.find<Membership>('memberships', 'member', [listId, contact.id]);
   if (existing) return { added: false, membership: existing };
   const membership = await tx.insert<Membership>('memberships', {
@@ -67,7 +80,8 @@ export async function addMembership(tx: Tx, listId: string, contact: Contact, so
 export async function removeMembership(tx: Tx, accountId: string, listId: string, contactId: string): Promise<void> {
   await getList(tx, accountId, listId);
   const [membership] = await tx.find<Membership>('memberships', 'member', [listId, contactId]);
-  if (!membership || membership.accountId !== accountId) throw new ApiError(404, 'CONTACT_NOT_IN_LIST', 'The contact is not on this list');
+  if (!membership || membership.accountId !== accountId)
+    throw new ApiError(404, 'CONTACT_NOT_IN_LIST', 'The contact is not on this list');
   await tx.remove('memberships', membership.id);
 }
 

@@ -22,22 +22,29 @@ export const isDataUri = (url: string) => /^data:/i.test(url);
  * Decodes an embedded `data:<mime>;base64,<data>` file (spec §2.4) and checks that its real content matches
  * the declared mediaContentType, by signature for binary types or as valid UTF-8 for textual ones.
  */
-export async function decodeDataUri(uri: string, declared: string, maxBytes: number): Promise<{ bytes: Buffer; contentType: string }> {
+export async function decodeDataUri(
+  uri: string,
+  declared: string,
+  maxBytes: number,
+): Promise<{ bytes: Buffer; contentType: string }> {
   const head = DATA_URI.exec(uri.slice(0, 300));
   if (!head) throw badRequest('mediaUrl: a data URI must have the form data:<mime_type>;base64,<encoded_data>');
   const encoded = uri.slice(head[0].length).replace(/\s+/g, '');
   if (Math.floor((encoded.length * 3) / 4) - (encoded.match(/=*$/)?.[0].length ?? 0) > maxBytes) {
-    throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `mediaUrl: embedded file exceeds ${maxBytes} bytes; send a hosted URL instead`);
+    throw new ApiError(
+      413,
+      'PAYLOAD_TOO_LARGE',
+      `mediaUrl: embedded file exceeds ${maxBytes} bytes; send a hosted URL instead`,
+    );
   }
-  if (!encoded || encoded.length % 4 !== 0 || !BASE64.test(encoded)) throw badRequest('mediaUrl: the embedded data is not valid base64');
+  if (!encoded || encoded.length % 4 !== 0 || !BASE64.test(encoded))
+    throw badRequest('mediaUrl: the embedded data is not valid base64');
   const bytes = Buffer.from(encoded, 'base64');
   const contentType = declared.trim().toLowerCase().split(';')[0]!.trim();
   // Loaded with the first embedded file rather than at start-up.
   const { fileTypeFromBuffer } = await import('file-type');
   const sniffed = await fileTypeFromBuffer(bytes);
-  const matches = sniffed
-    ? sameType(sniffed.mime, contentType)
-    : TEXTUAL.test(contentType) && isUtf8Text(bytes);
+  const matches = sniffed ? sameType(sniffed.mime, contentType) : TEXTUAL.test(contentType) && isUtf8Text(bytes);
   if (!matches) {
     throw badRequest(
       `mediaContentType: declared ${contentType} but the file content is ${sniffed?.mime ?? 'not recognised as that type'}`,
@@ -49,7 +56,11 @@ export async function decodeDataUri(uri: string, declared: string, maxBytes: num
 
 /** "image" matches any image/*, and a few common aliases name the same type. */
 function sameType(actual: string, declared: string): boolean {
-  const alias: Record<string, string> = { 'image/jpg': 'image/jpeg', 'audio/mp3': 'audio/mpeg', 'audio/x-wav': 'audio/wav' };
+  const alias: Record<string, string> = {
+    'image/jpg': 'image/jpeg',
+    'audio/mp3': 'audio/mpeg',
+    'audio/x-wav': 'audio/wav',
+  };
   const d = alias[declared] ?? declared;
   return d === actual || (!d.includes('/') && actual.startsWith(`${d}/`));
 }
@@ -60,7 +71,11 @@ function isUtf8Text(bytes: Buffer): boolean {
 }
 
 /** How a message points at a file the gateway keeps: read at /v1/media/{id} with the account's key. */
-export const keptMedia = (media: Media) => ({ url: `/v1/media/${media.id}`, contentType: media.contentType, mediaId: media.id });
+export const keptMedia = (media: Media) => ({
+  url: `/v1/media/${media.id}`,
+  contentType: media.contentType,
+  mediaId: media.id,
+});
 
 /** Stores the file durably before any record points at it; returns the record to insert. */
 export async function saveMedia(gw: Gateway, accountId: string, bytes: Buffer, contentType: string): Promise<Media> {
@@ -74,12 +89,19 @@ export async function saveMedia(gw: Gateway, accountId: string, bytes: Buffer, c
  * it at /v1/media/{id} like an embedded one. A file that cannot be read leaves the provider's address on the message
  * and its reason in the log: a message is never lost over its attachment.
  */
-export async function copyProviderFile(gw: Gateway, accountId: string, read: () => Promise<{ bytes: Buffer; contentType: string } | undefined>): Promise<Media | undefined> {
+export async function copyProviderFile(
+  gw: Gateway,
+  accountId: string,
+  read: () => Promise<{ bytes: Buffer; contentType: string } | undefined>,
+): Promise<Media | undefined> {
   try {
     const file = await read();
     return file && (await saveMedia(gw, accountId, file.bytes, file.contentType));
   } catch (err) {
-    gw.log.warn({ accountId, reason: (err as Error).message }, 'media: a provider file was not copied; the message keeps its address');
+    gw.log.warn(
+      { accountId, reason: (err as Error).message },
+      'media: a provider file was not copied; the message keeps its address',
+    );
     return undefined;
   }
 }
@@ -89,7 +111,11 @@ export async function copyProviderFile(gw: Gateway, accountId: string, read: () 
  * duplicate, or a failed transaction), the file is removed again; after a failure, only once the store confirms
  * that no record points at it.
  */
-export async function storingMedia<T extends { duplicate: boolean }>(gw: Gateway, media: Media | undefined, store: () => Promise<T>): Promise<T> {
+export async function storingMedia<T extends { duplicate: boolean }>(
+  gw: Gateway,
+  media: Media | undefined,
+  store: () => Promise<T>,
+): Promise<T> {
   if (!media) return store();
   let result: T;
   try {

@@ -64,7 +64,11 @@ export async function getMember(r: Reader, account: Account, id: string): Promis
 }
 
 /** The owner first, then the members in the order they were invited; paged by member id. */
-export async function membersOf(r: Reader, account: Account, page: { limit: number; after?: Page['after'] }): Promise<Array<Member | Actor>> {
+export async function membersOf(
+  r: Reader,
+  account: Account,
+  page: { limit: number; after?: Page['after'] },
+): Promise<Array<Member | Actor>> {
   const ownerId = ownerIdOf(account.id);
   if (page.after === undefined) {
     const members = await r.find<Member>('members', 'account', [account.id], { limit: page.limit - 1 });
@@ -75,7 +79,16 @@ export async function membersOf(r: Reader, account: Account, page: { limit: numb
 }
 
 export function publicMember(m: Member | Actor): MemberAnswer {
-  if (!('accountId' in m)) return { id: m.id, email: m.email, name: m.name, role: m.role, status: 'active' as const, inviteExpiresAt: null, createdAt: null };
+  if (!('accountId' in m))
+    return {
+      id: m.id,
+      email: m.email,
+      name: m.name,
+      role: m.role,
+      status: 'active' as const,
+      inviteExpiresAt: null,
+      createdAt: null,
+    };
   return {
     id: m.id,
     email: m.email,
@@ -96,7 +109,11 @@ export interface Invitation {
 const emailTaken = (email: string) => new ApiError(409, 'EMAIL_TAKEN', `${email} is already on this account's team`);
 
 /** POST /v1/members: the member is `invited` until they open the link and set a password. */
-export async function inviteMember(gw: Gateway, account: Account, input: { email: string; name: string; role: MemberRole }): Promise<Invitation> {
+export async function inviteMember(
+  gw: Gateway,
+  account: Account,
+  input: { email: string; name: string; role: MemberRole },
+): Promise<Invitation> {
   const email = input.email.trim().toLowerCase();
   if (email === account.email) throw emailTaken(email);
   const token = newToken();
@@ -128,8 +145,13 @@ export async function reinvite(gw: Gateway, account: Account, id: string): Promi
   const token = newToken();
   const member = await gw.store.transact(async (tx) => {
     const found = await getMember(tx, account, id);
-    if (!('accountId' in found)) throw ownerIsNoMember('gets no invitation: the owner signs in with the account\'s password');
-    return tx.update<Member>('members', found.id, { inviteTokenHash: digest(token), inviteExpiresAt: clockNow() + INVITE_TTL_MS, updatedAt: now() });
+    if (!('accountId' in found))
+      throw ownerIsNoMember("gets no invitation: the owner signs in with the account's password");
+    return tx.update<Member>('members', found.id, {
+      inviteTokenHash: digest(token),
+      inviteExpiresAt: clockNow() + INVITE_TTL_MS,
+      updatedAt: now(),
+    });
   });
   return { member, token };
 }
@@ -137,7 +159,12 @@ export async function reinvite(gw: Gateway, account: Account, id: string): Promi
 const ownerIsNoMember = (what: string) => forbidden('OWNER_UNCHANGEABLE', `The account's owner ${what}`);
 
 /** PATCH /v1/members/{id}: a member's name or role; of the owner, only the name shown on their replies. */
-export async function updateMember(gw: Gateway, account: Account, id: string, changes: { name?: string; role?: MemberRole }): Promise<Member | Actor> {
+export async function updateMember(
+  gw: Gateway,
+  account: Account,
+  id: string,
+  changes: { name?: string; role?: MemberRole },
+): Promise<Member | Actor> {
   return gw.store.transact(async (tx) => {
     const found = await getMember(tx, account, id);
     if (!('accountId' in found)) {
@@ -146,13 +173,18 @@ export async function updateMember(gw: Gateway, account: Account, id: string, ch
       const updated = await tx.update<Account>('accounts', account.id, { ownerName: changes.name.trim() });
       return ownerOf(updated);
     }
-    return tx.update<Member>('members', found.id, { ...changes, ...(changes.name ? { name: changes.name.trim() } : {}), updatedAt: now() });
+    return tx.update<Member>('members', found.id, {
+      ...changes,
+      ...(changes.name ? { name: changes.name.trim() } : {}),
+      updatedAt: now(),
+    });
   });
 }
 
 /** Ends every console session of a member. */
 async function endSessions(tx: Tx, memberId: string): Promise<void> {
-  for (const session of await tx.find<{ id: string; accountId: string }>('sessions', 'member', [memberId])) await endSessionIn(tx, session);
+  for (const session of await tx.find<{ id: string; accountId: string }>('sessions', 'member', [memberId]))
+    await endSessionIn(tx, session);
 }
 
 /** DELETE /v1/members/{id}: the member's sessions end at once and their conversations are nobody's. */
@@ -168,14 +200,22 @@ export async function removeMember(gw: Gateway, account: Account, id: string): P
   });
 }
 
-const inviteNotFound = () => notFound('Invitation', 'This invitation link is not valid: it was used already, replaced by a newer one, or the member was removed');
+const inviteNotFound = () =>
+  notFound(
+    'Invitation',
+    'This invitation link is not valid: it was used already, replaced by a newer one, or the member was removed',
+  );
 
 /** The open invitation a link's token opens; 404 for any other token, 410 once it expired. */
 export async function invitationOf(r: Reader, token: string): Promise<Member> {
   const [member] = await r.find<Member>('members', 'inviteToken', [digest(token)]);
   if (!member) throw inviteNotFound();
   if ((member.inviteExpiresAt ?? 0) <= clockNow()) {
-    throw new ApiError(410, 'INVITE_EXPIRED', 'This invitation link has expired: ask the account\'s owner or an admin for a new one');
+    throw new ApiError(
+      410,
+      'INVITE_EXPIRED',
+      "This invitation link has expired: ask the account's owner or an admin for a new one",
+    );
   }
   return member;
 }
@@ -189,13 +229,21 @@ export async function acceptInvitation(gw: Gateway, token: string, password: str
   return gw.store.transact(async (tx) => {
     const member = await invitationOf(tx, token);
     await endSessions(tx, member.id);
-    return tx.update<Member>('members', member.id, { status: 'active', passwordHash, inviteTokenHash: null, inviteExpiresAt: null, updatedAt: now() });
+    return tx.update<Member>('members', member.id, {
+      status: 'active',
+      passwordHash,
+      inviteTokenHash: null,
+      inviteExpiresAt: null,
+      updatedAt: now(),
+    });
   });
 }
 
 /** The active members who sign in with this email, in every account, oldest first. */
 export const activeMembersByEmail = async (r: Reader, email: string): Promise<Member[]> =>
-  (await r.find<Member>('members', 'login', [email], { limit: 20 })).filter((m) => m.status === 'active' && m.passwordHash);
+  (await r.find<Member>('members', 'login', [email], { limit: 20 })).filter(
+    (m) => m.status === 'active' && m.passwordHash,
+  );
 
 /** The account's active members of a role, in the order they joined (the round-robin turn). */
 export const activeMembers = async (r: Reader, accountId: string, page?: Page): Promise<Member[]> =>

@@ -45,9 +45,12 @@ export interface Message {
 }
 
 /** The account's message with this messageSid (a custom channel's id, or the provider's), if one is stored. */
-export const bySid = async (r: Reader, accountId: string, sid: string) => (await r.find<Message>('messages', 'messageSid', [accountId, sid]))[0];
+export const bySid = async (r: Reader, accountId: string, sid: string) =>
+  (await r.find<Message>('messages', 'messageSid', [accountId, sid]))[0];
 
-export function newMessage(fields: Partial<Message> & Pick<Message, 'accountId' | 'contactId' | 'direction' | 'body' | 'status'>): Message {
+export function newMessage(
+  fields: Partial<Message> & Pick<Message, 'accountId' | 'contactId' | 'direction' | 'body' | 'status'>,
+): Message {
   const at = now();
   return {
     id: newId('msg'),
@@ -103,7 +106,10 @@ export const deliveriesOf = (r: Reader, messageId: string) => r.find<Delivery>('
 
 export function publicMessage(m: Message): MessageAnswer;
 export function publicMessage(m: Message, deliveries: Delivery[]): Answer<typeof messageWithDeliveries>;
-export function publicMessage(m: Message, deliveries?: Delivery[]): MessageAnswer | Answer<typeof messageWithDeliveries> {
+export function publicMessage(
+  m: Message,
+  deliveries?: Delivery[],
+): MessageAnswer | Answer<typeof messageWithDeliveries> {
   const { accountId: _a, ...fields } = m;
   const rest = { ...fields, authorId: m.authorId ?? null, authorName: m.authorName ?? null };
   if (!deliveries) return rest;

@@ -7,7 +7,11 @@ import { endOwnerSessions } from './sessions.js';
  * The operator sets or resets an account's console password. Whoever was signed in with the old one is signed
  * out: a reset often follows a password that leaked.
  */
-export async function setPassword(gw: Gateway, accountId: string, password: string): Promise<{ account: Account; sessionsEnded: number }> {
+export async function setPassword(
+  gw: Gateway,
+  accountId: string,
+  password: string,
+): Promise<{ account: Account; sessionsEnded: number }> {
   const passwordHash = hashPassword(password);
   const account = await gw.store.transact(async (tx) => {
     await getAccount(tx, accountId);

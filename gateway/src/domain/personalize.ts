@@ -32,7 +32,12 @@ const BUILT_IN: Record<string, (c: Fields) => string | null | undefined> = {
   email: (c) => c.email,
   phone: (c) => c.phone,
 };
-const ALIASES: Record<string, string> = { firstName: 'first_name', lastName: 'last_name', fullName: 'full_name', phone_number: 'phone' };
+const ALIASES: Record<string, string> = {
+  firstName: 'first_name',
+  lastName: 'last_name',
+  fullName: 'full_name',
+  phone_number: 'phone',
+};
 
 /** The field names a template may use, as an error message lists them. */
 export const KNOWN_FIELDS = [...Object.keys(BUILT_IN), `${CUSTOM_PREFIX}<field>`];
@@ -42,11 +47,15 @@ const FOLLOWS_EMPTY = /^(?:$|[\s,.;:!?…)\]])/u;
 
 function parse(inner: string): { field: string; fallback: string | undefined } {
   const bar = inner.indexOf('|');
-  return bar < 0 ? { field: inner.trim(), fallback: undefined } : { field: inner.slice(0, bar).trim(), fallback: inner.slice(bar + 1).trim() };
+  return bar < 0
+    ? { field: inner.trim(), fallback: undefined }
+    : { field: inner.slice(0, bar).trim(), fallback: inner.slice(bar + 1).trim() };
 }
 
-const builtInName = (field: string) => (Object.hasOwn(ALIASES, field) ? ALIASES[field]! : Object.hasOwn(BUILT_IN, field) ? field : undefined);
-const isKnown = (field: string) => builtInName(field) !== undefined || (field.startsWith(CUSTOM_PREFIX) && field.length > CUSTOM_PREFIX.length);
+const builtInName = (field: string) =>
+  Object.hasOwn(ALIASES, field) ? ALIASES[field]! : Object.hasOwn(BUILT_IN, field) ? field : undefined;
+const isKnown = (field: string) =>
+  builtInName(field) !== undefined || (field.startsWith(CUSTOM_PREFIX) && field.length > CUSTOM_PREFIX.length);
 
 /** The fields a template uses, each once, in order of first use. */
 export function templateFields(template: string): string[] {
@@ -58,7 +67,12 @@ export function checkTemplate(template: string, field = 'template'): void {
   const unknown = templateFields(template).filter((f) => !isKnown(f));
   if (unknown.length) {
     const names = unknown.map((f) => `{{${f}}}`).join(', ');
-    throw fieldError(field, `uses unknown field${unknown.length > 1 ? 's' : ''} ${names}; known fields: ${KNOWN_FIELDS.join(', ')}`, 'UNKNOWN_TEMPLATE_FIELD', ' ');
+    throw fieldError(
+      field,
+      `uses unknown field${unknown.length > 1 ? 's' : ''} ${names}; known fields: ${KNOWN_FIELDS.join(', ')}`,
+      'UNKNOWN_TEMPLATE_FIELD',
+      ' ',
+    );
   }
 }
 
@@ -69,7 +83,9 @@ function valueOf(contact: Fields, field: string): string {
   else if (field.startsWith(CUSTOM_PREFIX)) {
     const custom = contact.customFields ?? {};
     const key = field.slice(CUSTOM_PREFIX.length);
-    const found = Object.hasOwn(custom, key) ? key : Object.keys(custom).find((k) => k.toLowerCase() === key.toLowerCase());
+    const found = Object.hasOwn(custom, key)
+      ? key
+      : Object.keys(custom).find((k) => k.toLowerCase() === key.toLowerCase());
     value = found === undefined ? undefined : custom[found];
   }
   return value === null || value === undefined ? '' : String(value).trim().slice(0, MAX_VALUE_LENGTH);

@@ -24,14 +24,16 @@ export function normalizePhone(input: string, field = 'phone', defaultCountry?: 
   const country = text.startsWith('+') ? undefined : (defaultCountry ?? undefined);
   const readable = PHONE_CHARS.test(text) && (text.startsWith('+') || country !== undefined);
   const parsed = readable ? parsePhoneNumberFromString(text, country as CountryCode | undefined) : undefined;
-  if (!parsed || !parsed.isPossible() || parsed.ext) throw fieldError(field, refusal(input, text, country), 'INVALID_PHONE');
+  if (!parsed || !parsed.isPossible() || parsed.ext)
+    throw fieldError(field, refusal(input, text, country), 'INVALID_PHONE');
   return parsed.number;
 }
 
 /** Why a number was not read, and what would make it readable. */
 function refusal(input: string, text: string, country: string | undefined): string {
   const shown = `"${input.slice(0, 40)}"`;
-  if (country) return `${shown} is not a phone number of the default country (${country}) nor one with a country code, such as +14155550123`;
+  if (country)
+    return `${shown} is not a phone number of the default country (${country}) nor one with a country code, such as +14155550123`;
   if (!text.startsWith('+') && looksNational(text)) {
     return `${shown} has no country code: write it with one, such as +14155550123, or set defaultCountry in the settings to read numbers written without one`;
   }

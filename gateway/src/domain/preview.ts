@@ -7,7 +7,12 @@ import type { openingPreview } from '../contract/campaigns.js';
 import type { Answer } from '../contract/shared.js';
 
 /** The campaign's opening message as this contact would get it, and where it would go. */
-export async function previewOpening(r: Reader, accountId: string, campaignId: string, contactId: string): Promise<Answer<typeof openingPreview>> {
+export async function previewOpening(
+  r: Reader,
+  accountId: string,
+  campaignId: string,
+  contactId: string,
+): Promise<Answer<typeof openingPreview>> {
   const campaign = await getCampaign(r, accountId, campaignId);
   const contact = await getContact(r, accountId, contactId);
   return {

@@ -9,7 +9,12 @@ import type { Message } from './messages.js';
  * costs the bot's price on every channel, plus the channel's: per segment on SMS, per message on WhatsApp, Messenger
  * and Instagram.
  */
-export async function priceOf(prices: Config['prices'], account: Account, channel: Channel, message: Pick<Message, 'author' | 'body'>): Promise<number> {
+export async function priceOf(
+  prices: Config['prices'],
+  account: Account,
+  channel: Channel,
+  message: Pick<Message, 'author' | 'body'>,
+): Promise<number> {
   if (!account.parentId || message.author === 'system') return 0;
   const bot = message.author === 'bot' ? prices.botReply : 0;
   if (channel === 'sms') return bot + prices.smsSegment * (await smsSegments(message.body));

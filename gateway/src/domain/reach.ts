@@ -50,9 +50,19 @@ export async function recordUnreachable(tx: Tx, reason: UnreachableReason, subje
 }
 
 /** How many contacts the campaign could not reach, in all and by reason (every reason present, 0 when none). */
-export async function unreachableOf(r: Reader, campaignId: string): Promise<{ total: number; byReason: Record<UnreachableReason, number> }> {
-  const byReason = Object.fromEntries(UNREACHABLE_REASONS.map((reason) => [reason, 0])) as Record<UnreachableReason, number>;
-  const shards = await Promise.all(Array.from({ length: SHARDS }, (_, shard) => r.get<UnreachableCounts>('unreachable_counts', `${campaignId}:${shard}`)));
+export async function unreachableOf(
+  r: Reader,
+  campaignId: string,
+): Promise<{ total: number; byReason: Record<UnreachableReason, number> }> {
+  const byReason = Object.fromEntries(UNREACHABLE_REASONS.map((reason) => [reason, 0])) as Record<
+    UnreachableReason,
+    number
+  >;
+  const shards = await Promise.all(
+    Array.from({ length: SHARDS }, (_, shard) =>
+      r.get<UnreachableCounts>('unreachable_counts', `${campaignId}:${shard}`),
+    ),
+  );
   for (const shard of shards) for (const reason of UNREACHABLE_REASONS) byReason[reason] += shard?.counts[reason] ?? 0;
   return { total: UNREACHABLE_REASONS.reduce((sum, reason) => sum + byReason[reason], 0), byReason };
 }
@@ -75,15 +85,22 @@ export async function unreachableContacts(
   const found = reason
     ? await r.findPlaced<Unreachable>('unreachable', 'reason', [campaignId, reason], page)
     : await r.findPlaced<Unreachable>('unreachable', 'campaign', [campaignId], page);
-  return Promise.all(found.map(async (placed) => {
-    const contact = await r.get<Contact>('contacts', placed.doc.contactId);
-    return { ...placed, contact: contact && contact.accountId === accountId ? publicContact(contact) : null };
-  }));
+  return Promise.all(
+    found.map(async (placed) => {
+      const contact = await r.get<Contact>('contacts', placed.doc.contactId);
+      return { ...placed, contact: contact && contact.accountId === accountId ? publicContact(contact) : null };
+    }),
+  );
 }
 
-export const publicUnreachable = (u: UnreachableContact) => ({ reason: u.doc.reason, contactId: u.doc.contactId, contact: u.contact });
+export const publicUnreachable = (u: UnreachableContact) => ({
+  reason: u.doc.reason,
+  contactId: u.doc.contactId,
+  contact: u.contact,
+});
 
 /** The campaign's record that it could not reach the contact: removed, or moved to `into` (see moveRecord). */
 export async function moveUnreachable(tx: Tx, campaignId: string, contactId: string, into?: string): Promise<void> {
-  for (const reason of UNREACHABLE_REASONS) await moveRecord(tx, 'unreachable', `${reason}:${campaignId}:`, contactId, into);
+  for (const reason of UNREACHABLE_REASONS)
+    await moveRecord(tx, 'unreachable', `${reason}:${campaignId}:`, contactId, into);
 }

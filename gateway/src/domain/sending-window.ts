@@ -54,13 +54,22 @@ function formatter(timezone: string): Intl.DateTimeFormat {
 
 /** Validates and normalizes a window (trimmed times, canonical zone). Throws a 400 ApiError naming the bad field. */
 export function parseSendingWindow(input: unknown): SendingWindow {
-  if (!input || typeof input !== 'object') throw badRequest('sendingWindow must be an object {start, end, timezone}', 'INVALID_SENDING_WINDOW');
+  if (!input || typeof input !== 'object')
+    throw badRequest('sendingWindow must be an object {start, end, timezone}', 'INVALID_SENDING_WINDOW');
   const { start, end, timezone } = input as Record<string, unknown>;
   const from = minuteOfDay(start, 'start');
   const to = minuteOfDay(end, 'end');
   if (from === to) {
-    const fields = [{ field: 'sendingWindow.end', code: 'INVALID_SENDING_WINDOW', message: 'must differ from the start' }];
-    throw new ApiError(400, 'INVALID_SENDING_WINDOW', 'sendingWindow.start and sendingWindow.end must differ', {}, fields);
+    const fields = [
+      { field: 'sendingWindow.end', code: 'INVALID_SENDING_WINDOW', message: 'must differ from the start' },
+    ];
+    throw new ApiError(
+      400,
+      'INVALID_SENDING_WINDOW',
+      'sendingWindow.start and sendingWindow.end must differ',
+      {},
+      fields,
+    );
   }
   let zone: string;
   try {
@@ -85,7 +94,10 @@ const offsetAt = (timezone: string, at: number) => wallClock(timezone, at) - at;
 /** The instants whose local time is `wall` (none in a gap, two in an overlap), earliest first. */
 function instantsOf(timezone: string, wall: number): number[] {
   const offsets = new Set([offsetAt(timezone, wall - DAY_MS), offsetAt(timezone, wall + DAY_MS)]);
-  return [...offsets].map((o) => wall - o).filter((t) => wallClock(timezone, t) === wall).sort((a, b) => a - b);
+  return [...offsets]
+    .map((o) => wall - o)
+    .filter((t) => wallClock(timezone, t) === wall)
+    .sort((a, b) => a - b);
 }
 
 /** The instants in (from, to] where the zone's offset changes (the clocks jump), found to the millisecond. */
@@ -125,8 +137,12 @@ export function nextOpening(window: SendingWindow, at: number): number {
   const startOfLocalDay = Math.floor(wallClock(window.timezone, at) / DAY_MS) * DAY_MS;
   const start = minuteOfDay(window.start, 'start') * MINUTE_MS;
   const candidates = transitions(window.timezone, at, at + SEARCH_DAYS * DAY_MS);
-  for (let day = 0; day <= SEARCH_DAYS; day++) candidates.push(...instantsOf(window.timezone, startOfLocalDay + day * DAY_MS + start));
+  for (let day = 0; day <= SEARCH_DAYS; day++)
+    candidates.push(...instantsOf(window.timezone, startOfLocalDay + day * DAY_MS + start));
   const opening = candidates.filter((t) => t > at && isOpen(window, t)).sort((a, b) => a - b)[0];
-  if (opening === undefined) throw new Error(`sending window ${JSON.stringify(window)} does not open within ${SEARCH_DAYS} days of ${new Date(at).toISOString()}`);
+  if (opening === undefined)
+    throw new Error(
+      `sending window ${JSON.stringify(window)} does not open within ${SEARCH_DAYS} days of ${new Date(at).toISOString()}`,
+    );
   return opening;
 }

@@ -41,7 +41,11 @@ export const isLive = (s: Pick<Session, 'lastSeenAt' | 'expiresAt'>, at: number)
 export const csrfTokenOf = (token: string): string => digest(`csrf:${token}`);
 
 /** Signs a member (or the owner) in; expired sessions of the account are cleared away on the way. */
-export async function startSession(gw: Gateway, accountId: string, memberId: string): Promise<{ token: string; session: Session }> {
+export async function startSession(
+  gw: Gateway,
+  accountId: string,
+  memberId: string,
+): Promise<{ token: string; session: Session }> {
   const token = newToken();
   const at = clockNow();
   const session = await gw.store.transact(async (tx) => {
@@ -122,7 +126,9 @@ export async function endSession(gw: Gateway, sessionId: string): Promise<void> 
 export async function endOwnerSessions(gw: Gateway, accountId: string): Promise<number> {
   const ownerId = ownerIdOf(accountId);
   return gw.store.transact(async (tx) => {
-    const sessions = (await tx.find<Session>('sessions', 'account', [accountId])).filter((s) => !s.memberId || s.memberId === ownerId);
+    const sessions = (await tx.find<Session>('sessions', 'account', [accountId])).filter(
+      (s) => !s.memberId || s.memberId === ownerId,
+    );
     for (const s of sessions) await endSessionIn(tx, s);
     return sessions.length;
   });

@@ -25,12 +25,18 @@ export const publicSettings = (a: Account): Answer<typeof settings> => ({
 export async function updateSettings(
   gw: Gateway,
   accountId: string,
-  changes: Pick<Partial<Account>, 'customChannelWebhookUrl' | 'helpText' | 'handoffAssignment' | 'defaultCountry' | 'handoffMessage' | 'language'>,
+  changes: Pick<
+    Partial<Account>,
+    'customChannelWebhookUrl' | 'helpText' | 'handoffAssignment' | 'defaultCountry' | 'handoffMessage' | 'language'
+  >,
 ): Promise<Account> {
-  if (changes.customChannelWebhookUrl) await checkTarget(gw, changes.customChannelWebhookUrl, 'customChannelWebhookUrl');
+  if (changes.customChannelWebhookUrl)
+    await checkTarget(gw, changes.customChannelWebhookUrl, 'customChannelWebhookUrl');
   return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, changes));
 }
 
 export async function rotateWebhookSecret(gw: Gateway, accountId: string): Promise<Account> {
-  return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, { webhookSecret: newWebhookSecret() }));
+  return gw.store.transact(async (tx) =>
+    tx.update<Account>('accounts', accountId, { webhookSecret: newWebhookSecret() }),
+  );
 }

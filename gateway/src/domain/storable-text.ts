@@ -61,5 +61,10 @@ export const utf8 = (bytes: Uint8Array): boolean => isUtf8(bytes);
  * are ASCII, which never continues nor completes a UTF-8 sequence.
  */
 export function formIsUtf8(body: Buffer): boolean {
-  return utf8(Buffer.from(body.toString('latin1').replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1'));
+  return utf8(
+    Buffer.from(
+      body.toString('latin1').replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+      'latin1',
+    ),
+  );
 }

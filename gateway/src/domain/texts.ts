@@ -1,7 +1,8 @@
 import { baseLanguage } from '../language.js';
 
 /** What the gateway itself answers, whatever the bot or the campaign would say. */
-export const OPT_OUT_CONFIRMATION = 'You are unsubscribed and will get no more messages from us. Reply START to subscribe again.';
+export const OPT_OUT_CONFIRMATION =
+  'You are unsubscribed and will get no more messages from us. Reply START to subscribe again.';
 export const OPT_IN_CONFIRMATION = 'You are subscribed again. Reply STOP at any time to unsubscribe.';
 /** What a contact is told when a person takes over, in the campaign's language when the campaign sets no text of its own. */
 const HANDOFF_NOTICES: Record<string, string> = {
@@ -14,7 +15,8 @@ const HANDOFF_NOTICES: Record<string, string> = {
 };
 
 /** The built-in hand-off notice in a language, English where there is none of it. */
-export const builtInHandoffNotice = (language: string | null | undefined): string => HANDOFF_NOTICES[baseLanguage(language)] ?? HANDOFF_NOTICES.en!;
+export const builtInHandoffNotice = (language: string | null | undefined): string =>
+  HANDOFF_NOTICES[baseLanguage(language)] ?? HANDOFF_NOTICES.en!;
 
 /**
  * The hand-off notice: the campaign's own `bot.handoffMessage`, else the account's `handoffMessage`, else the built-in
@@ -24,7 +26,11 @@ export function handoffNotice(
   campaign: { language: string; bot: { handoffMessage?: string | null } } | undefined,
   account: { handoffMessage?: string | null; language?: string | null },
 ): string {
-  return campaign?.bot.handoffMessage?.trim() || account.handoffMessage?.trim() || builtInHandoffNotice(campaign?.language ?? account.language);
+  return (
+    campaign?.bot.handoffMessage?.trim() ||
+    account.handoffMessage?.trim() ||
+    builtInHandoffNotice(campaign?.language ?? account.language)
+  );
 }
 
 /** The answer to HELP when the account has set no help text of its own (PUT /v1/settings {"helpText"}). */

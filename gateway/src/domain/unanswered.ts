@@ -29,7 +29,11 @@ const READ = 1000;
 
 export const isUnanswered = (reason: string): boolean => WITHOUT_ANSWER.has(reason);
 
-export async function recordUnanswered(tx: Tx, campaign: Campaign, message: { id: string; conversationId: string | null; body: string }): Promise<void> {
+export async function recordUnanswered(
+  tx: Tx,
+  campaign: Campaign,
+  message: { id: string; conversationId: string | null; body: string },
+): Promise<void> {
   const question = message.body.trim().slice(0, MAX_QUESTION);
   if (!question || !message.conversationId) return;
   await tx.insert<Unanswered>('unanswered', {
@@ -52,14 +56,25 @@ export interface UnansweredGroup extends QuestionGroup {
  * GET /v1/campaigns/{id}/unanswered: the campaign's latest unanswered questions (up to READ), grouped when they ask
  * the same thing, largest groups first; `limit` groups at most.
  */
-export async function unansweredOf(r: Reader, accountId: string, campaignId: string, limit: number): Promise<Answer<typeof unanswered>> {
+export async function unansweredOf(
+  r: Reader,
+  accountId: string,
+  campaignId: string,
+  limit: number,
+): Promise<Answer<typeof unanswered>> {
   const campaign = await getCampaign(r, accountId, campaignId);
   const latest = await r.find<Unanswered>('unanswered', 'campaign', [campaign.id], { order: 'desc', limit: READ });
   const groups = groupQuestions(latest, campaign.language);
   const bot = faqBotOf(campaign);
   const data = groups.slice(0, limit).map((group) => {
     const reply = bot.answer(group.question);
-    return { ...group, answeredBy: reply.kind === 'answer' ? { faqIndex: reply.faqIndex, question: campaign.bot.faqs[reply.faqIndex]!.question } : null };
+    return {
+      ...group,
+      answeredBy:
+        reply.kind === 'answer'
+          ? { faqIndex: reply.faqIndex, question: campaign.bot.faqs[reply.faqIndex]!.question }
+          : null,
+    };
   });
   return { data, total: groups.length, questions: latest.length };
 }

@@ -50,7 +50,12 @@ export interface Delivery {
   updatedAt: string;
 }
 
-export const publicSubscription = (s: Subscription): Answer<typeof webhook> => ({ id: s.id, url: s.url, events: s.events, createdAt: s.createdAt });
+export const publicSubscription = (s: Subscription): Answer<typeof webhook> => ({
+  id: s.id,
+  url: s.url,
+  events: s.events,
+  createdAt: s.createdAt,
+});
 
 export async function getSubscription(r: Reader, accountId: string, id: string): Promise<Subscription> {
   const sub = await r.get<Subscription>('webhooks', id);
@@ -59,7 +64,12 @@ export async function getSubscription(r: Reader, accountId: string, id: string):
 }
 
 /** `events` come deduplicated from the request schema. */
-export async function subscribe(gw: Gateway, accountId: string, url: string, events: EventType[]): Promise<Subscription> {
+export async function subscribe(
+  gw: Gateway,
+  accountId: string,
+  url: string,
+  events: EventType[],
+): Promise<Subscription> {
   await checkTarget(gw, url, 'url');
   return gw.store.transact(async (tx) =>
     tx.insert<Subscription>('webhooks', {
@@ -81,12 +91,18 @@ export async function unsubscribe(gw: Gateway, accountId: string, id: string): P
 }
 
 /** The account's subscriptions, oldest first: all of them (as emit() needs), or a page when `page` is given. */
-export const subscriptionsOf = (r: Reader, accountId: string, page?: Page) => r.find<Subscription>('webhooks', 'account', [accountId], page);
+export const subscriptionsOf = (r: Reader, accountId: string, page?: Page) =>
+  r.find<Subscription>('webhooks', 'account', [accountId], page);
 
 /** Where an event of the account goes: the settings URL takes replies (spec §6.1), subscriptions the events they named. */
-export async function receiversOf(r: Reader, account: Account, event: EventType): Promise<Array<{ target: string; url: string }>> {
+export async function receiversOf(
+  r: Reader,
+  account: Account,
+  event: EventType,
+): Promise<Array<{ target: string; url: string }>> {
   const targets: Array<{ target: string; url: string }> = [];
-  if (event === 'reply' && account.customChannelWebhookUrl) targets.push({ target: 'settings', url: account.customChannelWebhookUrl });
+  if (event === 'reply' && account.customChannelWebhookUrl)
+    targets.push({ target: 'settings', url: account.customChannelWebhookUrl });
   for (const sub of await subscriptionsOf(r, account.id)) {
     if (sub.events.includes(event)) targets.push({ target: sub.id, url: sub.url });
   }
@@ -125,12 +141,20 @@ export async function queueDelivery<E extends EventType>(
  * The job that posts a delivery. Not keyed: a retry may queue it again while the run that failed it is still
  * settling. It holds only the delivery's id, and ends doing nothing once the delivery is gone (an erasure).
  */
-export const deliverJob = (delivery: Pick<Delivery, 'id' | 'accountId'>) => newJob('deliver', { deliveryId: delivery.id }, { accountId: delivery.accountId });
+export const deliverJob = (delivery: Pick<Delivery, 'id' | 'accountId'>) =>
+  newJob('deliver', { deliveryId: delivery.id }, { accountId: delivery.accountId });
 
 /** Queues one delivery of an event to each receiver of the account that takes it; returns the deliveries made. */
-export async function emit<E extends EventType>(tx: Tx, account: Account, event: E, payload: EventPayload<E>, messageId: string | null = null): Promise<Delivery[]> {
+export async function emit<E extends EventType>(
+  tx: Tx,
+  account: Account,
+  event: E,
+  payload: EventPayload<E>,
+  messageId: string | null = null,
+): Promise<Delivery[]> {
   const deliveries: Delivery[] = [];
-  for (const receiver of await receiversOf(tx, account, event)) deliveries.push(await queueDelivery(tx, account.id, event, payload, messageId, receiver));
+  for (const receiver of await receiversOf(tx, account, event))
+    deliveries.push(await queueDelivery(tx, account.id, event, payload, messageId, receiver));
   return deliveries;
 }
 

@@ -28,9 +28,18 @@ export function templateLanguage(campaign: Pick<Campaign, 'templateLanguage' | '
   return region ? `${lang.toLowerCase()}_${region.toUpperCase()}` : lang.toLowerCase();
 }
 
-function template(campaign: Campaign, name: string | null, params: string[], contact: Contact): WhatsAppTemplate | null {
+function template(
+  campaign: Campaign,
+  name: string | null,
+  params: string[],
+  contact: Contact,
+): WhatsAppTemplate | null {
   if (campaign.channel !== 'whatsapp' || !name?.trim()) return null;
-  return { name: name.trim(), language: templateLanguage(campaign), params: params.map((p) => personalize(p, contact)) };
+  return {
+    name: name.trim(),
+    language: templateLanguage(campaign),
+    params: params.map((p) => personalize(p, contact)),
+  };
 }
 
 /** The template a WhatsApp campaign's opening message goes out as, personalized for the contact. */

@@ -24,27 +24,47 @@ const HISTORY = 20;
 export const replyKey = (messageId: string) => `bot_reply:${messageId}`;
 
 /** A campaign whose bot answers now: on, and the campaign not paused. */
-export const answering = (campaign: Campaign | undefined): campaign is Campaign => !!campaign?.bot.active && campaign.status !== 'paused';
+export const answering = (campaign: Campaign | undefined): campaign is Campaign =>
+  !!campaign?.bot.active && campaign.status !== 'paused';
 
 /**
  * A contact's message the bot may answer: its reply job waits `debounceMs`, so that a burst ("hi" "I saw your ad"
  * "how much is it?") is answered once. Each message has its own job; the one for the latest message answers, the
  * others find a newer message and do nothing. A message no campaign's bot would answer queues nothing.
  */
-export async function scheduleBotReply(tx: Tx, account: Account, conversation: Conversation, message: Message, others: Conversation[], debounceMs: number): Promise<void> {
+export async function scheduleBotReply(
+  tx: Tx,
+  account: Account,
+  conversation: Conversation,
+  message: Message,
+  others: Conversation[],
+  debounceMs: number,
+): Promise<void> {
   if (!answering(await campaignForReply(tx, account, conversation, message, others))) return;
-  await tx.enqueue(newJob('bot_reply', { conversationId: conversation.id, messageId: message.id }, {
-    runAt: clockNow() + debounceMs,
-    key: replyKey(message.id),
-    accountId: conversation.accountId,
-  }));
+  await tx.enqueue(
+    newJob(
+      'bot_reply',
+      { conversationId: conversation.id, messageId: message.id },
+      {
+        runAt: clockNow() + debounceMs,
+        key: replyKey(message.id),
+        accountId: conversation.accountId,
+      },
+    ),
+  );
 }
 
 /**
  * The campaign whose bot answers: the one the message names (customData.campaignId), else the conversation's, else
  * the contact's latest on another channel (of `others`, the contact's conversations), else the account's default.
  */
-export async function campaignForReply(r: Reader, account: Account, conversation: Conversation, message: Message, others: Conversation[]): Promise<Campaign | undefined> {
+export async function campaignForReply(
+  r: Reader,
+  account: Account,
+  conversation: Conversation,
+  message: Message,
+  others: Conversation[],
+): Promise<Campaign | undefined> {
   const mine = async (id: string | null | undefined) => {
     const campaign = id ? await campaignById(r, id) : undefined;
     return campaign?.accountId === account.id ? campaign : undefined;
@@ -56,21 +76,42 @@ export async function campaignForReply(r: Reader, account: Account, conversation
 }
 
 /** Whether the bot may still speak on this conversation: on, not handed off, the contact not opted out. */
-const botMaySpeak = (conversation: Conversation, contact: Contact) => conversation.bot.active && conversation.status === 'active' && !contact.optOut;
+const botMaySpeak = (conversation: Conversation, contact: Contact) =>
+  conversation.bot.active && conversation.status === 'active' && !contact.optOut;
 
 /** The conversation as the bot reads it: the contact's unanswered messages, and what came before. */
-async function contextOf(r: Reader, conversation: Conversation, contact: Contact, campaign: Campaign): Promise<BotConversation> {
+async function contextOf(
+  r: Reader,
+  conversation: Conversation,
+  contact: Contact,
+  campaign: Campaign,
+): Promise<BotConversation> {
   const recent = (await r.find<Message>('messages', 'contact', [contact.id], { order: 'desc', limit: 3 * HISTORY }))
     .filter((m) => m.conversationId === conversation.id && m.messageType !== 'reaction')
     .reverse();
   // Answered: everything up to our latest message, and up to the latest the bot chose to leave unanswered ("ok").
-  const answeredUpTo = Math.max(recent.map((m) => m.direction).lastIndexOf('outgoing'), recent.findIndex((m) => m.id === conversation.botAnsweredId));
+  const answeredUpTo = Math.max(
+    recent.map((m) => m.direction).lastIndexOf('outgoing'),
+    recent.findIndex((m) => m.id === conversation.botAnsweredId),
+  );
   const since = conversation.bot.since ?? '';
-  const unanswered = recent.slice(answeredUpTo + 1).filter((m) => m.createdAt >= since).map((m) => m.body.trim()).filter(Boolean);
-  const history = recent.filter((m, i) => i <= answeredUpTo || m.createdAt < since).slice(-HISTORY).map((m) => ({
-    from: m.direction === 'incoming' ? ('contact' as const) : m.author === 'team' || m.author === 'api' ? ('team' as const) : ('bot' as const),
-    body: m.body,
-  }));
+  const unanswered = recent
+    .slice(answeredUpTo + 1)
+    .filter((m) => m.createdAt >= since)
+    .map((m) => m.body.trim())
+    .filter(Boolean);
+  const history = recent
+    .filter((m, i) => i <= answeredUpTo || m.createdAt < since)
+    .slice(-HISTORY)
+    .map((m) => ({
+      from:
+        m.direction === 'incoming'
+          ? ('contact' as const)
+          : m.author === 'team' || m.author === 'api'
+            ? ('team' as const)
+            : ('bot' as const),
+      body: m.body,
+    }));
   return {
     contact: { firstName: contact.firstName, lastName: contact.lastName },
     history,
@@ -87,7 +128,8 @@ async function contextOf(r: Reader, conversation: Conversation, contact: Contact
  * answers), a hand-off, an opt-out, or this very answer already sent by an earlier run.
  */
 export async function runBotReply(gw: Engine, { conversationId, messageId }: JobKinds['bot_reply']): Promise<void> {
-  const current = (c: Conversation | undefined): c is Conversation => c?.lastIncomingId === messageId && c.botAnsweredId !== messageId;
+  const current = (c: Conversation | undefined): c is Conversation =>
+    c?.lastIncomingId === messageId && c.botAnsweredId !== messageId;
   const conversation = await gw.store.get<Conversation>('conversations', conversationId);
   if (!current(conversation)) return;
   const [account, contact, message] = await Promise.all([
@@ -96,7 +138,13 @@ export async function runBotReply(gw: Engine, { conversationId, messageId }: Job
     gw.store.get<Message>('messages', messageId),
   ]);
   if (!account || !contact || !message || !botMaySpeak(conversation, contact)) return;
-  const campaign = await campaignForReply(gw.store, account, conversation, message, await conversationsOfContact(gw.store, contact.id));
+  const campaign = await campaignForReply(
+    gw.store,
+    account,
+    conversation,
+    message,
+    await conversationsOfContact(gw.store, contact.id),
+  );
   if (!answering(campaign)) return;
   const context = await contextOf(gw.store, conversation, contact, campaign);
   if (!context.message) return;
@@ -107,24 +155,40 @@ export async function runBotReply(gw: Engine, { conversationId, messageId }: Job
     const person = await tx.get<Contact>('contacts', contact.id);
     if (!current(latest) || !person || !botMaySpeak(latest, person)) return;
     // A question the bot asks stands until its next reply, which reads the answer to it.
-    const clarifying = answer.reply.kind === 'clarify' ? { campaignId: campaign.id, options: answer.reply.options } : null;
-    const marked = await updateConversation(tx, latest, { botAnsweredId: messageId, campaignId: latest.campaignId ?? campaign.id, clarifying });
+    const clarifying =
+      answer.reply.kind === 'clarify' ? { campaignId: campaign.id, options: answer.reply.options } : null;
+    const marked = await updateConversation(tx, latest, {
+      botAnsweredId: messageId,
+      campaignId: latest.campaignId ?? campaign.id,
+      clarifying,
+    });
     await speak(tx, gw, account, person, marked, campaign, answer, message);
   });
 }
 
-async function speak(tx: Tx, gw: Engine, account: Account, contact: Contact, conversation: Conversation, campaign: Campaign, answer: BotAnswer, message: Message): Promise<void> {
+async function speak(
+  tx: Tx,
+  gw: Engine,
+  account: Account,
+  contact: Contact,
+  conversation: Conversation,
+  campaign: Campaign,
+  answer: BotAnswer,
+  message: Message,
+): Promise<void> {
   const { reply } = answer;
   if (reply.kind === 'silent') return;
   tx.afterCommit(() => metrics.botReplies.inc({ kind: reply.kind === 'reply' ? 'answer' : reply.kind }));
-  const send = (body: string) => sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'bot', campaignId: campaign.id });
+  const send = (body: string) =>
+    sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'bot', campaignId: campaign.id });
   if (reply.kind === 'handoff') {
     // Every hand-off tells the contact: the bot's own words, else the notice.
     const notified = await tellHandoff(tx, gw, account, contact, conversation, campaign, { body: reply.body ?? null });
     // A reply that answered some questions of a burst hands off the others: the team and the unanswered list get those.
     const questions = reply.questions ?? [message.body];
     await handOff(tx, account, notified, reply.reason, questions.join('\n'));
-    if (isUnanswered(reply.reason)) for (const body of questions) await recordUnanswered(tx, campaign, { ...message, body });
+    if (isUnanswered(reply.reason))
+      for (const body of questions) await recordUnanswered(tx, campaign, { ...message, body });
     return;
   }
   const sent = await send(reply.body);

@@ -11,9 +11,16 @@ export async function testBot(
   gw: Engine,
   accountId: string,
   campaignId: string,
-  question: { message: string; history: Array<{ from: 'contact' | 'bot' | 'team'; body: string }>; firstName: string | null },
+  question: {
+    message: string;
+    history: Array<{ from: 'contact' | 'bot' | 'team'; body: string }>;
+    firstName: string | null;
+  },
 ) {
-  const [account, campaign] = await Promise.all([getAccount(gw.store, accountId), getCampaign(gw.store, accountId, campaignId)]);
+  const [account, campaign] = await Promise.all([
+    getAccount(gw.store, accountId),
+    getCampaign(gw.store, accountId, campaignId),
+  ]);
   const answer = await gw.providers.answer(gw, account, campaign, {
     contact: { firstName: question.firstName, lastName: null },
     history: question.history,
@@ -22,6 +29,9 @@ export async function testBot(
     clarifying: null,
   });
   // As a real conversation would be told: a hand-off without the bot's own words carries the campaign's notice.
-  const reply = answer.reply.kind === 'handoff' ? { ...answer.reply, body: answer.reply.body ?? handoffNotice(campaign, account) } : answer.reply;
+  const reply =
+    answer.reply.kind === 'handoff'
+      ? { ...answer.reply, body: answer.reply.body ?? handoffNotice(campaign, account) }
+      : answer.reply;
   return { campaignId, active: campaign.bot.active, ...answer, reply };
 }

@@ -18,7 +18,14 @@ import { OPT_IN_CONFIRMATION, OPT_OUT_CONFIRMATION } from '../domain/texts.js';
  * wrote on; then nothing (opening messages, follow-ups, bot or team replies) until they opt in again. A second STOP
  * changes nothing and sends nothing.
  */
-export async function optOut(tx: Tx, gw: Gateway, account: Account, contact: Contact, conversation: Conversation, message: Message): Promise<void> {
+export async function optOut(
+  tx: Tx,
+  gw: Gateway,
+  account: Account,
+  contact: Contact,
+  conversation: Conversation,
+  message: Message,
+): Promise<void> {
   if (contact.optOut) return;
   const change = { at: now(), channel: conversation.channelKey, keyword: normalize(message.body) };
   const updated = await tx.update<Contact>('contacts', contact.id, { optOut: change, updatedAt: change.at });
@@ -29,13 +36,30 @@ export async function optOut(tx: Tx, gw: Gateway, account: Account, contact: Con
   }
   const current = (await tx.get<Conversation>('conversations', conversation.id))!;
   await sendOnConversation(tx, gw, account, updated, current, { body: OPT_OUT_CONFIRMATION, author: 'system' });
-  await emitEvent(tx, account, 'opt_out', { contactId: contact.id, channel: conversation.channelKey, source: 'contact', body: message.body }, message.id);
+  await emitEvent(
+    tx,
+    account,
+    'opt_out',
+    { contactId: contact.id, channel: conversation.channelKey, source: 'contact', body: message.body },
+    message.id,
+  );
 }
 
 /** START or UNSTOP after an opt-out: the contact's conversations are active again, and one confirmation says so. */
-export async function optIn(tx: Tx, gw: Gateway, account: Account, contact: Contact, conversation: Conversation, message: Message): Promise<void> {
+export async function optIn(
+  tx: Tx,
+  gw: Gateway,
+  account: Account,
+  contact: Contact,
+  conversation: Conversation,
+  message: Message,
+): Promise<void> {
   const change = { at: now(), channel: conversation.channelKey, keyword: normalize(message.body) };
-  const updated = await tx.update<Contact>('contacts', contact.id, { optOut: null, optIn: change, updatedAt: change.at });
+  const updated = await tx.update<Contact>('contacts', contact.id, {
+    optOut: null,
+    optIn: change,
+    updatedAt: change.at,
+  });
   for (const c of await conversationsOfContact(tx, contact.id)) {
     if (c.status === 'opted_out') await updateConversation(tx, c, { status: c.bot.active ? 'active' : 'handed_off' });
   }

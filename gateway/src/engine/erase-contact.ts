@@ -53,7 +53,8 @@ export async function eraseContact(gw: Gateway, accountId: string, contactId: st
       await moveSteps(tx, campaignId, contactId);
       await moveUnreachable(tx, campaignId, contactId);
     }
-    for (const m of await tx.find<Membership>('memberships', 'contact', [contactId])) await tx.remove('memberships', m.id);
+    for (const m of await tx.find<Membership>('memberships', 'contact', [contactId]))
+      await tx.remove('memberships', m.id);
     for (const externalId of new Set([contact.fromId, ...Object.values(contact.externalIds ?? {})])) {
       const held = externalId ? await registrationOf(tx, accountId, externalId) : undefined;
       if (held?.contactId === contactId) await tx.remove('external_ids', held.id);
@@ -89,7 +90,8 @@ async function forgetConversations(tx: Tx, contact: Contact, messages: Message[]
   for (const m of messages) if (m.campaignId) campaigns.add(m.campaignId);
   const asked = new Set(messages.map((m) => m.id));
   for (const campaignId of campaigns) {
-    for (const u of await tx.find<Unanswered>('unanswered', 'campaign', [campaignId])) if (asked.has(u.messageId)) await tx.remove('unanswered', u.id);
+    for (const u of await tx.find<Unanswered>('unanswered', 'campaign', [campaignId]))
+      if (asked.has(u.messageId)) await tx.remove('unanswered', u.id);
   }
   return campaigns;
 }

@@ -23,12 +23,28 @@ export const followUpKey = (conversationId: string, step: number) => `follow_up:
  * it. After the last step one more timer runs, as long as the last step's delay: a lead who let it pass unanswered
  * closes the conversation.
  */
-export async function scheduleFollowUp(tx: Tx, campaign: Campaign, conversation: Conversation, step: number, from: number): Promise<Conversation> {
+export async function scheduleFollowUp(
+  tx: Tx,
+  campaign: Campaign,
+  conversation: Conversation,
+  step: number,
+  from: number,
+): Promise<Conversation> {
   const steps = campaign.followUps.enabled ? campaign.followUps.steps : [];
-  if (steps.length === 0 || step > steps.length) return updateConversation(tx, conversation, { next: null, followUpHeld: null });
+  if (steps.length === 0 || step > steps.length)
+    return updateConversation(tx, conversation, { next: null, followUpHeld: null });
   const at = from + parseDuration(steps[Math.min(step, steps.length - 1)]!.after);
-  await tx.enqueue(newJob('follow_up', { conversationId: conversation.id, step }, { runAt: at, key: followUpKey(conversation.id, step), accountId: conversation.accountId }));
-  return updateConversation(tx, conversation, { next: { kind: step < steps.length ? 'follow_up' : 'close', at: iso(at), step }, followUpHeld: null });
+  await tx.enqueue(
+    newJob(
+      'follow_up',
+      { conversationId: conversation.id, step },
+      { runAt: at, key: followUpKey(conversation.id, step), accountId: conversation.accountId },
+    ),
+  );
+  return updateConversation(tx, conversation, {
+    next: { kind: step < steps.length ? 'follow_up' : 'close', at: iso(at), step },
+    followUpHeld: null,
+  });
 }
 
 /** A reply, a hand-off or an opt-out: no follow-up goes out on this conversation any more. */
@@ -45,8 +61,10 @@ export async function runFollowUp(gw: Gateway, { conversationId, step }: JobKind
     const conversation = await tx.get<Conversation>('conversations', conversationId);
     if (!conversation || conversation.status !== 'active' || conversation.lastMessage?.direction === 'incoming') return;
     const campaign = conversation.campaignId ? await campaignById(tx, conversation.campaignId) : undefined;
-    if (!campaign || campaign.status === 'draft') return void (await updateConversation(tx, conversation, { next: null }));
-    if (campaign.status === 'paused') return void (await updateConversation(tx, conversation, { followUpHeld: 'held' }));
+    if (!campaign || campaign.status === 'draft')
+      return void (await updateConversation(tx, conversation, { next: null }));
+    if (campaign.status === 'paused')
+      return void (await updateConversation(tx, conversation, { followUpHeld: 'held' }));
     const steps = campaign.followUps.enabled ? campaign.followUps.steps : [];
     if (step >= steps.length) {
       await updateConversation(tx, conversation, { status: 'closed', next: null });
@@ -58,9 +76,16 @@ export async function runFollowUp(gw: Gateway, { conversationId, step }: JobKind
       await updateConversation(tx, conversation, { next: { kind: 'follow_up', at: iso(at), step } });
       return { later: at };
     }
-    const [account, contact] = await Promise.all([tx.get<Account>('accounts', conversation.accountId), tx.get<Contact>('contacts', conversation.contactId)]);
+    const [account, contact] = await Promise.all([
+      tx.get<Account>('accounts', conversation.accountId),
+      tx.get<Contact>('contacts', conversation.contactId),
+    ]);
     if (!account || !contact || contact.optOut) return;
-    const sent = await sendOnConversation(tx, gw, account, contact, conversation, { body: personalize(steps[step]!.body, contact), author: 'follow_up', campaignId: campaign.id });
+    const sent = await sendOnConversation(tx, gw, account, contact, conversation, {
+      body: personalize(steps[step]!.body, contact),
+      author: 'follow_up',
+      campaignId: campaign.id,
+    });
     await scheduleFollowUp(tx, campaign, sent.conversation, step + 1, clockNow());
   });
 }

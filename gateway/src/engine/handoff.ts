@@ -4,7 +4,12 @@ import { metrics } from '../metrics.js';
 import type { Account } from '../domain/accounts.js';
 import type { Campaign } from '../domain/campaigns.js';
 import { getContact, type Contact } from '../domain/contacts.js';
-import { conversationsOfContact, getConversation, updateConversation, type Conversation } from '../domain/conversations.js';
+import {
+  conversationsOfContact,
+  getConversation,
+  updateConversation,
+  type Conversation,
+} from '../domain/conversations.js';
 import { takeTurn } from '../domain/assignment.js';
 import { recordStep } from '../domain/funnel.js';
 import { getMember, type Actor } from '../domain/members.js';
@@ -23,9 +28,16 @@ import { sendOnConversation } from './outgoing.js';
  * naming who has it. Under round robin an unassigned conversation goes to the next agent in turn; an assigned one
  * stays with its assignee. An opted-out conversation stays opted out.
  */
-export async function handOff(tx: Tx, account: Account, conversation: Conversation, reason: HandoffReason, body: string | null): Promise<Conversation> {
+export async function handOff(
+  tx: Tx,
+  account: Account,
+  conversation: Conversation,
+  reason: HandoffReason,
+  body: string | null,
+): Promise<Conversation> {
   const stopped = await cancelFollowUps(tx, conversation);
-  const inTurn = !stopped.assigneeId && account.handoffAssignment === 'round_robin' ? await takeTurn(tx, account.id) : undefined;
+  const inTurn =
+    !stopped.assigneeId && account.handoffAssignment === 'round_robin' ? await takeTurn(tx, account.id) : undefined;
   const updated = await updateConversation(tx, stopped, {
     bot: { active: false },
     status: stopped.status === 'opted_out' ? 'opted_out' : 'handed_off',
@@ -34,7 +46,9 @@ export async function handOff(tx: Tx, account: Account, conversation: Conversati
   });
   await recordStep(tx, 'handedOff', updated);
   tx.afterCommit(() => metrics.handoffs.inc({ reason }));
-  const assignee = updated.assigneeId ? await getMember(tx, account, updated.assigneeId).catch(() => undefined) : undefined;
+  const assignee = updated.assigneeId
+    ? await getMember(tx, account, updated.assigneeId).catch(() => undefined)
+    : undefined;
   await emitEvent(tx, account, 'handoff', {
     contactId: conversation.contactId,
     conversationId: conversation.id,
@@ -63,7 +77,8 @@ export async function tellHandoff(
 ): Promise<Conversation> {
   if (contact.optOut) return conversation;
   const body = bot?.body ?? handoffNotice(campaign, account);
-  const out = bot && campaign ? { body, author: 'bot' as const, campaignId: campaign.id } : { body, author: 'system' as const };
+  const out =
+    bot && campaign ? { body, author: 'bot' as const, campaignId: campaign.id } : { body, author: 'system' as const };
   const sent = await sendOnConversation(tx, gw, account, contact, conversation, out);
   return updateConversation(tx, sent.conversation, { handoffNoticeAt: sent.message.createdAt });
 }
@@ -75,7 +90,14 @@ const NOTICE_INTERVAL_MS = 10 * 60_000;
  * A contact asks for a person while one already has the conversation: the request is acknowledged, unless they were
  * told within NOTICE_INTERVAL_MS. The team already has it: no second hand-off.
  */
-export async function acknowledgeRequest(tx: Tx, gw: Gateway, account: Account, contact: Contact, conversation: Conversation, campaign: Campaign | undefined): Promise<void> {
+export async function acknowledgeRequest(
+  tx: Tx,
+  gw: Gateway,
+  account: Account,
+  contact: Contact,
+  conversation: Conversation,
+  campaign: Campaign | undefined,
+): Promise<void> {
   const toldAt = conversation.handoffNoticeAt ? Date.parse(conversation.handoffNoticeAt) : -Infinity;
   if (clockNow() - toldAt < NOTICE_INTERVAL_MS) return;
   await tellHandoff(tx, gw, account, contact, conversation, campaign);
@@ -85,12 +107,18 @@ export async function acknowledgeRequest(tx: Tx, gw: Gateway, account: Account, 
 const takingOver = (c: Conversation) => c.bot.active || c.handoff?.reason === 'no_campaign';
 
 /** POST /v1/contacts/{id}/bot: hands every conversation of the contact to a person, or gives them back to the bot. */
-export async function setBot(gw: Gateway, account: Account, contactId: string, active: boolean): Promise<Conversation[]> {
+export async function setBot(
+  gw: Gateway,
+  account: Account,
+  contactId: string,
+  active: boolean,
+): Promise<Conversation[]> {
   return gw.store.transact(async (tx) => {
     await getContact(tx, account.id, contactId);
     const result: Conversation[] = [];
     for (const conversation of await conversationsOfContact(tx, contactId)) {
-      if (!active) result.push(takingOver(conversation) ? await handOff(tx, account, conversation, 'team', null) : conversation);
+      if (!active)
+        result.push(takingOver(conversation) ? await handOff(tx, account, conversation, 'team', null) : conversation);
       else {
         const status = conversation.status === 'handed_off' ? 'active' : conversation.status;
         result.push(await updateConversation(tx, conversation, { bot: { active: true, since: now() }, status }));
@@ -117,15 +145,26 @@ export async function teamReply(
     let conversation: Conversation | undefined;
     if (conversationId) {
       conversation = await getConversation(tx, account.id, conversationId);
-      if (conversation.contactId !== contact.id) throw new ApiError(400, 'VALIDATION_ERROR', 'conversationId: the conversation is not one of this contact');
+      if (conversation.contactId !== contact.id)
+        throw new ApiError(400, 'VALIDATION_ERROR', 'conversationId: the conversation is not one of this contact');
     } else {
-      [conversation] = await tx.find<Conversation>('conversations', 'contact', [contact.id], { order: 'desc', limit: 1 });
+      [conversation] = await tx.find<Conversation>('conversations', 'contact', [contact.id], {
+        order: 'desc',
+        limit: 1,
+      });
     }
     if (!conversation) {
-      throw new ApiError(409, 'NO_CONVERSATION', 'The contact has no conversation yet: one starts with a campaign\'s opening message or a message from the contact');
+      throw new ApiError(
+        409,
+        'NO_CONVERSATION',
+        "The contact has no conversation yet: one starts with a campaign's opening message or a message from the contact",
+      );
     }
     const sent = await sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'team', by });
-    const taken = reply.takes && !sent.conversation.assigneeId ? await updateConversation(tx, sent.conversation, { assigneeId: by.id }) : sent.conversation;
+    const taken =
+      reply.takes && !sent.conversation.assigneeId
+        ? await updateConversation(tx, sent.conversation, { assigneeId: by.id })
+        : sent.conversation;
     if (takingOver(taken)) await handOff(tx, account, taken, 'team', null);
     return (await tx.get<Message>('messages', sent.message.id))!;
   });

@@ -17,7 +17,12 @@ import { receiveOnChannel } from './receive.js';
  * what the provider was told was taken is never lost, and nothing is read from anywhere while it waits. A contact's
  * messages take their turn (domain/inbound-turns.ts); one already waiting or in process is not taken again.
  */
-export async function takeEntries(gw: Gateway, accountId: string, provider: WebhookProvider, entries: InboundEntry[]): Promise<void> {
+export async function takeEntries(
+  gw: Gateway,
+  accountId: string,
+  provider: WebhookProvider,
+  entries: InboundEntry[],
+): Promise<void> {
   if (!entries.length) return;
   await gw.store.transact(async (tx) => {
     for (const entry of entries) {

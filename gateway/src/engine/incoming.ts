@@ -2,7 +2,13 @@ import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { campaignById } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
-import { conversationsOfContact, lastMessageOf, touchConversation, updateConversation, type Conversation } from '../domain/conversations.js';
+import {
+  conversationsOfContact,
+  lastMessageOf,
+  touchConversation,
+  updateConversation,
+  type Conversation,
+} from '../domain/conversations.js';
 import { recordReply } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import type { Tx } from '../store/store.js';
@@ -44,19 +50,32 @@ export const readForIncoming = (tx: Tx, accountId: string, contactId: string) =>
  * where no campaign's bot would, the conversation goes to the team (a `no_campaign` hand-off) and the contact is told
  * so: no message meets silence.
  */
-export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact: Contact, current: Conversation, message: Message): Promise<void> {
+export async function onIncoming(
+  tx: Tx,
+  gw: Gateway,
+  account: Account,
+  contact: Contact,
+  current: Conversation,
+  message: Message,
+): Promise<void> {
   const reaction = message.messageType === 'reaction';
   await readForIncoming(tx, account.id, contact.id);
-  await emitEvent(tx, account, 'message_received', {
-    contactId: contact.id,
-    conversationId: current.id,
-    messageId: message.id,
-    channel: current.channel,
-    customChannel: current.customChannel,
-    body: message.body,
-    fromId: message.fromId,
-    mediaUrl: message.media?.url ?? null,
-  }, message.id);
+  await emitEvent(
+    tx,
+    account,
+    'message_received',
+    {
+      contactId: contact.id,
+      conversationId: current.id,
+      messageId: message.id,
+      channel: current.channel,
+      customChannel: current.customChannel,
+      body: message.body,
+      fromId: message.fromId,
+      mediaUrl: message.media?.url ?? null,
+    },
+    message.id,
+  );
   if (reaction) return;
 
   const campaign = current.campaignId ? await campaignById(tx, current.campaignId) : undefined;
@@ -70,22 +89,43 @@ export async function onIncoming(tx: Tx, gw: Gateway, account: Account, contact:
   for (const c of conversations) await cancelFollowUps(tx, c);
   const latest = (await tx.get<Conversation>('conversations', current.id))!;
   if (intent === 'help') {
-    await sendOnConversation(tx, gw, account, contact, latest, { body: account.helpText?.trim() || DEFAULT_HELP_TEXT, author: 'system' });
+    await sendOnConversation(tx, gw, account, contact, latest, {
+      body: account.helpText?.trim() || DEFAULT_HELP_TEXT,
+      author: 'system',
+    });
   } else if (intent === 'handoff' && latest.bot.active) {
     // Told in the words of the campaign whose bot would have answered.
-    const told = await tellHandoff(tx, gw, account, contact, latest, await campaignForReply(tx, account, latest, message, conversations));
+    const told = await tellHandoff(
+      tx,
+      gw,
+      account,
+      contact,
+      latest,
+      await campaignForReply(tx, account, latest, message, conversations),
+    );
     await handOff(tx, account, told, 'contact_asked', message.body);
   } else if (intent === 'handoff') {
     // A person has it already: asking again is acknowledged, not met by silence.
     await acknowledgeRequest(tx, gw, account, contact, latest, campaign);
   } else if (latest.bot.active && latest.status === 'active') {
     // No campaign's bot would answer (no campaign, no default one): the contact is told a person will, and the team is.
-    if (await campaignForReply(tx, account, latest, message, conversations)) await scheduleBotReply(tx, account, latest, message, conversations, gw.config.botDebounceMs);
-    else await handOff(tx, account, await tellHandoff(tx, gw, account, contact, latest, campaign), 'no_campaign', message.body);
+    if (await campaignForReply(tx, account, latest, message, conversations))
+      await scheduleBotReply(tx, account, latest, message, conversations, gw.config.botDebounceMs);
+    else
+      await handOff(
+        tx,
+        account,
+        await tellHandoff(tx, gw, account, contact, latest, campaign),
+        'no_campaign',
+        message.body,
+      );
   } else if (latest.status === 'handed_off' && latest.handoff?.reason === 'no_campaign') {
     // Handed to the team only for want of a campaign, and no person has written since: one that answers now takes it.
     if (answering(await campaignForReply(tx, account, latest, message, conversations))) {
-      const back = await updateConversation(tx, latest, { bot: { active: true, since: message.createdAt }, status: 'active' });
+      const back = await updateConversation(tx, latest, {
+        bot: { active: true, since: message.createdAt },
+        status: 'active',
+      });
       await scheduleBotReply(tx, account, back, message, conversations, gw.config.botDebounceMs);
     }
   }

@@ -40,21 +40,89 @@ export const LOCAL_OPT_OUT_WORDS: Record<string, readonly string[]> = {
 /** Phrases that ask to hear no more, anywhere in a short message, in normal form. */
 export const OPT_OUT_PHRASES: Record<string, readonly string[]> = {
   en: [
-    'stop texting', 'stop messaging', 'stop sending', 'stop contacting', 'stop writing', 'stop calling', 'stop the messages',
-    'unsubscribe me', 'remove me', 'take me off', 'opt me out', 'no more messages', 'no more texts',
-    'dont text me', 'don t text me', 'do not text me', 'dont message me', 'don t message me', 'do not message me',
-    'dont contact me', 'don t contact me', 'do not contact me',
+    'stop texting',
+    'stop messaging',
+    'stop sending',
+    'stop contacting',
+    'stop writing',
+    'stop calling',
+    'stop the messages',
+    'unsubscribe me',
+    'remove me',
+    'take me off',
+    'opt me out',
+    'no more messages',
+    'no more texts',
+    'dont text me',
+    'don t text me',
+    'do not text me',
+    'dont message me',
+    'don t message me',
+    'do not message me',
+    'dont contact me',
+    'don t contact me',
+    'do not contact me',
   ],
-  es: ['no me escriban', 'no me escribas', 'no me envien', 'no me manden', 'no quiero recibir', 'dejen de escribir', 'deja de escribir', 'dejen de enviar', 'eliminame', 'borrame de'],
-  pt: ['parem de enviar', 'pare de enviar', 'parem de mandar', 'nao quero receber', 'nao me mande', 'nao me mandem', 'me remova', 'me tire da lista'],
-  fr: ['arretez de m envoyer', 'arretez les messages', 'ne plus recevoir', 'retirez moi', 'desinscrivez moi', 'ne m envoyez plus'],
+  es: [
+    'no me escriban',
+    'no me escribas',
+    'no me envien',
+    'no me manden',
+    'no quiero recibir',
+    'dejen de escribir',
+    'deja de escribir',
+    'dejen de enviar',
+    'eliminame',
+    'borrame de',
+  ],
+  pt: [
+    'parem de enviar',
+    'pare de enviar',
+    'parem de mandar',
+    'nao quero receber',
+    'nao me mande',
+    'nao me mandem',
+    'me remova',
+    'me tire da lista',
+  ],
+  fr: [
+    'arretez de m envoyer',
+    'arretez les messages',
+    'ne plus recevoir',
+    'retirez moi',
+    'desinscrivez moi',
+    'ne m envoyez plus',
+  ],
   de: ['keine nachrichten mehr', 'nicht mehr schreiben', 'nicht mehr kontaktieren', 'horen sie auf', 'hort auf'],
-  it: ['non scrivermi piu', 'non scrivetemi piu', 'smettete di scrivermi', 'non voglio ricevere', 'rimuovimi', 'toglietemi'],
+  it: [
+    'non scrivermi piu',
+    'non scrivetemi piu',
+    'smettete di scrivermi',
+    'non voglio ricevere',
+    'rimuovimi',
+    'toglietemi',
+  ],
 };
 
 /** Words that leave a keyword a keyword: courtesy and the person it is about. */
 export const COURTESY: Record<string, readonly string[]> = {
-  en: ['please', 'pls', 'plz', 'now', 'thanks', 'thank you', 'thx', 'ok', 'okay', 'asap', 'me', 'it', 'all', 'right now', 'already'],
+  en: [
+    'please',
+    'pls',
+    'plz',
+    'now',
+    'thanks',
+    'thank you',
+    'thx',
+    'ok',
+    'okay',
+    'asap',
+    'me',
+    'it',
+    'all',
+    'right now',
+    'already',
+  ],
   es: ['por favor', 'porfa', 'ya', 'gracias', 'ahora', 'me', 'todo'],
   pt: ['por favor', 'pf', 'ja', 'obrigado', 'obrigada', 'agora', 'me'],
   fr: ['s il vous plait', 'svp', 'stp', 'merci', 'maintenant', 'moi'],
@@ -71,31 +139,84 @@ const SHORT_MESSAGE_WORDS = 10;
 /** Phrases that ask for a person anywhere in a message, in normal form (no accents, no punctuation). */
 export const HANDOFF_PHRASES: Record<string, readonly string[]> = {
   en: [
-    'talk to a human', 'talk to a person', 'talk to someone', 'talk to an agent', 'talk to a representative',
-    'speak to a human', 'speak to a person', 'speak to someone', 'speak to an agent', 'speak to a representative',
-    'speak with a human', 'speak with a person', 'speak with someone', 'talk with a human', 'talk with a person',
-    'real person', 'real human', 'human agent', 'live agent', 'live person',
+    'talk to a human',
+    'talk to a person',
+    'talk to someone',
+    'talk to an agent',
+    'talk to a representative',
+    'speak to a human',
+    'speak to a person',
+    'speak to someone',
+    'speak to an agent',
+    'speak to a representative',
+    'speak with a human',
+    'speak with a person',
+    'speak with someone',
+    'talk with a human',
+    'talk with a person',
+    'real person',
+    'real human',
+    'human agent',
+    'live agent',
+    'live person',
   ],
   es: [
-    'hablar con una persona', 'hablar con un humano', 'hablar con alguien', 'hablar con un agente', 'hablar con un asesor',
-    'hablar con un operador', 'persona real', 'agente humano', 'atencion humana',
+    'hablar con una persona',
+    'hablar con un humano',
+    'hablar con alguien',
+    'hablar con un agente',
+    'hablar con un asesor',
+    'hablar con un operador',
+    'persona real',
+    'agente humano',
+    'atencion humana',
   ],
   pt: [
-    'falar com um atendente', 'falar com uma pessoa', 'falar com um humano', 'falar com alguem', 'falar com um agente',
-    'falar com um consultor', 'pessoa real', 'atendente humano', 'atendimento humano',
+    'falar com um atendente',
+    'falar com uma pessoa',
+    'falar com um humano',
+    'falar com alguem',
+    'falar com um agente',
+    'falar com um consultor',
+    'pessoa real',
+    'atendente humano',
+    'atendimento humano',
   ],
   fr: [
-    'parler a un humain', 'parler a une personne', 'parler a quelqu un', 'parler a un agent', 'parler a un conseiller',
-    'parler avec un humain', 'parler avec une personne', 'vraie personne', 'personne reelle', 'agent humain',
+    'parler a un humain',
+    'parler a une personne',
+    'parler a quelqu un',
+    'parler a un agent',
+    'parler a un conseiller',
+    'parler avec un humain',
+    'parler avec une personne',
+    'vraie personne',
+    'personne reelle',
+    'agent humain',
   ],
   de: [
-    'mit einem menschen sprechen', 'mit einer person sprechen', 'mit jemandem sprechen', 'mit einem mitarbeiter sprechen',
-    'mit einem berater sprechen', 'mit einem menschen reden', 'mit einer person reden', 'mit jemandem reden',
-    'echte person', 'echter mensch', 'echten menschen',
+    'mit einem menschen sprechen',
+    'mit einer person sprechen',
+    'mit jemandem sprechen',
+    'mit einem mitarbeiter sprechen',
+    'mit einem berater sprechen',
+    'mit einem menschen reden',
+    'mit einer person reden',
+    'mit jemandem reden',
+    'echte person',
+    'echter mensch',
+    'echten menschen',
   ],
   it: [
-    'parlare con una persona', 'parlare con un umano', 'parlare con qualcuno', 'parlare con un operatore',
-    'parlare con un agente', 'parlare con un consulente', 'persona reale', 'persona vera', 'operatore umano',
+    'parlare con una persona',
+    'parlare con un umano',
+    'parlare con qualcuno',
+    'parlare con un operatore',
+    'parlare con un agente',
+    'parlare con un consulente',
+    'persona reale',
+    'persona vera',
+    'operatore umano',
   ],
 };
 
@@ -135,7 +256,14 @@ const escape = (phrase: string) => phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 const everyLanguage = (lists: Record<string, readonly string[]>) => Object.values(lists).flat();
 /** Any of `words` as whole words in a padded message, the longest first. */
-const padded = (words: readonly string[], flags = '') => new RegExp(` (?:${[...words].sort((a, b) => b.length - a.length).map(escape).join('|')}) `, flags);
+const padded = (words: readonly string[], flags = '') =>
+  new RegExp(
+    ` (?:${[...words]
+      .sort((a, b) => b.length - a.length)
+      .map(escape)
+      .join('|')}) `,
+    flags,
+  );
 
 const COURTESY_WORDS = padded(everyLanguage(COURTESY), 'g');
 const WITH_ARTICLES = padded([...everyLanguage(COURTESY), ...ARTICLES], 'g');
@@ -150,7 +278,9 @@ function core(text: string, aside: RegExp): string {
   // Each match eats its spaces: run twice, so that neighbours ("please now") both go.
   const bare = ` ${text} `.replace(aside, '  ').replace(aside, '  ').replace(/ +/g, ' ').trim();
   const half = bare.length >> 1;
-  return bare.length > 2 && bare[half] === ' ' && bare.slice(0, half) === bare.slice(half + 1) ? bare.slice(0, half) : bare;
+  return bare.length > 2 && bare[half] === ' ' && bare.slice(0, half) === bare.slice(half + 1)
+    ? bare.slice(0, half)
+    : bare;
 }
 
 /**
@@ -163,7 +293,10 @@ function handoffMatcher(languages: readonly string[]) {
   let matcher = matchers.get(key);
   if (!matcher) {
     const phrases = languages.flatMap((l) => HANDOFF_PHRASES[l] ?? []).map(escape);
-    matcher = { words: new Set(languages.flatMap((l) => HANDOFF_WORDS[l] ?? [])), phrases: new RegExp(` (?:${phrases.join('|')}) `) };
+    matcher = {
+      words: new Set(languages.flatMap((l) => HANDOFF_WORDS[l] ?? [])),
+      phrases: new RegExp(` (?:${phrases.join('|')}) `),
+    };
     matchers.set(key, matcher);
   }
   return matcher;

@@ -25,7 +25,8 @@ import { openingKey, openingsOf, stopOpenings, type Opening } from './openings.j
  * of either holds for the merged contact.
  */
 export async function mergeContacts(gw: Gateway, accountId: string, id: string, otherId: string): Promise<Contact> {
-  if (id === otherId) throw fieldError('contactId', 'is this contact itself: name the duplicate to merge into it', 'SAME_CONTACT');
+  if (id === otherId)
+    throw fieldError('contactId', 'is this contact itself: name the duplicate to merge into it', 'SAME_CONTACT');
   return gw.store.transact(async (tx) => {
     const keep = await getContact(tx, accountId, id);
     const other = await getContact(tx, accountId, otherId);
@@ -36,7 +37,10 @@ export async function mergeContacts(gw: Gateway, accountId: string, id: string, 
     }
     for (const m of messages) {
       if (m.campaignId) campaigns.add(m.campaignId);
-      await tx.update<Message>('messages', m.id, { contactId: id, conversationId: (m.conversationId && folded.get(m.conversationId)) ?? m.conversationId });
+      await tx.update<Message>('messages', m.id, {
+        contactId: id,
+        conversationId: (m.conversationId && folded.get(m.conversationId)) ?? m.conversationId,
+      });
     }
     for (const campaignId of campaigns) {
       await moveSteps(tx, campaignId, otherId, id);
@@ -88,7 +92,11 @@ function mergedFields(keep: Contact, other: Contact): Partial<Contact> {
  * The other's conversations become this contact's; one on a channel this contact has a conversation on is folded
  * into it (its messages, openings and unanswered questions go there). Answers the folded ids and the campaigns seen.
  */
-async function moveConversations(tx: Tx, keep: Contact, other: Contact): Promise<{ folded: Map<string, string>; campaigns: Set<string> }> {
+async function moveConversations(
+  tx: Tx,
+  keep: Contact,
+  other: Contact,
+): Promise<{ folded: Map<string, string>; campaigns: Set<string> }> {
   const mine = new Map((await conversationsOfContact(tx, keep.id)).map((c) => [c.channelKey, c]));
   const folded = new Map<string, string>();
   const campaigns = new Set<string>();
@@ -112,7 +120,10 @@ async function moveConversations(tx: Tx, keep: Contact, other: Contact): Promise
       await tx.cancelJobs(openingKey(o.id));
       await tx.remove('openings', o.id);
     } else {
-      await tx.update<Opening>('openings', o.id, { contactId: keep.id, conversationId: folded.get(o.conversationId) ?? o.conversationId });
+      await tx.update<Opening>('openings', o.id, {
+        contactId: keep.id,
+        conversationId: folded.get(o.conversationId) ?? o.conversationId,
+      });
     }
   }
   for (const campaignId of campaigns) {

@@ -16,16 +16,22 @@ import type { StatusUpdate, Watermark } from './ports/channel-provider.js';
  * receivers' answers, a retry): the message, its conversation's last message and failed count, and a failure told
  * once as `delivery_failed`.
  */
-export async function changeStatus(tx: Tx, message: Message, patch: Partial<Message> & Pick<Message, 'status'>): Promise<Message> {
+export async function changeStatus(
+  tx: Tx,
+  message: Message,
+  patch: Partial<Message> & Pick<Message, 'status'>,
+): Promise<Message> {
   const changed = await tx.update<Message>('messages', message.id, { ...patch, updatedAt: now() });
   if (changed.status !== message.status && changed.status !== 'pending') {
     tx.afterCommit(() => metrics.messagesSent.inc({ channel: channelLabel(changed.channel), status: changed.status }));
   }
-  if (changed.status !== message.status && changed.conversationId) messageStatusChanged(tx, changed.accountId, changed.conversationId, changed.id, changed.status);
+  if (changed.status !== message.status && changed.conversationId)
+    messageStatusChanged(tx, changed.accountId, changed.conversationId, changed.id, changed.status);
   await messageSettled(tx, changed);
   await openingStatusChanged(tx, message, changed);
   if (changed.status === 'failed' && message.status !== 'failed') await deliveryFailed(tx, changed);
-  else if (message.status === 'failed' && changed.status !== 'failed') await countFailed(tx, changed.conversationId, -1);
+  else if (message.status === 'failed' && changed.status !== 'failed')
+    await countFailed(tx, changed.conversationId, -1);
   return changed;
 }
 
@@ -40,11 +46,17 @@ export async function settleDeliveries(tx: Tx, messageId: string): Promise<void>
   const sent = deliveries.some((d) => d.status === 'sent');
   const failed = !sent && deliveries.length > 0 && deliveries.every((d) => d.status === 'failed');
   const status = sent ? 'sent' : failed ? 'failed' : 'pending';
-  const error = failed ? deliveries.map((d) => d.attempts.at(-1)?.error).filter(Boolean).at(-1) ?? 'Delivery failed' : null;
+  const error = failed
+    ? (deliveries
+        .map((d) => d.attempts.at(-1)?.error)
+        .filter(Boolean)
+        .at(-1) ?? 'Delivery failed')
+    : null;
   if (status === message.status && error === message.error) {
     // A failed attempt of a reply still being sent changes its delivery, not the message: the thread shows the
     // attempts, so the inbox is told all the same.
-    if (message.conversationId) messageStatusChanged(tx, message.accountId, message.conversationId, message.id, message.status);
+    if (message.conversationId)
+      messageStatusChanged(tx, message.accountId, message.conversationId, message.id, message.status);
     return;
   }
   await changeStatus(tx, message, { status, error });
@@ -66,13 +78,18 @@ export async function applyStatusUpdate(gw: Gateway, account: Account, update: S
 }
 
 /** A report moves a message forward, or fails one not yet delivered; anything else changes nothing. */
-async function report(tx: Tx, message: Message, update: Pick<StatusUpdate, 'status' | 'providerStatus' | 'errorCode' | 'error'>): Promise<void> {
+async function report(
+  tx: Tx,
+  message: Message,
+  update: Pick<StatusUpdate, 'status' | 'providerStatus' | 'errorCode' | 'error'>,
+): Promise<void> {
   if (message.status === 'failed') return;
   const was = PROGRESS[message.status] ?? 0;
   if (update.status === 'failed' ? was >= PROGRESS.delivered! : (PROGRESS[update.status] ?? 0) <= was) return;
-  const failure = update.status === 'failed'
-    ? { error: update.error ?? `${update.providerStatus} (no reason given)`, errorCode: update.errorCode }
-    : {};
+  const failure =
+    update.status === 'failed'
+      ? { error: update.error ?? `${update.providerStatus} (no reason given)`, errorCode: update.errorCode }
+      : {};
   await changeStatus(tx, message, { status: update.status, ...failure });
 }
 
@@ -90,9 +107,16 @@ export async function applyWatermark(gw: Gateway, account: Account, watermark: W
   await gw.store.transact(async (tx) => {
     const contact = await contactOfExternalId(tx, account.id, watermark.contact);
     if (!contact) return;
-    const recent = await tx.find<Message>('messages', 'contact', [contact.id], { order: 'desc', limit: WATERMARK_REACH });
+    const recent = await tx.find<Message>('messages', 'contact', [contact.id], {
+      order: 'desc',
+      limit: WATERMARK_REACH,
+    });
     for (const m of recent) {
-      const handedOver = m.direction === 'outgoing' && m.channel === watermark.channel && m.providerMessageId && (PROGRESS[m.status] ?? 0) >= PROGRESS.sent!;
+      const handedOver =
+        m.direction === 'outgoing' &&
+        m.channel === watermark.channel &&
+        m.providerMessageId &&
+        (PROGRESS[m.status] ?? 0) >= PROGRESS.sent!;
       if (handedOver && m.createdAt <= upTo) await report(tx, m, update);
     }
   });

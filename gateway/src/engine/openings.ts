@@ -55,7 +55,13 @@ export const openingKey = (id: string) => `opening:${id}`;
  * message to the contact, `delayMs` from now, paced and within the campaign's sending window. Answers whether one of
  * them cannot reach the contact (no address on its channel, opted out).
  */
-export async function onAddedToList(tx: Tx, accountId: string, listId: string, contact: Contact, delayMs = 0): Promise<{ unreachable: boolean }> {
+export async function onAddedToList(
+  tx: Tx,
+  accountId: string,
+  listId: string,
+  contact: Contact,
+  delayMs = 0,
+): Promise<{ unreachable: boolean }> {
   let unreachable = false;
   for (const campaign of await campaignsOf(tx, accountId)) {
     if (campaign.listId !== listId || !campaign.triggerOnNewContacts || campaign.status !== 'live') continue;
@@ -82,9 +88,22 @@ export async function reachExisting(gw: Gateway, accountId: string, campaignId: 
   for (;;) {
     const batch = await gw.store.transact(async (tx) => {
       const campaign = await getCampaign(tx, accountId, campaignId);
-      if (campaign.status !== 'live') throw new ApiError(409, 'CAMPAIGN_NOT_LIVE', `The campaign is ${campaign.status}: make it Live to reach its list`);
-      if (!campaign.listId) throw new ApiError(409, 'CAMPAIGN_WITHOUT_LIST', 'The campaign has no list: give it one (listId) to reach its contacts');
-      const members = await tx.find<Membership>('memberships', 'list', [campaign.listId], { limit: REACH_BATCH, after });
+      if (campaign.status !== 'live')
+        throw new ApiError(
+          409,
+          'CAMPAIGN_NOT_LIVE',
+          `The campaign is ${campaign.status}: make it Live to reach its list`,
+        );
+      if (!campaign.listId)
+        throw new ApiError(
+          409,
+          'CAMPAIGN_WITHOUT_LIST',
+          'The campaign has no list: give it one (listId) to reach its contacts',
+        );
+      const members = await tx.find<Membership>('memberships', 'list', [campaign.listId], {
+        limit: REACH_BATCH,
+        after,
+      });
       const outcomes: Array<string | undefined> = [];
       for (const member of members) {
         const contact = await tx.get<Contact>('contacts', member.contactId);
@@ -105,7 +124,8 @@ export async function reachExisting(gw: Gateway, accountId: string, campaignId: 
 function skipReason(campaign: Campaign, contact: Contact, conversation: Conversation): string | undefined {
   if (answersOnly(campaign.channel)) return 'no_first_message';
   if (contact.optOut) return 'opted_out';
-  if (!addressOf(contact, campaign.channel, campaign.customChannel)) return campaign.channel === 'custom' ? 'no_external_id' : 'no_phone';
+  if (!addressOf(contact, campaign.channel, campaign.customChannel))
+    return campaign.channel === 'custom' ? 'no_external_id' : 'no_phone';
   if (conversation.lastIncomingAt) return 'wrote_first';
   return undefined;
 }
@@ -137,7 +157,14 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
     createdAt: at,
     updatedAt: at,
   });
-  if (dueAt !== null) await tx.enqueue(newJob('opening', { openingId: opening.id }, { runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId }));
+  if (dueAt !== null)
+    await tx.enqueue(
+      newJob(
+        'opening',
+        { openingId: opening.id },
+        { runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId },
+      ),
+    );
   if (dueAt !== null) await recordStep(tx, 'added', opening);
   if (isUnreachableReason(reason)) await recordUnreachable(tx, reason, opening);
   await updateConversation(tx, conversation, {
@@ -148,7 +175,12 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
   return reason ?? QUEUED;
 }
 
-const stateOf = (o: Opening): OpeningState => ({ campaignId: o.campaignId, status: o.status, reason: o.reason, at: o.updatedAt });
+const stateOf = (o: Opening): OpeningState => ({
+  campaignId: o.campaignId,
+  status: o.status,
+  reason: o.reason,
+  at: o.updatedAt,
+});
 
 /**
  * The campaign's next send slot for an opening message due at `due` (epoch ms): the first opening of its sending
@@ -167,10 +199,16 @@ async function takeSlot(tx: Tx, campaign: Campaign, due: number): Promise<number
 
 async function settleOpening(tx: Tx, opening: Opening, patch: Partial<Opening>): Promise<Opening> {
   const updated = await tx.update<Opening>('openings', opening.id, { ...patch, updatedAt: now() });
-  if (updated.status === 'skipped' && isUnreachableReason(updated.reason)) await recordUnreachable(tx, updated.reason, updated);
+  if (updated.status === 'skipped' && isUnreachableReason(updated.reason))
+    await recordUnreachable(tx, updated.reason, updated);
   const conversation = await tx.get<Conversation>('conversations', opening.conversationId);
   if (conversation) {
-    const next = updated.status === 'queued' && updated.dueAt !== null ? { kind: 'opening' as const, at: iso(updated.dueAt) } : conversation.next?.kind === 'opening' ? null : conversation.next;
+    const next =
+      updated.status === 'queued' && updated.dueAt !== null
+        ? { kind: 'opening' as const, at: iso(updated.dueAt) }
+        : conversation.next?.kind === 'opening'
+          ? null
+          : conversation.next;
     await updateConversation(tx, conversation, { opening: stateOf(updated), next });
   }
   return updated;
@@ -182,7 +220,8 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     const opening = await tx.get<Opening>('openings', openingId);
     if (!opening || opening.status !== 'queued') return;
     const campaign = await campaignById(tx, opening.campaignId);
-    if (!campaign || campaign.status === 'draft') return void (await settleOpening(tx, opening, { status: 'skipped', reason: 'not_live' }));
+    if (!campaign || campaign.status === 'draft')
+      return void (await settleOpening(tx, opening, { status: 'skipped', reason: 'not_live' }));
     if (campaign.status === 'paused') return void (await settleOpening(tx, opening, { status: 'held', held: 'held' }));
     const [account, contact, conversation, pacing] = await Promise.all([
       tx.get<Account>('accounts', opening.accountId),
@@ -192,7 +231,11 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     ]);
     if (!account || !contact || !conversation) return;
     const reason = skipReason(campaign, contact, conversation);
-    if (reason) return void (await settleOpening(tx, opening, { status: reason === 'wrote_first' ? 'cancelled' : 'skipped', reason }));
+    if (reason)
+      return void (await settleOpening(tx, opening, {
+        status: reason === 'wrote_first' ? 'cancelled' : 'skipped',
+        reason,
+      }));
     const at = clockNow();
     const due = opening.dueAt ?? at;
     const stall = stalled(due, at, pacing?.lastSentAt, parseRate(campaign.sendRate));
@@ -204,7 +247,12 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     }
     const body = personalize(campaign.openingMessage ?? '', contact);
     const template = openingTemplateFor(campaign, contact);
-    const sent = await sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'campaign', campaignId: campaign.id, template });
+    const sent = await sendOnConversation(tx, gw, account, contact, conversation, {
+      body,
+      author: 'campaign',
+      campaignId: campaign.id,
+      template,
+    });
     if (pacing) await tx.update<Pacing>('pacing', campaign.id, { lastSentAt: Date.parse(sent.message.createdAt) });
     await settleOpening(tx, opening, { status: 'sent', messageId: sent.message.id });
     if (sent.message.status !== 'failed') await recordStep(tx, 'openingSent', opening);
@@ -220,7 +268,12 @@ export const openingsOf = (r: Reader, contactId: string) => r.find<Opening>('ope
  * The contact wrote, opted out or was handed to a person (or left the list of the campaigns `only` picks): opening
  * messages still waiting for them will not go. Returns how many were stopped.
  */
-export async function stopOpenings(tx: Tx, contactId: string, reason: string, only: (o: Opening) => boolean = () => true): Promise<number> {
+export async function stopOpenings(
+  tx: Tx,
+  contactId: string,
+  reason: string,
+  only: (o: Opening) => boolean = () => true,
+): Promise<number> {
   let stopped = 0;
   for (const opening of await openingsOf(tx, contactId)) {
     if ((opening.status !== 'queued' && opening.status !== 'held') || !only(opening)) continue;
@@ -246,10 +299,19 @@ export async function runCampaignResume(gw: Gateway, { campaignId }: JobKinds['c
       for (const opening of openings) {
         const dueAt = await takeSlot(tx, campaign, clockNow());
         await settleOpening(tx, opening, { status: 'queued', held: null, dueAt });
-        await tx.enqueue(newJob('opening', { openingId: opening.id }, { runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId }));
+        await tx.enqueue(
+          newJob(
+            'opening',
+            { openingId: opening.id },
+            { runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId },
+          ),
+        );
       }
       const room = RESUME_BATCH - openings.length;
-      const conversations = room > 0 ? await tx.find<Conversation>('conversations', 'heldFollowUp', [campaignId, 'held'], { limit: room }) : [];
+      const conversations =
+        room > 0
+          ? await tx.find<Conversation>('conversations', 'heldFollowUp', [campaignId, 'held'], { limit: room })
+          : [];
       for (const conversation of conversations) {
         await resumeFollowUps(tx, campaign, conversation);
       }

@@ -12,7 +12,15 @@ import { reengagementTemplateFor, type WhatsAppTemplate } from '../domain/whatsa
 import { ApiError } from '../errors.js';
 import type { Tx } from '../store/store.js';
 import { changeStatus } from './message-status.js';
-import { checkConsent, handOver, messageTagOf, outsideWindow, outsideWindowMessage, readyToGo, receiversFor } from './sending.js';
+import {
+  checkConsent,
+  handOver,
+  messageTagOf,
+  outsideWindow,
+  outsideWindowMessage,
+  readyToGo,
+  receiversFor,
+} from './sending.js';
 
 export interface Outgoing {
   body: string;
@@ -27,11 +35,12 @@ export interface Outgoing {
 /** Why a message cannot go to a contact on a conversation's channel: it has no address there. */
 function unreachable(conversation: Conversation): ApiError {
   const { channel } = conversation;
-  const message = channel === 'custom'
-    ? `The contact has no external ID on the custom channel "${conversation.customChannel ?? ''}": give the contact one (externalIds) to reach them there`
-    : answersOnly(channel)
-      ? `The contact has not written on ${channel === 'messenger' ? 'Messenger' : 'Instagram'}: a business may only answer there`
-      : `The contact has no phone number: give the contact one to reach them on ${channel === 'sms' ? 'SMS' : 'WhatsApp'}`;
+  const message =
+    channel === 'custom'
+      ? `The contact has no external ID on the custom channel "${conversation.customChannel ?? ''}": give the contact one (externalIds) to reach them there`
+      : answersOnly(channel)
+        ? `The contact has not written on ${channel === 'messenger' ? 'Messenger' : 'Instagram'}: a business may only answer there`
+        : `The contact has no phone number: give the contact one to reach them on ${channel === 'sms' ? 'SMS' : 'WhatsApp'}`;
   return new ApiError(409, 'CONTACT_UNREACHABLE', message);
 }
 
@@ -72,18 +81,35 @@ export async function sendOnConversation(
     fields.template = campaign ? reengagementTemplateFor(campaign, contact) : null;
     if (!fields.template) {
       const error = outsideWindowMessage(conversation.channel);
-      const message = await tx.insert('messages', newMessage({ ...fields, status: 'skipped', error, errorCode: 'OUTSIDE_24H_WINDOW' }));
-      await recordUnreachable(tx, conversation.channel === 'whatsapp' ? 'outside_whatsapp_window' : 'outside_meta_window', message);
-      return { message, conversation: await touchConversation(tx, conversation, { lastMessage: lastMessageOf(message) }) };
+      const message = await tx.insert(
+        'messages',
+        newMessage({ ...fields, status: 'skipped', error, errorCode: 'OUTSIDE_24H_WINDOW' }),
+      );
+      await recordUnreachable(
+        tx,
+        conversation.channel === 'whatsapp' ? 'outside_whatsapp_window' : 'outside_meta_window',
+        message,
+      );
+      return {
+        message,
+        conversation: await touchConversation(tx, conversation, { lastMessage: lastMessageOf(message) }),
+      };
     }
   }
-  let message = await tx.insert('messages', newMessage({ ...fields, messageTag: messageTagOf(conversation, fields), status: 'pending' }));
+  let message = await tx.insert(
+    'messages',
+    newMessage({ ...fields, messageTag: messageTagOf(conversation, fields), status: 'pending' }),
+  );
   const receivers = await receiversFor(tx, account, conversation);
   const refused = await readyToGo(tx, gw, account, conversation, message, receivers, true);
-  if (refused) message = await changeStatus(tx, message, { status: 'failed', error: refused.message, errorCode: refused.code });
+  if (refused)
+    message = await changeStatus(tx, message, { status: 'failed', error: refused.message, errorCode: refused.code });
   else await handOver(tx, account, conversation, message, receivers);
   // A failure counted on the conversation meanwhile (changeStatus) is kept: it is written anew from what is stored.
-  const current = message.status === 'failed' ? ((await tx.get<Conversation>('conversations', conversation.id)) ?? conversation) : conversation;
+  const current =
+    message.status === 'failed'
+      ? ((await tx.get<Conversation>('conversations', conversation.id)) ?? conversation)
+      : conversation;
   return { message, conversation: await touchConversation(tx, current, { lastMessage: lastMessageOf(message) }) };
 }
 
@@ -98,12 +124,20 @@ export interface SendInput {
 }
 
 /** Spec §4.4: sends a message through a custom channel to the contact known by fromId. */
-export async function sendMessage(gw: Gateway, account: Account, input: SendInput): Promise<{ message: Message; contact: Contact }> {
+export async function sendMessage(
+  gw: Gateway,
+  account: Account,
+  input: SendInput,
+): Promise<{ message: Message; contact: Contact }> {
   return gw.store.transact(async (tx) => {
     if (input.campaignId) await getCampaign(tx, account.id, input.campaignId);
     const contact = await contactForExternalId(tx, account, input.customChannel, input.fromId, input, true);
     const conversation = await conversationFor(tx, contact, 'custom', input.customChannel, input.campaignId ?? null);
-    const { message } = await sendOnConversation(tx, gw, account, contact, conversation, { body: input.body, author: 'api', campaignId: input.campaignId ?? null });
+    const { message } = await sendOnConversation(tx, gw, account, contact, conversation, {
+      body: input.body,
+      author: 'api',
+      campaignId: input.campaignId ?? null,
+    });
     return { message, contact };
   });
 }

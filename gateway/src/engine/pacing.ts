@@ -47,7 +47,11 @@ export function stalled(dueAt: number, now: number, lastSentAt: number | undefin
 }
 
 /** When the next addition's opening message goes (`sendAt`, epoch ms) and the state to keep for the one after. */
-export function nextSend(state: PacingState | undefined, now: number, rate: Rate): { sendAt: number; state: PacingState } {
+export function nextSend(
+  state: PacingState | undefined,
+  now: number,
+  rate: Rate,
+): { sendAt: number; state: PacingState } {
   const s = state ?? INITIAL_PACING;
   const interval = intervalMs(rate);
   const windowOpen = now - s.burstStartedAt < BURST_WINDOW_MS;
@@ -55,7 +59,10 @@ export function nextSend(state: PacingState | undefined, now: number, rate: Rate
   const burstStartedAt = newBurst ? now : s.burstStartedAt;
   const burstCount = newBurst ? 0 : s.burstCount;
   if (burstCount < BURST && (newBurst || windowOpen)) {
-    return { sendAt: now, state: { burstStartedAt, burstCount: burstCount + 1, nextSlotAt: Math.max(s.nextSlotAt, now + interval) } };
+    return {
+      sendAt: now,
+      state: { burstStartedAt, burstCount: burstCount + 1, nextSlotAt: Math.max(s.nextSlotAt, now + interval) },
+    };
   }
   const sendAt = Math.max(s.nextSlotAt, now);
   return { sendAt, state: { burstStartedAt, burstCount, nextSlotAt: sendAt + interval } };

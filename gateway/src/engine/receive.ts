@@ -23,9 +23,13 @@ export type IncomingInput = CustomChannelMessage;
  * A post to one of the gateway's own channel entries, taken by its channel's adapter as a provider's webhook is
  * (verified, split, parsed), but while the caller waits: its one message, for the engine to store before answering.
  */
-export async function messageOfPost<Body, Message>(adapter: ChannelReceiver<ApiPost<Body>, Message>, body: Body): Promise<Message> {
+export async function messageOfPost<Body, Message>(
+  adapter: ChannelReceiver<ApiPost<Body>, Message>,
+  body: Body,
+): Promise<Message> {
   const request = { body };
-  if (!(await adapter.verify(request))) throw new ApiError(403, 'INVALID_SIGNATURE', 'The request is not the channel\'s');
+  if (!(await adapter.verify(request)))
+    throw new ApiError(403, 'INVALID_SIGNATURE', "The request is not the channel's");
   const [entry] = adapter.entries(request).entries;
   const message = entry && adapter.parse(entry).messages[0];
   if (!message) throw badRequest('The request holds no message');
@@ -45,38 +49,55 @@ export async function receiveMessage(
   readFile: ChannelReceiver['readFile'] = (url, declared) => decodeDataUri(url, declared!, gw.config.maxMediaBytes),
 ): Promise<{ message: Message; duplicate: boolean }> {
   const { mediaUrl, mediaContentType } = input;
-  const embedded = mediaUrl && isDataUri(mediaUrl)
-    ? async () => {
-      const file = await readFile(mediaUrl, mediaContentType!);
-      return file && saveMedia(gw, account.id, file.bytes, file.contentType);
-    }
-    : undefined;
+  const embedded =
+    mediaUrl && isDataUri(mediaUrl)
+      ? async () => {
+          const file = await readFile(mediaUrl, mediaContentType!);
+          return file && saveMedia(gw, account.id, file.bytes, file.contentType);
+        }
+      : undefined;
 
-  return receivingFile(gw, account.id, input.messageSid, embedded, (media) => gw.store.transact(async (tx) => {
-    // Read together: the campaign named, the messageSid and the sender's ID; then the contact, with its
-    // conversations (its conversation on this channel among them) and what the engine reads.
-    const [, original, registration] = await Promise.all([
-      input.campaignId ? getCampaign(tx, account.id, input.campaignId) : undefined,
-      bySid(tx, account.id, input.messageSid),
-      registrationOf(tx, account.id, input.fromId),
-    ]);
-    if (original) return { message: original, duplicate: true };
-    if (registration) await Promise.all([tx.get('contacts', registration.contactId), readForIncoming(tx, account.id, registration.contactId)]);
-    const contact = await contactForExternalId(tx, account, input.channel ?? null, input.fromId, input, false);
-    const conversation = await conversationFor(tx, contact, 'custom', input.channel ?? null, input.campaignId ?? null);
-    const message = await storeIncoming(tx, gw, account, contact, conversation, media, {
-      body: input.body,
-      status: input.status || 'received',
-      messageType: input.messageType ?? 'text',
-      messageSid: input.messageSid,
-      fromId: input.fromId,
-      toId: input.toId,
-      channel: input.channel ?? null,
-      campaignId: input.campaignId ?? null,
-      media: media ? keptMedia(media) : mediaUrl ? { url: mediaUrl, contentType: mediaContentType!, mediaId: null } : null,
-    });
-    return { message, duplicate: false };
-  }));
+  return receivingFile(gw, account.id, input.messageSid, embedded, (media) =>
+    gw.store.transact(async (tx) => {
+      // Read together: the campaign named, the messageSid and the sender's ID; then the contact, with its
+      // conversations (its conversation on this channel among them) and what the engine reads.
+      const [, original, registration] = await Promise.all([
+        input.campaignId ? getCampaign(tx, account.id, input.campaignId) : undefined,
+        bySid(tx, account.id, input.messageSid),
+        registrationOf(tx, account.id, input.fromId),
+      ]);
+      if (original) return { message: original, duplicate: true };
+      if (registration)
+        await Promise.all([
+          tx.get('contacts', registration.contactId),
+          readForIncoming(tx, account.id, registration.contactId),
+        ]);
+      const contact = await contactForExternalId(tx, account, input.channel ?? null, input.fromId, input, false);
+      const conversation = await conversationFor(
+        tx,
+        contact,
+        'custom',
+        input.channel ?? null,
+        input.campaignId ?? null,
+      );
+      const message = await storeIncoming(tx, gw, account, contact, conversation, media, {
+        body: input.body,
+        status: input.status || 'received',
+        messageType: input.messageType ?? 'text',
+        messageSid: input.messageSid,
+        fromId: input.fromId,
+        toId: input.toId,
+        channel: input.channel ?? null,
+        campaignId: input.campaignId ?? null,
+        media: media
+          ? keptMedia(media)
+          : mediaUrl
+            ? { url: mediaUrl, contentType: mediaContentType!, mediaId: null }
+            : null,
+      });
+      return { message, duplicate: false };
+    }),
+  );
 }
 
 /**
@@ -110,29 +131,44 @@ export async function receiveOnChannel(
   const meta = answersOnly(channel);
   const from = meta ? input.from : normalizePhone(input.from, 'phone', account.defaultCountry);
   const names = { firstName: input.firstName ?? undefined, lastName: input.lastName ?? undefined };
-  const result = await receivingFile(gw, account.id, input.messageSid, input.keepFile, (file) => gw.store.transact(async (tx) => {
-    const original = input.messageSid ? await bySid(tx, account.id, input.messageSid) : undefined;
-    if (original) return { message: original, contact: (await tx.get<Contact>('contacts', original.contactId))!, duplicate: true };
-    const contact = meta
-      ? await contactForExternalId(tx, account, channel, from, names, false)
-      : (await findByPhone(tx, account.id, from)) ?? (await createContactIn(tx, account.id, { phone: from, ...names }));
-    // A new conversation on Messenger or Instagram is the channel's Live campaign's to answer: the campaigns are read
-    // only for a contact who has none there yet.
-    const conversation = !meta
-      ? await conversationFor(tx, contact, channel, null)
-      : (await existingConversation(tx, contact, channel, null)) ?? (await conversationFor(tx, contact, channel, null, (await liveCampaignOn(tx, account.id, channel))?.id ?? null));
-    const message = await storeIncoming(tx, gw, account, contact, conversation, file, {
-      body: input.body,
-      status: 'received',
-      messageType: input.messageType ?? 'text',
-      messageSid: input.messageSid ?? null,
-      fromId: from,
-      channel,
-      media: file ? keptMedia(file) : input.media ? { ...input.media, mediaId: null } : null,
-      ...(input.sentAt && input.sentAt < now() ? { createdAt: input.sentAt } : {}),
-    });
-    return { message, contact, duplicate: false };
-  }));
+  const result = await receivingFile(gw, account.id, input.messageSid, input.keepFile, (file) =>
+    gw.store.transact(async (tx) => {
+      const original = input.messageSid ? await bySid(tx, account.id, input.messageSid) : undefined;
+      if (original)
+        return {
+          message: original,
+          contact: (await tx.get<Contact>('contacts', original.contactId))!,
+          duplicate: true,
+        };
+      const contact = meta
+        ? await contactForExternalId(tx, account, channel, from, names, false)
+        : ((await findByPhone(tx, account.id, from)) ??
+          (await createContactIn(tx, account.id, { phone: from, ...names })));
+      // A new conversation on Messenger or Instagram is the channel's Live campaign's to answer: the campaigns are read
+      // only for a contact who has none there yet.
+      const conversation = !meta
+        ? await conversationFor(tx, contact, channel, null)
+        : ((await existingConversation(tx, contact, channel, null)) ??
+          (await conversationFor(
+            tx,
+            contact,
+            channel,
+            null,
+            (await liveCampaignOn(tx, account.id, channel))?.id ?? null,
+          )));
+      const message = await storeIncoming(tx, gw, account, contact, conversation, file, {
+        body: input.body,
+        status: 'received',
+        messageType: input.messageType ?? 'text',
+        messageSid: input.messageSid ?? null,
+        fromId: from,
+        channel,
+        media: file ? keptMedia(file) : input.media ? { ...input.media, mediaId: null } : null,
+        ...(input.sentAt && input.sentAt < now() ? { createdAt: input.sentAt } : {}),
+      });
+      return { message, contact, duplicate: false };
+    }),
+  );
   return { message: result.message, contact: result.contact };
 }
 
@@ -164,7 +200,13 @@ async function storeIncoming(
   file: Media | undefined,
   fields: Omit<Parameters<typeof newMessage>[0], 'accountId' | 'contactId' | 'direction' | 'conversationId'>,
 ): Promise<Message> {
-  const message = newMessage({ ...fields, accountId: account.id, contactId: contact.id, direction: 'incoming', conversationId: conversation.id });
+  const message = newMessage({
+    ...fields,
+    accountId: account.id,
+    contactId: contact.id,
+    direction: 'incoming',
+    conversationId: conversation.id,
+  });
   // The conversation's row first, then the message: every writer takes them in this order, so two deliveries of one
   // messageSid queue on the conversation rather than deadlock over the messageSid's unique key.
   const current = await recordIncoming(tx, conversation, message);

@@ -8,7 +8,16 @@ import { deliveriesOf, getMessage, type Message } from '../domain/messages.js';
 import type { Delivery } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
 import { changeStatus } from './message-status.js';
-import { checkConsent, handOver, messageTagOf, OUTSIDE_WINDOW, outsideWindow, outsideWindowMessage, readyToGo, receiversFor } from './sending.js';
+import {
+  checkConsent,
+  handOver,
+  messageTagOf,
+  OUTSIDE_WINDOW,
+  outsideWindow,
+  outsideWindowMessage,
+  readyToGo,
+  receiversFor,
+} from './sending.js';
 import type { retryReport } from '../contract/messages.js';
 import type { Answer } from '../contract/shared.js';
 
@@ -25,20 +34,29 @@ const refuse = (code: string, message: string) => new ApiError(409, code, messag
  * credits, or for want of a receiver) is charged now, like a new one; one the provider or the receiver failed was
  * charged then and is not charged again.
  */
-export async function retryMessage(gw: Gateway, accountId: string, messageId: string): Promise<{ message: Message; deliveries: Delivery[] }> {
+export async function retryMessage(
+  gw: Gateway,
+  accountId: string,
+  messageId: string,
+): Promise<{ message: Message; deliveries: Delivery[] }> {
   return gw.store.transact(async (tx) => {
     // The message first: a retry and its deliveries settling at once take turns on it (once it is known to be the account's).
     await getMessage(tx, accountId, messageId);
     const message = (await tx.lock<Message>('messages', messageId))!;
-    if (message.direction === 'incoming') throw refuse('MESSAGE_INCOMING', 'The message came from the contact: there is nothing to send again');
+    if (message.direction === 'incoming')
+      throw refuse('MESSAGE_INCOMING', 'The message came from the contact: there is nothing to send again');
     if (message.status !== 'failed') {
-      if (message.errorCode === 'OUTSIDE_24H_WINDOW') throw refuse('OUTSIDE_24H_WINDOW', message.error ?? OUTSIDE_WINDOW);
+      if (message.errorCode === 'OUTSIDE_24H_WINDOW')
+        throw refuse('OUTSIDE_24H_WINDOW', message.error ?? OUTSIDE_WINDOW);
       throw refuse('MESSAGE_NOT_FAILED', `Only a failed message can be retried; this one is ${message.status}`);
     }
-    const conversation = message.conversationId ? await tx.get<Conversation>('conversations', message.conversationId) : undefined;
+    const conversation = message.conversationId
+      ? await tx.get<Conversation>('conversations', message.conversationId)
+      : undefined;
     if (!conversation) throw refuse('MESSAGE_NOT_RETRYABLE', 'The message belongs to no conversation to send it on');
     checkConsent(await getContact(tx, accountId, message.contactId), message.author);
-    if (outsideWindow(conversation, message)) throw refuse('OUTSIDE_24H_WINDOW', outsideWindowMessage(conversation.channel));
+    if (outsideWindow(conversation, message))
+      throw refuse('OUTSIDE_24H_WINDOW', outsideWindowMessage(conversation.channel));
 
     const account = await getAccount(tx, accountId);
     const deliveries = await deliveriesOf(tx, message.id);
@@ -72,7 +90,9 @@ export type RetryReport = Answer<typeof retryReport>;
 export async function retryFailed(gw: Gateway, accountId: string, conversationId?: string): Promise<RetryReport> {
   const conversations = conversationId
     ? [await getConversation(gw.store, accountId, conversationId)]
-    : await gw.store.find<Conversation>('conversations', 'failing', [accountId, 'failed'], { limit: RETRY_CONVERSATIONS + 1 });
+    : await gw.store.find<Conversation>('conversations', 'failing', [accountId, 'failed'], {
+        limit: RETRY_CONVERSATIONS + 1,
+      });
   const report: RetryReport = { retried: [], refused: [], more: conversations.length > RETRY_CONVERSATIONS };
   for (const conversation of conversations.slice(0, RETRY_CONVERSATIONS)) {
     const messages = await gw.store.find<Message>('messages', 'contact', [conversation.contactId]);

@@ -20,7 +20,8 @@ import { clockNow } from '../clock.js';
  * and how it is handed to its channel.
  */
 
-const optedOut = () => new ApiError(409, 'CONTACT_OPTED_OUT', 'The contact opted out (STOP): nothing more is sent until they reply START');
+const optedOut = () =>
+  new ApiError(409, 'CONTACT_OPTED_OUT', 'The contact opted out (STOP): nothing more is sent until they reply START');
 
 /** Nothing but the gateway's own answers to STOP, START and HELP goes to a contact who opted out. */
 export function checkConsent(contact: Contact, author: Message['author']): void {
@@ -30,10 +31,11 @@ export function checkConsent(contact: Contact, author: Message['author']): void 
 export const OUTSIDE_WINDOW =
   "Outside WhatsApp's 24-hour customer-service window: only an approved template may be sent until the contact writes again (set the campaign's reengagementTemplate)";
 export const OUTSIDE_META_WINDOW =
-  'Outside Meta\'s messaging window: the bot and follow-ups answer within 24 hours of the contact\'s last message, a person within 7 days';
+  "Outside Meta's messaging window: the bot and follow-ups answer within 24 hours of the contact's last message, a person within 7 days";
 
 /** Why a message cannot go outside its channel's window, in the words of the channel. */
-export const outsideWindowMessage = (channel: Conversation['channel']) => (answersOnly(channel) ? OUTSIDE_META_WINDOW : OUTSIDE_WINDOW);
+export const outsideWindowMessage = (channel: Conversation['channel']) =>
+  answersOnly(channel) ? OUTSIDE_META_WINDOW : OUTSIDE_WINDOW;
 
 /**
  * Whether a message cannot go on this conversation now. WhatsApp: free text more than 24 hours after the contact
@@ -41,7 +43,8 @@ export const outsideWindowMessage = (channel: Conversation['channel']) => (answe
  * goes with Meta's HUMAN_AGENT tag (see messageTagOf) for 7 days.
  */
 export function outsideWindow(conversation: Conversation, message: Pick<Message, 'template' | 'author'>): boolean {
-  if (conversation.channel === 'whatsapp') return !message.template && !inServiceWindow(conversation.lastIncomingAt, clockNow());
+  if (conversation.channel === 'whatsapp')
+    return !message.template && !inServiceWindow(conversation.lastIncomingAt, clockNow());
   if (!answersOnly(conversation.channel) || inServiceWindow(conversation.lastIncomingAt, clockNow())) return false;
   return messageTagOf(conversation, message) === null;
 }
@@ -54,7 +57,13 @@ export function messageTagOf(conversation: Conversation, message: Pick<Message, 
 }
 
 /** What a sub-account pays for the message from its balance; the refusal when the balance is short. */
-async function charge(tx: Tx, gw: Gateway, account: Account, conversation: Conversation, message: Message): Promise<ApiError | undefined> {
+async function charge(
+  tx: Tx,
+  gw: Gateway,
+  account: Account,
+  conversation: Conversation,
+  message: Message,
+): Promise<ApiError | undefined> {
   const price = await priceOf(gw.config.prices, account, conversation.channel, message);
   if (price === 0) return undefined;
   const balance = await spend(tx, account, price, {
@@ -78,7 +87,15 @@ export const receiversFor = async (r: Reader, account: Account, conversation: Co
  * of replies, and a sub-account pays the message's price when `pay` (a message is paid for once, when it is first
  * handed to its channel).
  */
-export async function readyToGo(tx: Tx, gw: Gateway, account: Account, conversation: Conversation, message: Message, receivers: Receivers, pay: boolean): Promise<ApiError | undefined> {
+export async function readyToGo(
+  tx: Tx,
+  gw: Gateway,
+  account: Account,
+  conversation: Conversation,
+  message: Message,
+  receivers: Receivers,
+  pay: boolean,
+): Promise<ApiError | undefined> {
   if (conversation.channel === 'custom' && receivers.length === 0) return new ApiError(409, 'NO_RECEIVER', NO_RECEIVER);
   return pay ? charge(tx, gw, account, conversation, message) : undefined;
 }
@@ -89,7 +106,14 @@ export async function readyToGo(tx: Tx, gw: Gateway, account: Account, conversat
  * subscribers, spec §6.1), where a receiver that failed it before (`earlier`) gets that same delivery again; on SMS
  * and WhatsApp, a send job for the provider.
  */
-export async function handOver(tx: Tx, account: Account, conversation: Conversation, message: Message, receivers: Receivers, earlier: Delivery[] = []): Promise<Delivery[]> {
+export async function handOver(
+  tx: Tx,
+  account: Account,
+  conversation: Conversation,
+  message: Message,
+  receivers: Receivers,
+  earlier: Delivery[] = [],
+): Promise<Delivery[]> {
   if (conversation.channel !== 'custom') {
     // Not keyed (a retry may queue it while the failed run settles): it holds only the id, and a message erased meanwhile ends it.
     await tx.enqueue(newJob('send', { messageId: message.id }, { accountId: account.id }));
@@ -102,7 +126,12 @@ export async function handOver(tx: Tx, account: Account, conversation: Conversat
       result.push(await queueDelivery(tx, account.id, 'reply', replyPayload(message), message.id, receiver));
     } else if (before.status === 'failed') {
       // The same delivery (same webhook-id, so a receiver that did take it after all can tell), at today's URL.
-      const again = await tx.update<Delivery>('deliveries', before.id, { status: 'pending', url: receiver.url, roundStart: before.attempts.length, updatedAt: now() });
+      const again = await tx.update<Delivery>('deliveries', before.id, {
+        status: 'pending',
+        url: receiver.url,
+        roundStart: before.attempts.length,
+        updatedAt: now(),
+      });
       await tx.enqueue(deliverJob(again));
       result.splice(result.indexOf(before), 1, again);
     }

@@ -4,7 +4,8 @@
  * kind of caller and compares the answer with this table. The API key acts as the account's owner.
  */
 export const ACCESS_LEVELS = {
-  public: 'anyone: the request proves itself otherwise (a provider\'s signature, an invitation\'s token) or tells nothing secret',
+  public:
+    "anyone: the request proves itself otherwise (a provider's signature, an invitation's token) or tells nothing secret",
   team: 'the API key, and a console session of the owner, an admin or an agent',
   admins: 'the API key, and a console session of the owner or an admin; an agent gets 403 FORBIDDEN',
   'signed-in': 'a console session of anyone on the team',

@@ -27,7 +27,12 @@ import { settingsRoutes } from './routes/settings.js';
 import { webhooksRoutes } from './routes/webhooks.js';
 
 /** The gateway's HTTP app: the API, the operator's API and, at their paths, the `routers` it is given (the web console). */
-export function createApp(gw: Engine, adminToken: string, service: ServiceState, routers: Record<string, Router> = {}): Express {
+export function createApp(
+  gw: Engine,
+  adminToken: string,
+  service: ServiceState,
+  routers: Record<string, Router> = {},
+): Express {
   const app = express();
   app.disable('x-powered-by');
   // Answers are read once by API clients; hashing every body for an ETag nobody sends back is wasted work.
@@ -47,7 +52,10 @@ export function createApp(gw: Engine, adminToken: string, service: ServiceState,
   if (https.length) app.use(https);
   if (gw.log.isLevelEnabled('info')) app.use(requestLog(gw.log));
 
-  const limit = rateLimits(gw.store, { perKey: gw.config.rateLimitPerMinute, perSession: gw.config.consoleRateLimitPerMinute });
+  const limit = rateLimits(gw.store, {
+    perKey: gw.config.rateLimitPerMinute,
+    perSession: gw.config.consoleRateLimitPerMinute,
+  });
   const team = [apiKeyAuth(gw, failures), limit];
   const guards: Guards = { public: [], team, admins: [...team, adminOnly] };
 
@@ -59,7 +67,9 @@ export function createApp(gw: Engine, adminToken: string, service: ServiceState,
   // The server address never comes from the request (see publicBase): a document naming another host would send
   // whoever follows it there with their key.
   let openApi: ReturnType<typeof openApiDocument> | undefined;
-  route(v1, '/openapi.json', { get: (_req, res) => void res.json((openApi ??= openApiDocument(`${publicBase(gw.config)}/v1`))) });
+  route(v1, '/openapi.json', {
+    get: (_req, res) => void res.json((openApi ??= openApiDocument(`${publicBase(gw.config)}/v1`))),
+  });
   contactsRoutes(v1, gw);
   listsRoutes(v1, gw);
   importsRoutes(v1, gw);

@@ -21,13 +21,16 @@ export function cookieValue(header: string | undefined, name: string): string | 
 }
 
 /** The value of the session cookie in a Cookie header, if any. */
-export const sessionCookieValue = (header: string | undefined): string | undefined => cookieValue(header, SESSION_COOKIE);
+export const sessionCookieValue = (header: string | undefined): string | undefined =>
+  cookieValue(header, SESSION_COOKIE);
 
 const cookie = (name: string, value: string, maxAgeMs: number): string =>
   `${name}=${value}; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(maxAgeMs / 1000)}`;
 
 export const sessionCookie = (token: string, maxAgeMs: number): string => cookie(SESSION_COOKIE, token, maxAgeMs);
 
-export const knownBrowserCookie = (value: string, maxAgeMs: number): string => cookie(KNOWN_BROWSER_COOKIE, value, maxAgeMs);
+export const knownBrowserCookie = (value: string, maxAgeMs: number): string =>
+  cookie(KNOWN_BROWSER_COOKIE, value, maxAgeMs);
 
-export const clearedSessionCookie = (): string => `${SESSION_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0`;
+export const clearedSessionCookie = (): string =>
+  `${SESSION_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0`;

@@ -2,7 +2,12 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import { ApiError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { StoreHealth } from '../store/health.js';
-import { CommitOutcomeUnknownError, StoreConflictError, StoreUnavailableError, StoreWriteError } from '../store/store.js';
+import {
+  CommitOutcomeUnknownError,
+  StoreConflictError,
+  StoreUnavailableError,
+  StoreWriteError,
+} from '../store/store.js';
 
 /**
  * Spec §7: the incoming-message endpoint answers `{error: "message"}`; every other route `{error: {code, message}}`,
@@ -17,7 +22,14 @@ export const usesPlainErrors = (url: string) =>
 export const errorBody = (url: string, err: ApiError) =>
   usesPlainErrors(url)
     ? { error: err.message }
-    : { error: { code: err.code, message: err.message, ...(err.fields?.length ? { fields: err.fields } : {}), ...(err.contactId ? { contactId: err.contactId } : {}) } };
+    : {
+        error: {
+          code: err.code,
+          message: err.message,
+          ...(err.fields?.length ? { fields: err.fields } : {}),
+          ...(err.contactId ? { contactId: err.contactId } : {}),
+        },
+      };
 
 export function sendError(req: Request, res: Response, err: ApiError): void {
   if (res.headersSent) return void res.end();
@@ -67,7 +79,11 @@ function fromBodyParser(err: { type?: string; status?: number; message?: string 
       return new ApiError(400, 'REQUEST_ABORTED', 'Request was aborted');
     default:
       return err.status && err.status >= 400 && err.status < 500
-        ? new ApiError(err.status, 'UNREADABLE_BODY', 'The body could not be read: check its Content-Encoding and Content-Length')
+        ? new ApiError(
+            err.status,
+            'UNREADABLE_BODY',
+            'The body could not be read: check its Content-Encoding and Content-Length',
+          )
         : undefined;
   }
 }
@@ -91,7 +107,12 @@ function storeRefusal(req: Request, err: StoreUnavailableError): ApiError {
     );
   }
   if (err instanceof StoreWriteError && req.method !== 'GET' && req.method !== 'HEAD') {
-    return new ApiError(503, 'STORE_UNAVAILABLE', 'The store is unavailable: the change was not saved; retry later', RETRY_AFTER);
+    return new ApiError(
+      503,
+      'STORE_UNAVAILABLE',
+      'The store is unavailable: the change was not saved; retry later',
+      RETRY_AFTER,
+    );
   }
   return new ApiError(503, 'STORE_UNAVAILABLE', 'The store is unavailable; retry later', RETRY_AFTER);
 }
@@ -107,14 +128,22 @@ export function errorHandler(log: Logger, health: StoreHealth): ErrorRequestHand
     if (apiError) return sendError(req, res, apiError);
     if (err instanceof StoreConflictError) {
       // A race lost again and again, or a rule without its own check: the record it collided with stands.
-      return sendError(req, res, new ApiError(409, 'CONFLICT', 'This conflicts with an existing record; retry to see it'));
+      return sendError(
+        req,
+        res,
+        new ApiError(409, 'CONFLICT', 'This conflicts with an existing record; retry to see it'),
+      );
     }
     if (err instanceof StoreUnavailableError) {
       const refusal = storeRefusal(req, err);
       health.refused();
       // The route's pattern, never the path: a path may hold a token (an invitation's).
       const route = typeof req.route?.path === 'string' ? `${req.baseUrl}${req.route.path}` : 'unmatched';
-      health.report(err, { method: req.method, route, code: refusal.code }, 'request refused: the store is unavailable');
+      health.report(
+        err,
+        { method: req.method, route, code: refusal.code },
+        'request refused: the store is unavailable',
+      );
       return sendError(req, res, refusal);
     }
     log.error({ err, method: req.method, path: req.path }, 'request failed');

@@ -11,7 +11,9 @@ export function problemOf(issue: z.core.$ZodIssue, input: unknown, where: string
 }
 
 /** The problems once each: a value two checks of one schema refused for the same reason is one problem. */
-export const distinct = (problems: FieldProblem[]): FieldProblem[] => [...new Map(problems.map((p) => [`${p.field}\n${p.message}`, p])).values()];
+export const distinct = (problems: FieldProblem[]): FieldProblem[] => [
+  ...new Map(problems.map((p) => [`${p.field}\n${p.message}`, p])).values(),
+];
 
 const LONG: Record<string, string> = { string: 'TOO_LONG', array: 'TOO_MANY', set: 'TOO_MANY', map: 'TOO_MANY' };
 const SHORT: Record<string, string> = { string: 'TOO_SHORT', array: 'TOO_FEW', set: 'TOO_FEW', map: 'TOO_FEW' };

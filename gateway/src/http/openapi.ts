@@ -19,7 +19,13 @@ class Components {
   readonly schemas: Record<string, JsonSchema> = {};
 
   of(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-    const { $schema: _s, $defs, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+    const {
+      $schema: _s,
+      $defs,
+      ...json
+    } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema & {
+      $defs?: Record<string, JsonSchema>;
+    };
     for (const [id, def] of Object.entries($defs ?? {})) this.schemas[id] = relinked(def);
     const top = relinked(json);
     const id = z.globalRegistry.get(schema)?.id;
@@ -48,15 +54,22 @@ const ERROR_WORDS: Record<number, string> = {
   503: 'The store is unavailable: wait Retry-After seconds',
 };
 
-const header = (description: string, schema: JsonSchema = { type: 'string' }, required = false) => ({ description, ...(required ? { required } : {}), schema });
-const RATE_LIMIT = 'What is left of the budget that counted this request: "<policy>"; r=<requests left>; t=<seconds to the reset>';
+const header = (description: string, schema: JsonSchema = { type: 'string' }, required = false) => ({
+  description,
+  ...(required ? { required } : {}),
+  schema,
+});
+const RATE_LIMIT =
+  'What is left of the budget that counted this request: "<policy>"; r=<requests left>; t=<seconds to the reset>';
 const RATE_POLICY = 'The budget: "<policy>"; q=<requests>; w=<seconds>';
 /** The rate limit's headers, on every answer it counted; `when` says which, where not every answer of a status is. */
 const rateHeaders = (when?: string) => ({
   RateLimit: header(when ? `${RATE_LIMIT}. ${when}` : RATE_LIMIT, undefined, !when),
   'RateLimit-Policy': header(when ? `${RATE_POLICY}. ${when}` : RATE_POLICY, undefined, !when),
 });
-const RETRY_AFTER = { 'Retry-After': header('Seconds to wait before trying again', { type: 'integer', minimum: 0 }, true) };
+const RETRY_AFTER = {
+  'Retry-After': header('Seconds to wait before trying again', { type: 'integer', minimum: 0 }, true),
+};
 
 /**
  * The rate limit counts a request once it is authenticated (middleware/rate-limit.ts, after middleware/auth.ts),
@@ -64,7 +77,13 @@ const RETRY_AFTER = { 'Retry-After': header('Seconds to wait before trying again
  * none: these codes always are, but for the credit grant's UNAUTHORIZED for a valid key given outside x-api-key,
  * which is given after (keyInHeaderOnly), counted.
  */
-const BEFORE_THE_LIMIT = new Set(['HTTPS_REQUIRED', 'AMBIGUOUS_CREDENTIALS', 'UNAUTHORIZED', 'CSRF_TOKEN_INVALID', 'HEADERS_TOO_LARGE']);
+const BEFORE_THE_LIMIT = new Set([
+  'HTTPS_REQUIRED',
+  'AMBIGUOUS_CREDENTIALS',
+  'UNAUTHORIZED',
+  'CSRF_TOKEN_INVALID',
+  'HEADERS_TOO_LARGE',
+]);
 /**
  * Codes given both before the limit and after it: too many failed authentications from an address, and the rate
  * limit's own RATE_LIMITED; the store away while the key is read, or later; a query parameter given twice, met
@@ -74,14 +93,23 @@ const ALSO_BEFORE_THE_LIMIT = new Set(['RATE_LIMITED', 'STORE_UNAVAILABLE', 'VAL
 
 /** The rate limit's headers of an error status: required when every code is counted, described when some are. */
 function rateHeadersOf(codes: Set<string>, op: Operation) {
-  const counted = [...codes].filter((code) => !BEFORE_THE_LIMIT.has(code) || (code === 'UNAUTHORIZED' && op.keyInHeader)).sort();
+  const counted = [...codes]
+    .filter((code) => !BEFORE_THE_LIMIT.has(code) || (code === 'UNAUTHORIZED' && op.keyInHeader))
+    .sort();
   if (counted.length === 0) return {};
   const uncounted = [...codes].some((code) => BEFORE_THE_LIMIT.has(code) || ALSO_BEFORE_THE_LIMIT.has(code));
-  return rateHeaders(uncounted ? `Sent when the rate limit counted the request (${counted.join(', ')}); not when it was refused before, at authentication` : undefined);
+  return rateHeaders(
+    uncounted
+      ? `Sent when the rate limit counted the request (${counted.join(', ')}); not when it was refused before, at authentication`
+      : undefined,
+  );
 }
 const SUCCESS_HEADERS = {
   Location: header('Where the created resource is read', undefined, true),
-  'Idempotent-Replayed': header('"true" when the answer is the first one given to this Idempotency-Key', { type: 'string', enum: ['true'] }),
+  'Idempotent-Replayed': header('"true" when the answer is the first one given to this Idempotency-Key', {
+    type: 'string',
+    enum: ['true'],
+  }),
 };
 
 /** The error codes an operation can answer, by status: its own, and those of every operation of its kind. */
@@ -110,7 +138,8 @@ function errorCodes(path: string, method: string, op: Operation): Map<number, Se
     add(415, 'UNSUPPORTED_MEDIA_TYPE');
   }
   if (op.paged) add(400, 'INVALID_CURSOR');
-  if (accessOf(`/v1${path.replace(/\{(\w+)\}/g, ':$1')}`, method.toUpperCase() as HttpMethod) === 'admins') add(403, 'FORBIDDEN');
+  if (accessOf(`/v1${path.replace(/\{(\w+)\}/g, ':$1')}`, method.toUpperCase() as HttpMethod) === 'admins')
+    add(403, 'FORBIDDEN');
   for (const [status, list] of Object.entries(op.errors ?? {})) add(Number(status), ...list);
   return codes;
 }
@@ -119,23 +148,33 @@ function errorAnswer(status: number, codes: Set<string>, op: Operation, plain: b
   const schema = plain
     ? { $ref: `${COMPONENT}PlainError` }
     : {
-      type: 'object',
-      properties: {
-        error: {
-          type: 'object',
-          properties: {
-            code: { type: 'string', enum: [...codes].sort() },
-            message: { type: 'string', description: `Every problem of the request, joined by "; " (at most ${MAX_PROBLEMS})` },
-            fields: { $ref: `${COMPONENT}FieldProblems` },
-            ...(codes.has('CONTACT_EXISTS') ? { contactId: { type: 'string', description: 'On 409 CONTACT_EXISTS: the contact that holds the phone or email' } } : {}),
+        type: 'object',
+        properties: {
+          error: {
+            type: 'object',
+            properties: {
+              code: { type: 'string', enum: [...codes].sort() },
+              message: {
+                type: 'string',
+                description: `Every problem of the request, joined by "; " (at most ${MAX_PROBLEMS})`,
+              },
+              fields: { $ref: `${COMPONENT}FieldProblems` },
+              ...(codes.has('CONTACT_EXISTS')
+                ? {
+                    contactId: {
+                      type: 'string',
+                      description: 'On 409 CONTACT_EXISTS: the contact that holds the phone or email',
+                    },
+                  }
+                : {}),
+            },
+            required: ['code', 'message'],
+            additionalProperties: false,
           },
-          required: ['code', 'message'],
-          additionalProperties: false,
         },
-      },
-      required: ['error'],
-      additionalProperties: false,
-    };
+        required: ['error'],
+        additionalProperties: false,
+      };
   const headers = { ...(status === 429 || status === 503 ? RETRY_AFTER : {}), ...rateHeadersOf(codes, op) };
   return {
     description: `${ERROR_WORDS[status] ?? 'Error'}: ${[...codes].sort().join(', ')}`,
@@ -145,27 +184,56 @@ function errorAnswer(status: number, codes: Set<string>, op: Operation, plain: b
 }
 
 function operation(components: Components, path: string, method: string, op: Operation) {
-  const parameters: object[] = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const parameters: object[] = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
   const query = op.query ?? (op.paged ? pageQuery : undefined);
   if (query) {
-    const q = components.of(query, 'input') as { properties?: Record<string, JsonSchema & { description?: string }>; required?: string[] };
+    const q = components.of(query, 'input') as {
+      properties?: Record<string, JsonSchema & { description?: string }>;
+      required?: string[];
+    };
     for (const [name, schema] of Object.entries(q.properties ?? {})) {
       const { description, ...rest } = schema;
-      parameters.push({ name, in: 'query', required: q.required?.includes(name) ?? false, ...(description ? { description } : {}), schema: rest });
+      parameters.push({
+        name,
+        in: 'query',
+        required: q.required?.includes(name) ?? false,
+        ...(description ? { description } : {}),
+        schema: rest,
+      });
     }
   }
   if (op.takes?.includes('Idempotency-Key')) {
-    parameters.push({ name: 'Idempotency-Key', in: 'header', required: false, description: 'Makes the request safe to repeat: kept 24 hours', schema: { type: 'string', maxLength: 255 } });
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Makes the request safe to repeat: kept 24 hours',
+      schema: { type: 'string', maxLength: 255 },
+    });
   }
   const plain = path === '/incoming_custom_channel_message';
   const responses: Record<string, object> = {};
   for (const [status, answer] of Object.entries(op.answers)) {
     const headers = { ...rateHeaders(), ...Object.fromEntries((op.headers ?? []).map((h) => [h, SUCCESS_HEADERS[h]])) };
     const content =
-      answer === null ? undefined : answer === 'file' ? { '*/*': { schema: {} } } : { 'application/json': { schema: components.of(answer, 'output') } };
-    responses[status] = { description: status === '204' ? 'Done: no content' : 'Success', headers, ...(content ? { content } : {}) };
+      answer === null
+        ? undefined
+        : answer === 'file'
+          ? { '*/*': { schema: {} } }
+          : { 'application/json': { schema: components.of(answer, 'output') } };
+    responses[status] = {
+      description: status === '204' ? 'Done: no content' : 'Success',
+      headers,
+      ...(content ? { content } : {}),
+    };
   }
-  for (const [status, codes] of [...errorCodes(path, method, op)].sort(([a], [b]) => a - b)) responses[status] = errorAnswer(status, codes, op, plain);
+  for (const [status, codes] of [...errorCodes(path, method, op)].sort(([a], [b]) => a - b))
+    responses[status] = errorAnswer(status, codes, op, plain);
   return {
     operationId: op.id,
     tags: [op.tag],
@@ -174,7 +242,17 @@ function operation(components: Components, path: string, method: string, op: Ope
     security: op.keyInHeader ? [{ apiKeyHeader: [] }] : [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(op.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: components.of(op.body, 'input'), ...(op.example ? { example: op.example } : {}) } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: components.of(op.body, 'input'),
+                ...(op.example ? { example: op.example } : {}),
+              },
+            },
+          },
+        }
       : {}),
     responses,
   };
@@ -183,7 +261,7 @@ function operation(components: Components, path: string, method: string, op: Ope
 /** What a receiver's answer does to a delivery (jobs/deliver.ts), and to the one test event (jobs/webhook-test.ts). */
 const RECEIVER_ANSWERS = {
   delivery: {
-    '2XX': 'Taken: the delivery is sent (and a reply\'s message with it)',
+    '2XX': "Taken: the delivery is sent (and a reply's message with it)",
     '4XX': 'Refused: the delivery fails at once, but a 408 or 429 is tried again (after Retry-After, when given)',
     '5XX': 'Tried again on the LEADCHAT_WEBHOOK_RETRIES schedule (or after Retry-After); failed after the last attempt',
   },
@@ -200,35 +278,52 @@ const camel = (name: string) => name.replace(/_(\w)/g, (_m, c: string) => c.toUp
 function webhook(components: Components, name: WebhookName) {
   const schema = WEBHOOK_PAYLOADS[name];
   const meta = z.globalRegistry.get(schema);
-  const sent = (headerName: string, description: string, headerSchema: JsonSchema = { type: 'string' }) =>
-    ({ name: headerName, in: 'header', required: true, description, schema: headerSchema });
+  const sent = (headerName: string, description: string, headerSchema: JsonSchema = { type: 'string' }) => ({
+    name: headerName,
+    in: 'header',
+    required: true,
+    description,
+    schema: headerSchema,
+  });
   return {
     post: {
       operationId: `${camel(name)}Event`,
       tags: ['Webhooks'],
       summary: meta?.title ?? name,
-      description: `${meta?.description ?? ''} Posted signed to the receiver's URL, with webhook-event: ${name}.`.trim(),
+      description:
+        `${meta?.description ?? ''} Posted signed to the receiver's URL, with webhook-event: ${name}.`.trim(),
       // The receiver asks no credential of the gateway: the signature headers prove the sender.
       security: [],
       parameters: [
         sent('webhook-event', "The event's name", { type: 'string', const: name }),
         sent('webhook-id', "The delivery's id: the same on every retry, so a receiver can tell a repeat"),
-        sent('webhook-timestamp', 'When it was signed, in seconds since 1970; refuse one more than 5 minutes away', { type: 'string', pattern: '^\\d+$' }),
-        sent('webhook-signature', 'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, keyed with the base64 part of the whsec_ secret'),
+        sent('webhook-timestamp', 'When it was signed, in seconds since 1970; refuse one more than 5 minutes away', {
+          type: 'string',
+          pattern: '^\\d+$',
+        }),
+        sent(
+          'webhook-signature',
+          'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, keyed with the base64 part of the whsec_ secret',
+        ),
       ],
       requestBody: { required: true, content: { 'application/json': { schema: components.of(schema, 'output') } } },
-      responses: Object.fromEntries(Object.entries(RECEIVER_ANSWERS[name === 'test' ? 'test' : 'delivery']).map(([status, description]) => [status, { description }])),
+      responses: Object.fromEntries(
+        Object.entries(RECEIVER_ANSWERS[name === 'test' ? 'test' : 'delivery']).map(([status, description]) => [
+          status,
+          { description },
+        ]),
+      ),
     },
   };
 }
 
 const AUTHENTICATION =
-  'Every request carries the account\'s API key in one of `x-api-key`, `Authorization: Bearer` or `?apiKey=` (the credit ' +
+  "Every request carries the account's API key in one of `x-api-key`, `Authorization: Bearer` or `?apiKey=` (the credit " +
   'grant takes `x-api-key` only). A key given in two of them, even the same key twice, is 400 AMBIGUOUS_CREDENTIALS; a ' +
   `missing or wrong key is 401. After ${AUTH_FAILURES_PER_ADDRESS} failed authentications from one client address in ` +
   `${AUTH_FAILURE_WINDOW_MS / 60_000} minutes, each further failure from that address is 429 RATE_LIMITED with ` +
-  'Retry-After (seconds) until that time has passed; a valid key from it is never refused for those failures. The key acts as the account\'s owner; a web ' +
-  'console session acts as its member, and an agent is 403 FORBIDDEN on settings, channels, webhooks, members\' changes, ' +
+  "Retry-After (seconds) until that time has passed; a valid key from it is never refused for those failures. The key acts as the account's owner; a web " +
+  "console session acts as its member, and an agent is 403 FORBIDDEN on settings, channels, webhooks, members' changes, " +
   'campaign changes and agency credits.';
 
 export function openApiDocument(serverUrl: string) {
@@ -236,7 +331,9 @@ export function openApiDocument(serverUrl: string) {
   const paths = Object.fromEntries(
     Object.entries(OPERATIONS).map(([path, methods]) => [
       path,
-      Object.fromEntries(Object.entries(methods).map(([method, op]) => [method, operation(components, path, method, op!)])),
+      Object.fromEntries(
+        Object.entries(methods).map(([method, op]) => [method, operation(components, path, method, op!)]),
+      ),
     ]),
   );
   return {
@@ -257,7 +354,9 @@ export function openApiDocument(serverUrl: string) {
     servers: [{ url: serverUrl }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
-    webhooks: Object.fromEntries((Object.keys(WEBHOOK_PAYLOADS) as WebhookName[]).map((name) => [name, webhook(components, name)])),
+    webhooks: Object.fromEntries(
+      (Object.keys(WEBHOOK_PAYLOADS) as WebhookName[]).map((name) => [name, webhook(components, name)]),
+    ),
     components: {
       securitySchemes: {
         apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' },
@@ -268,12 +367,17 @@ export function openApiDocument(serverUrl: string) {
         ...components.schemas,
         FieldProblems: {
           type: 'array',
-          description: 'On a 400 about fields of the request: each problem with its field ("bot.faqs.4.answer", indexes from 0)',
+          description:
+            'On a 400 about fields of the request: each problem with its field ("bot.faqs.4.answer", indexes from 0)',
           items: {
             type: 'object',
             properties: {
               field: { type: 'string' },
-              code: { type: 'string', description: 'REQUIRED, TOO_LONG, TOO_SHORT, TOO_MANY, TOO_FEW, TOO_BIG, TOO_SMALL, INVALID, or a rule\'s own code such as INVALID_DURATION' },
+              code: {
+                type: 'string',
+                description:
+                  "REQUIRED, TOO_LONG, TOO_SHORT, TOO_MANY, TOO_FEW, TOO_BIG, TOO_SMALL, INVALID, or a rule's own code such as INVALID_DURATION",
+              },
               message: { type: 'string' },
               limit: { type: 'number', description: 'With TOO_* codes: the limit passed' },
             },
@@ -283,7 +387,7 @@ export function openApiDocument(serverUrl: string) {
         },
         PlainError: {
           type: 'object',
-          description: 'The incoming-message endpoint\'s errors (spec §7)',
+          description: "The incoming-message endpoint's errors (spec §7)",
           properties: { error: { type: 'string' } },
           required: ['error'],
           additionalProperties: false,

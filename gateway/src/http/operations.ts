@@ -1,12 +1,46 @@
 import type { z } from 'zod';
-import { apiKey, channels, invitation, member, settings, webhook, webhookTestResult, webhookWithSecret } from '../contract/account.js';
+import {
+  apiKey,
+  channels,
+  invitation,
+  member,
+  settings,
+  webhook,
+  webhookTestResult,
+  webhookWithSecret,
+} from '../contract/account.js';
 import { botSettings, botTest, unanswered } from '../contract/bot.js';
-import { campaign, campaignOpenings, campaignWithReach, funnel, openingPreview, openingPrice, reachExisting, unreachableContact } from '../contract/campaigns.js';
+import {
+  campaign,
+  campaignOpenings,
+  campaignWithReach,
+  funnel,
+  openingPreview,
+  openingPrice,
+  reachExisting,
+  unreachableContact,
+} from '../contract/campaigns.js';
 import { contactExport } from '../contract/contact-export.js';
 import { contact, listContact } from '../contract/contacts.js';
-import { autoRechargeAnswer, creditEntry, creditsAnswer, grant, lowBalanceAnswer, subAccount } from '../contract/credits.js';
+import {
+  autoRechargeAnswer,
+  creditEntry,
+  creditsAnswer,
+  grant,
+  lowBalanceAnswer,
+  subAccount,
+} from '../contract/credits.js';
 import { importAnswer, list, listAddition } from '../contract/lists.js';
-import { botState, conversation, incomingReceived, message, messageWithDeliveries, received, retryReport, sent } from '../contract/messages.js';
+import {
+  botState,
+  conversation,
+  incomingReceived,
+  message,
+  messageWithDeliveries,
+  received,
+  retryReport,
+  sent,
+} from '../contract/messages.js';
 import { page } from '../contract/shared.js';
 import * as schemas from './schemas.js';
 
@@ -46,14 +80,21 @@ export const TAGS = {
   Channels: 'The built-in channels: Twilio (SMS, WhatsApp), WhatsApp Cloud API, Messenger, Instagram',
   Team: "The account's team: its owner, admins and agents",
   Credits: 'Credits, and what an agency grants its sub-accounts',
-  Settings: 'The account\'s settings, bot provider and API key',
+  Settings: "The account's settings, bot provider and API key",
   Webhooks: 'Subscriptions of URLs to events, signed as Standard Webhooks',
 } as const;
 export type Tag = keyof typeof TAGS;
 
 const notFound = (...things: string[]) => ({ 404: things.map((t) => `${t}_NOT_FOUND`) });
 /** The codes of a campaign's own rules, beyond its fields' shapes. */
-const CAMPAIGN_RULES = ['INVALID_DURATION', 'INVALID_RATE', 'INVALID_SENDING_WINDOW', 'CAMPAIGN_CANNOT_SEND', 'NO_FIRST_MESSAGE', 'UNKNOWN_TEMPLATE_FIELD'];
+const CAMPAIGN_RULES = [
+  'INVALID_DURATION',
+  'INVALID_RATE',
+  'INVALID_SENDING_WINDOW',
+  'CAMPAIGN_CANNOT_SEND',
+  'NO_FIRST_MESSAGE',
+  'UNKNOWN_TEMPLATE_FIELD',
+];
 
 export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', Operation>>> = {
   '/contacts': {
@@ -61,7 +102,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'createContact',
       tag: 'Contacts',
       summary: 'Create a contact',
-      description: 'An existing phone, or external ID, answers the existing contact with 200; an external ID another contact holds is 409 EXTERNAL_ID_TAKEN.',
+      description:
+        'An existing phone, or external ID, answers the existing contact with 200; an external ID another contact holds is 409 EXTERNAL_ID_TAKEN.',
       body: schemas.contactCreate,
       answers: { 201: contact, 200: contact },
       errors: { 400: ['INVALID_PHONE', 'INVALID_EMAIL'], 409: ['EXTERNAL_ID_TAKEN'] },
@@ -70,19 +112,27 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'findContacts',
       tag: 'Contacts',
       summary: 'Find a contact, or search contacts',
-      description: "By phoneNumber or email: that contact (404 CONTACT_NOT_FOUND). By q: a page of contacts, by the start of a name's word or of the email, the last digits of the phone, or an external ID.",
+      description:
+        "By phoneNumber or email: that contact (404 CONTACT_NOT_FOUND). By q: a page of contacts, by the start of a name's word or of the email, the last digits of the phone, or an external ID.",
       query: schemas.contactLookup,
       answers: { 200: contact.or(page(contact)) },
       errors: { 400: ['INVALID_PHONE', 'INVALID_EMAIL', 'INVALID_CURSOR'], ...notFound('CONTACT') },
     },
   },
   '/contacts/{id}': {
-    get: { id: 'getContact', tag: 'Contacts', summary: 'Get a contact', answers: { 200: contact }, errors: notFound('CONTACT') },
+    get: {
+      id: 'getContact',
+      tag: 'Contacts',
+      summary: 'Get a contact',
+      answers: { 200: contact },
+      errors: notFound('CONTACT'),
+    },
     patch: {
       id: 'updateContact',
       tag: 'Contacts',
       summary: 'Correct a contact',
-      description: "Names, phone (read under the account's default country), email and custom fields (merged; null removes a key); an absent field stays, null clears it. " +
+      description:
+        "Names, phone (read under the account's default country), email and custom fields (merged; null removes a key); an absent field stays, null clears it. " +
         'A phone or email another contact holds is 409 CONTACT_EXISTS with error.contactId naming that contact (merge them instead).',
       body: schemas.contactUpdate,
       answers: { 200: contact },
@@ -92,7 +142,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'eraseContact',
       tag: 'Contacts',
       summary: 'Erase a contact',
-      description: 'GDPR erasure: the contact, its conversations, messages, files, list memberships, search entries, waiting jobs and webhook deliveries are gone; ' +
+      description:
+        'GDPR erasure: the contact, its conversations, messages, files, list memberships, search entries, waiting jobs and webhook deliveries are gone; ' +
         'campaign counts stay, naming nobody. A contact who opted out stays opted out: its addresses are kept as keyed hashes, so the same phone, email or ID comes back opted out. Owner and admins.',
       answers: { 204: null },
       errors: notFound('CONTACT'),
@@ -103,7 +154,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'mergeContacts',
       tag: 'Contacts',
       summary: 'Merge a duplicate into this contact',
-      description: "The other contact's conversations, messages, lists and external IDs move to this one (a conversation on a channel this one has one on is folded into it); " +
+      description:
+        "The other contact's conversations, messages, lists and external IDs move to this one (a conversation on a channel this one has one on is folded into it); " +
         "this contact keeps its names, phone, email and custom fields and takes the other's where it has none; an opt-out of either holds. The other is gone. Owner and admins.",
       body: schemas.contactMerge,
       answers: { 200: contact },
@@ -115,49 +167,100 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'exportContact',
       tag: 'Contacts',
       summary: 'Everything held about a contact',
-      description: 'One JSON document (a GDPR access request): the contact, its conversations and messages, its files as links, its lists, its consent, and the webhook deliveries of events about it. Owner and admins.',
+      description:
+        'One JSON document (a GDPR access request): the contact, its conversations and messages, its files as links, its lists, its consent, and the webhook deliveries of events about it. Owner and admins.',
       answers: { 200: contactExport },
       errors: notFound('CONTACT'),
     },
   },
   '/contacts/{id}/messages': {
-    get: { id: 'listContactMessages', tag: 'Messages', summary: "A contact's messages, oldest first", paged: true, answers: { 200: page(message) }, errors: notFound('CONTACT') },
+    get: {
+      id: 'listContactMessages',
+      tag: 'Messages',
+      summary: "A contact's messages, oldest first",
+      paged: true,
+      answers: { 200: page(message) },
+      errors: notFound('CONTACT'),
+    },
     post: {
       id: 'replyToContact',
       tag: 'Messages',
       summary: "A team member's reply",
-      description: "Sent on the conversation's channel (the bot stops there); 409 CONTACT_UNREACHABLE when the contact has no address there.",
+      description:
+        "Sent on the conversation's channel (the bot stops there); 409 CONTACT_UNREACHABLE when the contact has no address there.",
       body: schemas.teamMessage,
       answers: { 201: message },
-      errors: { ...notFound('CONTACT', 'CONVERSATION'), 409: ['CONTACT_UNREACHABLE', 'CONTACT_OPTED_OUT', 'INSUFFICIENT_CREDITS', 'OUTSIDE_24H_WINDOW', 'NO_CONVERSATION', 'NO_RECEIVER'] },
+      errors: {
+        ...notFound('CONTACT', 'CONVERSATION'),
+        409: [
+          'CONTACT_UNREACHABLE',
+          'CONTACT_OPTED_OUT',
+          'INSUFFICIENT_CREDITS',
+          'OUTSIDE_24H_WINDOW',
+          'NO_CONVERSATION',
+          'NO_RECEIVER',
+        ],
+      },
     },
   },
   '/contacts/{id}/bot': {
-    post: { id: 'setContactBot', tag: 'Contacts', summary: 'Hand the contact to a person, or give it back to the bot', body: schemas.botState, answers: { 200: botState }, errors: notFound('CONTACT') },
+    post: {
+      id: 'setContactBot',
+      tag: 'Contacts',
+      summary: 'Hand the contact to a person, or give it back to the bot',
+      body: schemas.botState,
+      answers: { 200: botState },
+      errors: notFound('CONTACT'),
+    },
   },
   '/lists': {
-    post: { id: 'createList', tag: 'Lists', summary: 'Create a list', body: schemas.listCreate, answers: { 201: list } },
-    get: { id: 'listLists', tag: 'Lists', summary: 'The lists, oldest first', description: 'By q: only those whose name holds it.', paged: true, query: schemas.namedQuery, answers: { 200: page(list) } },
+    post: {
+      id: 'createList',
+      tag: 'Lists',
+      summary: 'Create a list',
+      body: schemas.listCreate,
+      answers: { 201: list },
+    },
+    get: {
+      id: 'listLists',
+      tag: 'Lists',
+      summary: 'The lists, oldest first',
+      description: 'By q: only those whose name holds it.',
+      paged: true,
+      query: schemas.namedQuery,
+      answers: { 200: page(list) },
+    },
   },
-  '/lists/{listId}': { get: { id: 'getList', tag: 'Lists', summary: 'Get a list', answers: { 200: list }, errors: notFound('LIST') } },
+  '/lists/{listId}': {
+    get: { id: 'getList', tag: 'Lists', summary: 'Get a list', answers: { 200: list }, errors: notFound('LIST') },
+  },
   '/lists/{listId}/contacts': {
     post: {
       id: 'addContactToList',
       tag: 'Lists',
       summary: 'Add a contact to a list',
-      description: 'A Live campaign linked to the list sends the contact its opening message. 201 when added, 200 when the contact was on the list already.',
+      description:
+        'A Live campaign linked to the list sends the contact its opening message. 201 when added, 200 when the contact was on the list already.',
       body: schemas.listAdd,
       answers: { 201: listAddition, 200: listAddition },
       errors: { 400: ['INVALID_DURATION'], ...notFound('LIST', 'CONTACT') },
     },
-    get: { id: 'listListContacts', tag: 'Lists', summary: "A list's contacts, in the order they joined", paged: true, answers: { 200: page(listContact) }, errors: notFound('LIST') },
+    get: {
+      id: 'listListContacts',
+      tag: 'Lists',
+      summary: "A list's contacts, in the order they joined",
+      paged: true,
+      answers: { 200: page(listContact) },
+      errors: notFound('LIST'),
+    },
   },
   '/lists/{listId}/contacts/{contactId}': {
     delete: {
       id: 'removeContactFromList',
       tag: 'Lists',
       summary: 'Remove a contact from a list',
-      description: 'The contact stays; only its place in the list goes. 404 CONTACT_NOT_IN_LIST when it is not on the list.',
+      description:
+        'The contact stays; only its place in the list goes. 404 CONTACT_NOT_IN_LIST when it is not on the list.',
       answers: { 204: null },
       errors: { 404: ['LIST_NOT_FOUND', 'CONTACT_NOT_IN_LIST'] },
     },
@@ -167,20 +270,42 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'importContacts',
       tag: 'Imports',
       summary: 'Import contacts into a list',
-      description: 'A CSV or contact objects, run as a job: answers the import, whose progress GET /imports/{id} follows.',
+      description:
+        'A CSV or contact objects, run as a job: answers the import, whose progress GET /imports/{id} follows.',
       body: schemas.importCreate,
       answers: { 202: importAnswer },
       headers: ['Location'],
-      errors: { 400: ['INVALID_CSV', 'MISSING_COLUMN', 'DUPLICATE_COLUMN', 'EMPTY_IMPORT', 'TOO_MANY_ROWS', 'MISSING_IDENTIFIER', 'INVALID_PHONE', 'INVALID_EMAIL', 'INVALID_DURATION'], ...notFound('LIST') },
+      errors: {
+        400: [
+          'INVALID_CSV',
+          'MISSING_COLUMN',
+          'DUPLICATE_COLUMN',
+          'EMPTY_IMPORT',
+          'TOO_MANY_ROWS',
+          'MISSING_IDENTIFIER',
+          'INVALID_PHONE',
+          'INVALID_EMAIL',
+          'INVALID_DURATION',
+        ],
+        ...notFound('LIST'),
+      },
     },
-    get: { id: 'listImports', tag: 'Imports', summary: "A list's imports, newest first", paged: true, answers: { 200: page(importAnswer) }, errors: notFound('LIST') },
+    get: {
+      id: 'listImports',
+      tag: 'Imports',
+      summary: "A list's imports, newest first",
+      paged: true,
+      answers: { 200: page(importAnswer) },
+      errors: notFound('LIST'),
+    },
   },
   '/imports/{id}': {
     get: {
       id: 'getImport',
       tag: 'Imports',
       summary: 'Get an import',
-      description: 'Its progress, counts (unreachable: rows added that a Live campaign of the list cannot reach; warnings: rows added with a phone, an email or a name left out) and, by row, the rejected rows, the warnings with what was left out, and the repeated rows with the contact each was merged into (the first 1,000 of each).',
+      description:
+        'Its progress, counts (unreachable: rows added that a Live campaign of the list cannot reach; warnings: rows added with a phone, an email or a name left out) and, by row, the rejected rows, the warnings with what was left out, and the repeated rows with the contact each was merged into (the first 1,000 of each).',
       answers: { 200: importAnswer },
       errors: notFound('IMPORT'),
     },
@@ -194,7 +319,15 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       answers: { 201: campaign },
       errors: { 400: CAMPAIGN_RULES, ...notFound('LIST') },
     },
-    get: { id: 'listCampaigns', tag: 'Campaigns', summary: 'The campaigns, oldest first', description: 'By q: only those whose name holds it.', paged: true, query: schemas.namedQuery, answers: { 200: page(campaign) } },
+    get: {
+      id: 'listCampaigns',
+      tag: 'Campaigns',
+      summary: 'The campaigns, oldest first',
+      description: 'By q: only those whose name holds it.',
+      paged: true,
+      query: schemas.namedQuery,
+      answers: { 200: page(campaign) },
+    },
   },
   '/campaigns/{id}': {
     get: {
@@ -219,7 +352,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'reachExistingContacts',
       tag: 'Campaigns',
       summary: "Message the contacts already on a Live campaign's list",
-      description: 'Each that has had no opening message from the campaign gets one, paced like new additions, each once however often this is called.',
+      description:
+        'Each that has had no opening message from the campaign gets one, paced like new additions, each once however often this is called.',
       answers: { 202: reachExisting },
       errors: { ...notFound('CAMPAIGN'), 409: ['CAMPAIGN_NOT_LIVE', 'CAMPAIGN_WITHOUT_LIST'] },
     },
@@ -229,7 +363,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'testCampaignBot',
       tag: 'Campaigns',
       summary: "Ask the campaign's bot a test question",
-      description: "Its answer and its basis (the FAQs and resources it rests on, the FAQ bot's confidence); nothing is sent, stored or charged.",
+      description:
+        "Its answer and its basis (the FAQs and resources it rests on, the FAQ bot's confidence); nothing is sent, stored or charged.",
       body: schemas.botTest,
       answers: { 200: botTest },
       errors: notFound('CAMPAIGN'),
@@ -240,7 +375,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'quoteOpeningPrice',
       tag: 'Campaigns',
       summary: 'What an opening message would cost',
-      description: 'For a campaign not saved yet (its form): the price of one opening message on the channel, with the balance that pays for them.',
+      description:
+        'For a campaign not saved yet (its form): the price of one opening message on the channel, with the balance that pays for them.',
       body: schemas.openingPriceQuote,
       answers: { 200: openingPrice },
     },
@@ -250,7 +386,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'getCampaignOpenings',
       tag: 'Campaigns',
       summary: "What a campaign's opening messages cost, and those that failed",
-      description: 'The price of one opening and the balance that pays for them (before going Live), and how many are failed now, by error code.',
+      description:
+        'The price of one opening and the balance that pays for them (before going Live), and how many are failed now, by error code.',
       answers: { 200: campaignOpenings },
       errors: notFound('CAMPAIGN'),
     },
@@ -260,7 +397,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'retryFailedOpenings',
       tag: 'Campaigns',
       summary: "Retry a campaign's failed opening messages",
-      description: 'The oldest 100 a call, each as POST /messages/{id}/retry sends it; one that still cannot go (no credits) stays failed and is reported.',
+      description:
+        'The oldest 100 a call, each as POST /messages/{id}/retry sends it; one that still cannot go (no credits) stays failed and is reported.',
       answers: { 200: retryReport },
       errors: notFound('CAMPAIGN'),
     },
@@ -270,7 +408,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'listUnansweredQuestions',
       tag: 'Campaigns',
       summary: "What the campaign's bot could not answer",
-      description: 'Its latest 1,000 questions handed off for want of an answer, grouped when they ask the same thing, largest groups first, each with the FAQ that answers it now if one does.',
+      description:
+        'Its latest 1,000 questions handed off for want of an answer, grouped when they ask the same thing, largest groups first, each with the FAQ that answers it now if one does.',
       query: schemas.unansweredQuery,
       answers: { 200: unanswered },
       errors: notFound('CAMPAIGN'),
@@ -281,7 +420,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'listUnreachableContacts',
       tag: 'Campaigns',
       summary: 'The contacts the campaign could not reach',
-      description: 'Each contact of its list the campaign could not reach (no phone, no external ID, opted out …), with why, in the order they were found; `reason` keeps one reason. GET /campaigns/{id} counts them.',
+      description:
+        'Each contact of its list the campaign could not reach (no phone, no external ID, opted out …), with why, in the order they were found; `reason` keeps one reason. GET /campaigns/{id} counts them.',
       query: schemas.unreachableQuery,
       paged: true,
       answers: { 200: page(unreachableContact) },
@@ -303,7 +443,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'getCampaignFunnel',
       tag: 'Campaigns',
       summary: "A campaign's funnel",
-      description: 'Contacts added, opening sent, replied, handed off, opted out, goal reached, failed; in total and per day.',
+      description:
+        'Contacts added, opening sent, replied, handed off, opted out, goal reached, failed; in total and per day.',
       query: schemas.funnelQuery,
       answers: { 200: funnel },
       errors: notFound('CAMPAIGN'),
@@ -324,36 +465,69 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'retryAllFailed',
       tag: 'Conversations',
       summary: 'Retry every failed message',
-      description: 'Every failed outgoing message of the conversations holding one (100 conversations a call), oldest first.',
+      description:
+        'Every failed outgoing message of the conversations holding one (100 conversations a call), oldest first.',
       answers: { 200: retryReport },
     },
   },
-  '/conversations/{id}': { get: { id: 'getConversation', tag: 'Conversations', summary: 'Get a conversation', answers: { 200: conversation }, errors: notFound('CONVERSATION') } },
+  '/conversations/{id}': {
+    get: {
+      id: 'getConversation',
+      tag: 'Conversations',
+      summary: 'Get a conversation',
+      answers: { 200: conversation },
+      errors: notFound('CONVERSATION'),
+    },
+  },
   '/conversations/{id}/retry-failed': {
-    post: { id: 'retryConversationFailed', tag: 'Conversations', summary: "Retry a conversation's failed messages", answers: { 200: retryReport }, errors: notFound('CONVERSATION') },
+    post: {
+      id: 'retryConversationFailed',
+      tag: 'Conversations',
+      summary: "Retry a conversation's failed messages",
+      answers: { 200: retryReport },
+      errors: notFound('CONVERSATION'),
+    },
   },
   '/conversations/{id}/assign': {
     post: {
       id: 'assignConversation',
       tag: 'Conversations',
       summary: 'Assign a conversation',
-      description: 'To a member (or the owner; "me": the caller), or to nobody (null); 409 MEMBER_NOT_ACTIVE for an invitation not accepted.',
+      description:
+        'To a member (or the owner; "me": the caller), or to nobody (null); 409 MEMBER_NOT_ACTIVE for an invitation not accepted.',
       body: schemas.assignment,
       answers: { 200: conversation },
       errors: { ...notFound('CONVERSATION', 'MEMBER'), 409: ['MEMBER_NOT_ACTIVE'] },
     },
   },
   '/conversations/{id}/read': {
-    post: { id: 'markConversationRead', tag: 'Conversations', summary: 'Mark a conversation read', description: 'Its unread count goes back to 0.', answers: { 200: conversation }, errors: notFound('CONVERSATION') },
+    post: {
+      id: 'markConversationRead',
+      tag: 'Conversations',
+      summary: 'Mark a conversation read',
+      description: 'Its unread count goes back to 0.',
+      answers: { 200: conversation },
+      errors: notFound('CONVERSATION'),
+    },
   },
   '/incoming_custom_channel_message': {
     post: {
       id: 'receiveCustomChannelMessage',
       tag: 'Messages',
       summary: 'Receive a message from a custom channel',
-      description: 'The same messageSid (or id) again answers the message stored the first time. Errors are `{"error": "message"}` here.',
+      description:
+        'The same messageSid (or id) again answers the message stored the first time. Errors are `{"error": "message"}` here.',
       body: schemas.incomingMessage,
-      example: { customData: { messageSid: 'chat-7f3a91', fromId: 'visitor-1042', toId: 'acme-website', body: 'Hi, do you deliver on Sundays?', channel: 'web-chat', firstName: 'Dana' } },
+      example: {
+        customData: {
+          messageSid: 'chat-7f3a91',
+          fromId: 'visitor-1042',
+          toId: 'acme-website',
+          body: 'Hi, do you deliver on Sundays?',
+          channel: 'web-chat',
+          firstName: 'Dana',
+        },
+      },
       answers: { 200: incomingReceived },
       errors: { 400: ['INVALID_PHONE', 'INVALID_EMAIL', 'MEDIA_TYPE_MISMATCH'], ...notFound('CAMPAIGN') },
     },
@@ -363,13 +537,26 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'sendCustomChannelMessage',
       tag: 'Messages',
       summary: 'Send a message through a custom channel',
-      description: 'A message that cannot go (no credits, no receiver) is stored `failed` with its `errorCode` (GET /messages/{id}); only a contact who opted out is refused.',
+      description:
+        'A message that cannot go (no credits, no receiver) is stored `failed` with its `errorCode` (GET /messages/{id}); only a contact who opted out is refused.',
       body: schemas.sendMessage,
       answers: { 200: sent },
-      errors: { 400: ['INVALID_PHONE', 'INVALID_EMAIL', 'MEDIA_TYPE_MISMATCH'], ...notFound('CAMPAIGN'), 409: ['CONTACT_OPTED_OUT'] },
+      errors: {
+        400: ['INVALID_PHONE', 'INVALID_EMAIL', 'MEDIA_TYPE_MISMATCH'],
+        ...notFound('CAMPAIGN'),
+        409: ['CONTACT_OPTED_OUT'],
+      },
     },
   },
-  '/messages/{id}': { get: { id: 'getMessage', tag: 'Messages', summary: 'A message with its delivery attempts', answers: { 200: messageWithDeliveries }, errors: notFound('MESSAGE') } },
+  '/messages/{id}': {
+    get: {
+      id: 'getMessage',
+      tag: 'Messages',
+      summary: 'A message with its delivery attempts',
+      answers: { 200: messageWithDeliveries },
+      errors: notFound('MESSAGE'),
+    },
+  },
   '/messages/{id}/retry': {
     post: {
       id: 'retryMessage',
@@ -377,34 +564,103 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       summary: 'Send a failed message again',
       description: 'Back to pending; charged only if it was never handed to its channel.',
       answers: { 200: messageWithDeliveries },
-      errors: { ...notFound('MESSAGE'), 409: ['MESSAGE_NOT_FAILED', 'MESSAGE_INCOMING', 'MESSAGE_NOT_RETRYABLE', 'INSUFFICIENT_CREDITS', 'OUTSIDE_24H_WINDOW', 'CONTACT_OPTED_OUT', 'NO_RECEIVER'] },
+      errors: {
+        ...notFound('MESSAGE'),
+        409: [
+          'MESSAGE_NOT_FAILED',
+          'MESSAGE_INCOMING',
+          'MESSAGE_NOT_RETRYABLE',
+          'INSUFFICIENT_CREDITS',
+          'OUTSIDE_24H_WINDOW',
+          'CONTACT_OPTED_OUT',
+          'NO_RECEIVER',
+        ],
+      },
     },
   },
-  '/media/{id}': { get: { id: 'getMedia', tag: 'Messages', summary: 'A media file received with a message', answers: { 200: 'file' }, errors: notFound('MEDIA') } },
+  '/media/{id}': {
+    get: {
+      id: 'getMedia',
+      tag: 'Messages',
+      summary: 'A media file received with a message',
+      answers: { 200: 'file' },
+      errors: notFound('MEDIA'),
+    },
+  },
   '/channels': {
     get: {
       id: 'listChannels',
       tag: 'Channels',
       summary: 'The built-in channels',
-      description: 'Secrets masked, with the webhook addresses to give each provider; publicUrlConfigured: whether LEADCHAT_PUBLIC_URL is set (else the addresses are the one the gateway listens on).',
+      description:
+        'Secrets masked, with the webhook addresses to give each provider; publicUrlConfigured: whether LEADCHAT_PUBLIC_URL is set (else the addresses are the one the gateway listens on).',
       answers: { 200: channels },
     },
   },
   '/channels/twilio': {
-    put: { id: 'setTwilioChannel', tag: 'Channels', summary: 'Save Twilio credentials and senders (SMS, WhatsApp)', body: schemas.twilioChannel, answers: { 200: channels } },
-    delete: { id: 'removeTwilioChannel', tag: 'Channels', summary: 'Remove the Twilio channel', description: 'SMS goes back to the log provider.', answers: { 200: channels }, errors: notFound('CHANNEL') },
+    put: {
+      id: 'setTwilioChannel',
+      tag: 'Channels',
+      summary: 'Save Twilio credentials and senders (SMS, WhatsApp)',
+      body: schemas.twilioChannel,
+      answers: { 200: channels },
+    },
+    delete: {
+      id: 'removeTwilioChannel',
+      tag: 'Channels',
+      summary: 'Remove the Twilio channel',
+      description: 'SMS goes back to the log provider.',
+      answers: { 200: channels },
+      errors: notFound('CHANNEL'),
+    },
   },
   '/channels/whatsapp': {
-    put: { id: 'setWhatsAppChannel', tag: 'Channels', summary: 'Save WhatsApp Cloud API credentials', body: schemas.whatsappChannel, answers: { 200: channels } },
-    delete: { id: 'removeWhatsAppChannel', tag: 'Channels', summary: 'Remove the WhatsApp Cloud API channel', answers: { 200: channels }, errors: notFound('CHANNEL') },
+    put: {
+      id: 'setWhatsAppChannel',
+      tag: 'Channels',
+      summary: 'Save WhatsApp Cloud API credentials',
+      body: schemas.whatsappChannel,
+      answers: { 200: channels },
+    },
+    delete: {
+      id: 'removeWhatsAppChannel',
+      tag: 'Channels',
+      summary: 'Remove the WhatsApp Cloud API channel',
+      answers: { 200: channels },
+      errors: notFound('CHANNEL'),
+    },
   },
   '/channels/messenger': {
-    put: { id: 'setMessengerChannel', tag: 'Channels', summary: "Connect a Facebook Page's Messenger", body: schemas.messengerChannel, answers: { 200: channels } },
-    delete: { id: 'removeMessengerChannel', tag: 'Channels', summary: 'Remove the Messenger channel', answers: { 200: channels }, errors: notFound('CHANNEL') },
+    put: {
+      id: 'setMessengerChannel',
+      tag: 'Channels',
+      summary: "Connect a Facebook Page's Messenger",
+      body: schemas.messengerChannel,
+      answers: { 200: channels },
+    },
+    delete: {
+      id: 'removeMessengerChannel',
+      tag: 'Channels',
+      summary: 'Remove the Messenger channel',
+      answers: { 200: channels },
+      errors: notFound('CHANNEL'),
+    },
   },
   '/channels/instagram': {
-    put: { id: 'setInstagramChannel', tag: 'Channels', summary: "Connect an Instagram professional account's messages", body: schemas.instagramChannel, answers: { 200: channels } },
-    delete: { id: 'removeInstagramChannel', tag: 'Channels', summary: 'Remove the Instagram channel', answers: { 200: channels }, errors: notFound('CHANNEL') },
+    put: {
+      id: 'setInstagramChannel',
+      tag: 'Channels',
+      summary: "Connect an Instagram professional account's messages",
+      body: schemas.instagramChannel,
+      answers: { 200: channels },
+    },
+    delete: {
+      id: 'removeInstagramChannel',
+      tag: 'Channels',
+      summary: 'Remove the Instagram channel',
+      answers: { 200: channels },
+      errors: notFound('CHANNEL'),
+    },
   },
   '/channels/{channel}/incoming': {
     post: {
@@ -417,7 +673,14 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
     },
   },
   '/members': {
-    get: { id: 'listMembers', tag: 'Team', summary: "The account's team", description: 'The owner first, then the members in the order they were invited.', paged: true, answers: { 200: page(member) } },
+    get: {
+      id: 'listMembers',
+      tag: 'Team',
+      summary: "The account's team",
+      description: 'The owner first, then the members in the order they were invited.',
+      paged: true,
+      answers: { 200: page(member) },
+    },
     post: {
       id: 'inviteMember',
       tag: 'Team',
@@ -429,8 +692,22 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
     },
   },
   '/members/{id}': {
-    get: { id: 'getMember', tag: 'Team', summary: 'Get a member of the team', answers: { 200: member }, errors: notFound('MEMBER') },
-    patch: { id: 'updateMember', tag: 'Team', summary: "Change a member's name or role", description: "The owner's role does not change.", body: schemas.memberUpdate, answers: { 200: member }, errors: { ...notFound('MEMBER'), 403: ['OWNER_UNCHANGEABLE'] } },
+    get: {
+      id: 'getMember',
+      tag: 'Team',
+      summary: 'Get a member of the team',
+      answers: { 200: member },
+      errors: notFound('MEMBER'),
+    },
+    patch: {
+      id: 'updateMember',
+      tag: 'Team',
+      summary: "Change a member's name or role",
+      description: "The owner's role does not change.",
+      body: schemas.memberUpdate,
+      answers: { 200: member },
+      errors: { ...notFound('MEMBER'), 403: ['OWNER_UNCHANGEABLE'] },
+    },
     delete: {
       id: 'removeMember',
       tag: 'Team',
@@ -450,13 +727,16 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       errors: { ...notFound('MEMBER'), 403: ['OWNER_UNCHANGEABLE'] },
     },
   },
-  '/credits': { get: { id: 'getCredits', tag: 'Credits', summary: 'Credit balance and history', answers: { 200: creditsAnswer } } },
+  '/credits': {
+    get: { id: 'getCredits', tag: 'Credits', summary: 'Credit balance and history', answers: { 200: creditsAnswer } },
+  },
   '/credits/history': {
     get: {
       id: 'listCreditHistory',
       tag: 'Credits',
       summary: "The account's credit history",
-      description: 'Grants, recharges (grants answering an auto-recharge request) and what each message cost, with its kind and channel; newest first.',
+      description:
+        'Grants, recharges (grants answering an auto-recharge request) and what each message cost, with its kind and channel; newest first.',
       paged: true,
       answers: { 200: page(creditEntry) },
     },
@@ -466,29 +746,51 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'setLowBalanceThreshold',
       tag: 'Credits',
       summary: 'Set the low-balance threshold',
-      description: "A sub-account's team is warned on every console page while the balance is under it (`lowBalance` in GET /credits).",
+      description:
+        "A sub-account's team is warned on every console page while the balance is under it (`lowBalance` in GET /credits).",
       body: schemas.lowBalance,
       answers: { 200: lowBalanceAnswer },
     },
   },
   '/subaccounts': {
-    get: { id: 'listSubAccounts', tag: 'Credits', summary: "The agency's sub-accounts", description: 'With their balances and auto-recharge rules, oldest first.', paged: true, answers: { 200: page(subAccount) }, errors: { 403: ['NOT_AGENCY'] } },
+    get: {
+      id: 'listSubAccounts',
+      tag: 'Credits',
+      summary: "The agency's sub-accounts",
+      description: 'With their balances and auto-recharge rules, oldest first.',
+      paged: true,
+      answers: { 200: page(subAccount) },
+      errors: { 403: ['NOT_AGENCY'] },
+    },
   },
   '/subaccounts/{id}/credits': {
-    get: { id: 'getSubAccountCredits', tag: 'Credits', summary: "A sub-account's credit balance and history", answers: { 200: creditsAnswer }, errors: { 403: ['NOT_AGENCY'], ...notFound('SUB_ACCOUNT') } },
+    get: {
+      id: 'getSubAccountCredits',
+      tag: 'Credits',
+      summary: "A sub-account's credit balance and history",
+      answers: { 200: creditsAnswer },
+      errors: { 403: ['NOT_AGENCY'], ...notFound('SUB_ACCOUNT') },
+    },
   },
   '/subaccounts/credits': {
     post: {
       id: 'grantCredits',
       tag: 'Credits',
       summary: 'Grant credits to a sub-account',
-      description: 'The same Idempotency-Key with the same body answers the first grant again (Idempotent-Replayed: true) and grants nothing.',
+      description:
+        'The same Idempotency-Key with the same body answers the first grant again (Idempotent-Replayed: true) and grants nothing.',
       body: schemas.creditGrant,
       keyInHeader: true,
       takes: ['Idempotency-Key'],
       headers: ['Idempotent-Replayed'],
       answers: { 200: grant },
-      errors: { 400: ['INVALID_EMAIL', 'INVALID_IDEMPOTENCY_KEY'], 403: ['NOT_AGENCY'], ...notFound('SUB_ACCOUNT'), 409: ['IDEMPOTENCY_IN_FLIGHT'], 422: ['IDEMPOTENCY_KEY_REUSED'] },
+      errors: {
+        400: ['INVALID_EMAIL', 'INVALID_IDEMPOTENCY_KEY'],
+        403: ['NOT_AGENCY'],
+        ...notFound('SUB_ACCOUNT'),
+        409: ['IDEMPOTENCY_IN_FLIGHT'],
+        422: ['IDEMPOTENCY_KEY_REUSED'],
+      },
     },
   },
   '/subaccounts/auto-recharge': {
@@ -503,22 +805,49 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
     },
   },
   '/settings': {
-    get: { id: 'getSettings', tag: 'Settings', summary: 'Get the settings', description: 'The Custom Channel Webhook and its signing secret, the HELP answer, hand-off assignment and the default country of phone numbers.', answers: { 200: settings } },
+    get: {
+      id: 'getSettings',
+      tag: 'Settings',
+      summary: 'Get the settings',
+      description:
+        'The Custom Channel Webhook and its signing secret, the HELP answer, hand-off assignment and the default country of phone numbers.',
+      answers: { 200: settings },
+    },
     put: {
       id: 'updateSettings',
       tag: 'Settings',
       summary: 'Change the settings',
-      description: 'The Custom Channel Webhook URL, the HELP answer, who a hand-off is assigned to (handoffAssignment), or the country of phone numbers written without a country code (defaultCountry).',
+      description:
+        'The Custom Channel Webhook URL, the HELP answer, who a hand-off is assigned to (handoffAssignment), or the country of phone numbers written without a country code (defaultCountry).',
       body: schemas.settingsUpdate,
       answers: { 200: settings },
       errors: { 400: ['TARGET_REFUSED'] },
     },
   },
   '/settings/bot': {
-    get: { id: 'getBotSettings', tag: 'Settings', summary: 'The bot provider and default campaign', answers: { 200: botSettings } },
-    put: { id: 'updateBotSettings', tag: 'Settings', summary: 'Change the bot provider or default campaign', body: schemas.botSettingsUpdate, answers: { 200: botSettings }, errors: { 400: ['TARGET_REFUSED'], ...notFound('CAMPAIGN') } },
+    get: {
+      id: 'getBotSettings',
+      tag: 'Settings',
+      summary: 'The bot provider and default campaign',
+      answers: { 200: botSettings },
+    },
+    put: {
+      id: 'updateBotSettings',
+      tag: 'Settings',
+      summary: 'Change the bot provider or default campaign',
+      body: schemas.botSettingsUpdate,
+      answers: { 200: botSettings },
+      errors: { 400: ['TARGET_REFUSED'], ...notFound('CAMPAIGN') },
+    },
   },
-  '/settings/webhook-secret': { post: { id: 'rotateWebhookSecret', tag: 'Settings', summary: 'Rotate the webhook signing secret', answers: { 200: settings } } },
+  '/settings/webhook-secret': {
+    post: {
+      id: 'rotateWebhookSecret',
+      tag: 'Settings',
+      summary: 'Rotate the webhook signing secret',
+      answers: { 200: settings },
+    },
+  },
   '/settings/webhook-test': {
     post: {
       id: 'testWebhook',
@@ -529,13 +858,47 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       errors: { 400: ['TARGET_REFUSED'], 409: ['NO_WEBHOOK_URL'] },
     },
   },
-  '/api-key': { post: { id: 'rotateApiKey', tag: 'Settings', summary: 'Generate a new API key', description: 'The old one stops working at once.', answers: { 200: apiKey } } },
+  '/api-key': {
+    post: {
+      id: 'rotateApiKey',
+      tag: 'Settings',
+      summary: 'Generate a new API key',
+      description: 'The old one stops working at once.',
+      answers: { 200: apiKey },
+    },
+  },
   '/webhooks': {
-    post: { id: 'createWebhook', tag: 'Webhooks', summary: 'Subscribe a URL to events', description: 'The answer carries the subscription\'s signing secret, shown this once.', body: schemas.webhookCreate, answers: { 201: webhookWithSecret }, errors: { 400: ['TARGET_REFUSED'] } },
-    get: { id: 'listWebhooks', tag: 'Webhooks', summary: 'Webhook subscriptions, oldest first', paged: true, answers: { 200: page(webhook) } },
+    post: {
+      id: 'createWebhook',
+      tag: 'Webhooks',
+      summary: 'Subscribe a URL to events',
+      description: "The answer carries the subscription's signing secret, shown this once.",
+      body: schemas.webhookCreate,
+      answers: { 201: webhookWithSecret },
+      errors: { 400: ['TARGET_REFUSED'] },
+    },
+    get: {
+      id: 'listWebhooks',
+      tag: 'Webhooks',
+      summary: 'Webhook subscriptions, oldest first',
+      paged: true,
+      answers: { 200: page(webhook) },
+    },
   },
   '/webhooks/{id}': {
-    get: { id: 'getWebhook', tag: 'Webhooks', summary: 'Get a webhook subscription', answers: { 200: webhook }, errors: notFound('WEBHOOK') },
-    delete: { id: 'deleteWebhook', tag: 'Webhooks', summary: 'Unsubscribe', answers: { 204: null }, errors: notFound('WEBHOOK') },
+    get: {
+      id: 'getWebhook',
+      tag: 'Webhooks',
+      summary: 'Get a webhook subscription',
+      answers: { 200: webhook },
+      errors: notFound('WEBHOOK'),
+    },
+    delete: {
+      id: 'deleteWebhook',
+      tag: 'Webhooks',
+      summary: 'Unsubscribe',
+      answers: { 204: null },
+      errors: notFound('WEBHOOK'),
+    },
   },
 };

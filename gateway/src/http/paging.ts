@@ -67,7 +67,8 @@ export interface PageRequest {
 type Item = { id: string } | Placed<Doc>;
 
 /** Where the next page starts: after the item's place when it has one, else after its id. */
-const keyOf = (item: Item): string => ('place' in item && 'doc' in item ? String(item.place) : (item as { id: string }).id);
+const keyOf = (item: Item): string =>
+  'place' in item && 'doc' in item ? String(item.place) : (item as { id: string }).id;
 
 export interface PageOf<T> {
   data: T[];
@@ -88,10 +89,11 @@ const CURSOR_KEY_SETTING = 'cursor-key';
 
 /** The deployment's cursor key: made by the first process that starts, then read by every one (once, at start). */
 export async function loadCursorKey(settings: GatewaySettings): Promise<Buffer> {
-  const held = (await settings.get(CURSOR_KEY_SETTING)) ?? (await settings.putIfAbsent(CURSOR_KEY_SETTING, randomBytes(32).toString('base64url')));
+  const held =
+    (await settings.get(CURSOR_KEY_SETTING)) ??
+    (await settings.putIfAbsent(CURSOR_KEY_SETTING, randomBytes(32).toString('base64url')));
   return Buffer.from(held, 'base64url');
 }
-
 
 /**
  * What the cursor's MAC covers besides the id or place: the owner, the route (`/v1/lists/:listId/contacts`) with
@@ -115,7 +117,10 @@ function decodeCursor(scope: PageScope, query: PageQuery, cursor: string): strin
   const bytes = CURSOR_SHAPE.test(cursor) ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0);
   const key = bytes.subarray(MAC_BYTES).toString('utf8');
   // base64url decoding skips stray characters: only the text that re-encodes the same is the one handed out.
-  const wellFormed = bytes.length > MAC_BYTES && (PLAUSIBLE_ID.test(key) || PLAUSIBLE_PLACE.test(key)) && bytes.toString('base64url') === cursor;
+  const wellFormed =
+    bytes.length > MAC_BYTES &&
+    (PLAUSIBLE_ID.test(key) || PLAUSIBLE_PLACE.test(key)) &&
+    bytes.toString('base64url') === cursor;
   if (!wellFormed || !timingSafeEqual(bytes.subarray(0, MAC_BYTES), macOf(scope, query, key))) {
     throw badRequest(`cursor: ${CURSOR_MESSAGE}`, 'INVALID_CURSOR');
   }

@@ -10,6 +10,10 @@ const EVERY_INTERFACE = new Set(['0.0.0.0', '::', '[::]']);
  */
 export function publicBase(config: Pick<Config, 'publicUrl' | 'host' | 'port'>): string {
   if (config.publicUrl) return config.publicUrl;
-  const host = EVERY_INTERFACE.has(config.host) ? 'localhost' : config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
+  const host = EVERY_INTERFACE.has(config.host)
+    ? 'localhost'
+    : config.host.includes(':') && !config.host.startsWith('[')
+      ? `[${config.host}]`
+      : config.host;
   return `https://${host}:${config.port}`;
 }

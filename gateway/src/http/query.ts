@@ -12,7 +12,9 @@ export function strictQuery(text: string | null | undefined): Record<string, str
   for (const key in query) {
     const bracket = key.indexOf('[');
     if (bracket >= 0 || typeof query[key] !== 'string') {
-      throw badRequest(`${bracket > 0 ? key.slice(0, bracket) : key}: give this query parameter once, as a single value`);
+      throw badRequest(
+        `${bracket > 0 ? key.slice(0, bracket) : key}: give this query parameter once, as a single value`,
+      );
     }
   }
   return query as Record<string, string>;

@@ -22,12 +22,18 @@ export interface Routes {
 }
 
 /** Routes hung from the app itself under `prefix`: a request then walks no router of its own. */
-export const appRoutes = (app: { route(path: string): IRoute }, prefix: string, guards: Guards): Routes =>
-  ({ prefix, guards, route: (path) => app.route(`${prefix}${path}`) });
+export const appRoutes = (app: { route(path: string): IRoute }, prefix: string, guards: Guards): Routes => ({
+  prefix,
+  guards,
+  route: (path) => app.route(`${prefix}${path}`),
+});
 
 /** Routes of a Router that is mounted at `mountedAt`. */
-export const routerRoutes = (router: { route(path: string): IRoute }, mountedAt: string, guards: Guards): Routes =>
-  ({ prefix: mountedAt, guards, route: (path) => router.route(path) });
+export const routerRoutes = (router: { route(path: string): IRoute }, mountedAt: string, guards: Guards): Routes => ({
+  prefix: mountedAt,
+  guards,
+  route: (path) => router.route(path),
+});
 
 /**
  * Registers the handlers of one path, each behind the guard of the level the access table gives it (see
@@ -36,7 +42,9 @@ export const routerRoutes = (router: { route(path: string): IRoute }, mountedAt:
  */
 export function route(routes: Routes, path: string, handlers: Handlers): void {
   const methods = Object.keys(handlers) as Method[];
-  const allow = [...methods.map((m) => m.toUpperCase()), ...(methods.includes('get') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+  const allow = [...methods.map((m) => m.toUpperCase()), ...(methods.includes('get') ? ['HEAD'] : []), 'OPTIONS'].join(
+    ', ',
+  );
   const r = routes.route(path);
   for (const method of methods) {
     const name = `${method.toUpperCase()} ${routes.prefix}${path}`;
@@ -48,7 +56,9 @@ export function route(routes: Routes, path: string, handlers: Handlers): void {
   }
   r.options((_req, res) => void res.set('Allow', allow).status(204).end());
   r.all(() => {
-    throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Method not allowed; use ${allow.replace(', OPTIONS', '')}`, { Allow: allow });
+    throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Method not allowed; use ${allow.replace(', OPTIONS', '')}`, {
+      Allow: allow,
+    });
   });
 }
 
@@ -63,7 +73,11 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, where = 'b
   const { issues } = result.error;
   const fields = distinct(issues.map((issue) => problemOf(issue, input, where)));
   const code = (issues[0] as { params?: { code?: string } }).params?.code ?? 'VALIDATION_ERROR';
-  throw invalidFields(code, fields.map((f) => `${f.field}: ${f.message}`), fields);
+  throw invalidFields(
+    code,
+    fields.map((f) => `${f.field}: ${f.message}`),
+    fields,
+  );
 }
 
 /**

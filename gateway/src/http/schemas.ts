@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { CAMPAIGN_CHANNELS, CAMPAIGN_COUNTS, CAMPAIGN_LIMITS as C, CONTACT_SEARCH, HANDOFF_ASSIGNMENTS, MEMBER_ROLES, TEXT_LIMITS as T } from '../api-contract.js';
+import {
+  CAMPAIGN_CHANNELS,
+  CAMPAIGN_COUNTS,
+  CAMPAIGN_LIMITS as C,
+  CONTACT_SEARCH,
+  HANDOFF_ASSIGNMENTS,
+  MEMBER_ROLES,
+  TEXT_LIMITS as T,
+} from '../api-contract.js';
 import { UNREACHABLE_REASONS } from '../contract/campaigns.js';
 import { DEFAULT_SEND_RATE } from '../domain/campaigns.js';
 import { EVENTS } from '../domain/events.js';
@@ -16,10 +24,19 @@ import { isPhoneCountry } from '../domain/phone.js';
  */
 const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
 const name = text(T.name);
-const email = z.string().trim().max(T.email).refine(isEmail, 'must be an email address').transform((v) => v.toLowerCase());
+const email = z
+  .string()
+  .trim()
+  .max(T.email)
+  .refine(isEmail, 'must be an email address')
+  .transform((v) => v.toLowerCase());
 const phone = z.string().max(T.phone, `must be at most ${T.phone} characters`);
 const id = z.string().trim().min(1, 'must not be empty').max(100);
-const nonBlank = (max: number) => z.string().max(max, `must be at most ${max} characters`).refine((v) => v.trim().length > 0, 'must not be empty or whitespace');
+const nonBlank = (max: number) =>
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .refine((v) => v.trim().length > 0, 'must not be empty or whitespace');
 
 const customFields = z
   .record(z.string().max(100), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()]))
@@ -28,7 +45,9 @@ const customFields = z
 const externalIds = z
   .record(text(T.channelLabel).min(1, 'a custom channel label must not be empty'), id)
   .refine((o) => Object.keys(o).length <= 20, 'at most 20 external IDs')
-  .describe('The contact\'s ID on each custom channel, by its label: {"livechat":"visitor-42"}. An ID belongs to one contact of the account');
+  .describe(
+    'The contact\'s ID on each custom channel, by its label: {"livechat":"visitor-42"}. An ID belongs to one contact of the account',
+  );
 
 const externalIdChanges = z
   .record(text(T.channelLabel).min(1, 'a custom channel label must not be empty'), id.nullable())
@@ -67,12 +86,20 @@ export const contactUpdate = z
     first_name: cleared(name),
     lastName: cleared(name),
     last_name: cleared(name),
-    phone: cleared(phone).describe('Read as the account writes numbers: with a country code, or under its default country'),
+    phone: cleared(phone).describe(
+      'Read as the account writes numbers: with a country code, or under its default country',
+    ),
     phone_number: cleared(phone),
     email: cleared(z.string().max(T.email)),
-    customFields: customFields.optional().describe('Merged into the contact\'s custom fields; a key given null is removed'),
+    customFields: customFields
+      .optional()
+      .describe("Merged into the contact's custom fields; a key given null is removed"),
     custom_fields: customFields.optional(),
-    externalIds: externalIdChanges.optional().describe('By custom channel label: an ID replaces the label\'s, null removes it; another contact\'s ID is 409 CONTACT_EXISTS'),
+    externalIds: externalIdChanges
+      .optional()
+      .describe(
+        "By custom channel label: an ID replaces the label's, null removes it; another contact's ID is 409 CONTACT_EXISTS",
+      ),
     external_ids: externalIdChanges.optional(),
   })
   .transform((b) => ({
@@ -85,22 +112,35 @@ export const contactUpdate = z
   }));
 
 /** Which contact merges into the one of the path. */
-export const contactMerge = z.object({ contactId: id.describe('The other contact: its conversations, messages, lists and external IDs move here, and it is gone') });
+export const contactMerge = z.object({
+  contactId: id.describe(
+    'The other contact: its conversations, messages, lists and external IDs move here, and it is gone',
+  ),
+});
 
 /** A "+" typed unencoded in a URL (`?phoneNumber=+1415…`) arrives as a space: it can only have meant the plus. */
-const queryPhone = z.string().max(40).transform((v) => (/^ \d/.test(v) ? `+${v.slice(1)}` : v));
+const queryPhone = z
+  .string()
+  .max(40)
+  .transform((v) => (/^ \d/.test(v) ? `+${v.slice(1)}` : v));
 
 export const contactLookup = z
   .object({
     phoneNumber: queryPhone.optional(),
     email: z.string().max(320).optional(),
-    q: z.string().max(200, 'must be at most 200 characters')
-      .refine((q) => searchQuery(q) !== undefined,
-        `must hold a word of ${CONTACT_SEARCH.wordMin} letters or digits or more, or the last ${CONTACT_SEARCH.phoneDigitsMin} digits or more of a phone number`)
+    q: z
+      .string()
+      .max(200, 'must be at most 200 characters')
+      .refine(
+        (q) => searchQuery(q) !== undefined,
+        `must hold a word of ${CONTACT_SEARCH.wordMin} letters or digits or more, or the last ${CONTACT_SEARCH.phoneDigitsMin} digits or more of a phone number`,
+      )
       .optional()
-      .describe('Search instead: contacts whose name has words starting so ("fra mil"), whose email starts so, whose phone ends with these digits ' +
-        `(${CONTACT_SEARCH.phoneDigitsMin} or more), or whose external ID is this; case, accents and punctuation do not matter ("oneil" finds O'Neil). ` +
-        `A phone number of fewer digits is looked for as a name or an ID. Answers a page of contacts, newest first`),
+      .describe(
+        'Search instead: contacts whose name has words starting so ("fra mil"), whose email starts so, whose phone ends with these digits ' +
+          `(${CONTACT_SEARCH.phoneDigitsMin} or more), or whose external ID is this; case, accents and punctuation do not matter ("oneil" finds O'Neil). ` +
+          `A phone number of fewer digits is looked for as a name or an ID. Answers a page of contacts, newest first`,
+      ),
     // The paging of a search; a lookup by phoneNumber or email answers one contact and takes none.
     ...pageFields,
   })
@@ -113,7 +153,11 @@ export const listAdd = z
   .object({
     contactId: id.optional(),
     contact_id: id.optional(),
-    delay: z.string().max(20).optional().describe('Hold the opening message this long, e.g. "15m"; a message from the lead meanwhile cancels it'),
+    delay: z
+      .string()
+      .max(20)
+      .optional()
+      .describe('Hold the opening message this long, e.g. "15m"; a message from the lead meanwhile cancels it'),
   })
   .transform((b) => ({ contactId: b.contactId ?? b.contact_id, delay: b.delay }))
   .refine((b) => b.contactId, { message: 'contactId is required', path: ['contactId'] });
@@ -121,9 +165,13 @@ export const listAdd = z
 export const listCreate = z.object({ name: nonBlank(T.name) });
 
 const header = z.string().trim().min(1, 'must name a column of the file').max(200);
-const headers = z.record(z.string().min(1).max(100), header).refine((o) => Object.keys(o).length <= 50, 'at most 50 custom fields');
+const headers = z
+  .record(z.string().min(1).max(100), header)
+  .refine((o) => Object.keys(o).length <= 50, 'at most 50 custom fields');
 /** The column holding the contacts' ID on each custom channel, by the channel's label: {"livechat":"Visitor ID"}. */
-const labelledHeaders = z.record(text(T.channelLabel).min(1, 'a custom channel label must not be empty'), header).refine((o) => Object.keys(o).length <= 20, 'at most 20 external IDs');
+const labelledHeaders = z
+  .record(text(T.channelLabel).min(1, 'a custom channel label must not be empty'), header)
+  .refine((o) => Object.keys(o).length <= 20, 'at most 20 external IDs');
 
 /** Which header of the CSV holds each contact field, in the contact-create spellings; unknown fields are refused. */
 const importColumns = z
@@ -152,15 +200,40 @@ const importColumns = z
 
 export const importCreate = z
   .object({
-    csv: z.string().optional().describe('CSV text with a header row; a BOM, quoted fields and CRLF line ends are read. A row with more or fewer fields than the header is rejected (WRONG_FIELD_COUNT), as a bad phone is'),
-    columns: importColumns.optional().describe('With csv: the header of the column holding each contact field, e.g. {"phone":"Phone","customFields":{"city":"City"},"externalIds":{"livechat":"Visitor ID"}}'),
+    csv: z
+      .string()
+      .optional()
+      .describe(
+        'CSV text with a header row; a BOM, quoted fields and CRLF line ends are read. A row with more or fewer fields than the header is rejected (WRONG_FIELD_COUNT), as a bad phone is',
+      ),
+    columns: importColumns
+      .optional()
+      .describe(
+        'With csv: the header of the column holding each contact field, e.g. {"phone":"Phone","customFields":{"city":"City"},"externalIds":{"livechat":"Visitor ID"}}',
+      ),
     delimiter: z.enum([',', ';', '\t', '|']).default(',').describe('With csv: the field separator'),
-    contacts: z.array(z.unknown()).optional().describe('Instead of csv: the rows as contact objects, as POST /contacts takes them'),
-    delay: z.string().max(20).optional().describe('Hold the opening messages this long, e.g. "15m", as when adding a contact to the list'),
+    contacts: z
+      .array(z.unknown())
+      .optional()
+      .describe('Instead of csv: the rows as contact objects, as POST /contacts takes them'),
+    delay: z
+      .string()
+      .max(20)
+      .optional()
+      .describe('Hold the opening messages this long, e.g. "15m", as when adding a contact to the list'),
   })
-  .refine((b) => (b.csv === undefined) !== (b.contacts === undefined), { message: 'give either csv (with columns) or contacts', path: ['csv'] })
-  .refine((b) => b.csv === undefined || b.columns !== undefined, { message: 'name the header of each contact field with csv', path: ['columns'] })
-  .refine((b) => b.csv !== undefined || b.columns === undefined, { message: 'columns goes with csv', path: ['columns'] });
+  .refine((b) => (b.csv === undefined) !== (b.contacts === undefined), {
+    message: 'give either csv (with columns) or contacts',
+    path: ['csv'],
+  })
+  .refine((b) => b.csv === undefined || b.columns !== undefined, {
+    message: 'name the header of each contact field with csv',
+    path: ['columns'],
+  })
+  .refine((b) => b.csv !== undefined || b.columns === undefined, {
+    message: 'columns goes with csv',
+    path: ['columns'],
+  });
 
 /**
  * An attachment: a web address, or the file embedded as a data URI. A file: path, a javascript: link or plain text
@@ -200,7 +273,10 @@ export const incomingMessage = z.object({
       mediaContentType: text(255).nullable().optional(),
     })
     .refine((d) => d.messageSid || d.id, { message: 'messageSid or id is required', path: ['messageSid'] })
-    .refine((d) => !d.mediaUrl || d.mediaContentType, { message: 'mediaContentType is required with mediaUrl', path: ['mediaContentType'] })
+    .refine((d) => !d.mediaUrl || d.mediaContentType, {
+      message: 'mediaContentType is required with mediaUrl',
+      path: ['mediaContentType'],
+    })
     // What the refinement above asks, said in the published schema: a messageSid (or its older name, id) is required.
     .meta({ anyOf: [{ required: ['messageSid'] }, { required: ['id'] }] }),
   messageType: z.enum(['text', 'reaction']).optional(),
@@ -230,7 +306,9 @@ const credits = z
   .min(0.01, 'must be at least 0.01')
   .max(1_000_000_000, 'must be at most 1000000000')
   .refine(inHundredths, 'must be a whole number of hundredths (at most 2 decimal places)')
-  .describe('Credits, to the hundredth: a number with at most two decimals (19.99), from 0.01 to 1000000000; a finer one is 400 VALIDATION_ERROR');
+  .describe(
+    'Credits, to the hundredth: a number with at most two decimals (19.99), from 0.01 to 1000000000; a finer one is 400 VALIDATION_ERROR',
+  );
 const subAccountEmail = z.string().trim().max(T.email).min(1, 'is required');
 
 export const creditGrant = z.object({
@@ -247,15 +325,21 @@ export const autoRecharge = z.object({
 });
 
 export const lowBalance = z.object({
-  threshold: credits.nullable().describe('Warn the team when the balance is under this many credits; null: no such warning'),
+  threshold: credits
+    .nullable()
+    .describe('Warn the team when the balance is under this many credits; null: no such warning'),
 });
 
 export const creditUsage = z.object({ amount: credits, description: text(T.creditDescription).optional() });
 
 /** The operator's target policy, which every URL the gateway calls for a tenant follows (checked in the domain). */
-const TARGETS = 'Follows the target policy (LEADCHAT_WEBHOOK_TARGETS): under "public" only public internet addresses; never a user name or password in it (400 TARGET_REFUSED)';
+const TARGETS =
+  'Follows the target policy (LEADCHAT_WEBHOOK_TARGETS): under "public" only public internet addresses; never a user name or password in it (400 TARGET_REFUSED)';
 
-const webhookUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).describe(TARGETS);
+const webhookUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .max(2000)
+  .describe(TARGETS);
 
 /**
  * A BCP 47 language tag, checked by the platform's own parser rather than a grammar of ours, and stored in its
@@ -269,37 +353,69 @@ const canonicalTag = (tag: string): string | undefined => {
   }
 };
 const languageTag = text(35)
-  .refine((tag) => canonicalTag(tag) !== undefined, { message: 'must be a BCP 47 language tag such as en, pt-BR, es-419 or zh-Hant-TW', abort: true })
+  .refine((tag) => canonicalTag(tag) !== undefined, {
+    message: 'must be a BCP 47 language tag such as en, pt-BR, es-419 or zh-Hant-TW',
+    abort: true,
+  })
   .overwrite((tag) => canonicalTag(tag)!)
   .describe('A BCP 47 language tag such as "en", "pt-BR", "es-419" or "zh-Hant-TW"; kept in its canonical form');
 export const settingsUpdate = z
   .object({
     customChannelWebhookUrl: webhookUrl.nullable(),
     helpText: text(T.helpText).nullable().describe('The answer to a contact who writes HELP; null for the default'),
-    handoffMessage: text(C.handoffMessage).nullable()
-      .describe("What a contact is told at a hand-off when the campaign sets no text of its own; null: the built-in text in the account's language"),
-    language: languageTag.describe("The language of the gateway's own words (the built-in hand-off notice) to a contact no campaign has; a BCP 47 tag such as \"en\" or \"pt-BR\""),
-    handoffAssignment: z.enum(HANDOFF_ASSIGNMENTS)
-      .describe('round_robin: each hand-off assigns an unassigned conversation to the next active agent in turn (admins when there is no agent); none: nobody'),
-    defaultCountry: z.string().trim().toUpperCase()
+    handoffMessage: text(C.handoffMessage)
+      .nullable()
+      .describe(
+        "What a contact is told at a hand-off when the campaign sets no text of its own; null: the built-in text in the account's language",
+      ),
+    language: languageTag.describe(
+      'The language of the gateway\'s own words (the built-in hand-off notice) to a contact no campaign has; a BCP 47 tag such as "en" or "pt-BR"',
+    ),
+    handoffAssignment: z
+      .enum(HANDOFF_ASSIGNMENTS)
+      .describe(
+        'round_robin: each hand-off assigns an unassigned conversation to the next active agent in turn (admins when there is no agent); none: nobody',
+      ),
+    defaultCountry: z
+      .string()
+      .trim()
+      .toUpperCase()
       .refine(isPhoneCountry, 'must be a country code of ISO 3166-1 alpha-2, such as "US", "GB" or "DE"')
       .nullable()
-      .describe('The country of the phone numbers written without a country code ("(415) 555-0100" under "US" is +14155550100), wherever the account gives a phone: contacts, imports, incoming and sent messages; a number with a + is read as written. null: none, and such numbers are refused (INVALID_PHONE)'),
+      .describe(
+        'The country of the phone numbers written without a country code ("(415) 555-0100" under "US" is +14155550100), wherever the account gives a phone: contacts, imports, incoming and sent messages; a number with a + is read as written. null: none, and such numbers are refused (INVALID_PHONE)',
+      ),
   })
   .partial()
-  .refine((b) => Object.keys(b).length > 0, 'give customChannelWebhookUrl, helpText, handoffAssignment, defaultCountry, handoffMessage or language');
+  .refine(
+    (b) => Object.keys(b).length > 0,
+    'give customChannelWebhookUrl, helpText, handoffAssignment, defaultCountry, handoffMessage or language',
+  );
 
 export const botSettingsUpdate = z
   .strictObject({
-    provider: z.enum(['faq', 'openai']).describe('"faq": the offline FAQ bot; "openai": an OpenAI-compatible endpoint, the FAQ bot answering when it fails'),
+    provider: z
+      .enum(['faq', 'openai'])
+      .describe(
+        '"faq": the offline FAQ bot; "openai": an OpenAI-compatible endpoint, the FAQ bot answering when it fails',
+      ),
     openai: z
       .strictObject({
-        baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.openai.com/v1 or http://localhost:11434/v1' }).max(500).describe(TARGETS),
+        baseUrl: z
+          .url({
+            protocol: /^https?$/,
+            error: 'must be an http(s) URL such as https://api.openai.com/v1 or http://localhost:11434/v1',
+          })
+          .max(500)
+          .describe(TARGETS),
         model: nonBlank(200),
-        apiKey: text(500).nullable().optional().describe('Omit to keep the saved key; null for none (a local Ollama needs none)'),
+        apiKey: text(500)
+          .nullable()
+          .optional()
+          .describe('Omit to keep the saved key; null for none (a local Ollama needs none)'),
       })
       .nullable(),
-    defaultCampaignId: id.nullable().describe("The campaign whose bot answers contacts that no campaign reached yet"),
+    defaultCampaignId: id.nullable().describe('The campaign whose bot answers contacts that no campaign reached yet'),
   })
   .partial()
   .refine((b) => Object.keys(b).length > 0, 'give provider, openai or defaultCampaignId');
@@ -316,13 +432,20 @@ export const botTest = z.strictObject({
 
 export const webhookCreate = z.object({
   url: webhookUrl,
-  events: z.array(z.enum(EVENTS)).min(1, 'name at least one event').max(20).transform((e) => [...new Set(e)]),
+  events: z
+    .array(z.enum(EVENTS))
+    .min(1, 'name at least one event')
+    .max(20)
+    .transform((e) => [...new Set(e)]),
 });
 
 const faq = z.object({ question: nonBlank(C.faqQuestion), answer: nonBlank(C.faqAnswer) });
 /** Durations ("20m") and rates ("30/m") are read by the engine, which names the field in its 400. */
 const duration = z.string().max(20).describe('A duration: "30s", "15m", "2h", "1d"');
-const followUpStep = z.object({ after: duration.describe('Time after the message before it'), body: nonBlank(C.followUpBody) });
+const followUpStep = z.object({
+  after: duration.describe('Time after the message before it'),
+  body: nonBlank(C.followUpBody),
+});
 const campaignFields = {
   name: nonBlank(C.name),
   type: z.enum(['combined', 'outgoing', 'incoming']),
@@ -330,20 +453,45 @@ const campaignFields = {
   listId: id.nullable(),
   channel: z.enum(CAMPAIGN_CHANNELS),
   customChannel: text(C.customChannel).nullable().describe('The custom channel label, for channel "custom"'),
-  openingTemplate: text(C.templateName).nullable().describe('Approved WhatsApp template name (a Content SID "HX…" on Twilio)'),
-  openingTemplateParams: z.array(text(C.templateParam)).max(CAMPAIGN_COUNTS.templateParams).describe('Body parameters {{1}}, {{2}} … of the opening template; {{first_name}} and the other contact fields are replaced'),
-  reengagementTemplate: text(C.templateName).nullable().describe('Approved WhatsApp template sent instead of free text outside the 24-hour window; null: such messages are skipped'),
-  reengagementTemplateParams: z.array(text(C.templateParam)).max(CAMPAIGN_COUNTS.templateParams).describe('Body parameters of the re-engagement template'),
-  templateLanguage: z.string().regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, 'expected a WhatsApp language code such as en or en_US').nullable().describe('Language code of the WhatsApp templates; null: from the campaign language'),
-  openingMessage: text(C.openingMessage).nullable().describe('Opening text; {{first_name|there}} and the other contact fields are replaced'),
+  openingTemplate: text(C.templateName)
+    .nullable()
+    .describe('Approved WhatsApp template name (a Content SID "HX…" on Twilio)'),
+  openingTemplateParams: z
+    .array(text(C.templateParam))
+    .max(CAMPAIGN_COUNTS.templateParams)
+    .describe(
+      'Body parameters {{1}}, {{2}} … of the opening template; {{first_name}} and the other contact fields are replaced',
+    ),
+  reengagementTemplate: text(C.templateName)
+    .nullable()
+    .describe(
+      'Approved WhatsApp template sent instead of free text outside the 24-hour window; null: such messages are skipped',
+    ),
+  reengagementTemplateParams: z
+    .array(text(C.templateParam))
+    .max(CAMPAIGN_COUNTS.templateParams)
+    .describe('Body parameters of the re-engagement template'),
+  templateLanguage: z
+    .string()
+    .regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, 'expected a WhatsApp language code such as en or en_US')
+    .nullable()
+    .describe('Language code of the WhatsApp templates; null: from the campaign language'),
+  openingMessage: text(C.openingMessage)
+    .nullable()
+    .describe('Opening text; {{first_name|there}} and the other contact fields are replaced'),
   triggerOnNewContacts: z.boolean().describe('Trigger on New Contacts Added to List'),
   status: z.enum(['draft', 'live', 'paused']),
   sendRate: z.string().max(20).describe('Pace of queued opening messages, e.g. "30/m"'),
   sendingWindow: z
     .object({ start: z.string().max(5), end: z.string().max(5), timezone: z.string().max(64) })
     .nullable()
-    .describe('Local hours in which messages go out, e.g. {"start":"08:00","end":"21:00","timezone":"America/New_York"}'),
-  followUps: z.object({ enabled: z.boolean(), steps: z.array(followUpStep).max(CAMPAIGN_COUNTS.followUps, `at most ${CAMPAIGN_COUNTS.followUps} follow-up steps`) }),
+    .describe(
+      'Local hours in which messages go out, e.g. {"start":"08:00","end":"21:00","timezone":"America/New_York"}',
+    ),
+  followUps: z.object({
+    enabled: z.boolean(),
+    steps: z.array(followUpStep).max(CAMPAIGN_COUNTS.followUps, `at most ${CAMPAIGN_COUNTS.followUps} follow-up steps`),
+  }),
   bot: z.object({
     active: z.boolean(),
     instructions: text(C.instructions),
@@ -351,29 +499,35 @@ const campaignFields = {
     faqs: z.array(faq).max(CAMPAIGN_COUNTS.faqs),
     resources: z.array(text(C.resource)).max(CAMPAIGN_COUNTS.resources),
     goal: text(C.goal),
-    handoffMessage: text(C.handoffMessage).nullable().describe('What the contact is told when a person takes over; null: a default in the campaign\'s language'),
+    handoffMessage: text(C.handoffMessage)
+      .nullable()
+      .describe("What the contact is told when a person takes over; null: a default in the campaign's language"),
   }),
 };
-export const campaignCreate = z.object({
-  ...campaignFields,
-  type: campaignFields.type.default('combined'),
-  language: campaignFields.language.default('en'),
-  listId: campaignFields.listId.default(null),
-  channel: campaignFields.channel.default('whatsapp'),
-  customChannel: campaignFields.customChannel.default(null),
-  openingTemplate: campaignFields.openingTemplate.default(null),
-  openingTemplateParams: campaignFields.openingTemplateParams.default([]),
-  reengagementTemplate: campaignFields.reengagementTemplate.default(null),
-  reengagementTemplateParams: campaignFields.reengagementTemplateParams.default([]),
-  templateLanguage: campaignFields.templateLanguage.default(null),
-  openingMessage: campaignFields.openingMessage.default(null),
-  triggerOnNewContacts: campaignFields.triggerOnNewContacts.optional().describe('Trigger on New Contacts Added to List; default: on when the campaign is linked to a list'),
-  status: campaignFields.status.default('draft'),
-  sendRate: campaignFields.sendRate.default(DEFAULT_SEND_RATE),
-  sendingWindow: campaignFields.sendingWindow.default(null),
-  followUps: campaignFields.followUps.partial().default({}),
-  bot: campaignFields.bot.partial().default({}),
-}).transform((c) => ({ ...c, triggerOnNewContacts: c.triggerOnNewContacts ?? c.listId !== null }));
+export const campaignCreate = z
+  .object({
+    ...campaignFields,
+    type: campaignFields.type.default('combined'),
+    language: campaignFields.language.default('en'),
+    listId: campaignFields.listId.default(null),
+    channel: campaignFields.channel.default('whatsapp'),
+    customChannel: campaignFields.customChannel.default(null),
+    openingTemplate: campaignFields.openingTemplate.default(null),
+    openingTemplateParams: campaignFields.openingTemplateParams.default([]),
+    reengagementTemplate: campaignFields.reengagementTemplate.default(null),
+    reengagementTemplateParams: campaignFields.reengagementTemplateParams.default([]),
+    templateLanguage: campaignFields.templateLanguage.default(null),
+    openingMessage: campaignFields.openingMessage.default(null),
+    triggerOnNewContacts: campaignFields.triggerOnNewContacts
+      .optional()
+      .describe('Trigger on New Contacts Added to List; default: on when the campaign is linked to a list'),
+    status: campaignFields.status.default('draft'),
+    sendRate: campaignFields.sendRate.default(DEFAULT_SEND_RATE),
+    sendingWindow: campaignFields.sendingWindow.default(null),
+    followUps: campaignFields.followUps.partial().default({}),
+    bot: campaignFields.bot.partial().default({}),
+  })
+  .transform((c) => ({ ...c, triggerOnNewContacts: c.triggerOnNewContacts ?? c.listId !== null }));
 export const campaignUpdate = z
   .object({ ...campaignFields, bot: campaignFields.bot.partial(), followUps: campaignFields.followUps.partial() })
   .partial()
@@ -389,7 +543,12 @@ export const openingPriceQuote = z.object({
 
 /** The query of a list of named records (lists, campaigns): their pages, searched by name when q is given. */
 export const namedQuery = pageQuery.extend({
-  q: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional()
+  q: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(200, 'must be at most 200 characters')
+    .optional()
     .describe('Only those whose name holds this text; case and accents do not matter'),
 });
 
@@ -398,17 +557,36 @@ export const conversationQuery = z.object({
   status: z.enum(['active', 'handed_off', 'opted_out', 'closed']).optional(),
   campaignId: id.optional(),
   channel: z.enum(CAMPAIGN_CHANNELS).optional(),
-  failed: z.enum(['true', 'false']).transform((v) => v === 'true').optional().describe('true: only conversations holding a failed outgoing message'),
-  needsReply: z.enum(['true', 'false']).transform((v) => v === 'true').optional()
-    .describe('true: only conversations that need a reply (an unread message from the contact, or theirs is the latest); false: only the others'),
-  assigneeId: id.optional().describe('A member\'s id: only the conversations assigned to them; none: only the unassigned; me: only the caller\'s (the owner\'s with the API key)'),
-  contactId: id.optional().describe('Only the conversations of this contact, one per channel (404 CONTACT_NOT_FOUND for one the account does not have)'),
+  failed: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .describe('true: only conversations holding a failed outgoing message'),
+  needsReply: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .describe(
+      'true: only conversations that need a reply (an unread message from the contact, or theirs is the latest); false: only the others',
+    ),
+  assigneeId: id
+    .optional()
+    .describe(
+      "A member's id: only the conversations assigned to them; none: only the unassigned; me: only the caller's (the owner's with the API key)",
+    ),
+  contactId: id
+    .optional()
+    .describe(
+      'Only the conversations of this contact, one per channel (404 CONTACT_NOT_FOUND for one the account does not have)',
+    ),
 });
 
 export const memberInvite = z.object({
   email,
   name: nonBlank(T.name),
-  role: z.enum(MEMBER_ROLES).describe('admin: everything but removing the owner; agent: the inbox, contacts and lists, and reading campaigns'),
+  role: z
+    .enum(MEMBER_ROLES)
+    .describe('admin: everything but removing the owner; agent: the inbox, contacts and lists, and reading campaigns'),
 });
 
 export const memberUpdate = z
@@ -456,18 +634,25 @@ export const adminAccountCreate = z.object({
 export const passwordChange = z.object({ password });
 
 /** The operator's view of the job queue: dead jobs by default, a page at a time. */
-export const clockAdvance = z.object({ advance: z.string().describe('How far to move the clock: a duration such as "25h"') });
+export const clockAdvance = z.object({
+  advance: z.string().describe('How far to move the clock: a duration such as "25h"'),
+});
 
 export const jobListQuery = pageQuery.extend({ status: z.enum(['dead', 'pending', 'running']).default('dead') });
 
 const calendarDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'is not a day of the calendar');
+  .refine(
+    (v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
+    'is not a day of the calendar',
+  );
 
 /** GET /v1/campaigns/{id}/funnel: a range of days (both included) in a time zone. */
 export const funnelQuery = z.object({
-  from: calendarDate.optional().describe('First day, YYYY-MM-DD; the campaign\'s first day by default (at most 366 days before `to`)'),
+  from: calendarDate
+    .optional()
+    .describe("First day, YYYY-MM-DD; the campaign's first day by default (at most 366 days before `to`)"),
   to: calendarDate.optional().describe('Last day, YYYY-MM-DD; today by default'),
   timezone: z
     .string()

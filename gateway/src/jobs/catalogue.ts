@@ -35,4 +35,5 @@ const isKind = (kind: string): kind is JobKind => Object.hasOwn(jobCatalogue, ki
  * The handler of a job the store hands over: the store keeps any kind's data as JSON, and a job is queued only
  * through newJob, with the data its kind takes.
  */
-export const catalogueHandler: HandlerOf = (kind) => (isKind(kind) ? (jobCatalogue[kind] as (ctx: JobContext, job: Job) => Promise<JobResult>) : undefined);
+export const catalogueHandler: HandlerOf = (kind) =>
+  isKind(kind) ? (jobCatalogue[kind] as (ctx: JobContext, job: Job) => Promise<JobResult>) : undefined;

@@ -31,7 +31,7 @@ export async function scheduleContactSearchIndex(gw: Gateway): Promise<void> {
 
 export async function indexContacts(gw: JobContext, job: Job<JobKinds['contact_search_index']>): Promise<JobResult> {
   let after = job.data.after;
-  for (let done = 0; done < PER_RUN;) {
+  for (let done = 0; done < PER_RUN; ) {
     const page = await gw.store.scan<{ id: string }>('contacts', { limit: PAGE, after });
     for (let i = 0; i < page.length; i += BATCH) {
       const ids = page.slice(i, i + BATCH).map((c) => c.id);

@@ -76,10 +76,16 @@ async function record(
     if (!current || current.status !== 'pending') return;
     tx.afterCommit(() => metrics.deliveries.inc({ event: delivery.event, outcome: retry ? 'retry' : status }));
     const nextAttemptAt = retry ? new Date(retryAt!).toISOString() : null;
-    await tx.update<Delivery>('deliveries', delivery.id, { status, attempts: [...current.attempts, attempt], nextAttemptAt, updatedAt: now() });
+    await tx.update<Delivery>('deliveries', delivery.id, {
+      status,
+      attempts: [...current.attempts, attempt],
+      nextAttemptAt,
+      updatedAt: now(),
+    });
     if (reply) await settleDeliveries(tx, reply);
   });
-  if (status === 'failed') gw.log.warn({ delivery: delivery.id, event: delivery.event, error: attempt.error }, 'delivery failed');
+  if (status === 'failed')
+    gw.log.warn({ delivery: delivery.id, event: delivery.event, error: attempt.error }, 'delivery failed');
   return retry ? { retryAt: retryAt! } : undefined;
 }
 

@@ -21,14 +21,18 @@ export async function scheduleDeliveryContacts(gw: Gateway): Promise<void> {
   await gw.store.transact((tx) => tx.enqueue(newJob('delivery_contacts', {}, { key: 'delivery-contacts' })));
 }
 
-export async function nameDeliveryContacts(gw: JobContext, job: Job<JobKinds['delivery_contacts']>): Promise<JobResult> {
+export async function nameDeliveryContacts(
+  gw: JobContext,
+  job: Job<JobKinds['delivery_contacts']>,
+): Promise<JobResult> {
   let after = job.data.after;
   for (let done = 0; done < PER_RUN; done += PAGE) {
     const page = await gw.store.scan<Delivery>('deliveries', { limit: PAGE, after });
     const unnamed = page.filter((d) => !d.contactId && typeof d.payload?.contactId === 'string');
     if (unnamed.length > 0) {
       await gw.store.transact(async (tx) => {
-        for (const d of unnamed) await tx.update<Delivery>('deliveries', d.id, { contactId: d.payload.contactId as string });
+        for (const d of unnamed)
+          await tx.update<Delivery>('deliveries', d.id, { contactId: d.payload.contactId as string });
       });
     }
     if (page.length < PAGE) {

@@ -1,6 +1,16 @@
 import { findContactOf, findOrCreateContactIn } from '../domain/contact-identity.js';
 import type { Contact } from '../domain/contacts.js';
-import { importJob, MAX_ERRORS, type ContactFields, type Import, type ImportChunk, type ImportRow, type RowDuplicate, type RowError, type RowWarning } from '../domain/imports.js';
+import {
+  importJob,
+  MAX_ERRORS,
+  type ContactFields,
+  type Import,
+  type ImportChunk,
+  type ImportRow,
+  type RowDuplicate,
+  type RowError,
+  type RowWarning,
+} from '../domain/imports.js';
 import { joinList } from '../engine/join-list.js';
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
@@ -9,7 +19,13 @@ import type { JobKinds } from '../domain/job-kinds.js';
 import type { JobContext } from './queue.js';
 
 type Outcome = 'added' | 'alreadyInList' | 'duplicates' | 'rejected';
-type Applied = { outcome: Outcome; unreachable?: boolean; error?: RowError; warnings?: RowWarning[]; duplicate?: RowDuplicate };
+type Applied = {
+  outcome: Outcome;
+  unreachable?: boolean;
+  error?: RowError;
+  warnings?: RowWarning[];
+  duplicate?: RowDuplicate;
+};
 
 /**
  * Job `import`: applies one chunk of an import's rows in one transaction, which also counts them on the import,
@@ -24,7 +40,14 @@ export async function runImport(gw: JobContext, job: Job<JobKinds['import']>): P
     const current = await tx.get<Import>('imports', importId);
     const [chunk] = await tx.find<ImportChunk>('import_chunks', 'position', [importId, position]);
     if (!current || !chunk) return;
-    const counts: Record<Outcome | 'unreachable' | 'warnings', number> = { added: 0, alreadyInList: 0, duplicates: 0, rejected: 0, unreachable: 0, warnings: 0 };
+    const counts: Record<Outcome | 'unreachable' | 'warnings', number> = {
+      added: 0,
+      alreadyInList: 0,
+      duplicates: 0,
+      rejected: 0,
+      unreachable: 0,
+      warnings: 0,
+    };
     const errors: RowError[] = [];
     const warned = current.rowWarnings ?? [];
     const warnings: RowWarning[] = [];
@@ -36,7 +59,8 @@ export async function runImport(gw: JobContext, job: Job<JobKinds['import']>): P
       if (applied.unreachable) counts.unreachable += 1;
       if (applied.error && current.errors.length + errors.length < MAX_ERRORS) errors.push(applied.error);
       if (applied.warnings?.length) counts.warnings += 1;
-      for (const warning of applied.warnings ?? []) if (warned.length + warnings.length < MAX_ERRORS) warnings.push(warning);
+      for (const warning of applied.warnings ?? [])
+        if (warned.length + warnings.length < MAX_ERRORS) warnings.push(warning);
       if (applied.duplicate && repeated.length + duplicates.length < MAX_ERRORS) duplicates.push(applied.duplicate);
     }
     const last = position + 1 >= current.chunks;
@@ -86,7 +110,11 @@ async function applyRow(tx: Tx, to: Import, row: ImportRow): Promise<Applied> {
 }
 
 /** The contact an earlier row went to, found as that row found it; a repeat stored before rows named it has none. */
-async function repeatOf(r: Reader, accountId: string, row: { row: number; of?: { row: number; contact: ContactFields } }): Promise<RowDuplicate> {
+async function repeatOf(
+  r: Reader,
+  accountId: string,
+  row: { row: number; of?: { row: number; contact: ContactFields } },
+): Promise<RowDuplicate> {
   if (!row.of) return { row: row.row, of: null, contactId: null };
   const contact = await findContactOf(r, accountId, row.of.contact);
   return { row: row.row, of: row.of.row, contactId: contact?.id ?? null };
@@ -99,7 +127,11 @@ const samePerson = (given: Array<string | null | undefined>, theirs: Array<strin
     return !a || !b || a === b;
   });
 
-const fullName = (first: string | null | undefined, last: string | null | undefined) => [first, last].map((p) => (p ?? '').trim()).filter(Boolean).join(' ');
+const fullName = (first: string | null | undefined, last: string | null | undefined) =>
+  [first, last]
+    .map((p) => (p ?? '').trim())
+    .filter(Boolean)
+    .join(' ');
 
 /**
  * One phone is one contact (spec §4.1): a row naming someone else than the contact its phone (or email, or external
@@ -109,7 +141,12 @@ function otherName(row: number, fields: ContactFields, contact: Contact): RowWar
   const given = fullName(fields.firstName, fields.lastName);
   const theirs = fullName(contact.firstName, contact.lastName);
   if (samePerson([fields.firstName, fields.lastName], [contact.firstName, contact.lastName])) return undefined;
-  const by = fields.phone && fields.phone === contact.phone ? `The phone ${fields.phone}` : fields.email && fields.email === contact.email ? `The email ${fields.email}` : 'The external ID';
+  const by =
+    fields.phone && fields.phone === contact.phone
+      ? `The phone ${fields.phone}`
+      : fields.email && fields.email === contact.email
+        ? `The email ${fields.email}`
+        : 'The external ID';
   return {
     row,
     field: 'name',

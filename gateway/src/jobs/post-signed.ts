@@ -7,7 +7,11 @@ import { guard } from '../outbound/guard.js';
  * headers, the configured timeout, no retry (the caller decides), no redirect, and the target policy held at connect
  * time, even when a name resolves to an address the policy refuses.
  */
-export async function postSigned(gw: Gateway, url: string, event: { id: string; type: string; body: string; secret: string }) {
+export async function postSigned(
+  gw: Gateway,
+  url: string,
+  event: { id: string; type: string; body: string; secret: string },
+) {
   // Loaded on the first webhook rather than at start-up.
   const { got } = await import('got');
   return got.post(url, {
@@ -29,5 +33,7 @@ export async function postSigned(gw: Gateway, url: string, event: { id: string; 
 /** Why a receiver gave no answer, in the words deliveries record. */
 export function noAnswer(gw: Gateway, err: unknown): string {
   const e = err as { code?: string; message?: string };
-  return e.code === 'ETIMEDOUT' ? `Receiver did not answer within ${gw.config.webhookTimeoutMs} ms` : `${e.code ?? 'ERROR'}: ${e.message}`;
+  return e.code === 'ETIMEDOUT'
+    ? `Receiver did not answer within ${gw.config.webhookTimeoutMs} ms`
+    : `${e.code ?? 'ERROR'}: ${e.message}`;
 }

@@ -86,7 +86,8 @@ export class JobRunner {
     this.stopped = true;
     this.unsubscribe?.();
     clearTimeout(this.timer);
-    while (this.ticking || this.running.size) await Promise.allSettled([...this.running, new Promise((r) => setTimeout(r, 10))]);
+    while (this.ticking || this.running.size)
+      await Promise.allSettled([...this.running, new Promise((r) => setTimeout(r, 10))]);
   }
 
   private async tick(): Promise<void> {
@@ -106,7 +107,9 @@ export class JobRunner {
           break;
         }
         this.missed = false;
-        const claimed = await inBackground(() => this.gw.store.jobs.claimDue(this.options.queue, free, this.options.leaseMs));
+        const claimed = await inBackground(() =>
+          this.gw.store.jobs.claimDue(this.options.queue, free, this.options.leaseMs),
+        );
         ({ nextDueAt: due } = claimed);
         this.nextDue = due;
         for (const job of claimed.jobs) this.launch(job);
@@ -117,7 +120,8 @@ export class JobRunner {
       if (due !== undefined) next = Math.min(next, due);
     } catch (err) {
       // The store away: told through its health, a line per failure class per 10 s, not one per poll.
-      if (err instanceof StoreUnavailableError) this.gw.store.health.report(err, {}, 'job queue unavailable; polling again');
+      if (err instanceof StoreUnavailableError)
+        this.gw.store.health.report(err, {}, 'job queue unavailable; polling again');
       else this.gw.log.error({ err }, 'job queue unavailable; polling again');
     } finally {
       this.ticking = false;
@@ -159,7 +163,9 @@ export class JobRunner {
       if (err instanceof StoreUnavailableError) this.gw.store.health.report(err, fields, said);
       else this.gw.log.error({ err, ...fields }, said);
       const retryAt = clockNow() + FAULT_BACKOFF_MS * Math.min(2 ** (job.attempts - 1), 60);
-      await this.gw.store.jobs.settle(job, dead ? { dead: message } : { retryAt, error: message }).catch(() => undefined);
+      await this.gw.store.jobs
+        .settle(job, dead ? { dead: message } : { retryAt, error: message })
+        .catch(() => undefined);
       return !dead;
     }
   }

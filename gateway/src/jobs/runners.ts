@@ -8,9 +8,21 @@ import { CONCURRENCY, JobRunner, type JobContext } from './queue.js';
  * A runner for each job queue (domain/job-kinds.ts), with slots of its own: a provider's entries, seconds each on a
  * file or a profile, never take the slots of openings, deliveries and bot replies.
  */
-export function jobRunners(gw: JobContext, config: Pick<Config, 'jobLeaseMs' | 'jobPollMs' | 'inboundConcurrency'>): JobRunner[] {
-  const concurrency: Record<JobQueueName, number> = { [DEFAULT_QUEUE]: CONCURRENCY, inbound: config.inboundConcurrency };
+export function jobRunners(
+  gw: JobContext,
+  config: Pick<Config, 'jobLeaseMs' | 'jobPollMs' | 'inboundConcurrency'>,
+): JobRunner[] {
+  const concurrency: Record<JobQueueName, number> = {
+    [DEFAULT_QUEUE]: CONCURRENCY,
+    inbound: config.inboundConcurrency,
+  };
   return Object.entries(concurrency).map(
-    ([queue, slots]) => new JobRunner(gw, catalogueHandler, { queue, concurrency: slots, leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs }),
+    ([queue, slots]) =>
+      new JobRunner(gw, catalogueHandler, {
+        queue,
+        concurrency: slots,
+        leaseMs: config.jobLeaseMs,
+        pollMs: config.jobPollMs,
+      }),
   );
 }

@@ -39,11 +39,20 @@ export async function sendMessageJob(gw: JobContext, job: Job<JobKinds['send']>)
       gw.log.warn({ message: message.id, provider: provider.name, error }, 'channel send failed; retrying later');
       return { retryAt: clockNow() + delays[retriesDone]! };
     }
-    await settle(gw, message, { status: 'failed', provider: provider.name, error, errorCode: err instanceof ChannelError ? err.code : null });
+    await settle(gw, message, {
+      status: 'failed',
+      provider: provider.name,
+      error,
+      errorCode: err instanceof ChannelError ? err.code : null,
+    });
   }
 }
 
-async function settle(gw: JobContext, message: Message, patch: Partial<Message> & Pick<Message, 'status'>): Promise<void> {
+async function settle(
+  gw: JobContext,
+  message: Message,
+  patch: Partial<Message> & Pick<Message, 'status'>,
+): Promise<void> {
   await gw.store.transact(async (tx) => {
     const current = await tx.get<Message>('messages', message.id);
     if (current?.status === 'pending') await changeStatus(tx, current, patch);

@@ -27,7 +27,14 @@ export async function sendTestEvent(gw: Gateway, accountId: string): Promise<Web
   };
   const body = JSON.stringify(payload);
   const started = Date.now();
-  const result = (status: number | null, error: string | null) => ({ url, status, ok: error === null, error, durationMs: Date.now() - started, webhookId });
+  const result = (status: number | null, error: string | null) => ({
+    url,
+    status,
+    ok: error === null,
+    error,
+    durationMs: Date.now() - started,
+    webhookId,
+  });
   try {
     const res = await postSigned(gw, url, { id: webhookId, type: 'test', body, secret: account.webhookSecret });
     const ok = res.statusCode >= 200 && res.statusCode < 300;

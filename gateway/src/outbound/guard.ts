@@ -19,13 +19,17 @@ export function guard(policy: TargetPolicy, trustedOrigin?: string): Pick<Option
   };
   const trustedHost = trustedOrigin && new URL(trustedOrigin).hostname;
   const lookup: typeof guardedLookup = (hostname, options, callback) =>
-    hostname === trustedHost ? dns.lookup(hostname, options, callback as never) : guardedLookup(hostname, options, callback);
+    hostname === trustedHost
+      ? dns.lookup(hostname, options, callback as never)
+      : guardedLookup(hostname, options, callback);
   return {
     ...(policy.kind === 'public' ? { dnsLookup: lookup as never } : {}),
     hooks: {
-      beforeRequest: [(options) => {
-        if (new URL(String(options.url)).origin !== trustedOrigin) check(options.url);
-      }],
+      beforeRequest: [
+        (options) => {
+          if (new URL(String(options.url)).origin !== trustedOrigin) check(options.url);
+        },
+      ],
       beforeRedirect: [(options) => check(options.url)],
     },
   };

@@ -24,17 +24,23 @@ export class TargetRefusedError extends Error {
 export const isTargetRefused = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === REFUSED;
 
 /** The host as a connection sees it: without IPv6 brackets or a root's trailing dot, in lower case. */
-const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+const hostOf = (url: URL): string =>
+  url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 
 /**
  * Why a connection to `url` is refused, judged on its scheme and host alone; undefined when it may be made. Under
  * `public`, a host name passes here and is judged by its addresses when resolved (see `guardedLookup`).
  */
 export function refuseConnection(policy: TargetPolicy, url: URL): string | undefined {
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `${url.protocol} addresses are not allowed; use https or http`;
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return `${url.protocol} addresses are not allowed; use https or http`;
   const host = hostOf(url);
   if (policy.kind === 'allow' && !policy.hosts.includes(host)) return `host ${host} is not in the allowed targets`;
-  if (policy.kind === 'public' && net.isIP(host) && !isPublicAddress(host)) return `host ${host} is not a public address; only public targets are allowed`;
+  if (policy.kind === 'public' && net.isIP(host) && !isPublicAddress(host))
+    return `host ${host} is not a public address; only public targets are allowed`;
   return undefined;
 }
 
@@ -51,26 +57,34 @@ export async function refuseTarget(policy: TargetPolicy, text: string): Promise<
   } catch {
     return 'not a URL';
   }
-  if (url.username || url.password) return 'must not hold a user name or password; receivers check the signature instead';
+  if (url.username || url.password)
+    return 'must not hold a user name or password; receivers check the signature instead';
   const refused = refuseConnection(policy, url);
   if (refused || policy.kind !== 'public') return refused;
   const host = hostOf(url);
   if (net.isIP(host)) return undefined;
-  if (host === 'localhost' || host.endsWith('.localhost')) return `host ${host} is a loopback name; only public targets are allowed`;
+  if (host === 'localhost' || host.endsWith('.localhost'))
+    return `host ${host} is a loopback name; only public targets are allowed`;
   const addresses = await dns.promises.lookup(host, { all: true }).catch(() => []);
   return addresses.some((a) => !isPublicAddress(a.address)) ? privateName(host) : undefined;
 }
 
-const privateName = (host: string) => `host ${host} resolves to an address that is not public; only public targets are allowed`;
+const privateName = (host: string) =>
+  `host ${host} resolves to an address that is not public; only public targets are allowed`;
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /** A dns.lookup for connections under `public`: a name with any address that is not public is refused. */
 export function guardedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
   dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, []);
     const list = addresses as dns.LookupAddress[];
-    if (list.some((a) => !isPublicAddress(a.address))) return callback(new TargetRefusedError(privateName(hostname)), []);
+    if (list.some((a) => !isPublicAddress(a.address)))
+      return callback(new TargetRefusedError(privateName(hostname)), []);
     if (options.all) return callback(null, list);
     callback(null, list[0]!.address, list[0]!.family);
   });

@@ -54,7 +54,8 @@ export function failureClass(err: unknown): string | undefined {
 /** The error and those it wraps, outermost first (a few levels: a chain is never long). */
 function causes(err: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let at = err; at !== null && at !== undefined && chain.length < 5; at = (at as { cause?: unknown }).cause) chain.push(at);
+  for (let at = err; at !== null && at !== undefined && chain.length < 5; at = (at as { cause?: unknown }).cause)
+    chain.push(at);
   return chain;
 }
 

@@ -31,7 +31,12 @@ export async function openStore(config: Config, log: Logger, collections: Collec
  * The embedded store of the data dir, for this process alone: the dir locked, brought to this gateway's format (a
  * newer one is refused), then opened. Closing it releases the lock.
  */
-export async function openEmbeddedStore(config: Config, log: FormatLog, collections: CollectionSpec[], health?: StoreHealth): Promise<OpenedStore> {
+export async function openEmbeddedStore(
+  config: Config,
+  log: FormatLog,
+  collections: CollectionSpec[],
+  health?: StoreHealth,
+): Promise<OpenedStore> {
   const unlock = await lockDataDir(config.dataDir);
   try {
     // Under the lock: no other gateway reads the files while a step changes them.

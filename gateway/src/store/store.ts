@@ -247,7 +247,12 @@ export interface Store extends Reader {
    * As find, each document with its place: a list in the order `touch` keeps (the inbox) pages after a place, so
    * that a document moved meanwhile is neither shown twice nor sends the next page back to the start.
    */
-  findPlaced<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<Array<Placed<T>>>;
+  findPlaced<T extends Doc>(
+    collection: string,
+    index: string,
+    values: Scalar[],
+    page?: Page,
+  ): Promise<Array<Placed<T>>>;
   transact<R>(fn: (tx: Tx) => Promise<R>): Promise<R>;
   /** Resolves once everything committed so far is durable: a read-only request awaits it before answering. */
   durable(): Promise<void>;
@@ -330,7 +335,8 @@ export function indexKey(spec: IndexSpec, doc: Record<string, unknown>): string 
 }
 
 /** The same key from the values a `find` asks for. */
-export const keyOf = (values: Scalar[]): string => (values.length === 1 ? String(values[0]) : values.map(part).join(''));
+export const keyOf = (values: Scalar[]): string =>
+  values.length === 1 ? String(values[0]) : values.map(part).join('');
 
 /** Each value with its length in front, so that no two lists of values make the same key. */
 const part = (value: Scalar): string => {

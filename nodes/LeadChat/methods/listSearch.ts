@@ -5,14 +5,14 @@ import { searchRecordsOnServer } from './searchRecords';
 
 /** GET /lists answers `{data: [...]}` on the gateway; accept a bare array or `lists`/`items` too. */
 function listsIn(body: unknown): unknown[] {
-	if (Array.isArray(body)) return body;
-	if (body && typeof body === 'object') {
-		const answer = body as Partial<ListListsAnswer> & { lists?: unknown; items?: unknown };
-		for (const value of [answer.data, answer.lists, answer.items]) {
-			if (Array.isArray(value)) return value;
-		}
-	}
-	return [];
+  if (Array.isArray(body)) return body;
+  if (body && typeof body === 'object') {
+    const answer = body as Partial<ListListsAnswer> & { lists?: unknown; items?: unknown };
+    for (const value of [answer.data, answer.lists, answer.items]) {
+      if (Array.isArray(value)) return value;
+    }
+  }
+  return [];
 }
 
 /**
@@ -20,14 +20,14 @@ function listsIn(body: unknown): unknown[] {
  * no endpoint that lists them; the gateway has GET /lists.
  */
 export async function searchLists(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
+  this: ILoadOptionsFunctions,
+  filter?: string,
+  paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	return (searchRecordsOnServer<'/lists'>).call(
-		this,
-		{ path: '/lists', plural: 'lists', singular: 'list', recordsIn: listsIn },
-		filter,
-		paginationToken,
-	);
+  return (searchRecordsOnServer<'/lists'>).call(
+    this,
+    { path: '/lists', plural: 'lists', singular: 'list', recordsIn: listsIn },
+    filter,
+    paginationToken,
+  );
 }

@@ -5,169 +5,169 @@ import type { RunSettings } from './types';
 
 /** A list, picked from the server's lists (GET /lists, where the server has it) or given by ID. */
 export const listLocator: INodeProperties = {
-	displayName: 'List',
-	name: 'list',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	description: 'The contact list linked to the campaign that should contact this lead',
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select a list...',
-			typeOptions: {
-				searchListMethod: 'searchLists',
-				searchable: true,
-			},
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. lst_V1StGXR8Z5jdHi6B',
-			hint: 'The list ID shown in the app',
-		},
-	],
+  displayName: 'List',
+  name: 'list',
+  type: 'resourceLocator',
+  default: { mode: 'list', value: '' },
+  required: true,
+  description: 'The contact list linked to the campaign that should contact this lead',
+  modes: [
+    {
+      displayName: 'From List',
+      name: 'list',
+      type: 'list',
+      placeholder: 'Select a list...',
+      typeOptions: {
+        searchListMethod: 'searchLists',
+        searchable: true,
+      },
+    },
+    {
+      displayName: 'By ID',
+      name: 'id',
+      type: 'string',
+      placeholder: 'e.g. lst_V1StGXR8Z5jdHi6B',
+      hint: 'The list ID shown in the app',
+    },
+  ],
 };
 
 /** Shown for every operation: how large inputs are paced and how the node waits out rate limits. */
 /** The text of an outgoing message, for every operation that sends one. */
 export const messageTextField: INodeProperties = {
-	displayName: 'Text',
-	name: 'text',
-	type: 'string',
-	typeOptions: { rows: 3 },
-	default: '',
-	required: true,
-	description: 'Text of the message',
+  displayName: 'Text',
+  name: 'text',
+  type: 'string',
+  typeOptions: { rows: 3 },
+  default: '',
+  required: true,
+  description: 'Text of the message',
 };
 
 export const runOptions: INodeProperties = {
-	displayName: 'Options',
-	name: 'options',
-	type: 'collection',
-	placeholder: 'Add option',
-	default: {},
-	options: [
-		{
-			displayName: 'Batching',
-			name: 'batching',
-			placeholder: 'Add Batching',
-			type: 'fixedCollection',
-			typeOptions: {
-				multipleValues: false,
-			},
-			default: {
-				batch: {},
-			},
-			options: [
-				{
-					displayName: 'Batching',
-					name: 'batch',
-					values: [
-						{
-							displayName: 'Items per Batch',
-							name: 'batchSize',
-							type: 'number',
-							typeOptions: {
-								minValue: 1,
-							},
-							default: 50,
-							description: 'How many items are sent at the same time. Items of one batch run in parallel.',
-						},
-						{
-							displayName: 'Batch Interval (Ms)',
-							name: 'batchInterval',
-							type: 'number',
-							typeOptions: {
-								minValue: 0,
-							},
-							default: 1000,
-							description: 'Time (in milliseconds) to wait after each batch before the next one',
-						},
-					],
-				},
-			],
-		},
-		{
-			displayName: 'Max Wait on Rate Limit (Seconds)',
-			name: 'maxWaitSeconds',
-			type: 'number',
-			typeOptions: {
-				minValue: 0,
-			},
-			default: 60,
-			description:
-				'On a 429 answer the node waits as long as the server asks (Retry-After), but never longer than this per retry',
-		},
-		{
-			displayName: 'Retries on Rate Limit',
-			name: 'maxRetries',
-			type: 'number',
-			typeOptions: {
-				minValue: 0,
-			},
-			default: 3,
-			description: 'How many times a request answered with 429 is retried before the item fails',
-		},
-	],
+  displayName: 'Options',
+  name: 'options',
+  type: 'collection',
+  placeholder: 'Add option',
+  default: {},
+  options: [
+    {
+      displayName: 'Batching',
+      name: 'batching',
+      placeholder: 'Add Batching',
+      type: 'fixedCollection',
+      typeOptions: {
+        multipleValues: false,
+      },
+      default: {
+        batch: {},
+      },
+      options: [
+        {
+          displayName: 'Batching',
+          name: 'batch',
+          values: [
+            {
+              displayName: 'Items per Batch',
+              name: 'batchSize',
+              type: 'number',
+              typeOptions: {
+                minValue: 1,
+              },
+              default: 50,
+              description: 'How many items are sent at the same time. Items of one batch run in parallel.',
+            },
+            {
+              displayName: 'Batch Interval (Ms)',
+              name: 'batchInterval',
+              type: 'number',
+              typeOptions: {
+                minValue: 0,
+              },
+              default: 1000,
+              description: 'Time (in milliseconds) to wait after each batch before the next one',
+            },
+          ],
+        },
+      ],
+    },
+    {
+      displayName: 'Max Wait on Rate Limit (Seconds)',
+      name: 'maxWaitSeconds',
+      type: 'number',
+      typeOptions: {
+        minValue: 0,
+      },
+      default: 60,
+      description:
+        'On a 429 answer the node waits as long as the server asks (Retry-After), but never longer than this per retry',
+    },
+    {
+      displayName: 'Retries on Rate Limit',
+      name: 'maxRetries',
+      type: 'number',
+      typeOptions: {
+        minValue: 0,
+      },
+      default: 3,
+      description: 'How many times a request answered with 429 is retried before the item fails',
+    },
+  ],
 };
 
 export interface Batching {
-	batchSize: number;
-	batchInterval: number;
+  batchSize: number;
+  batchInterval: number;
 }
 
 /** Reads the node's options once per run. */
 export function readRunOptions(this: IExecuteFunctions): { settings: RunSettings; batching?: Batching } {
-	const options = this.getNodeParameter('options', 0, {}) as {
-		maxRetries?: number;
-		maxWaitSeconds?: number;
-		batching?: { batch?: Partial<Batching> };
-	};
-	const batch = options.batching?.batch;
-	return {
-		settings: {
-			retry: {
-				maxRetries: Math.max(0, Math.floor(options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries)),
-				maxWaitSeconds: Math.max(0, options.maxWaitSeconds ?? DEFAULT_RETRY_POLICY.maxWaitSeconds),
-			},
-		},
-		batching: batch
-			? {
-					batchSize: Math.max(1, Math.floor(batch.batchSize ?? 50)),
-					batchInterval: Math.max(0, batch.batchInterval ?? 1000),
-				}
-			: undefined,
-	};
+  const options = this.getNodeParameter('options', 0, {}) as {
+    maxRetries?: number;
+    maxWaitSeconds?: number;
+    batching?: { batch?: Partial<Batching> };
+  };
+  const batch = options.batching?.batch;
+  return {
+    settings: {
+      retry: {
+        maxRetries: Math.max(0, Math.floor(options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries)),
+        maxWaitSeconds: Math.max(0, options.maxWaitSeconds ?? DEFAULT_RETRY_POLICY.maxWaitSeconds),
+      },
+    },
+    batching: batch
+      ? {
+          batchSize: Math.max(1, Math.floor(batch.batchSize ?? 50)),
+          batchInterval: Math.max(0, batch.batchInterval ?? 1000),
+        }
+      : undefined,
+  };
 }
 
 /** n8n's standard pair for a Get Many operation; place inside `forOperation` so both show for it only. */
 export const returnAllAndLimit: INodeProperties[] = [
-	{
-		displayName: 'Return All',
-		name: 'returnAll',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return all results or only up to a given limit',
-	},
-	{
-		displayName: 'Limit',
-		name: 'limit',
-		type: 'number',
-		typeOptions: {
-			minValue: 1,
-		},
-		default: 50,
-		description: 'Max number of results to return',
-		displayOptions: { show: { returnAll: [false] } },
-	},
+  {
+    displayName: 'Return All',
+    name: 'returnAll',
+    type: 'boolean',
+    default: false,
+    description: 'Whether to return all results or only up to a given limit',
+  },
+  {
+    displayName: 'Limit',
+    name: 'limit',
+    type: 'number',
+    typeOptions: {
+      minValue: 1,
+    },
+    default: 50,
+    description: 'Max number of results to return',
+    displayOptions: { show: { returnAll: [false] } },
+  },
 ];
 
 /** How many records a Get Many returns: undefined for all of them. */
 export function readLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
-	if (this.getNodeParameter('returnAll', itemIndex, false) as boolean) return undefined;
-	return Math.max(1, Math.floor(this.getNodeParameter('limit', itemIndex, 50) as number));
+  if (this.getNodeParameter('returnAll', itemIndex, false) as boolean) return undefined;
+  return Math.max(1, Math.floor(this.getNodeParameter('limit', itemIndex, 50) as number));
 }

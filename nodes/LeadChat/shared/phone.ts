@@ -5,17 +5,17 @@
  * here, before the API is called.
  */
 export function normalizePhone(raw: string, defaultCountryCode = ''): string | undefined {
-	let phone = raw.trim().replace(/^tel:/i, '');
-	if (!phone) return undefined;
-	phone = phone.replace(/[\s().\-/]/g, '');
-	if (phone.startsWith('00')) phone = `+${phone.slice(2)}`;
-	if (!phone.startsWith('+')) {
-		const countryCode = defaultCountryCode.replace(/\D/g, '');
-		if (!countryCode) return undefined;
-		phone = `+${countryCode}${phone.replace(/^0+/, '')}`;
-	}
-	return /^\+[1-9]\d{6,14}$/.test(phone) ? phone : undefined;
+  let phone = raw.trim().replace(/^tel:/i, '');
+  if (!phone) return undefined;
+  phone = phone.replace(/[\s().\-/]/g, '');
+  if (phone.startsWith('00')) phone = `+${phone.slice(2)}`;
+  if (!phone.startsWith('+')) {
+    const countryCode = defaultCountryCode.replace(/\D/g, '');
+    if (!countryCode) return undefined;
+    phone = `+${countryCode}${phone.replace(/^0+/, '')}`;
+  }
+  return /^\+[1-9]\d{6,14}$/.test(phone) ? phone : undefined;
 }
 
 export const PHONE_FORMAT_HINT =
-	'Write it in international format with a leading + and the country code, e.g. +14155550123, or set "Default Country Code".';
+  'Write it in international format with a leading + and the country code, e.g. +14155550123, or set "Default Country Code".';

@@ -5,12 +5,11 @@ import { FROM_V2, V1 } from './locators';
 import { contactLabel } from './labels';
 
 const SIMPLIFY: INodeProperties = {
-	displayName: 'Simplify',
-	name: 'simplify',
-	type: 'boolean',
-	default: false,
-	description:
-		'Whether to return the fields a workflow or an AI agent usually needs instead of the whole record',
+  displayName: 'Simplify',
+  name: 'simplify',
+  type: 'boolean',
+  default: false,
+  description: 'Whether to return the fields a workflow or an AI agent usually needs instead of the whole record',
 };
 
 /**
@@ -18,27 +17,27 @@ const SIMPLIFY: INodeProperties = {
  * item; version 1's tool keeps its whole records).
  */
 export const simplifyFields: INodeProperties[] = [
-	{ ...SIMPLIFY, displayOptions: { show: { '@tool': [false] } } },
-	{ ...SIMPLIFY, displayOptions: { show: { '@tool': [true], ...V1 } } },
-	{ ...SIMPLIFY, default: true, displayOptions: { show: { '@tool': [true], ...FROM_V2 } } },
+  { ...SIMPLIFY, displayOptions: { show: { '@tool': [false] } } },
+  { ...SIMPLIFY, displayOptions: { show: { '@tool': [true], ...V1 } } },
+  { ...SIMPLIFY, default: true, displayOptions: { show: { '@tool': [true], ...FROM_V2 } } },
 ];
 
 export function readSimplify(this: IExecuteFunctions, itemIndex: number): boolean {
-	return this.getNodeParameter('simplify', itemIndex, false) as boolean;
+  return this.getNodeParameter('simplify', itemIndex, false) as boolean;
 }
 
 /** A contact in the words a person or an agent uses: who, how to reach them, what is known of them. */
 export function simplifyContact(contact: Partial<Contact> & IDataObject): IDataObject {
-	return {
-		id: contact.id,
-		name: contactLabel(contact),
-		phone: contact.phone,
-		email: contact.email,
-		customFields: contact.customFields ?? {},
-		externalIds: contact.externalIds ?? {},
-		optedOut: contact.optOut !== undefined && contact.optOut !== null,
-		createdAt: contact.createdAt,
-	};
+  return {
+    id: contact.id,
+    name: contactLabel(contact),
+    phone: contact.phone,
+    email: contact.email,
+    customFields: contact.customFields ?? {},
+    externalIds: contact.externalIds ?? {},
+    optedOut: contact.optOut !== undefined && contact.optOut !== null,
+    createdAt: contact.createdAt,
+  };
 }
 
 /**
@@ -46,20 +45,20 @@ export function simplifyContact(contact: Partial<Contact> & IDataObject): IDataO
  * message, in 13 keys instead of 22 with nested objects.
  */
 export function simplifyConversation(conversation: Partial<Conversation> & IDataObject): IDataObject {
-	const last = conversation.lastMessage;
-	return {
-		id: conversation.id,
-		contactId: conversation.contactId,
-		contactName: conversation.contact ? contactLabel(conversation.contact) : null,
-		channel: conversation.channel === 'custom' ? conversation.customChannel : conversation.channel,
-		campaignId: conversation.campaignId,
-		status: conversation.status,
-		botActive: conversation.bot?.active ?? null,
-		assigneeId: conversation.assigneeId,
-		needsReply: conversation.needsReply,
-		unread: conversation.unread,
-		lastMessage: last ? last.body : null,
-		lastMessageFrom: last ? (last.direction === 'incoming' ? 'contact' : (last.author ?? 'team')) : null,
-		lastActivityAt: conversation.lastActivityAt,
-	};
+  const last = conversation.lastMessage;
+  return {
+    id: conversation.id,
+    contactId: conversation.contactId,
+    contactName: conversation.contact ? contactLabel(conversation.contact) : null,
+    channel: conversation.channel === 'custom' ? conversation.customChannel : conversation.channel,
+    campaignId: conversation.campaignId,
+    status: conversation.status,
+    botActive: conversation.bot?.active ?? null,
+    assigneeId: conversation.assigneeId,
+    needsReply: conversation.needsReply,
+    unread: conversation.unread,
+    lastMessage: last ? last.body : null,
+    lastMessageFrom: last ? (last.direction === 'incoming' ? 'contact' : (last.author ?? 'team')) : null,
+    lastActivityAt: conversation.lastActivityAt,
+  };
 }

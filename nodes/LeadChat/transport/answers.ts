@@ -9,635 +9,637 @@
  */
 
 export interface components {
-	schemas: {
-		Contact: {
-			id: string;
-			firstName: string;
-			lastName: string;
-			/** @description E.164, or "" when the contact has none */
-			phone: string;
-			email: string;
-			/** @description A custom channel's id of the contact, when it wrote there first */
-			fromId?: string;
-			/** @description The contact's id on each custom channel and on Messenger and Instagram */
-			externalIds?: {
-				[key: string]: string;
-			};
-			customFields?: {
-				[key: string]: string | number | boolean | null;
-			};
-			/** @description The last opt-out (STOP …), while it holds */
-			optOut?: {
-				/**
-				 * Format: date-time
-				 * @description An ISO 8601 time in UTC
-				 */
-				at: string;
-				/** @description The conversation's channel: sms, whatsapp, messenger, instagram or custom:<label> */
-				channel: string;
-				/** @description The word the contact wrote (STOP, START …) */
-				keyword: string;
-			};
-			/** @description The last opt-in (START, UNSTOP) after an opt-out */
-			optIn?: {
-				/**
-				 * Format: date-time
-				 * @description An ISO 8601 time in UTC
-				 */
-				at: string;
-				/** @description The conversation's channel: sms, whatsapp, messenger, instagram or custom:<label> */
-				channel: string;
-				/** @description The word the contact wrote (STOP, START …) */
-				keyword: string;
-			};
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			createdAt: string;
-		};
-		Conversation: {
-			id: string;
-			contactId: string;
-			/** @enum {string} */
-			channel: "whatsapp" | "sms" | "messenger" | "instagram" | "custom";
-			customChannel: string | null;
-			campaignId: string | null;
-			/** @enum {string} */
-			status: "active" | "handed_off" | "opted_out" | "closed";
-			bot: {
-				active: boolean;
-				/**
-				 * Format: date-time
-				 * @description An ISO 8601 time in UTC
-				 */
-				since?: string;
-			};
-			opening: {
-				campaignId: string;
-				/** @enum {string} */
-				status: "queued" | "held" | "sent" | "skipped" | "cancelled";
-				reason: string | null;
-				/**
-				 * Format: date-time
-				 * @description An ISO 8601 time in UTC
-				 */
-				at: string;
-			} | null;
-			next: {
-				/** @enum {string} */
-				kind: "opening" | "follow_up" | "close";
-				/**
-				 * Format: date-time
-				 * @description An ISO 8601 time in UTC
-				 */
-				at: string;
-				step?: number;
-			} | null;
-			lastMessage: {
-				id: string;
-				/** @enum {string} */
-				direction: "incoming" | "outgoing";
-				body: string;
-				status: string;
-				/**
-				 * Format: date-time
-				 * @description An ISO 8601 time in UTC
-				 */
-				createdAt: string;
-				author?: ("campaign" | "follow_up" | "bot" | "team" | "api" | "system") | null;
-				authorName?: string | null;
-			} | null;
-			lastIncomingAt: string | null;
-			goalReachedAt: string | null;
-			assigneeId: string | null;
-			handoff: {
-				reason: string;
-				message: string | null;
-				/**
-				 * Format: date-time
-				 * @description An ISO 8601 time in UTC
-				 */
-				at: string;
-			} | null;
-			unread: number;
-			lastReadAt: string | null;
-			failed: number;
-			/** @description Whether the contact waits for a reply from the team */
-			needsReply: boolean;
-			contact: components["schemas"]["Contact"] | null;
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			lastActivityAt: string;
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			createdAt: string;
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			updatedAt: string;
-		};
-		Message: {
-			id: string;
-			contactId: string;
-			/** @enum {string} */
-			direction: "incoming" | "outgoing";
-			body: string;
-			/** @description Incoming: as given (default "received"). Outgoing: pending, then sent (delivered, read) or failed */
-			status: string;
-			error: string | null;
-			/** @description With error: INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, or the provider's own code */
-			errorCode: string | null;
-			/** @enum {string} */
-			messageType: "text" | "reaction";
-			messageSid: string | null;
-			fromId: string | null;
-			toId: string | null;
-			channel: string | null;
-			customChannel?: string | null;
-			campaignId: string | null;
-			conversationId: string | null;
-			/** @description Who wrote an outgoing message: the campaign, a follow-up, the bot, a team member, the API, or the gateway itself */
-			author: ("campaign" | "follow_up" | "bot" | "team" | "api" | "system") | null;
-			authorId: string | null;
-			authorName: string | null;
-			template: {
-				name: string;
-				language: string;
-				params: string[];
-			} | null;
-			messageTag?: "HUMAN_AGENT" | null;
-			provider: string | null;
-			providerMessageId: string | null;
-			media: {
-				url: string;
-				contentType: string;
-				mediaId: string | null;
-			} | null;
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			createdAt: string;
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			updatedAt: string;
-		};
-		List: {
-			id: string;
-			name: string;
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			createdAt: string;
-		};
-		Campaign: {
-			id: string;
-			name: string;
-			/** @enum {string} */
-			type: "combined" | "outgoing" | "incoming";
-			language: string;
-			listId: string | null;
-			/** @enum {string} */
-			channel: "whatsapp" | "sms" | "messenger" | "instagram" | "custom";
-			/** @description The custom channel's label, for channel "custom" */
-			customChannel: string | null;
-			/** @description WhatsApp: the approved template the opening message goes out as */
-			openingTemplate: string | null;
-			openingTemplateParams: string[];
-			/** @description WhatsApp: the template sent instead of free text outside the 24-hour window */
-			reengagementTemplate: string | null;
-			reengagementTemplateParams: string[];
-			templateLanguage: string | null;
-			openingMessage: string | null;
-			triggerOnNewContacts: boolean;
-			/** @enum {string} */
-			status: "draft" | "live" | "paused";
-			/** @description The pace of queued opening messages, e.g. "30/m" */
-			sendRate: string;
-			sendingWindow: {
-				start: string;
-				end: string;
-				timezone: string;
-			} | null;
-			followUps: {
-				enabled: boolean;
-				steps: {
-					after: string;
-					body: string;
-				}[];
-			};
-			bot: {
-				active: boolean;
-				instructions: string;
-				companyInfo: string;
-				faqs: {
-					question: string;
-					answer: string;
-				}[];
-				resources: string[];
-				goal: string;
-				handoffMessage?: string | null;
-			};
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			createdAt: string;
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			updatedAt: string;
-		};
-		MessageWithDeliveries: {
-			id: string;
-			contactId: string;
-			/** @enum {string} */
-			direction: "incoming" | "outgoing";
-			body: string;
-			/** @description Incoming: as given (default "received"). Outgoing: pending, then sent (delivered, read) or failed */
-			status: string;
-			error: string | null;
-			/** @description With error: INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, or the provider's own code */
-			errorCode: string | null;
-			/** @enum {string} */
-			messageType: "text" | "reaction";
-			messageSid: string | null;
-			fromId: string | null;
-			toId: string | null;
-			channel: string | null;
-			customChannel?: string | null;
-			campaignId: string | null;
-			conversationId: string | null;
-			/** @description Who wrote an outgoing message: the campaign, a follow-up, the bot, a team member, the API, or the gateway itself */
-			author: ("campaign" | "follow_up" | "bot" | "team" | "api" | "system") | null;
-			authorId: string | null;
-			authorName: string | null;
-			template: {
-				name: string;
-				language: string;
-				params: string[];
-			} | null;
-			messageTag?: "HUMAN_AGENT" | null;
-			provider: string | null;
-			providerMessageId: string | null;
-			media: {
-				url: string;
-				contentType: string;
-				mediaId: string | null;
-			} | null;
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			createdAt: string;
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			updatedAt: string;
-			deliveries: {
-				id: string;
-				/** @description customChannelWebhook, or the id of a webhook subscription */
-				target: string;
-				status: string;
-				attempts: {
-					/**
-					 * Format: date-time
-					 * @description An ISO 8601 time in UTC
-					 */
-					at: string;
-					/** @description The receiver's HTTP status; null when it could not be reached */
-					status: number | null;
-					latencyMs: number;
-					error: string | null;
-					responseExcerpt: string | null;
-				}[];
-				nextAttemptAt: string | null;
-			}[];
-		};
-		Member: {
-			id: string;
-			email: string;
-			name: string;
-			/** @enum {string} */
-			role: "owner" | "admin" | "agent";
-			/** @enum {string} */
-			status: "invited" | "active";
-			/** @description While an invitation link is open */
-			inviteExpiresAt: string | null;
-			/** @description null for the account's owner */
-			createdAt: string | null;
-		};
-		Webhook: {
-			id: string;
-			url: string;
-			events: string[];
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			createdAt: string;
-		};
-		/**
-		 * A reply to deliver on a custom channel
-		 * @description An outgoing custom-channel message, written by the bot or a team member, for the receiver to deliver (spec §2.6). Posted to the Custom Channel Webhook URL and to every subscription to `reply`; it carries no `type`: the webhook-event header names it. A 2xx answer makes the message sent; the receivers' failure after every retry makes it failed.
-		 */
-		ReplyEvent: {
-			/** @description The service's contact ID */
-			contactId: string;
-			/** @description The message's ID in the service */
-			messageId: string;
-			/** @description The account owner's user ID */
-			userId: string;
-			/** @description The reply text */
-			body: string;
-			/** @description The contact's ID on the external platform: the fromId of its incoming messages */
-			toId: string;
-			/** @description The custom channel label */
-			channel: string;
-			/** @description A team member's reply: who of the team wrote it */
-			authorId?: string;
-			/** @description A team member's reply: their name */
-			authorName?: string | null;
-		};
-		/**
-		 * A sub-account's balance fell below its auto-recharge threshold
-		 * @description Sent to the agency's `auto_recharge` subscribers once each time the balance crosses below the threshold (spec §6.2).
-		 */
-		AutoRechargeEvent: {
-			/**
-			 * @description The event's name, as the webhook-event header gives it
-			 * @constant
-			 */
-			type: "auto_recharge";
-			/** @description Grant with this as Idempotency-Key, so a twice-delivered event grants once */
-			idempotency_key: string;
-			sub_account_id: string;
-			/** @description The email to grant credits to (POST /subaccounts/credits) */
-			sub_account_email: string;
-			/** @description The balance now, in credits with at most two decimals */
-			balance: number;
-			/** @description The threshold it fell below, in credits with at most two decimals */
-			threshold: number;
-			/** @description The amount the rule grants, in credits with at most two decimals */
-			amount: number;
-		};
-		/**
-		 * A contact wrote
-		 * @description A message from a contact, on any channel.
-		 */
-		MessageReceivedEvent: {
-			/**
-			 * @description The event's name, as the webhook-event header gives it
-			 * @constant
-			 */
-			type: "message_received";
-			/**
-			 * Format: date-time
-			 * @description When it happened
-			 */
-			occurredAt: string;
-			contactId: string;
-			conversationId: string;
-			messageId: string;
-			/**
-			 * @description The conversation's channel
-			 * @enum {string}
-			 */
-			channel: "whatsapp" | "sms" | "messenger" | "instagram" | "custom";
-			/** @description The custom channel's label, with channel "custom"; else null */
-			customChannel: string | null;
-			/** @description What the contact wrote (an emoji for a reaction) */
-			body: string;
-			/** @description The contact's ID on a custom channel (its fromId); null on the built-in channels */
-			fromId: string | null;
-			/** @description The attachment's URL; null for none */
-			mediaUrl: string | null;
-		};
-		/**
-		 * A conversation passed to a person
-		 * @description The contact asked for a person, the bot could not answer, or a team member took over.
-		 */
-		HandoffEvent: {
-			/**
-			 * @description The event's name, as the webhook-event header gives it
-			 * @constant
-			 */
-			type: "handoff";
-			/**
-			 * Format: date-time
-			 * @description When it happened
-			 */
-			occurredAt: string;
-			contactId: string;
-			conversationId: string;
-			/**
-			 * @description The conversation's channel
-			 * @enum {string}
-			 */
-			channel: "whatsapp" | "sms" | "messenger" | "instagram" | "custom";
-			/** @description The custom channel's label, with channel "custom"; else null */
-			customChannel: string | null;
-			/**
-			 * @description contact_asked: the contact asked for a person; team: a team member took over; no_campaign: no campaign's bot answers the contact; bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call): the bot could not answer
-			 * @enum {string}
-			 */
-			reason: "contact_asked" | "team" | "no_campaign" | "bot_not_confident" | "bot_no_knowledge" | "bot_handoff";
-			/** @description What the contact wrote that was handed off; null when a team member took over */
-			body: string | null;
-			/** @description Who of the team has the conversation; null for nobody */
-			assignee: {
-				id: string;
-				name: string;
-				email: string;
-			} | null;
-		};
-		/**
-		 * A contact opted out
-		 * @description A contact opted out of every channel of the account (STOP and its kin): nothing more is sent to them.
-		 */
-		OptOutEvent: {
-			/**
-			 * @description The event's name, as the webhook-event header gives it
-			 * @constant
-			 */
-			type: "opt_out";
-			/**
-			 * Format: date-time
-			 * @description When it happened
-			 */
-			occurredAt: string;
-			contactId: string;
-			/** @description Where the contact wrote it: sms, whatsapp, messenger, instagram or custom:<label> */
-			channel: string;
-			/**
-			 * @description Who opted the contact out: the contact, in writing
-			 * @enum {string}
-			 */
-			source: "contact";
-			/** @description What the contact wrote (STOP, UNSUBSCRIBE …) */
-			body: string;
-		};
-		/**
-		 * An outgoing message could not be delivered
-		 * @description An outgoing message that will not reach the contact: its channel failed for good, after every retry.
-		 */
-		DeliveryFailedEvent: {
-			/**
-			 * @description The event's name, as the webhook-event header gives it
-			 * @constant
-			 */
-			type: "delivery_failed";
-			/**
-			 * Format: date-time
-			 * @description When it happened
-			 */
-			occurredAt: string;
-			contactId: string;
-			conversationId: string | null;
-			messageId: string;
-			/** @description Where the message was going: its channel, or a custom channel's label */
-			channel: string | null;
-			/** @description Why it failed, as GET /messages/{id} shows it */
-			error: string | null;
-		};
-		/**
-		 * The campaign's goal was reached
-		 * @description The bot reported the campaign's goal reached in a conversation (the contact booked, bought, agreed …); once per conversation.
-		 */
-		GoalReachedEvent: {
-			/**
-			 * @description The event's name, as the webhook-event header gives it
-			 * @constant
-			 */
-			type: "goal_reached";
-			/**
-			 * Format: date-time
-			 * @description When it happened
-			 */
-			occurredAt: string;
-			contactId: string;
-			conversationId: string;
-			campaignId: string;
-			/** @description The campaign's goal, as its bot settings say it */
-			goal: string;
-			/** @description The bot's reply that reached it */
-			messageId: string;
-		};
-		/**
-		 * A test of the Custom Channel Webhook URL
-		 * @description Sent once by POST /settings/webhook-test to the Custom Channel Webhook URL, signed as replies are; nothing is stored or retried.
-		 */
-		TestEvent: {
-			/**
-			 * @description The event's name, as the webhook-event header gives it
-			 * @constant
-			 */
-			type: "test";
-			/**
-			 * Format: date-time
-			 * @description When it happened
-			 */
-			occurredAt: string;
-			accountId: string;
-			message: string;
-		};
-		/** @description The 200 answer of GET /contacts (findContacts) */
-		FindContactsAnswer: components["schemas"]["Contact"] | {
-			data: components["schemas"]["Contact"][];
-			/** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
-			nextCursor: string | null;
-		};
-		/** @description The 200 or 201 answer of POST /contacts (createContact) */
-		CreateContactAnswer: components["schemas"]["Contact"];
-		/** @description The 200 or 201 answer of POST /lists/{listId}/contacts (addContactToList) */
-		AddContactToListAnswer: {
-			/** @constant */
-			success: true;
-			listId: string;
-			contactId: string;
-			added: boolean;
-		};
-		/** @description The 200 answer of GET /lists (listLists) */
-		ListListsAnswer: {
-			data: components["schemas"]["List"][];
-			/** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
-			nextCursor: string | null;
-		};
-		/** @description The 200 answer of GET /campaigns (listCampaigns) */
-		ListCampaignsAnswer: {
-			data: components["schemas"]["Campaign"][];
-			/** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
-			nextCursor: string | null;
-		};
-		/** @description The 200 answer of GET /conversations (listConversations) */
-		ListConversationsAnswer: {
-			data: components["schemas"]["Conversation"][];
-			/** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
-			nextCursor: string | null;
-		};
-		/** @description The 200 answer of GET /members (listMembers) */
-		ListMembersAnswer: {
-			data: components["schemas"]["Member"][];
-			/** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
-			nextCursor: string | null;
-		};
-		/** @description The 200 answer of GET /webhooks/{id} (getWebhook) */
-		GetWebhookAnswer: components["schemas"]["Webhook"];
-		/** @description The 201 answer of POST /webhooks (createWebhook) */
-		CreateWebhookAnswer: {
-			id: string;
-			url: string;
-			events: string[];
-			/**
-			 * Format: date-time
-			 * @description An ISO 8601 time in UTC
-			 */
-			createdAt: string;
-			/** @description Shown this once: signs what the subscription receives */
-			secret: string;
-		};
-		/** @description The 200 answer of GET /webhooks (listWebhooks) */
-		ListWebhooksAnswer: {
-			data: components["schemas"]["Webhook"][];
-			/** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
-			nextCursor: string | null;
-		};
-		/** @description The 201 answer of POST /contacts/{id}/messages (replyToContact) */
-		ReplyToContactAnswer: components["schemas"]["Message"];
-		/** @description The 200 answer of GET /messages/{id} (getMessage) */
-		GetMessageAnswer: components["schemas"]["MessageWithDeliveries"];
-		/** @description The 201 answer of POST /lists (createList) */
-		CreateListAnswer: components["schemas"]["List"];
-		/** @description The 200 answer of PATCH /campaigns/{id} (updateCampaign) */
-		UpdateCampaignAnswer: components["schemas"]["Campaign"];
-		/** @description The body of each webhook event the LeadChat API posts, by the event's name (its webhook-event header) */
-		WebhookPayloads: {
-			reply: components["schemas"]["ReplyEvent"];
-			auto_recharge: components["schemas"]["AutoRechargeEvent"];
-			message_received: components["schemas"]["MessageReceivedEvent"];
-			handoff: components["schemas"]["HandoffEvent"];
-			opt_out: components["schemas"]["OptOutEvent"];
-			delivery_failed: components["schemas"]["DeliveryFailedEvent"];
-			goal_reached: components["schemas"]["GoalReachedEvent"];
-			test: components["schemas"]["TestEvent"];
-		};
-	};
-	responses: never;
-	parameters: never;
-	requestBodies: never;
-	headers: never;
-	pathItems: never;
+  schemas: {
+    Contact: {
+      id: string;
+      firstName: string;
+      lastName: string;
+      /** @description E.164, or "" when the contact has none */
+      phone: string;
+      email: string;
+      /** @description A custom channel's id of the contact, when it wrote there first */
+      fromId?: string;
+      /** @description The contact's id on each custom channel and on Messenger and Instagram */
+      externalIds?: {
+        [key: string]: string;
+      };
+      customFields?: {
+        [key: string]: string | number | boolean | null;
+      };
+      /** @description The last opt-out (STOP …), while it holds */
+      optOut?: {
+        /**
+         * Format: date-time
+         * @description An ISO 8601 time in UTC
+         */
+        at: string;
+        /** @description The conversation's channel: sms, whatsapp, messenger, instagram or custom:<label> */
+        channel: string;
+        /** @description The word the contact wrote (STOP, START …) */
+        keyword: string;
+      };
+      /** @description The last opt-in (START, UNSTOP) after an opt-out */
+      optIn?: {
+        /**
+         * Format: date-time
+         * @description An ISO 8601 time in UTC
+         */
+        at: string;
+        /** @description The conversation's channel: sms, whatsapp, messenger, instagram or custom:<label> */
+        channel: string;
+        /** @description The word the contact wrote (STOP, START …) */
+        keyword: string;
+      };
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      createdAt: string;
+    };
+    Conversation: {
+      id: string;
+      contactId: string;
+      /** @enum {string} */
+      channel: 'whatsapp' | 'sms' | 'messenger' | 'instagram' | 'custom';
+      customChannel: string | null;
+      campaignId: string | null;
+      /** @enum {string} */
+      status: 'active' | 'handed_off' | 'opted_out' | 'closed';
+      bot: {
+        active: boolean;
+        /**
+         * Format: date-time
+         * @description An ISO 8601 time in UTC
+         */
+        since?: string;
+      };
+      opening: {
+        campaignId: string;
+        /** @enum {string} */
+        status: 'queued' | 'held' | 'sent' | 'skipped' | 'cancelled';
+        reason: string | null;
+        /**
+         * Format: date-time
+         * @description An ISO 8601 time in UTC
+         */
+        at: string;
+      } | null;
+      next: {
+        /** @enum {string} */
+        kind: 'opening' | 'follow_up' | 'close';
+        /**
+         * Format: date-time
+         * @description An ISO 8601 time in UTC
+         */
+        at: string;
+        step?: number;
+      } | null;
+      lastMessage: {
+        id: string;
+        /** @enum {string} */
+        direction: 'incoming' | 'outgoing';
+        body: string;
+        status: string;
+        /**
+         * Format: date-time
+         * @description An ISO 8601 time in UTC
+         */
+        createdAt: string;
+        author?: ('campaign' | 'follow_up' | 'bot' | 'team' | 'api' | 'system') | null;
+        authorName?: string | null;
+      } | null;
+      lastIncomingAt: string | null;
+      goalReachedAt: string | null;
+      assigneeId: string | null;
+      handoff: {
+        reason: string;
+        message: string | null;
+        /**
+         * Format: date-time
+         * @description An ISO 8601 time in UTC
+         */
+        at: string;
+      } | null;
+      unread: number;
+      lastReadAt: string | null;
+      failed: number;
+      /** @description Whether the contact waits for a reply from the team */
+      needsReply: boolean;
+      contact: components['schemas']['Contact'] | null;
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      lastActivityAt: string;
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      updatedAt: string;
+    };
+    Message: {
+      id: string;
+      contactId: string;
+      /** @enum {string} */
+      direction: 'incoming' | 'outgoing';
+      body: string;
+      /** @description Incoming: as given (default "received"). Outgoing: pending, then sent (delivered, read) or failed */
+      status: string;
+      error: string | null;
+      /** @description With error: INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, or the provider's own code */
+      errorCode: string | null;
+      /** @enum {string} */
+      messageType: 'text' | 'reaction';
+      messageSid: string | null;
+      fromId: string | null;
+      toId: string | null;
+      channel: string | null;
+      customChannel?: string | null;
+      campaignId: string | null;
+      conversationId: string | null;
+      /** @description Who wrote an outgoing message: the campaign, a follow-up, the bot, a team member, the API, or the gateway itself */
+      author: ('campaign' | 'follow_up' | 'bot' | 'team' | 'api' | 'system') | null;
+      authorId: string | null;
+      authorName: string | null;
+      template: {
+        name: string;
+        language: string;
+        params: string[];
+      } | null;
+      messageTag?: 'HUMAN_AGENT' | null;
+      provider: string | null;
+      providerMessageId: string | null;
+      media: {
+        url: string;
+        contentType: string;
+        mediaId: string | null;
+      } | null;
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      updatedAt: string;
+    };
+    List: {
+      id: string;
+      name: string;
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      createdAt: string;
+    };
+    Campaign: {
+      id: string;
+      name: string;
+      /** @enum {string} */
+      type: 'combined' | 'outgoing' | 'incoming';
+      language: string;
+      listId: string | null;
+      /** @enum {string} */
+      channel: 'whatsapp' | 'sms' | 'messenger' | 'instagram' | 'custom';
+      /** @description The custom channel's label, for channel "custom" */
+      customChannel: string | null;
+      /** @description WhatsApp: the approved template the opening message goes out as */
+      openingTemplate: string | null;
+      openingTemplateParams: string[];
+      /** @description WhatsApp: the template sent instead of free text outside the 24-hour window */
+      reengagementTemplate: string | null;
+      reengagementTemplateParams: string[];
+      templateLanguage: string | null;
+      openingMessage: string | null;
+      triggerOnNewContacts: boolean;
+      /** @enum {string} */
+      status: 'draft' | 'live' | 'paused';
+      /** @description The pace of queued opening messages, e.g. "30/m" */
+      sendRate: string;
+      sendingWindow: {
+        start: string;
+        end: string;
+        timezone: string;
+      } | null;
+      followUps: {
+        enabled: boolean;
+        steps: {
+          after: string;
+          body: string;
+        }[];
+      };
+      bot: {
+        active: boolean;
+        instructions: string;
+        companyInfo: string;
+        faqs: {
+          question: string;
+          answer: string;
+        }[];
+        resources: string[];
+        goal: string;
+        handoffMessage?: string | null;
+      };
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      updatedAt: string;
+    };
+    MessageWithDeliveries: {
+      id: string;
+      contactId: string;
+      /** @enum {string} */
+      direction: 'incoming' | 'outgoing';
+      body: string;
+      /** @description Incoming: as given (default "received"). Outgoing: pending, then sent (delivered, read) or failed */
+      status: string;
+      error: string | null;
+      /** @description With error: INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, or the provider's own code */
+      errorCode: string | null;
+      /** @enum {string} */
+      messageType: 'text' | 'reaction';
+      messageSid: string | null;
+      fromId: string | null;
+      toId: string | null;
+      channel: string | null;
+      customChannel?: string | null;
+      campaignId: string | null;
+      conversationId: string | null;
+      /** @description Who wrote an outgoing message: the campaign, a follow-up, the bot, a team member, the API, or the gateway itself */
+      author: ('campaign' | 'follow_up' | 'bot' | 'team' | 'api' | 'system') | null;
+      authorId: string | null;
+      authorName: string | null;
+      template: {
+        name: string;
+        language: string;
+        params: string[];
+      } | null;
+      messageTag?: 'HUMAN_AGENT' | null;
+      provider: string | null;
+      providerMessageId: string | null;
+      media: {
+        url: string;
+        contentType: string;
+        mediaId: string | null;
+      } | null;
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      updatedAt: string;
+      deliveries: {
+        id: string;
+        /** @description customChannelWebhook, or the id of a webhook subscription */
+        target: string;
+        status: string;
+        attempts: {
+          /**
+           * Format: date-time
+           * @description An ISO 8601 time in UTC
+           */
+          at: string;
+          /** @description The receiver's HTTP status; null when it could not be reached */
+          status: number | null;
+          latencyMs: number;
+          error: string | null;
+          responseExcerpt: string | null;
+        }[];
+        nextAttemptAt: string | null;
+      }[];
+    };
+    Member: {
+      id: string;
+      email: string;
+      name: string;
+      /** @enum {string} */
+      role: 'owner' | 'admin' | 'agent';
+      /** @enum {string} */
+      status: 'invited' | 'active';
+      /** @description While an invitation link is open */
+      inviteExpiresAt: string | null;
+      /** @description null for the account's owner */
+      createdAt: string | null;
+    };
+    Webhook: {
+      id: string;
+      url: string;
+      events: string[];
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      createdAt: string;
+    };
+    /**
+     * A reply to deliver on a custom channel
+     * @description An outgoing custom-channel message, written by the bot or a team member, for the receiver to deliver (spec §2.6). Posted to the Custom Channel Webhook URL and to every subscription to `reply`; it carries no `type`: the webhook-event header names it. A 2xx answer makes the message sent; the receivers' failure after every retry makes it failed.
+     */
+    ReplyEvent: {
+      /** @description The service's contact ID */
+      contactId: string;
+      /** @description The message's ID in the service */
+      messageId: string;
+      /** @description The account owner's user ID */
+      userId: string;
+      /** @description The reply text */
+      body: string;
+      /** @description The contact's ID on the external platform: the fromId of its incoming messages */
+      toId: string;
+      /** @description The custom channel label */
+      channel: string;
+      /** @description A team member's reply: who of the team wrote it */
+      authorId?: string;
+      /** @description A team member's reply: their name */
+      authorName?: string | null;
+    };
+    /**
+     * A sub-account's balance fell below its auto-recharge threshold
+     * @description Sent to the agency's `auto_recharge` subscribers once each time the balance crosses below the threshold (spec §6.2).
+     */
+    AutoRechargeEvent: {
+      /**
+       * @description The event's name, as the webhook-event header gives it
+       * @constant
+       */
+      type: 'auto_recharge';
+      /** @description Grant with this as Idempotency-Key, so a twice-delivered event grants once */
+      idempotency_key: string;
+      sub_account_id: string;
+      /** @description The email to grant credits to (POST /subaccounts/credits) */
+      sub_account_email: string;
+      /** @description The balance now, in credits with at most two decimals */
+      balance: number;
+      /** @description The threshold it fell below, in credits with at most two decimals */
+      threshold: number;
+      /** @description The amount the rule grants, in credits with at most two decimals */
+      amount: number;
+    };
+    /**
+     * A contact wrote
+     * @description A message from a contact, on any channel.
+     */
+    MessageReceivedEvent: {
+      /**
+       * @description The event's name, as the webhook-event header gives it
+       * @constant
+       */
+      type: 'message_received';
+      /**
+       * Format: date-time
+       * @description When it happened
+       */
+      occurredAt: string;
+      contactId: string;
+      conversationId: string;
+      messageId: string;
+      /**
+       * @description The conversation's channel
+       * @enum {string}
+       */
+      channel: 'whatsapp' | 'sms' | 'messenger' | 'instagram' | 'custom';
+      /** @description The custom channel's label, with channel "custom"; else null */
+      customChannel: string | null;
+      /** @description What the contact wrote (an emoji for a reaction) */
+      body: string;
+      /** @description The contact's ID on a custom channel (its fromId); null on the built-in channels */
+      fromId: string | null;
+      /** @description The attachment's URL; null for none */
+      mediaUrl: string | null;
+    };
+    /**
+     * A conversation passed to a person
+     * @description The contact asked for a person, the bot could not answer, or a team member took over.
+     */
+    HandoffEvent: {
+      /**
+       * @description The event's name, as the webhook-event header gives it
+       * @constant
+       */
+      type: 'handoff';
+      /**
+       * Format: date-time
+       * @description When it happened
+       */
+      occurredAt: string;
+      contactId: string;
+      conversationId: string;
+      /**
+       * @description The conversation's channel
+       * @enum {string}
+       */
+      channel: 'whatsapp' | 'sms' | 'messenger' | 'instagram' | 'custom';
+      /** @description The custom channel's label, with channel "custom"; else null */
+      customChannel: string | null;
+      /**
+       * @description contact_asked: the contact asked for a person; team: a team member took over; no_campaign: no campaign's bot answers the contact; bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call): the bot could not answer
+       * @enum {string}
+       */
+      reason: 'contact_asked' | 'team' | 'no_campaign' | 'bot_not_confident' | 'bot_no_knowledge' | 'bot_handoff';
+      /** @description What the contact wrote that was handed off; null when a team member took over */
+      body: string | null;
+      /** @description Who of the team has the conversation; null for nobody */
+      assignee: {
+        id: string;
+        name: string;
+        email: string;
+      } | null;
+    };
+    /**
+     * A contact opted out
+     * @description A contact opted out of every channel of the account (STOP and its kin): nothing more is sent to them.
+     */
+    OptOutEvent: {
+      /**
+       * @description The event's name, as the webhook-event header gives it
+       * @constant
+       */
+      type: 'opt_out';
+      /**
+       * Format: date-time
+       * @description When it happened
+       */
+      occurredAt: string;
+      contactId: string;
+      /** @description Where the contact wrote it: sms, whatsapp, messenger, instagram or custom:<label> */
+      channel: string;
+      /**
+       * @description Who opted the contact out: the contact, in writing
+       * @enum {string}
+       */
+      source: 'contact';
+      /** @description What the contact wrote (STOP, UNSUBSCRIBE …) */
+      body: string;
+    };
+    /**
+     * An outgoing message could not be delivered
+     * @description An outgoing message that will not reach the contact: its channel failed for good, after every retry.
+     */
+    DeliveryFailedEvent: {
+      /**
+       * @description The event's name, as the webhook-event header gives it
+       * @constant
+       */
+      type: 'delivery_failed';
+      /**
+       * Format: date-time
+       * @description When it happened
+       */
+      occurredAt: string;
+      contactId: string;
+      conversationId: string | null;
+      messageId: string;
+      /** @description Where the message was going: its channel, or a custom channel's label */
+      channel: string | null;
+      /** @description Why it failed, as GET /messages/{id} shows it */
+      error: string | null;
+    };
+    /**
+     * The campaign's goal was reached
+     * @description The bot reported the campaign's goal reached in a conversation (the contact booked, bought, agreed …); once per conversation.
+     */
+    GoalReachedEvent: {
+      /**
+       * @description The event's name, as the webhook-event header gives it
+       * @constant
+       */
+      type: 'goal_reached';
+      /**
+       * Format: date-time
+       * @description When it happened
+       */
+      occurredAt: string;
+      contactId: string;
+      conversationId: string;
+      campaignId: string;
+      /** @description The campaign's goal, as its bot settings say it */
+      goal: string;
+      /** @description The bot's reply that reached it */
+      messageId: string;
+    };
+    /**
+     * A test of the Custom Channel Webhook URL
+     * @description Sent once by POST /settings/webhook-test to the Custom Channel Webhook URL, signed as replies are; nothing is stored or retried.
+     */
+    TestEvent: {
+      /**
+       * @description The event's name, as the webhook-event header gives it
+       * @constant
+       */
+      type: 'test';
+      /**
+       * Format: date-time
+       * @description When it happened
+       */
+      occurredAt: string;
+      accountId: string;
+      message: string;
+    };
+    /** @description The 200 answer of GET /contacts (findContacts) */
+    FindContactsAnswer:
+      | components['schemas']['Contact']
+      | {
+          data: components['schemas']['Contact'][];
+          /** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
+          nextCursor: string | null;
+        };
+    /** @description The 200 or 201 answer of POST /contacts (createContact) */
+    CreateContactAnswer: components['schemas']['Contact'];
+    /** @description The 200 or 201 answer of POST /lists/{listId}/contacts (addContactToList) */
+    AddContactToListAnswer: {
+      /** @constant */
+      success: true;
+      listId: string;
+      contactId: string;
+      added: boolean;
+    };
+    /** @description The 200 answer of GET /lists (listLists) */
+    ListListsAnswer: {
+      data: components['schemas']['List'][];
+      /** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
+      nextCursor: string | null;
+    };
+    /** @description The 200 answer of GET /campaigns (listCampaigns) */
+    ListCampaignsAnswer: {
+      data: components['schemas']['Campaign'][];
+      /** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
+      nextCursor: string | null;
+    };
+    /** @description The 200 answer of GET /conversations (listConversations) */
+    ListConversationsAnswer: {
+      data: components['schemas']['Conversation'][];
+      /** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
+      nextCursor: string | null;
+    };
+    /** @description The 200 answer of GET /members (listMembers) */
+    ListMembersAnswer: {
+      data: components['schemas']['Member'][];
+      /** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
+      nextCursor: string | null;
+    };
+    /** @description The 200 answer of GET /webhooks/{id} (getWebhook) */
+    GetWebhookAnswer: components['schemas']['Webhook'];
+    /** @description The 201 answer of POST /webhooks (createWebhook) */
+    CreateWebhookAnswer: {
+      id: string;
+      url: string;
+      events: string[];
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      createdAt: string;
+      /** @description Shown this once: signs what the subscription receives */
+      secret: string;
+    };
+    /** @description The 200 answer of GET /webhooks (listWebhooks) */
+    ListWebhooksAnswer: {
+      data: components['schemas']['Webhook'][];
+      /** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
+      nextCursor: string | null;
+    };
+    /** @description The 201 answer of POST /contacts/{id}/messages (replyToContact) */
+    ReplyToContactAnswer: components['schemas']['Message'];
+    /** @description The 200 answer of GET /messages/{id} (getMessage) */
+    GetMessageAnswer: components['schemas']['MessageWithDeliveries'];
+    /** @description The 201 answer of POST /lists (createList) */
+    CreateListAnswer: components['schemas']['List'];
+    /** @description The 200 answer of PATCH /campaigns/{id} (updateCampaign) */
+    UpdateCampaignAnswer: components['schemas']['Campaign'];
+    /** @description The body of each webhook event the LeadChat API posts, by the event's name (its webhook-event header) */
+    WebhookPayloads: {
+      reply: components['schemas']['ReplyEvent'];
+      auto_recharge: components['schemas']['AutoRechargeEvent'];
+      message_received: components['schemas']['MessageReceivedEvent'];
+      handoff: components['schemas']['HandoffEvent'];
+      opt_out: components['schemas']['OptOutEvent'];
+      delivery_failed: components['schemas']['DeliveryFailedEvent'];
+      goal_reached: components['schemas']['GoalReachedEvent'];
+      test: components['schemas']['TestEvent'];
+    };
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
 }
 export type Contact = components['schemas']['Contact'];
 export type Conversation = components['schemas']['Conversation'];

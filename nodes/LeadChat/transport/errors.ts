@@ -2,76 +2,77 @@ import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
 
 /** What the API said went wrong: the text of `{error:{code,message}}`, of `{error:"..."}` (spec §7) or a fallback. */
 export interface ApiFailure {
-	message: string;
-	code?: string;
-	/** The codes of the problems a 400 lists per field (`error.fields`), the first one's being `code`. */
-	fieldCodes?: string[];
+  message: string;
+  code?: string;
+  /** The codes of the problems a 400 lists per field (`error.fields`), the first one's being `code`. */
+  fieldCodes?: string[];
 }
 
 function fieldCodesOf(error: { fields?: unknown }): string[] | undefined {
-	if (!Array.isArray(error.fields)) return undefined;
-	const codes = error.fields
-		.map((field) => (field && typeof field === 'object' ? (field as { code?: unknown }).code : undefined))
-		.filter((code): code is string => typeof code === 'string');
-	return codes.length ? codes : undefined;
+  if (!Array.isArray(error.fields)) return undefined;
+  const codes = error.fields
+    .map((field) => (field && typeof field === 'object' ? (field as { code?: unknown }).code : undefined))
+    .filter((code): code is string => typeof code === 'string');
+  return codes.length ? codes : undefined;
 }
 
 export function readApiFailure(status: number, body: unknown): ApiFailure {
-	if (body && typeof body === 'object') {
-		const { error, message } = body as { error?: unknown; message?: unknown };
-		if (typeof error === 'string' && error.trim()) return { message: error };
-		if (error && typeof error === 'object') {
-			const nested = error as { code?: unknown; message?: unknown; fields?: unknown };
-			const code = typeof nested.code === 'string' ? nested.code : undefined;
-			const fieldCodes = fieldCodesOf(nested);
-			const extra = fieldCodes ? { fieldCodes } : {};
-			if (typeof nested.message === 'string' && nested.message.trim()) return { message: nested.message, code, ...extra };
-			if (code) return { message: code, code, ...extra };
-		}
-		if (typeof message === 'string' && message.trim()) return { message };
-	}
-	if (typeof body === 'string' && body.trim()) return { message: body.trim().slice(0, 300) };
-	return { message: `The server answered HTTP ${status}` };
+  if (body && typeof body === 'object') {
+    const { error, message } = body as { error?: unknown; message?: unknown };
+    if (typeof error === 'string' && error.trim()) return { message: error };
+    if (error && typeof error === 'object') {
+      const nested = error as { code?: unknown; message?: unknown; fields?: unknown };
+      const code = typeof nested.code === 'string' ? nested.code : undefined;
+      const fieldCodes = fieldCodesOf(nested);
+      const extra = fieldCodes ? { fieldCodes } : {};
+      if (typeof nested.message === 'string' && nested.message.trim())
+        return { message: nested.message, code, ...extra };
+      if (code) return { message: code, code, ...extra };
+    }
+    if (typeof message === 'string' && message.trim()) return { message };
+  }
+  if (typeof body === 'string' && body.trim()) return { message: body.trim().slice(0, 300) };
+  return { message: `The server answered HTTP ${status}` };
 }
 
 /** Replaces the API key, wherever it appears, so no message, description or log line ever shows it. */
 export function redact(text: string, apiKey: string | undefined): string {
-	let out = text.replace(/([?&]apiKey=)[^&#\s"']*/gi, '$1***');
-	if (apiKey && apiKey.length >= 4) out = out.split(apiKey).join('***');
-	return out;
+  let out = text.replace(/([?&]apiKey=)[^&#\s"']*/gi, '$1***');
+  if (apiKey && apiKey.length >= 4) out = out.split(apiKey).join('***');
+  return out;
 }
 
 /** What to do about an error the API names by its code: only the codes a hint explains have one. */
 const CODE_HINTS: Record<string, string> = {
-	INVALID_PHONE: 'Write the phone number in international format: a leading + and the country code, e.g. +14155550123.',
-	INVALID_EMAIL: 'Check the email address.',
-	NO_CONVERSATION:
-		"A team member answers an existing conversation: one starts with a campaign's opening message or a message from the contact.",
-	CONTACT_OPTED_OUT:
-		'The contact opted out: nothing is sent to them until they write START. Filter opted-out contacts out before this node.',
-	MEMBER_NOT_ACTIVE:
-		'Only a team member who accepted the invitation takes conversations: ask them to open their invitation link and set a password, or pick an active member.',
-	IDEMPOTENCY_KEY_REUSED:
-		'This Idempotency Key was already used for a different grant. Use a new key for a new grant; reuse it only to repeat the same grant.',
-	IDEMPOTENCY_IN_FLIGHT:
-		'A grant with the same Idempotency Key is still being processed. Retry in a moment: it will return that grant instead of granting twice.',
-	CAMPAIGN_NOT_LIVE: 'Make the campaign Live first, e.g. with Campaign > Update and Status Live.',
-	CONTACT_EXISTS:
-		'Another contact already has this phone or email (its ID is in the message): update or merge that contact instead, or give other values.',
-	EXTERNAL_ID_TAKEN: 'Another contact already has this external ID: give another, or update that contact instead.',
-	NO_RECEIVER:
-		'Nothing receives messages on the custom channel: set the Custom Channel Webhook in the settings (or subscribe a webhook), then retry the message.',
-	INSUFFICIENT_CREDITS: 'The account is out of credits: add credits, then retry the failed messages.',
-	NO_FIRST_MESSAGE:
-		'Messenger and Instagram let a business answer, never write first: leave Opening Message and Opening Template empty for a campaign on these channels. It answers the contacts who write to your Page or Instagram account.',
-	CAMPAIGN_CANNOT_SEND:
-		'Give the campaign what the message names, or create it as Draft and make it Live once it can send.',
-	NOT_AGENCY:
-		'Granting credits needs the API key of an agency account; the key in this credential belongs to another kind of account.',
+  INVALID_PHONE: 'Write the phone number in international format: a leading + and the country code, e.g. +14155550123.',
+  INVALID_EMAIL: 'Check the email address.',
+  NO_CONVERSATION:
+    "A team member answers an existing conversation: one starts with a campaign's opening message or a message from the contact.",
+  CONTACT_OPTED_OUT:
+    'The contact opted out: nothing is sent to them until they write START. Filter opted-out contacts out before this node.',
+  MEMBER_NOT_ACTIVE:
+    'Only a team member who accepted the invitation takes conversations: ask them to open their invitation link and set a password, or pick an active member.',
+  IDEMPOTENCY_KEY_REUSED:
+    'This Idempotency Key was already used for a different grant. Use a new key for a new grant; reuse it only to repeat the same grant.',
+  IDEMPOTENCY_IN_FLIGHT:
+    'A grant with the same Idempotency Key is still being processed. Retry in a moment: it will return that grant instead of granting twice.',
+  CAMPAIGN_NOT_LIVE: 'Make the campaign Live first, e.g. with Campaign > Update and Status Live.',
+  CONTACT_EXISTS:
+    'Another contact already has this phone or email (its ID is in the message): update or merge that contact instead, or give other values.',
+  EXTERNAL_ID_TAKEN: 'Another contact already has this external ID: give another, or update that contact instead.',
+  NO_RECEIVER:
+    'Nothing receives messages on the custom channel: set the Custom Channel Webhook in the settings (or subscribe a webhook), then retry the message.',
+  INSUFFICIENT_CREDITS: 'The account is out of credits: add credits, then retry the failed messages.',
+  NO_FIRST_MESSAGE:
+    'Messenger and Instagram let a business answer, never write first: leave Opening Message and Opening Template empty for a campaign on these channels. It answers the contacts who write to your Page or Instagram account.',
+  CAMPAIGN_CANNOT_SEND:
+    'Give the campaign what the message names, or create it as Draft and make it Live once it can send.',
+  NOT_AGENCY:
+    'Granting credits needs the API key of an agency account; the key in this credential belongs to another kind of account.',
 };
 
 export function hintForCode(code: string): string | undefined {
-	return Object.prototype.hasOwnProperty.call(CODE_HINTS, code) ? CODE_HINTS[code] : undefined;
+  return Object.prototype.hasOwnProperty.call(CODE_HINTS, code) ? CODE_HINTS[code] : undefined;
 }
 
 /**
@@ -80,84 +81,84 @@ export function hintForCode(code: string): string | undefined {
  * one reason the grant answers them.
  */
 function hintFor(status: number, failure: ApiFailure, endpoint: string): string | undefined {
-	const byCode =
-		(failure.code && hintForCode(failure.code)) ||
-		failure.fieldCodes?.map(hintForCode).find((hint) => hint !== undefined);
-	if (byCode) return byCode;
-	if (!failure.code && endpoint === 'POST /subaccounts/credits') {
-		if (status === 422) return CODE_HINTS.IDEMPOTENCY_KEY_REUSED;
-		if (status === 409) return CODE_HINTS.IDEMPOTENCY_IN_FLIGHT;
-	}
-	switch (status) {
-		case 400:
-			return 'Fix the field named in the message and run the node again.';
-		case 401:
-			return 'Check the API Key of the LeadChat API credential. Generating a new key in Settings > Account > API Key invalidates the old one.';
-		case 403:
-			return 'The API key is valid but not allowed to do this.';
-		case 404:
-			return /^No route /.test(failure.message)
-				? 'The server has no such endpoint. Check that the Base URL of the credential ends with /v1.'
-				: `Nothing matched at ${endpoint}: check the IDs and addresses given.`;
-		case 405:
-			return 'The server does not accept this method on this endpoint.';
-		case 413:
-			return 'The request is too large. For big files, send a hosted Media URL instead of embedding the file.';
-		case 429:
-			return 'The API key is over its rate limit. Lower "Items per Batch" or raise "Batch Interval" in the node options, or allow more retries.';
-		default:
-			return status >= 500 ? 'The server could not process the request. Retry after a short time.' : undefined;
-	}
+  const byCode =
+    (failure.code && hintForCode(failure.code)) ||
+    failure.fieldCodes?.map(hintForCode).find((hint) => hint !== undefined);
+  if (byCode) return byCode;
+  if (!failure.code && endpoint === 'POST /subaccounts/credits') {
+    if (status === 422) return CODE_HINTS.IDEMPOTENCY_KEY_REUSED;
+    if (status === 409) return CODE_HINTS.IDEMPOTENCY_IN_FLIGHT;
+  }
+  switch (status) {
+    case 400:
+      return 'Fix the field named in the message and run the node again.';
+    case 401:
+      return 'Check the API Key of the LeadChat API credential. Generating a new key in Settings > Account > API Key invalidates the old one.';
+    case 403:
+      return 'The API key is valid but not allowed to do this.';
+    case 404:
+      return /^No route /.test(failure.message)
+        ? 'The server has no such endpoint. Check that the Base URL of the credential ends with /v1.'
+        : `Nothing matched at ${endpoint}: check the IDs and addresses given.`;
+    case 405:
+      return 'The server does not accept this method on this endpoint.';
+    case 413:
+      return 'The request is too large. For big files, send a hosted Media URL instead of embedding the file.';
+    case 429:
+      return 'The API key is over its rate limit. Lower "Items per Batch" or raise "Batch Interval" in the node options, or allow more retries.';
+    default:
+      return status >= 500 ? 'The server could not process the request. Retry after a short time.' : undefined;
+  }
 }
 
 export interface ApiErrorInput {
-	status: number;
-	body: unknown;
-	method: string;
-	path: string;
-	itemIndex?: number;
-	apiKey?: string;
-	/** Replaces the generic 404 hint: what to check for this operation. */
-	notFoundHint?: string;
-	/** 429 retries already made. */
-	retries?: number;
+  status: number;
+  body: unknown;
+  method: string;
+  path: string;
+  itemIndex?: number;
+  apiKey?: string;
+  /** Replaces the generic 404 hint: what to check for this operation. */
+  notFoundHint?: string;
+  /** 429 retries already made. */
+  retries?: number;
 }
 
 /** Maps an HTTP error answer to the error n8n shows, carrying the API's own words and what to fix. */
 export function leadChatApiError(node: INode, input: ApiErrorInput): NodeApiError {
-	const failure = readApiFailure(input.status, input.body);
-	const endpoint = `${input.method} ${input.path}`;
-	const message = redact(failure.message, input.apiKey);
-	const retried =
-		input.status === 429 && input.retries !== undefined
-			? `Gave up after ${input.retries} ${input.retries === 1 ? 'retry' : 'retries'}.`
-			: undefined;
-	const specific = input.status === 404 && !/^No route /.test(failure.message) ? input.notFoundHint : undefined;
-	const hint = [retried, specific ?? hintFor(input.status, failure, endpoint)].filter(Boolean).join(' ');
-	const response: JsonObject = {
-		httpCode: String(input.status),
-		message,
-		endpoint,
-		...(failure.code ? { code: failure.code } : {}),
-	};
-	return new NodeApiError(node, response, {
-		message: `LeadChat: ${message}`,
-		description: redact(
-			`HTTP ${input.status}${failure.code ? ` ${failure.code}` : ''} from ${endpoint}.${hint ? ` ${hint}` : ''}`,
-			input.apiKey,
-		),
-		httpCode: String(input.status),
-		itemIndex: input.itemIndex,
-	});
+  const failure = readApiFailure(input.status, input.body);
+  const endpoint = `${input.method} ${input.path}`;
+  const message = redact(failure.message, input.apiKey);
+  const retried =
+    input.status === 429 && input.retries !== undefined
+      ? `Gave up after ${input.retries} ${input.retries === 1 ? 'retry' : 'retries'}.`
+      : undefined;
+  const specific = input.status === 404 && !/^No route /.test(failure.message) ? input.notFoundHint : undefined;
+  const hint = [retried, specific ?? hintFor(input.status, failure, endpoint)].filter(Boolean).join(' ');
+  const response: JsonObject = {
+    httpCode: String(input.status),
+    message,
+    endpoint,
+    ...(failure.code ? { code: failure.code } : {}),
+  };
+  return new NodeApiError(node, response, {
+    message: `LeadChat: ${message}`,
+    description: redact(
+      `HTTP ${input.status}${failure.code ? ` ${failure.code}` : ''} from ${endpoint}.${hint ? ` ${hint}` : ''}`,
+      input.apiKey,
+    ),
+    httpCode: String(input.status),
+    itemIndex: input.itemIndex,
+  });
 }
 
 const TLS_CODES = new Set([
-	'DEPTH_ZERO_SELF_SIGNED_CERT',
-	'SELF_SIGNED_CERT_IN_CHAIN',
-	'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-	'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-	'CERT_HAS_EXPIRED',
-	'ERR_TLS_CERT_ALTNAME_INVALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
 /**
@@ -165,25 +166,26 @@ const TLS_CODES = new Set([
  * it carries the request configuration, whose URL may hold the API key.
  */
 export function leadChatNetworkError(
-	node: INode,
-	error: unknown,
-	input: { method: string; path: string; baseUrl: string; itemIndex?: number; apiKey?: string },
+  node: INode,
+  error: unknown,
+  input: { method: string; path: string; baseUrl: string; itemIndex?: number; apiKey?: string },
 ): NodeApiError {
-	const source = (error ?? {}) as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } };
-	const code = String(source.cause?.code ?? source.code ?? '') || undefined;
-	const detail = String(source.cause?.message ?? source.message ?? 'no answer');
-	const base = redact(input.baseUrl, input.apiKey);
-	const hint = code && TLS_CODES.has(code)
-		? 'The server certificate could not be verified. A gateway using its self-signed certificate needs "Ignore SSL Issues" turned on in the credential.'
-		: code === 'EPROTO' || /wrong version number/i.test(detail)
-			? 'The server did not answer over HTTPS. Check the scheme and port of the Base URL.'
-			: 'Check the Base URL of the credential and that the server is running and reachable from n8n.';
-	// Neither the code nor the raw detail goes into the message: n8n would swap a message naming ECONNREFUSED & co.
-	// for its generic text, and the hint below is more useful.
-	const response: JsonObject = { message: redact(detail, input.apiKey), ...(code ? { networkError: code } : {}) };
-	return new NodeApiError(node, response, {
-		message: `LeadChat: could not reach ${base}`,
-		description: `${input.method} ${input.path} got no answer (${code ? `${code}: ` : ''}${redact(detail, input.apiKey)}). ${hint}`,
-		itemIndex: input.itemIndex,
-	});
+  const source = (error ?? {}) as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } };
+  const code = String(source.cause?.code ?? source.code ?? '') || undefined;
+  const detail = String(source.cause?.message ?? source.message ?? 'no answer');
+  const base = redact(input.baseUrl, input.apiKey);
+  const hint =
+    code && TLS_CODES.has(code)
+      ? 'The server certificate could not be verified. A gateway using its self-signed certificate needs "Ignore SSL Issues" turned on in the credential.'
+      : code === 'EPROTO' || /wrong version number/i.test(detail)
+        ? 'The server did not answer over HTTPS. Check the scheme and port of the Base URL.'
+        : 'Check the Base URL of the credential and that the server is running and reachable from n8n.';
+  // Neither the code nor the raw detail goes into the message: n8n would swap a message naming ECONNREFUSED & co.
+  // for its generic text, and the hint below is more useful.
+  const response: JsonObject = { message: redact(detail, input.apiKey), ...(code ? { networkError: code } : {}) };
+  return new NodeApiError(node, response, {
+    message: `LeadChat: could not reach ${base}`,
+    description: `${input.method} ${input.path} got no answer (${code ? `${code}: ` : ''}${redact(detail, input.apiKey)}). ${hint}`,
+    itemIndex: input.itemIndex,
+  });
 }

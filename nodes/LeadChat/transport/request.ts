@@ -1,11 +1,11 @@
 import {
-	sleep,
-	type IDataObject,
-	type IExecuteFunctions,
-	type IHookFunctions,
-	type IHttpRequestMethods,
-	type IHttpRequestOptions,
-	type ILoadOptionsFunctions,
+  sleep,
+  type IDataObject,
+  type IExecuteFunctions,
+  type IHookFunctions,
+  type IHttpRequestMethods,
+  type IHttpRequestOptions,
+  type ILoadOptionsFunctions,
 } from 'n8n-workflow';
 
 import { leadChatApiError, leadChatNetworkError } from './errors';
@@ -16,42 +16,42 @@ export const CREDENTIAL_TYPE = 'leadChatApi';
 export type LeadChatContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions;
 
 export interface LeadChatRequest {
-	method: IHttpRequestMethods;
-	/** Path under the Base URL, e.g. `/contacts`. */
-	path: string;
-	qs?: IDataObject;
-	body?: IDataObject;
-	headers?: Record<string, string>;
-	itemIndex?: number;
-	/** Non-2xx statuses the caller handles itself, e.g. 404 on a lookup. */
-	accept?: number[];
-	retry?: RetryPolicy;
-	/** What to check when the API answers 404, e.g. which parameter to fix. */
-	notFoundHint?: string;
+  method: IHttpRequestMethods;
+  /** Path under the Base URL, e.g. `/contacts`. */
+  path: string;
+  qs?: IDataObject;
+  body?: IDataObject;
+  headers?: Record<string, string>;
+  itemIndex?: number;
+  /** Non-2xx statuses the caller handles itself, e.g. 404 on a lookup. */
+  accept?: number[];
+  retry?: RetryPolicy;
+  /** What to check when the API answers 404, e.g. which parameter to fix. */
+  notFoundHint?: string;
 }
 
 export interface LeadChatResponse {
-	statusCode: number;
-	/** The JSON answer; an array comes wrapped as `{ data: [...] }`, an empty or non-JSON answer as `{}`. */
-	body: IDataObject;
-	headers: Record<string, string | string[] | undefined>;
+  statusCode: number;
+  /** The JSON answer; an array comes wrapped as `{ data: [...] }`, an empty or non-JSON answer as `{}`. */
+  body: IDataObject;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 function asObject(body: unknown): IDataObject {
-	if (Array.isArray(body)) return { data: body };
-	return body && typeof body === 'object' ? (body as IDataObject) : {};
+  if (Array.isArray(body)) return { data: body };
+  return body && typeof body === 'object' ? (body as IDataObject) : {};
 }
 
 interface LeadChatCredentials {
-	baseUrl?: string;
-	apiKey?: string;
-	ignoreSslIssues?: boolean;
+  baseUrl?: string;
+  apiKey?: string;
+  ignoreSslIssues?: boolean;
 }
 
 interface FullResponse {
-	statusCode: number;
-	body: unknown;
-	headers?: Record<string, string | string[] | undefined>;
+  statusCode: number;
+  body: unknown;
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 /**
@@ -59,66 +59,64 @@ interface FullResponse {
  * function adds the base URL and TLS setting, waits and retries on 429, and turns every failure into an error that
  * names the API's own message and never the key.
  */
-export async function leadChatRequest(
-	this: LeadChatContext,
-	request: LeadChatRequest,
-): Promise<LeadChatResponse> {
-	const credentials = (await this.getCredentials(CREDENTIAL_TYPE)) as LeadChatCredentials;
-	const baseUrl = String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
-	const apiKey = credentials.apiKey ? String(credentials.apiKey) : undefined;
-	const policy = request.retry ?? DEFAULT_RETRY_POLICY;
-	const node = this.getNode();
+export async function leadChatRequest(this: LeadChatContext, request: LeadChatRequest): Promise<LeadChatResponse> {
+  const credentials = (await this.getCredentials(CREDENTIAL_TYPE)) as LeadChatCredentials;
+  const baseUrl = String(credentials.baseUrl ?? '')
+    .trim()
+    .replace(/\/+$/, '');
+  const apiKey = credentials.apiKey ? String(credentials.apiKey) : undefined;
+  const policy = request.retry ?? DEFAULT_RETRY_POLICY;
+  const node = this.getNode();
 
-	const options: IHttpRequestOptions = {
-		method: request.method,
-		url: `${baseUrl}${request.path}`,
-		qs: request.qs,
-		body: request.body,
-		headers: { Accept: 'application/json', ...(request.headers ?? {}) },
-		json: true,
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		skipSslCertificateValidation: credentials.ignoreSslIssues === true,
-	};
+  const options: IHttpRequestOptions = {
+    method: request.method,
+    url: `${baseUrl}${request.path}`,
+    qs: request.qs,
+    body: request.body,
+    headers: { Accept: 'application/json', ...(request.headers ?? {}) },
+    json: true,
+    returnFullResponse: true,
+    ignoreHttpStatusErrors: true,
+    skipSslCertificateValidation: credentials.ignoreSslIssues === true,
+  };
 
-	for (let attempt = 0; ; attempt++) {
-		let response: FullResponse;
-		try {
-			response = (await this.helpers.httpRequestWithAuthentication.call(
-				this,
-				CREDENTIAL_TYPE,
-				{ ...options, qs: options.qs ? { ...options.qs } : undefined },
-			)) as FullResponse;
-		} catch (error) {
-			throw leadChatNetworkError(node, error, {
-				method: request.method,
-				path: request.path,
-				baseUrl,
-				itemIndex: request.itemIndex,
-				apiKey,
-			});
-		}
+  for (let attempt = 0; ; attempt++) {
+    let response: FullResponse;
+    try {
+      response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
+        ...options,
+        qs: options.qs ? { ...options.qs } : undefined,
+      })) as FullResponse;
+    } catch (error) {
+      throw leadChatNetworkError(node, error, {
+        method: request.method,
+        path: request.path,
+        baseUrl,
+        itemIndex: request.itemIndex,
+        apiKey,
+      });
+    }
 
-		const { statusCode } = response;
-		if ((statusCode >= 200 && statusCode < 300) || request.accept?.includes(statusCode)) {
-			return { statusCode, body: asObject(response.body), headers: response.headers ?? {} };
-		}
+    const { statusCode } = response;
+    if ((statusCode >= 200 && statusCode < 300) || request.accept?.includes(statusCode)) {
+      return { statusCode, body: asObject(response.body), headers: response.headers ?? {} };
+    }
 
-		if (statusCode === 429 && attempt < policy.maxRetries) {
-			const seconds = waitSeconds(retryAfterSeconds(response.headers, Date.now()), attempt, policy);
-			await sleep(seconds * 1000);
-			continue;
-		}
+    if (statusCode === 429 && attempt < policy.maxRetries) {
+      const seconds = waitSeconds(retryAfterSeconds(response.headers, Date.now()), attempt, policy);
+      await sleep(seconds * 1000);
+      continue;
+    }
 
-		throw leadChatApiError(node, {
-			status: statusCode,
-			body: response.body,
-			method: request.method,
-			path: request.path,
-			itemIndex: request.itemIndex,
-			apiKey,
-			notFoundHint: request.notFoundHint,
-			retries: attempt,
-		});
-	}
+    throw leadChatApiError(node, {
+      status: statusCode,
+      body: response.body,
+      method: request.method,
+      path: request.path,
+      itemIndex: request.itemIndex,
+      apiKey,
+      notFoundHint: request.notFoundHint,
+      retries: attempt,
+    });
+  }
 }

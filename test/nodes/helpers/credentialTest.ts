@@ -75,7 +75,10 @@ export async function testCredential(data: ICredentialDataDecryptedObject): Prom
   try {
     output = await routingNode.runNode();
   } catch (caught) {
-    const error = caught as { message: string; cause?: { response?: { status: number; statusText?: string }; code?: string } };
+    const error = caught as {
+      message: string;
+      cause?: { response?: { status: number; statusText?: string }; code?: string };
+    };
     const response = error.cause?.response;
     if (response) {
       for (const rule of test.rules ?? []) {

@@ -99,7 +99,11 @@ export class TestCredentialsHelper extends ICredentialsHelper {
     return [];
   }
 
-  async authenticate(credentials: ICredentialDataDecryptedObject, typeName: string, requestOptions: IHttpRequestOptions) {
+  async authenticate(
+    credentials: ICredentialDataDecryptedObject,
+    typeName: string,
+    requestOptions: IHttpRequestOptions,
+  ) {
     const { authenticate } = this.type(typeName);
     if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
     return requestOptions;
@@ -214,7 +218,10 @@ export function leadChatNode(parameters: INode['parameters'], extra: Partial<INo
 }
 
 /** A LeadChat Trigger node; a fresh webhookId unless one is given. */
-export function triggerNode(parameters: INode['parameters'], webhookId = `wh-${Math.random().toString(36).slice(2)}`): INode {
+export function triggerNode(
+  parameters: INode['parameters'],
+  webhookId = `wh-${Math.random().toString(36).slice(2)}`,
+): INode {
   return {
     id: 'trigger',
     name: 'LeadChat Trigger',
@@ -228,7 +235,12 @@ export function triggerNode(parameters: INode['parameters'], webhookId = `wh-${M
 }
 
 /** The headers of a delivery signed as a Standard Webhooks sender signs it. */
-export function signed(secret: string, body: string, at = Math.floor(Date.now() / 1000), id = `msg_${at}`): Record<string, string> {
+export function signed(
+  secret: string,
+  body: string,
+  at = Math.floor(Date.now() / 1000),
+  id = `msg_${at}`,
+): Record<string, string> {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const signature = createHmac('sha256', key).update(`${id}.${at}.${body}`).digest('base64');
   return { 'webhook-id': id, 'webhook-timestamp': String(at), 'webhook-signature': `v1,${signature}` };
@@ -254,7 +266,12 @@ export async function runWorkflow(
   mode: WorkflowExecuteMode = 'trigger',
 ): Promise<RunResult> {
   const workflow = buildWorkflow(host, spec);
-  const workflowData = { id: workflow.id, name: 'test', nodes: spec.nodes, connections: spec.connections ?? {} } as unknown as IWorkflowBase;
+  const workflowData = {
+    id: workflow.id,
+    name: 'test',
+    nodes: spec.nodes,
+    connections: spec.connections ?? {},
+  } as unknown as IWorkflowBase;
   const hooks = new ExecutionLifecycleHooks(mode, `exec-${Date.now()}`, workflowData);
   let resolveRun!: (run: IRun) => void;
   const finished = new Promise<IRun>((resolve) => (resolveRun = resolve));
@@ -292,7 +309,12 @@ export async function runLeadChat(
 }
 
 /** What the editor does to fill a resource-locator dropdown: call the node's listSearch method. */
-export async function listSearch(host: Host, method: string, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
+export async function listSearch(
+  host: Host,
+  method: string,
+  filter?: string,
+  paginationToken?: string,
+): Promise<INodeListSearchResult> {
   const node = leadChatNode({ resource: 'list', operation: 'addContact' });
   const workflow = buildWorkflow(host, { nodes: [node] });
   const context = new LoadOptionsContext(workflow, node, additionalData(host), 'list');
@@ -303,7 +325,11 @@ export async function listSearch(host: Host, method: string, filter?: string, pa
 }
 
 /** What the editor does as the user scrolls a dropdown to its end: ask for the next page until there is none. */
-export async function listSearchAll(host: Host, method: string, filter?: string): Promise<{ pages: number; results: INodeListSearchResult['results'] }> {
+export async function listSearchAll(
+  host: Host,
+  method: string,
+  filter?: string,
+): Promise<{ pages: number; results: INodeListSearchResult['results'] }> {
   const results: INodeListSearchResult['results'] = [];
   let token: string | undefined;
   let pages = 0;

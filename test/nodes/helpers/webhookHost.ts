@@ -19,7 +19,15 @@ import type {
   Workflow,
 } from 'n8n-workflow';
 
-import { additionalData, buildWorkflow, createHost, runWorkflow, type Host, type RunResult, type WorkflowSpec } from './n8n';
+import {
+  additionalData,
+  buildWorkflow,
+  createHost,
+  runWorkflow,
+  type Host,
+  type RunResult,
+  type WorkflowSpec,
+} from './n8n';
 
 export interface Delivery {
   status: number;
@@ -87,7 +95,14 @@ export class WebhookHost {
   }
 
   private hookContext(): IHookFunctions {
-    return new HookContext(this.workflow, this.trigger, additionalData(this.host), 'trigger', 'activate', this.webhookData());
+    return new HookContext(
+      this.workflow,
+      this.trigger,
+      additionalData(this.host),
+      'trigger',
+      'activate',
+      this.webhookData(),
+    );
   }
 
   /** What n8n does when the workflow is activated: create the webhook unless checkExists says it is there. */
@@ -155,7 +170,15 @@ export class WebhookHost {
       },
     });
     const data = { ...additionalData(this.host), httpRequest: request, httpResponse: response } as never;
-    const context: IWebhookFunctions = new WebhookContext(this.workflow, this.trigger, data, 'webhook', this.webhookData(), [], null);
+    const context: IWebhookFunctions = new WebhookContext(
+      this.workflow,
+      this.trigger,
+      data,
+      'webhook',
+      this.webhookData(),
+      [],
+      null,
+    );
     try {
       const result = await this.nodeType.webhook!.call(context);
       if (result.noWebhookResponse) return;
@@ -164,10 +187,12 @@ export class WebhookHost {
         return;
       }
       response.status(200).json({ message: 'Workflow was started' });
-      const execution = runWorkflow(this.host, this.spec, this.trigger.name, result.workflowData[0], 'webhook').then((run) => {
-        this.executions.push(run);
-        this.notify();
-      });
+      const execution = runWorkflow(this.host, this.spec, this.trigger.name, result.workflowData[0], 'webhook').then(
+        (run) => {
+          this.executions.push(run);
+          this.notify();
+        },
+      );
       this.running.push(execution);
     } catch (error) {
       response.status(500).json({ message: (error as Error).message });

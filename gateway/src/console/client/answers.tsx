@@ -6,7 +6,16 @@
 import type { z } from 'zod';
 import type { apiKey, channels, invitation, member, settings, webhookTestResult } from '../../contract/account.js';
 import type { botSettings, botTest, unanswered } from '../../contract/bot.js';
-import type { campaign, campaignOpenings, campaignWithReach, funnel, openingPreview, openingPrice, reachExisting, unreachableContact } from '../../contract/campaigns.js';
+import type {
+  campaign,
+  campaignOpenings,
+  campaignWithReach,
+  funnel,
+  openingPreview,
+  openingPrice,
+  reachExisting,
+  unreachableContact,
+} from '../../contract/campaigns.js';
 import type { contact, listContact } from '../../contract/contacts.js';
 import type { creditEntry, creditsAnswer, lowBalanceAnswer, subAccount } from '../../contract/credits.js';
 import type { importAnswer, list, listAddition } from '../../contract/lists.js';

@@ -56,7 +56,12 @@ const RATE_LIMIT_RETRIES = 3;
 const MAX_WAIT_S = 60;
 const secondsToWait = (res: Response) => Math.min(MAX_WAIT_S, Math.max(1, Number(res.headers.get('retry-after')) || 1));
 
-export async function call<T = unknown>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<ApiResult<T>> {
+export async function call<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  extraHeaders: Record<string, string> = {},
+): Promise<ApiResult<T>> {
   for (let attempt = 0; ; attempt++) {
     const result = await callOnce<T>(method, path, body, extraHeaders);
     // A read is asked again once the limit allows it; a change is not (the user chooses to try it again).
@@ -67,7 +72,12 @@ export async function call<T = unknown>(method: string, path: string, body?: unk
   }
 }
 
-async function callOnce<T>(method: string, path: string, body: unknown, extraHeaders: Record<string, string>): Promise<ApiResult<T> & { waitS: number }> {
+async function callOnce<T>(
+  method: string,
+  path: string,
+  body: unknown,
+  extraHeaders: Record<string, string>,
+): Promise<ApiResult<T> & { waitS: number }> {
   const headers: Record<string, string> = { ...extraHeaders, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
@@ -81,7 +91,12 @@ async function callOnce<T>(method: string, path: string, body: unknown, extraHea
       cache: 'no-store',
     });
   } catch {
-    return { ok: false, status: 0, waitS: 0, error: 'The gateway cannot be reached. Check the connection and try again.' };
+    return {
+      ok: false,
+      status: 0,
+      waitS: 0,
+      error: 'The gateway cannot be reached. Check the connection and try again.',
+    };
   }
   // The session ended (signed out elsewhere, expired, password reset): signing in again is the only way on.
   if (res.status === 401 && path !== SESSION_PATH) toSignIn();
@@ -95,9 +110,15 @@ async function callOnce<T>(method: string, path: string, body: unknown, extraHea
   if (res.ok) return { ok: true, status: res.status, waitS: 0, data };
   if (res.status === 429) {
     const waitS = secondsToWait(res);
-    return { ok: false, status: 429, waitS, error: `Many requests at once: the gateway asks to wait ${waitS} s. Try again then.` };
+    return {
+      ok: false,
+      status: 429,
+      waitS,
+      error: `Many requests at once: the gateway asks to wait ${waitS} s. Try again then.`,
+    };
   }
-  const error = typeof data?.error === 'string' ? data.error : (data?.error?.message ?? `The gateway answered ${res.status}.`);
+  const error =
+    typeof data?.error === 'string' ? data.error : (data?.error?.message ?? `The gateway answered ${res.status}.`);
   const problems = Array.isArray(data?.error?.fields) ? (data.error.fields as FieldProblem[]) : undefined;
   const code = typeof data?.error?.code === 'string' ? (data.error.code as string) : undefined;
   const contactId = typeof data?.error?.contactId === 'string' ? (data.error.contactId as string) : undefined;

@@ -51,7 +51,12 @@ function SignedIn(props: { path: string }) {
   useEffect(() => {
     void loadSession().then((s) => (s ? setSession(s) : toSignIn()));
   }, []);
-  if (!session) return <p role="status" class="boot">Loading…</p>;
+  if (!session)
+    return (
+      <p role="status" class="boot">
+        Loading…
+      </p>
+    );
   return <Console session={session} path={props.path} />;
 }
 
@@ -66,7 +71,13 @@ function Console(props: { session: SessionInfo; path: string }) {
   return (
     <Shell session={session} page={page} waiting={waitingCount(waiting)}>
       <BusyNotice />
-      {page && !mayOpen(page, role) ? <Refused page={page} role={role} /> : View ? <View key={page.path} session={session} /> : <NotFound />}
+      {page && !mayOpen(page, role) ? (
+        <Refused page={page} role={role} />
+      ) : View ? (
+        <View key={page.path} session={session} />
+      ) : (
+        <NotFound />
+      )}
     </Shell>
   );
 }

@@ -23,7 +23,10 @@ export function useDefaultCountry(): string | null {
 }
 
 /** Country names in the browser's language; the bare code where it knows no name (or no names at all). */
-const regionNames = typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(undefined, { type: 'region', fallback: 'code' }) : undefined;
+const regionNames =
+  typeof Intl.DisplayNames === 'function'
+    ? new Intl.DisplayNames(undefined, { type: 'region', fallback: 'code' })
+    : undefined;
 export const countryName = (code: string): string => regionNames?.of(code) ?? code;
 
 /** Where the default country is set, as the hints name it. */

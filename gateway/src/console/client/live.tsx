@@ -8,7 +8,13 @@ import { useEffect, useState } from 'preact/hooks';
  */
 export interface LiveEvent {
   /** An event of the stream's table; `reset`: it cannot vouch it told everything: read again what is shown. */
-  event: 'message.created' | 'message.updated' | 'conversation.assigned' | 'conversation.updated' | 'credits.updated' | 'reset';
+  event:
+    | 'message.created'
+    | 'message.updated'
+    | 'conversation.assigned'
+    | 'conversation.updated'
+    | 'credits.updated'
+    | 'reset';
   data: {
     conversationId?: string;
     messageId?: string;
@@ -26,7 +32,14 @@ export interface LiveListener {
 }
 
 const STREAM_PATH = '/console/api/stream';
-const EVENTS: Array<LiveEvent['event']> = ['message.created', 'message.updated', 'conversation.assigned', 'conversation.updated', 'credits.updated', 'reset'];
+const EVENTS: Array<LiveEvent['event']> = [
+  'message.created',
+  'message.updated',
+  'conversation.assigned',
+  'conversation.updated',
+  'credits.updated',
+  'reset',
+];
 /** A stream not open by then is taken as down (a proxy holding it back): the pages poll until it opens. */
 const OPENING_MS = 2_000;
 /** After the gateway refused a stream: opened again then, the pages polling meanwhile. */
@@ -52,7 +65,9 @@ const tell = (e: LiveEvent) => listeners.forEach((l) => l.news?.(e));
 
 function open(): void {
   // Opened anew, EventSource sends no Last-Event-ID: the query gives it.
-  const es = new EventSource(lastEventId ? `${STREAM_PATH}?lastEventId=${encodeURIComponent(lastEventId)}` : STREAM_PATH);
+  const es = new EventSource(
+    lastEventId ? `${STREAM_PATH}?lastEventId=${encodeURIComponent(lastEventId)}` : STREAM_PATH,
+  );
   source = es;
   opening = setTimeout(() => setState('down'), OPENING_MS);
   es.onopen = () => {

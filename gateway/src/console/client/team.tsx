@@ -5,4 +5,5 @@ import { allPages } from './pages/lists/paged.js';
 export const loadTeam = () => allPages<TeamMember>('/v1/members');
 
 /** A date and time as the reader's locale writes them. */
-export const dateTime = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+export const dateTime = (iso: string) =>
+  new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });

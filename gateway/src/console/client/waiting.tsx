@@ -31,16 +31,20 @@ const read = (assigneeId: 'me' | 'none') =>
  */
 export function useWaiting(): Waiting | undefined {
   const [waiting, setWaiting] = useState<Waiting | undefined>(undefined);
-  useLiveReload(async () => {
-    const readAt = Date.now();
-    const [mine, nobodys] = await Promise.all([read('me'), read('none')]);
-    if (!mine.ok || !nobodys.ok) return;
-    setWaiting({
-      conversations: [...mine.data!.data, ...nobodys.data!.data.filter(forAPerson)],
-      more: mine.data!.nextCursor !== null || nobodys.data!.nextCursor !== null,
-      readAt,
-    });
-  }, [], { concerns: (e) => e.event.startsWith('conversation.'), whileHidden: true });
+  useLiveReload(
+    async () => {
+      const readAt = Date.now();
+      const [mine, nobodys] = await Promise.all([read('me'), read('none')]);
+      if (!mine.ok || !nobodys.ok) return;
+      setWaiting({
+        conversations: [...mine.data!.data, ...nobodys.data!.data.filter(forAPerson)],
+        more: mine.data!.nextCursor !== null || nobodys.data!.nextCursor !== null,
+        readAt,
+      });
+    },
+    [],
+    { concerns: (e) => e.event.startsWith('conversation.'), whileHidden: true },
+  );
   return waiting;
 }
 

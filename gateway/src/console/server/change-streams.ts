@@ -78,15 +78,28 @@ export class ChangeStreams {
    * STREAMS_PER_SESSION already is refused with 429 before anything is written.
    */
   open(res: Response, session: { id: string; accountId: string }, lastEventId: string | undefined): void {
-    if (this.closed) throw new ApiError(503, 'SHUTTING_DOWN', 'The gateway is shutting down; reconnect shortly', { 'Retry-After': '2' });
+    if (this.closed)
+      throw new ApiError(503, 'SHUTTING_DOWN', 'The gateway is shutting down; reconnect shortly', {
+        'Retry-After': '2',
+      });
     const mine = this.sessions.get(session.id);
     if (mine && mine.size >= STREAMS_PER_SESSION) {
-      throw new ApiError(429, 'TOO_MANY_STREAMS', `This session has ${STREAMS_PER_SESSION} event streams open already: close one (a console tab holds one)`);
+      throw new ApiError(
+        429,
+        'TOO_MANY_STREAMS',
+        `This session has ${STREAMS_PER_SESSION} event streams open already: close one (a console tab holds one)`,
+      );
     }
     const watched = this.watch(session.accountId);
     // What the account's streams are still to be told goes to them alone: the new one is told from `kept`.
     this.flush(watched);
-    const stream: Stream = { res, socket: res.socket!, accountId: session.accountId, sessionId: session.id, ended: false };
+    const stream: Stream = {
+      res,
+      socket: res.socket!,
+      accountId: session.accountId,
+      sessionId: session.id,
+      ended: false,
+    };
     watched.streams.add(stream);
     if (mine) mine.add(stream);
     else this.sessions.set(session.id, new Set([stream]));
@@ -105,8 +118,13 @@ export class ChangeStreams {
     stream.socket.setNoDelay(true);
     const from = this.resumable(watched, lastEventId);
     let text = `retry: ${RETRY_MS + Math.floor(Math.random() * RETRY_MS)}\n`;
-    if (from === undefined) text += `id: ${this.idOf(this.position)}\n${lastEventId === undefined ? '' : 'event: reset\ndata: {}\n'}\n`;
-    else text += `\n${watched.kept.filter((k) => k.seq > from).map((k) => k.text).join('')}`;
+    if (from === undefined)
+      text += `id: ${this.idOf(this.position)}\n${lastEventId === undefined ? '' : 'event: reset\ndata: {}\n'}\n`;
+    else
+      text += `\n${watched.kept
+        .filter((k) => k.seq > from)
+        .map((k) => k.text)
+        .join('')}`;
     // The headers and the first lines together; later events go straight to the socket, after them.
     res.write(text);
   }
@@ -253,9 +271,11 @@ export class ChangeStreams {
       return;
     }
     for (const streams of this.sessions.values()) for (const stream of streams) this.write(stream, ': keep-alive\n\n');
-    await Promise.all([...this.sessions.keys()].map(async (sessionId) => {
-      // A store out of reach ends nothing: the streams carry nothing meanwhile, and a request would tell.
-      if (!(await stillSignedIn(this.gw, sessionId).catch(() => true))) this.endSession(sessionId);
-    }));
+    await Promise.all(
+      [...this.sessions.keys()].map(async (sessionId) => {
+        // A store out of reach ends nothing: the streams carry nothing meanwhile, and a request would tell.
+        if (!(await stillSignedIn(this.gw, sessionId).catch(() => true))) this.endSession(sessionId);
+      }),
+    );
   }
 }

@@ -20,7 +20,11 @@ const macOf = (gw: Pick<Gateway, 'cursorKey'>, email: string, id: string, issued
   createHmac('sha256', keyOf(gw)).update(`${email}\n${id}\n${issuedAt}`).digest().subarray(0, MAC_BYTES);
 
 /** The browser's id when its cookie proves an earlier sign-in to `email` within KNOWN_BROWSER_MS; else undefined. */
-export function knownBrowserId(gw: Pick<Gateway, 'cursorKey'>, email: string, cookie: string | undefined): string | undefined {
+export function knownBrowserId(
+  gw: Pick<Gateway, 'cursorKey'>,
+  email: string,
+  cookie: string | undefined,
+): string | undefined {
   const [, id, issuedAt, mac] = SHAPE.exec(cookie ?? '') ?? [];
   if (!id || !issuedAt || !mac) return undefined;
   if (Number(issuedAt) + KNOWN_BROWSER_MS <= clockNow()) return undefined;
@@ -29,7 +33,11 @@ export function knownBrowserId(gw: Pick<Gateway, 'cursorKey'>, email: string, co
 }
 
 /** The cookie's value after a sign-in to `email`: the browser's id kept (or a new one), the time renewed. */
-export function knownBrowserValue(gw: Pick<Gateway, 'cursorKey'>, email: string, id = randomBytes(16).toString('base64url')): string {
+export function knownBrowserValue(
+  gw: Pick<Gateway, 'cursorKey'>,
+  email: string,
+  id = randomBytes(16).toString('base64url'),
+): string {
   const issuedAt = String(clockNow());
   return `${id}.${issuedAt}.${macOf(gw, email, id, issuedAt).toString('base64url')}`;
 }

@@ -3,7 +3,16 @@ import { fileURLToPath } from 'node:url';
 import express, { Router, type RequestHandler } from 'express';
 import type { Gateway } from '../../context.js';
 import { notFoundHandler } from '../../http/errors.js';
-import { CONSOLE_BASE, HOME_PATH, INVITE_PATH, mayOpen, PAGES, REDIRECTS, SIGN_IN_PATH, type ConsolePage } from '../pages.js';
+import {
+  CONSOLE_BASE,
+  HOME_PATH,
+  INVITE_PATH,
+  mayOpen,
+  PAGES,
+  REDIRECTS,
+  SIGN_IN_PATH,
+  type ConsolePage,
+} from '../pages.js';
 import { consoleHeaders } from './headers.js';
 import { sessionApi } from './session-api.js';
 import type { ChangeStreams } from './change-streams.js';
@@ -28,21 +37,35 @@ const local = (page: string) => page.slice(CONSOLE_BASE.length) || '/';
 export function consoleRouter(gw: Gateway, streams: ChangeStreams): Router {
   const router = Router();
   router.use(consoleHeaders);
-  router.use('/assets', express.static(PUBLIC_DIR, {
-    index: false,
-    redirect: false,
-    setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache'),
-  }), notFoundHandler);
-  router.use('/api', sessionApi(gw, `${CONSOLE_BASE}/api`), streamApi(gw, `${CONSOLE_BASE}/api`, streams), notFoundHandler);
+  router.use(
+    '/assets',
+    express.static(PUBLIC_DIR, {
+      index: false,
+      redirect: false,
+      setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache'),
+    }),
+    notFoundHandler,
+  );
+  router.use(
+    '/api',
+    sessionApi(gw, `${CONSOLE_BASE}/api`),
+    streamApi(gw, `${CONSOLE_BASE}/api`, streams),
+    notFoundHandler,
+  );
 
   const toSignIn: RequestHandler = (req, res) => {
     res.redirect(302, `${SIGN_IN_PATH}?next=${encodeURIComponent(req.originalUrl)}`);
   };
-  const page = (status: number, p?: ConsolePage): RequestHandler => async (req, res, next) => {
-    const signedIn = await sessionOf(gw, req);
-    if (!signedIn) return toSignIn(req, res, next);
-    res.status(p && !mayOpen(p, signedIn.actor.role) ? 403 : status).type('html').send(SHELL_HTML);
-  };
+  const page =
+    (status: number, p?: ConsolePage): RequestHandler =>
+    async (req, res, next) => {
+      const signedIn = await sessionOf(gw, req);
+      if (!signedIn) return toSignIn(req, res, next);
+      res
+        .status(p && !mayOpen(p, signedIn.actor.role) ? 403 : status)
+        .type('html')
+        .send(SHELL_HTML);
+    };
 
   for (const [from, to] of Object.entries(REDIRECTS)) router.get(local(from), (_req, res) => res.redirect(302, to));
   router.get(local(SIGN_IN_PATH), async (req, res) => {

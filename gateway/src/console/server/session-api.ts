@@ -7,8 +7,22 @@ import { iso } from '../../ids.js';
 import { forbidden } from '../../errors.js';
 import { jsonBody } from '../../http/middleware/json-body.js';
 import { parse, route, routerRoutes, type Routes } from '../../http/route.js';
-import { clearedSessionCookie, cookieValue, KNOWN_BROWSER_COOKIE, knownBrowserCookie, sessionCookie } from '../../http/cookies.js';
-import { csrfTokenOf, endSession, IDLE_MS, MAX_AGE_MS, startSession, type Session, type SignedIn } from '../../domain/sessions.js';
+import {
+  clearedSessionCookie,
+  cookieValue,
+  KNOWN_BROWSER_COOKIE,
+  knownBrowserCookie,
+  sessionCookie,
+} from '../../http/cookies.js';
+import {
+  csrfTokenOf,
+  endSession,
+  IDLE_MS,
+  MAX_AGE_MS,
+  startSession,
+  type Session,
+  type SignedIn,
+} from '../../domain/sessions.js';
 import { checkCsrf, sessionOf, signedInOnly } from '../../http/middleware/session.js';
 import { passwordChange } from '../../http/schemas.js';
 import { checkSignIn } from './sign-in.js';
@@ -23,7 +37,13 @@ const signInBody = z.object({
 
 /** What the console is told about its session: whose it is, and the CSRF token its changes must carry. */
 const sessionView = (account: Account, actor: Actor, session: Session, token: string) => ({
-  account: { id: account.id, name: account.name, email: account.email, type: account.type, defaultCountry: account.defaultCountry ?? null },
+  account: {
+    id: account.id,
+    name: account.name,
+    email: account.email,
+    type: account.type,
+    defaultCountry: account.defaultCountry ?? null,
+  },
   member: { id: actor.id, name: actor.name, email: actor.email, role: actor.role },
   csrfToken: csrfTokenOf(token),
   expiresAt: new Date(session.expiresAt).toISOString(),
@@ -46,13 +66,26 @@ export function sessionApi(gw: Gateway, mountedAt: string): Router {
   const router = Router();
   const api = routerRoutes(router, mountedAt, { public: [], 'signed-in': [signedInOnly(gw)] });
   route(api, '/session', {
-    post: [jsonBody('4kb'), async (req, res: Response) => {
-      requireSameOrigin(req);
-      const { email, password, accountId } = parse(signInBody, req.body);
-      const knownBrowser = knownBrowserId(gw, email.trim().toLowerCase(), cookieValue(req.get('cookie'), KNOWN_BROWSER_COOKIE));
-      const { account, actor } = await checkSignIn(gw, { email, password, address: req.ip ?? '', accountId, knownBrowser });
-      await signIn(gw, req, res, account, actor);
-    }],
+    post: [
+      jsonBody('4kb'),
+      async (req, res: Response) => {
+        requireSameOrigin(req);
+        const { email, password, accountId } = parse(signInBody, req.body);
+        const knownBrowser = knownBrowserId(
+          gw,
+          email.trim().toLowerCase(),
+          cookieValue(req.get('cookie'), KNOWN_BROWSER_COOKIE),
+        );
+        const { account, actor } = await checkSignIn(gw, {
+          email,
+          password,
+          address: req.ip ?? '',
+          accountId,
+          knownBrowser,
+        });
+        await signIn(gw, req, res, account, actor);
+      },
+    ],
     get: (_req, res) => {
       const signedIn = res.locals.signedIn as SignedIn;
       res.json(sessionView(signedIn.account, signedIn.actor, signedIn.session, signedIn.token));
@@ -80,9 +113,16 @@ async function signIn(gw: Gateway, req: Request, res: Response, account: Account
   if (previous) await endSession(gw, previous.session.id);
   const { token, session } = await startSession(gw, account.id, actor.id);
   const email = actor.email.toLowerCase();
-  const browser = knownBrowserValue(gw, email, knownBrowserId(gw, email, cookieValue(req.get('cookie'), KNOWN_BROWSER_COOKIE)));
+  const browser = knownBrowserValue(
+    gw,
+    email,
+    knownBrowserId(gw, email, cookieValue(req.get('cookie'), KNOWN_BROWSER_COOKIE)),
+  );
   res
-    .set({ 'Set-Cookie': [sessionCookie(token, MAX_AGE_MS), knownBrowserCookie(browser, KNOWN_BROWSER_MS)], 'Cache-Control': 'no-store' })
+    .set({
+      'Set-Cookie': [sessionCookie(token, MAX_AGE_MS), knownBrowserCookie(browser, KNOWN_BROWSER_MS)],
+      'Cache-Control': 'no-store',
+    })
     .json(sessionView(account, actor, session, token));
 }
 
@@ -101,11 +141,14 @@ function invitesApi(gw: Gateway, api: Routes): void {
         expiresAt: iso(member.inviteExpiresAt!),
       });
     },
-    post: [jsonBody('4kb'), async (req, res) => {
-      requireSameOrigin(req);
-      const { password } = parse(passwordChange, req.body);
-      const member = await acceptInvitation(gw, String(req.params.token), password);
-      await signIn(gw, req, res, await getAccount(gw.store, member.accountId), actorOf(member));
-    }],
+    post: [
+      jsonBody('4kb'),
+      async (req, res) => {
+        requireSameOrigin(req);
+        const { password } = parse(passwordChange, req.body);
+        const member = await acceptInvitation(gw, String(req.params.token), password);
+        await signIn(gw, req, res, await getAccount(gw.store, member.accountId), actorOf(member));
+      },
+    ],
   });
 }

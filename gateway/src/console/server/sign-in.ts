@@ -65,10 +65,20 @@ export async function checkSignIn(
 ): Promise<SignInResult> {
   const email = attempt.email.trim().toLowerCase();
   const budgets: Budget[] = attempt.knownBrowser
-    ? [{ key: `sign-in:browser:${attempt.knownBrowser}`, limit: FAILURES_PER_KNOWN_BROWSER, windowMs: FAILURE_WINDOW_MS }]
+    ? [
+        {
+          key: `sign-in:browser:${attempt.knownBrowser}`,
+          limit: FAILURES_PER_KNOWN_BROWSER,
+          windowMs: FAILURE_WINDOW_MS,
+        },
+      ]
     : [
         { key: `sign-in:ip:${attempt.address}`, limit: FAILURES_PER_ADDRESS, windowMs: FAILURE_WINDOW_MS },
-        { key: `sign-in:email-ip:${email}\n${attempt.address}`, limit: FAILURES_PER_EMAIL_AND_ADDRESS, windowMs: FAILURE_WINDOW_MS },
+        {
+          key: `sign-in:email-ip:${email}\n${attempt.address}`,
+          limit: FAILURES_PER_EMAIL_AND_ADDRESS,
+          windowMs: FAILURE_WINDOW_MS,
+        },
         { key: `sign-in:email:${email}`, limit: Infinity, windowMs: EMAIL_FAILURE_WINDOW_MS },
       ];
   const counted = await Promise.all(budgets.map((b) => gw.store.hit(b.key, b.windowMs)));
@@ -101,11 +111,17 @@ const turnMs = (failures: number) =>
   failures <= FREE_FAILURES_PER_EMAIL ? 0 : Math.min(MAX_TURN_MS, 1000 * 2 ** (failures - FREE_FAILURES_PER_EMAIL - 1));
 
 /** The first of the email's sign-ins whose password this is; the decoy's work when there is none to check. */
-async function firstMatch(gw: Gateway, email: string, password: string, accountId: string | undefined): Promise<SignInResult | undefined> {
+async function firstMatch(
+  gw: Gateway,
+  email: string,
+  password: string,
+  accountId: string | undefined,
+): Promise<SignInResult | undefined> {
   const owned = await findByEmail(gw.store, email);
   const candidates: Array<{ accountId: string; passwordHash: string; member?: Member }> = [];
   if (owned?.passwordHash) candidates.push({ accountId: owned.id, passwordHash: owned.passwordHash });
-  for (const member of await activeMembersByEmail(gw.store, email)) candidates.push({ accountId: member.accountId, passwordHash: member.passwordHash!, member });
+  for (const member of await activeMembersByEmail(gw.store, email))
+    candidates.push({ accountId: member.accountId, passwordHash: member.passwordHash!, member });
   const chosen = accountId === undefined ? candidates : candidates.filter((c) => c.accountId === accountId);
   if (chosen.length === 0) {
     await verifyPassword(password, DECOY_HASH);
@@ -122,6 +138,7 @@ async function firstMatch(gw: Gateway, email: string, password: string, accountI
 const tooManyFailures = (until: number) =>
   rateLimited(until, (seconds) => {
     const minutes = Math.ceil(seconds / 60);
-    const wait = seconds < 60 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
+    const wait =
+      seconds < 60 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
     return `Too many failed sign-ins; try again in ${wait}`;
   });

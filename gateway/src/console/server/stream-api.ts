@@ -18,16 +18,24 @@ export function streamApi(gw: Gateway, mountedAt: string, streams: ChangeStreams
     res.locals.sessionId = (res.locals.signedIn as SignedIn).session.id;
     next();
   };
-  const budget = rateLimits(gw.store, { perKey: gw.config.rateLimitPerMinute, perSession: gw.config.consoleRateLimitPerMinute });
+  const budget = rateLimits(gw.store, {
+    perKey: gw.config.rateLimitPerMinute,
+    perSession: gw.config.consoleRateLimitPerMinute,
+  });
   route(api, '/stream', {
-    get: [bySession, budget, (req, res) => {
-      const { session } = res.locals.signedIn as SignedIn;
-      // A HEAD asks what a GET would answer, not to be held open.
-      if (req.method === 'HEAD') return void res.status(200).type('text/event-stream').end();
-      // EventSource sends Last-Event-ID by itself when it reconnects; a client opening anew gives it in the query.
-      const lastEventId = req.get('last-event-id') ?? (typeof req.query.lastEventId === 'string' ? req.query.lastEventId : undefined);
-      streams.open(res, session, lastEventId);
-    }],
+    get: [
+      bySession,
+      budget,
+      (req, res) => {
+        const { session } = res.locals.signedIn as SignedIn;
+        // A HEAD asks what a GET would answer, not to be held open.
+        if (req.method === 'HEAD') return void res.status(200).type('text/event-stream').end();
+        // EventSource sends Last-Event-ID by itself when it reconnects; a client opening anew gives it in the query.
+        const lastEventId =
+          req.get('last-event-id') ?? (typeof req.query.lastEventId === 'string' ? req.query.lastEventId : undefined);
+        streams.open(res, session, lastEventId);
+      },
+    ],
   });
   return router;
 }

@@ -53,14 +53,23 @@ export interface BotProvider {
 }
 
 /** What the engine knows of a conversation for the bot; the campaign's settings and knowledge are added here. */
-export type BotConversation = Pick<BotContext, 'contact' | 'history' | 'message' | 'messages' | 'clarifying' | 'replyLimit'>;
+export type BotConversation = Pick<
+  BotContext,
+  'contact' | 'history' | 'message' | 'messages' | 'clarifying' | 'replyLimit'
+>;
 
 /**
  * The longest reply each channel takes, in characters: Twilio takes at most 1,600 in one SMS (sent in segments),
  * WhatsApp 4,096, Messenger 2,000, Instagram 1,000 bytes (500 characters of up to two bytes, as accented letters
  * are); a custom channel is held to WhatsApp's, the longest text the gateway sends.
  */
-export const REPLY_LIMITS: Readonly<Record<CampaignChannel, number>> = { sms: 1600, whatsapp: 4096, messenger: 2000, instagram: 500, custom: 4096 };
+export const REPLY_LIMITS: Readonly<Record<CampaignChannel, number>> = {
+  sms: 1600,
+  whatsapp: 4096,
+  messenger: 2000,
+  instagram: 500,
+  custom: 4096,
+};
 
 /** A FAQ or resource of the campaign that an answer rests on (`index` into `bot.faqs` or `bot.resources`). */
 export type BotSource =

@@ -72,4 +72,6 @@ export interface ChannelReceiver<Request = WebhookRequest, Message = InboundMess
  * A provider's channel both ways: what it posts comes in through its receiver, and what the engine sends goes out
  * through its API, one call per message (`send`, run by the `send` job).
  */
-export interface ChannelAdapter<Request = WebhookRequest, Message = InboundMessage> extends ChannelReceiver<Request, Message>, ChannelProvider {}
+export interface ChannelAdapter<Request = WebhookRequest, Message = InboundMessage>
+  extends ChannelReceiver<Request, Message>,
+    ChannelProvider {}

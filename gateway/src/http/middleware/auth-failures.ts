@@ -38,4 +38,5 @@ export class AuthFailures {
   }
 }
 
-const tooManyFailures = (until: number) => rateLimited(until, (seconds) => `Too many failed authentications from this address; retry after ${seconds} s`);
+const tooManyFailures = (until: number) =>
+  rateLimited(until, (seconds) => `Too many failed authentications from this address; retry after ${seconds} s`);

@@ -10,7 +10,11 @@ import type { AuthFailures } from './auth-failures.js';
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 export const ambiguousCredentials = () =>
-  new ApiError(400, 'AMBIGUOUS_CREDENTIALS', 'Give the API key once: in x-api-key, Authorization: Bearer or ?apiKey=, not in two places');
+  new ApiError(
+    400,
+    'AMBIGUOUS_CREDENTIALS',
+    'Give the API key once: in x-api-key, Authorization: Bearer or ?apiKey=, not in two places',
+  );
 
 /**
  * Spec §5.3: the key comes as `?apiKey=`, `x-api-key` or `Authorization: Bearer` (the credit grant takes the header

@@ -30,7 +30,7 @@ export function jsonBody(limit: number | string = '100kb'): RequestHandler {
  * body-parser would take (UTF-16, UTF-32) decode bad bytes just as quietly, so they are refused as a media type.
  */
 function utf8Only(_req: IncomingMessage, _res: unknown, bytes: Buffer, encoding: string): void {
-  if (encoding !== 'utf-8' && encoding !== 'utf8') throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request body must be UTF-8 JSON');
+  if (encoding !== 'utf-8' && encoding !== 'utf8')
+    throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request body must be UTF-8 JSON');
   if (!utf8(bytes)) throw badRequest('Request body is not valid UTF-8', 'INVALID_ENCODING');
 }
-

@@ -1,6 +1,12 @@
 import { hash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { rateLimit, type ClientRateLimitInfo, type Options, type RateLimitInfo, type Store as RateLimitStore } from 'express-rate-limit';
+import {
+  rateLimit,
+  type ClientRateLimitInfo,
+  type Options,
+  type RateLimitInfo,
+  type Store as RateLimitStore,
+} from 'express-rate-limit';
 import { ApiError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
 import { clockNow } from '../../clock.js';
@@ -80,7 +86,14 @@ export function rateLimits(store: Store, budgets: RateBudgets): RequestHandler {
     handler: (req, res, next) => {
       const seconds = String(Math.max(1, setHeaders(req, res)));
       const limit = budgetOf(res, budgets).limit;
-      next(new ApiError(429, 'RATE_LIMITED', `Rate limit of ${limit} requests per minute exceeded; retry after ${seconds} s`, { 'Retry-After': seconds }));
+      next(
+        new ApiError(
+          429,
+          'RATE_LIMITED',
+          `Rate limit of ${limit} requests per minute exceeded; retry after ${seconds} s`,
+          { 'Retry-After': seconds },
+        ),
+      );
     },
   });
   return (req, res, next) =>

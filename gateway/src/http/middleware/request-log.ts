@@ -10,7 +10,16 @@ export function requestLog(log: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info({ method: req.method, path: req.originalUrl.split('?')[0]!.replace(SECRET_PATH, '$1{token}'), status: res.statusCode, ms: Math.round(ms * 10) / 10, account: res.locals.account?.id }, 'request');
+      log.info(
+        {
+          method: req.method,
+          path: req.originalUrl.split('?')[0]!.replace(SECRET_PATH, '$1{token}'),
+          status: res.statusCode,
+          ms: Math.round(ms * 10) / 10,
+          account: res.locals.account?.id,
+        },
+        'request',
+      );
     });
     next();
   };

@@ -30,7 +30,9 @@ export function checkCsrf(req: Request, token: string): void {
   if (SAFE_METHODS.has(req.method)) return;
   const given = req.get(CSRF_HEADER);
   if (!given || !sameSecret(given, csrfTokenOf(token))) {
-    throw forbidden('CSRF_TOKEN_INVALID', `A change made with a console session needs the ${CSRF_HEADER} header of that session`);
+    throw forbidden(
+      'CSRF_TOKEN_INVALID',
+      `A change made with a console session needs the ${CSRF_HEADER} header of that session`,
+    );
   }
 }
-

@@ -19,17 +19,30 @@ export function backupRoutes(admin: Routes, gw: Gateway): void {
     post: async (_req, res) => {
       const store = gw.store;
       if (!canSnapshot(store)) {
-        throw new ApiError(409, 'BACKUP_NOT_AVAILABLE', 'This gateway runs on PostgreSQL: back the database up with pg_dump (README, "Backups")');
+        throw new ApiError(
+          409,
+          'BACKUP_NOT_AVAILABLE',
+          'This gateway runs on PostgreSQL: back the database up with pg_dump (README, "Backups")',
+        );
       }
       if (running) throw new ApiError(409, 'BACKUP_RUNNING', 'A backup is being taken; try again once it ends');
       running = true;
       try {
         let createdAt = '';
         const snapshot = await takeSnapshot(store, gw.config.dataDir, () => (createdAt = new Date().toISOString()));
-        gw.log.info({ files: snapshot.files, heldMs: snapshot.heldMs }, 'backup: snapshot taken (new commits waited heldMs for it)');
+        gw.log.info(
+          { files: snapshot.files, heldMs: snapshot.heldMs },
+          'backup: snapshot taken (new commits waited heldMs for it)',
+        );
         let sent = false;
         try {
-          const archive = await packArchive(snapshot.dir, { kind: ARCHIVE_KIND, storeFormat: STORE_FORMAT, gatewayVersion, createdAt, files: snapshot.files });
+          const archive = await packArchive(snapshot.dir, {
+            kind: ARCHIVE_KIND,
+            storeFormat: STORE_FORMAT,
+            gatewayVersion,
+            createdAt,
+            files: snapshot.files,
+          });
           res.status(200).set({
             'Content-Type': 'application/gzip',
             'Content-Disposition': `attachment; filename="leadchat-backup-${createdAt.replace(/[:.]/g, '-')}.tar.gz"`,

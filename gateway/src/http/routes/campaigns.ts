@@ -11,7 +11,17 @@ import { openingsReport, quoteOpening } from '../../domain/campaign-openings.js'
 import { jsonBody } from '../middleware/json-body.js';
 import { readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
-import { botTest, campaignCreate, campaignPreview, campaignUpdate, funnelQuery, namedQuery, openingPriceQuote, unansweredQuery, unreachableQuery } from '../schemas.js';
+import {
+  botTest,
+  campaignCreate,
+  campaignPreview,
+  campaignUpdate,
+  funnelQuery,
+  namedQuery,
+  openingPriceQuote,
+  unansweredQuery,
+  unreachableQuery,
+} from '../schemas.js';
 import { findByName } from '../../domain/name-search.js';
 import type { Page } from '../../store/store.js';
 import type { campaignWithReach } from '../../contract/campaigns.js';
@@ -20,30 +30,53 @@ import type { Answer } from '../../contract/shared.js';
 /** Campaigns: everyone of the team reads them and tries their bot; admins and the owner change them. */
 export function campaignsRoutes(v1: Routes, gw: Engine): void {
   route(v1, '/campaigns', {
-    post: [jsonBody(), async (req, res) => {
-      res.status(201).json(publicCampaign(await createCampaign(gw, accountOf(res).id, parse(campaignCreate, req.body))));
-    }],
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        res
+          .status(201)
+          .json(publicCampaign(await createCampaign(gw, accountOf(res).id, parse(campaignCreate, req.body))));
+      },
+    ],
     get: async (req, res) => {
       const query = parse(namedQuery, req.query, 'query');
       const accountId = accountOf(res).id;
       const read = (page?: Page) => campaignsOf(gw.store, accountId, page);
-      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => findByName(read, query.q, page), publicCampaign));
+      await sendDurable(
+        gw,
+        res,
+        await readPage({ gw, req, owner: accountId }, query, (page) => findByName(read, query.q, page), publicCampaign),
+      );
     },
   });
   route(v1, '/campaigns/opening-price', {
-    post: [jsonBody(), async (req, res) => {
-      res.json(await quoteOpening(gw.store, accountOf(res).id, parse(openingPriceQuote, req.body), gw.config.prices));
-    }],
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        res.json(await quoteOpening(gw.store, accountOf(res).id, parse(openingPriceQuote, req.body), gw.config.prices));
+      },
+    ],
   });
   route(v1, '/campaigns/:id', {
     get: async (req, res) => {
       const campaign = await getCampaign(gw.store, accountOf(res).id, String(req.params.id));
-      await sendDurable(gw, res, { ...publicCampaign(campaign), unreachable: await unreachableOf(gw.store, campaign.id) } satisfies Answer<typeof campaignWithReach>);
+      await sendDurable(gw, res, {
+        ...publicCampaign(campaign),
+        unreachable: await unreachableOf(gw.store, campaign.id),
+      } satisfies Answer<typeof campaignWithReach>);
     },
-    patch: [jsonBody(), async (req, res) => {
-      const campaign = await updateCampaign(gw, accountOf(res).id, String(req.params.id), parse(campaignUpdate, req.body));
-      res.json(publicCampaign(campaign));
-    }],
+    patch: [
+      jsonBody(),
+      async (req, res) => {
+        const campaign = await updateCampaign(
+          gw,
+          accountOf(res).id,
+          String(req.params.id),
+          parse(campaignUpdate, req.body),
+        );
+        res.json(publicCampaign(campaign));
+      },
+    ],
   });
   route(v1, '/campaigns/:id/reach-existing', {
     post: async (req, res) => {
@@ -52,7 +85,11 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
   });
   route(v1, '/campaigns/:id/openings', {
     get: async (req, res) => {
-      await sendDurable(gw, res, await openingsReport(gw.store, accountOf(res).id, String(req.params.id), gw.config.prices));
+      await sendDurable(
+        gw,
+        res,
+        await openingsReport(gw.store, accountOf(res).id, String(req.params.id), gw.config.prices),
+      );
     },
   });
   route(v1, '/campaigns/:id/openings/retry-failed', {
@@ -61,10 +98,13 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
     },
   });
   route(v1, '/campaigns/:id/bot/test', {
-    post: [jsonBody(), async (req, res) => {
-      const question = parse(botTest, req.body);
-      res.json(await testBot(gw, accountOf(res).id, String(req.params.id), question));
-    }],
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const question = parse(botTest, req.body);
+        res.json(await testBot(gw, accountOf(res).id, String(req.params.id), question));
+      },
+    ],
   });
   route(v1, '/campaigns/:id/preview', {
     get: async (req, res) => {
@@ -82,7 +122,8 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
     get: async (req, res) => {
       const query = parse(unreachableQuery, req.query, 'query');
       const accountId = accountOf(res).id;
-      const read = (page: { limit: number; after?: string | number }) => unreachableContacts(gw.store, accountId, String(req.params.id), query.reason, page);
+      const read = (page: { limit: number; after?: string | number }) =>
+        unreachableContacts(gw.store, accountId, String(req.params.id), query.reason, page);
       await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, read, publicUnreachable));
     },
   });

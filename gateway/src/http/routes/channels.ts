@@ -20,19 +20,28 @@ const CHANNELS = ['sms', 'whatsapp'] as const;
  * engine (opt-out, hand-off, bot), so a funnel can be tried end to end before any provider account exists.
  */
 export function channelsRoutes(v1: Routes, gw: Engine): void {
-  const answer = async (accountId: string) => publicChannels(await getAccount(gw.store, accountId), publicBase(gw.config), Boolean(gw.config.publicUrl));
+  const answer = async (accountId: string) =>
+    publicChannels(await getAccount(gw.store, accountId), publicBase(gw.config), Boolean(gw.config.publicUrl));
   route(v1, '/channels', {
     get: async (req, res) => {
       await sendDurable(gw, res.set('Cache-Control', 'no-store'), await answer(accountOf(res).id));
     },
   });
-  const providers = [['twilio', twilioChannel], ['whatsapp', whatsappChannel], ['messenger', messengerChannel], ['instagram', instagramChannel]] as const;
+  const providers = [
+    ['twilio', twilioChannel],
+    ['whatsapp', whatsappChannel],
+    ['messenger', messengerChannel],
+    ['instagram', instagramChannel],
+  ] as const;
   for (const [provider, schema] of providers) {
     route(v1, `/channels/${provider}`, {
-      put: [jsonBody(), async (req, res) => {
-        await setChannel(gw, accountOf(res).id, provider as ProviderName, parse(schema, req.body));
-        res.set('Cache-Control', 'no-store').json(await answer(accountOf(res).id));
-      }],
+      put: [
+        jsonBody(),
+        async (req, res) => {
+          await setChannel(gw, accountOf(res).id, provider as ProviderName, parse(schema, req.body));
+          res.set('Cache-Control', 'no-store').json(await answer(accountOf(res).id));
+        },
+      ],
       delete: async (req, res) => {
         await removeChannel(gw, accountOf(res).id, provider);
         res.set('Cache-Control', 'no-store').json(await answer(accountOf(res).id));
@@ -40,18 +49,30 @@ export function channelsRoutes(v1: Routes, gw: Engine): void {
     });
   }
   route(v1, '/channels/:channel/incoming', {
-    post: [jsonBody(), async (req, res) => {
-      const channel = CHANNELS.find((c) => c === req.params.channel);
-      if (!channel) throw notFound('Channel', `Channel not found; use one of ${CHANNELS.join(', ')}`);
-      const account = accountOf(res);
-      const adapter = gw.providers.logChannel(gw.config, account, channel);
-      if (!adapter) {
-        throw new ApiError(409, 'CHANNEL_NOT_OFFLINE', `The ${channel} channel receives messages from its provider's webhook, not here`);
-      }
-      // The log channel's adapter reads the post as a provider's webhook would be read; the engine takes the message.
-      const incoming = await messageOfPost(adapter, parse(channelIncoming, req.body));
-      const { message, contact } = await receiveFromProvider(gw, account, adapter, incoming);
-      res.json({ success: true, messageId: message.id, contactId: contact.id, conversationId: message.conversationId } satisfies Answer<typeof received>);
-    }],
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const channel = CHANNELS.find((c) => c === req.params.channel);
+        if (!channel) throw notFound('Channel', `Channel not found; use one of ${CHANNELS.join(', ')}`);
+        const account = accountOf(res);
+        const adapter = gw.providers.logChannel(gw.config, account, channel);
+        if (!adapter) {
+          throw new ApiError(
+            409,
+            'CHANNEL_NOT_OFFLINE',
+            `The ${channel} channel receives messages from its provider's webhook, not here`,
+          );
+        }
+        // The log channel's adapter reads the post as a provider's webhook would be read; the engine takes the message.
+        const incoming = await messageOfPost(adapter, parse(channelIncoming, req.body));
+        const { message, contact } = await receiveFromProvider(gw, account, adapter, incoming);
+        res.json({
+          success: true,
+          messageId: message.id,
+          contactId: contact.id,
+          conversationId: message.conversationId,
+        } satisfies Answer<typeof received>);
+      },
+    ],
   });
 }

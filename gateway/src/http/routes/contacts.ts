@@ -18,16 +18,24 @@ import type { Answer } from '../../contract/shared.js';
 
 export function contactsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/contacts', {
-    post: [jsonBody(), async (req, res) => {
-      const { contact, created } = await createContact(gw, accountOf(res), parse(contactCreate, req.body));
-      res.status(created ? 201 : 200).json(publicContact(contact));
-    }],
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const { contact, created } = await createContact(gw, accountOf(res), parse(contactCreate, req.body));
+        res.status(created ? 201 : 200).json(publicContact(contact));
+      },
+    ],
     get: async (req, res) => {
       const query = parse(contactLookup, req.query, 'query');
       if (query.q !== undefined) {
         const accountId = accountOf(res).id;
         const search = searchQuery(query.q)!;
-        const found = await readPage({ gw, req, owner: accountId }, query, (page) => searchContacts<Contact>(gw.store, accountId, search, page), (f) => publicContact(f.contact));
+        const found = await readPage(
+          { gw, req, owner: accountId },
+          query,
+          (page) => searchContacts<Contact>(gw.store, accountId, search, page),
+          (f) => publicContact(f.contact),
+        );
         return sendDurable(gw, res, found);
       }
       const contact = await lookupContact(gw, accountOf(res), query);
@@ -39,23 +47,34 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
       const contact = await getContact(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, publicContact(contact));
     },
-    patch: [jsonBody(), async (req, res) => {
-      res.json(publicContact(await editContact(gw, accountOf(res), String(req.params.id), parse(contactUpdate, req.body))));
-    }],
+    patch: [
+      jsonBody(),
+      async (req, res) => {
+        res.json(
+          publicContact(await editContact(gw, accountOf(res), String(req.params.id), parse(contactUpdate, req.body))),
+        );
+      },
+    ],
     delete: async (req, res) => {
       await eraseContact(gw, accountOf(res).id, String(req.params.id));
       res.status(204).end();
     },
   });
   route(v1, '/contacts/:id/merge', {
-    post: [jsonBody(), async (req, res) => {
-      const { contactId } = parse(contactMerge, req.body);
-      res.json(publicContact(await mergeContacts(gw, accountOf(res).id, String(req.params.id), contactId)));
-    }],
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const { contactId } = parse(contactMerge, req.body);
+        res.json(publicContact(await mergeContacts(gw, accountOf(res).id, String(req.params.id), contactId)));
+      },
+    ],
   });
   route(v1, '/contacts/:id/export', {
     get: async (req, res) => {
-      res.set('Content-Disposition', `attachment; filename="contact-${String(req.params.id).replace(/[^\w-]/g, '')}.json"`);
+      res.set(
+        'Content-Disposition',
+        `attachment; filename="contact-${String(req.params.id).replace(/[^\w-]/g, '')}.json"`,
+      );
       await sendDurable(gw, res, await exportContact(gw.store, accountOf(res).id, String(req.params.id)));
     },
   });
@@ -64,21 +83,50 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
       const query = parse(pageQuery, req.query, 'query');
       const accountId = accountOf(res).id;
       const contactId = String(req.params.id);
-      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => messagesOf(gw.store, accountId, contactId, page), (m) => publicMessage(m)));
+      await sendDurable(
+        gw,
+        res,
+        await readPage(
+          { gw, req, owner: accountId },
+          query,
+          (page) => messagesOf(gw.store, accountId, contactId, page),
+          (m) => publicMessage(m),
+        ),
+      );
     },
     // A team member's reply, on the conversation's channel.
-    post: [jsonBody(), async (req, res) => {
-      const { body, conversationId } = parse(teamMessage, req.body);
-      res.status(201).json(publicMessage(await teamReply(gw, accountOf(res), String(req.params.id), { body, conversationId, by: actorOf(res), takes: bySession(res) })));
-    }],
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const { body, conversationId } = parse(teamMessage, req.body);
+        res.status(201).json(
+          publicMessage(
+            await teamReply(gw, accountOf(res), String(req.params.id), {
+              body,
+              conversationId,
+              by: actorOf(res),
+              takes: bySession(res),
+            }),
+          ),
+        );
+      },
+    ],
   });
   route(v1, '/contacts/:id/bot', {
-    post: [jsonBody(), async (req, res) => {
-      const { active } = parse(botState, req.body);
-      const contactId = String(req.params.id);
-      const conversations = await setBot(gw, accountOf(res), contactId, active);
-      const contact = await getContact(gw.store, accountOf(res).id, contactId);
-      res.json({ success: true, contactId, active, conversations: conversations.map((c) => publicConversation(c, contact)) } satisfies Answer<typeof botStateAnswer>);
-    }],
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const { active } = parse(botState, req.body);
+        const contactId = String(req.params.id);
+        const conversations = await setBot(gw, accountOf(res), contactId, active);
+        const contact = await getContact(gw.store, accountOf(res).id, contactId);
+        res.json({
+          success: true,
+          contactId,
+          active,
+          conversations: conversations.map((c) => publicConversation(c, contact)),
+        } satisfies Answer<typeof botStateAnswer>);
+      },
+    ],
   });
 }

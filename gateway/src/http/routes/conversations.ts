@@ -11,14 +11,20 @@ import { assignment, conversationQuery } from '../schemas.js';
 
 /** Conversations, newest activity first (the inbox). */
 export function conversationsRoutes(v1: Routes, gw: Gateway): void {
-  const withContact = async (c: Conversation) => publicConversation(c, await gw.store.get<Contact>('contacts', c.contactId));
+  const withContact = async (c: Conversation) =>
+    publicConversation(c, await gw.store.get<Contact>('contacts', c.contactId));
   route(v1, '/conversations', {
     get: async (req, res) => {
       const query = parse(conversationQuery, req.query, 'query');
       const { limit: _limit, cursor: _cursor, ...filters } = query;
       if (filters.assigneeId === 'me') filters.assigneeId = actorOf(res).id;
       const accountId = accountOf(res).id;
-      const page = await readPage({ gw, req, owner: accountId }, query, (p) => conversationsOf(gw.store, accountId, filters, p), (placed) => placed.doc);
+      const page = await readPage(
+        { gw, req, owner: accountId },
+        query,
+        (p) => conversationsOf(gw.store, accountId, filters, p),
+        (placed) => placed.doc,
+      );
       await sendDurable(gw, res, { data: await Promise.all(page.data.map(withContact)), nextCursor: page.nextCursor });
     },
   });
@@ -40,10 +46,17 @@ export function conversationsRoutes(v1: Routes, gw: Gateway): void {
     },
   });
   route(v1, '/conversations/:id/assign', {
-    post: [jsonBody(), async (req, res) => {
-      const { memberId } = parse(assignment, req.body);
-      res.json(await withContact(await assignConversation(gw, accountOf(res), actorOf(res), String(req.params.id), memberId)));
-    }],
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const { memberId } = parse(assignment, req.body);
+        res.json(
+          await withContact(
+            await assignConversation(gw, accountOf(res), actorOf(res), String(req.params.id), memberId),
+          ),
+        );
+      },
+    ],
   });
   route(v1, '/conversations/:id/read', {
     post: async (req, res) => {
@@ -51,4 +64,3 @@ export function conversationsRoutes(v1: Routes, gw: Gateway): void {
     },
   });
 }
-

@@ -12,35 +12,62 @@ import { autoRecharge, creditGrant, lowBalance } from '../schemas.js';
 /** Credits: the account's own balance for everyone of the team; the agency's sub-accounts for admins and the owner. */
 export function creditsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/subaccounts/credits', {
-    post: [keyInHeaderOnly, jsonBody(), async (req, res) => {
-      const input = parse(creditGrant, req.body);
-      const account = accountOf(res);
-      const { status, response, replayed } = await idempotent(gw, account.id, req.get('idempotency-key'), req.body, async (remember) => {
-        const result = await grantCredits(gw, account, input, (tx, r) => remember(tx, 200, r));
-        return { status: 200, response: result };
-      });
-      if (replayed) res.set('Idempotent-Replayed', 'true');
-      res.status(status).json(response);
-    }],
+    post: [
+      keyInHeaderOnly,
+      jsonBody(),
+      async (req, res) => {
+        const input = parse(creditGrant, req.body);
+        const account = accountOf(res);
+        const { status, response, replayed } = await idempotent(
+          gw,
+          account.id,
+          req.get('idempotency-key'),
+          req.body,
+          async (remember) => {
+            const result = await grantCredits(gw, account, input, (tx, r) => remember(tx, 200, r));
+            return { status: 200, response: result };
+          },
+        );
+        if (replayed) res.set('Idempotent-Replayed', 'true');
+        res.status(status).json(response);
+      },
+    ],
   });
 
   route(v1, '/subaccounts/auto-recharge', {
-    put: [keyInHeaderOnly, jsonBody(), async (req, res) => {
-      res.json(await setAutoRecharge(gw, accountOf(res), parse(autoRecharge, req.body)));
-    }],
+    put: [
+      keyInHeaderOnly,
+      jsonBody(),
+      async (req, res) => {
+        res.json(await setAutoRecharge(gw, accountOf(res), parse(autoRecharge, req.body)));
+      },
+    ],
   });
 
   route(v1, '/subaccounts', {
     get: async (req, res) => {
       const query = parse(pageQuery, req.query, 'query');
       const agency = accountOf(res);
-      await sendDurable(gw, res, await readPage({ gw, req, owner: agency.id }, query, (page) => subAccountsOf(gw.store, agency, page), publicSubAccount));
+      await sendDurable(
+        gw,
+        res,
+        await readPage(
+          { gw, req, owner: agency.id },
+          query,
+          (page) => subAccountsOf(gw.store, agency, page),
+          publicSubAccount,
+        ),
+      );
     },
   });
 
   route(v1, '/subaccounts/:id/credits', {
     get: async (req, res) => {
-      await sendDurable(gw, res, await subAccountCredits(gw.store, accountOf(res), String(req.params.id), gw.config.prices));
+      await sendDurable(
+        gw,
+        res,
+        await subAccountCredits(gw.store, accountOf(res), String(req.params.id), gw.config.prices),
+      );
     },
   });
 
@@ -48,14 +75,26 @@ export function creditsRoutes(v1: Routes, gw: Gateway): void {
     get: async (req, res) => {
       const query = parse(pageQuery, req.query, 'query');
       const accountId = accountOf(res).id;
-      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => creditHistory(gw.store, accountId, page), publicEntry));
+      await sendDurable(
+        gw,
+        res,
+        await readPage(
+          { gw, req, owner: accountId },
+          query,
+          (page) => creditHistory(gw.store, accountId, page),
+          publicEntry,
+        ),
+      );
     },
   });
 
   route(v1, '/credits/low-balance', {
-    put: [jsonBody(), async (req, res) => {
-      res.json(await setLowBalanceThreshold(gw, accountOf(res).id, parse(lowBalance, req.body).threshold));
-    }],
+    put: [
+      jsonBody(),
+      async (req, res) => {
+        res.json(await setLowBalanceThreshold(gw, accountOf(res).id, parse(lowBalance, req.body).threshold));
+      },
+    ],
   });
 
   route(v1, '/credits', {

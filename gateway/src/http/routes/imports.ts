@@ -16,25 +16,46 @@ import { contactCreate, importCreate } from '../schemas.js';
  * contact, with the same code; a row with neither phone, email nor external ID says so by its own code.
  */
 function readContact(fields: unknown): ContactInput {
-  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw badRequest('row: must be an object of contact fields');
-  const { phone, phone_number: phoneNumber, email, externalIds, external_ids: externalIdsSnake } = fields as Record<string, unknown>;
-  if (!identifiable({ phone: phone || phoneNumber, email, externalIds: externalIds ?? externalIdsSnake })) throw badRequest('the row has neither a phone, an email nor an external ID', 'MISSING_IDENTIFIER');
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
+    throw badRequest('row: must be an object of contact fields');
+  const {
+    phone,
+    phone_number: phoneNumber,
+    email,
+    externalIds,
+    external_ids: externalIdsSnake,
+  } = fields as Record<string, unknown>;
+  if (!identifiable({ phone: phone || phoneNumber, email, externalIds: externalIds ?? externalIdsSnake }))
+    throw badRequest('the row has neither a phone, an email nor an external ID', 'MISSING_IDENTIFIER');
   return parse(contactCreate, fields, 'row');
 }
 
 export function importsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/lists/:listId/imports', {
-    post: [jsonBody(IMPORT_MAX_BYTES), async (req, res) => {
-      const { csv, columns, delimiter, contacts, delay } = parse(importCreate, req.body);
-      const source: ImportSource = csv !== undefined ? { csv, columns: columns!, delimiter } : { contacts: contacts! };
-      const created = await createImport(gw, accountOf(res), String(req.params.listId), source, readContact, delay);
-      res.status(202).location(`/v1/imports/${created.id}`).json(publicImport(created));
-    }],
+    post: [
+      jsonBody(IMPORT_MAX_BYTES),
+      async (req, res) => {
+        const { csv, columns, delimiter, contacts, delay } = parse(importCreate, req.body);
+        const source: ImportSource =
+          csv !== undefined ? { csv, columns: columns!, delimiter } : { contacts: contacts! };
+        const created = await createImport(gw, accountOf(res), String(req.params.listId), source, readContact, delay);
+        res.status(202).location(`/v1/imports/${created.id}`).json(publicImport(created));
+      },
+    ],
     get: async (req, res) => {
       const query = parse(pageQuery, req.query, 'query');
       const accountId = accountOf(res).id;
       const listId = String(req.params.listId);
-      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => importsOf(gw.store, accountId, listId, page), publicImport));
+      await sendDurable(
+        gw,
+        res,
+        await readPage(
+          { gw, req, owner: accountId },
+          query,
+          (page) => importsOf(gw.store, accountId, listId, page),
+          publicImport,
+        ),
+      );
     },
   });
   route(v1, '/imports/:id', {

@@ -11,15 +11,22 @@ import type { Page } from '../../store/store.js';
 
 export function listsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/lists', {
-    post: [jsonBody(), async (req, res) => {
-      const list = await createList(gw, accountOf(res).id, parse(listCreate, req.body).name.trim());
-      res.status(201).json(publicList(list));
-    }],
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const list = await createList(gw, accountOf(res).id, parse(listCreate, req.body).name.trim());
+        res.status(201).json(publicList(list));
+      },
+    ],
     get: async (req, res) => {
       const query = parse(namedQuery, req.query, 'query');
       const accountId = accountOf(res).id;
       const read = (page?: Page) => listsOf(gw.store, accountId, page);
-      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => findByName(read, query.q, page), publicList));
+      await sendDurable(
+        gw,
+        res,
+        await readPage({ gw, req, owner: accountId }, query, (page) => findByName(read, query.q, page), publicList),
+      );
     },
   });
   route(v1, '/lists/:listId', {
@@ -28,17 +35,25 @@ export function listsRoutes(v1: Routes, gw: Gateway): void {
     },
   });
   route(v1, '/lists/:listId/contacts', {
-    post: [jsonBody(), async (req, res) => {
-      const { contactId, delay } = parse(listAdd, req.body);
-      const listId = String(req.params.listId);
-      const { added } = await addToList(gw, accountOf(res).id, listId, contactId!, { delay });
-      res.status(added ? 201 : 200).json({ success: true, listId, contactId, added });
-    }],
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const { contactId, delay } = parse(listAdd, req.body);
+        const listId = String(req.params.listId);
+        const { added } = await addToList(gw, accountOf(res).id, listId, contactId!, { delay });
+        res.status(added ? 201 : 200).json({ success: true, listId, contactId, added });
+      },
+    ],
     get: async (req, res) => {
       const query = parse(pageQuery, req.query, 'query');
       const accountId = accountOf(res).id;
       const listId = String(req.params.listId);
-      const page = await readPage({ gw, req, owner: accountId }, query, (p) => membersOf(gw.store, accountId, listId, p), (m) => ({ ...publicContact(m.contact), addedAt: m.addedAt }));
+      const page = await readPage(
+        { gw, req, owner: accountId },
+        query,
+        (p) => membersOf(gw.store, accountId, listId, p),
+        (m) => ({ ...publicContact(m.contact), addedAt: m.addedAt }),
+      );
       await sendDurable(gw, res, page);
     },
   });

@@ -1,6 +1,15 @@
 import { INVITE_PATH } from '../../api-contract.js';
 import type { Gateway } from '../../context.js';
-import { getMember, inviteMember, membersOf, publicMember, reinvite, removeMember, updateMember, type Invitation } from '../../domain/members.js';
+import {
+  getMember,
+  inviteMember,
+  membersOf,
+  publicMember,
+  reinvite,
+  removeMember,
+  updateMember,
+  type Invitation,
+} from '../../domain/members.js';
 import { iso } from '../../ids.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { pageQuery, readPage } from '../paging.js';
@@ -27,28 +36,51 @@ export function membersRoutes(v1: Routes, gw: Gateway): void {
     get: async (req, res) => {
       const query = parse(pageQuery, req.query, 'query');
       const account = accountOf(res);
-      await sendDurable(gw, res, await readPage({ gw, req, owner: account.id }, query, (page) => membersOf(gw.store, account, page), publicMember));
+      await sendDurable(
+        gw,
+        res,
+        await readPage(
+          { gw, req, owner: account.id },
+          query,
+          (page) => membersOf(gw.store, account, page),
+          publicMember,
+        ),
+      );
     },
-    post: [jsonBody(), async (req, res) => {
-      const invitation = await inviteMember(gw, accountOf(res), parse(memberInvite, req.body));
-      res.status(201).set('Cache-Control', 'no-store').json(invitationView(gw, invitation));
-    }],
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const invitation = await inviteMember(gw, accountOf(res), parse(memberInvite, req.body));
+        res.status(201).set('Cache-Control', 'no-store').json(invitationView(gw, invitation));
+      },
+    ],
   });
   route(v1, '/members/:id', {
     get: async (req, res) => {
       await sendDurable(gw, res, publicMember(await getMember(gw.store, accountOf(res), String(req.params.id))));
     },
-    patch: [jsonBody(), async (req, res) => {
-      res.json(publicMember(await updateMember(gw, accountOf(res), String(req.params.id), parse(memberUpdate, req.body))));
-    }],
-    delete: [async (req, res) => {
-      await removeMember(gw, accountOf(res), String(req.params.id));
-      res.status(204).end();
-    }],
+    patch: [
+      jsonBody(),
+      async (req, res) => {
+        res.json(
+          publicMember(await updateMember(gw, accountOf(res), String(req.params.id), parse(memberUpdate, req.body))),
+        );
+      },
+    ],
+    delete: [
+      async (req, res) => {
+        await removeMember(gw, accountOf(res), String(req.params.id));
+        res.status(204).end();
+      },
+    ],
   });
   route(v1, '/members/:id/invite', {
-    post: [async (req, res) => {
-      res.set('Cache-Control', 'no-store').json(invitationView(gw, await reinvite(gw, accountOf(res), String(req.params.id))));
-    }],
+    post: [
+      async (req, res) => {
+        res
+          .set('Cache-Control', 'no-store')
+          .json(invitationView(gw, await reinvite(gw, accountOf(res), String(req.params.id))));
+      },
+    ],
   });
 }

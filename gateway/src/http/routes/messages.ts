@@ -15,22 +15,33 @@ export function messagesRoutes(v1: Routes, gw: Engine): void {
   const incomingLimit = Math.ceil((gw.config.maxMediaBytes * 4) / 3) + 64 * 1024;
 
   route(v1, '/incoming_custom_channel_message', {
-    post: [jsonBody(incomingLimit), async (req, res) => {
-      // The custom channel's adapter reads the post into a message; it is stored before the answer, which names it.
-      const account = accountOf(res);
-      const adapter = gw.providers.customChannel(gw.config, account);
-      const incoming = await messageOfPost(adapter, parse(incomingMessage, req.body));
-      const { message } = await receiveMessage(gw, account, incoming, adapter.readFile);
-      res.json({ success: true, messageId: message.id } satisfies Answer<typeof incomingReceived>);
-    }],
+    post: [
+      jsonBody(incomingLimit),
+      async (req, res) => {
+        // The custom channel's adapter reads the post into a message; it is stored before the answer, which names it.
+        const account = accountOf(res);
+        const adapter = gw.providers.customChannel(gw.config, account);
+        const incoming = await messageOfPost(adapter, parse(incomingMessage, req.body));
+        const { message } = await receiveMessage(gw, account, incoming, adapter.readFile);
+        res.json({ success: true, messageId: message.id } satisfies Answer<typeof incomingReceived>);
+      },
+    ],
   });
 
   route(v1, '/send_custom_channel_message', {
-    post: [jsonBody(), async (req, res) => {
-      const { customData } = parse(sendSchema, req.body);
-      const { message, contact } = await sendMessage(gw, accountOf(res), customData);
-      res.json({ success: true, messageId: message.id, contactId: contact.id, message: `Message queued for delivery on ${customData.customChannel}` } satisfies Answer<typeof sent>);
-    }],
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const { customData } = parse(sendSchema, req.body);
+        const { message, contact } = await sendMessage(gw, accountOf(res), customData);
+        res.json({
+          success: true,
+          messageId: message.id,
+          contactId: contact.id,
+          message: `Message queued for delivery on ${customData.customChannel}`,
+        } satisfies Answer<typeof sent>);
+      },
+    ],
   });
 
   route(v1, '/messages/:id', {
@@ -51,7 +62,13 @@ export function messagesRoutes(v1: Routes, gw: Engine): void {
   route(v1, '/media/:id', {
     get: async (req, res) => {
       const { media, bytes } = await readMedia(gw, accountOf(res).id, String(req.params.id));
-      res.set({ 'Content-Type': media.contentType, 'Content-Disposition': 'attachment', 'X-Content-Type-Options': 'nosniff' }).send(bytes);
+      res
+        .set({
+          'Content-Type': media.contentType,
+          'Content-Disposition': 'attachment',
+          'X-Content-Type-Options': 'nosniff',
+        })
+        .send(bytes);
     },
   });
 }

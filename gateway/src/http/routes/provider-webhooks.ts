@@ -12,7 +12,8 @@ import { publicBase } from '../public-base.js';
 import { route, type Routes } from '../route.js';
 
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
-const badSignature = () => new ApiError(403, 'INVALID_SIGNATURE', 'The request signature does not match the channel credentials');
+const badSignature = () =>
+  new ApiError(403, 'INVALID_SIGNATURE', 'The request signature does not match the channel credentials');
 
 /**
  * What Twilio and Meta post to the gateway: contacts' messages and the status of messages sent. They carry no API
@@ -46,7 +47,10 @@ export function providerWebhooksRoutes(v1: Routes, gw: Engine): void {
   /** Each refused entry: one warn line and one count, naming where it was and why, never its text. */
   function refuse(provider: WebhookProvider, account: Account, parts: readonly RefusedPart[]): void {
     for (const { where, fault } of parts) {
-      gw.log.warn({ provider, account: account.id, reason: fault, where }, 'provider webhook entry refused: its text cannot be stored');
+      gw.log.warn(
+        { provider, account: account.id, reason: fault, where },
+        'provider webhook entry refused: its text cannot be stored',
+      );
       metrics.providerEntriesRefused.inc({ provider, reason: fault });
     }
   }
@@ -61,35 +65,49 @@ export function providerWebhooksRoutes(v1: Routes, gw: Engine): void {
 
   /** The request as its provider signed it: Twilio posts forms (`incoming`, `status`), Meta JSON (`webhook`). */
   function webhookRequest(req: Request, hook: WebhookRequest['hook']): WebhookRequest {
-    const request = { hook, url: `${publicBase(gw.config)}${req.originalUrl}`, header: (name: string) => req.get(name) };
+    const request = {
+      hook,
+      url: `${publicBase(gw.config)}${req.originalUrl}`,
+      header: (name: string) => req.get(name),
+    };
     if (hook === 'webhook') return { ...request, body: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) };
     const params = (req.body ?? {}) as Record<string, string>;
     return { ...request, body: formBytes.get(req) ?? Buffer.alloc(0), form: { params, utf8: !notUtf8Forms.has(req) } };
   }
 
   /** Verifies the request, stores its entries as jobs and answers with `answer` once they are durable. */
-  const take = (provider: WebhookProvider, hook: WebhookRequest['hook'], answer: (res: Response) => void) => async (req: Request, res: Response) => {
-    const { account, adapter } = await adapterOf(req, provider);
-    const request = webhookRequest(req, hook);
-    if (!(await adapter.verify(request))) throw badSignature();
-    const { entries, refused } = adapter.entries(request);
-    await takeEntries(gw, account.id, provider, entries);
-    refuse(provider, account, refused);
-    answer(res);
-  };
+  const take =
+    (provider: WebhookProvider, hook: WebhookRequest['hook'], answer: (res: Response) => void) =>
+    async (req: Request, res: Response) => {
+      const { account, adapter } = await adapterOf(req, provider);
+      const request = webhookRequest(req, hook);
+      if (!(await adapter.verify(request))) throw badSignature();
+      const { entries, refused } = adapter.entries(request);
+      await takeEntries(gw, account.id, provider, entries);
+      refuse(provider, account, refused);
+      answer(res);
+    };
 
-  route(v1, '/channels/twilio/:accountId/incoming', { post: [form, take('twilio', 'incoming', (res) => void res.type('text/xml').send(EMPTY_TWIML))] });
-  route(v1, '/channels/twilio/:accountId/status', { post: [form, take('twilio', 'status', (res) => void res.status(204).end())] });
+  route(v1, '/channels/twilio/:accountId/incoming', {
+    post: [form, take('twilio', 'incoming', (res) => void res.type('text/xml').send(EMPTY_TWIML))],
+  });
+  route(v1, '/channels/twilio/:accountId/status', {
+    post: [form, take('twilio', 'status', (res) => void res.status(204).end())],
+  });
 
   /** Meta's subscription handshake: the challenge back when Meta proves it knows the channel's verify token. */
   const handshake = (provider: WebhookProvider) => async (req: Request, res: Response) => {
     const { adapter } = await adapterOf(req, provider);
     const challenge = adapter.subscribe(req.query as Record<string, unknown>);
-    if (challenge === undefined) throw new ApiError(403, 'INVALID_VERIFY_TOKEN', 'hub.verify_token does not match the channel\'s verifyToken');
+    if (challenge === undefined)
+      throw new ApiError(403, 'INVALID_VERIFY_TOKEN', "hub.verify_token does not match the channel's verifyToken");
     res.type('text/plain').send(challenge);
   };
   const taken = (res: Response) => void res.status(200).json({ success: true });
   for (const provider of ['whatsapp', 'messenger', 'instagram'] as const) {
-    route(v1, `/channels/${provider}/:accountId/webhook`, { get: handshake(provider), post: [raw, take(provider, 'webhook', taken)] });
+    route(v1, `/channels/${provider}/:accountId/webhook`, {
+      get: handshake(provider),
+      post: [raw, take(provider, 'webhook', taken)],
+    });
   }
 }

@@ -44,7 +44,10 @@ function readiness(gw: Gateway, state: ServiceState) {
     const checks = { store: 'ok', jobs: 'ok', shutdown: 'no' };
     if (state.shuttingDown()) checks.shutdown = 'begun';
     if (!state.jobsRunning()) checks.jobs = 'stopped';
-    const answered = await gw.store.ping().then(() => true, () => false);
+    const answered = await gw.store.ping().then(
+      () => true,
+      () => false,
+    );
     if (!answered || !gw.store.health.up) checks.store = 'unavailable';
     const ready = checks.store === 'ok' && checks.jobs === 'ok' && checks.shutdown === 'no';
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks });
@@ -62,7 +65,9 @@ const STORE_PATIENCE_MS = 2_000;
 async function storeGauges(gw: Gateway): Promise<void> {
   for (const gauge of [metrics.jobsQueued, metrics.oldestDueJob, metrics.deadJobs]) gauge.reset();
   let stats: JobStats[] | undefined;
-  const timeout = Object.assign(new Error(`the store did not answer the scrape within ${STORE_PATIENCE_MS / 1000} s`), { code: 'ETIMEDOUT' });
+  const timeout = Object.assign(new Error(`the store did not answer the scrape within ${STORE_PATIENCE_MS / 1000} s`), {
+    code: 'ETIMEDOUT',
+  });
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(timeout), STORE_PATIENCE_MS);

@@ -15,20 +15,26 @@ export function settingsRoutes(v1: Routes, gw: Gateway): void {
       const account = await getAccount(gw.store, accountOf(res).id);
       await sendDurable(gw, res.set('Cache-Control', 'no-store'), publicSettings(account));
     },
-    put: [jsonBody(), async (req, res) => {
-      const changes = parse(settingsUpdate, req.body);
-      res.set('Cache-Control', 'no-store').json(publicSettings(await updateSettings(gw, accountOf(res).id, changes)));
-    }],
+    put: [
+      jsonBody(),
+      async (req, res) => {
+        const changes = parse(settingsUpdate, req.body);
+        res.set('Cache-Control', 'no-store').json(publicSettings(await updateSettings(gw, accountOf(res).id, changes)));
+      },
+    ],
   });
   route(v1, '/settings/bot', {
     get: async (_req, res) => {
       const account = await getAccount(gw.store, accountOf(res).id);
       await sendDurable(gw, res.set('Cache-Control', 'no-store'), publicBotSettings(account));
     },
-    put: [jsonBody(), async (req, res) => {
-      const account = await updateBotSettings(gw, accountOf(res).id, parse(botSettingsUpdate, req.body));
-      res.set('Cache-Control', 'no-store').json(publicBotSettings(account));
-    }],
+    put: [
+      jsonBody(),
+      async (req, res) => {
+        const account = await updateBotSettings(gw, accountOf(res).id, parse(botSettingsUpdate, req.body));
+        res.set('Cache-Control', 'no-store').json(publicBotSettings(account));
+      },
+    ],
   });
   route(v1, '/settings/webhook-secret', {
     post: async (_req, res) => {

@@ -8,15 +8,30 @@ import { webhookCreate } from '../schemas.js';
 /** Webhook subscriptions: how an n8n trigger registers itself. The secret is shown once, on creation. */
 export function webhooksRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/webhooks', {
-    post: [jsonBody(), async (req, res) => {
-      const { url, events } = parse(webhookCreate, req.body);
-      const sub = await subscribe(gw, accountOf(res).id, url, events);
-      res.status(201).set('Cache-Control', 'no-store').json({ ...publicSubscription(sub), secret: sub.secret });
-    }],
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const { url, events } = parse(webhookCreate, req.body);
+        const sub = await subscribe(gw, accountOf(res).id, url, events);
+        res
+          .status(201)
+          .set('Cache-Control', 'no-store')
+          .json({ ...publicSubscription(sub), secret: sub.secret });
+      },
+    ],
     get: async (req, res) => {
       const query = parse(pageQuery, req.query, 'query');
       const accountId = accountOf(res).id;
-      await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => subscriptionsOf(gw.store, accountId, page), publicSubscription));
+      await sendDurable(
+        gw,
+        res,
+        await readPage(
+          { gw, req, owner: accountId },
+          query,
+          (page) => subscriptionsOf(gw.store, accountId, page),
+          publicSubscription,
+        ),
+      );
     },
   });
   route(v1, '/webhooks/:id', {

@@ -16,7 +16,11 @@ const QUOTE_LENGTH = 80;
  * question the bot asks about. The reply stays within `limit` characters: the answers that would not fit are left to
  * the person too, named in that line, except the first, which is sent whatever its length, as a lone answer is.
  */
-export function severalAnswer(campaign: Campaign, reading: Several, limit: number): { reply: BotReply; basis: BotBasis } {
+export function severalAnswer(
+  campaign: Campaign,
+  reading: Several,
+  limit: number,
+): { reply: BotReply; basis: BotBasis } {
   const texts = textsFor(campaign.language);
   const faqs = campaign.bot.faqs;
   const answered = [...reading.answered];
@@ -25,7 +29,10 @@ export function severalAnswer(campaign: Campaign, reading: Several, limit: numbe
 
   const compose = () => {
     const paragraphs = answered.map((a) => faqs[a.faqIndex]!.answer.trim());
-    if (handedOff.length) paragraphs.push(`${texts.about(quoted(handedOff, campaign.language))} ${campaign.bot.handoffMessage?.trim() || texts.followUp}`);
+    if (handedOff.length)
+      paragraphs.push(
+        `${texts.about(quoted(handedOff, campaign.language))} ${campaign.bot.handoffMessage?.trim() || texts.followUp}`,
+      );
     else if (clarify) paragraphs.push(texts.clarify(clarify.options.map((o) => o.question)));
     return paragraphs.join('\n\n');
   };
@@ -38,17 +45,32 @@ export function severalAnswer(campaign: Campaign, reading: Several, limit: numbe
     body = compose();
   }
 
-  const faq = (index: number, use: 'answer' | 'closest' | 'option'): BotSource => ({ kind: 'faq', index, question: faqs[index]!.question, use });
+  const faq = (index: number, use: 'answer' | 'closest' | 'option'): BotSource => ({
+    kind: 'faq',
+    index,
+    question: faqs[index]!.question,
+    use,
+  });
   const sources: BotSource[] = answered.map((a) => faq(a.faqIndex, 'answer'));
   for (const q of handedOff) {
     if (q.best) sources.push(faq(q.best.faqIndex, 'closest'));
-    if (q.resourceIndex !== undefined) sources.push({ kind: 'resource', index: q.resourceIndex, text: campaign.bot.resources[q.resourceIndex]!, use: 'covers' });
+    if (q.resourceIndex !== undefined)
+      sources.push({
+        kind: 'resource',
+        index: q.resourceIndex,
+        text: campaign.bot.resources[q.resourceIndex]!,
+        use: 'covers',
+      });
   }
   for (const o of clarify?.options ?? []) sources.push(faq(o.faqIndex, 'option'));
   // The reply is as sure as its least sure answer.
   const basis = { confidence: Math.round(Math.min(...answered.map((a) => a.confidence)) * 100) / 100, sources };
 
-  if (handedOff.length) return { reply: { kind: 'handoff', reason: 'bot_not_confident', body, questions: handedOff.map((q) => q.question.asked) }, basis };
+  if (handedOff.length)
+    return {
+      reply: { kind: 'handoff', reason: 'bot_not_confident', body, questions: handedOff.map((q) => q.question.asked) },
+      basis,
+    };
   if (clarify) return { reply: { kind: 'clarify', body, options: clarify.options.map((o) => o.faqIndex) }, basis };
   return { reply: { kind: 'reply', body, goalReached: false }, basis };
 }
@@ -57,7 +79,14 @@ export function severalAnswer(campaign: Campaign, reading: Several, limit: numbe
 function quoted(questions: readonly HandedOffQuestion[], language: string): string {
   const quote = (text: string) => {
     const one = text.replace(/\s+/g, ' ').trim();
-    return `"${[...one].length > QUOTE_LENGTH ? `${[...one].slice(0, QUOTE_LENGTH - 3).join('').trimEnd()}...` : one}"`;
+    return `"${
+      [...one].length > QUOTE_LENGTH
+        ? `${[...one]
+            .slice(0, QUOTE_LENGTH - 3)
+            .join('')
+            .trimEnd()}...`
+        : one
+    }"`;
   };
   const list = questions.map((q) => quote(q.question.asked));
   try {

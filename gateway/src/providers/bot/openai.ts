@@ -37,7 +37,10 @@ const MAX_QUESTIONS_ANSWERED = 3;
 
 /** The answer's room: a burst asking several questions gets an answer to each. */
 function maxTokensFor(context: BotContext): number {
-  const asked = questionsOf(context.messages.length ? context.messages : [context.message], analyzerFor(context.campaign.language)).length;
+  const asked = questionsOf(
+    context.messages.length ? context.messages : [context.message],
+    analyzerFor(context.campaign.language),
+  ).length;
   return MAX_TOKENS + TOKENS_PER_QUESTION * (Math.min(Math.max(asked, 1), MAX_QUESTIONS_ANSWERED) - 1);
 }
 
@@ -66,8 +69,17 @@ export function createOpenAiBot(settings: OpenAiSettings): BotProvider {
       let response;
       try {
         response = await got.post(endpoint, {
-          json: { model: settings.model, messages: buildMessages(context), temperature: TEMPERATURE, max_tokens: maxTokens },
-          headers: { accept: 'application/json', 'user-agent': 'LeadChat-Bot/1', ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}) },
+          json: {
+            model: settings.model,
+            messages: buildMessages(context),
+            temperature: TEMPERATURE,
+            max_tokens: maxTokens,
+          },
+          headers: {
+            accept: 'application/json',
+            'user-agent': 'LeadChat-Bot/1',
+            ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
+          },
           // The whole exchange, so a server that sends its headers and then stalls is cut off too.
           timeout: { request: settings.timeoutMs },
           retry: { limit: 0 },
@@ -81,7 +93,9 @@ export function createOpenAiBot(settings: OpenAiSettings): BotProvider {
       }
       const status = response.statusCode;
       if (status < 200 || status > 299) {
-        throw new BotUnavailableError(`${where}: answered ${status}${STATUS_REASONS[status] ? `: ${STATUS_REASONS[status]}` : ''}`);
+        throw new BotUnavailableError(
+          `${where}: answered ${status}${STATUS_REASONS[status] ? `: ${STATUS_REASONS[status]}` : ''}`,
+        );
       }
       let completion: unknown;
       try {
@@ -96,10 +110,12 @@ export function createOpenAiBot(settings: OpenAiSettings): BotProvider {
 
 /** The text of the first choice, or why there is none. */
 function contentOf(completion: unknown, where: string, maxTokens: number): string {
-  const choice = typeof completion === 'object' && completion !== null ? (completion as Completion).choices?.[0] : undefined;
+  const choice =
+    typeof completion === 'object' && completion !== null ? (completion as Completion).choices?.[0] : undefined;
   if (!choice) throw new BotUnavailableError(`${where}: the answer holds no completion choice`);
   // A reply cut off mid-sentence is worse for a contact than the fallback's answer.
-  if (choice.finish_reason === 'length') throw new BotUnavailableError(`${where}: the answer was cut off at ${maxTokens} tokens`);
+  if (choice.finish_reason === 'length')
+    throw new BotUnavailableError(`${where}: the answer was cut off at ${maxTokens} tokens`);
   const content = choice.message?.content;
   if (typeof content !== 'string') throw new BotUnavailableError(`${where}: the answer holds no message text`);
   return content;

@@ -173,6 +173,9 @@ export function readReply(content: string): BotReply {
     .trim();
 
   if (handoff) return { kind: 'handoff', reason: 'bot_handoff', body: body || null };
-  if (!body) throw new BotUnavailableError(goalReached ? 'the model answered only the goal marker, with no text' : 'the model answered an empty text');
+  if (!body)
+    throw new BotUnavailableError(
+      goalReached ? 'the model answered only the goal marker, with no text' : 'the model answered an empty text',
+    );
   return { kind: 'reply', body, goalReached };
 }

@@ -17,13 +17,26 @@ export function createCustomChannelAdapter(options: { maxBytes: number }): Custo
     subscribe: () => undefined,
     /** One message a post, its text already held to the route's schema: nothing is refused here. */
     entries: ({ body }) => ({
-      entries: [{ kind: 'message', where: 'customData', key: messageSidOf(body), sender: body.customData.fromId, raw: body as unknown as Json }],
+      entries: [
+        {
+          kind: 'message',
+          where: 'customData',
+          key: messageSidOf(body),
+          sender: body.customData.fromId,
+          raw: body as unknown as Json,
+        },
+      ],
       refused: [],
     }),
     parse(entry) {
       const post = entry.raw as unknown as CustomChannelPost;
-      if (!post || typeof post !== 'object' || !post.customData) throw badRequest('customData is missing: not a custom channel message');
-      return { messages: [{ ...post.customData, messageSid: messageSidOf(post), messageType: post.messageType }], statuses: [], readMarks: [] };
+      if (!post || typeof post !== 'object' || !post.customData)
+        throw badRequest('customData is missing: not a custom channel message');
+      return {
+        messages: [{ ...post.customData, messageSid: messageSidOf(post), messageType: post.messageType }],
+        statuses: [],
+        readMarks: [],
+      };
     },
     /** The caller names the contact in the message itself (firstName, lastName, email). */
     profile: () => Promise.resolve(undefined),
@@ -31,7 +44,8 @@ export function createCustomChannelAdapter(options: { maxBytes: number }): Custo
      * A file embedded as a data: URI is decoded and held to its declared type and the size limit (a 400 or 413 the
      * caller is answered with); a file at an http(s) address stays there, the message keeps the address.
      */
-    readFile: (url, declared) => (isDataUri(url) ? decodeDataUri(url, declared ?? '', options.maxBytes) : Promise.resolve(undefined)),
+    readFile: (url, declared) =>
+      isDataUri(url) ? decodeDataUri(url, declared ?? '', options.maxBytes) : Promise.resolve(undefined),
   };
 }
 

@@ -16,13 +16,30 @@ export function createLogChannelAdapter(channel: LogChannel): LogChannelAdapter 
     subscribe: () => undefined,
     /** One message a post, its text already held to the route's schema: nothing is refused here. */
     entries: ({ body }) => ({
-      entries: [{ kind: 'message', where: 'body', key: body.messageSid ?? null, sender: body.phone, raw: body as unknown as Json }],
+      entries: [
+        {
+          kind: 'message',
+          where: 'body',
+          key: body.messageSid ?? null,
+          sender: body.phone,
+          raw: body as unknown as Json,
+        },
+      ],
       refused: [],
     }),
     parse(entry) {
       const post = entry.raw as unknown as LogChannelPost;
-      if (!post || typeof post !== 'object' || typeof post.phone !== 'string') throw badRequest('phone is missing: not a message posted on the log channel');
-      const message = { channel, providerMessageId: post.messageSid ?? null, from: post.phone, body: post.body, media: [], profileName: null, sentAt: null };
+      if (!post || typeof post !== 'object' || typeof post.phone !== 'string')
+        throw badRequest('phone is missing: not a message posted on the log channel');
+      const message = {
+        channel,
+        providerMessageId: post.messageSid ?? null,
+        from: post.phone,
+        body: post.body,
+        media: [],
+        profileName: null,
+        sentAt: null,
+      };
       return { messages: [message], statuses: [], readMarks: [] };
     },
     /** The poster names no one: a new contact is known by their phone number. */

@@ -8,7 +8,8 @@ import { redact } from '../../domain/mask.js';
  * the Graph API's error answers, and reading their JSON without trusting its shape.
  */
 
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
 /** The list at `where`, [] when absent; anything else there means the payload is not what Meta sends. */
@@ -42,7 +43,8 @@ export function verifyMetaSubscription(verifyToken: string, query: Record<string
   const mode = query['hub.mode'];
   const token = query['hub.verify_token'];
   const challenge = query['hub.challenge'];
-  if (mode !== 'subscribe' || typeof token !== 'string' || typeof challenge !== 'string' || !challenge || !verifyToken) return undefined;
+  if (mode !== 'subscribe' || typeof token !== 'string' || typeof challenge !== 'string' || !challenge || !verifyToken)
+    return undefined;
   return sameSecret(token, verifyToken) ? challenge : undefined;
 }
 
@@ -92,8 +94,14 @@ export function graphError(
   const code = codeOf(error.code);
   const numeric = code === null ? NaN : Number(code);
   const details = isRecord(error.error_data) ? str(error.error_data.details) : undefined;
-  const message = describeGraphError(platform, code, str(error.message), details, codeOf(error.error_subcode)) ?? `${platform} answered HTTP ${status}`;
+  const message =
+    describeGraphError(platform, code, str(error.message), details, codeOf(error.error_subcode)) ??
+    `${platform} answered HTTP ${status}`;
   const retryable =
-    status === 429 || status >= 500 || GRAPH_RETRYABLE_CODES.has(numeric) || retryableCodes.has(numeric) || error.is_transient === true;
+    status === 429 ||
+    status >= 500 ||
+    GRAPH_RETRYABLE_CODES.has(numeric) ||
+    retryableCodes.has(numeric) ||
+    error.is_transient === true;
   return new ChannelError(redact(message, accessToken), retryable, code);
 }

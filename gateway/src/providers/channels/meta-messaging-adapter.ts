@@ -11,7 +11,11 @@ import { metaEntries, verifyMetaRequest } from './meta-webhook.js';
  * Messenger or Instagram both ways: the Page's or account's signed webhooks (messages, reactions, button taps,
  * receipts), the Send API, and a new sender's name from Meta's profile API. Attachments stay at Meta's addresses.
  */
-export function createMetaMessagingAdapter<C extends MetaChannel>(channel: C, c: MetaMessagingCredentials[C], options: AdapterOptions): ChannelAdapter {
+export function createMetaMessagingAdapter<C extends MetaChannel>(
+  channel: C,
+  c: MetaMessagingCredentials[C],
+  options: AdapterOptions,
+): ChannelAdapter {
   const own = sendingAccount(channel, c).accountId;
   return {
     ...createMetaMessagingProvider(channel, c, { apiUrl: options.apiUrl, timeoutMs: options.sendTimeoutMs }),
@@ -19,7 +23,8 @@ export function createMetaMessagingAdapter<C extends MetaChannel>(channel: C, c:
     subscribe: (query) => verifyMetaSubscription(c.verifyToken, query),
     entries: (request) => metaEntries(request, (json) => metaMessagingEntries(channel, json, own)),
     parse: (entry) => parseMetaMessagingEntry(channel, entry),
-    profile: (contact) => fetchMetaProfile(channel, c, contact, { apiUrl: options.apiUrl, timeoutMs: options.readTimeoutMs }),
+    profile: (contact) =>
+      fetchMetaProfile(channel, c, contact, { apiUrl: options.apiUrl, timeoutMs: options.readTimeoutMs }),
     readFile: async () => undefined,
   };
 }

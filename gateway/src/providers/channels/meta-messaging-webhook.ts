@@ -32,13 +32,16 @@ const httpUrl = (v: unknown): string | undefined => {
 function contactOf(event: Record<string, unknown>, where: string, platform: Platform): string {
   const id = isRecord(event.sender) ? event.sender.id : undefined;
   if (id === undefined || id === null || id === '') throw badRequest(`${where}.sender.id is missing`);
-  if (typeof id !== 'string' || !USER_ID.test(id)) throw badRequest(`${where}.sender.id: "${String(id).slice(0, 40)}" is not ${platform.userId}`);
+  if (typeof id !== 'string' || !USER_ID.test(id))
+    throw badRequest(`${where}.sender.id: "${String(id).slice(0, 40)}" is not ${platform.userId}`);
   return id;
 }
 
 /** The event's time (epoch milliseconds) as an ISO string; null when Meta gave none. */
 function sentAt(timestamp: unknown): string | null {
-  return typeof timestamp === 'number' && Number.isSafeInteger(timestamp) && timestamp > 0 ? new Date(timestamp).toISOString() : null;
+  return typeof timestamp === 'number' && Number.isSafeInteger(timestamp) && timestamp > 0
+    ? new Date(timestamp).toISOString()
+    : null;
 }
 
 /** A receipt's watermark: every message sent before it (epoch milliseconds) is delivered, or read. */
@@ -66,7 +69,8 @@ function message(channel: MetaChannel, event: Record<string, unknown>, where: st
     // Locations and templates have no file to point at.
     const url = isRecord(attachment.payload) ? httpUrl(attachment.payload.url) : undefined;
     const type = str(attachment.type) ?? '';
-    if (url) media.push({ url, contentType: Object.hasOwn(ATTACHMENT_TYPES, type) ? ATTACHMENT_TYPES[type]! : UNKNOWN_TYPE });
+    if (url)
+      media.push({ url, contentType: Object.hasOwn(ATTACHMENT_TYPES, type) ? ATTACHMENT_TYPES[type]! : UNKNOWN_TYPE });
   });
   const story = isRecord(m.reply_to) && isRecord(m.reply_to.story) ? httpUrl(m.reply_to.story.url) : undefined;
   if (story) media.push({ url: story, contentType: UNKNOWN_TYPE });
@@ -107,19 +111,27 @@ function postback(channel: MetaChannel, event: Record<string, unknown>, where: s
   const body = str(p.title) ?? payload;
   if (!body) return undefined;
   // Older postbacks carry no mid: the tap is known by who tapped what, when.
-  const providerMessageId = str(p.mid) ?? `postback:${from}:${typeof event.timestamp === 'number' ? event.timestamp : ''}:${payload ?? body}`;
+  const providerMessageId =
+    str(p.mid) ?? `postback:${from}:${typeof event.timestamp === 'number' ? event.timestamp : ''}:${payload ?? body}`;
   return { channel, providerMessageId, from, body, media: [], profileName: null, sentAt: sentAt(event.timestamp) };
 }
 
 /** Delivery and read receipts: by message id where Meta names them, and as a watermark where it gives one. */
-function receipt(channel: MetaChannel, event: Record<string, unknown>, where: string, kind: 'delivery' | 'read', out: MetaMessagingWebhook): void {
+function receipt(
+  channel: MetaChannel,
+  event: Record<string, unknown>,
+  where: string,
+  kind: 'delivery' | 'read',
+  out: MetaMessagingWebhook,
+): void {
   const r = record(event[kind], `${where}.${kind}`);
   const contact = contactOf(event, where, PLATFORMS[channel]);
   const status = kind === 'delivery' ? 'delivered' : 'read';
   const mids = kind === 'delivery' ? list(r.mids, `${where}.delivery.mids`) : [r.mid];
   for (const mid of mids) {
     const providerMessageId = str(mid);
-    if (providerMessageId) out.statuses.push({ providerMessageId, status, providerStatus: status, errorCode: null, error: null });
+    if (providerMessageId)
+      out.statuses.push({ providerMessageId, status, providerStatus: status, errorCode: null, error: null });
   }
   const upTo = watermarkOf(r.watermark);
   if (upTo) out.watermarks.push({ channel, contact, status, upTo });
@@ -142,7 +154,11 @@ function readEvent(channel: MetaChannel, ev: unknown, where: string, out: MetaMe
  * to one callback URL) are skipped when `ownId` is given, as they are not this account's. A webhook of another
  * platform, or one whose entries are not where Meta puts them, is a 400.
  */
-function eventsOf(channel: MetaChannel, body: unknown, ownId: string | undefined): Array<{ ev: unknown; where: string }> {
+function eventsOf(
+  channel: MetaChannel,
+  body: unknown,
+  ownId: string | undefined,
+): Array<{ ev: unknown; where: string }> {
   const platform = PLATFORMS[channel];
   if (!isRecord(body) || body.object !== platform.object) {
     throw badRequest(`object: not ${platform.webhook} (expected "object": "${platform.object}")`);
@@ -152,7 +168,9 @@ function eventsOf(channel: MetaChannel, body: unknown, ownId: string | undefined
   body.entry.forEach((entry, e) => {
     const r = record(entry, `entry[${e}]`);
     if (ownId !== undefined && String(r.id) !== ownId) return;
-    list(r.messaging, `entry[${e}].messaging`).forEach((ev, i) => events.push({ ev, where: `entry[${e}].messaging[${i}]` }));
+    list(r.messaging, `entry[${e}].messaging`).forEach((ev, i) =>
+      events.push({ ev, where: `entry[${e}].messaging[${i}]` }),
+    );
   });
   return events;
 }
@@ -202,7 +220,8 @@ export function metaMessagingEntries(channel: MetaChannel, body: unknown, ownId:
     }
     const [inbound] = out.messages;
     if (inbound) entries.push({ kind: 'message', where, key: inbound.providerMessageId, sender: inbound.from, raw });
-    else if (out.statuses.length || out.watermarks.length) entries.push({ kind: 'status', where, key: null, sender: null, raw });
+    else if (out.statuses.length || out.watermarks.length)
+      entries.push({ kind: 'status', where, key: null, sender: null, raw });
   }
   return { entries, refused };
 }

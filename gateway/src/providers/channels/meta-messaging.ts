@@ -1,7 +1,19 @@
 import { storableText } from '../../domain/storable-text.js';
-import { ChannelError, type ChannelProvider, type MetaChannel, type MetaProfile } from '../../engine/ports/channel-provider.js';
+import {
+  ChannelError,
+  type ChannelProvider,
+  type MetaChannel,
+  type MetaProfile,
+} from '../../engine/ports/channel-provider.js';
 import { graphError, str } from './meta-graph.js';
-import { apiBase, PLATFORMS, sendingAccount, USER_ID, type MetaMessagingCredentials, type MetaMessagingOptions } from './meta-platforms.js';
+import {
+  apiBase,
+  PLATFORMS,
+  sendingAccount,
+  USER_ID,
+  type MetaMessagingCredentials,
+  type MetaMessagingOptions,
+} from './meta-platforms.js';
 import { readProviderJson } from './provider-file.js';
 import { postToProvider } from './provider-request.js';
 
@@ -13,28 +25,45 @@ export { parseMetaMessagingWebhook, type MetaMessagingWebhook } from './meta-mes
  * with the HUMAN_AGENT tag when a person answers later. Text over the platform's limit is refused, not split: parts
  * could arrive out of order or only in part, and the sender should decide how to shorten their words.
  */
-export function createMetaMessagingProvider<C extends MetaChannel>(channel: C, c: MetaMessagingCredentials[C], options: MetaMessagingOptions): ChannelProvider {
+export function createMetaMessagingProvider<C extends MetaChannel>(
+  channel: C,
+  c: MetaMessagingCredentials[C],
+  options: MetaMessagingOptions,
+): ChannelProvider {
   const platform = PLATFORMS[channel];
   const { accountId, token } = sendingAccount(channel, c);
   const endpoint = `${apiBase(options.apiUrl)}/${accountId}/messages`;
   return {
     name: channel,
     async send(message) {
-      if (message.channel !== channel) throw new ChannelError(`The ${platform.name} channel sends ${platform.name} messages only, not ${message.channel}`, false);
+      if (message.channel !== channel)
+        throw new ChannelError(
+          `The ${platform.name} channel sends ${platform.name} messages only, not ${message.channel}`,
+          false,
+        );
       if (message.template) throw new ChannelError(`${platform.name} has no message templates: send text`, false);
-      if (!USER_ID.test(message.to)) throw new ChannelError(`"${message.to.slice(0, 40)}" is not ${platform.userId}`, false);
+      if (!USER_ID.test(message.to))
+        throw new ChannelError(`"${message.to.slice(0, 40)}" is not ${platform.userId}`, false);
       const tooLong = platform.textProblem(message.body);
       if (tooLong) throw new ChannelError(tooLong, false, 'TEXT_TOO_LONG');
       const json = {
         recipient: { id: message.to },
-        ...(message.humanAgent ? { messaging_type: 'MESSAGE_TAG', tag: 'HUMAN_AGENT' } : { messaging_type: 'RESPONSE' }),
+        ...(message.humanAgent
+          ? { messaging_type: 'MESSAGE_TAG', tag: 'HUMAN_AGENT' }
+          : { messaging_type: 'RESPONSE' }),
         message: { text: message.body },
       };
-      const { status, answer } = await postToProvider(platform.name, endpoint, { json }, { authorization: `Bearer ${token}`, secret: token, timeoutMs: options.timeoutMs });
+      const { status, answer } = await postToProvider(
+        platform.name,
+        endpoint,
+        { json },
+        { authorization: `Bearer ${token}`, secret: token, timeoutMs: options.timeoutMs },
+      );
       if (status < 200 || status >= 300) {
         const error = graphError(platform.name, status, answer, token, platform.retryableCodes);
         // 190: the token expired or was revoked; only the account's owner can give a new one.
-        if (error.code === '190') throw new ChannelError(`${platform.token} has expired or was revoked: ${error.message}`, false, error.code);
+        if (error.code === '190')
+          throw new ChannelError(`${platform.token} has expired or was revoked: ${error.message}`, false, error.code);
         throw error;
       }
       const sent = str(answer?.message_id);
@@ -61,7 +90,11 @@ export async function fetchMetaProfile<C extends MetaChannel>(
   const fields = channel === 'messenger' ? 'first_name,last_name' : 'name,username';
   let answer: Record<string, unknown>;
   try {
-    answer = await readProviderJson(`${apiBase(options.apiUrl)}/${id}?fields=${fields}`, { authorization: `Bearer ${token}`, secret: token, timeoutMs: options.timeoutMs });
+    answer = await readProviderJson(`${apiBase(options.apiUrl)}/${id}?fields=${fields}`, {
+      authorization: `Bearer ${token}`,
+      secret: token,
+      timeoutMs: options.timeoutMs,
+    });
   } catch {
     return undefined;
   }

@@ -46,7 +46,9 @@ export const PLATFORMS: Record<MetaChannel, Platform> = {
     retryableCodes: new Set([1, 80006]),
     textProblem(body) {
       const length = [...body].length;
-      return length > MESSENGER_MAX_CHARACTERS ? `Messenger takes at most ${MESSENGER_MAX_CHARACTERS} characters in a message; this one has ${length}` : undefined;
+      return length > MESSENGER_MAX_CHARACTERS
+        ? `Messenger takes at most ${MESSENGER_MAX_CHARACTERS} characters in a message; this one has ${length}`
+        : undefined;
     },
   },
   instagram: {
@@ -59,13 +61,18 @@ export const PLATFORMS: Record<MetaChannel, Platform> = {
     // Meta counts Instagram's limit in bytes of UTF-8, so accents and emoji weigh more than one.
     textProblem(body) {
       const bytes = Buffer.byteLength(body, 'utf8');
-      return bytes > INSTAGRAM_MAX_BYTES ? `Instagram takes at most ${INSTAGRAM_MAX_BYTES} bytes of text in a message; this one has ${bytes}` : undefined;
+      return bytes > INSTAGRAM_MAX_BYTES
+        ? `Instagram takes at most ${INSTAGRAM_MAX_BYTES} bytes of text in a message; this one has ${bytes}`
+        : undefined;
     },
   },
 };
 
 /** The account that sends on the channel (a Page, an Instagram professional account) and its access token. */
-export function sendingAccount<C extends MetaChannel>(channel: C, c: MetaMessagingCredentials[C]): { accountId: string; token: string } {
+export function sendingAccount<C extends MetaChannel>(
+  channel: C,
+  c: MetaMessagingCredentials[C],
+): { accountId: string; token: string } {
   if (channel === 'messenger') {
     const m = c as MessengerCredentials;
     return { accountId: m.pageId, token: m.pageAccessToken };

@@ -25,7 +25,14 @@ export type { ProviderFile };
  */
 export async function readProviderFile(
   url: string,
-  options: { authorization: string; secret: string; maxBytes: number; timeoutMs: number; targets: TargetPolicy; trustedOrigin?: string },
+  options: {
+    authorization: string;
+    secret: string;
+    maxBytes: number;
+    timeoutMs: number;
+    targets: TargetPolicy;
+    trustedOrigin?: string;
+  },
 ): Promise<ProviderFile> {
   const request = got(url, {
     headers: { authorization: options.authorization },
@@ -35,11 +42,13 @@ export async function readProviderFile(
     ...guard(options.targets, options.trustedOrigin),
   });
   request.on('downloadProgress', ({ transferred, total }) => {
-    if (transferred > options.maxBytes || (total ?? 0) > options.maxBytes) request.cancel(`larger than ${options.maxBytes} bytes`);
+    if (transferred > options.maxBytes || (total ?? 0) > options.maxBytes)
+      request.cancel(`larger than ${options.maxBytes} bytes`);
   });
   try {
     const response = await request;
-    const contentType = response.headers['content-type']?.split(';')[0]?.trim().toLowerCase() || 'application/octet-stream';
+    const contentType =
+      response.headers['content-type']?.split(';')[0]?.trim().toLowerCase() || 'application/octet-stream';
     return { bytes: response.body, contentType };
   } catch (err) {
     throw new Error(redact(`the file could not be read: ${(err as Error).message}`, options.secret));
@@ -47,9 +56,17 @@ export async function readProviderFile(
 }
 
 /** A JSON object read from a provider's API with the account's credentials; a failure when the answer is none. */
-export async function readProviderJson(url: string, options: { authorization: string; secret: string; timeoutMs: number }): Promise<Record<string, unknown>> {
+export async function readProviderJson(
+  url: string,
+  options: { authorization: string; secret: string; timeoutMs: number },
+): Promise<Record<string, unknown>> {
   try {
-    const text = await got(url, { headers: { authorization: options.authorization }, timeout: { request: options.timeoutMs }, retry: { limit: 0 }, followRedirect: false }).text();
+    const text = await got(url, {
+      headers: { authorization: options.authorization },
+      timeout: { request: options.timeoutMs },
+      retry: { limit: 0 },
+      followRedirect: false,
+    }).text();
     const answer = jsonObject(text);
     if (!answer) throw new Error('the answer is not a JSON object');
     return answer;

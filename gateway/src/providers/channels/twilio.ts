@@ -4,7 +4,13 @@ import { textFault } from '../../domain/storable-text.js';
 import type { InboundEntry } from '../../domain/inbound-entries.js';
 import { badRequest } from '../../errors.js';
 import type { Inbound, WebhookEntries, WebhookRequest } from '../../engine/ports/channel-adapter.js';
-import { ChannelError, type ChannelProvider, type InboundMessage, type OutgoingMessage, type StatusUpdate } from '../../engine/ports/channel-provider.js';
+import {
+  ChannelError,
+  type ChannelProvider,
+  type InboundMessage,
+  type OutgoingMessage,
+  type StatusUpdate,
+} from '../../engine/ports/channel-provider.js';
 import { redact } from '../../domain/mask.js';
 import { readProviderFile, type MediaOptions, type ProviderFile } from './provider-file.js';
 import { postToProvider } from './provider-request.js';
@@ -12,11 +18,15 @@ import { postToProvider } from './provider-request.js';
 /** Twilio takes at most 10 media per message, so a larger count can only be a forged or broken request. */
 const MAX_MEDIA = 10;
 
-
-function messageForm(c: TwilioCredentials, message: OutgoingMessage, statusCallbackUrl: string | null): Record<string, string> {
+function messageForm(
+  c: TwilioCredentials,
+  message: OutgoingMessage,
+  statusCallbackUrl: string | null,
+): Record<string, string> {
   const form: Record<string, string> = {};
   if (message.channel === 'whatsapp') {
-    if (!c.whatsappFrom) throw new ChannelError('Twilio has no WhatsApp sender: set whatsappFrom in the Twilio channel', false);
+    if (!c.whatsappFrom)
+      throw new ChannelError('Twilio has no WhatsApp sender: set whatsappFrom in the Twilio channel', false);
     form.To = `${WHATSAPP_PREFIX}${message.to}`;
     form.From = `${WHATSAPP_PREFIX}${c.whatsappFrom}`;
   } else {
@@ -24,11 +34,14 @@ function messageForm(c: TwilioCredentials, message: OutgoingMessage, statusCallb
     // A Messaging Service picks the sender and carries the US A2P registration, so it wins over a lone number.
     if (c.messagingServiceSid) form.MessagingServiceSid = c.messagingServiceSid;
     else if (c.from) form.From = c.from;
-    else throw new ChannelError('Twilio has no SMS sender: set from or messagingServiceSid in the Twilio channel', false);
+    else
+      throw new ChannelError('Twilio has no SMS sender: set from or messagingServiceSid in the Twilio channel', false);
   }
   if (message.template) {
     form.ContentSid = message.template.name;
-    form.ContentVariables = JSON.stringify(Object.fromEntries(message.template.params.map((p, i) => [String(i + 1), p])));
+    form.ContentVariables = JSON.stringify(
+      Object.fromEntries(message.template.params.map((p, i) => [String(i + 1), p])),
+    );
   } else {
     form.Body = message.body;
   }
@@ -39,13 +52,19 @@ function messageForm(c: TwilioCredentials, message: OutgoingMessage, statusCallb
 /** Twilio's error answer `{code, message, more_info, status}` as a ChannelError; only a rate limit or an outage may pass. */
 function twilioError(status: number, answer: Record<string, unknown> | undefined, authToken: string): ChannelError {
   const code = typeof answer?.code === 'number' || typeof answer?.code === 'string' ? String(answer.code) : null;
-  const text = typeof answer?.message === 'string' && answer.message.trim() ? answer.message.trim().slice(0, 500) : null;
-  const message = code ? `Twilio ${code}: ${text ?? `HTTP ${status}`}` : `Twilio answered HTTP ${status}${text ? `: ${text}` : ''}`;
+  const text =
+    typeof answer?.message === 'string' && answer.message.trim() ? answer.message.trim().slice(0, 500) : null;
+  const message = code
+    ? `Twilio ${code}: ${text ?? `HTTP ${status}`}`
+    : `Twilio answered HTTP ${status}${text ? `: ${text}` : ''}`;
   return new ChannelError(redact(message, authToken), status === 429 || status >= 500, code);
 }
 
 /** How a request to Twilio carries the account's credentials, and the secret its errors must not show. */
-const twilioAuth = (c: TwilioCredentials) => ({ authorization: `Basic ${Buffer.from(`${c.accountSid}:${c.authToken}`).toString('base64')}`, secret: c.authToken });
+const twilioAuth = (c: TwilioCredentials) => ({
+  authorization: `Basic ${Buffer.from(`${c.accountSid}:${c.authToken}`).toString('base64')}`,
+  secret: c.authToken,
+});
 
 export function createTwilioProvider(
   c: TwilioCredentials,
@@ -57,7 +76,12 @@ export function createTwilioProvider(
     name: 'twilio',
     async send(message) {
       const form = messageForm(c, message, options.statusCallbackUrl);
-      const { status, answer } = await postToProvider('Twilio', endpoint, { form }, { ...auth, timeoutMs: options.timeoutMs });
+      const { status, answer } = await postToProvider(
+        'Twilio',
+        endpoint,
+        { form },
+        { ...auth, timeoutMs: options.timeoutMs },
+      );
       if (status < 200 || status >= 300) throw twilioError(status, answer, c.authToken);
       if (typeof answer?.sid !== 'string' || !answer.sid) {
         // The message may have gone: trying again could text the contact twice.
@@ -72,7 +96,12 @@ export function createTwilioProvider(
 let validateRequest: (typeof import('twilio'))['validateRequest'] | undefined;
 
 /** Whether a request carries Twilio's X-Twilio-Signature for this URL and these form parameters. */
-export async function verifyTwilioSignature(authToken: string, url: string, params: Record<string, string>, signature: string | undefined): Promise<boolean> {
+export async function verifyTwilioSignature(
+  authToken: string,
+  url: string,
+  params: Record<string, string>,
+  signature: string | undefined,
+): Promise<boolean> {
   if (!signature || !authToken) return false;
   validateRequest ??= (await import('twilio')).default.validateRequest;
   try {
@@ -87,7 +116,10 @@ export async function verifyTwilioSignature(authToken: string, url: string, para
 function twilioAddress(value: string | undefined, field: string): { channel: 'sms' | 'whatsapp'; phone: string } {
   if (!value) throw badRequest(`${field} is missing: not a Twilio message webhook`);
   const whatsapp = value.startsWith(WHATSAPP_PREFIX);
-  return { channel: whatsapp ? 'whatsapp' : 'sms', phone: normalizePhone(whatsapp ? value.slice(WHATSAPP_PREFIX.length) : value, field) };
+  return {
+    channel: whatsapp ? 'whatsapp' : 'sms',
+    phone: normalizePhone(whatsapp ? value.slice(WHATSAPP_PREFIX.length) : value, field),
+  };
 }
 
 /** A contact's SMS or WhatsApp message from Twilio's incoming-message webhook (form parameters). */
@@ -104,7 +136,15 @@ export function parseTwilioInbound(params: Record<string, string>): InboundMessa
     if (!url) throw badRequest(`MediaUrl${i} is missing although NumMedia is ${count}`);
     return { url, contentType: params[`MediaContentType${i}`] || 'application/octet-stream' };
   });
-  return { channel, providerMessageId, from: phone, body: params.Body ?? '', media, profileName: params.ProfileName?.trim() || null, sentAt: null };
+  return {
+    channel,
+    providerMessageId,
+    from: phone,
+    body: params.Body ?? '',
+    media,
+    profileName: params.ProfileName?.trim() || null,
+    sentAt: null,
+  };
 }
 
 /** Twilio's message statuses that change what the gateway knows; the others are steps on the way. */
@@ -167,5 +207,11 @@ export async function readTwilioMedia(c: TwilioCredentials, url: string, options
   const address = new URL(url);
   const api = new URL(options.apiUrl).origin;
   if (address.origin !== api) throw new Error(`the file is not on Twilio's API (${address.host})`);
-  return readProviderFile(url, { ...twilioAuth(c), maxBytes: options.maxBytes, timeoutMs: options.timeoutMs, targets: options.targets, trustedOrigin: api });
+  return readProviderFile(url, {
+    ...twilioAuth(c),
+    maxBytes: options.maxBytes,
+    timeoutMs: options.timeoutMs,
+    targets: options.targets,
+    trustedOrigin: api,
+  });
 }

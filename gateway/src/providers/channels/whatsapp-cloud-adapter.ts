@@ -10,7 +10,12 @@ import { parseWhatsAppEntry, whatsAppEntries } from './whatsapp-cloud-webhook.js
  * statuses), the Graph API to send, and contacts' files read through their media ids with the access token.
  */
 export function createWhatsAppCloudAdapter(c: WhatsAppCloudCredentials, options: AdapterOptions): ChannelAdapter {
-  const media = { apiUrl: options.apiUrl, maxBytes: options.maxBytes, timeoutMs: options.readTimeoutMs, targets: options.targets };
+  const media = {
+    apiUrl: options.apiUrl,
+    maxBytes: options.maxBytes,
+    timeoutMs: options.readTimeoutMs,
+    targets: options.targets,
+  };
   return {
     ...createWhatsAppCloudProvider(c, { apiUrl: options.apiUrl, timeoutMs: options.sendTimeoutMs }),
     verify: (request) => verifyMetaRequest(c.appSecret, request),

@@ -11,20 +11,28 @@ export const MEDIA_SCHEME = 'whatsapp-media:';
 const MEDIA_TYPES = ['image', 'audio', 'video', 'document', 'sticker'];
 
 /** The text and media of a contact's message, or undefined for kinds the gateway does not take (reactions, …). */
-function content(m: Record<string, unknown>, where: string): { body: string; media: InboundMessage['media'] } | undefined {
+function content(
+  m: Record<string, unknown>,
+  where: string,
+): { body: string; media: InboundMessage['media'] } | undefined {
   const type = str(m.type);
   const part = type && isRecord(m[type]) ? (m[type] as Record<string, unknown>) : undefined;
   if (type === 'text') return { body: typeof part?.body === 'string' ? part.body : '', media: [] };
   if (type === 'button') return { body: str(part?.text) ?? str(part?.payload) ?? '', media: [] };
   if (type === 'interactive') {
-    const reply = part && (isRecord(part.button_reply) ? part.button_reply : isRecord(part.list_reply) ? part.list_reply : undefined);
+    const reply =
+      part &&
+      (isRecord(part.button_reply) ? part.button_reply : isRecord(part.list_reply) ? part.list_reply : undefined);
     return reply ? { body: str(reply.title) ?? '', media: [] } : undefined;
   }
   if (type && MEDIA_TYPES.includes(type)) {
     const id = str(part?.id);
     if (!id) throw badRequest(`${where}.${type}.id is missing`);
     const contentType = str(part?.mime_type) ?? 'application/octet-stream';
-    return { body: typeof part?.caption === 'string' ? part.caption : '', media: [{ url: `${MEDIA_SCHEME}${id}`, contentType }] };
+    return {
+      body: typeof part?.caption === 'string' ? part.caption : '',
+      media: [{ url: `${MEDIA_SCHEME}${id}`, contentType }],
+    };
   }
   return undefined;
 }
@@ -39,16 +47,32 @@ function inbound(m: unknown, where: string, names: Map<string, string>): Inbound
   const id = str(msg.id);
   if (!id) throw badRequest(`${where}.id is missing`);
   const from = typeof msg.from === 'string' ? msg.from : '';
-  if (!/^\d{6,15}$/.test(from)) throw badRequest(`${where}.from: "${String(msg.from).slice(0, 40)}" is not a WhatsApp number (its digits)`);
+  if (!/^\d{6,15}$/.test(from))
+    throw badRequest(`${where}.from: "${String(msg.from).slice(0, 40)}" is not a WhatsApp number (its digits)`);
   const parts = content(msg, where);
   if (!parts) return undefined;
   // Seconds since 1970, as a string: when the contact sent it, which starts WhatsApp's 24-hour window.
   const seconds = Number(msg.timestamp);
-  const sentAt = typeof msg.timestamp === 'string' && Number.isSafeInteger(seconds) && seconds > 0 ? new Date(seconds * 1000).toISOString() : null;
-  return { channel: 'whatsapp', providerMessageId: id, from: normalizePhone(`+${from}`, `${where}.from`), ...parts, profileName: profileName(from, names), sentAt };
+  const sentAt =
+    typeof msg.timestamp === 'string' && Number.isSafeInteger(seconds) && seconds > 0
+      ? new Date(seconds * 1000).toISOString()
+      : null;
+  return {
+    channel: 'whatsapp',
+    providerMessageId: id,
+    from: normalizePhone(`+${from}`, `${where}.from`),
+    ...parts,
+    profileName: profileName(from, names),
+    sentAt,
+  };
 }
 
-const STATUSES: Record<string, StatusUpdate['status']> = { sent: 'sent', delivered: 'delivered', read: 'read', failed: 'failed' };
+const STATUSES: Record<string, StatusUpdate['status']> = {
+  sent: 'sent',
+  delivered: 'delivered',
+  read: 'read',
+  failed: 'failed',
+};
 
 function statusUpdate(s: unknown, where: string): StatusUpdate | undefined {
   const st = record(s, where);
@@ -74,9 +98,13 @@ export interface WhatsAppWebhook {
 }
 
 /** Each change of the webhook that carries messages, with where it is and its senders' profile names. */
-function changesOf(body: unknown): Array<{ where: string; value: Record<string, unknown>; names: Map<string, string> }> {
+function changesOf(
+  body: unknown,
+): Array<{ where: string; value: Record<string, unknown>; names: Map<string, string> }> {
   if (!isRecord(body) || body.object !== 'whatsapp_business_account') {
-    throw badRequest('object: not a WhatsApp Business Account webhook (expected "object": "whatsapp_business_account")');
+    throw badRequest(
+      'object: not a WhatsApp Business Account webhook (expected "object": "whatsapp_business_account")',
+    );
   }
   if (!Array.isArray(body.entry)) throw badRequest('entry: expected a list');
   const changes: Array<{ where: string; value: Record<string, unknown>; names: Map<string, string> }> = [];
@@ -161,14 +189,16 @@ export function whatsAppEntries(body: unknown): WebhookEntries {
       const raw: MessageEntry = { message: m as InboundEntry['raw'], profileName: profile };
       const read = shapeOf(() => inbound(m, at, names));
       if (!read) entries.push({ kind: 'message', where: at, key: null, sender: null, raw });
-      else if (read.value) entries.push({ kind: 'message', where: at, key: read.value.providerMessageId, sender: from, raw });
+      else if (read.value)
+        entries.push({ kind: 'message', where: at, key: read.value.providerMessageId, sender: from, raw });
     });
     list(value.statuses, `${where}.value.statuses`).forEach((s, i) => {
       const at = `${where}.value.statuses[${i}]`;
       const fault = textFault(s);
       if (fault) return void refused.push({ where: at, fault });
       const read = shapeOf(() => statusUpdate(s, at));
-      if (!read || read.value) entries.push({ kind: 'status', where: at, key: null, sender: null, raw: s as InboundEntry['raw'] });
+      if (!read || read.value)
+        entries.push({ kind: 'status', where: at, key: null, sender: null, raw: s as InboundEntry['raw'] });
     });
   }
   return { entries, refused };

@@ -1,6 +1,7 @@
 import { close, constants, fdatasync, ftruncate, open, write } from 'node:fs';
 
-const done = (resolve: () => void, reject: (err: Error) => void) => (err: Error | null) => (err ? reject(err) : resolve());
+const done = (resolve: () => void, reject: (err: Error) => void) => (err: Error | null) =>
+  err ? reject(err) : resolve();
 
 /**
  * Where the system offers it (Linux, macOS), the file is opened with O_DSYNC: a write returns once its bytes are
@@ -18,7 +19,9 @@ export class AppendFile {
   private constructor(private readonly fd: number) {}
 
   static open(path: string): Promise<AppendFile> {
-    return new Promise((resolve, reject) => open(path, APPEND, 0o666, (err, fd) => (err ? reject(err) : resolve(new AppendFile(fd)))));
+    return new Promise((resolve, reject) =>
+      open(path, APPEND, 0o666, (err, fd) => (err ? reject(err) : resolve(new AppendFile(fd)))),
+    );
   }
 
   /** Appends `data` and returns once it is durable. */
@@ -30,7 +33,9 @@ export class AppendFile {
   private async writeAll(data: Buffer): Promise<void> {
     for (let offset = 0; offset < data.length; ) {
       offset += await new Promise<number>((resolve, reject) =>
-        write(this.fd, data, offset, data.length - offset, null, (err, written) => (err ? reject(err) : resolve(written))),
+        write(this.fd, data, offset, data.length - offset, null, (err, written) =>
+          err ? reject(err) : resolve(written),
+        ),
       );
     }
   }

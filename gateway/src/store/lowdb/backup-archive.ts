@@ -56,7 +56,9 @@ export async function readArchive(file: string): Promise<Manifest> {
   if (refused) throw new BackupArchiveError(`${file} is not a LeadChat gateway backup: ${refused}`);
   const manifest = parseManifest(file, text);
   if (files !== manifest.files) {
-    throw new BackupArchiveError(`${file} is incomplete: it holds ${files} of the ${manifest.files} files its manifest lists`);
+    throw new BackupArchiveError(
+      `${file} is incomplete: it holds ${files} of the ${manifest.files} files its manifest lists`,
+    );
   }
   return manifest;
 }
@@ -83,9 +85,12 @@ export async function extractArchive(file: string, into: string): Promise<void> 
 /** Why an entry has no place in a backup; undefined when it has one. */
 function problemOf(path: string, type: string): string | undefined {
   const name = path.replace(/\/$/, '');
-  if (type !== 'File' && type !== 'Directory') return `it holds "${path}", of type ${type} (a backup holds only files and directories)`;
-  const unsafe = name.startsWith('/') || /^[A-Za-z]:/.test(name) || name.includes('\\') || name.split('/').includes('..');
-  if (unsafe || posix.normalize(name) !== name) return `it holds the path "${path}", which leads outside the directory restored into`;
+  if (type !== 'File' && type !== 'Directory')
+    return `it holds "${path}", of type ${type} (a backup holds only files and directories)`;
+  const unsafe =
+    name.startsWith('/') || /^[A-Za-z]:/.test(name) || name.includes('\\') || name.split('/').includes('..');
+  if (unsafe || posix.normalize(name) !== name)
+    return `it holds the path "${path}", which leads outside the directory restored into`;
   if (name !== MANIFEST && name !== DATA && !name.startsWith(`${DATA}/`)) return `it holds "${path}", outside ${DATA}/`;
   if (name === MANIFEST && type !== 'File') return `its ${MANIFEST} is not a file`;
   return undefined;

@@ -80,7 +80,11 @@ export class Collection {
 
   /** What a page reader needs to compute this collection's index keys, in the order of its indexes. */
   get shape(): IndexShape {
-    return { indexes: this.indexes.map((index) => index.spec), sortedBy: this.spec.sortedBy, sortedWithin: this.spec.sortedWithin };
+    return {
+      indexes: this.indexes.map((index) => index.spec),
+      sortedBy: this.spec.sortedBy,
+      sortedWithin: this.spec.sortedWithin,
+    };
   }
 
   entry(id: string): Entry | undefined {
@@ -102,7 +106,8 @@ export class Collection {
 
   findIds(index: string, values: Scalar[], page?: Page): string[] {
     const found = this.index(index);
-    if (values.length !== found.spec.fields.length) throw new Error(`store: index "${index}" takes ${found.spec.fields.length} values`);
+    if (values.length !== found.spec.fields.length)
+      throw new Error(`store: index "${index}" takes ${found.spec.fields.length} values`);
     return pageOf(found.ids(keyOf(values), this.seqOf), page, this.maybeSeqOf);
   }
 
@@ -224,13 +229,20 @@ export class Collection {
     for (const [id, entry] of this.entries) {
       const { doc, keys, keysAt = 0 } = entry;
       if (shadowOf) found.push(doc ?? shadowOf(id, keys!, keysAt));
-      if (this.sorted) sorted.push([id, doc ? this.sorted.keyOf(doc) : { value: keys!.sorted[keysAt] ?? undefined, group: keys!.groups?.[keysAt] ?? absent }]);
+      if (this.sorted)
+        sorted.push([
+          id,
+          doc
+            ? this.sorted.keyOf(doc)
+            : { value: keys!.sorted[keysAt] ?? undefined, group: keys!.groups?.[keysAt] ?? absent },
+        ]);
       for (let i = 0; i < width; i++) {
         const index = this.indexes[i]!;
         const key = doc ? index.keyOf(doc) : keys!.keys[keysAt * width + i];
         if (key === undefined || key === null) continue;
         const holder = index.unique ? index.holder(key) : undefined;
-        if (holder !== undefined) throw new Error(`store: ${this.name}.${index.name} "${key}" is held by ${holder} and ${id}`);
+        if (holder !== undefined)
+          throw new Error(`store: ${this.name}.${index.name} "${key}" is held by ${holder} and ${id}`);
         index.add(key, id, entry.seq);
       }
       entry.keys = undefined;
@@ -247,7 +259,9 @@ export class Collection {
    */
   private shadows(): (id: string, keys: PageKeys, at: number) => Doc {
     const width = this.indexes.length;
-    const fields = this.indexes.flatMap((index, i) => (index.spec.fields.length === 1 ? [{ name: index.spec.fields[0]!, i }] : []));
+    const fields = this.indexes.flatMap((index, i) =>
+      index.spec.fields.length === 1 ? [{ name: index.spec.fields[0]!, i }] : [],
+    );
     const sortedBy = this.spec.sortedBy;
     return (id, keys, at) => {
       const shadow: Record<string, unknown> = { id };

@@ -54,7 +54,11 @@ function formatAfter(steps: UpgradeStep[]): number {
  * was made before formats were recorded: it is format 1. A new data dir is recorded as this gateway's format.
  * `steps` is the list to follow (the gateway's own, but for tests).
  */
-export async function upgradeDataDir(dataDir: string, log: FormatLog, steps: UpgradeStep[] = upgradeSteps): Promise<void> {
+export async function upgradeDataDir(
+  dataDir: string,
+  log: FormatLog,
+  steps: UpgradeStep[] = upgradeSteps,
+): Promise<void> {
   const current = formatAfter(steps);
   const recorded = await readFormat(dataDir);
   if (recorded !== undefined && recorded > current) throw newerFormat(`the data dir ${dataDir}`, recorded, current);
@@ -63,7 +67,8 @@ export async function upgradeDataDir(dataDir: string, log: FormatLog, steps: Upg
     return;
   }
   let format = recorded ?? 1;
-  const done: string[] = recorded === undefined ? ['it had no format version, so it is format 1: recorded that, no file changed'] : [];
+  const done: string[] =
+    recorded === undefined ? ['it had no format version, so it is format 1: recorded that, no file changed'] : [];
   if (recorded === undefined) await recordFormat(dataDir, 1);
   for (const step of steps) {
     if (step.to <= format) continue;
@@ -73,7 +78,10 @@ export async function upgradeDataDir(dataDir: string, log: FormatLog, steps: Upg
     done.push(`format ${step.to}: ${step.what}`);
   }
   if (done.length > 0) {
-    log.info({ dataDir, from: recorded ?? 'unversioned', to: current, steps: done }, `data dir upgraded to store format ${current}: ${done.join('; ')}`);
+    log.info(
+      { dataDir, from: recorded ?? 'unversioned', to: current, steps: done },
+      `data dir upgraded to store format ${current}: ${done.join('; ')}`,
+    );
   }
 }
 
@@ -102,7 +110,9 @@ export async function readFormat(dataDir: string): Promise<number | undefined> {
     format = undefined;
   }
   if (!Number.isInteger(format) || (format as number) < 1) {
-    throw new DataDirFormatError(`${file} is damaged (it should read {"storeFormat":<number>}); refusing to open the data dir`);
+    throw new DataDirFormatError(
+      `${file} is damaged (it should read {"storeFormat":<number>}); refusing to open the data dir`,
+    );
   }
   return format as number;
 }

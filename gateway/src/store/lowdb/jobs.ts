@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { newId, now } from '../../ids.js';
 import { Signals } from '../signal.js';
-import { DEFAULT_QUEUE, type Job, type JobData, type JobOutcome, type JobQueue, type JobStats, type NewJob, type Page, type Reader, type Tx } from '../store.js';
+import {
+  DEFAULT_QUEUE,
+  type Job,
+  type JobData,
+  type JobOutcome,
+  type JobQueue,
+  type JobStats,
+  type NewJob,
+  type Page,
+  type Reader,
+  type Tx,
+} from '../store.js';
 import type { Collection, LowdbCollectionSpec } from './collection.js';
 import type { JobTally } from './job-tally.js';
 import { clockNow } from '../../clock.js';
@@ -98,14 +109,16 @@ export class LowdbJobQueue implements JobQueue {
       const claimed: Job[] = [];
       for (const id of [...take(t.collection(JOBS).sorted!.upTo(at, queue), limit)]) {
         const job = (await t.get<Job>(JOBS, id))!;
-        claimed.push(await t.update<Job>(JOBS, id, {
-          queue,
-          status: 'running',
-          runAt: at + leaseMs,
-          attempts: job.attempts + 1,
-          lease: randomUUID(),
-          updatedAt: new Date(at).toISOString(),
-        }));
+        claimed.push(
+          await t.update<Job>(JOBS, id, {
+            queue,
+            status: 'running',
+            runAt: at + leaseMs,
+            attempts: job.attempts + 1,
+            lease: randomUUID(),
+            updatedAt: new Date(at).toISOString(),
+          }),
+        );
       }
       return claimed;
     });
@@ -115,7 +128,11 @@ export class LowdbJobQueue implements JobQueue {
     return this.firstDue(queue);
   }
 
-  async claimDue(queue: string, limit: number, leaseMs: number): Promise<{ jobs: Job[]; nextDueAt: number | undefined }> {
+  async claimDue(
+    queue: string,
+    limit: number,
+    leaseMs: number,
+  ): Promise<{ jobs: Job[]; nextDueAt: number | undefined }> {
     const jobs = await this.claim(queue, limit, leaseMs);
     return { jobs, nextDueAt: await this.firstDue(queue) };
   }
@@ -126,11 +143,31 @@ export class LowdbJobQueue implements JobQueue {
       if (!current || current.status !== 'running' || current.lease !== job.lease) return false;
       if ('done' in outcome) await t.remove(JOBS, job.id);
       else if ('later' in outcome) {
-        await t.update<Job>(JOBS, job.id, { status: 'pending', runAt: outcome.later, attempts: 0, lease: null, lastError: null, updatedAt: now() });
+        await t.update<Job>(JOBS, job.id, {
+          status: 'pending',
+          runAt: outcome.later,
+          attempts: 0,
+          lease: null,
+          lastError: null,
+          updatedAt: now(),
+        });
       } else if ('retryAt' in outcome) {
-        await t.update<Job>(JOBS, job.id, { status: 'pending', runAt: outcome.retryAt, lease: null, lastError: outcome.error ?? null, updatedAt: now() });
+        await t.update<Job>(JOBS, job.id, {
+          status: 'pending',
+          runAt: outcome.retryAt,
+          lease: null,
+          lastError: outcome.error ?? null,
+          updatedAt: now(),
+        });
       } else {
-        await t.update<Job>(JOBS, job.id, { status: 'dead', runAt: null, key: null, lease: null, lastError: outcome.dead, updatedAt: now() });
+        await t.update<Job>(JOBS, job.id, {
+          status: 'dead',
+          runAt: null,
+          key: null,
+          lease: null,
+          lastError: outcome.dead,
+          updatedAt: now(),
+        });
       }
       return true;
     });
@@ -173,4 +210,3 @@ function* take<T>(items: Iterable<T>, limit: number): Iterable<T> {
     if (++n >= limit) return;
   }
 }
-

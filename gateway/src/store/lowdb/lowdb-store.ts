@@ -1,6 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StoreWriteError, type CollectionSpec, type Doc, type Page, type Placed, type Scalar, type Store, type Tx } from '../store.js';
+import {
+  StoreWriteError,
+  type CollectionSpec,
+  type Doc,
+  type Page,
+  type Placed,
+  type Scalar,
+  type Store,
+  type Tx,
+} from '../store.js';
 import { FileBlobs } from './blobs.js';
 import { DocCache } from './cache.js';
 import { Collection, type Entry } from './collection.js';
@@ -113,9 +122,21 @@ export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbS
   const blobs = new FileBlobs(options.mediaDir ?? join(options.dir, '..', 'media'));
   const cache = new DocCache(options.dir, options.cacheSize ?? 10_000);
   const health = options.health ?? new StoreHealth(processWarnings);
-  const store = new JournaledStore(options.dir, collections, journal, dirty, blobs, cache, checkpointEvery, checkpointBytes, tally, health);
+  const store = new JournaledStore(
+    options.dir,
+    collections,
+    journal,
+    dirty,
+    blobs,
+    cache,
+    checkpointEvery,
+    checkpointBytes,
+    tally,
+    health,
+  );
   if (replayed > 0 || dirty.size > 0) await store.checkpointNow();
-  if ((await store.find(jobsCollection.name, 'status', ['running'], { limit: 1 })).length > 0) await store.run(releaseLeases);
+  if ((await store.find(jobsCollection.name, 'status', ['running'], { limit: 1 })).length > 0)
+    await store.run(releaseLeases);
   return store;
 }
 
@@ -162,10 +183,15 @@ class JournaledStore implements LowdbStore {
     tally: JobTally,
     readonly health: StoreHealth,
   ) {
-    this.jobs = new LowdbJobQueue((fn) => this.run(fn), this, async (queue) => {
-      while (this.current) await this.current.catch(() => undefined);
-      return this.collection(jobsCollection.name).sorted!.first(queue);
-    }, tally);
+    this.jobs = new LowdbJobQueue(
+      (fn) => this.run(fn),
+      this,
+      async (queue) => {
+        while (this.current) await this.current.catch(() => undefined);
+        return this.collection(jobsCollection.name).sorted!.first(queue);
+      },
+      tally,
+    );
     this.settings = new LowdbSettings((fn) => this.run(fn), this);
   }
 
@@ -177,8 +203,17 @@ class JournaledStore implements LowdbStore {
     return (await this.read(collection, (col) => col.findIds(index, values, page), docOf)) as T[];
   }
 
-  findPlaced<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<Array<Placed<T>>> {
-    return this.read(collection, (col) => col.findIds(index, values, page), (entry) => ({ doc: entry.doc as T, place: entry.seq }));
+  findPlaced<T extends Doc>(
+    collection: string,
+    index: string,
+    values: Scalar[],
+    page?: Page,
+  ): Promise<Array<Placed<T>>> {
+    return this.read(
+      collection,
+      (col) => col.findIds(index, values, page),
+      (entry) => ({ doc: entry.doc as T, place: entry.seq }),
+    );
   }
 
   async scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {
@@ -236,7 +271,8 @@ class JournaledStore implements LowdbStore {
     await done;
     if (t.ops.length > 0) metrics.commitSeconds.observe((performance.now() - ended) / 1000);
     if (t.queuedJobs.size) this.jobs.queued(t.queuedJobs);
-    if (!t.published.empty) for (const [accountId, changes] of t.published.byAccount()) this.changes.tell(accountId, changes);
+    if (!t.published.empty)
+      for (const [accountId, changes] of t.published.byAccount()) this.changes.tell(accountId, changes);
     for (const fn of t.committed) fn();
     return result;
   }
@@ -247,7 +283,11 @@ class JournaledStore implements LowdbStore {
    * transactions it answers at once from memory; during one it waits for its end, and after a few tries takes its
    * turn among them. Documents dropped from memory are read back first, and the read starts over.
    */
-  private async read<R>(collection: string, select: (col: Collection) => string[], pick: (entry: Entry) => R): Promise<R[]> {
+  private async read<R>(
+    collection: string,
+    select: (col: Collection) => string[],
+    pick: (entry: Entry) => R,
+  ): Promise<R[]> {
     const col = this.collection(collection);
     for (let tries = 0; tries < 3; tries++) {
       if (this.current) {
@@ -457,7 +497,12 @@ class JournaledStore implements LowdbStore {
     for (const [collection, pages] of this.dirty) {
       for (const page of [...pages].sort((a, b) => a - b)) {
         const entries = collection.pageEntries(page);
-        images.push({ collection, page, docs: entries.map(([id, entry]) => [id, entry.doc]), seqs: entries.map(([, entry]) => entry.seq) });
+        images.push({
+          collection,
+          page,
+          docs: entries.map(([id, entry]) => [id, entry.doc]),
+          seqs: entries.map(([, entry]) => entry.seq),
+        });
       }
     }
     this.dirty = new Map();
@@ -491,7 +536,13 @@ class JournaledStore implements LowdbStore {
     const captured = this.cache.captured;
     try {
       for (const { collection, page, docs, seqs } of images) {
-        await writePage(join(this.dir, collection.name), page, await this.cache.pageImage(collection, page, docs), collection.shape, seqs);
+        await writePage(
+          join(this.dir, collection.name),
+          page,
+          await this.cache.pageImage(collection, page, docs),
+          collection.shape,
+          seqs,
+        );
         this.counters.pagesWritten += 1;
       }
       await this.journal.release(sealed);

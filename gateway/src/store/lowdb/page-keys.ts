@@ -30,12 +30,20 @@ export const shapeSignature = (shape: IndexShape): string =>
 
 export function pageKeys(docs: Doc[], shape: IndexShape, seqs?: number[]): PageKeys {
   const within = shape.sortedWithin;
-  const result: PageKeys = { shape: shapeSignature(shape), ids: [], keys: [], sorted: [], ...(within ? { groups: [] } : {}), ...(seqs ? { seqs } : {}) };
+  const result: PageKeys = {
+    shape: shapeSignature(shape),
+    ids: [],
+    keys: [],
+    sorted: [],
+    ...(within ? { groups: [] } : {}),
+    ...(seqs ? { seqs } : {}),
+  };
   for (const doc of docs) {
     const fields = doc as unknown as Record<string, unknown>;
     result.ids.push(doc.id);
     for (const spec of shape.indexes) result.keys.push(indexKey(spec, fields) ?? null);
-    const { value, group } = shape.sortedBy === undefined ? { value: undefined, group: '' } : sortKeyOf(doc, shape.sortedBy, within);
+    const { value, group } =
+      shape.sortedBy === undefined ? { value: undefined, group: '' } : sortKeyOf(doc, shape.sortedBy, within);
     result.sorted.push(value ?? null);
     if (within) result.groups!.push(group);
   }

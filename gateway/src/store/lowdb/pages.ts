@@ -63,7 +63,11 @@ export async function readPage(dir: string, page: number): Promise<Doc[]> {
  * shape, else from its documents (their places in order still from the first line); `stale` then, for the page to
  * be written again with keys of this shape.
  */
-export async function readPageKeys(dir: string, page: number, shape: IndexShape): Promise<{ keys: PageKeys; stale: boolean }> {
+export async function readPageKeys(
+  dir: string,
+  page: number,
+  shape: IndexShape,
+): Promise<{ keys: PageKeys; stale: boolean }> {
   const file = join(dir, `${page}.json`);
   const head = await readFirstLine(file);
   const keys = head === null ? null : (parse(file, head) as PageKeys | null);
@@ -95,7 +99,13 @@ async function readFirstLine(file: string): Promise<string | null> {
 }
 
 /** Writes a page: its documents in order, and their keys and places (`seqs`) on the first line. */
-export async function writePage(dir: string, page: number, docs: Doc[], shape: IndexShape, seqs: number[]): Promise<void> {
+export async function writePage(
+  dir: string,
+  page: number,
+  docs: Doc[],
+  shape: IndexShape,
+  seqs: number[],
+): Promise<void> {
   const db = new Low<PageData>(new PageFile(join(dir, `${page}.json`)), { keys: pageKeys(docs, shape, seqs), docs });
   await db.write();
 }

@@ -21,7 +21,8 @@ export class SecondaryIndex {
   /** Whether both documents have the same values in this index's fields (and so the same key), without building it. */
   sameFields(a: Doc, b: Doc): boolean {
     for (const field of this.spec.fields) {
-      if ((a as unknown as Record<string, unknown>)[field] !== (b as unknown as Record<string, unknown>)[field]) return false;
+      if ((a as unknown as Record<string, unknown>)[field] !== (b as unknown as Record<string, unknown>)[field])
+        return false;
     }
     return true;
   }

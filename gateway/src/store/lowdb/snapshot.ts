@@ -44,7 +44,11 @@ export function canSnapshot(store: Store): store is LowdbStore {
  * ended before its cleanup (a crash mid-backup) are removed first: the caller takes one snapshot at a time.
  * `atPoint` is called at the snapshot point, with commits held: the time it tells is the time of the copy.
  */
-export async function takeSnapshot(store: LowdbStore, dataDir: string, atPoint: () => void = () => undefined): Promise<Snapshot> {
+export async function takeSnapshot(
+  store: LowdbStore,
+  dataDir: string,
+  atPoint: () => void = () => undefined,
+): Promise<Snapshot> {
   const { dir, remove } = await snapshotDir(dataDir);
   try {
     const data = join(dir, 'data');
@@ -136,5 +140,8 @@ async function keep(from: string, to: string): Promise<void> {
 async function copyPrefix(from: string, to: string, bytes: number): Promise<void> {
   if (bytes === 0) return writeFile(to, '', { flag: 'wx', mode: 0o600 });
   // `end` is inclusive.
-  await pipeline(createReadStream(from, { start: 0, end: bytes - 1 }), createWriteStream(to, { flags: 'wx', mode: 0o600 }));
+  await pipeline(
+    createReadStream(from, { start: 0, end: bytes - 1 }),
+    createWriteStream(to, { flags: 'wx', mode: 0o600 }),
+  );
 }

@@ -22,7 +22,10 @@ export function sortKeyOf(doc: Doc, field: string, within?: SortGroups): SortKey
   const fields = doc as unknown as Record<string, unknown>;
   const value = fields[field];
   const group = within ? fields[within.field] : '';
-  return { value: typeof value === 'number' ? value : undefined, group: typeof group === 'string' ? group : within!.absent };
+  return {
+    value: typeof value === 'number' ? value : undefined,
+    group: typeof group === 'string' ? group : within!.absent,
+  };
 }
 
 /**

@@ -15,7 +15,10 @@ export class PostgresBlobs implements BlobStore {
 
   async get(accountId: string, id: string): Promise<Buffer | undefined> {
     if (hasNul(accountId) || hasNul(id)) return undefined;
-    const { rows } = await this.query('SELECT bytes FROM leadchat_blobs WHERE account_id = $1 AND id = $2', [accountId, id]);
+    const { rows } = await this.query('SELECT bytes FROM leadchat_blobs WHERE account_id = $1 AND id = $2', [
+      accountId,
+      id,
+    ]);
     return rows[0]?.bytes as Buffer | undefined;
   }
 

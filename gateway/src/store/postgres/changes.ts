@@ -91,7 +91,10 @@ export class ChangeNotifications {
     setImmediate(() => {
       const batch = this.queue.splice(0);
       client
-        .query(`SELECT pg_notify('${CHANGES_CHANNEL}', payload) FROM unnest($1::text[]) WITH ORDINALITY AS p(payload, n) ORDER BY n`, [payloadsOf(batch)])
+        .query(
+          `SELECT pg_notify('${CHANGES_CHANNEL}', payload) FROM unnest($1::text[]) WITH ORDINALITY AS p(payload, n) ORDER BY n`,
+          [payloadsOf(batch)],
+        )
         .catch(() => this.keepUnsent(batch))
         .finally(() => {
           this.sending = false;

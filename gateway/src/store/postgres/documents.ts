@@ -44,15 +44,29 @@ export class DocumentReads implements Reader {
   }
 
   /** As find, with each document's place (its seq) read in the same statement. */
-  async findPlaced<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<Array<Placed<T>>> {
-    return (await this.findRows<T>(collection, index, values, page, ', seq')).map((row) => ({ doc: row.doc, place: Number(row.seq) }));
+  async findPlaced<T extends Doc>(
+    collection: string,
+    index: string,
+    values: Scalar[],
+    page?: Page,
+  ): Promise<Array<Placed<T>>> {
+    return (await this.findRows<T>(collection, index, values, page, ', seq')).map((row) => ({
+      doc: row.doc,
+      place: Number(row.seq),
+    }));
   }
 
   async scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {
     return (await this.select<T>(collection, [], [], page, '')).map((row) => row.doc);
   }
 
-  private findRows<T extends Doc>(collection: string, index: string, values: Scalar[], page: Page | undefined, extra: string): Promise<Array<Row<T>>> {
+  private findRows<T extends Doc>(
+    collection: string,
+    index: string,
+    values: Scalar[],
+    page: Page | undefined,
+    extra: string,
+  ): Promise<Array<Row<T>>> {
     const spec = this.catalog.index(collection, index);
     if (values.length !== spec.fields.length) {
       throw new Error(`store: index "${index}" of "${collection}" takes ${spec.fields.length} values`);
@@ -60,10 +74,22 @@ export class DocumentReads implements Reader {
     const texts = values.map(String);
     if (texts.some(hasNul)) return Promise.resolve([]);
     // `field = $n` also proves the partial index's `field IS NOT NULL`, so the planner reads the index.
-    return this.select<T>(collection, spec.fields.map((f, i) => `${field(f)} = $${i + 1}`), texts, page, extra);
+    return this.select<T>(
+      collection,
+      spec.fields.map((f, i) => `${field(f)} = $${i + 1}`),
+      texts,
+      page,
+      extra,
+    );
   }
 
-  private async select<T extends Doc>(collection: string, where: string[], params: unknown[], page: Page | undefined, extra: string): Promise<Array<Row<T>>> {
+  private async select<T extends Doc>(
+    collection: string,
+    where: string[],
+    params: unknown[],
+    page: Page | undefined,
+    extra: string,
+  ): Promise<Array<Row<T>>> {
     const table = this.catalog.table(collection);
     const desc = page?.order === 'desc';
     if (page?.after !== undefined) {

@@ -20,7 +20,9 @@ export function isUnavailable(err: unknown): boolean {
   if (UNAVAILABLE.test(code) || NETWORK.has(code)) return true;
   const message = err instanceof Error ? err.message : '';
   // node-postgres reports these without a code.
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(
+    message,
+  );
 }
 
 /**
@@ -29,7 +31,9 @@ export function isUnavailable(err: unknown): boolean {
  * other error unchanged.
  */
 export function asStoreError(err: unknown): unknown {
-  return isUnavailable(err) ? new StoreUnavailableError(`store: the database is out of reach: ${(err as Error).message}`, { cause: err }) : err;
+  return isUnavailable(err)
+    ? new StoreUnavailableError(`store: the database is out of reach: ${(err as Error).message}`, { cause: err })
+    : err;
 }
 
 /** For `.catch()`: rethrows as asStoreError does. */
@@ -39,7 +43,11 @@ export function rethrow(err: unknown): never {
 
 /** As asStoreError, for a transaction that the database never committed: nothing of it was kept. */
 export function asWriteError(err: unknown): unknown {
-  return isUnavailable(err) ? new StoreWriteError(`store: the change was not saved: the database failed: ${(err as Error).message}`, { cause: err }) : err;
+  return isUnavailable(err)
+    ? new StoreWriteError(`store: the change was not saved: the database failed: ${(err as Error).message}`, {
+        cause: err,
+      })
+    : err;
 }
 
 /** For `.catch()`: rethrows as asWriteError does. */

@@ -29,7 +29,12 @@ export class HitCounter {
   }
 
   /** Never inserts: reading or taking back starts no window, so a key with none stays absent. */
-  private async readOrTakeBack(key: string, windowMs: number, weight: number, at: number): Promise<{ hits: number; resetAt: number }> {
+  private async readOrTakeBack(
+    key: string,
+    windowMs: number,
+    weight: number,
+    at: number,
+  ): Promise<{ hits: number; resetAt: number }> {
     const { rows } =
       weight === 0
         ? await this.query('SELECT hits, reset_at FROM leadchat_hits WHERE key = $1 AND reset_at > $2', [key, at])

@@ -85,7 +85,11 @@ export class JobNotifications {
       if (this.closed) return;
       const delay = Math.min(LAST_RETRY_MS, FIRST_RETRY_MS * 2 ** this.failures);
       this.failures += 1;
-      this.health.report(err, { retryInMs: delay }, 'not listening for queued jobs: those of other processes are found by polling until listening again');
+      this.health.report(
+        err,
+        { retryInMs: delay },
+        'not listening for queued jobs: those of other processes are found by polling until listening again',
+      );
       this.retry = setTimeout(() => void this.connect(), delay);
       this.retry.unref();
     };

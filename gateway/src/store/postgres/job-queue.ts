@@ -1,4 +1,12 @@
-import { DEFAULT_QUEUE, StoreConflictError, type Job, type JobOutcome, type JobQueue, type JobStats, type Page } from '../store.js';
+import {
+  DEFAULT_QUEUE,
+  StoreConflictError,
+  type Job,
+  type JobOutcome,
+  type JobQueue,
+  type JobStats,
+  type Page,
+} from '../store.js';
 import { UNIQUE_VIOLATION } from './errors.js';
 import { JOBS_CHANNEL, type JobNotifications } from './job-notifications.js';
 import { epochMs, JOB_COLUMNS, toJob, type JobRow } from './jobs.js';
@@ -20,10 +28,17 @@ const CLAIM = `due AS (
     UPDATE leadchat_jobs AS j
     SET status = 'running', run_at = $3, attempts = j.attempts + 1, lease = gen_random_uuid()::text, updated_at = $4
     FROM due WHERE j.id = due.id
-    RETURNING ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, due.due_at, due.seq)`;
+    RETURNING ${JOB_COLUMNS.split(', ')
+      .map((c) => `j.${c}`)
+      .join(', ')}, due.due_at, due.seq)`;
 
-const claimValues = (queue: string, limit: number, at: number, leaseEnd: number): unknown[] =>
-  [at, Math.max(0, Math.floor(limit)), epochMs(leaseEnd), new Date(at).toISOString(), queue];
+const claimValues = (queue: string, limit: number, at: number, leaseEnd: number): unknown[] => [
+  at,
+  Math.max(0, Math.floor(limit)),
+  epochMs(leaseEnd),
+  new Date(at).toISOString(),
+  queue,
+];
 
 type ClaimedRow = JobRow & { due_at: string; seq: string };
 
@@ -48,11 +63,18 @@ export class PostgresJobQueue implements JobQueue {
   async claim(queue: string, limit: number, leaseMs: number): Promise<Job[]> {
     if (!(limit > 0)) return [];
     const at = clockNow();
-    const { rows } = await this.query(`WITH ${CLAIM} SELECT * FROM claimed`, claimValues(queue, limit, at, at + leaseMs));
+    const { rows } = await this.query(
+      `WITH ${CLAIM} SELECT * FROM claimed`,
+      claimValues(queue, limit, at, at + leaseMs),
+    );
     return inDueOrder(rows as ClaimedRow[]);
   }
 
-  async claimDue(queue: string, limit: number, leaseMs: number): Promise<{ jobs: Job[]; nextDueAt: number | undefined }> {
+  async claimDue(
+    queue: string,
+    limit: number,
+    leaseMs: number,
+  ): Promise<{ jobs: Job[]; nextDueAt: number | undefined }> {
     const at = clockNow();
     const leaseEnd = at + leaseMs;
     // One statement: the claim, and the earliest due time of the jobs it left (the snapshot before the claim still
@@ -71,7 +93,10 @@ export class PostgresJobQueue implements JobQueue {
   }
 
   async nextDueAt(queue: string): Promise<number | undefined> {
-    const { rows } = await this.query(`SELECT min(run_at) AS due FROM leadchat_jobs WHERE queue = $1 AND status <> 'dead'`, [queue]);
+    const { rows } = await this.query(
+      `SELECT min(run_at) AS due FROM leadchat_jobs WHERE queue = $1 AND status <> 'dead'`,
+      [queue],
+    );
     const due = rows[0]?.due as string | null | undefined;
     return due === null || due === undefined ? undefined : Number(due);
   }

@@ -4,7 +4,8 @@ import { JOBS_CHANNEL } from './job-notifications.js';
 import type { Ahead } from './pipeline.js';
 import { clockNow } from '../../clock.js';
 
-export const JOB_COLUMNS = 'id, kind, data, queue, account_id, key, status, run_at, attempts, lease, last_error, created_at, updated_at';
+export const JOB_COLUMNS =
+  'id, kind, data, queue, account_id, key, status, run_at, attempts, lease, last_error, created_at, updated_at';
 
 export interface JobRow {
   id: string;
@@ -54,9 +55,21 @@ export function enqueueStatement<D extends JobData>(job: NewJob<D>): Ahead {
          INSERT INTO leadchat_jobs (${JOB_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, 0, NULL, NULL, $8, $8)
          ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING RETURNING queue)
        SELECT pg_notify('${JOBS_CHANNEL}', queue) FROM queued`,
-    values: [newId('job'), job.kind, JSON.stringify(job.data), job.queue ?? DEFAULT_QUEUE, job.accountId ?? null, job.key ?? null, epochMs(job.runAt ?? clockNow()), at],
+    values: [
+      newId('job'),
+      job.kind,
+      JSON.stringify(job.data),
+      job.queue ?? DEFAULT_QUEUE,
+      job.accountId ?? null,
+      job.key ?? null,
+      epochMs(job.runAt ?? clockNow()),
+      at,
+    ],
   };
 }
 
 /** Removes the waiting (not the running) jobs holding `key`. */
-export const cancelStatement = (key: string): Ahead => ({ text: `DELETE FROM leadchat_jobs WHERE key = $1 AND status = 'pending'`, values: [key] });
+export const cancelStatement = (key: string): Ahead => ({
+  text: `DELETE FROM leadchat_jobs WHERE key = $1 AND status = 'pending'`,
+  values: [key],
+});

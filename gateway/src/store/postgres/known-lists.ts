@@ -28,7 +28,12 @@ export class KnownLists {
    * The list `query` of `collection`: read once with `read`, then as the transaction's writes left it. `includes`
    * (undefined for a page) tells which documents are in it.
    */
-  get<T extends Doc>(collection: string, query: string, includes: (() => Includes) | undefined, read: () => Promise<T[]>): Promise<T[]> {
+  get<T extends Doc>(
+    collection: string,
+    query: string,
+    includes: (() => Includes) | undefined,
+    read: () => Promise<T[]>,
+  ): Promise<T[]> {
     let lists = this.byCollection.get(collection);
     if (!lists) this.byCollection.set(collection, (lists = new Map()));
     let listed = lists.get(query);

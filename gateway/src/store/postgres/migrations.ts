@@ -373,13 +373,18 @@ export async function migrate(pool: pg.Pool, list: Migration[] = migrations, log
       const known = list.at(-1)?.version ?? 0;
       const newest = Math.max(0, ...applied);
       if (newest > known) {
-        throw new Error(`store: the database schema is at version ${newest}, newer than this gateway knows (${known}); upgrade the gateway`);
+        throw new Error(
+          `store: the database schema is at version ${newest}, newer than this gateway knows (${known}); upgrade the gateway`,
+        );
       }
       for (const migration of list) {
         if (applied.has(migration.version)) continue;
         const started = performance.now();
         await apply(client, migration);
-        log?.info({ version: migration.version, name: migration.name, ms: Math.round(performance.now() - started) }, 'database migrated');
+        log?.info(
+          { version: migration.version, name: migration.name, ms: Math.round(performance.now() - started) },
+          'database migrated',
+        );
       }
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => (broken = true));
@@ -395,10 +400,15 @@ async function apply(client: pg.PoolClient, migration: Migration): Promise<void>
   await client.query('BEGIN');
   try {
     await client.query(migration.sql);
-    await client.query('INSERT INTO leadchat_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+    await client.query('INSERT INTO leadchat_migrations (version, name) VALUES ($1, $2)', [
+      migration.version,
+      migration.name,
+    ]);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
-    throw new Error(`store: migration ${migration.version} (${migration.name}) failed: ${(err as Error).message}`, { cause: err });
+    throw new Error(`store: migration ${migration.version} (${migration.name}) failed: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }

@@ -88,7 +88,8 @@ function newPool(url: string, max: number, name: string): pg.Pool {
   return pool;
 }
 
-const endPools = (pools: Pools): Promise<void> => Promise.all([pools.requests.end(), pools.jobs.end()]).then(() => undefined);
+const endPools = (pools: Pools): Promise<void> =>
+  Promise.all([pools.requests.end(), pools.jobs.end()]).then(() => undefined);
 
 class PostgresStore implements Store {
   readonly backend = 'postgres' as const;
@@ -108,16 +109,17 @@ class PostgresStore implements Store {
     private readonly notified: ChangeNotifications,
   ) {
     // Outside a transaction: one pooled statement each, no locks.
-    const query: Query = (text, values) => this.pool.query(prepared(text, values)).then(
-      (result) => {
-        health.answered();
-        return result;
-      },
-      (err: unknown) => {
-        if (isUnavailable(err)) health.failed(err);
-        throw asStoreError(err);
-      },
-    );
+    const query: Query = (text, values) =>
+      this.pool.query(prepared(text, values)).then(
+        (result) => {
+          health.answered();
+          return result;
+        },
+        (err: unknown) => {
+          if (isUnavailable(err)) health.failed(err);
+          throw asStoreError(err);
+        },
+      );
     this.reads = new DocumentReads(query, catalog);
     this.jobs = new PostgresJobQueue(query, notifications);
     this.blobs = new PostgresBlobs(query);
@@ -133,7 +135,12 @@ class PostgresStore implements Store {
     return this.reads.find<T>(collection, index, values, page);
   }
 
-  findPlaced<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<Array<Placed<T>>> {
+  findPlaced<T extends Doc>(
+    collection: string,
+    index: string,
+    values: Scalar[],
+    page?: Page,
+  ): Promise<Array<Placed<T>>> {
     return this.reads.findPlaced<T>(collection, index, values, page);
   }
 
@@ -151,13 +158,18 @@ class PostgresStore implements Store {
   }
 
   transact<R>(fn: (tx: Tx) => Promise<R>): Promise<R> {
-    return runTransaction(this.pool, this.catalog, async (tx) => {
-      const result = await fn(tx);
-      // Sent once committed, and only then (see ChangeNotifications): never for an attempt that loses a race.
-      const { published } = tx as PostgresTx;
-      if (!published.empty) tx.afterCommit(() => this.notified.committed(published));
-      return result;
-    }, this.health);
+    return runTransaction(
+      this.pool,
+      this.catalog,
+      async (tx) => {
+        const result = await fn(tx);
+        // Sent once committed, and only then (see ChangeNotifications): never for an attempt that loses a race.
+        const { published } = tx as PostgresTx;
+        if (!published.empty) tx.afterCommit(() => this.notified.committed(published));
+        return result;
+      },
+      this.health,
+    );
   }
 
   /** A COMMIT returns once the change is durable: nothing is ever left to wait for. */
@@ -172,7 +184,10 @@ class PostgresStore implements Store {
     if (this.closing) throw new Error('the store is closing');
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(Object.assign(new Error('the database did not answer within 2 s'), { code: 'ETIMEDOUT' })), PING_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(Object.assign(new Error('the database did not answer within 2 s'), { code: 'ETIMEDOUT' })),
+        PING_TIMEOUT_MS,
+      );
     });
     try {
       await Promise.race([this.pools.requests.query('SELECT 1'), late]);

@@ -1,5 +1,16 @@
 import type pg from 'pg';
-import { CommitOutcomeUnknownError, StoreConflictError, StoreWriteError, type Change, type Doc, type JobData, type NewJob, type Page, type Scalar, type Tx } from '../store.js';
+import {
+  CommitOutcomeUnknownError,
+  StoreConflictError,
+  StoreWriteError,
+  type Change,
+  type Doc,
+  type JobData,
+  type NewJob,
+  type Page,
+  type Scalar,
+  type Tx,
+} from '../store.js';
 import type { Catalog } from './catalog.js';
 import { DocumentReads } from './documents.js';
 import { answeredByServer, asWriteError, commitMayHaveHappened, isRace } from './errors.js';
@@ -77,12 +88,16 @@ export class PostgresTx implements Tx {
     this.pipeline = new Pipeline(client, (err) => this.fail(err));
     // Explicit, whatever default_transaction_isolation the operator chose: the retry logic assumes it.
     this.pipeline.later({ text: 'BEGIN ISOLATION LEVEL READ COMMITTED' });
-    this.reads = new DocumentReads((text, values) => this.send(text, values), catalog, (collection, doc, version) => {
-      const key = keyOf(collection, doc.id);
-      if (this.mine.has(key)) return;
-      this.versions.set(key, version);
-      this.known.set(key, doc);
-    });
+    this.reads = new DocumentReads(
+      (text, values) => this.send(text, values),
+      catalog,
+      (collection, doc, version) => {
+        const key = keyOf(collection, doc.id);
+        if (this.mine.has(key)) return;
+        this.versions.set(key, version);
+        this.known.set(key, doc);
+      },
+    );
     this.writes = new DocumentWrites(catalog);
   }
 
@@ -99,28 +114,42 @@ export class PostgresTx implements Tx {
   lock<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
     const key = keyOf(collection, id);
     // A document this transaction wrote is locked already, by its write.
-    return this.usable(async () => (this.mine.has(key) ? ((this.known.get(key) ?? undefined) as T | undefined) : this.reads.lock<T>(collection, id)));
+    return this.usable(async () =>
+      this.mine.has(key) ? ((this.known.get(key) ?? undefined) as T | undefined) : this.reads.lock<T>(collection, id),
+    );
   }
 
   find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
     const includes = (): Includes => {
       const texts = values.map(String);
       const { fields } = this.catalog.index(collection, index);
-      return (doc) => fields.every((field, i) => {
-        const value = (doc as unknown as Record<string, unknown>)[field];
-        return value !== null && value !== undefined && String(value) === texts[i];
-      });
+      return (doc) =>
+        fields.every((field, i) => {
+          const value = (doc as unknown as Record<string, unknown>)[field];
+          return value !== null && value !== undefined && String(value) === texts[i];
+        });
     };
-    return this.list(collection, JSON.stringify([index, values, page]), page ? undefined : includes, () => this.reads.find<T>(collection, index, values, page));
+    return this.list(collection, JSON.stringify([index, values, page]), page ? undefined : includes, () =>
+      this.reads.find<T>(collection, index, values, page),
+    );
   }
 
   scan<T extends Doc>(collection: string, page?: Page): Promise<T[]> {
-    return this.list(collection, JSON.stringify([page]), page ? undefined : () => everything, () => this.reads.scan<T>(collection, page));
+    return this.list(collection, JSON.stringify([page]), page ? undefined : () => everything, () =>
+      this.reads.scan<T>(collection, page),
+    );
   }
 
   /** A list read once per transaction (see KnownLists); each caller gets its own array. */
-  private list<T extends Doc>(collection: string, query: string, includes: (() => Includes) | undefined, read: () => Promise<T[]>): Promise<T[]> {
-    return this.usable(() => this.lists.get(collection, query, includes, () => read().then((found) => this.current(collection, found))));
+  private list<T extends Doc>(
+    collection: string,
+    query: string,
+    includes: (() => Includes) | undefined,
+    read: () => Promise<T[]>,
+  ): Promise<T[]> {
+    return this.usable(() =>
+      this.lists.get(collection, query, includes, () => read().then((found) => this.current(collection, found))),
+    );
   }
 
   /**
@@ -131,7 +160,11 @@ export class PostgresTx implements Tx {
     const result: T[] = [];
     for (const doc of docs) {
       const key = keyOf(collection, doc.id);
-      const seen = this.mine.has(key) ? (this.known.get(key) as T | null) : this.contended.has(key) ? await this.reads.lock<T>(collection, doc.id) : doc;
+      const seen = this.mine.has(key)
+        ? (this.known.get(key) as T | null)
+        : this.contended.has(key)
+          ? await this.reads.lock<T>(collection, doc.id)
+          : doc;
       if (seen) result.push(seen);
     }
     return result;
@@ -162,7 +195,8 @@ export class PostgresTx implements Tx {
   private write<T extends Doc>(collection: string, id: string, patch: Partial<T>, renew: boolean): Promise<T> {
     return this.usable(async () => {
       const key = keyOf(collection, id);
-      const before = (this.known.get(key) ?? (this.known.has(key) ? undefined : await this.reads.get<T>(collection, id))) as T | undefined;
+      const before = (this.known.get(key) ??
+        (this.known.has(key) ? undefined : await this.reads.get<T>(collection, id))) as T | undefined;
       if (!before) throw new Error(`store: ${collection} has no document "${id}"`);
       const doc = this.writes.merge(collection, before, patch);
       let unsent = this.replaceUnsent(collection, key, doc, renew);
@@ -185,7 +219,9 @@ export class PostgresTx implements Tx {
   private replaceUnsent(collection: string, key: string, doc: Doc, renew: boolean): Unsent | undefined {
     const unsent = this.unsent.get(key);
     if (!unsent || (renew && (this.placedLast.get(collection) ?? 0) > unsent.at)) return undefined;
-    const statement = unsent.insert ? this.writes.insert(collection, doc) : this.writes.replace(collection, doc, unsent.version, unsent.renew || renew);
+    const statement = unsent.insert
+      ? this.writes.insert(collection, doc)
+      : this.writes.replace(collection, doc, unsent.version, unsent.renew || renew);
     if (!this.pipeline.replace(key, statement)) return undefined;
     unsent.renew ||= renew;
     return unsent;
@@ -248,7 +284,10 @@ export class PostgresTx implements Tx {
       const before = this.failure;
       this.fail(err);
       if (commitMayHaveHappened(err) && (before === undefined || !answeredByServer(before))) {
-        throw new CommitOutcomeUnknownError(`store: the connection to the database broke after COMMIT was sent: ${(err as Error).message}`, { cause: err });
+        throw new CommitOutcomeUnknownError(
+          `store: the connection to the database broke after COMMIT was sent: ${(err as Error).message}`,
+          { cause: err },
+        );
       }
       throw asWriteError(before ?? err);
     }

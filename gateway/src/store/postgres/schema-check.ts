@@ -11,12 +11,16 @@ const fieldsIn = (text: string): string[] => [...text.matchAll(/doc ->> '([^']+)
  */
 export async function checkSchema(pool: pg.Pool, collections: CollectionSpec[]): Promise<void> {
   const tables = new Set(
-    (await pool.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()`)).rows.map((r) => r.name),
+    (
+      await pool.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()`)
+    ).rows.map((r) => r.name),
   );
   const defs = new Map(
-    (await pool.query<{ name: string; table: string; def: string }>(
-      `SELECT indexname AS name, tablename AS table, indexdef AS def FROM pg_indexes WHERE schemaname = current_schema()`,
-    )).rows.map((r) => [r.name, r]),
+    (
+      await pool.query<{ name: string; table: string; def: string }>(
+        `SELECT indexname AS name, tablename AS table, indexdef AS def FROM pg_indexes WHERE schemaname = current_schema()`,
+      )
+    ).rows.map((r) => [r.name, r]),
   );
   const problems: string[] = [];
   for (const { name: collection, indexes } of collections) {
@@ -38,10 +42,15 @@ export async function checkSchema(pool: pg.Pool, collections: CollectionSpec[]):
         fieldsIn(keys).join() === spec.fields.join() &&
         (spec.unique || /\bseq\)$/.test(keys)) &&
         [...new Set(fieldsIn(predicate))].sort().join() === [...new Set(spec.fields)].sort().join();
-      if (!matches) problems.push(`index "${index}" of collection "${collection}" is declared ${want}, but the database has: ${found.def}`);
+      if (!matches)
+        problems.push(
+          `index "${index}" of collection "${collection}" is declared ${want}, but the database has: ${found.def}`,
+        );
     }
   }
   if (problems.length) {
-    throw new Error(`store: the database does not match the declared collections (a migration is missing): ${problems.join('; ')}`);
+    throw new Error(
+      `store: the database does not match the declared collections (a migration is missing): ${problems.join('; ')}`,
+    );
   }
 }

@@ -61,7 +61,9 @@ export function afterClause(table: string, page: Page, params: unknown[]): strin
   params.push(after);
   const than = order === 'desc' ? '<' : '>';
   // An id naming no document compares with NULL: an empty page, as on lowdb.
-  return typeof after === 'number' ? `seq ${than} $${params.length}` : `seq ${than} (SELECT seq FROM ${table} WHERE id = $${params.length})`;
+  return typeof after === 'number'
+    ? `seq ${than} $${params.length}`
+    : `seq ${than} (SELECT seq FROM ${table} WHERE id = $${params.length})`;
 }
 
 /** Text in PostgreSQL cannot hold NUL: a value with one matches nothing and must not reach the server. */

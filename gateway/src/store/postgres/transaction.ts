@@ -15,7 +15,12 @@ const ATTEMPTS = 10;
  * reading the documents it lost on locked, so that it waits its turn on them rather than lose again; any other error
  * of `fn` rolls back and is thrown unchanged. `health` hears whether the database answered.
  */
-export async function runTransaction<R>(pool: pg.Pool, catalog: Catalog, fn: (tx: Tx) => Promise<R>, health: StoreHealth): Promise<R> {
+export async function runTransaction<R>(
+  pool: pg.Pool,
+  catalog: Catalog,
+  fn: (tx: Tx) => Promise<R>,
+  health: StoreHealth,
+): Promise<R> {
   try {
     const result = await attempts(pool, catalog, fn);
     health.answered();

@@ -20,7 +20,8 @@ export class DocumentWrites {
 
   insert(collection: string, doc: Doc): Ahead {
     const table = this.catalog.table(collection);
-    if (typeof doc?.id !== 'string' || doc.id === '') throw new TypeError(`store: ${collection} document needs a string id`);
+    if (typeof doc?.id !== 'string' || doc.id === '')
+      throw new TypeError(`store: ${collection} document needs a string id`);
     return {
       text: `INSERT INTO ${table} (id, doc) VALUES ($1, $2::jsonb)`,
       values: [doc.id, JSON.stringify(doc)],
@@ -61,7 +62,8 @@ export class DocumentWrites {
    * undefined is dropped).
    */
   merge<T extends Doc>(collection: string, doc: T, patch: Partial<T>): T {
-    if (patch.id !== undefined && patch.id !== doc.id) throw new TypeError(`store: cannot change the id of ${collection} "${doc.id}"`);
+    if (patch.id !== undefined && patch.id !== doc.id)
+      throw new TypeError(`store: cannot change the id of ${collection} "${doc.id}"`);
     return JSON.parse(JSON.stringify({ ...doc, ...patch })) as T;
   }
 

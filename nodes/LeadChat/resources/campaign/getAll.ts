@@ -9,13 +9,13 @@ export const description = forOperation('campaign', 'getAll', [...returnAllAndLi
 
 /** The campaigns of the account, oldest first, one output item each. */
 export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	settings: RunSettings,
+  this: IExecuteFunctions,
+  itemIndex: number,
+  settings: RunSettings,
 ): Promise<IDataObject[]> {
-	return await leadChatGetMany.call(
-		this,
-		{ path: '/campaigns', itemIndex, retry: settings.retry },
-		readLimit.call(this, itemIndex),
-	);
+  return await leadChatGetMany.call(
+    this,
+    { path: '/campaigns', itemIndex, retry: settings.retry },
+    readLimit.call(this, itemIndex),
+  );
 }

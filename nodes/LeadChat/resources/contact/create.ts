@@ -8,16 +8,12 @@ import type { RunSettings } from '../../shared/types';
 export const description = forOperation('contact', 'create', contactFields);
 
 /** Spec §4.1. A phone that already exists returns that contact (`created: false`) instead of a duplicate. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	settings: RunSettings,
-): Promise<IDataObject> {
-	const fields = readContactFields.call(
-		this,
-		itemIndex,
-		'A contact needs at least a phone number with country code or an email address.',
-	);
-	const { contact, created } = await createContact.call(this, fields, itemIndex, settings);
-	return { ...contact, created };
+export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
+  const fields = readContactFields.call(
+    this,
+    itemIndex,
+    'A contact needs at least a phone number with country code or an email address.',
+  );
+  const { contact, created } = await createContact.call(this, fields, itemIndex, settings);
+  return { ...contact, created };
 }

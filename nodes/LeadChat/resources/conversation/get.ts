@@ -9,18 +9,14 @@ import { leadChatRequest } from '../../transport/request';
 export const description = forOperation('conversation', 'get', [...conversationIdField, ...simplifyFields]);
 
 /** One conversation: the contact on one channel, its status, bot, opening message and what is due next. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	settings: RunSettings,
-): Promise<IDataObject> {
-	const conversationId = readConversationId.call(this, itemIndex);
-	const response = await leadChatRequest.call(this, {
-		method: 'GET',
-		path: `/conversations/${encodeURIComponent(conversationId)}`,
-		itemIndex,
-		retry: settings.retry,
-		notFoundHint: 'Check the Conversation ID: no conversation of this account has it.',
-	});
-	return readSimplify.call(this, itemIndex) ? simplifyConversation(response.body) : response.body;
+export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
+  const conversationId = readConversationId.call(this, itemIndex);
+  const response = await leadChatRequest.call(this, {
+    method: 'GET',
+    path: `/conversations/${encodeURIComponent(conversationId)}`,
+    itemIndex,
+    retry: settings.retry,
+    notFoundHint: 'Check the Conversation ID: no conversation of this account has it.',
+  });
+  return readSimplify.call(this, itemIndex) ? simplifyConversation(response.body) : response.body;
 }

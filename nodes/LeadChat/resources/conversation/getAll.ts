@@ -7,89 +7,89 @@ import type { RunSettings } from '../../shared/types';
 import { leadChatGetMany } from '../../transport/paginate';
 
 export const description = forOperation('conversation', 'getAll', [
-	...returnAllAndLimit,
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			{
-				displayName: 'Assignee Name or ID',
-				name: 'assigneeId',
-				type: 'options',
-				typeOptions: { loadOptionsMethod: 'getAssignees' },
-				default: '',
-				description:
-					'Only the conversations of this team member, or the unassigned ones. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-			},
-			{
-				displayName: 'Campaign ID',
-				name: 'campaignId',
-				type: 'string',
-				default: '',
-				description: 'Only conversations of this campaign',
-			},
-			{
-				displayName: 'Channel',
-				name: 'channel',
-				type: 'options',
-				options: [
-					{
-						name: 'Custom Channel',
-						value: 'custom',
-						description: 'Messages exchanged through Message > Receive and the Custom Channel Webhook',
-					},
-					{
-						name: 'Instagram',
-						value: 'instagram',
-						description: "Direct messages to the account's Instagram professional account",
-					},
-					{
-						name: 'Messenger',
-						value: 'messenger',
-						description: "Messages to the account's Facebook Page",
-					},
-					{ name: 'SMS', value: 'sms', description: 'Text messages to and from phone numbers' },
-					{ name: 'WhatsApp', value: 'whatsapp', description: 'WhatsApp messages to and from phone numbers' },
-				],
-				default: 'custom',
-				description: 'Only conversations on this channel',
-			},
-			{
-				displayName: 'Status',
-				name: 'status',
-				type: 'options',
-				options: [
-					{ name: 'Active', value: 'active', description: 'The AI bot or the team is talking with the contact' },
-					{ name: 'Closed', value: 'closed', description: 'The last follow-up went unanswered' },
-					{ name: 'Handed Off', value: 'handed_off', description: 'A person took over; the bot is silent' },
-					{ name: 'Opted Out', value: 'opted_out', description: 'The contact asked to receive nothing more' },
-				],
-				default: 'active',
-			},
-		],
-	},
-	...simplifyFields,
+  ...returnAllAndLimit,
+  {
+    displayName: 'Filters',
+    name: 'filters',
+    type: 'collection',
+    placeholder: 'Add Filter',
+    default: {},
+    options: [
+      {
+        displayName: 'Assignee Name or ID',
+        name: 'assigneeId',
+        type: 'options',
+        typeOptions: { loadOptionsMethod: 'getAssignees' },
+        default: '',
+        description:
+          'Only the conversations of this team member, or the unassigned ones. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+      },
+      {
+        displayName: 'Campaign ID',
+        name: 'campaignId',
+        type: 'string',
+        default: '',
+        description: 'Only conversations of this campaign',
+      },
+      {
+        displayName: 'Channel',
+        name: 'channel',
+        type: 'options',
+        options: [
+          {
+            name: 'Custom Channel',
+            value: 'custom',
+            description: 'Messages exchanged through Message > Receive and the Custom Channel Webhook',
+          },
+          {
+            name: 'Instagram',
+            value: 'instagram',
+            description: "Direct messages to the account's Instagram professional account",
+          },
+          {
+            name: 'Messenger',
+            value: 'messenger',
+            description: "Messages to the account's Facebook Page",
+          },
+          { name: 'SMS', value: 'sms', description: 'Text messages to and from phone numbers' },
+          { name: 'WhatsApp', value: 'whatsapp', description: 'WhatsApp messages to and from phone numbers' },
+        ],
+        default: 'custom',
+        description: 'Only conversations on this channel',
+      },
+      {
+        displayName: 'Status',
+        name: 'status',
+        type: 'options',
+        options: [
+          { name: 'Active', value: 'active', description: 'The AI bot or the team is talking with the contact' },
+          { name: 'Closed', value: 'closed', description: 'The last follow-up went unanswered' },
+          { name: 'Handed Off', value: 'handed_off', description: 'A person took over; the bot is silent' },
+          { name: 'Opted Out', value: 'opted_out', description: 'The contact asked to receive nothing more' },
+        ],
+        default: 'active',
+      },
+    ],
+  },
+  ...simplifyFields,
 ]);
 
 /** The conversations of the account, newest activity first, one output item each. */
 export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	settings: RunSettings,
+  this: IExecuteFunctions,
+  itemIndex: number,
+  settings: RunSettings,
 ): Promise<IDataObject[]> {
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const qs: IDataObject = {};
-	for (const key of ['status', 'campaignId', 'channel', 'assigneeId']) {
-		const value = typeof filters[key] === 'string' ? (filters[key] as string).trim() : '';
-		if (value) qs[key] = value;
-	}
-	const conversations = await leadChatGetMany.call(
-		this,
-		{ path: '/conversations', qs, itemIndex, retry: settings.retry },
-		readLimit.call(this, itemIndex),
-	);
-	return readSimplify.call(this, itemIndex) ? conversations.map(simplifyConversation) : conversations;
+  const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+  const qs: IDataObject = {};
+  for (const key of ['status', 'campaignId', 'channel', 'assigneeId']) {
+    const value = typeof filters[key] === 'string' ? (filters[key] as string).trim() : '';
+    if (value) qs[key] = value;
+  }
+  const conversations = await leadChatGetMany.call(
+    this,
+    { path: '/conversations', qs, itemIndex, retry: settings.retry },
+    readLimit.call(this, itemIndex),
+  );
+  return readSimplify.call(this, itemIndex) ? conversations.map(simplifyConversation) : conversations;
 }

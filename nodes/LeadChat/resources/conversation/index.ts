@@ -11,57 +11,56 @@ import * as sendAsTeamMember from './sendAsTeamMember';
 export const operations: Record<string, Operation> = { assign, get, getAll, handOff, resumeBot, sendAsTeamMember };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['conversation'] } },
-		options: [
-			{
-				name: 'Assign',
-				value: 'assign',
-				action: 'Assign a conversation to a team member',
-				description: "Make a conversation a team member's to answer, or nobody's",
-			},
-			{
-				name: 'Get',
-				value: 'get',
-				action: 'Get a conversation',
-				description: 'Get a conversation by ID',
-			},
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				action: 'Get many conversations',
-				description:
-					'List conversations, newest activity first, filtered by status, campaign, channel or assignee',
-			},
-			{
-				name: 'Hand Off',
-				value: 'handOff',
-				action: 'Hand off a conversation to the team',
-				description: "Turn the AI bot off for a contact's conversations so a person can take over",
-			},
-			{
-				name: 'Resume Bot',
-				value: 'resumeBot',
-				action: 'Resume the bot in a conversation',
-				description: "Give a contact's conversations back to the AI bot after a hand-off",
-			},
-			{
-				name: 'Send as Team Member',
-				value: 'sendAsTeamMember',
-				action: 'Send a message as a team member',
-				description: "Reply to a contact on the conversation's channel as a person; the bot stays silent",
-			},
-		],
-		default: 'getAll',
-	},
-	...assign.description,
-	...get.description,
-	...getAll.description,
-	...handOff.description,
-	...resumeBot.description,
-	...sendAsTeamMember.description,
+  {
+    displayName: 'Operation',
+    name: 'operation',
+    type: 'options',
+    noDataExpression: true,
+    displayOptions: { show: { resource: ['conversation'] } },
+    options: [
+      {
+        name: 'Assign',
+        value: 'assign',
+        action: 'Assign a conversation to a team member',
+        description: "Make a conversation a team member's to answer, or nobody's",
+      },
+      {
+        name: 'Get',
+        value: 'get',
+        action: 'Get a conversation',
+        description: 'Get a conversation by ID',
+      },
+      {
+        name: 'Get Many',
+        value: 'getAll',
+        action: 'Get many conversations',
+        description: 'List conversations, newest activity first, filtered by status, campaign, channel or assignee',
+      },
+      {
+        name: 'Hand Off',
+        value: 'handOff',
+        action: 'Hand off a conversation to the team',
+        description: "Turn the AI bot off for a contact's conversations so a person can take over",
+      },
+      {
+        name: 'Resume Bot',
+        value: 'resumeBot',
+        action: 'Resume the bot in a conversation',
+        description: "Give a contact's conversations back to the AI bot after a hand-off",
+      },
+      {
+        name: 'Send as Team Member',
+        value: 'sendAsTeamMember',
+        action: 'Send a message as a team member',
+        description: "Reply to a contact on the conversation's channel as a person; the bot stays silent",
+      },
+    ],
+    default: 'getAll',
+  },
+  ...assign.description,
+  ...get.description,
+  ...getAll.description,
+  ...handOff.description,
+  ...resumeBot.description,
+  ...sendAsTeamMember.description,
 ];

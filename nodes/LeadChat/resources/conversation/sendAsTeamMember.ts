@@ -9,26 +9,26 @@ import { hintForCode } from '../../transport/errors';
 import { leadChatRequest } from '../../transport/request';
 
 export const description = forOperation('conversation', 'sendAsTeamMember', [
-	...contactIdField,
-	messageTextField,
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: [
-			{
-				displayName: 'Conversation ID',
-				name: 'conversationId',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. cnv_V1StGXR8Z5jdHi6B',
-				description:
-					"The conversation to answer in, when the contact has several (one per channel). Empty: the contact's latest conversation.",
-			},
-		],
-	},
+  ...contactIdField,
+  messageTextField,
+  {
+    displayName: 'Additional Fields',
+    name: 'additionalFields',
+    type: 'collection',
+    placeholder: 'Add Field',
+    default: {},
+    options: [
+      {
+        displayName: 'Conversation ID',
+        name: 'conversationId',
+        type: 'string',
+        default: '',
+        placeholder: 'e.g. cnv_V1StGXR8Z5jdHi6B',
+        description:
+          "The conversation to answer in, when the contact has several (one per channel). Empty: the contact's latest conversation.",
+      },
+    ],
+  },
 ]);
 
 /**
@@ -36,33 +36,29 @@ export const description = forOperation('conversation', 'sendAsTeamMember', [
  * silent until it is resumed. A reply that cannot go (no credits, no receiver) is stored `failed` and answered
  * 201 all the same: the item fails with the message's reason, so that a workflow never counts it as sent.
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	settings: RunSettings,
-): Promise<IDataObject> {
-	const contactId = readContactId.call(this, itemIndex);
-	const text = String(this.getNodeParameter('text', itemIndex, ''));
-	if (!text.trim()) throw new NodeOperationError(this.getNode(), 'Text is empty', { itemIndex });
-	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as { conversationId?: string };
-	const conversationId = fields.conversationId?.trim();
-	const response = await leadChatRequest.call(this, {
-		method: 'POST',
-		path: `/contacts/${encodeURIComponent(contactId)}/messages`,
-		body: { body: text, ...(conversationId ? { conversationId } : {}) },
-		itemIndex,
-		retry: settings.retry,
-		notFoundHint: 'Check the Contact ID and the Conversation ID.',
-	});
-	const message = response.body as Partial<ReplyToContactAnswer>;
-	if (message.status === 'failed') {
-		const code = typeof message.errorCode === 'string' ? message.errorCode : undefined;
-		const reason = typeof message.error === 'string' && message.error ? message.error : 'The message could not be sent';
-		const hint = code ? hintForCode(code) : undefined;
-		throw new NodeOperationError(this.getNode(), `LeadChat: the message was stored as failed: ${reason}`, {
-			description: `Message ${String(message.id ?? '')} was not sent${code ? ` (${code})` : ''}.${hint ? ` ${hint}` : ''}`,
-			itemIndex,
-		});
-	}
-	return response.body;
+export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
+  const contactId = readContactId.call(this, itemIndex);
+  const text = String(this.getNodeParameter('text', itemIndex, ''));
+  if (!text.trim()) throw new NodeOperationError(this.getNode(), 'Text is empty', { itemIndex });
+  const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as { conversationId?: string };
+  const conversationId = fields.conversationId?.trim();
+  const response = await leadChatRequest.call(this, {
+    method: 'POST',
+    path: `/contacts/${encodeURIComponent(contactId)}/messages`,
+    body: { body: text, ...(conversationId ? { conversationId } : {}) },
+    itemIndex,
+    retry: settings.retry,
+    notFoundHint: 'Check the Contact ID and the Conversation ID.',
+  });
+  const message = response.body as Partial<ReplyToContactAnswer>;
+  if (message.status === 'failed') {
+    const code = typeof message.errorCode === 'string' ? message.errorCode : undefined;
+    const reason = typeof message.error === 'string' && message.error ? message.error : 'The message could not be sent';
+    const hint = code ? hintForCode(code) : undefined;
+    throw new NodeOperationError(this.getNode(), `LeadChat: the message was stored as failed: ${reason}`, {
+      description: `Message ${String(message.id ?? '')} was not sent${code ? ` (${code})` : ''}.${hint ? ` ${hint}` : ''}`,
+      itemIndex,
+    });
+  }
+  return response.body;
 }

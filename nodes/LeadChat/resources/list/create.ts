@@ -5,30 +5,26 @@ import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
 
 export const description = forOperation('list', 'create', [
-	{
-		displayName: 'Name',
-		name: 'name',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'e.g. Spring open day',
-	},
+  {
+    displayName: 'Name',
+    name: 'name',
+    type: 'string',
+    default: '',
+    required: true,
+    placeholder: 'e.g. Spring open day',
+  },
 ]);
 
 /** A new, empty list: a campaign linked to it sends its opening message to each contact added. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	settings: RunSettings,
-): Promise<IDataObject> {
-	const name = String(this.getNodeParameter('name', itemIndex, '')).trim();
-	if (!name) throw new NodeOperationError(this.getNode(), 'Name is empty', { itemIndex });
-	const response = await leadChatRequest.call(this, {
-		method: 'POST',
-		path: '/lists',
-		body: { name },
-		itemIndex,
-		retry: settings.retry,
-	});
-	return response.body;
+export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
+  const name = String(this.getNodeParameter('name', itemIndex, '')).trim();
+  if (!name) throw new NodeOperationError(this.getNode(), 'Name is empty', { itemIndex });
+  const response = await leadChatRequest.call(this, {
+    method: 'POST',
+    path: '/lists',
+    body: { name },
+    itemIndex,
+    retry: settings.retry,
+  });
+  return response.body;
 }

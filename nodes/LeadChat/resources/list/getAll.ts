@@ -6,35 +6,35 @@ import type { RunSettings } from '../../shared/types';
 import { leadChatGetMany } from '../../transport/paginate';
 
 export const description = forOperation('list', 'getAll', [
-	...returnAllAndLimit,
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			{
-				displayName: 'Name Contains',
-				name: 'q',
-				type: 'string',
-				default: '',
-				description: 'Only the lists whose name holds this text; case and accents do not matter',
-			},
-		],
-	},
+  ...returnAllAndLimit,
+  {
+    displayName: 'Filters',
+    name: 'filters',
+    type: 'collection',
+    placeholder: 'Add Filter',
+    default: {},
+    options: [
+      {
+        displayName: 'Name Contains',
+        name: 'q',
+        type: 'string',
+        default: '',
+        description: 'Only the lists whose name holds this text; case and accents do not matter',
+      },
+    ],
+  },
 ]);
 
 /** The lists of the account, oldest first, one output item each. */
 export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	settings: RunSettings,
+  this: IExecuteFunctions,
+  itemIndex: number,
+  settings: RunSettings,
 ): Promise<IDataObject[]> {
-	const { q } = this.getNodeParameter('filters', itemIndex, {}) as { q?: string };
-	return await leadChatGetMany.call(
-		this,
-		{ path: '/lists', qs: q?.trim() ? { q: q.trim() } : {}, itemIndex, retry: settings.retry },
-		readLimit.call(this, itemIndex),
-	);
+  const { q } = this.getNodeParameter('filters', itemIndex, {}) as { q?: string };
+  return await leadChatGetMany.call(
+    this,
+    { path: '/lists', qs: q?.trim() ? { q: q.trim() } : {}, itemIndex, retry: settings.retry },
+    readLimit.call(this, itemIndex),
+  );
 }

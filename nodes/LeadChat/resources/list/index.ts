@@ -9,43 +9,42 @@ import * as removeContact from './removeContact';
 export const operations: Record<string, Operation> = { addContact, create, getAll, removeContact };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['list'] } },
-		options: [
-			{
-				name: 'Add Contact',
-				value: 'addContact',
-				action: 'Add a contact to a list',
-				description:
-					"Add a contact to a list; a live campaign linked to the list sends it the opening message",
-			},
-			{
-				name: 'Create',
-				value: 'create',
-				action: 'Create a list',
-				description: 'Create an empty list of contacts',
-			},
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				action: 'Get many lists',
-				description: 'List the lists of the account, oldest first, or those whose name holds a text',
-			},
-			{
-				name: 'Remove Contact',
-				value: 'removeContact',
-				action: 'Remove a contact from a list',
-				description: 'Take a contact off a list; the contact itself stays',
-			},
-		],
-		default: 'addContact',
-	},
-	...addContact.description,
-	...create.description,
-	...getAll.description,
-	...removeContact.description,
+  {
+    displayName: 'Operation',
+    name: 'operation',
+    type: 'options',
+    noDataExpression: true,
+    displayOptions: { show: { resource: ['list'] } },
+    options: [
+      {
+        name: 'Add Contact',
+        value: 'addContact',
+        action: 'Add a contact to a list',
+        description: 'Add a contact to a list; a live campaign linked to the list sends it the opening message',
+      },
+      {
+        name: 'Create',
+        value: 'create',
+        action: 'Create a list',
+        description: 'Create an empty list of contacts',
+      },
+      {
+        name: 'Get Many',
+        value: 'getAll',
+        action: 'Get many lists',
+        description: 'List the lists of the account, oldest first, or those whose name holds a text',
+      },
+      {
+        name: 'Remove Contact',
+        value: 'removeContact',
+        action: 'Remove a contact from a list',
+        description: 'Take a contact off a list; the contact itself stays',
+      },
+    ],
+    default: 'addContact',
+  },
+  ...addContact.description,
+  ...create.description,
+  ...getAll.description,
+  ...removeContact.description,
 ];

@@ -5,34 +5,30 @@ import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
 
 export const description = forOperation('message', 'get', [
-	{
-		displayName: 'Message ID',
-		name: 'messageId',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'e.g. msg_V1StGXR8Z5jdHi6B',
-		description: 'The messageId of Message > Send or Receive, or of a trigger event',
-	},
+  {
+    displayName: 'Message ID',
+    name: 'messageId',
+    type: 'string',
+    default: '',
+    required: true,
+    placeholder: 'e.g. msg_V1StGXR8Z5jdHi6B',
+    description: 'The messageId of Message > Send or Receive, or of a trigger event',
+  },
 ]);
 
 /**
  * One message with its delivery status: `status` (pending, sent, delivered, read or failed, with `error` and
  * `errorCode`) and `deliveries`, each attempt to hand it to a receiver.
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	settings: RunSettings,
-): Promise<IDataObject> {
-	const messageId = String(this.getNodeParameter('messageId', itemIndex, '')).trim();
-	if (!messageId) throw new NodeOperationError(this.getNode(), 'Message ID is empty', { itemIndex });
-	const response = await leadChatRequest.call(this, {
-		method: 'GET',
-		path: `/messages/${encodeURIComponent(messageId)}`,
-		itemIndex,
-		retry: settings.retry,
-		notFoundHint: 'Check the Message ID: no message of this account has it.',
-	});
-	return response.body;
+export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
+  const messageId = String(this.getNodeParameter('messageId', itemIndex, '')).trim();
+  if (!messageId) throw new NodeOperationError(this.getNode(), 'Message ID is empty', { itemIndex });
+  const response = await leadChatRequest.call(this, {
+    method: 'GET',
+    path: `/messages/${encodeURIComponent(messageId)}`,
+    itemIndex,
+    retry: settings.retry,
+    notFoundHint: 'Check the Message ID: no message of this account has it.',
+  });
+  return response.body;
 }

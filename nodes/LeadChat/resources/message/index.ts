@@ -8,36 +8,36 @@ import * as send from './send';
 export const operations: Record<string, Operation> = { get, receive, send };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['message'] } },
-		options: [
-			{
-				name: 'Get',
-				value: 'get',
-				action: 'Get a message',
-				description: 'Get a message with its delivery status and every attempt to deliver it',
-			},
-			{
-				name: 'Receive',
-				value: 'receive',
-				action: 'Receive a message',
-				description:
-					'Post a message from an external system (live chat, email, CRM) into the inbox, where the AI bot can answer it',
-			},
-			{
-				name: 'Send',
-				value: 'send',
-				action: 'Send a message',
-				description: 'Send a message to a contact through a custom channel',
-			},
-		],
-		default: 'send',
-	},
-	...get.description,
-	...receive.description,
-	...send.description,
+  {
+    displayName: 'Operation',
+    name: 'operation',
+    type: 'options',
+    noDataExpression: true,
+    displayOptions: { show: { resource: ['message'] } },
+    options: [
+      {
+        name: 'Get',
+        value: 'get',
+        action: 'Get a message',
+        description: 'Get a message with its delivery status and every attempt to deliver it',
+      },
+      {
+        name: 'Receive',
+        value: 'receive',
+        action: 'Receive a message',
+        description:
+          'Post a message from an external system (live chat, email, CRM) into the inbox, where the AI bot can answer it',
+      },
+      {
+        name: 'Send',
+        value: 'send',
+        action: 'Send a message',
+        description: 'Send a message to a contact through a custom channel',
+      },
+    ],
+    default: 'send',
+  },
+  ...get.description,
+  ...receive.description,
+  ...send.description,
 ];

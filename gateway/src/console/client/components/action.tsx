@@ -12,7 +12,11 @@ export function useAction(labels?: FieldLabels) {
   const [error, setError] = useState<string | undefined>(undefined);
   const [done, setDone] = useState<string | undefined>(undefined);
   /** `doneMessage` may be worded from the API's answer. */
-  const run = async <T,>(request: () => Promise<ApiResult<T>>, doneMessage: string | ((data: T) => string), then?: (data: T) => void) => {
+  const run = async <T,>(
+    request: () => Promise<ApiResult<T>>,
+    doneMessage: string | ((data: T) => string),
+    then?: (data: T) => void,
+  ) => {
     setBusy(true);
     setDone(undefined);
     const res = await request();

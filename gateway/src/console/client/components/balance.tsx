@@ -10,10 +10,14 @@ import { Link } from '../router.js';
  */
 export function useCredits(): Credits | undefined {
   const [credits, setCredits] = useState<Credits | undefined>(undefined);
-  useLiveReload(async () => {
-    const res = await get<Credits>('/v1/credits');
-    if (res.ok) setCredits(res.data);
-  }, [], { concerns: (e) => e.event === 'credits.updated' });
+  useLiveReload(
+    async () => {
+      const res = await get<Credits>('/v1/credits');
+      if (res.ok) setCredits(res.data);
+    },
+    [],
+    { concerns: (e) => e.event === 'credits.updated' },
+  );
   return credits;
 }
 
@@ -34,17 +38,18 @@ export function BalanceBanner(props: { credits?: Credits }) {
   if (c.canSend === false) {
     return (
       <p class="warning banner" role="alert" data-banner="empty">
-        Your balance is {creditsText(c.balance)}: bot replies ({n(c.prices.botReply)} each), SMS ({n(c.prices.smsSegment)} a segment) and
-        WhatsApp messages ({n(c.prices.whatsapp)} each) fail until credits are granted. Credits are granted by {who}: ask for
-        them, then retry the failed messages from the Inbox. <Link href={CREDITS_PATH}>See your credits</Link>
+        Your balance is {creditsText(c.balance)}: bot replies ({n(c.prices.botReply)} each), SMS (
+        {n(c.prices.smsSegment)} a segment) and WhatsApp messages ({n(c.prices.whatsapp)} each) fail until credits are
+        granted. Credits are granted by {who}: ask for them, then retry the failed messages from the Inbox.{' '}
+        <Link href={CREDITS_PATH}>See your credits</Link>
       </p>
     );
   }
   if (!c.lowBalance || c.lowBalanceThreshold === null) return null;
   return (
     <p class="warning banner" role="status" data-banner="low">
-      Your balance is {creditsText(c.balance)}, under your warning threshold of {n(c.lowBalanceThreshold)}. Messages fail once it
-      runs out: ask {who} for credits. <Link href={CREDITS_PATH}>See your credits</Link>
+      Your balance is {creditsText(c.balance)}, under your warning threshold of {n(c.lowBalanceThreshold)}. Messages
+      fail once it runs out: ask {who} for credits. <Link href={CREDITS_PATH}>See your credits</Link>
     </p>
   );
 }

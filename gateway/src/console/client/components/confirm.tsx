@@ -21,7 +21,16 @@ export function ConfirmAction(props: {
     if (asking) confirmRef.current?.focus();
   }, [asking]);
   if (!asking) {
-    return <button type="button" class={props.danger ? 'danger' : 'secondary'} aria-label={props.name} onClick={() => setAsking(true)}>{props.label}</button>;
+    return (
+      <button
+        type="button"
+        class={props.danger ? 'danger' : 'secondary'}
+        aria-label={props.name}
+        onClick={() => setAsking(true)}
+      >
+        {props.label}
+      </button>
+    );
   }
   const confirm = async () => {
     await props.onConfirm();
@@ -30,8 +39,18 @@ export function ConfirmAction(props: {
   return (
     <div class="confirm" role="group" aria-label={props.name ?? props.label}>
       <p>{props.warning}</p>
-      <button type="button" ref={confirmRef} class={props.danger ? 'danger' : 'primary'} disabled={props.busy} onClick={confirm}>{props.confirmLabel}</button>
-      <button type="button" class="secondary" onClick={() => setAsking(false)}>Cancel</button>
+      <button
+        type="button"
+        ref={confirmRef}
+        class={props.danger ? 'danger' : 'primary'}
+        disabled={props.busy}
+        onClick={confirm}
+      >
+        {props.confirmLabel}
+      </button>
+      <button type="button" class="secondary" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
     </div>
   );
 }

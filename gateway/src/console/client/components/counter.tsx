@@ -15,9 +15,12 @@ export function Counter(props: { id: string; label: string; length: number; max:
   return (
     <>
       <p class={over ? 'counter over' : 'counter'} id={counterId(props.id)}>
-        {count(props.length)} / {count(props.max)}{over ? `: ${count(props.length - props.max)} too many` : ''}
+        {count(props.length)} / {count(props.max)}
+        {over ? `: ${count(props.length - props.max)} too many` : ''}
       </p>
-      <p class="sr-only" role="status">{over ? `${props.label} is longer than ${count(props.max)} characters` : ''}</p>
+      <p class="sr-only" role="status">
+        {over ? `${props.label} is longer than ${count(props.max)} characters` : ''}
+      </p>
     </>
   );
 }

@@ -6,7 +6,12 @@ import { useEffect, useRef } from 'preact/hooks';
  * for work that belongs to what was open beneath it, such as a contact's panel over a thread or a list. It fills a
  * phone's screen and scrolls within itself.
  */
-export function Dialog(props: { labelledBy: string; class?: string; onClose: () => void; children: ComponentChildren }) {
+export function Dialog(props: {
+  labelledBy: string;
+  class?: string;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const d = dialog.current;
@@ -14,8 +19,15 @@ export function Dialog(props: { labelledBy: string; class?: string; onClose: () 
     return () => d?.close();
   }, []);
   return (
-    <dialog ref={dialog} class={`dialog ${props.class ?? ''}`} aria-labelledby={props.labelledBy} onClose={props.onClose}>
-      <button type="button" class="secondary dialog-close" onClick={() => dialog.current?.close()}>Close</button>
+    <dialog
+      ref={dialog}
+      class={`dialog ${props.class ?? ''}`}
+      aria-labelledby={props.labelledBy}
+      onClose={props.onClose}
+    >
+      <button type="button" class="secondary dialog-close" onClick={() => dialog.current?.close()}>
+        Close
+      </button>
       {props.children}
     </dialog>
   );

@@ -7,7 +7,11 @@ export function Field(props: { id: string; label: string; hint?: ComponentChildr
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      {hint && <p class="hint" id={`${id}-hint`}>{hint}</p>}
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
       <input id={id} name={id} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
     </div>
   );
@@ -20,8 +24,12 @@ export function Field(props: { id: string; label: string; hint?: ComponentChildr
 export function FormStatus(props: { error?: string; done?: string }) {
   return (
     <>
-      <p class="error" role="alert">{props.error ?? ''}</p>
-      <p class="done" role="status">{props.done ?? ''}</p>
+      <p class="error" role="alert">
+        {props.error ?? ''}
+      </p>
+      <p class="done" role="status">
+        {props.done ?? ''}
+      </p>
     </>
   );
 }
@@ -47,14 +55,31 @@ export function Copyable(props: { id: string; label: string; value: string; hint
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
-      {props.hint && <p class="hint" id={`${props.id}-hint`}>{props.hint}</p>}
+      {props.hint && (
+        <p class="hint" id={`${props.id}-hint`}>
+          {props.hint}
+        </p>
+      )}
       <div class="copyable">
-        <input id={props.id} ref={input} readOnly value={props.value} aria-describedby={describedBy}
-          onFocus={(e) => e.currentTarget.select()} spellcheck={false} />
-        <button type="button" class="secondary" onClick={() => void copy()} aria-label={`Copy ${props.label}`}>Copy</button>
+        <input
+          id={props.id}
+          ref={input}
+          readOnly
+          value={props.value}
+          aria-describedby={describedBy}
+          onFocus={(e) => e.currentTarget.select()}
+          spellcheck={false}
+        />
+        <button type="button" class="secondary" onClick={() => void copy()} aria-label={`Copy ${props.label}`}>
+          Copy
+        </button>
       </div>
       <p class={copied === false ? 'hint copy-refused' : 'done'} id={`${props.id}-copied`} role="status">
-        {copied === undefined ? '' : copied ? 'Copied.' : 'The browser did not allow copying: the text is selected in the box, copy it with Ctrl+C (⌘C on a Mac).'}
+        {copied === undefined
+          ? ''
+          : copied
+            ? 'Copied.'
+            : 'The browser did not allow copying: the text is selected in the box, copy it with Ctrl+C (⌘C on a Mac).'}
       </p>
     </div>
   );

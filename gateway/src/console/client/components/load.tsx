@@ -16,5 +16,11 @@ export function useResource<T>(path: string) {
 
 /** What a page shows while its data is on the way, or when it could not be read. */
 export function Loading(props: { error?: string }) {
-  return props.error ? <p class="error" role="alert">{props.error}</p> : <p role="status">Loading…</p>;
+  return props.error ? (
+    <p class="error" role="alert">
+      {props.error}
+    </p>
+  ) : (
+    <p role="status">Loading…</p>
+  );
 }

@@ -22,10 +22,22 @@ export function LongText(props: {
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
-      {props.hint && <p class="hint" id={hintId}>{props.hint}</p>}
-      <textarea id={props.id} name={props.id} rows={props.rows ?? 3} value={props.value} required={props.required} placeholder={props.placeholder}
-        aria-describedby={describedBy(hintId, counted && counterId(props.id))} aria-invalid={(counted && props.value.length > props.max!) || undefined}
-        onInput={(e) => props.onChange(e.currentTarget.value)} />
+      {props.hint && (
+        <p class="hint" id={hintId}>
+          {props.hint}
+        </p>
+      )}
+      <textarea
+        id={props.id}
+        name={props.id}
+        rows={props.rows ?? 3}
+        value={props.value}
+        required={props.required}
+        placeholder={props.placeholder}
+        aria-describedby={describedBy(hintId, counted && counterId(props.id))}
+        aria-invalid={(counted && props.value.length > props.max!) || undefined}
+        onInput={(e) => props.onChange(e.currentTarget.value)}
+      />
       {counted && <Counter id={props.id} label={props.label} length={props.value.length} max={props.max!} />}
     </div>
   );

@@ -19,7 +19,8 @@ export function labelOf(labels: FieldLabels, field: string): string | undefined 
   for (const [path, label] of Object.entries(labels)) {
     const parts = path.split('.');
     if (parts.length !== keys.length) continue;
-    if (!parts.every((part, i) => part === keys[i] || part === '*' || (part === '#' && /^\d+$/.test(keys[i]!)))) continue;
+    if (!parts.every((part, i) => part === keys[i] || part === '*' || (part === '#' && /^\d+$/.test(keys[i]!))))
+      continue;
     const rows = parts.flatMap((part, i) => (part === '#' ? [Number(keys[i]) + 1] : []));
     return rows.reduce((text, n) => text.replace('#', String(n)), label);
   }
@@ -51,7 +52,10 @@ export function sentenceOf(problem: FieldProblem, label = problem.field): string
  * The text a form shows for a refused request: every problem the API listed, by the form's labels, joined by "; "
  * (and how many more the API did not list); without a list, the API's message as it came.
  */
-export function errorText(res: Pick<ApiResult<unknown>, 'error' | 'problems'>, labels?: FieldLabels): string | undefined {
+export function errorText(
+  res: Pick<ApiResult<unknown>, 'error' | 'problems'>,
+  labels?: FieldLabels,
+): string | undefined {
   if (!labels || !res.problems?.length) return res.error;
   const more = /; and \d+ more problems?$/.exec(res.error ?? '')?.[0] ?? '';
   return res.problems.map((p) => sentenceOf(p, labelOf(labels, p.field))).join('; ') + more;

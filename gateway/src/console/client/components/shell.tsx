@@ -16,7 +16,12 @@ import { BalanceBanner, useCredits } from './balance.js';
  * At phone width the navigation folds behind a Menu button (a disclosure: aria-expanded, aria-controls). Escape
  * folds it again and gives focus back to the button; choosing a page folds it, focus going to the page's heading.
  */
-export function Shell(props: { session: SessionInfo; page?: ConsolePage; waiting?: string; children: ComponentChildren }) {
+export function Shell(props: {
+  session: SessionInfo;
+  page?: ConsolePage;
+  waiting?: string;
+  children: ComponentChildren;
+}) {
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
   const menuButton = useRef<HTMLButtonElement>(null);
@@ -46,17 +51,29 @@ export function Shell(props: { session: SessionInfo; page?: ConsolePage; waiting
   const sections = [...new Set(shown.map((p) => p.section))];
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="top">
         <span class="brand">LeadChat</span>
         <span class="who">
           <span class="sr-only">Signed in as </span>
           <span class="member">{member.name}</span> <span class="role">{ROLE_LABEL[member.role]}</span>
-          <span class="sr-only">, on the account</span> <span class="name">{account.name}</span> <span class="email">{member.email}</span>
+          <span class="sr-only">, on the account</span> <span class="name">{account.name}</span>{' '}
+          <span class="email">{member.email}</span>
         </span>
-        <button type="button" class="secondary" onClick={leave} disabled={leaving}>Sign out</button>
-        <button type="button" class="secondary menu-button" ref={menuButton} aria-expanded={menuOpen} aria-controls="console-nav"
-          onClick={() => setMenuOpen(!menuOpen)} onKeyDown={foldOnEscape}>
+        <button type="button" class="secondary" onClick={leave} disabled={leaving}>
+          Sign out
+        </button>
+        <button
+          type="button"
+          class="secondary menu-button"
+          ref={menuButton}
+          aria-expanded={menuOpen}
+          aria-controls="console-nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+          onKeyDown={foldOnEscape}
+        >
           <span aria-hidden="true">☰</span> Menu
         </button>
       </header>
@@ -66,9 +83,15 @@ export function Shell(props: { session: SessionInfo; page?: ConsolePage; waiting
             <div key={section}>
               <h2 class="nav-section">{section}</h2>
               <ul>
-                {shown.filter((p) => p.section === section).map((p) => (
-                  <li key={p.path}><Link href={p.path} current={p === props.page}>{p.title}</Link></li>
-                ))}
+                {shown
+                  .filter((p) => p.section === section)
+                  .map((p) => (
+                    <li key={p.path}>
+                      <Link href={p.path} current={p === props.page}>
+                        {p.title}
+                      </Link>
+                    </li>
+                  ))}
               </ul>
             </div>
           ))}

@@ -13,7 +13,9 @@ import { chime } from './sound.js';
 const INBOX_PATH = '/console/inbox';
 
 const showing = (conversationId: string) =>
-  document.visibilityState === 'visible' && location.pathname === INBOX_PATH && new URLSearchParams(location.search).get('c') === conversationId;
+  document.visibilityState === 'visible' &&
+  location.pathname === INBOX_PATH &&
+  new URLSearchParams(location.search).get('c') === conversationId;
 
 /**
  * What the contact wrote, for the notification's text: their latest message when it is the conversation's last,
@@ -73,22 +75,32 @@ export function useNotifier(me: string, waiting: Waiting | undefined): void {
   const assigned = useRef(new Map<string, Heard>());
   // The conversations of the read before, each with its last message when the contact's.
   const before = useRef<Map<string, string | undefined> | undefined>(undefined);
-  useEffect(() => subscribe({
-    news: ({ event, data }) => {
-      const id = data.conversationId;
-      if (!id) return;
-      if (event === 'message.created' && data.direction === 'incoming') wrote.current.set(id, { at: Date.now(), messageId: data.messageId });
-      const toMe = event === 'conversation.assigned' && data.assigneeId === me;
-      if (toMe) assigned.current.set(id, { at: Date.now() });
-      if (!notifying(me)) return;
-      // The tab showing the conversation claims it, so that no other tab tells of what is on screen.
-      if (showing(id)) return void firstToTell(id);
-      if (!toMe || actedOn(me, id)) return;
-      void get<Conversation>(`/v1/conversations/${encodeURIComponent(id)}`).then((res) => {
-        if (res.ok) void tell(res.data!, `Assigned to you: ${contactName(res.data!.contact)}`, wrote.current.get(id)?.messageId);
-      });
-    },
-  }), [me]);
+  useEffect(
+    () =>
+      subscribe({
+        news: ({ event, data }) => {
+          const id = data.conversationId;
+          if (!id) return;
+          if (event === 'message.created' && data.direction === 'incoming')
+            wrote.current.set(id, { at: Date.now(), messageId: data.messageId });
+          const toMe = event === 'conversation.assigned' && data.assigneeId === me;
+          if (toMe) assigned.current.set(id, { at: Date.now() });
+          if (!notifying(me)) return;
+          // The tab showing the conversation claims it, so that no other tab tells of what is on screen.
+          if (showing(id)) return void firstToTell(id);
+          if (!toMe || actedOn(me, id)) return;
+          void get<Conversation>(`/v1/conversations/${encodeURIComponent(id)}`).then((res) => {
+            if (res.ok)
+              void tell(
+                res.data!,
+                `Assigned to you: ${contactName(res.data!.contact)}`,
+                wrote.current.get(id)?.messageId,
+              );
+          });
+        },
+      }),
+    [me],
+  );
   useEffect(() => {
     if (!waiting) return;
     const heldBy = (heard: Map<string, Heard>) => {

@@ -26,4 +26,5 @@ export function acting(me: string, conversationId: string): void {
 }
 
 /** Whether the member changed the conversation themselves in the last few seconds. */
-export const actedOn = (me: string, conversationId: string): boolean => Date.now() - (read(me)[conversationId] ?? 0) < KEPT_MS;
+export const actedOn = (me: string, conversationId: string): boolean =>
+  Date.now() - (read(me)[conversationId] ?? 0) < KEPT_MS;

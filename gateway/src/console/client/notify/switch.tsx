@@ -25,16 +25,25 @@ export function NotifySwitch(props: { me: string }) {
     <div class="notify-switch">
       <label class="choice">
         <input type="checkbox" checked={on} onChange={(e) => void change(e)} aria-describedby="notify-hint" />
-        Notify me when a contact waits for a reply, in a conversation of mine or one nobody has, and when one is assigned to me
+        Notify me when a contact waits for a reply, in a conversation of mine or one nobody has, and when one is
+        assigned to me
       </label>
       <p id="notify-hint" class="hint" role="status">
-        {!on ? 'A desktop notification and a sound, in this browser.'
-          : permission === 'denied' ? 'This browser blocks notifications from the console: you hear the sound only. Allow them in the site’s settings.'
-          : permission === 'unsupported' ? 'This browser shows no desktop notifications: you hear the sound only.'
-          : permission === 'default' ? 'The browser has not allowed notifications yet: you hear the sound only.'
-          : 'On, in this browser: a desktop notification and a sound.'}
+        {!on
+          ? 'A desktop notification and a sound, in this browser.'
+          : permission === 'denied'
+            ? 'This browser blocks notifications from the console: you hear the sound only. Allow them in the site’s settings.'
+            : permission === 'unsupported'
+              ? 'This browser shows no desktop notifications: you hear the sound only.'
+              : permission === 'default'
+                ? 'The browser has not allowed notifications yet: you hear the sound only.'
+                : 'On, in this browser: a desktop notification and a sound.'}
       </p>
-      {on && permission === 'default' && <button type="button" class="secondary" onClick={() => void ask()}>Allow desktop notifications</button>}
+      {on && permission === 'default' && (
+        <button type="button" class="secondary" onClick={() => void ask()}>
+          Allow desktop notifications
+        </button>
+      )}
     </div>
   );
 }

@@ -30,7 +30,13 @@ export function AcceptInvite() {
   }, [token]);
   return (
     <main class="sign-in" id="main">
-      {!invitation ? <p role="status">Opening the invitation…</p> : invitation.ok ? <PasswordForm token={token} invitation={invitation.data!} /> : <NotOpened res={invitation} />}
+      {!invitation ? (
+        <p role="status">Opening the invitation…</p>
+      ) : invitation.ok ? (
+        <PasswordForm token={token} invitation={invitation.data!} />
+      ) : (
+        <NotOpened res={invitation} />
+      )}
     </main>
   );
 }
@@ -38,15 +44,27 @@ export function AcceptInvite() {
 /** A link that no longer opens: expired (410), or used, replaced or never valid (404); or the gateway out of reach. */
 function NotOpened(props: { res: ApiResult<InvitationView> }) {
   const { status, error } = props.res;
-  const heading = status === 410 ? 'This invitation has expired' : status === 404 ? 'This invitation link does not open' : 'The invitation could not be opened';
+  const heading =
+    status === 410
+      ? 'This invitation has expired'
+      : status === 404
+        ? 'This invitation link does not open'
+        : 'The invitation could not be opened';
   const why = status === 404 && !error ? 'This address holds no invitation: open the whole link you were sent.' : error;
   return (
     <>
       <h1>{heading}</h1>
-      <p class="error" role="alert">{why}</p>
-      {status === 410 || status === 404
-        ? <p>Ask the account's owner or an admin for a new link: they make one on the Members page. Already set your password? <a href={SIGN_IN_PATH}>Sign in</a>.</p>
-        : <p>Try the link again in a moment.</p>}
+      <p class="error" role="alert">
+        {why}
+      </p>
+      {status === 410 || status === 404 ? (
+        <p>
+          Ask the account's owner or an admin for a new link: they make one on the Members page. Already set your
+          password? <a href={SIGN_IN_PATH}>Sign in</a>.
+        </p>
+      ) : (
+        <p>Try the link again in a moment.</p>
+      )}
     </>
   );
 }
@@ -59,7 +77,8 @@ function PasswordForm(props: { token: string; invitation: InvitationView }) {
     e.preventDefault();
     const form = new FormData(e.currentTarget as HTMLFormElement);
     const password = String(form.get('invite-password'));
-    if (password !== String(form.get('invite-password-again'))) return setError('The two passwords differ: type the same password in both fields.');
+    if (password !== String(form.get('invite-password-again')))
+      return setError('The two passwords differ: type the same password in both fields.');
     setBusy(true);
     const res = await call('POST', path(props.token), { password });
     // Signed in: the link is used up, so it is left out of the history too.
@@ -73,26 +92,38 @@ function PasswordForm(props: { token: string; invitation: InvitationView }) {
         <>
           <h1>A new password for {account.name}</h1>
           <p>
-            {member.name}, this link sets a new password for your sign-in ({member.email}) to the LeadChat console
-            of <span class="value">{account.name}</span>. It opens until {new Date(expiresAt).toLocaleString()}.
+            {member.name}, this link sets a new password for your sign-in ({member.email}) to the LeadChat console of{' '}
+            <span class="value">{account.name}</span>. It opens until {new Date(expiresAt).toLocaleString()}.
           </p>
         </>
       ) : (
         <>
-          <h1>Join {account.name} as {member.name}</h1>
+          <h1>
+            Join {account.name} as {member.name}
+          </h1>
           <p>
-            You are invited to the LeadChat console of <span class="value">{account.name}</span> as
-            an {ROLE_LABEL[member.role].toLowerCase()}. Choose the password you will sign in with, with your email. The
+            You are invited to the LeadChat console of <span class="value">{account.name}</span> as an{' '}
+            {ROLE_LABEL[member.role].toLowerCase()}. Choose the password you will sign in with, with your email. The
             link opens until {new Date(expiresAt).toLocaleString()}.
           </p>
         </>
       )}
       <form onSubmit={submit} aria-describedby="invite-status" noValidate>
         <Field id="invite-email" label="Email" type="email" value={member.email} readOnly autocomplete="username" />
-        <Field id="invite-password" label="Password" type="password" autocomplete="new-password" hint="At least 12 characters." />
+        <Field
+          id="invite-password"
+          label="Password"
+          type="password"
+          autocomplete="new-password"
+          hint="At least 12 characters."
+        />
         <Field id="invite-password-again" label="Password again" type="password" autocomplete="new-password" />
-        <button type="submit" class="primary" disabled={busy}>{busy ? 'Saving…' : member.status === 'active' ? 'Set the new password' : `Join ${account.name}`}</button>
-        <div id="invite-status"><FormStatus error={error} /></div>
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? 'Saving…' : member.status === 'active' ? 'Set the new password' : `Join ${account.name}`}
+        </button>
+        <div id="invite-status">
+          <FormStatus error={error} />
+        </div>
       </form>
     </>
   );

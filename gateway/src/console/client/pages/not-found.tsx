@@ -6,7 +6,9 @@ export function NotFound() {
   return (
     <>
       <PageTitle>Page not found</PageTitle>
-      <p>There is no such page in the console. <Link href={HOME_PATH}>Go to the Inbox</Link>.</p>
+      <p>
+        There is no such page in the console. <Link href={HOME_PATH}>Go to the Inbox</Link>.
+      </p>
     </>
   );
 }

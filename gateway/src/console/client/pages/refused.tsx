@@ -15,7 +15,9 @@ export function Refused(props: { page: ConsolePage; role: Role }) {
         Your role ({props.role}) cannot open this page: it needs an admin or the account's owner. Ask one of them if you
         need something changed here.
       </p>
-      <p><Link href={HOME_PATH}>Go to the Inbox</Link></p>
+      <p>
+        <Link href={HOME_PATH}>Go to the Inbox</Link>
+      </p>
     </>
   );
 }

@@ -29,8 +29,12 @@ export function SignIn() {
       <form onSubmit={submit} aria-describedby="sign-in-status">
         <Field id="email" label="Email" type="email" autocomplete="username" required />
         <Field id="password" label="Password" type="password" autocomplete="current-password" required />
-        <button type="submit" class="primary" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
-        <div id="sign-in-status"><FormStatus error={error} /></div>
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+        <div id="sign-in-status">
+          <FormStatus error={error} />
+        </div>
       </form>
       <p class="hint">
         No password yet? A team member sets theirs through the invitation link an admin sends them; the account's owner

@@ -23,7 +23,9 @@ export function AgencyPage(_props: { session: SessionInfo }) {
 
   /** Reads the sub-accounts again, as many as were shown, so a grant's new balance shows in its row. */
   const load = useCallback(async (shown = 0, cursor?: string | null) => {
-    const res = await get<PageOf<SubAccount>>(`/v1/subaccounts?limit=${Math.min(200, Math.max(50, shown))}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await get<PageOf<SubAccount>>(
+      `/v1/subaccounts?limit=${Math.min(200, Math.max(50, shown))}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     setError(res.ok ? undefined : res.error);
     if (!res.ok || !res.data) return;
     const page = res.data;
@@ -33,7 +35,13 @@ export function AgencyPage(_props: { session: SessionInfo }) {
   }, []);
   useEffect(() => void load(), [load]);
 
-  if (!subs) return <><PageTitle>Agency</PageTitle><Loading error={error} /></>;
+  if (!subs)
+    return (
+      <>
+        <PageTitle>Agency</PageTitle>
+        <Loading error={error} />
+      </>
+    );
   const changed = (email: string) => {
     setSelected(subs.find((s) => s.email === email)?.id ?? selected);
     setVersion((v) => v + 1);
@@ -44,10 +52,16 @@ export function AgencyPage(_props: { session: SessionInfo }) {
     <>
       <PageTitle>Agency</PageTitle>
       <Panel title="Sub-accounts" id="subaccounts-heading">
-        {subs.length === 0 ? <p>No sub-account yet: the gateway's operator creates them with this agency as parent.</p> : (
+        {subs.length === 0 ? (
+          <p>No sub-account yet: the gateway's operator creates them with this agency as parent.</p>
+        ) : (
           <SubAccountTable subs={subs} selected={selected} onSelect={setSelected} />
         )}
-        {next && <button type="button" class="secondary" onClick={() => void load(0, next)}>Show more sub-accounts</button>}
+        {next && (
+          <button type="button" class="secondary" onClick={() => void load(0, next)}>
+            Show more sub-accounts
+          </button>
+        )}
       </Panel>
       {subs.length > 0 && (
         <>

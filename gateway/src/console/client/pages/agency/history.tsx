@@ -18,11 +18,16 @@ export function History(props: { sub: SubAccount; version: number }) {
   return (
     <>
       <dl class="facts">
-        <dt>Sub-account</dt><dd>{`${props.sub.name} (${props.sub.email})`}</dd>
-        <dt>Balance</dt><dd data-balance>{credits(history.balance)}</dd>
-        <dt>Auto-recharge</dt><dd>{ruleText(history.autoRecharge)}</dd>
+        <dt>Sub-account</dt>
+        <dd>{`${props.sub.name} (${props.sub.email})`}</dd>
+        <dt>Balance</dt>
+        <dd data-balance>{credits(history.balance)}</dd>
+        <dt>Auto-recharge</dt>
+        <dd>{ruleText(history.autoRecharge)}</dd>
       </dl>
-      {history.transactions.length === 0 ? <p>No credits granted or spent yet.</p> : (
+      {history.transactions.length === 0 ? (
+        <p>No credits granted or spent yet.</p>
+      ) : (
         <div class="table-scroll" role="region" aria-labelledby="history-caption" tabIndex={0}>
           <table class="data-table">
             <caption id="history-caption">Credit history, newest first</caption>
@@ -30,8 +35,12 @@ export function History(props: { sub: SubAccount; version: number }) {
               <tr>
                 <th scope="col">When</th>
                 <th scope="col">Kind</th>
-                <th scope="col" class="num">Amount</th>
-                <th scope="col" class="num">Balance after</th>
+                <th scope="col" class="num">
+                  Amount
+                </th>
+                <th scope="col" class="num">
+                  Balance after
+                </th>
                 <th scope="col">Description</th>
               </tr>
             </thead>

@@ -11,9 +11,13 @@ export function SubAccountTable(props: { subs: SubAccount[]; selected?: string; 
           <tr>
             <th scope="col">Name</th>
             <th scope="col">Email</th>
-            <th scope="col" class="num">Balance</th>
+            <th scope="col" class="num">
+              Balance
+            </th>
             <th scope="col">Auto-recharge</th>
-            <th scope="col"><span class="visually-hidden">History</span></th>
+            <th scope="col">
+              <span class="visually-hidden">History</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -24,8 +28,15 @@ export function SubAccountTable(props: { subs: SubAccount[]; selected?: string; 
               <td class="num">{credits(s.balance)}</td>
               <td>{ruleText(s.autoRecharge)}</td>
               <td>
-                <button type="button" class="secondary" aria-pressed={props.selected === s.id} onClick={() => props.onSelect(s.id)}
-                  aria-label={`Credit history of ${s.name}`}>History</button>
+                <button
+                  type="button"
+                  class="secondary"
+                  aria-pressed={props.selected === s.id}
+                  onClick={() => props.onSelect(s.id)}
+                  aria-label={`Credit history of ${s.name}`}
+                >
+                  History
+                </button>
               </td>
             </tr>
           ))}

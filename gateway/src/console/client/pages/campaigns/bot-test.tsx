@@ -12,11 +12,18 @@ type Source = BotTest['basis']['sources'][number];
 /** How the answer used a source, in words; an offered FAQ is told by how many were offered. */
 function useOf(source: Source, offered: number): string {
   switch (source.use) {
-    case 'answer': return 'Answered with the FAQ';
-    case 'closest': return 'Closest FAQ, not close enough to answer with';
-    case 'option': return offered > 1 ? 'One of the FAQs that match alike, offered to choose from' : 'The FAQ the bot asks about, as it matches only part of the question';
-    case 'covers': return 'A resource covers this better than any FAQ';
-    case 'given': return 'Given to the AI to answer from';
+    case 'answer':
+      return 'Answered with the FAQ';
+    case 'closest':
+      return 'Closest FAQ, not close enough to answer with';
+    case 'option':
+      return offered > 1
+        ? 'One of the FAQs that match alike, offered to choose from'
+        : 'The FAQ the bot asks about, as it matches only part of the question';
+    case 'covers':
+      return 'A resource covers this better than any FAQ';
+    case 'given':
+      return 'Given to the AI to answer from';
   }
 }
 
@@ -30,7 +37,8 @@ const HANDOFF_REASON: Record<string, string> = {
 
 /** Who answered, as a sentence: the FAQ bot, or the AI endpoint; and why the FAQ bot stood in, when it did. */
 function answeredBy(answer: BotTest): string {
-  if (answer.fallbackReason) return `The FAQ bot answered, standing in for the AI endpoint, which failed: ${answer.fallbackReason}${/[.!?]$/.test(answer.fallbackReason) ? '' : '.'}`;
+  if (answer.fallbackReason)
+    return `The FAQ bot answered, standing in for the AI endpoint, which failed: ${answer.fallbackReason}${/[.!?]$/.test(answer.fallbackReason) ? '' : '.'}`;
   if (answer.provider === 'faq') return 'Answered by the FAQ bot, from this campaign’s FAQs.';
   if (answer.provider === 'openai') return 'Answered by the AI endpoint chosen in Settings › Bot provider.';
   return `Answered by the ${answer.provider} provider.`;
@@ -46,16 +54,31 @@ export function BotTestPanel(props: { campaignId: string }) {
     const form = new FormData(e.currentTarget as HTMLFormElement);
     const firstName = String(form.get('bot-first-name') ?? '').trim() || null;
     setAnswer(undefined);
-    void asking.run(() => call<BotTest>('POST', `/v1/campaigns/${encodeURIComponent(props.campaignId)}/bot/test`, { message, firstName }),
-      'The bot answered. Nothing was sent.', setAnswer);
+    void asking.run(
+      () =>
+        call<BotTest>('POST', `/v1/campaigns/${encodeURIComponent(props.campaignId)}/bot/test`, { message, firstName }),
+      'The bot answered. Nothing was sent.',
+      setAnswer,
+    );
   };
   return (
     <Panel title="Try the bot" id="bot-test-heading">
-      <p>Ask what a contact might ask: the saved campaign’s bot answers here, and nothing is sent, stored or charged.</p>
+      <p>
+        Ask what a contact might ask: the saved campaign’s bot answers here, and nothing is sent, stored or charged.
+      </p>
       <form onSubmit={ask}>
-        <LongText id="bot-question" label="Question" value={message} onChange={setMessage} required max={TEXT_LIMITS.botTestMessage} />
+        <LongText
+          id="bot-question"
+          label="Question"
+          value={message}
+          onChange={setMessage}
+          required
+          max={TEXT_LIMITS.botTestMessage}
+        />
         <Field id="bot-first-name" label="Contact’s first name (optional)" />
-        <button type="submit" class="primary" disabled={asking.busy}>Ask the bot</button>
+        <button type="submit" class="primary" disabled={asking.busy}>
+          Ask the bot
+        </button>
       </form>
       <FormStatus error={asking.error} done={asking.done} />
       {answer && <Answer answer={answer} />}
@@ -87,8 +110,16 @@ function Answer({ answer }: { answer: BotTest }) {
       )}
       {reply.kind === 'handoff' && (
         <>
-          <p class="label">The bot would hand the conversation to a person: <span class="value handoff-reason">{HANDOFF_REASON[reply.reason] ?? reply.reason}</span>.</p>
-          {reply.body && <><p class="label">The contact would be told:</p><p class="message">{reply.body}</p></>}
+          <p class="label">
+            The bot would hand the conversation to a person:{' '}
+            <span class="value handoff-reason">{HANDOFF_REASON[reply.reason] ?? reply.reason}</span>.
+          </p>
+          {reply.body && (
+            <>
+              <p class="label">The contact would be told:</p>
+              <p class="message">{reply.body}</p>
+            </>
+          )}
         </>
       )}
       {reply.kind === 'silent' && <p class="label">The bot would say nothing to this.</p>}
@@ -104,12 +135,28 @@ function Basis({ basis }: { basis: BotTest['basis'] }) {
   const offered = basis.sources.filter((s) => s.use === 'option').length;
   return (
     <div class="bot-basis" aria-label="Why the bot answered so">
-      <p class="label">Why{basis.confidence !== null ? <>: confidence <span class="value bot-confidence">{Math.round(basis.confidence * 100)} %</span></> : ''}</p>
+      <p class="label">
+        Why
+        {basis.confidence !== null ? (
+          <>
+            : confidence <span class="value bot-confidence">{Math.round(basis.confidence * 100)} %</span>
+          </>
+        ) : (
+          ''
+        )}
+      </p>
       <ul>
         {basis.sources.map((source) => (
           <li key={`${source.kind}-${source.index}`}>
-            {useOf(source, offered)}: {source.kind === 'faq' ? <q>{source.question}</q> : <q>{source.text.length > 160 ? `${source.text.slice(0, 160)}…` : source.text}</q>}
-            {' '}<span class="hint">({source.kind === 'faq' ? 'FAQ' : 'resource'} {source.index + 1})</span>
+            {useOf(source, offered)}:{' '}
+            {source.kind === 'faq' ? (
+              <q>{source.question}</q>
+            ) : (
+              <q>{source.text.length > 160 ? `${source.text.slice(0, 160)}…` : source.text}</q>
+            )}{' '}
+            <span class="hint">
+              ({source.kind === 'faq' ? 'FAQ' : 'resource'} {source.index + 1})
+            </span>
           </li>
         ))}
       </ul>

@@ -1,5 +1,10 @@
 import { useState } from 'preact/hooks';
-import { answersOnly, CAMPAIGN_COUNTS as COUNT, CAMPAIGN_LIMITS as MAX, type MetaChannel } from '../../../../api-contract.js';
+import {
+  answersOnly,
+  CAMPAIGN_COUNTS as COUNT,
+  CAMPAIGN_LIMITS as MAX,
+  type MetaChannel,
+} from '../../../../api-contract.js';
 import type { Campaign, List, OpeningPrice, Reached } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
@@ -48,24 +53,39 @@ export function CampaignForm(props: {
   const [asking, setAsking] = useState<ListCount | undefined>(undefined);
   const [cost, setCost] = useState<OpeningPrice | undefined>(undefined);
   const saving = useAction(L);
-  const set = <K extends keyof Draft>(key: K) => (value: Draft[K]) => setD((old) => ({ ...old, [key]: value }));
-  const setBot = <K extends keyof Draft['bot']>(key: K) => (value: Draft['bot'][K]) => setD((old) => ({ ...old, bot: { ...old.bot, [key]: value } }));
-  const setWindow = (key: keyof Draft['window']) => (value: string) => setD((old) => ({ ...old, window: { ...old.window, [key]: value } }));
+  const set =
+    <K extends keyof Draft>(key: K) =>
+    (value: Draft[K]) =>
+      setD((old) => ({ ...old, [key]: value }));
+  const setBot =
+    <K extends keyof Draft['bot']>(key: K) =>
+    (value: Draft['bot'][K]) =>
+      setD((old) => ({ ...old, bot: { ...old.bot, [key]: value } }));
+  const setWindow = (key: keyof Draft['window']) => (value: string) =>
+    setD((old) => ({ ...old, window: { ...old.window, [key]: value } }));
   const existing = props.campaign;
 
   /** Saves the campaign, then (`reach`) messages the contacts already on its list. */
   const submit = async (reach: boolean) => {
     setAsking(undefined);
-    const request = () => (existing
-      ? call<Campaign>('PATCH', `/v1/campaigns/${encodeURIComponent(existing.id)}`, bodyOf(d))
-      : call<Campaign>('POST', '/v1/campaigns', bodyOf(d)));
+    const request = () =>
+      existing
+        ? call<Campaign>('PATCH', `/v1/campaigns/${encodeURIComponent(existing.id)}`, bodyOf(d))
+        : call<Campaign>('POST', '/v1/campaigns', bodyOf(d));
     let saved = undefined as Campaign | undefined;
     await saving.run(request, existing ? 'Campaign saved.' : 'Campaign created.', (c) => (saved = c));
     if (!saved) return;
     const reached = reach ? await reachExisting(saved.id) : undefined;
-    props.onSaved(saved, !existing, reached && (reached.ok
-      ? { reached: reached.data }
-      : { error: `The campaign is Live, but the contacts already on the list were not messaged: ${reached.error}` }));
+    props.onSaved(
+      saved,
+      !existing,
+      reached &&
+        (reached.ok
+          ? { reached: reached.data }
+          : {
+              error: `The campaign is Live, but the contacts already on the list were not messaged: ${reached.error}`,
+            }),
+    );
   };
   const save = (e: SubmitEvent) => {
     e.preventDefault();
@@ -76,7 +96,8 @@ export function CampaignForm(props: {
       setWarning(warn);
       if (warn) return;
       // Asked unless the warning said the list cannot be reached: then it goes Live for new contacts alone.
-      const count = goingLive && !warning && d.listId && !answersOnly(d.channel) ? await countList(d.listId) : undefined;
+      const count =
+        goingLive && !warning && d.listId && !answersOnly(d.channel) ? await countList(d.listId) : undefined;
       const price = goingLive && !warning && !answersOnly(d.channel) ? await quoteOpening(d) : undefined;
       setCost(price);
       if (count && count.count > 0) setAsking(count);
@@ -92,8 +113,20 @@ export function CampaignForm(props: {
       <fieldset>
         <legend>Campaign</legend>
         <Text id="c-name" label={L.name} value={d.name} onChange={set('name')} required max={MAX.name} />
-        <Choice id="c-type" label={L.type} value={d.type} onChange={set('type')} options={Object.entries(TYPE_LABEL) as Array<[Campaign['type'], string]>} />
-        <Text id="c-language" label={L.language} value={d.language} onChange={set('language')} hint="The language the bot answers in, such as en, es or es-MX." />
+        <Choice
+          id="c-type"
+          label={L.type}
+          value={d.type}
+          onChange={set('type')}
+          options={Object.entries(TYPE_LABEL) as Array<[Campaign['type'], string]>}
+        />
+        <Text
+          id="c-language"
+          label={L.language}
+          value={d.language}
+          onChange={set('language')}
+          hint="The language the bot answers in, such as en, es or es-MX."
+        />
         <div class="field">
           <label for="c-list">{L.listId}</label>
           <p class="hint" id="c-list-hint">
@@ -101,28 +134,50 @@ export function CampaignForm(props: {
               ? `${CHANNEL_LABEL[meta]} contacts added to this list cannot be reached first: they hear from this campaign once they write to ${META_INBOX[meta]}.`
               : 'Contacts added to this list get the opening message.'}
           </p>
-          <select id="c-list" value={d.listId} aria-describedby="c-list-hint" onChange={(e) => {
-            const listId = e.currentTarget.value;
-            // A new campaign linked to a list triggers on its new contacts, as the API has it by default.
-            setD((old) => ({ ...old, listId, ...(existing ? {} : { triggerOnNewContacts: listId !== '' }) }));
-          }}>
+          <select
+            id="c-list"
+            value={d.listId}
+            aria-describedby="c-list-hint"
+            onChange={(e) => {
+              const listId = e.currentTarget.value;
+              // A new campaign linked to a list triggers on its new contacts, as the API has it by default.
+              setD((old) => ({ ...old, listId, ...(existing ? {} : { triggerOnNewContacts: listId !== '' }) }));
+            }}
+          >
             <option value="">No list</option>
-            {props.lists.map((l) => <option key={l.id} value={l.id}>{l.name}</option>)}
+            {props.lists.map((l) => (
+              <option key={l.id} value={l.id}>
+                {l.name}
+              </option>
+            ))}
             {!listKnown && <option value={d.listId}>{d.listId}</option>}
           </select>
         </div>
         {!meta && (
-          <Check id="c-trigger" label={L.triggerOnNewContacts} checked={d.triggerOnNewContacts} onChange={set('triggerOnNewContacts')}
-            hint="Each contact added to the list (by hand, by the API or by an import) gets the opening message." />
+          <Check
+            id="c-trigger"
+            label={L.triggerOnNewContacts}
+            checked={d.triggerOnNewContacts}
+            onChange={set('triggerOnNewContacts')}
+            hint="Each contact added to the list (by hand, by the API or by an import) gets the opening message."
+          />
         )}
         {!meta && d.status === 'live' && d.listId !== '' && !d.triggerOnNewContacts && (
-          <p class="warning" role="status">This campaign is Live, but new contacts of its list get no opening message: turn on the trigger above.</p>
+          <p class="warning" role="status">
+            This campaign is Live, but new contacts of its list get no opening message: turn on the trigger above.
+          </p>
         )}
         <fieldset>
           <legend>{L.status}</legend>
           {(Object.entries(STATUS_LABEL) as Array<[Campaign['status'], string]>).map(([value, label]) => (
             <label class="choice" key={value}>
-              <input type="radio" name="c-status" value={value} checked={d.status === value} onChange={() => set('status')(value)} />
+              <input
+                type="radio"
+                name="c-status"
+                value={value}
+                checked={d.status === value}
+                onChange={() => set('status')(value)}
+              />
               {label}
             </label>
           ))}
@@ -131,55 +186,145 @@ export function CampaignForm(props: {
 
       <fieldset>
         <legend>{meta ? 'Channel' : 'Channel and opening message'}</legend>
-        <Choice id="c-channel" label={L.channel} value={d.channel} onChange={set('channel')} options={Object.entries(CHANNEL_LABEL) as Array<[Campaign['channel'], string]>}
-          note={meta && answerOnlyNote(meta)} />
+        <Choice
+          id="c-channel"
+          label={L.channel}
+          value={d.channel}
+          onChange={set('channel')}
+          options={Object.entries(CHANNEL_LABEL) as Array<[Campaign['channel'], string]>}
+          note={meta && answerOnlyNote(meta)}
+        />
         {d.channel === 'custom' && (
-          <Text id="c-custom-channel" label={L.customChannel} value={d.customChannel} onChange={set('customChannel')} max={MAX.customChannel}
-            hint="The label your system knows the channel by, sent with each reply to the Custom Channel Webhook." />
+          <Text
+            id="c-custom-channel"
+            label={L.customChannel}
+            value={d.customChannel}
+            onChange={set('customChannel')}
+            max={MAX.customChannel}
+            hint="The label your system knows the channel by, sent with each reply to the Custom Channel Webhook."
+          />
         )}
-        {!meta && <LongText id="c-opening" label={L.openingMessage} value={d.openingMessage} onChange={set('openingMessage')} rows={4} hint={PERSONALIZE_HINT} max={MAX.openingMessage} />}
+        {!meta && (
+          <LongText
+            id="c-opening"
+            label={L.openingMessage}
+            value={d.openingMessage}
+            onChange={set('openingMessage')}
+            rows={4}
+            hint={PERSONALIZE_HINT}
+            max={MAX.openingMessage}
+          />
+        )}
         {d.channel === 'whatsapp' && (
           <fieldset>
             <legend>WhatsApp templates</legend>
-            <Text id="c-opening-template" label={L.openingTemplate} value={d.openingTemplate} onChange={set('openingTemplate')} max={MAX.templateName}
-              hint="The approved template the opening message goes out as (a Content SID “HX…” on Twilio). Empty: the opening message as text." />
-            <ParamRows id="c-opening-params" legend={L.openingTemplateParams} rows={d.openingTemplateParams} onChange={set('openingTemplateParams')} />
-            <Text id="c-reengagement-template" label={L.reengagementTemplate} value={d.reengagementTemplate} onChange={set('reengagementTemplate')} max={MAX.templateName}
-              hint="Sent instead of free text outside WhatsApp’s 24-hour window. Empty: such messages are skipped." />
-            <ParamRows id="c-reengagement-params" legend={L.reengagementTemplateParams} rows={d.reengagementTemplateParams} onChange={set('reengagementTemplateParams')} />
-            <Text id="c-template-language" label={L.templateLanguage} value={d.templateLanguage} onChange={set('templateLanguage')}
-              placeholder="en_US" hint="The templates’ WhatsApp language code. Empty: from the campaign’s language." />
+            <Text
+              id="c-opening-template"
+              label={L.openingTemplate}
+              value={d.openingTemplate}
+              onChange={set('openingTemplate')}
+              max={MAX.templateName}
+              hint="The approved template the opening message goes out as (a Content SID “HX…” on Twilio). Empty: the opening message as text."
+            />
+            <ParamRows
+              id="c-opening-params"
+              legend={L.openingTemplateParams}
+              rows={d.openingTemplateParams}
+              onChange={set('openingTemplateParams')}
+            />
+            <Text
+              id="c-reengagement-template"
+              label={L.reengagementTemplate}
+              value={d.reengagementTemplate}
+              onChange={set('reengagementTemplate')}
+              max={MAX.templateName}
+              hint="Sent instead of free text outside WhatsApp’s 24-hour window. Empty: such messages are skipped."
+            />
+            <ParamRows
+              id="c-reengagement-params"
+              legend={L.reengagementTemplateParams}
+              rows={d.reengagementTemplateParams}
+              onChange={set('reengagementTemplateParams')}
+            />
+            <Text
+              id="c-template-language"
+              label={L.templateLanguage}
+              value={d.templateLanguage}
+              onChange={set('templateLanguage')}
+              placeholder="en_US"
+              hint="The templates’ WhatsApp language code. Empty: from the campaign’s language."
+            />
           </fieldset>
         )}
       </fieldset>
 
       <fieldset>
         <legend>Pace and hours</legend>
-        <Text id="c-send-rate" label={L.sendRate} value={d.sendRate} onChange={set('sendRate')}
-          hint="How fast queued opening messages go, such as 30/m or 500/h. The first 3 of a burst go at once." />
-        <Check id="c-window-on" label="Send only within a sending window" checked={d.windowOn} onChange={set('windowOn')} />
+        <Text
+          id="c-send-rate"
+          label={L.sendRate}
+          value={d.sendRate}
+          onChange={set('sendRate')}
+          hint="How fast queued opening messages go, such as 30/m or 500/h. The first 3 of a burst go at once."
+        />
+        <Check
+          id="c-window-on"
+          label="Send only within a sending window"
+          checked={d.windowOn}
+          onChange={set('windowOn')}
+        />
         {d.windowOn && (
           <div class="inline-fields">
             <Text id="c-window-start" label="From" type="time" value={d.window.start} onChange={setWindow('start')} />
             <Text id="c-window-end" label="Until" type="time" value={d.window.end} onChange={setWindow('end')} />
-            <Text id="c-window-zone" label="Time zone" value={d.window.timezone} onChange={setWindow('timezone')} placeholder="America/New_York" />
+            <Text
+              id="c-window-zone"
+              label="Time zone"
+              value={d.window.timezone}
+              onChange={setWindow('timezone')}
+              placeholder="America/New_York"
+            />
           </div>
         )}
       </fieldset>
 
       <fieldset>
         <legend>Follow-ups</legend>
-        <Check id="c-followups-on" label={L['followUps.enabled']} checked={d.followUps.enabled}
-          onChange={(enabled) => set('followUps')({ ...d.followUps, enabled })} />
-        <Rows id="c-steps" legend={L['followUps.steps']} noun="Step" rows={d.followUps.steps} max={COUNT.followUps}
-          blank={() => ({ after: '1d', body: '' })} onChange={(steps) => set('followUps')({ ...d.followUps, steps })}
-          hint={meta
-            ? 'Each step waits this long after the message before it, the first after the bot’s answer (30m, 2h, 1d), and is cancelled when the contact writes. Meta takes them only within 24 hours of the contact’s last message.'
-            : 'Each step waits this long after the message before it (30m, 2h, 1d), and is cancelled when the contact writes.'}>
+        <Check
+          id="c-followups-on"
+          label={L['followUps.enabled']}
+          checked={d.followUps.enabled}
+          onChange={(enabled) => set('followUps')({ ...d.followUps, enabled })}
+        />
+        <Rows
+          id="c-steps"
+          legend={L['followUps.steps']}
+          noun="Step"
+          rows={d.followUps.steps}
+          max={COUNT.followUps}
+          blank={() => ({ after: '1d', body: '' })}
+          onChange={(steps) => set('followUps')({ ...d.followUps, steps })}
+          hint={
+            meta
+              ? 'Each step waits this long after the message before it, the first after the bot’s answer (30m, 2h, 1d), and is cancelled when the contact writes. Meta takes them only within 24 hours of the contact’s last message.'
+              : 'Each step waits this long after the message before it (30m, 2h, 1d), and is cancelled when the contact writes.'
+          }
+        >
           {(step, setStep, n, id) => (
             <>
-              <Text id={`${id}-after`} label={numbered(L['followUps.steps.#.after'], n)} value={step.after} onChange={(after) => setStep({ ...step, after })} />
-              <LongText id={`${id}-body`} label={numbered(L['followUps.steps.#.body'], n)} value={step.body} onChange={(body) => setStep({ ...step, body })} max={MAX.followUpBody} />
+              <Text
+                id={`${id}-after`}
+                label={numbered(L['followUps.steps.#.after'], n)}
+                value={step.after}
+                onChange={(after) => setStep({ ...step, after })}
+              />
+              <LongText
+                id={`${id}-body`}
+                label={numbered(L['followUps.steps.#.body'], n)}
+                value={step.body}
+                onChange={(body) => setStep({ ...step, body })}
+                max={MAX.followUpBody}
+              />
             </>
           )}
         </Rows>
@@ -188,31 +333,113 @@ export function CampaignForm(props: {
       <fieldset>
         <legend>Bot</legend>
         <Check id="c-bot-active" label={L['bot.active']} checked={d.bot.active} onChange={setBot('active')} />
-        <LongText id="c-bot-instructions" label={L['bot.instructions']} value={d.bot.instructions} onChange={setBot('instructions')} rows={4} max={MAX.instructions}
-          hint="How the bot talks and what it must never do." />
-        <LongText id="c-bot-company" label={L['bot.companyInfo']} value={d.bot.companyInfo} onChange={setBot('companyInfo')} rows={4} max={MAX.companyInfo} />
-        <Rows id="c-faqs" legend={L['bot.faqs']} noun="FAQ" rows={d.bot.faqs} max={COUNT.faqs} blank={() => ({ question: '', answer: '' })} onChange={setBot('faqs')}>
+        <LongText
+          id="c-bot-instructions"
+          label={L['bot.instructions']}
+          value={d.bot.instructions}
+          onChange={setBot('instructions')}
+          rows={4}
+          max={MAX.instructions}
+          hint="How the bot talks and what it must never do."
+        />
+        <LongText
+          id="c-bot-company"
+          label={L['bot.companyInfo']}
+          value={d.bot.companyInfo}
+          onChange={setBot('companyInfo')}
+          rows={4}
+          max={MAX.companyInfo}
+        />
+        <Rows
+          id="c-faqs"
+          legend={L['bot.faqs']}
+          noun="FAQ"
+          rows={d.bot.faqs}
+          max={COUNT.faqs}
+          blank={() => ({ question: '', answer: '' })}
+          onChange={setBot('faqs')}
+        >
           {(faq, setFaq, n, id) => (
             <>
-              <Text id={`${id}-q`} label={numbered(L['bot.faqs.#.question'], n)} value={faq.question} onChange={(question) => setFaq({ ...faq, question })} max={MAX.faqQuestion} />
-              <LongText id={`${id}-a`} label={numbered(L['bot.faqs.#.answer'], n)} value={faq.answer} onChange={(answer) => setFaq({ ...faq, answer })} max={MAX.faqAnswer} />
+              <Text
+                id={`${id}-q`}
+                label={numbered(L['bot.faqs.#.question'], n)}
+                value={faq.question}
+                onChange={(question) => setFaq({ ...faq, question })}
+                max={MAX.faqQuestion}
+              />
+              <LongText
+                id={`${id}-a`}
+                label={numbered(L['bot.faqs.#.answer'], n)}
+                value={faq.answer}
+                onChange={(answer) => setFaq({ ...faq, answer })}
+                max={MAX.faqAnswer}
+              />
             </>
           )}
         </Rows>
-        <Rows id="c-resources" legend={L['bot.resources']} noun="Resource" rows={d.bot.resources} max={COUNT.resources} blank={() => ''} onChange={setBot('resources')}
-          hint="Facts and links the bot may use in its answers: prices, opening hours, a booking page.">
-          {(text, setText, n, id) => <LongText id={id} label={numbered(L['bot.resources.#'], n)} value={text} onChange={setText} max={MAX.resource} />}
+        <Rows
+          id="c-resources"
+          legend={L['bot.resources']}
+          noun="Resource"
+          rows={d.bot.resources}
+          max={COUNT.resources}
+          blank={() => ''}
+          onChange={setBot('resources')}
+          hint="Facts and links the bot may use in its answers: prices, opening hours, a booking page."
+        >
+          {(text, setText, n, id) => (
+            <LongText
+              id={id}
+              label={numbered(L['bot.resources.#'], n)}
+              value={text}
+              onChange={setText}
+              max={MAX.resource}
+            />
+          )}
         </Rows>
-        <Text id="c-bot-goal" label={L['bot.goal']} value={d.bot.goal} onChange={setBot('goal')} max={MAX.goal} hint="What counts as success, such as “the contact books a visit”." />
-        <LongText id="c-bot-handoff" label={L['bot.handoffMessage']} value={d.bot.handoffMessage ?? ''} onChange={setBot('handoffMessage')} rows={2} max={MAX.handoffMessage}
-          hint="What the contact is told when a person takes over (they ask for one, or the bot cannot answer). Empty: the account’s hand-off message (Settings, Bot provider), else “Thanks for your message! A member of our team will get back to you shortly.”, in the campaign’s language." />
+        <Text
+          id="c-bot-goal"
+          label={L['bot.goal']}
+          value={d.bot.goal}
+          onChange={setBot('goal')}
+          max={MAX.goal}
+          hint="What counts as success, such as “the contact books a visit”."
+        />
+        <LongText
+          id="c-bot-handoff"
+          label={L['bot.handoffMessage']}
+          value={d.bot.handoffMessage ?? ''}
+          onChange={setBot('handoffMessage')}
+          rows={2}
+          max={MAX.handoffMessage}
+          hint="What the contact is told when a person takes over (they ask for one, or the bot cannot answer). Empty: the account’s hand-off message (Settings, Bot provider), else “Thanks for your message! A member of our team will get back to you shortly.”, in the campaign’s language."
+        />
       </fieldset>
 
-      {warning && <p class="warning" role="alert">{warning}</p>}
-      {asking
-        ? <ReachQuestion campaign={{ sendRate: d.sendRate, sendingWindow: d.windowOn ? d.window : null }} count={asking} cost={cost} also busy={saving.busy}
-          yes="Go Live and message them" no="Go Live, new contacts only" onYes={() => void submit(true)} onNo={() => void submit(false)} onCancel={() => setAsking(undefined)} />
-        : <button type="submit" class="primary" disabled={saving.busy}>{warning ? 'Go Live anyway' : existing ? 'Save campaign' : 'Create campaign'}</button>}
+      {warning && (
+        <p class="warning" role="alert">
+          {warning}
+        </p>
+      )}
+      {asking ? (
+        <ReachQuestion
+          campaign={{ sendRate: d.sendRate, sendingWindow: d.windowOn ? d.window : null }}
+          count={asking}
+          cost={cost}
+          also
+          busy={saving.busy}
+          yes="Go Live and message them"
+          no="Go Live, new contacts only"
+          onYes={() => void submit(true)}
+          onNo={() => void submit(false)}
+          onCancel={() => setAsking(undefined)}
+        />
+      ) : (
+        <button type="submit" class="primary" disabled={saving.busy}>
+          {warning ? 'Go Live anyway' : existing ? 'Save campaign' : 'Create campaign'}
+        </button>
+      )}
       <FormStatus error={saving.error} done={saving.done ?? props.notice} />
     </form>
   );
@@ -220,9 +447,19 @@ export function CampaignForm(props: {
 
 function ParamRows(props: { id: string; legend: string; rows: string[]; onChange: (rows: string[]) => void }) {
   return (
-    <Rows id={props.id} legend={props.legend} noun="Parameter" rows={props.rows} max={COUNT.templateParams} blank={() => ''} onChange={props.onChange}
-      hint="The template’s {{1}}, {{2}} … in order; contact fields such as {{first_name}} are filled in.">
-      {(value, setValue, n, id) => <Text id={id} label={`Parameter {{${n}}}`} value={value} onChange={setValue} max={MAX.templateParam} />}
+    <Rows
+      id={props.id}
+      legend={props.legend}
+      noun="Parameter"
+      rows={props.rows}
+      max={COUNT.templateParams}
+      blank={() => ''}
+      onChange={props.onChange}
+      hint="The template’s {{1}}, {{2}} … in order; contact fields such as {{first_name}} are filled in."
+    >
+      {(value, setValue, n, id) => (
+        <Text id={id} label={`Parameter {{${n}}}`} value={value} onChange={setValue} max={MAX.templateParam} />
+      )}
     </Rows>
   );
 }

@@ -106,8 +106,18 @@ export function bodyOf(d: Draft) {
 }
 
 export const STATUS_LABEL: Record<Campaign['status'], string> = { draft: 'Draft', live: 'Live', paused: 'Paused' };
-export const CHANNEL_LABEL: Record<Campaign['channel'], string> = { whatsapp: 'WhatsApp', sms: 'SMS', messenger: 'Messenger', instagram: 'Instagram', custom: 'Custom channel' };
-export const TYPE_LABEL: Record<Campaign['type'], string> = { combined: 'Combined (outgoing and incoming)', outgoing: 'Outgoing', incoming: 'Incoming' };
+export const CHANNEL_LABEL: Record<Campaign['channel'], string> = {
+  whatsapp: 'WhatsApp',
+  sms: 'SMS',
+  messenger: 'Messenger',
+  instagram: 'Instagram',
+  custom: 'Custom channel',
+};
+export const TYPE_LABEL: Record<Campaign['type'], string> = {
+  combined: 'Combined (outgoing and incoming)',
+  outgoing: 'Outgoing',
+  incoming: 'Incoming',
+};
 
 /**
  * Each setting's label, by its field in the API's body: the form's inputs show them, and the API's refusals are

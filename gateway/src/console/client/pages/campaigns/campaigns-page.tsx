@@ -44,45 +44,104 @@ export function CampaignsPage({ session }: { session: SessionInfo }) {
       <>
         <PageTitle>New campaign</PageTitle>
         <BackLink onBack={() => open(null)} />
-        <CampaignForm draft={NEW_DRAFT()} lists={lists} onSaved={(c, _created, reached) => {
-          setNotice(answersOnly(c.channel) ? 'Campaign created. Try its bot below.' : 'Campaign created. Preview its opening message and try its bot below.');
-          setReach(reached);
-          select(c.id, { replace: true });
-        }} />
+        <CampaignForm
+          draft={NEW_DRAFT()}
+          lists={lists}
+          onSaved={(c, _created, reached) => {
+            setNotice(
+              answersOnly(c.channel)
+                ? 'Campaign created. Try its bot below.'
+                : 'Campaign created. Preview its opening message and try its bot below.',
+            );
+            setReach(reached);
+            select(c.id, { replace: true });
+          }}
+        />
       </>
     );
   }
-  if (selected && selected !== NEW) return <CampaignView key={selected} id={selected} lists={lists} notice={notice} reach={reach} readOnly={readOnly} onBack={() => open(null)} />;
+  if (selected && selected !== NEW)
+    return (
+      <CampaignView
+        key={selected}
+        id={selected}
+        lists={lists}
+        notice={notice}
+        reach={reach}
+        readOnly={readOnly}
+        onBack={() => open(null)}
+      />
+    );
   return <CampaignTable lists={lists} open={open} readOnly={readOnly} />;
 }
 
 function BackLink(props: { onBack: () => void }) {
-  return <p><a href={location.pathname} onClick={(e) => { e.preventDefault(); props.onBack(); }}>← All campaigns</a></p>;
+  return (
+    <p>
+      <a
+        href={location.pathname}
+        onClick={(e) => {
+          e.preventDefault();
+          props.onBack();
+        }}
+      >
+        ← All campaigns
+      </a>
+    </p>
+  );
 }
 
 /** What an agent is told where an admin finds the controls to change campaigns. */
-const READ_ONLY_NOTE = 'Your role (agent) reads campaigns and tries their bot; an admin or the account’s owner creates and changes them.';
+const READ_ONLY_NOTE =
+  'Your role (agent) reads campaigns and tries their bot; an admin or the account’s owner creates and changes them.';
 
 function CampaignTable(props: { lists: List[]; open: (id: string) => void; readOnly: boolean }) {
   const paged = usePaged<Campaign>('/v1/campaigns');
-  const listName = (id: string | null) => (id ? props.lists.find((l) => l.id === id)?.name ?? id : '—');
+  const listName = (id: string | null) => (id ? (props.lists.find((l) => l.id === id)?.name ?? id) : '—');
   return (
     <>
       <PageTitle>Campaigns</PageTitle>
-      {props.readOnly
-        ? <p class="current">{READ_ONLY_NOTE}</p>
-        : <p><button type="button" class="primary" onClick={() => props.open(NEW)}>New campaign</button></p>}
+      {props.readOnly ? (
+        <p class="current">{READ_ONLY_NOTE}</p>
+      ) : (
+        <p>
+          <button type="button" class="primary" onClick={() => props.open(NEW)}>
+            New campaign
+          </button>
+        </p>
+      )}
       <Panel title="Your campaigns" id="campaigns-heading">
-        {!paged.items ? <Loading error={paged.error} /> : paged.items.length === 0 ? <p>No campaigns yet.</p> : (
+        {!paged.items ? (
+          <Loading error={paged.error} />
+        ) : paged.items.length === 0 ? (
+          <p>No campaigns yet.</p>
+        ) : (
           <div class="table-scroll" role="region" aria-label="Table of your campaigns" tabIndex={0}>
             <table>
-              <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Channel</th><th scope="col">List</th><th scope="col">Send rate</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Channel</th>
+                  <th scope="col">List</th>
+                  <th scope="col">Send rate</th>
+                </tr>
+              </thead>
               <tbody>
                 {paged.items.map((c) => (
                   <tr key={c.id}>
-                    <td><ItemLink id={c.id} select={props.open}>{c.name}</ItemLink></td>
-                    <td><span class={`badge status-${c.status}`}>{STATUS_LABEL[c.status]}</span></td>
-                    <td>{CHANNEL_LABEL[c.channel]}{c.channel === 'custom' && c.customChannel ? ` (${c.customChannel})` : ''}</td>
+                    <td>
+                      <ItemLink id={c.id} select={props.open}>
+                        {c.name}
+                      </ItemLink>
+                    </td>
+                    <td>
+                      <span class={`badge status-${c.status}`}>{STATUS_LABEL[c.status]}</span>
+                    </td>
+                    <td>
+                      {CHANNEL_LABEL[c.channel]}
+                      {c.channel === 'custom' && c.customChannel ? ` (${c.customChannel})` : ''}
+                    </td>
                     <td>{listName(c.listId)}</td>
                     <td>{c.sendRate}</td>
                   </tr>
@@ -97,7 +156,14 @@ function CampaignTable(props: { lists: List[]; open: (id: string) => void; readO
   );
 }
 
-function CampaignView(props: { id: string; lists: List[]; notice?: string; reach?: ReachOutcome; readOnly: boolean; onBack: () => void }) {
+function CampaignView(props: {
+  id: string;
+  lists: List[];
+  notice?: string;
+  reach?: ReachOutcome;
+  readOnly: boolean;
+  onBack: () => void;
+}) {
   const [campaign, setCampaign] = useState<Campaign | undefined>(undefined);
   const [unreachable, setUnreachable] = useState<Unreachable | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -112,30 +178,52 @@ function CampaignView(props: { id: string; lists: List[]; notice?: string; reach
   // Come from a link to the contacts not reached (the funnel's notice): their panel is shown once it is drawn.
   const total = unreachable?.total ?? 0;
   useEffect(() => {
-    if (total > 0 && location.hash === `#${UNREACHABLE_ANCHOR}`) document.getElementById(UNREACHABLE_ANCHOR)?.scrollIntoView();
+    if (total > 0 && location.hash === `#${UNREACHABLE_ANCHOR}`)
+      document.getElementById(UNREACHABLE_ANCHOR)?.scrollIntoView();
   }, [total]);
   // Reaching the list counts the contacts it could not reach: the notice above reads them again.
   const reached = (outcome: ReachOutcome | undefined) => {
     setReach(outcome);
     if (outcome?.reached) load();
   };
-  if (!campaign) return <><PageTitle>Campaign</PageTitle><BackLink onBack={props.onBack} /><Loading error={error} /></>;
+  if (!campaign)
+    return (
+      <>
+        <PageTitle>Campaign</PageTitle>
+        <BackLink onBack={props.onBack} />
+        <Loading error={error} />
+      </>
+    );
   return (
     <>
       <PageTitle>{campaign.name}</PageTitle>
       <BackLink onBack={props.onBack} />
       <p class="current">
-        <span class={`badge status-${campaign.status}`}>{STATUS_LABEL[campaign.status]}</span> {CHANNEL_LABEL[campaign.channel]} campaign, last saved {new Date(campaign.updatedAt).toLocaleString()}.
+        <span class={`badge status-${campaign.status}`}>{STATUS_LABEL[campaign.status]}</span>{' '}
+        {CHANNEL_LABEL[campaign.channel]} campaign, last saved {new Date(campaign.updatedAt).toLocaleString()}.
       </p>
       <UnreachableNotice campaign={campaign} unreachable={unreachable} onCampaignPage />
-      {!answersOnly(campaign.channel) && <OpeningsPanel campaign={campaign} admin={!props.readOnly} reach={reach} onReached={reached} />}
+      {!answersOnly(campaign.channel) && (
+        <OpeningsPanel campaign={campaign} admin={!props.readOnly} reach={reach} onReached={reached} />
+      )}
       <Panel title="Settings" id="settings-heading">
-        {props.readOnly
-          ? <><p class="current">{READ_ONLY_NOTE}</p><CampaignFacts campaign={campaign} lists={props.lists} /></>
-          : <CampaignForm campaign={campaign} draft={draftOf(campaign)} lists={props.lists} notice={props.notice} onSaved={(c, _created, outcome) => {
-            setCampaign(c);
-            if (outcome) reached(outcome);
-          }} />}
+        {props.readOnly ? (
+          <>
+            <p class="current">{READ_ONLY_NOTE}</p>
+            <CampaignFacts campaign={campaign} lists={props.lists} />
+          </>
+        ) : (
+          <CampaignForm
+            campaign={campaign}
+            draft={draftOf(campaign)}
+            lists={props.lists}
+            notice={props.notice}
+            onSaved={(c, _created, outcome) => {
+              setCampaign(c);
+              if (outcome) reached(outcome);
+            }}
+          />
+        )}
       </Panel>
       {!answersOnly(campaign.channel) && <PreviewPanel campaignId={campaign.id} />}
       <BotTestPanel campaignId={campaign.id} />

@@ -28,23 +28,44 @@ export function FailedOpenings(props: { campaignId: string; openings?: CampaignO
   const retrying = useAction();
   const failed = props.openings?.failed;
   const retry = async () => {
-    await retrying.run(() => call<RetryReport>('POST', `/v1/campaigns/${encodeURIComponent(props.campaignId)}/openings/retry-failed`), summary);
+    await retrying.run(
+      () => call<RetryReport>('POST', `/v1/campaigns/${encodeURIComponent(props.campaignId)}/openings/retry-failed`),
+      summary,
+    );
     props.onRetried();
   };
   if (!failed || (failed.count === 0 && !retrying.done && !retrying.error)) return null;
   const reasons = Object.entries(failed.byCode).filter(([, count]) => count > 0);
   return (
-    <div class={failed.count > 0 ? 'warning failed-openings' : 'failed-openings'} role="group" aria-label="Failed opening messages">
+    <div
+      class={failed.count > 0 ? 'warning failed-openings' : 'failed-openings'}
+      role="group"
+      aria-label="Failed opening messages"
+    >
       {failed.count > 0 && (
         <>
           <p data-count="opening-failed">
-            {failed.more ? 'More than ' : ''}{plural(failed.count, 'opening message', 'opening messages')} failed and {failed.count === 1 ? 'was' : 'were'} not sent:
+            {failed.more ? 'More than ' : ''}
+            {plural(failed.count, 'opening message', 'opening messages')} failed and{' '}
+            {failed.count === 1 ? 'was' : 'were'} not sent:
           </p>
           <ul>
-            {reasons.map(([code, count]) => <li key={code}>{plural(count, 'opening', 'openings')} {CODE_WORDS[code] ?? `(${code})`}</li>)}
+            {reasons.map(([code, count]) => (
+              <li key={code}>
+                {plural(count, 'opening', 'openings')} {CODE_WORDS[code] ?? `(${code})`}
+              </li>
+            ))}
           </ul>
-          {failed.byCode.INSUFFICIENT_CREDITS ? <p>Once credits are granted, retry them. <Link href={CREDITS_PATH}>See your credits</Link></p> : null}
-          <p><button type="button" class="secondary" disabled={retrying.busy} onClick={() => void retry()}>Retry failed openings</button></p>
+          {failed.byCode.INSUFFICIENT_CREDITS ? (
+            <p>
+              Once credits are granted, retry them. <Link href={CREDITS_PATH}>See your credits</Link>
+            </p>
+          ) : null}
+          <p>
+            <button type="button" class="secondary" disabled={retrying.busy} onClick={() => void retry()}>
+              Retry failed openings
+            </button>
+          </p>
         </>
       )}
       <FormStatus error={retrying.error} done={retrying.done} />

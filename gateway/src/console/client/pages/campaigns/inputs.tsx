@@ -9,46 +9,109 @@ import { Counter, counterId, describedBy } from '../../components/counter.js';
  */
 const hintId = (id: string, hint?: ComponentChildren) => (hint ? `${id}-hint` : undefined);
 
-const Hint = (props: { id: string; hint?: ComponentChildren }) => (props.hint ? <p class="hint" id={`${props.id}-hint`}>{props.hint}</p> : null);
+const Hint = (props: { id: string; hint?: ComponentChildren }) =>
+  props.hint ? (
+    <p class="hint" id={`${props.id}-hint`}>
+      {props.hint}
+    </p>
+  ) : null;
 
-export function Text(props: { id: string; label: string; value: string; onChange: (v: string) => void; hint?: ComponentChildren; required?: boolean; placeholder?: string; type?: 'text' | 'time'; max?: number }) {
+export function Text(props: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  hint?: ComponentChildren;
+  required?: boolean;
+  placeholder?: string;
+  type?: 'text' | 'time';
+  max?: number;
+}) {
   const counted = props.max !== undefined;
   const describe = describedBy(hintId(props.id, props.hint), counted && counterId(props.id));
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
       <Hint id={props.id} hint={props.hint} />
-      {props.type === 'time'
-        ? <input id={props.id} type="time" value={props.value} required={props.required}
-          aria-describedby={describe} onInput={(e) => props.onChange(e.currentTarget.value)} />
-        : <input id={props.id} type="text" value={props.value} required={props.required} placeholder={props.placeholder}
-          aria-describedby={describe} aria-invalid={(counted && props.value.length > props.max!) || undefined} onInput={(e) => props.onChange(e.currentTarget.value)} />}
+      {props.type === 'time' ? (
+        <input
+          id={props.id}
+          type="time"
+          value={props.value}
+          required={props.required}
+          aria-describedby={describe}
+          onInput={(e) => props.onChange(e.currentTarget.value)}
+        />
+      ) : (
+        <input
+          id={props.id}
+          type="text"
+          value={props.value}
+          required={props.required}
+          placeholder={props.placeholder}
+          aria-describedby={describe}
+          aria-invalid={(counted && props.value.length > props.max!) || undefined}
+          onInput={(e) => props.onChange(e.currentTarget.value)}
+        />
+      )}
       {counted && <Counter id={props.id} label={props.label} length={props.value.length} max={props.max!} />}
     </div>
   );
 }
 
 /** A dropdown; a `note`, when given, says under it what the choice made means, and is read out with it too. */
-export function Choice<T extends string>(props: { id: string; label: string; value: T; options: Array<[T, string]>; onChange: (v: T) => void; hint?: ComponentChildren; note?: ComponentChildren }) {
+export function Choice<T extends string>(props: {
+  id: string;
+  label: string;
+  value: T;
+  options: Array<[T, string]>;
+  onChange: (v: T) => void;
+  hint?: ComponentChildren;
+  note?: ComponentChildren;
+}) {
   const noteId = props.note ? `${props.id}-note` : undefined;
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
       <Hint id={props.id} hint={props.hint} />
-      <select id={props.id} value={props.value} aria-describedby={describedBy(hintId(props.id, props.hint), noteId)} onChange={(e) => props.onChange(e.currentTarget.value as T)}>
-        {props.options.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+      <select
+        id={props.id}
+        value={props.value}
+        aria-describedby={describedBy(hintId(props.id, props.hint), noteId)}
+        onChange={(e) => props.onChange(e.currentTarget.value as T)}
+      >
+        {props.options.map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
       </select>
-      {props.note && <p class="hint choice-note" id={noteId}>{props.note}</p>}
+      {props.note && (
+        <p class="hint choice-note" id={noteId}>
+          {props.note}
+        </p>
+      )}
     </div>
   );
 }
 
-export function Check(props: { id: string; label: string; checked: boolean; onChange: (v: boolean) => void; hint?: ComponentChildren }) {
+export function Check(props: {
+  id: string;
+  label: string;
+  checked: boolean;
+  onChange: (v: boolean) => void;
+  hint?: ComponentChildren;
+}) {
   return (
     <div class="field">
       <label class="choice" for={props.id}>
-        <input id={props.id} type="checkbox" checked={props.checked} aria-describedby={hintId(props.id, props.hint)}
-          onChange={(e) => props.onChange(e.currentTarget.checked)} />
+        <input
+          id={props.id}
+          type="checkbox"
+          checked={props.checked}
+          aria-describedby={hintId(props.id, props.hint)}
+          onChange={(e) => props.onChange(e.currentTarget.checked)}
+        />
         {props.label}
       </label>
       <Hint id={props.id} hint={props.hint} />
@@ -75,7 +138,8 @@ export function Rows<T>(props: {
   const box = useRef<HTMLFieldSetElement>(null);
   const focus = useRef<'last' | 'add' | null>(null);
   useLayoutEffect(() => {
-    if (focus.current === 'last') box.current?.querySelector<HTMLElement>('.row:last-of-type input, .row:last-of-type textarea')?.focus();
+    if (focus.current === 'last')
+      box.current?.querySelector<HTMLElement>('.row:last-of-type input, .row:last-of-type textarea')?.focus();
     if (focus.current === 'add') box.current?.querySelector<HTMLElement>('.add-row')?.focus();
     focus.current = null;
   }, [props.rows.length]);
@@ -98,7 +162,9 @@ export function Rows<T>(props: {
       {props.rows.map((row, i) => (
         <div class="row" key={i} role="group" aria-label={`${props.noun} ${i + 1}`}>
           {props.children(row, set(i), i + 1, `${props.id}-${i + 1}`)}
-          <button type="button" class="danger" onClick={() => remove(i)}>Remove {noun} {i + 1}</button>
+          <button type="button" class="danger" onClick={() => remove(i)}>
+            Remove {noun} {i + 1}
+          </button>
         </div>
       ))}
       <button type="button" class="secondary add-row" disabled={props.rows.length >= props.max} onClick={add}>

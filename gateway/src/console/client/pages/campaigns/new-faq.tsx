@@ -35,15 +35,35 @@ export function NewFaqForm(props: {
   const save = (e: SubmitEvent) => {
     e.preventDefault();
     const faqs = [...props.campaign.bot.faqs, { question: question.trim(), answer: answer.trim() }];
-    void saving.run(() => call<Campaign>('PATCH', `/v1/campaigns/${encodeURIComponent(props.campaign.id)}`, { bot: { faqs } }), props.done, props.onSaved);
+    void saving.run(
+      () => call<Campaign>('PATCH', `/v1/campaigns/${encodeURIComponent(props.campaign.id)}`, { bot: { faqs } }),
+      props.done,
+      props.onSaved,
+    );
   };
   return (
     <form onSubmit={save} aria-label={props.label}>
       {props.intro}
-      <LongText id={`${props.id}-question`} label="FAQ question" value={question} onChange={setQuestion} required max={MAX.faqQuestion} />
-      <LongText id={`${props.id}-answer`} label="FAQ answer" value={answer} onChange={setAnswer} required max={MAX.faqAnswer} />
+      <LongText
+        id={`${props.id}-question`}
+        label="FAQ question"
+        value={question}
+        onChange={setQuestion}
+        required
+        max={MAX.faqQuestion}
+      />
+      <LongText
+        id={`${props.id}-answer`}
+        label="FAQ answer"
+        value={answer}
+        onChange={setAnswer}
+        required
+        max={MAX.faqAnswer}
+      />
       {props.answerNote?.(answer)}
-      <button type="submit" class={props.submit.class} disabled={saving.busy}>{props.submit.text}</button>
+      <button type="submit" class={props.submit.class} disabled={saving.busy}>
+        {props.submit.text}
+      </button>
       <FormStatus error={saving.error} done={saving.done} />
     </form>
   );

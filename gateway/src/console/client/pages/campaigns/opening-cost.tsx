@@ -38,10 +38,12 @@ export function CostWarning(props: { cost?: OpeningPrice; contacts: number; atLe
   const paid = Math.floor(cost.balance / cost.price);
   return (
     <p class="warning" data-warning="credits" id="cost-warning">
-      Your balance, {plural(cost.balance, 'credit', 'credits')}, cannot pay for these opening messages: {props.atLeast ? 'at least ' : ''}
-      {plural(contacts, 'contact', 'contacts')} × {plural(cost.price, 'credit', 'credits')} = {plural(total, 'credit', 'credits')}.
-      {' '}{paid > 0 ? `Only ${plural(paid, 'opening', 'openings')} can be paid for: the others fail` : 'They fail'} until credits are granted;
-      then retry them from this campaign’s page. <Link href={CREDITS_PATH}>See your credits</Link>
+      Your balance, {plural(cost.balance, 'credit', 'credits')}, cannot pay for these opening messages:{' '}
+      {props.atLeast ? 'at least ' : ''}
+      {plural(contacts, 'contact', 'contacts')} × {plural(cost.price, 'credit', 'credits')} ={' '}
+      {plural(total, 'credit', 'credits')}.{' '}
+      {paid > 0 ? `Only ${plural(paid, 'opening', 'openings')} can be paid for: the others fail` : 'They fail'} until
+      credits are granted; then retry them from this campaign’s page. <Link href={CREDITS_PATH}>See your credits</Link>
     </p>
   );
 }

@@ -12,7 +12,11 @@ const REFRESH_MS = 5_000;
 
 /** The campaign's opening messages sent in its lifetime, as its funnel counts them (GET /v1/campaigns/{id}/funnel). */
 async function openingsSent(campaign: Campaign): Promise<number | undefined> {
-  const params = new URLSearchParams({ from: lifetimeFrom(campaign), to: isoDay(new Date()), timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC' });
+  const params = new URLSearchParams({
+    from: lifetimeFrom(campaign),
+    to: isoDay(new Date()),
+    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
+  });
   const res = await get<Funnel>(`/v1/campaigns/${encodeURIComponent(campaign.id)}/funnel?${params}`);
   return res.ok ? res.data!.totals.openingSent : undefined;
 }
@@ -29,7 +33,12 @@ async function openingsOf(campaign: Campaign): Promise<CampaignOpenings | undefi
  * with their retry; and, on a Live campaign with a list, "Message contacts already on the list" for an admin, asked
  * first with how many, how long, and whether the balance pays for them.
  */
-export function OpeningsPanel(props: { campaign: Campaign; admin: boolean; reach?: ReachOutcome; onReached: (reach: ReachOutcome) => void }) {
+export function OpeningsPanel(props: {
+  campaign: Campaign;
+  admin: boolean;
+  reach?: ReachOutcome;
+  onReached: (reach: ReachOutcome) => void;
+}) {
   const { campaign, reach } = props;
   const [sent, setSent] = useState<number | undefined>(undefined);
   const [openings, setOpenings] = useState<CampaignOpenings | undefined>(undefined);
@@ -70,14 +79,37 @@ export function OpeningsPanel(props: { campaign: Campaign; admin: boolean; reach
   return (
     <Panel title="Opening messages" id="openings-heading">
       <p class="current" data-count="opening-sent">
-        {sent === undefined ? 'Counting the opening messages sent…' : `${sent.toLocaleString('en-US')} ${sent === 1 ? 'opening message' : 'opening messages'} sent so far.`}
+        {sent === undefined
+          ? 'Counting the opening messages sent…'
+          : `${sent.toLocaleString('en-US')} ${sent === 1 ? 'opening message' : 'opening messages'} sent so far.`}
       </p>
       {reach?.reached && <ReachReport reached={reach.reached} campaign={campaign} />}
       <FailedOpenings campaignId={campaign.id} openings={openings} onRetried={refresh} />
-      {offered && (asking
-        ? <ReachQuestion campaign={campaign} count={asking} cost={openings} also={false} yes="Message them" busy={busy} onYes={() => void reachThem()} onCancel={() => setAsking(undefined)} />
-        : <p><button type="button" class="secondary" disabled={busy} onClick={() => void ask()}>Message contacts already on the list</button></p>)}
-      {offered && !asking && <p class="hint">Contacts added to the list get the opening message as they arrive; those already on it get it only when asked here, once each.</p>}
+      {offered &&
+        (asking ? (
+          <ReachQuestion
+            campaign={campaign}
+            count={asking}
+            cost={openings}
+            also={false}
+            yes="Message them"
+            busy={busy}
+            onYes={() => void reachThem()}
+            onCancel={() => setAsking(undefined)}
+          />
+        ) : (
+          <p>
+            <button type="button" class="secondary" disabled={busy} onClick={() => void ask()}>
+              Message contacts already on the list
+            </button>
+          </p>
+        ))}
+      {offered && !asking && (
+        <p class="hint">
+          Contacts added to the list get the opening message as they arrive; those already on it get it only when asked
+          here, once each.
+        </p>
+      )}
       <FormStatus error={error ?? reach?.error} />
     </Panel>
   );

@@ -18,11 +18,19 @@ export function PreviewPanel(props: { campaignId: string }) {
     e.preventDefault();
     const value = String(new FormData(e.currentTarget as HTMLFormElement).get('preview-contact') ?? '').trim();
     setPreview(undefined);
-    void finding.run(async (): Promise<ApiResult<OpeningPreview>> => {
-      const contact = await get<Contact>(`/v1/contacts?${by === 'phone' ? 'phoneNumber' : 'email'}=${encodeURIComponent(value)}`);
-      if (!contact.ok) return { ...contact, data: undefined };
-      return get<OpeningPreview>(`/v1/campaigns/${encodeURIComponent(props.campaignId)}/preview?contactId=${encodeURIComponent(contact.data!.id)}`);
-    }, 'Preview ready. Nothing was sent.', setPreview);
+    void finding.run(
+      async (): Promise<ApiResult<OpeningPreview>> => {
+        const contact = await get<Contact>(
+          `/v1/contacts?${by === 'phone' ? 'phoneNumber' : 'email'}=${encodeURIComponent(value)}`,
+        );
+        if (!contact.ok) return { ...contact, data: undefined };
+        return get<OpeningPreview>(
+          `/v1/campaigns/${encodeURIComponent(props.campaignId)}/preview?contactId=${encodeURIComponent(contact.data!.id)}`,
+        );
+      },
+      'Preview ready. Nothing was sent.',
+      setPreview,
+    );
   };
   return (
     <Panel title="Preview the opening message" id="preview-heading">
@@ -30,23 +38,40 @@ export function PreviewPanel(props: { campaignId: string }) {
       <form onSubmit={run}>
         <fieldset>
           <legend>Find the contact by</legend>
-          <label class="choice"><input type="radio" name="preview-by" checked={by === 'phone'} onChange={() => setBy('phone')} /> Phone</label>
-          <label class="choice"><input type="radio" name="preview-by" checked={by === 'email'} onChange={() => setBy('email')} /> Email</label>
+          <label class="choice">
+            <input type="radio" name="preview-by" checked={by === 'phone'} onChange={() => setBy('phone')} /> Phone
+          </label>
+          <label class="choice">
+            <input type="radio" name="preview-by" checked={by === 'email'} onChange={() => setBy('email')} /> Email
+          </label>
         </fieldset>
-        <Field id="preview-contact" label={by === 'phone' ? 'Contact’s phone' : 'Contact’s email'} inputMode={by === 'phone' ? 'tel' : 'email'} required
-          placeholder={by === 'phone' ? (country ? undefined : '+14155550123') : 'lead@example.com'} hint={by === 'phone' ? phoneHint(country) : undefined} />
-        <button type="submit" class="primary" disabled={finding.busy}>Preview</button>
+        <Field
+          id="preview-contact"
+          label={by === 'phone' ? 'Contact’s phone' : 'Contact’s email'}
+          inputMode={by === 'phone' ? 'tel' : 'email'}
+          required
+          placeholder={by === 'phone' ? (country ? undefined : '+14155550123') : 'lead@example.com'}
+          hint={by === 'phone' ? phoneHint(country) : undefined}
+        />
+        <button type="submit" class="primary" disabled={finding.busy}>
+          Preview
+        </button>
       </form>
       <FormStatus error={finding.error} done={finding.done} />
       {preview && (
         <div class="preview" aria-label="Opening message preview" role="region">
           <dl class="facts">
-            <dt>Channel</dt><dd>{preview.channel === 'custom' ? `custom (${preview.customChannel ?? ''})` : preview.channel}</dd>
-            <dt>To</dt><dd>{preview.to || 'no address for this channel'}</dd>
+            <dt>Channel</dt>
+            <dd>{preview.channel === 'custom' ? `custom (${preview.customChannel ?? ''})` : preview.channel}</dd>
+            <dt>To</dt>
+            <dd>{preview.to || 'no address for this channel'}</dd>
             {preview.template && (
               <>
                 <dt>Template</dt>
-                <dd>{preview.template.name} ({preview.template.language}){preview.template.params.length ? `, parameters: ${preview.template.params.join(' | ')}` : ''}</dd>
+                <dd>
+                  {preview.template.name} ({preview.template.language})
+                  {preview.template.params.length ? `, parameters: ${preview.template.params.join(' | ')}` : ''}
+                </dd>
               </>
             )}
           </dl>

@@ -23,7 +23,9 @@ export async function countList(listId: string): Promise<ListCount | undefined> 
   let count = 0;
   let cursor: string | null = null;
   for (let n = 0; n < COUNT_PAGES; n++) {
-    const res: ApiResult<PageOf<ListContact>> = await get(`/v1/lists/${encodeURIComponent(listId)}/contacts?limit=${COUNT_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res: ApiResult<PageOf<ListContact>> = await get(
+      `/v1/lists/${encodeURIComponent(listId)}/contacts?limit=${COUNT_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     if (!res.ok) return undefined;
     count += res.data!.data.length;
     cursor = res.data!.nextCursor;
@@ -57,7 +59,9 @@ function about(ms: number): string {
  */
 export function pacingText(n: number, campaign: Pick<Campaign, 'sendRate' | 'sendingWindow'>, atLeast = false): string {
   const rate = /^(\d+)\/([smhd])$/.exec(campaign.sendRate.trim());
-  const window = campaign.sendingWindow ? `, within the sending window (${campaign.sendingWindow.start}–${campaign.sendingWindow.end}, ${campaign.sendingWindow.timezone})` : '';
+  const window = campaign.sendingWindow
+    ? `, within the sending window (${campaign.sendingWindow.start}–${campaign.sendingWindow.end}, ${campaign.sendingWindow.timezone})`
+    : '';
   if (n <= BURST && !atLeast) return `they go at once${window}`;
   if (!rate) return `paced at ${campaign.sendRate}${window}`;
   const count = Number(rate[1]);
@@ -68,9 +72,12 @@ export function pacingText(n: number, campaign: Pick<Campaign, 'sendRate' | 'sen
 
 /** "the 30 contacts already on the list", or without a number when the list holds more than were counted. */
 const theContacts = (c: ListCount) =>
-  c.more ? `the contacts already on the list (more than ${c.count.toLocaleString('en-US')})` : `the ${plural(c.count, 'contact', 'contacts')} already on the list`;
+  c.more
+    ? `the contacts already on the list (more than ${c.count.toLocaleString('en-US')})`
+    : `the ${plural(c.count, 'contact', 'contacts')} already on the list`;
 
-export const reachExisting = (campaignId: string) => call<Reached>('POST', `/v1/campaigns/${encodeURIComponent(campaignId)}/reach-existing`);
+export const reachExisting = (campaignId: string) =>
+  call<Reached>('POST', `/v1/campaigns/${encodeURIComponent(campaignId)}/reach-existing`);
 
 /**
  * "Also message the 30 contacts already on the list?", with how long the pacing takes; the first answer takes focus,
@@ -93,22 +100,43 @@ export function ReachQuestion(props: {
   useEffect(() => first.current?.focus(), []);
   const question = `${props.also ? 'Also message' : 'Message'} ${theContacts(props.count)}?`;
   return (
-    <div class="confirm reach-question" role="alertdialog" aria-labelledby="reach-question" aria-describedby="reach-question-detail">
-      <p id="reach-question"><strong>{question}</strong></p>
+    <div
+      class="confirm reach-question"
+      role="alertdialog"
+      aria-labelledby="reach-question"
+      aria-describedby="reach-question-detail"
+    >
+      <p id="reach-question">
+        <strong>{question}</strong>
+      </p>
       <p id="reach-question-detail">
-        Each of them who has not had this campaign’s opening message gets it, paced like new contacts: {pacingText(props.count.count, props.campaign, props.count.more)}.
+        Each of them who has not had this campaign’s opening message gets it, paced like new contacts:{' '}
+        {pacingText(props.count.count, props.campaign, props.count.more)}.
         {props.also && ' New contacts added to the list get it either way.'}
       </p>
       <CostWarning cost={props.cost} contacts={props.count.count} atLeast={props.count.more} />
-      <button type="button" ref={first} class="primary" disabled={props.busy} onClick={props.onYes}>{props.yes}</button>{' '}
-      {props.no && <><button type="button" class="secondary" disabled={props.busy} onClick={props.onNo}>{props.no}</button>{' '}</>}
-      <button type="button" class="secondary" disabled={props.busy} onClick={props.onCancel}>Cancel</button>
+      <button type="button" ref={first} class="primary" disabled={props.busy} onClick={props.onYes}>
+        {props.yes}
+      </button>{' '}
+      {props.no && (
+        <>
+          <button type="button" class="secondary" disabled={props.busy} onClick={props.onNo}>
+            {props.no}
+          </button>{' '}
+        </>
+      )}
+      <button type="button" class="secondary" disabled={props.busy} onClick={props.onCancel}>
+        Cancel
+      </button>
     </div>
   );
 }
 
 /** What reaching the list's contacts did, in words: the openings queued and how long they take, and who could not be reached, why. */
-export function ReachReport(props: { reached: Reached; campaign: Pick<Campaign, 'channel' | 'customChannel' | 'sendRate' | 'sendingWindow'> }) {
+export function ReachReport(props: {
+  reached: Reached;
+  campaign: Pick<Campaign, 'channel' | 'customChannel' | 'sendRate' | 'sendingWindow'>;
+}) {
   const { queued, unreachable } = props.reached;
   const missed = Object.values(unreachable).reduce((sum, n) => sum + n, 0);
   return (
@@ -116,7 +144,9 @@ export function ReachReport(props: { reached: Reached; campaign: Pick<Campaign, 
       <p>
         {queued > 0
           ? `Opening messages queued for ${plural(queued, 'contact', 'contacts')} already on the list: ${pacingText(queued, props.campaign)}.`
-          : missed > 0 ? 'No opening message was queued.' : 'No opening message was queued: every contact on the list has had this campaign’s opening message already.'}
+          : missed > 0
+            ? 'No opening message was queued.'
+            : 'No opening message was queued: every contact on the list has had this campaign’s opening message already.'}
       </p>
       {missed > 0 && (
         <>

@@ -35,11 +35,18 @@ export const unreachableName = (u: UnreachableContact) => {
 const NAMED = 5;
 
 /** "2 contacts: no phone number", one line per reason with a count, in the API's order. */
-export function ReasonList(props: { counts: Record<string, number>; campaign: Pick<Campaign, 'channel' | 'customChannel'> }) {
+export function ReasonList(props: {
+  counts: Record<string, number>;
+  campaign: Pick<Campaign, 'channel' | 'customChannel'>;
+}) {
   const reasons = Object.entries(props.counts).filter(([, n]) => n > 0);
   return (
     <ul>
-      {reasons.map(([reason, n]) => <li key={reason}>{plural(n, 'contact', 'contacts')}: {reasonWords(reason, props.campaign)}</li>)}
+      {reasons.map(([reason, n]) => (
+        <li key={reason}>
+          {plural(n, 'contact', 'contacts')}: {reasonWords(reason, props.campaign)}
+        </li>
+      ))}
     </ul>
   );
 }
@@ -47,15 +54,23 @@ export function ReasonList(props: { counts: Record<string, number>; campaign: Pi
 /** The first contacts of each reason, by name, read from GET /v1/campaigns/{id}/unreachable. */
 function useNamed(campaignId: string, counts: Record<string, number>): Record<string, string[]> {
   const [named, setNamed] = useState<Record<string, string[]>>({});
-  const reasons = Object.entries(counts).filter(([, n]) => n > 0).map(([reason]) => reason);
+  const reasons = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([reason]) => reason);
   const key = `${campaignId}:${Object.entries(counts).join()}`;
   useEffect(() => {
     let live = true;
-    void Promise.all(reasons.map(async (reason) => {
-      const res = await get<PageOf<UnreachableContact>>(`/v1/campaigns/${encodeURIComponent(campaignId)}/unreachable?reason=${reason}&limit=${NAMED}`);
-      return [reason, res.ok ? res.data!.data.map(unreachableName) : []] as const;
-    })).then((found) => live && setNamed(Object.fromEntries(found)));
-    return () => { live = false; };
+    void Promise.all(
+      reasons.map(async (reason) => {
+        const res = await get<PageOf<UnreachableContact>>(
+          `/v1/campaigns/${encodeURIComponent(campaignId)}/unreachable?reason=${reason}&limit=${NAMED}`,
+        );
+        return [reason, res.ok ? res.data!.data.map(unreachableName) : []] as const;
+      }),
+    ).then((found) => live && setNamed(Object.fromEntries(found)));
+    return () => {
+      live = false;
+    };
   }, [key]);
   return named;
 }
@@ -63,7 +78,7 @@ function useNamed(campaignId: string, counts: Record<string, number>): Record<st
 /** "Ann Ray, Bo Ray and 3 more". */
 const namesWords = (names: string[], count: number) => {
   const more = count - names.length;
-  if (more <= 0) return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0] ?? '';
+  if (more <= 0) return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? '');
   return `${names.join(', ')} and ${plural(more, 'other', 'others')}`;
 };
 
@@ -71,7 +86,11 @@ const namesWords = (names: string[], count: number) => {
  * Why some of the campaign's list never heard from it, where the team looks (the campaign's page, the funnel): each
  * reason with the contacts it names and a link to all of them, listed on the campaign's page.
  */
-export function UnreachableNotice(props: { campaign: Pick<Campaign, 'id' | 'channel' | 'customChannel'>; unreachable?: Unreachable; onCampaignPage?: boolean }) {
+export function UnreachableNotice(props: {
+  campaign: Pick<Campaign, 'id' | 'channel' | 'customChannel'>;
+  unreachable?: Unreachable;
+  onCampaignPage?: boolean;
+}) {
   const u = props.unreachable;
   const named = useNamed(props.campaign.id, u?.byReason ?? {});
   if (!u || u.total === 0) return null;
@@ -89,9 +108,13 @@ export function UnreachableNotice(props: { campaign: Pick<Campaign, 'id' | 'chan
         ))}
       </ul>
       <p>
-        {props.onCampaignPage
-          ? <a href={`#${UNREACHABLE_ANCHOR}`}>{see}</a>
-          : <Link href={`/console/campaigns?id=${encodeURIComponent(props.campaign.id)}#${UNREACHABLE_ANCHOR}`}>{see}</Link>}
+        {props.onCampaignPage ? (
+          <a href={`#${UNREACHABLE_ANCHOR}`}>{see}</a>
+        ) : (
+          <Link href={`/console/campaigns?id=${encodeURIComponent(props.campaign.id)}#${UNREACHABLE_ANCHOR}`}>
+            {see}
+          </Link>
+        )}
       </p>
     </div>
   );
@@ -111,6 +134,7 @@ export async function liveWarning(d: Draft): Promise<string | undefined> {
   const res = await get<PageOf<ListContact>>(`/v1/lists/${encodeURIComponent(d.listId)}/contacts?limit=200`);
   const members = res.ok ? res.data!.data : [];
   if (members.length === 0 || members.some((m) => reachable(d, m))) return undefined;
-  const where = d.channel === 'custom' ? `an external ID on the custom channel “${d.customChannel.trim()}”` : 'a phone number';
+  const where =
+    d.channel === 'custom' ? `an external ID on the custom channel “${d.customChannel.trim()}”` : 'a phone number';
   return `None of the ${plural(members.length, 'contact', 'contacts')} checked in the list has ${where}: the campaign cannot reach them. Save again to go Live anyway.`;
 }

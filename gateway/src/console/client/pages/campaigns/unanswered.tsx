@@ -12,7 +12,11 @@ type Group = Unanswered['data'][number];
  * The questions the campaign's bot could not answer, the most asked first: where a business sees which FAQs to add.
  * An admin turns one into an FAQ here, question and answer as they write them.
  */
-export function UnansweredPanel(props: { campaign: Campaign; readOnly: boolean; onSaved: (campaign: Campaign) => void }) {
+export function UnansweredPanel(props: {
+  campaign: Campaign;
+  readOnly: boolean;
+  onSaved: (campaign: Campaign) => void;
+}) {
   const { campaign } = props;
   const [groups, setGroups] = useState<Group[] | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -24,15 +28,38 @@ export function UnansweredPanel(props: { campaign: Campaign; readOnly: boolean; 
   }, [campaign.id, campaign.updatedAt]);
   return (
     <Panel title="Questions the bot could not answer" id="unanswered-heading">
-      {!groups ? <Loading error={error} /> : groups.length === 0 ? <p>None yet: every question the bot hands off for want of an answer shows here.</p> : (
+      {!groups ? (
+        <Loading error={error} />
+      ) : groups.length === 0 ? (
+        <p>None yet: every question the bot hands off for want of an answer shows here.</p>
+      ) : (
         <ul class="unanswered">
           {groups.map((g) => (
             <li key={g.question}>
-              <p><q class="message">{g.question}</q> <span class="hint">asked {g.count === 1 ? 'once' : `${g.count} times`}, last {new Date(g.latestAt).toLocaleString()}</span></p>
-              {g.wordings.length > 0 && <p class="hint">Also asked as: {g.wordings.map((w, i) => <span key={w}>{i ? '; ' : ''}<q>{w}</q></span>)}</p>}
-              {g.answeredBy
-                ? <p class="current">Answered now by the FAQ <q>{g.answeredBy.question}</q>.</p>
-                : !props.readOnly && <AddFaq campaign={campaign} question={g.question} onSaved={props.onSaved} />}
+              <p>
+                <q class="message">{g.question}</q>{' '}
+                <span class="hint">
+                  asked {g.count === 1 ? 'once' : `${g.count} times`}, last {new Date(g.latestAt).toLocaleString()}
+                </span>
+              </p>
+              {g.wordings.length > 0 && (
+                <p class="hint">
+                  Also asked as:{' '}
+                  {g.wordings.map((w, i) => (
+                    <span key={w}>
+                      {i ? '; ' : ''}
+                      <q>{w}</q>
+                    </span>
+                  ))}
+                </p>
+              )}
+              {g.answeredBy ? (
+                <p class="current">
+                  Answered now by the FAQ <q>{g.answeredBy.question}</q>.
+                </p>
+              ) : (
+                !props.readOnly && <AddFaq campaign={campaign} question={g.question} onSaved={props.onSaved} />
+              )}
             </li>
           ))}
         </ul>
@@ -45,9 +72,22 @@ export function UnansweredPanel(props: { campaign: Campaign; readOnly: boolean; 
 function AddFaq(props: { campaign: Campaign; question: string; onSaved: (campaign: Campaign) => void }) {
   const [open, setOpen] = useState(false);
   if (!roomForFaq(props.campaign)) return null;
-  if (!open) return <p><button type="button" onClick={() => setOpen(true)}>Add as FAQ</button></p>;
+  if (!open)
+    return (
+      <p>
+        <button type="button" onClick={() => setOpen(true)}>
+          Add as FAQ
+        </button>
+      </p>
+    );
   return (
-    <NewFaqForm campaign={props.campaign} id={`faq-${props.question.length}-${props.question.slice(0, 12).replace(/\W+/g, '-')}`} question={props.question}
-      submit={{ text: 'Save FAQ', class: 'primary' }} done="FAQ added: the bot answers this from now on." onSaved={props.onSaved} />
+    <NewFaqForm
+      campaign={props.campaign}
+      id={`faq-${props.question.length}-${props.question.slice(0, 12).replace(/\W+/g, '-')}`}
+      question={props.question}
+      submit={{ text: 'Save FAQ', class: 'primary' }}
+      done="FAQ added: the bot answers this from now on."
+      onSaved={props.onSaved}
+    />
   );
 }

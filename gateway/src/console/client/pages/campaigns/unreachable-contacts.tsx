@@ -13,10 +13,19 @@ export function UnreachablePanel(props: { campaign: Campaign }) {
   return (
     <Panel title="Contacts not reached" id={UNREACHABLE_ANCHOR}>
       <p class="hint">The contacts of the list this campaign could not send to, in the order it found them, and why.</p>
-      {!paged.items ? <Loading error={paged.error} /> : (
+      {!paged.items ? (
+        <Loading error={paged.error} />
+      ) : (
         <div class="table-scroll" role="region" aria-label="Table of the contacts not reached" tabIndex={0}>
           <table class="unreachable-contacts">
-            <thead><tr><th scope="col">Name</th><th scope="col">Phone</th><th scope="col">Email</th><th scope="col">Why not reached</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Phone</th>
+                <th scope="col">Email</th>
+                <th scope="col">Why not reached</th>
+              </tr>
+            </thead>
             <tbody>
               {paged.items.map((u) => (
                 <tr key={`${u.reason}-${u.contactId}`}>

@@ -7,14 +7,26 @@ import { contactName } from '../inbox/labels.js';
 import { mergeInto } from './duplicates.js';
 import { refusal } from './words.js';
 
-const LABELS: FieldLabels = { firstName: 'First name', lastName: 'Last name', phone: 'Phone', email: 'Email', 'customFields.*': 'Custom field' };
+const LABELS: FieldLabels = {
+  firstName: 'First name',
+  lastName: 'Last name',
+  phone: 'Phone',
+  email: 'Email',
+  'customFields.*': 'Custom field',
+};
 
 type Row = { key: string; value: string };
 type Patch = Record<string, unknown>;
 
 type Basics = Pick<Contact, 'firstName' | 'lastName' | 'phone' | 'email'>;
-const basicsOf = (c: Contact): Basics => ({ firstName: c.firstName, lastName: c.lastName, phone: c.phone, email: c.email });
-const rowsOf = (c: Contact): Row[] => Object.entries(c.customFields ?? {}).map(([key, value]) => ({ key, value: value === null ? '' : String(value) }));
+const basicsOf = (c: Contact): Basics => ({
+  firstName: c.firstName,
+  lastName: c.lastName,
+  phone: c.phone,
+  email: c.email,
+});
+const rowsOf = (c: Contact): Row[] =>
+  Object.entries(c.customFields ?? {}).map(([key, value]) => ({ key, value: value === null ? '' : String(value) }));
 
 /** The custom fields the form changed: a new or changed value as typed, a removed key null; one left alone keeps its type. */
 function fieldChanges(before: Contact['customFields'], rows: Row[]): Record<string, string | null> | undefined {
@@ -43,7 +55,13 @@ interface Conflict {
  * another contact holds is named, with a way to it, and for owners and admins an offer to merge that contact into
  * this one and save.
  */
-export function EditForm(props: { contact: Contact; admin: boolean; onSaved: (c: Contact) => void; onMerged: () => void; onOpen: (id: string) => void }) {
+export function EditForm(props: {
+  contact: Contact;
+  admin: boolean;
+  onSaved: (c: Contact) => void;
+  onMerged: () => void;
+  onOpen: (id: string) => void;
+}) {
   const { contact } = props;
   const [basics, setBasics] = useState<Basics>(() => basicsOf(contact));
   const [rows, setRows] = useState<Row[]>(() => rowsOf(contact));
@@ -101,12 +119,38 @@ export function EditForm(props: { contact: Contact; admin: boolean; onSaved: (c:
     <form class="contact-edit" onSubmit={submit} aria-labelledby="edit-heading">
       <h3 id="edit-heading">Details</h3>
       <div class="contact-edit-names">
-        <Field id="contact-first-name" label="First name" value={basics.firstName} onInput={(e) => setBasics({ ...basics, firstName: e.currentTarget.value })} autocomplete="off" />
-        <Field id="contact-last-name" label="Last name" value={basics.lastName} onInput={(e) => setBasics({ ...basics, lastName: e.currentTarget.value })} autocomplete="off" />
+        <Field
+          id="contact-first-name"
+          label="First name"
+          value={basics.firstName}
+          onInput={(e) => setBasics({ ...basics, firstName: e.currentTarget.value })}
+          autocomplete="off"
+        />
+        <Field
+          id="contact-last-name"
+          label="Last name"
+          value={basics.lastName}
+          onInput={(e) => setBasics({ ...basics, lastName: e.currentTarget.value })}
+          autocomplete="off"
+        />
       </div>
-      <Field id="contact-phone" label="Phone" type="tel" value={basics.phone} onInput={(e) => setBasics({ ...basics, phone: e.currentTarget.value })} autocomplete="off"
-        hint="With its country code (+1 415 555 0123), or as written in the account's default country. Empty to remove it." />
-      <Field id="contact-email" label="Email" inputMode="email" value={basics.email} onInput={(e) => setBasics({ ...basics, email: e.currentTarget.value })} autocomplete="off" />
+      <Field
+        id="contact-phone"
+        label="Phone"
+        type="tel"
+        value={basics.phone}
+        onInput={(e) => setBasics({ ...basics, phone: e.currentTarget.value })}
+        autocomplete="off"
+        hint="With its country code (+1 415 555 0123), or as written in the account's default country. Empty to remove it."
+      />
+      <Field
+        id="contact-email"
+        label="Email"
+        inputMode="email"
+        value={basics.email}
+        onInput={(e) => setBasics({ ...basics, email: e.currentTarget.value })}
+        autocomplete="off"
+      />
       <fieldset>
         <legend>Custom fields</legend>
         {rows.length === 0 && <p class="current">None yet. Campaigns read them as {'{{custom.name}}'}.</p>}
@@ -114,26 +158,49 @@ export function EditForm(props: { contact: Contact; admin: boolean; onSaved: (c:
           <div class="custom-field" key={i}>
             <div class="field">
               <label for={`custom-key-${i}`}>Field {i + 1}: name</label>
-              <input id={`custom-key-${i}`} value={row.key} autocomplete="off" onInput={(e) => setRow(i, { key: e.currentTarget.value })} />
+              <input
+                id={`custom-key-${i}`}
+                value={row.key}
+                autocomplete="off"
+                onInput={(e) => setRow(i, { key: e.currentTarget.value })}
+              />
             </div>
             <div class="field">
               <label for={`custom-value-${i}`}>Field {i + 1}: value</label>
-              <input id={`custom-value-${i}`} value={row.value} autocomplete="off" onInput={(e) => setRow(i, { value: e.currentTarget.value })} />
+              <input
+                id={`custom-value-${i}`}
+                value={row.value}
+                autocomplete="off"
+                onInput={(e) => setRow(i, { value: e.currentTarget.value })}
+              />
             </div>
-            <button type="button" class="secondary" aria-label={`Remove field ${i + 1}${row.key ? ` (${row.key})` : ''}`}
-              onClick={() => setRows(rows.filter((_, n) => n !== i))}>Remove</button>
+            <button
+              type="button"
+              class="secondary"
+              aria-label={`Remove field ${i + 1}${row.key ? ` (${row.key})` : ''}`}
+              onClick={() => setRows(rows.filter((_, n) => n !== i))}
+            >
+              Remove
+            </button>
           </div>
         ))}
-        <button type="button" class="secondary" onClick={() => setRows([...rows, { key: '', value: '' }])}>Add a custom field</button>
+        <button type="button" class="secondary" onClick={() => setRows([...rows, { key: '', value: '' }])}>
+          Add a custom field
+        </button>
       </fieldset>
-      <button type="submit" class="primary" disabled={busy}>Save contact</button>
+      <button type="submit" class="primary" disabled={busy}>
+        Save contact
+      </button>
       {conflict && (
         <div class="warning contact-conflict" role="alert">
           <p>
             {contactName(conflict.other)} has this {conflict.field} already
-            {conflict.field === 'phone' ? ` (${conflict.other.phone})` : ` (${conflict.other.email})`}: a phone or an email belongs to one contact only.
+            {conflict.field === 'phone' ? ` (${conflict.other.phone})` : ` (${conflict.other.email})`}: a phone or an
+            email belongs to one contact only.
           </p>
-          <button type="button" class="link-button" onClick={() => props.onOpen(conflict.other.id)}>Open {contactName(conflict.other)}</button>
+          <button type="button" class="link-button" onClick={() => props.onOpen(conflict.other.id)}>
+            Open {contactName(conflict.other)}
+          </button>
           {props.admin && (
             <button type="button" class="secondary" disabled={busy} onClick={() => void mergeAndSave(conflict)}>
               Merge {contactName(conflict.other)} into this contact and save

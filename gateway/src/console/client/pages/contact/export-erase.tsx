@@ -7,7 +7,11 @@ import { refusal } from './words.js';
 
 /** The file an export is saved as: the contact's name where it makes a file name, and its id. */
 const fileName = (c: Contact) => {
-  const name = contactName(c).normalize('NFKD').replace(/[^\w-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+  const name = contactName(c)
+    .normalize('NFKD')
+    .replace(/[^\w-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
   return `contact-${name ? `${name}-` : ''}${c.id}.json`;
 };
 
@@ -32,8 +36,13 @@ export function ExportContact(props: { contact: Contact }) {
   return (
     <section class="contact-section" aria-labelledby="export-heading">
       <h3 id="export-heading">Export</h3>
-      <p>Everything held about {contactName(props.contact)} as one JSON file: the contact, conversations and messages, files as links, lists, consent and webhook deliveries. For a person who asks for a copy of their data.</p>
-      <button type="button" class="secondary" disabled={busy} onClick={() => void download()}>Download everything held (JSON)</button>
+      <p>
+        Everything held about {contactName(props.contact)} as one JSON file: the contact, conversations and messages,
+        files as links, lists, consent and webhook deliveries. For a person who asks for a copy of their data.
+      </p>
+      <button type="button" class="secondary" disabled={busy} onClick={() => void download()}>
+        Download everything held (JSON)
+      </button>
       <FormStatus error={status.error} done={status.done} />
     </section>
   );
@@ -62,13 +71,24 @@ export function EraseContact(props: { contact: Contact; onErased: () => void }) 
       <h3 id="erase-heading">Erase</h3>
       <p>
         Erasing removes {name} and everything held about them: conversations, messages, files, list memberships and
-        webhook deliveries. Campaign counts stay, naming nobody. A contact who opted out stays opted out. This cannot be undone.
+        webhook deliveries. Campaign counts stay, naming nobody. A contact who opted out stays opted out. This cannot be
+        undone.
       </p>
       <div class="field">
-        <label for="erase-name">Type <strong>{name}</strong> to confirm</label>
-        <input id="erase-name" value={typed} autocomplete="off" spellcheck={false} onInput={(e) => setTyped(e.currentTarget.value)} />
+        <label for="erase-name">
+          Type <strong>{name}</strong> to confirm
+        </label>
+        <input
+          id="erase-name"
+          value={typed}
+          autocomplete="off"
+          spellcheck={false}
+          onInput={(e) => setTyped(e.currentTarget.value)}
+        />
       </div>
-      <button type="submit" class="danger" disabled={busy || typed.trim() !== name}>Erase this contact</button>
+      <button type="submit" class="danger" disabled={busy || typed.trim() !== name}>
+        Erase this contact
+      </button>
       <FormStatus error={error} />
     </form>
   );

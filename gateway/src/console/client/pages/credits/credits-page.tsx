@@ -20,12 +20,22 @@ import { LowBalanceForm } from './low-balance-form.js';
 export function CreditsPage(props: { session: SessionInfo }) {
   const [c, setCredits] = useState<Credits | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
-  useLiveReload(async () => {
-    const res = await get<Credits>('/v1/credits');
-    setError(res.ok ? undefined : res.error);
-    if (res.ok) setCredits(res.data);
-  }, [], { concerns: (e) => e.event === 'credits.updated' });
-  if (!c) return <><PageTitle>Credits</PageTitle><Loading error={error} /></>;
+  useLiveReload(
+    async () => {
+      const res = await get<Credits>('/v1/credits');
+      setError(res.ok ? undefined : res.error);
+      if (res.ok) setCredits(res.data);
+    },
+    [],
+    { concerns: (e) => e.event === 'credits.updated' },
+  );
+  if (!c)
+    return (
+      <>
+        <PageTitle>Credits</PageTitle>
+        <Loading error={error} />
+      </>
+    );
   const admin = canAct(props.session.member.role, 'admin');
   const charged = c.prices !== undefined;
   return (
@@ -33,19 +43,35 @@ export function CreditsPage(props: { session: SessionInfo }) {
       <PageTitle>Credits</PageTitle>
       <Panel title="Balance" id="balance-heading">
         <dl class="facts">
-          <dt>Balance</dt><dd data-balance>{credits(c.balance)} credits</dd>
+          <dt>Balance</dt>
+          <dd data-balance>{credits(c.balance)} credits</dd>
           {c.prices && (
             <>
               <dt>Prices</dt>
-              <dd>Bot reply {credits(c.prices.botReply)}, SMS {credits(c.prices.smsSegment)} a segment, WhatsApp {credits(c.prices.whatsapp)} a message</dd>
-              <dt>Granted by</dt><dd>{c.agency ? `${c.agency.name} (${c.agency.email})` : 'Your agency'}</dd>
-              <dt>Auto-recharge</dt><dd>{ruleText(c.autoRecharge)}</dd>
+              <dd>
+                Bot reply {credits(c.prices.botReply)}, SMS {credits(c.prices.smsSegment)} a segment, WhatsApp{' '}
+                {credits(c.prices.whatsapp)} a message
+              </dd>
+              <dt>Granted by</dt>
+              <dd>{c.agency ? `${c.agency.name} (${c.agency.email})` : 'Your agency'}</dd>
+              <dt>Auto-recharge</dt>
+              <dd>{ruleText(c.autoRecharge)}</dd>
             </>
           )}
         </dl>
-        {charged
-          ? c.canSend === false && <p class="warning">The balance pays for no message: ask your agency for credits, then retry the failed messages from the Inbox or a campaign’s page.</p>
-          : <p>Messages from this account are not charged: only an agency’s sub-accounts pay for what they send, from credits the agency grants.</p>}
+        {charged ? (
+          c.canSend === false && (
+            <p class="warning">
+              The balance pays for no message: ask your agency for credits, then retry the failed messages from the
+              Inbox or a campaign’s page.
+            </p>
+          )
+        ) : (
+          <p>
+            Messages from this account are not charged: only an agency’s sub-accounts pay for what they send, from
+            credits the agency grants.
+          </p>
+        )}
       </Panel>
       {charged && (
         <Panel title="Low-balance warning" id="low-balance-heading">

@@ -17,7 +17,9 @@ export function HistoryTable() {
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const read = async (cursor?: string) => {
-    const res = await get<PageOf<CreditEntry>>(`/v1/credits/history?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await get<PageOf<CreditEntry>>(
+      `/v1/credits/history?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     setError(res.ok ? undefined : res.error);
     if (!res.ok || !res.data) return;
     const page = res.data;
@@ -42,8 +44,12 @@ export function HistoryTable() {
             <tr>
               <th scope="col">When</th>
               <th scope="col">What</th>
-              <th scope="col" class="num">Amount</th>
-              <th scope="col" class="num">Balance after</th>
+              <th scope="col" class="num">
+                Amount
+              </th>
+              <th scope="col" class="num">
+                Balance after
+              </th>
               <th scope="col">Note</th>
             </tr>
           </thead>
@@ -54,14 +60,22 @@ export function HistoryTable() {
                 <td>{entryText(e)}</td>
                 <td class="num">{(e.amount > 0 ? '+' : '') + credits(e.amount)}</td>
                 <td class="num">{credits(e.balance)}</td>
-                <td class="wrap">{e.kind === 'usage' ? '' : e.description ?? ''}</td>
+                <td class="wrap">{e.kind === 'usage' ? '' : (e.description ?? '')}</td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
-      {next && <p><button type="button" class="secondary" disabled={busy} onClick={() => void more()}>Show older entries</button></p>}
-      <p class="error" role="alert">{entries && error ? error : ''}</p>
+      {next && (
+        <p>
+          <button type="button" class="secondary" disabled={busy} onClick={() => void more()}>
+            Show older entries
+          </button>
+        </p>
+      )}
+      <p class="error" role="alert">
+        {entries && error ? error : ''}
+      </p>
     </>
   );
 }

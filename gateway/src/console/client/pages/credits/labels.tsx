@@ -11,10 +11,16 @@ const MESSAGE_KIND: Record<NonNullable<CreditEntry['messageKind']>, string> = {
   api: 'Message sent through the API',
 };
 
-const CHANNEL: Record<string, string> = { sms: 'SMS', whatsapp: 'WhatsApp', messenger: 'Messenger', instagram: 'Instagram' };
+const CHANNEL: Record<string, string> = {
+  sms: 'SMS',
+  whatsapp: 'WhatsApp',
+  messenger: 'Messenger',
+  instagram: 'Instagram',
+};
 
 /** "custom:chat" → "custom channel chat". */
-const channelText = (key: string) => CHANNEL[key] ?? (key.startsWith('custom:') ? `custom channel ${key.slice('custom:'.length)}` : key);
+const channelText = (key: string) =>
+  CHANNEL[key] ?? (key.startsWith('custom:') ? `custom channel ${key.slice('custom:'.length)}` : key);
 
 /** What an entry of the history is, in words: "Grant", "Recharge", "Bot reply on SMS". */
 export function entryText(e: CreditEntry): string {

@@ -15,12 +15,20 @@ export function FunnelBars(props: { totals: Funnel['totals'] }) {
         return (
           <li key={s.key} data-step={s.key}>
             <span class="funnel-label">{s.label}</span>
-            <svg class="funnel-bar" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true" focusable="false">
+            <svg
+              class="funnel-bar"
+              viewBox="0 0 100 10"
+              preserveAspectRatio="none"
+              aria-hidden="true"
+              focusable="false"
+            >
               <rect x="0" y="0" width={(100 * n) / widest} height="10" fill={s.colour} />
             </svg>
             <span class="funnel-count">
               <span class="count">{n}</span>
-              {s.key !== 'added' && added > 0 ? <span class="share"> ({Math.round((100 * n) / added)}% of added)</span> : null}
+              {s.key !== 'added' && added > 0 ? (
+                <span class="share"> ({Math.round((100 * n) / added)}% of added)</span>
+              ) : null}
             </span>
           </li>
         );

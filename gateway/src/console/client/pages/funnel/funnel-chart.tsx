@@ -13,7 +13,9 @@ const PAD = { left: 40, right: 12, top: 20, bottom: 36 };
 export function FunnelChart(props: { funnel: Funnel }) {
   const { days } = props.funnel;
   const top = Math.max(1, ...days.flatMap((d) => STEPS.map((s) => d[s.key])));
-  const x = (i: number) => PAD.left + (days.length === 1 ? (W - PAD.left - PAD.right) / 2 : (i * (W - PAD.left - PAD.right)) / (days.length - 1));
+  const x = (i: number) =>
+    PAD.left +
+    (days.length === 1 ? (W - PAD.left - PAD.right) / 2 : (i * (W - PAD.left - PAD.right)) / (days.length - 1));
   const y = (n: number) => PAD.top + (H - PAD.top - PAD.bottom) * (1 - n / top);
   const ticks = [...new Set([0, Math.round(top / 2), top])];
   const labelled = [...new Set([0, Math.floor((days.length - 1) / 2), days.length - 1])];
@@ -29,22 +31,38 @@ export function FunnelChart(props: { funnel: Funnel }) {
         {ticks.map((t) => (
           <g key={`y${t}`}>
             <line x1={PAD.left} x2={W - PAD.right} y1={y(t)} y2={y(t)} class="grid" />
-            <text x={PAD.left - 6} y={y(t) + 4} text-anchor="end" class="axis">{String(t)}</text>
+            <text x={PAD.left - 6} y={y(t) + 4} text-anchor="end" class="axis">
+              {String(t)}
+            </text>
           </g>
         ))}
         {labelled.map((i) => (
-          <text key={`x${i}`} x={x(i)} y={H - 12} text-anchor={anchor(i)} class="axis">{days[i]!.date}</text>
+          <text key={`x${i}`} x={x(i)} y={H - 12} text-anchor={anchor(i)} class="axis">
+            {days[i]!.date}
+          </text>
         ))}
-        {oneDay ? <DayBars day={days[0]!} y={y} /> : STEPS.map((s) => (
-          <polyline key={s.key} data-step={s.key} fill="none" stroke={s.colour} stroke-width="2.5"
-            points={days.map((d, i) => `${x(i).toFixed(1)},${y(d[s.key]).toFixed(1)}`).join(' ')} />
-        ))}
+        {oneDay ? (
+          <DayBars day={days[0]!} y={y} />
+        ) : (
+          STEPS.map((s) => (
+            <polyline
+              key={s.key}
+              data-step={s.key}
+              fill="none"
+              stroke={s.colour}
+              stroke-width="2.5"
+              points={days.map((d, i) => `${x(i).toFixed(1)},${y(d[s.key]).toFixed(1)}`).join(' ')}
+            />
+          ))
+        )}
       </svg>
       <figcaption>
         <ul class="legend">
           {STEPS.map((s) => (
             <li key={s.key}>
-              <svg viewBox="0 0 12 12" aria-hidden="true" focusable="false"><rect width="12" height="12" fill={s.colour} /></svg>
+              <svg viewBox="0 0 12 12" aria-hidden="true" focusable="false">
+                <rect width="12" height="12" fill={s.colour} />
+              </svg>
               {s.label}
             </li>
           ))}
@@ -67,8 +85,17 @@ function DayBars(props: { day: Funnel['days'][number]; y: (n: number) => number 
         const x = left + i * (width + gap);
         return (
           <g key={s.key}>
-            <rect data-step={s.key} x={x} y={props.y(n)} width={width} height={Math.max(0, base - props.y(n))} fill={s.colour} />
-            <text x={x + width / 2} y={props.y(n) - 4} text-anchor="middle" class="axis">{String(n)}</text>
+            <rect
+              data-step={s.key}
+              x={x}
+              y={props.y(n)}
+              width={width}
+              height={Math.max(0, base - props.y(n))}
+              fill={s.colour}
+            />
+            <text x={x + width / 2} y={props.y(n) - 4} text-anchor="middle" class="axis">
+              {String(n)}
+            </text>
           </g>
         );
       })}
@@ -85,14 +112,20 @@ export function FunnelTable(props: { funnel: Funnel }) {
         <thead>
           <tr>
             <th scope="col">Day</th>
-            {STEPS.map((s) => <th key={s.key} scope="col">{s.label}</th>)}
+            {STEPS.map((s) => (
+              <th key={s.key} scope="col">
+                {s.label}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>
           {props.funnel.days.map((d) => (
             <tr key={d.date}>
               <th scope="row">{d.date}</th>
-              {STEPS.map((s) => <td key={s.key}>{d[s.key]}</td>)}
+              {STEPS.map((s) => (
+                <td key={s.key}>{d[s.key]}</td>
+              ))}
             </tr>
           ))}
         </tbody>

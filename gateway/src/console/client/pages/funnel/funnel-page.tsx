@@ -13,7 +13,9 @@ async function allCampaigns(): Promise<{ campaigns?: Campaign[]; error?: string 
   const campaigns: Campaign[] = [];
   let cursor: string | null = null;
   do {
-    const res: ApiResult<PageOf<Campaign>> = await get(`/v1/campaigns?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res: ApiResult<PageOf<Campaign>> = await get(
+      `/v1/campaigns?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     if (!res.ok || !res.data) return { error: res.error };
     campaigns.push(...res.data.data);
     cursor = res.data.nextCursor;
@@ -22,7 +24,8 @@ async function allCampaigns(): Promise<{ campaigns?: Campaign[]; error?: string 
 }
 
 const DAY_MS = 86_400_000;
-export const isoDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+export const isoDay = (d: Date) =>
+  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
 /** The first day of a campaign's lifetime, as far back as one range may reach (366 days with today). */
 export const lifetimeFrom = (c: Pick<Campaign, 'createdAt'> | undefined) =>
@@ -49,7 +52,10 @@ export function FunnelPage() {
     setBusy(true);
     const params = new URLSearchParams({ from: q.from, to: q.to, timezone });
     const id = encodeURIComponent(q.campaignId);
-    const [res, campaign] = await Promise.all([get<Funnel>(`/v1/campaigns/${id}/funnel?${params}`), get<CampaignWithReach>(`/v1/campaigns/${id}`)]);
+    const [res, campaign] = await Promise.all([
+      get<Funnel>(`/v1/campaigns/${id}/funnel?${params}`),
+      get<CampaignWithReach>(`/v1/campaigns/${id}`),
+    ]);
     setBusy(false);
     setError(res.ok ? undefined : res.error);
     setFunnel(res.ok ? res.data : undefined);
@@ -66,14 +72,31 @@ export function FunnelPage() {
     });
   }, []);
 
-  if (!campaigns) return <><PageTitle>Funnel</PageTitle><Loading error={loadError} /></>;
+  if (!campaigns)
+    return (
+      <>
+        <PageTitle>Funnel</PageTitle>
+        <Loading error={loadError} />
+      </>
+    );
   if (!campaigns.length) {
-    return <><PageTitle>Funnel</PageTitle><Panel title="No campaign yet" id="funnel-none"><p>Create a campaign first: its funnel shows here once contacts join its list.</p></Panel></>;
+    return (
+      <>
+        <PageTitle>Funnel</PageTitle>
+        <Panel title="No campaign yet" id="funnel-none">
+          <p>Create a campaign first: its funnel shows here once contacts join its list.</p>
+        </Panel>
+      </>
+    );
   }
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget as HTMLFormElement);
-    const next = { campaignId: String(form.get('funnel-campaign')), from: String(form.get('funnel-from')), to: String(form.get('funnel-to')) };
+    const next = {
+      campaignId: String(form.get('funnel-campaign')),
+      from: String(form.get('funnel-from')),
+      to: String(form.get('funnel-to')),
+    };
     setQuery(next);
     void show(next);
   };
@@ -85,13 +108,19 @@ export function FunnelPage() {
         <form onSubmit={submit} class="funnel-query">
           <div class="field">
             <label for="funnel-campaign">Campaign</label>
-            <select id="funnel-campaign" name="funnel-campaign" defaultValue={query.campaignId}
+            <select
+              id="funnel-campaign"
+              name="funnel-campaign"
+              defaultValue={query.campaignId}
               onChange={(e) => {
                 // Another campaign: its own lifetime, which the user may still change.
                 const from = e.currentTarget.form?.elements.namedItem('funnel-from') as HTMLInputElement | null;
                 if (from) from.value = lifetimeFrom(campaigns.find((c) => c.id === e.currentTarget.value));
-              }}>
-              {campaigns.map((c) => <option key={c.id} value={c.id}>{`${c.name} (${c.status})`}</option>)}
+              }}
+            >
+              {campaigns.map((c) => (
+                <option key={c.id} value={c.id}>{`${c.name} (${c.status})`}</option>
+              ))}
             </select>
           </div>
           <div class="field">
@@ -103,7 +132,9 @@ export function FunnelPage() {
             <input id="funnel-to" name="funnel-to" type="date" required defaultValue={query.to} />
           </div>
           <p class="hint">{`Days are counted in your time zone, ${timezone}. A range covers at most 366 days.`}</p>
-          <button type="submit" class="primary" disabled={busy}>Show funnel</button>
+          <button type="submit" class="primary" disabled={busy}>
+            Show funnel
+          </button>
           <FormStatus error={error} />
         </form>
       </Panel>

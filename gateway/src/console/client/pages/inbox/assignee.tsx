@@ -17,7 +17,11 @@ export function assigneeName(team: Team, id: string): string {
   return team.members.find((m) => m.id === id)?.name ?? 'someone no longer on the team';
 }
 
-const SHOWN = [['me', 'Mine'], ['none', 'Unassigned'], ['', 'All']] as const;
+const SHOWN = [
+  ['me', 'Mine'],
+  ['none', 'Unassigned'],
+  ['', 'All'],
+] as const;
 
 /** Mine, Unassigned or All: GET /v1/conversations?assigneeId=me|none, or no such filter. */
 export function AssigneeSwitch(props: { value: string; onChange: (assigneeId: string) => void }) {
@@ -26,7 +30,13 @@ export function AssigneeSwitch(props: { value: string; onChange: (assigneeId: st
       <legend>Assigned to</legend>
       {SHOWN.map(([value, label]) => (
         <label key={value} class="choice">
-          <input type="radio" name="inbox-assignee" value={value} checked={props.value === value} onChange={() => props.onChange(value)} />
+          <input
+            type="radio"
+            name="inbox-assignee"
+            value={value}
+            checked={props.value === value}
+            onChange={() => props.onChange(value)}
+          />
           {label}
         </label>
       ))}
@@ -39,30 +49,50 @@ export function AssigneeSwitch(props: { value: string; onChange: (assigneeId: st
  * nobody. Only active members are offered: an invited one cannot answer yet, and the API refuses them. The member's
  * own assignment is not told back to them as news (notify/own-actions).
  */
-export function AssigneePicker(props: { conversation: Conversation; team: Team; onChanged: (c: Conversation) => void }) {
+export function AssigneePicker(props: {
+  conversation: Conversation;
+  team: Team;
+  onChanged: (c: Conversation) => void;
+}) {
   const assigning = useAction();
   const { conversation, team } = props;
   const current = conversation.assigneeId;
-  const assign = (memberId: string | null) => void assigning.run(
-    () => {
-      acting(team.me, conversation.id);
-      return call<Conversation>('POST', `/v1/conversations/${encodeURIComponent(conversation.id)}/assign`, { memberId });
-    },
-    (c) => (c.assigneeId ? `Assigned to ${assigneeName(team, c.assigneeId)}.` : 'Assigned to nobody.'),
-    props.onChanged,
-  );
+  const assign = (memberId: string | null) =>
+    void assigning.run(
+      () => {
+        acting(team.me, conversation.id);
+        return call<Conversation>('POST', `/v1/conversations/${encodeURIComponent(conversation.id)}/assign`, {
+          memberId,
+        });
+      },
+      (c) => (c.assigneeId ? `Assigned to ${assigneeName(team, c.assigneeId)}.` : 'Assigned to nobody.'),
+      props.onChanged,
+    );
   const active = team.members.filter((m) => m.status === 'active');
   return (
     <div class="inbox-assign">
       <label for="thread-assignee">Assigned to</label>
       <div class="inbox-assign-row">
-        <select id="thread-assignee" value={current ?? ''} disabled={assigning.busy} onChange={(e) => assign(e.currentTarget.value || null)}>
+        <select
+          id="thread-assignee"
+          value={current ?? ''}
+          disabled={assigning.busy}
+          onChange={(e) => assign(e.currentTarget.value || null)}
+        >
           <option value="">Nobody</option>
-          {active.map((m) => <option key={m.id} value={m.id}>{m.name} ({m.id === team.me ? 'you' : ROLE_LABEL[m.role].toLowerCase()})</option>)}
-          {current && !active.some((m) => m.id === current) && <option value={current}>{assigneeName(team, current)}</option>}
+          {active.map((m) => (
+            <option key={m.id} value={m.id}>
+              {m.name} ({m.id === team.me ? 'you' : ROLE_LABEL[m.role].toLowerCase()})
+            </option>
+          ))}
+          {current && !active.some((m) => m.id === current) && (
+            <option value={current}>{assigneeName(team, current)}</option>
+          )}
         </select>
         {current !== team.me && (
-          <button type="button" class="secondary" disabled={assigning.busy} onClick={() => assign('me')}>Assign to me</button>
+          <button type="button" class="secondary" disabled={assigning.busy} onClick={() => assign('me')}>
+            Assign to me
+          </button>
         )}
       </div>
       <FormStatus error={assigning.error} done={assigning.done} />

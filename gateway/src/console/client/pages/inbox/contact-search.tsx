@@ -23,7 +23,9 @@ const PHONE_NEEDS = `a phone number is found by its last ${CONTACT_SEARCH.phoneD
 /** What the results say: none or some, and why a phone number typed short was not looked for as one. */
 function summary(q: string, count: number): string {
   if (!shortPhone(q)) return count === 0 ? `No contact matches “${q}”.` : `Contacts matching “${q}”:`;
-  return count === 0 ? `No contact has a name or an ID matching “${q}”: ${PHONE_NEEDS}.` : `Contacts whose name or ID matches “${q}” (${PHONE_NEEDS}):`;
+  return count === 0
+    ? `No contact has a name or an ID matching “${q}”: ${PHONE_NEEDS}.`
+    : `Contacts whose name or ID matches “${q}” (${PHONE_NEEDS}):`;
 }
 
 /**
@@ -32,9 +34,13 @@ function summary(q: string, count: number): string {
  * offered by channel, and a contact nobody wrote to yet says so; its Details open the contact's panel. A query too
  * short to look for is sent all the same: the API says what a search needs, and the box says it.
  */
-export function ContactSearch(props: { admin: boolean; onOpen: (conversationId: string) => void; onChanged: () => void }) {
+export function ContactSearch(props: {
+  admin: boolean;
+  onOpen: (conversationId: string) => void;
+  onChanged: () => void;
+}) {
   const [text, setText] = useState('');
-  const [found, setFound] = useState<PageOf<Contact> & { q: string } | undefined>(undefined);
+  const [found, setFound] = useState<(PageOf<Contact> & { q: string }) | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   // What the API said a query needs when it held too little to look for.
   const [needs, setNeeds] = useState<string | undefined>(undefined);
@@ -45,7 +51,9 @@ export function ContactSearch(props: { admin: boolean; onOpen: (conversationId: 
 
   const search = async (q: string, cursor?: string) => {
     const n = ++searches.current;
-    const res = await get<PageOf<Contact>>(`/v1/contacts?q=${encodeURIComponent(q)}&limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await get<PageOf<Contact>>(
+      `/v1/contacts?q=${encodeURIComponent(q)}&limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     if (n !== searches.current) return;
     const tooShort = res.status === 400 && res.problems?.find((p) => p.field === 'q');
     setNeeds(tooShort ? `Type more: a search ${tooShort.message}.` : undefined);
@@ -54,7 +62,11 @@ export function ContactSearch(props: { admin: boolean; onOpen: (conversationId: 
       setFound(undefined);
       return;
     }
-    setFound((before) => ({ q, data: [...(cursor && before ? before.data : []), ...res.data!.data], nextCursor: res.data!.nextCursor }));
+    setFound((before) => ({
+      q,
+      data: [...(cursor && before ? before.data : []), ...res.data!.data],
+      nextCursor: res.data!.nextCursor,
+    }));
   };
   useEffect(() => {
     const q = text.trim();
@@ -70,8 +82,12 @@ export function ContactSearch(props: { admin: boolean; onOpen: (conversationId: 
   }, [text]);
 
   const open = async (contact: Contact) => {
-    const res = await get<PageOf<Conversation>>(`/v1/conversations?contactId=${encodeURIComponent(contact.id)}&limit=20`);
-    const result: Opened = res.ok ? { conversations: res.data!.data } : { error: res.error ?? 'The conversations could not be read.' };
+    const res = await get<PageOf<Conversation>>(
+      `/v1/conversations?contactId=${encodeURIComponent(contact.id)}&limit=20`,
+    );
+    const result: Opened = res.ok
+      ? { conversations: res.data!.data }
+      : { error: res.error ?? 'The conversations could not be read.' };
     setOpened((all) => ({ ...all, [contact.id]: result }));
     if ('conversations' in result && result.conversations.length === 1) props.onOpen(result.conversations[0]!.id);
   };
@@ -80,18 +96,36 @@ export function ContactSearch(props: { admin: boolean; onOpen: (conversationId: 
     <div class="contact-search" role="search" aria-label="Contacts">
       <div class="field">
         <label for="contact-search">Find a contact</label>
-        <p class="hint" id="contact-search-hint">A name, an email, the last {CONTACT_SEARCH.phoneDigitsMin} digits or more of a phone, or an external ID.</p>
-        <input id="contact-search" type="search" autocomplete="off" value={text} aria-describedby="contact-search-hint"
+        <p class="hint" id="contact-search-hint">
+          A name, an email, the last {CONTACT_SEARCH.phoneDigitsMin} digits or more of a phone, or an external ID.
+        </p>
+        <input
+          id="contact-search"
+          type="search"
+          autocomplete="off"
+          value={text}
+          aria-describedby="contact-search-hint"
           onInput={(e) => setText(e.currentTarget.value)}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && text.trim()) void search(text.trim());
-          }} />
+          }}
+        />
       </div>
-      {error && <p class="error" role="alert">{error}</p>}
-      {needs && <p class="current" role="status">{needs}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {needs && (
+        <p class="current" role="status">
+          {needs}
+        </p>
+      )}
       {found && (
         <div role="region" aria-label="Contacts found" class="contact-search-results">
-          <p class="current" role="status">{summary(found.q, found.data.length)}</p>
+          <p class="current" role="status">
+            {summary(found.q, found.data.length)}
+          </p>
           <ul class="inbox-items">
             {found.data.map((c) => {
               const result = opened[c.id];
@@ -100,13 +134,24 @@ export function ContactSearch(props: { admin: boolean; onOpen: (conversationId: 
                   <div class="contact-found">
                     <button type="button" class="inbox-item" onClick={() => void open(c)}>
                       <span class="inbox-item-name">{contactName(c)}</span>
-                      <span class="inbox-item-meta">{[c.phone, c.email, ...Object.values(c.externalIds ?? {})].filter(Boolean).join(' · ')}</span>
+                      <span class="inbox-item-meta">
+                        {[c.phone, c.email, ...Object.values(c.externalIds ?? {})].filter(Boolean).join(' · ')}
+                      </span>
                     </button>
-                    <button type="button" class="secondary" onClick={() => setDetails(c.id)}>Details<span class="sr-only"> of {contactName(c)}</span></button>
+                    <button type="button" class="secondary" onClick={() => setDetails(c.id)}>
+                      Details<span class="sr-only"> of {contactName(c)}</span>
+                    </button>
                   </div>
-                  {result && 'error' in result && <p class="error" role="alert">{result.error}</p>}
+                  {result && 'error' in result && (
+                    <p class="error" role="alert">
+                      {result.error}
+                    </p>
+                  )}
                   {result && 'conversations' in result && result.conversations.length === 0 && (
-                    <p class="current">No conversation with {contactName(c)} yet: it starts with a campaign’s opening message or their first message.</p>
+                    <p class="current">
+                      No conversation with {contactName(c)} yet: it starts with a campaign’s opening message or their
+                      first message.
+                    </p>
                   )}
                   {result && 'conversations' in result && result.conversations.length > 1 && (
                     <ul class="contact-search-conversations" aria-label={`Conversations with ${contactName(c)}`}>
@@ -123,13 +168,24 @@ export function ContactSearch(props: { admin: boolean; onOpen: (conversationId: 
               );
             })}
           </ul>
-          {details && <ContactPanel id={details} admin={props.admin} onClose={() => setDetails(undefined)} onChanged={() => {
-            // What was found may have changed name, merged away or been erased: the search is asked again.
-            setOpened({});
-            void search(found.q);
-            props.onChanged();
-          }} />}
-          {found.nextCursor && <button type="button" class="secondary" onClick={() => void search(found.q, found.nextCursor!)}>Show more contacts</button>}
+          {details && (
+            <ContactPanel
+              id={details}
+              admin={props.admin}
+              onClose={() => setDetails(undefined)}
+              onChanged={() => {
+                // What was found may have changed name, merged away or been erased: the search is asked again.
+                setOpened({});
+                void search(found.q);
+                props.onChanged();
+              }}
+            />
+          )}
+          {found.nextCursor && (
+            <button type="button" class="secondary" onClick={() => void search(found.q, found.nextCursor!)}>
+              Show more contacts
+            </button>
+          )}
         </div>
       )}
     </div>

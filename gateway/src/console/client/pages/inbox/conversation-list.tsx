@@ -29,16 +29,33 @@ function stateOf(c: Conversation): string {
  * state, time: "Ruth, handed off, 2 unread, 10:42"): the rest of the row, hidden from the name, is its description.
  * The name is the button's own text, never an aria-label, so that what is seen is what voice control says.
  */
-export function ConversationList(props: { items: Conversation[]; team: Team; selected?: string; filtered: boolean; onOpen: (id: string) => void }) {
+export function ConversationList(props: {
+  items: Conversation[];
+  team: Team;
+  selected?: string;
+  filtered: boolean;
+  onOpen: (id: string) => void;
+}) {
   if (props.items.length === 0) {
-    return <p class="current">{props.filtered ? 'No conversation matches these filters.' : 'No conversations yet: they start with a campaign\'s opening message or a message from a contact.'}</p>;
+    return (
+      <p class="current">
+        {props.filtered
+          ? 'No conversation matches these filters.'
+          : "No conversations yet: they start with a campaign's opening message or a message from a contact."}
+      </p>
+    );
   }
   return (
     <ul class="inbox-items">
       {props.items.map((c) => (
         <li key={c.id}>
-          <button type="button" class={`inbox-item${c.unread > 0 ? ' inbox-unread' : ''}`} aria-current={c.id === props.selected ? 'true' : undefined} onClick={() => props.onOpen(c.id)}
-            aria-describedby={`${c.id}-meta${c.lastMessage ? ` ${c.id}-last` : ''}`}>
+          <button
+            type="button"
+            class={`inbox-item${c.unread > 0 ? ' inbox-unread' : ''}`}
+            aria-current={c.id === props.selected ? 'true' : undefined}
+            onClick={() => props.onOpen(c.id)}
+            aria-describedby={`${c.id}-meta${c.lastMessage ? ` ${c.id}-last` : ''}`}
+          >
             <span class="inbox-item-top">
               <span class="inbox-item-name">{contactName(c.contact)}</span>
               <span class="sr-only">{stateOf(c) ? `, ${stateOf(c)}, ` : ', '}</span>
@@ -54,7 +71,10 @@ export function ConversationList(props: { items: Conversation[]; team: Team; sel
               {c.assigneeId && <span class="inbox-assignee">Assigned to {assigneeName(props.team, c.assigneeId)}</span>}
             </span>
             {c.lastMessage && (
-              <span class="inbox-item-last" id={`${c.id}-last`} aria-hidden="true">{whoWrote(c.lastMessage)}{c.lastMessage.body}</span>
+              <span class="inbox-item-last" id={`${c.id}-last`} aria-hidden="true">
+                {whoWrote(c.lastMessage)}
+                {c.lastMessage.body}
+              </span>
             )}
           </button>
         </li>

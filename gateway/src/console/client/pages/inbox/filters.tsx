@@ -16,7 +16,10 @@ export const NO_FILTERS: Filters = { status: '', channel: '', campaignId: '', fa
 
 /** The query string of GET /v1/conversations for these filters (the API does the filtering). */
 export const filterQuery = (f: Filters) =>
-  Object.entries(f).filter(([, v]) => v).map(([k, v]) => `&${k}=${encodeURIComponent(v)}`).join('');
+  Object.entries(f)
+    .filter(([, v]) => v)
+    .map(([k, v]) => `&${k}=${encodeURIComponent(v)}`)
+    .join('');
 
 /** The filters of the bar set to something: the assignee has a switch of its own. */
 const setCount = (f: Filters) => [f.status, f.failed, f.channel, f.campaignId].filter(Boolean).length;
@@ -32,11 +35,18 @@ export function FilterBar(props: { value: Filters; onChange: (f: Filters) => voi
   useEffect(() => {
     void get<PageOf<Campaign>>('/v1/campaigns?limit=200').then((res) => res.ok && setCampaigns(res.data!.data));
   }, []);
-  const set = (key: keyof Filters) => (e: Event) => props.onChange({ ...props.value, [key]: (e.currentTarget as HTMLSelectElement).value });
+  const set = (key: keyof Filters) => (e: Event) =>
+    props.onChange({ ...props.value, [key]: (e.currentTarget as HTMLSelectElement).value });
   const count = setCount(props.value);
   return (
     <>
-      <button type="button" class="secondary inbox-filters-toggle" aria-expanded={shown} aria-controls="inbox-filters" onClick={() => setShown(!shown)}>
+      <button
+        type="button"
+        class="secondary inbox-filters-toggle"
+        aria-expanded={shown}
+        aria-controls="inbox-filters"
+        onClick={() => setShown(!shown)}
+      >
         {count ? `Filters (${count} set)` : 'Filters'}
       </button>
       <div id="inbox-filters" class={`inbox-filters${shown ? ' inbox-filters-shown' : ''}`}>
@@ -72,7 +82,11 @@ export function FilterBar(props: { value: Filters; onChange: (f: Filters) => voi
           <label for="inbox-campaign">Campaign</label>
           <select id="inbox-campaign" value={props.value.campaignId} onChange={set('campaignId')}>
             <option value="">All</option>
-            {campaigns.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+            {campaigns.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
           </select>
         </div>
       </div>

@@ -49,7 +49,8 @@ export function InboxPage({ session }: { session: SessionInfo }) {
       get<PageOf<Conversation>>(`/v1/conversations?${query}&needsReply=false`),
     ]);
     if (read !== reads.current) return;
-    if (waiting.ok && others.ok) setPage({ data: [...waiting.data!.data, ...others.data!.data], nextCursor: others.data!.nextCursor });
+    if (waiting.ok && others.ok)
+      setPage({ data: [...waiting.data!.data, ...others.data!.data], nextCursor: others.data!.nextCursor });
     setError(waiting.ok ? (others.ok ? undefined : others.error) : waiting.error);
   };
   const reload = useLiveReload(load, [filters, limit], { concerns: (e) => e.event.startsWith('conversation.') });
@@ -79,15 +80,37 @@ export function InboxPage({ session }: { session: SessionInfo }) {
             <FilterBar value={filters} onChange={filter} />
           </div>
           {filters.failed === 'true' && <RetryAllFailed label="Retry all failed messages" onDone={reload} />}
-          {error && <p class="error" role="alert">{error}</p>}
-          {page ? <ConversationList items={page.data} team={team} selected={open} filtered={filtered} onOpen={choose} /> : !error && <p role="status">Loading…</p>}
+          {error && (
+            <p class="error" role="alert">
+              {error}
+            </p>
+          )}
+          {page ? (
+            <ConversationList items={page.data} team={team} selected={open} filtered={filtered} onOpen={choose} />
+          ) : (
+            !error && <p role="status">Loading…</p>
+          )}
           {page?.nextCursor && limit < MAX_PAGE_LIMIT && (
-            <button type="button" class="secondary" onClick={() => setLimit(Math.min(limit + PAGE, MAX_PAGE_LIMIT))}>Show more conversations</button>
+            <button type="button" class="secondary" onClick={() => setLimit(Math.min(limit + PAGE, MAX_PAGE_LIMIT))}>
+              Show more conversations
+            </button>
           )}
         </section>
-        {open
-          ? <Thread key={open} id={open} team={team} business={session.account.name} admin={canAct(session.member.role, 'admin')} onClose={() => choose(undefined)} onChanged={reload} />
-          : <section class="panel inbox-thread inbox-empty" aria-label="Conversation"><p class="current">Choose a conversation to read it and reply.</p></section>}
+        {open ? (
+          <Thread
+            key={open}
+            id={open}
+            team={team}
+            business={session.account.name}
+            admin={canAct(session.member.role, 'admin')}
+            onClose={() => choose(undefined)}
+            onChanged={reload}
+          />
+        ) : (
+          <section class="panel inbox-thread inbox-empty" aria-label="Conversation">
+            <p class="current">Choose a conversation to read it and reply.</p>
+          </section>
+        )}
       </div>
     </>
   );

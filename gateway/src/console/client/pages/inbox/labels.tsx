@@ -58,7 +58,13 @@ const BUILT_IN_CHANNEL: Record<BuiltInChannel, string> = {
 
 /** A conversation's channel by its name: a built-in one's, a custom one's label, or the API's word for one new to the console. */
 export const channelName = (c: Pick<Conversation, 'channel' | 'customChannel'>) =>
-  isBuiltIn(c.channel) ? BUILT_IN_CHANNEL[c.channel] : c.channel !== 'custom' ? c.channel : c.customChannel ? `Custom: ${c.customChannel}` : 'Custom channel';
+  isBuiltIn(c.channel)
+    ? BUILT_IN_CHANNEL[c.channel]
+    : c.channel !== 'custom'
+      ? c.channel
+      : c.customChannel
+        ? `Custom: ${c.customChannel}`
+        : 'Custom channel';
 
 /** What a contact's external ID is called: the built-in channel's name, else the custom channel's label as it is. */
 export const externalIdLabel = (label: string) => (isBuiltIn(label) ? BUILT_IN_CHANNEL[label] : label);
@@ -71,11 +77,16 @@ export const externalIdLabel = (label: string) => (isBuiltIn(label) ? BUILT_IN_C
 export function sentAs(c: Pick<Conversation, 'channel' | 'customChannel'>): string {
   const mine = 'your team sees it under your name';
   switch (c.channel) {
-    case 'sms': return `Sent by SMS from your business’s number: the contact gets the text alone, not your name (${mine}).`;
-    case 'whatsapp': return `Sent on WhatsApp from your business’s number: the contact gets the text alone, not your name (${mine}).`;
-    case 'messenger': return `Sent on Messenger from your Facebook Page: the contact gets the text alone, not your name (${mine}).`;
-    case 'instagram': return `Sent on Instagram from your business’s account: the contact gets the text alone, not your name (${mine}).`;
-    default: return `Sent on ${channelName(c)} to your Custom Channel Webhook, with your name beside the text (authorName) for your chat to show if it wants.`;
+    case 'sms':
+      return `Sent by SMS from your business’s number: the contact gets the text alone, not your name (${mine}).`;
+    case 'whatsapp':
+      return `Sent on WhatsApp from your business’s number: the contact gets the text alone, not your name (${mine}).`;
+    case 'messenger':
+      return `Sent on Messenger from your Facebook Page: the contact gets the text alone, not your name (${mine}).`;
+    case 'instagram':
+      return `Sent on Instagram from your business’s account: the contact gets the text alone, not your name (${mine}).`;
+    default:
+      return `Sent on ${channelName(c)} to your Custom Channel Webhook, with your name beside the text (authorName) for your chat to show if it wants.`;
   }
 }
 
@@ -90,5 +101,7 @@ export function contactName(contact: Contact | null): string {
 export function when(iso: string): string {
   const at = new Date(iso);
   const today = at.toDateString() === new Date().toDateString();
-  return today ? at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return today
+    ? at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+    : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }

@@ -6,7 +6,9 @@ export function LiveStatus() {
   const down = useLiveState() === 'down';
   return (
     <p class={down ? 'warning live-status' : 'live-status'} role="status">
-      {down ? `Live updates are interrupted: the inbox reads again every ${POLL_MS / 1000} seconds until they are back.` : ''}
+      {down
+        ? `Live updates are interrupted: the inbox reads again every ${POLL_MS / 1000} seconds until they are back.`
+        : ''}
     </p>
   );
 }

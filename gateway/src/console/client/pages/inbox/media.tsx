@@ -25,13 +25,40 @@ export function MediaPreview(props: { media: NonNullable<Message['media']>; chan
   const { url, contentType, mediaId } = props.media;
   if (mediaId) {
     if (contentType.startsWith('image/')) {
-      return <a href={url} class="inbox-media"><img src={url} alt={`Image sent by the contact (${contentType})`} /></a>;
+      return (
+        <a href={url} class="inbox-media">
+          <img src={url} alt={`Image sent by the contact (${contentType})`} />
+        </a>
+      );
     }
-    return <p class="inbox-media"><a href={url} download>Download the attached file ({contentType})</a></p>;
+    return (
+      <p class="inbox-media">
+        <a href={url} download>
+          Download the attached file ({contentType})
+        </a>
+      </p>
+    );
   }
-  if (!webAddress(url)) return <p class="inbox-media">Attached file ({contentType}) at <span class="value">{url}</span></p>;
+  if (!webAddress(url))
+    return (
+      <p class="inbox-media">
+        Attached file ({contentType}) at <span class="value">{url}</span>
+      </p>
+    );
   if (answersOnly(props.channel ?? null)) {
-    return <p class="inbox-media"><a href={url} target="_blank" rel="noopener noreferrer">Open the {kindOf(contentType)} on Meta’s site (new tab)</a></p>;
+    return (
+      <p class="inbox-media">
+        <a href={url} target="_blank" rel="noopener noreferrer">
+          Open the {kindOf(contentType)} on Meta’s site (new tab)
+        </a>
+      </p>
+    );
   }
-  return <p class="inbox-media"><a href={url} target="_blank" rel="noopener noreferrer">Open the attached file ({contentType}) on its site</a></p>;
+  return (
+    <p class="inbox-media">
+      <a href={url} target="_blank" rel="noopener noreferrer">
+        Open the attached file ({contentType}) on its site
+      </a>
+    </p>
+  );
 }

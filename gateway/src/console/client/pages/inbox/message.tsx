@@ -23,33 +23,63 @@ export function MessageItem(props: { message: Message; read: number; onChanged: 
   const [detail, setDetail] = useState<MessageWithDeliveries | undefined>(undefined);
   useEffect(() => {
     if (!failed && !pending) return setDetail(undefined);
-    void get<MessageWithDeliveries>(`/v1/messages/${encodeURIComponent(m.id)}`).then((res) => res.ok && setDetail(res.data));
+    void get<MessageWithDeliveries>(`/v1/messages/${encodeURIComponent(m.id)}`).then(
+      (res) => res.ok && setDetail(res.data),
+    );
   }, [m.id, failed, pending, m.updatedAt, pending ? props.read : 0]);
-  const retry = () => retrying.run(() => call('POST', `/v1/messages/${encodeURIComponent(m.id)}/retry`), 'Sending again…', props.onChanged);
+  const retry = () =>
+    retrying.run(
+      () => call('POST', `/v1/messages/${encodeURIComponent(m.id)}/retry`),
+      'Sending again…',
+      props.onChanged,
+    );
   const attempts = detail?.deliveries.flatMap((d) => d.attempts) ?? [];
   const failedAttempts = attempts.filter((a) => a.error !== null).length;
-  const nextAttemptAt = detail?.deliveries.map((d) => d.nextAttemptAt).filter((at): at is string => Boolean(at)).sort()[0];
-  const statusText = pending && nextAttemptAt
-    ? `Retrying: ${failedAttempts} failed ${failedAttempts === 1 ? 'attempt' : 'attempts'}, next at ${when(nextAttemptAt)}`
-    : outgoing ? (MESSAGE_STATUS[m.status] ?? m.status) : m.status === 'received' ? 'Received' : m.status;
+  const nextAttemptAt = detail?.deliveries
+    .map((d) => d.nextAttemptAt)
+    .filter((at): at is string => Boolean(at))
+    .sort()[0];
+  const statusText =
+    pending && nextAttemptAt
+      ? `Retrying: ${failedAttempts} failed ${failedAttempts === 1 ? 'attempt' : 'attempts'}, next at ${when(nextAttemptAt)}`
+      : outgoing
+        ? (MESSAGE_STATUS[m.status] ?? m.status)
+        : m.status === 'received'
+          ? 'Received'
+          : m.status;
   return (
     <li class={`inbox-msg ${outgoing ? 'inbox-out' : 'inbox-in'}`}>
       <p class="inbox-msg-meta">
         <span>{outgoing ? (AUTHOR[m.author ?? ''] ?? 'Sent') : 'Contact'}</span>
-        {m.authorName && <> · <span class="inbox-msg-author">{m.authorName}</span></>} · <time dateTime={m.createdAt}>{when(m.createdAt)}</time>
+        {m.authorName && (
+          <>
+            {' '}
+            · <span class="inbox-msg-author">{m.authorName}</span>
+          </>
+        )}{' '}
+        · <time dateTime={m.createdAt}>{when(m.createdAt)}</time>
       </p>
-      {m.messageType === 'reaction'
-        ? <p class="inbox-msg-body">Reacted with {m.body}</p>
-        : <p class="inbox-msg-body">{m.body}</p>}
+      {m.messageType === 'reaction' ? (
+        <p class="inbox-msg-body">Reacted with {m.body}</p>
+      ) : (
+        <p class="inbox-msg-body">{m.body}</p>
+      )}
       {m.media && <MediaPreview media={m.media} channel={m.channel} />}
       <p class="inbox-msg-status">
         <span class={`inbox-status inbox-status-${m.status}`}>{statusText}</span>
       </p>
-      {m.messageTag === 'HUMAN_AGENT' && <p class="inbox-msg-note">Sent as a person’s reply after 24 h (Meta’s HUMAN_AGENT tag).</p>}
+      {m.messageTag === 'HUMAN_AGENT' && (
+        <p class="inbox-msg-note">Sent as a person’s reply after 24 h (Meta’s HUMAN_AGENT tag).</p>
+      )}
       {m.error && (
         <p class="inbox-msg-error">
           {m.error}
-          {m.errorCode && <> (<code>{m.errorCode}</code>)</>}
+          {m.errorCode && (
+            <>
+              {' '}
+              (<code>{m.errorCode}</code>)
+            </>
+          )}
         </p>
       )}
       {attempts.length > 0 && (
@@ -57,14 +87,18 @@ export function MessageItem(props: { message: Message; read: number; onChanged: 
           <summary>Delivery attempts ({attempts.length})</summary>
           <ol>
             {attempts.map((a, i) => (
-              <li key={i}><time dateTime={a.at}>{when(a.at)}</time>: {a.error ?? `accepted (HTTP ${a.status})`}</li>
+              <li key={i}>
+                <time dateTime={a.at}>{when(a.at)}</time>: {a.error ?? `accepted (HTTP ${a.status})`}
+              </li>
             ))}
           </ol>
         </details>
       )}
       {failed && (
         <div class="inbox-retry">
-          <button type="button" class="secondary" disabled={retrying.busy} onClick={() => void retry()}>Retry</button>
+          <button type="button" class="secondary" disabled={retrying.busy} onClick={() => void retry()}>
+            Retry
+          </button>
           <FormStatus error={retrying.error} />
         </div>
       )}

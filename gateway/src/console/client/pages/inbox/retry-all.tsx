@@ -18,14 +18,18 @@ function summary(r: RetryReport): string {
  */
 export function RetryAllFailed(props: { conversationId?: string; label: string; onDone: () => void }) {
   const retrying = useAction();
-  const path = props.conversationId ? `/v1/conversations/${encodeURIComponent(props.conversationId)}/retry-failed` : '/v1/conversations/retry-failed';
+  const path = props.conversationId
+    ? `/v1/conversations/${encodeURIComponent(props.conversationId)}/retry-failed`
+    : '/v1/conversations/retry-failed';
   const run = async () => {
     await retrying.run(() => call<RetryReport>('POST', path), summary);
     props.onDone();
   };
   return (
     <div class="inbox-retry-all">
-      <button type="button" class="secondary" disabled={retrying.busy} onClick={() => void run()}>{props.label}</button>
+      <button type="button" class="secondary" disabled={retrying.busy} onClick={() => void run()}>
+        {props.label}
+      </button>
       <FormStatus error={retrying.error} done={retrying.done} />
     </div>
   );

@@ -16,24 +16,49 @@ const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLow
 export function SaveAsFaq(props: { conversation: Conversation; messages: Message[]; names: ReplyNames }) {
   const { handoff, campaignId } = props.conversation;
   const asked = handoff?.reason.startsWith('bot_') ? handoff.message : null;
-  const answer = handoff ? props.messages.filter((m) => m.direction === 'outgoing' && m.author === 'team' && m.createdAt >= handoff.at).at(-1) : undefined;
+  const answer = handoff
+    ? props.messages
+        .filter((m) => m.direction === 'outgoing' && m.author === 'team' && m.createdAt >= handoff.at)
+        .at(-1)
+    : undefined;
   const [campaign, setCampaign] = useState<Campaign | undefined>(undefined);
   const [saved, setSaved] = useState<string | undefined>(undefined);
   const offered = Boolean(asked && answer && campaignId);
   useEffect(() => {
-    if (offered) void get<Campaign>(`/v1/campaigns/${encodeURIComponent(campaignId!)}`).then((res) => res.ok && setCampaign(res.data));
+    if (offered)
+      void get<Campaign>(`/v1/campaigns/${encodeURIComponent(campaignId!)}`).then(
+        (res) => res.ok && setCampaign(res.data),
+      );
   }, [offered, campaignId]);
-  if (saved) return <p class="current" role="status">{saved}</p>;
+  if (saved)
+    return (
+      <p class="current" role="status">
+        {saved}
+      </p>
+    );
   if (!offered || !campaign || campaign.bot.faqs.some((f) => same(f.question, asked!))) return null;
   const done = `Saved as an FAQ of “${campaign.name}”: its bot answers this from now on.`;
   return (
-    <NewFaqForm campaign={campaign} id="faq" question={asked!} answer={faqAnswerOf(answer!.body, props.names)} label="Save as FAQ"
+    <NewFaqForm
+      campaign={campaign}
+      id="faq"
+      question={asked!}
+      answer={faqAnswerOf(answer!.body, props.names)}
+      label="Save as FAQ"
       answerNote={(text) => <NamesLeft names={namesLeft(text, props.names)} />}
-      intro={<p>The bot could not answer this; your team did. Save it as an FAQ of “{campaign.name}”, so the bot answers it next time:</p>}
-      submit={{ text: 'Save as FAQ', class: 'secondary' }} done={done} onSaved={(c) => {
+      intro={
+        <p>
+          The bot could not answer this; your team did. Save it as an FAQ of “{campaign.name}”, so the bot answers it
+          next time:
+        </p>
+      }
+      submit={{ text: 'Save as FAQ', class: 'secondary' }}
+      done={done}
+      onSaved={(c) => {
         setCampaign(c);
         setSaved(done);
-      }} />
+      }}
+    />
   );
 }
 
@@ -41,5 +66,10 @@ export function SaveAsFaq(props: { conversation: Conversation; messages: Message
 function NamesLeft(props: { names: string[] }) {
   if (!props.names.length) return null;
   const list = props.names.map((n) => `“${n}”`).join(', ');
-  return <p class="note" role="status">The answer names {list}: the bot would say {props.names.length === 1 ? 'it' : 'them'} to every contact who asks. Take {props.names.length === 1 ? 'it' : 'them'} out unless that is meant.</p>;
+  return (
+    <p class="note" role="status">
+      The answer names {list}: the bot would say {props.names.length === 1 ? 'it' : 'them'} to every contact who asks.
+      Take {props.names.length === 1 ? 'it' : 'them'} out unless that is meant.
+    </p>
+  );
 }

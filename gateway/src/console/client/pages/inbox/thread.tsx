@@ -37,7 +37,14 @@ async function threadOf(conversation: Conversation): Promise<ApiResult<Message[]
  * team has it, a reply as a team member on the conversation's channel, and the bot turned on or off. Whatever the
  * contact wrote is read once it is on screen (POST /v1/conversations/{id}/read).
  */
-export function Thread(props: { id: string; team: Team; business: string; admin: boolean; onClose: () => void; onChanged: () => void }) {
+export function Thread(props: {
+  id: string;
+  team: Team;
+  business: string;
+  admin: boolean;
+  onClose: () => void;
+  onChanged: () => void;
+}) {
   const [conversation, setConversation] = useState<Conversation | undefined>(undefined);
   const [messages, setMessages] = useState<Message[] | undefined>(undefined);
   // Each read of the thread: a message still being sent reads its delivery attempts again on each (see MessageItem).
@@ -69,7 +76,17 @@ export function Thread(props: { id: string; team: Team; business: string; admin:
   }, [arrived]);
 
   if (!conversation) {
-    return <section class="panel inbox-thread" aria-label="Conversation">{error ? <p class="error" role="alert">{error}</p> : <p role="status">Loading…</p>}</section>;
+    return (
+      <section class="panel inbox-thread" aria-label="Conversation">
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : (
+          <p role="status">Loading…</p>
+        )}
+      </section>
+    );
   }
   const reload = () => {
     reloadThread();
@@ -78,50 +95,116 @@ export function Thread(props: { id: string; team: Team; business: string; admin:
   const name = contactName(conversation.contact);
   return (
     <section class="panel inbox-thread" aria-labelledby="thread-heading">
-      <button type="button" class="secondary inbox-back" onClick={props.onClose}>All conversations</button>
-      <h2 id="thread-heading" ref={heading} tabIndex={-1}>{name}</h2>
-      <button type="button" class="secondary" onClick={() => setPanel('open')}>Contact details</button>
-      {panel && <ContactPanel id={conversation.contactId} admin={props.admin}
-        onClose={() => (panel === 'erased' ? props.onClose() : setPanel(undefined))}
-        onChanged={(change) => {
-          if (change === 'erased') setPanel('erased');
-          reload();
-        }} />}
+      <button type="button" class="secondary inbox-back" onClick={props.onClose}>
+        All conversations
+      </button>
+      <h2 id="thread-heading" ref={heading} tabIndex={-1}>
+        {name}
+      </h2>
+      <button type="button" class="secondary" onClick={() => setPanel('open')}>
+        Contact details
+      </button>
+      {panel && (
+        <ContactPanel
+          id={conversation.contactId}
+          admin={props.admin}
+          onClose={() => (panel === 'erased' ? props.onClose() : setPanel(undefined))}
+          onChanged={(change) => {
+            if (change === 'erased') setPanel('erased');
+            reload();
+          }}
+        />
+      )}
       <dl class="facts inbox-facts">
-        <dt>Channel</dt><dd><ChannelName conversation={conversation} /></dd>
+        <dt>Channel</dt>
+        <dd>
+          <ChannelName conversation={conversation} />
+        </dd>
         <dt>Status</dt>
         <dd>
-          {conversation.status === 'handed_off' ? <span class="inbox-badge inbox-handoff">Handed off</span> : CONVERSATION_STATUS[conversation.status]}
+          {conversation.status === 'handed_off' ? (
+            <span class="inbox-badge inbox-handoff">Handed off</span>
+          ) : (
+            CONVERSATION_STATUS[conversation.status]
+          )}
         </dd>
-        {conversation.status === 'handed_off' && conversation.handoff && <><dt>Why</dt><dd class="inbox-handoff-why">{handoffWhy(conversation.handoff)}</dd></>}
-        {conversation.contact?.phone && <><dt>Phone</dt><dd>{conversation.contact.phone}</dd></>}
-        {conversation.contact?.fromId && <><dt>Contact ID</dt><dd>{conversation.contact.fromId}</dd></>}
-        {Object.entries(conversation.contact?.externalIds ?? {}).map(([label, id]) => <Fragment key={label}><dt>ID on {externalIdLabel(label)}</dt><dd>{id}</dd></Fragment>)}
+        {conversation.status === 'handed_off' && conversation.handoff && (
+          <>
+            <dt>Why</dt>
+            <dd class="inbox-handoff-why">{handoffWhy(conversation.handoff)}</dd>
+          </>
+        )}
+        {conversation.contact?.phone && (
+          <>
+            <dt>Phone</dt>
+            <dd>{conversation.contact.phone}</dd>
+          </>
+        )}
+        {conversation.contact?.fromId && (
+          <>
+            <dt>Contact ID</dt>
+            <dd>{conversation.contact.fromId}</dd>
+          </>
+        )}
+        {Object.entries(conversation.contact?.externalIds ?? {}).map(([label, id]) => (
+          <Fragment key={label}>
+            <dt>ID on {externalIdLabel(label)}</dt>
+            <dd>{id}</dd>
+          </Fragment>
+        ))}
       </dl>
-      <AssigneePicker conversation={conversation} team={props.team} onChanged={(c) => {
-        setConversation(c);
-        props.onChanged();
-      }} />
-      {conversation.contact?.optOut
-        ? <OptedOut optOut={conversation.contact.optOut} />
-        : <BotSwitch conversation={conversation} onChanged={reload} />}
+      <AssigneePicker
+        conversation={conversation}
+        team={props.team}
+        onChanged={(c) => {
+          setConversation(c);
+          props.onChanged();
+        }}
+      />
+      {conversation.contact?.optOut ? (
+        <OptedOut optOut={conversation.contact.optOut} />
+      ) : (
+        <BotSwitch conversation={conversation} onChanged={reload} />
+      )}
       {conversation.failed > 0 && (
-        <RetryAllFailed conversationId={conversation.id} label={`Retry the ${conversation.failed} failed ${conversation.failed === 1 ? 'message' : 'messages'}`} onDone={reload} />
+        <RetryAllFailed
+          conversationId={conversation.id}
+          label={`Retry the ${conversation.failed} failed ${conversation.failed === 1 ? 'message' : 'messages'}`}
+          onDone={reload}
+        />
       )}
       <h3>Messages</h3>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       {messages && messages.length === 0 && <p class="current">No messages yet.</p>}
       {messages && (
         <ol class="inbox-msgs">
-          {messages.map((m) => <MessageItem key={m.id} message={m} read={reads} onChanged={reload} />)}
+          {messages.map((m) => (
+            <MessageItem key={m.id} message={m} read={reads} onChanged={reload} />
+          ))}
         </ol>
       )}
-      {!conversation.contact?.optOut && <ReplyForm conversation={conversation} onSend={() => acting(props.team.me, conversation.id)} onSent={reload} />}
-      {props.admin && messages && <SaveAsFaq conversation={conversation} messages={messages} names={{
-        contact: [conversation.contact?.firstName, conversation.contact?.lastName, [conversation.contact?.firstName, conversation.contact?.lastName].filter(Boolean).join(' ')],
-        team: [...messages.map((m) => m.authorName), ...props.team.members.map((m) => m.name)],
-        business: [props.business],
-      }} />}
+      {!conversation.contact?.optOut && (
+        <ReplyForm conversation={conversation} onSend={() => acting(props.team.me, conversation.id)} onSent={reload} />
+      )}
+      {props.admin && messages && (
+        <SaveAsFaq
+          conversation={conversation}
+          messages={messages}
+          names={{
+            contact: [
+              conversation.contact?.firstName,
+              conversation.contact?.lastName,
+              [conversation.contact?.firstName, conversation.contact?.lastName].filter(Boolean).join(' '),
+            ],
+            team: [...messages.map((m) => m.authorName), ...props.team.members.map((m) => m.name)],
+            business: [props.business],
+          }}
+        />
+      )}
     </section>
   );
 }
@@ -130,8 +213,8 @@ export function Thread(props: { id: string; team: Team; business: string; admin:
 function OptedOut(props: { optOut: NonNullable<Contact['optOut']> }) {
   return (
     <p class="warning inbox-opted-out" role="status">
-      This contact opted out (“{props.optOut.keyword.toUpperCase()}”, {when(props.optOut.at)}): nothing is sent to them, by the bot or by your team,
-      until they write START.
+      This contact opted out (“{props.optOut.keyword.toUpperCase()}”, {when(props.optOut.at)}): nothing is sent to them,
+      by the bot or by your team, until they write START.
     </p>
   );
 }
@@ -140,11 +223,12 @@ function OptedOut(props: { optOut: NonNullable<Contact['optOut']> }) {
 function BotSwitch(props: { conversation: Conversation; onChanged: () => void }) {
   const switching = useAction();
   const active = props.conversation.bot.active;
-  const toggle = () => switching.run(
-    () => call('POST', `/v1/contacts/${encodeURIComponent(props.conversation.contactId)}/bot`, { active: !active }),
-    active ? 'The bot is off: your team answers this contact.' : 'The bot is on again for this contact.',
-    props.onChanged,
-  );
+  const toggle = () =>
+    switching.run(
+      () => call('POST', `/v1/contacts/${encodeURIComponent(props.conversation.contactId)}/bot`, { active: !active }),
+      active ? 'The bot is off: your team answers this contact.' : 'The bot is on again for this contact.',
+      props.onChanged,
+    );
   return (
     <div class="inbox-bot">
       <p>{active ? 'The bot answers this contact.' : 'The bot is off: your team answers this contact.'}</p>
@@ -164,7 +248,11 @@ function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSe
     e.preventDefault();
     props.onSend();
     void sending.run(
-      () => call('POST', `/v1/contacts/${encodeURIComponent(props.conversation.contactId)}/messages`, { body, conversationId: props.conversation.id }),
+      () =>
+        call('POST', `/v1/contacts/${encodeURIComponent(props.conversation.contactId)}/messages`, {
+          body,
+          conversationId: props.conversation.id,
+        }),
       'Reply sent.',
       () => {
         setBody('');
@@ -174,12 +262,25 @@ function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSe
   };
   return (
     <form class="inbox-reply" onSubmit={submit}>
-      <LongText id="reply-body" label="Reply as your team" value={body} onChange={setBody} required max={TEXT_LIMITS.teamMessage}
-        hint={<>
-          {sentAs(props.conversation)} Replying hands the conversation to your team: the bot stops answering here, and a conversation nobody has becomes yours.
-          {answersOnly(props.conversation.channel) && ' Meta takes replies within 24 hours of the contact’s last message; after that, up to 7 days, as a person’s reply (Meta’s HUMAN_AGENT tag); later, it is not sent.'}
-        </>} />
-      <button type="submit" class="primary" disabled={sending.busy}>Send reply</button>
+      <LongText
+        id="reply-body"
+        label="Reply as your team"
+        value={body}
+        onChange={setBody}
+        required
+        max={TEXT_LIMITS.teamMessage}
+        hint={
+          <>
+            {sentAs(props.conversation)} Replying hands the conversation to your team: the bot stops answering here, and
+            a conversation nobody has becomes yours.
+            {answersOnly(props.conversation.channel) &&
+              ' Meta takes replies within 24 hours of the contact’s last message; after that, up to 7 days, as a person’s reply (Meta’s HUMAN_AGENT tag); later, it is not sent.'}
+          </>
+        }
+      />
+      <button type="submit" class="primary" disabled={sending.busy}>
+        Send reply
+      </button>
       <FormStatus error={sending.error} done={sending.done} />
     </form>
   );

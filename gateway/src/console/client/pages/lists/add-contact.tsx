@@ -22,7 +22,11 @@ const LABELS: FieldLabels = {
  * by the form's labels, every problem at once. A name typed beside the phone of another person's contact stops
  * there, saying whose phone it is and how to add the person.
  */
-const fullName = (first: unknown, last: unknown) => [first, last].map((p) => String(p ?? '').trim()).filter(Boolean).join(' ');
+const fullName = (first: unknown, last: unknown) =>
+  [first, last]
+    .map((p) => String(p ?? '').trim())
+    .filter(Boolean)
+    .join(' ');
 
 /**
  * One phone is one contact (as one email is, for a contact known by its email alone): a name typed for a phone (or
@@ -33,12 +37,29 @@ function namesake(typed: Record<string, unknown>, found: Contact): string | unde
   const given = fullName(typed.firstName, typed.lastName);
   const theirs = fullName(found.firstName, found.lastName);
   // Another person only when a part both give differs: "Ann" is "Ann Smith", "Mia Lee" is not "Noah Lee".
-  const parts = [[typed.firstName, found.firstName], [typed.lastName, found.lastName]].map(([a, b]) => [String(a ?? '').trim().toLowerCase(), String(b ?? '').trim().toLowerCase()]);
+  const parts = [
+    [typed.firstName, found.firstName],
+    [typed.lastName, found.lastName],
+  ].map(([a, b]) => [
+    String(a ?? '')
+      .trim()
+      .toLowerCase(),
+    String(b ?? '')
+      .trim()
+      .toLowerCase(),
+  ]);
   if (parts.every(([a, b]) => !a || !b || a === b)) return undefined;
-  const by = typed.phone && found.phone ? `The phone ${found.phone} is ${theirs}’s` : typed.email && found.email ? `The email ${found.email} is ${theirs}’s` : `That external ID is ${theirs}’s`;
-  return `${by}: one phone (or email) is one contact, so ${given} would be ${theirs} and was not added. ` +
+  const by =
+    typed.phone && found.phone
+      ? `The phone ${found.phone} is ${theirs}’s`
+      : typed.email && found.email
+        ? `The email ${found.email} is ${theirs}’s`
+        : `That external ID is ${theirs}’s`;
+  return (
+    `${by}: one phone (or email) is one contact, so ${given} would be ${theirs} and was not added. ` +
     `To add ${given} as a contact of their own, give their own phone number, or leave the phone empty and give their own email ` +
-    `(a contact without a phone gets no SMS or WhatsApp). To add ${theirs} to the list, type ${theirs}’s name or leave the name empty.`;
+    `(a contact without a phone gets no SMS or WhatsApp). To add ${theirs} to the list, type ${theirs}’s name or leave the name empty.`
+  );
 }
 
 export function AddContactPanel(props: { listId: string; onAdded: () => void }) {
@@ -51,10 +72,18 @@ export function AddContactPanel(props: { listId: string; onAdded: () => void }) 
     const data = new FormData(form);
     const text = (name: string) => String(data.get(name) ?? '').trim();
     const contact: Record<string, unknown> = Object.fromEntries(
-      [['firstName', text('add-first-name')], ['lastName', text('add-last-name')], ['phone', text('add-phone')], ['email', text('add-email')]].filter(([, v]) => v),
+      [
+        ['firstName', text('add-first-name')],
+        ['lastName', text('add-last-name')],
+        ['phone', text('add-phone')],
+        ['email', text('add-email')],
+      ].filter(([, v]) => v),
     );
     const [label, externalId] = [text('add-channel-label'), text('add-external-id')];
-    if (externalId && !label) return setOutcome({ error: 'Custom channel label: name the channel the external ID belongs to, such as livechat' });
+    if (externalId && !label)
+      return setOutcome({
+        error: 'Custom channel label: name the channel the external ID belongs to, such as livechat',
+      });
     if (externalId) contact.externalIds = { [label]: externalId };
     setBusy(true);
     setOutcome({});
@@ -66,11 +95,18 @@ export function AddContactPanel(props: { listId: string; onAdded: () => void }) 
         setBusy(false);
         return setOutcome({ error: other });
       }
-      const joined = created.ok && c ? await call<ListAddition>('POST', `/v1/lists/${encodeURIComponent(props.listId)}/contacts`, { contactId: c.id }) : created;
+      const joined =
+        created.ok && c
+          ? await call<ListAddition>('POST', `/v1/lists/${encodeURIComponent(props.listId)}/contacts`, {
+              contactId: c.id,
+            })
+          : created;
       setBusy(false);
       if (!joined.ok || !c) return setOutcome({ error: errorText(joined, LABELS) });
       const who = `${c.firstName} ${c.lastName}`.trim() || c.phone || c.email;
-      setOutcome({ done: (joined.data as ListAddition).added ? `${who} was added to the list.` : `${who} is in the list already.` });
+      setOutcome({
+        done: (joined.data as ListAddition).added ? `${who} was added to the list.` : `${who} is in the list already.`,
+      });
       form.reset();
       props.onAdded();
     })();
@@ -83,15 +119,34 @@ export function AddContactPanel(props: { listId: string; onAdded: () => void }) 
           <Field id="add-last-name" label="Last name" autocomplete="off" />
         </div>
         <div class="inline-fields">
-          <Field id="add-phone" label="Phone" type="tel" autocomplete="off" placeholder={country ? undefined : '+14155550123'}
-            hint={`${phoneHint(country)} A phone, an email or an external ID is needed.`} />
+          <Field
+            id="add-phone"
+            label="Phone"
+            type="tel"
+            autocomplete="off"
+            placeholder={country ? undefined : '+14155550123'}
+            hint={`${phoneHint(country)} A phone, an email or an external ID is needed.`}
+          />
           <Field id="add-email" label="Email" inputMode="email" autocomplete="off" />
         </div>
         <div class="inline-fields">
-          <Field id="add-external-id" label="External ID" autocomplete="off" hint="The contact's ID in the system behind a custom channel, such as a live chat's visitor ID." />
-          <Field id="add-channel-label" label="Custom channel label" autocomplete="off" placeholder="livechat" hint="The label of that custom channel, as its campaign names it." />
+          <Field
+            id="add-external-id"
+            label="External ID"
+            autocomplete="off"
+            hint="The contact's ID in the system behind a custom channel, such as a live chat's visitor ID."
+          />
+          <Field
+            id="add-channel-label"
+            label="Custom channel label"
+            autocomplete="off"
+            placeholder="livechat"
+            hint="The label of that custom channel, as its campaign names it."
+          />
         </div>
-        <button type="submit" class="primary" disabled={busy}>Add to the list</button>
+        <button type="submit" class="primary" disabled={busy}>
+          Add to the list
+        </button>
       </form>
       <FormStatus error={outcome.error} done={outcome.done} />
     </Panel>

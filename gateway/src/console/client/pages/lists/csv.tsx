@@ -2,7 +2,12 @@
  * What the browser reads of a CSV before it is sent: only the header row, to offer its columns for mapping. The
  * rows themselves are read, checked and normalized by the API (POST /v1/lists/{id}/imports), never here.
  */
-export const DELIMITERS: Array<[string, string]> = [[',', 'Comma ( , )'], [';', 'Semicolon ( ; )'], ['\t', 'Tab'], ['|', 'Pipe ( | )']];
+export const DELIMITERS: Array<[string, string]> = [
+  [',', 'Comma ( , )'],
+  [';', 'Semicolon ( ; )'],
+  ['\t', 'Tab'],
+  ['|', 'Pipe ( | )'],
+];
 
 /** The first record of the file: quoted fields (with "" for a quote, and line breaks inside) as the API reads them. */
 export function headerRow(csv: string, delimiter: string): string[] {
@@ -51,7 +56,12 @@ export function guessDelimiter(csv: string): string {
 }
 
 export type ContactField = 'phone' | 'firstName' | 'lastName' | 'email';
-export const CONTACT_FIELDS: Array<[ContactField, string]> = [['phone', 'Phone'], ['firstName', 'First name'], ['lastName', 'Last name'], ['email', 'Email']];
+export const CONTACT_FIELDS: Array<[ContactField, string]> = [
+  ['phone', 'Phone'],
+  ['firstName', 'First name'],
+  ['lastName', 'Last name'],
+  ['email', 'Email'],
+];
 
 const LIKELY: Record<ContactField, RegExp> = {
   phone: /phone|mobile|cell|tel|whatsapp|número|numero|telefono|teléfono/i,
@@ -73,4 +83,10 @@ export function guessColumns(headers: string[]): Record<ContactField, string> {
 }
 
 /** A custom field's name offered for a column: its header in lower case, words joined by "_" ("Zip code" → "zip_code"). */
-export const fieldNameOf = (header: string) => header.trim().toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '_').replace(/^_+|_+$/g, '').slice(0, 100);
+export const fieldNameOf = (header: string) =>
+  header
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 100);

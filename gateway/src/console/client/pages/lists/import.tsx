@@ -5,7 +5,15 @@ import { call, get } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
 import type { FieldLabels } from '../../components/problems.js';
-import { CONTACT_FIELDS, DELIMITERS, fieldNameOf, guessColumns, guessDelimiter, headerRow, type ContactField } from './csv.js';
+import {
+  CONTACT_FIELDS,
+  DELIMITERS,
+  fieldNameOf,
+  guessColumns,
+  guessDelimiter,
+  headerRow,
+  type ContactField,
+} from './csv.js';
 import { ImportProgress, ImportReport } from './import-report.js';
 import { importPhones, useDefaultCountry } from '../../default-country.js';
 
@@ -61,7 +69,9 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
     setReading(undefined);
     if (!picked) return;
     if (picked.size > IMPORT_MAX_BYTES) {
-      setReading(`${picked.name} is ${(picked.size / 1024 / 1024).toFixed(1)} MB: an import takes at most 20 MB. Split the file and import each part.`);
+      setReading(
+        `${picked.name} is ${(picked.size / 1024 / 1024).toFixed(1)} MB: an import takes at most 20 MB. Split the file and import each part.`,
+      );
       return;
     }
     const text = await picked.text();
@@ -79,21 +89,35 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
     setMapping(next);
     // A column mapped to a contact field is no custom field; one freed from it is offered as one again.
     const mapped = new Set(Object.values(next));
-    setCustom(Object.fromEntries(headers.filter((h) => h && !mapped.has(h)).map((h) => [h, custom[h] ?? fieldNameOf(h)])));
+    setCustom(
+      Object.fromEntries(headers.filter((h) => h && !mapped.has(h)).map((h) => [h, custom[h] ?? fieldNameOf(h)])),
+    );
   };
 
   const start = (e: SubmitEvent) => {
     e.preventDefault();
     if (!file) return;
-    const customFields = Object.fromEntries(Object.entries(custom).filter(([header, name]) => name.trim() && header !== external.header).map(([header, name]) => [name.trim(), header]));
+    const customFields = Object.fromEntries(
+      Object.entries(custom)
+        .filter(([header, name]) => name.trim() && header !== external.header)
+        .map(([header, name]) => [name.trim(), header]),
+    );
     const columns = {
       ...Object.fromEntries(Object.entries(mapping).filter(([, header]) => header)),
       ...(Object.keys(customFields).length ? { customFields } : {}),
       ...(external.header ? { externalIds: { [external.label.trim()]: external.header } } : {}),
     };
     setPollError(undefined);
-    void sending.run(() => call<Import>('POST', `/v1/lists/${encodeURIComponent(props.listId)}/imports`, { csv: file.text, columns, delimiter }),
-      `${file.name} was accepted: the import runs on the gateway, and you may leave this page.`, setImp);
+    void sending.run(
+      () =>
+        call<Import>('POST', `/v1/lists/${encodeURIComponent(props.listId)}/imports`, {
+          csv: file.text,
+          columns,
+          delimiter,
+        }),
+      `${file.name} was accepted: the import runs on the gateway, and you may leave this page.`,
+      setImp,
+    );
   };
 
   // Polls the running import until it is done; the gateway does the work whether or not anyone watches.
@@ -114,33 +138,58 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
   return (
     <Panel title="Import contacts from a CSV file" id="import-heading">
       <p>
-        The first row of the file must name its columns. {importPhones(country)} Each row is
-        checked as a contact added by hand would be, a phone (or email) repeated in the file is imported once, and
-        rows already in the list are counted, not added twice.
+        The first row of the file must name its columns. {importPhones(country)} Each row is checked as a contact added
+        by hand would be, a phone (or email) repeated in the file is imported once, and rows already in the list are
+        counted, not added twice.
       </p>
       <div class="field">
         <label for="import-file">CSV file</label>
-        <p class="hint" id="import-file-hint">Up to 20 MB. The file is read in your browser and sent to your gateway only.</p>
-        <input id="import-file" type="file" accept=".csv,.txt,text/csv,text/plain" aria-describedby="import-file-hint" onChange={choose} disabled={running} />
+        <p class="hint" id="import-file-hint">
+          Up to 20 MB. The file is read in your browser and sent to your gateway only.
+        </p>
+        <input
+          id="import-file"
+          type="file"
+          accept=".csv,.txt,text/csv,text/plain"
+          aria-describedby="import-file-hint"
+          onChange={choose}
+          disabled={running}
+        />
       </div>
-      <p class="error" role="alert">{reading ?? ''}</p>
+      <p class="error" role="alert">
+        {reading ?? ''}
+      </p>
       {file && (
         <form onSubmit={start} aria-label="Map the columns">
           <div class="field">
             <label for="import-delimiter">Columns are separated by</label>
             <select id="import-delimiter" value={delimiter} onChange={(e) => changeDelimiter(e.currentTarget.value)}>
-              {DELIMITERS.map(([d, label]) => <option key={label} value={d}>{label}</option>)}
+              {DELIMITERS.map(([d, label]) => (
+                <option key={label} value={d}>
+                  {label}
+                </option>
+              ))}
             </select>
           </div>
           <fieldset>
             <legend>Contact fields</legend>
-            <p class="hint">Which column of {file.name} holds each field. A phone, an email or an external ID is needed.</p>
+            <p class="hint">
+              Which column of {file.name} holds each field. A phone, an email or an external ID is needed.
+            </p>
             {CONTACT_FIELDS.map(([field, label]) => (
               <div class="field" key={field}>
                 <label for={`map-${field}`}>{label}</label>
-                <select id={`map-${field}`} value={mapping[field]} onChange={(e) => mapTo(field, e.currentTarget.value)}>
+                <select
+                  id={`map-${field}`}
+                  value={mapping[field]}
+                  onChange={(e) => mapTo(field, e.currentTarget.value)}
+                >
                   <option value="">Not in the file</option>
-                  {headers.filter(Boolean).map((h, i) => <option key={`${i}-${h}`} value={h}>{h}</option>)}
+                  {headers.filter(Boolean).map((h, i) => (
+                    <option key={`${i}-${h}`} value={h}>
+                      {h}
+                    </option>
+                  ))}
                 </select>
               </div>
             ))}
@@ -154,31 +203,52 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
             <div class="inline-fields">
               <div class="field">
                 <label for="map-external-id">External ID column</label>
-                <select id="map-external-id" value={external.header} onChange={(e) => setExternal({ ...external, header: e.currentTarget.value })}>
+                <select
+                  id="map-external-id"
+                  value={external.header}
+                  onChange={(e) => setExternal({ ...external, header: e.currentTarget.value })}
+                >
                   <option value="">Not in the file</option>
-                  {headers.filter(Boolean).map((h, i) => <option key={`${i}-${h}`} value={h}>{h}</option>)}
+                  {headers.filter(Boolean).map((h, i) => (
+                    <option key={`${i}-${h}`} value={h}>
+                      {h}
+                    </option>
+                  ))}
                 </select>
               </div>
               <div class="field">
                 <label for="map-external-label">Custom channel label</label>
-                <input id="map-external-label" value={external.label} placeholder="livechat" required={external.header !== ''}
-                  onInput={(e) => setExternal({ ...external, label: e.currentTarget.value })} />
+                <input
+                  id="map-external-label"
+                  value={external.label}
+                  placeholder="livechat"
+                  required={external.header !== ''}
+                  onInput={(e) => setExternal({ ...external, label: e.currentTarget.value })}
+                />
               </div>
             </div>
           </fieldset>
           {Object.keys(custom).length > 0 && (
             <fieldset>
               <legend>Other columns, as custom fields</legend>
-              <p class="hint">Name the custom field each column goes into, such as city; leave the name empty to leave the column out.</p>
+              <p class="hint">
+                Name the custom field each column goes into, such as city; leave the name empty to leave the column out.
+              </p>
               {Object.entries(custom).map(([header, name], i) => (
                 <div class="field" key={header}>
                   <label for={`custom-${i}`}>Custom field for the column “{header}”</label>
-                  <input id={`custom-${i}`} value={name} onInput={(e) => setCustom({ ...custom, [header]: e.currentTarget.value })} />
+                  <input
+                    id={`custom-${i}`}
+                    value={name}
+                    onInput={(e) => setCustom({ ...custom, [header]: e.currentTarget.value })}
+                  />
                 </div>
               ))}
             </fieldset>
           )}
-          <button type="submit" class="primary" disabled={sending.busy || running}>Import</button>
+          <button type="submit" class="primary" disabled={sending.busy || running}>
+            Import
+          </button>
         </form>
       )}
       <FormStatus error={sending.error ?? pollError} done={sending.done} />

@@ -22,7 +22,11 @@ import { ItemLink, useSelected } from './selection.js';
 export function ListsPage({ session }: { session: SessionInfo }) {
   const { selected, select } = useSelected();
   const admin = canAct(session.member.role, 'admin');
-  return selected ? <ListView key={selected} id={selected} admin={admin} onBack={() => select(null)} /> : <ListTable open={select} />;
+  return selected ? (
+    <ListView key={selected} id={selected} admin={admin} onBack={() => select(null)} />
+  ) : (
+    <ListTable open={select} />
+  );
 }
 
 function ListTable(props: { open: (id: string) => void }) {
@@ -31,7 +35,11 @@ function ListTable(props: { open: (id: string) => void }) {
   const create = (e: SubmitEvent) => {
     e.preventDefault();
     const name = String(new FormData(e.currentTarget as HTMLFormElement).get('list-name') ?? '');
-    void creating.run(() => call<List>('POST', '/v1/lists', { name }), 'List created.', (list) => props.open(list.id));
+    void creating.run(
+      () => call<List>('POST', '/v1/lists', { name }),
+      'List created.',
+      (list) => props.open(list.id),
+    );
   };
   return (
     <>
@@ -39,19 +47,34 @@ function ListTable(props: { open: (id: string) => void }) {
       <Panel title="New list" id="new-list-heading">
         <form onSubmit={create} class="inline-form">
           <Field id="list-name" label="List name" required autocomplete="off" />
-          <button type="submit" class="primary" disabled={creating.busy}>Create list</button>
+          <button type="submit" class="primary" disabled={creating.busy}>
+            Create list
+          </button>
         </form>
         <FormStatus error={creating.error} done={creating.done} />
       </Panel>
       <Panel title="Your lists" id="lists-heading">
-        {!paged.items ? <Loading error={paged.error} /> : paged.items.length === 0 ? <p>No lists yet.</p> : (
+        {!paged.items ? (
+          <Loading error={paged.error} />
+        ) : paged.items.length === 0 ? (
+          <p>No lists yet.</p>
+        ) : (
           <div class="table-scroll" role="region" aria-label="Table of your lists" tabIndex={0}>
             <table>
-              <thead><tr><th scope="col">Name</th><th scope="col">Created</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
               <tbody>
                 {paged.items.map((l) => (
                   <tr key={l.id}>
-                    <td><ItemLink id={l.id} select={props.open}>{l.name}</ItemLink></td>
+                    <td>
+                      <ItemLink id={l.id} select={props.open}>
+                        {l.name}
+                      </ItemLink>
+                    </td>
                     <td>{new Date(l.createdAt).toLocaleString()}</td>
                   </tr>
                 ))}
@@ -79,20 +102,57 @@ function ListView(props: { id: string; admin: boolean; onBack: () => void }) {
   const members = usePaged<ListContact>(`${base}/contacts`);
   const imports = usePaged<Import>(`${base}/imports`, 10);
   const [details, setDetails] = useState<string | undefined>(undefined);
-  const back = <p><a href={location.pathname} onClick={(e) => { e.preventDefault(); props.onBack(); }}>← All lists</a></p>;
-  if (list === undefined) return <><PageTitle>List</PageTitle>{back}<Loading error={error} /></>;
-  if (list === null) return <><PageTitle>List not found</PageTitle>{back}<p>This account has no such list.</p></>;
+  const back = (
+    <p>
+      <a
+        href={location.pathname}
+        onClick={(e) => {
+          e.preventDefault();
+          props.onBack();
+        }}
+      >
+        ← All lists
+      </a>
+    </p>
+  );
+  if (list === undefined)
+    return (
+      <>
+        <PageTitle>List</PageTitle>
+        {back}
+        <Loading error={error} />
+      </>
+    );
+  if (list === null)
+    return (
+      <>
+        <PageTitle>List not found</PageTitle>
+        {back}
+        <p>This account has no such list.</p>
+      </>
+    );
   return (
     <>
       <PageTitle>{list.name}</PageTitle>
       {back}
       <MembersPanel paged={members} onDetails={setDetails} />
-      {details && <ContactPanel id={details} admin={props.admin} listId={list.id} onClose={() => setDetails(undefined)} onChanged={() => void members.reload()} />}
+      {details && (
+        <ContactPanel
+          id={details}
+          admin={props.admin}
+          listId={list.id}
+          onClose={() => setDetails(undefined)}
+          onChanged={() => void members.reload()}
+        />
+      )}
       <AddContactPanel listId={list.id} onAdded={members.first} />
-      <ImportPanel listId={list.id} onFinished={() => {
-        members.first();
-        imports.first();
-      }} />
+      <ImportPanel
+        listId={list.id}
+        onFinished={() => {
+          members.first();
+          imports.first();
+        }}
+      />
       <PastImportsPanel paged={imports} />
     </>
   );

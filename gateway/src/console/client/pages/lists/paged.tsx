@@ -16,7 +16,9 @@ export function usePaged<T>(path: string, limit = 25) {
   const number = cursors.length;
   const load = useCallback(async () => {
     const sep = path.includes('?') ? '&' : '?';
-    const res = await get<PageOf<T>>(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await get<PageOf<T>>(
+      `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     if (res.ok) setShown({ page: res.data!, number });
     setError(res.ok ? undefined : res.error);
   }, [path, limit, cursor, number]);
@@ -42,7 +44,9 @@ export async function allPages<T>(path: string, maxPages = 50): Promise<{ items:
   const items: T[] = [];
   let cursor: string | null = null;
   for (let n = 0; n < maxPages; n++) {
-    const res: ApiResult<PageOf<T>> = await get<PageOf<T>>(`${path}?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res: ApiResult<PageOf<T>> = await get<PageOf<T>>(
+      `${path}?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     if (!res.ok) return { items, error: res.error };
     items.push(...res.data!.data);
     cursor = res.data!.nextCursor;
@@ -52,14 +56,21 @@ export async function allPages<T>(path: string, maxPages = 50): Promise<{ items:
 }
 
 /** "Previous" and "Next" under a table; the buttons are there only when there is somewhere to go. */
-export function Pager(props: { label: string; paged: Pick<ReturnType<typeof usePaged>, 'number' | 'hasNext' | 'hasPrevious' | 'next' | 'previous'> }) {
+export function Pager(props: {
+  label: string;
+  paged: Pick<ReturnType<typeof usePaged>, 'number' | 'hasNext' | 'hasPrevious' | 'next' | 'previous'>;
+}) {
   const { paged } = props;
   if (!paged.hasNext && !paged.hasPrevious) return null;
   return (
     <nav class="pager" aria-label={props.label}>
-      <button type="button" class="secondary" disabled={!paged.hasPrevious} onClick={() => paged.previous()}>Previous page</button>
+      <button type="button" class="secondary" disabled={!paged.hasPrevious} onClick={() => paged.previous()}>
+        Previous page
+      </button>
       <span>Page {paged.number}</span>
-      <button type="button" class="secondary" disabled={!paged.hasNext} onClick={() => void paged.next()}>Next page</button>
+      <button type="button" class="secondary" disabled={!paged.hasNext} onClick={() => void paged.next()}>
+        Next page
+      </button>
     </nav>
   );
 }

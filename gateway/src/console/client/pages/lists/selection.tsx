@@ -36,5 +36,9 @@ export function ItemLink(props: { id: string; select: (id: string) => void; chil
     e.preventDefault();
     props.select(props.id);
   };
-  return <a href={`${location.pathname}?id=${encodeURIComponent(props.id)}`} onClick={onClick}>{props.children}</a>;
+  return (
+    <a href={`${location.pathname}?id=${encodeURIComponent(props.id)}`} onClick={onClick}>
+      {props.children}
+    </a>
+  );
 }

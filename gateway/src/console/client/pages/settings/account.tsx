@@ -15,10 +15,16 @@ export function AccountPage({ session }: { session: SessionInfo }) {
       <PageTitle>Account</PageTitle>
       <Panel title="Account" id="account-heading">
         <dl class="facts">
-          <dt>Name</dt><dd>{account.name}</dd>
-          <dt>Email</dt><dd>{account.email}</dd>
-          <dt>Type</dt><dd>{account.type === 'agency' ? 'Agency' : 'Standard'}</dd>
-          <dt>Account ID</dt><dd><code>{account.id}</code></dd>
+          <dt>Name</dt>
+          <dd>{account.name}</dd>
+          <dt>Email</dt>
+          <dd>{account.email}</dd>
+          <dt>Type</dt>
+          <dd>{account.type === 'agency' ? 'Agency' : 'Standard'}</dd>
+          <dt>Account ID</dt>
+          <dd>
+            <code>{account.id}</code>
+          </dd>
         </dl>
       </Panel>
       <DefaultCountryPanel />

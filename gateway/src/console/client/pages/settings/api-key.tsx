@@ -22,19 +22,30 @@ export function ApiKeyPanel() {
   return (
     <Panel title="API key" id="api-key-heading">
       <p>
-        The API key gives full access to this account: n8n and other programs use it to call the API. Keep it out
-        of web pages and public places. The gateway stores only a fingerprint of it, so it is shown once, when
-        generated.
+        The API key gives full access to this account: n8n and other programs use it to call the API. Keep it out of web
+        pages and public places. The gateway stores only a fingerprint of it, so it is shown once, when generated.
       </p>
       {apiKey && (
         <div class="new-secret">
-          <Copyable id="new-api-key" label="Your new API key" value={apiKey}
-            hint="Copy it now: it will not be shown again. Put it in your n8n LeadChat credentials." />
+          <Copyable
+            id="new-api-key"
+            label="Your new API key"
+            value={apiKey}
+            hint="Copy it now: it will not be shown again. Put it in your n8n LeadChat credentials."
+          />
         </div>
       )}
-      <ConfirmAction label="Generate new API key" confirmLabel="Generate and replace the current key" busy={busy} onConfirm={generate}
-        warning="The current key stops working as soon as the new one is generated: every program using it must get the new one." />
-      <FormStatus error={error} done={apiKey ? 'A new API key was generated; the previous one no longer works.' : undefined} />
+      <ConfirmAction
+        label="Generate new API key"
+        confirmLabel="Generate and replace the current key"
+        busy={busy}
+        onConfirm={generate}
+        warning="The current key stops working as soon as the new one is generated: every program using it must get the new one."
+      />
+      <FormStatus
+        error={error}
+        done={apiKey ? 'A new API key was generated; the previous one no longer works.' : undefined}
+      />
     </Panel>
   );
 }

@@ -57,7 +57,8 @@ export function CallbackReach(props: { url: string; channels: Channels; provider
   // Without LEADCHAT_PUBLIC_URL, the addresses GET /v1/channels gives are where the gateway listens.
   const configured = props.channels.publicUrlConfigured;
   if (configured && !where) return null;
-  const fix = 'Set LEADCHAT_PUBLIC_URL to the gateway’s public https address (such as https://chat.example.com, a reverse proxy or tunnel that reaches this gateway) and restart it: the addresses here follow it.';
+  const fix =
+    'Set LEADCHAT_PUBLIC_URL to the gateway’s public https address (such as https://chat.example.com, a reverse proxy or tunnel that reaches this gateway) and restart it: the addresses here follow it.';
   return (
     <p class="warning" role="status">
       {configured

@@ -14,7 +14,13 @@ import { WhatsAppPanel } from './whatsapp-panel.js';
  */
 export function ChannelsPage() {
   const channels = useResource<Channels>('/v1/channels');
-  if (!channels.data) return <><PageTitle>Channels</PageTitle><Loading error={channels.error} /></>;
+  if (!channels.data)
+    return (
+      <>
+        <PageTitle>Channels</PageTitle>
+        <Loading error={channels.error} />
+      </>
+    );
   return (
     <>
       <PageTitle>Channels</PageTitle>

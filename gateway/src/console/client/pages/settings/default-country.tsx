@@ -9,7 +9,9 @@ import { countryName, setDefaultCountry } from '../../default-country.js';
 const nameOf = countryName;
 
 /** By name, as people look a country up; the code beside it, as the API and files write it. */
-const COUNTRIES = PHONE_COUNTRIES.map((code) => ({ code, label: `${nameOf(code)} (${code})` })).sort((a, b) => a.label.localeCompare(b.label));
+const COUNTRIES = PHONE_COUNTRIES.map((code) => ({ code, label: `${nameOf(code)} (${code})` })).sort((a, b) =>
+  a.label.localeCompare(b.label),
+);
 
 /**
  * The country of the phone numbers the team writes without a country code (defaultCountry of /v1/settings): under
@@ -22,29 +24,49 @@ export function DefaultCountryPanel() {
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
     const code = String(new FormData(e.currentTarget as HTMLFormElement).get('default-country'));
-    void saving.run(() => call<Settings>('PUT', '/v1/settings', { defaultCountry: code || null }),
-      code ? `Numbers without a country code are now read as ${nameOf(code)} (${code}) numbers.` : 'Every phone number now needs its country code.', (data) => {
+    void saving.run(
+      () => call<Settings>('PUT', '/v1/settings', { defaultCountry: code || null }),
+      code
+        ? `Numbers without a country code are now read as ${nameOf(code)} (${code}) numbers.`
+        : 'Every phone number now needs its country code.',
+      (data) => {
         settings.setData(data);
         setDefaultCountry(data.defaultCountry);
-      });
+      },
+    );
   };
   return (
     <Panel title="Phone numbers" id="default-country-heading">
-      {saved === undefined ? <Loading error={settings.error} /> : (
+      {saved === undefined ? (
+        <Loading error={settings.error} />
+      ) : (
         <form onSubmit={submit}>
           <div class="field">
             <label for="default-country">Default country</label>
             <p class="hint" id="default-country-hint">
-              Phone numbers written without a country code, such as (415) 555-0100, are read as numbers of this country: in
-              contacts, imported files and messages. A number starting with + is always read as written.
+              Phone numbers written without a country code, such as (415) 555-0100, are read as numbers of this country:
+              in contacts, imported files and messages. A number starting with + is always read as written.
             </p>
             {/* Keyed by the saved value, so the choice shown is the saved one after each save. */}
-            <select key={saved ?? ''} id="default-country" name="default-country" aria-describedby="default-country-hint">
-              <option value="" selected={saved === null}>None: every number needs its country code</option>
-              {COUNTRIES.map(({ code, label }) => <option key={code} value={code} selected={code === saved}>{label}</option>)}
+            <select
+              key={saved ?? ''}
+              id="default-country"
+              name="default-country"
+              aria-describedby="default-country-hint"
+            >
+              <option value="" selected={saved === null}>
+                None: every number needs its country code
+              </option>
+              {COUNTRIES.map(({ code, label }) => (
+                <option key={code} value={code} selected={code === saved}>
+                  {label}
+                </option>
+              ))}
             </select>
           </div>
-          <button type="submit" class="primary" disabled={saving.busy}>Set default country</button>
+          <button type="submit" class="primary" disabled={saving.busy}>
+            Set default country
+          </button>
         </form>
       )}
       <FormStatus error={saving.error} done={saving.done} />

@@ -23,27 +23,52 @@ export function HandoffMessagePanel(props: { settings: Settings; onSaved: (setti
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
     const change = { handoffMessage: message.trim() || null, language: language.trim() };
-    void saving.run(() => call<Settings>('PUT', '/v1/settings', change), (s) => (s.handoffMessage ? 'Hand-off message saved.' : 'The built-in hand-off message is in use.'), (s) => {
-      setMessage(s.handoffMessage ?? '');
-      setLanguage(s.language);
-      props.onSaved(s);
-    });
+    void saving.run(
+      () => call<Settings>('PUT', '/v1/settings', change),
+      (s) => (s.handoffMessage ? 'Hand-off message saved.' : 'The built-in hand-off message is in use.'),
+      (s) => {
+        setMessage(s.handoffMessage ?? '');
+        setLanguage(s.language);
+        props.onSaved(s);
+      },
+    );
   };
   return (
     <Panel title="What the contact is told at a hand-off" id="handoff-message-heading">
       <p class="current" id="handoff-message-now">
-        {settings.handoffMessage
-          ? <>Now: your message, <span class="value">{settings.handoffMessage}</span></>
-          : <>Now: the built-in message, <span class="value">{settings.defaultHandoffMessage}</span></>}
+        {settings.handoffMessage ? (
+          <>
+            Now: your message, <span class="value">{settings.handoffMessage}</span>
+          </>
+        ) : (
+          <>
+            Now: the built-in message, <span class="value">{settings.defaultHandoffMessage}</span>
+          </>
+        )}
       </p>
       <form onSubmit={submit} noValidate>
-        <LongText id="handoff-message" label={LABELS.handoffMessage} value={message} onChange={setMessage} rows={2}
-          max={CAMPAIGN_LIMITS.handoffMessage} placeholder={settings.defaultHandoffMessage}
-          hint="Sent to the contact once at every hand-off: when they ask for a person, when the bot cannot answer, or when no campaign answers them. A campaign with a hand-off message of its own sends that instead. Asking for a person again while they wait is answered again, at most once every 10 minutes. Empty: the built-in message, in the account’s language." />
-        <Field id="handoff-language" label={LABELS.language} value={language} required autocomplete="off"
+        <LongText
+          id="handoff-message"
+          label={LABELS.handoffMessage}
+          value={message}
+          onChange={setMessage}
+          rows={2}
+          max={CAMPAIGN_LIMITS.handoffMessage}
+          placeholder={settings.defaultHandoffMessage}
+          hint="Sent to the contact once at every hand-off: when they ask for a person, when the bot cannot answer, or when no campaign answers them. A campaign with a hand-off message of its own sends that instead. Asking for a person again while they wait is answered again, at most once every 10 minutes. Empty: the built-in message, in the account’s language."
+        />
+        <Field
+          id="handoff-language"
+          label={LABELS.language}
+          value={language}
+          required
+          autocomplete="off"
           onInput={(e) => setLanguage(e.currentTarget.value)}
-          hint="The language of the built-in message, for contacts no campaign has (a campaign’s own language comes first): a tag such as en, es, pt-BR, fr, de or it." />
-        <button type="submit" class="primary" disabled={saving.busy}>Save hand-off message</button>
+          hint="The language of the built-in message, for contacts no campaign has (a campaign’s own language comes first): a tag such as en, es, pt-BR, fr, de or it."
+        />
+        <button type="submit" class="primary" disabled={saving.busy}>
+          Save hand-off message
+        </button>
       </form>
       <FormStatus error={saving.error} done={saving.done} />
     </Panel>

@@ -14,10 +14,14 @@ export function HelpTextPanel(props: { helpText: string; onSaved: (settings: Set
   const saving = useAction({ helpText: 'HELP answer' });
   const [value, setValue] = useState(props.helpText);
   const save = (helpText: string | null, done: string) =>
-    void saving.run(() => call<Settings>('PUT', '/v1/settings', { helpText }), done, (s) => {
-      setValue(s.helpText);
-      props.onSaved(s);
-    });
+    void saving.run(
+      () => call<Settings>('PUT', '/v1/settings', { helpText }),
+      done,
+      (s) => {
+        setValue(s.helpText);
+        props.onSaved(s);
+      },
+    );
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
     save(value.trim(), 'HELP answer saved.');
@@ -25,10 +29,26 @@ export function HelpTextPanel(props: { helpText: string; onSaved: (settings: Set
   return (
     <Panel title="Answer to HELP" id="help-text-heading">
       <form onSubmit={submit}>
-        <LongText id="help-text" label="HELP answer" value={value} onChange={setValue} required max={TEXT_LIMITS.helpText}
-          hint="Sent to a contact who writes HELP, on any channel." />
-        <button type="submit" class="primary" disabled={saving.busy}>Set HELP answer</button>{' '}
-        <button type="button" class="secondary" disabled={saving.busy} onClick={() => save(null, 'The default HELP answer is in use.')}>Use the default</button>
+        <LongText
+          id="help-text"
+          label="HELP answer"
+          value={value}
+          onChange={setValue}
+          required
+          max={TEXT_LIMITS.helpText}
+          hint="Sent to a contact who writes HELP, on any channel."
+        />
+        <button type="submit" class="primary" disabled={saving.busy}>
+          Set HELP answer
+        </button>{' '}
+        <button
+          type="button"
+          class="secondary"
+          disabled={saving.busy}
+          onClick={() => save(null, 'The default HELP answer is in use.')}
+        >
+          Use the default
+        </button>
       </form>
       <FormStatus error={saving.error} done={saving.done} />
     </Panel>

@@ -26,11 +26,19 @@ export function InvitePanel(props: { onInvited: (invitation: Invitation) => void
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget as HTMLFormElement);
-    const body = { email: String(form.get('invite-email')).trim(), name: String(form.get('invite-name')).trim(), role: String(form.get('invite-role')) };
-    void inviting.run(() => call<Invitation>('POST', '/v1/members', body), (m) => `${m.name} is invited as ${m.role === 'admin' ? 'an admin' : 'an agent'}: send them the link below.`, (m) => {
-      setVersion(version + 1);
-      props.onInvited(m);
-    });
+    const body = {
+      email: String(form.get('invite-email')).trim(),
+      name: String(form.get('invite-name')).trim(),
+      role: String(form.get('invite-role')),
+    };
+    void inviting.run(
+      () => call<Invitation>('POST', '/v1/members', body),
+      (m) => `${m.name} is invited as ${m.role === 'admin' ? 'an admin' : 'an agent'}: send them the link below.`,
+      (m) => {
+        setVersion(version + 1);
+        props.onInvited(m);
+      },
+    );
   };
   return (
     <Panel title="Invite a team member" id="invite-heading">
@@ -40,12 +48,20 @@ export function InvitePanel(props: { onInvited: (invitation: Invitation) => void
         <div class="field">
           <label for="invite-role">{LABELS.role}</label>
           <select id="invite-role" name="invite-role" aria-describedby="invite-role-hint">
-            {INVITE_ROLES.map((role) => <option key={role} value={role} selected={role === 'agent'}>{ROLE_LABEL[role]}</option>)}
+            {INVITE_ROLES.map((role) => (
+              <option key={role} value={role} selected={role === 'agent'}>
+                {ROLE_LABEL[role]}
+              </option>
+            ))}
           </select>
         </div>
-        <button type="submit" class="primary" disabled={inviting.busy}>Invite</button>
+        <button type="submit" class="primary" disabled={inviting.busy}>
+          Invite
+        </button>
       </form>
-      <p class="hint" id="invite-role-hint">Agent: {ROLE_DUTIES.agent}. Admin: {ROLE_DUTIES.admin}.</p>
+      <p class="hint" id="invite-role-hint">
+        Agent: {ROLE_DUTIES.agent}. Admin: {ROLE_DUTIES.admin}.
+      </p>
       <FormStatus error={inviting.error} done={inviting.done} />
     </Panel>
   );
@@ -65,9 +81,18 @@ export function InviteLinkPanel(props: { invitation: Invitation }) {
     <section class="panel" aria-labelledby="invite-link-heading">
       <h2 id="invite-link-heading">Invitation to send</h2>
       <div class="new-secret" ref={box}>
-        <Copyable id="invite-link" label="Invitation link" value={invitation.inviteUrl}
-          hint={<>For <span class="value">{invitation.name}</span> ({invitation.email}). Send it to them yourself: it is shown only now,
-            opens once, until {dateTime(invitation.inviteExpiresAt)}, and lets them set their password. A new link replaces it.</>} />
+        <Copyable
+          id="invite-link"
+          label="Invitation link"
+          value={invitation.inviteUrl}
+          hint={
+            <>
+              For <span class="value">{invitation.name}</span> ({invitation.email}). Send it to them yourself: it is
+              shown only now, opens once, until {dateTime(invitation.inviteExpiresAt)}, and lets them set their
+              password. A new link replaces it.
+            </>
+          }
+        />
       </div>
     </section>
   );

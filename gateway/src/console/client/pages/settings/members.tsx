@@ -36,9 +36,14 @@ export function MembersPage({ session }: { session: SessionInfo }) {
       <InvitePanel onInvited={showLink} />
       {invitation && <InviteLinkPanel invitation={invitation} />}
       <Panel title="Your team" id="team-heading">
-        {team ? <TeamTable team={team} me={session.member.id} onChanged={() => void reload()} onLink={showLink} /> : <Loading error={error} />}
+        {team ? (
+          <TeamTable team={team} me={session.member.id} onChanged={() => void reload()} onLink={showLink} />
+        ) : (
+          <Loading error={error} />
+        )}
         <p class="hint">
-          Conversations the bot hands over can go to the agents in turn: see <Link href="/console/settings/bot">Bot provider</Link>.
+          Conversations the bot hands over can go to the agents in turn: see{' '}
+          <Link href="/console/settings/bot">Bot provider</Link>.
         </p>
       </Panel>
     </>

@@ -54,7 +54,12 @@ function FieldNames(props: { names: string[] }) {
  */
 export function MetaPanel({ channels, text }: { channels: ChannelsResource; text: MetaPanelText }) {
   const { provider, id, token } = text;
-  const labels = { [id.name]: id.label, [token.name]: token.label, appSecret: 'App secret', verifyToken: 'Verify token' };
+  const labels = {
+    [id.name]: id.label,
+    [token.name]: token.label,
+    appSecret: 'App secret',
+    verifyToken: 'Verify token',
+  };
   const saving = useAction(labels);
   const removing = useAction();
   const saved = channels.data![provider] as (NonNullable<Channels[MetaProvider]> & Record<string, unknown>) | null;
@@ -62,40 +67,104 @@ export function MetaPanel({ channels, text }: { channels: ChannelsResource; text
   const save = (e: SubmitEvent) => {
     e.preventDefault();
     const body = valuesOf(e.currentTarget as HTMLFormElement, Object.keys(labels), `${provider}-`);
-    void saving.run(() => call<Channels>('PUT', `/v1/channels/${provider}`, body), `${text.title} credentials saved.`, channels.setData);
+    void saving.run(
+      () => call<Channels>('PUT', `/v1/channels/${provider}`, body),
+      `${text.title} credentials saved.`,
+      channels.setData,
+    );
   };
-  const remove = () => removing.run(() => call<Channels>('DELETE', `/v1/channels/${provider}`), `${text.title} credentials removed.`, channels.setData);
+  const remove = () =>
+    removing.run(
+      () => call<Channels>('DELETE', `/v1/channels/${provider}`),
+      `${text.title} credentials removed.`,
+      channels.setData,
+    );
   return (
     <Panel title={text.title} id={`${provider}-heading`}>
       {text.intro && <p>{text.intro}</p>}
-      <p class="current">{saved ? <>Connected: {id.inSentence} <span class="value">{String(saved[id.name])}</span>.</> : 'Not set up.'}</p>
+      <p class="current">
+        {saved ? (
+          <>
+            Connected: {id.inSentence} <span class="value">{String(saved[id.name])}</span>.
+          </>
+        ) : (
+          'Not set up.'
+        )}
+      </p>
       <form onSubmit={save} key={JSON.stringify(saved)} noValidate>
-        <Field id={field(id.name)} label={id.label} required inputMode="numeric" defaultValue={saved ? String(saved[id.name]) : ''} hint={id.hint} />
-        <Field id={field(token.name)} label={token.label} type="password" required autocomplete="off"
-          hint={saved ? savedSecretHint('token', String(saved[token.name])) : token.hint} />
-        <Field id={field('appSecret')} label="App secret" type="password" required autocomplete="off"
-          hint={saved ? savedSecretHint('secret', saved.appSecret) : text.appSecretHint} />
-        <Field id={field('verifyToken')} label="Verify token" required minLength={8} defaultValue={saved?.verifyToken ?? ''}
-          hint="Any text of 8 characters or more; enter the same in Meta's webhook settings." />
-        <button type="submit" class="primary" disabled={saving.busy}>Save {text.name} credentials</button>
+        <Field
+          id={field(id.name)}
+          label={id.label}
+          required
+          inputMode="numeric"
+          defaultValue={saved ? String(saved[id.name]) : ''}
+          hint={id.hint}
+        />
+        <Field
+          id={field(token.name)}
+          label={token.label}
+          type="password"
+          required
+          autocomplete="off"
+          hint={saved ? savedSecretHint('token', String(saved[token.name])) : token.hint}
+        />
+        <Field
+          id={field('appSecret')}
+          label="App secret"
+          type="password"
+          required
+          autocomplete="off"
+          hint={saved ? savedSecretHint('secret', saved.appSecret) : text.appSecretHint}
+        />
+        <Field
+          id={field('verifyToken')}
+          label="Verify token"
+          required
+          minLength={8}
+          defaultValue={saved?.verifyToken ?? ''}
+          hint="Any text of 8 characters or more; enter the same in Meta's webhook settings."
+        />
+        <button type="submit" class="primary" disabled={saving.busy}>
+          Save {text.name} credentials
+        </button>
       </form>
       <FormStatus error={saving.error} done={saving.done} />
       {!saved && (
         <p class="hint">
-          Once saved, the callback URL to enter in Meta's app dashboard ({text.webhook.where}) shows here with the verify
-          token; subscribe there to the webhook {text.webhook.fields.length === 1 ? 'field' : 'fields'} <FieldNames names={text.webhook.fields} />.
+          Once saved, the callback URL to enter in Meta's app dashboard ({text.webhook.where}) shows here with the
+          verify token; subscribe there to the webhook {text.webhook.fields.length === 1 ? 'field' : 'fields'}{' '}
+          <FieldNames names={text.webhook.fields} />.
         </p>
       )}
       {saved && (
         <>
           <h3>To enter in Meta's app dashboard</h3>
-          <Copyable id={field('webhook-url')} label="Callback URL" value={saved.webhooks.webhook}
-            hint={<>{text.webhook.where}: this callback URL with the verify token; then subscribe to the webhook {text.webhook.fields.length === 1 ? 'field' : 'fields'} <FieldNames names={text.webhook.fields} />.</>} />
+          <Copyable
+            id={field('webhook-url')}
+            label="Callback URL"
+            value={saved.webhooks.webhook}
+            hint={
+              <>
+                {text.webhook.where}: this callback URL with the verify token; then subscribe to the webhook{' '}
+                {text.webhook.fields.length === 1 ? 'field' : 'fields'} <FieldNames names={text.webhook.fields} />.
+              </>
+            }
+          />
           <CallbackReach url={saved.webhooks.webhook} channels={channels.data!} provider="Meta" />
-          <Copyable id={field('verify-token-saved')} label="Saved verify token" value={saved.verifyToken}
-            hint="Meta sends it back once when you save the callback URL, to check the address is yours." />
-          <ConfirmAction label={`Remove ${text.name} credentials`} confirmLabel="Remove them" danger busy={removing.busy} onConfirm={remove}
-            warning={text.removeWarning} />
+          <Copyable
+            id={field('verify-token-saved')}
+            label="Saved verify token"
+            value={saved.verifyToken}
+            hint="Meta sends it back once when you save the callback URL, to check the address is yours."
+          />
+          <ConfirmAction
+            label={`Remove ${text.name} credentials`}
+            confirmLabel="Remove them"
+            danger
+            busy={removing.busy}
+            onConfirm={remove}
+            warning={text.removeWarning}
+          />
         </>
       )}
       <FormStatus error={removing.error} done={removing.done} />

@@ -10,9 +10,12 @@ import { dateTime } from '../../team.js';
 /** Whether an invitation is open, and until when; or that its link expired and a new one is needed. */
 function statusOf(m: TeamMember, at: number): string {
   const open = m.inviteExpiresAt && Date.parse(m.inviteExpiresAt) > at;
-  if (m.status === 'active') return m.inviteExpiresAt && open ? `Active; a new link opens until ${dateTime(m.inviteExpiresAt)}` : 'Active';
+  if (m.status === 'active')
+    return m.inviteExpiresAt && open ? `Active; a new link opens until ${dateTime(m.inviteExpiresAt)}` : 'Active';
   if (!m.inviteExpiresAt) return 'Invited';
-  return open ? `Invited; the link opens until ${dateTime(m.inviteExpiresAt)}` : `Invited; the link expired ${dateTime(m.inviteExpiresAt)}: send a new one`;
+  return open
+    ? `Invited; the link opens until ${dateTime(m.inviteExpiresAt)}`
+    : `Invited; the link expired ${dateTime(m.inviteExpiresAt)}: send a new one`;
 }
 
 const path = (m: TeamMember) => `/v1/members/${encodeURIComponent(m.id)}`;
@@ -21,39 +24,91 @@ const path = (m: TeamMember) => `/v1/members/${encodeURIComponent(m.id)}`;
  * The team, owner first: each member's role changed in place (PATCH /v1/members/{id}), a new invitation link
  * (POST /v1/members/{id}/invite), or removed after a confirmation (DELETE /v1/members/{id}). The owner stays as is.
  */
-export function TeamTable(props: { team: TeamMember[]; me: string; onChanged: () => void; onLink: (invitation: Invitation) => void }) {
+export function TeamTable(props: {
+  team: TeamMember[];
+  me: string;
+  onChanged: () => void;
+  onLink: (invitation: Invitation) => void;
+}) {
   const acting = useAction({ role: 'Role' });
   const setRole = (m: TeamMember, role: MemberRole) =>
-    void acting.run(() => call<TeamMember>('PATCH', path(m), { role }), `${m.name} is now ${role === 'admin' ? 'an admin' : 'an agent'}.`, props.onChanged);
+    void acting.run(
+      () => call<TeamMember>('PATCH', path(m), { role }),
+      `${m.name} is now ${role === 'admin' ? 'an admin' : 'an agent'}.`,
+      props.onChanged,
+    );
   const newLink = (m: TeamMember) =>
-    void acting.run(() => call<Invitation>('POST', `${path(m)}/invite`), `A new link for ${m.name} is shown above; any earlier link no longer opens.`, props.onLink);
-  const remove = (m: TeamMember) => acting.run(() => call('DELETE', path(m)), `${m.name} is no longer on the team.`, props.onChanged);
+    void acting.run(
+      () => call<Invitation>('POST', `${path(m)}/invite`),
+      `A new link for ${m.name} is shown above; any earlier link no longer opens.`,
+      props.onLink,
+    );
+  const remove = (m: TeamMember) =>
+    acting.run(() => call('DELETE', path(m)), `${m.name} is no longer on the team.`, props.onChanged);
   const at = Date.now();
   return (
     <>
       <div class="table-scroll" role="region" aria-label="Table of the team" tabIndex={0}>
         <table class="team">
-          <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">Status</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
           <tbody>
             {props.team.map((m) => (
               <tr key={m.id} data-member={m.id}>
-                <td>{m.name}{m.id === props.me && ' (you)'}</td>
+                <td>
+                  {m.name}
+                  {m.id === props.me && ' (you)'}
+                </td>
                 <td>{m.email}</td>
                 <td>
-                  {m.role === 'owner' ? ROLE_LABEL.owner : (
-                    <select aria-label={`Role of ${m.name}`} value={m.role} disabled={acting.busy}
-                      onChange={(e) => setRole(m, e.currentTarget.value as MemberRole)}>
-                      {MEMBER_ROLES.map((role) => <option key={role} value={role}>{ROLE_LABEL[role]}</option>)}
+                  {m.role === 'owner' ? (
+                    ROLE_LABEL.owner
+                  ) : (
+                    <select
+                      aria-label={`Role of ${m.name}`}
+                      value={m.role}
+                      disabled={acting.busy}
+                      onChange={(e) => setRole(m, e.currentTarget.value as MemberRole)}
+                    >
+                      {MEMBER_ROLES.map((role) => (
+                        <option key={role} value={role}>
+                          {ROLE_LABEL[role]}
+                        </option>
+                      ))}
                     </select>
                   )}
                 </td>
                 <td>{statusOf(m, at)}</td>
                 <td>
-                  {m.role === 'owner' ? 'Cannot be removed' : (
+                  {m.role === 'owner' ? (
+                    'Cannot be removed'
+                  ) : (
                     <>
-                      <button type="button" class="secondary" disabled={acting.busy} onClick={() => newLink(m)} aria-label={`New link for ${m.name}`}>New link</button>
-                      <ConfirmAction label="Remove" name={`Remove ${m.name}`} confirmLabel="Remove from the team" danger busy={acting.busy} onConfirm={() => remove(m)}
-                        warning={`${m.name} is signed out at once and can no longer sign in; their conversations become unassigned.`} />
+                      <button
+                        type="button"
+                        class="secondary"
+                        disabled={acting.busy}
+                        onClick={() => newLink(m)}
+                        aria-label={`New link for ${m.name}`}
+                      >
+                        New link
+                      </button>
+                      <ConfirmAction
+                        label="Remove"
+                        name={`Remove ${m.name}`}
+                        confirmLabel="Remove from the team"
+                        danger
+                        busy={acting.busy}
+                        onConfirm={() => remove(m)}
+                        warning={`${m.name} is signed out at once and can no longer sign in; their conversations become unassigned.`}
+                      />
                     </>
                   )}
                 </td>

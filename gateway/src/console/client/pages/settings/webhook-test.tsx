@@ -19,10 +19,16 @@ export function WebhookTestPanel() {
   return (
     <Panel title="Test the webhook" id="webhook-test-heading">
       <p class="hint" id="webhook-test-hint">
-        Posts one event of type <code>test</code> to the saved URL now, signed with the current secret as replies are, and shows what your
-        receiver answered. Nothing is stored or retried.
+        Posts one event of type <code>test</code> to the saved URL now, signed with the current secret as replies are,
+        and shows what your receiver answered. Nothing is stored or retried.
       </p>
-      <button type="button" class="secondary" onClick={send} disabled={sending.busy} aria-describedby="webhook-test-hint">
+      <button
+        type="button"
+        class="secondary"
+        onClick={send}
+        disabled={sending.busy}
+        aria-describedby="webhook-test-hint"
+      >
         {sending.busy ? 'Sending…' : 'Send test event'}
       </button>
       <FormStatus error={sending.error} />
@@ -41,10 +47,16 @@ function Outcome(props: { result: WebhookTestResult }) {
         {r.ok ? `Delivered: your receiver answered HTTP ${r.status}.` : `Not delivered: ${r.error ?? 'unknown error'}.`}
       </p>
       <dl class="webhook-test-details">
-        <dt>URL</dt><dd>{r.url}</dd>
-        <dt>HTTP status</dt><dd>{r.status ?? 'none'}</dd>
-        <dt>Time</dt><dd>{r.durationMs} ms</dd>
-        <dt>webhook-id</dt><dd><code>{r.webhookId}</code></dd>
+        <dt>URL</dt>
+        <dd>{r.url}</dd>
+        <dt>HTTP status</dt>
+        <dd>{r.status ?? 'none'}</dd>
+        <dt>Time</dt>
+        <dd>{r.durationMs} ms</dd>
+        <dt>webhook-id</dt>
+        <dd>
+          <code>{r.webhookId}</code>
+        </dd>
       </dl>
     </>
   );

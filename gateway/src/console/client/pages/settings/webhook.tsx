@@ -17,38 +17,74 @@ export function WebhookPage() {
   const settings = useResource<Settings>('/v1/settings');
   const saving = useAction({ customChannelWebhookUrl: 'Webhook URL' });
   const rotating = useAction();
-  if (!settings.data) return <><PageTitle>Custom Channel Webhook</PageTitle><Loading error={settings.error} /></>;
+  if (!settings.data)
+    return (
+      <>
+        <PageTitle>Custom Channel Webhook</PageTitle>
+        <Loading error={settings.error} />
+      </>
+    );
 
   const save = (e: SubmitEvent) => {
     e.preventDefault();
     const url = String(new FormData(e.currentTarget as HTMLFormElement).get('webhook-url')).trim();
-    void saving.run(() => call<Settings>('PUT', '/v1/settings', { customChannelWebhookUrl: url || null }),
-      url ? 'Webhook URL saved.' : 'Webhook URL removed.', settings.setData);
+    void saving.run(
+      () => call<Settings>('PUT', '/v1/settings', { customChannelWebhookUrl: url || null }),
+      url ? 'Webhook URL saved.' : 'Webhook URL removed.',
+      settings.setData,
+    );
   };
-  const rotate = () => rotating.run(() => call<Settings>('POST', '/v1/settings/webhook-secret'), 'A new signing secret is in use.', settings.setData);
+  const rotate = () =>
+    rotating.run(
+      () => call<Settings>('POST', '/v1/settings/webhook-secret'),
+      'A new signing secret is in use.',
+      settings.setData,
+    );
   const { customChannelWebhookUrl, webhookSecret } = settings.data;
   return (
     <>
       <PageTitle>Custom Channel Webhook</PageTitle>
       <Panel title="Where replies are sent" id="webhook-url-heading">
         <form onSubmit={save}>
-          <Field key={customChannelWebhookUrl ?? ''} id="webhook-url" label="Webhook URL" type="url" inputMode="url" placeholder="https://example.com/leadchat/replies"
+          <Field
+            key={customChannelWebhookUrl ?? ''}
+            id="webhook-url"
+            label="Webhook URL"
+            type="url"
+            inputMode="url"
+            placeholder="https://example.com/leadchat/replies"
             defaultValue={customChannelWebhookUrl ?? ''}
-            hint="The gateway posts every reply for a custom channel (bot answers, team replies) to this address. Leave it empty to stop." />
-          <button type="submit" class="primary" disabled={saving.busy}>Save</button>
+            hint="The gateway posts every reply for a custom channel (bot answers, team replies) to this address. Leave it empty to stop."
+          />
+          <button type="submit" class="primary" disabled={saving.busy}>
+            Save
+          </button>
           <FormStatus error={saving.error} done={saving.done} />
         </form>
         <p class="current">
-          {customChannelWebhookUrl
-            ? <>Replies go to <span class="value">{customChannelWebhookUrl}</span>.</>
-            : 'No webhook URL is set: replies are not posted anywhere.'}
+          {customChannelWebhookUrl ? (
+            <>
+              Replies go to <span class="value">{customChannelWebhookUrl}</span>.
+            </>
+          ) : (
+            'No webhook URL is set: replies are not posted anywhere.'
+          )}
         </p>
       </Panel>
       <Panel title="Signing secret" id="webhook-secret-heading">
-        <Copyable id="webhook-secret" label="Signing secret" value={webhookSecret}
-          hint="Each reply carries webhook-id, webhook-timestamp and webhook-signature headers (Standard Webhooks): check the signature with this secret." />
-        <ConfirmAction label="Rotate secret" confirmLabel="Rotate now" busy={rotating.busy} onConfirm={rotate}
-          warning="Replies are signed with the new secret from now on: your receiver must check with the new one." />
+        <Copyable
+          id="webhook-secret"
+          label="Signing secret"
+          value={webhookSecret}
+          hint="Each reply carries webhook-id, webhook-timestamp and webhook-signature headers (Standard Webhooks): check the signature with this secret."
+        />
+        <ConfirmAction
+          label="Rotate secret"
+          confirmLabel="Rotate now"
+          busy={rotating.busy}
+          onConfirm={rotate}
+          warning="Replies are signed with the new secret from now on: your receiver must check with the new one."
+        />
         <FormStatus error={rotating.error} done={rotating.done} />
       </Panel>
       <WebhookTestPanel />
