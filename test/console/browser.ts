@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import axe from 'axe-core';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Download, type Page } from 'playwright-core';
 import { BROWSER_SERVER_VARIABLE, LAUNCH, SCREENSHOTS_VARIABLE } from '../helpers/chromium';
 import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
 
@@ -70,6 +70,16 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   if (!process.env[SCREENSHOTS_VARIABLE]) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * The text of a file the page downloaded, read through playwright (the browser server may keep the file where this
+ * process cannot open it).
+ */
+export async function downloaded(download: Download): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Whether any script smuggled into the page's data ran: the markers the hostile values would set. */
