@@ -64,6 +64,11 @@ export const settings = {
     default: '600',
     doc: "Requests per minute per web console session: its own budget, so the console never spends the API key's",
   },
+  LEADCHAT_SIGN_IN_RATE_LIMIT_PER_MINUTE: {
+    schema: int(1, 1_000_000),
+    default: '30',
+    doc: 'Console sign-in attempts per minute per client address (an IPv6 address by its /64), right or wrong',
+  },
   LEADCHAT_MAX_MEDIA_BYTES: {
     schema: int(1, 100 * 1024 * 1024),
     default: String(10 * 1024 * 1024),
@@ -221,6 +226,7 @@ export interface Config {
   shutdownDelayMs: number;
   rateLimitPerMinute: number;
   consoleRateLimitPerMinute: number;
+  signInRateLimitPerMinute: number;
   maxMediaBytes: number;
   webhookTimeoutMs: number;
   webhookRetryDelaysMs: number[];
@@ -284,6 +290,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownDelayMs: values.LEADCHAT_SHUTDOWN_DELAY,
     rateLimitPerMinute: values.LEADCHAT_RATE_LIMIT_PER_MINUTE,
     consoleRateLimitPerMinute: values.LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE,
+    signInRateLimitPerMinute: values.LEADCHAT_SIGN_IN_RATE_LIMIT_PER_MINUTE,
     maxMediaBytes: values.LEADCHAT_MAX_MEDIA_BYTES,
     webhookTimeoutMs: values.LEADCHAT_WEBHOOK_TIMEOUT,
     webhookRetryDelaysMs: values.LEADCHAT_WEBHOOK_RETRIES,
