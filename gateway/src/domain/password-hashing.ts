@@ -57,8 +57,10 @@ const busy = () =>
   );
 
 /**
- * The process's pool: half the cores (at least one), so requests, the store and jobs keep the rest; four waiting
- * derivations per thread, a fraction of a second of work.
+ * The process's pool: half the cores (at least one), so requests, the store and jobs keep the rest. Its queue holds
+ * about two seconds of derivations (32 a thread at 50–100 ms each): a burst of people signing in at once waits its
+ * turn, and so does a flood's every client, which then sends its next attempt only as fast as passwords are checked
+ * rather than as fast as refusals come back. Past that, 429 BUSY.
  */
 const threads = Math.max(1, Math.floor(availableParallelism() / 2));
-export const passwordHashing = new PasswordHashing(threads, 4 * threads);
+export const passwordHashing = new PasswordHashing(threads, 32 * threads);
