@@ -69,6 +69,11 @@ export const settings = {
     default: '30',
     doc: 'Console sign-in attempts per minute per client address (an IPv6 address by its /64), right or wrong',
   },
+  LEADCHAT_SIGN_IN_REFUSAL_DELAY: {
+    schema: duration,
+    default: '1s',
+    doc: 'How long a refused console sign-in (429) waits before it is answered, so a client that asks again at once cannot flood the gateway with refusals',
+  },
   LEADCHAT_MAX_MEDIA_BYTES: {
     schema: int(1, 100 * 1024 * 1024),
     default: String(10 * 1024 * 1024),
@@ -227,6 +232,7 @@ export interface Config {
   rateLimitPerMinute: number;
   consoleRateLimitPerMinute: number;
   signInRateLimitPerMinute: number;
+  signInRefusalDelayMs: number;
   maxMediaBytes: number;
   webhookTimeoutMs: number;
   webhookRetryDelaysMs: number[];
@@ -291,6 +297,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: values.LEADCHAT_RATE_LIMIT_PER_MINUTE,
     consoleRateLimitPerMinute: values.LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE,
     signInRateLimitPerMinute: values.LEADCHAT_SIGN_IN_RATE_LIMIT_PER_MINUTE,
+    signInRefusalDelayMs: values.LEADCHAT_SIGN_IN_REFUSAL_DELAY,
     maxMediaBytes: values.LEADCHAT_MAX_MEDIA_BYTES,
     webhookTimeoutMs: values.LEADCHAT_WEBHOOK_TIMEOUT,
     webhookRetryDelaysMs: values.LEADCHAT_WEBHOOK_RETRIES,

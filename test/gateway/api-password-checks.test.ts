@@ -16,6 +16,8 @@ const ctx = useGateway({
   LEADCHAT_TRUST_PROXY: '1',
   LEADCHAT_TEST_CLOCK: '1',
   LEADCHAT_SIGN_IN_RATE_LIMIT_PER_MINUTE: String(LIMIT),
+  // The default: refusals are answered after it, as they are in production.
+  LEADCHAT_SIGN_IN_REFUSAL_DELAY: '1s',
 });
 
 const from = (address: string) => ({ 'x-forwarded-for': address, 'x-forwarded-proto': 'https' });

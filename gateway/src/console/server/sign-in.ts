@@ -44,7 +44,7 @@ interface Budget {
 /**
  * Checks an email and password against budgets of failures counted in the store (shared by every process on
  * PostgreSQL). Over a budget an attempt is refused with 429 before its password is checked, the right one too, so
- * a guesser learns nothing; which budgets apply depends on who tries:
+ * a guesser learns nothing; every 429 is answered after LEADCHAT_SIGN_IN_REFUSAL_DELAY. Which budgets apply depends on who tries:
  *
  * - A browser that signed in to the email before (`knownBrowser`, see known-browser.ts) has its own budget and no
  *   other: a stranger's guesses, from anywhere, never lock the owner's usual browser out.
@@ -66,10 +66,22 @@ interface Budget {
  * password: the password decides which. When the same password opens several, `accountId` picks one; without it
  * the first opens: the account the email owns, then the teams in the order the person joined them.
  */
-export async function checkSignIn(
-  gw: Gateway,
-  attempt: { email: string; password: string; address: string; accountId?: string; knownBrowser?: string },
-): Promise<SignInResult> {
+export async function checkSignIn(gw: Gateway, attempt: Attempt): Promise<SignInResult> {
+  try {
+    return await check(gw, attempt);
+  } catch (err) {
+    // As PostgreSQL's auth_delay does: a client that asks again as soon as it is refused, whatever Retry-After says,
+    // asks at most once a delay per connection, and its flood costs a timer each instead of the CPU that requests
+    // and the store's writes need.
+    const delay = gw.config.signInRefusalDelayMs;
+    if (err instanceof ApiError && err.status === 429 && delay > 0) await new Promise((r) => setTimeout(r, delay));
+    throw err;
+  }
+}
+
+type Attempt = { email: string; password: string; address: string; accountId?: string; knownBrowser?: string };
+
+async function check(gw: Gateway, attempt: Attempt): Promise<SignInResult> {
   const email = attempt.email.trim().toLowerCase();
   const address = addressKey(attempt.address);
   const budgets: Budget[] = attempt.knownBrowser
