@@ -99,10 +99,11 @@ function installedFolder(prefix: string): string {
 const PROVEN_ELSEWHERE: Record<string, string> = {
   'README.md › ## Set up (Node.js ≥ 20.19)': 'CI types them on a fresh clone (.ci/run)',
   'gateway/README.md › ## Run': 'the same `npm ci && npm start` as the README, run by CI',
-  'CONTRIBUTING.md › ### Running some of the tests': 'each one is how a test file is chosen; scripts/test-quick.mjs',
+  'CONTRIBUTING.md › ### Running some of the tests':
+    'ways to choose the tests npm run test:quick runs (scripts/test-quick.mjs), which every change is tested with',
   'gateway/README.md › ## Install': 'test/gateway/package-install.test.ts packs the gateway and installs it globally',
   'gateway/README.md › ### A systemd unit':
-    'needs root and systemd; the commands it runs are those of ## Operator bootstrap and ### On the embedded store, run here',
+    'needs root and systemd; test/gateway/package-install.test.ts runs the installed command as the units do, the nightly backup among them',
   'gateway/README.md › ### On PostgreSQL': "PostgreSQL's own pg_dump and pg_restore, against the operator's database",
   'gateway/README.md › ## Scale out': 'test/gateway/scale-out.test.ts starts several processes on one database',
   'gateway/README.md › ### Moving from the embedded store':
