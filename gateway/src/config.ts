@@ -64,6 +64,16 @@ export const settings = {
     default: '600',
     doc: "Requests per minute per web console session: its own budget, so the console never spends the API key's",
   },
+  LEADCHAT_SIGN_IN_RATE_LIMIT_PER_MINUTE: {
+    schema: int(1, 1_000_000),
+    default: '30',
+    doc: 'Console sign-in attempts per minute per client address (an IPv6 address by its /64), right or wrong',
+  },
+  LEADCHAT_SIGN_IN_REFUSAL_DELAY: {
+    schema: duration,
+    default: '1s',
+    doc: 'How long a refused console sign-in (429) waits before it is answered, so a client that asks again at once cannot flood the gateway with refusals',
+  },
   LEADCHAT_MAX_MEDIA_BYTES: {
     schema: int(1, 100 * 1024 * 1024),
     default: String(10 * 1024 * 1024),
@@ -221,6 +231,8 @@ export interface Config {
   shutdownDelayMs: number;
   rateLimitPerMinute: number;
   consoleRateLimitPerMinute: number;
+  signInRateLimitPerMinute: number;
+  signInRefusalDelayMs: number;
   maxMediaBytes: number;
   webhookTimeoutMs: number;
   webhookRetryDelaysMs: number[];
@@ -284,6 +296,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownDelayMs: values.LEADCHAT_SHUTDOWN_DELAY,
     rateLimitPerMinute: values.LEADCHAT_RATE_LIMIT_PER_MINUTE,
     consoleRateLimitPerMinute: values.LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE,
+    signInRateLimitPerMinute: values.LEADCHAT_SIGN_IN_RATE_LIMIT_PER_MINUTE,
+    signInRefusalDelayMs: values.LEADCHAT_SIGN_IN_REFUSAL_DELAY,
     maxMediaBytes: values.LEADCHAT_MAX_MEDIA_BYTES,
     webhookTimeoutMs: values.LEADCHAT_WEBHOOK_TIMEOUT,
     webhookRetryDelaysMs: values.LEADCHAT_WEBHOOK_RETRIES,

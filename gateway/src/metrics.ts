@@ -55,6 +55,12 @@ export const metrics = {
     labelNames: ['provider', 'reason'] as const,
     registers: [registry],
   }),
+  providerEntriesSkipped: new Counter({
+    name: 'leadchat_provider_entries_skipped_total',
+    help: "Entries of providers' webhooks that carried nothing to keep, answered as taken and logged, by provider and reason (not_taken: a kind the gateway does not take, such as a location or an opt-in; unreadable: nothing it knows how to read)",
+    labelNames: ['provider', 'reason'] as const,
+    registers: [registry],
+  }),
   botReplies: new Counter({
     name: 'leadchat_bot_replies_total',
     help: 'Bot replies sent, by kind (answer, clarify, handoff, opt_out, ...)',

@@ -73,6 +73,10 @@ async function launch(env: Record<string, string>, dataDir: string): Promise<Tes
     LEADCHAT_ADMIN_TOKEN: ADMIN_TOKEN,
     LEADCHAT_LOG_LEVEL: 'warn',
     LEADCHAT_RATE_LIMIT_PER_MINUTE: '100000',
+    // Test files sign in from one address many times a minute (the manual clock never ends a window), and are
+    // refused often on purpose: the tests of the limit and of the delay set them themselves.
+    LEADCHAT_SIGN_IN_RATE_LIMIT_PER_MINUTE: '100000',
+    LEADCHAT_SIGN_IN_REFUSAL_DELAY: '0s',
     ...(await backendEnv(dataDir)),
     ...env,
   };
