@@ -77,9 +77,13 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     // line, and over TLS the socket is destroyed before even that is flushed: answer in the API's shape instead.
     for (const server of [secure, plain]) server.on('clientError', unparseable);
     const sockets = new Set<net.Socket>();
+    let allClosed = () => {};
     const front = net.createServer((socket) => {
       sockets.add(socket);
-      socket.once('close', () => sockets.delete(socket));
+      socket.once('close', () => {
+        sockets.delete(socket);
+        if (sockets.size === 0) allClosed();
+      });
       socket.once('data', (first) => {
         socket.pause();
         socket.unshift(first);
@@ -93,40 +97,44 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
       front.listen(config.port, config.host, resolve);
     });
 
-    // The TLS and plain servers never listen themselves (the front socket hands them connections), so
-    // server.close() cannot tell when requests finish: count them here.
-    // The same listener, run before the app, sets the headers every answer carries: as a middleware they would
-    // cost every request a layer of the app's stack.
-    let inFlight = 0;
-    let drained = () => {};
+    // Run before the app, this listener sets the headers every answer carries (as a middleware they would cost
+    // every request a layer of the app's stack), and keeps the answers under way for a shutdown to close.
+    const answering = new Set<http.ServerResponse>();
     for (const server of [secure, plain]) {
       server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
         const startedAt = performance.now();
         res.setHeader('X-Content-Type-Options', 'nosniff');
         res.setHeader('Strict-Transport-Security', 'max-age=31536000');
-        inFlight += 1;
+        if (shuttingDown) res.setHeader('Connection', 'close');
+        answering.add(res);
         res.once('close', () => {
           observeRequest(req, res, startedAt);
-          inFlight -= 1;
-          if (inFlight === 0) drained();
+          answering.delete(res);
         });
       });
     }
 
     // A shutdown first says so at /readyz while still serving, for LEADCHAT_SHUTDOWN_DELAY (or until `stop` is
     // asked again): a balancer stops sending new requests before the listening socket closes.
+    //
+    // No request a client has sent is reset. From the start of the shutdown every answer carries
+    // `Connection: close`, so a connection that carries one more request closes after its answer, which tells the
+    // client not to send another on it. A keep-alive connection idle meanwhile is not closed, as a request may be
+    // on its way on it: it is left to its keep-alive timeout, which the client was told (`Keep-Alive: timeout=5`)
+    // and stops reusing it before. The process waits for every connection to close (bounded), as Go's
+    // http.Server.Shutdown and nginx's graceful quit do, without closing idle ones early.
     let endDelay = () => {};
     let stopping: Promise<void> | undefined;
     const stop = () => {
       endDelay();
       return (stopping ??= (async () => {
         shuttingDown = true;
+        for (const res of answering) if (!res.headersSent) res.setHeader('Connection', 'close');
         if (config.shutdownDelayMs > 0) await waitAtMost(config.shutdownDelayMs, (end) => (endDelay = end));
         front.close();
         // Event streams never finish by themselves: ended, their browsers reconnect to a process still serving.
         streams.close();
-        for (const server of [secure, plain]) server.closeIdleConnections();
-        if (inFlight > 0) await waitAtMost(SHUTDOWN_GRACE_MS, (end) => (drained = end));
+        if (sockets.size > 0) await waitAtMost(SHUTDOWN_GRACE_MS, (end) => (allClosed = end));
         for (const server of [secure, plain]) server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
         await Promise.all(runners.map((runner) => runner.stop()));
