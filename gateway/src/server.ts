@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -10,7 +11,7 @@ import { ApiError } from './errors.js';
 import { createApp } from './http/app.js';
 import { errorBody } from './http/errors.js';
 import { observeRequest } from './http/request-metrics.js';
-import { metrics } from './metrics.js';
+import { metrics, watchDataDir } from './metrics.js';
 import { gatewayCommit, gatewayVersion } from './version.js';
 import { httpsRequired } from './http/middleware/https-only.js';
 import { loadCursorKey } from './http/paging.js';
@@ -53,6 +54,8 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     ]);
     const store = opened.store;
     metrics.build.set({ version: gatewayVersion, commit: gatewayCommit ?? 'unknown', store: store.backend }, 1);
+    metrics.certificateExpiry.set(Date.parse(new X509Certificate(tls.cert).validTo) / 1000);
+    watchDataDir(config.dataDir);
     const gw: Engine = { config, store, log, cursorKey, providers };
     const runners = jobRunners(gw, config);
     await scheduleHousekeeping(gw);
