@@ -18,14 +18,19 @@ export function createLogger(level: string, human = false): Logger {
 }
 
 /**
- * Node's own warnings (a deprecation, a listener leak) as log lines: its default printer writes plain text to
- * stderr, which a log shipper cannot read beside the JSON.
+ * What Node itself would print as plain text on stderr, which a log shipper cannot read beside the JSON, as log
+ * lines: its warnings (a deprecation, a listener leak), and a fault nothing caught, after which the process exits 1
+ * as Node's own printer would have it (its state is unknown: a supervisor starts it again).
  */
-export function logProcessWarnings(log: Logger): void {
+export function logProcessOutput(log: Logger): void {
   process.removeAllListeners('warning');
   process.on('warning', (warning: Error & { code?: string }) =>
     log.warn({ warning: { name: warning.name, code: warning.code, message: warning.message } }, 'process warning'),
   );
+  process.on('uncaughtException', (err) => {
+    log.fatal({ err }, 'the gateway stopped on a fault nothing caught');
+    process.exit(1);
+  });
 }
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };

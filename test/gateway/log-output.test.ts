@@ -6,7 +6,8 @@ import { logLines } from '../helpers/log-lines';
 
 /**
  * What the gateway writes, as a log shipper and a person read it: JSON lines only when its output is not a terminal
- * (the start-up facts as fields, Node's own warnings, a refused start, the shutdown), plain lines at a terminal.
+ * (the start-up facts as fields, Node's own warnings, a fault nothing caught, a refused start, the shutdown), plain
+ * lines at a terminal.
  */
 jest.setTimeout(60_000);
 
@@ -74,6 +75,30 @@ test('not at a terminal, every line is JSON: the start-up facts, a Node warning,
   expect(lines).toContainEqual(expect.objectContaining({ level: 30, msg: 'shutting down', signal: 'SIGTERM' }));
   // Node's own printer would have written "(node:PID) [DEP0999] DeprecationWarning: …" to stderr.
   expect(gw.output()).not.toContain('(node:');
+});
+
+test('a fault nothing caught is a JSON line with its stack, and the process exits 1', async () => {
+  const crasher = path.join(work, 'throw-on-signal.cjs');
+  writeFileSync(crasher, "process.on('SIGUSR2', () => { throw new Error('nothing caught this'); });\n");
+  const gw = await startGateway({ NODE_OPTIONS: `--require ${crasher}` });
+  try {
+    const exited = new Promise<number | null>((resolve) => gw.process.once('exit', resolve));
+    gw.process.kill('SIGUSR2');
+    expect(await exited).toBe(1);
+  } finally {
+    removeDir(gw.dataDir);
+  }
+  const lines = logLines(gw.output());
+  expect(lines.at(-1)).toEqual(
+    expect.objectContaining({
+      level: 60,
+      msg: 'the gateway stopped on a fault nothing caught',
+      err: expect.objectContaining({
+        message: 'nothing caught this',
+        stack: expect.stringContaining('throw-on-signal'),
+      }),
+    }),
+  );
 });
 
 test('a refused start is a JSON line too: an invalid setting, a data dir another gateway holds', async () => {

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../config.js';
-import { createLogger, logProcessWarnings, type Logger } from '../log.js';
+import { createLogger, logProcessOutput, type Logger } from '../log.js';
 import { startGateway, type RunningGateway } from '../server.js';
 import { boundHeapGrowth } from './heap.js';
 import { gatewayCommit, gatewayVersion } from '../version.js';
@@ -22,7 +22,7 @@ export async function serve(): Promise<number | undefined> {
     throw err;
   }
   const log = createLogger(config.logLevel, human);
-  logProcessWarnings(log);
+  logProcessOutput(log);
   let running: RunningGateway;
   try {
     running = await startGateway(config, log);
