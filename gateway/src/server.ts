@@ -124,8 +124,9 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     // `Connection: close`, so a connection that carries one more request closes after its answer, which tells the
     // client not to send another on it. A keep-alive connection idle meanwhile is not closed, as a request may be
     // on its way on it: it is left to its keep-alive timeout, which the client was told (`Keep-Alive: timeout=5`)
-    // and stops reusing it before. The process waits for every connection to close (bounded), as Go's
-    // http.Server.Shutdown and nginx's graceful quit do, without closing idle ones early.
+    // and stops reusing it before. The process then waits for every connection to close (bounded), as Go's
+    // http.Server.Shutdown does, but without closing idle ones at once as it does: its clients retry such a request,
+    // ours may not.
     let endDelay = () => {};
     let stopping: Promise<void> | undefined;
     const stop = () => {

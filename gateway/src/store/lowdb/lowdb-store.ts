@@ -176,8 +176,8 @@ class JournaledStore implements LowdbStore {
    * meanwhile, however many small writes still go through (see backOnDisk).
    */
   private refused: { error: Error; bytes: number } | null = null;
-  /** The last look at the disk's room while refused: shared by whoever asks within a second. */
-  private probe: { at: number; room: Promise<boolean> } | null = null;
+  /** The last look at the disk's room since it refused: shared by whoever asks while it runs or within a second. */
+  private probe: { at: number; room: Promise<boolean>; settled: boolean } | null = null;
 
   constructor(
     private readonly dir: string,
@@ -368,8 +368,10 @@ class JournaledStore implements LowdbStore {
     const refused = this.refused;
     if (!refused) return true;
     const at = performance.now();
-    if (!this.probe || at - this.probe.at >= PROBE_EVERY_MS) {
-      this.probe = { at, room: diskTakes(this.dir, Math.max(HEADROOM_BYTES, 2 * refused.bytes)) };
+    if (!this.probe || (this.probe.settled && at - this.probe.at >= PROBE_EVERY_MS)) {
+      const probe = { at, room: diskTakes(this.dir, Math.max(HEADROOM_BYTES, 2 * refused.bytes)), settled: false };
+      void probe.room.then(() => (probe.settled = true));
+      this.probe = probe;
     }
     const room = await this.probe.room;
     if (room && this.refused === refused) {
@@ -513,10 +515,16 @@ class JournaledStore implements LowdbStore {
     group.undoAll();
     const error = new StoreWriteError('store: the change could not be saved', { cause });
     if (this.journal.broken) this.failure = brokenJournal(cause);
-    else this.refused = { error, bytes };
+    else this.refuse(error, bytes);
     this.health.failed(this.failure ?? error);
     group.reject(error);
     later.reject(error);
+  }
+
+  /** The disk refused a write: a look at its room taken before this one says nothing of it. */
+  private refuse(error: Error, bytes: number): void {
+    this.refused = { error, bytes };
+    this.probe = null;
   }
 
   private checkpointDue(nextRecordBytes: number): boolean {
@@ -605,7 +613,7 @@ class JournaledStore implements LowdbStore {
     if (this.journal.broken) this.health.failed((this.failure = brokenJournal(err)));
     else if (failureClass(err) !== undefined) {
       const error = new StoreWriteError('store: a checkpoint could not write its pages', { cause: err });
-      this.refused ??= { error, bytes: 0 };
+      if (!this.refused) this.refuse(error, 0);
       this.health.failed(error);
     }
     this.health.report(err, {}, 'store: a checkpoint failed; it is tried again after more commits');
