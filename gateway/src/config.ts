@@ -115,6 +115,11 @@ export const settings = {
     default: '0',
     doc: "Lets the operator move the gateway's clock forward (POST /admin/v1/clock), for tests and demonstrations: never in production",
   },
+  LEADCHAT_TEST_FULL_DISK: {
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    doc: 'Embedded store, for tests where no small file system can be mounted: while the file this names exists, every write of the store fails as on a full disk (ENOSPC). Never in production',
+  },
   LEADCHAT_LOG_LEVEL: {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     default: 'info',
@@ -226,6 +231,8 @@ export interface Config {
   tlsKey?: string;
   trustProxy: boolean;
   testClock: boolean;
+  /** See LEADCHAT_TEST_FULL_DISK. */
+  testFullDisk?: string;
   adminToken?: string;
   metricsToken?: string;
   shutdownDelayMs: number;
@@ -291,6 +298,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tlsKey: values.LEADCHAT_TLS_KEY,
     trustProxy: values.LEADCHAT_TRUST_PROXY,
     testClock: values.LEADCHAT_TEST_CLOCK,
+    testFullDisk: values.LEADCHAT_TEST_FULL_DISK,
     adminToken: values.LEADCHAT_ADMIN_TOKEN,
     metricsToken: values.LEADCHAT_METRICS_TOKEN,
     shutdownDelayMs: values.LEADCHAT_SHUTDOWN_DELAY,

@@ -37,6 +37,7 @@ test('the tarball holds the built gateway and its console, not the benchmarks or
   const files = stdout.split('\n').filter(Boolean);
   expect(files).toEqual(
     expect.arrayContaining([
+      'package/alerts/leadchat.rules.yml',
       'package/bin/leadchat-gateway.js',
       'package/dist/cli/main.js',
       'package/dist/console/public/app.js',

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import path from 'node:path';
 import type { UpgradeStep } from '../../gateway/src/store/lowdb/format.js' with { 'resolution-mode': 'import' };
 import { createAccount, freePort, removeDir, request, runCli, startGateway, tempDir } from '../helpers/gateway';
+import { logLines } from '../helpers/log-lines';
 
 type FormatModule = typeof import('../../gateway/src/store/lowdb/format.js', { with: { 'resolution-mode': 'import' } });
 
@@ -100,9 +101,13 @@ describe('a data dir made by a gateway', () => {
     };
     const serve = await runCli(['serve'], env);
     expect(serve.code).toBe(1);
-    expect(serve.stderr).toBe(
-      `leadchat-gateway: the data dir ${dataDir} is in store format 99, newer than this gateway reads (format 2): upgrade the gateway (README, "Upgrades"); nothing was changed\n`,
-    );
+    expect(logLines(serve.stdout + serve.stderr)).toEqual([
+      expect.objectContaining({
+        level: 60,
+        msg: 'the gateway could not start',
+        reason: `the data dir ${dataDir} is in store format 99, newer than this gateway reads (format 2): upgrade the gateway (README, "Upgrades"); nothing was changed`,
+      }),
+    ]);
     const migrate = await runCli(['migrate', '--to', 'postgres://leadchat@127.0.0.1:1/leadchat'], env);
     expect(migrate.code).toBe(1);
     expect(migrate.stderr).toMatch(
@@ -119,10 +124,14 @@ describe('a data dir made by a gateway', () => {
       LEADCHAT_HOST: '127.0.0.1',
     });
     expect(serve.code).toBe(1);
-    expect(serve.stderr).toMatch(
-      /format is damaged \(it should read \{"storeFormat":<number>\}\); refusing to open the data dir\n$/,
+    const [refusal, ...others] = logLines(serve.stdout + serve.stderr);
+    expect(others).toEqual([]);
+    expect(refusal).toEqual(expect.objectContaining({ level: 60, msg: 'the gateway could not start' }));
+    expect(refusal!.reason).toMatch(
+      /format is damaged \(it should read \{"storeFormat":<number>\}\); refusing to open the data dir$/,
     );
-    expect(serve.stderr).not.toMatch(/\n\s+at /);
+    // A message, not a stack trace.
+    expect(refusal).not.toHaveProperty('err');
   });
 });
 

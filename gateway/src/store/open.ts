@@ -4,6 +4,7 @@ import { lockDataDir } from '../lock.js';
 import type { Logger } from '../log.js';
 import { StoreHealth } from './health.js';
 import { upgradeDataDir, type FormatLog } from './lowdb/format.js';
+import { simulateFullDisk } from './lowdb/full-disk.js';
 import { openLowdbStore } from './lowdb/lowdb-store.js';
 import type { CollectionSpec, Store } from './store.js';
 
@@ -37,6 +38,7 @@ export async function openEmbeddedStore(
   collections: CollectionSpec[],
   health?: StoreHealth,
 ): Promise<OpenedStore> {
+  simulateFullDisk(config.testFullDisk);
   const unlock = await lockDataDir(config.dataDir);
   try {
     // Under the lock: no other gateway reads the files while a step changes them.
