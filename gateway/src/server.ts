@@ -15,6 +15,7 @@ import { gatewayCommit, gatewayVersion } from './version.js';
 import { httpsRequired } from './http/middleware/https-only.js';
 import { loadCursorKey } from './http/paging.js';
 import { scheduleContactSearchIndex } from './jobs/contact-search-index.js';
+import { upgradeStoredConversations } from './jobs/conversation-upgrade.js';
 import { scheduleDeliveryContacts } from './jobs/delivery-contacts.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
 import { jobRunners } from './jobs/runners.js';
@@ -54,6 +55,8 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     const store = opened.store;
     metrics.build.set({ version: gatewayVersion, commit: gatewayCommit ?? 'unknown', store: store.backend }, 1);
     const gw: Engine = { config, store, log, cursorKey, providers };
+    // Before any job runs or request is served: they read conversations by today's rules.
+    await upgradeStoredConversations(gw);
     const runners = jobRunners(gw, config);
     await scheduleHousekeeping(gw);
     await scheduleContactSearchIndex(gw);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadConfig } from '../config.js';
 import { extractArchive, readArchive, DATA } from '../store/lowdb/backup-archive.js';
 import { fsyncDir } from '../store/lowdb/durable-file.js';
-import { newerFormat, STORE_FORMAT } from '../store/lowdb/format.js';
+import { refuseNewer } from '../store/lowdb/format.js';
 
 /**
  * `leadchat-gateway restore --from FILE`: fills an empty (or absent) LEADCHAT_DATA_DIR from a backup, with no
@@ -29,7 +29,7 @@ export async function restoreCommand(from: string | undefined): Promise<number> 
     );
   }
   const manifest = await readArchive(file);
-  if (manifest.storeFormat > STORE_FORMAT) throw newerFormat(`the backup ${file}`, manifest.storeFormat, STORE_FORMAT);
+  refuseNewer(`the backup ${file}`, manifest);
 
   // Extracted beside the data dir when it does not exist yet (then renamed into place), inside it when it does
   // (it may be a mount point, which a rename cannot replace): either way on the same file system.
