@@ -124,7 +124,7 @@ test('the embedded store backup and restore commands work as printed', async () 
     expect(backup).toEqual(
       expect.objectContaining({
         backup: path.join(folder, 'leadchat-backup.tar.gz'),
-        manifest: expect.objectContaining({ storeFormat: 2 }),
+        manifest: expect.objectContaining({ storeFormat: 3 }),
       }),
     );
     expect(restore).toEqual(expect.objectContaining({ restored: path.join(folder, 'data-restored') }));

@@ -365,7 +365,7 @@ UPDATE "conversations" SET doc = doc || jsonb_build_object('awaiting', CASE
 UPDATE "conversations" SET doc = doc || jsonb_build_object('handoffNoticeAt', doc->'handoff'->'at')
   WHERE NOT (doc ? 'handoffNoticeAt') AND doc->'handoff'->>'reason' = 'contact_asked';
 INSERT INTO leadchat_settings (name, value) VALUES ('conversations-upgraded-1', now()::text) ON CONFLICT (name) DO NOTHING;
-ALTER TABLE leadchat_migrations ADD COLUMN gateway_version text;
+ALTER TABLE leadchat_migrations ADD COLUMN IF NOT EXISTS gateway_version text;
 `,
   },
 ];
