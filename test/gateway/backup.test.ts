@@ -290,7 +290,7 @@ describe('what restore refuses, leaving the data dir untouched', () => {
     return res.stderr;
   }
 
-  test('an archive of a newer store format', async () => {
+  test('an archive of a newer store format, or of a newer release', async () => {
     const newer = path.join(work, 'newer.tar.gz');
     await edited(good, newer, (dir) => {
       const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
@@ -298,6 +298,15 @@ describe('what restore refuses, leaving the data dir untouched', () => {
     });
     expect(await refused(newer)).toMatch(
       /was written by leadchat-gateway .* in store format 99, newer than this gateway \(leadchat-gateway .*\) reads \(store format 3\): upgrade the gateway/,
+    );
+    // Or of this format, made by a newer release.
+    const later = path.join(work, 'later.tar.gz');
+    await edited(good, later, (dir) => {
+      const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+      writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ ...manifest, gatewayVersion: '99.0.0' }));
+    });
+    expect(await refused(later)).toMatch(
+      /was written by leadchat-gateway 99\.0\.0 in store format 3, newer than this gateway \(leadchat-gateway .*\) reads \(store format 3\)/,
     );
   });
 
