@@ -16,6 +16,7 @@ import { gatewayCommit, gatewayVersion } from './version.js';
 import { httpsRequired } from './http/middleware/https-only.js';
 import { loadCursorKey } from './http/paging.js';
 import { scheduleContactSearchIndex } from './jobs/contact-search-index.js';
+import { upgradeStoredConversations } from './jobs/conversation-upgrade.js';
 import { scheduleDeliveryContacts } from './jobs/delivery-contacts.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
 import { jobRunners } from './jobs/runners.js';
@@ -57,6 +58,8 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     metrics.certificateExpiry.set(Date.parse(new X509Certificate(tls.cert).validTo) / 1000);
     watchDataDir(config.dataDir);
     const gw: Engine = { config, store, log, cursorKey, providers };
+    // Before any job runs or request is served: they read conversations by today's rules.
+    await upgradeStoredConversations(gw);
     const runners = jobRunners(gw, config);
     await scheduleHousekeeping(gw);
     await scheduleContactSearchIndex(gw);

@@ -190,16 +190,20 @@ test('the embedded store backup and restore commands work as printed', async () 
   const commands = commandsUnder('gateway/README.md › ### On the embedded store');
   expect(commands).toEqual([
     'npx leadchat-gateway backup --to leadchat-backup.tar.gz',
+    'npx leadchat-gateway backup verify leadchat-backup.tar.gz',
     'LEADCHAT_DATA_DIR=./data-restored npx leadchat-gateway restore --from leadchat-backup.tar.gz',
   ]);
   const folder = installedFolder('leadchat-readme-backup-');
   try {
     const env = { ...process.env, LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: gw.dataDir, LEADCHAT_ADMIN_TOKEN: '' };
-    const [backup, restore] = (await runAll(commands, folder, env)).map((stdout) => JSON.parse(stdout));
+    const [backup, verified, restore] = (await runAll(commands, folder, env)).map((stdout) => JSON.parse(stdout));
+    expect(verified).toEqual(
+      expect.objectContaining({ verified: path.join(folder, 'leadchat-backup.tar.gz'), checked: expect.any(String) }),
+    );
     expect(backup).toEqual(
       expect.objectContaining({
         backup: path.join(folder, 'leadchat-backup.tar.gz'),
-        manifest: expect.objectContaining({ storeFormat: 2 }),
+        manifest: expect.objectContaining({ storeFormat: 3 }),
       }),
     );
     expect(restore).toEqual(expect.objectContaining({ restored: path.join(folder, 'data-restored') }));

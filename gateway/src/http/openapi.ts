@@ -124,7 +124,7 @@ function errorCodes(path: string, method: string, op: Operation): Map<number, Se
   add(401, 'UNAUTHORIZED');
   add(431, 'HEADERS_TOO_LARGE');
   add(429, 'RATE_LIMITED');
-  add(503, 'STORE_UNAVAILABLE');
+  add(503, 'STORE_UNAVAILABLE', 'STORE_DAMAGED');
   if (method !== 'get') {
     // A console session's change carries its CSRF token; the API key needs none.
     add(403, 'CSRF_TOKEN_INVALID');

@@ -25,7 +25,14 @@ export async function openStore(config: Config, log: Logger, collections: Collec
     const store = await openPostgresStore({ url: config.databaseUrl, collections, log });
     return { store, close: () => store.close() };
   }
-  return openEmbeddedStore(config, log, collections, new StoreHealth(log));
+  const opened = await openEmbeddedStore(config, log, collections, new StoreHealth(log));
+  for (const { file, reason } of opened.store.damaged?.() ?? []) {
+    log.error(
+      { file, reason },
+      `the store's file ${file} is damaged: what needs it is refused (503 STORE_DAMAGED) and /readyz answers 503; stop the gateway and restore the data dir from a backup (README, "Backups")`,
+    );
+  }
+  return opened;
 }
 
 /**

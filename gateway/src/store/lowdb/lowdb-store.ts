@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import {
   StoreWriteError,
+  type StoreDamagedError,
   type CollectionSpec,
   type Doc,
   type Page,
@@ -60,6 +61,7 @@ export interface StoreStats {
 }
 
 export interface LowdbStore extends Store {
+  damaged(): Array<{ file: string; reason: string }>;
   stats(): StoreStats;
   /** Settles when no checkpoint is writing pages. */
   checkpointed(): Promise<void>;
@@ -119,9 +121,11 @@ export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbS
   // Counts the jobs as the store opens, from what opening reads anyway, then as they change.
   const tally = new JobTally();
   collections.get(jobsCollection.name)!.watch(tally);
-  const { journal, dirty, replayed } = await recover(options.dir, collections);
+  const { journal, dirty, replayed, damaged } = await recover(options.dir, collections);
   const blobs = new FileBlobs(options.mediaDir ?? join(options.dir, '..', 'media'));
-  const cache = new DocCache(options.dir, options.cacheSize ?? 10_000);
+  const found = new Map(damaged.map((err) => [err.file, err]));
+  // A page found damaged later, at a read, is told as those found at the open are.
+  const cache = new DocCache(options.dir, options.cacheSize ?? 10_000, (err) => found.set(err.file, err));
   const health = options.health ?? new StoreHealth(processWarnings);
   const store = new JournaledStore(
     options.dir,
@@ -134,6 +138,7 @@ export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbS
     checkpointBytes,
     tally,
     health,
+    found,
   );
   if (replayed > 0 || dirty.size > 0) await store.checkpointNow();
   if ((await store.find(jobsCollection.name, 'status', ['running'], { limit: 1 })).length > 0)
@@ -190,6 +195,7 @@ class JournaledStore implements LowdbStore {
     private readonly checkpointBytes: number,
     tally: JobTally,
     readonly health: StoreHealth,
+    private readonly damage: Map<string, StoreDamagedError>,
   ) {
     this.jobs = new LowdbJobQueue(
       (fn) => this.run(fn),
@@ -230,6 +236,11 @@ class JournaledStore implements LowdbStore {
 
   async hit(key: string, windowMs: number, weight?: number): Promise<{ hits: number; resetAt: number }> {
     return this.hits.hit(key, windowMs, weight);
+  }
+
+  damaged(): Array<{ file: string; reason: string }> {
+    // Named from the data dir (the store's parent): where an operator looks, and nothing of the machine beyond it.
+    return [...this.damage.values()].map(({ file, reason }) => ({ file: relative(dirname(this.dir), file), reason }));
   }
 
   stats(): StoreStats {
