@@ -8,8 +8,8 @@ const path = require('node:path');
  *   only PostgreSQL does (locks, leases, migrations, notifications, outages, several processes) and one walk through
  *   each family of the API's routes.
  * - system (`npm run test:system`, LEADCHAT_TEST_TIER=system): the heavier repeat, every API file on PostgreSQL, the
- *   packed package installed, the upgrade walks (files named `*.system.test.ts`), and the browser tests again taking
- *   their screenshots.
+ *   packed package installed and the upgrade from earlier releases (files named `*.system.test.ts`; the upgrade on
+ *   both backends), and the browser tests again taking their screenshots.
  *
  * LEADCHAT_TEST_TIER=all offers every project, for picking one with --selectProjects (what `npm run test:quick`
  * does).
@@ -34,7 +34,8 @@ const postgresOnly = ['scale-out', 'migrate', 'store-contract', 'sessions-scale-
 /**
  * The fast tier on PostgreSQL: what behaves differently there. API files are here whole when a part of them is
  * PostgreSQL's own: the stream's notifications between processes, readiness through a database outage, the opening
- * burst shared by several processes, erasure leaving nothing in the database, the search keys' backfill on upgrade.
+ * burst shared by several processes, erasure leaving nothing in the database, the search keys' backfill, and the
+ * conversations' upgrade (a migration; a newer release's database refused).
  */
 const postgresFast = [
   ...postgresOnly.map(file),
@@ -46,6 +47,7 @@ const postgresFast = [
   file('api-opening-burst'),
   file('api-contact-erasure'),
   file('api-contact-search'),
+  file('api-upgrade'),
   // The console's core flows (sign-in, sessions, CSRF, tenants, settings), a sales team's first day, sign-in limits.
   file('sign-in-limits'),
   '**/console/browser.test.ts',
@@ -72,8 +74,9 @@ const system = [
   {
     ...base,
     ...onPostgres,
-    displayName: 'postgres-api',
-    testMatch: ['**/gateway/api-*.test.ts'],
+    displayName: 'postgres-system',
+    // The upgrade from earlier releases reads a database they filled, as it reads a data dir in the system project.
+    testMatch: ['**/gateway/api-*.test.ts', '**/gateway/upgrade.system.test.ts'],
     // Already in the fast tier on PostgreSQL.
     testPathIgnorePatterns: postgresFast.map((glob) => `/${path.basename(glob).replace(/\./g, '\\.')}$`),
   },

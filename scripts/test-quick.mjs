@@ -1,7 +1,7 @@
 /**
  * `npm run test:quick -- <test files or a path pattern> [jest options]`, run after `npm run build:changed`: the tests
  * of one area on the embedded store only (jest's lowdb project), unless an option picks the projects, of either tier
- * (`--selectProjects postgres`, or `postgres-api`, `system`, `screenshots`, given last). No lint, no clean build:
+ * (`--selectProjects postgres`, or `postgres-system`, `system`, `screenshots`, given last). No lint, no clean build:
  * `npm test` does both and runs the fast tier, `npm run test:system` the system tier (docs/testing.md).
  */
 import { spawnSync } from 'node:child_process';

@@ -4,7 +4,13 @@ const path = require('node:path');
 const SHOWN = 10;
 
 /** The tier each jest project belongs to (jest.config.js). */
-const TIER_OF = { lowdb: 'fast', postgres: 'fast', 'postgres-api': 'system', system: 'system', screenshots: 'system' };
+const TIER_OF = {
+  lowdb: 'fast',
+  postgres: 'fast',
+  'postgres-system': 'system',
+  system: 'system',
+  screenshots: 'system',
+};
 
 const seconds = (s) => `${s.toFixed(1).padStart(6)} s`;
 
