@@ -101,6 +101,8 @@ const PROVEN_ELSEWHERE: Record<string, string> = {
   'gateway/README.md › ## Run': 'the same `npm ci && npm start` as the README, run by CI',
   'CONTRIBUTING.md › ### Running some of the tests':
     'ways to choose the tests npm run test:quick runs (scripts/test-quick.mjs), which every change is tested with',
+  'docs/testing.md › ## Running some of the tests':
+    'ways to choose the tests npm run test:quick runs (scripts/test-quick.mjs), and the system tier CI runs',
   'gateway/README.md › ## Install':
     'test/gateway/package-install.system.test.ts packs the gateway and installs it globally',
   'gateway/README.md › ### A systemd unit':
