@@ -117,9 +117,11 @@ test('installed with npm install -g, it serves from any folder: API, console and
     expect(readdirSync(path.join(root, `restored-${name}`, 'store')).length).toBeGreaterThan(0);
   }
 
-  // 3. Install the new version (here the same build under the next version number), over the old one. 4. Start it:
-  // the same data dir, the account and its key still there, the new version named.
-  const next = `${packed}-next.0`;
+  // 3. Install the new version (here the same build under the next patch's number: a prerelease of this version would
+  // be older, and refused the data), over the old one. 4. Start it: the same data dir, the account and its key still
+  // there, the new version named.
+  const [major, minor, patch] = packed.split('.').map(Number);
+  const next = `${major}.${minor}.${patch! + 1}`;
   await run(
     'npm',
     [
