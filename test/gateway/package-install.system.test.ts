@@ -117,10 +117,10 @@ test('installed with npm install -g, it serves from any folder: API, console and
     expect(readdirSync(path.join(root, `restored-${name}`, 'store')).length).toBeGreaterThan(0);
   }
 
-  // 3. Install the new version (here the same build under the next patch's number: a prerelease of this version would
-  // be older, and refused the data), over the old one. 4. Start it: the same data dir, the account and its key still
-  // there, the new version named.
-  const [major, minor, patch] = packed.split('.').map(Number);
+  // 3. Install the new version (here the same build under the next version number), over the old one. 4. Start it:
+  // the same data dir, the account and its key still there, the new version named.
+  // A pre-release of the same number would be older than it, and refused the data the old one wrote.
+  const [major, minor, patch] = packed.split('-')[0]!.split('.').map(Number);
   const next = `${major}.${minor}.${patch! + 1}`;
   await run(
     'npm',
