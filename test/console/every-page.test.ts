@@ -8,7 +8,8 @@ import { consoleAccount, type ConsoleAccount } from './support';
  * axe-core on every kind of console page, with data in it, at desktop width, and at 390 px those whose layout changes
  * most there (the inbox with its folded filters, the thread, tables, the funnel, the menu): no violation of any
  * impact, best practices included (each table's scrolling region named apart from its section, each landmark once).
- * One browser, each kind of page scanned once per width; the other console tests keep their checks of serious ones.
+ * Each kind of page is scanned here once per width, and only here: the other console tests scan (for serious
+ * violations) only what these pages do not show, such as a dialog open, an error, a banner, or a page at phone width.
  */
 jest.setTimeout(180_000);
 

@@ -101,9 +101,12 @@ const PROVEN_ELSEWHERE: Record<string, string> = {
   'gateway/README.md › ## Run': 'the same `npm ci && npm start` as the README, run by CI',
   'CONTRIBUTING.md › ### Running some of the tests':
     'ways to choose the tests npm run test:quick runs (scripts/test-quick.mjs), which every change is tested with',
-  'gateway/README.md › ## Install': 'test/gateway/package-install.test.ts packs the gateway and installs it globally',
+  'docs/testing.md › ## Running some of the tests':
+    'ways to choose the tests npm run test:quick runs (scripts/test-quick.mjs), and the system tier CI runs',
+  'gateway/README.md › ## Install':
+    'test/gateway/package-install.system.test.ts packs the gateway and installs it globally',
   'gateway/README.md › ### A systemd unit':
-    'needs root and systemd; test/gateway/package-install.test.ts runs the installed command as the units do, the nightly backup among them',
+    'needs root and systemd; test/gateway/package-install.system.test.ts runs the installed command as the units do, the nightly backup among them',
   'gateway/README.md › ### On PostgreSQL': "PostgreSQL's own pg_dump and pg_restore, against the operator's database",
   'gateway/README.md › ## Scale out': 'test/gateway/scale-out.test.ts starts several processes on one database',
   'gateway/README.md › ### Moving from the embedded store':
@@ -114,9 +117,9 @@ const PROVEN_ELSEWHERE: Record<string, string> = {
     'a stream that never ends, for a session cookie; test/gateway/api-stream.test.ts',
   'docs/benchmarks.md › ## The FAQ bot': 'npm run eval:bot, a benchmark that prints its figures',
   'docs/n8n.md › ## Install':
-    "installs the published package into n8n's folder; test/gateway/package-install.test.ts installs the packed one",
+    "installs the published package into n8n's folder; test/gateway/package-install.system.test.ts installs the packed one",
   'nodes/README.md › ## Installation':
-    "installs the published package into n8n's folder; test/gateway/package-install.test.ts installs the packed one",
+    "installs the published package into n8n's folder; test/gateway/package-install.system.test.ts installs the packed one",
   'docs/n8n.md › ## Example workflows':
     "posts to the reader's own n8n; test/nodes/examples.test.ts runs the example workflows",
 };

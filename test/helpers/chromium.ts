@@ -7,6 +7,18 @@ import path from 'node:path';
  */
 export const CHROMIUM = '/usr/bin/chromium';
 
+/**
+ * The address of the browser server the global setup starts for the run (global-setup.ts): every test file connects
+ * to it instead of starting a Chromium of its own.
+ */
+export const BROWSER_SERVER_VARIABLE = 'LEADCHAT_TEST_BROWSER_SERVER';
+
+/** Set (to 1) in the system tier's screenshots project: the browser tests save what they see (console/browser.ts). */
+export const SCREENSHOTS_VARIABLE = 'LEADCHAT_TEST_SCREENSHOTS';
+
+/** The sandbox needs user namespaces, which containers running as root rarely grant. */
+export const LAUNCH = { executablePath: CHROMIUM, chromiumSandbox: false };
+
 /** Debian's package, as root installs it. */
 export const INSTALL = ['apt-get update', 'apt-get install -y chromium'];
 

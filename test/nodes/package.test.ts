@@ -152,14 +152,20 @@ describe('the release', () => {
     expect(job!.permissions).toEqual({ 'id-token': 'write', contents: 'read' });
   });
 
-  test('the workflow checks the tag, runs npm ci and npm test, then publishes both packages with provenance', () => {
+  test('the workflow checks the tag, runs npm ci, npm test and the system tier, then publishes both packages with provenance', () => {
     const steps = Object.values(workflow.jobs)[0]!.steps;
     const at = (pattern: RegExp) => steps.findIndex((step) => pattern.test(step.run ?? ''));
-    const order = [/check-release-tag\.mjs "\$GITHUB_REF_NAME"/, /^npm ci$/, /^npm test$/, /npm publish/].map(at);
+    const order = [
+      /check-release-tag\.mjs "\$GITHUB_REF_NAME"/,
+      /^npm ci$/,
+      /^npm test$/,
+      /^npm run test:system$/,
+      /npm publish/,
+    ].map(at);
     expect(order.every((index) => index >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(steps[0]!.uses).toMatch(/^actions\/checkout@/);
-    const publish = steps[order[3]!]!;
+    const publish = steps[order[4]!]!;
     expect(publish.env).toEqual({ NPM_TOKEN: '${{ secrets.NPM_TOKEN }}' });
     const published = [...publish.run!.matchAll(/^\s*publish (\S+)$/gm)].map((match) => match[1]);
     expect(published).toEqual(['n8n-nodes-leadchat', 'leadchat-gateway']);
