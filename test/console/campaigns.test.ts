@@ -179,6 +179,10 @@ describe('the campaigns', () => {
     expect(await label('Time zone').inputValue()).toBe('America/Mexico_City');
     expect(await label('FAQ 2: question').inputValue()).toBe('How much is a cleaning?');
     expect(await label('Step 2: wait').inputValue()).toBe('1d');
+    // The list's name comes with the lists, which may load after the campaign: its id stands in until then.
+    await page.waitForFunction(() =>
+      document.querySelector('#c-list option:checked')?.textContent?.startsWith('Spring'),
+    );
     expect(await page.locator('#c-list option:checked').textContent()).toBe(`Spring ${HOSTILE}`);
     await screenshot(page, 'campaign-edit');
   });
