@@ -1,10 +1,13 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
-/** Structured JSON logs on stdout. Secrets (API keys, tokens, signatures) are redacted wherever they appear. */
-export function createLogger(level: string): Logger {
-  return pino({
+/**
+ * Structured JSON logs on stdout, or on `destination` (a test's capture). Secrets (API keys, tokens, signatures) are
+ * redacted wherever they appear.
+ */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = {
     level,
     base: undefined,
     redact: {
@@ -20,5 +23,6 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

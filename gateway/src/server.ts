@@ -1,33 +1,21 @@
-import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { adminToken } from './admin-token.js';
+import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Engine } from './engine/ports/providers.js';
-import { providers } from './providers/index.js';
 import { ApiError } from './errors.js';
-import { createApp } from './http/app.js';
+import { createGateway, type Gateway } from './gateway.js';
 import { errorBody } from './http/errors.js';
 import { observeRequest } from './http/request-metrics.js';
-import { metrics } from './metrics.js';
-import { gatewayCommit, gatewayVersion } from './version.js';
 import { httpsRequired } from './http/middleware/https-only.js';
-import { loadCursorKey } from './http/paging.js';
-import { scheduleContactSearchIndex } from './jobs/contact-search-index.js';
-import { scheduleDeliveryContacts } from './jobs/delivery-contacts.js';
-import { scheduleHousekeeping } from './jobs/housekeeping.js';
-import { jobRunners } from './jobs/runners.js';
 import type { Logger } from './log.js';
-import { openStore } from './store/open.js';
-import { consoleRouter } from './console/server/router.js';
-import { ChangeStreams } from './console/server/change-streams.js';
-import { CONSOLE_BASE } from './console/pages.js';
-import { collections } from './domain/collections.js';
 import { loadTls } from './tls.js';
 
 export interface RunningGateway {
   gw: Engine;
+  /** The assembled gateway: its job runners, drain(), the application. */
+  gateway: Gateway;
   address: net.AddressInfo;
   adminTokenFile?: string;
   tlsSource: string;
@@ -38,32 +26,16 @@ const TLS_HANDSHAKE = 0x16;
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
- * Starts the gateway: opens the store (locking the data dir for the embedded one), runs queued jobs and serves HTTPS. A plain-HTTP
+ * Starts the gateway (createGateway: the store, the job runners, the application) and serves it over HTTPS. A plain-HTTP
  * request on the same port is answered with HTTPS_REQUIRED and never reaches the application, unless a trusted
  * proxy forwarded it as https.
  */
-export async function startGateway(config: Config, log: Logger): Promise<RunningGateway> {
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const opened = await openStore(config, log, collections);
+export async function startGateway(config: Config, log: Logger, clock?: Clock): Promise<RunningGateway> {
+  const gateway = await createGateway({ config, log, clock });
   try {
-    const [tls, admin, cursorKey] = await Promise.all([
-      loadTls(config, opened.store),
-      adminToken(config),
-      loadCursorKey(opened.store.settings),
-    ]);
-    const store = opened.store;
-    metrics.build.set({ version: gatewayVersion, commit: gatewayCommit ?? 'unknown', store: store.backend }, 1);
-    const gw: Engine = { config, store, log, cursorKey, providers };
-    const runners = jobRunners(gw, config);
-    await scheduleHousekeeping(gw);
-    await scheduleContactSearchIndex(gw);
-    await scheduleDeliveryContacts(gw);
-    for (const runner of runners) runner.start();
-
-    let shuttingDown = false;
-    const service = { jobsRunning: () => runners.every((runner) => runner.active), shuttingDown: () => shuttingDown };
-    const streams = new ChangeStreams(gw);
-    const app = createApp(gw, admin.token, service, { [CONSOLE_BASE]: consoleRouter(gw, streams) });
+    const { app, admin, streams } = gateway;
+    const gw = gateway.engine;
+    const tls = await loadTls(config, gw.store);
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
     // Behind a TLS-terminating proxy the proxy may forward plain HTTP: the app then judges X-Forwarded-Proto.
     const plain = config.trustProxy
@@ -120,7 +92,7 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
     const stop = () => {
       endDelay();
       return (stopping ??= (async () => {
-        shuttingDown = true;
+        gateway.markStopping();
         if (config.shutdownDelayMs > 0) await waitAtMost(config.shutdownDelayMs, (end) => (endDelay = end));
         front.close();
         // Event streams never finish by themselves: ended, their browsers reconnect to a process still serving.
@@ -129,14 +101,20 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
         if (inFlight > 0) await waitAtMost(SHUTDOWN_GRACE_MS, (end) => (drained = end));
         for (const server of [secure, plain]) server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
-        await Promise.all(runners.map((runner) => runner.stop()));
-        await opened.close();
+        await gateway.close();
       })());
     };
 
-    return { gw, address: front.address() as net.AddressInfo, adminTokenFile: admin.file, tlsSource: tls.source, stop };
+    return {
+      gw,
+      gateway,
+      address: front.address() as net.AddressInfo,
+      adminTokenFile: admin.file,
+      tlsSource: tls.source,
+      stop,
+    };
   } catch (err) {
-    await opened.close();
+    await gateway.close();
     throw err;
   }
 }

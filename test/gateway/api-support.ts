@@ -8,24 +8,27 @@ import {
   createAccount,
   removeDir,
   request,
-  startGateway,
   untilIdle,
   type Reply,
   type RequestOptions,
-  type TestAccount,
   type TestGateway,
+  type TestAccount,
 } from '../helpers/gateway';
+import { startInProcess, type InProcessGateway } from '../helpers/in-process';
 
 /**
  * Shared pieces of the /v1 API tests: one gateway per test file, a local webhook receiver, Standard Webhooks
  * verification, bounded polling and a real PNG file.
  */
 
-/** Starts a gateway before the file's tests and stops it (and removes its data) after them. */
-export function useGateway(env: Record<string, string> = {}): { readonly gw: TestGateway } {
-  const holder = {} as { gw: TestGateway };
+/**
+ * Starts a gateway in this process (in-process.ts) before the file's tests and stops it (and removes its data) after
+ * them.
+ */
+export function useGateway(env: Record<string, string> = {}): { readonly gw: InProcessGateway } {
+  const holder = {} as { gw: InProcessGateway };
   beforeAll(async () => {
-    holder.gw = await startGateway(env);
+    holder.gw = await startInProcess(env);
   }, 30_000);
   afterAll(async () => {
     if (!holder.gw) return;
@@ -50,7 +53,7 @@ export { advanceClock, createAccount, request, untilIdle };
 
 /** What a contact is told at a hand-off where neither the campaign nor the account sets words of its own. */
 export const HANDOFF_NOTICE = 'Thanks for your message! A member of our team will get back to you shortly.';
-export type { Reply, TestAccount, TestGateway };
+export type { InProcessGateway, Reply, TestAccount, TestGateway };
 
 /** A GET whose body is kept as bytes (media files). */
 export function getBytes(

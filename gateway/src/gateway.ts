@@ -1,0 +1,122 @@
+import { mkdir } from 'node:fs/promises';
+import type { Express } from 'express';
+import { adminToken } from './admin-token.js';
+import { holdClock, systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import { ChangeStreams } from './console/server/change-streams.js';
+import { consoleRouter } from './console/server/router.js';
+import { CONSOLE_BASE } from './console/pages.js';
+import { collections } from './domain/collections.js';
+import type { Engine } from './engine/ports/providers.js';
+import { createApp } from './http/app.js';
+import { loadCursorKey } from './http/paging.js';
+import { scheduleContactSearchIndex } from './jobs/contact-search-index.js';
+import { scheduleDeliveryContacts } from './jobs/delivery-contacts.js';
+import { scheduleHousekeeping } from './jobs/housekeeping.js';
+import type { JobRunner } from './jobs/queue.js';
+import { jobRunners } from './jobs/runners.js';
+import type { Logger } from './log.js';
+import { metrics } from './metrics.js';
+import { providers as builtInProviders } from './providers/index.js';
+import { openStore } from './store/open.js';
+import { gatewayCommit, gatewayVersion } from './version.js';
+
+export interface GatewayOptions {
+  config: Config;
+  log: Logger;
+  /** The gateway's time: the system's by default; a manualClock() for tests (see clock.ts). */
+  clock?: Clock;
+  /** The bot and channel providers: the built-in ones by default. */
+  providers?: Engine['providers'];
+}
+
+/** A gateway assembled and running its jobs, not yet listening: server.ts serves `app`. */
+export interface Gateway {
+  engine: Engine;
+  /** The whole HTTP application: API, admin API, console. */
+  app: Express;
+  runners: JobRunner[];
+  /** The operator's token, and the file it was generated into when not configured. */
+  admin: { token: string; file?: string };
+  /** The console's live streams: they never finish by themselves, so a shutdown ends them before waiting on requests. */
+  streams: ChangeStreams;
+  /** Says at /readyz that the gateway is going away, while it still serves. */
+  markStopping(): void;
+  /**
+   * Runs every job due now on the gateway's clock, and the jobs these make due now, until none is due or running;
+   * answers how many ran.
+   */
+  drain(): Promise<number>;
+  /** When the next job waiting is due (epoch ms), as the runners last heard; undefined: none waits. */
+  nextDueAt(): number | undefined;
+  /** Stops the runners and the live streams, and closes the store; the clock is released. */
+  close(): Promise<void>;
+}
+
+/**
+ * The one way a gateway is assembled: opens the store (locking the data dir for the embedded one), starts the job
+ * runners and builds the application. The served gateway (server.ts) and the tests' in-process gateways are both
+ * made here.
+ */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const { config, log } = options;
+  const release = holdClock(options.clock ?? systemClock());
+  let opened;
+  try {
+    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+    opened = await openStore(config, log, collections);
+  } catch (err) {
+    release();
+    throw err;
+  }
+  const store = opened.store;
+  const runners: JobRunner[] = [];
+  const close = async () => {
+    await Promise.all(runners.map((runner) => runner.stop()));
+    await opened.close();
+    release();
+  };
+  try {
+    const [admin, cursorKey] = await Promise.all([adminToken(config), loadCursorKey(store.settings)]);
+    metrics.build.set({ version: gatewayVersion, commit: gatewayCommit ?? 'unknown', store: store.backend }, 1);
+    const engine: Engine = { config, store, log, cursorKey, providers: options.providers ?? builtInProviders };
+    runners.push(...jobRunners(engine, config));
+    await scheduleHousekeeping(engine);
+    await scheduleContactSearchIndex(engine);
+    await scheduleDeliveryContacts(engine);
+    for (const runner of runners) runner.start();
+
+    let stopping = false;
+    const service = { jobsRunning: () => runners.every((runner) => runner.active), shuttingDown: () => stopping };
+    const streams = new ChangeStreams(engine);
+    const app = createApp(engine, admin.token, service, { [CONSOLE_BASE]: consoleRouter(engine, streams) });
+    return {
+      engine,
+      app,
+      runners,
+      admin,
+      streams,
+      markStopping: () => void (stopping = true),
+      drain: async () => {
+        // A job of one queue may queue one in another: passes go on until one runs nothing.
+        let ran = 0;
+        for (;;) {
+          const pass = (await Promise.all(runners.map((runner) => runner.drain()))).reduce((a, b) => a + b, 0);
+          if (pass === 0) return ran;
+          ran += pass;
+        }
+      },
+      nextDueAt: () => {
+        const due = runners.map((runner) => runner.nextDueAt).filter((at): at is number => at !== undefined);
+        return due.length ? Math.min(...due) : undefined;
+      },
+      close: async () => {
+        streams.close();
+        await close();
+      },
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
