@@ -7,7 +7,12 @@ const base = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
 };
-const onBothBackends = ['**/gateway/api-*.test.ts', '**/gateway/crash.test.ts', '**/gateway/hostile-input.test.ts'];
+const onBothBackends = [
+  '**/gateway/api-*.test.ts',
+  '**/gateway/gateway-factory.test.ts',
+  '**/gateway/crash.test.ts',
+  '**/gateway/hostile-input.test.ts',
+];
 /** The web console's tests (test/console/) run on the embedded store; its core flows (sign-in, sessions, CSRF, tenants, settings), a sales team's first day and its sessions shared by processes also on PostgreSQL. */
 const consoleOnPostgres = [
   '**/console/sessions-scale-out.test.ts',

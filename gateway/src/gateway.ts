@@ -47,8 +47,10 @@ export interface Gateway {
    * answers how many ran.
    */
   drain(): Promise<number>;
-  /** When the next job waiting is due (epoch ms), as the runners last heard; undefined: none waits. */
-  nextDueAt(): number | undefined;
+  /** A job running or a claim under way, in this gateway. */
+  working(): boolean;
+  /** When the next job is due (epoch ms; a running one's when its lease ends), as the store says; undefined: none. */
+  nextDueAt(): Promise<number | undefined>;
   /** Stops the runners and the live streams, and closes the store; the clock is released. */
   close(): Promise<void>;
 }
@@ -106,9 +108,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           ran += pass;
         }
       },
-      nextDueAt: () => {
-        const due = runners.map((runner) => runner.nextDueAt).filter((at): at is number => at !== undefined);
-        return due.length ? Math.min(...due) : undefined;
+      working: () => runners.some((runner) => runner.working),
+      nextDueAt: async () => {
+        const due = await Promise.all(runners.map((runner) => store.jobs.nextDueAt(runner.queue)));
+        const known = due.filter((at): at is number => at !== undefined);
+        return known.length ? Math.min(...known) : undefined;
       },
       close: async () => {
         streams.close();

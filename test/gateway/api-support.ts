@@ -14,7 +14,7 @@ import {
   type TestGateway,
   type TestAccount,
 } from '../helpers/gateway';
-import { startInProcess, type InProcessGateway } from '../helpers/in-process';
+import { gatewayNow, startInProcess, step, type InProcessGateway, type InProcessOptions } from '../helpers/in-process';
 
 /**
  * Shared pieces of the /v1 API tests: one gateway per test file, a local webhook receiver, Standard Webhooks
@@ -25,10 +25,13 @@ import { startInProcess, type InProcessGateway } from '../helpers/in-process';
  * Starts a gateway in this process (in-process.ts) before the file's tests and stops it (and removes its data) after
  * them.
  */
-export function useGateway(env: Record<string, string> = {}): { readonly gw: InProcessGateway } {
+export function useGateway(
+  env: Record<string, string> = {},
+  options: InProcessOptions = {},
+): { readonly gw: InProcessGateway } {
   const holder = {} as { gw: InProcessGateway };
   beforeAll(async () => {
-    holder.gw = await startInProcess(env);
+    holder.gw = await startInProcess(env, undefined, options);
   }, 30_000);
   afterAll(async () => {
     if (!holder.gw) return;
@@ -120,12 +123,18 @@ export function expectNoStack(res: Reply): void {
   expect(res.text).not.toMatch(/\n\s+at |node_modules|\.js:\d+|\.ts:\d+/);
 }
 
-/** Re-reads `read` until `done` holds, for at most `timeoutMs`; returns the last value. */
+/**
+ * Re-reads `read` until `done` holds, for at most `timeoutMs`; returns the last value. The gateways of this process
+ * are given the time instead of waiting for it: between reads, their clock moves to their next job due within
+ * `timeoutMs` of the first read, and what is due runs (in-process.ts's step); only what hangs on no job (an answer
+ * on its way) is waited for.
+ */
 export async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  const startedAt = gatewayNow();
   let value = await read();
   while (!done(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
+    if (startedAt === undefined || !(await step(startedAt + timeoutMs))) await new Promise((r) => setTimeout(r, 50));
     value = await read();
   }
   return value;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ADMIN_TOKEN, backendEnv, tempDir, type TestGateway } from './gateway';
+import { ADMIN_TOKEN, backendEnv, freePort, tempDir, type TestGateway } from './gateway';
 
 type ServerModule = typeof import('../../gateway/src/server.js', { with: { 'resolution-mode': 'import' } });
 type ClockModule = typeof import('../../gateway/src/clock.js', { with: { 'resolution-mode': 'import' } });
@@ -32,8 +32,10 @@ export interface InProcessGateway extends TestGateway {
   settle(horizonMs: number): Promise<void>;
   /** Epoch ms on the gateway's clock. */
   now(): number;
-  /** When the next waiting job is due on the gateway's clock, as the job runners last heard. */
-  nextDueAt(): number | undefined;
+  /** A job running or being claimed. */
+  working(): boolean;
+  /** When the next job is due on the gateway's clock (a running one's when its lease ends), as its store says. */
+  nextDueAt(): Promise<number | undefined>;
 }
 
 /** The gateway's modules, loaded once per test file (each file has its own module registry in jest). */
@@ -55,16 +57,69 @@ const load = () =>
 
 /** Every gateway of a file shares the module graph's clock: made once, with the file's first gateway. */
 let sharedClock: ReturnType<ClockModule['manualClock']> | undefined;
+let sharedKind: InProcessOptions['clock'];
+
+export interface InProcessOptions {
+  /**
+   * `manual` (the default): the clock stands still until the test moves it. `system`: it runs with the system's
+   * time, and moves forward as the test says too: for a file that reads the order of times the gateway wrote at
+   * different moments without a step of the test between them. A file's gateways all run on its first one's.
+   */
+  clock?: 'manual' | 'system';
+}
+/** The in-process gateways not stopped yet: time moves for all of them at once. */
+const live = new Set<InProcessGateway>();
+
+/** Epoch ms on the clock of this process's gateways; undefined before the first starts. */
+export const gatewayNow = (): number | undefined => sharedClock?.now();
+
+/**
+ * One step of time for this process's gateways, as a wait would have given them: when none has a job running or due
+ * now, the clock moves to the next job due at or before `until` (epoch ms on their clock), whose runner wakes to it.
+ * Answers whether the clock moved; when it did not, what a test waits for hangs on something other than time (a job
+ * running, an answer on its way), which only waiting gives.
+ */
+export async function step(until: number): Promise<boolean> {
+  const now = sharedClock?.now();
+  if (now === undefined || [...live].some((gw) => gw.working())) return false;
+  const due = Math.min(...(await Promise.all([...live].map(async (gw) => (await gw.nextDueAt()) ?? Infinity))));
+  if (due <= now || due > until || [...live].some((gw) => gw.working())) return false;
+  const { clock } = await load();
+  clock.advanceClock(due - now);
+  return true;
+}
 
 /**
  * Starts a gateway in this process with a fresh data dir (or `dataDir`: on PostgreSQL a data dir stands for its
  * database, as with processes), configured by `env` as a process would be, and nothing else of this process's
  * environment.
  */
-export async function startInProcess(env: Record<string, string> = {}, dataDir = tempDir()): Promise<InProcessGateway> {
+export async function startInProcess(
+  env: Record<string, string> = {},
+  dataDir = tempDir(),
+  options: InProcessOptions = {},
+): Promise<InProcessGateway> {
+  // A free port may be taken by another process before the gateway binds it: another port is tried then.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launch(env, dataDir, options.clock ?? 'manual');
+    } catch (err) {
+      if (attempt === 3 || env.LEADCHAT_PORT !== undefined || !String(err).includes('EADDRINUSE')) throw err;
+    }
+  }
+}
+
+async function launch(
+  env: Record<string, string>,
+  dataDir: string,
+  kind: NonNullable<InProcessOptions['clock']>,
+): Promise<InProcessGateway> {
+  if (sharedKind !== undefined && sharedKind !== kind)
+    throw new Error(`The gateways of this file run on a ${sharedKind} clock, not a ${kind} one`);
   const { server, clock, config: configModule, log } = await load();
+  // The gateway writes its own address into links and documents: it is told its port, as a process is.
   const fullEnv: Record<string, string> = {
-    LEADCHAT_PORT: '0',
+    LEADCHAT_PORT: String(await freePort()),
     LEADCHAT_HOST: '127.0.0.1',
     LEADCHAT_DATA_DIR: dataDir,
     LEADCHAT_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -76,7 +131,8 @@ export async function startInProcess(env: Record<string, string> = {}, dataDir =
   const config = configModule.loadConfig(fullEnv);
   let out = '';
   const logger = log.createLogger(config.logLevel, { write: (line: string) => void (out += line) });
-  sharedClock ??= clock.manualClock();
+  sharedClock ??= kind === 'manual' ? clock.manualClock() : clock.systemClock();
+  sharedKind = kind;
   const running = await server.startGateway(config, logger, sharedClock);
   const url = `https://127.0.0.1:${running.address.port}`;
   const ca = fullEnv.LEADCHAT_TLS_CERT
@@ -89,7 +145,7 @@ export async function startInProcess(env: Record<string, string> = {}, dataDir =
     dataDir,
     adminToken: fullEnv.LEADCHAT_ADMIN_TOKEN!,
     ca,
-    env: { ...fullEnv, LEADCHAT_PORT: String(running.address.port) },
+    env: fullEnv,
     engine: running.gw,
     output: () => out,
     drain: () => running.gateway.drain(),
@@ -98,13 +154,14 @@ export async function startInProcess(env: Record<string, string> = {}, dataDir =
       clock.advanceClock(typeof by === 'number' ? by : durations.parseDuration(by, { field: 'advance' }));
     },
     now: () => clock.clockNow(),
+    working: () => running.gateway.working(),
     nextDueAt: () => running.gateway.nextDueAt(),
     // As a process's exit code: 0 once stopped cleanly; a failure to stop fails the test.
     settle: async (horizonMs) => {
       const until = gw.now() + horizonMs;
       for (;;) {
         const ran = await gw.drain();
-        const due = gw.nextDueAt();
+        const due = await gw.nextDueAt();
         if (due === undefined || due > until) return;
         if (due > gw.now()) await gw.advance(due - gw.now());
         // Due now and yet nothing ran: a job another runner holds, due again when its lease ends.
@@ -112,7 +169,11 @@ export async function startInProcess(env: Record<string, string> = {}, dataDir =
       }
     },
     // As a process's exit code: 0 once stopped cleanly; a failure to stop fails the test.
-    stop: () => (stopped ??= running.stop().then(() => 0)),
+    stop: () => {
+      live.delete(gw);
+      return (stopped ??= running.stop().then(() => 0));
+    },
   };
+  live.add(gw);
   return gw;
 }

@@ -86,9 +86,14 @@ export class JobRunner {
     else setImmediate(() => void this.takeTurn());
   }
 
-  /** When the queue's next job is due, as the runner last heard; undefined: none waits. */
-  get nextDueAt(): number | undefined {
-    return this.nextDue;
+  /** The queue whose jobs it claims. */
+  get queue(): string {
+    return this.options.queue;
+  }
+
+  /** A claim under way or a job running. */
+  get working(): boolean {
+    return this.ticking || this.running.size > 0;
   }
 
   /**
