@@ -26,6 +26,9 @@ module.exports = {
   // Most tests wait on gateway processes and browsers, not on this process's CPU: two files at a time halve the
   // suite on a 2-core machine.
   maxWorkers: 2,
+  // Each API test file loads the gateway into its worker anew (in-process gateways), and a worker keeps some of every
+  // file's modules: one past this much memory is replaced after its file.
+  workerIdleMemoryLimit: '512MB',
   // Once per run: Debian's Chromium for the browser tests, installed when missing; the contract check's folder.
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   // After the run: the operations and statuses of the OpenAPI document that no test received, and the slowest files.

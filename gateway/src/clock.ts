@@ -51,12 +51,14 @@ export function onClockAdvanced(listener: () => void): () => void {
 }
 
 /**
- * Makes `clock` this process's time until the returned function is called. Gateways sharing one clock may hold it
- * together; another clock while it is held would move one gateway's time under the other: refused.
+ * Makes `clock` this process's time until the returned function is called; without one, the clock already held, or
+ * the system's. Gateways sharing one clock may hold it together; another clock while it is held would move one
+ * gateway's time under the other: refused.
  */
-export function holdClock(clock: Clock): () => void {
-  if (holders > 0 && clock !== current) throw new Error('Another gateway of this process runs on another clock');
-  current = clock;
+export function holdClock(clock?: Clock): () => void {
+  const held = clock ?? (holders > 0 ? current : systemClock());
+  if (holders > 0 && held !== current) throw new Error('Another gateway of this process runs on another clock');
+  current = held;
   holders += 1;
   let released = false;
   return () => {

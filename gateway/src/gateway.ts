@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { Express } from 'express';
 import { adminToken } from './admin-token.js';
-import { holdClock, systemClock, type Clock } from './clock.js';
+import { holdClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { ChangeStreams } from './console/server/change-streams.js';
 import { consoleRouter } from './console/server/router.js';
@@ -24,7 +24,10 @@ import { gatewayCommit, gatewayVersion } from './version.js';
 export interface GatewayOptions {
   config: Config;
   log: Logger;
-  /** The gateway's time: the system's by default; a manualClock() for tests (see clock.ts). */
+  /**
+   * The gateway's time: a manualClock() for tests (see clock.ts). By default, the clock another gateway of this
+   * process runs on, else the system's.
+   */
   clock?: Clock;
   /** The bot and channel providers: the built-in ones by default. */
   providers?: Engine['providers'];
@@ -62,7 +65,7 @@ export interface Gateway {
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, log } = options;
-  const release = holdClock(options.clock ?? systemClock());
+  const release = holdClock(options.clock);
   let opened;
   try {
     await mkdir(config.dataDir, { recursive: true, mode: 0o700 });

@@ -67,6 +67,7 @@ export interface InProcessOptions {
    */
   clock?: 'manual' | 'system';
 }
+
 /** The in-process gateways not stopped yet: time moves for all of them at once. */
 const live = new Set<InProcessGateway>();
 
@@ -156,7 +157,6 @@ async function launch(
     now: () => clock.clockNow(),
     working: () => running.gateway.working(),
     nextDueAt: () => running.gateway.nextDueAt(),
-    // As a process's exit code: 0 once stopped cleanly; a failure to stop fails the test.
     settle: async (horizonMs) => {
       const until = gw.now() + horizonMs;
       for (;;) {
