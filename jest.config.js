@@ -51,6 +51,7 @@ module.exports = {
         '**/gateway/migrate.test.ts',
         '**/gateway/store-contract.test.ts',
         '**/gateway/outage.test.ts',
+        '**/gateway/upgrade.system.test.ts',
         ...consoleOnPostgres,
       ],
       setupFiles: ['<rootDir>/test/helpers/postgres-backend.ts'],

@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 /**
  * What `npm test` proves about a release, short of publishing (`npm run check:package`, after a build): both
- * packages pack, n8n's community package scan passes on the n8n package's source and tarball, and npm accepts both
- * tarballs (`npm publish --dry-run`: no credentials needed, only the registry). What the tarballs hold is asserted by
+ * packages pack, each with its own README (what npm and n8n's community-node page show), n8n's community package
+ * scan passes on the n8n package's source and tarball, and npm accepts both tarballs (`npm publish --dry-run`: no
+ * credentials needed, only the registry). What the tarballs hold is asserted by
  * test/nodes/package.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 import { packPackages } from './pack-packages.mjs';
-import { ROOT } from './stage-package.mjs';
+import { PACKAGE_README, ROOT } from './stage-package.mjs';
 import { scanPackage } from './scan-package.mjs';
 
 // After a release, main carries the released versions until the next bump: npm's dry run refuses them, and that is
@@ -38,12 +39,30 @@ function dryRunPublish(tarball) {
   return `npm publish --dry-run refused ${name}:\n${run.stderr}`;
 }
 
+/** Each package's README as it must be published: the n8n package's own, and the gateway's self-hosting guide. */
+const READMES = { n8n: PACKAGE_README, gateway: 'gateway/README.md' };
+
+/** A problem when the tarball's README.md is not `source`, or undefined. */
+function readmeProblem(tarball, source) {
+  const run = spawnSync('tar', ['-xzOf', tarball, 'package/README.md'], { encoding: 'utf8' });
+  if (run.status !== 0) return `${path.basename(tarball)} has no README.md`;
+  if (run.stdout !== readFileSync(path.join(ROOT, source), 'utf8')) {
+    return `${path.basename(tarball)}'s README.md is not ${source}`;
+  }
+  process.stdout.write(`${path.basename(tarball)}: README.md is ${source}\n`);
+  return undefined;
+}
+
 const dir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-packages-'));
 try {
   const tarballs = packPackages(dir);
   const problems = (await scanPackage(tarballs.n8n)).map((failure) => `n8n's community package scan: ${failure}`);
   if (problems.length === 0)
     process.stdout.write(`n8n's community package scan: ${path.basename(tarballs.n8n)} passed\n`);
+  for (const [name, source] of Object.entries(READMES)) {
+    const problem = readmeProblem(tarballs[name], source);
+    if (problem) problems.push(problem);
+  }
   for (const tarball of [tarballs.n8n, tarballs.gateway]) {
     const problem = dryRunPublish(tarball);
     if (problem) problems.push(problem);

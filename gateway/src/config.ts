@@ -64,6 +64,16 @@ export const settings = {
     default: '600',
     doc: "Requests per minute per web console session: its own budget, so the console never spends the API key's",
   },
+  LEADCHAT_SIGN_IN_RATE_LIMIT_PER_MINUTE: {
+    schema: int(1, 1_000_000),
+    default: '30',
+    doc: 'Console sign-in attempts per minute per client address (an IPv6 address by its /64), right or wrong',
+  },
+  LEADCHAT_SIGN_IN_REFUSAL_DELAY: {
+    schema: duration,
+    default: '1s',
+    doc: 'How long a refused console sign-in (429) waits before it is answered, so a client that asks again at once cannot flood the gateway with refusals',
+  },
   LEADCHAT_MAX_MEDIA_BYTES: {
     schema: int(1, 100 * 1024 * 1024),
     default: String(10 * 1024 * 1024),
@@ -104,6 +114,11 @@ export const settings = {
     schema: flag,
     default: '0',
     doc: "Lets the operator move the gateway's clock forward (POST /admin/v1/clock), for tests and demonstrations: never in production",
+  },
+  LEADCHAT_TEST_FULL_DISK: {
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    doc: 'Embedded store, for tests where no small file system can be mounted: while the file this names exists, every write of the store fails as on a full disk (ENOSPC). Never in production',
   },
   LEADCHAT_LOG_LEVEL: {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
@@ -216,11 +231,15 @@ export interface Config {
   tlsKey?: string;
   trustProxy: boolean;
   testClock: boolean;
+  /** See LEADCHAT_TEST_FULL_DISK. */
+  testFullDisk?: string;
   adminToken?: string;
   metricsToken?: string;
   shutdownDelayMs: number;
   rateLimitPerMinute: number;
   consoleRateLimitPerMinute: number;
+  signInRateLimitPerMinute: number;
+  signInRefusalDelayMs: number;
   maxMediaBytes: number;
   webhookTimeoutMs: number;
   webhookRetryDelaysMs: number[];
@@ -279,11 +298,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tlsKey: values.LEADCHAT_TLS_KEY,
     trustProxy: values.LEADCHAT_TRUST_PROXY,
     testClock: values.LEADCHAT_TEST_CLOCK,
+    testFullDisk: values.LEADCHAT_TEST_FULL_DISK,
     adminToken: values.LEADCHAT_ADMIN_TOKEN,
     metricsToken: values.LEADCHAT_METRICS_TOKEN,
     shutdownDelayMs: values.LEADCHAT_SHUTDOWN_DELAY,
     rateLimitPerMinute: values.LEADCHAT_RATE_LIMIT_PER_MINUTE,
     consoleRateLimitPerMinute: values.LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE,
+    signInRateLimitPerMinute: values.LEADCHAT_SIGN_IN_RATE_LIMIT_PER_MINUTE,
+    signInRefusalDelayMs: values.LEADCHAT_SIGN_IN_REFUSAL_DELAY,
     maxMediaBytes: values.LEADCHAT_MAX_MEDIA_BYTES,
     webhookTimeoutMs: values.LEADCHAT_WEBHOOK_TIMEOUT,
     webhookRetryDelaysMs: values.LEADCHAT_WEBHOOK_RETRIES,

@@ -7,16 +7,18 @@ import { ChangeStreams } from './console/server/change-streams.js';
 import { consoleRouter } from './console/server/router.js';
 import { CONSOLE_BASE } from './console/pages.js';
 import { collections } from './domain/collections.js';
+import { passwordHashing } from './domain/password-hashing.js';
 import type { Engine } from './engine/ports/providers.js';
 import { createApp } from './http/app.js';
 import { loadCursorKey } from './http/paging.js';
 import { scheduleContactSearchIndex } from './jobs/contact-search-index.js';
+import { upgradeStoredConversations } from './jobs/conversation-upgrade.js';
 import { scheduleDeliveryContacts } from './jobs/delivery-contacts.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
 import type { JobRunner } from './jobs/queue.js';
 import { jobRunners } from './jobs/runners.js';
 import type { Logger } from './log.js';
-import { metrics } from './metrics.js';
+import { metrics, watchDataDir } from './metrics.js';
 import { providers as builtInProviders } from './providers/index.js';
 import { openStore } from './store/open.js';
 import { gatewayCommit, gatewayVersion } from './version.js';
@@ -79,12 +81,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const close = async () => {
     await Promise.all(runners.map((runner) => runner.stop()));
     await opened.close();
+    // The process's hashing threads: a later sign-in, of another gateway of the process, starts them again.
+    await passwordHashing.close();
     release();
   };
   try {
     const [admin, cursorKey] = await Promise.all([adminToken(config), loadCursorKey(store.settings)]);
     metrics.build.set({ version: gatewayVersion, commit: gatewayCommit ?? 'unknown', store: store.backend }, 1);
+    watchDataDir(config.dataDir);
     const engine: Engine = { config, store, log, cursorKey, providers: options.providers ?? builtInProviders };
+    // Before any job runs or request is served: they read conversations by today's rules.
+    await upgradeStoredConversations(engine);
     runners.push(...jobRunners(engine, config));
     await scheduleHousekeeping(engine);
     await scheduleContactSearchIndex(engine);

@@ -2,27 +2,53 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
+const REDACT = {
+  paths: ['apiKey', 'secret', 'token', 'authorization', '*.apiKey', '*.secret', '*.authorization', '*["x-api-key"]'],
+  censor: '[redacted]',
+};
+
 /**
- * Structured JSON logs on stdout, or on `destination` (a test's capture). Secrets (API keys, tokens, signatures) are
- * redacted wherever they appear.
+ * Structured logs on stdout: one JSON object a line, what a log shipper reads, unless stdout is a terminal (`human`),
+ * where a person reads one plain line per entry instead. Secrets (API keys, tokens, signatures) are redacted wherever
+ * they appear, in both forms. The JSON lines go to `destination` instead when given (a test's capture).
  */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const options = {
-    level,
-    base: undefined,
-    redact: {
-      paths: [
-        'apiKey',
-        'secret',
-        'token',
-        'authorization',
-        '*.apiKey',
-        '*.secret',
-        '*.authorization',
-        '*["x-api-key"]',
-      ],
-      censor: '[redacted]',
+export function createLogger(level: string, human = false, destination?: DestinationStream): Logger {
+  const options = { level, base: undefined, redact: REDACT };
+  if (destination) return pino(options, destination);
+  return human ? pino(options, readableLines(process.stdout)) : pino(options);
+}
+
+/**
+ * What Node itself would print as plain text on stderr, which a log shipper cannot read beside the JSON, as log
+ * lines: its warnings (a deprecation, a listener leak), and a fault nothing caught, after which the process exits 1
+ * as Node's own printer would have it (its state is unknown: a supervisor starts it again).
+ */
+export function logProcessOutput(log: Logger): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning: Error & { code?: string }) =>
+    log.warn({ warning: { name: warning.name, code: warning.code, message: warning.message } }, 'process warning'),
+  );
+  process.on('uncaughtException', (err) => {
+    log.fatal({ err }, 'the gateway stopped on a fault nothing caught');
+    process.exit(1);
+  });
+}
+
+const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+
+/** Each JSON line pino writes, as `HH:MM:SS LEVEL message key=value …`, the error's stack on the lines after. */
+function readableLines(out: NodeJS.WritableStream): DestinationStream {
+  return {
+    write(line: string) {
+      const { level, time, msg, err, ...fields } = JSON.parse(line) as Record<string, unknown>;
+      const at = new Date(Number(time)).toISOString().slice(11, 19);
+      const facts = Object.entries(fields).map(([key, value]) => ` ${key}=${readable(value)}`);
+      const stack = (err as { stack?: string } | undefined)?.stack;
+      out.write(`${at} ${LEVELS[Number(level)] ?? level} ${String(msg ?? '')}${facts.join('')}\n`);
+      if (stack) out.write(`${stack}\n`);
     },
   };
-  return destination ? pino(options, destination) : pino(options);
 }
+
+const readable = (value: unknown): string =>
+  typeof value === 'string' && /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);

@@ -1,3 +1,4 @@
+import { statfs } from 'node:fs/promises';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isBuiltIn } from './api-contract.js';
 
@@ -55,6 +56,12 @@ export const metrics = {
     labelNames: ['provider', 'reason'] as const,
     registers: [registry],
   }),
+  providerEntriesSkipped: new Counter({
+    name: 'leadchat_provider_entries_skipped_total',
+    help: "Entries of providers' webhooks that carried nothing to keep, answered as taken and logged, by provider and reason (not_taken: a kind the gateway does not take, such as a location or an opt-in; unreadable: nothing it knows how to read)",
+    labelNames: ['provider', 'reason'] as const,
+    registers: [registry],
+  }),
   botReplies: new Counter({
     name: 'leadchat_bot_replies_total',
     help: 'Bot replies sent, by kind (answer, clarify, handoff, opt_out, ...)',
@@ -79,6 +86,12 @@ export const metrics = {
     labelNames: ['kind'] as const,
     registers: [registry],
   }),
+  jobAttemptsFailed: new Counter({
+    name: 'leadchat_job_attempts_failed_total',
+    help: 'Job attempts that failed, by kind: a fault (the job tried again later, or given up) or a failure the job retries on its own schedule (a webhook delivery, a channel send)',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  }),
   deadJobs: new Gauge({
     name: 'leadchat_jobs_dead',
     help: 'Jobs given up for good, kept for the operator (GET /admin/v1/jobs?status=dead), by kind',
@@ -88,6 +101,31 @@ export const metrics = {
   storeUp: new Gauge({
     name: 'leadchat_store_up',
     help: 'Whether the store answered at the scrape (1) or is out of reach (0: the queue gauges are left out until it answers)',
+    registers: [registry],
+  }),
+  dataDirFree: new Gauge({
+    name: 'leadchat_data_dir_free_bytes',
+    help: "Bytes of the data dir's file system free for the gateway (the embedded store, media files, the certificate), read at each scrape",
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const space = await dataDirSpace();
+      if (space) this.set(space.bavail * space.bsize);
+    },
+  }),
+  dataDirSize: new Gauge({
+    name: 'leadchat_data_dir_size_bytes',
+    help: "Size in bytes of the data dir's file system, read at each scrape",
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const space = await dataDirSpace();
+      if (space) this.set(space.blocks * space.bsize);
+    },
+  }),
+  certificateExpiry: new Gauge({
+    name: 'leadchat_tls_certificate_expiry_timestamp_seconds',
+    help: 'When the TLS certificate the gateway serves expires, in seconds since the epoch',
     registers: [registry],
   }),
   commitSeconds: new Histogram({
@@ -120,6 +158,15 @@ interface PoolUse {
   readonly waitingCount: number;
 }
 let pools: Record<string, PoolUse> | undefined;
+let dataDir: string | undefined;
+
+/** The data dir whose file system `leadchat_data_dir_*_bytes` tell. */
+export function watchDataDir(dir: string): void {
+  dataDir = dir;
+}
+
+/** The data dir's file system, or undefined when it cannot be read (the gauges are then left out, not shown stale). */
+const dataDirSpace = () => (dataDir === undefined ? undefined : statfs(dataDir).catch(() => undefined));
 
 /** The PostgreSQL pools the process works from, by name, read at each scrape; undefined once they are closed. */
 export function watchPools(watched: Record<string, PoolUse> | undefined): void {

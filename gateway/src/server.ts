@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
@@ -8,6 +9,7 @@ import { ApiError } from './errors.js';
 import { createGateway, type Gateway } from './gateway.js';
 import { errorBody } from './http/errors.js';
 import { observeRequest } from './http/request-metrics.js';
+import { metrics } from './metrics.js';
 import { httpsRequired } from './http/middleware/https-only.js';
 import type { Logger } from './log.js';
 import { loadTls } from './tls.js';
@@ -36,6 +38,8 @@ export async function startGateway(config: Config, log: Logger, clock?: Clock): 
     const { app, admin, streams } = gateway;
     const gw = gateway.engine;
     const tls = await loadTls(config, gw.store);
+    metrics.certificateExpiry.set(Date.parse(new X509Certificate(tls.cert).validTo) / 1000);
+    let shuttingDown = false;
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
     // Behind a TLS-terminating proxy the proxy may forward plain HTTP: the app then judges X-Forwarded-Proto.
     const plain = config.trustProxy
@@ -49,9 +53,13 @@ export async function startGateway(config: Config, log: Logger, clock?: Clock): 
     // line, and over TLS the socket is destroyed before even that is flushed: answer in the API's shape instead.
     for (const server of [secure, plain]) server.on('clientError', unparseable);
     const sockets = new Set<net.Socket>();
+    let allClosed = () => {};
     const front = net.createServer((socket) => {
       sockets.add(socket);
-      socket.once('close', () => sockets.delete(socket));
+      socket.once('close', () => {
+        sockets.delete(socket);
+        if (sockets.size === 0) allClosed();
+      });
       socket.once('data', (first) => {
         socket.pause();
         socket.unshift(first);
@@ -65,40 +73,46 @@ export async function startGateway(config: Config, log: Logger, clock?: Clock): 
       front.listen(config.port, config.host, resolve);
     });
 
-    // The TLS and plain servers never listen themselves (the front socket hands them connections), so
-    // server.close() cannot tell when requests finish: count them here.
-    // The same listener, run before the app, sets the headers every answer carries: as a middleware they would
-    // cost every request a layer of the app's stack.
-    let inFlight = 0;
-    let drained = () => {};
+    // Run before the app, this listener sets the headers every answer carries (as a middleware they would cost
+    // every request a layer of the app's stack), and keeps the answers under way for a shutdown to close.
+    const answering = new Set<http.ServerResponse>();
     for (const server of [secure, plain]) {
       server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
         const startedAt = performance.now();
         res.setHeader('X-Content-Type-Options', 'nosniff');
         res.setHeader('Strict-Transport-Security', 'max-age=31536000');
-        inFlight += 1;
+        if (shuttingDown) res.setHeader('Connection', 'close');
+        answering.add(res);
         res.once('close', () => {
           observeRequest(req, res, startedAt);
-          inFlight -= 1;
-          if (inFlight === 0) drained();
+          answering.delete(res);
         });
       });
     }
 
     // A shutdown first says so at /readyz while still serving, for LEADCHAT_SHUTDOWN_DELAY (or until `stop` is
     // asked again): a balancer stops sending new requests before the listening socket closes.
+    //
+    // No request a client has sent is reset. From the start of the shutdown every answer carries
+    // `Connection: close`, so a connection that carries one more request closes after its answer, which tells the
+    // client not to send another on it. A keep-alive connection idle meanwhile is not closed, as a request may be
+    // on its way on it: it is left to its keep-alive timeout, which the client was told (`Keep-Alive: timeout=5`)
+    // and stops reusing it before. The process then waits for every connection to close (bounded), as Go's
+    // http.Server.Shutdown does, but without closing idle ones at once as it does: its clients retry such a request,
+    // ours may not.
     let endDelay = () => {};
     let stopping: Promise<void> | undefined;
     const stop = () => {
       endDelay();
       return (stopping ??= (async () => {
+        shuttingDown = true;
         gateway.markStopping();
+        for (const res of answering) if (!res.headersSent) res.setHeader('Connection', 'close');
         if (config.shutdownDelayMs > 0) await waitAtMost(config.shutdownDelayMs, (end) => (endDelay = end));
         front.close();
         // Event streams never finish by themselves: ended, their browsers reconnect to a process still serving.
         streams.close();
-        for (const server of [secure, plain]) server.closeIdleConnections();
-        if (inFlight > 0) await waitAtMost(SHUTDOWN_GRACE_MS, (end) => (drained = end));
+        if (sockets.size > 0) await waitAtMost(SHUTDOWN_GRACE_MS, (end) => (allClosed = end));
         for (const server of [secure, plain]) server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
         await gateway.close();

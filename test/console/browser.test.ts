@@ -12,7 +12,7 @@ import {
   stopConsole,
   untilTitled,
 } from './browser';
-import { consoleAccount, type ConsoleAccount } from './support';
+import { consoleAccount, signIn, type ConsoleAccount } from './support';
 
 /**
  * The web console in a real browser against a real gateway: sign-in and sign-out, the pages refused without a
@@ -104,6 +104,20 @@ describe('signing in', () => {
     await signInWithForm(page, owner.email, owner.password);
     await page.waitForURL(url('/console/settings/bot'));
     expect(await heading(page).textContent()).toBe('Bot provider');
+  });
+
+  test("a refused sign-in (429) shows the gateway's own words, the wait among them", async () => {
+    const target = await consoleAccount(gw);
+    // 10 failures for the email from this machine's address hold the email back from it for 15 minutes.
+    for (let i = 0; i < 10; i++) expect((await signIn(gw, target.email, `wrong-${i}`)).reply.status).toBe(401);
+    const fresh = await newContext(browser);
+    const p = await fresh.newPage();
+    await p.goto(url('/console/sign-in'));
+    await signInWithForm(p, target.email, target.password);
+    const refusal = p.getByRole('alert').filter({ hasText: /\S/ });
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toMatch(/^Too many failed sign-ins; try again in 1[45] minutes$/);
+    await fresh.close();
   });
 
   test('the account name, markup and all, is shown as text and its script never runs', async () => {

@@ -70,14 +70,14 @@ describe('cookie', () => {
 
 describe('verifyPassword', () => {
   test('accepts the password hashPassword was given, and nothing else', async () => {
-    const stored = secrets.hashPassword('correct horse battery');
+    const stored = await secrets.hashPassword('correct horse battery');
     expect(await secrets.verifyPassword('correct horse battery', stored)).toBe(true);
     expect(await secrets.verifyPassword('correct horse batterY', stored)).toBe(false);
     expect(await secrets.verifyPassword('', stored)).toBe(false);
   });
 
   test('a stored value of another form never matches', async () => {
-    const stored = secrets.hashPassword('correct horse battery');
+    const stored = await secrets.hashPassword('correct horse battery');
     const [, salt, hash] = stored.split('$');
     expect(await secrets.verifyPassword('correct horse battery', `bcrypt$${salt}$${hash}`)).toBe(false);
     expect(await secrets.verifyPassword('correct horse battery', `scrypt$${salt}$${hash!.slice(0, 20)}`)).toBe(false);

@@ -408,6 +408,19 @@ describe('routes and methods', () => {
       expect(allow).not.toContain(method);
     }
   });
+  test('a path whose %-escapes are broken or are not UTF-8 → 400 MALFORMED_PATH, with or without a key, on the console too', async () => {
+    for (const path of ['/v1/contacts/%E0%A4%A', '/v1/contacts/%FF', '/v1/lists/%C3/contacts', '/v1/nope/%ZZ']) {
+      for (const who of [account, undefined]) {
+        const res = await api(ctx.gw, who, 'GET', path);
+        expectApiError(res, 400, 'MALFORMED_PATH');
+        expect(res.body.error.message).toMatch(/^The path is not valid: /);
+      }
+    }
+    expectApiError(await request(ctx.gw, 'GET', '/console/%E0%A4%A'), 400, 'MALFORMED_PATH');
+    // An escape that decodes to UTF-8 is an ordinary path: the contact it names does not exist.
+    expectApiError(await api(ctx.gw, account, 'GET', '/v1/contacts/%C3%A9'), 404, 'CONTACT_NOT_FOUND');
+  });
+
   test('a refusal given before the body is read reaches a client still writing it (no broken pipe)', async () => {
     const cases: Array<[string, Record<string, string>, number]> = [
       ['/v1/nope', { 'x-api-key': account.apiKey, 'content-type': 'application/json' }, 404],

@@ -174,6 +174,11 @@ describe('GET /metrics', () => {
       expect(valueOf(families, 'leadchat_webhook_deliveries_total', { event: 'reply', outcome: 'sent' })).toBe(2);
       expect(valueOf(families, 'leadchat_webhook_deliveries_total', { event: 'reply', outcome: 'failed' })).toBe(1);
       expect(valueOf(families, 'leadchat_webhook_deliveries_total', { event: 'reply', outcome: 'retry' })).toBe(1);
+      // The attempt the receiver asked to retry is the one failed job attempt; the delivery refused for good is
+      // counted among the deliveries only.
+      expect(families.get('leadchat_job_attempts_failed_total')).toEqual([
+        expect.objectContaining({ labels: { kind: 'deliver' }, value: '1' }),
+      ]);
       expect(valueOf(families, 'leadchat_handoffs_total', { reason: 'team' })).toBe(1);
       // No campaign answers these senders: each went to the team once.
       expect(valueOf(families, 'leadchat_handoffs_total', { reason: 'no_campaign' })).toBe(5);

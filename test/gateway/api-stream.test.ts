@@ -194,6 +194,26 @@ test("a reconnect with Last-Event-ID gets exactly the events it missed; an unkno
   expect(afterReset.map((e) => e.event)).toEqual(['message.created', 'message.created', 'conversation.updated']);
 });
 
+test("event ids count the account's own events: another account's activity moves none of them", async () => {
+  const a = await signedIn();
+  const b = await signedIn();
+  const streamA = await open(a.session);
+  const streamB = await open(b.session);
+  // Nothing happened to A yet: its id says so, whatever the gateway did for others before.
+  const [tagA, startA] = streamA.lastEventId.split('.');
+  expect(streamA.lastEventId).toMatch(/^[0-9a-f]{12}\.0$/);
+
+  for (let i = 0; i < 3; i++) await contactWrites(b.account, { body: `busy elsewhere ${i}` });
+  await untilIdle(ctx.gw);
+  await streamB.until((e) => named(e, 'conversation.updated').length >= 3);
+  expect(streamB.lastEventId.split('.')[0]).not.toBe(tagA);
+
+  await contactWrites(a.account);
+  await untilIdle(ctx.gw);
+  const events = await streamA.until((e) => named(e, 'conversation.updated').length > 0);
+  expect(events.map((e) => e.id)).toEqual(events.map((_, i) => `${tagA}.${Number(startA) + i + 1}`));
+});
+
 test('a session holds 10 streams at once: the 11th is 429, and one closed makes room', async () => {
   const { account, session } = await signedIn();
   const streams: EventStream[] = [];

@@ -169,12 +169,14 @@ describe('backup of a running gateway, restored into a new data dir', () => {
           bytes: expect.any(Number),
           manifest: {
             kind: 'leadchat-gateway backup',
-            storeFormat: 2,
+            storeFormat: 3,
             gatewayVersion: expect.any(String),
             createdAt: expect.any(String),
             files: expect.any(Number),
+            checksums: expect.any(Number),
           },
         });
+        expect(res.json.manifest.checksums).toBe(res.json.manifest.files);
         // The gateway served on while the backup was taken and written.
         const during = acked.size - before.size;
         expect(during).toBeGreaterThan(0);
@@ -193,7 +195,7 @@ describe('backup of a running gateway, restored into a new data dir', () => {
       const restored = await runCli(['restore', '--from', file], { LEADCHAT_DATA_DIR: dataDir });
       expect({ code: restored.code, stderr: restored.stderr }).toEqual({ code: 0, stderr: '' });
       expect(restored.json).toEqual(
-        expect.objectContaining({ restored: dataDir, manifest: expect.objectContaining({ storeFormat: 2 }) }),
+        expect.objectContaining({ restored: dataDir, manifest: expect.objectContaining({ storeFormat: 3 }) }),
       );
       // The certificate and the admin token came along: clients that trust the one and the CLI that holds the other
       // keep working against the restored gateway.
@@ -258,10 +260,14 @@ describe('what restore refuses, leaving the data dir untouched', () => {
   let good: string;
 
   beforeAll(async () => {
+    // Of a stopped gateway that held an account: its pages written, as a backup taken before an upgrade holds them.
     const gw = await startGateway({ LEADCHAT_ADMIN_TOKEN: '' });
     try {
+      const token = readFileSync(path.join(gw.dataDir, 'admin-token'), 'utf8').trim();
+      await createAccount({ ...gw, adminToken: token });
+      expect(await gw.stop()).toBe(0);
       good = path.join(work, 'good.tar.gz');
-      const res = await runCli(['backup', '--to', good], { LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: gw.dataDir });
+      const res = await runCli(['backup', '--to', good], { LEADCHAT_DATA_DIR: gw.dataDir });
       expect(res.code).toBe(0);
     } finally {
       await gw.stop();
@@ -284,14 +290,23 @@ describe('what restore refuses, leaving the data dir untouched', () => {
     return res.stderr;
   }
 
-  test('an archive of a newer store format', async () => {
+  test('an archive of a newer store format, or of a newer release', async () => {
     const newer = path.join(work, 'newer.tar.gz');
     await edited(good, newer, (dir) => {
       const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
       writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ ...manifest, storeFormat: 99 }));
     });
     expect(await refused(newer)).toMatch(
-      /store format 99, newer than this gateway reads \(format 2\): upgrade the gateway/,
+      /was written by leadchat-gateway .* in store format 99, newer than this gateway \(leadchat-gateway .*\) reads \(store format 3\): upgrade the gateway/,
+    );
+    // Or of this format, made by a newer release.
+    const later = path.join(work, 'later.tar.gz');
+    await edited(good, later, (dir) => {
+      const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+      writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ ...manifest, gatewayVersion: '99.0.0' }));
+    });
+    expect(await refused(later)).toMatch(
+      /was written by leadchat-gateway 99\.0\.0 in store format 3, newer than this gateway \(leadchat-gateway .*\) reads \(store format 3\)/,
     );
   });
 
@@ -313,6 +328,69 @@ describe('what restore refuses, leaving the data dir untouched', () => {
     const short = path.join(work, 'short.tar.gz');
     await edited(good, short, (dir) => rmSync(path.join(dir, 'data', 'format')));
     expect(await refused(short)).toMatch(/is incomplete/);
+  });
+
+  test('a store page cut short inside an otherwise valid archive: verify and restore name the file', async () => {
+    const page = path.join('data', 'store', 'accounts', '0.json');
+    const cut = path.join(work, 'cut-page.tar.gz');
+    await edited(good, cut, (dir) => {
+      const content = readFileSync(path.join(dir, page));
+      writeFileSync(path.join(dir, page), content.subarray(0, content.length - 40));
+    });
+    const verified = await runCli(['backup', 'verify', cut], {});
+    expect({ code: verified.code, stdout: verified.stdout, stderr: verified.stderr }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `leadchat-gateway: ${cut} is damaged: data/store/accounts/0.json does not match the SHA-256 its manifest keeps of it\n`,
+    });
+    expect(await refused(cut)).toMatch(/is damaged: data\/store\/accounts\/0\.json does not match the SHA-256/);
+
+    // An archive of a release before checksums were kept: its pages are still checked as pages.
+    const older = path.join(work, 'cut-page-unlisted.tar.gz');
+    await edited(good, older, (dir) => {
+      const { checksums: _sums, ...manifest } = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+      writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
+      const content = readFileSync(path.join(dir, page));
+      writeFileSync(path.join(dir, page), content.subarray(0, content.length - 40));
+    });
+    expect(await refused(older)).toMatch(
+      /is damaged: its data\/store\/accounts\/0\.json is not a store page \(it holds \d+ bytes of documents where \d+ were written/,
+    );
+    expect((await runCli(['backup', 'verify', older], {})).code).toBe(1);
+  });
+
+  test('a file changed, added or missing against the checksums, whatever it is', async () => {
+    const changed = path.join(work, 'changed.tar.gz');
+    await edited(good, changed, (dir) => writeFileSync(path.join(dir, 'data', 'admin-token'), 'another-token\n'));
+    expect(await refused(changed)).toMatch(/is damaged: data\/admin-token does not match the SHA-256/);
+    const added = path.join(work, 'added.tar.gz');
+    await edited(good, added, (dir) => writeFileSync(path.join(dir, 'data', 'store', 'notes.txt'), 'hello'));
+    expect(await refused(added)).toMatch(/holds data\/store\/notes\.txt, which its manifest does not list/);
+  });
+
+  test('backup verify: a sound archive, read without a data dir or a backend, and a pg_dump named as one', async () => {
+    const res = await runCli(['backup', 'verify', good], {});
+    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(res.json).toEqual({
+      verified: good,
+      bytes: readFileSync(good).length,
+      checked: 'every file against its SHA-256, every store page as a page',
+      manifest: expect.objectContaining({
+        kind: 'leadchat-gateway backup',
+        storeFormat: 3,
+        checksums: expect.any(Number),
+      }),
+    });
+    const dump = path.join(work, 'leadchat.dump');
+    writeFileSync(dump, Buffer.concat([Buffer.from('PGDMP'), Buffer.alloc(200, 1)]));
+    const onPostgres = await runCli(['backup', 'verify', dump], {
+      LEADCHAT_DATABASE_URL: 'postgres://leadchat@127.0.0.1:1/leadchat',
+    });
+    expect(onPostgres.code).toBe(1);
+    expect(onPostgres.stderr).toBe(
+      `leadchat-gateway: ${dump} is a PostgreSQL dump (pg_dump), not a LeadChat gateway backup: check it with pg_restore --list (README, "Backups")\n`,
+    );
+    expect((await runCli(['backup', 'verify'], {})).stderr).toMatch(/backup verify needs the archive/);
   });
 
   test('an archive holding a link, or a path leading outside the data dir', async () => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { generate } from 'selfsigned';
 import parsePrometheus from 'parse-prometheus-text-format';
 import { createAccount, removeDir, request, runCli, startGateway, tempDir, type TestGateway } from '../helpers/gateway';
+import { logLines, startupLine } from '../helpers/log-lines';
 
 /**
  * What an operator meets around the gateway: which build runs, a backup of a stopped gateway (the README's upgrade
@@ -43,12 +44,25 @@ test('--version names the version and the commit the build was made from', async
   expect(res.stdout).toBe(`leadchat-gateway ${VERSION}${COMMIT ? ` (commit ${COMMIT})` : ''}\n`);
 });
 
-test('the start-up line and /metrics name the build and its store', async () => {
+test('the start-up line (JSON, as every line of the output) and /metrics name the build and its store', async () => {
   const gw = await startGateway();
   try {
-    expect(gw.output()).toContain(
-      `LeadChat gateway ${VERSION}${COMMIT ? ` (commit ${COMMIT})` : ''} on lowdb listening on`,
-    );
+    expect(startupLine(gw.output())).toEqual({
+      level: 30,
+      time: expect.any(Number),
+      msg: `LeadChat gateway listening on ${gw.url}`,
+      version: VERSION,
+      commit: COMMIT,
+      store: 'lowdb',
+      url: gw.url,
+      api: `${gw.url}/v1`,
+      console: `${gw.url}/console`,
+      dataDir: gw.dataDir,
+      certificate: `${path.join(gw.dataDir, 'tls', 'cert.pem')} (self-signed, generated now)`,
+      adminTokenFrom: 'LEADCHAT_ADMIN_TOKEN',
+    });
+    // Started at LEADCHAT_LOG_LEVEL=warn: the start-up line is its only line.
+    expect(logLines(gw.output())).toHaveLength(1);
     const res = await request(gw, 'GET', '/metrics', { headers: { authorization: `Bearer ${gw.adminToken}` } });
     const info = parsePrometheus(res.text).find((f: { name: string }) => f.name === 'leadchat_build_info');
     expect(info?.metrics).toEqual([

@@ -37,10 +37,13 @@ test('the tarball holds the built gateway and its console, not the benchmarks or
   const files = stdout.split('\n').filter(Boolean);
   expect(files).toEqual(
     expect.arrayContaining([
+      'package/alerts/leadchat.rules.yml',
       'package/bin/leadchat-gateway.js',
       'package/dist/cli/main.js',
       'package/dist/console/public/app.js',
       'package/package.json',
+      // The self-hoster's guide, which npm shows on the package's page.
+      'package/README.md',
     ]),
   );
   expect(files.filter((f) => f.includes('/bench/') || f.endsWith('.tsbuildinfo') || f.includes('/src/'))).toEqual([]);
@@ -82,21 +85,21 @@ test('installed with npm install -g, it serves from any folder: API, console and
     expect(script.status).toBe(200);
     expect(script.text.length).toBeGreaterThan(10_000);
 
-    // The README's operator command, typed in the same folder as `serve`.
+    // gateway/README.md's operator command, typed in the same folder as `serve`.
     const created = await run(bin, ['account', 'create', '--name', 'Installed', '--email', 'installed@example.com'], {
       cwd: elsewhere,
       env,
     });
     ({ apiKey } = JSON.parse(created.stdout) as { apiKey: string });
     expect((await request(gw, 'GET', '/v1/credits', { apiKey })).status).toBe(200);
-    // The README's nightly backup, while it serves.
+    // gateway/README.md's nightly backup, while it serves.
     await run(bin, ['backup', '--to', path.join(root, 'online.tgz')], { cwd: elsewhere, env });
   } finally {
     child.kill('SIGTERM');
   }
   expect(await exited).toBe(0);
 
-  // The README's upgrade steps. 1. Stopped, 2. it names its build and is backed up offline; each backup restores.
+  // gateway/README.md's upgrade steps. 1. Stopped, 2. it names its build and is backed up offline; each backup restores.
   const version = await run(bin, ['--version'], { cwd: elsewhere, env });
   const { version: packed } = JSON.parse(readFileSync(path.join(REPOSITORY, 'gateway/package.json'), 'utf8')) as {
     version: string;

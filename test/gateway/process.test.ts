@@ -17,6 +17,7 @@ import {
   tempDir,
   type GatewayProcess,
 } from '../helpers/gateway';
+import { startupLine } from '../helpers/log-lines';
 
 /** The gateway as an operator runs it: TLS, plain-HTTP refusal, shutdown, the data-dir lock, config, admin token. */
 
@@ -152,7 +153,7 @@ describe('TLS', () => {
     expect(cert.subjectAltName).toContain('IP Address:127.0.0.1');
     expect(new Date(cert.validTo).getTime()).toBeGreaterThan(Date.now() + 365 * 24 * 3_600_000);
     expect(mode(keyFile)).toBe(0o600);
-    expect(gw.output()).toContain(`TLS certificate: ${certFile}`);
+    expect(startupLine(gw.output()).certificate).toBe(`${certFile} (self-signed, generated now)`);
 
     const served = await servedCertificate(portOf(gw), pem);
     expect(served).toEqual({ fingerprint256: cert.fingerprint256, authorized: true });
@@ -161,7 +162,7 @@ describe('TLS', () => {
     expect(await gw.stop()).toBe(0);
     const again = await start({}, gw.dataDir);
     expect(readFileSync(certFile, 'utf8')).toBe(pem);
-    expect(again.output()).not.toContain('generated now');
+    expect(startupLine(again.output()).certificate).toBe(`${certFile} (self-signed)`);
     expect(await servedCertificate(portOf(again), pem)).toEqual({
       fingerprint256: cert.fingerprint256,
       authorized: true,
@@ -194,7 +195,7 @@ describe('TLS', () => {
     const served = await servedCertificate(portOf(gw), pems.cert, 'gateway.operator.test');
     expect(served).toEqual({ fingerprint256: new X509Certificate(pems.cert).fingerprint256, authorized: true });
     expect(existsSync(path.join(gw.dataDir, 'tls'))).toBe(false);
-    expect(gw.output()).toContain(`TLS certificate: ${certFile}`);
+    expect(startupLine(gw.output()).certificate).toBe(certFile);
     const account = await createAccount(gw);
     expect((await request(gw, 'GET', '/v1/credits', { apiKey: account.apiKey })).status).toBe(200);
     expect(await gw.stop()).toBe(0);
@@ -532,9 +533,14 @@ describe('admin token', () => {
     const token = readFileSync(file, 'utf8').trim();
     expect(token.length).toBeGreaterThanOrEqual(32);
     expect(mode(file)).toBe(0o600);
-    expect(gw.output()).toContain(`Admin token: ${file}`);
-    // The web console's address is printed beside the API's.
-    expect(gw.output()).toContain(`Web console: https://127.0.0.1:${new URL(gw.url).port}/console`);
+    // The web console's address is told beside the API's.
+    expect(startupLine(gw.output())).toEqual(
+      expect.objectContaining({
+        adminTokenFrom: file,
+        api: `${gw.url}/v1`,
+        console: `${gw.url}/console`,
+      }),
+    );
 
     const ok = await request(gw, 'POST', '/admin/v1/accounts', {
       headers: { authorization: `Bearer ${token}` },
@@ -563,7 +569,7 @@ describe('admin token', () => {
     const token = 'operator-chosen-admin-token-42';
     const gw = await start({ LEADCHAT_ADMIN_TOKEN: token, LEADCHAT_LOG_LEVEL: 'debug' });
     expect(existsSync(path.join(gw.dataDir, 'admin-token'))).toBe(false);
-    expect(gw.output()).toContain('Admin token: from LEADCHAT_ADMIN_TOKEN');
+    expect(startupLine(gw.output()).adminTokenFrom).toBe('LEADCHAT_ADMIN_TOKEN');
     expect((await createAccount(gw)).apiKey).toEqual(expect.any(String));
     expect(await gw.stop()).toBe(0);
     expect(gw.output()).not.toContain(token);

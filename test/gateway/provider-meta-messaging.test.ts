@@ -11,6 +11,9 @@ type GraphModule = typeof import('../../gateway/src/providers/channels/meta-grap
 type ChannelModule = typeof import('../../gateway/src/engine/ports/channel-provider.js', {
   with: { 'resolution-mode': 'import' }
 });
+type WebhookModule = typeof import('../../gateway/src/providers/channels/meta-messaging-webhook.js', {
+  with: { 'resolution-mode': 'import' }
+});
 type OutgoingMessage = import('../../gateway/src/engine/ports/channel-provider.js', {
   with: { 'resolution-mode': 'import' }
 }).OutgoingMessage;
@@ -29,7 +32,9 @@ const dist = path.resolve(__dirname, '../../gateway/dist');
 let m: MessagingModule;
 let g: GraphModule;
 let ChannelError: ChannelModule['ChannelError'];
+let hook: WebhookModule;
 beforeAll(async () => {
+  hook = (await import(path.join(dist, 'providers/channels/meta-messaging-webhook.js'))) as WebhookModule;
   m = (await import(path.join(dist, 'providers/channels/meta-messaging.js'))) as MessagingModule;
   g = (await import(path.join(dist, 'providers/channels/meta-graph.js'))) as GraphModule;
   ({ ChannelError } = (await import(path.join(dist, 'engine/ports/channel-provider.js'))) as ChannelModule);
@@ -659,6 +664,37 @@ describe('webhook payloads', () => {
     expect(parsed.watermarks).toHaveLength(1);
   });
 
+  test('as entries: nothing vanishes unsaid. A wrong shape is an entry whose job will say why; an event with nothing to keep is named as skipped, with why', () => {
+    const wrongText = event({ message: { mid: 'm_bad', text: 123 } });
+    const split = hook.metaMessagingEntries(
+      'messenger',
+      page(
+        event({ message: { mid: 'm_1', text: 'hi' } }),
+        wrongText,
+        event({ mystery: { anything: 1 } }),
+        event({}),
+        event({ optin: { type: 'notification_messages' } }),
+        event({ postback: {} }),
+        event({ message: { mid: 'm_echo', is_echo: true, text: 'ours' } }, PAGE_ID, PSID),
+      ),
+      PAGE_ID,
+    );
+    expect(split.entries.map((e) => [e.where, e.key])).toEqual([
+      ['entry[0].messaging[0]', 'm_1'],
+      ['entry[0].messaging[1]', null],
+    ]);
+    expect(split.entries[1]!.raw).toEqual(wrongText);
+    expect(split.skipped).toEqual([
+      { where: 'entry[0].messaging[2]', reason: 'unreadable', detail: 'fields: mystery' },
+      { where: 'entry[0].messaging[3]', reason: 'unreadable', detail: 'fields: none' },
+      { where: 'entry[0].messaging[4]', reason: 'not_taken', detail: 'optin event' },
+      { where: 'entry[0].messaging[5]', reason: 'not_taken', detail: 'postback with nothing to keep' },
+    ]);
+    expect(() => hook.parseMetaMessagingEntry('messenger', split.entries[1]!)).toThrow(
+      /^entry\[0\]\.messaging\[1\]\.message\.text: expected the message's text, a string$/,
+    );
+  });
+
   test.each([
     ['nothing', 'messenger', undefined, /^object: not a Messenger webhook \(expected "object": "page"\)/],
     [
@@ -728,6 +764,12 @@ describe('webhook payloads', () => {
       'messenger',
       { object: 'page', entry: [{ messaging: [event({ reaction: { action: 'react', emoji: '👍' } })] }] },
       /messaging\[0\]\.reaction\.mid is missing/,
+    ],
+    [
+      'a text that is not text',
+      'messenger',
+      { object: 'page', entry: [{ messaging: [event({ message: { mid: 'm_1', text: 123 } })] }] },
+      /^entry\[0\]\.messaging\[0\]\.message\.text: expected the message's text, a string/,
     ],
     [
       'mids that are not a list',

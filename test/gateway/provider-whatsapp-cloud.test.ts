@@ -8,6 +8,9 @@ type CloudModule = typeof import('../../gateway/src/providers/channels/whatsapp-
 type ChannelModule = typeof import('../../gateway/src/engine/ports/channel-provider.js', {
   with: { 'resolution-mode': 'import' }
 });
+type WebhookModule = typeof import('../../gateway/src/providers/channels/whatsapp-cloud-webhook.js', {
+  with: { 'resolution-mode': 'import' }
+});
 type OutgoingMessage = import('../../gateway/src/engine/ports/channel-provider.js', {
   with: { 'resolution-mode': 'import' }
 }).OutgoingMessage;
@@ -23,7 +26,9 @@ const dist = path.resolve(__dirname, '../../gateway/dist');
 let w: CloudModule;
 let c: CredentialsModule;
 let ChannelError: ChannelModule['ChannelError'];
+let hook: WebhookModule;
 beforeAll(async () => {
+  hook = (await import(path.join(dist, 'providers/channels/whatsapp-cloud-webhook.js'))) as WebhookModule;
   w = (await import(path.join(dist, 'providers/channels/whatsapp-cloud.js'))) as CloudModule;
   c = (await import(path.join(dist, 'domain/channel-credentials.js'))) as CredentialsModule;
   ({ ChannelError } = (await import(path.join(dist, 'engine/ports/channel-provider.js'))) as ChannelModule);
@@ -642,11 +647,88 @@ describe('webhook payloads', () => {
       /messages\[0\]\.image\.id is missing/,
     ],
     [
+      'a text that is not text',
+      webhook(change({ messages: [{ from: '16505551234', id: 'wamid.1', type: 'text', text: 123 }] })),
+      /messages\[0\]\.text\.body: expected the message's text, a string/,
+    ],
+    [
+      'a message without its type',
+      webhook(change({ messages: [{ from: '16505551234', id: 'wamid.1', text: { body: 'hi' } }] })),
+      /messages\[0\]\.type is missing/,
+    ],
+    [
+      'a kind of message WhatsApp does not send',
+      webhook(change({ messages: [message('16505551234', 'wamid.1', 'hologram', { body: 'hi' })] })),
+      /messages\[0\]\.type: "hologram" is not a kind of message WhatsApp sends/,
+    ],
+    [
+      'a media id that is not one (a path of its own in a Graph URL)',
+      webhook(change({ messages: [message('16505551234', 'wamid.1', 'image', { id: '..', mime_type: 'image/png' })] })),
+      /messages\[0\]\.image\.id: "\.\." is not a WhatsApp media id/,
+    ],
+    [
       'a status without its message id',
       webhook(change({ statuses: [{ status: 'delivered' }] })),
       /statuses\[0\]\.id is missing/,
     ],
   ])('refuses %s with a clear message', (_, body, expected) => {
     expect(() => w.parseWhatsAppWebhook(body)).toThrow(expected);
+  });
+
+  test('as entries: nothing vanishes unsaid. A wrong shape (a media id that is not one, a text that is not text) is an entry whose job will say why; a kind not taken is named as skipped', () => {
+    const dotDot = message('16505551234', 'wamid.2', 'image', { id: '..', mime_type: 'image/png' });
+    const split = hook.whatsAppEntries(
+      webhook(
+        change({
+          messages: [
+            message('16505551234', 'wamid.1', 'text', { body: 'hi' }),
+            dotDot,
+            { from: '16505551234', id: 'wamid.3', type: 'text', text: 123 },
+            message('16505551234', 'wamid.4', 'location', { latitude: 1, longitude: 2 }),
+          ],
+          statuses: [{ id: 'wamid.out', status: 'deleted', recipient_id: '16505551234' }],
+        }),
+      ),
+    );
+    expect(split.entries.map((e) => [e.where, e.key])).toEqual([
+      ['entry[0].changes[0].value.messages[0]', 'wamid.1'],
+      ['entry[0].changes[0].value.messages[1]', null],
+      ['entry[0].changes[0].value.messages[2]', null],
+    ]);
+    expect(() => hook.parseWhatsAppEntry(split.entries[1]!)).toThrow(
+      'entry[0].changes[0].value.messages[1].image.id: ".." is not a WhatsApp media id (its digits)',
+    );
+    expect(split.skipped).toEqual([
+      { where: 'entry[0].changes[0].value.messages[3]', reason: 'not_taken', detail: 'message of type location' },
+      { where: 'entry[0].changes[0].value.statuses[0]', reason: 'not_taken', detail: 'status deleted' },
+    ]);
+  });
+});
+
+describe('reading a media file', () => {
+  const options = () => ({ apiUrl: fake.url, maxBytes: 1024, timeoutMs: 2000, targets: { kind: 'any' as const } });
+
+  test.each([
+    'whatsapp-media:..',
+    'whatsapp-media:../../me',
+    'whatsapp-media:1003/..',
+    'whatsapp-media:',
+    'https://x/1',
+  ])('%s is not a media id: refused before any call, the access token sent nowhere', async (url) => {
+    await expect(w.readWhatsAppMedia(credentials, url, options())).rejects.toThrow(/is not a WhatsApp media id$/);
+    expect(fake.requests).toEqual([]);
+  });
+
+  test("a media id asks Graph for its address, with the access token, at the id's own path under the API version", async () => {
+    fake.answer = (req) =>
+      req.url === '/v23.0/1003383421387256'
+        ? { status: 200, body: { url: `${fake.url}/files/1`, mime_type: 'image/png', file_size: 3, id: '1' } }
+        : { status: 200, body: 'png' };
+    const file = await w.readWhatsAppMedia(credentials, 'whatsapp-media:1003383421387256', options());
+    expect(file.contentType).toBe('image/png');
+    expect(fake.requests.map((r) => [r.url, r.headers.authorization])).toEqual([
+      ['/v23.0/1003383421387256', `Bearer ${ACCESS_TOKEN}`],
+      ['/v23.0/files/1', `Bearer ${ACCESS_TOKEN}`],
+    ]);
   });
 });

@@ -1,17 +1,61 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { removeDir, request, startGateway, tempDir, type TestGateway } from '../helpers/gateway';
+import { createAccount, removeDir, request, startGateway, tempDir, type TestGateway } from '../helpers/gateway';
 
 /**
- * The README's operator commands, run exactly as printed from the repository root, the way a new user types them
- * right after `npm ci && npm start`.
+ * The documentation's commands, run exactly as printed, the way a new user types them right after
+ * `npm ci && npm start`: the operator's from the repository root, the API guide's beside the data dir. Every shell
+ * block of every markdown file is either run here or named below with what proves it instead.
  */
 
 jest.setTimeout(60_000);
 
 const ROOT = path.resolve(__dirname, '../..');
-const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+/** The repository's markdown files, as a fresh clone has them (and new ones not yet committed). */
+const DOCUMENTS = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', '*.md'], {
+  cwd: ROOT,
+  encoding: 'utf8',
+})
+  .split('\n')
+  .filter(Boolean)
+  .sort();
+
+interface ShellBlock {
+  /** `file › heading`: where a reader finds it. */
+  where: string;
+  /** Its commands, one a line: comments and blank lines left out, a line continued by `\` joined to the next. */
+  commands: string[];
+}
+
+/** Every ```sh block of a markdown file, under the heading it follows. */
+function shellBlocks(file: string): ShellBlock[] {
+  const text = readFileSync(path.join(ROOT, file), 'utf8');
+  const blocks: ShellBlock[] = [];
+  let heading = '';
+  for (const [, title, language, body] of text.matchAll(/^(#{1,6} .*)$|^```(\w*)\n([\s\S]*?)^```/gm)) {
+    if (title) heading = title;
+    else if (language === 'sh') {
+      const commands = body!
+        .replace(/\\\n\s*/g, '')
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line && !line.startsWith('#'));
+      blocks.push({ where: `${file} › ${heading}`, commands });
+    }
+  }
+  return blocks;
+}
+
+const BLOCKS = DOCUMENTS.flatMap(shellBlocks);
+
+/** The commands of every shell block under a heading, in order. */
+function commandsUnder(where: string): string[] {
+  const found = BLOCKS.filter((block) => block.where === where);
+  if (found.length === 0) throw new Error(`no shell block under ${where}`);
+  return found.flatMap((block) => block.commands);
+}
 
 /** Runs one shell line as printed, in `cwd`. */
 function sh(
@@ -26,15 +70,68 @@ function sh(
   });
 }
 
-/** The shell lines of the first ```sh block after a heading. */
-function commandsUnder(heading: string): string[] {
-  const section = README.slice(README.indexOf(heading));
-  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-  return block
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line && !line.startsWith('#'));
+/** Runs each line in turn; each must exit 0 with nothing on stderr but npm's warnings. Returns what each printed. */
+async function runAll(commands: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const printed: string[] = [];
+  for (const command of commands) {
+    const { code, stdout, stderr } = await sh(command, cwd, env);
+    expect({ command, code, stderr: stderr.replace(/npm warn.*\n/g, '') }).toEqual({ command, code: 0, stderr: '' });
+    printed.push(stdout);
+  }
+  return printed;
 }
+
+/** A folder of its own where `leadchat-gateway` is installed as a package installs it, so files named land there. */
+function installedFolder(prefix: string): string {
+  const folder = tempDir(prefix);
+  mkdirSync(path.join(folder, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(
+    path.join(ROOT, 'gateway', 'bin', 'leadchat-gateway.js'),
+    path.join(folder, 'node_modules', '.bin', 'leadchat-gateway'),
+  );
+  return folder;
+}
+
+/**
+ * Shell blocks this file does not run, and what proves them instead. A new block fails the inventory test below
+ * until it is run here or given its proof.
+ */
+const PROVEN_ELSEWHERE: Record<string, string> = {
+  'README.md › ## Set up (Node.js ≥ 20.19)': 'CI types them on a fresh clone (.ci/run)',
+  'gateway/README.md › ## Run': 'the same `npm ci && npm start` as the README, run by CI',
+  'CONTRIBUTING.md › ### Running some of the tests':
+    'ways to choose the tests npm run test:quick runs (scripts/test-quick.mjs), which every change is tested with',
+  'gateway/README.md › ## Install': 'test/gateway/package-install.test.ts packs the gateway and installs it globally',
+  'gateway/README.md › ### A systemd unit':
+    'needs root and systemd; test/gateway/package-install.test.ts runs the installed command as the units do, the nightly backup among them',
+  'gateway/README.md › ### On PostgreSQL': "PostgreSQL's own pg_dump and pg_restore, against the operator's database",
+  'gateway/README.md › ## Scale out': 'test/gateway/scale-out.test.ts starts several processes on one database',
+  'gateway/README.md › ### Moving from the embedded store':
+    'test/gateway/migrate.test.ts runs `migrate --to` into a database',
+  'docs/api.md › ## Messenger and Instagram':
+    "placeholders for Meta's ids and tokens; test/gateway/api-meta-channels.test.ts",
+  'docs/console.md › ## Live changes: the event stream':
+    'a stream that never ends, for a session cookie; test/gateway/api-stream.test.ts',
+  'docs/benchmarks.md › ## The FAQ bot': 'npm run eval:bot, a benchmark that prints its figures',
+  'docs/n8n.md › ## Install':
+    "installs the published package into n8n's folder; test/gateway/package-install.test.ts installs the packed one",
+  'nodes/README.md › ## Installation':
+    "installs the published package into n8n's folder; test/gateway/package-install.test.ts installs the packed one",
+  'docs/n8n.md › ## Example workflows':
+    "posts to the reader's own n8n; test/nodes/examples.test.ts runs the example workflows",
+};
+
+/** Shell blocks run by the tests of this file. */
+const RUN_HERE = [
+  'gateway/README.md › ## Operator bootstrap',
+  'gateway/README.md › ### On the embedded store',
+  'docs/console.md › ## Overview',
+  'docs/console.md › ## Signing in',
+  "docs/api.md › ## A contact's message from a custom channel",
+  'docs/api.md › ## Contacts on every channel',
+  'docs/api.md › ## Importing contacts into a list',
+  'docs/api.md › ## The AI bot',
+];
 
 let gw: TestGateway;
 
@@ -58,7 +155,7 @@ test('npm links the command to a file of the repository, not to a build output t
 });
 
 test('the operator bootstrap commands work as printed', async () => {
-  const commands = commandsUnder('## Operator bootstrap');
+  const commands = commandsUnder('gateway/README.md › ## Operator bootstrap');
   expect(commands).toEqual([
     expect.stringMatching(/^npx leadchat-gateway account create .*--agency$/),
     expect.stringMatching(/^npx leadchat-gateway account create .*--parent /),
@@ -66,16 +163,7 @@ test('the operator bootstrap commands work as printed', async () => {
     expect.stringMatching(/^npx leadchat-gateway member add /),
   ]);
   const env = { ...process.env, LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: gw.dataDir, LEADCHAT_ADMIN_TOKEN: '' };
-  const printed: any[] = [];
-  for (const command of commands) {
-    const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile('sh', ['-c', command], { cwd: ROOT, env, timeout: 30_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
-      );
-    });
-    expect({ command, code, stderr: stderr.replace(/npm warn.*\n/g, '') }).toEqual({ command, code: 0, stderr: '' });
-    printed.push(JSON.parse(stdout));
-  }
+  const printed = (await runAll(commands, ROOT, env)).map((stdout) => JSON.parse(stdout));
   const [agency, client, rotated, member] = printed;
   expect(agency).toEqual(
     expect.objectContaining({ email: 'ops@acme.example', type: 'agency', apiKey: expect.any(String) }),
@@ -99,32 +187,23 @@ test('the operator bootstrap commands work as printed', async () => {
 });
 
 test('the embedded store backup and restore commands work as printed', async () => {
-  const commands = commandsUnder('## Backups');
+  const commands = commandsUnder('gateway/README.md › ### On the embedded store');
   expect(commands).toEqual([
     'npx leadchat-gateway backup --to leadchat-backup.tar.gz',
+    'npx leadchat-gateway backup verify leadchat-backup.tar.gz',
     'LEADCHAT_DATA_DIR=./data-restored npx leadchat-gateway restore --from leadchat-backup.tar.gz',
   ]);
-  // Run in a folder of their own, where the command is installed as a package installs it: the files they name
-  // land there, not in the repository.
-  const folder = tempDir('leadchat-readme-backup-');
+  const folder = installedFolder('leadchat-readme-backup-');
   try {
-    mkdirSync(path.join(folder, 'node_modules', '.bin'), { recursive: true });
-    symlinkSync(
-      path.join(ROOT, 'gateway', 'bin', 'leadchat-gateway.js'),
-      path.join(folder, 'node_modules', '.bin', 'leadchat-gateway'),
-    );
     const env = { ...process.env, LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: gw.dataDir, LEADCHAT_ADMIN_TOKEN: '' };
-    const printed: any[] = [];
-    for (const command of commands) {
-      const { code, stdout, stderr } = await sh(command, folder, env);
-      expect({ command, code, stderr: stderr.replace(/npm warn.*\n/g, '') }).toEqual({ command, code: 0, stderr: '' });
-      printed.push(JSON.parse(stdout));
-    }
-    const [backup, restore] = printed;
+    const [backup, verified, restore] = (await runAll(commands, folder, env)).map((stdout) => JSON.parse(stdout));
+    expect(verified).toEqual(
+      expect.objectContaining({ verified: path.join(folder, 'leadchat-backup.tar.gz'), checked: expect.any(String) }),
+    );
     expect(backup).toEqual(
       expect.objectContaining({
         backup: path.join(folder, 'leadchat-backup.tar.gz'),
-        manifest: expect.objectContaining({ storeFormat: 2 }),
+        manifest: expect.objectContaining({ storeFormat: 3 }),
       }),
     );
     expect(restore).toEqual(expect.objectContaining({ restored: path.join(folder, 'data-restored') }));
@@ -134,4 +213,104 @@ test('the embedded store backup and restore commands work as printed', async () 
   } finally {
     removeDir(folder);
   }
+});
+
+test("the console guide's password commands work as printed: the owner then signs in with the last one", async () => {
+  const commands = [
+    ...commandsUnder('docs/console.md › ## Signing in'),
+    ...commandsUnder('docs/console.md › ## Overview'),
+  ];
+  const cli = commands.filter((command) => command.startsWith('npx leadchat-gateway '));
+  // The admin API's request carries a placeholder for the account's id; the same request is test/gateway/api-auth's.
+  expect(commands.filter((command) => !cli.includes(command))).toEqual([
+    expect.stringMatching(/^curl -X PUT https:\/\/localhost:8443\/admin\/v1\/accounts\/<account id>\/password /),
+  ]);
+  expect(cli).toEqual([
+    expect.stringMatching(/^npx leadchat-gateway account create .*--email owner@acme\.example --password /),
+    expect.stringMatching(/^npx leadchat-gateway account password --email owner@acme\.example --password /),
+    expect.stringMatching(/^npx leadchat-gateway account password --email owner@acme\.example --password /),
+  ]);
+  const env = { ...process.env, LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: gw.dataDir, LEADCHAT_ADMIN_TOKEN: '' };
+  const [created, ...passwords] = (await runAll(cli, ROOT, env)).map((stdout) => JSON.parse(stdout));
+  expect(created).toEqual(expect.objectContaining({ email: 'owner@acme.example', apiKey: expect.any(String) }));
+  expect(passwords).toEqual([
+    expect.objectContaining({ email: 'owner@acme.example', passwordSet: true }),
+    expect.objectContaining({ email: 'owner@acme.example', passwordSet: true }),
+  ]);
+  const password = /--password '([^']+)'/.exec(cli.at(-1)!)![1];
+  const signIn = await request(gw, 'POST', '/console/api/session', {
+    headers: { origin: gw.url },
+    body: { email: 'owner@acme.example', password },
+  });
+  expect(signIn.status).toBe(200);
+});
+
+describe("the API guide's requests work as printed, sent to this gateway's port", () => {
+  /** Runs one block's curl lines in a folder holding `data`, each with a new account's key; returns the answers. */
+  async function curl(where: string, extraEnv: (key: string) => Promise<Record<string, string>> = async () => ({})) {
+    const commands = commandsUnder(where);
+    expect(commands.every((command) => command.startsWith('curl --cacert data/tls/cert.pem '))).toBe(true);
+    const folder = tempDir('leadchat-api-guide-');
+    symlinkSync(gw.dataDir, path.join(folder, 'data'));
+    try {
+      // The gateway keeps the admin token it generated in its data dir, as the guide's gateway does.
+      const adminToken = readFileSync(path.join(gw.dataDir, 'admin-token'), 'utf8').trim();
+      const { apiKey } = await createAccount({ ...gw, adminToken });
+      // curl draws a progress meter on stderr when its output is not a terminal, as here; errors still show.
+      writeFileSync(path.join(folder, '.curlrc'), '--silent\n--show-error\n');
+      const env = { ...process.env, CURL_HOME: folder, KEY: apiKey, ...(await extraEnv(apiKey)) };
+      // The guide's gateway listens on its default port; this one on a free port, under the same name.
+      const port = new URL(gw.url).port;
+      const local = commands.map((command) =>
+        command.replaceAll('https://localhost:8443/', `https://localhost:${port}/`),
+      );
+      const answers = (await runAll(local, folder, env)).map((stdout) => JSON.parse(stdout));
+      return { apiKey, answers };
+    } finally {
+      removeDir(folder);
+    }
+  }
+
+  test('a custom channel message is received and answered with its id', async () => {
+    const { apiKey, answers } = await curl("docs/api.md › ## A contact's message from a custom channel");
+    expect(answers).toEqual([{ success: true, messageId: expect.stringMatching(/^msg_/) }]);
+    const contact = await request(gw, 'GET', '/v1/contacts', { apiKey, query: { q: 'visitor-42' } });
+    expect(contact.body.data).toEqual([expect.objectContaining({ firstName: 'Ana' })]);
+  });
+
+  test('a contact is created with its phone and external ids', async () => {
+    const { answers } = await curl('docs/api.md › ## Contacts on every channel');
+    expect(answers).toEqual([
+      expect.objectContaining({
+        phone: '+14155550123',
+        firstName: 'Ana',
+        externalIds: { livechat: 'visitor-42', crm: '9001' },
+      }),
+    ]);
+  });
+
+  test('an import is queued into the list named by $LIST_ID', async () => {
+    const { answers } = await curl('docs/api.md › ## Importing contacts into a list', async (apiKey) => {
+      const list = await request(gw, 'POST', '/v1/lists', { apiKey, body: { name: 'Leads' } });
+      return { LIST_ID: list.body.id };
+    });
+    expect(answers).toEqual([
+      expect.objectContaining({ id: expect.stringMatching(/^imp_/), status: 'queued', total: 1 }),
+    ]);
+  });
+
+  test('the bot is set to an OpenAI-compatible server beside the gateway', async () => {
+    const { answers } = await curl('docs/api.md › ## The AI bot');
+    expect(answers).toEqual([
+      expect.objectContaining({
+        provider: 'openai',
+        openai: expect.objectContaining({ baseUrl: 'http://localhost:11434/v1', model: 'llama3.1' }),
+      }),
+    ]);
+  });
+});
+
+test('every shell block of the documentation is run above or names what proves it', () => {
+  const places = [...new Set(BLOCKS.map((block) => block.where))].sort();
+  expect(places).toEqual([...RUN_HERE, ...Object.keys(PROVEN_ELSEWHERE)].sort());
 });

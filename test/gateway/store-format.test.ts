@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import path from 'node:path';
 import type { UpgradeStep } from '../../gateway/src/store/lowdb/format.js' with { 'resolution-mode': 'import' };
 import { createAccount, freePort, removeDir, request, runCli, startGateway, tempDir } from '../helpers/gateway';
+import { logLines } from '../helpers/log-lines';
 
 type FormatModule = typeof import('../../gateway/src/store/lowdb/format.js', { with: { 'resolution-mode': 'import' } });
 
@@ -14,6 +15,8 @@ type FormatModule = typeof import('../../gateway/src/store/lowdb/format.js', { w
 jest.setTimeout(60_000);
 
 const formatOf = (dataDir: string) => JSON.parse(readFileSync(path.join(dataDir, 'format'), 'utf8'));
+/** This build's release: the format file names the release that last opened the data dir. */
+const VERSION: string = JSON.parse(readFileSync(path.resolve(__dirname, '../../gateway/package.json'), 'utf8')).version;
 
 /** The page files of every collection of a store dir. */
 const pageFiles = (storeDir: string): string[] =>
@@ -46,7 +49,7 @@ describe('a data dir made by a gateway', () => {
     const gw = await startGateway({}, dataDir);
     apiKey = (await createAccount(gw)).apiKey;
     expect(await gw.stop()).toBe(0);
-    expect(formatOf(dataDir)).toEqual({ storeFormat: 2 });
+    expect(formatOf(dataDir)).toEqual({ storeFormat: 3, gatewayVersion: VERSION });
   });
 
   test('a data dir from before formats were recorded is upgraded at start, with a log line, and keeps its data', async () => {
@@ -70,13 +73,13 @@ describe('a data dir made by a gateway', () => {
           level: 30,
           dataDir,
           from: 'unversioned',
-          to: 2,
+          to: 3,
           msg: expect.stringMatching(
-            /^data dir upgraded to store format 2: .*format 2: pages and journal records keep/,
+            /^data dir upgraded to store format 3: .*format 2: pages and journal records keep.*; format 3: conversations get/,
           ),
         }),
       );
-      expect(formatOf(dataDir)).toEqual({ storeFormat: 2 });
+      expect(formatOf(dataDir)).toEqual({ storeFormat: 3, gatewayVersion: VERSION });
       for (const page of pages)
         expect(JSON.parse(readFileSync(page, 'utf8').split('\n')[0]!).seqs).toEqual(expect.any(Array));
       expect((await request(gw, 'GET', '/v1/credits', { apiKey })).status).toBe(200);
@@ -100,15 +103,43 @@ describe('a data dir made by a gateway', () => {
     };
     const serve = await runCli(['serve'], env);
     expect(serve.code).toBe(1);
-    expect(serve.stderr).toBe(
-      `leadchat-gateway: the data dir ${dataDir} is in store format 99, newer than this gateway reads (format 2): upgrade the gateway (README, "Upgrades"); nothing was changed\n`,
-    );
+    expect(logLines(serve.stdout + serve.stderr)).toEqual([
+      expect.objectContaining({
+        level: 60,
+        msg: 'the gateway could not start',
+        reason: `the data dir ${dataDir} was written in store format 99, newer than this gateway (leadchat-gateway ${VERSION}) reads (store format 3): upgrade the gateway (README, "Upgrades"); nothing was changed`,
+      }),
+    ]);
     const migrate = await runCli(['migrate', '--to', 'postgres://leadchat@127.0.0.1:1/leadchat'], env);
     expect(migrate.code).toBe(1);
     expect(migrate.stderr).toMatch(
-      /is in store format 99, newer than this gateway reads \(format 2\): upgrade the gateway/,
+      /was written in store format 99, newer than this gateway \(leadchat-gateway .*\) reads \(store format 3\): upgrade the gateway/,
     );
     expect(contents(dataDir)).toEqual(before);
+  });
+
+  test('a data dir a newer release opened is refused, naming both releases, though its format is the same', async () => {
+    writeFileSync(path.join(dataDir, 'format'), '{"storeFormat":3,"gatewayVersion":"99.1.0"}\n');
+    const before = contents(dataDir);
+    const serve = await runCli(['serve'], {
+      LEADCHAT_DATA_DIR: dataDir,
+      LEADCHAT_PORT: String(await freePort()),
+      LEADCHAT_HOST: '127.0.0.1',
+      LEADCHAT_ADMIN_TOKEN: 'test-admin-token-0123456789',
+    });
+    expect(serve.code).toBe(1);
+    expect(logLines(serve.stdout + serve.stderr)).toEqual([
+      expect.objectContaining({
+        level: 60,
+        reason: `the data dir ${dataDir} was written by leadchat-gateway 99.1.0 in store format 3, newer than this gateway (leadchat-gateway ${VERSION}) reads (store format 3): upgrade the gateway (README, "Upgrades"); nothing was changed`,
+      }),
+    ]);
+    expect(contents(dataDir)).toEqual(before);
+    // An earlier release's record is no obstacle: this one upgrades it and names itself.
+    writeFileSync(path.join(dataDir, 'format'), '{"storeFormat":3,"gatewayVersion":"0.0.1"}\n');
+    const gw = await startGateway({}, dataDir);
+    expect(await gw.stop()).toBe(0);
+    expect(formatOf(dataDir)).toEqual({ storeFormat: 3, gatewayVersion: VERSION });
   });
 
   test('a damaged format file is refused with what it should read', async () => {
@@ -119,10 +150,14 @@ describe('a data dir made by a gateway', () => {
       LEADCHAT_HOST: '127.0.0.1',
     });
     expect(serve.code).toBe(1);
-    expect(serve.stderr).toMatch(
-      /format is damaged \(it should read \{"storeFormat":<number>\}\); refusing to open the data dir\n$/,
+    const [refusal, ...others] = logLines(serve.stdout + serve.stderr);
+    expect(others).toEqual([]);
+    expect(refusal).toEqual(expect.objectContaining({ level: 60, msg: 'the gateway could not start' }));
+    expect(refusal!.reason).toMatch(
+      /format is damaged \(it should read \{"storeFormat":<number>\}\); refusing to open the data dir$/,
     );
-    expect(serve.stderr).not.toMatch(/\n\s+at /);
+    // A message, not a stack trace.
+    expect(refusal).not.toHaveProperty('err');
   });
 });
 
@@ -161,7 +196,7 @@ describe('upgrade steps', () => {
     const ran: number[] = [];
     await upgradeDataDir(dir, log, [step(2, ran), step(3, ran), step(4, ran)]);
     expect(ran).toEqual([3, 4]);
-    expect(formatOf(dir)).toEqual({ storeFormat: 4 });
+    expect(formatOf(dir)).toEqual({ storeFormat: 4, gatewayVersion: VERSION });
     expect(lines).toEqual([
       {
         fields: { dataDir: dir, from: 2, to: 4, steps: ['format 3: step to 3', 'format 4: step to 4'] },
@@ -174,10 +209,10 @@ describe('upgrade steps', () => {
     const { dir, log } = dataDirAt(undefined);
     const ran: number[] = [];
     await expect(upgradeDataDir(dir, log, [step(2, ran), step(3, ran, true)])).rejects.toThrow('step to 3 failed');
-    expect(formatOf(dir)).toEqual({ storeFormat: 2 });
+    expect(formatOf(dir)).toEqual({ storeFormat: 2, gatewayVersion: VERSION });
     await upgradeDataDir(dir, log, [step(2, ran), step(3, ran)]);
     expect(ran).toEqual([2, 3]);
-    expect(formatOf(dir)).toEqual({ storeFormat: 3 });
+    expect(formatOf(dir)).toEqual({ storeFormat: 3, gatewayVersion: VERSION });
   });
 
   test('a new data dir is recorded at the newest format, running no step and saying nothing', async () => {
@@ -186,6 +221,10 @@ describe('upgrade steps', () => {
     const ran: number[] = [];
     const lines: unknown[] = [];
     await upgradeDataDir(dir, { info: (...args) => void lines.push(args) }, [step(2, ran)]);
-    expect({ ran, lines, format: formatOf(dir) }).toEqual({ ran: [], lines: [], format: { storeFormat: 2 } });
+    expect({ ran, lines, format: formatOf(dir) }).toEqual({
+      ran: [],
+      lines: [],
+      format: { storeFormat: 2, gatewayVersion: VERSION },
+    });
   });
 });

@@ -131,7 +131,7 @@ async function launch(
   };
   const config = configModule.loadConfig(fullEnv);
   let out = '';
-  const logger = log.createLogger(config.logLevel, { write: (line: string) => void (out += line) });
+  const logger = log.createLogger(config.logLevel, false, { write: (line: string) => void (out += line) });
   sharedClock ??= kind === 'manual' ? clock.manualClock() : clock.systemClock();
   sharedKind = kind;
   const running = await server.startGateway(config, logger, sharedClock);

@@ -26,7 +26,7 @@ interface Manifest {
 }
 
 interface ReleaseTagModule {
-  releaseTagProblems(tag: string, sources: { version: string; gatewayVersion: string; readme: string }): string[];
+  releaseTagProblems(tag: string, sources: { version: string; gatewayVersion: string; changelog: string }): string[];
 }
 
 interface WorkflowStep {
@@ -99,6 +99,9 @@ describe('the published packages', () => {
 
   test('n8n-nodes-leadchat: the MIT license, the README and every file n8n loads, nothing else outside dist/', () => {
     expect(n8n.read('LICENSE')).toBe(LICENSE);
+    // npm and n8n's community-node page show the package's own README, not the repository's front door.
+    expect(n8n.read('README.md')).toBe(readFileSync(path.join(PACKAGE_ROOT, 'nodes/README.md'), 'utf8'));
+    expect(n8n.read('README.md')).toMatch(/^# n8n-nodes-leadchat\n[\s\S]*\n## Installation\n[\s\S]*\n## Operations\n/);
     expect(LICENSE).toMatch(/^MIT License\n\nCopyright \(c\) 2026 LeadChat maintainers\n/);
     expect(n8n.files.filter((file) => !file.startsWith('dist/')).sort()).toEqual([
       'LICENSE',
@@ -124,6 +127,7 @@ describe('the published packages', () => {
     expect(manifest.workspaces).toBeUndefined();
     expect(manifest.main).toBeUndefined();
     expect(gateway.read('LICENSE')).toBe(LICENSE);
+    expect(gateway.read('README.md')).toBe(readFileSync(path.join(PACKAGE_ROOT, 'gateway/README.md'), 'utf8'));
     expect(gateway.files).toContain(manifest.bin!['leadchat-gateway']!.replace(/^\.\//, ''));
     expect(gateway.files).toContain('dist/cli/main.js');
     expect(gateway.files.filter((file) => file.startsWith('dist/bench/'))).toEqual([]);
@@ -167,24 +171,24 @@ describe('the release', () => {
     const { releaseTagProblems } = (await import(
       path.join(PACKAGE_ROOT, 'scripts/check-release-tag.mjs')
     )) as ReleaseTagModule;
-    const readme =
-      '# LeadChat\n\n## Changelog\n\n### Unreleased\n\n### 1.2.3 — 2026-12-01\n\n- Fixed.\n\n## Development\n\n### 1.3.0\n';
-    expect(releaseTagProblems('v1.2.3', { version: '1.2.3', gatewayVersion: '1.2.3', readme })).toEqual([]);
-    expect(releaseTagProblems('v1.2.3', { version: '1.2.3', gatewayVersion: '1.2.2', readme })).toEqual([
+    const changelog =
+      '# Changelog\n\n## Unreleased\n\n- 1.3.0 will fix it.\n\n## 1.2.3 — 2026-12-01\n\n- Fixed.\n\n### 1.3.0\n';
+    expect(releaseTagProblems('v1.2.3', { version: '1.2.3', gatewayVersion: '1.2.3', changelog })).toEqual([]);
+    expect(releaseTagProblems('v1.2.3', { version: '1.2.3', gatewayVersion: '1.2.2', changelog })).toEqual([
       'the tag v1.2.3 is not v1.2.2, the version of leadchat-gateway (gateway/package.json)',
     ]);
-    expect(releaseTagProblems('1.2.3', { version: '1.2.3', gatewayVersion: '1.2.3', readme })).toHaveLength(2);
-    // Only an entry under "## Changelog", for exactly this version, counts.
-    expect(releaseTagProblems('v1.3.0', { version: '1.3.0', gatewayVersion: '1.3.0', readme })).toEqual([
-      'README.md\'s "## Changelog" has no "### 1.3.0" entry',
+    expect(releaseTagProblems('1.2.3', { version: '1.2.3', gatewayVersion: '1.2.3', changelog })).toHaveLength(2);
+    // Only an entry's heading, for exactly this version, counts.
+    expect(releaseTagProblems('v1.3.0', { version: '1.3.0', gatewayVersion: '1.3.0', changelog })).toEqual([
+      'CHANGELOG.md has no "## 1.3.0" entry',
     ]);
     expect(
       releaseTagProblems('v1.2.3', {
         version: '1.2.3',
         gatewayVersion: '1.2.3',
-        readme: readme.replace('1.2.3 —', '1.2.30 —'),
+        changelog: changelog.replace('1.2.3 —', '1.2.30 —'),
       }),
-    ).toEqual(['README.md\'s "## Changelog" has no "### 1.2.3" entry']);
+    ).toEqual(['CHANGELOG.md has no "## 1.2.3" entry']);
   });
 
   test('the tag check refuses, on this repository, a tag that is not its version, with exit code 1', () => {

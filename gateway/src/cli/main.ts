@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { accountCommand, memberCommand } from './account.js';
-import { backupCommand } from './backup.js';
+import { backupCommand, verifyCommand } from './backup.js';
 import { migrateCommand } from './migrate.js';
 import { restoreCommand } from './restore.js';
 import { serve } from './serve.js';
@@ -16,6 +16,7 @@ const USAGE = `Usage:
   leadchat-gateway member add --account ACCOUNT_EMAIL --email EMAIL --role admin|agent [--name NAME]   (prints the invitation's link)
   leadchat-gateway migrate --to postgres://USER:PASSWORD@HOST:PORT/DATABASE
   leadchat-gateway backup --to FILE   (the embedded store, of a running or stopped gateway, as a .tar.gz; it holds secrets)
+  leadchat-gateway backup verify FILE   (checks an archive as restore does, every file against its checksum; changes nothing)
   leadchat-gateway restore --from FILE   (into an empty LEADCHAT_DATA_DIR, with no gateway running on it)
 
 Configuration comes from LEADCHAT_* environment variables (see the README).`;
@@ -57,6 +58,10 @@ async function main(argv: string[]): Promise<number | undefined> {
   if (command === 'migrate') {
     const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });
     return migrateCommand(values.to);
+  }
+  if (command === 'backup' && rest[0] === 'verify') {
+    const { positionals } = parseArgs({ args: rest.slice(1), allowPositionals: true, options: {} });
+    return verifyCommand(positionals[0]);
   }
   if (command === 'backup') {
     const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { loadConfig } from '../config.js';
 import { collections } from '../domain/collections.js';
 import type { Media } from '../domain/media.js';
+import { upgradeStoredConversations } from '../jobs/conversation-upgrade.js';
 import { openEmbeddedStore } from '../store/open.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import type { Doc, Job, Store } from '../store/store.js';
@@ -18,12 +19,13 @@ export async function migrateCommand(to: string | undefined): Promise<number> {
     throw new Error('migrate needs --to postgres://user:password@host:port/database');
   const config = loadConfig();
   // A newer data dir is refused, an older one upgraded first (said on stderr, stdout being the copy's JSON report).
-  const source = await openEmbeddedStore(
-    config,
-    { info: (_fields, message) => void process.stderr.write(`leadchat-gateway: ${message}\n`) },
-    collections,
-  );
+  const log = {
+    info: (_fields: object, message: string) => void process.stderr.write(`leadchat-gateway: ${message}\n`),
+  };
+  const source = await openEmbeddedStore(config, log, collections);
   try {
+    // The database's migrations find it empty: what an earlier release stored is brought up to date here first.
+    await upgradeStoredConversations({ store: source.store, log });
     const target = await openPostgresStore({ url: to, collections });
     try {
       await refuseNonEmpty(target);

@@ -1,15 +1,16 @@
 import { chmod, mkdir, mkdtemp, open, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../config.js';
-import { extractArchive, readArchive, DATA } from '../store/lowdb/backup-archive.js';
+import { checkExtracted, extractArchive, manifestSummary, readArchive, DATA } from '../store/lowdb/backup-archive.js';
 import { fsyncDir } from '../store/lowdb/durable-file.js';
-import { newerFormat, STORE_FORMAT } from '../store/lowdb/format.js';
+import { refuseNewer } from '../store/lowdb/format.js';
 
 /**
  * `leadchat-gateway restore --from FILE`: fills an empty (or absent) LEADCHAT_DATA_DIR from a backup, with no
- * gateway running on it. The archive is read whole and checked first; it is then extracted into a temp directory
- * and moved into place only once complete and durable, so that a failed restore leaves the data dir as empty as it
- * found it. The gateway started on the dir afterwards recovers the store as after a crash at the snapshot point.
+ * gateway running on it. The archive is read whole and checked first (every file against the SHA-256 its manifest
+ * keeps, every store page as a page); it is then extracted into a temp directory beside the data dir, checked again
+ * there, and moved into place only once complete and durable, so that a failed restore leaves the data dir as empty
+ * as it found it. The gateway started on the dir afterwards recovers the store as after a crash at the snapshot point.
  */
 export async function restoreCommand(from: string | undefined): Promise<number> {
   if (!from) throw new Error('restore needs --from FILE');
@@ -29,7 +30,7 @@ export async function restoreCommand(from: string | undefined): Promise<number> 
     );
   }
   const manifest = await readArchive(file);
-  if (manifest.storeFormat > STORE_FORMAT) throw newerFormat(`the backup ${file}`, manifest.storeFormat, STORE_FORMAT);
+  refuseNewer(`the backup ${file}`, manifest);
 
   // Extracted beside the data dir when it does not exist yet (then renamed into place), inside it when it does
   // (it may be a mount point, which a rename cannot replace): either way on the same file system.
@@ -39,6 +40,8 @@ export async function restoreCommand(from: string | undefined): Promise<number> 
   );
   try {
     await extractArchive(file, work);
+    // Read back from the disk it was written to: what is moved into place is what was backed up.
+    await checkExtracted(work, manifest);
     const restored = path.join(work, DATA);
     await syncTree(restored);
     if (present) await moveInto(restored, dataDir);
@@ -52,7 +55,9 @@ export async function restoreCommand(from: string | undefined): Promise<number> 
   } finally {
     await rm(work, { recursive: true, force: true });
   }
-  process.stdout.write(`${JSON.stringify({ restored: dataDir, from: file, manifest }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ restored: dataDir, from: file, manifest: manifestSummary(manifest) }, null, 2)}\n`,
+  );
   return 0;
 }
 

@@ -1,23 +1,37 @@
 import { ConfigError, loadConfig } from '../config.js';
-import { createLogger } from '../log.js';
-import { startGateway } from '../server.js';
+import { createLogger, logProcessOutput, type Logger } from '../log.js';
+import { startGateway, type RunningGateway } from '../server.js';
 import { boundHeapGrowth } from './heap.js';
-import { buildName } from '../version.js';
+import { gatewayCommit, gatewayVersion } from '../version.js';
 
-/** `leadchat-gateway serve`: runs until SIGTERM/SIGINT, then drains requests, flushes the store and exits 0. */
+/**
+ * `leadchat-gateway serve`: runs until SIGTERM/SIGINT, then drains requests, flushes the store and exits 0.
+ * Everything it writes is a log line: JSON when stdout is not a terminal (a log shipper reads every line), a plain
+ * line for a person at one.
+ */
 export async function serve(): Promise<number | undefined> {
+  const human = process.stdout.isTTY === true;
   let config;
   try {
     config = loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`leadchat-gateway: invalid configuration: ${err.message}\n`);
+      createLogger('info', human).fatal({ reason: err.message }, 'invalid configuration');
       return 1;
     }
     throw err;
   }
-  const log = createLogger(config.logLevel);
-  const running = await startGateway(config, log);
+  const log = createLogger(config.logLevel, human);
+  logProcessOutput(log);
+  let running: RunningGateway;
+  try {
+    running = await startGateway(config, log);
+  } catch (err) {
+    // What stops a start (the data dir held by another gateway, a certificate missing) is the operator's to fix:
+    // its message, not a stack trace.
+    log.fatal({ reason: (err as Error).message }, 'the gateway could not start');
+    return 1;
+  }
   // After opening the store, which builds its indexes faster with the engine's default heap growth.
   boundHeapGrowth();
   // Listening for the stop signals before saying so: a supervisor may send one as soon as it reads the line.
@@ -36,13 +50,30 @@ export async function serve(): Promise<number | undefined> {
     process.on('SIGTERM', shutdown);
     process.on('SIGINT', shutdown);
   });
-  const where = `https://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${running.address.port}`;
-  process.stdout.write(
-    `LeadChat gateway ${buildName()} on ${running.gw.store.backend} listening on ${where} (API: ${where}/v1, data: ${config.dataDir})\n` +
-      `Web console: ${where}/console\n` +
-      `TLS certificate: ${running.tlsSource}\n` +
-      `Admin token: ${running.adminTokenFile ?? 'from LEADCHAT_ADMIN_TOKEN'}\n`,
-  );
+  announce(log, running, config.host, config.dataDir);
   await stopped;
   return 0;
+}
+
+/**
+ * The start-up line: where the gateway listens and what it runs on, as fields. Written at every log level but
+ * `silent` (like PostgreSQL's "ready to accept connections"): a supervisor and a person both wait for it.
+ */
+function announce(log: Logger, running: RunningGateway, host: string, dataDir: string): void {
+  const url = `https://${host === '0.0.0.0' ? 'localhost' : host}:${running.address.port}`;
+  const level = log.level === 'silent' ? 'silent' : 'info';
+  log.child({}, { level }).info(
+    {
+      version: gatewayVersion,
+      commit: gatewayCommit,
+      store: running.gw.store.backend,
+      url,
+      api: `${url}/v1`,
+      console: `${url}/console`,
+      dataDir,
+      certificate: running.tlsSource,
+      adminTokenFrom: running.adminTokenFile ?? 'LEADCHAT_ADMIN_TOKEN',
+    },
+    `LeadChat gateway listening on ${url}`,
+  );
 }

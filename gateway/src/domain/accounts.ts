@@ -83,6 +83,8 @@ export async function createAccount(gw: Gateway, input: NewAccount): Promise<{ a
   }
   const apiKey = newApiKey();
   const email = input.email.toLowerCase();
+  // Derived before the transaction: its time is the hashing pool's, not the store's.
+  const passwordHash = input.password ? await hashPassword(input.password) : undefined;
   const account = await gw.store.transact(async (tx) => {
     if (await findByEmail(tx, email)) {
       throw new ApiError(409, 'EMAIL_TAKEN', `An account with email ${email} exists`);
@@ -101,7 +103,7 @@ export async function createAccount(gw: Gateway, input: NewAccount): Promise<{ a
       type: input.type,
       parentId,
       apiKeyHash: digest(apiKey),
-      ...(input.password ? { passwordHash: hashPassword(input.password) } : {}),
+      ...(passwordHash ? { passwordHash } : {}),
       webhookSecret: newWebhookSecret(),
       customChannelWebhookUrl: null,
       balanceCents: 0,

@@ -206,7 +206,8 @@ export const needsReply = (c: Pick<Conversation, 'status' | 'lastMessage'>) =>
     (c.status === 'handed_off' &&
       c.lastMessage?.direction === 'outgoing' &&
       AUTOMATIC.has(c.lastMessage.author ?? null)));
-const awaitingOf = (c: Conversation) => (needsReply(c) ? ('reply' as const) : null);
+export const awaitingOf = (c: Pick<Conversation, 'status' | 'lastMessage'>) =>
+  needsReply(c) ? ('reply' as const) : null;
 
 /** An outgoing message was sent or failed: its conversation shows it, when it is the last message there. */
 export async function messageSettled(tx: Tx, message: Message): Promise<void> {

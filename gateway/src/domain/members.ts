@@ -225,7 +225,9 @@ export async function invitationOf(r: Reader, token: string): Promise<Member> {
  * new password through it ends any session the member had: the link may have been sent because one leaked.
  */
 export async function acceptInvitation(gw: Gateway, token: string, password: string): Promise<Member> {
-  const passwordHash = hashPassword(password);
+  // A link that opens nothing costs no hashing: guessed tokens are refused before any.
+  await invitationOf(gw.store, token);
+  const passwordHash = await hashPassword(password);
   return gw.store.transact(async (tx) => {
     const member = await invitationOf(tx, token);
     await endSessions(tx, member.id);

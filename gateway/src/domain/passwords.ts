@@ -12,7 +12,7 @@ export async function setPassword(
   accountId: string,
   password: string,
 ): Promise<{ account: Account; sessionsEnded: number }> {
-  const passwordHash = hashPassword(password);
+  const passwordHash = await hashPassword(password);
   const account = await gw.store.transact(async (tx) => {
     await getAccount(tx, accountId);
     return tx.update<Account>('accounts', accountId, { passwordHash });

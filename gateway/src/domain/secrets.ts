@@ -1,4 +1,5 @@
-import { createHash, hash, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { passwordHashing } from './password-hashing.js';
 
 /** API keys and tokens are random, so a SHA-256 digest is a safe stored form; passwords get scrypt. */
 export const newApiKey = (): string => `lck_${randomBytes(24).toString('base64url')}`;
@@ -17,24 +18,21 @@ export function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }
 
-export function hashPassword(password: string): string {
+/** A password's stored form: scrypt of it with a salt of its own, derived on the password-hashing pool. */
+export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  return `scrypt$${salt.toString('base64')}$${scryptSync(password, salt, 32).toString('base64')}`;
+  return `scrypt$${salt.toString('base64')}$${(await passwordHashing.derive(password, salt)).toString('base64')}`;
 }
 
 /**
- * Checks a password against a `hashPassword` result. The comparison is constant-time, and scrypt runs on the
- * thread pool so that a sign-in never holds up the requests around it. A stored value of another form is a
- * mismatch, found after the same work as any other.
+ * Checks a password against a `hashPassword` result. scrypt runs on the password-hashing pool, so that a sign-in
+ * never holds up the requests and writes around it, and the pool being full refuses the check with 429 BUSY. The
+ * comparison is constant-time; a stored value of another form is a mismatch, found after the same work as any other.
  */
-export function verifyPassword(password: string, stored: string): Promise<boolean> {
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, salt = '', hash = ''] = stored.split('$');
   const expected = Buffer.from(hash, 'base64');
-  return new Promise((resolve, reject) => {
-    scrypt(password, Buffer.from(salt, 'base64'), 32, (err, derived) => {
-      if (err) return reject(err);
-      const same = expected.length === derived.length && timingSafeEqual(derived, expected);
-      resolve(scheme === 'scrypt' && same);
-    });
-  });
+  const derived = await passwordHashing.derive(password, Buffer.from(salt, 'base64'));
+  const same = expected.length === derived.length && timingSafeEqual(derived, expected);
+  return scheme === 'scrypt' && same;
 }

@@ -6,6 +6,7 @@ import { adminOnly } from './middleware/roles.js';
 import { AuthFailures } from './middleware/auth-failures.js';
 import { httpsOnly } from './middleware/https-only.js';
 import { rateLimits } from './middleware/rate-limit.js';
+import { readablePath } from './middleware/readable-path.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi.js';
 import { publicBase } from './public-base.js';
@@ -44,6 +45,7 @@ export function createApp(
   // Each layer costs every request: those with nothing to do in this configuration are left out. The headers
   // every answer carries are set by the server (startGateway), before the app.
   const failures = new AuthFailures(gw.store);
+  app.use(readablePath);
   // The probes tell nothing secret: a balancer may ask over plain HTTP behind a proxy. The metrics need HTTPS.
   const https = gw.config.trustProxy ? [httpsOnly()] : [];
   const operator = [adminAuth(adminToken, failures)];

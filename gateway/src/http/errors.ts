@@ -5,6 +5,7 @@ import type { StoreHealth } from '../store/health.js';
 import {
   CommitOutcomeUnknownError,
   StoreConflictError,
+  StoreDamagedError,
   StoreUnavailableError,
   StoreWriteError,
 } from '../store/store.js';
@@ -98,6 +99,15 @@ const RETRY_AFTER = { 'Retry-After': '5' };
  * that the API makes safe (the same messageSid, the same Idempotency-Key).
  */
 function storeRefusal(req: Request, err: StoreUnavailableError): ApiError {
+  if (err instanceof StoreDamagedError) {
+    // Retrying helps only once the operator has restored a backup: minutes, not seconds.
+    return new ApiError(
+      503,
+      'STORE_DAMAGED',
+      "A file of the store holding what this needs is damaged: the gateway's operator must restore it from a backup (GET /readyz names it)",
+      { 'Retry-After': '300' },
+    );
+  }
   if (err instanceof CommitOutcomeUnknownError) {
     return new ApiError(
       503,

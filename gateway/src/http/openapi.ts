@@ -124,7 +124,7 @@ function errorCodes(path: string, method: string, op: Operation): Map<number, Se
   add(401, 'UNAUTHORIZED');
   add(431, 'HEADERS_TOO_LARGE');
   add(429, 'RATE_LIMITED');
-  add(503, 'STORE_UNAVAILABLE');
+  add(503, 'STORE_UNAVAILABLE', 'STORE_DAMAGED');
   if (method !== 'get') {
     // A console session's change carries its CSRF token; the API key needs none.
     add(403, 'CSRF_TOKEN_INVALID');
@@ -138,6 +138,8 @@ function errorCodes(path: string, method: string, op: Operation): Map<number, Se
     add(415, 'UNSUPPORTED_MEDIA_TYPE');
   }
   if (op.paged) add(400, 'INVALID_CURSOR');
+  // A path parameter holds what the caller wrote: %-escapes that do not decode to UTF-8 are refused.
+  if (path.includes('{')) add(400, 'MALFORMED_PATH');
   if (accessOf(`/v1${path.replace(/\{(\w+)\}/g, ':$1')}`, method.toUpperCase() as HttpMethod) === 'admins')
     add(403, 'FORBIDDEN');
   for (const [status, list] of Object.entries(op.errors ?? {})) add(Number(status), ...list);

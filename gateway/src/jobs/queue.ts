@@ -2,6 +2,7 @@ import type { Engine } from '../engine/ports/providers.js';
 import { inBackground } from '../store/background.js';
 import { StoreUnavailableError, type Job, type JobResult } from '../store/store.js';
 import { clockNow, onClockAdvanced } from '../clock.js';
+import { metrics } from '../metrics.js';
 
 /** What every job's handler is given: the running gateway, its store and its providers. */
 export type JobContext = Engine;
@@ -197,11 +198,13 @@ export class JobRunner {
       if (!handler) throw new Error(`no handler for jobs of kind "${job.kind}"`);
       if (job.attempts > MAX_ATTEMPTS) throw new Error(`gave up after ${MAX_ATTEMPTS} attempts`);
       const result = await handler(this.gw, job);
+      if (result && 'retryAt' in result) metrics.jobAttemptsFailed.inc({ kind: job.kind });
       const settled = await this.gw.store.jobs.settle(job, result ?? { done: true });
       if (!settled) this.gw.log.warn({ job: job.id, kind: job.kind }, 'job lease lost; another runner took it over');
       return Boolean(result);
     } catch (err) {
       // A fault of ours, of the disk or of the database: try again later rather than lose the job.
+      metrics.jobAttemptsFailed.inc({ kind: job.kind });
       const message = (err as Error).message;
       const dead = !handler || job.attempts >= MAX_ATTEMPTS || err instanceof UnprocessableJob;
       const fields = { job: job.id, kind: job.kind, attempts: job.attempts };

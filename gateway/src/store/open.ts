@@ -4,6 +4,7 @@ import { lockDataDir } from '../lock.js';
 import type { Logger } from '../log.js';
 import { StoreHealth } from './health.js';
 import { upgradeDataDir, type FormatLog } from './lowdb/format.js';
+import { simulateFullDisk } from './lowdb/full-disk.js';
 import { openLowdbStore } from './lowdb/lowdb-store.js';
 import type { CollectionSpec, Store } from './store.js';
 
@@ -24,7 +25,14 @@ export async function openStore(config: Config, log: Logger, collections: Collec
     const store = await openPostgresStore({ url: config.databaseUrl, collections, log });
     return { store, close: () => store.close() };
   }
-  return openEmbeddedStore(config, log, collections, new StoreHealth(log));
+  const opened = await openEmbeddedStore(config, log, collections, new StoreHealth(log));
+  for (const { file, reason } of opened.store.damaged?.() ?? []) {
+    log.error(
+      { file, reason },
+      `the store's file ${file} is damaged: what needs it is refused (503 STORE_DAMAGED) and /readyz answers 503; stop the gateway and restore the data dir from a backup (README, "Backups")`,
+    );
+  }
+  return opened;
 }
 
 /**
@@ -37,6 +45,7 @@ export async function openEmbeddedStore(
   collections: CollectionSpec[],
   health?: StoreHealth,
 ): Promise<OpenedStore> {
+  simulateFullDisk(config.testFullDisk);
   const unlock = await lockDataDir(config.dataDir);
   try {
     // Under the lock: no other gateway reads the files while a step changes them.

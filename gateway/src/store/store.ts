@@ -269,6 +269,11 @@ export interface Store extends Reader {
   hit(key: string, windowMs: number, weight?: number): Promise<{ hits: number; resetAt: number }>;
   /** Resolves while the store is open and answers; rejects, saying why, once it is closed or out of reach. */
   ping(): Promise<void>;
+  /**
+   * The store's files found damaged (by the embedded store, when it opens or reads one back), named from the data
+   * dir, with why: what needs them is refused until the operator restores a backup. PostgreSQL checks its own.
+   */
+  damaged?(): Array<{ file: string; reason: string }>;
   /** Whether the store answers, as this process last found it; what the probes, the metrics and the logs read. */
   readonly health: StoreHealth;
   /** Waits for pending commits and releases files and connections. */
@@ -294,6 +299,21 @@ export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StoreUnavailableError';
+  }
+}
+
+/**
+ * A file of the store is not as the store wrote it (cut short, changed on disk): what needs it is refused until the
+ * operator restores a backup. Retrying cannot help, unlike the other refusals.
+ */
+export class StoreDamagedError extends StoreUnavailableError {
+  constructor(
+    /** The file, as the store opened it. */
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`store: ${file} is damaged (${reason}); restore the data dir from a backup (README, "Backups")`);
+    this.name = 'StoreDamagedError';
   }
 }
 

@@ -110,11 +110,14 @@ async function callOnce<T>(
   if (res.ok) return { ok: true, status: res.status, waitS: 0, data };
   if (res.status === 429) {
     const waitS = secondsToWait(res);
+    // A sign-in's refusal says why, in words for the person signing in (too many failures, too many sign-ins from
+    // the address, too many passwords being checked at once): shown as it is.
+    const said = path === SESSION_PATH && typeof data?.error?.message === 'string' ? data.error.message : undefined;
     return {
       ok: false,
       status: 429,
       waitS,
-      error: `Many requests at once: the gateway asks to wait ${waitS} s. Try again then.`,
+      error: said ?? `Many requests at once: the gateway asks to wait ${waitS} s. Try again then.`,
     };
   }
   const error =

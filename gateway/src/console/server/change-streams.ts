@@ -40,6 +40,10 @@ interface Kept {
 
 /** An account watched on this process: its open streams and its latest events, which a reconnect asks back. */
 interface Watched {
+  /** Names this account's ids on this process, and only while it is watched: random, so it tells nothing. */
+  tag: string;
+  /** The account's own count of events (and resets): another account's activity never moves it. */
+  position: number;
   streams: Set<Stream>;
   kept: Kept[];
   /** Every event of the account after this position is kept: a reconnect from before it has missed some. */
@@ -55,14 +59,13 @@ interface Watched {
  * reaches only the streams of its account, without a look at any other. Each event is written once as text and the
  * same text goes to every stream of the account.
  *
- * Event ids are `<process>.<position>`: positions count this process's events, and an id says that its holder was
- * told everything of its account up to there. A reconnect with one, within KEPT_MS and KEPT_EVENTS, is told what it
- * missed; one this process cannot vouch for (another process's, too old, or after changes went unheard) is told
- * `reset`: read again.
+ * Event ids are `<tag>.<position>`: the tag names the account's watch on this process (random, new each time the
+ * process starts watching it), positions count that account's events alone, so that an id tells a tenant nothing of
+ * any other's activity. An id says that its holder was told everything of its account up to there. A reconnect with
+ * one, within KEPT_MS and KEPT_EVENTS, is told what it missed; one this process cannot vouch for (another process's,
+ * another watch's, too old, or after changes went unheard) is told `reset`: read again.
  */
 export class ChangeStreams {
-  private readonly process = randomBytes(4).toString('hex');
-  private position = 0;
   private readonly accounts = new Map<string, Watched>();
   private readonly sessions = new Map<string, Set<Stream>>();
   private timer: NodeJS.Timeout | undefined;
@@ -119,7 +122,7 @@ export class ChangeStreams {
     const from = this.resumable(watched, lastEventId);
     let text = `retry: ${RETRY_MS + Math.floor(Math.random() * RETRY_MS)}\n`;
     if (from === undefined)
-      text += `id: ${this.idOf(this.position)}\n${lastEventId === undefined ? '' : 'event: reset\ndata: {}\n'}\n`;
+      text += `id: ${idOf(watched, watched.position)}\n${lastEventId === undefined ? '' : 'event: reset\ndata: {}\n'}\n`;
     else
       text += `\n${watched.kept
         .filter((k) => k.seq > from)
@@ -155,8 +158,8 @@ export class ChangeStreams {
         continue;
       }
       for (const { event, data } of [...inboxEvents(change), ...creditEvents(change)]) {
-        const seq = ++this.position;
-        const kept = { seq, at, text: `id: ${this.idOf(seq)}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n` };
+        const seq = ++watched.position;
+        const kept = { seq, at, text: `id: ${idOf(watched, seq)}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n` };
         watched.kept.push(kept);
         text += kept.text;
       }
@@ -193,8 +196,17 @@ export class ChangeStreams {
   private watch(accountId: string): Watched {
     let watched = this.accounts.get(accountId);
     if (watched) return watched;
-    // A position of its own: no id given out before it can resume here, since nothing was kept for it until now.
-    watched = { streams: new Set(), kept: [], floor: ++this.position, idleSince: 0, unsent: '' };
+    // A tag of its own: no id given out before (by an earlier watch of the account) can resume here, since nothing
+    // was kept for it until now.
+    watched = {
+      tag: randomBytes(6).toString('hex'),
+      position: 0,
+      streams: new Set(),
+      kept: [],
+      floor: 0,
+      idleSince: 0,
+      unsent: '',
+    };
     this.accounts.set(accountId, watched);
     this.unsubscribe ??= this.gw.store.changes.subscribe(this.listener);
     this.timer ??= setInterval(() => void this.tick(), KEEP_ALIVE_MS).unref();
@@ -204,21 +216,17 @@ export class ChangeStreams {
   /** The position after which `lastEventId` asks to resume, when this process can tell all that came after it. */
   private resumable(watched: Watched, lastEventId: string | undefined): number | undefined {
     if (lastEventId === undefined) return undefined;
-    const [processId, position] = lastEventId.split('.');
+    const [tag, position] = lastEventId.split('.');
     const seq = Number(position);
-    if (processId !== this.process || !Number.isSafeInteger(seq)) return undefined;
-    return seq >= watched.floor && seq <= this.position ? seq : undefined;
-  }
-
-  private idOf(seq: number): string {
-    return `${this.process}.${seq}`;
+    if (tag !== watched.tag || !Number.isSafeInteger(seq)) return undefined;
+    return seq >= watched.floor && seq <= watched.position ? seq : undefined;
   }
 
   /** Changes went unheard: nothing kept can be vouched for, and every stream is told to read again. */
   private reset(watched: Watched): void {
     watched.kept = [];
-    watched.floor = ++this.position;
-    this.send(watched, `id: ${this.idOf(watched.floor)}\nevent: reset\ndata: {}\n\n`);
+    watched.floor = ++watched.position;
+    this.send(watched, `id: ${idOf(watched, watched.floor)}\nevent: reset\ndata: {}\n\n`);
   }
 
   /** Forgets events past KEPT_MS or KEPT_EVENTS; a reconnect from before them is reset. */
@@ -279,3 +287,5 @@ export class ChangeStreams {
     );
   }
 }
+
+const idOf = (watched: Watched, seq: number) => `${watched.tag}.${seq}`;

@@ -3,6 +3,7 @@ import { findByEmail, type Account } from '../../domain/accounts.js';
 import { activeMembersByEmail, actorOf, ownerOf, type Actor, type Member } from '../../domain/members.js';
 import { verifyPassword } from '../../domain/secrets.js';
 import { ApiError, rateLimited } from '../../errors.js';
+import { addressKey } from '../../http/client-address.js';
 
 /** Failed sign-ins allowed per window: a person mistyping stays well below, a password guesser is held to a crawl. */
 export const FAILURES_PER_EMAIL_AND_ADDRESS = 10;
@@ -15,6 +16,8 @@ export const MAX_TURN_MS = 60_000;
 export const FAILURE_WINDOW_MS = 15 * 60_000;
 /** An email's failures from every address are kept longer: a patient guesser gets no fresh start every 15 minutes. */
 export const EMAIL_FAILURE_WINDOW_MS = 24 * 60 * 60_000;
+/** The window of every attempt's count per address (LEADCHAT_SIGN_IN_RATE_LIMIT_PER_MINUTE). */
+export const ATTEMPT_WINDOW_MS = 60_000;
 
 /**
  * Checked against when the email has no account (or no password), so that a failure costs the same scrypt work
@@ -41,7 +44,7 @@ interface Budget {
 /**
  * Checks an email and password against budgets of failures counted in the store (shared by every process on
  * PostgreSQL). Over a budget an attempt is refused with 429 before its password is checked, the right one too, so
- * a guesser learns nothing; which budgets apply depends on who tries:
+ * a guesser learns nothing; every 429 is answered after LEADCHAT_SIGN_IN_REFUSAL_DELAY. Which budgets apply depends on who tries:
  *
  * - A browser that signed in to the email before (`knownBrowser`, see known-browser.ts) has its own budget and no
  *   other: a stranger's guesses, from anywhere, never lock the owner's usual browser out.
@@ -49,6 +52,10 @@ interface Budget {
  *   against the email from every address together: past FREE_FAILURES_PER_EMAIL each attempt waits for its turn,
  *   twice as long after each failure up to MAX_TURN_MS, so guesses from many addresses stay few and the owner on a
  *   new browser waits a minute at most.
+ *
+ * Before any of these, every attempt, right or wrong, known browser or not, counts against its address's budget of
+ * attempts per minute (LEADCHAT_SIGN_IN_RATE_LIMIT_PER_MINUTE): each costs a password's hashing, so one address
+ * signing in with the right password in a loop is held back too. An address is an IPv6 one's /64 (addressKey).
  *
  * Each attempt is counted before its password is checked and taken back when it succeeds (or is refused unchecked),
  * so that only failures stay counted, and attempts sent all at once cannot each pass a count that none of them has
@@ -59,11 +66,24 @@ interface Budget {
  * password: the password decides which. When the same password opens several, `accountId` picks one; without it
  * the first opens: the account the email owns, then the teams in the order the person joined them.
  */
-export async function checkSignIn(
-  gw: Gateway,
-  attempt: { email: string; password: string; address: string; accountId?: string; knownBrowser?: string },
-): Promise<SignInResult> {
+export async function checkSignIn(gw: Gateway, attempt: Attempt): Promise<SignInResult> {
+  try {
+    return await check(gw, attempt);
+  } catch (err) {
+    // As PostgreSQL's auth_delay does: a client that asks again as soon as it is refused, whatever Retry-After says,
+    // asks at most once a delay per connection, and its flood costs a timer each instead of the CPU that requests
+    // and the store's writes need.
+    const delay = gw.config.signInRefusalDelayMs;
+    if (err instanceof ApiError && err.status === 429 && delay > 0) await new Promise((r) => setTimeout(r, delay));
+    throw err;
+  }
+}
+
+type Attempt = { email: string; password: string; address: string; accountId?: string; knownBrowser?: string };
+
+async function check(gw: Gateway, attempt: Attempt): Promise<SignInResult> {
   const email = attempt.email.trim().toLowerCase();
+  const address = addressKey(attempt.address);
   const budgets: Budget[] = attempt.knownBrowser
     ? [
         {
@@ -73,16 +93,23 @@ export async function checkSignIn(
         },
       ]
     : [
-        { key: `sign-in:ip:${attempt.address}`, limit: FAILURES_PER_ADDRESS, windowMs: FAILURE_WINDOW_MS },
+        { key: `sign-in:ip:${address}`, limit: FAILURES_PER_ADDRESS, windowMs: FAILURE_WINDOW_MS },
         {
-          key: `sign-in:email-ip:${email}\n${attempt.address}`,
+          key: `sign-in:email-ip:${email}\n${address}`,
           limit: FAILURES_PER_EMAIL_AND_ADDRESS,
           windowMs: FAILURE_WINDOW_MS,
         },
         { key: `sign-in:email:${email}`, limit: Infinity, windowMs: EMAIL_FAILURE_WINDOW_MS },
       ];
-  const counted = await Promise.all(budgets.map((b) => gw.store.hit(b.key, b.windowMs)));
+  const [attempts, ...counted] = await Promise.all([
+    gw.store.hit(`sign-in:attempts:${address}`, ATTEMPT_WINDOW_MS),
+    ...budgets.map((b) => gw.store.hit(b.key, b.windowMs)),
+  ]);
   const takeBack = () => Promise.all(budgets.map((b) => gw.store.hit(b.key, b.windowMs, -1)));
+  if (attempts!.hits > gw.config.signInRateLimitPerMinute) {
+    await takeBack();
+    throw tooManyAttempts(attempts!.resetAt);
+  }
   const over = counted.filter((c, i) => c.hits > budgets[i]!.limit);
   if (over.length) {
     await takeBack();
@@ -100,7 +127,14 @@ export async function checkSignIn(
       }
     }
   }
-  const signedIn = await firstMatch(gw, email, attempt.password, attempt.accountId);
+  let signedIn: SignInResult | undefined;
+  try {
+    signedIn = await firstMatch(gw, email, attempt.password, attempt.accountId);
+  } catch (err) {
+    // The hashing pool was full: the password was not checked, so no failure stays counted.
+    if (err instanceof ApiError && err.status === 429) await takeBack();
+    throw err;
+  }
   if (!signedIn) throw signInFailed();
   await takeBack();
   return signedIn;
@@ -135,10 +169,14 @@ async function firstMatch(
   return undefined;
 }
 
+/** A wait in words: "5 seconds", "2 minutes". */
+function inWords(seconds: number): string {
+  const minutes = Math.ceil(seconds / 60);
+  return seconds < 60 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
 const tooManyFailures = (until: number) =>
-  rateLimited(until, (seconds) => {
-    const minutes = Math.ceil(seconds / 60);
-    const wait =
-      seconds < 60 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
-    return `Too many failed sign-ins; try again in ${wait}`;
-  });
+  rateLimited(until, (seconds) => `Too many failed sign-ins; try again in ${inWords(seconds)}`);
+
+const tooManyAttempts = (until: number) =>
+  rateLimited(until, (seconds) => `Too many sign-ins from this address; try again in ${inWords(seconds)}`);

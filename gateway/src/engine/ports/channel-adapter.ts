@@ -16,12 +16,23 @@ export interface WebhookRequest {
 }
 
 /**
- * A verified request's entries, each to be stored as a job of its own, and those refused for their text (logged and
- * counted, never stored), each alone.
+ * An entry the gateway takes nothing from, as it carries nothing to keep: a kind it does not take (a location, an
+ * opt-in), or one it cannot read at all. Logged and counted, never stored; `detail` names the kind (never the text).
+ */
+export interface SkippedPart {
+  where: string;
+  reason: 'not_taken' | 'unreadable';
+  detail: string;
+}
+
+/**
+ * A verified request's entries, each to be stored as a job of its own; those refused for their text and those
+ * skipped (both logged and counted, never stored), each alone.
  */
 export interface WebhookEntries {
   entries: InboundEntry[];
   refused: RefusedPart[];
+  skipped?: SkippedPart[];
 }
 
 /** What one entry tells, in the gateway's words: contacts' messages, statuses of messages sent, read marks. */

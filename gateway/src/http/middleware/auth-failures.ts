@@ -1,13 +1,15 @@
 import { rateLimited } from '../../errors.js';
 import type { Store } from '../../store/store.js';
 import { clockNow } from '../../clock.js';
+import { addressKey } from '../client-address.js';
 
 /** A person with a typo in a key stays far below; a guesser is held to a crawl. */
 export const AUTH_FAILURES_PER_ADDRESS = 20;
 export const AUTH_FAILURE_WINDOW_MS = 10 * 60_000;
 
 /**
- * Failed authentications (a wrong API key, a wrong admin token) per client address, counted in the store so that
+ * Failed authentications (a wrong API key, a wrong admin token) per client address (an IPv6 one by its /64: see
+ * addressKey), counted in the store so that
  * on PostgreSQL every process adds to one count. Over the limit, each further failure from the address is refused
  * with a 429 and Retry-After instead of a 401, so a guesser is told to stop until the window ends.
  *
@@ -23,7 +25,8 @@ export class AuthFailures {
   constructor(private readonly store: Store) {}
 
   /** Counts a failure; refuses it (rather than letting it be a 401) when the address is over the limit. */
-  async failed(address: string): Promise<void> {
+  async failed(ip: string | undefined): Promise<void> {
+    const address = addressKey(ip);
     const at = clockNow();
     const until = this.blockedUntil.get(address);
     if (until !== undefined && until > at) throw tooManyFailures(until);

@@ -54,7 +54,7 @@ export function apiKeyAuth(gw: Gateway, failures: AuthFailures): RequestHandler 
     if (!key) throw unauthorized();
     const account = await findByApiKey(gw, key);
     if (!account) {
-      await failures.failed(req.ip ?? '');
+      await failures.failed(req.ip);
       throw unauthorized();
     }
     res.locals.account = account;
@@ -96,7 +96,7 @@ export function adminAuth(token: string, failures: AuthFailures, alsoAccepted: s
     if (!given) throw unauthorized('Invalid or missing admin token');
     // Every token is compared, so the time taken does not tell which one came close.
     if (!tokens.map((t) => sameSecret(given, t)).includes(true)) {
-      await failures.failed(req.ip ?? '');
+      await failures.failed(req.ip);
       throw unauthorized('Invalid or missing admin token');
     }
     next();

@@ -1,7 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import type { Gateway } from '../../context.js';
 import { ApiError } from '../../errors.js';
-import { ARCHIVE_KIND, packArchive } from '../../store/lowdb/backup-archive.js';
+import { ARCHIVE_KIND, BackupArchiveError, packArchive } from '../../store/lowdb/backup-archive.js';
 import { STORE_FORMAT } from '../../store/lowdb/format.js';
 import { canSnapshot, takeSnapshot } from '../../store/lowdb/snapshot.js';
 import { gatewayVersion } from '../../version.js';
@@ -26,6 +26,8 @@ export function backupRoutes(admin: Routes, gw: Gateway): void {
         );
       }
       if (running) throw new ApiError(409, 'BACKUP_RUNNING', 'A backup is being taken; try again once it ends');
+      const damaged = store.damaged().map(({ file }) => file);
+      if (damaged.length > 0) throw damagedStore(damaged.join(', '));
       running = true;
       try {
         let createdAt = '';
@@ -42,6 +44,8 @@ export function backupRoutes(admin: Routes, gw: Gateway): void {
             gatewayVersion,
             createdAt,
             files: snapshot.files,
+          }).catch((err: unknown) => {
+            throw err instanceof BackupArchiveError ? damagedStore(err.message) : err;
           });
           res.status(200).set({
             'Content-Type': 'application/gzip',
@@ -67,4 +71,13 @@ export function backupRoutes(admin: Routes, gw: Gateway): void {
       }
     },
   });
+}
+
+/** A backup of a damaged store would restore the damage: refused, so that the last good backup is not replaced. */
+function damagedStore(what: string): ApiError {
+  return new ApiError(
+    409,
+    'STORE_DAMAGED',
+    `The store is damaged (${what}): a backup would hold the damage; restore the last good backup instead (README, "Backups")`,
+  );
 }

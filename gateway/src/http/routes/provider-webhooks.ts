@@ -4,7 +4,7 @@ import type { Account } from '../../domain/accounts.js';
 import type { WebhookProvider } from '../../domain/inbound-entries.js';
 import { formIsUtf8, type RefusedPart } from '../../domain/storable-text.js';
 import { takeEntries } from '../../engine/inbound.js';
-import type { WebhookRequest } from '../../engine/ports/channel-adapter.js';
+import type { SkippedPart, WebhookRequest } from '../../engine/ports/channel-adapter.js';
 import type { Engine } from '../../engine/ports/providers.js';
 import { ApiError, notFound } from '../../errors.js';
 import { metrics } from '../../metrics.js';
@@ -25,7 +25,9 @@ const badSignature = () =>
  * the engine are the jobs' to read and run (engine/inbound.ts), so a slow file host never keeps a provider waiting
  * into its timeout and a redelivery. Text is judged by the rule of /v1 (storable-text) while the provider waits,
  * but an entry whose text breaks it is refused alone and answered as taken: a provider sends again what it was not
- * answered 2xx for, so one bad entry would bring its whole batch back again and again.
+ * answered 2xx for, so one bad entry would bring its whole batch back again and again. Nothing vanishes unsaid: an
+ * entry of a shape its provider does not send is still a job, which dies naming where it was and why; one that carries
+ * nothing to keep (a kind the gateway does not take, or nothing it can read) is logged and counted.
  */
 export function providerWebhooksRoutes(v1: Routes, gw: Engine): void {
   /** Twilio forms as their bytes came, and those whose bytes were not UTF-8: the parsed form no longer shows it. */
@@ -52,6 +54,19 @@ export function providerWebhooksRoutes(v1: Routes, gw: Engine): void {
         'provider webhook entry refused: its text cannot be stored',
       );
       metrics.providerEntriesRefused.inc({ provider, reason: fault });
+    }
+  }
+
+  /**
+   * Each skipped entry (it carried nothing to keep): one line and one count, naming where it was, why and its kind,
+   * never its text. What the gateway cannot read is a warning; a kind it does not take, news.
+   */
+  function skip(provider: WebhookProvider, account: Account, parts: readonly SkippedPart[]): void {
+    for (const { where, reason, detail } of parts) {
+      const line = { provider, account: account.id, reason, where, detail };
+      if (reason === 'unreadable') gw.log.warn(line, 'provider webhook entry skipped: nothing the gateway can read');
+      else gw.log.info(line, 'provider webhook entry skipped: a kind the gateway does not take');
+      metrics.providerEntriesSkipped.inc({ provider, reason });
     }
   }
 
@@ -82,9 +97,10 @@ export function providerWebhooksRoutes(v1: Routes, gw: Engine): void {
       const { account, adapter } = await adapterOf(req, provider);
       const request = webhookRequest(req, hook);
       if (!(await adapter.verify(request))) throw badSignature();
-      const { entries, refused } = adapter.entries(request);
+      const { entries, refused, skipped = [] } = adapter.entries(request);
       await takeEntries(gw, account.id, provider, entries);
       refuse(provider, account, refused);
+      skip(provider, account, skipped);
       answer(res);
     };
 

@@ -20,7 +20,7 @@ export interface ServiceState {
  * - `GET /metrics`: the Prometheus text format, behind the admin token or LEADCHAT_METRICS_TOKEN; it answers while the
  *   store is away too (an outage is when an operator needs it most), saying so in `leadchat_store_up`.
  * Neither probe tells more than its status: no version, no detail of a failure (the log has it, once: see
- * StoreHealth).
+ * StoreHealth), but for the store's files found damaged, named from the data dir.
  */
 export function serviceRoutes(app: Routes, gw: Gateway, state: ServiceState): void {
   route(app, '/healthz', { get: (_req, res) => void res.json({ status: 'ok' }) });
@@ -49,8 +49,13 @@ function readiness(gw: Gateway, state: ServiceState) {
       () => false,
     );
     if (!answered || !gw.store.health.up) checks.store = 'unavailable';
+    // Named, unlike an outage's cause: the operator has a file to restore, and the log may be far away.
+    const damaged = (gw.store.damaged?.() ?? []).map(({ file }) => file);
+    if (damaged.length > 0) checks.store = 'damaged';
     const ready = checks.store === 'ok' && checks.jobs === 'ok' && checks.shutdown === 'no';
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks });
+    res
+      .status(ready ? 200 : 503)
+      .json({ status: ready ? 'ready' : 'unavailable', checks, ...(damaged.length > 0 ? { damaged } : {}) });
   };
 }
 

@@ -11,6 +11,9 @@ import { redact } from '../../domain/mask.js';
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+/** A name Meta gives a kind of event or message, fit for a log line: as it is when it is a word, else "other". */
+export const kindName = (v: unknown): string =>
+  typeof v === 'string' && /^[a-z][a-z0-9_]{0,39}$/i.test(v) ? v : 'other';
 
 /** The list at `where`, [] when absent; anything else there means the payload is not what Meta sends. */
 export function list(value: unknown, where: string): unknown[] {

@@ -1,9 +1,9 @@
 import { ApiError, badRequest } from '../../errors.js';
 import { textFault, type RefusedPart } from '../../domain/storable-text.js';
 import type { InboundEntry } from '../../domain/inbound-entries.js';
-import type { Inbound, WebhookEntries } from '../../engine/ports/channel-adapter.js';
+import type { Inbound, SkippedPart, WebhookEntries } from '../../engine/ports/channel-adapter.js';
 import type { InboundMessage, MetaChannel, StatusUpdate, Watermark } from '../../engine/ports/channel-provider.js';
-import { isRecord, list, record, str } from './meta-graph.js';
+import { isRecord, kindName, list, record, str } from './meta-graph.js';
 import { PLATFORMS, USER_ID, type Platform } from './meta-platforms.js';
 
 /** What one webhook of a Page or an Instagram account tells: contacts' messages, receipts by message, watermarks. */
@@ -61,6 +61,8 @@ function message(channel: MetaChannel, event: Record<string, unknown>, where: st
   const mid = str(m.mid);
   if (!mid) throw badRequest(`${where}.message.mid is missing`);
   const from = contactOf(event, where, PLATFORMS[channel]);
+  if (m.text !== undefined && m.text !== null && typeof m.text !== 'string')
+    throw badRequest(`${where}.message.text: expected the message's text, a string`);
   const quickReply = isRecord(m.quick_reply) ? str(m.quick_reply.payload) : undefined;
   const body = typeof m.text === 'string' && m.text ? m.text : (quickReply ?? '');
   const media: InboundMessage['media'] = [];
@@ -149,6 +151,42 @@ function readEvent(channel: MetaChannel, ev: unknown, where: string, out: MetaMe
   if (inbound) out.messages.push(inbound);
 }
 
+/** The events the gateway reads. */
+const READ_EVENTS = ['message', 'reaction', 'postback', 'delivery', 'read'];
+/** Events Meta sends to the same webhook that carry nothing for a conversation: skipped as not taken. */
+const OTHER_EVENTS = [
+  'optin',
+  'referral',
+  'account_linking',
+  'pass_thread_control',
+  'take_thread_control',
+  'request_thread_control',
+  'app_roles',
+  'policy_enforcement',
+  'messaging_feedback',
+  'game_play',
+  'message_edit',
+  'response_feedback',
+  'standby',
+];
+
+/**
+ * Why an event that gave nothing to keep was skipped: a kind the gateway does not take (an opt-in, a reaction taken
+ * back, a message with nothing it can show), or nothing it knows how to read, named by its fields. The business's own
+ * messages (echoes) and deleted ones are left out by design, unnamed.
+ */
+function skipOf(ev: unknown, where: string): SkippedPart | undefined {
+  const event = ev as Record<string, unknown>;
+  const m = event.message;
+  if (isRecord(m) && (m.is_echo === true || m.is_deleted === true)) return undefined;
+  const read = READ_EVENTS.find((k) => event[k] !== undefined);
+  if (read) return { where, reason: 'not_taken', detail: `${read} with nothing to keep` };
+  const other = OTHER_EVENTS.find((k) => event[k] !== undefined);
+  if (other) return { where, reason: 'not_taken', detail: `${other} event` };
+  const fields = Object.keys(event).filter((k) => !['sender', 'recipient', 'timestamp'].includes(k));
+  return { where, reason: 'unreadable', detail: `fields: ${fields.slice(0, 5).map(kindName).join(', ') || 'none'}` };
+}
+
 /**
  * Each event of the webhook with where it is: those of another Page or account (one Meta app may serve several, all
  * to one callback URL) are skipped when `ownId` is given, as they are not this account's. A webhook of another
@@ -197,12 +235,14 @@ export function parseMetaMessagingWebhook(channel: MetaChannel, body: unknown, o
 /**
  * The webhook's events as entries, one each: a contact's message known by its id and its sender, whose messages
  * are processed in order; receipts; an event of a shape Meta does not send, kept as it is (its job cannot process
- * it and says why). Events that carry nothing for the conversation (echoes of the business's own messages, opt-ins)
- * are left out; one whose text cannot be stored is refused alone.
+ * it and says why). Events that carry nothing for the conversation are skipped, each named in `skipped` (opt-ins,
+ * events with no field the gateway knows) but for echoes of the business's own messages; one whose text cannot be
+ * stored is refused alone.
  */
 export function metaMessagingEntries(channel: MetaChannel, body: unknown, ownId: string): WebhookEntries {
   const entries: InboundEntry[] = [];
   const refused: RefusedPart[] = [];
+  const skipped: SkippedPart[] = [];
   for (const { ev, where } of eventsOf(channel, body, ownId)) {
     const fault = textFault(ev);
     if (fault) {
@@ -222,8 +262,12 @@ export function metaMessagingEntries(channel: MetaChannel, body: unknown, ownId:
     if (inbound) entries.push({ kind: 'message', where, key: inbound.providerMessageId, sender: inbound.from, raw });
     else if (out.statuses.length || out.watermarks.length)
       entries.push({ kind: 'status', where, key: null, sender: null, raw });
+    else {
+      const skip = skipOf(ev, where);
+      if (skip) skipped.push(skip);
+    }
   }
-  return { entries, refused };
+  return { entries, refused, skipped };
 }
 
 /** What one event tells (see metaMessagingEntries); a 400 ApiError for a shape Meta does not send. */

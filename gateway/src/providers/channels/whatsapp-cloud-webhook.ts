@@ -2,22 +2,46 @@ import { normalizePhone } from '../../domain/phone.js';
 import { textFault, type RefusedPart } from '../../domain/storable-text.js';
 import type { InboundEntry } from '../../domain/inbound-entries.js';
 import { ApiError, badRequest } from '../../errors.js';
-import type { Inbound, WebhookEntries } from '../../engine/ports/channel-adapter.js';
+import type { Inbound, SkippedPart, WebhookEntries } from '../../engine/ports/channel-adapter.js';
 import type { InboundMessage, StatusUpdate } from '../../engine/ports/channel-provider.js';
-import { describeGraphError, isRecord, list, record, str } from './meta-graph.js';
+import { describeGraphError, isRecord, kindName, list, record, str } from './meta-graph.js';
 
 /** Media ids need a Graph fetch with the access token before they are a file, so they travel under their own scheme. */
 export const MEDIA_SCHEME = 'whatsapp-media:';
+/**
+ * Graph's ids are digits. Anything else is refused before any call: the id becomes a segment of a Graph URL sent
+ * with the account's access token, and one such as `..` would name another path than a media's.
+ */
+export const MEDIA_ID = /^\d{1,30}$/;
 const MEDIA_TYPES = ['image', 'audio', 'video', 'document', 'sticker'];
+/** The kinds of message WhatsApp sends that the gateway does not take: skipped, and counted (see whatsAppEntries). */
+const NOT_TAKEN = new Set([
+  'reaction',
+  'location',
+  'contacts',
+  'order',
+  'system',
+  'unknown',
+  'unsupported',
+  'request_welcome',
+  'ephemeral',
+]);
 
-/** The text and media of a contact's message, or undefined for kinds the gateway does not take (reactions, …). */
+/**
+ * The text and media of a contact's message, or undefined for kinds the gateway does not take (reactions, …). A
+ * message of a kind WhatsApp does not send, or a text without its text, is a 400 naming where.
+ */
 function content(
   m: Record<string, unknown>,
   where: string,
 ): { body: string; media: InboundMessage['media'] } | undefined {
   const type = str(m.type);
-  const part = type && isRecord(m[type]) ? (m[type] as Record<string, unknown>) : undefined;
-  if (type === 'text') return { body: typeof part?.body === 'string' ? part.body : '', media: [] };
+  if (!type) throw badRequest(`${where}.type is missing`);
+  const part = isRecord(m[type]) ? (m[type] as Record<string, unknown>) : undefined;
+  if (type === 'text') {
+    if (typeof part?.body !== 'string') throw badRequest(`${where}.text.body: expected the message's text, a string`);
+    return { body: part.body, media: [] };
+  }
   if (type === 'button') return { body: str(part?.text) ?? str(part?.payload) ?? '', media: [] };
   if (type === 'interactive') {
     const reply =
@@ -28,13 +52,16 @@ function content(
   if (type && MEDIA_TYPES.includes(type)) {
     const id = str(part?.id);
     if (!id) throw badRequest(`${where}.${type}.id is missing`);
+    if (!MEDIA_ID.test(id))
+      throw badRequest(`${where}.${type}.id: "${id.slice(0, 40)}" is not a WhatsApp media id (its digits)`);
     const contentType = str(part?.mime_type) ?? 'application/octet-stream';
     return {
       body: typeof part?.caption === 'string' ? part.caption : '',
       media: [{ url: `${MEDIA_SCHEME}${id}`, contentType }],
     };
   }
-  return undefined;
+  if (NOT_TAKEN.has(type)) return undefined;
+  throw badRequest(`${where}.type: "${type.slice(0, 40)}" is not a kind of message WhatsApp sends`);
 }
 
 /** The sender's profile name: by WhatsApp id, or the one contact of the change when Meta wrote the id differently. */
@@ -173,12 +200,14 @@ function shapeOf<T>(read: () => T): { value: T } | undefined {
 /**
  * The webhook's messages and statuses as entries, one each: a contact's message known by its id and its sender,
  * whose messages are processed in order, with the sender's profile name; a status; one of a shape WhatsApp does not
- * send, kept as it is (its job cannot process it and says why). Kinds the gateway does not take are left out; a
- * message or status whose text cannot be stored (its sender's name included) is refused alone.
+ * send, kept as it is (its job cannot process it and says why). Kinds the gateway does not take (a location, a
+ * status it has no use for) are skipped, each named in `skipped`; a message or status whose text cannot be stored
+ * (its sender's name included) is refused alone.
  */
 export function whatsAppEntries(body: unknown): WebhookEntries {
   const entries: InboundEntry[] = [];
   const refused: RefusedPart[] = [];
+  const skipped: SkippedPart[] = [];
   for (const { where, value, names } of changesOf(body)) {
     list(value.messages, `${where}.value.messages`).forEach((m, i) => {
       const at = `${where}.value.messages[${i}]`;
@@ -191,6 +220,12 @@ export function whatsAppEntries(body: unknown): WebhookEntries {
       if (!read) entries.push({ kind: 'message', where: at, key: null, sender: null, raw });
       else if (read.value)
         entries.push({ kind: 'message', where: at, key: read.value.providerMessageId, sender: from, raw });
+      else
+        skipped.push({
+          where: at,
+          reason: 'not_taken',
+          detail: `message of type ${kindName((m as { type: unknown }).type)}`,
+        });
     });
     list(value.statuses, `${where}.value.statuses`).forEach((s, i) => {
       const at = `${where}.value.statuses[${i}]`;
@@ -199,9 +234,15 @@ export function whatsAppEntries(body: unknown): WebhookEntries {
       const read = shapeOf(() => statusUpdate(s, at));
       if (!read || read.value)
         entries.push({ kind: 'status', where: at, key: null, sender: null, raw: s as InboundEntry['raw'] });
+      else
+        skipped.push({
+          where: at,
+          reason: 'not_taken',
+          detail: `status ${kindName((s as { status: unknown }).status)}`,
+        });
     });
   }
-  return { entries, refused };
+  return { entries, refused, skipped };
 }
 
 /** What one entry tells (see whatsAppEntries); a 400 ApiError for a shape WhatsApp does not send. */

@@ -3,7 +3,7 @@ import { ChannelError, type ChannelProvider, type OutgoingMessage } from '../../
 import { graphError, isRecord, str, verifyMetaSignature, verifyMetaSubscription } from './meta-graph.js';
 import { readProviderFile, readProviderJson, type MediaOptions, type ProviderFile } from './provider-file.js';
 import { postToProvider } from './provider-request.js';
-import { MEDIA_SCHEME } from './whatsapp-cloud-webhook.js';
+import { MEDIA_ID, MEDIA_SCHEME } from './whatsapp-cloud-webhook.js';
 
 export { parseWhatsAppWebhook, type WhatsAppWebhook } from './whatsapp-cloud-webhook.js';
 
@@ -83,12 +83,10 @@ export async function readWhatsAppMedia(
   url: string,
   options: MediaOptions,
 ): Promise<ProviderFile> {
-  if (!url.startsWith(MEDIA_SCHEME)) throw new Error('not a WhatsApp media id');
+  const id = url.startsWith(MEDIA_SCHEME) ? url.slice(MEDIA_SCHEME.length) : '';
+  if (!MEDIA_ID.test(id)) throw new Error(`"${url.slice(0, 60)}" is not a WhatsApp media id`);
   const auth = { ...graphAuth(c), timeoutMs: options.timeoutMs };
-  const media = await readProviderJson(
-    `${options.apiUrl.replace(/\/+$/, '')}/${encodeURIComponent(url.slice(MEDIA_SCHEME.length))}`,
-    auth,
-  );
+  const media = await readProviderJson(`${options.apiUrl.replace(/\/+$/, '')}/${id}`, auth);
   const address = str(media.url);
   if (!address || !/^https?:\/\//.test(address)) throw new Error('Graph gave no address for the media id');
   if (typeof media.file_size === 'number' && media.file_size > options.maxBytes)

@@ -1,4 +1,5 @@
 import { close, constants, fdatasync, ftruncate, open, write } from 'node:fs';
+import { refuseWhenFull } from './full-disk.js';
 
 const done = (resolve: () => void, reject: (err: Error) => void) => (err: Error | null) =>
   err ? reject(err) : resolve();
@@ -26,6 +27,7 @@ export class AppendFile {
 
   /** Appends `data` and returns once it is durable. */
   async appendDurably(data: Buffer): Promise<void> {
+    refuseWhenFull();
     await this.writeAll(data);
     if (!DSYNC) await this.datasync();
   }

@@ -1,12 +1,17 @@
-import { writeFile } from 'node:fs/promises';
-import { posix } from 'node:path';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { open, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import * as tar from 'tar';
+import { pageProblem } from './pages.js';
 
 /**
  * The backup archive of an embedded store: a gzip'd tar holding `manifest.json` first, then the data dir's files
  * under `data/` (see snapshot.ts for which). Only regular files and directories: restoring one never creates a link,
- * nor writes outside the directory it fills.
+ * nor writes outside the directory it fills. The manifest keeps the SHA-256 of every file, so that a damaged archive
+ * is refused naming the file, and every store page is checked as a page too (its own check of its documents), so
+ * that no backup is taken of a damaged store and an archive older than checksums is checked all the same.
  */
 
 export const ARCHIVE_KIND = 'leadchat-gateway backup';
@@ -22,13 +27,33 @@ export interface Manifest {
   createdAt: string;
   /** Files under `data/`: a restore that finds fewer was given an archive cut short. */
   files: number;
+  /**
+   * The SHA-256 (hex) of every file, by its path in the archive (`data/store/contacts/0.json`). Absent from the
+   * archives of releases before it was kept: those are checked by their structure alone.
+   */
+  checksums?: Record<string, string>;
 }
+
+/** The manifest as the commands print it: its checksums counted, not listed. */
+export function manifestSummary({ checksums, ...rest }: Manifest): Omit<Manifest, 'checksums'> & {
+  checksums: number | null;
+} {
+  return { ...rest, checksums: checksums ? Object.keys(checksums).length : null };
+}
+
+/** A store page's path in an archive: `data/store/<collection>/<n>.json`. */
+const PAGE_PATH = /^data\/store\/[A-Za-z0-9_-]+\/\d+\.json$/;
 
 export class BackupArchiveError extends Error {}
 
-/** Writes the manifest beside the snapshot's `data/` in `dir`, and streams both as the archive. */
+/**
+ * Writes the manifest beside the snapshot's `data/` in `dir`, with the checksum of every file, and streams both as the
+ * archive. A store page that is not as the store wrote it is refused (BackupArchiveError naming it): a backup of it
+ * would restore the damage.
+ */
 export async function packArchive(dir: string, manifest: Manifest): Promise<Readable> {
-  await writeFile(`${dir}/${MANIFEST}`, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+  const checksums = await checksumTree(dir, DATA);
+  await writeFile(`${dir}/${MANIFEST}`, `${JSON.stringify({ ...manifest, checksums }, null, 2)}\n`, { mode: 0o600 });
   // portable: no owner names or ids of this machine in the archive.
   return tar.c({ cwd: dir, gzip: true, portable: true }, [MANIFEST, DATA]) as unknown as Readable;
 }
@@ -42,25 +67,96 @@ export async function readArchive(file: string): Promise<Manifest> {
   let text = '';
   let files = 0;
   let refused: string | undefined;
+  const found: Record<string, string> = {};
+  const pages: Record<string, string> = {};
   await explain(file, () =>
     tar.t({
       file,
       strict: true,
       onReadEntry: (entry) => {
         refused ??= problemOf(entry.path, entry.type);
-        if (entry.type === 'File' && entry.path.startsWith(`${DATA}/`)) files += 1;
+        if (entry.type === 'File' && entry.path.startsWith(`${DATA}/`)) {
+          files += 1;
+          const hash = createHash('sha256');
+          const page: Buffer[] | undefined = PAGE_PATH.test(entry.path) ? [] : undefined;
+          entry.on('data', (chunk: Buffer) => {
+            hash.update(chunk);
+            page?.push(chunk);
+          });
+          entry.on('end', () => {
+            found[entry.path] = hash.digest('hex');
+            const problem = page && pageProblem(Buffer.concat(page));
+            if (problem) pages[entry.path] = problem;
+          });
+        }
         if (entry.path === MANIFEST) entry.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
       },
     }),
   );
   if (refused) throw new BackupArchiveError(`${file} is not a LeadChat gateway backup: ${refused}`);
   const manifest = parseManifest(file, text);
-  if (files !== manifest.files) {
+  if (manifest.checksums) checkFiles(file, manifest.checksums, found);
+  else if (files !== manifest.files) {
     throw new BackupArchiveError(
       `${file} is incomplete: it holds ${files} of the ${manifest.files} files its manifest lists`,
     );
   }
+  const [damagedPage, problem] = Object.entries(pages)[0] ?? [];
+  if (damagedPage)
+    throw new BackupArchiveError(`${file} is damaged: its ${damagedPage} is not a store page (${problem})`);
   return manifest;
+}
+
+/**
+ * Holds the files `found` (their SHA-256 by path) to the manifest's `checksums`: refused, naming the first file that
+ * differs, is missing or was added. `what` names the archive, or the directory restored from it.
+ */
+function checkFiles(what: string, checksums: Record<string, string>, found: Record<string, string>): void {
+  for (const [path, sum] of Object.entries(checksums)) {
+    if (found[path] === undefined)
+      throw new BackupArchiveError(`${what} is incomplete: it lacks ${path}, which its manifest lists`);
+    if (found[path] !== sum)
+      throw new BackupArchiveError(`${what} is damaged: ${path} does not match the SHA-256 its manifest keeps of it`);
+  }
+  const added = Object.keys(found).find((path) => checksums[path] === undefined);
+  if (added) throw new BackupArchiveError(`${what} holds ${added}, which its manifest does not list`);
+}
+
+/**
+ * Checks the files extracted from an archive into `into` against its manifest, as they are on disk now: what a
+ * restore moves into place is what was backed up. An archive without checksums is checked by its pages alone.
+ */
+export async function checkExtracted(into: string, manifest: Manifest): Promise<void> {
+  const found = await checksumTree(into, DATA);
+  if (manifest.checksums) checkFiles(`the files restored into ${into}`, manifest.checksums, found);
+}
+
+/**
+ * The SHA-256 of every file under `<root>/<relative>`, by its path from `root`; store pages are checked as pages on
+ * the way (BackupArchiveError naming the first that is not one).
+ */
+async function checksumTree(root: string, relative: string): Promise<Record<string, string>> {
+  const sums: Record<string, string> = {};
+  const walk = async (at: string): Promise<void> => {
+    for (const entry of await readdir(join(root, at), { withFileTypes: true })) {
+      const path = posix.join(at, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (PAGE_PATH.test(path)) {
+        const content = await readFile(join(root, path));
+        const problem = pageProblem(content);
+        if (problem) throw new BackupArchiveError(`the store's page ${path} is damaged (${problem})`);
+        sums[path] = createHash('sha256').update(content).digest('hex');
+      } else sums[path] = await sha256Of(join(root, path));
+    }
+  };
+  await walk(relative);
+  return sums;
+}
+
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 /** Extracts the archive's `data/` into `into` (as `<into>/data`), refusing again whatever readArchive refuses. */
@@ -103,7 +199,18 @@ function parseManifest(file: string, text: string): Manifest {
   } catch {
     throw new BackupArchiveError(`${file} is not a LeadChat gateway backup: it has no readable ${MANIFEST}`);
   }
-  if (manifest.kind !== ARCHIVE_KIND || !Number.isInteger(manifest.storeFormat) || !Number.isInteger(manifest.files)) {
+  const checksums = manifest.checksums;
+  const listed =
+    checksums === undefined ||
+    (typeof checksums === 'object' &&
+      checksums !== null &&
+      Object.values(checksums).every((sum) => typeof sum === 'string'));
+  if (
+    manifest.kind !== ARCHIVE_KIND ||
+    !Number.isInteger(manifest.storeFormat) ||
+    !Number.isInteger(manifest.files) ||
+    !listed
+  ) {
     throw new BackupArchiveError(`${file} is not a LeadChat gateway backup: its ${MANIFEST} is not one of a backup`);
   }
   return manifest as Manifest;
@@ -117,6 +224,25 @@ async function explain(file: string, read: () => Promise<void>): Promise<void> {
     const { code, message } = err as NodeJS.ErrnoException;
     if (code === 'ENOENT') throw new BackupArchiveError(`${file} does not exist`);
     if (code === 'EISDIR') throw new BackupArchiveError(`${file} is a directory, not a backup archive`);
+    if (await isPgDump(file)) {
+      throw new BackupArchiveError(
+        `${file} is a PostgreSQL dump (pg_dump), not a LeadChat gateway backup: check it with pg_restore --list (README, "Backups")`,
+      );
+    }
     throw new BackupArchiveError(`${file} cannot be read as a LeadChat gateway backup (${message})`);
+  }
+}
+
+/** Whether the file starts as pg_dump's archives do (custom format) or as its plain SQL does. */
+async function isPgDump(file: string): Promise<boolean> {
+  const handle = await open(file, 'r').catch(() => undefined);
+  if (!handle) return false;
+  try {
+    const head = Buffer.alloc(64);
+    const { bytesRead } = await handle.read(head, 0, 64, 0);
+    const text = head.subarray(0, bytesRead).toString('latin1');
+    return text.startsWith('PGDMP') || text.startsWith('--\n-- PostgreSQL database dump');
+  } finally {
+    await handle.close();
   }
 }

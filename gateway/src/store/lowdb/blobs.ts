@@ -1,21 +1,30 @@
 import { mkdir, open, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { BlobStore } from '../store.js';
+import { StoreWriteError, type BlobStore } from '../store.js';
+import { refuseWhenFull } from './full-disk.js';
 
 /** Media files of the lowdb store: one file each under `<dir>/<accountId>/<id>`, durable before any record. */
 export class FileBlobs implements BlobStore {
   constructor(private readonly dir: string) {}
 
+  /** A disk that refuses the file (full, failing) leaves no part of it, and the request is refused with 503. */
   async put(accountId: string, id: string, bytes: Buffer): Promise<void> {
     const file = this.file(accountId, id);
     await mkdir(path.dirname(file), { recursive: true });
     const handle = await open(file, 'wx', 0o600);
+    let refused: unknown;
     try {
+      refuseWhenFull();
       await handle.writeFile(bytes);
       await handle.sync();
+    } catch (err) {
+      refused = err;
     } finally {
       await handle.close();
     }
+    if (refused === undefined) return;
+    await unlink(file).catch(() => undefined);
+    throw new StoreWriteError('store: the media file could not be saved', { cause: refused });
   }
 
   async get(accountId: string, id: string): Promise<Buffer | undefined> {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Doc } from '../store.js';
 import type { Collection, Entry } from './collection.js';
+import { StoreDamagedError } from '../store.js';
 import { readPage } from './pages.js';
 import { deepFreeze } from './freeze.js';
 
@@ -33,6 +34,8 @@ export class DocCache {
   constructor(
     private readonly dir: string,
     private readonly limit: number,
+    /** Told of a page found damaged when read back. */
+    private readonly onDamaged: (err: StoreDamagedError) => void = () => undefined,
   ) {}
 
   get size(): number {
@@ -131,6 +134,10 @@ export class DocCache {
     let loading = this.loading.get(inFlight);
     if (!loading) {
       loading = readPage(join(this.dir, collection.name), page)
+        .catch((err: unknown) => {
+          if (err instanceof StoreDamagedError) this.onDamaged(err);
+          throw err;
+        })
         .then((docs) => {
           const byId = new Map(docs.map((doc) => [doc.id, doc]));
           if (generation === this.generation) {

@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gatewayVersion } from '../../version.js';
 import { writeFileDurably } from './durable-file.js';
 
 /**
@@ -31,6 +32,14 @@ export const upgradeSteps: UpgradeStep[] = [
     // meets one: nothing to do before it opens, and nothing lost if a start stops halfway.
     run: async () => {},
   },
+  {
+    to: 3,
+    what: "conversations get the fields this release derives (the last message's author, needing a reply) before the gateway serves",
+    // The gateway walks the conversations itself once the store is open (jobs/conversation-upgrade.ts), marking when
+    // it is done. Recorded as a format all the same, so that a release before it, which would write conversations
+    // without those fields, refuses the data dir rather than leave them behind.
+    run: async () => {},
+  },
 ];
 
 /** The format this gateway writes and reads. */
@@ -60,8 +69,9 @@ export async function upgradeDataDir(
   steps: UpgradeStep[] = upgradeSteps,
 ): Promise<void> {
   const current = formatAfter(steps);
-  const recorded = await readFormat(dataDir);
-  if (recorded !== undefined && recorded > current) throw newerFormat(`the data dir ${dataDir}`, recorded, current);
+  const found = await readRecord(dataDir);
+  const recorded = found?.storeFormat;
+  refuseNewer(`the data dir ${dataDir}`, found, current);
   if (recorded === undefined && !(await holdsStore(dataDir))) {
     await recordFormat(dataDir, current);
     return;
@@ -77,6 +87,8 @@ export async function upgradeDataDir(
     format = step.to;
     done.push(`format ${step.to}: ${step.what}`);
   }
+  // Which release last opened it, for the refusal of an older one.
+  if (done.length === 0 && found?.gatewayVersion !== gatewayVersion) await recordFormat(dataDir, format);
   if (done.length > 0) {
     log.info(
       { dataDir, from: recorded ?? 'unversioned', to: current, steps: done },
@@ -85,16 +97,57 @@ export async function upgradeDataDir(
   }
 }
 
-/** `what`: the data dir or backup refused, as the sentence names it. */
-export function newerFormat(what: string, found: number, current: number): DataDirFormatError {
+/** What the format file records: the format, and the release that last opened the data dir (since format 3). */
+export interface FormatRecord {
+  storeFormat: number;
+  gatewayVersion?: string;
+}
+
+/**
+ * Refuses data of a newer format, or written by a newer release of the same format (it may hold what this release
+ * would not keep up: a field it does not write, a mark of work it does not do). `what`: the data dir or backup, as
+ * the sentence names it.
+ */
+export function refuseNewer(what: string, found: FormatRecord | undefined, current: number = STORE_FORMAT): void {
+  if (!found) return;
+  const newerRelease = found.gatewayVersion !== undefined && compareVersions(found.gatewayVersion, gatewayVersion) > 0;
+  if (found.storeFormat > current || (found.storeFormat === current && newerRelease))
+    throw newerFormat(what, found, current);
+}
+
+export function newerFormat(what: string, found: FormatRecord, current: number): DataDirFormatError {
+  const by = found.gatewayVersion ? ` by leadchat-gateway ${found.gatewayVersion}` : '';
   return new DataDirFormatError(
-    `${what} is in store format ${found}, newer than this gateway reads (format ${current}): upgrade the gateway ` +
-      '(README, "Upgrades"); nothing was changed',
+    `${what} was written${by} in store format ${found.storeFormat}, newer than this gateway (leadchat-gateway ` +
+      `${gatewayVersion}) reads (store format ${current}): upgrade the gateway (README, "Upgrades"); nothing was changed`,
   );
+}
+
+/** Orders release versions (major.minor.patch, a pre-release before its release): negative, 0 or positive. */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string) => {
+    const [core = '', pre] = v.split('-', 2);
+    return { parts: core.split('.').map((n) => Number.parseInt(n, 10) || 0), pre };
+  };
+  const x = parse(a);
+  const y = parse(b);
+  for (let i = 0; i < 3; i++) {
+    const diff = (x.parts[i] ?? 0) - (y.parts[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  if (x.pre === y.pre) return 0;
+  if (x.pre === undefined) return 1;
+  if (y.pre === undefined) return -1;
+  return x.pre < y.pre ? -1 : 1;
 }
 
 /** The format recorded in the data dir; undefined when none is. */
 export async function readFormat(dataDir: string): Promise<number | undefined> {
+  return (await readRecord(dataDir))?.storeFormat;
+}
+
+/** The format file's record; undefined when there is none. */
+export async function readRecord(dataDir: string): Promise<FormatRecord | undefined> {
   const file = join(dataDir, FORMAT_FILE);
   let text: string;
   try {
@@ -103,23 +156,25 @@ export async function readFormat(dataDir: string): Promise<number | undefined> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  let format: unknown;
+  let record: { storeFormat?: unknown; gatewayVersion?: unknown } | undefined;
   try {
-    format = (JSON.parse(text) as { storeFormat?: unknown }).storeFormat;
+    record = JSON.parse(text) as typeof record;
   } catch {
-    format = undefined;
+    record = undefined;
   }
+  const format = record?.storeFormat;
   if (!Number.isInteger(format) || (format as number) < 1) {
     throw new DataDirFormatError(
       `${file} is damaged (it should read {"storeFormat":<number>}); refusing to open the data dir`,
     );
   }
-  return format as number;
+  const version = typeof record?.gatewayVersion === 'string' ? { gatewayVersion: record.gatewayVersion } : {};
+  return { storeFormat: format as number, ...version };
 }
 
 /** Written durably: a crash leaves the old format or the new one, never a torn file. */
 async function recordFormat(dataDir: string, format: number): Promise<void> {
-  await writeFileDurably(join(dataDir, FORMAT_FILE), `${JSON.stringify({ storeFormat: format })}\n`);
+  await writeFileDurably(join(dataDir, FORMAT_FILE), `${JSON.stringify({ storeFormat: format, gatewayVersion })}\n`);
 }
 
 /** Whether an earlier gateway already kept a store here (as opposed to a new, empty data dir). */

@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import {
   StoreWriteError,
+  type StoreDamagedError,
   type CollectionSpec,
   type Doc,
   type Page,
@@ -15,7 +16,8 @@ import { DocCache } from './cache.js';
 import { Collection, type Entry } from './collection.js';
 import { fsyncDir } from './durable-file.js';
 import { Group } from './group.js';
-import { processWarnings, StoreHealth } from '../health.js';
+import { failureClass, processWarnings, StoreHealth } from '../health.js';
+import { diskTakes, HEADROOM_BYTES } from './headroom.js';
 import { HitCounter } from './hits.js';
 import { JobTally } from './job-tally.js';
 import { jobsCollection, LowdbJobQueue, releaseLeases } from './jobs.js';
@@ -59,6 +61,7 @@ export interface StoreStats {
 }
 
 export interface LowdbStore extends Store {
+  damaged(): Array<{ file: string; reason: string }>;
   stats(): StoreStats;
   /** Settles when no checkpoint is writing pages. */
   checkpointed(): Promise<void>;
@@ -118,9 +121,11 @@ export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbS
   // Counts the jobs as the store opens, from what opening reads anyway, then as they change.
   const tally = new JobTally();
   collections.get(jobsCollection.name)!.watch(tally);
-  const { journal, dirty, replayed } = await recover(options.dir, collections);
+  const { journal, dirty, replayed, damaged } = await recover(options.dir, collections);
   const blobs = new FileBlobs(options.mediaDir ?? join(options.dir, '..', 'media'));
-  const cache = new DocCache(options.dir, options.cacheSize ?? 10_000);
+  const found = new Map(damaged.map((err) => [err.file, err]));
+  // A page found damaged later, at a read, is told as those found at the open are.
+  const cache = new DocCache(options.dir, options.cacheSize ?? 10_000, (err) => found.set(err.file, err));
   const health = options.health ?? new StoreHealth(processWarnings);
   const store = new JournaledStore(
     options.dir,
@@ -133,6 +138,7 @@ export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbS
     checkpointBytes,
     tally,
     health,
+    found,
   );
   if (replayed > 0 || dirty.size > 0) await store.checkpointNow();
   if ((await store.find(jobsCollection.name, 'status', ['running'], { limit: 1 })).length > 0)
@@ -170,6 +176,13 @@ class JournaledStore implements LowdbStore {
   private readonly hits = new HitCounter();
   /** Set while a snapshot is taken: transactions asked for meanwhile wait until it ends. */
   private hold: Promise<void> | null = null;
+  /**
+   * Set when the disk refused a write (full, failing) and has not yet shown room again: the store counts as away
+   * meanwhile, however many small writes still go through (see backOnDisk).
+   */
+  private refused: { error: Error; bytes: number } | null = null;
+  /** The last look at the disk's room since it refused: shared by whoever asks while it runs or within a second. */
+  private probe: { at: number; room: Promise<boolean>; settled: boolean } | null = null;
 
   constructor(
     private readonly dir: string,
@@ -182,6 +195,7 @@ class JournaledStore implements LowdbStore {
     private readonly checkpointBytes: number,
     tally: JobTally,
     readonly health: StoreHealth,
+    private readonly damage: Map<string, StoreDamagedError>,
   ) {
     this.jobs = new LowdbJobQueue(
       (fn) => this.run(fn),
@@ -222,6 +236,11 @@ class JournaledStore implements LowdbStore {
 
   async hit(key: string, windowMs: number, weight?: number): Promise<{ hits: number; resetAt: number }> {
     return this.hits.hit(key, windowMs, weight);
+  }
+
+  damaged(): Array<{ file: string; reason: string }> {
+    // Named from the data dir (the store's parent): where an operator looks, and nothing of the machine beyond it.
+    return [...this.damage.values()].map(({ file, reason }) => ({ file: relative(dirname(this.dir), file), reason }));
   }
 
   stats(): StoreStats {
@@ -341,7 +360,36 @@ class JournaledStore implements LowdbStore {
       this.health.failed(this.failure);
       throw this.failure;
     }
+    const refused = this.refused;
+    if (refused && !(await this.backOnDisk())) {
+      this.health.failed(refused.error);
+      throw refused.error;
+    }
     this.health.answered();
+  }
+
+  /**
+   * After the disk refused a write: whether it takes writes again with room to spare (twice the refused record,
+   * a megabyte at least), looked at once a second at most, by the probes and by the writes that go through. Until
+   * then the store stays away: a full disk still takes a few bytes now and then, and counting those as a recovery
+   * would say "unavailable" and "available again" in turns. Writes are tried all the while, so they succeed as soon
+   * as space is freed.
+   */
+  private async backOnDisk(): Promise<boolean> {
+    const refused = this.refused;
+    if (!refused) return true;
+    const at = performance.now();
+    if (!this.probe || (this.probe.settled && at - this.probe.at >= PROBE_EVERY_MS)) {
+      const probe = { at, room: diskTakes(this.dir, Math.max(HEADROOM_BYTES, 2 * refused.bytes)), settled: false };
+      void probe.room.then(() => (probe.settled = true));
+      this.probe = probe;
+    }
+    const room = await this.probe.room;
+    if (room && this.refused === refused) {
+      this.refused = null;
+      this.health.answered();
+    }
+    return room || this.refused === null;
   }
 
   durable(): Promise<void> {
@@ -447,12 +495,13 @@ class JournaledStore implements LowdbStore {
         if (checkpoint) this.returnDirtyPages(checkpoint.images);
         // A transaction under way (waiting for a page file) may have built on the failed group: take the turn
         // between transactions, so that everything applied after the failed group is undone with it.
-        await this.exclusive(async () => this.abandon(group, err));
+        await this.exclusive(async () => this.abandon(group, err, payload.length));
         continue;
       }
       this.inflight = null;
       this.counters.commits += 1;
-      this.health.answered();
+      if (this.refused) void this.backOnDisk();
+      else this.health.answered();
       group.resolve();
       if (checkpoint) {
         this.checkpointing = this.writeCheckpoint(checkpoint).finally(() => {
@@ -467,18 +516,26 @@ class JournaledStore implements LowdbStore {
    * transaction applied after it are taken back from memory in reverse order and their promises reject with
    * StoreWriteError (callers answer 503); nothing of them was acknowledged. The journal was cut back to its last
    * intact record; only if that failed too does the store refuse all further writes until a restart recovers it
-   * from disk, since fsync errors cannot be retried safely.
+   * from disk, since fsync errors cannot be retried safely. Otherwise the store counts as away until the disk shows
+   * room again (backOnDisk).
    */
-  private abandon(group: Group, cause: unknown): void {
+  private abandon(group: Group, cause: unknown, bytes: number): void {
     const later = this.pending;
     this.pending = new Group();
     later.undoAll();
     group.undoAll();
     const error = new StoreWriteError('store: the change could not be saved', { cause });
     if (this.journal.broken) this.failure = brokenJournal(cause);
+    else this.refuse(error, bytes);
     this.health.failed(this.failure ?? error);
     group.reject(error);
     later.reject(error);
+  }
+
+  /** The disk refused a write: a look at its room taken before this one says nothing of it. */
+  private refuse(error: Error, bytes: number): void {
+    this.refused = { error, bytes };
+    this.probe = null;
   }
 
   private checkpointDue(nextRecordBytes: number): boolean {
@@ -556,16 +613,28 @@ class JournaledStore implements LowdbStore {
     }
   }
 
-  /** The journals still hold everything, so no data is at risk; try again after another round of records. */
+  /**
+   * The journals still hold everything, so no data is at risk; try again after another round of records. A disk
+   * that refused the pages (full, failing) makes the store away, as a refused commit does: the next commits would
+   * meet it too.
+   */
   private checkpointFailed(images: PageImage[], err: unknown): void {
     this.returnDirtyPages(images);
     this.checkpointRetryAt = this.journal.records + this.checkpointEvery;
     if (this.journal.broken) this.health.failed((this.failure = brokenJournal(err)));
-    process.emitWarning(`store: checkpoint failed, will retry: ${(err as Error).message}`);
+    else if (failureClass(err) !== undefined) {
+      const error = new StoreWriteError('store: a checkpoint could not write its pages', { cause: err });
+      if (!this.refused) this.refuse(error, 0);
+      this.health.failed(error);
+    }
+    this.health.report(err, {}, 'store: a checkpoint failed; it is tried again after more commits');
   }
 }
 
 const docOf = (entry: Entry): Doc => entry.doc!;
+
+/** How long one look at the disk's room answers for, while the disk refuses writes. */
+const PROBE_EVERY_MS = 1_000;
 
 function brokenJournal(cause: unknown): StoreWriteError {
   return new StoreWriteError('store: the journal can no longer be written; restart the gateway', { cause });

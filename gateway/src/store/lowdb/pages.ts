@@ -1,7 +1,8 @@
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { Low, type Adapter } from 'lowdb';
-import type { Doc } from '../store.js';
+import { StoreDamagedError, type Doc } from '../store.js';
 import { writeFileDurably } from './durable-file.js';
 import { numberedFiles } from './numbered-files.js';
 import { pageKeys, shapeSignature, type IndexShape, type PageKeys } from './page-keys.js';
@@ -17,25 +18,87 @@ interface PageData {
 
 const PAGE_NAME = /^(\d+)\.json$/;
 
+/**
+ * What a page's first line keeps of its documents line, so that a page cut short or changed on disk (a bad copy, a
+ * damaged backup) is found when the store opens rather than at the first read of it: its length and CRC-32.
+ */
+interface DocsCheck {
+  bytes: number;
+  crc32: string;
+}
+
+const checkOf = (docs: Buffer): DocsCheck => ({
+  bytes: docs.length,
+  crc32: crc32(docs).toString(16).padStart(8, '0'),
+});
+
 /** A lowdb adapter for page files: durable writes, and a damaged file is an error rather than an empty page. */
 class PageFile implements Adapter<PageData> {
   constructor(readonly file: string) {}
 
   async read(): Promise<PageData | null> {
-    let text: string;
+    let content: Buffer;
     try {
-      text = await readFile(this.file, 'utf8');
+      content = await readFile(this.file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
     }
-    const split = text.indexOf('\n');
-    const keys = split < 0 ? null : (parse(this.file, text.slice(0, split)) as PageKeys);
-    return { keys, docs: validDocs(this.file, parse(this.file, split < 0 ? text : text.slice(split + 1))) };
+    const { head, docs } = checkedPage(this.file, content);
+    return { keys: head as PageKeys | null, docs };
   }
 
   write(data: PageData): Promise<void> {
-    return writeFileDurably(this.file, `${JSON.stringify(data.keys)}\n${JSON.stringify({ docs: data.docs })}`);
+    const docs = JSON.stringify({ docs: data.docs });
+    const check = checkOf(Buffer.from(docs, 'utf8'));
+    return writeFileDurably(this.file, `${JSON.stringify({ ...data.keys, check })}\n${docs}`);
+  }
+}
+
+/**
+ * Why a page file's content is not a page as the store wrote it; undefined when it is. Its documents are parsed only
+ * when the page keeps no check of them (written by a release before checks were kept).
+ */
+export function pageProblem(content: Buffer): string | undefined {
+  try {
+    checkedPage('', content);
+    return undefined;
+  } catch (err) {
+    return err instanceof StoreDamagedError ? err.reason : (err as Error).message;
+  }
+}
+
+/**
+ * The page's first line (its keys, null for a page written before keys were kept) and its documents, checked against
+ * the check the first line keeps; a page that fails it throws StoreDamagedError naming `file`.
+ */
+function checkedPage(file: string, content: Buffer): { head: (PageKeys & { check?: DocsCheck }) | null; docs: Doc[] } {
+  const split = content.indexOf(0x0a);
+  const head =
+    split < 0
+      ? null
+      : (parseDamaged(file, content.subarray(0, split), "its first line (the page's keys)") as
+          | (PageKeys & { check?: DocsCheck })
+          | null);
+  const docsPart = split < 0 ? content : content.subarray(split + 1);
+  const check = head?.check;
+  if (check) {
+    if (docsPart.length !== check.bytes)
+      throw new StoreDamagedError(
+        file,
+        `it holds ${docsPart.length} bytes of documents where ${check.bytes} were written: it was cut short or added to`,
+      );
+    if (checkOf(docsPart).crc32 !== check.crc32)
+      throw new StoreDamagedError(file, 'its documents do not match the checksum written with them');
+  }
+  return { head, docs: validDocs(file, parseDamaged(file, docsPart, 'its documents')) };
+}
+
+function parseDamaged(file: string, bytes: Buffer, what: string): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    throw new StoreDamagedError(file, `${what} is not valid JSON: ${(err as Error).message}`);
   }
 }
 
@@ -48,14 +111,14 @@ export const pageNumbers = (dir: string): Promise<number[]> => numberedFiles(dir
  */
 export async function readPage(dir: string, page: number): Promise<Doc[]> {
   const file = join(dir, `${page}.json`);
-  let text: string;
+  let content: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    content = await readFile(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  return validDocs(file, parse(file, text.slice(text.indexOf('\n') + 1)));
+  return checkedPage(file, content).docs;
 }
 
 /**
@@ -67,35 +130,51 @@ export async function readPageKeys(
   dir: string,
   page: number,
   shape: IndexShape,
-): Promise<{ keys: PageKeys; stale: boolean }> {
+): Promise<{ keys: PageKeys; stale: boolean; damaged?: StoreDamagedError }> {
   const file = join(dir, `${page}.json`);
-  const head = await readFirstLine(file);
-  const keys = head === null ? null : (parse(file, head) as PageKeys | null);
-  if (keys && keys.shape === shapeSignature(shape) && Array.isArray(keys.ids)) return { keys, stale: false };
-  const docs = await readPage(dir, page);
+  const content = await readFile(file);
+  const split = content.indexOf(0x0a);
+  const keys = headOf(file, content, split);
+  const current = keys !== null && keys.shape === shapeSignature(shape) && Array.isArray(keys.ids);
+  // Every page is checked as the store opens (its documents against the check its first line keeps), so that a damaged
+  // one is known at once. One whose keys are intact opens all the same: its ids are known, and what needs its
+  // documents is refused (StoreDamagedError) until the data dir is restored.
+  let docs: Doc[];
+  try {
+    docs = checkedPage(file, content).docs;
+  } catch (err) {
+    if (!(err instanceof StoreDamagedError) || !current) throw refusal(err);
+    const { check: _check, ...intact } = keys!;
+    return { keys: intact, stale: false, damaged: err };
+  }
+  if (current && keys!.check) {
+    const { check: _check, ...intact } = keys!;
+    return { keys: intact, stale: false };
+  }
+  // Keys of another shape, or none, or no check of the documents: computed again, and the page written again.
   const seqs = keys && Array.isArray(keys.seqs) && keys.seqs.length === docs.length ? keys.seqs : undefined;
   return { keys: pageKeys(docs, shape, seqs), stale: true };
 }
 
-const CHUNK = 256 * 1024;
-
-/** The first line of a file, read up to its end only; null when the file has no line break. */
-async function readFirstLine(file: string): Promise<string | null> {
-  const handle = await open(file, 'r');
+/** The page's keys from its first line; null when it has none, or they cannot be read. */
+function headOf(file: string, content: Buffer, split: number): (PageKeys & { check?: DocsCheck }) | null {
+  if (split < 0) return null;
   try {
-    const chunks: Buffer[] = [];
-    for (let position = 0; ; ) {
-      const chunk = Buffer.allocUnsafe(CHUNK);
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK, position);
-      if (bytesRead === 0) return null;
-      const end = chunk.subarray(0, bytesRead).indexOf(0x0a);
-      chunks.push(chunk.subarray(0, end < 0 ? bytesRead : end));
-      if (end >= 0) return Buffer.concat(chunks).toString('utf8');
-      position += bytesRead;
-    }
-  } finally {
-    await handle.close();
+    return parseDamaged(file, content.subarray(0, split), "its first line (the page's keys)") as PageKeys & {
+      check?: DocsCheck;
+    };
+  } catch {
+    return null;
   }
+}
+
+/** A page the store cannot open without: neither its keys nor its documents can be read. */
+function refusal(err: unknown): Error {
+  return err instanceof StoreDamagedError
+    ? new Error(
+        `store: page ${err.file} is damaged (${err.reason}), and so are its keys; refusing to open: restore the data dir from a backup (README, "Backups")`,
+      )
+    : (err as Error);
 }
 
 /** Writes a page: its documents in order, and their keys and places (`seqs`) on the first line. */
@@ -110,20 +189,12 @@ export async function writePage(
   await db.write();
 }
 
-function parse(file: string, text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new Error(`store: ${file} is not valid JSON (${(err as Error).message}); refusing to open`);
-  }
-}
-
 function validDocs(file: string, data: unknown): Doc[] {
   const docs = (data as { docs?: unknown } | null)?.docs;
-  if (!Array.isArray(docs)) throw new Error(`store: page ${file} is damaged (no "docs" array); refusing to open`);
+  if (!Array.isArray(docs)) throw new StoreDamagedError(file, 'it has no "docs" array');
   for (const doc of docs) {
     if (typeof doc !== 'object' || doc === null || typeof (doc as Doc).id !== 'string') {
-      throw new Error(`store: page ${file} holds a document without an id; refusing to open`);
+      throw new StoreDamagedError(file, 'it holds a document without an id');
     }
   }
   return docs as Doc[];

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Collection } from './collection.js';
 import { Journal } from './journal.js';
+import type { StoreDamagedError } from '../store.js';
 import { pageNumbers, readPageKeys } from './pages.js';
 import { replayRecord } from './records.js';
 
@@ -17,20 +18,22 @@ export function markDirty(dirty: DirtyPages, collection: Collection, page: numbe
  * Rebuilds memory from disk: every page, then the journals on top (a torn tail cut off), then the indexes.
  * Of the pages only the ids and index keys are kept (the documents are read back when asked for), so opening
  * needs no more memory than the indexes; what the journal replays stays in memory until the caller checkpoints
- * it. Returns the open journal and the pages the replay changed.
+ * it. Returns the open journal, the pages the replay changed, and the pages found damaged (see readPageKeys).
  */
 export async function recover(
   dir: string,
   collections: Map<string, Collection>,
-): Promise<{ journal: Journal; dirty: DirtyPages; replayed: number }> {
+): Promise<{ journal: Journal; dirty: DirtyPages; replayed: number; damaged: StoreDamagedError[] }> {
   const dirty: DirtyPages = new Map();
+  const damaged: StoreDamagedError[] = [];
   for (const collection of collections.values()) {
     const pagesDir = join(dir, collection.name);
     for (const page of await pageNumbers(pagesDir)) {
-      const { keys, stale } = await readPageKeys(pagesDir, page, collection.shape);
-      // A page written before documents kept their place, or with the keys of other indexes (one added since), is
-      // written again at the open's checkpoint: the next open reads its keys alone.
-      if ((stale || !keys.seqs) && keys.ids.length > 0) markDirty(dirty, collection, page);
+      const { keys, stale, damaged: damage } = await readPageKeys(pagesDir, page, collection.shape);
+      if (damage) damaged.push(damage);
+      // A page written before documents kept their place or their check, or with the keys of other indexes (one added
+      // since), is written again at the open's checkpoint. A damaged one is left as it is: its documents are not known.
+      else if ((stale || !keys.seqs) && keys.ids.length > 0) markDirty(dirty, collection, page);
       keys.ids.forEach((id, i) => {
         // The same id in two pages: a document removed and re-inserted, caught by a crash in the middle of a
         // checkpoint. The journal still holds both changes and its replay settles the content (known limit: such
@@ -52,5 +55,5 @@ export async function recover(
     await journal.close();
     throw err;
   }
-  return { journal, dirty, replayed: payloads.length };
+  return { journal, dirty, replayed: payloads.length, damaged };
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { gatewayVersion } from '../../version.js';
 
 export interface Migration {
   version: number;
@@ -342,6 +343,31 @@ CREATE INDEX "deliveries_by_contact" ON "deliveries" ((doc->>'contactId'), seq) 
 CREATE TABLE "erased_opt_outs" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
 `,
   },
+  {
+    version: 21,
+    // What domain/conversation-upgrade.ts does on the embedded store, as the rules stood when this was written: the
+    // last message's author (which needsReply reads), awaiting by that needsReply, and when a contact who asked for a
+    // person was told one will answer. The mark tells the gateway's own walk there is nothing left to do. And from
+    // now on, which release applied each migration: a gateway refusing a newer schema names it.
+    name: "conversations as this release derives them: the last message's author, needing a reply, the hand-off notice",
+    sql: `
+UPDATE "conversations" c SET doc = jsonb_set(c.doc, '{lastMessage}', (c.doc->'lastMessage') || jsonb_build_object(
+    'author', COALESCE(m.doc->'author', 'null'::jsonb), 'authorName', COALESCE(m.doc->'authorName', 'null'::jsonb)))
+  FROM "messages" m
+  WHERE jsonb_typeof(c.doc->'lastMessage') = 'object' AND NOT (c.doc->'lastMessage' ? 'author')
+    AND m.id = c.doc->'lastMessage'->>'id';
+UPDATE "conversations" SET doc = jsonb_set(doc, '{lastMessage}', (doc->'lastMessage') || '{"author":null,"authorName":null}')
+  WHERE jsonb_typeof(doc->'lastMessage') = 'object' AND NOT (doc->'lastMessage' ? 'author');
+UPDATE "conversations" SET doc = doc || jsonb_build_object('awaiting', CASE
+    WHEN doc->>'status' IS DISTINCT FROM 'opted_out' AND (doc->'lastMessage'->>'direction' = 'incoming'
+      OR (doc->>'status' = 'handed_off' AND doc->'lastMessage'->>'direction' = 'outgoing'
+        AND doc->'lastMessage'->>'author' IN ('bot', 'system'))) THEN 'reply' END);
+UPDATE "conversations" SET doc = doc || jsonb_build_object('handoffNoticeAt', doc->'handoff'->'at')
+  WHERE NOT (doc ? 'handoffNoticeAt') AND doc->'handoff'->>'reason' = 'contact_asked';
+INSERT INTO leadchat_settings (name, value) VALUES ('conversations-upgraded-1', now()::text) ON CONFLICT (name) DO NOTHING;
+ALTER TABLE leadchat_migrations ADD COLUMN IF NOT EXISTS gateway_version text;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
@@ -372,11 +398,7 @@ export async function migrate(pool: pg.Pool, list: Migration[] = migrations, log
       const applied = new Set(rows.map((r) => r.version));
       const known = list.at(-1)?.version ?? 0;
       const newest = Math.max(0, ...applied);
-      if (newest > known) {
-        throw new Error(
-          `store: the database schema is at version ${newest}, newer than this gateway knows (${known}); upgrade the gateway`,
-        );
-      }
+      if (newest > known) throw await newerSchema(client, newest, known);
       for (const migration of list) {
         if (applied.has(migration.version)) continue;
         const started = performance.now();
@@ -396,14 +418,42 @@ export async function migrate(pool: pg.Pool, list: Migration[] = migrations, log
   }
 }
 
+/** The migration from which leadchat_migrations says which release applied each one. */
+const RECORDS_RELEASE = 21;
+
+/**
+ * A database a newer release migrated: refused, in the words the embedded store uses for a newer data dir
+ * (lowdb/format.ts), naming that release where the database recorded it.
+ */
+async function newerSchema(client: pg.PoolClient, newest: number, known: number): Promise<Error> {
+  const { rows } = await client
+    .query<{
+      gateway_version: string | null;
+    }>('SELECT gateway_version FROM leadchat_migrations WHERE version = $1', [newest])
+    .catch(() => ({ rows: [] as Array<{ gateway_version: string | null }> }));
+  const by = rows[0]?.gateway_version ? ` by leadchat-gateway ${rows[0].gateway_version}` : '';
+  return new Error(
+    `store: the database was migrated${by} to schema version ${newest}, newer than this gateway (leadchat-gateway ` +
+      `${gatewayVersion}) reads (schema version ${known}): upgrade the gateway (README, "Upgrades"); nothing was changed`,
+  );
+}
+
 async function apply(client: pg.PoolClient, migration: Migration): Promise<void> {
   await client.query('BEGIN');
   try {
     await client.query(migration.sql);
-    await client.query('INSERT INTO leadchat_migrations (version, name) VALUES ($1, $2)', [
-      migration.version,
-      migration.name,
-    ]);
+    if (migration.version >= RECORDS_RELEASE) {
+      await client.query('INSERT INTO leadchat_migrations (version, name, gateway_version) VALUES ($1, $2, $3)', [
+        migration.version,
+        migration.name,
+        gatewayVersion,
+      ]);
+    } else {
+      await client.query('INSERT INTO leadchat_migrations (version, name) VALUES ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
+    }
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);

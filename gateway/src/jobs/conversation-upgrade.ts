@@ -1,0 +1,45 @@
+import { upgradeConversation } from '../domain/conversation-upgrade.js';
+import type { Conversation } from '../domain/conversations.js';
+import type { Store } from '../store/store.js';
+
+/**
+ * Set once every conversation stored before has the fields this release derives (domain/conversation-upgrade.ts).
+ * PostgreSQL's migration 21 does the same in the database and sets it too.
+ */
+export const CONVERSATIONS_UPGRADED = 'conversations-upgraded-1';
+const PAGE = 200;
+
+/**
+ * Brings the conversations an earlier release stored up to this release's rules, at start and before the gateway
+ * serves: a read right after an upgrade (the inbox's "waiting" filter) finds every conversation as this release
+ * would have made it. A walk in pages, each in one transaction, done once per data dir: later starts find the mark.
+ * Safe to stop halfway: the next start walks again, and what is already up to date stays as it is.
+ */
+export async function upgradeStoredConversations(gw: {
+  store: Store;
+  log: { info(fields: object, message: string): void };
+}): Promise<void> {
+  if (await gw.store.settings.get(CONVERSATIONS_UPGRADED)) return;
+  let after: string | undefined;
+  let seen = 0;
+  let upgraded = 0;
+  for (;;) {
+    const page = await gw.store.scan<Conversation>('conversations', { limit: PAGE, after });
+    if (page.length > 0) {
+      upgraded += await gw.store.transact(async (tx) => {
+        let changed = 0;
+        for (const { id } of page) {
+          const conversation = await tx.get<Conversation>('conversations', id);
+          if (conversation && (await upgradeConversation(tx, conversation))) changed += 1;
+        }
+        return changed;
+      });
+    }
+    seen += page.length;
+    if (page.length < PAGE) break;
+    after = page.at(-1)!.id;
+  }
+  await gw.store.settings.putIfAbsent(CONVERSATIONS_UPGRADED, new Date().toISOString());
+  if (upgraded > 0)
+    gw.log.info({ conversations: seen, upgraded }, 'conversations stored by an earlier release brought up to date');
+}

@@ -1,0 +1,168 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import {
+  BACKEND,
+  createAccount,
+  freePort,
+  removeDir,
+  request,
+  runCli,
+  startGateway,
+  tempDir,
+  untilIdle,
+  type TestAccount,
+  type TestGateway,
+} from '../helpers/gateway';
+import { logLines } from '../helpers/log-lines';
+import { openStoreOf } from '../helpers/stopped-store';
+import { HANDOFF_NOTICE, incoming } from './api-support';
+
+/**
+ * What release 0.1.0 stored of a conversation, read by this release: the data as 0.1.0 wrote it (conversations whose
+ * last message names no author, `awaiting` by 0.1.0's rule, no time of the hand-off notice; no mark of the upgrade,
+ * and on PostgreSQL no migration 21) reads after a start exactly as this release made it. The walk from a built
+ * 0.1.0 is upgrade.system.test.ts; this one proves the upgrade itself, quickly.
+ */
+
+/** This build's release. */
+const VERSION: string = JSON.parse(readFileSync(path.resolve(__dirname, '../../gateway/package.json'), 'utf8')).version;
+const env = { LEADCHAT_BOT_DEBOUNCE: '0s', LEADCHAT_JOB_POLL: '100ms' };
+let gw: TestGateway;
+let account: TestAccount;
+const contacts: Record<string, string> = {};
+
+afterAll(async () => {
+  if (!gw) return;
+  await gw.stop();
+  removeDir(gw.dataDir);
+});
+
+const v1 = (method: string, pathname: string, body?: unknown) =>
+  request(gw, method, `/v1/${pathname}`, { apiKey: account.apiKey, body });
+
+async function write(name: string, body: string): Promise<void> {
+  const res = await v1(
+    'POST',
+    'incoming_custom_channel_message',
+    incoming({ fromId: `visitor-${name}`, channel: 'web-chat', body }),
+  );
+  expect(res.status).toBe(200);
+  contacts[name] ??= (await v1('GET', `messages/${res.body.messageId}`)).body.contactId;
+  await untilIdle(gw);
+}
+
+const FILTERS = ['', '&needsReply=true', '&needsReply=false', '&status=handed_off', '&status=opted_out'];
+
+async function readAll(): Promise<Record<string, unknown>> {
+  const reads: Record<string, unknown> = {};
+  for (const filter of FILTERS) reads[filter] = (await v1('GET', `conversations?limit=200${filter}`)).body;
+  return reads;
+}
+
+/** Rewrites the stopped gateway's conversations as 0.1.0 stored them, and forgets that the upgrade was done. */
+async function asReleaseOneLeftThem(): Promise<number> {
+  const store = await openStoreOf(gw.env);
+  let rewritten = 0;
+  try {
+    await store.transact(async (tx) => {
+      for (const c of await tx.scan<any>('conversations', { limit: 200 })) {
+        const { author: _a, authorName: _n, ...lastMessage } = c.lastMessage ?? {};
+        const awaiting = (c.unread ?? 0) > 0 || c.lastMessage?.direction === 'incoming' ? 'reply' : null;
+        await tx.update<any>('conversations', c.id, {
+          lastMessage: c.lastMessage ? lastMessage : null,
+          awaiting,
+          handoffNoticeAt: undefined,
+        });
+        rewritten += 1;
+      }
+      if (BACKEND === 'lowdb') await tx.remove('gateway_settings', 'conversations-upgraded-1');
+    });
+  } finally {
+    await store.close();
+  }
+  if (BACKEND === 'postgres') {
+    const client = new Client({ connectionString: gw.env.LEADCHAT_DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(`DELETE FROM leadchat_settings WHERE name = 'conversations-upgraded-1'`);
+      await client.query('DELETE FROM leadchat_migrations WHERE version >= 21');
+    } finally {
+      await client.end();
+    }
+  } else {
+    writeFileSync(path.join(gw.dataDir, 'format'), '{"storeFormat":2}\n');
+  }
+  return rewritten;
+}
+
+test(`conversations as release 0.1.0 stored them read after the upgrade as this release made them (${BACKEND})`, async () => {
+  gw = await startGateway(env);
+  account = await createAccount(gw);
+  const campaign = await v1('POST', 'campaigns', {
+    name: 'Clinic',
+    channel: 'custom',
+    customChannel: 'web-chat',
+    bot: { faqs: [{ question: 'What are your opening hours?', answer: 'We are open 9 to 5.' }] },
+  });
+  expect((await v1('PUT', 'settings/bot', { defaultCampaignId: campaign.body.id })).status).toBe(200);
+  await write('ada', 'I want to talk to a person');
+  await write('ben', 'I want to talk to a person');
+  expect((await v1('POST', `contacts/${contacts.ben}/messages`, { body: 'Hello Ben!' })).status).toBe(201);
+  await write('cleo', 'What are your opening hours?');
+  await write('dan', 'Hello?');
+  await write('dan', 'STOP');
+  const made = await readAll();
+  expect((made['&needsReply=true'] as any).data.map((c: any) => c.contactId)).toEqual([contacts.ada]);
+
+  expect(await gw.stop()).toBe(0);
+  expect(await asReleaseOneLeftThem()).toBe(4);
+  gw = await startGateway({ ...env, LEADCHAT_LOG_LEVEL: 'info' }, gw.dataDir);
+  // Said once, by whichever does it: the embedded store's walk, or the database's migration.
+  expect(gw.output()).toContain(
+    BACKEND === 'lowdb' ? 'conversations stored by an earlier release brought up to date' : '"version":21',
+  );
+  expect(await readAll()).toEqual(made);
+  if (BACKEND === 'lowdb') {
+    expect(JSON.parse(readFileSync(path.join(gw.dataDir, 'format'), 'utf8'))).toEqual({
+      storeFormat: 3,
+      gatewayVersion: expect.any(String),
+    });
+  }
+
+  // Told a person will answer at the hand-off: asking again at once is not met by a second notice.
+  await write('ada', 'Is anybody there? I want to talk to a person');
+  const said = (await v1('GET', `contacts/${contacts.ada}/messages?limit=200`)).body.data as any[];
+  expect(said.filter((m) => m.body === HANDOFF_NOTICE)).toHaveLength(1);
+});
+
+test(`data a newer release wrote is refused at start, naming both releases (${BACKEND})`, async () => {
+  const dataDir = tempDir('leadchat-newer-');
+  const first = await startGateway(env, dataDir);
+  expect(await first.stop()).toBe(0);
+  let expected: string;
+  if (BACKEND === 'postgres') {
+    const client = new Client({ connectionString: first.env.LEADCHAT_DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ version: number }>(
+        'SELECT max(version) AS version FROM leadchat_migrations',
+      );
+      await client.query(
+        `INSERT INTO leadchat_migrations (version, name, gateway_version) VALUES (999, 'later', '99.1.0')`,
+      );
+      expected = `store: the database was migrated by leadchat-gateway 99.1.0 to schema version 999, newer than this gateway (leadchat-gateway ${VERSION}) reads (schema version ${rows[0]!.version}): upgrade the gateway (README, "Upgrades"); nothing was changed`;
+    } finally {
+      await client.end();
+    }
+  } else {
+    writeFileSync(path.join(dataDir, 'format'), '{"storeFormat":4,"gatewayVersion":"99.1.0"}\n');
+    expected = `the data dir ${dataDir} was written by leadchat-gateway 99.1.0 in store format 4, newer than this gateway (leadchat-gateway ${VERSION}) reads (store format 3): upgrade the gateway (README, "Upgrades"); nothing was changed`;
+  }
+  const refused = await runCli(['serve'], { ...first.env, LEADCHAT_PORT: String(await freePort()) });
+  expect(refused.code).toBe(1);
+  expect(logLines(refused.stdout + refused.stderr)).toEqual([
+    expect.objectContaining({ level: 60, msg: 'the gateway could not start', reason: expected }),
+  ]);
+  removeDir(dataDir);
+});

@@ -1,0 +1,159 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { freePort, GATEWAY_MAIN, removeDir, startGateway, tempDir } from '../helpers/gateway';
+import { logLines } from '../helpers/log-lines';
+
+/**
+ * What the gateway writes, as a log shipper and a person read it: JSON lines only when its output is not a terminal
+ * (the start-up facts as fields, Node's own warnings, a fault nothing caught, a refused start, the shutdown), plain
+ * lines at a terminal.
+ */
+jest.setTimeout(60_000);
+
+const work = tempDir('leadchat-log-output-');
+afterAll(() => removeDir(work));
+
+/** Loaded before the gateway (NODE_OPTIONS): raises a Node warning when told, as a dependency of the gateway might. */
+const warner = path.join(work, 'warn-on-signal.cjs');
+writeFileSync(
+  warner,
+  "process.on('SIGUSR2', () => process.emitWarning('a dependency did something deprecated', 'DeprecationWarning', 'DEP0999'));\n",
+);
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (let tries = 0; !check(); tries++) {
+    if (tries === 400) throw new Error(`still waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Runs `leadchat-gateway serve` (in a terminal: through `script`) until it exits by itself, or is stopped once `stopWhen` holds. */
+function run(
+  env: Record<string, string>,
+  { terminal = false, stopWhen }: { terminal?: boolean; stopWhen?: (output: string) => boolean } = {},
+): Promise<{ code: number | null; output: string }> {
+  // exec: the gateway, not a shell waiting for it, is what the terminal signals.
+  const command = `exec ${process.execPath} ${GATEWAY_MAIN} serve`;
+  const child = terminal
+    ? spawn('script', ['-qefc', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '', TERM: 'dumb', ...env } })
+    : spawn(process.execPath, [GATEWAY_MAIN, 'serve'], { env: { PATH: process.env.PATH ?? '', ...env } });
+  let output = '';
+  let stopped = false;
+  return new Promise((resolve) => {
+    const read = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      // At a terminal, as a person stops it: Ctrl-C, which the terminal turns into SIGINT.
+      if (!stopped && stopWhen?.(output)) {
+        stopped = true;
+        if (terminal) child.stdin.write('\x03');
+        else child.kill('SIGTERM');
+      }
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.once('close', (code) => resolve({ code, output: output.replaceAll('\r\n', '\n') }));
+  });
+}
+
+test('not at a terminal, every line is JSON: the start-up facts, a Node warning, the shutdown', async () => {
+  const gw = await startGateway({ LEADCHAT_LOG_LEVEL: 'info', NODE_OPTIONS: `--require ${warner}` });
+  try {
+    gw.process.kill('SIGUSR2');
+    await until('the warning', () => gw.output().includes('DEP0999'));
+  } finally {
+    expect(await gw.stop()).toBe(0);
+    removeDir(gw.dataDir);
+  }
+  const lines = logLines(gw.output());
+  expect(lines.find((line) => line.msg === 'process warning')).toEqual(
+    expect.objectContaining({
+      level: 40,
+      warning: { name: 'DeprecationWarning', code: 'DEP0999', message: 'a dependency did something deprecated' },
+    }),
+  );
+  expect(lines).toContainEqual(expect.objectContaining({ level: 30, msg: 'shutting down', signal: 'SIGTERM' }));
+  // Node's own printer would have written "(node:PID) [DEP0999] DeprecationWarning: …" to stderr.
+  expect(gw.output()).not.toContain('(node:');
+});
+
+test('a fault nothing caught is a JSON line with its stack, and the process exits 1', async () => {
+  const crasher = path.join(work, 'throw-on-signal.cjs');
+  writeFileSync(crasher, "process.on('SIGUSR2', () => { throw new Error('nothing caught this'); });\n");
+  const gw = await startGateway({ NODE_OPTIONS: `--require ${crasher}` });
+  try {
+    const exited = new Promise<number | null>((resolve) => gw.process.once('exit', resolve));
+    gw.process.kill('SIGUSR2');
+    expect(await exited).toBe(1);
+  } finally {
+    removeDir(gw.dataDir);
+  }
+  const lines = logLines(gw.output());
+  expect(lines.at(-1)).toEqual(
+    expect.objectContaining({
+      level: 60,
+      msg: 'the gateway stopped on a fault nothing caught',
+      err: expect.objectContaining({
+        message: 'nothing caught this',
+        stack: expect.stringContaining('throw-on-signal'),
+      }),
+    }),
+  );
+});
+
+test('a refused start is a JSON line too: an invalid setting, a data dir another gateway holds', async () => {
+  const invalid = await run({ LEADCHAT_PORT: 'abc', LEADCHAT_DATA_DIR: path.join(work, 'never') });
+  expect(invalid.code).toBe(1);
+  expect(logLines(invalid.output)).toEqual([
+    expect.objectContaining({
+      level: 60,
+      msg: 'invalid configuration',
+      reason: expect.stringMatching(/^LEADCHAT_PORT=/),
+    }),
+  ]);
+
+  const first = await startGateway();
+  try {
+    const second = await run({
+      LEADCHAT_HOST: '127.0.0.1',
+      LEADCHAT_PORT: String(await freePort()),
+      LEADCHAT_DATA_DIR: first.dataDir,
+      LEADCHAT_ADMIN_TOKEN: first.adminToken,
+    });
+    expect(second.code).toBe(1);
+    expect(logLines(second.output)).toEqual([
+      expect.objectContaining({
+        level: 60,
+        msg: 'the gateway could not start',
+        reason: `Another gateway (pid ${first.process.pid}) is using the data dir ${first.dataDir}; stop it first`,
+      }),
+    ]);
+  } finally {
+    await first.stop();
+    removeDir(first.dataDir);
+  }
+});
+
+test('at a terminal, a person reads plain lines: the start-up facts as key=value, no JSON', async () => {
+  const dataDir = path.join(work, 'terminal');
+  const port = await freePort();
+  const { code, output } = await run(
+    { LEADCHAT_HOST: '127.0.0.1', LEADCHAT_PORT: String(port), LEADCHAT_DATA_DIR: dataDir },
+    { terminal: true, stopWhen: (out) => out.includes('listening on') },
+  );
+  expect(code).toBe(0);
+  const lines = output.split('\n').filter((line) => line !== '');
+  const url = `https://127.0.0.1:${port}`;
+  expect(lines[0]).toMatch(
+    new RegExp(
+      `^\\d\\d:\\d\\d:\\d\\d INFO LeadChat gateway listening on ${url} version=\\S+ commit=\\S+ store=lowdb url=${url} ` +
+        `api=${url}/v1 console=${url}/console dataDir=${dataDir} certificate="${path.join(dataDir, 'tls', 'cert.pem')} \\(self-signed, generated now\\)" ` +
+        `adminTokenFrom=${path.join(dataDir, 'admin-token')}$`,
+    ),
+  );
+  // The terminal echoes the Ctrl-C ("^C") before the line.
+  expect(lines).toContainEqual(
+    expect.stringMatching(/^(\^C)?\d\d:\d\d:\d\d INFO shutting down signal=SIGINT delayMs=0$/),
+  );
+  expect(output).not.toContain('{"level"');
+});
