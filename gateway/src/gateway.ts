@@ -60,6 +60,9 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/** Gateways of this process made and not closed. */
+let open = 0;
+
 /**
  * The one way a gateway is assembled: opens the store (locking the data dir for the embedded one), starts the job
  * runners and builds the application. The served gateway (server.ts) and the tests' in-process gateways are both
@@ -78,13 +81,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   }
   const store = opened.store;
   const runners: JobRunner[] = [];
-  const close = async () => {
-    await Promise.all(runners.map((runner) => runner.stop()));
-    await opened.close();
-    // The process's hashing threads: a later sign-in, of another gateway of the process, starts them again.
-    await passwordHashing.close();
-    release();
-  };
+  open += 1;
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await Promise.all(runners.map((runner) => runner.stop()));
+      await opened.close();
+      // The hashing threads are the process's: ended with its last gateway (a later sign-in starts them again).
+      if (--open === 0) await passwordHashing.close();
+      release();
+    })());
   try {
     const [admin, cursorKey] = await Promise.all([adminToken(config), loadCursorKey(store.settings)]);
     metrics.build.set({ version: gatewayVersion, commit: gatewayCommit ?? 'unknown', store: store.backend }, 1);
