@@ -35,7 +35,7 @@ export interface GatewayOptions {
   providers?: Engine['providers'];
 }
 
-/** A gateway assembled and running its jobs, not yet listening: server.ts serves `app`. */
+/** A gateway assembled, not yet running its jobs nor listening: server.ts serves `app`. */
 export interface Gateway {
   engine: Engine;
   /** The whole HTTP application: API, admin API, console. */
@@ -45,6 +45,11 @@ export interface Gateway {
   admin: { token: string; file?: string };
   /** The console's live streams: they never finish by themselves, so a shutdown ends them before waiting on requests. */
   streams: ChangeStreams;
+  /**
+   * Starts the job runners: what is due runs, and what is queued later runs when due. Until then only drain() runs
+   * jobs. The served gateway starts them once it has loaded what it serves with, before listening.
+   */
+  startJobs(): void;
   /** Says at /readyz that the gateway is going away, while it still serves. */
   markStopping(): void;
   /**
@@ -64,8 +69,8 @@ export interface Gateway {
 let open = 0;
 
 /**
- * The one way a gateway is assembled: opens the store (locking the data dir for the embedded one), starts the job
- * runners and builds the application. The served gateway (server.ts) and the tests' in-process gateways are both
+ * The one way a gateway is assembled: opens the store (locking the data dir for the embedded one), makes the job
+ * runners (started by startJobs) and builds the application. The served gateway (server.ts) and the tests' in-process gateways are both
  * made here.
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
@@ -102,7 +107,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     await scheduleHousekeeping(engine);
     await scheduleContactSearchIndex(engine);
     await scheduleDeliveryContacts(engine);
-    for (const runner of runners) runner.start();
 
     let stopping = false;
     const service = { jobsRunning: () => runners.every((runner) => runner.active), shuttingDown: () => stopping };
@@ -114,6 +118,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       runners,
       admin,
       streams,
+      startJobs: () => runners.forEach((runner) => runner.start()),
       markStopping: () => void (stopping = true),
       drain: async () => {
         // A job of one queue may queue one in another: passes go on until one runs nothing.

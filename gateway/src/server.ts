@@ -39,6 +39,7 @@ export async function startGateway(config: Config, log: Logger, clock?: Clock): 
     const gw = gateway.engine;
     const tls = await loadTls(config, gw.store);
     metrics.certificateExpiry.set(Date.parse(new X509Certificate(tls.cert).validTo) / 1000);
+    gateway.startJobs();
     let shuttingDown = false;
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
     // Behind a TLS-terminating proxy the proxy may forward plain HTTP: the app then judges X-Forwarded-Proto.
