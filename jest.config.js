@@ -48,6 +48,8 @@ const postgresFast = [
   file('api-contact-erasure'),
   file('api-contact-search'),
   file('api-upgrade'),
+  // The factory's own proof: a gateway in the test's process on each backend.
+  file('gateway-factory'),
   // The console's core flows (sign-in, sessions, CSRF, tenants, settings), a sales team's first day, sign-in limits.
   file('sign-in-limits'),
   '**/console/browser.test.ts',
@@ -105,6 +107,9 @@ module.exports = {
   // Most tests wait on gateway processes and browsers, not on this process's CPU: two files at a time halve the
   // suite on a 2-core machine.
   maxWorkers: 2,
+  // Each API test file loads the gateway into its worker anew (in-process gateways), and a worker keeps some of every
+  // file's modules: one past this much memory is replaced after its file.
+  workerIdleMemoryLimit: '512MB',
   // Once per run: Debian's Chromium (installed when missing) and one browser server the browser tests share; the
   // contract check's folder.
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',

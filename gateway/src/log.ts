@@ -10,10 +10,11 @@ const REDACT = {
 /**
  * Structured logs on stdout: one JSON object a line, what a log shipper reads, unless stdout is a terminal (`human`),
  * where a person reads one plain line per entry instead. Secrets (API keys, tokens, signatures) are redacted wherever
- * they appear, in both forms.
+ * they appear, in both forms. The JSON lines go to `destination` instead when given (a test's capture).
  */
-export function createLogger(level: string, human = false): Logger {
+export function createLogger(level: string, human = false, destination?: DestinationStream): Logger {
   const options = { level, base: undefined, redact: REDACT };
+  if (destination) return pino(options, destination);
   return human ? pino(options, readableLines(process.stdout)) : pino(options);
 }
 

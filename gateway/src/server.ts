@@ -1,35 +1,23 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { adminToken } from './admin-token.js';
+import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Engine } from './engine/ports/providers.js';
-import { providers } from './providers/index.js';
 import { ApiError } from './errors.js';
-import { createApp } from './http/app.js';
+import { createGateway, type Gateway } from './gateway.js';
 import { errorBody } from './http/errors.js';
 import { observeRequest } from './http/request-metrics.js';
-import { metrics, watchDataDir } from './metrics.js';
-import { gatewayCommit, gatewayVersion } from './version.js';
+import { metrics } from './metrics.js';
 import { httpsRequired } from './http/middleware/https-only.js';
-import { loadCursorKey } from './http/paging.js';
-import { scheduleContactSearchIndex } from './jobs/contact-search-index.js';
-import { upgradeStoredConversations } from './jobs/conversation-upgrade.js';
-import { scheduleDeliveryContacts } from './jobs/delivery-contacts.js';
-import { scheduleHousekeeping } from './jobs/housekeeping.js';
-import { jobRunners } from './jobs/runners.js';
 import type { Logger } from './log.js';
-import { openStore } from './store/open.js';
-import { consoleRouter } from './console/server/router.js';
-import { ChangeStreams } from './console/server/change-streams.js';
-import { CONSOLE_BASE } from './console/pages.js';
-import { collections } from './domain/collections.js';
 import { loadTls } from './tls.js';
 
 export interface RunningGateway {
   gw: Engine;
+  /** The assembled gateway: its job runners, drain(), the application. */
+  gateway: Gateway;
   address: net.AddressInfo;
   adminTokenFile?: string;
   tlsSource: string;
@@ -40,36 +28,19 @@ const TLS_HANDSHAKE = 0x16;
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
- * Starts the gateway: opens the store (locking the data dir for the embedded one), runs queued jobs and serves HTTPS. A plain-HTTP
+ * Starts the gateway (createGateway: the store, the job runners, the application) and serves it over HTTPS. A plain-HTTP
  * request on the same port is answered with HTTPS_REQUIRED and never reaches the application, unless a trusted
  * proxy forwarded it as https.
  */
-export async function startGateway(config: Config, log: Logger): Promise<RunningGateway> {
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const opened = await openStore(config, log, collections);
+export async function startGateway(config: Config, log: Logger, clock?: Clock): Promise<RunningGateway> {
+  const gateway = await createGateway({ config, log, clock });
   try {
-    const [tls, admin, cursorKey] = await Promise.all([
-      loadTls(config, opened.store),
-      adminToken(config),
-      loadCursorKey(opened.store.settings),
-    ]);
-    const store = opened.store;
-    metrics.build.set({ version: gatewayVersion, commit: gatewayCommit ?? 'unknown', store: store.backend }, 1);
+    const { app, admin, streams } = gateway;
+    const gw = gateway.engine;
+    const tls = await loadTls(config, gw.store);
     metrics.certificateExpiry.set(Date.parse(new X509Certificate(tls.cert).validTo) / 1000);
-    watchDataDir(config.dataDir);
-    const gw: Engine = { config, store, log, cursorKey, providers };
-    // Before any job runs or request is served: they read conversations by today's rules.
-    await upgradeStoredConversations(gw);
-    const runners = jobRunners(gw, config);
-    await scheduleHousekeeping(gw);
-    await scheduleContactSearchIndex(gw);
-    await scheduleDeliveryContacts(gw);
-    for (const runner of runners) runner.start();
-
+    gateway.startJobs();
     let shuttingDown = false;
-    const service = { jobsRunning: () => runners.every((runner) => runner.active), shuttingDown: () => shuttingDown };
-    const streams = new ChangeStreams(gw);
-    const app = createApp(gw, admin.token, service, { [CONSOLE_BASE]: consoleRouter(gw, streams) });
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
     // Behind a TLS-terminating proxy the proxy may forward plain HTTP: the app then judges X-Forwarded-Proto.
     const plain = config.trustProxy
@@ -136,6 +107,7 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
       endDelay();
       return (stopping ??= (async () => {
         shuttingDown = true;
+        gateway.markStopping();
         for (const res of answering) if (!res.headersSent) res.setHeader('Connection', 'close');
         if (config.shutdownDelayMs > 0) await waitAtMost(config.shutdownDelayMs, (end) => (endDelay = end));
         front.close();
@@ -144,14 +116,20 @@ export async function startGateway(config: Config, log: Logger): Promise<Running
         if (sockets.size > 0) await waitAtMost(SHUTDOWN_GRACE_MS, (end) => (allClosed = end));
         for (const server of [secure, plain]) server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
-        await Promise.all(runners.map((runner) => runner.stop()));
-        await opened.close();
+        await gateway.close();
       })());
     };
 
-    return { gw, address: front.address() as net.AddressInfo, adminTokenFile: admin.file, tlsSource: tls.source, stop };
+    return {
+      gw,
+      gateway,
+      address: front.address() as net.AddressInfo,
+      adminTokenFile: admin.file,
+      tlsSource: tls.source,
+      stop,
+    };
   } catch (err) {
-    await opened.close();
+    await gateway.close();
     throw err;
   }
 }

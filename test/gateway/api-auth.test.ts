@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { removeDir, startGateway } from '../helpers/gateway';
+import { removeDir } from '../helpers/gateway';
+import { startInProcess } from '../helpers/in-process';
 import { dumpDatabase } from '../helpers/postgres';
 import {
   api,
@@ -438,7 +439,7 @@ describe('too many failed authentications from one address → 429 for the failu
   });
   const admin = (token: string) => ({ authorization: `Bearer ${token}` });
   beforeAll(async () => {
-    gw = await startGateway({ LEADCHAT_TRUST_PROXY: '1' });
+    gw = await startInProcess({ LEADCHAT_TRUST_PROXY: '1' });
     account = await createAccount(gw);
   }, 30_000);
   afterAll(async () => {

@@ -1,4 +1,5 @@
-import { startGateway, removeDir } from '../helpers/gateway';
+import { removeDir } from '../helpers/gateway';
+import { startInProcess } from '../helpers/in-process';
 import {
   api,
   createAccount,
@@ -145,7 +146,7 @@ test('only an agency sets auto-recharge, and only for its own sub-accounts', asy
 });
 
 test('a delivery still pending at shutdown is resumed by the next start, with the same webhook-id', async () => {
-  const gw = await startGateway({ LEADCHAT_WEBHOOK_RETRIES: '2s' });
+  const gw = await startInProcess({ LEADCHAT_WEBHOOK_RETRIES: '2s' });
   try {
     const account = await createAccount(gw);
     const hook = await Receiver.start((n) => (n === 1 ? { status: 503 } : { status: 200 }));
@@ -157,7 +158,7 @@ test('a delivery still pending at shutdown is resumed by the next start, with th
     const [first] = await hook.waitFor(1);
     expect(await gw.stop()).toBe(0);
 
-    const restarted = await startGateway({ LEADCHAT_WEBHOOK_RETRIES: '2s' }, gw.dataDir);
+    const restarted = await startInProcess({ LEADCHAT_WEBHOOK_RETRIES: '2s' }, gw.dataDir);
     try {
       const message = await settledMessage(restarted, account, sent.body.messageId);
       expect(message.status).toBe('sent');

@@ -98,7 +98,8 @@ test('a custom-channel lead is answered from the FAQs, handed off on a question 
   await untilIdle(ctx.gw);
   expect(replies(hook, fromId)).toHaveLength(2);
 
-  // Given back to the bot: it answers again.
+  // A moment later, given back to the bot: it answers again (on a clock standing still, "later" is said).
+  await ctx.gw.advance('1s');
   expect((await api(ctx.gw, account, 'POST', `contacts/${contactId}/bot`, { body: { active: true } })).status).toBe(
     200,
   );

@@ -165,7 +165,7 @@ test('10 additions at once: 3 go at once, the rest at the campaign rate, none tw
   const account = await createAccount(ctx.gw);
   const { list } = await listAndCampaign(account, { sendRate: '120/m' }); // one every 500 ms
   const contacts = await Promise.all(Array.from({ length: 10 }, () => contact(account)));
-  const started = Date.now();
+  const started = ctx.gw.now();
   await Promise.all(contacts.map((c) => add(account, list.id, c.id)));
   const sent = await poll(
     async () => (await Promise.all(contacts.map((c) => outgoing(account, c.id)))).flat(),
@@ -201,7 +201,7 @@ test('a delayed opening message waits, and a message from the lead meanwhile can
   const { list } = await listAndCampaign(account);
   const [waits, writes] = [await contact(account), await contact(account)];
   expectApiError(await add(account, list.id, waits.id, { delay: 'soon' }), 400, 'INVALID_DURATION');
-  const added = Date.now();
+  const added = ctx.gw.now();
   await add(account, list.id, waits.id, { delay: '2s' });
   await add(account, list.id, writes.id, { delay: '2s' });
   expect((await conversationOf(account, waits.id)).next).toMatchObject({ kind: 'opening' });
@@ -234,15 +234,15 @@ test('outside the sending window the opening message waits for its next opening'
   // A window that closed a minute ago and opens again in about a day.
   const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
   const { list } = await listAndCampaign(account, {
-    sendingWindow: { start: hhmm(Date.now() + 3 * 60_000), end: hhmm(Date.now() - 60_000), timezone: 'UTC' },
+    sendingWindow: { start: hhmm(ctx.gw.now() + 3 * 60_000), end: hhmm(ctx.gw.now() - 60_000), timezone: 'UTC' },
   });
   const lead = await contact(account);
   await add(account, list.id, lead.id);
   const conversation = await conversationOf(account, lead.id);
   expect(conversation.opening.status).toBe('queued');
   const at = Date.parse(conversation.next.at);
-  expect(at).toBeGreaterThan(Date.now() + 60_000);
-  expect(at).toBeLessThan(Date.now() + 4 * 60_000);
+  expect(at).toBeGreaterThan(ctx.gw.now() + 60_000);
+  expect(at).toBeLessThan(ctx.gw.now() + 4 * 60_000);
   await untilIdle(ctx.gw);
   expect(await outgoing(account, lead.id)).toHaveLength(0);
 });

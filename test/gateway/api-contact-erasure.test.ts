@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { consoleAccount, teamMember, withSession } from '../console/support';
-import { BACKEND, removeDir, startGateway, tempDir } from '../helpers/gateway';
+import { BACKEND, removeDir, tempDir } from '../helpers/gateway';
+import { startInProcess } from '../helpers/in-process';
 import { Client } from 'pg';
 import { dumpDatabase } from '../helpers/postgres';
 import { openStoreOf } from '../helpers/stopped-store';
@@ -37,7 +38,7 @@ afterAll(async () => {
 });
 
 async function gateway(dataDir = tempDir()): Promise<TestGateway> {
-  const gw = await startGateway(ENV, dataDir);
+  const gw = await startInProcess(ENV, dataDir);
   gateways.push(gw);
   return gw;
 }

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
-import { BACKEND, removeDir, startGateway, tempDir } from '../helpers/gateway';
+import { BACKEND, removeDir, tempDir } from '../helpers/gateway';
+import { startInProcess } from '../helpers/in-process';
 import { openStoreOf, type Store } from '../helpers/stopped-store';
 import {
   api,
@@ -308,14 +309,14 @@ test('contacts stored by the release that kept punctuation in keys are found wit
  * finds that contact.
  */
 async function upgraded(
-  make: (gw: Awaited<ReturnType<typeof startGateway>>, owner: TestAccount) => Promise<{ id: string }>,
+  make: (gw: Awaited<ReturnType<typeof startInProcess>>, owner: TestAccount) => Promise<{ id: string }>,
   before: (tx: Parameters<Parameters<Store['transact']>[0]>[0]) => Promise<void>,
   marks: string[],
   missing: string[],
   queries: string[],
 ): Promise<void> {
   const dataDir = tempDir('leadchat-search-upgrade-');
-  let gw = await startGateway({}, dataDir);
+  let gw = await startInProcess({}, dataDir);
   const owner = await createAccount(gw);
   const early = await make(gw, owner);
   await gw.stop();
@@ -340,7 +341,7 @@ async function upgraded(
   expect(await store.settings.get(SEARCH_KEYS_DONE)).toBeUndefined();
   await store.close();
 
-  gw = await startGateway({}, dataDir);
+  gw = await startInProcess({}, dataDir);
   try {
     for (const q of queries) {
       const found = await poll(

@@ -1,4 +1,4 @@
-import { removeDir, startGateway } from '../helpers/gateway';
+import { removeDir, startGateway, type GatewayProcess } from '../helpers/gateway';
 import {
   api,
   createAccount,
@@ -17,14 +17,14 @@ import {
  */
 const ctx = useGateway({ LEADCHAT_JOB_POLL: '200ms' });
 
-const newList = async (account: TestAccount, gw = ctx.gw) =>
+const newList = async (account: TestAccount, gw: TestGateway = ctx.gw) =>
   (await api(gw, account, 'POST', 'lists', { body: { name: 'Imported' } })).body;
 
-const importInto = (account: TestAccount, listId: string, body: unknown, gw = ctx.gw) =>
+const importInto = (account: TestAccount, listId: string, body: unknown, gw: TestGateway = ctx.gw) =>
   api(gw, account, 'POST', `lists/${listId}/imports`, { body });
 
 /** Polls the import until it is done; fails the test otherwise. */
-async function finished(account: TestAccount, id: string, gw = ctx.gw, timeoutMs = 30_000): Promise<any> {
+async function finished(account: TestAccount, id: string, gw: TestGateway = ctx.gw, timeoutMs = 30_000): Promise<any> {
   const res = await poll(
     () => api(gw, account, 'GET', `imports/${id}`),
     (r) => r.status !== 200 || r.body.status === 'done',
@@ -35,7 +35,7 @@ async function finished(account: TestAccount, id: string, gw = ctx.gw, timeoutMs
 }
 
 /** Every contact of the list, walking its pages. */
-async function members(account: TestAccount, listId: string, gw = ctx.gw): Promise<any[]> {
+async function members(account: TestAccount, listId: string, gw: TestGateway = ctx.gw): Promise<any[]> {
   const all: any[] = [];
   for (let cursor: string | undefined; ; ) {
     const page = await api(gw, account, 'GET', `lists/${listId}/contacts`, {
@@ -747,7 +747,7 @@ describe('a Live campaign on the list', () => {
 });
 
 describe('a gateway stopped right after accepting an import', () => {
-  let gw: TestGateway | undefined;
+  let gw: GatewayProcess | undefined;
   afterAll(async () => {
     await gw?.stop();
     if (gw) removeDir(gw.dataDir);

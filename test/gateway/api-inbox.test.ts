@@ -309,8 +309,9 @@ describe('POST /v1/messages/{id}/retry on SMS and WhatsApp', () => {
     const { sub } = await subAccount(10, { whatsapp });
     const phone = uniquePhone();
     refused.add(phone);
-    // The contact wrote 24 hours less 4 seconds ago: the team's answer is still inside the window, its retry not.
-    const wroteAt = Date.now() - 24 * 3_600_000 + 4_000;
+    // The contact wrote 24 hours less 4 seconds ago (on the gateway's clock): the team's answer is still inside the
+    // window, its retry not.
+    const wroteAt = ctx.gw.now() - 24 * 3_600_000 + 4_000;
     const payload = JSON.stringify({
       object: 'whatsapp_business_account',
       entry: [
@@ -354,7 +355,7 @@ describe('POST /v1/messages/{id}/retry on SMS and WhatsApp', () => {
     expect(failed).toMatchObject({ status: 'failed', errorCode: '131026' });
 
     refused.delete(phone);
-    await new Promise((r) => setTimeout(r, Math.max(0, wroteAt + 24 * 3_600_000 - Date.now()) + 1_000));
+    await ctx.gw.advance(Math.max(0, wroteAt + 24 * 3_600_000 - ctx.gw.now()) + 1_000);
     expectApiError(await retry(sub, failed.id), 409, 'OUTSIDE_24H_WINDOW');
     const skipped = (
       await api(ctx.gw, sub, 'POST', `contacts/${contact.id}/messages`, { body: { body: 'Hola otra vez' } })

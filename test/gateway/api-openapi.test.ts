@@ -2,7 +2,8 @@ import https from 'node:https';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { checkDelivery } from '../helpers/contract';
-import { removeDir, startGateway } from '../helpers/gateway';
+import { removeDir } from '../helpers/gateway';
+import { startInProcess } from '../helpers/in-process';
 import {
   api,
   createAccount,
@@ -122,7 +123,7 @@ describe('the server address', () => {
   });
 
   test('is LEADCHAT_PUBLIC_URL when set', async () => {
-    const gw = await startGateway({ LEADCHAT_PUBLIC_URL: 'https://chat.example.com/' });
+    const gw = await startInProcess({ LEADCHAT_PUBLIC_URL: 'https://chat.example.com/' });
     try {
       const res = await openApiFor(gw, 'evil.example:1234');
       expect(JSON.parse(res.text).servers).toEqual([{ url: 'https://chat.example.com/v1' }]);

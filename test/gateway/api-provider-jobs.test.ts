@@ -46,7 +46,9 @@ beforeAll(async () => {
   await slow.start();
   Object.assign(env, { LEADCHAT_TWILIO_API_URL: slow.url, LEADCHAT_MESSENGER_API_URL: `${slow.url}/v23.0` });
 });
-const ctx = useGateway(env);
+// The system's time: a test here reads that two messages stored one after the other by jobs, with no step of the
+// test between them, bear times in that order.
+const ctx = useGateway(env, { clock: 'system' });
 afterAll(() => slow.close());
 beforeEach(() => slow.hold());
 

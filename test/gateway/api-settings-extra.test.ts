@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { removeDir, startGateway } from '../helpers/gateway';
+import { removeDir } from '../helpers/gateway';
+import { startInProcess } from '../helpers/in-process';
 import {
   api,
   createAccount,
@@ -18,7 +19,7 @@ import {
 let gw: TestGateway;
 const receivers: Receiver[] = [];
 beforeAll(async () => {
-  gw = await startGateway({ LEADCHAT_WEBHOOK_TIMEOUT: '1s' });
+  gw = await startInProcess({ LEADCHAT_WEBHOOK_TIMEOUT: '1s' });
 }, 30_000);
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
@@ -190,7 +191,7 @@ describe('a URL the operator no longer allows', () => {
     const r = await receiver();
     const account = await withUrl(r.url);
     await gw.stop();
-    gw = await startGateway({ LEADCHAT_WEBHOOK_TARGETS: 'public' }, gw.dataDir);
+    gw = await startInProcess({ LEADCHAT_WEBHOOK_TARGETS: 'public' }, gw.dataDir);
     const res = await api(gw, account, 'POST', 'settings/webhook-test');
     expectApiError(res, 400, 'TARGET_REFUSED');
     expect(res.body.error.message).toMatch(/127\.0\.0\.1 is not a public address/);

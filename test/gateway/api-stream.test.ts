@@ -15,7 +15,8 @@ import {
   type SignedIn,
 } from '../console/support';
 import { openStream, type EventStream, type StreamEvent } from '../helpers/event-stream';
-import { BACKEND, removeDir, startGateway } from '../helpers/gateway';
+import { BACKEND, removeDir } from '../helpers/gateway';
+import { startInProcess } from '../helpers/in-process';
 import { createTestDatabase } from '../helpers/postgres';
 import { api, expectApiError, incoming, poll, Receiver, request, untilIdle, useGateway } from './api-support';
 
@@ -274,7 +275,7 @@ test("signing out ends the session's streams; a removed member's end too; an age
 });
 
 test('a stopping gateway ends its streams at once, well before its grace for requests in flight (10 s) runs out', async () => {
-  const gw = await startGateway();
+  const gw = await startInProcess();
   try {
     const owner = await consoleAccount(gw);
     const session = await signIn(gw, owner.email, owner.password);

@@ -8,24 +8,30 @@ import {
   createAccount,
   removeDir,
   request,
-  startGateway,
   untilIdle,
   type Reply,
   type RequestOptions,
-  type TestAccount,
   type TestGateway,
+  type TestAccount,
 } from '../helpers/gateway';
+import { gatewayNow, startInProcess, step, type InProcessGateway, type InProcessOptions } from '../helpers/in-process';
 
 /**
  * Shared pieces of the /v1 API tests: one gateway per test file, a local webhook receiver, Standard Webhooks
  * verification, bounded polling and a real PNG file.
  */
 
-/** Starts a gateway before the file's tests and stops it (and removes its data) after them. */
-export function useGateway(env: Record<string, string> = {}): { readonly gw: TestGateway } {
-  const holder = {} as { gw: TestGateway };
+/**
+ * Starts a gateway in this process (in-process.ts) before the file's tests and stops it (and removes its data) after
+ * them.
+ */
+export function useGateway(
+  env: Record<string, string> = {},
+  options: InProcessOptions = {},
+): { readonly gw: InProcessGateway } {
+  const holder = {} as { gw: InProcessGateway };
   beforeAll(async () => {
-    holder.gw = await startGateway(env);
+    holder.gw = await startInProcess(env, undefined, options);
   }, 30_000);
   afterAll(async () => {
     if (!holder.gw) return;
@@ -50,7 +56,7 @@ export { advanceClock, createAccount, request, untilIdle };
 
 /** What a contact is told at a hand-off where neither the campaign nor the account sets words of its own. */
 export const HANDOFF_NOTICE = 'Thanks for your message! A member of our team will get back to you shortly.';
-export type { Reply, TestAccount, TestGateway };
+export type { InProcessGateway, Reply, TestAccount, TestGateway };
 
 /** A GET whose body is kept as bytes (media files). */
 export function getBytes(
@@ -117,12 +123,18 @@ export function expectNoStack(res: Reply): void {
   expect(res.text).not.toMatch(/\n\s+at |node_modules|\.js:\d+|\.ts:\d+/);
 }
 
-/** Re-reads `read` until `done` holds, for at most `timeoutMs`; returns the last value. */
+/**
+ * Re-reads `read` until `done` holds, for at most `timeoutMs`; returns the last value. The gateways of this process
+ * are given the time instead of waiting for it: between reads, their clock moves to their next job due within
+ * `timeoutMs` of the first read, and what is due runs (in-process.ts's step); only what hangs on no job (an answer
+ * on its way) is waited for.
+ */
 export async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  const startedAt = gatewayNow();
   let value = await read();
   while (!done(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
+    if (startedAt === undefined || !(await step(startedAt + timeoutMs))) await new Promise((r) => setTimeout(r, 50));
     value = await read();
   }
   return value;

@@ -8,7 +8,8 @@ import {
   type TestAccount,
   type TestGateway,
 } from './api-support';
-import { removeDir, startGateway } from '../helpers/gateway';
+import { removeDir } from '../helpers/gateway';
+import { startInProcess } from '../helpers/in-process';
 
 /**
  * The target policy (LEADCHAT_WEBHOOK_TARGETS) holds for every URL the gateway connects to on a tenant's behalf: the
@@ -23,7 +24,7 @@ let trap: ConnectionTrap;
 
 beforeAll(async () => {
   trap = await ConnectionTrap.start();
-  gw = await startGateway({ LEADCHAT_WEBHOOK_TARGETS: 'public' });
+  gw = await startInProcess({ LEADCHAT_WEBHOOK_TARGETS: 'public' });
 });
 
 afterAll(async () => {
@@ -36,7 +37,7 @@ afterAll(async () => {
 /** Restarts the gateway on the same data with another policy. */
 async function restart(policy: string): Promise<void> {
   await gw.stop();
-  gw = await startGateway({ LEADCHAT_WEBHOOK_TARGETS: policy }, gw.dataDir);
+  gw = await startInProcess({ LEADCHAT_WEBHOOK_TARGETS: policy }, gw.dataDir);
 }
 
 const bot = (baseUrl: string) => ({

@@ -6,7 +6,7 @@ import {
   startGateway,
   tempDir,
   type TestAccount,
-  type TestGateway,
+  type GatewayProcess,
 } from '../helpers/gateway';
 
 /**
@@ -57,7 +57,7 @@ function recordAck(sid: string, reply: KeepAliveReply): boolean {
  * `killAfter` have been acknowledged in this round, then the gateway is killed with SIGKILL.
  */
 async function ingestUntilKilled(
-  gw: TestGateway,
+  gw: GatewayProcess,
   apiKey: string,
   round: number,
   killAfter: number,
@@ -113,7 +113,7 @@ async function inParallel<T>(items: T[], width: number, fn: (item: T) => Promise
   );
 }
 
-async function verify(gw: TestGateway, apiKey: string, inDoubt: string[]): Promise<void> {
+async function verify(gw: GatewayProcess, apiKey: string, inDoubt: string[]): Promise<void> {
   const { call, close } = keepAliveClient(gw, apiKey, CLIENTS * 2);
   try {
     // Re-posting acknowledged messages is recognised; messages cut off by the crash are stored now (or were already).
@@ -168,7 +168,7 @@ describe('kill -9 during concurrent ingestion', () => {
   const dataDir = tempDir('leadchat-crash-');
   // A tiny document cache: after each restart every message is read back from its page file.
   const env = { LEADCHAT_CACHE_DOCUMENTS: '50' };
-  let gw: TestGateway;
+  let gw: GatewayProcess;
   let account: TestAccount;
 
   beforeAll(async () => {

@@ -15,7 +15,7 @@ import {
   request,
   startGateway,
   tempDir,
-  type TestGateway,
+  type GatewayProcess,
 } from '../helpers/gateway';
 import { startupLine } from '../helpers/log-lines';
 
@@ -23,10 +23,10 @@ import { startupLine } from '../helpers/log-lines';
 
 jest.setTimeout(60_000);
 
-const running: TestGateway[] = [];
+const running: GatewayProcess[] = [];
 const dirs: string[] = [];
 
-async function start(env: Record<string, string> = {}, dataDir?: string): Promise<TestGateway> {
+async function start(env: Record<string, string> = {}, dataDir?: string): Promise<GatewayProcess> {
   const gw = await startGateway(env, dataDir);
   running.push(gw);
   if (!dirs.includes(gw.dataDir)) dirs.push(gw.dataDir);
@@ -44,7 +44,7 @@ afterAll(async () => {
   for (const d of dirs) removeDir(d);
 });
 
-const portOf = (gw: TestGateway) => Number(new URL(gw.url).port);
+const portOf = (gw: GatewayProcess) => Number(new URL(gw.url).port);
 
 /** Runs `leadchat-gateway serve` expecting it to stop by itself (a refusal), and returns its exit code and output. */
 function runUntilExit(
@@ -203,7 +203,7 @@ describe('TLS', () => {
 });
 
 describe('plain HTTP', () => {
-  let gw: TestGateway;
+  let gw: GatewayProcess;
   let apiKey: string;
   beforeAll(async () => {
     gw = await start();
@@ -260,7 +260,7 @@ describe('plain HTTP', () => {
 });
 
 describe('behind a TLS-terminating proxy (LEADCHAT_TRUST_PROXY=1)', () => {
-  let gw: TestGateway;
+  let gw: GatewayProcess;
   let apiKey: string;
   beforeAll(async () => {
     gw = await start({ LEADCHAT_TRUST_PROXY: '1' });
@@ -312,7 +312,7 @@ describe('behind a TLS-terminating proxy (LEADCHAT_TRUST_PROXY=1)', () => {
 });
 
 /** Sends a POST whose body trickles in over `ms`, so that it is in flight for that long. */
-function slowPost(gw: TestGateway, pathname: string, apiKey: string, payload: string, ms: number) {
+function slowPost(gw: GatewayProcess, pathname: string, apiKey: string, payload: string, ms: number) {
   const bytes = Buffer.from(payload);
   const req = https.request(new URL(pathname, gw.url), {
     method: 'POST',

@@ -4,6 +4,7 @@ import {
   keepAliveClient,
   removeDir,
   startGateway,
+  type GatewayProcess,
   type TestAccount,
   type TestGateway,
 } from '../helpers/gateway';
@@ -77,7 +78,7 @@ function createContact(gw: TestGateway, agent: https.Agent, apiKey: string, phon
  * Runs CLIENTS clients, each sending one request after another on a keep-alive pool of one connection, until one is
  * refused; SIGTERM goes once every client has had answers on a reused connection. Each client's outcomes, in order.
  */
-async function sigtermUnderLoad(gw: TestGateway, account: TestAccount): Promise<Outcome[][]> {
+async function sigtermUnderLoad(gw: GatewayProcess, account: TestAccount): Promise<Outcome[][]> {
   const outcomes: Outcome[][] = Array.from({ length: CLIENTS }, () => []);
   const agents: https.Agent[] = [];
   let signal: () => void = () => undefined;

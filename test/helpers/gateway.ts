@@ -7,18 +7,34 @@ import path from 'node:path';
 import { checkAnswer } from './contract';
 import { createTestDatabase } from './postgres';
 
-/** A real gateway process on a free port with a fresh data dir, as a user would run it. */
+/**
+ * A gateway serving HTTPS on 127.0.0.1 with a fresh data dir: a process of its own (startGateway, here) or one in
+ * the test's process (startInProcess, in-process.ts).
+ */
 export interface TestGateway {
   url: string;
   apiBase: string;
   dataDir: string;
   adminToken: string;
   ca: string;
+  /** The environment it was configured by, as an operator would set it. */
   env: Record<string, string>;
-  process: ChildProcess;
+  /** What it wrote: its log lines (and a process's other output). */
   output: () => string;
-  /** SIGTERM, then resolves with the exit code. */
+  /** Stops it as SIGTERM does, then resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** In this process only: moves the gateway's clock forward directly (see in-process.ts). */
+  advance?(by: string): Promise<void>;
+  /** In this process only: runs what the gateway would do within `horizonMs` of its clock (see in-process.ts). */
+  settle?(horizonMs: number): Promise<void>;
+}
+
+/**
+ * A real gateway process on a free port with a fresh data dir, as a user would run it: for what needs a process
+ * (a crash, signals, its output, several processes, the command line).
+ */
+export interface GatewayProcess extends TestGateway {
+  process: ChildProcess;
   /** SIGKILL: a crash. */
   kill(): Promise<void>;
 }
@@ -30,13 +46,14 @@ export const BACKEND: 'lowdb' | 'postgres' = process.env.LEADCHAT_TEST_BACKEND =
 /** On PostgreSQL, a data dir stands for its database: a gateway restarted on the same dir finds the same data. */
 const databases = new Map<string, string>();
 
-async function backendEnv(dataDir: string): Promise<Record<string, string>> {
+/** The settings that put a gateway on its data dir's database, on PostgreSQL; none on the embedded store. */
+export async function backendEnv(dataDir: string): Promise<Record<string, string>> {
   if (BACKEND !== 'postgres') return {};
   let url = databases.get(dataDir);
   if (!url) databases.set(dataDir, (url = await createTestDatabase()));
   return { LEADCHAT_DATABASE_URL: url };
 }
-const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -58,7 +75,7 @@ export async function startGateway(
   env: Record<string, string> = {},
   dataDir = tempDir(),
   main = GATEWAY_MAIN,
-): Promise<TestGateway> {
+): Promise<GatewayProcess> {
   // A free port may be taken by another process before the gateway binds it: another port is tried then.
   for (let attempt = 1; ; attempt++) {
     try {
@@ -69,7 +86,7 @@ export async function startGateway(
   }
 }
 
-async function launch(env: Record<string, string>, dataDir: string, main: string): Promise<TestGateway> {
+async function launch(env: Record<string, string>, dataDir: string, main: string): Promise<GatewayProcess> {
   const port = await freePort();
   const fullEnv: Record<string, string> = {
     LEADCHAT_PORT: String(port),
@@ -310,6 +327,8 @@ async function jobsOf(
  * so that a job that ran between the two reads and queued another is seen.
  */
 export async function untilIdle(gw: TestGateway, { horizonMs = 5_000, timeoutMs = 20_000 } = {}): Promise<void> {
+  // In this process the clock stands still: what would happen within the horizon is run now, by jumps.
+  if (gw.settle) return gw.settle(horizonMs);
   const deadline = Date.now() + timeoutMs;
   for (let calm = 0; calm < 2; ) {
     const gatewayNow = Date.now() + (clockOffsets.get(gw) ?? 0);
@@ -325,8 +344,12 @@ export async function untilIdle(gw: TestGateway, { horizonMs = 5_000, timeoutMs 
 /** How far each gateway's clock runs ahead of this process's: untilIdle reads due times on the gateway's clock. */
 const clockOffsets = new WeakMap<TestGateway, number>();
 
-/** Moves the clock of a gateway started with LEADCHAT_TEST_CLOCK=1 forward: its jobs then due run at once. */
+/**
+ * Moves the clock of a gateway forward (a process must be started with LEADCHAT_TEST_CLOCK=1): its jobs then due
+ * run at once.
+ */
 export async function advanceClock(gw: TestGateway, by: string): Promise<void> {
+  if (gw.advance) return gw.advance(by);
   const res = await request(gw, 'POST', '/admin/v1/clock', {
     headers: { authorization: `Bearer ${gw.adminToken}` },
     body: { advance: by },
