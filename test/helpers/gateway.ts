@@ -138,7 +138,9 @@ async function launch(env: Record<string, string>, dataDir: string, main: string
     process: child,
     output: () => out,
     stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
+      // Once only: a signal already sent (by the test itself) is under way, and another one arriving while the
+      // process exits would find its handler gone and end it by the signal.
+      if (child.exitCode === null && !child.killed) child.kill('SIGTERM');
       return exited;
     },
     kill: async () => {
