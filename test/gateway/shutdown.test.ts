@@ -107,7 +107,7 @@ async function expectEveryRequestAnswered(env: Record<string, string>): Promise<
   try {
     const account = await createAccount(gw);
     const outcomes = await sigtermUnderLoad(gw, account);
-    expect(await gw.stop()).toBe(0);
+    expect(await gw.exited).toBe(0);
 
     for (const [c, ofClient] of outcomes.entries()) {
       // A client's one failure is its last request, refused at the connection (or, when its connection was taken

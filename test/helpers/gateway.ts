@@ -35,6 +35,8 @@ export interface TestGateway {
  */
 export interface GatewayProcess extends TestGateway {
   process: ChildProcess;
+  /** Its exit code, once it has exited (a signal the test sent itself is waited for here rather than by stop()). */
+  exited: Promise<number | null>;
   /** SIGKILL: a crash. */
   kill(): Promise<void>;
 }
@@ -110,6 +112,7 @@ async function launch(env: Record<string, string>, dataDir: string, main: string
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let stopSent = false;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${out}`)), 20_000);
     const check = () => {
@@ -137,10 +140,11 @@ async function launch(env: Record<string, string>, dataDir: string, main: string
     env: fullEnv,
     process: child,
     output: () => out,
+    exited,
     stop: async () => {
-      // Once only: a signal already sent (by the test itself) is under way, and another one arriving while the
-      // process exits would find its handler gone and end it by the signal.
-      if (child.exitCode === null && !child.killed) child.kill('SIGTERM');
+      // Once: a second SIGTERM arriving while the process exits would find its handler gone and end it by the signal.
+      if (child.exitCode === null && !stopSent) child.kill('SIGTERM');
+      stopSent = true;
       return exited;
     },
     kill: async () => {
