@@ -159,6 +159,8 @@ test(`on ${disk.kind}: /readyz 503 and leadchat_store_up 0 within 5 s, one line 
     ).toBeLessThan(5_000);
     expect(await until('/readyz 200', async () => (await readiness(gw)) === 200, 5_000)).toBeLessThan(5_000);
     expect(await storeUp(gw)).toBe(1);
+    // The balancer asks on its own beat: it has seen the gateway ready again before the load stops.
+    await until('the balancer sees 200', () => probes.at(-1) === 200, 5_000);
     load = false;
     await Promise.all([...clients, balancer]);
     writer.close();
