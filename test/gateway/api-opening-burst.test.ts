@@ -1,11 +1,13 @@
 import { BACKEND, listAll, removeDir, startGateway, tempDir } from '../helpers/gateway';
+import { startInProcess, type InProcessGateway } from '../helpers/in-process';
 import { createTestDatabase } from '../helpers/postgres';
 import { api, createAccount, poll, uniquePhone, type TestAccount, type TestGateway } from './api-support';
 
 /**
  * A burst of 60 additions to the list of a Live campaign (spec §3.2): 3 opening messages at once, 57 paced at the
  * campaign's rate, none twice, while the gateway restarts in the middle. On lowdb one gateway stops and starts again
- * on its data dir; on PostgreSQL two processes share the work and one of them is killed and started again. The sends
+ * on its data dir, in this process on the test clock (a slot is a jump of the clock); on PostgreSQL two processes
+ * share the work, on the wall clock, and one of them is killed and started again. The sends
  * whose slots passed while no process could run them go when one can (on PostgreSQL, those the killed process held
  * go once their lease expires): a catch-up of those only, after which the queue keeps its slots.
  */
@@ -25,6 +27,10 @@ interface Deployment {
   restart(): Promise<void>;
   /** Stops every process, waits `ms`, and starts them again: nothing runs jobs meanwhile. */
   outage(ms: number): Promise<void>;
+  /** Epoch ms on the deployment's clock: the times its messages carry. */
+  now(): number;
+  /** Lets `ms` pass on the deployment's clock, and what came due in it run. */
+  wait(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,18 +38,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function lowdbDeployment(): Promise<Deployment> {
   const dataDir = tempDir();
-  const gws = [await startGateway(JOBS, dataDir)];
+  const gws: InProcessGateway[] = [await startInProcess(JOBS, dataDir)];
   return {
     gws,
     restart: async () => {
       expect(await gws[0]!.stop()).toBe(0);
-      gws[0] = await startGateway(JOBS, dataDir);
+      gws[0] = await startInProcess(JOBS, dataDir);
     },
     outage: async (ms) => {
       expect(await gws[0]!.stop()).toBe(0);
-      await sleep(ms);
-      gws[0] = await startGateway(JOBS, dataDir);
+      await gws[0]!.advance(ms);
+      gws[0] = await startInProcess(JOBS, dataDir);
     },
+    now: () => gws[0]!.now(),
+    wait: (ms) => gws[0]!.settle(ms),
     close: async () => {
       await gws[0]!.stop();
       removeDir(dataDir);
@@ -70,6 +78,8 @@ async function postgresDeployment(): Promise<Deployment> {
       await sleep(ms);
       for (let i = 0; i < gws.length; i++) gws[i] = await startGateway(env);
     },
+    now: () => Date.now(),
+    wait: sleep,
     close: async () => {
       for (const gw of gws) {
         await gw.stop();
@@ -111,7 +121,7 @@ test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, th
       ),
     );
 
-    const added = Date.now();
+    const added = deployment.now();
     const additions = await Promise.all(
       contacts.map((c, i) => api(on(i), account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: c.id } })),
     );
@@ -120,9 +130,9 @@ test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, th
     const sentCount = async () =>
       (await conversationsOf(on(1), account, campaign.id)).filter((c) => c.opening?.status === 'sent').length;
     expect(await poll(sentCount, (n) => n >= 30, 30_000)).toBeGreaterThanOrEqual(30);
-    const stoppedAt = Date.now();
+    const stoppedAt = deployment.now();
     await deployment.restart();
-    const restartedAt = Date.now();
+    const restartedAt = deployment.now();
 
     const conversations = await poll(
       () => conversationsOf(on(0), account, campaign.id),
@@ -132,7 +142,7 @@ test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, th
     expect(conversations.map((c) => c.opening.status)).toEqual(Array(ADDITIONS).fill('sent'));
 
     // One opening message per contact, and only one, a while after the last.
-    await sleep(1000);
+    await deployment.wait(1000);
     const messages = (
       await Promise.all(
         contacts.map(async (c, i) =>
@@ -201,7 +211,7 @@ test('what came due during an outage longer than 10 s is paced from the restart,
 
     // 12 s without any process: the 30-odd sends left all come due meanwhile.
     await deployment.outage(12_000);
-    const restartedAt = Date.now();
+    const restartedAt = deployment.now();
     await poll(sentCount, (n) => n === 40, 60_000);
 
     const times = (
