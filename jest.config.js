@@ -50,24 +50,34 @@ const postgresFast = [
   file('api-upgrade'),
   // The factory's own proof: a gateway in the test's process on each backend.
   file('gateway-factory'),
-  // The console's core flows (sign-in, sessions, CSRF, tenants, settings), a sales team's first day, sign-in limits.
+  // The console's core flows (sign-in, sessions, CSRF, tenants, settings) and sign-in limits.
   file('sign-in-limits'),
   '**/console/browser.test.ts',
-  file('first-day'),
 ];
 
 /** The console's tests that open a browser (they import its browser helpers): the screenshots' repeat runs them. */
-const browserTests = readdirSync(path.join(TESTS, 'console'))
+const browserFiles = readdirSync(path.join(TESTS, 'console'))
   .filter((name) => name.endsWith('.test.ts'))
-  .filter((name) => /from '\.\/browser'/.test(readFileSync(path.join(TESTS, 'console', name), 'utf8')))
-  .map((name) => `**/console/${name}`);
+  .filter((name) => /from '\.\/browser'/.test(readFileSync(path.join(TESTS, 'console', name), 'utf8')));
+const browserTests = browserFiles.map((name) => `**/console/${name}`);
+/**
+ * The console in a browser in the fast tier: sign-in through the form, sessions, CSRF and tenants (`browser`), every
+ * kind of page rendered and checked by axe (`every-page`), and a sales team's first day from sign-up to a reply
+ * (`first-day`). Each page's own flows run in the system tier, once, taking their screenshots.
+ */
+const browserSmoke = ['browser.test.ts', 'every-page.test.ts', 'first-day.test.ts'];
+const browserFlows = browserFiles.filter((name) => !browserSmoke.includes(name));
 
 const fast = [
   {
     ...base,
     displayName: 'lowdb',
     testMatch: ['**/*.test.ts'],
-    testPathIgnorePatterns: [`/(${postgresOnly.join('|')})\\.test\\.ts$`, '\\.system\\.test\\.ts$'],
+    testPathIgnorePatterns: [
+      `/(${postgresOnly.join('|')})\\.test\\.ts$`,
+      '\\.system\\.test\\.ts$',
+      ...browserFlows.map((name) => `/console/${name.replace(/\./g, '\\.')}$`),
+    ],
   },
   { ...base, ...onPostgres, displayName: 'postgres', testMatch: postgresFast },
 ];
@@ -78,7 +88,7 @@ const system = [
     ...onPostgres,
     displayName: 'postgres-system',
     // The upgrade from earlier releases reads a database they filled, as it reads a data dir in the system project.
-    testMatch: ['**/gateway/api-*.test.ts', '**/gateway/upgrade.system.test.ts'],
+    testMatch: ['**/gateway/api-*.test.ts', '**/gateway/upgrade.system.test.ts', file('first-day')],
     // Already in the fast tier on PostgreSQL.
     testPathIgnorePatterns: postgresFast.map((glob) => `/${path.basename(glob).replace(/\./g, '\\.')}$`),
   },
