@@ -34,7 +34,7 @@ interface Deployment {
   close(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 async function lowdbDeployment(): Promise<Deployment> {
   const dataDir = tempDir();
