@@ -289,13 +289,17 @@ export interface CliResult {
   json: any;
 }
 
-/** Runs the built `leadchat-gateway` command with only PATH and `env` in its environment, as an operator types it. */
+/**
+ * Runs the built `leadchat-gateway` command with only PATH and `env` in its environment, as an operator types it. A
+ * command still running after a minute is ended and answers code -1: a backup of a store under load on a busy machine
+ * may take many seconds, a hung one fails the test.
+ */
 export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [GATEWAY_MAIN, ...args],
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 },
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
       (err, stdout, stderr) => {
         let json: any;
         try {
