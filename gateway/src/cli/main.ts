@@ -1,11 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { accountCommand, memberCommand } from './account.js';
-import { backupCommand, verifyCommand } from './backup.js';
-import { migrateCommand } from './migrate.js';
-import { restoreCommand } from './restore.js';
-import { serve } from './serve.js';
 import { buildName } from '../version.js';
+
+// Each command's module is loaded when it runs: `--version`, `account` or `restore` start without the server's.
 
 const USAGE = `Usage:
   leadchat-gateway serve
@@ -23,7 +20,7 @@ Configuration comes from LEADCHAT_* environment variables (see the README).`;
 
 async function main(argv: string[]): Promise<number | undefined> {
   const [command, ...rest] = argv;
-  if (command === 'serve' || command === undefined) return serve();
+  if (command === 'serve' || command === undefined) return (await import('./serve.js')).serve();
   if (command === '--version' || command === 'version') {
     process.stdout.write(`leadchat-gateway ${buildName()}\n`);
     return 0;
@@ -40,7 +37,7 @@ async function main(argv: string[]): Promise<number | undefined> {
         password: { type: 'string' },
       },
     });
-    return accountCommand(positionals[0], values);
+    return (await import('./account.js')).accountCommand(positionals[0], values);
   }
   if (command === 'member') {
     const { values, positionals } = parseArgs({
@@ -53,23 +50,23 @@ async function main(argv: string[]): Promise<number | undefined> {
         role: { type: 'string' },
       },
     });
-    return memberCommand(positionals[0], values);
+    return (await import('./account.js')).memberCommand(positionals[0], values);
   }
   if (command === 'migrate') {
     const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });
-    return migrateCommand(values.to);
+    return (await import('./migrate.js')).migrateCommand(values.to);
   }
   if (command === 'backup' && rest[0] === 'verify') {
     const { positionals } = parseArgs({ args: rest.slice(1), allowPositionals: true, options: {} });
-    return verifyCommand(positionals[0]);
+    return (await import('./backup.js')).verifyCommand(positionals[0]);
   }
   if (command === 'backup') {
     const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });
-    return backupCommand(values.to);
+    return (await import('./backup.js')).backupCommand(values.to);
   }
   if (command === 'restore') {
     const { values } = parseArgs({ args: rest, options: { from: { type: 'string' } } });
-    return restoreCommand(values.from);
+    return (await import('./restore.js')).restoreCommand(values.from);
   }
   process.stdout.write(`${USAGE}\n`);
   return command === 'help' || command === '--help' ? 0 : 2;
