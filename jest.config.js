@@ -4,12 +4,13 @@ const path = require('node:path');
 /**
  * Every test lives under test/. Two tiers (docs/testing.md):
  *
- * - fast (`npm test`, and jest run bare): everything on the embedded store; on PostgreSQL, the store contract, what
- *   only PostgreSQL does (locks, leases, migrations, notifications, outages, several processes) and one walk through
- *   each family of the API's routes.
- * - system (`npm run test:system`, LEADCHAT_TEST_TIER=system): the heavier repeat, every API file on PostgreSQL, the
- *   packed package installed and the upgrade from earlier releases (files named `*.system.test.ts`; the upgrade on
- *   both backends), and the browser tests again taking their screenshots.
+ * - fast (`npm test`, and jest run bare): everything on the embedded store but each console page's flows in a
+ *   browser (the console's smoke runs: sign-in, every page, a first day); on PostgreSQL, the store contract, what only
+ *   PostgreSQL does (locks, leases, migrations, notifications, outages, several processes) and one walk through each
+ *   family of the API's routes.
+ * - system (`npm run test:system`, LEADCHAT_TEST_TIER=system): the heavier repeat, every API file and the console's
+ *   smoke on PostgreSQL, the files named `*.system.test.ts` (the packed package installed, the upgrade from earlier
+ *   releases on both backends, a 50,000-row import), and every browser test taking its screenshots.
  *
  * LEADCHAT_TEST_TIER=all offers every project, for picking one with --selectProjects (what `npm run test:quick`
  * does).
@@ -50,9 +51,8 @@ const postgresFast = [
   file('api-upgrade'),
   // The factory's own proof: a gateway in the test's process on each backend.
   file('gateway-factory'),
-  // The console's core flows (sign-in, sessions, CSRF, tenants, settings) and sign-in limits.
+  // The console's sign-in limits, counted by every process.
   file('sign-in-limits'),
-  '**/console/browser.test.ts',
 ];
 
 /** The console's tests that open a browser (they import its browser helpers): the screenshots' repeat runs them. */
@@ -88,7 +88,12 @@ const system = [
     ...onPostgres,
     displayName: 'postgres-system',
     // The upgrade from earlier releases reads a database they filled, as it reads a data dir in the system project.
-    testMatch: ['**/gateway/api-*.test.ts', '**/gateway/upgrade.system.test.ts', file('first-day')],
+    testMatch: [
+      '**/gateway/api-*.test.ts',
+      '**/gateway/upgrade.system.test.ts',
+      '**/console/browser.test.ts',
+      file('first-day'),
+    ],
     // Already in the fast tier on PostgreSQL.
     testPathIgnorePatterns: postgresFast.map((glob) => `/${path.basename(glob).replace(/\./g, '\\.')}$`),
   },
