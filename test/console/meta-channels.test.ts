@@ -6,6 +6,7 @@ import { removeDir, startGateway, type TestGateway } from '../helpers/gateway';
 import { untilProcessed } from '../helpers/inbound';
 import { openPage, screenshot, scriptRan, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
+import { instagram, messenger } from '../helpers/provider-accounts';
 
 /**
  * Messenger and Instagram in the console, in a real browser against a real gateway: Messenger connected on the
@@ -16,19 +17,6 @@ import { consoleAccount, type ConsoleAccount } from './support';
  */
 jest.setTimeout(60_000);
 
-const hex = (c: string) => c.repeat(32);
-const messenger = {
-  pageId: '110200300400500',
-  pageAccessToken: 'EAAB-page-token-0123456789',
-  appSecret: hex('3'),
-  verifyToken: 'messenger-verify-1',
-};
-const instagram = {
-  instagramAccountId: '17841400000000001',
-  accessToken: 'IGAA-token-0123456789',
-  appSecret: hex('4'),
-  verifyToken: 'instagram-verify-1',
-};
 const ATTACHMENT = 'https://lookaside.fbsbx.com/x';
 const MARTA = '7100000000000001';
 const IRIS = '7100000000000002';

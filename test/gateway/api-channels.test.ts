@@ -15,6 +15,7 @@ import {
   type TestAccount,
 } from './api-support';
 import { processed } from '../helpers/inbound';
+import { hex, twilio, twilioCredentials, whatsapp } from '../helpers/provider-accounts';
 
 /**
  * Built-in channels over HTTPS, with Twilio, the WhatsApp Cloud API and an OpenAI-compatible endpoint stood in by one
@@ -40,7 +41,7 @@ let base = '';
  */
 function file(req: Received): Answer {
   const twilioMedia = /^\/2010-04-01\/Accounts\/AC\w+\/Messages\/MM\w+\/Media\/(ME\w+)$/.exec(req.path);
-  const basic = `Basic ${Buffer.from(`${twilio().accountSid}:${twilio().authToken}`).toString('base64')}`;
+  const basic = `Basic ${Buffer.from(`${twilio.accountSid}:${twilio.authToken}`).toString('base64')}`;
   if (twilioMedia)
     return req.headers.authorization === basic
       ? { status: 302, headers: { location: `/files/${twilioMedia[1]}` } }
@@ -113,15 +114,6 @@ const hooks: Receiver[] = [];
 afterAll(async () => {
   await Promise.all([provider, ...hooks].map((r) => r.close()));
 });
-
-const hex = (c: string, n = 32) => c.repeat(n);
-const twilio = (sid = `AC${hex('a')}`) => ({ accountSid: sid, authToken: hex('1'), from: '+15005550006' });
-const whatsapp = {
-  phoneNumberId: '1234567890',
-  accessToken: 'EAAG-token-0123456789',
-  appSecret: hex('2'),
-  verifyToken: 'verify-me-please',
-};
 
 async function accountWith(
   channels: { twilio?: object; whatsapp?: object },
@@ -220,7 +212,7 @@ test('channel credentials are validated, stored and shown back masked with the w
     instagram: null,
   });
   const saved = await api(ctx.gw, account, 'PUT', 'channels/twilio', {
-    body: { ...twilio(), whatsappFrom: 'whatsapp:+14155238886' },
+    body: { ...twilio, whatsappFrom: 'whatsapp:+14155238886' },
   });
   expect(saved.status).toBe(200);
   expect(saved.body.twilio).toEqual({
@@ -247,7 +239,9 @@ test('channel credentials are validated, stored and shown back masked with the w
   expect(shown.text).not.toContain(whatsapp.accessToken);
   expect(shown.text).not.toContain(whatsapp.appSecret);
 
-  const bad = await api(ctx.gw, account, 'PUT', 'channels/twilio', { body: { ...twilio(), authToken: 'short' } });
+  const bad = await api(ctx.gw, account, 'PUT', 'channels/twilio', {
+    body: { ...twilio, authToken: 'short' },
+  });
   expectApiError(bad, 400, 'VALIDATION_ERROR');
   expect(bad.body.error.message).toMatch(/^authToken/);
   expectApiError(
@@ -290,7 +284,7 @@ test('channel credentials are validated, stored and shown back masked with the w
 });
 
 test('an SMS lead through Twilio is answered by the OpenAI-compatible bot, and status callbacks update each message', async () => {
-  const { account, hook } = await accountWith({ twilio: twilio() });
+  const { account, hook } = await accountWith({ twilio });
   await api(ctx.gw, account, 'PUT', 'settings/bot', {
     body: {
       provider: 'openai',
@@ -483,7 +477,7 @@ test('the test endpoint shows what the LLM was given to answer from, and no conf
 });
 
 test("a bad Twilio credential turns the message failed with Twilio's error, visible through the API", async () => {
-  const { account, hook } = await accountWith({ twilio: twilio(BAD_SID) });
+  const { account, hook } = await accountWith({ twilio: twilioCredentials(BAD_SID) });
   const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
   await api(ctx.gw, account, 'POST', 'campaigns', {
     body: {
@@ -510,7 +504,7 @@ test("a bad Twilio credential turns the message failed with Twilio's error, visi
 });
 
 test('provider webhooks are refused without their signature, with another secret, or for an account without the channel', async () => {
-  const { account } = await accountWith({ twilio: twilio(), whatsapp });
+  const { account } = await accountWith({ twilio, whatsapp });
   const params = { MessageSid: `SM${hex('d')}`, From: uniquePhone(), To: '+15005550006', Body: 'hello' };
   expectApiError(await postTwilio(account, 'incoming', params, hex('9')), 403, 'INVALID_SIGNATURE');
   const unsigned = await request(ctx.gw, 'POST', `/v1/channels/twilio/${account.id}/incoming`, {
@@ -638,7 +632,7 @@ test("a WhatsApp lead: answered inside the 24-hour window; outside it free text 
 });
 
 test("a contact's photo on Twilio or WhatsApp is kept by the gateway and read at /v1/media; one it cannot read keeps the provider's address", async () => {
-  const { account } = await accountWith({ twilio: twilio(), whatsapp });
+  const { account } = await accountWith({ twilio, whatsapp });
   const contactOf = async (phone: string) =>
     (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
   const expectKept = async (media: { url: string; contentType: string; mediaId: string }) => {
@@ -657,7 +651,7 @@ test("a contact's photo on Twilio or WhatsApp is kept by the gateway and read at
 
   // Twilio MMS: read with the account's credentials, through Twilio's redirect to its file store.
   const mmsPhone = uniquePhone();
-  const mediaUrl = `${base}/2010-04-01/Accounts/${twilio().accountSid}/Messages/MM${hex('1')}/Media/ME1`;
+  const mediaUrl = `${base}/2010-04-01/Accounts/${twilio.accountSid}/Messages/MM${hex('1')}/Media/ME1`;
   const mms = {
     MessageSid: `MM${hex('1')}`,
     From: mmsPhone,

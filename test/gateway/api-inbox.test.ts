@@ -16,6 +16,7 @@ import {
   type TestAccount,
 } from './api-support';
 import { processed } from '../helpers/inbound';
+import { twilio, whatsapp } from '../helpers/provider-accounts';
 
 /**
  * What the console's inbox needs from the API, over HTTPS: a failed outgoing message sent again (custom channel,
@@ -74,15 +75,6 @@ async function receiver(respond?: ConstructorParameters<typeof Receiver>[0]): Pr
   receivers.push(r);
   return r;
 }
-
-const hex = (c: string, n = 32) => c.repeat(n);
-const twilio = { accountSid: `AC${hex('a')}`, authToken: hex('1'), from: '+15005550006' };
-const whatsapp = {
-  phoneNumberId: '1234567890',
-  accessToken: 'EAAG-token-0123456789',
-  appSecret: hex('2'),
-  verifyToken: 'verify-me-please',
-};
 
 const retry = (account: TestAccount, messageId: string) => api(ctx.gw, account, 'POST', `messages/${messageId}/retry`);
 const send = (account: TestAccount, fromId: string, body = 'Your order shipped') =>

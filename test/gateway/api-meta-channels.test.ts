@@ -15,6 +15,7 @@ import {
   type TestAccount,
 } from './api-support';
 import { processed } from '../helpers/inbound';
+import { hex, instagram, messenger } from '../helpers/provider-accounts';
 
 /**
  * Messenger and Instagram over HTTPS, with Meta's Graph API stood in by a local server: credentials, the webhook
@@ -25,19 +26,6 @@ import { processed } from '../helpers/inbound';
 jest.setTimeout(60_000);
 
 const PUBLIC_URL = 'https://chat.example.test';
-const hex = (c: string) => c.repeat(32);
-const messenger = {
-  pageId: '110200300400500',
-  pageAccessToken: 'EAAB-page-token-0123456789',
-  appSecret: hex('3'),
-  verifyToken: 'messenger-verify-1',
-};
-const instagram = {
-  instagramAccountId: '17841400000000001',
-  accessToken: 'IGAA-token-0123456789',
-  appSecret: hex('4'),
-  verifyToken: 'instagram-verify-1',
-};
 
 /** What the Send API answers next, by recipient: a Graph error to give, else the message is taken. */
 const refusals = new Map<string, { status: number; code: number; message: string }>();

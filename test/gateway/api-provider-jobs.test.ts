@@ -17,6 +17,7 @@ import {
 import { removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { jobsWithStatus, untilProcessed } from '../helpers/inbound';
 import { PNG, PROFILE, SlowProvider } from './slow-provider';
+import { messenger, twilio } from '../helpers/provider-accounts';
 
 /**
  * A provider's webhook is verified, stored as jobs and answered at once; the jobs read files and profiles and run the
@@ -27,14 +28,6 @@ import { PNG, PROFILE, SlowProvider } from './slow-provider';
  */
 const PUBLIC_URL = 'https://chat.example.test';
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
-const hex = (c: string, n = 32) => c.repeat(n);
-const twilio = { accountSid: `AC${hex('a')}`, authToken: hex('1'), from: '+15005550006' };
-const messenger = {
-  pageId: '110200300400500',
-  pageAccessToken: 'EAAB-page-token-0123456789',
-  appSecret: hex('3'),
-  verifyToken: 'messenger-verify-1',
-};
 
 const slow = new SlowProvider();
 const env: Record<string, string> = {

@@ -12,6 +12,7 @@ import {
   type TestAccount,
 } from './api-support';
 import { jobsWithStatus, untilProcessed } from '../helpers/inbound';
+import { messenger, whatsapp } from '../helpers/provider-accounts';
 
 /**
  * Nothing a provider posts vanishes unsaid. A signed entry of a shape the provider does not send (a text that is not
@@ -20,19 +21,6 @@ import { jobsWithStatus, untilProcessed } from '../helpers/inbound';
  * (an event with no field the gateway reads) is counted in /metrics and logged with where it was. The others of the
  * batch are stored. The same on both backends.
  */
-const hex = (c: string, n = 32) => c.repeat(n);
-const whatsapp = {
-  phoneNumberId: '1234567890',
-  accessToken: 'EAAG-token-0123456789',
-  appSecret: hex('2'),
-  verifyToken: 'verify-me-please',
-};
-const messenger = {
-  pageId: '110200300400500',
-  pageAccessToken: 'EAAB-page-token-0123456789',
-  appSecret: hex('3'),
-  verifyToken: 'messenger-verify-1',
-};
 
 const env: Record<string, string> = {
   LEADCHAT_JOB_POLL: '100ms',

@@ -14,6 +14,7 @@ import {
   useGateway,
   type TestAccount,
 } from './api-support';
+import { hex, instagram, messenger, twilio, whatsapp } from '../helpers/provider-accounts';
 
 /**
  * Providers' webhooks judge text by the rule of /v1 (no NUL, no lone surrogate, nothing that is not UTF-8), but a
@@ -21,26 +22,6 @@ import {
  * batch stored, and the provider answered as usual so that it sends nothing again. The same on both backends.
  */
 const PUBLIC_URL = 'https://chat.example.test';
-const hex = (c: string, n = 32) => c.repeat(n);
-const twilio = { accountSid: `AC${hex('a')}`, authToken: hex('1'), from: '+15005550006' };
-const whatsapp = {
-  phoneNumberId: '1234567890',
-  accessToken: 'EAAG-token-0123456789',
-  appSecret: hex('2'),
-  verifyToken: 'verify-me-please',
-};
-const messenger = {
-  pageId: '110200300400500',
-  pageAccessToken: 'EAAB-page-token-0123456789',
-  appSecret: hex('3'),
-  verifyToken: 'messenger-verify-1',
-};
-const instagram = {
-  instagramAccountId: '17841400000000001',
-  accessToken: 'IGAA-token-0123456789',
-  appSecret: hex('4'),
-  verifyToken: 'instagram-verify-1',
-};
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
 /** Written into every refused text: the log must never show it. */
 const SECRET_WORDS = 'do-not-log-these-words';
