@@ -13,7 +13,8 @@
  * a git ref of this repository (built once from its commit under the system's temp dir, see release-build.ts).
  *
  * Settings (environment): LEADCHAT_BENCH_HOT_REQUESTS (3000 per run), LEADCHAT_BENCH_HOT_ROUNDS (3),
- * LEADCHAT_BENCH_HOT_CONNECTIONS (16,64), LEADCHAT_BENCH_CPU_PROF=<dir> runs this build under `node --cpu-prof`
+ * LEADCHAT_BENCH_HOT_CONNECTIONS (16,64), LEADCHAT_BENCH_HOT_SCENARIOS (incoming,subscribed), LEADCHAT_LOG_LEVEL (info: the
+ * access log on, as served by default), LEADCHAT_BENCH_CPU_PROF=<dir> runs this build under `node --cpu-prof`
  * (profile-shares.ts folds the profile into the hot path's steps).
  */
 import type { ChildProcess } from 'node:child_process';
@@ -55,11 +56,13 @@ interface Run {
 }
 
 /** Takes webhook deliveries and answers 200 at once, counting them. */
-async function receiver(): Promise<{ url: string; close: () => void; received: () => number }> {
+async function receiver(): Promise<{ url: string; close: () => void; received: () => number; lastAt: () => bigint }> {
   let received = 0;
+  let lastAt = 0n;
   const server = http.createServer({ keepAlive: true }, (req, res) => {
     req.resume().on('end', () => {
       received += 1;
+      lastAt = process.hrtime.bigint();
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -68,6 +71,7 @@ async function receiver(): Promise<{ url: string; close: () => void; received: (
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     close: () => server.close(),
     received: () => received,
+    lastAt: () => lastAt,
   };
 }
 
@@ -79,7 +83,7 @@ async function load(
   apiKey: string | undefined,
   connections: number,
   requests: number,
-): Promise<autocannon.Result> {
+): Promise<{ result: autocannon.Result; lastAnswer: bigint }> {
   const phase = phases++;
   let n = 0;
   const body = () =>
@@ -92,7 +96,7 @@ async function load(
         channel: 'bench',
       },
     });
-  return autocannon({
+  const options: autocannon.Options = {
     url: server.url,
     connections,
     amount: requests,
@@ -108,7 +112,14 @@ async function load(
         setupRequest: (req) => ({ ...req, body: body() }),
       },
     ],
+  };
+  // autocannon settles on its next one-second tick: the run ends with its last answer instead.
+  let lastAnswer = process.hrtime.bigint();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(options, (err, done) => (err ? reject(err as Error) : resolve(done)));
+    instance.on('response', () => (lastAnswer = process.hrtime.bigint()));
   });
+  return { result, lastAnswer };
 }
 
 /** One measured run; with a subscription, it lasts until each acknowledged message was delivered. */
@@ -123,16 +134,18 @@ async function measure(
   const deliveredBefore = deliveries.received();
   const cpuBefore = cpuSeconds(server.process.pid!);
   const started = process.hrtime.bigint();
-  const result = await load(server, apiKey, connections, requests);
+  const { result, lastAnswer } = await load(server, apiKey, connections, requests);
   const ok = result['2xx'];
+  let ended = lastAnswer;
   if (server.keys && scenario === 'subscribed') {
     const deadline = Date.now() + 300_000;
     while (deliveries.received() - deliveredBefore < ok) {
       if (Date.now() > deadline) throw new Error(`${server.name}: deliveries did not all arrive within 5 minutes`);
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
+    if (deliveries.lastAt() > ended) ended = deliveries.lastAt();
   }
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const seconds = Number(ended - started) / 1e9;
   const cpuAfter = cpuSeconds(server.process.pid!);
   return {
     perSecond: requests / seconds,
@@ -159,7 +172,13 @@ async function gatewayServer(
   node: string[] = [],
 ): Promise<Server> {
   const port = await freePort();
-  const env = gatewayEnv({ LEADCHAT_PORT: String(port), LEADCHAT_DATA_DIR: dataDir, LEADCHAT_DATABASE_URL: '' });
+  // As a user runs it: the access log on (info), unless LEADCHAT_LOG_LEVEL says otherwise.
+  const env = gatewayEnv({
+    LEADCHAT_PORT: String(port),
+    LEADCHAT_DATA_DIR: dataDir,
+    LEADCHAT_DATABASE_URL: '',
+    LEADCHAT_LOG_LEVEL: process.env.LEADCHAT_LOG_LEVEL ?? 'info',
+  });
   const child = await startGateway(env, main, node);
   const url = `https://127.0.0.1:${port}`;
   const ca = readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8');
@@ -193,6 +212,7 @@ async function main(): Promise<void> {
   const requests = setting('LEADCHAT_BENCH_HOT_REQUESTS', 3000);
   const rounds = setting('LEADCHAT_BENCH_HOT_ROUNDS', 3);
   const levels = (process.env.LEADCHAT_BENCH_HOT_CONNECTIONS || '16,64').split(',').map(Number);
+  const scenarios = (process.env.LEADCHAT_BENCH_HOT_SCENARIOS || 'incoming,subscribed').split(',') as Scenario[];
   const profileDir = process.env.LEADCHAT_BENCH_CPU_PROF;
   const baselineGiven = process.env.LEADCHAT_BENCH_BASELINE;
   const dirs: string[] = [];
@@ -233,12 +253,11 @@ async function main(): Promise<void> {
 
     // Warm-up (TLS sessions, JIT, the first contacts): outside the figures.
     for (const server of targets)
-      for (const scenario of ['incoming', 'subscribed'] as Scenario[])
-        await measure(server, scenario, levels[0]!, Math.min(1000, requests), hooks);
+      for (const scenario of scenarios) await measure(server, scenario, levels[0]!, Math.min(1000, requests), hooks);
 
     let failures = 0;
     for (const connections of levels) {
-      for (const scenario of ['incoming', 'subscribed'] as Scenario[]) {
+      for (const scenario of scenarios) {
         const runs = new Map<Server, Run[]>(targets.map((t) => [t, []]));
         const loadBefore = loadavg();
         for (let round = 0; round < rounds; round++) {
