@@ -1,18 +1,18 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import https from 'node:https';
-import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { Reply } from './gateway';
 
-const run = promisify(execFile);
-const REPOSITORY = path.resolve(__dirname, '../..');
+type ReleaseBuildModule = typeof import('../../gateway/src/bench/release-build.js', {
+  with: { 'resolution-mode': 'import' }
+});
+export type Releases = import('../../gateway/src/bench/release-build.js', {
+  with: { 'resolution-mode': 'import' }
+}).Releases;
 
-export interface Releases {
-  previous: { version: string; commit: string; why: string };
-  releases: Record<string, string>;
-}
+const REPOSITORY = path.resolve(__dirname, '../..');
+/** The gateway's own builder of earlier releases, as the build left it (the benchmarks run it beside this build). */
+const RELEASE_BUILD = path.join(REPOSITORY, 'gateway/dist/bench/release-build.js');
 
 /** The releases the upgrade tests start from, by commit (test/gateway/releases.json). */
 export const releases: Releases = JSON.parse(
@@ -20,41 +20,12 @@ export const releases: Releases = JSON.parse(
 ) as Releases;
 
 /**
- * The gateway of an earlier release, built from the repository's own history: `git archive` of its commit, its own
- * `npm ci` (scripts off, as the repository installs) and its own build. Kept under the system's temp dir by commit,
- * so that only the first run pays for it; a build cut short leaves no cache behind (it is renamed into place whole).
- * Answers the path of its `leadchat-gateway` command (dist/cli/main.js).
+ * The gateway of an earlier release, built from the repository's own history and kept under the system's temp dir
+ * by commit (gateway/src/bench/release-build.ts). Answers the path of its `leadchat-gateway` command.
  */
 export async function builtRelease(commit: string): Promise<string> {
-  const home = path.join(os.tmpdir(), `leadchat-release-${commit}`);
-  const main = path.join(home, 'gateway/dist/cli/main.js');
-  if (existsSync(path.join(home, '.built'))) return main;
-  try {
-    await run('git', ['-C', REPOSITORY, 'cat-file', '-e', `${commit}^{commit}`]);
-  } catch {
-    throw new Error(
-      `commit ${commit} is not in this clone's history: the upgrade tests build earlier releases from it (a shallow clone lacks it: git fetch --unshallow)`,
-    );
-  }
-  const work = mkdtempSync(path.join(os.tmpdir(), `leadchat-release-build-`));
-  try {
-    await run('sh', ['-c', 'git -C "$1" archive --format=tar "$2" | tar -x -C "$3"', 'sh', REPOSITORY, commit, work]);
-    const npm = { cwd: work, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_ignore_scripts: 'true' } };
-    await run('npm', ['ci', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], npm);
-    await run('npm', ['run', 'build', '-w', 'leadchat-gateway'], npm);
-    writeFileSync(path.join(work, '.built'), `${new Date().toISOString()}\n`);
-    try {
-      renameSync(work, home);
-    } catch (err) {
-      // Another run built it meanwhile: theirs is as good.
-      if (!existsSync(path.join(home, '.built'))) throw err;
-      rmSync(work, { recursive: true, force: true });
-    }
-  } catch (err) {
-    rmSync(work, { recursive: true, force: true });
-    throw err;
-  }
-  return main;
+  const { builtRelease: build } = (await import(RELEASE_BUILD)) as ReleaseBuildModule;
+  return build(commit, REPOSITORY);
 }
 
 /**

@@ -64,9 +64,13 @@ export function gatewayEnv(settings: Record<string, string>): NodeJS.ProcessEnv 
   };
 }
 
-/** `leadchat-gateway serve`, resolved once it listens. */
-export async function startGateway(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  return (await startChild([GATEWAY_MAIN, 'serve'], env, 'listening on')).child;
+/** `leadchat-gateway serve` (this build's, or the `main` of another), resolved once it listens. */
+export async function startGateway(
+  env: NodeJS.ProcessEnv,
+  main = GATEWAY_MAIN,
+  node: string[] = [],
+): Promise<ChildProcess> {
+  return (await startChild([...node, main, 'serve'], env, 'listening on')).child;
 }
 
 /** A new account through the admin API; its API key. */

@@ -19,14 +19,12 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, readdirSync, statSync } from 'node:fs';
-import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import express from 'express';
 import { cpuSeconds, memoryMb } from './process-usage.js';
 import { freePort } from './free-port.js';
-import { createAccount, gatewayEnv, startChild, startGateway, stopChild } from './gateway-process.js';
+import { startBareExpress } from './bare-express.js';
+import { createAccount, gatewayEnv, startGateway, stopChild } from './gateway-process.js';
 import {
   client,
   drive,
@@ -74,20 +72,6 @@ function diskUsage(dir: string): number {
   return bytes;
 }
 
-/** The baseline: the least an Express JSON endpoint costs here, over the same TLS. */
-async function bareServer(port: number, certFile: string, keyFile: string): Promise<void> {
-  const app = express();
-  let n = 0;
-  app.post(
-    INCOMING,
-    express.json({ limit: '100kb' }),
-    (_req, res) => void res.json({ success: true, messageId: `msg_${++n}` }),
-  );
-  const server = https.createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, app);
-  server.listen(port, '127.0.0.1', () => process.stdout.write('bare server listening\n'));
-  process.once('SIGTERM', () => server.close(() => process.exit(0)));
-}
-
 async function main(): Promise<void> {
   const requests = setting('LEADCHAT_BENCH_REQUESTS', 3000);
   const concurrency = setting('LEADCHAT_BENCH_CONCURRENCY', 16);
@@ -124,13 +108,7 @@ async function main(): Promise<void> {
     const apiKey = await createAccount(gatewayUrl, ca);
 
     const barePort = await freePort();
-    bare = (
-      await startChild(
-        [fileURLToPath(import.meta.url), 'bare', String(barePort), certFile, keyFile],
-        process.env,
-        'bare server listening',
-      )
-    ).child;
+    bare = await startBareExpress(barePort, dataDir);
     const baseline: Target = { url: `https://127.0.0.1:${barePort}`, ca };
     const bareName = 'bare Express (same TLS)';
     const target: Target = { url: gatewayUrl, ca, apiKey };
@@ -278,11 +256,7 @@ function cpuSummary(embedded: number | undefined, postgres: PostgresOutcome): st
   return parts.length ? `CPU per request: ${parts.join('; ')}\n` : '';
 }
 
-if (process.argv[2] === 'bare') {
-  void bareServer(Number(process.argv[3]), process.argv[4]!, process.argv[5]!);
-} else {
-  main().catch((err: Error) => {
-    process.stderr.write(`bench: ${err.message}\n`);
-    process.exitCode = 1;
-  });
-}
+main().catch((err: Error) => {
+  process.stderr.write(`bench: ${err.message}\n`);
+  process.exitCode = 1;
+});

@@ -153,7 +153,7 @@ export class JobRunner {
           break;
         }
         this.missed = false;
-        const claimed = await inBackground(() =>
+        const claimed = await inBackground(this.gw.store.backend, () =>
           this.gw.store.jobs.claimDue(this.options.queue, free, this.options.leaseMs),
         );
         ({ nextDueAt: due } = claimed);
@@ -184,7 +184,7 @@ export class JobRunner {
    */
   private launch(job: Job): void {
     this.launched += 1;
-    const run = inBackground(() => this.run(job)).then((again) => {
+    const run = inBackground(this.gw.store.backend, () => this.run(job)).then((again) => {
       this.running.delete(run);
       if (again || this.missed || (this.nextDue !== undefined && this.nextDue <= clockNow())) this.wake();
     });
