@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { client } from './http-load.js';
 
-const GATEWAY_MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
+export const GATEWAY_MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
 /** Starts a child and resolves once its output contains `ready`; one that does not start in time is killed. */
