@@ -1126,7 +1126,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     const held = new Promise<void>((resolve) => (letGo = resolve));
     const order: string[] = [];
     // A job's transaction holds the only background connection until the test lets it go.
-    const job = inBackground(() =>
+    const job = inBackground('postgres', () =>
       store.transact(async (tx) => {
         await tx.insert('media', { id: 'med_job' });
         order.push('job holds');
@@ -1134,7 +1134,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       }),
     );
     await until('the job holding its connection', () => order.includes('job holds'));
-    const second = inBackground(() =>
+    const second = inBackground('postgres', () =>
       store
         .transact(async (tx) => void (await tx.insert('media', { id: 'med_second_job' })))
         .then(() => void order.push('second job')),
