@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Credits, SubAccount } from '../../answers.js';
 import { get } from '../../api.js';
+import { CreditTable } from '../../components/credit-table.js';
 import { Loading } from '../../components/load.js';
 import { credits, ruleText } from './labels.js';
 
@@ -28,35 +29,15 @@ export function History(props: { sub: SubAccount; version: number }) {
       {history.transactions.length === 0 ? (
         <p>No credits granted or spent yet.</p>
       ) : (
-        <div class="table-scroll" role="region" aria-labelledby="history-caption" tabIndex={0}>
-          <table class="data-table">
-            <caption id="history-caption">Credit history, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Kind</th>
-                <th scope="col" class="num">
-                  Amount
-                </th>
-                <th scope="col" class="num">
-                  Balance after
-                </th>
-                <th scope="col">Description</th>
-              </tr>
-            </thead>
-            <tbody>
-              {history.transactions.map((t) => (
-                <tr key={t.id}>
-                  <td>{new Date(t.createdAt).toLocaleString()}</td>
-                  <td>{t.kind === 'grant' ? 'Grant' : 'Usage'}</td>
-                  <td class="num">{(t.amount > 0 ? '+' : '') + credits(t.amount)}</td>
-                  <td class="num">{credits(t.balance)}</td>
-                  <td class="wrap">{t.description ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CreditTable
+          id="history"
+          credits={credits}
+          lines={history.transactions.map((t) => ({
+            ...t,
+            what: t.kind === 'grant' ? 'Grant' : 'Usage',
+            note: t.description ?? '',
+          }))}
+        />
       )}
     </>
   );

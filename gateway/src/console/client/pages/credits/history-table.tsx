@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { CreditEntry, PageOf } from '../../answers.js';
 import { get } from '../../api.js';
+import { CreditTable } from '../../components/credit-table.js';
 import { Loading } from '../../components/load.js';
 import { useLiveReload } from '../../live-reload.js';
 import { credits, entryText } from './labels.js';
@@ -37,35 +38,15 @@ export function HistoryTable() {
   if (entries.length === 0) return <p>No credits granted or spent yet.</p>;
   return (
     <>
-      <div class="table-scroll" role="region" aria-labelledby="credit-history-caption" tabIndex={0}>
-        <table class="data-table credit-history">
-          <caption id="credit-history-caption">Credit history, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">What</th>
-              <th scope="col" class="num">
-                Amount
-              </th>
-              <th scope="col" class="num">
-                Balance after
-              </th>
-              <th scope="col">Note</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((e) => (
-              <tr key={e.id} data-kind={e.kind}>
-                <td>{new Date(e.createdAt).toLocaleString()}</td>
-                <td>{entryText(e)}</td>
-                <td class="num">{(e.amount > 0 ? '+' : '') + credits(e.amount)}</td>
-                <td class="num">{credits(e.balance)}</td>
-                <td class="wrap">{e.kind === 'usage' ? '' : (e.description ?? '')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <CreditTable
+        id="credit-history"
+        credits={credits}
+        lines={entries.map((e) => ({
+          ...e,
+          what: entryText(e),
+          note: e.kind === 'usage' ? '' : (e.description ?? ''),
+        }))}
+      />
       {next && (
         <p>
           <button type="button" class="secondary" disabled={busy} onClick={() => void more()}>
