@@ -559,6 +559,20 @@ describe('document cache', () => {
       expect(store.stats().cached).toBeLessThanOrEqual(5);
     }
   });
+
+  test('keeps every document changed since the last checkpoint, past its limit, and lets them go once it is written', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir, { pageSize: 10, checkpointEvery: 1000, cacheSize: 5 });
+    for (let i = 0; i < 40; i++) await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: `c${i}` }));
+    // A read past the limit trims: none of these may go, their only durable copy being the journal.
+    expect(await store.get<Contact>('contacts', 'c0')).toEqual({ id: 'c0' });
+    expect(store.stats().cached).toBe(40);
+
+    await store.checkpointNow();
+    expect(store.stats().cached).toBeLessThanOrEqual(5);
+    for (let i = 0; i < 40; i++) expect(await store.get<Contact>('contacts', `c${i}`)).toEqual({ id: `c${i}` });
+    expect(store.stats().cached).toBeLessThanOrEqual(5);
+  });
 });
 
 describe('durability', () => {

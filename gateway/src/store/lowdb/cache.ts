@@ -20,8 +20,13 @@ const PAGES_KEPT = 12;
  * when asked for, so memory stays bounded however much is stored.
  */
 export class DocCache {
-  /** Documents in memory, oldest first, each with the use that placed it here. */
+  /** Documents in memory that may be dropped, oldest first, each with the use that placed it here. */
   private readonly recent = new Map<Entry, number>();
+  /**
+   * Documents changed since the last checkpoint written: they stay whatever their age, so they are kept apart
+   * from `recent`, whose trim would otherwise walk past every one of them each time.
+   */
+  private readonly unwritten = new Set<Entry>();
   private uses = 0;
   private readonly loading = new Map<string, Promise<Map<string, Doc>>>();
   /** The last pages read back, by `collection/page`; emptied by every checkpoint, which rewrites pages. */
@@ -29,7 +34,7 @@ export class DocCache {
   private generation = 0;
   /** Checkpoints whose page images were taken, and the last one whose pages are all written. */
   captured = 0;
-  written = 0;
+  private writtenUpTo = 0;
 
   constructor(
     private readonly dir: string,
@@ -39,7 +44,22 @@ export class DocCache {
   ) {}
 
   get size(): number {
-    return this.recent.size;
+    return this.recent.size + this.unwritten.size;
+  }
+
+  /** The last checkpoint whose pages are all written. */
+  get written(): number {
+    return this.writtenUpTo;
+  }
+
+  /** A checkpoint's pages are all written: the documents it holds may be dropped again, the oldest first. */
+  set written(captured: number) {
+    this.writtenUpTo = captured;
+    for (const entry of this.unwritten) {
+      if (entry.cleanAfter > captured) continue;
+      this.unwritten.delete(entry);
+      this.recent.set(entry, entry.usedAt);
+    }
   }
 
   /**
@@ -48,17 +68,20 @@ export class DocCache {
    */
   keep(entry: Entry): void {
     entry.usedAt = ++this.uses;
-    if (!this.recent.has(entry)) this.recent.set(entry, entry.usedAt);
+    if (!this.recent.has(entry) && !this.unwritten.has(entry)) this.recent.set(entry, entry.usedAt);
   }
 
   /** A document changed by a transaction: it stays until the next checkpoint has written it. */
   changed(entry: Entry): void {
     entry.cleanAfter = this.captured + 1;
-    this.keep(entry);
+    entry.usedAt = ++this.uses;
+    this.recent.delete(entry);
+    this.unwritten.add(entry);
   }
 
   forget(entry: Entry): void {
     this.recent.delete(entry);
+    this.unwritten.delete(entry);
   }
 
   /** Brings the documents of these entries into memory, reading the pages that hold the missing ones. */
@@ -105,18 +128,14 @@ export class DocCache {
 
   /** Drops the least recently used documents that nothing needs in memory, down to the limit. */
   trim(): void {
-    if (this.recent.size <= this.limit) return;
+    // Each document is looked at most twice: one used since it was placed, or held by a transaction, goes behind
+    // the others, so that the next trim starts with those that may go.
+    let steps = 2 * this.recent.size;
     for (const [entry, placedAt] of this.recent) {
-      if (this.recent.size <= this.limit) return;
-      if (entry.usedAt > placedAt) {
-        // Used since it was placed: it goes behind the others (and is met again, at most once, in this loop).
-        this.recent.delete(entry);
-        this.recent.set(entry, entry.usedAt);
-        continue;
-      }
-      if (entry.holds > 0 || entry.cleanAfter > this.written) continue;
-      entry.doc = undefined;
+      if (this.size <= this.limit || steps-- === 0) return;
       this.recent.delete(entry);
+      if (entry.usedAt > placedAt || entry.holds > 0) this.recent.set(entry, entry.usedAt);
+      else entry.doc = undefined;
     }
   }
 
