@@ -255,8 +255,20 @@ export async function contactForExternalId(
     Object.entries({ firstName, lastName, email }).filter(([, v]) => v),
   ) as Partial<Contact>;
   const { contact: holder, registered } = await holderOf(tx, account.id, externalId);
-  const known = holder ?? (await findByAddress(tx, account, externalId));
-  const contact = known ?? (await insertContact(tx, newContact(account.id, given)));
+  const contact = holder ?? (await findByAddress(tx, account, externalId));
+  if (!contact) {
+    // A new contact is written once, already holding the ID, rather than written and then given it.
+    const created = await insertContact(
+      tx,
+      newContact(account.id, {
+        ...given,
+        fromId: externalId,
+        ...(label === null ? {} : { externalIds: { [label]: externalId } }),
+      }),
+    );
+    if (!registered) await register(tx, created, externalId);
+    return created;
+  }
   if (!registered) await register(tx, contact, externalId);
   const place: Partial<Contact> = {
     ...(label === null
@@ -270,8 +282,7 @@ export async function contactForExternalId(
       ? {}
       : { externalIds: { ...contact.externalIds, [label]: externalId } }),
   };
-  const changes =
-    known && update && Object.entries(given).some(([k, v]) => contact[k as keyof Contact] !== v) ? given : {};
+  const changes = update && Object.entries(given).some(([k, v]) => contact[k as keyof Contact] !== v) ? given : {};
   if (!Object.keys(place).length && !Object.keys(changes).length) return contact;
   return updateContact(tx, contact, { ...place, ...changes, updatedAt: now() });
 }
