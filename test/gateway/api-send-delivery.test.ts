@@ -147,6 +147,27 @@ describe('delivery to the Custom Channel Webhook URL', () => {
     for (const r of hook.requests) expect(verifyStandardWebhook(account.secret, r)).toBe(true);
   });
 
+  test('a receiver that drops the connection in the middle of its answer → retried, ends sent', async () => {
+    const hook = await receiver((n) => (n === 1 ? { status: 200, cut: true } : { status: 200 }));
+    const account = await accountWith(hook.url);
+    const res = await send(account, { fromId: unique('u') });
+    const m = await settledMessage(ctx.gw, account, res.body.messageId);
+    expect(m.status).toBe('sent');
+    expect(m.deliveries[0].attempts).toEqual([
+      attemptShape(null, expect.stringMatching(/^ECONNRESET: /)),
+      attemptShape(200, null),
+    ]);
+  });
+
+  test("a receiver's long answer: the attempt keeps its first 500 characters", async () => {
+    const hook = await receiver(() => ({ status: 200, body: `${'é'.repeat(400)}${'x'.repeat(200_000)}` }));
+    const account = await accountWith(hook.url);
+    const res = await send(account, { fromId: unique('u') });
+    const m = await settledMessage(ctx.gw, account, res.body.messageId);
+    expect(m.status).toBe('sent');
+    expect(m.deliveries[0].attempts[0].responseExcerpt).toBe(`${'é'.repeat(400)}${'x'.repeat(100)}`);
+  });
+
   test.each([408, 429, 503])('%i then 200 → retried, ends sent', async (status) => {
     const hook = await receiver((n) => {
       if (n > 1) return { status: 204 };

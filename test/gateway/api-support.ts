@@ -161,6 +161,8 @@ export interface Answer {
   status: number;
   body?: string | Buffer;
   headers?: Record<string, string>;
+  /** The connection is dropped once the head and the body's first bytes are sent. */
+  cut?: boolean;
 }
 
 export interface Received {
@@ -201,6 +203,11 @@ export class Receiver {
         const answer = r.respond(r.requests.length, received);
         if (!answer) return;
         res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+        if (answer.cut) {
+          res.flushHeaders();
+          res.write('the first bytes', () => res.socket?.destroy());
+          return;
+        }
         res.end(answer.body ?? 'ok');
       });
     });
