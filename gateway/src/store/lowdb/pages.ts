@@ -81,17 +81,19 @@ function checkedPage(file: string, content: Buffer): { head: (PageKeys & { check
           | (PageKeys & { check?: DocsCheck })
           | null);
   const docsPart = split < 0 ? content : content.subarray(split + 1);
-  const check = head?.check;
-  if (check) {
-    if (docsPart.length !== check.bytes)
-      throw new StoreDamagedError(
-        file,
-        `it holds ${docsPart.length} bytes of documents where ${check.bytes} were written: it was cut short or added to`,
-      );
-    if (checkOf(docsPart).crc32 !== check.crc32)
-      throw new StoreDamagedError(file, 'its documents do not match the checksum written with them');
-  }
+  if (head?.check) checkDocs(file, head.check, docsPart);
   return { head, docs: validDocs(file, parseDamaged(file, docsPart, 'its documents')) };
+}
+
+/** Throws StoreDamagedError naming `file` when its documents line is not the one its first line was written with. */
+function checkDocs(file: string, check: DocsCheck, docsPart: Buffer): void {
+  if (docsPart.length !== check.bytes)
+    throw new StoreDamagedError(
+      file,
+      `it holds ${docsPart.length} bytes of documents where ${check.bytes} were written: it was cut short or added to`,
+    );
+  if (checkOf(docsPart).crc32 !== check.crc32)
+    throw new StoreDamagedError(file, 'its documents do not match the checksum written with them');
 }
 
 function parseDamaged(file: string, bytes: Buffer, what: string): unknown {
@@ -138,19 +140,18 @@ export async function readPageKeys(
   const current = keys !== null && keys.shape === shapeSignature(shape) && Array.isArray(keys.ids);
   // Every page is checked as the store opens (its documents against the check its first line keeps), so that a damaged
   // one is known at once. One whose keys are intact opens all the same: its ids are known, and what needs its
-  // documents is refused (StoreDamagedError) until the data dir is restored.
-  let docs: Doc[];
+  // documents is refused (StoreDamagedError) until the data dir is restored. Documents that pass the check are as the
+  // store wrote them: they are parsed when first read, not here, so that opening costs no more than the checksums.
+  const { check, ...intact } = keys ?? {};
+  let docs: Doc[] | undefined;
   try {
-    docs = checkedPage(file, content).docs;
+    if (current && check) checkDocs(file, check, content.subarray(split + 1));
+    else docs = checkedPage(file, content).docs;
   } catch (err) {
     if (!(err instanceof StoreDamagedError) || !current) throw refusal(err);
-    const { check: _check, ...intact } = keys!;
-    return { keys: intact, stale: false, damaged: err };
+    return { keys: intact as PageKeys, stale: false, damaged: err };
   }
-  if (current && keys!.check) {
-    const { check: _check, ...intact } = keys!;
-    return { keys: intact, stale: false };
-  }
+  if (!docs) return { keys: intact as PageKeys, stale: false };
   // Keys of another shape, or none, or no check of the documents: computed again, and the page written again.
   const seqs = keys && Array.isArray(keys.seqs) && keys.seqs.length === docs.length ? keys.seqs : undefined;
   return { keys: pageKeys(docs, shape, seqs), stale: true };
