@@ -17,7 +17,9 @@ export class DocumentReads implements Reader {
     private readonly catalog: Catalog,
     private readonly seen?: Seen,
   ) {
-    this.columns = seen ? 'doc, xmin::text AS v' : 'doc';
+    // In a transaction, reads may be answered by one statement together (see Pipeline), whose rows keep no order
+    // between its parts: each read sorts its own by seq.
+    this.columns = seen ? 'doc, xmin::text AS v, seq' : 'doc';
   }
 
   get<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
@@ -35,7 +37,7 @@ export class DocumentReads implements Reader {
   private async one<T extends Doc>(collection: string, id: string, locking: string): Promise<T | undefined> {
     const table = this.catalog.table(collection);
     if (hasNul(id)) return undefined;
-    const { rows } = await this.query(`SELECT ${this.columns} FROM ${table} WHERE id = $1${locking}`, [id]);
+    const { rows } = await this.query(`SELECT ${this.columns} FROM ${table} WHERE id = $1${locking}`, [id], !locking);
     return this.docs<T>(collection, rows)[0];
   }
 
@@ -100,7 +102,8 @@ export class DocumentReads implements Reader {
     const filter = where.length ? ` WHERE ${where.join(' AND ')}` : '';
     const order = ` ORDER BY seq${desc ? ' DESC' : ''}`;
     const sql = `SELECT ${this.columns}${extra} FROM ${table}${filter}${order}${limitClause(params, page?.limit)}`;
-    const { rows } = await this.query(sql, params);
+    const { rows } = await this.query(sql, params, true);
+    if (this.seen) (rows as Array<Row<T>>).sort((a, b) => (Number(a.seq) - Number(b.seq)) * (desc ? -1 : 1));
     return this.heard<T>(collection, rows as Array<Row<T>>);
   }
 

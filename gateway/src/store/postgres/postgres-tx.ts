@@ -89,7 +89,7 @@ export class PostgresTx implements Tx {
     // Explicit, whatever default_transaction_isolation the operator chose: the retry logic assumes it.
     this.pipeline.later({ text: 'BEGIN ISOLATION LEVEL READ COMMITTED' });
     this.reads = new DocumentReads(
-      (text, values) => this.send(text, values),
+      (text, values, shared) => this.send(text, values, shared),
       catalog,
       (collection, doc, version) => {
         const key = keyOf(collection, doc.id);
@@ -338,9 +338,9 @@ export class PostgresTx implements Tx {
     }
   }
 
-  private async send(text: string, values?: unknown[]): Promise<pg.QueryResult> {
+  private async send(text: string, values?: unknown[], shared?: boolean): Promise<pg.QueryResult> {
     try {
-      return await this.pipeline.now(text, values);
+      return await this.pipeline.now(text, values, shared);
     } catch (err) {
       // Refused because a statement sent ahead failed: the transaction fails with that one's failure.
       if ((err as { code?: unknown }).code === IN_FAILED_TRANSACTION && this.failure !== undefined) throw this.failure;
