@@ -12,7 +12,7 @@ import {
   type Tx,
 } from '../store.js';
 import type { Catalog } from './catalog.js';
-import { DocumentReads } from './documents.js';
+import { DocumentReads, versionRead } from './documents.js';
 import { answeredByServer, asWriteError, commitMayHaveHappened, isRace } from './errors.js';
 import { cancelStatement, enqueueStatement } from './jobs.js';
 import { everything, KnownLists, type Includes } from './known-lists.js';
@@ -108,6 +108,18 @@ export class PostgresTx implements Tx {
       const known = this.known.get(key);
       if (known !== undefined) return (known ?? undefined) as T | undefined;
       return this.reads.get<T>(collection, id);
+    });
+  }
+
+  readBefore<T extends Doc>(collection: string, doc: T): Promise<T | undefined> {
+    const key = keyOf(collection, doc.id);
+    const version = versionRead(doc);
+    // A document this transaction read or wrote is known already; one an earlier attempt lost on is read locked.
+    if (version === undefined || this.known.has(key) || this.contended.has(key)) return this.get<T>(collection, doc.id);
+    return this.usable(async () => {
+      this.versions.set(key, version);
+      this.known.set(key, doc);
+      return doc;
     });
   }
 
