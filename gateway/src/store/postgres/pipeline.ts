@@ -24,6 +24,13 @@ interface Answer {
   reject: (err: unknown) => void;
 }
 
+/**
+ * Reads sent as one statement at most: a function reading a page's documents one by one (Promise.all over a list)
+ * asks for as many at once as the page holds, and each count would be a statement of its own for every connection to
+ * parse, plan and keep. Past this many, a run of reads goes as several statements.
+ */
+const MAX_PARTS = 16;
+
 /** The column telling which of the reads sent together a row answers. */
 const PART = 'leadchat_part';
 const PARAMETER = /\$(\d+)/g;
@@ -124,7 +131,7 @@ export class Pipeline {
       for (let at = 0; at < batch.length; ) {
         // Reads next to each other in the queue go as one statement: nothing of the transaction comes between them.
         let end = at + 1;
-        while (batch[at]!.shared && end < batch.length && batch[end]!.shared) end++;
+        while (batch[at]!.shared && end < batch.length && end - at < MAX_PARTS && batch[end]!.shared) end++;
         if (end - at > 1) {
           const reads = together(batch.slice(at, end));
           heard = this.send(
