@@ -3,7 +3,7 @@ import { metrics } from '../metrics.js';
 import { settleDeliveries } from '../engine/message-status.js';
 import { secretFor, type Attempt, type Delivery } from '../domain/webhooks.js';
 import { now } from '../ids.js';
-import type { Job, JobResult } from '../store/store.js';
+import { readAgain, type Job, type JobResult } from '../store/store.js';
 import type { JobKinds } from '../domain/job-kinds.js';
 import type { JobContext } from './queue.js';
 import { noAnswer, postSigned } from './post-signed.js';
@@ -72,7 +72,8 @@ async function record(
     // The message first: deliveries of one reply settling at once, in any process, take turns on it, so that each
     // decides the message's status from the others' outcomes as they are.
     if (reply) await tx.lock('messages', reply);
-    const current = await tx.get<Delivery>('deliveries', delivery.id);
+    // As read before the post, when the store can check at the write that it is unchanged since.
+    const current = await readAgain(tx, 'deliveries', delivery);
     if (!current || current.status !== 'pending') return;
     tx.afterCommit(() => metrics.deliveries.inc({ event: delivery.event, outcome: retry ? 'retry' : status }));
     const nextAttemptAt = retry ? new Date(retryAt!).toISOString() : null;

@@ -102,7 +102,18 @@ export interface Tx extends Reader {
    * several times is told once, as it ends up.
    */
   publish(accountId: string, change: Change, key?: string): void;
+  /**
+   * `doc`, as the store's `get` answered it before this transaction began and unchanged by the caller since, taken
+   * as this transaction's read of it: a write of it then applies only if it is still as read then, or the
+   * transaction runs again and reads it anew. Spares reading again what was read before slow work (a webhook's
+   * post), to record its outcome. A backend that cannot tell whether it changed leaves this out: see readAgain.
+   */
+  readBefore?<T extends Doc>(collection: string, doc: T): Promise<T | undefined>;
 }
+
+/** `doc`, read before the transaction began, as `tx` takes it (see Tx.readBefore): else read again. */
+export const readAgain = <T extends Doc>(tx: Tx, collection: string, doc: T): Promise<T | undefined> =>
+  tx.readBefore ? tx.readBefore(collection, doc) : tx.get<T>(collection, doc.id);
 
 export type Json = string | number | boolean | null | readonly Json[] | { readonly [field: string]: Json };
 

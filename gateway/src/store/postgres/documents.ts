@@ -6,6 +6,15 @@ import { afterClause, field, hasNul, limitClause, type Query } from './sql.js';
 export type Seen = (collection: string, doc: Doc, version: string) => void;
 
 /**
+ * The row version of each document a read outside a transaction answered by id, so that a transaction may take that
+ * read as its own (see Tx.readBefore); forgotten with the document.
+ */
+const versionsRead = new WeakMap<Doc, string>();
+
+/** The row version `doc` had when a read outside a transaction answered it; undefined for any other document. */
+export const versionRead = (doc: Doc): string | undefined => versionsRead.get(doc);
+
+/**
  * Reads of documents on one connection. They take no locks; in a transaction, `seen` hears the row version of each
  * document read, and `lock` reads one FOR UPDATE.
  */
@@ -17,7 +26,9 @@ export class DocumentReads implements Reader {
     private readonly catalog: Catalog,
     private readonly seen?: Seen,
   ) {
-    this.columns = seen ? 'doc, xmin::text AS v' : 'doc';
+    // In a transaction, reads may be answered by one statement together (see Pipeline), whose rows keep no order
+    // between its parts: each read sorts its own by seq.
+    this.columns = seen ? 'doc, xmin::text AS v, seq' : 'doc';
   }
 
   get<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
@@ -35,7 +46,10 @@ export class DocumentReads implements Reader {
   private async one<T extends Doc>(collection: string, id: string, locking: string): Promise<T | undefined> {
     const table = this.catalog.table(collection);
     if (hasNul(id)) return undefined;
-    const { rows } = await this.query(`SELECT ${this.columns} FROM ${table} WHERE id = $1${locking}`, [id]);
+    const columns = this.seen ? this.columns : 'doc, xmin::text AS v';
+    const { rows } = await this.query(`SELECT ${columns} FROM ${table} WHERE id = $1${locking}`, [id], !locking);
+    const [row] = rows as Array<Row<T>>;
+    if (row && !this.seen) versionsRead.set(row.doc, row.v!);
     return this.docs<T>(collection, rows)[0];
   }
 
@@ -100,7 +114,8 @@ export class DocumentReads implements Reader {
     const filter = where.length ? ` WHERE ${where.join(' AND ')}` : '';
     const order = ` ORDER BY seq${desc ? ' DESC' : ''}`;
     const sql = `SELECT ${this.columns}${extra} FROM ${table}${filter}${order}${limitClause(params, page?.limit)}`;
-    const { rows } = await this.query(sql, params);
+    const { rows } = await this.query(sql, params, true);
+    if (this.seen) (rows as Array<Row<T>>).sort((a, b) => (Number(a.seq) - Number(b.seq)) * (desc ? -1 : 1));
     return this.heard<T>(collection, rows as Array<Row<T>>);
   }
 

@@ -14,7 +14,52 @@ interface Waiting extends Ahead {
   /** Names a statement that a later one may take the place of while both wait (see replace). */
   key?: string;
   /** Set for a statement the transaction waits for. */
-  answer?: { resolve: (result: pg.QueryResult) => void; reject: (err: unknown) => void };
+  answer?: Answer;
+  /** A read that takes no lock: it may be answered by one statement with the reads next to it (see together). */
+  shared?: boolean;
+}
+
+interface Answer {
+  resolve: (result: pg.QueryResult) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Reads sent as one statement at most: a function reading a page's documents one by one (Promise.all over a list)
+ * asks for as many at once as the page holds, and each count would be a statement of its own for every connection to
+ * parse, plan and keep. Past this many, a run of reads goes as several statements.
+ */
+const MAX_PARTS = 16;
+
+/** The column telling which of the reads sent together a row answers. */
+const PART = 'leadchat_part';
+const PARAMETER = /\$(\d+)/g;
+
+/**
+ * Reads asked for together, as one statement: each one's rows tagged with its place, its parameters renumbered. A
+ * statement sees one snapshot, so they see the database as they would one by one (READ COMMITTED gives each
+ * statement its own) or better. Each read keeps its ORDER BY and LIMIT in its own subquery, and sorts its rows
+ * itself (see DocumentReads): the parts' rows come back in no promised order.
+ */
+function together(reads: Waiting[]): { text: string; values: unknown[]; answers: Answer[] } {
+  const values: unknown[] = [];
+  const parts = reads.map((read, i) => {
+    const offset = values.length;
+    values.push(...(read.values ?? []));
+    const text = read.text.replace(PARAMETER, (_, n: string) => `$${Number(n) + offset}`);
+    return `SELECT ${i} AS ${PART}, r.* FROM (${text}) AS r`;
+  });
+  return { text: parts.join(' UNION ALL '), values, answers: reads.map((read) => read.answer!) };
+}
+
+/** The rows of a statement of reads sent together, as each read's own answer. */
+function parted(result: pg.QueryResult, count: number): pg.QueryResult[] {
+  const rows: Array<Array<Record<string, unknown>>> = Array.from({ length: count }, () => []);
+  for (const row of result.rows as Array<Record<string, unknown>>) {
+    const { [PART]: part, ...rest } = row;
+    rows[part as number]!.push(rest);
+  }
+  return rows.map((own) => ({ ...result, rows: own, rowCount: own.length }));
 }
 
 /**
@@ -54,10 +99,13 @@ export class Pipeline {
     return false;
   }
 
-  /** Queues a statement and sends the queue once the current turn has asked for what it needs; answers this one. */
-  now(text: string, values?: unknown[]): Promise<pg.QueryResult> {
+  /**
+   * Queues a statement and sends the queue once the current turn has asked for what it needs; answers this one.
+   * `shared`: a read that takes no lock (see Waiting).
+   */
+  now(text: string, values?: unknown[], shared = false): Promise<pg.QueryResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ text, values, answer: { resolve, reject } });
+      this.queue.push({ text, values, shared, answer: { resolve, reject } });
       if (this.flushing) return;
       this.flushing = true;
       queueMicrotask(() => this.flush());
@@ -80,23 +128,65 @@ export class Pipeline {
     // node-postgres corks the socket for the messages of one statement only: corked here, the batch is one write.
     stream?.cork();
     try {
-      for (const statement of batch) {
-        const result = this.client.query(prepared(statement.text, statement.values));
-        const before = heard;
-        const { answer } = statement;
-        if (answer) {
-          result.then(
-            (value) => before.then(() => answer.resolve(value)),
-            (err: unknown) => before.then(() => answer.reject(err)),
+      for (let at = 0; at < batch.length; ) {
+        // Reads next to each other in the queue go as one statement: nothing of the transaction comes between them.
+        let end = at + 1;
+        while (batch[at]!.shared && end < batch.length && end - at < MAX_PARTS && batch[end]!.shared) end++;
+        if (end - at > 1) {
+          const reads = together(batch.slice(at, end));
+          heard = this.send(
+            reads.text,
+            reads.values,
+            heard,
+            (result) => parted(result, reads.answers.length),
+            reads.answers,
+          );
+        } else {
+          const statement = batch[at]!;
+          const { answer } = statement;
+          heard = this.send(
+            statement.text,
+            statement.values,
+            heard,
+            (result) => [result],
+            answer ? [answer] : [],
+            statement,
           );
         }
-        heard = result.then(
-          () => before,
-          (err: unknown) => before.then(() => (answer ? undefined : this.failed(statement.meaning?.(err) ?? err))),
-        );
+        at = end;
       }
     } finally {
       stream?.uncork();
     }
+  }
+
+  /**
+   * Sends one statement and hands its answer, split by `split`, to `answers` once every statement before it was
+   * heard (`before`); answers the promise that this one was heard too. A failure of a statement no one waits for
+   * goes to `failed`.
+   */
+  private send(
+    text: string,
+    values: unknown[] | undefined,
+    before: Promise<unknown>,
+    split: (result: pg.QueryResult) => pg.QueryResult[],
+    answers: Answer[],
+    ahead?: Ahead,
+  ): Promise<unknown> {
+    const result = this.client.query(prepared(text, values));
+    if (answers.length) {
+      result.then(
+        (value) =>
+          before.then(() => {
+            const parts = split(value);
+            answers.forEach((answer, i) => answer.resolve(parts[i]!));
+          }),
+        (err: unknown) => before.then(() => answers.forEach((answer) => answer.reject(err))),
+      );
+    }
+    return result.then(
+      () => before,
+      (err: unknown) => before.then(() => (answers.length ? undefined : this.failed(ahead?.meaning?.(err) ?? err))),
+    );
   }
 }

@@ -12,7 +12,7 @@ import {
   type Tx,
 } from '../store.js';
 import type { Catalog } from './catalog.js';
-import { DocumentReads } from './documents.js';
+import { DocumentReads, versionRead } from './documents.js';
 import { answeredByServer, asWriteError, commitMayHaveHappened, isRace } from './errors.js';
 import { cancelStatement, enqueueStatement } from './jobs.js';
 import { everything, KnownLists, type Includes } from './known-lists.js';
@@ -89,7 +89,7 @@ export class PostgresTx implements Tx {
     // Explicit, whatever default_transaction_isolation the operator chose: the retry logic assumes it.
     this.pipeline.later({ text: 'BEGIN ISOLATION LEVEL READ COMMITTED' });
     this.reads = new DocumentReads(
-      (text, values) => this.send(text, values),
+      (text, values, shared) => this.send(text, values, shared),
       catalog,
       (collection, doc, version) => {
         const key = keyOf(collection, doc.id);
@@ -108,6 +108,18 @@ export class PostgresTx implements Tx {
       const known = this.known.get(key);
       if (known !== undefined) return (known ?? undefined) as T | undefined;
       return this.reads.get<T>(collection, id);
+    });
+  }
+
+  readBefore<T extends Doc>(collection: string, doc: T): Promise<T | undefined> {
+    const key = keyOf(collection, doc.id);
+    const version = versionRead(doc);
+    // A document this transaction read or wrote is known already; one an earlier attempt lost on is read locked.
+    if (version === undefined || this.known.has(key) || this.contended.has(key)) return this.get<T>(collection, doc.id);
+    return this.usable(async () => {
+      this.versions.set(key, version);
+      this.known.set(key, doc);
+      return doc;
     });
   }
 
@@ -338,9 +350,9 @@ export class PostgresTx implements Tx {
     }
   }
 
-  private async send(text: string, values?: unknown[]): Promise<pg.QueryResult> {
+  private async send(text: string, values?: unknown[], shared?: boolean): Promise<pg.QueryResult> {
     try {
-      return await this.pipeline.now(text, values);
+      return await this.pipeline.now(text, values, shared);
     } catch (err) {
       // Refused because a statement sent ahead failed: the transaction fails with that one's failure.
       if ((err as { code?: unknown }).code === IN_FAILED_TRANSACTION && this.failure !== undefined) throw this.failure;

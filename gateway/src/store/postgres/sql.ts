@@ -1,8 +1,11 @@
 import type pg from 'pg';
 import type { Page } from '../store.js';
 
-/** One statement on a connection (a pooled one, or the one a transaction holds). */
-export type Query = (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
+/**
+ * One statement on a connection (a pooled one, or the one a transaction holds). `shared`: a read that takes no lock,
+ * which may go out in one statement with the other such reads asked for in the same turn (see Pipeline).
+ */
+export type Query = (text: string, values?: unknown[], shared?: boolean) => Promise<pg.QueryResult>;
 
 const names = new Map<string, string>();
 

@@ -1,0 +1,114 @@
+/**
+ * A PostgreSQL transaction's reads asked for together (Promise.all), seen on a stand-in connection that records its
+ * statements and answers each part of a combined one: those that take no lock go as one statement, each read answered
+ * with its own rows in its own order; a locking read goes alone; a long run of reads goes as a few statements.
+ */
+import path from 'node:path';
+import type { PostgresTx } from '../../gateway/src/store/postgres/postgres-tx.js' with { 'resolution-mode': 'import' };
+
+type TxModule = typeof import('../../gateway/src/store/postgres/postgres-tx.js', {
+  with: { 'resolution-mode': 'import' }
+});
+type CatalogModule = typeof import('../../gateway/src/store/postgres/catalog.js', {
+  with: { 'resolution-mode': 'import' }
+});
+
+const DIST = path.resolve(__dirname, '../../gateway/dist/store/postgres');
+
+type Row = { id: string } & Record<string, unknown>;
+
+interface Sent {
+  text: string;
+  values?: unknown[];
+}
+
+let modules: { tx: TxModule; catalog: CatalogModule };
+
+beforeAll(async () => {
+  modules = {
+    tx: (await import(path.join(DIST, 'postgres-tx.js'))) as TxModule,
+    catalog: (await import(path.join(DIST, 'catalog.js'))) as CatalogModule,
+  };
+});
+
+/** Contacts ct_0 … ct_29 by id; ct_1's conversations, which the connection answers newest first (no order promised). */
+const contacts = new Map(Array.from({ length: 30 }, (_, i) => [`ct_${i}`, { id: `ct_${i}` }]));
+const conversations = [
+  { doc: { id: 'cnv_c', contactId: 'ct_1' }, seq: '30' },
+  { doc: { id: 'cnv_a', contactId: 'ct_1' }, seq: '10' },
+  { doc: { id: 'cnv_b', contactId: 'ct_1' }, seq: '20' },
+];
+
+/** The rows of one read: a document by id (its parameter `$n` among `values`), or ct_1's conversations. */
+function answer(text: string, values: unknown[]): Array<Record<string, unknown>> {
+  if (text.includes('"conversations"')) return conversations.map((c) => ({ ...c, v: '7' }));
+  const n = Number(/WHERE id = \$(\d+)/.exec(text)![1]);
+  const doc = contacts.get(values[n - 1] as string);
+  return doc ? [{ doc, v: '7', seq: '1' }] : [];
+}
+
+function transaction(): { tx: PostgresTx; sent: Sent[] } {
+  const sent: Sent[] = [];
+  const client = {
+    query(config: string | Sent) {
+      const statement = typeof config === 'string' ? { text: config } : { text: config.text, values: config.values };
+      sent.push(statement);
+      const values = statement.values ?? [];
+      let rows: Array<Record<string, unknown>> = [];
+      if (statement.text.startsWith('SELECT 0 AS leadchat_part')) {
+        rows = statement.text
+          .split(' UNION ALL ')
+          .flatMap((part, i) => answer(part, values).map((row) => ({ leadchat_part: i, ...row })));
+      } else if (statement.text.startsWith('SELECT')) rows = answer(statement.text, values);
+      return Promise.resolve({ command: statement.text.split(' ')[0], rows });
+    },
+  };
+  const catalog = new modules.catalog.Catalog([
+    { name: 'contacts' },
+    { name: 'conversations', indexes: { contact: { fields: ['contactId'] } } },
+  ]);
+  return { tx: new modules.tx.PostgresTx(client as never, catalog), sent };
+}
+
+const selects = (sent: Sent[]) => sent.filter((s) => s.text.startsWith('SELECT'));
+
+test('reads asked for together go as one statement, each answered with its own rows, in its order', async () => {
+  const { tx, sent } = transaction();
+  const [first, absent, listed, second] = await Promise.all([
+    tx.get<Row>('contacts', 'ct_2'),
+    tx.get<Row>('contacts', 'ct_99'),
+    tx.find<Row>('conversations', 'contact', ['ct_1']),
+    tx.get<Row>('contacts', 'ct_3'),
+  ]);
+  expect(first).toEqual({ id: 'ct_2' });
+  expect(absent).toBeUndefined();
+  expect(listed.map((c) => c.id)).toEqual(['cnv_a', 'cnv_b', 'cnv_c']);
+  expect(second).toEqual({ id: 'ct_3' });
+  expect(selects(sent)).toHaveLength(1);
+  expect(selects(sent)[0]!.values).toEqual(['ct_2', 'ct_99', 'ct_1', 'ct_3']);
+  // Each read's version is kept: a write of one of them checks it.
+  await tx.update<Row>('contacts', 'ct_3', { name: 'Ann' });
+  await tx.commit();
+  expect(sent.some((s) => s.text.includes('xmin =') && s.values?.[0] === 'ct_3' && s.values[2] === '7')).toBe(true);
+});
+
+test('a locking read goes alone; the reads next to it still go together', async () => {
+  const { tx, sent } = transaction();
+  await Promise.all([tx.get('contacts', 'ct_1'), tx.lock('contacts', 'ct_2'), tx.get('contacts', 'ct_3')]);
+  expect(selects(sent).map((s) => (s.text.includes('FOR UPDATE') ? 'locked' : 'read'))).toEqual([
+    'read',
+    'locked',
+    'read',
+  ]);
+  await Promise.all([tx.lock('contacts', 'ct_4'), tx.get('contacts', 'ct_5'), tx.get('contacts', 'ct_6')]);
+  expect(selects(sent)).toHaveLength(5);
+  expect(selects(sent)[4]!.values).toEqual(['ct_5', 'ct_6']);
+});
+
+test('a long run of reads goes as a few statements of a bounded size', async () => {
+  const { tx, sent } = transaction();
+  const ids = Array.from({ length: 20 }, (_, i) => `ct_${i}`);
+  const found = await Promise.all(ids.map((id) => tx.get<Row>('contacts', id)));
+  expect(found.map((c) => c?.id)).toEqual(ids);
+  expect(selects(sent).map((s) => s.values?.length)).toEqual([16, 4]);
+});
