@@ -4,54 +4,26 @@
  * its write of it applies only if the row is still the version read then. A document the store cannot vouch for is
  * read again, and one an earlier attempt of the transaction lost a race on is read locked.
  */
-import path from 'node:path';
 import type { PostgresTx } from '../../gateway/src/store/postgres/postgres-tx.js' with { 'resolution-mode': 'import' };
+import {
+  postgresModules,
+  recordingConnection,
+  type PostgresModules,
+  type Row,
+  type Sent,
+} from '../helpers/postgres-stand-in';
 
-type TxModule = typeof import('../../gateway/src/store/postgres/postgres-tx.js', {
-  with: { 'resolution-mode': 'import' }
-});
-type CatalogModule = typeof import('../../gateway/src/store/postgres/catalog.js', {
-  with: { 'resolution-mode': 'import' }
-});
-type DocumentsModule = typeof import('../../gateway/src/store/postgres/documents.js', {
-  with: { 'resolution-mode': 'import' }
-});
-
-const DIST = path.resolve(__dirname, '../../gateway/dist/store/postgres');
-
-type Row = { id: string } & Record<string, unknown>;
-
-interface Sent {
-  text: string;
-  values?: unknown[];
-}
-
-let modules: { tx: TxModule; catalog: CatalogModule; documents: DocumentsModule };
+let modules: PostgresModules;
 
 beforeAll(async () => {
-  modules = {
-    tx: (await import(path.join(DIST, 'postgres-tx.js'))) as TxModule,
-    catalog: (await import(path.join(DIST, 'catalog.js'))) as CatalogModule,
-    documents: (await import(path.join(DIST, 'documents.js'))) as DocumentsModule,
-  };
+  modules = await postgresModules();
 });
 
 const catalog = () => new modules.catalog.Catalog([{ name: 'contacts' }]);
 
 /** A connection on which every document by id is `stored`, at row version `version`. */
-function connection(
-  stored: Row,
-  version: string,
-): { sent: Sent[]; query: (config: string | Sent) => Promise<unknown> } {
-  const sent: Sent[] = [];
-  const query = (config: string | Sent) => {
-    const statement = typeof config === 'string' ? { text: config } : { text: config.text, values: config.values };
-    sent.push(statement);
-    const rows = statement.text.startsWith('SELECT') ? [{ doc: { ...stored }, v: version }] : [];
-    return Promise.resolve({ command: statement.text.split(' ')[0], rows });
-  };
-  return { sent, query };
-}
+const connection = (stored: Row, version: string) =>
+  recordingConnection(({ text }) => (text.startsWith('SELECT') ? [{ doc: { ...stored }, v: version }] : []));
 
 /** A document as the store's own read outside a transaction answers it, at row version '5'. */
 async function readByStore(): Promise<Row> {

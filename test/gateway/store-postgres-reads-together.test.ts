@@ -3,32 +3,19 @@
  * statements and answers each part of a combined one: those that take no lock go as one statement, each read answered
  * with its own rows in its own order; a locking read goes alone; a long run of reads goes as a few statements.
  */
-import path from 'node:path';
 import type { PostgresTx } from '../../gateway/src/store/postgres/postgres-tx.js' with { 'resolution-mode': 'import' };
+import {
+  postgresModules,
+  recordingConnection,
+  type PostgresModules,
+  type Row,
+  type Sent,
+} from '../helpers/postgres-stand-in';
 
-type TxModule = typeof import('../../gateway/src/store/postgres/postgres-tx.js', {
-  with: { 'resolution-mode': 'import' }
-});
-type CatalogModule = typeof import('../../gateway/src/store/postgres/catalog.js', {
-  with: { 'resolution-mode': 'import' }
-});
-
-const DIST = path.resolve(__dirname, '../../gateway/dist/store/postgres');
-
-type Row = { id: string } & Record<string, unknown>;
-
-interface Sent {
-  text: string;
-  values?: unknown[];
-}
-
-let modules: { tx: TxModule; catalog: CatalogModule };
+let modules: PostgresModules;
 
 beforeAll(async () => {
-  modules = {
-    tx: (await import(path.join(DIST, 'postgres-tx.js'))) as TxModule,
-    catalog: (await import(path.join(DIST, 'catalog.js'))) as CatalogModule,
-  };
+  modules = await postgresModules();
 });
 
 /** Contacts ct_0 … ct_29 by id; ct_1's conversations, which the connection answers newest first (no order promised). */
@@ -48,26 +35,18 @@ function answer(text: string, values: unknown[]): Array<Record<string, unknown>>
 }
 
 function transaction(): { tx: PostgresTx; sent: Sent[] } {
-  const sent: Sent[] = [];
-  const client = {
-    query(config: string | Sent) {
-      const statement = typeof config === 'string' ? { text: config } : { text: config.text, values: config.values };
-      sent.push(statement);
-      const values = statement.values ?? [];
-      let rows: Array<Record<string, unknown>> = [];
-      if (statement.text.startsWith('SELECT 0 AS leadchat_part')) {
-        rows = statement.text
-          .split(' UNION ALL ')
-          .flatMap((part, i) => answer(part, values).map((row) => ({ leadchat_part: i, ...row })));
-      } else if (statement.text.startsWith('SELECT')) rows = answer(statement.text, values);
-      return Promise.resolve({ command: statement.text.split(' ')[0], rows });
-    },
-  };
+  const { sent, query } = recordingConnection(({ text, values = [] }) => {
+    if (text.startsWith('SELECT 0 AS leadchat_part'))
+      return text
+        .split(' UNION ALL ')
+        .flatMap((part, i) => answer(part, values).map((row) => ({ leadchat_part: i, ...row })));
+    return text.startsWith('SELECT') ? answer(text, values) : [];
+  });
   const catalog = new modules.catalog.Catalog([
     { name: 'contacts' },
     { name: 'conversations', indexes: { contact: { fields: ['contactId'] } } },
   ]);
-  return { tx: new modules.tx.PostgresTx(client as never, catalog), sent };
+  return { tx: new modules.tx.PostgresTx({ query } as never, catalog), sent };
 }
 
 const selects = (sent: Sent[]) => sent.filter((s) => s.text.startsWith('SELECT'));

@@ -3,33 +3,19 @@
  * a document written several times before the transaction's next read or its commit is one statement (one new row
  * version, one round of index upkeep), with what the first one checked, and the collection's order is kept.
  */
-import path from 'node:path';
 import type { PostgresTx } from '../../gateway/src/store/postgres/postgres-tx.js' with { 'resolution-mode': 'import' };
+import {
+  postgresModules,
+  recordingConnection,
+  type PostgresModules,
+  type Row,
+  type Sent,
+} from '../helpers/postgres-stand-in';
 
-type TxModule = typeof import('../../gateway/src/store/postgres/postgres-tx.js', {
-  with: { 'resolution-mode': 'import' }
-});
-type CatalogModule = typeof import('../../gateway/src/store/postgres/catalog.js', {
-  with: { 'resolution-mode': 'import' }
-});
-
-const DIST = path.resolve(__dirname, '../../gateway/dist/store/postgres');
-
-/** A document of any fields. */
-type Row = { id: string } & Record<string, unknown>;
-
-interface Sent {
-  text: string;
-  values?: unknown[];
-}
-
-let modules: { tx: TxModule; catalog: CatalogModule };
+let modules: PostgresModules;
 
 beforeAll(async () => {
-  modules = {
-    tx: (await import(path.join(DIST, 'postgres-tx.js'))) as TxModule,
-    catalog: (await import(path.join(DIST, 'catalog.js'))) as CatalogModule,
-  };
+  modules = await postgresModules();
 });
 
 /**
@@ -37,23 +23,17 @@ beforeAll(async () => {
  * finds `listed`, all at row version '7'.
  */
 function transaction(stored: Record<string, unknown> = {}, listed: Row[] = []): { tx: PostgresTx; sent: Sent[] } {
-  const sent: Sent[] = [];
-  const client = {
-    query(config: string | Sent) {
-      const statement = typeof config === 'string' ? { text: config } : { text: config.text, values: config.values };
-      sent.push(statement);
-      const id = statement.values?.[0] as string | undefined;
-      const byId = statement.text.includes('WHERE id = $1');
-      const found = !statement.text.startsWith('SELECT') ? [] : byId ? (id && stored[id] ? [stored[id]] : []) : listed;
-      const rows = found.map((doc) => ({ doc, v: '7' }));
-      return Promise.resolve({ command: statement.text.split(' ')[0], rows });
-    },
-  };
+  const { sent, query } = recordingConnection((statement) => {
+    const id = statement.values?.[0] as string | undefined;
+    const byId = statement.text.includes('WHERE id = $1');
+    const found = !statement.text.startsWith('SELECT') ? [] : byId ? (id && stored[id] ? [stored[id]] : []) : listed;
+    return found.map((doc) => ({ doc, v: '7' }));
+  });
   const catalog = new modules.catalog.Catalog([
     { name: 'contacts' },
     { name: 'conversations', indexes: { contact: { fields: ['contactId'] } } },
   ]);
-  return { tx: new modules.tx.PostgresTx(client as never, catalog), sent };
+  return { tx: new modules.tx.PostgresTx({ query } as never, catalog), sent };
 }
 
 /** The statements after BEGIN, shortened to their verb, table and document: `INSERT contacts ct_1 {...}`. */
