@@ -4,22 +4,17 @@
  * its write of it applies only if the row is still the version read then. A document the store cannot vouch for is
  * read again, and one an earlier attempt of the transaction lost a race on is read locked.
  */
-import type { PostgresTx } from '../../gateway/src/store/postgres/postgres-tx.js' with { 'resolution-mode': 'import' };
 import {
   postgresModules,
   recordingConnection,
-  type PostgresModules,
   type Row,
   type Sent,
+  type PostgresTx,
 } from '../helpers/postgres-stand-in';
 
-let modules: PostgresModules;
+const modules = postgresModules();
 
-beforeAll(async () => {
-  modules = await postgresModules();
-});
-
-const catalog = () => new modules.catalog.Catalog([{ name: 'contacts' }]);
+const catalog = () => new (modules().catalog.Catalog)([{ name: 'contacts' }]);
 
 /** A connection on which every document by id is `stored`, at row version `version`. */
 const connection = (stored: Row, version: string) =>
@@ -28,14 +23,14 @@ const connection = (stored: Row, version: string) =>
 /** A document as the store's own read outside a transaction answers it, at row version '5'. */
 async function readByStore(): Promise<Row> {
   const { query } = connection({ id: 'ct_1', name: 'Ann' }, '5');
-  const reads = new modules.documents.DocumentReads((text, values) => query({ text, values }) as never, catalog());
+  const reads = new (modules().documents.DocumentReads)((text, values) => query({ text, values }) as never, catalog());
   return (await reads.get<Row>('contacts', 'ct_1'))!;
 }
 
 /** A transaction whose connection holds the document at row version '9' (changed since the store's read). */
 function transaction(contended?: Set<string>): { tx: PostgresTx; sent: Sent[] } {
   const { sent, query } = connection({ id: 'ct_1', name: 'Anne' }, '9');
-  return { tx: new modules.tx.PostgresTx({ query } as never, catalog(), contended), sent };
+  return { tx: new (modules().tx.PostgresTx)({ query } as never, catalog(), contended), sent };
 }
 
 /** The statements after BEGIN: verb, what a read locks, and the version a write checks. */

@@ -3,20 +3,15 @@
  * statements and answers each part of a combined one: those that take no lock go as one statement, each read answered
  * with its own rows in its own order; a locking read goes alone; a long run of reads goes as a few statements.
  */
-import type { PostgresTx } from '../../gateway/src/store/postgres/postgres-tx.js' with { 'resolution-mode': 'import' };
 import {
   postgresModules,
   recordingConnection,
-  type PostgresModules,
   type Row,
   type Sent,
+  type PostgresTx,
 } from '../helpers/postgres-stand-in';
 
-let modules: PostgresModules;
-
-beforeAll(async () => {
-  modules = await postgresModules();
-});
+const modules = postgresModules();
 
 /** Contacts ct_0 … ct_29 by id; ct_1's conversations, which the connection answers newest first (no order promised). */
 const contacts = new Map(Array.from({ length: 30 }, (_, i) => [`ct_${i}`, { id: `ct_${i}` }]));
@@ -42,11 +37,11 @@ function transaction(): { tx: PostgresTx; sent: Sent[] } {
         .flatMap((part, i) => answer(part, values).map((row) => ({ leadchat_part: i, ...row })));
     return text.startsWith('SELECT') ? answer(text, values) : [];
   });
-  const catalog = new modules.catalog.Catalog([
+  const catalog = new (modules().catalog.Catalog)([
     { name: 'contacts' },
     { name: 'conversations', indexes: { contact: { fields: ['contactId'] } } },
   ]);
-  return { tx: new modules.tx.PostgresTx({ query } as never, catalog), sent };
+  return { tx: new (modules().tx.PostgresTx)({ query } as never, catalog), sent };
 }
 
 const selects = (sent: Sent[]) => sent.filter((s) => s.text.startsWith('SELECT'));

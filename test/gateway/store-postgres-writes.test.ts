@@ -3,20 +3,15 @@
  * a document written several times before the transaction's next read or its commit is one statement (one new row
  * version, one round of index upkeep), with what the first one checked, and the collection's order is kept.
  */
-import type { PostgresTx } from '../../gateway/src/store/postgres/postgres-tx.js' with { 'resolution-mode': 'import' };
 import {
   postgresModules,
   recordingConnection,
-  type PostgresModules,
   type Row,
   type Sent,
+  type PostgresTx,
 } from '../helpers/postgres-stand-in';
 
-let modules: PostgresModules;
-
-beforeAll(async () => {
-  modules = await postgresModules();
-});
+const modules = postgresModules();
 
 /**
  * A transaction on a connection that answers every statement at once: a read by id finds `stored`, a read of a list
@@ -29,11 +24,11 @@ function transaction(stored: Record<string, unknown> = {}, listed: Row[] = []): 
     const found = !statement.text.startsWith('SELECT') ? [] : byId ? (id && stored[id] ? [stored[id]] : []) : listed;
     return found.map((doc) => ({ doc, v: '7' }));
   });
-  const catalog = new modules.catalog.Catalog([
+  const catalog = new (modules().catalog.Catalog)([
     { name: 'contacts' },
     { name: 'conversations', indexes: { contact: { fields: ['contactId'] } } },
   ]);
-  return { tx: new modules.tx.PostgresTx({ query } as never, catalog), sent };
+  return { tx: new (modules().tx.PostgresTx)({ query } as never, catalog), sent };
 }
 
 /** The statements after BEGIN, shortened to their verb, table and document: `INSERT contacts ct_1 {...}`. */

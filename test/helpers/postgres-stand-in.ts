@@ -14,6 +14,10 @@ export type DocumentsModule = typeof import('../../gateway/src/store/postgres/do
   with: { 'resolution-mode': 'import' }
 });
 
+export type PostgresTx = import('../../gateway/src/store/postgres/postgres-tx.js', {
+  with: { 'resolution-mode': 'import' }
+}).PostgresTx;
+
 /** A document of any fields. */
 export type Row = { id: string } & Record<string, unknown>;
 
@@ -31,13 +35,20 @@ export interface PostgresModules {
 
 const DIST = path.resolve(__dirname, '../../gateway/dist/store/postgres');
 
-/** The store's modules as built (ES modules, which jest's CommonJS tests load with import()). */
-export async function postgresModules(): Promise<PostgresModules> {
-  return {
-    tx: (await import(path.join(DIST, 'postgres-tx.js'))) as TxModule,
-    catalog: (await import(path.join(DIST, 'catalog.js'))) as CatalogModule,
-    documents: (await import(path.join(DIST, 'documents.js'))) as DocumentsModule,
-  };
+/**
+ * The store's modules as built (ES modules, which jest's CommonJS tests load with import()), loaded before the
+ * calling file's tests run: call it at the file's top level, and the answer once a test runs.
+ */
+export function postgresModules(): () => PostgresModules {
+  let loaded: PostgresModules | undefined;
+  beforeAll(async () => {
+    loaded = {
+      tx: (await import(path.join(DIST, 'postgres-tx.js'))) as TxModule,
+      catalog: (await import(path.join(DIST, 'catalog.js'))) as CatalogModule,
+      documents: (await import(path.join(DIST, 'documents.js'))) as DocumentsModule,
+    };
+  });
+  return () => loaded!;
 }
 
 /** A connection that records each statement in `sent` and answers it with the rows `rowsOf` gives. */
