@@ -19,8 +19,8 @@ const BODY_KEPT = 4096;
  * handshake per event would cost more than the event. One idle for 4 s is closed, before a receiver's own idle
  * timeout (5 s in Node's server) could close it under the next delivery.
  */
-const kept = { keepAlive: true, timeout: 4_000 };
-const agents = { 'http:': new http.Agent(kept), 'https:': new https.Agent(kept) };
+const reused = { keepAlive: true, timeout: 4_000 };
+const agents = { 'http:': new http.Agent(reused), 'https:': new https.Agent(reused) };
 
 /**
  * One signed POST of a webhook event to a receiver, as every delivery and the test event make it: Standard Webhooks
