@@ -2,7 +2,7 @@ import path from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { BACKEND, removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { createTestDatabase } from '../helpers/postgres';
-import { Relay } from '../helpers/relay';
+import { COMMITTING, Relay } from '../helpers/relay';
 import {
   api,
   createAccount,
@@ -178,7 +178,7 @@ if (BACKEND === 'postgres') {
         ['after', '+14155550111', 200],
         ['before', '+14155550122', 201],
       ] as const) {
-        const cut = relay.cutAt('COMMIT', when);
+        const cut = relay.cutAt(COMMITTING, when);
         const first = await api(gw, account, 'POST', 'contacts', { body: { phone, name: 'Lee' } });
         expectApiError(first, 503, 'COMMIT_OUTCOME_UNKNOWN');
         expectRetryAfter(first);
@@ -211,7 +211,7 @@ if (BACKEND === 'postgres') {
       let balance = 0;
       for (const [what, skip, when] of cases) {
         const key = `outage-${what.replaceAll(' ', '-')}`;
-        const cut = relay.cutAt('COMMIT', when, skip);
+        const cut = relay.cutAt(COMMITTING, when, skip);
         const first = await grant(key);
         expectApiError(first, 503, 'COMMIT_OUTCOME_UNKNOWN');
         await cut;
@@ -235,7 +235,7 @@ if (BACKEND === 'postgres') {
         valueOf(await scrape(gw), 'leadchat_messages_received_total', { channel: 'custom' }) ?? 0;
       const before = await counted();
       const body = incoming({ body: 'Was this one kept?' });
-      const cut = relay.cutAt('COMMIT', 'after');
+      const cut = relay.cutAt(COMMITTING, 'after');
       const first = await api(gw, account, 'POST', 'incoming_custom_channel_message', { body });
       expectPlainError(first, 503);
       expectRetryAfter(first);

@@ -11,7 +11,7 @@ import type {
 } from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
 import type { HealthLog } from '../../gateway/src/store/health.js' with { 'resolution-mode': 'import' };
 import { ADMIN_URL_VARIABLE, createTestDatabase, emptyDatabase } from '../helpers/postgres';
-import { Relay } from '../helpers/relay';
+import { COMMITTING, Relay } from '../helpers/relay';
 
 type InterfaceModule = typeof import('../../gateway/src/store/store.js', { with: { 'resolution-mode': 'import' } });
 type PostgresModule = typeof import('../../gateway/src/store/postgres/postgres-store.js', {
@@ -1399,19 +1399,23 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(log.lines.filter((line) => 'err' in line.fields)).toEqual([]);
     });
 
-    test('a connection that breaks once COMMIT went out: CommitOutcomeUnknownError, whether the database committed or not; never run again', async () => {
+    test('a connection that breaks once the commit went out: CommitOutcomeUnknownError, whether the database committed or not; never run again', async () => {
       const { store } = await openThrough();
-      for (const [when, kept] of [
-        ['after', true],
-        ['before', false],
+      // Writes after the last read commit as one statement; a read after a write opens a block, which COMMIT ends.
+      for (const [when, kept, block] of [
+        ['after', true, false],
+        ['before', false, false],
+        ['after', true, true],
+        ['before', false, true],
       ] as const) {
-        const id = `med_${when}`;
+        const id = `med_${when}_${block ? 'block' : 'one'}`;
         let runs = 0;
-        const cut = relay.cutAt('COMMIT', when);
+        const cut = relay.cutAt(block ? 'COMMIT' : COMMITTING, when);
         const saving = store.transact(async (tx) => {
           runs += 1;
           await tx.get('media', 'med_none');
           await tx.insert('media', { id });
+          if (block) await tx.get('media', 'med_none');
         });
         await expect(saving).rejects.toBeInstanceOf(CommitOutcomeUnknownError);
         await cut;
@@ -1422,12 +1426,13 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       }
     });
 
-    test('a connection that breaks before COMMIT went out: StoreWriteError, nothing kept', async () => {
+    test('a connection that breaks before the commit went out: StoreWriteError, nothing kept', async () => {
       const { store } = await openThrough();
+      // A read after a write sends the write ahead, in a transaction block (BEGIN): the connection breaks there.
       const cut = relay.cutAt('BEGIN', 'before');
       const saving = store.transact(async (tx) => {
-        await tx.get('media', 'med_none');
         await tx.insert('media', { id: 'med_1' });
+        await tx.get('media', 'med_none');
       });
       await expect(saving).rejects.toBeInstanceOf(StoreWriteError);
       await cut;

@@ -5,6 +5,7 @@
  * read again, and one an earlier attempt of the transaction lost a race on is read locked.
  */
 import {
+  ONE_STATEMENT,
   postgresModules,
   recordingConnection,
   type Row,
@@ -33,13 +34,17 @@ function transaction(contended?: Set<string>): { tx: PostgresTx; sent: Sent[] } 
   return { tx: new (modules().tx.PostgresTx)({ query } as never, catalog(), contended), sent };
 }
 
-/** The statements after BEGIN: verb, what a read locks, and the version a write checks. */
+/**
+ * The statements: verb, what a read locks, and the version a write checks; a write that went as the transaction's one
+ * statement, committing by itself, ends in `commits`.
+ */
 const statements = (sent: Sent[]) =>
-  sent.slice(1).map(({ text, values }) => {
-    const verb = /^WITH written AS \(UPDATE/.test(text) ? 'UPDATE' : text.split(' ')[0];
+  sent.map(({ text, values }) => {
+    const one = text.startsWith(ONE_STATEMENT);
+    const verb = one || /^WITH written AS \(UPDATE/.test(text) ? 'UPDATE' : text.split(' ')[0];
     const locks = text.includes('FOR UPDATE') ? 'locked' : '';
     const checks = text.includes('xmin =') ? `if ${String(values?.[2])}` : '';
-    return [verb, locks, checks].filter(Boolean).join(' ');
+    return [verb, locks, checks, one && 'commits'].filter(Boolean).join(' ');
   });
 
 test('a document the store read is not read again: its write checks the version read then', async () => {
@@ -48,7 +53,7 @@ test('a document the store read is not read again: its write checks the version 
   expect(await tx.readBefore!('contacts', before)).toEqual({ id: 'ct_1', name: 'Ann' });
   await tx.update<Row>('contacts', 'ct_1', { name: 'Anna' });
   await tx.commit();
-  expect(statements(sent)).toEqual(['UPDATE if 5', 'COMMIT']);
+  expect(statements(sent)).toEqual(['UPDATE if 5 commits']);
 });
 
 test('a document the store did not answer as it is (a copy) is read again, in the transaction', async () => {
@@ -57,7 +62,7 @@ test('a document the store did not answer as it is (a copy) is read again, in th
   expect(await tx.readBefore!('contacts', before)).toEqual({ id: 'ct_1', name: 'Anne' });
   await tx.update<Row>('contacts', 'ct_1', { name: 'Anna' });
   await tx.commit();
-  expect(statements(sent)).toEqual(['SELECT', 'UPDATE if 9', 'COMMIT']);
+  expect(statements(sent)).toEqual(['SELECT', 'UPDATE if 9 commits']);
 });
 
 test('a document an earlier attempt lost a race on is read again, locked: the attempt takes its turn on it', async () => {
@@ -66,5 +71,5 @@ test('a document an earlier attempt lost a race on is read again, locked: the at
   expect(await tx.readBefore!('contacts', before)).toEqual({ id: 'ct_1', name: 'Anne' });
   await tx.update<Row>('contacts', 'ct_1', { name: 'Anna' });
   await tx.commit();
-  expect(statements(sent)).toEqual(['SELECT locked', 'UPDATE if 9', 'COMMIT']);
+  expect(statements(sent)).toEqual(['BEGIN', 'SELECT locked', 'UPDATE if 9', 'COMMIT']);
 });

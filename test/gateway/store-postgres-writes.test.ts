@@ -4,6 +4,7 @@
  * version, one round of index upkeep), with what the first one checked, and the collection's order is kept.
  */
 import {
+  ONE_STATEMENT,
   postgresModules,
   recordingConnection,
   type Row,
@@ -31,14 +32,19 @@ function transaction(stored: Record<string, unknown> = {}, listed: Row[] = []): 
   return { tx: new (modules().tx.PostgresTx)({ query } as never, catalog), sent };
 }
 
-/** The statements after BEGIN, shortened to their verb, table and document: `INSERT contacts ct_1 {...}`. */
+/**
+ * The statements sent, shortened to their verb, table and document: `INSERT contacts ct_1 {...}`; a write that went
+ * as the transaction's one statement, committing by itself, ends in `commits`.
+ */
 const writes = (sent: Sent[]) =>
-  sent.slice(1).map(({ text, values }) => {
-    const verb = /^WITH written AS \(UPDATE|^UPDATE/.test(text) ? 'UPDATE' : text.split(' ')[0];
+  sent.map(({ text, values }) => {
+    const one = text.startsWith(ONE_STATEMENT);
+    const write = one ? text.slice(text.indexOf('(') + 1) : text;
+    const verb = /^WITH written AS \(UPDATE|^UPDATE/.test(write) ? 'UPDATE' : write.split(' ')[0];
     const table = /"(\w+)"/.exec(text)?.[1] ?? '';
     const checks = text.includes('xmin =') ? `if ${String(values?.[2])}` : '';
     const renews = text.includes('seq = DEFAULT') ? 'last' : '';
-    return [verb, table, values?.[0], values?.[1], checks, renews].filter(Boolean).join(' ');
+    return [verb, table, values?.[0], values?.[1], checks, renews, one && 'commits'].filter(Boolean).join(' ');
   });
 
 test('a document inserted, then updated and touched before the commit, is one INSERT of the last document', async () => {
@@ -47,7 +53,7 @@ test('a document inserted, then updated and touched before the commit, is one IN
   await tx.update<Row>('contacts', 'ct_1', { name: 'Anna' });
   await tx.touch<Row>('contacts', 'ct_1', { seen: 1 });
   await tx.commit();
-  expect(writes(sent)).toEqual(['INSERT contacts ct_1 {"id":"ct_1","name":"Anna","seen":1}', 'COMMIT']);
+  expect(writes(sent)).toEqual(['INSERT contacts ct_1 {"id":"ct_1","name":"Anna","seen":1} commits']);
 });
 
 test('a document read, then written twice, is one UPDATE checking the version read', async () => {
@@ -59,8 +65,7 @@ test('a document read, then written twice, is one UPDATE checking the version re
   await tx.commit();
   expect(writes(sent)).toEqual([
     'SELECT contacts ct_1',
-    'UPDATE contacts ct_1 {"id":"ct_1","name":"Anna","seen":2} if 7 last',
-    'COMMIT',
+    'UPDATE contacts ct_1 {"id":"ct_1","name":"Anna","seen":2} if 7 last commits',
   ]);
 });
 
@@ -73,7 +78,9 @@ test('a touch after another document of the collection took the last place is a 
   await tx.touch<Row>('conversations', 'cnv_a', { n: 2 });
   await tx.update<Row>('conversations', 'cnv_b', { n: 3 });
   await tx.commit();
+  // Two writes to one table keep their order only as statements of their own, in a transaction block.
   expect(writes(sent)).toEqual([
+    'BEGIN',
     'INSERT conversations cnv_a {"id":"cnv_a","n":1}',
     'INSERT contacts ct_1 {"id":"ct_1"}',
     'INSERT conversations cnv_b {"id":"cnv_b","n":3}',
@@ -92,6 +99,7 @@ test("a write after its document's statement went out (with a read) is a stateme
   await tx.update<Row>('contacts', 'ct_1', { n: 2 });
   await tx.commit();
   expect(writes(sent)).toEqual([
+    'BEGIN',
     'INSERT contacts ct_1 {"id":"ct_1"}',
     'SELECT contacts ct_2',
     'UPDATE contacts ct_1 {"id":"ct_1","n":1}',

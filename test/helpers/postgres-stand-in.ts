@@ -14,6 +14,10 @@ export type DocumentsModule = typeof import('../../gateway/src/store/postgres/do
   with: { 'resolution-mode': 'import' }
 });
 
+export type OneStatementModule = typeof import('../../gateway/src/store/postgres/one-statement.js', {
+  with: { 'resolution-mode': 'import' }
+});
+
 export type PostgresTx = import('../../gateway/src/store/postgres/postgres-tx.js', {
   with: { 'resolution-mode': 'import' }
 }).PostgresTx;
@@ -31,7 +35,11 @@ export interface PostgresModules {
   tx: TxModule;
   catalog: CatalogModule;
   documents: DocumentsModule;
+  oneStatement: OneStatementModule;
 }
+
+/** How the store's one statement, which commits a transaction's writes by itself, begins (see one-statement.ts). */
+export const ONE_STATEMENT = 'WITH leadchat_commit_';
 
 const DIST = path.resolve(__dirname, '../../gateway/dist/store/postgres');
 
@@ -46,6 +54,7 @@ export function postgresModules(): () => PostgresModules {
       tx: (await import(path.join(DIST, 'postgres-tx.js'))) as TxModule,
       catalog: (await import(path.join(DIST, 'catalog.js'))) as CatalogModule,
       documents: (await import(path.join(DIST, 'documents.js'))) as DocumentsModule,
+      oneStatement: (await import(path.join(DIST, 'one-statement.js'))) as OneStatementModule,
     };
   });
   return () => loaded!;

@@ -1,29 +1,68 @@
 import net from 'node:net';
 import { freePort } from './gateway';
+import { ONE_STATEMENT } from './postgres-stand-in';
 
-/** The first byte of a simple Query message ('Q', its length, the statement's text, NUL). */
+/** The first bytes of the frontend messages that name a statement: a simple Query, a Parse, a Bind. */
 const QUERY = 0x51;
+const PARSE = 0x50;
+const BIND = 0x42;
+/** The codes of the requests a client may send before its startup message, each answered with one byte. */
+const ENCRYPTION_REQUESTS = new Set([80877103, 80877104]);
+
+/** The statements that commit: COMMIT, or the store's one statement, which commits itself. */
+export const COMMITTING = ['COMMIT', ONE_STATEMENT];
 
 interface Armed {
-  /** The start of the statement's text. */
-  text: Buffer;
+  /** How the statement's text may start. */
+  starts: string[];
   /** How many such statements to pass on first. */
   skip: number;
   when: 'before' | 'after';
   done: () => void;
 }
 
+/** A NUL-terminated string in `bytes` at `at`, and where the next field starts. */
+function cstring(bytes: Buffer, at: number): [string, number] {
+  const end = bytes.indexOf(0, at);
+  return [bytes.toString('utf8', at, end), end + 1];
+}
+
 /**
- * Whether `bytes` hold a simple Query message whose text starts with `text` (how node-postgres sends a statement
- * without values: BEGIN, COMMIT), its text ending after `seen` (bytes passed on already, kept to see a message
- * split across two chunks).
+ * The statements a client's connection runs, read from its messages as they pass: a simple Query (how node-postgres
+ * sends a statement without values: BEGIN, COMMIT) runs its text, a Bind the text that a Parse gave its statement's
+ * name (a prepared statement is parsed once per connection, then run by name).
  */
-function holdsQuery(bytes: Buffer, text: Buffer, seen: number): boolean {
-  for (let at = bytes.indexOf(text); at >= 0; at = bytes.indexOf(text, at + 1)) {
-    if (at >= 5 && at + text.length > seen && bytes[at - 5] === QUERY && bytes.readInt32BE(at - 4) >= text.length + 5)
-      return true;
+class Statements {
+  private pending: Buffer = Buffer.alloc(0);
+  private started = false;
+  private readonly texts = new Map<string, string>();
+
+  /** The texts of the statements that the messages completed by `chunk` run, in order. */
+  run(chunk: Buffer): string[] {
+    this.pending = Buffer.concat([this.pending, chunk]);
+    const texts: string[] = [];
+    while (this.pending.length >= 5) {
+      // The startup message (and a request for encryption before it) has no type byte.
+      const head = this.started ? 1 : 0;
+      const end = head + this.pending.readInt32BE(head);
+      if (this.pending.length < end) break;
+      const message = this.pending.subarray(0, end);
+      this.pending = this.pending.subarray(end);
+      if (!this.started) {
+        this.started = !ENCRYPTION_REQUESTS.has(message.readInt32BE(4));
+        continue;
+      }
+      if (message[0] === QUERY) texts.push(cstring(message, 5)[0]);
+      else if (message[0] === PARSE) {
+        const [name, at] = cstring(message, 5);
+        this.texts.set(name, cstring(message, at)[0]);
+      } else if (message[0] === BIND) {
+        const [, at] = cstring(message, 5);
+        texts.push(this.texts.get(cstring(message, at)[0]) ?? '');
+      }
+    }
+    return texts;
   }
-  return false;
 }
 
 /**
@@ -73,13 +112,15 @@ export class Relay {
   }
 
   /**
-   * Breaks the connection that next sends a statement starting with `statement` (`COMMIT`, `BEGIN`), after `skip`
-   * of them, with whatever was sent along with it: `after` passes them on first (at a COMMIT the database commits,
-   * and the answer is lost), `before` drops them (the database rolls the transaction back when the connection ends).
-   * Resolves once done: with `after`, once the server, having run them, closed the connection.
+   * Breaks the connection that next runs a statement starting with `statement` (`BEGIN`, or one of several: see
+   * COMMITTING), after `skip` of them, with whatever was sent along with it: `after` passes them on first (at a
+   * commit the database commits, and the answer is lost), `before` drops them (the database rolls the transaction
+   * back when the connection ends). Resolves once done: with `after`, once the server, having run them, closed the
+   * connection.
    */
-  cutAt(statement: string, when: 'before' | 'after', skip = 0): Promise<void> {
-    return new Promise((done) => (this.armed = { text: Buffer.from(statement), skip, when, done }));
+  cutAt(statement: string | string[], when: 'before' | 'after', skip = 0): Promise<void> {
+    const starts = typeof statement === 'string' ? [statement] : statement;
+    return new Promise((done) => (this.armed = { starts, skip, when, done }));
   }
 
   private relay(client: net.Socket): void {
@@ -89,14 +130,14 @@ export class Relay {
       socket.on('error', () => undefined);
       socket.once('close', () => this.sockets.delete(socket));
     }
-    // The end of the last chunk: a statement split across two chunks is still seen.
-    let tail: Buffer = Buffer.alloc(0);
+    const statements = new Statements();
     client.on('data', (chunk: Buffer) => {
-      const armed = this.armed;
-      const seen = armed && holdsQuery(Buffer.concat([tail, chunk]), armed.text, tail.length);
-      tail = chunk.subarray(Math.max(0, chunk.length - 64));
-      if (seen && armed.skip > 0) armed.skip -= 1;
-      else if (seen) return this.breakAt(client, upstream, chunk, armed);
+      for (const text of statements.run(chunk)) {
+        const armed = this.armed;
+        if (!armed?.starts.some((start) => text.startsWith(start))) continue;
+        if (armed.skip > 0) armed.skip -= 1;
+        else return this.breakAt(client, upstream, chunk, armed);
+      }
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => void (client.destroyed || client.write(chunk)));

@@ -4,6 +4,8 @@ import { JOBS_CHANNEL } from './job-notifications.js';
 import type { Ahead } from './pipeline.js';
 import { clockNow } from '../../clock.js';
 
+const JOBS_TABLE = 'leadchat_jobs';
+
 export const JOB_COLUMNS =
   'id, kind, data, queue, account_id, key, status, run_at, attempts, lease, last_error, created_at, updated_at';
 
@@ -50,11 +52,11 @@ export const epochMs = (at: number): number => Math.round(at);
  */
 export function enqueueStatement<D extends JobData>(job: NewJob<D>): Ahead {
   const at = new Date(clockNow()).toISOString();
+  const insert = `INSERT INTO leadchat_jobs (${JOB_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, 0, NULL, NULL, $8, $8)
+         ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING RETURNING queue`;
   return {
-    text: `WITH queued AS (
-         INSERT INTO leadchat_jobs (${JOB_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, 0, NULL, NULL, $8, $8)
-         ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING RETURNING queue)
-       SELECT pg_notify('${JOBS_CHANNEL}', queue) FROM queued`,
+    text: `WITH queued AS (${insert}) SELECT pg_notify('${JOBS_CHANNEL}', queue) FROM queued`,
+    part: { text: insert, table: JOBS_TABLE, then: 'notify' },
     values: [
       newId('job'),
       job.kind,
@@ -69,7 +71,7 @@ export function enqueueStatement<D extends JobData>(job: NewJob<D>): Ahead {
 }
 
 /** Removes the waiting (not the running) jobs holding `key`. */
-export const cancelStatement = (key: string): Ahead => ({
-  text: `DELETE FROM leadchat_jobs WHERE key = $1 AND status = 'pending'`,
-  values: [key],
-});
+export function cancelStatement(key: string): Ahead {
+  const text = `DELETE FROM ${JOBS_TABLE} WHERE key = $1 AND status = 'pending'`;
+  return { text, values: [key], part: { text, table: JOBS_TABLE } };
+}

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type pg from 'pg';
-import { prepared } from './sql.js';
+import type { Part } from './one-statement.js';
+import { prepared, renumbered } from './sql.js';
 
 /** A statement sent ahead: what its failure means to the transaction (a conflict, most often). */
 export interface Ahead {
@@ -8,6 +9,8 @@ export interface Ahead {
   values?: unknown[];
   /** The error the transaction fails with when this statement fails; the database's own when absent. */
   meaning?: (err: unknown) => unknown;
+  /** The write as one part of a statement with the transaction's other writes (see oneStatement). */
+  part?: Part;
 }
 
 interface Waiting extends Ahead {
@@ -33,7 +36,6 @@ const MAX_PARTS = 16;
 
 /** The column telling which of the reads sent together a row answers. */
 const PART = 'leadchat_part';
-const PARAMETER = /\$(\d+)/g;
 
 /**
  * Reads asked for together, as one statement: each one's rows tagged with its place, its parameters renumbered. A
@@ -44,9 +46,8 @@ const PARAMETER = /\$(\d+)/g;
 function together(reads: Waiting[]): { text: string; values: unknown[]; answers: Answer[] } {
   const values: unknown[] = [];
   const parts = reads.map((read, i) => {
-    const offset = values.length;
+    const text = renumbered(read.text, values.length);
     values.push(...(read.values ?? []));
-    const text = read.text.replace(PARAMETER, (_, n: string) => `$${Number(n) + offset}`);
     return `SELECT ${i} AS ${PART}, r.* FROM (${text}) AS r`;
   });
   return { text: parts.join(' UNION ALL '), values, answers: reads.map((read) => read.answer!) };
@@ -73,12 +74,18 @@ function parted(result: pg.QueryResult, count: number): pg.QueryResult[] {
 export class Pipeline {
   private queue: Waiting[] = [];
   private flushing = false;
-  /** Whether anything was sent: a transaction that sent nothing has nothing to roll back. */
-  sent = false;
+  /** Whether the transaction block was opened: until then, every statement sent was a read that commits nothing. */
+  begun = false;
 
+  /**
+   * @param opening The statement that opens the transaction block (BEGIN): sent first with the first write or locking
+   * read, so that reads before them take no part in it, and a transaction that reads, then writes once, needs none
+   * (see oneStatement).
+   */
   constructor(
     private readonly client: pg.PoolClient,
     private readonly failed: (err: unknown) => void,
+    private readonly opening: Ahead,
   ) {}
 
   /** Queues a statement whose answer the transaction does not wait for; `key` lets a later one replace it. */
@@ -117,11 +124,24 @@ export class Pipeline {
     this.queue = [];
   }
 
+  /** The statements waiting to go out, in their order. */
+  get waiting(): readonly Ahead[] {
+    return this.queue;
+  }
+
+  /** Sends `statement` on its own, outside a transaction block: its failure is the caller's to hear. */
+  alone(statement: Ahead): Promise<pg.QueryResult> {
+    return this.client.query(prepared(statement.text, statement.values));
+  }
+
   private flush(): void {
     this.flushing = false;
     const batch = this.queue;
     this.queue = [];
-    this.sent = true;
+    if (!this.begun && batch.some((statement) => !statement.shared)) {
+      batch.unshift(this.opening);
+      this.begun = true;
+    }
     // Each answer settles once every statement before it was heard, so that a failure sent ahead is known first.
     let heard: Promise<unknown> = Promise.resolve();
     const stream = (this.client as unknown as { connection?: { stream?: Writable } }).connection?.stream;

@@ -16,6 +16,7 @@ import { DocumentReads, versionRead } from './documents.js';
 import { answeredByServer, asWriteError, commitMayHaveHappened, isRace } from './errors.js';
 import { cancelStatement, enqueueStatement } from './jobs.js';
 import { everything, KnownLists, type Includes } from './known-lists.js';
+import { oneStatement } from './one-statement.js';
 import { Pipeline } from './pipeline.js';
 import { Published } from '../published.js';
 import { DocumentWrites, VERSION } from './writes.js';
@@ -64,6 +65,8 @@ export class PostgresTx implements Tx {
   private readonly known = new Map<string, Doc | null>();
   /** The documents this transaction wrote: their rows are its own until the commit, no version to check. */
   private readonly mine = new Set<string>();
+  /** The documents a write checks the version of: one statement's race lost may be on any of them (see commitAlone). */
+  private readonly checked = new Set<string>();
   /**
    * The writes not sent yet, by document: a later write of the document takes the place of its statement, so that
    * a document written twice before the next read costs one statement and one new row, not two (see write).
@@ -85,9 +88,8 @@ export class PostgresTx implements Tx {
     private readonly catalog: Catalog,
     private readonly contended = new Set<string>(),
   ) {
-    this.pipeline = new Pipeline(client, (err) => this.fail(err));
     // Explicit, whatever default_transaction_isolation the operator chose: the retry logic assumes it.
-    this.pipeline.later({ text: 'BEGIN ISOLATION LEVEL READ COMMITTED' });
+    this.pipeline = new Pipeline(client, (err) => this.fail(err), { text: 'BEGIN ISOLATION LEVEL READ COMMITTED' });
     this.reads = new DocumentReads(
       (text, values, shared) => this.send(text, values, shared),
       catalog,
@@ -214,6 +216,7 @@ export class PostgresTx implements Tx {
       let unsent = this.replaceUnsent(collection, key, doc, renew);
       if (!unsent) {
         const version = this.mine.has(key) ? undefined : this.versions.get(key);
+        if (version !== undefined) this.checked.add(key);
         this.pipeline.later(this.writes.replace(collection, doc, version, renew), key);
         this.unsent.set(key, (unsent = { at: ++this.written, insert: false, version, renew }));
       }
@@ -244,7 +247,9 @@ export class PostgresTx implements Tx {
       const key = keyOf(collection, id);
       if (this.known.get(key) === null) return;
       this.unsent.delete(key);
-      this.pipeline.later(this.writes.remove(collection, id, this.mine.has(key) ? undefined : this.versions.get(key)));
+      const version = this.mine.has(key) ? undefined : this.versions.get(key);
+      if (version !== undefined) this.checked.add(key);
+      this.pipeline.later(this.writes.remove(collection, id, version));
       this.wrote(collection, null, false, id);
     });
   }
@@ -282,12 +287,17 @@ export class PostgresTx implements Tx {
   }
 
   /**
-   * Sends what waits and COMMIT; throws what failed the transaction, if anything did. When the connection broke
-   * after COMMIT went out, with no statement before it refused by the server, the database may have committed or
+   * Sends what waits and commits; throws what failed the transaction, if anything did. When the connection broke
+   * after COMMIT (or the one statement) went out, with no statement before it refused by the server, the database may have committed or
    * not: that is CommitOutcomeUnknownError, never a failure to save (the caller must not count it lost, nor the
    * store run it again).
    */
-  async commit(): Promise<void> {
+  commit(): Promise<void> {
+    return this.pipeline.begun ? this.commitBlock() : this.commitAlone();
+  }
+
+  /** Sends what waits and COMMIT, with BEGIN first when the block is not open yet. */
+  private async commitBlock(): Promise<void> {
     let commit: pg.QueryResult;
     try {
       commit = await this.pipeline.now('COMMIT');
@@ -307,10 +317,39 @@ export class PostgresTx implements Tx {
     if (commit.command !== 'COMMIT') throw new StoreWriteError('store: the database rolled the transaction back');
   }
 
+  /**
+   * Commits a transaction that opened no transaction block (it wrote, if at all, after its last read): one that wrote
+   * nothing has nothing to commit, and writes that can go as one statement commit by themselves (see oneStatement).
+   * Others open the block now, and commit it.
+   */
+  private async commitAlone(): Promise<void> {
+    const writes = this.pipeline.waiting;
+    if (!writes.length) return;
+    const one = oneStatement(writes);
+    if (!one) return this.commitBlock();
+    this.pipeline.discard();
+    try {
+      await this.pipeline.alone(one);
+    } catch (err) {
+      const failure = one.meaning!(err);
+      // The race may have been lost on any document whose version a part checked: the next attempt locks them all.
+      if (failure instanceof StoreConflictError && failure.index === VERSION)
+        for (const key of this.checked) this.contended.add(key);
+      this.fail(failure);
+      if (commitMayHaveHappened(err)) {
+        throw new CommitOutcomeUnknownError(
+          `store: the connection to the database broke after the transaction's statement was sent: ${(err as Error).message}`,
+          { cause: err },
+        );
+      }
+      throw asWriteError(failure);
+    }
+  }
+
   /** Ends the transaction without what waits; false when the connection could not even roll back. */
   async rollback(): Promise<boolean> {
     this.pipeline.discard();
-    if (!this.pipeline.sent) return true;
+    if (!this.pipeline.begun) return true;
     try {
       await this.pipeline.now('ROLLBACK');
       return true;

@@ -24,6 +24,12 @@ export function prepared(text: string, values?: unknown[]): pg.QueryConfig | str
   return { name, text, values };
 }
 
+const PARAMETER = /\$(\d+)/g;
+
+/** A statement's text with its parameters moved up by `offset` ($1 becomes $(1 + offset)), to join it to others. */
+export const renumbered = (text: string, offset: number): string =>
+  offset ? text.replace(PARAMETER, (_, n: string) => `$${Number(n) + offset}`) : text;
+
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** PostgreSQL cuts longer names silently, and two cut names could then meet. */
 const MAX_NAME = 63;

@@ -7,7 +7,7 @@ import type { Ahead } from './pipeline.js';
 export const VERSION = 'version';
 
 /** What migration 11's leadchat_changed() raises: a serialization failure, a race lost. */
-const CHANGED = '40001';
+export const CHANGED = '40001';
 
 /**
  * The statements of a transaction's writes, sent ahead of its next read or its commit (see Pipeline): each one's
@@ -22,10 +22,12 @@ export class DocumentWrites {
     const table = this.catalog.table(collection);
     if (typeof doc?.id !== 'string' || doc.id === '')
       throw new TypeError(`store: ${collection} document needs a string id`);
+    const text = `INSERT INTO ${table} (id, doc) VALUES ($1, $2::jsonb)`;
     return {
-      text: `INSERT INTO ${table} (id, doc) VALUES ($1, $2::jsonb)`,
+      text,
       values: [doc.id, JSON.stringify(doc)],
       meaning: (err) => this.taken(collection, doc, err),
+      part: { text, table },
     };
   }
 
@@ -38,22 +40,28 @@ export class DocumentWrites {
     const seq = renew ? ', seq = DEFAULT' : '';
     const write = `UPDATE ${table} SET doc = $2::jsonb${seq} WHERE id = $1`;
     const meaning = (err: unknown) => this.taken(collection, doc, err);
-    if (version === undefined) return { text: write, values: [doc.id, JSON.stringify(doc)], meaning };
+    if (version === undefined)
+      return { text: write, values: [doc.id, JSON.stringify(doc)], meaning, part: { text: write, table } };
+    const checked = `${write} AND xmin = $3::text::xid RETURNING 1`;
     return {
-      text: `WITH written AS (${write} AND xmin = $3::text::xid RETURNING 1) SELECT leadchat_changed() WHERE NOT EXISTS (SELECT 1 FROM written)`,
+      text: `WITH written AS (${checked}) SELECT leadchat_changed() WHERE NOT EXISTS (SELECT 1 FROM written)`,
       values: [doc.id, JSON.stringify(doc), version],
       meaning,
+      part: { text: checked, table, then: 'changed' },
     };
   }
 
   /** Removes the document; with `version`, only if the row is still that version. */
   remove(collection: string, id: string, version: string | undefined): Ahead {
     const table = this.catalog.table(collection);
-    if (version === undefined) return { text: `DELETE FROM ${table} WHERE id = $1`, values: [id] };
+    const remove = `DELETE FROM ${table} WHERE id = $1`;
+    if (version === undefined) return { text: remove, values: [id], part: { text: remove, table } };
+    const checked = `${remove} AND xmin = $2::text::xid RETURNING 1`;
     return {
-      text: `WITH removed AS (DELETE FROM ${table} WHERE id = $1 AND xmin = $2::text::xid RETURNING 1) SELECT leadchat_changed() WHERE NOT EXISTS (SELECT 1 FROM removed)`,
+      text: `WITH removed AS (${checked}) SELECT leadchat_changed() WHERE NOT EXISTS (SELECT 1 FROM removed)`,
       values: [id, version],
       meaning: (err) => (codeOf(err) === CHANGED ? new StoreConflictError(collection, VERSION, id) : err),
+      part: { text: checked, table, then: 'changed' },
     };
   }
 
