@@ -86,3 +86,33 @@ test('a long run of reads goes as a few statements of a bounded size', async () 
   expect(found.map((c) => c?.id)).toEqual(ids);
   expect(selects(sent).map((s) => s.values?.length)).toEqual([16, 4]);
 });
+
+test('outside a transaction, reads by id asked for together go as one statement; a list read goes alone', async () => {
+  const { sent, query } = recordingConnection(({ text, values = [] }) =>
+    text.startsWith('SELECT 0 AS leadchat_part')
+      ? text
+          .split(' UNION ALL ')
+          .flatMap((part, i) => answer(part, values).map((row) => ({ leadchat_part: i, ...row })))
+      : answer(text, values),
+  );
+  const catalog = new (modules().catalog.Catalog)([
+    { name: 'contacts' },
+    { name: 'conversations', indexes: { contact: { fields: ['contactId'] } } },
+  ]);
+  const joined = modules().together.readsTogether((text, values) => query({ text, values }) as never);
+  const reads = new (modules().documents.DocumentReads)(joined, catalog);
+  const [first, absent, listed, second] = await Promise.all([
+    reads.get<Row>('contacts', 'ct_2'),
+    reads.get<Row>('contacts', 'ct_99'),
+    reads.find<Row>('conversations', 'contact', ['ct_1']),
+    reads.get<Row>('contacts', 'ct_3'),
+  ]);
+  expect([first, absent, second]).toEqual([{ id: 'ct_2' }, undefined, { id: 'ct_3' }]);
+  expect(listed.map((c) => c.id)).toHaveLength(3);
+  expect(sent.map((s) => s.values)).toEqual([['ct_1'], ['ct_2', 'ct_99', 'ct_3']]);
+  // Each document keeps the version read, for a transaction to take that read as its own.
+  expect(modules().documents.versionRead(second!)).toBe('7');
+  // One read alone goes as it is.
+  await reads.get<Row>('contacts', 'ct_4');
+  expect(sent[2]!.text).toMatch(/^SELECT doc, xmin::text AS v FROM "contacts" WHERE id = \$1$/);
+});

@@ -18,6 +18,10 @@ export type OneStatementModule = typeof import('../../gateway/src/store/postgres
   with: { 'resolution-mode': 'import' }
 });
 
+export type TogetherModule = typeof import('../../gateway/src/store/postgres/together.js', {
+  with: { 'resolution-mode': 'import' }
+});
+
 export type PostgresTx = import('../../gateway/src/store/postgres/postgres-tx.js', {
   with: { 'resolution-mode': 'import' }
 }).PostgresTx;
@@ -36,6 +40,7 @@ export interface PostgresModules {
   catalog: CatalogModule;
   documents: DocumentsModule;
   oneStatement: OneStatementModule;
+  together: TogetherModule;
 }
 
 /** How the store's one statement, which commits a transaction's writes by itself, begins (see one-statement.ts). */
@@ -55,6 +60,7 @@ export function postgresModules(): () => PostgresModules {
       catalog: (await import(path.join(DIST, 'catalog.js'))) as CatalogModule,
       documents: (await import(path.join(DIST, 'documents.js'))) as DocumentsModule,
       oneStatement: (await import(path.join(DIST, 'one-statement.js'))) as OneStatementModule,
+      together: (await import(path.join(DIST, 'together.js'))) as TogetherModule,
     };
   });
   return () => loaded!;

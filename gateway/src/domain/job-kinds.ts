@@ -8,7 +8,11 @@ import type { InboundJob } from './inbound-entries.js';
  */
 export type JobKinds = {
   /** A webhook event to one receiver (domain/webhooks.ts). */
-  deliver: { deliveryId: string };
+  /**
+   * `target`: the delivery's receiver, so that its secret is read with the delivery (jobs queued before it was named
+   * have none, and read it after).
+   */
+  deliver: { deliveryId: string; target?: string };
   /** An outgoing message handed to its channel's provider. */
   send: { messageId: string };
   /** A campaign's opening message to one contact, when its pacing and sending window allow. */

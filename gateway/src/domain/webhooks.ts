@@ -141,8 +141,8 @@ export async function queueDelivery<E extends EventType>(
  * The job that posts a delivery. Not keyed: a retry may queue it again while the run that failed it is still
  * settling. It holds only the delivery's id, and ends doing nothing once the delivery is gone (an erasure).
  */
-export const deliverJob = (delivery: Pick<Delivery, 'id' | 'accountId'>) =>
-  newJob('deliver', { deliveryId: delivery.id }, { accountId: delivery.accountId });
+export const deliverJob = (delivery: Pick<Delivery, 'id' | 'accountId' | 'target'>) =>
+  newJob('deliver', { deliveryId: delivery.id, target: delivery.target }, { accountId: delivery.accountId });
 
 /** Queues one delivery of an event to each receiver of the account that takes it; returns the deliveries made. */
 export async function emit<E extends EventType>(
@@ -159,7 +159,10 @@ export async function emit<E extends EventType>(
 }
 
 /** The signing secret of a delivery's receiver, or undefined when the subscription is gone. */
-export async function secretFor(r: Reader, delivery: Delivery): Promise<string | undefined> {
+export async function secretFor(
+  r: Reader,
+  delivery: Pick<Delivery, 'target' | 'accountId'>,
+): Promise<string | undefined> {
   if (delivery.target === 'settings') return (await r.get<Account>('accounts', delivery.accountId))?.webhookSecret;
   return (await r.get<Subscription>('webhooks', delivery.target))?.secret;
 }

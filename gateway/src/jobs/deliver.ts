@@ -19,9 +19,14 @@ const MAX_RETRY_AFTER_MS = 6 * 3_600_000;
  * attempt: failed. Every attempt is recorded on the delivery.
  */
 export async function deliver(gw: JobContext, job: Job<JobKinds['deliver']>): Promise<JobResult> {
-  const delivery = await gw.store.get<Delivery>('deliveries', job.data.deliveryId);
+  const { deliveryId, target } = job.data;
+  // The receiver's secret read with the delivery, when the job names it.
+  const [delivery, named] = await Promise.all([
+    gw.store.get<Delivery>('deliveries', deliveryId),
+    target && job.accountId ? secretFor(gw.store, { target, accountId: job.accountId }) : undefined,
+  ]);
   if (!delivery || delivery.status !== 'pending') return;
-  const secret = await secretFor(gw.store, delivery);
+  const secret = target === delivery.target ? named : await secretFor(gw.store, delivery);
   if (!secret) return record(gw, delivery, failure('The webhook subscription was deleted'), false);
 
   const body = JSON.stringify(delivery.payload);

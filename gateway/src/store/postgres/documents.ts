@@ -114,7 +114,8 @@ export class DocumentReads implements Reader {
     const filter = where.length ? ` WHERE ${where.join(' AND ')}` : '';
     const order = ` ORDER BY seq${desc ? ' DESC' : ''}`;
     const sql = `SELECT ${this.columns}${extra} FROM ${table}${filter}${order}${limitClause(params, page?.limit)}`;
-    const { rows } = await this.query(sql, params, true);
+    // Outside a transaction, reads by id answer other columns: this one goes alone.
+    const { rows } = await this.query(sql, params, this.seen !== undefined);
     if (this.seen) (rows as Array<Row<T>>).sort((a, b) => (Number(a.seq) - Number(b.seq)) * (desc ? -1 : 1));
     return this.heard<T>(collection, rows as Array<Row<T>>);
   }

@@ -1,7 +1,8 @@
 import type { Writable } from 'node:stream';
 import type pg from 'pg';
 import type { Part } from './one-statement.js';
-import { prepared, renumbered } from './sql.js';
+import { prepared } from './sql.js';
+import { MAX_PARTS, parted, together } from './together.js';
 
 /** A statement sent ahead: what its failure means to the transaction (a conflict, most often). */
 export interface Ahead {
@@ -25,42 +26,6 @@ interface Waiting extends Ahead {
 interface Answer {
   resolve: (result: pg.QueryResult) => void;
   reject: (err: unknown) => void;
-}
-
-/**
- * Reads sent as one statement at most: a function reading a page's documents one by one (Promise.all over a list)
- * asks for as many at once as the page holds, and each count would be a statement of its own for every connection to
- * parse, plan and keep. Past this many, a run of reads goes as several statements.
- */
-const MAX_PARTS = 16;
-
-/** The column telling which of the reads sent together a row answers. */
-const PART = 'leadchat_part';
-
-/**
- * Reads asked for together, as one statement: each one's rows tagged with its place, its parameters renumbered. A
- * statement sees one snapshot, so they see the database as they would one by one (READ COMMITTED gives each
- * statement its own) or better. Each read keeps its ORDER BY and LIMIT in its own subquery, and sorts its rows
- * itself (see DocumentReads): the parts' rows come back in no promised order.
- */
-function together(reads: Waiting[]): { text: string; values: unknown[]; answers: Answer[] } {
-  const values: unknown[] = [];
-  const parts = reads.map((read, i) => {
-    const text = renumbered(read.text, values.length);
-    values.push(...(read.values ?? []));
-    return `SELECT ${i} AS ${PART}, r.* FROM (${text}) AS r`;
-  });
-  return { text: parts.join(' UNION ALL '), values, answers: reads.map((read) => read.answer!) };
-}
-
-/** The rows of a statement of reads sent together, as each read's own answer. */
-function parted(result: pg.QueryResult, count: number): pg.QueryResult[] {
-  const rows: Array<Array<Record<string, unknown>>> = Array.from({ length: count }, () => []);
-  for (const row of result.rows as Array<Record<string, unknown>>) {
-    const { [PART]: part, ...rest } = row;
-    rows[part as number]!.push(rest);
-  }
-  return rows.map((own) => ({ ...result, rows: own, rowCount: own.length }));
 }
 
 /**
@@ -153,13 +118,14 @@ export class Pipeline {
         let end = at + 1;
         while (batch[at]!.shared && end < batch.length && end - at < MAX_PARTS && batch[end]!.shared) end++;
         if (end - at > 1) {
-          const reads = together(batch.slice(at, end));
+          const reads = batch.slice(at, end);
+          const joined = together(reads);
           heard = this.send(
-            reads.text,
-            reads.values,
+            joined.text,
+            joined.values,
             heard,
-            (result) => parted(result, reads.answers.length),
-            reads.answers,
+            (result) => parted(result, reads.length),
+            reads.map((read) => read.answer!),
           );
         } else {
           const statement = batch[at]!;

@@ -3,6 +3,7 @@ import type { ChangeFeed, CollectionSpec, Doc, Page, Placed, Scalar, Store, Tx }
 import { PostgresBlobs } from './blobs.js';
 import { Catalog } from './catalog.js';
 import { DocumentReads } from './documents.js';
+import { readsTogether } from './together.js';
 import { isBackground } from '../background.js';
 import { StoreHealth } from '../health.js';
 import { asStoreError, isUnavailable } from './errors.js';
@@ -120,7 +121,8 @@ class PostgresStore implements Store {
           throw asStoreError(err);
         },
       );
-    this.reads = new DocumentReads(query, catalog);
+    // Reads by id asked for together (Promise.all) go as one statement.
+    this.reads = new DocumentReads(readsTogether(query), catalog);
     this.jobs = new PostgresJobQueue(query, notifications);
     this.blobs = new PostgresBlobs(query);
     this.settings = new PostgresSettings(query);
