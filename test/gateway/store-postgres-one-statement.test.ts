@@ -131,3 +131,16 @@ test('a connection that breaks once the one statement went out: the outcome is u
 test('the tests know the one statement by the way the store begins it', () => {
   expect(modules().oneStatement.ONE_STATEMENT).toBe(ONE_STATEMENT);
 });
+
+test('a read that failed fails the transaction at its commit, as in a block, though the function went on', async () => {
+  const { sent, query: record } = recordingConnection(() => []);
+  const query = (config: string | Sent) => {
+    void record(config);
+    return Promise.reject(Object.assign(new Error('canceling statement'), { code: '57014', severity: 'ERROR' }));
+  };
+  const tx = new (modules().tx.PostgresTx)({ query } as never, catalog());
+  await tx.get('contacts', 'ct_1').catch(() => undefined);
+  await tx.insert('messages', { id: 'msg_1' });
+  await expect(tx.commit()).rejects.toThrow(/canceling statement/);
+  expect(sent.map(({ text }) => text.split(' ')[0])).toEqual(['SELECT']);
+});

@@ -288,9 +288,9 @@ export class PostgresTx implements Tx {
 
   /**
    * Sends what waits and commits; throws what failed the transaction, if anything did. When the connection broke
-   * after COMMIT (or the one statement) went out, with no statement before it refused by the server, the database may have committed or
-   * not: that is CommitOutcomeUnknownError, never a failure to save (the caller must not count it lost, nor the
-   * store run it again).
+   * after COMMIT (or the one statement, see commitAlone) went out, with no statement before it refused by the server,
+   * the database may have committed or not: that is CommitOutcomeUnknownError, never a failure to save (the caller
+   * must not count it lost, nor the store run it again).
    */
   commit(): Promise<void> {
     return this.pipeline.begun ? this.commitBlock() : this.commitAlone();
@@ -323,6 +323,8 @@ export class PostgresTx implements Tx {
    * Others open the block now, and commit it.
    */
   private async commitAlone(): Promise<void> {
+    // A read that failed fails the transaction, as it would in a block, even if the function went on.
+    if (this.failure !== undefined) throw asWriteError(this.failure);
     const writes = this.pipeline.waiting;
     if (!writes.length) return;
     const one = oneStatement(writes);
