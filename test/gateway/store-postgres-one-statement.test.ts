@@ -4,7 +4,7 @@
  * job notifications in its main query. It fails as the part that could fail so, and a connection that breaks once it
  * went out leaves the outcome unknown, as at a COMMIT.
  */
-import { ONE_STATEMENT, postgresModules, recordingConnection, type Sent } from '../helpers/postgres-stand-in';
+import { ONE_STATEMENT, postgresModules, recordingConnection, type Row, type Sent } from '../helpers/postgres-stand-in';
 
 const modules = postgresModules();
 
@@ -40,8 +40,8 @@ function transaction(failure?: unknown, contended?: Set<string>) {
 async function readThenWrite(tx: ReturnType<typeof transaction>['tx']): Promise<void> {
   await tx.get('contacts', 'ct_1');
   await tx.get('conversations', 'cnv_1');
-  await tx.touch('conversations', 'cnv_1', { unread: 1 });
-  await tx.update('contacts', 'ct_1', { name: 'Anna' });
+  await tx.touch<Row>('conversations', 'cnv_1', { unread: 1 });
+  await tx.update<Row>('contacts', 'ct_1', { name: 'Anna' });
   await tx.insert('messages', { id: 'msg_1', messageSid: 'sid-1' });
   await tx.enqueue({ kind: 'deliver', data: { id: 'dlv_1' }, accountId: 'acc_1' });
 }

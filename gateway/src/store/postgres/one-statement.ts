@@ -1,21 +1,8 @@
 import { UNIQUE_VIOLATION } from './errors.js';
 import { JOBS_CHANNEL } from './job-notifications.js';
-import type { Ahead } from './pipeline.js';
+import type { Ahead, Part } from './pipeline.js';
 import { renumbered } from './sql.js';
 import { CHANGED } from './writes.js';
-
-/** A write as one part of a transaction's one statement (see oneStatement). */
-export interface Part {
-  /** The data-modifying statement, with RETURNING when `then` reads its rows; its own parameters from $1. */
-  text: string;
-  /** The table it writes, as the statement names it. */
-  table: string;
-  /**
-   * What the statement does with the part's rows: `changed`, fail as a race lost when there is none (a write that
-   * checked the version read); `notify`, tell the job runners of each row's queue (a job queued).
-   */
-  then?: 'changed' | 'notify';
-}
 
 /** How the one statement names its parts. */
 const PART = 'leadchat_commit_';

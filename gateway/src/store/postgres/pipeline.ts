@@ -1,6 +1,5 @@
 import type { Writable } from 'node:stream';
 import type pg from 'pg';
-import type { Part } from './one-statement.js';
 import { prepared } from './sql.js';
 import { MAX_PARTS, parted, together } from './together.js';
 
@@ -12,6 +11,19 @@ export interface Ahead {
   meaning?: (err: unknown) => unknown;
   /** The write as one part of a statement with the transaction's other writes (see oneStatement). */
   part?: Part;
+}
+
+/** A write as one part of a transaction's one statement (see oneStatement). */
+export interface Part {
+  /** The data-modifying statement, with RETURNING when `then` reads its rows; its own parameters from $1. */
+  text: string;
+  /** The table it writes, as the statement names it. */
+  table: string;
+  /**
+   * What the statement does with the part's rows: `changed`, fail as a race lost when there is none (a write that
+   * checked the version read); `notify`, tell the job runners of each row's queue (a job queued).
+   */
+  then?: 'changed' | 'notify';
 }
 
 interface Waiting extends Ahead {
