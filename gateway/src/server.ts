@@ -9,10 +9,12 @@ import { ApiError } from './errors.js';
 import { createGateway, type Gateway } from './gateway.js';
 import { errorBody } from './http/errors.js';
 import { observeRequest } from './http/request-metrics.js';
+import { warmUpHttp } from './http/warm-up.js';
 import { metrics } from './metrics.js';
 import { httpsRequired } from './http/middleware/https-only.js';
 import type { Logger } from './log.js';
 import { loadTls } from './tls.js';
+import { warmUp } from './warm-up.js';
 
 export interface RunningGateway {
   gw: Engine;
@@ -40,6 +42,10 @@ export async function startGateway(config: Config, log: Logger, clock?: Clock): 
     const tls = await loadTls(config, gw.store);
     metrics.certificateExpiry.set(Date.parse(new X509Certificate(tls.cert).validTo) / 1000);
     gateway.startJobs();
+    // Before the port opens: the code of an incoming message's path compiled, and the pool's connections open with
+    // its statements parsed, so that the first requests are answered as fast as the later ones.
+    await warmUp(gw, log);
+    await warmUpHttp(tls, log);
     let shuttingDown = false;
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
     // Behind a TLS-terminating proxy the proxy may forward plain HTTP: the app then judges X-Forwarded-Proto.
