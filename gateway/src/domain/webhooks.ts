@@ -139,7 +139,8 @@ export async function queueDelivery<E extends EventType>(
 
 /**
  * The job that posts a delivery. Not keyed: a retry may queue it again while the run that failed it is still
- * settling. It holds only the delivery's id, and ends doing nothing once the delivery is gone (an erasure).
+ * settling. It holds the delivery's id and its receiver (whose secret is then read with the delivery), and ends doing
+ * nothing once the delivery is gone (an erasure).
  */
 export const deliverJob = (delivery: Pick<Delivery, 'id' | 'accountId' | 'target'>) =>
   newJob('deliver', { deliveryId: delivery.id, target: delivery.target }, { accountId: delivery.accountId });
