@@ -38,7 +38,9 @@ export async function runBackfill<T extends Doc>(
     walked += page.length;
     if (page.length < walk.page) {
       await gw.store.settings.putIfAbsent(walk.done, new Date().toISOString());
-      gw.log.info({ collection: walk.collection }, walk.finished);
+      // A store that held none of them (a new one) had nothing to be told of.
+      const none = job.data.after === undefined && walked === 0;
+      gw.log[none ? 'debug' : 'info']({ collection: walk.collection }, walk.finished);
       return;
     }
     after = page.at(-1)!.id;
