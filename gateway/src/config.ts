@@ -53,6 +53,11 @@ export const settings = {
     default: undefined,
     doc: 'A token that opens GET /metrics only (for Prometheus), besides the admin token',
   },
+  LEADCHAT_WARM_UP: {
+    schema: flag,
+    default: '1',
+    doc: "Before the port opens, run an incoming message's path (rolled back on PostgreSQL), so that the first requests are answered as fast as later ones; 0 opens the port sooner",
+  },
   LEADCHAT_SHUTDOWN_DELAY: {
     schema: duration,
     default: '0s',
@@ -230,6 +235,8 @@ export interface Config {
   tlsCert?: string;
   tlsKey?: string;
   trustProxy: boolean;
+  /** Whether the path of an incoming message runs before the port opens (server.ts). */
+  warmUp: boolean;
   testClock: boolean;
   /** See LEADCHAT_TEST_FULL_DISK. */
   testFullDisk?: string;
@@ -297,6 +304,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tlsCert: values.LEADCHAT_TLS_CERT,
     tlsKey: values.LEADCHAT_TLS_KEY,
     trustProxy: values.LEADCHAT_TRUST_PROXY,
+    warmUp: values.LEADCHAT_WARM_UP,
     testClock: values.LEADCHAT_TEST_CLOCK,
     testFullDisk: values.LEADCHAT_TEST_FULL_DISK,
     adminToken: values.LEADCHAT_ADMIN_TOKEN,

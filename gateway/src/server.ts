@@ -44,8 +44,10 @@ export async function startGateway(config: Config, log: Logger, clock?: Clock): 
     gateway.startJobs();
     // Before the port opens: the code of an incoming message's path compiled, and the pool's connections open with
     // its statements parsed, so that the first requests are answered as fast as the later ones.
-    await warmUp(gw, log);
-    await warmUpHttp(tls, log);
+    if (config.warmUp) {
+      await warmUp(gw, log);
+      await warmUpHttp(tls, log);
+    }
     let shuttingDown = false;
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, app);
     // Behind a TLS-terminating proxy the proxy may forward plain HTTP: the app then judges X-Forwarded-Proto.

@@ -20,10 +20,25 @@ function filesText(dir: string): string {
     .join('\n');
 }
 
+/** The connections of a gateway's requests' pool open on its database. */
+async function requestConnections(gateway: InProcessGateway): Promise<number> {
+  const client = new Client({ connectionString: gateway.engine.config.databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND application_name = 'leadchat-gateway'`,
+    );
+    return rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}
+
 describe('the warm-up before the port opens', () => {
   let gw: InProcessGateway;
   beforeAll(async () => {
-    gw = await startInProcess();
+    gw = await startInProcess({ LEADCHAT_WARM_UP: '1' });
   });
   afterAll(async () => {
     await gw.stop();
@@ -39,18 +54,21 @@ describe('the warm-up before the port opens', () => {
   });
 
   (BACKEND === 'postgres' ? test : test.skip)("has opened every connection of the requests' pool", async () => {
-    const client = new Client({ connectionString: gw.engine.config.databaseUrl });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity
-         WHERE datname = current_database() AND application_name = 'leadchat-gateway'`,
-      );
-      expect(rows[0]!.n).toBe(10);
-    } finally {
-      await client.end();
-    }
+    expect(await requestConnections(gw)).toBe(10);
   });
+
+  (BACKEND === 'postgres' ? test : test.skip)(
+    'with LEADCHAT_WARM_UP=0 the port opens without it: the pool opens its connections as requests come',
+    async () => {
+      const cold = await startInProcess({ LEADCHAT_WARM_UP: '0' });
+      try {
+        expect(await requestConnections(cold)).toBeLessThan(10);
+      } finally {
+        await cold.stop();
+        removeDir(cold.dataDir);
+      }
+    },
+  );
 
   test('then receives a message as any gateway does', async () => {
     const account = await createAccount(gw);

@@ -96,6 +96,8 @@ async function launch(env: Record<string, string>, dataDir: string, main: string
     LEADCHAT_DATA_DIR: dataDir,
     LEADCHAT_ADMIN_TOKEN: ADMIN_TOKEN,
     LEADCHAT_LOG_LEVEL: 'warn',
+    // Each gateway of the suite would pay for it; api-warm-up.test.ts runs it.
+    LEADCHAT_WARM_UP: '0',
     LEADCHAT_RATE_LIMIT_PER_MINUTE: '100000',
     // Test files sign in from one address many times a minute (the manual clock never ends a window), and are
     // refused often on purpose: the tests of the limit and of the delay set them themselves.

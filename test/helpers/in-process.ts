@@ -125,6 +125,8 @@ async function launch(
     LEADCHAT_DATA_DIR: dataDir,
     LEADCHAT_ADMIN_TOKEN: ADMIN_TOKEN,
     LEADCHAT_LOG_LEVEL: 'warn',
+    // Each gateway of the suite would pay for it; api-warm-up.test.ts runs it.
+    LEADCHAT_WARM_UP: '0',
     LEADCHAT_RATE_LIMIT_PER_MINUTE: '100000',
     ...(await backendEnv(dataDir)),
     ...env,
