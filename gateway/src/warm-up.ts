@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { findByApiKey, type Account } from './domain/accounts.js';
+import { findByApiKey, newAccountDoc, type Account } from './domain/accounts.js';
 import type { Engine } from './engine/ports/providers.js';
 import { messageOfPost, receiveMessage } from './engine/receive.js';
 import { parse } from './http/route.js';
@@ -87,18 +87,14 @@ async function warmRun(gw: Engine, run: string): Promise<void> {
 /** An account no one else has: the store's unique keys never meet another's. */
 function warmUpAccount(): Account {
   const id = `acc_warmup${randomBytes(8).toString('hex')}`;
-  return {
-    id,
+  const account = newAccountDoc({
     name: 'Warm-up',
     email: `${id}@warm-up.invalid`,
     type: 'standard',
     parentId: null,
     apiKeyHash: randomBytes(32).toString('hex'),
-    webhookSecret: randomBytes(32).toString('hex'),
-    customChannelWebhookUrl: null,
-    balanceCents: 0,
-    createdAt: new Date().toISOString(),
-  };
+  });
+  return { ...account, id };
 }
 
 /**

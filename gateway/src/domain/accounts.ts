@@ -97,20 +97,23 @@ export async function createAccount(gw: Gateway, input: NewAccount): Promise<{ a
       parentId = parent.id;
     }
     return tx.insert<Account>('accounts', {
-      id: newId('acc'),
-      name: input.name,
-      email,
-      type: input.type,
-      parentId,
-      apiKeyHash: digest(apiKey),
+      ...newAccountDoc({ name: input.name, email, type: input.type, parentId, apiKeyHash: digest(apiKey) }),
       ...(passwordHash ? { passwordHash } : {}),
-      webhookSecret: newWebhookSecret(),
-      customChannelWebhookUrl: null,
-      balanceCents: 0,
-      createdAt: now(),
     });
   });
   return { account, apiKey };
+}
+
+/** A new account's document: its own webhook secret, no credits, no custom-channel URL yet. */
+export function newAccountDoc(fields: Pick<Account, 'name' | 'email' | 'type' | 'parentId' | 'apiKeyHash'>): Account {
+  return {
+    id: newId('acc'),
+    ...fields,
+    webhookSecret: newWebhookSecret(),
+    customChannelWebhookUrl: null,
+    balanceCents: 0,
+    createdAt: now(),
+  };
 }
 
 /** Issues a new API key; the previous one stops working as soon as this commits. */
