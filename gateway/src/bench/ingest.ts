@@ -3,7 +3,7 @@
  * stored. Starts the built gateway (dist/cli/main.js serve) as a child process on a temporary data dir, then
  * measures POST /v1/incoming_custom_channel_message (requests/s, p50/p99 latency, N concurrent keep-alive HTTPS
  * clients) on an empty store, fills the store through the same API, and measures again; then it restarts the gateway
- * on the full store, and prints how long it took to listen against a restart on the empty store. A bare Express endpoint
+ * on the full store and on an empty one in turn, and prints how long each took to listen (medians). A bare Express endpoint
  * (express.json + res.json, same certificate, same client) measured in the same run, before and after, is the
  * baseline; each measurement is also compared with it in alternating pairs of runs, so that a machine whose speed
  * drifts does not skew the ratio. Between the empty-store measurement and the fill, the same load runs against
@@ -40,9 +40,12 @@ import {
 } from './http-load.js';
 import { measurePostgres, type PostgresOutcome, type PostgresResult } from './ingest-postgres.js';
 import { setting } from './setting.js';
+import { median } from './stats.js';
 
 /** Alternating bare/gateway run pairs behind the gateway's share of the bare rate. */
 const PAIRS = 5;
+/** Starts of each data dir, the full and the empty one in turn, behind the start-up ratio. */
+const STARTS = 3;
 
 async function fill(target: Target, count: number, concurrency: number): Promise<number> {
   const { post, close } = client(target, concurrency);
@@ -71,6 +74,28 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
+/**
+ * Seconds to listen on the full data dir and on an empty one, started in turn (full, empty, empty, full, …) so that a
+ * machine whose speed drifts weighs on both alike: the median of each. The gateway is left running on the full one.
+ */
+async function startUps(
+  full: NodeJS.ProcessEnv,
+  empty: NodeJS.ProcessEnv,
+): Promise<{ full: number[]; empty: number[]; gateway: ChildProcess }> {
+  const times = { full: [] as number[], empty: [] as number[] };
+  let gateway: ChildProcess | undefined;
+  for (let i = 0; i < STARTS; i++) {
+    for (const which of i % 2 === 0 ? (['full', 'empty'] as const) : (['empty', 'full'] as const)) {
+      await stopChild(gateway);
+      const env = which === 'full' ? full : empty;
+      times[which].push(await timed(async () => (gateway = await startGateway(env))));
+    }
+  }
+  await stopChild(gateway);
+  gateway = await startGateway(full);
+  return { ...times, gateway };
+}
+
 function diskUsage(dir: string): number {
   let bytes = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -86,6 +111,7 @@ async function main(): Promise<void> {
   const stored = setting('LEADCHAT_BENCH_MESSAGES', 200_000);
   const fillConcurrency = setting('LEADCHAT_BENCH_FILL_CONCURRENCY', 64);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-bench-'));
+  const emptyDir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-bench-empty-'));
   const postgresDir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-bench-pg-gateways-'));
   const cpus = os.cpus();
   process.stdout.write(
@@ -100,6 +126,7 @@ async function main(): Promise<void> {
   const cleanUp = async () => {
     await Promise.all([stopChild(gateway), stopChild(bare)]);
     if (process.env.LEADCHAT_BENCH_KEEP !== '1') rmSync(dataDir, { recursive: true, force: true });
+    rmSync(emptyDir, { recursive: true, force: true });
     rmSync(postgresDir, { recursive: true, force: true });
   };
   process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
@@ -108,10 +135,10 @@ async function main(): Promise<void> {
     const port = await freePort();
     // The embedded store, even when the caller's environment names a database.
     const lowdbEnv = gatewayEnv({ LEADCHAT_PORT: String(port), LEADCHAT_DATA_DIR: dataDir, LEADCHAT_DATABASE_URL: '' });
+    // The empty store's start-up, which the full store's is held to, is measured at the end, in turn with it.
+    const emptyEnv = { ...lowdbEnv, LEADCHAT_DATA_DIR: emptyDir };
+    await stopChild(await startGateway(emptyEnv));
     gateway = await startGateway(lowdbEnv);
-    // Started again at once, its certificate made: the empty store's start-up, which the full store's is held to.
-    await stopChild(gateway);
-    const emptyStartUpSeconds = await timed(async () => (gateway = await startGateway(lowdbEnv)));
     const certFile = path.join(dataDir, 'tls', 'cert.pem');
     const keyFile = path.join(dataDir, 'tls', 'key.pem');
     const ca = readFileSync(certFile, 'utf8');
@@ -175,10 +202,16 @@ async function main(): Promise<void> {
     const onDisk = diskUsage(path.join(dataDir, 'store'));
     await stopChild(bare);
 
-    process.stdout.write(`restarting the gateway on the ${atFull}-message data dir…\n`);
+    process.stdout.write(
+      `restarting the gateway ${STARTS} times on the ${atFull}-message data dir, in turn with an empty one…\n`,
+    );
     await stopChild(gateway);
-    const startUpSeconds = await timed(async () => (gateway = await startGateway(lowdbEnv)));
+    const starts = await startUps(lowdbEnv, emptyEnv);
+    gateway = starts.gateway;
+    const startUpSeconds = median(starts.full);
+    const emptyStartUpSeconds = median(starts.empty);
     const startUpRatio = startUpSeconds / emptyStartUpSeconds;
+    const seconds = (values: number[]) => values.map((v) => v.toFixed(2)).join(', ');
     const rssAfterRestart = memoryMb(gateway.pid).rss;
 
     const pad = (s: string, n: number) => s.padEnd(n);
@@ -206,9 +239,9 @@ async function main(): Promise<void> {
         `gateway / bare Express in ${PAIRS} alternating pairs of runs: ${share(emptyShare)} (empty), ${share(fullShare)} (${stored})\n` +
         `fill: ${toFill} messages in ${fillSeconds.toFixed(0)} s (${(toFill / fillSeconds).toFixed(0)}/s); ` +
         `store on disk ${(onDisk / 1024 / 1024).toFixed(0)} MB; gateway resident memory ${rss} after the runs\n` +
-        `restart on ${atFull} messages: listening after ${startUpSeconds.toFixed(2)} s, ${startUpRatio.toFixed(2)}x the ` +
-        `empty store's ${emptyStartUpSeconds.toFixed(2)} s (${startUpRatio <= 2 ? 'within' : 'NOT within'} 2x), ` +
-        `resident memory ${rssAfterRestart}\n` +
+        `restart on ${atFull} messages: listening after ${startUpSeconds.toFixed(2)} s (median of ${seconds(starts.full)}), ` +
+        `${startUpRatio.toFixed(2)}x the empty store's ${emptyStartUpSeconds.toFixed(2)} s (of ${seconds(starts.empty)}) ` +
+        `(${startUpRatio <= 2 ? 'within' : 'NOT within'} 2x), resident memory ${rssAfterRestart}\n` +
         postgresSummary(postgres, bareRate, stored, afterEmpty - ROUNDS * requests, afterEmpty) +
         cpuSummary(embeddedCpu, postgres),
     );
