@@ -418,6 +418,18 @@ describe('the session and the API', () => {
 
   test('sign-out ends the session: the pages lead to sign-in again and the old cookie gets 401', async () => {
     await page.goto(url('/console/settings/account'));
+    const save = page.getByRole('button', { name: 'Set default country' });
+    await save.waitFor();
+    // The page asks something after the session ended and before the sign-out's own answer is read: that 401 leads
+    // nowhere (not to a sign-in that would come back here), the sign-out does.
+    await page.route('**/console/api/session', async (route) => {
+      if (route.request().method() !== 'DELETE') return route.continue();
+      const ended = await route.fetch();
+      const refused = page.waitForResponse((r) => r.url().endsWith('/v1/settings') && r.status() === 401);
+      await save.click();
+      await refused;
+      await route.fulfill({ response: ended });
+    });
     const cookie = (await context.cookies(gw.url)).find((c) => c.name === '__Host-leadchat_session');
     expect(cookie).toEqual(
       expect.objectContaining({
@@ -430,6 +442,7 @@ describe('the session and the API', () => {
     );
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(url('/console/sign-in'));
+    await page.unroute('**/console/api/session');
     // The session's cookie is gone; the browser stays known for its next sign-in.
     expect((await context.cookies(gw.url)).map((c) => c.name)).toEqual(['__Host-leadchat_browser']);
     await page.goto(url('/console/settings/account'));

@@ -37,6 +37,17 @@ export function leaveFor(url: string): void {
   location.assign(url);
 }
 
+/**
+ * Leaves for `url` once `step` is done, the way out taken before it starts: the requests answered 401 while it ends
+ * the session (signing out) lead nowhere else, such as back to this page after the next sign-in.
+ */
+export async function leaveAfter(url: string, step: () => Promise<unknown>): Promise<void> {
+  if (leaving) return;
+  leaving = true;
+  await step();
+  location.assign(url);
+}
+
 /** Leaves for the sign-in page, coming back here afterwards. */
 export function toSignIn(): void {
   leaveFor(`${SIGN_IN_PATH}?next=${encodeURIComponent(location.pathname)}`);
