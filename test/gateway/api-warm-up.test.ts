@@ -53,13 +53,13 @@ describe('the warm-up before the port opens', () => {
     for (const trace of TRACES) expect(stored).not.toContain(trace);
   });
 
-  (BACKEND === 'postgres' ? test : test.skip)("has opened every connection of the requests' pool", async () => {
-    expect(await requestConnections(gw)).toBe(10);
-  });
+  // The requests' pool is PostgreSQL's: the embedded store has none to open.
+  if (BACKEND === 'postgres') {
+    test("has opened every connection of the requests' pool", async () => {
+      expect(await requestConnections(gw)).toBe(10);
+    });
 
-  (BACKEND === 'postgres' ? test : test.skip)(
-    'with LEADCHAT_WARM_UP=0 the port opens without it: the pool opens its connections as requests come',
-    async () => {
+    test('with LEADCHAT_WARM_UP=0 the port opens without it: the pool opens its connections as requests come', async () => {
       const cold = await startInProcess({ LEADCHAT_WARM_UP: '0' });
       try {
         expect(await requestConnections(cold)).toBeLessThan(10);
@@ -67,8 +67,8 @@ describe('the warm-up before the port opens', () => {
         await cold.stop();
         removeDir(cold.dataDir);
       }
-    },
-  );
+    });
+  }
 
   test('then receives a message as any gateway does', async () => {
     const account = await createAccount(gw);
