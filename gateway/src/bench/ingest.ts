@@ -76,11 +76,13 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 
 /**
  * Seconds to listen on the full data dir and on an empty one, started in turn (full, empty, empty, full, …) so that a
- * machine whose speed drifts weighs on both alike: the median of each. The gateway is left running on the full one.
+ * machine whose speed drifts weighs on both alike. Each gateway started is told to `started` (for the clean-up), and
+ * the last one is left running on the full data dir.
  */
 async function startUps(
   full: NodeJS.ProcessEnv,
   empty: NodeJS.ProcessEnv,
+  started: (gateway: ChildProcess) => ChildProcess,
 ): Promise<{ full: number[]; empty: number[]; gateway: ChildProcess }> {
   const times = { full: [] as number[], empty: [] as number[] };
   let gateway: ChildProcess | undefined;
@@ -88,12 +90,11 @@ async function startUps(
     for (const which of i % 2 === 0 ? (['full', 'empty'] as const) : (['empty', 'full'] as const)) {
       await stopChild(gateway);
       const env = which === 'full' ? full : empty;
-      times[which].push(await timed(async () => (gateway = await startGateway(env))));
+      times[which].push(await timed(async () => (gateway = started(await startGateway(env)))));
     }
   }
   await stopChild(gateway);
-  gateway = await startGateway(full);
-  return { ...times, gateway };
+  return { ...times, gateway: started(await startGateway(full)) };
 }
 
 function diskUsage(dir: string): number {
@@ -206,13 +207,12 @@ async function main(): Promise<void> {
       `restarting the gateway ${STARTS} times on the ${atFull}-message data dir, in turn with an empty one…\n`,
     );
     await stopChild(gateway);
-    const starts = await startUps(lowdbEnv, emptyEnv);
-    gateway = starts.gateway;
+    const starts = await startUps(lowdbEnv, emptyEnv, (child) => (gateway = child));
     const startUpSeconds = median(starts.full);
     const emptyStartUpSeconds = median(starts.empty);
     const startUpRatio = startUpSeconds / emptyStartUpSeconds;
     const seconds = (values: number[]) => values.map((v) => v.toFixed(2)).join(', ');
-    const rssAfterRestart = memoryMb(gateway.pid).rss;
+    const rssAfterRestart = memoryMb(starts.gateway.pid).rss;
 
     const pad = (s: string, n: number) => s.padEnd(n);
     const NAME = 38;
