@@ -29,28 +29,20 @@ let leaving = false;
 
 /**
  * Leaves the signed-in console for `url`, once: a request answered 401 while the page is already on its way out
- * (signed out, its session gone) must not start a second navigation that cancels the first.
+ * (signed out, its session gone) must not start a second navigation that cancels the first. The way out is taken
+ * before `first` runs (ending the session), so that the 401s it causes lead nowhere else, such as back to this page
+ * after the next sign-in.
  */
-export function leaveFor(url: string): void {
+export async function leaveFor(url: string, first?: () => Promise<unknown>): Promise<void> {
   if (leaving) return;
   leaving = true;
-  location.assign(url);
-}
-
-/**
- * Leaves for `url` once `step` is done, the way out taken before it starts: the requests answered 401 while it ends
- * the session (signing out) lead nowhere else, such as back to this page after the next sign-in.
- */
-export async function leaveAfter(url: string, step: () => Promise<unknown>): Promise<void> {
-  if (leaving) return;
-  leaving = true;
-  await step();
+  await first?.();
   location.assign(url);
 }
 
 /** Leaves for the sign-in page, coming back here afterwards. */
 export function toSignIn(): void {
-  leaveFor(`${SIGN_IN_PATH}?next=${encodeURIComponent(location.pathname)}`);
+  void leaveFor(`${SIGN_IN_PATH}?next=${encodeURIComponent(location.pathname)}`);
 }
 
 /** Someone to tell when the console waits out its rate limit: the seconds it waits, or 0 when it is over. */

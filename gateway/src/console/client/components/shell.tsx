@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { mayOpen, PAGES, SIGN_IN_PATH, type ConsolePage } from '../../pages.js';
-import { leaveAfter } from '../api.js';
+import { leaveFor } from '../api.js';
 import { ROLE_LABEL } from '../roles.js';
 import { Link } from '../router.js';
 import { signOut, type SessionInfo } from '../session.js';
@@ -43,7 +43,7 @@ export function Shell(props: {
   };
   const leave = async () => {
     setLeaving(true);
-    await leaveAfter(SIGN_IN_PATH, signOut);
+    await leaveFor(SIGN_IN_PATH, signOut);
   };
   const { account, member } = props.session;
   const shown = PAGES.filter((p) => (!p.agencyOnly || account.type === 'agency') && mayOpen(p, member.role));
