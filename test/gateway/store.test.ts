@@ -446,7 +446,7 @@ describe('transactions', () => {
   });
 });
 
-describe('latest activity order (touch)', () => {
+describe('page files: the order they keep, and what opening makes of them', () => {
   const pageFiles = (dir: string) => readdirSync(path.join(dir, 'contacts')).sort();
   const pageOf = (dir: string, id: string) =>
     pageFiles(dir).find((file) =>
@@ -533,6 +533,47 @@ describe('latest activity order (touch)', () => {
         expect.any(Array),
       );
     }
+  });
+
+  /** Rewrites a page file of contacts with `change` made to its documents, its keys left for opening to compute. */
+  function rewritePage(dir: string, file: string, change: (docs: Contact[]) => Contact[]): void {
+    const docs = JSON.parse(readFileSync(path.join(dir, 'contacts', file), 'utf8').split('\n')[1]!).docs as Contact[];
+    writeFileSync(path.join(dir, 'contacts', file), JSON.stringify({ docs: change(docs) }));
+  }
+
+  test('a document in two page files (a crash in the middle of a checkpoint) opens once, and both pages are written again', async () => {
+    const dir = tempDir();
+    const store = await filled(dir);
+    await store.close();
+    const [first, , last] = pageFiles(dir);
+    const moved = { id: 'c1', phone: '+1', list: 'x' };
+    rewritePage(dir, last!, (docs) => [...docs, moved]);
+
+    const reopened = await openStore(dir, { pageSize: 4 });
+    expect(ids(await reopened.scan('contacts')).sort()).toEqual([
+      'c0',
+      'c1',
+      'c2',
+      'c3',
+      'c4',
+      'c5',
+      'c6',
+      'c7',
+      'c8',
+      'c9',
+    ]);
+    expect(ids(await reopened.find('contacts', 'phone', ['+1']))).toEqual(['c1']);
+    await reopened.close();
+    expect(pageFiles(dir).filter((file) => pageOf(dir, 'c1') === file)).toEqual([last]);
+    expect(pageOf(dir, 'c0')).toBe(first);
+  });
+
+  test('two documents holding one unique key on disk: the store refuses to open, naming both', async () => {
+    const dir = tempDir();
+    const store = await filled(dir);
+    await store.close();
+    rewritePage(dir, pageFiles(dir)[2]!, (docs) => docs.map((d) => (d.id === 'c9' ? { ...d, phone: '+2' } : d)));
+    await expect(openStore(dir, { pageSize: 4 })).rejects.toThrow('store: contacts.phone "+2" is held by c2 and c9');
   });
 });
 

@@ -207,16 +207,33 @@ export class Collection {
     this.place(entry);
   }
 
-  /** While the store opens: the document at position `at` of a page, known by its id and index keys only. */
-  insertKeys(page: number, keys: PageKeys, at: number): void {
-    const id = keys.ids[at]!;
-    const seq = this.numbered(keys.seqs?.[at]);
-    if (seq < this.loadedUpTo) this.reordered = true;
-    this.loadedUpTo = seq;
-    const entry: Entry = { id, doc: undefined, seq, page, holds: 0, cleanAfter: 0, usedAt: 0, keys, keysAt: at };
-    this.entries.set(id, entry);
+  /**
+   * While the store opens: the documents of one page, known by their ids and index keys only. Returns the pages that
+   * held an earlier copy of one of them, now dropped: a document removed and re-inserted, caught by a crash in the
+   * middle of a checkpoint.
+   */
+  loadPage(page: number, keys: PageKeys): number[] {
     while (this.pages.length <= page) this.pages.push(new OrderedIds());
-    this.pages[page]!.add(id, entry.seq);
+    const ids = this.pages[page]!;
+    const earlier: number[] = [];
+    keys.ids.forEach((id, at) => {
+      const seq = this.numbered(keys.seqs?.[at]);
+      if (seq < this.loadedUpTo) this.reordered = true;
+      this.loadedUpTo = seq;
+      const size = this.entries.size;
+      this.entries.set(id, { id, doc: undefined, seq, page, holds: 0, cleanAfter: 0, usedAt: 0, keys, keysAt: at });
+      // One look-up per document: an id already there is known by the map not growing.
+      if (this.entries.size === size) earlier.push(this.dropFromPage(id));
+      ids.add(id, seq);
+    });
+    return earlier;
+  }
+
+  /** Takes an id out of the page that holds it; that page's number. */
+  private dropFromPage(id: string): number {
+    const page = this.pages.findIndex((ids) => ids.has(id));
+    this.pages[page]!.delete(id);
+    return page;
   }
 
   /** Builds the indexes once loading is over; a unique key held twice means the data on disk is inconsistent. */
@@ -226,6 +243,8 @@ export class Collection {
     const absent = this.spec.sortedWithin?.absent ?? '';
     const found: Doc[] = [];
     const shadowOf = this.watcher ? this.shadows() : undefined;
+    const keyAt = (entry: Entry, i: number): string | null | undefined =>
+      entry.doc ? this.indexes[i]!.keyOf(entry.doc) : entry.keys!.keys[entry.keysAt! * width + i];
     for (const [id, entry] of this.entries) {
       const { doc, keys, keysAt = 0 } = entry;
       if (shadowOf) found.push(doc ?? shadowOf(id, keys!, keysAt));
@@ -237,14 +256,15 @@ export class Collection {
             : { value: keys!.sorted[keysAt] ?? undefined, group: keys!.groups?.[keysAt] ?? absent },
         ]);
       for (let i = 0; i < width; i++) {
-        const index = this.indexes[i]!;
-        const key = doc ? index.keyOf(doc) : keys!.keys[keysAt * width + i];
+        const key = keyAt(entry, i);
         if (key === undefined || key === null) continue;
-        const holder = index.unique ? index.holder(key) : undefined;
-        if (holder !== undefined)
-          throw new Error(`store: ${this.name}.${index.name} "${key}" is held by ${holder} and ${id}`);
-        index.add(key, id, entry.seq);
+        const index = this.indexes[i]!;
+        if (index.load(key, id, entry.seq)) continue;
+        const holder = [...this.entries.values()].find((other) => other.id !== id && keyAt(other, i) === key)?.id;
+        throw new Error(`store: ${this.name}.${index.name} "${key}" is held by ${holder} and ${id}`);
       }
+    }
+    for (const entry of this.entries.values()) {
       entry.keys = undefined;
       entry.keysAt = undefined;
     }

@@ -18,6 +18,10 @@ export class OrderedIds {
     else this.sorted = false;
   }
 
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
   delete(id: string): void {
     this.ids.delete(id);
   }

@@ -29,22 +29,18 @@ export async function recover(
   for (const collection of collections.values()) {
     const pagesDir = join(dir, collection.name);
     for (const page of await pageNumbers(pagesDir)) {
-      const { keys, stale, damaged: damage } = await readPageKeys(pagesDir, page, collection.shape);
+      const { keys, stale, damaged: damage } = readPageKeys(pagesDir, page, collection.shape);
       if (damage) damaged.push(damage);
       // A page written before documents kept their place or their check, or with the keys of other indexes (one added
       // since), is written again at the open's checkpoint. A damaged one is left as it is: its documents are not known.
       else if ((stale || !keys.seqs) && keys.ids.length > 0) markDirty(dirty, collection, page);
-      keys.ids.forEach((id, i) => {
+      for (const earlier of collection.loadPage(page, keys)) {
         // The same id in two pages: a document removed and re-inserted, caught by a crash in the middle of a
         // checkpoint. The journal still holds both changes and its replay settles the content (known limit: such
         // a re-inserted document may then sort after documents inserted after it).
-        const earlier = collection.remove(id);
-        if (earlier) {
-          markDirty(dirty, collection, earlier.page);
-          markDirty(dirty, collection, page);
-        }
-        collection.insertKeys(page, keys, i);
-      });
+        markDirty(dirty, collection, earlier);
+        markDirty(dirty, collection, page);
+      }
     }
   }
   const { journal, payloads } = await Journal.open(dir);

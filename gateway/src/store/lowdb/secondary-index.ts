@@ -51,6 +51,20 @@ export class SecondaryIndex {
     bucket.add(id, seq);
   }
 
+  /**
+   * While the store opens: adds `id` under `key`, with one look-up per key; false when the index is unique and
+   * another id held the key (it is now replaced: the store refuses to open).
+   */
+  load(key: string, id: string, seq: number): boolean {
+    if (!this.unique) {
+      this.add(key, id, seq);
+      return true;
+    }
+    const size = this.single.size;
+    this.single.set(key, id);
+    return this.single.size > size;
+  }
+
   delete(key: string | undefined, id: string): void {
     if (key === undefined) return;
     if (this.unique) {
