@@ -58,11 +58,15 @@ class PageFile implements Adapter<PageData> {
 
 /**
  * Why a page file's content is not a page as the store wrote it; undefined when it is. Its documents are parsed only
- * when the page keeps no check of them (written by a release before checks were kept).
+ * when the page keeps no check of them (written by a release before checks were kept): documents that pass their
+ * check are as the store wrote them.
  */
 export function pageProblem(content: Buffer): string | undefined {
   try {
-    checkedPage('', content);
+    const split = content.indexOf(0x0a);
+    const head = headOf('', content, split);
+    if (head?.check) checkDocs('', head.check, content.subarray(split + 1));
+    else checkedPage('', content);
     return undefined;
   } catch (err) {
     return err instanceof StoreDamagedError ? err.reason : (err as Error).message;
