@@ -5,7 +5,7 @@ import tls from 'node:tls';
 import { generate } from 'selfsigned';
 import { Client } from 'pg';
 import { createTestDatabase } from '../helpers/postgres';
-import { listAll, removeDir, startGateway, tempDir, untilIdle } from '../helpers/gateway';
+import { listAll, removeDir, startGateway, tempDir, untilIdle, type GatewayProcess } from '../helpers/gateway';
 import { startupLine } from '../helpers/log-lines';
 import {
   api,
@@ -29,16 +29,17 @@ import { openStream } from '../helpers/event-stream';
 
 jest.setTimeout(120_000);
 
-const LEASE = '6s';
 const gws: TestGateway[] = [];
-/** What every process of the deployment shares: the database and the job settings. */
+/**
+ * What every process of the deployment shares: the database and the retries. Leases and timeouts are the defaults (2
+ * minutes, 15 s): on a busy machine a receiver answering after a shorter timeout is asked again, rightly, and a
+ * delivery counted twice would then say nothing of the processes sharing the queue.
+ */
 let shared: Record<string, string>;
 
 beforeAll(async () => {
   const env = (shared = {
     LEADCHAT_DATABASE_URL: await createTestDatabase(),
-    LEADCHAT_JOB_LEASE: LEASE,
-    LEADCHAT_WEBHOOK_TIMEOUT: '3s',
     LEADCHAT_WEBHOOK_RETRIES: '1s,1s,1s',
   });
   for (let i = 0; i < 3; i++) gws.push(await startGateway(env));
@@ -360,7 +361,16 @@ describe('deliveries shared by the processes', () => {
       }
       return { status: 200 };
     });
-    const victim = await startGateway(shared);
+    // A deployment of its own, whose processes give up on a receiver after 3 s and hold their claims for 6 s.
+    const [victim, taker] = (await deployment(
+      {
+        LEADCHAT_DATABASE_URL: await createTestDatabase(),
+        LEADCHAT_JOB_LEASE: '6s',
+        LEADCHAT_WEBHOOK_TIMEOUT: '3s',
+        LEADCHAT_WEBHOOK_RETRIES: '1s,1s,1s',
+      },
+      2,
+    )) as [GatewayProcess, GatewayProcess];
     try {
       const account = await createAccount(victim);
       await api(victim, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: receiver.url } });
@@ -386,7 +396,7 @@ describe('deliveries shared by the processes', () => {
 
       for (const id of ids) {
         const message = await poll(
-          () => api(gws[1]!, account, 'GET', `messages/${id}`),
+          () => api(taker, account, 'GET', `messages/${id}`),
           (r) => r.body.status === 'sent',
           30_000,
         );
@@ -400,6 +410,7 @@ describe('deliveries shared by the processes', () => {
     } finally {
       await victim.kill();
       removeDir(victim.dataDir);
+      await stopAll([taker]);
       await receiver.close();
     }
   });
@@ -416,10 +427,10 @@ test('a request to any process sees what another committed', async () => {
 });
 
 /** Gateways of a test of their own, on a database of their own; stopped and removed by the test's end. */
-async function deployment(env: Record<string, string>, count: number, together = false): Promise<TestGateway[]> {
+async function deployment(env: Record<string, string>, count: number, together = false): Promise<GatewayProcess[]> {
   const start = () => startGateway(env);
   if (together) return Promise.all(Array.from({ length: count }, start));
-  const started: TestGateway[] = [];
+  const started: GatewayProcess[] = [];
   for (let i = 0; i < count; i++) started.push(await start());
   return started;
 }
@@ -437,7 +448,7 @@ test("the console's stream on one process hears a change committed on another; o
   const db = new Client({ connectionString: url });
   await db.connect();
   try {
-    const [here, there] = started as [TestGateway, TestGateway];
+    const [here, there] = started as [GatewayProcess, GatewayProcess];
     const owner = await consoleAccount(here);
     const session = await signIn(here, owner.email, owner.password);
     const stream = await openStream(here, '/console/api/stream', { cookie: session.cookie });
