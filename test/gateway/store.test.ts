@@ -568,6 +568,47 @@ describe('page files: the order they keep, and what opening makes of them', () =
     expect(pageOf(dir, 'c0')).toBe(first);
   });
 
+  test('documents known only by their page keys since the open are read, found, changed, touched and removed, and written again whole', async () => {
+    const dir = tempDir();
+    await (await filled(dir)).close();
+    const store = await openStore(dir, { pageSize: 4, checkpointEvery: 1_000, cacheSize: 2 });
+    expect((await store.get<Contact>('contacts', 'c5'))?.phone).toBe('+5');
+    expect(await store.get('contacts', 'c10')).toBeUndefined();
+    await store.transact(async (tx) => {
+      await tx.update<Contact>('contacts', 'c2', { phone: '+22' });
+      await tx.touch<Contact>('contacts', 'c6', { name: 'active' });
+      await tx.remove('contacts', 'c9');
+      await tx.insert<Contact>('contacts', { id: 'c10', phone: '+10', list: 'x' });
+    });
+    const expected = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c7', 'c8', 'c6', 'c10'];
+    const check = async (opened: LowdbStore) => {
+      expect(ids(await opened.scan('contacts'))).toEqual(expected);
+      expect(ids(await opened.find('contacts', 'list', ['x']))).toEqual(expected);
+      expect(ids(await opened.find('contacts', 'phone', ['+22']))).toEqual(['c2']);
+      expect(await opened.find('contacts', 'phone', ['+2'])).toEqual([]);
+      expect(await opened.find('contacts', 'phone', ['+9'])).toEqual([]);
+      expect((await opened.get<Contact>('contacts', 'c6'))?.name).toBe('active');
+    };
+    await check(store);
+    await store.checkpointNow();
+    await store.close();
+    await check(await openStore(dir, { pageSize: 4, cacheSize: 2 }));
+  });
+
+  test('a page file holding one id twice (not written by the store) opens with it once, at its last place', async () => {
+    const dir = tempDir();
+    await (await filled(dir)).close();
+    rewritePage(dir, pageFiles(dir)[2]!, (docs) => [...docs, { ...docs[0]!, phone: '+88' }]);
+
+    const store = await openStore(dir, { pageSize: 4 });
+    const inOrder = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c9', 'c8'];
+    expect(ids(await store.scan('contacts'))).toEqual(inOrder);
+    expect(ids(await store.find('contacts', 'list', ['x']))).toEqual(inOrder);
+    expect(ids(await store.find('contacts', 'phone', ['+88']))).toEqual(['c8']);
+    expect(await store.find('contacts', 'phone', ['+8'])).toEqual([]);
+    expect((await store.get<Contact>('contacts', 'c8'))?.phone).toBe('+88');
+  });
+
   test('two documents holding one unique key on disk: the store refuses to open, naming both', async () => {
     const dir = tempDir();
     const store = await filled(dir);

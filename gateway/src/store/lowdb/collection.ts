@@ -39,10 +39,20 @@ export interface Entry {
   cleanAfter: number;
   /** The document cache's count of uses when it was last used. */
   usedAt: number;
-  /** While the store opens: where the index keys of a document read from its page (and dropped) are. */
-  keys?: PageKeys;
-  /** Its position in `keys`. */
-  keysAt?: number;
+}
+
+/**
+ * The documents read from their pages as the store opened, by their position in the order read. A document not
+ * asked for since is known by that position alone (see Collection.entries): its Entry is made the first time it is
+ * asked for, so that opening a large store makes no object per document.
+ */
+interface Loaded {
+  /** seqs[at]: the place of the document read at `at`. */
+  seqs: number[];
+  /** One run per page read: the position of its first document, its page number, and its keys (until indexed). */
+  starts: number[];
+  pages: number[];
+  keys: PageKeys[];
 }
 
 /**
@@ -52,7 +62,9 @@ export interface Entry {
  */
 export class Collection {
   readonly name: string;
-  private readonly entries = new Map<string, Entry>();
+  /** By id: the entry, or the position of a document loaded from its page and not asked for since (see Loaded). */
+  private readonly entries = new Map<string, Entry | number>();
+  private readonly loaded: Loaded = { seqs: [], starts: [], pages: [], keys: [] };
   /** pages[n]: ids stored in page file n. New documents only ever go to the last page. */
   private readonly pages: OrderedIds[] = [];
   private readonly indexes: SecondaryIndex[] = [];
@@ -66,8 +78,11 @@ export class Collection {
   private indexed = false;
   /** Kept as the indexes are, once they are built: see watch(). */
   private watcher: Watcher | undefined;
-  private readonly seqOf = (id: string): number => this.entries.get(id)!.seq;
-  private readonly maybeSeqOf = (id: string): number | undefined => this.entries.get(id)?.seq;
+  private readonly seqOf = (id: string): number => this.maybeSeqOf(id)!;
+  private readonly maybeSeqOf = (id: string): number | undefined => {
+    const found = this.entries.get(id);
+    return typeof found === 'number' ? this.loaded.seqs[found] : found?.seq;
+  };
 
   constructor(
     private readonly spec: LowdbCollectionSpec,
@@ -88,7 +103,24 @@ export class Collection {
   }
 
   entry(id: string): Entry | undefined {
-    return this.entries.get(id);
+    const found = this.entries.get(id);
+    if (typeof found !== 'number') return found;
+    const page = this.loaded.pages[this.runOf(found)]!;
+    const entry: Entry = {
+      id,
+      doc: undefined,
+      seq: this.loaded.seqs[found]!,
+      page,
+      holds: 0,
+      cleanAfter: 0,
+      usedAt: 0,
+    };
+    this.entries.set(id, entry);
+    return entry;
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
   }
 
   /**
@@ -119,10 +151,19 @@ export class Collection {
     for (const page of this.pages) yield* page.inOrder(this.seqOf);
   }
 
-  /** The entries of one page file, in order: what a checkpoint writes, with each one's place. */
-  pageEntries(page: number): Array<[string, Entry]> {
-    const ids = this.pages[page];
-    return ids ? [...ids.inOrder(this.seqOf)].map((id) => [id, this.entries.get(id)!]) : [];
+  /**
+   * What a checkpoint writes of one page file: its ids in order, each with its document when in memory, and their
+   * places.
+   */
+  pageContents(page: number): { docs: Array<[string, Doc | undefined]>; seqs: number[] } {
+    const docs: Array<[string, Doc | undefined]> = [];
+    const seqs: number[] = [];
+    for (const id of this.pages[page]?.inOrder(this.seqOf) ?? []) {
+      const found = this.entries.get(id)!;
+      docs.push([id, typeof found === 'number' ? undefined : found.doc]);
+      seqs.push(this.seqOf(id));
+    }
+    return { docs, seqs };
   }
 
   /** Throws StoreConflictError if `doc` cannot be added. */
@@ -189,7 +230,7 @@ export class Collection {
   }
 
   remove(id: string): Entry | undefined {
-    const entry = this.entries.get(id);
+    const entry = this.entry(id);
     if (!entry) return undefined;
     if (this.indexed) {
       const doc = entry.doc!;
@@ -213,27 +254,60 @@ export class Collection {
    * middle of a checkpoint.
    */
   loadPage(page: number, keys: PageKeys): number[] {
-    while (this.pages.length <= page) this.pages.push(new OrderedIds());
-    const ids = this.pages[page]!;
+    const { seqs, starts, pages } = this.loaded;
+    starts.push(seqs.length);
+    pages.push(page);
+    this.loaded.keys.push(keys);
     const earlier: number[] = [];
+    const twice: string[] = [];
+    let sorted = true;
+    let lastSeq = -1;
     keys.ids.forEach((id, at) => {
       const seq = this.numbered(keys.seqs?.[at]);
       if (seq < this.loadedUpTo) this.reordered = true;
       this.loadedUpTo = seq;
+      if (seq > lastSeq) lastSeq = seq;
+      else sorted = false;
       const size = this.entries.size;
-      this.entries.set(id, { id, doc: undefined, seq, page, holds: 0, cleanAfter: 0, usedAt: 0, keys, keysAt: at });
+      this.entries.set(id, seqs.push(seq) - 1);
       // One look-up per document: an id already there is known by the map not growing.
-      if (this.entries.size === size) earlier.push(this.dropFromPage(id));
-      ids.add(id, seq);
+      if (this.entries.size === size) {
+        const from = this.dropFromPage(id, page);
+        if (from === page) twice.push(id);
+        earlier.push(from);
+      }
     });
+    while (this.pages.length < page) this.pages.push(new OrderedIds());
+    const ids = (this.pages[page] = OrderedIds.of(keys.ids, sorted, lastSeq));
+    // An id twice in this page itself (a page not written by the store): kept once, at its last place.
+    for (const id of twice) {
+      ids.delete(id);
+      ids.add(id, this.seqOf(id));
+    }
     return earlier;
   }
 
-  /** Takes an id out of the page that holds it; that page's number. */
-  private dropFromPage(id: string): number {
-    const page = this.pages.findIndex((ids) => ids.has(id));
-    this.pages[page]!.delete(id);
-    return page;
+  /** Takes an id out of the earlier page that holds it; that page's number, or `page` when none does. */
+  private dropFromPage(id: string, page: number): number {
+    const earlier = this.pages.findIndex((ids, at) => at < page && ids.has(id));
+    if (earlier < 0) return page;
+    this.pages[earlier]!.delete(id);
+    return earlier;
+  }
+
+  /** The run of pages read (see Loaded) that holds the document read at `at`; `hint` is tried first. */
+  private runOf(at: number, hint = 0): number {
+    const { starts } = this.loaded;
+    const within = (run: number) => starts[run]! <= at && (run + 1 === starts.length || at < starts[run + 1]!);
+    if (within(hint)) return hint;
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (starts[middle]! <= at) low = middle;
+      else high = middle - 1;
+    }
+    return low;
   }
 
   /** Builds the indexes once loading is over; a unique key held twice means the data on disk is inconsistent. */
@@ -243,31 +317,37 @@ export class Collection {
     const absent = this.spec.sortedWithin?.absent ?? '';
     const found: Doc[] = [];
     const shadowOf = this.watcher ? this.shadows() : undefined;
-    const keyAt = (entry: Entry, i: number): string | null | undefined =>
-      entry.doc ? this.indexes[i]!.keyOf(entry.doc) : entry.keys!.keys[entry.keysAt! * width + i];
-    for (const [id, entry] of this.entries) {
-      const { doc, keys, keysAt = 0 } = entry;
-      if (shadowOf) found.push(doc ?? shadowOf(id, keys!, keysAt));
+    const { seqs, starts, keys: pageKeys } = this.loaded;
+    // The page run of the document read last: the entries come in the order they were read, so it seldom changes.
+    let run = 0;
+    // What the journal's replay made an entry of holds its document; the rest are known by their pages' keys.
+    const keyAt = (value: Entry | number, i: number): string | null | undefined => {
+      if (typeof value !== 'number') return this.indexes[i]!.keyOf(value.doc!);
+      run = this.runOf(value, run);
+      return pageKeys[run]!.keys[(value - starts[run]!) * width + i];
+    };
+    for (const [id, value] of this.entries) {
+      const loaded = typeof value === 'number';
+      if (loaded) run = this.runOf(value, run);
+      const doc = loaded ? undefined : value.doc!;
+      const keys = pageKeys[run]!;
+      const at = loaded ? value - starts[run]! : 0;
+      if (shadowOf) found.push(doc ?? shadowOf(id, keys, at));
       if (this.sorted)
         sorted.push([
           id,
-          doc
-            ? this.sorted.keyOf(doc)
-            : { value: keys!.sorted[keysAt] ?? undefined, group: keys!.groups?.[keysAt] ?? absent },
+          doc ? this.sorted.keyOf(doc) : { value: keys.sorted[at] ?? undefined, group: keys.groups?.[at] ?? absent },
         ]);
       for (let i = 0; i < width; i++) {
-        const key = keyAt(entry, i);
+        const key = doc ? this.indexes[i]!.keyOf(doc) : keys.keys[at * width + i];
         if (key === undefined || key === null) continue;
         const index = this.indexes[i]!;
-        if (index.load(key, id, entry.seq)) continue;
-        const holder = [...this.entries.values()].find((other) => other.id !== id && keyAt(other, i) === key)?.id;
+        if (index.load(key, id, loaded ? seqs[value]! : value.seq)) continue;
+        const holder = [...this.entries].find(([other, held]) => other !== id && keyAt(held, i) === key)?.[0];
         throw new Error(`store: ${this.name}.${index.name} "${key}" is held by ${holder} and ${id}`);
       }
     }
-    for (const entry of this.entries.values()) {
-      entry.keys = undefined;
-      entry.keysAt = undefined;
-    }
+    this.loaded.keys = [];
     this.sorted?.load(sorted);
     this.indexed = true;
     this.watcher?.loaded(found);

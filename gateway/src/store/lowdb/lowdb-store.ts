@@ -210,7 +210,7 @@ class JournaledStore implements LowdbStore {
   }
 
   async get<T extends Doc>(collection: string, id: string): Promise<T | undefined> {
-    return (await this.read(collection, (col) => [id].filter((i) => col.entry(i)), docOf))[0] as T | undefined;
+    return (await this.read(collection, (col) => [id].filter((i) => col.has(i)), docOf))[0] as T | undefined;
   }
 
   async find<T extends Doc>(collection: string, index: string, values: Scalar[], page?: Page): Promise<T[]> {
@@ -553,13 +553,7 @@ class JournaledStore implements LowdbStore {
     const images: PageImage[] = [];
     for (const [collection, pages] of this.dirty) {
       for (const page of [...pages].sort((a, b) => a - b)) {
-        const entries = collection.pageEntries(page);
-        images.push({
-          collection,
-          page,
-          docs: entries.map(([id, entry]) => [id, entry.doc]),
-          seqs: entries.map(([, entry]) => entry.seq),
-        });
+        images.push({ collection, page, ...collection.pageContents(page) });
       }
     }
     this.dirty = new Map();

@@ -46,9 +46,7 @@ export class SecondaryIndex {
       this.single.set(key, id);
       return;
     }
-    let bucket = this.multi.get(key);
-    if (!bucket) this.multi.set(key, (bucket = new OrderedIds()));
-    bucket.add(id, seq);
+    this.bucket(key).add(id, seq);
   }
 
   /**
@@ -57,12 +55,18 @@ export class SecondaryIndex {
    */
   load(key: string, id: string, seq: number): boolean {
     if (!this.unique) {
-      this.add(key, id, seq);
+      this.bucket(key).load(id, seq);
       return true;
     }
     const size = this.single.size;
     this.single.set(key, id);
     return this.single.size > size;
+  }
+
+  private bucket(key: string): OrderedIds {
+    let bucket = this.multi.get(key);
+    if (!bucket) this.multi.set(key, (bucket = new OrderedIds()));
+    return bucket;
   }
 
   delete(key: string | undefined, id: string): void {
