@@ -3,7 +3,7 @@
  * the rare one that does not (an index key changed on an older document, an undone removal) only marks the set
  * for a re-sort on the next read, so writes stay O(1).
  *
- * Filled while the store opens (`load`), it keeps its ids in a plain array, several times smaller and faster to
+ * Filled while the store opens (`of`, `load`), it keeps its ids in a plain array, several times smaller and faster to
  * fill than a set: most pages and index keys of a large store are only ever read after that. The first change, or
  * question whether it holds an id, makes the set.
  */
