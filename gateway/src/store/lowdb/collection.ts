@@ -81,8 +81,11 @@ export class Collection {
   private readonly seqOf = (id: string): number => this.maybeSeqOf(id)!;
   private readonly maybeSeqOf = (id: string): number | undefined => {
     const found = this.entries.get(id);
-    return typeof found === 'number' ? this.loaded.seqs[found] : found?.seq;
+    return found === undefined ? undefined : this.placeOf(found);
   };
+  /** The place of an entry, or of a document known by its position among those read (see Loaded). */
+  private readonly placeOf = (found: Entry | number): number =>
+    typeof found === 'number' ? this.loaded.seqs[found]! : found.seq;
 
   constructor(
     private readonly spec: LowdbCollectionSpec,
@@ -109,7 +112,7 @@ export class Collection {
     const entry: Entry = {
       id,
       doc: undefined,
-      seq: this.loaded.seqs[found]!,
+      seq: this.placeOf(found),
       page,
       holds: 0,
       cleanAfter: 0,
@@ -161,7 +164,7 @@ export class Collection {
     for (const id of this.pages[page]?.inOrder(this.seqOf) ?? []) {
       const found = this.entries.get(id)!;
       docs.push([id, typeof found === 'number' ? undefined : found.doc]);
-      seqs.push(this.seqOf(id));
+      seqs.push(this.placeOf(found));
     }
     return { docs, seqs };
   }
@@ -317,7 +320,7 @@ export class Collection {
     const absent = this.spec.sortedWithin?.absent ?? '';
     const found: Doc[] = [];
     const shadowOf = this.watcher ? this.shadows() : undefined;
-    const { seqs, starts, keys: pageKeys } = this.loaded;
+    const { starts, keys: pageKeys } = this.loaded;
     // The page run of the document read last: the entries come in the order they were read, so it seldom changes.
     let run = 0;
     // What the journal's replay made an entry of holds its document; the rest are known by their pages' keys.
@@ -339,10 +342,10 @@ export class Collection {
           doc ? this.sorted.keyOf(doc) : { value: keys.sorted[at] ?? undefined, group: keys.groups?.[at] ?? absent },
         ]);
       for (let i = 0; i < width; i++) {
-        const key = doc ? this.indexes[i]!.keyOf(doc) : keys.keys[at * width + i];
+        const key = keyAt(value, i);
         if (key === undefined || key === null) continue;
         const index = this.indexes[i]!;
-        if (index.load(key, id, loaded ? seqs[value]! : value.seq)) continue;
+        if (index.load(key, id, this.placeOf(value))) continue;
         const holder = [...this.entries].find(([other, held]) => other !== id && keyAt(held, i) === key)?.[0];
         throw new Error(`store: ${this.name}.${index.name} "${key}" is held by ${holder} and ${id}`);
       }
