@@ -225,6 +225,75 @@ describe('documents and indexes', () => {
     expect((await reopened.scan('people')).length).toBe(8);
   });
 
+  test('an index key holding a few ids or many keeps them all, in order, as they are added, moved, touched, removed and undone', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir, { pageSize: 8 });
+    // What each list should hold, in order, kept by hand beside the store: every document's place is its number,
+    // except a touched one's, which comes after all others.
+    const lists = new Map<string, string>();
+    let touched: string[] = [];
+    const expected = (list: string) => {
+      const held = [...lists].filter(([, l]) => l === list).map(([id]) => id);
+      const numbered = held.filter((id) => !touched.includes(id)).sort((a, b) => +a.slice(1) - +b.slice(1));
+      return [...numbered, ...touched.filter((id) => held.includes(id))];
+    };
+    const expectLists = async (s: LowdbStore) => {
+      for (const list of ['x', 'y']) {
+        expect(ids(await s.find('contacts', 'list', [list]))).toEqual(expected(list));
+        expect(ids(await s.find('contacts', 'list', [list], { order: 'desc', limit: 3 }))).toEqual(
+          expected(list).slice(-3).reverse(),
+        );
+      }
+    };
+    const move = async (id: string, list: string) => {
+      await store.transact(async (tx) => tx.update<Contact>('contacts', id, { list }));
+      lists.set(id, list);
+    };
+    // Grown one by one from a few to many, each step read back.
+    for (let i = 0; i < 40; i++) {
+      await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: `c${i}`, phone: `+${i}`, list: 'x' }));
+      lists.set(`c${i}`, 'x');
+      if (i % 5 === 0) await expectLists(store);
+    }
+    // Out of the key and back in: an old document comes back at its own place, not at the end.
+    for (const [id, list] of [
+      ['c3', 'y'],
+      ['c5', 'y'],
+      ['c3', 'x'],
+      ['c1', 'y'],
+      ['c5', 'x'],
+      ['c4', 'y'],
+    ]) {
+      await move(id!, list!);
+      await expectLists(store);
+    }
+    // A touched one goes last; a removal undone by a failed transaction puts it back.
+    await store.transact(async (tx) => tx.touch<Contact>('contacts', 'c7', { name: 'active' }));
+    touched = ['c7'];
+    await expect(
+      store.transact(async (tx) => {
+        await tx.remove('contacts', 'c9');
+        await tx.remove('contacts', 'c1');
+        throw new Error('undone');
+      }),
+    ).rejects.toThrow('undone');
+    await expectLists(store);
+    // Shrunk to a few, and grown again.
+    for (let i = 0; i < 36; i++) if (i !== 7) await move(`c${i}`, 'y');
+    await expectLists(store);
+    expect(expected('x')).toEqual(['c36', 'c37', 'c38', 'c39', 'c7']);
+    for (const id of ['c1', 'c37']) {
+      await store.transact(async (tx) => tx.remove('contacts', id));
+      lists.delete(id);
+    }
+    for (const id of ['c0', 'c2', 'c4', 'c6']) await move(id, 'x');
+    await expectLists(store);
+    for (const id of ['c0', 'c6', 'c7']) await move(id, 'y');
+    await expectLists(store);
+    await store.close();
+    await expectLists(await openStore(dir, { pageSize: 8 }));
+  });
+
   test('find and scan page by limit, after (an id) and order, across page files and after reopening', async () => {
     const dir = tempDir();
     const options = { pageSize: 3, checkpointEvery: 4 };

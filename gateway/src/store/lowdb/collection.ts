@@ -281,12 +281,7 @@ export class Collection {
       }
     });
     while (this.pages.length < page) this.pages.push(new OrderedIds());
-    const ids = (this.pages[page] = OrderedIds.of(keys.ids, sorted, lastSeq));
-    // An id twice in this page itself (a page not written by the store): kept once, at its last place.
-    for (const id of twice) {
-      ids.delete(id);
-      ids.add(id, this.seqOf(id));
-    }
+    this.pages[page] = OrderedIds.of(twice.length ? lastOfEach(keys.ids, twice) : keys.ids, sorted, lastSeq);
     return earlier;
   }
 
@@ -412,4 +407,10 @@ export class Collection {
     if (!index) throw new Error(`store: collection "${this.name}" has no index "${name}"`);
     return index;
   }
+}
+
+/** An id twice in a page (a page not written by the store) is kept once, at its last place. */
+function lastOfEach(ids: string[], twice: string[]): string[] {
+  const last = new Map(twice.map((id) => [id, ids.lastIndexOf(id)]));
+  return ids.filter((id, at) => (last.get(id) ?? at) === at);
 }

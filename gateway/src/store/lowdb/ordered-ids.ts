@@ -1,59 +1,64 @@
 /**
+ * Up to this many ids stay in an array whatever is asked of them: at this size a look-up along the array is as fast
+ * as a set's, and the array a third of its size.
+ */
+const FEW = 16;
+
+/**
  * A set of document ids read back in insertion order (by sequence number). Adds nearly always arrive in order;
  * the rare one that does not (an index key changed on an older document, an undone removal) only marks the set
  * for a re-sort on the next read, so writes stay O(1).
  *
- * Filled while the store opens (`of`, `load`), it keeps its ids in a plain array, several times smaller and faster to
- * fill than a set: most pages and index keys of a large store are only ever read after that. The first change, or
- * question whether it holds an id, makes the set.
+ * The ids stay in a plain array, several times smaller than a set and faster to fill, until one is looked up or
+ * removed among more than a few: most index keys hold a few ids (a contact's conversations, a conversation's
+ * messages), and most pages of a large store, and keys of many ids, are only ever added to and read in order.
  */
 export class OrderedIds {
-  private ids: Set<string> | undefined;
-  private loaded: string[] | undefined;
+  private ids: string[] | Set<string> = [];
   private lastSeq = -1;
   private sorted = true;
 
   /** The ids of a page as the store opens, in the page's order: whether their places are too, and the last one. */
   static of(ids: string[], sorted: boolean, lastSeq: number): OrderedIds {
     const set = new OrderedIds();
-    set.loaded = ids;
+    set.ids = ids;
     set.sorted = sorted;
     set.lastSeq = lastSeq;
     return set;
   }
 
   get size(): number {
-    return this.loaded?.length ?? this.ids?.size ?? 0;
+    return Array.isArray(this.ids) ? this.ids.length : this.ids.size;
   }
 
-  /** While the store opens: adds an id that is not there, without making the set. */
-  load(id: string, seq: number): void {
-    if (this.ids) this.ids.add(id);
-    else (this.loaded ??= []).push(id);
-    this.placed(seq);
-  }
-
+  /** Adds an id that is not there. */
   add(id: string, seq: number): void {
-    this.set().add(id);
+    if (Array.isArray(this.ids)) this.ids.push(id);
+    else this.ids.add(id);
     this.placed(seq);
   }
 
   has(id: string): boolean {
-    return this.set().has(id);
+    const ids = this.searchable();
+    return Array.isArray(ids) ? ids.includes(id) : ids.has(id);
   }
 
   delete(id: string): void {
-    this.set().delete(id);
+    const ids = this.searchable();
+    if (!Array.isArray(ids)) ids.delete(id);
+    else {
+      const at = ids.indexOf(id);
+      if (at >= 0) ids.splice(at, 1);
+    }
   }
 
   inOrder(seqOf: (id: string) => number): Iterable<string> {
     if (!this.sorted) {
-      const ordered = [...(this.loaded ?? this.ids ?? [])].sort((a, b) => seqOf(a) - seqOf(b));
-      if (this.loaded) this.loaded = ordered;
-      else this.ids = new Set(ordered);
+      const ordered = [...this.ids].sort((a, b) => seqOf(a) - seqOf(b));
+      this.ids = Array.isArray(this.ids) ? ordered : new Set(ordered);
       this.sorted = true;
     }
-    return this.loaded ?? this.ids ?? [];
+    return this.ids;
   }
 
   private placed(seq: number): void {
@@ -61,11 +66,9 @@ export class OrderedIds {
     else this.sorted = false;
   }
 
-  private set(): Set<string> {
-    if (!this.ids) {
-      this.ids = new Set(this.loaded);
-      this.loaded = undefined;
-    }
+  /** The ids as a set once they are more than a few, to look one up or remove it. */
+  private searchable(): string[] | Set<string> {
+    if (Array.isArray(this.ids) && this.ids.length > FEW) this.ids = new Set(this.ids);
     return this.ids;
   }
 }

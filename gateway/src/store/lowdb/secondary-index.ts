@@ -55,7 +55,7 @@ export class SecondaryIndex {
    */
   load(key: string, id: string, seq: number): boolean {
     if (!this.unique) {
-      this.bucket(key).load(id, seq);
+      this.bucket(key).add(id, seq);
       return true;
     }
     const size = this.single.size;
