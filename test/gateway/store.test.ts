@@ -711,6 +711,57 @@ describe('document cache', () => {
     }
   });
 
+  test('documents dropped from memory are read back, found, changed, touched, removed and undone, while other reads of their page are under way', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir, { pageSize: 4, checkpointEvery: 1_000, cacheSize: 1 });
+    const phones = new Map<string, string>();
+    for (let i = 0; i < 12; i++) phones.set(`c${i}`, `+${i}`);
+    for (const [id, phone] of phones)
+      await store.transact(async (tx) => tx.insert<Contact>('contacts', { id, phone, list: 'x' }));
+    await store.checkpointNow();
+    const order = [...phones.keys()];
+    const check = async (s: LowdbStore) => {
+      for (const [id, phone] of phones) expect((await s.get<Contact>('contacts', id))?.phone).toBe(phone);
+      for (const [id, phone] of phones) expect(ids(await s.find('contacts', 'phone', [phone]))).toEqual([id]);
+      expect(ids(await s.find('contacts', 'list', ['x']))).toEqual(order);
+    };
+    for (let round = 0; round < 4; round++) {
+      // Each page's documents dropped, then read at once by reads that share the page's read: the first brings a
+      // document back, the next drop it again, the last brings it back to an entry the collection let go of.
+      for (const id of ['c8', 'c9', 'c10', 'c11']) await store.get('contacts', id);
+      for (let page = 0; page < 2; page++) {
+        const [a, b] = [`c${page * 4}`, `c${page * 4 + 1}`];
+        await Promise.all([a, b, a, b, a].map((id) => store.get('contacts', id)));
+        // What a transaction changes now must not be undone by the let-go entry leaving memory.
+        phones.set(a, `+${round}-${a}`);
+        await store.transact(async (tx) => tx.update<Contact>('contacts', a, { phone: phones.get(a)! }));
+        await store.checkpointNow();
+        await Promise.all(['c8', 'c9', b, 'c10', 'c11'].map((id) => store.get('contacts', id)));
+        expect((await store.get<Contact>('contacts', a))?.phone).toBe(phones.get(a));
+      }
+    }
+    await check(store);
+    // Touched, removed, and a removal undone, all on documents not in memory.
+    for (const id of ['c8', 'c9', 'c10', 'c11']) await store.get('contacts', id);
+    await store.transact(async (tx) => tx.touch<Contact>('contacts', 'c2', { name: 'active' }));
+    await store.transact(async (tx) => tx.remove('contacts', 'c3'));
+    await expect(
+      store.transact(async (tx) => {
+        await tx.remove('contacts', 'c6');
+        throw new Error('undone');
+      }),
+    ).rejects.toThrow('undone');
+    phones.delete('c3');
+    order.splice(order.indexOf('c3'), 1);
+    order.push(order.splice(order.indexOf('c2'), 1)[0]!);
+    await check(store);
+    await store.checkpointNow();
+    for (const id of ['c8', 'c9', 'c10', 'c11']) await store.get('contacts', id);
+    await check(store);
+    await store.close();
+    await check(await openStore(dir, { pageSize: 4, cacheSize: 1 }));
+  });
+
   test('keeps every document changed since the last checkpoint, past its limit, and lets them go once it is written', async () => {
     const dir = tempDir();
     const store = await openStore(dir, { pageSize: 10, checkpointEvery: 1000, cacheSize: 5 });

@@ -135,7 +135,7 @@ export class DocCache {
       if (this.size <= this.limit || steps-- === 0) return;
       this.recent.delete(entry);
       if (entry.usedAt > placedAt || entry.holds > 0) this.recent.set(entry, entry.usedAt);
-      else entry.doc = undefined;
+      else entry.collection.drop(entry);
     }
   }
 

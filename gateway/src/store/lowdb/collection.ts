@@ -30,6 +30,8 @@ export interface LowdbCollectionSpec extends CollectionSpec {
  */
 export interface Entry {
   id: string;
+  /** The collection holding it: the document cache tells it of a document dropped from memory (see drop). */
+  collection: Collection;
   doc: Doc | undefined;
   seq: number;
   page: number;
@@ -56,13 +58,26 @@ interface Loaded {
 }
 
 /**
+ * A document dropped from memory is known, as one read as the store opened and not asked for since is, by a number
+ * in place of its entry: below zero, its place and its page in one (see drop). A page number from PAGES on keeps its
+ * entry.
+ */
+const PAGES = 2 ** 20;
+const parked = (seq: number, page: number): number => -1 - (seq * PAGES + page);
+const parkedSeq = (value: number): number => Math.floor((-1 - value) / PAGES);
+const parkedPage = (value: number): number => (-1 - value) % PAGES;
+
+/**
  * One collection in memory: the entries by id, the pages they belong to, and the secondary indexes. Methods here
  * apply a change that the caller has already checked, to documents the caller made sure are in memory; they do
  * not log or undo anything.
  */
 export class Collection {
   readonly name: string;
-  /** By id: the entry, or the position of a document loaded from its page and not asked for since (see Loaded). */
+  /**
+   * By id: the entry; or, for a document not in memory, its position among those read as the store opened (see
+   * Loaded) or, below zero, its place and page since it was dropped (see drop).
+   */
   private readonly entries = new Map<string, Entry | number>();
   private readonly loaded: Loaded = { seqs: [], starts: [], pages: [], keys: [] };
   /** pages[n]: ids stored in page file n. New documents only ever go to the last page. */
@@ -83,9 +98,9 @@ export class Collection {
     const found = this.entries.get(id);
     return found === undefined ? undefined : this.placeOf(found);
   };
-  /** The place of an entry, or of a document known by its position among those read (see Loaded). */
+  /** The place of an entry, or of a document known by a number (see entries). */
   private readonly placeOf = (found: Entry | number): number =>
-    typeof found === 'number' ? this.loaded.seqs[found]! : found.seq;
+    typeof found !== 'number' ? found.seq : found >= 0 ? this.loaded.seqs[found]! : parkedSeq(found);
 
   constructor(
     private readonly spec: LowdbCollectionSpec,
@@ -108,9 +123,10 @@ export class Collection {
   entry(id: string): Entry | undefined {
     const found = this.entries.get(id);
     if (typeof found !== 'number') return found;
-    const page = this.loaded.pages[this.runOf(found)]!;
+    const page = found >= 0 ? this.loaded.pages[this.runOf(found)]! : parkedPage(found);
     const entry: Entry = {
       id,
+      collection: this,
       doc: undefined,
       seq: this.placeOf(found),
       page,
@@ -182,7 +198,16 @@ export class Collection {
 
   /** Adds a document last in order, or at `seq` when replaying the journal (which recorded its place). */
   insert(doc: Doc, page = this.tailPage(), cleanAfter = 0, seq?: number): Entry {
-    const entry: Entry = { id: doc.id, doc, seq: this.numbered(seq), page, holds: 0, cleanAfter, usedAt: 0 };
+    const entry: Entry = {
+      id: doc.id,
+      collection: this,
+      doc,
+      seq: this.numbered(seq),
+      page,
+      holds: 0,
+      cleanAfter,
+      usedAt: 0,
+    };
     this.place(entry);
     return entry;
   }
@@ -244,6 +269,17 @@ export class Collection {
     this.pages[entry.page]!.delete(id);
     this.entries.delete(id);
     return entry;
+  }
+
+  /**
+   * A clean document dropped from memory by the document cache, to be read back from its page when next asked for.
+   * Its entry gives way to a number (see entries): a large store read through holds no object per document. An
+   * entry the collection no longer holds (removed, or dropped before and asked for again since) is left as it is.
+   */
+  drop(entry: Entry): void {
+    entry.doc = undefined;
+    if (this.indexed && entry.page < PAGES && this.entries.get(entry.id) === entry)
+      this.entries.set(entry.id, parked(entry.seq, entry.page));
   }
 
   /** Puts back an entry taken out by remove(), at its old place in insertion order. */
