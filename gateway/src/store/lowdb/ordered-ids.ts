@@ -1,7 +1,4 @@
-/**
- * Up to this many ids stay in an array whatever is asked of them: at this size a look-up along the array is as fast
- * as a set's. An array of one id takes under half a set's memory, and one of five to sixteen half.
- */
+/** Up to this many ids stay in an array whatever is asked of them: a look-up along it is then as fast as a set's. */
 const FEW = 16;
 
 /**
@@ -9,9 +6,10 @@ const FEW = 16;
  * the rare one that does not (an index key changed on an older document, an undone removal) only marks the set
  * for a re-sort on the next read, so writes stay O(1).
  *
- * The ids stay in a plain array, several times smaller than a set and faster to fill, until one is looked up or
- * removed among more than a few: most index keys hold a few ids (a contact's conversations, a conversation's
- * messages), and most pages of a large store, and keys of many ids, are only ever added to and read in order.
+ * The ids stay in a plain array, faster to fill than a set and at most half its size (for one id, or five and more),
+ * until one is looked up or removed among more than a few: most index keys hold a few ids (a contact's conversations,
+ * a conversation's messages), and most pages of a large store, and keys of many ids, are only ever added to and read
+ * in order.
  */
 export class OrderedIds {
   private ids: string[] | Set<string> = [];
