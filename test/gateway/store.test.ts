@@ -735,9 +735,9 @@ describe('document cache', () => {
         // What a transaction changes now must not be undone by the let-go entry leaving memory.
         phones.set(a, `+${round}-${a}`);
         await store.transact(async (tx) => tx.update<Contact>('contacts', a, { phone: phones.get(a)! }));
-        await store.checkpointNow();
         await Promise.all(['c8', 'c9', b, 'c10', 'c11'].map((id) => store.get('contacts', id)));
         expect((await store.get<Contact>('contacts', a))?.phone).toBe(phones.get(a));
+        await store.checkpointNow();
       }
     }
     await check(store);
