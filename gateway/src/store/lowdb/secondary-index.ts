@@ -46,7 +46,9 @@ export class SecondaryIndex {
       this.single.set(key, id);
       return;
     }
-    this.bucket(key).add(id, seq);
+    let bucket = this.multi.get(key);
+    if (!bucket) this.multi.set(key, (bucket = new OrderedIds()));
+    bucket.add(id, seq);
   }
 
   /**
@@ -55,18 +57,12 @@ export class SecondaryIndex {
    */
   load(key: string, id: string, seq: number): boolean {
     if (!this.unique) {
-      this.bucket(key).add(id, seq);
+      this.add(key, id, seq);
       return true;
     }
     const size = this.single.size;
     this.single.set(key, id);
     return this.single.size > size;
-  }
-
-  private bucket(key: string): OrderedIds {
-    let bucket = this.multi.get(key);
-    if (!bucket) this.multi.set(key, (bucket = new OrderedIds()));
-    return bucket;
   }
 
   delete(key: string | undefined, id: string): void {
