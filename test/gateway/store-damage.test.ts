@@ -3,9 +3,10 @@ import path from 'node:path';
 import { createAccount, removeDir, request, runCli, startGateway, tempDir, type TestGateway } from '../helpers/gateway';
 
 /**
- * A store page damaged on disk (cut short by a bad copy, say) is found as the embedded store opens: the gateway
- * starts, says so in its log, answers /readyz 503 naming the file, refuses what needs the page with 503 STORE_DAMAGED
- * (never a 500), serves what does not, and takes no backup of the damage.
+ * A store page damaged on disk (cut short by a bad copy, say) is found as the embedded store opens, by the check of
+ * its documents that runs once the gateway listens: the gateway says so in its log, answers /readyz 503 naming the
+ * file, refuses what needs the page with 503 STORE_DAMAGED (never a 500), serves what does not, and takes no backup
+ * of the damage.
  */
 
 jest.setTimeout(60_000);
@@ -39,12 +40,7 @@ test('a contact page cut short inside its documents: the file named at /readyz a
   truncateSync(page, documents + Math.floor((content.length - documents) / 2));
 
   gw = await startGateway({}, dataDir);
-  const logged = gw
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line))
-    .filter((line) => line.file === 'store/contacts/0.json');
+  const logged = await loggedAbout(gw, 'store/contacts/0.json');
   expect(logged).toEqual([
     expect.objectContaining({
       level: 50,
@@ -84,3 +80,16 @@ test('a contact page cut short inside its documents: the file named at /readyz a
   expect(backup.stdout + backup.stderr).toMatch(/STORE_DAMAGED.*store\/contacts\/0\.json/s);
   expect(existsSync(file)).toBe(false);
 });
+
+/** The log lines naming `file`, once there is one (or after 10 s): the pages are checked while the gateway serves. */
+async function loggedAbout(gateway: TestGateway, file: string): Promise<Array<Record<string, unknown>>> {
+  for (const deadline = Date.now() + 10_000; ; await new Promise((resolve) => setTimeout(resolve, 20))) {
+    const lines = gateway
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.file === file);
+    if (lines.length > 0 || Date.now() > deadline) return lines;
+  }
+}

@@ -678,6 +678,55 @@ describe('page files: the order they keep, and what opening makes of them', () =
     expect((await store.get<Contact>('contacts', 'c8'))?.phone).toBe('+88');
   });
 
+  test('a page whose documents changed on disk opens from its keys, is found damaged by the check after the open, and told once', async () => {
+    const dir = tempDir();
+    await (await filled(dir)).close();
+    // One byte of the second page's documents changed, the length kept: only the checksum tells.
+    const file = path.join(dir, 'contacts', pageFiles(dir)[1]!);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"phone":"+5"', '"phone":"+X"'));
+
+    const told: Array<{ file: string; reason: string }> = [];
+    const store = await openStore(dir, { pageSize: 4, onDamaged: (damage) => told.push(damage) });
+    await store.checked();
+    const damage = {
+      file: path.join(path.basename(dir), 'contacts', pageFiles(dir)[1]!),
+      reason: 'its documents do not match the checksum written with them',
+    };
+    expect({ told, damaged: store.damaged() }).toEqual({ told: [damage], damaged: [damage] });
+    // What needs its documents is refused, the other pages are served, and the damage is told once.
+    expect(ids(await store.find('contacts', 'phone', ['+8']))).toEqual(['c8']);
+    await expect(store.get('contacts', 'c5')).rejects.toThrow(/do not match the checksum/);
+    expect(told).toHaveLength(1);
+  });
+
+  test('a page written again by a checkpoint after the open is checked as it is now, not against the keys the open read', async () => {
+    const pages = (await import(path.join(DIST, 'lowdb', 'pages.js'))) as typeof import(
+      '../../gateway/src/store/lowdb/pages.js',
+      {
+        with: { 'resolution-mode': 'import' }
+      }
+    );
+    const dir = tempDir();
+    const store = await filled(dir);
+    const file = path.join(dir, 'contacts', pageFiles(dir)[0]!);
+    const { check } = JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!) as {
+      check: { bytes: number; crc32: string };
+    };
+    await store.transact(async (tx) => tx.update<Contact>('contacts', 'c1', { name: 'Ada' }));
+    await store.checkpointNow();
+    expect(await pages.checkPage({ file, check })).toBeUndefined();
+
+    // Cut short, it is damaged whichever check it is held to.
+    const content = readFileSync(file);
+    writeFileSync(file, content.subarray(0, content.length - 10));
+    expect((await pages.checkPage({ file, check }))?.reason).toMatch(
+      /^it holds \d+ bytes of documents where \d+ were written/,
+    );
+    // Gone (a collection emptied since): nothing to check.
+    rmSync(file);
+    expect(await pages.checkPage({ file, check })).toBeUndefined();
+  });
+
   test('two documents holding one unique key on disk: the store refuses to open, naming both', async () => {
     const dir = tempDir();
     const store = await filled(dir);

@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import { StoreHealth } from './health.js';
 import { upgradeDataDir, type FormatLog } from './lowdb/format.js';
 import { simulateFullDisk } from './lowdb/full-disk.js';
-import { openLowdbStore } from './lowdb/lowdb-store.js';
+import { openLowdbStore, type LowdbStoreOptions } from './lowdb/lowdb-store.js';
 import type { CollectionSpec, Store } from './store.js';
 
 export interface OpenedStore {
@@ -25,14 +25,14 @@ export async function openStore(config: Config, log: Logger, collections: Collec
     const store = await openPostgresStore({ url: config.databaseUrl, collections, log });
     return { store, close: () => store.close() };
   }
-  const opened = await openEmbeddedStore(config, log, collections, new StoreHealth(log));
-  for (const { file, reason } of opened.store.damaged?.() ?? []) {
-    log.error(
-      { file, reason },
-      `the store's file ${file} is damaged: what needs it is refused (503 STORE_DAMAGED) and /readyz answers 503; stop the gateway and restore the data dir from a backup (README, "Backups")`,
-    );
-  }
-  return opened;
+  return openEmbeddedStore(config, log, collections, {
+    health: new StoreHealth(log),
+    onDamaged: ({ file, reason }) =>
+      log.error(
+        { file, reason },
+        `the store's file ${file} is damaged: what needs it is refused (503 STORE_DAMAGED) and /readyz answers 503; stop the gateway and restore the data dir from a backup (README, "Backups")`,
+      ),
+  });
 }
 
 /**
@@ -43,7 +43,7 @@ export async function openEmbeddedStore(
   config: Config,
   log: FormatLog,
   collections: CollectionSpec[],
-  health?: StoreHealth,
+  { health, onDamaged }: Pick<LowdbStoreOptions, 'health' | 'onDamaged'> = {},
 ): Promise<OpenedStore> {
   simulateFullDisk(config.testFullDisk);
   const unlock = await lockDataDir(config.dataDir);
@@ -56,6 +56,7 @@ export async function openEmbeddedStore(
       collections,
       cacheSize: config.cacheDocuments,
       health,
+      onDamaged,
     });
     return {
       store,

@@ -22,7 +22,7 @@ import { HitCounter } from './hits.js';
 import { JobTally } from './job-tally.js';
 import { jobsCollection, LowdbJobQueue, releaseLeases } from './jobs.js';
 import type { Journal } from './journal.js';
-import { writePage } from './pages.js';
+import { checkPage, writePage, type UncheckedPage } from './pages.js';
 import { encodeOps } from './records.js';
 import { markDirty, recover, type DirtyPages } from './recovery.js';
 import { LowdbSettings, settingsCollection } from './settings.js';
@@ -48,6 +48,11 @@ export interface LowdbStoreOptions {
   cacheSize?: number;
   /** Hears whether the disk takes the commits; one telling process warnings when absent. */
   health?: StoreHealth;
+  /**
+   * Told of each page found damaged, named from the data dir as `damaged()` names it: at the open, by the check of
+   * the pages' documents that runs once the store is open, or at a read.
+   */
+  onDamaged?: (damage: { file: string; reason: string }) => void;
 }
 
 export interface StoreStats {
@@ -62,6 +67,8 @@ export interface StoreStats {
 
 export interface LowdbStore extends Store {
   damaged(): Array<{ file: string; reason: string }>;
+  /** Settles when the documents of every page opened from its keys alone are checked (see `onDamaged`). */
+  checked(): Promise<void>;
   stats(): StoreStats;
   /** Settles when no checkpoint is writing pages. */
   checkpointed(): Promise<void>;
@@ -121,11 +128,17 @@ export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbS
   // Counts the jobs as the store opens, from what opening reads anyway, then as they change.
   const tally = new JobTally();
   collections.get(jobsCollection.name)!.watch(tally);
-  const { journal, dirty, replayed, damaged } = await recover(options.dir, collections);
+  const { journal, dirty, replayed, damaged, unchecked } = await recover(options.dir, collections);
   const blobs = new FileBlobs(options.mediaDir ?? join(options.dir, '..', 'media'));
-  const found = new Map(damaged.map((err) => [err.file, err]));
-  // A page found damaged later, at a read, is told as those found at the open are.
-  const cache = new DocCache(options.dir, options.cacheSize ?? 10_000, (err) => found.set(err.file, err));
+  const found = new Map<string, StoreDamagedError>();
+  // A page found damaged later, by the check of its documents or at a read, is told as those found at the open are.
+  const tell = (err: StoreDamagedError) => {
+    if (found.has(err.file)) return;
+    found.set(err.file, err);
+    options.onDamaged?.(named(options.dir, err));
+  };
+  damaged.forEach(tell);
+  const cache = new DocCache(options.dir, options.cacheSize ?? 10_000, tell);
   const health = options.health ?? new StoreHealth(processWarnings);
   const store = new JournaledStore(
     options.dir,
@@ -143,6 +156,7 @@ export async function openLowdbStore(options: LowdbStoreOptions): Promise<LowdbS
   if (replayed > 0 || dirty.size > 0) await store.checkpointNow();
   if ((await store.find(jobsCollection.name, 'status', ['running'], { limit: 1 })).length > 0)
     await store.run(releaseLeases);
+  store.checkPages(unchecked, tell);
   return store;
 }
 
@@ -168,6 +182,8 @@ class JournaledStore implements LowdbStore {
   private failure: Error | null = null;
   /** After a failed checkpoint, the journal record count before which none is tried again. */
   private checkpointRetryAt = 0;
+  /** The check of the pages' documents after the open (checkPages). */
+  private checking: Promise<void> = Promise.resolve();
   /** The checkpoint writing its pages now, if any; commits go on meanwhile. */
   private checkpointing: Promise<void> | null = null;
   private readonly counters = { transactions: 0, commits: 0, checkpoints: 0, pagesWritten: 0 };
@@ -239,8 +255,25 @@ class JournaledStore implements LowdbStore {
   }
 
   damaged(): Array<{ file: string; reason: string }> {
-    // Named from the data dir (the store's parent): where an operator looks, and nothing of the machine beyond it.
-    return [...this.damage.values()].map(({ file, reason }) => ({ file: relative(dirname(this.dir), file), reason }));
+    return [...this.damage.values()].map((err) => named(this.dir, err));
+  }
+
+  /**
+   * Checks the documents of the pages opened from their keys alone, one page at a time, while the store serves:
+   * opening reads only the keys. `checked()` settles when all are checked, or the store closes.
+   */
+  checkPages(pages: UncheckedPage[], tell: (err: StoreDamagedError) => void): void {
+    this.checking = (async () => {
+      for (const page of pages) {
+        if (this.state !== 'open') return;
+        const damage = await checkPage(page);
+        if (damage) tell(damage);
+      }
+    })();
+  }
+
+  checked(): Promise<void> {
+    return this.checking;
   }
 
   stats(): StoreStats {
@@ -444,6 +477,7 @@ class JournaledStore implements LowdbStore {
     // A snapshot under way is let finish: the checkpoint below would change the files it reads.
     while (this.hold) await this.hold;
     this.state = 'closing';
+    await this.checking;
     this.jobs.close();
     this.changes.close();
     await this.queue;
@@ -633,3 +667,6 @@ const PROBE_EVERY_MS = 1_000;
 function brokenJournal(cause: unknown): StoreWriteError {
   return new StoreWriteError('store: the journal can no longer be written; restart the gateway', { cause });
 }
+
+/** A damaged file named from the data dir (the store's parent): where an operator looks, and nothing beyond it. */
+const named = (dir: string, { file, reason }: StoreDamagedError) => ({ file: relative(dirname(dir), file), reason });

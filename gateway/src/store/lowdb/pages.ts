@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { Low, type Adapter } from 'lowdb';
@@ -18,6 +18,8 @@ interface PageData {
 }
 
 const PAGE_NAME = /^(\d+)\.json$/;
+/** How much of a page file is read at a time for its first line. */
+const FIRST_LINE_CHUNK = 128 * 1024;
 
 /**
  * What a page's first line keeps of its documents line, so that a page cut short or changed on disk (a bad copy, a
@@ -64,7 +66,7 @@ class PageFile implements Adapter<PageData> {
 export function pageProblem(content: Buffer): string | undefined {
   try {
     const split = content.indexOf(0x0a);
-    const head = headOf('', content, split);
+    const head = split < 0 ? null : headOf('', content.subarray(0, split));
     if (head?.check) checkDocs('', head.check, content.subarray(split + 1));
     else checkedPage('', content);
     return undefined;
@@ -128,48 +130,90 @@ export async function readPage(dir: string, page: number): Promise<Doc[]> {
   return checkedPage(file, content).docs;
 }
 
+/** A page opened from its first line alone: its documents are checked against `check` once the store is open. */
+export interface UncheckedPage {
+  file: string;
+  check: DocsCheck;
+}
+
 /**
  * The keys of one page for opening the store: from its first line alone when they were computed for this index
- * shape, else from its documents (their places in order still from the first line); `stale` then, for the page to
- * be written again with keys of this shape. Read synchronously: the open has nothing else to do meanwhile, and
- * reading a hundred pages through the thread pool left the process idle for a fifth of it.
+ * shape and keep the check of the documents, which are then not read here (`unchecked`: checkPage reads them once
+ * the store is open); else from its documents (their places in order still from the first line), and `stale` then,
+ * for the page to be written again with keys of this shape. Read synchronously: the open has nothing else to do
+ * meanwhile, and reading a hundred pages through the thread pool left the process idle for a fifth of it.
  */
 export function readPageKeys(
   dir: string,
   page: number,
   shape: IndexShape,
-): { keys: PageKeys; stale: boolean; damaged?: StoreDamagedError } {
+): { keys: PageKeys; stale: boolean; unchecked?: UncheckedPage; damaged?: StoreDamagedError } {
   const file = join(dir, `${page}.json`);
-  const content = readFileSync(file);
-  const split = content.indexOf(0x0a);
-  const keys = headOf(file, content, split);
+  const first = firstLine(file);
+  const keys = first === undefined ? null : headOf(file, first);
   const current = keys !== null && keys.shape === shapeSignature(shape) && Array.isArray(keys.ids);
-  // Every page is checked as the store opens (its documents against the check its first line keeps), so that a damaged
-  // one is known at once. One whose keys are intact opens all the same: its ids are known, and what needs its
-  // documents is refused (StoreDamagedError) until the data dir is restored. Documents that pass the check are as the
-  // store wrote them: they are parsed when first read, not here, so that opening costs no more than the checksums.
   const { check, ...intact } = keys ?? {};
-  let docs: Doc[] | undefined;
+  if (current && check) return { keys: intact as PageKeys, stale: false, unchecked: { file, check } };
+  // No check of the documents, or keys of another shape, or none: the documents are read and parsed.
+  let docs: Doc[];
   try {
-    if (current && check) checkDocs(file, check, content.subarray(split + 1));
-    else docs = checkedPage(file, content).docs;
+    docs = checkedPage(file, readFileSync(file)).docs;
   } catch (err) {
+    // A page whose keys are intact opens all the same: its ids are known, and what needs its documents is refused
+    // (StoreDamagedError) until the data dir is restored.
     if (!(err instanceof StoreDamagedError) || !current) throw refusal(err);
     return { keys: intact as PageKeys, stale: false, damaged: err };
   }
-  if (!docs) return { keys: intact as PageKeys, stale: false };
-  // Keys of another shape, or none, or no check of the documents: computed again, and the page written again.
+  if (current) return { keys: intact as PageKeys, stale: false };
+  // Keys of another shape, or none: computed again, and the page written again.
   const seqs = keys && Array.isArray(keys.seqs) && keys.seqs.length === docs.length ? keys.seqs : undefined;
   return { keys: pageKeys(docs, shape, seqs), stale: true };
 }
 
-/** The page's keys from its first line; null when it has none, or they cannot be read. */
-function headOf(file: string, content: Buffer, split: number): (PageKeys & { check?: DocsCheck }) | null {
-  if (split < 0) return null;
+/**
+ * Whether the documents of a page opened from its first line are those it was written with: undefined when they
+ * are, when the page is gone, or when it was written again since the open (a checkpoint) and is as the store wrote
+ * it; else why it is damaged. The file is read whole, through the thread pool, while the gateway serves: a read of
+ * a document checks its page as well, so a damaged page is refused at a read before this finds it.
+ */
+export async function checkPage({ file, check }: UncheckedPage): Promise<StoreDamagedError | undefined> {
+  let content: Buffer;
   try {
-    return parseDamaged(file, content.subarray(0, split), "its first line (the page's keys)") as PageKeys & {
-      check?: DocsCheck;
-    };
+    content = await readFile(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return new StoreDamagedError(file, `it cannot be read: ${(err as Error).message}`);
+  }
+  const docs = content.subarray(content.indexOf(0x0a) + 1);
+  if (docs.length === check.bytes && checkOf(docs).crc32 === check.crc32) return undefined;
+  // Not the documents the open saw the check of: damaged, or written again since with a check of its own.
+  const problem = pageProblem(content);
+  return problem === undefined ? undefined : new StoreDamagedError(file, problem);
+}
+
+/** A page file's first line, without its newline, read alone; undefined when the file has none (no keys line). */
+function firstLine(file: string): Buffer | undefined {
+  const fd = openSync(file, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    for (let position = 0; ; ) {
+      const chunk = Buffer.allocUnsafe(FIRST_LINE_CHUNK);
+      const read = readSync(fd, chunk, 0, chunk.length, position);
+      if (read === 0) return undefined;
+      const newline = chunk.subarray(0, read).indexOf(0x0a);
+      chunks.push(chunk.subarray(0, newline >= 0 ? newline : read));
+      if (newline >= 0) return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      position += read;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The page's keys from its first line; null when it has none, or they cannot be read. */
+function headOf(file: string, line: Buffer): (PageKeys & { check?: DocsCheck }) | null {
+  try {
+    return parseDamaged(file, line, "its first line (the page's keys)") as PageKeys & { check?: DocsCheck };
   } catch {
     return null;
   }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Collection } from './collection.js';
 import { Journal } from './journal.js';
 import type { StoreDamagedError } from '../store.js';
-import { pageNumbers, readPageKeys } from './pages.js';
+import { pageNumbers, readPageKeys, type UncheckedPage } from './pages.js';
 import { replayRecord } from './records.js';
 
 /** Pages changed in memory since they were last written, per collection. */
@@ -18,18 +18,27 @@ export function markDirty(dirty: DirtyPages, collection: Collection, page: numbe
  * Rebuilds memory from disk: every page, then the journals on top (a torn tail cut off), then the indexes.
  * Of the pages only the ids and index keys are kept (the documents are read back when asked for), so opening
  * needs no more memory than the indexes; what the journal replays stays in memory until the caller checkpoints
- * it. Returns the open journal, the pages the replay changed, and the pages found damaged (see readPageKeys).
+ * it. Returns the open journal, the pages the replay changed, the pages found damaged, and those opened from their
+ * keys alone, whose documents are still to be checked (see readPageKeys).
  */
 export async function recover(
   dir: string,
   collections: Map<string, Collection>,
-): Promise<{ journal: Journal; dirty: DirtyPages; replayed: number; damaged: StoreDamagedError[] }> {
+): Promise<{
+  journal: Journal;
+  dirty: DirtyPages;
+  replayed: number;
+  damaged: StoreDamagedError[];
+  unchecked: UncheckedPage[];
+}> {
   const dirty: DirtyPages = new Map();
   const damaged: StoreDamagedError[] = [];
+  const unchecked: UncheckedPage[] = [];
   for (const collection of collections.values()) {
     const pagesDir = join(dir, collection.name);
     for (const page of await pageNumbers(pagesDir)) {
-      const { keys, stale, damaged: damage } = readPageKeys(pagesDir, page, collection.shape);
+      const { keys, stale, damaged: damage, unchecked: toCheck } = readPageKeys(pagesDir, page, collection.shape);
+      if (toCheck) unchecked.push(toCheck);
       if (damage) damaged.push(damage);
       // A page written before documents kept their place or their check, or with the keys of other indexes (one added
       // since), is written again at the open's checkpoint. A damaged one is left as it is: its documents are not known.
@@ -51,5 +60,5 @@ export async function recover(
     await journal.close();
     throw err;
   }
-  return { journal, dirty, replayed: payloads.length, damaged };
+  return { journal, dirty, replayed: payloads.length, damaged, unchecked };
 }
