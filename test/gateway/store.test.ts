@@ -697,6 +697,13 @@ describe('page files: the order they keep, and what opening makes of them', () =
     expect(ids(await store.find('contacts', 'phone', ['+8']))).toEqual(['c8']);
     await expect(store.get('contacts', 'c5')).rejects.toThrow(/do not match the checksum/);
     expect(told).toHaveLength(1);
+
+    // A page damaged after the check is found at the read of it, and told the same way.
+    const first = path.join(dir, 'contacts', pageFiles(dir)[0]!);
+    const content = readFileSync(first);
+    writeFileSync(first, content.subarray(0, content.length - 10));
+    await expect(store.get('contacts', 'c0')).rejects.toThrow(/cut short/);
+    expect(told.map(({ file }) => path.basename(file))).toEqual([pageFiles(dir)[1], pageFiles(dir)[0]]);
   });
 
   test('a page written again by a checkpoint after the open is checked as it is now, not against the keys the open read', async () => {
