@@ -94,13 +94,16 @@ function checkedPage(file: string, content: Buffer): { head: (PageKeys & { check
 
 /** Throws StoreDamagedError naming `file` when its documents line is not the one its first line was written with. */
 function checkDocs(file: string, check: DocsCheck, docsPart: Buffer): void {
+  const problem = docsProblem(check, docsPart);
+  if (problem !== undefined) throw new StoreDamagedError(file, problem);
+}
+
+/** Why a documents line is not the one `check` was written with; undefined when it is. */
+function docsProblem(check: DocsCheck, docsPart: Buffer): string | undefined {
   if (docsPart.length !== check.bytes)
-    throw new StoreDamagedError(
-      file,
-      `it holds ${docsPart.length} bytes of documents where ${check.bytes} were written: it was cut short or added to`,
-    );
-  if (checkOf(docsPart).crc32 !== check.crc32)
-    throw new StoreDamagedError(file, 'its documents do not match the checksum written with them');
+    return `it holds ${docsPart.length} bytes of documents where ${check.bytes} were written: it was cut short or added to`;
+  if (checkOf(docsPart).crc32 !== check.crc32) return 'its documents do not match the checksum written with them';
+  return undefined;
 }
 
 function parseDamaged(file: string, bytes: Buffer, what: string): unknown {
@@ -184,8 +187,7 @@ export async function checkPage({ file, check }: UncheckedPage): Promise<StoreDa
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     return new StoreDamagedError(file, `it cannot be read: ${(err as Error).message}`);
   }
-  const docs = content.subarray(content.indexOf(0x0a) + 1);
-  if (docs.length === check.bytes && checkOf(docs).crc32 === check.crc32) return undefined;
+  if (docsProblem(check, content.subarray(content.indexOf(0x0a) + 1)) === undefined) return undefined;
   // Not the documents the open saw the check of: damaged, or written again since with a check of its own.
   const problem = pageProblem(content);
   return problem === undefined ? undefined : new StoreDamagedError(file, problem);
