@@ -30,6 +30,9 @@ interface DocsCheck {
   crc32: string;
 }
 
+/** A page's first line: its documents' keys and, since checks were kept, the check of its documents line. */
+type PageHead = PageKeys & { check?: DocsCheck };
+
 const checkOf = (docs: Buffer): DocsCheck => ({
   bytes: docs.length,
   crc32: crc32(docs).toString(16).padStart(8, '0'),
@@ -65,9 +68,9 @@ class PageFile implements Adapter<PageData> {
  */
 export function pageProblem(content: Buffer): string | undefined {
   try {
-    const split = content.indexOf(0x0a);
-    const head = split < 0 ? null : headOf('', content.subarray(0, split));
-    if (head?.check) checkDocs('', head.check, content.subarray(split + 1));
+    const { first, docs } = pageParts(content);
+    const head = first === undefined ? null : headOf('', first);
+    if (head?.check) checkDocs('', head.check, docs);
     else checkedPage('', content);
     return undefined;
   } catch (err) {
@@ -79,15 +82,9 @@ export function pageProblem(content: Buffer): string | undefined {
  * The page's first line (its keys, null for a page written before keys were kept) and its documents, checked against
  * the check the first line keeps; a page that fails it throws StoreDamagedError naming `file`.
  */
-function checkedPage(file: string, content: Buffer): { head: (PageKeys & { check?: DocsCheck }) | null; docs: Doc[] } {
-  const split = content.indexOf(0x0a);
-  const head =
-    split < 0
-      ? null
-      : (parseDamaged(file, content.subarray(0, split), "its first line (the page's keys)") as
-          | (PageKeys & { check?: DocsCheck })
-          | null);
-  const docsPart = split < 0 ? content : content.subarray(split + 1);
+function checkedPage(file: string, content: Buffer): { head: PageHead | null; docs: Doc[] } {
+  const { first, docs: docsPart } = pageParts(content);
+  const head = first === undefined ? null : parseHead(file, first);
   if (head?.check) checkDocs(file, head.check, docsPart);
   return { head, docs: validDocs(file, parseDamaged(file, docsPart, 'its documents')) };
 }
@@ -187,7 +184,7 @@ export async function checkPage({ file, check }: UncheckedPage): Promise<StoreDa
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     return new StoreDamagedError(file, `it cannot be read: ${(err as Error).message}`);
   }
-  if (docsProblem(check, content.subarray(content.indexOf(0x0a) + 1)) === undefined) return undefined;
+  if (docsProblem(check, pageParts(content).docs) === undefined) return undefined;
   // Not the documents the open saw the check of: damaged, or written again since with a check of its own.
   const problem = pageProblem(content);
   return problem === undefined ? undefined : new StoreDamagedError(file, problem);
@@ -212,10 +209,26 @@ function firstLine(file: string): Buffer | undefined {
   }
 }
 
+/**
+ * A page file's first line and its documents line; a page written before keys were kept has no first line, its
+ * content is the documents line.
+ */
+function pageParts(content: Buffer): { first: Buffer | undefined; docs: Buffer } {
+  const split = content.indexOf(0x0a);
+  return split < 0
+    ? { first: undefined, docs: content }
+    : { first: content.subarray(0, split), docs: content.subarray(split + 1) };
+}
+
+/** The page's first line parsed; throws StoreDamagedError naming `file` when it cannot be. */
+function parseHead(file: string, line: Buffer): PageHead | null {
+  return parseDamaged(file, line, "its first line (the page's keys)") as PageHead | null;
+}
+
 /** The page's keys from its first line; null when it has none, or they cannot be read. */
-function headOf(file: string, line: Buffer): (PageKeys & { check?: DocsCheck }) | null {
+function headOf(file: string, line: Buffer): PageHead | null {
   try {
-    return parseDamaged(file, line, "its first line (the page's keys)") as PageKeys & { check?: DocsCheck };
+    return parseHead(file, line);
   } catch {
     return null;
   }
