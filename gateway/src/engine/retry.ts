@@ -63,7 +63,7 @@ export async function retryMessage(
     const handedOverBefore = message.provider !== null || deliveries.length > 0;
     const receivers = await receiversFor(tx, account, conversation);
     const refused = await readyToGo(tx, gw, account, conversation, message, receivers, !handedOverBefore);
-    if (refused) throw refused;
+    if (refused) throw refuse(refused.code, refused.message);
     // A stale status report on the failed send must not move the new one.
     const retried = await changeStatus(tx, message, {
       status: 'pending',

@@ -56,6 +56,15 @@ export function messageTagOf(conversation: Conversation, message: Pick<Message, 
   return since >= SERVICE_WINDOW_MS && since < HUMAN_AGENT_WINDOW_MS ? 'HUMAN_AGENT' : null;
 }
 
+/**
+ * Why a message cannot be handed to its channel now: the error it is stored failed with, or a retry's 409. A value,
+ * not an error: most are stored, and only a retry throws one.
+ */
+export interface Refusal {
+  code: string;
+  message: string;
+}
+
 /** What a sub-account pays for the message from its balance; the refusal when the balance is short. */
 async function charge(
   tx: Tx,
@@ -63,7 +72,7 @@ async function charge(
   account: Account,
   conversation: Conversation,
   message: Message,
-): Promise<ApiError | undefined> {
+): Promise<Refusal | undefined> {
   const price = await priceOf(gw.config.prices, account, conversation.channel, message);
   if (price === 0) return undefined;
   const balance = await spend(tx, account, price, {
@@ -95,8 +104,8 @@ export async function readyToGo(
   message: Message,
   receivers: Receivers,
   pay: boolean,
-): Promise<ApiError | undefined> {
-  if (conversation.channel === 'custom' && receivers.length === 0) return new ApiError(409, 'NO_RECEIVER', NO_RECEIVER);
+): Promise<Refusal | undefined> {
+  if (conversation.channel === 'custom' && receivers.length === 0) return { code: 'NO_RECEIVER', message: NO_RECEIVER };
   return pay ? charge(tx, gw, account, conversation, message) : undefined;
 }
 
