@@ -3,6 +3,7 @@ import type { Reader } from '../store/store.js';
 import { getCampaign } from './campaigns.js';
 import { DAY_MS, FUNNEL_STEPS, QUARTER_MS, type FunnelCounts, type FunnelStep } from './funnel.js';
 import { clockNow } from '../clock.js';
+import { offsetAt } from './time-zone.js';
 import type { FunnelAnswer } from '../contract/campaigns.js';
 
 /**
@@ -98,43 +99,6 @@ function monthsBetween(first: string, last: string): string[] {
     m = mo === 12 ? `${y + 1}-01` : `${y}-${String(mo + 1).padStart(2, '0')}`;
   }
   return months;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** The zone's formatter; a RangeError for a name that is no IANA time zone. */
-function formatter(timezone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timezone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-    });
-    formatters.set(timezone, f);
-  }
-  return f;
-}
-
-/** Whether the runtime knows the time zone (an IANA name such as "America/New_York"). */
-export function knownZone(timezone: string): boolean {
-  try {
-    return Boolean(formatter(timezone));
-  } catch {
-    return false;
-  }
-}
-
-/** How far the zone's clocks are ahead of UTC at an instant, in milliseconds. */
-function offsetAt(timezone: string, at: number): number {
-  const p: Record<string, number> = {};
-  for (const { type, value } of formatter(timezone).formatToParts(at)) p[type] = Number(value);
-  const wall = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!);
-  return wall - (at - (((at % 60_000) + 60_000) % 60_000));
 }
 
 const localDate = (at: number, timezone: string) => new Date(at + offsetAt(timezone, at)).toISOString().slice(0, 10);

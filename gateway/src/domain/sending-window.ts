@@ -1,6 +1,7 @@
 import { ApiError, badRequest, fieldError } from '../errors.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from './durations.js';
 import type { SendingWindow } from '../api-contract.js';
+import { canonicalZone, offsetAt, wallClock } from './time-zone.js';
 
 /**
  * A campaign's sending window (quiet hours outside it): messages due outside it wait for its next opening.
@@ -32,26 +33,6 @@ function minuteOfDay(value: unknown, field: 'start' | 'end'): number {
   return Number(m[1]) * 60 + Number(m[2]);
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timezone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timezone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timezone, f);
-  }
-  return f;
-}
-
 /** Validates and normalizes a window (trimmed times, canonical zone). Throws a 400 ApiError naming the bad field. */
 export function parseSendingWindow(input: unknown): SendingWindow {
   if (!input || typeof input !== 'object')
@@ -74,22 +55,12 @@ export function parseSendingWindow(input: unknown): SendingWindow {
   let zone: string;
   try {
     if (typeof timezone !== 'string' || !timezone.trim()) throw new RangeError();
-    zone = formatter(timezone.trim()).resolvedOptions().timeZone;
+    zone = canonicalZone(timezone.trim());
   } catch {
     throw windowError('timezone', 'must be an IANA time zone such as "America/New_York"');
   }
   return { start: (start as string).trim(), end: (end as string).trim(), timezone: zone };
 }
-
-/** The local wall-clock time of an instant, written as if it were a UTC instant (milliseconds kept). */
-function wallClock(timezone: string, at: number): number {
-  const p: Record<string, number> = {};
-  for (const { type, value } of formatter(timezone).formatToParts(at)) p[type] = Number(value);
-  const seconds = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
-  return seconds + (((at % 1000) + 1000) % 1000);
-}
-
-const offsetAt = (timezone: string, at: number) => wallClock(timezone, at) - at;
 
 /** The instants whose local time is `wall` (none in a gap, two in an overlap), earliest first. */
 function instantsOf(timezone: string, wall: number): number[] {

@@ -11,7 +11,7 @@ import {
 import { UNREACHABLE_REASONS } from '../contract/campaigns.js';
 import { DEFAULT_SEND_RATE } from '../domain/campaigns.js';
 import { EVENTS } from '../domain/events.js';
-import { knownZone } from '../domain/funnel-report.js';
+import { knownZone } from '../domain/time-zone.js';
 import { pageFields, pageQuery } from './paging.js';
 import { identifiable } from '../domain/contact-identity.js';
 import { searchQuery } from '../domain/contact-search.js';
