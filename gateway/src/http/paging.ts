@@ -1,18 +1,20 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Request } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import type { Gateway } from '../context.js';
+import type { Account } from '../domain/accounts.js';
 import { badRequest } from '../errors.js';
 import type { Doc, GatewaySettings, Placed } from '../store/store.js';
 import { MAX_PAGE_LIMIT } from '../api-contract.js';
+import { accountOf, parse, sendDurable } from './route.js';
 
 /**
  * How every list endpoint pages: `?limit=` and an opaque `cursor`, answered as `{data, nextCursor}`. A route
  * parses its query with `pageQuery` (or a schema built from `pageFields` with its filters) and hands it, with who
- * pages, and a reader of the store to `readPage`:
+ * pages, and a reader of the store to `readPage`; a page of the caller's account's records with no filter is
+ * `accountPage`'s:
  *
- *   const query = parse(pageQuery, req.query, 'query');
- *   await sendDurable(gw, res, await readPage({ gw, req, owner: accountId }, query, (page) => listsOf(gw.store, accountId, page), publicList));
+ *   get: accountPage(gw, (account, _req, page) => listsOf(gw.store, account.id, page), publicList),
  *
  * The cursor holds the id of the last item shown, since the Store pages by "after this id" (or, for a list in
  * the order `touch` changes, the inbox, that item's place as it was read: see Placed), and a signature (HMAC under
@@ -146,3 +148,20 @@ export async function readPage<T extends Item, U = T>(
   // A lambda, not map(show): map's index argument would reach a `show` that takes a second parameter.
   return { data: show ? items.map((item) => show(item)) : (items as unknown as U[]), nextCursor };
 }
+
+/**
+ * The GET of a list endpoint without filters, answering one page of the caller's account's records: `read` finds
+ * them after `page.after` (the request gives it the path's ids), `show` makes each one's public form.
+ */
+export const accountPage =
+  <T extends Item, U>(
+    gw: Gateway,
+    read: (account: Account, req: Request, page: PageRequest) => Promise<T[]>,
+    show: (item: T) => U,
+  ): RequestHandler =>
+  async (req, res) => {
+    const query = parse(pageQuery, req.query, 'query');
+    const account = accountOf(res);
+    const scope = { gw, req, owner: account.id };
+    await sendDurable(gw, res, await readPage(scope, query, (page) => read(account, req, page), show));
+  };

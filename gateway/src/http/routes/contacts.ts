@@ -10,7 +10,7 @@ import { eraseContact } from '../../engine/erase-contact.js';
 import { setBot, teamReply } from '../../engine/handoff.js';
 import { mergeContacts } from '../../engine/merge-contacts.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { pageQuery, readPage } from '../paging.js';
+import { accountPage, readPage } from '../paging.js';
 import { accountOf, actorOf, bySession, parse, route, sendDurable, type Routes } from '../route.js';
 import { botState, contactCreate, contactLookup, contactMerge, contactUpdate, teamMessage } from '../schemas.js';
 import type { botState as botStateAnswer } from '../../contract/messages.js';
@@ -79,21 +79,11 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
     },
   });
   route(v1, '/contacts/:id/messages', {
-    get: async (req, res) => {
-      const query = parse(pageQuery, req.query, 'query');
-      const accountId = accountOf(res).id;
-      const contactId = String(req.params.id);
-      await sendDurable(
-        gw,
-        res,
-        await readPage(
-          { gw, req, owner: accountId },
-          query,
-          (page) => messagesOf(gw.store, accountId, contactId, page),
-          (m) => publicMessage(m),
-        ),
-      );
-    },
+    get: accountPage(
+      gw,
+      (account, req, page) => messagesOf(gw.store, account.id, String(req.params.id), page),
+      (m) => publicMessage(m),
+    ),
     // A team member's reply, on the conversation's channel.
     post: [
       jsonBody(),

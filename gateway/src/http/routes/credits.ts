@@ -5,7 +5,7 @@ import { idempotent } from '../../domain/idempotency.js';
 import { publicSubAccount, subAccountCredits, subAccountsOf } from '../../domain/subaccounts.js';
 import { keyInHeaderOnly } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { pageQuery, readPage } from '../paging.js';
+import { accountPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { autoRecharge, creditGrant, lowBalance } from '../schemas.js';
 
@@ -45,20 +45,7 @@ export function creditsRoutes(v1: Routes, gw: Gateway): void {
   });
 
   route(v1, '/subaccounts', {
-    get: async (req, res) => {
-      const query = parse(pageQuery, req.query, 'query');
-      const agency = accountOf(res);
-      await sendDurable(
-        gw,
-        res,
-        await readPage(
-          { gw, req, owner: agency.id },
-          query,
-          (page) => subAccountsOf(gw.store, agency, page),
-          publicSubAccount,
-        ),
-      );
-    },
+    get: accountPage(gw, (agency, _req, page) => subAccountsOf(gw.store, agency, page), publicSubAccount),
   });
 
   route(v1, '/subaccounts/:id/credits', {
@@ -72,20 +59,7 @@ export function creditsRoutes(v1: Routes, gw: Gateway): void {
   });
 
   route(v1, '/credits/history', {
-    get: async (req, res) => {
-      const query = parse(pageQuery, req.query, 'query');
-      const accountId = accountOf(res).id;
-      await sendDurable(
-        gw,
-        res,
-        await readPage(
-          { gw, req, owner: accountId },
-          query,
-          (page) => creditHistory(gw.store, accountId, page),
-          publicEntry,
-        ),
-      );
-    },
+    get: accountPage(gw, (account, _req, page) => creditHistory(gw.store, account.id, page), publicEntry),
   });
 
   route(v1, '/credits/low-balance', {

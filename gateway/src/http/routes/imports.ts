@@ -5,7 +5,7 @@ import type { ContactInput } from '../../domain/contacts.js';
 import { createImport, getImport, importsOf, publicImport, type ImportSource } from '../../domain/imports.js';
 import { badRequest } from '../../errors.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { pageQuery, readPage } from '../paging.js';
+import { accountPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { contactCreate, importCreate } from '../schemas.js';
 
@@ -42,21 +42,11 @@ export function importsRoutes(v1: Routes, gw: Gateway): void {
         res.status(202).location(`/v1/imports/${created.id}`).json(publicImport(created));
       },
     ],
-    get: async (req, res) => {
-      const query = parse(pageQuery, req.query, 'query');
-      const accountId = accountOf(res).id;
-      const listId = String(req.params.listId);
-      await sendDurable(
-        gw,
-        res,
-        await readPage(
-          { gw, req, owner: accountId },
-          query,
-          (page) => importsOf(gw.store, accountId, listId, page),
-          publicImport,
-        ),
-      );
-    },
+    get: accountPage(
+      gw,
+      (account, req, page) => importsOf(gw.store, account.id, String(req.params.listId), page),
+      publicImport,
+    ),
   });
   route(v1, '/imports/:id', {
     get: async (req, res) => {

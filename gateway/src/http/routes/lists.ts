@@ -3,7 +3,7 @@ import { publicContact } from '../../domain/contacts.js';
 import { createList, getList, listsOf, membersOf, publicList } from '../../domain/lists.js';
 import { addToList, removeFromList } from '../../engine/join-list.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { pageQuery, readPage } from '../paging.js';
+import { accountPage, readPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { listAdd, listCreate, namedQuery } from '../schemas.js';
 import { findByName } from '../../domain/name-search.js';
@@ -44,18 +44,11 @@ export function listsRoutes(v1: Routes, gw: Gateway): void {
         res.status(added ? 201 : 200).json({ success: true, listId, contactId, added });
       },
     ],
-    get: async (req, res) => {
-      const query = parse(pageQuery, req.query, 'query');
-      const accountId = accountOf(res).id;
-      const listId = String(req.params.listId);
-      const page = await readPage(
-        { gw, req, owner: accountId },
-        query,
-        (p) => membersOf(gw.store, accountId, listId, p),
-        (m) => ({ ...publicContact(m.contact), addedAt: m.addedAt }),
-      );
-      await sendDurable(gw, res, page);
-    },
+    get: accountPage(
+      gw,
+      (account, req, page) => membersOf(gw.store, account.id, String(req.params.listId), page),
+      (m) => ({ ...publicContact(m.contact), addedAt: m.addedAt }),
+    ),
   });
   route(v1, '/lists/:listId/contacts/:contactId', {
     delete: async (req, res) => {

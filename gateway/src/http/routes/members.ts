@@ -12,7 +12,7 @@ import {
 } from '../../domain/members.js';
 import { iso } from '../../ids.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { pageQuery, readPage } from '../paging.js';
+import { accountPage } from '../paging.js';
 import { publicBase } from '../public-base.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { memberInvite, memberUpdate } from '../schemas.js';
@@ -33,20 +33,7 @@ export const invitationView = (gw: Gateway, { member, token }: Invitation) => ({
  */
 export function membersRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/members', {
-    get: async (req, res) => {
-      const query = parse(pageQuery, req.query, 'query');
-      const account = accountOf(res);
-      await sendDurable(
-        gw,
-        res,
-        await readPage(
-          { gw, req, owner: account.id },
-          query,
-          (page) => membersOf(gw.store, account, page),
-          publicMember,
-        ),
-      );
-    },
+    get: accountPage(gw, (account, _req, page) => membersOf(gw.store, account, page), publicMember),
     post: [
       jsonBody(),
       async (req, res) => {

@@ -1,7 +1,7 @@
 import type { Gateway } from '../../context.js';
 import { getSubscription, publicSubscription, subscribe, subscriptionsOf, unsubscribe } from '../../domain/webhooks.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { pageQuery, readPage } from '../paging.js';
+import { accountPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { webhookCreate } from '../schemas.js';
 
@@ -19,20 +19,7 @@ export function webhooksRoutes(v1: Routes, gw: Gateway): void {
           .json({ ...publicSubscription(sub), secret: sub.secret });
       },
     ],
-    get: async (req, res) => {
-      const query = parse(pageQuery, req.query, 'query');
-      const accountId = accountOf(res).id;
-      await sendDurable(
-        gw,
-        res,
-        await readPage(
-          { gw, req, owner: accountId },
-          query,
-          (page) => subscriptionsOf(gw.store, accountId, page),
-          publicSubscription,
-        ),
-      );
-    },
+    get: accountPage(gw, (account, _req, page) => subscriptionsOf(gw.store, account.id, page), publicSubscription),
   });
   route(v1, '/webhooks/:id', {
     get: async (req, res) => {
