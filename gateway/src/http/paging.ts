@@ -14,7 +14,7 @@ import { accountOf, parse, sendDurable } from './route.js';
  * pages, and a reader of the store to `readPage`; a page of the caller's account's records with no filter is
  * `accountPage`'s:
  *
- *   get: accountPage(gw, (account, _req, page) => listsOf(gw.store, account.id, page), publicList),
+ *   get: accountPage(gw, (account, _req, page) => subscriptionsOf(gw.store, account.id, page), publicSubscription),
  *
  * The cursor holds the id of the last item shown, since the Store pages by "after this id" (or, for a list in
  * the order `touch` changes, the inbox, that item's place as it was read: see Placed), and a signature (HMAC under
