@@ -397,6 +397,42 @@ const mediaUrls = [
   'file:///etc/passwd',
 ];
 
+/** A query string: the route's own parameters (`own`) and others, with hostile values, and junk at its end. */
+function hostileQuery(own: string[] = []): fc.Arbitrary<string> {
+  const queryKey = fc.oneof(
+    ...(own.length ? [fc.constantFrom(...own)] : []),
+    fc.constantFrom(
+      'phoneNumber',
+      'email',
+      'apiKey',
+      'phoneNumber[]',
+      'email[a]',
+      'limit',
+      ...POLLUTION_KEYS,
+      '__proto__[polluted]',
+      'constructor[prototype][polluted]',
+    ),
+    fc.string({ maxLength: 10 }),
+  );
+  const queryValue = fc.oneof(
+    fc.constantFrom(...phones, ...emails),
+    weirdString,
+    hugeString.map((s) => s.slice(0, 6000)),
+  );
+  return fc
+    .array(fc.tuple(queryKey, queryValue, fc.boolean()), { maxLength: 5 })
+    .chain((pairs) =>
+      fc
+        .constantFrom('', '&', '%', '%E0%A4%A', '=', '&&==', '%ZZ')
+        .map(
+          (junk) =>
+            pairs
+              .map(([k, v, encode]) => `${enc(k)}=${encode ? enc(v) : enc(v).replace(/%2[0-9A-F]/g, '%')}`)
+              .join('&') + junk,
+        ),
+    );
+}
+
 // ---- set-up ----------------------------------------------------------------------------------------------------
 
 beforeAll(async () => {
@@ -834,12 +870,12 @@ describe('hostile bodies on the routes most written to, each with its own fields
 });
 
 /**
- * Every other route that takes a body, as the access table lists them: hostile bodies whose fields are the ones the
- * OpenAPI document gives the operation (the operator's routes, which it does not describe, get bodies of any shape),
- * on paths holding a real id of the right kind, another tenant's or an odd segment. A route added to the table is
- * named above, tried here, or left out below with its reason: the first property says so.
+ * Every other route, as the access table lists them: hostile bodies whose fields are the ones the OpenAPI document
+ * gives the operation, and hostile queries whose keys are its parameters (the operator's routes, which it does not
+ * describe, get any), on paths holding a real id of the right kind, another tenant's or an odd segment. A route added
+ * to the table is named above, tried here, or left out with its reason: the first property says so.
  */
-describe('hostile bodies on every other route that takes one', () => {
+describe('every other route', () => {
   /** Proven above, each by a property of its own. */
   const NAMED_ABOVE = [
     'POST /v1/contacts',
@@ -862,6 +898,21 @@ describe('hostile bodies on every other route that takes one', () => {
     'POST /v1/channels/whatsapp/:accountId/webhook',
     'POST /admin/v1/accounts',
     'POST /admin/v1/accounts/:id/credits/usage',
+    'GET /v1/openapi.json',
+    'GET /v1/contacts',
+    'GET /v1/contacts/:id',
+    'GET /v1/contacts/:id/messages',
+    'GET /v1/messages/:id',
+    'GET /v1/media/:id',
+    'GET /v1/lists',
+    'GET /v1/lists/:listId/contacts',
+    'GET /v1/campaigns',
+    'GET /v1/campaigns/:id',
+    'GET /v1/credits',
+    'GET /v1/settings',
+    'GET /v1/webhooks',
+    'GET /v1/webhooks/:id',
+    'GET /admin/v1/accounts',
   ];
   const LEFT_OUT: Record<string, string> = {
     'POST /v1/api-key': 'a success changes the key the other properties call with (api-auth.test.ts rotates it)',
@@ -897,59 +948,121 @@ describe('hostile bodies on every other route that takes one', () => {
     'PUT /admin/v1/accounts/:id/password',
     'POST /admin/v1/accounts/:id/members',
     'POST /admin/v1/jobs/:id/retry',
+    'GET /v1/contacts/:id/export',
+    'GET /v1/lists/:listId',
+    'GET /v1/lists/:listId/imports',
+    'GET /v1/imports/:id',
+    'GET /v1/conversations',
+    'GET /v1/conversations/:id',
+    'GET /v1/campaigns/:id/preview',
+    'GET /v1/campaigns/:id/openings',
+    'GET /v1/campaigns/:id/unanswered',
+    'GET /v1/campaigns/:id/unreachable',
+    'GET /v1/campaigns/:id/funnel',
+    'GET /v1/members',
+    'GET /v1/members/:id',
+    'GET /v1/credits/history',
+    'GET /v1/subaccounts',
+    'GET /v1/subaccounts/:id/credits',
+    'GET /v1/settings/bot',
+    'GET /v1/channels',
+    'GET /v1/channels/whatsapp/:accountId/webhook',
+    'GET /v1/channels/messenger/:accountId/webhook',
+    'GET /v1/channels/instagram/:accountId/webhook',
+    'GET /admin/v1/jobs',
   ];
 
-  test('each route of the API and the operator that takes a body is named above, tried here or left out', async () => {
+  test('each route of the API and the operator is named above, tried here or left out', async () => {
     const { ROUTE_ACCESS } = (await import(path.resolve(__dirname, '../../gateway/dist/http/access.js'))) as {
       ROUTE_ACCESS: Record<string, Record<string, string>>;
     };
-    const taking = Object.entries(ROUTE_ACCESS)
+    const routes = Object.entries(ROUTE_ACCESS)
       .filter(([route]) => route.startsWith('/v1/') || route.startsWith('/admin/v1/'))
       .flatMap(([route, methods]) =>
         Object.keys(methods)
-          .filter((m) => m === 'POST' || m === 'PUT' || m === 'PATCH')
+          // A DELETE takes nothing but its path's ids; another tenant's are refused in api-isolation.test.ts.
+          .filter((m) => m !== 'DELETE')
           .map((m) => `${m} ${route}`),
       );
-    expect(taking.sort()).toEqual([...NAMED_ABOVE, ...Object.keys(LEFT_OUT), ...TRIED].sort());
+    expect(routes.sort()).toEqual([...NAMED_ABOVE, ...Object.keys(LEFT_OUT), ...TRIED].sort());
   });
 
-  test('hostile bodies on each route tried here', async () => {
+  // Records of their own: a merge or a correction that succeeds changes these, never what the other tests read.
+  let target: string;
+  let duplicate: string;
+  let member: string;
+  let conversation: string;
+  let importId: string;
+  beforeAll(async () => {
     const k = { apiKey: agency.apiKey };
-    // Records of their own: a merge or a correction that succeeds changes these, never what the other tests read.
-    const target = (await request(gw, 'POST', '/v1/contacts', { ...k, body: { phone: '+14155550177' } })).body.id;
-    const duplicate = (await request(gw, 'POST', '/v1/contacts', { ...k, body: { email: 'twin@example.com' } })).body
-      .id;
-    const member = (
+    target = (await request(gw, 'POST', '/v1/contacts', { ...k, body: { phone: '+14155550177' } })).body.id;
+    duplicate = (await request(gw, 'POST', '/v1/contacts', { ...k, body: { email: 'twin@example.com' } })).body.id;
+    member = (
       await request(gw, 'POST', '/v1/members', {
         ...k,
         body: { email: 'agent@example.com', name: 'Agent', role: 'agent' },
       })
     ).body.id;
-    const conversation = (await request(gw, 'GET', `/v1/messages/${messageId}`, k)).body.conversationId;
-    expect([target, duplicate, member, conversation].every(Boolean)).toBe(true);
+    conversation = (await request(gw, 'GET', `/v1/messages/${messageId}`, k)).body.conversationId;
+    importId = (
+      await request(gw, 'POST', `/v1/lists/${listId}/imports`, {
+        ...k,
+        body: { contacts: [{ email: 'imported@example.com' }] },
+      })
+    ).body.id;
+    expect([target, duplicate, member, conversation, importId].every(Boolean)).toBe(true);
+  });
 
-    /** Each path parameter's real ids: this account's, and another tenant's where it has one. */
-    const ids: Record<string, Array<() => string>> = {
-      '/v1/messages/:id': [() => messageId],
-      '/v1/contacts/:id': [() => target, () => otherContactId],
-      '/v1/lists/:listId': [() => listId],
-      '/v1/conversations/:id': [() => conversation],
-      '/v1/campaigns/:id': [() => campaignId],
-      '/v1/members/:id': [() => member],
-      '/v1/channels/:channel': [() => 'sms', () => 'whatsapp', () => 'messenger', () => 'instagram'],
-      '/v1/channels/messenger/:accountId': [() => agency.id, () => other.id],
-      '/v1/channels/instagram/:accountId': [() => agency.id, () => other.id],
-      '/admin/v1/accounts/:id': [() => other.id],
-      '/admin/v1/jobs/:id': [],
-    };
-    const pathOf = (route: string): fc.Arbitrary<string> => {
-      const param = route.match(/^(.*?\/:\w+)(.*)$/);
-      if (!param) return fc.constant(route);
-      const [, head, tail] = param as unknown as [string, string, string];
-      const real = ids[head];
-      if (!real) throw new Error(`no ids for ${head}`);
-      return segment(...real).map((id) => `${head.replace(/:\w+$/, id)}${tail}`);
-    };
+  /** Each path parameter's real ids: this account's, and another tenant's where it has one. */
+  const ids: Record<string, Array<() => string>> = {
+    '/v1/messages/:id': [() => messageId],
+    '/v1/contacts/:id': [() => target, () => otherContactId],
+    '/v1/lists/:listId': [() => listId],
+    '/v1/imports/:id': [() => importId],
+    '/v1/conversations/:id': [() => conversation],
+    '/v1/campaigns/:id': [() => campaignId],
+    '/v1/members/:id': [() => member],
+    '/v1/subaccounts/:id': [() => sub.id, () => other.id],
+    '/v1/channels/:channel': [() => 'sms', () => 'whatsapp', () => 'messenger', () => 'instagram'],
+    '/v1/channels/whatsapp/:accountId': [() => agency.id, () => other.id],
+    '/v1/channels/messenger/:accountId': [() => agency.id, () => other.id],
+    '/v1/channels/instagram/:accountId': [() => agency.id, () => other.id],
+    '/admin/v1/accounts/:id': [() => other.id],
+    '/admin/v1/jobs/:id': [],
+  };
+  const pathOf = (route: string): fc.Arbitrary<string> => {
+    const param = route.match(/^(.*?\/:\w+)(.*)$/);
+    if (!param) return fc.constant(route);
+    const [, head, tail] = param as unknown as [string, string, string];
+    const real = ids[head];
+    if (!real) throw new Error(`no ids for ${head}`);
+    return segment(...real).map((id) => `${head.replace(/:\w+$/, id)}${tail}`);
+  };
+  const doc = JSON.parse(readFileSync(path.resolve(__dirname, '../../gateway/dist/openapi.json'), 'utf8'));
+  const operationOf = (method: string, route: string) =>
+    doc.paths[route.replace(/^\/v1/, '').replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()];
+
+  /** Each route in turn, so that every one is tried as often however many the table holds; the operator's with its token. */
+  async function tryEach(
+    method: (m: string) => boolean,
+    make: (method: string, route: string) => fc.Arbitrary<Hostile>,
+  ) {
+    for (const name of TRIED) {
+      const [m, route] = name.split(' ') as [string, string];
+      if (!method(m)) continue;
+      const operator = route.startsWith('/admin/');
+      const hostile = make(m, route);
+      const requests = operator
+        ? hostile.map((h) => printable({ ...h, headers: { authorization: `Bearer ${gw.adminToken}` } }))
+        : hostile;
+      await fc.assert(
+        fc.asyncProperty(requests, keys(), async (h, key) => expectSane(h, await send(h, operator ? undefined : key))),
+        { numRuns: RUNS / 4 },
+      );
+    }
+  }
+
+  test('hostile bodies on each route tried here that takes one', async () => {
     /** Values a field may hold that get past its type: an id of the right kind, a phone, an email. */
     const plausible: Record<string, fc.Arbitrary<unknown>[]> = {
       contactId: [fc.constant(null).map(() => duplicate), fc.constant(null).map(() => otherContactId)],
@@ -959,61 +1072,34 @@ describe('hostile bodies on every other route that takes one', () => {
       email: [fc.constantFrom(...emails)],
       body: [weirdString, hugeString],
     };
-    const doc = JSON.parse(readFileSync(path.resolve(__dirname, '../../gateway/dist/openapi.json'), 'utf8'));
-    const fieldsOfRoute = (method: string, route: string): Record<string, fc.Arbitrary<unknown>[]> => {
-      const operation = doc.paths[route.replace(/^\/v1/, '').replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()];
-      const properties = operation?.requestBody?.content?.['application/json']?.schema?.properties ?? {};
-      const names = Object.keys(properties);
+    const fieldsOf = (method: string, route: string): Record<string, fc.Arbitrary<unknown>[]> => {
+      const schema = operationOf(method, route)?.requestBody?.content?.['application/json']?.schema;
+      const names = Object.keys(schema?.properties ?? {});
       return Object.fromEntries((names.length ? names : ['value']).map((n) => [n, plausible[n] ?? []]));
     };
-    // Each route in turn, so that every one is tried as often, however many the table holds.
-    for (const name of TRIED) {
-      const [method, route] = name.split(' ') as [string, string];
-      const operator = route.startsWith('/admin/');
-      const hostile = hostileRequest(method, pathOf(route), hostileBody(fieldsOfRoute(method, route)));
-      const requests = operator
-        ? hostile.map((h) => printable({ ...h, headers: { authorization: `Bearer ${gw.adminToken}` } }))
-        : hostile;
-      await fc.assert(
-        fc.asyncProperty(requests, keys(), async (h, key) => expectSane(h, await send(h, operator ? undefined : key))),
-        { numRuns: RUNS / 4 },
-      );
-    }
+    await tryEach(
+      (m) => m !== 'GET',
+      (m, route) => hostileRequest(m, pathOf(route), hostileBody(fieldsOf(m, route))),
+    );
+  });
+
+  test('hostile queries on each route tried here that reads', async () => {
+    const parametersOf = (route: string): string[] =>
+      (operationOf('GET', route)?.parameters ?? [])
+        .filter((p: { in: string }) => p.in === 'query')
+        .map((p: { name: string }) => p.name);
+    await tryEach(
+      (m) => m === 'GET',
+      (_m, route) =>
+        fc
+          .tuple(pathOf(route), hostileQuery(parametersOf(route)))
+          .map(([p, query]) => printable({ method: 'GET', path: query ? `${p}?${query}` : p })),
+    );
   });
 });
 
 describe('hostile queries, path segments, methods and keys', () => {
-  const queryKey = fc.oneof(
-    fc.constantFrom(
-      'phoneNumber',
-      'email',
-      'apiKey',
-      'phoneNumber[]',
-      'email[a]',
-      'limit',
-      ...POLLUTION_KEYS,
-      '__proto__[polluted]',
-      'constructor[prototype][polluted]',
-    ),
-    fc.string({ maxLength: 10 }),
-  );
-  const queryValue = fc.oneof(
-    fc.constantFrom(...phones, ...emails),
-    weirdString,
-    hugeString.map((s) => s.slice(0, 6000)),
-  );
-  const rawQuery = fc
-    .array(fc.tuple(queryKey, queryValue, fc.boolean()), { maxLength: 5 })
-    .chain((pairs) =>
-      fc
-        .constantFrom('', '&', '%', '%E0%A4%A', '=', '&&==', '%ZZ')
-        .map(
-          (junk) =>
-            pairs
-              .map(([k, v, encode]) => `${enc(k)}=${encode ? enc(v) : enc(v).replace(/%2[0-9A-F]/g, '%')}`)
-              .join('&') + junk,
-        ),
-    );
+  const rawQuery = hostileQuery();
 
   test('GET routes with random query strings and path segments', async () => {
     const get = fc
