@@ -919,6 +919,8 @@ describe('every other route', () => {
     'POST /admin/v1/accounts/:id/api-key': 'the same, by the operator (cli.test.ts)',
     'POST /admin/v1/backup': 'it reads no body, and its answer is an archive (backup.test.ts)',
     'POST /admin/v1/clock': 'served only to a gateway under the test clock, which this one is not',
+    'GET /console/api/session': 'it reads nothing but the session cookie (test/console/session-api.test.ts)',
+    'GET /console/api/stream': 'the same, and it answers a stream of events (api-stream.test.ts)',
   };
   const TRIED = [
     'POST /v1/messages/:id/retry',
@@ -970,14 +972,17 @@ describe('every other route', () => {
     'GET /v1/channels/messenger/:accountId/webhook',
     'GET /v1/channels/instagram/:accountId/webhook',
     'GET /admin/v1/jobs',
+    'POST /console/api/session',
+    'GET /console/api/invites/:token',
+    'POST /console/api/invites/:token',
   ];
 
-  test('each route of the API and the operator is named above, tried here or left out', async () => {
+  test('each route of the API, the operator and the console is named above, tried here or left out', async () => {
     const { ROUTE_ACCESS } = (await import(path.resolve(__dirname, '../../gateway/dist/http/access.js'))) as {
       ROUTE_ACCESS: Record<string, Record<string, string>>;
     };
     const routes = Object.entries(ROUTE_ACCESS)
-      .filter(([route]) => route.startsWith('/v1/') || route.startsWith('/admin/v1/'))
+      .filter(([route]) => /^\/(v1|admin\/v1|console\/api)\//.test(route))
       .flatMap(([route, methods]) =>
         Object.keys(methods)
           // A DELETE takes nothing but its path's ids; another tenant's are refused in api-isolation.test.ts.
@@ -1029,6 +1034,7 @@ describe('every other route', () => {
     '/v1/channels/instagram/:accountId': [() => agency.id, () => other.id],
     '/admin/v1/accounts/:id': [() => other.id],
     '/admin/v1/jobs/:id': [],
+    '/console/api/invites/:token': [],
   };
   const pathOf = (route: string): fc.Arbitrary<string> => {
     const param = route.match(/^(.*?\/:\w+)(.*)$/);
