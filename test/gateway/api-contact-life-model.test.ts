@@ -1,0 +1,243 @@
+import fc from 'fast-check';
+import { api, createAccount, unique, useGateway, type Reply, type TestAccount } from './api-support';
+
+/**
+ * A contact's whole life with its features in any order: random sequences of creations, corrections, merges,
+ * erasures, messages from custom channels and list changes, drawn from small pools of phones, emails and external
+ * IDs so that they collide. Whatever the order, every answer is one the API documents (never a 500), and afterwards
+ * what each feature promises the others still holds: one contact per phone and per external ID, and per email among
+ * the contacts known by their email alone; lookups and search finding it; and no list, conversation or message left
+ * pointing at a contact that is gone.
+ */
+
+const ctx = useGateway();
+
+const PHONES = ['+14155550101', '+14155550102', '+14155550103'];
+const EMAILS = ['ana@example.com', 'ben@example.com', 'cyd@example.com'];
+const IDS = ['visitor-one', 'visitor-two', 'visitor-three'];
+const LABELS = ['webchat', 'crm'];
+
+type Op =
+  | { op: 'create'; phone?: string; email?: string; id?: [string, string] }
+  | { op: 'patch'; who: number; phone?: string | null; email?: string | null; id?: [string, string | null] }
+  | { op: 'merge'; who: number; other: number }
+  | { op: 'erase'; who: number }
+  | { op: 'incoming'; fromId: string; label: string }
+  | { op: 'join'; who: number }
+  | { op: 'leave'; who: number };
+
+const who = fc.nat({ max: 7 });
+const label = fc.constantFrom(...LABELS);
+const externalId = fc.tuple(label, fc.constantFrom(...IDS));
+const ops: fc.Arbitrary<Op[]> = fc.array(
+  fc.oneof(
+    {
+      weight: 3,
+      arbitrary: fc.record(
+        {
+          op: fc.constant('create' as const),
+          phone: fc.constantFrom(...PHONES),
+          email: fc.constantFrom(...EMAILS),
+          id: externalId,
+        },
+        { requiredKeys: ['op'] },
+      ),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record(
+        {
+          op: fc.constant('patch' as const),
+          who,
+          phone: fc.option(fc.constantFrom(...PHONES)),
+          email: fc.option(fc.constantFrom(...EMAILS)),
+          id: fc.tuple(label, fc.option(fc.constantFrom(...IDS))),
+        },
+        { requiredKeys: ['op', 'who'] },
+      ),
+    },
+    { weight: 2, arbitrary: fc.record({ op: fc.constant('merge' as const), who, other: who }) },
+    { weight: 1, arbitrary: fc.record({ op: fc.constant('erase' as const), who }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        op: fc.constant('incoming' as const),
+        fromId: fc.constantFrom(...PHONES, ...EMAILS, ...IDS),
+        label,
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ op: fc.constant('join' as const), who }) },
+    { weight: 1, arbitrary: fc.record({ op: fc.constant('leave' as const), who }) },
+  ),
+  { minLength: 1, maxLength: 16 },
+);
+
+/** The statuses each step may answer: a refusal is a documented answer, a 500 never is. */
+const ANSWERS: Record<Op['op'], number[]> = {
+  create: [200, 201, 409],
+  patch: [200, 400, 404, 409],
+  merge: [200, 400, 404],
+  erase: [204, 404],
+  incoming: [200],
+  join: [200, 201, 404],
+  leave: [204, 404],
+};
+
+interface Contact {
+  id: string;
+  phone: string;
+  email: string;
+  fromId?: string;
+  externalIds?: Record<string, string>;
+}
+
+/** Runs one sequence on an account of its own; answers the ids of every contact it saw. */
+async function run(account: TestAccount, listId: string, steps: Op[]): Promise<string[]> {
+  const seen: string[] = [];
+  const call = (method: string, path: string, body?: unknown) => api(ctx.gw, account, method, path, { body });
+  const pick = (n: number) => (seen.length ? seen[n % seen.length]! : 'ct_none');
+  const note = (res: Reply) => {
+    if (res.status < 300 && typeof res.body?.id === 'string' && !seen.includes(res.body.id)) seen.push(res.body.id);
+  };
+  for (const step of steps) {
+    let res: Reply;
+    switch (step.op) {
+      case 'create':
+        res = await call('POST', 'contacts', {
+          ...(step.phone && { phone: step.phone }),
+          ...(step.email && { email: step.email }),
+          ...(step.id && { externalIds: { [step.id[0]]: step.id[1] } }),
+          ...(!step.phone && !step.email && !step.id && { externalIds: { crm: unique('crm') } }),
+        });
+        note(res);
+        break;
+      case 'patch':
+        res = await call('PATCH', `contacts/${pick(step.who)}`, {
+          ...(step.phone !== undefined && { phone: step.phone }),
+          ...(step.email !== undefined && { email: step.email }),
+          ...(step.id && { externalIds: { [step.id[0]]: step.id[1] } }),
+        });
+        break;
+      case 'merge':
+        res = await call('POST', `contacts/${pick(step.who)}/merge`, { contactId: pick(step.other) });
+        break;
+      case 'erase':
+        res = await call('DELETE', `contacts/${pick(step.who)}`);
+        break;
+      case 'incoming': {
+        res = await call('POST', 'incoming_custom_channel_message', {
+          customData: {
+            messageSid: unique('sid'),
+            fromId: step.fromId,
+            toId: 'clinic',
+            body: 'hello',
+            channel: step.label,
+          },
+        });
+        const message = await call('GET', `messages/${res.body?.messageId}`);
+        if (message.status === 200) note({ ...message, body: { id: message.body.contactId } });
+        break;
+      }
+      case 'join':
+        res = await call('POST', `lists/${listId}/contacts`, { contactId: pick(step.who) });
+        break;
+      case 'leave':
+        res = await call('DELETE', `lists/${listId}/contacts/${pick(step.who)}`);
+        break;
+    }
+    const status = res.status;
+    expect({ step, status, documented: ANSWERS[step.op].includes(status) }).toEqual({ step, status, documented: true });
+  }
+  return seen;
+}
+
+/** Every page of a list endpoint. */
+async function all<T>(account: TestAccount, path: string): Promise<T[]> {
+  const items: T[] = [];
+  for (let cursor: string | undefined; ; ) {
+    const query: Record<string, string> = cursor ? { limit: '200', cursor } : { limit: '200' };
+    const res = await api(ctx.gw, account, 'GET', path, { query });
+    expect(res.status).toBe(200);
+    items.push(...res.body.data);
+    if (!res.body.nextCursor) return items;
+    cursor = res.body.nextCursor;
+  }
+}
+
+/** What every feature promises the others, read through the API. */
+async function expectConsistent(account: TestAccount, listId: string, seen: string[]): Promise<void> {
+  const read = await Promise.all(seen.map((id) => api(ctx.gw, account, 'GET', `contacts/${id}`)));
+  for (const res of read) expect([200, 404]).toContain(res.status);
+  const live = read.filter((r) => r.status === 200).map((r) => r.body as Contact);
+  const liveIds = new Set(live.map((c) => c.id));
+  const idsOf = (c: Contact) => new Set([...Object.values(c.externalIds ?? {}), ...(c.fromId ? [c.fromId] : [])]);
+
+  // Each contact can still be reached. A phone or an external ID belongs to one contact; an email to one of those
+  // known by their email alone (contacts with a phone may share one: a household's).
+  for (const c of live)
+    expect({ c, reachable: Boolean(c.phone || c.email || idsOf(c).size) }).toEqual({ c, reachable: true });
+  const emailOnly = live.filter((c) => c.email && !c.phone && !idsOf(c).size);
+  for (const [field, values] of [
+    ['phone', live.map((c) => c.phone).filter(Boolean)],
+    ['external ID', live.flatMap((c) => [...idsOf(c)])],
+    ['email of a contact known by it alone', emailOnly.map((c) => c.email)],
+  ] as const)
+    expect({ field, values: [...values].sort() }).toEqual({ field, values: [...new Set(values)].sort() });
+
+  // A lookup finds a contact holding the phone or email, and nothing when none does.
+  for (const value of PHONES) {
+    const holder = live.find((c) => c.phone === value);
+    const res = await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: value } });
+    expect({ value, status: res.status, id: res.body?.id }).toEqual({
+      value,
+      status: holder ? 200 : 404,
+      id: holder?.id,
+    });
+  }
+  for (const value of EMAILS) {
+    const holders = live.filter((c) => c.email === value).map((c) => c.id);
+    const res = await api(ctx.gw, account, 'GET', 'contacts', { query: { email: value } });
+    expect({ value, status: res.status, found: holders.includes(res.body?.id) }).toEqual({
+      value,
+      status: holders.length ? 200 : 404,
+      found: holders.length > 0,
+    });
+  }
+  // Search by an external ID finds its holder, and never a contact that is gone.
+  for (const value of IDS) {
+    const found = (await all<Contact>(account, `contacts?q=${value}`)).map((c) => c.id);
+    const holder = live.find((c) => idsOf(c).has(value));
+    expect({ value, gone: found.filter((id) => !liveIds.has(id)) }).toEqual({ value, gone: [] });
+    if (holder) expect({ value, found }).toEqual({ value, found: expect.arrayContaining([holder.id]) });
+  }
+
+  // Lists, conversations and messages point only at contacts that are here, each once.
+  const members = (await all<Contact>(account, `lists/${listId}/contacts`)).map((c) => c.id);
+  expect({ members: members.filter((id) => !liveIds.has(id)), twice: members.length - new Set(members).size }).toEqual({
+    members: [],
+    twice: 0,
+  });
+  const conversations = await all<{ id: string; contactId: string; channel: string; customChannel: string | null }>(
+    account,
+    'conversations',
+  );
+  expect(conversations.filter((c) => !liveIds.has(c.contactId))).toEqual([]);
+  const channels = conversations.map((c) => `${c.contactId} ${c.channel}:${c.customChannel ?? ''}`);
+  expect(channels.sort()).toEqual([...new Set(channels)].sort());
+  for (const c of live) {
+    const messages = await all<{ contactId: string }>(account, `contacts/${c.id}/messages`);
+    expect(messages.filter((m) => m.contactId !== c.id)).toEqual([]);
+  }
+}
+
+test('creations, corrections, merges, erasures, messages and list changes in any order keep one contact per phone and external ID, and nothing pointing at one gone', async () => {
+  await fc.assert(
+    fc.asyncProperty(ops, async (steps) => {
+      const account = await createAccount(ctx.gw);
+      const listId = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body.id;
+      const seen = await run(account, listId, steps);
+      await expectConsistent(account, listId, seen);
+    }),
+    { numRuns: 40 },
+  );
+}, 120_000);
