@@ -283,6 +283,19 @@ test('erasure leaves nothing readable of the contact in the data dir or the data
   });
   expect(byEmail.body.optOut).toMatchObject({ keyword: 'stop' });
   expect((await api(gw, account, 'GET', `contacts/${neighbour.id}`)).body.optOut).toBeUndefined();
+
+  // A contact corrected to the erased one's address (freed again: the contact that had it is erased too) is opted
+  // out as if it had said STOP, its conversation too.
+  expect((await api(gw, account, 'DELETE', `contacts/${byEmail.body.id}`)).status).toBe(204);
+  const writer = `visitor-${Date.now()}`;
+  const chat = await api(gw, account, 'POST', 'incoming_custom_channel_message', {
+    body: { customData: { messageSid: `sid-${writer}`, fromId: writer, toId: 'clinic', body: 'hi', channel: 'web' } },
+  });
+  const writerId = (await api(gw, account, 'GET', `messages/${chat.body.messageId}`)).body.contactId;
+  const corrected = await api(gw, account, 'PATCH', `contacts/${writerId}`, { body: { email: life.contact.email } });
+  expect(corrected.body.optOut).toMatchObject({ keyword: 'stop' });
+  const conversations = await api(gw, account, 'GET', 'conversations', { query: { contactId: writerId } });
+  expect(conversations.body.data.map((c: { status: string }) => c.status)).toEqual(['opted_out']);
 }, 90_000);
 
 test('a contact who never opted out, or opted in again, leaves no opt-out behind; its number comes back as a new contact', async () => {

@@ -6,8 +6,8 @@ import { api, createAccount, unique, useGateway, type Reply, type TestAccount } 
  * erasures, messages from custom channels and list changes, drawn from small pools of phones, emails and external
  * IDs so that they collide. Whatever the order, every answer is one the API documents (never a 500), and afterwards
  * what each feature promises the others still holds: one contact per phone and per external ID, and per email among
- * the contacts known by their email alone; lookups and search finding it; and no list, conversation or message left
- * pointing at a contact that is gone.
+ * the contacts known by their email alone; lookups and search finding it; an opted-out contact's conversations all
+ * opted out; and no list, conversation or message left pointing at a contact that is gone.
  */
 
 const ctx = useGateway();
@@ -22,7 +22,7 @@ type Op =
   | { op: 'patch'; who: number; phone?: string | null; email?: string | null; id?: [string, string | null] }
   | { op: 'merge'; who: number; other: number }
   | { op: 'erase'; who: number }
-  | { op: 'incoming'; fromId: string; label: string }
+  | { op: 'incoming'; fromId: string; label: string; body: string }
   | { op: 'join'; who: number }
   | { op: 'leave'; who: number };
 
@@ -64,6 +64,8 @@ const ops: fc.Arbitrary<Op[]> = fc.array(
         op: fc.constant('incoming' as const),
         fromId: fc.constantFrom(...PHONES, ...EMAILS, ...IDS),
         label,
+        // Opting out and in again: consent follows the contact through merges and erasures.
+        body: fc.constantFrom('hello', 'hello', 'STOP', 'START'),
       }),
     },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('join' as const), who }) },
@@ -89,6 +91,7 @@ interface Contact {
   email: string;
   fromId?: string;
   externalIds?: Record<string, string>;
+  optOut?: unknown;
 }
 
 /** Runs one sequence on an account of its own; answers the ids of every contact it saw. */
@@ -130,7 +133,7 @@ async function run(account: TestAccount, listId: string, steps: Op[]): Promise<s
             messageSid: unique('sid'),
             fromId: step.fromId,
             toId: 'clinic',
-            body: 'hello',
+            body: step.body,
             channel: step.label,
           },
         });
@@ -217,13 +220,27 @@ async function expectConsistent(account: TestAccount, listId: string, seen: stri
     members: [],
     twice: 0,
   });
-  const conversations = await all<{ id: string; contactId: string; channel: string; customChannel: string | null }>(
-    account,
-    'conversations',
-  );
+  const conversations = await all<{
+    id: string;
+    contactId: string;
+    channel: string;
+    customChannel: string | null;
+    status: string;
+  }>(account, 'conversations');
   expect(conversations.filter((c) => !liveIds.has(c.contactId))).toEqual([]);
   const channels = conversations.map((c) => `${c.contactId} ${c.channel}:${c.customChannel ?? ''}`);
   expect(channels.sort()).toEqual([...new Set(channels)].sort());
+  // An opted-out contact's conversations are all opted out (however it came to be: its STOP, a merge, a correction
+  // to an address an erased contact opted out with), and only an opted-out contact's are.
+  for (const c of live) {
+    const statuses = conversations.filter((v) => v.contactId === c.id).map((v) => v.status);
+    const out = statuses.filter((status) => status === 'opted_out');
+    expect({ c: c.id, optedOut: Boolean(c.optOut), out }).toEqual({
+      c: c.id,
+      optedOut: Boolean(c.optOut),
+      out: c.optOut ? statuses : [],
+    });
+  }
   for (const c of live) {
     const messages = await all<{ contactId: string }>(account, `contacts/${c.id}/messages`);
     expect(messages.filter((m) => m.contactId !== c.id)).toEqual([]);

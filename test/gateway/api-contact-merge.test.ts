@@ -113,6 +113,26 @@ test('an opt-out of the duplicate holds for the merged contact', async () => {
   );
 });
 
+test("an opted-out contact keeps nothing going when it takes a duplicate's conversations: each is opted out", async () => {
+  const phone = uniquePhone();
+  const stopped = await create({ firstName: 'Stopped', phone });
+  const twin = await create({ firstName: 'Twin', externalIds: { webchat: unique('visitor') } });
+  expect(
+    (await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body: 'STOP' } })).status,
+  ).toBeLessThan(300);
+  // The twin writes on the web chat: no campaign answers, so the team is to reply.
+  expect((await chat(twin.externalIds.webchat, 'anyone there?')).status).toBe(200);
+  const statuses = async () =>
+    (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: stopped.id } })).body.data
+      .map((c: { channel: string; status: string }) => `${c.channel} ${c.status}`)
+      .sort();
+
+  expect((await merge(stopped.id, twin.id)).status).toBe(200);
+  expect(await statuses()).toEqual(['custom opted_out', 'sms opted_out']);
+  const waiting = await api(ctx.gw, account, 'GET', 'conversations', { query: { needsReply: 'true' } });
+  expect(waiting.body.data.map((c: { contactId: string }) => c.contactId)).not.toContain(stopped.id);
+});
+
 test("bad merges: itself → 400, no contactId → 400; an unknown or another account's contact → 404 and nothing moves", async () => {
   const a = await create({ phone: uniquePhone() });
   expectApiError(await merge(a.id, a.id), 400, 'SAME_CONTACT');

@@ -1,4 +1,3 @@
-import type { Gateway } from '../context.js';
 import { fieldError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
@@ -20,17 +19,12 @@ export interface ContactPatch {
 }
 
 /**
- * PATCH /v1/contacts/{id}: corrects a contact. The phone is read as the account writes numbers (its default country),
- * the email in lower case; one that another contact of the account holds (or an external ID it holds) is a 409
- * CONTACT_EXISTS naming that contact,
- * as dedup stays one contact per phone and email. Its search keys and dedup indexes follow in the same commit.
+ * PATCH /v1/contacts/{id}: corrects a contact, in the caller's transaction. The phone is read as the account writes
+ * numbers (its default country), the email in lower case; one that another contact of the account holds (or an
+ * external ID it holds) is a 409 CONTACT_EXISTS naming that contact, as dedup stays one contact per phone and email.
+ * Its search keys and dedup indexes follow in the same commit.
  */
-export async function editContact(
-  gw: Gateway,
-  account: ContactOwner,
-  id: string,
-  patch: ContactPatch,
-): Promise<Contact> {
+export async function editContactIn(tx: Tx, account: ContactOwner, id: string, patch: ContactPatch): Promise<Contact> {
   const phone =
     patch.phone === undefined
       ? undefined
@@ -38,10 +32,10 @@ export async function editContact(
         ? normalizePhone(patch.phone, 'phone', account.defaultCountry)
         : null;
   const email = patch.email === undefined ? undefined : patch.email ? normalizeEmail(patch.email) : null;
-  return gw.store.transact((tx) => editContactIn(tx, account.id, id, { ...patch, phone, email }));
+  return correct(tx, account.id, id, { ...patch, phone, email });
 }
 
-async function editContactIn(tx: Tx, accountId: string, id: string, patch: ContactPatch): Promise<Contact> {
+async function correct(tx: Tx, accountId: string, id: string, patch: ContactPatch): Promise<Contact> {
   const before = await getContact(tx, accountId, id);
   const phone = patch.phone === undefined ? before.phone : patch.phone;
   const email = patch.email === undefined ? before.email : patch.email;

@@ -29,11 +29,8 @@ export async function optOut(
   if (contact.optOut) return;
   const change = { at: now(), channel: conversation.channelKey, keyword: normalize(message.body) };
   const updated = await tx.update<Contact>('contacts', contact.id, { optOut: change, updatedAt: change.at });
-  await stopOpenings(tx, contact.id, 'opted_out');
+  await holdOptOut(tx, contact.id);
   await recordStep(tx, 'optedOut', conversation);
-  for (const c of await conversationsOfContact(tx, contact.id)) {
-    await updateConversation(tx, await cancelFollowUps(tx, c), { status: 'opted_out' });
-  }
   const current = (await tx.get<Conversation>('conversations', conversation.id))!;
   await sendOnConversation(tx, gw, account, updated, current, { body: OPT_OUT_CONFIRMATION, author: 'system' });
   await emitEvent(
@@ -43,6 +40,18 @@ export async function optOut(
     { contactId: contact.id, channel: conversation.channelKey, source: 'contact', body: message.body },
     message.id,
   );
+}
+
+/**
+ * Nothing more goes to an opted-out contact, however it came to be opted out (its STOP, a merge with a contact that
+ * said it, a correction to an address an erased contact opted out with): its waiting opening messages are skipped,
+ * its follow-ups cancelled, and each of its conversations is `opted_out`.
+ */
+export async function holdOptOut(tx: Tx, contactId: string): Promise<void> {
+  await stopOpenings(tx, contactId, 'opted_out');
+  for (const c of await conversationsOfContact(tx, contactId)) {
+    await updateConversation(tx, await cancelFollowUps(tx, c), { status: 'opted_out' });
+  }
 }
 
 /** START or UNSTOP after an opt-out: the contact's conversations are active again, and one confirmation says so. */

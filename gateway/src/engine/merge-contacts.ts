@@ -14,8 +14,9 @@ import type { Delivery } from '../domain/webhooks.js';
 import { fieldError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
+import { holdOptOut } from './consent.js';
 import { cancelFollowUps } from './follow-ups.js';
-import { openingKey, openingsOf, stopOpenings, type Opening } from './openings.js';
+import { openingKey, openingsOf, type Opening } from './openings.js';
 
 /**
  * POST /v1/contacts/{id}/merge {"contactId"}: the other contact (a duplicate) becomes this one. Its conversations,
@@ -60,7 +61,8 @@ export async function mergeContacts(gw: Gateway, accountId: string, id: string, 
     // The other's phone and IDs are free for this contact only once the other is gone: they are unique.
     await tx.remove('contacts', otherId);
     const merged = await updateContact(tx, keep, mergedFields(keep, other));
-    if (merged.optOut && !keep.optOut) await optedOut(tx, id);
+    // Opted out, by its own STOP or the other's: the conversations it took from the other too.
+    if (merged.optOut) await holdOptOut(tx, id);
     return merged;
   });
 }
@@ -133,12 +135,4 @@ async function moveConversations(
     }
   }
   return { folded, campaigns };
-}
-
-/** The merged contact took the other's opt-out: as on a STOP, nothing more goes to it. */
-async function optedOut(tx: Tx, contactId: string): Promise<void> {
-  await stopOpenings(tx, contactId, 'opted_out');
-  for (const c of await conversationsOfContact(tx, contactId)) {
-    await updateConversation(tx, await cancelFollowUps(tx, c), { status: 'opted_out' });
-  }
 }

@@ -1,5 +1,5 @@
 import type { Gateway } from '../../context.js';
-import { editContact } from '../../domain/contact-edit.js';
+import { correctContact } from '../../engine/contact-correction.js';
 import { exportContact } from '../../domain/contact-export.js';
 import { createContact } from '../../domain/contact-identity.js';
 import { searchContacts, searchQuery } from '../../domain/contact-search.js';
@@ -51,7 +51,7 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
       jsonBody(),
       async (req, res) => {
         res.json(
-          publicContact(await editContact(gw, accountOf(res), String(req.params.id), parse(contactUpdate, req.body))),
+          publicContact(await correctContact(gw, accountOf(res), String(req.params.id), parse(contactUpdate, req.body))),
         );
       },
     ],
