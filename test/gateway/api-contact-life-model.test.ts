@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { api, createAccount, unique, useGateway, type Reply, type TestAccount } from './api-support';
+import { api, createAccount, unique, untilIdle, useGateway, type Reply, type TestAccount } from './api-support';
 
 /**
  * A contact's whole life with its features in any order: random sequences of creations, corrections, merges,
- * erasures, messages from custom channels and list changes, drawn from small pools of phones, emails and external
- * IDs so that they collide. Whatever the order, every answer is one the API documents (never a 500), and afterwards
+ * erasures, messages from custom channels (STOP and START among them), team replies, imports and list changes, drawn
+ * from small pools of phones, emails and external IDs so that they collide. Whatever the order, every answer is one the API documents (never a 500), and afterwards
  * what each feature promises the others still holds: one contact per phone and per external ID, and per email among
  * the contacts known by their email alone; lookups and search finding it; an opted-out contact's conversations all
  * opted out; and no list, conversation or message left pointing at a contact that is gone.
@@ -23,6 +23,8 @@ type Op =
   | { op: 'merge'; who: number; other: number }
   | { op: 'erase'; who: number }
   | { op: 'incoming'; fromId: string; label: string; body: string }
+  | { op: 'import'; phone?: string; email?: string; id?: [string, string] }
+  | { op: 'reply'; who: number }
   | { op: 'join'; who: number }
   | { op: 'leave'; who: number };
 
@@ -68,6 +70,19 @@ const ops: fc.Arbitrary<Op[]> = fc.array(
         body: fc.constantFrom('hello', 'hello', 'STOP', 'START'),
       }),
     },
+    {
+      weight: 1,
+      arbitrary: fc.record(
+        {
+          op: fc.constant('import' as const),
+          phone: fc.constantFrom(...PHONES),
+          email: fc.constantFrom(...EMAILS),
+          id: externalId,
+        },
+        { requiredKeys: ['op'] },
+      ),
+    },
+    { weight: 1, arbitrary: fc.record({ op: fc.constant('reply' as const), who }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('join' as const), who }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('leave' as const), who }) },
   ),
@@ -81,6 +96,8 @@ const ANSWERS: Record<Op['op'], number[]> = {
   merge: [200, 400, 404],
   erase: [204, 404],
   incoming: [200],
+  import: [202],
+  reply: [201, 404, 409],
   join: [200, 201, 404],
   leave: [204, 404],
 };
@@ -141,6 +158,25 @@ async function run(account: TestAccount, listId: string, steps: Op[]): Promise<s
         if (message.status === 200) note({ ...message, body: { id: message.body.contactId } });
         break;
       }
+      case 'import': {
+        // One row, applied by the import's job before the next step; its contact is found on the list.
+        res = await call('POST', `lists/${listId}/imports`, {
+          contacts: [
+            {
+              ...(step.phone && { phone: step.phone }),
+              ...(step.email && { email: step.email }),
+              ...(step.id && { externalIds: { [step.id[0]]: step.id[1] } }),
+              ...(!step.phone && !step.email && !step.id && { externalIds: { crm: unique('crm') } }),
+            },
+          ],
+        });
+        await untilIdle(ctx.gw);
+        for (const member of await all<Contact>(account, `lists/${listId}/contacts`)) note({ ...res, body: member });
+        break;
+      }
+      case 'reply':
+        res = await call('POST', `contacts/${pick(step.who)}/messages`, { body: 'A person here: how can I help?' });
+        break;
       case 'join':
         res = await call('POST', `lists/${listId}/contacts`, { contactId: pick(step.who) });
         break;
@@ -247,7 +283,7 @@ async function expectConsistent(account: TestAccount, listId: string, seen: stri
   }
 }
 
-test('creations, corrections, merges, erasures, messages and list changes in any order keep one contact per phone and external ID, and nothing pointing at one gone', async () => {
+test('creations, corrections, merges, erasures, messages, replies, imports and list changes in any order keep one contact per phone and external ID, and nothing pointing at one gone', async () => {
   await fc.assert(
     fc.asyncProperty(ops, async (steps) => {
       const account = await createAccount(ctx.gw);
