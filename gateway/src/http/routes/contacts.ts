@@ -51,7 +51,9 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
       jsonBody(),
       async (req, res) => {
         res.json(
-          publicContact(await correctContact(gw, accountOf(res), String(req.params.id), parse(contactUpdate, req.body))),
+          publicContact(
+            await correctContact(gw, accountOf(res), String(req.params.id), parse(contactUpdate, req.body)),
+          ),
         );
       },
     ],
