@@ -111,6 +111,14 @@ interface Contact {
   optOut?: unknown;
 }
 
+/** A new contact's fields as a step gives them; one given none is known by an external ID of its own. */
+const contactOf = (step: { phone?: string; email?: string; id?: [string, string] }) => ({
+  ...(step.phone && { phone: step.phone }),
+  ...(step.email && { email: step.email }),
+  ...(step.id && { externalIds: { [step.id[0]]: step.id[1] } }),
+  ...(!step.phone && !step.email && !step.id && { externalIds: { crm: unique('crm') } }),
+});
+
 /** Runs one sequence on an account of its own; answers the ids of every contact it saw. */
 async function run(account: TestAccount, listId: string, steps: Op[]): Promise<string[]> {
   const seen: string[] = [];
@@ -123,12 +131,7 @@ async function run(account: TestAccount, listId: string, steps: Op[]): Promise<s
     let res: Reply;
     switch (step.op) {
       case 'create':
-        res = await call('POST', 'contacts', {
-          ...(step.phone && { phone: step.phone }),
-          ...(step.email && { email: step.email }),
-          ...(step.id && { externalIds: { [step.id[0]]: step.id[1] } }),
-          ...(!step.phone && !step.email && !step.id && { externalIds: { crm: unique('crm') } }),
-        });
+        res = await call('POST', 'contacts', contactOf(step));
         note(res);
         break;
       case 'patch':
@@ -161,14 +164,7 @@ async function run(account: TestAccount, listId: string, steps: Op[]): Promise<s
       case 'import': {
         // One row, applied by the import's job before the next step; its contact is found on the list.
         res = await call('POST', `lists/${listId}/imports`, {
-          contacts: [
-            {
-              ...(step.phone && { phone: step.phone }),
-              ...(step.email && { email: step.email }),
-              ...(step.id && { externalIds: { [step.id[0]]: step.id[1] } }),
-              ...(!step.phone && !step.email && !step.id && { externalIds: { crm: unique('crm') } }),
-            },
-          ],
+          contacts: [contactOf(step)],
         });
         await untilIdle(ctx.gw);
         for (const member of await all<Contact>(account, `lists/${listId}/contacts`)) note({ ...res, body: member });

@@ -1048,14 +1048,17 @@ describe('every other route', () => {
   const operationOf = (method: string, route: string) =>
     doc.paths[route.replace(/^\/v1/, '').replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()];
 
-  /** Each route in turn, so that every one is tried as often however many the table holds; the operator's with its token. */
+  /**
+   * Each route tried here whose method `takes`, in turn, so that every one is tried as often however many the table
+   * holds; the operator's with its token.
+   */
   async function tryEach(
-    method: (m: string) => boolean,
+    takes: (method: string) => boolean,
     make: (method: string, route: string) => fc.Arbitrary<Hostile>,
   ) {
     for (const name of TRIED) {
       const [m, route] = name.split(' ') as [string, string];
-      if (!method(m)) continue;
+      if (!takes(m)) continue;
       const operator = route.startsWith('/admin/');
       const hostile = make(m, route);
       const requests = operator
@@ -1078,14 +1081,14 @@ describe('every other route', () => {
       email: [fc.constantFrom(...emails)],
       body: [weirdString, hugeString],
     };
-    const fieldsOf = (method: string, route: string): Record<string, fc.Arbitrary<unknown>[]> => {
+    const bodyFieldsOf = (method: string, route: string): Record<string, fc.Arbitrary<unknown>[]> => {
       const schema = operationOf(method, route)?.requestBody?.content?.['application/json']?.schema;
       const names = Object.keys(schema?.properties ?? {});
       return Object.fromEntries((names.length ? names : ['value']).map((n) => [n, plausible[n] ?? []]));
     };
     await tryEach(
       (m) => m !== 'GET',
-      (m, route) => hostileRequest(m, pathOf(route), hostileBody(fieldsOf(m, route))),
+      (m, route) => hostileRequest(m, pathOf(route), hostileBody(bodyFieldsOf(m, route))),
     );
   });
 
