@@ -3,11 +3,13 @@ import { api, createAccount, unique, untilIdle, useGateway, type Reply, type Tes
 
 /**
  * A contact's whole life with its features in any order: random sequences of creations, corrections, merges,
- * erasures, messages from custom channels (STOP and START among them), team replies, imports and list changes, drawn
- * from small pools of phones, emails and external IDs so that they collide. Whatever the order, every answer is one the API documents (never a 500), and afterwards
+ * erasures, messages from custom channels (STOP and START among them), team replies, imports and list changes (the
+ * list's Live campaign sending each new member its opening, at once or after a delay), drawn from small pools of
+ * phones, emails and external IDs so that they collide. Whatever the order, every answer is one the API documents (never a 500), and afterwards
  * what each feature promises the others still holds: one contact per phone and per external ID, and per email among
- * the contacts known by their email alone; lookups and search finding it; an opted-out contact's conversations all
- * opted out; and no list, conversation or message left pointing at a contact that is gone.
+ * the contacts known by their email alone; lookups and search finding it; one opening per contact, none waiting for
+ * one opted out, whose conversations are all opted out; and no list, conversation or message left pointing at a
+ * contact that is gone.
  */
 
 const ctx = useGateway();
@@ -25,7 +27,7 @@ type Op =
   | { op: 'incoming'; fromId: string; label: string; body: string }
   | { op: 'import'; phone?: string; email?: string; id?: [string, string] }
   | { op: 'reply'; who: number }
-  | { op: 'join'; who: number }
+  | { op: 'join'; who: number; delay?: string }
   | { op: 'leave'; who: number };
 
 const who = fc.nat({ max: 7 });
@@ -83,7 +85,13 @@ const ops: fc.Arbitrary<Op[]> = fc.array(
       ),
     },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('reply' as const), who }) },
-    { weight: 1, arbitrary: fc.record({ op: fc.constant('join' as const), who }) },
+    {
+      weight: 2,
+      arbitrary: fc.record(
+        { op: fc.constant('join' as const), who, delay: fc.constant('1h') },
+        { requiredKeys: ['op', 'who'] },
+      ),
+    },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('leave' as const), who }) },
   ),
   { minLength: 1, maxLength: 16 },
@@ -174,7 +182,12 @@ async function run(account: TestAccount, listId: string, steps: Op[]): Promise<s
         res = await call('POST', `contacts/${pick(step.who)}/messages`, { body: 'A person here: how can I help?' });
         break;
       case 'join':
-        res = await call('POST', `lists/${listId}/contacts`, { contactId: pick(step.who) });
+        // The list's Live campaign sends each new member its opening (now, or after the delay).
+        res = await call('POST', `lists/${listId}/contacts`, {
+          contactId: pick(step.who),
+          ...(step.delay && { delay: step.delay }),
+        });
+        await untilIdle(ctx.gw);
         break;
       case 'leave':
         res = await call('DELETE', `lists/${listId}/contacts/${pick(step.who)}`);
@@ -258,10 +271,21 @@ async function expectConsistent(account: TestAccount, listId: string, seen: stri
     channel: string;
     customChannel: string | null;
     status: string;
+    opening: { status: string; reason?: string | null } | null;
   }>(account, 'conversations');
   expect(conversations.filter((c) => !liveIds.has(c.contactId))).toEqual([]);
   const channels = conversations.map((c) => `${c.contactId} ${c.channel}:${c.customChannel ?? ''}`);
   expect(channels.sort()).toEqual([...new Set(channels)].sort());
+  // A campaign opens a conversation with a contact once; nothing waits to go to a contact who opted out.
+  for (const c of live) {
+    const opened = conversations.filter((v) => v.contactId === c.id && v.opening);
+    const waiting = opened.filter((v) => v.opening!.status === 'queued' || v.opening!.status === 'held');
+    expect({ c: c.id, opened: opened.length <= 1, waiting: c.optOut ? waiting.length : 0 }).toEqual({
+      c: c.id,
+      opened: true,
+      waiting: 0,
+    });
+  }
   // An opted-out contact's conversations are all opted out (however it came to be: its STOP, a merge, a correction
   // to an address an erased contact opted out with), and only an opted-out contact's are.
   for (const c of live) {
@@ -284,6 +308,17 @@ test('creations, corrections, merges, erasures, messages, replies, imports and l
     fc.asyncProperty(ops, async (steps) => {
       const account = await createAccount(ctx.gw);
       const listId = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body.id;
+      const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
+        body: {
+          name: 'Funnel',
+          channel: 'sms',
+          listId,
+          openingMessage: 'Hi there, thanks for your interest!',
+          triggerOnNewContacts: true,
+          status: 'live',
+        },
+      });
+      expect(campaign.status).toBe(201);
       const seen = await run(account, listId, steps);
       await expectConsistent(account, listId, seen);
     }),
