@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { listAll } from '../helpers/gateway';
 import { api, createAccount, unique, untilIdle, useGateway, type Reply, type TestAccount } from './api-support';
 
 /**
@@ -175,7 +176,7 @@ async function run(account: TestAccount, listId: string, steps: Op[]): Promise<s
           contacts: [contactOf(step)],
         });
         await untilIdle(ctx.gw);
-        for (const member of await all<Contact>(account, `lists/${listId}/contacts`)) note({ ...res, body: member });
+        for (const member of await all<Contact>(account, `/lists/${listId}/contacts`)) note({ ...res, body: member });
         break;
       }
       case 'reply':
@@ -199,18 +200,9 @@ async function run(account: TestAccount, listId: string, steps: Op[]): Promise<s
   return seen;
 }
 
-/** Every page of a list endpoint. */
-async function all<T>(account: TestAccount, path: string): Promise<T[]> {
-  const items: T[] = [];
-  for (let cursor: string | undefined; ; ) {
-    const query: Record<string, string> = cursor ? { limit: '200', cursor } : { limit: '200' };
-    const res = await api(ctx.gw, account, 'GET', path, { query });
-    expect(res.status).toBe(200);
-    items.push(...res.body.data);
-    if (!res.body.nextCursor) return items;
-    cursor = res.body.nextCursor;
-  }
-}
+/** Every item of a list endpoint of the account, typed. */
+const all = async <T>(account: TestAccount, pathname: string, query = ''): Promise<T[]> =>
+  (await listAll(ctx.gw, account.apiKey, pathname, query)) as T[];
 
 /** What every feature promises the others, read through the API. */
 async function expectConsistent(account: TestAccount, listId: string, seen: string[]): Promise<void> {
@@ -253,14 +245,14 @@ async function expectConsistent(account: TestAccount, listId: string, seen: stri
   }
   // Search by an external ID finds its holder, and never a contact that is gone.
   for (const value of IDS) {
-    const found = (await all<Contact>(account, `contacts?q=${value}`)).map((c) => c.id);
+    const found = (await all<Contact>(account, '/contacts', `&q=${value}`)).map((c) => c.id);
     const holder = live.find((c) => idsOf(c).has(value));
     expect({ value, gone: found.filter((id) => !liveIds.has(id)) }).toEqual({ value, gone: [] });
     if (holder) expect({ value, found }).toEqual({ value, found: expect.arrayContaining([holder.id]) });
   }
 
   // Lists, conversations and messages point only at contacts that are here, each once.
-  const members = (await all<Contact>(account, `lists/${listId}/contacts`)).map((c) => c.id);
+  const members = (await all<Contact>(account, `/lists/${listId}/contacts`)).map((c) => c.id);
   expect({ members: members.filter((id) => !liveIds.has(id)), twice: members.length - new Set(members).size }).toEqual({
     members: [],
     twice: 0,
@@ -272,7 +264,7 @@ async function expectConsistent(account: TestAccount, listId: string, seen: stri
     customChannel: string | null;
     status: string;
     opening: { status: string; reason?: string | null } | null;
-  }>(account, 'conversations');
+  }>(account, '/conversations');
   expect(conversations.filter((c) => !liveIds.has(c.contactId))).toEqual([]);
   const channels = conversations.map((c) => `${c.contactId} ${c.channel}:${c.customChannel ?? ''}`);
   expect(channels.sort()).toEqual([...new Set(channels)].sort());
@@ -298,7 +290,7 @@ async function expectConsistent(account: TestAccount, listId: string, seen: stri
     });
   }
   for (const c of live) {
-    const messages = await all<{ contactId: string }>(account, `contacts/${c.id}/messages`);
+    const messages = await all<{ contactId: string }>(account, `/contacts/${c.id}/messages`);
     expect(messages.filter((m) => m.contactId !== c.id)).toEqual([]);
   }
 }
