@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 import {
   advanceClock,
   api,
@@ -11,6 +13,8 @@ import {
   useGateway,
   type TestAccount,
 } from './api-support';
+
+type FollowUps = typeof import('../../gateway/src/engine/follow-ups.js', { with: { 'resolution-mode': 'import' } });
 
 /**
  * What happens after the opening message, over HTTPS: follow-ups, opt-out and START, HELP, hand-off and resume, a
@@ -98,6 +102,33 @@ test('follow-ups go out in turn while the lead is silent; the last one unanswere
   // A message opens it again.
   await say(account, ann.phone, 'Sorry, busy week');
   expect((await conversation(account, ann.id)).status).toBe('active');
+});
+
+test('a follow-up run again after it went out (its lease ran out, its process died) sends nothing more', async () => {
+  const { account, list } = await setUp({
+    followUps: {
+      enabled: true,
+      steps: [
+        { after: '1d', body: 'Still there?' },
+        { after: '2d', body: 'Last call' },
+      ],
+    },
+  });
+  const ann = await lead(account, list.id);
+  const followUps = async () =>
+    (await messages(account, ann.id)).filter((x) => x.author === 'follow_up').map((x) => x.body);
+  await advanceClock(ctx.gw, '1d');
+  await poll(followUps, (f) => f.length === 1);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const { id: conversationId, next } = await conversation(account, ann.id);
+  expect(next).toMatchObject({ kind: 'follow_up', step: 1 });
+  // The queue runs a job at least once: a runner that finds the lease of the first step's job ended takes it again.
+  const { runFollowUp } = (await import(
+    path.resolve(__dirname, '../../gateway/dist/engine/follow-ups.js')
+  )) as FollowUps;
+  await runFollowUp(ctx.gw.engine, { conversationId, step: 0 });
+  expect(await followUps()).toEqual(['Still there?']);
+  expect((await conversation(account, ann.id)).next).toEqual(next);
 });
 
 test('a reply cancels the follow-ups, and is reported as message_received', async () => {

@@ -55,11 +55,21 @@ export async function cancelFollowUps(tx: Tx, conversation: Conversation): Promi
   return updateConversation(tx, conversation, { next: null, followUpHeld: null });
 }
 
+/**
+ * Whether the conversation still waits for follow-up `step` (or, past the last, for its closing): its `next` names
+ * the one timer that may act, so a job run again after it acted (the queue runs each at least once) finds it gone.
+ */
+const waitsFor = (conversation: Conversation | undefined, step: number): conversation is Conversation =>
+  conversation?.status === 'active' &&
+  conversation.lastMessage?.direction !== 'incoming' &&
+  (conversation.next?.kind === 'follow_up' || conversation.next?.kind === 'close') &&
+  conversation.next.step === step;
+
 /** Job `follow_up`: sends step `step` when the conversation still waits for the lead, or closes it after the last. */
 export async function runFollowUp(gw: Gateway, { conversationId, step }: JobKinds['follow_up']): Promise<JobResult> {
   return gw.store.transact(async (tx) => {
     const conversation = await tx.get<Conversation>('conversations', conversationId);
-    if (!conversation || conversation.status !== 'active' || conversation.lastMessage?.direction === 'incoming') return;
+    if (!waitsFor(conversation, step)) return;
     const campaign = conversation.campaignId ? await campaignById(tx, conversation.campaignId) : undefined;
     if (!campaign || campaign.status === 'draft')
       return void (await updateConversation(tx, conversation, { next: null }));
