@@ -396,3 +396,91 @@ test('a hand-off delivery an earlier release stored, naming its contact only in 
   expect(await after.get('deliveries', old[0]!.id)).toBeUndefined();
   await after.close();
 }, 60_000);
+
+test('an ID an erased contact opted out with, given to a contact by a creation or an import row, holds it as a STOP would: its conversations opted out, nothing waiting for it', async () => {
+  const gw = await gateway();
+  const account = await createAccount(gw);
+  const list = (await api(gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+  const campaign = await api(gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Funnel',
+      channel: 'sms',
+      listId: list.id,
+      openingMessage: 'Hi!',
+      triggerOnNewContacts: true,
+      status: 'live',
+      followUps: { enabled: true, steps: [{ after: '1d', body: 'Still there?' }] },
+    },
+  });
+  expect(campaign.status).toBe(201);
+  const write = async (fromId: string, channel: string, body: string) => {
+    const sid = `sid-${fromId}-${body}-${Date.now()}`;
+    const res = await api(gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: { customData: { messageSid: sid, fromId, toId: 'clinic', body, channel } },
+    });
+    expect(res.status).toBe(200);
+    return (await api(gw, account, 'GET', `messages/${res.body.messageId}`)).body.contactId as string;
+  };
+  /** A visitor on the web chat who said STOP and was erased: the ID is held opted out. */
+  const erasedVisitor = async () => {
+    const visitor = `visitor-${uniquePhone().slice(-7)}`;
+    const id = await write(visitor, 'webchat', 'STOP');
+    expect((await api(gw, account, 'DELETE', `contacts/${id}`)).status).toBe(204);
+    return visitor;
+  };
+  /** A contact who wrote on the CRM (the team answers there), then joined the list: its opening at once or in an hour. */
+  const lead = async (delay?: string) => {
+    const phone = uniquePhone();
+    const { id } = (await api(gw, account, 'POST', 'contacts', { body: { phone } })).body;
+    expect(await write(phone, 'crm', 'hello')).toBe(id);
+    const joined = await api(gw, account, 'POST', `lists/${list.id}/contacts`, {
+      body: { contactId: id, ...(delay && { delay }) },
+    });
+    expect(joined.status).toBe(201);
+    await untilIdle(gw);
+    return { id, phone };
+  };
+  const conversationsOf = async (contactId: string) =>
+    (await api(gw, account, 'GET', 'conversations', { query: { contactId } })).body.data as Array<{
+      status: string;
+      next: unknown;
+      opening: { status: string; reason: string | null } | null;
+    }>;
+  const expectHeld = async (contactId: string) => {
+    expect((await api(gw, account, 'GET', `contacts/${contactId}`)).body.optOut).toMatchObject({ keyword: 'stop' });
+    const conversations = await conversationsOf(contactId);
+    expect(conversations.map((c) => [c.status, c.next])).toEqual([
+      ['opted_out', null],
+      ['opted_out', null],
+    ]);
+    return conversations;
+  };
+
+  // A creation naming the contact's phone and the erased visitor's ID: its opening, an hour away, is not sent.
+  const waiting = await lead('1h');
+  expect((await conversationsOf(waiting.id)).map((c) => c.next)).toContainEqual(
+    expect.objectContaining({ kind: 'opening' }),
+  );
+  const visitor = await erasedVisitor();
+  const created = await api(gw, account, 'POST', 'contacts', {
+    body: { phone: waiting.phone, externalIds: { webchat: visitor } },
+  });
+  expect(created.status).toBe(200);
+  expect(created.body.id).toBe(waiting.id);
+  expect((await expectHeld(waiting.id)).map((c) => c.opening)).toContainEqual(
+    expect.objectContaining({ status: 'skipped', reason: 'opted_out' }),
+  );
+
+  // An import row doing the same: the follow-up after its opening is not sent.
+  const answered = await lead();
+  expect((await conversationsOf(answered.id)).map((c) => c.next)).toContainEqual(
+    expect.objectContaining({ kind: 'follow_up', step: 0 }),
+  );
+  const another = await erasedVisitor();
+  const imported = await api(gw, account, 'POST', `lists/${list.id}/imports`, {
+    body: { contacts: [{ phone: answered.phone, externalIds: { webchat: another } }] },
+  });
+  expect(imported.status).toBe(202);
+  await untilIdle(gw);
+  await expectHeld(answered.id);
+}, 60_000);

@@ -4,7 +4,7 @@ import { api, createAccount, unique, untilIdle, useGateway, type Reply, type Tes
 
 /**
  * A contact's whole life with its features in any order: random sequences of creations, corrections, merges,
- * erasures, messages from custom channels (STOP and START among them), team replies, imports and list changes (the
+ * erasures (of a person who said STOP among them), messages from custom channels (STOP and START among them), team replies, imports and list changes (the
  * list's Live campaign sending each new member its opening, at once or after a delay), drawn from small pools of
  * phones, emails and external IDs so that they collide. Whatever the order, every answer is one the API documents (never a 500), and afterwards
  * what each feature promises the others still holds: one contact per phone and per external ID, and per email among
@@ -25,6 +25,7 @@ type Op =
   | { op: 'patch'; who: number; phone?: string | null; email?: string | null; id?: [string, string | null] }
   | { op: 'merge'; who: number; other: number }
   | { op: 'erase'; who: number }
+  | { op: 'forget'; fromId: string; label: string }
   | { op: 'incoming'; fromId: string; label: string; body: string }
   | { op: 'import'; phone?: string; email?: string; id?: [string, string] }
   | { op: 'reply'; who: number }
@@ -63,6 +64,11 @@ const ops: fc.Arbitrary<Op[]> = fc.array(
     },
     { weight: 2, arbitrary: fc.record({ op: fc.constant('merge' as const), who, other: who }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('erase' as const), who }) },
+    {
+      // A person says STOP and asks to be forgotten: the ID is held opted out for whoever comes with it next.
+      weight: 1,
+      arbitrary: fc.record({ op: fc.constant('forget' as const), fromId: fc.constantFrom(...IDS), label }),
+    },
     {
       weight: 3,
       arbitrary: fc.record({
@@ -104,6 +110,7 @@ const ANSWERS: Record<Op['op'], number[]> = {
   patch: [200, 400, 404, 409],
   merge: [200, 400, 404],
   erase: [204, 404],
+  forget: [204],
   incoming: [200],
   import: [202],
   reply: [201, 404, 409],
@@ -126,6 +133,11 @@ const contactOf = (step: { phone?: string; email?: string; id?: [string, string]
   ...(step.email && { email: step.email }),
   ...(step.id && { externalIds: { [step.id[0]]: step.id[1] } }),
   ...(!step.phone && !step.email && !step.id && { externalIds: { crm: unique('crm') } }),
+});
+
+/** An incoming custom channel message from `fromId` on channel `label`. */
+const message = (step: { fromId: string; label: string; body: string }) => ({
+  customData: { messageSid: unique('sid'), fromId: step.fromId, toId: 'clinic', body: step.body, channel: step.label },
 });
 
 /** Runs one sequence on an account of its own; answers the ids of every contact it saw. */
@@ -157,17 +169,15 @@ async function run(account: TestAccount, listId: string, steps: Op[]): Promise<s
         res = await call('DELETE', `contacts/${pick(step.who)}`);
         break;
       case 'incoming': {
-        res = await call('POST', 'incoming_custom_channel_message', {
-          customData: {
-            messageSid: unique('sid'),
-            fromId: step.fromId,
-            toId: 'clinic',
-            body: step.body,
-            channel: step.label,
-          },
-        });
-        const message = await call('GET', `messages/${res.body?.messageId}`);
-        if (message.status === 200) note({ ...message, body: { id: message.body.contactId } });
+        res = await call('POST', 'incoming_custom_channel_message', message(step));
+        const written = await call('GET', `messages/${res.body?.messageId}`);
+        if (written.status === 200) note({ ...written, body: { id: written.body.contactId } });
+        break;
+      }
+      case 'forget': {
+        const said = await call('POST', 'incoming_custom_channel_message', message({ ...step, body: 'STOP' }));
+        const written = await call('GET', `messages/${said.body?.messageId}`);
+        res = await call('DELETE', `contacts/${written.body?.contactId}`);
         break;
       }
       case 'import': {
@@ -278,8 +288,8 @@ async function expectConsistent(account: TestAccount, listId: string, seen: stri
       waiting: 0,
     });
   }
-  // An opted-out contact's conversations are all opted out (however it came to be: its STOP, a merge, a correction
-  // to an address an erased contact opted out with), and only an opted-out contact's are.
+  // An opted-out contact's conversations are all opted out (however it came to be: its STOP, a merge, an address
+  // an erased contact opted out with, by a correction, a creation or an import), and only an opted-out contact's are.
   for (const c of live) {
     const statuses = conversations.filter((v) => v.contactId === c.id).map((v) => v.status);
     const out = statuses.filter((status) => status === 'opted_out');

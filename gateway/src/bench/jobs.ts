@@ -19,7 +19,7 @@ import { loadConfig } from '../config.js';
 import type { Engine } from '../engine/ports/providers.js';
 import { providers } from '../providers/index.js';
 import { collections } from '../domain/collections.js';
-import { followUpKey } from '../engine/follow-ups.js';
+import { followUpKey } from '../domain/follow-up-timers.js';
 import { newId } from '../ids.js';
 import { createLogger } from '../log.js';
 import { JobRunner } from '../jobs/queue.js';

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { collections } from '../domain/collections.js';
-import { followUpKey } from '../engine/follow-ups.js';
+import { followUpKey } from '../domain/follow-up-timers.js';
 import { newId } from '../ids.js';
 import { registry } from '../metrics.js';
 import { openLowdbStore } from '../store/lowdb/lowdb-store.js';

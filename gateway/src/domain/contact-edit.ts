@@ -2,7 +2,8 @@ import { fieldError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 import { contactExists, correctExternalIds } from './contact-identity.js';
-import { findByEmail, findByPhone, getContact, updateContact, type Contact, type ContactOwner } from './contacts.js';
+import { updateContact } from './contact-writes.js';
+import { findByEmail, findByPhone, getContact, type Contact, type ContactOwner } from './contacts.js';
 import { normalizeEmail } from './email.js';
 import { normalizePhone } from './phone.js';
 

@@ -2,15 +2,13 @@ import type { Gateway } from '../context.js';
 import { ApiError } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
+import { createContactIn, insertContact, updateContact } from './contact-writes.js';
 import {
-  createContactIn,
   findByEmail,
   findByFromId,
   findByPhone,
-  insertContact,
   newContact,
   normalizeContact,
-  updateContact,
   type Contact,
   type ContactInput,
   type ContactOwner,

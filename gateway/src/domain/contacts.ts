@@ -2,11 +2,10 @@ import { answersOnly } from '../api-contract.js';
 import type { Gateway } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Reader, Tx } from '../store/store.js';
+import type { Reader } from '../store/store.js';
 import type { Account } from './accounts.js';
-import { indexContactIn, type SearchableContact } from './contact-search.js';
+import type { SearchableContact } from './contact-search.js';
 import { normalizeEmail } from './email.js';
-import { erasedOptOutOf } from './erased-opt-outs.js';
 import { normalizePhone } from './phone.js';
 import type { ContactAnswer } from '../contract/contacts.js';
 
@@ -126,46 +125,6 @@ export type NormalizedFields = {
   customFields?: Contact['customFields'];
   externalIds?: Record<string, string>;
 };
-
-/** Inserts a new contact from fields already normalized (an E.164 phone, a lower-case email), with its search keys. */
-export async function createContactIn(tx: Tx, accountId: string, input: NormalizedFields): Promise<Contact> {
-  const phone = input.phone ?? null;
-  const email = input.email ?? null;
-  const hasExternalIds = Object.keys(input.externalIds ?? {}).length > 0;
-  return insertContact(
-    tx,
-    newContact(accountId, {
-      firstName: input.firstName || null,
-      lastName: input.lastName || null,
-      phone,
-      email,
-      // Known by its email alone: neither a phone nor an external ID tells it apart.
-      emailOnly: phone || hasExternalIds ? null : email,
-      customFields: input.customFields ?? {},
-      ...(hasExternalIds ? { externalIds: input.externalIds } : {}),
-    }),
-  );
-}
-
-/**
- * Every write of a contact goes through these two, in the transaction that makes it: its search keys follow it
- * (domain/contact-search.ts).
- */
-export async function insertContact(tx: Tx, contact: Contact): Promise<Contact> {
-  const optOut = contact.optOut ? undefined : await erasedOptOutOf(tx, contact);
-  const inserted = await tx.insert<Contact>('contacts', optOut ? { ...contact, optOut } : contact);
-  await indexContactIn(tx, undefined, inserted);
-  return inserted;
-}
-
-export async function updateContact(tx: Tx, before: Contact, patch: Partial<Contact>): Promise<Contact> {
-  const next = { ...before, ...patch };
-  // An address an erased contact opted out with comes back opted out, whichever way it comes.
-  const optOut = next.optOut ? undefined : await erasedOptOutOf(tx, next, before);
-  const updated = await tx.update<Contact>('contacts', before.id, optOut ? { ...patch, optOut } : patch);
-  await indexContactIn(tx, before, updated);
-  return updated;
-}
 
 export async function lookupContact(
   gw: Gateway,

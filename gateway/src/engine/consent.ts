@@ -7,9 +7,8 @@ import type { Message } from '../domain/messages.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 import { emitEvent } from '../domain/emit-event.js';
-import { cancelFollowUps } from './follow-ups.js';
+import { holdOptOut } from '../domain/opt-out-hold.js';
 import { normalize } from './keywords.js';
-import { stopOpenings } from './openings.js';
 import { sendOnConversation } from './outgoing.js';
 import { OPT_IN_CONFIRMATION, OPT_OUT_CONFIRMATION } from '../domain/texts.js';
 
@@ -40,18 +39,6 @@ export async function optOut(
     { contactId: contact.id, channel: conversation.channelKey, source: 'contact', body: message.body },
     message.id,
   );
-}
-
-/**
- * Nothing more goes to an opted-out contact, however it came to be opted out (its STOP, a merge with a contact that
- * said it, a correction to an address an erased contact opted out with): its waiting opening messages are skipped,
- * its follow-ups cancelled, and each of its conversations is `opted_out`.
- */
-export async function holdOptOut(tx: Tx, contactId: string): Promise<void> {
-  await stopOpenings(tx, contactId, 'opted_out');
-  for (const c of await conversationsOfContact(tx, contactId)) {
-    await updateConversation(tx, await cancelFollowUps(tx, c), { status: 'opted_out' });
-  }
 }
 
 /** START or UNSTOP after an opt-out: the contact's conversations are active again, and one confirmation says so. */

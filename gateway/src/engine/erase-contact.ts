@@ -14,8 +14,8 @@ import { moveUnreachable } from '../domain/reach.js';
 import type { Unanswered } from '../domain/unanswered.js';
 import type { Tx } from '../store/store.js';
 import { replyKey } from './bot-reply.js';
-import { cancelFollowUps } from './follow-ups.js';
-import { openingsOf, stopOpenings } from './openings.js';
+import { cancelFollowUps } from '../domain/follow-up-timers.js';
+import { openingsOf, stopOpenings } from '../domain/openings.js';
 
 /**
  * DELETE /v1/contacts/{id}: erasure (GDPR Art. 17). In one transaction the contact goes with everything held about

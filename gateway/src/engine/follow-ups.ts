@@ -3,6 +3,7 @@ import type { Account } from '../domain/accounts.js';
 import { campaignById, type Campaign } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
 import { updateConversation, type Conversation } from '../domain/conversations.js';
+import { followUpKey } from '../domain/follow-up-timers.js';
 import { iso } from '../ids.js';
 import type { JobResult, Tx } from '../store/store.js';
 import { newJob, type JobKinds } from '../domain/job-kinds.js';
@@ -11,12 +12,6 @@ import { sendOnConversation } from './outgoing.js';
 import { personalize } from '../domain/personalize.js';
 import { isOpen, nextOpening } from '../domain/sending-window.js';
 import { clockNow } from '../clock.js';
-
-/**
- * One timer per conversation and step. The step is part of the key because a running job still holds its key
- * while it queues the next step; the conversation's `next` names the one waiting, so it can be cancelled.
- */
-export const followUpKey = (conversationId: string, step: number) => `follow_up:${conversationId}:${step}`;
 
 /**
  * Sets the timer of follow-up `step` (0 = the first), counted from `from` (epoch ms), the time of the message before
@@ -45,14 +40,6 @@ export async function scheduleFollowUp(
     next: { kind: step < steps.length ? 'follow_up' : 'close', at: iso(at), step },
     followUpHeld: null,
   });
-}
-
-/** A reply, a hand-off or an opt-out: no follow-up goes out on this conversation any more. */
-export async function cancelFollowUps(tx: Tx, conversation: Conversation): Promise<Conversation> {
-  const next = conversation.next;
-  if (next?.kind !== 'follow_up' && next?.kind !== 'close') return conversation;
-  await tx.cancelJobs(followUpKey(conversation.id, next.step!));
-  return updateConversation(tx, conversation, { next: null, followUpHeld: null });
 }
 
 /**

@@ -20,7 +20,7 @@ import { clockNow } from '../clock.js';
 import { handoffNotice } from '../domain/texts.js';
 import type { Tx } from '../store/store.js';
 import { emitEvent } from '../domain/emit-event.js';
-import { cancelFollowUps } from './follow-ups.js';
+import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { sendOnConversation } from './outgoing.js';
 
 /**

@@ -16,10 +16,10 @@ import { answering, campaignForReply, scheduleBotReply } from './bot-reply.js';
 import { optIn, optOut } from './consent.js';
 import { emitEvent } from '../domain/emit-event.js';
 import { subscriptionsOf } from '../domain/webhooks.js';
-import { cancelFollowUps } from './follow-ups.js';
+import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { acknowledgeRequest, handOff, tellHandoff } from './handoff.js';
 import { classify } from './keywords.js';
-import { openingsOf, stopOpenings } from './openings.js';
+import { openingsOf, stopOpenings } from '../domain/openings.js';
 import { sendOnConversation } from './outgoing.js';
 import { DEFAULT_HELP_TEXT } from '../domain/texts.js';
 

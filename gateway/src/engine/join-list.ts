@@ -4,7 +4,8 @@ import { addMembership, getList, removeMembership, type Membership } from '../do
 import { getContact, type Contact } from '../domain/contacts.js';
 import type { Tx } from '../store/store.js';
 import { campaignsOf } from '../domain/campaigns.js';
-import { onAddedToList, stopOpenings } from './openings.js';
+import { stopOpenings } from '../domain/openings.js';
+import { onAddedToList } from './openings.js';
 
 /** Spec §4.3. Adding a member twice changes nothing and reports `added: false`. */
 export async function addToList(

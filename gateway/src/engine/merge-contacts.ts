@@ -2,21 +2,22 @@ import type { Gateway } from '../context.js';
 import { deliveriesOfContact } from '../domain/contact-export.js';
 import { registrationOf, type ExternalId } from '../domain/contact-identity.js';
 import { unindexContactIn } from '../domain/contact-search.js';
-import { getContact, updateContact, type Contact } from '../domain/contacts.js';
+import { updateContact } from '../domain/contact-writes.js';
+import { getContact, type Contact } from '../domain/contacts.js';
 import { conversationsOfContact, updateConversation, type Conversation } from '../domain/conversations.js';
 import { moveSteps } from '../domain/funnel.js';
+import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { reassignInImports } from '../domain/imports.js';
 import type { Membership } from '../domain/lists.js';
 import type { Message } from '../domain/messages.js';
+import { openingKey, openingsOf, type Opening } from '../domain/openings.js';
+import { holdOptOut } from '../domain/opt-out-hold.js';
 import { moveUnreachable } from '../domain/reach.js';
 import type { Unanswered } from '../domain/unanswered.js';
 import type { Delivery } from '../domain/webhooks.js';
 import { fieldError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
-import { holdOptOut } from './consent.js';
-import { cancelFollowUps } from './follow-ups.js';
-import { openingKey, openingsOf, type Opening } from './openings.js';
 
 /**
  * POST /v1/contacts/{id}/merge {"contactId"}: the other contact (a duplicate) becomes this one. Its conversations,

@@ -5,11 +5,12 @@ import { campaignById, campaignsOf, getCampaign, type Campaign } from '../domain
 import { addressOf, type Contact } from '../domain/contacts.js';
 import type { Membership } from '../domain/lists.js';
 import { ApiError } from '../errors.js';
-import { conversationFor, updateConversation, type Conversation, type OpeningState } from '../domain/conversations.js';
+import { conversationFor, updateConversation, type Conversation } from '../domain/conversations.js';
 import { recordStep } from '../domain/funnel.js';
 import { isUnreachableReason, recordUnreachable } from '../domain/reach.js';
+import { openingKey, settleOpening, stateOf, type Opening } from '../domain/openings.js';
 import { iso, newId, now } from '../ids.js';
-import type { JobResult, Reader, Tx } from '../store/store.js';
+import type { JobResult, Tx } from '../store/store.js';
 import { newJob, type JobKinds } from '../domain/job-kinds.js';
 import { parseRate } from '../domain/durations.js';
 import { resumeFollowUps, scheduleFollowUp } from './follow-ups.js';
@@ -22,24 +23,6 @@ import { clockNow } from '../clock.js';
 import type { reachExisting as reachExistingAnswer } from '../contract/campaigns.js';
 import type { Answer } from '../contract/shared.js';
 
-/** A campaign's opening message to one contact: at most one per campaign and contact (a unique index). */
-export interface Opening {
-  id: string;
-  accountId: string;
-  campaignId: string;
-  contactId: string;
-  conversationId: string;
-  status: OpeningState['status'];
-  reason: string | null;
-  /** 'held' while a paused campaign holds it. */
-  held: 'held' | null;
-  /** When it is due (epoch ms), once queued. */
-  dueAt: number | null;
-  messageId: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
 interface Pacing extends PacingState {
   id: string;
   /** When the campaign's last opening message went (epoch ms). */
@@ -47,8 +30,6 @@ interface Pacing extends PacingState {
   /** When a send last found the campaign stalled: every send due before then takes a new slot. */
   stalledAt?: number;
 }
-
-export const openingKey = (id: string) => `opening:${id}`;
 
 /**
  * In the add-to-list transaction (spec §3.2): each Live campaign of the list with its trigger on schedules its opening
@@ -175,13 +156,6 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
   return reason ?? QUEUED;
 }
 
-const stateOf = (o: Opening): OpeningState => ({
-  campaignId: o.campaignId,
-  status: o.status,
-  reason: o.reason,
-  at: o.updatedAt,
-});
-
 /**
  * The campaign's next send slot for an opening message due at `due` (epoch ms): the first opening of its sending
  * window from then, paced at its rate (the first 3 of a burst at once). The pacing state is one document per
@@ -195,23 +169,6 @@ async function takeSlot(tx: Tx, campaign: Campaign, due: number): Promise<number
   if (stored) await tx.update<Pacing>('pacing', campaign.id, state);
   else await tx.insert<Pacing>('pacing', { id: campaign.id, ...state });
   return sendAt;
-}
-
-async function settleOpening(tx: Tx, opening: Opening, patch: Partial<Opening>): Promise<Opening> {
-  const updated = await tx.update<Opening>('openings', opening.id, { ...patch, updatedAt: now() });
-  if (updated.status === 'skipped' && isUnreachableReason(updated.reason))
-    await recordUnreachable(tx, updated.reason, updated);
-  const conversation = await tx.get<Conversation>('conversations', opening.conversationId);
-  if (conversation) {
-    const next =
-      updated.status === 'queued' && updated.dueAt !== null
-        ? { kind: 'opening' as const, at: iso(updated.dueAt) }
-        : conversation.next?.kind === 'opening'
-          ? null
-          : conversation.next;
-    await updateConversation(tx, conversation, { opening: stateOf(updated), next });
-  }
-  return updated;
 }
 
 /** Job `opening`: sends a queued opening message, unless what happened since says otherwise. */
@@ -259,29 +216,6 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     const current = (await tx.get<Conversation>('conversations', conversation.id))!;
     await scheduleFollowUp(tx, campaign, current, 0, clockNow());
   });
-}
-
-/** The contact's opening messages, of every campaign. */
-export const openingsOf = (r: Reader, contactId: string) => r.find<Opening>('openings', 'contact', [contactId]);
-
-/**
- * The contact wrote, opted out or was handed to a person (or left the list of the campaigns `only` picks): opening
- * messages still waiting for them will not go. Returns how many were stopped.
- */
-export async function stopOpenings(
-  tx: Tx,
-  contactId: string,
-  reason: string,
-  only: (o: Opening) => boolean = () => true,
-): Promise<number> {
-  let stopped = 0;
-  for (const opening of await openingsOf(tx, contactId)) {
-    if ((opening.status !== 'queued' && opening.status !== 'held') || !only(opening)) continue;
-    await tx.cancelJobs(openingKey(opening.id));
-    await settleOpening(tx, opening, { status: reason === 'opted_out' ? 'skipped' : 'cancelled', reason, held: null });
-    stopped += 1;
-  }
-  return stopped;
 }
 
 const RESUME_BATCH = 100;

@@ -1,6 +1,6 @@
 import type { Gateway } from '../../context.js';
-import { correctContact } from '../../engine/contact-correction.js';
 import { exportContact } from '../../domain/contact-export.js';
+import { editContactIn } from '../../domain/contact-edit.js';
 import { createContact } from '../../domain/contact-identity.js';
 import { searchContacts, searchQuery } from '../../domain/contact-search.js';
 import { getContact, lookupContact, publicContact, type Contact } from '../../domain/contacts.js';
@@ -52,7 +52,9 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
       async (req, res) => {
         res.json(
           publicContact(
-            await correctContact(gw, accountOf(res), String(req.params.id), parse(contactUpdate, req.body)),
+            await gw.store.transact((tx) =>
+              editContactIn(tx, accountOf(res), String(req.params.id), parse(contactUpdate, req.body)),
+            ),
           ),
         );
       },

@@ -1,0 +1,77 @@
+import { iso, now } from '../ids.js';
+import type { Reader, Tx } from '../store/store.js';
+import { updateConversation, type Conversation, type OpeningState } from './conversations.js';
+import { isUnreachableReason, recordUnreachable } from './reach.js';
+
+/** A campaign's opening message to one contact: at most one per campaign and contact (a unique index). */
+export interface Opening {
+  id: string;
+  accountId: string;
+  campaignId: string;
+  contactId: string;
+  conversationId: string;
+  status: OpeningState['status'];
+  reason: string | null;
+  /** 'held' while a paused campaign holds it. */
+  held: 'held' | null;
+  /** When it is due (epoch ms), once queued. */
+  dueAt: number | null;
+  messageId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The key of the opening's job, by which a stop cancels it. */
+export const openingKey = (id: string) => `opening:${id}`;
+
+/** The contact's opening messages, of every campaign. */
+export const openingsOf = (r: Reader, contactId: string) => r.find<Opening>('openings', 'contact', [contactId]);
+
+/** The opening as its conversation shows it. */
+export const stateOf = (o: Opening): OpeningState => ({
+  campaignId: o.campaignId,
+  status: o.status,
+  reason: o.reason,
+  at: o.updatedAt,
+});
+
+/**
+ * Writes a change of the opening, and what follows from it: an opening the contact cannot be reached by counts in its
+ * campaign's reach, and its conversation shows its state and, while it waits, when it is due.
+ */
+export async function settleOpening(tx: Tx, opening: Opening, patch: Partial<Opening>): Promise<Opening> {
+  const updated = await tx.update<Opening>('openings', opening.id, { ...patch, updatedAt: now() });
+  if (updated.status === 'skipped' && isUnreachableReason(updated.reason))
+    await recordUnreachable(tx, updated.reason, updated);
+  const conversation = await tx.get<Conversation>('conversations', opening.conversationId);
+  if (conversation) {
+    const next =
+      updated.status === 'queued' && updated.dueAt !== null
+        ? { kind: 'opening' as const, at: iso(updated.dueAt) }
+        : conversation.next?.kind === 'opening'
+          ? null
+          : conversation.next;
+    await updateConversation(tx, conversation, { opening: stateOf(updated), next });
+  }
+  return updated;
+}
+
+/**
+ * The contact wrote, opted out or was handed to a person (or left the list of the campaigns `only` picks): opening
+ * messages still waiting for them will not go. Returns how many were stopped.
+ */
+export async function stopOpenings(
+  tx: Tx,
+  contactId: string,
+  reason: string,
+  only: (o: Opening) => boolean = () => true,
+): Promise<number> {
+  let stopped = 0;
+  for (const opening of await openingsOf(tx, contactId)) {
+    if ((opening.status !== 'queued' && opening.status !== 'held') || !only(opening)) continue;
+    await tx.cancelJobs(openingKey(opening.id));
+    await settleOpening(tx, opening, { status: reason === 'opted_out' ? 'skipped' : 'cancelled', reason, held: null });
+    stopped += 1;
+  }
+  return stopped;
+}
