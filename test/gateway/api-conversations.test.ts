@@ -71,19 +71,23 @@ const conversation = async (account: TestAccount, contactId: string) =>
 const events = (hook: Receiver, type: string, contactId: string) =>
   hook.requests.filter((r) => r.body?.type === type && r.body?.contactId === contactId);
 
+/** Two follow-ups: a day after the opening, then two days after the first. */
+const TWO_FOLLOW_UPS = {
+  followUps: {
+    enabled: true,
+    steps: [
+      { after: '1d', body: 'Still there, {{first_name}}?' },
+      { after: '2d', body: 'Last call' },
+    ],
+  },
+};
+const followUpsTo = async (account: TestAccount, contactId: string) =>
+  (await messages(account, contactId)).filter((x) => x.author === 'follow_up').map((x) => x.body);
+
 test('follow-ups go out in turn while the lead is silent; the last one unanswered closes the conversation', async () => {
-  const { account, list } = await setUp({
-    followUps: {
-      enabled: true,
-      steps: [
-        { after: '1d', body: 'Still there, {{first_name}}?' },
-        { after: '2d', body: 'Last call' },
-      ],
-    },
-  });
+  const { account, list } = await setUp(TWO_FOLLOW_UPS);
   const ann = await lead(account, list.id);
-  const followUps = async () =>
-    (await messages(account, ann.id)).filter((x) => x.author === 'follow_up').map((x) => x.body);
+  const followUps = () => followUpsTo(account, ann.id);
   expect((await conversation(account, ann.id)).next).toMatchObject({ kind: 'follow_up', step: 0 });
   // Nothing before its time: a day less a minute later, still nothing.
   await advanceClock(ctx.gw, '23h59m');
@@ -105,18 +109,9 @@ test('follow-ups go out in turn while the lead is silent; the last one unanswere
 });
 
 test('a follow-up run again after it went out (its lease ran out, its process died) sends nothing more', async () => {
-  const { account, list } = await setUp({
-    followUps: {
-      enabled: true,
-      steps: [
-        { after: '1d', body: 'Still there?' },
-        { after: '2d', body: 'Last call' },
-      ],
-    },
-  });
+  const { account, list } = await setUp(TWO_FOLLOW_UPS);
   const ann = await lead(account, list.id);
-  const followUps = async () =>
-    (await messages(account, ann.id)).filter((x) => x.author === 'follow_up').map((x) => x.body);
+  const followUps = () => followUpsTo(account, ann.id);
   await advanceClock(ctx.gw, '1d');
   await poll(followUps, (f) => f.length === 1);
   await untilIdle(ctx.gw, { horizonMs: 0 });
@@ -127,7 +122,7 @@ test('a follow-up run again after it went out (its lease ran out, its process di
     path.resolve(__dirname, '../../gateway/dist/engine/follow-ups.js')
   )) as FollowUps;
   await runFollowUp(ctx.gw.engine, { conversationId, step: 0 });
-  expect(await followUps()).toEqual(['Still there?']);
+  expect(await followUps()).toEqual(['Still there, Ann?']);
   expect((await conversation(account, ann.id)).next).toEqual(next);
 });
 
