@@ -1,16 +1,26 @@
 import fc from 'fast-check';
 import { listAll } from '../helpers/gateway';
-import { api, createAccount, unique, untilIdle, useGateway, type Reply, type TestAccount } from './api-support';
+import {
+  advanceClock,
+  api,
+  createAccount,
+  unique,
+  untilIdle,
+  useGateway,
+  type Reply,
+  type TestAccount,
+} from './api-support';
 
 /**
  * A contact's whole life with its features in any order: random sequences of creations, corrections, merges,
- * erasures (of a person who said STOP among them), messages from custom channels (STOP and START among them), team replies, imports and list changes (the
- * list's Live campaign sending each new member its opening, at once or after a delay), drawn from small pools of
- * phones, emails and external IDs so that they collide. Whatever the order, every answer is one the API documents (never a 500), and afterwards
- * what each feature promises the others still holds: one contact per phone and per external ID, and per email among
- * the contacts known by their email alone; lookups and search finding it; one opening per contact, none waiting for
- * one opted out, whose conversations are all opted out; and no list, conversation or message left pointing at a
- * contact that is gone.
+ * erasures (of a person who said STOP among them), messages from custom channels (STOP and START among them), team
+ * replies, imports, list changes (the list's Live campaign sending each new member its opening, at once or after a
+ * delay) and days passing (its follow-ups, and the closing of a conversation left unanswered), drawn from small pools
+ * of phones, emails and external IDs so that they collide. Whatever the order, every answer is one the API documents
+ * (never a 500), and afterwards what each feature promises the others still holds: one contact per phone and per
+ * external ID, and per email among the contacts known by their email alone; lookups and search finding it; one
+ * opening per contact; nothing waiting for a contact who opted out (no opening, no follow-up), whose conversations
+ * are all opted out; and no list, conversation or message left pointing at a contact that is gone.
  */
 
 const ctx = useGateway();
@@ -30,7 +40,8 @@ type Op =
   | { op: 'import'; phone?: string; email?: string; id?: [string, string] }
   | { op: 'reply'; who: number }
   | { op: 'join'; who: number; delay?: string }
-  | { op: 'leave'; who: number };
+  | { op: 'leave'; who: number }
+  | { op: 'wait' };
 
 const who = fc.nat({ max: 7 });
 const label = fc.constantFrom(...LABELS);
@@ -100,6 +111,8 @@ const ops: fc.Arbitrary<Op[]> = fc.array(
       ),
     },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('leave' as const), who }) },
+    // A day passes: the campaign's follow-ups go to whoever has not answered, and the last one closes.
+    { weight: 2, arbitrary: fc.record({ op: fc.constant('wait' as const) }) },
   ),
   { minLength: 1, maxLength: 16 },
 );
@@ -116,6 +129,7 @@ const ANSWERS: Record<Op['op'], number[]> = {
   reply: [201, 404, 409],
   join: [200, 201, 404],
   leave: [204, 404],
+  wait: [200],
 };
 
 interface Contact {
@@ -203,6 +217,11 @@ async function run(account: TestAccount, listId: string, steps: Op[]): Promise<s
       case 'leave':
         res = await call('DELETE', `lists/${listId}/contacts/${pick(step.who)}`);
         break;
+      case 'wait':
+        await advanceClock(ctx.gw, '1d');
+        await untilIdle(ctx.gw);
+        res = { status: 200 } as Reply;
+        break;
     }
     const status = res.status;
     expect({ step, status, documented: ANSWERS[step.op].includes(status) }).toEqual({ step, status, documented: true });
@@ -274,6 +293,7 @@ async function expectConsistent(account: TestAccount, listId: string, seen: stri
     customChannel: string | null;
     status: string;
     opening: { status: string; reason?: string | null } | null;
+    next: { kind: string } | null;
   }>(account, '/conversations');
   expect(conversations.filter((c) => !liveIds.has(c.contactId))).toEqual([]);
   const channels = conversations.map((c) => `${c.contactId} ${c.channel}:${c.customChannel ?? ''}`);
@@ -291,12 +311,15 @@ async function expectConsistent(account: TestAccount, listId: string, seen: stri
   // An opted-out contact's conversations are all opted out (however it came to be: its STOP, a merge, an address
   // an erased contact opted out with, by a correction, a creation or an import), and only an opted-out contact's are.
   for (const c of live) {
-    const statuses = conversations.filter((v) => v.contactId === c.id).map((v) => v.status);
+    const theirs = conversations.filter((v) => v.contactId === c.id);
+    const statuses = theirs.map((v) => v.status);
     const out = statuses.filter((status) => status === 'opted_out');
-    expect({ c: c.id, optedOut: Boolean(c.optOut), out }).toEqual({
+    const next = c.optOut ? theirs.map((v) => v.next).filter(Boolean) : [];
+    expect({ c: c.id, optedOut: Boolean(c.optOut), out, next }).toEqual({
       c: c.id,
       optedOut: Boolean(c.optOut),
       out: c.optOut ? statuses : [],
+      next: [],
     });
   }
   for (const c of live) {
@@ -305,7 +328,7 @@ async function expectConsistent(account: TestAccount, listId: string, seen: stri
   }
 }
 
-test('creations, corrections, merges, erasures, messages, replies, imports and list changes in any order keep one contact per phone and external ID, and nothing pointing at one gone', async () => {
+test('creations, corrections, merges, erasures, messages, replies, imports, list changes and days passing in any order keep one contact per phone and external ID, and nothing pointing at one gone', async () => {
   await fc.assert(
     fc.asyncProperty(ops, async (steps) => {
       const account = await createAccount(ctx.gw);
@@ -318,6 +341,13 @@ test('creations, corrections, merges, erasures, messages, replies, imports and l
           openingMessage: 'Hi there, thanks for your interest!',
           triggerOnNewContacts: true,
           status: 'live',
+          followUps: {
+            enabled: true,
+            steps: [
+              { after: '1d', body: 'Still there?' },
+              { after: '1d', body: 'Last call' },
+            ],
+          },
         },
       });
       expect(campaign.status).toBe(201);
