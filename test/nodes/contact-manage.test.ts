@@ -3,8 +3,11 @@ import type { INodeParameters } from 'n8n-workflow';
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
 import { byId, CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
 
-/** Contact › Update, Delete, Get Many, Get by ID, and custom fields and external IDs, run as workflows against the gateway. */
-describe('LeadChat node: a contact corrected, searched and erased', () => {
+/**
+ * Contact › Update, Merge, Export, Delete, Get Many, Get by ID, and custom fields and external IDs, run as workflows
+ * against the gateway.
+ */
+describe('LeadChat node: a contact corrected, searched, merged, exported and erased', () => {
   let gw: TestGateway;
   let account: TestAccount;
   let host: Host;
@@ -303,6 +306,82 @@ describe('LeadChat node: a contact corrected, searched and erased', () => {
         errorIfNotFound: false,
       });
       expect(missing.output('LeadChat')).toEqual([]);
+    });
+  });
+
+  describe('Contact › Merge', () => {
+    test("the duplicate's conversations, lists and external IDs move to the contact kept; the duplicate is gone", async () => {
+      const keep = (await api('POST', '/contacts', { phone: '+14155550340', firstName: 'Noah' })).body;
+      const duplicate = (
+        await api('POST', '/contacts', {
+          email: 'noah.lee@example.com',
+          lastName: 'Lee',
+          externalIds: { livechat: 'visitor-340' },
+        })
+      ).body;
+      const list = (await api('POST', '/lists', { name: 'Merged' })).body;
+      expect((await api('POST', `/lists/${list.id}/contacts`, { contactId: duplicate.id })).status).toBe(201);
+      const run = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'merge',
+        contactId: byId(keep.id),
+        duplicateId: byId(duplicate.id),
+      });
+      expect(run.error).toBeUndefined();
+      expect(run.output('LeadChat')[0]!.json).toMatchObject({
+        id: keep.id,
+        firstName: 'Noah',
+        lastName: 'Lee',
+        phone: '+14155550340',
+        email: 'noah.lee@example.com',
+        externalIds: { livechat: 'visitor-340' },
+      });
+      expect((await api('GET', `/contacts/${duplicate.id}`)).status).toBe(404);
+      const members = (await api('GET', `/lists/${list.id}/contacts`)).body.data as Array<{ id: string }>;
+      expect(members.map((m) => m.id)).toEqual([keep.id]);
+
+      const again = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'merge',
+        contactId: byId(keep.id),
+        duplicateId: byId(duplicate.id),
+      });
+      expect(again.error?.httpCode).toBe('404');
+      expect(again.error?.description).toMatch(/a merged duplicate is gone/);
+      const itself = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'merge',
+        contactId: byId(keep.id),
+        duplicateId: byId(keep.id),
+      });
+      expect(itself.error?.httpCode).toBe('400');
+      expect(itself.error?.description).toMatch(/SAME_CONTACT .*Pick two different contacts/);
+    });
+  });
+
+  describe('Contact › Export', () => {
+    test('one item holds everything about the contact: it, its conversations, messages, lists and consent', async () => {
+      const phone = '+14155550350';
+      const contact = (await api('POST', '/contacts', { phone, firstName: 'Ida' })).body;
+      const list = (await api('POST', '/lists', { name: 'Exported' })).body;
+      expect((await api('POST', `/lists/${list.id}/contacts`, { contactId: contact.id })).status).toBe(201);
+      for (const body of ['When do you open?', 'STOP'])
+        expect((await api('POST', '/channels/sms/incoming', { phone, body })).status).toBeLessThan(300);
+      const run = await runLeadChat(host, { resource: 'contact', operation: 'export', contactId: byId(contact.id) });
+      expect(run.error).toBeUndefined();
+      const items = run.output('LeadChat');
+      expect(items).toHaveLength(1);
+      const held = items[0]!.json as Record<string, any>;
+      expect(held).toEqual({
+        ...(await api('GET', `/contacts/${contact.id}/export`)).body,
+        exportedAt: held.exportedAt,
+      });
+      expect(held.contact).toMatchObject({ id: contact.id, phone });
+      expect(held.lists).toEqual([expect.objectContaining({ id: list.id, name: 'Exported' })]);
+      expect(held.messages.map((m: { body: string }) => m.body)).toEqual(
+        expect.arrayContaining(['When do you open?', 'STOP']),
+      );
+      expect(held.consent).toEqual([expect.objectContaining({ change: 'opt_out', keyword: 'stop' })]);
     });
   });
 

@@ -59,6 +59,7 @@ const CODE_HINTS: Record<string, string> = {
   CAMPAIGN_NOT_LIVE: 'Make the campaign Live first, e.g. with Campaign > Update and Status Live.',
   CONTACT_EXISTS:
     'Another contact already has this phone or email (its ID is in the message): update or merge that contact instead, or give other values.',
+  SAME_CONTACT: 'Pick two different contacts: the one to keep and its duplicate.',
   EXTERNAL_ID_TAKEN: 'Another contact already has this external ID: give another, or update that contact instead.',
   NO_RECEIVER:
     'Nothing receives messages on the custom channel: set the Custom Channel Webhook in the settings (or subscribe a webhook), then retry the message.',

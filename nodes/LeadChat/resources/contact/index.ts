@@ -3,17 +3,21 @@ import type { INodeProperties } from 'n8n-workflow';
 import type { Operation } from '../../shared/types';
 import * as create from './create';
 import * as deleteContact from './delete';
+import * as exportContact from './export';
 import * as get from './get';
 import * as getAll from './getAll';
 import * as getOrCreate from './getOrCreate';
+import * as merge from './merge';
 import * as update from './update';
 
 export const operations: Record<string, Operation> = {
   create,
   delete: deleteContact,
+  export: exportContact,
   get,
   getAll,
   getOrCreate,
+  merge,
   update,
 };
 
@@ -39,6 +43,13 @@ export const description: INodeProperties[] = [
         description: 'Erase a contact with its conversations, messages and files (GDPR erasure); an opt-out is kept',
       },
       {
+        name: 'Export',
+        value: 'export',
+        action: 'Export a contact',
+        description:
+          'Get everything held about a contact: its conversations, messages, files, lists and consent (GDPR access)',
+      },
+      {
         name: 'Get',
         value: 'get',
         action: 'Get a contact',
@@ -57,6 +68,12 @@ export const description: INodeProperties[] = [
         description: 'Find a contact by phone number, then by email, and create it if neither matches',
       },
       {
+        name: 'Merge',
+        value: 'merge',
+        action: 'Merge a contact',
+        description: 'Merge a duplicate into a contact: one contact is left, with the conversations and lists of both',
+      },
+      {
         name: 'Update',
         value: 'update',
         action: 'Update a contact',
@@ -67,8 +84,10 @@ export const description: INodeProperties[] = [
   },
   ...create.description,
   ...deleteContact.description,
+  ...exportContact.description,
   ...get.description,
   ...getAll.description,
   ...getOrCreate.description,
+  ...merge.description,
   ...update.description,
 ];
