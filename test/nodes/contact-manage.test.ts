@@ -321,12 +321,14 @@ describe('LeadChat node: a contact corrected, searched, merged, exported and era
       ).body;
       const list = (await api('POST', '/lists', { name: 'Merged' })).body;
       expect((await api('POST', `/lists/${list.id}/contacts`, { contactId: duplicate.id })).status).toBe(201);
-      const run = await runLeadChat(host, {
-        resource: 'contact',
-        operation: 'merge',
-        contactId: byId(keep.id),
-        duplicateId: byId(duplicate.id),
-      });
+      const merge = (contactId: string, duplicateId: string) =>
+        runLeadChat(host, {
+          resource: 'contact',
+          operation: 'merge',
+          contactId: byId(contactId),
+          duplicateId: byId(duplicateId),
+        });
+      const run = await merge(keep.id, duplicate.id);
       expect(run.error).toBeUndefined();
       expect(run.output('LeadChat')[0]!.json).toMatchObject({
         id: keep.id,
@@ -340,20 +342,10 @@ describe('LeadChat node: a contact corrected, searched, merged, exported and era
       const members = (await api('GET', `/lists/${list.id}/contacts`)).body.data as Array<{ id: string }>;
       expect(members.map((m) => m.id)).toEqual([keep.id]);
 
-      const again = await runLeadChat(host, {
-        resource: 'contact',
-        operation: 'merge',
-        contactId: byId(keep.id),
-        duplicateId: byId(duplicate.id),
-      });
+      const again = await merge(keep.id, duplicate.id);
       expect(again.error?.httpCode).toBe('404');
       expect(again.error?.description).toMatch(/a merged duplicate is gone/);
-      const itself = await runLeadChat(host, {
-        resource: 'contact',
-        operation: 'merge',
-        contactId: byId(keep.id),
-        duplicateId: byId(keep.id),
-      });
+      const itself = await merge(keep.id, keep.id);
       expect(itself.error?.httpCode).toBe('400');
       expect(itself.error?.description).toMatch(/SAME_CONTACT .*Pick two different contacts/);
     });
