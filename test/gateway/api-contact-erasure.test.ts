@@ -484,3 +484,23 @@ test('an ID an erased contact opted out with, given to a contact by a creation o
   await untilIdle(gw);
   await expectHeld(answered.id);
 }, 60_000);
+
+test("a START after an erased contact's opt-out came back is the person's latest word: a merge later brings no opt-out back", async () => {
+  const gw = await gateway();
+  const account = await createAccount(gw);
+  const phone = uniquePhone();
+  const say = (body: string) => api(gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body } });
+  expect((await say('STOP')).status).toBeLessThan(300);
+  const first = (await api(gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
+  expect((await api(gw, account, 'DELETE', `contacts/${first.id}`)).status).toBe(204);
+  const back = (await api(gw, account, 'POST', 'contacts', { body: { phone } })).body;
+  expect(back.optOut).toMatchObject({ keyword: 'stop' });
+  expect((await say('START')).status).toBeLessThan(300);
+  // The same person, known by email too: merged into that contact, the number comes with its START.
+  const known = (await api(gw, account, 'POST', 'contacts', { body: { email: `start-${Date.now()}@example.com` } }))
+    .body;
+  const merged = await api(gw, account, 'POST', `contacts/${known.id}/merge`, { body: { contactId: back.id } });
+  expect(merged.status).toBe(200);
+  expect(merged.body).toMatchObject({ phone, optIn: expect.objectContaining({ keyword: 'start' }) });
+  expect(merged.body.optOut).toBeUndefined();
+}, 60_000);

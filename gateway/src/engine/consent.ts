@@ -7,6 +7,7 @@ import type { Message } from '../domain/messages.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 import { emitEvent } from '../domain/emit-event.js';
+import { forgetOptOut } from '../domain/erased-opt-outs.js';
 import { holdOptOut } from '../domain/opt-out-hold.js';
 import { normalize } from './keywords.js';
 import { sendOnConversation } from './outgoing.js';
@@ -41,7 +42,11 @@ export async function optOut(
   );
 }
 
-/** START or UNSTOP after an opt-out: the contact's conversations are active again, and one confirmation says so. */
+/**
+ * START or UNSTOP after an opt-out: the contact's conversations are active again, and one confirmation says so. An
+ * opt-out an erased contact left under its addresses is over too: the person's latest word was START, so a contact
+ * those addresses reach later (by a merge, a correction) is not opted out again.
+ */
 export async function optIn(
   tx: Tx,
   gw: Gateway,
@@ -56,6 +61,7 @@ export async function optIn(
     optIn: change,
     updatedAt: change.at,
   });
+  await forgetOptOut(tx, updated);
   for (const c of await conversationsOfContact(tx, contact.id)) {
     if (c.status === 'opted_out') await updateConversation(tx, c, { status: c.bot.active ? 'active' : 'handed_off' });
   }
