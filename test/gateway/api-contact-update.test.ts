@@ -132,6 +132,22 @@ describe('PATCH /v1/contacts/{id}', () => {
     expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}`)).body.externalIds).toEqual(res.body.externalIds);
   });
 
+  test("an ID the contact holds under two labels, removed from one, stays the contact's: a message with it finds the contact", async () => {
+    const visitor = `visitor-${uniquePhone().slice(-7)}`;
+    const contact = await create({ phone: uniquePhone(), externalIds: { crm: visitor } });
+    // A creation that finds the contact by the ID adds it under the label it came with.
+    const again = await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { webchat: visitor } } });
+    expect(again.body).toMatchObject({ id: contact.id, externalIds: { crm: visitor, webchat: visitor } });
+    expect((await patch(contact.id, { externalIds: { webchat: null } })).body.externalIds).toEqual({ crm: visitor });
+    const message = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: {
+        customData: { messageSid: `sid-${visitor}`, fromId: visitor, toId: 'clinic', body: 'hi', channel: 'webchat' },
+      },
+    });
+    expect(message.status).toBe(200);
+    expect((await api(ctx.gw, account, 'GET', `messages/${message.body.messageId}`)).body.contactId).toBe(contact.id);
+  });
+
   test('bad input → 400: a bad phone or email, a contact left with no way to find it, fields of the wrong type', async () => {
     const c = await create({ phone: uniquePhone() });
     expectApiError(await patch(c.id, { phone: '12' }), 400, 'INVALID_PHONE');

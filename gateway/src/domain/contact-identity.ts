@@ -186,9 +186,11 @@ export async function correctExternalIds(
       );
     }
     if (current !== undefined) {
-      const registration = await registrationOf(tx, contact.accountId, current);
-      if (registration?.contactId === contact.id) await tx.remove('external_ids', registration.id);
       delete externalIds[label];
+      // An ID the contact still holds (under another label, or as its fromId) stays registered to it.
+      const kept = contact.fromId === current || Object.values(externalIds).includes(current);
+      const registration = kept ? undefined : await registrationOf(tx, contact.accountId, current);
+      if (registration?.contactId === contact.id) await tx.remove('external_ids', registration.id);
     }
     if (externalId !== null) {
       // The contact's own fromId may be registered already.
