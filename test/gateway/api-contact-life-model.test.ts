@@ -4,6 +4,7 @@ import {
   advanceClock,
   api,
   createAccount,
+  HANDOFF_NOTICE,
   unique,
   untilIdle,
   useGateway,
@@ -13,14 +14,15 @@ import {
 
 /**
  * A contact's whole life with its features in any order: random sequences of creations, corrections, merges,
- * erasures (of a person who said STOP among them), messages from custom channels (STOP and START among them), team
- * replies, imports, list changes (the list's Live campaign sending each new member its opening, at once or after a
+ * erasures (of a person who said STOP among them), messages from custom channels (STOP, START and a request for a
+ * person among them), team replies, a person taking the conversations over or giving them back to the bot, imports, list changes (the list's Live campaign sending each new member its opening, at once or after a
  * delay) and days passing (its follow-ups, and the closing of a conversation left unanswered), drawn from small pools
  * of phones, emails and external IDs so that they collide. Whatever the order, every answer is one the API documents
  * (never a 500), and afterwards what each feature promises the others still holds: one contact per phone and per
  * external ID, and per email among the contacts known by their email alone; lookups and search finding it; one
  * opening per contact; nothing waiting for a contact who opted out (no opening, no follow-up), whose conversations
- * are all opted out; and no list, conversation or message left pointing at a contact that is gone.
+ * are all opted out; a conversation handed to the team by the contact's message told the contact so and waits for a
+ * person, with its bot silent; and no list, conversation or message left pointing at a contact that is gone.
  */
 
 const ctx = useGateway();
@@ -39,6 +41,7 @@ type Op =
   | { op: 'incoming'; fromId: string; label: string; body: string }
   | { op: 'import'; phone?: string; email?: string; id?: [string, string] }
   | { op: 'reply'; who: number }
+  | { op: 'bot'; who: number; active: boolean }
   | { op: 'join'; who: number; delay?: string }
   | { op: 'leave'; who: number }
   | { op: 'wait' };
@@ -86,8 +89,8 @@ const ops: fc.Arbitrary<Op[]> = fc.array(
         op: fc.constant('incoming' as const),
         fromId: fc.constantFrom(...PHONES, ...EMAILS, ...IDS),
         label,
-        // Opting out and in again: consent follows the contact through merges and erasures.
-        body: fc.constantFrom('hello', 'hello', 'STOP', 'START'),
+        // Opting out and in again: consent follows the contact through merges and erasures; asking for a person.
+        body: fc.constantFrom('hello', 'hello', 'STOP', 'START', 'a human please'),
       }),
     },
     {
@@ -103,6 +106,8 @@ const ops: fc.Arbitrary<Op[]> = fc.array(
       ),
     },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('reply' as const), who }) },
+    // A person takes the contact's conversations over, or gives them back to the bot.
+    { weight: 1, arbitrary: fc.record({ op: fc.constant('bot' as const), who, active: fc.boolean() }) },
     {
       weight: 2,
       arbitrary: fc.record(
@@ -127,10 +132,18 @@ const ANSWERS: Record<Op['op'], number[]> = {
   incoming: [200],
   import: [202],
   reply: [201, 404, 409],
+  bot: [200, 404],
   join: [200, 201, 404],
   leave: [204, 404],
   wait: [200],
 };
+
+interface Message {
+  contactId: string;
+  conversationId: string;
+  body: string;
+  createdAt: string;
+}
 
 interface Contact {
   id: string;
@@ -205,6 +218,9 @@ async function run(account: TestAccount, listId: string, steps: Op[]): Promise<s
       }
       case 'reply':
         res = await call('POST', `contacts/${pick(step.who)}/messages`, { body: 'A person here: how can I help?' });
+        break;
+      case 'bot':
+        res = await call('POST', `contacts/${pick(step.who)}/bot`, { active: step.active });
         break;
       case 'join':
         // The list's Live campaign sends each new member its opening (now, or after the delay).
@@ -294,6 +310,10 @@ async function expectConsistent(account: TestAccount, listId: string, seen: stri
     status: string;
     opening: { status: string; reason?: string | null } | null;
     next: { kind: string } | null;
+    handoff: { reason: string; at: string } | null;
+    bot: { active: boolean };
+    needsReply: boolean;
+    lastMessage: { author: string | null } | null;
   }>(account, '/conversations');
   expect(conversations.filter((c) => !liveIds.has(c.contactId))).toEqual([]);
   const channels = conversations.map((c) => `${c.contactId} ${c.channel}:${c.customChannel ?? ''}`);
@@ -322,9 +342,26 @@ async function expectConsistent(account: TestAccount, listId: string, seen: stri
       next: [],
     });
   }
+  // Nobody in silence: a conversation the contact's message handed to the team told the contact so, and waits for a
+  // person until one writes.
   for (const c of live) {
-    const messages = await all<{ contactId: string }>(account, `/contacts/${c.id}/messages`);
+    const messages = await all<Message>(account, `/contacts/${c.id}/messages`);
     expect(messages.filter((m) => m.contactId !== c.id)).toEqual([]);
+    for (const v of conversations.filter((v) => v.contactId === c.id && v.status === 'handed_off')) {
+      // A person has it: the bot is silent there.
+      expect({ v: v.id, bot: v.bot.active }).toEqual({ v: v.id, bot: false });
+      if (v.handoff!.reason === 'team') continue;
+      const told = messages.some(
+        (m) => m.conversationId === v.id && m.body === HANDOFF_NOTICE && m.createdAt >= v.handoff!.at,
+      );
+      const waits = v.needsReply || v.lastMessage?.author === 'team';
+      expect({ v: v.id, reason: v.handoff!.reason, told, waits }).toEqual({
+        v: v.id,
+        reason: v.handoff!.reason,
+        told: true,
+        waits: true,
+      });
+    }
   }
 }
 
