@@ -1,5 +1,15 @@
 import { consoleAccount, teamMember, withSession } from '../console/support';
-import { api, createAccount, expectApiError, unique, uniquePhone, useGateway, type TestAccount } from './api-support';
+import {
+  advanceClock,
+  api,
+  createAccount,
+  expectApiError,
+  unique,
+  uniquePhone,
+  useGateway,
+  untilIdle,
+  type TestAccount,
+} from './api-support';
 
 /** Issue 47: POST /v1/contacts/{id}/merge {"contactId"}: a duplicate becomes this contact, and is gone. */
 const ctx = useGateway();
@@ -131,6 +141,75 @@ test("an opted-out contact keeps nothing going when it takes a duplicate's conve
   expect(await statuses()).toEqual(['custom opted_out', 'sms opted_out']);
   const waiting = await api(ctx.gw, account, 'GET', 'conversations', { query: { needsReply: 'true' } });
   expect(waiting.body.data.map((c: { contactId: string }) => c.contactId)).not.toContain(stopped.id);
+});
+
+const sms = async (phone: string, body: string) =>
+  expect((await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body } })).status).toBeLessThan(
+    300,
+  );
+
+test('a phone of the duplicate the merged contact does not take stays opted out: a contact made with it later is, and gets no opening', async () => {
+  const [kept, dropped] = [uniquePhone(), uniquePhone()];
+  const keep = await create({ firstName: 'Kept', phone: kept });
+  const duplicate = await create({ firstName: 'Duplicate', phone: dropped });
+  await sms(dropped, 'STOP');
+  expect((await merge(keep.id, duplicate.id)).body).toMatchObject({ phone: kept, optOut: { keyword: 'stop' } });
+
+  const again = await api(ctx.gw, account, 'POST', 'contacts', { body: { firstName: 'Again', phone: dropped } });
+  expect(again.status).toBe(201);
+  expect(again.body).toMatchObject({ phone: dropped, optOut: { channel: 'sms', keyword: 'stop' } });
+  const promo = await newList('Promo');
+  const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: { name: 'Promo', channel: 'sms', listId: promo.id, openingMessage: 'Promo!', status: 'live' },
+  });
+  expect(campaign.status).toBe(201);
+  await join(promo.id, again.body.id);
+  await untilIdle(ctx.gw);
+  const conversations = await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: again.body.id } });
+  expect(conversations.body.data.map((c: { opening: unknown }) => c.opening)).toEqual([
+    expect.objectContaining({ status: 'skipped', reason: 'opted_out' }),
+  ]);
+});
+
+test("the person's latest word holds for the merged contact: a START of the duplicate after this contact's STOP opts it in, a STOP after a START opts it out", async () => {
+  const statuses = async (contactId: string) =>
+    (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId } })).body.data
+      .map((c: { channel: string; status: string }) => `${c.channel} ${c.status}`)
+      .sort();
+  // A web chat visitor says STOP; the same person by phone said STOP before it, and START after it.
+  const visitor = unique('visitor');
+  const phone = uniquePhone();
+  const keep = await create({ firstName: 'Keep', externalIds: { webchat: visitor } });
+  const duplicate = await create({ firstName: 'Duplicate', phone });
+  await sms(phone, 'STOP');
+  await advanceClock(ctx.gw, '1m');
+  expect((await chat(visitor, 'STOP')).status).toBe(200);
+  await advanceClock(ctx.gw, '1m');
+  await sms(phone, 'START');
+  expect(await statuses(keep.id)).toEqual(['custom opted_out']);
+
+  const merged = await merge(keep.id, duplicate.id);
+  expect({ optOut: merged.body.optOut ?? null, optIn: merged.body.optIn?.channel }).toEqual({
+    optOut: null,
+    optIn: 'sms',
+  });
+  expect(await statuses(keep.id)).toEqual(['custom active', 'sms active']);
+  const reply = await api(ctx.gw, account, 'POST', `contacts/${keep.id}/messages`, { body: { body: 'Welcome back' } });
+  expect(reply.status).toBe(201);
+
+  // The other way round: a STOP after the other's START holds, and the record says so in that order.
+  const [first, second] = [uniquePhone(), uniquePhone()];
+  const starts = await create({ firstName: 'Starts', phone: first });
+  const stops = await create({ firstName: 'Stops', phone: second });
+  await sms(first, 'STOP');
+  await advanceClock(ctx.gw, '1m');
+  await sms(first, 'START');
+  await advanceClock(ctx.gw, '1m');
+  await sms(second, 'STOP');
+  const res = await merge(starts.id, stops.id);
+  expect(res.body).toMatchObject({ optOut: { keyword: 'stop' }, optIn: { keyword: 'start' } });
+  expect(res.body.optIn.at < res.body.optOut.at).toBe(true);
+  expect(await statuses(starts.id)).toEqual(['sms opted_out']);
 });
 
 test("bad merges: itself → 400, no contactId → 400; an unknown or another account's contact → 404 and nothing moves", async () => {

@@ -148,6 +148,17 @@ describe('PATCH /v1/contacts/{id}', () => {
     expect((await api(ctx.gw, account, 'GET', `messages/${message.body.messageId}`)).body.contactId).toBe(contact.id);
   });
 
+  test('a phone an opted-out contact is corrected away from stays opted out: a contact made with it later is', async () => {
+    const [wrong, right] = [uniquePhone(), uniquePhone()];
+    const c = await create({ firstName: 'Stopped', phone: wrong });
+    const said = await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone: wrong, body: 'STOP' } });
+    expect(said.status).toBeLessThan(300);
+    expect((await patch(c.id, { phone: right })).body).toMatchObject({ phone: right, optOut: { keyword: 'stop' } });
+    const again = await api(ctx.gw, account, 'POST', 'contacts', { body: { firstName: 'Again', phone: wrong } });
+    expect(again.status).toBe(201);
+    expect(again.body).toMatchObject({ phone: wrong, optOut: { channel: 'sms', keyword: 'stop' } });
+  });
+
   test('bad input → 400: a bad phone or email, a contact left with no way to find it, fields of the wrong type', async () => {
     const c = await create({ phone: uniquePhone() });
     expectApiError(await patch(c.id, { phone: '12' }), 400, 'INVALID_PHONE');

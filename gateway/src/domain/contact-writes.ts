@@ -1,7 +1,7 @@
 import type { Tx } from '../store/store.js';
 import { indexContactIn } from './contact-search.js';
 import { newContact, type Contact, type NormalizedFields } from './contacts.js';
-import { erasedOptOutOf } from './erased-opt-outs.js';
+import { erasedOptOutOf, keepOptOut } from './erased-opt-outs.js';
 import { holdOptOut } from './opt-out-hold.js';
 
 /** Inserts a new contact from fields already normalized (an E.164 phone, a lower-case email), with its search keys. */
@@ -42,5 +42,7 @@ export async function updateContact(tx: Tx, before: Contact, patch: Partial<Cont
   const updated = await tx.update<Contact>('contacts', before.id, optOut ? { ...patch, optOut } : patch);
   await indexContactIn(tx, before, updated);
   if (optOut) await holdOptOut(tx, before.id);
+  // An address leaving an opted-out contact stays opted out: whoever comes with it next is not written to.
+  if (updated.optOut) await keepOptOut(tx, before, updated.optOut, updated);
   return updated;
 }

@@ -2,10 +2,11 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Reader, Tx } from '../store/store.js';
 
 /**
- * An erased contact who had opted out stays opted out (a STOP must outlive the data it came with): each of its
- * addresses (phone, email, external IDs) is kept as a keyed hash, HMAC-SHA256 of the account and the address under a
- * secret of the deployment, so that nothing readable of the contact remains and nobody without the secret can test
- * numbers against the list. A contact written later with one of those addresses is opted out as it is stored.
+ * A STOP outlives the data it came with: an erased contact who had opted out leaves each of its addresses (phone,
+ * email, external IDs) as a keyed hash, HMAC-SHA256 of the account and the address under a secret of the deployment,
+ * so that nothing readable of the contact remains and nobody without the secret can test numbers against the list.
+ * An address that leaves an opted-out contact (a correction, a merge that keeps another) is kept the same way. A
+ * contact written later with one of those addresses is opted out as it is stored.
  *
  * The secret is a document of the same collection, made by the first erasure that keeps an opt-out: a deployment
  * that never erased one reads one absent document per new address and nothing more.
@@ -49,16 +50,27 @@ const addressesOf = (c: Addresses): string[] =>
     ]),
   ].filter((a): a is string => Boolean(a));
 
+/** These addresses but those `other` has. */
+const without = (addresses: string[], other?: Addresses): string[] => {
+  const has = new Set(other ? addressesOf(other) : []);
+  return addresses.filter((a) => !has.has(a));
+};
+
 const hashId = (secret: string, accountId: string, address: string) =>
   `eoo_${createHmac('sha256', Buffer.from(secret, 'base64url')).update(`${accountId}\n${address}`).digest('hex')}`;
 
-/** Keeps the opt-out of a contact being erased, in the erasure's transaction. */
-export async function keepOptOut(tx: Tx, contact: Addresses, optOut: ConsentChange): Promise<void> {
+/**
+ * Keeps an opted-out contact's opt-out under its addresses (those `still` lacks: the addresses leaving it), in the
+ * transaction that erases the contact or takes them from it.
+ */
+export async function keepOptOut(tx: Tx, contact: Addresses, optOut: ConsentChange, still?: Addresses): Promise<void> {
+  const addresses = without(addressesOf(contact), still);
+  if (!addresses.length) return;
   let key = await tx.get<Secret>(COLLECTION, KEY_ID);
   // Two first erasures at once: the one that loses the race on the id runs again and reads the winner's.
   if (!key) key = await tx.insert<Secret>(COLLECTION, { id: KEY_ID, secret: randomBytes(32).toString('base64url') });
   const { at, channel, keyword } = optOut;
-  for (const address of addressesOf(contact)) {
+  for (const address of addresses) {
     const id = hashId(key.secret, contact.accountId, address);
     if (!(await tx.get(COLLECTION, id))) await tx.insert<ErasedOptOut>(COLLECTION, { id, at, channel, keyword });
   }
@@ -81,8 +93,7 @@ export async function erasedOptOutOf(
   contact: Addresses,
   before?: Addresses,
 ): Promise<ConsentChange | undefined> {
-  const had = new Set(before ? addressesOf(before) : []);
-  const addresses = addressesOf(contact).filter((a) => !had.has(a));
+  const addresses = without(addressesOf(contact), before);
   if (!addresses.length) return undefined;
   const key = await r.get<Secret>(COLLECTION, KEY_ID);
   if (!key) return undefined;

@@ -1,14 +1,13 @@
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import type { Contact } from '../domain/contacts.js';
-import { conversationsOfContact, updateConversation, type Conversation } from '../domain/conversations.js';
+import type { Conversation } from '../domain/conversations.js';
 import { recordStep } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 import { emitEvent } from '../domain/emit-event.js';
-import { forgetOptOut } from '../domain/erased-opt-outs.js';
-import { holdOptOut } from '../domain/opt-out-hold.js';
+import { holdOptOut, releaseOptOut } from '../domain/opt-out-hold.js';
 import { normalize } from './keywords.js';
 import { sendOnConversation } from './outgoing.js';
 import { OPT_IN_CONFIRMATION, OPT_OUT_CONFIRMATION } from '../domain/texts.js';
@@ -42,11 +41,7 @@ export async function optOut(
   );
 }
 
-/**
- * START or UNSTOP after an opt-out: the contact's conversations are active again, and one confirmation says so. An
- * opt-out an erased contact left under its addresses is over too: the person's latest word was START, so a contact
- * those addresses reach later (by a merge, a correction) is not opted out again.
- */
+/** START or UNSTOP after an opt-out: the contact's conversations are active again, and one confirmation says so. */
 export async function optIn(
   tx: Tx,
   gw: Gateway,
@@ -61,10 +56,7 @@ export async function optIn(
     optIn: change,
     updatedAt: change.at,
   });
-  await forgetOptOut(tx, updated);
-  for (const c of await conversationsOfContact(tx, contact.id)) {
-    if (c.status === 'opted_out') await updateConversation(tx, c, { status: c.bot.active ? 'active' : 'handed_off' });
-  }
+  await releaseOptOut(tx, updated);
   const current = (await tx.get<Conversation>('conversations', conversation.id))!;
   await sendOnConversation(tx, gw, account, updated, current, { body: OPT_IN_CONFIRMATION, author: 'system' });
 }

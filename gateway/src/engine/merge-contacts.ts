@@ -11,7 +11,8 @@ import { reassignInImports } from '../domain/imports.js';
 import type { Membership } from '../domain/lists.js';
 import type { Message } from '../domain/messages.js';
 import { openingKey, openingsOf, type Opening } from '../domain/openings.js';
-import { holdOptOut } from '../domain/opt-out-hold.js';
+import { keepOptOut } from '../domain/erased-opt-outs.js';
+import { holdOptOut, releaseOptOut } from '../domain/opt-out-hold.js';
 import { moveUnreachable } from '../domain/reach.js';
 import type { Unanswered } from '../domain/unanswered.js';
 import type { Delivery } from '../domain/webhooks.js';
@@ -23,8 +24,8 @@ import type { Tx } from '../store/store.js';
  * POST /v1/contacts/{id}/merge {"contactId"}: the other contact (a duplicate) becomes this one. Its conversations,
  * messages, lists, openings, funnel records, deliveries, rows in import reports and external IDs move here; a conversation on a channel this
  * contact has one on too is folded into that one. This contact keeps its own names, phone, email and custom fields
- * and takes the other's where it has none; the other is gone, so one contact is left per phone and email. An opt-out
- * of either holds for the merged contact.
+ * and takes the other's where it has none; the other is gone, so one contact is left per phone and email. The
+ * person's latest word holds for the merged contact: a STOP of either, unless a START of either came after it.
  */
 export async function mergeContacts(gw: Gateway, accountId: string, id: string, otherId: string): Promise<Contact> {
   if (id === otherId)
@@ -62,8 +63,12 @@ export async function mergeContacts(gw: Gateway, accountId: string, id: string, 
     // The other's phone and IDs are free for this contact only once the other is gone: they are unique.
     await tx.remove('contacts', otherId);
     const merged = await updateContact(tx, keep, mergedFields(keep, other));
-    // Opted out, by its own STOP or the other's: the conversations it took from the other too.
-    if (merged.optOut) await holdOptOut(tx, id);
+    if (merged.optOut) {
+      // Opted out, by its own STOP or the other's: the conversations it took from the other too, and the other's
+      // addresses it did not take (a second phone) stay opted out.
+      await holdOptOut(tx, id);
+      await keepOptOut(tx, other, merged.optOut, merged);
+    } else if (keep.optOut || other.optOut) await releaseOptOut(tx, merged);
     return merged;
   });
 }
@@ -75,6 +80,8 @@ function mergedFields(keep: Contact, other: Contact): Partial<Contact> {
   const externalIds = { ...other.externalIds, ...keep.externalIds };
   const hasIds = Boolean(keep.fromId ?? other.fromId) || Object.keys(externalIds).length > 0;
   const later = (a?: Contact['optIn'], b?: Contact['optIn']) => (a && b ? (a.at >= b.at ? a : b) : (a ?? b ?? null));
+  const optOut = later(keep.optOut, other.optOut);
+  const optIn = later(keep.optIn, other.optIn);
   return {
     firstName: keep.firstName ?? other.firstName,
     lastName: keep.lastName ?? other.lastName,
@@ -84,9 +91,9 @@ function mergedFields(keep: Contact, other: Contact): Partial<Contact> {
     fromId: keep.fromId ?? other.fromId,
     ...(Object.keys(externalIds).length ? { externalIds } : {}),
     customFields: { ...other.customFields, ...keep.customFields },
-    // Whoever said STOP is not written to again: an opt-out of either holds.
-    optOut: later(keep.optOut, other.optOut),
-    optIn: later(keep.optIn, other.optIn),
+    // The two are one person, whose latest word counts: a STOP of either holds, unless a START came after it.
+    optOut: optOut && optIn && optIn.at > optOut.at ? null : optOut,
+    optIn,
     updatedAt: now(),
   };
 }
