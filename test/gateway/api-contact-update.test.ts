@@ -148,6 +148,37 @@ describe('PATCH /v1/contacts/{id}', () => {
     expect((await api(ctx.gw, account, 'GET', `messages/${message.body.messageId}`)).body.contactId).toBe(contact.id);
   });
 
+  test("the ID of a visitor's first message, corrected on its label, is no longer the contact's: its fromId follows; search, creation and messages go by the new one", async () => {
+    const stamp = uniquePhone().slice(-7);
+    const [first, corrected] = [`y-${stamp}`, `y2-${stamp}`];
+    const message = (fromId: string) =>
+      api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+        body: {
+          customData: {
+            messageSid: `sid-${fromId}-${Date.now()}`,
+            fromId,
+            toId: 'clinic',
+            body: 'hi',
+            channel: 'livechat',
+          },
+        },
+      });
+    const contactOf = async (res: { body: { messageId: string } }) =>
+      (await api(ctx.gw, account, 'GET', `messages/${res.body.messageId}`)).body.contactId as string;
+    const id = await contactOf(await message(first));
+
+    const res = await patch(id, { externalIds: { livechat: corrected } });
+    expect(res.body).toMatchObject({ externalIds: { livechat: corrected }, fromId: corrected });
+    expect(await search(first)).toEqual([]);
+    expect(await contactOf(await message(corrected))).toBe(id);
+    const other = await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { livechat: first } } });
+    expect(other.status).toBe(201);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${id}`)).body).toMatchObject({
+      externalIds: { livechat: corrected },
+      fromId: corrected,
+    });
+  });
+
   test('a phone an opted-out contact is corrected away from stays opted out: a contact made with it later is', async () => {
     const [wrong, right] = [uniquePhone(), uniquePhone()];
     const c = await create({ firstName: 'Stopped', phone: wrong });
@@ -157,6 +188,19 @@ describe('PATCH /v1/contacts/{id}', () => {
     const again = await api(ctx.gw, account, 'POST', 'contacts', { body: { firstName: 'Again', phone: wrong } });
     expect(again.status).toBe(201);
     expect(again.body).toMatchObject({ phone: wrong, optOut: { channel: 'sms', keyword: 'stop' } });
+  });
+
+  test('a phone cleared where another contact is known by the same email alone → 409 CONTACT_EXISTS naming it; nothing changes', async () => {
+    const email = `shared.${uniquePhone().slice(-7)}@example.com`;
+    const x = await create({ phone: uniquePhone(), email });
+    const y = await create({ phone: uniquePhone(), email });
+    expect((await patch(x.id, { phone: null })).status).toBe(200);
+    const res = await patch(y.id, { phone: null });
+    expect(res.body).toEqual({
+      error: { code: 'CONTACT_EXISTS', message: expect.stringContaining(x.id), contactId: x.id },
+    });
+    expect(res.status).toBe(409);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${y.id}`)).body.phone).toBe(y.phone);
   });
 
   test('bad input → 400: a bad phone or email, a contact left with no way to find it, fields of the wrong type', async () => {

@@ -3,7 +3,7 @@ import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 import { contactExists, correctExternalIds } from './contact-identity.js';
 import { updateContact } from './contact-writes.js';
-import { findByEmail, findByPhone, getContact, type Contact, type ContactOwner } from './contacts.js';
+import { findByEmail, findByEmailOnly, findByPhone, getContact, type Contact, type ContactOwner } from './contacts.js';
 import { normalizeEmail } from './email.js';
 import { normalizePhone } from './phone.js';
 
@@ -40,8 +40,8 @@ async function correct(tx: Tx, accountId: string, id: string, patch: ContactPatc
   const before = await getContact(tx, accountId, id);
   const phone = patch.phone === undefined ? before.phone : patch.phone;
   const email = patch.email === undefined ? before.email : patch.email;
-  const externalIds = patch.externalIds ? await correctExternalIds(tx, before, patch.externalIds) : before.externalIds;
-  const hasIds = Boolean(before.fromId) || Object.keys(externalIds ?? {}).length > 0;
+  const ids = patch.externalIds ? await correctExternalIds(tx, before, patch.externalIds) : before;
+  const hasIds = Boolean(ids.fromId) || Object.keys(ids.externalIds ?? {}).length > 0;
   if (!phone && !email && !hasIds)
     throw fieldError(
       patch.phone === null ? 'phone' : 'email',
@@ -55,6 +55,13 @@ async function correct(tx: Tx, accountId: string, id: string, patch: ContactPatc
     const holder = await findByEmail(tx, accountId, email);
     if (holder && holder.id !== id) throw contactExists('email', holder);
   }
+  // Known by its email alone (see createContactIn): neither a phone nor an external ID tells it apart, and one
+  // contact at most is so known by an email.
+  const emailOnly = phone || hasIds ? null : email;
+  if (emailOnly && emailOnly !== before.emailOnly) {
+    const holder = await findByEmailOnly(tx, accountId, emailOnly);
+    if (holder && holder.id !== id) throw contactExists('email', holder);
+  }
   const customFields = { ...before.customFields };
   for (const [key, value] of Object.entries(patch.customFields ?? {})) {
     if (value === null) delete customFields[key];
@@ -65,10 +72,9 @@ async function correct(tx: Tx, accountId: string, id: string, patch: ContactPatc
     ...(patch.lastName !== undefined ? { lastName: patch.lastName || null } : {}),
     phone,
     email,
-    // Known by its email alone (see createContactIn): neither a phone nor an external ID tells it apart.
-    emailOnly: phone || hasIds ? null : email,
+    emailOnly,
     customFields,
-    ...(patch.externalIds ? { externalIds } : {}),
+    ...(patch.externalIds ? ids : {}),
     updatedAt: now(),
   };
   return updateContact(tx, before, changes);

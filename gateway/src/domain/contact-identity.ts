@@ -164,15 +164,17 @@ export async function findContactOf(
 
 /**
  * A correction of a contact's external IDs (PATCH /v1/contacts/{id}), by label: an ID given replaces the label's, null
- * removes it. An ID another contact holds, under any label, is a 409 CONTACT_EXISTS naming that contact (the two may
- * be merged instead); the registrations follow in the caller's transaction, so the one-contact rule holds.
+ * removes it, and the fromId follows when it was that ID (the ID of its first message, now corrected). An ID another
+ * contact holds, under any label, is a 409 CONTACT_EXISTS naming that contact (the two may be merged instead); the
+ * registrations follow in the caller's transaction, so the one-contact rule holds.
  */
 export async function correctExternalIds(
   tx: Tx,
   contact: Contact,
   changes: Record<string, string | null>,
-): Promise<Record<string, string>> {
+): Promise<Pick<Contact, 'externalIds' | 'fromId'>> {
   const externalIds = { ...contact.externalIds };
+  let fromId = contact.fromId;
   for (const [label, externalId] of Object.entries(changes)) {
     const current = externalIds[label];
     if (current === externalId) continue;
@@ -187,8 +189,9 @@ export async function correctExternalIds(
     }
     if (current !== undefined) {
       delete externalIds[label];
-      // An ID the contact still holds (under another label, or as its fromId) stays registered to it.
-      const kept = contact.fromId === current || Object.values(externalIds).includes(current);
+      // An ID the contact still holds under another label stays registered to it, and its fromId.
+      const kept = Object.values(externalIds).includes(current);
+      if (!kept && fromId === current) fromId = externalId;
       const registration = kept ? undefined : await registrationOf(tx, contact.accountId, current);
       if (registration?.contactId === contact.id) await tx.remove('external_ids', registration.id);
     }
@@ -198,7 +201,7 @@ export async function correctExternalIds(
       externalIds[label] = externalId;
     }
   }
-  return externalIds;
+  return { externalIds, fromId };
 }
 
 /** The phone, email or external ID asked for is another contact's: the caller may merge the two instead. */

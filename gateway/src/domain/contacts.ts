@@ -66,6 +66,8 @@ const findOne = async (r: Reader, index: string, accountId: string, value: strin
 
 export const findByPhone = (r: Reader, accountId: string, phone: string) => findOne(r, 'phone', accountId, phone);
 export const findByEmail = (r: Reader, accountId: string, email: string) => findOne(r, 'email', accountId, email);
+export const findByEmailOnly = (r: Reader, accountId: string, email: string) =>
+  findOne(r, 'emailOnly', accountId, email);
 export const findByFromId = (r: Reader, accountId: string, fromId: string) => findOne(r, 'fromId', accountId, fromId);
 
 /**
