@@ -5,6 +5,7 @@ import {
   poll,
   Receiver,
   uniquePhone,
+  untilIdle,
   useGateway,
   type Received,
   type TestAccount,
@@ -13,8 +14,8 @@ import {
 /**
  * GET /v1/campaigns/{id}/funnel over HTTPS: contacts of a Live SMS campaign (on the offline log provider) go through
  * the steps (opening sent, a reply that reaches the goal with an OpenAI-compatible bot stood in by a local server,
- * STOP, a request for a person, a failed opening for lack of credits), and the funnel counts each contact once per
- * step, in total and per day of the time zone asked for; its query is validated.
+ * STOP, a request for a person, a failed opening for lack of credits, and one sent later by a retry), and the funnel
+ * counts each contact once per step, in total and per day of the time zone asked for; its query is validated.
  */
 function respond(_n: number, req: Received) {
   if (req.path !== '/v1/chat/completions') return { status: 404 };
@@ -29,7 +30,11 @@ function respond(_n: number, req: Received) {
   return { status: 200, body: JSON.stringify(completion), headers: { 'content-type': 'application/json' } };
 }
 
-const ctx = useGateway({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '200ms' });
+const ctx = useGateway({
+  LEADCHAT_JOB_POLL: '100ms',
+  LEADCHAT_BOT_DEBOUNCE: '200ms',
+  LEADCHAT_WEBHOOK_RETRIES: '100ms,100ms',
+});
 let llm: Receiver;
 beforeAll(async () => {
   llm = await Receiver.start(respond);
@@ -211,4 +216,120 @@ test('an opening message that fails (a sub-account without credits) counts as ad
   expect(failed).toMatchObject({ author: 'campaign', errorCode: 'INSUFFICIENT_CREDITS' });
   const res = await funnel(sub, campaign.id);
   expect(res.body.totals).toEqual({ ...zero, added: 1, failed: 1 });
+});
+
+describe('an opening message that failed and went out on a retry', () => {
+  const grant = (agency: TestAccount, sub: TestAccount, amount: number) =>
+    api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount } });
+  const dayOf = (at: number) => new Date(at).toISOString().slice(0, 10);
+
+  test('counts as sent on the day it went, whichever retry sent it (the message, its conversation, the campaign), and stays counted as failed', async () => {
+    const agency = await createAccount(ctx.gw, { type: 'agency' });
+    const sub = await createAccount(ctx.gw, { parentEmail: agency.email });
+    const { list, campaign } = await liveCampaign(sub);
+    const leads = [await newContact(sub, 'Hal'), await newContact(sub, 'Ida'), await newContact(sub, 'Jo')];
+    for (const lead of leads) expect((await add(sub, list.id, lead.id)).status).toBe(201);
+    await untilIdle(ctx.gw);
+    const openings = [];
+    for (const lead of leads) openings.push((await messages(sub, lead.id))[0]);
+    for (const opening of openings)
+      expect(opening).toMatchObject({ author: 'campaign', status: 'failed', errorCode: 'INSUFFICIENT_CREDITS' });
+    const failedOn = dayOf(ctx.gw.now());
+    expect((await funnel(sub, campaign.id)).body.totals).toEqual({ ...zero, added: 3, failed: 3 });
+
+    // The next day the agency grants credits, and each opening goes again by another way.
+    await ctx.gw.advance('1d');
+    const sentOn = dayOf(ctx.gw.now());
+    expect((await grant(agency, sub, 3)).status).toBe(200);
+    const [hal, ida, jo] = openings;
+    expect((await api(ctx.gw, sub, 'POST', `messages/${hal.id}/retry`)).body.status).toBe('pending');
+    expect((await api(ctx.gw, sub, 'POST', `conversations/${ida.conversationId}/retry-failed`)).body).toEqual({
+      retried: [ida.id],
+      refused: [],
+      more: false,
+    });
+    expect((await api(ctx.gw, sub, 'POST', `campaigns/${campaign.id}/openings/retry-failed`)).body).toEqual({
+      retried: [jo.id],
+      refused: [],
+      more: false,
+    });
+    await untilIdle(ctx.gw);
+    for (const opening of openings) {
+      expect((await api(ctx.gw, sub, 'GET', `messages/${opening.id}`)).body.status).toBe('sent');
+      const conversation = (await api(ctx.gw, sub, 'GET', `conversations/${opening.conversationId}`)).body;
+      expect(conversation.opening.status).toBe('sent');
+    }
+
+    const expected = { ...zero, added: 3, openingSent: 3, failed: 3 };
+    const res = await funnel(sub, campaign.id);
+    expect(res.body).toMatchObject({ from: failedOn, to: sentOn, totals: expected });
+    expect(res.body.days).toEqual([
+      { date: failedOn, ...zero, added: 3, failed: 3 },
+      { date: sentOn, ...zero, openingSent: 3 },
+    ]);
+
+    // Nothing is left to retry: a retry again sends nothing and counts nothing.
+    expect((await api(ctx.gw, sub, 'POST', `campaigns/${campaign.id}/openings/retry-failed`)).body).toEqual({
+      retried: [],
+      refused: [],
+      more: false,
+    });
+    expectApiError(await api(ctx.gw, sub, 'POST', `messages/${hal.id}/retry`), 409, 'MESSAGE_NOT_FAILED');
+    await untilIdle(ctx.gw);
+    expect((await funnel(sub, campaign.id)).body.totals).toEqual(expected);
+  });
+
+  test('retried twice (the receiver failed the first retry too), it counts as sent once', async () => {
+    let healthy = false;
+    const hook = await Receiver.start(() => (healthy ? { status: 200 } : { status: 500, body: 'down' }));
+    try {
+      const account = await createAccount(ctx.gw);
+      const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Chat leads' } })).body;
+      const campaign = (
+        await api(ctx.gw, account, 'POST', 'campaigns', {
+          body: {
+            name: 'Chat offer',
+            channel: 'custom',
+            customChannel: 'livechat',
+            listId: list.id,
+            openingMessage: 'Hi {{first_name}}!',
+            triggerOnNewContacts: true,
+            status: 'live',
+          },
+        })
+      ).body;
+      const lead = (
+        await api(ctx.gw, account, 'POST', 'contacts', {
+          body: { firstName: 'Kim', externalIds: { livechat: `visitor-${uniquePhone()}` } },
+        })
+      ).body;
+      expect((await add(account, list.id, lead.id)).status).toBe(201);
+      await untilIdle(ctx.gw);
+      // No Custom Channel Webhook URL yet: the opening failed at once.
+      const [opening] = await messages(account, lead.id);
+      expect(opening).toMatchObject({ author: 'campaign', status: 'failed', errorCode: 'NO_RECEIVER' });
+      expect((await funnel(account, campaign.id)).body.totals).toEqual({ ...zero, added: 1, failed: 1 });
+
+      const settings = await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
+      expect(settings.status).toBe(200);
+      expect((await api(ctx.gw, account, 'POST', `messages/${opening.id}/retry`)).body.status).toBe('pending');
+      await untilIdle(ctx.gw);
+      // It went to the receiver, which failed it: sent to the channel, and failed (once).
+      expect((await api(ctx.gw, account, 'GET', `messages/${opening.id}`)).body.status).toBe('failed');
+      const expected = { ...zero, added: 1, openingSent: 1, failed: 1 };
+      expect((await funnel(account, campaign.id)).body.totals).toEqual(expected);
+
+      healthy = true;
+      expect((await api(ctx.gw, account, 'POST', 'conversations/retry-failed')).body).toEqual({
+        retried: [opening.id],
+        refused: [],
+        more: false,
+      });
+      await untilIdle(ctx.gw);
+      expect((await api(ctx.gw, account, 'GET', `messages/${opening.id}`)).body.status).toBe('sent');
+      expect((await funnel(account, campaign.id)).body.totals).toEqual(expected);
+    } finally {
+      await hook.close();
+    }
+  });
 });

@@ -14,7 +14,8 @@ export interface FailedOpening {
   failedAt: string;
 }
 
-const isOpening = (m: Message): m is Message & { campaignId: string } =>
+/** A campaign's opening message (a follow-up or a reply is not). */
+export const isOpening = (m: Message): m is Message & { campaignId: string } =>
   m.author === 'campaign' && m.campaignId !== null && m.direction === 'outgoing';
 
 /** Called wherever a message's status changes (engine/message-status.ts): `before` as it was, `after` as written. */

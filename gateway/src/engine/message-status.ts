@@ -3,7 +3,8 @@ import type { Account } from '../domain/accounts.js';
 import { countFailed, messageSettled } from '../domain/conversations.js';
 import { deliveryFailed } from '../domain/emit-event.js';
 import { messageStatusChanged } from '../domain/inbox-changes.js';
-import { openingStatusChanged } from '../domain/failed-openings.js';
+import { isOpening, openingStatusChanged } from '../domain/failed-openings.js';
+import { recordStep } from '../domain/funnel.js';
 import { deliveriesOf, type Message } from '../domain/messages.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
@@ -13,8 +14,8 @@ import type { StatusUpdate, Watermark } from './ports/channel-provider.js';
 
 /**
  * The one way a stored message's status changes, whoever changes it (the send job, a provider's report, its
- * receivers' answers, a retry): the message, its conversation's last message and failed count, and a failure told
- * once as `delivery_failed`.
+ * receivers' answers, a retry): the message, its conversation's last message and failed count, a failure told
+ * once as `delivery_failed`, and an opening sent again counted in its campaign's funnel.
  */
 export async function changeStatus(
   tx: Tx,
@@ -30,8 +31,12 @@ export async function changeStatus(
   await messageSettled(tx, changed);
   await openingStatusChanged(tx, message, changed);
   if (changed.status === 'failed' && message.status !== 'failed') await deliveryFailed(tx, changed);
-  else if (message.status === 'failed' && changed.status !== 'failed')
+  else if (message.status === 'failed' && changed.status !== 'failed') {
     await countFailed(tx, changed.conversationId, -1);
+    // A retry handed a failed opening to its channel again: it went now, as a first send that did not fail goes
+    // (engine/openings.ts), whichever retry sent it. The step counts the contact once, however many retries.
+    if (isOpening(changed)) await recordStep(tx, 'openingSent', changed);
+  }
   return changed;
 }
 
