@@ -8,6 +8,7 @@ import {
   incoming,
   Receiver,
   unique,
+  uniquePhone,
   untilIdle,
   useGateway,
   type TestAccount,
@@ -15,8 +16,9 @@ import {
 
 /**
  * Never silence: a contact's message that no campaign's bot answers goes to the team (a `no_campaign` hand-off), every
- * hand-off tells the contact once (a request for a person again after 10 minutes), and `needsReply` says when a
- * person must act: not once the bot answered, never for a contact who opted out.
+ * hand-off tells the contact once (a request for a person again after 10 minutes), a sub-account without the credits
+ * for the bot's words with the gateway's free notice, and `needsReply` says when a person must act: not once the bot
+ * answered, never for a contact who opted out.
  */
 const ctx = useGateway({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '0s', LEADCHAT_TEST_CLOCK: '1' });
 
@@ -313,4 +315,121 @@ test('a contact who opted out is told nothing, whatever they write', async () =>
     ['incoming', 'hello?'],
   ]);
   expect(before.filter(([author]) => author === 'system')).toHaveLength(1); // the opt-out's confirmation only
+});
+
+/** A sub-account (a new one starts at 0 credits; its agency grants `credits`) whose replies and hand-offs reach `hook`. */
+async function subAccount(credits = 0) {
+  const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  const account = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+  const hook = await withHandoffHook(account);
+  await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
+  if (credits)
+    await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: account.email, amount: credits } });
+  return { account, hook };
+}
+
+/** What went out to the contact, oldest first: [author, body, status, errorCode]. */
+async function sentTo(account: TestAccount, contactId: string) {
+  const messages = (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages?limit=200`)).body.data as any[];
+  return messages.filter((m) => m.direction === 'outgoing').map((m) => [m.author, m.body, m.status, m.errorCode]);
+}
+
+const usage = async (account: TestAccount) =>
+  ((await api(ctx.gw, account, 'GET', 'credits/history')).body.data as any[])
+    .filter((e) => e.kind === 'usage')
+    .map((e) => [e.messageKind, e.amount]);
+
+test("a sub-account that cannot pay for the bot's hand-off still tells the contact, with the gateway's free notice", async () => {
+  const { account, hook } = await subAccount();
+  const campaign = await campaignWithFaq(account);
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
+
+  // The FAQ bot is not confident: the hand-off's notice goes, free, as the gateway's own.
+  const fromId = unique('visitor');
+  await write(account, fromId, 'Can you fix my car transmission?');
+  await untilIdle(ctx.gw);
+  const conversation = await conversationOf(account, fromId);
+  expect(await sentTo(account, conversation.contactId)).toEqual([['system', HANDOFF_NOTICE, 'sent', null]]);
+  expect(conversation).toMatchObject({
+    status: 'handed_off',
+    needsReply: true,
+    failed: 0,
+    handoff: { reason: 'bot_not_confident', message: 'Can you fix my car transmission?' },
+    lastMessage: { author: 'system', body: HANDOFF_NOTICE },
+  });
+  expect(hook.requests.filter((r) => r.body?.type === 'handoff').map((r) => r.body.reason)).toEqual([
+    'bot_not_confident',
+  ]);
+  // Told once: writing again while the team has it brings nothing more.
+  await write(account, fromId, 'Hello?');
+  await untilIdle(ctx.gw);
+  expect(await sentTo(account, conversation.contactId)).toHaveLength(1);
+
+  // A campaign without FAQs hands off on SMS (bot_no_knowledge): its own hand-off text, free there too.
+  const sms = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: { name: 'Texts', channel: 'sms', bot: { handoffMessage: 'Ana from the front desk will text you back.' } },
+  });
+  expect(sms.status).toBe(201);
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: sms.body.id } });
+  const texted = await api(ctx.gw, account, 'POST', 'channels/sms/incoming', {
+    body: { phone: uniquePhone(), body: 'Do you open on Sundays?' },
+  });
+  expect(texted.status).toBe(200);
+  await untilIdle(ctx.gw);
+  expect(await sentTo(account, texted.body.contactId)).toEqual([
+    ['system', 'Ana from the front desk will text you back.', 'sent', null],
+  ]);
+  const [byText] = ((await api(ctx.gw, account, 'GET', 'conversations?channel=sms')).body.data as any[]).filter(
+    (c) => c.contactId === texted.body.contactId,
+  );
+  expect(byText).toMatchObject({ status: 'handed_off', needsReply: true, handoff: { reason: 'bot_no_knowledge' } });
+
+  // Nothing was charged, and no bot reply waits failed to be sent again after a grant.
+  expect(await usage(account)).toEqual([]);
+  expect((await api(ctx.gw, account, 'POST', 'conversations/retry-failed')).body).toMatchObject({
+    retried: [],
+    refused: [],
+  });
+});
+
+test('answers beside a hand-off are not given unpaid: the contact is told a person will answer, free', async () => {
+  const { account, hook } = await subAccount();
+  const campaign = await campaignWithFaq(account);
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
+  const fromId = unique('visitor');
+  await write(account, fromId, 'What are your opening hours? Can you fix my car transmission?');
+  await untilIdle(ctx.gw);
+  const conversation = await conversationOf(account, fromId);
+  expect(await sentTo(account, conversation.contactId)).toEqual([['system', HANDOFF_NOTICE, 'sent', null]]);
+  expect(conversation).toMatchObject({
+    status: 'handed_off',
+    needsReply: true,
+    handoff: { reason: 'bot_not_confident', message: 'Can you fix my car transmission?' },
+  });
+  expect(hook.requests.filter((r) => r.body?.type === 'handoff')).toHaveLength(1);
+  expect(await usage(account)).toEqual([]);
+});
+
+test("a bot's hand-off the sub-account pays for stays the bot's, charged; once the credits run out, the free notice goes", async () => {
+  const { account } = await subAccount(1);
+  const campaign = await campaignWithFaq(account);
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
+  const question = 'What are your opening hours? Can you fix my car transmission?';
+  const paid = unique('paid');
+  await write(account, paid, question);
+  await untilIdle(ctx.gw);
+  const answered = await conversationOf(account, paid);
+  const botWords =
+    'We are open 9 to 5, Monday to Friday.\n\nAbout "Can you fix my car transmission?": a member of our team will get back to you shortly.';
+  expect(await sentTo(account, answered.contactId)).toEqual([['bot', botWords, 'sent', null]]);
+  expect(answered).toMatchObject({ status: 'handed_off', needsReply: true, handoff: { reason: 'bot_not_confident' } });
+  expect(await usage(account)).toEqual([['bot', -1]]);
+
+  const unpaid = unique('unpaid');
+  await write(account, unpaid, question);
+  await untilIdle(ctx.gw);
+  expect(await sentTo(account, (await conversationOf(account, unpaid)).contactId)).toEqual([
+    ['system', HANDOFF_NOTICE, 'sent', null],
+  ]);
+  expect(await usage(account)).toEqual([['bot', -1]]);
 });

@@ -64,7 +64,9 @@ export async function handOff(
 /**
  * Every contact who writes hears back: a hand-off their message caused tells them a person will answer, in the
  * campaign's words, else the account's, else the built-in text (texts.ts). The notice goes first, so the conversation
- * waits for the team with the gateway's words last (needsReply). The bot tells it in its own words where it gave some.
+ * waits for the team with the gateway's words last (needsReply). The bot tells it in its own words where it gave some,
+ * a bot reply paid as any other; an account that cannot pay for it sends the gateway's notice instead, free: the
+ * contact is told all the same, and no answer of the bot goes unpaid.
  */
 export async function tellHandoff(
   tx: Tx,
@@ -76,9 +78,11 @@ export async function tellHandoff(
   bot?: { body: string | null },
 ): Promise<Conversation> {
   if (contact.optOut) return conversation;
-  const body = bot?.body ?? handoffNotice(campaign, account);
+  const notice = { body: handoffNotice(campaign, account), author: 'system' as const };
   const out =
-    bot && campaign ? { body, author: 'bot' as const, campaignId: campaign.id } : { body, author: 'system' as const };
+    bot && campaign
+      ? { body: bot.body ?? notice.body, author: 'bot' as const, campaignId: campaign.id, unpaid: notice }
+      : notice;
   const sent = await sendOnConversation(tx, gw, account, contact, conversation, out);
   return updateConversation(tx, sent.conversation, { handoffNoticeAt: sent.message.createdAt });
 }

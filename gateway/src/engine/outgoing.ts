@@ -30,6 +30,11 @@ export interface Outgoing {
   campaignId?: string | null;
   /** An approved WhatsApp template to send instead of free text. */
   template?: WhatsAppTemplate | null;
+  /**
+   * What goes instead when the account cannot pay for this message (INSUFFICIENT_CREDITS): this one is then neither
+   * stored nor charged, so no unpaid copy waits to be retried. Without it, the message is stored `failed`.
+   */
+  unpaid?: Outgoing;
 }
 
 /** Why a message cannot go to a contact on a conversation's channel: it has no address there. */
@@ -49,7 +54,7 @@ function unreachable(conversation: Conversation): ApiError {
  * the caller's transaction, so the message, its charge and its hand-over commit together. Free text on WhatsApp more
  * than 24 hours after the contact's last message goes as the campaign's re-engagement template, or is `skipped`. A
  * message that cannot go (no credits: INSUFFICIENT_CREDITS, no receiver: NO_RECEIVER) is stored `failed`, and
- * nothing is sent.
+ * nothing is sent; one the account cannot pay for goes as its `unpaid` alternative where it has one.
  */
 export async function sendOnConversation(
   tx: Tx,
@@ -96,12 +101,13 @@ export async function sendOnConversation(
       };
     }
   }
-  let message = await tx.insert(
-    'messages',
-    newMessage({ ...fields, messageTag: messageTagOf(conversation, fields), status: 'pending' }),
-  );
+  const pending = newMessage({ ...fields, messageTag: messageTagOf(conversation, fields), status: 'pending' });
   const receivers = await receiversFor(tx, account, conversation);
-  const refused = await readyToGo(tx, gw, account, conversation, message, receivers, true);
+  // Paid for before it is stored, so that an unpaid message with something free to send instead leaves no trace.
+  const refused = await readyToGo(tx, gw, account, conversation, pending, receivers, true);
+  if (refused?.code === 'INSUFFICIENT_CREDITS' && out.unpaid)
+    return sendOnConversation(tx, gw, account, contact, conversation, out.unpaid);
+  let message = await tx.insert('messages', pending);
   if (refused)
     message = await changeStatus(tx, message, { status: 'failed', error: refused.message, errorCode: refused.code });
   else await handOver(tx, account, conversation, message, receivers);
