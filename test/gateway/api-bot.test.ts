@@ -187,7 +187,7 @@ test("the campaign is the message's, else the conversation's, else the account's
   ]);
 });
 
-test('the bot never answers a reaction, an opted-out contact, a campaign whose bot is off, or a paused campaign', async () => {
+test('the bot never answers a reaction, an opted-out contact, a campaign whose bot is off, or a paused campaign; the last two wait for a person', async () => {
   const { account, hook, campaign } = await setUp();
   const off = (
     await api(ctx.gw, account, 'POST', 'campaigns', {
@@ -217,6 +217,11 @@ test('the bot never answers a reaction, an opted-out contact, a campaign whose b
   expect(replies(hook, stopped)).toEqual([expect.stringMatching(/unsubscribed/i)]);
   expect(replies(hook, silentBot)).toEqual([]);
   expect(replies(hook, pausedLead)).toEqual([]);
+  // Where the bot is off or its campaign paused, the team answers: the message waits in the inbox for a person.
+  const waiting = (await api(ctx.gw, account, 'GET', 'conversations', { query: { needsReply: 'true' } })).body.data;
+  expect(waiting.map((c: { contact: { fromId: string } }) => c.contact.fromId)).toEqual(
+    expect.arrayContaining([silentBot, pausedLead]),
+  );
 });
 
 test('POST /campaigns/{id}/bot/test answers without sending, storing or charging anything', async () => {
