@@ -500,6 +500,9 @@ describe('replies and assignment', () => {
       404,
       'MEMBER_NOT_FOUND',
     );
+    // Filtering by a member the account does not have is answered as for the member itself.
+    for (const unknown of [theirs.body.id, 'mem_nope'])
+      expectApiError(await api(gw, account, 'GET', `conversations?assigneeId=${unknown}`), 404, 'MEMBER_NOT_FOUND');
     expectApiError(
       await api(gw, other, 'POST', `conversations/${c}/assign`, { body: { memberId: null } }),
       404,

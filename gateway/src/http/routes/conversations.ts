@@ -2,6 +2,7 @@ import type { Gateway } from '../../context.js';
 import { assignConversation } from '../../domain/assignment.js';
 import type { Contact } from '../../domain/contacts.js';
 import { conversationsOf, getConversation, publicConversation, type Conversation } from '../../domain/conversations.js';
+import { getMember } from '../../domain/members.js';
 import { markRead } from '../../domain/read-state.js';
 import { retryFailed } from '../../engine/retry.js';
 import { readPage } from '../paging.js';
@@ -18,6 +19,9 @@ export function conversationsRoutes(v1: Routes, gw: Gateway): void {
       const query = parse(conversationQuery, req.query, 'query');
       const { limit: _limit, cursor: _cursor, ...filters } = query;
       if (filters.assigneeId === 'me') filters.assigneeId = actorOf(res).id;
+      // A member the account does not have is answered as the member's own URL would be (404 MEMBER_NOT_FOUND).
+      else if (filters.assigneeId && filters.assigneeId !== 'none')
+        await getMember(gw.store, accountOf(res), filters.assigneeId);
       const accountId = accountOf(res).id;
       const page = await readPage(
         { gw, req, owner: accountId },
