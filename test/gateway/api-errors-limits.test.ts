@@ -44,7 +44,13 @@ describe('request bodies', () => {
       'null',
       '42',
     ]) {
-      expectApiError(await api(ctx.gw, account, method, path, { body }), 400, 'INVALID_JSON');
+      const res = await api(ctx.gw, account, method, path, { body });
+      expectApiError(res, 400, 'INVALID_JSON');
+      // JSON that is no object is said to be so, not called invalid.
+      const valid = ['"just a string"', 'null', '42'].includes(body);
+      expect(res.body.error.message).toBe(
+        valid ? 'Request body must be a JSON object' : 'Request body is not valid JSON',
+      );
     }
   });
 
@@ -226,7 +232,7 @@ describe('a 400 names every problem at once', () => {
     ]);
   });
 
-  test('a missing field is REQUIRED, a list too long TOO_MANY; the plain incoming endpoint keeps its string', async () => {
+  test('a missing field is REQUIRED, a list or an object of too many entries TOO_MANY; the plain incoming endpoint keeps its string', async () => {
     const res = await api(ctx.gw, account, 'POST', 'campaigns', {
       body: {
         name: 'C',
@@ -238,6 +244,16 @@ describe('a 400 names every problem at once', () => {
     expect(res.body.error.fields).toEqual([
       expect.objectContaining({ field: 'followUps.steps', code: 'TOO_MANY', limit: 5 }),
       expect.objectContaining({ field: 'bot.faqs.0.question', code: 'REQUIRED' }),
+    ]);
+    // An object of too many entries is a list too long too: a contact's custom fields and external IDs.
+    const many = (n: number, prefix: string) => Object.fromEntries([...Array(n)].map((_, i) => [`${prefix}${i}`, 'x']));
+    const crowded = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone: '+14155550100', customFields: many(51, 'f'), externalIds: many(21, 'l') },
+    });
+    expectApiError(crowded, 400, 'VALIDATION_ERROR');
+    expect(crowded.body.error.fields).toEqual([
+      { field: 'customFields', code: 'TOO_MANY', limit: 50, message: 'at most 50 custom fields' },
+      { field: 'externalIds', code: 'TOO_MANY', limit: 20, message: 'at most 20 external IDs' },
     ]);
     // A form's empty input is REQUIRED, whatever check it failed (here a URL's and a non-blank text's).
     const blank = await api(ctx.gw, account, 'PUT', 'settings/bot', {

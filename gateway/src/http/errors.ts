@@ -66,11 +66,26 @@ function afterBody(req: Request, send: () => void): void {
   req.resume();
 }
 
+const isJson = (text: unknown): boolean => {
+  if (typeof text !== 'string') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** body-parser failures, translated into the API's own errors. */
-function fromBodyParser(err: { type?: string; status?: number; message?: string }): ApiError | undefined {
+function fromBodyParser(err: { type?: string; status?: number; body?: unknown }): ApiError | undefined {
   switch (err.type) {
     case 'entity.parse.failed':
-      return new ApiError(400, 'INVALID_JSON', 'Request body is not valid JSON');
+      // Valid JSON that is no object or list (null, a number, a string): the strict parser refuses it too.
+      return new ApiError(
+        400,
+        'INVALID_JSON',
+        isJson(err.body) ? 'Request body must be a JSON object' : 'Request body is not valid JSON',
+      );
     case 'entity.too.large':
       return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'Request body is too large');
     case 'encoding.unsupported':

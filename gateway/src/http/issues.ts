@@ -15,7 +15,13 @@ export const distinct = (problems: FieldProblem[]): FieldProblem[] => [
   ...new Map(problems.map((p) => [`${p.field}\n${p.message}`, p])).values(),
 ];
 
-const LONG: Record<string, string> = { string: 'TOO_LONG', array: 'TOO_MANY', set: 'TOO_MANY', map: 'TOO_MANY' };
+const LONG: Record<string, string> = {
+  string: 'TOO_LONG',
+  array: 'TOO_MANY',
+  set: 'TOO_MANY',
+  map: 'TOO_MANY',
+  record: 'TOO_MANY',
+};
 const SHORT: Record<string, string> = { string: 'TOO_SHORT', array: 'TOO_FEW', set: 'TOO_FEW', map: 'TOO_FEW' };
 
 function kindOf(issue: z.core.$ZodIssue, value: unknown): { code: string; limit?: number } {

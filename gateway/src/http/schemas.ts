@@ -38,20 +38,28 @@ const nonBlank = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine((v) => v.trim().length > 0, 'must not be empty or whitespace');
 
+/** An object of at most `max` entries, refused as a list of too many is: TOO_MANY with its limit. */
+const atMost =
+  (max: number, what: string) =>
+  (o: object, ctx: z.RefinementCtx): void => {
+    if (Object.keys(o).length > max)
+      ctx.addIssue({ code: 'too_big', origin: 'record', maximum: max, input: o, message: `at most ${max} ${what}` });
+  };
+
 const customFields = z
   .record(z.string().max(100), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()]))
-  .refine((o) => Object.keys(o).length <= 50, 'at most 50 custom fields');
+  .superRefine(atMost(50, 'custom fields'));
 
 const externalIds = z
   .record(text(T.channelLabel).min(1, 'a custom channel label must not be empty'), id)
-  .refine((o) => Object.keys(o).length <= 20, 'at most 20 external IDs')
+  .superRefine(atMost(20, 'external IDs'))
   .describe(
     'The contact\'s ID on each custom channel, by its label: {"livechat":"visitor-42"}. An ID belongs to one contact of the account',
   );
 
 const externalIdChanges = z
   .record(text(T.channelLabel).min(1, 'a custom channel label must not be empty'), id.nullable())
-  .refine((o) => Object.keys(o).length <= 20, 'at most 20 external IDs');
+  .superRefine(atMost(20, 'external IDs'));
 
 export const contactCreate = z
   .object({
@@ -165,13 +173,11 @@ export const listAdd = z
 export const listCreate = z.object({ name: nonBlank(T.name) });
 
 const header = z.string().trim().min(1, 'must name a column of the file').max(200);
-const headers = z
-  .record(z.string().min(1).max(100), header)
-  .refine((o) => Object.keys(o).length <= 50, 'at most 50 custom fields');
+const headers = z.record(z.string().min(1).max(100), header).superRefine(atMost(50, 'custom fields'));
 /** The column holding the contacts' ID on each custom channel, by the channel's label: {"livechat":"Visitor ID"}. */
 const labelledHeaders = z
   .record(text(T.channelLabel).min(1, 'a custom channel label must not be empty'), header)
-  .refine((o) => Object.keys(o).length <= 20, 'at most 20 external IDs');
+  .superRefine(atMost(20, 'external IDs'));
 
 /** Which header of the CSV holds each contact field, in the contact-create spellings; unknown fields are refused. */
 const importColumns = z
