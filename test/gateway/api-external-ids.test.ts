@@ -143,6 +143,42 @@ describe('POST /contacts with external IDs', () => {
       'VALIDATION_ERROR',
     );
   });
+
+  test('the label "__proto__" is refused wherever a label is given, and nothing is stored', async () => {
+    const account = await createAccount(ctx.gw);
+    const phone = uniquePhone();
+    // Sent as text: an object literal would take "__proto__" as its prototype, as the gateway must not.
+    const raw = (method: string, path: string, body: string) => api(ctx.gw, account, method, path, { body });
+    const refused = (res: { body: { error: { fields?: Array<{ message: string }> } } }) =>
+      expect(res.body.error.fields?.map((f) => f.message)).toContain('must not be "__proto__"');
+    const created = await raw('POST', 'contacts', `{"phone":"${phone}","externalIds":{"__proto__":"v-1"}}`);
+    expectApiError(created, 400, 'VALIDATION_ERROR');
+    refused(created);
+    const contact = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone } })).body;
+    const corrected = await raw('PATCH', `contacts/${contact.id}`, '{"externalIds":{"__proto__":null}}');
+    expectApiError(corrected, 400, 'VALIDATION_ERROR');
+    refused(corrected);
+    const sent = await raw(
+      'POST',
+      'send_custom_channel_message',
+      '{"customData":{"fromId":"v-2","customChannel":"__proto__","body":"hi"}}',
+    );
+    expectApiError(sent, 400, 'VALIDATION_ERROR');
+    const campaign = await raw('POST', 'campaigns', '{"name":"C","channel":"custom","customChannel":"__proto__"}');
+    expectApiError(campaign, 400, 'VALIDATION_ERROR');
+    const incoming = await raw(
+      'POST',
+      'incoming_custom_channel_message',
+      '{"customData":{"messageSid":"s-1","fromId":"v-3","toId":"b","body":"hi","channel":"__proto__"}}',
+    );
+    expect(incoming.status).toBe(400);
+    expect(incoming.text).toContain('__proto__');
+    // However deep it is put, in a body nesting deeper than a call stack goes.
+    const deep = `{"phone":"${phone}","customFields":${'['.repeat(40_000)}{"__proto__":1}${']'.repeat(40_000)}}`;
+    expectApiError(await raw('POST', 'contacts', deep), 400, 'VALIDATION_ERROR');
+    for (const q of ['v-1', 'v-2', 'v-3'])
+      expect((await api(ctx.gw, account, 'GET', 'contacts', { query: { q } })).body.data).toEqual([]);
+  });
 });
 
 describe('a Live custom-channel campaign reaches its list by the external ID of its label', () => {

@@ -38,6 +38,14 @@ const nonBlank = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine((v) => v.trim().length > 0, 'must not be empty or whitespace');
 
+/**
+ * A custom channel's label, as it is given by name: a key of every contact's external IDs, where "__proto__" would be
+ * an object's prototype rather than a label (json-body.ts refuses it as a key).
+ */
+const ownLabel = (v: string) => v !== '__proto__';
+const LABEL_REFUSED = 'must not be "__proto__"';
+const label = text(T.channelLabel).min(1, 'a custom channel label must not be empty');
+
 /** An object of at most `max` entries, refused as a list of too many is: TOO_MANY with its limit. */
 const atMost =
   (max: number, what: string) =>
@@ -51,15 +59,13 @@ const customFields = z
   .superRefine(atMost(50, 'custom fields'));
 
 const externalIds = z
-  .record(text(T.channelLabel).min(1, 'a custom channel label must not be empty'), id)
+  .record(label, id)
   .superRefine(atMost(20, 'external IDs'))
   .describe(
     'The contact\'s ID on each custom channel, by its label: {"livechat":"visitor-42"}. An ID belongs to one contact of the account',
   );
 
-const externalIdChanges = z
-  .record(text(T.channelLabel).min(1, 'a custom channel label must not be empty'), id.nullable())
-  .superRefine(atMost(20, 'external IDs'));
+const externalIdChanges = z.record(label, id.nullable()).superRefine(atMost(20, 'external IDs'));
 
 export const contactCreate = z
   .object({
@@ -175,9 +181,7 @@ export const listCreate = z.object({ name: nonBlank(T.name) });
 const header = z.string().trim().min(1, 'must name a column of the file').max(200);
 const headers = z.record(z.string().min(1).max(100), header).superRefine(atMost(50, 'custom fields'));
 /** The column holding the contacts' ID on each custom channel, by the channel's label: {"livechat":"Visitor ID"}. */
-const labelledHeaders = z
-  .record(text(T.channelLabel).min(1, 'a custom channel label must not be empty'), header)
-  .superRefine(atMost(20, 'external IDs'));
+const labelledHeaders = z.record(label, header).superRefine(atMost(20, 'external IDs'));
 
 /** Which header of the CSV holds each contact field, in the contact-create spellings; unknown fields are refused. */
 const importColumns = z
@@ -270,7 +274,7 @@ export const incomingMessage = z.object({
       toId: id.describe('Business identifier'),
       body: nonBlank(10_000),
       status: text(50).optional(),
-      channel: text(100).optional(),
+      channel: text(100).refine(ownLabel, LABEL_REFUSED).optional(),
       campaignId: id.optional(),
       firstName: name.optional(),
       lastName: name.optional(),
@@ -291,7 +295,7 @@ export const incomingMessage = z.object({
 export const sendMessage = z.object({
   customData: z.object({
     fromId: id,
-    customChannel: nonBlank(100),
+    customChannel: nonBlank(100).refine(ownLabel, LABEL_REFUSED),
     body: nonBlank(10_000),
     campaignId: id.optional(),
     firstName: name.optional(),
@@ -458,7 +462,10 @@ const campaignFields = {
   language: languageTag,
   listId: id.nullable(),
   channel: z.enum(CAMPAIGN_CHANNELS),
-  customChannel: text(C.customChannel).nullable().describe('The custom channel label, for channel "custom"'),
+  customChannel: text(C.customChannel)
+    .refine(ownLabel, LABEL_REFUSED)
+    .nullable()
+    .describe('The custom channel label, for channel "custom"'),
   openingTemplate: text(C.templateName)
     .nullable()
     .describe('Approved WhatsApp template name (a Content SID "HX…" on Twilio)'),

@@ -17,9 +17,11 @@ export function jsonBody(limit: number | string = '100kb'): RequestHandler {
       throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json');
     }
     parse(req, res, (err?: unknown) => {
-      if (err) next(err);
-      else if (!storableText(req.body)) next(badRequest('Text must be valid Unicode without NUL (\\u0000) characters'));
-      else next();
+      if (err) return next(err);
+      if (!storableText(req.body))
+        return next(badRequest('Text must be valid Unicode without NUL (\\u0000) characters'));
+      const proto = protoKeyIn(req.body);
+      next(proto === undefined ? undefined : protoRefused(proto));
     });
   };
 }
@@ -34,3 +36,39 @@ function utf8Only(_req: IncomingMessage, _res: unknown, bytes: Buffer, encoding:
     throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request body must be UTF-8 JSON');
   if (!utf8(bytes)) throw badRequest('Request body is not valid UTF-8', 'INVALID_ENCODING');
 }
+
+/**
+ * Where a key "__proto__" is in a parsed body, if anywhere. JSON.parse makes it a key like any other, but an object
+ * it is copied into takes it as its prototype, and a validator drops it: a label, a custom field or a column so named
+ * would be lost or mistaken without a word. It is refused as a field. The walk keeps its own stack, since a hostile
+ * body may nest deeper than the call stack goes (storable-text.ts walks the same way).
+ */
+function protoKeyIn(body: unknown): string | undefined {
+  // Each place knows its parent's, so a deep body costs a step per value, not a copy of its path per level.
+  interface Place {
+    value: unknown;
+    key?: string;
+    parent?: Place;
+  }
+  const where = (place: Place, key: string): string => {
+    const keys = [key];
+    for (let at: Place | undefined = place; at?.key !== undefined; at = at.parent) keys.push(at.key);
+    return keys.reverse().join('.');
+  };
+  const pending: Place[] = [{ value: body }];
+  while (pending.length) {
+    const place = pending.pop()!;
+    // A parsed body's objects are plain: for…in walks their own keys, without the array Object.entries would make.
+    for (const key in place.value as object) {
+      if (key === '__proto__') return where(place, key);
+      const inner = (place.value as Record<string, unknown>)[key];
+      if (inner !== null && typeof inner === 'object') pending.push({ value: inner, key, parent: place });
+    }
+  }
+  return undefined;
+}
+
+const protoRefused = (field: string) =>
+  new ApiError(400, 'VALIDATION_ERROR', `${field}: must not be "__proto__"`, {}, [
+    { field, code: 'INVALID', message: 'must not be "__proto__"' },
+  ]);
