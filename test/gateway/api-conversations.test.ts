@@ -386,6 +386,11 @@ test('a campaign on a custom channel sends through the Custom Channel Webhook; a
   const failed = await api(ctx.gw, account, 'POST', 'send_custom_channel_message', {
     body: { customData: { fromId: other, customChannel: 'livechat', body: 'Anyone?' } },
   });
+  // The answer says so: stored, not sent, and why.
+  expect(failed.body).toMatchObject({
+    success: false,
+    message: expect.stringMatching(/^Message not sent \(NO_RECEIVER\)/),
+  });
   const [report] = await poll(
     async () => events(hook, 'delivery_failed', yan),
     (e) => e.length > 0,

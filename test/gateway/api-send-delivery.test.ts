@@ -234,7 +234,7 @@ describe('delivery to the Custom Channel Webhook URL', () => {
     const account = await accountWith();
     const res = await send(account, { fromId: unique('u') });
     expect(res.status).toBe(200);
-    expect(res.body.success).toBe(true);
+    expect(res.body.success).toBe(false);
     const m = await settledMessage(ctx.gw, account, res.body.messageId);
     expect(m.status).toBe('failed');
     expect(m.error).toMatch(/Custom Channel Webhook/i);

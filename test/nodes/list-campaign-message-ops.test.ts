@@ -1,7 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
 import { byId, CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
 
-/** List › Create, Get Many, Remove Contact; Campaign › Update; Message › Get, run as workflows against the gateway. */
+/** List › Create, Get Many, Remove Contact; Campaign › Update; Message › Get and Retry, run as workflows against the gateway. */
 describe("LeadChat node: lists, campaign updates and a message's delivery status", () => {
   let gw: TestGateway;
   let account: TestAccount;
@@ -137,5 +139,32 @@ describe("LeadChat node: lists, campaign updates and a message's delivery status
     const missing = await runLeadChat(host, { resource: 'message', operation: 'get', messageId: 'msg_nothing' });
     expect(missing.error?.httpCode).toBe('404');
     expect(missing.error?.description).toMatch(/Check the Message ID/);
+  });
+
+  test('Message › Retry sends a failed message again once something receives it; one not failed is told so', async () => {
+    const sent = await api('POST', '/send_custom_channel_message', {
+      customData: { fromId: 'visitor-10', customChannel: 'livechat', body: 'Are you there?' },
+    });
+    expect(sent.body).toMatchObject({ success: false, errorCode: 'NO_RECEIVER' });
+    const retry = () => runLeadChat(host, { resource: 'message', operation: 'retry', messageId: sent.body.messageId });
+    const refused = await retry();
+    expect(refused.error?.httpCode).toBe('409');
+    expect(refused.error?.description).toMatch(/set the Custom Channel Webhook/);
+
+    const receiver = createServer((req, res) => req.resume().on('end', () => res.end()));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/replies`;
+      expect((await api('PUT', '/settings', { customChannelWebhookUrl: url })).status).toBe(200);
+      const run = await retry();
+      expect(run.error).toBeUndefined();
+      expect(run.output('LeadChat')[0]!.json).toMatchObject({ id: sent.body.messageId, status: 'pending' });
+      const again = await retry();
+      expect(again.error?.description).toMatch(/HTTP 409 MESSAGE_NOT_FAILED/);
+      expect(again.error?.description).toMatch(/Only a failed outgoing message can be sent again/);
+    } finally {
+      await api('PUT', '/settings', { customChannelWebhookUrl: null });
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
 import { createHost, listSearch, listSearchAll, runLeadChat, type Host } from './helpers/n8n';
 
@@ -92,24 +94,41 @@ describe('LeadChat node: lists, messages, credits', () => {
   });
 
   describe('Message', () => {
-    test('Send: the message goes out on the custom channel and names the contact it created', async () => {
-      const run = await runLeadChat(host, {
-        resource: 'message',
-        operation: 'send',
-        fromId: 'crm-1001',
-        customChannel: 'crm',
-        text: 'Your demo is booked',
-        additionalFields: { firstName: 'Lee', email: 'lee@example.com' },
-      });
-      const out = run.output('LeadChat')[0]!.json;
-      expect(out).toMatchObject({
-        success: true,
-        messageId: expect.any(String),
-        contactId: expect.any(String),
-        message: expect.any(String),
-      });
-      const contact = await request(gw, 'GET', `/v1/contacts/${out.contactId}`, { apiKey: account.apiKey });
-      expect(contact.body).toMatchObject({ firstName: 'Lee', email: 'lee@example.com' });
+    test('Send: the message goes out on the custom channel and names the contact it created; with nothing to receive it, the node says so and how to fix it', async () => {
+      const send = () =>
+        runLeadChat(host, {
+          resource: 'message',
+          operation: 'send',
+          fromId: 'crm-1001',
+          customChannel: 'crm',
+          text: 'Your demo is booked',
+          additionalFields: { firstName: 'Lee', email: 'lee@example.com' },
+        });
+      const unsent = await send();
+      expect(unsent.error?.message).toMatch(/^LeadChat: Message not sent \(NO_RECEIVER\)/);
+      expect(unsent.error?.description).toMatch(/stored as failed .*set the Custom Channel Webhook/);
+
+      const receiver = createServer((req, res) => req.resume().on('end', () => res.end()));
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/replies`;
+        const settings = { apiKey: account.apiKey, body: { customChannelWebhookUrl: url } };
+        expect((await request(gw, 'PUT', '/v1/settings', settings)).status).toBe(200);
+        const out = (await send()).output('LeadChat')[0]!.json;
+        expect(out).toMatchObject({
+          success: true,
+          messageId: expect.any(String),
+          contactId: expect.any(String),
+          message: expect.any(String),
+          errorCode: null,
+        });
+        const contact = await request(gw, 'GET', `/v1/contacts/${out.contactId}`, { apiKey: account.apiKey });
+        expect(contact.body).toMatchObject({ firstName: 'Lee', email: 'lee@example.com' });
+      } finally {
+        const settings = { apiKey: account.apiKey, body: { customChannelWebhookUrl: null } };
+        await request(gw, 'PUT', '/v1/settings', settings);
+        await new Promise((resolve) => receiver.close(resolve));
+      }
     });
 
     test('Receive: a text message with every optional field; the same Message ID again is not processed twice', async () => {

@@ -127,7 +127,20 @@ export const retryReport = z.object({
 });
 
 /** POST /v1/send_custom_channel_message. */
-export const sent = z.object({ success, messageId: z.string(), contactId: z.string(), message: z.string() });
+/**
+ * POST /v1/send_custom_channel_message: the message stored, and whether it is on its way. One that cannot go at once
+ * (no receiver, no credits) is stored failed, `success` false and `message` saying why; a retry sends it later.
+ */
+export const sent = z.object({
+  success: z.boolean().describe('false when the message was stored failed at once: `message` says why'),
+  messageId: z.string(),
+  contactId: z.string(),
+  message: z.string(),
+  errorCode: z
+    .string()
+    .nullable()
+    .describe('Why a message stored failed at once could not go (NO_RECEIVER, INSUFFICIENT_CREDITS…), else null'),
+});
 
 /** POST /v1/incoming_custom_channel_message: the message's id, at once. */
 export const incomingReceived = z.object({ success, messageId: z.string() });

@@ -64,6 +64,8 @@ const CODE_HINTS: Record<string, string> = {
   NO_RECEIVER:
     'Nothing receives messages on the custom channel: set the Custom Channel Webhook in the settings (or subscribe a webhook), then retry the message.',
   INSUFFICIENT_CREDITS: 'The account is out of credits: add credits, then retry the failed messages.',
+  MESSAGE_NOT_FAILED:
+    'Only a failed outgoing message can be sent again: this one is on its way or went (Message > Get shows its status).',
   NO_FIRST_MESSAGE:
     'Messenger and Instagram let a business answer, never write first: leave Opening Message and Opening Template empty for a campaign on these channels. It answers the contacts who write to your Page or Instagram account.',
   CAMPAIGN_CANNOT_SEND:

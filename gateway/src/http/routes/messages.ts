@@ -34,11 +34,15 @@ export function messagesRoutes(v1: Routes, gw: Engine): void {
       async (req, res) => {
         const { customData } = parse(sendSchema, req.body);
         const { message, contact } = await sendMessage(gw, accountOf(res), customData);
+        const failed = message.status === 'failed';
         res.json({
-          success: true,
+          success: !failed,
           messageId: message.id,
           contactId: contact.id,
-          message: `Message queued for delivery on ${customData.customChannel}`,
+          message: failed
+            ? `Message not sent (${message.errorCode}): ${message.error}; retry it with POST /v1/messages/${message.id}/retry`
+            : `Message queued for delivery on ${customData.customChannel}`,
+          errorCode: failed ? message.errorCode : null,
         } satisfies Answer<typeof sent>);
       },
     ],

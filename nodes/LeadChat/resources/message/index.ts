@@ -3,9 +3,10 @@ import type { INodeProperties } from 'n8n-workflow';
 import type { Operation } from '../../shared/types';
 import * as get from './get';
 import * as receive from './receive';
+import * as retry from './retry';
 import * as send from './send';
 
-export const operations: Record<string, Operation> = { get, receive, send };
+export const operations: Record<string, Operation> = { get, receive, retry, send };
 
 export const description: INodeProperties[] = [
   {
@@ -29,6 +30,12 @@ export const description: INodeProperties[] = [
           'Post a message from an external system (live chat, email, CRM) into the inbox, where the AI bot can answer it',
       },
       {
+        name: 'Retry',
+        value: 'retry',
+        action: 'Retry a failed message',
+        description: 'Send a failed outgoing message again, once what made it fail is fixed',
+      },
+      {
         name: 'Send',
         value: 'send',
         action: 'Send a message',
@@ -39,5 +46,6 @@ export const description: INodeProperties[] = [
   },
   ...get.description,
   ...receive.description,
+  ...retry.description,
   ...send.description,
 ];

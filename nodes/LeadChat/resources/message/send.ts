@@ -4,6 +4,7 @@ import { messageTextField } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
+import { hintForCode } from '../../transport/errors';
 
 export const description = forOperation('message', 'send', [
   {
@@ -94,5 +95,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
     itemIndex,
     retry: settings.retry,
   });
-  return response.body;
+  const answer = response.body as IDataObject;
+  // Stored, but failed at once (nothing receives the channel, no credits): the builder is told, and how to fix it.
+  if (answer.success === false) {
+    const hint = hintForCode(String(answer.errorCode ?? ''));
+    throw new NodeOperationError(this.getNode(), `LeadChat: ${String(answer.message)}`, {
+      itemIndex,
+      description: [`The message is stored as failed (${String(answer.messageId)}).`, hint].filter(Boolean).join(' '),
+    });
+  }
+  return answer;
 }
