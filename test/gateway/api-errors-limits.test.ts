@@ -255,6 +255,20 @@ describe('a 400 names every problem at once', () => {
       { field: 'customFields', code: 'TOO_MANY', limit: 50, message: 'at most 50 custom fields' },
       { field: 'externalIds', code: 'TOO_MANY', limit: 20, message: 'at most 20 external IDs' },
     ]);
+    // Checks the schema words no message for speak the API's words, not the validator's.
+    const worded = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { phone: 5, email: `${'a'.repeat(320)}@x.com`, customFields: { plan: { tier: 'gold' } } },
+    });
+    expect(worded.body.error.fields).toEqual([
+      { field: 'phone', code: 'INVALID', message: 'must be a string' },
+      { field: 'email', code: 'TOO_LONG', limit: 320, message: 'must be at most 320 characters' },
+      { field: 'customFields.plan', code: 'INVALID', message: 'must be a string, a number, true or false, or null' },
+    ]);
+    // A rule of its own naming a field left out asks for it.
+    const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'L' } })).body;
+    expect((await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: {} })).body.error.fields).toEqual([
+      { field: 'contactId', code: 'REQUIRED', message: 'contactId is required' },
+    ]);
     // A form's empty input is REQUIRED, whatever check it failed (here a URL's and a non-blank text's).
     const blank = await api(ctx.gw, account, 'PUT', 'settings/bot', {
       body: { provider: 'openai', openai: { baseUrl: '', model: ' ' } },

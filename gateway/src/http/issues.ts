@@ -28,7 +28,9 @@ function kindOf(issue: z.core.$ZodIssue, value: unknown): { code: string; limit?
   // Left out, null, or a text with nothing but whitespace (a form's empty input) where a value was needed.
   const blank = typeof value === 'string' && value.trim() === '';
   if (issue.code === 'too_big') return { code: LONG[issue.origin] ?? 'TOO_BIG', limit: Number(issue.maximum) };
-  if (blank || (issue.code === 'invalid_type' && (value === undefined || value === null))) return { code: 'REQUIRED' };
+  // A rule of its own (a refinement) naming a field left out asks for it too: "contactId is required".
+  const absent = value === undefined || value === null;
+  if (blank || ((issue.code === 'invalid_type' || issue.code === 'custom') && absent)) return { code: 'REQUIRED' };
   if (issue.code === 'too_small') return { code: SHORT[issue.origin] ?? 'TOO_SMALL', limit: Number(issue.minimum) };
   return { code: 'INVALID' };
 }
@@ -40,4 +42,56 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
     value = (value as Record<PropertyKey, unknown>)[key];
   }
   return value;
+}
+
+/** How each type a field expects is named in a message. */
+const A: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+  null: 'null',
+};
+const SIZED: Record<string, string> = { string: 'characters', array: 'entries', set: 'entries', record: 'entries' };
+const sized = (unit: string, bound: string, n: number | bigint) =>
+  unit === 'characters' ? `must be ${bound} ${String(n)} characters` : `must have ${bound} ${String(n)} ${unit}`;
+
+/**
+ * The messages of the checks a schema states no message for, in the API's words ("must be at most 320 characters")
+ * rather than zod's ("Too big: expected string to have <=320 characters"). A message the schema gives wins; an issue
+ * not named here keeps zod's.
+ */
+export function apiWords(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.input === undefined ? 'is required' : `must be ${A[issue.expected] ?? issue.expected}`;
+    case 'invalid_value':
+      return issue.values.length === 1
+        ? `must be ${JSON.stringify(issue.values[0])}`
+        : `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'too_big': {
+      const unit = SIZED[issue.origin];
+      if (unit) return sized(unit, 'at most', issue.maximum);
+      return `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${String(issue.maximum)}`;
+    }
+    case 'too_small': {
+      const unit = SIZED[issue.origin];
+      if (unit === 'characters' && Number(issue.minimum) === 1) return 'must not be empty';
+      if (unit) return sized(unit, 'at least', issue.minimum);
+      return `must be ${issue.inclusive === false ? 'greater than' : 'at least'} ${String(issue.minimum)}`;
+    }
+    case 'invalid_union': {
+      // Each branch refused the value for its type alone: the message names the types it may be.
+      const expected = issue.errors.map((branch) =>
+        branch.length === 1 && branch[0]!.code === 'invalid_type' ? branch[0]!.expected : undefined,
+      );
+      if (!expected.length || expected.some((e) => e === undefined)) return undefined;
+      const names = expected.map((e) => A[e!] ?? e!);
+      return `must be ${names.length > 2 ? `${names.slice(0, -1).join(', ')},` : names[0]} or ${names.at(-1)}`;
+    }
+    default:
+      return undefined;
+  }
 }

@@ -5,7 +5,7 @@ import type { Account } from '../domain/accounts.js';
 import type { Actor } from '../domain/members.js';
 import { ApiError, invalidFields } from '../errors.js';
 import { accessOf, type Access, type HttpMethod } from './access.js';
-import { distinct, problemOf } from './issues.js';
+import { apiWords, distinct, problemOf } from './issues.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Handlers = Partial<Record<Method, RequestHandler | RequestHandler[]>>;
@@ -68,7 +68,7 @@ export function route(routes: Routes, path: string, handlers: Handlers): void {
  */
 export function parse<S extends z.ZodType>(schema: S, value: unknown, where = 'body'): z.output<S> {
   const input = value ?? {};
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { error: apiWords });
   if (result.success) return result.data;
   const { issues } = result.error;
   const fields = distinct(issues.map((issue) => problemOf(issue, input, where)));
