@@ -269,6 +269,18 @@ describe('a 400 names every problem at once', () => {
     expect((await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: {} })).body.error.fields).toEqual([
       { field: 'contactId', code: 'REQUIRED', message: 'contactId is required' },
     ]);
+    // A field in both spellings with two values is refused: which was meant cannot be told. The same value is fine.
+    const phone = '+14155550111';
+    const twice = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, phone_number: '+14155550112' } });
+    expect(twice.body.error.fields).toEqual([
+      { field: 'phone_number', code: 'INVALID', message: 'differs from phone: give one of the two' },
+    ]);
+    expect((await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, phone_number: phone } })).status).toBe(201);
+    const both = { contactId: 'ct_a', contact_id: 'ct_b' };
+    const added = await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: both });
+    expect(added.body.error.fields).toEqual([
+      { field: 'contact_id', code: 'INVALID', message: 'differs from contactId: give one of the two' },
+    ]);
     // A form's empty input is REQUIRED, whatever check it failed (here a URL's and a non-blank text's).
     const blank = await api(ctx.gw, account, 'PUT', 'settings/bot', {
       body: { provider: 'openai', openai: { baseUrl: '', model: ' ' } },

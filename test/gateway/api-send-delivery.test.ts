@@ -64,6 +64,7 @@ describe('delivery to the Custom Channel Webhook URL', () => {
       messageId: expect.any(String),
       contactId: expect.any(String),
       message: expect.any(String),
+      errorCode: null,
     });
     expect(res.body.message.length).toBeGreaterThan(0);
 

@@ -126,7 +126,6 @@ export const retryReport = z.object({
   more: z.boolean().describe('Whether conversations with failed messages were left for another call'),
 });
 
-/** POST /v1/send_custom_channel_message. */
 /**
  * POST /v1/send_custom_channel_message: the message stored, and whether it is on its way. One that cannot go at once
  * (no receiver, no credits) is stored failed, `success` false and `message` saying why; a retry sends it later.

@@ -67,6 +67,32 @@ const externalIds = z
 
 const externalIdChanges = z.record(label, id.nullable()).superRefine(atMost(20, 'external IDs'));
 
+/**
+ * A field given in both spellings (camelCase and the spec's snake_case) with two values: which was meant cannot be
+ * told, so it is refused rather than one taken.
+ */
+const oneSpelling =
+  (...pairs: Array<[string, string]>) =>
+  (body: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+    for (const [camel, snake] of pairs) {
+      const [a, b] = [body[camel], body[snake]];
+      if (a !== undefined && b !== undefined && JSON.stringify(a) !== JSON.stringify(b))
+        ctx.addIssue({
+          code: 'custom',
+          path: [snake],
+          input: b,
+          message: `differs from ${camel}: give one of the two`,
+        });
+    }
+  };
+const CONTACT_SPELLINGS: Array<[string, string]> = [
+  ['firstName', 'first_name'],
+  ['lastName', 'last_name'],
+  ['phone', 'phone_number'],
+  ['customFields', 'custom_fields'],
+  ['externalIds', 'external_ids'],
+];
+
 export const contactCreate = z
   .object({
     firstName: name.optional(),
@@ -81,6 +107,7 @@ export const contactCreate = z
     externalIds: externalIds.optional(),
     external_ids: externalIds.optional(),
   })
+  .superRefine(oneSpelling(...CONTACT_SPELLINGS))
   .transform((b) => ({
     firstName: b.firstName ?? b.first_name,
     lastName: b.lastName ?? b.last_name,
@@ -116,6 +143,7 @@ export const contactUpdate = z
       ),
     external_ids: externalIdChanges.optional(),
   })
+  .superRefine(oneSpelling(...CONTACT_SPELLINGS))
   .transform((b) => ({
     firstName: b.firstName !== undefined ? b.firstName : b.first_name,
     lastName: b.lastName !== undefined ? b.lastName : b.last_name,
@@ -173,6 +201,7 @@ export const listAdd = z
       .optional()
       .describe('Hold the opening message this long, e.g. "15m"; a message from the lead meanwhile cancels it'),
   })
+  .superRefine(oneSpelling(['contactId', 'contact_id']))
   .transform((b) => ({ contactId: b.contactId ?? b.contact_id, delay: b.delay }))
   .refine((b) => b.contactId, { message: 'contactId is required', path: ['contactId'] });
 
