@@ -92,7 +92,7 @@ test('a contact no campaign answers is handed to the team: a no_campaign hand-of
     ['system', HANDOFF_NOTICE],
   ]);
   // Written again: no second hand-off and no second notice, still waiting for the team.
-  await write(account, fromId, 'Hello?');
+  await write(account, conversation.contact.fromId, 'Hello?');
   await untilIdle(ctx.gw);
   expect(hook.requests).toHaveLength(1);
   expect(await conversationOf(account, fromId)).toMatchObject({
@@ -325,7 +325,16 @@ async function subAccount(credits = 0) {
   await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
   if (credits)
     await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: account.email, amount: credits } });
-  return { account, hook };
+  const campaign = await campaignWithFaq(account);
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
+  /** A new visitor asks the FAQ bot: their conversation once the bot has done with it. */
+  const ask = async (question: string) => {
+    const fromId = unique('visitor');
+    await write(account, fromId, question);
+    await untilIdle(ctx.gw);
+    return conversationOf(account, fromId);
+  };
+  return { account, hook, ask };
 }
 
 /** What went out to the contact, oldest first: [author, body, status, errorCode]. */
@@ -340,15 +349,10 @@ const usage = async (account: TestAccount) =>
     .map((e) => [e.messageKind, e.amount]);
 
 test("a sub-account that cannot pay for the bot's hand-off still tells the contact, with the gateway's free notice", async () => {
-  const { account, hook } = await subAccount();
-  const campaign = await campaignWithFaq(account);
-  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
+  const { account, hook, ask } = await subAccount();
 
   // The FAQ bot is not confident: the hand-off's notice goes, free, as the gateway's own.
-  const fromId = unique('visitor');
-  await write(account, fromId, 'Can you fix my car transmission?');
-  await untilIdle(ctx.gw);
-  const conversation = await conversationOf(account, fromId);
+  const conversation = await ask('Can you fix my car transmission?');
   expect(await sentTo(account, conversation.contactId)).toEqual([['system', HANDOFF_NOTICE, 'sent', null]]);
   expect(conversation).toMatchObject({
     status: 'handed_off',
@@ -361,7 +365,7 @@ test("a sub-account that cannot pay for the bot's hand-off still tells the conta
     'bot_not_confident',
   ]);
   // Told once: writing again while the team has it brings nothing more.
-  await write(account, fromId, 'Hello?');
+  await write(account, conversation.contact.fromId, 'Hello?');
   await untilIdle(ctx.gw);
   expect(await sentTo(account, conversation.contactId)).toHaveLength(1);
 
@@ -393,13 +397,8 @@ test("a sub-account that cannot pay for the bot's hand-off still tells the conta
 });
 
 test('answers beside a hand-off are not given unpaid: the contact is told a person will answer, free', async () => {
-  const { account, hook } = await subAccount();
-  const campaign = await campaignWithFaq(account);
-  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
-  const fromId = unique('visitor');
-  await write(account, fromId, 'What are your opening hours? Can you fix my car transmission?');
-  await untilIdle(ctx.gw);
-  const conversation = await conversationOf(account, fromId);
+  const { account, hook, ask } = await subAccount();
+  const conversation = await ask('What are your opening hours? Can you fix my car transmission?');
   expect(await sentTo(account, conversation.contactId)).toEqual([['system', HANDOFF_NOTICE, 'sent', null]]);
   expect(conversation).toMatchObject({
     status: 'handed_off',
@@ -411,25 +410,15 @@ test('answers beside a hand-off are not given unpaid: the contact is told a pers
 });
 
 test("a bot's hand-off the sub-account pays for stays the bot's, charged; once the credits run out, the free notice goes", async () => {
-  const { account } = await subAccount(1);
-  const campaign = await campaignWithFaq(account);
-  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
+  const { account, ask } = await subAccount(1);
   const question = 'What are your opening hours? Can you fix my car transmission?';
-  const paid = unique('paid');
-  await write(account, paid, question);
-  await untilIdle(ctx.gw);
-  const answered = await conversationOf(account, paid);
+  const answered = await ask(question);
   const botWords =
     'We are open 9 to 5, Monday to Friday.\n\nAbout "Can you fix my car transmission?": a member of our team will get back to you shortly.';
   expect(await sentTo(account, answered.contactId)).toEqual([['bot', botWords, 'sent', null]]);
   expect(answered).toMatchObject({ status: 'handed_off', needsReply: true, handoff: { reason: 'bot_not_confident' } });
   expect(await usage(account)).toEqual([['bot', -1]]);
 
-  const unpaid = unique('unpaid');
-  await write(account, unpaid, question);
-  await untilIdle(ctx.gw);
-  expect(await sentTo(account, (await conversationOf(account, unpaid)).contactId)).toEqual([
-    ['system', HANDOFF_NOTICE, 'sent', null],
-  ]);
+  expect(await sentTo(account, (await ask(question)).contactId)).toEqual([['system', HANDOFF_NOTICE, 'sent', null]]);
   expect(await usage(account)).toEqual([['bot', -1]]);
 });

@@ -28,9 +28,9 @@ function kindOf(issue: z.core.$ZodIssue, value: unknown): { code: string; limit?
   // Left out, null, or a text with nothing but whitespace (a form's empty input) where a value was needed.
   const blank = typeof value === 'string' && value.trim() === '';
   if (issue.code === 'too_big') return { code: LONG[issue.origin] ?? 'TOO_BIG', limit: Number(issue.maximum) };
-  // A rule of its own (a refinement) naming a field left out asks for it too: "contactId is required".
-  const absent = value === undefined || value === null;
-  if (blank || ((issue.code === 'invalid_type' || issue.code === 'custom') && absent)) return { code: 'REQUIRED' };
+  if (blank || (issue.code === 'invalid_type' && (value === undefined || value === null))) return { code: 'REQUIRED' };
+  // A rule of its own may say which problem it is (`params.field`): a field two spellings could give, left out.
+  if (issue.code === 'custom' && typeof issue.params?.field === 'string') return { code: issue.params.field };
   if (issue.code === 'too_small') return { code: SHORT[issue.origin] ?? 'TOO_SMALL', limit: Number(issue.minimum) };
   return { code: 'INVALID' };
 }

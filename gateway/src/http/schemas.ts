@@ -203,7 +203,8 @@ export const listAdd = z
   })
   .superRefine(oneSpelling(['contactId', 'contact_id']))
   .transform((b) => ({ contactId: b.contactId ?? b.contact_id, delay: b.delay }))
-  .refine((b) => b.contactId, { message: 'contactId is required', path: ['contactId'] });
+  // Either spelling gives it; left out in both, it is REQUIRED as any field is.
+  .refine((b) => b.contactId, { message: 'is required', path: ['contactId'], params: { field: 'REQUIRED' } });
 
 export const listCreate = z.object({ name: nonBlank(T.name) });
 

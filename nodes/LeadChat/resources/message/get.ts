@@ -1,19 +1,12 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
+import { messageIdField, readMessageId } from './messageId';
 
 export const description = forOperation('message', 'get', [
-  {
-    displayName: 'Message ID',
-    name: 'messageId',
-    type: 'string',
-    default: '',
-    required: true,
-    placeholder: 'e.g. msg_V1StGXR8Z5jdHi6B',
-    description: 'The messageId of Message > Send or Receive, or of a trigger event',
-  },
+  messageIdField('The messageId of Message > Send or Receive, or of a trigger event'),
 ]);
 
 /**
@@ -21,8 +14,7 @@ export const description = forOperation('message', 'get', [
  * `errorCode`) and `deliveries`, each attempt to hand it to a receiver.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
-  const messageId = String(this.getNodeParameter('messageId', itemIndex, '')).trim();
-  if (!messageId) throw new NodeOperationError(this.getNode(), 'Message ID is empty', { itemIndex });
+  const messageId = readMessageId.call(this, itemIndex);
   const response = await leadChatRequest.call(this, {
     method: 'GET',
     path: `/messages/${encodeURIComponent(messageId)}`,

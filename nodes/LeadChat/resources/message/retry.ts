@@ -1,19 +1,12 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
+import { messageIdField, readMessageId } from './messageId';
 
 export const description = forOperation('message', 'retry', [
-  {
-    displayName: 'Message ID',
-    name: 'messageId',
-    type: 'string',
-    default: '',
-    required: true,
-    placeholder: 'e.g. msg_V1StGXR8Z5jdHi6B',
-    description: 'The messageId of a failed outgoing message: of Message > Send, or of a delivery_failed event',
-  },
+  messageIdField('The messageId of a failed outgoing message: of Message > Send, or of a delivery_failed event'),
 ]);
 
 /**
@@ -21,8 +14,7 @@ export const description = forOperation('message', 'retry', [
  * go to the provider again), charged once. Outputs the message as Message > Get does.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
-  const messageId = String(this.getNodeParameter('messageId', itemIndex, '')).trim();
-  if (!messageId) throw new NodeOperationError(this.getNode(), 'Message ID is empty', { itemIndex });
+  const messageId = readMessageId.call(this, itemIndex);
   const response = await leadChatRequest.call(this, {
     method: 'POST',
     path: `/messages/${encodeURIComponent(messageId)}/retry`,
