@@ -151,7 +151,8 @@ interface Contact {
   email: string;
   fromId?: string;
   externalIds?: Record<string, string>;
-  optOut?: unknown;
+  optOut?: { at: string } | null;
+  optIn?: { at: string } | null;
 }
 
 /** A new contact's fields as a step gives them; one given none is known by an external ID of its own. */
@@ -261,6 +262,9 @@ async function expectConsistent(account: TestAccount, listId: string, seen: stri
   // known by their email alone (contacts with a phone may share one: a household's).
   for (const c of live)
     expect({ c, reachable: Boolean(c.phone || c.email || idsOf(c).size) }).toEqual({ c, reachable: true });
+  // The consent record says what the gateway does: an opted-out contact's latest word was a STOP.
+  for (const c of live.filter((c) => c.optOut && c.optIn))
+    expect({ c: c.id, startAfterStop: c.optIn!.at > c.optOut!.at }).toEqual({ c: c.id, startAfterStop: false });
   const emailOnly = live.filter((c) => c.email && !c.phone && !idsOf(c).size);
   for (const [field, values] of [
     ['phone', live.map((c) => c.phone).filter(Boolean)],
