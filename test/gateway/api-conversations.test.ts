@@ -26,8 +26,8 @@ afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
 });
 
-async function setUp(campaign: Record<string, unknown> = {}) {
-  const account = await createAccount(ctx.gw);
+async function setUp(campaign: Record<string, unknown> = {}, owner?: TestAccount) {
+  const account = owner ?? (await createAccount(ctx.gw));
   const hook = await Receiver.start();
   receivers.push(hook);
   await api(ctx.gw, account, 'POST', 'webhooks', {
@@ -124,6 +124,31 @@ test('a follow-up run again after it went out (its lease ran out, its process di
   await runFollowUp(ctx.gw.engine, { conversationId, step: 0 });
   expect(await followUps()).toEqual(['Still there, Ann?']);
   expect((await conversation(account, ann.id)).next).toEqual(next);
+});
+
+test('an opening that failed at once is followed up only once a retry sends it: no "Still there?" to a lead it never reached', async () => {
+  const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  const sub = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+  const { account, list } = await setUp(TWO_FOLLOW_UPS, sub);
+  const ann = await lead(account, list.id);
+  const [opening] = await messages(account, ann.id);
+  expect(opening).toMatchObject({ author: 'campaign', status: 'failed', errorCode: 'INSUFFICIENT_CREDITS' });
+  expect((await conversation(account, ann.id)).next).toBeNull();
+  // Credits come (an auto-recharge's answer) and days pass: nothing follows an opening the lead never got.
+  await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 10 } });
+  await advanceClock(ctx.gw, '2d');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(await followUpsTo(account, ann.id)).toEqual([]);
+  // Retried, the opening goes, and its follow-ups are timed from then.
+  expect((await api(ctx.gw, account, 'POST', `messages/${opening.id}/retry`)).status).toBe(200);
+  expect((await conversation(account, ann.id)).next).toMatchObject({ kind: 'follow_up', step: 0 });
+  await advanceClock(ctx.gw, '1d');
+  expect(
+    await poll(
+      () => followUpsTo(account, ann.id),
+      (f) => f.length === 1,
+    ),
+  ).toEqual(['Still there, Ann?']);
 });
 
 test('a reply cancels the follow-ups, and is reported as message_received', async () => {

@@ -5,6 +5,7 @@ import type { Contact } from '../domain/contacts.js';
 import { updateConversation, type Conversation } from '../domain/conversations.js';
 import { followUpKey } from '../domain/follow-up-timers.js';
 import { iso } from '../ids.js';
+import type { Message } from '../domain/messages.js';
 import type { JobResult, Tx } from '../store/store.js';
 import { newJob, type JobKinds } from '../domain/job-kinds.js';
 import { parseDuration } from '../domain/durations.js';
@@ -40,6 +41,21 @@ export async function scheduleFollowUp(
     next: { kind: step < steps.length ? 'follow_up' : 'close', at: iso(at), step },
     followUpHeld: null,
   });
+}
+
+/**
+ * An opening message that failed at once went out on a retry: its follow-ups are timed from now, as they would have
+ * been from its first send, unless the lead wrote since it failed or the conversation is no longer the campaign's to
+ * follow up (handed off, opted out, closed).
+ */
+export async function followRetriedOpening(tx: Tx, opening: Message & { campaignId: string }): Promise<void> {
+  const conversation = opening.conversationId
+    ? await tx.get<Conversation>('conversations', opening.conversationId)
+    : undefined;
+  if (!conversation || conversation.status !== 'active' || conversation.next) return;
+  if (conversation.lastIncomingAt && conversation.lastIncomingAt >= opening.createdAt) return;
+  const campaign = await campaignById(tx, opening.campaignId);
+  if (campaign?.status === 'live') await scheduleFollowUp(tx, campaign, conversation, 0, clockNow());
 }
 
 /**

@@ -212,7 +212,10 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     });
     if (pacing) await tx.update<Pacing>('pacing', campaign.id, { lastSentAt: Date.parse(sent.message.createdAt) });
     await settleOpening(tx, opening, { status: 'sent', messageId: sent.message.id });
-    if (sent.message.status !== 'failed') await recordStep(tx, 'openingSent', opening);
+    // One that failed at once (no credits, no receiver) is followed up once a retry sends it (engine/retry.ts):
+    // a follow-up never goes to a lead the opening did not reach.
+    if (sent.message.status === 'failed') return;
+    await recordStep(tx, 'openingSent', opening);
     const current = (await tx.get<Conversation>('conversations', conversation.id))!;
     await scheduleFollowUp(tx, campaign, current, 0, clockNow());
   });

@@ -1,12 +1,13 @@
 import type { Gateway } from '../context.js';
 import { getAccount } from '../domain/accounts.js';
 import { getCampaign } from '../domain/campaigns.js';
-import { failedOpeningsOf } from '../domain/failed-openings.js';
+import { failedOpeningsOf, isOpening } from '../domain/failed-openings.js';
 import { getContact } from '../domain/contacts.js';
 import { getConversation, type Conversation } from '../domain/conversations.js';
 import { deliveriesOf, getMessage, type Message } from '../domain/messages.js';
 import type { Delivery } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
+import { followRetriedOpening } from './follow-ups.js';
 import { changeStatus } from './message-status.js';
 import {
   checkConsent,
@@ -72,7 +73,9 @@ export async function retryMessage(
       providerMessageId: null,
       messageTag: messageTagOf(conversation, message),
     });
-    return { message: retried, deliveries: await handOver(tx, account, conversation, retried, receivers, deliveries) };
+    const handedOver = await handOver(tx, account, conversation, retried, receivers, deliveries);
+    if (isOpening(retried)) await followRetriedOpening(tx, retried);
+    return { message: retried, deliveries: handedOver };
   });
 }
 
