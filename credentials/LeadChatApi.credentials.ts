@@ -17,6 +17,20 @@ const PROBE_PHONE = 'credential-check';
 const NOT_LEADCHAT =
   'The server at this Base URL answered, but not as the LeadChat API. It is the address of the API including the /v1 version segment, e.g. https://localhost:8443/v1.';
 
+/** The 400s the gateway answers before it reads the key, each with what to fix in the credential. */
+const BEFORE_THE_KEY: Array<[string, string]> = [
+  ['HTTPS_REQUIRED', 'The gateway takes HTTPS only: start the Base URL with https://, e.g. https://localhost:8443/v1.'],
+  [
+    'MALFORMED_PATH',
+    'The Base URL holds a broken %-escape: write its path as plain text, e.g. https://localhost:8443/v1.',
+  ],
+  [
+    'AMBIGUOUS_CREDENTIALS',
+    'The Base URL carries an API key of its own (?apiKey=…): remove it; the key goes in the API Key field.',
+  ],
+  ['VALIDATION_ERROR', 'The Base URL carries a query string: remove it; it ends with the /v1 version segment.'],
+];
+
 export class LeadChatApi implements ICredentialType {
   name = 'leadChatApi';
 
@@ -138,9 +152,14 @@ export class LeadChatApi implements ICredentialType {
         properties: {
           value: 429,
           message:
-            'This address is over its rate limit (429), so the key could not be checked. Wait a minute and test again.',
+            'This address is over its rate limit (429), so the key could not be checked: too many requests, or too many wrong keys in a row (then for up to 10 minutes). Check the API Key, wait, and test again.',
         },
       },
+      // What the gateway refuses before it reads a key is no proof of the key: each fails, saying what to fix.
+      ...BEFORE_THE_KEY.map(([code, message]) => ({
+        type: 'responseSuccessBody' as const,
+        properties: { key: 'error.code', value: code, message },
+      })),
       {
         type: 'responseSuccessBody',
         properties: {

@@ -49,6 +49,16 @@ describe('LeadChat API credential test', () => {
     expect(result.message).toMatch(/API key was rejected \(401\).*Settings > Account > API Key/);
   });
 
+  test('a wrong key fails where the gateway refuses the request before it reads a key: plain HTTP, a broken escape', async () => {
+    const plain = await testCredential({ baseUrl: gw.apiBase.replace('https:', 'http:'), apiKey: 'lc_wrong_key' });
+    expect(plain).toEqual({
+      status: 'Error',
+      message: expect.stringMatching(/HTTPS only: start the Base URL with https/),
+    });
+    const broken = await testCredential({ baseUrl: `${gw.url}/v1%E0`, apiKey: 'lc_wrong_key', ignoreSslIssues: true });
+    expect(broken).toEqual({ status: 'Error', message: expect.stringMatching(/broken %-escape/) });
+  });
+
   test('a Base URL without /v1 fails, even with a valid key, and says the URL ends with /v1', async () => {
     const account = await createAccount(gw);
     const result = await testCredential({ baseUrl: gw.url, apiKey: account.apiKey, ignoreSslIssues: true });
