@@ -533,6 +533,18 @@ test('provider webhooks are refused without their signature, with another secret
   expectApiError(wrong, 403, 'INVALID_VERIFY_TOKEN');
 });
 
+test("a WhatsApp message to another business number served by the same Meta app is not the account's: nothing of it is stored or answered", async () => {
+  const { account } = await accountWith({ whatsapp });
+  const phone = uniquePhone();
+  const other = whatsappText(phone, 'wamid.other1', 'Hello, other business');
+  other.entry[0]!.changes[0]!.value.metadata.phone_number_id = '999000111222';
+  const sent = toProvider('/messages').length;
+  expect((await postWhatsApp(account, other)).status).toBe(200);
+  await untilIdle(ctx.gw);
+  expect((await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).status).toBe(404);
+  expect(toProvider('/messages')).toHaveLength(sent);
+});
+
 test("a WhatsApp lead: answered inside the 24-hour window; outside it free text is skipped, or sent as the campaign's re-engagement template", async () => {
   const { account } = await accountWith({ whatsapp });
   const campaign = (

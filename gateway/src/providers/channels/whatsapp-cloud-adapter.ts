@@ -20,7 +20,7 @@ export function createWhatsAppCloudAdapter(c: WhatsAppCloudCredentials, options:
     ...createWhatsAppCloudProvider(c, { apiUrl: options.apiUrl, timeoutMs: options.sendTimeoutMs }),
     verify: (request) => verifyMetaRequest(c.appSecret, request),
     subscribe: (query) => verifyWhatsAppSubscription(c, query),
-    entries: (request) => metaEntries(request, whatsAppEntries),
+    entries: (request) => metaEntries(request, (json) => whatsAppEntries(json, c.phoneNumberId)),
     parse: parseWhatsAppEntry,
     profile: async () => undefined,
     readFile: (url) => readWhatsAppMedia(c, url, media),

@@ -124,9 +124,14 @@ export interface WhatsAppWebhook {
   refused?: RefusedPart[];
 }
 
-/** Each change of the webhook that carries messages, with where it is and its senders' profile names. */
+/**
+ * Each change of the webhook that carries messages, with where it is and its senders' profile names. One Meta app
+ * may serve several business numbers, all to one callback URL: with `ownNumber` (the connected phone number ID), the
+ * changes of another number are skipped, as they are not this account's.
+ */
 function changesOf(
   body: unknown,
+  ownNumber?: string,
 ): Array<{ where: string; value: Record<string, unknown>; names: Map<string, string> }> {
   if (!isRecord(body) || body.object !== 'whatsapp_business_account') {
     throw badRequest(
@@ -142,6 +147,8 @@ function changesOf(
       // Meta sends other fields (template reviews, account updates) to the same URL: they carry no messages.
       if (ch.field !== 'messages') return;
       const value = record(ch.value, `${where}.value`);
+      const number = isRecord(value.metadata) ? value.metadata.phone_number_id : undefined;
+      if (ownNumber !== undefined && number !== undefined && String(number) !== ownNumber) return;
       const names = new Map<string, string>();
       for (const contact of list(value.contacts, `${where}.value.contacts`)) {
         const name = isRecord(contact) && isRecord(contact.profile) ? str(contact.profile.name) : undefined;
@@ -158,11 +165,11 @@ function changesOf(
  * whose text cannot be stored (NUL, a lone surrogate; for a message, in its sender's profile name too) is refused
  * alone, in `refused`.
  */
-export function parseWhatsAppWebhook(body: unknown): WhatsAppWebhook {
+export function parseWhatsAppWebhook(body: unknown, ownNumber?: string): WhatsAppWebhook {
   const messages: InboundMessage[] = [];
   const statuses: StatusUpdate[] = [];
   const refused: RefusedPart[] = [];
-  for (const { where, value, names } of changesOf(body)) {
+  for (const { where, value, names } of changesOf(body, ownNumber)) {
     // Text is judged before shape, as on /v1, and one message or status at a time: the others are still taken.
     list(value.messages, `${where}.value.messages`).forEach((m, i) => {
       const at = `${where}.value.messages[${i}]`;
@@ -202,13 +209,13 @@ function shapeOf<T>(read: () => T): { value: T } | undefined {
  * whose messages are processed in order, with the sender's profile name; a status; one of a shape WhatsApp does not
  * send, kept as it is (its job cannot process it and says why). Kinds the gateway does not take (a location, a
  * status it has no use for) are skipped, each named in `skipped`; a message or status whose text cannot be stored
- * (its sender's name included) is refused alone.
+ * (its sender's name included) is refused alone. With `ownNumber`, the changes of another business number are skipped.
  */
-export function whatsAppEntries(body: unknown): WebhookEntries {
+export function whatsAppEntries(body: unknown, ownNumber?: string): WebhookEntries {
   const entries: InboundEntry[] = [];
   const refused: RefusedPart[] = [];
   const skipped: SkippedPart[] = [];
-  for (const { where, value, names } of changesOf(body)) {
+  for (const { where, value, names } of changesOf(body, ownNumber)) {
     list(value.messages, `${where}.value.messages`).forEach((m, i) => {
       const at = `${where}.value.messages[${i}]`;
       const from = isRecord(m) && typeof m.from === 'string' ? m.from : '';
