@@ -374,6 +374,11 @@ describe('console pages and assets', () => {
     expectSecurityHeaders(res.headers);
   });
 
+  test('an API key a link put in the query is not echoed in the way back to the page', async () => {
+    const res = await request(gw, 'GET', '/console/contacts?apiKey=lck_secret&q=ann', { headers: proxied });
+    expect(res.headers.location).toBe(`/console/sign-in?next=${encodeURIComponent('/console/contacts?q=ann')}`);
+  });
+
   test.each(PAGES)('%s with a session is the app shell: no inline script, not stored', async (page) => {
     const res = await withSession(gw, session, 'GET', page, { headers: proxied });
     expect(res.status).toBe(200);

@@ -54,7 +54,10 @@ export function consoleRouter(gw: Gateway, streams: ChangeStreams): Router {
   );
 
   const toSignIn: RequestHandler = (req, res) => {
-    res.redirect(302, `${SIGN_IN_PATH}?next=${encodeURIComponent(req.originalUrl)}`);
+    // Back to the page asked for, but for an API key a link put in its query: a secret is never echoed.
+    const back = new URL(req.originalUrl, 'https://console.invalid');
+    back.searchParams.delete('apiKey');
+    res.redirect(302, `${SIGN_IN_PATH}?next=${encodeURIComponent(back.pathname + back.search)}`);
   };
   const page =
     (status: number, p?: ConsolePage): RequestHandler =>

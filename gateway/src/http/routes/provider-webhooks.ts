@@ -74,7 +74,7 @@ export function providerWebhooksRoutes(v1: Routes, gw: Engine): void {
   async function adapterOf(req: Request, provider: WebhookProvider) {
     const account = await gw.store.get<Account>('accounts', String(req.params.accountId));
     const adapter = account && gw.providers.adapter(gw.config, account, provider);
-    if (!account || !adapter) throw notFound('Channel', `The ${provider} channel of this account not found`);
+    if (!account || !adapter) throw notFound('Channel', `No ${provider} channel is connected to this account`);
     return { account, adapter };
   }
 
