@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -199,15 +200,33 @@ export const settings = {
 
 export type TargetPolicy = { kind: 'any' } | { kind: 'public' } | { kind: 'allow'; hosts: string[] };
 
-function parseTargets(v: string): TargetPolicy {
+/** A host name (labels of letters, digits and hyphens) or an IP address, as an allow-list names a target. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/**
+ * `any`, `public` or an allow-list. An entry that is no host name (a typo of a policy, a URL given for a host) would
+ * refuse every target without a word: it stops start-up, named.
+ */
+function parseTargets(v: string, ctx: z.RefinementCtx): TargetPolicy {
   if (v === 'any' || v === 'public') return { kind: v };
-  return {
-    kind: 'allow',
-    hosts: v
-      .split(',')
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean),
-  };
+  const hosts = v
+    .split(',')
+    .map((h) =>
+      h
+        .trim()
+        .toLowerCase()
+        .replace(/^\[|\]$/g, ''),
+    )
+    .filter(Boolean);
+  const wrong = hosts.find((h) => !HOST_NAME.test(h) && !isIP(h));
+  if (wrong) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${wrong.slice(0, 60)}" is no host name: give any, public, or host names separated by commas (localhost,hooks.example.com)`,
+    });
+    return z.NEVER;
+  }
+  return { kind: 'allow', hosts };
 }
 
 function parseSchedule(v: string, ctx: z.RefinementCtx): number[] {
@@ -275,7 +294,8 @@ export class ConfigError extends Error {}
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const v = {} as Record<string, unknown>;
   for (const [name, setting] of Object.entries(settings)) {
-    const raw = env[name] === '' ? undefined : (env[name] ?? setting.default);
+    // An empty value is no value: the setting's default, as when it is unset.
+    const raw = env[name] === '' ? setting.default : (env[name] ?? setting.default);
     const parsed = (setting.schema as z.ZodType).safeParse(raw);
     if (!parsed.success) {
       throw new ConfigError(`${name}=${JSON.stringify(raw)}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
