@@ -545,6 +545,18 @@ test("a WhatsApp message to another business number served by the same Meta app 
   expect(toProvider('/messages')).toHaveLength(sent);
 });
 
+test("Meta's batches up to its documented 3 MB are taken; a larger body is 413", async () => {
+  const { account } = await accountWith({ whatsapp });
+  const phone = uniquePhone();
+  const batch = whatsappText(phone, 'wamid.big1', 'One of many');
+  // Fields the gateway does not read stand for the rest of a large batch.
+  Object.assign(batch.entry[0]!.changes[0]!.value, { padding: 'x'.repeat(2_500_000) });
+  expect((await postWhatsApp(account, batch)).status).toBe(200);
+  expect((await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).status).toBe(200);
+  Object.assign(batch.entry[0]!.changes[0]!.value, { padding: 'x'.repeat(3_200_000) });
+  expect((await postWhatsApp(account, batch)).status).toBe(413);
+});
+
 test("a WhatsApp lead: answered inside the 24-hour window; outside it free text is skipped, or sent as the campaign's re-engagement template", async () => {
   const { account } = await accountWith({ whatsapp });
   const campaign = (

@@ -44,7 +44,8 @@ export function providerWebhooksRoutes(v1: Routes, gw: Engine): void {
       if (encoding === 'utf-8' && !formIsUtf8(bytes)) notUtf8Forms.add(req);
     },
   });
-  const raw = express.raw({ limit: '1mb', type: () => true });
+  // Meta's webhooks batch many changes in one body, "up to 3MB" by its documentation: a larger limit than the API's.
+  const raw = express.raw({ limit: '3mb', type: () => true });
 
   /** Each refused entry: one warn line and one count, naming where it was and why, never its text. */
   function refuse(provider: WebhookProvider, account: Account, parts: readonly RefusedPart[]): void {
