@@ -545,6 +545,22 @@ test("a WhatsApp message to another business number served by the same Meta app 
   expect(toProvider('/messages')).toHaveLength(sent);
 });
 
+test("a status report moves only a message its own provider sent: a Twilio callback naming a WhatsApp Cloud message's id changes nothing", async () => {
+  const { account } = await accountWith({ twilio, whatsapp });
+  const phone = uniquePhone();
+  expect((await postWhatsApp(account, whatsappText(phone, 'wamid.in-tie', 'Hola'))).status).toBe(200);
+  const contact = (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
+  const sent = await api(ctx.gw, account, 'POST', `contacts/${contact.id}/messages`, { body: { body: 'Hola, Lucía' } });
+  expect(sent.status).toBe(201);
+  const reply = await poll(
+    async () => (await api(ctx.gw, account, 'GET', `messages/${sent.body.id}`)).body,
+    (m) => m.status === 'sent',
+  );
+  expect(reply.provider).toBe('whatsapp-cloud');
+  await postTwilio(account, 'status', { MessageSid: reply.providerMessageId, MessageStatus: 'read' });
+  expect((await api(ctx.gw, account, 'GET', `messages/${reply.id}`)).body.status).toBe('sent');
+});
+
 test("Meta's batches up to its documented 3 MB are taken; a larger body is 413", async () => {
   const { account } = await accountWith({ whatsapp });
   const phone = uniquePhone();

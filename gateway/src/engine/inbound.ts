@@ -48,7 +48,7 @@ export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolea
     if (account && adapter) {
       const { messages, statuses, readMarks } = adapter.parse(job.entry);
       for (const message of messages) await receiveFromProvider(gw, account, adapter, message);
-      for (const status of statuses) await applyStatusUpdate(gw, account, status);
+      for (const status of statuses) await applyStatusUpdate(gw, account, status, adapter.name);
       for (const mark of readMarks) await applyWatermark(gw, account, mark);
     }
   } catch (err) {

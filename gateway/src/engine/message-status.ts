@@ -73,12 +73,18 @@ const PROGRESS: Record<string, number> = { pending: 0, queued: 1, sent: 2, deliv
 /**
  * A provider's report on a message it sent (Twilio's status callback, WhatsApp's status webhook): the message
  * shows it, and a failure keeps the provider's error code and is reported as `delivery_failed`. A failure after the
- * contact's phone got the message changes nothing. Reports on unknown messages are ignored.
+ * contact's phone got the message changes nothing. Reports on unknown messages, or on a message another provider
+ * sent (`provider`, the name the message was sent under), are ignored.
  */
-export async function applyStatusUpdate(gw: Gateway, account: Account, update: StatusUpdate): Promise<void> {
+export async function applyStatusUpdate(
+  gw: Gateway,
+  account: Account,
+  update: StatusUpdate,
+  provider: string,
+): Promise<void> {
   await gw.store.transact(async (tx) => {
     const [message] = await tx.find<Message>('messages', 'providerMessageId', [account.id, update.providerMessageId]);
-    if (message) await report(tx, message, update);
+    if (message?.provider === provider) await report(tx, message, update);
   });
 }
 
