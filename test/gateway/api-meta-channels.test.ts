@@ -193,6 +193,12 @@ describe('credentials', () => {
       query: { 'hub.mode': 'subscribe', 'hub.verify_token': instagram.verifyToken, 'hub.challenge': '1' },
     });
     expectApiError(wrong, 403, 'INVALID_VERIFY_TOKEN');
+    // The right token with another mode, or no challenge, is told what the handshake takes, not that the token is wrong.
+    const unsubscribe = await request(ctx.gw, 'GET', path, {
+      query: { 'hub.mode': 'unsubscribe', 'hub.verify_token': messenger.verifyToken, 'hub.challenge': '1' },
+    });
+    expectApiError(unsubscribe, 403, 'INVALID_VERIFY_TOKEN');
+    expect(unsubscribe.body.error.message).toMatch(/takes hub\.mode=subscribe, a hub\.challenge/);
     expectApiError(
       await request(ctx.gw, 'GET', `/v1/channels/instagram/${account.id}/webhook`, {
         query: { 'hub.mode': 'subscribe' },

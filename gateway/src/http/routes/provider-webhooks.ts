@@ -117,7 +117,11 @@ export function providerWebhooksRoutes(v1: Routes, gw: Engine): void {
     const { adapter } = await adapterOf(req, provider);
     const challenge = adapter.subscribe(req.query as Record<string, unknown>);
     if (challenge === undefined)
-      throw new ApiError(403, 'INVALID_VERIFY_TOKEN', "hub.verify_token does not match the channel's verifyToken");
+      throw new ApiError(
+        403,
+        'INVALID_VERIFY_TOKEN',
+        "The subscription handshake takes hub.mode=subscribe, a hub.challenge and the channel's verifyToken as hub.verify_token",
+      );
     res.type('text/plain').send(challenge);
   };
   const taken = (res: Response) => void res.status(200).json({ success: true });
