@@ -295,7 +295,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const v = {} as Record<string, unknown>;
   for (const [name, setting] of Object.entries(settings)) {
     // An empty value is no value: the setting's default, as when it is unset.
-    const raw = env[name] === '' ? setting.default : (env[name] ?? setting.default);
+    const raw = env[name] || setting.default;
     const parsed = (setting.schema as z.ZodType).safeParse(raw);
     if (!parsed.success) {
       throw new ConfigError(`${name}=${JSON.stringify(raw)}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);

@@ -165,11 +165,11 @@ function changesOf(
  * whose text cannot be stored (NUL, a lone surrogate; for a message, in its sender's profile name too) is refused
  * alone, in `refused`.
  */
-export function parseWhatsAppWebhook(body: unknown, ownNumber?: string): WhatsAppWebhook {
+export function parseWhatsAppWebhook(body: unknown): WhatsAppWebhook {
   const messages: InboundMessage[] = [];
   const statuses: StatusUpdate[] = [];
   const refused: RefusedPart[] = [];
-  for (const { where, value, names } of changesOf(body, ownNumber)) {
+  for (const { where, value, names } of changesOf(body)) {
     // Text is judged before shape, as on /v1, and one message or status at a time: the others are still taken.
     list(value.messages, `${where}.value.messages`).forEach((m, i) => {
       const at = `${where}.value.messages[${i}]`;
