@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import {
+  advanceClock,
   api,
   createAccount,
   expectApiError,
@@ -14,7 +15,7 @@ import {
   type Received,
   type TestAccount,
 } from './api-support';
-import { processed } from '../helpers/inbound';
+import { jobsWithStatus, processed } from '../helpers/inbound';
 import { hex, twilio, twilioCredentials, whatsapp } from '../helpers/provider-accounts';
 
 /**
@@ -755,4 +756,43 @@ test("a contact's photo on Twilio or WhatsApp is kept by the gateway and read at
   expect((await postTwilio(account, 'incoming', elsewhere)).status).toBe(200);
   const [foreign] = await messages(account, (await contactOf(elsewhere.From)).id);
   expect(foreign.media).toEqual({ url: 'https://files.example.test/ME9', contentType: 'image/png', mediaId: null });
+});
+
+test("a status report that overtakes the provider's answer to the send is applied once the answer names its message; one on a message never sent is dropped", async () => {
+  const { account, hook } = await accountWith({ twilio });
+  const phone = uniquePhone();
+  const hello = { MessageSid: `SM${hex('d')}`, From: phone, To: '+15005550006', Body: 'Hello?', NumMedia: '0' };
+  expect((await postTwilio(account, 'incoming', hello)).status).toBe(200);
+  await untilIdle(ctx.gw);
+  const contact = (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
+  // Twilio calls back on the message it is about to name in its answer to the send.
+  const sid = `SM${String(sent + 1).padStart(32, '0')}`;
+  const early = { MessageSid: sid, MessageStatus: 'undelivered', ErrorCode: '30003', ErrorMessage: 'Unreachable' };
+  expect((await postTwilio(account, 'status', early)).status).toBe(204);
+  const posted = await api(ctx.gw, account, 'POST', `contacts/${contact.id}/messages`, { body: { body: 'Hi Bo' } });
+  expect(posted.status).toBe(201);
+  const message = await poll(
+    async () => (await api(ctx.gw, account, 'GET', `messages/${posted.body.id}`)).body,
+    (m) => m.status !== 'pending',
+  );
+  expect(message).toMatchObject({ status: 'sent', provider: 'twilio', providerMessageId: sid });
+
+  await advanceClock(ctx.gw, '2s');
+  await untilIdle(ctx.gw);
+  expect((await api(ctx.gw, account, 'GET', `messages/${message.id}`)).body).toMatchObject({
+    status: 'failed',
+    errorCode: '30003',
+    error: expect.stringContaining('Unreachable'),
+  });
+  expect(
+    hook.requests.filter((r) => r.body?.type === 'delivery_failed' && r.body?.messageId === message.id),
+  ).toHaveLength(1);
+
+  // A report on a message this account never sent is looked at again for 40 s, then dropped: not kept, not dead.
+  const stray = `SM${'9'.repeat(32)}`;
+  expect((await postTwilio(account, 'status', { MessageSid: stray, MessageStatus: 'delivered' })).status).toBe(204);
+  await advanceClock(ctx.gw, '41s');
+  await untilIdle(ctx.gw);
+  const left = [...(await jobsWithStatus(ctx.gw, 'pending')), ...(await jobsWithStatus(ctx.gw, 'dead'))];
+  expect(left.filter((job) => job.kind === 'inbound' && job.accountId === account.id)).toEqual([]);
 });

@@ -27,6 +27,8 @@ export interface TestGateway {
   advance?(by: string): Promise<void>;
   /** In this process only: runs what the gateway would do within `horizonMs` of its clock (see in-process.ts). */
   settle?(horizonMs: number): Promise<void>;
+  /** In this process only: epoch ms on the gateway's clock. */
+  now?(): number;
 }
 
 /**
@@ -343,10 +345,9 @@ export async function untilIdle(gw: TestGateway, { horizonMs = 5_000, timeoutMs 
   if (gw.settle) return gw.settle(horizonMs);
   const deadline = Date.now() + timeoutMs;
   for (let calm = 0; calm < 2; ) {
-    const gatewayNow = Date.now() + (clockOffsets.get(gw) ?? 0);
     const busy =
       (await jobsOf(gw, 'running')).length > 0 ||
-      (await jobsOf(gw, 'pending')).some((j) => j.runAt !== null && Date.parse(j.runAt) <= gatewayNow + horizonMs);
+      (await jobsOf(gw, 'pending')).some((j) => j.runAt !== null && Date.parse(j.runAt) <= clockOf(gw) + horizonMs);
     calm = busy ? 0 : calm + 1;
     if (busy && Date.now() > deadline) throw new Error(`the gateway was still busy after ${timeoutMs} ms`);
     if (calm < 2) await new Promise((r) => setTimeout(r, 25));
@@ -355,6 +356,9 @@ export async function untilIdle(gw: TestGateway, { horizonMs = 5_000, timeoutMs 
 
 /** How far each gateway's clock runs ahead of this process's: untilIdle reads due times on the gateway's clock. */
 const clockOffsets = new WeakMap<TestGateway, number>();
+
+/** Epoch ms on a gateway's clock: its own in this process, a process's as its last move of the clock said. */
+export const clockOf = (gw: TestGateway): number => gw.now?.() ?? Date.now() + (clockOffsets.get(gw) ?? 0);
 
 /**
  * Moves the clock of a gateway forward (a process must be started with LEADCHAT_TEST_CLOCK=1): its jobs then due

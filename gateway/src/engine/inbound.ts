@@ -37,18 +37,20 @@ export async function takeEntries(
  * kept, a new sender named from their profile where the provider has one), the statuses of messages sent, read
  * marks. Then the contact's next message takes its turn. An entry its provider's adapter cannot parse throws its 400
  * ApiError: it can never be processed. Without `keepTurn` (it failed before) the turn passes first: the contact's
- * later messages wait a little for one that failed, not for as long as it keeps failing.
+ * later messages wait a little for one that failed, not for as long as it keeps failing. True when a status names
+ * no message of the account: the entry may have come before the provider's answer to the send.
  */
-export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolean): Promise<void> {
+export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolean): Promise<boolean> {
   if (!keepTurn) await gw.store.transact((tx) => endTurn(tx, job));
   const account = await gw.store.get<Account>('accounts', job.accountId);
   // The account, or its channel, is gone since the webhook came: nothing is left to take it.
   const adapter = account && gw.providers.adapter(gw.config, account, job.provider);
+  let unknown = false;
   try {
     if (account && adapter) {
       const { messages, statuses, readMarks } = adapter.parse(job.entry);
       for (const message of messages) await receiveFromProvider(gw, account, adapter, message);
-      for (const status of statuses) await applyStatusUpdate(gw, account, status, adapter.name);
+      for (const status of statuses) if (!(await applyStatusUpdate(gw, account, status, adapter.name))) unknown = true;
       for (const mark of readMarks) await applyWatermark(gw, account, mark);
     }
   } catch (err) {
@@ -56,6 +58,7 @@ export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolea
     throw err;
   }
   if (keepTurn) await gw.store.transact((tx) => endTurn(tx, job));
+  return unknown;
 }
 
 /** An entry of a shape its provider does not send: its adapter's parse said so with a 400. */

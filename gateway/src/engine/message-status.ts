@@ -73,18 +73,20 @@ const PROGRESS: Record<string, number> = { pending: 0, queued: 1, sent: 2, deliv
 /**
  * A provider's report on a message it sent (Twilio's status callback, WhatsApp's status webhook): the message
  * shows it, and a failure keeps the provider's error code and is reported as `delivery_failed`. A failure after the
- * contact's phone got the message changes nothing. Reports on unknown messages, or on a message another provider
- * sent (`provider`, the name the message was sent under), are ignored.
+ * contact's phone got the message changes nothing. A report on a message another provider sent (`provider`, the
+ * name the message was sent under) is ignored. False when no message of the account has the report's id: the
+ * provider may have reported before it answered the send that names it (jobs/inbound.ts looks again).
  */
 export async function applyStatusUpdate(
   gw: Gateway,
   account: Account,
   update: StatusUpdate,
   provider: string,
-): Promise<void> {
-  await gw.store.transact(async (tx) => {
+): Promise<boolean> {
+  return gw.store.transact(async (tx) => {
     const [message] = await tx.find<Message>('messages', 'providerMessageId', [account.id, update.providerMessageId]);
     if (message?.provider === provider) await report(tx, message, update);
+    return message !== undefined;
   });
 }
 

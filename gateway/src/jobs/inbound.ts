@@ -1,6 +1,7 @@
 import type { JobKinds } from '../domain/job-kinds.js';
 import { isUnprocessable, processEntry } from '../engine/inbound.js';
 import type { Job, JobResult } from '../store/store.js';
+import { clockNow } from '../clock.js';
 import { UnprocessableJob, type JobContext } from './queue.js';
 
 /**
@@ -11,15 +12,27 @@ import { UnprocessableJob, type JobContext } from './queue.js';
 const TURN_TRIES = 3;
 
 /**
+ * When a status report that named no message is read again, counted from when it came: a provider may report on a
+ * message before it answers the send that names it (Twilio's callbacks can overtake its API's answer), and a send
+ * gets its answer within its 15-second timeout. After the last look the report is dropped: it was on a message
+ * sent from the same number by something else (WhatsApp reports those too), or one erased since.
+ */
+const EARLY_REPORT_LOOKS_MS = [2_000, 10_000, 40_000];
+
+/**
  * Job `inbound`: one entry of a provider's webhook, processed after the provider was answered (engine/inbound.ts).
  * A fault (the store away) is retried on the job schedule; an entry that can never be processed goes to the dead
  * jobs at once, alone, saying where it was and why, for the operator to read at /admin/v1/jobs.
  */
 export async function inbound(ctx: JobContext, job: Job<JobKinds['inbound']>): Promise<JobResult> {
+  let unknown: boolean;
   try {
-    await processEntry(ctx, job.data, job.lastError === null || job.attempts < TURN_TRIES);
+    unknown = await processEntry(ctx, job.data, job.lastError === null || job.attempts < TURN_TRIES);
   } catch (err) {
     if (isUnprocessable(err)) throw new UnprocessableJob(`${job.data.entry.where}: ${err.message}`, { cause: err });
     throw err;
   }
+  const came = Date.parse(job.createdAt);
+  const next = EARLY_REPORT_LOOKS_MS.map((ms) => came + ms).find((at) => at > clockNow());
+  if (unknown && next !== undefined) return { later: next };
 }
