@@ -796,3 +796,40 @@ test("a status report that overtakes the provider's answer to the send is applie
   const left = [...(await jobsWithStatus(ctx.gw, 'pending')), ...(await jobsWithStatus(ctx.gw, 'dead'))];
   expect(left.filter((job) => job.kind === 'inbound' && job.accountId === account.id)).toEqual([]);
 });
+
+test('an opening Twilio reports undelivered stops its follow-ups: the lead it never reached gets none until a retry sends it', async () => {
+  const { account } = await accountWith({ twilio });
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+  await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Smile Dental',
+      channel: 'sms',
+      listId: list.id,
+      openingMessage: 'Hi {{first_name}}!',
+      triggerOnNewContacts: true,
+      status: 'live',
+      followUps: { enabled: true, steps: [{ after: '1d', body: 'Still there, {{first_name}}?' }] },
+    },
+  });
+  const lead = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone(), firstName: 'Cy' } }))
+    .body;
+  await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: lead.id } });
+  const [opening] = await poll(
+    () => messages(account, lead.id),
+    (m) => m[0]?.status === 'sent',
+  );
+  const followUps = async () =>
+    (await messages(account, lead.id)).filter((m) => m.author === 'follow_up').map((m) => m.body);
+
+  const undelivered = { MessageSid: opening.providerMessageId, MessageStatus: 'undelivered', ErrorCode: '30003' };
+  expect((await postTwilio(account, 'status', undelivered)).status).toBe(204);
+  await advanceClock(ctx.gw, '2d');
+  await untilIdle(ctx.gw);
+  expect(await followUps()).toEqual([]);
+
+  expect((await api(ctx.gw, account, 'POST', `messages/${opening.id}/retry`)).status).toBe(200);
+  await untilIdle(ctx.gw);
+  await advanceClock(ctx.gw, '1d');
+  await untilIdle(ctx.gw);
+  expect(await followUps()).toEqual(['Still there, Cy?']);
+});

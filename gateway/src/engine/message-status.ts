@@ -1,6 +1,7 @@
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
-import { countFailed, messageSettled } from '../domain/conversations.js';
+import { countFailed, messageSettled, type Conversation } from '../domain/conversations.js';
+import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { deliveryFailed } from '../domain/emit-event.js';
 import { messageStatusChanged } from '../domain/inbox-changes.js';
 import { isOpening, openingStatusChanged } from '../domain/failed-openings.js';
@@ -30,14 +31,28 @@ export async function changeStatus(
     messageStatusChanged(tx, changed.accountId, changed.conversationId, changed.id, changed.status);
   await messageSettled(tx, changed);
   await openingStatusChanged(tx, message, changed);
-  if (changed.status === 'failed' && message.status !== 'failed') await deliveryFailed(tx, changed);
-  else if (message.status === 'failed' && changed.status !== 'failed') {
+  if (changed.status === 'failed' && message.status !== 'failed') {
+    await deliveryFailed(tx, changed);
+    if (isOpening(changed)) await unfollow(tx, changed);
+  } else if (message.status === 'failed' && changed.status !== 'failed') {
     await countFailed(tx, changed.conversationId, -1);
     // A retry handed a failed opening to its channel again: it went now, as a first send that did not fail goes
     // (engine/openings.ts), whichever retry sent it. The step counts the contact once, however many retries.
     if (isOpening(changed)) await recordStep(tx, 'openingSent', changed);
   }
   return changed;
+}
+
+/**
+ * Follow-ups follow an opening that went (engine/openings.ts): one its channel failed after all (the provider
+ * refused it, reported it undelivered, or every receiver gave up) stops them, until a retry sends it
+ * (engine/retry.ts). A lead it never reached gets no "Still there?".
+ */
+async function unfollow(tx: Tx, opening: Message): Promise<void> {
+  const conversation = opening.conversationId
+    ? await tx.get<Conversation>('conversations', opening.conversationId)
+    : undefined;
+  if (conversation) await cancelFollowUps(tx, conversation);
 }
 
 /**
