@@ -343,7 +343,7 @@ function readRow(
 /**
  * The data rows of a CSV file, each with the contact fields its mapped columns give (empty cells left out). A
  * BOM, quoted fields and CRLF are read; a blank line is no row to import but keeps its row number, as in a
- * spreadsheet. The text is fed to the parser in slices, yielding between them.
+ * spreadsheet; a quote mark inside a field that does not start with one is part of its text (Ann "Annie" Smith). The text is fed to the parser in slices, yielding between them.
  *
  * A row with more or fewer fields than the header has lost or gained a delimiter (an unquoted comma in a name, a
  * cell cut off): its values no longer sit under their headers, so it is refused with its row rather than imported
@@ -352,7 +352,7 @@ function readRow(
  */
 async function readCsv(text: string, columns: CsvColumns, delimiter: string): Promise<RawRow[]> {
   const parser = Readable.from(slices(text, 256 * 1024)).pipe(
-    csvParser({ bom: true, delimiter, relax_column_count: true, info: true }),
+    csvParser({ bom: true, delimiter, relax_column_count: true, relax_quotes: true, info: true }),
   );
   const rows: RawRow[] = [];
   let read: ((cells: string[]) => Record<string, unknown>) | undefined;
@@ -377,12 +377,21 @@ async function readCsv(text: string, columns: CsvColumns, delimiter: string): Pr
       }
     }
   } catch (err) {
-    if (err instanceof CsvError) throw badRequest(`csv: ${err.message}`, 'INVALID_CSV');
+    if (err instanceof CsvError) throw badRequest(`csv: ${csvProblem(err)}`, 'INVALID_CSV');
     throw err;
   } finally {
     parser.destroy();
   }
   return rows;
+}
+
+/** What is wrong with the file, in words a spreadsheet's user knows. */
+function csvProblem(err: CsvError): string {
+  if (err.code !== 'CSV_QUOTE_NOT_CLOSED') return err.message;
+  return (
+    `a field opened with a quote mark is never closed (the file ends at line ${String(err.lines)} inside it): ` +
+    'close it, and write a quote mark inside a quoted field as two ("")'
+  );
 }
 
 function* slices(text: string, size: number): Generator<string> {
