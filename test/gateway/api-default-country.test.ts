@@ -167,6 +167,16 @@ describe('contacts', () => {
     expect(res.body.error.message).toMatch(/US/);
   });
 
+  test('a number written with 00 before its country code is refused saying to write a plus, with or without a default country', async () => {
+    for (const account of [await createAccount(ctx.gw), await accountIn('US')]) {
+      const res = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: '0044 20 7946 0958' } });
+      expectApiError(res, 400, 'INVALID_PHONE');
+      expect(res.body.error.message).toBe(
+        'phone: "0044 20 7946 0958" writes its country code after 00: write a plus instead, as "+44 20 7946 0958"',
+      );
+    }
+  });
+
   test('without a default country a national number is refused as before, saying how to write it or what to set', async () => {
     const account = await createAccount(ctx.gw);
     const phone = uniquePhone();

@@ -32,6 +32,9 @@ export function normalizePhone(input: string, field = 'phone', defaultCountry?: 
 /** Why a number was not read, and what would make it readable. */
 function refusal(input: string, text: string, country: string | undefined): string {
   const shown = `"${input.slice(0, 40)}"`;
+  // The international prefix of most of the world: the country code follows it.
+  if (/^00[1-9]/.test(text) && looksNational(text))
+    return `${shown} writes its country code after 00: write a plus instead, as "+${text.slice(2, 40)}"`;
   if (country)
     return `${shown} is not a phone number of the default country (${country}) nor one with a country code, such as +14155550123`;
   if (!text.startsWith('+') && looksNational(text)) {
