@@ -66,7 +66,8 @@ export type HandoffAssignment = (typeof HANDOFF_ASSIGNMENTS)[number];
 
 /**
  * Why a conversation was handed to a person: the contact asked, a team member took over, no campaign's bot answers
- * the contact, or the bot could not answer (not confident, no FAQs to answer from, an LLM's own call).
+ * the contact, the bot could not answer (not confident, no FAQs to answer from, an LLM's own call), or the account
+ * had no credits to pay for the bot's answer.
  */
 export const HANDOFF_REASONS = [
   'contact_asked',
@@ -75,6 +76,7 @@ export const HANDOFF_REASONS = [
   'bot_not_confident',
   'bot_no_knowledge',
   'bot_handoff',
+  'no_credits',
 ] as const;
 export type HandoffReason = (typeof HANDOFF_REASONS)[number];
 

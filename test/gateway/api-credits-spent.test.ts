@@ -119,7 +119,7 @@ test('SMS costs per segment; without the credits the message fails and nothing i
   expect(hook.requests.filter((r) => r.body?.type === 'auto_recharge')).toHaveLength(1);
 });
 
-test('a bot reply costs the bot price on a custom channel; a bot reply the account cannot pay for fails and is not delivered', async () => {
+test('a bot reply costs the bot price on a custom channel; one the account cannot pay for is not given: the team takes the conversation', async () => {
   const { sub, hook } = await subAccount(1);
   const campaign = (
     await api(ctx.gw, sub, 'POST', 'campaigns', {
@@ -151,7 +151,7 @@ test('a bot reply costs the bot price on a custom channel; a bot reply the accou
   });
 
   await ask();
-  // 0.5 left: the next reply is paid; the one after fails.
+  // 0.5 left: the next reply is paid; the one after is not given, and the free notice goes instead.
   await poll(
     () => messagesOf(sub, contactId),
     (m) => m.filter((x) => x.author === 'bot').length === 2,
@@ -159,11 +159,14 @@ test('a bot reply costs the bot price on a custom channel; a bot reply the accou
   await ask();
   const all = await poll(
     () => messagesOf(sub, contactId),
-    (m) => m.filter((x) => x.author === 'bot').length === 3,
+    (m) => m.some((x) => x.author === 'system'),
   );
-  const failed = all.filter((x) => x.author === 'bot')[2];
-  expect(failed).toMatchObject({ status: 'failed', errorCode: 'INSUFFICIENT_CREDITS' });
-  expect(hook.requests.filter((r) => r.body?.messageId === failed.id && r.body?.toId === fromId)).toHaveLength(0);
+  expect(all.filter((x) => x.author === 'bot')).toHaveLength(2);
+  expect(all.filter((x) => x.status === 'failed')).toEqual([]);
+  const [conversation] = (await api(ctx.gw, sub, 'GET', 'conversations')).body.data as any[];
+  expect(conversation).toMatchObject({ status: 'handed_off', handoff: { reason: 'no_credits' }, needsReply: true });
+  const answers = hook.requests.filter((r) => r.body?.body === 'Every day from 9 to 5.' && r.body?.toId === fromId);
+  expect(answers).toHaveLength(2);
   expect((await ledger(sub)).balance).toBe(0);
 });
 
@@ -200,30 +203,14 @@ test('a bot reply on WhatsApp costs the bot price and the WhatsApp price; accoun
   });
 });
 
-test('a new sub-account at 0: every bot answer fails; the Failed filter finds the conversations, and after a grant one retry sends them all', async () => {
-  const { agency, sub, hook } = await subAccount(0);
-  const campaign = (
-    await api(ctx.gw, sub, 'POST', 'campaigns', {
-      body: {
-        name: 'Chat',
-        channel: 'custom',
-        customChannel: 'chat',
-        bot: { faqs: [{ question: 'When are you open?', answer: 'Every day from 9 to 5.' }] },
-      },
-    })
-  ).body;
-  const visitors = [unique('visitor'), unique('visitor')];
+test('a new sub-account at 0: every opening message fails; the Failed filter finds the conversations, and after a grant one retry sends them all', async () => {
+  const { agency, sub } = await subAccount(0);
+  const list = await smsCampaign(sub);
   const conversationIds: string[] = [];
-  for (const fromId of visitors) {
-    const sent = await api(ctx.gw, sub, 'POST', 'incoming_custom_channel_message', {
-      body: incoming({ fromId, body: 'When are you open?', channel: 'chat', campaignId: campaign.id }),
-    });
-    const message = (await api(ctx.gw, sub, 'GET', `messages/${sent.body.messageId}`)).body;
-    conversationIds.push(message.conversationId);
-    await poll(
-      () => messagesOf(sub, message.contactId),
-      (m) => m.some((x) => x.author === 'bot' && x.status === 'failed'),
-    );
+  for (const name of ['Ann', 'Bo']) {
+    const opening = await addLead(sub, list.id, name);
+    expect(opening).toMatchObject({ status: 'failed', errorCode: 'INSUFFICIENT_CREDITS' });
+    conversationIds.push(opening.conversationId);
   }
   const failing = (await api(ctx.gw, sub, 'GET', 'conversations', { query: { failed: 'true' } })).body.data as any[];
   expect(failing.map((c) => c.id).sort()).toEqual([...conversationIds].sort());
@@ -238,17 +225,17 @@ test('a new sub-account at 0: every bot answer fails; the Failed filter finds th
   const retried = (await api(ctx.gw, sub, 'POST', 'conversations/retry-failed')).body;
   expect(retried).toMatchObject({ refused: [], more: false });
   expect(retried.retried).toHaveLength(2);
-  await poll(
-    async () =>
-      hook.requests
-        .filter((r) => r.body?.body === 'Every day from 9 to 5.')
-        .map((r) => r.body.toId)
-        .sort(),
-    (ids) => ids.length === 2,
-  );
+  for (const id of conversationIds) {
+    const conversation = (await api(ctx.gw, sub, 'GET', `conversations/${id}`)).body;
+    const [opening] = await poll(
+      () => messagesOf(sub, conversation.contactId),
+      (m) => m[0]?.status === 'sent',
+    );
+    expect(opening).toMatchObject({ author: 'campaign', status: 'sent' });
+    expect(conversation.failed).toBe(0);
+  }
   expect((await api(ctx.gw, sub, 'GET', 'conversations', { query: { failed: 'true' } })).body.data).toEqual([]);
-  for (const id of conversationIds) expect((await api(ctx.gw, sub, 'GET', `conversations/${id}`)).body.failed).toBe(0);
-  expect((await ledger(sub)).balance).toBe(4);
+  expect((await ledger(sub)).balance).toBe(3);
 
   // Another account's conversation is not found.
   const stranger = await createAccount(ctx.gw);

@@ -422,3 +422,25 @@ test("a bot's hand-off the sub-account pays for stays the bot's, charged; once t
   expect(await sentTo(account, (await ask(question)).contactId)).toEqual([['system', HANDOFF_NOTICE, 'sent', null]]);
   expect(await usage(account)).toEqual([['bot', -1]]);
 });
+
+test("a sub-account that cannot pay for the bot's answer hands the conversation to the team, and the contact is told, free", async () => {
+  const { account, hook, ask } = await subAccount();
+  const conversation = await ask('What are your opening hours?');
+  expect(await sentTo(account, conversation.contactId)).toEqual([['system', HANDOFF_NOTICE, 'sent', null]]);
+  expect(conversation).toMatchObject({
+    status: 'handed_off',
+    needsReply: true,
+    failed: 0,
+    handoff: { reason: 'no_credits', message: 'What are your opening hours?' },
+    lastMessage: { author: 'system', body: HANDOFF_NOTICE },
+  });
+  const [handoff] = hook.requests.filter((r) => r.body?.type === 'handoff');
+  expect(handoff!.body).toMatchObject({ reason: 'no_credits', body: 'What are your opening hours?' });
+  // No bot answer waits failed to go after a grant, perhaps after a person answered.
+  expect(await usage(account)).toEqual([]);
+  expect((await api(ctx.gw, account, 'POST', 'conversations/retry-failed')).body).toMatchObject({ retried: [] });
+  // The team has it: the contact writing again is not told again within 10 minutes, and the bot stays silent.
+  await write(account, conversation.contact.fromId, 'Hello?');
+  await untilIdle(ctx.gw);
+  expect(await sentTo(account, conversation.contactId)).toHaveLength(1);
+});

@@ -92,7 +92,8 @@ export const handoffEvent = z
       .enum(HANDOFF_REASONS)
       .describe(
         "contact_asked: the contact asked for a person; team: a team member took over; no_campaign: no campaign's bot answers the contact; " +
-          "bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call): the bot could not answer",
+          "bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call): the bot could not answer; " +
+          "no_credits: the account had no credits to pay for the bot's answer",
       ),
     body: z
       .string()

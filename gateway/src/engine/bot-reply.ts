@@ -14,8 +14,7 @@ import type { Reader, Tx } from '../store/store.js';
 import { newJob, type JobKinds } from '../domain/job-kinds.js';
 import { emitEvent } from '../domain/emit-event.js';
 import { scheduleFollowUp } from './follow-ups.js';
-import { handOff, tellHandoff } from './handoff.js';
-import { sendOnConversation } from './outgoing.js';
+import { handOff, sendBotAnswer, tellHandoff } from './handoff.js';
 import { clockNow } from '../clock.js';
 
 /** At most this many earlier messages go to the bot as the conversation so far. */
@@ -179,8 +178,6 @@ async function speak(
   const { reply } = answer;
   if (reply.kind === 'silent') return;
   tx.afterCommit(() => metrics.botReplies.inc({ kind: reply.kind === 'reply' ? 'answer' : reply.kind }));
-  const send = (body: string) =>
-    sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'bot', campaignId: campaign.id });
   if (reply.kind === 'handoff') {
     // Every hand-off tells the contact: the bot's own words, else the notice.
     const notified = await tellHandoff(tx, gw, account, contact, conversation, campaign, { body: reply.body ?? null });
@@ -191,7 +188,11 @@ async function speak(
       for (const body of questions) await recordUnanswered(tx, campaign, { ...message, body });
     return;
   }
-  const sent = await send(reply.body);
+  const sent = await sendBotAnswer(tx, gw, account, contact, conversation, campaign, {
+    body: reply.body,
+    question: message.body,
+  });
+  if (!sent) return;
   // Where the business never writes first, follow-ups count from the bot's answer: the lead who goes quiet is asked again.
   if (answersOnly(conversation.channel)) await scheduleFollowUp(tx, campaign, sent.conversation, 0, clockNow());
   if (reply.kind === 'reply' && reply.goalReached && !conversation.goalReachedAt) {

@@ -87,6 +87,29 @@ export async function tellHandoff(
   return updateConversation(tx, sent.conversation, { handoffNoticeAt: sent.message.createdAt });
 }
 
+/**
+ * The bot's answer, paid as any message. Where the account cannot pay for it, the team takes the conversation
+ * (`no_credits`) and the contact is told a person will answer, in the gateway's free notice: nobody who writes meets
+ * silence, and the `handoff` event tells the team. Undefined when it was handed off so.
+ */
+export async function sendBotAnswer(
+  tx: Tx,
+  gw: Gateway,
+  account: Account,
+  contact: Contact,
+  conversation: Conversation,
+  campaign: Campaign,
+  answer: { body: string; question: string },
+): Promise<{ message: Message; conversation: Conversation } | undefined> {
+  const notice = { body: handoffNotice(campaign, account), author: 'system' as const };
+  const out = { body: answer.body, author: 'bot' as const, campaignId: campaign.id, unpaid: notice };
+  const sent = await sendOnConversation(tx, gw, account, contact, conversation, out);
+  if (!sent.unpaid) return sent;
+  const told = await updateConversation(tx, sent.conversation, { handoffNoticeAt: sent.message.createdAt });
+  await handOff(tx, account, told, 'no_credits', answer.question);
+  return undefined;
+}
+
 /** How long a contact who asks again for a person waits before being told again: a request is never met by silence, nor by a stream of notices. */
 const NOTICE_INTERVAL_MS = 10 * 60_000;
 

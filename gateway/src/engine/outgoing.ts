@@ -54,7 +54,8 @@ function unreachable(conversation: Conversation): ApiError {
  * the caller's transaction, so the message, its charge and its hand-over commit together. Free text on WhatsApp more
  * than 24 hours after the contact's last message goes as the campaign's re-engagement template, or is `skipped`. A
  * message that cannot go (no credits: INSUFFICIENT_CREDITS, no receiver: NO_RECEIVER) is stored `failed`, and
- * nothing is sent; one the account cannot pay for goes as its `unpaid` alternative where it has one.
+ * nothing is sent; one the account cannot pay for goes as its `unpaid` alternative where it has one (`unpaid`
+ * answered true).
  */
 export async function sendOnConversation(
   tx: Tx,
@@ -63,7 +64,7 @@ export async function sendOnConversation(
   contact: Contact,
   conversation: Conversation,
   out: Outgoing,
-): Promise<{ message: Message; conversation: Conversation }> {
+): Promise<{ message: Message; conversation: Conversation; unpaid?: true }> {
   checkConsent(contact, out.author);
   const campaignId = out.campaignId === undefined ? conversation.campaignId : out.campaignId;
   const fields = {
@@ -106,7 +107,7 @@ export async function sendOnConversation(
   // Paid for before it is stored, so that an unpaid message with something free to send instead leaves no trace.
   const refused = await readyToGo(tx, gw, account, conversation, pending, receivers, true);
   if (refused?.code === 'INSUFFICIENT_CREDITS' && out.unpaid)
-    return sendOnConversation(tx, gw, account, contact, conversation, out.unpaid);
+    return { ...(await sendOnConversation(tx, gw, account, contact, conversation, out.unpaid)), unpaid: true };
   let message = await tx.insert('messages', pending);
   if (refused)
     message = await changeStatus(tx, message, { status: 'failed', error: refused.message, errorCode: refused.code });

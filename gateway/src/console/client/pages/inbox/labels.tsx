@@ -40,6 +40,7 @@ const HANDOFF_REASON: Record<string, string> = {
   bot_no_knowledge: 'When this came in, the campaign had no FAQs for the bot to answer from',
   bot_handoff: 'The bot decided a person should answer',
   no_campaign: 'No campaign answered this contact: handed to the team',
+  no_credits: 'The account had no credits for the bot to answer this',
 };
 
 export function handoffWhy(handoff: NonNullable<Conversation['handoff']>): string {
