@@ -386,6 +386,25 @@ describe('webhook subscriptions (POST /v1/webhooks)', () => {
     expect(verifyStandardWebhook(account.secret, toSettings!)).toBe(true);
   });
 
+  test('the owner\'s platform decides a reply\'s status: the Custom Channel Webhook failing it fails it, whatever a "reply" subscription answered', async () => {
+    const settingsHook = await receiver(() => ({ status: 500, body: 'down' }));
+    const subHook = await receiver();
+    const account = await accountWith(settingsHook.url);
+    const hook = await receiver();
+    await api(ctx.gw, account, 'POST', 'webhooks', { body: { url: subHook.url, events: ['reply'] } });
+    await api(ctx.gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['delivery_failed'] } });
+    const res = await send(account, { fromId: unique('u'), body: 'to both' });
+    const m = await allDelivered(account, res.body.messageId);
+    expect(m).toMatchObject({ status: 'failed', error: expect.stringContaining('500') });
+    const statusOf = (owner: boolean) =>
+      m.deliveries.find((d: { target: string }) => (d.target === 'customChannelWebhook') === owner).status;
+    expect([statusOf(true), statusOf(false)]).toEqual(['failed', 'sent']);
+    const [failed] = await hook.waitFor(1);
+    expect(failed!.body).toMatchObject({ type: 'delivery_failed', messageId: res.body.messageId });
+    const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations')).body.data as any[];
+    expect(conversation.failed).toBe(1);
+  });
+
   test('a subscription alone delivers the reply; DELETE → 204, then GET → 404 and no more deliveries', async () => {
     const subHook = await receiver();
     const account = await accountWith();

@@ -5,7 +5,7 @@ import { conversationsOfContact, publicConversation } from './conversations.js';
 import { listsOfContact } from './lists.js';
 import type { Media } from './media.js';
 import { deliveriesOf, publicMessage, type Message } from './messages.js';
-import type { Delivery } from './webhooks.js';
+import { OWNER_TARGET, type Delivery } from './webhooks.js';
 import type { contactExport } from '../contract/contact-export.js';
 import type { Answer } from '../contract/shared.js';
 
@@ -62,7 +62,7 @@ export async function exportContact(r: Reader, accountId: string, id: string): P
       id: d.id,
       event: d.event,
       messageId: d.messageId,
-      target: d.target === 'settings' ? 'customChannelWebhook' : d.target,
+      target: d.target === OWNER_TARGET ? 'customChannelWebhook' : d.target,
       url: d.url,
       status: d.status,
       payload: d.payload,

@@ -3,7 +3,7 @@ import { newId, now } from '../ids.js';
 import type { Page, Reader } from '../store/store.js';
 import { getContact } from './contacts.js';
 import type { EventPayload } from './events.js';
-import type { Delivery } from './webhooks.js';
+import { OWNER_TARGET, type Delivery } from './webhooks.js';
 import type { WhatsAppTemplate } from './whatsapp.js';
 import type { MessageAnswer, messageWithDeliveries } from '../contract/messages.js';
 import type { Answer } from '../contract/shared.js';
@@ -117,7 +117,7 @@ export function publicMessage(
     ...rest,
     deliveries: deliveries.map((d) => ({
       id: d.id,
-      target: d.target === 'settings' ? 'customChannelWebhook' : d.target,
+      target: d.target === OWNER_TARGET ? 'customChannelWebhook' : d.target,
       status: d.status,
       attempts: d.attempts,
       nextAttemptAt: d.nextAttemptAt ?? null,

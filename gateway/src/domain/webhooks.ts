@@ -94,6 +94,9 @@ export async function unsubscribe(gw: Gateway, accountId: string, id: string): P
 export const subscriptionsOf = (r: Reader, accountId: string, page?: Page) =>
   r.find<Subscription>('webhooks', 'account', [accountId], page);
 
+/** The receiver of replies the account saved in its settings: the Custom Channel Webhook URL. */
+export const OWNER_TARGET = 'settings';
+
 /** Where an event of the account goes: the settings URL takes replies (spec §6.1), subscriptions the events they named. */
 export async function receiversOf(
   r: Reader,
@@ -102,7 +105,7 @@ export async function receiversOf(
 ): Promise<Array<{ target: string; url: string }>> {
   const targets: Array<{ target: string; url: string }> = [];
   if (event === 'reply' && account.customChannelWebhookUrl)
-    targets.push({ target: 'settings', url: account.customChannelWebhookUrl });
+    targets.push({ target: OWNER_TARGET, url: account.customChannelWebhookUrl });
   for (const sub of await subscriptionsOf(r, account.id)) {
     if (sub.events.includes(event)) targets.push({ target: sub.id, url: sub.url });
   }
@@ -164,6 +167,6 @@ export async function secretFor(
   r: Reader,
   delivery: Pick<Delivery, 'target' | 'accountId'>,
 ): Promise<string | undefined> {
-  if (delivery.target === 'settings') return (await r.get<Account>('accounts', delivery.accountId))?.webhookSecret;
+  if (delivery.target === OWNER_TARGET) return (await r.get<Account>('accounts', delivery.accountId))?.webhookSecret;
   return (await r.get<Subscription>('webhooks', delivery.target))?.secret;
 }

@@ -3,6 +3,7 @@ import type { Account } from '../domain/accounts.js';
 import { countFailed, messageSettled, type Conversation } from '../domain/conversations.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { deliveryFailed } from '../domain/emit-event.js';
+import { OWNER_TARGET } from '../domain/webhooks.js';
 import { messageStatusChanged } from '../domain/inbox-changes.js';
 import { isOpening, openingStatusChanged } from '../domain/failed-openings.js';
 import { recordStep } from '../domain/funnel.js';
@@ -56,13 +57,17 @@ async function unfollow(tx: Tx, opening: Message): Promise<void> {
 }
 
 /**
- * A reply is Sent once any receiver accepted it, Failed once every receiver gave up (spec §3.1); the error of
- * the last failure is kept with it.
+ * A reply is Sent once the owner's platform accepted it, Failed once it gave up (spec §3.1); the error of the last
+ * failure is kept with it. The owner's platform is the Custom Channel Webhook URL, where the reply went to one: the
+ * `reply` subscribers beside it get copies, whose answers change nothing. Without one, the subscribers are the
+ * platform (an n8n workflow that delivers): Sent once any accepted it, Failed once every one gave up.
  */
 export async function settleDeliveries(tx: Tx, messageId: string): Promise<void> {
   const message = await tx.get<Message>('messages', messageId);
   if (!message) return;
-  const deliveries = (await deliveriesOf(tx, messageId)).filter((d) => d.event === 'reply');
+  const replies = (await deliveriesOf(tx, messageId)).filter((d) => d.event === 'reply');
+  const toOwner = replies.filter((d) => d.target === OWNER_TARGET);
+  const deliveries = toOwner.length > 0 ? toOwner : replies;
   const sent = deliveries.some((d) => d.status === 'sent');
   const failed = !sent && deliveries.length > 0 && deliveries.every((d) => d.status === 'failed');
   const status = sent ? 'sent' : failed ? 'failed' : 'pending';
