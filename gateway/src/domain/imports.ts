@@ -343,7 +343,8 @@ function readRow(
 /**
  * The data rows of a CSV file, each with the contact fields its mapped columns give (empty cells left out). A
  * BOM, quoted fields and CRLF are read; a blank line is no row to import but keeps its row number, as in a
- * spreadsheet; a quote mark inside a field that does not start with one is part of its text (Ann "Annie" Smith). The text is fed to the parser in slices, yielding between them.
+ * spreadsheet; a quote mark inside a field that does not start with one is part of its text (Ann "Annie" Smith).
+ * The text is fed to the parser in slices, yielding between them.
  *
  * A row with more or fewer fields than the header has lost or gained a delimiter (an unquoted comma in a name, a
  * cell cut off): its values no longer sit under their headers, so it is refused with its row rather than imported
