@@ -1,6 +1,7 @@
 import { removeDir } from '../helpers/gateway';
 import { startInProcess } from '../helpers/in-process';
 import {
+  advanceClock,
   api,
   createAccount,
   expectApiError,
@@ -10,12 +11,14 @@ import {
   untilIdle,
   useGateway,
   verifyStandardWebhook,
+  type InProcessGateway,
   type TestAccount,
 } from './api-support';
 
 /**
  * Spec §6.2: an agency's auto-recharge event carries an idempotency_key; granting with that key as
- * Idempotency-Key tops the sub-account up exactly once. Also: deliveries are durable jobs that a restart resumes.
+ * Idempotency-Key tops the sub-account up exactly once. A request no receiver took, or the rule saved again, asks
+ * anew under the next key. Also: deliveries are durable jobs that a restart resumes.
  */
 const ctx = useGateway({ LEADCHAT_WEBHOOK_RETRIES: '100ms,100ms' });
 const receivers: Receiver[] = [];
@@ -23,12 +26,15 @@ afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
 });
 
-async function agencyWithSub(): Promise<{ agency: TestAccount; sub: TestAccount; hook: Receiver; secret: string }> {
-  const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
-  const sub = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
-  const hook = await Receiver.start();
+async function agencyWithSub(
+  gw: InProcessGateway = ctx.gw,
+  respond?: Parameters<typeof Receiver.start>[0],
+): Promise<{ agency: TestAccount; sub: TestAccount; hook: Receiver; secret: string }> {
+  const agency = await createAccount(gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  const sub = await createAccount(gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+  const hook = await Receiver.start(respond);
   receivers.push(hook);
-  const created = await api(ctx.gw, agency, 'POST', 'webhooks', { body: { url: hook.url, events: ['auto_recharge'] } });
+  const created = await api(gw, agency, 'POST', 'webhooks', { body: { url: hook.url, events: ['auto_recharge'] } });
   expect(created.status).toBe(201);
   return { agency, sub, hook, secret: created.body.secret };
 }
@@ -113,6 +119,87 @@ test('usage that crosses the threshold sends a new event with a new key, and onl
   await use(30);
   const events = await hook.waitFor(2);
   expect(events[1]!.body.idempotency_key).not.toBe(event!.body.idempotency_key);
+});
+
+test('saving the rule again withdraws a request its receiver missed and asks at once, with the next key', async () => {
+  const { agency, sub, hook } = await agencyWithSub(ctx.gw, (n) => ({ status: n === 1 ? 404 : 200 }));
+  const save = async (enabled = true) =>
+    (
+      await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+        body: { email: sub.email, enabled, threshold: 10, amount: 50 },
+      })
+    ).body.autoRecharge;
+
+  expect(await save()).toMatchObject({ pending: true });
+  // Before the retry schedule has run: it is not asked again by itself yet.
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(hook.requests).toHaveLength(1);
+
+  // The receiver refused the request: saving the rule again asks anew, under a key the first grant could not use.
+  expect(await save()).toMatchObject({ pending: true });
+  const [missed, asked] = await hook.waitFor(2);
+  expect(asked!.body).toMatchObject({ balance: 0, threshold: 10, amount: 50 });
+  expect(asked!.body.idempotency_key).not.toBe(missed!.body.idempotency_key);
+
+  // Disabled, the rule waits for nothing; enabled again, it asks again.
+  expect(await save(false)).toMatchObject({ enabled: false, pending: false });
+  await untilIdle(ctx.gw);
+  expect(hook.requests).toHaveLength(2);
+  expect(await save(true)).toMatchObject({ enabled: true, pending: true });
+  const keys = (await hook.waitFor(3)).map((r) => r.body.idempotency_key);
+  expect(new Set(keys).size).toBe(3);
+});
+
+test('a request no receiver took is asked again once the retry schedule has run, and no sooner', async () => {
+  const gw = await startInProcess({ LEADCHAT_WEBHOOK_RETRIES: '1m,1m' });
+  try {
+    // The first request is refused at once, the one asked again is taken.
+    const { agency, sub, hook } = await agencyWithSub(gw, (n) => ({ status: n === 1 ? 404 : 200 }));
+    await api(gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+      body: { email: sub.email, threshold: 10, amount: 50 },
+    });
+    await untilIdle(gw);
+    expect(hook.requests).toHaveLength(1);
+
+    await advanceClock(gw, '2m');
+    await untilIdle(gw);
+    expect(hook.requests).toHaveLength(2);
+    const [refused, taken] = hook.requests;
+    expect(taken!.body.idempotency_key).not.toBe(refused!.body.idempotency_key);
+    expect((await api(gw, sub, 'GET', 'credits')).body.autoRecharge).toMatchObject({ pending: true });
+
+    // A request a receiver took waits for its grant: it is not asked again.
+    await advanceClock(gw, '10m');
+    await untilIdle(gw);
+    expect(hook.requests).toHaveLength(2);
+  } finally {
+    await gw.stop();
+    removeDir(gw.dataDir);
+  }
+});
+
+test('a request made while the agency had no receiver is asked again once the retry schedule has run', async () => {
+  const gw = await startInProcess({ LEADCHAT_WEBHOOK_RETRIES: '1m,1m' });
+  try {
+    const agency = await createAccount(gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+    const sub = await createAccount(gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+    await api(gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+      body: { email: sub.email, threshold: 10, amount: 50 },
+    });
+    await untilIdle(gw);
+
+    const hook = await Receiver.start();
+    receivers.push(hook);
+    await api(gw, agency, 'POST', 'webhooks', { body: { url: hook.url, events: ['auto_recharge'] } });
+    await advanceClock(gw, '2m');
+    await untilIdle(gw);
+    expect(hook.requests.map((r) => r.body)).toEqual([
+      expect.objectContaining({ sub_account_id: sub.id, balance: 0, threshold: 10, amount: 50 }),
+    ]);
+  } finally {
+    await gw.stop();
+    removeDir(gw.dataDir);
+  }
 });
 
 test('only an agency sets auto-recharge, and only for its own sub-accounts', async () => {

@@ -8,7 +8,11 @@ export const autoRecharge = z
     enabled: z.boolean(),
     threshold: z.number(),
     amount: z.number(),
-    pending: z.boolean().describe('A recharge was asked for and not yet granted'),
+    pending: z
+      .boolean()
+      .describe(
+        'A recharge was asked for (auto_recharge event) and the balance is not yet back at the threshold; saving the rule asks again',
+      ),
   })
   .nullable();
 

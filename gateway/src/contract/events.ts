@@ -46,7 +46,11 @@ export const replyEvent = z
 export const autoRechargeEvent = z
   .object({
     type: z.literal('auto_recharge').describe("The event's name, as the webhook-event header gives it"),
-    idempotency_key: z.string().describe('Grant with this as Idempotency-Key, so a twice-delivered event grants once'),
+    idempotency_key: z
+      .string()
+      .describe(
+        'Grant with this as Idempotency-Key, so a twice-delivered event grants once; a request asked again has a new one',
+      ),
     sub_account_id: z.string(),
     sub_account_email: z.string().describe('The email to grant credits to (POST /subaccounts/credits)'),
     balance: credits('The balance now'),
@@ -57,7 +61,8 @@ export const autoRechargeEvent = z
     id: 'AutoRechargeEvent',
     title: "A sub-account's balance fell below its auto-recharge threshold",
     description:
-      "Sent to the agency's `auto_recharge` subscribers once each time the balance crosses below the threshold (spec §6.2).",
+      "Sent to the agency's `auto_recharge` subscribers once each time the balance crosses below the threshold (spec §6.2), " +
+      'and again, under a new idempotency_key, when no receiver took that request (after the delivery retry schedule) or the rule is saved while the balance is below it.',
   });
 
 export const messageReceivedEvent = z

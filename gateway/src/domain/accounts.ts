@@ -8,17 +8,22 @@ import { digest, hashPassword, newApiKey, newWebhookSecret, sameDigest } from '.
 
 /**
  * Auto-recharge (spec §6.2): an agency sets, per sub-account, a threshold and an amount. When the
- * sub-account's balance is below the threshold, the agency's `auto_recharge` subscribers get one event with an
- * idempotency_key; they take payment and grant the amount with that key. The rule re-arms once the balance is
- * back at or above the threshold, so one shortfall makes one event, however often the balance is looked at.
+ * sub-account's balance is below the threshold, the agency's `auto_recharge` subscribers get one request (event) with
+ * an idempotency_key; they take payment and grant the amount with that key. The rule re-arms once the balance is
+ * back at or above the threshold, so one shortfall makes one request, however often the balance is looked at; a
+ * request no receiver took is asked again, and saving the rule asks afresh (domain/auto-recharge.ts), each time
+ * with the next key.
  */
 export interface AutoRecharge {
   enabled: boolean;
   thresholdCents: number;
   amountCents: number;
-  /** Shortfalls signalled so far: the sequence behind each idempotency_key. */
+  /** Requests made so far: the sequence behind each idempotency_key. */
   sequence: number;
-  /** True from the event until the balance is back above the threshold. */
+  /**
+   * True from a request until the balance is back at or above the threshold, the rule is saved again, or the
+   * request, taken by no receiver, is asked again.
+   */
   pending: boolean;
 }
 

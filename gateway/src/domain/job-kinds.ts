@@ -31,6 +31,11 @@ export type JobKinds = {
   contact_search_index: { after?: string };
   /** The contact of each delivery stored before deliveries named it, from the one after `after`. */
   delivery_contacts: { after?: string };
+  /**
+   * Auto-recharge request `sequence` of a sub-account, looked at once its deliveries are settled: one that reached
+   * no receiver is asked again (domain/auto-recharge.ts).
+   */
+  auto_recharge_unheard: { subAccountId: string; sequence: number; deliveryIds: string[]; askedAt: number };
   /** One entry of a provider's webhook: a contact's message, or the status of messages sent. */
   inbound: InboundJob;
 };

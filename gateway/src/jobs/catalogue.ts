@@ -1,3 +1,4 @@
+import { askAgainIfUnheard } from '../domain/auto-recharge.js';
 import { runBotReply } from '../engine/bot-reply.js';
 import { runFollowUp } from '../engine/follow-ups.js';
 import { runCampaignResume, runOpening } from '../engine/openings.js';
@@ -27,6 +28,7 @@ export const jobCatalogue: { readonly [K in JobKind]: JobHandler<K> } = {
   contact_search_index: indexContacts,
   delivery_contacts: nameDeliveryContacts,
   inbound,
+  auto_recharge_unheard: (ctx, job) => askAgainIfUnheard(ctx, job.data),
 };
 
 const isKind = (kind: string): kind is JobKind => Object.hasOwn(jobCatalogue, kind);

@@ -372,7 +372,7 @@ export interface components {
     };
     /**
      * A sub-account's balance fell below its auto-recharge threshold
-     * @description Sent to the agency's `auto_recharge` subscribers once each time the balance crosses below the threshold (spec §6.2).
+     * @description Sent to the agency's `auto_recharge` subscribers once each time the balance crosses below the threshold (spec §6.2), and again, under a new idempotency_key, when no receiver took that request (after the delivery retry schedule) or the rule is saved while the balance is below it.
      */
     AutoRechargeEvent: {
       /**
@@ -380,7 +380,7 @@ export interface components {
        * @constant
        */
       type: 'auto_recharge';
-      /** @description Grant with this as Idempotency-Key, so a twice-delivered event grants once */
+      /** @description Grant with this as Idempotency-Key, so a twice-delivered event grants once; a request asked again has a new one */
       idempotency_key: string;
       sub_account_id: string;
       /** @description The email to grant credits to (POST /subaccounts/credits) */

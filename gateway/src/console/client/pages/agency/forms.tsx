@@ -90,7 +90,8 @@ export function GrantForm(props: { subs: SubAccount[]; selected?: string; onDone
 }
 
 /**
- * PUT /v1/subaccounts/auto-recharge: below the threshold, the agency is asked (auto_recharge event) to add the amount.
+ * PUT /v1/subaccounts/auto-recharge: below the threshold, the agency is asked (auto_recharge event) to add the amount;
+ * saving withdraws a request still waiting and asks again, which is how an agency whose receiver missed one asks anew.
  * The fields show the rule of the sub-account chosen in the form, as it is: off when there is none.
  */
 export function AutoRechargeForm(props: { subs: SubAccount[]; selected?: string; onDone: (email: string) => void }) {
@@ -146,7 +147,7 @@ export function AutoRechargeForm(props: { subs: SubAccount[]; selected?: string;
         defaultValue={rule ? String(rule.amount) : ''}
         hint={
           rule
-            ? `Now: below ${credits(rule.threshold)}, add ${credits(rule.amount)}.`
+            ? `Now: below ${credits(rule.threshold)}, add ${credits(rule.amount)}.${rule.pending ? ' A request waits for its grant: saving asks again.' : ''}`
             : 'Your auto_recharge webhook gets the request; grant the amount with its idempotency_key.'
         }
       />
