@@ -1,4 +1,5 @@
 import {
+  advanceClock,
   api,
   createAccount,
   expectApiError,
@@ -183,6 +184,37 @@ test('10 additions at once: 3 go at once, the rest at the campaign rate, none tw
     .filter((e) => e.aheadMs > 0);
   expect(early).toEqual([]);
   expect(new Set(sent.map((m) => m.contactId)).size).toBe(10);
+});
+
+test('a campaign moved to another list sends its waiting openings only to the contacts on its new list', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list, campaign } = await listAndCampaign(account, { sendRate: '1/m' });
+  const other = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Other leads' } })).body;
+  const contacts = [];
+  for (let i = 0; i < 5; i += 1) {
+    const c = await contact(account);
+    expect((await add(account, list.id, c.id)).status).toBe(201);
+    contacts.push(c);
+  }
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  // The first 3 went at once; the other 2 wait for their slots, a minute apart. One of those is on both lists.
+  const [stays, leaves] = contacts.slice(3);
+  for (const c of contacts.slice(0, 3)) expect(await outgoing(account, c.id)).toHaveLength(1);
+  for (const c of [stays!, leaves!]) expect((await conversationOf(account, c.id)).opening.status).toBe('queued');
+  await add(account, other.id, stays!.id);
+
+  expect((await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { listId: other.id } })).status).toBe(
+    200,
+  );
+  await advanceClock(ctx.gw, '10m');
+  await untilIdle(ctx.gw);
+  expect(await outgoing(account, leaves!.id)).toEqual([]);
+  expect(await conversationOf(account, leaves!.id)).toMatchObject({
+    opening: { campaignId: campaign.id, status: 'cancelled', reason: 'left_list' },
+    next: null,
+  });
+  expect(await outgoing(account, stays!.id)).toHaveLength(1);
+  expect((await conversationOf(account, stays!.id)).opening).toMatchObject({ status: 'sent' });
 });
 
 test('no phone: not sent, and the conversation says why', async () => {

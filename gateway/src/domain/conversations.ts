@@ -13,7 +13,7 @@ export type ConversationStatus = 'active' | 'handed_off' | 'opted_out' | 'closed
 export interface OpeningState {
   campaignId: string;
   status: 'queued' | 'held' | 'sent' | 'skipped' | 'cancelled';
-  /** Why it was skipped or cancelled: no_phone, no_external_id, wrote_first, opted_out, not_live. */
+  /** Why it was skipped or cancelled: no_phone, no_external_id, wrote_first, opted_out, not_live, left_list. */
   reason: string | null;
   at: string;
 }

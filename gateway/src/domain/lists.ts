@@ -76,6 +76,10 @@ export async function addMembership(
   return { added: true, membership };
 }
 
+/** Whether the contact is on the list now. */
+export const isOnList = async (r: Reader, listId: string, contactId: string) =>
+  (await r.find<Membership>('memberships', 'member', [listId, contactId])).length > 0;
+
 /** The contact leaves the list (engine/join-list.ts stops what its campaigns still had waiting); 404 when it is not on it. */
 export async function removeMembership(tx: Tx, accountId: string, listId: string, contactId: string): Promise<void> {
   await getList(tx, accountId, listId);

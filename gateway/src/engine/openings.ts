@@ -3,7 +3,7 @@ import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { campaignById, campaignsOf, getCampaign, type Campaign } from '../domain/campaigns.js';
 import { addressOf, type Contact } from '../domain/contacts.js';
-import type { Membership } from '../domain/lists.js';
+import { isOnList, type Membership } from '../domain/lists.js';
 import { ApiError } from '../errors.js';
 import { conversationFor, updateConversation, type Conversation } from '../domain/conversations.js';
 import { recordStep } from '../domain/funnel.js';
@@ -171,6 +171,14 @@ async function takeSlot(tx: Tx, campaign: Campaign, due: number): Promise<number
   return sendAt;
 }
 
+/**
+ * Whether the contact is on the campaign's list as its opening message goes. It was when the opening was queued; the
+ * contact may have left the list since, or the campaign moved to another one: an opening goes only to the list the
+ * campaign has when it goes.
+ */
+const onCampaignList = async (tx: Tx, campaign: Campaign, contactId: string) =>
+  campaign.listId !== null && (await isOnList(tx, campaign.listId, contactId));
+
 /** Job `opening`: sends a queued opening message, unless what happened since says otherwise. */
 export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']): Promise<JobResult> {
   return gw.store.transact(async (tx) => {
@@ -180,6 +188,8 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     if (!campaign || campaign.status === 'draft')
       return void (await settleOpening(tx, opening, { status: 'skipped', reason: 'not_live' }));
     if (campaign.status === 'paused') return void (await settleOpening(tx, opening, { status: 'held', held: 'held' }));
+    if (!(await onCampaignList(tx, campaign, opening.contactId)))
+      return void (await settleOpening(tx, opening, { status: 'cancelled', reason: 'left_list' }));
     const [account, contact, conversation, pacing] = await Promise.all([
       tx.get<Account>('accounts', opening.accountId),
       tx.get<Contact>('contacts', opening.contactId),
