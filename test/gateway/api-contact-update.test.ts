@@ -1,5 +1,14 @@
 import { consoleAccount, teamMember, withSession } from '../console/support';
-import { api, createAccount, expectApiError, uniquePhone, useGateway, type TestAccount } from './api-support';
+import {
+  advanceClock,
+  api,
+  createAccount,
+  expectApiError,
+  uniquePhone,
+  untilIdle,
+  useGateway,
+  type TestAccount,
+} from './api-support';
 
 /** Issue 47: PATCH /v1/contacts/{id} corrects a contact; DELETE /v1/lists/{listId}/contacts/{contactId} takes it off a list. */
 const ctx = useGateway();
@@ -285,6 +294,38 @@ describe('DELETE /v1/lists/{listId}/contacts/{contactId}', () => {
       next: null,
     });
     expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}/messages`)).body.data).toEqual([]);
+  });
+
+  test("the list's campaign sends no more follow-ups to a contact taken off the list; the conversation stays", async () => {
+    const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Funnel' } })).body;
+    const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: {
+        name: 'Nudges',
+        channel: 'sms',
+        listId: list.id,
+        openingMessage: 'Hi {{first_name}}!',
+        triggerOnNewContacts: true,
+        status: 'live',
+        followUps: { enabled: true, steps: [{ after: '1d', body: 'Still there?' }] },
+      },
+    });
+    expect(campaign.status).toBe(201);
+    const c = await create({ firstName: 'Gone', phone: uniquePhone() });
+    await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: c.id } });
+    await untilIdle(ctx.gw, { horizonMs: 0 });
+    const conversationOf = async () =>
+      (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: c.id } })).body.data[0];
+    expect(await conversationOf()).toMatchObject({
+      opening: { status: 'sent' },
+      next: { kind: 'follow_up', step: 0 },
+    });
+    expect((await api(ctx.gw, account, 'DELETE', `lists/${list.id}/contacts/${c.id}`)).status).toBe(204);
+    expect(await conversationOf()).toMatchObject({ campaignId: campaign.body.id, status: 'active', next: null });
+    await advanceClock(ctx.gw, '3d');
+    await untilIdle(ctx.gw);
+    const sent = (await api(ctx.gw, account, 'GET', `contacts/${c.id}/messages`)).body.data;
+    expect(sent.map((m: { author: string }) => m.author)).toEqual(['campaign']);
+    expect(await conversationOf()).toMatchObject({ campaignId: campaign.body.id, status: 'active', next: null });
   });
 
   test("unknown list → 404 LIST_NOT_FOUND; another account's list or contact → 404", async () => {

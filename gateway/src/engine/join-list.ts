@@ -5,6 +5,8 @@ import { getContact, type Contact } from '../domain/contacts.js';
 import type { Tx } from '../store/store.js';
 import { campaignsOf } from '../domain/campaigns.js';
 import { stopOpenings } from '../domain/openings.js';
+import { conversationsOfContact } from '../domain/conversations.js';
+import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { onAddedToList } from './openings.js';
 
 /** Spec §4.3. Adding a member twice changes nothing and reports `added: false`. */
@@ -41,13 +43,23 @@ export async function joinList(
 }
 
 /**
- * DELETE /v1/lists/{listId}/contacts/{contactId}: the contact leaves the list, and the opening messages of the
- * list's campaigns still waiting for it will not go (cancelled, `left_list`); what was sent stays.
+ * DELETE /v1/lists/{listId}/contacts/{contactId}: the contact leaves the list, and the list's campaigns stop
+ * reaching out to it: their opening messages still waiting for it will not go (cancelled, `left_list`), nor their
+ * follow-ups. What was sent stays, and so do the conversations: the bot still answers the contact who writes.
  */
 export async function removeFromList(gw: Gateway, accountId: string, listId: string, contactId: string): Promise<void> {
   await gw.store.transact(async (tx) => {
     await removeMembership(tx, accountId, listId, contactId);
     const campaigns = new Set((await campaignsOf(tx, accountId)).filter((c) => c.listId === listId).map((c) => c.id));
-    if (campaigns.size) await stopOpenings(tx, contactId, 'left_list', (o) => campaigns.has(o.campaignId));
+    if (campaigns.size === 0) return;
+    await stopOpenings(tx, contactId, 'left_list', (o) => campaigns.has(o.campaignId));
+    await stopFollowUps(tx, contactId, campaigns);
   });
+}
+
+/** The follow-ups of `campaigns` to the contact (their conversations with it) will not go, nor close anything. */
+async function stopFollowUps(tx: Tx, contactId: string, campaigns: ReadonlySet<string>): Promise<void> {
+  for (const conversation of await conversationsOfContact(tx, contactId)) {
+    if (conversation.campaignId && campaigns.has(conversation.campaignId)) await cancelFollowUps(tx, conversation);
+  }
 }
