@@ -184,6 +184,48 @@ test('a reply cancels the follow-ups, and is reported as message_received', asyn
   });
 });
 
+test('a reaction stops the follow-ups as a reply does, and needs no reply: the bot answers none', async () => {
+  const { account, list } = await setUp({
+    channel: 'custom',
+    customChannel: 'chat',
+    followUps: { enabled: true, steps: [{ after: '1d', body: 'Hello?' }] },
+  });
+  const chat = await Receiver.start();
+  receivers.push(chat);
+  await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: chat.url } });
+  const fromId = unique('visitor');
+  const ann = (
+    await api(ctx.gw, account, 'POST', 'contacts', { body: { firstName: 'Ann', externalIds: { chat: fromId } } })
+  ).body;
+  await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: ann.id } });
+  await poll(
+    () => conversation(account, ann.id),
+    (c) => c?.next?.kind === 'follow_up',
+  );
+  const reacted = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+    body: {
+      customData: { messageSid: unique('sid'), fromId, toId: 'biz', body: '👍', channel: 'chat' },
+      messageType: 'reaction',
+    },
+  });
+  expect(reacted.status).toBe(200);
+  expect(await conversation(account, ann.id)).toMatchObject({ next: null, needsReply: false, status: 'active' });
+  // The day the follow-up was due, and the one its closing would have been, pass: nothing goes, nothing closes.
+  await advanceClock(ctx.gw, '3d');
+  await untilIdle(ctx.gw);
+  expect(await followUpsTo(account, ann.id)).toEqual([]);
+  const after = await conversation(account, ann.id);
+  expect(after).toMatchObject({ next: null, needsReply: false, status: 'active' });
+  // The reaction is in the thread; the preview keeps the message before it.
+  expect((await messages(account, ann.id)).map((m) => [m.direction, m.messageType])).toContainEqual([
+    'incoming',
+    'reaction',
+  ]);
+  expect(after.lastMessage).toMatchObject({ direction: 'outgoing', author: 'campaign' });
+  const waiting = (await api(ctx.gw, account, 'GET', 'conversations', { query: { needsReply: 'true' } })).body.data;
+  expect(waiting.map((c: { id: string }) => c.id)).not.toContain(after.id);
+});
+
 test('STOP opts out on every channel: one confirmation, then nothing until START', async () => {
   const { account, hook, list } = await setUp({
     followUps: { enabled: true, steps: [{ after: '1h', body: 'Hello?' }] },

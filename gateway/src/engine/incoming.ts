@@ -15,6 +15,7 @@ import type { Tx } from '../store/store.js';
 import { answering, campaignForReply, scheduleBotReply } from './bot-reply.js';
 import { optIn, optOut } from './consent.js';
 import { emitEvent } from '../domain/emit-event.js';
+import { messageAdded } from '../domain/inbox-changes.js';
 import { subscriptionsOf } from '../domain/webhooks.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { acknowledgeRequest, handOff, tellHandoff } from './handoff.js';
@@ -23,15 +24,33 @@ import { openingsOf, stopOpenings } from '../domain/openings.js';
 import { sendOnConversation } from './outgoing.js';
 import { DEFAULT_HELP_TEXT } from '../domain/texts.js';
 
-/** A contact's message is the conversation's latest activity: it reopens a closed conversation and counts unread. */
-export function recordIncoming(tx: Tx, conversation: Conversation, message: Message): Promise<Conversation> {
-  const reaction = message.messageType === 'reaction';
+/**
+ * A contact's message is the conversation's latest activity: it reopens a closed conversation and counts unread.
+ * A reaction is activity too, and the inbox hears of it, but it is not the conversation's last message: the bot
+ * answers none, so it would leave the conversation needing a reply (needsReply reads the last message) that no one
+ * owes. What needed a reply before it still does.
+ */
+export async function recordIncoming(tx: Tx, conversation: Conversation, message: Message): Promise<Conversation> {
+  const status = conversation.status === 'closed' ? 'active' : conversation.status;
+  if (message.messageType === 'reaction') {
+    const touched = await touchConversation(tx, conversation, { lastIncomingAt: message.createdAt, status });
+    messageAdded(tx, touched.accountId, touched.id, message);
+    return touched;
+  }
   return touchConversation(tx, conversation, {
     lastMessage: lastMessageOf(message),
     lastIncomingAt: message.createdAt,
-    ...(reaction ? {} : { lastIncomingId: message.id, unread: (conversation.unread ?? 0) + 1 }),
-    status: conversation.status === 'closed' ? 'active' : conversation.status,
+    lastIncomingId: message.id,
+    unread: (conversation.unread ?? 0) + 1,
+    status,
   });
+}
+
+/** The lead spoke up: no follow-up goes to them, on any of their conversations. Answers those as they were read. */
+async function stopFollowUps(tx: Tx, contactId: string): Promise<Conversation[]> {
+  const conversations = await conversationsOfContact(tx, contactId);
+  for (const c of conversations) await cancelFollowUps(tx, c);
+  return conversations;
 }
 
 /**
@@ -76,7 +95,9 @@ export async function onIncoming(
     },
     message.id,
   );
-  if (reaction) return;
+  // A reaction is the lead engaging: no "Still there?" follows it, as none follows a reply. It asks nothing: the bot
+  // answers none, and nothing else happens.
+  if (reaction) return void (await stopFollowUps(tx, contact.id));
 
   const campaign = current.campaignId ? await campaignById(tx, current.campaignId) : undefined;
   const intent = classify(message.body, campaign ? { languages: [campaign.language] } : {});
@@ -85,8 +106,7 @@ export async function onIncoming(
   await recordReply(tx, current);
 
   await stopOpenings(tx, contact.id, 'wrote_first');
-  const conversations = await conversationsOfContact(tx, contact.id);
-  for (const c of conversations) await cancelFollowUps(tx, c);
+  const conversations = await stopFollowUps(tx, contact.id);
   const latest = (await tx.get<Conversation>('conversations', current.id))!;
   if (intent === 'help') {
     await sendOnConversation(tx, gw, account, contact, latest, {
