@@ -226,6 +226,20 @@ test('a reaction stops the follow-ups as a reply does, and needs no reply: the b
   expect(waiting.map((c: { id: string }) => c.id)).not.toContain(after.id);
 });
 
+test('follow-ups turned off while one waits: none goes, and the conversation stays active, not closed', async () => {
+  const { account, list, campaign } = await setUp(TWO_FOLLOW_UPS);
+  const ann = await lead(account, list.id);
+  expect((await conversation(account, ann.id)).next).toMatchObject({ kind: 'follow_up', step: 0 });
+  const off = await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, {
+    body: { followUps: { enabled: false } },
+  });
+  expect(off.status).toBe(200);
+  await advanceClock(ctx.gw, '5d');
+  await untilIdle(ctx.gw);
+  expect(await followUpsTo(account, ann.id)).toEqual([]);
+  expect(await conversation(account, ann.id)).toMatchObject({ status: 'active', next: null });
+});
+
 test('STOP opts out on every channel: one confirmation, then nothing until START', async () => {
   const { account, hook, list } = await setUp({
     followUps: { enabled: true, steps: [{ after: '1h', body: 'Hello?' }] },

@@ -14,6 +14,9 @@ import { personalize } from '../domain/personalize.js';
 import { isOpen, nextOpening } from '../domain/sending-window.js';
 import { clockNow } from '../clock.js';
 
+/** The steps the campaign follows up with now: none while its follow-ups are off. */
+const stepsOf = (campaign: Campaign) => (campaign.followUps.enabled ? campaign.followUps.steps : []);
+
 /**
  * Sets the timer of follow-up `step` (0 = the first), counted from `from` (epoch ms), the time of the message before
  * it. After the last step one more timer runs, as long as the last step's delay: a lead who let it pass unanswered
@@ -26,7 +29,7 @@ export async function scheduleFollowUp(
   step: number,
   from: number,
 ): Promise<Conversation> {
-  const steps = campaign.followUps.enabled ? campaign.followUps.steps : [];
+  const steps = stepsOf(campaign);
   if (steps.length === 0 || step > steps.length)
     return updateConversation(tx, conversation, { next: null, followUpHeld: null });
   const at = from + parseDuration(steps[Math.min(step, steps.length - 1)]!.after);
@@ -59,26 +62,36 @@ export async function followRetriedOpening(tx: Tx, opening: Message & { campaign
 }
 
 /**
- * Whether the conversation still waits for follow-up `step` (or, past the last, for its closing): its `next` names
- * the one timer that may act, so a job run again after it acted (the queue runs each at least once) finds it gone.
+ * Whether this job is the conversation's timer for follow-up `step` (or, past the last, for its closing): its `next`
+ * names the one timer that may act, so a job run again after it acted (the queue runs each at least once) finds it
+ * gone.
  */
-const waitsFor = (conversation: Conversation | undefined, step: number): conversation is Conversation =>
-  conversation?.status === 'active' &&
-  conversation.lastMessage?.direction !== 'incoming' &&
-  (conversation.next?.kind === 'follow_up' || conversation.next?.kind === 'close') &&
-  conversation.next.step === step;
+const isTimerOf = (conversation: Conversation | undefined, step: number): conversation is Conversation =>
+  (conversation?.next?.kind === 'follow_up' || conversation?.next?.kind === 'close') && conversation.next.step === step;
 
-/** Job `follow_up`: sends step `step` when the conversation still waits for the lead, or closes it after the last. */
+/**
+ * Whether the conversation still waits for the lead: active, with the lead's message not the latest. A timer that
+ * finds it no longer waits only clears `next`: a conversation never shows a follow-up that nothing will send.
+ */
+const waitsForLead = (conversation: Conversation) =>
+  conversation.status === 'active' && conversation.lastMessage?.direction !== 'incoming';
+
+/**
+ * Job `follow_up`: sends step `step` when the conversation still waits for the lead, or closes it after the last.
+ * Follow-ups turned off meanwhile send nothing and close nothing: no follow-up went unanswered.
+ */
 export async function runFollowUp(gw: Gateway, { conversationId, step }: JobKinds['follow_up']): Promise<JobResult> {
   return gw.store.transact(async (tx) => {
     const conversation = await tx.get<Conversation>('conversations', conversationId);
-    if (!waitsFor(conversation, step)) return;
+    if (!isTimerOf(conversation, step)) return;
+    if (!waitsForLead(conversation)) return void (await updateConversation(tx, conversation, { next: null }));
     const campaign = conversation.campaignId ? await campaignById(tx, conversation.campaignId) : undefined;
     if (!campaign || campaign.status === 'draft')
       return void (await updateConversation(tx, conversation, { next: null }));
     if (campaign.status === 'paused')
       return void (await updateConversation(tx, conversation, { followUpHeld: 'held' }));
-    const steps = campaign.followUps.enabled ? campaign.followUps.steps : [];
+    const steps = stepsOf(campaign);
+    if (steps.length === 0) return void (await updateConversation(tx, conversation, { next: null }));
     if (step >= steps.length) {
       await updateConversation(tx, conversation, { status: 'closed', next: null });
       return;
@@ -93,7 +106,8 @@ export async function runFollowUp(gw: Gateway, { conversationId, step }: JobKind
       tx.get<Account>('accounts', conversation.accountId),
       tx.get<Contact>('contacts', conversation.contactId),
     ]);
-    if (!account || !contact || contact.optOut) return;
+    if (!account || !contact || contact.optOut)
+      return void (await updateConversation(tx, conversation, { next: null }));
     const sent = await sendOnConversation(tx, gw, account, contact, conversation, {
       body: personalize(steps[step]!.body, contact),
       author: 'follow_up',
