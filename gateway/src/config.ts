@@ -124,7 +124,7 @@ export const settings = {
   LEADCHAT_TEST_FULL_DISK: {
     schema: z.string().min(1).optional(),
     default: undefined,
-    doc: 'Embedded store, for tests where no small file system can be mounted: while the file this names exists, every write of the store fails as on a full disk (ENOSPC). Never in production',
+    doc: "Embedded store, for tests where no small file system can be mounted, nor a file's owner or attributes stop root: while the file this names exists, the store's writes fail as on a full disk (ENOSPC), or with the error code the file holds (EACCES, EPERM, EROFS, EIO) as the system fails them. Never in production",
   },
   LEADCHAT_LOG_LEVEL: {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),

@@ -1,5 +1,5 @@
 import { close, constants, fdatasync, ftruncate, open, write } from 'node:fs';
-import { refuseWhenFull } from './full-disk.js';
+import { refuseWhenFaulty } from './full-disk.js';
 
 const done = (resolve: () => void, reject: (err: Error) => void) => (err: Error | null) =>
   err ? reject(err) : resolve();
@@ -27,7 +27,7 @@ export class AppendFile {
 
   /** Appends `data` and returns once it is durable. */
   async appendDurably(data: Buffer): Promise<void> {
-    refuseWhenFull();
+    refuseWhenFaulty();
     await this.writeAll(data);
     if (!DSYNC) await this.datasync();
   }
@@ -46,8 +46,9 @@ export class AppendFile {
     return new Promise((resolve, reject) => fdatasync(this.fd, done(resolve, reject)));
   }
 
-  truncate(length: number): Promise<void> {
-    return new Promise((resolve, reject) => ftruncate(this.fd, length, done(resolve, reject)));
+  async truncate(length: number): Promise<void> {
+    refuseWhenFaulty('shrink');
+    await new Promise<void>((resolve, reject) => ftruncate(this.fd, length, done(resolve, reject)));
   }
 
   close(): Promise<void> {

@@ -1,7 +1,7 @@
 import { mkdir, open, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { StoreWriteError, type BlobStore } from '../store.js';
-import { refuseWhenFull } from './full-disk.js';
+import { refuseWhenFaulty } from './full-disk.js';
 
 /** Media files of the lowdb store: one file each under `<dir>/<accountId>/<id>`, durable before any record. */
 export class FileBlobs implements BlobStore {
@@ -14,7 +14,7 @@ export class FileBlobs implements BlobStore {
     const handle = await open(file, 'wx', 0o600);
     let refused: unknown;
     try {
-      refuseWhenFull();
+      refuseWhenFaulty();
       await handle.writeFile(bytes);
       await handle.sync();
     } catch (err) {

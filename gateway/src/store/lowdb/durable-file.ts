@@ -1,6 +1,6 @@
 import { open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { refuseWhenFull } from './full-disk.js';
+import { refuseWhenFaulty } from './full-disk.js';
 
 /**
  * Makes a rename or a file creation in `dir` survive a power cut. Windows cannot open a directory for fsync,
@@ -20,7 +20,7 @@ export async function fsyncDir(dir: string): Promise<void> {
 export async function writeFileDurably(file: string, data: string): Promise<void> {
   const temp = `${file}.tmp`;
   try {
-    refuseWhenFull();
+    refuseWhenFaulty('create');
     const handle = await open(temp, 'w');
     try {
       await handle.writeFile(data, 'utf8');

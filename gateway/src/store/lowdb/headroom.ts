@@ -1,6 +1,6 @@
 import { open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { refuseWhenFull } from './full-disk.js';
+import { refuseWhenFaulty } from './full-disk.js';
 
 /** What a probe writes at least: room for a few group commits and a page written by a checkpoint. */
 export const HEADROOM_BYTES = 1024 * 1024;
@@ -13,7 +13,7 @@ export const HEADROOM_BYTES = 1024 * 1024;
 export async function diskTakes(dir: string, bytes: number): Promise<boolean> {
   const file = join(dir, 'headroom.probe');
   try {
-    refuseWhenFull();
+    refuseWhenFaulty('create');
     const handle = await open(file, 'w', 0o600);
     try {
       await handle.writeFile(Buffer.alloc(bytes));

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { AppendFile } from './append-file.js';
 import { fsyncDir } from './durable-file.js';
+import { refuseWhenFaulty } from './full-disk.js';
 import { numberedFiles } from './numbered-files.js';
 
 const ACTIVE = 'journal.log';
@@ -86,6 +87,7 @@ export class Journal {
     const generation = (this.sealed.at(-1) ?? 0) + 1;
     const active = join(this.dir, ACTIVE);
     const sealed = join(this.dir, sealedName(generation));
+    refuseWhenFaulty('create');
     await rename(active, sealed);
     let next: AppendFile;
     try {
