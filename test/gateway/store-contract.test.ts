@@ -1529,6 +1529,8 @@ describe('store health', () => {
         coded('ETIMEDOUT'),
         coded('ENOSPC'),
         new StoreWriteError('store: the change could not be saved', { cause: coded('EIO') }),
+        coded('EACCES'),
+        new StoreWriteError('store: a checkpoint could not write its pages', { cause: coded('EPERM') }),
         new Error('syntax error at or near "SELEC"'),
       ].map(failureClass),
     ).toEqual([
@@ -1542,6 +1544,8 @@ describe('store health', () => {
       'timeout',
       'disk_full',
       'disk_io_error',
+      'permission_denied',
+      'permission_denied',
       undefined,
     ]);
   });
@@ -1721,7 +1725,11 @@ describe('embedded store: its job counts as it opens, and its health', () => {
       expect(log.lines).toEqual([
         {
           level: 'warn',
-          fields: { failure: 'disk_full', reason: 'ENOSPC: no space left on device, write' },
+          fields: {
+            failure: 'disk_full',
+            reason: 'ENOSPC: no space left on device, write',
+            remedy: "free space on the data dir's file system",
+          },
           message: expect.stringMatching(/^the store is unavailable/),
         },
         {

@@ -1,5 +1,7 @@
 /** Where the store's health is told: the gateway's logger, or process warnings for a store opened on its own. */
 export interface HealthLog {
+  /** For what needs the operator at once; a warning where the log has no such level. */
+  error?(fields: object, message: string): void;
   warn(fields: object, message: string): void;
   info(fields: object, message: string): void;
 }
@@ -9,7 +11,8 @@ export const QUIET_MS = 10_000;
 
 /**
  * The failure classes an operator meets when the store goes away, by the code the error (or an error it wraps)
- * carries: network errors, PostgreSQL's SQLSTATE for a server shutting down or starting, a full or failing disk.
+ * carries: network errors, PostgreSQL's SQLSTATE for a server shutting down or starting, a full or failing disk, a
+ * data dir the gateway's user may no longer change (its owner or mode changed, an immutable attribute set).
  */
 const BY_CODE: Record<string, string> = {
   ECONNREFUSED: 'connection_refused',
@@ -29,6 +32,19 @@ const BY_CODE: Record<string, string> = {
   EDQUOT: 'disk_full',
   EIO: 'disk_io_error',
   EROFS: 'read_only_filesystem',
+  EACCES: 'permission_denied',
+  EPERM: 'permission_denied',
+};
+
+/**
+ * What the operator does about a failure class the gateway cannot wait out by itself as it waits out a restarting
+ * database: told on the line that says the store is away.
+ */
+const REMEDY: Record<string, string> = {
+  disk_full: "free space on the data dir's file system",
+  read_only_filesystem: "mount the data dir's file system read-write again",
+  permission_denied:
+    "let the gateway's user write the data dir and every file in it again (owner, mode, an immutable or append-only attribute: chattr -i -a)",
 };
 
 /** node-postgres reports a lost connection and its own timeouts without a code. */
@@ -78,6 +94,8 @@ function reasonOf(err: unknown): string {
 export class StoreHealth {
   private away: { since: number; failure: string } | undefined;
   private refusals = 0;
+  /** Set once only a restart brings the store back: why. */
+  private lost: string | undefined;
   /** By failure class: when its last line was written, and how many were left out since. */
   private readonly lines = new Map<string, { at: number; left: number }>();
 
@@ -92,7 +110,8 @@ export class StoreHealth {
 
   /** The store answered: if it was away, say that it is back. Called on every answer: costs a check when up. */
   answered(): void {
-    if (this.away === undefined) return;
+    // A store that needs a restart is not back, whatever answers on its way down.
+    if (this.away === undefined || this.lost !== undefined) return;
     const { since, failure } = this.away;
     this.away = undefined;
     this.lines.clear();
@@ -108,10 +127,32 @@ export class StoreHealth {
     this.away = { since: at, failure: failure ?? 'unknown' };
     this.refusals = 0;
     this.lines.set(this.away.failure, { at, left: 0 });
+    const remedy = failure && REMEDY[failure] ? { remedy: REMEDY[failure] } : {};
     this.log.warn(
-      { failure: this.away.failure, reason: reasonOf(err), ...(failure ? {} : { err }) },
+      { failure: this.away.failure, reason: reasonOf(err), ...remedy, ...(failure ? {} : { err }) },
       'the store is unavailable: what needs it is refused (503) until it is back',
     );
+  }
+
+  /**
+   * The store can no longer be trusted by this process (the embedded store's journal in a state it cannot know): a
+   * restart recovers it from disk, and nothing short of one does. Said once, at level 50; `/healthz` then answers 503
+   * with `reason`, so that a supervisor restarts the process.
+   */
+  restartNeeded(err: unknown): void {
+    this.failed(err);
+    if (this.lost !== undefined) return;
+    this.lost = err instanceof Error ? err.message : String(err);
+    const fields = { failure: failureClass(err) ?? 'unknown', reason: reasonOf(err) };
+    const message =
+      'the store cannot recover without a restart: /healthz answers 503 so that a supervisor restarts the gateway; nothing acknowledged is lost';
+    if (this.log.error) this.log.error(fields, message);
+    else this.log.warn(fields, message);
+  }
+
+  /** Why only a restart brings the store back, in the store's words (restartNeeded), or undefined. */
+  get restartReason(): string | undefined {
+    return this.lost;
   }
 
   /** A request answered 503 for want of the store: counted for the line that says it is back. */
@@ -140,6 +181,7 @@ export class StoreHealth {
 
 /** For a store opened without the gateway's logger (a command, a test): its warnings as process warnings. */
 export const processWarnings: HealthLog = {
+  error: (fields, message) => process.emitWarning(`store: ${message} ${JSON.stringify(fields)}`),
   warn: (fields, message) => process.emitWarning(`store: ${message} ${JSON.stringify(fields)}`),
   info: () => undefined,
 };

@@ -14,16 +14,18 @@ export interface ServiceState {
 /**
  * The operator's probes, answered before any key or rate limit and left out of the request log (a balancer asks
  * every few seconds):
- * - `GET /healthz`: 200 while the process serves. A supervisor restarts a process that stops answering it.
+ * - `GET /healthz`: 200 while the process serves; 503 with the reason once its store cannot recover without a
+ *   restart. A supervisor restarts a process that stops answering it, or answers it 503.
  * - `GET /readyz`: 200 while the store answers, the job runner runs and no shutdown has begun; else 503 naming the
  *   failing part. A balancer sends traffic only to ready processes.
  * - `GET /metrics`: the Prometheus text format, behind the admin token or LEADCHAT_METRICS_TOKEN; it answers while the
  *   store is away too (an outage is when an operator needs it most), saying so in `leadchat_store_up`.
  * Neither probe tells more than its status: no version, no detail of a failure (the log has it, once: see
- * StoreHealth), but for the store's files found damaged, named from the data dir.
+ * StoreHealth), but for the store's files found damaged, named from the data dir, and why a store needs a restart,
+ * in the store's own words.
  */
 export function serviceRoutes(app: Routes, gw: Gateway, state: ServiceState): void {
-  route(app, '/healthz', { get: (_req, res) => void res.json({ status: 'ok' }) });
+  route(app, '/healthz', { get: liveness(gw) });
 
   route(app, '/readyz', { get: readiness(gw, state) });
 
@@ -33,6 +35,19 @@ export function serviceRoutes(app: Routes, gw: Gateway, state: ServiceState): vo
       res.type(registry.contentType).send(await registry.metrics());
     },
   });
+}
+
+/**
+ * `GET /healthz`: 200 while the process serves, unless its store can no longer recover by itself (the embedded
+ * store's journal in a state it cannot know): then 503 with the store's reason, in its own words (no path, no
+ * system detail), so that a supervisor restarts a process that would otherwise refuse writes until someone does.
+ */
+function liveness(gw: Gateway) {
+  return (_req: Request, res: Response) => {
+    const reason = gw.store.health.restartReason;
+    if (reason === undefined) res.json({ status: 'ok' });
+    else res.status(503).json({ status: 'failed', reason });
+  };
 }
 
 /**

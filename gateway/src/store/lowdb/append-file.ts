@@ -1,4 +1,4 @@
-import { close, constants, fdatasync, ftruncate, open, write } from 'node:fs';
+import { close, constants, fdatasync, fstat, ftruncate, open, write } from 'node:fs';
 import { refuseWhenFaulty } from './full-disk.js';
 
 const done = (resolve: () => void, reject: (err: Error) => void) => (err: Error | null) =>
@@ -49,6 +49,11 @@ export class AppendFile {
   async truncate(length: number): Promise<void> {
     refuseWhenFaulty('shrink');
     await new Promise<void>((resolve, reject) => ftruncate(this.fd, length, done(resolve, reject)));
+  }
+
+  /** The file's length on disk now: what a failed append left of itself there, if anything. */
+  size(): Promise<number> {
+    return new Promise((resolve, reject) => fstat(this.fd, (err, stats) => (err ? reject(err) : resolve(stats.size))));
   }
 
   close(): Promise<void> {

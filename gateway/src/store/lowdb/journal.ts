@@ -1,4 +1,4 @@
-import { readFile, rename, unlink } from 'node:fs/promises';
+import { access, constants, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { AppendFile } from './append-file.js';
@@ -59,23 +59,53 @@ export class Journal {
     return { journal: new Journal(dir, handle, bytes, active.length, sealed), payloads: payloads.concat(active) };
   }
 
-  /** Appends one record and makes it durable. On failure the file is cut back to its last record. */
+  /**
+   * Appends one record and makes it durable. On failure the file is cut back to its last record; the journal is
+   * broken only if a part of the record may stay there.
+   */
   async append(payload: string): Promise<void> {
     if (this.broken) throw new Error('store: the journal can no longer be written');
     const record = encodeRecord(payload);
     try {
       await this.file.appendDurably(record);
     } catch (err) {
-      try {
-        await this.file.truncate(this.bytes);
-        await this.file.datasync();
-      } catch {
-        this.broken = true;
-      }
+      if (!(await this.cutBack())) this.broken = true;
       throw err;
     }
     this.bytes += record.length;
     this.count += 1;
+  }
+
+  /**
+   * Whether the journal ends at its last record after a failed append. A file the system refuses to cut (an
+   * immutable file refuses writes and cuts alike) still holds its last record at its end if the append left nothing
+   * of itself: its length tells, and the journal goes on from there once the file takes writes again.
+   */
+  private async cutBack(): Promise<boolean> {
+    try {
+      await this.file.truncate(this.bytes);
+    } catch {
+      return (await this.file.size().catch(() => -1)) === this.bytes;
+    }
+    // A cut that may not be durable cannot be trusted: fsync errors cannot be retried safely.
+    return this.file.datasync().then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /**
+   * Whether `journal.log` takes writes, as far as its owner, mode and attributes tell (an immutable file does not):
+   * after a refused append, the store is back only once it does.
+   */
+  async writable(): Promise<boolean> {
+    try {
+      refuseWhenFaulty('write');
+      await access(join(this.dir, ACTIVE), constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /**

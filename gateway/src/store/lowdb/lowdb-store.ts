@@ -178,7 +178,7 @@ class JournaledStore implements LowdbStore {
   private queued = 0;
   private state: 'open' | 'closing' | 'closed' = 'open';
   private closing: Promise<void> | null = null;
-  /** Set when the journal can no longer be trusted: the store then refuses every write until restarted. */
+  /** Set when the journal can no longer be trusted: the store then refuses every write until restarted (lose). */
   private failure: Error | null = null;
   /** After a failed checkpoint, the journal record count before which none is tried again. */
   private checkpointRetryAt = 0;
@@ -413,7 +413,7 @@ class JournaledStore implements LowdbStore {
     if (!refused) return true;
     const at = performance.now();
     if (!this.probe || (this.probe.settled && at - this.probe.at >= PROBE_EVERY_MS)) {
-      const probe = { at, room: diskTakes(this.dir, Math.max(HEADROOM_BYTES, 2 * refused.bytes)), settled: false };
+      const probe = { at, room: this.takesWrites(Math.max(HEADROOM_BYTES, 2 * refused.bytes)), settled: false };
       void probe.room.then(() => (probe.settled = true));
       this.probe = probe;
     }
@@ -423,6 +423,34 @@ class JournaledStore implements LowdbStore {
       this.health.answered();
     }
     return room || this.refused === null;
+  }
+
+  /**
+   * Whether the store takes writes again: its disk has `bytes` of room, its journal may be written (an owner, mode
+   * or attribute changed meanwhile may still refuse it while the directory takes files), and a checkpoint that
+   * failed is written now. A store whose checkpoint cannot run is not back: its journal would grow without end.
+   */
+  private async takesWrites(bytes: number): Promise<boolean> {
+    if (!(await diskTakes(this.dir, bytes)) || !(await this.journal.writable())) return false;
+    return this.checkpointRetryAt === 0 || this.checkpointAgain();
+  }
+
+  /**
+   * Tries a failed checkpoint again at once, rather than after another round of records: sealed between group
+   * commits, transactions held back meanwhile as for a snapshot; its pages are written while commits go on.
+   * Whether it was written.
+   */
+  private async checkpointAgain(): Promise<boolean> {
+    try {
+      await this.snapshot(async () => {
+        const checkpoint = await this.beginCheckpoint();
+        if (checkpoint) this.startCheckpoint(checkpoint);
+      });
+    } catch {
+      return false;
+    }
+    await this.checkpointed();
+    return this.checkpointRetryAt === 0;
   }
 
   durable(): Promise<void> {
@@ -537,21 +565,24 @@ class JournaledStore implements LowdbStore {
       if (this.refused) void this.backOnDisk();
       else this.health.answered();
       group.resolve();
-      if (checkpoint) {
-        this.checkpointing = this.writeCheckpoint(checkpoint).finally(() => {
-          this.checkpointing = null;
-        });
-      }
+      if (checkpoint) this.startCheckpoint(checkpoint);
     }
   }
 
+  /** Writes the checkpoint's pages while commits go on; `checkpointed()` waits for it. */
+  private startCheckpoint(checkpoint: Checkpoint): void {
+    this.checkpointing = this.writeCheckpoint(checkpoint).finally(() => {
+      this.checkpointing = null;
+    });
+  }
+
   /**
-   * A journal write failed (disk full, I/O error). Choice: the store stays usable. The failed group and every
-   * transaction applied after it are taken back from memory in reverse order and their promises reject with
-   * StoreWriteError (callers answer 503); nothing of them was acknowledged. The journal was cut back to its last
-   * intact record; only if that failed too does the store refuse all further writes until a restart recovers it
-   * from disk, since fsync errors cannot be retried safely. Otherwise the store counts as away until the disk shows
-   * room again (backOnDisk).
+   * A journal write failed (disk full, I/O error, a journal file made immutable). Choice: the store stays usable.
+   * The failed group and every transaction applied after it are taken back from memory in reverse order and their
+   * promises reject with StoreWriteError (callers answer 503); nothing of them was acknowledged. The journal was cut
+   * back to its last intact record, or the write left nothing of itself; only if neither holds does the store refuse
+   * all further writes until a restart recovers it from disk, since fsync errors cannot be retried safely (see
+   * lose). Otherwise the store counts as away until the disk takes writes again (backOnDisk).
    */
   private abandon(group: Group, cause: unknown, bytes: number): void {
     const later = this.pending;
@@ -559,11 +590,23 @@ class JournaledStore implements LowdbStore {
     later.undoAll();
     group.undoAll();
     const error = new StoreWriteError('store: the change could not be saved', { cause });
-    if (this.journal.broken) this.failure = brokenJournal(cause);
-    else this.refuse(error, bytes);
-    this.health.failed(this.failure ?? error);
+    if (this.journal.broken) this.lose(cause);
+    else {
+      this.refuse(error, bytes);
+      this.health.failed(error);
+    }
     group.reject(error);
     later.reject(error);
+  }
+
+  /**
+   * The journal's state on disk is unknown: every write is refused until a restart recovers the store from its
+   * files, which hold every acknowledged commit. The health says a restart is needed, so `/healthz` fails and a
+   * supervisor restarts the process rather than leave it refusing writes for good.
+   */
+  private lose(cause: unknown): void {
+    this.failure ??= brokenJournal(cause);
+    this.health.restartNeeded(this.failure);
   }
 
   /** The disk refused a write: a look at its room taken before this one says nothing of it. */
@@ -643,19 +686,24 @@ class JournaledStore implements LowdbStore {
 
   /**
    * The journals still hold everything, so no data is at risk; try again after another round of records. A disk
-   * that refused the pages (full, failing) makes the store away, as a refused commit does: the next commits would
-   * meet it too.
+   * that refused the pages or the journal's seal (full, failing, a data dir the gateway may no longer change) makes
+   * the store away, as a refused commit does: the journal would grow without end, and the next commits may meet it
+   * too. The store is back once the checkpoint is written (takesWrites).
    */
   private checkpointFailed(images: PageImage[], err: unknown): void {
     this.returnDirtyPages(images);
     this.checkpointRetryAt = this.journal.records + this.checkpointEvery;
-    if (this.journal.broken) this.health.failed((this.failure = brokenJournal(err)));
+    if (this.journal.broken) this.lose(err);
     else if (failureClass(err) !== undefined) {
       const error = new StoreWriteError('store: a checkpoint could not write its pages', { cause: err });
       if (!this.refused) this.refuse(error, 0);
       this.health.failed(error);
     }
-    this.health.report(err, {}, 'store: a checkpoint failed; it is tried again after more commits');
+    this.health.report(
+      err,
+      {},
+      'store: a checkpoint failed; it is tried again once the disk takes writes, or after more commits',
+    );
   }
 }
 
