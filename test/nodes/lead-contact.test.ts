@@ -79,6 +79,53 @@ describe('LeadChat node: leads and contacts', () => {
       });
     });
 
+    test('an email-only contact found by the email takes the phone and the names it lacks, and the opening goes', async () => {
+      const api = (method: string, path: string, body?: unknown) =>
+        request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
+      const smsList = (await api('POST', '/lists', { name: 'SMS leads' })).body;
+      const campaign = await api('POST', '/campaigns', {
+        name: 'SMS spring',
+        channel: 'sms',
+        listId: smsList.id,
+        openingMessage: 'Hi {{first_name|there}}!',
+        triggerOnNewContacts: true,
+        status: 'live',
+      });
+      expect(campaign.status).toBe(201);
+      const existing = (await api('POST', '/contacts', { email: 'lena@example.com' })).body;
+      const run = await runLeadChat(host, capture({ list: { __rl: true, mode: 'id', value: smsList.id } }), [
+        { json: { phone: '+1 415 555 0177', name: 'Lena', email: 'lena@example.com' } },
+      ]);
+      expect(run.error).toBeUndefined();
+      expect(run.output('LeadChat')[0]!.json).toMatchObject({
+        id: existing.id,
+        phone: '+14155550177',
+        firstName: 'Lena',
+        lastName: 'Lead',
+        email: 'lena@example.com',
+        created: false,
+        addedToList: true,
+      });
+      expect((await api('GET', `/contacts/${existing.id}`)).body.phone).toBe('+14155550177');
+      expect((await api('GET', `/campaigns/${campaign.body.id}`)).body.unreachable.total).toBe(0);
+    });
+
+    test('a contact found by the email with another phone is someone else: the lead is created with its own', async () => {
+      const other = await request(gw, 'POST', '/v1/contacts', {
+        apiKey: account.apiKey,
+        body: { phone: '+14155550188', email: 'desk@example.com', firstName: 'Front' },
+      });
+      const run = await runLeadChat(host, capture(), [
+        { json: { phone: '+1 415 555 0189', name: 'Desk', email: 'desk@example.com' } },
+      ]);
+      expect(run.error).toBeUndefined();
+      const [item] = run.output('LeadChat');
+      expect(item!.json).toMatchObject({ phone: '+14155550189', email: 'desk@example.com', created: true });
+      expect(item!.json.id).not.toBe(other.body.id);
+      const kept = await request(gw, 'GET', `/v1/contacts/${other.body.id}`, { apiKey: account.apiKey });
+      expect(kept.body).toMatchObject({ phone: '+14155550188', firstName: 'Front' });
+    });
+
     test('a phone without country code fails the item, naming the field, before anything is created', async () => {
       const before = (await members()).length;
       const run = await runLeadChat(host, capture(), [
@@ -206,6 +253,28 @@ describe('LeadChat node: leads and contacts', () => {
       });
       expect(quiet.error).toBeUndefined();
       expect(quiet.output('LeadChat')).toEqual([]);
+    });
+
+    test('Get or Create: an email-only contact found by the email takes the phone given', async () => {
+      const existing = await request(gw, 'POST', '/v1/contacts', {
+        apiKey: account.apiKey,
+        body: { email: 'mira@example.com', firstName: 'Mira' },
+      });
+      const run = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'getOrCreate',
+        phone: '+1 415 555 0166',
+        email: 'mira@example.com',
+        additionalFields: { firstName: 'Someone', lastName: 'Stone' },
+      });
+      expect(run.error).toBeUndefined();
+      expect(run.output('LeadChat')[0]!.json).toMatchObject({
+        id: existing.body.id,
+        phone: '+14155550166',
+        firstName: 'Mira',
+        lastName: 'Stone',
+        created: false,
+      });
     });
 
     test('Get or Create: creates once, then finds', async () => {

@@ -104,8 +104,10 @@ export async function updateContact(
 }
 
 /**
- * Finds by phone, then by email, and creates the contact when neither matches (spec §1, steps 2-3). Custom fields
- * given for a contact found are merged into it; its external IDs stay as they are.
+ * Finds by phone, then by email, and creates the contact when neither matches (spec §1, steps 2-3). A contact
+ * found by phone keeps what it has and takes the custom fields given (merged); its external IDs stay. A contact
+ * found by email is this lead only when it has no phone or the lead gives none: people with numbers of their own
+ * may share an email, so one with another phone is someone else, and the lead is created with its own number.
  */
 export async function getOrCreateContact(
   this: IExecuteFunctions,
@@ -113,21 +115,52 @@ export async function getOrCreateContact(
   itemIndex: number,
   settings: RunSettings,
 ): Promise<{ contact: ContactRecord; created: boolean }> {
-  let found: ContactRecord | undefined;
-  if (contact.phone) found = await findContact.call(this, { phoneNumber: contact.phone }, itemIndex, settings);
-  if (!found && contact.email) found = await findContact.call(this, { email: contact.email }, itemIndex, settings);
-  if (found && contact.customFields && found.id !== undefined) {
-    const updated = await updateContact.call(
-      this,
-      String(found.id),
-      { customFields: contact.customFields },
-      itemIndex,
-      settings,
-    );
-    return { contact: updated, created: false };
+  if (contact.phone) {
+    const byPhone = await findContact.call(this, { phoneNumber: contact.phone }, itemIndex, settings);
+    if (byPhone) return await completeContact.call(this, byPhone, customFieldsOf(contact), itemIndex, settings);
   }
-  if (found) return { contact: found, created: false };
+  if (contact.email) {
+    const byEmail = await findContact.call(this, { email: contact.email }, itemIndex, settings);
+    if (byEmail && !hasOtherPhone(byEmail, contact.phone)) {
+      const changes = { ...missingFields(byEmail, contact), ...customFieldsOf(contact) };
+      return await completeContact.call(this, byEmail, changes, itemIndex, settings);
+    }
+  }
   return await createContact.call(this, contact, itemIndex, settings);
+}
+
+/** Whether a contact found by the lead's email holds a phone other than the lead's: then it is another person. */
+function hasOtherPhone(found: ContactRecord, phone: string | undefined): boolean {
+  return Boolean(phone && found.phone && found.phone !== phone);
+}
+
+/**
+ * What the lead gives that a contact found by its email lacks: the phone (so the number given is stored, and a
+ * campaign can reach it) and the names. Values the contact has stay: a lookup does not overwrite a contact.
+ */
+function missingFields(found: ContactRecord, lead: NewContact): IDataObject {
+  const changes: IDataObject = {};
+  for (const key of ['phone', 'firstName', 'lastName'] as const) {
+    if (lead[key] && !found[key]) changes[key] = lead[key];
+  }
+  return changes;
+}
+
+function customFieldsOf(contact: NewContact): IDataObject {
+  return contact.customFields ? { customFields: contact.customFields } : {};
+}
+
+/** Writes the changes into the contact found (PATCH), or returns it as it is when there are none. */
+async function completeContact(
+  this: IExecuteFunctions,
+  found: ContactRecord,
+  changes: IDataObject,
+  itemIndex: number,
+  settings: RunSettings,
+): Promise<{ contact: ContactRecord; created: boolean }> {
+  if (Object.keys(changes).length === 0 || found.id === undefined) return { contact: found, created: false };
+  const updated = await updateContact.call(this, String(found.id), changes, itemIndex, settings);
+  return { contact: updated, created: false };
 }
 
 /** Reads the phone parameter, normalized, or fails naming the field. Empty stays undefined unless required. */
