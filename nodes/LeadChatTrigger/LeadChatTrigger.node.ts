@@ -109,11 +109,12 @@ async function subscriptionsForUrl(this: IHookFunctions): Promise<Array<{ id: st
     .map((subscription) => ({ id: subscription.id as string, events: subscription.events }));
 }
 
+/** Unsubscribes one; a subscription already gone (404 WEBHOOK_NOT_FOUND) counts as removed, no other 404 does. */
 async function deleteSubscription(this: IHookFunctions, id: string): Promise<void> {
   await leadChatRequest.call(this, {
     method: 'DELETE',
     path: `/webhooks/${encodeURIComponent(id)}`,
-    accept: [404],
+    notFoundCode: 'WEBHOOK_NOT_FOUND',
   });
 }
 

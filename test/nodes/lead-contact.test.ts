@@ -244,6 +244,13 @@ describe('LeadChat node: leads and contacts', () => {
         email: 'ghost@example.com',
       });
       expect(failing.error?.message).toBe('LeadChat: no contact with email ghost@example.com');
+      const byId = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'get',
+        searchBy: 'id',
+        contactId: { __rl: true, mode: 'id', value: 'ct_missing1' },
+      });
+      expect(byId.error?.message).toBe('LeadChat: no contact with ID ct_missing1');
       const quiet = await runLeadChat(host, {
         resource: 'contact',
         operation: 'get',
@@ -253,6 +260,36 @@ describe('LeadChat node: leads and contacts', () => {
       });
       expect(quiet.error).toBeUndefined();
       expect(quiet.output('LeadChat')).toEqual([]);
+    });
+
+    test('Get: a Base URL without /v1 fails saying so, by phone, email or ID, even with Error If Not Found off', async () => {
+      const noVersion = await createHost({
+        leadChatApi: { baseUrl: gw.url, apiKey: account.apiKey, ignoreSslIssues: true },
+      });
+      const lookups = [
+        { searchBy: 'phone', phone: '+1 415 555 0100' },
+        { searchBy: 'email', email: 'ghost@example.com' },
+        { searchBy: 'id', contactId: { __rl: true, mode: 'id', value: 'ct_missing1' } },
+      ];
+      for (const lookup of lookups) {
+        for (const errorIfNotFound of [true, false]) {
+          const run = await runLeadChat(noVersion, {
+            resource: 'contact',
+            operation: 'get',
+            ...lookup,
+            errorIfNotFound,
+          });
+          expect(run.error?.message).toMatch(/^LeadChat: No route GET \/contacts/);
+          expect(run.error?.description).toMatch(/Check that the Base URL of the credential ends with \/v1\./);
+        }
+      }
+      const capture = await runLeadChat(noVersion, {
+        resource: 'contact',
+        operation: 'getOrCreate',
+        phone: '+1 415 555 0100',
+        email: '',
+      });
+      expect(capture.error?.description).toMatch(/HTTP 404 NOT_FOUND from GET \/contacts\..*ends with \/v1\./);
     });
 
     test('Get or Create: an email-only contact found by the email takes the phone given', async () => {

@@ -27,9 +27,15 @@ export function unwrapContact(body: unknown): ContactRecord | undefined {
   return undefined;
 }
 
+/** The API's code for a contact the account does not have. */
+export const CONTACT_NOT_FOUND = 'CONTACT_NOT_FOUND';
+
 export type LookupKey = { phoneNumber: string } | { email: string };
 
-/** Spec §4.2: exactly one of phoneNumber or email; 404 means no such contact. */
+/**
+ * Spec §4.2: exactly one of phoneNumber or email; 404 CONTACT_NOT_FOUND means no such contact. Another 404 (no
+ * route: a Base URL without /v1) fails, so a wrong address is never taken for a missing contact.
+ */
 export async function findContact(
   this: IExecuteFunctions,
   key: LookupKey,
@@ -41,7 +47,7 @@ export async function findContact(
     path: '/contacts',
     qs: { ...key },
     itemIndex,
-    accept: [404],
+    notFoundCode: CONTACT_NOT_FOUND,
     retry: settings.retry,
   });
   if (response.statusCode === 404) return undefined;

@@ -8,7 +8,7 @@ import {
   type ILoadOptionsFunctions,
 } from 'n8n-workflow';
 
-import { leadChatApiError, leadChatNetworkError } from './errors';
+import { leadChatApiError, leadChatNetworkError, readApiFailure } from './errors';
 import { DEFAULT_RETRY_POLICY, retryAfterSeconds, waitSeconds, type RetryPolicy } from './rateLimit';
 
 export const CREDENTIAL_TYPE = 'leadChatApi';
@@ -26,6 +26,12 @@ export interface LeadChatRequest {
   /** Non-2xx statuses the caller handles itself, e.g. 404 on a lookup. */
   accept?: number[];
   retry?: RetryPolicy;
+  /**
+   * The API's code for "no such record" (e.g. `CONTACT_NOT_FOUND`): a 404 naming it comes back to the caller. Any
+   * other 404 fails, since it is no answer about the record: a route the server does not have (a Base URL without
+   * /v1), or a server that is not the API.
+   */
+  notFoundCode?: string;
   /** What to check when the API answers 404, e.g. which parameter to fix. */
   notFoundHint?: string;
 }
@@ -40,6 +46,12 @@ export interface LeadChatResponse {
 function asObject(body: unknown): IDataObject {
   if (Array.isArray(body)) return { data: body };
   return body && typeof body === 'object' ? (body as IDataObject) : {};
+}
+
+/** Whether the answer is the API's own 404 for the record the caller asked about (its `notFoundCode`). */
+function isNotFound(request: LeadChatRequest, response: FullResponse): boolean {
+  if (response.statusCode !== 404 || !request.notFoundCode) return false;
+  return readApiFailure(404, response.body).code === request.notFoundCode;
 }
 
 interface LeadChatCredentials {
@@ -98,7 +110,11 @@ export async function leadChatRequest(this: LeadChatContext, request: LeadChatRe
     }
 
     const { statusCode } = response;
-    if ((statusCode >= 200 && statusCode < 300) || request.accept?.includes(statusCode)) {
+    if (
+      (statusCode >= 200 && statusCode < 300) ||
+      request.accept?.includes(statusCode) ||
+      isNotFound(request, response)
+    ) {
       return { statusCode, body: asObject(response.body), headers: response.headers ?? {} };
     }
 

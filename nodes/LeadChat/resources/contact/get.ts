@@ -1,6 +1,6 @@
 import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { findContact, readPhone, unwrapContact, type ContactRecord } from '../../shared/contacts';
+import { CONTACT_NOT_FOUND, findContact, readPhone, unwrapContact, type ContactRecord } from '../../shared/contacts';
 import { contactLocator, readPicked } from '../../shared/locators';
 import { readSimplify, simplifyContact, simplifyFields } from '../../shared/simplify';
 import { leadChatRequest } from '../../transport/request';
@@ -66,7 +66,7 @@ export async function execute(
       method: 'GET',
       path: `/contacts/${encodeURIComponent(contactId)}`,
       itemIndex,
-      accept: [404],
+      notFoundCode: CONTACT_NOT_FOUND,
       retry: settings.retry,
     });
     contact = response.statusCode === 404 ? undefined : unwrapContact(response.body);
