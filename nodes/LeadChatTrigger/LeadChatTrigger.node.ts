@@ -13,6 +13,7 @@ import {
 import type { CreateWebhookAnswer, WebhookPayloads } from '../LeadChat/transport/answers';
 import { leadChatPaged } from '../LeadChat/transport/paginate';
 import { leadChatRequest } from '../LeadChat/transport/request';
+import { takeDelivery } from './deliveries';
 import { verifySignature } from './signature';
 
 /**
@@ -135,12 +136,20 @@ async function unsubscribe(this: IHookFunctions, keep?: string, found?: Array<{ 
 }
 
 /**
- * Which event a delivery carries: the `webhook-event` header, else the payload's `type`. A delivery with neither is
- * the hosted service's reply (spec §2.6 has no type field). A name the trigger does not know is returned as it is.
+ * Which event a delivery carries: the payload's `type`, which the signature covers. The `webhook-event` header is
+ * not signed (Standard Webhooks signs only id, timestamp and body), so it never names the event: a signed reply
+ * posted again under another header would pass for that event. A payload without a type is a reply (spec §2.6 has
+ * no type field; every other event carries one). A name the trigger does not know is returned as it is.
  */
-function eventOf(header: string | undefined, body: IDataObject): string {
-  const normalize = (name: unknown) => (typeof name === 'string' ? name.trim().toLowerCase().replace(/-/g, '_') : '');
-  return normalize(header) || normalize(body.type) || 'reply';
+function eventOf(body: IDataObject): string {
+  const type = typeof body.type === 'string' ? body.type.trim().toLowerCase().replace(/-/g, '_') : '';
+  return type || 'reply';
+}
+
+/** What a trigger's record of deliveries taken is kept under: its workflow and its webhook. */
+function triggerKey(this: IWebhookFunctions): string {
+  const node = this.getNode();
+  return `${this.getWorkflow().id ?? ''}/${node.webhookId ?? node.id}`;
 }
 
 export class LeadChatTrigger implements INodeType {
@@ -298,11 +307,15 @@ export class LeadChatTrigger implements INodeType {
     }
 
     const body = this.getBodyData();
-    const event = eventOf(req.header('webhook-event'), body);
+    const event = eventOf(body);
     if (!isEvent(event) || !selectedEvents.call(this).includes(event)) {
       return { webhookResponse: { received: true, ignored: event } };
     }
     const deliveryId = req.header('webhook-id');
+    const now = Math.floor(Date.now() / 1000);
+    if (!takeDelivery(triggerKey.call(this), deliveryId, req.header('webhook-timestamp'), now)) {
+      return { webhookResponse: { received: true, duplicate: deliveryId } };
+    }
     const item: IDataObject = { event, ...(deliveryId ? { deliveryId } : {}), ...body };
     return { workflowData: [this.helpers.returnJsonArray([item])] };
   }

@@ -179,14 +179,18 @@ describe('LeadChat Trigger events', () => {
       });
     });
 
-    test('the header wins over the type', async () => {
+    test('the signed type wins over the unsigned header', async () => {
       const before = host.executions.length;
-      await deliver({ type: 'reply', contactId: 'ct_10' }, 'handoff');
+      await deliver({ type: 'handoff', contactId: 'ct_10' }, 'reply');
       await host.waitFor(() => host.executions.length === before + 1, 'the hand-off execution');
       expect(host.executions.at(-1)!.output('LeadChat Trigger')[0]!.json).toMatchObject({
         event: 'handoff',
         contactId: 'ct_10',
       });
+      const relabelled = await deliver({ type: 'reply', contactId: 'ct_10' }, 'handoff');
+      expect(relabelled.body).toEqual({ received: true, ignored: 'reply' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(host.executions.length).toBe(before + 1);
     });
 
     test.each([

@@ -289,6 +289,37 @@ describe('LeadChat Trigger', () => {
       expect(host.executions.length).toBe(before);
     });
 
+    test("the event is the signed body's type, never the unsigned webhook-event header", async () => {
+      const before = host.executions.length;
+      const relabelled = await post(host.url, reply, { ...signed(secret, reply), 'webhook-event': 'auto_recharge' });
+      expect(relabelled.status).toBe(200);
+      await host.waitFor(() => host.executions.length === before + 1, 'the execution');
+      expect(host.executions.at(-1)!.output('LeadChat Trigger')[0]!.json).toMatchObject({ event: 'reply', body: 'Hi' });
+
+      const optOut = JSON.stringify({ type: 'opt_out', contactId: 'ct_1', channel: 'sms', source: 'keyword' });
+      const passedOff = await post(host.url, optOut, { ...signed(secret, optOut), 'webhook-event': 'reply' });
+      expect(passedOff.status).toBe(200);
+      expect(JSON.parse(passedOff.body)).toEqual({ received: true, ignored: 'opt_out' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(host.executions.length).toBe(before + 1);
+    });
+
+    test('the same delivery posted again is acknowledged and starts no second execution; another id does', async () => {
+      const before = host.executions.length;
+      const headers = signed(secret, reply);
+      const first = await post(host.url, reply, headers);
+      const again = await post(host.url, reply, headers);
+      expect([first.status, again.status]).toEqual([200, 200]);
+      expect(JSON.parse(again.body)).toEqual({ received: true, duplicate: headers['webhook-id'] });
+      const retried = await post(host.url, reply, signed(secret, reply, undefined, headers['webhook-id']));
+      expect(retried.status).toBe(200);
+      const other = await post(host.url, reply, signed(secret, reply));
+      expect(other.status).toBe(200);
+      await host.waitFor(() => host.executions.length === before + 2, 'the executions');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(host.executions.length).toBe(before + 2);
+    });
+
     test('an event the trigger does not listen to is acknowledged and starts nothing', async () => {
       const before = host.executions.length;
       const body = JSON.stringify({ type: 'auto_recharge', idempotency_key: 'k1' });

@@ -239,7 +239,7 @@ export function signed(
   secret: string,
   body: string,
   at = Math.floor(Date.now() / 1000),
-  id = `msg_${at}`,
+  id = `msg_${at}_${Math.random().toString(36).slice(2)}`,
 ): Record<string, string> {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const signature = createHmac('sha256', key).update(`${id}.${at}.${body}`).digest('base64');
