@@ -14,8 +14,24 @@ import { endpointPath, keyPlacementFor } from '../nodes/LeadChat/transport/keyPl
 /** A phone number without a digit: the API refuses it with 400 INVALID_PHONE, after it accepted the key. */
 const PROBE_PHONE = 'credential-check';
 
+/**
+ * The probe's address: the Base URL read as the node reads it (trimmed, without trailing slashes) with /contacts
+ * after its path. A query string in the Base URL breaks every request of the node (its paths land inside the query
+ * string), so the probe must fail it, saying so: its parameters go after /contacts, twice, and the gateway refuses a
+ * parameter given twice before it reads the key (400 VALIDATION_ERROR naming it). Joined as `baseURL + url`, the
+ * probe put /contacts inside the query string too, and got a 404 that blamed the missing /v1.
+ */
+const PROBE_URL =
+  "={{ String($credentials.baseUrl).trim().replace(/^([^?#]*?)\\/*(?=[?#]|$)/, '$1/contacts').replace(/\\?([^#]+)/, '?$1&$1') }}";
+
+/** The gateway's refusal of an API key given in the Base URL's query string besides the credential's own. */
+const KEY_IN_URL = 'apiKey: give this query parameter once, as a single value';
+
 const NOT_LEADCHAT =
   'The server at this Base URL answered, but not as the LeadChat API. It is the address of the API including the /v1 version segment, e.g. https://localhost:8443/v1.';
+
+const KEY_OF_ITS_OWN =
+  'The Base URL carries an API key of its own (?apiKey=…): remove it; the key goes in the API Key field.';
 
 /** The 400s the gateway answers before it reads the key, each with what to fix in the credential. */
 const BEFORE_THE_KEY: Array<[string, string]> = [
@@ -24,10 +40,7 @@ const BEFORE_THE_KEY: Array<[string, string]> = [
     'MALFORMED_PATH',
     'The Base URL holds a broken %-escape: write its path as plain text, e.g. https://localhost:8443/v1.',
   ],
-  [
-    'AMBIGUOUS_CREDENTIALS',
-    'The Base URL carries an API key of its own (?apiKey=…): remove it; the key goes in the API Key field.',
-  ],
+  ['AMBIGUOUS_CREDENTIALS', KEY_OF_ITS_OWN],
   ['VALIDATION_ERROR', 'The Base URL carries a query string: remove it; it ends with the /v1 version segment.'],
 ];
 
@@ -107,8 +120,7 @@ export class LeadChatApi implements ICredentialType {
    */
   test: ICredentialTestRequest = {
     request: {
-      baseURL: '={{$credentials.baseUrl}}',
-      url: '/contacts',
+      url: PROBE_URL,
       method: 'GET',
       qs: { phoneNumber: PROBE_PHONE },
       skipSslCertificateValidation: '={{$credentials.ignoreSslIssues}}',
@@ -156,6 +168,10 @@ export class LeadChatApi implements ICredentialType {
         },
       },
       // What the gateway refuses before it reads a key is no proof of the key: each fails, saying what to fix.
+      {
+        type: 'responseSuccessBody',
+        properties: { key: 'error.message', value: KEY_IN_URL, message: KEY_OF_ITS_OWN },
+      },
       ...BEFORE_THE_KEY.map(([code, message]) => ({
         type: 'responseSuccessBody' as const,
         properties: { key: 'error.code', value: code, message },

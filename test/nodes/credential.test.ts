@@ -59,6 +59,32 @@ describe('LeadChat API credential test', () => {
     expect(broken).toEqual({ status: 'Error', message: expect.stringMatching(/broken %-escape/) });
   });
 
+  test('a Base URL with a query string fails saying what to remove, a key of its own included, even with a valid key', async () => {
+    const account = await createAccount(gw);
+    const query = await testCredential({ baseUrl: `${gw.apiBase}?x=1`, apiKey: account.apiKey, ignoreSslIssues: true });
+    expect(query).toEqual({ status: 'Error', message: expect.stringMatching(/carries a query string: remove it/) });
+    const keyed = await testCredential({
+      baseUrl: `${gw.apiBase}?apiKey=abc`,
+      apiKey: account.apiKey,
+      ignoreSslIssues: true,
+    });
+    expect(keyed).toEqual({ status: 'Error', message: expect.stringMatching(/carries an API key of its own/) });
+    const wrongKey = await testCredential({
+      baseUrl: `${gw.apiBase}/?x=1`,
+      apiKey: 'lc_wrong_key',
+      ignoreSslIssues: true,
+    });
+    expect(wrongKey).toEqual({ status: 'Error', message: expect.stringMatching(/carries a query string: remove it/) });
+  });
+
+  test('a Base URL with stray spaces or a trailing slash passes, as the node reads it', async () => {
+    const account = await createAccount(gw);
+    for (const baseUrl of [`  ${gw.apiBase}  `, `${gw.apiBase}/`]) {
+      const result = await testCredential({ baseUrl, apiKey: account.apiKey, ignoreSslIssues: true });
+      expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
+    }
+  });
+
   test('a Base URL without /v1 fails, even with a valid key, and says the URL ends with /v1', async () => {
     const account = await createAccount(gw);
     const result = await testCredential({ baseUrl: gw.url, apiKey: account.apiKey, ignoreSslIssues: true });
