@@ -1,3 +1,6 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
 import { createHost, runLeadChat, type Host } from './helpers/n8n';
 
@@ -262,7 +265,7 @@ describe('LeadChat node: leads and contacts', () => {
       expect(quiet.output('LeadChat')).toEqual([]);
     });
 
-    test('Get: a Base URL without /v1 fails saying so, by phone, email or ID, even with Error If Not Found off', async () => {
+    test('Get: a Base URL without /v1 fails saying so, by phone, email or ID, even with Error If Not Found off; so does a 404 page of another server', async () => {
       const noVersion = await createHost({
         leadChatApi: { baseUrl: gw.url, apiKey: account.apiKey, ignoreSslIssues: true },
       });
@@ -282,6 +285,26 @@ describe('LeadChat node: leads and contacts', () => {
           expect(run.error?.message).toMatch(/^LeadChat: No route GET \/contacts/);
           expect(run.error?.description).toMatch(/Check that the Base URL of the credential ends with \/v1\./);
         }
+      }
+      const page = http.createServer((_req, res) => {
+        res.writeHead(404, { 'content-type': 'text/html' });
+        res.end('<h1>Not Found</h1>');
+      });
+      await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+      try {
+        const other = await createHost({
+          leadChatApi: { baseUrl: `http://127.0.0.1:${(page.address() as AddressInfo).port}/v1`, apiKey: 'k' },
+        });
+        const run = await runLeadChat(other, {
+          resource: 'contact',
+          operation: 'get',
+          searchBy: 'email',
+          email: 'ghost@example.com',
+          errorIfNotFound: false,
+        });
+        expect(run.error?.description).toMatch(/^HTTP 404 from GET \/contacts\./);
+      } finally {
+        await new Promise<void>((resolve) => page.close(() => resolve()));
       }
       const capture = await runLeadChat(noVersion, {
         resource: 'contact',

@@ -33,8 +33,9 @@ export const CONTACT_NOT_FOUND = 'CONTACT_NOT_FOUND';
 export type LookupKey = { phoneNumber: string } | { email: string };
 
 /**
- * Spec §4.2: exactly one of phoneNumber or email; 404 CONTACT_NOT_FOUND means no such contact. Another 404 (no
- * route: a Base URL without /v1) fails, so a wrong address is never taken for a missing contact.
+ * Spec §4.2: exactly one of phoneNumber or email; 404 CONTACT_NOT_FOUND (or another server's not-found in the API's
+ * error shape) means no such contact. A 404 that is no answer about the contact (no route: a Base URL without /v1;
+ * a web page) fails, so a wrong address is never taken for a missing contact.
  */
 export async function findContact(
   this: IExecuteFunctions,

@@ -35,6 +35,21 @@ export function readApiFailure(status: number, body: unknown): ApiFailure {
   return { message: `The server answered HTTP ${status}` };
 }
 
+/**
+ * Whether a 404 is the server saying it has no such route (the gateway's `No route GET /contacts`: a Base URL
+ * without /v1), rather than no such record.
+ */
+export function isRouteMiss(failure: ApiFailure): boolean {
+  return /^No route /.test(failure.message);
+}
+
+/** Whether the body is an error in the API's shape, `{error:{…}}` or `{error:"…"}` (spec §7), not a web page. */
+export function isApiErrorBody(body: unknown): boolean {
+  if (!body || typeof body !== 'object') return false;
+  const { error } = body as { error?: unknown };
+  return (typeof error === 'string' && error.trim() !== '') || (!!error && typeof error === 'object');
+}
+
 /** Replaces the API key, wherever it appears, so no message, description or log line ever shows it. */
 export function redact(text: string, apiKey: string | undefined): string {
   let out = text.replace(/([?&]apiKey=)[^&#\s"']*/gi, '$1***');
@@ -100,7 +115,7 @@ function hintFor(status: number, failure: ApiFailure, endpoint: string): string 
     case 403:
       return 'The API key is valid but not allowed to do this.';
     case 404:
-      return /^No route /.test(failure.message)
+      return isRouteMiss(failure)
         ? 'The server has no such endpoint. Check that the Base URL of the credential ends with /v1.'
         : `Nothing matched at ${endpoint}: check the IDs and addresses given.`;
     case 405:
@@ -136,7 +151,7 @@ export function leadChatApiError(node: INode, input: ApiErrorInput): NodeApiErro
     input.status === 429 && input.retries !== undefined
       ? `Gave up after ${input.retries} ${input.retries === 1 ? 'retry' : 'retries'}.`
       : undefined;
-  const specific = input.status === 404 && !/^No route /.test(failure.message) ? input.notFoundHint : undefined;
+  const specific = input.status === 404 && !isRouteMiss(failure) ? input.notFoundHint : undefined;
   const hint = [retried, specific ?? hintFor(input.status, failure, endpoint)].filter(Boolean).join(' ');
   const response: JsonObject = {
     httpCode: String(input.status),

@@ -8,7 +8,7 @@ import {
   type ILoadOptionsFunctions,
 } from 'n8n-workflow';
 
-import { leadChatApiError, leadChatNetworkError, readApiFailure } from './errors';
+import { isApiErrorBody, isRouteMiss, leadChatApiError, leadChatNetworkError, readApiFailure } from './errors';
 import { DEFAULT_RETRY_POLICY, retryAfterSeconds, waitSeconds, type RetryPolicy } from './rateLimit';
 
 export const CREDENTIAL_TYPE = 'leadChatApi';
@@ -27,9 +27,10 @@ export interface LeadChatRequest {
   accept?: number[];
   retry?: RetryPolicy;
   /**
-   * The API's code for "no such record" (e.g. `CONTACT_NOT_FOUND`): a 404 naming it comes back to the caller. Any
-   * other 404 fails, since it is no answer about the record: a route the server does not have (a Base URL without
-   * /v1), or a server that is not the API.
+   * The API's code for "no such record" (e.g. `CONTACT_NOT_FOUND`): a 404 naming it comes back to the caller, as
+   * does one in the API's error shape from a server that names it otherwise (the spec gives no code). A 404 that is
+   * no answer about the record fails: a route the server does not have (a Base URL without /v1), or a page of a
+   * server that is not the API.
    */
   notFoundCode?: string;
   /** What to check when the API answers 404, e.g. which parameter to fix. */
@@ -48,10 +49,12 @@ function asObject(body: unknown): IDataObject {
   return body && typeof body === 'object' ? (body as IDataObject) : {};
 }
 
-/** Whether the answer is the API's own 404 for the record the caller asked about (its `notFoundCode`). */
+/** Whether the answer is the API's 404 for the record the caller asked about (see `notFoundCode`). */
 function isNotFound(request: LeadChatRequest, response: FullResponse): boolean {
   if (response.statusCode !== 404 || !request.notFoundCode) return false;
-  return readApiFailure(404, response.body).code === request.notFoundCode;
+  const failure = readApiFailure(404, response.body);
+  if (failure.code === request.notFoundCode) return true;
+  return isApiErrorBody(response.body) && !isRouteMiss(failure);
 }
 
 interface LeadChatCredentials {
