@@ -24,6 +24,7 @@ import * as lead from './resources/lead';
 import * as list from './resources/list';
 import * as message from './resources/message';
 import { readRunOptions, runOptions } from './shared/descriptions';
+import { failedMessageFields } from './shared/failedMessage';
 import type { Operation } from './shared/types';
 
 const resources: Record<string, Record<string, Operation>> = {
@@ -136,6 +137,7 @@ export class LeadChat implements INodeType {
           const json: IDataObject = { error: error.message };
           if (error.description) json.details = error.description;
           if (error instanceof NodeApiError && error.httpCode) json.httpCode = error.httpCode;
+          Object.assign(json, failedMessageFields(error));
           return [{ json, pairedItem: { item: itemIndex } }];
         }
         throw error;

@@ -318,9 +318,15 @@ describe('LeadChat node: conversations', () => {
           [{ json: {} }],
           { continueOnFail: true },
         );
+        const retryable = (await api('GET', `/contacts/${contactId}/messages`)).body.data.at(-1);
         expect(continued.output('LeadChat')).toEqual([
           {
-            json: { error: expect.stringMatching(/stored as failed/), details: expect.stringMatching(/NO_RECEIVER/) },
+            json: {
+              error: expect.stringMatching(/stored as failed/),
+              details: expect.stringMatching(/NO_RECEIVER/),
+              messageId: retryable.id,
+              errorCode: 'NO_RECEIVER',
+            },
             pairedItem: { item: 0 },
           },
         ]);

@@ -94,6 +94,28 @@ describe('LeadChat node: lists, messages, credits', () => {
   });
 
   describe('Message', () => {
+    test('Send: with Continue On Fail, a message stored failed gives an error item with the failed message ID, for Message > Retry', async () => {
+      const params = {
+        resource: 'message',
+        operation: 'send',
+        fromId: 'crm-2002',
+        customChannel: 'crm-retry',
+        text: 'Your quote is ready',
+      };
+      const run = await runLeadChat(host, params, [{ json: {} }], { continueOnFail: true });
+      const [item] = run.output('LeadChat');
+      expect(item!.json).toEqual({
+        error: expect.stringMatching(/^LeadChat: Message not sent \(NO_RECEIVER\)/),
+        details: expect.stringMatching(/stored as failed/),
+        messageId: expect.stringMatching(/^msg_\w+$/),
+        errorCode: 'NO_RECEIVER',
+      });
+      const stored = await request(gw, 'GET', `/v1/messages/${String(item!.json.messageId)}`, {
+        apiKey: account.apiKey,
+      });
+      expect(stored.body).toMatchObject({ status: 'failed', errorCode: 'NO_RECEIVER', body: 'Your quote is ready' });
+    });
+
     test('Send: the message goes out on the custom channel and names the contact it created; with nothing to receive it, the node says so and how to fix it', async () => {
       const send = () =>
         runLeadChat(host, {

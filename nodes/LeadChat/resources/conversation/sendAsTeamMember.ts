@@ -3,6 +3,7 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 import { contactIdField, readContactId } from '../../shared/conversations';
 import { messageTextField } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
+import { failedMessageError } from '../../shared/failedMessage';
 import type { RunSettings } from '../../shared/types';
 import type { ReplyToContactAnswer } from '../../transport/answers';
 import { hintForCode } from '../../transport/errors';
@@ -55,10 +56,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
     const code = typeof message.errorCode === 'string' ? message.errorCode : undefined;
     const reason = typeof message.error === 'string' && message.error ? message.error : 'The message could not be sent';
     const hint = code ? hintForCode(code) : undefined;
-    throw new NodeOperationError(this.getNode(), `LeadChat: the message was stored as failed: ${reason}`, {
-      description: `Message ${String(message.id ?? '')} was not sent${code ? ` (${code})` : ''}.${hint ? ` ${hint}` : ''}`,
+    throw failedMessageError(
+      this.getNode(),
+      `LeadChat: the message was stored as failed: ${reason}`,
+      `Message ${String(message.id ?? '')} was not sent${code ? ` (${code})` : ''}.${hint ? ` ${hint}` : ''}`,
       itemIndex,
-    });
+      { messageId: typeof message.id === 'string' ? message.id : undefined, errorCode: code },
+    );
   }
   return response.body;
 }

@@ -2,6 +2,7 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 
 import { messageTextField } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
+import { failedMessageError } from '../../shared/failedMessage';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
 import { hintForCode } from '../../transport/errors';
@@ -98,11 +99,16 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
   const answer = response.body as IDataObject;
   // Stored, but failed at once (nothing receives the channel, no credits): the builder is told, and how to fix it.
   if (answer.success === false) {
-    const hint = hintForCode(String(answer.errorCode ?? ''));
-    throw new NodeOperationError(this.getNode(), `LeadChat: ${String(answer.message)}`, {
+    const errorCode = typeof answer.errorCode === 'string' ? answer.errorCode : undefined;
+    const messageId = typeof answer.messageId === 'string' ? answer.messageId : undefined;
+    const hint = errorCode ? hintForCode(errorCode) : undefined;
+    throw failedMessageError(
+      this.getNode(),
+      `LeadChat: ${String(answer.message)}`,
+      [`The message is stored as failed (${String(messageId)}).`, hint].filter(Boolean).join(' '),
       itemIndex,
-      description: [`The message is stored as failed (${String(answer.messageId)}).`, hint].filter(Boolean).join(' '),
-    });
+      { messageId, errorCode },
+    );
   }
   return answer;
 }
