@@ -116,6 +116,18 @@ describe('LeadChat node: lists, messages, credits', () => {
       expect(stored.body).toMatchObject({ status: 'failed', errorCode: 'NO_RECEIVER', body: 'Your quote is ready' });
     });
 
+    test('Send: a text too large for the API is told to be shortened, not to host a file it does not have', async () => {
+      const run = await runLeadChat(host, {
+        resource: 'message',
+        operation: 'send',
+        fromId: 'crm-3003',
+        customChannel: 'crm',
+        text: 'x'.repeat(200_000),
+      });
+      expect(run.error?.description).toMatch(/^HTTP 413 .*Shorten the text or the fields sent\.$/);
+      expect(run.error?.description).not.toMatch(/Media URL/);
+    });
+
     test('Send: the message goes out on the custom channel and names the contact it created; with nothing to receive it, the node says so and how to fix it', async () => {
       const send = () =>
         runLeadChat(host, {

@@ -93,6 +93,15 @@ export function hintForCode(code: string): string | undefined {
   return Object.prototype.hasOwnProperty.call(CODE_HINTS, code) ? CODE_HINTS[code] : undefined;
 }
 
+/** The one request that embeds a file is Message › Receive's; what else is too large is its text or fields. */
+const EMBEDS_FILES = 'POST /incoming_custom_channel_message';
+
+function tooLargeHint(endpoint: string): string {
+  return endpoint === EMBEDS_FILES
+    ? 'The request is too large. For big files, send a hosted Media URL instead of embedding the file.'
+    : 'The request is too large. Shorten the text or the fields sent.';
+}
+
 /**
  * A hint a builder can act on: the one of the API's error code, else the one of the status. A 409 or 422 is
  * explained only by its code, except from the credit grant of a server that names none: its Idempotency Key is the
@@ -121,7 +130,7 @@ function hintFor(status: number, failure: ApiFailure, endpoint: string): string 
     case 405:
       return 'The server does not accept this method on this endpoint.';
     case 413:
-      return 'The request is too large. For big files, send a hosted Media URL instead of embedding the file.';
+      return tooLargeHint(endpoint);
     case 429:
       return 'The API key is over its rate limit. Lower "Items per Batch" or raise "Batch Interval" in the node options, or allow more retries.';
     default:
