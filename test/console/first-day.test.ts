@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { api, incoming, poll, Receiver, uniquePhone } from '../gateway/api-support';
+import { api, HANDOFF_NOTICE, incoming, poll, Receiver, uniquePhone } from '../gateway/api-support';
 import { createAccount, type TestAccount, type TestGateway } from '../helpers/gateway';
 import { openPage, screenshot, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
@@ -8,9 +8,9 @@ import { consoleAccount, type ConsoleAccount } from './support';
  * A sales team's first day, end to end, in the browser, on both backends: a new sub-account of an agency imports a
  * CSV with an external-ID column into the list of a Live custom-channel campaign. Every reachable contact gets its
  * opening message (3 at once, the rest paced), and the rows it cannot reach are counted in the import report and on
- * the campaign. A contact writes with their phone as fromId: the same contact, and the bot's answer fails for want
- * of credits: the balance banner says so, the contact is first in the inbox, the Failed filter finds them; the
- * agency grants credits, "Retry all failed messages" sends the answer.
+ * the campaign. A contact writes with their phone as fromId: the same contact, and the bot cannot answer for want of
+ * credits: the contact is told a person will answer, free, and the team has the conversation, first in the inbox,
+ * with why, under the balance banner; the agency grants credits, the team turns the bot on again, and it answers.
  */
 jest.setTimeout(120_000);
 
@@ -45,7 +45,7 @@ const v1 = (method: string, path: string, body?: unknown, who: TestAccount = tea
 const url = (p: string) => `${gw.url}${p}`;
 const openings = () => hook.requests.filter((r) => r.body?.messageId && r.body.body.startsWith('Hi '));
 
-test('import, paced openings, the unreachable counted, a contact known by phone, credits run out, granted, retried', async () => {
+test('import, paced openings, the unreachable counted, a contact known by phone, credits run out, granted, the bot on again', async () => {
   // The list and its Live custom-channel campaign.
   await signInAt(page, url('/console/lists'), team);
   const banner = page.getByRole('alert').filter({ hasText: 'Your balance is 0 credits' });
@@ -141,43 +141,51 @@ test('import, paced openings, the unreachable counted, a contact known by phone,
   const incomingMessage = (await v1('GET', `messages/${wrote.body.messageId}`)).body;
   expect(incomingMessage.contactId).toBe(alice.id);
 
-  // The bot's answer fails: the balance is 0. The team sees the banner, Alice first in the inbox, her failed answer.
-  const answer = await poll(
-    async () => ((await v1('GET', `contacts/${alice.id}/messages`)).body.data as any[]).find((m) => m.author === 'bot'),
-    (m) => m?.status === 'failed',
-  );
-  expect(answer).toMatchObject({ errorCode: 'INSUFFICIENT_CREDITS', body: FAQ.answer });
-  await page.goto(url('/console/inbox'));
-  await banner.waitFor();
-  await page.locator('.inbox-item-name').first().filter({ hasText: 'Alice' }).waitFor();
-  await page.getByLabel('Messages', { exact: true }).selectOption('true');
-  await page.waitForFunction(
-    () => [...document.querySelectorAll('.inbox-item-name')].map((e) => e.textContent).join() === 'Alice',
-  );
-  expect(await page.locator('.inbox-failed').textContent()).toBe('1 failed');
-  expect(await seriousViolations(page)).toEqual([]);
-  await screenshot(page, 'first-day-failed');
-
-  // The agency grants credits; Retry all sends the bot's answer to Alice on the chat (the filter is chosen again
-  // after the reload).
-  expect((await v1('POST', 'subaccounts/credits', { email: team.email, amount: 10 }, agency)).status).toBe(200);
-  await page.reload();
-  await page.getByLabel('Messages', { exact: true }).selectOption('true');
-  await page.getByRole('button', { name: 'Retry all failed messages' }).click();
-  await page.getByRole('status').filter({ hasText: '1 message sent again.' }).waitFor();
-  await page.getByText('No conversation matches these filters.').waitFor();
-  expect(await banner.count()).toBe(0);
-  const delivered = await poll(
-    async () => hook.requests.find((r) => r.body?.messageId === answer.id),
+  // The bot cannot answer: the balance is 0. Alice is told a person will answer, free, and the team has her
+  // conversation: first in the inbox, waiting for a reply, with why, under the banner.
+  const told = await poll(
+    async () => hook.requests.find((r) => r.body?.toId === alicePhone && r.body.body === HANDOFF_NOTICE),
     (r) => r !== undefined,
   );
-  // To the ID the chat system wrote from: how it knows her.
-  expect(delivered!.body).toMatchObject({ toId: alicePhone, body: FAQ.answer });
-  // The receiver took it: the message is marked sent once the receiver's answer is in.
+  expect(told!.body.messageId).toEqual(expect.any(String));
+  expect((await v1('GET', `conversations/${incomingMessage.conversationId}`)).body).toMatchObject({
+    status: 'handed_off',
+    needsReply: true,
+    failed: 0,
+    handoff: { reason: 'no_credits', message: 'How much is a teeth cleaning?' },
+  });
+  await page.goto(url('/console/inbox'));
+  await banner.waitFor();
+  const aliceItem = page.locator('.inbox-item').first().filter({ hasText: 'Alice' });
+  await aliceItem.locator('.inbox-handoff').waitFor();
+  await aliceItem.click();
+  await page
+    .locator('.inbox-handoff-why')
+    .filter({ hasText: 'The account had no credits for the bot to answer this' })
+    .waitFor();
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'first-day-no-credits');
+
+  // The agency grants credits; the team turns the bot on again for Alice, and it answers her next question.
+  expect((await v1('POST', 'subaccounts/credits', { email: team.email, amount: 10 }, agency)).status).toBe(200);
+  await page.reload();
+  expect(await banner.count()).toBe(0);
+  await page.locator('.inbox-item').filter({ hasText: 'Alice' }).click();
+  await page.getByRole('button', { name: 'Turn the bot on' }).click();
+  await page.getByRole('status').filter({ hasText: 'The bot is on again for this contact.' }).waitFor();
+  await v1(
+    'POST',
+    'incoming_custom_channel_message',
+    incoming({ fromId: alicePhone, channel: 'chat', body: 'So how much is a cleaning?' }),
+  );
+  const answered = await poll(
+    async () => hook.requests.find((r) => r.body?.toId === alicePhone && r.body.body === FAQ.answer),
+    (r) => r !== undefined,
+  );
   expect(
     (
       await poll(
-        async () => (await v1('GET', `messages/${answer.id}`)).body,
+        async () => (await v1('GET', `messages/${answered!.body.messageId}`)).body,
         (m) => m.status !== 'pending',
       )
     ).status,
