@@ -1,6 +1,13 @@
 import type { INodeParameters } from 'n8n-workflow';
 
-import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
+import {
+  createAccount,
+  request,
+  startGateway,
+  untilIdle,
+  type TestAccount,
+  type TestGateway,
+} from '../helpers/gateway';
 import { byId, CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
 
 /**
@@ -359,6 +366,8 @@ describe('LeadChat node: a contact corrected, searched, merged, exported and era
       expect((await api('POST', `/lists/${list.id}/contacts`, { contactId: contact.id })).status).toBe(201);
       for (const body of ['When do you open?', 'STOP'])
         expect((await api('POST', '/channels/sms/incoming', { phone, body })).status).toBeLessThan(300);
+      // The STOP confirmation sent: the two exports below read the same contact.
+      await untilIdle(gw);
       const run = await runLeadChat(host, { resource: 'contact', operation: 'export', contactId: byId(contact.id) });
       expect(run.error).toBeUndefined();
       const items = run.output('LeadChat');
