@@ -206,6 +206,9 @@ test('a sub-account whose balance pays for none of its messages is told so on ev
   expect(await banner.textContent()).toContain(
     `Credits are granted by your agency, Growth Agency (${agency.email}): ask for them`,
   );
+  expect(await banner.textContent()).toContain(
+    'the bot, whose replies cost 1 each, hands the contacts who write to your team instead of answering',
+  );
   expect(await seriousViolations(p)).toEqual([]);
   await screenshot(p, 'balance-banner');
   await p.getByRole('navigation').getByRole('link', { name: 'Campaigns' }).click();

@@ -27,9 +27,8 @@ const creditsText = (v: number) => `${n(v)} ${v === 1 ? 'credit' : 'credits'}`;
 export const CREDITS_PATH = '/console/credits';
 
 /**
- * A sub-account whose balance pays for none of its messages is told so on every page, with what fails and who
- * grants credits: otherwise every bot answer fails in silence. One whose balance is under the threshold it set is
- * warned before that.
+ * A sub-account whose balance pays for none of its messages is told so on every page, with what fails, what the bot
+ * does instead and who grants credits. One whose balance is under the threshold it set is warned before that.
  */
 export function BalanceBanner(props: { credits?: Credits }) {
   const c = props.credits;
@@ -38,9 +37,10 @@ export function BalanceBanner(props: { credits?: Credits }) {
   if (c.canSend === false) {
     return (
       <p class="warning banner" role="alert" data-banner="empty">
-        Your balance is {creditsText(c.balance)}: bot replies ({n(c.prices.botReply)} each), SMS (
-        {n(c.prices.smsSegment)} a segment) and WhatsApp messages ({n(c.prices.whatsapp)} each) fail until credits are
-        granted. Credits are granted by {who}: ask for them, then retry the failed messages from the Inbox.{' '}
+        Your balance is {creditsText(c.balance)}: SMS ({n(c.prices.smsSegment)} a segment) and WhatsApp messages (
+        {n(c.prices.whatsapp)} each) fail until credits are granted, and the bot, whose replies cost{' '}
+        {n(c.prices.botReply)} each, hands the contacts who write to your team instead of answering. Credits are granted
+        by {who}: ask for them, then retry the failed messages from the Inbox.{' '}
         <Link href={CREDITS_PATH}>See your credits</Link>
       </p>
     );
