@@ -15,12 +15,13 @@ import {
 /**
  * A contact's whole life with its features in any order: random sequences of creations, corrections, merges,
  * erasures (of a person who said STOP among them), messages from custom channels (STOP, START and a request for a
- * person among them), team replies, a person taking the conversations over or giving them back to the bot, imports, list changes (the list's Live campaign sending each new member its opening, at once or after a
+ * person among them) and reactions, team replies, a person taking the conversations over or giving them back to the bot, imports, list changes (the list's Live campaign sending each new member its opening, at once or after a
  * delay) and days passing (its follow-ups, and the closing of a conversation left unanswered), drawn from small pools
  * of phones, emails and external IDs so that they collide. Whatever the order, every answer is one the API documents
  * (never a 500), and afterwards what each feature promises the others still holds: one contact per phone and per
  * external ID, and per email among the contacts known by their email alone; lookups and search finding it; one
- * opening per contact; nothing waiting for a contact who opted out (no opening, no follow-up), whose conversations
+ * opening per contact; follow-ups only to the list's members who have not written since; nothing waiting for a
+ * contact who opted out (no opening, no follow-up), whose conversations
  * are all opted out; a conversation handed to the team by the contact's message told the contact so and waits for a
  * person, with its bot silent; and no list, conversation or message left pointing at a contact that is gone.
  */
@@ -39,6 +40,7 @@ type Op =
   | { op: 'erase'; who: number }
   | { op: 'forget'; fromId: string; label: string }
   | { op: 'incoming'; fromId: string; label: string; body: string }
+  | { op: 'react'; fromId: string; label: string }
   | { op: 'import'; phone?: string; email?: string; id?: [string, string] }
   | { op: 'reply'; who: number }
   | { op: 'bot'; who: number; active: boolean }
@@ -93,6 +95,11 @@ const ops: fc.Arbitrary<Op[]> = fc.array(
         body: fc.constantFrom('hello', 'hello', 'STOP', 'START', 'a human please'),
       }),
     },
+    // A reaction to what the business sent: the lead engaging, asking nothing.
+    {
+      weight: 1,
+      arbitrary: fc.record({ op: fc.constant('react' as const), fromId: fc.constantFrom(...PHONES, ...IDS), label }),
+    },
     {
       weight: 1,
       arbitrary: fc.record(
@@ -130,6 +137,7 @@ const ANSWERS: Record<Op['op'], number[]> = {
   erase: [204, 404],
   forget: [204],
   incoming: [200],
+  react: [200],
   import: [202],
   reply: [201, 404, 409],
   bot: [200, 404],
@@ -198,6 +206,15 @@ async function run(account: TestAccount, listId: string, steps: Op[]): Promise<s
         break;
       case 'incoming': {
         res = await call('POST', 'incoming_custom_channel_message', message(step));
+        const written = await call('GET', `messages/${res.body?.messageId}`);
+        if (written.status === 200) note({ ...written, body: { id: written.body.contactId } });
+        break;
+      }
+      case 'react': {
+        res = await call('POST', 'incoming_custom_channel_message', {
+          messageType: 'reaction',
+          ...message({ ...step, body: '👍' }),
+        });
         const written = await call('GET', `messages/${res.body?.messageId}`);
         if (written.status === 200) note({ ...written, body: { id: written.body.contactId } });
         break;
@@ -317,11 +334,21 @@ async function expectConsistent(account: TestAccount, listId: string, seen: stri
     handoff: { reason: string; at: string } | null;
     bot: { active: boolean };
     needsReply: boolean;
-    lastMessage: { author: string | null } | null;
+    lastMessage: { author: string | null; direction: string } | null;
   }>(account, '/conversations');
   expect(conversations.filter((c) => !liveIds.has(c.contactId))).toEqual([]);
   const channels = conversations.map((c) => `${c.contactId} ${c.channel}:${c.customChannel ?? ''}`);
   expect(channels.sort()).toEqual([...new Set(channels)].sort());
+  // The list's campaign follows up its members only, and only while the contact's message is not the latest: one
+  // taken off the list, or who wrote or reacted, is followed up no more, and no conversation names a follow-up that
+  // nothing will send.
+  for (const v of conversations.filter((v) => v.next?.kind === 'follow_up' || v.next?.kind === 'close')) {
+    expect({ v: v.id, member: members.includes(v.contactId), last: v.lastMessage?.direction }).toEqual({
+      v: v.id,
+      member: true,
+      last: 'outgoing',
+    });
+  }
   // A campaign opens a conversation with a contact once; nothing waits to go to a contact who opted out.
   for (const c of live) {
     const opened = conversations.filter((v) => v.contactId === c.id && v.opening);
@@ -395,6 +422,18 @@ test('creations, corrections, merges, erasures, messages, replies, imports, list
       const seen = await run(account, listId, steps);
       await expectConsistent(account, listId, seen);
     }),
-    { numRuns: 40 },
+    {
+      numRuns: 40,
+      // Besides the random ones: a member followed up, then taken off the list.
+      examples: [
+        [
+          [
+            { op: 'create', phone: PHONES[0] },
+            { op: 'join', who: 0 },
+            { op: 'leave', who: 0 },
+          ] as Op[],
+        ],
+      ],
+    },
   );
 }, 120_000);
