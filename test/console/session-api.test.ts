@@ -281,7 +281,12 @@ describe('the /v1 API with a console session', () => {
     expect([out.headers['set-cookie']].flat()[0]).toMatch(
       /^__Host-leadchat_session=; Path=\/; Secure; HttpOnly; SameSite=Strict; Max-Age=0$/,
     );
-    expect((await withSession(gw, s, 'GET', '/v1/settings', { headers: proxied })).status).toBe(401);
+    const ended = await withSession(gw, s, 'GET', '/v1/settings', { headers: proxied });
+    // Told what ended and what to do, not that an API key it never sent is wrong.
+    expect(ended.status).toBe(401);
+    expect(ended.body.error.message).toBe(
+      'Not signed in to the console (the session ended) and no API key given: sign in again, or send the API key in the x-api-key header',
+    );
     expect((await withSession(gw, s, 'GET', '/console/api/session', { headers: proxied })).status).toBe(401);
     const page = await withSession(gw, s, 'GET', '/console/settings/account', { headers: proxied });
     expect(page.status).toBe(302);

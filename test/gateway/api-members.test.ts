@@ -438,6 +438,25 @@ describe('replies and assignment', () => {
     });
     expect((await api(gw, account, 'GET', `conversations/${conversation.id}`)).body.assigneeId).toBe(agent.id);
 
+    // Another contact's conversation is refused as a field of the request, named in error.fields.
+    await api(gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: incoming({ fromId: unique('visitor'), customChannel: 'chat' }),
+    });
+    const other = ((await api(gw, account, 'GET', 'conversations')).body.data as any[]).find(
+      (c) => c.id !== conversation.id,
+    );
+    const wrong = await api(gw, account, 'POST', `contacts/${conversation.contact.id}/messages`, {
+      body: { body: 'Oops', conversationId: other.id },
+    });
+    expectApiError(wrong, 400, 'VALIDATION_ERROR');
+    expect(wrong.body.error.fields).toEqual([
+      {
+        field: 'conversationId',
+        code: 'VALIDATION_ERROR',
+        message: 'the conversation is not one of this contact',
+      },
+    ]);
+
     const events = await poll(
       async () => hook.requests.filter((r) => r.body?.messageId),
       (rs) => rs.length >= 2,

@@ -14,7 +14,7 @@ import { takeTurn } from '../domain/assignment.js';
 import { recordStep } from '../domain/funnel.js';
 import { getMember, type Actor } from '../domain/members.js';
 import type { Message } from '../domain/messages.js';
-import { ApiError } from '../errors.js';
+import { ApiError, fieldError } from '../errors.js';
 import { now } from '../ids.js';
 import { clockNow } from '../clock.js';
 import { handoffNotice } from '../domain/texts.js';
@@ -173,7 +173,7 @@ export async function teamReply(
     if (conversationId) {
       conversation = await getConversation(tx, account.id, conversationId);
       if (conversation.contactId !== contact.id)
-        throw new ApiError(400, 'VALIDATION_ERROR', 'conversationId: the conversation is not one of this contact');
+        throw fieldError('conversationId', 'the conversation is not one of this contact');
     } else {
       [conversation] = await tx.find<Conversation>('conversations', 'contact', [contact.id], {
         order: 'desc',

@@ -16,6 +16,10 @@ export const ambiguousCredentials = () =>
     'Give the API key once: in x-api-key, Authorization: Bearer or ?apiKey=, not in two places',
   );
 
+/** A request with a console cookie but no session behind it, and no API key. */
+const NO_SESSION =
+  'Not signed in to the console (the session ended) and no API key given: sign in again, or send the API key in the x-api-key header';
+
 /**
  * Spec §5.3: the key comes as `?apiKey=`, `x-api-key` or `Authorization: Bearer` (the credit grant takes the header
  * only: see keyInHeaderOnly). A key in two places (even the same key twice) is refused: answering as one of them
@@ -43,7 +47,8 @@ export function apiKeyAuth(gw: Gateway, failures: AuthFailures): RequestHandler 
     if (given > 1) throw ambiguousCredentials();
     if (given === 0 && req.get('cookie')) {
       const signedIn = await sessionOf(gw, req);
-      if (!signedIn) throw unauthorized();
+      // A cookie of a session that ended (signed out, expired, its member removed), or of something else.
+      if (!signedIn) throw unauthorized(NO_SESSION);
       checkCsrf(req, signedIn.token);
       res.locals.account = signedIn.account;
       res.locals.actor = signedIn.actor;
