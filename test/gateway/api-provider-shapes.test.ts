@@ -110,7 +110,7 @@ test('Messenger: a text that is not text is a dead job saying where and why; an 
   expect(await deadEntries(account)).toEqual([
     expect.objectContaining({
       attempts: 1,
-      lastError: "entry[0].messaging[0]: entry[0].messaging[0].message.text: expected the message's text, a string",
+      lastError: "entry[0].messaging[0].message.text: expected the message's text, a string",
       data: expect.objectContaining({
         provider: 'messenger',
         entry: expect.objectContaining({ where: 'entry[0].messaging[0]', raw: wrong }),
@@ -172,8 +172,7 @@ test('WhatsApp: a media id of ".." is refused before any call to Graph, as a dea
   expect(await written(account)).toEqual(['Hola']);
   expect(await deadEntries(account)).toEqual([
     expect.objectContaining({
-      lastError:
-        'entry[0].changes[0].value.messages[0]: entry[0].changes[0].value.messages[0].image.id: ".." is not a WhatsApp media id (its digits)',
+      lastError: 'entry[0].changes[0].value.messages[0].image.id: ".." is not a WhatsApp media id (its digits)',
       data: expect.objectContaining({
         provider: 'whatsapp',
         entry: expect.objectContaining({ where: 'entry[0].changes[0].value.messages[0]' }),

@@ -29,10 +29,14 @@ export async function inbound(ctx: JobContext, job: Job<JobKinds['inbound']>): P
   try {
     unknown = await processEntry(ctx, job.data, job.lastError === null || job.attempts < TURN_TRIES);
   } catch (err) {
-    if (isUnprocessable(err)) throw new UnprocessableJob(`${job.data.entry.where}: ${err.message}`, { cause: err });
+    if (isUnprocessable(err))
+      throw new UnprocessableJob(whereAndWhy(job.data.entry.where, err.message), { cause: err });
     throw err;
   }
   const came = Date.parse(job.createdAt);
   const next = EARLY_REPORT_LOOKS_MS.map((ms) => came + ms).find((at) => at > clockNow());
   if (unknown && next !== undefined) return { later: next };
 }
+
+/** Where the entry was and why it cannot be processed, its place said once: the reason often names it already. */
+const whereAndWhy = (where: string, why: string): string => (why.startsWith(where) ? why : `${where}: ${why}`);
