@@ -1,5 +1,5 @@
 import type { Tx } from '../store/store.js';
-import { updateConversation, type Conversation } from './conversations.js';
+import { conversationsOfContact, updateConversation, type Conversation } from './conversations.js';
 
 /**
  * One timer per conversation and step. The step is part of the key because a running job still holds its key
@@ -13,4 +13,18 @@ export async function cancelFollowUps(tx: Tx, conversation: Conversation): Promi
   if (next?.kind !== 'follow_up' && next?.kind !== 'close') return conversation;
   await tx.cancelJobs(followUpKey(conversation.id, next.step!));
   return updateConversation(tx, conversation, { next: null, followUpHeld: null });
+}
+
+/**
+ * No follow-up goes to the contact on its conversations that `which` names (all of them unless told): the lead
+ * wrote or reacted, or left the campaigns' list. Answers the contact's conversations as they were read.
+ */
+export async function cancelContactFollowUps(
+  tx: Tx,
+  contactId: string,
+  which: (c: Conversation) => boolean = () => true,
+): Promise<Conversation[]> {
+  const conversations = await conversationsOfContact(tx, contactId);
+  for (const c of conversations) if (which(c)) await cancelFollowUps(tx, c);
+  return conversations;
 }

@@ -61,6 +61,10 @@ export async function handOff(
   return updated;
 }
 
+/** The gateway's own hand-off notice, free: the campaign's words, else the account's, else the built-in text. */
+const noticeOf = (campaign: Campaign | undefined, account: Account) =>
+  ({ body: handoffNotice(campaign, account), author: 'system' }) as const;
+
 /**
  * Every contact who writes hears back: a hand-off their message caused tells them a person will answer, in the
  * campaign's words, else the account's, else the built-in text (texts.ts). The notice goes first, so the conversation
@@ -78,7 +82,7 @@ export async function tellHandoff(
   bot?: { body: string | null },
 ): Promise<Conversation> {
   if (contact.optOut) return conversation;
-  const notice = { body: handoffNotice(campaign, account), author: 'system' as const };
+  const notice = noticeOf(campaign, account);
   const out =
     bot && campaign
       ? { body: bot.body ?? notice.body, author: 'bot' as const, campaignId: campaign.id, unpaid: notice }
@@ -101,8 +105,12 @@ export async function sendBotAnswer(
   campaign: Campaign,
   answer: { body: string; question: string },
 ): Promise<{ message: Message; conversation: Conversation } | undefined> {
-  const notice = { body: handoffNotice(campaign, account), author: 'system' as const };
-  const out = { body: answer.body, author: 'bot' as const, campaignId: campaign.id, unpaid: notice };
+  const out = {
+    body: answer.body,
+    author: 'bot' as const,
+    campaignId: campaign.id,
+    unpaid: noticeOf(campaign, account),
+  };
   const sent = await sendOnConversation(tx, gw, account, contact, conversation, out);
   if (!sent.unpaid) return sent;
   const told = await updateConversation(tx, sent.conversation, { handoffNoticeAt: sent.message.createdAt });

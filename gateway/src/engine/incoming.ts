@@ -17,7 +17,7 @@ import { optIn, optOut } from './consent.js';
 import { emitEvent } from '../domain/emit-event.js';
 import { messageAdded } from '../domain/inbox-changes.js';
 import { subscriptionsOf } from '../domain/webhooks.js';
-import { cancelFollowUps } from '../domain/follow-up-timers.js';
+import { cancelContactFollowUps } from '../domain/follow-up-timers.js';
 import { acknowledgeRequest, handOff, tellHandoff } from './handoff.js';
 import { classify } from './keywords.js';
 import { openingsOf, stopOpenings } from '../domain/openings.js';
@@ -44,13 +44,6 @@ export async function recordIncoming(tx: Tx, conversation: Conversation, message
     unread: (conversation.unread ?? 0) + 1,
     status,
   });
-}
-
-/** The lead spoke up: no follow-up goes to them, on any of their conversations. Answers those as they were read. */
-async function stopFollowUps(tx: Tx, contactId: string): Promise<Conversation[]> {
-  const conversations = await conversationsOfContact(tx, contactId);
-  for (const c of conversations) await cancelFollowUps(tx, c);
-  return conversations;
 }
 
 /**
@@ -97,7 +90,7 @@ export async function onIncoming(
   );
   // A reaction is the lead engaging: no "Still there?" follows it, as none follows a reply. It asks nothing: the bot
   // answers none, and nothing else happens.
-  if (reaction) return void (await stopFollowUps(tx, contact.id));
+  if (reaction) return void (await cancelContactFollowUps(tx, contact.id));
 
   const campaign = current.campaignId ? await campaignById(tx, current.campaignId) : undefined;
   const intent = classify(message.body, campaign ? { languages: [campaign.language] } : {});
@@ -106,7 +99,7 @@ export async function onIncoming(
   await recordReply(tx, current);
 
   await stopOpenings(tx, contact.id, 'wrote_first');
-  const conversations = await stopFollowUps(tx, contact.id);
+  const conversations = await cancelContactFollowUps(tx, contact.id);
   const latest = (await tx.get<Conversation>('conversations', current.id))!;
   if (intent === 'help') {
     await sendOnConversation(tx, gw, account, contact, latest, {

@@ -5,8 +5,7 @@ import { getContact, type Contact } from '../domain/contacts.js';
 import type { Tx } from '../store/store.js';
 import { campaignsOf } from '../domain/campaigns.js';
 import { stopOpenings } from '../domain/openings.js';
-import { conversationsOfContact } from '../domain/conversations.js';
-import { cancelFollowUps } from '../domain/follow-up-timers.js';
+import { cancelContactFollowUps } from '../domain/follow-up-timers.js';
 import { onAddedToList } from './openings.js';
 
 /** Spec §4.3. Adding a member twice changes nothing and reports `added: false`. */
@@ -53,13 +52,6 @@ export async function removeFromList(gw: Gateway, accountId: string, listId: str
     const campaigns = new Set((await campaignsOf(tx, accountId)).filter((c) => c.listId === listId).map((c) => c.id));
     if (campaigns.size === 0) return;
     await stopOpenings(tx, contactId, 'left_list', (o) => campaigns.has(o.campaignId));
-    await stopFollowUps(tx, contactId, campaigns);
+    await cancelContactFollowUps(tx, contactId, (c) => c.campaignId !== null && campaigns.has(c.campaignId));
   });
-}
-
-/** The follow-ups of `campaigns` to the contact (their conversations with it) will not go, nor close anything. */
-async function stopFollowUps(tx: Tx, contactId: string, campaigns: ReadonlySet<string>): Promise<void> {
-  for (const conversation of await conversationsOfContact(tx, contactId)) {
-    if (conversation.campaignId && campaigns.has(conversation.campaignId)) await cancelFollowUps(tx, conversation);
-  }
 }
