@@ -187,6 +187,20 @@ describe('the campaigns', () => {
     await screenshot(page, 'campaign-edit');
   });
 
+  test('WhatsApp follow-ups without a re-engagement template: the form says which are skipped, until one is given', async () => {
+    const warning = status('Without a re-engagement template');
+    expect(await warning.count()).toBe(0);
+    await label('Re-engagement template').fill('');
+    await warning.waitFor();
+    expect(await warning.textContent()).toContain('every follow-up to a contact who has not answered the opening');
+    await label('Send follow-ups to contacts who do not answer').uncheck();
+    await warning.waitFor({ state: 'detached' });
+    await label('Send follow-ups to contacts who do not answer').check();
+    await warning.waitFor();
+    await label('Re-engagement template').fill('dental_back');
+    await warning.waitFor({ state: 'detached' });
+  });
+
   test("the API's refusals next to the form: a bad follow-up delay, then Live without a list (CAMPAIGN_CANNOT_SEND and why); then Live on SMS", async () => {
     await label('Step 1: wait').fill('soon');
     await page.getByRole('button', { name: 'Save campaign' }).click();

@@ -328,6 +328,16 @@ export function CampaignForm(props: {
             </>
           )}
         </Rows>
+        {d.channel === 'whatsapp' &&
+          d.followUps.enabled &&
+          d.followUps.steps.length > 0 &&
+          !d.reengagementTemplate.trim() && (
+            <p class="warning" role="status">
+              Without a re-engagement template, a follow-up to a contact who has not written in the last 24 hours is
+              skipped (WhatsApp then takes only an approved template): every follow-up to a contact who has not answered
+              the opening message.
+            </p>
+          )}
       </fieldset>
 
       <fieldset>
