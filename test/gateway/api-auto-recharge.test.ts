@@ -1,4 +1,6 @@
-import { removeDir } from '../helpers/gateway';
+import { Client } from 'pg';
+import { BACKEND, removeDir } from '../helpers/gateway';
+import { openStoreOf } from '../helpers/stopped-store';
 import { startInProcess } from '../helpers/in-process';
 import {
   advanceClock,
@@ -201,6 +203,61 @@ test('a request made while the agency had no receiver is asked again once the re
     removeDir(gw.dataDir);
   }
 });
+
+test('a request an earlier release left waiting is asked again once the retry schedule has run from the upgrade', async () => {
+  const env = { LEADCHAT_WEBHOOK_RETRIES: '1m,1m' };
+  let gw = await startInProcess(env);
+  try {
+    const agency = await createAccount(gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+    const sub = await createAccount(gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+    expect(await gw.stop()).toBe(0);
+    await asAnEarlierReleaseLeftIt(gw.env, sub.id);
+
+    gw = await startInProcess(env, gw.dataDir);
+    const hook = await Receiver.start();
+    receivers.push(hook);
+    await api(gw, agency, 'POST', 'webhooks', { body: { url: hook.url, events: ['auto_recharge'] } });
+    await untilIdle(gw, { horizonMs: 0 });
+    expect(hook.requests).toHaveLength(0);
+    await advanceClock(gw, '2m');
+    await untilIdle(gw);
+    expect(hook.requests.map((r) => r.body)).toEqual([
+      expect.objectContaining({ sub_account_id: sub.id, idempotency_key: `ar_${sub.id}_2`, balance: 0, amount: 50 }),
+    ]);
+    expect((await api(gw, sub, 'GET', 'credits')).body.autoRecharge).toMatchObject({ pending: true });
+  } finally {
+    await gw.stop();
+    removeDir(gw.dataDir);
+  }
+});
+
+/**
+ * As an earlier release left a request that no receiver took: the rule waiting for its grant, nothing to look at it
+ * again, and no walk of this release done yet.
+ */
+async function asAnEarlierReleaseLeftIt(env: Record<string, string>, subId: string): Promise<void> {
+  const MARK = 'auto-recharge-requests-watched-1';
+  const store = await openStoreOf(env);
+  try {
+    await store.transact(async (tx) => {
+      await tx.update<any>('accounts', subId, {
+        autoRecharge: { enabled: true, thresholdCents: 1000, amountCents: 5000, sequence: 1, pending: true },
+      });
+      if (BACKEND === 'lowdb') await tx.remove('gateway_settings', MARK);
+    });
+  } finally {
+    await store.close();
+  }
+  if (BACKEND === 'postgres') {
+    const client = new Client({ connectionString: env.LEADCHAT_DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query('DELETE FROM leadchat_settings WHERE name = $1', [MARK]);
+    } finally {
+      await client.end();
+    }
+  }
+}
 
 test('only an agency sets auto-recharge, and only for its own sub-accounts', async () => {
   const { agency, sub } = await agencyWithSub();

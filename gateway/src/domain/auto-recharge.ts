@@ -53,13 +53,18 @@ async function askForRecharge(tx: Tx, agency: Account, sub: Account, rule: AutoR
     threshold: toCredits(rule.thresholdCents),
     amount: toCredits(rule.amountCents),
   });
-  const request: UnheardRequest = {
-    subAccountId: sub.id,
-    sequence,
-    deliveryIds: deliveries.map((d) => d.id),
-    askedAt: clockNow(),
-  };
-  await tx.enqueue(newJob('auto_recharge_unheard', request, { accountId: agency.id }));
+  await watchRequest(tx, agency.id, { subAccountId: sub.id, sequence, deliveryIds: deliveries.map((d) => d.id) });
+}
+
+/** Queues the look at a request once its deliveries are settled: one per request, however often it is watched. */
+export async function watchRequest(tx: Tx, agencyId: string, request: Omit<UnheardRequest, 'askedAt'>): Promise<void> {
+  await tx.enqueue(
+    newJob(
+      'auto_recharge_unheard',
+      { ...request, askedAt: clockNow() },
+      { key: `auto_recharge_unheard:${request.subAccountId}:${request.sequence}`, accountId: agencyId },
+    ),
+  );
 }
 
 /**

@@ -31,6 +31,8 @@ export type JobKinds = {
   contact_search_index: { after?: string };
   /** The contact of each delivery stored before deliveries named it, from the one after `after`. */
   delivery_contacts: { after?: string };
+  /** Auto-recharge requests an earlier release left waiting, from the account after `after`: each looked at again. */
+  auto_recharge_requests: { after?: string };
   /**
    * Auto-recharge request `sequence` of a sub-account, looked at once its deliveries are settled: one that reached
    * no receiver is asked again (domain/auto-recharge.ts).

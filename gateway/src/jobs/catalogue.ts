@@ -1,4 +1,5 @@
 import { askAgainIfUnheard } from '../domain/auto-recharge.js';
+import { watchAutoRechargeRequests } from './auto-recharge-requests.js';
 import { runBotReply } from '../engine/bot-reply.js';
 import { runFollowUp } from '../engine/follow-ups.js';
 import { runCampaignResume, runOpening } from '../engine/openings.js';
@@ -29,6 +30,7 @@ export const jobCatalogue: { readonly [K in JobKind]: JobHandler<K> } = {
   delivery_contacts: nameDeliveryContacts,
   inbound,
   auto_recharge_unheard: (ctx, job) => askAgainIfUnheard(ctx, job.data),
+  auto_recharge_requests: watchAutoRechargeRequests,
 };
 
 const isKind = (kind: string): kind is JobKind => Object.hasOwn(jobCatalogue, kind);
