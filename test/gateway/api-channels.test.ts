@@ -404,10 +404,11 @@ test('an SMS lead through Twilio is answered by the OpenAI-compatible bot, and s
     errorCode: '30003',
     error: expect.stringContaining('Unreachable destination handset'),
   });
-  await poll(
+  const [event] = await poll(
     async () => hook.requests.filter((r) => r.body?.type === 'delivery_failed' && r.body?.messageId === reply.id),
     (e) => e.length === 1,
   );
+  expect(event!.body).toMatchObject({ channel: 'sms', customChannel: null, errorCode: '30003' });
   // A late "sent" does not bring a failed message back.
   await postTwilio(account, 'status', { MessageSid: reply.providerMessageId, MessageStatus: 'sent' });
   expect((await api(ctx.gw, account, 'GET', `messages/${reply.id}`)).body.status).toBe('failed');

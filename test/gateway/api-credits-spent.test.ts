@@ -88,10 +88,12 @@ test('SMS costs per segment; without the credits the message fails and nothing i
     provider: null,
     error: expect.stringMatching(/Balance 0 is below/),
   });
-  await poll(
+  const [failed] = await poll(
     async () => hook.requests.filter((r) => r.body?.type === 'delivery_failed' && r.body?.messageId === broke.id),
     (e) => e.length === 1,
   );
+  // What a workflow branches on: why, by code, and the built-in channel it was going to.
+  expect(failed!.body).toMatchObject({ channel: 'sms', customChannel: null, errorCode: 'INSUFFICIENT_CREDITS' });
 
   const credits = await ledger(sub);
   expect(credits.balance).toBe(0);

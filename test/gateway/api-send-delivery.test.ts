@@ -400,7 +400,14 @@ describe('webhook subscriptions (POST /v1/webhooks)', () => {
       m.deliveries.find((d: { target: string }) => (d.target === 'customChannelWebhook') === owner).status;
     expect([statusOf(true), statusOf(false)]).toEqual(['failed', 'sent']);
     const [failed] = await hook.waitFor(1);
-    expect(failed!.body).toMatchObject({ type: 'delivery_failed', messageId: res.body.messageId });
+    expect(failed!.body).toMatchObject({
+      type: 'delivery_failed',
+      messageId: res.body.messageId,
+      channel: m.channel,
+      customChannel: m.channel,
+      error: m.error,
+      errorCode: m.errorCode,
+    });
     const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations')).body.data as any[];
     expect(conversation.failed).toBe(1);
   });

@@ -137,7 +137,15 @@ export const deliveryFailedEvent = z
     conversationId: z.string().nullable(),
     messageId: z.string(),
     channel: z.string().nullable().describe("Where the message was going: its channel, or a custom channel's label"),
+    customChannel: z
+      .string()
+      .nullable()
+      .describe("The custom channel's label when the message was going to one (channel holds it too); else null"),
     error: z.string().nullable().describe('Why it failed, as GET /messages/{id} shows it'),
+    errorCode: z
+      .string()
+      .nullable()
+      .describe("Why, for a program: INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, NO_RECEIVER or the provider's own code"),
   })
   .meta({
     id: 'DeliveryFailedEvent',

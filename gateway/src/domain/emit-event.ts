@@ -1,5 +1,5 @@
 import type { Account } from './accounts.js';
-import { countFailed } from './conversations.js';
+import { countFailed, type Conversation } from './conversations.js';
 import { recordStep } from './funnel.js';
 import type { Message } from './messages.js';
 import { emit } from './webhooks.js';
@@ -28,11 +28,14 @@ export async function emitEvent<E extends EngineEvent>(
 export async function deliveryFailed(tx: Tx, message: Message): Promise<void> {
   await recordStep(tx, 'failed', message);
   await countFailed(tx, message.conversationId, 1);
+  const conversation = message.conversationId && (await tx.get<Conversation>('conversations', message.conversationId));
   await emitEvent(tx, message.accountId, 'delivery_failed', {
     contactId: message.contactId,
     conversationId: message.conversationId,
     messageId: message.id,
     channel: message.channel,
+    customChannel: conversation && conversation.channel === 'custom' ? conversation.customChannel : null,
     error: message.error,
+    errorCode: message.errorCode,
   });
 }

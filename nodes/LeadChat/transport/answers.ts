@@ -515,8 +515,12 @@ export interface components {
       messageId: string;
       /** @description Where the message was going: its channel, or a custom channel's label */
       channel: string | null;
+      /** @description The custom channel's label when the message was going to one (channel holds it too); else null */
+      customChannel: string | null;
       /** @description Why it failed, as GET /messages/{id} shows it */
       error: string | null;
+      /** @description Why, for a program: INSUFFICIENT_CREDITS, OUTSIDE_24H_WINDOW, NO_RECEIVER or the provider's own code */
+      errorCode: string | null;
     };
     /**
      * The campaign's goal was reached
