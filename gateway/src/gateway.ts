@@ -1,8 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import type { Express } from 'express';
 import { adminToken } from './admin-token.js';
 import { holdClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
+import { makeDir } from './make-dir.js';
 import { ChangeStreams } from './console/server/change-streams.js';
 import { consoleRouter } from './console/server/router.js';
 import { CONSOLE_BASE } from './console/pages.js';
@@ -79,7 +79,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const release = holdClock(options.clock);
   let opened;
   try {
-    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+    await makeDir(config.dataDir, 0o700);
     opened = await openStore(config, log, collections);
   } catch (err) {
     release();

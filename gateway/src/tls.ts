@@ -1,7 +1,8 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from './config.js';
+import { makeDir } from './make-dir.js';
 import type { GatewaySettings, Store } from './store/store.js';
 
 export interface TlsFiles {
@@ -64,7 +65,7 @@ async function sharedTls(dataDir: string, settings: GatewaySettings): Promise<Tl
   }
   const pair = JSON.parse(stored) as Pair;
   if ((await readText(certFile)) !== pair.cert) {
-    await mkdir(dir, { recursive: true });
+    await makeDir(dir);
     await writeFile(certFile, pair.cert);
   }
   const key = await readText(keyFile);
@@ -86,7 +87,7 @@ const readText = (file: string): Promise<string | undefined> => readFile(file, '
 
 async function writePair(dataDir: string, pair: Pair): Promise<void> {
   const { dir, certFile, keyFile } = filesOf(dataDir);
-  await mkdir(dir, { recursive: true });
+  await makeDir(dir);
   await writeFile(keyFile, pair.key, { mode: 0o600 });
   await writeFile(certFile, pair.cert);
 }

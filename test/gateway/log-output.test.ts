@@ -134,6 +134,24 @@ test('a refused start is a JSON line too: an invalid setting, a data dir another
   }
 });
 
+test('a data dir where the system makes no directory refuses the start, naming the parent that takes none', async () => {
+  // procfs answers ENOENT to a new directory under it, which sends Node's recursive mkdir round for ever.
+  const parent = `/proc/leadchat-${process.pid}`;
+  const refused = await run({
+    LEADCHAT_HOST: '127.0.0.1',
+    LEADCHAT_PORT: String(await freePort()),
+    LEADCHAT_DATA_DIR: `${parent}/data`,
+  });
+  expect(refused.code).toBe(1);
+  expect(logLines(refused.output)).toEqual([
+    expect.objectContaining({
+      level: 60,
+      msg: 'the gateway could not start',
+      reason: `cannot create ${parent}: /proc takes no new directory`,
+    }),
+  ]);
+});
+
 test('at a terminal, a person reads plain lines: the start-up facts as key=value, no JSON', async () => {
   const dataDir = path.join(work, 'terminal');
   const port = await freePort();

@@ -1,6 +1,7 @@
-import { chmod, mkdir, mkdtemp, open, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { chmod, mkdtemp, open, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../config.js';
+import { makeDir } from '../make-dir.js';
 import { checkExtracted, extractArchive, manifestSummary, readArchive, DATA } from '../store/lowdb/backup-archive.js';
 import { fsyncDir } from '../store/lowdb/durable-file.js';
 import { refuseNewer } from '../store/lowdb/format.js';
@@ -34,7 +35,7 @@ export async function restoreCommand(from: string | undefined): Promise<number> 
 
   // Extracted beside the data dir when it does not exist yet (then renamed into place), inside it when it does
   // (it may be a mount point, which a rename cannot replace): either way on the same file system.
-  if (!present) await mkdir(path.dirname(dataDir), { recursive: true });
+  if (!present) await makeDir(path.dirname(dataDir));
   const work = await mkdtemp(
     present ? path.join(dataDir, '.restore-') : path.join(path.dirname(dataDir), `.${path.basename(dataDir)}.restore-`),
   );

@@ -2,6 +2,7 @@ import { constants, createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, link, mkdir, mkdtemp, readdir, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { makeDir } from '../../make-dir.js';
 import type { Store } from '../store.js';
 import type { LowdbStore } from './lowdb-store.js';
 
@@ -116,7 +117,7 @@ async function linkTree(from: string, to: string, relative: string): Promise<num
     await keep(from, to);
     return 1;
   }
-  await mkdir(to, { recursive: true, mode: 0o700 });
+  await makeDir(to, 0o700);
   let files = 0;
   for (const name of names) files += await linkTree(join(from, name), join(to, name), join(relative, name));
   return files;
