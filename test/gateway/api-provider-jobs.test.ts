@@ -16,6 +16,7 @@ import {
 } from './api-support';
 import { removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { jobsWithStatus, untilProcessed } from '../helpers/inbound';
+import { logLines } from '../helpers/log-lines';
 import { PNG, PROFILE, SlowProvider } from './slow-provider';
 import { messenger, twilio } from '../helpers/provider-accounts';
 
@@ -285,6 +286,12 @@ test('an entry that can never be processed is a dead job of its own, with where 
       }),
     }),
   ]);
+  // The operator's line says why, without a stack trace: the data is at fault, not the code.
+  const said = logLines(ctx.gw.output()).filter((line) => line.job === dead[0]!.id);
+  expect(said).toEqual([
+    { ...said[0], msg: 'job failed for good', kind: 'inbound', reason: 'entry[0].messaging[0].message.mid is missing' },
+  ]);
+  expect(said[0]).not.toHaveProperty('err');
 });
 
 test('kill -9 while a message is processed and the next one waits for its turn: after a restart both are stored, in order, once', async () => {

@@ -210,6 +210,8 @@ export class JobRunner {
       const fields = { job: job.id, kind: job.kind, attempts: job.attempts };
       const said = dead ? 'job failed for good' : 'job failed; retrying later';
       if (err instanceof StoreUnavailableError) this.gw.store.health.report(err, fields, said);
+      // A job its data rules out is the data's fault, said in its reason; where in the code it was found is noise.
+      else if (err instanceof UnprocessableJob) this.gw.log.error({ ...fields, reason: message }, said);
       else this.gw.log.error({ err, ...fields }, said);
       const retryAt = clockNow() + FAULT_BACKOFF_MS * Math.min(2 ** (job.attempts - 1), 60);
       await this.gw.store.jobs
