@@ -8,12 +8,17 @@ import {
   uniquePhone,
   useGateway,
   untilIdle,
+  Receiver,
   type TestAccount,
 } from './api-support';
 
 /** Issue 47: POST /v1/contacts/{id}/merge {"contactId"}: a duplicate becomes this contact, and is gone. */
 const ctx = useGateway();
 let account: TestAccount;
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
 beforeAll(async () => {
   account = await createAccount(ctx.gw);
 });
@@ -104,6 +109,113 @@ test("the duplicate's conversations, messages, lists and external IDs move here;
   const later = await chat(email, 'after the merge');
   expect(later.status).toBe(200);
   expect((await api(ctx.gw, account, 'GET', `messages/${later.body.messageId}`)).body.contactId).toBe(noah.id);
+});
+
+describe("a conversation of each on one channel: the duplicate's folds into this contact's, as one exchange", () => {
+  let owner: TestAccount;
+  const say = (fromId: string, body: string) =>
+    api(ctx.gw, owner, 'POST', 'incoming_custom_channel_message', {
+      body: { customData: { messageSid: unique('sid'), fromId, toId: 'clinic', body, channel: 'webchat' } },
+    });
+  const contactOf = async (said: { body: { messageId: string } }) =>
+    (await api(ctx.gw, owner, 'GET', `messages/${said.body.messageId}`)).body.contactId as string;
+  const conversationsOf = async (contactId: string) =>
+    (await api(ctx.gw, owner, 'GET', 'conversations', { query: { contactId } })).body.data as any[];
+
+  beforeEach(async () => {
+    owner = await createAccount(ctx.gw);
+    const campaign = await api(ctx.gw, owner, 'POST', 'campaigns', {
+      body: {
+        name: 'Clinic',
+        channel: 'custom',
+        customChannel: 'webchat',
+        followUps: { enabled: true, steps: [{ after: '1h', body: 'Still there?' }] },
+        bot: { faqs: [{ question: 'What are your opening hours?', answer: 'We are open 9 to 5.' }] },
+      },
+    });
+    await api(ctx.gw, owner, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.body.id } });
+  });
+
+  test('one waiting for the team stays waiting: handed off, needing a reply, its unread counted, the bot quiet', async () => {
+    const kept = await contactOf(await say('kim-1', 'What are your opening hours?'));
+    await untilIdle(ctx.gw, { horizonMs: 0 });
+    await advanceClock(ctx.gw, '10m');
+    const twin = await contactOf(await say('kim-2', 'I want to talk to a person'));
+    await untilIdle(ctx.gw, { horizonMs: 0 });
+    const [waiting] = await conversationsOf(twin);
+    expect(waiting).toMatchObject({ status: 'handed_off', needsReply: true });
+
+    expect((await merge(kept, twin, owner)).status).toBe(200);
+    const [conversation, ...none] = await conversationsOf(kept);
+    expect(none).toEqual([]);
+    expect(conversation).toMatchObject({
+      status: 'handed_off',
+      needsReply: true,
+      unread: 2,
+      bot: { active: false },
+      handoff: waiting.handoff,
+      lastMessage: waiting.lastMessage,
+      lastIncomingAt: waiting.lastIncomingAt,
+      next: null,
+    });
+    const inbox = (await api(ctx.gw, owner, 'GET', 'conversations', { query: { needsReply: 'true' } })).body.data;
+    expect(inbox.map((c: { id: string }) => c.id)).toEqual([conversation.id]);
+
+    // The person asked for stays asked for: the bot leaves the contact's next question to the team.
+    await say('kim-1', 'What are your opening hours?');
+    await untilIdle(ctx.gw, { horizonMs: 0 });
+    const messages = (await api(ctx.gw, owner, 'GET', `contacts/${kept}/messages`)).body.data as any[];
+    expect(messages.at(-1)).toMatchObject({ direction: 'incoming', body: 'What are your opening hours?' });
+  });
+
+  /** The campaign Live on a list, its opening going to each contact added, its follow-up an hour after. */
+  async function openingTo(externalId: string): Promise<string> {
+    const hook = await Receiver.start();
+    receivers.push(hook);
+    await api(ctx.gw, owner, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
+    const list = (await api(ctx.gw, owner, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+    const [campaign] = (await api(ctx.gw, owner, 'GET', 'campaigns')).body.data;
+    const live = await api(ctx.gw, owner, 'PATCH', `campaigns/${campaign.id}`, {
+      body: { listId: list.id, triggerOnNewContacts: true, openingMessage: 'Hi! Still looking?', status: 'live' },
+    });
+    expect(live.status).toBe(200);
+    const contact = (await api(ctx.gw, owner, 'POST', 'contacts', { body: { externalIds: { webchat: externalId } } }))
+      .body;
+    await api(ctx.gw, owner, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } });
+    await untilIdle(ctx.gw, { horizonMs: 0 });
+    return contact.id;
+  }
+  const followUpsTo = async (contactId: string) =>
+    ((await api(ctx.gw, owner, 'GET', `contacts/${contactId}/messages`)).body.data as any[])
+      .filter((m) => m.author === 'follow_up')
+      .map((m) => m.body);
+
+  test("the follow-up waiting for an answer to the opening stops once the duplicate's answer came after it", async () => {
+    const kept = await openingTo('lea-1');
+    expect((await conversationsOf(kept))[0].next).toMatchObject({ kind: 'follow_up', step: 0 });
+    await advanceClock(ctx.gw, '10m');
+    const twin = await contactOf(await say('lea-2', 'What are your opening hours?'));
+    await untilIdle(ctx.gw, { horizonMs: 0 });
+
+    expect((await merge(kept, twin, owner)).status).toBe(200);
+    expect((await conversationsOf(kept))[0]).toMatchObject({ status: 'active', next: null });
+    await advanceClock(ctx.gw, '2h');
+    await untilIdle(ctx.gw, { horizonMs: 0 });
+    expect(await followUpsTo(kept)).toEqual([]);
+  });
+
+  test('a duplicate that wrote before the opening leaves its follow-up to go', async () => {
+    const twin = await contactOf(await say('max-2', 'What are your opening hours?'));
+    await untilIdle(ctx.gw, { horizonMs: 0 });
+    await advanceClock(ctx.gw, '10m');
+    const kept = await openingTo('max-1');
+
+    expect((await merge(kept, twin, owner)).status).toBe(200);
+    expect((await conversationsOf(kept))[0].next).toMatchObject({ kind: 'follow_up', step: 0 });
+    await advanceClock(ctx.gw, '61m');
+    await untilIdle(ctx.gw, { horizonMs: 0 });
+    expect(await followUpsTo(kept)).toEqual(['Still there?']);
+  });
 });
 
 test('an opt-out of the duplicate holds for the merged contact', async () => {

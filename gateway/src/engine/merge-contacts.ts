@@ -4,6 +4,7 @@ import { registrationOf, type ExternalId } from '../domain/contact-identity.js';
 import { unindexContactIn } from '../domain/contact-search.js';
 import { updateContact } from '../domain/contact-writes.js';
 import { getContact, type Contact } from '../domain/contacts.js';
+import { foldConversation } from '../domain/conversation-fold.js';
 import { conversationsOfContact, updateConversation, type Conversation } from '../domain/conversations.js';
 import { moveSteps } from '../domain/funnel.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
@@ -120,6 +121,7 @@ async function moveConversations(
     }
     folded.set(c.id, there.id);
     await cancelFollowUps(tx, c);
+    await foldConversation(tx, there, c);
     await tx.remove('conversations', c.id);
   }
   const keptOpenings = new Set((await openingsOf(tx, keep.id)).map((o) => o.campaignId));
