@@ -588,6 +588,30 @@ describe('round robin', () => {
     expect(order).toEqual([null, admin.id, null]);
   });
 
+  test('the turn goes on from where it was when the agent who took the last hand-off is removed or made an admin', async () => {
+    const { gw } = ctx;
+    const account = await createAccount(gw);
+    await api(gw, account, 'PUT', 'settings', { body: { handoffAssignment: 'round_robin' } });
+    const [first, second, third, fourth] = [
+      await join(gw, account, 'agent', 'First'),
+      await join(gw, account, 'agent', 'Second'),
+      await join(gw, account, 'agent', 'Third'),
+      await join(gw, account, 'agent', 'Fourth'),
+    ];
+    await askForAPerson(gw, account);
+    await askForAPerson(gw, account);
+    expect((await api(gw, account, 'DELETE', `members/${second!.id}`)).status).toBe(204);
+    await askForAPerson(gw, account);
+    await api(gw, account, 'PATCH', `members/${third!.id}`, { body: { role: 'admin' } });
+    await askForAPerson(gw, account);
+    await askForAPerson(gw, account);
+    const order = (await api(gw, account, 'GET', 'conversations')).body.data
+      .reverse()
+      .map((c: { assigneeId: string }) => c.assigneeId);
+    // The second's conversation is nobody's since they left; the third, next after them, took the next one.
+    expect(order).toEqual([first!.id, null, third!.id, fourth!.id, first!.id]);
+  });
+
   test('a conversation already assigned stays with its assignee when it is handed off', async () => {
     const { gw } = ctx;
     const account = await createAccount(gw);

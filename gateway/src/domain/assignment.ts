@@ -1,18 +1,10 @@
 import type { Gateway } from '../context.js';
 import { ApiError } from '../errors.js';
-import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import { getConversation, updateConversation, type Conversation } from './conversations.js';
-import { activeMembers, getMember, type Actor, type Member } from './members.js';
-
-/** Whose turn the next round-robin hand-off of an account is: the member who took the last one. */
-interface Turn {
-  /** The account's id. */
-  id: string;
-  lastMemberId: string;
-  at: string;
-}
+import { getMember, teamOf, type Actor, type Member } from './members.js';
+import { lastInTurn, recordTurn } from './turns.js';
 
 /**
  * POST /v1/conversations/{id}/assign: the conversation is the member's (or the owner's) to answer, or nobody's
@@ -42,17 +34,19 @@ export async function assignConversation(
 
 /**
  * The next active agent in turn (the admins' turn when the account has no agent), recorded as having taken it; none
- * when the team has neither. The turn is one document per account, read and written in the hand-off's transaction:
- * concurrent hand-offs, on any number of processes, wait for each other on it and each takes the next.
+ * when the team has neither. The turn (turns.ts) is held in the hand-off's transaction: concurrent hand-offs, on any
+ * number of processes, wait for each other on it and each takes the next. The next is the first of the pool who
+ * joined after whoever took the last, who may have left the pool since (an agent made an admin).
  */
 export async function takeTurn(tx: Tx, accountId: string): Promise<Member | undefined> {
-  const turn = await tx.lock<Turn>('assignment_turns', accountId);
-  const members = await activeMembers(tx, accountId);
-  const agents = members.filter((m) => m.role === 'agent');
-  const pool = agents.length > 0 ? agents : members.filter((m) => m.role === 'admin');
+  const last = await lastInTurn(tx, accountId);
+  const team = await teamOf(tx, accountId);
+  const active = team.filter((m) => m.status === 'active');
+  const agents = active.filter((m) => m.role === 'agent');
+  const pool = agents.length > 0 ? agents : active.filter((m) => m.role === 'admin');
   if (pool.length === 0) return undefined;
-  const next = pool[(pool.findIndex((m) => m.id === turn?.lastMemberId) + 1) % pool.length]!;
-  if (turn) await tx.update<Turn>('assignment_turns', accountId, { lastMemberId: next.id, at: now() });
-  else await tx.insert<Turn>('assignment_turns', { id: accountId, lastMemberId: next.id, at: now() });
+  const lastAt = team.findIndex((m) => m.id === last);
+  const next = pool.find((m) => team.indexOf(m) > lastAt) ?? pool[0]!;
+  await recordTurn(tx, accountId, next.id);
   return next;
 }

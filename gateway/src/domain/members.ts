@@ -7,6 +7,7 @@ import type { Account } from './accounts.js';
 import { updateConversation, type Conversation } from './conversations.js';
 import { digest, hashPassword, newToken } from './secrets.js';
 import { endSessionIn } from './session-ends.js';
+import { leaveTurn } from './turns.js';
 import type { MemberRole, Role } from '../api-contract.js';
 import type { MemberAnswer } from '../contract/account.js';
 
@@ -187,11 +188,16 @@ async function endSessions(tx: Tx, memberId: string): Promise<void> {
     await endSessionIn(tx, session);
 }
 
-/** DELETE /v1/members/{id}: the member's sessions end at once and their conversations are nobody's. */
+/**
+ * DELETE /v1/members/{id}: the member's sessions end at once and their conversations are nobody's. The round robin
+ * goes on from where they were in it.
+ */
 export async function removeMember(gw: Gateway, account: Account, id: string): Promise<void> {
   await gw.store.transact(async (tx) => {
     const found = await getMember(tx, account, id);
     if (!('accountId' in found)) throw ownerIsNoMember('cannot be removed');
+    const team = await teamOf(tx, account.id);
+    await leaveTurn(tx, account.id, found.id, team[team.findIndex((m) => m.id === found.id) - 1]?.id ?? null);
     await endSessions(tx, found.id);
     for (const c of await tx.find<Conversation>('conversations', 'assignee', [account.id, found.id])) {
       await updateConversation(tx, c, { assigneeId: null });
@@ -247,6 +253,6 @@ export const activeMembersByEmail = async (r: Reader, email: string): Promise<Me
     (m) => m.status === 'active' && m.passwordHash,
   );
 
-/** The account's active members of a role, in the order they joined (the round-robin turn). */
-export const activeMembers = async (r: Reader, accountId: string, page?: Page): Promise<Member[]> =>
-  (await r.find<Member>('members', 'account', [accountId], page)).filter((m) => m.status === 'active');
+/** The account's members, invited or active, in the order they joined (the round-robin turn's order). */
+export const teamOf = (r: Reader, accountId: string): Promise<Member[]> =>
+  r.find<Member>('members', 'account', [accountId]);
