@@ -1,4 +1,4 @@
-import { signIn, withSession, type SignedIn } from '../console/support';
+import { acceptInvite, signIn, withSession, type SignedIn } from '../console/support';
 import {
   advanceClock,
   api,
@@ -181,6 +181,36 @@ describe('invitations', () => {
     expect(signedIn.reply.status).toBe(200);
     expect(signedIn.reply.body.member).toEqual(accepted.body.member);
     expect(signedIn.reply.body.account.id).toBe(account.id);
+  });
+
+  test('one email on the teams of 23 accounts signs in to each with its own password, the last named by accountId or not', async () => {
+    const { gw } = ctx;
+    const email = `${unique('staff')}@agency.example`;
+    const teams: Array<{ account: TestAccount; password: string }> = [];
+    for (let i = 0; i < 23; i++) {
+      const account = await createAccount(gw);
+      const invited = await api(gw, account, 'POST', 'members', { body: { email, name: 'Staff', role: 'agent' } });
+      // Every third invitation is never accepted: it opens no sign-in, and keeps none of the others from opening.
+      if (i % 3 === 0) continue;
+      const password = `the password of team ${i}`;
+      expect((await acceptInvite(gw, invited.body.inviteUrl, password)).reply.status).toBe(200);
+      teams.push({ account, password });
+    }
+    const last = teams.at(-1)!;
+    for (const accountId of [undefined, last.account.id]) {
+      const signedIn = await request(gw, 'POST', '/console/api/session', {
+        headers: { origin: gw.url },
+        body: { email, password: last.password, accountId },
+      });
+      expect(signedIn.status).toBe(200);
+      expect(signedIn.body.account.id).toBe(last.account.id);
+    }
+    const elsewhere = { email, password: last.password, accountId: teams[0]!.account.id };
+    expectApiError(
+      await request(gw, 'POST', '/console/api/session', { headers: { origin: gw.url }, body: elsewhere }),
+      401,
+      'SIGN_IN_FAILED',
+    );
   });
 
   test('a link expires after 7 days (410); a new one opens and the old one no longer does', async () => {

@@ -247,11 +247,20 @@ export async function acceptInvitation(gw: Gateway, token: string, password: str
   });
 }
 
-/** The active members who sign in with this email, in every account, oldest first. */
-export const activeMembersByEmail = async (r: Reader, email: string): Promise<Member[]> =>
-  (await r.find<Member>('members', 'login', [email], { limit: 20 })).filter(
-    (m) => m.status === 'active' && m.passwordHash,
-  );
+/** How many of an email's teams a sign-in that names no account tries: each costs a password's hashing. */
+export const TEAMS_TRIED = 20;
+
+/**
+ * The active members who sign in with this email: of the account named, or of every account, oldest first, the
+ * first TEAMS_TRIED of them. An invitation never accepted takes none of these places.
+ */
+export async function activeMembersByEmail(r: Reader, email: string, accountId?: string): Promise<Member[]> {
+  const found =
+    accountId === undefined
+      ? await r.find<Member>('members', 'login', [email])
+      : await r.find<Member>('members', 'email', [accountId, email]);
+  return found.filter((m) => m.status === 'active' && m.passwordHash).slice(0, TEAMS_TRIED);
+}
 
 /** The account's members, invited or active, in the order they joined (the round-robin turn's order). */
 export const teamOf = (r: Reader, accountId: string): Promise<Member[]> =>

@@ -64,7 +64,8 @@ interface Budget {
  *
  * One email may sign in to several accounts (an agency's staff on its sub-accounts' teams), each with its own
  * password: the password decides which. When the same password opens several, `accountId` picks one; without it
- * the first opens: the account the email owns, then the teams in the order the person joined them.
+ * the first opens: the account the email owns, then the teams in the order the person joined them (the first
+ * TEAMS_TRIED of them, each a password's hashing; `accountId` reaches any).
  */
 export async function checkSignIn(gw: Gateway, attempt: Attempt): Promise<SignInResult> {
   try {
@@ -152,11 +153,11 @@ async function firstMatch(
   accountId: string | undefined,
 ): Promise<SignInResult | undefined> {
   const owned = await findByEmail(gw.store, email);
-  const candidates: Array<{ accountId: string; passwordHash: string; member?: Member }> = [];
-  if (owned?.passwordHash) candidates.push({ accountId: owned.id, passwordHash: owned.passwordHash });
-  for (const member of await activeMembersByEmail(gw.store, email))
-    candidates.push({ accountId: member.accountId, passwordHash: member.passwordHash!, member });
-  const chosen = accountId === undefined ? candidates : candidates.filter((c) => c.accountId === accountId);
+  const chosen: Array<{ accountId: string; passwordHash: string; member?: Member }> = [];
+  if (owned?.passwordHash && (accountId === undefined || owned.id === accountId))
+    chosen.push({ accountId: owned.id, passwordHash: owned.passwordHash });
+  for (const member of await activeMembersByEmail(gw.store, email, accountId))
+    chosen.push({ accountId: member.accountId, passwordHash: member.passwordHash!, member });
   if (chosen.length === 0) {
     await verifyPassword(password, DECOY_HASH);
     return undefined;
