@@ -28,9 +28,10 @@ const openInAddress = () => new URLSearchParams(location.search).get('c') ?? und
  */
 export function InboxPage({ session }: { session: SessionInfo }) {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [members, setMembers] = useState<TeamMember[]>([]);
-  useEffect(() => void loadTeam().then((res) => setMembers(res.items)), []);
-  const team: Team = { members, me: session.member.id };
+  const [members, setMembers] = useState<TeamMember[] | undefined>(undefined);
+  const readTeam = () => void loadTeam().then((res) => !res.error && setMembers(res.items));
+  useEffect(readTeam, []);
+  const team: Team = { members: members ?? [], me: session.member.id };
   const [limit, setLimit] = useState(PAGE);
   const [page, setPage] = useState<PageOf<Conversation> | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -54,6 +55,10 @@ export function InboxPage({ session }: { session: SessionInfo }) {
     setError(waiting.ok ? (others.ok ? undefined : others.error) : waiting.error);
   };
   const reload = useLiveReload(load, [filters, limit], { concerns: (e) => e.event.startsWith('conversation.') });
+  // A conversation given to someone the team as read does not name: they joined since the page opened.
+  useEffect(() => {
+    if (members && page?.data.some((c) => c.assigneeId && !members.some((m) => m.id === c.assigneeId))) readTeam();
+  }, [page]);
 
   const choose = (id: string | undefined) => {
     setOpen(id);
