@@ -563,6 +563,31 @@ test("a status report moves only a message its own provider sent: a Twilio callb
   expect((await api(ctx.gw, account, 'GET', `messages/${reply.id}`)).body.status).toBe('sent');
 });
 
+test('a WhatsApp message Meta delivers late, after a newer one, leaves the 24-hour window at the newer one', async () => {
+  const { account } = await accountWith({ whatsapp });
+  const phone = uniquePhone();
+  const written = Date.now();
+  expect((await postWhatsApp(account, whatsappText(phone, 'wamid.new1', 'Still open today?', written))).status).toBe(
+    200,
+  );
+  // Meta tries again a message written 25 hours ago that it could not deliver then: it comes after the newer one.
+  const old = written - 25 * 3_600_000;
+  expect((await postWhatsApp(account, whatsappText(phone, 'wamid.old1', 'Hello, are you there?', old))).status).toBe(
+    200,
+  );
+  await untilIdle(ctx.gw);
+  const contact = (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
+  const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: contact.id } })).body
+    .data;
+  const newer = (await messages(account, contact.id)).find((m) => m.body === 'Still open today?');
+  expect(conversation).toMatchObject({ lastIncomingAt: newer.createdAt, unread: 2 });
+  // The contact wrote a moment ago: a person's free text still goes.
+  const reply = await api(ctx.gw, account, 'POST', `contacts/${contact.id}/messages`, {
+    body: { body: 'Yes, until 6.', conversationId: conversation.id },
+  });
+  expect(reply.body).toMatchObject({ status: 'pending', errorCode: null });
+});
+
 test("Meta's batches up to its documented 3 MB are taken; a larger body is 413", async () => {
   const { account } = await accountWith({ whatsapp });
   const phone = uniquePhone();

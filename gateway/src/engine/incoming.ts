@@ -29,17 +29,22 @@ import { DEFAULT_HELP_TEXT } from '../domain/texts.js';
  * A reaction is activity too, and the inbox hears of it, but it is not the conversation's last message: the bot
  * answers none, so it would leave the conversation needing a reply (needsReply reads the last message) that no one
  * owes. What needed a reply before it still does.
+ *
+ * `lastIncomingAt`, where the 24-hour window starts, never moves back: a message written before the contact's latest
+ * (one a provider delivers again, hours later, after a newer one) leaves it at the latest.
  */
 export async function recordIncoming(tx: Tx, conversation: Conversation, message: Message): Promise<Conversation> {
   const status = conversation.status === 'closed' ? 'active' : conversation.status;
+  const previous = conversation.lastIncomingAt;
+  const lastIncomingAt = previous && previous > message.createdAt ? previous : message.createdAt;
   if (message.messageType === 'reaction') {
-    const touched = await touchConversation(tx, conversation, { lastIncomingAt: message.createdAt, status });
+    const touched = await touchConversation(tx, conversation, { lastIncomingAt, status });
     messageAdded(tx, touched.accountId, touched.id, message);
     return touched;
   }
   return touchConversation(tx, conversation, {
     lastMessage: lastMessageOf(message),
-    lastIncomingAt: message.createdAt,
+    lastIncomingAt,
     lastIncomingId: message.id,
     unread: (conversation.unread ?? 0) + 1,
     status,
