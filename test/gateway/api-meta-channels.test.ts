@@ -331,6 +331,39 @@ test("an entry of another Page served by the same Meta app is not the account's:
   expect(await contactOf(account, lead)).toBeUndefined();
 });
 
+describe("a team member's reply", () => {
+  test('longer than the platform takes is refused at once, naming the body: nothing is stored or sent', async () => {
+    for (const [channel, tooLong, fits] of [
+      ['messenger', 'a'.repeat(2001), 'a'.repeat(2000)],
+      // Instagram counts bytes of UTF-8: 501 "é" are 1002 bytes.
+      ['instagram', 'é'.repeat(501), 'é'.repeat(500)],
+    ] as const) {
+      const { account } = await connected(channel, { bot: { active: false } });
+      const lead = psid();
+      await postWebhook(account, channel, text(channel, lead, 'Hello'));
+      await untilIdle(ctx.gw);
+      const { contact, id: conversationId } = await contactOf(account, lead);
+      const before = await messagesOf(account, contact.id);
+
+      const refused = await api(ctx.gw, account, 'POST', `contacts/${contact.id}/messages`, {
+        body: { body: tooLong, conversationId },
+      });
+      expectApiError(refused, 400, 'VALIDATION_ERROR');
+      expect(refused.body.error.fields).toEqual([
+        expect.objectContaining({ field: 'body', message: expect.stringMatching(/takes at most/) }),
+      ]);
+      expect(await messagesOf(account, contact.id)).toEqual(before);
+
+      const taken = await api(ctx.gw, account, 'POST', `contacts/${contact.id}/messages`, {
+        body: { body: fits, conversationId },
+      });
+      expect(taken.status).toBe(201);
+      await untilIdle(ctx.gw);
+      expect(sends(lead).map((r) => r.body.message.text)).toEqual([fits]);
+    }
+  });
+});
+
 describe("Meta's errors", () => {
   test('an expired token fails the message with code 190; a rate limit is tried again and goes', async () => {
     const { account } = await connected('messenger');

@@ -18,6 +18,7 @@ import { ApiError, fieldError } from '../errors.js';
 import { now } from '../ids.js';
 import { clockNow } from '../clock.js';
 import { handoffNotice } from '../domain/texts.js';
+import { textTooLong } from '../domain/text-limits.js';
 import type { Tx } from '../store/store.js';
 import { emitEvent } from '../domain/emit-event.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
@@ -195,6 +196,9 @@ export async function teamReply(
         "The contact has no conversation yet: one starts with a campaign's opening message or a message from the contact",
       );
     }
+    // Refused while the person can still shorten it: the channel would refuse it after it was stored and paid for.
+    const tooLong = textTooLong(conversation.channel, body);
+    if (tooLong) throw fieldError('body', tooLong);
     const sent = await sendOnConversation(tx, gw, account, contact, conversation, { body, author: 'team', by });
     const taken =
       reply.takes && !sent.conversation.assigneeId

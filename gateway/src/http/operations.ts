@@ -187,7 +187,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Messages',
       summary: "A team member's reply",
       description:
-        "Sent on the conversation's channel (the bot stops there); 409 CONTACT_UNREACHABLE when the contact has no address there.",
+        "Sent on the conversation's channel (the bot stops there); 409 CONTACT_UNREACHABLE when the contact has no address there; " +
+        '400 VALIDATION_ERROR naming body when it is longer than the channel takes in one message (SMS 1,600 characters, WhatsApp 4,096, Messenger 2,000, Instagram 1,000 bytes).',
       body: schemas.teamMessage,
       answers: { 201: message },
       errors: {

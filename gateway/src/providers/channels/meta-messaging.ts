@@ -1,4 +1,5 @@
 import { storableText } from '../../domain/storable-text.js';
+import { textTooLong } from '../../domain/text-limits.js';
 import {
   ChannelError,
   type ChannelProvider,
@@ -22,8 +23,8 @@ export { parseMetaMessagingWebhook, type MetaMessagingWebhook } from './meta-mes
 
 /**
  * Sends text on Messenger or Instagram through the Send API: as an answer inside the 24-hour window (RESPONSE), or
- * with the HUMAN_AGENT tag when a person answers later. Text over the platform's limit is refused, not split: parts
- * could arrive out of order or only in part, and the sender should decide how to shorten their words.
+ * with the HUMAN_AGENT tag when a person answers later. Text over the platform's limit (domain/text-limits.ts) is
+ * refused, not split.
  */
 export function createMetaMessagingProvider<C extends MetaChannel>(
   channel: C,
@@ -44,7 +45,7 @@ export function createMetaMessagingProvider<C extends MetaChannel>(
       if (message.template) throw new ChannelError(`${platform.name} has no message templates: send text`, false);
       if (!USER_ID.test(message.to))
         throw new ChannelError(`"${message.to.slice(0, 40)}" is not ${platform.userId}`, false);
-      const tooLong = platform.textProblem(message.body);
+      const tooLong = textTooLong(channel, message.body);
       if (tooLong) throw new ChannelError(tooLong, false, 'TEXT_TOO_LONG');
       const json = {
         recipient: { id: message.to },

@@ -29,12 +29,7 @@ export interface Platform {
   token: string;
   /** Meta's codes that mean "not now" here, beside the Graph API's shared ones: unknown errors (1), rate limits. */
   retryableCodes: ReadonlySet<number>;
-  /** Whether `body` fits one message, else the sentence saying why not. */
-  textProblem(body: string): string | undefined;
 }
-
-const MESSENGER_MAX_CHARACTERS = 2000;
-const INSTAGRAM_MAX_BYTES = 1000;
 
 export const PLATFORMS: Record<MetaChannel, Platform> = {
   messenger: {
@@ -44,12 +39,6 @@ export const PLATFORMS: Record<MetaChannel, Platform> = {
     userId: 'a Page-scoped id (PSID)',
     token: 'The Page access token',
     retryableCodes: new Set([1, 80006]),
-    textProblem(body) {
-      const length = [...body].length;
-      return length > MESSENGER_MAX_CHARACTERS
-        ? `Messenger takes at most ${MESSENGER_MAX_CHARACTERS} characters in a message; this one has ${length}`
-        : undefined;
-    },
   },
   instagram: {
     name: 'Instagram',
@@ -58,13 +47,6 @@ export const PLATFORMS: Record<MetaChannel, Platform> = {
     userId: 'an Instagram-scoped id (IGSID)',
     token: 'The Instagram access token',
     retryableCodes: new Set([1, 80002]),
-    // Meta counts Instagram's limit in bytes of UTF-8, so accents and emoji weigh more than one.
-    textProblem(body) {
-      const bytes = Buffer.byteLength(body, 'utf8');
-      return bytes > INSTAGRAM_MAX_BYTES
-        ? `Instagram takes at most ${INSTAGRAM_MAX_BYTES} bytes of text in a message; this one has ${bytes}`
-        : undefined;
-    },
   },
 };
 
