@@ -207,6 +207,9 @@ test('a sub-account whose balance pays for none of its messages is told so on ev
     `Credits are granted by your agency, Growth Agency (${agency.email}): ask for them`,
   );
   expect(await banner.textContent()).toContain(
+    'SMS (1 a segment), WhatsApp (1 a message), Messenger (1) and Instagram messages (1) fail until credits are granted',
+  );
+  expect(await banner.textContent()).toContain(
     'the bot, whose replies cost 1 each, hands the contacts who write to your team instead of answering',
   );
   expect(await seriousViolations(p)).toEqual([]);

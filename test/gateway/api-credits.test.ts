@@ -1,7 +1,7 @@
 import { api, createAccount, expectApiError, request, unique, useGateway, type TestAccount } from './api-support';
 
 /** Spec §2.7 and §4.6: agencies grant credits to their sub-accounts; the Idempotency-Key extension. */
-const ctx = useGateway();
+const ctx = useGateway({ LEADCHAT_PRICE_MESSENGER: '2', LEADCHAT_PRICE_INSTAGRAM: '1.5' });
 let agency: TestAccount;
 let otherAgency: TestAccount;
 let standalone: TestAccount;
@@ -313,7 +313,7 @@ test('a sub-account is told whether its balance pays for its messages, what they
   expect(empty).toMatchObject({
     balance: 0,
     canSend: false,
-    prices: { botReply: 1, smsSegment: 1, whatsapp: 1 },
+    prices: { botReply: 1, smsSegment: 1, whatsapp: 1, messenger: 2, instagram: 1.5 },
     agency: { name: agencyAccount.name, email: agency.email },
   });
   expect((await grant({ email: sub.email, amount: 1 })).status).toBe(200);

@@ -29,7 +29,13 @@ export const creditsAnswer = z
       .describe('A sub-account whose balance is under its lowBalanceThreshold: the console warns on every page'),
     autoRecharge: autoRecharge.optional().describe("A sub-account's rule"),
     prices: z
-      .object({ botReply: z.number(), smsSegment: z.number(), whatsapp: z.number() })
+      .object({
+        botReply: z.number(),
+        smsSegment: z.number(),
+        whatsapp: z.number(),
+        messenger: z.number(),
+        instagram: z.number(),
+      })
       .optional()
       .describe('A sub-account: what its messages cost'),
     canSend: z.boolean().optional().describe('A sub-account: whether the balance pays for the cheapest message'),

@@ -160,6 +160,8 @@ export async function creditsOf(r: Reader, accountId: string, prices: Config['pr
             botReply: toCredits(prices.botReply),
             smsSegment: toCredits(prices.smsSegment),
             whatsapp: toCredits(prices.whatsapp),
+            messenger: toCredits(prices.messenger),
+            instagram: toCredits(prices.instagram),
           },
           canSend: !Number.isFinite(cheapest) || fresh.balanceCents >= cheapest,
           agency: agency ? { name: agency.name, email: agency.email } : null,

@@ -37,11 +37,11 @@ export function BalanceBanner(props: { credits?: Credits }) {
   if (c.canSend === false) {
     return (
       <p class="warning banner" role="alert" data-banner="empty">
-        Your balance is {creditsText(c.balance)}: SMS ({n(c.prices.smsSegment)} a segment) and WhatsApp messages (
-        {n(c.prices.whatsapp)} each) fail until credits are granted, and the bot, whose replies cost{' '}
-        {n(c.prices.botReply)} each, hands the contacts who write to your team instead of answering. Credits are granted
-        by {who}: ask for them, then retry the failed messages from the Inbox.{' '}
-        <Link href={CREDITS_PATH}>See your credits</Link>
+        Your balance is {creditsText(c.balance)}: SMS ({n(c.prices.smsSegment)} a segment), WhatsApp (
+        {n(c.prices.whatsapp)} a message), Messenger ({n(c.prices.messenger)}) and Instagram messages (
+        {n(c.prices.instagram)}) fail until credits are granted, and the bot, whose replies cost {n(c.prices.botReply)}{' '}
+        each, hands the contacts who write to your team instead of answering. Credits are granted by {who}: ask for
+        them, then retry the failed messages from the Inbox. <Link href={CREDITS_PATH}>See your credits</Link>
       </p>
     );
   }

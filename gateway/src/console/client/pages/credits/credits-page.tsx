@@ -50,7 +50,8 @@ export function CreditsPage(props: { session: SessionInfo }) {
               <dt>Prices</dt>
               <dd>
                 Bot reply {credits(c.prices.botReply)}, SMS {credits(c.prices.smsSegment)} a segment, WhatsApp{' '}
-                {credits(c.prices.whatsapp)} a message
+                {credits(c.prices.whatsapp)}, Messenger {credits(c.prices.messenger)} and Instagram{' '}
+                {credits(c.prices.instagram)} a message
               </dd>
               <dt>Granted by</dt>
               <dd>{c.agency ? `${c.agency.name} (${c.agency.email})` : 'Your agency'}</dd>
