@@ -322,6 +322,28 @@ describe('a Messenger lead', () => {
   });
 });
 
+test('a message with several photos keeps each: the text with the first, each other one a message of its own after it; sent again, none is stored twice', async () => {
+  const { account } = await connected('messenger', { bot: { active: false } });
+  const lead = psid();
+  const photo = (n: number) => ({
+    type: 'image',
+    payload: { url: `https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=${n}` },
+  });
+  const album = event('messenger', lead, {
+    message: { mid: unique('mid'), text: 'The three rooms', attachments: [photo(1), photo(2), photo(3)] },
+  });
+  await postWebhook(account, 'messenger', album);
+  await postWebhook(account, 'messenger', album);
+  await untilIdle(ctx.gw);
+  const conversation = await contactOf(account, lead);
+  const incoming = (await messagesOf(account, conversation.contact.id)).filter((m) => m.direction === 'incoming');
+  expect(incoming.map((m) => [m.body, m.media?.url])).toEqual([
+    ['The three rooms', photo(1).payload.url],
+    ['', photo(2).payload.url],
+    ['', photo(3).payload.url],
+  ]);
+});
+
 test("an entry of another Page served by the same Meta app is not the account's: nothing of it is stored", async () => {
   const { account } = await connected('messenger', { bot: { active: false } });
   const lead = psid();

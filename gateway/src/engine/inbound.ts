@@ -68,7 +68,9 @@ export const isUnprocessable = (err: unknown): err is ApiError => err instanceof
  * A contact's message on a provider's channel, from its webhook's job or from the log channel's entry: its file, if
  * any, read from the provider by the adapter and kept by the gateway (a file the adapter does not read, or cannot,
  * keeps the provider's address); a new sender on Messenger or Instagram named from Meta's profile API (the other
- * providers name them in the webhook).
+ * providers name them in the webhook). A message holds one file: each further file of it (an album on Messenger,
+ * several photos in one MMS) is a message of its own right after it, with no text, known by the message's id and its
+ * place, so a webhook delivered again stores none twice. Answers the first.
  */
 export async function receiveFromProvider(
   gw: Engine,
@@ -78,16 +80,21 @@ export async function receiveFromProvider(
 ): ReturnType<typeof receiveOnChannel> {
   const unknown = answersOnly(message.channel) && !(await contactOfExternalId(gw.store, account.id, message.from));
   const names = unknown ? await adapter.profile(message.from) : undefined;
-  const media = message.media[0] ?? null;
-  return receiveOnChannel(gw, account, message.channel, {
-    from: message.from,
-    body: message.body,
-    messageSid: message.providerMessageId ?? undefined,
-    messageType: message.messageType,
-    media,
-    keepFile: media ? () => copyProviderFile(gw, account.id, () => adapter.readFile(media.url)) : undefined,
-    firstName: names?.firstName ?? message.profileName,
-    lastName: names?.lastName,
-    sentAt: message.sentAt,
-  });
+  const receive = (media: PostedMessage['media'][number] | null, body: string, messageSid: string | undefined) =>
+    receiveOnChannel(gw, account, message.channel, {
+      from: message.from,
+      body,
+      messageSid,
+      messageType: message.messageType,
+      media,
+      keepFile: media ? () => copyProviderFile(gw, account.id, () => adapter.readFile(media.url)) : undefined,
+      firstName: names?.firstName ?? message.profileName,
+      lastName: names?.lastName,
+      sentAt: message.sentAt,
+    });
+  const [first = null, ...more] = message.media;
+  const sid = message.providerMessageId ?? undefined;
+  const received = await receive(first, message.body, sid);
+  for (const [i, media] of more.entries()) await receive(media, '', sid && `${sid}#file${i + 2}`);
+  return received;
 }
