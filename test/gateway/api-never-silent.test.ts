@@ -444,3 +444,49 @@ test("a sub-account that cannot pay for the bot's answer hands the conversation 
   await untilIdle(ctx.gw);
   expect(await sentTo(account, conversation.contactId)).toHaveLength(1);
 });
+
+test('a bot answer longer than the channel takes in a message goes to the team, and the contact is told a person will answer', async () => {
+  const account = await createAccount(ctx.gw);
+  const hook = await withHandoffHook(account);
+  // SMS takes 1,600 characters (Twilio's most in one message): an FAQ answer may hold 5,000.
+  const fits = 'Our prices. '.repeat(133).trim();
+  const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Texts',
+      channel: 'sms',
+      bot: {
+        faqs: [
+          { question: 'What do you charge?', answer: fits },
+          { question: 'Where are your clinics?', answer: 'Our clinics. '.repeat(150).trim() },
+        ],
+      },
+    },
+  });
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.body.id } });
+  const text = async (body: string) => {
+    const texted = await api(ctx.gw, account, 'POST', 'channels/sms/incoming', {
+      body: { phone: uniquePhone(), body },
+    });
+    expect(texted.status).toBe(200);
+    await untilIdle(ctx.gw);
+    return texted.body.contactId as string;
+  };
+
+  const answered = await text('What do you charge?');
+  expect(fits.length).toBeLessThanOrEqual(1600);
+  expect(await sentTo(account, answered)).toEqual([['bot', fits, 'sent', null]]);
+
+  const asked = await text('Where are your clinics?');
+  expect(await sentTo(account, asked)).toEqual([['bot', HANDOFF_NOTICE, 'sent', null]]);
+  const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: asked } })).body
+    .data as any[];
+  expect(conversation).toMatchObject({
+    status: 'handed_off',
+    needsReply: true,
+    failed: 0,
+    handoff: { reason: 'answer_too_long', message: 'Where are your clinics?' },
+  });
+  expect(hook.requests.filter((r) => r.body?.type === 'handoff').map((r) => r.body)).toEqual([
+    expect.objectContaining({ contactId: asked, reason: 'answer_too_long', body: 'Where are your clinics?' }),
+  ]);
+});

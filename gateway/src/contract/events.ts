@@ -98,7 +98,8 @@ export const handoffEvent = z
       .describe(
         "contact_asked: the contact asked for a person; team: a team member took over; no_campaign: no campaign's bot answers the contact; " +
           "bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call): the bot could not answer; " +
-          "no_credits: the account had no credits to pay for the bot's answer",
+          "no_credits: the account had no credits to pay for the bot's answer; " +
+          "answer_too_long: the bot's answer was longer than the channel takes in a message",
       ),
     body: z
       .string()

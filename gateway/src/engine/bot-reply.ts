@@ -1,4 +1,4 @@
-import { answersOnly } from '../api-contract.js';
+import { answersOnly, type HandoffReason } from '../api-contract.js';
 import { metrics } from '../metrics.js';
 import type { Engine } from './ports/providers.js';
 import type { Account } from '../domain/accounts.js';
@@ -8,7 +8,8 @@ import { conversationsOfContact, updateConversation, type Conversation } from '.
 import { recordStep } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import { now } from '../ids.js';
-import { REPLY_LIMITS, type BotAnswer, type BotConversation } from './ports/bot-provider.js';
+import { REPLY_LIMITS, type BotAnswer, type BotConversation, type BotReply } from './ports/bot-provider.js';
+import { textTooLong } from '../domain/text-limits.js';
 import { isUnanswered, recordUnanswered } from '../domain/unanswered.js';
 import type { Reader, Tx } from '../store/store.js';
 import { newJob, type JobKinds } from '../domain/job-kinds.js';
@@ -165,6 +166,20 @@ export async function runBotReply(gw: Engine, { conversationId, messageId }: Job
   });
 }
 
+type Handoff = Extract<BotReply, { kind: 'handoff' }>;
+/** A reply to send, or a hand-off for any reason the engine may add to the bot's own. */
+type Spoken = Exclude<BotReply, { kind: 'silent' | 'handoff' }> | (Omit<Handoff, 'reason'> & { reason: HandoffReason });
+
+/**
+ * The bot's reply as it can go on the conversation's channel: an answer longer than the channel takes in a message
+ * (an FAQ answer of up to 5,000 characters on Messenger's 2,000) would fail once paid for and leave the contact in
+ * silence; the team answers it instead (`answer_too_long`), and the contact is told a person will.
+ */
+function fitting(reply: Exclude<BotReply, { kind: 'silent' }>, conversation: Conversation): Spoken {
+  if (reply.kind === 'handoff' || !textTooLong(conversation.channel, reply.body)) return reply;
+  return { kind: 'handoff', reason: 'answer_too_long', body: null };
+}
+
 async function speak(
   tx: Tx,
   gw: Engine,
@@ -175,8 +190,8 @@ async function speak(
   answer: BotAnswer,
   message: Message,
 ): Promise<void> {
-  const { reply } = answer;
-  if (reply.kind === 'silent') return;
+  if (answer.reply.kind === 'silent') return;
+  const reply = fitting(answer.reply, conversation);
   tx.afterCommit(() => metrics.botReplies.inc({ kind: reply.kind === 'reply' ? 'answer' : reply.kind }));
   if (reply.kind === 'handoff') {
     // Every hand-off tells the contact: the bot's own words, else the notice.

@@ -449,7 +449,7 @@ export interface components {
       /** @description The custom channel's label, with channel "custom"; else null */
       customChannel: string | null;
       /**
-       * @description contact_asked: the contact asked for a person; team: a team member took over; no_campaign: no campaign's bot answers the contact; bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call): the bot could not answer; no_credits: the account had no credits to pay for the bot's answer
+       * @description contact_asked: the contact asked for a person; team: a team member took over; no_campaign: no campaign's bot answers the contact; bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call): the bot could not answer; no_credits: the account had no credits to pay for the bot's answer; answer_too_long: the bot's answer was longer than the channel takes in a message
        * @enum {string}
        */
       reason:
@@ -459,7 +459,8 @@ export interface components {
         | 'bot_not_confident'
         | 'bot_no_knowledge'
         | 'bot_handoff'
-        | 'no_credits';
+        | 'no_credits'
+        | 'answer_too_long';
       /** @description What the contact wrote that was handed off; null when a team member took over */
       body: string | null;
       /** @description Who of the team has the conversation; null for nobody */

@@ -14,7 +14,8 @@ const QUOTE_LENGTH = 80;
  * asked; then a line naming the questions a person will follow up on ("About "…": a member of our team will get back
  * to you shortly.", or the campaign's own hand-off text after the quote), or else the "Do you mean …?" of the one
  * question the bot asks about. The reply stays within `limit` characters: the answers that would not fit are left to
- * the person too, named in that line, except the first, which is sent whatever its length, as a lone answer is.
+ * the person too, named in that line, except the first: a reply too long even so goes to the team whole, as a lone
+ * answer does (engine/bot-reply.ts).
  */
 export function severalAnswer(
   campaign: Campaign,

@@ -41,6 +41,7 @@ const HANDOFF_REASON: Record<string, string> = {
   bot_handoff: 'The bot decided a person should answer',
   no_campaign: 'No campaign answered this contact: handed to the team',
   no_credits: 'The account had no credits for the bot to answer this',
+  answer_too_long: 'The bot’s answer to this is longer than the channel takes in a message',
 };
 
 export function handoffWhy(handoff: NonNullable<Conversation['handoff']>): string {
