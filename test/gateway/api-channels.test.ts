@@ -27,6 +27,8 @@ const PUBLIC_URL = 'https://chat.example.test';
 const BAD_SID = `AC${'b'.repeat(32)}`;
 let llmAnswer = 'Sure!';
 let sent = 0;
+/** Numbers Twilio blocks, as it does one that texted STOP to it. */
+const unsubscribedAtTwilio = new Set<string>();
 
 /** A 1×1 PNG: what a contact's photo is here. */
 const PNG = Buffer.from(
@@ -79,6 +81,11 @@ function respond(_n: number, req: Received): Answer {
   if (req.path.startsWith('/2010-04-01/Accounts/')) {
     if (req.path.includes(BAD_SID))
       return { status: 401, body: JSON.stringify({ code: 20003, message: 'Authenticate', status: 401 }) };
+    if (unsubscribedAtTwilio.has(new URLSearchParams(req.raw).get('To') ?? ''))
+      return {
+        status: 400,
+        body: JSON.stringify({ code: 21610, message: 'Attempt to send to unsubscribed recipient', status: 400 }),
+      };
     return { status: 201, body: JSON.stringify({ sid: `SM${String(++sent).padStart(32, '0')}`, status: 'queued' }) };
   }
   if (req.path.endsWith('/messages'))
@@ -864,4 +871,32 @@ test('an opening Twilio reports undelivered stops its follow-ups: the lead it ne
   await advanceClock(ctx.gw, '1d');
   await untilIdle(ctx.gw);
   expect(await followUps()).toEqual(['Still there, Cy?']);
+});
+
+test("a STOP Twilio answered itself: the gateway's confirmation, refused with Twilio 21610, is skipped, not reported undelivered", async () => {
+  const { account, hook } = await accountWith({ twilio });
+  const phone = uniquePhone();
+  unsubscribedAtTwilio.add(phone);
+  const stop = await postTwilio(account, 'incoming', {
+    MessageSid: `SM${hex('5')}`,
+    From: phone,
+    To: '+15005550006',
+    Body: 'STOP',
+    NumMedia: '0',
+  });
+  expect(stop.status).toBe(200);
+  await untilIdle(ctx.gw);
+  const contact = (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
+  expect(contact.optOut).toMatchObject({ channel: 'sms' });
+  const [confirmation] = (await messages(account, contact.id)).filter((m) => m.direction === 'outgoing');
+  expect(confirmation).toMatchObject({
+    author: 'system',
+    status: 'skipped',
+    errorCode: '21610',
+    error: expect.stringContaining('Twilio answered the STOP itself'),
+  });
+  const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: contact.id } })).body
+    .data;
+  expect(conversation).toMatchObject({ status: 'opted_out', failed: 0 });
+  expect(hook.requests.filter((r) => r.body?.type === 'delivery_failed')).toEqual([]);
 });

@@ -1,4 +1,5 @@
 import type { Account } from '../domain/accounts.js';
+import type { Contact } from '../domain/contacts.js';
 import type { Message } from '../domain/messages.js';
 import { isBuiltIn } from '../api-contract.js';
 import { ChannelError } from '../engine/ports/channel-provider.js';
@@ -39,14 +40,30 @@ export async function sendMessageJob(gw: JobContext, job: Job<JobKinds['send']>)
       gw.log.warn({ message: message.id, provider: provider.name, error }, 'channel send failed; retrying later');
       return { retryAt: clockNow() + delays[retriesDone]! };
     }
-    await settle(gw, message, {
-      status: 'failed',
-      provider: provider.name,
-      error,
-      errorCode: err instanceof ChannelError ? err.code : null,
-    });
+    const code = err instanceof ChannelError ? err.code : null;
+    if (code === TWILIO_UNSUBSCRIBED && (await optedOut(gw, message))) {
+      await settle(gw, message, {
+        status: 'skipped',
+        provider: provider.name,
+        error: CONFIRMED_BY_TWILIO,
+        errorCode: code,
+      });
+      return;
+    }
+    await settle(gw, message, { status: 'failed', provider: provider.name, error, errorCode: code });
   }
 }
+
+/**
+ * Twilio's answer for a number that texted STOP to it: by default it confirms the STOP itself and blocks the number.
+ * The gateway's own confirmation to that contact is then no failure to report: the contact was told.
+ */
+const TWILIO_UNSUBSCRIBED = '21610';
+const CONFIRMED_BY_TWILIO =
+  'Twilio answered the STOP itself (its Advanced Opt-Out) and takes no message for the number until it texts START';
+
+const optedOut = async (gw: JobContext, message: Message) =>
+  Boolean((await gw.store.get<Contact>('contacts', message.contactId))?.optOut);
 
 async function settle(
   gw: JobContext,
