@@ -401,6 +401,13 @@ describe('buildMessages', () => {
     expect(knowledge.length).toBeLessThanOrEqual(prompt.MAX_KNOWLEDGE_CHARS + 200);
   });
 
+  test("the channel's longest message is the reply's bound, when the engine gives it", () => {
+    const system = (over: Partial<BotContext>) => prompt.buildMessages(context(over))[0]!.content;
+    expect(system({ replyLimit: 500 })).toContain('Your whole reply must stay under 500 characters');
+    expect(system({})).not.toContain('Your whole reply must');
+    expect(system({})).not.toContain('\n\n- ');
+  });
+
   test('no knowledge: the model is told to hand over questions of fact', () => {
     const system = prompt.buildMessages(context({ knowledge: { faqs: [], resources: [] } }))[0]!.content;
     expect(system).toMatch(/No FAQs or resources match this message: hand over/);
