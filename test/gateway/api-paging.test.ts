@@ -326,6 +326,69 @@ describe('a cursor is good only on the endpoint that made it', () => {
   });
 });
 
+describe('the item a page ended on is gone before the next page is read: the walk goes on after it', () => {
+  let owner: TestAccount;
+  beforeAll(async () => {
+    owner = await createAccount(ctx.gw);
+  });
+
+  /** Reads two items, has `remove` take the second away, then reads on: every other item comes, once. */
+  async function walkAcross(path: string, ids: string[], remove: (id: string) => Promise<Reply>, query = {}) {
+    const first = await asTenant(owner, path, { ...query, limit: '2' });
+    expect(first.body.data.map((item: { id: string }) => item.id)).toEqual(ids.slice(0, 2));
+    expect((await remove(ids[1]!)).status).toBe(204);
+    const rest = await asTenant(owner, path, { ...query, limit: '2', cursor: first.body.nextCursor });
+    expect({ status: rest.status, body: rest.body }).toEqual({
+      status: 200,
+      body: { data: ids.slice(2).map((id) => expect.objectContaining({ id })), nextCursor: null },
+    });
+  }
+
+  test("a list's contacts: the contact the page ended on taken off the list", async () => {
+    const list = await post(owner, 'lists', { name: 'Walked' });
+    const ids = await times(4, async () => {
+      const contact = await post(owner, 'contacts', { phone: uniquePhone() });
+      await post(owner, `lists/${list.id}/contacts`, { contactId: contact.id });
+      return contact.id as string;
+    });
+    await walkAcross(`lists/${list.id}/contacts`, ids, (id) =>
+      api(ctx.gw, owner, 'DELETE', `lists/${list.id}/contacts/${id}`),
+    );
+  });
+
+  test('webhooks: the subscription the page ended on deleted', async () => {
+    const ids = await times(4, async (i) => {
+      const hook = await post(owner, 'webhooks', { url: `http://127.0.0.1:9/walked/${i}`, events: ['reply'] });
+      return hook.id as string;
+    });
+    await walkAcross('webhooks', ids, (id) => api(ctx.gw, owner, 'DELETE', `webhooks/${id}`));
+  });
+
+  test('the team: the member the page ended on removed', async () => {
+    const team = await asTenant(owner, 'members');
+    const invited = await times(3, async (i) => {
+      const member = await post(owner, 'members', {
+        email: `walked${i}@example.com`,
+        name: `Walked ${i}`,
+        role: 'agent',
+      });
+      return member.id as string;
+    });
+    // The owner comes first, then the members in the order they were invited.
+    await walkAcross('members', [team.body.data[0].id, ...invited], (id) =>
+      api(ctx.gw, owner, 'DELETE', `members/${id}`),
+    );
+  });
+
+  test('a search of contacts: the contact the page ended on erased', async () => {
+    // Newest first.
+    const ids = (await times(4, (i) => post(owner, 'contacts', { phone: uniquePhone(), firstName: `Walkedname${i}` })))
+      .map((c) => c.id as string)
+      .reverse();
+    await walkAcross('contacts', ids, (id) => api(ctx.gw, owner, 'DELETE', `contacts/${id}`), { q: 'walkedname' });
+  });
+});
+
 test('the OpenAPI document shows limit, cursor and the page answer on every /v1 list endpoint', async () => {
   const doc = (await request(ctx.gw, 'GET', '/v1/openapi.json')).body;
   const items: Record<string, string> = {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CONTACT_SEARCH, phoneDigitsOf } from '../api-contract.js';
-import type { Page, Reader, Tx } from '../store/store.js';
+import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
 
 /**
  * Finding contacts by what a person types (`GET /v1/contacts?q=`): the start of a name's word, an email or its local
@@ -211,30 +211,31 @@ export function searchQuery(q: string): SearchQuery | undefined {
 }
 
 /**
- * The account's contacts that match the query, newest keys first, `page.limit` after the key document `page.after`:
- * each with the id of the key it was found by, which a page's cursor holds.
+ * The account's contacts that match the query, newest keys first, `page.limit` after `page.after`: each with the key
+ * it was found by, at its place, which a page's cursor holds (a key document's id in an earlier version's), so that
+ * a contact renamed or erased between two pages, its key gone, does not end the walk there.
  */
 export async function searchContacts<C extends SearchableContact>(
-  r: Reader,
+  r: Reader & Pick<Store, 'findPlaced'>,
   accountId: string,
   query: SearchQuery,
   page: { limit: number; after?: Page['after'] },
-): Promise<Array<{ id: string; contact: C }>> {
-  const found: Array<{ id: string; contact: C }> = [];
+): Promise<Array<Placed<SearchKey> & { contact: C }>> {
+  const found: Array<Placed<SearchKey> & { contact: C }> = [];
   let after = page.after;
   for (;;) {
-    const batch = await r.find<SearchKey>('contact_search', 'key', [accountId, query.key], {
+    const batch = await r.findPlaced<SearchKey>('contact_search', 'key', [accountId, query.key], {
       order: 'desc',
       after,
       limit: page.limit,
     });
-    const contacts = await Promise.all(batch.map((k) => r.get<C>('contacts', k.contactId)));
+    const contacts = await Promise.all(batch.map((k) => r.get<C>('contacts', k.doc.contactId)));
     for (const [i, k] of batch.entries()) {
       const contact = contacts[i];
-      if (contact && contact.accountId === accountId && query.matches(contact)) found.push({ id: k.id, contact });
+      if (contact && contact.accountId === accountId && query.matches(contact)) found.push({ ...k, contact });
     }
     if (found.length >= page.limit || batch.length < page.limit) return found.slice(0, page.limit);
-    after = batch.at(-1)!.id;
+    after = batch.at(-1)!.place;
   }
 }
 

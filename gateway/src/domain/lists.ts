@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Page, Reader, Tx } from '../store/store.js';
+import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
 import type { Contact } from './contacts.js';
 import type { list } from '../contract/lists.js';
 import type { Answer } from '../contract/shared.js';
@@ -42,18 +42,21 @@ export const listsOf = (r: Reader, accountId: string, page?: Page) =>
   r.find<List>('lists', 'account', [accountId], page);
 
 /**
- * A list's memberships in the order the contacts joined, each with its contact. Paged over memberships (their
- * ids are the cursor), since a contact may sit in many lists.
+ * A list's memberships in the order the contacts joined, each with its contact, at its place: paged over memberships
+ * (a contact may sit in many lists), after the place of the last one shown, so that a contact taken off the list
+ * between two pages does not end the walk there.
  */
 export async function membersOf(
-  r: Reader,
+  r: Reader & Pick<Store, 'findPlaced'>,
   accountId: string,
   listId: string,
   page?: Page,
-): Promise<Array<Membership & { contact: Contact }>> {
+): Promise<Array<Placed<Membership> & { contact: Contact }>> {
   await getList(r, accountId, listId);
-  const members = await r.find<Membership>('memberships', 'list', [listId], page);
-  return Promise.all(members.map(async (m) => ({ ...m, contact: (await r.get<Contact>('contacts', m.contactId))! })));
+  const members = await r.findPlaced<Membership>('memberships', 'list', [listId], page);
+  return Promise.all(
+    members.map(async (m) => ({ ...m, contact: (await r.get<Contact>('contacts', m.doc.contactId))! })),
+  );
 }
 
 /** The contact joins the list unless it is a member already (the engine's joinList adds the campaign trigger). */

@@ -2,7 +2,7 @@ import type { Gateway } from '../context.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
 import { iso, newId, now } from '../ids.js';
 import { clockNow } from '../clock.js';
-import type { Page, Reader, Tx } from '../store/store.js';
+import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import { updateConversation, type Conversation } from './conversations.js';
 import { digest, hashPassword, newToken } from './secrets.js';
@@ -64,19 +64,22 @@ export async function getMember(r: Reader, account: Account, id: string): Promis
   return member;
 }
 
-/** The owner first, then the members in the order they were invited; paged by member id. */
+/**
+ * The owner first, then the members in the order they were invited, each at its place: a page after the owner's id
+ * or a member's place, so that a member removed between two pages does not end the walk there.
+ */
 export async function membersOf(
-  r: Reader,
+  r: Pick<Store, 'findPlaced'>,
   account: Account,
   page: { limit: number; after?: Page['after'] },
-): Promise<Array<Member | Actor>> {
+): Promise<Array<Actor | Placed<Member>>> {
   const ownerId = ownerIdOf(account.id);
   if (page.after === undefined) {
-    const members = await r.find<Member>('members', 'account', [account.id], { limit: page.limit - 1 });
+    const members = await r.findPlaced<Member>('members', 'account', [account.id], { limit: page.limit - 1 });
     return [ownerOf(account), ...members];
   }
   const after = page.after === ownerId ? undefined : page.after;
-  return r.find<Member>('members', 'account', [account.id], { limit: page.limit, after });
+  return r.findPlaced<Member>('members', 'account', [account.id], { limit: page.limit, after });
 }
 
 export function publicMember(m: Member | Actor): MemberAnswer {

@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Page, Reader, Tx } from '../store/store.js';
+import type { Page, Reader, Store, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import type { EventPayload, EventType } from './events.js';
 import { newWebhookSecret } from './secrets.js';
@@ -90,9 +90,13 @@ export async function unsubscribe(gw: Gateway, accountId: string, id: string): P
   });
 }
 
-/** The account's subscriptions, oldest first: all of them (as emit() needs), or a page when `page` is given. */
-export const subscriptionsOf = (r: Reader, accountId: string, page?: Page) =>
-  r.find<Subscription>('webhooks', 'account', [accountId], page);
+/** The account's subscriptions, oldest first: all of them, as emit() needs. */
+export const subscriptionsOf = (r: Reader, accountId: string) =>
+  r.find<Subscription>('webhooks', 'account', [accountId]);
+
+/** A page of the account's subscriptions, each at its place: one deleted between two pages does not end the walk. */
+export const subscriptionPage = (r: Pick<Store, 'findPlaced'>, accountId: string, page: Page) =>
+  r.findPlaced<Subscription>('webhooks', 'account', [accountId], page);
 
 /** The receiver of replies the account saved in its settings: the Custom Channel Webhook URL. */
 export const OWNER_TARGET = 'settings';

@@ -14,10 +14,12 @@ import { accountOf, parse, sendDurable } from './route.js';
  * pages, and a reader of the store to `readPage`; a page of the caller's account's records with no filter is
  * `accountPage`'s:
  *
- *   get: accountPage(gw, (account, _req, page) => subscriptionsOf(gw.store, account.id, page), publicSubscription),
+ *   get: accountPage(gw, (account, _req, page) => creditHistory(gw.store, account.id, page), publicEntry),
  *
- * The cursor holds the id of the last item shown, since the Store pages by "after this id" (or, for a list in
- * the order `touch` changes, the inbox, that item's place as it was read: see Placed), and a signature (HMAC under
+ * The cursor holds the place of the last item shown when the reader gives it (see Placed): a list whose items may
+ * leave it (a list's contacts, the team, webhooks, a search) or move in it (the inbox, in the order `touch` changes)
+ * pages after a place, which outlives the item, where "after this id" finds nothing once the item is gone and would
+ * end the walk there. Other lists page after the last item's id. With it goes a signature (HMAC under
  * the deployment's cursor key) of it with who pages, the endpoint's concrete path and its filters. Tampering with
  * it, or using it elsewhere (another account, another list's members, other filters), is a 400 INVALID_CURSOR
  * instead of a page read from a place the client chose. The key is shared by every process, so any of them takes a

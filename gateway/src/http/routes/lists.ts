@@ -47,7 +47,7 @@ export function listsRoutes(v1: Routes, gw: Gateway): void {
     get: accountPage(
       gw,
       (account, req, page) => membersOf(gw.store, account.id, String(req.params.listId), page),
-      (m) => ({ ...publicContact(m.contact), addedAt: m.addedAt }),
+      (m) => ({ ...publicContact(m.contact), addedAt: m.doc.addedAt }),
     ),
   });
   route(v1, '/lists/:listId/contacts/:contactId', {

@@ -33,7 +33,11 @@ export const invitationView = (gw: Gateway, { member, token }: Invitation) => ({
  */
 export function membersRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/members', {
-    get: accountPage(gw, (account, _req, page) => membersOf(gw.store, account, page), publicMember),
+    get: accountPage(
+      gw,
+      (account, _req, page) => membersOf(gw.store, account, page),
+      (m) => publicMember('doc' in m ? m.doc : m),
+    ),
     post: [
       jsonBody(),
       async (req, res) => {

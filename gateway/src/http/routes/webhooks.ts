@@ -1,5 +1,11 @@
 import type { Gateway } from '../../context.js';
-import { getSubscription, publicSubscription, subscribe, subscriptionsOf, unsubscribe } from '../../domain/webhooks.js';
+import {
+  getSubscription,
+  publicSubscription,
+  subscribe,
+  subscriptionPage,
+  unsubscribe,
+} from '../../domain/webhooks.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
@@ -19,7 +25,11 @@ export function webhooksRoutes(v1: Routes, gw: Gateway): void {
           .json({ ...publicSubscription(sub), secret: sub.secret });
       },
     ],
-    get: accountPage(gw, (account, _req, page) => subscriptionsOf(gw.store, account.id, page), publicSubscription),
+    get: accountPage(
+      gw,
+      (account, _req, page) => subscriptionPage(gw.store, account.id, page),
+      (placed) => publicSubscription(placed.doc),
+    ),
   });
   route(v1, '/webhooks/:id', {
     get: async (req, res) => {
