@@ -252,6 +252,14 @@ describe('GET /v1/contacts', () => {
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(contact.id);
   });
+
+  test('an unencoded "+" in an email of the query (a tagged address typed in a URL) still finds the contact', async () => {
+    const tagged = (
+      await api(ctx.gw, account, 'POST', 'contacts', { body: { email: `${unique('ana')}+leads@example.com` } })
+    ).body;
+    const res = await api(ctx.gw, account, 'GET', `/v1/contacts?email=${tagged.email}`);
+    expect({ status: res.status, id: res.body.id }).toEqual({ status: 200, id: tagged.id });
+  });
 });
 
 describe('GET /v1/contacts/{id}', () => {

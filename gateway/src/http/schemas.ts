@@ -166,10 +166,16 @@ const queryPhone = z
   .max(40)
   .transform((v) => (/^ \d/.test(v) ? `+${v.slice(1)}` : v));
 
+/** So does one inside an email (`?email=ana+leads@example.com` arrives as "ana leads@…"): no address holds a space. */
+const queryEmail = z
+  .string()
+  .max(320)
+  .transform((v) => v.trim().replace(/ /g, '+'));
+
 export const contactLookup = z
   .object({
     phoneNumber: queryPhone.optional(),
-    email: z.string().max(320).optional(),
+    email: queryEmail.optional(),
     q: z
       .string()
       .max(200, 'must be at most 200 characters')
