@@ -61,6 +61,33 @@ describe('API key presentation', () => {
     },
   );
 
+  test('a key as ?apiKey= is no parameter of the operation: every GET that reads its query takes it there', async () => {
+    const agency = await createAccount(ctx.gw, { type: 'agency' });
+    const post = async (path: string, body: unknown) => (await api(ctx.gw, agency, 'POST', path, { body })).body;
+    const contact = await post('contacts', { phone: uniquePhone(), firstName: 'Ana' });
+    const list = await post('lists', { name: 'Keyed' });
+    const campaign = await post('campaigns', { name: 'Keyed', channel: 'custom', customChannel: 'chat' });
+    const ids: Record<string, string> = { '/contacts/': contact.id, '/lists/': list.id, '/campaigns/': campaign.id };
+    const required: Record<string, Record<string, string>> = {
+      '/contacts': { q: 'Ana' },
+      '/campaigns/{id}/preview': { contactId: contact.id },
+    };
+    const doc = (await request(ctx.gw, 'GET', '/v1/openapi.json')).body;
+    const reading = Object.entries(doc.paths as Record<string, any>).filter(([, ops]) =>
+      ops.get?.parameters?.some((p: { in: string }) => p.in === 'query'),
+    );
+    expect(reading.length).toBeGreaterThan(10);
+    for (const [path] of reading) {
+      const concrete = path.replace(/^(\/\w+\/)\{\w+\}/, (_all, base: string) => `${base}${ids[base]}`);
+      const res = await api(ctx.gw, agency, 'GET', `/v1${concrete}`, { keyIn: 'query', query: required[path] });
+      expect({ path, status: res.status, body: res.status === 200 ? 'answered' : res.body }).toEqual({
+        path,
+        status: 200,
+        body: 'answered',
+      });
+    }
+  });
+
   test('Bearer scheme is case-insensitive', async () => {
     const res = await request(ctx.gw, 'GET', '/v1/lists', { headers: { authorization: `bearer ${account.apiKey}` } });
     expect(res.status).toBe(200);

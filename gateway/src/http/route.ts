@@ -63,11 +63,20 @@ export function route(routes: Routes, path: string, handlers: Handlers): void {
 }
 
 /**
+ * A query without its `apiKey`: the key may ride there (spec §5.3), and it is the authentication's, read before the
+ * route runs, never a parameter of the operation, which would refuse it as one it does not know.
+ */
+function withoutKey(query: unknown): object {
+  const { apiKey: _apiKey, ...rest } = (query ?? {}) as Record<string, unknown>;
+  return rest;
+}
+
+/**
  * Validates a value against a schema; the 400 it throws names every offending field at once ("field: message"
  * each) and lists them in `fields`. Its code is the first issue's.
  */
 export function parse<S extends z.ZodType>(schema: S, value: unknown, where = 'body'): z.output<S> {
-  const input = value ?? {};
+  const input = where === 'query' ? withoutKey(value) : (value ?? {});
   const result = schema.safeParse(input, { error: apiWords });
   if (result.success) return result.data;
   const { issues } = result.error;
