@@ -1,4 +1,4 @@
-import { badRequest } from '../errors.js';
+import { fieldError } from '../errors.js';
 import type { Reader } from '../store/store.js';
 import { getCampaign } from './campaigns.js';
 import { DAY_MS, FUNNEL_STEPS, QUARTER_MS, type FunnelCounts, type FunnelStep } from './funnel.js';
@@ -44,8 +44,8 @@ export async function funnelOf(
   const earliest = addDays(to, -(MAX_DAYS - 1));
   const created = localDate(Date.parse(campaign.createdAt), timezone);
   const from = query.from ?? (created > earliest ? (created < to ? created : to) : earliest);
-  if (from > to) throw badRequest('from: must not be after to');
-  if (from < earliest) throw badRequest(`from: the range from from to to may cover at most ${MAX_DAYS} days`);
+  if (from > to) throw fieldError('from', 'must not be after to');
+  if (from < earliest) throw fieldError('from', `the range from from to to may cover at most ${MAX_DAYS} days`);
 
   const days = new Map<string, StepCounts>();
   for (let d = from; d <= to; d = addDays(d, 1)) days.set(d, zero());
