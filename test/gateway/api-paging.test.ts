@@ -236,6 +236,14 @@ describe.each(endpoints)('$name', (endpoint) => {
       expectApiError(res, 400, 'INVALID_CURSOR');
       expect(res.body.error.message).toMatch(/cursor/);
     }
+    // Well formed but signed for another place, or malformed: either way error.fields names the parameter.
+    const edited = [...real].map((c, i) => (i === 3 ? (c === 'A' ? 'B' : 'A') : c)).join('');
+    for (const cursor of [edited, 'x'.repeat(500)]) {
+      expect({ cursor, fields: (await read({ cursor })).body.error.fields }).toEqual({
+        cursor,
+        fields: [{ field: 'cursor', code: 'INVALID_CURSOR', message: expect.stringMatching(/nextCursor/) }],
+      });
+    }
   });
 
   test('limit outside 1..200 or not a whole number → 400', async () => {

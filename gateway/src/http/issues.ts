@@ -29,8 +29,10 @@ function kindOf(issue: z.core.$ZodIssue, value: unknown): { code: string; limit?
   const blank = typeof value === 'string' && value.trim() === '';
   if (issue.code === 'too_big') return { code: LONG[issue.origin] ?? 'TOO_BIG', limit: Number(issue.maximum) };
   if (blank || (issue.code === 'invalid_type' && (value === undefined || value === null))) return { code: 'REQUIRED' };
-  // A rule of its own may say which problem it is (`params.field`): a field two spellings could give, left out.
-  if (issue.code === 'custom' && typeof issue.params?.field === 'string') return { code: issue.params.field };
+  // A rule of its own may say which problem it is (`params.field`: a field two spellings could give, left out), or
+  // give the error a code of its own (`params.code`, INVALID_CURSOR), which is then the field's too.
+  const own: unknown = issue.code === 'custom' ? (issue.params?.field ?? issue.params?.code) : undefined;
+  if (typeof own === 'string') return { code: own };
   if (issue.code === 'too_small') return { code: SHORT[issue.origin] ?? 'TOO_SMALL', limit: Number(issue.minimum) };
   return { code: 'INVALID' };
 }

@@ -3,7 +3,7 @@ import type { Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
-import { badRequest } from '../errors.js';
+import { fieldError } from '../errors.js';
 import type { Doc, GatewaySettings, Placed } from '../store/store.js';
 import { MAX_PAGE_LIMIT } from '../api-contract.js';
 import { accountOf, parse, sendDurable } from './route.js';
@@ -126,7 +126,7 @@ function decodeCursor(scope: PageScope, query: PageQuery, cursor: string): strin
     (PLAUSIBLE_ID.test(key) || PLAUSIBLE_PLACE.test(key)) &&
     bytes.toString('base64url') === cursor;
   if (!wellFormed || !timingSafeEqual(bytes.subarray(0, MAC_BYTES), macOf(scope, query, key))) {
-    throw badRequest(`cursor: ${CURSOR_MESSAGE}`, 'INVALID_CURSOR');
+    throw fieldError('cursor', CURSOR_MESSAGE, 'INVALID_CURSOR');
   }
   return PLAUSIBLE_PLACE.test(key) ? Number(key) : key;
 }
