@@ -254,6 +254,13 @@ describe.each(endpoints)('$name', (endpoint) => {
     }
     expect((await read({ limit: '200' })).status).toBe(200);
     expect((await read({ limit: '1' })).status).toBe(200);
+    // Out of range is that one problem, whatever the size: not also a bound of JavaScript's numbers.
+    for (const [limit, message] of [
+      ['99999999999999999999', 'limit: must be at most 200'],
+      ['-99999999999999999999', 'limit: must be at least 1'],
+    ]) {
+      expect({ limit, message: (await read({ limit: limit! })).body.error.message }).toEqual({ limit, message });
+    }
   });
 
   test('the cursor is short and URL-safe; a cursor edited, or in the earlier form (the id encoded), → 400 INVALID_CURSOR', async () => {

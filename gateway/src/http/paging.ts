@@ -39,12 +39,13 @@ const CURSOR_MESSAGE = 'not a cursor from a previous page of this endpoint; pass
 
 /** The paging fields of a list endpoint's query; spread them into a schema that also takes filters. */
 export const pageFields = {
-  // Query strings carry text: "20" must count as 20, and "abc", 0 or 201 are refused rather than clamped.
+  // Query strings carry text: "20" must count as 20, and "abc", 0 or 201 are refused rather than clamped. Out of
+  // range is the one problem, not also the bounds of a safe integer that int() checks.
   limit: z.coerce
     .number()
+    .min(1, { abort: true })
+    .max(MAX_PAGE_LIMIT, { abort: true })
     .int()
-    .min(1)
-    .max(MAX_PAGE_LIMIT)
     .default(DEFAULT_LIMIT)
     .describe(`Items per page, 1 to ${MAX_PAGE_LIMIT}`),
   cursor: z

@@ -718,5 +718,11 @@ export const unreachableQuery = z.strictObject({
 });
 
 export const unansweredQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Groups to list, largest first, 1 to 100'),
+  limit: z.coerce
+    .number()
+    .min(1, { abort: true })
+    .max(100, { abort: true })
+    .int()
+    .default(20)
+    .describe('Groups to list, largest first, 1 to 100'),
 });
