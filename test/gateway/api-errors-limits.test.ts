@@ -127,6 +127,26 @@ describe('request bodies', () => {
     ).toBe(201);
   });
 
+  test('UTF-8 under its other labels ("utf8", as some clients write it) is UTF-8, on the incoming endpoint too', async () => {
+    for (const charset of ['utf8', 'UTF8', '"utf8"', 'unicode-1-1-utf-8']) {
+      const headers = { 'content-type': `application/json; charset=${charset}` };
+      const created = await api(ctx.gw, account, 'POST', 'contacts', {
+        body: { phone: uniquePhone(), firstName: 'Zoë' },
+        headers,
+      });
+      expect({ charset, status: created.status, firstName: created.body.firstName }).toEqual({
+        charset,
+        status: 201,
+        firstName: 'Zoë',
+      });
+      const received = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+        body: incoming({ body: 'Olá' }),
+        headers,
+      });
+      expect({ charset, status: received.status }).toEqual({ charset, status: 200 });
+    }
+  });
+
   test('a non-UTF charset → 415', async () => {
     for (const charset of ['latin1', 'iso-8859-1', 'windows-1252']) {
       expectApiError(

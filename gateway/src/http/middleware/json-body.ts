@@ -16,6 +16,7 @@ export function jsonBody(limit: number | string = '100kb'): RequestHandler {
     if (hasBody && type !== 'application/json' && !req.is(['application/json', '+json'])) {
       throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json');
     }
+    if (type && UTF8_ALIAS.test(type)) req.headers['content-type'] = type.replace(UTF8_ALIAS, '$1utf-8$2');
     parse(req, res, (err?: unknown) => {
       if (err) return next(err);
       if (!storableText(req.body))
@@ -25,6 +26,13 @@ export function jsonBody(limit: number | string = '100kb'): RequestHandler {
     });
   };
 }
+
+/**
+ * The labels of UTF-8 other than "utf-8" (WHATWG Encoding), as a charset parameter: some clients write "utf8", which
+ * body-parser, taking only "utf-…" names, would refuse as another charset. The body is then read as the UTF-8 it is.
+ */
+const UTF8_ALIAS =
+  /(;\s*charset\s*=\s*"?)(?:utf8|unicode-1-1-utf-8|unicode11utf8|unicode20utf8|x-unicode20utf8)("?\s*(?:;|$))/i;
 
 /**
  * Bytes that are no UTF-8 would be decoded to U+FFFD and stored as if the sender had written it: the body is
