@@ -370,6 +370,19 @@ describe('query parameters take one value each', () => {
     contactId = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body.id;
   });
 
+  test('a parameter an endpoint that names all it takes does not know → 400 naming that parameter', async () => {
+    const res = await api(ctx.gw, account, 'GET', `campaigns/${campaignId}/unreachable?reasn=opted_out&limit=5&x=1`);
+    expectApiError(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'reasn: is not a parameter of this endpoint; x: is not a parameter of this endpoint',
+      fields: [
+        { field: 'reasn', code: 'INVALID', message: 'is not a parameter of this endpoint' },
+        { field: 'x', code: 'INVALID', message: 'is not a parameter of this endpoint' },
+      ],
+    });
+  });
+
   /** One parameter in each form that is not a single value: an array, an object, given twice. */
   const forms = (name: string, value: string) => [
     `${name}[]=${value}`,

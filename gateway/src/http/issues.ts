@@ -3,11 +3,16 @@ import type { FieldProblem } from '../api-contract.js';
 
 /**
  * zod's issues as the API's field problems (api-contract.ts): zod's own codes stay inside the gateway, a client
- * sees the few the contract names. `input` is the value that was checked, to tell a missing or blank field.
+ * sees the few the contract names. `input` is the value that was checked, to tell a missing or blank field. Keys a
+ * schema that names all it takes does not know are one problem each, named by their own path.
  */
-export function problemOf(issue: z.core.$ZodIssue, input: unknown, where: string): FieldProblem {
+export function problemsOf(issue: z.core.$ZodIssue, input: unknown, where: string): FieldProblem[] {
+  if (issue.code === 'unrecognized_keys') {
+    const message = where === 'query' ? 'is not a parameter of this endpoint' : 'is not a field of this request';
+    return issue.keys.map((key) => ({ field: [...issue.path, key].join('.'), code: 'INVALID', message }));
+  }
   const field = issue.path.length ? issue.path.join('.') : where;
-  return { field, ...kindOf(issue, valueAt(input, issue.path)), message: issue.message };
+  return [{ field, ...kindOf(issue, valueAt(input, issue.path)), message: issue.message }];
 }
 
 /** The problems once each: a value two checks of one schema refused for the same reason is one problem. */

@@ -5,7 +5,7 @@ import type { Account } from '../domain/accounts.js';
 import type { Actor } from '../domain/members.js';
 import { ApiError, invalidFields } from '../errors.js';
 import { accessOf, type Access, type HttpMethod } from './access.js';
-import { apiWords, distinct, problemOf } from './issues.js';
+import { apiWords, distinct, problemsOf } from './issues.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Handlers = Partial<Record<Method, RequestHandler | RequestHandler[]>>;
@@ -80,7 +80,7 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, where = 'b
   const result = schema.safeParse(input, { error: apiWords });
   if (result.success) return result.data;
   const { issues } = result.error;
-  const fields = distinct(issues.map((issue) => problemOf(issue, input, where)));
+  const fields = distinct(issues.flatMap((issue) => problemsOf(issue, input, where)));
   const code = (issues[0] as { params?: { code?: string } }).params?.code ?? 'VALIDATION_ERROR';
   throw invalidFields(
     code,
