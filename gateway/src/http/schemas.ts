@@ -174,8 +174,16 @@ const queryEmail = z
 
 export const contactLookup = z
   .object({
-    phoneNumber: queryPhone.optional(),
-    email: queryEmail.optional(),
+    phoneNumber: queryPhone
+      .optional()
+      .describe(
+        'The contact with this phone number, with its country code (or of the default country); a + left unencoded is read as one',
+      ),
+    email: queryEmail
+      .optional()
+      .describe(
+        'The contact with this email, whatever its case; a + left unencoded is read as one. Give exactly one of phoneNumber, email or q',
+      ),
     q: z
       .string()
       .max(200, 'must be at most 200 characters')
