@@ -183,6 +183,8 @@ describe('the FAQ bot', () => {
     ['ok thanks, bye', 'thanks'],
     ['hi', 'greeting'],
     ['Good morning!', 'greeting'],
+    // A tap on Messenger's Get Started button sends its title.
+    ['Get Started', 'greeting'],
     ['ok 👍', 'acknowledgement'],
     ['👍', 'acknowledgement'],
     ['see you', 'goodbye'],
@@ -196,6 +198,14 @@ describe('the FAQ bot', () => {
       act: 'thanks',
     });
     expect(bot.answerFromFaqs({ faqs: [], language: 'es' }, 'hola')).toEqual({ kind: 'smalltalk', act: 'greeting' });
+    for (const [language, tap] of [
+      ['es', 'Empezar'],
+      ['pt', 'Começar'],
+      ['fr', 'Commencer'],
+      ['de', "Los geht's"],
+      ['it', 'Inizia'],
+    ])
+      expect(bot.answerFromFaqs({ faqs: [], language }, tap)).toEqual({ kind: 'smalltalk', act: 'greeting' });
   });
 
   test('a greeting around a question does not hide the question', () => {

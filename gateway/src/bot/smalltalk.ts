@@ -63,6 +63,8 @@ const LEXICON: Record<string, Lexicon> = {
       'morning',
       'hi there',
       'hello there',
+      // Messenger's Get Started button, whose title the tap sends in the contact's language: they open the chat.
+      'get started',
     ],
     acknowledgement: [
       'ok',
@@ -101,7 +103,17 @@ const LEXICON: Record<string, Lexicon> = {
   es: {
     thanks: ['gracias', 'muchas gracias', 'mil gracias', 'te agradezco', 'se agradece', 'agradecido', 'agradecida'],
     goodbye: ['adios', 'chao', 'chau', 'hasta luego', 'hasta pronto', 'nos vemos', 'hasta manana'],
-    greeting: ['hola', 'buenas', 'buenos dias', 'buenas tardes', 'buenas noches', 'saludos', 'que tal'],
+    greeting: [
+      'hola',
+      'buenas',
+      'buenos dias',
+      'buenas tardes',
+      'buenas noches',
+      'saludos',
+      'que tal',
+      'empezar',
+      'comenzar',
+    ],
     acknowledgement: [
       'ok',
       'vale',
@@ -123,7 +135,7 @@ const LEXICON: Record<string, Lexicon> = {
   pt: {
     thanks: ['obrigado', 'obrigada', 'muito obrigado', 'muito obrigada', 'valeu', 'agradeco'],
     goodbye: ['tchau', 'ate logo', 'ate mais', 'ate breve'],
-    greeting: ['ola', 'oi', 'bom dia', 'boa tarde', 'boa noite', 'e ai'],
+    greeting: ['ola', 'oi', 'bom dia', 'boa tarde', 'boa noite', 'e ai', 'comecar'],
     acknowledgement: [
       'ok',
       'certo',
@@ -141,19 +153,19 @@ const LEXICON: Record<string, Lexicon> = {
   fr: {
     thanks: ['merci', 'merci beaucoup', 'mille mercis', 'je vous remercie'],
     goodbye: ['au revoir', 'a bientot', 'bonne journee', 'bonne soiree', 'a plus'],
-    greeting: ['bonjour', 'salut', 'bonsoir', 'coucou'],
+    greeting: ['bonjour', 'salut', 'bonsoir', 'coucou', 'commencer', 'demarrer'],
     acknowledgement: ['ok', 'parfait', 'd accord', 'daccord', 'super', 'genial', 'oui', 'entendu', 'top', 'tres bien'],
   },
   de: {
     thanks: ['danke', 'vielen dank', 'danke schon', 'dankeschon', 'besten dank'],
     goodbye: ['tschuss', 'auf wiedersehen', 'bis bald', 'bis dann', 'schonen tag'],
-    greeting: ['hallo', 'guten morgen', 'guten tag', 'guten abend', 'moin', 'servus', 'gruss gott'],
+    greeting: ['hallo', 'guten morgen', 'guten tag', 'guten abend', 'moin', 'servus', 'gruss gott', "los geht's"],
     acknowledgement: ['ok', 'okay', 'super', 'perfekt', 'gut', 'alles klar', 'ja', 'prima', 'toll', 'verstanden'],
   },
   it: {
     thanks: ['grazie', 'grazie mille', 'ti ringrazio', 'la ringrazio'],
     goodbye: ['arrivederci', 'a presto', 'buona giornata', 'buona serata'],
-    greeting: ['ciao', 'salve', 'buongiorno', 'buonasera'],
+    greeting: ['ciao', 'salve', 'buongiorno', 'buonasera', 'inizia', 'iniziare'],
     acknowledgement: ['ok', 'perfetto', 'va bene', 'ottimo', 'si', 'certo', 'benissimo', 'capito'],
   },
 };
