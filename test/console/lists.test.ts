@@ -342,6 +342,45 @@ describe('lists', () => {
     expect(await error.textContent()).toBe('Phone: map phone, email or an external ID to a column of the file');
   });
 
+  test('files as Excel saves them are read with their accents: a CSV in Windows-1252, Unicode Text in UTF-16', async () => {
+    const id = await createList('Accents');
+    const [a, b] = [uniquePhone(), uniquePhone()];
+    // Excel for Windows' "CSV (Comma delimited)" in a European locale: Windows-1252, semicolons, 0x92 a curly quote.
+    const ansi = Buffer.concat([
+      Buffer.from(`Phone;First name;Last name;Company\r\n${a};Renée;O`, 'latin1'),
+      Buffer.from([0x92]),
+      Buffer.from('Brien;Café Noël\r\n', 'latin1'),
+    ]);
+    await page
+      .getByLabel('CSV file', { exact: true })
+      .setInputFiles({ name: 'ansi.csv', mimeType: 'text/csv', buffer: ansi });
+    expect(await page.getByLabel('Characters are encoded as', { exact: true }).inputValue()).toBe('windows-1252');
+    expect(await page.getByLabel('Columns are separated by', { exact: true }).inputValue()).toBe(';');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const report = page.getByRole('region', { name: 'Import report' }).first();
+    await report.waitFor({ timeout: 30_000 });
+
+    // Excel's "Unicode Text": UTF-16 little-endian with its BOM, tabs between the columns.
+    const unicode = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(`Phone\tFirst name\tLast name\tCompany\r\n${b}\tJosé\tNuñez\tÅsa & Søn\r\n`, 'utf16le'),
+    ]);
+    await page
+      .getByLabel('CSV file', { exact: true })
+      .setInputFiles({ name: 'unicode.txt', mimeType: 'text/plain', buffer: unicode });
+    expect(await page.getByLabel('Characters are encoded as', { exact: true }).inputValue()).toBe('utf-16le');
+    expect(await page.getByLabel('Columns are separated by', { exact: true }).inputValue()).toBe('\t');
+    expect(await page.locator('#map-phone').inputValue()).toBe('Phone');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByText('Import finished: 1 of 1 rows processed.').waitFor({ timeout: 30_000 });
+
+    const held = await membersOf(id);
+    expect(held.map((m) => [m.phone, m.firstName, m.lastName, m.customFields])).toEqual([
+      [a, 'Renée', 'O’Brien', { company: 'Café Noël' }],
+      [b, 'José', 'Nuñez', { company: 'Åsa & Søn' }],
+    ]);
+  });
+
   test('external IDs: a contact added by hand with its ID on a custom channel, and an import mapping an ID column to a label', async () => {
     const id = await createList('Chat visitors');
     await addByHand({ first: 'Vi', externalId: 'visitor-1' });

@@ -1,6 +1,7 @@
 /**
- * What the browser reads of a CSV before it is sent: only the header row, to offer its columns for mapping. The
- * rows themselves are read, checked and normalized by the API (POST /v1/lists/{id}/imports), never here.
+ * What the browser reads of a CSV before it is sent: its text, in the encoding it was saved in, and only its header
+ * row, to offer its columns for mapping. The rows themselves are read, checked and normalized by the API
+ * (POST /v1/lists/{id}/imports), never here.
  */
 export const DELIMITERS: Array<[string, string]> = [
   [',', 'Comma ( , )'],
@@ -8,6 +9,40 @@ export const DELIMITERS: Array<[string, string]> = [
   ['\t', 'Tab'],
   ['|', 'Pipe ( | )'],
 ];
+
+/**
+ * The encodings a file is offered as read in: what spreadsheets save. Excel's "CSV UTF-8" is UTF-8, its "Unicode
+ * Text" UTF-16; its plain "CSV (Comma delimited)" is the computer's code page, Windows-1252 across Western Europe and
+ * the Americas.
+ */
+export const ENCODINGS: Array<[string, string]> = [
+  ['utf-8', 'UTF-8'],
+  ['windows-1252', 'Western European (Windows-1252)'],
+  ['utf-16le', 'UTF-16 (Unicode Text)'],
+  ['utf-16be', 'UTF-16 big-endian'],
+  ['windows-1250', 'Central European (Windows-1250)'],
+  ['windows-1251', 'Cyrillic (Windows-1251)'],
+  ['macintosh', 'Mac Roman'],
+];
+
+/**
+ * The encoding offered first: the one a BOM names; else UTF-8 when the bytes are UTF-8 (plain ASCII is); else
+ * Windows-1252, which reads every byte, so that "Renée" of an Excel file is not sent as "Ren\ufffde". The user can
+ * change it when the names shown read wrong.
+ */
+export function guessEncoding(bytes: Uint8Array): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return 'utf-8';
+  } catch {
+    return 'windows-1252';
+  }
+}
+
+/** The file's text in an encoding; a BOM of that encoding is dropped. */
+export const decodeFile = (bytes: Uint8Array, encoding: string): string => new TextDecoder(encoding).decode(bytes);
 
 /** The first record of the file: quoted fields (with "" for a quote, and line breaks inside) as the API reads them. */
 export function headerRow(csv: string, delimiter: string): string[] {

@@ -7,10 +7,13 @@ import { FormStatus, Panel } from '../../components/form.js';
 import type { FieldLabels } from '../../components/problems.js';
 import {
   CONTACT_FIELDS,
+  decodeFile,
   DELIMITERS,
+  ENCODINGS,
   fieldNameOf,
   guessColumns,
   guessDelimiter,
+  guessEncoding,
   headerRow,
   type ContactField,
 } from './csv.js';
@@ -33,6 +36,8 @@ const LABELS: FieldLabels = {
 
 interface Chosen {
   name: string;
+  bytes: Uint8Array;
+  encoding: string;
   text: string;
 }
 
@@ -74,10 +79,15 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
       );
       return;
     }
-    const text = await picked.text();
+    const bytes = new Uint8Array(await picked.arrayBuffer());
+    read({ name: picked.name, bytes }, guessEncoding(bytes));
+  };
+  // The text in an encoding, its separator guessed again: a header read in the wrong one may not show it.
+  const read = (chosen: Pick<Chosen, 'name' | 'bytes'>, encoding: string) => {
+    const text = decodeFile(chosen.bytes, encoding);
     const d = guessDelimiter(text);
     setDelimiter(d);
-    setFile({ name: picked.name, text });
+    setFile({ ...chosen, encoding, text });
     offer(text, d);
   };
   const changeDelimiter = (d: string) => {
@@ -161,6 +171,25 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
       </p>
       {file && (
         <form onSubmit={start} aria-label="Map the columns">
+          <div class="field">
+            <label for="import-encoding">Characters are encoded as</label>
+            <p class="hint" id="import-encoding-hint">
+              Guessed from the file: Excel saves “CSV UTF-8” as UTF-8 and “CSV (Comma delimited)” as Windows-1252 in
+              Western Europe and the Americas. If the columns below show characters such as Ã© or �, choose another.
+            </p>
+            <select
+              id="import-encoding"
+              value={file.encoding}
+              aria-describedby="import-encoding-hint"
+              onChange={(e) => read(file, e.currentTarget.value)}
+            >
+              {ENCODINGS.map(([encoding, label]) => (
+                <option key={encoding} value={encoding}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </div>
           <div class="field">
             <label for="import-delimiter">Columns are separated by</label>
             <select id="import-delimiter" value={delimiter} onChange={(e) => changeDelimiter(e.currentTarget.value)}>
