@@ -381,6 +381,39 @@ describe('lists', () => {
     ]);
   });
 
+  test('an Excel workbook or another file that is no text, chosen as the CSV, is named as such and not offered as columns', async () => {
+    await createList('Workbook');
+    const alert = page.locator('#import-heading ~ .error').first();
+    const choose = (name: string, buffer: Buffer) =>
+      page.getByLabel('CSV file', { exact: true }).setInputFiles({ name, mimeType: 'text/csv', buffer });
+    // An .xlsx is a zip archive; an .xls, an OLE compound file.
+    const zip = Buffer.concat([Buffer.from('PK\x03\x04\x14\x00\x06\x00', 'latin1'), Buffer.alloc(64, 0xa7)]);
+    const ole = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(64)]);
+    for (const [name, buffer] of [
+      ['leads.xlsx', zip],
+      ['leads.csv', zip],
+      ['leads.xls', ole],
+    ] as const) {
+      await choose(name, buffer);
+      await alert.filter({ hasText: /\S/ }).waitFor();
+      expect(await alert.textContent()).toBe(
+        `${name} is an Excel workbook, not a CSV file: open it in Excel, save it as “CSV UTF-8 (Comma delimited)” and choose that file.`,
+      );
+      expect(await page.getByRole('form', { name: 'Map the columns' }).count()).toBe(0);
+    }
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex');
+    await choose('photo.csv', png);
+    await alert.filter({ hasText: /is not a text file/ }).waitFor();
+    expect(await alert.textContent()).toBe(
+      'photo.csv is not a text file: save the contacts as CSV from your spreadsheet or CRM and choose that file.',
+    );
+    expect(await page.getByRole('form', { name: 'Map the columns' }).count()).toBe(0);
+    // A CSV chosen next is read as ever.
+    await chooseFile('leads.csv', `Phone,Name\n${uniquePhone()},Ann\n`);
+    expect(await alert.textContent()).toBe('');
+    expect(await page.locator('#map-phone').inputValue()).toBe('Phone');
+  });
+
   test('external IDs: a contact added by hand with its ID on a custom channel, and an import mapping an ID column to a label', async () => {
     const id = await createList('Chat visitors');
     await addByHand({ first: 'Vi', externalId: 'visitor-1' });

@@ -41,6 +41,24 @@ export function guessEncoding(bytes: Uint8Array): string {
   }
 }
 
+const startsWith = (bytes: Uint8Array, signature: number[]) => signature.every((b, i) => bytes[i] === b);
+
+/**
+ * Why a file chosen as a CSV is none, if it is not: a workbook (an .xlsx is a zip archive, an .xls an OLE compound
+ * file), often what a user picks when the spreadsheet is open, or other bytes no text holds (a NUL). Read as text, its
+ * bytes would be offered as columns of garbage, and the API would refuse the whole of it for a NUL.
+ */
+export function notText(name: string, bytes: Uint8Array, text: string): string | undefined {
+  if (
+    startsWith(bytes, [0x50, 0x4b, 0x03, 0x04]) ||
+    startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])
+  )
+    return `${name} is an Excel workbook, not a CSV file: open it in Excel, save it as “CSV UTF-8 (Comma delimited)” and choose that file.`;
+  if (text.includes('\u0000'))
+    return `${name} is not a text file: save the contacts as CSV from your spreadsheet or CRM and choose that file.`;
+  return undefined;
+}
+
 /** The file's text in an encoding; a BOM of that encoding is dropped. */
 export const decodeFile = (bytes: Uint8Array, encoding: string): string => new TextDecoder(encoding).decode(bytes);
 

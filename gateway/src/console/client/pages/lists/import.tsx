@@ -15,6 +15,7 @@ import {
   guessDelimiter,
   guessEncoding,
   headerRow,
+  notText,
   type ContactField,
 } from './csv.js';
 import { ImportProgress, ImportReport } from './import-report.js';
@@ -85,6 +86,11 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
   // The text in an encoding, its separator guessed again: a header read in the wrong one may not show it.
   const read = (chosen: Pick<Chosen, 'name' | 'bytes'>, encoding: string) => {
     const text = decodeFile(chosen.bytes, encoding);
+    const refused = notText(chosen.name, chosen.bytes, text);
+    if (refused) {
+      setFile(undefined);
+      return setReading(refused);
+    }
     const d = guessDelimiter(text);
     setDelimiter(d);
     setFile({ ...chosen, encoding, text });
