@@ -381,6 +381,51 @@ describe('lists', () => {
     ]);
   });
 
+  test('the columns guessed in exports of Google Contacts, Outlook and HubSpot are those holding the phone, names and email', async () => {
+    const id = await createList('Exported contacts');
+    const guessed = async () =>
+      Promise.all(['phone', 'firstName', 'lastName', 'email'].map((f) => page.locator(`#map-${f}`).inputValue()));
+    const phone = uniquePhone();
+    await chooseFile(
+      'google.csv',
+      'First Name,Middle Name,Last Name,Phonetic First Name,Phonetic Middle Name,Phonetic Last Name,Nickname,' +
+        'Organization Name,Notes,Labels,E-mail 1 - Label,E-mail 1 - Value,Phone 1 - Label,Phone 1 - Value\r\n' +
+        `Ann,,Lee,,,,,,,* myContacts,* Work,ann@example.com,Mobile,${phone}\r\n`,
+    );
+    expect(await guessed()).toEqual(['Phone 1 - Value', 'First Name', 'Last Name', 'E-mail 1 - Value']);
+    await chooseFile(
+      'google-old.csv',
+      'Name,Given Name,Additional Name,Family Name,Yomi Name,Given Name Yomi,E-mail 1 - Type,E-mail 1 - Value,' +
+        'Phone 1 - Type,Phone 1 - Value\r\n',
+    );
+    expect(await guessed()).toEqual(['Phone 1 - Value', 'Given Name', 'Family Name', 'E-mail 1 - Value']);
+    await chooseFile(
+      'outlook.csv',
+      'First Name,Middle Name,Last Name,Title,Given Yomi,Surname Yomi,E-mail Address,E-mail Type,E-mail Display Name,' +
+        'Home Phone,Business Phone,Business Fax,Mobile Phone\r\n',
+    );
+    expect(await guessed()).toEqual(['Mobile Phone', 'First Name', 'Last Name', 'E-mail Address']);
+    await chooseFile(
+      'hubspot.csv',
+      'Record ID,First Name,Last Name,Email,Phone Number,Mobile Phone Number,Marketing contact status\r\n',
+    );
+    expect(await guessed()).toEqual(['Phone Number', 'First Name', 'Last Name', 'Email']);
+
+    // Google's file imports as guessed, its labels left to the custom fields the user names.
+    await chooseFile(
+      'google.csv',
+      'First Name,Last Name,E-mail 1 - Label,E-mail 1 - Value,Phone 1 - Label,Phone 1 - Value\r\n' +
+        `Ann,Lee,* Work,ann@example.com,Mobile,${phone}\r\n`,
+    );
+    for (const header of ['E-mail 1 - Label', 'Phone 1 - Label'])
+      await page.getByLabel(`Custom field for the column “${header}”`, { exact: true }).fill('');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByText('Import finished: 1 of 1 rows processed.').waitFor({ timeout: 30_000 });
+    expect((await membersOf(id)).map((m) => [m.phone, m.firstName, m.lastName, m.email, m.customFields])).toEqual([
+      [phone, 'Ann', 'Lee', 'ann@example.com', undefined],
+    ]);
+  });
+
   test('an Excel workbook or another file that is no text, chosen as the CSV, is named as such and not offered as columns', async () => {
     await createList('Workbook');
     const alert = page.locator('#import-heading ~ .error').first();

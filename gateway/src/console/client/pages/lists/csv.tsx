@@ -116,19 +116,38 @@ export const CONTACT_FIELDS: Array<[ContactField, string]> = [
   ['email', 'Email'],
 ];
 
-const LIKELY: Record<ContactField, RegExp> = {
-  phone: /phone|mobile|cell|tel|whatsapp|número|numero|telefono|teléfono/i,
-  firstName: /^(first|given|fore)[\s_-]*name$|^first$|^name$|^nombre$/i,
-  lastName: /^(last|family|sur)[\s_-]*name$|^last$|^surname$|^apellidos?$/i,
-  email: /e-?mail|correo/i,
+/**
+ * What a column holding each field is called, best first: a header that is the field's name ("Phone", "Mobile Phone
+ * Number", "E-mail Address") before one only naming it ("Phone 1 - Value" of Google Contacts), a given name before a
+ * bare "Name" (which may be the whole name).
+ */
+const LIKELY: Record<ContactField, RegExp[]> = {
+  phone: [
+    /^(phone|mobile|cell|telephone|tel|whatsapp|teléfono|telefono|móvil|movil|celular)([\s_-]*(phone|number|no\.?))*$/i,
+    /phone|mobile|cell|tel|whatsapp|número|numero|telefono|teléfono/i,
+  ],
+  firstName: [/^(first|given|fore)[\s_-]*name$|^first$|^nombre$/i, /^name$/i],
+  lastName: [/^(last|family|sur)[\s_-]*name$|^last$|^surname$|^apellidos?$/i],
+  email: [/^e-?mail([\s_-]*address)?$/i, /e-?mail|correo/i],
 };
+
+/**
+ * Columns about a field rather than holding it, never guessed as it: Google Contacts' "Phone 1 - Label" ("Mobile")
+ * and "Phonetic First Name", Outlook's "E-mail Type" and "Given Yomi", a fax, a consent to marketing.
+ */
+const ABOUT_A_FIELD = /\b(label|type|phonetic|yomi|fax|pager|opt|consent|marketing|status)\b/i;
 
 /** A first guess of which column holds each contact field, from the header names; the user confirms or changes it. */
 export function guessColumns(headers: string[]): Record<ContactField, string> {
   const taken = new Set<string>();
   const guess = {} as Record<ContactField, string>;
+  const free = headers.filter((h) => h && !ABOUT_A_FIELD.test(h));
   for (const [field] of CONTACT_FIELDS) {
-    const found = headers.find((h) => h && !taken.has(h) && LIKELY[field].test(h)) ?? '';
+    let found = '';
+    for (const likely of LIKELY[field]) {
+      found = free.find((h) => !taken.has(h) && likely.test(h)) ?? '';
+      if (found) break;
+    }
     if (found) taken.add(found);
     guess[field] = found;
   }
