@@ -426,6 +426,29 @@ describe('lists', () => {
     ]);
   });
 
+  test('the progress of an import goes on after a reading of it fails, the connection back', async () => {
+    const id = await createList('Flaky connection');
+    const phone = uniquePhone();
+    await chooseFile('flaky.csv', `Phone,Name\n${phone},Ann\n`);
+    // The first reading of the import's progress finds no connection; the next ones go through.
+    let failed = 0;
+    await page.route('**/v1/imports/*', async (route) => {
+      if (failed++ === 0) return route.abort('internetdisconnected');
+      await route.continue();
+    });
+    try {
+      await page.getByRole('button', { name: 'Import', exact: true }).click();
+      const report = page.getByRole('region', { name: 'Import report' }).first();
+      await report.waitFor({ timeout: 30_000 });
+      expect(await report.locator('[data-count="added"]').textContent()).toBe('1');
+      expect(failed).toBeGreaterThan(1);
+      expect(await page.locator('#import-heading ~ .error').allTextContents()).toEqual(['', '']);
+    } finally {
+      await page.unroute('**/v1/imports/*');
+    }
+    expect((await membersOf(id)).map((m) => m.phone)).toEqual([phone]);
+  });
+
   test('an Excel workbook or another file that is no text, chosen as the CSV, is named as such and not offered as columns', async () => {
     await createList('Workbook');
     const alert = page.locator('#import-heading ~ .error').first();

@@ -21,8 +21,10 @@ import {
 import { ImportProgress, ImportReport } from './import-report.js';
 import { importPhones, useDefaultCountry } from '../../default-country.js';
 
-/** The API takes an import body of up to 20 MB (POST /v1/lists/{id}/imports); a larger file is not even read. */
+/** How often a running import's progress is read (GET /v1/imports/{id}). */
 const POLL_MS = 500;
+/** The longest wait between two readings of the progress while they fail. */
+const MAX_POLL_MS = 10_000;
 
 /** The mapping form's labels, by the fields of POST /v1/lists/{id}/imports. */
 const LABELS: FieldLabels = {
@@ -58,6 +60,7 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
   const [external, setExternal] = useState({ header: '', label: '' });
   const [imp, setImp] = useState<Import | undefined>(undefined);
   const [pollError, setPollError] = useState<string | undefined>(undefined);
+  const [failures, setFailures] = useState(0);
   const sending = useAction(LABELS);
   const headers = file ? headerRow(file.text, delimiter) : [];
 
@@ -124,6 +127,7 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
       ...(external.header ? { externalIds: { [external.label.trim()]: external.header } } : {}),
     };
     setPollError(undefined);
+    setFailures(0);
     void sending.run(
       () =>
         call<Import>('POST', `/v1/lists/${encodeURIComponent(props.listId)}/imports`, {
@@ -136,19 +140,30 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
     );
   };
 
-  // Polls the running import until it is done; the gateway does the work whether or not anyone watches.
+  // Polls the running import until it is done; the gateway does the work whether or not anyone watches. A reading
+  // that fails (the connection lost, the gateway restarting) is said and tried again, less often each time, so the
+  // progress goes on once the gateway answers again.
   const onFinished = useRef(props.onFinished);
   onFinished.current = props.onFinished;
   useEffect(() => {
     if (!imp) return;
     if (imp.status === 'done') return void onFinished.current();
-    const timer = setTimeout(async () => {
-      const res = await get<Import>(`/v1/imports/${encodeURIComponent(imp.id)}`);
-      if (res.ok) setImp(res.data);
-      else setPollError(res.error);
-    }, POLL_MS);
+    const timer = setTimeout(
+      async () => {
+        const res = await get<Import>(`/v1/imports/${encodeURIComponent(imp.id)}`);
+        if (res.ok) {
+          setPollError(undefined);
+          setFailures(0);
+          setImp(res.data);
+        } else {
+          setPollError(res.error);
+          setFailures((n) => n + 1);
+        }
+      },
+      Math.min(POLL_MS * 2 ** failures, MAX_POLL_MS),
+    );
     return () => clearTimeout(timer);
-  }, [imp]);
+  }, [imp, failures]);
 
   const running = imp !== undefined && imp.status !== 'done';
   return (
