@@ -44,6 +44,9 @@ export const TEXT_LIMITS = {
   teamMessage: 4096,
 } as const;
 
+/** How many custom fields a contact holds, and so how many columns an import maps to them. */
+export const MAX_CUSTOM_FIELDS = 50;
+
 /** The largest body of POST /v1/lists/{id}/imports, in bytes (a CSV of many thousand rows). */
 export const IMPORT_MAX_BYTES = 20 * 1024 * 1024;
 

@@ -426,6 +426,49 @@ describe('lists', () => {
     ]);
   });
 
+  test("Outlook's export of 92 columns imports as it is offered: the first 50 other columns as custom fields, said so", async () => {
+    const id = await createList('Outlook contacts');
+    const header =
+      'Title,First Name,Middle Name,Last Name,Suffix,Company,Department,Job Title,Business Street,Business Street 2,' +
+      'Business Street 3,Business City,Business State,Business Postal Code,Business Country/Region,Home Street,' +
+      'Home Street 2,Home Street 3,Home City,Home State,Home Postal Code,Home Country/Region,Other Street,' +
+      'Other Street 2,Other Street 3,Other City,Other State,Other Postal Code,Other Country/Region,' +
+      "Assistant's Phone,Business Fax,Business Phone,Business Phone 2,Callback,Car Phone,Company Main Phone," +
+      'Home Fax,Home Phone,Home Phone 2,ISDN,Mobile Phone,Other Fax,Other Phone,Pager,Primary Phone,Radio Phone,' +
+      "TTY/TDD Phone,Telex,Account,Anniversary,Assistant's Name,Billing Information,Birthday," +
+      'Business Address PO Box,Categories,Children,Directory Server,E-mail Address,E-mail Type,E-mail Display Name,' +
+      'E-mail 2 Address,E-mail 2 Type,E-mail 2 Display Name,E-mail 3 Address,E-mail 3 Type,E-mail 3 Display Name,' +
+      'Gender,Government ID Number,Hobby,Home Address PO Box,Initials,Internet Free Busy,Keywords,Language,' +
+      "Location,Manager's Name,Mileage,Notes,Office Location,Organizational ID Number,Other Address PO Box," +
+      'Priority,Private,Profession,Referred By,Sensitivity,Spouse,User 1,User 2,User 3,User 4,Web Page';
+    const columns = header.split(',');
+    expect(columns).toHaveLength(92);
+    const phone = uniquePhone();
+    const values: Record<string, string> = {
+      'First Name': 'Ann',
+      'Last Name': 'Lee',
+      Company: 'Acme',
+      'Mobile Phone': phone,
+      'E-mail Address': 'ann@example.com',
+      'Web Page': 'acme.example',
+    };
+    await chooseFile('outlook.csv', `${header}\r\n${columns.map((c) => values[c] ?? '').join(',')}\r\n`);
+    expect(await page.locator('#import-custom-hint').textContent()).toMatch(
+      /^The file has 88 other columns and a contact at most 50 custom fields: the first 50 are named/,
+    );
+    expect(await page.getByLabel('Custom field for the column “Company”', { exact: true }).inputValue()).toBe(
+      'company',
+    );
+    expect(await page.getByLabel('Custom field for the column “Web Page”', { exact: true }).inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const report = page.getByRole('region', { name: 'Import report' }).first();
+    await report.waitFor({ timeout: 30_000 });
+    expect(await report.locator('[data-count="added"]').textContent()).toBe('1');
+    expect((await membersOf(id)).map((m) => [m.phone, m.firstName, m.email, m.customFields])).toEqual([
+      [phone, 'Ann', 'ann@example.com', { company: 'Acme' }],
+    ]);
+  });
+
   test('the progress of an import goes on after a reading of it fails, the connection back', async () => {
     const id = await createList('Flaky connection');
     const phone = uniquePhone();

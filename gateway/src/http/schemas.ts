@@ -5,6 +5,7 @@ import {
   CAMPAIGN_LIMITS as C,
   CONTACT_SEARCH,
   HANDOFF_ASSIGNMENTS,
+  MAX_CUSTOM_FIELDS,
   MEMBER_ROLES,
   TEXT_LIMITS as T,
 } from '../api-contract.js';
@@ -56,7 +57,7 @@ const atMost =
 
 const customFields = z
   .record(z.string().max(100), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()]))
-  .superRefine(atMost(50, 'custom fields'));
+  .superRefine(atMost(MAX_CUSTOM_FIELDS, 'custom fields'));
 
 const externalIds = z
   .record(label, id)
@@ -223,7 +224,7 @@ export const listAdd = z
 export const listCreate = z.object({ name: nonBlank(T.name) });
 
 const header = z.string().trim().min(1, 'must name a column of the file').max(200);
-const headers = z.record(z.string().min(1).max(100), header).superRefine(atMost(50, 'custom fields'));
+const headers = z.record(z.string().min(1).max(100), header).superRefine(atMost(MAX_CUSTOM_FIELDS, 'custom fields'));
 /** The column holding the contacts' ID on each custom channel, by the channel's label: {"livechat":"Visitor ID"}. */
 const labelledHeaders = z.record(label, header).superRefine(atMost(20, 'external IDs'));
 

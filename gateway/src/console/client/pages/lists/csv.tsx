@@ -1,3 +1,5 @@
+import { MAX_CUSTOM_FIELDS } from '../../../../api-contract.js';
+
 /**
  * What the browser reads of a CSV before it is sent: its text, in the encoding it was saved in, and only its header
  * row, to offer its columns for mapping. The rows themselves are read, checked and normalized by the API
@@ -152,6 +154,22 @@ export function guessColumns(headers: string[]): Record<ContactField, string> {
     guess[field] = found;
   }
   return guess;
+}
+
+/**
+ * The custom fields offered for the columns mapped to no contact field: each column's name as the user left it, else
+ * its header's; past the MAX_CUSTOM_FIELDS a contact holds, a column is left out (an empty name), so that a wide
+ * export (Outlook's has 92 columns) imports as offered rather than being refused whole.
+ */
+export function offerCustomFields(others: string[], kept: Record<string, string> = {}): Record<string, string> {
+  let named = 0;
+  return Object.fromEntries(
+    others.map((header) => {
+      const name = kept[header] ?? (named < MAX_CUSTOM_FIELDS ? fieldNameOf(header) : '');
+      if (name.trim()) named += 1;
+      return [header, name];
+    }),
+  );
 }
 
 /** A custom field's name offered for a column: its header in lower case, words joined by "_" ("Zip code" → "zip_code"). */

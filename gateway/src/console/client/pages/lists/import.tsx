@@ -1,4 +1,4 @@
-import { IMPORT_MAX_BYTES } from '../../../../api-contract.js';
+import { IMPORT_MAX_BYTES, MAX_CUSTOM_FIELDS } from '../../../../api-contract.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Import } from '../../answers.js';
 import { call, get } from '../../api.js';
@@ -10,12 +10,12 @@ import {
   decodeFile,
   DELIMITERS,
   ENCODINGS,
-  fieldNameOf,
   guessColumns,
   guessDelimiter,
   guessEncoding,
   headerRow,
   notText,
+  offerCustomFields,
   type ContactField,
 } from './csv.js';
 import { ImportProgress, ImportReport } from './import-report.js';
@@ -69,7 +69,7 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
     const guess = guessColumns(found);
     setMapping(guess);
     const mapped = new Set(Object.values(guess));
-    setCustom(Object.fromEntries(found.filter((h) => h && !mapped.has(h)).map((h) => [h, fieldNameOf(h)])));
+    setCustom(offerCustomFields(found.filter((h) => h && !mapped.has(h))));
   };
   const choose = async (e: Event) => {
     const picked = (e.currentTarget as HTMLInputElement).files?.[0];
@@ -109,7 +109,10 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
     // A column mapped to a contact field is no custom field; one freed from it is offered as one again.
     const mapped = new Set(Object.values(next));
     setCustom(
-      Object.fromEntries(headers.filter((h) => h && !mapped.has(h)).map((h) => [h, custom[h] ?? fieldNameOf(h)])),
+      offerCustomFields(
+        headers.filter((h) => h && !mapped.has(h)),
+        custom,
+      ),
     );
   };
 
@@ -284,6 +287,13 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
               <p class="hint">
                 Name the custom field each column goes into, such as city; leave the name empty to leave the column out.
               </p>
+              {Object.keys(custom).length > MAX_CUSTOM_FIELDS && (
+                <p class="hint" id="import-custom-hint">
+                  The file has {Object.keys(custom).length} other columns and a contact at most {MAX_CUSTOM_FIELDS}{' '}
+                  custom fields: the first {MAX_CUSTOM_FIELDS} are named, the others left out. Name the ones to keep,
+                  and empty the name of others.
+                </p>
+              )}
               {Object.entries(custom).map(([header, name], i) => (
                 <div class="field" key={header}>
                   <label for={`custom-${i}`}>Custom field for the column “{header}”</label>
