@@ -476,6 +476,24 @@ test('a request refused as a whole is answered 400, 404 or 413 and stores nothin
   );
   expect(missing).toMatch(/"Phone"/);
   expect(missing).toMatch(/"Mobile"/);
+  // A file saved with semicolons (Excel in much of Europe), sent without its delimiter: one column, which says so.
+  expect(
+    await refused(
+      { csv: `Phone;Name\r\n${phone};Ann`, columns: { phone: 'Phone', firstName: 'Name' } },
+      400,
+      'MISSING_COLUMN',
+    ),
+  ).toBe(
+    'columns.phone: the file has no column "Phone"; its columns are "Phone;Name": its header is one column holding ' +
+      '";", so the file may be separated by it: give "delimiter":";"',
+  );
+  expect(
+    await refused(
+      { csv: `Phone\tName\r\n${phone}\tAnn`, columns: { phone: 'Phone' }, delimiter: ';' },
+      400,
+      'MISSING_COLUMN',
+    ),
+  ).toMatch(/: give "delimiter":"\\t"$/);
   expect(
     await refused(
       { csv: `Phone\n${phone}`, columns: { phone: 'Phone', customFields: { city: 'City' } } },

@@ -10,6 +10,7 @@ import { newJob } from './job-kinds.js';
 import { normalizeContact, type Contact, type ContactInput, type ContactOwner } from './contacts.js';
 import { getList } from './lists.js';
 import type { ImportAnswer } from '../contract/lists.js';
+import { IMPORT_DELIMITERS } from '../api-contract.js';
 
 /**
  * A bulk import of contacts into a list (spec §3.2: imported contacts count as additions to the list). The
@@ -364,7 +365,7 @@ async function readCsv(text: string, columns: CsvColumns, delimiter: string): Pr
       row += 1;
       if (row % ROWS_PER_TURN === 0) await yieldToRequests();
       if (!read) {
-        read = fieldReader(record, columns);
+        read = fieldReader(record, columns, delimiter);
         fieldCount = record.length;
       } else if (record.some((cell) => cell.trim() !== '')) {
         if (rows.length === MAX_ROWS) throw tooManyRows();
@@ -399,8 +400,24 @@ function* slices(text: string, size: number): Generator<string> {
   for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
 }
 
+/**
+ * A header read as one column that holds another delimiter was most likely saved with it (Excel writes ";" where the
+ * decimal mark is a comma): the hint names the delimiter to give.
+ */
+function delimiterHint(names: string[], delimiter: string): string {
+  const other =
+    names.length === 1 ? IMPORT_DELIMITERS.find((d) => d !== delimiter && names[0]!.includes(d)) : undefined;
+  return other === undefined
+    ? ''
+    : `: its header is one column holding "${other}", so the file may be separated by it: give "delimiter":${JSON.stringify(other)}`;
+}
+
 /** From the header row: what turns a record into contact fields. A mapped header absent from it is a 400. */
-function fieldReader(header: string[], columns: CsvColumns): (cells: string[]) => Record<string, unknown> {
+function fieldReader(
+  header: string[],
+  columns: CsvColumns,
+  delimiter: string,
+): (cells: string[]) => Record<string, unknown> {
   const names = header.map((h) => h.trim());
   const indexOf = (field: string, name: string): number => {
     const at = names.indexOf(name.trim());
@@ -411,7 +428,7 @@ function fieldReader(header: string[], columns: CsvColumns): (cells: string[]) =
           .map((n) => `"${n.slice(0, 60)}"`)
           .join(', ') || 'none';
       throw badRequest(
-        `columns.${field}: the file has no column "${name.slice(0, 60)}"; its columns are ${found}`,
+        `columns.${field}: the file has no column "${name.slice(0, 60)}"; its columns are ${found}${delimiterHint(names, delimiter)}`,
         'MISSING_COLUMN',
       );
     }

@@ -5,6 +5,7 @@ import {
   CAMPAIGN_LIMITS as C,
   CONTACT_SEARCH,
   HANDOFF_ASSIGNMENTS,
+  IMPORT_DELIMITERS,
   MAX_CUSTOM_FIELDS,
   MEMBER_ROLES,
   TEXT_LIMITS as T,
@@ -266,7 +267,7 @@ export const importCreate = z
       .describe(
         'With csv: the header of the column holding each contact field, e.g. {"phone":"Phone","customFields":{"city":"City"},"externalIds":{"livechat":"Visitor ID"}}',
       ),
-    delimiter: z.enum([',', ';', '\t', '|']).default(',').describe('With csv: the field separator'),
+    delimiter: z.enum(IMPORT_DELIMITERS).default(',').describe('With csv: the field separator'),
     contacts: z
       .array(z.unknown())
       .optional()
