@@ -261,6 +261,53 @@ test('a delayed opening message waits, and a message from the lead meanwhile can
   });
 });
 
+test('a delayed opening message holds back none of the additions after it: it takes its slot when its delay ends', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list } = await listAndCampaign(account); // 30/m: after the first 3, one every 2 s
+  const waits = await contact(account);
+  await add(account, list.id, waits.id, { delay: '1h' });
+  const added = ctx.gw.now();
+  const others = [];
+  for (let i = 0; i < 5; i += 1) {
+    const c = await contact(account);
+    await add(account, list.id, c.id);
+    others.push(c);
+  }
+  await untilIdle(ctx.gw, { horizonMs: 10_000 });
+  const sent = (await Promise.all(others.map((c) => outgoing(account, c.id)))).flat();
+  expect(sent).toHaveLength(5);
+  expect(sent.map((m) => Date.parse(m.createdAt) - added).sort((a, b) => a - b)).toEqual([0, 0, 0, 2000, 4000]);
+  expect(await outgoing(account, waits.id)).toEqual([]);
+  expect((await conversationOf(account, waits.id)).next).toEqual({
+    kind: 'opening',
+    at: new Date(added + 3_600_000).toISOString(),
+  });
+
+  // Its hour ends with the queue drained: it goes at once.
+  await ctx.gw.advance(added + 3_600_000 - ctx.gw.now());
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const [opening] = await outgoing(account, waits.id);
+  expect(Date.parse(opening.createdAt)).toBe(added + 3_600_000);
+  expect((await conversationOf(account, waits.id)).opening.status).toBe('sent');
+});
+
+test('delayed openings that come due together are paced like additions at once', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list } = await listAndCampaign(account);
+  const leads = [];
+  for (let i = 0; i < 5; i += 1) {
+    const c = await contact(account);
+    await add(account, list.id, c.id, { delay: '15m' });
+    leads.push(c);
+  }
+  const added = ctx.gw.now();
+  await advanceClock(ctx.gw, '15m');
+  await untilIdle(ctx.gw, { horizonMs: 10_000 });
+  const sent = (await Promise.all(leads.map((c) => outgoing(account, c.id)))).flat();
+  const due = added + 15 * 60_000;
+  expect(sent.map((m) => Date.parse(m.createdAt) - due).sort((a, b) => a - b)).toEqual([0, 0, 0, 2000, 4000]);
+});
+
 test('outside the sending window the opening message waits for its next opening', async () => {
   const account = await createAccount(ctx.gw);
   // A window that closed a minute ago and opens again in about a day.

@@ -16,6 +16,11 @@ export interface Opening {
   held: 'held' | null;
   /** When it is due (epoch ms), once queued. */
   dueAt: number | null;
+  /**
+   * True while a delayed opening waits for its delay to end: it takes its slot of the campaign's pace then, so that
+   * the additions after it are not queued behind it. False or absent (older data) once it has its slot.
+   */
+  awaitsSlot?: boolean;
   messageId: string | null;
   createdAt: string;
   updatedAt: string;

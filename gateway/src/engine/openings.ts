@@ -122,7 +122,10 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
   if ((await tx.find<Opening>('openings', 'member', [campaign.id, contact.id])).length) return ALREADY;
   const conversation = await conversationFor(tx, contact, campaign.channel, campaign.customChannel, campaign.id);
   const reason = skipReason(campaign, contact, conversation);
-  const dueAt = reason ? null : await takeSlot(tx, campaign, clockNow() + delayMs);
+  // A delayed opening takes its slot once due: a slot taken now, ahead of the queue, would hold back every later
+  // addition until it went.
+  const due = clockNow() + delayMs;
+  const dueAt = reason ? null : delayMs > 0 ? arrivalOf(campaign, due) : await takeSlot(tx, campaign, due);
   const at = now();
   const opening = await tx.insert<Opening>('openings', {
     id: newId('opn'),
@@ -134,6 +137,7 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
     reason: reason ?? null,
     held: null,
     dueAt,
+    ...(dueAt !== null && delayMs > 0 && { awaitsSlot: true }),
     messageId: null,
     createdAt: at,
     updatedAt: at,
@@ -156,13 +160,17 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
   return reason ?? QUEUED;
 }
 
+/** When an opening due at `due` may go, the campaign's sending window aside from its pace. */
+const arrivalOf = (campaign: Campaign, due: number): number =>
+  campaign.sendingWindow ? nextOpening(campaign.sendingWindow, due) : due;
+
 /**
  * The campaign's next send slot for an opening message due at `due` (epoch ms): the first opening of its sending
  * window from then, paced at its rate (the first 3 of a burst at once). The pacing state is one document per
  * campaign, written in the same transaction: concurrent additions take turns on it, on any process.
  */
 async function takeSlot(tx: Tx, campaign: Campaign, due: number): Promise<number> {
-  const arrival = campaign.sendingWindow ? nextOpening(campaign.sendingWindow, due) : due;
+  const arrival = arrivalOf(campaign, due);
   // Every opening of the campaign takes its slot from this one document, in turn.
   const stored = await tx.lock<Pacing>('pacing', campaign.id);
   const { sendAt, state } = nextSend(stored, arrival, parseRate(campaign.sendRate));
@@ -205,12 +213,15 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
       }));
     const at = clockNow();
     const due = opening.dueAt ?? at;
-    const stall = stalled(due, at, pacing?.lastSentAt, parseRate(campaign.sendRate));
+    const stall = !opening.awaitsSlot && stalled(due, at, pacing?.lastSentAt, parseRate(campaign.sendRate));
     if (stall && pacing) await tx.update<Pacing>('pacing', campaign.id, { stalledAt: at });
-    if (stall || due < (pacing?.stalledAt ?? 0) || (campaign.sendingWindow && !isOpen(campaign.sendingWindow, at))) {
+    const closed = campaign.sendingWindow && !isOpen(campaign.sendingWindow, at);
+    if (opening.awaitsSlot || stall || due < (pacing?.stalledAt ?? 0) || closed) {
       const dueAt = await takeSlot(tx, campaign, at);
-      await settleOpening(tx, opening, { dueAt });
-      return { later: dueAt };
+      if (dueAt > at) {
+        await settleOpening(tx, opening, { dueAt, awaitsSlot: false });
+        return { later: dueAt };
+      }
     }
     const body = personalize(campaign.openingMessage ?? '', contact);
     const template = openingTemplateFor(campaign, contact);
@@ -220,8 +231,9 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
       campaignId: campaign.id,
       template,
     });
-    if (pacing) await tx.update<Pacing>('pacing', campaign.id, { lastSentAt: Date.parse(sent.message.createdAt) });
-    await settleOpening(tx, opening, { status: 'sent', messageId: sent.message.id });
+    if (await tx.get<Pacing>('pacing', campaign.id))
+      await tx.update<Pacing>('pacing', campaign.id, { lastSentAt: Date.parse(sent.message.createdAt) });
+    await settleOpening(tx, opening, { status: 'sent', messageId: sent.message.id, awaitsSlot: false });
     // One that failed at once (no credits, no receiver) is followed up once a retry sends it (engine/retry.ts):
     // a follow-up never goes to a lead the opening did not reach.
     if (sent.message.status === 'failed') return;
@@ -245,7 +257,7 @@ export async function runCampaignResume(gw: Gateway, { campaignId }: JobKinds['c
       const openings = await tx.find<Opening>('openings', 'held', [campaignId, 'held'], { limit: RESUME_BATCH });
       for (const opening of openings) {
         const dueAt = await takeSlot(tx, campaign, clockNow());
-        await settleOpening(tx, opening, { status: 'queued', held: null, dueAt });
+        await settleOpening(tx, opening, { status: 'queued', held: null, dueAt, awaitsSlot: false });
         await tx.enqueue(
           newJob(
             'opening',
