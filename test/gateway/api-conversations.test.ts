@@ -240,6 +240,45 @@ test('follow-ups turned off while one waits: none goes, and the conversation sta
   expect(await conversation(account, ann.id)).toMatchObject({ status: 'active', next: null });
 });
 
+test('a follow-up due outside the sending window goes at its next opening, the time the conversation shows from the start', async () => {
+  // A window opened an hour ago that closes in half an hour; the follow-up is due in an hour, so tomorrow's opening.
+  const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+  const start = Math.floor((ctx.gw.now() - 3_600_000) / 60_000) * 60_000;
+  const { account, list } = await setUp({
+    sendingWindow: { start: hhmm(start), end: hhmm(ctx.gw.now() + 30 * 60_000), timezone: 'UTC' },
+    followUps: { enabled: true, steps: [{ after: '1h', body: 'Still there?' }] },
+  });
+  const ann = await lead(account, list.id);
+  const opensAgain = new Date(start + 86_400_000).toISOString();
+  expect((await conversation(account, ann.id)).next).toEqual({ kind: 'follow_up', at: opensAgain, step: 0 });
+
+  await advanceClock(ctx.gw, '1h');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(await followUpsTo(account, ann.id)).toEqual([]);
+  expect((await conversation(account, ann.id)).next).toEqual({ kind: 'follow_up', at: opensAgain, step: 0 });
+
+  await ctx.gw.advance(Date.parse(opensAgain) - ctx.gw.now());
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const [sent] = (await messages(account, ann.id)).filter((m) => m.author === 'follow_up');
+  expect(sent).toMatchObject({ body: 'Still there?', createdAt: opensAgain });
+});
+
+test('a follow-up keeps the sending window the campaign has when it is due: one taken away meanwhile holds it no more', async () => {
+  const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+  const { account, list, campaign } = await setUp({
+    sendingWindow: { start: hhmm(ctx.gw.now() - 3_600_000), end: hhmm(ctx.gw.now() + 30 * 60_000), timezone: 'UTC' },
+    followUps: { enabled: true, steps: [{ after: '1h', body: 'Still there?' }] },
+  });
+  const ann = await lead(account, list.id);
+  const due = ctx.gw.now() + 3_600_000;
+  const patched = await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { sendingWindow: null } });
+  expect(patched.status).toBe(200);
+  await advanceClock(ctx.gw, '1h');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const [sent] = (await messages(account, ann.id)).filter((m) => m.author === 'follow_up');
+  expect(sent).toMatchObject({ body: 'Still there?', createdAt: new Date(due).toISOString() });
+});
+
 test('STOP opts out on every channel: one confirmation, then nothing until START', async () => {
   const { account, hook, list } = await setUp({
     followUps: { enabled: true, steps: [{ after: '1h', body: 'Hello?' }] },

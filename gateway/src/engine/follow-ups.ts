@@ -19,8 +19,10 @@ const stepsOf = (campaign: Campaign) => (campaign.followUps.enabled ? campaign.f
 
 /**
  * Sets the timer of follow-up `step` (0 = the first), counted from `from` (epoch ms), the time of the message before
- * it. After the last step one more timer runs, as long as the last step's delay: a lead who let it pass unanswered
- * closes the conversation.
+ * it. The conversation shows when it goes: for one due outside the campaign's sending window, the window's next
+ * opening (the timer still runs when due and looks at the window then, which may have changed meanwhile). After the
+ * last step one more timer runs, as long as the last step's delay: a lead who let it pass unanswered closes the
+ * conversation (that sends nothing, so it keeps no window).
  */
 export async function scheduleFollowUp(
   tx: Tx,
@@ -32,12 +34,14 @@ export async function scheduleFollowUp(
   const steps = stepsOf(campaign);
   if (steps.length === 0 || step > steps.length)
     return updateConversation(tx, conversation, { next: null, followUpHeld: null });
-  const at = from + parseDuration(steps[Math.min(step, steps.length - 1)]!.after);
+  const due = from + parseDuration(steps[Math.min(step, steps.length - 1)]!.after);
+  const window = step < steps.length ? campaign.sendingWindow : null;
+  const at = window ? nextOpening(window, due) : due;
   await tx.enqueue(
     newJob(
       'follow_up',
       { conversationId: conversation.id, step },
-      { runAt: at, key: followUpKey(conversation.id, step), accountId: conversation.accountId },
+      { runAt: due, key: followUpKey(conversation.id, step), accountId: conversation.accountId },
     ),
   );
   return updateConversation(tx, conversation, {
