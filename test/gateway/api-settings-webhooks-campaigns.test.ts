@@ -303,6 +303,29 @@ describe('campaigns', () => {
     expectApiError(await api(ctx.gw, account, 'POST', 'campaigns', { body }), 400);
   });
 
+  test("a sending window's time zone is kept under its current IANA name, whatever case or older name it came in", async () => {
+    const zoneOf = async (timezone: string) => {
+      const res = await api(ctx.gw, account, 'POST', 'campaigns', {
+        body: { name: 'Windowed', sendingWindow: { start: '08:00', end: '21:00', timezone } },
+      });
+      expect(res.status).toBe(201);
+      return res.body.sendingWindow.timezone;
+    };
+    for (const [given, kept] of [
+      ['Asia/Kolkata', 'Asia/Kolkata'],
+      ['Asia/Calcutta', 'Asia/Kolkata'],
+      ['asia/kathmandu', 'Asia/Kathmandu'],
+      ['Europe/Kyiv', 'Europe/Kyiv'],
+      ['Asia/Ho_Chi_Minh', 'Asia/Ho_Chi_Minh'],
+      ['America/Argentina/Buenos_Aires', 'America/Argentina/Buenos_Aires'],
+      ['America/Nuuk', 'America/Nuuk'],
+      ['US/Eastern', 'America/New_York'],
+      ['utc', 'UTC'],
+      ['Europe/Berlin', 'Europe/Berlin'],
+    ])
+      expect([given, await zoneOf(given)]).toEqual([given, kept]);
+  });
+
   test('language: a BCP 47 tag, stored in its canonical form; anything else → 400 naming it, nothing stored', async () => {
     const created = async (language: string) =>
       (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Tagged', language } })).body;

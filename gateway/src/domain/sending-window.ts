@@ -8,8 +8,9 @@ import { canonicalZone, offsetAt, wallClock } from './time-zone.js';
  *
  * Rules:
  * - `start` and `end` are local wall-clock times "HH:MM" (24 h, two digits each, "00:00" to "23:59") in `timezone`,
- *   an IANA zone that Intl knows; it is stored under Intl's canonical name ("utc" → "UTC", "US/Eastern" →
- *   "America/New_York" where ICU maps it). start = end is refused: say nothing to mean "always".
+ *   an IANA zone that Intl knows; it is stored under its canonical name ("utc" → "UTC", "US/Eastern" →
+ *   "America/New_York" where ICU maps it), the current one where ICU keeps an older ("Asia/Kolkata", not
+ *   "Asia/Calcutta"). start = end is refused: say nothing to mean "always".
  * - The window is [start, end): open at start, closed from end. end < start crosses midnight ("21:00"–"06:00").
  * - Membership is by the local time of day, so on DST days the window follows the clocks: a start that does not
  *   exist (spring forward, e.g. 02:30 in New York) opens at the first instant after it (03:00 EDT); a time that

@@ -21,8 +21,40 @@ function formatter(timezone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** Intl's canonical name of the zone ("utc" → "UTC", "US/Eastern" → "America/New_York"); a RangeError for none. */
-export const canonicalZone = (timezone: string): string => formatter(timezone).resolvedOptions().timeZone;
+/**
+ * Zones whose name ICU keeps, for stability, as it was before the IANA database renamed them: Intl answers
+ * "Asia/Calcutta" for "Asia/Kolkata" and "Europe/Kiev" for "Europe/Kyiv". Each is the zone's current name (both
+ * name the same clocks), which a business knows it by.
+ */
+const CURRENT_NAMES: Record<string, string> = {
+  'Africa/Asmera': 'Africa/Asmara',
+  'America/Buenos_Aires': 'America/Argentina/Buenos_Aires',
+  'America/Catamarca': 'America/Argentina/Catamarca',
+  'America/Cordoba': 'America/Argentina/Cordoba',
+  'America/Godthab': 'America/Nuuk',
+  'America/Indianapolis': 'America/Indiana/Indianapolis',
+  'America/Jujuy': 'America/Argentina/Jujuy',
+  'America/Louisville': 'America/Kentucky/Louisville',
+  'America/Mendoza': 'America/Argentina/Mendoza',
+  'Asia/Calcutta': 'Asia/Kolkata',
+  'Asia/Katmandu': 'Asia/Kathmandu',
+  'Asia/Rangoon': 'Asia/Yangon',
+  'Asia/Saigon': 'Asia/Ho_Chi_Minh',
+  'Atlantic/Faeroe': 'Atlantic/Faroe',
+  'Europe/Kiev': 'Europe/Kyiv',
+  'Pacific/Enderbury': 'Pacific/Kanton',
+  'Pacific/Ponape': 'Pacific/Pohnpei',
+  'Pacific/Truk': 'Pacific/Chuuk',
+};
+
+/**
+ * The zone's canonical name ("utc" → "UTC", "US/Eastern" → "America/New_York"), its current IANA name where Intl
+ * keeps an older one ("Asia/Calcutta" → "Asia/Kolkata"); a RangeError for none.
+ */
+export function canonicalZone(timezone: string): string {
+  const name = formatter(timezone).resolvedOptions().timeZone;
+  return CURRENT_NAMES[name] ?? name;
+}
 
 /** Whether the runtime knows the time zone. */
 export function knownZone(timezone: string): boolean {
