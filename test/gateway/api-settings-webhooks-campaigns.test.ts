@@ -326,6 +326,35 @@ describe('campaigns', () => {
       expect([given, await zoneOf(given)]).toEqual([given, kept]);
   });
 
+  test('the send rate, follow-up delays and sending window are kept without the spaces typed around them', async () => {
+    const body = {
+      name: 'Spaced',
+      sendRate: ' 30/m ',
+      sendingWindow: { start: ' 08:00', end: '21:00 ', timezone: ' Europe/Berlin ' },
+      followUps: { enabled: true, steps: [{ after: ' 2h ', body: 'Still there?' }] },
+    };
+    const created = await api(ctx.gw, account, 'POST', 'campaigns', { body });
+    expect(created.status).toBe(201);
+    const kept = {
+      sendRate: '30/m',
+      sendingWindow: { start: '08:00', end: '21:00', timezone: 'Europe/Berlin' },
+      followUps: { enabled: true, steps: [{ after: '2h', body: 'Still there?' }] },
+    };
+    expect(created.body).toMatchObject(kept);
+    const patched = await api(ctx.gw, account, 'PATCH', `campaigns/${created.body.id}`, {
+      body: { sendRate: '10/m\t', followUps: { steps: [{ after: '\n1d', body: 'Last call' }] } },
+    });
+    expect(patched.body).toMatchObject({
+      sendRate: '10/m',
+      followUps: { steps: [{ after: '1d', body: 'Last call' }] },
+    });
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${created.body.id}`)).body).toMatchObject({
+      sendRate: '10/m',
+      sendingWindow: kept.sendingWindow,
+      followUps: { steps: [{ after: '1d' }] },
+    });
+  });
+
   test('language: a BCP 47 tag, stored in its canonical form; anything else → 400 naming it, nothing stored', async () => {
     const created = async (language: string) =>
       (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Tagged', language } })).body;

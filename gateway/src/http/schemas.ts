@@ -497,7 +497,7 @@ export const webhookCreate = z.object({
 
 const faq = z.object({ question: nonBlank(C.faqQuestion), answer: nonBlank(C.faqAnswer) });
 /** Durations ("20m") and rates ("30/m") are read by the engine, which names the field in its 400. */
-const duration = z.string().max(20).describe('A duration: "30s", "15m", "2h", "1d"');
+const duration = z.string().trim().max(20).describe('A duration: "30s", "15m", "2h", "1d"');
 const followUpStep = z.object({
   after: duration.describe('Time after the message before it'),
   body: nonBlank(C.followUpBody),
@@ -540,9 +540,9 @@ const campaignFields = {
     .describe('Opening text; {{first_name|there}} and the other contact fields are replaced'),
   triggerOnNewContacts: z.boolean().describe('Trigger on New Contacts Added to List'),
   status: z.enum(['draft', 'live', 'paused']),
-  sendRate: z.string().max(20).describe('Pace of queued opening messages, e.g. "30/m"'),
+  sendRate: z.string().trim().max(20).describe('Pace of queued opening messages, e.g. "30/m"'),
   sendingWindow: z
-    .object({ start: z.string().max(5), end: z.string().max(5), timezone: z.string().max(64) })
+    .object({ start: z.string().trim().max(5), end: z.string().trim().max(5), timezone: z.string().trim().max(64) })
     .nullable()
     .describe(
       'Local hours in which messages go out, e.g. {"start":"08:00","end":"21:00","timezone":"America/New_York"}',
