@@ -50,6 +50,8 @@ test('the Credits page and the banner follow grants as they are made; the low-ba
   await page.waitForURL(url('/console/credits'));
   await untilTitled(page, 'Credits');
   await page.locator('[data-balance]').filter({ hasText: '0 credits' }).waitFor();
+  // The history comes in its own reading, after the balance may have.
+  await page.getByText('No credits granted or spent yet.').waitFor();
   expect(await page.getByText('No credits granted or spent yet.').count()).toBe(1);
 
   // A grant made elsewhere: the banner goes and the page shows it, with no page change.
