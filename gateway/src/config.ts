@@ -291,6 +291,17 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** Settings whose value is a secret: a refusal names them without repeating it, as the log never holds one. */
+const SECRET = new Set(['LEADCHAT_ADMIN_TOKEN', 'LEADCHAT_METRICS_TOKEN']);
+
+/** A refused setting as the refusal names it: a token by its length, a database URL without its password. */
+function named(name: string, raw: string | undefined): string {
+  if (raw === undefined) return name;
+  if (SECRET.has(name)) return `${name}=<${raw.length} characters, not shown>`;
+  const value = name === 'LEADCHAT_DATABASE_URL' ? raw.replace(/^([^:/]*:\/\/[^:/@]*:).*@/, '$1***@') : raw;
+  return `${name}=${JSON.stringify(value)}`;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const v = {} as Record<string, unknown>;
   for (const [name, setting] of Object.entries(settings)) {
@@ -298,7 +309,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const raw = env[name] || setting.default;
     const parsed = (setting.schema as z.ZodType).safeParse(raw);
     if (!parsed.success) {
-      throw new ConfigError(`${name}=${JSON.stringify(raw)}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+      throw new ConfigError(`${named(name, raw)}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
     }
     v[name] = parsed.data;
   }

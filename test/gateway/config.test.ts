@@ -29,3 +29,25 @@ test('the target policy takes any, public or host names; an entry that is none s
       `LEADCHAT_WEBHOOK_TARGETS=${JSON.stringify(value)}: "${named}" is no host name`,
     );
 });
+
+test('a refused token or database URL is named without the secret it holds', async () => {
+  const { loadConfig } = await config();
+  const refusal = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    throw new Error('the settings were taken');
+  };
+  expect(refusal({ LEADCHAT_ADMIN_TOKEN: 'hunter2-admin' })).toBe(
+    'LEADCHAT_ADMIN_TOKEN=<13 characters, not shown>: must be at least 16 characters',
+  );
+  expect(refusal({ LEADCHAT_METRICS_TOKEN: 'hunter2-metrics' })).toBe(
+    'LEADCHAT_METRICS_TOKEN=<15 characters, not shown>: must be at least 16 characters',
+  );
+  // A space pasted after the URL: the host is named, the password is not.
+  expect(refusal({ LEADCHAT_DATABASE_URL: 'postgres://leadchat:p@ss-hunter2@db.internal:5432/leadchat ' })).toBe(
+    'LEADCHAT_DATABASE_URL="postgres://leadchat:***@db.internal:5432/leadchat ": expected postgres://user:password@host:port/database',
+  );
+});
