@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { createTestDatabase } from '../helpers/postgres';
 import { GATEWAY_MAIN, removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { api, createAccount, dataUri, getBytes, png, Receiver, uniquePhone } from './api-support';
@@ -110,5 +112,24 @@ test('every record, queued delivery and media file moves to an empty database; a
     await embedded.stop();
     await receiver.close();
     removeDir(dataDir);
+  }
+});
+
+test('a data dir holding no store is refused, named, and left as it was', async () => {
+  const url = await createTestDatabase();
+  const empty = tempDir('leadchat-migrate-empty-');
+  const missing = path.join(empty, 'data');
+  try {
+    for (const dataDir of [empty, missing]) {
+      const moved = await migrate(dataDir, url);
+      expect({ code: moved.code, stdout: moved.stdout, stderr: moved.stderr }).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `leadchat-gateway: ${dataDir} holds no embedded store to migrate (LEADCHAT_DATA_DIR)\n`,
+      });
+    }
+    expect(readdirSync(empty)).toEqual([]);
+  } finally {
+    removeDir(empty);
   }
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config.js';
 import { collections } from '../domain/collections.js';
@@ -18,6 +19,10 @@ export async function migrateCommand(to: string | undefined): Promise<number> {
   if (!to || !/^postgres(ql)?:\/\//.test(to))
     throw new Error('migrate needs --to postgres://user:password@host:port/database');
   const config = loadConfig();
+  // A data dir named wrong (a typo, another folder's ./data) would be opened as a new, empty store: nothing copied,
+  // and an empty database ready for the gateway as if it had been.
+  if (!existsSync(path.join(config.dataDir, 'store')))
+    throw new Error(`${config.dataDir} holds no embedded store to migrate (LEADCHAT_DATA_DIR)`);
   // A newer data dir is refused, an older one upgraded first (said on stderr, stdout being the copy's JSON report).
   const log = {
     info: (_fields: object, message: string) => void process.stderr.write(`leadchat-gateway: ${message}\n`),
