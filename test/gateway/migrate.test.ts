@@ -3,7 +3,17 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createTestDatabase } from '../helpers/postgres';
 import { GATEWAY_MAIN, removeDir, startGateway, tempDir } from '../helpers/gateway';
-import { api, createAccount, dataUri, getBytes, png, Receiver, uniquePhone } from './api-support';
+import {
+  advanceClock,
+  api,
+  createAccount,
+  dataUri,
+  getBytes,
+  png,
+  Receiver,
+  uniquePhone,
+  untilIdle,
+} from './api-support';
 
 /** `leadchat-gateway migrate`: a self-hoster moves an embedded data dir to PostgreSQL and finds everything there. */
 
@@ -131,5 +141,41 @@ test('a data dir holding no store is refused, named, and left as it was', async 
     expect(readdirSync(empty)).toEqual([]);
   } finally {
     removeDir(empty);
+  }
+});
+
+test('an auto-recharge request a receiver took still waits for its grant on the database', async () => {
+  const dataDir = tempDir('leadchat-migrate-');
+  const url = await createTestDatabase();
+  const retries = { LEADCHAT_WEBHOOK_RETRIES: '1s' };
+  const embedded = await startGateway({ LEADCHAT_DATABASE_URL: '', ...retries }, dataDir);
+  const receiver = await Receiver.start(() => ({ status: 200 }));
+  try {
+    const agency = await createAccount(embedded, { type: 'agency' });
+    const sub = await createAccount(embedded, { parentEmail: agency.email });
+    await api(embedded, agency, 'POST', 'webhooks', { body: { url: receiver.url, events: ['auto_recharge'] } });
+    await api(embedded, agency, 'PUT', 'subaccounts/auto-recharge', {
+      body: { email: sub.email, threshold: 10, amount: 50 },
+    });
+    const [asked] = await receiver.waitFor(1);
+    await untilIdle(embedded);
+    expect(await embedded.stop()).toBe(0);
+
+    expect((await migrate(dataDir, url)).code).toBe(0);
+    const onPostgres = await startGateway({ LEADCHAT_DATABASE_URL: url, LEADCHAT_TEST_CLOCK: '1', ...retries });
+    try {
+      // Far past the retry schedule: the receiver took the request, and its workflow is to grant it.
+      await advanceClock(onPostgres, '1h');
+      await untilIdle(onPostgres);
+      expect(receiver.requests.map((r) => r.body.idempotency_key)).toEqual([asked!.body.idempotency_key]);
+      expect((await api(onPostgres, sub, 'GET', 'credits')).body.autoRecharge).toMatchObject({ pending: true });
+    } finally {
+      await onPostgres.stop();
+      removeDir(onPostgres.dataDir);
+    }
+  } finally {
+    await embedded.stop();
+    await receiver.close();
+    removeDir(dataDir);
   }
 });

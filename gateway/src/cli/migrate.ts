@@ -3,7 +3,9 @@ import path from 'node:path';
 import { loadConfig } from '../config.js';
 import { collections } from '../domain/collections.js';
 import type { Media } from '../domain/media.js';
+import { CURSOR_KEY_SETTING } from '../http/paging.js';
 import { upgradeStoredConversations } from '../jobs/conversation-upgrade.js';
+import { SETTINGS } from '../store/lowdb/settings.js';
 import { openEmbeddedStore } from '../store/open.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import type { Doc, Job, Store } from '../store/store.js';
@@ -36,6 +38,7 @@ export async function migrateCommand(to: string | undefined): Promise<number> {
       await refuseNonEmpty(target);
       const copied: Record<string, number> = {};
       for (const { name } of collections) copied[name] = await copyCollection(source.store, target, name);
+      copied.settings = await copySettings(source.store, target);
       copied.mediaFiles = await copyMedia(source.store, target);
       copied.jobs = await copyJobs(source.store, target);
       process.stdout.write(`${JSON.stringify({ from: config.dataDir, to: redact(to), copied }, null, 2)}\n`);
@@ -69,6 +72,26 @@ async function copyCollection(source: Store, target: Store, name: string): Promi
     });
     copied += docs.length;
     after = docs.at(-1)!.id;
+  }
+}
+
+/**
+ * The store's own settings: the marks of the walks over an earlier release's data, done already, which the database
+ * must not walk again as if the data were an earlier release's (one would ask again every auto-recharge request
+ * still waiting, those a receiver took among them). Not the key that signs page cursors: the database places
+ * documents anew, so a cursor of the embedded store is refused there rather than read at another place.
+ */
+async function copySettings(source: Store, target: Store): Promise<number> {
+  let copied = 0;
+  for (let after: string | undefined; ; ) {
+    const settings = await source.scan<Doc & { value: string }>(SETTINGS, { limit: PAGE, after });
+    if (settings.length === 0) return copied;
+    for (const { id, value } of settings) {
+      if (id === CURSOR_KEY_SETTING) continue;
+      await target.settings.putIfAbsent(id, value);
+      copied += 1;
+    }
+    after = settings.at(-1)!.id;
   }
 }
 

@@ -90,7 +90,7 @@ export interface PageScope {
   owner: string;
 }
 
-const CURSOR_KEY_SETTING = 'cursor-key';
+export const CURSOR_KEY_SETTING = 'cursor-key';
 
 /** The deployment's cursor key: made by the first process that starts, then read by every one (once, at start). */
 export async function loadCursorKey(settings: GatewaySettings): Promise<Buffer> {
