@@ -9,13 +9,18 @@ import { z } from 'zod';
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const price = z.coerce.number().min(0).max(1_000_000).multipleOf(0.01, 'at most two decimals');
+/** The longest a timer waits: Node fires a longer one at once (after a TimeoutOverflowWarning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const duration = z
   .string()
   .regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as 500ms, 30s, 5m or 2h')
   .transform((v) => {
     const [, n, unit] = /^(\d+)(ms|s|m|h)$/.exec(v)!;
     return Number(n) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
-  });
+  })
+  .pipe(z.number().max(MAX_TIMER_MS, 'must be at most 596h (24 days), the longest a timer waits'));
+/** A time given to a remote side to answer: 0 would not mean "no limit" but fail every call at once. */
+const timeout = duration.pipe(z.number().min(1, 'must be more than 0: every call would fail at once'));
 
 export const settings = {
   LEADCHAT_HOST: { schema: z.string().min(1), default: '0.0.0.0', doc: 'Address to listen on' },
@@ -85,7 +90,7 @@ export const settings = {
     default: String(10 * 1024 * 1024),
     doc: 'Largest media file kept: embedded (base64, decoded bytes) or read from Twilio or WhatsApp',
   },
-  LEADCHAT_WEBHOOK_TIMEOUT: { schema: duration, default: '15s', doc: 'Time allowed to a webhook receiver to answer' },
+  LEADCHAT_WEBHOOK_TIMEOUT: { schema: timeout, default: '15s', doc: 'Time allowed to a webhook receiver to answer' },
   LEADCHAT_WEBHOOK_RETRIES: {
     schema: z.string().transform((v, ctx) => parseSchedule(v, ctx)),
     default: '5s,30s,2m,10m,30m,1h,3h,6h',
@@ -145,7 +150,7 @@ export const settings = {
     doc: "How long the bot waits after a contact's message for more before it answers them all at once",
   },
   LEADCHAT_BOT_TIMEOUT: {
-    schema: duration,
+    schema: timeout,
     default: '20s',
     doc: 'Time allowed to an OpenAI-compatible endpoint to answer; after it the FAQ bot answers',
   },
@@ -234,7 +239,9 @@ function parseSchedule(v: string, ctx: z.RefinementCtx): number[] {
   for (const part of v.split(',').map((p) => p.trim())) {
     const parsed = duration.safeParse(part);
     if (!parsed.success) {
-      ctx.addIssue({ code: 'custom', message: `"${part}" is not a duration such as 30s or 5m` });
+      const written = /^\d+(ms|s|m|h)$/.test(part);
+      const why = written ? parsed.error.issues[0]?.message : 'is not a duration such as 30s or 5m';
+      ctx.addIssue({ code: 'custom', message: `"${part}" ${why}` });
       return z.NEVER;
     }
     delays.push(parsed.data);

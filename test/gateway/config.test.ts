@@ -51,3 +51,18 @@ test('a refused token or database URL is named without the secret it holds', asy
     'LEADCHAT_DATABASE_URL="postgres://leadchat:***@db.internal:5432/leadchat ": expected postgres://user:password@host:port/database',
   );
 });
+
+test('a duration no timer keeps, or a timeout of 0, stops start-up, named', async () => {
+  const { loadConfig } = await config();
+  for (const [name, value, why] of [
+    // Node fires a timer of more than 2^31 - 1 ms at once: the delay would end as soon as it began.
+    ['LEADCHAT_SHUTDOWN_DELAY', '720h', 'must be at most 596h (24 days), the longest a timer waits'],
+    ['LEADCHAT_SIGN_IN_REFUSAL_DELAY', '9999999999ms', 'must be at most 596h (24 days), the longest a timer waits'],
+    ['LEADCHAT_WEBHOOK_RETRIES', '5s,1000h', '"1000h" must be at most 596h (24 days), the longest a timer waits'],
+    ['LEADCHAT_WEBHOOK_TIMEOUT', '0s', 'must be more than 0: every call would fail at once'],
+    ['LEADCHAT_BOT_TIMEOUT', '0ms', 'must be more than 0: every call would fail at once'],
+  ])
+    expect(() => loadConfig({ [name!]: value })).toThrow(`${name}=${JSON.stringify(value)}: ${why}`);
+  expect(loadConfig({ LEADCHAT_SHUTDOWN_DELAY: '596h' }).shutdownDelayMs).toBe(596 * 3_600_000);
+  expect(loadConfig({ LEADCHAT_WEBHOOK_RETRIES: '5s,2m' }).webhookRetryDelaysMs).toEqual([5_000, 120_000]);
+});
