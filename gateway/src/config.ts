@@ -7,8 +7,24 @@ import { z } from 'zod';
  * naming the variable.
  */
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const price = z.coerce.number().min(0).max(1_000_000).multipleOf(0.01, 'at most two decimals');
+// Digits only: Number() would read " " as 0 (LEADCHAT_PORT=" " listening on a random port, a price of " " free),
+// and "0x20" or "1e3" as numbers nobody wrote.
+const int = (min: number, max: number) => {
+  const allowed = `expected a whole number from ${min} to ${max}`;
+  return z
+    .string()
+    .trim()
+    .regex(/^\d{1,15}$/, allowed)
+    .transform(Number)
+    .pipe(z.number().min(min, allowed).max(max, allowed));
+};
+const PRICE_ALLOWED = 'expected credits from 0 to 1000000 with at most two decimals, such as 1 or 0.25';
+const price = z
+  .string()
+  .trim()
+  .regex(/^(?=\.?\d)\d{0,7}(\.\d{1,2})?$/, PRICE_ALLOWED)
+  .transform(Number)
+  .pipe(z.number().max(1_000_000, PRICE_ALLOWED));
 /** The longest a timer waits: Node fires a longer one at once (after a TimeoutOverflowWarning). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const duration = z

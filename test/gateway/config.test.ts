@@ -66,3 +66,20 @@ test('a duration no timer keeps, or a timeout of 0, stops start-up, named', asyn
   expect(loadConfig({ LEADCHAT_SHUTDOWN_DELAY: '596h' }).shutdownDelayMs).toBe(596 * 3_600_000);
   expect(loadConfig({ LEADCHAT_WEBHOOK_RETRIES: '5s,2m' }).webhookRetryDelaysMs).toEqual([5_000, 120_000]);
 });
+
+test('a number setting takes digits alone, and its refusal says what it takes', async () => {
+  const { loadConfig } = await config();
+  for (const value of [' ', 'abc', '8443abc', '0x20', '1e3', '-1', '84.5', '70000'])
+    expect(() => loadConfig({ LEADCHAT_PORT: value })).toThrow(
+      `LEADCHAT_PORT=${JSON.stringify(value)}: expected a whole number from 0 to 65535`,
+    );
+  expect(() => loadConfig({ LEADCHAT_RATE_LIMIT_PER_MINUTE: '0' })).toThrow(
+    'LEADCHAT_RATE_LIMIT_PER_MINUTE="0": expected a whole number from 1 to 1000000',
+  );
+  for (const value of [' ', '1,5', '0.001', '-1', '0x10', '2000000'])
+    expect(() => loadConfig({ LEADCHAT_PRICE_SMS: value })).toThrow(
+      `LEADCHAT_PRICE_SMS=${JSON.stringify(value)}: expected credits from 0 to 1000000 with at most two decimals, such as 1 or 0.25`,
+    );
+  const taken = loadConfig({ LEADCHAT_PORT: ' 8444 ', LEADCHAT_PRICE_SMS: '0.25', LEADCHAT_PRICE_WHATSAPP: '.5' });
+  expect([taken.port, taken.prices.smsSegment, taken.prices.whatsapp]).toEqual([8444, 25, 50]);
+});
