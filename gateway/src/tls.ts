@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from './config.js';
@@ -27,14 +27,40 @@ const SHARED_TLS = 'tls';
  */
 export async function loadTls(config: Config, store: Store): Promise<TlsFiles> {
   if (config.tlsCert && config.tlsKey) {
-    const [cert, key] = await Promise.all([readFile(config.tlsCert, 'utf8'), readFile(config.tlsKey, 'utf8')]).catch(
-      (err) => {
-        throw new Error(`Cannot read LEADCHAT_TLS_CERT/LEADCHAT_TLS_KEY: ${(err as Error).message}`);
-      },
-    );
+    const [cert, key] = await Promise.all([
+      readSetting('LEADCHAT_TLS_CERT', config.tlsCert),
+      readSetting('LEADCHAT_TLS_KEY', config.tlsKey),
+    ]);
+    checkPair(config.tlsCert, cert, config.tlsKey, key);
     return { cert, key, source: config.tlsCert };
   }
   return store.backend === 'postgres' ? sharedTls(config.dataDir, store.settings) : dataDirTls(config.dataDir);
+}
+
+const readSetting = (name: string, file: string): Promise<string> =>
+  readFile(file, 'utf8').catch((err: Error) => {
+    throw new Error(`Cannot read ${name} ${file}: ${err.message}`);
+  });
+
+/**
+ * The operator's files as TLS would take them, each named by its setting: OpenSSL's own words ("PEM routines::no
+ * start line", "key values mismatch") name neither the file nor what to fix.
+ */
+function checkPair(certFile: string, cert: string, keyFile: string, key: string): void {
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(cert);
+  } catch {
+    throw new Error(`LEADCHAT_TLS_CERT ${certFile} holds no certificate in PEM`);
+  }
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw new Error(`LEADCHAT_TLS_KEY ${keyFile} holds no private key in PEM that opens without a passphrase`);
+  }
+  if (!certificate.checkPrivateKey(privateKey))
+    throw new Error(`LEADCHAT_TLS_KEY ${keyFile} is not the key of the certificate in LEADCHAT_TLS_CERT ${certFile}`);
 }
 
 const filesOf = (dataDir: string) => {

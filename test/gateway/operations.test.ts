@@ -148,3 +148,40 @@ test("the CLI trusts the operator's own certificate, whatever name it carries, f
     if (gw) removeDir(gw.dataDir);
   }
 });
+
+test('a certificate or key the gateway cannot serve refuses the start, naming its setting', async () => {
+  const [pair, other] = await Promise.all(
+    ['localhost', 'other.example'].map((value) =>
+      generate([{ name: 'commonName', value }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256' }),
+    ),
+  );
+  const dir = path.join(work, 'refused-tls');
+  mkdirSync(dir);
+  const file = (name: string, text: string) => {
+    writeFileSync(path.join(dir, name), text, { mode: 0o600 });
+    return path.join(dir, name);
+  };
+  const cert = file('cert.pem', pair!.cert);
+  const key = file('key.pem', pair!.private);
+  const otherKey = file('other-key.pem', other!.private);
+  const notPem = file('not.pem', 'not a PEM file\n');
+  const refusal = async (tlsCert: string, tlsKey: string) => {
+    const served = await runCli(['serve'], {
+      LEADCHAT_HOST: '127.0.0.1',
+      LEADCHAT_PORT: '0',
+      LEADCHAT_DATA_DIR: path.join(dir, 'data'),
+      LEADCHAT_TLS_CERT: tlsCert,
+      LEADCHAT_TLS_KEY: tlsKey,
+    });
+    expect(served.code).toBe(1);
+    return logLines(served.stdout).map((line) => [line.level, line.msg, line.reason]);
+  };
+  const refused = (reason: string) => [[60, 'the gateway could not start', reason]];
+  expect(await refusal(notPem, key)).toEqual(refused(`LEADCHAT_TLS_CERT ${notPem} holds no certificate in PEM`));
+  expect(await refusal(cert, notPem)).toEqual(
+    refused(`LEADCHAT_TLS_KEY ${notPem} holds no private key in PEM that opens without a passphrase`),
+  );
+  expect(await refusal(cert, otherKey)).toEqual(
+    refused(`LEADCHAT_TLS_KEY ${otherKey} is not the key of the certificate in LEADCHAT_TLS_CERT ${cert}`),
+  );
+});
