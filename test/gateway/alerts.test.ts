@@ -109,3 +109,18 @@ test("every expression parses and names only metrics a running gateway's /metric
     removeDir(gw.dataDir);
   }
 });
+
+test('every label an alert names in its words is one its expression keeps', () => {
+  for (const rule of rules) {
+    const named = new Set(
+      [...`${rule.annotations.summary} ${rule.annotations.description}`.matchAll(/\$labels\.(\w+)/g)].map((m) => m[1]!),
+    );
+    // An aggregation keeps only the labels of its `by`: "on {{ $labels.instance }}" of a sum over every process
+    // would name no process.
+    const kept = [...rule.expr.matchAll(/\b(?:sum|min|max|avg|count|group)\s*(?:by\s*\(([^)]*)\))?\s*\(/g)].map(
+      (m) => new Set((m[1] ?? '').split(',').map((label) => label.trim())),
+    );
+    const lost = [...named].filter((label) => kept.some((labels) => !labels.has(label)));
+    expect({ alert: rule.alert, lost }).toEqual({ alert: rule.alert, lost: [] });
+  }
+});
