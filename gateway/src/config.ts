@@ -210,7 +210,7 @@ export const settings = {
   LEADCHAT_URL: {
     schema: z.url().optional(),
     default: undefined,
-    doc: "The CLI's gateway address; unset: https://localhost:<port>",
+    doc: "The CLI's gateway address; unset: the one LEADCHAT_HOST and LEADCHAT_PORT name (localhost for every interface)",
   },
   LEADCHAT_CA_FILE: {
     schema: z.string().optional(),
@@ -314,6 +314,19 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** Listening on every interface names no address to call: the machine itself is what it serves. */
+const EVERY_INTERFACE = new Set(['0.0.0.0', '::', '[::]']);
+
+/** The address of a gateway listening on `host` and `port`, as this machine calls it (an IPv6 address in brackets). */
+export function listeningUrl(host: string, port: number): string {
+  const name = EVERY_INTERFACE.has(host)
+    ? 'localhost'
+    : host.includes(':') && !host.startsWith('[')
+      ? `[${host}]`
+      : host;
+  return `https://${name}:${port}`;
+}
+
 /** Settings whose value is a secret: a refusal names them without repeating it, as the log never holds one. */
 const SECRET = new Set(['LEADCHAT_ADMIN_TOKEN', 'LEADCHAT_METRICS_TOKEN']);
 
@@ -377,7 +390,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     inboundConcurrency: values.LEADCHAT_INBOUND_CONCURRENCY,
     cacheDocuments: values.LEADCHAT_CACHE_DOCUMENTS,
     logLevel: values.LEADCHAT_LOG_LEVEL,
-    url: values.LEADCHAT_URL ?? `https://localhost:${values.LEADCHAT_PORT}`,
+    url: values.LEADCHAT_URL ?? listeningUrl(values.LEADCHAT_HOST, values.LEADCHAT_PORT),
     caFile: values.LEADCHAT_CA_FILE,
     publicUrl: values.LEADCHAT_PUBLIC_URL?.replace(/\/+$/, ''),
     botDebounceMs: values.LEADCHAT_BOT_DEBOUNCE,

@@ -185,3 +185,28 @@ test('a certificate or key the gateway cannot serve refuses the start, naming it
     refused(`LEADCHAT_TLS_KEY ${otherKey} is not the key of the certificate in LEADCHAT_TLS_CERT ${cert}`),
   );
 });
+
+test('a gateway listening on one address is called there: the start-up line names it, the CLI reaches it', async () => {
+  // An address of this machine other than the one localhost names, as a server's own interface is.
+  const gw = await startGateway({ LEADCHAT_HOST: '127.0.0.2' });
+  try {
+    const env = { LEADCHAT_HOST: '127.0.0.2', LEADCHAT_PORT: gw.env.LEADCHAT_PORT!, LEADCHAT_DATA_DIR: gw.dataDir };
+    const created = await runCli(
+      ['account', 'create', '--name', 'One address', '--email', `one-address-${process.pid}@example.com`],
+      { ...env, LEADCHAT_ADMIN_TOKEN: gw.adminToken },
+    );
+    expect({ code: created.code, stderr: created.stderr }).toEqual({ code: 0, stderr: '' });
+  } finally {
+    await gw.stop();
+    removeDir(gw.dataDir);
+  }
+  // An IPv6 address is written in brackets, as a URL has it.
+  const v6 = await startGateway({ LEADCHAT_HOST: '::1' });
+  try {
+    const url = `https://[::1]:${v6.env.LEADCHAT_PORT}`;
+    expect(startupLine(v6.output())).toMatchObject({ url, console: `${url}/console` });
+  } finally {
+    await v6.stop();
+    removeDir(v6.dataDir);
+  }
+});

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, listeningUrl, loadConfig } from '../config.js';
 import { createLogger, logProcessOutput, type Logger } from '../log.js';
 import { startGateway, type RunningGateway } from '../server.js';
 import { boundHeapGrowth } from './heap.js';
@@ -60,7 +60,7 @@ export async function serve(): Promise<number | undefined> {
  * `silent` (like PostgreSQL's "ready to accept connections"): a supervisor and a person both wait for it.
  */
 function announce(log: Logger, running: RunningGateway, host: string, dataDir: string): void {
-  const url = `https://${host === '0.0.0.0' ? 'localhost' : host}:${running.address.port}`;
+  const url = listeningUrl(host, running.address.port);
   const level = log.level === 'silent' ? 'silent' : 'info';
   log.child({}, { level }).info(
     {
