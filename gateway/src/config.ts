@@ -38,6 +38,10 @@ const duration = z
 /** A time given to a remote side to answer: 0 would not mean "no limit" but fail every call at once. */
 const timeout = duration.pipe(z.number().min(1, 'must be more than 0: every call would fail at once'));
 
+// z.url() takes any scheme: "localhost:8443" is a URL of scheme "localhost:".
+const webAddress = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// address' });
+const httpsAddress = z.url({ protocol: /^https$/, error: 'expected an https:// address' });
+
 export const settings = {
   LEADCHAT_HOST: { schema: z.string().min(1), default: '0.0.0.0', doc: 'Address to listen on' },
   LEADCHAT_PORT: { schema: int(0, 65535), default: '8443', doc: 'HTTPS port (plain HTTP on it is refused)' },
@@ -153,10 +157,8 @@ export const settings = {
     doc: 'Log level',
   },
   LEADCHAT_PUBLIC_URL: {
-    schema: z
-      .url()
-      .regex(/^https:\/\//, 'expected an https:// address')
-      .optional(),
+    // Every link is this address with a path appended: a query or a fragment would end up in the middle of them.
+    schema: httpsAddress.refine((v) => !/[?#]/.test(v), 'expected an address without a ?query or #fragment').optional(),
     default: undefined,
     doc: 'The address users and providers reach this gateway at (https://…): every link the gateway makes starts with it, status callbacks are requested there and webhook signatures are checked against it; unset: the address the gateway listens on',
   },
@@ -188,27 +190,27 @@ export const settings = {
     doc: 'Credits a sub-account pays per Instagram message sent',
   },
   LEADCHAT_TWILIO_API_URL: {
-    schema: z.url(),
+    schema: webAddress,
     default: 'https://api.twilio.com',
     doc: "Twilio's REST API (a stand-in for tests)",
   },
   LEADCHAT_WHATSAPP_API_URL: {
-    schema: z.url(),
+    schema: webAddress,
     default: 'https://graph.facebook.com/v23.0',
     doc: "The WhatsApp Cloud API's Graph API, with its version (a stand-in for tests)",
   },
   LEADCHAT_MESSENGER_API_URL: {
-    schema: z.url(),
+    schema: webAddress,
     default: 'https://graph.facebook.com/v23.0',
     doc: "Messenger's Graph API (Send API, profiles), with its version (a stand-in for tests)",
   },
   LEADCHAT_INSTAGRAM_API_URL: {
-    schema: z.url(),
+    schema: webAddress,
     default: 'https://graph.facebook.com/v23.0',
     doc: "Instagram messaging's Graph API, with its version (a stand-in for tests)",
   },
   LEADCHAT_URL: {
-    schema: z.url().optional(),
+    schema: httpsAddress.optional(),
     default: undefined,
     doc: "The CLI's gateway address; unset: the one LEADCHAT_HOST and LEADCHAT_PORT name (localhost for every interface)",
   },

@@ -83,3 +83,30 @@ test('a number setting takes digits alone, and its refusal says what it takes', 
   const taken = loadConfig({ LEADCHAT_PORT: ' 8444 ', LEADCHAT_PRICE_SMS: '0.25', LEADCHAT_PRICE_WHATSAPP: '.5' });
   expect([taken.port, taken.prices.smsSegment, taken.prices.whatsapp]).toEqual([8444, 25, 50]);
 });
+
+test('an address setting takes only the schemes it is called with, and says which', async () => {
+  const { loadConfig } = await config();
+  for (const [name, value, why] of [
+    // The CLI speaks HTTPS only: a plain address failed in Node's words, a bare host:port as "Invalid URL".
+    ['LEADCHAT_URL', 'http://localhost:8443', 'expected an https:// address'],
+    ['LEADCHAT_URL', 'localhost:8443', 'expected an https:// address'],
+    ['LEADCHAT_PUBLIC_URL', 'chat.example.com', 'expected an https:// address'],
+    [
+      'LEADCHAT_PUBLIC_URL',
+      'https://chat.example.com/?src=leadchat',
+      'expected an address without a ?query or #fragment',
+    ],
+    ['LEADCHAT_TWILIO_API_URL', 'ftp://api.twilio.example', 'expected an http:// or https:// address'],
+  ])
+    expect(() => loadConfig({ [name!]: value })).toThrow(`${name}=${JSON.stringify(value)}: ${why}`);
+  const taken = loadConfig({
+    LEADCHAT_URL: 'https://127.0.0.1:8443',
+    LEADCHAT_PUBLIC_URL: 'https://chat.example.com/leadchat/',
+    LEADCHAT_TWILIO_API_URL: 'http://127.0.0.1:9999/',
+  });
+  expect([taken.url, taken.publicUrl, taken.twilioApiUrl]).toEqual([
+    'https://127.0.0.1:8443',
+    'https://chat.example.com/leadchat',
+    'http://127.0.0.1:9999',
+  ]);
+});
