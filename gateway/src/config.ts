@@ -43,7 +43,15 @@ const webAddress = z.url({ protocol: /^https?$/, error: 'expected an http:// or 
 const httpsAddress = z.url({ protocol: /^https$/, error: 'expected an https:// address' });
 
 export const settings = {
-  LEADCHAT_HOST: { schema: z.string().min(1), default: '0.0.0.0', doc: 'Address to listen on' },
+  LEADCHAT_HOST: {
+    // An IPv6 address is often written as a URL has it, in brackets, which the system's listen does not take.
+    schema: z
+      .string()
+      .min(1)
+      .transform((v) => v.replace(/^\[(.*)\]$/, '$1')),
+    default: '0.0.0.0',
+    doc: 'Address to listen on',
+  },
   LEADCHAT_PORT: { schema: int(0, 65535), default: '8443', doc: 'HTTPS port (plain HTTP on it is refused)' },
   LEADCHAT_DATA_DIR: { schema: z.string().min(1), default: './data', doc: 'Store, media, certificate and admin token' },
   LEADCHAT_DATABASE_URL: {

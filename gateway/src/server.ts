@@ -78,7 +78,10 @@ export async function startGateway(config: Config, log: Logger, clock?: Clock): 
       socket.on('error', () => socket.destroy());
     });
     await new Promise<void>((resolve, reject) => {
-      front.once('error', reject);
+      // Node's words name the address ("getaddrinfo ENOTFOUND gatway.local"), not the settings that gave it.
+      front.once('error', (err: Error) =>
+        reject(new Error(`cannot listen on LEADCHAT_HOST=${config.host} LEADCHAT_PORT=${config.port}: ${err.message}`)),
+      );
       front.listen(config.port, config.host, resolve);
     });
 

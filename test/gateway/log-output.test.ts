@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { freePort, GATEWAY_MAIN, removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { logLines } from '../helpers/log-lines';
@@ -174,4 +175,40 @@ test('at a terminal, a person reads plain lines: the start-up facts as key=value
     expect.stringMatching(/^(\^C)?\d\d:\d\d:\d\d INFO shutting down signal=SIGINT delayMs=0$/),
   );
   expect(output).not.toContain('{"level"');
+});
+
+test('an address the gateway cannot listen on refuses the start, naming LEADCHAT_HOST and LEADCHAT_PORT', async () => {
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const port = (taken.address() as net.AddressInfo).port;
+  try {
+    for (const [host, why] of [
+      ['gateway-host.invalid', 'getaddrinfo ENOTFOUND gateway-host.invalid'],
+      ['127.0.0.1', `listen EADDRINUSE: address already in use 127.0.0.1:${port}`],
+    ]) {
+      const refused = await run({
+        LEADCHAT_HOST: host!,
+        LEADCHAT_PORT: String(port),
+        LEADCHAT_DATA_DIR: path.join(work, 'unlistened'),
+      });
+      expect(refused.code).toBe(1);
+      expect(logLines(refused.output)).toEqual([
+        expect.objectContaining({
+          level: 60,
+          msg: 'the gateway could not start',
+          reason: `cannot listen on LEADCHAT_HOST=${host} LEADCHAT_PORT=${port}: ${why}`,
+        }),
+      ]);
+    }
+  } finally {
+    taken.close();
+  }
+  // An IPv6 address written in brackets, as in a URL, is that address.
+  const free = await freePort();
+  const bracketed = await run(
+    { LEADCHAT_HOST: '[::1]', LEADCHAT_PORT: String(free), LEADCHAT_DATA_DIR: path.join(work, 'bracketed') },
+    { stopWhen: (out) => out.includes('listening on') },
+  );
+  expect(bracketed.code).toBe(0);
+  expect(logLines(bracketed.output)[0]).toEqual(expect.objectContaining({ url: `https://[::1]:${free}` }));
 });
