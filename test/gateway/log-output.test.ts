@@ -212,3 +212,23 @@ test('an address the gateway cannot listen on refuses the start, naming LEADCHAT
   expect(bracketed.code).toBe(0);
   expect(logLines(bracketed.output)[0]).toEqual(expect.objectContaining({ url: `https://[::1]:${free}` }));
 });
+
+test('a data dir that is a file, or under one, refuses the start, naming the file', async () => {
+  const file = path.join(work, 'data-is-a-file');
+  writeFileSync(file, 'not a directory\n');
+  for (const dataDir of [file, path.join(file, 'data')]) {
+    const refused = await run({
+      LEADCHAT_HOST: '127.0.0.1',
+      LEADCHAT_PORT: String(await freePort()),
+      LEADCHAT_DATA_DIR: dataDir,
+    });
+    expect(refused.code).toBe(1);
+    expect(logLines(refused.output)).toEqual([
+      expect.objectContaining({
+        level: 60,
+        msg: 'the gateway could not start',
+        reason: `cannot create ${file}: a file of that name is in the way`,
+      }),
+    ]);
+  }
+});
