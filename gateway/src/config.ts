@@ -249,8 +249,9 @@ function parseTargets(v: string, ctx: z.RefinementCtx): TargetPolicy {
         .replace(/^\[|\]$/g, ''),
     )
     .filter(Boolean);
-  const wrong = hosts.find((h) => !HOST_NAME.test(h) && !isIP(h));
-  if (wrong) {
+  // Commas alone would be an allow-list of nothing: every target refused, as silently as a typo would.
+  const wrong = hosts.length === 0 ? v : hosts.find((h) => !HOST_NAME.test(h) && !isIP(h));
+  if (wrong !== undefined) {
     ctx.addIssue({
       code: 'custom',
       message: `"${wrong.slice(0, 60)}" is no host name: give any, public, or host names separated by commas (localhost,hooks.example.com)`,

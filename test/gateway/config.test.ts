@@ -24,6 +24,8 @@ test('the target policy takes any, public or host names; an entry that is none s
     ['bogus_policy', 'bogus_policy'],
     ['http://hooks.example.com', 'http://hooks.example.com'],
     ['localhost,hooks.example.com/path', 'hooks.example.com/path'],
+    // Commas alone: an allow-list of nothing would refuse every target.
+    [', ,', ', ,'],
   ])
     expect(() => loadConfig({ LEADCHAT_WEBHOOK_TARGETS: value })).toThrow(
       `LEADCHAT_WEBHOOK_TARGETS=${JSON.stringify(value)}: "${named}" is no host name`,
