@@ -371,7 +371,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (values.LEADCHAT_JOB_LEASE <= values.LEADCHAT_WEBHOOK_TIMEOUT) {
     throw new ConfigError(
-      `LEADCHAT_JOB_LEASE=${JSON.stringify(env.LEADCHAT_JOB_LEASE ?? '2m')}: must be longer than LEADCHAT_WEBHOOK_TIMEOUT, or a slow delivery would be taken over while it runs`,
+      // Each as it was read (an empty value is the default), since either one may be the one to change.
+      `LEADCHAT_JOB_LEASE=${JSON.stringify(env.LEADCHAT_JOB_LEASE || settings.LEADCHAT_JOB_LEASE.default)} must be longer than LEADCHAT_WEBHOOK_TIMEOUT=${JSON.stringify(env.LEADCHAT_WEBHOOK_TIMEOUT || settings.LEADCHAT_WEBHOOK_TIMEOUT.default)}, or a slow delivery would be taken over while it runs`,
     );
   }
   return {

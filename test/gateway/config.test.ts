@@ -112,3 +112,12 @@ test('an address setting takes only the schemes it is called with, and says whic
     'http://127.0.0.1:9999',
   ]);
 });
+
+test('a job lease no longer than the webhook timeout stops start-up, naming both as they were read', async () => {
+  const { loadConfig } = await config();
+  // The timeout raised, the lease left at its default (here given empty): both values say which to change.
+  expect(() => loadConfig({ LEADCHAT_WEBHOOK_TIMEOUT: '5m', LEADCHAT_JOB_LEASE: '' })).toThrow(
+    'LEADCHAT_JOB_LEASE="2m" must be longer than LEADCHAT_WEBHOOK_TIMEOUT="5m", or a slow delivery would be taken over while it runs',
+  );
+  expect(loadConfig({ LEADCHAT_WEBHOOK_TIMEOUT: '5m', LEADCHAT_JOB_LEASE: '6m' }).jobLeaseMs).toBe(360_000);
+});
