@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   freePort,
@@ -272,6 +272,23 @@ describe('where the CLI finds the gateway and the token', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('account create --name NAME --email EMAIL');
   });
+});
+
+test('serve refuses arguments, pointing at the settings, and starts nothing', async () => {
+  const dataDir = path.join(tempDir('leadchat-cli-serve-'), 'data');
+  const res = await cli(['serve', '--port', '9000'], {
+    LEADCHAT_HOST: '127.0.0.1',
+    LEADCHAT_PORT: String(await freePort()),
+    LEADCHAT_DATA_DIR: dataDir,
+  });
+  expect({ code: res.code, stdout: res.stdout, stderr: res.stderr }).toEqual({
+    code: 1,
+    stdout: '',
+    stderr:
+      'leadchat-gateway: serve takes no arguments (--port 9000): it is configured by LEADCHAT_* environment variables, such as LEADCHAT_PORT=9000 (see the README)\n',
+  });
+  expect(existsSync(dataDir)).toBe(false);
+  removeDir(path.dirname(dataDir));
 });
 
 describe('backup and restore', () => {

@@ -20,7 +20,14 @@ Configuration comes from LEADCHAT_* environment variables (see the README).`;
 
 async function main(argv: string[]): Promise<number | undefined> {
   const [command, ...rest] = argv;
-  if (command === 'serve' || command === undefined) return (await import('./serve.js')).serve();
+  if (command === 'serve' || command === undefined) {
+    // `serve --port 9000` would otherwise start on the port the environment says, without a word.
+    if (rest.length > 0)
+      throw new Error(
+        `serve takes no arguments (${rest.join(' ')}): it is configured by LEADCHAT_* environment variables, such as LEADCHAT_PORT=9000 (see the README)`,
+      );
+    return (await import('./serve.js')).serve();
+  }
   if (command === '--version' || command === 'version') {
     process.stdout.write(`leadchat-gateway ${buildName()}\n`);
     return 0;
