@@ -42,6 +42,10 @@ const timeout = duration.pipe(z.number().min(1, 'must be more than 0: every call
 const webAddress = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// address' });
 const httpsAddress = z.url({ protocol: /^https$/, error: 'expected an https:// address' });
 
+// A token arrives in an Authorization header, whose spaces and line ends around it no client can send: one copied
+// with them (a secret made from a file that ends in a newline) would refuse every request that carries it.
+const token = z.string().trim().min(16, 'must be at least 16 characters');
+
 export const settings = {
   LEADCHAT_HOST: {
     // An IPv6 address is often written as a URL has it, in brackets, which the system's listen does not take.
@@ -57,6 +61,7 @@ export const settings = {
   LEADCHAT_DATABASE_URL: {
     schema: z
       .string()
+      .trim()
       .regex(/^postgres(ql)?:\/\/\S+$/, 'expected postgres://user:password@host:port/database')
       .optional(),
     default: undefined,
@@ -78,12 +83,12 @@ export const settings = {
     doc: 'Behind a TLS-terminating proxy: trust X-Forwarded-Proto/For (requests not forwarded as https are refused)',
   },
   LEADCHAT_ADMIN_TOKEN: {
-    schema: z.string().min(16, 'must be at least 16 characters').optional(),
+    schema: token.optional(),
     default: undefined,
     doc: 'Operator token for /admin/v1; unset: generated once into <dataDir>/admin-token',
   },
   LEADCHAT_METRICS_TOKEN: {
-    schema: z.string().min(16, 'must be at least 16 characters').optional(),
+    schema: token.optional(),
     default: undefined,
     doc: 'A token that opens GET /metrics only (for Prometheus), besides the admin token',
   },

@@ -291,6 +291,23 @@ test('serve refuses arguments, pointing at the settings, and starts nothing', as
   removeDir(path.dirname(dataDir));
 });
 
+test('a token set with a line end after it, as a secret made from a file gives it, opens the admin API', async () => {
+  const token = `file-token-${process.pid}-0123456789\n`;
+  const own = await startGateway({ LEADCHAT_ADMIN_TOKEN: token });
+  try {
+    const created = await cli(
+      ['account', 'create', '--name', 'From a file', '--email', `file-token-${process.pid}@example.com`],
+      { LEADCHAT_URL: own.url, LEADCHAT_DATA_DIR: own.dataDir, LEADCHAT_ADMIN_TOKEN: token },
+    );
+    expect({ code: created.code, stderr: created.stderr }).toEqual({ code: 0, stderr: '' });
+    const jobs = await request(own, 'GET', '/admin/v1/jobs', { headers: { authorization: `Bearer ${token.trim()}` } });
+    expect(jobs.status).toBe(200);
+  } finally {
+    await own.stop();
+    removeDir(own.dataDir);
+  }
+});
+
 describe('backup and restore', () => {
   test('are in the usage, and name a missing option without calling the gateway', async () => {
     const help = await cli(['help'], env);

@@ -48,9 +48,9 @@ test('a refused token or database URL is named without the secret it holds', asy
   expect(refusal({ LEADCHAT_METRICS_TOKEN: 'hunter2-metrics' })).toBe(
     'LEADCHAT_METRICS_TOKEN=<15 characters, not shown>: must be at least 16 characters',
   );
-  // A space pasted after the URL: the host is named, the password is not.
-  expect(refusal({ LEADCHAT_DATABASE_URL: 'postgres://leadchat:p@ss-hunter2@db.internal:5432/leadchat ' })).toBe(
-    'LEADCHAT_DATABASE_URL="postgres://leadchat:***@db.internal:5432/leadchat ": expected postgres://user:password@host:port/database',
+  // A space in the database's name: the host is named, the password is not.
+  expect(refusal({ LEADCHAT_DATABASE_URL: 'postgres://leadchat:p@ss-hunter2@db.internal:5432/lead chat' })).toBe(
+    'LEADCHAT_DATABASE_URL="postgres://leadchat:***@db.internal:5432/lead chat": expected postgres://user:password@host:port/database',
   );
 });
 
@@ -120,4 +120,19 @@ test('a job lease no longer than the webhook timeout stops start-up, naming both
     'LEADCHAT_JOB_LEASE="2m" must be longer than LEADCHAT_WEBHOOK_TIMEOUT="5m", or a slow delivery would be taken over while it runs',
   );
   expect(loadConfig({ LEADCHAT_WEBHOOK_TIMEOUT: '5m', LEADCHAT_JOB_LEASE: '6m' }).jobLeaseMs).toBe(360_000);
+});
+
+test('a token or database URL is read without the spaces and line end around it', async () => {
+  const { loadConfig } = await config();
+  // As a secret made from a file that ends in a newline gives them.
+  const read = loadConfig({
+    LEADCHAT_ADMIN_TOKEN: ' admin-token-0123456789\n',
+    LEADCHAT_METRICS_TOKEN: 'metrics-token-0123456789\n',
+    LEADCHAT_DATABASE_URL: 'postgres://leadchat:secret@db.internal:5432/leadchat\n',
+  });
+  expect([read.adminToken, read.metricsToken, read.databaseUrl]).toEqual([
+    'admin-token-0123456789',
+    'metrics-token-0123456789',
+    'postgres://leadchat:secret@db.internal:5432/leadchat',
+  ]);
 });
