@@ -7,7 +7,15 @@ const BEAT_MS = 5_000;
 const STALE_MS = 30_000;
 
 /** The data dir is held by a gateway that runs (on this host or another sharing the volume). */
-export class DataDirInUse extends Error {}
+export class DataDirInUse extends Error {
+  constructor(
+    message: string,
+    /** Who holds the data dir: `pid 123`, or `pid 123 on host` for another machine's. */
+    readonly holder: string,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * One gateway per data dir. The lock file names its owner (pid, then host) and is touched every few seconds
@@ -28,10 +36,8 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || tries > 0) throw err;
         const owner = await ownerOf(lockFile);
         if (owner && !owner.gone) {
-          const where = owner.host === os.hostname() ? '' : ` on ${owner.host}`;
-          throw new DataDirInUse(
-            `Another gateway (pid ${owner.pid}${where}) is using the data dir ${dataDir}; stop it first`,
-          );
+          const holder = `pid ${owner.pid}${owner.host === os.hostname() ? '' : ` on ${owner.host}`}`;
+          throw new DataDirInUse(`Another gateway (${holder}) is using the data dir ${dataDir}; stop it first`, holder);
         }
         await unlink(lockFile).catch(() => undefined);
       }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import * as tar from 'tar';
 import {
   createAccount,
+  freePort,
   keepAliveClient,
   removeDir,
   runCli,
@@ -422,6 +423,29 @@ describe('where backup cannot run', () => {
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/runs on PostgreSQL .*pg_dump .*README, "Backups"/);
     expect(readdirSync(work)).toEqual([]);
+  });
+
+  test('a running gateway the command does not reach: both named, and no file under the name given', async () => {
+    const gw = await startGateway();
+    try {
+      const file = path.join(work, 'elsewhere.tar.gz');
+      // The timer's environment file without the gateway's port: the data dir's lock is held, the default port is not it.
+      const res = await runCli(['backup', '--to', file], {
+        LEADCHAT_DATA_DIR: gw.dataDir,
+        LEADCHAT_ADMIN_TOKEN: gw.adminToken,
+        LEADCHAT_URL: `https://127.0.0.1:${await freePort()}`,
+      });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(
+        new RegExp(
+          `^leadchat-gateway: Cannot reach the gateway at https://127\\.0\\.0\\.1:\\d+: .*; a gateway \\(pid ${gw.process.pid}\\) runs on the data dir ${gw.dataDir}: run backup with the settings it runs with \\(LEADCHAT_HOST and LEADCHAT_PORT, or LEADCHAT_URL\\)\n$`,
+        ),
+      );
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await gw.stop();
+      removeDir(gw.dataDir);
+    }
   });
 
   test('a data dir that holds no store: a clear error, and no file under the name given', async () => {

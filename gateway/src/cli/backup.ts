@@ -32,8 +32,9 @@ export async function backupCommand(to: string | undefined): Promise<number> {
   const target = path.resolve(to);
   if ((await stat(target).catch(() => undefined))?.isDirectory())
     throw new Error(`${target} is a directory; --to names the archive file to write`);
+  let held: DataDirInUse | undefined;
   const unlock = await lockDataDir(config.dataDir).catch((err: Error) => {
-    if (err instanceof DataDirInUse) return undefined;
+    if (err instanceof DataDirInUse) return void (held = err);
     throw new Error(`Cannot open the data dir ${config.dataDir}: ${err.message}`);
   });
   if (unlock) {
@@ -45,7 +46,14 @@ export async function backupCommand(to: string | undefined): Promise<number> {
   }
   const { url, token, trust } = await adminConnection(config);
   return writeArchive(target, async () => {
-    const res: IncomingMessage = await adminResponse(new URL('/admin/v1/backup', url), token, trust, 'POST');
+    const res: IncomingMessage = await adminResponse(new URL('/admin/v1/backup', url), token, trust, 'POST').catch(
+      (err: Error) => {
+        // The gateway holding the data dir listens elsewhere: the command was not given the gateway's settings.
+        throw new Error(
+          `${err.message}; a gateway (${held?.holder}) runs on the data dir ${config.dataDir}: run backup with the settings it runs with (LEADCHAT_HOST and LEADCHAT_PORT, or LEADCHAT_URL)`,
+        );
+      },
+    );
     if (res.statusCode !== 200) return { refused: await readAnswer(res) };
     return { archive: res };
   });
