@@ -346,11 +346,14 @@ export function listeningUrl(host: string, port: number): string {
 /** Settings whose value is a secret: a refusal names them without repeating it, as the log never holds one. */
 const SECRET = new Set(['LEADCHAT_ADMIN_TOKEN', 'LEADCHAT_METRICS_TOKEN']);
 
+/** A database URL as a message may show it: without its password. */
+export const withoutPassword = (url: string): string => url.replace(/^([^:/]*:\/\/[^:/@]*:).*@/, '$1***@');
+
 /** A refused setting as the refusal names it: a token by its length, a database URL without its password. */
 function named(name: string, raw: string | undefined): string {
   if (raw === undefined) return name;
   if (SECRET.has(name)) return `${name}=<${raw.length} characters, not shown>`;
-  const value = name === 'LEADCHAT_DATABASE_URL' ? raw.replace(/^([^:/]*:\/\/[^:/@]*:).*@/, '$1***@') : raw;
+  const value = name === 'LEADCHAT_DATABASE_URL' ? withoutPassword(raw) : raw;
   return `${name}=${JSON.stringify(value)}`;
 }
 

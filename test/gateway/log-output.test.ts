@@ -232,3 +232,23 @@ test('a data dir that is a file, or under one, refuses the start, naming the fil
     ]);
   }
 });
+
+test('a database the gateway cannot reach refuses the start, naming LEADCHAT_DATABASE_URL without its password', async () => {
+  const port = await freePort();
+  const refused = await run({
+    LEADCHAT_HOST: '127.0.0.1',
+    LEADCHAT_PORT: String(await freePort()),
+    LEADCHAT_DATA_DIR: path.join(work, 'no-database'),
+    LEADCHAT_ADMIN_TOKEN: 'an-admin-token-0123456789',
+    LEADCHAT_DATABASE_URL: `postgres://leadchat:hunter2-db@127.0.0.1:${port}/leadchat`,
+  });
+  expect(refused.code).toBe(1);
+  expect(logLines(refused.output)).toEqual([
+    expect.objectContaining({
+      level: 60,
+      msg: 'the gateway could not start',
+      reason: `cannot open LEADCHAT_DATABASE_URL=postgres://leadchat:***@127.0.0.1:${port}/leadchat: connect ECONNREFUSED 127.0.0.1:${port}`,
+    }),
+  ]);
+  expect(refused.output).not.toContain('hunter2-db');
+});

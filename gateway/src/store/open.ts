@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Config } from '../config.js';
+import { withoutPassword, type Config } from '../config.js';
 import { lockDataDir } from '../lock.js';
 import type { Logger } from '../log.js';
 import { StoreHealth } from './health.js';
@@ -22,7 +22,14 @@ export interface OpenedStore {
 export async function openStore(config: Config, log: Logger, collections: CollectionSpec[]): Promise<OpenedStore> {
   if (config.databaseUrl) {
     const { openPostgresStore } = await import('./postgres/postgres-store.js');
-    const store = await openPostgresStore({ url: config.databaseUrl, collections, log });
+    const store = await openPostgresStore({ url: config.databaseUrl, collections, log }).catch((err: Error) => {
+      // The system's or PostgreSQL's words (connect ECONNREFUSED, database "leadchat" does not exist, password
+      // authentication failed) name neither the setting nor the server; the gateway's own refusals say theirs.
+      if (typeof (err as { code?: unknown }).code !== 'string') throw err;
+      throw new Error(`cannot open LEADCHAT_DATABASE_URL=${withoutPassword(config.databaseUrl!)}: ${err.message}`, {
+        cause: err,
+      });
+    });
     return { store, close: () => store.close() };
   }
   return openEmbeddedStore(config, log, collections, {
