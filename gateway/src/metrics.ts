@@ -64,7 +64,7 @@ export const metrics = {
   }),
   botReplies: new Counter({
     name: 'leadchat_bot_replies_total',
-    help: 'Bot replies sent, by kind (answer, clarify, handoff, opt_out, ...)',
+    help: 'Bot replies sent, by kind (answer, clarify, handoff)',
     labelNames: ['kind'] as const,
     registers: [registry],
   }),
