@@ -13,6 +13,16 @@ const LIMITS: Partial<Record<Channel, { name: string; max: number; unit: 'charac
   instagram: { name: 'Instagram', max: 1000, unit: 'bytes' },
 };
 
+/**
+ * The longest text, in characters, that surely fits one message of the channel, for a reply composed to fit: the
+ * channel's limit, a limit in bytes halved (an accented letter weighs two), a custom channel held to WhatsApp's, the
+ * longest text the gateway sends.
+ */
+export function charactersPerMessage(channel: Channel): number {
+  const limit = LIMITS[channel] ?? LIMITS.whatsapp!;
+  return limit.unit === 'bytes' ? limit.max / 2 : limit.max;
+}
+
 /** Why `body` does not fit one message on the channel, in a sentence; undefined when it fits. */
 export function textTooLong(channel: Channel, body: string): string | undefined {
   const limit = LIMITS[channel];

@@ -1,5 +1,6 @@
-import type { CampaignChannel, HandoffReason } from '../../api-contract.js';
+import { CAMPAIGN_CHANNELS, type CampaignChannel, type HandoffReason } from '../../api-contract.js';
 import type { FaqEntry } from '../../bot/faq-bot.js';
+import { charactersPerMessage } from '../../domain/text-limits.js';
 
 /** What a bot is given to answer a contact: the campaign's bot settings, the conversation so far and what retrieval found. */
 export interface BotContext {
@@ -58,18 +59,10 @@ export type BotConversation = Pick<
   'contact' | 'history' | 'message' | 'messages' | 'clarifying' | 'replyLimit'
 >;
 
-/**
- * The longest reply each channel takes, in characters: Twilio takes at most 1,600 in one SMS (sent in segments),
- * WhatsApp 4,096, Messenger 2,000, Instagram 1,000 bytes (500 characters of up to two bytes, as accented letters
- * are); a custom channel is held to WhatsApp's, the longest text the gateway sends.
- */
-export const REPLY_LIMITS: Readonly<Record<CampaignChannel, number>> = {
-  sms: 1600,
-  whatsapp: 4096,
-  messenger: 2000,
-  instagram: 500,
-  custom: 4096,
-};
+/** The longest reply each channel takes, in characters (domain/text-limits.ts: Instagram's 1,000 bytes are 500). */
+export const REPLY_LIMITS = Object.fromEntries(
+  CAMPAIGN_CHANNELS.map((channel) => [channel, charactersPerMessage(channel)]),
+) as Readonly<Record<CampaignChannel, number>>;
 
 /** A FAQ or resource of the campaign that an answer rests on (`index` into `bot.faqs` or `bot.resources`). */
 export type BotSource =
