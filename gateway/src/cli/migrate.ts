@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../config.js';
+import { loadConfig, withoutPassword } from '../config.js';
 import { collections } from '../domain/collections.js';
 import type { Media } from '../domain/media.js';
 import { CURSOR_KEY_SETTING } from '../http/paging.js';
@@ -41,7 +41,7 @@ export async function migrateCommand(to: string | undefined): Promise<number> {
       copied.settings = await copySettings(source.store, target);
       copied.mediaFiles = await copyMedia(source.store, target);
       copied.jobs = await copyJobs(source.store, target);
-      process.stdout.write(`${JSON.stringify({ from: config.dataDir, to: redact(to), copied }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ from: config.dataDir, to: withoutPassword(to), copied }, null, 2)}\n`);
       return 0;
     } finally {
       await target.close();
@@ -122,11 +122,4 @@ async function copyJobs(source: Store, target: Store): Promise<number> {
     }
   }
   return copied;
-}
-
-/** The URL as it may be printed: without its password. */
-function redact(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = '***';
-  return parsed.toString();
 }
