@@ -4,7 +4,7 @@ import type { Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import { getConversation, updateConversation, type Conversation } from './conversations.js';
 import { getMember, teamOf, type Actor, type Member } from './members.js';
-import { lastInTurn, recordTurn } from './turns.js';
+import { holdTurn } from './turns.js';
 
 /**
  * POST /v1/conversations/{id}/assign: the conversation is the member's (or the owner's) to answer, or nobody's
@@ -39,14 +39,14 @@ export async function assignConversation(
  * joined after whoever took the last, who may have left the pool since (an agent made an admin).
  */
 export async function takeTurn(tx: Tx, accountId: string): Promise<Member | undefined> {
-  const last = await lastInTurn(tx, accountId);
+  const turn = await holdTurn(tx, accountId);
   const team = await teamOf(tx, accountId);
   const active = team.filter((m) => m.status === 'active');
   const agents = active.filter((m) => m.role === 'agent');
   const pool = agents.length > 0 ? agents : active.filter((m) => m.role === 'admin');
   if (pool.length === 0) return undefined;
-  const lastAt = team.findIndex((m) => m.id === last);
+  const lastAt = team.findIndex((m) => m.id === turn.last);
   const next = pool.find((m) => team.indexOf(m) > lastAt) ?? pool[0]!;
-  await recordTurn(tx, accountId, next.id);
+  await turn.record(next.id);
   return next;
 }

@@ -12,15 +12,27 @@ interface Turn {
   at: string;
 }
 
-/** Who took the last hand-off (undefined: nobody yet), the turn held until the transaction commits. */
-export const lastInTurn = async (tx: Tx, accountId: string): Promise<string | null | undefined> =>
-  (await tx.lock<Turn>('assignment_turns', accountId))?.lastMemberId;
+/** The account's turn, held until the transaction commits: who took the last hand-off, and how to record the next. */
+export interface HeldTurn {
+  /** Who took the last hand-off; undefined: nobody yet. */
+  last: string | null | undefined;
+  record(lastMemberId: string | null): Promise<void>;
+}
 
-/** Records who took the last hand-off; the turn must be held (lastInTurn). */
-export async function recordTurn(tx: Tx, accountId: string, lastMemberId: string | null): Promise<void> {
-  if (await tx.get<Turn>('assignment_turns', accountId))
-    await tx.update<Turn>('assignment_turns', accountId, { lastMemberId, at: now() });
-  else await tx.insert<Turn>('assignment_turns', { id: accountId, lastMemberId, at: now() });
+/**
+ * Holds the account's turn. Whether it is recorded anew or changed is decided by this locked read alone: a turn
+ * another transaction records meanwhile makes this one's insert conflict, and the transaction runs again reading it
+ * locked, where a second, unlocked read would see it and overwrite it with the same member.
+ */
+export async function holdTurn(tx: Tx, accountId: string): Promise<HeldTurn> {
+  const turn = await tx.lock<Turn>('assignment_turns', accountId);
+  return {
+    last: turn?.lastMemberId,
+    record: async (lastMemberId) => {
+      if (turn) await tx.update<Turn>('assignment_turns', accountId, { lastMemberId, at: now() });
+      else await tx.insert<Turn>('assignment_turns', { id: accountId, lastMemberId, at: now() });
+    },
+  };
 }
 
 /**
@@ -28,5 +40,6 @@ export async function recordTurn(tx: Tx, accountId: string, lastMemberId: string
  * (`joinedBefore`), so the one who joined after them is next, as they would have been, and nobody is skipped.
  */
 export async function leaveTurn(tx: Tx, accountId: string, memberId: string, joinedBefore: string | null) {
-  if ((await lastInTurn(tx, accountId)) === memberId) await recordTurn(tx, accountId, joinedBefore);
+  const turn = await holdTurn(tx, accountId);
+  if (turn.last === memberId) await turn.record(joinedBefore);
 }
