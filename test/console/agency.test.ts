@@ -141,6 +141,30 @@ test('a grant whose answer was lost is sent again with its Idempotency-Key and g
   expect(await balance()).toBe(before + 6);
 });
 
+test("a sub-account's history a page at a time, each entry as the sub-account's own Credits page words it", async () => {
+  const sub = await createAccount(gw, { parentEmail: agency.email, name: 'Busy Clinic' });
+  for (let i = 1; i <= 51; i++)
+    await request(gw, 'POST', '/v1/subaccounts/credits', {
+      apiKey: agency.apiKey,
+      body: { email: sub.email, amount: i, description: `Grant ${i}` },
+    });
+  await page.reload();
+  await row(page, sub.id).getByRole('button', { name: 'Credit history of Busy Clinic' }).click();
+  const history = page.getByRole('region', { name: 'Credit history' });
+  await history.locator('tbody tr td', { hasText: 'Grant 51' }).waitFor();
+  expect(await history.locator('[data-balance]').textContent()).toBe('1,326.00');
+  expect(await history.locator('tbody tr').count()).toBe(50);
+  await history.getByRole('button', { name: 'Show older entries' }).click();
+  await history.locator('tbody tr').nth(50).waitFor();
+  expect(await history.locator('tbody tr').count()).toBe(51);
+  expect((await history.locator('tbody tr').last().locator('td').allTextContents()).slice(1)).toEqual([
+    'Grant',
+    '+1.00',
+    '1.00',
+    'Grant 1',
+  ]);
+});
+
 test("auto-recharge set from the page shows in the table; the form shows the chosen sub-account's rule as it is", async () => {
   const recharge = page.getByRole('region', { name: 'Auto-recharge' });
   const on = recharge.getByRole('checkbox', { name: 'On' });

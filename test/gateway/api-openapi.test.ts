@@ -80,6 +80,7 @@ const ROUTES: Record<string, string[]> = {
   '/credits/low-balance': ['put'],
   '/subaccounts': ['get'],
   '/subaccounts/{id}/credits': ['get'],
+  '/subaccounts/{id}/credits/history': ['get'],
   '/settings': ['get', 'put'],
   '/settings/bot': ['get', 'put'],
   '/settings/webhook-secret': ['post'],
@@ -308,7 +309,7 @@ test('every operation has a unique operationId, a tag the document lists, a desc
     }
   }
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids).toHaveLength(77);
+  expect(ids).toHaveLength(78);
 });
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {

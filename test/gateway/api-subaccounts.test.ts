@@ -83,11 +83,36 @@ test("a sub-account's credit history is what GET /v1/credits shows the sub-accou
   });
 });
 
+test("a sub-account's credit history a page at a time, as GET /v1/credits/history shows it to the sub-account", async () => {
+  const sub = await createAccount(ctx.gw, { parentEmail: agency.email });
+  for (const amount of [1, 2, 3]) await grant(sub.email, amount, `Grant ${amount}`);
+  const own = await api(ctx.gw, sub, 'GET', 'credits/history');
+  const first = await api(ctx.gw, agency, 'GET', `subaccounts/${sub.id}/credits/history?limit=2`);
+  expect(first.status).toBe(200);
+  expect(first.body.data).toEqual(own.body.data.slice(0, 2));
+  expect(first.body.data.map((e: { amount: number }) => e.amount)).toEqual([3, 2]);
+  const rest = await api(
+    ctx.gw,
+    agency,
+    'GET',
+    `subaccounts/${sub.id}/credits/history?limit=2&cursor=${first.body.nextCursor}`,
+  );
+  expect(rest.body).toEqual({ data: own.body.data.slice(2), nextCursor: null });
+  // A cursor is good for the sub-account whose history gave it only.
+  expectApiError(
+    await api(ctx.gw, agency, 'GET', `subaccounts/${subs[0]!.id}/credits/history?cursor=${first.body.nextCursor}`),
+    400,
+    'INVALID_CURSOR',
+  );
+});
+
 test("another agency's sub-account, the agency itself and an unknown id → 404 alike", async () => {
   for (const id of [foreign.id, agency.id, standard.id, 'acc_nope']) {
-    const res = await api(ctx.gw, agency, 'GET', `subaccounts/${id}/credits`);
-    expectApiError(res, 404, 'SUB_ACCOUNT_NOT_FOUND');
-    expect(res.body.error.message).toBe('Sub-account not found');
+    for (const path of [`subaccounts/${id}/credits`, `subaccounts/${id}/credits/history`]) {
+      const res = await api(ctx.gw, agency, 'GET', path);
+      expectApiError(res, 404, 'SUB_ACCOUNT_NOT_FOUND');
+      expect(res.body.error.message).toBe('Sub-account not found');
+    }
   }
 });
 
@@ -95,6 +120,7 @@ test('a standard account or a sub-account → 403 NOT_AGENCY; no key → 401', a
   for (const account of [standard, subs[0]!]) {
     expectApiError(await api(ctx.gw, account, 'GET', 'subaccounts'), 403, 'NOT_AGENCY');
     expectApiError(await api(ctx.gw, account, 'GET', `subaccounts/${subs[1]!.id}/credits`), 403, 'NOT_AGENCY');
+    expectApiError(await api(ctx.gw, account, 'GET', `subaccounts/${subs[1]!.id}/credits/history`), 403, 'NOT_AGENCY');
   }
   expectApiError(await api(ctx.gw, undefined, 'GET', 'subaccounts'), 401);
 });

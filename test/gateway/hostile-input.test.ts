@@ -966,6 +966,7 @@ describe('every other route', () => {
     'GET /v1/credits/history',
     'GET /v1/subaccounts',
     'GET /v1/subaccounts/:id/credits',
+    'GET /v1/subaccounts/:id/credits/history',
     'GET /v1/settings/bot',
     'GET /v1/channels',
     'GET /v1/channels/whatsapp/:accountId/webhook',

@@ -3,7 +3,7 @@ import { forbidden, notFound } from '../errors.js';
 import type { Page, Reader } from '../store/store.js';
 import { toCredits, type Account } from './accounts.js';
 import { publicAutoRecharge } from './auto-recharge.js';
-import { creditsOf } from './credits.js';
+import { creditHistory, creditsOf } from './credits.js';
 import type { subAccount } from '../contract/credits.js';
 import type { Answer } from '../contract/shared.js';
 
@@ -30,10 +30,23 @@ export function subAccountsOf(r: Reader, agency: Account, page?: Page): Promise<
   return r.find<Account>('accounts', 'parentId', [agency.id], page);
 }
 
-/** A sub-account's balance, auto-recharge rule and credit history: what GET /v1/credits shows the sub-account itself. */
-export async function subAccountCredits(r: Reader, agency: Account, subId: string, prices: Config['prices']) {
+/** One of the agency's own sub-accounts; another agency's answers exactly like a missing one. */
+async function subAccountOf(r: Reader, agency: Account, subId: string): Promise<Account> {
   requireAgency(agency);
   const sub = await r.get<Account>('accounts', subId);
   if (!sub || sub.parentId !== agency.id) throw notFound('Sub-account');
-  return creditsOf(r, sub.id, prices);
+  return sub;
+}
+
+/** A sub-account's balance, auto-recharge rule and credit history: what GET /v1/credits shows the sub-account itself. */
+export async function subAccountCredits(r: Reader, agency: Account, subId: string, prices: Config['prices']) {
+  return creditsOf(r, (await subAccountOf(r, agency, subId)).id, prices);
+}
+
+/**
+ * A sub-account's credit history a page at a time, as GET /v1/credits/history shows it to the sub-account: a
+ * sub-account that has sent for months holds more entries than one answer should carry.
+ */
+export async function subAccountHistory(r: Reader, agency: Account, subId: string, page: Page) {
+  return creditHistory(r, (await subAccountOf(r, agency, subId)).id, page);
 }

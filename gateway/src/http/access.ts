@@ -69,6 +69,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/credits/low-balance': { PUT: 'admins' },
   '/v1/subaccounts': { GET: 'admins' },
   '/v1/subaccounts/:id/credits': { GET: 'admins' },
+  '/v1/subaccounts/:id/credits/history': { GET: 'admins' },
   '/v1/subaccounts/credits': { POST: 'admins' },
   '/v1/subaccounts/auto-recharge': { PUT: 'admins' },
   '/v1/settings': { GET: 'admins', PUT: 'admins' },

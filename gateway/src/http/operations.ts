@@ -773,6 +773,18 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       errors: { 403: ['NOT_AGENCY'], ...notFound('SUB_ACCOUNT') },
     },
   },
+  '/subaccounts/{id}/credits/history': {
+    get: {
+      id: 'listSubAccountCreditHistory',
+      tag: 'Credits',
+      summary: "A sub-account's credit history",
+      description:
+        'As GET /v1/credits/history shows it to the sub-account: grants, recharges and what each message cost; newest first.',
+      paged: true,
+      answers: { 200: page(creditEntry) },
+      errors: { 403: ['NOT_AGENCY'], ...notFound('SUB_ACCOUNT') },
+    },
+  },
   '/subaccounts/credits': {
     post: {
       id: 'grantCredits',

@@ -2,7 +2,7 @@ import type { Gateway } from '../../context.js';
 import { setAutoRecharge } from '../../domain/auto-recharge.js';
 import { creditHistory, creditsOf, grantCredits, publicEntry, setLowBalanceThreshold } from '../../domain/credits.js';
 import { idempotent } from '../../domain/idempotency.js';
-import { publicSubAccount, subAccountCredits, subAccountsOf } from '../../domain/subaccounts.js';
+import { publicSubAccount, subAccountCredits, subAccountHistory, subAccountsOf } from '../../domain/subaccounts.js';
 import { keyInHeaderOnly } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage } from '../paging.js';
@@ -56,6 +56,14 @@ export function creditsRoutes(v1: Routes, gw: Gateway): void {
         await subAccountCredits(gw.store, accountOf(res), String(req.params.id), gw.config.prices),
       );
     },
+  });
+
+  route(v1, '/subaccounts/:id/credits/history', {
+    get: accountPage(
+      gw,
+      (agency, req, page) => subAccountHistory(gw.store, agency, String(req.params.id), page),
+      publicEntry,
+    ),
   });
 
   route(v1, '/credits/history', {

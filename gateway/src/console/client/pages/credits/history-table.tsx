@@ -9,17 +9,20 @@ import { credits, entryText } from './labels.js';
 const PAGE = 50;
 
 /**
- * The account's credit history (GET /v1/credits/history), newest first, a page at a time: grants, recharges and
- * what each message cost, by its kind and channel. Read again from the top when the stream tells credits changed.
+ * A credit history, newest first, a page at a time: grants, recharges and what each message cost, by its kind and
+ * channel. The account's own (GET /v1/credits/history) unless `path` names a sub-account's; read again from the top
+ * when the stream tells credits changed, or when `version` changes (the agency granted).
  */
-export function HistoryTable() {
+export function HistoryTable(props: { path?: string; version?: number; credits?: (n: number) => string }) {
+  const path = props.path ?? '/v1/credits/history';
+  const shown = props.credits ?? credits;
   const [entries, setEntries] = useState<CreditEntry[] | undefined>(undefined);
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const read = async (cursor?: string) => {
     const res = await get<PageOf<CreditEntry>>(
-      `/v1/credits/history?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      `${path}?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     );
     setError(res.ok ? undefined : res.error);
     if (!res.ok || !res.data) return;
@@ -27,7 +30,7 @@ export function HistoryTable() {
     setEntries((before) => (cursor ? [...(before ?? []), ...page.data] : page.data));
     setNext(page.nextCursor);
   };
-  useLiveReload(() => read(), [], { concerns: (e) => e.event === 'credits.updated' });
+  useLiveReload(() => read(), [path, props.version], { concerns: (e) => e.event === 'credits.updated' });
   const more = async () => {
     setBusy(true);
     await read(next ?? undefined);
@@ -40,7 +43,7 @@ export function HistoryTable() {
     <>
       <CreditTable
         id="credit-history"
-        credits={credits}
+        credits={shown}
         lines={entries.map((e) => ({
           ...e,
           what: entryText(e),
