@@ -323,3 +323,20 @@ test('a sub-account is told whether its balance pays for its messages, what they
   expect(own).not.toHaveProperty('canSend');
   expect(own).not.toHaveProperty('agency');
 });
+
+test('?transactions=false answers the balance without its whole history, for the account and its agency', async () => {
+  const sub = await newSub();
+  for (const amount of [3, 4]) expect((await grant({ email: sub.email, amount })).status).toBe(200);
+  const whole = (await api(ctx.gw, sub, 'GET', 'credits')).body;
+  expect(whole.transactions).toHaveLength(2);
+  const { transactions: _history, ...balance } = whole;
+  const light = await api(ctx.gw, sub, 'GET', 'credits', { query: { transactions: 'false' } });
+  expect(light.status).toBe(200);
+  expect(light.body).toStrictEqual(balance);
+  const seen = await api(ctx.gw, agency, 'GET', `subaccounts/${sub.id}/credits`, { query: { transactions: 'false' } });
+  expect(seen.body).toStrictEqual(balance);
+  expect((await api(ctx.gw, sub, 'GET', 'credits', { query: { transactions: 'true' } })).body).toStrictEqual(whole);
+  const refused = await api(ctx.gw, sub, 'GET', 'credits', { query: { transactions: 'no' } });
+  expectApiError(refused, 400, 'VALIDATION_ERROR');
+  expect(refused.body.error.fields).toEqual([expect.objectContaining({ field: 'transactions' })]);
+});

@@ -44,17 +44,22 @@ export const creditsAnswer = z
       .nullable()
       .optional()
       .describe('A sub-account: the agency that grants its credits'),
-    transactions: z.array(
-      z.object({
-        id: z.string(),
-        kind: z.enum(['grant', 'usage']),
-        amount: z.number(),
-        balance: z.number(),
-        description: z.string().nullable(),
-        messageId: z.string().nullable(),
-        createdAt: timestamp,
-      }),
-    ),
+    transactions: z
+      .array(
+        z.object({
+          id: z.string(),
+          kind: z.enum(['grant', 'usage']),
+          amount: z.number(),
+          balance: z.number(),
+          description: z.string().nullable(),
+          messageId: z.string().nullable(),
+          createdAt: timestamp,
+        }),
+      )
+      .optional()
+      .describe(
+        'The whole history, newest first; left out with ?transactions=false (GET /v1/credits/history pages it)',
+      ),
   })
   .meta({ id: 'Credits' });
 export type CreditsAnswer = z.output<typeof creditsAnswer>;

@@ -141,11 +141,19 @@ export async function spend(
 /**
  * The balance and its history; for a sub-account also what its messages cost, whether the balance pays for the
  * cheapest of them (`canSend`), and the agency that grants its credits, so the team knows why bot replies fail and
- * whom to ask.
+ * whom to ask. Without `transactions` the history is not read: a sub-account that has sent for months holds more
+ * entries than a balance shown on every page should carry (GET /v1/credits/history pages them).
  */
-export async function creditsOf(r: Reader, accountId: string, prices: Config['prices']): Promise<CreditsAnswer> {
+export async function creditsOf(
+  r: Reader,
+  accountId: string,
+  prices: Config['prices'],
+  { transactions = true }: { transactions?: boolean } = {},
+): Promise<CreditsAnswer> {
   const fresh = await getAccount(r, accountId);
-  const history = await r.find<CreditTransaction>('transactions', 'account', [accountId], { order: 'desc' });
+  const history = transactions
+    ? await r.find<CreditTransaction>('transactions', 'account', [accountId], { order: 'desc' })
+    : undefined;
   const agency = fresh.parentId ? await r.get<Account>('accounts', fresh.parentId) : undefined;
   const cheapest = Math.min(...Object.values(prices).filter((cents) => cents > 0));
   const threshold = fresh.lowBalanceThresholdCents ?? null;
@@ -167,15 +175,17 @@ export async function creditsOf(r: Reader, accountId: string, prices: Config['pr
           agency: agency ? { name: agency.name, email: agency.email } : null,
         }
       : {}),
-    transactions: history.map((t) => ({
-      id: t.id,
-      kind: t.kind,
-      amount: toCredits(t.amountCents),
-      balance: toCredits(t.balanceCents),
-      description: t.description,
-      messageId: t.messageId ?? null,
-      createdAt: t.createdAt,
-    })),
+    ...(history && {
+      transactions: history.map((t) => ({
+        id: t.id,
+        kind: t.kind,
+        amount: toCredits(t.amountCents),
+        balance: toCredits(t.balanceCents),
+        description: t.description,
+        messageId: t.messageId ?? null,
+        createdAt: t.createdAt,
+      })),
+    }),
   };
 }
 

@@ -39,8 +39,14 @@ async function subAccountOf(r: Reader, agency: Account, subId: string): Promise<
 }
 
 /** A sub-account's balance, auto-recharge rule and credit history: what GET /v1/credits shows the sub-account itself. */
-export async function subAccountCredits(r: Reader, agency: Account, subId: string, prices: Config['prices']) {
-  return creditsOf(r, (await subAccountOf(r, agency, subId)).id, prices);
+export async function subAccountCredits(
+  r: Reader,
+  agency: Account,
+  subId: string,
+  prices: Config['prices'],
+  options?: { transactions?: boolean },
+) {
+  return creditsOf(r, (await subAccountOf(r, agency, subId)).id, prices, options);
 }
 
 /**

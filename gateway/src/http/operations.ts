@@ -729,7 +729,13 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
     },
   },
   '/credits': {
-    get: { id: 'getCredits', tag: 'Credits', summary: 'Credit balance and history', answers: { 200: creditsAnswer } },
+    get: {
+      id: 'getCredits',
+      tag: 'Credits',
+      summary: 'Credit balance and history',
+      query: schemas.creditsQuery,
+      answers: { 200: creditsAnswer },
+    },
   },
   '/credits/history': {
     get: {
@@ -769,6 +775,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'getSubAccountCredits',
       tag: 'Credits',
       summary: "A sub-account's credit balance and history",
+      query: schemas.creditsQuery,
       answers: { 200: creditsAnswer },
       errors: { 403: ['NOT_AGENCY'], ...notFound('SUB_ACCOUNT') },
     },

@@ -727,6 +727,14 @@ export const unreachableQuery = z.strictObject({
   reason: z.enum(UNREACHABLE_REASONS).optional().describe('Only the contacts not reached for this reason'),
 });
 
+export const creditsQuery = z.strictObject({
+  transactions: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .default(true)
+    .describe('false: the balance without its whole history (GET /credits/history pages it)'),
+});
+
 export const unansweredQuery = z.strictObject({
   limit: z.coerce
     .number()

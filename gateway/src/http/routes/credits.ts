@@ -7,7 +7,7 @@ import { keyInHeaderOnly } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
-import { autoRecharge, creditGrant, lowBalance } from '../schemas.js';
+import { autoRecharge, creditGrant, creditsQuery, lowBalance } from '../schemas.js';
 
 /** Credits: the account's own balance for everyone of the team; the agency's sub-accounts for admins and the owner. */
 export function creditsRoutes(v1: Routes, gw: Gateway): void {
@@ -53,7 +53,13 @@ export function creditsRoutes(v1: Routes, gw: Gateway): void {
       await sendDurable(
         gw,
         res,
-        await subAccountCredits(gw.store, accountOf(res), String(req.params.id), gw.config.prices),
+        await subAccountCredits(
+          gw.store,
+          accountOf(res),
+          String(req.params.id),
+          gw.config.prices,
+          parse(creditsQuery, req.query, 'query'),
+        ),
       );
     },
   });
@@ -80,8 +86,9 @@ export function creditsRoutes(v1: Routes, gw: Gateway): void {
   });
 
   route(v1, '/credits', {
-    get: async (_req, res) => {
-      const credits = await creditsOf(gw.store, accountOf(res).id, gw.config.prices);
+    get: async (req, res) => {
+      const query = parse(creditsQuery, req.query, 'query');
+      const credits = await creditsOf(gw.store, accountOf(res).id, gw.config.prices, query);
       await sendDurable(gw, res, credits);
     },
   });

@@ -12,7 +12,7 @@ export function useCredits(): Credits | undefined {
   const [credits, setCredits] = useState<Credits | undefined>(undefined);
   useLiveReload(
     async () => {
-      const res = await get<Credits>('/v1/credits');
+      const res = await get<Credits>('/v1/credits?transactions=false');
       if (res.ok) setCredits(res.data);
     },
     [],

@@ -22,7 +22,7 @@ export function CreditsPage(props: { session: SessionInfo }) {
   const [error, setError] = useState<string | undefined>(undefined);
   useLiveReload(
     async () => {
-      const res = await get<Credits>('/v1/credits');
+      const res = await get<Credits>('/v1/credits?transactions=false');
       setError(res.ok ? undefined : res.error);
       if (res.ok) setCredits(res.data);
     },
