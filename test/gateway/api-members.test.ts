@@ -630,16 +630,84 @@ describe('round robin', () => {
     ];
     await askForAPerson(gw, account);
     await askForAPerson(gw, account);
+    // The second's hand-off passes to the third, next after them, who is made an admin: the fourth is next.
     expect((await api(gw, account, 'DELETE', `members/${second!.id}`)).status).toBe(204);
-    await askForAPerson(gw, account);
     await api(gw, account, 'PATCH', `members/${third!.id}`, { body: { role: 'admin' } });
     await askForAPerson(gw, account);
     await askForAPerson(gw, account);
     const order = (await api(gw, account, 'GET', 'conversations')).body.data
       .reverse()
       .map((c: { assigneeId: string }) => c.assigneeId);
-    // The second's conversation is nobody's since they left; the third, next after them, took the next one.
-    expect(order).toEqual([first!.id, null, third!.id, fourth!.id, first!.id]);
+    expect(order).toEqual([first!.id, third!.id, fourth!.id, first!.id]);
+  });
+
+  test("a removed agent's open hand-offs go to the next agent in turn, and the handoff event tells who has each now", async () => {
+    const { gw } = ctx;
+    const account = await createAccount(gw);
+    const hook = await Receiver.start();
+    receivers.push(hook);
+    await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['handoff'] } });
+    await api(gw, account, 'PUT', 'settings', { body: { handoffAssignment: 'round_robin' } });
+    const [first, second, third] = [
+      await join(gw, account, 'agent', 'First'),
+      await join(gw, account, 'agent', 'Second'),
+      await join(gw, account, 'agent', 'Third'),
+    ];
+    await askForAPerson(gw, account);
+    await askForAPerson(gw, account);
+    const [waiting, kept] = (await api(gw, account, 'GET', 'conversations')).body.data;
+    expect([kept.assigneeId, waiting.assigneeId]).toEqual([first!.id, second!.id]);
+    // The second also has one given back to the bot: it waits for nobody.
+    await askForAPerson(gw, account);
+    const [botHas] = (await api(gw, account, 'GET', 'conversations')).body.data;
+    await api(gw, account, 'POST', `conversations/${botHas.id}/assign`, { body: { memberId: second!.id } });
+    await api(gw, account, 'POST', `contacts/${botHas.contactId}/bot`, { body: { active: true } });
+    expect((await api(gw, account, 'GET', `conversations/${botHas.id}`)).body).toMatchObject({ status: 'active' });
+    await handoffEvents(hook, 3);
+
+    // The third took the last hand-off: the turn comes round to the first, who has the removed agent's.
+    expect((await api(gw, account, 'DELETE', `members/${second!.id}`)).status).toBe(204);
+    const passedOn = (await api(gw, account, 'GET', `conversations/${waiting.id}`)).body;
+    expect(passedOn).toMatchObject({ status: 'handed_off', needsReply: true, assigneeId: first!.id });
+    expect((await api(gw, account, 'GET', `conversations/${botHas.id}`)).body.assigneeId).toBeNull();
+    expect((await api(gw, account, 'GET', `conversations/${kept.id}`)).body.assigneeId).toBe(first!.id);
+    const events = await handoffEvents(hook, 4);
+    expect(events.filter((e) => e.conversationId === botHas.id)).toHaveLength(1);
+    const told = events.filter((e) => e.conversationId === waiting.id);
+    expect(told).toHaveLength(2);
+    expect(told[1]).toMatchObject({
+      reason: 'contact_asked',
+      body: 'I want to talk to a human please',
+      assignee: { id: first!.id, name: 'First', email: first!.email },
+    });
+    // The turn goes on after the first: the next hand-off is the third's.
+    await askForAPerson(gw, account);
+    expect((await api(gw, account, 'GET', 'conversations')).body.data[0].assigneeId).toBe(third!.id);
+  });
+
+  test("with hand-offs to nobody, a removed member's open hand-offs wait under Unassigned, and the handoff event says so", async () => {
+    const { gw } = ctx;
+    const account = await createAccount(gw);
+    const hook = await Receiver.start();
+    receivers.push(hook);
+    await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['handoff'] } });
+    const agent = await join(gw, account, 'agent');
+    await askForAPerson(gw, account);
+    const [conversation] = (await api(gw, account, 'GET', 'conversations')).body.data;
+    await as(gw, agent, 'POST', `conversations/${conversation.id}/assign`, { memberId: 'me' });
+    await handoffEvents(hook, 1);
+
+    expect((await api(gw, account, 'DELETE', `members/${agent.id}`)).status).toBe(204);
+    expect((await api(gw, account, 'GET', `conversations/${conversation.id}`)).body).toMatchObject({
+      status: 'handed_off',
+      needsReply: true,
+      assigneeId: null,
+    });
+    expect((await handoffEvents(hook, 2))[1]).toMatchObject({
+      conversationId: conversation.id,
+      reason: 'contact_asked',
+      assignee: null,
+    });
   });
 
   test('a conversation already assigned stays with its assignee when it is handed off', async () => {

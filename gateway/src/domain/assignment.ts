@@ -1,8 +1,10 @@
 import type { Gateway } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { Tx } from '../store/store.js';
+import type { HandoffReason } from '../api-contract.js';
 import type { Account } from './accounts.js';
 import { getConversation, updateConversation, type Conversation } from './conversations.js';
+import { emitEvent } from './emit-event.js';
 import { getMember, teamOf, type Actor, type Member } from './members.js';
 import { holdTurn } from './turns.js';
 
@@ -49,4 +51,29 @@ export async function takeTurn(tx: Tx, accountId: string): Promise<Member | unde
   const next = pool.find((m) => team.indexOf(m) > lastAt) ?? pool[0]!;
   await turn.record(next.id);
   return next;
+}
+
+/**
+ * The `handoff` event: the team hears that the conversation waits for a person, and who of them has it (read as
+ * the transaction has it), so that a workflow can alert that person.
+ */
+export async function tellTeam(
+  tx: Tx,
+  account: Account,
+  conversation: Conversation,
+  reason: HandoffReason,
+  body: string | null,
+): Promise<void> {
+  const assignee = conversation.assigneeId
+    ? await getMember(tx, account, conversation.assigneeId).catch(() => undefined)
+    : undefined;
+  await emitEvent(tx, account, 'handoff', {
+    contactId: conversation.contactId,
+    conversationId: conversation.id,
+    channel: conversation.channel,
+    customChannel: conversation.customChannel,
+    reason,
+    body,
+    assignee: assignee ? { id: assignee.id, name: assignee.name, email: assignee.email } : null,
+  });
 }

@@ -4,10 +4,8 @@ import { iso, newId, now } from '../ids.js';
 import { clockNow } from '../clock.js';
 import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
-import { updateConversation, type Conversation } from './conversations.js';
 import { digest, hashPassword, newToken } from './secrets.js';
 import { endSessionIn } from './session-ends.js';
-import { leaveTurn } from './turns.js';
 import type { MemberRole, Role } from '../api-contract.js';
 import type { MemberAnswer } from '../contract/account.js';
 
@@ -160,7 +158,7 @@ export async function reinvite(gw: Gateway, account: Account, id: string): Promi
   return { member, token };
 }
 
-const ownerIsNoMember = (what: string) => forbidden('OWNER_UNCHANGEABLE', `The account's owner ${what}`);
+export const ownerIsNoMember = (what: string) => forbidden('OWNER_UNCHANGEABLE', `The account's owner ${what}`);
 
 /** PATCH /v1/members/{id}: a member's name or role; of the owner, only the name shown on their replies. */
 export async function updateMember(
@@ -186,27 +184,9 @@ export async function updateMember(
 }
 
 /** Ends every console session of a member. */
-async function endSessions(tx: Tx, memberId: string): Promise<void> {
+export async function endSessions(tx: Tx, memberId: string): Promise<void> {
   for (const session of await tx.find<{ id: string; accountId: string }>('sessions', 'member', [memberId]))
     await endSessionIn(tx, session);
-}
-
-/**
- * DELETE /v1/members/{id}: the member's sessions end at once and their conversations are nobody's. The round robin
- * goes on from where they were in it.
- */
-export async function removeMember(gw: Gateway, account: Account, id: string): Promise<void> {
-  await gw.store.transact(async (tx) => {
-    const found = await getMember(tx, account, id);
-    if (!('accountId' in found)) throw ownerIsNoMember('cannot be removed');
-    const team = await teamOf(tx, account.id);
-    await leaveTurn(tx, account.id, found.id, team[team.findIndex((m) => m.id === found.id) - 1]?.id ?? null);
-    await endSessions(tx, found.id);
-    for (const c of await tx.find<Conversation>('conversations', 'assignee', [account.id, found.id])) {
-      await updateConversation(tx, c, { assigneeId: null });
-    }
-    await tx.remove('members', found.id);
-  });
 }
 
 const inviteNotFound = () =>

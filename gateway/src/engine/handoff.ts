@@ -10,9 +10,9 @@ import {
   updateConversation,
   type Conversation,
 } from '../domain/conversations.js';
-import { takeTurn } from '../domain/assignment.js';
+import { takeTurn, tellTeam } from '../domain/assignment.js';
 import { recordStep } from '../domain/funnel.js';
-import { getMember, type Actor } from '../domain/members.js';
+import type { Actor } from '../domain/members.js';
 import type { Message } from '../domain/messages.js';
 import { ApiError, fieldError } from '../errors.js';
 import { now } from '../ids.js';
@@ -20,7 +20,6 @@ import { clockNow } from '../clock.js';
 import { handoffNotice } from '../domain/texts.js';
 import { textTooLong } from '../domain/text-limits.js';
 import type { Tx } from '../store/store.js';
-import { emitEvent } from '../domain/emit-event.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { sendOnConversation } from './outgoing.js';
 
@@ -47,18 +46,7 @@ export async function handOff(
   });
   await recordStep(tx, 'handedOff', updated);
   tx.afterCommit(() => metrics.handoffs.inc({ reason }));
-  const assignee = updated.assigneeId
-    ? await getMember(tx, account, updated.assigneeId).catch(() => undefined)
-    : undefined;
-  await emitEvent(tx, account, 'handoff', {
-    contactId: conversation.contactId,
-    conversationId: conversation.id,
-    channel: conversation.channel,
-    customChannel: conversation.customChannel,
-    reason,
-    body,
-    assignee: assignee ? { id: assignee.id, name: assignee.name, email: assignee.email } : null,
-  });
+  await tellTeam(tx, account, updated, reason, body);
   return updated;
 }
 

@@ -426,7 +426,7 @@ export interface components {
     };
     /**
      * A conversation passed to a person
-     * @description The contact asked for a person, the bot could not answer, or a team member took over.
+     * @description The contact asked for a person, the bot could not answer, or a team member took over; again, with the hand-off's reason and body, when the member who had the conversation is removed.
      */
     HandoffEvent: {
       /**

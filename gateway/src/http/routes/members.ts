@@ -6,10 +6,10 @@ import {
   membersOf,
   publicMember,
   reinvite,
-  removeMember,
   updateMember,
   type Invitation,
 } from '../../domain/members.js';
+import { removeMember } from '../../domain/member-removal.js';
 import { iso } from '../../ids.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage } from '../paging.js';
