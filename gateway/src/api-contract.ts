@@ -73,7 +73,8 @@ export type HandoffAssignment = (typeof HANDOFF_ASSIGNMENTS)[number];
 /**
  * Why a conversation was handed to a person: the contact asked, a team member took over, no campaign's bot answers
  * the contact, the bot could not answer (not confident, no FAQs to answer from, an LLM's own call), or the account
- * had no credits to pay for the bot's answer, or the bot's answer was longer than the channel takes in a message.
+ * had no credits to pay for the bot's answer, or the bot's answer was longer than the channel takes in a message, or
+ * the contact sent a file with no text, which the bot cannot read.
  */
 export const HANDOFF_REASONS = [
   'contact_asked',
@@ -84,6 +85,7 @@ export const HANDOFF_REASONS = [
   'bot_handoff',
   'no_credits',
   'answer_too_long',
+  'file_only',
 ] as const;
 export type HandoffReason = (typeof HANDOFF_REASONS)[number];
 

@@ -893,3 +893,53 @@ test("a STOP Twilio answered itself: the gateway's confirmation, refused with Tw
   expect(conversation).toMatchObject({ status: 'opted_out', failed: 0 });
   expect(hook.requests.filter((r) => r.body?.type === 'delivery_failed')).toEqual([]);
 });
+
+test('a photo with no text, in a conversation the bot answers, goes to the team, and the contact is told a person will answer', async () => {
+  const { account, hook } = await accountWith({ twilio });
+  const campaign = (
+    await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: {
+        name: 'Smile Dental',
+        channel: 'sms',
+        bot: { faqs: [{ question: 'How much is a cleaning?', answer: 'A cleaning costs $90.' }] },
+      },
+    })
+  ).body;
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
+  const phone = uniquePhone();
+  const sms = { From: phone, To: '+15005550006', NumMedia: '0' };
+  await postTwilio(account, 'incoming', { ...sms, MessageSid: `SM${hex('e')}`, Body: 'How much is a cleaning?' });
+  await untilIdle(ctx.gw);
+  const photo = {
+    ...sms,
+    MessageSid: `MM${hex('e')}`,
+    Body: '',
+    NumMedia: '1',
+    MediaUrl0: `${base}/2010-04-01/Accounts/${twilio.accountSid}/Messages/MM${hex('e')}/Media/ME1`,
+    MediaContentType0: 'image/png',
+  };
+  expect((await postTwilio(account, 'incoming', photo)).status).toBe(200);
+  await untilIdle(ctx.gw);
+
+  const contact = (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
+  const thread = await messages(account, contact.id);
+  expect(thread.map((m) => [m.direction, m.author ?? null, m.body])).toEqual([
+    ['incoming', null, 'How much is a cleaning?'],
+    ['outgoing', 'bot', 'A cleaning costs $90.'],
+    ['incoming', null, ''],
+    ['outgoing', 'bot', 'Thanks for your message! A member of our team will get back to you shortly.'],
+  ]);
+  const conversation = (await api(ctx.gw, account, 'GET', `conversations/${thread[0].conversationId}`)).body;
+  expect(conversation).toMatchObject({
+    status: 'handed_off',
+    needsReply: true,
+    handoff: { reason: 'file_only', message: null },
+  });
+  const told = await poll(
+    async () => hook.requests.filter((r) => r.body?.type === 'handoff'),
+    (rs) => rs.length > 0,
+  );
+  expect(told.map((r) => r.body)).toEqual([
+    expect.objectContaining({ contactId: contact.id, reason: 'file_only', body: null }),
+  ]);
+});

@@ -99,12 +99,13 @@ export const handoffEvent = z
         "contact_asked: the contact asked for a person; team: a team member took over; no_campaign: no campaign's bot answers the contact; " +
           "bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call): the bot could not answer; " +
           "no_credits: the account had no credits to pay for the bot's answer; " +
-          "answer_too_long: the bot's answer was longer than the channel takes in a message",
+          "answer_too_long: the bot's answer was longer than the channel takes in a message; " +
+          'file_only: the contact sent a file (a photo, a voice note) with no text, which the bot cannot read',
       ),
     body: z
       .string()
       .nullable()
-      .describe('What the contact wrote that was handed off; null when a team member took over'),
+      .describe('What the contact wrote that was handed off; null when a team member took over or they wrote no text'),
     assignee: z
       .object({ id: z.string(), name: z.string(), email: z.string() })
       .nullable()

@@ -147,8 +147,10 @@ export async function runBotReply(gw: Engine, { conversationId, messageId }: Job
   );
   if (!answering(campaign)) return;
   const context = await contextOf(gw.store, conversation, contact, campaign);
-  if (!context.message) return;
-  const answer = await gw.providers.answer(gw, account, campaign, context);
+  // A file with no text (a photo, a voice note) is no "ok" to leave unanswered: the bot reads text only.
+  const fileOnly = !context.message && !!message.media && message.createdAt >= (conversation.bot.since ?? '');
+  if (!context.message && !fileOnly) return;
+  const answer = fileOnly ? undefined : await gw.providers.answer(gw, account, campaign, context);
 
   await gw.store.transact(async (tx) => {
     const latest = await tx.get<Conversation>('conversations', conversationId);
@@ -156,19 +158,25 @@ export async function runBotReply(gw: Engine, { conversationId, messageId }: Job
     if (!current(latest) || !person || !botMaySpeak(latest, person)) return;
     // A question the bot asks stands until its next reply, which reads the answer to it.
     const clarifying =
-      answer.reply.kind === 'clarify' ? { campaignId: campaign.id, options: answer.reply.options } : null;
+      answer?.reply.kind === 'clarify' ? { campaignId: campaign.id, options: answer.reply.options } : null;
     const marked = await updateConversation(tx, latest, {
       botAnsweredId: messageId,
       campaignId: latest.campaignId ?? campaign.id,
       clarifying,
     });
-    await speak(tx, gw, account, person, marked, campaign, answer, message);
+    if (answer) await speak(tx, gw, account, person, marked, campaign, answer, message);
+    else await handToTeam(tx, gw, account, person, marked, campaign, FILE_ONLY, message);
   });
 }
 
 type Handoff = Extract<BotReply, { kind: 'handoff' }>;
-/** A reply to send, or a hand-off for any reason the engine may add to the bot's own. */
-type Spoken = Exclude<BotReply, { kind: 'silent' | 'handoff' }> | (Omit<Handoff, 'reason'> & { reason: HandoffReason });
+/** A hand-off for any reason the engine may add to the bot's own. */
+type ToTeam = Omit<Handoff, 'reason'> & { reason: HandoffReason };
+/** A reply to send, or a hand-off. */
+type Spoken = Exclude<BotReply, { kind: 'silent' | 'handoff' }> | ToTeam;
+
+/** The contact's file the bot cannot read goes to the team, and the contact is told a person will answer. */
+const FILE_ONLY: ToTeam = { kind: 'handoff', reason: 'file_only', body: null };
 
 /**
  * The bot's reply as it can go on the conversation's channel: an answer longer than the channel takes in a message
@@ -193,16 +201,7 @@ async function speak(
   if (answer.reply.kind === 'silent') return;
   const reply = fitting(answer.reply, conversation);
   tx.afterCommit(() => metrics.botReplies.inc({ kind: reply.kind === 'reply' ? 'answer' : reply.kind }));
-  if (reply.kind === 'handoff') {
-    // Every hand-off tells the contact: the bot's own words, else the notice.
-    const notified = await tellHandoff(tx, gw, account, contact, conversation, campaign, { body: reply.body ?? null });
-    // A reply that answered some questions of a burst hands off the others: the team and the unanswered list get those.
-    const questions = reply.questions ?? [message.body];
-    await handOff(tx, account, notified, reply.reason, questions.join('\n'));
-    if (isUnanswered(reply.reason))
-      for (const body of questions) await recordUnanswered(tx, campaign, { ...message, body });
-    return;
-  }
+  if (reply.kind === 'handoff') return handToTeam(tx, gw, account, contact, conversation, campaign, reply, message);
   const sent = await sendBotAnswer(tx, gw, account, contact, conversation, campaign, {
     body: reply.body,
     question: message.body,
@@ -221,4 +220,23 @@ async function speak(
       messageId: sent.message.id,
     });
   }
+}
+
+/** The bot hands the conversation to the team: every hand-off tells the contact, in the bot's own words, else the notice. */
+async function handToTeam(
+  tx: Tx,
+  gw: Engine,
+  account: Account,
+  contact: Contact,
+  conversation: Conversation,
+  campaign: Campaign,
+  reply: ToTeam,
+  message: Message,
+): Promise<void> {
+  const notified = await tellHandoff(tx, gw, account, contact, conversation, campaign, { body: reply.body ?? null });
+  // A reply that answered some questions of a burst hands off the others: the team and the unanswered list get those.
+  const questions = reply.questions ?? (message.body ? [message.body] : []);
+  await handOff(tx, account, notified, reply.reason, questions.join('\n') || null);
+  if (isUnanswered(reply.reason))
+    for (const body of questions) await recordUnanswered(tx, campaign, { ...message, body });
 }

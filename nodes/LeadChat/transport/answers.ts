@@ -449,7 +449,7 @@ export interface components {
       /** @description The custom channel's label, with channel "custom"; else null */
       customChannel: string | null;
       /**
-       * @description contact_asked: the contact asked for a person; team: a team member took over; no_campaign: no campaign's bot answers the contact; bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call): the bot could not answer; no_credits: the account had no credits to pay for the bot's answer; answer_too_long: the bot's answer was longer than the channel takes in a message
+       * @description contact_asked: the contact asked for a person; team: a team member took over; no_campaign: no campaign's bot answers the contact; bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call): the bot could not answer; no_credits: the account had no credits to pay for the bot's answer; answer_too_long: the bot's answer was longer than the channel takes in a message; file_only: the contact sent a file (a photo, a voice note) with no text, which the bot cannot read
        * @enum {string}
        */
       reason:
@@ -460,8 +460,9 @@ export interface components {
         | 'bot_no_knowledge'
         | 'bot_handoff'
         | 'no_credits'
-        | 'answer_too_long';
-      /** @description What the contact wrote that was handed off; null when a team member took over */
+        | 'answer_too_long'
+        | 'file_only';
+      /** @description What the contact wrote that was handed off; null when a team member took over or they wrote no text */
       body: string | null;
       /** @description Who of the team has the conversation; null for nobody */
       assignee: {
