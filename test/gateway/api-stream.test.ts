@@ -162,6 +162,39 @@ test('an assignment is conversation.assigned, a read conversation.updated, a tea
   expect(JSON.stringify(stream.events)).not.toContain('On it');
 });
 
+test('a conversation gone with its contact (erased, or folded into another by a merge) is conversation.removed', async () => {
+  const { account, session } = await signedIn();
+  const erased = await contactWrites(account);
+  const kept = await contactWrites(account);
+  const duplicate = await contactWrites(account);
+  await untilIdle(ctx.gw);
+  const contactOf = async (conversationId: string) =>
+    (await api(ctx.gw, account, 'GET', `conversations/${conversationId}`)).body.contact.id as string;
+  const [erasedId, keptId, duplicateId] = await Promise.all(
+    [erased, kept, duplicate].map((c) => contactOf(c.conversationId)),
+  );
+  const stream = await open(session);
+
+  expect((await api(ctx.gw, account, 'DELETE', `contacts/${erasedId}`)).status).toBe(204);
+  await stream.until((e) => named(e, 'conversation.removed').length > 0);
+  expect(stream.events).toEqual([
+    { id: expect.any(String), event: 'conversation.removed', data: { conversationId: erased.conversationId } },
+  ]);
+
+  const merge = await api(ctx.gw, account, 'POST', `contacts/${keptId}/merge`, { body: { contactId: duplicateId } });
+  expect(merge.status).toBe(200);
+  await stream.until((e) => named(e, 'conversation.removed').length > 1);
+  expect(named(stream.events, 'conversation.removed').map((e) => e.data)).toEqual([
+    { conversationId: erased.conversationId },
+    { conversationId: duplicate.conversationId },
+  ]);
+  // What the folded conversation held (its unread message) is the kept one's now.
+  await stream.until((e) => ofConversation(e, kept.conversationId).length > 0);
+  expect(ofConversation(stream.events, kept.conversationId).map((e) => [e.event, e.data.unread])).toEqual([
+    ['conversation.updated', 2],
+  ]);
+});
+
 test("a reconnect with Last-Event-ID gets exactly the events it missed; an unknown id gets reset, and the reset's id resumes", async () => {
   const { account, session } = await signedIn();
   const witness = await open(session);

@@ -3,7 +3,7 @@ import { newId, now } from '../ids.js';
 import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
 import { getCampaign, type Channel } from './campaigns.js';
 import { getContact, publicContact, type Contact } from './contacts.js';
-import { conversationWritten, messageAdded, type ShownConversation } from './inbox-changes.js';
+import { conversationRemoved, conversationWritten, messageAdded, type ShownConversation } from './inbox-changes.js';
 import type { Message } from './messages.js';
 import type { ConversationAnswer } from '../contract/messages.js';
 
@@ -173,6 +173,12 @@ export const updateConversation = async (tx: Tx, conversation: Conversation, pat
       updatedAt: now(),
     }),
   );
+
+/** Removes a conversation (its contact erased, or folded into another by a merge): the inbox hears it is gone. */
+export async function removeConversation(tx: Tx, conversation: Conversation): Promise<void> {
+  await tx.remove('conversations', conversation.id);
+  conversationRemoved(tx, conversation.accountId, conversation.id);
+}
 
 /** Every write of a conversation goes through here: the inbox hears what changed (see inbox-changes.ts). */
 function told(tx: Tx, before: Conversation | null, after: Conversation): Conversation {

@@ -37,6 +37,8 @@ interface Pending {
   created: Array<[string, string, string | null]>;
   statuses: Map<string, string>;
   told: boolean;
+  /** Gone in this transaction: told as removed, whatever was written of it before. */
+  removed: boolean;
 }
 
 const pendingOf = new WeakMap<Tx, Map<string, Pending>>();
@@ -48,7 +50,15 @@ function pending(tx: Tx, accountId: string, conversationId: string): Pending {
   if (!found)
     conversations.set(
       conversationId,
-      (found = { accountId, before: undefined, after: undefined, created: [], statuses: new Map(), told: false }),
+      (found = {
+        accountId,
+        before: undefined,
+        after: undefined,
+        created: [],
+        statuses: new Map(),
+        told: false,
+        removed: false,
+      }),
     );
   return found;
 }
@@ -82,9 +92,20 @@ export function messageStatusChanged(
   publish(tx, conversationId, p);
 }
 
+/**
+ * The conversation is gone (its contact erased, or folded into another by a merge): whoever shows it lets it go. It
+ * takes the place of anything this transaction told of it before.
+ */
+export function conversationRemoved(tx: Tx, accountId: string, conversationId: string): void {
+  const p = pending(tx, accountId, conversationId);
+  p.removed = true;
+  tx.publish(accountId, { kind: 'conversation', conversationId, removed: true }, conversationId);
+}
+
 const STATE_FIELDS = ['status', 'needsReply', 'unread', 'botActive', 'failed', 'rest'] as const;
 
 function publish(tx: Tx, conversationId: string, p: Pending): void {
+  if (p.removed) return;
   const change: Record<string, Json> = { kind: 'conversation', conversationId };
   const created = new Set(p.created.map(([id]) => id));
   if (p.created.length > 0) change.created = p.created;
@@ -113,17 +134,24 @@ function publish(tx: Tx, conversationId: string, p: Pending): void {
 
 /** One event of the console's stream: its name and data. */
 export interface InboxEvent {
-  event: 'message.created' | 'message.updated' | 'conversation.assigned' | 'conversation.updated';
+  event:
+    | 'message.created'
+    | 'message.updated'
+    | 'conversation.assigned'
+    | 'conversation.updated'
+    | 'conversation.removed';
   data: Record<string, Json>;
 }
 
 /**
  * The events a published change stands for, in the order a reader wants them: the new messages, the statuses of
- * older ones, the assignment, then how the conversation stands. Nothing for a change of another kind.
+ * older ones, the assignment, then how the conversation stands; or that it is gone. Nothing for a change of another
+ * kind.
  */
 export function inboxEvents(change: Change): InboxEvent[] {
   if (change.kind !== 'conversation' || typeof change.conversationId !== 'string') return [];
   const conversationId = change.conversationId;
+  if (change.removed === true) return [{ event: 'conversation.removed', data: { conversationId } }];
   const events: InboxEvent[] = [];
   for (const [messageId, direction, author] of (change.created ?? []) as Array<[string, string, string | null]>) {
     events.push({ event: 'message.created', data: { conversationId, messageId, direction, author } });

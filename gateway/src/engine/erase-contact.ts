@@ -3,7 +3,7 @@ import { unindexContactIn } from '../domain/contact-search.js';
 import { registrationOf } from '../domain/contact-identity.js';
 import { deliveriesOfContact } from '../domain/contact-export.js';
 import { getContact, type Contact } from '../domain/contacts.js';
-import { conversationsOfContact } from '../domain/conversations.js';
+import { conversationsOfContact, removeConversation } from '../domain/conversations.js';
 import { forgetOptOut, keepOptOut } from '../domain/erased-opt-outs.js';
 import { forgetFailedOpening } from '../domain/failed-openings.js';
 import { reassignInImports } from '../domain/imports.js';
@@ -80,7 +80,7 @@ async function forgetConversations(tx: Tx, contact: Contact, messages: Message[]
     if (c.campaignId) campaigns.add(c.campaignId);
     if (c.opening?.campaignId) campaigns.add(c.opening.campaignId);
     await cancelFollowUps(tx, c);
-    await tx.remove('conversations', c.id);
+    await removeConversation(tx, c);
   }
   await stopOpenings(tx, contact.id, 'erased');
   for (const o of await openingsOf(tx, contact.id)) {

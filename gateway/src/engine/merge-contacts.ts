@@ -5,7 +5,12 @@ import { unindexContactIn } from '../domain/contact-search.js';
 import { updateContact } from '../domain/contact-writes.js';
 import { getContact, type Contact } from '../domain/contacts.js';
 import { foldConversation } from '../domain/conversation-fold.js';
-import { conversationsOfContact, updateConversation, type Conversation } from '../domain/conversations.js';
+import {
+  conversationsOfContact,
+  removeConversation,
+  updateConversation,
+  type Conversation,
+} from '../domain/conversations.js';
 import { moveSteps } from '../domain/funnel.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { reassignInImports } from '../domain/imports.js';
@@ -122,7 +127,7 @@ async function moveConversations(
     folded.set(c.id, there.id);
     await cancelFollowUps(tx, c);
     await foldConversation(tx, there, c);
-    await tx.remove('conversations', c.id);
+    await removeConversation(tx, c);
   }
   const keptOpenings = new Set((await openingsOf(tx, keep.id)).map((o) => o.campaignId));
   for (const o of await openingsOf(tx, other.id)) {

@@ -13,6 +13,7 @@ export interface LiveEvent {
     | 'message.updated'
     | 'conversation.assigned'
     | 'conversation.updated'
+    | 'conversation.removed'
     | 'credits.updated'
     | 'reset';
   data: {
@@ -37,6 +38,7 @@ const EVENTS: Array<LiveEvent['event']> = [
   'message.updated',
   'conversation.assigned',
   'conversation.updated',
+  'conversation.removed',
   'credits.updated',
   'reset',
 ];
