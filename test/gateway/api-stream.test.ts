@@ -195,6 +195,26 @@ test('a conversation gone with its contact (erased, or folded into another by a 
   ]);
 });
 
+test("a conversation a merge moves to the kept contact is conversation.updated: the inbox shows that contact's name now", async () => {
+  const { account, session } = await signedIn();
+  const kept = await api(ctx.gw, account, 'POST', 'contacts', { body: { firstName: 'Kept', phone: '+14155550123' } });
+  expect(kept.status).toBe(201);
+  const duplicate = await contactWrites(account);
+  await untilIdle(ctx.gw);
+  const duplicateId = (await api(ctx.gw, account, 'GET', `conversations/${duplicate.conversationId}`)).body.contact.id;
+  const stream = await open(session);
+
+  const merge = await api(ctx.gw, account, 'POST', `contacts/${kept.body.id}/merge`, {
+    body: { contactId: duplicateId },
+  });
+  expect(merge.status).toBe(200);
+  expect((await api(ctx.gw, account, 'GET', `conversations/${duplicate.conversationId}`)).body.contact.id).toBe(
+    kept.body.id,
+  );
+  await stream.until((e) => ofConversation(e, duplicate.conversationId).length > 0);
+  expect(ofConversation(stream.events, duplicate.conversationId).map((e) => e.event)).toEqual(['conversation.updated']);
+});
+
 test("a reconnect with Last-Event-ID gets exactly the events it missed; an unknown id gets reset, and the reset's id resumes", async () => {
   const { account, session } = await signedIn();
   const witness = await open(session);

@@ -195,7 +195,8 @@ const shownOf = (c: Conversation): ShownConversation => ({
   botActive: c.bot.active,
   failed: c.failed ?? 0,
   assigneeId: c.assigneeId ?? null,
-  rest: `${c.lastMessage?.id ?? ''} ${c.handoff?.at ?? ''} ${c.lastReadAt ?? ''} ${c.goalReachedAt ?? ''} ${c.campaignId ?? ''}`,
+  // Its contact too: a merge gives the conversation to the contact kept, whose name the inbox shows then.
+  rest: `${c.lastMessage?.id ?? ''} ${c.handoff?.at ?? ''} ${c.lastReadAt ?? ''} ${c.goalReachedAt ?? ''} ${c.campaignId ?? ''} ${c.contactId}`,
 });
 
 /** What the gateway writes by itself: it tells the contact something, but answers nothing a person must. */

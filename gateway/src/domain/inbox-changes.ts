@@ -18,7 +18,7 @@ export interface ShownConversation {
   botActive: boolean;
   failed: number;
   assigneeId: string | null;
-  /** The rest the inbox shows that changes (its latest message, the hand-off, the goal): compared, not told. */
+  /** The rest the inbox shows that changes (its latest message, the hand-off, the goal, its contact): compared only. */
   rest: string;
 }
 
