@@ -9,6 +9,7 @@ import {
   request,
   settledMessage,
   unique,
+  untilIdle,
   uniquePhone,
   useGateway,
   verifyStandardWebhook,
@@ -443,5 +444,31 @@ describe('conversations that need a reply', () => {
     expect(await ids('needsReply=true&status=handed_off')).toEqual([bob]);
     expect(await ids('needsReply=true&status=active')).toEqual([]);
     expectApiError(await api(ctx.gw, account, 'GET', 'conversations?needsReply=yes'), 400, 'VALIDATION_ERROR');
+  });
+});
+
+describe('conversations holding a failed message', () => {
+  test('?failed=true lists the conversations holding a failed outgoing message, =false the others', async () => {
+    const account = await withWebhook();
+    const ids = async (query: string) =>
+      ((await api(ctx.gw, account, 'GET', `conversations?${query}`)).body.data as any[]).map((c) => c.id);
+    const conversationIdOf = async (messageId: string) =>
+      (await api(ctx.gw, account, 'GET', `messages/${messageId}`)).body.conversationId as string;
+    // No receiver is set: the message to Ann fails at once. Bob wrote once there was one, and nothing to him failed.
+    const ann = await conversationIdOf((await send(account, 'ann')).body.messageId);
+    await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: (await receiver()).url } });
+    const bob = await conversationIdOf(
+      (
+        await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+          body: incoming({ fromId: 'bob', channel: 'web-chat' }),
+        })
+      ).body.messageId,
+    );
+    expect((await conversationOf(account, ann)).failed).toBe(1);
+    await untilIdle(ctx.gw);
+    expect((await conversationOf(account, bob)).failed).toBe(0);
+    expect(await ids('failed=true')).toEqual([ann]);
+    expect(await ids('failed=false')).toEqual([bob]);
+    expect(await ids('failed=false&needsReply=true')).toEqual([bob]);
   });
 });

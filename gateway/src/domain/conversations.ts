@@ -267,7 +267,7 @@ export interface ConversationFilters {
   status?: ConversationStatus;
   campaignId?: string;
   channel?: Channel;
-  /** Only the conversations holding a failed outgoing message. */
+  /** Only the conversations holding a failed outgoing message (true), or only those holding none (false). */
   failed?: boolean;
   /** Only the conversations that need a reply (true), or only those that do not (false). */
   needsReply?: boolean;
@@ -328,7 +328,7 @@ export async function conversationsOf(
     (!status || c.status === status) &&
     (!campaignId || c.campaignId === campaignId) &&
     (!channel || c.channel === channel) &&
-    (!failed || c.failing === 'failed') &&
+    (failed === undefined || (c.failing === 'failed') === failed) &&
     (awaiting === undefined || needsReply(c) === awaiting) &&
     (assigneeId === undefined || (c.assigneeId ?? 'none') === assigneeId) &&
     (!contactId || (c.contactId === contactId && c.accountId === accountId));

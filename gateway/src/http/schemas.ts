@@ -620,7 +620,7 @@ export const conversationQuery = z.object({
     .enum(['true', 'false'])
     .transform((v) => v === 'true')
     .optional()
-    .describe('true: only conversations holding a failed outgoing message'),
+    .describe('true: only conversations holding a failed outgoing message; false: only the others'),
   needsReply: z
     .enum(['true', 'false'])
     .transform((v) => v === 'true')
