@@ -168,6 +168,26 @@ describe("a conversation of each on one channel: the duplicate's folds into this
     expect(messages.at(-1)).toMatchObject({ direction: 'incoming', body: 'What are your opening hours?' });
   });
 
+  test("the member who had the duplicate's conversation has the folded one, when this contact's was nobody's", async () => {
+    const kept = await contactOf(await say('ivy-1', 'What are your opening hours?'));
+    await advanceClock(ctx.gw, '10m');
+    const twin = await contactOf(await say('ivy-2', 'What are your opening hours?'));
+    await untilIdle(ctx.gw, { horizonMs: 0 });
+    const [theirs] = await conversationsOf(twin);
+    const assigned = await api(ctx.gw, owner, 'POST', `conversations/${theirs.id}/assign`, {
+      body: { memberId: 'me' },
+    });
+    expect(assigned.status).toBe(200);
+    const ownerId = assigned.body.assigneeId as string;
+    expect((await conversationsOf(kept))[0]).toMatchObject({ status: 'active', assigneeId: null });
+
+    expect((await merge(kept, twin, owner)).status).toBe(200);
+    const [conversation] = await conversationsOf(kept);
+    expect(conversation.assigneeId).toBe(ownerId);
+    const mine = (await api(ctx.gw, owner, 'GET', 'conversations', { query: { assigneeId: 'me' } })).body.data;
+    expect(mine.map((c: { id: string }) => c.id)).toEqual([conversation.id]);
+  });
+
   /** The campaign Live on a list, its opening going to each contact added, its follow-up an hour after. */
   async function openingTo(externalId: string): Promise<string> {
     const hook = await Receiver.start();

@@ -13,8 +13,9 @@ const theirsIsLater = (theirs: string | undefined, mine: string | undefined, the
  * A merge folds the duplicate's conversation on a channel into this contact's conversation there: one exchange with
  * one person, which reads as if every message had come to it. Its last message, the contact's latest word, and the
  * unread and failed counts are both's; a hand-off in either stands (a person was asked for: the team must still see
- * who waits, and the bot stays quiet); a conversation still going opens a closed one again. This conversation's
- * follow-ups stop when the contact wrote in the other after its last message (a reply stops them); its opening stands.
+ * who waits, and the bot stays quiet); a member who had either has it; a conversation still going opens a closed one
+ * again. This conversation's follow-ups stop when the contact wrote in the other after its last message (a reply
+ * stops them); its opening stands.
  */
 export async function foldConversation(tx: Tx, into: Conversation, from: Conversation): Promise<Conversation> {
   const theyWroteLast = (from.lastIncomingAt ?? '') > (into.lastIncomingAt ?? '');
@@ -36,6 +37,8 @@ export async function foldConversation(tx: Tx, into: Conversation, from: Convers
     handoffNoticeAt: later(kept.handoffNoticeAt, from.handoffNoticeAt),
     goalReachedAt: kept.goalReachedAt ?? from.goalReachedAt ?? null,
     campaignId: kept.campaignId ?? from.campaignId,
+    // Whoever had either has the one left (whoever has the one handed off last, first): nobody's only when both were.
+    assigneeId: handedOff?.assigneeId ?? kept.assigneeId ?? from.assigneeId ?? null,
     ...(theyWroteLast
       ? {
           lastIncomingAt: from.lastIncomingAt,
@@ -49,7 +52,6 @@ export async function foldConversation(tx: Tx, into: Conversation, from: Convers
           status: 'handed_off' as const,
           bot: handedOff.bot,
           handoff: handedOff.handoff ?? null,
-          assigneeId: handedOff.assigneeId ?? kept.assigneeId ?? null,
         }
       : kept.status === 'closed' && from.status === 'active'
         ? { status: 'active' as const }
