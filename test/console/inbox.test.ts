@@ -671,3 +671,38 @@ test("each channel's reply box says how the reply is sent; why a conversation wa
   );
   expect(await seriousViolations(page)).toEqual([]);
 });
+
+test('more conversations needing a reply than one page holds: "Show more conversations" shows the rest', async () => {
+  const busy = await consoleAccount(gw, { name: 'Busy Clinic' });
+  const name = (n: number) => `Visitor ${String(n).padStart(2, '0')}`;
+  const say = (n: number) =>
+    request(gw, 'POST', '/v1/incoming_custom_channel_message', {
+      apiKey: busy.apiKey,
+      body: incoming({ fromId: `visitor-${n}`, firstName: name(n), channel: 'web-chat', body: 'Hello?' }),
+    });
+  // 26 wait for a reply (no campaign answers them), one more than the page's 25; one was answered, and needs none.
+  for (let n = 1; n <= 27; n++) expect((await say(n)).status).toBe(200);
+  const answered = (await request(gw, 'GET', '/v1/conversations?limit=200', { apiKey: busy.apiKey })).body.data.find(
+    (c: { contact: { firstName: string } }) => c.contact.firstName === name(1),
+  );
+  const reply = await request(gw, 'POST', `/v1/contacts/${answered.contactId}/messages`, {
+    apiKey: busy.apiKey,
+    body: { body: 'We open at nine' },
+  });
+  expect(reply.status).toBe(201);
+
+  const { context: mine, page: busyPage } = await openPage(browser);
+  try {
+    await signInAt(busyPage, url('/console/inbox'), busy);
+    const items = busyPage.locator('.inbox-item');
+    // The newest 25 of those waiting, then the answered one; the one that waits longest is on the next page.
+    await conversationButton(busyPage, name(1)).waitFor();
+    expect(await items.count()).toBe(26);
+    expect(await conversationButton(busyPage, name(2)).count()).toBe(0);
+    await busyPage.getByRole('button', { name: 'Show more conversations' }).click();
+    await conversationButton(busyPage, name(2)).waitFor();
+    expect(await items.count()).toBe(27);
+  } finally {
+    await mine.close();
+  }
+});

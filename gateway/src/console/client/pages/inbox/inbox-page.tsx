@@ -50,8 +50,12 @@ export function InboxPage({ session }: { session: SessionInfo }) {
       get<PageOf<Conversation>>(`/v1/conversations?${query}&needsReply=false`),
     ]);
     if (read !== reads.current) return;
+    // More of either group makes more to show: those waiting beyond the page too, however few the others.
     if (waiting.ok && others.ok)
-      setPage({ data: [...waiting.data!.data, ...others.data!.data], nextCursor: others.data!.nextCursor });
+      setPage({
+        data: [...waiting.data!.data, ...others.data!.data],
+        nextCursor: waiting.data!.nextCursor ?? others.data!.nextCursor,
+      });
     setError(waiting.ok ? (others.ok ? undefined : others.error) : waiting.error);
   };
   const reload = useLiveReload(load, [filters, limit], { concerns: (e) => e.event.startsWith('conversation.') });
