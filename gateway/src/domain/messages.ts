@@ -76,8 +76,6 @@ export function newMessage(
   };
 }
 
-export const NO_RECEIVER = 'No Custom Channel Webhook URL is configured (Settings > Custom Channel Webhook)';
-
 /** What a reply's receivers are posted: exactly spec §2.6, and for a team reply who of the team wrote it. */
 export const replyPayload = (message: Message): EventPayload<'reply'> => ({
   contactId: message.contactId,

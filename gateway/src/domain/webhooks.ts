@@ -101,6 +101,9 @@ export const subscriptionPage = (r: Pick<Store, 'findPlaced'>, accountId: string
 /** The receiver of replies the account saved in its settings: the Custom Channel Webhook URL. */
 export const OWNER_TARGET = 'settings';
 
+/** Why a custom channel's reply has nowhere to go. */
+export const NO_RECEIVER = 'No Custom Channel Webhook URL is configured (Settings > Custom Channel Webhook)';
+
 /** Where an event of the account goes: the settings URL takes replies (spec §6.1), subscriptions the events they named. */
 export async function receiversOf(
   r: Reader,
@@ -146,8 +149,8 @@ export async function queueDelivery<E extends EventType>(
 
 /**
  * The job that posts a delivery. Not keyed: a retry may queue it again while the run that failed it is still
- * settling. It holds the delivery's id and its receiver (whose secret is then read with the delivery), and ends doing
- * nothing once the delivery is gone (an erasure).
+ * settling. It holds the delivery's id and its receiver (whose URL and secret are then read with the delivery), and
+ * ends doing nothing once the delivery is gone (an erasure).
  */
 export const deliverJob = (delivery: Pick<Delivery, 'id' | 'accountId' | 'target'>) =>
   newJob('deliver', { deliveryId: delivery.id, target: delivery.target }, { accountId: delivery.accountId });
@@ -166,11 +169,20 @@ export async function emit<E extends EventType>(
   return deliveries;
 }
 
-/** The signing secret of a delivery's receiver, or undefined when the subscription is gone. */
-export async function secretFor(
+/**
+ * Where a delivery goes at this attempt and the secret that signs it, as the receiver is saved now: the account's
+ * Custom Channel Webhook URL as changed since the reply was written (spec §4.7: the platform saved is the one that
+ * reaches the contact), the subscription as it is. When there is none any more, why.
+ */
+export async function receiverNow(
   r: Reader,
   delivery: Pick<Delivery, 'target' | 'accountId'>,
-): Promise<string | undefined> {
-  if (delivery.target === OWNER_TARGET) return (await r.get<Account>('accounts', delivery.accountId))?.webhookSecret;
-  return (await r.get<Subscription>('webhooks', delivery.target))?.secret;
+): Promise<{ url: string; secret: string } | { gone: string }> {
+  if (delivery.target === OWNER_TARGET) {
+    const account = await r.get<Account>('accounts', delivery.accountId);
+    if (!account?.customChannelWebhookUrl) return { gone: NO_RECEIVER };
+    return { url: account.customChannelWebhookUrl, secret: account.webhookSecret };
+  }
+  const sub = await r.get<Subscription>('webhooks', delivery.target);
+  return sub ? { url: sub.url, secret: sub.secret } : { gone: 'The webhook subscription was deleted' };
 }

@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import { metrics } from '../metrics.js';
 import { settleDeliveries } from '../engine/message-status.js';
-import { secretFor, type Attempt, type Delivery } from '../domain/webhooks.js';
+import { receiverNow, type Attempt, type Delivery } from '../domain/webhooks.js';
 import { now } from '../ids.js';
 import { readAgain, type Job, type JobResult } from '../store/store.js';
 import type { JobKinds } from '../domain/job-kinds.js';
@@ -20,21 +20,22 @@ const MAX_RETRY_AFTER_MS = 6 * 3_600_000;
  */
 export async function deliver(gw: JobContext, job: Job<JobKinds['deliver']>): Promise<JobResult> {
   const { deliveryId, target } = job.data;
-  // The receiver's secret read with the delivery, when the job names it.
+  // The receiver read with the delivery, when the job names it.
   const [delivery, named] = await Promise.all([
     gw.store.get<Delivery>('deliveries', deliveryId),
-    target && job.accountId ? secretFor(gw.store, { target, accountId: job.accountId }) : undefined,
+    target && job.accountId ? receiverNow(gw.store, { target, accountId: job.accountId }) : undefined,
   ]);
   if (!delivery || delivery.status !== 'pending') return;
-  const secret = target === delivery.target ? named : await secretFor(gw.store, delivery);
-  if (!secret) return record(gw, delivery, failure('The webhook subscription was deleted'), false);
+  const receiver = (target === delivery.target && named) || (await receiverNow(gw.store, delivery));
+  if ('gone' in receiver) return record(gw, delivery, delivery.url, failure(receiver.gone), false);
+  const { url, secret } = receiver;
 
   const body = JSON.stringify(delivery.payload);
   const started = clockNow();
   let attempt: Attempt;
   let retryAfterMs: number | undefined;
   try {
-    const res = await postSigned(gw, delivery.url, { id: delivery.id, type: delivery.event, body, secret });
+    const res = await postSigned(gw, url, { id: delivery.id, type: delivery.event, body, secret });
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     attempt = {
       at: new Date(started).toISOString(),
@@ -43,29 +44,31 @@ export async function deliver(gw: JobContext, job: Job<JobKinds['deliver']>): Pr
       error: ok ? null : `Receiver answered HTTP ${res.statusCode}`,
       responseExcerpt: res.body ? String(res.body).slice(0, 500) : null,
     };
-    if (ok) return record(gw, delivery, attempt, false, 'sent');
-    if (!RETRYABLE(res.statusCode)) return record(gw, delivery, attempt, false);
+    if (ok) return record(gw, delivery, url, attempt, false, 'sent');
+    if (!RETRYABLE(res.statusCode)) return record(gw, delivery, url, attempt, false);
     retryAfterMs = parseRetryAfter(res.headers['retry-after']);
   } catch (err) {
     attempt = { ...failure(noAnswer(gw, err)), latencyMs: clockNow() - started, at: new Date(started).toISOString() };
     // The operator's policy will refuse the next attempt too.
-    if (isTargetRefused(err)) return record(gw, delivery, attempt, false);
+    if (isTargetRefused(err)) return record(gw, delivery, url, attempt, false);
   }
   const delays = gw.config.webhookRetryDelaysMs;
   // A delivery sent again by hand gets the whole schedule anew.
   const retriesDone = delivery.attempts.length - (delivery.roundStart ?? 0);
-  if (retriesDone >= delays.length) return record(gw, delivery, attempt, false);
+  if (retriesDone >= delays.length) return record(gw, delivery, url, attempt, false);
   const delay = retryAfterMs ?? jitter(delays[retriesDone]!);
-  return record(gw, delivery, attempt, true, 'pending', clockNow() + delay);
+  return record(gw, delivery, url, attempt, true, 'pending', clockNow() + delay);
 }
 
 function failure(error: string): Attempt {
   return { at: now(), status: null, latencyMs: 0, error, responseExcerpt: null };
 }
 
+/** Records an attempt at `url`, where the delivery then went (an export of the contact lists it). */
 async function record(
   gw: Gateway,
   delivery: Delivery,
+  url: string,
   attempt: Attempt,
   retry: boolean,
   status: Delivery['status'] = retry ? 'pending' : 'failed',
@@ -84,6 +87,7 @@ async function record(
     const nextAttemptAt = retry ? new Date(retryAt!).toISOString() : null;
     await tx.update<Delivery>('deliveries', delivery.id, {
       status,
+      url,
       attempts: [...current.attempts, attempt],
       nextAttemptAt,
       updatedAt: now(),
