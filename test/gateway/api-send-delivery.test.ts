@@ -523,6 +523,15 @@ describe('with LEADCHAT_WEBHOOK_TIMEOUT=400ms', () => {
     expect(new Set(hook.requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
   });
 
+  test("a receiver's answer is read no further than the part kept: a 2xx whose body goes on is taken at once", async () => {
+    const hook = await receiver(() => ({ status: 200, body: 'x'.repeat(64 * 1024), unfinished: true }));
+    const m = await sendVia(hook.url);
+    expect(m.status).toBe('sent');
+    expect(m.deliveries[0].attempts).toEqual([attemptShape(200, null)]);
+    expect(m.deliveries[0].attempts[0].responseExcerpt).toBe('x'.repeat(500));
+    expect(hook.requests).toHaveLength(1);
+  });
+
   test('a receiver that never answers → failed after the last attempt', async () => {
     const hook = await receiver(() => undefined);
     const m = await sendVia(hook.url);

@@ -163,6 +163,8 @@ export interface Answer {
   headers?: Record<string, string>;
   /** The connection is dropped once the head and the body's first bytes are sent. */
   cut?: boolean;
+  /** The head and the body are sent, and the answer never ends. */
+  unfinished?: boolean;
 }
 
 export interface Received {
@@ -208,6 +210,7 @@ export class Receiver {
           res.write('the first bytes', () => res.socket?.destroy());
           return;
         }
+        if (answer.unfinished) return void res.write(answer.body ?? 'ok');
         res.end(answer.body ?? 'ok');
       });
     });

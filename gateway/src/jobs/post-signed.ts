@@ -11,7 +11,7 @@ export interface ReceiverAnswer {
   body: string;
 }
 
-/** The part of a receiver's body that is kept; the rest is read and dropped. */
+/** The part of a receiver's body that is kept, and read: the answer is taken once it came. */
 const BODY_KEPT = 4096;
 
 /**
@@ -57,18 +57,24 @@ export function postSigned(
       (res) => {
         const kept: Buffer[] = [];
         let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          if (size < BODY_KEPT) kept.push(chunk);
-          size += chunk.length;
-        });
-        res.on('end', () => {
+        const answer = () => {
           clearTimeout(timer);
           const text = Buffer.concat(kept).subarray(0, BODY_KEPT).toString('utf8');
           resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: text });
+        };
+        res.on('data', (chunk: Buffer) => {
+          kept.push(chunk);
+          size += chunk.length;
+          // The rest is not read: a long answer would hold the delivery until the timeout, and count as none.
+          if (size >= BODY_KEPT) {
+            answer();
+            res.destroy();
+          }
         });
+        res.on('end', answer);
         res.on('error', fail);
         res.on('close', () => {
-          if (!res.complete)
+          if (!res.complete && size < BODY_KEPT)
             fail(Object.assign(new Error('The receiver closed the connection mid-answer'), { code: 'ECONNRESET' }));
         });
       },
