@@ -299,6 +299,30 @@ describe('a failing endpoint', () => {
     expect(error.message).toBe(`http://127.0.0.1:${port}: could not connect (ECONNREFUSED)`);
   });
 
+  test('an answer larger than any completion is given up as soon as its size shows, before it is all read', async () => {
+    // A valid completion, padded to 4 MB.
+    const padded = `${JSON.stringify(completion('Sí, el martes.'))}${' '.repeat(4 << 20)}`;
+    handler = (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(padded);
+    expect((await failureOf(bot().reply(context()))).message).toBe(
+      `${new URL(baseUrl).origin}: the answer is larger than ${openai.MAX_ANSWER_BYTES} bytes`,
+    );
+    // Without a length given, at the byte past the bound: a server's endless body is not held until the timeout.
+    let sent = 0;
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const more = () => {
+        sent += 64 * 1024;
+        if (!res.destroyed) res.write(' '.repeat(64 * 1024), more);
+      };
+      more();
+    };
+    const started = Date.now();
+    const error = await failureOf(bot({ timeoutMs: 10_000 }).reply(context()));
+    expect(error.message).toMatch(/the answer is larger than/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(sent).toBeLessThan(16 << 20);
+  });
+
   test('malformed JSON', async () => {
     handler = (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"choices": [');
     expect((await failureOf(bot().reply(context()))).message).toMatch(/the answer is not JSON/);

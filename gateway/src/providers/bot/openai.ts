@@ -34,6 +34,11 @@ const MAX_TOKENS = 300;
 /** Room for each further question a burst asks (questions.ts), up to MAX_QUESTIONS_ANSWERED of them. */
 const TOKENS_PER_QUESTION = 150;
 const MAX_QUESTIONS_ANSWERED = 3;
+/**
+ * The most of an answer that is read: a completion of MAX_TOKENS is a few KB. A server that sends more (a tenant's
+ * server can send anything) is given up, so that its body is never held in memory whole.
+ */
+export const MAX_ANSWER_BYTES = 1 << 20;
 
 /** The answer's room: a burst asking several questions gets an answer to each. */
 function maxTokensFor(context: BotContext): number {
@@ -68,7 +73,7 @@ export function createOpenAiBot(settings: OpenAiSettings): BotProvider {
       const maxTokens = maxTokensFor(context);
       let response;
       try {
-        response = await got.post(endpoint, {
+        const request = got.post(endpoint, {
           json: {
             model: settings.model,
             messages: buildMessages(context),
@@ -88,6 +93,10 @@ export function createOpenAiBot(settings: OpenAiSettings): BotProvider {
           responseType: 'text',
           ...guard(settings.targets),
         });
+        request.on('downloadProgress', ({ transferred, total }) => {
+          if (transferred > MAX_ANSWER_BYTES || (total ?? 0) > MAX_ANSWER_BYTES) request.cancel();
+        });
+        response = await request;
       } catch (error) {
         throw new BotUnavailableError(`${where}: ${failure(error, settings.timeoutMs)}`);
       }
@@ -126,6 +135,7 @@ function failure(error: unknown, timeoutMs: number): string {
   if (isTargetRefused(error)) return `refused by the gateway's target policy (${(error as Error).message})`;
   const { code } = (error ?? {}) as { code?: unknown };
   if (code === 'ETIMEDOUT') return `timed out after ${timeoutMs} ms`;
+  if (code === 'ERR_CANCELED') return `the answer is larger than ${MAX_ANSWER_BYTES} bytes`;
   return `could not connect (${typeof code === 'string' ? code : 'no answer'})`;
 }
 
