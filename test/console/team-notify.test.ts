@@ -125,3 +125,32 @@ test('once assigned, the conversation is told and counted for its assignee alone
   await Promise.all([titled(desk, '(1) Inbox'), titled(phone, '(2) Inbox')]);
   expect([await chimes(desk), await chimes(phone)]).toEqual([2, 4]);
 });
+
+test('a contact whose campaign is paused waits for a person: told to every member and counted, as a hand-off', async () => {
+  const paused = await api('POST', '/v1/campaigns', {
+    name: 'Web chat, paused',
+    channel: 'custom',
+    customChannel: 'web-chat',
+    status: 'paused',
+    bot: { faqs: [{ question: 'Do you open on Saturdays?', answer: 'Yes, from 9 to 1.' }] },
+  });
+  expect(paused.status).toBe(201);
+  await Promise.all([desk.clock.runFor(5_000), phone.clock.runFor(5_000)]);
+  const res = await api(
+    'POST',
+    '/v1/incoming_custom_channel_message',
+    incoming({
+      fromId: 'visitor-kim',
+      firstName: 'Kim',
+      channel: 'web-chat',
+      body: 'Do you open on Saturdays?',
+      campaignId: paused.body.id,
+    }),
+  );
+  expect(res.status).toBe(200);
+  await untilIdle(gw);
+  const news = { title: 'Unassigned: Kim', body: 'Do you open on Saturdays?' };
+  expect((await untilTold(desk, 3))[2]).toEqual(news);
+  expect((await untilTold(phone, 5))[4]).toEqual(news);
+  await Promise.all([titled(desk, '(2) Inbox'), titled(phone, '(3) Inbox')]);
+});

@@ -187,7 +187,7 @@ test("the campaign is the message's, else the conversation's, else the account's
   ]);
 });
 
-test('the bot never answers a reaction, an opted-out contact, a campaign whose bot is off, or a paused campaign; the last two wait for a person', async () => {
+test('the bot never answers a reaction, an opted-out contact, a campaign whose bot is off, or a paused campaign; the last two wait for a person, who is told', async () => {
   const { account, hook, campaign } = await setUp();
   const off = (
     await api(ctx.gw, account, 'POST', 'campaigns', {
@@ -222,6 +222,20 @@ test('the bot never answers a reaction, an opted-out contact, a campaign whose b
   expect(waiting.map((c: { contact: { fromId: string } }) => c.contact.fromId)).toEqual(
     expect.arrayContaining([silentBot, pausedLead]),
   );
+  // The bot, on for them, answers none of them: the console counts them and tells its members, as a hand-off.
+  const conversationOf = async (fromId: string) =>
+    (await api(ctx.gw, account, 'GET', 'conversations', { query: { limit: '100' } })).body.data.find(
+      (c: { contact: { fromId: string } }) => c.contact.fromId === fromId,
+    );
+  for (const lead of [silentBot, pausedLead])
+    expect((await conversationOf(lead)).bot).toEqual({ active: true, answers: false });
+  const answered = unique('lead');
+  await say(account, answered, 'Hello there', { campaignId: campaign.id });
+  expect((await conversationOf(answered)).bot).toEqual({ active: true, answers: true });
+  // Once the campaign's bot is on again, it answers their next message.
+  await api(ctx.gw, account, 'PATCH', `campaigns/${off.id}`, { body: { bot: { active: true, faqs: FAQS } } });
+  const { id } = await conversationOf(silentBot);
+  expect((await api(ctx.gw, account, 'GET', `conversations/${id}`)).body.bot).toEqual({ active: true, answers: true });
 });
 
 test('POST /campaigns/{id}/bot/test answers without sending, storing or charging anything', async () => {

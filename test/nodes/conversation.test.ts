@@ -191,7 +191,7 @@ describe('LeadChat node: conversations', () => {
           success: true,
           contactId,
           active: false,
-          conversations: [expect.objectContaining({ contactId, status: 'handed_off', bot: { active: false } })],
+          conversations: [expect.objectContaining({ contactId, status: 'handed_off', bot: { active: false, answers: false } })],
         },
         pairedItem: { item: 0 },
       });
@@ -209,7 +209,7 @@ describe('LeadChat node: conversations', () => {
         contactId,
         active: true,
         conversations: [
-          expect.objectContaining({ status: 'active', bot: { active: true, since: expect.any(String) } }),
+          expect.objectContaining({ status: 'active', bot: { active: true, since: expect.any(String), answers: false } }),
         ],
       });
       const conversation = (await listed(`&campaignId=${campaignId}`)).find((c) => c.contactId === contactId)!;

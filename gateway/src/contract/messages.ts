@@ -72,7 +72,15 @@ export const conversation = z
     customChannel: z.string().nullable(),
     campaignId: z.string().nullable(),
     status: z.enum(['active', 'handed_off', 'opted_out', 'closed']),
-    bot: z.object({ active: z.boolean(), since: timestamp.optional() }),
+    bot: z.object({
+      active: z.boolean(),
+      since: timestamp.optional(),
+      answers: z
+        .boolean()
+        .describe(
+          "Whether the bot answers the contact's next message here: on, the conversation not handed off, and its campaign's bot on and the campaign not paused. A message it will not answer waits for a person",
+        ),
+    }),
     opening: z
       .object({
         campaignId: z.string(),

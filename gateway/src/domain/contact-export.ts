@@ -1,7 +1,7 @@
 import { now } from '../ids.js';
 import type { Reader } from '../store/store.js';
 import { getContact, publicContact } from './contacts.js';
-import { conversationsOfContact, publicConversation } from './conversations.js';
+import { conversationAnswer, conversationsOfContact } from './conversations.js';
 import { listsOfContact } from './lists.js';
 import type { Media } from './media.js';
 import { deliveriesOf, publicMessage, type Message } from './messages.js';
@@ -40,7 +40,7 @@ export async function exportContact(r: Reader, accountId: string, id: string): P
   return {
     exportedAt: now(),
     contact: publicContact(contact),
-    conversations: conversations.map((c) => publicConversation(c, contact)),
+    conversations: await Promise.all(conversations.map((c) => conversationAnswer(r, c, contact))),
     messages: messages.map((m) => publicMessage(m)),
     files: messages.flatMap((m, i) => {
       if (!m.media) return [];

@@ -1,7 +1,7 @@
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
-import { getCampaign, type Channel } from './campaigns.js';
+import { answering, campaignById, getCampaign, type Campaign, type Channel } from './campaigns.js';
 import { getContact, publicContact, type Contact } from './contacts.js';
 import { conversationRemoved, conversationWritten, messageAdded, type ShownConversation } from './inbox-changes.js';
 import type { Message } from './messages.js';
@@ -237,7 +237,27 @@ export function lastMessageOf(m: Message): Conversation['lastMessage'] {
   };
 }
 
-export function publicConversation(c: Conversation, contact: Contact | undefined): ConversationAnswer {
+/**
+ * Whether the bot answers the contact's next message: on here, not handed off or ended, and its campaign's bot on and
+ * the campaign not paused. One it will not answer waits for a person, who must hear of it as of a hand-off.
+ */
+const botAnswers = (c: Conversation, campaign: Campaign | undefined) =>
+  c.bot.active && c.status === 'active' && (c.campaignId === null || answering(campaign));
+
+/** The conversation as the API answers it, with its contact (read unless given) and its campaign's bot. */
+export async function conversationAnswer(r: Reader, c: Conversation, contact?: Contact): Promise<ConversationAnswer> {
+  const [person, campaign] = await Promise.all([
+    contact ?? r.get<Contact>('contacts', c.contactId),
+    c.campaignId ? campaignById(r, c.campaignId) : undefined,
+  ]);
+  return publicConversation(c, person, campaign);
+}
+
+function publicConversation(
+  c: Conversation,
+  contact: Contact | undefined,
+  campaign: Campaign | undefined,
+): ConversationAnswer {
   const {
     accountId: _a,
     channelKey: _k,
@@ -252,6 +272,7 @@ export function publicConversation(c: Conversation, contact: Contact | undefined
   } = c;
   return {
     ...rest,
+    bot: { ...c.bot, answers: botAnswers(c, campaign) },
     goalReachedAt: c.goalReachedAt ?? null,
     handoff: c.handoff ?? null,
     assigneeId: c.assigneeId ?? null,

@@ -2,7 +2,7 @@ import { answersOnly, type HandoffReason } from '../api-contract.js';
 import { metrics } from '../metrics.js';
 import type { Engine } from './ports/providers.js';
 import type { Account } from '../domain/accounts.js';
-import { campaignById, type Campaign } from '../domain/campaigns.js';
+import { answering, campaignById, type Campaign } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
 import { conversationsOfContact, updateConversation, type Conversation } from '../domain/conversations.js';
 import { recordStep } from '../domain/funnel.js';
@@ -22,10 +22,6 @@ import { clockNow } from '../clock.js';
 const HISTORY = 20;
 
 export const replyKey = (messageId: string) => `bot_reply:${messageId}`;
-
-/** A campaign whose bot answers now: on, and the campaign not paused. */
-export const answering = (campaign: Campaign | undefined): campaign is Campaign =>
-  !!campaign?.bot.active && campaign.status !== 'paused';
 
 /**
  * A contact's message the bot may answer: its reply job waits `debounceMs`, so that a burst ("hi" "I saw your ad"

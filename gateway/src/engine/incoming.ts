@@ -1,6 +1,6 @@
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
-import { campaignById } from '../domain/campaigns.js';
+import { answering, campaignById } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
 import {
   conversationsOfContact,
@@ -12,7 +12,7 @@ import {
 import { recordReply } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import type { Tx } from '../store/store.js';
-import { answering, campaignForReply, scheduleBotReply } from './bot-reply.js';
+import { campaignForReply, scheduleBotReply } from './bot-reply.js';
 import { optIn, optOut } from './consent.js';
 import { emitEvent } from '../domain/emit-event.js';
 import { messageAdded } from '../domain/inbox-changes.js';

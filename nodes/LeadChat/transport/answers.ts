@@ -72,6 +72,8 @@ export interface components {
          * @description An ISO 8601 time in UTC
          */
         since?: string;
+        /** @description Whether the bot answers the contact's next message here: on, the conversation not handed off, and its campaign's bot on and the campaign not paused. A message it will not answer waits for a person */
+        answers: boolean;
       };
       opening: {
         campaignId: string;

@@ -14,11 +14,11 @@ export interface Waiting {
 }
 
 /**
- * Whether a conversation nobody has waits for a person: a contact's message no bot will answer (handed off, or the
- * bot turned off). One the bot still has needs a reply only until the bot's answer, a moment later: nobody is
- * called to it, and it comes in when the bot hands it over.
+ * Whether a conversation nobody has waits for a person: a contact's message no bot will answer (handed off, the bot
+ * turned off here or in its campaign, the campaign paused). One the bot still answers needs a reply only until the
+ * bot's answer, a moment later: nobody is called to it, and it comes in when the bot hands it over.
  */
-const forAPerson = (c: Conversation) => !c.bot.active;
+const forAPerson = (c: Conversation) => !c.bot.answers;
 
 const read = (assigneeId: 'me' | 'none') =>
   get<PageOf<Conversation>>(`/v1/conversations?assigneeId=${assigneeId}&needsReply=true&limit=${MAX_PAGE_LIMIT}`);

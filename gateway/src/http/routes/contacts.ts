@@ -4,7 +4,7 @@ import { editContactIn } from '../../domain/contact-edit.js';
 import { createContact } from '../../domain/contact-identity.js';
 import { searchContacts, searchQuery } from '../../domain/contact-search.js';
 import { getContact, lookupContact, publicContact, type Contact } from '../../domain/contacts.js';
-import { publicConversation } from '../../domain/conversations.js';
+import { conversationAnswer } from '../../domain/conversations.js';
 import { messagesOf, publicMessage } from '../../domain/messages.js';
 import { eraseContact } from '../../engine/erase-contact.js';
 import { setBot, teamReply } from '../../engine/handoff.js';
@@ -118,7 +118,7 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
           success: true,
           contactId,
           active,
-          conversations: conversations.map((c) => publicConversation(c, contact)),
+          conversations: await Promise.all(conversations.map((c) => conversationAnswer(gw.store, c, contact))),
         } satisfies Answer<typeof botStateAnswer>);
       },
     ],

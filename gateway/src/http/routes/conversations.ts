@@ -1,7 +1,6 @@
 import type { Gateway } from '../../context.js';
 import { assignConversation } from '../../domain/assignment.js';
-import type { Contact } from '../../domain/contacts.js';
-import { conversationsOf, getConversation, publicConversation, type Conversation } from '../../domain/conversations.js';
+import { conversationAnswer, conversationsOf, getConversation, type Conversation } from '../../domain/conversations.js';
 import { getMember } from '../../domain/members.js';
 import { markRead } from '../../domain/read-state.js';
 import { retryFailed } from '../../engine/retry.js';
@@ -12,8 +11,7 @@ import { assignment, conversationQuery } from '../schemas.js';
 
 /** Conversations, newest activity first (the inbox). */
 export function conversationsRoutes(v1: Routes, gw: Gateway): void {
-  const withContact = async (c: Conversation) =>
-    publicConversation(c, await gw.store.get<Contact>('contacts', c.contactId));
+  const withContact = (c: Conversation) => conversationAnswer(gw.store, c);
   route(v1, '/conversations', {
     get: async (req, res) => {
       const query = parse(conversationQuery, req.query, 'query');
