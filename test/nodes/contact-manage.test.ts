@@ -152,6 +152,27 @@ describe('LeadChat node: a contact corrected, searched, merged, exported and era
       expect((await api('GET', '/contacts?phoneNumber=%2B14155550310')).body.id).toBe(noah.id);
     });
 
+    test('a phone and a name mapped as numbers are read as their digits', async () => {
+      await api('PUT', '/settings', { defaultCountry: 'US' });
+      try {
+        const zoe = (await api('POST', '/contacts', { email: 'zoe.numbers@example.com' })).body;
+        const run = await runLeadChat(
+          host,
+          {
+            resource: 'contact',
+            operation: 'update',
+            contactId: byId(zoe.id),
+            updateFields: { phone: '={{ $json.phone }}', lastName: '={{ $json.unit }}' },
+          },
+          [{ json: { phone: 4155550311, unit: 3 } }],
+        );
+        expect(run.error).toBeUndefined();
+        expect(run.output('LeadChat')[0]!.json).toMatchObject({ id: zoe.id, phone: '+14155550311', lastName: '3' });
+      } finally {
+        await api('PUT', '/settings', { defaultCountry: null });
+      }
+    });
+
     test('External IDs: one set, one removed; an ID both given and removed fails the item', async () => {
       const contact = (await api('POST', '/contacts', { phone: '+14155550313', externalIds: { crm: 'crm-313' } })).body;
       const run = await runLeadChat(host, {

@@ -151,6 +151,25 @@ describe('LeadChat node: leads and contacts', () => {
       expect(run.output('LeadChat')[0]!.json).toMatchObject({ phone: '+49301234567', created: true });
     });
 
+    test('numbers mapped from a spreadsheet (phone, country code, names, list ID) are read as their digits', async () => {
+      const run = await runLeadChat(
+        host,
+        capture({
+          list: { __rl: true, mode: 'id', value: '={{ $json.list }}' },
+          additionalFields: { defaultCountryCode: '={{ $json.country }}', lastName: '={{ $json.unit }}' },
+        }),
+        [{ json: { phone: 2025550177, country: 1, name: 7, unit: 12, list: listId } }],
+      );
+      expect(run.error).toBeUndefined();
+      expect(run.output('LeadChat')[0]!.json).toMatchObject({
+        phone: '+12025550177',
+        firstName: '7',
+        lastName: '12',
+        created: true,
+        addedToList: true,
+      });
+    });
+
     test('every input item gets its own output item, paired to it', async () => {
       const run = await runLeadChat(host, capture(), [
         { json: { phone: '+1 202 555 0101', name: 'A' } },

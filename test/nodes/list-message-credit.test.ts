@@ -116,6 +116,33 @@ describe('LeadChat node: lists, messages, credits', () => {
       expect(stored.body).toMatchObject({ status: 'failed', errorCode: 'NO_RECEIVER', body: 'Your quote is ready' });
     });
 
+    test("Send: a chat system's numeric user ID and name, mapped by expression, are sent as text", async () => {
+      const run = await runLeadChat(
+        host,
+        {
+          resource: 'message',
+          operation: 'send',
+          fromId: '={{ $json.userId }}',
+          customChannel: 'crm-numeric',
+          text: '={{ $json.code }}',
+          additionalFields: { firstName: '={{ $json.first }}' },
+        },
+        [{ json: { userId: 4242, code: 1234, first: 7 } }],
+        { continueOnFail: true },
+      );
+      const [item] = run.output('LeadChat');
+      // Nothing receives the channel: the message is stored failed, which shows what was sent.
+      expect(item!.json).toMatchObject({ errorCode: 'NO_RECEIVER', messageId: expect.stringMatching(/^msg_/) });
+      const stored = await request(gw, 'GET', `/v1/messages/${String(item!.json.messageId)}`, {
+        apiKey: account.apiKey,
+      });
+      expect(stored.body).toMatchObject({ body: '1234' });
+      const contact = await request(gw, 'GET', `/v1/contacts/${String(stored.body.contactId)}`, {
+        apiKey: account.apiKey,
+      });
+      expect(contact.body).toMatchObject({ firstName: '7', externalIds: { 'crm-numeric': '4242' } });
+    });
+
     test('Send: a text too large for the API is told to be shortened, not to host a file it does not have', async () => {
       const run = await runLeadChat(host, {
         resource: 'message',

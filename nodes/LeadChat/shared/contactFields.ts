@@ -9,6 +9,7 @@ import {
   type CustomFieldsInput,
   type ExternalIdsInput,
 } from './customFields';
+import { textOf } from './text';
 
 /** Lets a builder pass local numbers from a form: added in front of a phone that has neither + nor 00. */
 export const defaultCountryCodeField: INodeProperties = {
@@ -73,19 +74,19 @@ export const contactFields: INodeProperties[] = [
  */
 export function readContactFields(this: IExecuteFunctions, itemIndex: number, why: string): NewContact {
   const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as {
-    defaultCountryCode?: string;
-    firstName?: string;
-    lastName?: string;
+    defaultCountryCode?: unknown;
+    firstName?: unknown;
+    lastName?: unknown;
   } & CustomFieldsInput &
     ExternalIdsInput;
   const phone = readPhone.call(
     this,
-    this.getNodeParameter('phone', itemIndex, '') as string,
-    fields.defaultCountryCode ?? '',
+    textOf(this.getNodeParameter('phone', itemIndex, '')),
+    textOf(fields.defaultCountryCode),
     itemIndex,
     false,
   );
-  const email = (this.getNodeParameter('email', itemIndex, '') as string).trim() || undefined;
+  const email = textOf(this.getNodeParameter('email', itemIndex, '')).trim() || undefined;
   const externalIds = readExternalIds.call(this, fields, itemIndex);
   if (!phone && !email && !externalIds) {
     throw new NodeOperationError(this.getNode(), 'Give a phone or an email', { itemIndex, description: why });
@@ -93,8 +94,8 @@ export function readContactFields(this: IExecuteFunctions, itemIndex: number, wh
   return {
     phone,
     email,
-    firstName: fields.firstName?.trim() || undefined,
-    lastName: fields.lastName?.trim() || undefined,
+    firstName: textOf(fields.firstName).trim() || undefined,
+    lastName: textOf(fields.lastName).trim() || undefined,
     customFields: readCustomFields.call(this, fields, itemIndex),
     externalIds,
   };

@@ -4,6 +4,7 @@ import { listLocator } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
+import { textOf } from '../../shared/text';
 
 /** Meta's channels let a business answer only: their campaigns have no list to write to and no opening message. */
 const ANSWER_ONLY = ['messenger', 'instagram'];
@@ -220,7 +221,7 @@ interface CreateFields {
   triggerOnNewContacts?: boolean;
 }
 
-const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
+const text = (value: unknown) => textOf(value).trim();
 
 /** The FAQs as the API takes them; one with a question and no answer (or the reverse) fails the item, naming it. */
 function readFaqs(

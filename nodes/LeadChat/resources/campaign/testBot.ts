@@ -4,6 +4,7 @@ import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
 import { campaignLocator, readCampaignId } from './campaignLocator';
+import { textOf } from '../../shared/text';
 
 type Author = 'contact' | 'bot' | 'team';
 
@@ -72,7 +73,7 @@ export const description = forOperation('campaign', 'testBot', [
 ]);
 
 interface TestBotFields {
-  firstName?: string;
+  firstName?: unknown;
   history?: { messages?: Array<{ from?: string; body?: string }> };
 }
 
@@ -113,7 +114,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
   const body: IDataObject = { message };
   const history = readHistory.call(this, fields, itemIndex);
   if (history.length) body.history = history;
-  const firstName = fields.firstName?.trim();
+  const firstName = textOf(fields.firstName).trim();
   if (firstName) body.firstName = firstName;
   const response = await leadChatRequest.call(this, {
     method: 'POST',

@@ -4,6 +4,7 @@ import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
 import { campaignLocator, readCampaignId } from './campaignLocator';
+import { textOf } from '../../shared/text';
 
 export const description = forOperation('campaign', 'update', [
   campaignLocator,
@@ -49,10 +50,10 @@ export const description = forOperation('campaign', 'update', [
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
   const campaignId = readCampaignId.call(this, itemIndex);
-  const fields = this.getNodeParameter('updateFields', itemIndex, {}) as { name?: string; status?: string };
+  const fields = this.getNodeParameter('updateFields', itemIndex, {}) as { name?: unknown; status?: string };
   const changes: IDataObject = {};
   if (fields.name !== undefined) {
-    const name = fields.name.trim();
+    const name = textOf(fields.name).trim();
     if (!name) throw new NodeOperationError(this.getNode(), 'Name is empty', { itemIndex });
     changes.name = name;
   }

@@ -6,6 +6,7 @@ import { readSimplify, simplifyContact, simplifyFields } from '../../shared/simp
 import { leadChatRequest } from '../../transport/request';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
+import { textOf } from '../../shared/text';
 
 export const description = forOperation('contact', 'get', [
   {
@@ -71,11 +72,11 @@ export async function execute(
     });
     contact = response.statusCode === 404 ? undefined : unwrapContact(response.body);
   } else if (searchBy === 'phone') {
-    const phone = readPhone.call(this, this.getNodeParameter('phone', itemIndex) as string, '', itemIndex, true)!;
+    const phone = readPhone.call(this, textOf(this.getNodeParameter('phone', itemIndex)), '', itemIndex, true)!;
     what = `phone number ${phone}`;
     contact = await findContact.call(this, { phoneNumber: phone }, itemIndex, settings);
   } else {
-    const email = (this.getNodeParameter('email', itemIndex) as string).trim();
+    const email = textOf(this.getNodeParameter('email', itemIndex)).trim();
     if (!email) throw new NodeOperationError(this.getNode(), 'Email is empty', { itemIndex });
     what = `email ${email}`;
     contact = await findContact.call(this, { email }, itemIndex, settings);

@@ -14,6 +14,7 @@ import {
 import { forOperation } from '../../shared/display';
 import { contactLocator, readPicked } from '../../shared/locators';
 import type { RunSettings } from '../../shared/types';
+import { textOf } from '../../shared/text';
 
 export const description = forOperation('contact', 'update', [
   contactLocator,
@@ -74,10 +75,10 @@ export const description = forOperation('contact', 'update', [
 ]);
 
 interface UpdateFields extends CustomFieldsInput, ExternalIdsInput {
-  email?: string;
-  firstName?: string;
-  lastName?: string;
-  phone?: string;
+  email?: unknown;
+  firstName?: unknown;
+  lastName?: unknown;
+  phone?: unknown;
   clear?: string[];
 }
 
@@ -91,11 +92,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
   const fields = this.getNodeParameter('updateFields', itemIndex, {}) as UpdateFields;
   const changes: IDataObject = {};
   for (const key of ['firstName', 'lastName', 'email'] as const) {
-    const value = fields[key]?.trim();
+    const value = textOf(fields[key]).trim();
     if (value) changes[key] = value;
   }
   // A number written with + or 00 is cleaned up here; one without is left for the server's default country.
-  const phone = fields.phone?.trim();
+  const phone = textOf(fields.phone).trim();
   if (phone) changes.phone = /^(\+|00)/.test(phone) ? readPhone.call(this, phone, '', itemIndex, true) : phone;
   for (const key of fields.clear ?? []) {
     if (changes[key] !== undefined) {

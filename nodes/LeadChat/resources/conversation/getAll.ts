@@ -5,6 +5,7 @@ import { forOperation } from '../../shared/display';
 import { readSimplify, simplifyConversation, simplifyFields } from '../../shared/simplify';
 import type { RunSettings } from '../../shared/types';
 import { leadChatGetMany } from '../../transport/paginate';
+import { textOf } from '../../shared/text';
 
 export const description = forOperation('conversation', 'getAll', [
   ...returnAllAndLimit,
@@ -83,7 +84,7 @@ export async function execute(
   const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
   const qs: IDataObject = {};
   for (const key of ['status', 'campaignId', 'channel', 'assigneeId']) {
-    const value = typeof filters[key] === 'string' ? (filters[key] as string).trim() : '';
+    const value = textOf(filters[key]).trim();
     if (value) qs[key] = value;
   }
   const conversations = await leadChatGetMany.call(

@@ -8,6 +8,7 @@ import type { RunSettings } from '../../shared/types';
 import type { ReplyToContactAnswer } from '../../transport/answers';
 import { hintForCode } from '../../transport/errors';
 import { leadChatRequest } from '../../transport/request';
+import { textOf } from '../../shared/text';
 
 export const description = forOperation('conversation', 'sendAsTeamMember', [
   ...contactIdField,
@@ -41,8 +42,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
   const contactId = readContactId.call(this, itemIndex);
   const text = String(this.getNodeParameter('text', itemIndex, ''));
   if (!text.trim()) throw new NodeOperationError(this.getNode(), 'Text is empty', { itemIndex });
-  const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as { conversationId?: string };
-  const conversationId = fields.conversationId?.trim();
+  const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as { conversationId?: unknown };
+  const conversationId = textOf(fields.conversationId).trim();
   const response = await leadChatRequest.call(this, {
     method: 'POST',
     path: `/contacts/${encodeURIComponent(contactId)}/messages`,

@@ -3,6 +3,7 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
+import { textOf } from '../../shared/text';
 
 export const description = forOperation('credit', 'grant', [
   {
@@ -60,8 +61,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
     throw new NodeOperationError(node, `Amount must be a positive number, not ${String(amount)}`, { itemIndex });
   }
   const body: IDataObject = { email, amount };
-  const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as { description?: string };
-  if (fields.description?.trim()) body.description = fields.description.trim();
+  const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as { description?: unknown };
+  const description = textOf(fields.description).trim();
+  if (description) body.description = description;
 
   const idempotencyKey = String(this.getNodeParameter('idempotencyKey', itemIndex, '')).trim();
   const response = await leadChatRequest.call(this, {

@@ -15,6 +15,7 @@ import { listLocator } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { addContactToList } from '../list/addContact';
+import { textOf } from '../../shared/text';
 
 export const description = forOperation('lead', 'capture', [
   {
@@ -70,27 +71,27 @@ export const description = forOperation('lead', 'capture', [
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
   const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as {
-    defaultCountryCode?: string;
+    defaultCountryCode?: unknown;
     delay?: string;
-    email?: string;
-    lastName?: string;
+    email?: unknown;
+    lastName?: unknown;
   } & CustomFieldsInput &
     ExternalIdsInput;
   const phone = readPhone.call(
     this,
-    this.getNodeParameter('phone', itemIndex) as string,
-    fields.defaultCountryCode ?? '',
+    textOf(this.getNodeParameter('phone', itemIndex)),
+    textOf(fields.defaultCountryCode),
     itemIndex,
     true,
   );
-  const firstName = (this.getNodeParameter('firstName', itemIndex) as string).trim();
+  const firstName = textOf(this.getNodeParameter('firstName', itemIndex)).trim();
   if (!firstName) {
     throw new NodeOperationError(this.getNode(), 'First Name is empty', {
       itemIndex,
       description: 'A lead needs a first name: the campaign uses it to personalize the opening message.',
     });
   }
-  const listId = (this.getNodeParameter('list', itemIndex, '', { extractValue: true }) as string).trim();
+  const listId = textOf(this.getNodeParameter('list', itemIndex, '', { extractValue: true })).trim();
   if (!listId) {
     throw new NodeOperationError(this.getNode(), 'List is empty', {
       itemIndex,
@@ -102,9 +103,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
     this,
     {
       phone,
-      email: fields.email?.trim() || undefined,
+      email: textOf(fields.email).trim() || undefined,
       firstName,
-      lastName: fields.lastName?.trim() || undefined,
+      lastName: textOf(fields.lastName).trim() || undefined,
       customFields: readCustomFields.call(this, fields, itemIndex),
       externalIds: readExternalIds.call(this, fields, itemIndex),
     },

@@ -7,6 +7,7 @@ import { contactLocator, pickerFromV2 } from '../../shared/locators';
 import type { RunSettings } from '../../shared/types';
 import type { AddContactToListAnswer } from '../../transport/answers';
 import { leadChatRequest } from '../../transport/request';
+import { textOf } from '../../shared/text';
 
 export const description = forOperation('list', 'addContact', [
   listLocator,
@@ -72,8 +73,8 @@ export async function addContactToList(
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
-  const listId = this.getNodeParameter('list', itemIndex, '', { extractValue: true }) as string;
-  const contactId = String(this.getNodeParameter('contactId', itemIndex, '', { extractValue: true }) ?? '');
+  const listId = textOf(this.getNodeParameter('list', itemIndex, '', { extractValue: true }));
+  const contactId = textOf(this.getNodeParameter('contactId', itemIndex, '', { extractValue: true }));
   const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as { delay?: string };
   const delay = readDelay.call(this, fields.delay, itemIndex);
   return await addContactToList.call(this, listId, contactId, itemIndex, settings, delay);

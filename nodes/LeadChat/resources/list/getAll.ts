@@ -4,6 +4,7 @@ import { readLimit, returnAllAndLimit } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatGetMany } from '../../transport/paginate';
+import { textOf } from '../../shared/text';
 
 export const description = forOperation('list', 'getAll', [
   ...returnAllAndLimit,
@@ -31,10 +32,11 @@ export async function execute(
   itemIndex: number,
   settings: RunSettings,
 ): Promise<IDataObject[]> {
-  const { q } = this.getNodeParameter('filters', itemIndex, {}) as { q?: string };
+  const { q } = this.getNodeParameter('filters', itemIndex, {}) as { q?: unknown };
+  const name = textOf(q).trim();
   return await leadChatGetMany.call(
     this,
-    { path: '/lists', qs: q?.trim() ? { q: q.trim() } : {}, itemIndex, retry: settings.retry },
+    { path: '/lists', qs: name ? { q: name } : {}, itemIndex, retry: settings.retry },
     readLimit.call(this, itemIndex),
   );
 }

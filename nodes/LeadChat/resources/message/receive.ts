@@ -3,6 +3,7 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
+import { textOf } from '../../shared/text';
 
 export const description = forOperation('message', 'receive', [
   {
@@ -200,7 +201,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
 
   const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
   for (const key of ['status', 'channel', 'campaignId', 'firstName', 'lastName', 'email']) {
-    const value = typeof fields[key] === 'string' ? (fields[key] as string).trim() : '';
+    const value = textOf(fields[key]).trim();
     if (value) customData[key] = value;
   }
 

@@ -6,6 +6,7 @@ import { failedMessageError } from '../../shared/failedMessage';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
 import { hintForCode } from '../../transport/errors';
+import { textOf } from '../../shared/text';
 
 export const description = forOperation('message', 'send', [
   {
@@ -71,9 +72,9 @@ export const description = forOperation('message', 'send', [
 /** Spec §2.5 / §4.4: send a message to a contact through a custom channel. */
 export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
   const customData: IDataObject = {
-    fromId: (this.getNodeParameter('fromId', itemIndex) as string).trim(),
-    customChannel: (this.getNodeParameter('customChannel', itemIndex) as string).trim(),
-    body: this.getNodeParameter('text', itemIndex) as string,
+    fromId: textOf(this.getNodeParameter('fromId', itemIndex)).trim(),
+    customChannel: textOf(this.getNodeParameter('customChannel', itemIndex)).trim(),
+    body: textOf(this.getNodeParameter('text', itemIndex)),
   };
   for (const [field, label] of [
     ['fromId', 'Contact External ID'],
@@ -86,7 +87,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
   }
   const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
   for (const key of ['campaignId', 'firstName', 'lastName', 'email']) {
-    const value = typeof fields[key] === 'string' ? (fields[key] as string).trim() : '';
+    const value = textOf(fields[key]).trim();
     if (value) customData[key] = value;
   }
   const response = await leadChatRequest.call(this, {
