@@ -38,6 +38,16 @@ describe('LeadChat Trigger events', () => {
     );
   });
 
+  test("the guide names every reason a Hand-Off carries in the API document, for a workflow's Switch on it", () => {
+    const document = JSON.parse(readFileSync(path.resolve(__dirname, '../../gateway/dist/openapi.json'), 'utf8')) as {
+      components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> };
+    };
+    const reasons = document.components.schemas.HandoffEvent!.properties.reason!.enum!;
+    const guide = readFileSync(path.resolve(__dirname, '../../docs/n8n.md'), 'utf8');
+    const handoff = guide.split('\n- ').find((bullet) => bullet.startsWith('Hand-Off: '))!;
+    expect(reasons.filter((reason) => !handoff.includes(`\`${reason}\``))).toEqual([]);
+  });
+
   test('each event has a name and a description, listed alphabetically as n8n shows options', () => {
     const names = triggerEvents.map((o) => o.name);
     expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b)));
