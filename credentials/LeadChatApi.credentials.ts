@@ -100,7 +100,9 @@ export class LeadChatApi implements ICredentialType {
     credentials: ICredentialDataDecryptedObject,
     requestOptions: IHttpRequestOptions,
   ): Promise<IHttpRequestOptions> => {
-    const apiKey = String(credentials.apiKey ?? '');
+    // A key copied from the app often brings a space or a line break along. HTTP drops it around a header's value,
+    // not in a query string, so untrimmed it would pass on some endpoints and be refused (401) on the others.
+    const apiKey = String(credentials.apiKey ?? '').trim();
     const path = endpointPath(requestOptions.url, String(credentials.baseUrl ?? ''));
     const placement = keyPlacementFor(requestOptions.method, path);
     if (placement === 'query') {

@@ -5,6 +5,7 @@ import nock from 'nock';
 
 import { createAccount, startGateway, type TestGateway } from '../helpers/gateway';
 import { testCredential } from './helpers/credentialTest';
+import { CREDENTIAL, createHost, runLeadChat } from './helpers/n8n';
 
 /** A web server that is not LeadChat, answering every request with `status` and `body`. */
 async function otherServer(
@@ -82,6 +83,21 @@ describe('LeadChat API credential test', () => {
     for (const baseUrl of [`  ${gw.apiBase}  `, `${gw.apiBase}/`]) {
       const result = await testCredential({ baseUrl, apiKey: account.apiKey, ignoreSslIssues: true });
       expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
+    }
+  });
+
+  test('a key pasted with a space or a line break around it passes, and the node then works on every endpoint', async () => {
+    const account = await createAccount(gw);
+    for (const apiKey of [`${account.apiKey} `, `${account.apiKey}\n`]) {
+      const credential = { baseUrl: gw.apiBase, apiKey, ignoreSslIssues: true };
+      expect(await testCredential(credential)).toEqual({ status: 'OK', message: 'Connection successful!' });
+      const host = await createHost({ [CREDENTIAL]: credential });
+      // The key goes in the query of List › Get Many and in the x-api-key header of List › Create.
+      const created = await runLeadChat(host, { resource: 'list', operation: 'create', name: 'Pasted key' });
+      expect(created.error).toBeUndefined();
+      const listed = await runLeadChat(host, { resource: 'list', operation: 'getAll', returnAll: true });
+      expect(listed.error).toBeUndefined();
+      expect(listed.output('LeadChat').map((item) => item.json.name)).toContain('Pasted key');
     }
   });
 

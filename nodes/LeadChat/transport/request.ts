@@ -79,7 +79,7 @@ export async function leadChatRequest(this: LeadChatContext, request: LeadChatRe
   const baseUrl = String(credentials.baseUrl ?? '')
     .trim()
     .replace(/\/+$/, '');
-  const apiKey = credentials.apiKey ? String(credentials.apiKey) : undefined;
+  const apiKey = String(credentials.apiKey ?? '').trim() || undefined;
   const policy = request.retry ?? DEFAULT_RETRY_POLICY;
   const node = this.getNode();
 
