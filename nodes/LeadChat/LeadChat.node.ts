@@ -136,8 +136,13 @@ export class LeadChat implements INodeType {
         if (this.continueOnFail()) {
           const json: IDataObject = { error: error.message };
           if (error.description) json.details = error.description;
-          if (error instanceof NodeApiError && error.httpCode) json.httpCode = error.httpCode;
-          Object.assign(json, failedMessageFields(error));
+          // n8n sends an item to the error output (On Error › Continue (using error output)) only when its json
+          // holds error, message and details alone: there, the description says the status, the code and the
+          // failed message's ID in words.
+          if (this.getNode().onError !== 'continueErrorOutput') {
+            if (error instanceof NodeApiError && error.httpCode) json.httpCode = error.httpCode;
+            Object.assign(json, failedMessageFields(error));
+          }
           return [{ json, pairedItem: { item: itemIndex } }];
         }
         throw error;

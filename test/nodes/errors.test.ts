@@ -85,6 +85,54 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
     ]);
   });
 
+  test('On Error › Continue (using error output): an item the API refuses, or a message stored failed, goes to the error output', async () => {
+    const account = await createAccount(gw);
+    const host = await createHost({
+      leadChatApi: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true },
+    });
+    const outputs = (run: Awaited<ReturnType<typeof runLeadChat>>) => {
+      const [success, failure] = run.run.data.resultData.runData.LeadChat![0]!.data!.main;
+      return { success: success ?? [], failure: failure ?? [] };
+    };
+    const created = await runLeadChat(
+      host,
+      { resource: 'contact', operation: 'create', phone: '={{ $json.phone }}', email: '={{ $json.email }}' },
+      [{ json: { phone: '+14155550121', email: '' } }, { json: { phone: '+14155550122', email: 'not-an-email' } }],
+      { onError: 'continueErrorOutput' },
+    );
+    expect(created.error).toBeUndefined();
+    expect(outputs(created).success.map((item) => [item.json.phone, item.pairedItem])).toEqual([
+      ['+14155550121', { item: 0 }],
+    ]);
+    expect(outputs(created).failure).toEqual([
+      {
+        json: {
+          error: expect.stringMatching(/^LeadChat: /),
+          details: expect.stringMatching(/^HTTP 400 INVALID_EMAIL from POST \/contacts\./),
+        },
+        pairedItem: { item: 1 },
+      },
+    ]);
+
+    // Nothing receives the custom channel: the message is stored failed, and the item says which, for Retry.
+    const sent = await runLeadChat(
+      host,
+      { resource: 'message', operation: 'send', fromId: 'crm-1', customChannel: 'crm', text: 'Hello' },
+      [{ json: {} }],
+      { onError: 'continueErrorOutput' },
+    );
+    expect(outputs(sent).success).toEqual([]);
+    expect(outputs(sent).failure).toEqual([
+      {
+        json: {
+          error: expect.stringMatching(/^LeadChat: Message not sent \(NO_RECEIVER\)/),
+          details: expect.stringMatching(/^The message is stored as failed \(msg_\w+\)\./),
+        },
+        pairedItem: { item: 0 },
+      },
+    ]);
+  });
+
   test('batching processes every item, in order, each paired to its input', async () => {
     const account = await createAccount(gw);
     const host = await createHost({
