@@ -113,6 +113,28 @@ describe('LeadChat node: leads and contacts', () => {
       expect((await api('GET', `/campaigns/${campaign.body.id}`)).body.unreachable.total).toBe(0);
     });
 
+    test('a contact found by its phone takes the names it lacks, for the opening message; names it has stay', async () => {
+      const api = (method: string, path: string, body?: unknown) =>
+        request(gw, method, `/v1${path}`, { apiKey: account.apiKey, body });
+      // Imported with phones only, or written in by text before the form was filled in.
+      const nameless = (await api('POST', '/contacts', { phone: '+14155550160' })).body;
+      const named = (await api('POST', '/contacts', { phone: '+14155550161', firstName: 'Ruth' })).body;
+      const run = await runLeadChat(host, capture(), [
+        { json: { phone: '+1 415 555 0160', name: 'Maya' } },
+        { json: { phone: '+1 415 555 0161', name: 'Ruthie' } },
+      ]);
+      expect(run.error).toBeUndefined();
+      expect(run.output('LeadChat').map((item) => item.json)).toMatchObject([
+        { id: nameless.id, firstName: 'Maya', lastName: 'Lead', created: false, addedToList: true },
+        { id: named.id, firstName: 'Ruth', lastName: 'Lead', created: false, addedToList: true },
+      ]);
+      expect((await api('GET', `/contacts/${nameless.id}`)).body).toMatchObject({
+        firstName: 'Maya',
+        lastName: 'Lead',
+      });
+      expect((await api('GET', `/contacts/${named.id}`)).body).toMatchObject({ firstName: 'Ruth', lastName: 'Lead' });
+    });
+
     test('a contact found by the email with another phone is someone else: the lead is created with its own', async () => {
       const other = await request(gw, 'POST', '/v1/contacts', {
         apiKey: account.apiKey,

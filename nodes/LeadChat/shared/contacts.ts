@@ -112,9 +112,11 @@ export async function updateContact(
 
 /**
  * Finds by phone, then by email, and creates the contact when neither matches (spec §1, steps 2-3). A contact
- * found by phone keeps what it has and takes the custom fields given (merged); its external IDs stay. A contact
- * found by email is this lead only when it has no phone or the lead gives none: people with numbers of their own
- * may share an email, so one with another phone is someone else, and the lead is created with its own number.
+ * found keeps what it has, takes the names it lacks (a contact imported with its phone alone, or who texted before
+ * filling the form in: the opening message greets by the first name) and the custom fields given (merged); its
+ * external IDs stay. A contact found by email is this lead only when it has no phone or the lead gives none: people
+ * with numbers of their own may share an email, so one with another phone is someone else, and the lead is created
+ * with its own number.
  */
 export async function getOrCreateContact(
   this: IExecuteFunctions,
@@ -124,7 +126,10 @@ export async function getOrCreateContact(
 ): Promise<{ contact: ContactRecord; created: boolean }> {
   if (contact.phone) {
     const byPhone = await findContact.call(this, { phoneNumber: contact.phone }, itemIndex, settings);
-    if (byPhone) return await completeContact.call(this, byPhone, customFieldsOf(contact), itemIndex, settings);
+    if (byPhone) {
+      const changes = { ...missingFields(byPhone, contact), ...customFieldsOf(contact) };
+      return await completeContact.call(this, byPhone, changes, itemIndex, settings);
+    }
   }
   if (contact.email) {
     const byEmail = await findContact.call(this, { email: contact.email }, itemIndex, settings);
@@ -142,8 +147,8 @@ function hasOtherPhone(found: ContactRecord, phone: string | undefined): boolean
 }
 
 /**
- * What the lead gives that a contact found by its email lacks: the phone (so the number given is stored, and a
- * campaign can reach it) and the names. Values the contact has stay: a lookup does not overwrite a contact.
+ * What the lead gives that a contact found lacks: the names, and for one found by its email the phone (so the number
+ * given is stored, and a campaign can reach it). Values the contact has stay: a lookup does not overwrite a contact.
  */
 function missingFields(found: ContactRecord, lead: NewContact): IDataObject {
   const changes: IDataObject = {};
