@@ -348,6 +348,27 @@ test('readable at phone width: the list, then the thread alone with a way back',
   await phone.close();
 });
 
+test("at phone width the browser's Back leaves a conversation for the conversations, still on the Inbox; Forward opens it again", async () => {
+  const phone = await context.newPage();
+  await phone.setViewportSize({ width: 375, height: 740 });
+  await phone.goto(url('/console/lists'));
+  await heading(phone).filter({ hasText: 'Lists' }).waitFor();
+  await phone.goto(url('/console/inbox'));
+  await conversationButton(phone, 'Mallory').click();
+  await phone.locator('.inbox-msg').first().waitFor();
+  expect(new URL(phone.url()).search).toBe(`?c=${conversationId}`);
+
+  await phone.goBack();
+  await conversationButton(phone, 'Mallory').waitFor();
+  expect(new URL(phone.url()).pathname + new URL(phone.url()).search).toBe('/console/inbox');
+  expect(await phone.locator('.inbox-msg').count()).toBe(0);
+
+  await phone.goForward();
+  await phone.locator('.inbox-msg').first().waitFor();
+  expect(await phone.locator('.inbox-list').isVisible()).toBe(false);
+  await phone.close();
+});
+
 test("another account's session sees none of these conversations, and cannot open one by its address", async () => {
   const theirs = await newContext(browser);
   const p = await theirs.newPage();

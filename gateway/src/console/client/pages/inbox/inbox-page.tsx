@@ -18,7 +18,11 @@ import { Thread } from './thread.js';
 
 const PAGE = 25;
 
-/** The conversation open in the address (?c=…), so a reload or a shared link opens the same one. */
+/**
+ * The conversation open in the address (?c=…), so a reload or a shared link opens the same one. Opening one is an
+ * entry of the history, as a list or a campaign is: Back returns to the conversations (on a phone, from a thread
+ * that fills the screen) rather than leaving the Inbox.
+ */
 const openInAddress = () => new URLSearchParams(location.search).get('c') ?? undefined;
 
 /**
@@ -36,7 +40,7 @@ export function InboxPage({ session }: { session: SessionInfo }) {
   const [page, setPage] = useState<PageOf<Conversation> | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [open, setOpen] = useState<string | undefined>(openInAddress);
-  // A notification clicked names its conversation in the address.
+  // A notification clicked names its conversation in the address; Back and Forward move between those opened.
   useEffect(() => onNavigate(() => setOpen(openInAddress())), []);
 
   // Only the latest read is shown: a read under the filters just left may answer after the one under the new ones.
@@ -66,7 +70,8 @@ export function InboxPage({ session }: { session: SessionInfo }) {
 
   const choose = (id: string | undefined) => {
     setOpen(id);
-    history.replaceState(null, '', id ? `${location.pathname}?c=${encodeURIComponent(id)}` : location.pathname);
+    if (id === openInAddress()) return;
+    history.pushState(null, '', id ? `${location.pathname}?c=${encodeURIComponent(id)}` : location.pathname);
   };
   const filter = (f: Filters) => {
     setFilters(f);
