@@ -40,10 +40,30 @@ export async function leaveFor(url: string, first?: () => Promise<unknown>): Pro
   location.assign(url);
 }
 
+/** The sign-in page, leading back to this page's address, query and all (the conversation or campaign open). */
+export const signInAddress = (): string =>
+  `${SIGN_IN_PATH}?next=${encodeURIComponent(location.pathname + location.search)}`;
+
 /** Leaves for the sign-in page, coming back here afterwards. */
 export function toSignIn(): void {
-  void leaveFor(`${SIGN_IN_PATH}?next=${encodeURIComponent(location.pathname)}`);
+  void leaveFor(signInAddress());
 }
+
+/**
+ * Who asks for the password again in place when the session ends under a page (components/session-ended): what was
+ * typed there stays. With nobody to ask (no signed-in page drawn yet), the page leaves for the sign-in page.
+ */
+const endedListeners = new Set<() => void>();
+export function onSessionEnded(listener: () => void): () => void {
+  endedListeners.add(listener);
+  return () => endedListeners.delete(listener);
+}
+function sessionEnded(): void {
+  if (leaving) return;
+  if (endedListeners.size === 0) return toSignIn();
+  endedListeners.forEach((listener) => listener());
+}
+const SESSION_ENDED = 'Your session has ended: sign in again at the top of the page, then try again.';
 
 /** Someone to tell when the console waits out its rate limit: the seconds it waits, or 0 when it is over. */
 type BusyListener = (seconds: number) => void;
@@ -102,7 +122,10 @@ async function callOnce<T>(
     };
   }
   // The session ended (signed out elsewhere, expired, password reset): signing in again is the only way on.
-  if (res.status === 401 && path !== SESSION_PATH) toSignIn();
+  if (res.status === 401 && path !== SESSION_PATH) {
+    sessionEnded();
+    return { ok: false, status: 401, waitS: 0, error: SESSION_ENDED };
+  }
   const text = await res.text();
   let data: any;
   try {

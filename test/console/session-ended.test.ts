@@ -1,0 +1,96 @@
+import type { Browser, Page } from 'playwright-core';
+import type { TestGateway } from '../helpers/gateway';
+import { api, incoming } from '../gateway/api-support';
+import { openPage, screenshot, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
+import { consoleAccount, setPassword, type ConsoleAccount } from './support';
+
+/**
+ * A session that ends while a page is open (its twelve hours up, a password reset, a sign-out in another tab): the
+ * page stays as it was, what was typed in it too, and asks for the password again where it is. Signed in again,
+ * the change goes through.
+ */
+jest.setTimeout(60_000);
+
+let gw: TestGateway;
+let browser: Browser;
+let owner: ConsoleAccount;
+let page: Page;
+let conversationId: string;
+let contactId: string;
+
+const url = (p: string) => `${gw.url}${p}`;
+const reply = () => page.getByLabel('Reply as your team', { exact: true });
+const signInAgain = () => page.getByRole('region', { name: 'Sign in again' });
+/** The operator resets the owner's password: every session of the account ends at once. */
+const endSessions = async (password: string) => {
+  expect((await setPassword(gw, owner.id, password)).status).toBe(200);
+  owner.password = password;
+};
+
+beforeAll(async () => {
+  [gw, browser] = await startConsole();
+  owner = await consoleAccount(gw, { name: 'Session Dental' });
+  const written = await api(gw, owner, 'POST', '/v1/incoming_custom_channel_message', {
+    body: incoming({ fromId: 'visitor-ines', firstName: 'Ines', body: 'Are you open on Saturday?' }),
+  });
+  ({ conversationId, contactId } = (await api(gw, owner, 'GET', `/v1/messages/${written.body.messageId}`)).body);
+  ({ page } = await openPage(browser));
+});
+afterAll(async () => {
+  await stopConsole(gw, browser);
+});
+
+test('a reply sent after the session ended stays typed on its page, which asks for the password; signed in again, it goes', async () => {
+  await signInAt(page, url(`/console/inbox?c=${conversationId}`), owner);
+  const text = 'We are open on Saturday from 9 to 1: shall I book you in? مرحبا 😀';
+  await reply().fill(text);
+  await endSessions('a new long passphrase for the owner');
+
+  await page.getByRole('button', { name: 'Send reply' }).click();
+  await signInAgain().waitFor();
+  expect(await page.locator('.inbox-reply .error').textContent()).toBe(
+    'Your session has ended: sign in again at the top of the page, then try again.',
+  );
+  expect(page.url()).toBe(url(`/console/inbox?c=${conversationId}`));
+  expect(await reply().inputValue()).toBe(text);
+  expect(await page.getByRole('button', { name: 'Send reply' }).isEnabled()).toBe(true);
+  expect(await signInAgain().textContent()).toContain(
+    `Your session has ended. Sign in again as ${owner.email} to go on: what you typed on this page stays.`,
+  );
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'session-ended');
+
+  const password = signInAgain().getByLabel('Password', { exact: true });
+  await password.fill('not the password at all');
+  await signInAgain().getByRole('button', { name: 'Sign in' }).click();
+  await signInAgain()
+    .getByRole('alert')
+    .filter({ hasText: /not right/ })
+    .waitFor();
+  await password.fill(owner.password);
+  await signInAgain().getByRole('button', { name: 'Sign in' }).click();
+  await signInAgain().waitFor({ state: 'detached' });
+  expect(await reply().inputValue()).toBe(text);
+
+  await page.getByRole('button', { name: 'Send reply' }).click();
+  await page.getByRole('status').filter({ hasText: 'Reply sent.' }).waitFor();
+  expect(await reply().inputValue()).toBe('');
+  const sent = await api(gw, owner, 'GET', `/v1/contacts/${contactId}/messages`);
+  expect(sent.body.data.map((m: { body: string }) => m.body)).toContain(text);
+});
+
+test("signing in as someone else leaves for the sign-in page, which leads back to the page's address, query and all", async () => {
+  await page.goto(url(`/console/inbox?c=${conversationId}`));
+  await reply().waitFor();
+  await endSessions('yet another long passphrase');
+  await reply().fill('Typed after the end');
+  await page.getByRole('button', { name: 'Send reply' }).click();
+  await signInAgain().getByRole('link', { name: 'Sign in as someone else' }).click();
+  await page.waitForURL((u) => u.pathname === '/console/sign-in');
+  expect(new URL(page.url()).searchParams.get('next')).toBe(`/console/inbox?c=${conversationId}`);
+  await page.getByLabel('Email', { exact: true }).fill(owner.email);
+  await page.getByLabel('Password', { exact: true }).fill(owner.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(url(`/console/inbox?c=${conversationId}`));
+  await reply().waitFor();
+});
