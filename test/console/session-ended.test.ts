@@ -94,3 +94,26 @@ test("signing in as someone else leaves for the sign-in page, which leads back t
   await page.waitForURL(url(`/console/inbox?c=${conversationId}`));
   await reply().waitFor();
 });
+
+test('signed out and in again in one tab, another tab of the browser goes on: its change is sent, not refused', async () => {
+  const address = url(`/console/inbox?c=${conversationId}`);
+  await signInAt(page, address, owner);
+  await reply().waitFor();
+  const other = await page.context().newPage();
+  await other.goto(address);
+  await other.getByLabel('Reply as your team', { exact: true }).fill('Sent from the other tab');
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL((u) => u.pathname === '/console/sign-in');
+  await page.getByLabel('Email', { exact: true }).fill(owner.email);
+  await page.getByLabel('Password', { exact: true }).fill(owner.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((u) => u.pathname === '/console/inbox');
+
+  await other.getByRole('button', { name: 'Send reply' }).click();
+  await other.getByRole('status').filter({ hasText: 'Reply sent.' }).waitFor();
+  expect(await other.getByRole('region', { name: 'Sign in again' }).count()).toBe(0);
+  const sent = await api(gw, owner, 'GET', `/v1/contacts/${contactId}/messages`);
+  expect(sent.body.data.map((m: { body: string }) => m.body)).toContain('Sent from the other tab');
+  await other.close();
+});

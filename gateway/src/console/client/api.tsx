@@ -20,9 +20,13 @@ export interface ApiResult<T> {
 
 export const SESSION_PATH = '/console/api/session';
 
+/** The session's CSRF token, and whose session it is. */
 let csrfToken = '';
-export const setCsrfToken = (token: string): void => {
+let memberId = '';
+export const setCsrfToken = (token: string, member: string): void => {
   csrfToken = token;
+  memberId = member;
+  sessionBack();
 };
 
 let leaving = false;
@@ -53,15 +57,23 @@ export function toSignIn(): void {
  * Who asks for the password again in place when the session ends under a page (components/session-ended): what was
  * typed there stays. With nobody to ask (no signed-in page drawn yet), the page leaves for the sign-in page.
  */
-const endedListeners = new Set<() => void>();
-export function onSessionEnded(listener: () => void): () => void {
+const endedListeners = new Set<(ended: boolean) => void>();
+export function onSessionEnded(listener: (ended: boolean) => void): () => void {
   endedListeners.add(listener);
   return () => endedListeners.delete(listener);
 }
+let ended = false;
 function sessionEnded(): void {
   if (leaving) return;
   if (endedListeners.size === 0) return toSignIn();
-  endedListeners.forEach((listener) => listener());
+  ended = true;
+  endedListeners.forEach((listener) => listener(true));
+}
+/** Signed in again, on this page or in another tab of the browser (whose cookie this page shares). */
+function sessionBack(): void {
+  if (!ended) return;
+  ended = false;
+  endedListeners.forEach((listener) => listener(false));
 }
 const SESSION_ENDED = 'Your session has ended: sign in again at the top of the page, then try again.';
 
@@ -87,6 +99,13 @@ export async function call<T = unknown>(
 ): Promise<ApiResult<T>> {
   for (let attempt = 0; ; attempt++) {
     const result = await callOnce<T>(method, path, body, extraHeaders);
+    // Another tab signed this browser in again since this page read its token: refused before anything was done,
+    // the change is sent once more with the new session's token.
+    if (result.code === 'CSRF_TOKEN_INVALID' && attempt === 0) {
+      const renewed = await renewCsrfToken();
+      if (renewed === true) continue;
+      if (renewed) return { ...result, error: renewed };
+    }
     // A read is asked again once the limit allows it; a change is not (the user chooses to try it again).
     if (result.status !== 429 || method !== 'GET' || attempt === RATE_LIMIT_RETRIES) return result;
     tellBusy(result.waitS);
@@ -133,7 +152,10 @@ async function callOnce<T>(
   } catch {
     data = undefined;
   }
-  if (res.ok) return { ok: true, status: res.status, waitS: 0, data };
+  if (res.ok) {
+    if (path !== SESSION_PATH) sessionBack();
+    return { ok: true, status: res.status, waitS: 0, data };
+  }
   if (res.status === 429) {
     const waitS = secondsToWait(res);
     // A sign-in's refusal says why, in words for the person signing in (too many failures, too many sign-ins from
@@ -152,6 +174,19 @@ async function callOnce<T>(
   const code = typeof data?.error?.code === 'string' ? (data.error.code as string) : undefined;
   const contactId = typeof data?.error?.contactId === 'string' ? (data.error.contactId as string) : undefined;
   return { ok: false, status: res.status, waitS: 0, error, problems, code, contactId };
+}
+
+/**
+ * Reads the browser's current session for its CSRF token: true when it is this page's member's, the words to show
+ * when another member signed in meanwhile (nothing is sent as them), false when there is none.
+ */
+async function renewCsrfToken(): Promise<boolean | string> {
+  const res = await callOnce<{ csrfToken: string; member: { id: string } }>('GET', SESSION_PATH, undefined, {});
+  if (!res.ok || !res.data) return false;
+  if (res.data.member.id !== memberId)
+    return 'Someone else signed in in another tab of this browser: reload the page to go on as them.';
+  setCsrfToken(res.data.csrfToken, memberId);
+  return true;
 }
 
 /** GET a JSON resource; the same result shape as `call`. */

@@ -17,7 +17,7 @@ export interface SessionInfo {
 export async function loadSession(): Promise<SessionInfo | undefined> {
   const res = await get<SessionInfo>(SESSION_PATH);
   if (!res.ok || !res.data) return undefined;
-  setCsrfToken(res.data.csrfToken);
+  setCsrfToken(res.data.csrfToken, res.data.member.id);
   setDefaultCountry(res.data.account.defaultCountry ?? null);
   return res.data;
 }
@@ -25,7 +25,7 @@ export async function loadSession(): Promise<SessionInfo | undefined> {
 export async function signIn(email: string, password: string) {
   const res = await call<SessionInfo>('POST', SESSION_PATH, { email, password });
   if (res.ok && res.data) {
-    setCsrfToken(res.data.csrfToken);
+    setCsrfToken(res.data.csrfToken, res.data.member.id);
     setDefaultCountry(res.data.account.defaultCountry ?? null);
   }
   return res;

@@ -5,16 +5,17 @@ import { Field, FormStatus } from './form.js';
 
 /**
  * When the session ends under a signed-in page (its time up, a password reset, a sign-out in another tab), the page
- * stays as it was and asks here, at the top of the screen, for the member's password: a reply or a campaign half
- * typed is not lost to a move to the sign-in page, and once signed in again it is sent as it stands. Focus stays
- * where it was, so typing goes on into the field it was meant for; the region is announced.
+ * stays as it was and asks here, at the top of the screen, for the member's password, until this page or another
+ * tab signs the browser in again: a reply or a campaign half typed is not lost to a move to the sign-in page, and
+ * is sent as it stands once signed in. Focus stays where it was, so typing goes on into the field it was meant for;
+ * the region is announced.
  */
 export function SessionEnded(props: { member: SessionInfo['member'] }) {
   const { member } = props;
   const [ended, setEnded] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
-  useEffect(() => onSessionEnded(() => setEnded(true)), []);
+  useEffect(() => onSessionEnded(setEnded), []);
   if (!ended) return null;
   const submit = async (e: SubmitEvent) => {
     e.preventDefault();
@@ -23,10 +24,9 @@ export function SessionEnded(props: { member: SessionInfo['member'] }) {
     const res = await signIn(member.email, String(new FormData(form).get('again-password')));
     setBusy(false);
     if (!res.ok) return setError(res.error);
-    // Signed in as the same member: the page goes on. Anyone else sees the console as their role has it.
+    // Signed in as the same member, the page goes on (the banner goes); anyone else sees the console as theirs.
     if (res.data?.member.id !== member.id) return location.reload();
     setError(undefined);
-    setEnded(false);
   };
   return (
     <section class="session-ended" aria-label="Sign in again">
