@@ -165,6 +165,31 @@ test('another campaign and another range: the picker and the dates ask the API a
     .waitFor();
 });
 
+test('the campaign and the days shown are in the address: a reload shows them again, Back the ones before', async () => {
+  const totals = (name: string) => page.locator('#funnel-totals-heading').filter({ hasText: name });
+  await page.goto(url('/console/funnel'));
+  await totals('Spring').waitFor();
+  await page.getByLabel('Campaign', { exact: true }).selectOption(quietId);
+  await page.getByLabel('From', { exact: true }).fill('2024-02-01');
+  await page.getByLabel('To', { exact: true }).fill('2024-02-29');
+  await page.getByRole('button', { name: 'Show funnel' }).click();
+  await totals('Quiet campaign: 2024-02-01 to 2024-02-29').waitFor();
+  expect(new URL(page.url()).search).toBe(`?id=${quietId}&from=2024-02-01&to=2024-02-29`);
+
+  await page.reload();
+  await totals('Quiet campaign: 2024-02-01 to 2024-02-29').waitFor();
+  expect(await page.getByLabel('Campaign', { exact: true }).inputValue()).toBe(quietId);
+  expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('2024-02-01');
+  expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe('2024-02-29');
+
+  await page.goBack();
+  await totals('Spring').waitFor();
+  expect(await page.getByLabel('Campaign', { exact: true }).inputValue()).toBe(campaignId);
+  await page.goForward();
+  await totals('Quiet campaign: 2024-02-01 to 2024-02-29').waitFor();
+  expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('2024-02-01');
+});
+
 test('readable at 390 px: nothing wider than the screen, the single day drawn, the table scrolls on its own', async () => {
   const phone = await context.newPage();
   await phone.setViewportSize({ width: 390, height: 844 });

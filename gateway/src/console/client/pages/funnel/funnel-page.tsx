@@ -31,6 +31,23 @@ export const isoDay = (d: Date) =>
 export const lifetimeFrom = (c: Pick<Campaign, 'createdAt'> | undefined) =>
   isoDay(new Date(Math.max(c ? Date.parse(c.createdAt) : Date.now(), Date.now() - 365 * DAY_MS)));
 
+type Query = { campaignId: string; from: string; to: string };
+
+/**
+ * The funnel asked for in the address (`?id=&from=&to=`), so a reload or a shared link shows the same one and Back
+ * the one before: an unknown campaign is the first one, its days its lifetime.
+ */
+function queryInAddress(campaigns: Campaign[]): Query {
+  const params = new URLSearchParams(location.search);
+  const asked = campaigns.find((c) => c.id === params.get('id'));
+  const campaign = asked ?? campaigns[0];
+  return {
+    campaignId: campaign?.id ?? '',
+    from: (asked && params.get('from')) || lifetimeFrom(campaign),
+    to: (asked && params.get('to')) || isoDay(new Date()),
+  };
+}
+
 /**
  * Funnel at a glance: a campaign's contacts added, sent the opening message, replying, handed off, opting out,
  * reaching the goal and failing, for a range of days in the browser's time zone (GET /v1/campaigns/{id}/funnel),
@@ -40,14 +57,16 @@ export function FunnelPage() {
   const timezone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
   const [campaigns, setCampaigns] = useState<Campaign[] | undefined>(undefined);
   const [loadError, setLoadError] = useState<string | undefined>(undefined);
-  const [query, setQuery] = useState({ campaignId: '', from: lifetimeFrom(undefined), to: isoDay(new Date()) });
+  const [query, setQuery] = useState<Query>({ campaignId: '', from: lifetimeFrom(undefined), to: isoDay(new Date()) });
+  // The form's fields are drawn again from the query when Back or Forward brings another.
+  const [drawn, setDrawn] = useState(0);
   const [funnel, setFunnel] = useState<Funnel | undefined>(undefined);
   // The contacts of its list the campaign could not reach, by reason (GET /v1/campaigns/{id}): in every range.
   const [reach, setReach] = useState<CampaignWithReach | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
 
-  const show = async (q: typeof query) => {
+  const show = async (q: Query) => {
     if (!q.campaignId) return;
     setBusy(true);
     const params = new URLSearchParams({ from: q.from, to: q.to, timezone });
@@ -66,11 +85,22 @@ export function FunnelPage() {
     void allCampaigns().then(({ campaigns: found, error: failed }) => {
       setLoadError(failed);
       setCampaigns(found);
-      const first = { ...query, campaignId: found?.[0]?.id ?? '', from: lifetimeFrom(found?.[0]) };
+      const first = queryInAddress(found ?? []);
       setQuery(first);
       void show(first);
     });
   }, []);
+  useEffect(() => {
+    if (!campaigns) return;
+    const moved = () => {
+      const q = queryInAddress(campaigns);
+      setQuery(q);
+      setDrawn((n) => n + 1);
+      void show(q);
+    };
+    addEventListener('popstate', moved);
+    return () => removeEventListener('popstate', moved);
+  }, [campaigns]);
 
   if (!campaigns)
     return (
@@ -98,6 +128,8 @@ export function FunnelPage() {
       to: String(form.get('funnel-to')),
     };
     setQuery(next);
+    const params = new URLSearchParams({ id: next.campaignId, from: next.from, to: next.to });
+    history.pushState(null, '', `${location.pathname}?${params}`);
     void show(next);
   };
   const name = campaigns.find((c) => c.id === funnel?.campaignId)?.name;
@@ -105,13 +137,12 @@ export function FunnelPage() {
     <>
       <PageTitle>Funnel</PageTitle>
       <Panel title="Campaign and days" id="funnel-query-heading">
-        <form onSubmit={submit} class="funnel-query">
+        <form key={drawn} onSubmit={submit} class="funnel-query">
           <div class="field">
             <label for="funnel-campaign">Campaign</label>
             <select
               id="funnel-campaign"
               name="funnel-campaign"
-              defaultValue={query.campaignId}
               onChange={(e) => {
                 // Another campaign: its own lifetime, which the user may still change.
                 const from = e.currentTarget.form?.elements.namedItem('funnel-from') as HTMLInputElement | null;
@@ -119,7 +150,10 @@ export function FunnelPage() {
               }}
             >
               {campaigns.map((c) => (
-                <option key={c.id} value={c.id}>{`${c.name} (${c.status})`}</option>
+                // A select has no default value of its own: its option does.
+                <option key={c.id} value={c.id} selected={c.id === query.campaignId}>
+                  {`${c.name} (${c.status})`}
+                </option>
               ))}
             </select>
           </div>
