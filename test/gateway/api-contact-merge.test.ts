@@ -344,6 +344,28 @@ test("the person's latest word holds for the merged contact: a START of the dupl
   expect(await statuses(starts.id)).toEqual(['sms opted_out']);
 });
 
+test("the duplicate's ID on a channel this contact has an ID on too finds this contact through a second merge, and goes with its erasure", async () => {
+  const [first, second] = [unique('visitor'), unique('visitor')];
+  const ana = await create({ firstName: 'Ana', externalIds: { webchat: first } });
+  const anaAgain = await create({ firstName: 'Ana', externalIds: { webchat: second } });
+  const anaSilva = await create({ firstName: 'Ana', lastName: 'Silva', phone: uniquePhone() });
+  expect((await merge(anaAgain.id, ana.id)).body.externalIds).toEqual({ webchat: second });
+  expect((await merge(anaSilva.id, anaAgain.id)).status).toBe(200);
+  // Ana writes again from the live chat's first visitor ID: she is the contact both duplicates became.
+  const written = await chat(first, 'it is me again');
+  expect(written.status).toBe(200);
+  expect((await api(ctx.gw, account, 'GET', `messages/${written.body.messageId}`)).body.contactId).toBe(anaSilva.id);
+  // Erased, she leaves neither ID behind: each is free for whoever comes with it next.
+  expect((await api(ctx.gw, account, 'DELETE', `contacts/${anaSilva.id}`)).status).toBe(204);
+  for (const id of [first, second]) {
+    const res = await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { crm: id } } });
+    expect({ status: res.status, externalIds: res.body.externalIds }).toEqual({
+      status: 201,
+      externalIds: { crm: id },
+    });
+  }
+});
+
 test("bad merges: itself → 400, no contactId → 400; an unknown or another account's contact → 404 and nothing moves", async () => {
   const a = await create({ phone: uniquePhone() });
   expectApiError(await merge(a.id, a.id), 400, 'SAME_CONTACT');

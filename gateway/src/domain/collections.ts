@@ -24,7 +24,12 @@ export const collections: CollectionSpec[] = [
     },
   },
   // Every external ID a contact holds, whatever its custom channel's label: one ID is one contact of the account.
-  { name: 'external_ids', indexes: { value: { unique: true, fields: ['accountId', 'externalId'] } } },
+  // Found by contact too: a merged contact holds its duplicate's ID on a label it had its own on, which it does not
+  // show, and its next merge or its erasure must find that one as well.
+  {
+    name: 'external_ids',
+    indexes: { value: { unique: true, fields: ['accountId', 'externalId'] }, contact: { fields: ['contactId'] } },
+  },
   // What a contact is found by (domain/contact-search.ts): one document per contact and search key.
   { name: 'contact_search', indexes: { key: { fields: ['accountId', 'key'] } } },
   { name: 'lists', indexes: { account: { fields: ['accountId'] } } },

@@ -46,6 +46,13 @@ export const registrationOf = async (
   (await r.find<ExternalId>('external_ids', 'value', [accountId, externalId], { limit: 1 }))[0];
 
 /**
+ * Every external ID registered to a contact: those it shows, and those it took from a duplicate on a label where it
+ * kept its own, which find it without being shown (engine/merge-contacts.ts).
+ */
+export const registrationsOf = (r: Reader, contactId: string): Promise<ExternalId[]> =>
+  r.find<ExternalId>('external_ids', 'contact', [contactId]);
+
+/**
  * The contact holding an external ID, under any label, and whether the ID is registered: a contact stored before
  * external IDs were registered holds its one ID as fromId, unregistered.
  */

@@ -1,6 +1,6 @@
 import type { Gateway } from '../context.js';
 import { unindexContactIn } from '../domain/contact-search.js';
-import { registrationOf } from '../domain/contact-identity.js';
+import { registrationsOf, type ExternalId } from '../domain/contact-identity.js';
 import { deliveriesOfContact } from '../domain/contact-export.js';
 import { getContact, type Contact } from '../domain/contacts.js';
 import { conversationsOfContact, removeConversation } from '../domain/conversations.js';
@@ -32,8 +32,11 @@ import { openingsOf, stopOpenings } from '../domain/openings.js';
 export async function eraseContact(gw: Gateway, accountId: string, contactId: string): Promise<void> {
   const files = await gw.store.transact(async (tx) => {
     const contact = await getContact(tx, accountId, contactId);
-    if (contact.optOut) await keepOptOut(tx, contact, contact.optOut);
-    else await forgetOptOut(tx, contact);
+    // Its IDs are those it shows and those it took from a duplicate without showing them: each goes, opt-out kept.
+    const registered = await registrationsOf(tx, contactId);
+    const addresses = { ...contact, externalIds: { ...contact.externalIds, ...byId(registered) } };
+    if (contact.optOut) await keepOptOut(tx, addresses, contact.optOut);
+    else await forgetOptOut(tx, addresses);
     const messages = await tx.find<Message>('messages', 'contact', [contactId]);
     const campaigns = await forgetConversations(tx, contact, messages);
     for (const d of await deliveriesOfContact(tx, contactId, messages)) {
@@ -55,10 +58,7 @@ export async function eraseContact(gw: Gateway, accountId: string, contactId: st
     }
     for (const m of await tx.find<Membership>('memberships', 'contact', [contactId]))
       await tx.remove('memberships', m.id);
-    for (const externalId of new Set([contact.fromId, ...Object.values(contact.externalIds ?? {})])) {
-      const held = externalId ? await registrationOf(tx, accountId, externalId) : undefined;
-      if (held?.contactId === contactId) await tx.remove('external_ids', held.id);
-    }
+    for (const held of registered) await tx.remove('external_ids', held.id);
     await reassignInImports(tx, accountId, contactId, null);
     await unindexContactIn(tx, contact);
     await tx.remove('contacts', contactId);
@@ -68,6 +68,10 @@ export async function eraseContact(gw: Gateway, accountId: string, contactId: st
   // documented cleanup (README, erasure) removes it.
   for (const id of files) await gw.store.blobs.delete(accountId, id);
 }
+
+/** Registered IDs as addresses of the contact, each under a key of its own (an address is read by its value). */
+const byId = (registered: ExternalId[]): Record<string, string> =>
+  Object.fromEntries(registered.map((r) => [r.id, r.externalId]));
 
 /**
  * Removes the contact's conversations with their follow-ups, its openings with their jobs, and the unanswered

@@ -1,6 +1,6 @@
 import type { Gateway } from '../context.js';
 import { deliveriesOfContact } from '../domain/contact-export.js';
-import { registrationOf, type ExternalId } from '../domain/contact-identity.js';
+import { registrationsOf, type ExternalId } from '../domain/contact-identity.js';
 import { unindexContactIn } from '../domain/contact-search.js';
 import { updateContact } from '../domain/contact-writes.js';
 import { getContact, type Contact } from '../domain/contacts.js';
@@ -60,10 +60,9 @@ export async function mergeContacts(gw: Gateway, accountId: string, id: string, 
       if (there) await tx.remove('memberships', m.id);
       else await tx.update<Membership>('memberships', m.id, { contactId: id });
     }
-    for (const externalId of new Set([other.fromId, ...Object.values(other.externalIds ?? {})])) {
-      const held = externalId ? await registrationOf(tx, accountId, externalId) : undefined;
-      if (held?.contactId === otherId) await tx.update<ExternalId>('external_ids', held.id, { contactId: id });
-    }
+    // Every ID of the other, those it took from a duplicate before among them, finds this contact from now on.
+    for (const held of await registrationsOf(tx, otherId))
+      await tx.update<ExternalId>('external_ids', held.id, { contactId: id });
     await reassignInImports(tx, accountId, otherId, id);
     await unindexContactIn(tx, other);
     // The other's phone and IDs are free for this contact only once the other is gone: they are unique.

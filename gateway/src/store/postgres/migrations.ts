@@ -368,6 +368,13 @@ INSERT INTO leadchat_settings (name, value) VALUES ('conversations-upgraded-1', 
 ALTER TABLE leadchat_migrations ADD COLUMN IF NOT EXISTS gateway_version text;
 `,
   },
+  {
+    version: 22,
+    name: 'external IDs found by the contact holding them',
+    sql: `
+CREATE INDEX IF NOT EXISTS "external_ids_by_contact" ON "external_ids" ((doc->>'contactId'), seq) WHERE doc->>'contactId' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
