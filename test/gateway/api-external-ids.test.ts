@@ -338,3 +338,37 @@ describe("a fromId that is a known contact's phone or email is that contact", ()
     },
   );
 });
+
+test('an ID an earlier release left registered to a contact that is gone is free: its visitor writes again and again, and is one contact', async () => {
+  const account = await createAccount(ctx.gw);
+  const visitor = `visitor-${Date.now()}`;
+  const first = (await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { livechat: visitor } } })).body;
+  const second = (
+    await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { livechat: `${visitor}-b` } } })
+  ).body;
+  expect(
+    (await api(ctx.gw, account, 'POST', `contacts/${second.id}/merge`, { body: { contactId: first.id } })).status,
+  ).toBe(200);
+  // As an earlier release's second merge or erasure left it: the ID registered to a contact that is gone.
+  await ctx.gw.engine.store.transact(async (tx) => {
+    const [registration] = await tx.find<{ id: string; contactId: string }>('external_ids', 'value', [
+      account.id,
+      visitor,
+    ]);
+    await tx.update<{ id: string; contactId: string }>('external_ids', registration!.id, { contactId: first.id });
+  });
+  const write = async (body: string) => {
+    const res = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: {
+        customData: { messageSid: `${visitor}-${body}`, fromId: visitor, toId: 'biz', channel: 'livechat', body },
+      },
+    });
+    expect(res.status).toBe(200);
+    return (await api(ctx.gw, account, 'GET', `messages/${res.body.messageId}`)).body.contactId as string;
+  };
+  const contactId = await write('hello?');
+  expect([first.id, second.id]).not.toContain(contactId);
+  expect(await write('anyone there?')).toBe(contactId);
+  const created = await api(ctx.gw, account, 'POST', 'contacts', { body: { externalIds: { crm: visitor } } });
+  expect({ status: created.status, id: created.body.id }).toEqual({ status: 200, id: contactId });
+});

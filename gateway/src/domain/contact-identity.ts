@@ -62,7 +62,10 @@ async function holderOf(
   externalId: string,
 ): Promise<{ contact?: Contact; registered: boolean }> {
   const held = await registrationOf(r, accountId, externalId);
-  if (held) return { contact: await r.get<Contact>('contacts', held.contactId), registered: true };
+  const contact = held && (await r.get<Contact>('contacts', held.contactId));
+  if (contact) return { contact, registered: true };
+  // A registration naming a contact that is gone (an earlier release's second merge or erasure left some) holds
+  // nothing: the ID is found as if unregistered, and whoever is given it next takes the registration over.
   return { contact: await findByFromId(r, accountId, externalId), registered: false };
 }
 
@@ -222,13 +225,18 @@ export const contactExists = (field: string, holder: Contact) =>
     holder.id,
   );
 
-const register = (tx: Tx, contact: Contact, externalId: string) =>
-  tx.insert<ExternalId>('external_ids', {
-    id: newId('xid'),
-    accountId: contact.accountId,
-    externalId,
-    contactId: contact.id,
-  });
+/** Registers an ID no contact holds to this one: anew, or in place of a registration naming a contact that is gone. */
+async function register(tx: Tx, contact: Contact, externalId: string): Promise<void> {
+  const stale = await registrationOf(tx, contact.accountId, externalId);
+  if (stale) await tx.update<ExternalId>('external_ids', stale.id, { contactId: contact.id });
+  else
+    await tx.insert<ExternalId>('external_ids', {
+      id: newId('xid'),
+      accountId: contact.accountId,
+      externalId,
+      contactId: contact.id,
+    });
+}
 
 /**
  * The contact whose phone or email this text is, for a fromId that is one (spec §2.4): a phone written as the
