@@ -263,3 +263,35 @@ test('with the stream down, the inbox says so and reads every 3 s until it is ba
   expect(await requestsWhileClockRuns(down, seen, 30_000)).toEqual([]);
   await downContext.close();
 });
+
+test('a contact erased elsewhere leaves the open inbox within 1 s, and its open thread shows nothing of it', async () => {
+  const omar = await write('visitor-omar', 'Omar', 'Is the parking free?');
+  await item(page, 'Omar').click();
+  await threadShows(page, 'Is the parking free?').waitFor();
+  const contactId = (await api('GET', `/v1/conversations/${omar}`)).body.contact.id;
+  expect((await api('DELETE', `/v1/contacts/${contactId}`)).status).toBe(204);
+  await Promise.all([
+    item(page, 'Omar').waitFor({ state: 'detached', timeout: 1_000 }),
+    threadShows(page, 'Is the parking free?').waitFor({ state: 'detached', timeout: 1_000 }),
+  ]);
+  await page.locator('.inbox-thread [role="alert"]').waitFor();
+  expect(await item(page, 'Lena').count()).toBe(1);
+});
+
+test("a contact erased from its thread's own panel: the panel says so until closed, then the thread closes", async () => {
+  await write('visitor-pia', 'Pia', 'Please forget me');
+  await item(page, 'Pia').click();
+  await threadShows(page, 'Please forget me').waitFor();
+  await page.getByRole('button', { name: 'Contact details' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Pia' });
+  await dialog.getByLabel('Type Pia to confirm', { exact: true }).fill('Pia');
+  await dialog.getByRole('button', { name: 'Erase this contact' }).click();
+  const erased = page.getByRole('dialog', { name: 'Contact erased' });
+  await erased.getByRole('status').filter({ hasText: 'Pia was erased' }).waitFor();
+  // The stream's word that the conversation is gone comes meanwhile: the panel stays until it is closed.
+  await item(page, 'Pia').waitFor({ state: 'detached', timeout: 1_000 });
+  await page.clock.runFor(1_000);
+  expect(await erased.getByRole('status').filter({ hasText: 'Pia was erased' }).count()).toBe(1);
+  await erased.getByRole('button', { name: 'Close' }).click();
+  await page.getByText('Choose a conversation to read it and reply.').waitFor();
+});

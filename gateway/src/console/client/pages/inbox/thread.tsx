@@ -53,9 +53,18 @@ export function Thread(props: {
   const heading = useRef<HTMLHeadingElement>(null);
   // The contact's panel: open, or open over a contact just erased (closing it closes the thread, gone with them).
   const [panel, setPanel] = useState<'open' | 'erased' | undefined>(undefined);
+  // Erased from this thread's panel, which says so until it is closed: the thread stays beneath it until then.
+  const erasedHere = useRef(false);
   const load = async () => {
     const res = await get<Conversation>(`/v1/conversations/${encodeURIComponent(props.id)}`);
-    if (!res.ok) return setError(res.error);
+    if (!res.ok) {
+      // Gone (its contact erased or merged, here or elsewhere): nothing of it stays on the screen.
+      if (res.status === 404 && !erasedHere.current) {
+        setConversation(undefined);
+        setMessages(undefined);
+      }
+      return setError(res.error);
+    }
     const thread = await threadOf(res.data!);
     setError(thread.ok ? undefined : thread.error);
     setConversation(res.data);
@@ -110,7 +119,10 @@ export function Thread(props: {
           admin={props.admin}
           onClose={() => (panel === 'erased' ? props.onClose() : setPanel(undefined))}
           onChanged={(change) => {
-            if (change === 'erased') setPanel('erased');
+            if (change === 'erased') {
+              erasedHere.current = true;
+              setPanel('erased');
+            }
             reload();
           }}
         />
