@@ -47,6 +47,9 @@ export const TEXT_LIMITS = {
 /** How many custom fields a contact holds, and so how many columns an import maps to them. */
 export const MAX_CUSTOM_FIELDS = 50;
 
+/** How many external IDs (custom channel labels) a contact holds. */
+export const MAX_EXTERNAL_IDS = 20;
+
 /** The field separators a CSV import takes (`delimiter` of POST /v1/lists/{id}/imports). */
 export const IMPORT_DELIMITERS = [',', ';', '\t', '|'] as const;
 

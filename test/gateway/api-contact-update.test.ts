@@ -4,6 +4,7 @@ import {
   api,
   createAccount,
   expectApiError,
+  unique,
   uniquePhone,
   untilIdle,
   useGateway,
@@ -220,6 +221,35 @@ describe('PATCH /v1/contacts/{id}', () => {
     expectApiError(await patch(c.id, { firstName: 42 }), 400);
     expectApiError(await patch(c.id, { customFields: { nested: { no: 1 } } }), 400);
     expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}`)).body.phone).toBe(c.phone);
+  });
+
+  test('a contact holds at most 50 custom fields and 20 external IDs: a correction adding past them → 400 TOO_MANY, nothing changes', async () => {
+    const keys = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+    const c = await create({
+      phone: uniquePhone(),
+      customFields: Object.fromEntries(keys('crm_', 50).map((k) => [k, k])),
+      externalIds: Object.fromEntries(keys('app', 20).map((k) => [k, unique(k)])),
+    });
+    const more = await patch(c.id, { customFields: { crm_0: null, extra_1: 'x', extra_2: 'y' } });
+    expectApiError(more, 400, 'VALIDATION_ERROR');
+    expect(more.body.error.fields).toEqual([
+      { field: 'customFields', code: 'TOO_MANY', message: 'a contact holds at most 50 custom fields', limit: 50 },
+    ]);
+    const moreIds = await patch(c.id, { externalIds: { extra: unique('x') } });
+    expectApiError(moreIds, 400, 'VALIDATION_ERROR');
+    expect(moreIds.body.error.fields).toEqual([
+      { field: 'externalIds', code: 'TOO_MANY', message: 'a contact holds at most 20 external IDs', limit: 20 },
+    ]);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}`)).body).toEqual(c);
+    // Within the limits, a correction replaces and removes as it likes.
+    const swapped = await patch(c.id, {
+      customFields: { crm_0: null, extra_1: 'x' },
+      externalIds: { app0: null, extra: unique('x') },
+    });
+    expect(swapped.status).toBe(200);
+    expect([Object.keys(swapped.body.customFields).length, Object.keys(swapped.body.externalIds).length]).toEqual([
+      50, 20,
+    ]);
   });
 
   test("an unknown id, or another account's contact → 404, and the other account's contact is untouched", async () => {

@@ -7,6 +7,7 @@ import {
   HANDOFF_ASSIGNMENTS,
   IMPORT_DELIMITERS,
   MAX_CUSTOM_FIELDS,
+  MAX_EXTERNAL_IDS,
   MEMBER_ROLES,
   TEXT_LIMITS as T,
 } from '../api-contract.js';
@@ -62,12 +63,12 @@ const customFields = z
 
 const externalIds = z
   .record(label, id)
-  .superRefine(atMost(20, 'external IDs'))
+  .superRefine(atMost(MAX_EXTERNAL_IDS, 'external IDs'))
   .describe(
     'The contact\'s ID on each custom channel, by its label: {"livechat":"visitor-42"}. An ID belongs to one contact of the account',
   );
 
-const externalIdChanges = z.record(label, id.nullable()).superRefine(atMost(20, 'external IDs'));
+const externalIdChanges = z.record(label, id.nullable()).superRefine(atMost(MAX_EXTERNAL_IDS, 'external IDs'));
 
 /**
  * A field given in both spellings (camelCase and the spec's snake_case) with two values: which was meant cannot be
@@ -227,7 +228,7 @@ export const listCreate = z.object({ name: nonBlank(T.name) });
 const header = z.string().trim().min(1, 'must name a column of the file').max(200);
 const headers = z.record(z.string().min(1).max(100), header).superRefine(atMost(MAX_CUSTOM_FIELDS, 'custom fields'));
 /** The column holding the contacts' ID on each custom channel, by the channel's label: {"livechat":"Visitor ID"}. */
-const labelledHeaders = z.record(label, header).superRefine(atMost(20, 'external IDs'));
+const labelledHeaders = z.record(label, header).superRefine(atMost(MAX_EXTERNAL_IDS, 'external IDs'));
 
 /** Which header of the CSV holds each contact field, in the contact-create spellings; unknown fields are refused. */
 const importColumns = z

@@ -12,6 +12,7 @@ const LABELS: FieldLabels = {
   lastName: 'Last name',
   phone: 'Phone',
   email: 'Email',
+  customFields: 'Custom fields',
   'customFields.*': 'Custom field',
 };
 
