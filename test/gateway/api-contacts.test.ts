@@ -112,6 +112,32 @@ describe('POST /v1/contacts', () => {
     },
   );
 
+  test("a custom field's or a channel's name the API cannot take → 400 saying what is wrong with the name; nothing is stored", async () => {
+    const long = 'k'.repeat(101);
+    const phone = uniquePhone();
+    for (const [body, problem] of [
+      [
+        { phone, customFields: { [long]: 'gold' } },
+        {
+          field: `customFields.${long}`,
+          code: 'TOO_LONG',
+          message: 'its name must be at most 100 characters',
+          limit: 100,
+        },
+      ],
+      [
+        { phone, externalIds: { '': 'visitor-1' } },
+        { field: 'externalIds.', code: 'REQUIRED', message: 'a custom channel label must not be empty' },
+      ],
+    ] as const) {
+      const res = await api(ctx.gw, account, 'POST', 'contacts', { body });
+      expectApiError(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.error.fields).toEqual([problem]);
+      expect(res.body.error.message).toBe(`${problem.field}: ${problem.message}`);
+    }
+    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404);
+  });
+
   test('a rejected contact is not stored', async () => {
     const phone = uniquePhone();
     expectApiError(

@@ -12,6 +12,12 @@ export function problemsOf(issue: z.core.$ZodIssue, input: unknown, where: strin
     return issue.keys.map((key) => ({ field: [...issue.path, key].join('.'), code: 'INVALID', message }));
   }
   const field = issue.path.length ? issue.path.join('.') : where;
+  if (issue.code === 'invalid_key' && issue.issues[0]) {
+    // A key of a record (a custom field's name, a channel's label) refused: what is wrong with it is the inner issue's.
+    const [inner] = issue.issues;
+    const message = /^must /.test(inner.message) ? `its name ${inner.message}` : inner.message;
+    return [{ field, ...kindOf(inner, issue.path.at(-1)), message }];
+  }
   return [{ field, ...kindOf(issue, valueAt(input, issue.path)), message: issue.message }];
 }
 
