@@ -138,6 +138,30 @@ describe('POST /v1/contacts', () => {
     expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404);
   });
 
+  test('a custom field without a name → 400 REQUIRED naming it; a correction may still remove one stored so', async () => {
+    const phone = uniquePhone();
+    for (const name of ['', '   ']) {
+      const res = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, customFields: { [name]: 'gold' } } });
+      expectApiError(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.error.fields).toEqual([
+        { field: `customFields.${name}`, code: 'REQUIRED', message: 'a custom field needs a name' },
+      ]);
+    }
+    expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404);
+    const c = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, customFields: { plan: 'gold' } } }))
+      .body;
+    expectApiError(
+      await api(ctx.gw, account, 'PATCH', `contacts/${c.id}`, { body: { customFields: { '': 'x' } } }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    const removed = await api(ctx.gw, account, 'PATCH', `contacts/${c.id}`, { body: { customFields: { '': null } } });
+    expect({ status: removed.status, customFields: removed.body.customFields }).toEqual({
+      status: 200,
+      customFields: { plan: 'gold' },
+    });
+  });
+
   test('a rejected contact is not stored', async () => {
     const phone = uniquePhone();
     expectApiError(

@@ -57,9 +57,25 @@ const atMost =
       ctx.addIssue({ code: 'too_big', origin: 'record', maximum: max, input: o, message: `at most ${max} ${what}` });
   };
 
+/**
+ * A custom field's value by its name. A field needs a name (a message reads it as {{custom.<name>}}), but a correction
+ * may remove one stored without (null), as the console's form does with a field it cannot show.
+ */
 const customFields = z
   .record(z.string().max(100), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()]))
-  .superRefine(atMost(MAX_CUSTOM_FIELDS, 'custom fields'));
+  .superRefine(atMost(MAX_CUSTOM_FIELDS, 'custom fields'))
+  .superRefine((fields, ctx) => {
+    for (const [name, value] of Object.entries(fields)) {
+      if (name.trim() === '' && value !== null)
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          input: value,
+          message: 'a custom field needs a name',
+          params: { field: 'REQUIRED' },
+        });
+    }
+  });
 
 const externalIds = z
   .record(label, id)
