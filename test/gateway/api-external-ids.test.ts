@@ -122,6 +122,26 @@ describe('POST /contacts with external IDs', () => {
     expect(other.body.error.message).toMatch(/a contact with another phone/);
   });
 
+  test('a contact found by its phone gains the labels it lacks up to 20: past them → 400 TOO_MANY, and nothing is added', async () => {
+    const account = await createAccount(ctx.gw);
+    const phone = uniquePhone();
+    const ids = (prefix: string, n: number) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, `${prefix}-${i}-${phone}`]));
+    const c = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, externalIds: ids('app', 18) } });
+    expect(c.status).toBe(201);
+    const more = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, externalIds: ids('crm', 3) } });
+    expectApiError(more, 400, 'VALIDATION_ERROR');
+    expect(more.body.error.fields).toEqual([
+      { field: 'externalIds', code: 'TOO_MANY', message: 'a contact holds at most 20 external IDs', limit: 20 },
+    ]);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${c.body.id}`)).body).toEqual(c.body);
+    const two = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone, externalIds: ids('crm', 2) } });
+    expect({ status: two.status, labels: Object.keys(two.body.externalIds).length }).toEqual({
+      status: 200,
+      labels: 20,
+    });
+  });
+
   test('bad external IDs are 400', async () => {
     const account = await createAccount(ctx.gw);
     for (const externalIds of [

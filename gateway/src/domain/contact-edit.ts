@@ -1,10 +1,18 @@
 import { MAX_CUSTOM_FIELDS, MAX_EXTERNAL_IDS } from '../api-contract.js';
-import { ApiError, fieldError } from '../errors.js';
+import { fieldError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 import { contactExists, correctExternalIds } from './contact-identity.js';
 import { updateContact } from './contact-writes.js';
-import { findByEmail, findByEmailOnly, findByPhone, getContact, type Contact, type ContactOwner } from './contacts.js';
+import {
+  findByEmail,
+  findByEmailOnly,
+  findByPhone,
+  getContact,
+  holdsAtMost,
+  type Contact,
+  type ContactOwner,
+} from './contacts.js';
 import { normalizeEmail } from './email.js';
 import { normalizePhone } from './phone.js';
 
@@ -68,8 +76,9 @@ async function correct(tx: Tx, accountId: string, id: string, patch: ContactPatc
     if (value === null) delete customFields[key];
     else customFields[key] = value;
   }
-  atMost(MAX_CUSTOM_FIELDS, 'customFields', 'custom fields', customFields, before.customFields);
-  if (patch.externalIds) atMost(MAX_EXTERNAL_IDS, 'externalIds', 'external IDs', ids.externalIds, before.externalIds);
+  holdsAtMost(MAX_CUSTOM_FIELDS, 'customFields', 'custom fields', customFields, before.customFields);
+  if (patch.externalIds)
+    holdsAtMost(MAX_EXTERNAL_IDS, 'externalIds', 'external IDs', ids.externalIds, before.externalIds);
   const changes: Partial<Contact> = {
     ...(patch.firstName !== undefined ? { firstName: patch.firstName || null } : {}),
     ...(patch.lastName !== undefined ? { lastName: patch.lastName || null } : {}),
@@ -81,17 +90,4 @@ async function correct(tx: Tx, accountId: string, id: string, patch: ContactPatc
     updatedAt: now(),
   };
   return updateContact(tx, before, changes);
-}
-
-/**
- * A contact holds at most `max` of these: a correction may not add past it. One that holds more already (two merged
- * contacts' together) may still be corrected, as long as it holds no more than before.
- */
-function atMost(max: number, field: string, what: string, after: object = {}, before: object = {}): void {
-  const count = Object.keys(after).length;
-  if (count <= max || count <= Object.keys(before).length) return;
-  const message = `a contact holds at most ${max} ${what}`;
-  throw new ApiError(400, 'VALIDATION_ERROR', `${field}: ${message}`, {}, [
-    { field, code: 'TOO_MANY', message, limit: max },
-  ]);
 }

@@ -1,3 +1,4 @@
+import { MAX_EXTERNAL_IDS } from '../api-contract.js';
 import type { Gateway } from '../context.js';
 import { ApiError } from '../errors.js';
 import { newId, now } from '../ids.js';
@@ -7,6 +8,7 @@ import {
   findByEmail,
   findByFromId,
   findByPhone,
+  holdsAtMost,
   newContact,
   normalizeContact,
   type Contact,
@@ -134,11 +136,12 @@ export async function findOrCreateContactIn(
   }
   const missing = ids.filter(([label]) => existing.externalIds?.[label] === undefined);
   if (!missing.length && !newPhone) return { contact: existing, created: false };
+  const externalIds = { ...existing.externalIds, ...Object.fromEntries(missing) };
+  holdsAtMost(MAX_EXTERNAL_IDS, 'externalIds', 'external IDs', externalIds, existing.externalIds);
   for (const [i, [label, externalId]] of ids.entries()) {
     if (existing.externalIds?.[label] === undefined && !holders[i]!.registered)
       await register(tx, existing, externalId);
   }
-  const externalIds = { ...existing.externalIds, ...Object.fromEntries(missing) };
   return {
     contact: await updateContact(tx, existing, {
       externalIds,

@@ -1,6 +1,6 @@
 import { answersOnly } from '../api-contract.js';
 import type { Gateway } from '../context.js';
-import { notFound } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader } from '../store/store.js';
 import type { Account } from './accounts.js';
@@ -139,4 +139,18 @@ export async function lookupContact(
       : await findByEmail(gw.store, account.id, normalizeEmail(by.email!));
   if (!contact) throw notFound('Contact');
   return contact;
+}
+
+/**
+ * A contact holds at most `max` of these: a write adding to them (a correction, a creation that finds the contact)
+ * may not go past it. One that holds more already (two merged contacts' together) may still be written, as long as it
+ * holds no more than before.
+ */
+export function holdsAtMost(max: number, field: string, what: string, after: object = {}, before: object = {}): void {
+  const count = Object.keys(after).length;
+  if (count <= max || count <= Object.keys(before).length) return;
+  const message = `a contact holds at most ${max} ${what}`;
+  throw new ApiError(400, 'VALIDATION_ERROR', `${field}: ${message}`, {}, [
+    { field, code: 'TOO_MANY', message, limit: max },
+  ]);
 }
