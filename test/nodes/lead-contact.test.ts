@@ -151,19 +151,37 @@ describe('LeadChat node: leads and contacts', () => {
       expect(kept.body).toMatchObject({ phone: '+14155550188', firstName: 'Front' });
     });
 
-    test('a phone without country code fails the item, naming the field, before anything is created', async () => {
+    test('a phone without country code, with no default country in the node or on the account, fails the item, saying how to write it, before anything is created', async () => {
       const before = (await members()).length;
       const run = await runLeadChat(host, capture(), [
         { json: { phone: '555 0100', name: 'Nope', email: 'nope@example.com' } },
       ]);
-      expect(run.error?.message).toBe('Phone "555 0100" is not a phone number with a country code');
-      expect(run.error?.description).toMatch(/\+ and the country code/);
+      expect(run.error?.message).toMatch(/"5550100" has no country code/);
+      expect(run.error?.description).toMatch(/\+ and the country code.*default country/s);
       expect((await members()).length).toBe(before);
       const lookup = await request(gw, 'GET', '/v1/contacts', {
         apiKey: account.apiKey,
         query: { email: 'nope@example.com' },
       });
       expect(lookup.status).toBe(404);
+    });
+
+    test("a national number is read under the account's default country when the node sets none", async () => {
+      const local = await createAccount(gw);
+      const set = await request(gw, 'PUT', '/v1/settings', { apiKey: local.apiKey, body: { defaultCountry: 'US' } });
+      expect(set.status).toBe(200);
+      const localList = (await request(gw, 'POST', '/v1/lists', { apiKey: local.apiKey, body: { name: 'Desk' } })).body;
+      const localHost = await createHost({
+        leadChatApi: { baseUrl: gw.apiBase, apiKey: local.apiKey, ignoreSslIssues: true },
+      });
+      const run = await runLeadChat(localHost, capture({ list: { __rl: true, mode: 'id', value: localList.id } }), [
+        { json: { phone: '(415) 555-0177', name: 'Dana', email: '' } },
+        { json: { phone: '+1 415 555 0177', name: 'Dana', email: '' } },
+      ]);
+      expect(run.error).toBeUndefined();
+      const [first, again] = run.output('LeadChat');
+      expect(first!.json).toMatchObject({ phone: '+14155550177', firstName: 'Dana', created: true });
+      expect(again!.json).toMatchObject({ id: first!.json.id, created: false });
     });
 
     test('Default Country Code completes a national number', async () => {

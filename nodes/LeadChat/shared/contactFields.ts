@@ -19,7 +19,7 @@ export const defaultCountryCodeField: INodeProperties = {
   default: '',
   placeholder: 'e.g. 1',
   description:
-    'Country calling code used when the phone has neither + nor 00 in front, e.g. 1 for the US or 44 for the UK',
+    "Country calling code used when the phone has neither + nor 00 in front, e.g. 1 for the US or 44 for the UK. Empty: the account's default country on the gateway applies.",
 };
 
 /** Phone, email and names of a contact to create: shared by Contact > Create and Contact > Get or Create. */
@@ -31,7 +31,7 @@ export const contactFields: INodeProperties[] = [
     default: '',
     placeholder: 'e.g. +14155550123',
     description:
-      'Phone number with the country code. Give a phone, an email or both. Spaces, dashes, brackets and a leading 00 are cleaned up.',
+      'Phone number with the country code, or a national number (see Default Country Code). Give a phone, an email or both. Spaces, dashes, brackets and a leading 00 are cleaned up.',
   },
   {
     displayName: 'Email',

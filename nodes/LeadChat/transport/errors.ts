@@ -59,7 +59,8 @@ export function redact(text: string, apiKey: string | undefined): string {
 
 /** What to do about an error the API names by its code: only the codes a hint explains have one. */
 const CODE_HINTS: Record<string, string> = {
-  INVALID_PHONE: 'Write the phone number in international format: a leading + and the country code, e.g. +14155550123.',
+  INVALID_PHONE:
+    'Write the phone number in international format: a leading + and the country code, e.g. +14155550123. For national numbers, set "Default Country Code", or the account\'s default country (the console\'s Settings › Account).',
   INVALID_EMAIL: 'Check the email address.',
   NO_CONVERSATION:
     "A team member answers an existing conversation: one starts with a campaign's opening message or a message from the contact.",

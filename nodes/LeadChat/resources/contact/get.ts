@@ -29,7 +29,7 @@ export const description = forOperation('contact', 'get', [
     default: '',
     required: true,
     placeholder: 'e.g. +14155550123',
-    description: 'Phone number with the country code',
+    description: "Phone number with the country code; a national number is read under the account's default country",
     displayOptions: { show: { searchBy: ['phone'] } },
   },
   {

@@ -25,7 +25,8 @@ export const description = forOperation('lead', 'capture', [
     default: '',
     required: true,
     placeholder: 'e.g. +14155550123',
-    description: 'Phone number with the country code. Spaces, dashes, brackets and a leading 00 are cleaned up.',
+    description:
+      'Phone number with the country code, or a national number (see Default Country Code). Spaces, dashes, brackets and a leading 00 are cleaned up.',
   },
   {
     displayName: 'First Name',
