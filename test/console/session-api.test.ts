@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createAccount, removeDir, request, startGateway, type TestGateway } from '../helpers/gateway';
+import { startInProcess, type InProcessGateway } from '../helpers/in-process';
 import {
   consoleAccount,
   expectSecurityHeaders,
@@ -148,6 +149,49 @@ describe('sign-in', () => {
       files.filter((f) => readFileSync(f, 'latin1').includes(text)).map((f) => path.relative(gw.dataDir, f));
     expect(holding('"tokenHash"').length).toBeGreaterThan(0);
     expect(holding(token)).toEqual([]);
+  });
+});
+
+describe('behind a proxy that sends the gateway a Host of its own', () => {
+  // nginx, by default, forwards the upstream's address as Host: the browser's Origin is the public address.
+  const PUBLIC_URL = 'https://chat.example.com';
+  let behind: InProcessGateway;
+  beforeAll(async () => {
+    behind = await startInProcess({ LEADCHAT_TRUST_PROXY: '1', LEADCHAT_PUBLIC_URL: PUBLIC_URL });
+  });
+  afterAll(async () => {
+    await behind?.stop();
+    if (behind) removeDir(behind.dataDir);
+  });
+  const viaProxy = (origin: string) => ({ ...proxied, host: '127.0.0.1:8443', origin });
+
+  test('the console at LEADCHAT_PUBLIC_URL signs in, accepts an invitation and signs out; another site is still refused', async () => {
+    const owner = await consoleAccount(behind);
+    const refused = await signIn(behind, owner.email, owner.password, viaProxy('https://evil.example'));
+    expect({ status: refused.reply.status, code: refused.reply.body.error.code }).toEqual({
+      status: 403,
+      code: 'CROSS_ORIGIN',
+    });
+    const session = await signIn(behind, owner.email, owner.password, viaProxy(PUBLIC_URL));
+    expect(session.reply.status).toBe(200);
+    expect((await withSession(behind, session, 'GET', '/v1/settings', { headers: proxied })).status).toBe(200);
+
+    const invited = await request(behind, 'POST', '/v1/members', {
+      apiKey: owner.apiKey,
+      headers: proxied,
+      body: { email: 'proxied@team.example', name: 'Pat', role: 'agent' },
+    });
+    const token = new URL(invited.body.inviteUrl).hash.slice(1);
+    expect(invited.body.inviteUrl).toMatch(new RegExp(`^${PUBLIC_URL}/`));
+    const accepted = await request(behind, 'POST', `/console/api/invites/${token}`, {
+      headers: viaProxy(PUBLIC_URL),
+      body: { password: 'a-long-enough-password' },
+    });
+    expect(accepted.status).toBe(200);
+
+    const out = await withSession(behind, session, 'DELETE', '/console/api/session', { headers: viaProxy(PUBLIC_URL) });
+    expect(out.status).toBe(204);
+    expect((await withSession(behind, session, 'GET', '/v1/settings', { headers: proxied })).status).toBe(401);
   });
 });
 

@@ -25,6 +25,7 @@ import {
 } from '../../domain/sessions.js';
 import { checkCsrf, sessionOf, signedInOnly } from '../../http/middleware/session.js';
 import { passwordChange } from '../../http/schemas.js';
+import { publicBase } from '../../http/public-base.js';
 import { checkSignIn } from './sign-in.js';
 import { KNOWN_BROWSER_MS, knownBrowserId, knownBrowserValue } from './known-browser.js';
 
@@ -52,11 +53,14 @@ const sessionView = (account: Account, actor: Actor, session: Session, token: st
 
 /**
  * Sign-in and sign-out are only accepted from the console's own pages: a page of another site could otherwise
- * sign a visitor into an account of its choosing. Browsers send Origin on every POST and DELETE.
+ * sign a visitor into an account of its choosing. Browsers send Origin on every POST and DELETE. The console's
+ * origin is the one the request was sent to, or the gateway's public address: a proxy may forward a Host of its
+ * own (nginx's default is the upstream's address), which no browser's Origin names.
  */
-function requireSameOrigin(req: Request): void {
+function requireSameOrigin(gw: Gateway, req: Request): void {
   const origin = req.get('origin');
-  if (origin !== undefined && origin !== `${req.protocol}://${req.get('host')}`) {
+  if (origin === undefined || origin === `${req.protocol}://${req.get('host')}`) return;
+  if (origin !== new URL(publicBase(gw.config)).origin) {
     throw forbidden('CROSS_ORIGIN', 'The console accepts this only from its own pages');
   }
 }
@@ -69,7 +73,7 @@ export function sessionApi(gw: Gateway, mountedAt: string): Router {
     post: [
       jsonBody('4kb'),
       async (req, res: Response) => {
-        requireSameOrigin(req);
+        requireSameOrigin(gw, req);
         const { email, password, accountId } = parse(signInBody, req.body);
         const knownBrowser = knownBrowserId(
           gw,
@@ -91,7 +95,7 @@ export function sessionApi(gw: Gateway, mountedAt: string): Router {
       res.json(sessionView(signedIn.account, signedIn.actor, signedIn.session, signedIn.token));
     },
     delete: async (req, res) => {
-      requireSameOrigin(req);
+      requireSameOrigin(gw, req);
       const signedIn = await sessionOf(gw, req);
       if (signedIn) {
         checkCsrf(req, signedIn.token);
@@ -144,7 +148,7 @@ function invitesApi(gw: Gateway, api: Routes): void {
     post: [
       jsonBody('4kb'),
       async (req, res) => {
-        requireSameOrigin(req);
+        requireSameOrigin(gw, req);
         const { password } = parse(passwordChange, req.body);
         const member = await acceptInvitation(gw, String(req.params.token), password);
         await signIn(gw, req, res, await getAccount(gw.store, member.accountId), actorOf(member));
