@@ -67,7 +67,13 @@ describe('API key presentation', () => {
     const contact = await post('contacts', { phone: uniquePhone(), firstName: 'Ana' });
     const list = await post('lists', { name: 'Keyed' });
     const campaign = await post('campaigns', { name: 'Keyed', channel: 'custom', customChannel: 'chat' });
-    const ids: Record<string, string> = { '/contacts/': contact.id, '/lists/': list.id, '/campaigns/': campaign.id };
+    const subAccount = await createAccount(ctx.gw, { parentEmail: agency.email });
+    const ids: Record<string, string> = {
+      '/contacts/': contact.id,
+      '/lists/': list.id,
+      '/campaigns/': campaign.id,
+      '/subaccounts/': subAccount.id,
+    };
     const required: Record<string, Record<string, string>> = {
       '/contacts': { q: 'Ana' },
       '/campaigns/{id}/preview': { contactId: contact.id },
