@@ -99,6 +99,20 @@ describe('API key presentation', () => {
     expect(res.status).toBe(200);
   });
 
+  test('a key copied with spaces or a line end around it works in every place it may go', async () => {
+    // n8n puts the key in ?apiKey= on the contact lookup (its credential test), lists and messages, as it was pasted.
+    for (const padded of [` ${account.apiKey} `, `${account.apiKey}\n`, `\t${account.apiKey}`]) {
+      for (const keyIn of ['query', 'header', 'bearer'] as const) {
+        const given = keyIn === 'query' ? padded : padded.replace('\n', ' ').replace('\t', ' ');
+        const res = await api(ctx.gw, { apiKey: given }, 'GET', 'lists', { keyIn });
+        expect({ keyIn, given, status: res.status }).toEqual({ keyIn, given, status: 200 });
+      }
+    }
+    // Spaces alone are no key: beside a key given another way they are no second one.
+    const beside = await api(ctx.gw, account, 'GET', 'lists', { query: { apiKey: '  ' } });
+    expect(beside.status).toBe(200);
+  });
+
   test('an empty x-api-key header does not hide a Bearer key', async () => {
     const res = await request(ctx.gw, 'GET', '/v1/lists', {
       headers: { 'x-api-key': '', authorization: `Bearer ${account.apiKey}` },

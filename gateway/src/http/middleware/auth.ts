@@ -77,9 +77,11 @@ export const keyInHeaderOnly: RequestHandler = (req, _res, next) => {
 };
 
 /**
- * The non-empty `apiKey` values of the query string. Parsing a query string costs more than looking into it: one
- * that cannot hold the name (not written out, nor hidden behind %-escapes) is not parsed, so the usual request,
- * with its key in a header, pays next to nothing for this check.
+ * The non-empty `apiKey` values of the query string, without the spaces and line ends around them: a key holds
+ * none, and one pasted with them (into n8n, which sends it as it was given) works here as it does in a header, whose
+ * value the HTTP parser trims. Parsing a query string costs more than looking into it: one that cannot hold the
+ * name (not written out, nor hidden behind %-escapes) is not parsed, so the usual request, with its key in a header,
+ * pays next to nothing for this check.
  */
 function queryKeys(req: Request): string[] {
   const at = req.url.indexOf('?');
@@ -87,7 +89,10 @@ function queryKeys(req: Request): string[] {
   const search = req.url.slice(at + 1);
   if (!search.includes('apiKey') && !search.includes('%')) return [];
   const value: unknown = req.query.apiKey;
-  return [value].flat().filter((v): v is string => typeof v === 'string' && v !== '');
+  return [value]
+    .flat()
+    .map((v) => (typeof v === 'string' ? v.trim() : ''))
+    .filter((v) => v !== '');
 }
 
 /**
