@@ -53,6 +53,8 @@ const postgresFast = [
   file('gateway-factory'),
   // The console's sign-in limits, counted by every process.
   file('sign-in-limits'),
+  // A new password and a sign-in with the old one taking turns on the record that holds it.
+  file('new-password'),
 ];
 
 /** The console's tests that open a browser (they import its browser helpers): the screenshots' repeat runs them. */

@@ -1,11 +1,12 @@
 import type { Gateway } from '../context.js';
 import { getAccount, type Account } from './accounts.js';
 import { hashPassword } from './secrets.js';
-import { endOwnerSessions } from './sessions.js';
+import { endOwnerSessionsIn } from './sessions.js';
 
 /**
  * The operator sets or resets an account's console password. Whoever was signed in with the old one is signed
- * out: a reset often follows a password that leaked.
+ * out, in the same commit: a reset often follows a password that leaked (see startSession for a sign-in with the
+ * old one still being checked).
  */
 export async function setPassword(
   gw: Gateway,
@@ -13,9 +14,9 @@ export async function setPassword(
   password: string,
 ): Promise<{ account: Account; sessionsEnded: number }> {
   const passwordHash = await hashPassword(password);
-  const account = await gw.store.transact(async (tx) => {
+  return gw.store.transact(async (tx) => {
     await getAccount(tx, accountId);
-    return tx.update<Account>('accounts', accountId, { passwordHash });
+    const account = await tx.update<Account>('accounts', accountId, { passwordHash });
+    return { account, sessionsEnded: await endOwnerSessionsIn(tx, accountId) };
   });
-  return { account, sessionsEnded: await endOwnerSessions(gw, accountId) };
 }

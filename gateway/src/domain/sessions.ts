@@ -4,6 +4,7 @@ import { actorOf, ownerIdOf, ownerOf, type Actor, type Member } from './members.
 import { digest, newToken } from './secrets.js';
 import { newId, now } from '../ids.js';
 import { endSessionIn } from './session-ends.js';
+import type { Tx } from '../store/store.js';
 import { clockNow } from '../clock.js';
 
 /**
@@ -40,15 +41,28 @@ export const isLive = (s: Pick<Session, 'lastSeenAt' | 'expiresAt'>, at: number)
  */
 export const csrfTokenOf = (token: string): string => digest(`csrf:${token}`);
 
-/** Signs a member (or the owner) in; expired sessions of the account are cleared away on the way. */
+/**
+ * Signs a member (or the owner) in, whose password was checked against `passwordHash`; expired sessions of the
+ * account are cleared away on the way. Checking a password takes a while, and a new password set meanwhile (a
+ * reset, an invitation's link) ends the sessions there are as it commits: so the sign-in opens none (undefined)
+ * unless the password it checked is still the one. The record holding it is locked for this, so that a new
+ * password and a session take turns: either the session comes first and the new password ends it, or it is
+ * refused.
+ */
 export async function startSession(
   gw: Gateway,
   accountId: string,
   memberId: string,
-): Promise<{ token: string; session: Session }> {
+  passwordHash: string,
+): Promise<{ token: string; session: Session } | undefined> {
   const token = newToken();
   const at = clockNow();
   const session = await gw.store.transact(async (tx) => {
+    const holder =
+      memberId === ownerIdOf(accountId)
+        ? await tx.lock<Account>('accounts', accountId)
+        : await tx.lock<Member>('members', memberId);
+    if (holder?.passwordHash !== passwordHash) return undefined;
     for (const old of await tx.find<Session>('sessions', 'account', [accountId])) {
       if (!isLive(old, at)) await endSessionIn(tx, old);
     }
@@ -62,7 +76,7 @@ export async function startSession(
       expiresAt: at + MAX_AGE_MS,
     });
   });
-  return { token, session };
+  return session && { token, session };
 }
 
 export interface SignedIn {
@@ -123,13 +137,11 @@ export async function endSession(gw: Gateway, sessionId: string): Promise<void> 
 }
 
 /** Signs the account's owner out everywhere (the password changed); returns how many sessions ended. */
-export async function endOwnerSessions(gw: Gateway, accountId: string): Promise<number> {
+export async function endOwnerSessionsIn(tx: Tx, accountId: string): Promise<number> {
   const ownerId = ownerIdOf(accountId);
-  return gw.store.transact(async (tx) => {
-    const sessions = (await tx.find<Session>('sessions', 'account', [accountId])).filter(
-      (s) => !s.memberId || s.memberId === ownerId,
-    );
-    for (const s of sessions) await endSessionIn(tx, s);
-    return sessions.length;
-  });
+  const sessions = (await tx.find<Session>('sessions', 'account', [accountId])).filter(
+    (s) => !s.memberId || s.memberId === ownerId,
+  );
+  for (const s of sessions) await endSessionIn(tx, s);
+  return sessions.length;
 }

@@ -26,7 +26,7 @@ import {
 import { checkCsrf, sessionOf, signedInOnly } from '../../http/middleware/session.js';
 import { passwordChange } from '../../http/schemas.js';
 import { publicBase } from '../../http/public-base.js';
-import { checkSignIn } from './sign-in.js';
+import { checkSignIn, signInFailed, type SignInResult } from './sign-in.js';
 import { KNOWN_BROWSER_MS, knownBrowserId, knownBrowserValue } from './known-browser.js';
 
 const signInBody = z.object({
@@ -80,14 +80,14 @@ export function sessionApi(gw: Gateway, mountedAt: string): Router {
           email.trim().toLowerCase(),
           cookieValue(req.get('cookie'), KNOWN_BROWSER_COOKIE),
         );
-        const { account, actor } = await checkSignIn(gw, {
+        const checked = await checkSignIn(gw, {
           email,
           password,
           address: req.ip ?? '',
           accountId,
           knownBrowser,
         });
-        await signIn(gw, req, res, account, actor);
+        await signIn(gw, req, res, checked);
       },
     ],
     get: (_req, res) => {
@@ -110,12 +110,15 @@ export function sessionApi(gw: Gateway, mountedAt: string): Router {
 
 /**
  * Starts a session for whoever signed in; a session the browser still held ends, so each starts from a token nobody
- * else saw. The browser is known to the email from now on (its id kept when it was known already).
+ * else saw. The browser is known to the email from now on (its id kept when it was known already). A password
+ * replaced while this one was checked opens nothing: the sign-in failed.
  */
-async function signIn(gw: Gateway, req: Request, res: Response, account: Account, actor: Actor): Promise<void> {
+async function signIn(gw: Gateway, req: Request, res: Response, { account, actor, passwordHash }: SignInResult) {
   const previous = await sessionOf(gw, req);
   if (previous) await endSession(gw, previous.session.id);
-  const { token, session } = await startSession(gw, account.id, actor.id);
+  const started = await startSession(gw, account.id, actor.id, passwordHash);
+  if (!started) throw signInFailed();
+  const { token, session } = started;
   const email = actor.email.toLowerCase();
   const browser = knownBrowserValue(
     gw,
@@ -151,7 +154,8 @@ function invitesApi(gw: Gateway, api: Routes): void {
         requireSameOrigin(gw, req);
         const { password } = parse(passwordChange, req.body);
         const member = await acceptInvitation(gw, String(req.params.token), password);
-        await signIn(gw, req, res, await getAccount(gw.store, member.accountId), actorOf(member));
+        const account = await getAccount(gw.store, member.accountId);
+        await signIn(gw, req, res, { account, actor: actorOf(member), passwordHash: member.passwordHash! });
       },
     ],
   });

@@ -28,10 +28,12 @@ const DECOY_HASH = 'scrypt$YES8bH2h1zyPR8P1kkNhew==$U0NgUNPDcrZndslEz4GOyrmANKJg
 
 export const signInFailed = () => new ApiError(401, 'SIGN_IN_FAILED', 'The email or the password is not right');
 
-/** Whom a sign-in opens the console to: the account, and the owner or member who signed in. */
+/** Whom a sign-in opens the console to: the account, the owner or member who signed in, and the hash checked. */
 export interface SignInResult {
   account: Account;
   actor: Actor;
+  /** The stored password the given one matched: the session opens only while it is still the one (startSession). */
+  passwordHash: string;
 }
 
 /** A limit on failures counted under one key; `hits` past `limit` refuse the attempt unchecked. */
@@ -165,7 +167,10 @@ async function firstMatch(
   for (const candidate of chosen) {
     if (!(await verifyPassword(password, candidate.passwordHash))) continue;
     const account = candidate.member ? await gw.store.get<Account>('accounts', candidate.accountId) : owned;
-    if (account) return { account, actor: candidate.member ? actorOf(candidate.member) : ownerOf(account) };
+    if (account) {
+      const actor = candidate.member ? actorOf(candidate.member) : ownerOf(account);
+      return { account, actor, passwordHash: candidate.passwordHash };
+    }
   }
   return undefined;
 }
