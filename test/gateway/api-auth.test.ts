@@ -230,6 +230,30 @@ describe('a key given in two places → 400 AMBIGUOUS_CREDENTIALS, nothing done'
     ).toBe(200);
   });
 
+  test("two Authorization: Bearer headers (a proxy adding its own beside the caller's) → 400, in either order", async () => {
+    const phone = uniquePhone();
+    for (const keys of [
+      [account.apiKey, other.apiKey],
+      [other.apiKey, account.apiKey],
+      [account.apiKey, account.apiKey],
+      ['garbage', account.apiKey],
+    ]) {
+      const headers = { authorization: keys.map((k) => `Bearer ${k}`) } as unknown as Record<string, string>;
+      expectApiError(await request(ctx.gw, 'GET', '/v1/lists', { headers }), 400, 'AMBIGUOUS_CREDENTIALS');
+      const res = await request(ctx.gw, 'POST', '/v1/contacts', { headers, body: { phone } });
+      expectApiError(res, 400, 'AMBIGUOUS_CREDENTIALS');
+    }
+    for (const who of [account, other])
+      expectApiError(
+        await api(ctx.gw, who, 'GET', 'contacts', { query: { phoneNumber: phone } }),
+        404,
+        'CONTACT_NOT_FOUND',
+      );
+    // An Authorization header of another scheme (a proxy's Basic) carries no API key: the key in x-api-key decides.
+    const basicBeside = { authorization: 'Basic Zm9vOmJhcg==', 'x-api-key': account.apiKey };
+    expect((await request(ctx.gw, 'GET', '/v1/lists', { headers: basicBeside })).status).toBe(200);
+  });
+
   test('the OpenAPI document says a key goes in one place and what too many failures get', async () => {
     const { info } = (await request(ctx.gw, 'GET', '/v1/openapi.json')).body;
     expect(info.description).toMatch(/two of them.*400 AMBIGUOUS_CREDENTIALS/);

@@ -321,7 +321,8 @@ function webhook(components: Components, name: WebhookName) {
 
 const AUTHENTICATION =
   "Every request carries the account's API key in one of `x-api-key`, `Authorization: Bearer` or `?apiKey=` (the credit " +
-  'grant takes `x-api-key` only). A key given in two of them, even the same key twice, is 400 AMBIGUOUS_CREDENTIALS; a ' +
+  'grant takes `x-api-key` only). A key given in two of them, or twice in one (two `x-api-key` or two `Authorization` ' +
+  'headers), even the same key twice, is 400 AMBIGUOUS_CREDENTIALS; a ' +
   `missing or wrong key is 401. After ${AUTH_FAILURES_PER_ADDRESS} failed authentications from one client address in ` +
   `${AUTH_FAILURE_WINDOW_MS / 60_000} minutes, each further failure from that address is 429 RATE_LIMITED with ` +
   "Retry-After (seconds) until that time has passed; a valid key from it is never refused for those failures. The key acts as the account's owner; a web " +

@@ -43,7 +43,7 @@ export function apiKeyAuth(gw: Gateway, failures: AuthFailures): RequestHandler 
     const bearerGiven = /^Bearer\s+\S/i.test(authorization);
     const bearer = bearerGiven ? BEARER.exec(authorization)?.[1] : undefined;
     const inQuery = queryKeys(req);
-    const given = (header ? (header.includes(', ') ? 2 : 1) : 0) + (bearerGiven ? 1 : 0) + inQuery.length;
+    const given = (header ? (header.includes(', ') ? 2 : 1) : 0) + (bearerGiven ? bearers(req) : 0) + inQuery.length;
     if (given > 1) throw ambiguousCredentials();
     if (given === 0 && req.get('cookie')) {
       const signedIn = await sessionOf(gw, req);
@@ -66,6 +66,19 @@ export function apiKeyAuth(gw: Gateway, failures: AuthFailures): RequestHandler 
     res.locals.actor = ownerOf(account);
     next();
   };
+}
+
+/**
+ * How many `Authorization: Bearer` headers the request has. Node keeps only the first of two Authorization headers
+ * (a proxy's beside the caller's), so they are counted in the raw headers: answering as the first would be
+ * answering as one of two keys.
+ */
+function bearers(req: Request): number {
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]!.toLowerCase() === 'authorization' && /^Bearer\s+\S/i.test(req.rawHeaders[i + 1]!)) count++;
+  }
+  return count;
 }
 
 /** Spec §4.6: the credit grant takes its key in `x-api-key` only; one given another way is refused, whoever's it is. */
