@@ -77,7 +77,9 @@ export const messageReceivedEvent = z
     fromId: z
       .string()
       .nullable()
-      .describe("The contact's ID on a custom channel (its fromId); null on the built-in channels"),
+      .describe(
+        'Who wrote, as the channel names them: the ID on a custom channel, the phone number on SMS and WhatsApp, the Messenger or Instagram ID Meta gives them',
+      ),
     mediaUrl: z.string().nullable().describe("The attachment's URL; null for none"),
   })
   .meta({

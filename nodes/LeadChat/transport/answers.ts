@@ -421,7 +421,7 @@ export interface components {
       customChannel: string | null;
       /** @description What the contact wrote (an emoji for a reaction) */
       body: string;
-      /** @description The contact's ID on a custom channel (its fromId); null on the built-in channels */
+      /** @description Who wrote, as the channel names them: the ID on a custom channel, the phone number on SMS and WhatsApp, the Messenger or Instagram ID Meta gives them */
       fromId: string | null;
       /** @description The attachment's URL; null for none */
       mediaUrl: string | null;
