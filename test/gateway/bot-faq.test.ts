@@ -212,8 +212,16 @@ describe('the FAQ bot', () => {
     expect(answerOf(shop, 'hi, what are your prices?')).toBe('What are your prices?');
   });
 
-  test('off-topic and empty messages are handed off', () => {
-    for (const message of ['who won the game last night', '???', '', 'can you write me a poem']) {
+  test('off-topic and empty messages, and emoji that complain or ask, are handed off', () => {
+    for (const message of [
+      'who won the game last night',
+      '???',
+      '',
+      'can you write me a poem',
+      '😡😡😡',
+      '👎',
+      '🤔?',
+    ]) {
       expect(bot.answerFromFaqs(shop, message)).toMatchObject({ kind: 'handoff', reason: 'not_confident' });
     }
   });

@@ -5,7 +5,8 @@
  *
  * A message counts as small talk when every word is a small-talk word or phrase of the campaign's language or of
  * English (leads often write English to any business), a stop word, or chat filler, and at least one small-talk
- * word is there; or when it has no letters or digits but has an emoji. "Hi, how much is a cleaning?" is not small
+ * word is there; or when it has no letters or digits but has an emoji, none of which complains or asks ("😡", "🤔").
+ * "Hi, how much is a cleaning?" is not small
  * talk: the question is answered as usual. When several acts appear, the first of thanks, goodbye, greeting,
  * acknowledgement wins ("ok thanks, bye" is thanks).
  */
@@ -194,10 +195,16 @@ function entriesFor(analyzer: Analyzer): Entry[] {
 
 const EMOJI = /\p{Extended_Pictographic}/u;
 
+/**
+ * Emoji that complain, worry or ask ("😡", "👎", "😢", "🤔", "❓"): a message of them says something a person should
+ * read, not "ok". It goes on as any message the FAQs do not answer: to the team.
+ */
+const TELLING = /[😠😡🤬😤👎😞😟😢😭😩😫😕🙁☹😒🙄💔🤔❓❔⁉😱😰🆘]/u;
+
 /** The small-talk act of a whole message, or undefined when the message says or asks something else. */
 export function smallTalkAct(message: string, analyzer: Analyzer): SmallTalkAct | undefined {
   const words = analyzer.words(message);
-  if (!words.length) return EMOJI.test(message) ? 'acknowledgement' : undefined;
+  if (!words.length) return EMOJI.test(message) && !TELLING.test(message) ? 'acknowledgement' : undefined;
   const entries = entriesFor(analyzer);
   const found = new Set<SmallTalkAct>();
   for (let i = 0; i < words.length; ) {
