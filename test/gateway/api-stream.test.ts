@@ -215,6 +215,32 @@ test("a conversation a merge moves to the kept contact is conversation.updated: 
   expect(ofConversation(stream.events, duplicate.conversationId).map((e) => e.event)).toEqual(['conversation.updated']);
 });
 
+test("a contact's name corrected is conversation.updated for each of its conversations: the inbox shows the new name", async () => {
+  const { account, session } = await signedIn();
+  const wrote = await contactWrites(account);
+  await untilIdle(ctx.gw);
+  const contactId = (await api(ctx.gw, account, 'GET', `conversations/${wrote.conversationId}`)).body.contact.id;
+  const stream = await open(session);
+
+  const renamed = await api(ctx.gw, account, 'PATCH', `contacts/${contactId}`, { body: { firstName: 'Renée' } });
+  expect(renamed.status).toBe(200);
+  await stream.until((e) => ofConversation(e, wrote.conversationId).length > 0);
+  expect(ofConversation(stream.events, wrote.conversationId).map((e) => e.event)).toEqual(['conversation.updated']);
+  // A correction the inbox does not show (a custom field) tells nothing: by the time another conversation's news
+  // comes, which follows it, only the next name's has come.
+  const quiet = await api(ctx.gw, account, 'PATCH', `contacts/${contactId}`, {
+    body: { customFields: { plan: 'gold' } },
+  });
+  expect(quiet.status).toBe(200);
+  await api(ctx.gw, account, 'PATCH', `contacts/${contactId}`, { body: { lastName: 'Dupont' } });
+  const later = await contactWrites(account);
+  await stream.until((e) => ofConversation(e, later.conversationId).length > 0);
+  expect(ofConversation(stream.events, wrote.conversationId).map((e) => e.event)).toEqual([
+    'conversation.updated',
+    'conversation.updated',
+  ]);
+});
+
 test("a reconnect with Last-Event-ID gets exactly the events it missed; an unknown id gets reset, and the reset's id resumes", async () => {
   const { account, session } = await signedIn();
   const witness = await open(session);

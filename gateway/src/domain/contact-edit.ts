@@ -4,6 +4,7 @@ import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 import { contactExists, correctExternalIds } from './contact-identity.js';
 import { updateContact } from './contact-writes.js';
+import { contactCorrected } from './conversations.js';
 import {
   findByEmail,
   findByEmailOnly,
@@ -44,6 +45,8 @@ export async function editContactIn(tx: Tx, account: ContactOwner, id: string, p
   const email = patch.email === undefined ? undefined : patch.email ? normalizeEmail(patch.email) : null;
   return correct(tx, account.id, id, { ...patch, phone, email });
 }
+
+const SHOWN = ['firstName', 'lastName', 'phone', 'email'] as const;
 
 async function correct(tx: Tx, accountId: string, id: string, patch: ContactPatch): Promise<Contact> {
   const before = await getContact(tx, accountId, id);
@@ -89,5 +92,8 @@ async function correct(tx: Tx, accountId: string, id: string, patch: ContactPatc
     ...(patch.externalIds ? ids : {}),
     updatedAt: now(),
   };
-  return updateContact(tx, before, changes);
+  const after = await updateContact(tx, before, changes);
+  // The inbox shows the contact by these: open inboxes read its conversations again.
+  if (SHOWN.some((field) => before[field] !== after[field])) await contactCorrected(tx, id);
+  return after;
 }

@@ -3,7 +3,13 @@ import { newId, now } from '../ids.js';
 import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
 import { answering, campaignById, getCampaign, type Campaign, type Channel } from './campaigns.js';
 import { getContact, publicContact, type Contact } from './contacts.js';
-import { conversationRemoved, conversationWritten, messageAdded, type ShownConversation } from './inbox-changes.js';
+import {
+  conversationContactCorrected,
+  conversationRemoved,
+  conversationWritten,
+  messageAdded,
+  type ShownConversation,
+} from './inbox-changes.js';
 import type { Message } from './messages.js';
 import type { ConversationAnswer } from '../contract/messages.js';
 
@@ -178,6 +184,11 @@ export const updateConversation = async (tx: Tx, conversation: Conversation, pat
 export async function removeConversation(tx: Tx, conversation: Conversation): Promise<void> {
   await tx.remove('conversations', conversation.id);
   conversationRemoved(tx, conversation.accountId, conversation.id);
+}
+
+/** The contact's name, phone or email was corrected: each of its conversations is told to the inbox again. */
+export async function contactCorrected(tx: Tx, contactId: string): Promise<void> {
+  for (const c of await conversationsOfContact(tx, contactId)) conversationContactCorrected(tx, shownOf(c));
 }
 
 /** Every write of a conversation goes through here: the inbox hears what changed (see inbox-changes.ts). */

@@ -39,6 +39,8 @@ interface Pending {
   told: boolean;
   /** Gone in this transaction: told as removed, whatever was written of it before. */
   removed: boolean;
+  /** What the inbox shows of it changed beyond its own fields (its contact's name): its state is told. */
+  touched: boolean;
 }
 
 const pendingOf = new WeakMap<Tx, Map<string, Pending>>();
@@ -58,6 +60,7 @@ function pending(tx: Tx, accountId: string, conversationId: string): Pending {
         statuses: new Map(),
         told: false,
         removed: false,
+        touched: false,
       }),
     );
   return found;
@@ -92,6 +95,15 @@ export function messageStatusChanged(
   publish(tx, conversationId, p);
 }
 
+/** Its contact was corrected (a name, a phone, an email): whoever shows the conversation reads it again. */
+export function conversationContactCorrected(tx: Tx, shown: ShownConversation): void {
+  const p = pending(tx, shown.accountId, shown.id);
+  if (p.before === undefined) p.before = shown;
+  p.after ??= shown;
+  p.touched = true;
+  publish(tx, shown.id, p);
+}
+
 /**
  * The conversation is gone (its contact erased, or folded into another by a merge): whoever shows it lets it go. It
  * takes the place of anything this transaction told of it before.
@@ -116,7 +128,7 @@ function publish(tx: Tx, conversationId: string, p: Pending): void {
   if (after) {
     if (before ? before.assigneeId !== after.assigneeId : before === null && after.assigneeId !== null)
       change.assigneeId = after.assigneeId;
-    if (!before || STATE_FIELDS.some((field) => before[field] !== after[field])) {
+    if (!before || p.touched || STATE_FIELDS.some((field) => before[field] !== after[field])) {
       change.state = {
         status: after.status,
         needsReply: after.needsReply,
