@@ -217,6 +217,47 @@ test('a campaign moved to another list sends its waiting openings only to the co
   expect((await conversationOf(account, stays!.id)).opening).toMatchObject({ status: 'sent' });
 });
 
+test('a contact taken off the list before its opening went gets it when added again, once', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list, campaign } = await listAndCampaign(account);
+  const lead = await contact(account, { firstName: 'Bea' });
+  await add(account, list.id, lead.id, { delay: '1h' });
+  expect((await api(ctx.gw, account, 'DELETE', `lists/${list.id}/contacts/${lead.id}`)).status).toBe(204);
+  expect((await conversationOf(account, lead.id)).opening).toMatchObject({ status: 'cancelled', reason: 'left_list' });
+
+  expect((await add(account, list.id, lead.id)).status).toBe(201);
+  await untilIdle(ctx.gw);
+  expect((await outgoing(account, lead.id)).map((m) => m.body)).toEqual(['Hi Bea, thanks for your interest!']);
+  expect(await conversationOf(account, lead.id)).toMatchObject({
+    campaignId: campaign.id,
+    opening: { status: 'sent', reason: null },
+  });
+  const funnel = (await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/funnel`)).body;
+  expect(funnel.totals).toMatchObject({ added: 1, openingSent: 1 });
+
+  // Taken off and added again once it went: nothing more.
+  await api(ctx.gw, account, 'DELETE', `lists/${list.id}/contacts/${lead.id}`);
+  expect((await add(account, list.id, lead.id)).status).toBe(201);
+  await advanceClock(ctx.gw, '2h');
+  await untilIdle(ctx.gw);
+  expect(await outgoing(account, lead.id)).toHaveLength(1);
+});
+
+test('a contact a person wrote to while it was off the list gets no opening when added again', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list } = await listAndCampaign(account);
+  const lead = await contact(account);
+  await add(account, list.id, lead.id, { delay: '1h' });
+  await api(ctx.gw, account, 'DELETE', `lists/${list.id}/contacts/${lead.id}`);
+  expect(
+    (await api(ctx.gw, account, 'POST', `contacts/${lead.id}/messages`, { body: { body: 'A person here.' } })).status,
+  ).toBe(201);
+  await add(account, list.id, lead.id);
+  await advanceClock(ctx.gw, '2h');
+  await untilIdle(ctx.gw);
+  expect((await outgoing(account, lead.id)).map((m) => m.author)).toEqual(['team']);
+});
+
 test('no phone: not sent, and the conversation says why', async () => {
   const account = await createAccount(ctx.gw);
   const { list } = await listAndCampaign(account);

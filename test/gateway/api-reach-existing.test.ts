@@ -139,6 +139,37 @@ test('a contact added after going Live is not reached twice; the ones who wrote 
   expect(await openings(account, ids[2]!)).toEqual([]);
 });
 
+test('a contact skipped for want of a phone is reached once it has one', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list, ids } = await listOf(account, [{ email: `later-${Date.now()}@example.com`, firstName: 'Dee' }]);
+  const campaign = await campaignOn(account, list.id);
+  expect((await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/reach-existing`)).body).toEqual({
+    queued: 0,
+    unreachable: { no_phone: 1 },
+  });
+  // Asked again with nothing changed: counted once, as before.
+  expect((await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/reach-existing`)).body).toEqual({
+    queued: 0,
+    unreachable: {},
+  });
+
+  expect((await api(ctx.gw, account, 'PATCH', `contacts/${ids[0]}`, { body: { phone: uniquePhone() } })).status).toBe(
+    200,
+  );
+  expect((await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/reach-existing`)).body).toEqual({
+    queued: 1,
+    unreachable: {},
+  });
+  await sendAllPaced();
+  expect((await openings(account, ids[0]!)).map((m) => m.body)).toEqual(['Hi Dee, a cleaning this month?']);
+  expect((await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/reach-existing`)).body).toEqual({
+    queued: 0,
+    unreachable: {},
+  });
+  await sendAllPaced();
+  expect(await openings(account, ids[0]!)).toHaveLength(1);
+});
+
 test('only a Live campaign with a list reaches anyone', async () => {
   const account = await createAccount(ctx.gw);
   const { list } = await listOf(account, [{ phone: uniquePhone() }]);

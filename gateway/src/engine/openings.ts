@@ -114,34 +114,58 @@ function skipReason(campaign: Campaign, contact: Contact, conversation: Conversa
 const QUEUED = 'queued';
 const ALREADY = 'already';
 
+/** Why an opening may not have gone that a later addition (or reach-existing) can find gone: it is tried again. */
+const PASSING_REASONS = new Set(['left_list', 'not_live', 'no_phone', 'no_external_id', 'opted_out']);
+
+/**
+ * Whether the contact's earlier opening from the campaign may be tried again: it never went, for a reason that may
+ * have passed (the contact was taken off the list, had no phone, had opted out, the campaign was no longer Live
+ * when it was due), and nothing was said on its conversation since. The contact still gets one opening at most.
+ */
+async function mayTryAgain(tx: Tx, earlier: Opening): Promise<boolean> {
+  if (earlier.status !== 'skipped' && earlier.status !== 'cancelled') return false;
+  if (!PASSING_REASONS.has(earlier.reason ?? '')) return false;
+  return !(await tx.get<Conversation>('conversations', earlier.conversationId))?.lastMessage;
+}
+
 /**
  * Schedules the opening message, or records why it cannot go; answers QUEUED, that reason, or ALREADY when the
- * contact had one from the campaign (scheduled, sent or skipped once: the conversation shows how that went).
+ * contact had one from the campaign (scheduled, sent, or not sent for a reason that still holds: the conversation
+ * shows how that went).
  */
 async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, delayMs: number): Promise<string> {
-  if ((await tx.find<Opening>('openings', 'member', [campaign.id, contact.id])).length) return ALREADY;
+  const [found] = await tx.find<Opening>('openings', 'member', [campaign.id, contact.id]);
+  // Read to change: two additions of the contact at once take turns, and the second finds it queued.
+  const earlier = found && (await tx.lock<Opening>('openings', found.id));
+  if (earlier && !(await mayTryAgain(tx, earlier))) return ALREADY;
   const conversation = await conversationFor(tx, contact, campaign.channel, campaign.customChannel, campaign.id);
   const reason = skipReason(campaign, contact, conversation);
+  if (earlier && reason === earlier.reason) return ALREADY;
   // A delayed opening takes its slot once due: a slot taken now, ahead of the queue, would hold back every later
   // addition until it went.
   const due = clockNow() + delayMs;
   const dueAt = reason ? null : delayMs > 0 ? arrivalOf(campaign, due) : await takeSlot(tx, campaign, due);
   const at = now();
-  const opening = await tx.insert<Opening>('openings', {
-    id: newId('opn'),
-    accountId: campaign.accountId,
-    campaignId: campaign.id,
-    contactId: contact.id,
-    conversationId: conversation.id,
+  const state = {
     status: reason ? 'skipped' : 'queued',
     reason: reason ?? null,
     held: null,
     dueAt,
-    ...(dueAt !== null && delayMs > 0 && { awaitsSlot: true }),
+    awaitsSlot: dueAt !== null && delayMs > 0,
     messageId: null,
-    createdAt: at,
+    conversationId: conversation.id,
     updatedAt: at,
-  });
+  } satisfies Partial<Opening>;
+  const opening = earlier
+    ? await tx.update<Opening>('openings', earlier.id, state)
+    : await tx.insert<Opening>('openings', {
+        id: newId('opn'),
+        accountId: campaign.accountId,
+        campaignId: campaign.id,
+        contactId: contact.id,
+        createdAt: at,
+        ...state,
+      });
   if (dueAt !== null)
     await tx.enqueue(
       newJob(
