@@ -258,6 +258,34 @@ test('a contact a person wrote to while it was off the list gets no opening when
   expect((await outgoing(account, lead.id)).map((m) => m.author)).toEqual(['team']);
 });
 
+test('a campaign moved to another channel sends its waiting openings on the new one', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list, campaign } = await listAndCampaign(account, { sendRate: '1/m' });
+  const contacts = [];
+  for (let i = 0; i < 4; i += 1) {
+    const c = await contact(account);
+    await add(account, list.id, c.id);
+    contacts.push(c);
+  }
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const waiting = contacts[3]!;
+  expect((await conversationOf(account, waiting.id)).opening.status).toBe('queued');
+
+  const moved = await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, {
+    body: { channel: 'whatsapp', openingTemplate: 'welcome' },
+  });
+  expect(moved.status).toBe(200);
+  await advanceClock(ctx.gw, '10m');
+  await untilIdle(ctx.gw);
+  const [sent] = await outgoing(account, waiting.id);
+  expect(sent).toMatchObject({ channel: 'whatsapp', author: 'campaign', campaignId: campaign.id });
+  expect(sent.template).toMatchObject({ name: 'welcome' });
+  const conversations = (await api(ctx.gw, account, 'GET', 'conversations?limit=200')).body.data as any[];
+  expect(conversations.filter((c) => c.contactId === waiting.id).map((c) => [c.channel, c.opening?.status])).toEqual([
+    ['whatsapp', 'sent'],
+  ]);
+});
+
 test('no phone: not sent, and the conversation says why', async () => {
   const account = await createAccount(ctx.gw);
   const { list } = await listAndCampaign(account);

@@ -5,10 +5,16 @@ import { campaignById, campaignsOf, getCampaign, type Campaign } from '../domain
 import { addressOf, type Contact } from '../domain/contacts.js';
 import { isOnList, type Membership } from '../domain/lists.js';
 import { ApiError } from '../errors.js';
-import { conversationFor, updateConversation, type Conversation } from '../domain/conversations.js';
+import {
+  channelKeyOf,
+  conversationFor,
+  removeConversation,
+  updateConversation,
+  type Conversation,
+} from '../domain/conversations.js';
 import { recordStep } from '../domain/funnel.js';
 import { isUnreachableReason, recordUnreachable } from '../domain/reach.js';
-import { openingKey, settleOpening, stateOf, type Opening } from '../domain/openings.js';
+import { openingKey, openingsOf, settleOpening, stateOf, type Opening } from '../domain/openings.js';
 import { iso, newId, now } from '../ids.js';
 import type { JobResult, Tx } from '../store/store.js';
 import { newJob, type JobKinds } from '../domain/job-kinds.js';
@@ -211,10 +217,31 @@ async function takeSlot(tx: Tx, campaign: Campaign, due: number): Promise<number
 const onCampaignList = async (tx: Tx, campaign: Campaign, contactId: string) =>
   campaign.listId !== null && (await isOnList(tx, campaign.listId, contactId));
 
+/**
+ * The conversation an opening goes on: the contact's on the campaign's channel as it goes. The campaign may have moved
+ * to another channel since the opening was queued: the conversation it was queued on then waits for it no more, and
+ * is gone when it held nothing else (no message, no other campaign's opening).
+ */
+async function onCampaignChannel(tx: Tx, campaign: Campaign, contact: Contact, queuedOn: Conversation) {
+  const channelKey = channelKeyOf(campaign.channel, campaign.customChannel);
+  if (channelKeyOf(queuedOn.channel, queuedOn.customChannel) === channelKey) return queuedOn;
+  const others = (await openingsOf(tx, contact.id)).filter(
+    (o) => o.conversationId === queuedOn.id && o.campaignId !== campaign.id,
+  );
+  if (!queuedOn.lastMessage && others.length === 0) await removeConversation(tx, queuedOn);
+  else if (queuedOn.opening?.campaignId === campaign.id)
+    await updateConversation(tx, queuedOn, {
+      opening: null,
+      next: queuedOn.next?.kind === 'opening' ? null : queuedOn.next,
+    });
+  const conversation = await conversationFor(tx, contact, campaign.channel, campaign.customChannel, campaign.id);
+  return updateConversation(tx, conversation, { campaignId: campaign.id });
+}
+
 /** Job `opening`: sends a queued opening message, unless what happened since says otherwise. */
 export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']): Promise<JobResult> {
   return gw.store.transact(async (tx) => {
-    const opening = await tx.get<Opening>('openings', openingId);
+    let opening = await tx.get<Opening>('openings', openingId);
     if (!opening || opening.status !== 'queued') return;
     const campaign = await campaignById(tx, opening.campaignId);
     if (!campaign || campaign.status === 'draft')
@@ -222,13 +249,16 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     if (campaign.status === 'paused') return void (await settleOpening(tx, opening, { status: 'held', held: 'held' }));
     if (!(await onCampaignList(tx, campaign, opening.contactId)))
       return void (await settleOpening(tx, opening, { status: 'cancelled', reason: 'left_list' }));
-    const [account, contact, conversation, pacing] = await Promise.all([
+    const [account, contact, queuedOn, pacing] = await Promise.all([
       tx.get<Account>('accounts', opening.accountId),
       tx.get<Contact>('contacts', opening.contactId),
       tx.get<Conversation>('conversations', opening.conversationId),
       tx.get<Pacing>('pacing', campaign.id),
     ]);
-    if (!account || !contact || !conversation) return;
+    if (!account || !contact || !queuedOn) return;
+    const conversation = await onCampaignChannel(tx, campaign, contact, queuedOn);
+    if (conversation.id !== opening.conversationId)
+      opening = await tx.update<Opening>('openings', opening.id, { conversationId: conversation.id });
     const reason = skipReason(campaign, contact, conversation);
     if (reason)
       return void (await settleOpening(tx, opening, {
