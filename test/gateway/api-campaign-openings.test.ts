@@ -186,6 +186,47 @@ test('10 additions at once: 3 go at once, the rest at the campaign rate, none tw
   expect(new Set(sent.map((m) => m.contactId)).size).toBe(10);
 });
 
+test('a new send rate paces the openings already waiting: a faster one brings them forward, a slower one holds them back', async () => {
+  const account = await createAccount(ctx.gw);
+  const sentCount = async (ids: string[]) =>
+    (await Promise.all(ids.map((id) => outgoing(account, id)))).filter((m) => m.length > 0).length;
+  async function queueOf(sendRate: string) {
+    const { list, campaign } = await listAndCampaign(account, { sendRate });
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const c = await contact(account);
+      await add(account, list.id, c.id);
+      ids.push(c.id);
+    }
+    await untilIdle(ctx.gw, { horizonMs: 0 });
+    expect(await sentCount(ids)).toBe(3);
+    return { campaign, ids };
+  }
+  const rate = (id: string, sendRate: string) =>
+    api(ctx.gw, account, 'PATCH', `campaigns/${id}`, { body: { sendRate } }).then((r) => r.status);
+
+  // 7 wait a minute apart; at 60/m they go a second apart.
+  const faster = await queueOf('1/m');
+  // 7 wait a second apart; at 1/m, a minute apart from the last send.
+  const slower = await queueOf('60/m');
+  expect(await rate(faster.campaign.id, '60/m')).toBe(200);
+  expect(await rate(slower.campaign.id, '1/m')).toBe(200);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+
+  // The clock moves to each send in turn.
+  await untilIdle(ctx.gw, { horizonMs: 10_000 });
+  expect(await sentCount(faster.ids)).toBe(10);
+  expect(await sentCount(slower.ids)).toBe(3);
+  await untilIdle(ctx.gw, { horizonMs: 60_000 });
+  expect(await sentCount(slower.ids)).toBe(4);
+  await untilIdle(ctx.gw, { horizonMs: 60_000 });
+  expect(await sentCount(slower.ids)).toBe(5);
+  const times = (await Promise.all(faster.ids.map((id) => outgoing(account, id))))
+    .map(([m]) => Date.parse(m.createdAt))
+    .sort((a, b) => a - b);
+  for (let i = 4; i < times.length; i += 1) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(1000);
+});
+
 test('a campaign moved to another list sends its waiting openings only to the contacts on its new list', async () => {
   const account = await createAccount(ctx.gw);
   const { list, campaign } = await listAndCampaign(account, { sendRate: '1/m' });

@@ -184,6 +184,7 @@ export async function updateCampaign(
     const { id: _id, ...fields } = changed;
     const updated = await tx.update<Campaign>('campaigns', id, fields);
     if (campaign.status !== 'live' && updated.status === 'live') await resumeLater(tx, updated);
+    if (updated.status === 'live' && updated.sendRate !== campaign.sendRate) await paceLater(tx, updated);
     return updated;
   });
 }
@@ -195,6 +196,17 @@ async function resumeLater(tx: Tx, campaign: Campaign): Promise<void> {
       'campaign_resume',
       { campaignId: campaign.id },
       { key: `campaign_resume:${campaign.id}`, accountId: campaign.accountId },
+    ),
+  );
+}
+
+/** A new send rate holds for the opening messages already waiting too: they are paced anew, in a job of its own. */
+async function paceLater(tx: Tx, campaign: Campaign): Promise<void> {
+  await tx.enqueue(
+    newJob(
+      'campaign_pace',
+      { campaignId: campaign.id },
+      { key: `campaign_pace:${campaign.id}`, accountId: campaign.accountId },
     ),
   );
 }

@@ -21,6 +21,8 @@ export type JobKinds = {
   follow_up: { conversationId: string; step: number };
   /** A campaign Live again: what its pause held goes back to the queue. */
   campaign_resume: { campaignId: string };
+  /** A Live campaign's send rate changed: the opening messages waiting for their slots are paced anew at it. */
+  campaign_pace: { campaignId: string };
   /** The bot answers the contact's latest message, once a burst has settled. */
   bot_reply: { conversationId: string; messageId: string };
   /** One chunk of an import's rows. */

@@ -21,7 +21,7 @@ import { newJob, type JobKinds } from '../domain/job-kinds.js';
 import { parseRate } from '../domain/durations.js';
 import { resumeFollowUps, scheduleFollowUp } from './follow-ups.js';
 import { sendOnConversation } from './outgoing.js';
-import { nextSend, stalled, type PacingState } from './pacing.js';
+import { BURST, intervalMs, nextSend, stalled, type PacingState } from './pacing.js';
 import { personalize } from '../domain/personalize.js';
 import { isOpen, nextOpening } from '../domain/sending-window.js';
 import { openingTemplateFor } from '../domain/whatsapp.js';
@@ -332,4 +332,57 @@ export async function runCampaignResume(gw: Gateway, { campaignId }: JobKinds['c
     });
     if (!more) return;
   }
+}
+
+const PACE_BATCH = 100;
+
+/**
+ * Job `campaign_pace`: the Live campaign's send rate changed. The opening messages waiting for their slots are paced
+ * anew at it from now, in the order their contacts joined the list, a batch per transaction: a slower rate holds the
+ * queue back, a faster one brings it forward. One waiting for its delay takes its slot when the delay ends, as ever;
+ * one whose contact left the list goes nowhere anyway.
+ */
+export async function runCampaignPace(gw: Gateway, { campaignId }: JobKinds['campaign_pace']): Promise<void> {
+  let after: string | undefined;
+  for (;;) {
+    const batch = await gw.store.transact(async (tx) => {
+      const campaign = await campaignById(tx, campaignId);
+      if (campaign?.status !== 'live' || !campaign.listId) return undefined;
+      if (after === undefined) await restartPace(tx, campaign);
+      const members = await tx.find<Membership>('memberships', 'list', [campaign.listId], {
+        limit: PACE_BATCH,
+        after,
+      });
+      for (const member of members) {
+        const [found] = await tx.find<Opening>('openings', 'member', [campaign.id, member.contactId]);
+        const opening = found && (await tx.lock<Opening>('openings', found.id));
+        if (opening?.status !== 'queued' || opening.awaitsSlot) continue;
+        const dueAt = await takeSlot(tx, campaign, clockNow());
+        await tx.cancelJobs(openingKey(opening.id));
+        await settleOpening(tx, opening, { dueAt });
+        await tx.enqueue(
+          newJob(
+            'opening',
+            { openingId: opening.id },
+            { runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId },
+          ),
+        );
+      }
+      return { last: members.at(-1)?.id, full: members.length === PACE_BATCH };
+    });
+    if (!batch?.full) return;
+    after = batch.last;
+  }
+}
+
+/**
+ * The campaign's queue starts again from now: no burst (what waits is not a new addition), and the next slot one
+ * interval of the new rate after the last send.
+ */
+async function restartPace(tx: Tx, campaign: Campaign): Promise<void> {
+  const stored = await tx.lock<Pacing>('pacing', campaign.id);
+  if (!stored) return;
+  const at = clockNow();
+  const nextSlotAt = Math.max(at, (stored.lastSentAt ?? 0) + intervalMs(parseRate(campaign.sendRate)));
+  await tx.update<Pacing>('pacing', campaign.id, { burstStartedAt: at, burstCount: BURST, nextSlotAt });
 }

@@ -2,7 +2,7 @@ import { askAgainIfUnheard } from '../domain/auto-recharge.js';
 import { watchAutoRechargeRequests } from './auto-recharge-requests.js';
 import { runBotReply } from '../engine/bot-reply.js';
 import { runFollowUp } from '../engine/follow-ups.js';
-import { runCampaignResume, runOpening } from '../engine/openings.js';
+import { runCampaignPace, runCampaignResume, runOpening } from '../engine/openings.js';
 import type { JobKind, JobKinds } from '../domain/job-kinds.js';
 import type { Job, JobResult } from '../store/store.js';
 import { indexContacts } from './contact-search-index.js';
@@ -23,6 +23,7 @@ export const jobCatalogue: { readonly [K in JobKind]: JobHandler<K> } = {
   opening: (ctx, job) => runOpening(ctx, job.data),
   follow_up: (ctx, job) => runFollowUp(ctx, job.data),
   campaign_resume: (ctx, job) => runCampaignResume(ctx, job.data),
+  campaign_pace: (ctx, job) => runCampaignPace(ctx, job.data),
   bot_reply: (ctx, job) => runBotReply(ctx, job.data),
   import: runImport,
   housekeeping,
