@@ -327,6 +327,29 @@ test('a campaign moved to another channel sends its waiting openings on the new 
   ]);
 });
 
+test("two campaigns of one list on one channel: the conversation follows up as the later opening's campaign says, when it says", async () => {
+  const account = await createAccount(ctx.gw);
+  const { list } = await listAndCampaign(account, {
+    name: 'Quick',
+    followUps: { enabled: true, steps: [{ after: '20m', body: 'Quick nudge' }] },
+  });
+  const { campaign: slow } = await listAndCampaign(account, {
+    name: 'Slow',
+    listId: list.id,
+    followUps: { enabled: true, steps: [{ after: '2h', body: 'Slow nudge' }] },
+  });
+  const lead = await contact(account);
+  await add(account, list.id, lead.id);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const opened = await conversationOf(account, lead.id);
+  expect(opened).toMatchObject({ campaignId: slow.id, next: { kind: 'follow_up', step: 0 } });
+
+  await untilIdle(ctx.gw, { horizonMs: 3 * 3_600_000 });
+  const [, , nudge] = await outgoing(account, lead.id);
+  expect(nudge).toMatchObject({ body: 'Slow nudge', author: 'follow_up', campaignId: slow.id });
+  expect(nudge.createdAt).toBe(opened.next.at);
+});
+
 test('no phone: not sent, and the conversation says why', async () => {
   const account = await createAccount(ctx.gw);
   const { list } = await listAndCampaign(account);

@@ -20,6 +20,7 @@ import type { JobResult, Tx } from '../store/store.js';
 import { newJob, type JobKinds } from '../domain/job-kinds.js';
 import { parseRate } from '../domain/durations.js';
 import { resumeFollowUps, scheduleFollowUp } from './follow-ups.js';
+import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { sendOnConversation } from './outgoing.js';
 import { BURST, intervalMs, nextSend, stalled, type PacingState } from './pacing.js';
 import { personalize } from '../domain/personalize.js';
@@ -292,7 +293,9 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     // a follow-up never goes to a lead the opening did not reach.
     if (sent.message.status === 'failed') return;
     await recordStep(tx, 'openingSent', opening);
-    const current = (await tx.get<Conversation>('conversations', conversation.id))!;
+    // The conversation follows up for this campaign from now: another's timer waiting there (two campaigns of one
+    // list on one channel) would send at its own time what `next` does not say.
+    const current = await cancelFollowUps(tx, (await tx.get<Conversation>('conversations', conversation.id))!);
     await scheduleFollowUp(tx, campaign, current, 0, clockNow());
   });
 }
