@@ -19,10 +19,10 @@ import { iso, newId, now } from '../ids.js';
 import type { JobResult, Tx } from '../store/store.js';
 import { newJob, type JobKinds } from '../domain/job-kinds.js';
 import { parseRate } from '../domain/durations.js';
-import { resumeFollowUps, scheduleFollowUp } from './follow-ups.js';
+import { scheduleFollowUp } from './follow-ups.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { sendOnConversation } from './outgoing.js';
-import { BURST, intervalMs, nextSend, stalled, type PacingState } from './pacing.js';
+import { nextSend, stalled, type PacingState } from './pacing.js';
 import { personalize } from '../domain/personalize.js';
 import { isOpen, nextOpening } from '../domain/sending-window.js';
 import { openingTemplateFor } from '../domain/whatsapp.js';
@@ -30,7 +30,7 @@ import { clockNow } from '../clock.js';
 import type { reachExisting as reachExistingAnswer } from '../contract/campaigns.js';
 import type { Answer } from '../contract/shared.js';
 
-interface Pacing extends PacingState {
+export interface Pacing extends PacingState {
   id: string;
   /** When the campaign's last opening message went (epoch ms). */
   lastSentAt?: number;
@@ -200,7 +200,7 @@ const arrivalOf = (campaign: Campaign, due: number): number =>
  * window from then, paced at its rate (the first 3 of a burst at once). The pacing state is one document per
  * campaign, written in the same transaction: concurrent additions take turns on it, on any process.
  */
-async function takeSlot(tx: Tx, campaign: Campaign, due: number): Promise<number> {
+export async function takeSlot(tx: Tx, campaign: Campaign, due: number): Promise<number> {
   const arrival = arrivalOf(campaign, due);
   // Every opening of the campaign takes its slot from this one document, in turn.
   const stored = await tx.lock<Pacing>('pacing', campaign.id);
@@ -298,94 +298,4 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     const current = await cancelFollowUps(tx, (await tx.get<Conversation>('conversations', conversation.id))!);
     await scheduleFollowUp(tx, campaign, current, 0, clockNow());
   });
-}
-
-const RESUME_BATCH = 100;
-
-/**
- * Job `campaign_resume`: the campaign is Live again. What its pause held goes back to the queue, a batch per
- * transaction: opening messages paced anew from now in the order they were added, follow-ups timed anew.
- */
-export async function runCampaignResume(gw: Gateway, { campaignId }: JobKinds['campaign_resume']): Promise<void> {
-  for (;;) {
-    const more = await gw.store.transact(async (tx) => {
-      const campaign = await campaignById(tx, campaignId);
-      if (campaign?.status !== 'live') return false;
-      const openings = await tx.find<Opening>('openings', 'held', [campaignId, 'held'], { limit: RESUME_BATCH });
-      for (const opening of openings) {
-        const dueAt = await takeSlot(tx, campaign, clockNow());
-        await settleOpening(tx, opening, { status: 'queued', held: null, dueAt, awaitsSlot: false });
-        await tx.enqueue(
-          newJob(
-            'opening',
-            { openingId: opening.id },
-            { runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId },
-          ),
-        );
-      }
-      const room = RESUME_BATCH - openings.length;
-      const conversations =
-        room > 0
-          ? await tx.find<Conversation>('conversations', 'heldFollowUp', [campaignId, 'held'], { limit: room })
-          : [];
-      for (const conversation of conversations) {
-        await resumeFollowUps(tx, campaign, conversation);
-      }
-      return openings.length + conversations.length === RESUME_BATCH;
-    });
-    if (!more) return;
-  }
-}
-
-const PACE_BATCH = 100;
-
-/**
- * Job `campaign_pace`: the Live campaign's send rate changed. The opening messages waiting for their slots are paced
- * anew at it from now, in the order their contacts joined the list, a batch per transaction: a slower rate holds the
- * queue back, a faster one brings it forward. One waiting for its delay takes its slot when the delay ends, as ever;
- * one whose contact left the list goes nowhere anyway.
- */
-export async function runCampaignPace(gw: Gateway, { campaignId }: JobKinds['campaign_pace']): Promise<void> {
-  let after: string | undefined;
-  for (;;) {
-    const batch = await gw.store.transact(async (tx) => {
-      const campaign = await campaignById(tx, campaignId);
-      if (campaign?.status !== 'live' || !campaign.listId) return undefined;
-      if (after === undefined) await restartPace(tx, campaign);
-      const members = await tx.find<Membership>('memberships', 'list', [campaign.listId], {
-        limit: PACE_BATCH,
-        after,
-      });
-      for (const member of members) {
-        const [found] = await tx.find<Opening>('openings', 'member', [campaign.id, member.contactId]);
-        const opening = found && (await tx.lock<Opening>('openings', found.id));
-        if (opening?.status !== 'queued' || opening.awaitsSlot) continue;
-        const dueAt = await takeSlot(tx, campaign, clockNow());
-        await tx.cancelJobs(openingKey(opening.id));
-        await settleOpening(tx, opening, { dueAt });
-        await tx.enqueue(
-          newJob(
-            'opening',
-            { openingId: opening.id },
-            { runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId },
-          ),
-        );
-      }
-      return { last: members.at(-1)?.id, full: members.length === PACE_BATCH };
-    });
-    if (!batch?.full) return;
-    after = batch.last;
-  }
-}
-
-/**
- * The campaign's queue starts again from now: no burst (what waits is not a new addition), and the next slot one
- * interval of the new rate after the last send.
- */
-async function restartPace(tx: Tx, campaign: Campaign): Promise<void> {
-  const stored = await tx.lock<Pacing>('pacing', campaign.id);
-  if (!stored) return;
-  const at = clockNow();
-  const nextSlotAt = Math.max(at, (stored.lastSentAt ?? 0) + intervalMs(parseRate(campaign.sendRate)));
-  await tx.update<Pacing>('pacing', campaign.id, { burstStartedAt: at, burstCount: BURST, nextSlotAt });
 }
