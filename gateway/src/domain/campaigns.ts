@@ -184,12 +184,12 @@ export async function updateCampaign(
     const { id: _id, ...fields } = changed;
     const updated = await tx.update<Campaign>('campaigns', id, fields);
     if (campaign.status !== 'live' && updated.status === 'live') await resumeLater(tx, updated);
-    if (updated.status === 'live' && updated.sendRate !== campaign.sendRate) await paceLater(tx, updated);
+    else if (updated.status === 'live' && updated.sendRate !== campaign.sendRate) await paceLater(tx, updated);
     return updated;
   });
 }
 
-/** Live again: what a pause held goes back to the queue, in a job of its own (a big campaign holds many). */
+/** Live again: what a pause held goes back to the queue, paced at the rate of now, in a job of its own (a big campaign holds many). */
 async function resumeLater(tx: Tx, campaign: Campaign): Promise<void> {
   await tx.enqueue(
     newJob(
