@@ -479,6 +479,25 @@ test('outside the sending window the opening message waits for its next opening'
   expect(await outgoing(account, lead.id)).toHaveLength(0);
 });
 
+test('a sending window changed while openings wait for it holds for them: taken away, they go now', async () => {
+  const account = await createAccount(ctx.gw);
+  // A window that closed a minute ago and opens again in about a day.
+  const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+  const { list, campaign } = await listAndCampaign(account, {
+    sendingWindow: { start: hhmm(ctx.gw.now() - 2 * 60 * 60_000), end: hhmm(ctx.gw.now() - 60_000), timezone: 'UTC' },
+  });
+  const lead = await contact(account);
+  await add(account, list.id, lead.id);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(Date.parse((await conversationOf(account, lead.id)).next.at)).toBeGreaterThan(ctx.gw.now() + 60 * 60_000);
+
+  const changed = await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { sendingWindow: null } });
+  expect(changed.status).toBe(200);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect((await outgoing(account, lead.id)).map((m) => m.author)).toEqual(['campaign']);
+  expect(await conversationOf(account, lead.id)).toMatchObject({ opening: { status: 'sent' } });
+});
+
 test('a pause holds queued opening messages until the campaign is Live again', async () => {
   const account = await createAccount(ctx.gw);
   const { list, campaign } = await listAndCampaign(account);

@@ -184,7 +184,7 @@ export async function updateCampaign(
     const { id: _id, ...fields } = changed;
     const updated = await tx.update<Campaign>('campaigns', id, fields);
     if (campaign.status !== 'live' && updated.status === 'live') await resumeLater(tx, updated);
-    else if (updated.status === 'live' && updated.sendRate !== campaign.sendRate) await paceLater(tx, updated);
+    else if (updated.status === 'live' && pacedAnew(campaign, updated)) await paceLater(tx, updated);
     return updated;
   });
 }
@@ -200,7 +200,11 @@ async function resumeLater(tx: Tx, campaign: Campaign): Promise<void> {
   );
 }
 
-/** A new send rate holds for the opening messages already waiting too: they are paced anew, in a job of its own. */
+/** Whether the change holds for the opening messages already waiting: a new send rate or sending window. */
+const pacedAnew = (before: Campaign, after: Campaign) =>
+  after.sendRate !== before.sendRate || JSON.stringify(after.sendingWindow) !== JSON.stringify(before.sendingWindow);
+
+/** The opening messages already waiting are paced anew, in a job of its own. */
 async function paceLater(tx: Tx, campaign: Campaign): Promise<void> {
   await tx.enqueue(
     newJob(

@@ -21,7 +21,7 @@ export type JobKinds = {
   follow_up: { conversationId: string; step: number };
   /** A campaign Live again: what its pause held goes back to the queue. */
   campaign_resume: { campaignId: string };
-  /** A Live campaign's send rate changed: the opening messages waiting for their slots are paced anew at it. */
+  /** A Live campaign's send rate or sending window changed: the opening messages waiting are paced anew. */
   campaign_pace: { campaignId: string };
   /** The bot answers the contact's latest message, once a burst has settled. */
   bot_reply: { conversationId: string; messageId: string };

@@ -62,11 +62,11 @@ async function resumeHeld(gw: Gateway, campaignId: string): Promise<void> {
 const PACE_BATCH = 100;
 
 /**
- * Job `campaign_pace`: the Live campaign's send rate changed (or it is Live again). The opening messages waiting for
- * their slots are paced
- * anew at it from now, in the order their contacts joined the list, a batch per transaction: a slower rate holds the
- * queue back, a faster one brings it forward. One waiting for its delay takes its slot when the delay ends, as ever;
- * one whose contact left the list goes nowhere anyway.
+ * Job `campaign_pace`: the Live campaign's send rate or sending window changed (or it is Live again). The opening
+ * messages waiting for their slots are paced anew from now, at its rate and within its window, in the order their
+ * contacts joined the list, a batch per transaction: a slower rate or a narrower window holds the queue back, a
+ * faster rate or a wider window brings it forward. One waiting for its delay takes its slot when the delay ends, as
+ * ever; one whose contact left the list goes nowhere anyway.
  */
 export async function runCampaignPace(gw: Gateway, { campaignId }: JobKinds['campaign_pace']): Promise<void> {
   let after: string | undefined;
