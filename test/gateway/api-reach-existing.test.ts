@@ -139,7 +139,7 @@ test('a contact added after going Live is not reached twice; the ones who wrote 
   expect(await openings(account, ids[2]!)).toEqual([]);
 });
 
-test('a contact skipped for want of a phone is reached once it has one', async () => {
+test('a contact skipped for want of a phone is reached once it has one, and counted unreachable no more', async () => {
   const account = await createAccount(ctx.gw);
   const { list, ids } = await listOf(account, [{ email: `later-${Date.now()}@example.com`, firstName: 'Dee' }]);
   const campaign = await campaignOn(account, list.id);
@@ -162,6 +162,12 @@ test('a contact skipped for want of a phone is reached once it has one', async (
   });
   await sendAllPaced();
   expect((await openings(account, ids[0]!)).map((m) => m.body)).toEqual(['Hi Dee, a cleaning this month?']);
+  // Reached after all: the campaign no longer names it among those it cannot reach.
+  expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}`)).body.unreachable).toMatchObject({
+    total: 0,
+    byReason: { no_phone: 0 },
+  });
+  expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/unreachable`)).body.data).toEqual([]);
   expect((await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/reach-existing`)).body).toEqual({
     queued: 0,
     unreachable: {},

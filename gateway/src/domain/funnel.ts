@@ -76,18 +76,21 @@ export async function recordStep(tx: Tx, step: FunnelStep, subject: StepSubject,
 
 type Counted = { id: string; counts: Record<string, number> };
 
-/** Adds one to `key` in the counts document `id` of `collection`, made of `fields` when it is the first. */
+/**
+ * Adds one (or `by`) to `key` in the counts document `id` of `collection`, made of `fields` when it is the first.
+ */
 export async function countOne(
   tx: Tx,
   collection: string,
   id: string,
   key: string,
   fields: Record<string, unknown>,
+  by: 1 | -1 = 1,
 ): Promise<void> {
   // Counters are shared by many contacts' transactions: they take turns on each rather than race.
   const doc = await tx.lock<Counted>(collection, id);
-  if (doc) await tx.update<Counted>(collection, id, { counts: { ...doc.counts, [key]: (doc.counts[key] ?? 0) + 1 } });
-  else await tx.insert<Counted>(collection, { id, ...fields, counts: { [key]: 1 } });
+  if (doc) await tx.update<Counted>(collection, id, { counts: { ...doc.counts, [key]: (doc.counts[key] ?? 0) + by } });
+  else if (by > 0) await tx.insert<Counted>(collection, { id, ...fields, counts: { [key]: by } });
 }
 
 /** A message from the contact after the campaign's opening message went: the contact replied to that campaign. */

@@ -49,6 +49,26 @@ export async function recordUnreachable(tx: Tx, reason: UnreachableReason, subje
   await countOne(tx, 'unreachable_counts', `${campaignId}:${shardOf(contactId)}`, reason, { accountId, campaignId });
 }
 
+/**
+ * The campaign reached the contact after all (its opening, skipped for `reason`, goes now): it is counted and named
+ * among those it could not reach no more.
+ */
+export async function forgetUnreachable(tx: Tx, reason: UnreachableReason, subject: StepSubject): Promise<void> {
+  const { accountId, campaignId, contactId } = subject;
+  if (!campaignId) return;
+  const id = `${reason}:${campaignId}:${contactId}`;
+  if (!(await tx.get('unreachable', id))) return;
+  await tx.remove('unreachable', id);
+  await countOne(
+    tx,
+    'unreachable_counts',
+    `${campaignId}:${shardOf(contactId)}`,
+    reason,
+    { accountId, campaignId },
+    -1,
+  );
+}
+
 /** How many contacts the campaign could not reach, in all and by reason (every reason present, 0 when none). */
 export async function unreachableOf(
   r: Reader,

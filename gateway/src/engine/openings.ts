@@ -13,7 +13,7 @@ import {
   type Conversation,
 } from '../domain/conversations.js';
 import { recordStep } from '../domain/funnel.js';
-import { isUnreachableReason, recordUnreachable } from '../domain/reach.js';
+import { forgetUnreachable, isUnreachableReason, recordUnreachable } from '../domain/reach.js';
 import { openingKey, openingsOf, settleOpening, stateOf, type Opening } from '../domain/openings.js';
 import { iso, newId, now } from '../ids.js';
 import type { JobResult, Tx } from '../store/store.js';
@@ -183,6 +183,7 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
     );
   if (dueAt !== null) await recordStep(tx, 'added', opening);
   if (isUnreachableReason(reason)) await recordUnreachable(tx, reason, opening);
+  if (dueAt !== null && isUnreachableReason(earlier?.reason)) await forgetUnreachable(tx, earlier.reason, opening);
   await updateConversation(tx, conversation, {
     campaignId: campaign.id,
     opening: stateOf(opening),
