@@ -191,7 +191,9 @@ describe('LeadChat node: conversations', () => {
           success: true,
           contactId,
           active: false,
-          conversations: [expect.objectContaining({ contactId, status: 'handed_off', bot: { active: false, answers: false } })],
+          conversations: [
+            expect.objectContaining({ contactId, status: 'handed_off', bot: { active: false, answers: false } }),
+          ],
         },
         pairedItem: { item: 0 },
       });
@@ -209,7 +211,10 @@ describe('LeadChat node: conversations', () => {
         contactId,
         active: true,
         conversations: [
-          expect.objectContaining({ status: 'active', bot: { active: true, since: expect.any(String), answers: false } }),
+          expect.objectContaining({
+            status: 'active',
+            bot: { active: true, since: expect.any(String), answers: false },
+          }),
         ],
       });
       const conversation = (await listed(`&campaignId=${campaignId}`)).find((c) => c.contactId === contactId)!;
