@@ -213,6 +213,17 @@ describe('PATCH /v1/contacts/{id}', () => {
     expect((await api(ctx.gw, account, 'GET', `contacts/${y.id}`)).body.phone).toBe(y.phone);
   });
 
+  test('a bad phone and a bad email → one 400 naming both in error.fields; nothing is changed', async () => {
+    const c = await create({ phone: uniquePhone(), email: 'kept@example.com' });
+    const res = await patch(c.id, { firstName: 'Changed', phone: '12', email: 'not-an-email' });
+    expectApiError(res, 400, 'INVALID_PHONE');
+    expect(res.body.error.fields.map((f: { field: string; code: string }) => [f.field, f.code])).toEqual([
+      ['phone', 'INVALID_PHONE'],
+      ['email', 'INVALID_EMAIL'],
+    ]);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}`)).body).toEqual(c);
+  });
+
   test('bad input → 400: a bad phone or email, a contact left with no way to find it, fields of the wrong type', async () => {
     const c = await create({ phone: uniquePhone() });
     expectApiError(await patch(c.id, { phone: '12' }), 400, 'INVALID_PHONE');

@@ -112,6 +112,20 @@ describe('POST /v1/contacts', () => {
     },
   );
 
+  test('a bad phone and a bad email → one 400 naming both in error.fields, with the code of the phone as before', async () => {
+    const res = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: { firstName: 'Both', phone: '555-0100', email: 'ana@' },
+    });
+    expectApiError(res, 400, 'INVALID_PHONE');
+    expect(res.body.error.fields).toEqual([
+      { field: 'phone', code: 'INVALID_PHONE', message: expect.stringContaining('"555-0100"') },
+      { field: 'email', code: 'INVALID_EMAIL', message: '"ana@" is not an email address' },
+    ]);
+    expect(res.body.error.message).toMatch(/^phone: "555-0100" .*; email: "ana@" is not an email address$/);
+    const lookup = await api(ctx.gw, account, 'GET', 'contacts', { query: { q: 'Both' } });
+    expect(lookup.body.data).toEqual([]);
+  });
+
   test("a custom field's or a channel's name the API cannot take → 400 saying what is wrong with the name; nothing is stored", async () => {
     const long = 'k'.repeat(101);
     const phone = uniquePhone();

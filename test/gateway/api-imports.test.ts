@@ -412,6 +412,12 @@ test('contacts[] form: a row with a bad phone and a bad email is kept by its ext
     [1, 'email', 'bad@'],
   ]);
   expect(done.errors.map((e: any) => [e.row, e.code])).toEqual([[2, 'INVALID_PHONE']]);
+  // The row refused is told both of its problems, as POST /contacts is.
+  expect(done.errors[0].message).toMatch(/^phone: "x" .*; email: "bad@" is not an email address$/);
+  expect(done.rowWarnings.map((w: any) => w.message)).toEqual([
+    expect.stringMatching(/^phone: "x" /),
+    'email: "bad@" is not an email address',
+  ]);
 });
 
 test('duplicates counts every repeat while rowDuplicates keeps the first 1,000, each with its contact', async () => {

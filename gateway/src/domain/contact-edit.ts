@@ -11,11 +11,10 @@ import {
   findByPhone,
   getContact,
   holdsAtMost,
+  normalizeAddresses,
   type Contact,
   type ContactOwner,
 } from './contacts.js';
-import { normalizeEmail } from './email.js';
-import { normalizePhone } from './phone.js';
 
 /** What a correction of a contact may change: an absent field stays, null (or "") clears it. */
 export interface ContactPatch {
@@ -36,14 +35,7 @@ export interface ContactPatch {
  * Its search keys and dedup indexes follow in the same commit.
  */
 export async function editContactIn(tx: Tx, account: ContactOwner, id: string, patch: ContactPatch): Promise<Contact> {
-  const phone =
-    patch.phone === undefined
-      ? undefined
-      : patch.phone
-        ? normalizePhone(patch.phone, 'phone', account.defaultCountry)
-        : null;
-  const email = patch.email === undefined ? undefined : patch.email ? normalizeEmail(patch.email) : null;
-  return correct(tx, account.id, id, { ...patch, phone, email });
+  return correct(tx, account.id, id, { ...patch, ...normalizeAddresses(patch, account.defaultCountry) });
 }
 
 const SHOWN = ['firstName', 'lastName', 'phone', 'email'] as const;

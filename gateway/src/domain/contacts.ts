@@ -1,6 +1,6 @@
 import { answersOnly } from '../api-contract.js';
 import type { Gateway } from '../context.js';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError, FieldChecks, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader } from '../store/store.js';
 import type { Account } from './accounts.js';
@@ -106,17 +106,32 @@ export function newContact(accountId: string, fields: Partial<Contact>): Contact
 
 /**
  * The phone in E.164 (one without a country code read as of `defaultCountry`) and the email in lower case, as
- * contacts are stored and found; a bad one is a 400.
+ * contacts are stored and found; a bad one is a 400, which names both when both are bad (a form shows each beside
+ * its input).
  */
 export function normalizeContact(
   input: ContactInput,
   defaultCountry?: string | null,
 ): Omit<ContactInput, 'phone' | 'email'> & { phone: string | null; email: string | null } {
-  return {
-    ...input,
-    phone: input.phone ? normalizePhone(input.phone, 'phone', defaultCountry) : null,
-    email: input.email ? normalizeEmail(input.email) : null,
-  };
+  const { phone, email } = normalizeAddresses(input, defaultCountry);
+  return { ...input, phone: phone ?? null, email: email ?? null };
+}
+
+/**
+ * The phone and the email given, normalized as normalizeContact does them; one left out stays undefined, one given
+ * empty or null is null (a correction clears it). A 400 names every one of the two that cannot be read.
+ */
+export function normalizeAddresses(
+  given: { phone?: string | null; email?: string | null },
+  defaultCountry?: string | null,
+): { phone?: string | null; email?: string | null } {
+  const checks = new FieldChecks();
+  const read = (value: string | null | undefined, normalize: (text: string) => string) =>
+    value === undefined ? undefined : value ? checks.run(() => normalize(value)) : null;
+  const phone = read(given.phone, (text) => normalizePhone(text, 'phone', defaultCountry));
+  const email = read(given.email, (text) => normalizeEmail(text));
+  checks.done();
+  return { phone, email };
 }
 
 export type NormalizedFields = {

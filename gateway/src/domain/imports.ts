@@ -285,13 +285,19 @@ const DROPPABLE: ReadonlyArray<readonly [string, readonly string[], string]> = [
   ['email', ['email'], 'INVALID_EMAIL'],
 ];
 
-/** The droppable field a refusal is about, if it is about one alone. */
-function droppableOf(err: unknown): (typeof DROPPABLE)[number] | undefined {
-  if (!(err instanceof ApiError)) return undefined;
-  return DROPPABLE.find(
-    ([, names, code]) =>
-      err.code === code || Boolean(err.fields?.length && err.fields.every((f) => names.includes(f.field))),
-  );
+/**
+ * The droppable fields a refusal is about, each with its problem in the words of the refusal ("phone: …"); none
+ * when it is about anything else too.
+ */
+function droppedBy(err: unknown): Array<{ about: (typeof DROPPABLE)[number]; message: string }> | undefined {
+  if (!(err instanceof ApiError) || !err.fields?.length) return undefined;
+  const dropped = err.fields.map((problem) => ({
+    about: DROPPABLE.find(([, names]) => names.includes(problem.field)),
+    message: `${problem.field}: ${problem.message}`,
+  }));
+  return dropped.every((d) => d.about)
+    ? (dropped as Array<{ about: (typeof DROPPABLE)[number]; message: string }>)
+    : undefined;
 }
 
 /** What a row held in a field, as text a report can show (cut to 200 characters). */
@@ -321,22 +327,26 @@ function readRow(
       return { contact: normalizeContact(readContact(current), defaultCountry), warnings };
     } catch (err) {
       first ??= err;
-      const about = droppableOf(err);
+      const dropped = droppedBy(err);
       if (
-        !about ||
+        !dropped ||
         attempt >= DROPPABLE.length ||
         typeof current !== 'object' ||
         current === null ||
         Array.isArray(current)
       )
         throw first;
-      const [field, names, code] = about;
       const given = current as Record<string, unknown>;
-      const value = names.map((name) => given[name]).find((v) => v !== undefined && v !== '');
-      // Nothing of the field to leave out: the refusal is about something else of the row.
-      if (value === undefined || warnings.some((w) => w.field === field)) throw first;
-      warnings.push({ row, field, code, message: (err as ApiError).message, value: shown(value) });
-      current = Object.fromEntries(Object.entries(given).filter(([name]) => !names.includes(name)));
+      // A bad phone and a bad email come refused together: both are left out at once, each with its own warning.
+      for (const { about, message } of dropped) {
+        const [field, names, code] = about;
+        const value = names.map((name) => given[name]).find((v) => v !== undefined && v !== '');
+        // Nothing of the field to leave out: the refusal is about something else of the row.
+        if (value === undefined || warnings.some((w) => w.field === field)) throw first;
+        warnings.push({ row, field, code, message, value: shown(value) });
+      }
+      const leftOut = dropped.flatMap(({ about }) => about[1]);
+      current = Object.fromEntries(Object.entries(given).filter(([name]) => !leftOut.includes(name)));
     }
   }
 }
