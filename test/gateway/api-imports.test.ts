@@ -490,8 +490,13 @@ test('a request refused as a whole is answered 400, 404 or 413 and stores nothin
       'MISSING_COLUMN',
     ),
   ).toBe(
-    'columns.phone: the file has no column "Phone"; its columns are "Phone;Name": its header is one column holding ' +
-      '";", so the file may be separated by it: give "delimiter":";"',
+    ['phone', 'firstName']
+      .map(
+        (field) =>
+          `columns.${field}: the file has no column "${field === 'phone' ? 'Phone' : 'Name'}"; its columns are ` +
+          '"Phone;Name": its header is one column holding ";", so the file may be separated by it: give "delimiter":";"',
+      )
+      .join('; '),
   );
   expect(
     await refused(
@@ -508,6 +513,17 @@ test('a request refused as a whole is answered 400, 404 or 413 and stores nothin
     ),
   ).toMatch(/customFields\.city/);
   await refused({ csv: `Phone,Phone\n${phone},${phone}`, columns: { phone: 'Phone' } }, 400, 'DUPLICATE_COLUMN');
+  // Every mapping the header cannot give, at once, each in error.fields; the code is the first one's.
+  const several = await importInto(account, list.id, {
+    csv: `Mobile,Mail,Mail\n${phone},a@example.com,b@example.com`,
+    columns: { phone: 'Phone', email: 'Mail', customFields: { city: 'City' } },
+  });
+  expectApiError(several, 400, 'MISSING_COLUMN');
+  expect(several.body.error.fields.map((f: { field: string; code: string }) => [f.field, f.code])).toEqual([
+    ['columns.phone', 'MISSING_COLUMN'],
+    ['columns.email', 'DUPLICATE_COLUMN'],
+    ['columns.customFields.city', 'MISSING_COLUMN'],
+  ]);
   await refused({ csv: '', columns: { phone: 'Phone' } }, 400, 'EMPTY_IMPORT');
   await refused({ csv: 'Phone\r\n', columns: { phone: 'Phone' } }, 400, 'EMPTY_IMPORT');
   await refused({ csv: 'Phone,Name\r\n\r\n,\r\n', columns: { phone: 'Phone' } }, 400, 'EMPTY_IMPORT');

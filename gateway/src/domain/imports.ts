@@ -3,7 +3,7 @@ import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import { CsvError, parse as csvParser } from 'csv-parse';
 import type { Gateway } from '../context.js';
 import { parseDuration } from './durations.js';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { ApiError, badRequest, FieldChecks, fieldError, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import { newJob } from './job-kinds.js';
@@ -437,25 +437,27 @@ function fieldReader(
           .filter(Boolean)
           .map((n) => `"${n.slice(0, 60)}"`)
           .join(', ') || 'none';
-      throw badRequest(
-        `columns.${field}: the file has no column "${name.slice(0, 60)}"; its columns are ${found}${delimiterHint(names, delimiter)}`,
+      throw fieldError(
+        `columns.${field}`,
+        `the file has no column "${name.slice(0, 60)}"; its columns are ${found}${delimiterHint(names, delimiter)}`,
         'MISSING_COLUMN',
       );
     }
     if (names.indexOf(name.trim(), at + 1) >= 0)
-      throw badRequest(`columns.${field}: the file has two columns "${name.slice(0, 60)}"`, 'DUPLICATE_COLUMN');
+      throw fieldError(`columns.${field}`, `the file has two columns "${name.slice(0, 60)}"`, 'DUPLICATE_COLUMN');
     return at;
   };
+  // Every mapping the header cannot give is told at once: the file is sent again once, not once per column.
+  const checks = new FieldChecks();
+  const pairs = (prefix: string, entries: Array<[string, string | undefined]>) =>
+    entries
+      .filter((entry): entry is [string, string] => entry[1] !== undefined)
+      .map(([field, name]) => [field, checks.run(() => indexOf(`${prefix}${field}`, name)) ?? -1] as const);
   const { customFields = {}, externalIds = {}, ...fields } = columns;
-  const mapped = Object.entries(fields)
-    .filter(([, name]) => name !== undefined)
-    .map(([field, name]) => [field, indexOf(field, name!)] as const);
-  const custom = Object.entries(customFields).map(
-    ([field, name]) => [field, indexOf(`customFields.${field}`, name)] as const,
-  );
-  const labelled = Object.entries(externalIds).map(
-    ([label, name]) => [label, indexOf(`externalIds.${label}`, name)] as const,
-  );
+  const mapped = pairs('', Object.entries(fields));
+  const custom = pairs('customFields.', Object.entries(customFields));
+  const labelled = pairs('externalIds.', Object.entries(externalIds));
+  checks.done();
   const cellsOf = (cells: string[], pairs: ReadonlyArray<readonly [string, number]>) =>
     Object.fromEntries(
       pairs.map(([field, at]) => [field, cells[at]?.trim() ?? '']).filter(([, value]) => value !== ''),
