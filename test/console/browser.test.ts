@@ -251,6 +251,11 @@ describe('Settings', () => {
     const rotated = (await request(gw, 'GET', '/v1/settings', { apiKey: owner.apiKey })).body.webhookSecret;
     expect(rotated).not.toBe(held.webhookSecret);
     expect(await page.getByRole('textbox', { name: 'Signing secret' }).inputValue()).toBe(rotated);
+    // The replaced secret still signs for a day, which the page says, without showing it.
+    await page
+      .getByText(/^The previous secret also signs every reply until .+: put the new one into your receiver/)
+      .waitFor();
+    expect(await page.content()).not.toContain(held.webhookSecret);
   });
 
   test('Bot provider: saves an OpenAI-compatible endpoint, the key shown masked, a model name with markup as text', async () => {

@@ -254,17 +254,59 @@ describe('delivery to the Custom Channel Webhook URL', () => {
       expect(a).toEqual(attemptShape(null, expect.stringMatching(/ECONNREFUSED/)));
   });
 
-  test('a rotated webhook secret signs the next delivery; the old one no longer verifies', async () => {
-    const hook = await receiver();
+  test('a rotated webhook secret signs the next delivery, the replaced one beside it for 24 hours, then alone', async () => {
+    // A receiver still holding the replaced secret, as an n8n credential not yet updated: 401 to any other.
+    let held = '';
+    const hook = await receiver((_n, req) => ({ status: verifyStandardWebhook(held, req) ? 200 : 401 }));
     const account = await accountWith(hook.url);
+    held = account.secret;
+    const rotatedAt = ctx.gw.now();
     const rotated = await api(ctx.gw, account, 'POST', 'settings/webhook-secret');
     expect(rotated.status).toBe(200);
     const secret = rotated.body.webhookSecret as string;
     expect(secret).not.toBe(account.secret);
-    const res = await send(account, { fromId: unique('u') });
-    await settledMessage(ctx.gw, account, res.body.messageId);
-    expect(verifyStandardWebhook(secret, hook.requests[0]!)).toBe(true);
-    expect(verifyStandardWebhook(account.secret, hook.requests[0]!)).toBe(false);
+    const until = new Date(rotatedAt + 24 * 3_600_000).toISOString();
+    expect(rotated.body.previousSecretExpiresAt).toBe(until);
+    expect((await api(ctx.gw, account, 'GET', 'settings')).body.previousSecretExpiresAt).toBe(until);
+
+    const reply = async () =>
+      settledMessage(ctx.gw, account, (await send(account, { fromId: unique('u') })).body.messageId);
+    expect((await reply()).status).toBe('sent');
+    const during = hook.requests.at(-1)!;
+    expect(verifyStandardWebhook(secret, during)).toBe(true);
+    expect(during.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
+
+    await ctx.gw.advance(rotatedAt + 24 * 3_600_000 - 1_000 - ctx.gw.now());
+    expect((await reply()).status).toBe('sent');
+
+    await ctx.gw.advance('1s');
+    const after = await reply();
+    expect(after.status).toBe('failed');
+    expect(after.error).toBe('Receiver answered HTTP 401');
+    const last = hook.requests.at(-1)!;
+    expect(verifyStandardWebhook(secret, last)).toBe(true);
+    expect(last.headers['webhook-signature']).toMatch(/^v1,\S+$/);
+    expect((await api(ctx.gw, account, 'GET', 'settings')).body.previousSecretExpiresAt).toBeNull();
+  });
+
+  test('a secret rotated twice in a day: each replaced one signs for 24 hours after its own rotation', async () => {
+    const hook = await receiver();
+    const account = await accountWith(hook.url);
+    const first = (await api(ctx.gw, account, 'POST', 'settings/webhook-secret')).body.webhookSecret as string;
+    await ctx.gw.advance('1h');
+    const second = await api(ctx.gw, account, 'POST', 'settings/webhook-secret');
+    const secret = second.body.webhookSecret as string;
+    expect(second.body.previousSecretExpiresAt).toBe(new Date(ctx.gw.now() + 24 * 3_600_000).toISOString());
+    const signedBy = async () => {
+      await settledMessage(ctx.gw, account, (await send(account, { fromId: unique('u') })).body.messageId);
+      const got = hook.requests.at(-1)!;
+      return [secret, first, account.secret].map((s) => verifyStandardWebhook(s, got));
+    };
+    expect(await signedBy()).toEqual([true, true, true]);
+    await ctx.gw.advance('23h');
+    expect(await signedBy()).toEqual([true, true, false]);
+    await ctx.gw.advance('1h');
+    expect(await signedBy()).toEqual([true, false, false]);
   });
 
   test('a changed URL takes the next reply', async () => {

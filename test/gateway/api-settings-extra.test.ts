@@ -76,12 +76,14 @@ describe('POST /v1/settings/webhook-test', () => {
     });
   });
 
-  test('a rotated secret signs the next test', async () => {
+  test('a rotated secret signs the next test, the replaced one beside it as on deliveries', async () => {
     const r = await receiver();
     const account = await withUrl(r.url);
+    const replaced = (await api(gw, account, 'GET', 'settings')).body.webhookSecret;
     const rotated = (await api(gw, account, 'POST', 'settings/webhook-secret')).body.webhookSecret;
     expect((await api(gw, account, 'POST', 'settings/webhook-test')).body.ok).toBe(true);
     expect(verifyStandardWebhook(rotated, r.requests[0]!)).toBe(true);
+    expect(verifyStandardWebhook(replaced, r.requests[0]!)).toBe(true);
   });
 
   test('a receiver answering 500 → 200 with ok false and the status; nothing is retried or stored', async () => {

@@ -38,6 +38,7 @@ describe('settings', () => {
     expect(res.body).toEqual({
       customChannelWebhookUrl: null,
       webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{16,}=*$/),
+      previousSecretExpiresAt: null,
       helpText: expect.stringMatching(/STOP/),
       handoffAssignment: 'none',
       defaultCountry: null,
@@ -54,6 +55,7 @@ describe('settings', () => {
     expect(put.body).toEqual({
       customChannelWebhookUrl: url,
       webhookSecret: expect.stringMatching(/^whsec_/),
+      previousSecretExpiresAt: null,
       helpText: expect.any(String),
       handoffAssignment: 'none',
       defaultCountry: null,
@@ -83,13 +85,14 @@ describe('settings', () => {
     expect((await api(ctx.gw, account, 'GET', 'settings')).body.customChannelWebhookUrl).toBe(url);
   });
 
-  test('POST /v1/settings/webhook-secret rotates the secret and keeps the URL', async () => {
+  test('POST /v1/settings/webhook-secret rotates the secret, keeps the URL and says until when the old one signs', async () => {
     const before = (await api(ctx.gw, account, 'GET', 'settings')).body;
     const res = await api(ctx.gw, account, 'POST', 'settings/webhook-secret');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       customChannelWebhookUrl: before.customChannelWebhookUrl,
       webhookSecret: expect.stringMatching(/^whsec_/),
+      previousSecretExpiresAt: new Date(ctx.gw.now() + 24 * 3_600_000).toISOString(),
       helpText: before.helpText,
       handoffAssignment: 'none',
       defaultCountry: null,

@@ -1,6 +1,14 @@
 import type { INode } from 'n8n-workflow';
 
-import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
+import {
+  advanceClock,
+  createAccount,
+  request,
+  startGateway,
+  untilIdle,
+  type TestAccount,
+  type TestGateway,
+} from '../helpers/gateway';
 import { CREDENTIAL, leadChatNode, signed, triggerNode } from './helpers/n8n';
 import { WebhookHost } from './helpers/webhookHost';
 
@@ -26,13 +34,14 @@ describe('LeadChat Trigger', () => {
     parameters: INode['parameters'],
     extraNodes: INode[] = [],
     credentialExtra = {},
+    on = gw,
   ) {
     const trigger = triggerNode(parameters);
     const connections = extraNodes.length
       ? { [trigger.name]: { main: [[{ node: extraNodes[0]!.name, type: 'main' as const, index: 0 }]] } }
       : {};
     const host = await WebhookHost.start(
-      { [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true, ...credentialExtra } },
+      { [CREDENTIAL]: { baseUrl: on.apiBase, apiKey: account.apiKey, ignoreSslIssues: true, ...credentialExtra } },
       { nodes: [trigger, ...extraNodes], connections },
       trigger.name,
     );
@@ -367,6 +376,49 @@ describe('LeadChat Trigger', () => {
       expect(forged.status).toBe(401);
       expect(host.executions).toHaveLength(1);
       await host.deactivate();
+    });
+
+    test('after a rotation, the credential still holding the old secret verifies replies for 24 hours, then 401', async () => {
+      const clocked = await startGateway({ LEADCHAT_TEST_CLOCK: '1' });
+      try {
+        const account = await createAccount(clocked);
+        const old = (await request(clocked, 'GET', '/v1/settings', { apiKey: account.apiKey })).body.webhookSecret;
+        const host = await hostFor(
+          account,
+          { events: ['reply'], registration: 'manual' },
+          [],
+          { webhookSecret: old },
+          clocked,
+        );
+        await host.activate();
+        await request(clocked, 'PUT', '/v1/settings', {
+          apiKey: account.apiKey,
+          body: { customChannelWebhookUrl: host.url },
+        });
+        const rotated = await request(clocked, 'POST', '/v1/settings/webhook-secret', { apiKey: account.apiKey });
+        expect(rotated.body.webhookSecret).not.toBe(old);
+        const reply = async (body: string) => {
+          const sent = await request(clocked, 'POST', '/v1/send_custom_channel_message', {
+            apiKey: account.apiKey,
+            body: { customData: { fromId: 'visitor-r', customChannel: 'web', body } },
+          });
+          await untilIdle(clocked);
+          return (await request(clocked, 'GET', `/v1/messages/${sent.body.messageId}`, { apiKey: account.apiKey }))
+            .body;
+        };
+
+        expect((await reply('During the grace')).status).toBe('sent');
+        await host.waitFor(() => host.executions.length === 1, 'the reply execution');
+        expect(host.executions.at(-1)!.output('LeadChat Trigger')[0]!.json).toMatchObject({ body: 'During the grace' });
+
+        await advanceClock(clocked, '24h');
+        const after = await reply('After it');
+        expect(after).toMatchObject({ status: 'failed', error: 'Receiver answered HTTP 401' });
+        expect(host.executions).toHaveLength(1);
+        await host.deactivate();
+      } finally {
+        await clocked.stop();
+      }
     });
 
     test('without a secret in the credential, unsigned deliveries of a service that does not sign are accepted', async () => {

@@ -6,6 +6,9 @@ import { nullableTimestamp, timestamp } from './shared.js';
 export const settings = z.object({
   customChannelWebhookUrl: z.string().nullable(),
   webhookSecret: z.string().describe('Signs every webhook the gateway posts (Standard Webhooks)'),
+  previousSecretExpiresAt: nullableTimestamp.describe(
+    'After a rotation: until when the replaced secret still signs every webhook beside the new one (24 hours); null when none does',
+  ),
   helpText: z.string().describe('The answer to a contact who writes HELP'),
   handoffAssignment: z.enum(HANDOFF_ASSIGNMENTS),
   defaultCountry: z

@@ -4,6 +4,7 @@ import { newId, now } from '../ids.js';
 import type { Reader } from '../store/store.js';
 import type { HandoffAssignment } from '../api-contract.js';
 import type { ChannelCredentials } from './channel-credentials.js';
+import type { ReplacedSecret } from './signing-secrets.js';
 import { digest, hashPassword, newApiKey, newWebhookSecret, sameDigest } from './secrets.js';
 
 /**
@@ -43,6 +44,8 @@ export interface Account {
   apiKeyHash: string;
   passwordHash?: string;
   webhookSecret: string;
+  /** Secrets rotations replaced, newest first, each signing beside webhookSecret until its time; none when unset. */
+  replacedWebhookSecrets?: ReplacedSecret[];
   customChannelWebhookUrl: string | null;
   /** The answer to HELP; a default when unset. */
   helpText?: string | null;

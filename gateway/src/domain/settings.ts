@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import { builtInHandoffNotice, DEFAULT_HELP_TEXT } from './texts.js';
-import type { Account } from './accounts.js';
-import { newWebhookSecret } from './secrets.js';
+import { getAccount, type Account } from './accounts.js';
+import { previousSecretExpiresAt, rotated } from './signing-secrets.js';
 import { checkTarget } from './targets.js';
 import type { settings } from '../contract/account.js';
 import type { Answer } from '../contract/shared.js';
@@ -14,6 +14,7 @@ import type { Answer } from '../contract/shared.js';
 export const publicSettings = (a: Account): Answer<typeof settings> => ({
   customChannelWebhookUrl: a.customChannelWebhookUrl,
   webhookSecret: a.webhookSecret,
+  previousSecretExpiresAt: previousSecretExpiresAt(a),
   helpText: a.helpText || DEFAULT_HELP_TEXT,
   handoffAssignment: a.handoffAssignment ?? 'none',
   defaultCountry: a.defaultCountry ?? null,
@@ -35,8 +36,9 @@ export async function updateSettings(
   return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, changes));
 }
 
+/** A new signing secret; the one it replaces still signs beside it for a day (see signing-secrets). */
 export async function rotateWebhookSecret(gw: Gateway, accountId: string): Promise<Account> {
   return gw.store.transact(async (tx) =>
-    tx.update<Account>('accounts', accountId, { webhookSecret: newWebhookSecret() }),
+    tx.update<Account>('accounts', accountId, rotated(await getAccount(tx, accountId))),
   );
 }

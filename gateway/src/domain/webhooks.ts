@@ -5,6 +5,7 @@ import type { Page, Reader, Store, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import type { EventPayload, EventType } from './events.js';
 import { newWebhookSecret } from './secrets.js';
+import { signingSecrets } from './signing-secrets.js';
 import { checkTarget } from './targets.js';
 import { newJob } from './job-kinds.js';
 import type { webhook } from '../contract/account.js';
@@ -170,19 +171,19 @@ export async function emit<E extends EventType>(
 }
 
 /**
- * Where a delivery goes at this attempt and the secret that signs it, as the receiver is saved now: the account's
+ * Where a delivery goes at this attempt and the secrets that sign it, as the receiver is saved now: the account's
  * Custom Channel Webhook URL as changed since the reply was written (spec §4.7: the platform saved is the one that
  * reaches the contact), the subscription as it is. When there is none any more, why.
  */
 export async function receiverNow(
   r: Reader,
   delivery: Pick<Delivery, 'target' | 'accountId'>,
-): Promise<{ url: string; secret: string } | { gone: string }> {
+): Promise<{ url: string; secrets: string[] } | { gone: string }> {
   if (delivery.target === OWNER_TARGET) {
     const account = await r.get<Account>('accounts', delivery.accountId);
     if (!account?.customChannelWebhookUrl) return { gone: NO_RECEIVER };
-    return { url: account.customChannelWebhookUrl, secret: account.webhookSecret };
+    return { url: account.customChannelWebhookUrl, secrets: signingSecrets(account) };
   }
   const sub = await r.get<Subscription>('webhooks', delivery.target);
-  return sub ? { url: sub.url, secret: sub.secret } : { gone: 'The webhook subscription was deleted' };
+  return sub ? { url: sub.url, secrets: [sub.secret] } : { gone: 'The webhook subscription was deleted' };
 }

@@ -865,6 +865,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'rotateWebhookSecret',
       tag: 'Settings',
       summary: 'Rotate the webhook signing secret',
+      description:
+        'A new signing secret. The one it replaces still signs every webhook beside it for 24 hours (`previousSecretExpiresAt`), a second signature in `webhook-signature`, so receivers holding it keep verifying while they are updated.',
       answers: { 200: settings },
     },
   },

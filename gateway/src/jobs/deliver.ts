@@ -28,14 +28,14 @@ export async function deliver(gw: JobContext, job: Job<JobKinds['deliver']>): Pr
   if (!delivery || delivery.status !== 'pending') return;
   const receiver = (target === delivery.target && named) || (await receiverNow(gw.store, delivery));
   if ('gone' in receiver) return record(gw, delivery, delivery.url, failure(receiver.gone), false);
-  const { url, secret } = receiver;
+  const { url, secrets } = receiver;
 
   const body = JSON.stringify(delivery.payload);
   const started = clockNow();
   let attempt: Attempt;
   let retryAfterMs: number | undefined;
   try {
-    const res = await postSigned(gw, url, { id: delivery.id, type: delivery.event, body, secret });
+    const res = await postSigned(gw, url, { id: delivery.id, type: delivery.event, body, secrets });
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     attempt = {
       at: new Date(started).toISOString(),

@@ -31,7 +31,7 @@ const agents = { 'http:': new http.Agent(reused), 'https:': new https.Agent(reus
 export function postSigned(
   gw: Gateway,
   url: string,
-  event: { id: string; type: string; body: string; secret: string },
+  event: { id: string; type: string; body: string; secrets: string[] },
 ): Promise<ReceiverAnswer> {
   const target = new URL(url);
   const policy = gw.config.targetPolicy;
@@ -50,7 +50,7 @@ export function postSigned(
           'content-length': body.length,
           'user-agent': 'LeadChat-Webhooks/1',
           'webhook-event': event.type,
-          ...signatureHeaders(event.secret, event.id, event.body),
+          ...signatureHeaders(event.secrets, event.id, event.body),
         },
         ...(policy.kind === 'public' ? { lookup: guardedLookup as never } : {}),
       },

@@ -2,6 +2,7 @@ import type { WebhookTestAnswer } from '../contract/account.js';
 import type { WebhookPayload } from '../contract/events.js';
 import type { Gateway } from '../context.js';
 import { getAccount } from '../domain/accounts.js';
+import { signingSecrets } from '../domain/signing-secrets.js';
 import { checkTarget } from '../domain/targets.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -36,7 +37,7 @@ export async function sendTestEvent(gw: Gateway, accountId: string): Promise<Web
     webhookId,
   });
   try {
-    const res = await postSigned(gw, url, { id: webhookId, type: 'test', body, secret: account.webhookSecret });
+    const res = await postSigned(gw, url, { id: webhookId, type: 'test', body, secrets: signingSecrets(account) });
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     return result(res.statusCode, ok ? null : `Receiver answered HTTP ${res.statusCode}`);
   } catch (err) {

@@ -5,6 +5,7 @@ import { ConfirmAction } from '../../components/confirm.js';
 import { Copyable, Field, FormStatus, Panel } from '../../components/form.js';
 import { Loading, useResource } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
+import { dateTime } from '../../team.js';
 import { HelpTextPanel } from './help-text.js';
 import { WebhookTestPanel } from './webhook-test.js';
 
@@ -40,7 +41,7 @@ export function WebhookPage() {
       'A new signing secret is in use.',
       settings.setData,
     );
-  const { customChannelWebhookUrl, webhookSecret } = settings.data;
+  const { customChannelWebhookUrl, webhookSecret, previousSecretExpiresAt } = settings.data;
   return (
     <>
       <PageTitle>Custom Channel Webhook</PageTitle>
@@ -83,9 +84,15 @@ export function WebhookPage() {
           confirmLabel="Rotate now"
           busy={rotating.busy}
           onConfirm={rotate}
-          warning="Replies are signed with the new secret from now on: your receiver must check with the new one."
+          warning="Replies are signed with the new secret from now on, and for 24 hours with the current one beside it: put the new one into your receiver within that time."
         />
         <FormStatus error={rotating.error} done={rotating.done} />
+        {previousSecretExpiresAt && (
+          <p class="current">
+            The previous secret also signs every reply until {dateTime(previousSecretExpiresAt)}: put the new one into
+            your receiver (an n8n credential's Webhook Signing Secret) before then.
+          </p>
+        )}
       </Panel>
       <WebhookTestPanel />
       <HelpTextPanel helpText={settings.data.helpText} onSaved={settings.setData} />
