@@ -298,6 +298,34 @@ describe('LeadChat Trigger', () => {
       expect(host.executions.length).toBe(before);
     });
 
+    // Standard Webhooks: a sender rotating its secret signs with the new and the old one, space-separated.
+    const other = 'whsec_' + Buffer.from('a secret of another rotation').toString('base64');
+    const signedBy = (...secrets: string[]) => {
+      const id = `msg_rotating_${Math.random().toString(36).slice(2)}`;
+      const at = Math.floor(Date.now() / 1000);
+      const each = secrets.map((s) => signed(s, reply, at, id)['webhook-signature']);
+      return { ...signed(secrets[0]!, reply, at, id), 'webhook-signature': each.join(' ') };
+    };
+
+    test.each([
+      ['first', () => signedBy(secret, other)],
+      ['last', () => signedBy(other, other, secret)],
+    ])('a header of several signatures, the matching one %s, starts an execution', async (_where, headers) => {
+      const before = host.executions.length;
+      const res = await post(host.url, reply, headers());
+      expect(res.status).toBe(200);
+      await host.waitFor(() => host.executions.length === before + 1, 'the execution');
+    });
+
+    test('a header of several signatures none of which matches gets 401 and starts nothing', async () => {
+      const before = host.executions.length;
+      const res = await post(host.url, reply, signedBy(other, 'whsec_' + Buffer.from('a third').toString('base64')));
+      expect(res.status).toBe(401);
+      expect(JSON.parse(res.body).error).toBe('Invalid webhook signature: no matching v1 signature');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(host.executions.length).toBe(before);
+    });
+
     test("the event is the signed body's type, never the unsigned webhook-event header", async () => {
       const before = host.executions.length;
       const relabelled = await post(host.url, reply, { ...signed(secret, reply), 'webhook-event': 'auto_recharge' });
