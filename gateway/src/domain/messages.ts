@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader } from '../store/store.js';
@@ -101,6 +102,21 @@ export async function messagesOf(r: Reader, accountId: string, contactId: string
 }
 
 export const deliveriesOf = (r: Reader, messageId: string) => r.find<Delivery>('deliveries', 'message', [messageId]);
+
+/**
+ * The account's message and its deliveries as they stood together. A delivery settling commits with its message's
+ * status, but two reads may fall on either side of that commit (`pending` beside a failed delivery, or `sent` beside
+ * a delivery still waiting): the message is read again after its deliveries, and the deliveries again while it moved.
+ */
+export async function messageAndDeliveries(r: Reader, accountId: string, id: string) {
+  let message = await getMessage(r, accountId, id);
+  for (let tries = 1; ; tries++) {
+    const deliveries = await deliveriesOf(r, id);
+    const again = await getMessage(r, accountId, id);
+    if (tries === 5 || isDeepStrictEqual(again, message)) return { message: again, deliveries };
+    message = again;
+  }
+}
 
 export function publicMessage(m: Message): MessageAnswer;
 export function publicMessage(m: Message, deliveries: Delivery[]): Answer<typeof messageWithDeliveries>;

@@ -1,5 +1,5 @@
 import { readMedia } from '../../domain/media.js';
-import { deliveriesOf, getMessage, publicMessage } from '../../domain/messages.js';
+import { messageAndDeliveries, publicMessage } from '../../domain/messages.js';
 import { sendMessage } from '../../engine/outgoing.js';
 import type { Engine } from '../../engine/ports/providers.js';
 import { messageOfPost, receiveMessage } from '../../engine/receive.js';
@@ -50,8 +50,7 @@ export function messagesRoutes(v1: Routes, gw: Engine): void {
 
   route(v1, '/messages/:id', {
     get: async (req, res) => {
-      const message = await getMessage(gw.store, accountOf(res).id, String(req.params.id));
-      const deliveries = await deliveriesOf(gw.store, message.id);
+      const { message, deliveries } = await messageAndDeliveries(gw.store, accountOf(res).id, String(req.params.id));
       await sendDurable(gw, res, publicMessage(message, deliveries));
     },
   });
