@@ -78,7 +78,7 @@ export const conversation = z
       answers: z
         .boolean()
         .describe(
-          "Whether the bot answers the contact's next message here: on, the conversation not handed off, and its campaign's bot on and the campaign not paused. A message it will not answer waits for a person",
+          "Whether the bot answers the contact's next message here: on (not handed off), the contact not opted out, and its campaign's bot on and the campaign not paused. A message it will not answer waits for a person",
         ),
     }),
     opening: z

@@ -64,11 +64,11 @@ export async function getCampaign(r: Reader, accountId: string, id: string): Pro
   return current(campaign);
 }
 
-/** A campaign by id for the engine's jobs, which know their account already; undefined once it is gone. */
 /** A campaign whose bot answers now: on, and the campaign not paused. */
 export const answering = (campaign: Campaign | undefined): campaign is Campaign =>
   !!campaign?.bot.active && campaign.status !== 'paused';
 
+/** A campaign by id for the engine's jobs, which know their account already; undefined once it is gone. */
 export async function campaignById(r: Reader, id: string): Promise<Campaign | undefined> {
   const campaign = await r.get<Campaign>('campaigns', id);
   return campaign && current(campaign);

@@ -249,11 +249,12 @@ export function lastMessageOf(m: Message): Conversation['lastMessage'] {
 }
 
 /**
- * Whether the bot answers the contact's next message: on here, not handed off or ended, and its campaign's bot on and
- * the campaign not paused. One it will not answer waits for a person, who must hear of it as of a hand-off.
+ * Whether the bot answers the contact's next message: on here (not handed off), the contact not opted out, and its
+ * campaign's bot on and the campaign not paused. One it will not answer waits for a person, who must hear of it as of
+ * a hand-off. A conversation of no campaign yet is answered by whichever campaign's bot takes it, or handed off.
  */
 const botAnswers = (c: Conversation, campaign: Campaign | undefined) =>
-  c.bot.active && c.status === 'active' && (c.campaignId === null || answering(campaign));
+  c.bot.active && c.status !== 'opted_out' && (c.campaignId === null || answering(campaign));
 
 /** The conversation as the API answers it, with its contact (read unless given) and its campaign's bot. */
 export async function conversationAnswer(r: Reader, c: Conversation, contact?: Contact): Promise<ConversationAnswer> {

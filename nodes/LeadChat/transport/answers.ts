@@ -72,7 +72,7 @@ export interface components {
          * @description An ISO 8601 time in UTC
          */
         since?: string;
-        /** @description Whether the bot answers the contact's next message here: on, the conversation not handed off, and its campaign's bot on and the campaign not paused. A message it will not answer waits for a person */
+        /** @description Whether the bot answers the contact's next message here: on (not handed off), the contact not opted out, and its campaign's bot on and the campaign not paused. A message it will not answer waits for a person */
         answers: boolean;
       };
       opening: {
