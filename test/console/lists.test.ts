@@ -281,7 +281,7 @@ describe('lists', () => {
       rejected: await count('rejected'),
     }).toEqual({ added: '4', duplicates: '1', warnings: '4', rejected: '1' });
     expect(await report.locator('table.rejected tbody tr').allInnerTexts()).toEqual([
-      '5\tINVALID_PHONE\tphone: "not-a-phone" is not a phone number with a country code, such as +14155550123',
+      '5\tINVALID_PHONE\tphone: "not-a-phone" is not a phone number with a country code, such as +14155550123; email: "di@" is not an email address',
     ]);
     // The contacts' names are read once the report is drawn.
     await report.locator('table.repeated td', { hasText: 'Ann Ray' }).waitFor();
