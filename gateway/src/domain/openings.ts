@@ -1,6 +1,7 @@
 import { iso, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
 import { updateConversation, type Conversation, type OpeningState } from './conversations.js';
+import { newJob } from './job-kinds.js';
 import { isUnreachableReason, recordUnreachable } from './reach.js';
 
 /** A campaign's opening message to one contact: at most one per campaign and contact (a unique index). */
@@ -28,6 +29,16 @@ export interface Opening {
 
 /** The key of the opening's job, by which a stop cancels it. */
 export const openingKey = (id: string) => `opening:${id}`;
+
+/** The opening's job, to send it at `dueAt` (epoch ms), keyed by the opening. */
+export const queueOpening = (tx: Tx, opening: Opening, dueAt: number) =>
+  tx.enqueue(
+    newJob(
+      'opening',
+      { openingId: opening.id },
+      { runAt: dueAt, key: openingKey(opening.id), accountId: opening.accountId },
+    ),
+  );
 
 /** The contact's opening messages, of every campaign. */
 export const openingsOf = (r: Reader, contactId: string) => r.find<Opening>('openings', 'contact', [contactId]);

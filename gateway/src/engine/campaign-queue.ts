@@ -2,9 +2,9 @@ import type { Gateway } from '../context.js';
 import { campaignById, type Campaign } from '../domain/campaigns.js';
 import type { Conversation } from '../domain/conversations.js';
 import { parseRate } from '../domain/durations.js';
-import { newJob, type JobKinds } from '../domain/job-kinds.js';
+import type { JobKinds } from '../domain/job-kinds.js';
 import type { Membership } from '../domain/lists.js';
-import { openingKey, settleOpening, type Opening } from '../domain/openings.js';
+import { openingKey, queueOpening, settleOpening, type Opening } from '../domain/openings.js';
 import type { Tx } from '../store/store.js';
 import { clockNow } from '../clock.js';
 import { resumeFollowUps } from './follow-ups.js';
@@ -37,13 +37,7 @@ async function resumeHeld(gw: Gateway, campaignId: string): Promise<void> {
       for (const opening of openings) {
         const dueAt = await takeSlot(tx, campaign, clockNow());
         await settleOpening(tx, opening, { status: 'queued', held: null, dueAt, awaitsSlot: false });
-        await tx.enqueue(
-          newJob(
-            'opening',
-            { openingId: opening.id },
-            { runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId },
-          ),
-        );
+        await queueOpening(tx, opening, dueAt);
       }
       const room = RESUME_BATCH - openings.length;
       const conversations =
@@ -86,13 +80,7 @@ export async function runCampaignPace(gw: Gateway, { campaignId }: JobKinds['cam
         const dueAt = await takeSlot(tx, campaign, clockNow());
         await tx.cancelJobs(openingKey(opening.id));
         await settleOpening(tx, opening, { dueAt });
-        await tx.enqueue(
-          newJob(
-            'opening',
-            { openingId: opening.id },
-            { runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId },
-          ),
-        );
+        await queueOpening(tx, opening, dueAt);
       }
       return { last: members.at(-1)?.id, full: members.length === PACE_BATCH };
     });

@@ -14,10 +14,10 @@ import {
 } from '../domain/conversations.js';
 import { recordStep } from '../domain/funnel.js';
 import { forgetUnreachable, isUnreachableReason, recordUnreachable } from '../domain/reach.js';
-import { openingKey, openingsOf, settleOpening, stateOf, type Opening } from '../domain/openings.js';
+import { openingsOf, queueOpening, settleOpening, stateOf, type Opening } from '../domain/openings.js';
 import { iso, newId, now } from '../ids.js';
 import type { JobResult, Tx } from '../store/store.js';
-import { newJob, type JobKinds } from '../domain/job-kinds.js';
+import type { JobKinds } from '../domain/job-kinds.js';
 import { parseRate } from '../domain/durations.js';
 import { scheduleFollowUp } from './follow-ups.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
@@ -173,15 +173,10 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
         createdAt: at,
         ...state,
       });
-  if (dueAt !== null)
-    await tx.enqueue(
-      newJob(
-        'opening',
-        { openingId: opening.id },
-        { runAt: dueAt, key: openingKey(opening.id), accountId: campaign.accountId },
-      ),
-    );
-  if (dueAt !== null) await recordStep(tx, 'added', opening);
+  if (dueAt !== null) {
+    await queueOpening(tx, opening, dueAt);
+    await recordStep(tx, 'added', opening);
+  }
   if (isUnreachableReason(reason)) await recordUnreachable(tx, reason, opening);
   if (dueAt !== null && isUnreachableReason(earlier?.reason)) await forgetUnreachable(tx, earlier.reason, opening);
   await updateConversation(tx, conversation, {
