@@ -8,6 +8,8 @@ import { ApiError, unauthorized } from '../../errors.js';
 import type { AuthFailures } from './auth-failures.js';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+/** An Authorization value that gives a Bearer key, one word or not. */
+const BEARER_GIVEN = /^Bearer\s+\S/i;
 
 export const ambiguousCredentials = () =>
   new ApiError(
@@ -40,7 +42,7 @@ export function apiKeyAuth(gw: Gateway, failures: AuthFailures): RequestHandler 
     const header = req.get('x-api-key')?.trim() || undefined;
     const authorization = req.get('authorization') ?? '';
     // A Bearer value that is not one word is no key, but it was given: beside another key it is still a second one.
-    const bearerGiven = /^Bearer\s+\S/i.test(authorization);
+    const bearerGiven = BEARER_GIVEN.test(authorization);
     const bearer = bearerGiven ? BEARER.exec(authorization)?.[1] : undefined;
     const inQuery = queryKeys(req);
     const given = (header ? (header.includes(', ') ? 2 : 1) : 0) + (bearerGiven ? bearers(req) : 0) + inQuery.length;
@@ -76,14 +78,14 @@ export function apiKeyAuth(gw: Gateway, failures: AuthFailures): RequestHandler 
 function bearers(req: Request): number {
   let count = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i]!.toLowerCase() === 'authorization' && /^Bearer\s+\S/i.test(req.rawHeaders[i + 1]!)) count++;
+    if (req.rawHeaders[i]!.toLowerCase() === 'authorization' && BEARER_GIVEN.test(req.rawHeaders[i + 1]!)) count++;
   }
   return count;
 }
 
 /** Spec §4.6: the credit grant takes its key in `x-api-key` only; one given another way is refused, whoever's it is. */
 export const keyInHeaderOnly: RequestHandler = (req, _res, next) => {
-  if (/^Bearer\s+\S/i.test(req.get('authorization') ?? '') || queryKeys(req).length > 0) {
+  if (BEARER_GIVEN.test(req.get('authorization') ?? '') || queryKeys(req).length > 0) {
     throw unauthorized('This endpoint takes the API key in the x-api-key header only');
   }
   next();
