@@ -227,26 +227,6 @@ test('a new send rate paces the openings already waiting: a faster one brings th
   for (let i = 4; i < times.length; i += 1) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(1000);
 });
 
-test('a send rate changed during a pause holds for the openings that waited, once the campaign is Live again', async () => {
-  const account = await createAccount(ctx.gw);
-  const { list, campaign } = await listAndCampaign(account, { sendRate: '1/h' });
-  const ids: string[] = [];
-  for (let i = 0; i < 5; i += 1) {
-    const c = await contact(account);
-    await add(account, list.id, c.id);
-    ids.push(c.id);
-  }
-  await untilIdle(ctx.gw, { horizonMs: 0 });
-  const patch = (body: Record<string, unknown>) =>
-    api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body }).then((r) => r.status);
-  expect(await patch({ status: 'paused' })).toBe(200);
-  expect(await patch({ sendRate: '60/m' })).toBe(200);
-  expect(await patch({ status: 'live' })).toBe(200);
-  await untilIdle(ctx.gw, { horizonMs: 10_000 });
-  const sent = await Promise.all(ids.map((id) => outgoing(account, id)));
-  expect(sent.map((m) => m.length)).toEqual([1, 1, 1, 1, 1]);
-});
-
 test('a campaign moved to another list sends its waiting openings only to the contacts on its new list', async () => {
   const account = await createAccount(ctx.gw);
   const { list, campaign } = await listAndCampaign(account, { sendRate: '1/m' });

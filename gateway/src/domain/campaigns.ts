@@ -189,7 +189,7 @@ export async function updateCampaign(
   });
 }
 
-/** Live again: what a pause held goes back to the queue, paced at the rate of now, in a job of its own (a big campaign holds many). */
+/** Live again: what a pause held goes back to the queue, in a job of its own (a big campaign holds many). */
 async function resumeLater(tx: Tx, campaign: Campaign): Promise<void> {
   await tx.enqueue(
     newJob(

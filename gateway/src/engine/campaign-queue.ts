@@ -20,15 +20,9 @@ const RESUME_BATCH = 100;
 
 /**
  * Job `campaign_resume`: the campaign is Live again. What its pause held goes back to the queue, a batch per
- * transaction: opening messages paced anew from now in the order they were added, follow-ups timed anew. Then the
- * whole queue is paced at the campaign's rate, which may have changed during the pause.
+ * transaction: opening messages paced anew from now in the order they were added, follow-ups timed anew.
  */
 export async function runCampaignResume(gw: Gateway, { campaignId }: JobKinds['campaign_resume']): Promise<void> {
-  await resumeHeld(gw, campaignId);
-  await runCampaignPace(gw, { campaignId });
-}
-
-async function resumeHeld(gw: Gateway, campaignId: string): Promise<void> {
   for (;;) {
     const more = await gw.store.transact(async (tx) => {
       const campaign = await campaignById(tx, campaignId);
@@ -56,7 +50,7 @@ async function resumeHeld(gw: Gateway, campaignId: string): Promise<void> {
 const PACE_BATCH = 100;
 
 /**
- * Job `campaign_pace`: the Live campaign's send rate or sending window changed (or it is Live again). The opening
+ * Job `campaign_pace`: the Live campaign's send rate or sending window changed. The opening
  * messages waiting for their slots are paced anew from now, at its rate and within its window, in the order their
  * contacts joined the list, a batch per transaction: a slower rate or a narrower window holds the queue back, a
  * faster rate or a wider window brings it forward. One waiting for its delay takes its slot when the delay ends, as
