@@ -9,6 +9,7 @@ import {
   Receiver,
   settledMessage,
   unique,
+  uniquePhone,
   useGateway,
   verifyStandardWebhook,
   type TestAccount,
@@ -607,5 +608,47 @@ describe('with LEADCHAT_WEBHOOK_RETRIES=1h', () => {
     const next = Date.parse(m.deliveries[0].nextAttemptAt);
     expect(next).toBeGreaterThan(before + 0.75 * 3_600_000);
     expect(next).toBeLessThan(patient.gw.now() + 1.25 * 3_600_000);
+  });
+});
+
+describe('a receiver that holds every delivery (LEADCHAT_WEBHOOK_TIMEOUT=60s)', () => {
+  const held = useGateway({ LEADCHAT_WEBHOOK_TIMEOUT: '60s' });
+
+  test("another account's opening message goes at once: deliveries never take the slots of openings, sends and the bot", async () => {
+    const silent = await Receiver.start(() => undefined);
+    try {
+      const busy = await createAccount(held.gw);
+      await api(held.gw, busy, 'PUT', 'settings', { body: { customChannelWebhookUrl: silent.url } });
+      // More replies than a runner has slots, each held by the receiver until its timeout.
+      for (let i = 0; i < 12; i++) {
+        const res = await api(held.gw, busy, 'POST', 'send_custom_channel_message', {
+          body: { customData: { fromId: `visitor-${i}`, customChannel: 'web-chat', body: 'Hi' } },
+        });
+        expect(res.status).toBe(200);
+      }
+      await silent.waitFor(8);
+
+      const other = await createAccount(held.gw);
+      const list = (await api(held.gw, other, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+      const campaign = await api(held.gw, other, 'POST', 'campaigns', {
+        body: { name: 'Funnel', channel: 'sms', listId: list.id, openingMessage: 'Hi!', status: 'live' },
+      });
+      expect(campaign.status).toBe(201);
+      const contact = (await api(held.gw, other, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body;
+      expect(
+        (await api(held.gw, other, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } })).status,
+      ).toBe(201);
+
+      const sent = await poll(
+        async () =>
+          ((await api(held.gw, other, 'GET', `contacts/${contact.id}/messages`)).body.data as any[]).filter(
+            (m) => m.direction === 'outgoing' && m.status === 'sent',
+          ),
+        (m) => m.length > 0,
+      );
+      expect(sent).toHaveLength(1);
+    } finally {
+      await silent.close();
+    }
   });
 });

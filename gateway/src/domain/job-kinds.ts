@@ -49,11 +49,15 @@ export type JobKind = keyof JobKinds;
 /**
  * The job queues, each run by runners of its own, so that one kind's work never waits behind another's. A provider's
  * entries (`inbound`) spend seconds reading files and profiles: in a queue of their own, many run side by side while
- * openings, deliveries and bot replies keep their pace in `default`.
+ * openings, deliveries and bot replies keep their pace in `default`. A delivery waits on a receiver the account
+ * chose, up to LEADCHAT_WEBHOOK_TIMEOUT: in `deliveries`, a receiver that holds them holds no opening, send, follow-up
+ * or bot reply of any account. (A delivery queued before this queue was kept runs in `default`, as it was queued.)
  */
-export type JobQueueName = typeof DEFAULT_QUEUE | 'inbound';
+export type JobQueueName = typeof DEFAULT_QUEUE | 'inbound' | 'deliveries';
 
-export const queueOf = (kind: JobKind): JobQueueName => (kind === 'inbound' ? 'inbound' : DEFAULT_QUEUE);
+const QUEUES: Partial<Record<JobKind, JobQueueName>> = { inbound: 'inbound', deliver: 'deliveries' };
+
+export const queueOf = (kind: JobKind): JobQueueName => QUEUES[kind] ?? DEFAULT_QUEUE;
 
 /** A job to queue (Tx.enqueue), its data checked against its kind, in its kind's queue. */
 export function newJob<K extends JobKind>(

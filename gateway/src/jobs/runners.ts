@@ -6,7 +6,7 @@ import { CONCURRENCY, JobRunner, type JobContext } from './queue.js';
 
 /**
  * A runner for each job queue (domain/job-kinds.ts), with slots of its own: a provider's entries, seconds each on a
- * file or a profile, never take the slots of openings, deliveries and bot replies.
+ * file or a profile, and deliveries, waiting on receivers, never take the slots of openings, sends and bot replies.
  */
 export function jobRunners(
   gw: JobContext,
@@ -15,6 +15,7 @@ export function jobRunners(
   const concurrency: Record<JobQueueName, number> = {
     [DEFAULT_QUEUE]: CONCURRENCY,
     inbound: config.inboundConcurrency,
+    deliveries: CONCURRENCY,
   };
   return Object.entries(concurrency).map(
     ([queue, slots]) =>
