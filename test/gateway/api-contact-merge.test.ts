@@ -366,6 +366,25 @@ test("the duplicate's ID on a channel this contact has an ID on too finds this c
   }
 });
 
+test("the merged contact's export names every phone, email and ID that finds it, the duplicate's ID it does not show among them", async () => {
+  const [mine, theirs] = [unique('visitor'), unique('visitor')];
+  const phone = uniquePhone();
+  const keep = await create({ phone, email: `${unique('ana')}@example.com`, externalIds: { webchat: mine } });
+  const duplicate = await create({ externalIds: { webchat: theirs, crm: unique('crm') } });
+  const merged = (await merge(keep.id, duplicate.id)).body;
+  expect(merged.externalIds).toEqual({ webchat: mine, crm: duplicate.externalIds.crm });
+  // The duplicate's live chat ID is not shown, yet it finds the contact (as the test above shows): it is the person's.
+  const exported = (await api(ctx.gw, account, 'GET', `contacts/${keep.id}/export`)).body;
+  expect(exported.contact.externalIds).toEqual(merged.externalIds);
+  expect(exported.identifiers).toEqual([
+    { kind: 'phone', value: phone, label: null },
+    { kind: 'email', value: keep.email, label: null },
+    { kind: 'externalId', value: mine, label: 'webchat' },
+    { kind: 'externalId', value: duplicate.externalIds.crm, label: 'crm' },
+    { kind: 'externalId', value: theirs, label: null },
+  ]);
+});
+
 test("bad merges: itself → 400, no contactId → 400; an unknown or another account's contact → 404 and nothing moves", async () => {
   const a = await create({ phone: uniquePhone() });
   expectApiError(await merge(a.id, a.id), 400, 'SAME_CONTACT');

@@ -8,6 +8,20 @@ export const contactExport = z
   .object({
     exportedAt: timestamp,
     contact,
+    identifiers: z
+      .array(
+        z.object({
+          kind: z.enum(['phone', 'email', 'externalId']),
+          value: z.string(),
+          label: z
+            .string()
+            .nullable()
+            .describe(
+              "The custom channel's label the contact shows the ID under; null for a phone, an email, and an ID that finds the contact without being shown (a duplicate's, merged into it)",
+            ),
+        }),
+      )
+      .describe('Every phone, email and external ID the gateway finds the contact by'),
     conversations: z.array(conversation).describe('One per channel the contact was talked to on'),
     messages: z.array(message).describe('Every message in and out, oldest first'),
     files: z

@@ -1,6 +1,7 @@
 import { now } from '../ids.js';
 import type { Reader } from '../store/store.js';
-import { getContact, publicContact } from './contacts.js';
+import { registrationsOf } from './contact-identity.js';
+import { getContact, publicContact, type Contact } from './contacts.js';
 import { conversationAnswer, conversationsOfContact } from './conversations.js';
 import { listsOfContact } from './lists.js';
 import type { Media } from './media.js';
@@ -19,15 +20,36 @@ export async function deliveriesOfContact(r: Reader, contactId: string, messages
 }
 
 /**
+ * Every address the contact is found by: its phone, its email, the IDs it shows by label, and those it took from a
+ * duplicate on a label where it kept its own (engine/merge-contacts.ts), which find it without being shown.
+ */
+async function identifiersOf(r: Reader, contact: Contact): Promise<Answer<typeof contactExport>['identifiers']> {
+  const shown = Object.entries(contact.externalIds ?? {}).map(([label, value]) => ({
+    value,
+    label: label as string | null,
+  }));
+  const registered = (await registrationsOf(r, contact.id)).map((x) => x.externalId);
+  const ids = [...shown];
+  for (const value of [...registered, contact.fromId])
+    if (value && !ids.some((id) => id.value === value)) ids.push({ value, label: null });
+  return [
+    ...(contact.phone ? [{ kind: 'phone' as const, value: contact.phone, label: null }] : []),
+    ...(contact.email ? [{ kind: 'email' as const, value: contact.email, label: null }] : []),
+    ...ids.map((id) => ({ kind: 'externalId' as const, ...id })),
+  ];
+}
+
+/**
  * GET /v1/contacts/{id}/export: everything the account holds about the contact, in one JSON document: the contact,
- * its conversations and messages, its files as links, its lists, its consent, and the deliveries of events about it.
+ * every address it is found by, its conversations and messages, its files as links, its lists, its consent, and the deliveries of events about it.
  */
 export async function exportContact(r: Reader, accountId: string, id: string): Promise<Answer<typeof contactExport>> {
   const contact = await getContact(r, accountId, id);
-  const [conversations, messages, lists] = await Promise.all([
+  const [conversations, messages, lists, identifiers] = await Promise.all([
     conversationsOfContact(r, id),
     r.find<Message>('messages', 'contact', [id]),
     listsOfContact(r, id),
+    identifiersOf(r, contact),
   ]);
   const [deliveries, media] = await Promise.all([
     deliveriesOfContact(r, id, messages),
@@ -40,6 +62,7 @@ export async function exportContact(r: Reader, accountId: string, id: string): P
   return {
     exportedAt: now(),
     contact: publicContact(contact),
+    identifiers,
     conversations: await Promise.all(conversations.map((c) => conversationAnswer(r, c, contact))),
     messages: messages.map((m) => publicMessage(m)),
     files: messages.flatMap((m, i) => {
