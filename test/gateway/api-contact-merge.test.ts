@@ -385,6 +385,41 @@ test("the merged contact's export names every phone, email and ID that finds it,
   ]);
 });
 
+test('a merge that would leave the contact more than 50 custom fields or 20 external IDs is 409 MERGE_TOO_LARGE naming each limit, and nothing moves', async () => {
+  const fields = (prefix: string, n: number) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, `${prefix}-value-${i}`]));
+  const ids = (prefix: string, n: number) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, unique(`${prefix}${i}`)]));
+  const keep = await create({ phone: uniquePhone(), customFields: fields('shared', 30), externalIds: ids('a', 15) });
+  const duplicate = await create({
+    phone: uniquePhone(),
+    customFields: { ...fields('shared', 20), ...fields('theirs', 25) },
+    externalIds: ids('b', 6),
+  });
+
+  const refused = await merge(keep.id, duplicate.id);
+  expectApiError(refused, 409, 'MERGE_TOO_LARGE');
+  expect(refused.body.error.fields).toEqual([
+    { field: 'customFields', code: 'TOO_MANY', message: expect.stringMatching(/55 .*at most 50/), limit: 50 },
+    { field: 'externalIds', code: 'TOO_MANY', message: expect.stringMatching(/21 .*at most 20/), limit: 20 },
+  ]);
+  expect((await api(ctx.gw, account, 'GET', `contacts/${keep.id}`)).body).toEqual(keep);
+  expect((await api(ctx.gw, account, 'GET', `contacts/${duplicate.id}`)).body).toEqual(duplicate);
+
+  // Trimmed to the limits first (keys the two share count once), the merge goes.
+  const trimmed = await api(ctx.gw, account, 'PATCH', `contacts/${duplicate.id}`, {
+    body: {
+      customFields: Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`theirs${i}`, null])),
+      externalIds: { b0: null },
+    },
+  });
+  expect(trimmed.status).toBe(200);
+  const merged = await merge(keep.id, duplicate.id);
+  expect(merged.status).toBe(200);
+  expect(Object.keys(merged.body.customFields)).toHaveLength(50);
+  expect(Object.keys(merged.body.externalIds)).toHaveLength(20);
+});
+
 test("bad merges: itself → 400, no contactId → 400; an unknown or another account's contact → 404 and nothing moves", async () => {
   const a = await create({ phone: uniquePhone() });
   expectApiError(await merge(a.id, a.id), 400, 'SAME_CONTACT');

@@ -158,8 +158,8 @@ export async function lookupContact(
 
 /**
  * A contact holds at most `max` of these: a write adding to them (a correction, a creation that finds the contact)
- * may not go past it. One that holds more already (two merged contacts' together) may still be written, as long as it
- * holds no more than before.
+ * may not go past it. One that holds more already (two contacts merged before merges kept to the limits) may still be
+ * written, as long as it holds no more than before.
  */
 export function holdsAtMost(max: number, field: string, what: string, after: object = {}, before: object = {}): void {
   const count = Object.keys(after).length;

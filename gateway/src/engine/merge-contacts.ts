@@ -1,3 +1,4 @@
+import { MAX_CUSTOM_FIELDS, MAX_EXTERNAL_IDS, type FieldProblem } from '../api-contract.js';
 import type { Gateway } from '../context.js';
 import { deliveriesOfContact } from '../domain/contact-export.js';
 import { registrationsOf, type ExternalId } from '../domain/contact-identity.js';
@@ -22,7 +23,7 @@ import { holdOptOut, releaseOptOut } from '../domain/opt-out-hold.js';
 import { moveUnreachable } from '../domain/reach.js';
 import type { Unanswered } from '../domain/unanswered.js';
 import type { Delivery } from '../domain/webhooks.js';
-import { fieldError } from '../errors.js';
+import { ApiError, fieldError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 
@@ -39,6 +40,8 @@ export async function mergeContacts(gw: Gateway, accountId: string, id: string, 
   return gw.store.transact(async (tx) => {
     const keep = await getContact(tx, accountId, id);
     const other = await getContact(tx, accountId, otherId);
+    const fields = mergedFields(keep, other);
+    refuseOverLimits(keep, fields);
     const messages = await tx.find<Message>('messages', 'contact', [otherId]);
     const { folded, campaigns } = await moveConversations(tx, keep, other);
     for (const d of await deliveriesOfContact(tx, otherId, messages)) {
@@ -67,7 +70,7 @@ export async function mergeContacts(gw: Gateway, accountId: string, id: string, 
     await unindexContactIn(tx, other);
     // The other's phone and IDs are free for this contact only once the other is gone: they are unique.
     await tx.remove('contacts', otherId);
-    const merged = await updateContact(tx, keep, mergedFields(keep, other));
+    const merged = await updateContact(tx, keep, fields);
     if (merged.optOut) {
       // Opted out, by its own STOP or the other's: the conversations it took from the other too, and the other's
       // addresses it did not take (a second phone) stay opted out.
@@ -76,6 +79,32 @@ export async function mergeContacts(gw: Gateway, accountId: string, id: string, 
     } else if (keep.optOut || other.optOut) await releaseOptOut(tx, merged);
     return merged;
   });
+}
+
+/**
+ * Creation and correction keep a contact within 50 custom fields and 20 external IDs; two contacts together may hold
+ * more. Rather than drop some of the person's data unasked, the merge is refused, naming each limit passed, and
+ * nothing moves: the user removes what is not needed from either contact and merges again. A contact already past a
+ * limit (merged before the rule) may still take a duplicate that adds nothing there.
+ */
+function refuseOverLimits(keep: Contact, merged: Partial<Contact>): void {
+  const problems: FieldProblem[] = [];
+  const check = (field: 'customFields' | 'externalIds', what: string, max: number) => {
+    const count = Object.keys(merged[field] ?? {}).length;
+    if (count <= max || count <= Object.keys(keep[field] ?? {}).length) return;
+    const message = `the merged contact would hold ${count} ${what}, and a contact holds at most ${max}: remove ${count - max} from either contact first`;
+    problems.push({ field, code: 'TOO_MANY', message, limit: max });
+  };
+  check('customFields', 'custom fields', MAX_CUSTOM_FIELDS);
+  check('externalIds', 'external IDs', MAX_EXTERNAL_IDS);
+  if (problems.length)
+    throw new ApiError(
+      409,
+      'MERGE_TOO_LARGE',
+      problems.map((p) => `${p.field}: ${p.message}`).join('; '),
+      {},
+      problems,
+    );
 }
 
 /** This contact's fields where it has them, the other's where it has none. */

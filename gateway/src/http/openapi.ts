@@ -371,7 +371,7 @@ export function openApiDocument(serverUrl: string) {
         FieldProblems: {
           type: 'array',
           description:
-            'On a 400 about fields of the request: each problem with its field ("bot.faqs.4.answer", indexes from 0)',
+            'On a 400 about fields of the request, and a 409 MERGE_TOO_LARGE: each problem with its field ("bot.faqs.4.answer", indexes from 0)',
           items: {
             type: 'object',
             properties: {

@@ -156,10 +156,11 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       summary: 'Merge a duplicate into this contact',
       description:
         "The other contact's conversations, messages, lists and external IDs move to this one (a conversation on a channel this one has one on is folded into it); " +
-        "this contact keeps its names, phone, email and custom fields and takes the other's where it has none; an opt-out of either holds. The other is gone. Owner and admins.",
+        "this contact keeps its names, phone, email and custom fields and takes the other's where it has none; an opt-out of either holds. The other is gone. Owner and admins. " +
+        'A merge that would leave the contact more than 50 custom fields or 20 external IDs is 409 MERGE_TOO_LARGE, naming each limit in error.fields, and nothing moves.',
       body: schemas.contactMerge,
       answers: { 200: contact },
-      errors: { 400: ['SAME_CONTACT'], ...notFound('CONTACT') },
+      errors: { 400: ['SAME_CONTACT'], ...notFound('CONTACT'), 409: ['MERGE_TOO_LARGE'] },
     },
   },
   '/contacts/{id}/export': {

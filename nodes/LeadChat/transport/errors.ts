@@ -76,6 +76,8 @@ const CODE_HINTS: Record<string, string> = {
   CONTACT_EXISTS:
     'Another contact already has this phone or email (its ID is in the message): update or merge that contact instead, or give other values.',
   SAME_CONTACT: 'Pick two different contacts: the one to keep and its duplicate.',
+  MERGE_TOO_LARGE:
+    'Together the two contacts hold more custom fields or external IDs than a contact may (50 and 20; the message says how many): remove those not needed from either contact with Contact > Update, then merge again.',
   EXTERNAL_ID_TAKEN: 'Another contact already has this external ID: give another, or update that contact instead.',
   NO_RECEIVER:
     'Nothing receives messages on the custom channel: set the Custom Channel Webhook in the settings (or subscribe a webhook), then retry the message.',
