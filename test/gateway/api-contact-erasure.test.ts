@@ -6,10 +6,14 @@ import { startInProcess } from '../helpers/in-process';
 import { Client } from 'pg';
 import { dumpDatabase } from '../helpers/postgres';
 import { openStoreOf } from '../helpers/stopped-store';
+import { jobsWithStatus, processed } from '../helpers/inbound';
+import { whatsapp } from '../helpers/provider-accounts';
+import { createHmac } from 'node:crypto';
 import {
   api,
   createAccount,
   dataUri,
+  request,
   expectApiError,
   png,
   poll,
@@ -503,4 +507,59 @@ test("a START after an erased contact's opt-out came back is the person's latest
   expect(merged.status).toBe(200);
   expect(merged.body).toMatchObject({ phone, optIn: expect.objectContaining({ keyword: 'start' }) });
   expect(merged.body.optOut).toBeUndefined();
+}, 60_000);
+
+test("a provider's entry naming the contact that could never be processed, kept for the operator, goes with its erasure", async () => {
+  const gw = await startInProcess({ ...ENV, LEADCHAT_PUBLIC_URL: 'https://chat.example.test' }, tempDir());
+  gateways.push(gw);
+  const account = await createAccount(gw);
+  expect((await api(gw, account, 'PUT', 'channels/whatsapp', { body: whatsapp })).status).toBe(200);
+  /** A WhatsApp message from `phone` as Meta posts it; without its id, it can never be processed. */
+  const post = (phone: string, body: string, id?: string, name = 'Perpetua Lindqvist') => {
+    const raw = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: 'WABA',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { phone_number_id: whatsapp.phoneNumberId },
+                contacts: [{ wa_id: phone.slice(1), profile: { name } }],
+                messages: [
+                  { from: phone.slice(1), ...(id && { id }), timestamp: '1700000000', type: 'text', text: { body } },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    });
+    const signature = `sha256=${createHmac('sha256', whatsapp.appSecret).update(raw).digest('hex')}`;
+    return processed(
+      gw,
+      request(gw, 'POST', `/v1/channels/whatsapp/${account.id}/webhook`, {
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+        body: raw,
+      }),
+    );
+  };
+  const [phone, neighbour] = [uniquePhone(), uniquePhone()];
+  expect((await post(phone, 'my first message', `wamid.${Date.now()}`)).status).toBe(200);
+  expect((await post(phone, 'my insurance number is WREN-8841')).status).toBe(200);
+  expect((await post(neighbour, 'a message of someone else', undefined, 'Someone Else')).status).toBe(200);
+  const deadEntries = async () =>
+    (await jobsWithStatus(gw, 'dead')).filter((j) => j.kind === 'inbound' && j.accountId === account.id);
+  expect((await deadEntries()).map((j) => j.data.entry.raw.message.from)).toEqual([phone.slice(1), neighbour.slice(1)]);
+
+  const contact = (await api(gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
+  expect((await api(gw, account, 'DELETE', `contacts/${contact.id}`)).status).toBe(204);
+  // The other person's entry stays for the operator.
+  expect((await deadEntries()).map((j) => j.data.entry.raw.message.from)).toEqual([neighbour.slice(1)]);
+  expect(await gw.stop()).toBe(0);
+  expect(found(await everything(gw), { phone: phone.slice(1), name: 'Perpetua', 'message text': 'WREN-8841' })).toEqual(
+    [],
+  );
 }, 60_000);

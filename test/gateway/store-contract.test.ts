@@ -754,7 +754,7 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(successor!.id).not.toBe(job.id);
     });
 
-    test('list pages jobs of one status, oldest first; revive puts a dead job back, due now', async () => {
+    test('list pages jobs of one status, oldest first; revive puts a dead job back, due now; discard removes one', async () => {
       await store.transact(async (tx) => {
         for (let i = 0; i < 4; i++) await tx.enqueue({ kind: `k${i}`, data: {} });
       });
@@ -777,6 +777,13 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(due).toBeLessThanOrEqual(Date.now());
       expect(await claimOne()).toMatchObject({ id: queued[2]!.id, kind: 'k2', status: 'running' });
       expect(await store.jobs.list('dead')).toHaveLength(3);
+
+      // discard removes a dead job, and only a dead one.
+      expect(await store.jobs.discard(queued[0]!.id)).toBe(true);
+      expect(await store.jobs.discard(queued[0]!.id)).toBe(false);
+      expect(await store.jobs.discard(queued[2]!.id)).toBe(false);
+      expect(ids(await store.jobs.list('dead'))).toEqual([queued[1]!.id, queued[3]!.id]);
+      expect((await store.jobs.stats()).reduce((n, s) => n + s.dead, 0)).toBe(2);
     });
 
     test('adopt takes in jobs of another store as they are; a running one waits again', async () => {

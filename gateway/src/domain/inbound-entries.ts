@@ -28,3 +28,22 @@ export type InboundJob = {
   /** The contact's turn the entry takes (domain/inbound-turns.ts); null for an entry that waits for nothing. */
   turn: string | null;
 };
+
+/**
+ * Whether an entry names one of a contact's addresses (a phone, an email, an ID) anywhere in what its provider wrote,
+ * a phone also as Meta writes it (digits alone) and as Twilio writes a WhatsApp sender ("whatsapp:+…"). Read as it
+ * came, unparsed: an entry that could never be processed is kept so, for the operator.
+ */
+export function entryNames(entry: InboundEntry, addresses: Array<string | null | undefined>): boolean {
+  const wanted = new Set<string>();
+  for (const a of addresses) {
+    if (!a) continue;
+    wanted.add(a.toLowerCase());
+    if (a.startsWith('+')) wanted.add(a.slice(1)).add(`whatsapp:${a}`);
+  }
+  const names = (value: Json): boolean =>
+    typeof value === 'string'
+      ? wanted.has(value.toLowerCase())
+      : typeof value === 'object' && value !== null && Object.values(value).some(names);
+  return names(entry.sender) || names(entry.raw);
+}

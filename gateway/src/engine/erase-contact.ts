@@ -6,6 +6,7 @@ import { getContact, type Contact } from '../domain/contacts.js';
 import { conversationsOfContact, removeConversation } from '../domain/conversations.js';
 import { forgetOptOut, keepOptOut } from '../domain/erased-opt-outs.js';
 import { forgetFailedOpening } from '../domain/failed-openings.js';
+import { entryNames, type InboundJob } from '../domain/inbound-entries.js';
 import { reassignInImports } from '../domain/imports.js';
 import { moveSteps } from '../domain/funnel.js';
 import type { Membership } from '../domain/lists.js';
@@ -21,16 +22,17 @@ import { openingsOf, stopOpenings } from '../domain/openings.js';
  * DELETE /v1/contacts/{id}: erasure (GDPR Art. 17). In one transaction the contact goes with everything held about
  * it: its conversations and messages, its files' records, its lists, search keys and external IDs, its openings,
  * failed openings, funnel and reach records, its rows in import reports, the unanswered questions it asked, the
- * deliveries of events about it, and the jobs still
- * waiting for it: follow-ups, openings and bot replies are cancelled; a send or a delivery waiting holds only the id
- * of what is gone, and ends doing nothing when it runs. The campaigns' counts stay: they count contacts and name none. An opt-out outlives
- * it as keyed hashes of its addresses (domain/erased-opt-outs.ts). The files' bytes go once the commit is durable.
+ * deliveries of events about it, and the jobs still waiting for it: follow-ups, openings and bot replies are
+ * cancelled; a send or a delivery waiting holds only the id of what is gone, and ends doing nothing when it runs. The
+ * campaigns' counts stay: they count contacts and name none. An opt-out outlives it as keyed hashes of its addresses
+ * (domain/erased-opt-outs.ts). Once the commit is durable, the files' bytes go, and so do the provider's entries
+ * naming it that could never be processed (dead jobs, outside the transaction's reach).
  *
  * On the embedded store, what was written before stays in the journal until the next checkpoint, which a clean stop
  * always makes; on PostgreSQL the rows are deleted, and VACUUM (autovacuum) reclaims their space.
  */
 export async function eraseContact(gw: Gateway, accountId: string, contactId: string): Promise<void> {
-  const files = await gw.store.transact(async (tx) => {
+  const { files, addresses } = await gw.store.transact(async (tx) => {
     const contact = await getContact(tx, accountId, contactId);
     // Its IDs are those it shows and those it took from a duplicate without showing them: each goes, opt-out kept.
     const registered = await registrationsOf(tx, contactId);
@@ -62,11 +64,37 @@ export async function eraseContact(gw: Gateway, accountId: string, contactId: st
     await reassignInImports(tx, accountId, contactId, null);
     await unindexContactIn(tx, contact);
     await tx.remove('contacts', contactId);
-    return mediaIds;
+    return { files: mediaIds, addresses };
   });
   // A file whose bytes outlive a crash here is one no record points at: nothing can read it, and the operator's
   // documented cleanup (README, erasure) removes it.
   for (const id of files) await gw.store.blobs.delete(accountId, id);
+  await forgetDeadEntries(gw, accountId, [
+    addresses.phone,
+    addresses.email,
+    addresses.fromId,
+    ...Object.values(addresses.externalIds),
+  ]);
+}
+
+/**
+ * A provider's entry that could never be processed (a dead `inbound` job) is kept as it came for the operator to
+ * read, the sender's number, name and words with it: one naming the contact goes too. Dead jobs are few (the operator
+ * is alerted to each), so all of them are read.
+ */
+async function forgetDeadEntries(gw: Gateway, accountId: string, addresses: Array<string | null>): Promise<void> {
+  const naming: string[] = [];
+  for (let page = await gw.store.jobs.list('dead', { limit: 200 }); page.length; ) {
+    for (const job of page)
+      if (
+        job.kind === 'inbound' &&
+        job.accountId === accountId &&
+        entryNames((job.data as InboundJob).entry, addresses)
+      )
+        naming.push(job.id);
+    page = page.length < 200 ? [] : await gw.store.jobs.list('dead', { limit: 200, after: page.at(-1)!.id });
+  }
+  for (const id of naming) await gw.store.jobs.discard(id);
 }
 
 /** Registered IDs as addresses of the contact, each under a key of its own (an address is read by its value). */

@@ -210,6 +210,8 @@ export interface JobQueue {
   list(status: Job['status'], page?: Page): Promise<Job[]>;
   /** Puts a dead job back in the queue, due now. False when there is no such dead job. */
   revive(id: string): Promise<boolean>;
+  /** Removes a dead job (one naming an erased contact). False when there is no such dead job. */
+  discard(id: string): Promise<boolean>;
   /** Takes in jobs of another store as they are (moving to another backend); a running one waits again. */
   adopt(jobs: Job[]): Promise<void>;
   /**

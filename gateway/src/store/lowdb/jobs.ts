@@ -191,6 +191,15 @@ export class LowdbJobQueue implements JobQueue {
     });
   }
 
+  discard(id: string): Promise<boolean> {
+    return this.run(async (t) => {
+      const job = await t.get<Job>(JOBS, id);
+      if (!job || job.status !== 'dead') return false;
+      await t.remove(JOBS, id);
+      return true;
+    });
+  }
+
   revive(id: string): Promise<boolean> {
     return this.run(async (t) => {
       const job = await t.get<Job>(JOBS, id);

@@ -195,6 +195,12 @@ export class PostgresJobQueue implements JobQueue {
     }
   }
 
+  async discard(id: string): Promise<boolean> {
+    if (hasNul(id)) return false;
+    const { rowCount } = await this.query(`DELETE FROM leadchat_jobs WHERE id = $1 AND status = 'dead'`, [id]);
+    return Boolean(rowCount);
+  }
+
   async revive(id: string): Promise<boolean> {
     if (hasNul(id)) return false;
     const { rowCount } = await this.query(
