@@ -51,6 +51,12 @@ const EVENTS = [
       'A conversation passed to a person: the contact asked for one, the bot could not answer or chose to hand over, or a team member took over; names the channel and the team member it is assigned to, if any',
   },
   {
+    name: 'Hand-Off Waiting',
+    value: 'handoff_waiting',
+    description:
+      "A contact handed to a person has had no reply from the team for as long as the account's reminder allows (15 minutes unless changed); once per wait, naming who has the conversation, so a workflow can page them",
+  },
+  {
     name: 'Message Received',
     value: 'message_received',
     description:

@@ -5,6 +5,7 @@ import { checkDelivery } from '../helpers/contract';
 import { removeDir } from '../helpers/gateway';
 import { startInProcess } from '../helpers/in-process';
 import {
+  advanceClock,
   api,
   createAccount,
   expectApiError,
@@ -530,6 +531,9 @@ describe('webhooks: what the gateway posts is what the document describes', () =
       // message_received, the bot's reply (reply) reaching the goal (goal_reached); a person asked for (handoff).
       await write('visit-1', 'Can I book a visit on Tuesday?');
       await write('visit-2', 'Can I talk to a human, please?');
+      // Nobody answers for 15 minutes: handoff_waiting.
+      await advanceClock(ctx.gw, '15m');
+      await untilIdle(ctx.gw);
       const contactId = hook.requests.find((r) => r.body?.type === 'message_received')!.body.contactId as string;
       // A team member's reply names its author; STOP opts the contact out.
       expect(

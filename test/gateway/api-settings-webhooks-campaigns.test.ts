@@ -27,8 +27,13 @@ beforeAll(async () => {
   account = await createAccount(ctx.gw);
 });
 
-/** A new account's hand-off notice: the built-in text, in English. */
-const HANDOFF_DEFAULTS = { handoffMessage: null, defaultHandoffMessage: HANDOFF_NOTICE, language: 'en' };
+/** A new account's hand-off notice, the built-in text in English, and its reminder after 15 minutes. */
+const HANDOFF_DEFAULTS = {
+  handoffMessage: null,
+  defaultHandoffMessage: HANDOFF_NOTICE,
+  language: 'en',
+  handoffReminderAfter: '15m',
+};
 
 describe('settings', () => {
   test('GET: no URL yet, and a whsec_ signing secret; not cacheable', async () => {

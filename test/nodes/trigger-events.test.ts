@@ -56,6 +56,7 @@ describe('LeadChat Trigger events', () => {
       'Delivery Failed',
       'Goal Reached',
       'Hand-Off',
+      'Hand-Off Waiting',
       'Message Received',
       'Opt-Out',
       'Reply',

@@ -11,6 +11,12 @@ export const settings = z.object({
   ),
   helpText: z.string().describe('The answer to a contact who writes HELP'),
   handoffAssignment: z.enum(HANDOFF_ASSIGNMENTS),
+  handoffReminderAfter: z
+    .string()
+    .nullable()
+    .describe(
+      'How long a contact handed to the team may wait for a reply before the team is reminded (a duration, "15m" unless changed); null: no reminder',
+    ),
   defaultCountry: z
     .string()
     .nullable()

@@ -121,6 +121,38 @@ export const handoffEvent = z
       "hand-off's reason and body, when the member who had the conversation is removed.",
   });
 
+export const handoffWaitingEvent = z
+  .object({
+    ...named('handoff_waiting'),
+    contactId: z.string(),
+    conversationId: z.string(),
+    channel,
+    customChannel,
+    waitingSince: timestamp.describe(
+      "Since when the contact waits for a person: the hand-off, or their first message since the team's last reply",
+    ),
+    reason: z
+      .enum(HANDOFF_REASONS)
+      .nullable()
+      .describe("Why the conversation went to the team, as the hand-off's event said it; null if it is not known"),
+    body: z
+      .string()
+      .nullable()
+      .describe("The contact's latest message; null when it holds no text (a file alone) or there is none"),
+    assignee: z
+      .object({ id: z.string(), name: z.string(), email: z.string() })
+      .nullable()
+      .describe('Who of the team has the conversation and has not answered; null for nobody'),
+  })
+  .meta({
+    id: 'HandoffWaitingEvent',
+    title: 'A contact still waits for a person',
+    description:
+      "A conversation handed to the team has waited for a person's reply as long as the account's reminder says " +
+      '(handoffReminderAfter of /settings, 15 minutes unless changed): once per wait. A reply of the team ends the wait; the ' +
+      'contact writing again does not start a new one.',
+  });
+
 export const optOutEvent = z
   .object({
     ...named('opt_out'),
@@ -195,6 +227,7 @@ export const WEBHOOK_PAYLOADS = {
   auto_recharge: autoRechargeEvent,
   message_received: messageReceivedEvent,
   handoff: handoffEvent,
+  handoff_waiting: handoffWaitingEvent,
   opt_out: optOutEvent,
   delivery_failed: deliveryFailedEvent,
   goal_reached: goalReachedEvent,

@@ -111,6 +111,12 @@ export const conversation = z
     lastReadAt: nullableTimestamp,
     failed: z.number().int().min(0),
     needsReply: z.boolean().describe('Whether the contact waits for a reply from the team'),
+    waitingSince: nullableTimestamp.describe(
+      "Handed to the team and needing a reply: since when the contact waits for a person (the hand-off, or their first message since the team's last reply); null while nobody must act",
+    ),
+    remindedAt: nullableTimestamp.describe(
+      'When the team was reminded that the contact still waits (handoffReminderAfter of /settings): once per wait; null until then, and once the wait ends',
+    ),
     contact: contact.nullable(),
     lastActivityAt: timestamp,
     createdAt: timestamp,

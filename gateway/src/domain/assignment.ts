@@ -64,9 +64,6 @@ export async function tellTeam(
   reason: HandoffReason,
   body: string | null,
 ): Promise<void> {
-  const assignee = conversation.assigneeId
-    ? await getMember(tx, account, conversation.assigneeId).catch(() => undefined)
-    : undefined;
   await emitEvent(tx, account, 'handoff', {
     contactId: conversation.contactId,
     conversationId: conversation.id,
@@ -74,6 +71,18 @@ export async function tellTeam(
     customChannel: conversation.customChannel,
     reason,
     body,
-    assignee: assignee ? { id: assignee.id, name: assignee.name, email: assignee.email } : null,
+    assignee: await assigneeOf(tx, account, conversation),
   });
+}
+
+/** Who of the team has the conversation, as the events name them; null for nobody (or a member gone meanwhile). */
+export async function assigneeOf(
+  tx: Tx,
+  account: Account,
+  conversation: Conversation,
+): Promise<{ id: string; name: string; email: string } | null> {
+  const assignee = conversation.assigneeId
+    ? await getMember(tx, account, conversation.assigneeId).catch(() => undefined)
+    : undefined;
+  return assignee ? { id: assignee.id, name: assignee.name, email: assignee.email } : null;
 }

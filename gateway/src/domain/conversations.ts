@@ -11,6 +11,7 @@ import {
   type ShownConversation,
 } from './inbox-changes.js';
 import type { Message } from './messages.js';
+import { waitChanged } from './handoff-waits.js';
 import type { ConversationAnswer } from '../contract/messages.js';
 
 export type ConversationStatus = 'active' | 'handed_off' | 'opted_out' | 'closed';
@@ -70,6 +71,13 @@ export interface Conversation {
   handoff?: { reason: string; message: string | null; at: string } | null;
   /** When the contact was last told a person will answer: a hand-off tells them once, a request again after a while. */
   handoffNoticeAt?: string | null;
+  /**
+   * Since when the contact waits for a person: handed to the team and needing a reply (handoff-waits.ts); null while
+   * nobody must act. The contact writing again is the same wait.
+   */
+  waitingSince?: string | null;
+  /** When the team was reminded of this wait; null until then, and once it ends. */
+  remindedAt?: string | null;
   /** How many of its outgoing messages are failed now (a retry takes one off). */
   failed?: number;
   /** 'failed' while `failed` is above 0: an index finds the conversations with messages to retry. */
@@ -165,23 +173,43 @@ export async function touchConversation(
   });
   if (patch.lastMessage && patch.lastMessage.id !== conversation.lastMessage?.id)
     messageAdded(tx, touched.accountId, touched.id, patch.lastMessage);
-  return told(tx, conversation, touched);
+  return told(tx, conversation, await timeWait(tx, touched));
 }
 
-export const updateConversation = async (tx: Tx, conversation: Conversation, patch: Partial<Conversation>) =>
-  told(
-    tx,
-    conversation,
-    await tx.update<Conversation>('conversations', conversation.id, {
-      ...patch,
-      // Only a patch that changes what it depends on decides it again: the rest of `conversation` may be older.
-      ...('status' in patch || 'lastMessage' in patch ? { awaiting: awaitingOf({ ...conversation, ...patch }) } : {}),
-      updatedAt: now(),
-    }),
-  );
+export async function updateConversation(
+  tx: Tx,
+  conversation: Conversation,
+  patch: Partial<Conversation>,
+): Promise<Conversation> {
+  // Only a patch that changes what it depends on decides it again: the rest of `conversation` may be older.
+  const decides = 'status' in patch || 'lastMessage' in patch;
+  const updated = await tx.update<Conversation>('conversations', conversation.id, {
+    ...patch,
+    ...(decides ? { awaiting: awaitingOf({ ...conversation, ...patch }) } : {}),
+    updatedAt: now(),
+  });
+  return told(tx, conversation, decides ? await timeWait(tx, updated) : updated);
+}
 
-/** Removes a conversation (its contact erased, or folded into another by a merge): the inbox hears it is gone. */
+/** Whether the contact waits for a person: the team has the conversation, and a person must act (needsReply). */
+const waitsForPerson = (c: Conversation) => c.status === 'handed_off' && needsReply(c);
+
+/**
+ * The conversation as written, its wait for a person begun or ended by the write (handoff-waits.ts). Read from the
+ * document as stored, so that a wait under way is never begun again.
+ */
+async function timeWait(tx: Tx, c: Conversation): Promise<Conversation> {
+  const waiting = waitsForPerson(c);
+  if (waiting === Boolean(c.waitingSince)) return c;
+  return tx.update<Conversation>('conversations', c.id, await waitChanged(tx, c, waiting));
+}
+
+/**
+ * Removes a conversation (its contact erased, or folded into another by a merge): the inbox hears it is gone, and
+ * nobody is reminded of its wait.
+ */
 export async function removeConversation(tx: Tx, conversation: Conversation): Promise<void> {
+  if (conversation.waitingSince) await waitChanged(tx, conversation, false);
   await tx.remove('conversations', conversation.id);
   conversationRemoved(tx, conversation.accountId, conversation.id);
 }
@@ -207,7 +235,7 @@ const shownOf = (c: Conversation): ShownConversation => ({
   failed: c.failed ?? 0,
   assigneeId: c.assigneeId ?? null,
   // Its contact too: a merge gives the conversation to the contact kept, whose name the inbox shows then.
-  rest: `${c.lastMessage?.id ?? ''} ${c.handoff?.at ?? ''} ${c.lastReadAt ?? ''} ${c.goalReachedAt ?? ''} ${c.campaignId ?? ''} ${c.contactId}`,
+  rest: `${c.lastMessage?.id ?? ''} ${c.handoff?.at ?? ''} ${c.lastReadAt ?? ''} ${c.goalReachedAt ?? ''} ${c.campaignId ?? ''} ${c.contactId} ${c.remindedAt ?? ''}`,
 });
 
 /** What the gateway writes by itself: it tells the contact something, but answers nothing a person must. */
@@ -292,6 +320,8 @@ function publicConversation(
     lastReadAt: c.lastReadAt ?? null,
     failed: c.failed ?? 0,
     needsReply: needsReply(c),
+    waitingSince: c.waitingSince ?? null,
+    remindedAt: c.remindedAt ?? null,
     contact: contact ? publicContact(contact) : null,
   };
 }
@@ -304,6 +334,8 @@ export interface ConversationFilters {
   failed?: boolean;
   /** Only the conversations that need a reply (true), or only those that do not (false). */
   needsReply?: boolean;
+  /** Only the conversations whose wait for a person the team was reminded of (true), or only the others (false). */
+  reminded?: boolean;
   /** Only the conversations of this member, or (`none`) only those of nobody. */
   assigneeId?: string;
   /** Only the conversations of this contact (one per channel it writes on). */
@@ -336,7 +368,7 @@ export async function conversationsOf(
   filters: ConversationFilters,
   page: { limit: number; after?: Page['after'] },
 ): Promise<Array<Placed<Conversation>>> {
-  const { status, campaignId, channel, failed, assigneeId, contactId } = filters;
+  const { status, campaignId, channel, failed, reminded, assigneeId, contactId } = filters;
   const awaiting = filters.needsReply;
   const assigned = assigneeId && assigneeId !== 'none' ? assigneeId : undefined;
   // A filter naming a campaign the account does not have is answered like the campaign's own URL would be.
@@ -348,7 +380,8 @@ export async function conversationsOf(
       ? ['failing', [accountId, 'failed']]
       : assigned
         ? ['assignee', [accountId, assigned]]
-        : awaiting
+        : // A conversation reminded of waits for a person: it needs a reply.
+          awaiting || reminded
           ? ['awaiting', [accountId, 'reply']]
           : status
             ? ['status', [accountId, status]]
@@ -363,6 +396,7 @@ export async function conversationsOf(
     (!channel || c.channel === channel) &&
     (failed === undefined || (c.failing === 'failed') === failed) &&
     (awaiting === undefined || needsReply(c) === awaiting) &&
+    (reminded === undefined || Boolean(c.remindedAt) === reminded) &&
     (assigneeId === undefined || (c.assigneeId ?? 'none') === assigneeId) &&
     (!contactId || (c.contactId === contactId && c.accountId === accountId));
   const found: Array<Placed<Conversation>> = [];

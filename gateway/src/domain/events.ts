@@ -14,6 +14,8 @@ export const EVENTS = [
   'message_received',
   /** A conversation passed to a person: the contact asked for one, the bot could not answer, or a team member took over. */
   'handoff',
+  /** A contact has waited for a person longer than the account's reminder allows: once per wait. */
+  'handoff_waiting',
   /** A contact opted out of every channel of the account (STOP and its kin). */
   'opt_out',
   /** An outgoing message that could not be delivered, after every retry. */

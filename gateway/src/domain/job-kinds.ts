@@ -23,6 +23,8 @@ export type JobKinds = {
   campaign_resume: { campaignId: string };
   /** A Live campaign's send rate or sending window changed: the opening messages waiting are paced anew. */
   campaign_pace: { campaignId: string };
+  /** The team is reminded of a contact who has waited for a person since `since` (domain/handoff-waits.ts). */
+  handoff_reminder: { conversationId: string; since: string };
   /** The bot answers the contact's latest message, once a burst has settled. */
   bot_reply: { conversationId: string; messageId: string };
   /** One chunk of an import's rows. */

@@ -449,6 +449,14 @@ export const settingsUpdate = z
       .describe(
         'round_robin: each hand-off assigns an unassigned conversation to the next active agent in turn (admins when there is no agent); none: nobody',
       ),
+    handoffReminderAfter: z
+      .string()
+      .trim()
+      .max(20)
+      .nullable()
+      .describe(
+        'How long a contact handed to the team may wait for a reply (a duration from "1m" to "7d", such as "15m" or "1h") before the assignee and the whole team are reminded and a handoff_waiting event is delivered, once per wait; null: no reminder',
+      ),
     defaultCountry: z
       .string()
       .trim()
@@ -462,7 +470,7 @@ export const settingsUpdate = z
   .partial()
   .refine(
     (b) => Object.keys(b).length > 0,
-    'give customChannelWebhookUrl, helpText, handoffAssignment, defaultCountry, handoffMessage or language',
+    'give customChannelWebhookUrl, helpText, handoffAssignment, handoffReminderAfter, defaultCountry, handoffMessage or language',
   );
 
 export const botSettingsUpdate = z
@@ -644,6 +652,13 @@ export const conversationQuery = z.object({
     .optional()
     .describe(
       'true: only conversations that need a reply (an unread message from the contact, or theirs is the latest); false: only the others',
+    ),
+  reminded: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .describe(
+      'true: only conversations whose contact still waits for a person after the team was reminded (remindedAt); false: only the others',
     ),
   assigneeId: id
     .optional()

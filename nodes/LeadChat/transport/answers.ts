@@ -127,6 +127,10 @@ export interface components {
       failed: number;
       /** @description Whether the contact waits for a reply from the team */
       needsReply: boolean;
+      /** @description Handed to the team and needing a reply: since when the contact waits for a person (the hand-off, or their first message since the team's last reply); null while nobody must act */
+      waitingSince: string | null;
+      /** @description When the team was reminded that the contact still waits (handoffReminderAfter of /settings): once per wait; null until then, and once the wait ends */
+      remindedAt: string | null;
       contact: components['schemas']['Contact'] | null;
       /**
        * Format: date-time
@@ -474,6 +478,58 @@ export interface components {
       } | null;
     };
     /**
+     * A contact still waits for a person
+     * @description A conversation handed to the team has waited for a person's reply as long as the account's reminder says (handoffReminderAfter of /settings, 15 minutes unless changed): once per wait. A reply of the team ends the wait; the contact writing again does not start a new one.
+     */
+    HandoffWaitingEvent: {
+      /**
+       * @description The event's name, as the webhook-event header gives it
+       * @constant
+       */
+      type: 'handoff_waiting';
+      /**
+       * Format: date-time
+       * @description When it happened
+       */
+      occurredAt: string;
+      contactId: string;
+      conversationId: string;
+      /**
+       * @description The conversation's channel
+       * @enum {string}
+       */
+      channel: 'whatsapp' | 'sms' | 'messenger' | 'instagram' | 'custom';
+      /** @description The custom channel's label, with channel "custom"; else null */
+      customChannel: string | null;
+      /**
+       * Format: date-time
+       * @description Since when the contact waits for a person: the hand-off, or their first message since the team's last reply
+       */
+      waitingSince: string;
+      /** @description Why the conversation went to the team, as the hand-off's event said it; null if it is not known */
+      reason:
+        | (
+            | 'contact_asked'
+            | 'team'
+            | 'no_campaign'
+            | 'bot_not_confident'
+            | 'bot_no_knowledge'
+            | 'bot_handoff'
+            | 'no_credits'
+            | 'answer_too_long'
+            | 'file_only'
+          )
+        | null;
+      /** @description The contact's latest message; null when it holds no text (a file alone) or there is none */
+      body: string | null;
+      /** @description Who of the team has the conversation and has not answered; null for nobody */
+      assignee: {
+        id: string;
+        name: string;
+        email: string;
+      } | null;
+    };
+    /**
      * A contact opted out
      * @description A contact opted out of every channel of the account (STOP and its kin): nothing more is sent to them.
      */
@@ -644,6 +700,7 @@ export interface components {
       auto_recharge: components['schemas']['AutoRechargeEvent'];
       message_received: components['schemas']['MessageReceivedEvent'];
       handoff: components['schemas']['HandoffEvent'];
+      handoff_waiting: components['schemas']['HandoffWaitingEvent'];
       opt_out: components['schemas']['OptOutEvent'];
       delivery_failed: components['schemas']['DeliveryFailedEvent'];
       goal_reached: components['schemas']['GoalReachedEvent'];
@@ -668,6 +725,7 @@ export type ReplyEvent = components['schemas']['ReplyEvent'];
 export type AutoRechargeEvent = components['schemas']['AutoRechargeEvent'];
 export type MessageReceivedEvent = components['schemas']['MessageReceivedEvent'];
 export type HandoffEvent = components['schemas']['HandoffEvent'];
+export type HandoffWaitingEvent = components['schemas']['HandoffWaitingEvent'];
 export type OptOutEvent = components['schemas']['OptOutEvent'];
 export type DeliveryFailedEvent = components['schemas']['DeliveryFailedEvent'];
 export type GoalReachedEvent = components['schemas']['GoalReachedEvent'];

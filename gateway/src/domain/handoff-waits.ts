@@ -1,0 +1,73 @@
+import { now } from '../ids.js';
+import type { Tx } from '../store/store.js';
+import type { Account } from './accounts.js';
+import { formatDuration, MINUTE_MS, parseDuration } from './durations.js';
+import { newJob } from './job-kinds.js';
+
+/**
+ * How long a contact may wait for a person before the team is reminded (handoffReminderAfter of /v1/settings). On
+ * unless the account turns it off: a contact told "a member of our team will get back to you shortly" who then
+ * hears nothing is what the reminder exists for, and it costs a team nothing it did not ask for (a console
+ * notification for those who turned them on, an event only for webhooks subscribed to it).
+ */
+export const DEFAULT_REMINDER_AFTER = '15m';
+const LONGEST = 7 * 24 * 60 * MINUTE_MS;
+
+/** The account's wait before a reminder, in ms; null when it turned reminders off. */
+export function reminderAfter(account: Pick<Account, 'handoffReminderAfter'>): number | null {
+  const after = account.handoffReminderAfter === undefined ? DEFAULT_REMINDER_AFTER : account.handoffReminderAfter;
+  return after === null ? null : parseDuration(after);
+}
+
+/** A new wait before a reminder, as stored and shown ("90m" → "1h30m"); a 400 naming the field when it is no duration. */
+export const parseReminderAfter = (after: string | null): string | null =>
+  after === null
+    ? null
+    : formatDuration(parseDuration(after, { field: 'handoffReminderAfter', min: MINUTE_MS, max: LONGEST }));
+
+/**
+ * One reminder job per wait: the wait's start is part of the key, so a reminder cancelled by the team's reply never
+ * holds back the next wait's.
+ */
+const reminderKey = (conversationId: string, since: string) => `handoff_reminder:${conversationId}:${since}`;
+
+/** A conversation's wait for a person, as it is stored on it (conversations.ts). */
+export interface Wait {
+  id: string;
+  accountId: string;
+  waitingSince?: string | null;
+  remindedAt?: string | null;
+}
+
+/**
+ * A conversation begins waiting for a person (handed to the team, and needing a reply), or stops (a person replied,
+ * the bot has it again, the contact opted out): the fields that say so, and its reminder queued or cancelled. The
+ * contact writing again while they wait is the same wait: it is timed from its start, and reminded once.
+ */
+export async function waitChanged(
+  tx: Tx,
+  conversation: Wait,
+  waiting: boolean,
+): Promise<Pick<Wait, 'waitingSince' | 'remindedAt'>> {
+  if (!waiting) {
+    if (conversation.waitingSince) await tx.cancelJobs(reminderKey(conversation.id, conversation.waitingSince));
+    return { waitingSince: null, remindedAt: null };
+  }
+  const since = now();
+  const account = await tx.get<Account>('accounts', conversation.accountId);
+  const after = account ? reminderAfter(account) : null;
+  if (after !== null) {
+    await tx.enqueue(
+      newJob(
+        'handoff_reminder',
+        { conversationId: conversation.id, since },
+        {
+          runAt: Date.parse(since) + after,
+          key: reminderKey(conversation.id, since),
+          accountId: conversation.accountId,
+        },
+      ),
+    );
+  }
+  return { waitingSince: since, remindedAt: null };
+}
