@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { incoming, poll, Receiver, request, untilIdle } from '../gateway/api-support';
+import { advanceClock, incoming, poll, Receiver, request, untilIdle } from '../gateway/api-support';
 import type { TestGateway } from '../helpers/gateway';
 import { newContext, signInAt, startConsole, stopConsole, untilTitled } from './browser';
 import { chimes, notifySwitch, recordNotifications, told } from './notifications';
@@ -9,7 +9,8 @@ import { consoleAccount, teamMember, type ConsoleAccount } from './support';
  * The team hears of a conversation that waits for a person: the owner at a desk and an agent on a phone (390 px),
  * each with the inbox open and notifications on. One nobody has is told to both, by the contact's name and own words
  * (not the bot's hand-off notice), and counts in both tab titles; once assigned, it is told and counted for its
- * assignee alone. A conversation the bot is answering calls nobody.
+ * assignee alone. A conversation the bot is answering calls nobody. A contact nobody answers within the account's
+ * reminder (15 minutes) is told to every member once, whoever has the conversation, and counts in every title.
  */
 jest.setTimeout(60_000);
 
@@ -55,7 +56,7 @@ async function inboxOf(viewport: { width: number; height: number }, signIn: (p: 
 
 beforeAll(async () => {
   hook = await Receiver.start();
-  [gw, browser] = await startConsole();
+  [gw, browser] = await startConsole({ LEADCHAT_TEST_CLOCK: '1' });
   owner = await consoleAccount(gw, { name: 'Smile Dental' });
   expect((await api('PUT', '/v1/settings', { customChannelWebhookUrl: hook.url })).status).toBe(200);
   const campaign = await api('POST', '/v1/campaigns', {
@@ -153,4 +154,37 @@ test('a contact whose campaign is paused waits for a person: told to every membe
   expect((await untilTold(desk, 3))[2]).toEqual(news);
   expect((await untilTold(phone, 5))[4]).toEqual(news);
   await Promise.all([titled(desk, '(2) Inbox'), titled(phone, '(3) Inbox')]);
+});
+
+test('a contact nobody answers for 15 minutes is told to every member, whoever has the conversation, once', async () => {
+  await Promise.all([desk.clock.runFor(5_000), phone.clock.runFor(5_000)]);
+  // Pat's is the agent's, Zoe's nobody's: neither was answered. Kim's campaign is paused, not handed off: no reminder.
+  await advanceClock(gw, '15m');
+  await untilIdle(gw);
+  const reminded = [
+    { title: 'No reply for 15 min: Pat', body: 'Is 3 pm possible?' },
+    { title: 'No reply for 15 min: Zoe', body: 'Can I talk to a person?' },
+  ];
+  const sorted = (t: Array<{ title: string }>) => [...t].sort((a, b) => a.title.localeCompare(b.title));
+  expect(sorted((await untilTold(desk, 5)).slice(3))).toEqual(reminded);
+  expect(sorted((await untilTold(phone, 7)).slice(5))).toEqual(reminded);
+  // The owner does not have Pat's, yet it counts in their title now: nobody answered it in time.
+  await Promise.all([titled(desk, '(3) Inbox'), titled(phone, '(3) Inbox')]);
+  // The inbox's list says so, on both conversations.
+  await desk.getByRole('button', { name: /^Pat ?, handed off, \d unread, no reply for 15 min, / }).waitFor();
+  await desk.getByRole('button', { name: /^Zoe ?, handed off, \d unread, no reply for 15 min, / }).waitFor();
+
+  // Pat writing again tells the agent who has it, as ever, and nobody else: no second reminder.
+  await Promise.all([desk.clock.runFor(5_000), phone.clock.runFor(5_000)]);
+  await write('visitor-pat', 'Pat', 'Hello? Anyone?');
+  expect((await untilTold(phone, 8))[7]).toEqual({ title: 'Pat', body: 'Hello? Anyone?' });
+  await advanceClock(gw, '1h');
+  await untilIdle(gw);
+  // What comes next is told next: nothing of Pat's came between.
+  await Promise.all([desk.clock.runFor(5_000), phone.clock.runFor(5_000)]);
+  await write('visitor-lee', 'Lee', 'Can I talk to a person?');
+  await untilIdle(gw);
+  const lee = { title: 'Unassigned: Lee', body: 'Can I talk to a person?' };
+  expect((await untilTold(desk, 6)).slice(5)).toEqual([lee]);
+  expect((await untilTold(phone, 9)).slice(8)).toEqual([lee]);
 });

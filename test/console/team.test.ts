@@ -357,7 +357,8 @@ test('Bot provider: hand-offs go to nobody or to the agents in turn', async () =
   const now = ownerPage.locator('#handoff-assignment-now');
   expect(await now.textContent()).toBe(
     'Now: nobody. A conversation handed over counts in every member’s tab title and, for those who turned ' +
-      'notifications on in the inbox, brings a desktop notification and a sound, until someone takes it (replying takes it too). Then only they are told of it.',
+      'notifications on in the inbox, brings a desktop notification and a sound, until someone takes it (replying takes it too). Then only they are told of it, ' +
+      'unless nobody answers in time (below).',
   );
   await roundRobin.check();
   await ownerPage.getByRole('button', { name: 'Set hand-off assignment' }).click();
@@ -420,6 +421,38 @@ test("Bot provider: what the contact is told at a hand-off, the built-in message
   await save.click();
   await status(ownerPage, 'The built-in hand-off message is in use.').waitFor();
   expect((await api('GET', '/v1/settings')).body.handoffMessage).toBeNull();
+});
+
+test('Bot provider: the team is reminded when a contact handed over waits 15 minutes, unless changed or turned off', async () => {
+  await ownerPage.goto(url('/console/settings/bot'));
+  const now = ownerPage.locator('#handoff-reminder-now');
+  const on = ownerPage.getByLabel('Remind the team when a contact handed over waits for a reply');
+  const after = ownerPage.getByLabel('Remind after', { exact: true });
+  const save = ownerPage.getByRole('button', { name: 'Save reminder' });
+  await now.filter({ hasText: 'Now: the team is reminded after 15m without a reply' }).waitFor();
+  expect(await on.isChecked()).toBe(true);
+  expect(await after.inputValue()).toBe('15m');
+
+  await after.fill('half an hour');
+  await save.click();
+  await ownerPage
+    .getByRole('alert')
+    .filter({ hasText: /^Remind after must be a duration such as "15m"/ })
+    .waitFor();
+  await after.fill('90m');
+  await save.click();
+  await status(ownerPage, 'The team is reminded after 1h30m.').waitFor();
+  expect(await after.inputValue()).toBe('1h30m');
+  await now.filter({ hasText: 'Now: the team is reminded after 1h30m without a reply' }).waitFor();
+  expect((await api('GET', '/v1/settings')).body.handoffReminderAfter).toBe('1h30m');
+  expect(await seriousViolations(ownerPage)).toEqual([]);
+
+  await on.uncheck();
+  await after.waitFor({ state: 'detached' });
+  await save.click();
+  await status(ownerPage, 'Reminders are off.').waitFor();
+  await now.filter({ hasText: 'Now: no reminder' }).waitFor();
+  expect((await api('GET', '/v1/settings')).body.handoffReminderAfter).toBeNull();
 });
 
 test('Bot provider: what the default campaign does, and where a message no campaign answers goes without one', async () => {

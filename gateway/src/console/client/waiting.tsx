@@ -20,25 +20,32 @@ export interface Waiting {
  */
 const forAPerson = (c: Conversation) => !c.bot.answers;
 
-const read = (assigneeId: 'me' | 'none') =>
-  get<PageOf<Conversation>>(`/v1/conversations?assigneeId=${assigneeId}&needsReply=true&limit=${MAX_PAGE_LIMIT}`);
+const read = (filter: string) =>
+  get<PageOf<Conversation>>(`/v1/conversations?${filter}&needsReply=true&limit=${MAX_PAGE_LIMIT}`);
 
 /**
  * The conversations waiting for the signed-in member's reply: theirs that need a reply
- * (GET /v1/conversations?assigneeId=me&needsReply=true), and those that need one and nobody has
- * (assigneeId=none), which any member may take; read again when the stream tells of a change to a conversation,
- * in a hidden tab too: the tab's title counts them.
+ * (GET /v1/conversations?assigneeId=me&needsReply=true), those that need one and nobody has
+ * (assigneeId=none), which any member may take, and those whose contact still waits for a person after the team was
+ * reminded (reminded=true), whoever has them: nobody answered in time, so every member hears of it. Read again when
+ * the stream tells of a change to a conversation, in a hidden tab too: the tab's title counts them.
  */
 export function useWaiting(): Waiting | undefined {
   const [waiting, setWaiting] = useState<Waiting | undefined>(undefined);
   useLiveReload(
     async () => {
       const readAt = Date.now();
-      const [mine, nobodys] = await Promise.all([read('me'), read('none')]);
-      if (!mine.ok || !nobodys.ok) return;
+      const [mine, nobodys, reminded] = await Promise.all([
+        read('assigneeId=me'),
+        read('assigneeId=none'),
+        read('reminded=true'),
+      ]);
+      if (!mine.ok || !nobodys.ok || !reminded.ok) return;
+      const found = [...mine.data!.data, ...nobodys.data!.data.filter(forAPerson)];
+      const others = reminded.data!.data.filter((c) => !found.some((f) => f.id === c.id));
       setWaiting({
-        conversations: [...mine.data!.data, ...nobodys.data!.data.filter(forAPerson)],
-        more: mine.data!.nextCursor !== null || nobodys.data!.nextCursor !== null,
+        conversations: [...found, ...others],
+        more: [mine, nobodys, reminded].some((res) => res.data!.nextCursor !== null),
         readAt,
       });
     },

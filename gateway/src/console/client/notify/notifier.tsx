@@ -3,7 +3,7 @@ import type { Conversation, Message } from '../answers.js';
 import { get } from '../api.js';
 import { subscribe } from '../live.js';
 import { navigate } from '../router.js';
-import { contactName } from '../pages/inbox/labels.js';
+import { contactName, noReplyFor } from '../pages/inbox/labels.js';
 import type { Waiting } from '../waiting.js';
 import { firstToTell } from './once.js';
 import { actedOn } from './own-actions.js';
@@ -58,23 +58,31 @@ interface Heard {
   messageId?: string;
 }
 
+/** What the read before knew of a conversation: its last message when the contact's, and when the team was reminded. */
+interface Known {
+  contactsLast: string | undefined;
+  remindedAt: string | null;
+}
+
 /**
  * Tells the member, when they turned notifications on (setting.tsx), of what waits for them: a conversation
- * assigned to them, a contact writing in one of theirs or in one nobody has, and a conversation coming in for a
- * person (the bot handed it over, nobody has it). Not what they did themselves, nor what a tab of theirs shows.
+ * assigned to them, a contact writing in one of theirs or in one nobody has, a conversation coming in for a
+ * person (the bot handed it over, nobody has it), and a contact nobody answered in time (the team was reminded),
+ * whoever has them. Not what they did themselves, nor what a tab of theirs shows.
  *
  * The conversations `waiting` (waiting.tsx) decide: a conversation there is told when the stream announced a
  * contact's message in it before the read began, when it was not in the read before (the bot handed it over, or a
- * change the tab did not hear), or when its last message is a new one of the contact's (the stream was down). The
- * first read tells nothing: it is what was waiting already. A conversation assigned to the member is told by its own
- * event, as an assignment.
+ * change the tab did not hear), when its last message is a new one of the contact's (the stream was down), or when
+ * the team was reminded of it since. Another member's conversation is there only for its reminder: it is told for
+ * that alone, once, not for each message the contact adds. The first read tells nothing: it is what was waiting
+ * already. A conversation assigned to the member is told by its own event, as an assignment.
  */
 export function useNotifier(me: string, waiting: Waiting | undefined): void {
   // By conversation: the contact's latest message announced, and the assignments to the member told already.
   const wrote = useRef(new Map<string, Heard>());
   const assigned = useRef(new Map<string, Heard>());
-  // The conversations of the read before, each with its last message when the contact's.
-  const before = useRef<Map<string, string | undefined> | undefined>(undefined);
+  // The conversations of the read before.
+  const before = useRef<Map<string, Known> | undefined>(undefined);
   useEffect(
     () =>
       subscribe({
@@ -116,15 +124,21 @@ export function useNotifier(me: string, waiting: Waiting | undefined): void {
     const toldAssigned = heldBy(assigned.current);
     const known = before.current;
     const contactsLast = (c: Conversation) => (c.lastMessage?.direction === 'incoming' ? c.lastMessage.id : undefined);
-    before.current = new Map(waiting.conversations.map((c) => [c.id, contactsLast(c)]));
+    before.current = new Map(
+      waiting.conversations.map((c) => [c.id, { contactsLast: contactsLast(c), remindedAt: c.remindedAt }]),
+    );
     if (!known || !notifying(me)) return;
     for (const c of waiting.conversations) {
       const heard = news.get(c.id);
+      const was = known.get(c.id);
+      const reminded = c.remindedAt !== null && c.remindedAt !== was?.remindedAt;
       // A message the stream did not tell (it was down, the inbox polling) shows as a new last message of the contact's.
-      const fresh = heard || !known.has(c.id) || (contactsLast(c) !== undefined && contactsLast(c) !== known.get(c.id));
+      const wrote = heard || !was || (contactsLast(c) !== undefined && contactsLast(c) !== was.contactsLast);
+      const fresh = c.assigneeId && c.assigneeId !== me ? reminded : reminded || wrote;
       if (!fresh || toldAssigned.has(c.id) || actedOn(me, c.id)) continue;
       const name = contactName(c.contact);
-      void tell(c, c.assigneeId ? name : `Unassigned: ${name}`, heard?.messageId);
+      const title = reminded ? `${noReplyFor(c)}: ${name}` : c.assigneeId ? name : `Unassigned: ${name}`;
+      void tell(c, title, heard?.messageId);
     }
   }, [waiting]);
 }

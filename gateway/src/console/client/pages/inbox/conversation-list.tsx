@@ -1,7 +1,7 @@
 import type { Conversation } from '../../answers.js';
 import { assigneeName, type Team } from './assignee.js';
 import { ChannelName } from './channel.js';
-import { AUTHOR, CONVERSATION_STATUS, contactName, when } from './labels.js';
+import { AUTHOR, CONVERSATION_STATUS, contactName, noReplyFor, when } from './labels.js';
 
 /**
  * Who wrote the last message, before its text: nobody for the contact's own, the bot as the bot ("Bot: "), a team
@@ -18,14 +18,16 @@ function stateOf(c: Conversation): string {
   const state = c.status === 'active' ? [] : [CONVERSATION_STATUS[c.status].toLowerCase()];
   if (c.unread > 0) state.push(`${c.unread} unread`);
   else if (c.needsReply) state.push('needs reply');
+  const overdue = noReplyFor(c);
+  if (overdue) state.push(overdue.toLowerCase());
   if (c.failed > 0) state.push(`${c.failed} failed`);
   return state.join(', ');
 }
 
 /**
  * The conversations, in the order given: who, on which channel, the last message, whether a person has it
- * (hand-off) and which member of the team, whether it needs a reply and how many of the contact's messages are
- * unread. Each is a button that opens its thread, named short for a screen reader going down the list (contact,
+ * (hand-off) and which member of the team, whether it needs a reply (and the team was reminded: nobody answered
+ * in time) and how many of the contact's messages are unread. Each is a button that opens its thread, named short for a screen reader going down the list (contact,
  * state, time: "Ruth, handed off, 2 unread, 10:42"): the rest of the row, hidden from the name, is its description.
  * The name is the button's own text, never an aria-label, so that what is seen is what voice control says.
  */
@@ -67,6 +69,7 @@ export function ConversationList(props: {
               {c.status === 'handed_off' && <span class="inbox-badge inbox-handoff">Handed off</span>}
               {c.unread > 0 && <span class="inbox-badge inbox-count">{c.unread} unread</span>}
               {c.needsReply && c.unread === 0 && <span class="inbox-badge inbox-count">Needs reply</span>}
+              {noReplyFor(c) && <span class="inbox-badge inbox-failed">{noReplyFor(c)}</span>}
               {c.failed > 0 && <span class="inbox-badge inbox-failed">{c.failed} failed</span>}
               {c.assigneeId && <span class="inbox-assignee">Assigned to {assigneeName(props.team, c.assigneeId)}</span>}
             </span>

@@ -51,6 +51,18 @@ export function handoffWhy(handoff: NonNullable<Conversation['handoff']>): strin
   return handoff.reason === 'no_campaign' ? `${why}. They wrote: “${handoff.message}”` : `${why}: “${handoff.message}”`;
 }
 
+/**
+ * How long the contact had waited for a person when the team was reminded ("No reply for 15 min"), for a
+ * conversation the team was reminded of (remindedAt); undefined for any other.
+ */
+export function noReplyFor(c: Pick<Conversation, 'waitingSince' | 'remindedAt'>): string | undefined {
+  if (!c.waitingSince || !c.remindedAt) return undefined;
+  const minutes = Math.round((Date.parse(c.remindedAt) - Date.parse(c.waitingSince)) / 60_000);
+  const [hours, rest] = [Math.floor(minutes / 60), minutes % 60];
+  const waited = hours === 0 ? `${minutes} min` : rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
+  return `No reply for ${waited}`;
+}
+
 /** The built-in channels' names; a custom channel is named by its label. */
 const BUILT_IN_CHANNEL: Record<BuiltInChannel, string> = {
   sms: 'SMS',

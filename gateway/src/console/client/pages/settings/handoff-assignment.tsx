@@ -15,10 +15,12 @@ const CHOICE: Record<HandoffAssignment, string> = {
 const HEARD: Record<HandoffAssignment, string> = {
   none:
     'Now: nobody. A conversation handed over counts in every member’s tab title and, for those who turned notifications on in the inbox, ' +
-    'brings a desktop notification and a sound, until someone takes it (replying takes it too). Then only they are told of it.',
+    'brings a desktop notification and a sound, until someone takes it (replying takes it too). Then only they are told of it, ' +
+    'unless nobody answers in time (below).',
   round_robin:
     'Now: the agents in turn. Each conversation handed over is the next agent’s: it counts in their tab title and, with notifications ' +
-    'on, brings them a desktop notification and a sound. Only they are told of it; anyone may still take it from them.',
+    'on, brings them a desktop notification and a sound. Only they are told of it, unless nobody answers in time (below); anyone may ' +
+    'still take it from them.',
 };
 
 /**

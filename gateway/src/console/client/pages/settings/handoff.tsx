@@ -3,8 +3,12 @@ import { Panel } from '../../components/form.js';
 import { Loading, useResource } from '../../components/load.js';
 import { HandoffAssignmentPanel } from './handoff-assignment.js';
 import { HandoffMessagePanel } from './handoff-message.js';
+import { HandoffReminderPanel } from './handoff-reminder.js';
 
-/** Who gets a hand-off, and what the contact is told then: both settings of /v1/settings, read once for the two. */
+/**
+ * Who gets a hand-off, what the contact is told then, and when the team is reminded that nobody answered: settings of
+ * /v1/settings, read once for the three.
+ */
 export function HandoffPanels() {
   const settings = useResource<Settings>('/v1/settings');
   if (!settings.data)
@@ -17,6 +21,7 @@ export function HandoffPanels() {
     <>
       <HandoffAssignmentPanel settings={settings.data} onSaved={settings.setData} />
       <HandoffMessagePanel settings={settings.data} onSaved={settings.setData} />
+      <HandoffReminderPanel settings={settings.data} onSaved={settings.setData} />
     </>
   );
 }
