@@ -35,8 +35,9 @@ const postgresOnly = ['scale-out', 'migrate', 'store-contract', 'sessions-scale-
 /**
  * The fast tier on PostgreSQL: what behaves differently there. API files are here whole when a part of them is
  * PostgreSQL's own: the stream's notifications between processes, readiness through a database outage, the opening
- * burst shared by several processes, erasure leaving nothing in the database, the search keys' backfill, and the
- * conversations' upgrade (a migration; a newer release's database refused).
+ * burst shared by several processes, erasure leaving nothing in the database, the search keys' backfill, the
+ * conversations' upgrade (a migration; a newer release's database refused), and a campaign's changes from one
+ * version racing in transactions that run at once.
  */
 const postgresFast = [
   ...postgresOnly.map(file),
@@ -49,6 +50,8 @@ const postgresFast = [
   file('api-contact-erasure'),
   file('api-contact-search'),
   file('api-upgrade'),
+  // Changes of one campaign from the same version, racing in concurrent transactions: one goes through.
+  file('api-campaign-versions'),
   // The factory's own proof: a gateway in the test's process on each backend.
   file('gateway-factory'),
   // The console's sign-in limits, counted by every process.

@@ -357,7 +357,7 @@ describe("the rate limit's headers are declared on exactly the answers that carr
   test('every success and every error given after the count: required', () => {
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
-        for (const status of Object.keys(op.responses).filter((s) => /^(2\d\d|404|409|410|413|415|422)$/.test(s))) {
+        for (const status of Object.keys(op.responses).filter((s) => /^(2\d\d|404|409|410|412|413|415|422)$/.test(s))) {
           expect({ where: `${method} ${path} ${status}`, ...required(path, method, Number(status)) }).toMatchObject({
             RateLimit: true,
             'RateLimit-Policy': true,

@@ -201,6 +201,7 @@ describe('campaigns', () => {
       sendingWindow: null,
       followUps: { enabled: false, steps: [] },
       bot: { active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: '', handoffMessage: null },
+      version: 1,
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: expect.stringMatching(/Z$/),
     });
@@ -446,6 +447,7 @@ describe('campaigns', () => {
       listId,
       bot: { ...created.bot, instructions: 'Keep me', goal: 'New goal' },
       followUps: { enabled: true, steps: [{ after: '30m', body: 'Hello?' }] },
+      version: 2,
       updatedAt: expect.stringMatching(/Z$/),
     });
     expect((await api(ctx.gw, account, 'GET', `campaigns/${created.id}`)).body).toEqual({

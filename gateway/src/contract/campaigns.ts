@@ -41,6 +41,13 @@ export const campaign = z
       goal: z.string(),
       handoffMessage: z.string().nullable().optional(),
     }),
+    version: z
+      .number()
+      .int()
+      .min(1)
+      .describe(
+        'Counts the changes: 1 when created, one more with each. The ETag header of GET, POST and PATCH carries it ("3"), for If-Match',
+      ),
     createdAt: timestamp,
     updatedAt: timestamp,
   })

@@ -22,7 +22,10 @@ export interface Campaign extends CampaignAnswer {
 
 export const DEFAULT_SEND_RATE = '30/m';
 
-type CampaignFields = Omit<Campaign, 'id' | 'accountId' | 'createdAt' | 'updatedAt' | 'bot' | 'followUps'> & {
+type CampaignFields = Omit<
+  Campaign,
+  'id' | 'accountId' | 'version' | 'createdAt' | 'updatedAt' | 'bot' | 'followUps'
+> & {
   bot: Partial<Campaign['bot']>;
   followUps: Partial<Campaign['followUps']>;
 };
@@ -39,12 +42,14 @@ const defaultBot: Campaign['bot'] = {
 
 /**
  * A campaign as stored, with the fields added since it was written filled in. Follow-ups written as bare delays
- * (minutes, with no text to send) carry nothing that can be sent: they read as none.
+ * (minutes, with no text to send) carry nothing that can be sent: they read as none. One written before campaigns
+ * counted their versions is at its first.
  */
 function current(stored: Campaign): Campaign {
   const followUps = stored.followUps as Partial<Campaign['followUps']> | undefined;
   return {
     ...stored,
+    version: stored.version ?? 1,
     customChannel: stored.customChannel ?? null,
     sendRate: stored.sendRate ?? DEFAULT_SEND_RATE,
     sendingWindow: stored.sendingWindow ?? null,
@@ -158,6 +163,7 @@ export async function createCampaign(gw: Gateway, accountId: string, input: Camp
         accountId,
         followUps: { enabled: false, steps: [], ...input.followUps },
         bot: { ...defaultBot, ...input.bot },
+        version: 1,
         createdAt: at,
         updatedAt: at,
       }),
@@ -165,20 +171,28 @@ export async function createCampaign(gw: Gateway, accountId: string, input: Camp
   });
 }
 
+/**
+ * Changes a campaign, as the next of its versions. `precondition` (the request's If-Match) judges the version the
+ * change finds, before anything else is: a concurrent change of the campaign makes this transaction read it anew
+ * (Tx), so of two changes made from the same version, one goes through and the other finds the next.
+ */
 export async function updateCampaign(
   gw: Gateway,
   accountId: string,
   id: string,
   patch: Partial<CampaignFields>,
+  precondition?: (version: number) => void,
 ): Promise<Campaign> {
   return gw.store.transact(async (tx) => {
     const campaign = await getCampaign(tx, accountId, id);
+    precondition?.(campaign.version);
     if (patch.listId) await getList(tx, accountId, patch.listId);
     const changed = check(await getAccount(tx, accountId), {
       ...campaign,
       ...(patch as Partial<Campaign>),
       bot: { ...campaign.bot, ...patch.bot },
       followUps: { ...campaign.followUps, ...patch.followUps },
+      version: campaign.version + 1,
       updatedAt: now(),
     });
     const { id: _id, ...fields } = changed;

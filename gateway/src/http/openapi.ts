@@ -46,6 +46,7 @@ const ERROR_WORDS: Record<number, string> = {
   404: 'Not found in this account',
   409: 'The request conflicts with the state of the account',
   410: 'Gone',
+  412: 'If-Match did not hold: the record changed since that version was read',
   413: 'The body is too large',
   415: 'The body is not UTF-8 JSON',
   422: 'The Idempotency-Key was used with another body',
@@ -110,6 +111,24 @@ const SUCCESS_HEADERS = {
     type: 'string',
     enum: ['true'],
   }),
+  ETag: header(
+    'The version answered, as a strong entity tag: send it back as it came in If-Match to change only that version',
+    { type: 'string', pattern: '^"[!#-~]*"$' },
+    true,
+  ),
+};
+
+/** The request headers operations read (Operation.takes). */
+const REQUEST_HEADERS = {
+  'Idempotency-Key': {
+    description: 'Makes the request safe to repeat: kept 24 hours',
+    schema: { type: 'string', maxLength: 255 },
+  },
+  'If-Match': {
+    description:
+      'Changes only the version of this ETag (or of one of a list of them, separated by commas; * for any): another is 412 PRECONDITION_FAILED',
+    schema: { type: 'string' },
+  },
 };
 
 /** The error codes an operation can answer, by status: its own, and those of every operation of its kind. */
@@ -209,15 +228,7 @@ function operation(components: Components, path: string, method: string, op: Ope
       });
     }
   }
-  if (op.takes?.includes('Idempotency-Key')) {
-    parameters.push({
-      name: 'Idempotency-Key',
-      in: 'header',
-      required: false,
-      description: 'Makes the request safe to repeat: kept 24 hours',
-      schema: { type: 'string', maxLength: 255 },
-    });
-  }
+  for (const name of op.takes ?? []) parameters.push({ name, in: 'header', required: false, ...REQUEST_HEADERS[name] });
   const plain = path === '/incoming_custom_channel_message';
   const responses: Record<string, object> = {};
   for (const [status, answer] of Object.entries(op.answers)) {

@@ -59,11 +59,11 @@ export interface Operation {
   query?: z.ZodType;
   /** Each success status with its body; null: no body. */
   answers: Partial<Record<200 | 201 | 202 | 204, z.ZodType | null | 'file'>>;
-  errors?: Partial<Record<400 | 403 | 404 | 409 | 410 | 422, string[]>>;
+  errors?: Partial<Record<400 | 403 | 404 | 409 | 410 | 412 | 422, string[]>>;
   /** Headers of the success answer. */
-  headers?: Array<'Location' | 'Idempotent-Replayed'>;
+  headers?: Array<'Location' | 'Idempotent-Replayed' | 'ETag'>;
   /** Request headers the operation reads. */
-  takes?: Array<'Idempotency-Key'>;
+  takes?: Array<'Idempotency-Key' | 'If-Match'>;
   /** The API key in x-api-key only (not Authorization: Bearer, not ?apiKey=). */
   keyInHeader?: true;
   /** Paged: `limit` and `cursor` in the query. */
@@ -319,6 +319,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       summary: 'Create a campaign',
       body: schemas.campaignCreate,
       answers: { 201: campaign },
+      headers: ['ETag'],
       errors: { 400: CAMPAIGN_RULES, ...notFound('LIST') },
     },
     get: {
@@ -336,17 +337,27 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'getCampaign',
       tag: 'Campaigns',
       summary: 'Get a campaign',
-      description: 'With the contacts of its list it could not reach, by reason.',
+      description:
+        'With the contacts of its list it could not reach, by reason. Its ETag is its version, for If-Match on PATCH.',
       answers: { 200: campaignWithReach },
+      headers: ['ETag'],
       errors: notFound('CAMPAIGN'),
     },
     patch: {
       id: 'updateCampaign',
       tag: 'Campaigns',
       summary: 'Change a campaign',
+      description:
+        'An absent field stays. With If-Match (the ETag of the version read), the change goes through only while the campaign is at that version: one changed since is 412 PRECONDITION_FAILED and nothing changes. Without it, the change goes through whatever the version.',
       body: schemas.campaignUpdate,
       answers: { 200: campaign },
-      errors: { 400: CAMPAIGN_RULES, ...notFound('CAMPAIGN', 'LIST') },
+      headers: ['ETag'],
+      takes: ['If-Match'],
+      errors: {
+        400: [...CAMPAIGN_RULES, 'INVALID_IF_MATCH'],
+        ...notFound('CAMPAIGN', 'LIST'),
+        412: ['PRECONDITION_FAILED'],
+      },
     },
   },
   '/campaigns/{id}/reach-existing': {

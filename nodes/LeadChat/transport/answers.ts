@@ -253,6 +253,8 @@ export interface components {
         goal: string;
         handoffMessage?: string | null;
       };
+      /** @description Counts the changes: 1 when created, one more with each. The ETag header of GET, POST and PATCH carries it ("3"), for If-Match */
+      version: number;
       /**
        * Format: date-time
        * @description An ISO 8601 time in UTC

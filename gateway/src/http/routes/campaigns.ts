@@ -10,6 +10,7 @@ import { retryFailedOpenings } from '../../engine/retry.js';
 import { openingsReport, quoteOpening } from '../../domain/campaign-openings.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { readPage } from '../paging.js';
+import { ifMatchOf, sendETag } from '../preconditions.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import {
   botTest,
@@ -33,9 +34,9 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
     post: [
       jsonBody(),
       async (req, res) => {
-        res
-          .status(201)
-          .json(publicCampaign(await createCampaign(gw, accountOf(res).id, parse(campaignCreate, req.body))));
+        const campaign = await createCampaign(gw, accountOf(res).id, parse(campaignCreate, req.body));
+        sendETag(res, campaign.version);
+        res.status(201).json(publicCampaign(campaign));
       },
     ],
     get: async (req, res) => {
@@ -60,6 +61,7 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
   route(v1, '/campaigns/:id', {
     get: async (req, res) => {
       const campaign = await getCampaign(gw.store, accountOf(res).id, String(req.params.id));
+      sendETag(res, campaign.version);
       await sendDurable(gw, res, {
         ...publicCampaign(campaign),
         unreachable: await unreachableOf(gw.store, campaign.id),
@@ -68,12 +70,15 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
     patch: [
       jsonBody(),
       async (req, res) => {
+        const precondition = ifMatchOf(req, 'campaign');
         const campaign = await updateCampaign(
           gw,
           accountOf(res).id,
           String(req.params.id),
           parse(campaignUpdate, req.body),
+          precondition,
         );
+        sendETag(res, campaign.version);
         res.json(publicCampaign(campaign));
       },
     ],
