@@ -127,6 +127,9 @@ export const MAX_ERRORS = 1_000;
 /** A 400 names at most this many problems; the message says how many more there were. */
 export const MAX_PROBLEMS = 10;
 
+/** The strong ETag of a record's `version` (a campaign's), as its answers carry it and If-Match takes it back. */
+export const etagOf = (version: number): string => `"${version}"`;
+
 /**
  * One problem with one field of a request, as a 400 lists them in `error.fields`. `field` is the field's path in
  * the body, with array indexes from 0 ("bot.faqs.4.answer"); `code` is one of

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { etagOf } from '../api-contract.js';
 import { ApiError, badRequest } from '../errors.js';
 
 /**
@@ -6,9 +7,6 @@ import { ApiError, badRequest } from '../errors.js';
  * and If-Match read into the test a change must pass, so that a change made from a copy read earlier (another tab,
  * another workflow) is refused instead of undoing what was saved since.
  */
-
-/** The strong ETag of a version. Opaque to clients: they send it back as it came. */
-const etagOf = (version: number): string => `"${version}"`;
 
 export const sendETag = (res: Response, version: number): void => void res.set('ETag', etagOf(version));
 

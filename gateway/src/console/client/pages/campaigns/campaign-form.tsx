@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import {
   answersOnly,
   CAMPAIGN_COUNTS as COUNT,
@@ -8,10 +8,19 @@ import {
 import type { Campaign, List, OpeningPrice, Reached } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
+import { ChangedElsewhere, ifMatch, useChangedElsewhere } from '../../components/changed-elsewhere.js';
 import { FormStatus } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
 import { numbered } from '../../components/problems.js';
-import { bodyOf, CAMPAIGN_LABELS as L, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL, type Draft } from './campaign.js';
+import {
+  bodyOf,
+  CAMPAIGN_LABELS as L,
+  CHANNEL_LABEL,
+  draftOf,
+  STATUS_LABEL,
+  TYPE_LABEL,
+  type Draft,
+} from './campaign.js';
 import { Check, Choice, Rows, Text } from './inputs.js';
 import { liveWarning } from './reach.js';
 import { countList, reachExisting, ReachQuestion, type ListCount } from './reach-existing.js';
@@ -39,6 +48,9 @@ export interface ReachOutcome {
  * Live (CAMPAIGN_CANNOT_SEND and why): the form does not stop a save (noValidate) and shows every problem the API
  * names under the Save button, by the labels of the inputs. Long texts count their characters against the API's
  * limits as they are typed. Going Live with contacts on the list asks whether they get the opening message too.
+ * The form sends every setting, so a save changes only the version of the campaign it loaded (If-Match): one changed
+ * meanwhile (by someone else, in another tab, by an FAQ added below) is not overwritten; the form keeps what was
+ * typed and offers to reload. Changed on this page while nothing is typed in the form, the form follows.
  * For admins and the owner: an agent reads the campaign as text (campaign-facts).
  */
 export function CampaignForm(props: {
@@ -46,9 +58,32 @@ export function CampaignForm(props: {
   draft: Draft;
   lists: List[];
   onSaved: (c: Campaign, created: boolean, reach?: ReachOutcome) => void;
+  /** Reads the campaign again, for the page and the form: undefined when it cannot be read. */
+  onReload?: () => Promise<Campaign | undefined>;
   notice?: string;
 }) {
   const [d, setD] = useState<Draft>(props.draft);
+  // The version the form was filled from, and what it held then (to tell whether anything was typed since).
+  const [loaded, setLoaded] = useState({ version: props.campaign?.version, draft: props.draft });
+  const changed = useChangedElsewhere();
+  const [reloading, setReloading] = useState(false);
+  const adopt = (c: Campaign) => {
+    const draft = draftOf(c);
+    setD(draft);
+    setLoaded({ version: c.version, draft });
+    changed.done();
+  };
+  const version = props.campaign?.version;
+  useEffect(() => {
+    if (props.campaign && version !== loaded.version && JSON.stringify(d) === JSON.stringify(loaded.draft))
+      adopt(props.campaign);
+  }, [version]);
+  const reload = async () => {
+    setReloading(true);
+    const fresh = await props.onReload?.();
+    setReloading(false);
+    if (fresh) adopt(fresh);
+  };
   const [warning, setWarning] = useState<string | undefined>(undefined);
   const [asking, setAsking] = useState<ListCount | undefined>(undefined);
   const [cost, setCost] = useState<OpeningPrice | undefined>(undefined);
@@ -68,13 +103,20 @@ export function CampaignForm(props: {
   /** Saves the campaign, then (`reach`) messages the contacts already on its list. */
   const submit = async (reach: boolean) => {
     setAsking(undefined);
-    const request = () =>
+    const request = changed.watch(() =>
       existing
-        ? call<Campaign>('PATCH', `/v1/campaigns/${encodeURIComponent(existing.id)}`, bodyOf(d))
-        : call<Campaign>('POST', '/v1/campaigns', bodyOf(d));
+        ? call<Campaign>(
+            'PATCH',
+            `/v1/campaigns/${encodeURIComponent(existing.id)}`,
+            bodyOf(d),
+            loaded.version === undefined ? {} : ifMatch(loaded.version),
+          )
+        : call<Campaign>('POST', '/v1/campaigns', bodyOf(d)),
+    );
     let saved = undefined as Campaign | undefined;
     await saving.run(request, existing ? 'Campaign saved.' : 'Campaign created.', (c) => (saved = c));
     if (!saved) return;
+    setLoaded({ version: saved.version, draft: d });
     const reached = reach ? await reachExisting(saved.id) : undefined;
     props.onSaved(
       saved,
@@ -449,6 +491,13 @@ export function CampaignForm(props: {
         <button type="submit" class="primary" disabled={saving.busy}>
           {warning ? 'Go Live anyway' : existing ? 'Save campaign' : 'Create campaign'}
         </button>
+      )}
+      {changed.changed && (
+        <ChangedElsewhere reload="Reload the campaign" busy={reloading} onReload={reload}>
+          This campaign was changed after you opened it (by someone else, in another tab or elsewhere on this page), so
+          your changes were not saved: they would have undone that change. What you typed is still in the form.
+          Reloading shows the campaign as it is now in its place.
+        </ChangedElsewhere>
       )}
       <FormStatus error={saving.error} done={saving.done ?? props.notice} />
     </form>

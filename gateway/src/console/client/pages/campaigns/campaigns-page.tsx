@@ -168,13 +168,14 @@ function CampaignView(props: {
   const [unreachable, setUnreachable] = useState<Unreachable | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [reach, setReach] = useState<ReachOutcome | undefined>(props.reach);
-  const load = () =>
-    void get<CampaignWithReach>(`/v1/campaigns/${encodeURIComponent(props.id)}`).then((res) => {
-      if (!res.ok) return setError(res.error);
-      setCampaign(res.data);
-      setUnreachable(res.data!.unreachable);
-    });
-  useEffect(load, [props.id]);
+  const load = async () => {
+    const res = await get<CampaignWithReach>(`/v1/campaigns/${encodeURIComponent(props.id)}`);
+    if (!res.ok) return void setError(res.error);
+    setCampaign(res.data);
+    setUnreachable(res.data!.unreachable);
+    return res.data;
+  };
+  useEffect(() => void load(), [props.id]);
   // Come from a link to the contacts not reached (the funnel's notice): their panel is shown once it is drawn.
   const total = unreachable?.total ?? 0;
   useEffect(() => {
@@ -184,7 +185,7 @@ function CampaignView(props: {
   // Reaching the list counts the contacts it could not reach: the notice above reads them again.
   const reached = (outcome: ReachOutcome | undefined) => {
     setReach(outcome);
-    if (outcome?.reached) load();
+    if (outcome?.reached) void load();
   };
   if (!campaign)
     return (
@@ -218,6 +219,7 @@ function CampaignView(props: {
             draft={draftOf(campaign)}
             lists={props.lists}
             notice={props.notice}
+            onReload={load}
             onSaved={(c, _created, outcome) => {
               setCampaign(c);
               if (outcome) reached(outcome);
@@ -227,7 +229,7 @@ function CampaignView(props: {
       </Panel>
       {!answersOnly(campaign.channel) && <PreviewPanel campaignId={campaign.id} />}
       <BotTestPanel campaignId={campaign.id} />
-      <UnansweredPanel campaign={campaign} readOnly={props.readOnly} onSaved={setCampaign} />
+      <UnansweredPanel campaign={campaign} readOnly={props.readOnly} onChanged={setCampaign} />
       {unreachable && unreachable.total > 0 && <UnreachablePanel key={unreachable.total} campaign={campaign} />}
     </>
   );

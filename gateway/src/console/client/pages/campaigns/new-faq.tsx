@@ -2,8 +2,9 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { CAMPAIGN_COUNTS, CAMPAIGN_LIMITS as MAX } from '../../../../api-contract.js';
 import type { Campaign } from '../../answers.js';
-import { call } from '../../api.js';
+import { call, get } from '../../api.js';
 import { useAction } from '../../components/action.js';
+import { ChangedElsewhere, ifMatch, useChangedElsewhere } from '../../components/changed-elsewhere.js';
 import { FormStatus } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
 
@@ -12,7 +13,10 @@ export const roomForFaq = (campaign: Campaign): boolean => campaign.bot.faqs.len
 
 /**
  * A new FAQ of the campaign, its question and answer as a person writes them (given a first draft), saved after the
- * campaign's others (PATCH /v1/campaigns/{id}); nothing when the campaign holds as many FAQs as it may.
+ * campaign's others (PATCH /v1/campaigns/{id}); nothing when the campaign holds as many FAQs as it may. The save
+ * sends every FAQ of the campaign as it was loaded, so it changes only that version (If-Match): an FAQ or any other
+ * change saved meanwhile is not undone. The campaign is then read again, and the FAQ typed here saved after its new
+ * FAQs.
  */
 export function NewFaqForm(props: {
   campaign: Campaign;
@@ -27,20 +31,34 @@ export function NewFaqForm(props: {
   submit: { text: string; class: 'primary' | 'secondary' };
   done: string;
   onSaved: (campaign: Campaign) => void;
+  /** The campaign read again after a change made elsewhere refused the save. */
+  onLoaded: (campaign: Campaign) => void;
 }) {
   const [question, setQuestion] = useState(props.question);
   const [answer, setAnswer] = useState(props.answer ?? '');
   const saving = useAction();
+  const changed = useChangedElsewhere();
+  const reloading = useAction();
   if (!roomForFaq(props.campaign)) return null;
+  const path = `/v1/campaigns/${encodeURIComponent(props.campaign.id)}`;
   const save = (e: SubmitEvent) => {
     e.preventDefault();
     const faqs = [...props.campaign.bot.faqs, { question: question.trim(), answer: answer.trim() }];
     void saving.run(
-      () => call<Campaign>('PATCH', `/v1/campaigns/${encodeURIComponent(props.campaign.id)}`, { bot: { faqs } }),
+      changed.watch(() => call<Campaign>('PATCH', path, { bot: { faqs } }, ifMatch(props.campaign.version))),
       props.done,
       props.onSaved,
     );
   };
+  const reload = () =>
+    reloading.run(
+      () => get<Campaign>(path),
+      '',
+      (campaign) => {
+        changed.done();
+        props.onLoaded(campaign);
+      },
+    );
   return (
     <form onSubmit={save} aria-label={props.label}>
       {props.intro}
@@ -64,7 +82,14 @@ export function NewFaqForm(props: {
       <button type="submit" class={props.submit.class} disabled={saving.busy}>
         {props.submit.text}
       </button>
-      <FormStatus error={saving.error} done={saving.done} />
+      {changed.changed && (
+        <ChangedElsewhere reload="Reload the campaign" busy={reloading.busy} onReload={reload}>
+          This campaign was changed after this page loaded it (by someone else, or in another tab), so the FAQ was not
+          saved: saving it would have undone that change. Reload the campaign, then save the FAQ again: what you typed
+          stays.
+        </ChangedElsewhere>
+      )}
+      <FormStatus error={saving.error ?? reloading.error} done={saving.done} />
     </form>
   );
 }

@@ -15,7 +15,8 @@ type Group = Unanswered['data'][number];
 export function UnansweredPanel(props: {
   campaign: Campaign;
   readOnly: boolean;
-  onSaved: (campaign: Campaign) => void;
+  /** The campaign as it is now: an FAQ saved here, or read again after another change. */
+  onChanged: (campaign: Campaign) => void;
 }) {
   const { campaign } = props;
   const [groups, setGroups] = useState<Group[] | undefined>(undefined);
@@ -58,7 +59,7 @@ export function UnansweredPanel(props: {
                   Answered now by the FAQ <q>{g.answeredBy.question}</q>.
                 </p>
               ) : (
-                !props.readOnly && <AddFaq campaign={campaign} question={g.question} onSaved={props.onSaved} />
+                !props.readOnly && <AddFaq campaign={campaign} question={g.question} onChanged={props.onChanged} />
               )}
             </li>
           ))}
@@ -69,7 +70,7 @@ export function UnansweredPanel(props: {
 }
 
 /** The question as an FAQ of the campaign, with the answer the admin writes, once they ask for the form. */
-function AddFaq(props: { campaign: Campaign; question: string; onSaved: (campaign: Campaign) => void }) {
+function AddFaq(props: { campaign: Campaign; question: string; onChanged: (campaign: Campaign) => void }) {
   const [open, setOpen] = useState(false);
   if (!roomForFaq(props.campaign)) return null;
   if (!open)
@@ -87,7 +88,8 @@ function AddFaq(props: { campaign: Campaign; question: string; onSaved: (campaig
       question={props.question}
       submit={{ text: 'Save FAQ', class: 'primary' }}
       done="FAQ added: the bot answers this from now on."
-      onSaved={props.onSaved}
+      onSaved={props.onChanged}
+      onLoaded={props.onChanged}
     />
   );
 }

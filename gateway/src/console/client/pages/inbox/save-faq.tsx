@@ -58,6 +58,7 @@ export function SaveAsFaq(props: { conversation: Conversation; messages: Message
         setCampaign(c);
         setSaved(done);
       }}
+      onLoaded={setCampaign}
     />
   );
 }
