@@ -89,6 +89,7 @@ const ROUTES: Record<string, string[]> = {
   '/api-key': ['post'],
   '/webhooks': ['get', 'post'],
   '/webhooks/{id}': ['delete', 'get'],
+  '/webhooks/{id}/enable': ['post'],
 };
 
 test('is an OpenAPI 3.1 document served under this gateway', () => {
@@ -188,6 +189,7 @@ test('every operation is well formed: path parameters, responses, security, requ
           '/members/{id}/invite',
           '/campaigns/{id}/reach-existing',
           '/campaigns/{id}/openings/retry-failed',
+          '/webhooks/{id}/enable',
         ].includes(path);
         if (!bodyless)
           expect({ where, schema: op.requestBody?.content?.['application/json']?.schema?.type }).toEqual({
@@ -310,7 +312,7 @@ test('every operation has a unique operationId, a tag the document lists, a desc
     }
   }
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids).toHaveLength(78);
+  expect(ids).toHaveLength(79);
 });
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {

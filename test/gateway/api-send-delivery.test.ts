@@ -5,6 +5,7 @@ import {
   expectApiError,
   HANDOFF_NOTICE,
   incoming,
+  NEW_WEBHOOK,
   poll,
   Receiver,
   settledMessage,
@@ -450,6 +451,7 @@ describe('webhook subscriptions (POST /v1/webhooks)', () => {
       url: subHook.url,
       events: ['reply'],
       createdAt: expect.any(String),
+      ...NEW_WEBHOOK,
       secret: expect.stringMatching(/^whsec_/),
     });
     const subSecret = created.body.secret as string;

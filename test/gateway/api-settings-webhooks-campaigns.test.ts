@@ -3,6 +3,7 @@ import {
   createAccount,
   expectApiError,
   HANDOFF_NOTICE,
+  NEW_WEBHOOK,
   request,
   useGateway,
   type TestAccount,
@@ -128,6 +129,7 @@ describe('webhook subscriptions', () => {
       url: 'https://n8n.example.com/webhook/abc',
       events: ['reply', 'auto_recharge'],
       createdAt: expect.stringMatching(/Z$/),
+      ...NEW_WEBHOOK,
       secret: expect.stringMatching(/^whsec_/),
     });
     const { secret: _s, ...shown } = created.body;

@@ -942,6 +942,7 @@ describe('every other route', () => {
     'PUT /v1/credits/low-balance',
     'POST /v1/settings/webhook-secret',
     'POST /v1/settings/webhook-test',
+    'POST /v1/webhooks/:id/enable',
     'PUT /v1/channels/messenger',
     'PUT /v1/channels/instagram',
     'POST /v1/channels/:channel/incoming',
@@ -999,6 +1000,7 @@ describe('every other route', () => {
   let member: string;
   let conversation: string;
   let importId: string;
+  let webhook: string;
   beforeAll(async () => {
     const k = { apiKey: agency.apiKey };
     target = (await request(gw, 'POST', '/v1/contacts', { ...k, body: { phone: '+14155550177' } })).body.id;
@@ -1016,7 +1018,13 @@ describe('every other route', () => {
         body: { contacts: [{ email: 'imported@example.com' }] },
       })
     ).body.id;
-    expect([target, duplicate, member, conversation, importId].every(Boolean)).toBe(true);
+    webhook = (
+      await request(gw, 'POST', '/v1/webhooks', {
+        ...k,
+        body: { url: 'https://hooks.example.com/leadchat', events: ['reply'] },
+      })
+    ).body.id;
+    expect([target, duplicate, member, conversation, importId, webhook].every(Boolean)).toBe(true);
   });
 
   /** Each path parameter's real ids: this account's, and another tenant's where it has one. */
@@ -1028,6 +1036,7 @@ describe('every other route', () => {
     '/v1/conversations/:id': [() => conversation],
     '/v1/campaigns/:id': [() => campaignId],
     '/v1/members/:id': [() => member],
+    '/v1/webhooks/:id': [() => webhook],
     '/v1/subaccounts/:id': [() => sub.id, () => other.id],
     '/v1/channels/:channel': [() => 'sms', () => 'whatsapp', () => 'messenger', () => 'instagram'],
     '/v1/channels/whatsapp/:accountId': [() => agency.id, () => other.id],

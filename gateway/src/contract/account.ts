@@ -112,8 +112,24 @@ export const invitation = member
   .extend({ role: z.enum(MEMBER_ROLES), inviteUrl: z.string(), inviteExpiresAt: timestamp })
   .meta({ id: 'Invitation' });
 
+/** Why deliveries to a subscription stopped: its receiver answered 410 Gone. */
+export const WEBHOOK_DISABLED_REASONS = ['gone'] as const;
+
 export const webhook = z
-  .object({ id: z.string(), url: z.string(), events: z.array(z.string()), createdAt: timestamp })
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    createdAt: timestamp,
+    status: z
+      .enum(['enabled', 'disabled'])
+      .describe('disabled: no event is posted to it, nor any retry, until POST /v1/webhooks/{id}/enable'),
+    disabledAt: nullableTimestamp.describe('When it was disabled; null while enabled'),
+    disabledReason: z
+      .enum(WEBHOOK_DISABLED_REASONS)
+      .nullable()
+      .describe('gone: its receiver answered 410 Gone; null while enabled'),
+  })
   .meta({ id: 'Webhook' });
 export const webhookWithSecret = webhook.extend({
   secret: z.string().describe('Shown this once: signs what the subscription receives'),

@@ -7,8 +7,9 @@ import type { EventPayload, EventType } from './events.js';
 import { newWebhookSecret } from './secrets.js';
 import { signingSecrets } from './signing-secrets.js';
 import { checkTarget } from './targets.js';
+import { subscriptionsChanged } from './webhook-changes.js';
 import { newJob } from './job-kinds.js';
-import type { webhook } from '../contract/account.js';
+import type { webhook, WEBHOOK_DISABLED_REASONS } from '../contract/account.js';
 import type { Answer } from '../contract/shared.js';
 
 /** A receiver registered through the API (the n8n trigger's automatic registration), with its own secret. */
@@ -19,7 +20,12 @@ export interface Subscription {
   events: EventType[];
   secret: string;
   createdAt: string;
+  /** Set while no event is posted to it (absent on subscriptions made before it could be). */
+  disabledAt?: string | null;
+  disabledReason?: DisabledReason | null;
 }
+
+export type DisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
 
 export interface Attempt {
   at: string;
@@ -56,6 +62,9 @@ export const publicSubscription = (s: Subscription): Answer<typeof webhook> => (
   url: s.url,
   events: s.events,
   createdAt: s.createdAt,
+  status: s.disabledAt ? 'disabled' : 'enabled',
+  disabledAt: s.disabledAt ?? null,
+  disabledReason: s.disabledAt ? (s.disabledReason ?? null) : null,
 });
 
 export async function getSubscription(r: Reader, accountId: string, id: string): Promise<Subscription> {
@@ -91,6 +100,19 @@ export async function unsubscribe(gw: Gateway, accountId: string, id: string): P
   });
 }
 
+/**
+ * Posts again to a disabled subscription, from the next event on. Its failures so far are forgiven: one more does
+ * not disable it again at once.
+ */
+export async function enableSubscription(gw: Gateway, accountId: string, id: string): Promise<Subscription> {
+  return gw.store.transact(async (tx) => {
+    const sub = await getSubscription(tx, accountId, id);
+    if (!sub.disabledAt) return sub;
+    subscriptionsChanged(tx, accountId);
+    return tx.update<Subscription>('webhooks', id, { disabledAt: null, disabledReason: null });
+  });
+}
+
 /** The account's subscriptions, oldest first: all of them, as emit() needs. */
 export const subscriptionsOf = (r: Reader, accountId: string) =>
   r.find<Subscription>('webhooks', 'account', [accountId]);
@@ -115,7 +137,7 @@ export async function receiversOf(
   if (event === 'reply' && account.customChannelWebhookUrl)
     targets.push({ target: OWNER_TARGET, url: account.customChannelWebhookUrl });
   for (const sub of await subscriptionsOf(r, account.id)) {
-    if (sub.events.includes(event)) targets.push({ target: sub.id, url: sub.url });
+    if (sub.events.includes(event) && !sub.disabledAt) targets.push({ target: sub.id, url: sub.url });
   }
   return targets;
 }
@@ -185,5 +207,8 @@ export async function receiverNow(
     return { url: account.customChannelWebhookUrl, secrets: signingSecrets(account) };
   }
   const sub = await r.get<Subscription>('webhooks', delivery.target);
-  return sub ? { url: sub.url, secrets: [sub.secret] } : { gone: 'The webhook subscription was deleted' };
+  if (!sub) return { gone: 'The webhook subscription was deleted' };
+  // Its retries stop with it: a receiver that asked for no more (410 Gone) gets none.
+  if (sub.disabledAt) return { gone: 'The webhook subscription is disabled' };
+  return { url: sub.url, secrets: [sub.secret] };
 }

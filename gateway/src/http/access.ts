@@ -79,6 +79,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/api-key': { POST: 'admins' },
   '/v1/webhooks': { GET: 'admins', POST: 'admins' },
   '/v1/webhooks/:id': { GET: 'admins', DELETE: 'admins' },
+  '/v1/webhooks/:id/enable': { POST: 'admins' },
   '/v1/channels': { GET: 'admins' },
   '/v1/channels/twilio': { PUT: 'admins', DELETE: 'admins' },
   '/v1/channels/whatsapp': { PUT: 'admins', DELETE: 'admins' },

@@ -935,4 +935,15 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       errors: notFound('WEBHOOK'),
     },
   },
+  '/webhooks/{id}/enable': {
+    post: {
+      id: 'enableWebhook',
+      tag: 'Webhooks',
+      summary: 'Enable a disabled subscription',
+      description:
+        'Events are posted to it again from the next one on (a delivery that failed while it was disabled is not sent again). One already enabled is answered as it is.',
+      answers: { 200: webhook },
+      errors: notFound('WEBHOOK'),
+    },
+  },
 };

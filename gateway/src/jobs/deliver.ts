@@ -1,7 +1,8 @@
 import type { Gateway } from '../context.js';
 import { metrics } from '../metrics.js';
 import { settleDeliveries } from '../engine/message-status.js';
-import { receiverNow, type Attempt, type Delivery } from '../domain/webhooks.js';
+import { OWNER_TARGET, receiverNow, type Attempt, type Delivery, type Subscription } from '../domain/webhooks.js';
+import { noteAttempt } from '../domain/webhook-health.js';
 import { now } from '../ids.js';
 import { readAgain, type Job, type JobResult } from '../store/store.js';
 import type { JobKinds } from '../domain/job-kinds.js';
@@ -27,7 +28,8 @@ export async function deliver(gw: JobContext, job: Job<JobKinds['deliver']>): Pr
   ]);
   if (!delivery || delivery.status !== 'pending') return;
   const receiver = (target === delivery.target && named) || (await receiverNow(gw.store, delivery));
-  if ('gone' in receiver) return record(gw, delivery, delivery.url, failure(receiver.gone), false);
+  // Nothing is posted: the receiver's health is not in question.
+  if ('gone' in receiver) return record(gw, delivery, delivery.url, failure(receiver.gone), { posted: false });
   const { url, secrets } = receiver;
 
   const body = JSON.stringify(delivery.payload);
@@ -44,39 +46,45 @@ export async function deliver(gw: JobContext, job: Job<JobKinds['deliver']>): Pr
       error: ok ? null : `Receiver answered HTTP ${res.statusCode}`,
       responseExcerpt: res.body ? String(res.body).slice(0, 500) : null,
     };
-    if (ok) return record(gw, delivery, url, attempt, false, 'sent');
-    if (!RETRYABLE(res.statusCode)) return record(gw, delivery, url, attempt, false);
+    if (ok) return record(gw, delivery, url, attempt, { sent: true });
+    if (!RETRYABLE(res.statusCode)) return record(gw, delivery, url, attempt);
     retryAfterMs = parseRetryAfter(res.headers['retry-after']);
   } catch (err) {
     attempt = { ...failure(noAnswer(gw, err)), latencyMs: clockNow() - started, at: new Date(started).toISOString() };
     // The operator's policy will refuse the next attempt too.
-    if (isTargetRefused(err)) return record(gw, delivery, url, attempt, false);
+    if (isTargetRefused(err)) return record(gw, delivery, url, attempt);
   }
   const delays = gw.config.webhookRetryDelaysMs;
   // A delivery sent again by hand gets the whole schedule anew.
   const retriesDone = delivery.attempts.length - (delivery.roundStart ?? 0);
-  if (retriesDone >= delays.length) return record(gw, delivery, url, attempt, false);
+  if (retriesDone >= delays.length) return record(gw, delivery, url, attempt);
   const delay = retryAfterMs ?? jitter(delays[retriesDone]!);
-  return record(gw, delivery, url, attempt, true, 'pending', clockNow() + delay);
+  return record(gw, delivery, url, attempt, { retryAt: clockNow() + delay });
 }
 
 function failure(error: string): Attempt {
   return { at: now(), status: null, latencyMs: 0, error, responseExcerpt: null };
 }
 
-/** Records an attempt at `url`, where the delivery then went (an export of the contact lists it). */
+/**
+ * Records an attempt at `url`, where the delivery then went (an export of the contact lists it): `sent`, waiting for
+ * its retry at `retryAt`, or else failed; one `posted` to a subscription tells of that subscription too.
+ */
 async function record(
   gw: Gateway,
   delivery: Delivery,
   url: string,
   attempt: Attempt,
-  retry: boolean,
-  status: Delivery['status'] = retry ? 'pending' : 'failed',
-  retryAt?: number,
+  { sent = false, retryAt, posted = true }: { sent?: boolean; retryAt?: number; posted?: boolean } = {},
 ): Promise<JobResult> {
+  const retry = retryAt !== undefined;
+  const status: Delivery['status'] = sent ? 'sent' : retry ? 'pending' : 'failed';
+  const subscription = posted && delivery.target !== OWNER_TARGET ? delivery.target : undefined;
+  let disabled: Subscription | undefined;
   // A reply's deliveries decide its status (spec §3.1); an event that only names a message (message_received) does not.
   const reply = delivery.event === 'reply' ? delivery.messageId : null;
   await gw.store.transact(async (tx) => {
+    disabled = undefined;
     // The message first: deliveries of one reply settling at once, in any process, take turns on it, so that each
     // decides the message's status from the others' outcomes as they are.
     if (reply) await tx.lock('messages', reply);
@@ -84,7 +92,7 @@ async function record(
     const current = await readAgain(tx, 'deliveries', delivery);
     if (!current || current.status !== 'pending') return;
     tx.afterCommit(() => metrics.deliveries.inc({ event: delivery.event, outcome: retry ? 'retry' : status }));
-    const nextAttemptAt = retry ? new Date(retryAt!).toISOString() : null;
+    const nextAttemptAt = retryAt !== undefined ? new Date(retryAt).toISOString() : null;
     await tx.update<Delivery>('deliveries', delivery.id, {
       status,
       url,
@@ -93,10 +101,16 @@ async function record(
       updatedAt: now(),
     });
     if (reply) await settleDeliveries(tx, reply);
+    disabled = subscription ? await noteAttempt(tx, subscription, attempt) : undefined;
   });
+  if (disabled)
+    gw.log.warn(
+      { webhook: disabled.id, account: disabled.accountId, reason: disabled.disabledReason },
+      'webhook subscription disabled',
+    );
   if (status === 'failed')
     gw.log.warn({ delivery: delivery.id, event: delivery.event, error: attempt.error }, 'delivery failed');
-  return retry ? { retryAt: retryAt! } : undefined;
+  return retryAt !== undefined ? { retryAt } : undefined;
 }
 
 /** ±20 %, so receivers that recover are not hit by every sender at once. */

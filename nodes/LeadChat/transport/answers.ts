@@ -355,6 +355,15 @@ export interface components {
        * @description An ISO 8601 time in UTC
        */
       createdAt: string;
+      /**
+       * @description disabled: no event is posted to it, nor any retry, until POST /v1/webhooks/{id}/enable
+       * @enum {string}
+       */
+      status: 'enabled' | 'disabled';
+      /** @description When it was disabled; null while enabled */
+      disabledAt: string | null;
+      /** @description gone: its receiver answered 410 Gone; null while enabled */
+      disabledReason: 'gone' | null;
     };
     /**
      * A reply to deliver on a custom channel
@@ -679,6 +688,15 @@ export interface components {
        * @description An ISO 8601 time in UTC
        */
       createdAt: string;
+      /**
+       * @description disabled: no event is posted to it, nor any retry, until POST /v1/webhooks/{id}/enable
+       * @enum {string}
+       */
+      status: 'enabled' | 'disabled';
+      /** @description When it was disabled; null while enabled */
+      disabledAt: string | null;
+      /** @description gone: its receiver answered 410 Gone; null while enabled */
+      disabledReason: 'gone' | null;
       /** @description Shown this once: signs what the subscription receives */
       secret: string;
     };

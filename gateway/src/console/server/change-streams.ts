@@ -5,6 +5,7 @@ import { clockNow } from '../../clock.js';
 import type { Gateway } from '../../context.js';
 import { creditEvents } from '../../domain/credit-changes.js';
 import { inboxEvents } from '../../domain/inbox-changes.js';
+import { webhookEvents } from '../../domain/webhook-changes.js';
 import { SESSION_ENDED } from '../../domain/session-ends.js';
 import { stillSignedIn } from '../../domain/sessions.js';
 import { ApiError } from '../../errors.js';
@@ -157,7 +158,7 @@ export class ChangeStreams {
         this.endSession(String(change.sessionId));
         continue;
       }
-      for (const { event, data } of [...inboxEvents(change), ...creditEvents(change)]) {
+      for (const { event, data } of [...inboxEvents(change), ...creditEvents(change), ...webhookEvents(change)]) {
         const seq = ++watched.position;
         const kept = { seq, at, text: `id: ${idOf(watched, seq)}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n` };
         watched.kept.push(kept);

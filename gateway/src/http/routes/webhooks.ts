@@ -1,5 +1,6 @@
 import type { Gateway } from '../../context.js';
 import {
+  enableSubscription,
   getSubscription,
   publicSubscription,
   subscribe,
@@ -39,6 +40,12 @@ export function webhooksRoutes(v1: Routes, gw: Gateway): void {
     delete: async (req, res) => {
       await unsubscribe(gw, accountOf(res).id, String(req.params.id));
       res.status(204).end();
+    },
+  });
+  route(v1, '/webhooks/:id/enable', {
+    post: async (req, res) => {
+      const sub = await enableSubscription(gw, accountOf(res).id, String(req.params.id));
+      res.json(publicSubscription(sub));
     },
   });
 }

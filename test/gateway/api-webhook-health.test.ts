@@ -1,0 +1,125 @@
+import { consoleAccount, signIn } from '../console/support';
+import { openStream } from '../helpers/event-stream';
+import {
+  api,
+  createAccount,
+  expectApiError,
+  incoming,
+  Receiver,
+  untilIdle,
+  useGateway,
+  type Answer,
+  type TestAccount,
+} from './api-support';
+
+/** Webhook subscriptions: a receiver that answers 410 Gone, and what each subscription tells of its deliveries. */
+const ctx = useGateway({ LEADCHAT_WEBHOOK_RETRIES: '1h,1h' });
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+/** A receiver answering what `answer()` says at the time of each request. */
+async function receiver(answer: () => Answer): Promise<Receiver> {
+  const r = await Receiver.start(() => answer());
+  receivers.push(r);
+  return r;
+}
+
+async function subscribed(url: string, account?: TestAccount): Promise<{ account: TestAccount; id: string }> {
+  account ??= await createAccount(ctx.gw);
+  const created = await api(ctx.gw, account, 'POST', 'webhooks', { body: { url, events: ['message_received'] } });
+  expect(created.status).toBe(201);
+  return { account, id: created.body.id };
+}
+
+/** A contact writes (a `message_received` event), and every job this makes due now has run. */
+async function contactWrites(account: TestAccount): Promise<string> {
+  const res = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming() });
+  expect(res.status).toBe(200);
+  await untilIdle(ctx.gw);
+  return res.body.messageId;
+}
+
+const deliveriesOf = async (account: TestAccount, messageId: string) =>
+  (await api(ctx.gw, account, 'GET', `messages/${messageId}`)).body.deliveries as any[];
+
+describe('a receiver answering 410 Gone', () => {
+  test('disables its subscription: no event is posted to it, the retries waiting stop, until it is enabled again', async () => {
+    let status = 503;
+    const hook = await receiver(() => ({ status }));
+    const { account, id } = await subscribed(hook.url);
+
+    // A delivery waiting for its retry, an hour away.
+    const waiting = await contactWrites(account);
+    expect(await deliveriesOf(account, waiting)).toMatchObject([{ status: 'pending', attempts: [{ status: 503 }] }]);
+
+    status = 410;
+    const goneAt = await contactWrites(account);
+    expect(await deliveriesOf(account, goneAt)).toMatchObject([{ status: 'failed', attempts: [{ status: 410 }] }]);
+    const disabled = await api(ctx.gw, account, 'GET', `webhooks/${id}`);
+    expect(disabled.body).toMatchObject({
+      id,
+      status: 'disabled',
+      disabledReason: 'gone',
+      disabledAt: expect.stringMatching(/Z$/),
+    });
+    expect((await api(ctx.gw, account, 'GET', 'webhooks')).body.data).toEqual([disabled.body]);
+
+    // The retry comes due: it is not posted, and the delivery ends failed, saying why.
+    await ctx.gw.advance('2h');
+    await untilIdle(ctx.gw);
+    expect(hook.requests).toHaveLength(2);
+    const [stopped] = await deliveriesOf(account, waiting);
+    expect(stopped).toMatchObject({ status: 'failed', nextAttemptAt: null });
+    expect(stopped.attempts.at(-1).error).toMatch(/disabled/);
+
+    // A new event is not delivered to it at all.
+    expect(await deliveriesOf(account, await contactWrites(account))).toEqual([]);
+    expect(hook.requests).toHaveLength(2);
+
+    status = 200;
+    const enabled = await api(ctx.gw, account, 'POST', `webhooks/${id}/enable`);
+    expect(enabled.status).toBe(200);
+    expect(enabled.body).toMatchObject({ id, status: 'enabled', disabledReason: null, disabledAt: null });
+    expect((await api(ctx.gw, account, 'GET', `webhooks/${id}`)).body).toEqual(enabled.body);
+    expect(await deliveriesOf(account, await contactWrites(account))).toMatchObject([{ status: 'sent' }]);
+    expect(hook.requests).toHaveLength(3);
+  });
+
+  test('enabling one that is enabled changes nothing; an unknown or foreign id is 404', async () => {
+    const hook = await receiver(() => ({ status: 200 }));
+    const { account, id } = await subscribed(hook.url);
+    const before = await api(ctx.gw, account, 'GET', `webhooks/${id}`);
+    const enabled = await api(ctx.gw, account, 'POST', `webhooks/${id}/enable`);
+    expect(enabled.status).toBe(200);
+    expect(enabled.body).toEqual(before.body);
+    const stranger = await createAccount(ctx.gw);
+    expectApiError(await api(ctx.gw, stranger, 'POST', `webhooks/${id}/enable`), 404, 'WEBHOOK_NOT_FOUND');
+    expectApiError(await api(ctx.gw, account, 'POST', 'webhooks/whk_unknown/enable'), 404, 'WEBHOOK_NOT_FOUND');
+  });
+
+  test("the console's stream tells webhooks.updated when one is disabled and when it is enabled again", async () => {
+    let status = 410;
+    const hook = await receiver(() => ({ status }));
+    const owner = await consoleAccount(ctx.gw);
+    const { account, id } = await subscribed(hook.url, owner);
+    const session = await signIn(ctx.gw, owner.email, owner.password);
+    const stream = await openStream(ctx.gw, '/console/api/stream', { cookie: session.cookie });
+    try {
+      const told = () => stream.events.filter((e) => e.event === 'webhooks.updated');
+      await contactWrites(account);
+      await stream.until(() => told().length === 1);
+      expect(told()[0]!.data).toEqual({});
+      status = 200;
+      await api(ctx.gw, account, 'POST', `webhooks/${id}/enable`);
+      await stream.until(() => told().length === 2);
+      // Told once: a delivery that goes through again changes nothing the console shows.
+      await contactWrites(account);
+      expect(hook.requests).toHaveLength(2);
+      expect(told()).toHaveLength(2);
+    } finally {
+      stream.close();
+    }
+  });
+});
