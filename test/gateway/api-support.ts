@@ -55,7 +55,15 @@ export function api<T = any>(
 export { advanceClock, createAccount, request, untilIdle };
 
 /** What a webhook subscription tells of itself before any delivery to it. */
-export const NEW_WEBHOOK = { status: 'enabled', disabledAt: null, disabledReason: null };
+export const NEW_WEBHOOK = {
+  status: 'enabled',
+  disabledAt: null,
+  disabledReason: null,
+  lastSuccessAt: null,
+  lastFailure: null,
+  consecutiveFailures: 0,
+  failingSince: null,
+};
 
 /** What a contact is told at a hand-off where neither the campaign nor the account sets words of its own. */
 export const HANDOFF_NOTICE = 'Thanks for your message! A member of our team will get back to you shortly.';

@@ -123,3 +123,78 @@ describe('a receiver answering 410 Gone', () => {
     }
   });
 });
+
+describe("a subscription's health", () => {
+  test('tells its last success, its last failure and how many attempts failed since the last success', async () => {
+    let status = 200;
+    const hook = await receiver(() => ({ status }));
+    const { account, id } = await subscribed(hook.url);
+    const health = async () => {
+      const { lastSuccessAt, lastFailure, consecutiveFailures, failingSince } = (
+        await api(ctx.gw, account, 'GET', `webhooks/${id}`)
+      ).body;
+      return { lastSuccessAt, lastFailure, consecutiveFailures, failingSince };
+    };
+    expect(await health()).toEqual({
+      lastSuccessAt: null,
+      lastFailure: null,
+      consecutiveFailures: 0,
+      failingSince: null,
+    });
+
+    const firstSent = (await deliveriesOf(account, await contactWrites(account)))[0].attempts[0].at;
+    expect(await health()).toEqual({
+      lastSuccessAt: firstSent,
+      lastFailure: null,
+      consecutiveFailures: 0,
+      failingSince: null,
+    });
+
+    status = 500;
+    await ctx.gw.advance('1m');
+    const failing = await contactWrites(account);
+    const [firstFailure] = (await deliveriesOf(account, failing))[0].attempts;
+    expect(await health()).toEqual({
+      lastSuccessAt: firstSent,
+      lastFailure: { at: firstFailure.at, status: 500, error: 'Receiver answered HTTP 500' },
+      consecutiveFailures: 1,
+      failingSince: firstFailure.at,
+    });
+
+    // Its retry fails too: two in a row, failing since the first.
+    await ctx.gw.advance('2h');
+    await untilIdle(ctx.gw);
+    const retried = (await deliveriesOf(account, failing))[0].attempts[1];
+    expect(await health()).toEqual({
+      lastSuccessAt: firstSent,
+      lastFailure: { at: retried.at, status: 500, error: 'Receiver answered HTTP 500' },
+      consecutiveFailures: 2,
+      failingSince: firstFailure.at,
+    });
+    expect((await api(ctx.gw, account, 'GET', 'webhooks')).body.data[0]).toMatchObject(await health());
+
+    // A success ends the run of failures; the last failure stays told.
+    status = 200;
+    const sentAgain = (await deliveriesOf(account, await contactWrites(account)))[0].attempts[0].at;
+    expect(await health()).toEqual({
+      lastSuccessAt: sentAgain,
+      lastFailure: { at: retried.at, status: 500, error: 'Receiver answered HTTP 500' },
+      consecutiveFailures: 0,
+      failingSince: null,
+    });
+  });
+
+  test('a receiver that gives no answer is a failure with no status, and the reason', async () => {
+    const hook = await receiver(() => ({ status: 200 }));
+    const { account, id } = await subscribed(hook.url);
+    await hook.close();
+    await contactWrites(account);
+    const { lastFailure, consecutiveFailures } = (await api(ctx.gw, account, 'GET', `webhooks/${id}`)).body;
+    expect(consecutiveFailures).toBe(1);
+    expect(lastFailure).toEqual({
+      at: expect.stringMatching(/Z$/),
+      status: null,
+      error: expect.stringMatching(/ECONNREFUSED/),
+    });
+  });
+});

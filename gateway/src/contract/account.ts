@@ -129,6 +129,19 @@ export const webhook = z
       .enum(WEBHOOK_DISABLED_REASONS)
       .nullable()
       .describe('gone: its receiver answered 410 Gone; null while enabled'),
+    lastSuccessAt: nullableTimestamp.describe(
+      'When the last delivery it took was posted (to the minute: a success within a minute of the one told is not written down)',
+    ),
+    lastFailure: z
+      .object({
+        at: timestamp,
+        status: z.number().int().nullable().describe("The receiver's HTTP status; null when it gave none"),
+        error: z.string(),
+      })
+      .nullable()
+      .describe('Its last failed attempt; null when none failed'),
+    consecutiveFailures: z.number().int().describe('Attempts failed since the last success'),
+    failingSince: nullableTimestamp.describe('When the first of those failed; null when the last attempt succeeded'),
   })
   .meta({ id: 'Webhook' });
 export const webhookWithSecret = webhook.extend({

@@ -7,14 +7,44 @@ import { subscriptionsChanged } from './webhook-changes.js';
 const GONE = 410;
 
 /**
- * What an attempt posted to a subscription tells of it, in the transaction that records the attempt: a receiver
- * that answered 410 Gone disables it. Answers the subscription when this attempt disabled it.
+ * A success this close after the one written down is not written: a busy subscription's deliveries would otherwise
+ * each take their turn on it, one write more per event, to move its time by less than anyone reads.
  */
-export async function noteAttempt(tx: Tx, subscriptionId: string, attempt: Attempt): Promise<Subscription | undefined> {
-  if (attempt.status !== GONE) return undefined;
+const SUCCESS_PRECISION_MS = 60_000;
+
+/**
+ * What an attempt posted to a subscription tells of it, in the transaction that records the attempt: its last
+ * success, its last failure and the run of failures since the success; a receiver that answered 410 Gone disables
+ * it. `before` is the subscription as read before the post. Answers the subscription when this attempt disabled it.
+ */
+export async function noteAttempt(
+  tx: Tx,
+  before: Subscription,
+  attempt: Attempt,
+  ok: boolean,
+): Promise<Subscription | undefined> {
+  if (ok && !before.consecutiveFailures && sinceSuccess(before, attempt) < SUCCESS_PRECISION_MS) return undefined;
   // Deliveries to one subscription settle in many jobs at once: they take turns on it.
-  const sub = await tx.lock<Subscription>('webhooks', subscriptionId);
-  if (!sub || sub.disabledAt) return undefined;
+  const sub = await tx.lock<Subscription>('webhooks', before.id);
+  if (!sub) return undefined;
+  if (ok) {
+    // Attempts settle in any order: the latest success is kept.
+    const lastSuccessAt = sub.lastSuccessAt && sub.lastSuccessAt > attempt.at ? sub.lastSuccessAt : attempt.at;
+    await tx.update<Subscription>('webhooks', sub.id, { lastSuccessAt, consecutiveFailures: 0, failingSince: null });
+    return undefined;
+  }
+  const failure: Partial<Subscription> = {
+    lastFailure: { at: attempt.at, status: attempt.status, error: attempt.error ?? 'failed' },
+    consecutiveFailures: (sub.consecutiveFailures ?? 0) + 1,
+    failingSince: sub.failingSince ?? attempt.at,
+  };
+  if (attempt.status !== GONE || sub.disabledAt) {
+    await tx.update<Subscription>('webhooks', sub.id, failure);
+    return undefined;
+  }
   subscriptionsChanged(tx, sub.accountId);
-  return tx.update<Subscription>('webhooks', sub.id, { disabledAt: now(), disabledReason: 'gone' });
+  return tx.update<Subscription>('webhooks', sub.id, { ...failure, disabledAt: now(), disabledReason: 'gone' });
 }
+
+const sinceSuccess = (sub: Subscription, attempt: Attempt) =>
+  sub.lastSuccessAt ? Date.parse(attempt.at) - Date.parse(sub.lastSuccessAt) : Infinity;

@@ -23,6 +23,11 @@ export interface Subscription {
   /** Set while no event is posted to it (absent on subscriptions made before it could be). */
   disabledAt?: string | null;
   disabledReason?: DisabledReason | null;
+  /** Its health, from the attempts posted to it (webhook-health.ts); absent before the first. */
+  lastSuccessAt?: string | null;
+  lastFailure?: { at: string; status: number | null; error: string } | null;
+  consecutiveFailures?: number;
+  failingSince?: string | null;
 }
 
 export type DisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
@@ -65,6 +70,10 @@ export const publicSubscription = (s: Subscription): Answer<typeof webhook> => (
   status: s.disabledAt ? 'disabled' : 'enabled',
   disabledAt: s.disabledAt ?? null,
   disabledReason: s.disabledAt ? (s.disabledReason ?? null) : null,
+  lastSuccessAt: s.lastSuccessAt ?? null,
+  lastFailure: s.lastFailure ?? null,
+  consecutiveFailures: s.consecutiveFailures ?? 0,
+  failingSince: s.failingSince ?? null,
 });
 
 export async function getSubscription(r: Reader, accountId: string, id: string): Promise<Subscription> {
@@ -200,7 +209,7 @@ export async function emit<E extends EventType>(
 export async function receiverNow(
   r: Reader,
   delivery: Pick<Delivery, 'target' | 'accountId'>,
-): Promise<{ url: string; secrets: string[] } | { gone: string }> {
+): Promise<{ url: string; secrets: string[]; subscription?: Subscription } | { gone: string }> {
   if (delivery.target === OWNER_TARGET) {
     const account = await r.get<Account>('accounts', delivery.accountId);
     if (!account?.customChannelWebhookUrl) return { gone: NO_RECEIVER };
@@ -210,5 +219,5 @@ export async function receiverNow(
   if (!sub) return { gone: 'The webhook subscription was deleted' };
   // Its retries stop with it: a receiver that asked for no more (410 Gone) gets none.
   if (sub.disabledAt) return { gone: 'The webhook subscription is disabled' };
-  return { url: sub.url, secrets: [sub.secret] };
+  return { url: sub.url, secrets: [sub.secret], subscription: sub };
 }

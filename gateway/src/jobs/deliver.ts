@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import { metrics } from '../metrics.js';
 import { settleDeliveries } from '../engine/message-status.js';
-import { OWNER_TARGET, receiverNow, type Attempt, type Delivery, type Subscription } from '../domain/webhooks.js';
+import { receiverNow, type Attempt, type Delivery, type Subscription } from '../domain/webhooks.js';
 import { noteAttempt } from '../domain/webhook-health.js';
 import { now } from '../ids.js';
 import { readAgain, type Job, type JobResult } from '../store/store.js';
@@ -28,9 +28,8 @@ export async function deliver(gw: JobContext, job: Job<JobKinds['deliver']>): Pr
   ]);
   if (!delivery || delivery.status !== 'pending') return;
   const receiver = (target === delivery.target && named) || (await receiverNow(gw.store, delivery));
-  // Nothing is posted: the receiver's health is not in question.
-  if ('gone' in receiver) return record(gw, delivery, delivery.url, failure(receiver.gone), { posted: false });
-  const { url, secrets } = receiver;
+  if ('gone' in receiver) return record(gw, delivery, delivery.url, failure(receiver.gone));
+  const { url, secrets, subscription } = receiver;
 
   const body = JSON.stringify(delivery.payload);
   const started = clockNow();
@@ -46,20 +45,20 @@ export async function deliver(gw: JobContext, job: Job<JobKinds['deliver']>): Pr
       error: ok ? null : `Receiver answered HTTP ${res.statusCode}`,
       responseExcerpt: res.body ? String(res.body).slice(0, 500) : null,
     };
-    if (ok) return record(gw, delivery, url, attempt, { sent: true });
-    if (!RETRYABLE(res.statusCode)) return record(gw, delivery, url, attempt);
+    if (ok) return record(gw, delivery, url, attempt, { sent: true, subscription });
+    if (!RETRYABLE(res.statusCode)) return record(gw, delivery, url, attempt, { subscription });
     retryAfterMs = parseRetryAfter(res.headers['retry-after']);
   } catch (err) {
     attempt = { ...failure(noAnswer(gw, err)), latencyMs: clockNow() - started, at: new Date(started).toISOString() };
     // The operator's policy will refuse the next attempt too.
-    if (isTargetRefused(err)) return record(gw, delivery, url, attempt);
+    if (isTargetRefused(err)) return record(gw, delivery, url, attempt, { subscription });
   }
   const delays = gw.config.webhookRetryDelaysMs;
   // A delivery sent again by hand gets the whole schedule anew.
   const retriesDone = delivery.attempts.length - (delivery.roundStart ?? 0);
-  if (retriesDone >= delays.length) return record(gw, delivery, url, attempt);
+  if (retriesDone >= delays.length) return record(gw, delivery, url, attempt, { subscription });
   const delay = retryAfterMs ?? jitter(delays[retriesDone]!);
-  return record(gw, delivery, url, attempt, { retryAt: clockNow() + delay });
+  return record(gw, delivery, url, attempt, { retryAt: clockNow() + delay, subscription });
 }
 
 function failure(error: string): Attempt {
@@ -68,18 +67,18 @@ function failure(error: string): Attempt {
 
 /**
  * Records an attempt at `url`, where the delivery then went (an export of the contact lists it): `sent`, waiting for
- * its retry at `retryAt`, or else failed; one `posted` to a subscription tells of that subscription too.
+ * its retry at `retryAt`, or else failed. One posted to a `subscription` (as read before the post) tells of its
+ * health too; one not posted (the receiver gone) tells nothing of it.
  */
 async function record(
   gw: Gateway,
   delivery: Delivery,
   url: string,
   attempt: Attempt,
-  { sent = false, retryAt, posted = true }: { sent?: boolean; retryAt?: number; posted?: boolean } = {},
+  { sent = false, retryAt, subscription }: { sent?: boolean; retryAt?: number; subscription?: Subscription } = {},
 ): Promise<JobResult> {
   const retry = retryAt !== undefined;
   const status: Delivery['status'] = sent ? 'sent' : retry ? 'pending' : 'failed';
-  const subscription = posted && delivery.target !== OWNER_TARGET ? delivery.target : undefined;
   let disabled: Subscription | undefined;
   // A reply's deliveries decide its status (spec §3.1); an event that only names a message (message_received) does not.
   const reply = delivery.event === 'reply' ? delivery.messageId : null;
@@ -101,7 +100,7 @@ async function record(
       updatedAt: now(),
     });
     if (reply) await settleDeliveries(tx, reply);
-    disabled = subscription ? await noteAttempt(tx, subscription, attempt) : undefined;
+    disabled = subscription ? await noteAttempt(tx, subscription, attempt, sent) : undefined;
   });
   if (disabled)
     gw.log.warn(

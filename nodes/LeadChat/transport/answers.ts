@@ -364,6 +364,23 @@ export interface components {
       disabledAt: string | null;
       /** @description gone: its receiver answered 410 Gone; null while enabled */
       disabledReason: 'gone' | null;
+      /** @description When the last delivery it took was posted (to the minute: a success within a minute of the one told is not written down) */
+      lastSuccessAt: string | null;
+      /** @description Its last failed attempt; null when none failed */
+      lastFailure: {
+        /**
+         * Format: date-time
+         * @description An ISO 8601 time in UTC
+         */
+        at: string;
+        /** @description The receiver's HTTP status; null when it gave none */
+        status: number | null;
+        error: string;
+      } | null;
+      /** @description Attempts failed since the last success */
+      consecutiveFailures: number;
+      /** @description When the first of those failed; null when the last attempt succeeded */
+      failingSince: string | null;
     };
     /**
      * A reply to deliver on a custom channel
@@ -697,6 +714,23 @@ export interface components {
       disabledAt: string | null;
       /** @description gone: its receiver answered 410 Gone; null while enabled */
       disabledReason: 'gone' | null;
+      /** @description When the last delivery it took was posted (to the minute: a success within a minute of the one told is not written down) */
+      lastSuccessAt: string | null;
+      /** @description Its last failed attempt; null when none failed */
+      lastFailure: {
+        /**
+         * Format: date-time
+         * @description An ISO 8601 time in UTC
+         */
+        at: string;
+        /** @description The receiver's HTTP status; null when it gave none */
+        status: number | null;
+        error: string;
+      } | null;
+      /** @description Attempts failed since the last success */
+      consecutiveFailures: number;
+      /** @description When the first of those failed; null when the last attempt succeeded */
+      failingSince: string | null;
       /** @description Shown this once: signs what the subscription receives */
       secret: string;
     };
