@@ -198,3 +198,57 @@ describe("a subscription's health", () => {
     });
   });
 });
+
+describe('a subscription failing for 5 days', () => {
+  test('is disabled once every attempt failed for 5 days, saying so; enabled again, it has 5 days anew', async () => {
+    const hook = await receiver(() => ({ status: 500 }));
+    const { account, id } = await subscribed(hook.url);
+    const read = async () => (await api(ctx.gw, account, 'GET', `webhooks/${id}`)).body;
+
+    await contactWrites(account);
+    const since = (await read()).failingSince;
+    await ctx.gw.advance('4d');
+    await contactWrites(account);
+    expect(await read()).toMatchObject({ status: 'enabled', failingSince: since });
+
+    // A day later, an attempt fails again: 5 days of nothing but failures.
+    await ctx.gw.advance('1d');
+    await contactWrites(account);
+    const disabled = await read();
+    expect(disabled).toMatchObject({
+      status: 'disabled',
+      disabledReason: 'failing',
+      disabledAt: disabled.lastFailure.at,
+      failingSince: since,
+    });
+    expect(Date.parse(disabled.disabledAt) - Date.parse(since)).toBeGreaterThanOrEqual(5 * 86_400_000);
+    const posted = hook.requests.length;
+    expect(await deliveriesOf(account, await contactWrites(account))).toEqual([]);
+    expect(hook.requests).toHaveLength(posted);
+
+    // Enabled again, its failures so far are forgiven: the next one does not disable it at once.
+    const enabled = await api(ctx.gw, account, 'POST', `webhooks/${id}/enable`);
+    expect(enabled.body).toMatchObject({ status: 'enabled', consecutiveFailures: 0, failingSince: null });
+    await contactWrites(account);
+    expect(await read()).toMatchObject({ status: 'enabled', consecutiveFailures: 1 });
+  });
+
+  test('a success within the 5 days starts them again', async () => {
+    let status = 500;
+    const hook = await receiver(() => ({ status }));
+    const { account, id } = await subscribed(hook.url);
+    await contactWrites(account);
+    await ctx.gw.advance('3d');
+    status = 200;
+    await contactWrites(account);
+    status = 500;
+    await ctx.gw.advance('1m');
+    await contactWrites(account);
+    await ctx.gw.advance('3d');
+    await contactWrites(account);
+    expect((await api(ctx.gw, account, 'GET', `webhooks/${id}`)).body).toMatchObject({
+      status: 'enabled',
+      consecutiveFailures: expect.any(Number),
+    });
+  });
+});

@@ -112,8 +112,8 @@ export const invitation = member
   .extend({ role: z.enum(MEMBER_ROLES), inviteUrl: z.string(), inviteExpiresAt: timestamp })
   .meta({ id: 'Invitation' });
 
-/** Why deliveries to a subscription stopped: its receiver answered 410 Gone. */
-export const WEBHOOK_DISABLED_REASONS = ['gone'] as const;
+/** Why deliveries to a subscription stopped: its receiver answered 410 Gone, or every attempt failed for 5 days. */
+export const WEBHOOK_DISABLED_REASONS = ['gone', 'failing'] as const;
 
 export const webhook = z
   .object({
@@ -128,7 +128,9 @@ export const webhook = z
     disabledReason: z
       .enum(WEBHOOK_DISABLED_REASONS)
       .nullable()
-      .describe('gone: its receiver answered 410 Gone; null while enabled'),
+      .describe(
+        'gone: its receiver answered 410 Gone; failing: every attempt failed for 5 days (see failingSince); null while enabled',
+      ),
     lastSuccessAt: nullableTimestamp.describe(
       'When the last delivery it took was posted (to the minute: a success within a minute of the one told is not written down)',
     ),

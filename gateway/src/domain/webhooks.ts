@@ -118,7 +118,12 @@ export async function enableSubscription(gw: Gateway, accountId: string, id: str
     const sub = await getSubscription(tx, accountId, id);
     if (!sub.disabledAt) return sub;
     subscriptionsChanged(tx, accountId);
-    return tx.update<Subscription>('webhooks', id, { disabledAt: null, disabledReason: null });
+    return tx.update<Subscription>('webhooks', id, {
+      disabledAt: null,
+      disabledReason: null,
+      consecutiveFailures: 0,
+      failingSince: null,
+    });
   });
 }
 

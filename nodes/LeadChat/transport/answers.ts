@@ -362,8 +362,8 @@ export interface components {
       status: 'enabled' | 'disabled';
       /** @description When it was disabled; null while enabled */
       disabledAt: string | null;
-      /** @description gone: its receiver answered 410 Gone; null while enabled */
-      disabledReason: 'gone' | null;
+      /** @description gone: its receiver answered 410 Gone; failing: every attempt failed for 5 days (see failingSince); null while enabled */
+      disabledReason: ('gone' | 'failing') | null;
       /** @description When the last delivery it took was posted (to the minute: a success within a minute of the one told is not written down) */
       lastSuccessAt: string | null;
       /** @description Its last failed attempt; null when none failed */
@@ -712,8 +712,8 @@ export interface components {
       status: 'enabled' | 'disabled';
       /** @description When it was disabled; null while enabled */
       disabledAt: string | null;
-      /** @description gone: its receiver answered 410 Gone; null while enabled */
-      disabledReason: 'gone' | null;
+      /** @description gone: its receiver answered 410 Gone; failing: every attempt failed for 5 days (see failingSince); null while enabled */
+      disabledReason: ('gone' | 'failing') | null;
       /** @description When the last delivery it took was posted (to the minute: a success within a minute of the one told is not written down) */
       lastSuccessAt: string | null;
       /** @description Its last failed attempt; null when none failed */
