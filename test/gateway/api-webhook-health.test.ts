@@ -252,3 +252,27 @@ describe('a subscription failing for 5 days', () => {
     });
   });
 });
+
+describe('subscriptions per account', () => {
+  test('at most 50: the 51st is 409 TOO_MANY_WEBHOOKS and nothing is made; one deleted makes room', async () => {
+    const account = await createAccount(ctx.gw);
+    const create = (n: number) =>
+      api(ctx.gw, account, 'POST', 'webhooks', {
+        body: { url: `https://hooks.example.com/${n}`, events: ['reply'] },
+      });
+    const made: string[] = [];
+    for (let n = 0; n < 50; n++) {
+      const res = await create(n);
+      expect(res.status).toBe(201);
+      made.push(res.body.id);
+    }
+    const refused = await create(50);
+    expectApiError(refused, 409, 'TOO_MANY_WEBHOOKS');
+    expect(refused.body.error.message).toMatch(/50/);
+    const listed = await api(ctx.gw, account, 'GET', 'webhooks?limit=100');
+    expect(listed.body.data.map((w: { id: string }) => w.id)).toEqual(made);
+
+    expect((await api(ctx.gw, account, 'DELETE', `webhooks/${made[0]}`)).status).toBe(204);
+    expect((await create(51)).status).toBe(201);
+  });
+});

@@ -1,5 +1,5 @@
 import type { Gateway } from '../context.js';
-import { notFound } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Store, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
@@ -82,6 +82,12 @@ export async function getSubscription(r: Reader, accountId: string, id: string):
   return sub;
 }
 
+/**
+ * Subscriptions an account may hold: many more than its workflows need (Stripe allows 16 endpoints), while every
+ * event reads them all and a loop that subscribes without end is stopped.
+ */
+export const MAX_SUBSCRIPTIONS = 50;
+
 /** `events` come deduplicated from the request schema. */
 export async function subscribe(
   gw: Gateway,
@@ -90,16 +96,24 @@ export async function subscribe(
   events: EventType[],
 ): Promise<Subscription> {
   await checkTarget(gw, url, 'url');
-  return gw.store.transact(async (tx) =>
-    tx.insert<Subscription>('webhooks', {
+  return gw.store.transact(async (tx) => {
+    // Two subscriptions made at once take turns, so that both count the other.
+    await tx.lock('accounts', accountId);
+    if ((await subscriptionsOf(tx, accountId)).length >= MAX_SUBSCRIPTIONS)
+      throw new ApiError(
+        409,
+        'TOO_MANY_WEBHOOKS',
+        `An account holds at most ${MAX_SUBSCRIPTIONS} webhook subscriptions: delete one it no longer needs first`,
+      );
+    return tx.insert<Subscription>('webhooks', {
       id: newId('whk'),
       accountId,
       url,
       events,
       secret: newWebhookSecret(),
       createdAt: now(),
-    }),
-  );
+    });
+  });
 }
 
 export async function unsubscribe(gw: Gateway, accountId: string, id: string): Promise<void> {

@@ -906,10 +906,11 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'createWebhook',
       tag: 'Webhooks',
       summary: 'Subscribe a URL to events',
-      description: "The answer carries the subscription's signing secret, shown this once.",
+      description:
+        "The answer carries the subscription's signing secret, shown this once. An account holds at most 50 subscriptions (409 TOO_MANY_WEBHOOKS).",
       body: schemas.webhookCreate,
       answers: { 201: webhookWithSecret },
-      errors: { 400: ['TARGET_REFUSED'] },
+      errors: { 400: ['TARGET_REFUSED'], 409: ['TOO_MANY_WEBHOOKS'] },
     },
     get: {
       id: 'listWebhooks',
