@@ -50,6 +50,12 @@ export const MAX_CUSTOM_FIELDS = 50;
 /** How many external IDs (custom channel labels) a contact holds. */
 export const MAX_EXTERNAL_IDS = 20;
 
+/**
+ * Webhook subscriptions an account may hold: many more than its workflows need (Stripe allows 16 endpoints), while
+ * every event reads them all and a loop that subscribes without end is stopped. The console reads them in one page.
+ */
+export const MAX_WEBHOOKS = 50;
+
 /** The field separators a CSV import takes (`delimiter` of POST /v1/lists/{id}/imports). */
 export const IMPORT_DELIMITERS = [',', ';', '\t', '|'] as const;
 

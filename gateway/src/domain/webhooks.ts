@@ -1,3 +1,4 @@
+import { MAX_WEBHOOKS } from '../api-contract.js';
 import type { Gateway } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
@@ -82,12 +83,6 @@ export async function getSubscription(r: Reader, accountId: string, id: string):
   return sub;
 }
 
-/**
- * Subscriptions an account may hold: many more than its workflows need (Stripe allows 16 endpoints), while every
- * event reads them all and a loop that subscribes without end is stopped.
- */
-export const MAX_SUBSCRIPTIONS = 50;
-
 /** `events` come deduplicated from the request schema. */
 export async function subscribe(
   gw: Gateway,
@@ -99,11 +94,11 @@ export async function subscribe(
   return gw.store.transact(async (tx) => {
     // Two subscriptions made at once take turns, so that both count the other.
     await tx.lock('accounts', accountId);
-    if ((await subscriptionsOf(tx, accountId)).length >= MAX_SUBSCRIPTIONS)
+    if ((await subscriptionsOf(tx, accountId)).length >= MAX_WEBHOOKS)
       throw new ApiError(
         409,
         'TOO_MANY_WEBHOOKS',
-        `An account holds at most ${MAX_SUBSCRIPTIONS} webhook subscriptions: delete one it no longer needs first`,
+        `An account holds at most ${MAX_WEBHOOKS} webhook subscriptions: delete one it no longer needs first`,
       );
     return tx.insert<Subscription>('webhooks', {
       id: newId('whk'),

@@ -4,7 +4,15 @@
  * says. Types only: `import type` keeps the schemas, and zod, out of the browser's bundle.
  */
 import type { z } from 'zod';
-import type { apiKey, channels, invitation, member, settings, webhookTestResult } from '../../contract/account.js';
+import type {
+  apiKey,
+  channels,
+  invitation,
+  member,
+  settings,
+  webhook,
+  webhookTestResult,
+} from '../../contract/account.js';
 import type { botSettings, botTest, unanswered } from '../../contract/bot.js';
 import type {
   campaign,
@@ -61,6 +69,8 @@ export type Unanswered = Answer<typeof unanswered>;
 export type Settings = Answer<typeof settings>;
 export type BotSettings = Answer<typeof botSettings>;
 export type WebhookTestResult = Answer<typeof webhookTestResult>;
+/** A webhook subscription (GET /v1/webhooks), with its status and its receiver's health. */
+export type Webhook = Answer<typeof webhook>;
 export type ApiKey = Answer<typeof apiKey>;
 export type Channels = Answer<typeof channels>;
 

@@ -15,6 +15,7 @@ export interface LiveEvent {
     | 'conversation.updated'
     | 'conversation.removed'
     | 'credits.updated'
+    | 'webhooks.updated'
     | 'reset';
   data: {
     conversationId?: string;
@@ -40,6 +41,7 @@ const EVENTS: Array<LiveEvent['event']> = [
   'conversation.updated',
   'conversation.removed',
   'credits.updated',
+  'webhooks.updated',
   'reset',
 ];
 /** A stream not open by then is taken as down (a proxy holding it back): the pages poll until it opens. */

@@ -1,11 +1,13 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { canAct } from '../../../api-contract.js';
 import { mayOpen, PAGES, SIGN_IN_PATH, type ConsolePage } from '../../pages.js';
 import { leaveFor } from '../api.js';
 import { ROLE_LABEL } from '../roles.js';
 import { Link } from '../router.js';
 import { signOut, type SessionInfo } from '../session.js';
 import { BalanceBanner, useCredits } from './balance.js';
+import { WebhooksBanner } from './webhooks-banner.js';
 
 /**
  * The frame of every signed-in page: who is signed in (their name and role, on which account), sign-out, the
@@ -97,6 +99,7 @@ export function Shell(props: {
         </nav>
         <main id="main" ref={main} tabIndex={-1}>
           <BalanceBanner credits={credits} />
+          <WebhooksBanner mayManage={canAct(member.role, 'admin')} />
           {props.children}
         </main>
       </div>

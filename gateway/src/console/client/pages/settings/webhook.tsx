@@ -7,12 +7,14 @@ import { Loading, useResource } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
 import { dateTime } from '../../team.js';
 import { HelpTextPanel } from './help-text.js';
+import { WebhookSubscriptionsPanel } from './webhook-subscriptions.js';
 import { WebhookTestPanel } from './webhook-test.js';
 
 /**
  * Spec §4.7: the address the gateway posts replies of the custom channel to, and the secret that signs them
  * (Standard Webhooks: webhook-id, webhook-timestamp and webhook-signature headers); a test event to check the
- * receiver; and the answer to HELP, the other setting of /v1/settings.
+ * receiver; the other receivers of events, subscribed through the API, with their health; and the answer to HELP,
+ * the other setting of /v1/settings.
  */
 export function WebhookPage() {
   const settings = useResource<Settings>('/v1/settings');
@@ -95,6 +97,7 @@ export function WebhookPage() {
         )}
       </Panel>
       <WebhookTestPanel />
+      <WebhookSubscriptionsPanel />
       <HelpTextPanel helpText={settings.data.helpText} onSaved={settings.setData} />
     </>
   );
