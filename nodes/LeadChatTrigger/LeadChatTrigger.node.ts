@@ -104,7 +104,9 @@ function sameEvents(a: unknown, b: EventName[]): boolean {
  * static data lost (a workflow imported again, a failed deactivation). A server without the list (404, 405) has none
  * to show (a server without it has no automatic registration either).
  */
-async function subscriptionsForUrl(this: IHookFunctions): Promise<Array<{ id: string; events?: unknown }>> {
+async function subscriptionsForUrl(
+  this: IHookFunctions,
+): Promise<Array<{ id: string; events?: unknown; status?: unknown }>> {
   const url = this.getNodeWebhookUrl('default');
   const { records, statusCode } = await (leadChatPaged<'/webhooks'>).call(this, {
     path: '/webhooks',
@@ -113,7 +115,24 @@ async function subscriptionsForUrl(this: IHookFunctions): Promise<Array<{ id: st
   if (statusCode === 404 || statusCode === 405) return [];
   return records
     .filter((subscription) => typeof subscription.id === 'string' && subscription.url === url)
-    .map((subscription) => ({ id: subscription.id as string, events: subscription.events }));
+    .map((subscription) => ({
+      id: subscription.id as string,
+      events: subscription.events,
+      status: subscription.status,
+    }));
+}
+
+/**
+ * Enables a subscription the server disabled (its receiver answered 410 Gone, or every delivery failed for days):
+ * the workflow activated again is the sign its receiver is back. False when it is gone meanwhile.
+ */
+async function enableSubscription(this: IHookFunctions, id: string): Promise<boolean> {
+  const response = await leadChatRequest.call(this, {
+    method: 'POST',
+    path: `/webhooks/${encodeURIComponent(id)}/enable`,
+    notFoundCode: 'WEBHOOK_NOT_FOUND',
+  });
+  return response.statusCode === 200;
 }
 
 /** Unsubscribes one; a subscription already gone (404 WEBHOOK_NOT_FOUND) counts as removed, no other 404 does. */
@@ -240,7 +259,11 @@ export class LeadChatTrigger implements INodeType {
         const found = await subscriptionsForUrl.call(this);
         const stored = data.webhookId ? found.find((subscription) => subscription.id === data.webhookId) : undefined;
         const current =
-          stored !== undefined && sameEvents(stored.events, selectedEvents.call(this)) && Boolean(data.webhookSecret);
+          stored !== undefined &&
+          sameEvents(stored.events, selectedEvents.call(this)) &&
+          Boolean(data.webhookSecret) &&
+          // Disabled on the server, it would hear nothing: enabled again, it keeps its id and secret.
+          (stored.status !== 'disabled' || (await enableSubscription.call(this, stored.id)));
         // Gone, for other events, or not this node's: start over with one fresh subscription.
         await unsubscribe.call(this, current ? stored.id : undefined, found);
         return current;

@@ -134,6 +134,34 @@ describe('LeadChat Trigger', () => {
       expect(after.body.data.map((s: { id: string }) => s.id)).toEqual([other.body.id]);
     });
 
+    test('a subscription disabled on the server (its receiver answered 410 Gone) is enabled again on activation: the same one, taking events again', async () => {
+      const account = await createAccount(gw);
+      const host = await hostFor(account, { events: ['reply'], registration: 'automatic' });
+      await host.activate();
+      const id = host.staticData.webhookId as string;
+      const reply = () =>
+        request(gw, 'POST', '/v1/send_custom_channel_message', {
+          apiKey: account.apiKey,
+          body: { customData: { fromId: 'visitor-9', customChannel: 'livechat', body: 'Hello again' } },
+        });
+      const subscription = async () =>
+        (await request(gw, 'GET', `/v1/webhooks/${id}`, { apiKey: account.apiKey })).body;
+
+      host.answerInstead = 410;
+      expect((await reply()).status).toBe(200);
+      await host.waitFor(() => host.deliveries.length === 1, 'the 410');
+      await untilIdle(gw);
+      expect(await subscription()).toMatchObject({ status: 'disabled', disabledReason: 'gone' });
+
+      host.answerInstead = undefined;
+      expect(await host.checkExists()).toBe(true);
+      expect(host.staticData.webhookId).toBe(id);
+      expect(await subscription()).toMatchObject({ status: 'enabled' });
+      expect((await reply()).status).toBe(200);
+      await host.waitFor(() => host.executions.length === 1, 'the reply execution');
+      await host.deactivate();
+    });
+
     test('a reply sent through the gateway starts one execution with the spec payload', async () => {
       const account = await createAccount(gw);
       const host = await hostFor(account, { events: ['reply'], registration: 'automatic' });

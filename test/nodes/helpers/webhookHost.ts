@@ -38,6 +38,8 @@ export interface Delivery {
 export class WebhookHost {
   readonly executions: RunResult[] = [];
   readonly deliveries: Delivery[] = [];
+  /** While set, what a proxy in front of n8n answers every request with, the trigger not reached (410 Gone…). */
+  answerInstead: number | undefined;
   private waiters: Array<() => void> = [];
   private running: Promise<unknown>[] = [];
 
@@ -149,6 +151,10 @@ export class WebhookHost {
     };
     res.on('finish', finish);
 
+    if (this.answerInstead !== undefined) {
+      response.status(this.answerInstead).json({ message: 'Answered before n8n' });
+      return;
+    }
     if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://x').pathname !== expectedPath) {
       response.status(404).json({ message: 'The requested webhook is not registered' });
       return;
