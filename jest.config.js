@@ -35,9 +35,9 @@ const postgresOnly = ['scale-out', 'migrate', 'store-contract', 'sessions-scale-
 /**
  * The fast tier on PostgreSQL: what behaves differently there. API files are here whole when a part of them is
  * PostgreSQL's own: the stream's notifications between processes, readiness through a database outage, the opening
- * burst shared by several processes, erasure leaving nothing in the database, the search keys' backfill, the
- * conversations' upgrade (a migration; a newer release's database refused), and a campaign's changes from one
- * version racing in transactions that run at once.
+ * burst shared by several processes, a conversation's replies posted in order by two processes, erasure leaving
+ * nothing in the database, the search keys' backfill, the conversations' upgrade (a migration; a newer release's
+ * database refused), and a campaign's changes from one version racing in transactions that run at once.
  */
 const postgresFast = [
   ...postgresOnly.map(file),
@@ -47,6 +47,7 @@ const postgresFast = [
   file('api-stream'),
   file('api-service'),
   file('api-opening-burst'),
+  file('api-reply-order'),
   file('api-contact-erasure'),
   file('api-contact-search'),
   file('api-upgrade'),

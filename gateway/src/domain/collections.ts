@@ -83,8 +83,12 @@ export const collections: CollectionSpec[] = [
   },
   { name: 'pacing', indexes: {} },
   { name: 'media', indexes: {} },
-  // Found by message, and by contact: an event about a contact (a hand-off) may name no message.
-  { name: 'deliveries', indexes: { message: { fields: ['messageId'] }, contact: { fields: ['contactId'] } } },
+  // Found by message, and by contact: an event about a contact (a hand-off) may name no message. And the pending
+  // replies of a conversation to a receiver by their turn, set only while pending (domain/reply-turns.ts).
+  {
+    name: 'deliveries',
+    indexes: { message: { fields: ['messageId'] }, contact: { fields: ['contactId'] }, turn: { fields: ['turn'] } },
+  },
   { name: 'webhooks', indexes: { account: { fields: ['accountId'] } } },
   { name: 'transactions', indexes: { account: { fields: ['accountId'] } } },
   { name: 'idempotency', indexes: { key: { unique: true, fields: ['accountId', 'key'] } } },

@@ -59,6 +59,10 @@ export interface Delivery {
   nextAttemptAt?: string | null;
   /** Set by a retry of its message: the attempts before this index were an earlier round, not counted against the retry schedule. */
   roundStart?: number;
+  /** A reply's, while it is pending: its conversation and receiver, whose replies go one at a time (reply-turns.ts). */
+  turn?: string | null;
+  /** The reply of the same turn made after this one while it was pending: it goes once this one is sent or failed. */
+  next?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -174,8 +178,21 @@ export async function queueDelivery<E extends EventType>(
   messageId: string | null,
   receiver: { target: string; url: string },
 ): Promise<Delivery> {
+  const delivery = await tx.insert<Delivery>('deliveries', newDelivery(accountId, event, payload, messageId, receiver));
+  await tx.enqueue(deliverJob(delivery));
+  return delivery;
+}
+
+/** A delivery of an event to one receiver, pending, not attempted yet. */
+export function newDelivery<E extends EventType>(
+  accountId: string,
+  event: E,
+  payload: EventPayload<E>,
+  messageId: string | null,
+  receiver: { target: string; url: string },
+): Delivery {
   const at = now();
-  const delivery = await tx.insert<Delivery>('deliveries', {
+  return {
     id: newId('dlv'),
     accountId,
     event,
@@ -188,9 +205,7 @@ export async function queueDelivery<E extends EventType>(
     attempts: [],
     createdAt: at,
     updatedAt: at,
-  });
-  await tx.enqueue(deliverJob(delivery));
-  return delivery;
+  };
 }
 
 /**

@@ -7,7 +7,8 @@ import { replyPayload, type Message } from '../domain/messages.js';
 import { priceOf } from '../domain/prices.js';
 import { HUMAN_AGENT_WINDOW_MS, inServiceWindow, SERVICE_WINDOW_MS } from '../domain/whatsapp.js';
 import { answersOnly } from '../api-contract.js';
-import { deliverJob, NO_RECEIVER, queueDelivery, receiversOf, type Delivery } from '../domain/webhooks.js';
+import { NO_RECEIVER, receiversOf, type Delivery } from '../domain/webhooks.js';
+import { queueReply, takeTurn, turnOf } from '../domain/reply-turns.js';
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
@@ -112,8 +113,9 @@ export async function readyToGo(
 /**
  * Hands a pending message to its channel in the caller's transaction, and answers its deliveries: on a custom
  * channel, a signed, retried delivery to each of its `receivers` (the Custom Channel Webhook and the `reply`
- * subscribers, spec §6.1), where a receiver that failed it before (`earlier`) gets that same delivery again; on SMS
- * and WhatsApp, a send job for the provider.
+ * subscribers, spec §6.1), each posted after the conversation's earlier replies to that receiver (reply-turns.ts),
+ * where a receiver that failed it before (`earlier`) gets that same delivery again; on SMS and WhatsApp, a send job
+ * for the provider.
  */
 export async function handOver(
   tx: Tx,
@@ -132,16 +134,18 @@ export async function handOver(
   for (const receiver of receivers) {
     const before = earlier.find((d) => d.event === 'reply' && d.target === receiver.target);
     if (!before) {
-      result.push(await queueDelivery(tx, account.id, 'reply', replyPayload(message), message.id, receiver));
+      result.push(await queueReply(tx, account.id, conversation.id, replyPayload(message), message.id, receiver));
     } else if (before.status === 'failed') {
-      // The same delivery (same webhook-id, so a receiver that did take it after all can tell), at today's URL.
+      // The same delivery (same webhook-id, so a receiver that did take it after all can tell), at today's URL, after
+      // the replies of the conversation still pending there: to the contact it is made now.
       const again = await tx.update<Delivery>('deliveries', before.id, {
         status: 'pending',
         url: receiver.url,
         roundStart: before.attempts.length,
+        turn: turnOf(conversation.id, receiver.target),
         updatedAt: now(),
       });
-      await tx.enqueue(deliverJob(again));
+      await takeTurn(tx, again);
       result.splice(result.indexOf(before), 1, again);
     }
   }

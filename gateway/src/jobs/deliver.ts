@@ -3,6 +3,7 @@ import { metrics } from '../metrics.js';
 import { settleDeliveries } from '../engine/message-status.js';
 import { receiverNow, type Attempt, type Delivery, type Subscription } from '../domain/webhooks.js';
 import { noteAttempt } from '../domain/webhook-health.js';
+import { leaveTurn } from '../domain/reply-turns.js';
 import { now } from '../ids.js';
 import { readAgain, type Job, type JobResult } from '../store/store.js';
 import type { JobKinds } from '../domain/job-kinds.js';
@@ -98,6 +99,8 @@ async function record(
       attempts: [...current.attempts, attempt],
       nextAttemptAt,
       updatedAt: now(),
+      // Sent, or failed for good: the conversation's next reply to this receiver goes.
+      ...(retry ? {} : await leaveTurn(tx, current)),
     });
     if (reply) await settleDeliveries(tx, reply);
     disabled = subscription ? await noteAttempt(tx, subscription, attempt, sent) : undefined;

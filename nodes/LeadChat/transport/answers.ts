@@ -384,7 +384,7 @@ export interface components {
     };
     /**
      * A reply to deliver on a custom channel
-     * @description An outgoing custom-channel message, written by the bot or a team member, for the receiver to deliver (spec §2.6). Posted to the Custom Channel Webhook URL and to every subscription to `reply`; it carries no `type`: the webhook-event header names it. A 2xx answer makes the message sent; the receivers' failure after every retry makes it failed.
+     * @description An outgoing custom-channel message, written by the bot or a team member, for the receiver to deliver (spec §2.6). Posted to the Custom Channel Webhook URL and to every subscription to `reply`; it carries no `type`: the webhook-event header names it. A 2xx answer makes the message sent; the receivers' failure after every retry makes it failed. A receiver gets the replies of one conversation one at a time, in the order they were made: each after the one before is sent or has failed for good.
      */
     ReplyEvent: {
       /** @description The service's contact ID */

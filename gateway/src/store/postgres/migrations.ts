@@ -375,6 +375,13 @@ ALTER TABLE leadchat_migrations ADD COLUMN IF NOT EXISTS gateway_version text;
 CREATE INDEX IF NOT EXISTS "external_ids_by_contact" ON "external_ids" ((doc->>'contactId'), seq) WHERE doc->>'contactId' IS NOT NULL;
 `,
   },
+  {
+    version: 23,
+    name: "a conversation's pending replies to a receiver found by their turn",
+    sql: `
+CREATE INDEX IF NOT EXISTS "deliveries_by_turn" ON "deliveries" ((doc->>'turn'), seq) WHERE doc->>'turn' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
