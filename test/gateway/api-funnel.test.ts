@@ -225,6 +225,62 @@ test('an opening message that fails (a sub-account without credits) counts as ad
   expect(res.body.totals).toEqual({ ...zero, added: 1, failed: 1 });
 });
 
+test('an opening message that failed reads failed on its conversation, until a retry sends it; a message from that lead is no reply to the campaign', async () => {
+  const agency = await createAccount(ctx.gw, { type: 'agency' });
+  const sub = await createAccount(ctx.gw, { parentEmail: agency.email });
+  const { list, campaign } = await liveCampaign(sub);
+  const lead = await newContact(sub, 'Gus');
+  await add(sub, list.id, lead.id);
+  await untilIdle(ctx.gw);
+  const [opening] = await messages(sub, lead.id);
+  expect(opening).toMatchObject({ author: 'campaign', status: 'failed', errorCode: 'INSUFFICIENT_CREDITS' });
+  const conversation = async () => (await api(ctx.gw, sub, 'GET', `conversations/${opening.conversationId}`)).body;
+  expect((await conversation()).opening).toMatchObject({ campaignId: campaign.id, status: 'failed' });
+  // The lead never got the opening: what it writes is no reply to the campaign.
+  await write(sub, lead.phone, 'Who is this?');
+  await untilIdle(ctx.gw);
+  expect((await funnel(sub, campaign.id)).body.totals).toMatchObject({ openingSent: 0, replied: 0 });
+
+  await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 5 } });
+  expect((await api(ctx.gw, sub, 'POST', `messages/${opening.id}/retry`)).status).toBe(200);
+  await untilIdle(ctx.gw);
+  expect((await conversation()).opening).toMatchObject({ campaignId: campaign.id, status: 'sent' });
+});
+
+test('an opening message its channel fails after it went (every receiver gave up) reads failed on its conversation', async () => {
+  const hook = await Receiver.start(() => ({ status: 500, body: 'down' }));
+  try {
+    const account = await createAccount(ctx.gw);
+    await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
+    const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Chat leads' } })).body;
+    const created = await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: {
+        name: 'Chat offer',
+        channel: 'custom',
+        customChannel: 'livechat',
+        listId: list.id,
+        openingMessage: 'Hi {{first_name}}!',
+        triggerOnNewContacts: true,
+        status: 'live',
+      },
+    });
+    expect(created.status).toBe(201);
+    const lead = (
+      await api(ctx.gw, account, 'POST', 'contacts', {
+        body: { firstName: 'Lou', externalIds: { livechat: `visitor-${uniquePhone()}` } },
+      })
+    ).body;
+    expect((await add(account, list.id, lead.id)).status).toBe(201);
+    await untilIdle(ctx.gw);
+    const [opening] = await messages(account, lead.id);
+    expect(opening).toMatchObject({ author: 'campaign', status: 'failed' });
+    const conversation = (await api(ctx.gw, account, 'GET', `conversations/${opening.conversationId}`)).body;
+    expect(conversation.opening).toMatchObject({ campaignId: created.body.id, status: 'failed' });
+  } finally {
+    await hook.close();
+  }
+});
+
 describe('an opening message that failed and went out on a retry', () => {
   const grant = (agency: TestAccount, sub: TestAccount, amount: number) =>
     api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount } });

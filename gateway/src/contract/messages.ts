@@ -84,7 +84,11 @@ export const conversation = z
     opening: z
       .object({
         campaignId: z.string(),
-        status: z.enum(['queued', 'held', 'sent', 'skipped', 'cancelled']),
+        status: z
+          .enum(['queued', 'held', 'sent', 'failed', 'skipped', 'cancelled'])
+          .describe(
+            'failed: it went and is failed now (no credits, no receiver, the channel refused it), until a retry sends it',
+          ),
         reason: z.string().nullable(),
         at: timestamp,
       })

@@ -19,7 +19,8 @@ export type ConversationStatus = 'active' | 'handed_off' | 'opted_out' | 'closed
 /** Where a campaign's opening message to this contact stands. */
 export interface OpeningState {
   campaignId: string;
-  status: 'queued' | 'held' | 'sent' | 'skipped' | 'cancelled';
+  /** failed: its message is failed now (at once or later), until a retry sends it; sent again then. */
+  status: 'queued' | 'held' | 'sent' | 'failed' | 'skipped' | 'cancelled';
   /** Why it was skipped or cancelled: no_phone, no_external_id, wrote_first, opted_out, not_live, left_list. */
   reason: string | null;
   at: string;

@@ -1,5 +1,6 @@
 import type { Reader, Tx } from '../store/store.js';
 import type { Message } from './messages.js';
+import { openingMessageChanged } from './openings.js';
 
 /**
  * A campaign's opening messages that failed and are still failed (no credits, no receiver, the channel refused
@@ -18,9 +19,13 @@ export interface FailedOpening {
 export const isOpening = (m: Message): m is Message & { campaignId: string } =>
   m.author === 'campaign' && m.campaignId !== null && m.direction === 'outgoing';
 
-/** Called wherever a message's status changes (engine/message-status.ts): `before` as it was, `after` as written. */
+/**
+ * Called wherever a message's status changes (engine/message-status.ts): `before` as it was, `after` as written. The
+ * opening reads failed with its message, and sent again with it.
+ */
 export async function openingStatusChanged(tx: Tx, before: Message, after: Message): Promise<void> {
   if (!isOpening(after) || before.status === after.status) return;
+  if (after.status === 'failed' || before.status === 'failed') await openingMessageChanged(tx, after);
   if (after.status === 'failed') {
     const failed: FailedOpening = {
       id: after.id,

@@ -73,6 +73,25 @@ export async function settleOpening(tx: Tx, opening: Opening, patch: Partial<Ope
 }
 
 /**
+ * The opening's message failed, or went again on a retry: the opening reads `failed` while its message is failed,
+ * `sent` again once a retry hands it to its channel. Its conversation shows it while it shows this campaign's opening
+ * (another campaign's may have come since, on a conversation two campaigns share).
+ */
+export async function openingMessageChanged(
+  tx: Tx,
+  message: { id: string; campaignId: string; contactId: string; status: string },
+): Promise<void> {
+  const [found] = await tx.find<Opening>('openings', 'member', [message.campaignId, message.contactId]);
+  if (found?.messageId !== message.id || (found.status !== 'sent' && found.status !== 'failed')) return;
+  const status = message.status === 'failed' ? 'failed' : 'sent';
+  if (found.status === status) return;
+  const updated = await tx.update<Opening>('openings', found.id, { status, updatedAt: now() });
+  const conversation = await tx.get<Conversation>('conversations', updated.conversationId);
+  if (conversation?.opening?.campaignId === updated.campaignId)
+    await updateConversation(tx, conversation, { opening: stateOf(updated) });
+}
+
+/**
  * The contact wrote, opted out or was handed to a person (or left the list of the campaigns `only` picks): opening
  * messages still waiting for them will not go. Returns how many were stopped.
  */

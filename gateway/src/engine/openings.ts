@@ -284,7 +284,8 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     });
     if (await tx.get<Pacing>('pacing', campaign.id))
       await tx.update<Pacing>('pacing', campaign.id, { lastSentAt: Date.parse(sent.message.createdAt) });
-    await settleOpening(tx, opening, { status: 'sent', messageId: sent.message.id, awaitsSlot: false });
+    const status = sent.message.status === 'failed' ? 'failed' : 'sent';
+    await settleOpening(tx, opening, { status, messageId: sent.message.id, awaitsSlot: false });
     // One that failed at once (no credits, no receiver) is followed up once a retry sends it (engine/retry.ts):
     // a follow-up never goes to a lead the opening did not reach.
     if (sent.message.status === 'failed') return;

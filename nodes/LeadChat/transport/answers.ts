@@ -77,8 +77,11 @@ export interface components {
       };
       opening: {
         campaignId: string;
-        /** @enum {string} */
-        status: 'queued' | 'held' | 'sent' | 'skipped' | 'cancelled';
+        /**
+         * @description failed: it went and is failed now (no credits, no receiver, the channel refused it), until a retry sends it
+         * @enum {string}
+         */
+        status: 'queued' | 'held' | 'sent' | 'failed' | 'skipped' | 'cancelled';
         reason: string | null;
         /**
          * Format: date-time
