@@ -279,6 +279,116 @@ test('a follow-up keeps the sending window the campaign has when it is due: one 
   expect(sent).toMatchObject({ body: 'Still there?', createdAt: new Date(due).toISOString() });
 });
 
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+const openedAt = async (account: TestAccount, contactId: string) =>
+  Date.parse((await messages(account, contactId)).find((m) => m.author === 'campaign').createdAt);
+
+test("a step's new delay holds for the follow-ups already waiting, timed from the message before them; one past due goes now, once", async () => {
+  const { account, list, campaign } = await setUp({
+    followUps: {
+      enabled: true,
+      steps: [
+        { after: '3d', body: 'Still there?' },
+        { after: '2d', body: 'Last call' },
+      ],
+    },
+  });
+  const ann = await lead(account, list.id);
+  await advanceClock(ctx.gw, '2d');
+  const bob = await lead(account, list.id);
+  const bobOpened = await openedAt(account, bob.id);
+  // Step 1 from 3 days to 1: Ann's opening went 2 days ago, so hers is past due; Bob's is a day after his opening.
+  const patched = await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, {
+    body: {
+      followUps: {
+        steps: [
+          { after: '1d', body: 'Still there?' },
+          { after: '2d', body: 'Last call' },
+        ],
+      },
+    },
+  });
+  expect(patched.status).toBe(200);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(await followUpsTo(account, ann.id)).toEqual(['Still there?']);
+  expect((await conversation(account, bob.id)).next).toEqual({ kind: 'follow_up', at: iso(bobOpened + DAY), step: 0 });
+  await advanceClock(ctx.gw, '1d');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(await followUpsTo(account, bob.id)).toEqual(['Still there?']);
+
+  // Longer again: the step waiting follows too, from the follow-up before it.
+  const bobFollowedUp = Date.parse((await messages(account, bob.id)).find((m) => m.author === 'follow_up').createdAt);
+  await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, {
+    body: {
+      followUps: {
+        steps: [
+          { after: '1d', body: 'Still there?' },
+          { after: '4d', body: 'Last call' },
+        ],
+      },
+    },
+  });
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect((await conversation(account, bob.id)).next).toEqual({
+    kind: 'follow_up',
+    at: iso(bobFollowedUp + 4 * DAY),
+    step: 1,
+  });
+  await advanceClock(ctx.gw, '3d');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(await followUpsTo(account, bob.id)).toEqual(['Still there?']);
+  await advanceClock(ctx.gw, '10d');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  for (const contact of [ann, bob])
+    expect(await followUpsTo(account, contact.id)).toEqual(['Still there?', 'Last call']);
+});
+
+test("follow-ups a shorter delay makes past due go from now at the campaign's send rate, not all at once", async () => {
+  const { account, list, campaign } = await setUp({
+    followUps: { enabled: true, steps: [{ after: '1d', body: 'Still there?' }] },
+  });
+  const leads = [];
+  for (let i = 0; i < 5; i += 1) leads.push(await lead(account, list.id));
+  await advanceClock(ctx.gw, '1h');
+  const patchedAt = ctx.gw.now();
+  await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, {
+    body: { sendRate: '1/m', followUps: { steps: [{ after: '30m', body: 'Still there?' }] } },
+  });
+  await untilIdle(ctx.gw, { horizonMs: 10 * 60_000 });
+  const sent = [];
+  for (const contact of leads) {
+    const followUps = (await messages(account, contact.id)).filter((m) => m.author === 'follow_up');
+    expect(followUps).toHaveLength(1);
+    sent.push(Date.parse(followUps[0].createdAt) - patchedAt);
+  }
+  sent.sort((a, b) => a - b);
+  // The first three at once, as additions go, then one a minute.
+  expect(sent).toEqual([0, 0, 0, 60_000, 120_000]);
+});
+
+test('a sending window changed while follow-ups wait holds for them: next.at says the new one', async () => {
+  const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+  const { account, list, campaign } = await setUp({
+    followUps: { enabled: true, steps: [{ after: '1h', body: 'Still there?' }] },
+  });
+  const ann = await lead(account, list.id);
+  const due = (await openedAt(account, ann.id)) + 3_600_000;
+  expect((await conversation(account, ann.id)).next).toEqual({ kind: 'follow_up', at: iso(due), step: 0 });
+  // A window that closes before the follow-up is due, and opens again 2 hours after it.
+  const start = Math.floor((due + 2 * 3_600_000) / 60_000) * 60_000;
+  const window = { start: hhmm(start), end: hhmm(ctx.gw.now() + 30 * 60_000), timezone: 'UTC' };
+  expect(
+    (await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { sendingWindow: window } })).status,
+  ).toBe(200);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect((await conversation(account, ann.id)).next).toEqual({ kind: 'follow_up', at: iso(start), step: 0 });
+  await ctx.gw.advance(start - ctx.gw.now());
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const [sent] = (await messages(account, ann.id)).filter((m) => m.author === 'follow_up');
+  expect(sent).toMatchObject({ body: 'Still there?', createdAt: iso(start) });
+});
+
 test('STOP opts out on every channel: one confirmation, then nothing until START', async () => {
   const { account, hook, list } = await setUp({
     followUps: { enabled: true, steps: [{ after: '1h', body: 'Hello?' }] },

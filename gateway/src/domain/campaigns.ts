@@ -199,6 +199,7 @@ export async function updateCampaign(
     const updated = await tx.update<Campaign>('campaigns', id, fields);
     if (campaign.status !== 'live' && updated.status === 'live') await resumeLater(tx, updated);
     else if (updated.status === 'live' && pacedAnew(campaign, updated)) await paceLater(tx, updated);
+    if (updated.status !== 'draft' && followUpsRetimed(campaign, updated)) await retimeFollowUpsLater(tx, updated);
     return updated;
   });
 }
@@ -217,6 +218,23 @@ async function resumeLater(tx: Tx, campaign: Campaign): Promise<void> {
 /** Whether the change holds for the opening messages already waiting: a new send rate or sending window. */
 const pacedAnew = (before: Campaign, after: Campaign) =>
   after.sendRate !== before.sendRate || JSON.stringify(after.sendingWindow) !== JSON.stringify(before.sendingWindow);
+
+/** Whether the change holds for the follow-ups already waiting: a step's new delay, steps added or taken away, a new sending window. */
+const followUpsRetimed = (before: Campaign, after: Campaign) =>
+  JSON.stringify(after.followUps.steps.map((s) => s.after)) !==
+    JSON.stringify(before.followUps.steps.map((s) => s.after)) ||
+  JSON.stringify(after.sendingWindow) !== JSON.stringify(before.sendingWindow);
+
+/** The follow-ups already waiting are timed anew, in a job of its own (a big campaign has many). */
+async function retimeFollowUpsLater(tx: Tx, campaign: Campaign): Promise<void> {
+  await tx.enqueue(
+    newJob(
+      'campaign_follow_ups',
+      { campaignId: campaign.id },
+      { key: `campaign_follow_ups:${campaign.id}`, accountId: campaign.accountId },
+    ),
+  );
+}
 
 /** The opening messages already waiting are paced anew, in a job of its own. */
 async function paceLater(tx: Tx, campaign: Campaign): Promise<void> {

@@ -44,6 +44,8 @@ export interface Conversation {
   next: { kind: 'opening' | 'follow_up' | 'close'; at: string; step?: number } | null;
   /** 'held' while a paused campaign holds the next follow-up (an index finds them when it is Live again). */
   followUpHeld: 'held' | null;
+  /** When the message before the waiting follow-up went (or it was timed anew): a step's new delay counts from it. */
+  followUpFrom?: string | null;
   lastMessage: {
     id: string;
     direction: Message['direction'];
@@ -303,6 +305,7 @@ function publicConversation(
     accountId: _a,
     channelKey: _k,
     followUpHeld: _h,
+    followUpFrom: _ff,
     lastIncomingId: _i,
     botAnsweredId: _b,
     clarifying: _c,

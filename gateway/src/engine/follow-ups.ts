@@ -18,11 +18,37 @@ import { clockNow } from '../clock.js';
 const stepsOf = (campaign: Campaign) => (campaign.followUps.enabled ? campaign.followUps.steps : []);
 
 /**
+ * When timer `step` counted from `from` (epoch ms) is due by the campaign's steps as they are now (`due`; now, and
+ * `late`, when that time has passed), and when it acts (`at`: for a follow-up due outside the sending window, the
+ * window's next opening); undefined past the closing timer or with no steps. After the last step one more timer runs,
+ * as long as the last step's delay: a lead who let it pass unanswered closes the conversation (that sends nothing, so
+ * it keeps no window).
+ */
+export function followUpTime(
+  campaign: Campaign,
+  step: number,
+  from: number,
+): { kind: 'follow_up' | 'close'; due: number; at: number; late: boolean } | undefined {
+  const steps = stepsOf(campaign);
+  if (steps.length === 0 || step > steps.length) return undefined;
+  const due = from + parseDuration(steps[Math.min(step, steps.length - 1)]!.after);
+  const late = due < clockNow();
+  const window = step < steps.length ? campaign.sendingWindow : null;
+  const at = late ? clockNow() : due;
+  return {
+    kind: step < steps.length ? 'follow_up' : 'close',
+    due: at,
+    at: window ? nextOpening(window, at) : at,
+    late,
+  };
+}
+
+/**
  * Sets the timer of follow-up `step` (0 = the first), counted from `from` (epoch ms), the time of the message before
- * it. The conversation shows when it goes: for one due outside the campaign's sending window, the window's next
- * opening (the timer still runs when due and looks at the window then, which may have changed meanwhile). After the
- * last step one more timer runs, as long as the last step's delay: a lead who let it pass unanswered closes the
- * conversation (that sends nothing, so it keeps no window).
+ * it, which the conversation keeps so that a step's delay changed later times it anew from there. The conversation
+ * shows when it goes: for one due outside the campaign's sending window, the window's next opening (the timer still
+ * runs when due and looks at the window then, which may have changed meanwhile). `goesAt`: the paced time of one
+ * an edit made past due (engine/campaign-follow-ups.ts).
  */
 export async function scheduleFollowUp(
   tx: Tx,
@@ -30,24 +56,32 @@ export async function scheduleFollowUp(
   conversation: Conversation,
   step: number,
   from: number,
+  goesAt?: number,
 ): Promise<Conversation> {
-  const steps = stepsOf(campaign);
-  if (steps.length === 0 || step > steps.length)
-    return updateConversation(tx, conversation, { next: null, followUpHeld: null });
-  const due = from + parseDuration(steps[Math.min(step, steps.length - 1)]!.after);
-  const window = step < steps.length ? campaign.sendingWindow : null;
-  const at = window ? nextOpening(window, due) : due;
+  const time = followUpTime(campaign, step, from);
+  if (!time) return updateConversation(tx, conversation, { next: null, followUpHeld: null, followUpFrom: null });
   await tx.enqueue(
     newJob(
       'follow_up',
       { conversationId: conversation.id, step },
-      { runAt: due, key: followUpKey(conversation.id, step), accountId: conversation.accountId },
+      { runAt: goesAt ?? time.due, key: followUpKey(conversation.id, step), accountId: conversation.accountId },
     ),
   );
   return updateConversation(tx, conversation, {
-    next: { kind: step < steps.length ? 'follow_up' : 'close', at: iso(at), step },
+    next: { kind: time.kind, at: iso(goesAt ?? time.at), step },
     followUpHeld: null,
+    followUpFrom: iso(from),
   });
+}
+
+/**
+ * When the message before the conversation's waiting follow-up went: kept since it was timed; for a conversation
+ * timed before that was kept, its last message, when that is the campaign's.
+ */
+export function followUpFrom(conversation: Conversation): number | undefined {
+  if (conversation.followUpFrom) return Date.parse(conversation.followUpFrom);
+  const last = conversation.lastMessage;
+  return last?.direction === 'outgoing' ? Date.parse(last.createdAt) : undefined;
 }
 
 /**
@@ -96,6 +130,13 @@ export async function runFollowUp(gw: Gateway, { conversationId, step }: JobKind
       return void (await updateConversation(tx, conversation, { followUpHeld: 'held' }));
     const steps = stepsOf(campaign);
     if (steps.length === 0) return void (await updateConversation(tx, conversation, { next: null }));
+    // A step made longer since this timer was set: it waits for its new time.
+    const from = followUpFrom(conversation);
+    const time = from === undefined ? undefined : followUpTime(campaign, step, from);
+    if (time && time.due > clockNow()) {
+      await updateConversation(tx, conversation, { next: { kind: time.kind, at: iso(time.at), step } });
+      return { later: time.due };
+    }
     if (step >= steps.length) {
       await updateConversation(tx, conversation, { status: 'closed', next: null });
       return;

@@ -2,6 +2,7 @@ import { askAgainIfUnheard } from '../domain/auto-recharge.js';
 import { watchAutoRechargeRequests } from './auto-recharge-requests.js';
 import { runBotReply } from '../engine/bot-reply.js';
 import { runFollowUp } from '../engine/follow-ups.js';
+import { runCampaignFollowUps } from '../engine/campaign-follow-ups.js';
 import { runHandoffReminder } from '../engine/handoff-reminders.js';
 import { runCampaignPace, runCampaignResume } from '../engine/campaign-queue.js';
 import { runOpening } from '../engine/openings.js';
@@ -26,6 +27,7 @@ export const jobCatalogue: { readonly [K in JobKind]: JobHandler<K> } = {
   follow_up: (ctx, job) => runFollowUp(ctx, job.data),
   campaign_resume: (ctx, job) => runCampaignResume(ctx, job.data),
   campaign_pace: (ctx, job) => runCampaignPace(ctx, job.data),
+  campaign_follow_ups: (ctx, job) => runCampaignFollowUps(ctx, job.data),
   bot_reply: (ctx, job) => runBotReply(ctx, job.data),
   handoff_reminder: (ctx, job) => runHandoffReminder(ctx, job.data),
   import: runImport,
