@@ -389,6 +389,25 @@ test('a sending window changed while follow-ups wait holds for them: next.at say
   expect(sent).toMatchObject({ body: 'Still there?', createdAt: iso(start) });
 });
 
+test('a follow-up a pause holds shows nothing due while held, and its new time once the campaign is Live again', async () => {
+  const { account, list, campaign } = await setUp(TWO_FOLLOW_UPS);
+  const ann = await lead(account, list.id);
+  const status = (s: string) => api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { status: s } });
+  expect((await status('paused')).status).toBe(200);
+  await advanceClock(ctx.gw, '1d');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(await followUpsTo(account, ann.id)).toEqual([]);
+  expect(await conversation(account, ann.id)).toMatchObject({ status: 'active', next: null });
+  await advanceClock(ctx.gw, '1h');
+  expect((await status('live')).status).toBe(200);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect((await conversation(account, ann.id)).next).toEqual({
+    kind: 'follow_up',
+    at: iso(ctx.gw.now() + DAY),
+    step: 0,
+  });
+});
+
 test('STOP opts out on every channel: one confirmation, then nothing until START', async () => {
   const { account, hook, list } = await setUp({
     followUps: { enabled: true, steps: [{ after: '1h', body: 'Hello?' }] },

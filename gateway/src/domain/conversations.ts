@@ -316,6 +316,8 @@ function publicConversation(
   } = c;
   return {
     ...rest,
+    // A follow-up a pause holds is due at no time: Live again, it is timed anew (the step is kept for then).
+    next: c.followUpHeld ? null : c.next,
     bot: { ...c.bot, answers: botAnswers(c, campaign) },
     goalReachedAt: c.goalReachedAt ?? null,
     handoff: c.handoff ?? null,
