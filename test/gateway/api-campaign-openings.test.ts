@@ -227,6 +227,83 @@ test('a new send rate paces the openings already waiting: a faster one brings th
   for (let i = 4; i < times.length; i += 1) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(1000);
 });
 
+test('a send rate changed during a pause holds for the openings that waited, once the campaign is Live again', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list, campaign } = await listAndCampaign(account, { sendRate: '1/h' });
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i += 1) {
+    const c = await contact(account);
+    await add(account, list.id, c.id);
+    ids.push(c.id);
+  }
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const patch = (body: Record<string, unknown>) =>
+    api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body }).then((r) => r.status);
+  expect(await patch({ status: 'paused' })).toBe(200);
+  expect(await patch({ sendRate: '60/m' })).toBe(200);
+  expect(await patch({ status: 'live' })).toBe(200);
+  await untilIdle(ctx.gw, { horizonMs: 10_000 });
+  const sent = await Promise.all(ids.map((id) => outgoing(account, id)));
+  expect(sent.map((m) => m.length)).toEqual([1, 1, 1, 1, 1]);
+});
+
+/**
+ * Going Live after a pause that changed the send rate, with the contacts already on the list reached at once: the
+ * openings that waited through the pause take the new rate, and those queued after it keep their burst (3 at once),
+ * whichever job runs first.
+ */
+async function pausedRateThenReach(resumeFirst: boolean) {
+  const account = await createAccount(ctx.gw);
+  const { list, campaign } = await listAndCampaign(account, { sendRate: '1/h' });
+  const waited: string[] = [];
+  for (let i = 0; i < 5; i += 1) {
+    const c = await contact(account);
+    await add(account, list.id, c.id);
+    waited.push(c.id);
+  }
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const patch = (body: Record<string, unknown>) =>
+    api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body }).then((r) => r.status);
+  expect(await patch({ status: 'paused' })).toBe(200);
+  expect(await patch({ sendRate: '60/m' })).toBe(200);
+  // Added during the pause: the trigger sends nothing to them, reaching the list does.
+  const later: string[] = [];
+  for (let i = 0; i < 4; i += 1) {
+    const c = await contact(account);
+    await add(account, list.id, c.id);
+    later.push(c.id);
+  }
+  await ctx.gw.advance('1m');
+  const liveAt = ctx.gw.now();
+  expect(await patch({ status: 'live' })).toBe(200);
+  if (resumeFirst) await ctx.gw.drain();
+  const reached = await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/reach-existing`);
+  expect(reached.body).toMatchObject({ queued: 4 });
+  await untilIdle(ctx.gw, { horizonMs: 10_000 });
+  const sentAt = async (ids: string[]) =>
+    (await Promise.all(ids.map((id) => outgoing(account, id)))).map((m) => {
+      expect(m).toHaveLength(1);
+      return Date.parse(m[0].createdAt) - liveAt;
+    });
+  const reachedAt = await sentAt(later);
+  const resumedAt = (await sentAt(waited)).filter((t) => t >= 0);
+  // The 2 that waited went at the new rate, not an hour apart; the 4 reached: 3 at once, as additions go.
+  expect(resumedAt).toHaveLength(2);
+  expect(reachedAt.filter((t) => t === 0)).toHaveLength(3);
+  const all = [...resumedAt, ...reachedAt].sort((a, b) => a - b);
+  expect(all.slice(0, 3)).toEqual([0, 0, 0]);
+  for (let i = 3; i < all.length; i += 1) expect(all[i]! - all[i - 1]!).toBeGreaterThanOrEqual(1000);
+  expect(all.at(-1)).toBeLessThanOrEqual(10_000);
+}
+
+test('going Live after a send rate changed in a pause, with the list reached at once: the waiting openings take the new rate, the reached ones keep their burst', async () => {
+  await pausedRateThenReach(false);
+});
+
+test('the same when the paused queue was taken up before the list was reached', async () => {
+  await pausedRateThenReach(true);
+});
+
 test('a campaign moved to another list sends its waiting openings only to the contacts on its new list', async () => {
   const account = await createAccount(ctx.gw);
   const { list, campaign } = await listAndCampaign(account, { sendRate: '1/m' });

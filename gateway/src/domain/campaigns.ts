@@ -9,7 +9,6 @@ import type { Page, Reader, Tx } from '../store/store.js';
 import { getAccount, type Account } from './accounts.js';
 import { sendingRefusal } from './channel-credentials.js';
 import { getList } from './lists.js';
-import { newJob } from './job-kinds.js';
 import type { CampaignAnswer } from '../contract/campaigns.js';
 
 export type Channel = CampaignAnswer['channel'];
@@ -22,7 +21,7 @@ export interface Campaign extends CampaignAnswer {
 
 export const DEFAULT_SEND_RATE = '30/m';
 
-type CampaignFields = Omit<
+export type CampaignFields = Omit<
   Campaign,
   'id' | 'accountId' | 'version' | 'createdAt' | 'updatedAt' | 'bot' | 'followUps'
 > & {
@@ -172,77 +171,30 @@ export async function createCampaign(gw: Gateway, accountId: string, input: Camp
 }
 
 /**
- * Changes a campaign, as the next of its versions. `precondition` (the request's If-Match) judges the version the
- * change finds, before anything else is: a concurrent change of the campaign makes this transaction read it anew
- * (Tx), so of two changes made from the same version, one goes through and the other finds the next.
+ * Applies a change to the campaign in `tx`, as the next of its versions, checked as a whole: answers it as it was and
+ * as it is now, for the engine to take up what it changes for what waits (engine/campaign-edits.ts). `precondition`
+ * (the request's If-Match) judges the version the change finds, before anything else is: a concurrent change of the
+ * campaign makes this transaction read it anew (Tx), so of two changes made from the same version, one goes through
+ * and the other finds the next.
  */
-export async function updateCampaign(
-  gw: Gateway,
+export async function changeCampaign(
+  tx: Tx,
   accountId: string,
   id: string,
   patch: Partial<CampaignFields>,
   precondition?: (version: number) => void,
-): Promise<Campaign> {
-  return gw.store.transact(async (tx) => {
-    const campaign = await getCampaign(tx, accountId, id);
-    precondition?.(campaign.version);
-    if (patch.listId) await getList(tx, accountId, patch.listId);
-    const changed = check(await getAccount(tx, accountId), {
-      ...campaign,
-      ...(patch as Partial<Campaign>),
-      bot: { ...campaign.bot, ...patch.bot },
-      followUps: { ...campaign.followUps, ...patch.followUps },
-      version: campaign.version + 1,
-      updatedAt: now(),
-    });
-    const { id: _id, ...fields } = changed;
-    const updated = await tx.update<Campaign>('campaigns', id, fields);
-    if (campaign.status !== 'live' && updated.status === 'live') await resumeLater(tx, updated);
-    else if (updated.status === 'live' && pacedAnew(campaign, updated)) await paceLater(tx, updated);
-    if (updated.status !== 'draft' && followUpsRetimed(campaign, updated)) await retimeFollowUpsLater(tx, updated);
-    return updated;
+): Promise<{ before: Campaign; after: Campaign }> {
+  const campaign = await getCampaign(tx, accountId, id);
+  precondition?.(campaign.version);
+  if (patch.listId) await getList(tx, accountId, patch.listId);
+  const changed = check(await getAccount(tx, accountId), {
+    ...campaign,
+    ...(patch as Partial<Campaign>),
+    bot: { ...campaign.bot, ...patch.bot },
+    followUps: { ...campaign.followUps, ...patch.followUps },
+    version: campaign.version + 1,
+    updatedAt: now(),
   });
-}
-
-/** Live again: what a pause held goes back to the queue, in a job of its own (a big campaign holds many). */
-async function resumeLater(tx: Tx, campaign: Campaign): Promise<void> {
-  await tx.enqueue(
-    newJob(
-      'campaign_resume',
-      { campaignId: campaign.id },
-      { key: `campaign_resume:${campaign.id}`, accountId: campaign.accountId },
-    ),
-  );
-}
-
-/** Whether the change holds for the opening messages already waiting: a new send rate or sending window. */
-const pacedAnew = (before: Campaign, after: Campaign) =>
-  after.sendRate !== before.sendRate || JSON.stringify(after.sendingWindow) !== JSON.stringify(before.sendingWindow);
-
-/** Whether the change holds for the follow-ups already waiting: a step's new delay, steps added or taken away, a new sending window. */
-const followUpsRetimed = (before: Campaign, after: Campaign) =>
-  JSON.stringify(after.followUps.steps.map((s) => s.after)) !==
-    JSON.stringify(before.followUps.steps.map((s) => s.after)) ||
-  JSON.stringify(after.sendingWindow) !== JSON.stringify(before.sendingWindow);
-
-/** The follow-ups already waiting are timed anew, in a job of its own (a big campaign has many). */
-async function retimeFollowUpsLater(tx: Tx, campaign: Campaign): Promise<void> {
-  await tx.enqueue(
-    newJob(
-      'campaign_follow_ups',
-      { campaignId: campaign.id },
-      { key: `campaign_follow_ups:${campaign.id}`, accountId: campaign.accountId },
-    ),
-  );
-}
-
-/** The opening messages already waiting are paced anew, in a job of its own. */
-async function paceLater(tx: Tx, campaign: Campaign): Promise<void> {
-  await tx.enqueue(
-    newJob(
-      'campaign_pace',
-      { campaignId: campaign.id },
-      { key: `campaign_pace:${campaign.id}`, accountId: campaign.accountId },
-    ),
-  );
+  const { id: _id, ...fields } = changed;
+  return { before: campaign, after: await tx.update<Campaign>('campaigns', id, fields) };
 }

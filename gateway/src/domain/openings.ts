@@ -22,6 +22,8 @@ export interface Opening {
    * the additions after it are not queued behind it. False or absent (older data) once it has its slot.
    */
   awaitsSlot?: boolean;
+  /** The round of the campaign's pace its slot was taken in (engine/openings.ts, Pacing); absent on older data: 0. */
+  round?: number | null;
   messageId: string | null;
   createdAt: string;
   updatedAt: string;

@@ -9,7 +9,7 @@ import type { Tx } from '../store/store.js';
 import { clockNow } from '../clock.js';
 import { resumeFollowUps } from './follow-ups.js';
 import { takeSlot, type Pacing } from './openings.js';
-import { BURST, intervalMs } from './pacing.js';
+import { BURST, intervalMs, nextQueuedSend } from './pacing.js';
 
 /**
  * A campaign's queue taken up again as a whole: what a pause held once it is Live again, and what waits for its slot
@@ -29,9 +29,9 @@ export async function runCampaignResume(gw: Gateway, { campaignId }: JobKinds['c
       if (campaign?.status !== 'live') return false;
       const openings = await tx.find<Opening>('openings', 'held', [campaignId, 'held'], { limit: RESUME_BATCH });
       for (const opening of openings) {
-        const dueAt = await takeSlot(tx, campaign, clockNow());
-        await settleOpening(tx, opening, { status: 'queued', held: null, dueAt, awaitsSlot: false });
-        await queueOpening(tx, opening, dueAt);
+        const slot = await takeSlot(tx, campaign, clockNow());
+        await settleOpening(tx, opening, { status: 'queued', held: null, ...slot, awaitsSlot: false });
+        await queueOpening(tx, opening, slot.dueAt);
       }
       const room = RESUME_BATCH - openings.length;
       const conversations =
@@ -50,11 +50,13 @@ export async function runCampaignResume(gw: Gateway, { campaignId }: JobKinds['c
 const PACE_BATCH = 100;
 
 /**
- * Job `campaign_pace`: the Live campaign's send rate or sending window changed. The opening
- * messages waiting for their slots are paced anew from now, at its rate and within its window, in the order their
- * contacts joined the list, a batch per transaction: a slower rate or a narrower window holds the queue back, a
- * faster rate or a wider window brings it forward. One waiting for its delay takes its slot when the delay ends, as
- * ever; one whose contact left the list goes nowhere anyway.
+ * Job `campaign_pace`: the Live campaign's send rate or sending window changed (or changed while it was paused, and
+ * it is Live again), which started a new round of its pace (newRound). The opening messages still waiting for slots
+ * of an earlier round are paced anew, at its rate and within its window, in the order their contacts joined the list,
+ * a batch per transaction: a slower rate or a narrower window holds them back, a faster rate or a wider window brings
+ * them forward. They take the queue's next slots, never a burst's: the openings queued since the change (contacts
+ * added, or reached at once as the campaign went Live) keep the slots, and the burst, they took. One waiting for its
+ * delay takes its slot when the delay ends, as ever; one whose contact left the list goes nowhere anyway.
  */
 export async function runCampaignPace(gw: Gateway, { campaignId }: JobKinds['campaign_pace']): Promise<void> {
   let after: string | undefined;
@@ -62,7 +64,7 @@ export async function runCampaignPace(gw: Gateway, { campaignId }: JobKinds['cam
     const batch = await gw.store.transact(async (tx) => {
       const campaign = await campaignById(tx, campaignId);
       if (campaign?.status !== 'live' || !campaign.listId) return undefined;
-      if (after === undefined) await restartPace(tx, campaign);
+      const round = (await tx.get<Pacing>('pacing', campaign.id))?.round ?? 0;
       const members = await tx.find<Membership>('memberships', 'list', [campaign.listId], {
         limit: PACE_BATCH,
         after,
@@ -70,11 +72,11 @@ export async function runCampaignPace(gw: Gateway, { campaignId }: JobKinds['cam
       for (const member of members) {
         const [found] = await tx.find<Opening>('openings', 'member', [campaign.id, member.contactId]);
         const opening = found && (await tx.lock<Opening>('openings', found.id));
-        if (opening?.status !== 'queued' || opening.awaitsSlot) continue;
-        const dueAt = await takeSlot(tx, campaign, clockNow());
+        if (opening?.status !== 'queued' || opening.awaitsSlot || (opening.round ?? 0) >= round) continue;
+        const slot = await takeSlot(tx, campaign, clockNow(), nextQueuedSend);
         await tx.cancelJobs(openingKey(opening.id));
-        await settleOpening(tx, opening, { dueAt });
-        await queueOpening(tx, opening, dueAt);
+        await settleOpening(tx, opening, slot);
+        await queueOpening(tx, opening, slot.dueAt);
       }
       return { last: members.at(-1)?.id, full: members.length === PACE_BATCH };
     });
@@ -84,13 +86,31 @@ export async function runCampaignPace(gw: Gateway, { campaignId }: JobKinds['cam
 }
 
 /**
- * The campaign's queue starts again from now: no burst (what waits is not a new addition), and the next slot one
- * interval of the new rate after the last send.
+ * A new send rate or sending window for the openings waiting, in the transaction that changed it: the campaign's pace
+ * starts its next round from now, its next slot one interval of the new rate after the last send. Changed while Live,
+ * no burst follows (what waits is not a new addition). Live again after a pause (`live`), those added or reached from
+ * now are additions and have their burst, so the next slot is an interval away: what waited never goes beside it.
+ * The waiting openings are then paced anew by the job `campaign_pace`.
  */
-async function restartPace(tx: Tx, campaign: Campaign): Promise<void> {
+export async function newRound(tx: Tx, campaign: Campaign, { live }: { live: boolean }): Promise<void> {
   const stored = await tx.lock<Pacing>('pacing', campaign.id);
   if (!stored) return;
   const at = clockNow();
-  const nextSlotAt = Math.max(at, (stored.lastSentAt ?? 0) + intervalMs(parseRate(campaign.sendRate)));
-  await tx.update<Pacing>('pacing', campaign.id, { burstStartedAt: at, burstCount: BURST, nextSlotAt });
+  const interval = intervalMs(parseRate(campaign.sendRate));
+  await tx.update<Pacing>('pacing', campaign.id, {
+    round: (stored.round ?? 0) + 1,
+    roundDue: false,
+    burstStartedAt: at,
+    burstCount: live ? 0 : BURST,
+    nextSlotAt: Math.max(live ? at + interval : at, (stored.lastSentAt ?? 0) + interval),
+  });
 }
+
+/** A rate or window changed while the campaign is not Live: its next round starts once it is Live again. */
+export async function roundWhenLive(tx: Tx, campaign: Campaign): Promise<void> {
+  if (await tx.lock<Pacing>('pacing', campaign.id)) await tx.update<Pacing>('pacing', campaign.id, { roundDue: true });
+}
+
+/** Whether the campaign going Live again starts the next round of its pace (a rate or window changed meanwhile). */
+export const roundDue = async (tx: Tx, campaign: Campaign): Promise<boolean> =>
+  (await tx.get<Pacing>('pacing', campaign.id))?.roundDue === true;

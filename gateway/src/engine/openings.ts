@@ -36,6 +36,19 @@ export interface Pacing extends PacingState {
   lastSentAt?: number;
   /** When a send last found the campaign stalled: every send due before then takes a new slot. */
   stalledAt?: number;
+  /**
+   * The pace's round: a new send rate or sending window starts the next (engine/campaign-queue.ts), and the openings
+   * whose slots are of an earlier one are paced anew. Absent on older data: 0.
+   */
+  round?: number;
+  /** A rate or window changed while the campaign was not Live: the next round starts when it is Live again. */
+  roundDue?: boolean;
+}
+
+/** A slot of the campaign's pace for one opening: when it goes, and the round it was taken in. */
+export interface Slot {
+  dueAt: number;
+  round: number;
 }
 
 /**
@@ -151,7 +164,8 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
   // A delayed opening takes its slot once due: a slot taken now, ahead of the queue, would hold back every later
   // addition until it went.
   const due = clockNow() + delayMs;
-  const dueAt = reason ? null : delayMs > 0 ? arrivalOf(campaign, due) : await takeSlot(tx, campaign, due);
+  const slot = reason || delayMs > 0 ? undefined : await takeSlot(tx, campaign, due);
+  const dueAt = reason ? null : (slot?.dueAt ?? arrivalOf(campaign, due));
   const at = now();
   const state = {
     status: reason ? 'skipped' : 'queued',
@@ -159,6 +173,7 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
     held: null,
     dueAt,
     awaitsSlot: dueAt !== null && delayMs > 0,
+    round: slot?.round ?? null,
     messageId: null,
     conversationId: conversation.id,
     updatedAt: at,
@@ -196,14 +211,14 @@ const arrivalOf = (campaign: Campaign, due: number): number =>
  * window from then, paced at its rate (the first 3 of a burst at once). The pacing state is one document per
  * campaign, written in the same transaction: concurrent additions take turns on it, on any process.
  */
-export async function takeSlot(tx: Tx, campaign: Campaign, due: number): Promise<number> {
+export async function takeSlot(tx: Tx, campaign: Campaign, due: number, step = nextSend): Promise<Slot> {
   const arrival = arrivalOf(campaign, due);
   // Every opening of the campaign takes its slot from this one document, in turn.
   const stored = await tx.lock<Pacing>('pacing', campaign.id);
-  const { sendAt, state } = nextSend(stored, arrival, parseRate(campaign.sendRate));
+  const { sendAt, state } = step(stored, arrival, parseRate(campaign.sendRate));
   if (stored) await tx.update<Pacing>('pacing', campaign.id, state);
   else await tx.insert<Pacing>('pacing', { id: campaign.id, ...state });
-  return sendAt;
+  return { dueAt: sendAt, round: stored?.round ?? 0 };
 }
 
 /**
@@ -268,10 +283,10 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     if (stall && pacing) await tx.update<Pacing>('pacing', campaign.id, { stalledAt: at });
     const closed = campaign.sendingWindow && !isOpen(campaign.sendingWindow, at);
     if (opening.awaitsSlot || stall || due < (pacing?.stalledAt ?? 0) || closed) {
-      const dueAt = await takeSlot(tx, campaign, at);
-      if (dueAt > at) {
-        await settleOpening(tx, opening, { dueAt, awaitsSlot: false });
-        return { later: dueAt };
+      const slot = await takeSlot(tx, campaign, at);
+      if (slot.dueAt > at) {
+        await settleOpening(tx, opening, { ...slot, awaitsSlot: false });
+        return { later: slot.dueAt };
       }
     }
     const body = personalize(campaign.openingMessage ?? '', contact);

@@ -46,6 +46,20 @@ export function stalled(dueAt: number, now: number, lastSentAt: number | undefin
   return now - dueAt > lateAfterMs(rate) && (lastSentAt ?? 0) < dueAt;
 }
 
+/**
+ * When an opening that waited goes, paced anew after a change of rate or window (`sendAt`), and the state to keep:
+ * the next slot of the queue, never a burst's (it is no new addition), so those added meanwhile keep theirs.
+ */
+export function nextQueuedSend(
+  state: PacingState | undefined,
+  now: number,
+  rate: Rate,
+): { sendAt: number; state: PacingState } {
+  const s = state ?? INITIAL_PACING;
+  const sendAt = Math.max(s.nextSlotAt, now);
+  return { sendAt, state: { ...s, nextSlotAt: sendAt + intervalMs(rate) } };
+}
+
 /** When the next addition's opening message goes (`sendAt`, epoch ms) and the state to keep for the one after. */
 export function nextSend(
   state: PacingState | undefined,

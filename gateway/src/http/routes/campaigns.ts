@@ -1,6 +1,7 @@
 import type { Engine } from '../../engine/ports/providers.js';
 import { publicUnreachable, unreachableContacts, unreachableOf } from '../../domain/reach.js';
-import { campaignsOf, createCampaign, getCampaign, publicCampaign, updateCampaign } from '../../domain/campaigns.js';
+import { campaignsOf, createCampaign, getCampaign, publicCampaign } from '../../domain/campaigns.js';
+import { updateCampaign } from '../../engine/campaign-edits.js';
 import { previewOpening } from '../../domain/preview.js';
 import { funnelOf } from '../../domain/funnel-report.js';
 import { unansweredOf } from '../../domain/unanswered.js';
