@@ -406,7 +406,7 @@ test('a campaign moved to another channel sends its waiting openings on the new 
 
 test("two campaigns of one list on one channel: the conversation follows up as the later opening's campaign says, when it says", async () => {
   const account = await createAccount(ctx.gw);
-  const { list } = await listAndCampaign(account, {
+  const { list, campaign: quick } = await listAndCampaign(account, {
     name: 'Quick',
     followUps: { enabled: true, steps: [{ after: '20m', body: 'Quick nudge' }] },
   });
@@ -418,13 +418,53 @@ test("two campaigns of one list on one channel: the conversation follows up as t
   const lead = await contact(account);
   await add(account, list.id, lead.id);
   await untilIdle(ctx.gw, { horizonMs: 0 });
+  // Both openings go in the same instant; on several runners either may go last. The conversation names that one,
+  // and follows up as it says, when it says.
   const opened = await conversationOf(account, lead.id);
-  expect(opened).toMatchObject({ campaignId: slow.id, next: { kind: 'follow_up', step: 0 } });
+  expect([slow.id, quick.id]).toContain(opened.campaignId);
+  expect(opened.next).toMatchObject({ kind: 'follow_up', step: 0 });
+  const lastOne =
+    opened.campaignId === slow.id
+      ? { body: 'Slow nudge', after: 2 * 3_600_000 }
+      : { body: 'Quick nudge', after: 20 * 60_000 };
+  const [opening] = await outgoing(account, lead.id);
+  expect(Date.parse(opened.next.at) - Date.parse(opening.createdAt)).toBe(lastOne.after);
 
   await untilIdle(ctx.gw, { horizonMs: 3 * 3_600_000 });
-  const [, , nudge] = await outgoing(account, lead.id);
-  expect(nudge).toMatchObject({ body: 'Slow nudge', author: 'follow_up', campaignId: slow.id });
+  const [, , nudge, more] = await outgoing(account, lead.id);
+  expect(nudge).toMatchObject({ body: lastOne.body, author: 'follow_up', campaignId: opened.campaignId });
   expect(nudge.createdAt).toBe(opened.next.at);
+  expect(more).toBeUndefined();
+});
+
+test('two campaigns of one list: the one whose opening goes last, though queued first, names the conversation and follows up by its own steps', async () => {
+  const account = await createAccount(ctx.gw);
+  const { list, campaign: quick } = await listAndCampaign(account, {
+    name: 'Quick',
+    sendRate: '1/h',
+    followUps: { enabled: true, steps: [{ after: '20m', body: 'Quick nudge' }] },
+  });
+  await listAndCampaign(account, {
+    name: 'Slow',
+    listId: list.id,
+    sendRate: '60/m',
+    followUps: { enabled: true, steps: [{ after: '2h', body: 'Slow nudge' }] },
+  });
+  // Three contacts take both campaigns' bursts: the lead's Slow opening goes a second later, its Quick one an hour.
+  for (let i = 0; i < 3; i += 1) await add(account, list.id, (await contact(account)).id);
+  const lead = await contact(account);
+  await add(account, list.id, lead.id);
+  await untilIdle(ctx.gw, { horizonMs: 3_600_000 });
+  const [, quickOpening] = await outgoing(account, lead.id);
+  expect(quickOpening).toMatchObject({ author: 'campaign', campaignId: quick.id });
+  const opened = await conversationOf(account, lead.id);
+  expect(opened).toMatchObject({
+    campaignId: quick.id,
+    next: { kind: 'follow_up', at: new Date(Date.parse(quickOpening.createdAt) + 20 * 60_000).toISOString() },
+  });
+  await untilIdle(ctx.gw, { horizonMs: 3_600_000 });
+  const [, , nudge] = await outgoing(account, lead.id);
+  expect(nudge).toMatchObject({ body: 'Quick nudge', campaignId: quick.id, createdAt: opened.next.at });
 });
 
 test('no phone: not sent, and the conversation says why', async () => {

@@ -305,9 +305,11 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     // a follow-up never goes to a lead the opening did not reach.
     if (sent.message.status === 'failed') return;
     await recordStep(tx, 'openingSent', opening);
-    // The conversation follows up for this campaign from now: another's timer waiting there (two campaigns of one
-    // list on one channel) would send at its own time what `next` does not say.
+    // The conversation follows up for this campaign from now, and names it: another's timer waiting there (two
+    // campaigns of one list on one channel) would send at its own time what `next` does not say, and the campaign
+    // queued there last (whose opening may have gone first) would lend its steps to this one's timer.
     const current = await cancelFollowUps(tx, (await tx.get<Conversation>('conversations', conversation.id))!);
-    await scheduleFollowUp(tx, campaign, current, 0, clockNow());
+    const followed = await updateConversation(tx, current, { campaignId: campaign.id });
+    await scheduleFollowUp(tx, campaign, followed, 0, clockNow());
   });
 }
