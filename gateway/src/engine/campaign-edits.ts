@@ -42,9 +42,10 @@ async function paceAnew(tx: Tx, campaign: Campaign, { live }: { live: boolean })
 
 /**
  * Whether the change holds for the follow-ups already waiting: a step's new delay, steps added or taken away, a new
- * sending window.
+ * sending window, another list.
  */
 const followUpsRetimed = (before: Campaign, after: Campaign) =>
+  after.listId !== before.listId ||
   JSON.stringify(after.followUps.steps.map((s) => s.after)) !==
     JSON.stringify(before.followUps.steps.map((s) => s.after)) ||
   JSON.stringify(after.sendingWindow) !== JSON.stringify(before.sendingWindow);
