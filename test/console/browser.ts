@@ -36,16 +36,27 @@ export async function newContext(
   return context;
 }
 
-/** Violations axe-core finds on the page as it is now, serious and critical ones only, each with where it is. */
-export async function seriousViolations(page: Page): Promise<string[]> {
+/** axe-core's violations on the page as it is now, each with where it is; `tags` keeps to the rules of those. */
+async function violations(page: Page, tags?: string[]): Promise<axe.Result[]> {
   // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
   await page.evaluate(axe.source);
-  const result = await page.evaluate(() =>
-    (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }),
+  const result = await page.evaluate(
+    (only) =>
+      (window as unknown as { axe: typeof axe }).axe.run(document, {
+        resultTypes: ['violations'],
+        ...(only ? { runOnly: { type: 'tag', values: only } } : {}),
+      }),
+    tags,
   );
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  return result.violations;
+}
+
+const described = (v: axe.Result) =>
+  `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`;
+
+/** Violations axe-core finds on the page as it is now, serious and critical ones only, each with where it is. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  return (await violations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical').map(described);
 }
 
 /**
@@ -53,13 +64,15 @@ export async function seriousViolations(page: Page): Promise<string[]> {
  * landmark-unique included), each with where it is.
  */
 export async function allViolations(page: Page): Promise<string[]> {
-  await page.evaluate(axe.source);
-  const result = await page.evaluate(() =>
-    (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }),
-  );
-  return result.violations.map(
-    (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-  );
+  return (await violations(page)).map(described);
+}
+
+/** The success criteria of WCAG 2.0 and 2.1, levels A and AA, as axe-core tags its rules for them. */
+export const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+/** Violations of WCAG 2.1 A and AA that axe-core finds on the page as it is now, whatever their impact. */
+export async function wcagViolations(page: Page): Promise<string[]> {
+  return (await violations(page, WCAG_21_AA)).map(described);
 }
 
 /**

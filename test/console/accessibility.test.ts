@@ -1,0 +1,127 @@
+import type { Browser, Page } from 'playwright-core';
+import { request, type TestGateway } from '../helpers/gateway';
+import { newContext, signInAt, startConsole, stopConsole, wcagViolations } from './browser';
+import { filledAccount, type FilledAccount } from './filled-account';
+import { consoleAccount, type ConsoleAccount } from './support';
+
+/**
+ * The console held to WCAG 2.1 A and AA where every-page.test.ts does not look: the states a page reaches by being
+ * used (a dialog open, a confirmation asked, a file chosen for import, a preview and the bot's answer, a form's
+ * problems, a sub-account chosen) and the pages as an agent sees them. axe-core checks what it can check; the tests
+ * after it check with the keyboard alone what it cannot (focus, live regions).
+ */
+jest.setTimeout(180_000);
+
+let gw: TestGateway;
+let browser: Browser;
+let filled: FilledAccount;
+/** A sub-account of the agency, granted credits: its Credits page has a history. */
+let clinic: ConsoleAccount;
+
+const url = (p: string) => `${gw.url}${p}`;
+
+beforeAll(async () => {
+  [gw, browser] = await startConsole({ LEADCHAT_JOB_POLL: '100ms' });
+  filled = await filledAccount(gw);
+  clinic = await consoleAccount(gw, { parentEmail: filled.agency.email, name: 'Bright Clinic' });
+  const body = { email: clinic.email, amount: 5 };
+  expect((await request(gw, 'POST', '/v1/subaccounts/credits', { apiKey: filled.agency.apiKey, body })).status).toBe(
+    200,
+  );
+});
+afterAll(async () => {
+  await stopConsole(gw, browser);
+});
+
+/** A signed-in page of `who`'s, at desktop width, opened at `path`. */
+async function signedIn(who: ConsoleAccount, path: string): Promise<Page> {
+  const page = await (await newContext(browser)).newPage();
+  await signInAt(page, url(path), who);
+  return page;
+}
+
+const h1 = (p: Page, name: string) => p.getByRole('heading', { level: 1, name }).waitFor();
+
+test('axe finds no WCAG 2.1 A or AA violation on any page in use, as owner, agent and agency', async () => {
+  const found: Record<string, string[]> = {};
+  const scan = async (page: Page, state: string) => {
+    const violations = await wcagViolations(page);
+    if (violations.length) found[state] = violations;
+  };
+  const { owner, agent, agency, listId, campaignId, conversationId } = filled;
+
+  const clinicPage = await signedIn(clinic, '/console/credits');
+  await clinicPage.getByRole('button', { name: 'Save warning' }).waitFor();
+  await clinicPage.getByRole('table').first().waitFor();
+  await scan(clinicPage, "a sub-account's credits");
+  await clinicPage.context().close();
+
+  const page = await signedIn(owner, `/console/inbox?c=${conversationId}`);
+  await page.getByRole('button', { name: 'Contact details' }).click();
+  await page.getByRole('dialog', { name: 'Eve' }).getByLabel('First name').waitFor();
+  await scan(page, 'thread, the contact panel open');
+
+  await page.goto(url(`/console/lists?id=${listId}`));
+  await page.getByRole('button', { name: 'Add to the list' }).click();
+  await page.getByRole('alert').filter({ hasText: /\w/ }).first().waitFor();
+  await scan(page, 'list, a contact added with nothing in it');
+  await page.locator('input[type=file]').setInputFiles({
+    name: 'more.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from('Name,Phone,City\nGil,+15550102009,Rome\n'),
+  });
+  await page.getByLabel('Custom field for the column “City”').waitFor();
+  await scan(page, 'list, a file chosen for import');
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await page.getByRole('region', { name: 'Import report' }).waitFor();
+  await scan(page, 'list, the import done');
+
+  await page.goto(url(`/console/campaigns?id=${campaignId}`));
+  await h1(page, 'Spring check-ups');
+  await page.getByLabel('Contact’s phone').fill('+15550102001');
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.getByRole('region', { name: 'Opening message preview' }).waitFor();
+  await page.getByLabel('Question', { exact: true }).fill('When do you open?');
+  await page.getByRole('button', { name: 'Ask the bot' }).click();
+  await page.getByText('At 9 am.').last().waitFor();
+  await scan(page, 'campaign, a preview and the bot answering');
+
+  await page.goto(url('/console/settings/members'));
+  await page.getByRole('button', { name: 'Remove Ada Agent' }).click();
+  await page.getByRole('group', { name: 'Remove Ada Agent' }).waitFor();
+  await scan(page, 'members, a removal asked');
+
+  await page.goto(url('/console/settings/account'));
+  await page.getByRole('button', { name: 'Generate new API key' }).click();
+  await page.getByRole('button', { name: 'Generate and replace the current key' }).waitFor();
+  await scan(page, 'account, a new key asked');
+  await page.context().close();
+
+  const agentPage = await signedIn(agent, '/console/inbox');
+  for (const [state, path, ready] of [
+    ['inbox', '/console/inbox', (p: Page) => p.locator('.inbox-item').filter({ hasText: 'Fay' }).waitFor()],
+    ['thread', `/console/inbox?c=${conversationId}`, (p: Page) => p.getByText('My x-ray', { exact: true }).waitFor()],
+    ['lists', '/console/lists', (p: Page) => p.getByRole('link', { name: 'Patients' }).waitFor()],
+    ['list', `/console/lists?id=${listId}`, (p: Page) => p.locator('table.imports tbody tr').first().waitFor()],
+    ['campaigns', '/console/campaigns', (p: Page) => p.getByRole('link', { name: 'Spring check-ups' }).waitFor()],
+    ['funnel', '/console/funnel', (p: Page) => p.locator('.funnel-table').waitFor()],
+    ['credits', '/console/credits', (p: Page) => h1(p, 'Credits')],
+  ] as const) {
+    await agentPage.goto(url(path));
+    await ready(agentPage);
+    await scan(agentPage, `agent's ${state}`);
+  }
+  await agentPage.goto(url(`/console/inbox?c=${conversationId}`));
+  await agentPage.getByRole('button', { name: 'Contact details' }).click();
+  await agentPage.getByRole('dialog', { name: 'Eve' }).getByLabel('First name').waitFor();
+  await scan(agentPage, "agent's thread, the contact panel open");
+  await agentPage.context().close();
+
+  const agencyPage = await signedIn(agency, '/console/agency');
+  await agencyPage.getByRole('button', { name: 'Credit history of Smile Clinic' }).click();
+  await agencyPage.getByRole('button', { name: 'Credit history of Smile Clinic', pressed: true }).waitFor();
+  await scan(agencyPage, 'agency, a sub-account chosen');
+  await agencyPage.context().close();
+
+  expect(found).toEqual({});
+});
