@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { request, type TestGateway } from '../helpers/gateway';
 import { newContext, signInAt, startConsole, stopConsole, wcagViolations } from './browser';
 import { filledAccount, type FilledAccount } from './filled-account';
@@ -124,4 +124,42 @@ test('axe finds no WCAG 2.1 A or AA violation on any page in use, as owner, agen
   await agencyPage.context().close();
 
   expect(found).toEqual({});
+});
+
+/** Presses `key` until `target` has the focus, as a keyboard user goes through the page; fails past 40 presses. */
+async function pressUntilFocused(page: Page, target: Locator, key = 'Tab'): Promise<void> {
+  for (let n = 0; n < 40; n++) {
+    await page.keyboard.press(key);
+    if (await focused(target)) return;
+  }
+  throw new Error(`${key} never reaches ${target.toString()}`);
+}
+const focused = (target: Locator) => target.evaluate((e) => e === document.activeElement);
+
+test('a conversation is opened, answered and handed back with the keyboard alone', async () => {
+  const page = await signedIn(filled.agent, '/console/inbox');
+  const fay = page.getByRole('button', { name: /^Fay\b/ });
+  await fay.waitFor();
+  await pressUntilFocused(page, fay);
+  await page.keyboard.press('Enter');
+  const thread = page.getByRole('region', { name: 'Fay' });
+  expect(await focused(thread.getByRole('heading', { name: 'Fay' }))).toBe(true);
+
+  await pressUntilFocused(page, thread.getByLabel('Reply as your team'));
+  await page.keyboard.type('We can see you at 10.');
+  await page.keyboard.press('Tab');
+  const send = thread.getByRole('button', { name: 'Send reply' });
+  expect(await focused(send)).toBe(true);
+  await page.keyboard.press('Enter');
+  await thread.getByRole('status').filter({ hasText: 'Reply sent.' }).waitFor();
+  // The focus stays where the reply was sent from: the next Tab goes on from there, not from the page's top.
+  expect(await focused(send)).toBe(true);
+
+  // Handed back to the bot.
+  const botOn = thread.getByRole('button', { name: 'Turn the bot on' });
+  await pressUntilFocused(page, botOn, 'Shift+Tab');
+  await page.keyboard.press('Enter');
+  await thread.getByRole('status').filter({ hasText: 'The bot is on again for this contact.' }).waitFor();
+  expect(await focused(thread.getByRole('button', { name: 'Turn the bot off' }))).toBe(true);
+  await page.context().close();
 });

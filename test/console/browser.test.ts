@@ -94,7 +94,7 @@ describe('signing in', () => {
     const wrongPassword = await refusal.textContent();
     await signInWithForm(page, `nobody-${Date.now()}@example.com`, owner.password);
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    await page.waitForFunction(() => !document.querySelector('button[type=submit]')?.hasAttribute('disabled'));
+    await page.waitForFunction(() => !document.querySelector('button[type=submit]')?.hasAttribute('aria-disabled'));
     expect(await refusal.textContent()).toBe(wrongPassword);
     expect(wrongPassword).toBe('The email or the password is not right');
     expect(await seriousViolations(page)).toEqual([]);

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { Button } from './button.js';
 
 /**
  * An action that cannot be undone (a new key, a rotated secret, removed credentials) takes two steps: the first
@@ -39,15 +40,15 @@ export function ConfirmAction(props: {
   return (
     <div class="confirm" role="group" aria-label={props.name ?? props.label}>
       <p>{props.warning}</p>
-      <button
+      <Button
         type="button"
-        ref={confirmRef}
+        buttonRef={confirmRef}
         class={props.danger ? 'danger' : 'primary'}
-        disabled={props.busy}
+        unavailable={props.busy}
         onClick={confirm}
       >
         {props.confirmLabel}
-      </button>
+      </Button>
       <button type="button" class="secondary" onClick={() => setAsking(false)}>
         Cancel
       </button>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { onSessionEnded, signInAddress } from '../api.js';
 import { signIn, type SessionInfo } from '../session.js';
 import { Field, FormStatus } from './form.js';
+import { Button } from './button.js';
 
 /**
  * When the session ends under a signed-in page (its time up, a password reset, a sign-out in another tab), the page
@@ -35,9 +36,9 @@ export function SessionEnded(props: { member: SessionInfo['member'] }) {
       </p>
       <form onSubmit={submit}>
         <Field id="again-password" label="Password" type="password" autocomplete="current-password" required />
-        <button type="submit" class="primary" disabled={busy}>
+        <Button type="submit" class="primary" unavailable={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
-        </button>
+        </Button>
         <FormStatus error={error} />
       </form>
       <p>

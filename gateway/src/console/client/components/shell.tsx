@@ -8,6 +8,7 @@ import { Link } from '../router.js';
 import { signOut, type SessionInfo } from '../session.js';
 import { BalanceBanner, useCredits } from './balance.js';
 import { WebhooksBanner } from './webhooks-banner.js';
+import { Button } from './button.js';
 
 /**
  * The frame of every signed-in page: who is signed in (their name and role, on which account), sign-out, the
@@ -63,9 +64,9 @@ export function Shell(props: {
           <span class="sr-only">, on the account</span> <span class="name">{account.name}</span>{' '}
           <span class="email">{member.email}</span>
         </span>
-        <button type="button" class="secondary" onClick={leave} disabled={leaving}>
+        <Button type="button" class="secondary" onClick={leave} unavailable={leaving}>
           Sign out
-        </button>
+        </Button>
         <button
           type="button"
           class="secondary menu-button"

@@ -5,6 +5,7 @@ import { call, get, type ApiResult } from '../api.js';
 import { Field, FormStatus } from '../components/form.js';
 import { errorText } from '../components/problems.js';
 import { ROLE_LABEL } from '../roles.js';
+import { Button } from '../components/button.js';
 
 /** What GET /console/api/invites/{token} tells whoever holds the link. */
 interface InvitationView {
@@ -118,9 +119,9 @@ function PasswordForm(props: { token: string; invitation: InvitationView }) {
           hint="At least 12 characters."
         />
         <Field id="invite-password-again" label="Password again" type="password" autocomplete="new-password" />
-        <button type="submit" class="primary" disabled={busy}>
+        <Button type="submit" class="primary" unavailable={busy}>
           {busy ? 'Saving…' : member.status === 'active' ? 'Set the new password' : `Join ${account.name}`}
-        </button>
+        </Button>
         <div id="invite-status">
           <FormStatus error={error} />
         </div>

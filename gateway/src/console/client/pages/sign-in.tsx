@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { CONSOLE_BASE, HOME_PATH } from '../../pages.js';
 import { Field, FormStatus } from '../components/form.js';
 import { signIn } from '../session.js';
+import { Button } from '../components/button.js';
 
 /** Only a console address is followed after sign-in, so a crafted link cannot send the user to another site. */
 function nextPage(): string {
@@ -29,9 +30,9 @@ export function SignIn() {
       <form onSubmit={submit} aria-describedby="sign-in-status">
         <Field id="email" label="Email" type="email" autocomplete="username" required />
         <Field id="password" label="Password" type="password" autocomplete="current-password" required />
-        <button type="submit" class="primary" disabled={busy}>
+        <Button type="submit" class="primary" unavailable={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
-        </button>
+        </Button>
         <div id="sign-in-status">
           <FormStatus error={error} />
         </div>

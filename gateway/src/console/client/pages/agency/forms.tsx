@@ -4,6 +4,7 @@ import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus } from '../../components/form.js';
 import { credits } from './labels.js';
+import { Button } from '../../components/button.js';
 
 function SubAccountSelect(props: {
   id: string;
@@ -81,9 +82,9 @@ export function GrantForm(props: { subs: SubAccount[]; selected?: string; onDone
         hint="Credits to add, up to 2 decimal places."
       />
       <Field id="grant-description" label="Description (optional)" maxLength={500} />
-      <button type="submit" class="primary" disabled={granting.busy}>
+      <Button type="submit" class="primary" unavailable={granting.busy}>
         Grant credits
-      </button>
+      </Button>
       <FormStatus error={granting.error} done={granting.done} />
     </form>
   );
@@ -151,9 +152,9 @@ export function AutoRechargeForm(props: { subs: SubAccount[]; selected?: string;
             : 'Your auto_recharge webhook gets the request; grant the amount with its idempotency_key.'
         }
       />
-      <button type="submit" class="primary" disabled={saving.busy}>
+      <Button type="submit" class="primary" unavailable={saving.busy}>
         Save auto-recharge
-      </button>
+      </Button>
       <FormStatus error={saving.error} done={saving.done} />
     </form>
   );

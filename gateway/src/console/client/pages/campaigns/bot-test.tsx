@@ -5,6 +5,7 @@ import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
+import { Button } from '../../components/button.js';
 
 /** A FAQ or resource the bot's answer rests on, and how it used it. */
 type Source = BotTest['basis']['sources'][number];
@@ -76,9 +77,9 @@ export function BotTestPanel(props: { campaignId: string }) {
           max={TEXT_LIMITS.botTestMessage}
         />
         <Field id="bot-first-name" label="Contact’s first name (optional)" />
-        <button type="submit" class="primary" disabled={asking.busy}>
+        <Button type="submit" class="primary" unavailable={asking.busy}>
           Ask the bot
-        </button>
+        </Button>
       </form>
       <FormStatus error={asking.error} done={asking.done} />
       {answer && <Answer answer={answer} />}

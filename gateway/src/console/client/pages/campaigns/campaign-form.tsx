@@ -26,6 +26,7 @@ import { liveWarning } from './reach.js';
 import { countList, reachExisting, ReachQuestion, type ListCount } from './reach-existing.js';
 import { cannotPay, emptyListWarning, quoteOpening } from './opening-cost.js';
 import { CUSTOM_PREFIX } from '../../../../api-contract.js';
+import { Button } from '../../components/button.js';
 
 /** Where contacts write to a Meta platform's business: what an answer-only campaign answers. */
 const META_INBOX: Record<MetaChannel, string> = { messenger: 'your Page', instagram: 'your Instagram account' };
@@ -488,9 +489,9 @@ export function CampaignForm(props: {
           onCancel={() => setAsking(undefined)}
         />
       ) : (
-        <button type="submit" class="primary" disabled={saving.busy}>
+        <Button type="submit" class="primary" unavailable={saving.busy}>
           {warning ? 'Go Live anyway' : existing ? 'Save campaign' : 'Create campaign'}
-        </button>
+        </Button>
       )}
       {changed.changed && (
         <ChangedElsewhere reload="Reload the campaign" busy={reloading} onReload={reload}>

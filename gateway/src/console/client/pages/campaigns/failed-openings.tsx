@@ -5,6 +5,7 @@ import { CREDITS_PATH } from '../../components/balance.js';
 import { FormStatus } from '../../components/form.js';
 import { Link } from '../../router.js';
 import { plural } from './reach.js';
+import { Button } from '../../components/button.js';
 
 /** Why openings failed, in words, by the API's error code; the code itself when it is new to the console. */
 const CODE_WORDS: Record<string, string> = {
@@ -62,9 +63,9 @@ export function FailedOpenings(props: { campaignId: string; openings?: CampaignO
             </p>
           ) : null}
           <p>
-            <button type="button" class="secondary" disabled={retrying.busy} onClick={() => void retry()}>
+            <Button type="button" class="secondary" unavailable={retrying.busy} onClick={() => void retry()}>
               Retry failed openings
-            </button>
+            </Button>
           </p>
         </>
       )}

@@ -7,6 +7,7 @@ import { useAction } from '../../components/action.js';
 import { ChangedElsewhere, ifMatch, useChangedElsewhere } from '../../components/changed-elsewhere.js';
 import { FormStatus } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
+import { Button } from '../../components/button.js';
 
 /** Whether the campaign takes one more FAQ. */
 export const roomForFaq = (campaign: Campaign): boolean => campaign.bot.faqs.length < CAMPAIGN_COUNTS.faqs;
@@ -79,9 +80,9 @@ export function NewFaqForm(props: {
         max={MAX.faqAnswer}
       />
       {props.answerNote?.(answer)}
-      <button type="submit" class={props.submit.class} disabled={saving.busy}>
+      <Button type="submit" class={props.submit.class} unavailable={saving.busy}>
         {props.submit.text}
-      </button>
+      </Button>
       {changed.changed && (
         <ChangedElsewhere reload="Reload the campaign" busy={reloading.busy} onReload={reload}>
           This campaign was changed after this page loaded it (by someone else, or in another tab), so the FAQ was not

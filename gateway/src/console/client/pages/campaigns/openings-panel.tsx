@@ -6,6 +6,7 @@ import { isoDay, lifetimeFrom } from '../funnel/funnel-page.js';
 import type { ReachOutcome } from './campaign-form.js';
 import { FailedOpenings } from './failed-openings.js';
 import { countList, reachExisting, ReachQuestion, ReachReport, type ListCount } from './reach-existing.js';
+import { Button } from '../../components/button.js';
 
 /** How often the count of opening messages sent is read again while queued ones go. */
 const REFRESH_MS = 5_000;
@@ -99,9 +100,9 @@ export function OpeningsPanel(props: {
           />
         ) : (
           <p>
-            <button type="button" class="secondary" disabled={busy} onClick={() => void ask()}>
+            <Button type="button" class="secondary" unavailable={busy} onClick={() => void ask()}>
               Message contacts already on the list
-            </button>
+            </Button>
           </p>
         ))}
       {offered && !asking && (

@@ -4,6 +4,7 @@ import { get, type ApiResult } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 import { phoneHint, useDefaultCountry } from '../../default-country.js';
+import { Button } from '../../components/button.js';
 
 /**
  * The opening message as one contact would get it, personalized: the contact found by phone or email
@@ -53,9 +54,9 @@ export function PreviewPanel(props: { campaignId: string }) {
           placeholder={by === 'phone' ? (country ? undefined : '+14155550123') : 'lead@example.com'}
           hint={by === 'phone' ? phoneHint(country) : undefined}
         />
-        <button type="submit" class="primary" disabled={finding.busy}>
+        <Button type="submit" class="primary" unavailable={finding.busy}>
           Preview
-        </button>
+        </Button>
       </form>
       <FormStatus error={finding.error} done={finding.done} />
       {preview && (

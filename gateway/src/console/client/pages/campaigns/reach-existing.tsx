@@ -3,6 +3,7 @@ import type { Campaign, ListContact, OpeningPrice, PageOf, Reached } from '../..
 import { call, get, type ApiResult } from '../../api.js';
 import { CostWarning } from './opening-cost.js';
 import { plural, ReasonList } from './reach.js';
+import { Button } from '../../components/button.js';
 
 /**
  * The contacts already on a campaign's list when it goes Live: a list's new contacts get the opening message, and
@@ -115,19 +116,19 @@ export function ReachQuestion(props: {
         {props.also && ' New contacts added to the list get it either way.'}
       </p>
       <CostWarning cost={props.cost} contacts={props.count.count} atLeast={props.count.more} />
-      <button type="button" ref={first} class="primary" disabled={props.busy} onClick={props.onYes}>
+      <Button type="button" buttonRef={first} class="primary" unavailable={props.busy} onClick={props.onYes}>
         {props.yes}
-      </button>{' '}
+      </Button>{' '}
       {props.no && (
         <>
-          <button type="button" class="secondary" disabled={props.busy} onClick={props.onNo}>
+          <Button type="button" class="secondary" unavailable={props.busy} onClick={props.onNo}>
             {props.no}
-          </button>{' '}
+          </Button>{' '}
         </>
       )}
-      <button type="button" class="secondary" disabled={props.busy} onClick={props.onCancel}>
+      <Button type="button" class="secondary" unavailable={props.busy} onClick={props.onCancel}>
         Cancel
-      </button>
+      </Button>
     </div>
   );
 }

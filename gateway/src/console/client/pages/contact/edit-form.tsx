@@ -6,6 +6,7 @@ import { errorText, type FieldLabels } from '../../components/problems.js';
 import { contactName } from '../inbox/labels.js';
 import { mergeInto } from './duplicates.js';
 import { refusal } from './words.js';
+import { Button } from '../../components/button.js';
 
 const LABELS: FieldLabels = {
   firstName: 'First name',
@@ -189,9 +190,9 @@ export function EditForm(props: {
           Add a custom field
         </button>
       </fieldset>
-      <button type="submit" class="primary" disabled={busy}>
+      <Button type="submit" class="primary" unavailable={busy}>
         Save contact
-      </button>
+      </Button>
       {conflict && (
         <div class="warning contact-conflict" role="alert">
           <p>
@@ -203,9 +204,9 @@ export function EditForm(props: {
             Open {contactName(conflict.other)}
           </button>
           {props.admin && (
-            <button type="button" class="secondary" disabled={busy} onClick={() => void mergeAndSave(conflict)}>
+            <Button type="button" class="secondary" unavailable={busy} onClick={() => void mergeAndSave(conflict)}>
               Merge {contactName(conflict.other)} into this contact and save
-            </button>
+            </Button>
           )}
         </div>
       )}

@@ -4,6 +4,7 @@ import { call, get } from '../../api.js';
 import { FormStatus } from '../../components/form.js';
 import { contactName } from '../inbox/labels.js';
 import { refusal } from './words.js';
+import { Button } from '../../components/button.js';
 
 /** The file an export is saved as: the contact's name where it makes a file name, and its id. */
 const fileName = (c: Contact) => {
@@ -40,9 +41,9 @@ export function ExportContact(props: { contact: Contact }) {
         Everything held about {contactName(props.contact)} as one JSON file: the contact, conversations and messages,
         files as links, lists, consent and webhook deliveries. For a person who asks for a copy of their data.
       </p>
-      <button type="button" class="secondary" disabled={busy} onClick={() => void download()}>
+      <Button type="button" class="secondary" unavailable={busy} onClick={() => void download()}>
         Download everything held (JSON)
-      </button>
+      </Button>
       <FormStatus error={status.error} done={status.done} />
     </section>
   );
@@ -86,9 +87,9 @@ export function EraseContact(props: { contact: Contact; onErased: () => void }) 
           onInput={(e) => setTyped(e.currentTarget.value)}
         />
       </div>
-      <button type="submit" class="danger" disabled={busy || typed.trim() !== name}>
+      <Button type="submit" class="danger" unavailable={busy} disabled={typed.trim() !== name}>
         Erase this contact
-      </button>
+      </Button>
       <FormStatus error={error} />
     </form>
   );

@@ -5,6 +5,7 @@ import { CreditTable } from '../../components/credit-table.js';
 import { Loading } from '../../components/load.js';
 import { useLiveReload } from '../../live-reload.js';
 import { credits, entryText } from './labels.js';
+import { Button } from '../../components/button.js';
 
 const PAGE = 50;
 
@@ -52,9 +53,9 @@ export function HistoryTable(props: { path?: string; version?: number; credits?:
       />
       {next && (
         <p>
-          <button type="button" class="secondary" disabled={busy} onClick={() => void more()}>
+          <Button type="button" class="secondary" unavailable={busy} onClick={() => void more()}>
             Show older entries
-          </button>
+          </Button>
         </p>
       )}
       <p class="error" role="alert">

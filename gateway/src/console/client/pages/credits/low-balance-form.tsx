@@ -4,6 +4,7 @@ import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus } from '../../components/form.js';
 import { credits } from './labels.js';
+import { Button } from '../../components/button.js';
 
 /**
  * The balance under which the whole team is warned on every page (PUT /v1/credits/low-balance): admins and the
@@ -51,13 +52,13 @@ export function LowBalanceForm(props: { credits: Credits; admin: boolean; onSave
         onInput={(e) => setValue(e.currentTarget.value)}
         hint="Credits. While the balance is under this, every page of the console says so, in time to ask for more. Empty: no such warning."
       />
-      <button type="submit" class="primary" disabled={saving.busy}>
+      <Button type="submit" class="primary" unavailable={saving.busy}>
         Save warning
-      </button>{' '}
+      </Button>{' '}
       {current !== null && (
-        <button type="button" class="secondary" disabled={saving.busy} onClick={() => void save(null)}>
+        <Button type="button" class="secondary" unavailable={saving.busy} onClick={() => void save(null)}>
           Turn off
-        </button>
+        </Button>
       )}
       <FormStatus error={saving.error} done={saving.done} />
     </form>

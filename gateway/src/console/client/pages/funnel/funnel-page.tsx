@@ -7,6 +7,7 @@ import { PageTitle } from '../../components/shell.js';
 import { UnreachableNotice } from '../campaigns/reach.js';
 import { FunnelBars } from './funnel-bars.js';
 import { FunnelChart, FunnelTable } from './funnel-chart.js';
+import { Button } from '../../components/button.js';
 
 /** Every campaign of the account, walking the pages of GET /v1/campaigns. */
 async function allCampaigns(): Promise<{ campaigns?: Campaign[]; error?: string }> {
@@ -166,9 +167,9 @@ export function FunnelPage() {
             <input id="funnel-to" name="funnel-to" type="date" required defaultValue={query.to} />
           </div>
           <p class="hint">{`Days are counted in your time zone, ${timezone}. A range covers at most 366 days.`}</p>
-          <button type="submit" class="primary" disabled={busy}>
+          <Button type="submit" class="primary" unavailable={busy}>
             Show funnel
-          </button>
+          </Button>
           <FormStatus error={error} />
         </form>
       </Panel>

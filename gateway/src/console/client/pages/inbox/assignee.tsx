@@ -4,6 +4,7 @@ import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
 import { acting } from '../../notify/own-actions.js';
 import { ROLE_LABEL } from '../../roles.js';
+import { Button } from '../../components/button.js';
 
 /** The team as the inbox names it: each member's name by id, the signed-in member's own id. */
 export interface Team {
@@ -90,9 +91,9 @@ export function AssigneePicker(props: {
           )}
         </select>
         {current !== team.me && (
-          <button type="button" class="secondary" disabled={assigning.busy} onClick={() => assign('me')}>
+          <Button type="button" class="secondary" unavailable={assigning.busy} onClick={() => assign('me')}>
             Assign to me
-          </button>
+          </Button>
         )}
       </div>
       <FormStatus error={assigning.error} done={assigning.done} />

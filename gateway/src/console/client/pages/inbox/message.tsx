@@ -5,6 +5,7 @@ import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
 import { AUTHOR, MESSAGE_STATUS, when } from './labels.js';
 import { MediaPreview } from './media.js';
+import { Button } from '../../components/button.js';
 
 /**
  * One message of a thread: who wrote it (a team reply by the member's name), its text, media and status, and on
@@ -96,9 +97,9 @@ export function MessageItem(props: { message: Message; read: number; onChanged: 
       )}
       {failed && (
         <div class="inbox-retry">
-          <button type="button" class="secondary" disabled={retrying.busy} onClick={() => void retry()}>
+          <Button type="button" class="secondary" unavailable={retrying.busy} onClick={() => void retry()}>
             Retry
-          </button>
+          </Button>
           <FormStatus error={retrying.error} />
         </div>
       )}

@@ -2,6 +2,7 @@ import type { RetryReport } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
+import { Button } from '../../components/button.js';
 
 /** What a retry did, in one sentence: how many went again, and why the others could not. */
 function summary(r: RetryReport): string {
@@ -27,9 +28,9 @@ export function RetryAllFailed(props: { conversationId?: string; label: string; 
   };
   return (
     <div class="inbox-retry-all">
-      <button type="button" class="secondary" disabled={retrying.busy} onClick={() => void run()}>
+      <Button type="button" class="secondary" unavailable={retrying.busy} onClick={() => void run()}>
         {props.label}
-      </button>
+      </Button>
       <FormStatus error={retrying.error} done={retrying.done} />
     </div>
   );

@@ -15,6 +15,7 @@ import { CONVERSATION_STATUS, contactName, externalIdLabel, handoffWhy, sentAs, 
 import { MessageItem } from './message.js';
 import { RetryAllFailed } from './retry-all.js';
 import { SaveAsFaq } from './save-faq.js';
+import { Button } from '../../components/button.js';
 
 /** Every message of the contact, oldest first (the API pages them), and of those the ones of this conversation. */
 async function threadOf(conversation: Conversation): Promise<ApiResult<Message[]>> {
@@ -244,9 +245,9 @@ function BotSwitch(props: { conversation: Conversation; onChanged: () => void })
   return (
     <div class="inbox-bot">
       <p>{active ? 'The bot answers this contact.' : 'The bot is off: your team answers this contact.'}</p>
-      <button type="button" class="secondary" disabled={switching.busy} onClick={() => void toggle()}>
+      <Button type="button" class="secondary" unavailable={switching.busy} onClick={() => void toggle()}>
         {active ? 'Turn the bot off' : 'Turn the bot on'}
-      </button>
+      </Button>
       <FormStatus error={switching.error} done={switching.done} />
     </div>
   );
@@ -290,9 +291,9 @@ function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSe
           </>
         }
       />
-      <button type="submit" class="primary" disabled={sending.busy}>
+      <Button type="submit" class="primary" unavailable={sending.busy}>
         Send reply
-      </button>
+      </Button>
       <FormStatus error={sending.error} done={sending.done} />
     </form>
   );

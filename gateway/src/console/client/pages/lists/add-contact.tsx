@@ -4,6 +4,7 @@ import { call } from '../../api.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 import { errorText, type FieldLabels } from '../../components/problems.js';
 import { phoneHint, useDefaultCountry } from '../../default-country.js';
+import { Button } from '../../components/button.js';
 
 /** The form's labels, by the fields of POST /v1/contacts (and contactId of POST /v1/lists/{id}/contacts). */
 const LABELS: FieldLabels = {
@@ -144,9 +145,9 @@ export function AddContactPanel(props: { listId: string; onAdded: () => void }) 
             hint="The label of that custom channel, as its campaign names it."
           />
         </div>
-        <button type="submit" class="primary" disabled={busy}>
+        <Button type="submit" class="primary" unavailable={busy}>
           Add to the list
-        </button>
+        </Button>
       </form>
       <FormStatus error={outcome.error} done={outcome.done} />
     </Panel>

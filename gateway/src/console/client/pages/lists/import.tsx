@@ -20,6 +20,7 @@ import {
 } from './csv.js';
 import { ImportProgress, ImportReport } from './import-report.js';
 import { importPhones, useDefaultCountry } from '../../default-country.js';
+import { Button } from '../../components/button.js';
 
 /** How often a running import's progress is read (GET /v1/imports/{id}). */
 const POLL_MS = 500;
@@ -306,9 +307,9 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
               ))}
             </fieldset>
           )}
-          <button type="submit" class="primary" disabled={sending.busy || running}>
+          <Button type="submit" class="primary" unavailable={sending.busy || running}>
             Import
-          </button>
+          </Button>
         </form>
       )}
       <FormStatus error={sending.error ?? pollError} done={sending.done} />

@@ -14,6 +14,7 @@ import { MembersPanel } from './members.js';
 import { Pager, usePaged } from './paged.js';
 import { PastImportsPanel } from './past-imports.js';
 import { ItemLink, useSelected } from './selection.js';
+import { Button } from '../../components/button.js';
 
 /**
  * The account's lists, and one list opened: its contacts (each opening the contact's panel), adding one by hand, CSV
@@ -47,9 +48,9 @@ function ListTable(props: { open: (id: string) => void }) {
       <Panel title="New list" id="new-list-heading">
         <form onSubmit={create} class="inline-form">
           <Field id="list-name" label="List name" required autocomplete="off" />
-          <button type="submit" class="primary" disabled={creating.busy}>
+          <Button type="submit" class="primary" unavailable={creating.busy}>
             Create list
-          </button>
+          </Button>
         </form>
         <FormStatus error={creating.error} done={creating.done} />
       </Panel>

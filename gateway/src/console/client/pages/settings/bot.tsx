@@ -6,6 +6,7 @@ import { Field, FormStatus, Panel } from '../../components/form.js';
 import { Loading, useResource } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
 import { HandoffPanels } from './handoff.js';
+import { Button } from '../../components/button.js';
 
 /** The form's labels, by the fields of PUT /v1/settings/bot. */
 const LABELS = {
@@ -177,9 +178,9 @@ export function BotPage() {
               {defaultCampaignNow(saved.defaultCampaignId, campaigns.data?.data ?? [])}
             </p>
           </div>
-          <button type="submit" class="primary" disabled={saving.busy}>
+          <Button type="submit" class="primary" unavailable={saving.busy}>
             Save
-          </button>
+          </Button>
         </form>
         <FormStatus error={saving.error} done={saving.done} />
       </Panel>

@@ -5,6 +5,7 @@ import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
 import { Loading, useResource } from '../../components/load.js';
 import { countryName, setDefaultCountry } from '../../default-country.js';
+import { Button } from '../../components/button.js';
 
 const nameOf = countryName;
 
@@ -64,9 +65,9 @@ export function DefaultCountryPanel() {
               ))}
             </select>
           </div>
-          <button type="submit" class="primary" disabled={saving.busy}>
+          <Button type="submit" class="primary" unavailable={saving.busy}>
             Set default country
-          </button>
+          </Button>
         </form>
       )}
       <FormStatus error={saving.error} done={saving.done} />

@@ -4,6 +4,7 @@ import type { Settings } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
+import { Button } from '../../components/button.js';
 
 const CHOICE: Record<HandoffAssignment, string> = {
   none: 'Nobody: it waits under Unassigned in the inbox, in sight of the whole team, until someone takes it (the default)',
@@ -67,9 +68,9 @@ export function HandoffAssignmentPanel(props: { settings: Settings; onSaved: (se
         <p class="hint" id="handoff-assignment-now">
           {HEARD[saved]}
         </p>
-        <button type="submit" class="primary" disabled={saving.busy}>
+        <Button type="submit" class="primary" unavailable={saving.busy}>
           Set hand-off assignment
-        </button>
+        </Button>
       </form>
       <FormStatus error={saving.error} done={saving.done} />
     </Panel>

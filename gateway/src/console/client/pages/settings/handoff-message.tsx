@@ -5,6 +5,7 @@ import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
+import { Button } from '../../components/button.js';
 
 /** The form's labels, by the fields of PUT /v1/settings. */
 const LABELS = { handoffMessage: 'Hand-off message', language: 'Language' };
@@ -66,9 +67,9 @@ export function HandoffMessagePanel(props: { settings: Settings; onSaved: (setti
           onInput={(e) => setLanguage(e.currentTarget.value)}
           hint="The language of the built-in message, for contacts no campaign has (a campaign’s own language comes first): a tag such as en, es, pt-BR, fr, de or it."
         />
-        <button type="submit" class="primary" disabled={saving.busy}>
+        <Button type="submit" class="primary" unavailable={saving.busy}>
           Save hand-off message
-        </button>
+        </Button>
       </form>
       <FormStatus error={saving.error} done={saving.done} />
     </Panel>

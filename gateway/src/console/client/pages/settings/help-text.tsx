@@ -5,6 +5,7 @@ import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
+import { Button } from '../../components/button.js';
 
 /**
  * The answer a contact gets on writing HELP (helpText of /v1/settings). "Use the default" saves null: the API then
@@ -38,17 +39,17 @@ export function HelpTextPanel(props: { helpText: string; onSaved: (settings: Set
           max={TEXT_LIMITS.helpText}
           hint="Sent to a contact who writes HELP, on any channel."
         />
-        <button type="submit" class="primary" disabled={saving.busy}>
+        <Button type="submit" class="primary" unavailable={saving.busy}>
           Set HELP answer
-        </button>{' '}
-        <button
+        </Button>{' '}
+        <Button
           type="button"
           class="secondary"
-          disabled={saving.busy}
+          unavailable={saving.busy}
           onClick={() => save(null, 'The default HELP answer is in use.')}
         >
           Use the default
-        </button>
+        </Button>
       </form>
       <FormStatus error={saving.error} done={saving.done} />
     </Panel>

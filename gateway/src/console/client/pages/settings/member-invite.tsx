@@ -6,6 +6,7 @@ import { useAction } from '../../components/action.js';
 import { Copyable, Field, FormStatus, Panel } from '../../components/form.js';
 import { ROLE_DUTIES, ROLE_LABEL } from '../../roles.js';
 import { dateTime } from '../../team.js';
+import { Button } from '../../components/button.js';
 
 const LABELS = { email: 'Email', name: 'Name', role: 'Role' };
 
@@ -55,9 +56,9 @@ export function InvitePanel(props: { onInvited: (invitation: Invitation) => void
             ))}
           </select>
         </div>
-        <button type="submit" class="primary" disabled={inviting.busy}>
+        <Button type="submit" class="primary" unavailable={inviting.busy}>
           Invite
-        </button>
+        </Button>
       </form>
       <p class="hint" id="invite-role-hint">
         Agent: {ROLE_DUTIES.agent}. Admin: {ROLE_DUTIES.admin}.

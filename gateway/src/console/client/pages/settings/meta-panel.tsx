@@ -6,6 +6,7 @@ import { ConfirmAction } from '../../components/confirm.js';
 import { Copyable, Field, FormStatus, Panel } from '../../components/form.js';
 import { CallbackReach } from './callback-reach.js';
 import { savedSecretHint, valuesOf, type ChannelsResource } from './channels-data.js';
+import { Button } from '../../components/button.js';
 
 type MetaProvider = 'whatsapp' | 'messenger' | 'instagram';
 
@@ -124,9 +125,9 @@ export function MetaPanel({ channels, text }: { channels: ChannelsResource; text
           defaultValue={saved?.verifyToken ?? ''}
           hint="Any text of 8 characters or more; enter the same in Meta's webhook settings."
         />
-        <button type="submit" class="primary" disabled={saving.busy}>
+        <Button type="submit" class="primary" unavailable={saving.busy}>
           Save {text.name} credentials
-        </button>
+        </Button>
       </form>
       <FormStatus error={saving.error} done={saving.done} />
       {!saved && (

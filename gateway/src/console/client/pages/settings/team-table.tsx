@@ -6,6 +6,7 @@ import { ConfirmAction } from '../../components/confirm.js';
 import { FormStatus } from '../../components/form.js';
 import { ROLE_LABEL } from '../../roles.js';
 import { dateTime } from '../../team.js';
+import { Button } from '../../components/button.js';
 
 /** Whether an invitation is open, and until when; or that its link expired and a new one is needed. */
 function statusOf(m: TeamMember, at: number): string {
@@ -91,15 +92,15 @@ export function TeamTable(props: {
                     'Cannot be removed'
                   ) : (
                     <>
-                      <button
+                      <Button
                         type="button"
                         class="secondary"
-                        disabled={acting.busy}
+                        unavailable={acting.busy}
                         onClick={() => newLink(m)}
                         aria-label={`New link for ${m.name}`}
                       >
                         New link
-                      </button>
+                      </Button>
                       <ConfirmAction
                         label="Remove"
                         name={`Remove ${m.name}`}

@@ -5,6 +5,7 @@ import { ConfirmAction } from '../../components/confirm.js';
 import { Copyable, Field, FormStatus, Panel } from '../../components/form.js';
 import { CallbackReach } from './callback-reach.js';
 import { savedSecretHint, valuesOf, type ChannelsResource } from './channels-data.js';
+import { Button } from '../../components/button.js';
 
 /** The form's labels, by the fields of PUT /v1/channels/twilio. */
 const TWILIO_LABELS = {
@@ -84,9 +85,9 @@ export function TwilioPanel({ channels }: { channels: ChannelsResource }) {
           placeholder="+14155550123"
           hint="Set it to send WhatsApp through Twilio."
         />
-        <button type="submit" class="primary" disabled={saving.busy}>
+        <Button type="submit" class="primary" unavailable={saving.busy}>
           Save Twilio credentials
-        </button>
+        </Button>
       </form>
       <FormStatus error={saving.error} done={saving.done} />
       {saved && (

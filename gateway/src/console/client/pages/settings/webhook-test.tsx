@@ -3,6 +3,7 @@ import type { WebhookTestResult } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
+import { Button } from '../../components/button.js';
 
 /**
  * "Send test event": the API posts one signed event to the saved URL at once and says what the receiver did. A
@@ -22,15 +23,15 @@ export function WebhookTestPanel() {
         Posts one event of type <code>test</code> to the saved URL now, signed with the current secret as replies are,
         and shows what your receiver answered. Nothing is stored or retried.
       </p>
-      <button
+      <Button
         type="button"
         class="secondary"
         onClick={send}
-        disabled={sending.busy}
+        unavailable={sending.busy}
         aria-describedby="webhook-test-hint"
       >
         {sending.busy ? 'Sending…' : 'Send test event'}
-      </button>
+      </Button>
       <FormStatus error={sending.error} />
       <div class="webhook-test-outcome" role="status">
         {result && <Outcome result={result} />}

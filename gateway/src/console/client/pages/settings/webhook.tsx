@@ -9,6 +9,7 @@ import { dateTime } from '../../team.js';
 import { HelpTextPanel } from './help-text.js';
 import { WebhookSubscriptionsPanel } from './webhook-subscriptions.js';
 import { WebhookTestPanel } from './webhook-test.js';
+import { Button } from '../../components/button.js';
 
 /**
  * Spec §4.7: the address the gateway posts replies of the custom channel to, and the secret that signs them
@@ -59,9 +60,9 @@ export function WebhookPage() {
             defaultValue={customChannelWebhookUrl ?? ''}
             hint="The gateway posts every reply for a custom channel (bot answers, team replies) to this address. Leave it empty to stop."
           />
-          <button type="submit" class="primary" disabled={saving.busy}>
+          <Button type="submit" class="primary" unavailable={saving.busy}>
             Save
-          </button>
+          </Button>
           <FormStatus error={saving.error} done={saving.done} />
         </form>
         <p class="current">
