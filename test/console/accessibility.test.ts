@@ -137,12 +137,15 @@ async function pressUntilFocused(page: Page, target: Locator, key = 'Tab'): Prom
 const focused = (target: Locator) => target.evaluate((e) => e === document.activeElement);
 
 test('a conversation is opened, answered and handed back with the keyboard alone', async () => {
+  const members = await request(gw, 'GET', '/v1/members', { apiKey: filled.owner.apiKey });
+  const agentId = members.body.data.find((m: { email: string }) => m.email === filled.agent.email).id;
   const page = await signedIn(filled.agent, '/console/inbox');
   const fay = page.getByRole('button', { name: /^Fay\b/ });
   await fay.waitFor();
   await pressUntilFocused(page, fay);
   await page.keyboard.press('Enter');
   const thread = page.getByRole('region', { name: 'Fay' });
+  const fayConversation = new URL(page.url()).searchParams.get('c');
   expect(await focused(thread.getByRole('heading', { name: 'Fay' }))).toBe(true);
 
   await pressUntilFocused(page, thread.getByLabel('Reply as your team'));
@@ -161,5 +164,20 @@ test('a conversation is opened, answered and handed back with the keyboard alone
   await page.keyboard.press('Enter');
   await thread.getByRole('status').filter({ hasText: 'The bot is on again for this contact.' }).waitFor();
   expect(await focused(thread.getByRole('button', { name: 'Turn the bot off' }))).toBe(true);
+
+  // And to nobody of the team: the arrow keys go through the members without giving it to each on the way.
+  const picker = thread.getByLabel('Assigned to', { exact: true });
+  await pressUntilFocused(page, picker, 'Shift+Tab');
+  await page.keyboard.press('End');
+  await page.keyboard.press('Home');
+  const assignee = async () =>
+    (await request(gw, 'GET', `/v1/conversations/${fayConversation}`, { apiKey: filled.owner.apiKey })).body.assigneeId;
+  expect(await assignee()).toBe(agentId);
+  await page.keyboard.press('Tab');
+  expect(await focused(thread.getByRole('button', { name: 'Assign', exact: true }))).toBe(true);
+  await page.keyboard.press('Enter');
+  await thread.getByRole('status').filter({ hasText: 'Assigned to nobody.' }).waitFor();
+  expect(await assignee()).toBeNull();
+  expect(await focused(picker)).toBe(true);
   await page.context().close();
 });

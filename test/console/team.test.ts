@@ -284,6 +284,7 @@ test("the owner sees the reply under the agent's name, and that the conversation
 
   // The owner gives it back to nobody: Unassigned again.
   await picker.selectOption('');
+  await ownerPage.getByRole('button', { name: 'Assign', exact: true }).click();
   await status(ownerPage, 'Assigned to nobody.').waitFor();
   expect((await api('GET', `/v1/conversations/${ruthConversation}`)).body.assigneeId).toBeNull();
   await ruth.locator('.inbox-assignee').waitFor({ state: 'detached' });
@@ -299,11 +300,13 @@ test("the owner sees the reply under the agent's name, and that the conversation
 test('Members: a role changed counts at once, a new link replaces the last, a member removed is gone', async () => {
   // Made an admin, the agent opens Settings at once; made an agent again, not.
   await ownerPage.getByLabel(`Role of ${AGENT.name}`).selectOption('admin');
+  await ownerPage.getByRole('button', { name: `Save the role of ${AGENT.name}` }).click();
   await status(ownerPage, `${AGENT.name} is now an admin.`).waitFor();
   expect((await agentPage.goto(url('/console/settings/members')))!.status()).toBe(200);
   await teamRow(agentPage, AGENT.email).waitFor();
   expect(await navLinks(agentPage)).toContain('Members');
   await ownerPage.getByLabel(`Role of ${AGENT.name}`).selectOption('agent');
+  await ownerPage.getByRole('button', { name: `Save the role of ${AGENT.name}` }).click();
   await status(ownerPage, `${AGENT.name} is now an agent.`).waitFor();
   expect((await agentPage.goto(url('/console/settings/members')))!.status()).toBe(403);
 

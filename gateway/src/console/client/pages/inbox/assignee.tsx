@@ -1,6 +1,7 @@
 import type { Conversation, TeamMember } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
+import { AppliedChoice } from '../../components/applied-choice.js';
 import { FormStatus } from '../../components/form.js';
 import { acting } from '../../notify/own-actions.js';
 import { ROLE_LABEL } from '../../roles.js';
@@ -59,7 +60,7 @@ export function AssigneePicker(props: {
   const { conversation, team } = props;
   const current = conversation.assigneeId;
   const assign = (memberId: string | null) =>
-    void assigning.run(
+    assigning.run(
       () => {
         acting(team.me, conversation.id);
         return call<Conversation>('POST', `/v1/conversations/${encodeURIComponent(conversation.id)}/assign`, {
@@ -74,11 +75,12 @@ export function AssigneePicker(props: {
     <div class="inbox-assign">
       <label for="thread-assignee">Assigned to</label>
       <div class="inbox-assign-row">
-        <select
+        <AppliedChoice
           id="thread-assignee"
           value={current ?? ''}
-          disabled={assigning.busy}
-          onChange={(e) => assign(e.currentTarget.value || null)}
+          apply="Assign"
+          busy={assigning.busy}
+          onApply={(memberId) => assign(memberId || null)}
         >
           <option value="">Nobody</option>
           {active.map((m) => (
@@ -89,9 +91,9 @@ export function AssigneePicker(props: {
           {current && !active.some((m) => m.id === current) && (
             <option value={current}>{assigneeName(team, current)}</option>
           )}
-        </select>
+        </AppliedChoice>
         {current !== team.me && (
-          <Button type="button" class="secondary" unavailable={assigning.busy} onClick={() => assign('me')}>
+          <Button type="button" class="secondary" unavailable={assigning.busy} onClick={() => void assign('me')}>
             Assign to me
           </Button>
         )}

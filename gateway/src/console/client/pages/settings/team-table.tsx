@@ -2,6 +2,7 @@ import { MEMBER_ROLES, type MemberRole } from '../../../../api-contract.js';
 import type { Invitation, TeamMember } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
+import { AppliedChoice } from '../../components/applied-choice.js';
 import { ConfirmAction } from '../../components/confirm.js';
 import { FormStatus } from '../../components/form.js';
 import { ROLE_LABEL } from '../../roles.js';
@@ -33,7 +34,7 @@ export function TeamTable(props: {
 }) {
   const acting = useAction({ role: 'Role' });
   const setRole = (m: TeamMember, role: MemberRole) =>
-    void acting.run(
+    acting.run(
       () => call<TeamMember>('PATCH', path(m), { role }),
       `${m.name} is now ${role === 'admin' ? 'an admin' : 'an agent'}.`,
       props.onChanged,
@@ -72,18 +73,20 @@ export function TeamTable(props: {
                   {m.role === 'owner' ? (
                     ROLE_LABEL.owner
                   ) : (
-                    <select
-                      aria-label={`Role of ${m.name}`}
+                    <AppliedChoice
+                      label={`Role of ${m.name}`}
                       value={m.role}
-                      disabled={acting.busy}
-                      onChange={(e) => setRole(m, e.currentTarget.value as MemberRole)}
+                      apply="Save role"
+                      applyName={`Save the role of ${m.name}`}
+                      busy={acting.busy}
+                      onApply={(role) => setRole(m, role as MemberRole)}
                     >
                       {MEMBER_ROLES.map((role) => (
                         <option key={role} value={role}>
                           {ROLE_LABEL[role]}
                         </option>
                       ))}
-                    </select>
+                    </AppliedChoice>
                   )}
                 </td>
                 <td>{statusOf(m, at)}</td>
