@@ -181,3 +181,34 @@ test('a conversation is opened, answered and handed back with the keyboard alone
   expect(await focused(picker)).toBe(true);
   await page.context().close();
 });
+
+test('the focus goes on from what was used when it goes: a thread closed, a question answered, Assign to me', async () => {
+  const page = await signedIn(filled.owner, '/console/inbox');
+  await page.setViewportSize({ width: 390, height: 844 });
+  const eve = page.getByRole('button', { name: /^Eve\b/ });
+  await eve.focus();
+  await page.keyboard.press('Enter');
+  const thread = page.getByRole('region', { name: 'Eve' });
+  const assignToMe = thread.getByRole('button', { name: 'Assign to me' });
+  await pressUntilFocused(page, assignToMe);
+  await page.keyboard.press('Enter');
+  await thread.getByRole('status').filter({ hasText: 'Assigned to you.' }).waitFor();
+  expect(await focused(thread.getByLabel('Assigned to', { exact: true }))).toBe(true);
+  // At phone width the thread fills the screen; closed, the focus is back on its conversation in the list.
+  await pressUntilFocused(page, thread.getByRole('button', { name: 'All conversations' }), 'Shift+Tab');
+  await page.keyboard.press('Enter');
+  await thread.waitFor({ state: 'detached' });
+  expect(await focused(eve)).toBe(true);
+
+  await page.goto(url('/console/settings/members'));
+  const remove = page.getByRole('button', { name: 'Remove New Agent' });
+  await remove.focus();
+  await page.keyboard.press('Enter');
+  const question = page.getByRole('group', { name: 'Remove New Agent' });
+  expect(await focused(question.getByRole('button', { name: 'Remove from the team' }))).toBe(true);
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Enter');
+  await question.waitFor({ state: 'detached' });
+  expect(await focused(remove)).toBe(true);
+  await page.context().close();
+});

@@ -4,7 +4,8 @@ import { Button } from './button.js';
 
 /**
  * An action that cannot be undone (a new key, a rotated secret, removed credentials) takes two steps: the first
- * button says what will happen, the second does it. Focus moves to the second so a keyboard user goes straight on.
+ * button says what will happen, the second does it. Focus moves to the second so a keyboard user goes straight on,
+ * and back to the first once the question is answered.
  */
 export function ConfirmAction(props: {
   label: string;
@@ -18,13 +19,19 @@ export function ConfirmAction(props: {
 }) {
   const [asking, setAsking] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
+  // Cancelled or done, the question goes: the focus goes back to the first button, not to the top of the page.
+  const firstRef = useRef<HTMLButtonElement>(null);
+  const asked = useRef(false);
   useEffect(() => {
     if (asking) confirmRef.current?.focus();
+    else if (asked.current) firstRef.current?.focus();
+    asked.current = asking;
   }, [asking]);
   if (!asking) {
     return (
       <button
         type="button"
+        ref={firstRef}
         class={props.danger ? 'danger' : 'secondary'}
         aria-label={props.name}
         onClick={() => setAsking(true)}

@@ -71,6 +71,8 @@ export function AssigneePicker(props: {
       props.onChanged,
     );
   const active = team.members.filter((m) => m.status === 'active');
+  // Assign to me goes once it is done: the focus goes to the choice it made.
+  const picker = () => document.getElementById('thread-assignee')?.focus();
   return (
     <div class="inbox-assign">
       <label for="thread-assignee">Assigned to</label>
@@ -93,7 +95,12 @@ export function AssigneePicker(props: {
           )}
         </AppliedChoice>
         {current !== team.me && (
-          <Button type="button" class="secondary" unavailable={assigning.busy} onClick={() => void assign('me')}>
+          <Button
+            type="button"
+            class="secondary"
+            unavailable={assigning.busy}
+            onClick={() => void assign('me').then((ok) => ok && picker())}
+          >
             Assign to me
           </Button>
         )}

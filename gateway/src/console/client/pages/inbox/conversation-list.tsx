@@ -54,6 +54,7 @@ export function ConversationList(props: {
           <button
             type="button"
             class={`inbox-item${c.unread > 0 ? ' inbox-unread' : ''}`}
+            data-conversation={c.id}
             aria-current={c.id === props.selected ? 'true' : undefined}
             onClick={() => props.onOpen(c.id)}
             aria-describedby={`${c.id}-meta${c.lastMessage ? ` ${c.id}-last` : ''}`}

@@ -68,6 +68,17 @@ export function InboxPage({ session }: { session: SessionInfo }) {
     if (members && page?.data.some((c) => c.assigneeId && !members.some((m) => m.id === c.assigneeId))) readTeam();
   }, [page]);
 
+  // The conversation whose thread was just closed: the focus goes back to it in the list (or to the list, when it
+  // is not there), rather than to the top of the page with the thread's button gone.
+  const closed = useRef<string | undefined>(undefined);
+  const listHeading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (open || closed.current === undefined) return;
+    const item = document.querySelector<HTMLElement>(`.inbox-item[data-conversation="${CSS.escape(closed.current)}"]`);
+    (item ?? listHeading.current)?.focus();
+    closed.current = undefined;
+  }, [open]);
+
   const choose = (id: string | undefined) => {
     setOpen(id);
     if (id === openInAddress()) return;
@@ -87,7 +98,9 @@ export function InboxPage({ session }: { session: SessionInfo }) {
       </div>
       <div class={`inbox${open ? ' inbox-open' : ''}`}>
         <section class="panel inbox-list" aria-labelledby="conversations-heading">
-          <h2 id="conversations-heading">Conversations</h2>
+          <h2 id="conversations-heading" ref={listHeading} tabIndex={-1}>
+            Conversations
+          </h2>
           <ContactSearch admin={canAct(session.member.role, 'admin')} onOpen={choose} onChanged={reload} />
           <div class="inbox-controls">
             <AssigneeSwitch value={filters.assigneeId} onChange={(assigneeId) => filter({ ...filters, assigneeId })} />
@@ -117,7 +130,10 @@ export function InboxPage({ session }: { session: SessionInfo }) {
             team={team}
             business={session.account.name}
             admin={canAct(session.member.role, 'admin')}
-            onClose={() => choose(undefined)}
+            onClose={() => {
+              closed.current = open;
+              choose(undefined);
+            }}
             onChanged={reload}
           />
         ) : (
