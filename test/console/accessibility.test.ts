@@ -1,4 +1,5 @@
 import type { Browser, Locator, Page } from 'playwright-core';
+import { incoming } from '../gateway/api-support';
 import { request, type TestGateway } from '../helpers/gateway';
 import { newContext, signInAt, startConsole, stopConsole, wcagViolations } from './browser';
 import { filledAccount, type FilledAccount } from './filled-account';
@@ -210,5 +211,22 @@ test('the focus goes on from what was used when it goes: a thread closed, a ques
   await page.keyboard.press('Enter');
   await question.waitFor({ state: 'detached' });
   expect(await focused(remove)).toBe(true);
+  await page.context().close();
+});
+
+test("a contact's message coming into the open thread is told to a screen reader", async () => {
+  const page = await signedIn(filled.agent, `/console/inbox?c=${filled.conversationId}`);
+  const thread = page.getByRole('region', { name: 'Eve' });
+  await thread.getByText('My x-ray', { exact: true }).waitFor();
+  const told = thread.getByRole('status').filter({ hasText: 'Eve wrote:' });
+  expect(await told.count()).toBe(0);
+
+  const body = incoming({ fromId: 'visitor-eve', channel: 'web-chat', body: 'Is Saturday free?' });
+  expect(
+    (await request(gw, 'POST', '/v1/incoming_custom_channel_message', { apiKey: filled.owner.apiKey, body })).status,
+  ).toBe(200);
+  await thread.getByText('Is Saturday free?', { exact: true }).waitFor();
+  await told.waitFor({ state: 'attached' });
+  expect(await told.textContent()).toBe('Eve wrote: Is Saturday free?');
   await page.context().close();
 });

@@ -56,6 +56,10 @@ export function Thread(props: {
   const [panel, setPanel] = useState<'open' | 'erased' | undefined>(undefined);
   // Erased from this thread's panel, which says so until it is closed: the thread stays beneath it until then.
   const erasedHere = useRef(false);
+  // What the contact wrote while the thread is open, told to a screen reader as it comes (seen, it needs no telling);
+  // the messages of the first read are what the member opened the thread to read.
+  const [news, setNews] = useState('');
+  const known = useRef<Set<string> | undefined>(undefined);
   const load = async () => {
     const res = await get<Conversation>(`/v1/conversations/${encodeURIComponent(props.id)}`);
     if (!res.ok) {
@@ -70,6 +74,10 @@ export function Thread(props: {
     setError(thread.ok ? undefined : thread.error);
     setConversation(res.data);
     if (thread.ok) {
+      const before = known.current;
+      known.current = new Set(thread.data!.map((m) => m.id));
+      const fresh = before ? thread.data!.filter((m) => m.direction === 'incoming' && !before.has(m.id)) : [];
+      if (fresh.length) setNews(fresh.map((m) => wrote(contactName(res.data!.contact), m)).join(' '));
       setMessages(thread.data);
       setReads((n) => n + 1);
     }
@@ -187,6 +195,9 @@ export function Thread(props: {
         />
       )}
       <h3>Messages</h3>
+      <p class="sr-only" role="status">
+        {news}
+      </p>
       {error && (
         <p class="error" role="alert">
           {error}
@@ -221,6 +232,10 @@ export function Thread(props: {
     </section>
   );
 }
+
+/** A message of the contact's as a screen reader is told it: "Ruth wrote: Can I book?", or that they sent a file. */
+const wrote = (name: string, m: Message) =>
+  m.body ? `${name} wrote: ${m.body}` : `${name} sent ${m.media ? 'a file' : 'a message'}.`;
 
 /** A contact who opted out gets nothing, from the bot or the team, until they write START: the API refuses a reply. */
 function OptedOut(props: { optOut: NonNullable<Contact['optOut']> }) {
