@@ -1,5 +1,5 @@
 import type { Browser, Locator, Page } from 'playwright-core';
-import { incoming } from '../gateway/api-support';
+import { incoming, Receiver } from '../gateway/api-support';
 import { request, type TestGateway } from '../helpers/gateway';
 import { newContext, signInAt, startConsole, stopConsole, wcagViolations } from './browser';
 import { filledAccount, type FilledAccount } from './filled-account';
@@ -229,4 +229,39 @@ test("a contact's message coming into the open thread is told to a screen reader
   await told.waitFor({ state: 'attached' });
   expect(await told.textContent()).toBe('Eve wrote: Is Saturday free?');
   await page.context().close();
+});
+
+test('retried, the failed messages of a thread are told and the focus stays in the thread', async () => {
+  const page = await signedIn(filled.owner, `/console/inbox?c=${filled.conversationId}`);
+  const thread = page.getByRole('region', { name: 'Eve' });
+  const retry = thread.getByRole('button', { name: /^Retry the \d+ failed/ });
+  await retry.waitFor();
+  // The receiver is there now: the retry sends them all.
+  const hook = await Receiver.start(() => ({ status: 200 }));
+  try {
+    const settings = { customChannelWebhookUrl: hook.url };
+    expect((await request(gw, 'PUT', '/v1/settings', { apiKey: filled.owner.apiKey, body: settings })).status).toBe(
+      200,
+    );
+    await retry.focus();
+    await page.keyboard.press('Enter');
+    // Nothing failed is left to retry: the button goes, what it did stays told, and the focus stays where it was.
+    await retry.waitFor({ state: 'detached' });
+    const told = thread.getByRole('status').filter({ hasText: /^\d+ messages? sent again\.$/ });
+    expect(await told.count()).toBe(1);
+    expect(await told.evaluate((e) => e.parentElement === document.activeElement)).toBe(true);
+
+    // One message retried: its Retry goes, and the focus goes to the message, now being sent.
+    await page.getByRole('button', { name: /^Fay\b/ }).click();
+    const fayThread = page.getByRole('region', { name: 'Fay' });
+    const retryOne = page.getByRole('button', { name: 'Retry', exact: true });
+    const message = (await fayThread.locator('.inbox-msg').filter({ has: retryOne }).first().elementHandle())!;
+    await (await message.$('button'))!.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((m) => !m.querySelector('button'), message);
+    expect(await message.evaluate((m) => m === document.activeElement)).toBe(true);
+  } finally {
+    await page.context().close();
+    await hook.close();
+  }
 });

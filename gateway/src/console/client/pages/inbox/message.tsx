@@ -6,6 +6,7 @@ import { FormStatus } from '../../components/form.js';
 import { AUTHOR, MESSAGE_STATUS, when } from './labels.js';
 import { MediaPreview } from './media.js';
 import { Button } from '../../components/button.js';
+import { useFocusKept } from '../../components/focus.js';
 
 /**
  * One message of a thread: who wrote it (a team reply by the member's name), its text, media and status, and on
@@ -21,6 +22,8 @@ export function MessageItem(props: { message: Message; read: number; onChanged: 
   const failed = outgoing && m.status === 'failed';
   const pending = outgoing && m.status === 'pending';
   const retrying = useAction();
+  // Sent again, the message is no longer failed and its Retry goes: the focus goes to the message, read anew.
+  const focus = useFocusKept<HTMLLIElement>(failed);
   const [detail, setDetail] = useState<MessageWithDeliveries | undefined>(undefined);
   useEffect(() => {
     if (!failed && !pending) return setDetail(undefined);
@@ -28,12 +31,14 @@ export function MessageItem(props: { message: Message; read: number; onChanged: 
       (res) => res.ok && setDetail(res.data),
     );
   }, [m.id, failed, pending, m.updatedAt, pending ? props.read : 0]);
-  const retry = () =>
-    retrying.run(
+  const retry = () => {
+    focus.pressed();
+    return retrying.run(
       () => call('POST', `/v1/messages/${encodeURIComponent(m.id)}/retry`),
       'Sending again…',
       props.onChanged,
     );
+  };
   const attempts = detail?.deliveries.flatMap((d) => d.attempts) ?? [];
   const failedAttempts = attempts.filter((a) => a.error !== null).length;
   const nextAttemptAt = detail?.deliveries
@@ -49,7 +54,7 @@ export function MessageItem(props: { message: Message; read: number; onChanged: 
           ? 'Received'
           : m.status;
   return (
-    <li class={`inbox-msg ${outgoing ? 'inbox-out' : 'inbox-in'}`}>
+    <li class={`inbox-msg ${outgoing ? 'inbox-out' : 'inbox-in'}`} ref={focus.box} tabIndex={-1}>
       <p class="inbox-msg-meta">
         <span>{outgoing ? (AUTHOR[m.author ?? ''] ?? 'Sent') : 'Contact'}</span>
         {m.authorName && (

@@ -187,13 +187,12 @@ export function Thread(props: {
       ) : (
         <BotSwitch conversation={conversation} onChanged={reload} />
       )}
-      {conversation.failed > 0 && (
-        <RetryAllFailed
-          conversationId={conversation.id}
-          label={`Retry the ${conversation.failed} failed ${conversation.failed === 1 ? 'message' : 'messages'}`}
-          onDone={reload}
-        />
-      )}
+      <RetryAllFailed
+        conversationId={conversation.id}
+        label={`Retry the ${conversation.failed} failed ${conversation.failed === 1 ? 'message' : 'messages'}`}
+        shown={conversation.failed > 0}
+        onDone={reload}
+      />
       <h3>Messages</h3>
       <p class="sr-only" role="status">
         {news}
