@@ -231,6 +231,20 @@ test("a contact's message coming into the open thread is told to a screen reader
   await page.context().close();
 });
 
+test('what the contact search found is told by a live region there before it answers', async () => {
+  const page = await signedIn(filled.agent, '/console/inbox');
+  const told = page.getByRole('search', { name: 'Contacts' }).getByRole('status');
+  const box = page.getByRole('searchbox', { name: 'Find a contact' });
+  await box.waitFor();
+  // A screen reader reads a live region's changes, not one that comes with its text.
+  expect(await told.count()).toBe(1);
+  const before = await told.elementHandle();
+  await box.fill('eve');
+  await told.filter({ hasText: 'Contacts matching “eve”:' }).waitFor();
+  expect(await before!.evaluate((e) => e.isConnected && e.textContent)).toBe('Contacts matching “eve”:');
+  await page.context().close();
+});
+
 test('retried, the failed messages of a thread are told and the focus stays in the thread', async () => {
   const page = await signedIn(filled.owner, `/console/inbox?c=${filled.conversationId}`);
   const thread = page.getByRole('region', { name: 'Eve' });

@@ -116,16 +116,12 @@ export function ContactSearch(props: {
           {error}
         </p>
       )}
-      {needs && (
-        <p class="current" role="status">
-          {needs}
-        </p>
-      )}
+      {/* In the page before any answer: a screen reader does not read a live region that comes with its text. */}
+      <p class="current contact-search-status" role="status">
+        {needs ?? (found ? summary(found.q, found.data.length) : '')}
+      </p>
       {found && (
         <div role="region" aria-label="Contacts found" class="contact-search-results">
-          <p class="current" role="status">
-            {summary(found.q, found.data.length)}
-          </p>
           <ul class="inbox-items">
             {found.data.map((c) => {
               const result = opened[c.id];
