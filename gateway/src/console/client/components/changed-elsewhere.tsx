@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { etagOf } from '../../../api-contract.js';
 import type { ApiResult } from '../api.js';
+import { Button } from './button.js';
 
 /** The header that makes a save apply only to the version a form loaded: another is refused, changing nothing. */
 export const ifMatch = (version: number): Record<string, string> => ({ 'if-match': etagOf(version) });
@@ -38,9 +39,9 @@ export function ChangedElsewhere(props: {
   return (
     <div class="warning changed-elsewhere" role="alert">
       <p>{props.children}</p>
-      <button type="button" class="secondary" disabled={props.busy} onClick={() => void props.onReload()}>
+      <Button type="button" class="secondary" unavailable={props.busy} onClick={() => void props.onReload()}>
         {props.reload}
-      </button>
+      </Button>
     </div>
   );
 }

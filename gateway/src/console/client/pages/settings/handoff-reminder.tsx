@@ -3,6 +3,7 @@ import type { Settings } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
+import { Button } from '../../components/button.js';
 
 /** The form's labels, by the fields of PUT /v1/settings. */
 const LABELS = { handoffReminderAfter: 'Remind after' };
@@ -67,9 +68,9 @@ export function HandoffReminderPanel(props: { settings: Settings; onSaved: (sett
             hint="How long without a reply from the team, counted from the hand-off (or the contact's first message since the team's last reply), around the clock: 15m, 30m, 1h … from 1m to 7d."
           />
         )}
-        <button type="submit" class="primary" disabled={saving.busy}>
+        <Button type="submit" class="primary" unavailable={saving.busy}>
           Save reminder
-        </button>
+        </Button>
       </form>
       <FormStatus error={saving.error} done={saving.done} />
     </Panel>

@@ -5,6 +5,7 @@ import { FormStatus, Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
 import { dateTime } from '../../team.js';
 import { disabledWhy, useWebhooks } from '../../webhooks.js';
+import { Button } from '../../components/button.js';
 
 function statusText(w: Webhook): string {
   if (w.status === 'enabled') return 'Enabled';
@@ -64,9 +65,9 @@ export function WebhookSubscriptionsPanel() {
                     {w.status === 'disabled' && (
                       <>
                         {' '}
-                        <button type="button" class="secondary" disabled={enabling.busy} onClick={() => enable(w)}>
+                        <Button type="button" class="secondary" unavailable={enabling.busy} onClick={() => enable(w)}>
                           Enable
-                        </button>
+                        </Button>
                       </>
                     )}
                   </td>
