@@ -177,7 +177,7 @@ function found(places: Array<{ where: string; content: Buffer }>, traces: Life['
   return hits;
 }
 
-test("the export holds the contact's whole life: conversations, messages, files as links, lists, consent, deliveries", async () => {
+test("the export holds the contact's whole life: conversations, messages, files as links, lists, import rows, consent, deliveries", async () => {
   const gw = await gateway();
   const account = await createAccount(gw);
   const { contact, list } = await live(gw, account);
@@ -215,6 +215,16 @@ test("the export holds the contact's whole life: conversations, messages, files 
   expect((await api(gw, account, 'GET', data.files[0].url)).status).toBe(200);
   expect(data.lists).toEqual([{ id: list.id, name: 'Patients', addedAt: expect.any(String), source: 'api' }]);
   expect(data.consent).toEqual([{ change: 'opt_out', at: expect.any(String), channel: 'sms', keyword: 'stop' }]);
+  // The import report's rows naming the contact, the text the import left out among them, as its erasure removes them.
+  expect(data.imports).toEqual([
+    {
+      id: expect.stringMatching(/^imp_/),
+      listId: list.id,
+      createdAt: expect.any(String),
+      rowWarnings: [expect.objectContaining({ row: 2, field: 'email', value: 'quill@@broken-YEW-5512' })],
+      rowDuplicates: [{ row: 3, of: 2, contactId: contact.id }],
+    },
+  ]);
   const events = data.deliveries.map((d: { event: string }) => d.event);
   expect(events).toEqual(expect.arrayContaining(['message_received', 'opt_out']));
   expect(data.deliveries.every((d: { payload: { contactId?: string } }) => d.payload.contactId === contact.id)).toBe(

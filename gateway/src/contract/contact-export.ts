@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { contact } from './contacts.js';
+import { importAnswer } from './lists.js';
 import { conversation, delivery, message } from './messages.js';
 import { timestamp } from './shared.js';
 
@@ -41,6 +42,23 @@ export const contactExport = z
         z.object({ id: z.string(), name: z.string(), addedAt: timestamp, source: z.enum(['api', 'import', 'manual']) }),
       )
       .describe('The lists the contact is on'),
+    imports: z
+      .array(
+        z.object({
+          id: z.string(),
+          listId: z.string(),
+          createdAt: timestamp,
+          rowWarnings: z
+            .array(importAnswer.shape.rowWarnings.element)
+            .describe(
+              'The rows imported into the contact with something of them left out, the text left out with them',
+            ),
+          rowDuplicates: z
+            .array(importAnswer.shape.rowDuplicates.element)
+            .describe('The rows repeating an earlier row that went to the contact'),
+        }),
+      )
+      .describe('The import reports whose rows name the contact, oldest first: each with those rows only'),
     consent: z
       .array(
         z.object({ change: z.enum(['opt_out', 'opt_in']), at: timestamp, channel: z.string(), keyword: z.string() }),

@@ -3,6 +3,7 @@ import type { Reader } from '../store/store.js';
 import { registrationsOf } from './contact-identity.js';
 import { getContact, publicContact, type Contact } from './contacts.js';
 import { conversationAnswer, conversationsOfContact } from './conversations.js';
+import { importsNaming, rowsNaming } from './imports.js';
 import { listsOfContact } from './lists.js';
 import type { Media } from './media.js';
 import { deliveriesOf, publicMessage, type Message } from './messages.js';
@@ -41,15 +42,17 @@ async function identifiersOf(r: Reader, contact: Contact): Promise<Answer<typeof
 
 /**
  * GET /v1/contacts/{id}/export: everything the account holds about the contact, in one JSON document: the contact,
- * every address it is found by, its conversations and messages, its files as links, its lists, its consent, and the deliveries of events about it.
+ * every address it is found by, its conversations and messages, its files as links, its lists, the rows of import
+ * reports naming it, its consent, and the deliveries of events about it.
  */
 export async function exportContact(r: Reader, accountId: string, id: string): Promise<Answer<typeof contactExport>> {
   const contact = await getContact(r, accountId, id);
-  const [conversations, messages, lists, identifiers] = await Promise.all([
+  const [conversations, messages, lists, identifiers, imports] = await Promise.all([
     conversationsOfContact(r, id),
     r.find<Message>('messages', 'contact', [id]),
     listsOfContact(r, id),
     identifiersOf(r, contact),
+    importsNaming(r, accountId, id),
   ]);
   const [deliveries, media] = await Promise.all([
     deliveriesOfContact(r, id, messages),
@@ -80,6 +83,7 @@ export async function exportContact(r: Reader, accountId: string, id: string): P
       ];
     }),
     lists: lists.map((m) => ({ id: m.list.id, name: m.list.name, addedAt: m.addedAt, source: m.source })),
+    imports: imports.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((report) => rowsNaming(report, id)),
     consent,
     deliveries: deliveries.map((d) => ({
       id: d.id,

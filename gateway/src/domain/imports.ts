@@ -471,6 +471,22 @@ function fieldReader(
   });
 }
 
+/** Whether an entry of an import report names the contact. */
+const naming = (contactId: string) => (entry: { contactId?: string | null }) => entry.contactId === contactId;
+
+/**
+ * The account's import reports with a row naming the contact (a row imported into it with something left out, a row
+ * repeating one that went to it): what its export shows, its merge moves and its erasure removes.
+ */
+export async function importsNaming(r: Reader, accountId: string, contactId: string): Promise<Import[]> {
+  const named = naming(contactId);
+  const found: Import[] = [];
+  for (const list of await r.find<{ id: string }>('lists', 'account', [accountId]))
+    for (const report of await r.find<Import>('imports', 'list', [list.id]))
+      if (report.rowWarnings?.some(named) || report.rowDuplicates?.some(named)) found.push(report);
+  return found;
+}
+
 /**
  * A contact's entries in the account's import reports follow it: merged, they name the contact it went into; erased
  * (`into` null), its rows kept with a warning (which hold the text left out) go from the lists and its duplicates
@@ -482,16 +498,25 @@ export async function reassignInImports(
   contactId: string,
   into: string | null,
 ): Promise<void> {
-  const named = (entry: { contactId?: string | null }) => entry.contactId === contactId;
-  for (const list of await tx.find<{ id: string }>('lists', 'account', [accountId])) {
-    for (const report of await tx.find<Import>('imports', 'list', [list.id])) {
-      if (!report.rowWarnings?.some(named) && !report.rowDuplicates?.some(named)) continue;
-      const warnings = report.rowWarnings?.flatMap((w) => (!named(w) ? [w] : into ? [{ ...w, contactId: into }] : []));
-      const duplicates = report.rowDuplicates?.map((d) => (named(d) ? { ...d, contactId: into } : d));
-      await tx.update<Import>('imports', report.id, {
-        ...(warnings ? { rowWarnings: warnings } : {}),
-        ...(duplicates ? { rowDuplicates: duplicates } : {}),
-      });
-    }
+  const named = naming(contactId);
+  for (const report of await importsNaming(tx, accountId, contactId)) {
+    const warnings = report.rowWarnings?.flatMap((w) => (!named(w) ? [w] : into ? [{ ...w, contactId: into }] : []));
+    const duplicates = report.rowDuplicates?.map((d) => (named(d) ? { ...d, contactId: into } : d));
+    await tx.update<Import>('imports', report.id, {
+      ...(warnings ? { rowWarnings: warnings } : {}),
+      ...(duplicates ? { rowDuplicates: duplicates } : {}),
+    });
   }
 }
+
+/** The rows of an import report that name the contact, as its export shows them. */
+export const rowsNaming = (report: Import, contactId: string) => {
+  const named = naming(contactId);
+  return {
+    id: report.id,
+    listId: report.listId,
+    createdAt: report.createdAt,
+    rowWarnings: (report.rowWarnings ?? []).filter(named),
+    rowDuplicates: (report.rowDuplicates ?? []).filter(named),
+  };
+};
