@@ -573,3 +573,21 @@ test("a provider's entry naming the contact that could never be processed, kept 
     [],
   );
 }, 60_000);
+
+test('what an erasure leaves to drop the entries taken before it, keyed hashes of its addresses, is forgotten after 7 days', async () => {
+  const gw = await startInProcess(ENV, tempDir());
+  gateways.push(gw);
+  const account = await createAccount(gw);
+  const contact = (await api(gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body;
+  expect((await api(gw, account, 'DELETE', `contacts/${contact.id}`)).status).toBe(204);
+  const erasures = () => gw.engine.store.scan<{ id: string; erasedAt: string }>('erasures');
+  expect(await erasures()).toEqual([{ id: expect.stringMatching(/^ers_[0-9a-f]{64}$/), erasedAt: expect.any(String) }]);
+
+  // The hourly housekeeping forgets them.
+  await gw.advance('6d23h');
+  await gw.drain();
+  expect(await erasures()).toHaveLength(1);
+  await gw.advance('2h');
+  await gw.drain();
+  expect(await erasures()).toEqual([]);
+}, 60_000);

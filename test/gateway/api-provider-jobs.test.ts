@@ -294,6 +294,35 @@ test('an entry that can never be processed is a dead job of its own, with where 
   expect(said[0]).not.toHaveProperty('err');
 });
 
+test("a contact erased while its messages wait or are read: those taken before are dropped; one sent after is a new contact's, opted out as the person was", async () => {
+  const account = await accountWith(ctx.gw, 'twilio');
+  const phone = uniquePhone();
+  const sid = (name: string) => `SM${unique(name).replace(/\W/g, '')}`;
+  expect((await postTwilio(ctx.gw, account, sms(phone, sid('stop'), 'STOP'))).text).toBe(EMPTY_TWIML);
+  await untilProcessed(ctx.gw);
+  const erased = (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
+  expect(erased.optOut).toMatchObject({ keyword: 'stop' });
+
+  // A photo whose file Twilio holds is being read; a text waits for its turn behind it.
+  const photo = mms(phone, `MM${unique('card').replace(/\W/g, '')}`, 'my insurance card WREN-8841');
+  expect((await postTwilio(ctx.gw, account, photo)).text).toBe(EMPTY_TWIML);
+  await slow.waitFor(mediaOf(photo.MessageSid));
+  const waiting = sms(phone, sid('birth'), 'born 1961-04-17 OSPREY');
+  expect((await postTwilio(ctx.gw, account, waiting)).text).toBe(EMPTY_TWIML);
+  expect((await api(ctx.gw, account, 'DELETE', `contacts/${erased.id}`)).status).toBe(204);
+
+  await advanceClock(ctx.gw, '1s');
+  const later = sms(phone, sid('again'), 'Hello, is anyone there?');
+  expect((await postTwilio(ctx.gw, account, later)).text).toBe(EMPTY_TWIML);
+  slow.release();
+  await untilProcessed(ctx.gw);
+  const again = (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
+  expect(again.id).not.toBe(erased.id);
+  expect(again.optOut).toMatchObject({ keyword: 'stop' });
+  expect(await written(ctx.gw, account, again.id)).toEqual(['Hello, is anyone there?']);
+  expect((await phoneMessages(ctx.gw, account, phone))!.map((m) => m.messageSid)).toEqual([later.MessageSid]);
+});
+
 test('kill -9 while a message is processed and the next one waits for its turn: after a restart both are stored, in order, once', async () => {
   const dataDir = tempDir('leadchat-provider-jobs-');
   let gw = await startGateway(env, dataDir);

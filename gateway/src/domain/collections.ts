@@ -138,4 +138,7 @@ export const collections: CollectionSpec[] = [
   { name: 'inbound_turns', indexes: {} },
   // The opt-outs of erased contacts (domain/erased-opt-outs.ts): a keyed hash of each address, its id, and the key.
   { name: 'erased_opt_outs', indexes: {} },
+  // When a contact was erased (domain/erasures.ts), under a keyed hash of each address: the provider's entries taken
+  // before then are dropped.
+  { name: 'erasures', indexes: {} },
 ];

@@ -8,8 +8,8 @@ import type { Reader, Tx } from '../store/store.js';
  * An address that leaves an opted-out contact (a correction, a merge that keeps another) is kept the same way. A
  * contact written later with one of those addresses is opted out as it is stored.
  *
- * The secret is a document of the same collection, made by the first erasure that keeps an opt-out: a deployment
- * that never erased one reads one absent document per new address and nothing more.
+ * The secret is a document of the same collection, made by the first erasure (domain/erasures.ts hashes with it
+ * too): a deployment that never erased a contact reads one absent document per new address and nothing more.
  */
 const COLLECTION = 'erased_opt_outs';
 const KEY_ID = 'key';
@@ -40,7 +40,8 @@ export interface Addresses {
   externalIds?: Record<string, string>;
 }
 
-const addressesOf = (c: Addresses): string[] =>
+/** Each address as its hash is made: `phone:+…`, `email:…`, `id:…`. */
+export const addressesOf = (c: Addresses): string[] =>
   [
     ...new Set([
       c.phone && `phone:${c.phone}`,
@@ -56,8 +57,34 @@ const without = (addresses: string[], other?: Addresses): string[] => {
   return addresses.filter((a) => !has.has(a));
 };
 
-const hashId = (secret: string, accountId: string, address: string) =>
-  `eoo_${createHmac('sha256', Buffer.from(secret, 'base64url')).update(`${accountId}\n${address}`).digest('hex')}`;
+const keyedHash = (secret: string, accountId: string, address: string) =>
+  createHmac('sha256', Buffer.from(secret, 'base64url')).update(`${accountId}\n${address}`).digest('hex');
+
+const hashId = (secret: string, accountId: string, address: string) => `eoo_${keyedHash(secret, accountId, address)}`;
+
+/** The deployment's key, made by the first caller that needs one. */
+async function keyMade(tx: Tx): Promise<Secret> {
+  // Two first erasures at once: the one that loses the race on the id runs again and reads the winner's.
+  return (
+    (await tx.get<Secret>(COLLECTION, KEY_ID)) ??
+    (await tx.insert<Secret>(COLLECTION, { id: KEY_ID, secret: randomBytes(32).toString('base64url') }))
+  );
+}
+
+/**
+ * The keyed hashes of an account's addresses (as addressesOf writes them), for the other records an erased contact
+ * leaves (domain/erasures.ts): none while no key was made.
+ */
+export async function hashesOf(r: Reader, accountId: string, addresses: string[]): Promise<string[]> {
+  const key = await r.get<Secret>(COLLECTION, KEY_ID);
+  return key ? addresses.map((a) => keyedHash(key.secret, accountId, a)) : [];
+}
+
+/** As hashesOf, in the transaction of an erasure, which makes the key when none was made yet. */
+export async function hashesMade(tx: Tx, accountId: string, addresses: string[]): Promise<string[]> {
+  const key = await keyMade(tx);
+  return addresses.map((a) => keyedHash(key.secret, accountId, a));
+}
 
 /**
  * Keeps an opted-out contact's opt-out under its addresses (those `still` lacks: the addresses leaving it), in the
@@ -66,9 +93,7 @@ const hashId = (secret: string, accountId: string, address: string) =>
 export async function keepOptOut(tx: Tx, contact: Addresses, optOut: ConsentChange, still?: Addresses): Promise<void> {
   const addresses = without(addressesOf(contact), still);
   if (!addresses.length) return;
-  let key = await tx.get<Secret>(COLLECTION, KEY_ID);
-  // Two first erasures at once: the one that loses the race on the id runs again and reads the winner's.
-  if (!key) key = await tx.insert<Secret>(COLLECTION, { id: KEY_ID, secret: randomBytes(32).toString('base64url') });
+  const key = await keyMade(tx);
   const { at, channel, keyword } = optOut;
   for (const address of addresses) {
     const id = hashId(key.secret, contact.accountId, address);

@@ -27,6 +27,11 @@ export type InboundJob = {
   entry: InboundEntry;
   /** The contact's turn the entry takes (domain/inbound-turns.ts); null for an entry that waits for nothing. */
   turn: string | null;
+  /**
+   * When the gateway took the entry: its sender erased since, it is dropped (domain/erasures.ts). Absent on entries
+   * taken before it was kept, which their job's creation stands for.
+   */
+  takenAt?: string;
 };
 
 /**

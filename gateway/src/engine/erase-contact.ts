@@ -5,6 +5,7 @@ import { deliveriesOfContact } from '../domain/contact-export.js';
 import { getContact, type Contact } from '../domain/contacts.js';
 import { conversationsOfContact, removeConversation } from '../domain/conversations.js';
 import { forgetOptOut, keepOptOut } from '../domain/erased-opt-outs.js';
+import { recordErasure } from '../domain/erasures.js';
 import { forgetFailedOpening } from '../domain/failed-openings.js';
 import { entryNames, type InboundJob } from '../domain/inbound-entries.js';
 import { reassignInImports } from '../domain/imports.js';
@@ -25,7 +26,8 @@ import { openingsOf, stopOpenings } from '../domain/openings.js';
  * deliveries of events about it, and the jobs still waiting for it: follow-ups, openings and bot replies are
  * cancelled; a send or a delivery waiting holds only the id of what is gone, and ends doing nothing when it runs. The
  * campaigns' counts stay: they count contacts and name none. An opt-out outlives it as keyed hashes of its addresses
- * (domain/erased-opt-outs.ts). Once the commit is durable, the files' bytes go, and so do the provider's entries
+ * (domain/erased-opt-outs.ts). The provider's entries from its addresses taken before it and processed after it are
+ * dropped (domain/erasures.ts). Once the commit is durable, the files' bytes go, and so do the provider's entries
  * naming it that could never be processed (dead jobs, outside the transaction's reach).
  *
  * On the embedded store, what was written before stays in the journal until the next checkpoint, which a clean stop
@@ -39,6 +41,8 @@ export async function eraseContact(gw: Gateway, accountId: string, contactId: st
     const addresses = { ...contact, externalIds: { ...contact.externalIds, ...byId(registered) } };
     if (contact.optOut) await keepOptOut(tx, addresses, contact.optOut);
     else await forgetOptOut(tx, addresses);
+    // A provider's entry from one of them taken before now, processed later, is the erased contact's: it is dropped.
+    await recordErasure(tx, addresses);
     const messages = await tx.find<Message>('messages', 'contact', [contactId]);
     const campaigns = await forgetConversations(tx, contact, messages);
     for (const d of await deliveriesOfContact(tx, contactId, messages)) {

@@ -4,8 +4,10 @@ import { answersOnly } from '../api-contract.js';
 import { contactOfExternalId } from '../domain/contact-identity.js';
 import type { InboundEntry, InboundJob, WebhookProvider } from '../domain/inbound-entries.js';
 import { endTurn, takeEntry, turnOf } from '../domain/inbound-turns.js';
+import { erasedSince, senderAddresses, TakenBeforeErasure } from '../domain/erasures.js';
 import { copyProviderFile } from '../domain/media.js';
 import { ApiError } from '../errors.js';
+import { now } from '../ids.js';
 import type { PostedMessage } from './ports/api-channels.js';
 import type { ChannelReceiver } from './ports/channel-adapter.js';
 import type { Engine } from './ports/providers.js';
@@ -25,9 +27,10 @@ export async function takeEntries(
 ): Promise<void> {
   if (!entries.length) return;
   await gw.store.transact(async (tx) => {
+    const takenAt = now();
     for (const entry of entries) {
       const turn = entry.kind === 'message' && entry.sender ? turnOf(accountId, provider, entry.sender) : null;
-      await takeEntry(tx, { accountId, provider, entry, turn });
+      await takeEntry(tx, { accountId, provider, entry, turn, takenAt });
     }
   });
 }
@@ -37,8 +40,10 @@ export async function takeEntries(
  * kept, a new sender named from their profile where the provider has one), the statuses of messages sent, read
  * marks. Then the contact's next message takes its turn. An entry its provider's adapter cannot parse throws its 400
  * ApiError: it can never be processed. Without `keepTurn` (it failed before) the turn passes first: the contact's
- * later messages wait a little for one that failed, not for as long as it keeps failing. True when a status names
- * no message of the account: the entry may have come before the provider's answer to the send.
+ * later messages wait a little for one that failed, not for as long as it keeps failing. A message whose sender was
+ * erased after the entry was taken (`takenAt`) is dropped, read or not: it was part of what was erased
+ * (domain/erasures.ts). True when a status names no message of the account: the entry may have come before the
+ * provider's answer to the send.
  */
 export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolean): Promise<boolean> {
   if (!keepTurn) await gw.store.transact((tx) => endTurn(tx, job));
@@ -47,9 +52,10 @@ export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolea
   const adapter = account && gw.providers.adapter(gw.config, account, job.provider);
   let unknown = false;
   try {
-    if (account && adapter) {
+    if (account && adapter && !(await ofErasedSender(gw, job))) {
       const { messages, statuses, readMarks } = adapter.parse(job.entry);
-      for (const message of messages) await receiveFromProvider(gw, account, adapter, message);
+      for (const message of messages)
+        await receiveFromProvider(gw, account, adapter, message, job.takenAt).catch(droppedIfErased);
       for (const status of statuses) if (!(await applyStatusUpdate(gw, account, status, adapter.name))) unknown = true;
       for (const mark of readMarks) await applyWatermark(gw, account, mark);
     }
@@ -60,6 +66,18 @@ export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolea
   if (keepTurn) await gw.store.transact((tx) => endTurn(tx, job));
   return unknown;
 }
+
+/** Whether the entry's sender was erased after it was taken: nothing of it is read (its file, the sender's profile). */
+const ofErasedSender = (gw: Engine, job: InboundJob): Promise<boolean> | boolean =>
+  job.entry.kind === 'message' &&
+  job.entry.sender !== null &&
+  job.takenAt !== undefined &&
+  erasedSince(gw.store, job.accountId, senderAddresses(job.entry.sender), job.takenAt);
+
+/** A message whose sender was erased as it was processed is dropped; any other failure is the entry's. */
+const droppedIfErased = (err: unknown): void => {
+  if (!(err instanceof TakenBeforeErasure)) throw err;
+};
 
 /** An entry of a shape its provider does not send: its adapter's parse said so with a 400. */
 export const isUnprocessable = (err: unknown): err is ApiError => err instanceof ApiError && err.status === 400;
@@ -77,6 +95,7 @@ export async function receiveFromProvider(
   account: Account,
   adapter: Pick<ChannelReceiver<unknown, unknown>, 'profile' | 'readFile'>,
   message: PostedMessage,
+  takenAt?: string,
 ): ReturnType<typeof receiveOnChannel> {
   const unknown = answersOnly(message.channel) && !(await contactOfExternalId(gw.store, account.id, message.from));
   const names = unknown ? await adapter.profile(message.from) : undefined;
@@ -91,6 +110,7 @@ export async function receiveFromProvider(
       firstName: names?.firstName ?? message.profileName,
       lastName: names?.lastName,
       sentAt: message.sentAt,
+      takenAt,
     });
   const [first = null, ...more] = message.media;
   const sid = message.providerMessageId ?? undefined;

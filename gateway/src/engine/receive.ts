@@ -5,6 +5,7 @@ import { answersOnly, type BuiltInChannel } from '../api-contract.js';
 import { getCampaign, liveCampaignOn } from '../domain/campaigns.js';
 import { contactForExternalId, registrationOf } from '../domain/contact-identity.js';
 import { createContactIn } from '../domain/contact-writes.js';
+import { erasedSince, TakenBeforeErasure } from '../domain/erasures.js';
 import { findByPhone, type Contact } from '../domain/contacts.js';
 import { conversationFor, existingConversation, type Conversation } from '../domain/conversations.js';
 import { decodeDataUri, isDataUri, keptMedia, saveMedia, storingMedia, type Media } from '../domain/media.js';
@@ -127,6 +128,8 @@ export async function receiveOnChannel(
     firstName?: string | null;
     lastName?: string | null;
     sentAt?: string | null;
+    /** When the gateway took the provider's entry: its sender erased since, it throws TakenBeforeErasure. */
+    takenAt?: string;
   },
 ): Promise<{ message: Message; contact: Contact }> {
   const meta = answersOnly(channel);
@@ -141,6 +144,10 @@ export async function receiveOnChannel(
           contact: (await tx.get<Contact>('contacts', original.contactId))!,
           duplicate: true,
         };
+      // Checked in the transaction that would store it: an erasure committed while the entry was read is seen here.
+      const address = meta ? `id:${from}` : `phone:${from}`;
+      if (input.takenAt && (await erasedSince(tx, account.id, [address], input.takenAt)))
+        throw new TakenBeforeErasure();
       const contact = meta
         ? await contactForExternalId(tx, account, channel, from, names, false)
         : ((await findByPhone(tx, account.id, from)) ??

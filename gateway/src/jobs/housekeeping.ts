@@ -1,4 +1,5 @@
 import type { Gateway } from '../context.js';
+import { forgetPastErasures } from '../domain/erasures.js';
 import { forgetExpiredKeys } from '../domain/idempotency.js';
 import type { JobResult } from '../store/store.js';
 import { clockNow } from '../clock.js';
@@ -14,9 +15,11 @@ export async function scheduleHousekeeping(gw: Gateway): Promise<void> {
   });
 }
 
-/** Hourly: forgets Idempotency-Key records past their 24 hours. */
+/** Hourly: forgets Idempotency-Key records past their 24 hours, and erasures past their reach. */
 export async function housekeeping(gw: JobContext): Promise<JobResult> {
   const forgotten = await forgetExpiredKeys(gw);
   if (forgotten > 0) gw.log.info({ forgotten }, 'expired Idempotency-Key records removed');
+  const erasures = await forgetPastErasures(gw.store);
+  if (erasures > 0) gw.log.info({ erasures }, 'erasures past their reach forgotten');
   return { later: clockNow() + EVERY_MS };
 }

@@ -27,7 +27,9 @@ const EARLY_REPORT_LOOKS_MS = [2_000, 10_000, 40_000];
 export async function inbound(ctx: JobContext, job: Job<JobKinds['inbound']>): Promise<JobResult> {
   let unknown: boolean;
   try {
-    unknown = await processEntry(ctx, job.data, job.lastError === null || job.attempts < TURN_TRIES);
+    // An entry taken before takenAt was kept: its job was made when it was taken, or later for one that waited its turn.
+    const entry = { ...job.data, takenAt: job.data.takenAt ?? job.createdAt };
+    unknown = await processEntry(ctx, entry, job.lastError === null || job.attempts < TURN_TRIES);
   } catch (err) {
     if (isUnprocessable(err))
       throw new UnprocessableJob(whereAndWhy(job.data.entry.where, err.message), { cause: err });

@@ -382,6 +382,13 @@ CREATE INDEX IF NOT EXISTS "external_ids_by_contact" ON "external_ids" ((doc->>'
 CREATE INDEX IF NOT EXISTS "deliveries_by_turn" ON "deliveries" ((doc->>'turn'), seq) WHERE doc->>'turn' IS NOT NULL;
 `,
   },
+  {
+    version: 24,
+    name: "when a contact was erased, under a keyed hash of each address: the provider's entries taken before are dropped",
+    sql: `
+CREATE TABLE IF NOT EXISTS "erasures" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
