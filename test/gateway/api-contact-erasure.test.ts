@@ -591,3 +591,65 @@ test('what an erasure leaves to drop the entries taken before it, keyed hashes o
   await gw.drain();
   expect(await erasures()).toEqual([]);
 }, 60_000);
+
+test('the export holds what the campaigns recorded about the contact, its opening, funnel steps and reach, and the questions their bots could not answer', async () => {
+  const gw = await gateway();
+  const account = await createAccount(gw);
+  const hook = await Receiver.start();
+  receivers.push(hook);
+  expect((await api(gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } })).status).toBe(200);
+  const list = (await api(gw, account, 'POST', 'lists', { body: { name: 'Patients' } })).body;
+  const campaign = async (body: Record<string, unknown>) => {
+    const res = await api(gw, account, 'POST', 'campaigns', {
+      body: { listId: list.id, openingMessage: 'Hi!', triggerOnNewContacts: true, status: 'live', ...body },
+    });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  };
+  const chat = await campaign({
+    name: 'Chat',
+    channel: 'custom',
+    customChannel: 'chat',
+    bot: { faqs: [{ question: 'How much is a cleaning?', answer: 'A cleaning costs $90.' }] },
+  });
+  const sms = await campaign({ name: 'Texts', channel: 'sms' });
+  const visitor = `visitor-${uniquePhone().slice(-7)}`;
+  const contact = (await api(gw, account, 'POST', 'contacts', { body: { externalIds: { chat: visitor } } })).body;
+  expect(
+    (await api(gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } })).status,
+  ).toBe(201);
+  await untilIdle(gw);
+  const asked = await api(gw, account, 'POST', 'incoming_custom_channel_message', {
+    body: {
+      customData: {
+        messageSid: `sid-${visitor}`,
+        fromId: visitor,
+        toId: 'clinic',
+        body: 'Do you take the MERIDIAN-44 insurance?',
+        channel: 'chat',
+      },
+    },
+  });
+  expect(asked.status).toBe(200);
+  await untilIdle(gw);
+
+  const data = (await api(gw, account, 'GET', `contacts/${contact.id}/export`)).body;
+  const records = Object.fromEntries(data.campaigns.map((c: { id: string }) => [c.id, c]));
+  expect(Object.keys(records).sort()).toEqual([chat, sms].sort());
+  expect(records[chat]).toMatchObject({ opening: { status: 'sent', reason: null }, unreachable: [] });
+  expect(records[chat].steps.map((s: { step: string }) => s.step)).toEqual([
+    'added',
+    'openingSent',
+    'replied',
+    'handedOff',
+  ]);
+  expect(records[sms]).toMatchObject({ opening: { status: 'skipped', reason: 'no_phone' }, unreachable: ['no_phone'] });
+  expect(data.unanswered).toEqual([
+    {
+      campaignId: chat,
+      messageId: asked.body.messageId,
+      question: 'Do you take the MERIDIAN-44 insurance?',
+      at: expect.any(String),
+    },
+  ]);
+}, 60_000);

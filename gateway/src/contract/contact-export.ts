@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { contact } from './contacts.js';
 import { importAnswer } from './lists.js';
 import { conversation, delivery, message } from './messages.js';
+import { FUNNEL_STEPS } from '../api-contract.js';
+import { UNREACHABLE_REASONS } from './campaigns.js';
 import { timestamp } from './shared.js';
 
 /** GET /v1/contacts/{id}/export: everything the account holds about one contact (GDPR access, Art. 15 and 20). */
@@ -59,6 +61,27 @@ export const contactExport = z
         }),
       )
       .describe('The import reports whose rows name the contact, oldest first: each with those rows only'),
+    campaigns: z
+      .array(
+        z.object({
+          id: z.string(),
+          opening: conversation.shape.opening
+            .unwrap()
+            .omit({ campaignId: true })
+            .nullable()
+            .describe('Its opening message to the contact; null when it had none for it'),
+          steps: z
+            .array(z.object({ step: z.enum(FUNNEL_STEPS), at: timestamp }))
+            .describe('The steps of its funnel the contact reached, in the order of the funnel'),
+          unreachable: z
+            .array(z.enum(UNREACHABLE_REASONS))
+            .describe('Why it could not reach the contact, if it could not'),
+        }),
+      )
+      .describe('The campaigns the contact was part of, with what each recorded about them'),
+    unanswered: z
+      .array(z.object({ campaignId: z.string(), messageId: z.string(), question: z.string(), at: timestamp }))
+      .describe("The contact's messages a campaign's bot could not answer, kept for the business to add FAQs"),
     consent: z
       .array(
         z.object({ change: z.enum(['opt_out', 'opt_in']), at: timestamp, channel: z.string(), keyword: z.string() }),

@@ -2,11 +2,15 @@ import { now } from '../ids.js';
 import type { Reader } from '../store/store.js';
 import { registrationsOf } from './contact-identity.js';
 import { getContact, publicContact, type Contact } from './contacts.js';
-import { conversationAnswer, conversationsOfContact } from './conversations.js';
+import { conversationAnswer, conversationsOfContact, type Conversation } from './conversations.js';
+import { stepsOf } from './funnel.js';
 import { importsNaming, rowsNaming } from './imports.js';
 import { listsOfContact } from './lists.js';
 import type { Media } from './media.js';
 import { deliveriesOf, publicMessage, type Message } from './messages.js';
+import { openingsOf, stateOf, type Opening } from './openings.js';
+import { unreachableReasonsOf } from './reach.js';
+import type { Unanswered } from './unanswered.js';
 import { OWNER_TARGET, type Delivery } from './webhooks.js';
 import type { contactExport } from '../contract/contact-export.js';
 import type { Answer } from '../contract/shared.js';
@@ -18,6 +22,44 @@ export async function deliveriesOfContact(r: Reader, contactId: string, messages
   for (const batch of await Promise.all(messages.map((m) => deliveriesOf(r, m.id))))
     for (const d of batch) found.set(d.id, d);
   return [...found.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/** The campaigns the contact was part of: those of its conversations, its opening messages and its messages. */
+export function campaignsOfContact(conversations: Conversation[], openings: Opening[], messages: Message[]): string[] {
+  const campaigns = new Set<string>();
+  for (const c of conversations) {
+    if (c.campaignId) campaigns.add(c.campaignId);
+    if (c.opening?.campaignId) campaigns.add(c.opening.campaignId);
+  }
+  for (const o of openings) campaigns.add(o.campaignId);
+  for (const m of messages) if (m.campaignId) campaigns.add(m.campaignId);
+  return [...campaigns];
+}
+
+/** The contact's messages its campaigns' bots could not answer (domain/unanswered.ts). */
+export async function questionsOfContact(r: Reader, campaigns: string[], messages: Message[]): Promise<Unanswered[]> {
+  const asked = new Set(messages.map((m) => m.id));
+  const found = await Promise.all(campaigns.map((id) => r.find<Unanswered>('unanswered', 'campaign', [id])));
+  return found.flat().filter((u) => asked.has(u.messageId));
+}
+
+/** What each campaign the contact was part of recorded about it: its opening, its funnel steps, its reach. */
+async function campaignRecords(r: Reader, contactId: string, campaigns: string[], openings: Opening[]) {
+  return Promise.all(
+    campaigns.map(async (id) => {
+      const opening = openings.find((o) => o.campaignId === id);
+      const [steps, unreachable] = await Promise.all([
+        stepsOf(r, id, contactId),
+        unreachableReasonsOf(r, id, contactId),
+      ]);
+      return {
+        id,
+        opening: opening ? { status: opening.status, reason: opening.reason, at: stateOf(opening).at } : null,
+        steps: steps.map((s) => ({ step: s.step, at: s.at })),
+        unreachable,
+      };
+    }),
+  );
 }
 
 /**
@@ -43,7 +85,8 @@ async function identifiersOf(r: Reader, contact: Contact): Promise<Answer<typeof
 /**
  * GET /v1/contacts/{id}/export: everything the account holds about the contact, in one JSON document: the contact,
  * every address it is found by, its conversations and messages, its files as links, its lists, the rows of import
- * reports naming it, its consent, and the deliveries of events about it.
+ * reports naming it, what its campaigns recorded about it and the questions their bots could not answer, its consent,
+ * and the deliveries of events about it: all its erasure removes (engine/erase-contact.ts).
  */
 export async function exportContact(r: Reader, accountId: string, id: string): Promise<Answer<typeof contactExport>> {
   const contact = await getContact(r, accountId, id);
@@ -54,9 +97,13 @@ export async function exportContact(r: Reader, accountId: string, id: string): P
     identifiersOf(r, contact),
     importsNaming(r, accountId, id),
   ]);
-  const [deliveries, media] = await Promise.all([
+  const openings = await openingsOf(r, id);
+  const campaigns = campaignsOfContact(conversations, openings, messages);
+  const [deliveries, media, records, questions] = await Promise.all([
     deliveriesOfContact(r, id, messages),
     Promise.all(messages.map((m) => (m.media?.mediaId ? r.get<Media>('media', m.media.mediaId) : undefined))),
+    campaignRecords(r, id, campaigns, openings),
+    questionsOfContact(r, campaigns, messages),
   ]);
   const consent = [
     ...(contact.optOut ? [{ change: 'opt_out' as const, ...contact.optOut }] : []),
@@ -84,6 +131,13 @@ export async function exportContact(r: Reader, accountId: string, id: string): P
     }),
     lists: lists.map((m) => ({ id: m.list.id, name: m.list.name, addedAt: m.addedAt, source: m.source })),
     imports: imports.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((report) => rowsNaming(report, id)),
+    campaigns: records,
+    unanswered: questions.map((u) => ({
+      campaignId: u.campaignId,
+      messageId: u.messageId,
+      question: u.question,
+      at: u.at,
+    })),
     consent,
     deliveries: deliveries.map((d) => ({
       id: d.id,

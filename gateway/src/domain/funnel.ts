@@ -1,5 +1,5 @@
 import type { Conversation } from './conversations.js';
-import type { Tx } from '../store/store.js';
+import type { Reader, Tx } from '../store/store.js';
 import { clockNow } from '../clock.js';
 import { FUNNEL_STEPS, type FunnelStep } from '../api-contract.js';
 
@@ -121,6 +121,14 @@ export async function moveRecord(
   await tx.remove(collection, doc.id);
   if (into && !(await tx.get(collection, `${prefix}${into}`)))
     await tx.insert(collection, { ...doc, id: `${prefix}${into}`, contactId: into });
+}
+
+/** The funnel steps the contact reached in the campaign, in the order of the funnel: what its export shows. */
+export async function stepsOf(r: Reader, campaignId: string, contactId: string): Promise<FunnelStepRecord[]> {
+  const found = await Promise.all(
+    FUNNEL_STEPS.map((step) => r.get<FunnelStepRecord>('funnel_steps', `${step}:${campaignId}:${contactId}`)),
+  );
+  return found.filter((step): step is FunnelStepRecord => step !== undefined);
 }
 
 /** The contact's funnel steps in the campaign: removed, or moved to `into` (see moveRecord). */

@@ -119,6 +119,18 @@ export const publicUnreachable = (u: UnreachableContact) => ({
   contact: u.contact,
 });
 
+/** Why the campaign could not reach the contact, if it could not: what its export shows. */
+export async function unreachableReasonsOf(
+  r: Reader,
+  campaignId: string,
+  contactId: string,
+): Promise<UnreachableReason[]> {
+  const found = await Promise.all(
+    UNREACHABLE_REASONS.map((reason) => r.get<Unreachable>('unreachable', `${reason}:${campaignId}:${contactId}`)),
+  );
+  return found.flatMap((u) => (u ? [u.reason] : []));
+}
+
 /** The campaign's record that it could not reach the contact: removed, or moved to `into` (see moveRecord). */
 export async function moveUnreachable(tx: Tx, campaignId: string, contactId: string, into?: string): Promise<void> {
   for (const reason of UNREACHABLE_REASONS)

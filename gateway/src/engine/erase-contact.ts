@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import { unindexContactIn } from '../domain/contact-search.js';
 import { registrationsOf, type ExternalId } from '../domain/contact-identity.js';
-import { deliveriesOfContact } from '../domain/contact-export.js';
+import { campaignsOfContact, deliveriesOfContact, questionsOfContact } from '../domain/contact-export.js';
 import { getContact, type Contact } from '../domain/contacts.js';
 import { conversationsOfContact, removeConversation } from '../domain/conversations.js';
 import { forgetOptOut, keepOptOut } from '../domain/erased-opt-outs.js';
@@ -13,7 +13,6 @@ import { moveSteps } from '../domain/funnel.js';
 import type { Membership } from '../domain/lists.js';
 import type { Message } from '../domain/messages.js';
 import { moveUnreachable } from '../domain/reach.js';
-import type { Unanswered } from '../domain/unanswered.js';
 import type { Tx } from '../store/store.js';
 import { replyKey } from './bot-reply.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
@@ -109,25 +108,15 @@ const byId = (registered: ExternalId[]): Record<string, string> =>
  * Removes the contact's conversations with their follow-ups, its openings with their jobs, and the unanswered
  * questions of its conversations; answers the campaigns it was part of, whose per-contact records go too.
  */
-async function forgetConversations(tx: Tx, contact: Contact, messages: Message[]): Promise<Set<string>> {
-  const campaigns = new Set<string>();
+async function forgetConversations(tx: Tx, contact: Contact, messages: Message[]): Promise<string[]> {
   const conversations = await conversationsOfContact(tx, contact.id);
+  const campaigns = campaignsOfContact(conversations, await openingsOf(tx, contact.id), messages);
   for (const c of conversations) {
-    if (c.campaignId) campaigns.add(c.campaignId);
-    if (c.opening?.campaignId) campaigns.add(c.opening.campaignId);
     await cancelFollowUps(tx, c);
     await removeConversation(tx, c);
   }
   await stopOpenings(tx, contact.id, 'erased');
-  for (const o of await openingsOf(tx, contact.id)) {
-    campaigns.add(o.campaignId);
-    await tx.remove('openings', o.id);
-  }
-  for (const m of messages) if (m.campaignId) campaigns.add(m.campaignId);
-  const asked = new Set(messages.map((m) => m.id));
-  for (const campaignId of campaigns) {
-    for (const u of await tx.find<Unanswered>('unanswered', 'campaign', [campaignId]))
-      if (asked.has(u.messageId)) await tx.remove('unanswered', u.id);
-  }
+  for (const o of await openingsOf(tx, contact.id)) await tx.remove('openings', o.id);
+  for (const u of await questionsOfContact(tx, campaigns, messages)) await tx.remove('unanswered', u.id);
   return campaigns;
 }

@@ -170,7 +170,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Contacts',
       summary: 'Everything held about a contact',
       description:
-        'One JSON document (a GDPR access request): the contact, its conversations and messages, its files as links, its lists, the rows of import reports naming it, its consent, and the webhook deliveries of events about it. Owner and admins.',
+        'One JSON document (a GDPR access request): the contact, its conversations and messages, its files as links, its lists, the rows of import reports naming it, what its campaigns recorded about it and the questions their bots could not answer, its consent, and the webhook deliveries of events about it. Owner and admins.',
       answers: { 200: contactExport },
       errors: notFound('CONTACT'),
     },
