@@ -91,13 +91,14 @@ describe('sign-in', () => {
     const timed = await consoleAccount(gw);
     const known: number[] = [];
     const unknown: number[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 7; i++) {
       known.push(await time(timed.email));
       unknown.push(await time(`ghost-${i}-${Date.now()}@example.com`));
     }
-    // scrypt costs tens of milliseconds; a lookup that skipped it would answer in one or two.
-    expect(median(unknown)).toBeGreaterThan(median(known) * 0.6);
-    expect(median(known)).toBeGreaterThan(median(unknown) * 0.6);
+    // scrypt costs tens of milliseconds; a lookup that skipped it would answer in one or two, a few per cent of it.
+    // The bound leaves room for a busy machine, which slows some attempts of either kind by as much again.
+    expect(median(unknown)).toBeGreaterThan(median(known) * 0.25);
+    expect(median(known)).toBeGreaterThan(median(unknown) * 0.25);
   });
 
   /** The 429 of too many failed sign-ins: the wait in minutes in its message, in seconds in Retry-After. */

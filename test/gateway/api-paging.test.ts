@@ -35,6 +35,8 @@ interface Endpoint {
   get(who: TestAccount, path: string, query?: Record<string, string>): Promise<Reply>;
   /** Whether accounts have items of their own here (the admin job list is the operator's). */
   tenant: boolean;
+  /** The most an account may hold, when fewer than a page and one (webhook subscriptions: 50). */
+  most?: number;
 }
 
 const post = async (who: TestAccount, path: string, body: unknown) => {
@@ -87,6 +89,7 @@ const endpoints: Endpoint[] = [
   {
     name: 'GET /v1/webhooks',
     tenant: true,
+    most: 50,
     get: asTenant,
     fill: async (who, count) => ({
       path: 'webhooks',
@@ -121,10 +124,10 @@ const endpoints: Endpoint[] = [
       expect(
         (await api(ctx.gw, who, 'PUT', 'settings', { body: { customChannelWebhookUrl: failing.url } })).status,
       ).toBe(200);
-      const fromId = unique('visitor');
+      // Each to a visitor of its own: a conversation's replies go one after the other, each once the one before is.
       await times(count, (i) =>
         post(who, 'send_custom_channel_message', {
-          customData: { fromId, customChannel: 'web-chat', body: `Reply ${i}` },
+          customData: { fromId: unique('visitor'), customChannel: 'web-chat', body: `Reply ${i}` },
         }),
       );
       const path = '/admin/v1/jobs';
@@ -172,7 +175,7 @@ describe.each(endpoints)('$name', (endpoint) => {
 
   beforeAll(async () => {
     owner = await createAccount(ctx.gw);
-    ({ path, ids } = await endpoint.fill(owner, MORE_THAN_A_PAGE));
+    ({ path, ids } = await endpoint.fill(owner, Math.min(MORE_THAN_A_PAGE, endpoint.most ?? Infinity)));
   }, 120_000);
 
   test('answers {data, nextCursor}: 50 items by default, then a cursor to the rest', async () => {
@@ -180,8 +183,10 @@ describe.each(endpoints)('$name', (endpoint) => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['data', 'nextCursor']);
     expect(res.body.data).toHaveLength(50);
-    expect(res.body.nextCursor).toEqual(expect.any(String));
     if (endpoint.tenant) expect(idsOf(res)).toEqual(ids.slice(0, 50));
+    // An account holding at most a page: its one page is the last.
+    if (ids.length === 50) return expect(res.body.nextCursor).toBeNull();
+    expect(res.body.nextCursor).toEqual(expect.any(String));
     const rest = await read({ cursor: res.body.nextCursor });
     expect(rest.status).toBe(200);
     if (endpoint.tenant) {
