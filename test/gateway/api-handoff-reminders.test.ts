@@ -234,3 +234,53 @@ if (BACKEND === 'postgres') {
     }
   });
 }
+
+test('a merge of two contacts waiting is one wait, from the earlier: the reminder already given is not given again', async () => {
+  const { account, hook } = await accountWithHook();
+  const duplicate = await write(account, unique('visitor'), 'Hello? I need to move my appointment');
+  await wait('15m');
+  await hook.waitFor(1);
+  const remindedThere = await conversation(account, duplicate.conversationId);
+  expect(remindedThere.remindedAt).not.toBeNull();
+
+  // The same person writes again from another address, and is handed to the team anew; the two are merged.
+  await wait('5m');
+  const kept = await write(account, unique('visitor'), 'It is me again, about my appointment');
+  const merged = await api(ctx.gw, account, 'POST', `contacts/${kept.contactId}/merge`, {
+    body: { contactId: duplicate.contactId },
+  });
+  expect(merged.status).toBe(200);
+  expect(await conversation(account, kept.conversationId)).toMatchObject({
+    needsReply: true,
+    waitingSince: remindedThere.waitingSince,
+    remindedAt: remindedThere.remindedAt,
+  });
+  const listed = await api(ctx.gw, account, 'GET', 'conversations?reminded=true');
+  expect(listed.body.data.map((c: { id: string }) => c.id)).toEqual([kept.conversationId]);
+  await wait('1d');
+  expect(reminders(hook)).toEqual([expect.objectContaining({ conversationId: duplicate.conversationId })]);
+});
+
+test('a contact waiting merged into one a person answered keeps their wait: reminded when it runs out, not later', async () => {
+  const { account, hook } = await accountWithHook();
+  const kept = await write(account, unique('visitor'), 'Hello');
+  await api(ctx.gw, account, 'POST', `contacts/${kept.contactId}/messages`, { body: { body: 'Hi! How can we help?' } });
+  await wait('1m');
+  const duplicate = await write(account, unique('visitor'), 'Can someone call me back?');
+  const since = (await conversation(account, duplicate.conversationId)).waitingSince;
+  await wait('10m');
+  const merged = await api(ctx.gw, account, 'POST', `contacts/${kept.contactId}/merge`, {
+    body: { contactId: duplicate.contactId },
+  });
+  expect(merged.status).toBe(200);
+  expect(await conversation(account, kept.conversationId)).toMatchObject({
+    needsReply: true,
+    waitingSince: since,
+    remindedAt: null,
+  });
+  await wait('5m');
+  await hook.waitFor(1);
+  expect(reminders(hook)).toEqual([
+    expect.objectContaining({ conversationId: kept.conversationId, waitingSince: since }),
+  ]);
+});

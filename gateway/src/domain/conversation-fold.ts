@@ -1,6 +1,7 @@
 import type { Tx } from '../store/store.js';
 import { touchConversation, updateConversation, type Conversation } from './conversations.js';
 import { cancelFollowUps } from './follow-up-timers.js';
+import { foldedWait } from './handoff-waits.js';
 
 /** The later of two ISO timestamps, either may be absent. */
 const later = (a?: string | null, b?: string | null) => ((a ?? '') >= (b ?? '') ? (a ?? null) : (b ?? null));
@@ -13,9 +14,10 @@ const theirsIsLater = (theirs: string | undefined, mine: string | undefined, the
  * A merge folds the duplicate's conversation on a channel into this contact's conversation there: one exchange with
  * one person, which reads as if every message had come to it. Its last message, the contact's latest word, and the
  * unread and failed counts are both's; a hand-off in either stands (a person was asked for: the team must still see
- * who waits, and the bot stays quiet); a member who had either has it; a conversation still going opens a closed one
- * again. This conversation's follow-ups stop when the contact wrote in the other after its last message (a reply
- * stops them); its opening stands.
+ * who waits, and the bot stays quiet), and a contact waiting for a person in either waits since the earlier wait
+ * began, reminded of once; a member who had either has it; a conversation still going opens a closed one again. This
+ * conversation's follow-ups stop when the contact wrote in the other after its last message (a reply stops them); its
+ * opening stands.
  */
 export async function foldConversation(tx: Tx, into: Conversation, from: Conversation): Promise<Conversation> {
   const theyWroteLast = (from.lastIncomingAt ?? '') > (into.lastIncomingAt ?? '');
@@ -39,6 +41,7 @@ export async function foldConversation(tx: Tx, into: Conversation, from: Convers
     campaignId: kept.campaignId ?? from.campaignId,
     // Whoever had either has the one left (whoever has the one handed off last, first): nobody's only when both were.
     assigneeId: handedOff?.assigneeId ?? kept.assigneeId ?? from.assigneeId ?? null,
+    ...(await foldedWait(tx, kept, from)),
     ...(theyWroteLast
       ? {
           lastIncomingAt: from.lastIncomingAt,

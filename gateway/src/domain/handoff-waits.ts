@@ -54,20 +54,42 @@ export async function waitChanged(
     return { waitingSince: null, remindedAt: null };
   }
   const since = now();
+  await queueReminder(tx, conversation, since);
+  return { waitingSince: since, remindedAt: null };
+}
+
+/** The reminder of a wait begun at `since`, due when the account's reminder runs out (at once when it has). */
+async function queueReminder(tx: Tx, conversation: Wait, since: string): Promise<void> {
   const account = await tx.get<Account>('accounts', conversation.accountId);
   const after = account ? reminderAfter(account) : null;
-  if (after !== null) {
-    await tx.enqueue(
-      newJob(
-        'handoff_reminder',
-        { conversationId: conversation.id, since },
-        {
-          runAt: Date.parse(since) + after,
-          key: reminderKey(conversation.id, since),
-          accountId: conversation.accountId,
-        },
-      ),
-    );
-  }
-  return { waitingSince: since, remindedAt: null };
+  if (after === null) return;
+  await tx.enqueue(
+    newJob(
+      'handoff_reminder',
+      { conversationId: conversation.id, since },
+      { runAt: Date.parse(since) + after, key: reminderKey(conversation.id, since), accountId: conversation.accountId },
+    ),
+  );
+}
+
+/**
+ * A merge folds `from` into `into`: one person, whose wait for a person began with the earlier of the two, and was
+ * reminded of when either was (once per wait: the reminder given there is not given again here). The fields to write
+ * on `into`, its reminder moved to the wait kept; none when `into`'s own wait stands. Whether the conversation folded
+ * still waits is decided when it is written, which ends this wait if it does not.
+ */
+export async function foldedWait(
+  tx: Tx,
+  into: Wait,
+  from: Wait,
+): Promise<Pick<Wait, 'waitingSince' | 'remindedAt'> | undefined> {
+  const waits = [into, from].filter((w) => w.waitingSince);
+  if (waits.length === 0) return undefined;
+  const since = waits.map((w) => w.waitingSince!).sort()[0]!;
+  const reminded = waits.map((w) => w.remindedAt).filter((at): at is string => Boolean(at));
+  const remindedAt = reminded.sort()[0] ?? null;
+  if (since === into.waitingSince && remindedAt === (into.remindedAt ?? null)) return undefined;
+  if (into.waitingSince) await tx.cancelJobs(reminderKey(into.id, into.waitingSince));
+  if (!remindedAt) await queueReminder(tx, into, since);
+  return { waitingSince: since, remindedAt };
 }
