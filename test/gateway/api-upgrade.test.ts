@@ -20,9 +20,10 @@ import { HANDOFF_NOTICE, incoming } from './api-support';
 
 /**
  * What release 0.1.0 stored of a conversation, read by this release: the data as 0.1.0 wrote it (conversations whose
- * last message names no author, `awaiting` by 0.1.0's rule, no time of the hand-off notice; no mark of the upgrade,
- * and on PostgreSQL no migration 21) reads after a start exactly as this release made it. The walk from a built
- * 0.1.0 is upgrade.system.test.ts; this one proves the upgrade itself, quickly.
+ * last message names no author, `awaiting` by 0.1.0's rule, no time of the hand-off notice, no wait for a person
+ * timed nor its reminder queued; no mark of the upgrade, and on PostgreSQL no migration 21) reads after a start
+ * exactly as this release made it. The walk from a built 0.1.0 is upgrade.system.test.ts; this one proves the upgrade
+ * itself, quickly.
  */
 
 /** This build's release. */
@@ -69,14 +70,21 @@ async function asReleaseOneLeftThem(): Promise<number> {
       for (const c of await tx.scan<any>('conversations', { limit: 200 })) {
         const { author: _a, authorName: _n, ...lastMessage } = c.lastMessage ?? {};
         const awaiting = (c.unread ?? 0) > 0 || c.lastMessage?.direction === 'incoming' ? 'reply' : null;
+        // Nor did it time a wait for a person, nor queue its reminder.
+        if (c.waitingSince) await tx.cancelJobs(`handoff_reminder:${c.id}:${c.waitingSince}`);
         await tx.update<any>('conversations', c.id, {
           lastMessage: c.lastMessage ? lastMessage : null,
           awaiting,
           handoffNoticeAt: undefined,
+          waitingSince: undefined,
+          remindedAt: undefined,
         });
         rewritten += 1;
       }
-      if (BACKEND === 'lowdb') await tx.remove('gateway_settings', 'conversations-upgraded-1');
+      if (BACKEND === 'lowdb') {
+        await tx.remove('gateway_settings', 'conversations-upgraded-1');
+        await tx.remove('gateway_settings', 'handoff-waits-timed-1');
+      }
     });
   } finally {
     await store.close();
@@ -85,7 +93,9 @@ async function asReleaseOneLeftThem(): Promise<number> {
     const client = new Client({ connectionString: gw.env.LEADCHAT_DATABASE_URL });
     await client.connect();
     try {
-      await client.query(`DELETE FROM leadchat_settings WHERE name = 'conversations-upgraded-1'`);
+      await client.query(
+        `DELETE FROM leadchat_settings WHERE name IN ('conversations-upgraded-1', 'handoff-waits-timed-1')`,
+      );
       await client.query('DELETE FROM leadchat_migrations WHERE version >= 21');
     } finally {
       await client.end();
@@ -109,20 +119,51 @@ test(`conversations as release 0.1.0 stored them read after the upgrade as this 
   await write('ada', 'I want to talk to a person');
   await write('ben', 'I want to talk to a person');
   expect((await v1('POST', `contacts/${contacts.ben}/messages`, { body: 'Hello Ben!' })).status).toBe(201);
+  await write('eve', 'I want to talk to a person');
+  expect((await v1('POST', `contacts/${contacts.eve}/messages`, { body: 'Hello Eve!' })).status).toBe(201);
+  await write('eve', 'Can I come on Friday?');
   await write('cleo', 'What are your opening hours?');
   await write('dan', 'Hello?');
   await write('dan', 'STOP');
   const made = await readAll();
-  expect((made['&needsReply=true'] as any).data.map((c: any) => c.contactId)).toEqual([contacts.ada]);
+  expect((made['&needsReply=true'] as any).data.map((c: any) => c.contactId)).toEqual([contacts.eve, contacts.ada]);
 
   expect(await gw.stop()).toBe(0);
-  expect(await asReleaseOneLeftThem()).toBe(4);
+  expect(await asReleaseOneLeftThem()).toBe(5);
   gw = await startGateway({ ...env, LEADCHAT_LOG_LEVEL: 'info' }, gw.dataDir);
   // Said once, by whichever does it: the embedded store's walk, or the database's migration.
   expect(gw.output()).toContain(
     BACKEND === 'lowdb' ? 'conversations stored by an earlier release brought up to date' : '"version":21',
   );
-  expect(await readAll()).toEqual(made);
+  // Those waiting for a person are timed from when they began to (which this release wrote in the same transaction as
+  // the hand-off or the message, a moment later): Ada from the hand-off, Eve from her message after the
+  // team's reply. The team is reminded of each when it runs out.
+  const upgraded = await readAll();
+  const [eve, ada] = (upgraded['&needsReply=true'] as any).data;
+  expect(ada.waitingSince).toBe(ada.handoff.at);
+  expect(eve.waitingSince).toBe(eve.lastMessage.createdAt);
+  const timed = new Map([ada, eve].map((c) => [c.id, c.waitingSince]));
+  const asTimed = (c: any) => {
+    if (!c.waitingSince) return c;
+    const later = Date.parse(c.waitingSince) - Date.parse(timed.get(c.id));
+    expect(later >= 0 && later < 1000).toBe(true);
+    return { ...c, waitingSince: timed.get(c.id) };
+  };
+  expect(upgraded).toEqual(
+    Object.fromEntries(
+      Object.entries(made).map(([f, read]: [string, any]) => [f, { ...read, data: read.data.map(asTimed) }]),
+    ),
+  );
+  const pending = await request(gw, 'GET', '/admin/v1/jobs?status=pending&limit=200', {
+    headers: { authorization: `Bearer ${gw.adminToken}` },
+  });
+  expect(pending.body.data.filter((j: any) => j.kind === 'handoff_reminder').map((j: any) => j.data)).toEqual(
+    expect.arrayContaining([
+      { conversationId: ada.id, since: ada.waitingSince },
+      { conversationId: eve.id, since: eve.waitingSince },
+    ]),
+  );
+  expect(pending.body.data.filter((j: any) => j.kind === 'handoff_reminder')).toHaveLength(2);
   if (BACKEND === 'lowdb') {
     expect(JSON.parse(readFileSync(path.join(gw.dataDir, 'format'), 'utf8'))).toEqual({
       storeFormat: 3,

@@ -195,7 +195,7 @@ export async function updateConversation(
 }
 
 /** Whether the contact waits for a person: the team has the conversation, and a person must act (needsReply). */
-const waitsForPerson = (c: Conversation) => c.status === 'handed_off' && needsReply(c);
+export const waitsForPerson = (c: Conversation) => c.status === 'handed_off' && needsReply(c);
 
 /**
  * The conversation as written, its wait for a person begun or ended by the write (handoff-waits.ts). Read from the
@@ -243,6 +243,7 @@ const shownOf = (c: Conversation): ShownConversation => ({
 
 /** What the gateway writes by itself: it tells the contact something, but answers nothing a person must. */
 const AUTOMATIC: ReadonlySet<Message['author']> = new Set(['bot', 'system']);
+export const writtenByGateway = (author: Message['author'] | undefined) => AUTOMATIC.has(author ?? null);
 
 /**
  * A conversation needs a reply when a person must act: the contact's message is the latest one (no one, bot or
@@ -252,9 +253,7 @@ const AUTOMATIC: ReadonlySet<Message['author']> = new Set(['bot', 'system']);
 export const needsReply = (c: Pick<Conversation, 'status' | 'lastMessage'>) =>
   c.status !== 'opted_out' &&
   (c.lastMessage?.direction === 'incoming' ||
-    (c.status === 'handed_off' &&
-      c.lastMessage?.direction === 'outgoing' &&
-      AUTOMATIC.has(c.lastMessage.author ?? null)));
+    (c.status === 'handed_off' && c.lastMessage?.direction === 'outgoing' && writtenByGateway(c.lastMessage.author)));
 export const awaitingOf = (c: Pick<Conversation, 'status' | 'lastMessage'>) =>
   needsReply(c) ? ('reply' as const) : null;
 

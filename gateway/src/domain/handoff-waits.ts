@@ -58,6 +58,19 @@ export async function waitChanged(
   return { waitingSince: since, remindedAt: null };
 }
 
+/**
+ * A wait an earlier release left untimed (it kept no `waitingSince`), timed from when it began as this release would
+ * have: its reminder is due when the account's reminder runs out from then, at once when it has already.
+ */
+export async function earlierWait(
+  tx: Tx,
+  conversation: Wait,
+  since: string,
+): Promise<Pick<Wait, 'waitingSince' | 'remindedAt'>> {
+  await queueReminder(tx, conversation, since);
+  return { waitingSince: since, remindedAt: null };
+}
+
 /** The reminder of a wait begun at `since`, due when the account's reminder runs out (at once when it has). */
 async function queueReminder(tx: Tx, conversation: Wait, since: string): Promise<void> {
   const account = await tx.get<Account>('accounts', conversation.accountId);

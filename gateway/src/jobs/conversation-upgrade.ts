@@ -1,4 +1,5 @@
-import { upgradeConversation } from '../domain/conversation-upgrade.js';
+import type { Account } from '../domain/accounts.js';
+import { timeEarlierWait, upgradeConversation } from '../domain/conversation-upgrade.js';
 import type { Conversation } from '../domain/conversations.js';
 import type { Store } from '../store/store.js';
 
@@ -15,10 +16,17 @@ const PAGE = 200;
  * would have made it. A walk in pages, each in one transaction, done once per data dir: later starts find the mark.
  * Safe to stop halfway: the next start walks again, and what is already up to date stays as it is.
  */
-export async function upgradeStoredConversations(gw: {
+export async function upgradeStoredConversations(gw: Upgrading): Promise<void> {
+  await deriveFields(gw);
+  await timeWaits(gw);
+}
+
+interface Upgrading {
   store: Store;
   log: { info(fields: object, message: string): void };
-}): Promise<void> {
+}
+
+async function deriveFields(gw: Upgrading): Promise<void> {
   if (await gw.store.settings.get(CONVERSATIONS_UPGRADED)) return;
   let after: string | undefined;
   let seen = 0;
@@ -42,4 +50,44 @@ export async function upgradeStoredConversations(gw: {
   await gw.store.settings.putIfAbsent(CONVERSATIONS_UPGRADED, new Date().toISOString());
   if (upgraded > 0)
     gw.log.info({ conversations: seen, upgraded }, 'conversations stored by an earlier release brought up to date');
+}
+
+/** Set once every contact an earlier release left waiting for a person has their wait timed (on both backends). */
+export const WAITS_TIMED = 'handoff-waits-timed-1';
+
+/**
+ * A contact an earlier release left waiting for a person (handed off, needing a reply) has their wait timed from when
+ * it began, and its reminder queued, as this release would have: a team that had not answered them for longer than
+ * its reminder is reminded at once. Only the conversations needing a reply are read, account by account.
+ */
+async function timeWaits(gw: Upgrading): Promise<void> {
+  if (await gw.store.settings.get(WAITS_TIMED)) return;
+  let timed = 0;
+  let afterAccount: string | undefined;
+  for (;;) {
+    const accounts = await gw.store.scan<Account>('accounts', { limit: PAGE, after: afterAccount });
+    for (const account of accounts) {
+      let after: string | undefined;
+      for (;;) {
+        const page = await gw.store.find<Conversation>('conversations', 'awaiting', [account.id, 'reply'], {
+          limit: PAGE,
+          after,
+        });
+        timed += await gw.store.transact(async (tx) => {
+          let changed = 0;
+          for (const { id } of page) {
+            const conversation = await tx.get<Conversation>('conversations', id);
+            if (conversation && (await timeEarlierWait(tx, conversation))) changed += 1;
+          }
+          return changed;
+        });
+        if (page.length < PAGE) break;
+        after = page.at(-1)!.id;
+      }
+    }
+    if (accounts.length < PAGE) break;
+    afterAccount = accounts.at(-1)!.id;
+  }
+  await gw.store.settings.putIfAbsent(WAITS_TIMED, new Date().toISOString());
+  if (timed > 0) gw.log.info({ conversations: timed }, 'contacts an earlier release left waiting for a person timed');
 }
