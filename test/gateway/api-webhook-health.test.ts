@@ -124,6 +124,29 @@ describe('a receiver answering 410 Gone', () => {
   });
 });
 
+describe('replies with their only receiver disabled', () => {
+  test("a team member's reply fails naming the subscription disabled and how to enable it", async () => {
+    const hook = await receiver(() => ({ status: 410 }));
+    const account = await createAccount(ctx.gw);
+    const created = await api(ctx.gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['reply'] } });
+    const id = created.body.id;
+    const written = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming() });
+    const { contactId } = (await api(ctx.gw, account, 'GET', `messages/${written.body.messageId}`)).body;
+    // The hand-off's notice to the contact is a reply: the receiver answers it 410 Gone.
+    await untilIdle(ctx.gw);
+    expect((await api(ctx.gw, account, 'GET', `webhooks/${id}`)).body.status).toBe('disabled');
+
+    const reply = await api(ctx.gw, account, 'POST', `contacts/${contactId}/messages`, {
+      body: { body: 'Sorry for the wait!' },
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({ status: 'failed', errorCode: 'NO_RECEIVER' });
+    expect(reply.body.error).toContain(`webhook subscription ${id}`);
+    expect(reply.body.error).toContain('disabled');
+    expect(reply.body.error).toContain(`POST /v1/webhooks/${id}/enable`);
+  });
+});
+
 describe("a subscription's health", () => {
   test('tells its last success, its last failure and how many attempts failed since the last success', async () => {
     let status = 200;

@@ -154,6 +154,19 @@ export const OWNER_TARGET = 'settings';
 /** Why a custom channel's reply has nowhere to go. */
 export const NO_RECEIVER = 'No Custom Channel Webhook URL is configured (Settings > Custom Channel Webhook)';
 
+/**
+ * Why a reply has nowhere to go, told so that it can be mended: no Custom Channel Webhook URL, and the subscriptions
+ * taking replies (the n8n trigger's) disabled, when they are, each named with how to start it again.
+ */
+export async function noReceiver(r: Reader, accountId: string): Promise<string> {
+  const disabled = (await subscriptionsOf(r, accountId)).filter((s) => s.disabledAt && s.events.includes('reply'));
+  if (disabled.length === 0) return NO_RECEIVER;
+  const named = disabled.map(
+    (s) => `webhook subscription ${s.id} (${s.url}) is disabled: enable it with POST /v1/webhooks/${s.id}/enable`,
+  );
+  return `${NO_RECEIVER}, and the ${named.join('; the ')} (or in Settings > Custom Channel Webhook, or by activating its n8n workflow again)`;
+}
+
 /** Where an event of the account goes: the settings URL takes replies (spec §6.1), subscriptions the events they named. */
 export async function receiversOf(
   r: Reader,

@@ -7,7 +7,7 @@ import { replyPayload, type Message } from '../domain/messages.js';
 import { priceOf } from '../domain/prices.js';
 import { HUMAN_AGENT_WINDOW_MS, inServiceWindow, SERVICE_WINDOW_MS } from '../domain/whatsapp.js';
 import { answersOnly } from '../api-contract.js';
-import { NO_RECEIVER, receiversOf, type Delivery } from '../domain/webhooks.js';
+import { noReceiver, receiversOf, type Delivery } from '../domain/webhooks.js';
 import { queueReply, takeTurn, turnOf } from '../domain/reply-turns.js';
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
@@ -106,7 +106,8 @@ export async function readyToGo(
   receivers: Receivers,
   pay: boolean,
 ): Promise<Refusal | undefined> {
-  if (conversation.channel === 'custom' && receivers.length === 0) return { code: 'NO_RECEIVER', message: NO_RECEIVER };
+  if (conversation.channel === 'custom' && receivers.length === 0)
+    return { code: 'NO_RECEIVER', message: await noReceiver(tx, account.id) };
   return pay ? charge(tx, gw, account, conversation, message) : undefined;
 }
 
