@@ -180,7 +180,7 @@ test('a request no receiver took is asked again once the retry schedule has run,
   }
 });
 
-test('a request made while the agency had no receiver is asked again once the retry schedule has run', async () => {
+test('a request made while the agency had no receiver reaches the receiver subscribed later, at once and once', async () => {
   const gw = await startInProcess({ LEADCHAT_WEBHOOK_RETRIES: '1m,1m' });
   try {
     const agency = await createAccount(gw, { type: 'agency', email: `${unique('agency')}@example.com` });
@@ -193,11 +193,64 @@ test('a request made while the agency had no receiver is asked again once the re
     const hook = await Receiver.start();
     receivers.push(hook);
     await api(gw, agency, 'POST', 'webhooks', { body: { url: hook.url, events: ['auto_recharge'] } });
+    await untilIdle(gw, { horizonMs: 0 });
+    const heard = [
+      expect.objectContaining({
+        sub_account_id: sub.id,
+        idempotency_key: `ar_${sub.id}_1`,
+        balance: 0,
+        threshold: 10,
+        amount: 50,
+      }),
+    ];
+    expect(hook.requests.map((r) => r.body)).toEqual(heard);
+    // Taken, it waits for its grant: not asked again when the retry schedule has run.
     await advanceClock(gw, '2m');
     await untilIdle(gw);
+    expect(hook.requests.map((r) => r.body)).toEqual(heard);
+  } finally {
+    await gw.stop();
+    removeDir(gw.dataDir);
+  }
+});
+
+test('a receiver subscribed, or enabled again, while a request waits hears it at once, under its own key', async () => {
+  const gw = await startInProcess({ LEADCHAT_WEBHOOK_RETRIES: '1h,1h' });
+  try {
+    // The agency's receiver is gone when the balance falls: 410 Gone disables its subscription.
+    let status = 410;
+    const { agency, sub, hook } = await agencyWithSub(gw, () => ({ status }));
+    await api(gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+      body: { email: sub.email, threshold: 10, amount: 50 },
+    });
+    await untilIdle(gw);
+    const [missed] = hook.requests;
+    const [subscription] = (await api(gw, agency, 'GET', 'webhooks')).body.data;
+    expect(subscription.status).toBe('disabled');
+
+    // Back, and enabled again (the n8n workflow activated again): the request still waiting comes at once.
+    status = 200;
+    expect((await api(gw, agency, 'POST', `webhooks/${subscription.id}/enable`)).status).toBe(200);
+    await untilIdle(gw);
     expect(hook.requests.map((r) => r.body)).toEqual([
-      expect.objectContaining({ sub_account_id: sub.id, balance: 0, threshold: 10, amount: 50 }),
+      missed!.body,
+      expect.objectContaining({ idempotency_key: missed!.body.idempotency_key, sub_account_id: sub.id }),
     ]);
+
+    // A workflow made anew (its trigger subscribes again) hears it too; granting with the key grants once.
+    const again = await Receiver.start();
+    receivers.push(again);
+    await api(gw, agency, 'POST', 'webhooks', { body: { url: again.url, events: ['auto_recharge'] } });
+    await untilIdle(gw);
+    expect(again.requests.map((r) => r.body.idempotency_key)).toEqual([missed!.body.idempotency_key]);
+    for (const receiver of [hook, again]) {
+      const granted = await api(gw, agency, 'POST', 'subaccounts/credits', {
+        headers: { 'idempotency-key': receiver.requests.at(-1)!.body.idempotency_key },
+        body: { email: sub.email, amount: 50, description: 'Auto-recharge' },
+      });
+      expect(granted.status).toBe(200);
+    }
+    expect((await api(gw, sub, 'GET', 'credits')).body).toMatchObject({ balance: 50 });
   } finally {
     await gw.stop();
     removeDir(gw.dataDir);
@@ -210,13 +263,14 @@ test('a request an earlier release left waiting is asked again once the retry sc
   try {
     const agency = await createAccount(gw, { type: 'agency', email: `${unique('agency')}@example.com` });
     const sub = await createAccount(gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+    // Subscribed before the upgrade (one subscribing after it hears the request waiting at once).
+    const hook = await Receiver.start();
+    receivers.push(hook);
+    await api(gw, agency, 'POST', 'webhooks', { body: { url: hook.url, events: ['auto_recharge'] } });
     expect(await gw.stop()).toBe(0);
     await asAnEarlierReleaseLeftIt(gw.env, sub.id);
 
     gw = await startInProcess(env, gw.dataDir);
-    const hook = await Receiver.start();
-    receivers.push(hook);
-    await api(gw, agency, 'POST', 'webhooks', { body: { url: hook.url, events: ['auto_recharge'] } });
     await untilIdle(gw, { horizonMs: 0 });
     expect(hook.requests).toHaveLength(0);
     await advanceClock(gw, '2m');

@@ -4,7 +4,8 @@ import { forbidden, notFound } from '../errors.js';
 import type { JobResult, Reader, Tx } from '../store/store.js';
 import { findByEmail, toCredits, type Account, type AutoRecharge } from './accounts.js';
 import { newJob, type JobKinds } from './job-kinds.js';
-import { emit, type Delivery } from './webhooks.js';
+import type { EventPayload } from './events.js';
+import { emit, queueDelivery, type Delivery } from './webhooks.js';
 import type { autoRechargeAnswer } from '../contract/credits.js';
 import type { Answer } from '../contract/shared.js';
 
@@ -44,17 +45,44 @@ export async function checkAutoRecharge(tx: Tx, subId: string): Promise<void> {
 async function askForRecharge(tx: Tx, agency: Account, sub: Account, rule: AutoRecharge): Promise<void> {
   const sequence = rule.sequence + 1;
   await tx.update<Account>('accounts', sub.id, { autoRecharge: { ...rule, sequence, pending: true } });
-  const deliveries = await emit(tx, agency, 'auto_recharge', {
-    type: 'auto_recharge',
-    idempotency_key: rechargeKey(sub.id, sequence),
-    sub_account_id: sub.id,
-    sub_account_email: sub.email,
-    balance: toCredits(sub.balanceCents),
-    threshold: toCredits(rule.thresholdCents),
-    amount: toCredits(rule.amountCents),
-  });
+  const deliveries = await emit(tx, agency, 'auto_recharge', requestEvent(sub, rule, sequence));
   await watchRequest(tx, agency.id, { subAccountId: sub.id, sequence, deliveryIds: deliveries.map((d) => d.id) });
 }
+
+/** Request `sequence` of a sub-account, as each of its receivers gets it. */
+const requestEvent = (sub: Account, rule: AutoRecharge, sequence: number): EventPayload<'auto_recharge'> => ({
+  type: 'auto_recharge',
+  idempotency_key: rechargeKey(sub.id, sequence),
+  sub_account_id: sub.id,
+  sub_account_email: sub.email,
+  balance: toCredits(sub.balanceCents),
+  threshold: toCredits(rule.thresholdCents),
+  amount: toCredits(rule.amountCents),
+});
+
+/**
+ * A receiver of `auto_recharge` that begins to hear (subscribed, or enabled again: an n8n workflow activated again)
+ * hears at once the agency's requests still waiting, each under its own key, so a receiver that took one already
+ * grants it once: one asked while no receiver heard would otherwise wait for the whole retry schedule to be asked
+ * again, its sub-account running dry meanwhile. Each is then watched by this delivery: taken, it waits for its grant;
+ * missed again, it is asked again once the schedule has run from now.
+ */
+export async function tellWaitingRequests(
+  tx: Tx,
+  agency: Account,
+  receiver: { target: string; url: string },
+): Promise<void> {
+  for (const sub of await tx.find<Account>('accounts', 'parentId', [agency.id])) {
+    const rule = sub.autoRecharge;
+    if (!rule?.pending) continue;
+    const request = requestEvent(sub, rule, rule.sequence);
+    const delivery = await queueDelivery(tx, agency.id, 'auto_recharge', request, null, receiver);
+    await tx.cancelJobs(unheardKey(sub.id, rule.sequence));
+    await watchRequest(tx, agency.id, { subAccountId: sub.id, sequence: rule.sequence, deliveryIds: [delivery.id] });
+  }
+}
+
+const unheardKey = (subId: string, sequence: number) => `auto_recharge_unheard:${subId}:${sequence}`;
 
 /** Queues the look at a request once its deliveries are settled: one per request, however often it is watched. */
 export async function watchRequest(tx: Tx, agencyId: string, request: Omit<UnheardRequest, 'askedAt'>): Promise<void> {
@@ -62,7 +90,7 @@ export async function watchRequest(tx: Tx, agencyId: string, request: Omit<Unhea
     newJob(
       'auto_recharge_unheard',
       { ...request, askedAt: clockNow() },
-      { key: `auto_recharge_unheard:${request.subAccountId}:${request.sequence}`, accountId: agencyId },
+      { key: unheardKey(request.subAccountId, request.sequence), accountId: agencyId },
     ),
   );
 }

@@ -1,14 +1,10 @@
-import { MAX_WEBHOOKS } from '../api-contract.js';
 import type { Gateway } from '../context.js';
-import { ApiError, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Store, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import type { EventPayload, EventType } from './events.js';
-import { newWebhookSecret } from './secrets.js';
 import { signingSecrets } from './signing-secrets.js';
-import { checkTarget } from './targets.js';
-import { subscriptionsChanged } from './webhook-changes.js';
 import { newJob } from './job-kinds.js';
 import type { webhook, WEBHOOK_DISABLED_REASONS } from '../contract/account.js';
 import type { Answer } from '../contract/shared.js';
@@ -87,56 +83,10 @@ export async function getSubscription(r: Reader, accountId: string, id: string):
   return sub;
 }
 
-/** `events` come deduplicated from the request schema. */
-export async function subscribe(
-  gw: Gateway,
-  accountId: string,
-  url: string,
-  events: EventType[],
-): Promise<Subscription> {
-  await checkTarget(gw, url, 'url');
-  return gw.store.transact(async (tx) => {
-    // Two subscriptions made at once take turns, so that both count the other.
-    await tx.lock('accounts', accountId);
-    if ((await subscriptionsOf(tx, accountId)).length >= MAX_WEBHOOKS)
-      throw new ApiError(
-        409,
-        'TOO_MANY_WEBHOOKS',
-        `An account holds at most ${MAX_WEBHOOKS} webhook subscriptions: delete one it no longer needs first`,
-      );
-    return tx.insert<Subscription>('webhooks', {
-      id: newId('whk'),
-      accountId,
-      url,
-      events,
-      secret: newWebhookSecret(),
-      createdAt: now(),
-    });
-  });
-}
-
 export async function unsubscribe(gw: Gateway, accountId: string, id: string): Promise<void> {
   await gw.store.transact(async (tx) => {
     await getSubscription(tx, accountId, id);
     await tx.remove('webhooks', id);
-  });
-}
-
-/**
- * Posts again to a disabled subscription, from the next event on. Its failures so far are forgiven: one more does
- * not disable it again at once.
- */
-export async function enableSubscription(gw: Gateway, accountId: string, id: string): Promise<Subscription> {
-  return gw.store.transact(async (tx) => {
-    const sub = await getSubscription(tx, accountId, id);
-    if (!sub.disabledAt) return sub;
-    subscriptionsChanged(tx, accountId);
-    return tx.update<Subscription>('webhooks', id, {
-      disabledAt: null,
-      disabledReason: null,
-      consecutiveFailures: 0,
-      failingSince: null,
-    });
   });
 }
 

@@ -1,12 +1,6 @@
 import type { Gateway } from '../../context.js';
-import {
-  enableSubscription,
-  getSubscription,
-  publicSubscription,
-  subscribe,
-  subscriptionPage,
-  unsubscribe,
-} from '../../domain/webhooks.js';
+import { enableSubscription, subscribe } from '../../domain/subscriptions.js';
+import { getSubscription, publicSubscription, subscriptionPage, unsubscribe } from '../../domain/webhooks.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
