@@ -655,3 +655,37 @@ describe('a receiver that holds every delivery (LEADCHAT_WEBHOOK_TIMEOUT=60s)', 
     }
   });
 });
+
+describe('one account whose receiver holds every delivery (LEADCHAT_WEBHOOK_TIMEOUT=5s)', () => {
+  const shared = useGateway({ LEADCHAT_WEBHOOK_TIMEOUT: '5s', LEADCHAT_WEBHOOK_RETRIES: '1h' });
+
+  test("another account's delivery goes in the first slot freed, not after the whole backlog", async () => {
+    const silent = await Receiver.start(() => undefined);
+    const heard = await Receiver.start();
+    try {
+      const busy = await createAccount(shared.gw);
+      await api(shared.gw, busy, 'PUT', 'settings', { body: { customChannelWebhookUrl: silent.url } });
+      // Four times the slots of the deliveries' runner, each reply held until the timeout.
+      const made = await Promise.all(
+        Array.from({ length: 32 }, (_, i) =>
+          api(shared.gw, busy, 'POST', 'send_custom_channel_message', {
+            body: { customData: { fromId: `visitor-${i}`, customChannel: 'web-chat', body: 'Hi' } },
+          }),
+        ),
+      );
+      expect(made.every((res) => res.status === 200)).toBe(true);
+
+      const other = await createAccount(shared.gw);
+      await api(shared.gw, other, 'PUT', 'settings', { body: { customChannelWebhookUrl: heard.url } });
+      const res = await api(shared.gw, other, 'POST', 'send_custom_channel_message', {
+        body: { customData: { fromId: 'visitor', customChannel: 'web-chat', body: 'Hello' } },
+      });
+      expect(res.status).toBe(200);
+      await heard.waitFor(1, 60_000);
+      // The first 8 held, then at most the 7 claimed with it: before, it waited for 25 of the backlog's 32 at least.
+      expect(silent.requests.length).toBeLessThanOrEqual(15);
+    } finally {
+      await Promise.all([silent.close(), heard.close()]);
+    }
+  });
+});

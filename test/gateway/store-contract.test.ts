@@ -655,6 +655,22 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(await store.jobs.claim('none', 10, 60_000)).toEqual([]);
     });
 
+    test("claimDue skipping accounts leaves their due jobs where they are and takes the others', oldest first", async () => {
+      const at = Date.now();
+      await store.transact(async (tx) => [
+        await tx.enqueue({ kind: 'a', data: { n: 1 }, accountId: 'acc_busy', runAt: at - 3000 }),
+        await tx.enqueue({ kind: 'a', data: { n: 2 }, accountId: 'acc_busy', runAt: at - 2000 }),
+        await tx.enqueue({ kind: 'b', data: { n: 3 }, accountId: 'acc_other', runAt: at - 1000 }),
+        await tx.enqueue({ kind: 'c', data: { n: 4 }, runAt: at - 500 }),
+      ]);
+      const shared = await store.jobs.claimDue(DEFAULT_QUEUE, 5, 60_000, ['acc_busy']);
+      expect(shared.jobs.map((job) => job.data.n)).toEqual([3, 4]);
+      // Still due: the jobs it left.
+      expect(shared.nextDueAt).toBe(at - 3000);
+      const rest = await store.jobs.claimDue(DEFAULT_QUEUE, 5, 60_000, []);
+      expect(rest.jobs.map((job) => job.data.n)).toEqual([1, 2]);
+    });
+
     test('claimDue claims as claim does and answers, in the same call, when the next job is due after it', async () => {
       expect(await store.jobs.claimDue(DEFAULT_QUEUE, 5, 120_000)).toEqual({ jobs: [], nextDueAt: undefined });
       const at = Date.now();

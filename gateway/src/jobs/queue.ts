@@ -56,6 +56,8 @@ export class JobRunner {
   private nextDue: number | undefined;
   /** A wake-up found every slot taken: once one frees, the runner claims again. */
   private missed = false;
+  /** Jobs running per account. */
+  private readonly runningOf = new Map<string, number>();
 
   constructor(
     private readonly gw: JobContext,
@@ -145,6 +147,7 @@ export class JobRunner {
     try {
       // Each claim also tells when the next job is due; the last one's answer sets the timer.
       let due: number | undefined;
+      let sharing = true;
       do {
         this.again = false;
         const free = (this.options.concurrency ?? CONCURRENCY) - this.running.size;
@@ -153,13 +156,19 @@ export class JobRunner {
           break;
         }
         this.missed = false;
+        const skipping = sharing ? this.atTheirShare() : [];
         const claimed = await inBackground(this.gw.store.backend, () =>
-          this.gw.store.jobs.claimDue(this.options.queue, free, this.options.leaseMs),
+          this.gw.store.jobs.claimDue(this.options.queue, free, this.options.leaseMs, skipping),
         );
         ({ nextDueAt: due } = claimed);
         this.nextDue = due;
         for (const job of claimed.jobs) this.launch(job);
         if (claimed.jobs.length === free) this.again = true;
+        else if (skipping.length && due !== undefined && due <= clockNow()) {
+          // What is still due is theirs alone: with nobody else's waiting, they take the slots left.
+          sharing = false;
+          this.again = true;
+        }
       } while (this.again && !this.stopped);
       // Every slot taken, nothing was asked: the job that frees one wakes the runner (see launch), so the queue is
       // not asked when its next job is due on every job queued meanwhile.
@@ -184,11 +193,29 @@ export class JobRunner {
    */
   private launch(job: Job): void {
     this.launched += 1;
+    const account = job.accountId;
+    if (account) this.runningOf.set(account, (this.runningOf.get(account) ?? 0) + 1);
     const run = inBackground(this.gw.store.backend, () => this.run(job)).then((again) => {
       this.running.delete(run);
+      if (account) {
+        const left = this.runningOf.get(account)! - 1;
+        if (left) this.runningOf.set(account, left);
+        else this.runningOf.delete(account);
+      }
       if (again || this.missed || (this.nextDue !== undefined && this.nextDue <= clockNow())) this.wake();
     });
     this.running.add(run);
+  }
+
+  /**
+   * The accounts running half the runner's slots or more. A claim serves the others' due jobs first: one account's
+   * slow jobs (a receiver or a bot server holding each to its timeout, a backlog of them) then hold a slot another
+   * account's job waits for only until one of them ends, not until all of theirs have run. Alone, an account takes
+   * every slot.
+   */
+  private atTheirShare(): string[] {
+    const share = Math.ceil((this.options.concurrency ?? CONCURRENCY) / 2);
+    return [...this.runningOf].filter(([, running]) => running >= share).map(([account]) => account);
   }
 
   /** Runs the job and settles it; true when it is to run again later. */

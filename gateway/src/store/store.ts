@@ -203,7 +203,13 @@ export interface JobQueue {
    * A runner's turn: claim() and, in the same round trip, when the queue's next job is due after it (the claimed
    * jobs included, due again when their lease ends), as nextDueAt() would answer just after.
    */
-  claimDue(queue: string, limit: number, leaseMs: number): Promise<{ jobs: Job[]; nextDueAt: number | undefined }>;
+  claimDue(
+    queue: string,
+    limit: number,
+    leaseMs: number,
+    /** Accounts whose jobs this claim leaves where they are (a runner's share for the others: jobs/queue.ts). */
+    skipping?: readonly string[],
+  ): Promise<{ jobs: Job[]; nextDueAt: number | undefined }>;
   /** Records the outcome of a claimed job; false when its lease was lost to another runner meanwhile. */
   settle(job: Job, outcome: JobOutcome): Promise<boolean>;
   /** Jobs of one status, oldest first; for the operator's view of dead jobs. */

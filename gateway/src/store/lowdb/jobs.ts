@@ -103,12 +103,18 @@ export class LowdbJobQueue implements JobQueue {
     this.enqueued.close();
   }
 
-  claim(queue: string, limit: number, leaseMs: number): Promise<Job[]> {
+  claim(queue: string, limit: number, leaseMs: number, skipping: readonly string[] = []): Promise<Job[]> {
     return this.run(async (t) => {
       const at = clockNow();
       const claimed: Job[] = [];
-      for (const id of [...take(t.collection(JOBS).sorted!.upTo(at, queue), limit)]) {
+      const skipped = new Set(skipping);
+      const due: Array<{ id: string; job: Job }> = [];
+      for (const id of t.collection(JOBS).sorted!.upTo(at, queue)) {
+        if (due.length >= limit) break;
         const job = (await t.get<Job>(JOBS, id))!;
+        if (!skipped.size || !job.accountId || !skipped.has(job.accountId)) due.push({ id, job });
+      }
+      for (const { id, job } of due) {
         claimed.push(
           await t.update<Job>(JOBS, id, {
             queue,
@@ -132,8 +138,9 @@ export class LowdbJobQueue implements JobQueue {
     queue: string,
     limit: number,
     leaseMs: number,
+    skipping?: readonly string[],
   ): Promise<{ jobs: Job[]; nextDueAt: number | undefined }> {
-    const jobs = await this.claim(queue, limit, leaseMs);
+    const jobs = await this.claim(queue, limit, leaseMs, skipping);
     return { jobs, nextDueAt: await this.firstDue(queue) };
   }
 
@@ -208,14 +215,5 @@ export class LowdbJobQueue implements JobQueue {
       t.queuedJobs.add(job.queue ?? DEFAULT_QUEUE);
       return true;
     });
-  }
-}
-
-function* take<T>(items: Iterable<T>, limit: number): Iterable<T> {
-  if (limit <= 0) return;
-  let n = 0;
-  for (const item of items) {
-    yield item;
-    if (++n >= limit) return;
   }
 }

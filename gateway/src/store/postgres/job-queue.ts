@@ -18,12 +18,13 @@ const OWNED = `id = $1 AND lease = $2 AND status = 'running'`;
 
 /**
  * A claim of a queue's due jobs, as the CTEs `due` (what it takes, locked) and `claimed` (those jobs, leased), with
- * the values of claimValues. RETURNING keeps no order: the due time before the claim comes back with each job to
- * sort them by.
+ * the values of claimValues (and, `skipping`, $6: the accounts whose jobs it leaves). RETURNING keeps no order: the
+ * due time before the claim comes back with each job to sort them by.
  */
-const CLAIM = `due AS (
+const claiming = (skipping: boolean) => `due AS (
     SELECT id, run_at AS due_at, seq FROM leadchat_jobs
-    WHERE queue = $5 AND status <> 'dead' AND run_at <= $1 ORDER BY run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED),
+    WHERE queue = $5 AND status <> 'dead' AND run_at <= $1${skipping ? ' AND (account_id IS NULL OR account_id <> ALL($6::text[]))' : ''}
+    ORDER BY run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED),
   claimed AS (
     UPDATE leadchat_jobs AS j
     SET status = 'running', run_at = $3, attempts = j.attempts + 1, lease = gen_random_uuid()::text, updated_at = $4
@@ -31,6 +32,7 @@ const CLAIM = `due AS (
     RETURNING ${JOB_COLUMNS.split(', ')
       .map((c) => `j.${c}`)
       .join(', ')}, due.due_at, due.seq)`;
+const CLAIM = claiming(false);
 
 const claimValues = (queue: string, limit: number, at: number, leaseEnd: number): unknown[] => [
   at,
@@ -74,6 +76,7 @@ export class PostgresJobQueue implements JobQueue {
     queue: string,
     limit: number,
     leaseMs: number,
+    skipping: readonly string[] = [],
   ): Promise<{ jobs: Job[]; nextDueAt: number | undefined }> {
     const at = clockNow();
     const leaseEnd = at + leaseMs;
@@ -81,10 +84,10 @@ export class PostgresJobQueue implements JobQueue {
     // shows the claimed ones as due now, so they are left out; they are due again at leaseEnd). A claim of nothing
     // still answers one row, with the due time alone.
     const { rows } = await this.query(
-      `WITH ${CLAIM},
+      `WITH ${skipping.length ? claiming(true) : CLAIM},
        later AS (SELECT min(run_at) AS next_due FROM leadchat_jobs WHERE queue = $5 AND status <> 'dead' AND id NOT IN (SELECT id FROM due))
        SELECT claimed.*, later.next_due FROM later LEFT JOIN claimed ON true`,
-      claimValues(queue, limit, at, leaseEnd),
+      [...claimValues(queue, limit, at, leaseEnd), ...(skipping.length ? [[...skipping]] : [])],
     );
     const claimed = (rows as Array<ClaimedRow & { next_due: string | null }>).filter((row) => row.id !== null);
     const later = rows[0]?.next_due === null || rows[0]?.next_due === undefined ? undefined : Number(rows[0].next_due);
