@@ -408,26 +408,6 @@ test('a follow-up a pause holds shows nothing due while held, and its new time o
   });
 });
 
-test('a campaign moved to another list follows up no more the contacts not on it; those on both keep theirs, and the conversation stays', async () => {
-  const { account, list, campaign } = await setUp(TWO_FOLLOW_UPS);
-  const ann = await lead(account, list.id);
-  const bob = await lead(account, list.id);
-  const other = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Spring leads' } })).body;
-  await api(ctx.gw, account, 'POST', `lists/${other.id}/contacts`, { body: { contactId: bob.id } });
-  const moved = await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { listId: other.id } });
-  expect(moved.status).toBe(200);
-  await untilIdle(ctx.gw, { horizonMs: 0 });
-  expect(await conversation(account, ann.id)).toMatchObject({ status: 'active', next: null });
-  expect((await conversation(account, bob.id)).next).toMatchObject({ kind: 'follow_up', step: 0 });
-  for (const days of ['1d', '2d']) {
-    await advanceClock(ctx.gw, days);
-    await untilIdle(ctx.gw, { horizonMs: 0 });
-  }
-  expect(await followUpsTo(account, ann.id)).toEqual([]);
-  expect(await followUpsTo(account, bob.id)).toEqual(['Still there, Ann?', 'Last call']);
-  expect(await conversation(account, ann.id)).toMatchObject({ status: 'active', campaignId: campaign.id });
-});
-
 test('STOP opts out on every channel: one confirmation, then nothing until START', async () => {
   const { account, hook, list } = await setUp({
     followUps: { enabled: true, steps: [{ after: '1h', body: 'Hello?' }] },

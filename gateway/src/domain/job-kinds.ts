@@ -23,7 +23,7 @@ export type JobKinds = {
   campaign_resume: { campaignId: string };
   /** A Live campaign's send rate or sending window changed: the opening messages waiting are paced anew. */
   campaign_pace: { campaignId: string };
-  /** A campaign's follow-up delays, sending window or list changed: the follow-ups waiting are timed anew. */
+  /** A campaign's follow-up delays or sending window changed: the follow-ups waiting are timed anew. */
   campaign_follow_ups: { campaignId: string };
   /** The team is reminded of a contact who has waited for a person since `since` (domain/handoff-waits.ts). */
   handoff_reminder: { conversationId: string; since: string };

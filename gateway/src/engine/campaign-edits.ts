@@ -42,10 +42,9 @@ async function paceAnew(tx: Tx, campaign: Campaign, { live }: { live: boolean })
 
 /**
  * Whether the change holds for the follow-ups already waiting: a step's new delay, steps added or taken away, a new
- * sending window, another list.
+ * sending window.
  */
 const followUpsRetimed = (before: Campaign, after: Campaign) =>
-  after.listId !== before.listId ||
   JSON.stringify(after.followUps.steps.map((s) => s.after)) !==
     JSON.stringify(before.followUps.steps.map((s) => s.after)) ||
   JSON.stringify(after.sendingWindow) !== JSON.stringify(before.sendingWindow);

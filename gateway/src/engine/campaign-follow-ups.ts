@@ -2,13 +2,13 @@ import type { Gateway } from '../context.js';
 import { campaignById, type Campaign } from '../domain/campaigns.js';
 import type { Conversation } from '../domain/conversations.js';
 import { parseRate } from '../domain/durations.js';
-import { cancelFollowUps, followUpKey } from '../domain/follow-up-timers.js';
+import { followUpKey } from '../domain/follow-up-timers.js';
 import type { JobKinds } from '../domain/job-kinds.js';
 import { nextOpening } from '../domain/sending-window.js';
 import { iso } from '../ids.js';
 import type { Tx } from '../store/store.js';
 import { clockNow } from '../clock.js';
-import { followUpFrom, followUpTime, onCampaignList, scheduleFollowUp } from './follow-ups.js';
+import { followUpFrom, followUpTime, scheduleFollowUp } from './follow-ups.js';
 import { nextSend, type PacingState } from './pacing.js';
 
 const BATCH = 100;
@@ -17,9 +17,8 @@ const BATCH = 100;
 type Pace = (campaign: Campaign) => number;
 
 /**
- * Job `campaign_follow_ups`: the campaign's follow-up delays, sending window or list changed. A follow-up waiting for
- * a contact not on the campaign's list is cancelled (the conversation stays). Each other one waiting (not held by a
- * pause) is timed anew from the message before it, under the steps and window the campaign has now, a
+ * Job `campaign_follow_ups`: the campaign's follow-up delays or sending window changed. Each follow-up waiting (not
+ * held by a pause) is timed anew from the message before it, under the steps and window the campaign has now, a
  * batch of its conversations per transaction. One the change made past due goes from now, paced like additions at
  * the campaign's send rate (the first 3 at once, then one per interval), so that an edit sends no burst. A change
  * made while the walk ran (its job then was not queued again) is walked again.
@@ -72,7 +71,6 @@ async function walk(gw: Gateway, { accountId, id }: Campaign, pace: Pace): Promi
 async function retime(tx: Tx, campaign: Campaign, conversation: Conversation, pace: Pace): Promise<void> {
   const { next } = conversation;
   if ((next?.kind !== 'follow_up' && next?.kind !== 'close') || conversation.followUpHeld) return;
-  if (!(await onCampaignList(tx, campaign, conversation))) return void (await cancelFollowUps(tx, conversation));
   if (!campaign.followUps.enabled) return;
   const from = followUpFrom(conversation);
   if (from === undefined) return;

@@ -6,8 +6,7 @@ import { updateConversation, type Conversation } from '../domain/conversations.j
 import { followUpKey } from '../domain/follow-up-timers.js';
 import { iso } from '../ids.js';
 import type { Message } from '../domain/messages.js';
-import type { JobResult, Reader, Tx } from '../store/store.js';
-import { isOnList } from '../domain/lists.js';
+import type { JobResult, Tx } from '../store/store.js';
 import { newJob, type JobKinds } from '../domain/job-kinds.js';
 import { parseDuration } from '../domain/durations.js';
 import { sendOnConversation } from './outgoing.js';
@@ -101,13 +100,6 @@ export async function followRetriedOpening(tx: Tx, opening: Message & { campaign
 }
 
 /**
- * Whether the conversation's contact is on the campaign's list: a campaign moved to another list follows up only the
- * contacts on it, as one taken off the list is followed up no more. The conversation stays (the bot still answers).
- */
-export const onCampaignList = async (r: Reader, campaign: Campaign, conversation: Conversation) =>
-  campaign.listId !== null && (await isOnList(r, campaign.listId, conversation.contactId));
-
-/**
  * Whether this job is the conversation's timer for follow-up `step` (or, past the last, for its closing): its `next`
  * names the one timer that may act, so a job run again after it acted (the queue runs each at least once) finds it
  * gone.
@@ -137,8 +129,7 @@ export async function runFollowUp(gw: Gateway, { conversationId, step }: JobKind
     if (campaign.status === 'paused')
       return void (await updateConversation(tx, conversation, { followUpHeld: 'held' }));
     const steps = stepsOf(campaign);
-    if (steps.length === 0 || !(await onCampaignList(tx, campaign, conversation)))
-      return void (await updateConversation(tx, conversation, { next: null }));
+    if (steps.length === 0) return void (await updateConversation(tx, conversation, { next: null }));
     // A step made longer since this timer was set: it waits for its new time.
     const from = followUpFrom(conversation);
     const time = from === undefined ? undefined : followUpTime(campaign, step, from);
