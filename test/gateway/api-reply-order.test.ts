@@ -70,6 +70,16 @@ async function reply(account: TestAccount, fromId: string, body: string, i = 0):
   return res.body.messageId;
 }
 
+/**
+ * Waits until `r` received `n` requests, on the wall clock: the gateways' clocks stay where they are, so a retry the
+ * first answer asked for (100 ms on their clock) waits for what the test does next. (Receiver.waitFor moves them.)
+ */
+async function arrived(r: Receiver, n: number): Promise<void> {
+  for (const deadline = Date.now() + 10_000; r.requests.length < n && Date.now() < deadline; )
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(r.requests.length).toBeGreaterThanOrEqual(n);
+}
+
 const message = async (account: TestAccount, id: string) => (await api(gws[0]!, account, 'GET', `messages/${id}`)).body;
 
 describe('replies of one conversation reach the Custom Channel Webhook in the order they were made', () => {
@@ -78,7 +88,7 @@ describe('replies of one conversation reach the Custom Channel Webhook in the or
     const account = await accountWith(hook.url);
     const fromId = unique('visitor');
     const first = await reply(account, fromId, 'Our opening hours are 9 to 5.');
-    await hook.waitFor(1);
+    await arrived(hook, 1);
     const second = await reply(account, fromId, 'Anything else I can help with?', 1);
 
     // While the first waits for its retry, the second waits for the first: nothing of it is posted.
@@ -98,7 +108,7 @@ describe('replies of one conversation reach the Custom Channel Webhook in the or
     const stuck = unique('stuck-visitor');
     const other = unique('other-visitor');
     const first = await reply(account, stuck, 'stuck');
-    await hook.waitFor(1);
+    await arrived(hook, 1);
     const second = await reply(account, stuck, 'second', 1);
     const third = await reply(account, stuck, 'third');
     // Another conversation's reply goes at once, while the stuck one retries.
@@ -174,7 +184,7 @@ describe('a reply sent again, a changed URL, the other receivers', () => {
     const account = await accountWith(down.url);
     const fromId = unique('visitor');
     const first = await reply(account, fromId, 'first');
-    await down.waitFor(1);
+    await arrived(down, 1);
     const second = await reply(account, fromId, 'second', 1);
     const saved = await api(on(1), account, 'PUT', 'settings', { body: { customChannelWebhookUrl: fixed.url } });
     expect(saved.status).toBe(200);
@@ -190,7 +200,7 @@ describe('a reply sent again, a changed URL, the other receivers', () => {
     const account = await accountWith(down.url);
     const fromId = unique('visitor');
     const first = await reply(account, fromId, 'first');
-    await down.waitFor(1);
+    await arrived(down, 1);
     const second = await reply(account, fromId, 'second', 1);
     await api(on(0), account, 'PUT', 'settings', { body: { customChannelWebhookUrl: null } });
 
@@ -209,7 +219,7 @@ describe('a reply sent again, a changed URL, the other receivers', () => {
     expect(created.status).toBe(201);
     const fromId = unique('visitor');
     const first = await reply(account, fromId, 'first');
-    await copies.waitFor(1);
+    await arrived(copies, 1);
     const second = await reply(account, fromId, 'second', 1);
 
     // The owner's platform decides the replies' status: both are sent while the subscription's first copy waits.
@@ -234,7 +244,7 @@ describe('a reply sent again, a changed URL, the other receivers', () => {
     const write = (body: string, i: number) =>
       api(on(i), account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, body }) });
     expect((await write('first question', 0)).status).toBe(200);
-    await hook.waitFor(1);
+    await arrived(hook, 1);
     await on(0).advance('1s');
     expect((await write('second question', 1)).status).toBe(200);
     await poll(
