@@ -379,8 +379,8 @@ test("the merged contact's export names every phone, email and ID that finds it,
   expect(exported.identifiers).toEqual([
     { kind: 'phone', value: phone, label: null },
     { kind: 'email', value: keep.email, label: null },
-    { kind: 'externalId', value: mine, label: 'webchat' },
     { kind: 'externalId', value: duplicate.externalIds.crm, label: 'crm' },
+    { kind: 'externalId', value: mine, label: 'webchat' },
     { kind: 'externalId', value: theirs, label: null },
   ]);
 });

@@ -67,10 +67,10 @@ async function campaignRecords(r: Reader, contactId: string, campaigns: string[]
  * duplicate on a label where it kept its own (engine/merge-contacts.ts), which find it without being shown.
  */
 async function identifiersOf(r: Reader, contact: Contact): Promise<Answer<typeof contactExport>['identifiers']> {
-  const shown = Object.entries(contact.externalIds ?? {}).map(([label, value]) => ({
-    value,
-    label: label as string | null,
-  }));
+  // By label: the store keeps no order among them (PostgreSQL's jsonb sorts an object's keys its own way).
+  const shown = Object.entries(contact.externalIds ?? {})
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([label, value]) => ({ value, label: label as string | null }));
   const registered = (await registrationsOf(r, contact.id)).map((x) => x.externalId);
   const ids = [...shown];
   for (const value of [...registered, contact.fromId])
