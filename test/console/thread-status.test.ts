@@ -26,7 +26,6 @@ beforeAll(async () => {
     LEADCHAT_JOB_POLL: '100ms',
   });
   owner = await consoleAccount(gw, { name: 'Status Dental' });
-  expect((await api('PUT', '/v1/settings', { customChannelWebhookUrl: hook.url })).status).toBe(200);
   ({ page } = await openPage(browser));
 });
 afterAll(async () => {
@@ -47,6 +46,9 @@ test('each failed attempt of a reply shows in the open thread as the API has it,
     incoming({ fromId: 'visitor-lena', firstName: 'Lena', channel: 'web-chat', body: 'Are you open today?' }),
   );
   const { conversationId } = (await api('GET', `/v1/messages/${wrote.body.messageId}`)).body;
+  // The receiver set only now: the hand-off's notice to Lena failed at once, and holds no turn before the reply (a
+  // conversation's replies go one after the other).
+  expect((await api('PUT', '/v1/settings', { customChannelWebhookUrl: hook.url })).status).toBe(200);
   const sent = await api('POST', '/v1/send_custom_channel_message', {
     customData: { fromId: 'visitor-lena', customChannel: 'web-chat', body: 'Yes, until 6 pm' },
   });
