@@ -86,7 +86,9 @@ describe('sign-in', () => {
       expect(reply.status).toBe(401);
       return Number(process.hrtime.bigint() - started) / 1e6;
     };
-    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    // The fastest of each: a busy machine only adds time to an attempt (scrypt runs on a thread of the lowest
+    // priority), so the fastest is the nearest to the work each did.
+    const fastest = (xs: number[]) => Math.min(...xs);
     // Its own account, so that these attempts do not use up the owner's sign-in budget.
     const timed = await consoleAccount(gw);
     const known: number[] = [];
@@ -95,10 +97,9 @@ describe('sign-in', () => {
       known.push(await time(timed.email));
       unknown.push(await time(`ghost-${i}-${Date.now()}@example.com`));
     }
-    // scrypt costs tens of milliseconds; a lookup that skipped it would answer in one or two, a few per cent of it.
-    // The bound leaves room for a busy machine, which slows some attempts of either kind by as much again.
-    expect(median(unknown)).toBeGreaterThan(median(known) * 0.25);
-    expect(median(known)).toBeGreaterThan(median(unknown) * 0.25);
+    // scrypt costs tens of milliseconds; a lookup that skipped it would answer in one or two.
+    expect(fastest(unknown)).toBeGreaterThan(fastest(known) * 0.6);
+    expect(fastest(known)).toBeGreaterThan(fastest(unknown) * 0.6);
   });
 
   /** The 429 of too many failed sign-ins: the wait in minutes in its message, in seconds in Retry-After. */
