@@ -194,6 +194,8 @@ export interface Received {
  */
 export class Receiver {
   readonly requests: Received[] = [];
+  /** The requests left unanswered, oldest first, until `release` answers them. */
+  private held: http.ServerResponse[] = [];
   private server!: http.Server;
   url = '';
 
@@ -215,7 +217,7 @@ export class Receiver {
         const received: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body };
         r.requests.push(received);
         const answer = r.respond(r.requests.length, received);
-        if (!answer) return;
+        if (!answer) return void r.held.push(res);
         res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
         if (answer.cut) {
           res.flushHeaders();
@@ -239,6 +241,13 @@ export class Receiver {
       timeoutMs,
     );
     return this.requests;
+  }
+
+  /** Answers the oldest request left unanswered (a receiver that hung comes back for one request). */
+  release(status = 200): void {
+    const res = this.held.shift();
+    if (!res) throw new Error('No request is waiting for an answer');
+    res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
   }
 
   close(): Promise<void> {
