@@ -74,6 +74,12 @@ export const metrics = {
     labelNames: ['reason'] as const,
     registers: [registry],
   }),
+  passwordDerivations: new Counter({
+    name: 'leadchat_password_derivations_total',
+    help: 'Password derivations (scrypt: a sign-in, a password set or changed), by outcome: derived, or busy (refused with 429 BUSY before any work, the pool and its queue full)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  }),
   jobsQueued: new Gauge({
     name: 'leadchat_jobs_queued',
     help: 'Jobs waiting or running, by kind',

@@ -20,6 +20,15 @@ export async function setPassword(gw: TestGateway, accountId: string, password: 
   return request(gw, 'PUT', `/admin/v1/accounts/${accountId}/password`, { headers: admin(gw), body: { password } });
 }
 
+/** The gateway's count of password derivations with this outcome (`derived`, `busy`), from its /metrics. */
+export async function passwordDerivations(gw: TestGateway, outcome: 'derived' | 'busy' = 'derived'): Promise<number> {
+  const res = await request(gw, 'GET', '/metrics', { headers: admin(gw) });
+  const sample = new RegExp(`^leadchat_password_derivations_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(
+    res.text,
+  );
+  return Number(sample?.[1] ?? 0);
+}
+
 let counter = 0;
 export async function consoleAccount(
   gw: TestGateway,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { consoleAccount, signIn } from '../console/support';
+import { consoleAccount, passwordDerivations, signIn } from '../console/support';
 import { advanceClock, expectApiError, request, useGateway } from './api-support';
 import type { Reply } from '../helpers/gateway';
 
@@ -127,6 +127,7 @@ describe('the password-hashing pool', () => {
   test('a burst of sign-ins larger than the pool: the checks it has no room for are answered 429 BUSY with Retry-After, the others checked', async () => {
     // Unknown emails from addresses of their own: no limit of the sign-in's refuses them before their password.
     // Far more at once than the pool holds (its threads and 32 waiting per thread), and than it checks while they come.
+    const [derivedBefore, busyBefore] = [await passwordDerivations(ctx.gw), await passwordDerivations(ctx.gw, 'busy')];
     const burst = await Promise.all(
       Array.from(
         { length: BURST },
@@ -146,5 +147,8 @@ describe('the password-hashing pool', () => {
       });
       expect(reply.headers['retry-after']).toBe('1');
     }
+    // The operator sees both: each refused check, and each checked one's single derivation.
+    expect(await passwordDerivations(ctx.gw, 'busy')).toBe(busyBefore + busy.length);
+    expect(await passwordDerivations(ctx.gw)).toBe(derivedBefore + BURST - busy.length);
   });
 });

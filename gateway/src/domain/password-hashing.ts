@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { ApiError } from '../errors.js';
+import { metrics } from '../metrics.js';
 
 /**
  * Password hashing on threads of its own. scrypt is made to be slow and to take memory; run as Node's async
@@ -20,7 +21,10 @@ export class PasswordHashing {
 
   /** scrypt of `password` with `salt`; a 429 BUSY ApiError when the pool and its queue are full. */
   async derive(password: string, salt: Uint8Array): Promise<Buffer> {
-    if (this.admitted >= this.threads + this.queue) throw busy();
+    if (this.admitted >= this.threads + this.queue) {
+      metrics.passwordDerivations.inc({ outcome: 'busy' });
+      throw busy();
+    }
     this.admitted += 1;
     try {
       this.pool ??= new Piscina({
@@ -31,7 +35,9 @@ export class PasswordHashing {
         // An idle pool keeps no thread (nor its scrypt memory) alive.
         idleTimeout: 30_000,
       });
-      return Buffer.from((await this.pool.run({ password, salt })) as Uint8Array);
+      const derived = Buffer.from((await this.pool.run({ password, salt })) as Uint8Array);
+      metrics.passwordDerivations.inc({ outcome: 'derived' });
+      return derived;
     } finally {
       this.admitted -= 1;
     }
