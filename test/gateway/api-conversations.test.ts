@@ -408,6 +408,61 @@ test('a follow-up a pause holds shows nothing due while held, and its new time o
   });
 });
 
+test("a campaign moved to another list sends no more follow-ups to the old list's contacts it opened with; those on the new list keep theirs", async () => {
+  const { account, list, campaign } = await setUp({
+    ...TWO_FOLLOW_UPS,
+    bot: { faqs: [{ question: 'What are your opening hours?', answer: 'We open 9 to 6.' }] },
+  });
+  const other = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Other leads' } })).body;
+  const leaves = await lead(account, list.id);
+  const stays = await lead(account, list.id);
+  await api(ctx.gw, account, 'POST', `lists/${other.id}/contacts`, { body: { contactId: stays.id } });
+  const moved = await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { listId: other.id } });
+  expect(moved.status).toBe(200);
+
+  await advanceClock(ctx.gw, '1d');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(await followUpsTo(account, leaves.id)).toEqual([]);
+  expect(await followUpsTo(account, stays.id)).toEqual(['Still there, Ann?']);
+  expect(await conversation(account, leaves.id)).toMatchObject({
+    campaignId: campaign.id,
+    status: 'active',
+    opening: { status: 'sent' },
+    next: null,
+  });
+  // Nor the last step, nor the closing after it: the conversation stays, and a message from the lead is answered.
+  await advanceClock(ctx.gw, '2d');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(await followUpsTo(account, stays.id)).toEqual(['Still there, Ann?', 'Last call']);
+  await advanceClock(ctx.gw, '2d');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(await followUpsTo(account, leaves.id)).toEqual([]);
+  expect(await conversation(account, leaves.id)).toMatchObject({ status: 'active', next: null });
+  expect((await conversation(account, stays.id)).status).toBe('closed');
+  await say(account, leaves.phone, 'What are your opening hours?');
+  const answered = await poll(
+    () => messages(account, leaves.id),
+    (m) => m.some((x) => x.author === 'bot'),
+  );
+  expect(answered.map((m) => m.author ?? m.direction)).toEqual(['campaign', 'incoming', 'bot']);
+});
+
+test('a campaign moved back to its list before a follow-up is due sends it at its time', async () => {
+  const { account, list, campaign } = await setUp(TWO_FOLLOW_UPS);
+  const other = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Other leads' } })).body;
+  const ann = await lead(account, list.id);
+  const { next } = await conversation(account, ann.id);
+  const move = (listId: string) => api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { listId } });
+  expect((await move(other.id)).status).toBe(200);
+  await advanceClock(ctx.gw, '1h');
+  expect((await move(list.id)).status).toBe(200);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect((await conversation(account, ann.id)).next).toEqual(next);
+  await advanceClock(ctx.gw, '23h');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(await followUpsTo(account, ann.id)).toEqual(['Still there, Ann?']);
+});
+
 test('STOP opts out on every channel: one confirmation, then nothing until START', async () => {
   const { account, hook, list } = await setUp({
     followUps: { enabled: true, steps: [{ after: '1h', body: 'Hello?' }] },

@@ -461,6 +461,29 @@ describe('campaigns', () => {
     const { unreachable } = (await api(ctx.gw, account, 'GET', `campaigns/${live.body.id}`)).body;
     expect(unreachable).toMatchObject({ total: 1, byReason: { no_first_message: 1 } });
   });
+
+  test('a lead who wrote in is still followed up after the campaign moved to another list: no list brought them', async () => {
+    const { account, campaignId } = await connected('messenger', {
+      followUps: { enabled: true, steps: [{ after: '10m', body: 'Still there?' }] },
+    });
+    const moveTo = async (name: string) => {
+      const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name } })).body;
+      const moved = await api(ctx.gw, account, 'PATCH', `campaigns/${campaignId}`, { body: { listId: list.id } });
+      expect(moved.status).toBe(200);
+    };
+    await moveTo('Leads');
+    const lead = psid();
+    await postWebhook(account, 'messenger', text('messenger', lead, 'What are your opening hours?'));
+    await untilIdle(ctx.gw);
+    const { contact } = await contactOf(account, lead);
+    await moveTo('Other leads');
+    await advanceClock(ctx.gw, '10m');
+    await untilIdle(ctx.gw);
+    expect((await messagesOf(account, contact.id)).find((m) => m.author === 'follow_up')).toMatchObject({
+      body: 'Still there?',
+      status: 'sent',
+    });
+  });
 });
 
 // Last: it moves the gateway's clock a week on, past the timestamps the tests above give Meta's events.

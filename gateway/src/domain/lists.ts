@@ -83,6 +83,13 @@ export async function addMembership(
 export const isOnList = async (r: Reader, listId: string, contactId: string) =>
   (await r.find<Membership>('memberships', 'member', [listId, contactId])).length > 0;
 
+/**
+ * Whether the contact is on the campaign's list now: the list it was on when the campaign's opening was queued may
+ * not be, as the contact may have left it since, or the campaign moved to another one. A campaign with no list has none.
+ */
+export const isOnCampaignList = async (r: Reader, campaign: { listId: string | null }, contactId: string) =>
+  campaign.listId !== null && (await isOnList(r, campaign.listId, contactId));
+
 /** The contact leaves the list (engine/join-list.ts stops what its campaigns still had waiting); 404 when it is not on it. */
 export async function removeMembership(tx: Tx, accountId: string, listId: string, contactId: string): Promise<void> {
   await getList(tx, accountId, listId);

@@ -45,6 +45,16 @@ export const queueOpening = (tx: Tx, opening: Opening, dueAt: number) =>
 /** The contact's opening messages, of every campaign. */
 export const openingsOf = (r: Reader, contactId: string) => r.find<Opening>('openings', 'contact', [contactId]);
 
+/**
+ * Whether the conversation came to the campaign by its list: the campaign's opening went to the contact there, as the
+ * contact was on the list. One the contact started by writing in (on a Meta channel, or to a campaign with no list)
+ * did not, even when the contact is on the list too.
+ */
+export async function openedByList(r: Reader, campaignId: string, conversation: Conversation): Promise<boolean> {
+  const [opening] = await r.find<Opening>('openings', 'member', [campaignId, conversation.contactId]);
+  return opening?.conversationId === conversation.id && opening.messageId !== null;
+}
+
 /** The opening as its conversation shows it. */
 export const stateOf = (o: Opening): OpeningState => ({
   campaignId: o.campaignId,

@@ -7,8 +7,9 @@ import { newRound, roundDue, roundWhenLive } from './campaign-queue.js';
 /**
  * PATCH /v1/campaigns/{id}: the change (under the request's If-Match, see changeCampaign), and in the same transaction what it means for what waits. Live again, what a
  * pause held goes back to the queue; a new send rate or sending window holds for the openings waiting (at once while
- * Live, once Live again after a pause); new follow-up delays, a new window or another list hold for the follow-ups
- * waiting. Each is a job of its own: a big campaign holds many.
+ * Live, once Live again after a pause); new follow-up delays or a new window hold for the follow-ups waiting. Each is
+ * a job of its own: a big campaign holds many. Another list needs none: each opening and follow-up is judged against
+ * the list the campaign has when it is due (engine/openings.ts, engine/follow-ups.ts).
  */
 export async function updateCampaign(
   gw: Gateway,

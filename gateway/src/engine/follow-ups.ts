@@ -4,6 +4,8 @@ import { campaignById, type Campaign } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
 import { updateConversation, type Conversation } from '../domain/conversations.js';
 import { followUpKey } from '../domain/follow-up-timers.js';
+import { isOnCampaignList } from '../domain/lists.js';
+import { openedByList } from '../domain/openings.js';
 import { iso } from '../ids.js';
 import type { Message } from '../domain/messages.js';
 import type { JobResult, Tx } from '../store/store.js';
@@ -115,6 +117,17 @@ const waitsForLead = (conversation: Conversation) =>
   conversation.status === 'active' && conversation.lastMessage?.direction !== 'incoming';
 
 /**
+ * Whether the conversation came by the campaign's list (its opening went to the contact there) and the contact is on
+ * it no more: taken off it, or the campaign moved to another list the contact is not on. Its follow-ups stop then, and
+ * so does its closing: the conversation stays, and the bot still answers the lead who writes. Judged when one is due,
+ * as an opening is: a campaign moved back before then sends it. A conversation the lead started by writing in owes
+ * its follow-ups to no list.
+ */
+const leftCampaignList = async (tx: Tx, campaign: Campaign, conversation: Conversation) =>
+  !(await isOnCampaignList(tx, campaign, conversation.contactId)) &&
+  (await openedByList(tx, campaign.id, conversation));
+
+/**
  * Job `follow_up`: sends step `step` when the conversation still waits for the lead, or closes it after the last.
  * Follow-ups turned off meanwhile send nothing and close nothing: no follow-up went unanswered.
  */
@@ -137,6 +150,8 @@ export async function runFollowUp(gw: Gateway, { conversationId, step }: JobKind
       await updateConversation(tx, conversation, { next: { kind: time.kind, at: iso(time.at), step } });
       return { later: time.due };
     }
+    if (await leftCampaignList(tx, campaign, conversation))
+      return void (await updateConversation(tx, conversation, { next: null }));
     if (step >= steps.length) {
       await updateConversation(tx, conversation, { status: 'closed', next: null });
       return;

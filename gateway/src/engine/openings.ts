@@ -3,7 +3,7 @@ import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { campaignById, campaignsOf, getCampaign, type Campaign } from '../domain/campaigns.js';
 import { addressOf, type Contact } from '../domain/contacts.js';
-import { isOnList, type Membership } from '../domain/lists.js';
+import { isOnCampaignList, type Membership } from '../domain/lists.js';
 import { ApiError } from '../errors.js';
 import {
   channelKeyOf,
@@ -222,14 +222,6 @@ export async function takeSlot(tx: Tx, campaign: Campaign, due: number, step = n
 }
 
 /**
- * Whether the contact is on the campaign's list as its opening message goes. It was when the opening was queued; the
- * contact may have left the list since, or the campaign moved to another one: an opening goes only to the list the
- * campaign has when it goes.
- */
-const onCampaignList = async (tx: Tx, campaign: Campaign, contactId: string) =>
-  campaign.listId !== null && (await isOnList(tx, campaign.listId, contactId));
-
-/**
  * The conversation an opening goes on: the contact's on the campaign's channel as it goes. The campaign may have moved
  * to another channel since the opening was queued: the conversation it was queued on then waits for it no more, and
  * is gone when it held nothing else (no message, no other campaign's opening).
@@ -259,7 +251,8 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     if (!campaign || campaign.status === 'draft')
       return void (await settleOpening(tx, opening, { status: 'skipped', reason: 'not_live' }));
     if (campaign.status === 'paused') return void (await settleOpening(tx, opening, { status: 'held', held: 'held' }));
-    if (!(await onCampaignList(tx, campaign, opening.contactId)))
+    // An opening goes only to the list the campaign has when it goes.
+    if (!(await isOnCampaignList(tx, campaign, opening.contactId)))
       return void (await settleOpening(tx, opening, { status: 'cancelled', reason: 'left_list' }));
     const [account, contact, queuedOn, pacing] = await Promise.all([
       tx.get<Account>('accounts', opening.accountId),
