@@ -10,6 +10,7 @@ import {
   twilioSignature,
   unique,
   uniquePhone,
+  untilIdle,
   useGateway,
   type TestAccount,
   type TestGateway,
@@ -321,6 +322,58 @@ test("a contact erased while its messages wait or are read: those taken before a
   expect(again.optOut).toMatchObject({ keyword: 'stop' });
   expect(await written(ctx.gw, account, again.id)).toEqual(['Hello, is anyone there?']);
   expect((await phoneMessages(ctx.gw, account, phone))!.map((m) => m.messageSid)).toEqual([later.MessageSid]);
+});
+
+test("a STOP a provider brought before its sender's erasure, dropped after it, still opts the person out: stored again, they are not messaged", async () => {
+  const account = await accountWith(ctx.gw, 'twilio');
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+  const live = { channel: 'sms', listId: list.id, openingMessage: 'Back in stock!', triggerOnNewContacts: true };
+  const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: { name: 'Restock', status: 'live', ...live },
+  });
+  expect(campaign.status).toBe(201);
+  const sid = (prefix: 'SM' | 'MM', name: string) => `${prefix}${unique(name).replace(/\W/g, '')}`;
+  const [ann, ben] = [uniquePhone(), uniquePhone()];
+  const contacts = await Promise.all(
+    [ann, ben].map(async (phone) => (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone } })).body),
+  );
+  // Ann's STOP is the caption of a photo being read as she is erased; Ben's waits its turn behind a photo being read.
+  const annStop = mms(ann, sid('MM', 'ann'), 'STOP');
+  const benPhoto = mms(ben, sid('MM', 'ben'), 'my car, the dent');
+  for (const entry of [annStop, benPhoto]) {
+    expect((await postTwilio(ctx.gw, account, entry)).text).toBe(EMPTY_TWIML);
+    await slow.waitFor(mediaOf(entry.MessageSid));
+  }
+  expect((await postTwilio(ctx.gw, account, sms(ben, sid('SM', 'stop'), 'Stop please'))).text).toBe(EMPTY_TWIML);
+  for (const c of contacts) expect((await api(ctx.gw, account, 'DELETE', `contacts/${c.id}`)).status).toBe(204);
+  const sends = slow.count(/\/Messages\.json$/);
+  const join = async (phone: string, delay?: string) => {
+    const contact = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone } })).body;
+    const joined = await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, {
+      body: { contactId: contact.id, ...(delay && { delay }) },
+    });
+    expect(joined.status).toBe(201);
+    return contact;
+  };
+  // Ben is stored again before his STOP is processed, his opening an hour away; Ann after hers.
+  const benAgain = await join(ben, '1h');
+  expect(benAgain.optOut ?? null).toBeNull();
+
+  slow.release();
+  await untilProcessed(ctx.gw);
+  const annAgain = await join(ann);
+  await untilIdle(ctx.gw);
+  const shown = async (c: { id: string }) => (await api(ctx.gw, account, 'GET', `contacts/${c.id}`)).body;
+  expect(await shown(annAgain)).toMatchObject({ optOut: { channel: 'sms', keyword: 'stop' } });
+  expect(await shown(benAgain)).toMatchObject({ optOut: { channel: 'sms', keyword: 'stop please' } });
+  for (const c of [annAgain, benAgain]) {
+    const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: c.id } })).body
+      .data;
+    expect(conversation).toMatchObject({ status: 'opted_out', opening: { status: 'skipped', reason: 'opted_out' } });
+    // Nothing of what they wrote is kept, and no confirmation went to a person erased.
+    expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}/messages`)).body.data).toEqual([]);
+  }
+  expect(slow.count(/\/Messages\.json$/)).toBe(sends);
 });
 
 test('kill -9 while a message is processed and the next one waits for its turn: after a restart both are stored, in order, once', async () => {

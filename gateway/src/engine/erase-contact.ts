@@ -26,8 +26,9 @@ import { openingsOf, stopOpenings } from '../domain/openings.js';
  * cancelled; a send or a delivery waiting holds only the id of what is gone, and ends doing nothing when it runs. The
  * campaigns' counts stay: they count contacts and name none. An opt-out outlives it as keyed hashes of its addresses
  * (domain/erased-opt-outs.ts). The provider's entries from its addresses taken before it and processed after it are
- * dropped (domain/erasures.ts). Once the commit is durable, the files' bytes go, and so do the provider's entries
- * naming it that could never be processed (dead jobs, outside the transaction's reach).
+ * dropped (domain/erasures.ts), a STOP among them kept as its opt-out all the same (engine/erased-stop.ts). Once
+ * the commit is durable, the files' bytes go, and so do the provider's entries naming it that could never be
+ * processed (dead jobs, outside the transaction's reach).
  *
  * On the embedded store, what was written before stays in the journal until the next checkpoint, which a clean stop
  * always makes; on PostgreSQL the rows are deleted, and VACUUM (autovacuum) reclaims their space.

@@ -6,6 +6,7 @@ import type { InboundEntry, InboundJob, WebhookProvider } from '../domain/inboun
 import { endTurn, takeEntry, turnOf } from '../domain/inbound-turns.js';
 import { erasedSince, senderAddresses, TakenBeforeErasure } from '../domain/erasures.js';
 import { copyProviderFile } from '../domain/media.js';
+import { keepErasedStop } from './erased-stop.js';
 import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
 import type { PostedMessage } from './ports/api-channels.js';
@@ -42,7 +43,7 @@ export async function takeEntries(
  * ApiError: it can never be processed. Without `keepTurn` (it failed before) the turn passes first: the contact's
  * later messages wait a little for one that failed, not for as long as it keeps failing. A message whose sender was
  * erased after the entry was taken (`takenAt`) is dropped, read or not: it was part of what was erased
- * (domain/erasures.ts). True when a status names no message of the account: the entry may have come before the
+ * (domain/erasures.ts); a STOP in it still opts the person out (engine/erased-stop.ts). True when a status names no message of the account: the entry may have come before the
  * provider's answer to the send.
  */
 export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolean): Promise<boolean> {
@@ -52,10 +53,13 @@ export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolea
   const adapter = account && gw.providers.adapter(gw.config, account, job.provider);
   let unknown = false;
   try {
-    if (account && adapter && !(await ofErasedSender(gw, job))) {
+    if (account && adapter && (await ofErasedSender(gw, job))) await keepStopsOf(gw, account, adapter, job.entry);
+    else if (account && adapter) {
       const { messages, statuses, readMarks } = adapter.parse(job.entry);
       for (const message of messages)
-        await receiveFromProvider(gw, account, adapter, message, job.takenAt).catch(droppedIfErased);
+        await receiveFromProvider(gw, account, adapter, message, job.takenAt).catch((err: unknown) =>
+          droppedIfErased(gw, account, message, err),
+        );
       for (const status of statuses) if (!(await applyStatusUpdate(gw, account, status, adapter.name))) unknown = true;
       for (const mark of readMarks) await applyWatermark(gw, account, mark);
     }
@@ -74,10 +78,30 @@ const ofErasedSender = (gw: Engine, job: InboundJob): Promise<boolean> | boolean
   job.takenAt !== undefined &&
   erasedSince(gw.store, job.accountId, senderAddresses(job.entry.sender), job.takenAt);
 
-/** A message whose sender was erased as it was processed is dropped; any other failure is the entry's. */
-const droppedIfErased = (err: unknown): void => {
+/**
+ * The entry of a sender erased since it was taken is dropped unread, but for a STOP in it (engine/erased-stop.ts): its
+ * text is read where the entry holds it, and nothing else. An entry of a shape the provider does not send is dropped
+ * all the same: kept as a dead job, it would hold the erased person's words.
+ */
+async function keepStopsOf(gw: Engine, account: Account, adapter: ChannelReceiver, entry: InboundEntry): Promise<void> {
+  let messages: PostedMessage[];
+  try {
+    ({ messages } = adapter.parse(entry));
+  } catch (err) {
+    if (isUnprocessable(err)) return;
+    throw err;
+  }
+  for (const message of messages) await keepErasedStop(gw, account, message);
+}
+
+/**
+ * A message whose sender was erased as it was processed is dropped, a STOP in it obeyed all the same; any other
+ * failure is the entry's.
+ */
+async function droppedIfErased(gw: Engine, account: Account, message: PostedMessage, err: unknown): Promise<void> {
   if (!(err instanceof TakenBeforeErasure)) throw err;
-};
+  await keepErasedStop(gw, account, message);
+}
 
 /** An entry of a shape its provider does not send: its adapter's parse said so with a 400. */
 export const isUnprocessable = (err: unknown): err is ApiError => err instanceof ApiError && err.status === 400;
