@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import { dumpDatabase } from '../helpers/postgres';
 import { openStoreOf } from '../helpers/stopped-store';
 import { jobsWithStatus, processed } from '../helpers/inbound';
-import { whatsapp } from '../helpers/provider-accounts';
+import { twilio, whatsapp } from '../helpers/provider-accounts';
 import { createHmac } from 'node:crypto';
 import {
   api,
@@ -590,6 +590,69 @@ test('what an erasure leaves to drop the entries taken before it, keyed hashes o
   await gw.advance('2h');
   await gw.drain();
   expect(await erasures()).toEqual([]);
+}, 60_000);
+
+test('the rows naming the contact of an import sent before its erasure and applied after it are refused, CONTACT_ERASED; an import sent after it makes the contact again', async () => {
+  // Twilio holds the first 8 sends: the job runner's 8 slots, so an import sent then waits for one to be freed.
+  let sends = 0;
+  const twilioApi = await Receiver.start((_, req) =>
+    req.path.endsWith('/Messages.json') && ++sends <= 8
+      ? undefined
+      : { status: 201, body: JSON.stringify({ sid: `SM${String(sends).padStart(32, '0')}`, status: 'queued' }) },
+  );
+  receivers.push(twilioApi);
+  const gw = await startInProcess({ ...ENV, LEADCHAT_TWILIO_API_URL: twilioApi.url }, tempDir());
+  gateways.push(gw);
+  const account = await createAccount(gw);
+  expect((await api(gw, account, 'PUT', 'channels/twilio', { body: twilio })).status).toBe(200);
+  const list = (await api(gw, account, 'POST', 'lists', { body: { name: 'Patients' } })).body;
+  const campaign = await api(gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Recall',
+      channel: 'sms',
+      listId: list.id,
+      openingMessage: 'Time for your check-up!',
+      triggerOnNewContacts: true,
+      status: 'live',
+      sendRate: '6000/m',
+    },
+  });
+  expect(campaign.status).toBe(201);
+  const importing = async (contacts: object[]) => {
+    const res = await api(gw, account, 'POST', `lists/${list.id}/imports`, { body: { contacts } });
+    expect(res.status).toBe(202);
+    return res.body.id as string;
+  };
+  const report = async (id: string) => (await api(gw, account, 'GET', `imports/${id}`)).body;
+  const done = async (id: string) =>
+    (await poll(
+      () => report(id),
+      (r) => r.status === 'done',
+      20_000,
+    )) as any;
+  const person = { phone: uniquePhone(), firstName: 'Zephyrine', email: 'zephyrine@clinic.example' };
+  const erased = (await api(gw, account, 'POST', 'contacts', { body: person })).body;
+
+  // The list's Live campaign sends 8 openings, 3 at once and the others 10 ms apart, each held by Twilio.
+  await done(await importing(Array.from({ length: 8 }, () => ({ phone: uniquePhone() }))));
+  await gw.advance('1s');
+  await twilioApi.waitFor(8);
+  const sent = await importing([person, { phone: uniquePhone(), firstName: 'Other' }, { phone: person.phone }]);
+  expect((await api(gw, account, 'DELETE', `contacts/${erased.id}`)).status).toBe(204);
+  expect(await report(sent)).toMatchObject({ status: 'queued', processed: 0 });
+
+  for (let i = 0; i < 8; i++) twilioApi.release(201);
+  expect(await done(sent)).toMatchObject({ added: 1, duplicates: 0, rejected: 2 });
+  expect((await report(sent)).errors).toEqual(
+    [1, 3].map((row) => ({ row, code: 'CONTACT_ERASED', message: expect.stringContaining('was erased') })),
+  );
+  expect((await api(gw, account, 'GET', 'contacts', { query: { phoneNumber: person.phone } })).status).toBe(404);
+
+  // The user's new word: imported again after the erasure, the person is a contact again.
+  expect(await done(await importing([person]))).toMatchObject({ added: 1, rejected: 0 });
+  const again = (await api(gw, account, 'GET', 'contacts', { query: { phoneNumber: person.phone } })).body;
+  expect(again).toMatchObject({ firstName: 'Zephyrine', email: person.email });
+  expect(again.id).not.toBe(erased.id);
 }, 60_000);
 
 test('the export holds what the campaigns recorded about the contact, its opening, funnel steps and reach, and the questions their bots could not answer', async () => {

@@ -4,6 +4,7 @@ import { registrationsOf, type ExternalId } from '../domain/contact-identity.js'
 import { campaignsOfContact, deliveriesOfContact, questionsOfContact } from '../domain/contact-export.js';
 import { getContact, type Contact } from '../domain/contacts.js';
 import { conversationsOfContact, removeConversation } from '../domain/conversations.js';
+import { refuseErasedRows } from '../domain/erased-import-rows.js';
 import { forgetOptOut, keepOptOut } from '../domain/erased-opt-outs.js';
 import { recordErasure } from '../domain/erasures.js';
 import { forgetFailedOpening } from '../domain/failed-openings.js';
@@ -26,9 +27,10 @@ import { openingsOf, stopOpenings } from '../domain/openings.js';
  * cancelled; a send or a delivery waiting holds only the id of what is gone, and ends doing nothing when it runs. The
  * campaigns' counts stay: they count contacts and name none. An opt-out outlives it as keyed hashes of its addresses
  * (domain/erased-opt-outs.ts). The provider's entries from its addresses taken before it and processed after it are
- * dropped (domain/erasures.ts), a STOP among them kept as its opt-out all the same (engine/erased-stop.ts). Once
- * the commit is durable, the files' bytes go, and so do the provider's entries naming it that could never be
- * processed (dead jobs, outside the transaction's reach).
+ * dropped (domain/erasures.ts), a STOP among them kept as its opt-out all the same (engine/erased-stop.ts); the rows
+ * naming it of imports sent before it and not applied yet are refused (domain/erased-import-rows.ts). Once the commit
+ * is durable, the files' bytes go, and so do the provider's entries naming it that could never be processed (dead
+ * jobs, outside the transaction's reach).
  *
  * On the embedded store, what was written before stays in the journal until the next checkpoint, which a clean stop
  * always makes; on PostgreSQL the rows are deleted, and VACUUM (autovacuum) reclaims their space.
@@ -43,6 +45,8 @@ export async function eraseContact(gw: Gateway, accountId: string, contactId: st
     else await forgetOptOut(tx, addresses);
     // A provider's entry from one of them taken before now, processed later, is the erased contact's: it is dropped.
     await recordErasure(tx, addresses);
+    // So is a row naming it of an import sent before now and not applied yet.
+    await refuseErasedRows(tx, addresses);
     const messages = await tx.find<Message>('messages', 'contact', [contactId]);
     const campaigns = await forgetConversations(tx, contact, messages);
     for (const d of await deliveriesOfContact(tx, contactId, messages)) {
