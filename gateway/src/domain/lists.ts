@@ -85,7 +85,8 @@ export const isOnList = async (r: Reader, listId: string, contactId: string) =>
 
 /**
  * Whether the contact is on the campaign's list now: the list it was on when the campaign's opening was queued may
- * not be, as the contact may have left it since, or the campaign moved to another one. A campaign with no list has none.
+ * not be, as the contact may have left it since, or the campaign moved to another one. A campaign with no list has
+ * none.
  */
 export const isOnCampaignList = async (r: Reader, campaign: { listId: string | null }, contactId: string) =>
   campaign.listId !== null && (await isOnList(r, campaign.listId, contactId));

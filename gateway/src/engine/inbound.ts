@@ -43,8 +43,8 @@ export async function takeEntries(
  * ApiError: it can never be processed. Without `keepTurn` (it failed before) the turn passes first: the contact's
  * later messages wait a little for one that failed, not for as long as it keeps failing. A message whose sender was
  * erased after the entry was taken (`takenAt`) is dropped, read or not: it was part of what was erased
- * (domain/erasures.ts); a STOP in it still opts the person out (engine/erased-stop.ts). True when a status names no message of the account: the entry may have come before the
- * provider's answer to the send.
+ * (domain/erasures.ts); a STOP in it still opts the person out (engine/erased-stop.ts). True when a status names no
+ * message of the account: the entry may have come before the provider's answer to the send.
  */
 export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolean): Promise<boolean> {
   if (!keepTurn) await gw.store.transact((tx) => endTurn(tx, job));
