@@ -9,7 +9,7 @@ import { iso } from '../ids.js';
 import type { Tx } from '../store/store.js';
 import { clockNow } from '../clock.js';
 import { followUpFrom, followUpTime, scheduleFollowUp } from './follow-ups.js';
-import { nextSend, type PacingState } from './pacing.js';
+import { nextSend, withinWindow, type PacingState } from './pacing.js';
 
 const BATCH = 100;
 
@@ -31,7 +31,7 @@ export async function runCampaignFollowUps(
   const pace: Pace = (campaign) => {
     const now = clockNow();
     const arrival = campaign.sendingWindow ? nextOpening(campaign.sendingWindow, now) : now;
-    const next = nextSend(state, arrival, parseRate(campaign.sendRate));
+    const next = withinWindow(nextSend, campaign.sendingWindow)(state, arrival, parseRate(campaign.sendRate));
     state = next.state;
     return next.sendAt;
   };

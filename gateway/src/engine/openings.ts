@@ -22,7 +22,7 @@ import { parseRate } from '../domain/durations.js';
 import { scheduleFollowUp } from './follow-ups.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { sendOnConversation } from './outgoing.js';
-import { nextSend, stalled, type PacingState } from './pacing.js';
+import { nextSend, stalled, withinWindow, type PaceStep, type PacingState } from './pacing.js';
 import { personalize } from '../domain/personalize.js';
 import { isOpen, nextOpening } from '../domain/sending-window.js';
 import { openingTemplateFor } from '../domain/whatsapp.js';
@@ -208,14 +208,15 @@ const arrivalOf = (campaign: Campaign, due: number): number =>
 
 /**
  * The campaign's next send slot for an opening message due at `due` (epoch ms): the first opening of its sending
- * window from then, paced at its rate (the first 3 of a burst at once). The pacing state is one document per
+ * window from then, paced at its rate (the first 3 of a burst at once), a slot never where the window is closed. The pacing state is one document per
  * campaign, written in the same transaction: concurrent additions take turns on it, on any process.
  */
-export async function takeSlot(tx: Tx, campaign: Campaign, due: number, step = nextSend): Promise<Slot> {
+export async function takeSlot(tx: Tx, campaign: Campaign, due: number, step: PaceStep = nextSend): Promise<Slot> {
   const arrival = arrivalOf(campaign, due);
   // Every opening of the campaign takes its slot from this one document, in turn.
   const stored = await tx.lock<Pacing>('pacing', campaign.id);
-  const { sendAt, state } = step(stored, arrival, parseRate(campaign.sendRate));
+  const paced = withinWindow(step, campaign.sendingWindow);
+  const { sendAt, state } = paced(stored, arrival, parseRate(campaign.sendRate));
   if (stored) await tx.update<Pacing>('pacing', campaign.id, state);
   else await tx.insert<Pacing>('pacing', { id: campaign.id, ...state });
   return { dueAt: sendAt, round: stored?.round ?? 0 };

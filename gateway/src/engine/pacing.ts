@@ -1,4 +1,6 @@
+import type { SendingWindow } from '../api-contract.js';
 import type { Rate } from '../domain/durations.js';
+import { nextOpening } from '../domain/sending-window.js';
 
 /**
  * The paced queue of a campaign's opening messages (spec §3.2): of the additions that arrive together, the first
@@ -19,6 +21,8 @@ import type { Rate } from '../domain/durations.js';
  *   every send due before that moment. So what came due during an outage is paced from then on, not sent in a rush. A queue that is merely behind (sends keep
  *   going, later than their slots under load) is not stalled and catches up in order; a timer firing a little late
  *   is not stalled either.
+ * - With a sending window, a slot is where the window is open: one the queue would give past its end (more openings
+ *   than it lets go today) is at its next opening instead, and the queue goes on from there at the rate.
  */
 
 export const BURST = 3;
@@ -80,4 +84,26 @@ export function nextSend(
   }
   const sendAt = Math.max(s.nextSlotAt, now);
   return { sendAt, state: { burstStartedAt, burstCount, nextSlotAt: sendAt + interval } };
+}
+
+/** A step of the pace: when the next send goes, and the state to keep (nextSend, nextQueuedSend). */
+export type PaceStep = (
+  state: PacingState | undefined,
+  now: number,
+  rate: Rate,
+) => { sendAt: number; state: PacingState };
+
+/**
+ * `step` with its slots inside the sending window: a slot where the window is closed moves to its next opening, and
+ * the next slot is one interval after that. So the conversation's `next.at` is when the message goes, and those queued
+ * after it stay after it, instead of a send finding the window shut and taking a slot behind the whole queue.
+ */
+export function withinWindow(step: PaceStep, window: SendingWindow | null): PaceStep {
+  if (!window) return step;
+  return (state, now, rate) => {
+    const paced = step(state, now, rate);
+    const sendAt = nextOpening(window, paced.sendAt);
+    if (sendAt === paced.sendAt) return paced;
+    return { sendAt, state: { ...paced.state, nextSlotAt: sendAt + intervalMs(rate) } };
+  };
 }

@@ -1,0 +1,105 @@
+import { api, createAccount, uniquePhone, untilIdle, useGateway, type TestAccount } from './api-support';
+
+/**
+ * Sending windows as a marketer in a zone with daylight-saving time meets them (docs/api.md, "Sending window"): the
+ * paced queue, follow-ups and the conversation's `next.at` around the days the clocks change, over HTTPS, with the
+ * gateway's clock moved to just before those days.
+ */
+const ctx = useGateway({ LEADCHAT_JOB_POLL: '200ms' });
+
+const BERLIN_DAY = { start: '08:00', end: '20:00', timezone: 'Europe/Berlin' };
+
+/** Moves the gateway's clock to `iso` once what is due before it ran. */
+async function clockTo(iso: string) {
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  await ctx.gw.advance(Date.parse(iso) - ctx.gw.now());
+}
+
+async function listAndCampaign(account: TestAccount, campaign: Record<string, unknown>) {
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+  const created = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Spring',
+      channel: 'sms',
+      listId: list.id,
+      openingMessage: 'Hi {{first_name|there}}!',
+      triggerOnNewContacts: true,
+      status: 'live',
+      ...campaign,
+    },
+  });
+  expect(created.status).toBe(201);
+  return { list, campaign: created.body };
+}
+
+async function addContacts(account: TestAccount, listId: string, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const contact = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body;
+    expect(
+      (await api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId: contact.id } })).status,
+    ).toBe(201);
+    ids.push(contact.id);
+  }
+  return ids;
+}
+
+const conversationOf = async (account: TestAccount, contactId: string) =>
+  ((await api(ctx.gw, account, 'GET', `conversations?contactId=${contactId}`)).body.data as any[])[0];
+
+const sentAt = async (account: TestAccount, contactId: string) =>
+  ((await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data as any[])
+    .filter((m) => m.direction === 'outgoing')
+    .map((m) => m.createdAt as string);
+
+test("openings paced past the window's end go at its next opening, in the order they joined, and next.at says so from the start", async () => {
+  const account = await createAccount(ctx.gw);
+  // Saturday 18:30 in Berlin (CET); the clocks go forward that night, so the window opens at 08:00 CEST (06:00Z).
+  await clockTo('2027-03-27T17:30:00Z');
+  const { list } = await listAndCampaign(account, { sendRate: '1/h', sendingWindow: BERLIN_DAY });
+  const leads = await addContacts(account, list.id, 6);
+  const expected = [
+    '2027-03-27T17:30:00.000Z',
+    '2027-03-27T17:30:00.000Z',
+    '2027-03-27T17:30:00.000Z',
+    '2027-03-27T18:30:00.000Z', // 19:30 CET, inside
+    '2027-03-28T06:00:00.000Z', // 20:30 CET was past the end: 08:00 CEST
+    '2027-03-28T07:00:00.000Z', // one interval later
+  ];
+  const waiting = await Promise.all(leads.slice(3).map(async (id) => (await conversationOf(account, id)).next.at));
+  expect(waiting).toEqual(expected.slice(3));
+
+  await untilIdle(ctx.gw, { horizonMs: 16 * 3_600_000 });
+  expect(await Promise.all(leads.map((id) => sentAt(account, id)))).toEqual(expected.map((at) => [at]));
+});
+
+test("follow-ups an edit made past due, paced past the window's end, wait for its next opening, and next.at says so", async () => {
+  const account = await createAccount(ctx.gw);
+  await clockTo('2027-10-30T08:00:00Z'); // Saturday 10:00 CEST; the clocks go back that night
+  const { list, campaign } = await listAndCampaign(account, {
+    sendRate: '1/h',
+    sendingWindow: BERLIN_DAY,
+    followUps: { enabled: true, steps: [{ after: '1d', body: 'Still there?' }] },
+  });
+  const leads = await addContacts(account, list.id, 4);
+  await untilIdle(ctx.gw, { horizonMs: 3_600_000 });
+  // 19:00 CEST: a day is made an hour, and all four are past due; at one an hour the fourth falls at 20:00, shut.
+  await clockTo('2027-10-30T17:00:00Z');
+  const edit = await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, {
+    body: { followUps: { steps: [{ after: '1h', body: 'Still there?' }] } },
+  });
+  expect(edit.status).toBe(200);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const waiting = (await Promise.all(leads.map((id) => conversationOf(account, id)))).filter(
+    (c) => c.next?.kind === 'follow_up',
+  );
+  expect(waiting.map((c) => c.next.at)).toEqual(['2027-10-31T07:00:00.000Z']); // 08:00 CET, the clocks gone back
+  await untilIdle(ctx.gw, { horizonMs: 16 * 3_600_000 });
+  const followUps = await Promise.all(leads.map(async (id) => (await sentAt(account, id)).slice(1)));
+  expect(followUps.flat().sort()).toEqual([
+    '2027-10-30T17:00:00.000Z',
+    '2027-10-30T17:00:00.000Z',
+    '2027-10-30T17:00:00.000Z',
+    '2027-10-31T07:00:00.000Z',
+  ]);
+});
