@@ -190,6 +190,25 @@ test('the campaign and the days shown are in the address: a reload shows them ag
   expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('2024-02-01');
 });
 
+test('a year on, just after midnight on a day the clocks had not gone forward yet a year before: the last 366 days, no refusal', async () => {
+  // 00:30 CEST on 2028-03-27; 365 days of 24 hours before, the clocks of 2027 still read CET: 23:30 on 2027-03-27.
+  const berlin = await browser.newContext({ ignoreHTTPSErrors: true, timezoneId: 'Europe/Berlin' });
+  berlin.setDefaultTimeout(5_000);
+  await berlin.clock.setFixedTime(new Date('2028-03-26T22:30:00Z'));
+  const later = await berlin.newPage();
+  await signInAt(later, url('/console/funnel'), owner);
+  await later.locator('#funnel-totals-heading', { hasText: 'Spring' }).waitFor();
+  expect(await later.locator('#funnel-totals-heading').textContent()).toMatch(/: 2027-03-28 to 2028-03-27$/);
+  expect(await later.getByLabel('From', { exact: true }).inputValue()).toBe('2027-03-28');
+  expect(
+    await later
+      .getByRole('alert')
+      .filter({ hasText: /366 days/ })
+      .count(),
+  ).toBe(0);
+  await berlin.close();
+});
+
 test('readable at 390 px: nothing wider than the screen, the single day drawn, the table scrolls on its own', async () => {
   const phone = await context.newPage();
   await phone.setViewportSize({ width: 390, height: 844 });

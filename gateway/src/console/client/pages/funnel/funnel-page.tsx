@@ -24,13 +24,20 @@ async function allCampaigns(): Promise<{ campaigns?: Campaign[]; error?: string 
   return { campaigns };
 }
 
-const DAY_MS = 86_400_000;
 export const isoDay = (d: Date) =>
   `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
-/** The first day of a campaign's lifetime, as far back as one range may reach (366 days with today). */
-export const lifetimeFrom = (c: Pick<Campaign, 'createdAt'> | undefined) =>
-  isoDay(new Date(Math.max(c ? Date.parse(c.createdAt) : Date.now(), Date.now() - 365 * DAY_MS)));
+/**
+ * The first day of a campaign's lifetime, as far back as one range may reach (366 days with today). Counted in days
+ * of the calendar: 365 times 24 hours back from just after midnight, on a day whose clocks had not changed yet a year
+ * before, ends on the evening of the day before, a range the API refuses.
+ */
+export function lifetimeFrom(c: Pick<Campaign, 'createdAt'> | undefined): string {
+  const today = new Date();
+  const earliest = isoDay(new Date(today.getFullYear(), today.getMonth(), today.getDate() - 365));
+  const created = isoDay(c ? new Date(c.createdAt) : today);
+  return created > earliest ? created : earliest;
+}
 
 type Query = { campaignId: string; from: string; to: string };
 
