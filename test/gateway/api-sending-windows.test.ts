@@ -32,12 +32,13 @@ async function listAndCampaign(account: TestAccount, campaign: Record<string, un
   return { list, campaign: created.body };
 }
 
-async function addContacts(account: TestAccount, listId: string, n: number): Promise<string[]> {
+async function addContacts(account: TestAccount, listId: string, n: number, delay?: string): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const contact = (await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body;
     expect(
-      (await api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId: contact.id } })).status,
+      (await api(ctx.gw, account, 'POST', `lists/${listId}/contacts`, { body: { contactId: contact.id, delay } }))
+        .status,
     ).toBe(201);
     ids.push(contact.id);
   }
@@ -102,4 +103,28 @@ test("follow-ups an edit made past due, paced past the window's end, wait for it
     '2027-10-30T17:00:00.000Z',
     '2027-10-31T07:00:00.000Z',
   ]);
+});
+
+test('a delayed opening waiting for the window keeps to the window the campaign has: moved to another zone, then taken away', async () => {
+  const account = await createAccount(ctx.gw);
+  // Sunday 21:00 in New York (EST): its window opens at 08:00 EST (13:00Z); in Berlin, at 08:00 CET (07:00Z).
+  await clockTo('2027-12-06T02:00:00Z');
+  const { list, campaign } = await listAndCampaign(account, {
+    sendingWindow: { start: '08:00', end: '20:00', timezone: 'America/New_York' },
+  });
+  const [lead] = await addContacts(account, list.id, 1, '15m');
+  expect((await conversationOf(account, lead!)).next.at).toBe('2027-12-06T13:00:00.000Z');
+  const edit = (sendingWindow: unknown) =>
+    api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { sendingWindow } });
+
+  expect((await edit({ ...BERLIN_DAY })).status).toBe(200);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect((await conversationOf(account, lead!)).next.at).toBe('2027-12-06T07:00:00.000Z');
+
+  // Taken away: it goes when its delay ends.
+  expect((await edit(null)).status).toBe(200);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect((await conversationOf(account, lead!)).next.at).toBe('2027-12-06T02:15:00.000Z');
+  await untilIdle(ctx.gw, { horizonMs: 3_600_000 });
+  expect(await sentAt(account, lead!)).toEqual(['2027-12-06T02:15:00.000Z']);
 });

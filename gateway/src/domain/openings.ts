@@ -22,6 +22,11 @@ export interface Opening {
    * the additions after it are not queued behind it. False or absent (older data) once it has its slot.
    */
   awaitsSlot?: boolean;
+  /**
+   * When a delayed opening's delay ends (epoch ms): a sending window changed while it waits for it (awaitsSlot) times
+   * it anew from then (engine/campaign-queue.ts). Absent on older data, and on an opening given no delay.
+   */
+  delayEndsAt?: number | null;
   /** The round of the campaign's pace its slot was taken in (engine/openings.ts, Pacing); absent on older data: 0. */
   round?: number | null;
   messageId: string | null;

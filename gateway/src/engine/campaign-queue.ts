@@ -8,7 +8,7 @@ import { openingKey, queueOpening, settleOpening, type Opening } from '../domain
 import type { Tx } from '../store/store.js';
 import { clockNow } from '../clock.js';
 import { resumeFollowUps } from './follow-ups.js';
-import { takeSlot, type Pacing } from './openings.js';
+import { arrivalOf, takeSlot, type Pacing } from './openings.js';
 import { BURST, intervalMs, nextQueuedSend } from './pacing.js';
 
 /**
@@ -56,7 +56,8 @@ const PACE_BATCH = 100;
  * a batch per transaction: a slower rate or a narrower window holds them back, a faster rate or a wider window brings
  * them forward. They take the queue's next slots, never a burst's: the openings queued since the change (contacts
  * added, or reached at once as the campaign went Live) keep the slots, and the burst, they took. One waiting for its
- * delay takes its slot when the delay ends, as ever; one whose contact left the list goes nowhere anyway.
+ * delay takes its slot when the delay ends, as ever, at the window's opening as it is now (delayedAnew); one whose
+ * contact left the list goes nowhere anyway.
  */
 export async function runCampaignPace(gw: Gateway, { campaignId }: JobKinds['campaign_pace']): Promise<void> {
   let after: string | undefined;
@@ -72,6 +73,7 @@ export async function runCampaignPace(gw: Gateway, { campaignId }: JobKinds['cam
       for (const member of members) {
         const [found] = await tx.find<Opening>('openings', 'member', [campaign.id, member.contactId]);
         const opening = found && (await tx.lock<Opening>('openings', found.id));
+        if (opening?.status === 'queued' && opening.awaitsSlot) await delayedAnew(tx, campaign, opening);
         if (opening?.status !== 'queued' || opening.awaitsSlot || (opening.round ?? 0) >= round) continue;
         const slot = await takeSlot(tx, campaign, clockNow(), nextQueuedSend);
         await tx.cancelJobs(openingKey(opening.id));
@@ -83,6 +85,20 @@ export async function runCampaignPace(gw: Gateway, { campaignId }: JobKinds['cam
     if (!batch?.full) return;
     after = batch.last;
   }
+}
+
+/**
+ * A delayed opening is timed from when its delay ends to the opening of the window the campaign has now (another
+ * zone, other hours, none): it was timed to the window's opening as it was when the contact was added. It still takes
+ * its slot of the pace when it comes due. Older data, which kept no end of the delay, keeps its time.
+ */
+async function delayedAnew(tx: Tx, campaign: Campaign, opening: Opening): Promise<void> {
+  if (opening.delayEndsAt == null) return;
+  const dueAt = arrivalOf(campaign, Math.max(opening.delayEndsAt, clockNow()));
+  if (dueAt === opening.dueAt) return;
+  await tx.cancelJobs(openingKey(opening.id));
+  await settleOpening(tx, opening, { dueAt });
+  await queueOpening(tx, opening, dueAt);
 }
 
 /**

@@ -173,6 +173,7 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
     held: null,
     dueAt,
     awaitsSlot: dueAt !== null && delayMs > 0,
+    delayEndsAt: dueAt !== null && delayMs > 0 ? due : null,
     round: slot?.round ?? null,
     messageId: null,
     conversationId: conversation.id,
@@ -203,7 +204,7 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
 }
 
 /** When an opening due at `due` may go, the campaign's sending window aside from its pace. */
-const arrivalOf = (campaign: Campaign, due: number): number =>
+export const arrivalOf = (campaign: Campaign, due: number): number =>
   campaign.sendingWindow ? nextOpening(campaign.sendingWindow, due) : due;
 
 /**
