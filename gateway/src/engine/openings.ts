@@ -209,8 +209,9 @@ export const arrivalOf = (campaign: Campaign, due: number): number =>
 
 /**
  * The campaign's next send slot for an opening message due at `due` (epoch ms): the first opening of its sending
- * window from then, paced at its rate (the first 3 of a burst at once), a slot never where the window is closed. The pacing state is one document per
- * campaign, written in the same transaction: concurrent additions take turns on it, on any process.
+ * window from then, paced at its rate (the first 3 of a burst at once), a slot never where the window is closed. The
+ * pacing state is one document per campaign, written in the same transaction: concurrent additions take turns on it,
+ * on any process.
  */
 export async function takeSlot(tx: Tx, campaign: Campaign, due: number, step: PaceStep = nextSend): Promise<Slot> {
   const arrival = arrivalOf(campaign, due);
