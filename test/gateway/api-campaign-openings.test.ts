@@ -467,6 +467,46 @@ test('two campaigns of one list: the one whose opening goes last, though queued 
   expect(nudge).toMatchObject({ body: 'Quick nudge', campaignId: quick.id, createdAt: opened.next.at });
 });
 
+test("a campaign of another list queued on a conversation another campaign follows up: that one's follow-ups go on until the new opening goes, which opens it again", async () => {
+  const account = await createAccount(ctx.gw);
+  const { list: first, campaign: welcome } = await listAndCampaign(account, {
+    name: 'Welcome',
+    followUps: { enabled: true, steps: [{ after: '1h', body: 'Welcome nudge' }] },
+  });
+  const { list: second, campaign: offer } = await listAndCampaign(account, {
+    name: 'Offer',
+    openingMessage: 'Our offer',
+    followUps: { enabled: true, steps: [{ after: '1h', body: 'Offer nudge' }] },
+  });
+  const lead = await contact(account);
+  await add(account, first.id, lead.id);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const followed = await conversationOf(account, lead.id);
+  expect(followed).toMatchObject({ campaignId: welcome.id, next: { kind: 'follow_up', step: 0 } });
+
+  // The other list's opening waits three hours: until it goes, the conversation is Welcome's, and so is its nudge.
+  await add(account, second.id, lead.id, { delay: '3h' });
+  const queued = await conversationOf(account, lead.id);
+  expect(queued).toMatchObject({
+    campaignId: welcome.id,
+    next: followed.next,
+    opening: { campaignId: offer.id, status: 'queued' },
+  });
+  await untilIdle(ctx.gw, { horizonMs: 3_600_000 });
+  const [, nudge] = await outgoing(account, lead.id);
+  expect(nudge).toMatchObject({ body: 'Welcome nudge', campaignId: welcome.id, createdAt: followed.next.at });
+
+  // Welcome closes the conversation, its nudge unanswered; then the offer goes, opens it again, names it, and follows
+  // up by its own steps.
+  await untilIdle(ctx.gw, { horizonMs: 3_600_000 });
+  expect(await conversationOf(account, lead.id)).toMatchObject({ campaignId: welcome.id, status: 'closed' });
+  await untilIdle(ctx.gw, { horizonMs: 2 * 3_600_000 });
+  const [, , opening, offerNudge] = await outgoing(account, lead.id);
+  expect(opening).toMatchObject({ body: 'Our offer', campaignId: offer.id });
+  expect(offerNudge).toMatchObject({ body: 'Offer nudge', campaignId: offer.id });
+  expect(await conversationOf(account, lead.id)).toMatchObject({ campaignId: offer.id, status: 'active' });
+});
+
 test('no phone: not sent, and the conversation says why', async () => {
   const account = await createAccount(ctx.gw);
   const { list } = await listAndCampaign(account);

@@ -69,6 +69,15 @@ export const stateOf = (o: Opening): OpeningState => ({
 });
 
 /**
+ * Whether another campaign follows up on the conversation (two campaigns on one channel): its timer keeps the
+ * conversation, and its name, until this campaign's opening goes (engine/openings.ts hands it over then), as the
+ * opening queued may yet not go (the contact writes first, leaves the list).
+ */
+export const followedUpByAnother = (conversation: Conversation, campaignId: string) =>
+  conversation.campaignId !== campaignId &&
+  (conversation.next?.kind === 'follow_up' || conversation.next?.kind === 'close');
+
+/**
  * Writes a change of the opening, and what follows from it: an opening the contact cannot be reached by counts in its
  * campaign's reach, and its conversation shows its state and, while it waits, when it is due.
  */
@@ -78,8 +87,9 @@ export async function settleOpening(tx: Tx, opening: Opening, patch: Partial<Ope
     await recordUnreachable(tx, updated.reason, updated);
   const conversation = await tx.get<Conversation>('conversations', opening.conversationId);
   if (conversation) {
-    const next =
-      updated.status === 'queued' && updated.dueAt !== null
+    const next = followedUpByAnother(conversation, updated.campaignId)
+      ? conversation.next
+      : updated.status === 'queued' && updated.dueAt !== null
         ? { kind: 'opening' as const, at: iso(updated.dueAt) }
         : conversation.next?.kind === 'opening'
           ? null

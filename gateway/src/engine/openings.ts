@@ -14,7 +14,14 @@ import {
 } from '../domain/conversations.js';
 import { recordStep } from '../domain/funnel.js';
 import { forgetUnreachable, isUnreachableReason, recordUnreachable } from '../domain/reach.js';
-import { openingsOf, queueOpening, settleOpening, stateOf, type Opening } from '../domain/openings.js';
+import {
+  followedUpByAnother,
+  openingsOf,
+  queueOpening,
+  settleOpening,
+  stateOf,
+  type Opening,
+} from '../domain/openings.js';
 import { iso, newId, now } from '../ids.js';
 import type { JobResult, Tx } from '../store/store.js';
 import type { JobKinds } from '../domain/job-kinds.js';
@@ -195,11 +202,17 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
   }
   if (isUnreachableReason(reason)) await recordUnreachable(tx, reason, opening);
   if (dueAt !== null && isUnreachableReason(earlier?.reason)) await forgetUnreachable(tx, earlier.reason, opening);
-  await updateConversation(tx, conversation, {
-    campaignId: campaign.id,
-    opening: stateOf(opening),
-    next: dueAt === null ? conversation.next : { kind: 'opening', at: iso(dueAt) },
-  });
+  await updateConversation(
+    tx,
+    conversation,
+    followedUpByAnother(conversation, campaign.id)
+      ? { opening: stateOf(opening) }
+      : {
+          campaignId: campaign.id,
+          opening: stateOf(opening),
+          next: dueAt === null ? conversation.next : { kind: 'opening', at: iso(dueAt) },
+        },
+  );
   return reason ?? QUEUED;
 }
 
@@ -302,10 +315,14 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     if (sent.message.status === 'failed') return;
     await recordStep(tx, 'openingSent', opening);
     // The conversation follows up for this campaign from now, and names it: another's timer waiting there (two
-    // campaigns of one list on one channel) would send at its own time what `next` does not say, and the campaign
-    // queued there last (whose opening may have gone first) would lend its steps to this one's timer.
+    // campaigns on one channel) would send at its own time what `next` does not say, and the campaign queued there
+    // last (whose opening may have gone first) would lend its steps to this one's timer. One the other campaign
+    // closed, its follow-ups unanswered, is open again: this campaign's sequence begins.
     const current = await cancelFollowUps(tx, (await tx.get<Conversation>('conversations', conversation.id))!);
-    const followed = await updateConversation(tx, current, { campaignId: campaign.id });
+    const followed = await updateConversation(tx, current, {
+      campaignId: campaign.id,
+      ...(current.status === 'closed' ? { status: 'active' as const } : {}),
+    });
     await scheduleFollowUp(tx, campaign, followed, 0, clockNow());
   });
 }
