@@ -151,6 +151,33 @@ test('an opening that failed at once is followed up only once a retry sends it: 
   ).toEqual(['Still there, Ann?']);
 });
 
+test('a follow-up that failed at once holds the next ones until a retry sends it: the lead never gets a later step first', async () => {
+  const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  const sub = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+  // Credits for the opening only: the first follow-up finds the balance empty.
+  await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 1 } });
+  const { account, list } = await setUp(TWO_FOLLOW_UPS, sub);
+  const ann = await lead(account, list.id);
+  await advanceClock(ctx.gw, '1d');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const [, stillThere] = await messages(account, ann.id);
+  expect(stillThere).toMatchObject({ author: 'follow_up', status: 'failed', errorCode: 'INSUFFICIENT_CREDITS' });
+  expect((await conversation(account, ann.id)).next).toBeNull();
+  // Credits come and days pass: no "Last call" before "Still there?", and the conversation is not closed.
+  await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 10 } });
+  await advanceClock(ctx.gw, '5d');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(await followUpsTo(account, ann.id)).toEqual(['Still there, Ann?']);
+  expect((await conversation(account, ann.id)).status).toBe('active');
+  // Retried, it goes, and the next step is timed from then.
+  expect((await api(ctx.gw, account, 'POST', 'conversations/retry-failed')).body.retried).toEqual([stillThere.id]);
+  expect((await conversation(account, ann.id)).next).toMatchObject({ kind: 'follow_up', step: 1 });
+  await advanceClock(ctx.gw, '2d');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(await followUpsTo(account, ann.id)).toEqual(['Still there, Ann?', 'Last call']);
+  expect((await messages(account, ann.id)).map((m) => m.status)).toEqual(['sent', 'sent', 'sent']);
+});
+
 test('a reply cancels the follow-ups, and is reported as message_received', async () => {
   const { account, hook, list } = await setUp({
     followUps: { enabled: true, steps: [{ after: '1d', body: 'Hello?' }] },

@@ -46,6 +46,8 @@ export interface Conversation {
   followUpHeld: 'held' | null;
   /** When the message before the waiting follow-up went (or it was timed anew): a step's new delay counts from it. */
   followUpFrom?: string | null;
+  /** The follow-up that failed at once (no credits, no receiver), and its step: the next waits for a retry to send it. */
+  followUpFailed?: { messageId: string; step: number } | null;
   lastMessage: {
     id: string;
     direction: Message['direction'];
@@ -305,6 +307,7 @@ function publicConversation(
     channelKey: _k,
     followUpHeld: _h,
     followUpFrom: _ff,
+    followUpFailed: _fail,
     lastIncomingId: _i,
     botAnsweredId: _b,
     clarifying: _c,

@@ -8,6 +8,7 @@ import { isOnCampaignList } from '../domain/lists.js';
 import { openedByList } from '../domain/openings.js';
 import { iso } from '../ids.js';
 import type { Message } from '../domain/messages.js';
+import { isOpening } from '../domain/failed-openings.js';
 import type { JobResult, Tx } from '../store/store.js';
 import { newJob, type JobKinds } from '../domain/job-kinds.js';
 import { parseDuration } from '../domain/durations.js';
@@ -73,6 +74,7 @@ export async function scheduleFollowUp(
     next: { kind: time.kind, at: iso(goesAt ?? time.at), step },
     followUpHeld: null,
     followUpFrom: iso(from),
+    followUpFailed: null,
   });
 }
 
@@ -87,18 +89,22 @@ export function followUpFrom(conversation: Conversation): number | undefined {
 }
 
 /**
- * An opening message that failed at once went out on a retry: its follow-ups are timed from now, as they would have
- * been from its first send, unless the lead wrote since it failed or the conversation is no longer the campaign's to
- * follow up (handed off, opted out, closed).
+ * A campaign message that failed at once went out on a retry: an opening, or the follow-up that holds the next ones
+ * (runFollowUp). The follow-ups after it are timed from now, as they would have been from its first send, unless the
+ * lead wrote since it failed or the conversation is no longer the campaign's to follow up (handed off, opted out,
+ * closed).
  */
-export async function followRetriedOpening(tx: Tx, opening: Message & { campaignId: string }): Promise<void> {
-  const conversation = opening.conversationId
-    ? await tx.get<Conversation>('conversations', opening.conversationId)
+export async function followRetried(tx: Tx, message: Message): Promise<void> {
+  const conversation = message.conversationId
+    ? await tx.get<Conversation>('conversations', message.conversationId)
     : undefined;
-  if (!conversation || conversation.status !== 'active' || conversation.next) return;
-  if (conversation.lastIncomingAt && conversation.lastIncomingAt >= opening.createdAt) return;
-  const campaign = await campaignById(tx, opening.campaignId);
-  if (campaign?.status === 'live') await scheduleFollowUp(tx, campaign, conversation, 0, clockNow());
+  if (!conversation || !message.campaignId) return;
+  const held = conversation.followUpFailed;
+  const step = isOpening(message) ? 0 : held?.messageId === message.id ? held.step + 1 : undefined;
+  if (step === undefined || conversation.status !== 'active' || conversation.next) return;
+  if (conversation.lastIncomingAt && conversation.lastIncomingAt >= message.createdAt) return;
+  const campaign = await campaignById(tx, message.campaignId);
+  if (campaign?.status === 'live') await scheduleFollowUp(tx, campaign, conversation, step, clockNow());
 }
 
 /**
@@ -173,6 +179,15 @@ export async function runFollowUp(gw: Gateway, { conversationId, step }: JobKind
       author: 'follow_up',
       campaignId: campaign.id,
     });
+    // One that failed at once (no credits, no receiver) reached nobody: the next steps wait until a retry sends it
+    // (followRetried), so the lead never gets a later step before an earlier one, and nothing closes meanwhile.
+    if (sent.message.status === 'failed') {
+      await updateConversation(tx, sent.conversation, {
+        next: null,
+        followUpFailed: { messageId: sent.message.id, step },
+      });
+      return;
+    }
     await scheduleFollowUp(tx, campaign, sent.conversation, step + 1, clockNow());
   });
 }

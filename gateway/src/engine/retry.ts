@@ -1,13 +1,13 @@
 import type { Gateway } from '../context.js';
 import { getAccount } from '../domain/accounts.js';
 import { getCampaign } from '../domain/campaigns.js';
-import { failedOpeningsOf, isOpening } from '../domain/failed-openings.js';
+import { failedOpeningsOf } from '../domain/failed-openings.js';
 import { getContact } from '../domain/contacts.js';
 import { getConversation, type Conversation } from '../domain/conversations.js';
 import { deliveriesOf, getMessage, type Message } from '../domain/messages.js';
 import type { Delivery } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
-import { followRetriedOpening } from './follow-ups.js';
+import { followRetried } from './follow-ups.js';
 import { changeStatus } from './message-status.js';
 import {
   checkConsent,
@@ -74,7 +74,7 @@ export async function retryMessage(
       messageTag: messageTagOf(conversation, message),
     });
     const handedOver = await handOver(tx, account, conversation, retried, receivers, deliveries);
-    if (isOpening(retried)) await followRetriedOpening(tx, retried);
+    await followRetried(tx, retried);
     return { message: retried, deliveries: handedOver };
   });
 }
