@@ -178,6 +178,32 @@ test('a follow-up that failed at once holds the next ones until a retry sends it
   expect((await messages(account, ann.id)).map((m) => m.status)).toEqual(['sent', 'sent', 'sent']);
 });
 
+test('an opening a retry sends while its campaign is paused is followed up once the campaign is Live again', async () => {
+  const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  const sub = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+  const { account, list, campaign } = await setUp(TWO_FOLLOW_UPS, sub);
+  const ann = await lead(account, list.id);
+  const [opening] = await messages(account, ann.id);
+  expect(opening).toMatchObject({ status: 'failed', errorCode: 'INSUFFICIENT_CREDITS' });
+  // Out of credits, the campaign is paused while the agency is asked; the grant comes and the opening is sent.
+  const status = (s: string) => api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { status: s } });
+  expect((await status('paused')).status).toBe(200);
+  await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 10 } });
+  expect((await api(ctx.gw, account, 'POST', `messages/${opening.id}/retry`)).status).toBe(200);
+  expect((await conversation(account, ann.id)).next).toBeNull();
+  await advanceClock(ctx.gw, '1h');
+  expect((await status('live')).status).toBe(200);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect((await conversation(account, ann.id)).next).toEqual({
+    kind: 'follow_up',
+    at: iso(ctx.gw.now() + DAY),
+    step: 0,
+  });
+  await advanceClock(ctx.gw, '1d');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect(await followUpsTo(account, ann.id)).toEqual(['Still there, Ann?']);
+});
+
 test('a reply cancels the follow-ups, and is reported as message_received', async () => {
   const { account, hook, list } = await setUp({
     followUps: { enabled: true, steps: [{ after: '1d', body: 'Hello?' }] },

@@ -105,6 +105,12 @@ export async function followRetried(tx: Tx, message: Message): Promise<void> {
   if (conversation.lastIncomingAt && conversation.lastIncomingAt >= message.createdAt) return;
   const campaign = await campaignById(tx, message.campaignId);
   if (campaign?.status === 'live') await scheduleFollowUp(tx, campaign, conversation, step, clockNow());
+  // Sent while the campaign is paused: the step waits as a pause holds one, timed anew once it is Live again.
+  else if (campaign?.status === 'paused')
+    await updateConversation(tx, conversation, {
+      next: { kind: 'follow_up', at: iso(clockNow()), step },
+      followUpHeld: 'held',
+    });
 }
 
 /**
