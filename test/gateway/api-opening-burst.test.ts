@@ -1,15 +1,15 @@
-import { BACKEND, listAll, removeDir, startGateway, tempDir } from '../helpers/gateway';
+import { BACKEND, listAll, removeDir, tempDir } from '../helpers/gateway';
 import { startInProcess, type InProcessGateway } from '../helpers/in-process';
-import { createTestDatabase } from '../helpers/postgres';
 import { api, createAccount, poll, uniquePhone, type TestAccount, type TestGateway } from './api-support';
 
 /**
  * A burst of 60 additions to the list of a Live campaign (spec §3.2): 3 opening messages at once, 57 paced at the
- * campaign's rate, none twice, while the gateway restarts in the middle. On lowdb one gateway stops and starts again
- * on its data dir, in this process on the test clock (a slot is a jump of the clock); on PostgreSQL two processes
- * share the work, on the wall clock, and one of them is killed and started again. The sends
- * whose slots passed while no process could run them go when one can (on PostgreSQL, those the killed process held
- * go once their lease expires): a catch-up of those only, after which the queue keeps its slots.
+ * campaign's rate, none twice, while the gateway restarts in the middle. The gateways run in this process on the test
+ * clock (a slot is a jump of the clock), so a busy machine moves no send: on lowdb one stops and starts again on its
+ * data dir; on PostgreSQL two share the database, and one stops and starts again while the other goes on. The sends
+ * whose slots passed while no process could run them go when one can: a catch-up of those only, after which the
+ * queue keeps its slots. (A process killed while it holds jobs, whose jobs go once their lease expires, is
+ * scale-out.test.ts's.)
  */
 
 jest.setTimeout(120_000);
@@ -18,14 +18,14 @@ const RATE = '300/m';
 const INTERVAL_MS = 200;
 const LEASE_MS = 3000;
 const ADDITIONS = 60;
-/** Every process of the deployment: a short lease, so the work of a killed process is soon taken over. */
+/** Every process of the deployment: a short lease, so the work of a stopped process is soon taken over. */
 const JOBS = { LEADCHAT_JOB_POLL: '200ms', LEADCHAT_JOB_LEASE: '3s', LEADCHAT_WEBHOOK_TIMEOUT: '2s' };
 
 interface Deployment {
-  gws: TestGateway[];
-  /** Stops a process mid-burst, as the backend's story goes, and starts it again. */
+  gws: InProcessGateway[];
+  /** Stops a process mid-burst and starts it again. */
   restart(): Promise<void>;
-  /** Stops every process, waits `ms`, and starts them again: nothing runs jobs meanwhile. */
+  /** Stops every process, lets `ms` pass, and starts them again: nothing runs jobs meanwhile. */
   outage(ms: number): Promise<void>;
   /** Epoch ms on the deployment's clock: the times its messages carry. */
   now(): number;
@@ -34,57 +34,49 @@ interface Deployment {
   close(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-async function lowdbDeployment(): Promise<Deployment> {
+async function startDeployment(): Promise<Deployment> {
   const dataDir = tempDir();
   const gws: InProcessGateway[] = [await startInProcess(JOBS, dataDir)];
+  // On PostgreSQL a second process of the deployment: the same database, its own runners.
+  const second = { ...JOBS, LEADCHAT_DATABASE_URL: gws[0]!.env.LEADCHAT_DATABASE_URL ?? '' };
+  const others = BACKEND === 'postgres' ? 1 : 0;
+  for (let i = 0; i < others; i++) gws.push(await startInProcess(second));
+  const stopped: string[] = [];
+  const stop = async (i: number) => {
+    expect(await gws[i]!.stop()).toBe(0);
+    if (i > 0) stopped.push(gws[i]!.dataDir);
+  };
+  const start = async (i: number) => {
+    gws[i] = i === 0 ? await startInProcess(JOBS, dataDir) : await startInProcess(second);
+  };
   return {
     gws,
     restart: async () => {
-      expect(await gws[0]!.stop()).toBe(0);
-      gws[0] = await startInProcess(JOBS, dataDir);
+      await stop(0);
+      await start(0);
     },
     outage: async (ms) => {
-      expect(await gws[0]!.stop()).toBe(0);
+      for (let i = 0; i < gws.length; i++) await stop(i);
       await gws[0]!.advance(ms);
-      gws[0] = await startInProcess(JOBS, dataDir);
+      for (let i = 0; i < gws.length; i++) await start(i);
     },
     now: () => gws[0]!.now(),
-    wait: (ms) => gws[0]!.settle(ms),
-    close: async () => {
-      await gws[0]!.stop();
-      removeDir(dataDir);
-    },
-  };
-}
-
-async function postgresDeployment(): Promise<Deployment> {
-  const env = { ...JOBS, LEADCHAT_DATABASE_URL: await createTestDatabase() };
-  const gws = [await startGateway(env), await startGateway(env)];
-  return {
-    gws,
-    restart: async () => {
-      const victim = gws[0]!;
-      await victim.kill();
-      removeDir(victim.dataDir);
-      gws[0] = await startGateway(env);
-    },
-    outage: async (ms) => {
-      for (const gw of gws) {
-        expect(await gw.stop()).toBe(0);
-        removeDir(gw.dataDir);
+    wait: async (ms) => {
+      const until = gws[0]!.now() + ms;
+      for (;;) {
+        for (const gw of gws) await gw.drain();
+        const due = Math.min(...(await Promise.all(gws.map(async (gw) => (await gw.nextDueAt()) ?? Infinity))));
+        if (due > until) return;
+        if (due > gws[0]!.now()) await gws[0]!.advance(due - gws[0]!.now());
+        else if (!gws.some((gw) => gw.working())) return;
       }
-      await sleep(ms);
-      for (let i = 0; i < gws.length; i++) gws[i] = await startGateway(env);
     },
-    now: () => Date.now(),
-    wait: sleep,
     close: async () => {
       for (const gw of gws) {
         await gw.stop();
         removeDir(gw.dataDir);
       }
+      for (const dir of stopped) removeDir(dir);
     },
   };
 }
@@ -94,7 +86,7 @@ const conversationsOf = (gw: TestGateway, account: TestAccount, campaignId: stri
   listAll(gw, account.apiKey, '/conversations', `&campaignId=${campaignId}`);
 
 test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, the rest paced at the campaign's rate, none twice`, async () => {
-  const deployment = BACKEND === 'postgres' ? await postgresDeployment() : await lowdbDeployment();
+  const deployment = await startDeployment();
   const on = (i: number) => deployment.gws[i % deployment.gws.length]!;
   try {
     const account = await createAccount(on(0));
@@ -178,7 +170,7 @@ test(`${ADDITIONS} additions at once with a restart in the middle: 3 at once, th
 });
 
 test('what came due during an outage longer than 10 s is paced from the restart, not sent in a rush', async () => {
-  const deployment = BACKEND === 'postgres' ? await postgresDeployment() : await lowdbDeployment();
+  const deployment = await startDeployment();
   const on = (i: number) => deployment.gws[i % deployment.gws.length]!;
   try {
     const account = await createAccount(on(0));
