@@ -687,7 +687,7 @@ describe('a Live campaign on the list', () => {
     );
 
     const names = ['Ann', 'Bo', 'Cy', 'Di', 'Ed', 'Flo'];
-    const started = Date.now();
+    const started = ctx.gw.now();
     const res = await importInto(account, list.id, {
       contacts: [...names.map((firstName) => ({ phone: uniquePhone(), firstName })), { phone: earlier.phone }],
     });
