@@ -655,6 +655,28 @@ test('a team reply to a contact with no conversation is refused; another tenant 
   expect((await api(ctx.gw, stranger, 'GET', 'conversations')).body.data).toEqual([]);
 });
 
+test('a team reply sent again with its Idempotency-Key answers the first again and goes once; another key sends another', async () => {
+  const { account, list } = await setUp();
+  const ann = await lead(account, list.id);
+  const send = (key: string, body = 'We can see you on Friday') =>
+    api(ctx.gw, account, 'POST', `contacts/${ann.id}/messages`, {
+      body: { body },
+      headers: { 'Idempotency-Key': key },
+    });
+  const key = unique('reply');
+  const first = await send(key);
+  expect(first.status).toBe(201);
+  expect(first.headers['idempotent-replayed']).toBeUndefined();
+  const again = await send(key);
+  expect(again.status).toBe(201);
+  expect(again.headers['idempotent-replayed']).toBe('true');
+  expect(again.body).toEqual(first.body);
+  expectApiError(await send(key, 'Another reply'), 422, 'IDEMPOTENCY_KEY_REUSED');
+  expect((await send(unique('reply'))).status).toBe(201);
+  const messages = (await api(ctx.gw, account, 'GET', `contacts/${ann.id}/messages`)).body.data;
+  expect(messages.filter((m: { author: string }) => m.author === 'team')).toHaveLength(2);
+});
+
 test('conversations: filters, newest activity first, pages', async () => {
   const { account, list, campaign } = await setUp();
   const [a, b, c] = [await lead(account, list.id), await lead(account, list.id), await lead(account, list.id)];

@@ -161,7 +161,14 @@ export async function teamReply(
   gw: Gateway,
   account: Account,
   contactId: string,
-  reply: { body: string; conversationId?: string; by: Actor; takes: boolean },
+  reply: {
+    body: string;
+    conversationId?: string;
+    by: Actor;
+    takes: boolean;
+    /** Keeps the reply's answer in its own transaction, for an Idempotency-Key to replay (domain/idempotency). */
+    remember?: (tx: Tx, message: Message) => Promise<void>;
+  },
 ): Promise<Message> {
   const { body, conversationId, by } = reply;
   return gw.store.transact(async (tx) => {
@@ -193,6 +200,8 @@ export async function teamReply(
         ? await updateConversation(tx, sent.conversation, { assigneeId: by.id })
         : sent.conversation;
     if (takingOver(taken)) await handOff(tx, account, taken, 'team', null);
-    return (await tx.get<Message>('messages', sent.message.id))!;
+    const message = (await tx.get<Message>('messages', sent.message.id))!;
+    await reply.remember?.(tx, message);
+    return message;
   });
 }

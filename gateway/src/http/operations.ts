@@ -191,10 +191,14 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       summary: "A team member's reply",
       description:
         "Sent on the conversation's channel (the bot stops there); 409 CONTACT_UNREACHABLE when the contact has no address there; " +
-        '400 VALIDATION_ERROR naming body when it is longer than the channel takes in one message (SMS 1,600 characters, WhatsApp 4,096, Messenger 2,000, Instagram 1,000 bytes).',
+        '400 VALIDATION_ERROR naming body when it is longer than the channel takes in one message (SMS 1,600 characters, WhatsApp 4,096, Messenger 2,000, Instagram 1,000 bytes). ' +
+        'The same Idempotency-Key with the same body answers the first reply again (Idempotent-Replayed: true) and sends nothing.',
       body: schemas.teamMessage,
+      takes: ['Idempotency-Key'],
+      headers: ['Idempotent-Replayed'],
       answers: { 201: message },
       errors: {
+        400: ['INVALID_IDEMPOTENCY_KEY'],
         ...notFound('CONTACT', 'CONVERSATION'),
         409: [
           'CONTACT_UNREACHABLE',
@@ -203,7 +207,9 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
           'OUTSIDE_24H_WINDOW',
           'NO_CONVERSATION',
           'NO_RECEIVER',
+          'IDEMPOTENCY_IN_FLIGHT',
         ],
+        422: ['IDEMPOTENCY_KEY_REUSED'],
       },
     },
   },

@@ -5,6 +5,7 @@ import { createContact } from '../../domain/contact-identity.js';
 import { searchContacts, searchQuery } from '../../domain/contact-search.js';
 import { getContact, lookupContact, publicContact, type Contact } from '../../domain/contacts.js';
 import { conversationAnswer } from '../../domain/conversations.js';
+import { idempotent } from '../../domain/idempotency.js';
 import { messagesOf, publicMessage } from '../../domain/messages.js';
 import { eraseContact } from '../../engine/erase-contact.js';
 import { setBot, teamReply } from '../../engine/handoff.js';
@@ -93,16 +94,26 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
       jsonBody(),
       async (req, res) => {
         const { body, conversationId } = parse(teamMessage, req.body);
-        res.status(201).json(
-          publicMessage(
-            await teamReply(gw, accountOf(res), String(req.params.id), {
+        const account = accountOf(res);
+        // A reply whose answer was lost, sent again with its Idempotency-Key, reaches the contact once.
+        const { status, response, replayed } = await idempotent(
+          gw,
+          account.id,
+          req.get('idempotency-key'),
+          req.body,
+          async (remember) => {
+            const message = await teamReply(gw, account, String(req.params.id), {
               body,
               conversationId,
               by: actorOf(res),
               takes: bySession(res),
-            }),
-          ),
+              remember: (tx, sent) => remember(tx, 201, publicMessage(sent)),
+            });
+            return { status: 201, response: publicMessage(message) };
+          },
         );
+        if (replayed) res.set('Idempotent-Replayed', 'true');
+        res.status(status).json(response);
       },
     ],
   });

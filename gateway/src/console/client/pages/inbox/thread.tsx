@@ -267,21 +267,32 @@ function BotSwitch(props: { conversation: Conversation; onChanged: () => void })
   );
 }
 
-/** A team member's reply on the conversation's channel; the API stops the bot there, as a person has taken over. */
+/**
+ * A team member's reply on the conversation's channel; the API stops the bot there, as a person has taken over. Each
+ * reply goes with an Idempotency-Key kept until it is sent: sent again after an answer that never arrived (the
+ * connection dropped, the gateway restarted), it reaches the contact once.
+ */
 function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSent: () => void }) {
   const sending = useAction({ body: 'Reply as your team' });
   const [body, setBody] = useState('');
+  const pending = useRef<{ body: string; key: string } | undefined>(undefined);
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
     props.onSend();
+    // A changed reply is another reply: it gets a key of its own.
+    if (pending.current?.body !== body) pending.current = { body, key: crypto.randomUUID() };
+    const headers = { 'Idempotency-Key': pending.current.key };
     void sending.run(
       () =>
-        call('POST', `/v1/contacts/${encodeURIComponent(props.conversation.contactId)}/messages`, {
-          body,
-          conversationId: props.conversation.id,
-        }),
+        call(
+          'POST',
+          `/v1/contacts/${encodeURIComponent(props.conversation.contactId)}/messages`,
+          { body, conversationId: props.conversation.id },
+          headers,
+        ),
       'Reply sent.',
       () => {
+        pending.current = undefined;
         setBody('');
         props.onSent();
       },

@@ -1,0 +1,84 @@
+import type { Browser, Page } from 'playwright-core';
+import type { TestGateway } from '../helpers/gateway';
+import { api, incoming } from '../gateway/api-support';
+import { openPage, signInAt, startConsole, stopConsole } from './browser';
+import { consoleAccount, type ConsoleAccount } from './support';
+
+/**
+ * A change whose answer never reaches the page (the connection dropped, the gateway restarted under it): the member
+ * is told so, and sending it again makes the change once, never twice.
+ */
+jest.setTimeout(60_000);
+
+let gw: TestGateway;
+let browser: Browser;
+let owner: ConsoleAccount;
+let page: Page;
+let conversationId: string;
+let contactId: string;
+
+const url = (p: string) => `${gw.url}${p}`;
+const sentBodies = async () =>
+  (await api(gw, owner, 'GET', `/v1/contacts/${contactId}/messages`)).body.data
+    .filter((m: { author: string }) => m.author === 'team')
+    .map((m: { body: string }) => m.body);
+
+beforeAll(async () => {
+  [gw, browser] = await startConsole();
+  owner = await consoleAccount(gw, { name: 'Lost Answers Dental' });
+  const written = await api(gw, owner, 'POST', '/v1/incoming_custom_channel_message', {
+    body: incoming({ fromId: 'visitor-noor', firstName: 'Noor', body: 'Can I move my cleaning to Friday?' }),
+  });
+  ({ conversationId, contactId } = (await api(gw, owner, 'GET', `/v1/messages/${written.body.messageId}`)).body);
+  ({ page } = await openPage(browser));
+  await signInAt(page, url(`/console/inbox?c=${conversationId}`), owner);
+});
+afterAll(async () => {
+  await stopConsole(gw, browser);
+});
+
+test('a reply whose answer was lost is sent again with its Idempotency-Key and reaches the contact once; the next reply is another', async () => {
+  const reply = page.getByLabel('Reply as your team', { exact: true });
+  const form = page.locator('.inbox-reply');
+  const keys: string[] = [];
+  // The first try reaches the gateway, which sends the reply, but its answer never reaches the page.
+  await page.route(
+    `**/v1/contacts/${contactId}/messages`,
+    async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      keys.push(route.request().headers()['idempotency-key']!);
+      await route.fetch();
+      await route.abort('connectionreset');
+    },
+    { times: 1 },
+  );
+  await reply.fill('Friday at 10 is free: shall I book it?');
+  await page.getByRole('button', { name: 'Send reply' }).click();
+  await form.getByRole('alert').filter({ hasText: 'cannot be reached' }).waitFor();
+  expect(await reply.inputValue()).toBe('Friday at 10 is free: shall I book it?');
+  expect(await sentBodies()).toEqual(['Friday at 10 is free: shall I book it?']);
+
+  const again = page.waitForRequest(
+    (r) => r.url().endsWith(`/v1/contacts/${contactId}/messages`) && r.method() === 'POST',
+  );
+  await page.getByRole('button', { name: 'Send reply' }).click();
+  keys.push((await again).headers()['idempotency-key']!);
+  await form.getByRole('status').filter({ hasText: 'Reply sent.' }).waitFor();
+  expect(await sentBodies()).toEqual(['Friday at 10 is free: shall I book it?']);
+  expect(await reply.inputValue()).toBe('');
+  expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+  expect(keys[1]).toBe(keys[0]);
+
+  // The same words again, sent on purpose, are another reply.
+  await reply.fill('Friday at 10 is free: shall I book it?');
+  const next = page.waitForRequest(
+    (r) => r.url().endsWith(`/v1/contacts/${contactId}/messages`) && r.method() === 'POST',
+  );
+  await page.getByRole('button', { name: 'Send reply' }).click();
+  expect((await next).headers()['idempotency-key']).not.toBe(keys[0]);
+  await form.getByRole('status').filter({ hasText: 'Reply sent.' }).waitFor();
+  expect(await sentBodies()).toEqual([
+    'Friday at 10 is free: shall I book it?',
+    'Friday at 10 is free: shall I book it?',
+  ]);
+});
