@@ -6,7 +6,8 @@ import { consoleAccount, signIn, withSession, type ConsoleAccount } from './supp
 
 /**
  * The console's rate budget is its own: its polling never costs the account's integration its API key's rate, a
- * session's budget is counted apart from another's, and a page refused for its rate says so and reads again.
+ * session's budget is counted apart from another's, and a page refused for its rate (or while the store is away)
+ * says so and reads again.
  * Over HTTP the budgets are small (5 per key, 8 per session), so that they are reached in a few requests.
  */
 jest.setTimeout(60_000);
@@ -91,5 +92,34 @@ describe('in the browser', () => {
     await page.getByText('Many requests at once').waitFor({ state: 'detached' });
     expect(await page.locator('.error').filter({ hasText: /./ }).count()).toBe(0);
     await page.unroute('**/v1/conversations?*');
+  });
+
+  test('a page whose reads find the store away for a moment (503) says so, waits as told and reads again by itself', async () => {
+    const { context: away, page: p } = await openPage(browser);
+    await p.clock.install();
+    let refusals = 0;
+    // The gateway's own 503 while its store is away: both first reads of the list are refused.
+    await p.route('**/v1/conversations?*', async (route) => {
+      if (refusals >= 2) return route.continue();
+      refusals += 1;
+      await route.fulfill({
+        status: 503,
+        headers: { 'retry-after': '5', 'content-type': 'application/json' },
+        body: JSON.stringify({
+          error: { code: 'STORE_UNAVAILABLE', message: 'The store is unavailable; retry later' },
+        }),
+      });
+    });
+    await signInAt(p, `${gw.url}/console/inbox`, owner);
+    await p
+      .getByText('The gateway is unavailable for a moment: the console waits 5 s and reads this page again.')
+      .waitFor();
+    expect(await p.locator('.error').filter({ hasText: /./ }).count()).toBe(0);
+    await p.clock.runFor(5_000);
+    await p.locator('.inbox-item-name').filter({ hasText: 'Alice' }).waitFor();
+    await p.getByText('The gateway is unavailable').waitFor({ state: 'detached' });
+    expect(await p.locator('.error').filter({ hasText: /./ }).count()).toBe(0);
+    expect(refusals).toBe(2);
+    await away.close();
   });
 });

@@ -77,16 +77,20 @@ function sessionBack(): void {
 }
 const SESSION_ENDED = 'Your session has ended: sign in again at the top of the page, then try again.';
 
-/** Someone to tell when the console waits out its rate limit: the seconds it waits, or 0 when it is over. */
-type BusyListener = (seconds: number) => void;
+/**
+ * Someone to tell when the console waits before it reads again: the seconds it waits (0 when it is over), and why:
+ * its rate limit, or the gateway away for a moment (its store unavailable, 503 with a short Retry-After).
+ */
+export type BusyWhy = 'rate' | 'away';
+type BusyListener = (seconds: number, why: BusyWhy) => void;
 const busyListeners = new Set<BusyListener>();
 export function onBusy(listener: BusyListener): () => void {
   busyListeners.add(listener);
   return () => busyListeners.delete(listener);
 }
-const tellBusy = (seconds: number) => busyListeners.forEach((listener) => listener(seconds));
+const tellBusy = (seconds: number, why: BusyWhy) => busyListeners.forEach((listener) => listener(seconds, why));
 
-/** How often a read answered 429 waits as it is told (Retry-After) and asks again before it gives the error up. */
+/** How often a read answered 429 or 503 waits as it is told (Retry-After) and asks again before it gives the error up. */
 const RATE_LIMIT_RETRIES = 3;
 const MAX_WAIT_S = 60;
 const secondsToWait = (res: Response) => Math.min(MAX_WAIT_S, Math.max(1, Number(res.headers.get('retry-after')) || 1));
@@ -106,11 +110,13 @@ export async function call<T = unknown>(
       if (renewed === true) continue;
       if (renewed) return { ...result, error: renewed };
     }
-    // A read is asked again once the limit allows it; a change is not (the user chooses to try it again).
-    if (result.status !== 429 || method !== 'GET' || attempt === RATE_LIMIT_RETRIES) return result;
-    tellBusy(result.waitS);
+    // A read is asked again once the limit allows it, or the gateway's store is back; a change is not (the user
+    // chooses to try it again).
+    if (result.waitS === 0 || method !== 'GET' || attempt === RATE_LIMIT_RETRIES) return result;
+    const why = result.status === 429 ? 'rate' : 'away';
+    tellBusy(result.waitS, why);
     await new Promise((resolve) => setTimeout(resolve, result.waitS * 1000));
-    tellBusy(0);
+    tellBusy(0, why);
   }
 }
 
@@ -170,10 +176,14 @@ async function callOnce<T>(
   }
   const error =
     typeof data?.error === 'string' ? data.error : (data?.error?.message ?? `The gateway answered ${res.status}.`);
+  // Away for a moment (its store unavailable): worth reading again when it says so soon; not when it asks for
+  // minutes (a damaged store waits for its operator).
+  const retryAfter = Number(res.headers.get('retry-after'));
+  const waitS = res.status === 503 && retryAfter > 0 && retryAfter <= MAX_WAIT_S ? retryAfter : 0;
   const problems = Array.isArray(data?.error?.fields) ? (data.error.fields as FieldProblem[]) : undefined;
   const code = typeof data?.error?.code === 'string' ? (data.error.code as string) : undefined;
   const contactId = typeof data?.error?.contactId === 'string' ? (data.error.contactId as string) : undefined;
-  return { ok: false, status: res.status, waitS: 0, error, problems, code, contactId };
+  return { ok: false, status: res.status, waitS, error, problems, code, contactId };
 }
 
 /**

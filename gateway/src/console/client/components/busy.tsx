@@ -1,13 +1,21 @@
 import { useEffect, useState } from 'preact/hooks';
-import { onBusy } from '../api.js';
+import { onBusy, type BusyWhy } from '../api.js';
 
-/** While the console waits out its rate limit, says so calmly; the page reads again by itself once it is over. */
+const WHY: Record<BusyWhy, string> = {
+  rate: 'Many requests at once',
+  away: 'The gateway is unavailable for a moment',
+};
+
+/**
+ * While the console waits out its rate limit, or the gateway away for a moment, says so calmly; the page reads again
+ * by itself once it is over.
+ */
 export function BusyNotice() {
-  const [seconds, setSeconds] = useState(0);
-  useEffect(() => onBusy(setSeconds), []);
+  const [busy, setBusy] = useState<{ seconds: number; why: BusyWhy }>({ seconds: 0, why: 'rate' });
+  useEffect(() => onBusy((seconds, why) => setBusy({ seconds, why })), []);
   return (
-    <p class={seconds > 0 ? 'warning' : undefined} role="status">
-      {seconds > 0 ? `Many requests at once: the console waits ${seconds} s and reads this page again.` : ''}
+    <p class={busy.seconds > 0 ? 'warning' : undefined} role="status">
+      {busy.seconds > 0 ? `${WHY[busy.why]}: the console waits ${busy.seconds} s and reads this page again.` : ''}
     </p>
   );
 }
