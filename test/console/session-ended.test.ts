@@ -117,3 +117,29 @@ test('signed out and in again in one tab, another tab of the browser goes on: it
   expect(sent.body.data.map((m: { body: string }) => m.body)).toContain('Sent from the other tab');
   await other.close();
 });
+
+test("a contact's details edited in its panel when the session ended stay typed; the panel asks for the password, and signed in again they are saved", async () => {
+  await signInAt(page, url(`/console/inbox?c=${conversationId}`), owner);
+  await page.getByRole('button', { name: 'Contact details' }).click();
+  const panel = page.getByRole('dialog');
+  const lastName = panel.getByLabel('Last name', { exact: true });
+  await lastName.fill('Ortega Ruiz');
+  await endSessions('a passphrase set while the panel was open');
+
+  await panel.getByRole('button', { name: 'Save contact' }).click();
+  // The page beneath the panel is inert: the panel itself asks for the password.
+  const again = panel.getByRole('region', { name: 'Sign in again' });
+  await again.waitFor();
+  expect(await page.getByRole('region', { name: 'Sign in again' }).count()).toBe(1);
+  expect(await lastName.inputValue()).toBe('Ortega Ruiz');
+  expect(await seriousViolations(page)).toEqual([]);
+  await again.getByLabel('Password', { exact: true }).fill(owner.password);
+  await again.getByRole('button', { name: 'Sign in' }).click();
+  await again.waitFor({ state: 'detached' });
+  expect(await lastName.inputValue()).toBe('Ortega Ruiz');
+
+  await panel.getByRole('button', { name: 'Save contact' }).click();
+  await panel.getByRole('status').filter({ hasText: /saved/i }).waitFor();
+  expect((await api(gw, owner, 'GET', `/v1/contacts/${contactId}`)).body.lastName).toBe('Ortega Ruiz');
+  await panel.getByRole('button', { name: 'Close' }).click();
+});

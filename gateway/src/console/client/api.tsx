@@ -63,6 +63,8 @@ export function onSessionEnded(listener: (ended: boolean) => void): () => void {
   return () => endedListeners.delete(listener);
 }
 let ended = false;
+/** Whether the session ended under this page and nobody signed in again yet: for a prompt drawn since. */
+export const sessionHasEnded = (): boolean => ended;
 function sessionEnded(): void {
   if (leaving) return;
   if (endedListeners.size === 0) return toSignIn();

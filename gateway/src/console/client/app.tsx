@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { INVITE_PATH, mayOpen, PAGES, SIGN_IN_PATH } from '../pages.js';
 import { toSignIn } from './api.js';
 import { BusyNotice } from './components/busy.js';
-import { SessionEnded } from './components/session-ended.js';
+import { SessionEnded, SignedInAs } from './components/session-ended.js';
 import { Shell } from './components/shell.js';
 import { AcceptInvite } from './pages/invite.js';
 import { NotFound } from './pages/not-found.js';
@@ -70,16 +70,18 @@ function Console(props: { session: SessionInfo; path: string }) {
   const View = page && VIEWS[page.path];
   const { role } = session.member;
   return (
-    <Shell session={session} page={page} waiting={waitingCount(waiting)}>
-      <SessionEnded member={session.member} />
-      <BusyNotice />
-      {page && !mayOpen(page, role) ? (
-        <Refused page={page} role={role} />
-      ) : View ? (
-        <View key={page.path} session={session} />
-      ) : (
-        <NotFound />
-      )}
-    </Shell>
+    <SignedInAs value={session.member}>
+      <Shell session={session} page={page} waiting={waitingCount(waiting)}>
+        <SessionEnded />
+        <BusyNotice />
+        {page && !mayOpen(page, role) ? (
+          <Refused page={page} role={role} />
+        ) : View ? (
+          <View key={page.path} session={session} />
+        ) : (
+          <NotFound />
+        )}
+      </Shell>
+    </SignedInAs>
   );
 }

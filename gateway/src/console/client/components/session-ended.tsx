@@ -1,23 +1,52 @@
-import { useEffect, useState } from 'preact/hooks';
-import { onSessionEnded, signInAddress } from '../api.js';
+import { createContext } from 'preact';
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { onSessionEnded, sessionHasEnded, signInAddress } from '../api.js';
 import { signIn, type SessionInfo } from '../session.js';
 import { Field, FormStatus } from './form.js';
 import { Button } from './button.js';
+
+/** Who is signed in on this page: the member a prompt asks the password of. */
+const SignedInMember = createContext<SessionInfo['member'] | undefined>(undefined);
+export const SignedInAs = SignedInMember.Provider;
+
+/**
+ * Where the prompt can be reached: the page's, then one in each modal dialog open over it (components/dialog), the
+ * page behind a modal dialog being inert. Only the last drawn, the one on top, shows.
+ */
+const places: object[] = [];
+const placesMoved = new Set<() => void>();
+function useOnTop(): boolean {
+  const place = useRef({}).current;
+  const [, redraw] = useState(0);
+  useEffect(() => {
+    const moved = () => redraw((n) => n + 1);
+    places.push(place);
+    placesMoved.add(moved);
+    placesMoved.forEach((tell) => tell());
+    return () => {
+      places.splice(places.indexOf(place), 1);
+      placesMoved.delete(moved);
+      placesMoved.forEach((tell) => tell());
+    };
+  }, []);
+  return places.at(-1) === place;
+}
 
 /**
  * When the session ends under a signed-in page (its time up, a password reset, a sign-out in another tab), the page
  * stays as it was and asks here, at the top of the screen, for the member's password, until this page or another
  * tab signs the browser in again: a reply or a campaign half typed is not lost to a move to the sign-in page, and
  * is sent as it stands once signed in. Focus stays where it was, so typing goes on into the field it was meant for;
- * the region is announced.
+ * the region is announced. Over a modal dialog (a contact's panel), the dialog asks, its edits kept the same way.
  */
-export function SessionEnded(props: { member: SessionInfo['member'] }) {
-  const { member } = props;
-  const [ended, setEnded] = useState(false);
+export function SessionEnded() {
+  const member = useContext(SignedInMember);
+  const onTop = useOnTop();
+  const [ended, setEnded] = useState(sessionHasEnded);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
   useEffect(() => onSessionEnded(setEnded), []);
-  if (!ended) return null;
+  if (!ended || !onTop || !member) return null;
   const submit = async (e: SubmitEvent) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
