@@ -249,6 +249,20 @@ describe('the /v1 API with a console session', () => {
     expect(done.body.customChannelWebhookUrl).toBe('https://example.com/hook-csrf');
   });
 
+  test("a read needs no CSRF token; one carrying another session's is refused with 403, as a page of the member before reads", async () => {
+    const read = (csrf: string | null) => withSession(gw, sessionA, 'GET', '/v1/settings', { csrf, headers: proxied });
+    expect((await read(null)).status).toBe(200);
+    expect((await read(sessionA.csrfToken)).status).toBe(200);
+    for (const csrf of ['', sessionB.csrfToken]) {
+      const res = await read(csrf);
+      expect({ csrf, status: res.status, code: res.body?.error?.code }).toEqual({
+        csrf,
+        status: 403,
+        code: 'CSRF_TOKEN_INVALID',
+      });
+    }
+  });
+
   test("one account's session never reaches another's data", async () => {
     const contact = await request(gw, 'POST', '/v1/contacts', {
       apiKey: b.apiKey,

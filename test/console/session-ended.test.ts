@@ -143,3 +143,33 @@ test("a contact's details edited in its panel when the session ended stay typed;
   expect((await api(gw, owner, 'GET', `/v1/contacts/${contactId}`)).body.lastName).toBe('Ortega Ruiz');
   await panel.getByRole('button', { name: 'Close' }).click();
 });
+
+test('signed in as someone else in another tab, a tab of the member before shows nothing of theirs: it says to reload', async () => {
+  const stranger = await consoleAccount(gw, { name: 'Other Clinic' });
+  await api(gw, stranger, 'POST', '/v1/incoming_custom_channel_message', {
+    body: incoming({ fromId: 'visitor-olaf', firstName: 'Olaf', body: 'Is this the other clinic?' }),
+  });
+  await signInAt(page, url('/console/inbox'), owner);
+  const names = page.locator('.inbox-item-name');
+  await names.filter({ hasText: 'Ines' }).waitFor();
+
+  const other = await page.context().newPage();
+  await other.goto(url('/console/inbox'));
+  await other.getByRole('button', { name: 'Sign out' }).click();
+  await other.waitForURL((u) => u.pathname === '/console/sign-in');
+  await other.getByLabel('Email', { exact: true }).fill(stranger.email);
+  await other.getByLabel('Password', { exact: true }).fill(stranger.password);
+  await other.getByRole('button', { name: 'Sign in' }).click();
+  await other.waitForURL((u) => u.pathname === '/console/inbox');
+  await other.locator('.inbox-item-name').filter({ hasText: 'Olaf' }).waitFor();
+
+  // The first tab reads its list again: the browser's session is now the other member's.
+  await page.getByRole('radio', { name: 'Unassigned' }).check();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: 'Someone else signed in in another tab of this browser: reload the page to go on as them.' })
+    .first()
+    .waitFor();
+  expect(await names.filter({ hasText: 'Olaf' }).count()).toBe(0);
+  await other.close();
+});

@@ -144,9 +144,9 @@ function errorCodes(path: string, method: string, op: Operation): Map<number, Se
   add(431, 'HEADERS_TOO_LARGE');
   add(429, 'RATE_LIMITED');
   add(503, 'STORE_UNAVAILABLE', 'STORE_DAMAGED');
+  // A console session's change carries its CSRF token, and so may its read; the API key needs none.
+  add(403, 'CSRF_TOKEN_INVALID');
   if (method !== 'get') {
-    // A console session's change carries its CSRF token; the API key needs none.
-    add(403, 'CSRF_TOKEN_INVALID');
     // A race on the same record lost again and again: retrying shows the record it met.
     add(409, 'CONFLICT');
     add(503, 'COMMIT_OUTCOME_UNKNOWN');

@@ -130,7 +130,8 @@ async function callOnce<T>(
 ): Promise<ApiResult<T> & { waitS: number }> {
   const headers: Record<string, string> = { ...extraHeaders, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
+  // Reads carry it too: once someone else signed this browser in, they are refused rather than answered as them.
+  if (csrfToken && (method !== 'GET' || path !== SESSION_PATH)) headers['x-csrf-token'] = csrfToken;
   let res: Response;
   try {
     res = await fetch(path, {

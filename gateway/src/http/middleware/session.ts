@@ -26,9 +26,14 @@ export function signedInOnly(gw: Gateway): RequestHandler {
 /** Methods that change nothing; every other one must carry the CSRF token. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/**
+ * A change must carry its session's CSRF token. A read need not; one that carries a token must carry its session's:
+ * a console page sends it with its reads too, so that once someone else signed the browser in (in another tab), the
+ * page of the member before reads nothing as them.
+ */
 export function checkCsrf(req: Request, token: string): void {
-  if (SAFE_METHODS.has(req.method)) return;
   const given = req.get(CSRF_HEADER);
+  if (SAFE_METHODS.has(req.method) && given === undefined) return;
   if (!given || !sameSecret(given, csrfTokenOf(token))) {
     throw forbidden(
       'CSRF_TOKEN_INVALID',
