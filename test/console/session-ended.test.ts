@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { TestGateway } from '../helpers/gateway';
 import { api, incoming } from '../gateway/api-support';
 import { openPage, screenshot, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
-import { consoleAccount, setPassword, type ConsoleAccount } from './support';
+import { acceptInvite, consoleAccount, setPassword, withSession, type ConsoleAccount } from './support';
 
 /**
  * A session that ends while a page is open (its twelve hours up, a password reset, a sign-out in another tab): the
@@ -172,4 +172,39 @@ test('signed in as someone else in another tab, a tab of the member before shows
     .waitFor();
   expect(await names.filter({ hasText: 'Olaf' }).count()).toBe(0);
   await other.close();
+});
+
+test("signed in again from the page, a member of several teams with one password goes on in the page's account, not the first", async () => {
+  // The owner of Session Dental is on Second Clinic's team too, with the same password: the password opens both.
+  const second = await consoleAccount(gw, { name: 'Second Clinic' });
+  const invited = await api(gw, second, 'POST', '/v1/members', {
+    body: { email: owner.email, name: 'Dana Ortiz', role: 'agent' },
+  });
+  expect(invited.status).toBe(201);
+  const session = await acceptInvite(gw, invited.body.inviteUrl, owner.password);
+  expect(session.reply.status).toBe(200);
+  const written = await api(gw, second, 'POST', '/v1/incoming_custom_channel_message', {
+    body: incoming({ fromId: 'visitor-pia', firstName: 'Pia', body: 'Do you have a slot on Monday?' }),
+  });
+  const there = (await api(gw, second, 'GET', `/v1/messages/${written.body.messageId}`)).body;
+  const [name, value] = session.cookie.split('=') as [string, string];
+  await page.context().clearCookies();
+  await page.context().addCookies([{ name, value, url: gw.url, secure: true, httpOnly: true, sameSite: 'Strict' }]);
+  await page.goto(url(`/console/inbox?c=${there.conversationId}`));
+  await reply().fill('Monday at 9 is free.');
+
+  // Signed out in another tab: the page asks for the password again.
+  expect(
+    (await withSession(gw, session, 'DELETE', '/console/api/session', { headers: { origin: gw.url } })).status,
+  ).toBe(204);
+  await page.getByRole('button', { name: 'Send reply' }).click();
+  await signInAgain().getByLabel('Password', { exact: true }).fill(owner.password);
+  await signInAgain().getByRole('button', { name: 'Sign in' }).click();
+  await signInAgain().waitFor({ state: 'detached' });
+  expect(page.url()).toBe(url(`/console/inbox?c=${there.conversationId}`));
+  expect(await reply().inputValue()).toBe('Monday at 9 is free.');
+  await page.getByRole('button', { name: 'Send reply' }).click();
+  await page.getByRole('status').filter({ hasText: 'Reply sent.' }).waitFor();
+  const sent = await api(gw, second, 'GET', `/v1/contacts/${there.contactId}/messages`);
+  expect(sent.body.data.map((m: { body: string }) => m.body)).toContain('Monday at 9 is free.');
 });

@@ -70,7 +70,7 @@ function Console(props: { session: SessionInfo; path: string }) {
   const View = page && VIEWS[page.path];
   const { role } = session.member;
   return (
-    <SignedInAs value={session.member}>
+    <SignedInAs value={session}>
       <Shell session={session} page={page} waiting={waitingCount(waiting)}>
         <SessionEnded />
         <BusyNotice />

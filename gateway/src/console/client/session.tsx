@@ -22,8 +22,9 @@ export async function loadSession(): Promise<SessionInfo | undefined> {
   return res.data;
 }
 
-export async function signIn(email: string, password: string) {
-  const res = await call<SessionInfo>('POST', SESSION_PATH, { email, password });
+/** `accountId`: the account to sign in to, when the email's password opens several (a member of several teams). */
+export async function signIn(email: string, password: string, accountId?: string) {
+  const res = await call<SessionInfo>('POST', SESSION_PATH, { email, password, ...(accountId ? { accountId } : {}) });
   if (res.ok && res.data) {
     setCsrfToken(res.data.csrfToken, res.data.member.id);
     setDefaultCountry(res.data.account.defaultCountry ?? null);

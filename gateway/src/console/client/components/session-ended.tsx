@@ -5,9 +5,9 @@ import { signIn, type SessionInfo } from '../session.js';
 import { Field, FormStatus } from './form.js';
 import { Button } from './button.js';
 
-/** Who is signed in on this page: the member a prompt asks the password of. */
-const SignedInMember = createContext<SessionInfo['member'] | undefined>(undefined);
-export const SignedInAs = SignedInMember.Provider;
+/** Who is signed in on this page, and on which account: the member a prompt asks the password of. */
+const SignedInSession = createContext<SessionInfo | undefined>(undefined);
+export const SignedInAs = SignedInSession.Provider;
 
 /**
  * Where the prompt can be reached: the page's, then one in each modal dialog open over it (components/dialog), the
@@ -40,18 +40,20 @@ function useOnTop(): boolean {
  * the region is announced. Over a modal dialog (a contact's panel), the dialog asks, its edits kept the same way.
  */
 export function SessionEnded() {
-  const member = useContext(SignedInMember);
+  const session = useContext(SignedInSession);
   const onTop = useOnTop();
   const [ended, setEnded] = useState(sessionHasEnded);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
   useEffect(() => onSessionEnded(setEnded), []);
-  if (!ended || !onTop || !member) return null;
+  if (!ended || !onTop || !session) return null;
+  const { member, account } = session;
   const submit = async (e: SubmitEvent) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
     setBusy(true);
-    const res = await signIn(member.email, String(new FormData(form).get('again-password')));
+    // On this page's account: the same password may open another of the member's first.
+    const res = await signIn(member.email, String(new FormData(form).get('again-password')), account.id);
     setBusy(false);
     if (!res.ok) return setError(res.error);
     // Signed in as the same member, the page goes on (the banner goes); anyone else sees the console as theirs.
