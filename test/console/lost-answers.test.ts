@@ -82,3 +82,36 @@ test('a reply whose answer was lost is sent again with its Idempotency-Key and r
     'Friday at 10 is free: shall I book it?',
   ]);
 });
+
+test('a new campaign whose answer was lost is created once when created again: no second campaign to open twice', async () => {
+  const name = 'Spring check-ups';
+  await page.goto(url('/console/campaigns'));
+  await page.getByRole('button', { name: 'New campaign' }).click();
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByLabel('Opening message', { exact: true }).fill('Hi {{first_name|there}}, time for a check-up?');
+  const keys: string[] = [];
+  await page.route(
+    '**/v1/campaigns',
+    async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      keys.push(route.request().headers()['idempotency-key']!);
+      await route.fetch();
+      await route.abort('connectionreset');
+    },
+    { times: 1 },
+  );
+  await page.getByRole('button', { name: 'Create campaign' }).click();
+  await page.getByRole('alert').filter({ hasText: 'cannot be reached' }).waitFor();
+
+  const again = page.waitForRequest((r) => r.url().endsWith('/v1/campaigns') && r.method() === 'POST');
+  await page.getByRole('button', { name: 'Create campaign' }).click();
+  keys.push((await again).headers()['idempotency-key']!);
+  await page.getByRole('status').filter({ hasText: 'Campaign created.' }).waitFor();
+  const named = (await api(gw, owner, 'GET', '/v1/campaigns')).body.data.filter(
+    (c: { name: string }) => c.name === name,
+  );
+  expect(named).toHaveLength(1);
+  expect(new URL(page.url()).searchParams.get('id')).toBe(named[0].id);
+  expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+  expect(keys[1]).toBe(keys[0]);
+});

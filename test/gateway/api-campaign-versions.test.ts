@@ -47,6 +47,23 @@ test('a campaign carries its version, in the answer and as a strong ETag: create
   expect(listed.body.data.map((c: { version: number }) => c.version)).toEqual([2]);
 });
 
+test('a creation sent again with its Idempotency-Key answers the first again, ETag and all, and creates nothing', async () => {
+  const key = `create-${Date.now()}`;
+  const send = (name: string) =>
+    api(ctx.gw, account, 'POST', 'campaigns', { body: { name }, headers: { 'Idempotency-Key': key } });
+  const first = await send('Created once');
+  expect(first.status).toBe(201);
+  expect(first.headers['idempotent-replayed']).toBeUndefined();
+  const again = await send('Created once');
+  expect(again.status).toBe(201);
+  expect(again.headers['idempotent-replayed']).toBe('true');
+  expect(again.body).toEqual(first.body);
+  expect(etagOf(again)).toBe('"1"');
+  expectApiError(await send('Another campaign'), 422, 'IDEMPOTENCY_KEY_REUSED');
+  const listed = await api(ctx.gw, account, 'GET', 'campaigns', { query: { q: 'Created once' } });
+  expect(listed.body.data).toHaveLength(1);
+});
+
 test('a campaign an earlier release stored, without a version, is at its first', async () => {
   const { body: campaign } = await create('Stored before versions');
   await ctx.gw.engine.store.transact(async (tx) => {

@@ -150,11 +150,17 @@ function check(account: Account, c: Campaign): Campaign {
   return { ...c, sendingWindow };
 }
 
-export async function createCampaign(gw: Gateway, accountId: string, input: CampaignFields): Promise<Campaign> {
+/** `remember` keeps the answer in the creation's own transaction, for an Idempotency-Key to replay (idempotency.ts). */
+export async function createCampaign(
+  gw: Gateway,
+  accountId: string,
+  input: CampaignFields,
+  remember?: (tx: Tx, campaign: Campaign) => Promise<void>,
+): Promise<Campaign> {
   return gw.store.transact(async (tx) => {
     if (input.listId) await getList(tx, accountId, input.listId);
     const at = now();
-    return tx.insert<Campaign>(
+    const campaign = await tx.insert<Campaign>(
       'campaigns',
       check(await getAccount(tx, accountId), {
         ...input,
@@ -167,6 +173,8 @@ export async function createCampaign(gw: Gateway, accountId: string, input: Camp
         updatedAt: at,
       }),
     );
+    await remember?.(tx, campaign);
+    return campaign;
   });
 }
 

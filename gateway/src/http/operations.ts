@@ -325,10 +325,18 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'createCampaign',
       tag: 'Campaigns',
       summary: 'Create a campaign',
+      description:
+        'The same Idempotency-Key with the same body answers the first creation again (Idempotent-Replayed: true) and creates nothing.',
       body: schemas.campaignCreate,
+      takes: ['Idempotency-Key'],
       answers: { 201: campaign },
-      headers: ['ETag'],
-      errors: { 400: CAMPAIGN_RULES, ...notFound('LIST') },
+      headers: ['ETag', 'Idempotent-Replayed'],
+      errors: {
+        400: [...CAMPAIGN_RULES, 'INVALID_IDEMPOTENCY_KEY'],
+        ...notFound('LIST'),
+        409: ['IDEMPOTENCY_IN_FLIGHT'],
+        422: ['IDEMPOTENCY_KEY_REUSED'],
+      },
     },
     get: {
       id: 'listCampaigns',

@@ -2,6 +2,7 @@ import type { Engine } from '../../engine/ports/providers.js';
 import { publicUnreachable, unreachableContacts, unreachableOf } from '../../domain/reach.js';
 import { campaignsOf, createCampaign, getCampaign, publicCampaign } from '../../domain/campaigns.js';
 import { updateCampaign } from '../../engine/campaign-edits.js';
+import { idempotent } from '../../domain/idempotency.js';
 import { previewOpening } from '../../domain/preview.js';
 import { funnelOf } from '../../domain/funnel-report.js';
 import { unansweredOf } from '../../domain/unanswered.js';
@@ -35,9 +36,25 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
     post: [
       jsonBody(),
       async (req, res) => {
-        const campaign = await createCampaign(gw, accountOf(res).id, parse(campaignCreate, req.body));
-        sendETag(res, campaign.version);
-        res.status(201).json(publicCampaign(campaign));
+        const input = parse(campaignCreate, req.body);
+        const accountId = accountOf(res).id;
+        // A creation whose answer was lost, sent again with its Idempotency-Key, makes one campaign, not a second
+        // that would message the list's contacts again.
+        const { status, response, replayed } = await idempotent(
+          gw,
+          accountId,
+          req.get('idempotency-key'),
+          req.body,
+          async (remember) => {
+            const campaign = await createCampaign(gw, accountId, input, (tx, made) =>
+              remember(tx, 201, publicCampaign(made)),
+            );
+            return { status: 201, response: publicCampaign(campaign) };
+          },
+        );
+        if (replayed) res.set('Idempotent-Replayed', 'true');
+        sendETag(res, (response as { version: number }).version);
+        res.status(status).json(response);
       },
     ],
     get: async (req, res) => {

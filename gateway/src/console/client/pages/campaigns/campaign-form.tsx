@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   answersOnly,
   CAMPAIGN_COUNTS as COUNT,
@@ -89,6 +89,7 @@ export function CampaignForm(props: {
   const [asking, setAsking] = useState<ListCount | undefined>(undefined);
   const [cost, setCost] = useState<OpeningPrice | undefined>(undefined);
   const saving = useAction(L);
+  const creating = useRef<{ body: string; key: string } | undefined>(undefined);
   const set =
     <K extends keyof Draft>(key: K) =>
     (value: Draft[K]) =>
@@ -104,15 +105,20 @@ export function CampaignForm(props: {
   /** Saves the campaign, then (`reach`) messages the contacts already on its list. */
   const submit = async (reach: boolean) => {
     setAsking(undefined);
+    const body = bodyOf(d);
+    // A new campaign goes with an Idempotency-Key kept until it is created: created again after an answer that never
+    // arrived, it is made once. Changed in any field, it is another campaign, with a key of its own.
+    if (!existing && creating.current?.body !== JSON.stringify(body))
+      creating.current = { body: JSON.stringify(body), key: crypto.randomUUID() };
     const request = changed.watch(() =>
       existing
         ? call<Campaign>(
             'PATCH',
             `/v1/campaigns/${encodeURIComponent(existing.id)}`,
-            bodyOf(d),
+            body,
             loaded.version === undefined ? {} : ifMatch(loaded.version),
           )
-        : call<Campaign>('POST', '/v1/campaigns', bodyOf(d)),
+        : call<Campaign>('POST', '/v1/campaigns', body, { 'Idempotency-Key': creating.current!.key }),
     );
     let saved = undefined as Campaign | undefined;
     await saving.run(request, existing ? 'Campaign saved.' : 'Campaign created.', (c) => (saved = c));
