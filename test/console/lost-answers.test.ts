@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import type { TestGateway } from '../helpers/gateway';
 import { api, incoming } from '../gateway/api-support';
-import { openPage, signInAt, startConsole, stopConsole } from './browser';
+import { openPage, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
@@ -114,4 +114,15 @@ test('a new campaign whose answer was lost is created once when created again: n
   expect(new URL(page.url()).searchParams.get('id')).toBe(named[0].id);
   expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
   expect(keys[1]).toBe(keys[0]);
+});
+
+test('a page opened while the gateway cannot be reached says so and offers to try again, rather than asking to sign in', async () => {
+  await page.route('**/console/api/session', (route) => route.abort('connectionrefused'), { times: 1 });
+  await page.goto(url('/console/inbox'));
+  await page.getByRole('alert').filter({ hasText: 'The gateway cannot be reached' }).waitFor();
+  expect(new URL(page.url()).pathname).toBe('/console/inbox');
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.getByRole('button', { name: 'Try again' }).click();
+  await page.locator('.inbox-item-name').filter({ hasText: 'Noor' }).waitFor();
+  expect(new URL(page.url()).pathname).toBe('/console/inbox');
 });

@@ -49,9 +49,27 @@ export function App() {
 
 function SignedIn(props: { path: string }) {
   const [session, setSession] = useState<SessionInfo | undefined>(undefined);
-  useEffect(() => {
-    void loadSession().then((s) => (s ? setSession(s) : toSignIn()));
-  }, []);
+  // The gateway could not tell who is signed in (out of reach while it restarts): said, with a way to ask again,
+  // rather than a sign-in page for a session that may well be alive.
+  const [error, setError] = useState<string | undefined>(undefined);
+  const load = () => {
+    setError(undefined);
+    void loadSession().then((res) =>
+      res.session ? setSession(res.session) : res.error ? setError(res.error) : toSignIn(),
+    );
+  };
+  useEffect(load, []);
+  if (error)
+    return (
+      <div class="boot">
+        <p class="error" role="alert">
+          {error}
+        </p>
+        <button type="button" class="primary" onClick={load}>
+          Try again
+        </button>
+      </div>
+    );
   if (!session)
     return (
       <p role="status" class="boot">

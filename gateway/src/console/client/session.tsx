@@ -13,13 +13,17 @@ export interface SessionInfo {
   idleMinutes: number;
 }
 
-/** The current session, its CSRF token put to use; undefined when nobody is signed in. */
-export async function loadSession(): Promise<SessionInfo | undefined> {
+/**
+ * The current session, its CSRF token put to use; neither it nor an error when nobody is signed in (401); the error
+ * when the gateway could not tell (out of reach, its store away): that says nothing of the session.
+ */
+export async function loadSession(): Promise<{ session?: SessionInfo; error?: string }> {
   const res = await get<SessionInfo>(SESSION_PATH);
-  if (!res.ok || !res.data) return undefined;
+  if (res.status === 401) return {};
+  if (!res.ok || !res.data) return { error: res.error ?? `The gateway answered ${res.status}.` };
   setCsrfToken(res.data.csrfToken, res.data.member.id);
   setDefaultCountry(res.data.account.defaultCountry ?? null);
-  return res.data;
+  return { session: res.data };
 }
 
 /** `accountId`: the account to sign in to, when the email's password opens several (a member of several teams). */
