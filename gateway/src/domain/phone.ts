@@ -4,6 +4,12 @@ import { fieldError } from '../errors.js';
 const PHONE_CHARS = /^\+?[\d\s().-]{2,30}$/;
 /** Digits, spaces, brackets, dots and dashes with 7 digits or more: a number written without its country code. */
 const looksNational = (text: string) => /^[\d\s().-]+$/.test(text) && text.replace(/\D/g, '').length >= 7;
+/**
+ * A number a spreadsheet shows (and saves as CSV) in scientific notation, "4.47701E+11" or "4,47701E+11" where the
+ * decimal mark is a comma: Excel and Google Sheets take "+447701234567" for a number and a column too narrow shows
+ * six digits of it. The digits left out are not in the file, so no number can be read from it.
+ */
+const SCIENTIFIC = /^\d(?:[.,]\d+)?E\+?\d+$/i;
 
 const COUNTRIES = new Set<string>(getCountries());
 
@@ -32,6 +38,11 @@ export function normalizePhone(input: string, field = 'phone', defaultCountry?: 
 /** Why a number was not read, and what would make it readable. */
 function refusal(input: string, text: string, country: string | undefined): string {
   const shown = `"${input.slice(0, 40)}"`;
+  if (SCIENTIFIC.test(text))
+    return (
+      `${shown} is a number a spreadsheet shortened to scientific notation, without its last digits: format the ` +
+      'column as Number with no decimals (or as Text) so that every digit shows, and save the file again'
+    );
   // The international prefix of most of the world: the country code follows it.
   if (/^00[1-9]/.test(text) && looksNational(text))
     return `${shown} writes its country code after 00: write a plus instead, as "+${text.slice(2, 40)}"`;

@@ -1,0 +1,55 @@
+import { api, createAccount, expectApiError, poll, uniquePhone, useGateway, type TestAccount } from './api-support';
+
+/**
+ * Imports of files as spreadsheets save them (Excel, Google Sheets, Numbers): what those tools do to a file is read,
+ * or told by row in words that say what the tool did and how to save the file so that it reads.
+ */
+const ctx = useGateway({ LEADCHAT_JOB_POLL: '200ms' });
+
+async function imported(account: TestAccount, body: Record<string, unknown>): Promise<{ listId: string; done: any }> {
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'From a spreadsheet' } })).body;
+  const res = await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, { body });
+  expect(res.status).toBe(202);
+  const done = await poll(
+    () => api(ctx.gw, account, 'GET', `imports/${res.body.id}`),
+    (r) => r.status !== 200 || r.body.status === 'done',
+    30_000,
+  );
+  expect({ status: done.status, importStatus: done.body.status }).toEqual({ status: 200, importStatus: 'done' });
+  return { listId: list.id, done: done.body };
+}
+
+test('a phone a spreadsheet shortened to scientific notation (4.47701E+11) is never imported, and the row says so and how to save it', async () => {
+  const account = await createAccount(ctx.gw);
+  expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { defaultCountry: 'US' } })).status).toBe(200);
+  const whole = uniquePhone();
+  const csv = [
+    'Phone,Name,Email', // row 1
+    '4.47701E+11,Ann,ann@example.com', // 2: kept by the email, without the phone
+    '4.15555E+10,Bo,', // 3: nothing else to find Bo by
+    `${whole.slice(1)},Cy,`, // 4: the plus dropped, every digit kept: a US number
+  ].join('\r\n');
+  const { done } = await imported(account, { csv, columns: { phone: 'Phone', firstName: 'Name', email: 'Email' } });
+  const shortened = /scientific notation.*last digits.*save the file again/;
+  expect(done).toMatchObject({ total: 3, added: 2, rejected: 1, warnings: 1 });
+  expect(done.errors).toEqual([{ row: 3, code: 'INVALID_PHONE', message: expect.stringMatching(shortened) }]);
+  expect(done.rowWarnings).toEqual([
+    expect.objectContaining({
+      row: 2,
+      field: 'phone',
+      value: '4.47701E+11',
+      message: expect.stringMatching(shortened),
+    }),
+  ]);
+  // Excel where the decimal mark is a comma writes "4,47701E+11" in its semicolon file: the same.
+  const european = await imported(account, {
+    csv: 'Phone;Name\r\n4,47701E+11;Di\r\n',
+    columns: { phone: 'Phone', firstName: 'Name' },
+    delimiter: ';',
+  });
+  expect(european.done.errors).toEqual([{ row: 2, code: 'INVALID_PHONE', message: expect.stringMatching(shortened) }]);
+  // POST /contacts tells the same.
+  const res = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: '4.47701E+11' } });
+  expectApiError(res, 400, 'INVALID_PHONE');
+  expect(res.body.error.message).toMatch(shortened);
+});
