@@ -53,3 +53,33 @@ test('a phone a spreadsheet shortened to scientific notation (4.47701E+11) is ne
   expectApiError(res, 400, 'INVALID_PHONE');
   expect(res.body.error.message).toMatch(shortened);
 });
+
+test('a quote mark opening a field that is never closed is 400 INVALID_CSV naming the row it opens on, not the end of the file', async () => {
+  const account = await createAccount(ctx.gw);
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Unclosed' } })).body;
+  const rows = Array.from({ length: 40 }, (_, i) => `${uniquePhone()},Lead ${i},`);
+  const csv = [
+    'Phone,Name,Notes', // row 1, line 1
+    `${uniquePhone()},Ann,"two\r\nlines"`, // row 2, lines 2-3
+    `${uniquePhone()},"Bo,`, // row 3, line 4: its quote is never closed
+    ...rows, // the rest of the file is read as Bo's name
+  ].join('\r\n');
+  const res = await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, {
+    body: { csv, columns: { phone: 'Phone', firstName: 'Name' } },
+  });
+  expectApiError(res, 400, 'INVALID_CSV');
+  expect(res.body.error.message).toMatch(/^csv: row 3 opens a field with a quote mark that is never closed/);
+  // The parser's count of lines, at the end of the file and doubling a CRLF inside a quoted field, is no help.
+  expect(res.body.error.message).not.toMatch(/line/);
+  // Past the first 256 kB the file is read in: row 3,002 of a file of 3,001 rows of 100 characters before it.
+  const padded = [
+    'Phone,Name,Notes',
+    ...Array.from({ length: 3000 }, (_, i) => `${uniquePhone()},Lead ${i},${'n'.repeat(80)}`),
+  ];
+  const late = await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, {
+    body: { csv: [...padded, `${uniquePhone()},"Bo,`, ...rows].join('\r\n'), columns: { phone: 'Phone' } },
+  });
+  expectApiError(late, 400, 'INVALID_CSV');
+  expect(late.body.error.message).toMatch(/^csv: row 3002 opens a field/);
+  expect((await api(ctx.gw, account, 'GET', `lists/${list.id}/imports`)).body.data).toEqual([]);
+});

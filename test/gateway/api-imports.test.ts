@@ -532,8 +532,8 @@ test('a request refused as a whole is answered 400, 404 or 413 and stores nothin
   await refused({ contacts: Array.from({ length: 100_001 }, () => ({})) }, 400, 'TOO_MANY_ROWS');
   await refused({ csv: `Phone\n${`${phone}\n`.repeat(100_001)}`, columns: { phone: 'Phone' } }, 400, 'TOO_MANY_ROWS');
   expect(await refused({ csv: `Phone\n"${phone}\n`, columns: { phone: 'Phone' } }, 400, 'INVALID_CSV')).toBe(
-    'csv: a field opened with a quote mark is never closed (the file ends at line 2 inside it): close it, and ' +
-      'write a quote mark inside a quoted field as two ("")',
+    'csv: row 2 opens a field with a quote mark that is never closed, so the rest of the file would be read as that ' +
+      'one field: close it, and write a quote mark inside a quoted field as two ("")',
   );
   await refused(
     { csv: `Phone\n${phone}`, columns: { phone: 'Phone' }, contacts: [{ phone }] },

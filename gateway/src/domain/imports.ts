@@ -397,12 +397,17 @@ async function readCsv(text: string, columns: CsvColumns, delimiter: string): Pr
   return rows;
 }
 
-/** What is wrong with the file, in words a spreadsheet's user knows. */
+/**
+ * What is wrong with the file, in words a spreadsheet's user knows. A field whose quote mark is never closed runs to the
+ * end of the file, where the parser finds it out: the row it opens on, the one after the records the parser read
+ * (blank lines among them), is named as a spreadsheet numbers it; the parser's line is the file's last, and counts a
+ * CRLF inside a quoted field twice.
+ */
 function csvProblem(err: CsvError): string {
-  if (err.code !== 'CSV_QUOTE_NOT_CLOSED') return err.message;
+  if (err.code !== 'CSV_QUOTE_NOT_CLOSED' || typeof err.records !== 'number') return err.message;
   return (
-    `a field opened with a quote mark is never closed (the file ends at line ${String(err.lines)} inside it): ` +
-    'close it, and write a quote mark inside a quoted field as two ("")'
+    `row ${String(err.records + 1)} opens a field with a quote mark that is never closed, so the rest of the file ` +
+    'would be read as that one field: close it, and write a quote mark inside a quoted field as two ("")'
   );
 }
 
