@@ -59,8 +59,18 @@ export const MAX_WEBHOOKS = 50;
 /** The field separators a CSV import takes (`delimiter` of POST /v1/lists/{id}/imports). */
 export const IMPORT_DELIMITERS = [',', ';', '\t', '|'] as const;
 
-/** The largest body of POST /v1/lists/{id}/imports, in bytes (a CSV of many thousand rows). */
+/**
+ * The largest file POST /v1/lists/{id}/imports takes, in bytes: its CSV text in UTF-8 (a CSV of many thousand rows),
+ * or its contact objects as JSON.
+ */
 export const IMPORT_MAX_BYTES = 20 * 1024 * 1024;
+
+/**
+ * The largest body of an import: the file's CSV text as a JSON string takes two bytes for each quote mark, line end
+ * and tab, which a file quoting every field (Outlook's, a CRM's) is full of; its size is held to IMPORT_MAX_BYTES
+ * once read, so that the limit is the file's, as a user sees its size.
+ */
+export const IMPORT_MAX_BODY_BYTES = 2 * IMPORT_MAX_BYTES + 1024 * 1024;
 
 /** A team member's role; the account's owner is the one `owner`, and every other member is an admin or an agent. */
 export const MEMBER_ROLES = ['admin', 'agent'] as const;

@@ -1,15 +1,13 @@
-import { IMPORT_MAX_BYTES } from '../../api-contract.js';
+import { IMPORT_MAX_BODY_BYTES, IMPORT_MAX_BYTES } from '../../api-contract.js';
 import type { Gateway } from '../../context.js';
 import { identifiable } from '../../domain/contact-identity.js';
 import type { ContactInput } from '../../domain/contacts.js';
 import { createImport, getImport, importsOf, publicImport, type ImportSource } from '../../domain/imports.js';
-import { badRequest } from '../../errors.js';
+import { ApiError, badRequest } from '../../errors.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { contactCreate, importCreate } from '../schemas.js';
-
-/** A CSV of 100,000 rows with a few columns, as JSON text. */
 
 /**
  * Each row is read exactly as POST /contacts reads its body, so a row is refused for what would refuse the
@@ -30,12 +28,26 @@ function readContact(fields: unknown): ContactInput {
   return parse(contactCreate, fields, 'row');
 }
 
+/** The file's size as a user sees it (the CSV text in UTF-8, the contact objects as JSON), held to the limit. */
+function withinLimit(csv: string | undefined, contacts: unknown[] | undefined): void {
+  const bytes = csv !== undefined ? Buffer.byteLength(csv) : Buffer.byteLength(JSON.stringify(contacts ?? []));
+  if (bytes <= IMPORT_MAX_BYTES) return;
+  const mb = (n: number) => `${(n / 2 ** 20).toFixed(1).replace(/\.0$/, '')} MB`;
+  const what = csv !== undefined ? 'csv: the file is' : 'contacts: the contacts are';
+  throw new ApiError(
+    413,
+    'PAYLOAD_TOO_LARGE',
+    `${what} ${mb(bytes)}; an import takes at most ${mb(IMPORT_MAX_BYTES)}: split it and import each part`,
+  );
+}
+
 export function importsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/lists/:listId/imports', {
     post: [
-      jsonBody(IMPORT_MAX_BYTES),
+      jsonBody(IMPORT_MAX_BODY_BYTES),
       async (req, res) => {
         const { csv, columns, delimiter, contacts, delay } = parse(importCreate, req.body);
+        withinLimit(csv, contacts);
         const source: ImportSource =
           csv !== undefined ? { csv, columns: columns!, delimiter } : { contacts: contacts! };
         const created = await createImport(gw, accountOf(res), String(req.params.listId), source, readContact, delay);
