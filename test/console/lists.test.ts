@@ -525,6 +525,42 @@ describe('lists', () => {
     expect(await page.locator('#map-phone').inputValue()).toBe('Phone');
   });
 
+  test('a file is held to the 20 MB of its text, as the API holds it: Unicode Text of 24 MB imports, a CSV of 20.1 MB is refused before it is sent', async () => {
+    const id = await createList('Twenty megabytes');
+    const alert = page.locator('#import-heading ~ .error').first();
+    // Excel's "Unicode Text" takes two bytes a character: 24 MB of UTF-16 is 12 MB of text.
+    const notes = 'n'.repeat(12_000);
+    const rows = Array.from({ length: 1_000 }, (_, i) => `${uniquePhone()}\tLead ${i}\t${notes}`);
+    const text = ['Phone\tName\tNotes', ...rows].join('\r\n');
+    const unicode = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    expect(unicode.length / 2 ** 20).toBeGreaterThan(22);
+    await page
+      .getByLabel('CSV file', { exact: true })
+      .setInputFiles({ name: 'unicode.txt', mimeType: 'text/plain', buffer: unicode }, { timeout: 60_000 });
+    expect(await page.getByLabel('Characters are encoded as', { exact: true }).inputValue()).toBe('utf-16le');
+    expect(await alert.textContent()).toBe('');
+    await page.locator('#custom-0').fill('');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByText('Import finished: 1,000 of 1,000 rows processed.').waitFor({ timeout: 60_000 });
+    expect((await membersOf(id)).length).toBe(1_000);
+
+    // A CSV whose text is over 20 MB is said to be so, with its size, and never sent.
+    const sent = requests.length;
+    const over = Buffer.from(
+      ['Phone,Name', ...Array.from({ length: 1_760 }, () => `${uniquePhone()},${notes}`)].join('\n'),
+    );
+    expect(over.length / 2 ** 20).toBeGreaterThan(20);
+    await page
+      .getByLabel('CSV file', { exact: true })
+      .setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: over }, { timeout: 60_000 });
+    await alert.filter({ hasText: /\S/ }).waitFor();
+    expect(await alert.textContent()).toBe(
+      `leads.csv holds ${(over.length / 2 ** 20).toFixed(1)} MB of text: an import takes at most 20 MB. Split the file and import each part.`,
+    );
+    expect(await page.getByRole('form', { name: 'Map the columns' }).count()).toBe(0);
+    expect(requests.slice(sent).filter((r) => r.includes('/imports'))).toEqual([]);
+  });
+
   test('external IDs: a contact added by hand with its ID on a custom channel, and an import mapping an ID column to a label', async () => {
     const id = await createList('Chat visitors');
     await addByHand({ first: 'Vi', externalId: 'visitor-1' });

@@ -1,4 +1,4 @@
-import { MAX_CUSTOM_FIELDS } from '../../../../api-contract.js';
+import { IMPORT_MAX_BYTES, MAX_CUSTOM_FIELDS } from '../../../../api-contract.js';
 
 /**
  * What the browser reads of a CSV before it is sent: its text, in the encoding it was saved in, and only its header
@@ -59,6 +59,22 @@ export function notText(name: string, bytes: Uint8Array, text: string): string |
   if (text.includes('\u0000'))
     return `${name} is not a text file: save the contacts as CSV from your spreadsheet or CRM and choose that file.`;
   return undefined;
+}
+
+/**
+ * The largest file worth reading: the API holds a file to IMPORT_MAX_BYTES of text in UTF-8, which a UTF-16 file
+ * ("Unicode Text") takes twice as many bytes to hold.
+ */
+export const MAX_FILE_BYTES = 2 * IMPORT_MAX_BYTES;
+
+/**
+ * Why a file is too large to import, if it is: the size of its text in UTF-8, as the API measures a file, is what
+ * counts; Windows-1252 takes more bytes there for each accent, UTF-16 half as many.
+ */
+export function tooLarge(name: string, text: string): string | undefined {
+  const bytes = new TextEncoder().encode(text).length;
+  if (bytes <= IMPORT_MAX_BYTES) return undefined;
+  return `${name} holds ${(bytes / 2 ** 20).toFixed(1)} MB of text: an import takes at most 20 MB. Split the file and import each part.`;
 }
 
 /** The file's text in an encoding; a BOM of that encoding is dropped. */

@@ -1,4 +1,4 @@
-import { IMPORT_MAX_BYTES, MAX_CUSTOM_FIELDS } from '../../../../api-contract.js';
+import { MAX_CUSTOM_FIELDS } from '../../../../api-contract.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Import } from '../../answers.js';
 import { call, get } from '../../api.js';
@@ -14,8 +14,10 @@ import {
   guessDelimiter,
   guessEncoding,
   headerRow,
+  MAX_FILE_BYTES,
   notText,
   offerCustomFields,
+  tooLarge,
   type ContactField,
 } from './csv.js';
 import { ImportProgress, ImportReport } from './import-report.js';
@@ -78,7 +80,8 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
     setImp(undefined);
     setReading(undefined);
     if (!picked) return;
-    if (picked.size > IMPORT_MAX_BYTES) {
+    // Too large for its text to be 20 MB in any encoding offered: not read at all.
+    if (picked.size > MAX_FILE_BYTES) {
       setReading(
         `${picked.name} is ${(picked.size / 1024 / 1024).toFixed(1)} MB: an import takes at most 20 MB. Split the file and import each part.`,
       );
@@ -90,7 +93,7 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
   // The text in an encoding, its separator guessed again: a header read in the wrong one may not show it.
   const read = (chosen: Pick<Chosen, 'name' | 'bytes'>, encoding: string) => {
     const text = decodeFile(chosen.bytes, encoding);
-    const refused = notText(chosen.name, chosen.bytes, text);
+    const refused = notText(chosen.name, chosen.bytes, text) ?? tooLarge(chosen.name, text);
     if (refused) {
       setFile(undefined);
       return setReading(refused);
