@@ -118,3 +118,31 @@ test('a file of up to 20 MB imports whatever its quote marks and line ends take 
   );
   expect((await api(ctx.gw, account, 'GET', `lists/${list.id}/imports`)).body.data).toEqual([]);
 });
+
+test('a mapped column is found in a header written in another case or spacing; two it could be are 400 DUPLICATE_COLUMN', async () => {
+  const account = await createAccount(ctx.gw);
+  const phone = uniquePhone();
+  const csv = `PHONE NUMBER,first\u00a0 name,E-Mail\r\n${phone},Ann,ann@example.com\r\n`;
+  const columns = { phone: 'Phone number', firstName: 'First name', email: 'e-mail' };
+  const { listId, done } = await imported(account, { csv, columns });
+  expect(done).toMatchObject({ total: 1, added: 1, rejected: 0 });
+  const member = (await api(ctx.gw, account, 'GET', `lists/${listId}/contacts`)).body.data[0];
+  expect(member).toMatchObject({ phone, firstName: 'Ann', email: 'ann@example.com' });
+
+  // The header written as it is mapped is that column, even beside one in another case.
+  const both = `Email,EMAIL,Phone\r\nann@example.com,old@example.com,${phone}\r\n`;
+  const exact = await imported(account, { csv: both, columns: { phone: 'Phone', email: 'EMAIL' } });
+  expect(exact.done).toMatchObject({ added: 1, rejected: 0 });
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Ambiguous' } })).body;
+  const res = await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, {
+    body: { csv: both, columns: { phone: 'Phone', email: 'email' } },
+  });
+  expectApiError(res, 400, 'DUPLICATE_COLUMN');
+  expect(res.body.error.fields).toEqual([
+    {
+      field: 'columns.email',
+      code: 'DUPLICATE_COLUMN',
+      message: 'the file has two columns "email": "Email" and "EMAIL"',
+    },
+  ]);
+});

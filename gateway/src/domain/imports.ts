@@ -427,6 +427,18 @@ function delimiterHint(names: string[], delimiter: string): string {
     : `: its header is one column holding "${other}", so the file may be separated by it: give "delimiter":${JSON.stringify(other)}`;
 }
 
+/** A header as people tell it apart: its case and how many spaces (a no-break one among them) it has do not count. */
+const looseHeader = (name: string) => name.trim().replace(/\s+/g, ' ').toLocaleLowerCase('en-US');
+
+/**
+ * The columns a mapped header names: those written as it is mapped, else those written like it in another case or
+ * spacing ("PHONE NUMBER" for "Phone number", as spreadsheets and CRMs vary). One is the column; none or several, a 400.
+ */
+function columnsNamed(names: string[], loose: string[], name: string): number[] {
+  const exact = names.flatMap((n, i) => (n === name.trim() ? [i] : []));
+  return exact.length ? exact : loose.flatMap((n, i) => (n === looseHeader(name) ? [i] : []));
+}
+
 /** From the header row: what turns a record into contact fields. A mapped header absent from it is a 400. */
 function fieldReader(
   header: string[],
@@ -434,8 +446,16 @@ function fieldReader(
   delimiter: string,
 ): (cells: string[]) => Record<string, unknown> {
   const names = header.map((h) => h.trim());
+  const loose = names.map(looseHeader);
   const indexOf = (field: string, name: string): number => {
-    const at = names.indexOf(name.trim());
+    const [at = -1, ...others] = columnsNamed(names, loose, name);
+    if (others.length) {
+      const written = [at, ...others].map((i) => names[i]!);
+      const how = written.every((n) => n === name.trim())
+        ? ''
+        : `: ${written.map((n) => `"${n.slice(0, 60)}"`).join(' and ')}`;
+      throw fieldError(`columns.${field}`, `the file has two columns "${name.slice(0, 60)}"${how}`, 'DUPLICATE_COLUMN');
+    }
     if (at < 0) {
       const found =
         names
@@ -448,8 +468,6 @@ function fieldReader(
         'MISSING_COLUMN',
       );
     }
-    if (names.indexOf(name.trim(), at + 1) >= 0)
-      throw fieldError(`columns.${field}`, `the file has two columns "${name.slice(0, 60)}"`, 'DUPLICATE_COLUMN');
     return at;
   };
   // Every mapping the header cannot give is told at once: the file is sent again once, not once per column.
