@@ -492,7 +492,7 @@ describe('lists', () => {
     expect((await membersOf(id)).map((m) => m.phone)).toEqual([phone]);
   });
 
-  test('an Excel workbook or another file that is no text, chosen as the CSV, is named as such and not offered as columns', async () => {
+  test('an Excel workbook, another file that is no text or an empty file, chosen as the CSV, is named as such and not offered as columns', async () => {
     await createList('Workbook');
     const alert = page.locator('#import-heading ~ .error').first();
     const choose = (name: string, buffer: Buffer) =>
@@ -519,6 +519,18 @@ describe('lists', () => {
       'photo.csv is not a text file: save the contacts as CSV from your spreadsheet or CRM and choose that file.',
     );
     expect(await page.getByRole('form', { name: 'Map the columns' }).count()).toBe(0);
+    // An empty file (Excel's "CSV UTF-8" of an empty sheet holds its BOM alone) has no columns to offer.
+    for (const [name, buffer] of [
+      ['empty.csv', Buffer.alloc(0)],
+      ['blank.csv', Buffer.from('\ufeff\r\n\r\n', 'utf8')],
+    ] as const) {
+      await choose(name, buffer);
+      await alert.filter({ hasText: name }).waitFor();
+      expect(await alert.textContent()).toBe(
+        `${name} is empty: save the contacts into it from your spreadsheet or CRM, with a first row naming the columns, and choose it again.`,
+      );
+      expect(await page.getByRole('form', { name: 'Map the columns' }).count()).toBe(0);
+    }
     // A CSV chosen next is read as ever.
     await chooseFile('leads.csv', `Phone,Name\n${uniquePhone()},Ann\n`);
     expect(await alert.textContent()).toBe('');

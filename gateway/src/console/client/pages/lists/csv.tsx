@@ -48,7 +48,8 @@ const startsWith = (bytes: Uint8Array, signature: number[]) => signature.every((
 /**
  * Why a file chosen as a CSV is none, if it is not: a workbook (an .xlsx is a zip archive, an .xls an OLE compound
  * file), often what a user picks when the spreadsheet is open, or other bytes no text holds (a NUL). Read as text, its
- * bytes would be offered as columns of garbage, and the API would refuse the whole of it for a NUL.
+ * bytes would be offered as columns of garbage, and the API would refuse the whole of it for a NUL. An empty file
+ * would be offered as a form with no column to map.
  */
 export function notText(name: string, bytes: Uint8Array, text: string): string | undefined {
   if (
@@ -58,6 +59,9 @@ export function notText(name: string, bytes: Uint8Array, text: string): string |
     return `${name} is an Excel workbook, not a CSV file: open it in Excel, save it as “CSV UTF-8 (Comma delimited)” and choose that file.`;
   if (text.includes('\u0000'))
     return `${name} is not a text file: save the contacts as CSV from your spreadsheet or CRM and choose that file.`;
+  // Nothing but a BOM and line ends, as Excel saves an empty sheet: no header to offer as columns.
+  if (text.replace(/^\ufeff/, '').trim() === '')
+    return `${name} is empty: save the contacts into it from your spreadsheet or CRM, with a first row naming the columns, and choose it again.`;
   return undefined;
 }
 
