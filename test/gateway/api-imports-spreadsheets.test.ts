@@ -146,3 +146,17 @@ test('a mapped column is found in a header written in another case or spacing; t
     },
   ]);
 });
+
+test('a phone written with the spaces and dashes of word processors and French number formats is read as its number', async () => {
+  const account = await createAccount(ctx.gw);
+  const csv = [
+    'Phone,Name',
+    '+33\u202f6\u202f12\u202f34\u202f56\u202f78,Narrow no-break spaces', // French grouping in Excel and Numbers
+    '+1 415\u2013555\u20130123,En dashes', // a word processor's "smart" dashes
+    '+44\u00a07700\u2011900123,No-break hyphen',
+  ].join('\r\n');
+  const { listId, done } = await imported(account, { csv, columns: { phone: 'Phone', firstName: 'Name' } });
+  expect(done).toMatchObject({ total: 3, added: 3, rejected: 0, errors: [] });
+  const members = (await api(ctx.gw, account, 'GET', `lists/${listId}/contacts`)).body.data;
+  expect(members.map((m: any) => m.phone).sort()).toEqual(['+14155550123', '+33612345678', '+447700900123']);
+});

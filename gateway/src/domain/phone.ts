@@ -11,6 +11,13 @@ const looksNational = (text: string) => /^[\d\s().-]+$/.test(text) && text.repla
  */
 const SCIENTIFIC = /^\d(?:[.,]\d+)?E\+?\d+$/i;
 
+/**
+ * A number with the separators people paste and spreadsheets write in plain spaces and hyphens: a no-break space, the
+ * narrow one French number formats group digits with (Excel, Numbers), a word processor's en dash or no-break hyphen,
+ * a minus sign. The parser takes only the plain ones.
+ */
+const plainSeparators = (text: string) => text.replace(/\p{Zs}/gu, ' ').replace(/[\p{Pd}\u2212]/gu, '-');
+
 const COUNTRIES = new Set<string>(getCountries());
 
 /** Whether national numbers of this ISO 3166-1 alpha-2 code (upper case) can be read: its numbering is known. */
@@ -26,7 +33,7 @@ export const isPhoneCountry = (code: string): boolean => COUNTRIES.has(code);
  * whatever the default country.
  */
 export function normalizePhone(input: string, field = 'phone', defaultCountry?: string | null): string {
-  const text = input.trim();
+  const text = plainSeparators(input).trim();
   const country = text.startsWith('+') ? undefined : (defaultCountry ?? undefined);
   const readable = PHONE_CHARS.test(text) && (text.startsWith('+') || country !== undefined);
   const parsed = readable ? parsePhoneNumberFromString(text, country as CountryCode | undefined) : undefined;
