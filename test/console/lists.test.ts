@@ -381,7 +381,7 @@ describe('lists', () => {
     ]);
   });
 
-  test('the columns guessed in exports of Google Contacts, Outlook and HubSpot are those holding the phone, names and email', async () => {
+  test('the columns guessed in exports of Google Contacts, Outlook and HubSpot, and in French, German and Italian sheets, are those holding the phone, names and email', async () => {
     const id = await createList('Exported contacts');
     const guessed = async () =>
       Promise.all(['phone', 'firstName', 'lastName', 'email'].map((f) => page.locator(`#map-${f}`).inputValue()));
@@ -410,6 +410,13 @@ describe('lists', () => {
       'Record ID,First Name,Last Name,Email,Phone Number,Mobile Phone Number,Marketing contact status\r\n',
     );
     expect(await guessed()).toEqual(['Phone Number', 'First Name', 'Last Name', 'Email']);
+    // Sheets kept in a European language, as Excel saves them there: semicolons.
+    await chooseFile('contacts-fr.csv', 'Civilité;Prénom;Nom;Téléphone portable;E-mail\r\n');
+    expect(await guessed()).toEqual(['Téléphone portable', 'Prénom', 'Nom', 'E-mail']);
+    await chooseFile('kontakte.csv', 'Anrede;Vorname;Nachname;Handy;E-Mail-Adresse\r\n');
+    expect(await guessed()).toEqual(['Handy', 'Vorname', 'Nachname', 'E-Mail-Adresse']);
+    await chooseFile('contatti.csv', 'Nome;Cognome;Cellulare;Email\r\n');
+    expect(await guessed()).toEqual(['Cellulare', 'Nome', 'Cognome', 'Email']);
 
     // Google's file imports as guessed, its labels left to the custom fields the user names.
     await chooseFile(

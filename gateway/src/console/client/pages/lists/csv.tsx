@@ -141,15 +141,18 @@ export const CONTACT_FIELDS: Array<[ContactField, string]> = [
 /**
  * What a column holding each field is called, best first: a header that is the field's name ("Phone", "Mobile Phone
  * Number", "E-mail Address") before one only naming it ("Phone 1 - Value" of Google Contacts), a given name before a
- * bare "Name" (which may be the whole name).
+ * bare "Name" (which may be the whole name). Sheets kept in Spanish, French, German, Italian and Portuguese name
+ * them in their words ("Prénom" and "Nom", "Vorname" and "Handy").
  */
 const LIKELY: Record<ContactField, RegExp[]> = {
   phone: [
-    /^(phone|mobile|cell|telephone|tel|whatsapp|teléfono|telefono|móvil|movil|celular)([\s_-]*(phone|number|no\.?))*$/i,
-    /phone|mobile|cell|tel|whatsapp|número|numero|telefono|teléfono/i,
+    /^(phone|mobile|cell|telephone|tel|whatsapp|teléfono|telefono|móvil|movil|celular|téléphone|portable|telefon|handy|mobil|cellulare)([\s_-]*(phone|number|no\.?))*$/i,
+    /phone|mobil|cell|tel|whatsapp|número|numero|telefono|teléfono|portable|handy/i,
   ],
-  firstName: [/^(first|given|fore)[\s_-]*name$|^first$|^nombre$/i, /^name$/i],
-  lastName: [/^(last|family|sur)[\s_-]*name$|^last$|^surname$|^apellidos?$/i],
+  firstName: [/^(first|given|fore)[\s_-]*name$|^first$|^(nombre|prénom|prenom|vorname|nome)$/i, /^name$/i],
+  lastName: [
+    /^(last|family|sur)[\s_-]*name$|^last$|^surname$|^apellidos?$|^(nom|nom de famille|nachname|familienname|cognome|sobrenome)$/i,
+  ],
   email: [/^e-?mail([\s_-]*address)?$/i, /e-?mail|correo/i],
 };
 
