@@ -544,6 +544,23 @@ describe('lists', () => {
     expect(await page.locator('#map-phone').inputValue()).toBe('Phone');
   });
 
+  test('a file Google Sheets downloads as Tab-separated values (.tsv) can be chosen, and imports with its tabs', async () => {
+    const id = await createList('Tab separated');
+    // The file dialog offers only the files its accept attribute names.
+    const accept = (await page.getByLabel('CSV file', { exact: true }).getAttribute('accept'))!.split(',');
+    expect(accept).toEqual(expect.arrayContaining(['.csv', '.tsv', '.txt', 'text/tab-separated-values']));
+    const phone = uniquePhone();
+    await page.getByLabel('CSV file', { exact: true }).setInputFiles({
+      name: 'Leads - Sheet1.tsv',
+      mimeType: 'text/tab-separated-values',
+      buffer: Buffer.from(`First name\tPhone\r\nAnn\t${phone}`),
+    });
+    expect(await page.getByLabel('Columns are separated by', { exact: true }).inputValue()).toBe('\t');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByText('Import finished: 1 of 1 rows processed.').waitFor({ timeout: 30_000 });
+    expect((await membersOf(id)).map((m) => [m.phone, m.firstName])).toEqual([[phone, 'Ann']]);
+  });
+
   test('a file is held to the 20 MB of its text, as the API holds it: Unicode Text of 24 MB imports, a CSV of 20.1 MB is refused before it is sent', async () => {
     const id = await createList('Twenty megabytes');
     const alert = page.locator('#import-heading ~ .error').first();

@@ -24,6 +24,12 @@ import { ImportProgress, ImportReport } from './import-report.js';
 import { importPhones, useDefaultCountry } from '../../default-country.js';
 import { Button } from '../../components/button.js';
 
+/**
+ * The files the dialog offers: CSV, Google Sheets' "Tab-separated values" (.tsv) and Excel's "Unicode Text" (.txt).
+ * A file dialog shows no other, and the separator of each is guessed from its header row.
+ */
+const ACCEPTED = '.csv,.tsv,.txt,text/csv,text/tab-separated-values,text/plain';
+
 /** How often a running import's progress is read (GET /v1/imports/{id}). */
 const POLL_MS = 500;
 /** The longest wait between two readings of the progress while they fail. */
@@ -188,7 +194,7 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
         <input
           id="import-file"
           type="file"
-          accept=".csv,.txt,text/csv,text/plain"
+          accept={ACCEPTED}
           aria-describedby="import-file-hint"
           onChange={choose}
           disabled={running}
