@@ -2,7 +2,6 @@ import type { Engine } from '../../engine/ports/providers.js';
 import { publicUnreachable, unreachableContacts, unreachableOf } from '../../domain/reach.js';
 import { campaignsOf, createCampaign, getCampaign, publicCampaign } from '../../domain/campaigns.js';
 import { updateCampaign } from '../../engine/campaign-edits.js';
-import { idempotent } from '../../domain/idempotency.js';
 import { previewOpening } from '../../domain/preview.js';
 import { funnelOf } from '../../domain/funnel-report.js';
 import { unansweredOf } from '../../domain/unanswered.js';
@@ -12,6 +11,7 @@ import { retryFailedOpenings } from '../../engine/retry.js';
 import { openingsReport, quoteOpening } from '../../domain/campaign-openings.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { readPage } from '../paging.js';
+import { idempotentAnswer } from '../idempotent-answer.js';
 import { ifMatchOf, sendETag } from '../preconditions.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import {
@@ -40,20 +40,11 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
         const accountId = accountOf(res).id;
         // A creation whose answer was lost, sent again with its Idempotency-Key, makes one campaign, not a second
         // that would message the list's contacts again.
-        const { status, response, replayed } = await idempotent(
-          gw,
-          accountId,
-          req.get('idempotency-key'),
-          req.body,
-          async (remember) => {
-            const campaign = await createCampaign(gw, accountId, input, (tx, made) =>
-              remember(tx, 201, publicCampaign(made)),
-            );
-            return { status: 201, response: publicCampaign(campaign) };
-          },
+        type Created = ReturnType<typeof publicCampaign>;
+        const { status, response } = await idempotentAnswer<Created>(gw, req, res, accountId, 201, async (keep) =>
+          publicCampaign(await createCampaign(gw, accountId, input, (tx, made) => keep(tx, publicCampaign(made)))),
         );
-        if (replayed) res.set('Idempotent-Replayed', 'true');
-        sendETag(res, (response as { version: number }).version);
+        sendETag(res, response.version);
         res.status(status).json(response);
       },
     ],

@@ -5,11 +5,11 @@ import { createContact } from '../../domain/contact-identity.js';
 import { searchContacts, searchQuery } from '../../domain/contact-search.js';
 import { getContact, lookupContact, publicContact, type Contact } from '../../domain/contacts.js';
 import { conversationAnswer } from '../../domain/conversations.js';
-import { idempotent } from '../../domain/idempotency.js';
 import { messagesOf, publicMessage } from '../../domain/messages.js';
 import { eraseContact } from '../../engine/erase-contact.js';
 import { setBot, teamReply } from '../../engine/handoff.js';
 import { mergeContacts } from '../../engine/merge-contacts.js';
+import { idempotentAnswer } from '../idempotent-answer.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage, readPage } from '../paging.js';
 import { accountOf, actorOf, bySession, parse, route, sendDurable, type Routes } from '../route.js';
@@ -96,23 +96,17 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
         const { body, conversationId } = parse(teamMessage, req.body);
         const account = accountOf(res);
         // A reply whose answer was lost, sent again with its Idempotency-Key, reaches the contact once.
-        const { status, response, replayed } = await idempotent(
-          gw,
-          account.id,
-          req.get('idempotency-key'),
-          req.body,
-          async (remember) => {
-            const message = await teamReply(gw, account, String(req.params.id), {
+        const { status, response } = await idempotentAnswer(gw, req, res, account.id, 201, async (keep) =>
+          publicMessage(
+            await teamReply(gw, account, String(req.params.id), {
               body,
               conversationId,
               by: actorOf(res),
               takes: bySession(res),
-              remember: (tx, sent) => remember(tx, 201, publicMessage(sent)),
-            });
-            return { status: 201, response: publicMessage(message) };
-          },
+              remember: (tx, sent) => keep(tx, publicMessage(sent)),
+            }),
+          ),
         );
-        if (replayed) res.set('Idempotent-Replayed', 'true');
         res.status(status).json(response);
       },
     ],

@@ -1,8 +1,8 @@
 import type { Gateway } from '../../context.js';
 import { setAutoRecharge } from '../../domain/auto-recharge.js';
 import { creditHistory, creditsOf, grantCredits, publicEntry, setLowBalanceThreshold } from '../../domain/credits.js';
-import { idempotent } from '../../domain/idempotency.js';
 import { publicSubAccount, subAccountCredits, subAccountHistory, subAccountsOf } from '../../domain/subaccounts.js';
+import { idempotentAnswer } from '../idempotent-answer.js';
 import { keyInHeaderOnly } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage } from '../paging.js';
@@ -18,17 +18,9 @@ export function creditsRoutes(v1: Routes, gw: Gateway): void {
       async (req, res) => {
         const input = parse(creditGrant, req.body);
         const account = accountOf(res);
-        const { status, response, replayed } = await idempotent(
-          gw,
-          account.id,
-          req.get('idempotency-key'),
-          req.body,
-          async (remember) => {
-            const result = await grantCredits(gw, account, input, (tx, r) => remember(tx, 200, r));
-            return { status: 200, response: result };
-          },
+        const { status, response } = await idempotentAnswer(gw, req, res, account.id, 200, (keep) =>
+          grantCredits(gw, account, input, keep),
         );
-        if (replayed) res.set('Idempotent-Replayed', 'true');
         res.status(status).json(response);
       },
     ],

@@ -1,0 +1,26 @@
+import type { Request, Response } from 'express';
+import type { Gateway } from '../context.js';
+import { idempotent } from '../domain/idempotency.js';
+import type { Tx } from '../store/store.js';
+
+/**
+ * A change a client may send again with its Idempotency-Key after an answer that never arrived (a grant, a team
+ * reply, a new campaign): `make` performs it, keeping its answer (`keep`) in its own transaction; the same key and
+ * body again get that answer again, with `Idempotent-Replayed: true`, and perform nothing (domain/idempotency.ts).
+ * Answers the status and the body to send.
+ */
+export async function idempotentAnswer<T>(
+  gw: Gateway,
+  req: Request,
+  res: Response,
+  accountId: string,
+  status: number,
+  make: (keep: (tx: Tx, answer: NoInfer<T>) => Promise<void>) => Promise<T>,
+): Promise<{ status: number; response: T }> {
+  const answer = await idempotent(gw, accountId, req.get('idempotency-key'), req.body, async (remember) => ({
+    status,
+    response: await make((tx, made) => remember(tx, status, made)),
+  }));
+  if (answer.replayed) res.set('Idempotent-Replayed', 'true');
+  return { status: answer.status, response: answer.response as T };
+}
