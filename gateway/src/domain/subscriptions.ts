@@ -17,6 +17,7 @@ export async function subscribe(
   accountId: string,
   url: string,
   events: EventType[],
+  remember?: (tx: Tx, sub: Subscription) => Promise<void>,
 ): Promise<Subscription> {
   await checkTarget(gw, url, 'url');
   return gw.store.transact(async (tx) => {
@@ -28,7 +29,7 @@ export async function subscribe(
         'TOO_MANY_WEBHOOKS',
         `An account holds at most ${MAX_WEBHOOKS} webhook subscriptions: delete one it no longer needs first`,
       );
-    return hearing(
+    const sub = await hearing(
       tx,
       await tx.insert<Subscription>('webhooks', {
         id: newId('whk'),
@@ -39,6 +40,8 @@ export async function subscribe(
         createdAt: now(),
       }),
     );
+    await remember?.(tx, sub);
+    return sub;
   });
 }
 

@@ -923,10 +923,17 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Webhooks',
       summary: 'Subscribe a URL to events',
       description:
-        "The answer carries the subscription's signing secret, shown this once. An account holds at most 50 subscriptions (409 TOO_MANY_WEBHOOKS).",
+        "The answer carries the subscription's signing secret, shown this once. An account holds at most 50 subscriptions (409 TOO_MANY_WEBHOOKS). " +
+        'The same Idempotency-Key with the same body answers the first subscription again, secret included (Idempotent-Replayed: true), and subscribes nothing.',
       body: schemas.webhookCreate,
+      takes: ['Idempotency-Key'],
+      headers: ['Idempotent-Replayed'],
       answers: { 201: webhookWithSecret },
-      errors: { 400: ['TARGET_REFUSED'], 409: ['TOO_MANY_WEBHOOKS'] },
+      errors: {
+        400: ['TARGET_REFUSED', 'INVALID_IDEMPOTENCY_KEY'],
+        409: ['TOO_MANY_WEBHOOKS', 'IDEMPOTENCY_IN_FLIGHT'],
+        422: ['IDEMPOTENCY_KEY_REUSED'],
+      },
     },
     get: {
       id: 'listWebhooks',

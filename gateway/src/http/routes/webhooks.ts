@@ -1,8 +1,15 @@
 import type { Gateway } from '../../context.js';
 import { enableSubscription, subscribe } from '../../domain/subscriptions.js';
-import { getSubscription, publicSubscription, subscriptionPage, unsubscribe } from '../../domain/webhooks.js';
+import {
+  getSubscription,
+  publicSubscription,
+  subscriptionPage,
+  unsubscribe,
+  type Subscription,
+} from '../../domain/webhooks.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage } from '../paging.js';
+import { idempotentAnswer } from '../idempotent-answer.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { webhookCreate } from '../schemas.js';
 
@@ -13,11 +20,14 @@ export function webhooksRoutes(v1: Routes, gw: Gateway): void {
       jsonBody(),
       async (req, res) => {
         const { url, events } = parse(webhookCreate, req.body);
-        const sub = await subscribe(gw, accountOf(res).id, url, events);
-        res
-          .status(201)
-          .set('Cache-Control', 'no-store')
-          .json({ ...publicSubscription(sub), secret: sub.secret });
+        const accountId = accountOf(res).id;
+        // A subscription whose answer was lost, made again with its Idempotency-Key, is made once: a second one for
+        // the same receiver would deliver every event twice. The replay shows the secret again, to the same caller.
+        const answer = (sub: Subscription) => ({ ...publicSubscription(sub), secret: sub.secret });
+        const { status, response } = await idempotentAnswer(gw, req, res, accountId, 201, async (keep) =>
+          answer(await subscribe(gw, accountId, url, events, (tx, made) => keep(tx, answer(made)))),
+        );
+        res.status(status).set('Cache-Control', 'no-store').json(response);
       },
     ],
     get: accountPage(

@@ -1,0 +1,53 @@
+import { api, createAccount, expectApiError, useGateway, type Reply, type TestAccount } from './api-support';
+
+/**
+ * A creation whose answer never arrived (the connection dropped, the gateway restarted, 503 COMMIT_OUTCOME_UNKNOWN),
+ * sent again with its Idempotency-Key, makes one thing, not two: the repetition gets the first answer again.
+ */
+const ctx = useGateway();
+let account: TestAccount;
+beforeAll(async () => {
+  account = await createAccount(ctx.gw);
+});
+
+interface Creation {
+  path: string;
+  body: unknown;
+  /** The same key with this body is another request. */
+  other: unknown;
+  status: number;
+  /** How many the account holds of what the request makes. */
+  count: () => Promise<number>;
+}
+
+/** Sends `c` twice with one key, then with another body: one made, the first answer replayed, then 422. */
+async function sentTwice(c: Creation): Promise<Reply> {
+  const key = `create-${c.path}-${Date.now()}`;
+  const send = (body: unknown) => api(ctx.gw, account, 'POST', c.path, { body, headers: { 'Idempotency-Key': key } });
+  const before = await c.count();
+  const first = await send(c.body);
+  expect(first.status).toBe(c.status);
+  expect(first.headers['idempotent-replayed']).toBeUndefined();
+  const again = await send(c.body);
+  expect(again.status).toBe(c.status);
+  expect(again.headers['idempotent-replayed']).toBe('true');
+  expect(again.body).toEqual(first.body);
+  expectApiError(await send(c.other), 422, 'IDEMPOTENCY_KEY_REUSED');
+  expect(await c.count()).toBe(before + 1);
+  return again;
+}
+
+const counted = (path: string) => async () => (await api(ctx.gw, account, 'GET', path)).body.data.length as number;
+
+test('a webhook subscription made again with its Idempotency-Key is made once, its secret answered again', async () => {
+  const url = 'https://n8n.example.com/webhook/once';
+  const again = await sentTwice({
+    path: 'webhooks',
+    body: { url, events: ['reply'] },
+    other: { url, events: ['reply', 'handoff'] },
+    status: 201,
+    count: counted('webhooks'),
+  });
+  expect(again.body.secret).toMatch(/^whsec_/);
+  expect(again.headers['cache-control']).toBe('no-store');
+});
