@@ -116,6 +116,45 @@ test('a new campaign whose answer was lost is created once when created again: n
   expect(keys[1]).toBe(keys[0]);
 });
 
+/**
+ * Creates through the console's form whose first try reaches the gateway but whose answer never reaches the page,
+ * then submits it again: answers the Idempotency-Key of each try.
+ */
+async function createdAfterLostAnswer(path: string, submit: () => Promise<void>): Promise<string[]> {
+  const keys: string[] = [];
+  await page.route(
+    `**${path}`,
+    async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      keys.push(route.request().headers()['idempotency-key']!);
+      await route.fetch();
+      await route.abort('connectionreset');
+    },
+    { times: 1 },
+  );
+  await submit();
+  await page.getByRole('alert').filter({ hasText: 'cannot be reached' }).waitFor();
+  const again = page.waitForRequest((r) => r.url().endsWith(path) && r.method() === 'POST');
+  await submit();
+  keys.push((await again).headers()['idempotency-key']!);
+  return keys;
+}
+
+test('a new list whose answer was lost is created once when created again', async () => {
+  const name = 'Autumn recalls';
+  await page.goto(url('/console/lists'));
+  await page.getByLabel('List name', { exact: true }).fill(name);
+  const keys = await createdAfterLostAnswer('/v1/lists', () =>
+    page.getByRole('button', { name: 'Create list' }).click(),
+  );
+  await page.waitForURL(/[?&]id=/);
+  const named = (await api(gw, owner, 'GET', '/v1/lists')).body.data.filter((l: { name: string }) => l.name === name);
+  expect(named).toHaveLength(1);
+  expect(new URL(page.url()).searchParams.get('id')).toBe(named[0].id);
+  expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+  expect(keys[1]).toBe(keys[0]);
+});
+
 test('a page opened while the gateway cannot be reached says so and offers to try again, rather than asking to sign in', async () => {
   await page.route('**/console/api/session', (route) => route.abort('connectionrefused'), { times: 1 });
   await page.goto(url('/console/inbox'));

@@ -51,3 +51,13 @@ test('a webhook subscription made again with its Idempotency-Key is made once, i
   expect(again.body.secret).toMatch(/^whsec_/);
   expect(again.headers['cache-control']).toBe('no-store');
 });
+
+test('a list made again with its Idempotency-Key is made once', async () => {
+  await sentTwice({
+    path: 'lists',
+    body: { name: 'Made once' },
+    other: { name: 'Made twice' },
+    status: 201,
+    count: counted('lists'),
+  });
+});

@@ -31,10 +31,18 @@ export async function getList(r: Reader, accountId: string, id: string): Promise
   return list;
 }
 
-export async function createList(gw: Gateway, accountId: string, name: string): Promise<List> {
-  return gw.store.transact(async (tx) =>
-    tx.insert<List>('lists', { id: newId('lst'), accountId, name, createdAt: now() }),
-  );
+/** `remember` keeps the answer in the creation's own transaction, for an Idempotency-Key to replay (idempotency.ts). */
+export async function createList(
+  gw: Gateway,
+  accountId: string,
+  name: string,
+  remember?: (tx: Tx, list: List) => Promise<void>,
+): Promise<List> {
+  return gw.store.transact(async (tx) => {
+    const list = await tx.insert<List>('lists', { id: newId('lst'), accountId, name, createdAt: now() });
+    await remember?.(tx, list);
+    return list;
+  });
 }
 
 /** The account's lists, oldest first; a page of them when `page` is given. */

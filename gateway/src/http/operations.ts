@@ -96,6 +96,14 @@ const CAMPAIGN_RULES = [
   'UNKNOWN_TEMPLATE_FIELD',
 ];
 
+/** The refusals of an Idempotency-Key (domain/idempotency.ts), with the operation's own. */
+const keyed = (errors: NonNullable<Operation['errors']> = {}): Operation['errors'] => ({
+  ...errors,
+  400: [...(errors[400] ?? []), 'INVALID_IDEMPOTENCY_KEY'],
+  409: [...(errors[409] ?? []), 'IDEMPOTENCY_IN_FLIGHT'],
+  422: [...(errors[422] ?? []), 'IDEMPOTENCY_KEY_REUSED'],
+});
+
 export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', Operation>>> = {
   '/contacts': {
     post: {
@@ -228,8 +236,13 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'createList',
       tag: 'Lists',
       summary: 'Create a list',
+      description:
+        'The same Idempotency-Key with the same body answers the first creation again (Idempotent-Replayed: true) and creates nothing.',
       body: schemas.listCreate,
+      takes: ['Idempotency-Key'],
+      headers: ['Idempotent-Replayed'],
       answers: { 201: list },
+      errors: keyed(),
     },
     get: {
       id: 'listLists',
@@ -929,11 +942,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       takes: ['Idempotency-Key'],
       headers: ['Idempotent-Replayed'],
       answers: { 201: webhookWithSecret },
-      errors: {
-        400: ['TARGET_REFUSED', 'INVALID_IDEMPOTENCY_KEY'],
-        409: ['TOO_MANY_WEBHOOKS', 'IDEMPOTENCY_IN_FLIGHT'],
-        422: ['IDEMPOTENCY_KEY_REUSED'],
-      },
+      errors: keyed({ 400: ['TARGET_REFUSED'], 409: ['TOO_MANY_WEBHOOKS'] }),
     },
     get: {
       id: 'listWebhooks',

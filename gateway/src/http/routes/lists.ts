@@ -4,6 +4,7 @@ import { createList, getList, listsOf, membersOf, publicList } from '../../domai
 import { addToList, removeFromList } from '../../engine/join-list.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage, readPage } from '../paging.js';
+import { idempotentAnswer } from '../idempotent-answer.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { listAdd, listCreate, namedQuery } from '../schemas.js';
 import { findByName } from '../../domain/name-search.js';
@@ -14,8 +15,13 @@ export function listsRoutes(v1: Routes, gw: Gateway): void {
     post: [
       jsonBody(),
       async (req, res) => {
-        const list = await createList(gw, accountOf(res).id, parse(listCreate, req.body).name.trim());
-        res.status(201).json(publicList(list));
+        const name = parse(listCreate, req.body).name.trim();
+        const accountId = accountOf(res).id;
+        // A list whose answer was lost, made again with its Idempotency-Key, is made once: no empty twin to pick from.
+        const { status, response } = await idempotentAnswer(gw, req, res, accountId, 201, async (keep) =>
+          publicList(await createList(gw, accountId, name, (tx, made) => keep(tx, publicList(made)))),
+        );
+        res.status(status).json(response);
       },
     ],
     get: async (req, res) => {

@@ -3,6 +3,7 @@ import type { Import, List, ListContact } from '../../answers.js';
 import { call, get } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
+import { useIdempotencyKey } from '../../components/idempotency-key.js';
 import { Loading } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
 import type { SessionInfo } from '../../session.js';
@@ -33,13 +34,17 @@ export function ListsPage({ session }: { session: SessionInfo }) {
 function ListTable(props: { open: (id: string) => void }) {
   const paged = usePaged<List>('/v1/lists');
   const creating = useAction({ name: 'List name' });
+  const key = useIdempotencyKey();
   const create = (e: SubmitEvent) => {
     e.preventDefault();
-    const name = String(new FormData(e.currentTarget as HTMLFormElement).get('list-name') ?? '');
+    const body = { name: String(new FormData(e.currentTarget as HTMLFormElement).get('list-name') ?? '') };
     void creating.run(
-      () => call<List>('POST', '/v1/lists', { name }),
+      () => call<List>('POST', '/v1/lists', body, key.headers(body)),
       'List created.',
-      (list) => props.open(list.id),
+      (list) => {
+        key.made();
+        props.open(list.id);
+      },
     );
   };
   return (
