@@ -677,6 +677,21 @@ test('a team reply sent again with its Idempotency-Key answers the first again a
   expect(messages.filter((m: { author: string }) => m.author === 'team')).toHaveLength(2);
 });
 
+test("a team reply's Idempotency-Key names that reply: the same words to another contact under it are refused, not answered as sent", async () => {
+  const { account, list } = await setUp();
+  const [ann, bob] = [await lead(account, list.id), await lead(account, list.id)];
+  const key = unique('reply');
+  const send = (to: string) =>
+    api(ctx.gw, account, 'POST', `contacts/${to}/messages`, {
+      body: { body: 'We can see you on Friday' },
+      headers: { 'Idempotency-Key': key },
+    });
+  expect((await send(ann.id)).status).toBe(201);
+  expectApiError(await send(bob.id), 422, 'IDEMPOTENCY_KEY_REUSED');
+  const toBob = (await api(ctx.gw, account, 'GET', `contacts/${bob.id}/messages`)).body.data;
+  expect(toBob.filter((m: { author: string }) => m.author === 'team')).toEqual([]);
+});
+
 test('conversations: filters, newest activity first, pages', async () => {
   const { account, list, campaign } = await setUp();
   const [a, b, c] = [await lead(account, list.id), await lead(account, list.id), await lead(account, list.id)];

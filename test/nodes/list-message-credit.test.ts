@@ -343,7 +343,9 @@ describe('LeadChat node: lists, messages, credits', () => {
       expect((await request(gw, 'GET', '/v1/credits', { apiKey: sub.apiKey })).body.balance).toBe(before + 5);
 
       const reused = await runLeadChat(agencyHost, grant({ amount: 6, idempotencyKey: 'recharge-7' }));
-      expect(reused.error?.message).toMatch(/^LeadChat: This Idempotency-Key was used with a different request body$/);
+      expect(reused.error?.message).toMatch(
+        /^LeadChat: This Idempotency-Key was used with a different request \(another body, or another path\)$/,
+      );
       expect(reused.error?.description).toMatch(/HTTP 422 IDEMPOTENCY_KEY_REUSED .*Use a new key for a new grant/);
     });
 

@@ -63,7 +63,7 @@ export async function idempotent(
         throw new ApiError(
           422,
           'IDEMPOTENCY_KEY_REUSED',
-          'This Idempotency-Key was used with a different request body',
+          'This Idempotency-Key was used with a different request (another body, or another path)',
         );
       }
       if (stored.state === 'done') return { replay: stored };

@@ -5,8 +5,8 @@ import type { Tx } from '../store/store.js';
 
 /**
  * A change a client may send again with its Idempotency-Key after an answer that never arrived (a grant, a team
- * reply, a new campaign): `make` performs it, keeping its answer (`keep`) in its own transaction; the same key and
- * body again get that answer again, with `Idempotent-Replayed: true`, and perform nothing (domain/idempotency.ts).
+ * reply, a new campaign): `make` performs it, keeping its answer (`keep`) in its own transaction; the same key,
+ * method, path and body again get that answer again, with `Idempotent-Replayed: true`, and perform nothing (domain/idempotency.ts).
  * Answers the status and the body to send.
  */
 export async function idempotentAnswer<T>(
@@ -17,7 +17,10 @@ export async function idempotentAnswer<T>(
   status: number,
   make: (keep: (tx: Tx, answer: NoInfer<T>) => Promise<void>) => Promise<T>,
 ): Promise<{ status: number; response: T }> {
-  const answer = await idempotent(gw, accountId, req.get('idempotency-key'), req.body, async (remember) => ({
+  // The key names one request: the same body sent to another contact, list or endpoint is another request (422),
+  // never the first one's answer.
+  const request = { target: `${req.method} ${req.originalUrl.split('?')[0]}`, body: req.body as unknown };
+  const answer = await idempotent(gw, accountId, req.get('idempotency-key'), request, async (remember) => ({
     status,
     response: await make((tx, made) => remember(tx, status, made)),
   }));

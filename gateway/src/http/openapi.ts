@@ -49,7 +49,7 @@ const ERROR_WORDS: Record<number, string> = {
   412: 'If-Match did not hold: the record changed since that version was read',
   413: 'The body is too large',
   415: 'The body is not UTF-8 JSON',
-  422: 'The Idempotency-Key was used with another body',
+  422: 'The Idempotency-Key was used with another body or path',
   429: 'Too many requests: wait Retry-After seconds',
   431: 'The request line and headers are too large',
   503: 'The store is unavailable: wait Retry-After seconds',
