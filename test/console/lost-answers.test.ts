@@ -155,6 +155,24 @@ test('a new list whose answer was lost is created once when created again', asyn
   expect(keys[1]).toBe(keys[0]);
 });
 
+test('an import whose answer was lost is sent again and runs once', async () => {
+  const listId = (await api(gw, owner, 'POST', '/v1/lists', { body: { name: 'Imported once' } })).body.id;
+  await page.goto(url(`/console/lists?id=${listId}`));
+  await page.getByLabel('CSV file', { exact: true }).setInputFiles({
+    name: 'patients.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from('Phone,First name\n+14155550191,Rosa\n', 'utf8'),
+  });
+  const path = `/v1/lists/${listId}/imports`;
+  const keys = await createdAfterLostAnswer(path, () =>
+    page.getByRole('button', { name: 'Import', exact: true }).click(),
+  );
+  await page.getByRole('status').filter({ hasText: 'patients.csv was accepted' }).waitFor();
+  expect((await api(gw, owner, 'GET', path)).body.data).toHaveLength(1);
+  expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+  expect(keys[1]).toBe(keys[0]);
+});
+
 test('a page opened while the gateway cannot be reached says so and offers to try again, rather than asking to sign in', async () => {
   await page.route('**/console/api/session', (route) => route.abort('connectionrefused'), { times: 1 });
   await page.goto(url('/console/inbox'));

@@ -61,3 +61,15 @@ test('a list made again with its Idempotency-Key is made once', async () => {
     count: counted('lists'),
   });
 });
+
+test('an import sent again with its Idempotency-Key runs once, the same import answered, Location and all', async () => {
+  const listId = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Imported once' } })).body.id;
+  const again = await sentTwice({
+    path: `lists/${listId}/imports`,
+    body: { contacts: [{ phone: '+14155550181', firstName: 'Ana' }] },
+    other: { contacts: [{ phone: '+14155550182', firstName: 'Ben' }] },
+    status: 202,
+    count: counted(`lists/${listId}/imports`),
+  });
+  expect(again.headers.location).toBe(`/v1/imports/${again.body.id}`);
+});

@@ -169,6 +169,7 @@ export async function createImport(
   source: ImportSource,
   readContact: ReadContact,
   delay?: string,
+  remember?: (tx: Tx, created: Import) => Promise<void>,
 ): Promise<Import> {
   const accountId = account.id;
   const delayMs = delay === undefined ? 0 : parseDuration(delay, { field: 'delay' });
@@ -219,6 +220,7 @@ export async function createImport(
       });
     }
     await tx.enqueue(importJob(created, 0));
+    await remember?.(tx, created);
     return created;
   });
 }

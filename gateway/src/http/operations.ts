@@ -294,11 +294,13 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Imports',
       summary: 'Import contacts into a list',
       description:
-        'A CSV or contact objects, run as a job: answers the import, whose progress GET /imports/{id} follows.',
+        'A CSV or contact objects, run as a job: answers the import, whose progress GET /imports/{id} follows. ' +
+        'The same Idempotency-Key with the same body answers the import as it was made (Idempotent-Replayed: true) and imports nothing.',
       body: schemas.importCreate,
+      takes: ['Idempotency-Key'],
       answers: { 202: importAnswer },
-      headers: ['Location'],
-      errors: {
+      headers: ['Location', 'Idempotent-Replayed'],
+      errors: keyed({
         400: [
           'INVALID_CSV',
           'MISSING_COLUMN',
@@ -311,7 +313,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
           'INVALID_DURATION',
         ],
         ...notFound('LIST'),
-      },
+      }),
     },
     get: {
       id: 'listImports',

@@ -6,6 +6,7 @@ import { createImport, getImport, importsOf, publicImport, type ImportSource } f
 import { ApiError, badRequest } from '../../errors.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage } from '../paging.js';
+import { idempotentAnswer } from '../idempotent-answer.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { contactCreate, importCreate } from '../schemas.js';
 
@@ -50,8 +51,18 @@ export function importsRoutes(v1: Routes, gw: Gateway): void {
         withinLimit(csv, contacts);
         const source: ImportSource =
           csv !== undefined ? { csv, columns: columns!, delimiter } : { contacts: contacts! };
-        const created = await createImport(gw, accountOf(res), String(req.params.listId), source, readContact, delay);
-        res.status(202).location(`/v1/imports/${created.id}`).json(publicImport(created));
+        const account = accountOf(res);
+        // An import whose answer was lost, sent again with its Idempotency-Key, runs once: no second job reading the
+        // same rows into the list.
+        type Made = ReturnType<typeof publicImport>;
+        const { status, response } = await idempotentAnswer<Made>(gw, req, res, account.id, 202, async (keep) =>
+          publicImport(
+            await createImport(gw, account, String(req.params.listId), source, readContact, delay, (tx, made) =>
+              keep(tx, publicImport(made)),
+            ),
+          ),
+        );
+        res.status(status).location(`/v1/imports/${response.id}`).json(response);
       },
     ],
     get: accountPage(

@@ -4,6 +4,7 @@ import type { Import } from '../../answers.js';
 import { call, get } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
+import { useIdempotencyKey } from '../../components/idempotency-key.js';
 import type { FieldLabels } from '../../components/problems.js';
 import {
   CONTACT_FIELDS,
@@ -71,6 +72,7 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
   const [pollError, setPollError] = useState<string | undefined>(undefined);
   const [failures, setFailures] = useState(0);
   const sending = useAction(LABELS);
+  const key = useIdempotencyKey();
   const headers = file ? headerRow(file.text, delimiter) : [];
 
   const offer = (text: string, d: string) => {
@@ -141,15 +143,14 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
     };
     setPollError(undefined);
     setFailures(0);
+    const body = { csv: file.text, columns, delimiter };
     void sending.run(
-      () =>
-        call<Import>('POST', `/v1/lists/${encodeURIComponent(props.listId)}/imports`, {
-          csv: file.text,
-          columns,
-          delimiter,
-        }),
+      () => call<Import>('POST', `/v1/lists/${encodeURIComponent(props.listId)}/imports`, body, key.headers(body)),
       `${file.name} was accepted: the import runs on the gateway, and you may leave this page.`,
-      setImp,
+      (made) => {
+        key.made();
+        setImp(made);
+      },
     );
   };
 
