@@ -73,3 +73,19 @@ test('an import sent again with its Idempotency-Key runs once, the same import a
   });
   expect(again.headers.location).toBe(`/v1/imports/${again.body.id}`);
 });
+
+test('a custom-channel message sent again with its Idempotency-Key reaches the contact once', async () => {
+  const customData = { fromId: 'visitor-once', customChannel: 'chat', body: 'Your table is booked for 8' };
+  const messages = async () => {
+    const [contact] = (await api(ctx.gw, account, 'GET', 'contacts', { query: { q: customData.fromId } })).body.data;
+    return contact ? (await api(ctx.gw, account, 'GET', `contacts/${contact.id}/messages`)).body.data : [];
+  };
+  const again = await sentTwice({
+    path: 'send_custom_channel_message',
+    body: { customData },
+    other: { customData: { ...customData, body: 'Your table is booked for 9' } },
+    status: 200,
+    count: async () => (await messages()).length,
+  });
+  expect((await messages()).map((m: { id: string }) => m.id)).toEqual([again.body.messageId]);
+});

@@ -135,6 +135,7 @@ export async function sendMessage(
   gw: Gateway,
   account: Account,
   input: SendInput,
+  remember?: (tx: Tx, made: { message: Message; contact: Contact }) => Promise<void>,
 ): Promise<{ message: Message; contact: Contact }> {
   return gw.store.transact(async (tx) => {
     if (input.campaignId) await getCampaign(tx, account.id, input.campaignId);
@@ -145,6 +146,7 @@ export async function sendMessage(
       author: 'api',
       campaignId: input.campaignId ?? null,
     });
+    await remember?.(tx, { message, contact });
     return { message, contact };
   });
 }

@@ -582,14 +582,17 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Messages',
       summary: 'Send a message through a custom channel',
       description:
-        'A message that cannot go (no credits, no receiver) is stored `failed` with its `errorCode` (GET /messages/{id}); only a contact who opted out is refused.',
+        'A message that cannot go (no credits, no receiver) is stored `failed` with its `errorCode` (GET /messages/{id}); only a contact who opted out is refused. ' +
+        'The same Idempotency-Key with the same body answers the first message again (Idempotent-Replayed: true) and sends nothing.',
       body: schemas.sendMessage,
+      takes: ['Idempotency-Key'],
+      headers: ['Idempotent-Replayed'],
       answers: { 200: sent },
-      errors: {
+      errors: keyed({
         400: ['INVALID_PHONE', 'INVALID_EMAIL', 'MEDIA_TYPE_MISMATCH'],
         ...notFound('CAMPAIGN'),
         409: ['CONTACT_OPTED_OUT'],
-      },
+      }),
     },
   },
   '/messages/{id}': {

@@ -1,10 +1,12 @@
 import { readMedia } from '../../domain/media.js';
-import { messageAndDeliveries, publicMessage } from '../../domain/messages.js';
+import { messageAndDeliveries, publicMessage, type Message } from '../../domain/messages.js';
+import type { Contact } from '../../domain/contacts.js';
 import { sendMessage } from '../../engine/outgoing.js';
 import type { Engine } from '../../engine/ports/providers.js';
 import { messageOfPost, receiveMessage } from '../../engine/receive.js';
 import { retryMessage } from '../../engine/retry.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { idempotentAnswer } from '../idempotent-answer.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { incomingMessage, sendMessage as sendSchema } from '../schemas.js';
 import type { incomingReceived, sent } from '../../contract/messages.js';
@@ -33,17 +35,24 @@ export function messagesRoutes(v1: Routes, gw: Engine): void {
       jsonBody(),
       async (req, res) => {
         const { customData } = parse(sendSchema, req.body);
-        const { message, contact } = await sendMessage(gw, accountOf(res), customData);
-        const failed = message.status === 'failed';
-        res.json({
-          success: !failed,
-          messageId: message.id,
-          contactId: contact.id,
-          message: failed
-            ? `Message not sent (${message.errorCode}): ${message.error}; retry it with POST /v1/messages/${message.id}/retry`
-            : `Message queued for delivery on ${customData.customChannel}`,
-          errorCode: failed ? message.errorCode : null,
-        } satisfies Answer<typeof sent>);
+        const account = accountOf(res);
+        const answer = ({ message, contact }: { message: Message; contact: Contact }): Answer<typeof sent> => {
+          const failed = message.status === 'failed';
+          return {
+            success: !failed,
+            messageId: message.id,
+            contactId: contact.id,
+            message: failed
+              ? `Message not sent (${message.errorCode}): ${message.error}; retry it with POST /v1/messages/${message.id}/retry`
+              : `Message queued for delivery on ${customData.customChannel}`,
+            errorCode: failed ? message.errorCode : null,
+          };
+        };
+        // A message whose answer was lost, sent again with its Idempotency-Key, reaches the contact once.
+        const { status, response } = await idempotentAnswer(gw, req, res, account.id, 200, async (keep) =>
+          answer(await sendMessage(gw, account, customData, (tx, made) => keep(tx, answer(made)))),
+        );
+        res.status(status).json(response);
       },
     ],
   });
