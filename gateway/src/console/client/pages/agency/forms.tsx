@@ -1,7 +1,8 @@
-import { useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { SubAccount } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
+import { useIdempotencyKey } from '../../components/idempotency-key.js';
 import { Field, FormStatus } from '../../components/form.js';
 import { credits } from './labels.js';
 import { Button } from '../../components/button.js';
@@ -41,19 +42,16 @@ const read = (e: SubmitEvent) => {
  */
 export function GrantForm(props: { subs: SubAccount[]; selected?: string; onDone: (email: string) => void }) {
   const granting = useAction({ email: 'Sub-account', amount: 'Amount', description: 'Description' });
-  const pending = useRef<{ body: string; key: string } | undefined>(undefined);
+  const key = useIdempotencyKey();
   const submit = (e: SubmitEvent) => {
     const form = read(e);
     const email = String(form.get('grant-sub'));
     const description = String(form.get('grant-description')).trim();
     const body = { email, amount: Number(form.get('grant-amount')), ...(description ? { description } : {}) };
-    // A changed grant is another grant: it gets a key of its own.
-    if (pending.current?.body !== JSON.stringify(body))
-      pending.current = { body: JSON.stringify(body), key: crypto.randomUUID() };
-    const headers = { 'Idempotency-Key': pending.current.key };
+    const headers = key.headers(body);
     const target = e.currentTarget as HTMLFormElement;
     const granted = () => {
-      pending.current = undefined;
+      key.made();
       props.onDone(email);
     };
     void granting

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import {
   answersOnly,
   CAMPAIGN_COUNTS as COUNT,
@@ -8,6 +8,7 @@ import {
 import type { Campaign, List, OpeningPrice, Reached } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
+import { useIdempotencyKey } from '../../components/idempotency-key.js';
 import { ChangedElsewhere, ifMatch, useChangedElsewhere } from '../../components/changed-elsewhere.js';
 import { FormStatus } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
@@ -89,7 +90,7 @@ export function CampaignForm(props: {
   const [asking, setAsking] = useState<ListCount | undefined>(undefined);
   const [cost, setCost] = useState<OpeningPrice | undefined>(undefined);
   const saving = useAction(L);
-  const creating = useRef<{ body: string; key: string } | undefined>(undefined);
+  const creating = useIdempotencyKey();
   const set =
     <K extends keyof Draft>(key: K) =>
     (value: Draft[K]) =>
@@ -107,9 +108,7 @@ export function CampaignForm(props: {
     setAsking(undefined);
     const body = bodyOf(d);
     // A new campaign goes with an Idempotency-Key kept until it is created: created again after an answer that never
-    // arrived, it is made once. Changed in any field, it is another campaign, with a key of its own.
-    if (!existing && creating.current?.body !== JSON.stringify(body))
-      creating.current = { body: JSON.stringify(body), key: crypto.randomUUID() };
+    // arrived, it is made once.
     const request = changed.watch(() =>
       existing
         ? call<Campaign>(
@@ -118,7 +117,7 @@ export function CampaignForm(props: {
             body,
             loaded.version === undefined ? {} : ifMatch(loaded.version),
           )
-        : call<Campaign>('POST', '/v1/campaigns', body, { 'Idempotency-Key': creating.current!.key }),
+        : call<Campaign>('POST', '/v1/campaigns', body, creating.headers(body)),
     );
     let saved = undefined as Campaign | undefined;
     await saving.run(request, existing ? 'Campaign saved.' : 'Campaign created.', (c) => (saved = c));

@@ -4,6 +4,7 @@ import { answersOnly, TEXT_LIMITS } from '../../../../api-contract.js';
 import type { Contact, Conversation, Message, PageOf } from '../../answers.js';
 import { call, get, type ApiResult } from '../../api.js';
 import { useAction } from '../../components/action.js';
+import { useIdempotencyKey } from '../../components/idempotency-key.js';
 import { FormStatus } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
 import { useLiveReload } from '../../live-reload.js';
@@ -275,24 +276,17 @@ function BotSwitch(props: { conversation: Conversation; onChanged: () => void })
 function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSent: () => void }) {
   const sending = useAction({ body: 'Reply as your team' });
   const [body, setBody] = useState('');
-  const pending = useRef<{ body: string; key: string } | undefined>(undefined);
+  const key = useIdempotencyKey();
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
     props.onSend();
-    // A changed reply is another reply: it gets a key of its own.
-    if (pending.current?.body !== body) pending.current = { body, key: crypto.randomUUID() };
-    const headers = { 'Idempotency-Key': pending.current.key };
+    const reply = { body, conversationId: props.conversation.id };
+    const path = `/v1/contacts/${encodeURIComponent(props.conversation.contactId)}/messages`;
     void sending.run(
-      () =>
-        call(
-          'POST',
-          `/v1/contacts/${encodeURIComponent(props.conversation.contactId)}/messages`,
-          { body, conversationId: props.conversation.id },
-          headers,
-        ),
+      () => call('POST', path, reply, key.headers(reply)),
       'Reply sent.',
       () => {
-        pending.current = undefined;
+        key.made();
         setBody('');
         props.onSent();
       },
