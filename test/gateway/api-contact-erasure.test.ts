@@ -119,8 +119,10 @@ async function live(gw: TestGateway, account: TestAccount): Promise<Life> {
     },
   });
   expect(chat.status).toBe(200);
+  // Sent with an Idempotency-Key: the answer kept for a repetition holds the reply too.
   const reply = await api(gw, account, 'POST', `contacts/${contact.id}/messages`, {
     body: { body: 'Thanks Zephyrine, see you at TULIP-0091' },
+    headers: { 'Idempotency-Key': `reply-${contact.id}` },
   });
   expect(reply.status).toBe(201);
   expect(

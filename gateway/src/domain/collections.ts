@@ -91,7 +91,10 @@ export const collections: CollectionSpec[] = [
   },
   { name: 'webhooks', indexes: { account: { fields: ['accountId'] } } },
   { name: 'transactions', indexes: { account: { fields: ['accountId'] } } },
-  { name: 'idempotency', indexes: { key: { unique: true, fields: ['accountId', 'key'] } } },
+  {
+    name: 'idempotency',
+    indexes: { key: { unique: true, fields: ['accountId', 'key'] }, contact: { fields: ['contactId'] } },
+  },
   { name: 'imports', indexes: { list: { fields: ['listId'] } } },
   // The rows of an import still to be applied, a chunk per document: each is removed in the commit that applies it.
   { name: 'import_chunks', indexes: { position: { unique: true, fields: ['importId', 'position'] } } },

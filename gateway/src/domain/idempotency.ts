@@ -19,6 +19,8 @@ interface Remembered {
   leaseUntil: number;
   status: number | null;
   response: unknown;
+  /** The contact the response names (a team reply, a message sent), whose erasure forgets it (forgetAnswersNaming). */
+  contactId?: string | null;
   /** Epoch ms after which the key is forgotten. */
   expiresAt: number;
   createdAt: string;
@@ -102,13 +104,28 @@ export async function idempotent(
   const id = claim.claimed;
   try {
     const result = await perform(async (tx, status, response) => {
-      await tx.update<Remembered>('idempotency', id, { state: 'done', status, response });
+      await tx.update<Remembered>('idempotency', id, { state: 'done', status, response, contactId: named(response) });
     });
     return { ...result, replayed: false };
   } catch (err) {
     await release(gw, id);
     throw err;
   }
+}
+
+/** The contact a response names by its `contactId`, as every answer about a contact does. */
+const named = (response: unknown): string | null => {
+  const contactId = (response as { contactId?: unknown } | null)?.contactId;
+  return typeof contactId === 'string' ? contactId : null;
+};
+
+/**
+ * An erased contact's responses kept for a repetition go with it (engine/erase-contact.ts): they hold what was said
+ * to it. A repetition after the erasure is a new request, refused as any request about the contact then is.
+ */
+export async function forgetAnswersNaming(tx: Tx, contactId: string): Promise<void> {
+  for (const kept of await tx.find<Remembered>('idempotency', 'contact', [contactId]))
+    await tx.remove('idempotency', kept.id);
 }
 
 /** Lets a key go while it is in flight; not once it holds a response (a change committed though its answer was lost). */

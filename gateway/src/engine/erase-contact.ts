@@ -6,6 +6,7 @@ import { getContact, type Contact } from '../domain/contacts.js';
 import { conversationsOfContact, removeConversation } from '../domain/conversations.js';
 import { refuseErasedRows } from '../domain/erased-import-rows.js';
 import { forgetOptOut, keepOptOut } from '../domain/erased-opt-outs.js';
+import { forgetAnswersNaming } from '../domain/idempotency.js';
 import { recordErasure } from '../domain/erasures.js';
 import { forgetFailedOpening } from '../domain/failed-openings.js';
 import { entryNames, type InboundJob } from '../domain/inbound-entries.js';
@@ -47,6 +48,8 @@ export async function eraseContact(gw: Gateway, accountId: string, contactId: st
     await recordErasure(tx, addresses);
     // So is a row naming it of an import sent before now and not applied yet.
     await refuseErasedRows(tx, addresses);
+    // The answers kept for an Idempotency-Key hold what was said to it.
+    await forgetAnswersNaming(tx, contactId);
     const messages = await tx.find<Message>('messages', 'contact', [contactId]);
     const campaigns = await forgetConversations(tx, contact, messages);
     for (const d of await deliveriesOfContact(tx, contactId, messages)) {

@@ -389,6 +389,13 @@ CREATE INDEX IF NOT EXISTS "deliveries_by_turn" ON "deliveries" ((doc->>'turn'),
 CREATE TABLE IF NOT EXISTS "erasures" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
 `,
   },
+  {
+    version: 25,
+    name: 'the responses kept for an Idempotency-Key found by the contact they name, for its erasure to forget',
+    sql: `
+CREATE INDEX IF NOT EXISTS "idempotency_by_contact" ON "idempotency" ((doc->>'contactId'), seq) WHERE doc->>'contactId' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
