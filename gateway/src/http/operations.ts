@@ -151,7 +151,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Contacts',
       summary: 'Erase a contact',
       description:
-        "GDPR erasure: the contact, its conversations, messages, files, list memberships, search entries, waiting jobs, webhook deliveries and the provider's entries naming it that could never be processed are gone; " +
+        "GDPR erasure: the contact, its conversations, messages, files, list memberships, search entries, waiting jobs, webhook deliveries, the answers kept for an Idempotency-Key naming it and the provider's entries naming it that could never be processed are gone; " +
         'its messages a provider brought before the erasure and still to be processed are dropped, a STOP among them still kept as its opt-out; ' +
         'the rows naming it of imports sent before the erasure and not applied yet are rejected (CONTACT_ERASED); ' +
         'campaign counts stay, naming nobody. A contact who opted out stays opted out: its addresses are kept as keyed hashes, so the same phone, email or ID comes back opted out. Owner and admins.',
