@@ -1,4 +1,12 @@
-import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
+import {
+  advanceClock,
+  createAccount,
+  request,
+  startGateway,
+  untilIdle,
+  type TestAccount,
+  type TestGateway,
+} from '../helpers/gateway';
 import { CREDENTIAL, createHost, listSearch, loadOptions, runLeadChat, triggerNode, type Host } from './helpers/n8n';
 import { WebhookHost } from './helpers/webhookHost';
 
@@ -262,6 +270,64 @@ describe('LeadChat node: the team inbox', () => {
       });
       const conversation = await request(gw, 'GET', `/v1/conversations/${conversationId}`, { apiKey: account.apiKey });
       expect(conversation.body.assigneeId).toBe(agent.id);
+    });
+  });
+
+  describe('Conversation › Get Many: who waits for the team', () => {
+    let account: TestAccount;
+    let host: Host;
+    let waiting: { contactId: string; conversationId: string };
+    let newer: { contactId: string; conversationId: string };
+    let answered: { contactId: string; conversationId: string };
+    /** A gateway of its own, whose clock the test moves past the reminder. */
+    let gw: TestGateway;
+
+    beforeAll(async () => {
+      gw = await startGateway({ LEADCHAT_TEST_CLOCK: '1', LEADCHAT_JOB_POLL: '100ms' });
+      account = await createAccount(gw, { name: 'Acme Waiting Room' });
+      host = await createHost({ [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
+      // Asks for a person and waits past the reminder (15 minutes by default): reminded.
+      waiting = await visitorWrites(gw, account, 'visitor-w1', 'human');
+      // Answered by the team: nothing to reply to.
+      answered = await visitorWrites(gw, account, 'visitor-w3', 'human');
+      const reply = await request(gw, 'POST', `/v1/contacts/${answered.contactId}/messages`, {
+        apiKey: account.apiKey,
+        body: { body: 'Here to help', conversationId: answered.conversationId },
+      });
+      expect(reply.status).toBe(201);
+      await advanceClock(gw, '16m');
+      await untilIdle(gw);
+      // Asks for a person since: waits, not reminded yet.
+      newer = await visitorWrites(gw, account, 'visitor-w2', 'human');
+    }, 60_000);
+    afterAll(async () => {
+      await gw.stop();
+    });
+
+    const getMany = async (filters: Record<string, boolean>) => {
+      const run = await runLeadChat(host, { resource: 'conversation', operation: 'getAll', returnAll: true, filters });
+      expect(run.error).toBeUndefined();
+      return run
+        .output('LeadChat')
+        .map((i) => i.json.id)
+        .sort();
+    };
+
+    test('Needs Reply keeps the conversations whose contact waits for an answer, or only the others', async () => {
+      expect(await getMany({ needsReply: true })).toEqual([waiting.conversationId, newer.conversationId].sort());
+      expect(await getMany({ needsReply: false })).toEqual([answered.conversationId]);
+    });
+
+    test('Has Failed Message keeps the conversations holding a failed outgoing message, or only the others', async () => {
+      // Nothing receives this account's custom channel: each hand-off notice was stored failed.
+      const all = [waiting.conversationId, newer.conversationId, answered.conversationId].sort();
+      expect(await getMany({ failed: true })).toEqual(all);
+      expect(await getMany({ failed: false })).toEqual([]);
+    });
+
+    test('Reminded keeps those the team was reminded of (a Hand-Off Waiting event went), or only the others', async () => {
+      expect(await getMany({ reminded: true })).toEqual([waiting.conversationId]);
+      expect(await getMany({ reminded: false })).toEqual([newer.conversationId, answered.conversationId].sort());
     });
   });
 });

@@ -59,6 +59,30 @@ export const description = forOperation('conversation', 'getAll', [
         description: 'Only conversations on this channel',
       },
       {
+        displayName: 'Has Failed Message',
+        name: 'failed',
+        type: 'boolean',
+        default: true,
+        description:
+          'Whether to keep only the conversations holding an outgoing message that failed (on: those; off: only the others)',
+      },
+      {
+        displayName: 'Needs Reply',
+        name: 'needsReply',
+        type: 'boolean',
+        default: true,
+        description:
+          'Whether to keep only the conversations whose contact waits for an answer: an unread message from them, or theirs is the latest (on: those; off: only the others)',
+      },
+      {
+        displayName: 'Reminded',
+        name: 'reminded',
+        type: 'boolean',
+        default: true,
+        description:
+          'Whether to keep only the conversations whose contact still waits for a person after the team was reminded, as a Hand-Off Waiting event tells (on: those; off: only the others)',
+      },
+      {
         displayName: 'Status',
         name: 'status',
         type: 'options',
@@ -86,6 +110,10 @@ export async function execute(
   for (const key of ['status', 'campaignId', 'channel', 'assigneeId']) {
     const value = textOf(filters[key]).trim();
     if (value) qs[key] = value;
+  }
+  // The API takes these as `true` or `false`; a filter not added is neither, and keeps every conversation.
+  for (const key of ['failed', 'needsReply', 'reminded']) {
+    if (typeof filters[key] === 'boolean') qs[key] = String(filters[key]);
   }
   const conversations = await leadChatGetMany.call(
     this,
