@@ -271,6 +271,31 @@ describe('LeadChat node: conversations', () => {
       });
     });
 
+    test('with an Idempotency Key, a run made again (its answer lost) sends once and outputs the first reply; the key again with other text fails, saying why', async () => {
+      const contactId = contacts.get('visitor-14')!;
+      const send = (text: string) =>
+        runLeadChat(host, {
+          resource: 'conversation',
+          operation: 'sendAsTeamMember',
+          contactId,
+          text,
+          additionalFields: { idempotencyKey: ' ticket-4711 ' },
+        });
+      const first = await send('Your order ships today');
+      expect(first.error).toBeUndefined();
+      const again = await send('Your order ships today');
+      expect(again.output('LeadChat')[0]!.json).toEqual(first.output('LeadChat')[0]!.json);
+      const team = (await api('GET', `/contacts/${contactId}/messages`)).body.data.filter(
+        (m: { author: string }) => m.author === 'team',
+      );
+      expect(team).toHaveLength(1);
+
+      const reused = await send('Another answer');
+      expect(reused.error?.description).toMatch(
+        /^HTTP 422 IDEMPOTENCY_KEY_REUSED from POST \/contacts\/\S+\/messages\. This Idempotency Key was already used for another request/,
+      );
+    });
+
     test('with a Conversation ID, on that conversation; one of another contact is refused with the API message', async () => {
       const contactId = contacts.get('visitor-12')!;
       const [own] = (await listed(`&campaignId=${campaignId}`)).filter((c) => c.contactId === contactId);

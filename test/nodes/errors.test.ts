@@ -445,10 +445,12 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
       };
       const inFlight = await runLeadChat(host, grant);
       expect(inFlight.error?.description).toMatch(
-        /^HTTP 409 from POST \/subaccounts\/credits\. A grant with the same Idempotency Key is still being processed/,
+        /^HTTP 409 from POST \/subaccounts\/credits\. A request with the same Idempotency Key is still being processed/,
       );
       const reused = await runLeadChat(host, grant);
-      expect(reused.error?.description).toMatch(/^HTTP 422 IDEMPOTENCY_KEY_REUSED .*Use a new key for a new grant/);
+      expect(reused.error?.description).toMatch(
+        /^HTTP 422 IDEMPOTENCY_KEY_REUSED .*Use a new key for each new request/,
+      );
     });
 
     test('the List dropdown on a server without GET /lists says to give the ID instead', async () => {

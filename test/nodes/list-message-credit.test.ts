@@ -346,7 +346,7 @@ describe('LeadChat node: lists, messages, credits', () => {
       expect(reused.error?.message).toMatch(
         /^LeadChat: This Idempotency-Key was used with a different request \(another body, or another path\)$/,
       );
-      expect(reused.error?.description).toMatch(/HTTP 422 IDEMPOTENCY_KEY_REUSED .*Use a new key for a new grant/);
+      expect(reused.error?.description).toMatch(/HTTP 422 IDEMPOTENCY_KEY_REUSED .*Use a new key for each new request/);
     });
 
     test('a standard account is told it needs an agency key; an unknown sub-account names the email to check', async () => {

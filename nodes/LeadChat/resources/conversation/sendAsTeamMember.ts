@@ -29,6 +29,15 @@ export const description = forOperation('conversation', 'sendAsTeamMember', [
         description:
           "The conversation to answer in, when the contact has several (one per channel). Empty: the contact's latest conversation.",
       },
+      {
+        displayName: 'Idempotency Key',
+        name: 'idempotencyKey',
+        type: 'string',
+        default: '',
+        placeholder: 'e.g. {{ $json.ticketId }}',
+        description:
+          'A key of this reply alone (e.g. the ID of the ticket or message it answers): sent again with the same key, contact and text, as when its answer was lost and the node retried, the reply goes once and the first one is output. Never one key for several replies.',
+      },
     ],
   },
 ]);
@@ -42,12 +51,17 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
   const contactId = readContactId.call(this, itemIndex);
   const text = String(this.getNodeParameter('text', itemIndex, ''));
   if (!text.trim()) throw new NodeOperationError(this.getNode(), 'Text is empty', { itemIndex });
-  const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as { conversationId?: unknown };
+  const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as {
+    conversationId?: unknown;
+    idempotencyKey?: unknown;
+  };
   const conversationId = textOf(fields.conversationId).trim();
+  const idempotencyKey = textOf(fields.idempotencyKey).trim();
   const response = await leadChatRequest.call(this, {
     method: 'POST',
     path: `/contacts/${encodeURIComponent(contactId)}/messages`,
     body: { body: text, ...(conversationId ? { conversationId } : {}) },
+    headers: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : undefined,
     itemIndex,
     retry: settings.retry,
     notFoundHint: 'Check the Contact ID and the Conversation ID.',
