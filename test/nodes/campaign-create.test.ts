@@ -95,6 +95,26 @@ describe('LeadChat node: Campaign › Create', () => {
     expect(await campaignCount()).toBe(before);
   });
 
+  test('with an Idempotency Key, a run made again (its answer lost) creates the campaign once and outputs it', async () => {
+    const before = await campaignCount();
+    const create = () =>
+      runLeadChat(host, {
+        resource: 'campaign',
+        operation: 'create',
+        name: 'Summer checkups',
+        channel: 'sms',
+        list: locator(listId),
+        openingMessage: 'Hi {{first_name|there}}, time for a checkup?',
+        status: 'live',
+        additionalFields: { idempotencyKey: 'summer-checkups-2026' },
+      });
+    const first = await create();
+    expect(first.error).toBeUndefined();
+    const again = await create();
+    expect(again.output('LeadChat')[0]!.json).toEqual(first.output('LeadChat')[0]!.json);
+    expect(await campaignCount()).toBe(before + 1);
+  });
+
   test('an unknown list is named', async () => {
     const run = await runLeadChat(host, {
       resource: 'campaign',

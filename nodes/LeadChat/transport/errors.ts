@@ -69,7 +69,7 @@ const CODE_HINTS: Record<string, string> = {
   MEMBER_NOT_ACTIVE:
     'Only a team member who accepted the invitation takes conversations: ask them to open their invitation link and set a password, or pick an active member.',
   IDEMPOTENCY_KEY_REUSED:
-    'This Idempotency Key was already used for another request (another grant or reply, to another sub-account or contact, or with other values). Use a new key for each new request; reuse it only to repeat the same one.',
+    'This Idempotency Key was already used for another request (another grant, reply or campaign, to another sub-account or contact, or with other values). Use a new key for each new request; reuse it only to repeat the same one.',
   IDEMPOTENCY_IN_FLIGHT:
     "A request with the same Idempotency Key is still being processed. Retry in a moment: it will return that request's answer instead of doing it twice.",
   CAMPAIGN_NOT_LIVE: 'Make the campaign Live first, e.g. with Campaign > Update and Status Live.',

@@ -181,6 +181,15 @@ export const description = forOperation('campaign', 'create', [
         description: 'What the AI bot knows about your business',
       },
       {
+        displayName: 'Idempotency Key',
+        name: 'idempotencyKey',
+        type: 'string',
+        default: '',
+        placeholder: 'e.g. {{ $json.campaignRequestId }}',
+        description:
+          'A key of this campaign alone: sent again with the same key and fields, as when its answer was lost and the workflow ran again, the campaign is created once and the first one is output. Never one key for several campaigns.',
+      },
+      {
         displayName: 'Language',
         name: 'language',
         type: 'string',
@@ -211,6 +220,7 @@ export const description = forOperation('campaign', 'create', [
 
 interface CreateFields {
   botActive?: boolean;
+  idempotencyKey?: string;
   faqs?: { faq?: Array<{ question?: string; answer?: string }> };
   goal?: string;
   handoffMessage?: string;
@@ -288,10 +298,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
   if (faqs.length) bot.faqs = faqs;
   if (Object.keys(bot).length) body.bot = bot;
 
+  const idempotencyKey = text(fields.idempotencyKey);
   const response = await leadChatRequest.call(this, {
     method: 'POST',
     path: '/campaigns',
     body,
+    headers: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : undefined,
     itemIndex,
     retry: settings.retry,
     notFoundHint: 'Check the List: no list of this account has this ID.',
