@@ -67,6 +67,28 @@ describe('LeadChat node: leads and contacts', () => {
       });
     });
 
+    test("a phone written with a word processor's dashes or a minus sign is read as its number, as the API reads it", async () => {
+      // A no-break hyphen (Word), an en dash (Numbers, Pages) and a minus sign between the digits.
+      const run = await runLeadChat(host, capture(), [
+        { json: { phone: '+33 6\u201112\u201134\u201156\u201178', name: 'Chloé', email: 'chloe.dash@example.com' } },
+        { json: { phone: '+1 415\u2013555\u20130170', name: 'Ava', email: 'ava.dash@example.com' } },
+        { json: { phone: '+44 20 7946 \u22120171', name: 'Ian', email: 'ian.dash@example.com' } },
+      ]);
+      expect(run.error).toBeUndefined();
+      expect(run.output('LeadChat').map((i) => i.json.phone)).toEqual([
+        '+33612345678',
+        '+14155550170',
+        '+442079460171',
+      ]);
+      const found = await runLeadChat(host, {
+        resource: 'contact',
+        operation: 'get',
+        phone: '+1 415\u2013555\u20130170',
+      });
+      expect(found.error).toBeUndefined();
+      expect(found.output('LeadChat')[0]!.json).toMatchObject({ phone: '+14155550170', firstName: 'Ava' });
+    });
+
     test('a lead whose email is known but phone is new is found by email, not duplicated', async () => {
       const existing = await request(gw, 'POST', '/v1/contacts', {
         apiKey: account.apiKey,

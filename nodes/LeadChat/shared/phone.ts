@@ -8,7 +8,8 @@
 export function normalizePhone(raw: string, defaultCountryCode = ''): string | undefined {
   let phone = raw.trim().replace(/^tel:/i, '');
   if (!phone) return undefined;
-  phone = phone.replace(/[\s().\-/]/g, '');
+  // Every dash too, as the API takes them: a word processor's en dash or no-break hyphen, a minus sign.
+  phone = phone.replace(/[\s()./\p{Pd}\u2212]/gu, '');
   if (phone.startsWith('00')) phone = `+${phone.slice(2)}`;
   if (!phone.startsWith('+')) {
     const countryCode = defaultCountryCode.replace(/\D/g, '');
