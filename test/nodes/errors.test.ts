@@ -281,6 +281,19 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
       });
       expect(refused.error?.message).toMatch(/^LeadChat: Too many failed authentications from this address/);
       expect(refused.error?.httpCode).toBe('429');
+      // Waiting does not make a wrong key right: the item fails at once, saying to fix the key, not the batch size.
+      const startedAt = Date.now();
+      const atOnce = await runLeadChat(stale, {
+        resource: 'contact',
+        operation: 'get',
+        searchBy: 'email',
+        email: 'x@example.com',
+        options: { maxRetries: 3, maxWaitSeconds: 5 },
+      });
+      expect(Date.now() - startedAt).toBeLessThan(4_000);
+      expect(atOnce.error?.description).toMatch(/^HTTP 429 RATE_LIMITED from GET \/contacts\. .*wrong API keys/);
+      expect(atOnce.error?.description).toMatch(/Check the API Key of the LeadChat API credential/);
+      expect(atOnce.error?.description).not.toMatch(/Items per Batch|Gave up/);
       const valid = await createHost({
         leadChatApi: { baseUrl: limited.apiBase, apiKey: account.apiKey, ignoreSslIssues: true },
       });

@@ -43,6 +43,14 @@ export function isRouteMiss(failure: ApiFailure): boolean {
   return /^No route /.test(failure.message);
 }
 
+/**
+ * Whether a 429 is the gateway refusing wrong API keys from n8n's address (`Too many failed authentications …`)
+ * rather than a key over its rate: waiting does not make a wrong key right, so the item fails at once, saying so.
+ */
+export function isAuthThrottle(status: number, failure: ApiFailure): boolean {
+  return status === 429 && /^Too many failed authentications\b/.test(failure.message);
+}
+
 /** Whether the body is an error in the API's shape, `{error:{…}}` or `{error:"…"}` (spec §7), not a web page. */
 export function isApiErrorBody(body: unknown): boolean {
   if (!body || typeof body !== 'object') return false;
@@ -135,6 +143,8 @@ function hintFor(status: number, failure: ApiFailure, endpoint: string): string 
     case 413:
       return tooLargeHint(endpoint);
     case 429:
+      if (isAuthThrottle(status, failure))
+        return "Requests from n8n's address gave wrong API keys too many times, so the server refuses them for a while (the message says how long). Check the API Key of the LeadChat API credential, and of every LeadChat credential on this n8n: a key generated anew invalidates the old one.";
       return 'The API key is over its rate limit. Lower "Items per Batch" or raise "Batch Interval" in the node options, or allow more retries.';
     default:
       return status >= 500 ? 'The server could not process the request. Retry after a short time.' : undefined;
@@ -160,7 +170,7 @@ export function leadChatApiError(node: INode, input: ApiErrorInput): NodeApiErro
   const endpoint = `${input.method} ${input.path}`;
   const message = redact(failure.message, input.apiKey);
   const retried =
-    input.status === 429 && input.retries !== undefined
+    input.status === 429 && input.retries !== undefined && !isAuthThrottle(input.status, failure)
       ? `Gave up after ${input.retries} ${input.retries === 1 ? 'retry' : 'retries'}.`
       : undefined;
   const specific = input.status === 404 && !isRouteMiss(failure) ? input.notFoundHint : undefined;

@@ -8,7 +8,14 @@ import {
   type ILoadOptionsFunctions,
 } from 'n8n-workflow';
 
-import { isApiErrorBody, isRouteMiss, leadChatApiError, leadChatNetworkError, readApiFailure } from './errors';
+import {
+  isApiErrorBody,
+  isAuthThrottle,
+  isRouteMiss,
+  leadChatApiError,
+  leadChatNetworkError,
+  readApiFailure,
+} from './errors';
 import { DEFAULT_RETRY_POLICY, retryAfterSeconds, waitSeconds, type RetryPolicy } from './rateLimit';
 
 export const CREDENTIAL_TYPE = 'leadChatApi';
@@ -121,7 +128,11 @@ export async function leadChatRequest(this: LeadChatContext, request: LeadChatRe
       return { statusCode, body: asObject(response.body), headers: response.headers ?? {} };
     }
 
-    if (statusCode === 429 && attempt < policy.maxRetries) {
+    if (
+      statusCode === 429 &&
+      attempt < policy.maxRetries &&
+      !isAuthThrottle(statusCode, readApiFailure(statusCode, response.body))
+    ) {
       const seconds = waitSeconds(retryAfterSeconds(response.headers, Date.now()), attempt, policy);
       await sleep(seconds * 1000);
       continue;
