@@ -30,6 +30,7 @@ const ANSWERS = [
   'createContact',
   'addContactToList',
   'listLists',
+  'listListContacts',
   'listCampaigns',
   'listConversations',
   'listMembers',

@@ -48,6 +48,32 @@ describe("LeadChat node: lists, campaign updates and a message's delivery status
     expect(empty.error?.message).toBe('Name is empty');
   });
 
+  test("List › Get Contacts: a list's contacts in the order they joined; Return All walks every page, Limit stops", async () => {
+    const list = (await api('POST', '/lists', { name: 'Spring open day' })).body;
+    const joined: string[] = [];
+    for (let n = 0; n < 105; n++) {
+      const contact = (await api('POST', '/contacts', { phone: `+1415555${String(7000 + n)}`, firstName: `G${n}` }))
+        .body;
+      expect((await api('POST', `/lists/${list.id}/contacts`, { contactId: contact.id })).status).toBe(201);
+      joined.push(contact.id);
+    }
+    const all = await runLeadChat(host, {
+      resource: 'list',
+      operation: 'getContacts',
+      list: byId(list.id),
+      returnAll: true,
+    });
+    expect(all.error).toBeUndefined();
+    const items = all.output('LeadChat');
+    expect(items.map((item) => item.json.id)).toEqual(joined);
+    expect(items[0]!.json).toMatchObject({ firstName: 'G0', phone: '+14155557000', addedAt: expect.any(String) });
+    for (const item of items) expect(item.pairedItem).toEqual({ item: 0 });
+    const some = await runLeadChat(host, { resource: 'list', operation: 'getContacts', list: byId(list.id), limit: 3 });
+    expect(some.output('LeadChat').map((item) => item.json.id)).toEqual(joined.slice(0, 3));
+    const unknown = await runLeadChat(host, { resource: 'list', operation: 'getContacts', list: byId('lst_nope') });
+    expect(unknown.error?.description).toMatch(/^HTTP 404 LIST_NOT_FOUND from GET \/lists\/lst_nope\/contacts\./);
+  });
+
   test('List › Remove Contact takes the contact off the list, which keeps the others; again is a 404 that says why', async () => {
     const list = (await api('POST', '/lists', { name: 'Removal' })).body;
     const [stay, go] = await Promise.all([

@@ -16,7 +16,10 @@ export const DROPDOWN_RETRY = { maxRetries: 1, maxWaitSeconds: 5 };
 export const DROPDOWN_PAGE = 50;
 
 /** The list endpoints whose records have a name to show. */
-export type NamedListPath = Exclude<ListPath, '/contacts' | '/conversations' | '/webhooks'>;
+export type NamedListPath = Exclude<
+  ListPath,
+  '/contacts' | '/conversations' | '/webhooks' | `/lists/${string}/contacts`
+>;
 
 export interface RecordSearch<P extends NamedListPath> {
   /** The list endpoint, e.g. `/lists`. */

@@ -208,6 +208,57 @@ export interface components {
        */
       createdAt: string;
     };
+    ListContact: {
+      id: string;
+      firstName: string;
+      lastName: string;
+      /** @description E.164, or "" when the contact has none */
+      phone: string;
+      email: string;
+      /** @description A custom channel's id of the contact, when it wrote there first */
+      fromId?: string;
+      /** @description The contact's id on each custom channel and on Messenger and Instagram */
+      externalIds?: {
+        [key: string]: string;
+      };
+      customFields?: {
+        [key: string]: string | number | boolean | null;
+      };
+      /** @description The last opt-out (STOP …), while it holds */
+      optOut?: {
+        /**
+         * Format: date-time
+         * @description An ISO 8601 time in UTC
+         */
+        at: string;
+        /** @description The conversation's channel: sms, whatsapp, messenger, instagram or custom:<label> */
+        channel: string;
+        /** @description The word the contact wrote (STOP, START …) */
+        keyword: string;
+      };
+      /** @description The last opt-in (START, UNSTOP) after an opt-out */
+      optIn?: {
+        /**
+         * Format: date-time
+         * @description An ISO 8601 time in UTC
+         */
+        at: string;
+        /** @description The conversation's channel: sms, whatsapp, messenger, instagram or custom:<label> */
+        channel: string;
+        /** @description The word the contact wrote (STOP, START …) */
+        keyword: string;
+      };
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      addedAt: string;
+    };
     Campaign: {
       id: string;
       name: string;
@@ -678,6 +729,12 @@ export interface components {
       /** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
       nextCursor: string | null;
     };
+    /** @description The 200 answer of GET /lists/{listId}/contacts (listListContacts) */
+    ListListContactsAnswer: {
+      data: components['schemas']['ListContact'][];
+      /** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
+      nextCursor: string | null;
+    };
     /** @description The 200 answer of GET /campaigns (listCampaigns) */
     ListCampaignsAnswer: {
       data: components['schemas']['Campaign'][];
@@ -774,6 +831,7 @@ export type Contact = components['schemas']['Contact'];
 export type Conversation = components['schemas']['Conversation'];
 export type Message = components['schemas']['Message'];
 export type List = components['schemas']['List'];
+export type ListContact = components['schemas']['ListContact'];
 export type Campaign = components['schemas']['Campaign'];
 export type MessageWithDeliveries = components['schemas']['MessageWithDeliveries'];
 export type Member = components['schemas']['Member'];
@@ -791,6 +849,7 @@ export type FindContactsAnswer = components['schemas']['FindContactsAnswer'];
 export type CreateContactAnswer = components['schemas']['CreateContactAnswer'];
 export type AddContactToListAnswer = components['schemas']['AddContactToListAnswer'];
 export type ListListsAnswer = components['schemas']['ListListsAnswer'];
+export type ListListContactsAnswer = components['schemas']['ListListContactsAnswer'];
 export type ListCampaignsAnswer = components['schemas']['ListCampaignsAnswer'];
 export type ListConversationsAnswer = components['schemas']['ListConversationsAnswer'];
 export type ListMembersAnswer = components['schemas']['ListMembersAnswer'];

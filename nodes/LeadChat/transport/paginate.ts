@@ -4,6 +4,7 @@ import type {
   FindContactsAnswer,
   ListCampaignsAnswer,
   ListConversationsAnswer,
+  ListListContactsAnswer,
   ListListsAnswer,
   ListMembersAnswer,
   ListWebhooksAnswer,
@@ -20,6 +21,8 @@ export interface ListAnswers {
   '/campaigns': ListCampaignsAnswer;
   '/conversations': ListConversationsAnswer;
   '/lists': ListListsAnswer;
+  /** A list's contacts, in the order they joined. */
+  [path: `/lists/${string}/contacts`]: ListListContactsAnswer;
   '/members': ListMembersAnswer;
   '/webhooks': ListWebhooksAnswer;
 }

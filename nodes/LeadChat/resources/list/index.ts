@@ -4,9 +4,10 @@ import type { Operation } from '../../shared/types';
 import * as addContact from './addContact';
 import * as create from './create';
 import * as getAll from './getAll';
+import * as getContacts from './getContacts';
 import * as removeContact from './removeContact';
 
-export const operations: Record<string, Operation> = { addContact, create, getAll, removeContact };
+export const operations: Record<string, Operation> = { addContact, create, getAll, getContacts, removeContact };
 
 export const description: INodeProperties[] = [
   {
@@ -29,6 +30,12 @@ export const description: INodeProperties[] = [
         description: 'Create an empty list of contacts',
       },
       {
+        name: 'Get Contacts',
+        value: 'getContacts',
+        action: 'Get the contacts of a list',
+        description: 'List the contacts of a list, in the order they joined',
+      },
+      {
         name: 'Get Many',
         value: 'getAll',
         action: 'Get many lists',
@@ -46,5 +53,6 @@ export const description: INodeProperties[] = [
   ...addContact.description,
   ...create.description,
   ...getAll.description,
+  ...getContacts.description,
   ...removeContact.description,
 ];
