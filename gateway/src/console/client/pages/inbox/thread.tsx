@@ -48,6 +48,15 @@ export function Thread(props: {
   onChanged: () => void;
 }) {
   const [conversation, setConversation] = useState<Conversation | undefined>(undefined);
+  // A read that left before a change was answered (an assignment) may answer after it: what it read is older, and
+  // the change's answer stays. Each read takes a turn as it leaves, each change's answer as it comes.
+  const turns = useRef({ taken: 0, shown: 0 });
+  const turn = () => ++turns.current.taken;
+  const show = (c: Conversation, at: number) => {
+    if (at < turns.current.shown) return;
+    turns.current.shown = at;
+    setConversation(c);
+  };
   const [messages, setMessages] = useState<Message[] | undefined>(undefined);
   // Each read of the thread: a message still being sent reads its delivery attempts again on each (see MessageItem).
   const [reads, setReads] = useState(0);
@@ -62,6 +71,7 @@ export function Thread(props: {
   const [news, setNews] = useState('');
   const known = useRef<Set<string> | undefined>(undefined);
   const load = async () => {
+    const leftAt = turn();
     const res = await get<Conversation>(`/v1/conversations/${encodeURIComponent(props.id)}`);
     if (!res.ok) {
       // Gone (its contact erased or merged, here or elsewhere): nothing of it stays on the screen.
@@ -73,7 +83,7 @@ export function Thread(props: {
     }
     const thread = await threadOf(res.data!);
     setError(thread.ok ? undefined : thread.error);
-    setConversation(res.data);
+    show(res.data!, leftAt);
     if (thread.ok) {
       const before = known.current;
       known.current = new Set(thread.data!.map((m) => m.id));
@@ -83,8 +93,9 @@ export function Thread(props: {
       setReads((n) => n + 1);
     }
     if (res.data!.unread > 0 && document.visibilityState === 'visible') {
+      const readAt = turn();
       const read = await call<Conversation>('POST', `/v1/conversations/${encodeURIComponent(props.id)}/read`);
-      if (read.ok) setConversation(read.data);
+      if (read.ok) show(read.data!, readAt);
       props.onChanged();
     }
   };
@@ -179,7 +190,7 @@ export function Thread(props: {
         conversation={conversation}
         team={props.team}
         onChanged={(c) => {
-          setConversation(c);
+          show(c, turn());
           props.onChanged();
         }}
       />
