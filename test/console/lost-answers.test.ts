@@ -37,13 +37,19 @@ afterAll(async () => {
   await stopConsole(gw, browser);
 });
 
-test('a reply whose answer was lost is sent again with its Idempotency-Key and reaches the contact once; the next reply is another', async () => {
-  const reply = page.getByLabel('Reply as your team', { exact: true });
-  const form = page.locator('.inbox-reply');
+/**
+ * Creates through the console's form whose first try reaches the gateway but whose answer never reaches the page,
+ * then (after `between`, what the test reads of the page meanwhile) submits it again: answers the Idempotency-Key of
+ * each try.
+ */
+async function createdAfterLostAnswer(
+  path: string,
+  submit: () => Promise<void>,
+  between: () => Promise<void> = async () => undefined,
+): Promise<string[]> {
   const keys: string[] = [];
-  // The first try reaches the gateway, which sends the reply, but its answer never reaches the page.
   await page.route(
-    `**/v1/contacts/${contactId}/messages`,
+    `**${path}`,
     async (route) => {
       if (route.request().method() !== 'POST') return route.fallback();
       keys.push(route.request().headers()['idempotency-key']!);
@@ -52,17 +58,29 @@ test('a reply whose answer was lost is sent again with its Idempotency-Key and r
     },
     { times: 1 },
   );
-  await reply.fill('Friday at 10 is free: shall I book it?');
-  await page.getByRole('button', { name: 'Send reply' }).click();
-  await form.getByRole('alert').filter({ hasText: 'cannot be reached' }).waitFor();
-  expect(await reply.inputValue()).toBe('Friday at 10 is free: shall I book it?');
-  expect(await sentBodies()).toEqual(['Friday at 10 is free: shall I book it?']);
-
-  const again = page.waitForRequest(
-    (r) => r.url().endsWith(`/v1/contacts/${contactId}/messages`) && r.method() === 'POST',
-  );
-  await page.getByRole('button', { name: 'Send reply' }).click();
+  await submit();
+  await page.getByRole('alert').filter({ hasText: 'cannot be reached' }).waitFor();
+  await between();
+  const again = page.waitForRequest((r) => r.url().endsWith(path) && r.method() === 'POST');
+  await submit();
   keys.push((await again).headers()['idempotency-key']!);
+  return keys;
+}
+
+test('a reply whose answer was lost is sent again with its Idempotency-Key and reaches the contact once; the next reply is another', async () => {
+  const reply = page.getByLabel('Reply as your team', { exact: true });
+  const form = page.locator('.inbox-reply');
+  await reply.fill('Friday at 10 is free: shall I book it?');
+  // The first try reaches the gateway, which sends the reply, but its answer never reaches the page.
+  const keys = await createdAfterLostAnswer(
+    `/v1/contacts/${contactId}/messages`,
+    () => page.getByRole('button', { name: 'Send reply' }).click(),
+    async () => {
+      await form.getByRole('alert').filter({ hasText: 'cannot be reached' }).waitFor();
+      expect(await reply.inputValue()).toBe('Friday at 10 is free: shall I book it?');
+      expect(await sentBodies()).toEqual(['Friday at 10 is free: shall I book it?']);
+    },
+  );
   await form.getByRole('status').filter({ hasText: 'Reply sent.' }).waitFor();
   expect(await sentBodies()).toEqual(['Friday at 10 is free: shall I book it?']);
   expect(await reply.inputValue()).toBe('');
@@ -89,23 +107,9 @@ test('a new campaign whose answer was lost is created once when created again: n
   await page.getByRole('button', { name: 'New campaign' }).click();
   await page.getByLabel('Name', { exact: true }).fill(name);
   await page.getByLabel('Opening message', { exact: true }).fill('Hi {{first_name|there}}, time for a check-up?');
-  const keys: string[] = [];
-  await page.route(
-    '**/v1/campaigns',
-    async (route) => {
-      if (route.request().method() !== 'POST') return route.fallback();
-      keys.push(route.request().headers()['idempotency-key']!);
-      await route.fetch();
-      await route.abort('connectionreset');
-    },
-    { times: 1 },
+  const keys = await createdAfterLostAnswer('/v1/campaigns', () =>
+    page.getByRole('button', { name: 'Create campaign' }).click(),
   );
-  await page.getByRole('button', { name: 'Create campaign' }).click();
-  await page.getByRole('alert').filter({ hasText: 'cannot be reached' }).waitFor();
-
-  const again = page.waitForRequest((r) => r.url().endsWith('/v1/campaigns') && r.method() === 'POST');
-  await page.getByRole('button', { name: 'Create campaign' }).click();
-  keys.push((await again).headers()['idempotency-key']!);
   await page.getByRole('status').filter({ hasText: 'Campaign created.' }).waitFor();
   const named = (await api(gw, owner, 'GET', '/v1/campaigns')).body.data.filter(
     (c: { name: string }) => c.name === name,
@@ -115,30 +119,6 @@ test('a new campaign whose answer was lost is created once when created again: n
   expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
   expect(keys[1]).toBe(keys[0]);
 });
-
-/**
- * Creates through the console's form whose first try reaches the gateway but whose answer never reaches the page,
- * then submits it again: answers the Idempotency-Key of each try.
- */
-async function createdAfterLostAnswer(path: string, submit: () => Promise<void>): Promise<string[]> {
-  const keys: string[] = [];
-  await page.route(
-    `**${path}`,
-    async (route) => {
-      if (route.request().method() !== 'POST') return route.fallback();
-      keys.push(route.request().headers()['idempotency-key']!);
-      await route.fetch();
-      await route.abort('connectionreset');
-    },
-    { times: 1 },
-  );
-  await submit();
-  await page.getByRole('alert').filter({ hasText: 'cannot be reached' }).waitFor();
-  const again = page.waitForRequest((r) => r.url().endsWith(path) && r.method() === 'POST');
-  await submit();
-  keys.push((await again).headers()['idempotency-key']!);
-  return keys;
-}
 
 test('a new list whose answer was lost is created once when created again', async () => {
   const name = 'Autumn recalls';
