@@ -71,6 +71,13 @@ export function notText(name: string, bytes: Uint8Array, text: string): string |
  */
 export const MAX_FILE_BYTES = 2 * IMPORT_MAX_BYTES;
 
+/** A file refused for its size (`holds`: "is 41.2 MB", "holds 21.0 MB of text"), and what to do instead. */
+export const tooLargeToImport = (name: string, holds: string) =>
+  `${name} ${holds}: an import takes at most ${IMPORT_MAX_BYTES / 2 ** 20} MB. Split the file and import each part.`;
+
+/** Megabytes as the refusals say them: one decimal. */
+export const megabytes = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+
 /**
  * Why a file is too large to import, if it is: the size of its text in UTF-8, as the API measures a file, is what
  * counts; Windows-1252 takes more bytes there for each accent, UTF-16 half as many.
@@ -78,7 +85,7 @@ export const MAX_FILE_BYTES = 2 * IMPORT_MAX_BYTES;
 export function tooLarge(name: string, text: string): string | undefined {
   const bytes = new TextEncoder().encode(text).length;
   if (bytes <= IMPORT_MAX_BYTES) return undefined;
-  return `${name} holds ${(bytes / 2 ** 20).toFixed(1)} MB of text: an import takes at most 20 MB. Split the file and import each part.`;
+  return tooLargeToImport(name, `holds ${megabytes(bytes)} of text`);
 }
 
 /** The file's text in an encoding; a BOM of that encoding is dropped. */

@@ -16,9 +16,11 @@ import {
   guessEncoding,
   headerRow,
   MAX_FILE_BYTES,
+  megabytes,
   notText,
   offerCustomFields,
   tooLarge,
+  tooLargeToImport,
   type ContactField,
 } from './csv.js';
 import { ImportProgress, ImportReport } from './import-report.js';
@@ -90,9 +92,7 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
     if (!picked) return;
     // Too large for its text to be 20 MB in any encoding offered: not read at all.
     if (picked.size > MAX_FILE_BYTES) {
-      setReading(
-        `${picked.name} is ${(picked.size / 1024 / 1024).toFixed(1)} MB: an import takes at most 20 MB. Split the file and import each part.`,
-      );
+      setReading(tooLargeToImport(picked.name, `is ${megabytes(picked.size)}`));
       return;
     }
     const bytes = new Uint8Array(await picked.arrayBuffer());
