@@ -32,8 +32,9 @@ const LEASE_MS = 60_000;
 type Claim = { replay: Remembered } | { claimed: string };
 
 /**
- * Runs `perform` at most once per account and key within 24 h. The same key with the same body replays the
- * first response; with another body it is 422; while the first is still in flight it is 409. `perform` returns
+ * Runs `perform` at most once per account and key within 24 h. The same key with the same request (its method,
+ * path and body, as http/idempotent-answer.ts gives it) replays the first response; with another request it is 422;
+ * while the first is still in flight it is 409. `perform` returns
  * the status and body to answer, and calls `remember(...)` inside its own transaction, so the response is kept
  * exactly when the change commits. A failed `perform` releases the key, unless its response was kept after all (its
  * commit's answer lost: CommitOutcomeUnknownError), which a repetition then replays.
@@ -42,7 +43,7 @@ export async function idempotent(
   gw: Gateway,
   accountId: string,
   key: string | undefined,
-  body: unknown,
+  request: unknown,
   perform: (
     remember: (tx: Tx, status: number, response: unknown) => Promise<void>,
   ) => Promise<{ status: number; response: unknown }>,
@@ -51,7 +52,7 @@ export async function idempotent(
   if (!/^[\x21-\x7e]{1,255}$/.test(key))
     throw badRequest('Idempotency-Key: must be 1-255 visible ASCII characters', 'INVALID_IDEMPOTENCY_KEY');
   const requestHash = createHash('sha256')
-    .update(JSON.stringify(body ?? null))
+    .update(JSON.stringify(request ?? null))
     .digest('hex');
 
   /** The record this request made, if it made one: the only one it may let go of when its claim's outcome is unknown. */

@@ -4,10 +4,10 @@ import { idempotent } from '../domain/idempotency.js';
 import type { Tx } from '../store/store.js';
 
 /**
- * A change a client may send again with its Idempotency-Key after an answer that never arrived (a grant, a team
- * reply, a new campaign): `make` performs it, keeping its answer (`keep`) in its own transaction; the same key,
- * method, path and body again get that answer again, with `Idempotent-Replayed: true`, and perform nothing (domain/idempotency.ts).
- * Answers the status and the body to send.
+ * A creation or a send a client may make again with its Idempotency-Key after an answer that never arrived: `make`
+ * performs it, keeping its answer (`keep`) in its own transaction; the same key, method, path and body again get that
+ * answer again, with `Idempotent-Replayed: true`, and perform nothing (domain/idempotency.ts). Answers the status and
+ * the body to send.
  */
 export async function idempotentAnswer<T>(
   gw: Gateway,
