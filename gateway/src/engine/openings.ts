@@ -202,17 +202,12 @@ async function scheduleOpening(tx: Tx, campaign: Campaign, contact: Contact, del
   }
   if (isUnreachableReason(reason)) await recordUnreachable(tx, reason, opening);
   if (dueAt !== null && isUnreachableReason(earlier?.reason)) await forgetUnreachable(tx, earlier.reason, opening);
-  await updateConversation(
-    tx,
-    conversation,
-    followedUpByAnother(conversation, campaign.id)
-      ? { opening: stateOf(opening) }
-      : {
-          campaignId: campaign.id,
-          opening: stateOf(opening),
-          next: dueAt === null ? conversation.next : { kind: 'opening', at: iso(dueAt) },
-        },
-  );
+  await updateConversation(tx, conversation, {
+    opening: stateOf(opening),
+    ...(followedUpByAnother(conversation, campaign.id)
+      ? {}
+      : { campaignId: campaign.id, next: dueAt === null ? conversation.next : { kind: 'opening', at: iso(dueAt) } }),
+  });
   return reason ?? QUEUED;
 }
 
