@@ -122,4 +122,36 @@ describe('in the browser', () => {
     expect(refusals).toBe(2);
     await away.close();
   });
+
+  test('a page whose reads find the gateway restarting (nothing answers, its proxy answers 502) waits and reads again by itself', async () => {
+    const { context: restarting, page: p } = await openPage(browser);
+    await p.clock.install();
+    let refusals = 0;
+    // While the gateway restarts behind a proxy: the inbox's read finds the connection refused, then the proxy's own
+    // page.
+    const inboxRead = (url: URL) => url.pathname === '/v1/conversations' && url.search === '?limit=25&needsReply=true';
+    await p.route(inboxRead, async (route) => {
+      refusals += 1;
+      if (refusals === 1) return route.abort('connectionrefused');
+      if (refusals === 2)
+        return route.fulfill({ status: 502, contentType: 'text/html', body: '<html><h1>502 Bad Gateway</h1></html>' });
+      return route.continue();
+    });
+    await signInAt(p, `${gw.url}/console/inbox`, owner);
+    const notice = p.getByText(
+      'The gateway is unavailable for a moment: the console waits 3 s and reads this page again.',
+    );
+    await notice.waitFor();
+    expect(await p.locator('.error').filter({ hasText: /./ }).count()).toBe(0);
+    await p.clock.runFor(3_000);
+    // The notice is cleared while the read is asked again, and said again once the proxy's page has answered it.
+    while (refusals < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    await notice.waitFor();
+    await p.clock.runFor(3_000);
+    await p.locator('.inbox-item-name').filter({ hasText: 'Alice' }).waitFor();
+    await notice.waitFor({ state: 'detached' });
+    expect(await p.locator('.error').filter({ hasText: /./ }).count()).toBe(0);
+    expect(refusals).toBe(3);
+    await restarting.close();
+  });
 });

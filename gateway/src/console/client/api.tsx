@@ -77,6 +77,7 @@ function sessionBack(): void {
   ended = false;
   endedListeners.forEach((listener) => listener(false));
 }
+const UNREACHABLE = 'The gateway cannot be reached. Check the connection and try again.';
 const SESSION_ENDED = 'Your session has ended: sign in again at the top of the page, then try again.';
 
 /**
@@ -92,10 +93,14 @@ export function onBusy(listener: BusyListener): () => void {
 }
 const tellBusy = (seconds: number, why: BusyWhy) => busyListeners.forEach((listener) => listener(seconds, why));
 
-/** How often a read answered 429 or 503 waits as it is told (Retry-After) and asks again before it gives the error up. */
+/** How often a read refused for the rate limit, or finding the gateway away, waits and asks again before it gives up. */
 const RATE_LIMIT_RETRIES = 3;
 const MAX_WAIT_S = 60;
 const secondsToWait = (res: Response) => Math.min(MAX_WAIT_S, Math.max(1, Number(res.headers.get('retry-after')) || 1));
+/** How long a read waits when the gateway is away without saying for how long: it restarts, or is being upgraded. */
+const AWAY_WAIT_S = 3;
+/** What a proxy before the gateway (nginx, Caddy, a load balancer) answers for it while it is away. */
+const PROXY_AWAY = new Set([502, 503, 504]);
 
 export async function call<T = unknown>(
   method: string,
@@ -132,6 +137,8 @@ async function callOnce<T>(
   if (body !== undefined) headers['content-type'] = 'application/json';
   // Reads carry it too: once someone else signed this browser in, they are refused rather than answered as them.
   if (csrfToken && (method !== 'GET' || path !== SESSION_PATH)) headers['x-csrf-token'] = csrfToken;
+  // A page's first read, of its session, says at once that the gateway is away, and offers to try again.
+  const awayWaitS = path === SESSION_PATH ? 0 : AWAY_WAIT_S;
   let res: Response;
   try {
     res = await fetch(path, {
@@ -142,12 +149,8 @@ async function callOnce<T>(
       cache: 'no-store',
     });
   } catch {
-    return {
-      ok: false,
-      status: 0,
-      waitS: 0,
-      error: 'The gateway cannot be reached. Check the connection and try again.',
-    };
+    // Nothing answered: the gateway restarts (or the connection dropped); a read waits a moment and asks again.
+    return { ok: false, status: 0, waitS: awayWaitS, error: UNREACHABLE };
   }
   // The session ended (signed out elsewhere, expired, password reset): signing in again is the only way on.
   if (res.status === 401 && path !== SESSION_PATH) {
@@ -177,12 +180,17 @@ async function callOnce<T>(
       error: said ?? `Many requests at once: the gateway asks to wait ${waitS} s. Try again then.`,
     };
   }
+  // A proxy's own page, not the API's error: the gateway behind it is away (restarting), for how long it cannot say.
+  const proxyPage = PROXY_AWAY.has(res.status) && data?.error === undefined;
   const error =
-    typeof data?.error === 'string' ? data.error : (data?.error?.message ?? `The gateway answered ${res.status}.`);
-  // Away for a moment (its store unavailable): worth reading again when it says so soon; not when it asks for
-  // minutes (a damaged store waits for its operator).
+    typeof data?.error === 'string'
+      ? data.error
+      : (data?.error?.message ?? (proxyPage ? UNREACHABLE : `The gateway answered ${res.status}.`));
+  // The gateway's own 503 (its store unavailable) says how long: worth waiting for when it is soon, not when it asks
+  // for minutes (a damaged store waits for its operator).
   const retryAfter = Number(res.headers.get('retry-after'));
-  const waitS = res.status === 503 && retryAfter > 0 && retryAfter <= MAX_WAIT_S ? retryAfter : 0;
+  const waitS =
+    res.status === 503 && retryAfter > 0 ? (retryAfter <= MAX_WAIT_S ? retryAfter : 0) : proxyPage ? awayWaitS : 0;
   const problems = Array.isArray(data?.error?.fields) ? (data.error.fields as FieldProblem[]) : undefined;
   const code = typeof data?.error?.code === 'string' ? (data.error.code as string) : undefined;
   const contactId = typeof data?.error?.contactId === 'string' ? (data.error.contactId as string) : undefined;
