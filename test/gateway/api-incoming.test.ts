@@ -464,3 +464,62 @@ describe('with LEADCHAT_MAX_MEDIA_BYTES=1024', () => {
     );
   });
 });
+
+describe('with LEADCHAT_MAX_MEDIA_BYTES=1048576: a file at the limit, however its JSON is written', () => {
+  const limit = 1024 * 1024;
+  const mb = useGateway({ LEADCHAT_MAX_MEDIA_BYTES: String(limit) });
+  let owner: TestAccount;
+  beforeAll(async () => {
+    owner = await createAccount(mb.gw);
+  });
+  /** A PNG of exactly the limit: its trailing 0xFF bytes are "/" in base64, which some encoders escape. */
+  const atLimit = () => {
+    const head = png(2, 2);
+    return Buffer.concat([head, Buffer.alloc(limit - head.length, 0xff)]);
+  };
+  const post = (json: string) =>
+    api(mb.gw, owner, 'POST', 'incoming_custom_channel_message', {
+      body: json,
+      headers: { 'content-type': 'application/json' },
+    });
+
+  test('base64 wrapped in lines of 76 (MIME, as an email attachment holds it) is taken', async () => {
+    const file = atLimit();
+    const wrapped = file.toString('base64').replace(/.{76}/g, '$&\r\n');
+    const body = incoming({ mediaUrl: `data:image/png;base64,${wrapped}`, mediaContentType: 'image/png' });
+    const res = await post(JSON.stringify(body));
+    expect(res.status).toBe(200);
+    const stored = await api(mb.gw, owner, 'GET', `messages/${res.body.messageId}`);
+    const kept = await getBytes(mb.gw, owner, stored.body.media.url);
+    expect(kept.status).toBe(200);
+    expect(kept.bytes.equals(file)).toBe(true);
+  });
+
+  test('slashes written "\\/" (PHP\'s json_encode) and a text of 10,000 characters written as \\u escapes are taken', async () => {
+    const body = incoming({
+      body: '日'.repeat(10_000),
+      mediaUrl: dataUri('image/png', atLimit()),
+      mediaContentType: 'image/png',
+    });
+    const json = JSON.stringify(body)
+      .replaceAll('/', '\\/')
+      .replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const res = await post(json);
+    expect(res.status).toBe(200);
+    const stored = await api(mb.gw, owner, 'GET', `messages/${res.body.messageId}`);
+    expect(stored.body.body).toBe('日'.repeat(10_000));
+  });
+
+  test('a file one byte over the limit is still 413, saying so', async () => {
+    const res = await receive(
+      incoming({
+        mediaUrl: dataUri('image/png', Buffer.concat([atLimit(), Buffer.from([0])])),
+        mediaContentType: 'image/png',
+      }),
+      mb.gw,
+      owner,
+    );
+    expectPlainError(res, 413);
+    expect(res.body.error).toMatch(/exceeds 1048576 bytes/);
+  });
+});

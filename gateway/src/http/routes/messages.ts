@@ -13,8 +13,10 @@ import type { incomingReceived, sent } from '../../contract/messages.js';
 import type { Answer } from '../../contract/shared.js';
 
 export function messagesRoutes(v1: Routes, gw: Engine): void {
-  // Base64 grows a file by a third; leave room for the rest of the body.
-  const incomingLimit = Math.ceil((gw.config.maxMediaBytes * 4) / 3) + 64 * 1024;
+  // The limit is the file's, held once it is decoded. Base64 grows it by a third, and JSON may take two bytes for
+  // each of its characters (PHP writes every slash "\/"; MIME wraps it in lines, each end a "\r\n"); the text and the
+  // other fields take up to six bytes a character as \u escapes.
+  const incomingLimit = 2 * Math.ceil((gw.config.maxMediaBytes * 4) / 3) + 128 * 1024;
 
   route(v1, '/incoming_custom_channel_message', {
     post: [
