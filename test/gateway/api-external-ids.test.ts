@@ -359,6 +359,51 @@ describe("a fromId that is a known contact's phone or email is that contact", ()
   );
 });
 
+describe('a new contact made by a fromId that is an email or a phone holds it: written another way next time, it is found', () => {
+  const write = (account: TestAccount, fromId: string, sid: string) =>
+    api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: { customData: { messageSid: sid, fromId, toId: 'inbox', channel: 'email', body: 'Hello' } },
+    });
+  const contactOf = async (account: TestAccount, res: { status: number; body: any }) => {
+    expect(res.status).toBe(200);
+    return (await api(ctx.gw, account, 'GET', `messages/${res.body.messageId}`)).body.contactId as string;
+  };
+
+  test('an email, in another case; a phone with its country code, spaced otherwise, and by SMS', async () => {
+    const account = await createAccount(ctx.gw);
+    const ana = await contactOf(account, await write(account, 'Ana.Lima@Example.com', 'e-1'));
+    expect(await contactOf(account, await write(account, 'ana.lima@example.com', 'e-2'))).toBe(ana);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${ana}`)).body).toMatchObject({
+      email: 'ana.lima@example.com',
+      phone: '',
+    });
+
+    const phone = uniquePhone();
+    const spaced = `${phone.slice(0, 2)} ${phone.slice(2, 5)} ${phone.slice(5)}`;
+    const ben = await contactOf(account, await write(account, spaced, 'p-1'));
+    expect(await contactOf(account, await write(account, phone, 'p-2'))).toBe(ben);
+    expect((await api(ctx.gw, account, 'GET', `contacts/${ben}`)).body).toMatchObject({ phone, email: '' });
+    // One contact per phone: the number writing in by SMS, or created, is the same person.
+    expect((await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body: 'Hi' } })).status).toBe(
+      200,
+    );
+    const created = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone } });
+    expect(created.body.id).toBe(ben);
+    const conversations = (await api(ctx.gw, account, 'GET', 'conversations')).body.data as any[];
+    expect(new Set(conversations.map((c) => c.contactId))).toEqual(new Set([ana, ben]));
+  });
+
+  test('a number without its country code (a Telegram user ID) is no phone, even under a default country', async () => {
+    const account = await createAccount(ctx.gw);
+    expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { defaultCountry: 'US' } })).status).toBe(200);
+    const visitor = await contactOf(account, await write(account, '4155550123', 't-1'));
+    expect((await api(ctx.gw, account, 'GET', `contacts/${visitor}`)).body).toMatchObject({ phone: '' });
+    const owner = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: '+14155550123' } });
+    expect(owner.status).toBe(201);
+    expect(owner.body.id).not.toBe(visitor);
+  });
+});
+
 test('an ID an earlier release left registered to a contact that is gone is free: its visitor writes again and again, and is one contact', async () => {
   const account = await createAccount(ctx.gw);
   const visitor = `visitor-${Date.now()}`;

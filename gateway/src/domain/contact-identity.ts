@@ -16,6 +16,7 @@ import {
   type ContactOwner,
   type NormalizedFields,
 } from './contacts.js';
+import { isEmail } from './email.js';
 import { normalizePhone } from './phone.js';
 
 /** Whether a contact can be found again: it has a phone, an email or an external ID (the rule of every way in). */
@@ -255,6 +256,23 @@ async function findByAddress(r: Reader, account: ContactOwner, text: string): Pr
 }
 
 /**
+ * The email or phone a new contact's ID spells, which it is given: the same person written another way next time
+ * (`Ana@Example.com`, then `ana@example.com`; `+1 415 555 0123`, then `+14155550123`) is then found by it, not made
+ * again. A phone only when written with its country code: a number without one may be another system's user ID (a
+ * Telegram ID), which a default country would read as a stranger's phone.
+ */
+function addressIn(externalId: string): Partial<Contact> {
+  const text = externalId.trim();
+  if (text.includes('@')) return isEmail(text.toLowerCase()) ? { email: text.toLowerCase() } : {};
+  if (!text.startsWith('+')) return {};
+  try {
+    return { phone: normalizePhone(text, 'fromId') };
+  } catch {
+    return {};
+  }
+}
+
+/**
  * Custom channels (spec §2.1, §2.4): the contact who writes, or is written to, as `externalId` on the custom channel
  * `label` (null: a message without a label). It is the contact holding that ID under any label; else, since a fromId
  * may be an email or a phone number, the contact with that email or phone; else a new one from the details given.
@@ -282,6 +300,7 @@ export async function contactForExternalId(
     const created = await insertContact(
       tx,
       newContact(account.id, {
+        ...addressIn(externalId),
         ...given,
         fromId: externalId,
         ...(label === null ? {} : { externalIds: { [label]: externalId } }),
