@@ -331,6 +331,7 @@ describe('LeadChat node: campaigns', () => {
             /^HTTP 404 CAMPAIGN_NOT_FOUND from POST \/campaigns\/cmp_nothing\/bot\/test\. Check the Campaign/,
           ),
           httpCode: '404',
+          errorCode: 'CAMPAIGN_NOT_FOUND',
         },
         pairedItem: { item: 0 },
       });

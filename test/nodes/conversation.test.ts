@@ -236,6 +236,7 @@ describe('LeadChat node: conversations', () => {
             /^HTTP 404 CONTACT_NOT_FOUND from POST \/contacts\/ct_nobody\/bot\. Check the Contact ID/,
           ),
           httpCode: '404',
+          errorCode: 'CONTACT_NOT_FOUND',
         },
         pairedItem: { item: 0 },
       });

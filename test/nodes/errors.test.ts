@@ -56,13 +56,15 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
       json: {
         error: 'Phone "12" is not a phone number with a country code',
         details: expect.stringMatching(/country code/),
+        // The code the API gives such a phone, though the node refused it before calling: one branch for both.
+        errorCode: 'INVALID_PHONE',
       },
       pairedItem: { item: 1 },
     });
     expect(items[2]).toMatchObject({ json: { phone: '+14155550113' }, pairedItem: { item: 2 } });
   });
 
-  test('Continue On Fail keeps the API error and its HTTP code on the item', async () => {
+  test("Continue On Fail keeps the API error, its HTTP code and the API's error code on the item", async () => {
     const account = await createAccount(gw);
     const host = await createHost({
       leadChatApi: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true },
@@ -79,6 +81,7 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
           error: 'LeadChat: Only agency accounts can grant credits to sub-accounts',
           details: expect.stringMatching(/^HTTP 403 NOT_AGENCY/),
           httpCode: '403',
+          errorCode: 'NOT_AGENCY',
         },
         pairedItem: { item: 0 },
       },

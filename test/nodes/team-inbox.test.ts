@@ -187,6 +187,7 @@ describe('LeadChat node: the team inbox', () => {
             /^HTTP 404 MEMBER_NOT_FOUND from POST \/conversations\/cnv_\w+\/assign\. Check the Conversation ID and the Team Member/,
           ),
           httpCode: '404',
+          errorCode: 'MEMBER_NOT_FOUND',
         },
         pairedItem: { item: 0 },
       });

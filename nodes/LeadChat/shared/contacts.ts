@@ -192,11 +192,14 @@ export function readPhone(
   }
   const phone = normalizePhone(raw, defaultCountryCode);
   if (!phone) {
-    throw new NodeOperationError(
+    const error = new NodeOperationError(
       this.getNode(),
       `Phone "${raw.slice(0, 40)}" is not a phone number with a country code`,
       { itemIndex, description: PHONE_FORMAT_HINT },
     );
+    // The API's code for such a phone: refused here or by the API, the error item branches the same way.
+    error.context.errorCode = 'INVALID_PHONE';
+    throw error;
   }
   return phone;
 }

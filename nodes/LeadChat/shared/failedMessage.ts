@@ -1,6 +1,9 @@
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
-/** What an item that failed because its message was stored `failed` keeps of it, for the error item. */
+/**
+ * What an item that failed because its message was stored `failed` keeps of it, for the error item. `errorCode` is
+ * also the API's code of any other refusal (leadChatApiError), so one field names what went wrong.
+ */
 export interface FailedMessage {
   messageId?: string;
   errorCode?: string;
@@ -24,7 +27,7 @@ export function failedMessageError(
   return error;
 }
 
-/** The fields of a failed message an error carries (see failedMessageError), for the error item; else none. */
+/** The code and the failed message's id an error carries, for the error item; else none. */
 export function failedMessageFields(error: { context?: IDataObject }): IDataObject {
   const fields: IDataObject = {};
   for (const key of ['messageId', 'errorCode'] as const) {

@@ -181,7 +181,7 @@ export function leadChatApiError(node: INode, input: ApiErrorInput): NodeApiErro
     endpoint,
     ...(failure.code ? { code: failure.code } : {}),
   };
-  return new NodeApiError(node, response, {
+  const error = new NodeApiError(node, response, {
     message: `LeadChat: ${message}`,
     description: redact(
       `HTTP ${input.status}${failure.code ? ` ${failure.code}` : ''} from ${endpoint}.${hint ? ` ${hint}` : ''}`,
@@ -190,6 +190,9 @@ export function leadChatApiError(node: INode, input: ApiErrorInput): NodeApiErro
     httpCode: String(input.status),
     itemIndex: input.itemIndex,
   });
+  // For the error item of Continue On Fail: a workflow branches on the API's code, not on the words around it.
+  if (failure.code) error.context.errorCode = failure.code;
+  return error;
 }
 
 const TLS_CODES = new Set([
