@@ -39,6 +39,7 @@ const ANSWERS = [
   'listWebhooks',
   'replyToContact',
   'getMessage',
+  'listContactMessages',
   'createList',
   'updateCampaign',
 ];

@@ -167,6 +167,45 @@ describe("LeadChat node: lists, campaign updates and a message's delivery status
     expect(missing.error?.description).toMatch(/Check the Message ID/);
   });
 
+  test("Message › Get Many: a contact's messages, oldest first, one item each; Return All walks every page, Limit stops", async () => {
+    const said: string[] = [];
+    let contactId = '';
+    for (let n = 0; n < 105; n++) {
+      const sent = await api('POST', '/send_custom_channel_message', {
+        customData: { fromId: 'visitor-history', customChannel: 'livechat', body: `Note ${n}` },
+      });
+      expect(sent.status).toBe(200);
+      contactId = sent.body.contactId;
+      said.push(sent.body.messageId);
+    }
+    const all = await runLeadChat(host, {
+      resource: 'message',
+      operation: 'getAll',
+      contactId: byId(contactId),
+      returnAll: true,
+    });
+    expect(all.error).toBeUndefined();
+    const items = all.output('LeadChat');
+    expect(items.map((item) => item.json.id)).toEqual(said);
+    expect(items[0]!.json).toMatchObject({
+      contactId,
+      direction: 'outgoing',
+      body: 'Note 0',
+      channel: 'livechat',
+      conversationId: expect.stringMatching(/^cnv_/),
+    });
+    for (const item of items) expect(item.pairedItem).toEqual({ item: 0 });
+    const some = await runLeadChat(host, {
+      resource: 'message',
+      operation: 'getAll',
+      contactId: byId(contactId),
+      limit: 3,
+    });
+    expect(some.output('LeadChat').map((item) => item.json.id)).toEqual(said.slice(0, 3));
+    const unknown = await runLeadChat(host, { resource: 'message', operation: 'getAll', contactId: byId('ct_nope') });
+    expect(unknown.error?.description).toMatch(/^HTTP 404 CONTACT_NOT_FOUND from GET \/contacts\/ct_nope\/messages\./);
+  });
+
   test('Message › Retry sends a failed message again once something receives it; one not failed is told so', async () => {
     const sent = await api('POST', '/send_custom_channel_message', {
       customData: { fromId: 'visitor-10', customChannel: 'livechat', body: 'Are you there?' },

@@ -18,7 +18,7 @@ export const DROPDOWN_PAGE = 50;
 /** The list endpoints whose records have a name to show. */
 export type NamedListPath = Exclude<
   ListPath,
-  '/contacts' | '/conversations' | '/webhooks' | `/lists/${string}/contacts`
+  '/contacts' | '/conversations' | '/webhooks' | `/lists/${string}/contacts` | `/contacts/${string}/messages`
 >;
 
 export interface RecordSearch<P extends NamedListPath> {

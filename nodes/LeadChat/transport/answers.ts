@@ -804,6 +804,12 @@ export interface components {
     ReplyToContactAnswer: components['schemas']['Message'];
     /** @description The 200 answer of GET /messages/{id} (getMessage) */
     GetMessageAnswer: components['schemas']['MessageWithDeliveries'];
+    /** @description The 200 answer of GET /contacts/{id}/messages (listContactMessages) */
+    ListContactMessagesAnswer: {
+      data: components['schemas']['Message'][];
+      /** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
+      nextCursor: string | null;
+    };
     /** @description The 201 answer of POST /lists (createList) */
     CreateListAnswer: components['schemas']['List'];
     /** @description The 200 answer of PATCH /campaigns/{id} (updateCampaign) */
@@ -858,6 +864,7 @@ export type CreateWebhookAnswer = components['schemas']['CreateWebhookAnswer'];
 export type ListWebhooksAnswer = components['schemas']['ListWebhooksAnswer'];
 export type ReplyToContactAnswer = components['schemas']['ReplyToContactAnswer'];
 export type GetMessageAnswer = components['schemas']['GetMessageAnswer'];
+export type ListContactMessagesAnswer = components['schemas']['ListContactMessagesAnswer'];
 export type CreateListAnswer = components['schemas']['CreateListAnswer'];
 export type UpdateCampaignAnswer = components['schemas']['UpdateCampaignAnswer'];
 export type WebhookPayloads = components['schemas']['WebhookPayloads'];

@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type {
   FindContactsAnswer,
+  ListContactMessagesAnswer,
   ListCampaignsAnswer,
   ListConversationsAnswer,
   ListListContactsAnswer,
@@ -23,6 +24,8 @@ export interface ListAnswers {
   '/lists': ListListsAnswer;
   /** A list's contacts, in the order they joined. */
   [path: `/lists/${string}/contacts`]: ListListContactsAnswer;
+  /** A contact's messages, on every channel, oldest first. */
+  [path: `/contacts/${string}/messages`]: ListContactMessagesAnswer;
   '/members': ListMembersAnswer;
   '/webhooks': ListWebhooksAnswer;
 }

@@ -2,11 +2,12 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../shared/types';
 import * as get from './get';
+import * as getAll from './getAll';
 import * as receive from './receive';
 import * as retry from './retry';
 import * as send from './send';
 
-export const operations: Record<string, Operation> = { get, receive, retry, send };
+export const operations: Record<string, Operation> = { get, getAll, receive, retry, send };
 
 export const description: INodeProperties[] = [
   {
@@ -21,6 +22,13 @@ export const description: INodeProperties[] = [
         value: 'get',
         action: 'Get a message',
         description: 'Get a message with its delivery status and every attempt to deliver it',
+      },
+      {
+        name: 'Get Many',
+        value: 'getAll',
+        action: 'Get many messages',
+        description:
+          "Get a contact's messages, oldest first: what they wrote and what the bot, the team and the campaigns sent",
       },
       {
         name: 'Receive',
@@ -45,6 +53,7 @@ export const description: INodeProperties[] = [
     default: 'send',
   },
   ...get.description,
+  ...getAll.description,
   ...receive.description,
   ...retry.description,
   ...send.description,
