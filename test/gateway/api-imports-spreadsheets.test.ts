@@ -160,3 +160,32 @@ test('a phone written with the spaces and dashes of word processors and French n
   const members = (await api(ctx.gw, account, 'GET', `lists/${listId}/contacts`)).body.data;
   expect(members.map((m: any) => m.phone).sort()).toEqual(['+14155550123', '+33612345678', '+447700900123']);
 });
+
+test('empty fields past the header (cells a sheet once held) and fields missing at the end of a row are read as empty; text past the header is WRONG_FIELD_COUNT', async () => {
+  const account = await createAccount(ctx.gw);
+  const phones = Array.from({ length: 5 }, () => uniquePhone());
+  const csv = [
+    'Phone,Name,City', // row 1
+    `${phones[0]},Ann,Lyon,,`, // 2: two cells once held something, as Excel and Google Sheets write them
+    `${phones[1]},Bo,, ,`, // 3: City empty, and past it nothing but a space
+    `${phones[2]},Cy`, // 4: City left out, as some exporters write an empty last cell
+    `${phones[3]}`, // 5: all but the phone left out
+    `${phones[4]},Smith, Jr,Nice,`, // 6: an unquoted comma: "Nice" sits under no header
+    ',,,,', // 7: a blank row Excel writes within its range: no row to import
+  ].join('\r\n');
+  const { listId, done } = await imported(account, {
+    csv,
+    columns: { phone: 'Phone', firstName: 'Name', customFields: { city: 'City' } },
+  });
+  expect(done).toMatchObject({ total: 5, added: 4, rejected: 1 });
+  expect(done.errors).toEqual([
+    { row: 6, code: 'WRONG_FIELD_COUNT', message: 'the row has 5 fields where the header has 3' },
+  ]);
+  const members = (await api(ctx.gw, account, 'GET', `lists/${listId}/contacts`)).body.data;
+  expect(members.map((m: any) => [m.phone, m.firstName, m.customFields ?? null])).toEqual([
+    [phones[0], 'Ann', { city: 'Lyon' }],
+    [phones[1], 'Bo', null],
+    [phones[2], 'Cy', null],
+    [phones[3], '', null],
+  ]);
+});

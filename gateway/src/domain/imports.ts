@@ -359,29 +359,30 @@ function readRow(
  * spreadsheet; a quote mark inside a field that does not start with one is part of its text (Ann "Annie" Smith).
  * The text is fed to the parser in slices, yielding between them.
  *
- * A row with more or fewer fields than the header has lost or gained a delimiter (an unquoted comma in a name, a
- * cell cut off): its values no longer sit under their headers, so it is refused with its row rather than imported
- * into the wrong fields. The parser tells such rows (relax_column_count keeps it reading past them, info names them),
- * so the rest of the file still imports.
+ * A row's fields past the header's that are all empty are the cells a spreadsheet once held (Excel and Google
+ * Sheets write `a,b,c,,` then, and Excel pads its rows unevenly), and fields missing at its end are empty cells an
+ * exporter left out: the row is read as the header's fields. A row with text past the header's has gained a
+ * delimiter (an unquoted comma in a name): its values no longer sit under their headers, so it is refused with its
+ * row rather than imported into the wrong fields, and the rest of the file still imports.
  */
 async function readCsv(text: string, columns: CsvColumns, delimiter: string): Promise<RawRow[]> {
   const parser = Readable.from(slices(text, 256 * 1024)).pipe(
-    csvParser({ bom: true, delimiter, relax_column_count: true, relax_quotes: true, info: true }),
+    csvParser({ bom: true, delimiter, relax_column_count: true, relax_quotes: true }),
   );
   const rows: RawRow[] = [];
   let read: ((cells: string[]) => Record<string, unknown>) | undefined;
   let fieldCount = 0;
   let row = 0;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { error?: CsvError } }>) {
+    for await (const record of parser as AsyncIterable<string[]>) {
       row += 1;
       if (row % ROWS_PER_TURN === 0) await yieldToRequests();
       if (!read) {
         read = fieldReader(record, columns, delimiter);
         fieldCount = record.length;
-      } else if (record.some((cell) => cell.trim() !== '')) {
+      } else if (record.some(filled)) {
         if (rows.length === MAX_ROWS) throw tooManyRows();
-        if (info.error?.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') {
+        if (record.slice(fieldCount).some(filled)) {
           rows.push({
             row,
             code: 'WRONG_FIELD_COUNT',
@@ -412,6 +413,8 @@ function csvProblem(err: CsvError): string {
     'would be read as that one field: close it, and write a quote mark inside a quoted field as two ("")'
   );
 }
+
+const filled = (cell: string) => cell.trim() !== '';
 
 function* slices(text: string, size: number): Generator<string> {
   for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);

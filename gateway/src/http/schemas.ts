@@ -277,7 +277,7 @@ export const importCreate = z
       .string()
       .optional()
       .describe(
-        'CSV text with a header row; a BOM, quoted fields and CRLF line ends are read. A row with more or fewer fields than the header is rejected (WRONG_FIELD_COUNT), as a bad phone is',
+        "CSV text with a header row; a BOM, quoted fields and CRLF line ends are read. A row with text in fields past the header's is rejected (WRONG_FIELD_COUNT), as a bad phone is; empty fields past them, and fields missing at the end of a row, are read as empty",
       ),
     columns: importColumns
       .optional()
