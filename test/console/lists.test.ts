@@ -561,6 +561,35 @@ describe('lists', () => {
     expect((await membersOf(id)).map((m) => [m.phone, m.firstName])).toEqual([[phone, 'Ann']]);
   });
 
+  test('a file whose first line names its separator, as Excel writes it (sep=;), is read with it, that line no column', async () => {
+    const id = await createList('Separator named');
+    const [a, b] = [uniquePhone(), uniquePhone()];
+    await chooseFile('excel.csv', `sep=;\r\nPhone;Name;Notes\r\n${a};Ann;"called, no answer"\r\n${b};Bo;x, y\r\n`);
+    expect(await page.getByLabel('Columns are separated by', { exact: true }).inputValue()).toBe(';');
+    expect(await page.locator('#map-phone option').allTextContents()).toEqual([
+      'Not in the file',
+      'Phone',
+      'Name',
+      'Notes',
+    ]);
+    expect(await page.locator('#map-phone').inputValue()).toBe('Phone');
+    expect(await page.locator('#map-firstName').inputValue()).toBe('Name');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByText('Import finished: 2 of 2 rows processed.').waitFor({ timeout: 30_000 });
+    expect((await membersOf(id)).map((m) => [m.phone, m.firstName, m.customFields])).toEqual([
+      [a, 'Ann', { notes: 'called, no answer' }],
+      [b, 'Bo', { notes: 'x, y' }],
+    ]);
+    // A separator an import does not take is said, not offered as the columns.
+    await chooseFile('colons.csv', `sep=:\r\nPhone:Name\r\n${a}:Ann\r\n`);
+    const alert = page.locator('#import-heading ~ .error').first();
+    await alert.filter({ hasText: /colons\.csv/ }).waitFor();
+    expect(await alert.textContent()).toBe(
+      'colons.csv names “:” as its separator on its first line: save it with commas, semicolons or tabs and choose it again.',
+    );
+    expect(await page.getByRole('form', { name: 'Map the columns' }).count()).toBe(0);
+  });
+
   test('a file is held to the 20 MB of its text, as the API holds it: Unicode Text of 24 MB imports, a CSV of 20.1 MB is refused before it is sent', async () => {
     const id = await createList('Twenty megabytes');
     const alert = page.locator('#import-heading ~ .error').first();

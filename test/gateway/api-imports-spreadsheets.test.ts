@@ -189,3 +189,43 @@ test('empty fields past the header (cells a sheet once held) and fields missing 
     [phones[3], '', null],
   ]);
 });
+
+test("Excel's first line naming the separator (sep=;) is read as the separator and is no row; one an import does not take is 400 INVALID_CSV", async () => {
+  const account = await createAccount(ctx.gw);
+  const [a, b, c, d] = [uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone()];
+  const columns = { phone: 'Phone', firstName: 'Name', customFields: { city: 'City' } };
+  // Sent without a delimiter, or with another: the file's own line decides, as in Excel, which does not show it.
+  const semicolon = await imported(account, {
+    csv: `sep=;\r\nPhone;Name;City\r\n${a};"Smith, Ann";Lyon\r\nnot a phone;Bo;Nice\r\n`,
+    columns,
+  });
+  expect(semicolon.done).toMatchObject({ total: 2, added: 1, rejected: 1 });
+  expect(semicolon.done.errors).toEqual([{ row: 3, code: 'INVALID_PHONE', message: expect.any(String) }]);
+  const tab = await imported(account, {
+    csv: `\ufeffSEP=\t\nPhone\tName\tCity\n${b}\tBo\tParis\n`,
+    columns,
+    delimiter: ';',
+  });
+  expect(tab.done).toMatchObject({ total: 1, added: 1, rejected: 0 });
+  const comma = await imported(account, { csv: `sep=,\r\nPhone,Name,City\r\n${c},Cy,Nice`, columns, delimiter: '|' });
+  expect(comma.done).toMatchObject({ total: 1, added: 1, rejected: 0 });
+  const members = [
+    ...(await api(ctx.gw, account, 'GET', `lists/${semicolon.listId}/contacts`)).body.data,
+    ...(await api(ctx.gw, account, 'GET', `lists/${tab.listId}/contacts`)).body.data,
+    ...(await api(ctx.gw, account, 'GET', `lists/${comma.listId}/contacts`)).body.data,
+  ];
+  expect(members.map((m: any) => [m.phone, m.firstName, m.customFields])).toEqual([
+    [a, 'Smith, Ann', { city: 'Lyon' }],
+    [b, 'Bo', { city: 'Paris' }],
+    [c, 'Cy', { city: 'Nice' }],
+  ]);
+
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Colons' } })).body;
+  const res = await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, {
+    body: { csv: `sep=:\r\nPhone:Name\r\n${d}:Di\r\n`, columns: { phone: 'Phone' } },
+  });
+  expectApiError(res, 400, 'INVALID_CSV');
+  expect(res.body.error.message).toBe(
+    'csv: the file\'s first line "sep=:" names ":" as its separator; an import takes a comma, a semicolon, a tab or a pipe: save the file with one of them',
+  );
+});

@@ -365,7 +365,8 @@ function readRow(
  * delimiter (an unquoted comma in a name): its values no longer sit under their headers, so it is refused with its
  * row rather than imported into the wrong fields, and the rest of the file still imports.
  */
-async function readCsv(text: string, columns: CsvColumns, delimiter: string): Promise<RawRow[]> {
+async function readCsv(file: string, columns: CsvColumns, given: string): Promise<RawRow[]> {
+  const { text, delimiter } = separatorLine(file, given);
   const parser = Readable.from(slices(text, 256 * 1024)).pipe(
     csvParser({ bom: true, delimiter, relax_column_count: true, relax_quotes: true }),
   );
@@ -398,6 +399,24 @@ async function readCsv(text: string, columns: CsvColumns, delimiter: string): Pr
     parser.destroy();
   }
   return rows;
+}
+
+/**
+ * A first line `sep=;` (`sep=,`, `sep=` and a tab) names the file's separator, as Excel writes and reads it: the file
+ * is read with it, whatever `delimiter` says, and the line is no row. Excel does not show it, so the header is still
+ * row 1. A separator an import does not take is refused, rather than the line read as the file's header.
+ */
+function separatorLine(text: string, given: string): { text: string; delimiter: string } {
+  const line = /^\ufeff?sep=(.)(?:\r\n|\n|\r|$)/i.exec(text);
+  if (!line) return { text, delimiter: given };
+  const named = line[1]!;
+  if (!(IMPORT_DELIMITERS as readonly string[]).includes(named))
+    throw badRequest(
+      `csv: the file's first line "${line[0].trim()}" names ${JSON.stringify(named)} as its separator; an import ` +
+        'takes a comma, a semicolon, a tab or a pipe: save the file with one of them',
+      'INVALID_CSV',
+    );
+  return { text: text.slice(line[0].length), delimiter: named };
 }
 
 /**

@@ -124,6 +124,22 @@ export function headerRow(csv: string, delimiter: string): string[] {
   return fields.map((f) => f.trim());
 }
 
+/**
+ * Excel's first line naming the file's separator (`sep=;`), which Excel reads as such and does not show: the separator
+ * and the text after the line, whose first row is the header; none when the file starts otherwise. The API reads the
+ * line the same way.
+ */
+export function separatorLine(text: string): { delimiter: string; text: string } | undefined {
+  const line = /^\ufeff?sep=(.)(?:\r\n|\n|\r|$)/i.exec(text);
+  return line ? { delimiter: line[1]!, text: text.slice(line[0].length) } : undefined;
+}
+
+/** Why a file naming a separator the import does not take (`sep=:`) is not read. */
+export function otherSeparator(name: string, delimiter: string): string | undefined {
+  if (DELIMITERS.some(([d]) => d === delimiter)) return undefined;
+  return `${name} names “${delimiter}” as its separator on its first line: save it with commas, semicolons or tabs and choose it again.`;
+}
+
 /** The delimiter the header row holds most of: the choice offered first, which the user can change. */
 export function guessDelimiter(csv: string): string {
   const end = csv.search(/[\r\n]/);

@@ -19,6 +19,8 @@ import {
   megabytes,
   notText,
   offerCustomFields,
+  otherSeparator,
+  separatorLine,
   tooLarge,
   tooLargeToImport,
   type ContactField,
@@ -99,14 +101,20 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
     read({ name: picked.name, bytes }, guessEncoding(bytes));
   };
   // The text in an encoding, its separator guessed again: a header read in the wrong one may not show it.
+  // A first line naming the separator (`sep=;`) gives it and is left out: the separator chosen here is the one sent.
   const read = (chosen: Pick<Chosen, 'name' | 'bytes'>, encoding: string) => {
-    const text = decodeFile(chosen.bytes, encoding);
-    const refused = notText(chosen.name, chosen.bytes, text) ?? tooLarge(chosen.name, text);
+    const decoded = decodeFile(chosen.bytes, encoding);
+    const named = separatorLine(decoded);
+    const text = named?.text ?? decoded;
+    const refused =
+      notText(chosen.name, chosen.bytes, text) ??
+      tooLarge(chosen.name, decoded) ??
+      (named && otherSeparator(chosen.name, named.delimiter));
     if (refused) {
       setFile(undefined);
       return setReading(refused);
     }
-    const d = guessDelimiter(text);
+    const d = named?.delimiter ?? guessDelimiter(text);
     setDelimiter(d);
     setFile({ ...chosen, encoding, text });
     offer(text, d);
