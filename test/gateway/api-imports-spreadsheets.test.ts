@@ -229,3 +229,24 @@ test("Excel's first line naming the separator (sep=;) is read as the separator a
     'csv: the file\'s first line "sep=:" names ":" as its separator; an import takes a comma, a semicolon, a tab or a pipe: save the file with one of them',
   );
 });
+
+test('a cell an exporter wrote as Excel\'s text formula (="+447700900123", ="00123") is read as its text', async () => {
+  const account = await createAccount(ctx.gw);
+  const [a, b] = [uniquePhone(), uniquePhone()];
+  const quoted = (cell: string) => `"${cell.replace(/"/g, '""')}"`;
+  const csv = [
+    'Phone,Name,Customer no,Formula',
+    `="${a}",="Ann",="00123",=SUM(A1:A2)`, // as written bare
+    [`="${b}"`, '="Bo ""B"""', '="00124"', '="x" & "y"'].map(quoted).join(','), // as written quoted
+  ].join('\r\n');
+  const { listId, done } = await imported(account, {
+    csv,
+    columns: { phone: 'Phone', firstName: 'Name', externalIds: { crm: 'Customer no' }, customFields: { f: 'Formula' } },
+  });
+  expect(done).toMatchObject({ total: 2, added: 2, rejected: 0, errors: [] });
+  const members = (await api(ctx.gw, account, 'GET', `lists/${listId}/contacts`)).body.data;
+  expect(members.map((m: any) => [m.phone, m.firstName, m.externalIds, m.customFields])).toEqual([
+    [a, 'Ann', { crm: '00123' }, { f: '=SUM(A1:A2)' }],
+    [b, 'Bo "B"', { crm: '00124' }, { f: '="x" & "y"' }],
+  ]);
+});

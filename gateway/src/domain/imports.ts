@@ -463,6 +463,12 @@ function columnsNamed(names: string[], loose: string[], name: string): number[] 
   return exact.length ? exact : loose.flatMap((n, i) => (n === looseHeader(name) ? [i] : []));
 }
 
+/**
+ * A cell written as Excel's text formula (`="+447700900123"`, `="00123"`), as exporters write a number Excel would
+ * otherwise show without its plus, its leading zeros or its last digits: its text, as Excel shows it.
+ */
+const excelText = (cell: string) => /^="((?:[^"]|"")*)"$/s.exec(cell)?.[1]?.replace(/""/g, '"') ?? cell;
+
 /** From the header row: what turns a record into contact fields. A mapped header absent from it is a 400. */
 function fieldReader(
   header: string[],
@@ -507,7 +513,7 @@ function fieldReader(
   checks.done();
   const cellsOf = (cells: string[], pairs: ReadonlyArray<readonly [string, number]>) =>
     Object.fromEntries(
-      pairs.map(([field, at]) => [field, cells[at]?.trim() ?? '']).filter(([, value]) => value !== ''),
+      pairs.map(([field, at]) => [field, excelText(cells[at]?.trim() ?? '')]).filter(([, value]) => value !== ''),
     );
   const nested = (name: string, values: Record<string, unknown>) =>
     Object.keys(values).length ? { [name]: values } : {};
