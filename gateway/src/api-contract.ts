@@ -58,6 +58,11 @@ export const MAX_WEBHOOKS = 50;
 
 /** The field separators a CSV import takes (`delimiter` of POST /v1/lists/{id}/imports). */
 export const IMPORT_DELIMITERS = [',', ';', '\t', '|'] as const;
+/**
+ * Excel's first line naming a file's separator (`sep=;`), which Excel reads as such and does not show: the file is
+ * read with it, and the line is no row. Its one group is the separator.
+ */
+export const SEPARATOR_LINE = /^\ufeff?sep=(.)(?:\r\n|\n|\r|$)/i;
 
 /**
  * The largest file POST /v1/lists/{id}/imports takes, in bytes: its CSV text in UTF-8 (a CSV of many thousand rows),

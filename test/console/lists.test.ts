@@ -585,7 +585,7 @@ describe('lists', () => {
     const alert = page.locator('#import-heading ~ .error').first();
     await alert.filter({ hasText: /colons\.csv/ }).waitFor();
     expect(await alert.textContent()).toBe(
-      'colons.csv names “:” as its separator on its first line: save it with commas, semicolons or tabs and choose it again.',
+      'colons.csv names “:” as its separator on its first line: save it with commas, semicolons, tabs or pipes and choose it again.',
     );
     expect(await page.getByRole('form', { name: 'Map the columns' }).count()).toBe(0);
   });

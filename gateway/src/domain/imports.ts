@@ -10,7 +10,7 @@ import { newJob } from './job-kinds.js';
 import { normalizeContact, type Contact, type ContactInput, type ContactOwner } from './contacts.js';
 import { getList } from './lists.js';
 import type { ImportAnswer } from '../contract/lists.js';
-import { IMPORT_DELIMITERS } from '../api-contract.js';
+import { IMPORT_DELIMITERS, SEPARATOR_LINE } from '../api-contract.js';
 
 /**
  * A bulk import of contacts into a list (spec §3.2: imported contacts count as additions to the list). The
@@ -407,7 +407,7 @@ async function readCsv(file: string, columns: CsvColumns, given: string): Promis
  * row 1. A separator an import does not take is refused, rather than the line read as the file's header.
  */
 function separatorLine(text: string, given: string): { text: string; delimiter: string } {
-  const line = /^\ufeff?sep=(.)(?:\r\n|\n|\r|$)/i.exec(text);
+  const line = SEPARATOR_LINE.exec(text);
   if (!line) return { text, delimiter: given };
   const named = line[1]!;
   if (!(IMPORT_DELIMITERS as readonly string[]).includes(named))

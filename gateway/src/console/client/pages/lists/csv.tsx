@@ -1,4 +1,4 @@
-import { IMPORT_MAX_BYTES, MAX_CUSTOM_FIELDS } from '../../../../api-contract.js';
+import { IMPORT_MAX_BYTES, MAX_CUSTOM_FIELDS, SEPARATOR_LINE } from '../../../../api-contract.js';
 
 /**
  * What the browser reads of a CSV before it is sent: its text, in the encoding it was saved in, and only its header
@@ -130,14 +130,14 @@ export function headerRow(csv: string, delimiter: string): string[] {
  * line the same way.
  */
 export function separatorLine(text: string): { delimiter: string; text: string } | undefined {
-  const line = /^\ufeff?sep=(.)(?:\r\n|\n|\r|$)/i.exec(text);
+  const line = SEPARATOR_LINE.exec(text);
   return line ? { delimiter: line[1]!, text: text.slice(line[0].length) } : undefined;
 }
 
 /** Why a file naming a separator the import does not take (`sep=:`) is not read. */
 export function otherSeparator(name: string, delimiter: string): string | undefined {
   if (DELIMITERS.some(([d]) => d === delimiter)) return undefined;
-  return `${name} names “${delimiter}” as its separator on its first line: save it with commas, semicolons or tabs and choose it again.`;
+  return `${name} names “${delimiter}” as its separator on its first line: save it with commas, semicolons, tabs or pipes and choose it again.`;
 }
 
 /** The delimiter the header row holds most of: the choice offered first, which the user can change. */
