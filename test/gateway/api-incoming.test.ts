@@ -61,6 +61,11 @@ describe('validation (§2.4) → 400 {error:"<message>"}', () => {
     ['no body', without('body'), /body/],
     ['empty body', { customData: { ...valid(), body: '' } }, /body/],
     ['whitespace-only body', { customData: { ...valid(), body: ' \n\t  ' } }, /body/],
+    [
+      'a body of invisible characters alone (zero-width ones, a Braille blank, a Hangul filler)',
+      { customData: { ...valid(), body: '\u200b \u2060\u200d\u2800\u3164\u180e\u00ad' } },
+      /body/,
+    ],
     ['numeric body', { customData: { ...valid(), body: 7 } }, /body/],
     [
       'mediaUrl without mediaContentType',

@@ -35,11 +35,16 @@ const email = z
   .transform((v) => v.toLowerCase());
 const phone = z.string().max(T.phone, `must be at most ${T.phone} characters`);
 const id = z.string().trim().min(1, 'must not be empty').max(100);
+/**
+ * A character that shows: neither white space nor one invisible by design (zero-width ones, direction marks, the soft
+ * hyphen, the Braille blank and the Hangul fillers), which a text made of them alone would show nothing of.
+ */
+const VISIBLE = /[^\s\p{Cf}\u2800\u3164\u115f\u1160\uffa0]/u;
 const nonBlank = (max: number) =>
   z
     .string()
     .max(max, `must be at most ${max} characters`)
-    .refine((v) => v.trim().length > 0, 'must not be empty or whitespace');
+    .refine((v) => VISIBLE.test(v), 'must not be empty or whitespace');
 
 /**
  * A custom channel's label, as it is given by name: a key of every contact's external IDs, where "__proto__" would be
