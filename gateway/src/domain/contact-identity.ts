@@ -243,34 +243,33 @@ async function register(tx: Tx, contact: Contact, externalId: string): Promise<v
 }
 
 /**
- * The contact whose phone or email this text is, for a fromId that is one (spec §2.4): a phone written as the
- * account writes its numbers, with its country code or, under its default country, without.
+ * The email or the phone an external ID spells, if any, since a custom channel's fromId may be either (spec §2.4): a
+ * phone written as the account writes its numbers, with its country code or, under its default country, without.
+ * `held` is what a new contact made by the ID is given, so that the same person written another way next time
+ * (`Ana@Example.com`, then `ana@example.com`; `+1 415 555 0123`, then `+14155550123`) is found by it, not made again:
+ * a phone only when written with its country code, since a number without one may be another system's user ID (a
+ * Telegram ID), which a default country would read as a stranger's phone.
  */
-async function findByAddress(r: Reader, account: ContactOwner, text: string): Promise<Contact | undefined> {
-  if (text.includes('@')) return findByEmail(r, account.id, text.trim().toLowerCase());
+function addressIn(
+  account: ContactOwner,
+  externalId: string,
+): { email?: string; phone?: string; held: Partial<Contact> } {
+  const text = externalId.trim();
+  if (text.includes('@')) {
+    const email = text.toLowerCase();
+    return { email, held: isEmail(email) ? { email } : {} };
+  }
   try {
-    return await findByPhone(r, account.id, normalizePhone(text, 'fromId', account.defaultCountry));
+    const phone = normalizePhone(text, 'fromId', account.defaultCountry);
+    return { phone, held: text.startsWith('+') ? { phone } : {} };
   } catch {
-    return undefined;
+    return { held: {} };
   }
 }
 
-/**
- * The email or phone a new contact's ID spells, which it is given: the same person written another way next time
- * (`Ana@Example.com`, then `ana@example.com`; `+1 415 555 0123`, then `+14155550123`) is then found by it, not made
- * again. A phone only when written with its country code: a number without one may be another system's user ID (a
- * Telegram ID), which a default country would read as a stranger's phone.
- */
-function addressIn(externalId: string): Partial<Contact> {
-  const text = externalId.trim();
-  if (text.includes('@')) return isEmail(text.toLowerCase()) ? { email: text.toLowerCase() } : {};
-  if (!text.startsWith('+')) return {};
-  try {
-    return { phone: normalizePhone(text, 'fromId') };
-  } catch {
-    return {};
-  }
-}
+/** The contact whose phone or email an external ID is (addressIn). */
+const findByAddress = (r: Reader, accountId: string, { email, phone }: { email?: string; phone?: string }) =>
+  email ? findByEmail(r, accountId, email) : phone ? findByPhone(r, accountId, phone) : undefined;
 
 /**
  * Custom channels (spec §2.1, §2.4): the contact who writes, or is written to, as `externalId` on the custom channel
@@ -294,13 +293,14 @@ export async function contactForExternalId(
     Object.entries({ firstName, lastName, email }).filter(([, v]) => v),
   ) as Partial<Contact>;
   const { contact: holder, registered } = await holderOf(tx, account.id, externalId);
-  const contact = holder ?? (await findByAddress(tx, account, externalId));
+  const address = holder ? undefined : addressIn(account, externalId);
+  const contact = holder ?? (address && (await findByAddress(tx, account.id, address)));
   if (!contact) {
     // A new contact is written once, already holding the ID, rather than written and then given it.
     const created = await insertContact(
       tx,
       newContact(account.id, {
-        ...addressIn(externalId),
+        ...address?.held,
         ...given,
         fromId: externalId,
         ...(label === null ? {} : { externalIds: { [label]: externalId } }),
