@@ -92,7 +92,7 @@ export const runOptions: INodeProperties = {
       ],
     },
     {
-      displayName: 'Max Wait on Rate Limit (Seconds)',
+      displayName: 'Max Wait on Rate Limit or Restart (Seconds)',
       name: 'maxWaitSeconds',
       type: 'number',
       typeOptions: {
@@ -100,17 +100,18 @@ export const runOptions: INodeProperties = {
       },
       default: 60,
       description:
-        'On a 429 answer the node waits as long as the server asks (Retry-After), but never longer than this per retry',
+        'On a 429 answer, or a 503 while the gateway restarts, the node waits as long as the server asks (Retry-After), but never longer than this per retry',
     },
     {
-      displayName: 'Retries on Rate Limit',
+      displayName: 'Retries on Rate Limit or Restart',
       name: 'maxRetries',
       type: 'number',
       typeOptions: {
         minValue: 0,
       },
       default: 3,
-      description: 'How many times a request answered with 429 is retried before the item fails',
+      description:
+        'How many times a request answered with 429, or with 503 while the gateway restarts, is retried before the item fails',
     },
   ],
 };

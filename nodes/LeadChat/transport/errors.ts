@@ -98,6 +98,12 @@ const CODE_HINTS: Record<string, string> = {
     'Give the campaign what the message names, or create it as Draft and make it Live once it can send.',
   NOT_AGENCY:
     'Granting credits needs the API key of an agency account; the key in this credential belongs to another kind of account.',
+  STORE_UNAVAILABLE:
+    'The gateway cannot reach its store for a moment (its database or the gateway restarting): nothing was changed. Run the item again in a moment, or allow more retries in the node options.',
+  COMMIT_OUTCOME_UNKNOWN:
+    'The gateway lost its store while saving the change: it may or may not have been made. Check before running the item again (a Get or Get Many operation shows it). Where the operation takes an Idempotency Key, give one: the node then sends the change again by itself, and it is made once.',
+  STORE_DAMAGED:
+    "A file of the gateway's store is damaged: its operator must restore it from a backup before this works again.",
 };
 
 export function hintForCode(code: string): string | undefined {
@@ -160,7 +166,7 @@ export interface ApiErrorInput {
   apiKey?: string;
   /** Replaces the generic 404 hint: what to check for this operation. */
   notFoundHint?: string;
-  /** 429 retries already made. */
+  /** Retries made before the budget for a 429 or a refusal for want of the store ran out. */
   retries?: number;
 }
 
@@ -170,7 +176,7 @@ export function leadChatApiError(node: INode, input: ApiErrorInput): NodeApiErro
   const endpoint = `${input.method} ${input.path}`;
   const message = redact(failure.message, input.apiKey);
   const retried =
-    input.status === 429 && input.retries !== undefined && !isAuthThrottle(input.status, failure)
+    input.retries !== undefined
       ? `Gave up after ${input.retries} ${input.retries === 1 ? 'retry' : 'retries'}.`
       : undefined;
   const specific = input.status === 404 && !isRouteMiss(failure) ? input.notFoundHint : undefined;

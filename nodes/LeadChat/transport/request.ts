@@ -17,6 +17,7 @@ import {
   readApiFailure,
 } from './errors';
 import { DEFAULT_RETRY_POLICY, retryAfterSeconds, waitSeconds, type RetryPolicy } from './rateLimit';
+import { isPassingStoreRefusal } from './storeRefusal';
 
 export const CREDENTIAL_TYPE = 'leadChatApi';
 
@@ -33,6 +34,12 @@ export interface LeadChatRequest {
   /** Non-2xx statuses the caller handles itself, e.g. 404 on a lookup. */
   accept?: number[];
   retry?: RetryPolicy;
+  /**
+   * Whether sending the request again cannot make its change twice, so that it is sent again when the gateway
+   * answers `503 COMMIT_OUTCOME_UNKNOWN` (the change may have been saved). Left out: reads, PUT and PATCH, and a
+   * request with an Idempotency-Key are; say so for a change safe by nature (adding a contact to a list).
+   */
+  repeatable?: boolean;
   /**
    * The API's code for "no such record" (e.g. `CONTACT_NOT_FOUND`): a 404 naming it comes back to the caller, as
    * does one in the API's error shape from a server that names it otherwise (the spec gives no code). A 404 that is
@@ -78,8 +85,9 @@ interface FullResponse {
 
 /**
  * Every call to the API goes through here. The credential places the key (header or query, per endpoint); this
- * function adds the base URL and TLS setting, waits and retries on 429, and turns every failure into an error that
- * names the API's own message and never the key.
+ * function adds the base URL and TLS setting, waits and retries on 429 and on a refusal for want of the gateway's
+ * store (see ./storeRefusal), within one budget, and turns every failure into an error that names the API's own
+ * message and never the key.
  */
 export async function leadChatRequest(this: LeadChatContext, request: LeadChatRequest): Promise<LeadChatResponse> {
   const credentials = (await this.getCredentials(CREDENTIAL_TYPE)) as LeadChatCredentials;
@@ -128,11 +136,11 @@ export async function leadChatRequest(this: LeadChatContext, request: LeadChatRe
       return { statusCode, body: asObject(response.body), headers: response.headers ?? {} };
     }
 
-    if (
-      statusCode === 429 &&
-      attempt < policy.maxRetries &&
-      !isAuthThrottle(statusCode, readApiFailure(statusCode, response.body))
-    ) {
+    const failure = readApiFailure(statusCode, response.body);
+    const passing =
+      (statusCode === 429 && !isAuthThrottle(statusCode, failure)) ||
+      isPassingStoreRefusal(statusCode, failure, request);
+    if (passing && attempt < policy.maxRetries) {
       const seconds = waitSeconds(retryAfterSeconds(response.headers, Date.now()), attempt, policy);
       await sleep(seconds * 1000);
       continue;
@@ -146,7 +154,8 @@ export async function leadChatRequest(this: LeadChatContext, request: LeadChatRe
       itemIndex: request.itemIndex,
       apiKey,
       notFoundHint: request.notFoundHint,
-      retries: attempt,
+      // Retries are told of when the budget ran out, not when a retry met another answer (the record gone since).
+      retries: passing ? attempt : undefined,
     });
   }
 }

@@ -58,6 +58,8 @@ export async function addContactToList(
     method: 'POST',
     path: `/lists/${encodeURIComponent(listId.trim())}/contacts`,
     body: { contactId: contactId.trim(), ...(delay ? { delay } : {}) },
+    // A contact already on the list stays on it once: sending this again cannot add it twice.
+    repeatable: true,
     itemIndex,
     retry: settings.retry,
     notFoundHint: 'Check the List and the Contact ID.',

@@ -236,6 +236,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
     method: 'POST',
     path: '/incoming_custom_channel_message',
     body: messageType === 'reaction' ? { customData, messageType } : { customData },
+    // The gateway takes one message per messageSid: the same one posted again is not a second message.
+    repeatable: true,
     itemIndex,
     retry: settings.retry,
   });
