@@ -42,6 +42,8 @@ const ANSWERS = [
   'listContactMessages',
   'createList',
   'updateCampaign',
+  'getCredits',
+  'listSubAccounts',
 ];
 
 const HEADER = `/**

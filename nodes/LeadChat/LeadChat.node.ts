@@ -23,6 +23,7 @@ import * as credit from './resources/credit';
 import * as lead from './resources/lead';
 import * as list from './resources/list';
 import * as message from './resources/message';
+import * as subAccount from './resources/subAccount';
 import { readRunOptions, runOptions } from './shared/descriptions';
 import { failedMessageFields } from './shared/failedMessage';
 import type { Operation } from './shared/types';
@@ -35,6 +36,7 @@ const resources: Record<string, Record<string, Operation>> = {
   message: message.operations,
   credit: credit.operations,
   campaign: campaign.operations,
+  subAccount: subAccount.operations,
 };
 
 /** Any failure of one item as the error n8n shows, tied to that item. */
@@ -59,7 +61,7 @@ export class LeadChat implements INodeType {
     version: [1, 2],
     subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
     description:
-      'Capture leads into AI sales-chat campaigns, create campaigns and test their bot, manage contacts, lists and conversations, exchange custom-channel messages and grant credits',
+      'Capture leads into AI sales-chat campaigns, create campaigns and test their bot, manage contacts, lists and conversations, exchange custom-channel messages, read credit balances and grant credits to sub-accounts',
     defaults: {
       name: 'LeadChat',
     },
@@ -86,6 +88,7 @@ export class LeadChat implements INodeType {
           { name: 'Lead', value: 'lead' },
           { name: 'List', value: 'list' },
           { name: 'Message', value: 'message' },
+          { name: 'Sub-Account', value: 'subAccount' },
         ],
         default: 'lead',
       },
@@ -96,6 +99,7 @@ export class LeadChat implements INodeType {
       ...message.description,
       ...credit.description,
       ...campaign.description,
+      ...subAccount.description,
       runOptions,
     ],
   };

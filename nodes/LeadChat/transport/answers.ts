@@ -400,6 +400,70 @@ export interface components {
       /** @description null for the account's owner */
       createdAt: string | null;
     };
+    Credits: {
+      /** @description Credits left */
+      balance: number;
+      /** @description The balance under which the team is warned (PUT /v1/credits/low-balance); null: none set */
+      lowBalanceThreshold: number | null;
+      /** @description A sub-account whose balance is under its lowBalanceThreshold: the console warns on every page */
+      lowBalance: boolean;
+      /** @description A sub-account's rule */
+      autoRecharge?: {
+        enabled: boolean;
+        threshold: number;
+        amount: number;
+        /** @description A recharge was asked for (auto_recharge event) and the balance is not yet back at the threshold; saving the rule asks again */
+        pending: boolean;
+      } | null;
+      /** @description A sub-account: what its messages cost */
+      prices?: {
+        botReply: number;
+        smsSegment: number;
+        whatsapp: number;
+        messenger: number;
+        instagram: number;
+      };
+      /** @description A sub-account: whether the balance pays for the cheapest message */
+      canSend?: boolean;
+      /** @description A sub-account: the agency that grants its credits */
+      agency?: {
+        name: string;
+        email: string;
+      } | null;
+      /** @description The whole history, newest first; left out with ?transactions=false (GET /v1/credits/history pages it) */
+      transactions?: {
+        id: string;
+        /** @enum {string} */
+        kind: 'grant' | 'usage';
+        amount: number;
+        balance: number;
+        description: string | null;
+        messageId: string | null;
+        /**
+         * Format: date-time
+         * @description An ISO 8601 time in UTC
+         */
+        createdAt: string;
+      }[];
+    };
+    SubAccount: {
+      id: string;
+      name: string;
+      email: string;
+      balance: number;
+      autoRecharge: {
+        enabled: boolean;
+        threshold: number;
+        amount: number;
+        /** @description A recharge was asked for (auto_recharge event) and the balance is not yet back at the threshold; saving the rule asks again */
+        pending: boolean;
+      } | null;
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      createdAt: string;
+    };
     Webhook: {
       id: string;
       url: string;
@@ -814,6 +878,14 @@ export interface components {
     CreateListAnswer: components['schemas']['List'];
     /** @description The 200 answer of PATCH /campaigns/{id} (updateCampaign) */
     UpdateCampaignAnswer: components['schemas']['Campaign'];
+    /** @description The 200 answer of GET /credits (getCredits) */
+    GetCreditsAnswer: components['schemas']['Credits'];
+    /** @description The 200 answer of GET /subaccounts (listSubAccounts) */
+    ListSubAccountsAnswer: {
+      data: components['schemas']['SubAccount'][];
+      /** @description Pass as `cursor` for the next page of the same path and filters, with the same key; null on the last page */
+      nextCursor: string | null;
+    };
     /** @description The body of each webhook event the LeadChat API posts, by the event's name (its webhook-event header) */
     WebhookPayloads: {
       reply: components['schemas']['ReplyEvent'];
@@ -841,6 +913,8 @@ export type ListContact = components['schemas']['ListContact'];
 export type Campaign = components['schemas']['Campaign'];
 export type MessageWithDeliveries = components['schemas']['MessageWithDeliveries'];
 export type Member = components['schemas']['Member'];
+export type Credits = components['schemas']['Credits'];
+export type SubAccount = components['schemas']['SubAccount'];
 export type Webhook = components['schemas']['Webhook'];
 export type ReplyEvent = components['schemas']['ReplyEvent'];
 export type AutoRechargeEvent = components['schemas']['AutoRechargeEvent'];
@@ -867,4 +941,6 @@ export type GetMessageAnswer = components['schemas']['GetMessageAnswer'];
 export type ListContactMessagesAnswer = components['schemas']['ListContactMessagesAnswer'];
 export type CreateListAnswer = components['schemas']['CreateListAnswer'];
 export type UpdateCampaignAnswer = components['schemas']['UpdateCampaignAnswer'];
+export type GetCreditsAnswer = components['schemas']['GetCreditsAnswer'];
+export type ListSubAccountsAnswer = components['schemas']['ListSubAccountsAnswer'];
 export type WebhookPayloads = components['schemas']['WebhookPayloads'];

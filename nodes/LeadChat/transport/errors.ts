@@ -97,7 +97,7 @@ const CODE_HINTS: Record<string, string> = {
   CAMPAIGN_CANNOT_SEND:
     'Give the campaign what the message names, or create it as Draft and make it Live once it can send.',
   NOT_AGENCY:
-    'Granting credits needs the API key of an agency account; the key in this credential belongs to another kind of account.',
+    'Sub-accounts and granting credits to them need the API key of an agency account; the key in this credential belongs to another kind of account.',
   STORE_UNAVAILABLE:
     'The gateway cannot reach its store for a moment (its database or the gateway restarting): nothing was changed. Run the item again in a moment, or allow more retries in the node options.',
   COMMIT_OUTCOME_UNKNOWN:

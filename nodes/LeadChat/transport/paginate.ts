@@ -8,6 +8,7 @@ import type {
   ListListContactsAnswer,
   ListListsAnswer,
   ListMembersAnswer,
+  ListSubAccountsAnswer,
   ListWebhooksAnswer,
 } from './answers';
 import { leadChatRequest, type LeadChatContext, type LeadChatRequest } from './request';
@@ -27,6 +28,8 @@ export interface ListAnswers {
   /** A contact's messages, on every channel, oldest first. */
   [path: `/contacts/${string}/messages`]: ListContactMessagesAnswer;
   '/members': ListMembersAnswer;
+  /** An agency's sub-accounts, oldest first, each with its balance. */
+  '/subaccounts': ListSubAccountsAnswer;
   '/webhooks': ListWebhooksAnswer;
 }
 

@@ -1,9 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../shared/types';
+import * as getBalance from './getBalance';
 import * as grant from './grant';
 
-export const operations: Record<string, Operation> = { grant };
+export const operations: Record<string, Operation> = { getBalance, grant };
 
 export const description: INodeProperties[] = [
   {
@@ -14,6 +15,12 @@ export const description: INodeProperties[] = [
     displayOptions: { show: { resource: ['credit'] } },
     options: [
       {
+        name: 'Get Balance',
+        value: 'getBalance',
+        action: 'Get the credit balance',
+        description: "Read the account's credit balance and whether it is under its low-balance threshold",
+      },
+      {
         name: 'Grant to Sub-Account',
         value: 'grant',
         action: 'Grant credits to a sub account',
@@ -22,5 +29,6 @@ export const description: INodeProperties[] = [
     ],
     default: 'grant',
   },
+  ...getBalance.description,
   ...grant.description,
 ];
