@@ -100,6 +100,35 @@ test('an email, whole or by its start; the last digits of a phone, however writt
   });
 });
 
+test('a whole number as people write it in its country finds its contact: with the trunk 0, with 00 for the plus', async () => {
+  const clinic = await createAccount(ctx.gw);
+  const ruth = await create(clinic, { firstName: 'Ruth', phone: '+447700900123' });
+  const ana = await create(clinic, { firstName: 'Ana', phone: '+33612345678' });
+  // Without a default country: the number as said in the UK or France, and dialled from abroad.
+  expect(await idsFor(clinic, '07700 900123')).toEqual([ruth.id]);
+  expect(await idsFor(clinic, '07700-900-123')).toEqual([ruth.id]);
+  expect(await idsFor(clinic, '0044 7700 900123')).toEqual([ruth.id]);
+  expect(await idsFor(clinic, '06 12 34 56 78')).toEqual([ana.id]);
+  expect(await idsFor(clinic, '00 33 6 12 34 56 78')).toEqual([ana.id]);
+  // The last digits stay the last digits: a leading 0 of a few is one of them.
+  expect(await idsFor(clinic, '0123')).toEqual([ruth.id]);
+  expect(await idsFor(clinic, '00123')).toEqual([ruth.id]);
+  expect(await idsFor(clinic, '0900123')).toEqual([ruth.id]);
+  expect(await idsFor(clinic, '00900124')).toEqual([]);
+  // Another number with the same national digits is another number.
+  expect(await idsFor(clinic, '+1 7700 900123')).toEqual([]);
+
+  // Under a default country, its national numbers as the account reads them everywhere (a trunk 8, an exit code 011).
+  const moscow = await createAccount(ctx.gw);
+  expect((await api(ctx.gw, moscow, 'PUT', 'settings', { body: { defaultCountry: 'RU' } })).status).toBe(200);
+  const ivan = await create(moscow, { firstName: 'Ivan', phone: '+79123456789' });
+  expect(await idsFor(moscow, '8 912 345-67-89')).toEqual([ivan.id]);
+  const boston = await createAccount(ctx.gw);
+  expect((await api(ctx.gw, boston, 'PUT', 'settings', { body: { defaultCountry: 'US' } })).status).toBe(200);
+  const pat = await create(boston, { firstName: 'Pat', phone: '+447700900123' });
+  expect(await idsFor(boston, '011 44 7700 900123')).toEqual([pat.id]);
+});
+
 test('case, accents and punctuation do not matter: "oneil" finds O\'Neil, "jose" José, "lukasz" Łukasz', async () => {
   const owner = await createAccount(ctx.gw);
   const oneil = await create(owner, { firstName: 'Sean', lastName: "O'Neil", phone: uniquePhone() });

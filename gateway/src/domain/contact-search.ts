@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CONTACT_SEARCH, phoneDigitsOf } from '../api-contract.js';
 import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
+import { readPhone } from './phone.js';
 
 /**
  * Finding contacts by what a person types (`GET /v1/contacts?q=`): the start of a name's word, an email or its local
@@ -177,18 +178,39 @@ export interface SearchQuery {
   matches: (c: SearchableContact) => boolean;
 }
 
-/** The query as typed, or undefined when it holds nothing to look for (no word of 2 letters or digits, no 4 digits of a phone). */
-export function searchQuery(q: string): SearchQuery | undefined {
+/**
+ * The digits a phone typed whole may end a stored number with, beside its own: the number as the account reads phones
+ * (its default country: "07700 900123" under GB, "011 44 …" under US), and, whatever the country, without the 00 that
+ * most of the world dials for the plus, or without the trunk 0 most countries write national numbers with ("07700
+ * 900123" is +44 7700 900123 said in the UK, "06 12 34 56 78" +33 6 12 34 56 78 in France). Only those that end with
+ * the query's own last 8 digits, the key looked up: a few digits typed with a leading 0 are the last digits, 0
+ * included.
+ */
+function wholeNumberDigits(q: string, digits: string, defaultCountry: string | null | undefined): string[] {
+  const key = digits.slice(-KEY_LENGTH);
+  const read = readPhone(q, defaultCountry)?.slice(1);
+  const dialled = digits.startsWith('00') ? digits.slice(2) : digits.startsWith('0') ? digits.slice(1) : undefined;
+  return [read, dialled].filter(
+    (d): d is string => d !== undefined && d !== digits && d.length >= KEY_LENGTH && d.endsWith(key),
+  );
+}
+
+/**
+ * The query as typed, or undefined when it holds nothing to look for (no word of 2 letters or digits, no 4 digits of
+ * a phone). A phone typed whole is read as the account reads phones (`defaultCountry`), and as dialled (above).
+ */
+export function searchQuery(q: string, defaultCountry?: string | null): SearchQuery | undefined {
   const text = normalizeSearch(q);
   const digits = phoneDigitsOf(text);
   if (digits !== null && digits.length >= SUFFIX_MIN) {
+    const whole = wholeNumberDigits(q, digits, defaultCountry);
     return {
       key: digits.slice(-KEY_LENGTH),
       // An ID or a name made of digits ("9001") is found by them too: its key is the same when they are 8 or fewer.
       matches: (c) => {
         const terms = termsOf(c);
         return (
-          Boolean(terms.digits?.endsWith(digits)) ||
+          [digits, ...whole].some((d) => Boolean(terms.digits?.endsWith(d))) ||
           terms.exact.includes(digits) ||
           (text === digits && terms.words.some((word) => word.startsWith(text)))
         );

@@ -42,6 +42,15 @@ export function normalizePhone(input: string, field = 'phone', defaultCountry?: 
   return parsed.number;
 }
 
+/** The number's E.164 form as normalizePhone reads it, or undefined where it reads none. */
+export function readPhone(input: string, defaultCountry?: string | null): string | undefined {
+  try {
+    return normalizePhone(input, 'phone', defaultCountry);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Why a number was not read, and what would make it readable. */
 function refusal(input: string, text: string, country: string | undefined): string {
   const shown = `"${input.slice(0, 40)}"`;

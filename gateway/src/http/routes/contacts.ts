@@ -29,8 +29,9 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
     get: async (req, res) => {
       const query = parse(contactLookup, req.query, 'query');
       if (query.q !== undefined) {
-        const accountId = accountOf(res).id;
-        const search = searchQuery(query.q)!;
+        const account = accountOf(res);
+        const accountId = account.id;
+        const search = searchQuery(query.q, account.defaultCountry)!;
         const found = await readPage(
           { gw, req, owner: accountId },
           query,
