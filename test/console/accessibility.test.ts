@@ -149,6 +149,18 @@ test('a conversation is opened, answered and handed back with the keyboard alone
   const fayConversation = new URL(page.url()).searchParams.get('c');
   expect(await focused(thread.getByRole('heading', { name: 'Fay' }))).toBe(true);
 
+  // The web chat takes replies while Fay is answered: a reply sent reaches her.
+  const chat = await Receiver.start(() => ({ status: 200 }));
+  const takes = async (url: string | null) =>
+    expect(
+      (
+        await request(gw, 'PUT', '/v1/settings', {
+          apiKey: filled.owner.apiKey,
+          body: { customChannelWebhookUrl: url },
+        })
+      ).status,
+    ).toBe(200);
+  await takes(chat.url);
   await pressUntilFocused(page, thread.getByLabel('Reply as your team'));
   await page.keyboard.type('We can see you at 10.');
   await page.keyboard.press('Tab');
@@ -156,6 +168,9 @@ test('a conversation is opened, answered and handed back with the keyboard alone
   expect(await focused(send)).toBe(true);
   await page.keyboard.press('Enter');
   await thread.getByRole('status').filter({ hasText: 'Reply sent.' }).waitFor();
+  await chat.waitFor(1);
+  await takes(null);
+  await chat.close();
   // The focus stays where the reply was sent from: the next Tab goes on from there, not from the page's top.
   expect(await focused(send)).toBe(true);
 

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import type { TestGateway } from '../helpers/gateway';
-import { api, incoming } from '../gateway/api-support';
+import { api, incoming, Receiver } from '../gateway/api-support';
 import { openPage, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { consoleAccount, type ConsoleAccount } from './support';
 
@@ -16,6 +16,7 @@ let owner: ConsoleAccount;
 let page: Page;
 let conversationId: string;
 let contactId: string;
+let chat: Receiver;
 
 const url = (p: string) => `${gw.url}${p}`;
 const sentBodies = async () =>
@@ -26,6 +27,10 @@ const sentBodies = async () =>
 beforeAll(async () => {
   [gw, browser] = await startConsole();
   owner = await consoleAccount(gw, { name: 'Lost Answers Dental' });
+  // The web chat takes the account's replies: a reply sent reaches the contact.
+  chat = await Receiver.start();
+  const settings = { customChannelWebhookUrl: chat.url };
+  expect((await api(gw, owner, 'PUT', '/v1/settings', { body: settings })).status).toBe(200);
   const written = await api(gw, owner, 'POST', '/v1/incoming_custom_channel_message', {
     body: incoming({ fromId: 'visitor-noor', firstName: 'Noor', body: 'Can I move my cleaning to Friday?' }),
   });
@@ -34,6 +39,7 @@ beforeAll(async () => {
   await signInAt(page, url(`/console/inbox?c=${conversationId}`), owner);
 });
 afterAll(async () => {
+  await chat?.close();
   await stopConsole(gw, browser);
 });
 

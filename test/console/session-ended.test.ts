@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import type { TestGateway } from '../helpers/gateway';
-import { api, incoming } from '../gateway/api-support';
+import { api, incoming, Receiver } from '../gateway/api-support';
 import { openPage, screenshot, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
 import { acceptInvite, consoleAccount, setPassword, withSession, type ConsoleAccount } from './support';
 
@@ -17,10 +17,16 @@ let owner: ConsoleAccount;
 let page: Page;
 let conversationId: string;
 let contactId: string;
+let chat: Receiver;
 
 const url = (p: string) => `${gw.url}${p}`;
 const reply = () => page.getByLabel('Reply as your team', { exact: true });
 const signInAgain = () => page.getByRole('region', { name: 'Sign in again' });
+/** The web chat of the account takes its replies: a reply sent reaches the contact. */
+const takesReplies = async (account: ConsoleAccount) =>
+  expect((await api(gw, account, 'PUT', '/v1/settings', { body: { customChannelWebhookUrl: chat.url } })).status).toBe(
+    200,
+  );
 /** The operator resets the owner's password: every session of the account ends at once. */
 const endSessions = async (password: string) => {
   expect((await setPassword(gw, owner.id, password)).status).toBe(200);
@@ -30,6 +36,8 @@ const endSessions = async (password: string) => {
 beforeAll(async () => {
   [gw, browser] = await startConsole();
   owner = await consoleAccount(gw, { name: 'Session Dental' });
+  chat = await Receiver.start();
+  await takesReplies(owner);
   const written = await api(gw, owner, 'POST', '/v1/incoming_custom_channel_message', {
     body: incoming({ fromId: 'visitor-ines', firstName: 'Ines', body: 'Are you open on Saturday?' }),
   });
@@ -37,6 +45,7 @@ beforeAll(async () => {
   ({ page } = await openPage(browser));
 });
 afterAll(async () => {
+  await chat?.close();
   await stopConsole(gw, browser);
 });
 
@@ -177,6 +186,7 @@ test('signed in as someone else in another tab, a tab of the member before shows
 test("signed in again from the page, a member of several teams with one password goes on in the page's account, not the first", async () => {
   // The owner of Session Dental is on Second Clinic's team too, with the same password: the password opens both.
   const second = await consoleAccount(gw, { name: 'Second Clinic' });
+  await takesReplies(second);
   const invited = await api(gw, second, 'POST', '/v1/members', {
     body: { email: owner.email, name: 'Dana Ortiz', role: 'agent' },
   });

@@ -79,3 +79,35 @@ test('each failed attempt of a reply shows in the open thread as the API has it,
   );
   await status.filter({ hasText: /^Sent$/ }).waitFor();
 });
+
+test('a team reply that could not go says so where it was sent, with why and what to do, not "Reply sent."', async () => {
+  const clinic = await consoleAccount(gw, { name: 'Quiet Dental' });
+  const wrote = await request(gw, 'POST', '/v1/incoming_custom_channel_message', {
+    apiKey: clinic.apiKey,
+    body: incoming({ fromId: 'visitor-omar', firstName: 'Omar', channel: 'web-chat', body: 'Can I book for Monday?' }),
+  });
+  const { conversationId } = (
+    await request(gw, 'GET', `/v1/messages/${wrote.body.messageId}`, { apiKey: clinic.apiKey })
+  ).body;
+  const { page: tab } = await openPage(browser);
+  await signInAt(tab, `${gw.url}/console/inbox?c=${conversationId}`, clinic);
+  // The web chat has no receiver of replies set: the reply is stored, failed (NO_RECEIVER), and nothing went.
+  await tab.getByLabel('Reply as your team').fill('Yes, 10 am works.');
+  await tab.getByRole('button', { name: 'Send reply' }).click();
+  const form = tab.locator('form.inbox-reply');
+  await form
+    .getByRole('alert')
+    .filter({ hasText: /Not sent/ })
+    .waitFor();
+  const said = await form.getByRole('alert').innerText();
+  expect(said).toContain('No Custom Channel Webhook URL');
+  expect(said).toContain('Retry');
+  expect(await form.locator('.done').innerText()).toBe('');
+  await tab
+    .locator('.inbox-msg')
+    .filter({ hasText: 'Yes, 10 am works.' })
+    .locator('.inbox-status')
+    .filter({ hasText: /^Failed$/ })
+    .waitFor();
+  await tab.close();
+});

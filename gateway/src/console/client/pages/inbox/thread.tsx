@@ -287,18 +287,22 @@ function BotSwitch(props: { conversation: Conversation; onChanged: () => void })
 function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSent: () => void }) {
   const sending = useAction({ body: 'Reply as your team' });
   const [body, setBody] = useState('');
+  const [notSent, setNotSent] = useState<string | undefined>(undefined);
   const key = useIdempotencyKey();
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
     props.onSend();
+    setNotSent(undefined);
     const reply = { body, conversationId: props.conversation.id };
     const path = `/v1/contacts/${encodeURIComponent(props.conversation.contactId)}/messages`;
     void sending.run(
-      () => call('POST', path, reply, key.headers(reply)),
-      'Reply sent.',
-      () => {
+      () => call<Message>('POST', path, reply, key.headers(reply)),
+      (m) => (notSentWhy(m) ? '' : 'Reply sent.'),
+      (m) => {
+        // Stored all the same, in the thread: typed again it would be a second reply once the first is retried.
         key.made();
         setBody('');
+        setNotSent(notSentWhy(m));
         props.onSent();
       },
     );
@@ -324,7 +328,20 @@ function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSe
       <Button type="submit" class="primary" unavailable={sending.busy}>
         Send reply
       </Button>
-      <FormStatus error={sending.error} done={sending.done} />
+      <FormStatus error={sending.error ?? notSent} done={sending.done} />
     </form>
   );
+}
+
+/**
+ * A reply the API stored without sending it (answered 201 all the same: it is in the thread, and kept for a retry):
+ * nothing reached the contact, which the person who pressed Send must hear where they pressed it, with why and what
+ * is left to do. Undefined for a reply on its way.
+ */
+function notSentWhy(m: Message): string | undefined {
+  const why = `${m.error ?? 'The gateway did not send it'}${m.errorCode ? ` (${m.errorCode})` : ''}`;
+  if (m.status === 'failed')
+    return `Not sent: ${why}. Your reply is in the thread, Failed: its Retry sends it once this is put right.`;
+  if (m.status === 'skipped') return `Not sent: ${why}. Nothing went to the contact.`;
+  return undefined;
 }
