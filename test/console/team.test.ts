@@ -261,6 +261,33 @@ test('the agent takes a conversation from Unassigned, and replies under their na
   await screenshot(agentPage, 'inbox-agent');
 });
 
+test('two taking a conversation at once: the second is told who took it, and it stays theirs', async () => {
+  const tom = await conversationOf('visitor-tom', 'Tom');
+  await agentPage.goto(url('/console/inbox'));
+  await agentPage.getByRole('radio', { name: 'Unassigned' }).check();
+  await listShows(agentPage, ['Tom']);
+  await conversationButton(agentPage, 'Tom').click();
+  await agentPage.locator('#thread-heading').filter({ hasText: 'Tom' }).waitFor();
+  // The owner takes it just before the agent's click lands.
+  let ownerId = '';
+  await agentPage.route(
+    '**/assign',
+    async (route) => {
+      ownerId = (await api('POST', `/v1/conversations/${tom}/assign`, { memberId: 'me' })).body.assigneeId;
+      await route.continue();
+    },
+    { times: 1 },
+  );
+  await agentPage.getByRole('button', { name: 'Assign to me' }).click();
+  await agentPage
+    .getByRole('alert')
+    .filter({ hasText: `${owner.name} has had this conversation since it was read: it was not reassigned` })
+    .waitFor();
+  expect(ownerId).toMatch(/^mem_/);
+  expect((await api('GET', `/v1/conversations/${tom}`)).body.assigneeId).toBe(ownerId);
+  expect(await seriousViolations(agentPage)).toEqual([]);
+});
+
 test("the owner sees the reply under the agent's name, and that the conversation is theirs", async () => {
   await ownerPage.goto(url('/console/inbox'));
   const ruth = conversationButton(ownerPage, 'Ruth');

@@ -506,6 +506,40 @@ describe('replies and assignment', () => {
     );
   });
 
+  test('two taking a conversation at once: with expectedAssigneeId the second is told who has it, and it stays theirs', async () => {
+    const { gw } = ctx;
+    const account = await createAccount(gw);
+    const [rita, sam] = [await join(gw, account, 'agent', unique('Rita')), await join(gw, account, 'agent')];
+    await api(gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming() });
+    const id = (await api(gw, account, 'GET', 'conversations')).body.data[0].id;
+    const take = (who: Joined, expectedAssigneeId: string | null) =>
+      as(gw, who, 'POST', `conversations/${id}/assign`, { memberId: 'me', expectedAssigneeId });
+
+    // Both saw it unassigned; Rita's goes first.
+    expect((await take(rita, null)).body.assigneeId).toBe(rita.id);
+    const late = await take(sam, null);
+    expectApiError(late, 409, 'ASSIGNEE_CHANGED');
+    expect(late.body.error.message).toBe(
+      `${rita.name} has had this conversation since it was read: it was not reassigned`,
+    );
+    expect((await api(gw, account, 'GET', `conversations/${id}`)).body.assigneeId).toBe(rita.id);
+    // Seen as Rita's, it is handed on; to nobody, as seen since.
+    expect((await take(sam, rita.id)).body.assigneeId).toBe(sam.id);
+    const unassigned = await as(gw, sam, 'POST', `conversations/${id}/assign`, {
+      memberId: null,
+      expectedAssigneeId: sam.id,
+    });
+    expect(unassigned.body.assigneeId).toBeNull();
+    expect((await take(rita, sam.id)).body.error.message).toBe(
+      'Nobody has this conversation any more since it was read: it was not reassigned',
+    );
+    expectApiError(
+      await as(gw, rita, 'POST', `conversations/${id}/assign`, { memberId: 'me', expectedAssigneeId: 7 }),
+      400,
+      'VALIDATION_ERROR',
+    );
+  });
+
   test('assign to a member, the owner or nobody; filter by assignee, none and me', async () => {
     const { gw } = ctx;
     const [account, other] = [await createAccount(gw), await createAccount(gw)];

@@ -11,6 +11,8 @@ import { holdTurn } from './turns.js';
 /**
  * POST /v1/conversations/{id}/assign: the conversation is the member's (or the owner's) to answer, or nobody's
  * (null). `me` names whoever asks. Only an active member takes a conversation: an invited one cannot answer yet.
+ * With `expected` (who the caller saw having it; null: nobody), only if they still have it: two agents pressing
+ * "Assign to me" at once, the second is told who took it rather than taking it from them.
  */
 export async function assignConversation(
   gw: Gateway,
@@ -18,9 +20,20 @@ export async function assignConversation(
   actor: Actor,
   conversationId: string,
   memberId: string | null,
+  { expected }: { expected?: string | null } = {},
 ): Promise<Conversation> {
   return gw.store.transact(async (tx) => {
     const conversation = await getConversation(tx, account.id, conversationId);
+    if (expected !== undefined && (conversation.assigneeId ?? null) !== expected) {
+      const now = await assigneeOf(tx, account, conversation);
+      throw new ApiError(
+        409,
+        'ASSIGNEE_CHANGED',
+        now
+          ? `${now.id === actor.id ? 'You have' : `${now.name} has`} had this conversation since it was read: it was not reassigned`
+          : 'Nobody has this conversation any more since it was read: it was not reassigned',
+      );
+    }
     if (memberId === null) return updateConversation(tx, conversation, { assigneeId: null });
     const member = await getMember(tx, account, memberId === 'me' ? actor.id : memberId);
     if ('status' in member && member.status !== 'active') {

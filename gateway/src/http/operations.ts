@@ -538,10 +538,10 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Conversations',
       summary: 'Assign a conversation',
       description:
-        'To a member (or the owner; "me": the caller), or to nobody (null); 409 MEMBER_NOT_ACTIVE for an invitation not accepted.',
+        'To a member (or the owner; "me": the caller), or to nobody (null); 409 MEMBER_NOT_ACTIVE for an invitation not accepted. With expectedAssigneeId, only if the conversation is still theirs: 409 ASSIGNEE_CHANGED, naming who has it now, when someone took it meanwhile.',
       body: schemas.assignment,
       answers: { 200: conversation },
-      errors: { ...notFound('CONVERSATION', 'MEMBER'), 409: ['MEMBER_NOT_ACTIVE'] },
+      errors: { ...notFound('CONVERSATION', 'MEMBER'), 409: ['MEMBER_NOT_ACTIVE', 'ASSIGNEE_CHANGED'] },
     },
   },
   '/conversations/{id}/read': {

@@ -692,6 +692,12 @@ export const memberUpdate = z
 
 export const assignment = z.object({
   memberId: id.nullable().describe('The member (or the owner) who takes the conversation; null: nobody'),
+  expectedAssigneeId: id
+    .nullable()
+    .optional()
+    .describe(
+      'Who the caller saw having the conversation (null: nobody): the assignment is made only if they still have it, else 409 ASSIGNEE_CHANGED, so that two people taking it at once do not take it from each other',
+    ),
 });
 
 export const botState = z.object({ active: z.boolean({ error: 'must be true or false' }) });

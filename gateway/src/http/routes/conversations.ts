@@ -51,10 +51,12 @@ export function conversationsRoutes(v1: Routes, gw: Gateway): void {
     post: [
       jsonBody(),
       async (req, res) => {
-        const { memberId } = parse(assignment, req.body);
+        const { memberId, expectedAssigneeId } = parse(assignment, req.body);
         res.json(
           await withContact(
-            await assignConversation(gw, accountOf(res), actorOf(res), String(req.params.id), memberId),
+            await assignConversation(gw, accountOf(res), actorOf(res), String(req.params.id), memberId, {
+              expected: expectedAssigneeId,
+            }),
           ),
         );
       },

@@ -63,8 +63,10 @@ export function AssigneePicker(props: {
     assigning.run(
       () => {
         acting(team.me, conversation.id);
+        // Only from whoever it shows: a colleague who took it meanwhile keeps it, and the refusal names them.
         return call<Conversation>('POST', `/v1/conversations/${encodeURIComponent(conversation.id)}/assign`, {
           memberId,
+          expectedAssigneeId: current ?? null,
         });
       },
       (c) => (c.assigneeId ? `Assigned to ${assigneeName(team, c.assigneeId)}.` : 'Assigned to nobody.'),
