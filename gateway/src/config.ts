@@ -357,6 +357,55 @@ function named(name: string, raw: string | undefined): string {
   return `${name}=${JSON.stringify(value)}`;
 }
 
+export interface UnknownSetting {
+  name: string;
+  /** The setting it most likely meant, if one is close. */
+  meant?: string;
+}
+
+/** The sentence that says so, naming the variable and never its value. */
+export const unknownSettingMessage = ({ name, meant }: UnknownSetting): string =>
+  `${name} is no setting of the gateway and is ignored${meant ? `: did you mean ${meant}?` : ''}`;
+
+/**
+ * LEADCHAT_* variables in `env` that name no setting, each with the setting it most likely meant. A misspelt name
+ * (LEADCHAT_DATADIR, LEADCHAT_WEBHOOK_TIMEOUTS, LEADCHAT_DATABSE_URL) is otherwise ignored without a word: the
+ * gateway runs on the default, its data in another folder or on the embedded store. The repository's own test and
+ * benchmark variables are left out. Names only: a value may be a secret.
+ */
+export function unknownSettings(env: Record<string, string | undefined> = process.env): UnknownSetting[] {
+  const known = Object.keys(settings);
+  return Object.keys(env)
+    .filter((name) => /^LEADCHAT_/i.test(name) && !(name in settings) && !/^LEADCHAT_(TEST|BENCH)_/.test(name))
+    .sort()
+    .map((name) => ({ name, meant: closestSetting(name, known) }));
+}
+
+function closestSetting(name: string, known: string[]): string | undefined {
+  const upper = name.toUpperCase();
+  if (upper in settings) return upper;
+  let best: { name: string; distance: number } | undefined;
+  for (const setting of known) {
+    // LEADCHAT_ADMIN_TOKEN_FILE, LEADCHAT_TLS_CERTIFICATE: a setting with more written after it.
+    const distance = upper.startsWith(setting) || setting.startsWith(upper) ? 0 : editDistance(upper, setting);
+    if (!best || distance < best.distance || (distance === best.distance && setting.length > best.name.length))
+      best = { name: setting, distance };
+  }
+  const tail = upper.length - 'LEADCHAT_'.length;
+  return best && best.distance <= Math.max(2, Math.floor(tail / 4)) ? best.name : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const v = {} as Record<string, unknown>;
   for (const [name, setting] of Object.entries(settings)) {

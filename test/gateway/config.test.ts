@@ -136,3 +136,32 @@ test('a token or database URL is read without the spaces and line end around it'
     'postgres://leadchat:secret@db.internal:5432/leadchat',
   ]);
 });
+
+test('a LEADCHAT_ variable that is no setting is named with the setting it most likely meant', async () => {
+  const { unknownSettings } = await config();
+  expect(
+    unknownSettings({
+      LEADCHAT_DATADIR: '/var/lib/leadchat/data',
+      LEADCHAT_WEBHOOK_TIMEOUTS: '30s',
+      LEADCHAT_DATABSE_URL: 'postgres://leadchat:secret@db.internal/leadchat',
+      LEADCHAT_ADMIN_TOKEN_FILE: '/run/secrets/leadchat',
+      LEADCHAT_TLS_CERTIFICATE: '/etc/letsencrypt/live/chat.example.com/fullchain.pem',
+      leadchat_port: '8443',
+      LEADCHAT_COLOUR: 'blue',
+      // Settings, and the repository's own test and benchmark variables: nothing to say.
+      LEADCHAT_PORT: '8443',
+      LEADCHAT_TEST_CLOCK: '1',
+      LEADCHAT_TEST_TIER: 'system',
+      LEADCHAT_BENCH_RATE: '100',
+      PATH: '/usr/bin',
+    }),
+  ).toEqual([
+    { name: 'LEADCHAT_ADMIN_TOKEN_FILE', meant: 'LEADCHAT_ADMIN_TOKEN' },
+    { name: 'LEADCHAT_COLOUR', meant: undefined },
+    { name: 'LEADCHAT_DATABSE_URL', meant: 'LEADCHAT_DATABASE_URL' },
+    { name: 'LEADCHAT_DATADIR', meant: 'LEADCHAT_DATA_DIR' },
+    { name: 'LEADCHAT_TLS_CERTIFICATE', meant: 'LEADCHAT_TLS_CERT' },
+    { name: 'LEADCHAT_WEBHOOK_TIMEOUTS', meant: 'LEADCHAT_WEBHOOK_TIMEOUT' },
+    { name: 'leadchat_port', meant: 'LEADCHAT_PORT' },
+  ]);
+});

@@ -210,3 +210,40 @@ test('a gateway listening on one address is called there: the start-up line name
     removeDir(v6.dataDir);
   }
 });
+
+test('a misspelt setting is named at start and by the CLI, with the setting meant, its value never shown', async () => {
+  const secret = 'misspelt-admin-token-0123456789';
+  const gw = await startGateway({ LEADCHAT_DATADIR: '/var/lib/leadchat/data', LEADCHAT_ADMN_TOKEN: secret });
+  try {
+    const lines = logLines(gw.output());
+    expect(
+      lines.filter((line) => line.level === 40).map(({ variable, meant, msg }) => ({ variable, meant, msg })),
+    ).toEqual([
+      {
+        variable: 'LEADCHAT_ADMN_TOKEN',
+        meant: 'LEADCHAT_ADMIN_TOKEN',
+        msg: 'LEADCHAT_ADMN_TOKEN is no setting of the gateway and is ignored: did you mean LEADCHAT_ADMIN_TOKEN?',
+      },
+      {
+        variable: 'LEADCHAT_DATADIR',
+        meant: 'LEADCHAT_DATA_DIR',
+        msg: 'LEADCHAT_DATADIR is no setting of the gateway and is ignored: did you mean LEADCHAT_DATA_DIR?',
+      },
+    ]);
+    expect(gw.output()).not.toContain(secret);
+    const backup = await runCli(['backup', '--to', path.join(work, 'misspelt.tar.gz')], {
+      LEADCHAT_DATA_DIR: gw.dataDir,
+      LEADCHAT_PORT: gw.env.LEADCHAT_PORT!,
+      LEADCHAT_ADMIN_TOKEN: gw.adminToken,
+      LEADCHAT_WEBHOOK_TIMEOUTS: '30s',
+    });
+    expect({ code: backup.code, stderr: backup.stderr }).toEqual({
+      code: 0,
+      stderr:
+        'leadchat-gateway: LEADCHAT_WEBHOOK_TIMEOUTS is no setting of the gateway and is ignored: did you mean LEADCHAT_WEBHOOK_TIMEOUT?\n',
+    });
+  } finally {
+    await gw.stop();
+    removeDir(gw.dataDir);
+  }
+});

@@ -3,7 +3,7 @@ const path = require('node:path');
 
 const DOCUMENT = path.resolve(__dirname, '../../gateway/dist/openapi.json');
 /** Where each test process wrote the operations and statuses it received (see contract.ts). */
-const SEEN_DIR_ENV = 'LEADCHAT_CONTRACT_SEEN_DIR';
+const SEEN_DIR_ENV = 'LEADCHAT_TEST_CONTRACT_SEEN_DIR';
 /**
  * The codes every operation of a kind can answer (authentication, rate limit, the store, a body's format, a console
  * session's CSRF token, a lost race), each proven by tests of their own: a status that can carry only these is

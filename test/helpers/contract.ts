@@ -13,7 +13,7 @@ import addFormats from 'ajv-formats';
 
 const DOCUMENT = path.resolve(__dirname, '../../gateway/dist/openapi.json');
 /** The folder the global setup makes for this run, where each test process writes what it saw. */
-export const SEEN_DIR_ENV = 'LEADCHAT_CONTRACT_SEEN_DIR';
+export const SEEN_DIR_ENV = 'LEADCHAT_TEST_CONTRACT_SEEN_DIR';
 
 interface Header {
   required?: boolean;

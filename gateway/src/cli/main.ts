@@ -28,6 +28,12 @@ async function main(argv: string[]): Promise<number | undefined> {
       );
     return (await import('./serve.js')).serve();
   }
+  if (['account', 'member', 'migrate', 'backup', 'restore'].includes(command)) {
+    // Loaded with the command's own modules: `--version` and the usage stay as light as they are.
+    const { unknownSettingMessage, unknownSettings } = await import('../config.js');
+    for (const unknown of unknownSettings())
+      process.stderr.write(`leadchat-gateway: ${unknownSettingMessage(unknown)}\n`);
+  }
   if (command === '--version' || command === 'version') {
     process.stdout.write(`leadchat-gateway ${buildName()}\n`);
     return 0;

@@ -1,4 +1,4 @@
-import { ConfigError, listeningUrl, loadConfig } from '../config.js';
+import { ConfigError, listeningUrl, loadConfig, unknownSettingMessage, unknownSettings } from '../config.js';
 import { createLogger, logProcessOutput, type Logger } from '../log.js';
 import { startGateway, type RunningGateway } from '../server.js';
 import { boundHeapGrowth } from './heap.js';
@@ -23,6 +23,8 @@ export async function serve(): Promise<number | undefined> {
   }
   const log = createLogger(config.logLevel, human);
   logProcessOutput(log);
+  for (const unknown of unknownSettings())
+    log.warn({ variable: unknown.name, meant: unknown.meant }, unknownSettingMessage(unknown));
   let running: RunningGateway;
   try {
     running = await startGateway(config, log);
