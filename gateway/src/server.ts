@@ -13,7 +13,7 @@ import { warmUpHttp } from './http/warm-up.js';
 import { metrics } from './metrics.js';
 import { httpsRequired } from './http/middleware/https-only.js';
 import type { Logger } from './log.js';
-import { loadTls } from './tls.js';
+import { loadTls, renewedTls, type TlsFiles } from './tls.js';
 import { warmUp } from './warm-up.js';
 
 export interface RunningGateway {
@@ -23,11 +23,18 @@ export interface RunningGateway {
   address: net.AddressInfo;
   adminTokenFile?: string;
   tlsSource: string;
+  /**
+   * Serves the operator's certificate and key as their files now hold them, if they changed (checked every minute,
+   * and at SIGHUP); a pair that cannot be served is logged and the one served stays.
+   */
+  reloadCertificate(): Promise<void>;
   stop(): Promise<void>;
 }
 
 const TLS_HANDSHAKE = 0x16;
 const SHUTDOWN_GRACE_MS = 10_000;
+/** Certbot renews a month before expiry: a minute's check costs nothing and needs no hook. */
+const CERTIFICATE_CHECK_MS = 60_000;
 
 /**
  * Starts the gateway (createGateway: the store, the job runners, the application) and serves it over HTTPS. A plain-HTTP
@@ -40,7 +47,7 @@ export async function startGateway(config: Config, log: Logger, clock?: Clock): 
     const { app, admin, streams } = gateway;
     const gw = gateway.engine;
     const tls = await loadTls(config, gw.store);
-    metrics.certificateExpiry.set(Date.parse(new X509Certificate(tls.cert).validTo) / 1000);
+    observeCertificate(tls, log);
     gateway.startJobs();
     // Before the port opens: the code of an incoming message's path compiled, and the pool's connections open with
     // its statements parsed, so that the first requests are answered as fast as the later ones.
@@ -61,6 +68,30 @@ export async function startGateway(config: Config, log: Logger, clock?: Clock): 
     // A request Node cannot parse (request line and headers over 16 kB, malformed HTTP) would get a bare status
     // line, and over TLS the socket is destroyed before even that is flushed: answer in the API's shape instead.
     for (const server of [secure, plain]) server.on('clientError', unparseable);
+    // Read once at start, a certificate renewed on disk (certbot, every 60 to 90 days) was served only after a
+    // restart: until then the old one, expired in the end, for every client.
+    let served: TlsFiles = tls;
+    let refused: string | undefined;
+    const reloadCertificate = async (): Promise<void> => {
+      try {
+        const renewed = await renewedTls(config, served);
+        refused = undefined;
+        if (!renewed) return;
+        secure.setSecureContext({ cert: renewed.cert, key: renewed.key });
+        served = renewed;
+        const validTo = observeCertificate(renewed, log);
+        log.info({ certificate: renewed.source, validTo }, 'the certificate changed on disk: it is served now');
+      } catch (err) {
+        const reason = (err as Error).message;
+        // Once per reason: a certificate and key certbot replaces one after the other may be caught in between.
+        if (reason !== refused)
+          log.warn({ reason }, 'the certificate on disk cannot be served: the one served before still is');
+        refused = reason;
+      }
+    };
+    const certificateCheck = config.tlsCert
+      ? setInterval(() => void reloadCertificate(), CERTIFICATE_CHECK_MS).unref()
+      : undefined;
     const sockets = new Set<net.Socket>();
     let allClosed = () => {};
     const front = net.createServer((socket) => {
@@ -118,6 +149,7 @@ export async function startGateway(config: Config, log: Logger, clock?: Clock): 
       endDelay();
       return (stopping ??= (async () => {
         shuttingDown = true;
+        clearInterval(certificateCheck);
         gateway.markStopping();
         for (const res of answering) if (!res.headersSent) res.setHeader('Connection', 'close');
         if (config.shutdownDelayMs > 0) await waitAtMost(config.shutdownDelayMs, (end) => (endDelay = end));
@@ -137,12 +169,28 @@ export async function startGateway(config: Config, log: Logger, clock?: Clock): 
       address: front.address() as net.AddressInfo,
       adminTokenFile: admin.file,
       tlsSource: tls.source,
+      reloadCertificate,
       stop,
     };
   } catch (err) {
     await gateway.close();
     throw err;
   }
+}
+
+/**
+ * The served certificate's expiry, as `/metrics` tells it; one already past is said at once, as its clients all refuse
+ * it (with a metric nobody scrapes, the first to know would be n8n's failing workflows). Answers the expiry.
+ */
+function observeCertificate(tls: TlsFiles, log: Logger): string {
+  const validTo = new Date(new X509Certificate(tls.cert).validTo).toISOString();
+  metrics.certificateExpiry.set(Date.parse(validTo) / 1000);
+  if (Date.parse(validTo) <= Date.now())
+    log.warn(
+      { certificate: tls.source, validTo },
+      'the certificate served has expired: clients refuse it; renew it (the gateway serves the renewed files within a minute, or at SIGHUP)',
+    );
+  return validTo;
 }
 
 /** Waits `ms` at most; `cut` is given the function that ends the wait sooner. */

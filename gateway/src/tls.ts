@@ -37,6 +37,22 @@ export async function loadTls(config: Config, store: Store): Promise<TlsFiles> {
   return store.backend === 'postgres' ? sharedTls(config.dataDir, store.settings) : dataDirTls(config.dataDir);
 }
 
+/**
+ * The operator's certificate and key as the files now hold them, when they differ from those served (certbot renewed
+ * them: its `live/` links name new files), checked as at start; undefined while they are the same. A pair that cannot
+ * be served is thrown, named, and the one served stays.
+ */
+export async function renewedTls(config: Config, served: TlsFiles): Promise<TlsFiles | undefined> {
+  if (!config.tlsCert || !config.tlsKey) return undefined;
+  const [cert, key] = await Promise.all([
+    readSetting('LEADCHAT_TLS_CERT', config.tlsCert),
+    readSetting('LEADCHAT_TLS_KEY', config.tlsKey),
+  ]);
+  if (cert === served.cert && key === served.key) return undefined;
+  checkPair(config.tlsCert, cert, config.tlsKey, key);
+  return { cert, key, source: config.tlsCert };
+}
+
 const readSetting = (name: string, file: string): Promise<string> =>
   readFile(file, 'utf8').catch((err: Error) => {
     throw new Error(`Cannot read ${name} ${file}: ${err.message}`);

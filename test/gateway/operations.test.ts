@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import tls from 'node:tls';
 import { generate } from 'selfsigned';
 import parsePrometheus from 'parse-prometheus-text-format';
 import { createAccount, removeDir, request, runCli, startGateway, tempDir, type TestGateway } from '../helpers/gateway';
@@ -246,4 +248,97 @@ test('a misspelt setting is named at start and by the CLI, with the setting mean
     await gw.stop();
     removeDir(gw.dataDir);
   }
+});
+
+/** The SHA-256 fingerprint of the certificate the gateway serves now, as a client's handshake finds it. */
+function servedFingerprint(gw: TestGateway): Promise<string> {
+  const { port } = new URL(gw.url);
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port: Number(port), rejectUnauthorized: false }, () => {
+      resolve(socket.getPeerCertificate().fingerprint256);
+      socket.end();
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** Resolves once the gateway's output holds a line whose msg is `msg` (the `count`th such line). */
+async function untilLogged(gw: TestGateway, msg: string, count = 1): Promise<void> {
+  const seen = () => logLines(gw.output()).filter((line) => line.msg === msg).length >= count;
+  while (!seen()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+test('a certificate renewed on disk is served without a restart; an expired one is said, a wrong pair refused', async () => {
+  const day = 24 * 3_600_000;
+  const make = (notAfterDate: Date) =>
+    generate([{ name: 'commonName', value: 'localhost' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      notBeforeDate: new Date(notAfterDate.getTime() - 90 * day),
+      notAfterDate,
+    });
+  const [expired, renewed, stranger] = await Promise.all([
+    make(new Date(Date.now() - day)),
+    make(new Date(Date.now() + 90 * day)),
+    make(new Date(Date.now() + 90 * day)),
+  ]);
+  const dir = path.join(work, 'renewed-tls');
+  mkdirSync(dir);
+  const certFile = path.join(dir, 'fullchain.pem');
+  const keyFile = path.join(dir, 'privkey.pem');
+  writeFileSync(certFile, expired!.cert);
+  writeFileSync(keyFile, expired!.private, { mode: 0o600 });
+  const fingerprint = (pem: string) => new X509Certificate(pem).fingerprint256;
+  const expiryMetric = async (ca: string) => {
+    const res = await request({ url: gw.url, ca }, 'GET', '/metrics', {
+      headers: { authorization: `Bearer ${gw.adminToken}` },
+    });
+    return parsePrometheus(res.text).find(
+      (f: { name: string }) => f.name === 'leadchat_tls_certificate_expiry_timestamp_seconds',
+    )?.metrics[0]?.value;
+  };
+  const gw = await startGateway({ LEADCHAT_TLS_CERT: certFile, LEADCHAT_TLS_KEY: keyFile, LEADCHAT_LOG_LEVEL: 'info' });
+  try {
+    const expiredAt = new Date(new X509Certificate(expired!.cert).validTo).toISOString();
+    expect(logLines(gw.output()).find((line) => line.level === 40)).toMatchObject({
+      certificate: certFile,
+      validTo: expiredAt,
+      msg: 'the certificate served has expired: clients refuse it; renew it (the gateway serves the renewed files within a minute, or at SIGHUP)',
+    });
+    expect(await servedFingerprint(gw)).toBe(fingerprint(expired!.cert));
+
+    // As certbot renews: new files, then a reload (its deploy hook, or `systemctl reload`).
+    writeFileSync(certFile, renewed!.cert);
+    writeFileSync(keyFile, renewed!.private);
+    gw.process.kill('SIGHUP');
+    await untilLogged(gw, 'the certificate changed on disk: it is served now');
+    expect(await servedFingerprint(gw)).toBe(fingerprint(renewed!.cert));
+    expect(Number(await expiryMetric(renewed!.cert))).toBe(
+      Date.parse(new X509Certificate(renewed!.cert).validTo) / 1000,
+    );
+
+    // A key of another certificate: said once, and the renewed pair is still served.
+    writeFileSync(keyFile, stranger!.private);
+    gw.process.kill('SIGHUP');
+    gw.process.kill('SIGHUP');
+    const refusal = 'the certificate on disk cannot be served: the one served before still is';
+    await untilLogged(gw, refusal);
+    expect(await servedFingerprint(gw)).toBe(fingerprint(renewed!.cert));
+    // Its certificate written in turn: served, and the refusal was said once.
+    writeFileSync(certFile, stranger!.cert);
+    gw.process.kill('SIGHUP');
+    await untilLogged(gw, 'the certificate changed on disk: it is served now', 2);
+    expect(await servedFingerprint(gw)).toBe(fingerprint(stranger!.cert));
+    expect(logLines(gw.output()).filter((line) => line.msg === refusal)).toEqual([
+      expect.objectContaining({
+        level: 40,
+        reason: `LEADCHAT_TLS_KEY ${keyFile} is not the key of the certificate in LEADCHAT_TLS_CERT ${certFile}`,
+      }),
+    ]);
+  } finally {
+    await gw.stop();
+    removeDir(gw.dataDir);
+  }
+  expect(await gw.exited).toBe(0);
 });

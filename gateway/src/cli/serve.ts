@@ -52,6 +52,9 @@ export async function serve(): Promise<number | undefined> {
     process.on('SIGTERM', shutdown);
     process.on('SIGINT', shutdown);
   });
+  // `systemctl reload` (ExecReload=kill -HUP) or a certbot deploy hook: the renewed certificate at once. Node's
+  // default for SIGHUP would end the process.
+  process.on('SIGHUP', () => void running.reloadCertificate());
   announce(log, running, config.host, config.dataDir);
   await stopped;
   return 0;
