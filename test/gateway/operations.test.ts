@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import tls from 'node:tls';
 import { generate } from 'selfsigned';
@@ -341,4 +341,26 @@ test('a certificate renewed on disk is served without a restart; an expired one 
     removeDir(gw.dataDir);
   }
   expect(await gw.exited).toBe(0);
+});
+
+test('the generated admin token is rotated as the README says: stop, remove data/admin-token, start', async () => {
+  const dataDir = tempDir('leadchat-rotate-admin-');
+  const admin = async (gw: TestGateway, token: string) =>
+    (await request(gw, 'GET', '/admin/v1/jobs', { headers: { authorization: `Bearer ${token}` } })).status;
+  const file = path.join(dataDir, 'admin-token');
+  // The token from the data dir, as a gateway without LEADCHAT_ADMIN_TOKEN has it.
+  let gw = await startGateway({ LEADCHAT_ADMIN_TOKEN: '' }, dataDir);
+  const old = readFileSync(file, 'utf8').trim();
+  expect(await admin(gw, old)).toBe(200);
+  await gw.stop();
+  rmSync(file);
+  gw = await startGateway({ LEADCHAT_ADMIN_TOKEN: '' }, dataDir);
+  try {
+    const renewed = readFileSync(file, 'utf8').trim();
+    expect(renewed).not.toBe(old);
+    expect([await admin(gw, old), await admin(gw, renewed)]).toEqual([401, 200]);
+  } finally {
+    await gw.stop();
+    removeDir(dataDir);
+  }
 });
