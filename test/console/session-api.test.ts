@@ -6,10 +6,13 @@ import {
   consoleAccount,
   expectSecurityHeaders,
   passwordDerivations,
+  acceptInvite,
   setPassword,
   signIn,
+  signInTo,
   withSession,
   type ConsoleAccount,
+  type SignedIn,
 } from './support';
 
 /**
@@ -55,6 +58,7 @@ describe('sign-in', () => {
       csrfToken: expect.stringMatching(/^[0-9a-f]{64}$/),
       expiresAt: expect.any(String),
       idleMinutes: 120,
+      otherAccounts: [],
     });
     expect(reply.text).not.toMatch(/password|Hash/i);
     const me = await withSession(gw, { cookie, csrfToken }, 'GET', '/console/api/session', { headers: proxied });
@@ -141,6 +145,102 @@ describe('sign-in', () => {
       files.filter((f) => readFileSync(f, 'latin1').includes(text)).map((f) => path.relative(gw.dataDir, f));
     expect(holding('"tokenHash"').length).toBeGreaterThan(0);
     expect(holding(token)).toEqual([]);
+  });
+});
+
+describe('one email on several accounts', () => {
+  const PASSWORD = 'the same password on every team';
+  const staff = () => `staff-${++ipCounter}-${process.pid}@agency.example`;
+  const named = (...accounts: Array<{ id: string; name: string }>) => accounts.map(({ id, name }) => ({ id, name }));
+  const mine = (s: SignedIn) => withSession(gw, s, 'GET', '/console/api/session', { headers: proxied });
+
+  /** Invites the email to the account's team and accepts with `password`; undefined leaves the invitation open. */
+  async function join(account: { apiKey: string }, email: string, password?: string) {
+    const invited = await request(gw, 'POST', '/v1/members', {
+      apiKey: account.apiKey,
+      body: { email, name: 'Sam Staff', role: 'agent' },
+    });
+    expect(invited.status).toBe(201);
+    if (password) expect((await acceptInvite(gw, invited.body.inviteUrl, password)).reply.status).toBe(200);
+    return invited.body.id as string;
+  }
+
+  test('the session names the other accounts its password opens: none whose invitation waits, has another password or was left', async () => {
+    const email = staff();
+    const agency = await createAccount(gw, { type: 'agency', name: 'Growth Agency' });
+    const dental = await createAccount(gw, { parentEmail: agency.email, name: 'Bright Dental' });
+    const waiting = await createAccount(gw, { parentEmail: agency.email, name: 'Invited Only' });
+    const other = await createAccount(gw, { parentEmail: agency.email, name: 'Own Password' });
+    const realty = await createAccount(gw, { parentEmail: agency.email, name: 'Bright Realty' });
+    await join(agency, email, PASSWORD);
+    await join(dental, email, PASSWORD);
+    await join(waiting, email);
+    await join(other, email, 'a password of its own here');
+    const leaving = await join(realty, email, PASSWORD);
+
+    const session = await signIn(gw, email, PASSWORD, fromNewIp());
+    expect(session.reply.status).toBe(200);
+    expect(session.reply.body.account.id).toBe(agency.id);
+    expect(session.reply.body.otherAccounts).toEqual(named(dental, realty));
+    expect((await mine(session)).body.otherAccounts).toEqual(named(dental, realty));
+
+    expect((await request(gw, 'DELETE', `/v1/members/${leaving}`, { apiKey: realty.apiKey })).status).toBe(204);
+    expect((await mine(session)).body.otherAccounts).toEqual(named(dental));
+    // The account with a password of its own is reached with it, and names none of the others.
+    const elsewhere = await signIn(gw, email, 'a password of its own here', fromNewIp());
+    expect(elsewhere.reply.body.account.id).toBe(other.id);
+    expect(elsewhere.reply.body.otherAccounts).toEqual([]);
+  });
+
+  test("an email invited to a team by someone else, its link accepted by them, names none of the person's accounts", async () => {
+    const email = staff();
+    const agency = await createAccount(gw, { type: 'agency', name: 'Growth Agency' });
+    await join(agency, email, PASSWORD);
+    const stranger = await createAccount(gw, { name: 'Curious Shop' });
+    // The gateway sends no email: whoever invites holds the link, and may set its password themselves.
+    const posing = await join(stranger, email, 'the inviter chose this one');
+    expect(posing).toBeTruthy();
+    const asThem = await signIn(gw, email, 'the inviter chose this one', fromNewIp());
+    expect(asThem.reply.body.account.id).toBe(stranger.id);
+    expect(asThem.reply.body.otherAccounts).toEqual([]);
+    expect(asThem.reply.text).not.toContain('Growth Agency');
+  });
+
+  test('switching: a wrong password is refused and the session goes on; the right one opens the account named and ends the old session', async () => {
+    const email = staff();
+    const owner = await consoleAccount(gw, { type: 'agency', name: 'Growth Agency' });
+    const dental = await createAccount(gw, { parentEmail: owner.email, name: 'Bright Dental' });
+    const realty = await createAccount(gw, { parentEmail: owner.email, name: 'Bright Realty' });
+    await join(owner, email, PASSWORD);
+    // Accepting an invitation with the password of the person's other teams names them at once.
+    const invited = await request(gw, 'POST', '/v1/members', {
+      apiKey: dental.apiKey,
+      body: { email, name: 'Sam Staff', role: 'admin' },
+    });
+    const joined = await acceptInvite(gw, invited.body.inviteUrl, PASSWORD);
+    expect(joined.reply.body.account.id).toBe(dental.id);
+    expect(joined.reply.body.otherAccounts).toEqual(named(owner));
+    await join(realty, email, PASSWORD);
+
+    const ip = fromNewIp();
+    const session = await signIn(gw, email, PASSWORD, ip);
+    expect(session.reply.body.otherAccounts).toEqual(named(dental, realty));
+    const headers = { ...ip, cookie: `${session.cookie}; ${session.browser}` };
+    const refused = await signInTo(gw, email, 'not the password at all', realty.id, headers);
+    expect({ status: refused.reply.status, body: refused.reply.body }).toEqual({
+      status: 401,
+      body: { error: { code: 'SIGN_IN_FAILED', message: 'The email or the password is not right' } },
+    });
+    expect(refused.reply.headers['set-cookie']).toBeUndefined();
+    expect((await mine(session)).body.account.id).toBe(owner.id);
+
+    const switched = await signInTo(gw, email, PASSWORD, realty.id, headers);
+    expect(switched.reply.status).toBe(200);
+    expect(switched.reply.body.account).toMatchObject({ id: realty.id, name: 'Bright Realty' });
+    expect(switched.reply.body.member.role).toBe('agent');
+    expect(switched.reply.body.otherAccounts).toEqual(named(owner, dental));
+    expect((await mine(session)).status).toBe(401);
+    expect((await mine(switched)).body.account.id).toBe(realty.id);
   });
 });
 

@@ -73,6 +73,22 @@ export async function signIn(
   );
 }
 
+/** POST /console/api/session naming the account to open, as the console's Switch account sends it. */
+export async function signInTo(
+  gw: TestGateway,
+  email: string,
+  password: string,
+  accountId: string,
+  headers: Record<string, string> = {},
+): Promise<SignedIn> {
+  return sessionStarted(
+    await request(gw, 'POST', '/console/api/session', {
+      headers: { origin: gw.url, ...headers },
+      body: { email, password, accountId },
+    }),
+  );
+}
+
 /** Accepts an invitation as its page does (the token from the link's fragment, a password): the member's session. */
 export async function acceptInvite(gw: TestGateway, inviteUrl: string, password: string): Promise<SignedIn> {
   const token = new URL(inviteUrl).hash.slice(1);

@@ -1,12 +1,13 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { incoming, request } from '../gateway/api-support';
 import type { TestGateway } from '../helpers/gateway';
-import { newContext, signInAt, startConsole, stopConsole } from './browser';
-import { consoleAccount, teamMember, type ConsoleAccount } from './support';
+import { newContext, screenshot, seriousViolations, signInAt, startConsole, stopConsole } from './browser';
+import { acceptInvite, consoleAccount, teamMember, type ConsoleAccount } from './support';
 
 /**
  * The team grows while the owner's inbox is open: a member who joined since the page was opened is named on the
- * conversations given to them and offered in the Assigned to picker, without the page being opened again.
+ * conversations given to them and offered in the Assigned to picker, without the page being opened again. One
+ * person on several teams switches between them from the header.
  */
 jest.setTimeout(60_000);
 
@@ -52,4 +53,51 @@ test('a member who joined after the inbox opened is named on the conversation gi
     'Bright Dental (you)',
     'Nia Newcomer (agent)',
   ]);
+});
+
+test("a member of two teams switches from the header to the other's Inbox, with that account's password asked again", async () => {
+  const email = `sam-${process.pid}@agency.example`;
+  const password = 'the same password on both teams';
+  const agency = await consoleAccount(gw, { type: 'agency', name: 'Growth Agency' });
+  for (const account of [agency, owner]) {
+    const invited = await request(gw, 'POST', '/v1/members', {
+      apiKey: account.apiKey,
+      body: { email, name: 'Sam Staff', role: 'agent' },
+    });
+    expect((await acceptInvite(gw, invited.body.inviteUrl, password)).reply.status).toBe(200);
+  }
+  const own = await newContext(browser);
+  const page = await own.newPage();
+  await signInAt(page, `${gw.url}/console/inbox`, { email, password });
+  const header = page.getByRole('banner');
+  await header.getByText('Growth Agency').waitFor();
+
+  await header.getByRole('button', { name: 'Switch account' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Switch account' });
+  expect(await dialog.getByRole('radio', { name: 'Bright Dental' }).isChecked()).toBe(true);
+  const field = dialog.getByLabel('Password', { exact: true });
+  expect(await field.inputValue()).toBe('');
+  expect(await seriousViolations(page)).toEqual([]);
+
+  await field.fill('not the password at all');
+  await dialog.getByRole('button', { name: 'Switch', exact: true }).click();
+  await dialog.getByRole('alert').filter({ hasText: 'The email or the password is not right' }).waitFor();
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'switch-account');
+  const still = await own.request.get(`${gw.url}/console/api/session`);
+  expect((await still.json()).account.name).toBe('Growth Agency');
+
+  await field.fill(password);
+  await dialog.getByRole('button', { name: 'Switch', exact: true }).click();
+  await page.waitForURL(`${gw.url}/console/inbox`);
+  await header.locator('.name').filter({ hasText: 'Bright Dental' }).waitFor();
+  expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Inbox');
+  await header.getByRole('button', { name: 'Switch account' }).click();
+  const back = page.getByRole('dialog', { name: 'Switch account' });
+  expect(await back.getByRole('radio').count()).toBe(1);
+  expect(await back.getByRole('radio', { name: 'Growth Agency' }).isChecked()).toBe(true);
+  await page.keyboard.press('Escape');
+  await back.waitFor({ state: 'detached' });
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Switch account');
+  await own.close();
 });

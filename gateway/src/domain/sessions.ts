@@ -4,7 +4,7 @@ import { actorOf, ownerIdOf, ownerOf, type Actor, type Member } from './members.
 import { digest, newToken } from './secrets.js';
 import { newId, now } from '../ids.js';
 import { endSessionIn } from './session-ends.js';
-import type { Tx } from '../store/store.js';
+import type { Reader, Tx } from '../store/store.js';
 import { clockNow } from '../clock.js';
 
 /**
@@ -22,6 +22,22 @@ export interface Session {
   lastSeenAt: number;
   /** Epoch ms after which the session ends however busy it is. */
   expiresAt: number;
+  /** The email's other sign-ins that the password this session was opened with opens too; none when absent. */
+  alsoOpens?: SameKey[];
+}
+
+/**
+ * Another account whose sign-in, by the same email, the session's password opened when it was checked: the console
+ * offers to switch to it. Its password was checked, so its name tells the person nothing they could not read by
+ * signing in there; an email on a team is never proven (whoever invites it may accept the link), so an account
+ * merely sharing the email is never named.
+ */
+export interface SameKey {
+  accountId: string;
+  /** The member, or the owner (ownerIdOf), who signs in there. */
+  memberId: string;
+  /** A digest of the password hash the password matched there: a password set there since drops the account. */
+  hashDigest: string;
 }
 
 /** Ends a session left alone this long: a console forgotten open on a shared computer. */
@@ -54,6 +70,7 @@ export async function startSession(
   accountId: string,
   memberId: string,
   passwordHash: string,
+  alsoOpens: SameKey[] = [],
 ): Promise<{ token: string; session: Session } | undefined> {
   const token = newToken();
   const at = clockNow();
@@ -74,6 +91,7 @@ export async function startSession(
       createdAt: now(),
       lastSeenAt: at,
       expiresAt: at + MAX_AGE_MS,
+      ...(alsoOpens.length ? { alsoOpens } : {}),
     });
   });
   return session && { token, session };
@@ -144,4 +162,21 @@ export async function endOwnerSessionsIn(tx: Tx, accountId: string): Promise<num
   );
   for (const s of sessions) await endSessionIn(tx, s);
   return sessions.length;
+}
+
+/**
+ * The accounts a session's person may switch to (SameKey), as they are now: one whose sign-in by this email is gone
+ * (the member removed, the account's email changed) or whose password was set since is left out.
+ */
+export async function switchableAccounts(r: Reader, session: Session, email: string): Promise<Account[]> {
+  const found: Account[] = [];
+  for (const other of session.alsoOpens ?? []) {
+    const account = await r.get<Account>('accounts', other.accountId);
+    if (!account) continue;
+    const holder = other.memberId === ownerIdOf(account.id) ? account : await r.get<Member>('members', other.memberId);
+    if (!holder?.passwordHash || holder.email.toLowerCase() !== email.toLowerCase()) continue;
+    if ('status' in holder && (holder.status !== 'active' || holder.accountId !== account.id)) continue;
+    if (digest(holder.passwordHash) === other.hashDigest) found.push(account);
+  }
+  return found;
 }

@@ -11,6 +11,8 @@ export interface SessionInfo {
   csrfToken: string;
   expiresAt: string;
   idleMinutes: number;
+  /** The person's other accounts their password opened too (the same email, the same password): Switch account. */
+  otherAccounts: Array<{ id: string; name: string }>;
 }
 
 /**

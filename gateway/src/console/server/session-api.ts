@@ -20,13 +20,14 @@ import {
   IDLE_MS,
   MAX_AGE_MS,
   startSession,
+  switchableAccounts,
   type Session,
   type SignedIn,
 } from '../../domain/sessions.js';
 import { checkCsrf, sessionOf, signedInOnly } from '../../http/middleware/session.js';
 import { passwordChange } from '../../http/schemas.js';
 import { publicBase } from '../../http/public-base.js';
-import { checkSignIn, signInFailed, type SignInResult } from './sign-in.js';
+import { checkSignIn, sameKeyElsewhere, signInFailed, type SignInResult } from './sign-in.js';
 import { KNOWN_BROWSER_MS, knownBrowserId, knownBrowserValue } from './known-browser.js';
 
 const signInBody = z.object({
@@ -36,8 +37,11 @@ const signInBody = z.object({
   accountId: z.string().max(100).optional(),
 });
 
-/** What the console is told about its session: whose it is, and the CSRF token its changes must carry. */
-const sessionView = (account: Account, actor: Actor, session: Session, token: string) => ({
+/**
+ * What the console is told about its session: whose it is, the CSRF token its changes must carry, and the other
+ * accounts the person may switch to (those their password opened too; switching asks for it again).
+ */
+const sessionView = async (gw: Gateway, account: Account, actor: Actor, session: Session, token: string) => ({
   account: {
     id: account.id,
     name: account.name,
@@ -49,6 +53,7 @@ const sessionView = (account: Account, actor: Actor, session: Session, token: st
   csrfToken: csrfTokenOf(token),
   expiresAt: new Date(session.expiresAt).toISOString(),
   idleMinutes: IDLE_MS / 60_000,
+  otherAccounts: (await switchableAccounts(gw.store, session, actor.email)).map((a) => ({ id: a.id, name: a.name })),
 });
 
 /**
@@ -90,9 +95,9 @@ export function sessionApi(gw: Gateway, mountedAt: string): Router {
         await signIn(gw, req, res, checked);
       },
     ],
-    get: (_req, res) => {
+    get: async (_req, res) => {
       const signedIn = res.locals.signedIn as SignedIn;
-      res.json(sessionView(signedIn.account, signedIn.actor, signedIn.session, signedIn.token));
+      res.json(await sessionView(gw, signedIn.account, signedIn.actor, signedIn.session, signedIn.token));
     },
     delete: async (req, res) => {
       requireSameOrigin(gw, req);
@@ -113,10 +118,15 @@ export function sessionApi(gw: Gateway, mountedAt: string): Router {
  * else saw. The browser is known to the email from now on (its id kept when it was known already). A password
  * replaced while this one was checked opens nothing: the sign-in failed.
  */
-async function signIn(gw: Gateway, req: Request, res: Response, { account, actor, passwordHash }: SignInResult) {
+async function signIn(
+  gw: Gateway,
+  req: Request,
+  res: Response,
+  { account, actor, passwordHash, alsoOpens }: SignInResult,
+) {
   const previous = await sessionOf(gw, req);
   if (previous) await endSession(gw, previous.session.id);
-  const started = await startSession(gw, account.id, actor.id, passwordHash);
+  const started = await startSession(gw, account.id, actor.id, passwordHash, alsoOpens);
   if (!started) throw signInFailed();
   const { token, session } = started;
   const email = actor.email.toLowerCase();
@@ -130,7 +140,7 @@ async function signIn(gw: Gateway, req: Request, res: Response, { account, actor
       'Set-Cookie': [sessionCookie(token, MAX_AGE_MS), knownBrowserCookie(browser, KNOWN_BROWSER_MS)],
       'Cache-Control': 'no-store',
     })
-    .json(sessionView(account, actor, session, token));
+    .json(await sessionView(gw, account, actor, session, token));
 }
 
 /**
@@ -155,7 +165,8 @@ function invitesApi(gw: Gateway, api: Routes): void {
         const { password } = parse(passwordChange, req.body);
         const member = await acceptInvitation(gw, String(req.params.token), password);
         const account = await getAccount(gw.store, member.accountId);
-        await signIn(gw, req, res, { account, actor: actorOf(member), passwordHash: member.passwordHash! });
+        const alsoOpens = await sameKeyElsewhere(gw, member.email, password, account.id);
+        await signIn(gw, req, res, { account, actor: actorOf(member), passwordHash: member.passwordHash!, alsoOpens });
       },
     ],
   });

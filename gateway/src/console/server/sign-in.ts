@@ -1,7 +1,8 @@
 import type { Gateway } from '../../context.js';
 import { findByEmail, type Account } from '../../domain/accounts.js';
-import { activeMembersByEmail, actorOf, ownerOf, type Actor, type Member } from '../../domain/members.js';
-import { verifyPassword } from '../../domain/secrets.js';
+import { activeMembersByEmail, actorOf, ownerIdOf, ownerOf, type Actor, type Member } from '../../domain/members.js';
+import { digest, verifyPassword } from '../../domain/secrets.js';
+import type { SameKey } from '../../domain/sessions.js';
 import { ApiError, rateLimited } from '../../errors.js';
 import { addressKey } from '../../http/client-address.js';
 
@@ -34,6 +35,8 @@ export interface SignInResult {
   actor: Actor;
   /** The stored password the given one matched: the session opens only while it is still the one (startSession). */
   passwordHash: string;
+  /** The email's other accounts the same password opens: the console offers to switch to them. */
+  alsoOpens: SameKey[];
 }
 
 /** A limit on failures counted under one key; `hits` past `limit` refuse the attempt unchecked. */
@@ -67,7 +70,9 @@ interface Budget {
  * One email may sign in to several accounts (an agency's staff on its sub-accounts' teams), each with its own
  * password: the password decides which. When the same password opens several, `accountId` picks one; without it
  * the first opens: the account the email owns, then the teams in the order the person joined them (the first
- * TEAMS_TRIED of them, each a password's hashing; `accountId` reaches any).
+ * TEAMS_TRIED of them, each a password's hashing; `accountId` reaches any). Once a password is found right, the
+ * email's others are checked against it too (firstMatch): those it opens are offered to switch to, since the person
+ * could open each with it already, while one merely sharing the email is never named to them.
  */
 export async function checkSignIn(gw: Gateway, attempt: Attempt): Promise<SignInResult> {
   try {
@@ -147,6 +152,24 @@ async function check(gw: Gateway, attempt: Attempt): Promise<SignInResult> {
 const turnMs = (failures: number) =>
   failures <= FREE_FAILURES_PER_EMAIL ? 0 : Math.min(MAX_TURN_MS, 1000 * 2 ** (failures - FREE_FAILURES_PER_EMAIL - 1));
 
+/** One way an email signs in: to the account it owns, or to a team it joined. */
+interface Candidate {
+  accountId: string;
+  passwordHash: string;
+  member?: Member;
+}
+
+/** The email's sign-ins, the account it owns first, then its teams in the order joined; only `accountId`'s if named. */
+async function candidatesOf(gw: Gateway, email: string, accountId: string | undefined) {
+  const owned = await findByEmail(gw.store, email);
+  const found: Candidate[] = [];
+  if (owned?.passwordHash && (accountId === undefined || owned.id === accountId))
+    found.push({ accountId: owned.id, passwordHash: owned.passwordHash });
+  for (const member of await activeMembersByEmail(gw.store, email, accountId))
+    found.push({ accountId: member.accountId, passwordHash: member.passwordHash!, member });
+  return { owned, found };
+}
+
 /** The first of the email's sign-ins whose password this is; the decoy's work when there is none to check. */
 async function firstMatch(
   gw: Gateway,
@@ -154,25 +177,63 @@ async function firstMatch(
   password: string,
   accountId: string | undefined,
 ): Promise<SignInResult | undefined> {
-  const owned = await findByEmail(gw.store, email);
-  const chosen: Array<{ accountId: string; passwordHash: string; member?: Member }> = [];
-  if (owned?.passwordHash && (accountId === undefined || owned.id === accountId))
-    chosen.push({ accountId: owned.id, passwordHash: owned.passwordHash });
-  for (const member of await activeMembersByEmail(gw.store, email, accountId))
-    chosen.push({ accountId: member.accountId, passwordHash: member.passwordHash!, member });
+  const { owned, found: chosen } = await candidatesOf(gw, email, accountId);
   if (chosen.length === 0) {
     await verifyPassword(password, DECOY_HASH);
     return undefined;
   }
-  for (const candidate of chosen) {
+  for (const [i, candidate] of chosen.entries()) {
     if (!(await verifyPassword(password, candidate.passwordHash))) continue;
     const account = candidate.member ? await gw.store.get<Account>('accounts', candidate.accountId) : owned;
     if (account) {
       const actor = candidate.member ? actorOf(candidate.member) : ownerOf(account);
-      return { account, actor, passwordHash: candidate.passwordHash };
+      // Those tried before this one refused the password; named, every other is still to be tried.
+      const rest = accountId === undefined ? chosen.slice(i + 1) : (await candidatesOf(gw, email, undefined)).found;
+      const alsoOpens = await sameKeyAmong(
+        rest.filter((c) => c.accountId !== account.id),
+        password,
+      );
+      return { account, actor, passwordHash: candidate.passwordHash, alsoOpens };
     }
   }
   return undefined;
+}
+
+/**
+ * The email's other sign-ins (besides `except`) this password opens, for a session to offer to switch to: checked
+ * after a password was found right only, each a password's hashing (at most TEAMS_TRIED and the owned account's,
+ * what a wrong password costs already).
+ */
+export async function sameKeyElsewhere(
+  gw: Gateway,
+  email: string,
+  password: string,
+  except: string,
+): Promise<SameKey[]> {
+  const { found } = await candidatesOf(gw, email.trim().toLowerCase(), undefined);
+  return sameKeyAmong(
+    found.filter((c) => c.accountId !== except),
+    password,
+  );
+}
+
+async function sameKeyAmong(candidates: Candidate[], password: string): Promise<SameKey[]> {
+  const same: SameKey[] = [];
+  // One after another: a person's few teams should not take the hashing pool's places from others' sign-ins.
+  for (const c of candidates) {
+    const opens = await verifyPassword(password, c.passwordHash).catch((err: unknown) => {
+      // The pool is full: the sign-in stands, that account is only not offered.
+      if (err instanceof ApiError && err.status === 429) return false;
+      throw err;
+    });
+    if (opens)
+      same.push({
+        accountId: c.accountId,
+        memberId: c.member ? c.member.id : ownerIdOf(c.accountId),
+        hashDigest: digest(c.passwordHash),
+      });
+  }
+  return same;
 }
 
 /** A wait in words: "5 seconds", "2 minutes". */

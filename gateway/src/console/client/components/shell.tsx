@@ -9,9 +9,11 @@ import { signOut, type SessionInfo } from '../session.js';
 import { BalanceBanner, useCredits } from './balance.js';
 import { WebhooksBanner } from './webhooks-banner.js';
 import { Button } from './button.js';
+import { SwitchAccount } from './switch-account.js';
 
 /**
- * The frame of every signed-in page: who is signed in (their name and role, on which account), sign-out, the
+ * The frame of every signed-in page: who is signed in (their name and role, on which account), **Switch account**
+ * when their password opens other accounts too (components/switch-account), sign-out, the
  * navigation, which offers only the pages their role opens, and the tab's title, which counts the conversations
  * `waiting` for the member's reply ("(3) Inbox · LeadChat console"). On a page change the page's
  * heading takes focus, so a screen reader announces where the user now is and Tab goes on from there.
@@ -30,6 +32,8 @@ export function Shell(props: {
   const menuButton = useRef<HTMLButtonElement>(null);
   const [leaving, setLeaving] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
+  const [switching, setSwitching] = useState(false);
+  const switchButton = useRef<HTMLButtonElement>(null);
   const credits = useCredits();
   useEffect(() => {
     setMenuOpen(false);
@@ -64,6 +68,11 @@ export function Shell(props: {
           <span class="sr-only">, on the account</span> <span class="name">{account.name}</span>{' '}
           <span class="email">{member.email}</span>
         </span>
+        {props.session.otherAccounts.length > 0 && (
+          <button type="button" class="secondary" ref={switchButton} onClick={() => setSwitching(true)}>
+            Switch account
+          </button>
+        )}
         <Button type="button" class="secondary" onClick={leave} unavailable={leaving}>
           Sign out
         </Button>
@@ -79,6 +88,15 @@ export function Shell(props: {
           <span aria-hidden="true">☰</span> Menu
         </button>
       </header>
+      {switching && (
+        <SwitchAccount
+          session={props.session}
+          onClose={() => {
+            setSwitching(false);
+            switchButton.current?.focus();
+          }}
+        />
+      )}
       <div class="layout">
         <nav id="console-nav" aria-label="Console" class={menuOpen ? 'open' : undefined} onKeyDown={foldOnEscape}>
           {sections.map((section) => (
