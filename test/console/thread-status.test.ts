@@ -111,3 +111,35 @@ test('a team reply that could not go says so where it was sent, with why and wha
     .waitFor();
   await tab.close();
 });
+
+test('a WhatsApp reply box says until when WhatsApp takes a reply, and once past, that nothing would go', async () => {
+  const phone = '+14155550147';
+  expect(
+    (await api('POST', '/v1/channels/whatsapp/incoming', { phone, body: 'Is there a slot on Friday?' })).status,
+  ).toBe(200);
+  const [conversation] = (await api('GET', '/v1/conversations?channel=whatsapp')).body.data;
+  const until = new Date(Date.parse(conversation.lastIncomingAt) + 24 * 60 * 60 * 1000);
+  const { page: tab } = await openPage(browser);
+  // The browser's clock an hour after the contact wrote, then a day and an hour.
+  await tab.clock.install({ time: Date.parse(conversation.lastIncomingAt) + 60 * 60 * 1000 });
+  await signInAt(tab, `${gw.url}/console/inbox?c=${conversation.id}`, owner);
+  const hint = tab.locator('form.inbox-reply .hint');
+  // As the page writes a time: alone today, with its date otherwise.
+  const time = await tab.evaluate((iso) => {
+    const at = new Date(iso);
+    return at.toDateString() === new Date().toDateString()
+      ? at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+      : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  }, until.toISOString());
+  await hint
+    .filter({ hasText: `WhatsApp takes replies within 24 hours of the contact’s last message: until ${time}.` })
+    .waitFor();
+  await tab.clock.setSystemTime(until.getTime() + 60 * 60 * 1000);
+  await tab.reload();
+  await hint
+    .filter({
+      hasText: 'The contact last wrote more than 24 hours ago: WhatsApp takes no reply until they write again',
+    })
+    .waitFor();
+  await tab.close();
+});

@@ -112,6 +112,21 @@ export function contactName(contact: Contact | null): string {
   return name || contact.phone || contact.fromId || contact.email || contact.id;
 }
 
+const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * WhatsApp's 24-hour window as it stands for a reply written now: a reply goes within 24 hours of the contact's last
+ * message, and after that none does until they write again (the API stores it, not sent).
+ */
+export function whatsAppWindow(c: Pick<Conversation, 'lastIncomingAt'>, now = Date.now()): string {
+  const endsAt = c.lastIncomingAt ? Date.parse(c.lastIncomingAt) + WHATSAPP_WINDOW_MS : 0;
+  if (endsAt > now)
+    return `WhatsApp takes replies within 24 hours of the contact’s last message: until ${when(new Date(endsAt).toISOString())}.`;
+  return c.lastIncomingAt
+    ? 'The contact last wrote more than 24 hours ago: WhatsApp takes no reply until they write again, and nothing would go.'
+    : 'The contact has not written yet: WhatsApp takes no reply until they do, and nothing would go.';
+}
+
 /** A time as the reader's locale writes it: the time alone today, with the date otherwise. */
 export function when(iso: string): string {
   const at = new Date(iso);

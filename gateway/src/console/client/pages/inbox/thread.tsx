@@ -12,7 +12,15 @@ import { acting } from '../../notify/own-actions.js';
 import { ContactPanel } from '../contact/contact-panel.js';
 import { AssigneePicker, type Team } from './assignee.js';
 import { ChannelName } from './channel.js';
-import { CONVERSATION_STATUS, contactName, externalIdLabel, handoffWhy, sentAs, when } from './labels.js';
+import {
+  CONVERSATION_STATUS,
+  contactName,
+  externalIdLabel,
+  handoffWhy,
+  sentAs,
+  whatsAppWindow,
+  when,
+} from './labels.js';
 import { MessageItem } from './message.js';
 import { RetryAllFailed } from './retry-all.js';
 import { SaveAsFaq } from './save-faq.js';
@@ -322,6 +330,7 @@ function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSe
             a conversation nobody has becomes yours.
             {answersOnly(props.conversation.channel) &&
               ' Meta takes replies within 24 hours of the contact’s last message; after that, up to 7 days, as a person’s reply (Meta’s HUMAN_AGENT tag); later, it is not sent.'}
+            {props.conversation.channel === 'whatsapp' && ` ${whatsAppWindow(props.conversation)}`}
           </>
         }
       />
