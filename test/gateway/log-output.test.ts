@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { freePort, GATEWAY_MAIN, removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { logLines } from '../helpers/log-lines';
@@ -228,6 +229,51 @@ test('a data dir that is a file, or under one, refuses the start, naming the fil
         level: 60,
         msg: 'the gateway could not start',
         reason: `cannot create ${file}: a file of that name is in the way`,
+      }),
+    ]);
+  }
+});
+
+test("a data dir the gateway's user cannot write refuses the start, saying whose it must be and the command that makes it so; a read-only one, how to mount it", async () => {
+  // The tests run as root, whom no owner or mode stops: the store's fault layer (LEADCHAT_TEST_FULL_DISK) refuses
+  // the first file the gateway makes in the data dir, its lock, as the system would.
+  const user = os.userInfo().username;
+  for (const [code, words, remedy] of [
+    [
+      'EACCES',
+      'permission denied',
+      (dir: string) =>
+        `cannot be written by the user the gateway runs as, ${user}: make it that user's, e.g. chown -R ${user}: ${dir} (a restore run as root leaves it root's)`,
+    ],
+    [
+      'EROFS',
+      'read-only file system',
+      () =>
+        'is on a read-only file system: mount it read-write, or set LEADCHAT_DATA_DIR to a writable directory (under a systemd unit with ProtectSystem=strict, one its ReadWritePaths names)',
+    ],
+    [
+      'EPERM',
+      'operation not permitted',
+      (dir: string) =>
+        `refuses changes to its files (an immutable or append-only attribute): lsattr -d ${dir} shows it, chattr -R -i -a ${dir} removes it`,
+    ],
+  ] as const) {
+    const dataDir = path.join(work, `unwritable-${code}`);
+    const flag = path.join(work, `fault-${code}`);
+    writeFileSync(flag, code);
+    const refused = await run({
+      LEADCHAT_HOST: '127.0.0.1',
+      LEADCHAT_PORT: String(await freePort()),
+      LEADCHAT_DATA_DIR: dataDir,
+      LEADCHAT_TEST_FULL_DISK: flag,
+    });
+    expect(refused.code).toBe(1);
+    // The system's own words last (the fault layer's name no file; the system's name the lock's temporary one).
+    expect(logLines(refused.output)).toEqual([
+      expect.objectContaining({
+        level: 60,
+        msg: 'the gateway could not start',
+        reason: `the data dir ${dataDir} (LEADCHAT_DATA_DIR) ${remedy(dataDir)} (${code}: ${words}, open)`,
       }),
     ]);
   }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { loadConfig, type Config } from '../config.js';
-import { DataDirInUse, lockDataDir } from '../lock.js';
+import { DataDirInUse, DataDirNotWritable, lockDataDir } from '../lock.js';
 import { ARCHIVE_KIND, manifestSummary, packArchive, readArchive } from '../store/lowdb/backup-archive.js';
 import { fsyncDir } from '../store/lowdb/durable-file.js';
 import { readFormat } from '../store/lowdb/format.js';
@@ -35,7 +35,9 @@ export async function backupCommand(to: string | undefined): Promise<number> {
   let held: DataDirInUse | undefined;
   const unlock = await lockDataDir(config.dataDir).catch((err: Error) => {
     if (err instanceof DataDirInUse) return void (held = err);
-    throw new Error(`Cannot open the data dir ${config.dataDir}: ${err.message}`);
+    // The command may run as another user than the gateway's: the system's words, not advice to chown the dir to it.
+    const system = err instanceof DataDirNotWritable ? (err.cause as Error) : err;
+    throw new Error(`Cannot open the data dir ${config.dataDir}: ${system.message}`);
   });
   if (unlock) {
     try {
