@@ -406,7 +406,16 @@ function editDistance(a: string, b: string): number {
   return row[b.length]!;
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+/**
+ * The settings `env` holds, checked. `adminApi`: whether the process serves the admin API or calls it, which on a
+ * database needs the token every process shares; a command that needs only the store (`migrate`, or `backup` and
+ * `restore`, which point a database's operator at its own tools) runs with the gateway's environment, its
+ * LEADCHAT_DATABASE_URL exported, and no admin token.
+ */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  { adminApi = true }: { adminApi?: boolean } = {},
+): Config {
   const v = {} as Record<string, unknown>;
   for (const [name, setting] of Object.entries(settings)) {
     // An empty value is no value: the setting's default, as when it is unset.
@@ -421,7 +430,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!values.LEADCHAT_TLS_CERT !== !values.LEADCHAT_TLS_KEY) {
     throw new ConfigError('LEADCHAT_TLS_CERT and LEADCHAT_TLS_KEY must be set together');
   }
-  if (values.LEADCHAT_DATABASE_URL && !values.LEADCHAT_ADMIN_TOKEN) {
+  if (adminApi && values.LEADCHAT_DATABASE_URL && !values.LEADCHAT_ADMIN_TOKEN) {
     throw new ConfigError(
       'LEADCHAT_ADMIN_TOKEN must be set with LEADCHAT_DATABASE_URL: every gateway process on the database needs the same token',
     );

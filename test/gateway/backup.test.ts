@@ -425,6 +425,21 @@ describe('where backup cannot run', () => {
     expect(readdirSync(work)).toEqual([]);
   });
 
+  test("on PostgreSQL with no admin token in the environment (a shell, not the service's file), backup and restore still point at the database's own tools", async () => {
+    const env = { LEADCHAT_DATABASE_URL: 'postgres://leadchat@127.0.0.1:1/leadchat', LEADCHAT_DATA_DIR: work };
+    const backup = await runCli(['backup', '--to', path.join(work, 'b.tar.gz')], env);
+    expect({ code: backup.code, stderr: backup.stderr }).toEqual({
+      code: 1,
+      stderr: expect.stringMatching(/runs on PostgreSQL .*pg_dump .*README, "Backups"/),
+    });
+    const restore = await runCli(['restore', '--from', path.join(work, 'b.tar.gz')], env);
+    expect({ code: restore.code, stderr: restore.stderr }).toEqual({
+      code: 1,
+      stderr: expect.stringMatching(/runs on PostgreSQL.*pg_restore .*README, "Backups"/),
+    });
+    expect(readdirSync(work)).toEqual([]);
+  });
+
   test('a running gateway the command does not reach: both named, and no file under the name given', async () => {
     const gw = await startGateway();
     try {

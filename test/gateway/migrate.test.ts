@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createTestDatabase } from '../helpers/postgres';
-import { GATEWAY_MAIN, removeDir, startGateway, tempDir } from '../helpers/gateway';
+import { freePort, GATEWAY_MAIN, removeDir, startGateway, tempDir } from '../helpers/gateway';
 import {
   advanceClock,
   api,
@@ -19,12 +19,16 @@ import {
 
 jest.setTimeout(90_000);
 
-function migrate(dataDir: string, to: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function migrate(
+  dataDir: string,
+  to: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [GATEWAY_MAIN, 'migrate', '--to', to],
-      { env: { PATH: process.env.PATH ?? '', LEADCHAT_DATA_DIR: dataDir } },
+      { env: { PATH: process.env.PATH ?? '', LEADCHAT_DATA_DIR: dataDir, ...env } },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -141,6 +145,27 @@ test('a data dir holding no store is refused, named, and left as it was', async 
     expect(readdirSync(empty)).toEqual([]);
   } finally {
     removeDir(empty);
+  }
+});
+
+test("run with the gateway's environment (its LEADCHAT_DATABASE_URL, no admin token), a database it cannot reach is named without its password, with what to check", async () => {
+  const dataDir = tempDir('leadchat-migrate-unreachable-');
+  try {
+    const embedded = await startGateway({ LEADCHAT_DATABASE_URL: '' }, dataDir);
+    expect(await embedded.stop()).toBe(0);
+    const port = await freePort();
+    const url = `postgres://leadchat:hunter2-db@127.0.0.1:${port}/leadchat`;
+    // The env file of a gateway about to move: the database it will run on, the token generated into the data dir.
+    const moved = await migrate(dataDir, url, { LEADCHAT_DATABASE_URL: url });
+    expect({ code: moved.code, stdout: moved.stdout, stderr: moved.stderr }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `leadchat-gateway: cannot reach the database --to postgres://leadchat:***@127.0.0.1:${port}/leadchat: connect ECONNREFUSED 127.0.0.1:${port}; check that PostgreSQL runs and listens at 127.0.0.1:${port} (listen_addresses, port), that this machine may connect to it (pg_hba.conf, a firewall), and that the URL names the right host and port\n`,
+    });
+    // The data dir is left as it was, its lock released.
+    expect(readdirSync(dataDir).filter((name) => name.startsWith('gateway.lock'))).toEqual([]);
+  } finally {
+    removeDir(dataDir);
   }
 });
 

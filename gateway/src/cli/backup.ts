@@ -22,7 +22,7 @@ import { adminConnection, adminResponse, print, readAnswer } from './account.js'
  */
 export async function backupCommand(to: string | undefined): Promise<number> {
   if (!to) throw new Error('backup needs --to FILE');
-  const config = loadConfig();
+  const config = loadConfig(process.env, { adminApi: false });
   if (config.databaseUrl) {
     throw new Error(
       'backup copies the embedded store, and this gateway runs on PostgreSQL (LEADCHAT_DATABASE_URL is set): ' +

@@ -20,7 +20,7 @@ const PAGE = 500;
 export async function migrateCommand(to: string | undefined): Promise<number> {
   if (!to || !/^postgres(ql)?:\/\//.test(to))
     throw new Error('migrate needs --to postgres://user:password@host:port/database');
-  const config = loadConfig();
+  const config = loadConfig(process.env, { adminApi: false });
   // A data dir named wrong (a typo, another folder's ./data) would be opened as a new, empty store: nothing copied,
   // and an empty database ready for the gateway as if it had been.
   if (!existsSync(path.join(config.dataDir, 'store')))
@@ -33,7 +33,9 @@ export async function migrateCommand(to: string | undefined): Promise<number> {
   try {
     // The database's migrations find it empty: what an earlier release stored is brought up to date here first.
     await upgradeStoredConversations({ store: source.store, log });
-    const target = await openPostgresStore({ url: to, collections });
+    const target = await openPostgresStore({ url: to, collections }).catch((err: Error) => {
+      throw unreachable(to, err);
+    });
     try {
       await refuseNonEmpty(target);
       const copied: Record<string, number> = {};
@@ -49,6 +51,28 @@ export async function migrateCommand(to: string | undefined): Promise<number> {
   } finally {
     await source.close();
   }
+}
+
+/** What the system says when no PostgreSQL answers at an address: the server is down, elsewhere, or closed to us. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * A database `migrate --to` could not reach, named (without its password) with what to check; the system's words
+ * alone (`connect ECONNREFUSED 127.0.0.1:5432`) name neither the URL nor a way on. Any other refusal as it is: the
+ * server's own words (password authentication failed, database "x" does not exist) say what is wrong.
+ */
+function unreachable(to: string, err: Error): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (!code || !UNREACHABLE.has(code)) return err;
+  // Both addresses of a name such as localhost refused: Node says so in the errors it gathers, its own message empty.
+  const said =
+    err.message || ((err as Partial<AggregateError>).errors ?? []).map((e: Error) => e.message).join(', ') || code;
+  const { hostname, port } = new URL(to);
+  const at = `${hostname}:${port || 5432}`;
+  return new Error(
+    `cannot reach the database --to ${withoutPassword(to)}: ${said}; check that PostgreSQL runs and listens at ${at} (listen_addresses, port), that this machine may connect to it (pg_hba.conf, a firewall), and that the URL names the right host and port`,
+    { cause: err },
+  );
 }
 
 async function refuseNonEmpty(target: Store): Promise<void> {

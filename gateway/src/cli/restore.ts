@@ -15,7 +15,7 @@ import { refuseNewer } from '../store/lowdb/format.js';
  */
 export async function restoreCommand(from: string | undefined): Promise<number> {
   if (!from) throw new Error('restore needs --from FILE');
-  const config = loadConfig();
+  const config = loadConfig(process.env, { adminApi: false });
   if (config.databaseUrl) {
     throw new Error(
       'restore fills an embedded data dir, and LEADCHAT_DATABASE_URL is set: this gateway runs on PostgreSQL; ' +
