@@ -17,7 +17,7 @@ import {
   type NormalizedFields,
 } from './contacts.js';
 import { isEmail } from './email.js';
-import { normalizePhone } from './phone.js';
+import { readPhone } from './phone.js';
 
 /** Whether a contact can be found again: it has a phone, an email or an external ID (the rule of every way in). */
 export const identifiable = (c: { phone?: unknown; email?: unknown; externalIds?: unknown }): boolean =>
@@ -259,12 +259,8 @@ function addressIn(
     const email = text.toLowerCase();
     return { email, held: isEmail(email) ? { email } : {} };
   }
-  try {
-    const phone = normalizePhone(text, 'fromId', account.defaultCountry);
-    return { phone, held: text.startsWith('+') ? { phone } : {} };
-  } catch {
-    return { held: {} };
-  }
+  const phone = readPhone(text, account.defaultCountry);
+  return { phone, held: phone && text.startsWith('+') ? { phone } : {} };
 }
 
 /** The contact whose phone or email an external ID is (addressIn). */
