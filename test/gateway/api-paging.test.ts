@@ -432,6 +432,13 @@ test('the OpenAPI document shows limit, cursor and the page answer on every /v1 
         cursor: expect.objectContaining({ type: 'string' }),
         // Lists and campaigns are searched by name too.
         ...(path === '/lists' || path === '/campaigns' ? { q: expect.objectContaining({ type: 'string' }) } : {}),
+        // A contact's messages are read newest first too, and one conversation's alone.
+        ...(path === '/contacts/{id}/messages'
+          ? {
+              order: expect.objectContaining({ enum: ['asc', 'desc'], default: 'asc' }),
+              conversationId: expect.objectContaining({ type: 'string' }),
+            }
+          : {}),
       },
     });
     const page = op.responses['200'].content['application/json'].schema;

@@ -1,4 +1,4 @@
-import { notFound } from '../errors.js';
+import { fieldError, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
 import { answering, campaignById, getCampaign, type Campaign, type Channel } from './campaigns.js';
@@ -10,7 +10,7 @@ import {
   messageAdded,
   type ShownConversation,
 } from './inbox-changes.js';
-import type { Message } from './messages.js';
+import { messagesOf, type Message } from './messages.js';
 import { waitChanged } from './handoff-waits.js';
 import type { ConversationAnswer } from '../contract/messages.js';
 
@@ -101,6 +101,35 @@ export async function getConversation(r: Reader, accountId: string, id: string):
   const conversation = await r.get<Conversation>('conversations', id);
   if (!conversation || conversation.accountId !== accountId) throw notFound('Conversation');
   return conversation;
+}
+
+/** Messages read per step while a contact's are filtered by conversation: most contacts have one or two. */
+const MESSAGE_BATCH = 200;
+
+/**
+ * The messages of one conversation of the contact's, as `messagesOf` pages the contact's (oldest first, or newest
+ * first with `page.order` "desc"): the `limit` first after `page.after`, however many of another conversation's lie
+ * between. A conversation that is not the contact's is refused.
+ */
+export async function conversationMessages(
+  r: Reader,
+  accountId: string,
+  contactId: string,
+  conversationId: string,
+  page: Page & { limit: number },
+): Promise<Message[]> {
+  await getContact(r, accountId, contactId);
+  const conversation = await getConversation(r, accountId, conversationId);
+  if (conversation.contactId !== contactId)
+    throw fieldError('conversationId', 'the conversation is not one of this contact');
+  const found: Message[] = [];
+  let after = page.after;
+  for (;;) {
+    const batch = await messagesOf(r, accountId, contactId, { ...page, after, limit: MESSAGE_BATCH });
+    found.push(...batch.filter((m) => m.conversationId === conversationId));
+    if (found.length >= page.limit || batch.length < MESSAGE_BATCH) return found.slice(0, page.limit);
+    after = batch.at(-1)!.id;
+  }
 }
 
 export const conversationsOfContact = (r: Reader, contactId: string) =>

@@ -95,7 +95,7 @@ export async function getMessage(r: Reader, accountId: string, id: string): Prom
   return message;
 }
 
-/** A contact's messages, oldest first; a page of them when `page` is given. */
+/** A contact's messages, oldest first (newest first with `page.order` "desc"); a page of them when `page` is given. */
 export async function messagesOf(r: Reader, accountId: string, contactId: string, page?: Page): Promise<Message[]> {
   await getContact(r, accountId, contactId);
   return r.find<Message>('messages', 'contact', [contactId], page);

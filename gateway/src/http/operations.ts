@@ -189,9 +189,13 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'listContactMessages',
       tag: 'Messages',
       summary: "A contact's messages, oldest first",
+      description:
+        "A contact's messages, oldest first; ?order=desc: newest first, a thread's latest messages in one page and those " +
+        'before them in the next; ?conversationId: only those of one conversation of theirs.',
       paged: true,
+      query: schemas.contactMessagesQuery,
       answers: { 200: page(message) },
-      errors: notFound('CONTACT'),
+      errors: notFound('CONTACT', 'CONVERSATION'),
     },
     post: {
       id: 'replyToContact',

@@ -641,6 +641,21 @@ export const namedQuery = pageQuery.extend({
     .describe('Only those whose name holds this text; case and accents do not matter'),
 });
 
+export const contactMessagesQuery = z.object({
+  ...pageFields,
+  order: z
+    .enum(['asc', 'desc'])
+    .default('asc')
+    .describe(
+      'asc: oldest first (the default); desc: newest first, each next page the messages before, as a chat reads its latest and then further back',
+    ),
+  conversationId: id
+    .optional()
+    .describe(
+      "Only this conversation's messages (one of the contact's, else 400; 404 CONVERSATION_NOT_FOUND for none of the account's)",
+    ),
+});
+
 export const conversationQuery = z.object({
   ...pageFields,
   status: z.enum(['active', 'handed_off', 'opted_out', 'closed']).optional(),

@@ -4,16 +4,24 @@ import { editContactIn } from '../../domain/contact-edit.js';
 import { createContact } from '../../domain/contact-identity.js';
 import { searchContacts, searchQuery } from '../../domain/contact-search.js';
 import { getContact, lookupContact, publicContact, type Contact } from '../../domain/contacts.js';
-import { conversationAnswer } from '../../domain/conversations.js';
+import { conversationAnswer, conversationMessages } from '../../domain/conversations.js';
 import { messagesOf, publicMessage } from '../../domain/messages.js';
 import { eraseContact } from '../../engine/erase-contact.js';
 import { setBot, teamReply } from '../../engine/handoff.js';
 import { mergeContacts } from '../../engine/merge-contacts.js';
 import { idempotentAnswer } from '../idempotent-answer.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountPage, readPage } from '../paging.js';
+import { readPage } from '../paging.js';
 import { accountOf, actorOf, bySession, parse, route, sendDurable, type Routes } from '../route.js';
-import { botState, contactCreate, contactLookup, contactMerge, contactUpdate, teamMessage } from '../schemas.js';
+import {
+  botState,
+  contactCreate,
+  contactMessagesQuery,
+  contactLookup,
+  contactMerge,
+  contactUpdate,
+  teamMessage,
+} from '../schemas.js';
 import type { botState as botStateAnswer } from '../../contract/messages.js';
 import type { Answer } from '../../contract/shared.js';
 
@@ -85,11 +93,23 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
     },
   });
   route(v1, '/contacts/:id/messages', {
-    get: accountPage(
-      gw,
-      (account, req, page) => messagesOf(gw.store, account.id, String(req.params.id), page),
-      (m) => publicMessage(m),
-    ),
+    get: async (req, res) => {
+      const query = parse(contactMessagesQuery, req.query, 'query');
+      const accountId = accountOf(res).id;
+      const messages = await readPage(
+        { gw, req, owner: accountId },
+        query,
+        (page) =>
+          query.conversationId === undefined
+            ? messagesOf(gw.store, accountId, String(req.params.id), { ...page, order: query.order })
+            : conversationMessages(gw.store, accountId, String(req.params.id), query.conversationId, {
+                ...page,
+                order: query.order,
+              }),
+        (m) => publicMessage(m),
+      );
+      await sendDurable(gw, res, messages);
+    },
     // A team member's reply, on the conversation's channel.
     post: [
       jsonBody(),
