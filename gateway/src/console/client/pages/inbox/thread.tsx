@@ -1,5 +1,5 @@
 import { Fragment } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { answersOnly, TEXT_LIMITS } from '../../../../api-contract.js';
 import type { Contact, Conversation, Message, PageOf } from '../../answers.js';
 import { call, get, type ApiResult } from '../../api.js';
@@ -26,20 +26,52 @@ import { RetryAllFailed } from './retry-all.js';
 import { SaveAsFaq } from './save-faq.js';
 import { Button } from '../../components/button.js';
 
-/** Every message of the contact, oldest first (the API pages them), and of those the ones of this conversation. */
-async function threadOf(conversation: Conversation): Promise<ApiResult<Message[]>> {
-  const messages: Message[] = [];
+/** Messages read at a time: the newest on opening, then each page of earlier ones asked for. */
+const PAGE = 50;
+/**
+ * Pages of news read at most to reach the newest message shown: a thread that got more since (the tab asleep for a
+ * day) is shown anew from its newest page, its earlier messages a click away as on opening.
+ */
+const CATCH_UP_PAGES = 10;
+
+/** One page of the conversation's messages, newest first: the newest without a cursor, then those before. */
+const pageOf = (conversation: Conversation, cursor: string | null) =>
+  get<PageOf<Message>>(
+    `/v1/contacts/${encodeURIComponent(conversation.contactId)}/messages?conversationId=${encodeURIComponent(conversation.id)}` +
+      `&order=desc&limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+  );
+
+/**
+ * The conversation's newest messages down to one already shown (`shown`; without it, the newest page): newest
+ * first, with the cursor of those before them, and whether they reached one shown.
+ */
+async function newsOf(
+  conversation: Conversation,
+  shown: ReadonlySet<string> | undefined,
+): Promise<ApiResult<{ read: Message[]; cursor: string | null; met: boolean }>> {
+  const read: Message[] = [];
   let cursor: string | null = null;
-  for (let n = 0; n < 50; n++) {
-    const res: ApiResult<PageOf<Message>> = await get<PageOf<Message>>(
-      `/v1/contacts/${encodeURIComponent(conversation.contactId)}/messages?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-    );
+  for (let n = 0; n < CATCH_UP_PAGES; n++) {
+    const res: ApiResult<PageOf<Message>> = await pageOf(conversation, cursor);
     if (!res.ok) return { ok: false, status: res.status, error: res.error };
-    messages.push(...res.data!.data.filter((m) => m.conversationId === conversation.id));
+    read.push(...res.data!.data);
     cursor = res.data!.nextCursor;
-    if (!cursor) break;
+    const met = Boolean(shown?.size) && res.data!.data.some((m) => shown!.has(m.id));
+    if (met || !shown?.size || !cursor) return { ok: true, status: 200, data: { read, cursor, met } };
   }
-  return { ok: true, status: 200, data: messages };
+  return { ok: true, status: 200, data: { read, cursor, met: false } };
+}
+
+/**
+ * The thread as shown (oldest first) with the news read (newest first) merged in: from the oldest message read that
+ * was shown, the thread is as read (new ones added, those changed as they are now, those gone left out); what is
+ * shown before it stays.
+ */
+function merged(shown: Message[], read: Message[]): Message[] {
+  const ascending = [...read].reverse();
+  const at = new Map(shown.map((m, i) => [m.id, i]));
+  const from = ascending.findIndex((m) => at.has(m.id));
+  return [...shown.slice(0, at.get(ascending[from]!.id)), ...ascending.slice(from)];
 }
 
 /**
@@ -65,41 +97,77 @@ export function Thread(props: {
     turns.current.shown = at;
     setConversation(c);
   };
-  const [messages, setMessages] = useState<Message[] | undefined>(undefined);
+  // The messages shown, oldest first: the newest page, the earlier pages asked for above it, the news below. Kept
+  // in a ref too: a read merges into what is shown when it answers, earlier messages added meanwhile included.
+  const [messages, setShown] = useState<Message[] | undefined>(undefined);
+  const shown = useRef<Message[] | undefined>(undefined);
+  // Each time the thread is shown anew (a read that could not reach what was shown): a page of earlier messages
+  // asked for before is of another thread then.
+  const epoch = useRef(0);
+  const setMessages = (list: Message[] | undefined, anew = false) => {
+    shown.current = list;
+    if (anew) epoch.current += 1;
+    setShown(list);
+  };
+  // Where the earlier messages begin: the cursor of the page before the oldest shown (null: none before it).
+  const [earlier, setEarlier] = useState<{ cursor: string | null; busy?: boolean; error?: string; told?: string }>({
+    cursor: null,
+  });
+  const earlierCursor = useRef<string | null>(null);
+  // Messages shown that changed (as the stream told, or as this page did): one older than the news a read reaches
+  // is read by itself.
+  const changed = useRef(new Set<string>());
   // Each read of the thread: a message still being sent reads its delivery attempts again on each (see MessageItem).
   const [reads, setReads] = useState(0);
   const [error, setError] = useState<string | undefined>(undefined);
   const heading = useRef<HTMLHeadingElement>(null);
-  // The contact's panel: open, or open over a contact just erased (closing it closes the thread, gone with them).
+  const list = useRef<HTMLOListElement>(null);
+  // The panel of the contact: open, or open over a contact just erased (closing it closes the thread, gone with them).
   const [panel, setPanel] = useState<'open' | 'erased' | undefined>(undefined);
   // Erased from this thread's panel, which says so until it is closed: the thread stays beneath it until then.
   const erasedHere = useRef(false);
   // What the contact wrote while the thread is open, told to a screen reader as it comes (seen, it needs no telling);
   // the messages of the first read are what the member opened the thread to read.
   const [news, setNews] = useState('');
-  const known = useRef<Set<string> | undefined>(undefined);
   const load = async () => {
     const leftAt = turn();
+    const told = [...changed.current];
+    changed.current.clear();
     const res = await get<Conversation>(`/v1/conversations/${encodeURIComponent(props.id)}`);
     if (!res.ok) {
       // Gone (its contact erased or merged, here or elsewhere): nothing of it stays on the screen.
       if (res.status === 404 && !erasedHere.current) {
         setConversation(undefined);
-        setMessages(undefined);
+        setMessages(undefined, true);
       }
       return setError(res.error);
     }
-    const thread = await threadOf(res.data!);
+    // Only what is new since the newest message shown, and the changes among the latest: never the whole history.
+    const before = shown.current;
+    const known = before && new Set(before.map((m) => m.id));
+    const thread = await newsOf(res.data!, known);
     setError(thread.ok ? undefined : thread.error);
     show(res.data!, leftAt);
     if (thread.ok) {
-      const before = known.current;
-      known.current = new Set(thread.data!.map((m) => m.id));
-      const fresh = before ? thread.data!.filter((m) => m.direction === 'incoming' && !before.has(m.id)) : [];
+      const { read, cursor, met } = thread.data!;
+      let next: Message[];
+      if (met) next = merged(shown.current!, read);
+      else {
+        next = [...read].reverse();
+        earlierCursor.current = cursor;
+        setEarlier({ cursor });
+      }
+      const fresh = known ? next.filter((m) => m.direction === 'incoming' && !known.has(m.id)) : [];
       if (fresh.length) setNews(fresh.map((m) => wrote(contactName(res.data!.contact), m)).join(' '));
-      setMessages(thread.data);
+      setMessages(next, !met);
+      // Changed where the news did not reach: read each as it is now.
+      const reached = new Set(read.map((m) => m.id));
+      const older = told.filter((id) => !reached.has(id) && next.some((m) => m.id === id));
+      const now = await Promise.all(older.map((id) => get<Message>(`/v1/messages/${encodeURIComponent(id)}`)));
+      const fresher = new Map(now.flatMap((r) => (r.ok ? [[r.data!.id, r.data!] as const] : [])));
+      if (fresher.size) setMessages(shown.current?.map((m) => fresher.get(m.id) ?? m));
       setReads((n) => n + 1);
-    }
+    } else told.forEach((id) => changed.current.add(id));
     if (res.data!.unread > 0 && document.visibilityState === 'visible') {
       const readAt = turn();
       const read = await call<Conversation>('POST', `/v1/conversations/${encodeURIComponent(props.id)}/read`);
@@ -107,7 +175,45 @@ export function Thread(props: {
       props.onChanged();
     }
   };
-  const reloadThread = useLiveReload(load, [props.id], { concerns: (e) => e.data.conversationId === props.id });
+  // The page of messages before the oldest shown, added above them: what the reader sees stays where it is on the
+  // screen, and the focus on the control (on the first message once there are no more).
+  const kept = useRef<{ first: Element | null; top: number; last: boolean } | undefined>(undefined);
+  const readEarlier = async (c: Conversation) => {
+    const cursor = earlierCursor.current;
+    if (!cursor || earlier.busy) return;
+    const at = epoch.current;
+    setEarlier({ cursor, busy: true });
+    const res = await pageOf(c, cursor);
+    if (at !== epoch.current) return;
+    if (!res.ok) return setEarlier({ cursor, error: res.error });
+    const first = list.current?.firstElementChild ?? null;
+    const { data, nextCursor } = res.data!;
+    kept.current = { first, top: first?.getBoundingClientRect().top ?? 0, last: !nextCursor };
+    const now = shown.current ?? [];
+    const ids = new Set(now.map((m) => m.id));
+    const added = [...data].reverse().filter((m) => !ids.has(m.id));
+    earlierCursor.current = nextCursor;
+    setEarlier({
+      cursor: nextCursor,
+      told: `${added.length} earlier ${added.length === 1 ? 'message' : 'messages'} shown${nextCursor ? '' : ', from the first'}.`,
+    });
+    setMessages([...added, ...now]);
+  };
+  useLayoutEffect(() => {
+    const keep = kept.current;
+    if (!keep) return;
+    kept.current = undefined;
+    if (keep.first?.isConnected) window.scrollBy(0, keep.first.getBoundingClientRect().top - keep.top);
+    if (keep.last && (document.activeElement === document.body || document.activeElement === null))
+      (list.current?.firstElementChild as HTMLElement | null)?.focus({ preventScroll: true });
+  }, [messages]);
+  const reloadThread = useLiveReload(load, [props.id], {
+    concerns: (e) => {
+      if (e.data.conversationId !== props.id) return false;
+      if (e.data.messageId) changed.current.add(e.data.messageId);
+      return true;
+    },
+  });
   const arrived = conversation !== undefined;
   useEffect(() => {
     if (arrived) heading.current?.focus();
@@ -211,7 +317,10 @@ export function Thread(props: {
         conversationId={conversation.id}
         label={`Retry the ${conversation.failed} failed ${conversation.failed === 1 ? 'message' : 'messages'}`}
         shown={conversation.failed > 0}
-        onDone={reload}
+        onDone={() => {
+          shown.current?.forEach((m) => m.status === 'failed' && changed.current.add(m.id));
+          reload();
+        }}
       />
       <h3>Messages</h3>
       <p class="sr-only" role="status">
@@ -223,10 +332,40 @@ export function Thread(props: {
         </p>
       )}
       {messages && messages.length === 0 && <p class="current">No messages yet.</p>}
+      {messages && (earlier.cursor || earlier.told) && (
+        <div class="inbox-earlier">
+          {earlier.cursor && (
+            <Button
+              type="button"
+              class="secondary"
+              unavailable={earlier.busy}
+              onClick={() => void readEarlier(conversation)}
+            >
+              Show earlier messages
+            </Button>
+          )}
+          <p class="sr-only" role="status">
+            {earlier.told}
+          </p>
+          {earlier.error && (
+            <p class="error" role="alert">
+              {earlier.error}
+            </p>
+          )}
+        </div>
+      )}
       {messages && (
-        <ol class="inbox-msgs">
+        <ol class="inbox-msgs" ref={list}>
           {messages.map((m) => (
-            <MessageItem key={m.id} message={m} read={reads} onChanged={reload} />
+            <MessageItem
+              key={m.id}
+              message={m}
+              read={reads}
+              onChanged={() => {
+                changed.current.add(m.id);
+                reload();
+              }}
+            />
           ))}
         </ol>
       )}
