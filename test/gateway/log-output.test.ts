@@ -6,6 +6,8 @@ import path from 'node:path';
 import { freePort, GATEWAY_MAIN, removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { logLines } from '../helpers/log-lines';
 
+type LockModule = typeof import('../../gateway/src/lock.js', { with: { 'resolution-mode': 'import' } });
+
 /**
  * What the gateway writes, as a log shipper and a person read it: JSON lines only when its output is not a terminal
  * (the start-up facts as fields, Node's own warnings, a fault nothing caught, a refused start, the shutdown), plain
@@ -234,49 +236,44 @@ test('a data dir that is a file, or under one, refuses the start, naming the fil
   }
 });
 
-test("a data dir the gateway's user cannot write refuses the start, saying whose it must be and the command that makes it so; a read-only one, how to mount it", async () => {
+test("a data dir the gateway's user cannot write refuses the start, saying whose it must be and the command that makes it so", async () => {
   // The tests run as root, whom no owner or mode stops: the store's fault layer (LEADCHAT_TEST_FULL_DISK) refuses
   // the first file the gateway makes in the data dir, its lock, as the system would.
   const user = os.userInfo().username;
-  for (const [code, words, remedy] of [
-    [
-      'EACCES',
-      'permission denied',
-      (dir: string) =>
-        `cannot be written by the user the gateway runs as, ${user}: make it that user's, e.g. chown -R ${user}: ${dir} (a restore run as root leaves it root's)`,
-    ],
-    [
-      'EROFS',
-      'read-only file system',
-      () =>
-        'is on a read-only file system: mount it read-write, or set LEADCHAT_DATA_DIR to a writable directory (under a systemd unit with ProtectSystem=strict, one its ReadWritePaths names)',
-    ],
-    [
-      'EPERM',
-      'operation not permitted',
-      (dir: string) =>
-        `refuses changes to its files (an immutable or append-only attribute): lsattr -d ${dir} shows it, chattr -R -i -a ${dir} removes it`,
-    ],
-  ] as const) {
-    const dataDir = path.join(work, `unwritable-${code}`);
-    const flag = path.join(work, `fault-${code}`);
-    writeFileSync(flag, code);
-    const refused = await run({
-      LEADCHAT_HOST: '127.0.0.1',
-      LEADCHAT_PORT: String(await freePort()),
-      LEADCHAT_DATA_DIR: dataDir,
-      LEADCHAT_TEST_FULL_DISK: flag,
-    });
-    expect(refused.code).toBe(1);
-    // The system's own words last (the fault layer's name no file; the system's name the lock's temporary one).
-    expect(logLines(refused.output)).toEqual([
-      expect.objectContaining({
-        level: 60,
-        msg: 'the gateway could not start',
-        reason: `the data dir ${dataDir} (LEADCHAT_DATA_DIR) ${remedy(dataDir)} (${code}: ${words}, open)`,
-      }),
-    ]);
-  }
+  const dataDir = path.join(work, 'unwritable');
+  const flag = path.join(work, 'fault-EACCES');
+  writeFileSync(flag, 'EACCES');
+  const refused = await run({
+    LEADCHAT_HOST: '127.0.0.1',
+    LEADCHAT_PORT: String(await freePort()),
+    LEADCHAT_DATA_DIR: dataDir,
+    LEADCHAT_TEST_FULL_DISK: flag,
+  });
+  expect(refused.code).toBe(1);
+  // The system's own words last (the fault layer's name no file; the system's name the lock's temporary one).
+  expect(logLines(refused.output)).toEqual([
+    expect.objectContaining({
+      level: 60,
+      msg: 'the gateway could not start',
+      reason: `the data dir ${dataDir} (LEADCHAT_DATA_DIR) cannot be written by the user the gateway runs as, ${user}: make it that user's, e.g. chown -R ${user}: ${dataDir} (a restore run as root leaves it root's) (EACCES: permission denied, open)`,
+    }),
+  ]);
+});
+
+test('a data dir on a read-only file system, or with an immutable attribute, is said with how to mend it', async () => {
+  const { unwritableDataDir } = (await import(path.resolve(__dirname, '../../gateway/dist/lock.js'))) as LockModule;
+  const refusal = (code: string, words: string) =>
+    (unwritableDataDir('/srv/leadchat', Object.assign(new Error(`${code}: ${words}, open`), { code })) as Error)
+      .message;
+  expect(refusal('EROFS', 'read-only file system')).toBe(
+    'the data dir /srv/leadchat (LEADCHAT_DATA_DIR) is on a read-only file system: mount it read-write, or set LEADCHAT_DATA_DIR to a writable directory (under a systemd unit with ProtectSystem=strict, one its ReadWritePaths names) (EROFS: read-only file system, open)',
+  );
+  expect(refusal('EPERM', 'operation not permitted')).toBe(
+    'the data dir /srv/leadchat (LEADCHAT_DATA_DIR) refuses changes to its files (an immutable or append-only attribute): lsattr -d /srv/leadchat shows it, chattr -R -i -a /srv/leadchat removes it (EPERM: operation not permitted, open)',
+  );
+  // Anything else is the system's as it is.
+  const other = Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+  expect(unwritableDataDir('/srv/leadchat', other)).toBe(other);
 });
 
 test('a database the gateway cannot reach refuses the start, naming LEADCHAT_DATABASE_URL without its password', async () => {
