@@ -94,8 +94,9 @@ test("a member of two teams switches from the header to the other's Inbox, with 
   expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Inbox');
   await header.getByRole('button', { name: 'Switch account' }).click();
   const back = page.getByRole('dialog', { name: 'Switch account' });
-  expect(await back.getByRole('radio').count()).toBe(1);
+  // Counted once the dialog shows its choice: a count does not wait for it.
   expect(await back.getByRole('radio', { name: 'Growth Agency' }).isChecked()).toBe(true);
+  expect(await back.getByRole('radio').count()).toBe(1);
   await page.keyboard.press('Escape');
   await back.waitFor({ state: 'detached' });
   expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Switch account');
