@@ -190,6 +190,12 @@ export type MetaChannel = (typeof ANSWER_ONLY_CHANNELS)[number];
 export const answersOnly = (channel: string | null): channel is MetaChannel =>
   (ANSWER_ONLY_CHANNELS as readonly string[]).includes(channel ?? '');
 
+/**
+ * WhatsApp's customer-service window (and Meta's messaging window): free text may go to a contact only this long after
+ * their last message. The engine holds messages to it; the console says until when a reply can go.
+ */
+export const SERVICE_WINDOW_MS = 24 * 3_600_000;
+
 /** When opening messages may go: between `start` and `end` ("09:00", "18:00") in `timezone` (IANA). */
 export interface SendingWindow {
   start: string;

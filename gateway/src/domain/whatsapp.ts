@@ -1,3 +1,4 @@
+import { SERVICE_WINDOW_MS } from '../api-contract.js';
 import type { Campaign } from './campaigns.js';
 import type { Contact } from './contacts.js';
 import { personalize } from './personalize.js';
@@ -49,9 +50,6 @@ export const openingTemplateFor = (campaign: Campaign, contact: Contact) =>
 /** The template sent instead of free text outside the 24-hour window, or null when the campaign has none. */
 export const reengagementTemplateFor = (campaign: Campaign, contact: Contact) =>
   template(campaign, campaign.reengagementTemplate, campaign.reengagementTemplateParams, contact);
-
-/** WhatsApp's customer-service window: free text may go to a contact only this long after their last message. */
-export const SERVICE_WINDOW_MS = 24 * 3_600_000;
 
 /**
  * Messenger and Instagram allow a person's reply (Meta's HUMAN_AGENT tag) this long after the contact's last

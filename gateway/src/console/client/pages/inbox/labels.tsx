@@ -1,4 +1,4 @@
-import { isBuiltIn, type BuiltInChannel } from '../../../../api-contract.js';
+import { isBuiltIn, SERVICE_WINDOW_MS, type BuiltInChannel } from '../../../../api-contract.js';
 import type { Contact, Conversation } from '../../answers.js';
 
 /** Words the inbox shows for the API's values. */
@@ -112,14 +112,12 @@ export function contactName(contact: Contact | null): string {
   return name || contact.phone || contact.fromId || contact.email || contact.id;
 }
 
-const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
-
 /**
  * WhatsApp's 24-hour window as it stands for a reply written now: a reply goes within 24 hours of the contact's last
  * message, and after that none does until they write again (the API stores it, not sent).
  */
 export function whatsAppWindow(c: Pick<Conversation, 'lastIncomingAt'>, now = Date.now()): string {
-  const endsAt = c.lastIncomingAt ? Date.parse(c.lastIncomingAt) + WHATSAPP_WINDOW_MS : 0;
+  const endsAt = c.lastIncomingAt ? Date.parse(c.lastIncomingAt) + SERVICE_WINDOW_MS : 0;
   if (endsAt > now)
     return `WhatsApp takes replies within 24 hours of the contact’s last message: until ${when(new Date(endsAt).toISOString())}.`;
   return c.lastIncomingAt
