@@ -99,13 +99,12 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
       const messages = await readPage(
         { gw, req, owner: accountId },
         query,
-        (page) =>
-          query.conversationId === undefined
-            ? messagesOf(gw.store, accountId, String(req.params.id), { ...page, order: query.order })
-            : conversationMessages(gw.store, accountId, String(req.params.id), query.conversationId, {
-                ...page,
-                order: query.order,
-              }),
+        (page) => {
+          const ordered = { ...page, order: query.order };
+          return query.conversationId === undefined
+            ? messagesOf(gw.store, accountId, String(req.params.id), ordered)
+            : conversationMessages(gw.store, accountId, String(req.params.id), query.conversationId, ordered);
+        },
         (m) => publicMessage(m),
       );
       await sendDurable(gw, res, messages);
