@@ -26,14 +26,7 @@ const SHARED_TLS = 'tls';
  * database, so that every process behind a balancer presents the same one.
  */
 export async function loadTls(config: Config, store: Store): Promise<TlsFiles> {
-  if (config.tlsCert && config.tlsKey) {
-    const [cert, key] = await Promise.all([
-      readSetting('LEADCHAT_TLS_CERT', config.tlsCert),
-      readSetting('LEADCHAT_TLS_KEY', config.tlsKey),
-    ]);
-    checkPair(config.tlsCert, cert, config.tlsKey, key);
-    return { cert, key, source: config.tlsCert };
-  }
+  if (config.tlsCert && config.tlsKey) return operatorTls(config.tlsCert, config.tlsKey);
   return store.backend === 'postgres' ? sharedTls(config.dataDir, store.settings) : dataDirTls(config.dataDir);
 }
 
@@ -44,13 +37,18 @@ export async function loadTls(config: Config, store: Store): Promise<TlsFiles> {
  */
 export async function renewedTls(config: Config, served: TlsFiles): Promise<TlsFiles | undefined> {
   if (!config.tlsCert || !config.tlsKey) return undefined;
+  const now = await operatorTls(config.tlsCert, config.tlsKey);
+  return now.cert === served.cert && now.key === served.key ? undefined : now;
+}
+
+/** The operator's certificate and key as their files hold them now, checked to be a pair that can be served. */
+async function operatorTls(certFile: string, keyFile: string): Promise<TlsFiles> {
   const [cert, key] = await Promise.all([
-    readSetting('LEADCHAT_TLS_CERT', config.tlsCert),
-    readSetting('LEADCHAT_TLS_KEY', config.tlsKey),
+    readSetting('LEADCHAT_TLS_CERT', certFile),
+    readSetting('LEADCHAT_TLS_KEY', keyFile),
   ]);
-  if (cert === served.cert && key === served.key) return undefined;
-  checkPair(config.tlsCert, cert, config.tlsKey, key);
-  return { cert, key, source: config.tlsCert };
+  checkPair(certFile, cert, keyFile, key);
+  return { cert, key, source: certFile };
 }
 
 const readSetting = (name: string, file: string): Promise<string> =>
