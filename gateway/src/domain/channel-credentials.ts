@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { answersOnly, type BuiltInChannel, type MetaChannel } from '../api-contract.js';
 import { mask } from './mask.js';
-import { normalizePhone } from './phone.js';
+import { readPhone } from './phone.js';
 
 /**
  * The credentials of the built-in channels' providers as an account stores them: their shape, how a request gives
@@ -33,15 +33,13 @@ const senderPhone = (whatsapp: boolean) =>
     .max(60, 'must be at most 60 characters')
     .transform((v, ctx) => {
       const number = whatsapp && v.trim().startsWith(WHATSAPP_PREFIX) ? v.trim().slice(WHATSAPP_PREFIX.length) : v;
-      try {
-        return normalizePhone(number);
-      } catch {
-        ctx.addIssue({
-          code: 'custom',
-          message: 'must be a phone number in E.164 form with its country code, such as +14155550123',
-        });
-        return z.NEVER;
-      }
+      const phone = readPhone(number);
+      if (phone) return phone;
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a phone number in E.164 form with its country code, such as +14155550123',
+      });
+      return z.NEVER;
     });
 
 export const twilioCredentials: z.ZodType<TwilioCredentials, any> = z
