@@ -329,6 +329,41 @@ test('bot settings: an OpenAI-compatible endpoint is saved with its key shown ma
   );
 });
 
+test('the saved API key goes only to the base URL it was given for: a new base URL needs its key again', async () => {
+  const { account, campaign } = await setUp();
+  const key = 'sk-test-keptfortheoneserverQRST';
+  await api(ctx.gw, account, 'PUT', 'settings/bot', {
+    body: { provider: 'openai', openai: { baseUrl: 'http://127.0.0.1:9/v1', model: 'llama3.1', apiKey: key } },
+  });
+  // Another server, the key never given for it: an admin who cannot read the key must not be able to send it there.
+  const other = await Receiver.start();
+  receivers.push(other);
+  const moved = await api(ctx.gw, account, 'PUT', 'settings/bot', {
+    body: { openai: { baseUrl: `${other.url}/v1`, model: 'llama3.1' } },
+  });
+  expectApiError(moved, 400, 'VALIDATION_ERROR');
+  expect(moved.body.error.fields).toEqual([expect.objectContaining({ field: 'openai.apiKey', code: 'REQUIRED' })]);
+  expect((await api(ctx.gw, account, 'GET', 'settings/bot')).body.openai).toEqual({
+    baseUrl: 'http://127.0.0.1:9/v1',
+    model: 'llama3.1',
+    apiKey: '••••QRST',
+  });
+  await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/bot/test`, { body: { message: 'hi' } });
+  expect(other.requests.filter((r) => JSON.stringify(r.headers).includes(key))).toEqual([]);
+
+  // The same address written with a trailing slash is the same server: the key stays.
+  const slash = await api(ctx.gw, account, 'PUT', 'settings/bot', {
+    body: { openai: { baseUrl: 'http://127.0.0.1:9/v1/', model: 'qwen2.5' } },
+  });
+  expect(slash.body.openai.apiKey).toBe('••••QRST');
+  // Given with its key, or with none, the new address is saved.
+  const none = await api(ctx.gw, account, 'PUT', 'settings/bot', {
+    body: { openai: { baseUrl: `${other.url}/v1`, model: 'llama3.1', apiKey: null } },
+  });
+  expect(none.status).toBe(200);
+  expect(none.body.openai).toEqual({ baseUrl: `${other.url}/v1`, model: 'llama3.1', apiKey: null });
+});
+
 test('the test endpoint says why: the FAQ answered with, the one that came closest, a resource that covers the message better', async () => {
   const { account, campaign } = await setUp({
     resources: ['The clinic is wheelchair accessible: a ramp at the side entrance and a lift to every floor.'],

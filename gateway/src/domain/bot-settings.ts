@@ -1,5 +1,5 @@
 import type { Gateway } from '../context.js';
-import { badRequest } from '../errors.js';
+import { ApiError, badRequest } from '../errors.js';
 import { mask } from './mask.js';
 import type { Account, BotSettings } from './accounts.js';
 import { getCampaign } from './campaigns.js';
@@ -28,7 +28,8 @@ export type BotSettingsChange = Partial<Omit<BotSettings, 'openai'>> & {
 };
 
 /**
- * Changes the settings; an `openai` without `apiKey` keeps the key saved before, so a form need not hold it. The
+ * Changes the settings; an `openai` without `apiKey` keeps the key saved before, so a form need not hold it, as long
+ * as its base URL is the one the key was given for (keptKeyStaysWith). The
  * endpoint is judged by the target policy when it is given, and when the provider is switched on with the one saved:
  * it may have been saved under a looser policy.
  */
@@ -43,6 +44,8 @@ export async function updateBotSettings(gw: Gateway, accountId: string, change: 
     const account = (await tx.get<Account>('accounts', accountId))!;
     const before = botSettingsOf(account);
     if (change.defaultCampaignId) await getCampaign(tx, accountId, change.defaultCampaignId);
+    if (change.openai?.apiKey === undefined && change.openai && before.openai?.apiKey)
+      keptKeyStaysWith(before.openai.baseUrl, change.openai.baseUrl);
     const openai =
       change.openai === undefined
         ? before.openai
@@ -59,4 +62,29 @@ export async function updateBotSettings(gw: Gateway, accountId: string, change: 
     }
     return tx.update<Account>('accounts', accountId, { bot: next });
   });
+}
+
+/** A base URL as the endpoint is called: parsed, without the slashes that end it. */
+const endpointOf = (baseUrl: string): string => {
+  try {
+    return new URL(baseUrl).href.replace(/\/+$/, '');
+  } catch {
+    return baseUrl;
+  }
+};
+
+/**
+ * The saved key is sent only to the base URL it was given for. It is shown to nobody, not even the account's admins,
+ * so a change that points it elsewhere must give it again (or none): kept, it would go to whichever server an admin
+ * named, and be read there. The same origin is not enough: hosted gateways serve many tenants under one origin, each
+ * under a path of its own.
+ */
+function keptKeyStaysWith(savedBaseUrl: string, baseUrl: string): void {
+  if (endpointOf(savedBaseUrl) === endpointOf(baseUrl)) return;
+  const message =
+    'is needed again with a new baseUrl: the saved key is sent only to the address it was given for; give the key ' +
+    'for the new one, or null for none';
+  throw new ApiError(400, 'VALIDATION_ERROR', `openai.apiKey: ${message}`, {}, [
+    { field: 'openai.apiKey', code: 'REQUIRED', message },
+  ]);
 }

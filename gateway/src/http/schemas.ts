@@ -498,7 +498,9 @@ export const botSettingsUpdate = z
         apiKey: text(500)
           .nullable()
           .optional()
-          .describe('Omit to keep the saved key; null for none (a local Ollama needs none)'),
+          .describe(
+            'Omit to keep the saved key, with the baseUrl it was saved for only; null for none (a local Ollama needs none)',
+          ),
       })
       .nullable(),
     defaultCampaignId: id.nullable().describe('The campaign whose bot answers contacts that no campaign reached yet'),

@@ -143,7 +143,7 @@ export function BotPage() {
                 autocomplete="off"
                 hint={
                   openai?.apiKey
-                    ? `A key ending ${openai.apiKey.replace(/^•+/, '')} is saved. Leave this empty to keep it.`
+                    ? `A key ending ${openai.apiKey.replace(/^•+/, '')} is saved. Leave this empty to keep it with this base URL; a new base URL needs its key again.`
                     : 'None saved. A local Ollama needs none.'
                 }
               />
