@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { loggedPath } from './logged-path.js';
 import type { StoreHealth } from '../store/health.js';
 import {
   CommitOutcomeUnknownError,
@@ -171,7 +172,7 @@ export function errorHandler(log: Logger, health: StoreHealth): ErrorRequestHand
       );
       return sendError(req, res, refusal);
     }
-    log.error({ err, method: req.method, path: req.path }, 'request failed');
+    log.error({ err, method: req.method, path: loggedPath(req) }, 'request failed');
     sendError(req, res, new ApiError(500, 'INTERNAL', 'Internal error; retry after a short time'));
   };
 }

@@ -1,8 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from '../../log.js';
-
-/** Paths that carry a secret of their own: an invitation's token is logged as its placeholder. */
-const SECRET_PATH = /^(\/console\/api\/invites\/)[^/?]+/;
+import { loggedPath } from '../logged-path.js';
 
 /** One line per request: method, path (never the query, which may hold an API key), status and time. */
 export function requestLog(log: Logger): RequestHandler {
@@ -13,7 +11,7 @@ export function requestLog(log: Logger): RequestHandler {
       log.info(
         {
           method: req.method,
-          path: req.originalUrl.split('?')[0]!.replace(SECRET_PATH, '$1{token}'),
+          path: loggedPath(req),
           status: res.statusCode,
           ms: Math.round(ms * 10) / 10,
           account: res.locals.account?.id,
