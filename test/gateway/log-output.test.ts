@@ -276,7 +276,7 @@ test('a data dir on a read-only file system, or with an immutable attribute, is 
   expect(unwritableDataDir('/srv/leadchat', other)).toBe(other);
 });
 
-test('a database the gateway cannot reach refuses the start, naming LEADCHAT_DATABASE_URL without its password', async () => {
+test('a database the gateway cannot reach refuses the start, naming LEADCHAT_DATABASE_URL without its password and what to check', async () => {
   const port = await freePort();
   const refused = await run({
     LEADCHAT_HOST: '127.0.0.1',
@@ -290,7 +290,7 @@ test('a database the gateway cannot reach refuses the start, naming LEADCHAT_DAT
     expect.objectContaining({
       level: 60,
       msg: 'the gateway could not start',
-      reason: `cannot open LEADCHAT_DATABASE_URL=postgres://leadchat:***@127.0.0.1:${port}/leadchat: connect ECONNREFUSED 127.0.0.1:${port}`,
+      reason: `cannot open LEADCHAT_DATABASE_URL=postgres://leadchat:***@127.0.0.1:${port}/leadchat: connect ECONNREFUSED 127.0.0.1:${port}; check that PostgreSQL runs and listens at 127.0.0.1:${port} (listen_addresses, port), that this machine may connect to it (pg_hba.conf, a firewall), and that the URL names the right host and port`,
     }),
   ]);
   expect(refused.output).not.toContain('hunter2-db');

@@ -160,7 +160,7 @@ test("run with the gateway's environment (its LEADCHAT_DATABASE_URL, no admin to
     expect({ code: moved.code, stdout: moved.stdout, stderr: moved.stderr }).toEqual({
       code: 1,
       stdout: '',
-      stderr: `leadchat-gateway: cannot reach the database --to postgres://leadchat:***@127.0.0.1:${port}/leadchat: connect ECONNREFUSED 127.0.0.1:${port}; check that PostgreSQL runs and listens at 127.0.0.1:${port} (listen_addresses, port), that this machine may connect to it (pg_hba.conf, a firewall), and that the URL names the right host and port\n`,
+      stderr: `leadchat-gateway: cannot open the database --to postgres://leadchat:***@127.0.0.1:${port}/leadchat: connect ECONNREFUSED 127.0.0.1:${port}; check that PostgreSQL runs and listens at 127.0.0.1:${port} (listen_addresses, port), that this machine may connect to it (pg_hba.conf, a firewall), and that the URL names the right host and port\n`,
     });
     // The data dir is left as it was, its lock released.
     expect(readdirSync(dataDir).filter((name) => name.startsWith('gateway.lock'))).toEqual([]);

@@ -8,6 +8,7 @@ import { upgradeStoredConversations } from '../jobs/conversation-upgrade.js';
 import { SETTINGS } from '../store/lowdb/settings.js';
 import { openEmbeddedStore } from '../store/open.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
+import { notOpened } from '../store/postgres/unreachable.js';
 import type { Doc, Job, Store } from '../store/store.js';
 
 const PAGE = 500;
@@ -34,7 +35,9 @@ export async function migrateCommand(to: string | undefined): Promise<number> {
     // The database's migrations find it empty: what an earlier release stored is brought up to date here first.
     await upgradeStoredConversations({ store: source.store, log });
     const target = await openPostgresStore({ url: to, collections }).catch((err: Error) => {
-      throw unreachable(to, err);
+      // The gateway's own refusals (a newer database) name their cause; the system's and the server's name no URL.
+      if (!(err as NodeJS.ErrnoException).code) throw err;
+      throw notOpened(`cannot open the database --to ${withoutPassword(to)}`, to, err);
     });
     try {
       await refuseNonEmpty(target);
@@ -51,28 +54,6 @@ export async function migrateCommand(to: string | undefined): Promise<number> {
   } finally {
     await source.close();
   }
-}
-
-/** What the system says when no PostgreSQL answers at an address: the server is down, elsewhere, or closed to us. */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-
-/**
- * A database `migrate --to` could not reach, named (without its password) with what to check; the system's words
- * alone (`connect ECONNREFUSED 127.0.0.1:5432`) name neither the URL nor a way on. Any other refusal as it is: the
- * server's own words (password authentication failed, database "x" does not exist) say what is wrong.
- */
-function unreachable(to: string, err: Error): Error {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (!code || !UNREACHABLE.has(code)) return err;
-  // Both addresses of a name such as localhost refused: Node says so in the errors it gathers, its own message empty.
-  const said =
-    err.message || ((err as Partial<AggregateError>).errors ?? []).map((e: Error) => e.message).join(', ') || code;
-  const { hostname, port } = new URL(to);
-  const at = `${hostname}:${port || 5432}`;
-  return new Error(
-    `cannot reach the database --to ${withoutPassword(to)}: ${said}; check that PostgreSQL runs and listens at ${at} (listen_addresses, port), that this machine may connect to it (pg_hba.conf, a firewall), and that the URL names the right host and port`,
-    { cause: err },
-  );
 }
 
 async function refuseNonEmpty(target: Store): Promise<void> {

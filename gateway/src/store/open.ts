@@ -6,6 +6,7 @@ import { StoreHealth } from './health.js';
 import { upgradeDataDir, type FormatLog } from './lowdb/format.js';
 import { simulateFullDisk } from './lowdb/full-disk.js';
 import { openLowdbStore, type LowdbStoreOptions } from './lowdb/lowdb-store.js';
+import { notOpened } from './postgres/unreachable.js';
 import type { CollectionSpec, Store } from './store.js';
 
 export interface OpenedStore {
@@ -26,9 +27,11 @@ export async function openStore(config: Config, log: Logger, collections: Collec
       // The system's or PostgreSQL's words (connect ECONNREFUSED, database "leadchat" does not exist, password
       // authentication failed) name neither the setting nor the server; the gateway's own refusals say theirs.
       if (typeof (err as { code?: unknown }).code !== 'string') throw err;
-      throw new Error(`cannot open LEADCHAT_DATABASE_URL=${withoutPassword(config.databaseUrl!)}: ${err.message}`, {
-        cause: err,
-      });
+      throw notOpened(
+        `cannot open LEADCHAT_DATABASE_URL=${withoutPassword(config.databaseUrl!)}`,
+        config.databaseUrl!,
+        err,
+      );
     });
     return { store, close: () => store.close() };
   }
