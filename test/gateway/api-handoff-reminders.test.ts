@@ -27,7 +27,14 @@ const ctx = useGateway({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '0s'
 const receivers: Receiver[] = [];
 afterAll(() => Promise.all(receivers.map((r) => r.close())));
 
-async function accountWithHook(gw: TestGateway = ctx.gw): Promise<{ account: TestAccount; hook: Receiver }> {
+/**
+ * An account whose `handoff_waiting` events go to `hook`, and the web chat's replies to `replies` (by default one that
+ * takes them: a team reply reaches its contact), or nowhere (null: each fails at once, NO_RECEIVER).
+ */
+async function accountWithHook(
+  gw: TestGateway = ctx.gw,
+  replies: Receiver | null | undefined = undefined,
+): Promise<{ account: TestAccount; hook: Receiver }> {
   const account = await createAccount(gw);
   const hook = await Receiver.start();
   receivers.push(hook);
@@ -35,7 +42,18 @@ async function accountWithHook(gw: TestGateway = ctx.gw): Promise<{ account: Tes
     body: { url: hook.url, events: ['handoff_waiting'] },
   });
   expect(subscribed.status).toBe(201);
+  const receiver = replies === undefined ? await repliesTaken() : replies;
+  if (receiver) {
+    const set = await api(gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: receiver.url } });
+    expect(set.status).toBe(200);
+  }
   return { account, hook };
+}
+
+let taking: Receiver | undefined;
+async function repliesTaken(): Promise<Receiver> {
+  if (!taking) receivers.push((taking = await Receiver.start()));
+  return taking;
 }
 
 /** A message on the web chat, which no campaign answers: the team has it (a `no_campaign` hand-off). */
@@ -283,4 +301,93 @@ test('a contact waiting merged into one a person answered keeps their wait: remi
   expect(reminders(hook)).toEqual([
     expect.objectContaining({ conversationId: kept.conversationId, waitingSince: since }),
   ]);
+});
+
+test('a team reply that fails at once answers nobody: the contact still needs a reply, waits from the hand-off and is reminded; retried and sent, it answers them', async () => {
+  const { account, hook } = await accountWithHook(ctx.gw, null);
+  const { conversationId, contactId } = await write(account, unique('visitor'), 'Can I book for Friday?');
+  const since = (await conversation(account, conversationId)).waitingSince;
+  await wait('5m');
+  const reply = await api(ctx.gw, account, 'POST', `contacts/${contactId}/messages`, {
+    body: { body: 'Yes! Morning or afternoon?' },
+  });
+  expect(reply.body).toMatchObject({ status: 'failed', errorCode: 'NO_RECEIVER' });
+  expect(await conversation(account, conversationId)).toMatchObject({
+    needsReply: true,
+    waitingSince: since,
+    remindedAt: null,
+    // The reply, and the hand-off's notice before it: nothing takes the web chat's messages.
+    failed: 2,
+    lastMessage: { author: 'team', status: 'failed' },
+  });
+  const listed = async (filter: string) =>
+    (await api(ctx.gw, account, 'GET', `conversations?${filter}`)).body.data.map((c: { id: string }) => c.id);
+  expect(await listed('needsReply=true')).toEqual([conversationId]);
+  expect(await listed('needsReply=false')).toEqual([]);
+
+  await wait('10m');
+  await hook.waitFor(1);
+  expect(reminders(hook)).toEqual([expect.objectContaining({ conversationId, waitingSince: since })]);
+
+  // The web chat takes replies now: the reply retried goes, and answers the contact.
+  const set = await api(ctx.gw, account, 'PUT', 'settings', {
+    body: { customChannelWebhookUrl: (await repliesTaken()).url },
+  });
+  expect(set.status).toBe(200);
+  expect((await api(ctx.gw, account, 'POST', `messages/${reply.body.id}/retry`)).status).toBe(200);
+  expect(await conversation(account, conversationId)).toMatchObject({
+    needsReply: false,
+    waitingSince: null,
+    remindedAt: null,
+    failed: 1,
+  });
+  await wait('1d');
+  expect((await api(ctx.gw, account, 'GET', `messages/${reply.body.id}`)).body.status).toBe('sent');
+  expect(await listed('needsReply=true')).toEqual([]);
+  expect(hook.requests).toHaveLength(1);
+});
+
+test('a team reply its receiver gives up on later answers nobody after all: the wait goes on from the hand-off, reminded at once when past due', async () => {
+  const REPLY = 'Your crown is ready, come by any time.';
+  let refusing = true;
+  const receiver = await Receiver.start((_, req) => ({ status: refusing && req.body?.body === REPLY ? 500 : 200 }));
+  receivers.push(receiver);
+  const { account, hook } = await accountWithHook(ctx.gw, receiver);
+  // A campaign's bot answers the web chat: the contact asks it for a person, who has the conversation from then.
+  const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: { name: 'Crowns', channel: 'custom', customChannel: 'web-chat' },
+  });
+  const bot = await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.body.id } });
+  expect(bot.status).toBe(200);
+  const { conversationId, contactId } = await write(account, unique('visitor'), 'I want to talk to a person');
+  await untilIdle(ctx.gw);
+  const handedOff = await conversation(account, conversationId);
+  expect(handedOff.handoff.reason).toBe('contact_asked');
+  const since = handedOff.waitingSince;
+  await wait('2m');
+  await write(account, handedOff.contact.fromId, 'Is my crown ready?');
+  await wait('5m');
+  const reply = await api(ctx.gw, account, 'POST', `contacts/${contactId}/messages`, { body: { body: REPLY } });
+  expect(reply.body.status).toBe('pending');
+  // On its way, it answers: the wait ends.
+  expect(await conversation(account, conversationId)).toMatchObject({ needsReply: false, waitingSince: null });
+
+  // The receiver refuses it at every attempt of the delivery's retry schedule (about 11 hours).
+  let status = reply.body.status as string;
+  for (let hours = 0; status !== 'failed' && hours < 24; hours++) {
+    await wait('1h');
+    status = (await api(ctx.gw, account, 'GET', `messages/${reply.body.id}`)).body.status;
+  }
+  expect(status).toBe('failed');
+  // The contact has waited since the hand-off: the team is reminded at once, the 15 minutes long past.
+  await hook.waitFor(1);
+  const waiting = await conversation(account, conversationId);
+  expect(waiting).toMatchObject({ needsReply: true, waitingSince: since, remindedAt: expect.any(String) });
+  expect(reminders(hook)).toEqual([expect.objectContaining({ conversationId, waitingSince: since })]);
+
+  refusing = false;
+  expect((await api(ctx.gw, account, 'POST', `messages/${reply.body.id}/retry`)).status).toBe(200);
+  await wait('1m');
+  expect((await api(ctx.gw, account, 'GET', `messages/${reply.body.id}`)).body.status).toBe('sent');
+  expect(await conversation(account, conversationId)).toMatchObject({ needsReply: false, waitingSince: null });
 });

@@ -70,6 +70,12 @@ test('a contact no campaign answers is handed to the team: a no_campaign hand-of
     200,
   );
   const agent = await teamMember(ctx.gw, account, 'agent');
+  // The web chat takes the team's replies: one reaches the contact.
+  const replies = await Receiver.start();
+  receivers.push(replies);
+  expect(
+    (await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: replies.url } })).status,
+  ).toBe(200);
   const fromId = unique('visitor');
   expect((await write(account, fromId, 'Do you take new patients?')).status).toBe(200);
   const [event] = await hook.waitFor(1);

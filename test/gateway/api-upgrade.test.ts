@@ -16,7 +16,7 @@ import {
 } from '../helpers/gateway';
 import { logLines } from '../helpers/log-lines';
 import { openStoreOf } from '../helpers/stopped-store';
-import { HANDOFF_NOTICE, incoming } from './api-support';
+import { HANDOFF_NOTICE, incoming, Receiver } from './api-support';
 
 /**
  * What release 0.1.0 stored of a conversation, read by this release: the data as 0.1.0 wrote it (conversations whose
@@ -32,8 +32,10 @@ const env = { LEADCHAT_BOT_DEBOUNCE: '0s', LEADCHAT_JOB_POLL: '100ms' };
 let gw: TestGateway;
 let account: TestAccount;
 const contacts: Record<string, string> = {};
+let outbox: Receiver | undefined;
 
 afterAll(async () => {
+  await outbox?.close();
   if (!gw) return;
   await gw.stop();
   removeDir(gw.dataDir);
@@ -52,6 +54,14 @@ async function write(name: string, body: string): Promise<void> {
   contacts[name] ??= (await v1('GET', `messages/${res.body.messageId}`)).body.contactId;
   await untilIdle(gw);
 }
+
+/** The marks of the upgrades done, by every release since 0.1.0, which had none. */
+const MARKS = [
+  'conversations-upgraded-1',
+  'handoff-waits-timed-1',
+  'conversations-upgraded-2',
+  'handoff-waits-timed-2',
+];
 
 const FILTERS = ['', '&needsReply=true', '&needsReply=false', '&status=handed_off', '&status=opted_out'];
 
@@ -82,8 +92,7 @@ async function asReleaseOneLeftThem(): Promise<number> {
         rewritten += 1;
       }
       if (BACKEND === 'lowdb') {
-        await tx.remove('gateway_settings', 'conversations-upgraded-1');
-        await tx.remove('gateway_settings', 'handoff-waits-timed-1');
+        for (const mark of MARKS) await tx.remove('gateway_settings', mark);
       }
     });
   } finally {
@@ -93,9 +102,7 @@ async function asReleaseOneLeftThem(): Promise<number> {
     const client = new Client({ connectionString: gw.env.LEADCHAT_DATABASE_URL });
     await client.connect();
     try {
-      await client.query(
-        `DELETE FROM leadchat_settings WHERE name IN ('conversations-upgraded-1', 'handoff-waits-timed-1')`,
-      );
+      await client.query('DELETE FROM leadchat_settings WHERE name = ANY($1)', [MARKS]);
       await client.query('DELETE FROM leadchat_migrations WHERE version >= 21');
     } finally {
       await client.end();
@@ -116,6 +123,9 @@ test(`conversations as release 0.1.0 stored them read after the upgrade as this 
     bot: { faqs: [{ question: 'What are your opening hours?', answer: 'We are open 9 to 5.' }] },
   });
   expect((await v1('PUT', 'settings/bot', { defaultCampaignId: campaign.body.id })).status).toBe(200);
+  // The team's replies go: each answers its contact.
+  outbox = await Receiver.start();
+  expect((await v1('PUT', 'settings', { customChannelWebhookUrl: outbox.url })).status).toBe(200);
   await write('ada', 'I want to talk to a person');
   await write('ben', 'I want to talk to a person');
   expect((await v1('POST', `contacts/${contacts.ben}/messages`, { body: 'Hello Ben!' })).status).toBe(201);

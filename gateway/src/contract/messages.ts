@@ -114,9 +114,13 @@ export const conversation = z
     unread: z.number().int().min(0),
     lastReadAt: nullableTimestamp,
     failed: z.number().int().min(0),
-    needsReply: z.boolean().describe('Whether the contact waits for a reply from the team'),
+    needsReply: z
+      .boolean()
+      .describe(
+        'Whether the contact waits for a reply from the team: a team reply that failed (or was stored unsent) is none',
+      ),
     waitingSince: nullableTimestamp.describe(
-      "Handed to the team and needing a reply: since when the contact waits for a person (the hand-off, or their first message since the team's last reply); null while nobody must act",
+      "Handed to the team and needing a reply: since when the contact waits for a person (the hand-off, or their first message since the team's last reply that reached them: one that failed answers nothing); null while nobody must act",
     ),
     remindedAt: nullableTimestamp.describe(
       'When the team was reminded that the contact still waits (handoffReminderAfter of /settings): once per wait; null until then, and once the wait ends',

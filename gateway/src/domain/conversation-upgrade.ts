@@ -1,5 +1,5 @@
-import type { Reader, Tx } from '../store/store.js';
-import { awaitingOf, waitsForPerson, writtenByGateway, type Conversation } from './conversations.js';
+import type { Tx } from '../store/store.js';
+import { awaitingOf, waitBegan, waitsForPerson, type Conversation } from './conversations.js';
 import { earlierWait } from './handoff-waits.js';
 import type { Message } from './messages.js';
 
@@ -40,32 +40,4 @@ export async function timeEarlierWait(tx: Tx, c: Conversation): Promise<boolean>
   if (c.waitingSince || !waitsForPerson(c)) return false;
   await tx.update<Conversation>('conversations', c.id, await earlierWait(tx, c, await waitBegan(tx, c)));
   return true;
-}
-
-const MESSAGES_PAGE = 50;
-
-/**
- * When a contact waiting for a person began to wait, as this release times it: at the hand-off, or at the contact's
- * first message after a reply of the team that came later. The contact's messages are read newest first, back to the
- * hand-off at most.
- */
-async function waitBegan(r: Reader, c: Conversation): Promise<string> {
-  const handedOffAt = c.handoff?.at ?? c.lastIncomingAt ?? c.updatedAt;
-  let firstSinceReply: string | undefined;
-  let after: string | undefined;
-  for (;;) {
-    const page = await r.find<Message>('messages', 'contact', [c.contactId], {
-      order: 'desc',
-      limit: MESSAGES_PAGE,
-      after,
-    });
-    for (const m of page) {
-      if (m.createdAt < handedOffAt) return handedOffAt;
-      if (m.conversationId !== c.id || m.messageType === 'reaction') continue;
-      if (m.direction === 'outgoing' && !writtenByGateway(m.author)) return firstSinceReply ?? handedOffAt;
-      if (m.direction === 'incoming') firstSinceReply = m.createdAt;
-    }
-    if (page.length < MESSAGES_PAGE) return handedOffAt;
-    after = page.at(-1)!.id;
-  }
 }

@@ -11,7 +11,7 @@ import {
   type ShownConversation,
 } from './inbox-changes.js';
 import { messagesOf, type Message } from './messages.js';
-import { waitChanged } from './handoff-waits.js';
+import { earlierWait, waitChanged } from './handoff-waits.js';
 import type { ConversationAnswer } from '../contract/messages.js';
 
 export type ConversationStatus = 'active' | 'handed_off' | 'opted_out' | 'closed';
@@ -235,7 +235,44 @@ export const waitsForPerson = (c: Conversation) => c.status === 'handed_off' && 
 async function timeWait(tx: Tx, c: Conversation): Promise<Conversation> {
   const waiting = waitsForPerson(c);
   if (waiting === Boolean(c.waitingSince)) return c;
-  return tx.update<Conversation>('conversations', c.id, await waitChanged(tx, c, waiting));
+  // The team's reply that ended the wait failed after all (its provider or receiver gave up): it answered nothing, so
+  // the wait is the one it seemed to end, timed from when that began, its reminder due from then.
+  const wait =
+    waiting &&
+    c.lastMessage?.direction === 'outgoing' &&
+    !writtenByGateway(c.lastMessage.author) &&
+    unsent(c.lastMessage.status)
+      ? await earlierWait(tx, c, await waitBegan(tx, c))
+      : await waitChanged(tx, c, waiting);
+  return tx.update<Conversation>('conversations', c.id, wait);
+}
+
+const MESSAGES_PAGE = 50;
+
+/**
+ * When a contact waiting for a person began to wait: at the hand-off, or, once the team answered them since, at the
+ * first of the contact's messages and the team's replies that failed after the last reply that reached them. The
+ * contact's messages are read newest first, back to the hand-off at most.
+ */
+export async function waitBegan(r: Reader, c: Conversation): Promise<string> {
+  const handedOffAt = c.handoff?.at ?? c.lastIncomingAt ?? c.updatedAt;
+  let firstUnanswered: string | undefined;
+  let after: string | undefined;
+  for (;;) {
+    const page = await r.find<Message>('messages', 'contact', [c.contactId], {
+      order: 'desc',
+      limit: MESSAGES_PAGE,
+      after,
+    });
+    for (const m of page) {
+      if (m.createdAt < handedOffAt) return handedOffAt;
+      if (m.conversationId !== c.id || m.messageType === 'reaction') continue;
+      if (answeredByTeam(m)) return firstUnanswered ?? handedOffAt;
+      if (m.direction === 'incoming' || !writtenByGateway(m.author)) firstUnanswered = m.createdAt;
+    }
+    if (page.length < MESSAGES_PAGE) return handedOffAt;
+    after = page.at(-1)!.id;
+  }
 }
 
 /**
@@ -277,14 +314,28 @@ const AUTOMATIC: ReadonlySet<Message['author']> = new Set(['bot', 'system']);
 export const writtenByGateway = (author: Message['author'] | undefined) => AUTOMATIC.has(author ?? null);
 
 /**
+ * Whether an outgoing message never reached the contact: it failed (no credits, no receiver of a custom channel's
+ * replies, the provider or every receiver gave up), or was stored and not sent (outside WhatsApp's 24-hour window).
+ * One still pending is on its way: it answers as a sent one does, until it fails.
+ */
+export const unsent = (status: string | undefined) => status === 'failed' || status === 'skipped';
+
+/** Whether a message of the team (a person, or a workflow with the API key) answered the contact: it reached them. */
+export const answeredByTeam = (m: Pick<Message, 'direction' | 'author' | 'status'>) =>
+  m.direction === 'outgoing' && !writtenByGateway(m.author) && !unsent(m.status);
+
+/**
  * A conversation needs a reply when a person must act: the contact's message is the latest one (no one, bot or
- * person, has answered it), or the conversation was handed to the team and only the gateway spoke since (the bot's
- * or the hand-off's notice). Never for a contact who opted out: nobody may write to them.
+ * person, has answered it), or the conversation was handed to the team and nothing of the team reached the contact
+ * since: only the gateway spoke (the bot's or the hand-off's notice), or the team's reply failed. Never for a contact
+ * who opted out: nobody may write to them.
  */
 export const needsReply = (c: Pick<Conversation, 'status' | 'lastMessage'>) =>
   c.status !== 'opted_out' &&
   (c.lastMessage?.direction === 'incoming' ||
-    (c.status === 'handed_off' && c.lastMessage?.direction === 'outgoing' && writtenByGateway(c.lastMessage.author)));
+    (c.status === 'handed_off' &&
+      c.lastMessage?.direction === 'outgoing' &&
+      (writtenByGateway(c.lastMessage.author) || unsent(c.lastMessage.status))));
 export const awaitingOf = (c: Pick<Conversation, 'status' | 'lastMessage'>) =>
   needsReply(c) ? ('reply' as const) : null;
 
