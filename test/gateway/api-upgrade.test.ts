@@ -217,3 +217,94 @@ test(`data a newer release wrote is refused at start, naming both releases (${BA
   ]);
   removeDir(dataDir);
 });
+
+/**
+ * Rewrites the stopped gateway's conversations as 0.2.0 stored them: a team reply that failed answered the contact
+ * there (it took such a conversation out of `awaiting` and ended the contact's wait, cancelling its reminder), and
+ * forgets the upgrades that release had not done.
+ */
+async function asReleaseTwoLeftThem(): Promise<number> {
+  const store = await openStoreOf(gw.env);
+  let rewritten = 0;
+  try {
+    await store.transact(async (tx) => {
+      for (const c of await tx.scan<any>('conversations', { limit: 200 })) {
+        const last = c.lastMessage;
+        const failedReply = last?.direction === 'outgoing' && last.author === 'team' && last.status === 'failed';
+        if (!failedReply) continue;
+        if (c.waitingSince) await tx.cancelJobs(`handoff_reminder:${c.id}:${c.waitingSince}`);
+        await tx.update<any>('conversations', c.id, { awaiting: null, waitingSince: null, remindedAt: null });
+        rewritten += 1;
+      }
+      if (BACKEND === 'lowdb') {
+        for (const mark of ['conversations-upgraded-2', 'handoff-waits-timed-2'])
+          await tx.remove('gateway_settings', mark);
+      }
+    });
+  } finally {
+    await store.close();
+  }
+  if (BACKEND === 'postgres') {
+    const client = new Client({ connectionString: gw.env.LEADCHAT_DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(
+        `DELETE FROM leadchat_settings WHERE name IN ('conversations-upgraded-2', 'handoff-waits-timed-2')`,
+      );
+      await client.query('DELETE FROM leadchat_migrations WHERE version >= 26');
+    } finally {
+      await client.end();
+    }
+  }
+  return rewritten;
+}
+
+test(`a contact whose only answer was a team reply that failed, as 0.2.0 stored them, waits for a person after the upgrade (${BACKEND})`, async () => {
+  if (gw) {
+    await gw.stop();
+    removeDir(gw.dataDir);
+  }
+  gw = await startGateway(env);
+  account = await createAccount(gw);
+  // No receiver of the custom channel's replies: every reply fails at once.
+  const campaign = await v1('POST', 'campaigns', { name: 'Clinic', channel: 'custom', customChannel: 'web-chat' });
+  expect((await v1('PUT', 'settings/bot', { defaultCampaignId: campaign.body.id })).status).toBe(200);
+  await write('fay', 'I want to talk to a person');
+  const reply = await v1('POST', `contacts/${contacts.fay}/messages`, { body: 'Hello Fay!' });
+  expect(reply.body).toMatchObject({ status: 'failed', errorCode: 'NO_RECEIVER' });
+  await write('gil', 'I want to talk to a person');
+  await untilIdle(gw);
+  const made = await readAll();
+  const [gilMade, fayMade] = (made['&needsReply=true'] as any).data;
+  expect([gilMade.contactId, fayMade.contactId]).toEqual([contacts.gil, contacts.fay]);
+  // Timed in the hand-off's transaction, a moment after it.
+  const afterHandoff = Date.parse(fayMade.waitingSince) - Date.parse(fayMade.handoff.at);
+  expect(afterHandoff >= 0 && afterHandoff < 1000).toBe(true);
+
+  expect(await gw.stop()).toBe(0);
+  expect(await asReleaseTwoLeftThem()).toBe(1);
+  gw = await startGateway({ ...env, LEADCHAT_LOG_LEVEL: 'info' }, gw.dataDir);
+  expect(gw.output()).toContain(
+    BACKEND === 'lowdb' ? 'conversations stored by an earlier release brought up to date' : '"version":26',
+  );
+  expect(gw.output()).toContain('contacts an earlier release left waiting for a person timed');
+
+  // Fay still waits, from the hand-off, as if the reply had failed under this release; the team is reminded of her.
+  const upgraded = await readAll();
+  const [, fay] = (upgraded['&needsReply=true'] as any).data;
+  expect(fay.contactId).toBe(contacts.fay);
+  expect(fay.waitingSince).toBe(fay.handoff.at);
+  // Else every read is as this release made it.
+  const asMade = (c: any) => (c.id === fay.id ? { ...c, waitingSince: fayMade.waitingSince } : c);
+  expect(
+    Object.fromEntries(
+      Object.entries(upgraded).map(([f, read]: [string, any]) => [f, { ...read, data: read.data.map(asMade) }]),
+    ),
+  ).toEqual(made);
+  const pending = await request(gw, 'GET', '/admin/v1/jobs?status=pending&limit=200', {
+    headers: { authorization: `Bearer ${gw.adminToken}` },
+  });
+  expect(pending.body.data.filter((j: any) => j.kind === 'handoff_reminder').map((j: any) => j.data)).toEqual(
+    expect.arrayContaining([{ conversationId: fay.id, since: fay.waitingSince }]),
+  );
+});

@@ -5,9 +5,11 @@ import type { Store } from '../store/store.js';
 
 /**
  * Set once every conversation stored before has the fields this release derives (domain/conversation-upgrade.ts).
- * PostgreSQL's migration 21 does the same in the database and sets it too.
+ * PostgreSQL's migrations 21 and 26 do the same in the database and set it too. A new name each time a rule it
+ * derives by changes (2: a team reply that failed answers nothing), so that data walked by the rules before is walked
+ * again.
  */
-export const CONVERSATIONS_UPGRADED = 'conversations-upgraded-1';
+export const CONVERSATIONS_UPGRADED = 'conversations-upgraded-2';
 const PAGE = 200;
 
 /**
@@ -52,8 +54,11 @@ async function deriveFields(gw: Upgrading): Promise<void> {
     gw.log.info({ conversations: seen, upgraded }, 'conversations stored by an earlier release brought up to date');
 }
 
-/** Set once every contact an earlier release left waiting for a person has their wait timed (on both backends). */
-export const WAITS_TIMED = 'handoff-waits-timed-1';
+/**
+ * Set once every contact an earlier release left waiting for a person has their wait timed (on both backends). 2: those
+ * whose only answer since was a team reply that failed, which an earlier release took for an answer.
+ */
+export const WAITS_TIMED = 'handoff-waits-timed-2';
 
 /**
  * A contact an earlier release left waiting for a person (handed off, needing a reply) has their wait timed from when

@@ -396,6 +396,21 @@ CREATE TABLE IF NOT EXISTS "erasures" (id text PRIMARY KEY, seq bigint GENERATED
 CREATE INDEX IF NOT EXISTS "idempotency_by_contact" ON "idempotency" ((doc->>'contactId'), seq) WHERE doc->>'contactId' IS NOT NULL;
 `,
   },
+  {
+    version: 26,
+    // What domain/conversation-upgrade.ts does on the embedded store, for the one rule of needsReply that changed: a
+    // conversation handed to the team whose last message is a team reply that never reached the contact (failed, or
+    // stored unsent) needs a reply. The gateway's walk then times their wait (jobs/conversation-upgrade.ts).
+    name: 'conversations whose last message is a team reply that failed need a reply',
+    sql: `
+UPDATE "conversations" SET doc = doc || '{"awaiting":"reply"}'
+  WHERE doc->>'status' = 'handed_off' AND doc->>'awaiting' IS NULL
+    AND doc->'lastMessage'->>'direction' = 'outgoing'
+    AND doc->'lastMessage'->>'status' IN ('failed', 'skipped')
+    AND COALESCE(doc->'lastMessage'->>'author', '') NOT IN ('bot', 'system');
+INSERT INTO leadchat_settings (name, value) VALUES ('conversations-upgraded-2', now()::text) ON CONFLICT (name) DO NOTHING;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
