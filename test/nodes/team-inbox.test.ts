@@ -7,6 +7,7 @@ import {
   type TestAccount,
   type TestGateway,
 } from '../helpers/gateway';
+import { Receiver } from '../gateway/api-support';
 import { CREDENTIAL, createHost, listSearch, loadOptions, runLeadChat, triggerNode, type Host } from './helpers/n8n';
 import { WebhookHost } from './helpers/webhookHost';
 
@@ -282,20 +283,32 @@ describe('LeadChat node: the team inbox', () => {
     let answered: { contactId: string; conversationId: string };
     /** A gateway of its own, whose clock the test moves past the reminder. */
     let gw: TestGateway;
+    /** The web chat's receiver of the team's replies, for a while: a reply that reaches the visitor answers them. */
+    let chat: Receiver;
 
     beforeAll(async () => {
       gw = await startGateway({ LEADCHAT_TEST_CLOCK: '1', LEADCHAT_JOB_POLL: '100ms' });
       account = await createAccount(gw, { name: 'Acme Waiting Room' });
+      chat = await Receiver.start();
       host = await createHost({ [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
       // Asks for a person and waits past the reminder (15 minutes by default): reminded.
       waiting = await visitorWrites(gw, account, 'visitor-w1', 'human');
-      // Answered by the team: nothing to reply to.
+      // Answered by the team, while the web chat received its replies: nothing to reply to.
       answered = await visitorWrites(gw, account, 'visitor-w3', 'human');
+      const receives = async (url: string | null) =>
+        expect(
+          (await request(gw, 'PUT', '/v1/settings', { apiKey: account.apiKey, body: { customChannelWebhookUrl: url } }))
+            .status,
+        ).toBe(200);
+      await receives(chat.url);
       const reply = await request(gw, 'POST', `/v1/contacts/${answered.contactId}/messages`, {
         apiKey: account.apiKey,
         body: { body: 'Here to help', conversationId: answered.conversationId },
       });
       expect(reply.status).toBe(201);
+      await untilIdle(gw);
+      expect(chat.requests.map((r) => r.body.body)).toEqual(['Here to help']);
+      await receives(null);
       await advanceClock(gw, '16m');
       await untilIdle(gw);
       // Asks for a person since: waits, not reminded yet.
@@ -303,6 +316,7 @@ describe('LeadChat node: the team inbox', () => {
     }, 60_000);
     afterAll(async () => {
       await gw.stop();
+      await chat.close();
     });
 
     const getMany = async (filters: Record<string, boolean>) => {
@@ -320,7 +334,7 @@ describe('LeadChat node: the team inbox', () => {
     });
 
     test('Has Failed Message keeps the conversations holding a failed outgoing message, or only the others', async () => {
-      // Nothing receives this account's custom channel: each hand-off notice was stored failed.
+      // Nothing received this account's custom channel when the contacts asked: each hand-off notice was stored failed.
       const all = [waiting.conversationId, newer.conversationId, answered.conversationId].sort();
       expect(await getMany({ failed: true })).toEqual(all);
       expect(await getMany({ failed: false })).toEqual([]);
