@@ -51,7 +51,8 @@ const attemptShape = (status: number | null, error: unknown) => ({
   status,
   latencyMs: expect.any(Number),
   error,
-  responseExcerpt: status === null ? null : expect.anything(),
+  // Every receiver here is on loopback: what it wrote is never shown back (see api-targets.test.ts).
+  responseExcerpt: null,
 });
 
 describe('delivery to the Custom Channel Webhook URL', () => {
@@ -90,7 +91,6 @@ describe('delivery to the Custom Channel Webhook URL', () => {
         nextAttemptAt: null,
       },
     ]);
-    expect(m.deliveries[0].attempts[0].responseExcerpt).toBe('thanks');
 
     expect(hook.requests).toHaveLength(1);
     const [req] = hook.requests;
@@ -143,7 +143,6 @@ describe('delivery to the Custom Channel Webhook URL', () => {
       attemptShape(500, expect.stringContaining('500')),
       attemptShape(200, null),
     ]);
-    expect(m.deliveries[0].attempts[0].responseExcerpt).toBe('try later');
     expect(hook.requests).toHaveLength(2);
     expect(hook.requests[1]!.headers['webhook-id']).toBe(hook.requests[0]!.headers['webhook-id']);
     expect(hook.requests[1]!.raw).toBe(hook.requests[0]!.raw);
@@ -160,15 +159,6 @@ describe('delivery to the Custom Channel Webhook URL', () => {
       attemptShape(null, expect.stringMatching(/^ECONNRESET: /)),
       attemptShape(200, null),
     ]);
-  });
-
-  test("a receiver's long answer: the attempt keeps its first 500 characters", async () => {
-    const hook = await receiver(() => ({ status: 200, body: `${'é'.repeat(400)}${'x'.repeat(200_000)}` }));
-    const account = await accountWith(hook.url);
-    const res = await send(account, { fromId: unique('u') });
-    const m = await settledMessage(ctx.gw, account, res.body.messageId);
-    expect(m.status).toBe('sent');
-    expect(m.deliveries[0].attempts[0].responseExcerpt).toBe(`${'é'.repeat(400)}${'x'.repeat(100)}`);
   });
 
   test.each([408, 429, 503])('%i then 200 → retried, ends sent', async (status) => {
@@ -210,7 +200,6 @@ describe('delivery to the Custom Channel Webhook URL', () => {
         nextAttemptAt: null,
       },
     ]);
-    expect(m.deliveries[0].attempts[0].responseExcerpt).toBe('no such conversation');
     expect(hook.requests).toHaveLength(1);
   });
 
@@ -574,7 +563,6 @@ describe('with LEADCHAT_WEBHOOK_TIMEOUT=400ms', () => {
     const m = await sendVia(hook.url);
     expect(m.status).toBe('sent');
     expect(m.deliveries[0].attempts).toEqual([attemptShape(200, null)]);
-    expect(m.deliveries[0].attempts[0].responseExcerpt).toBe('x'.repeat(500));
     expect(hook.requests).toHaveLength(1);
   });
 
@@ -584,6 +572,22 @@ describe('with LEADCHAT_WEBHOOK_TIMEOUT=400ms', () => {
     expect(m.status).toBe('failed');
     expect(m.error).toMatch(/did not answer within 400 ms/);
     expect(m.deliveries[0].attempts).toHaveLength(3);
+  });
+});
+
+describe("with LEADCHAT_WEBHOOK_TARGETS naming the receivers' host", () => {
+  const allowed = useGateway({ LEADCHAT_WEBHOOK_TARGETS: '127.0.0.1' });
+
+  test("a receiver's long answer: the attempt keeps its first 500 characters", async () => {
+    const hook = await receiver(() => ({ status: 200, body: `${'é'.repeat(400)}${'x'.repeat(200_000)}` }));
+    const account = await createAccount(allowed.gw);
+    await api(allowed.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
+    const res = await api(allowed.gw, account, 'POST', 'send_custom_channel_message', {
+      body: { customData: { fromId: 'f', customChannel: 'c', body: 'b' } },
+    });
+    const m = await settledMessage(allowed.gw, account, res.body.messageId);
+    expect(m.status).toBe('sent');
+    expect(m.deliveries[0].attempts[0].responseExcerpt).toBe(`${'é'.repeat(400)}${'x'.repeat(100)}`);
   });
 });
 

@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 import {
   api,
   ConnectionTrap,
@@ -18,6 +20,10 @@ import { startInProcess } from '../helpers/in-process';
  */
 
 jest.setTimeout(60_000);
+
+type TargetPolicyModule = typeof import('../../gateway/src/outbound/target-policy.js', {
+  with: { 'resolution-mode': 'import' }
+});
 
 let gw: TestGateway;
 let trap: ConnectionTrap;
@@ -224,5 +230,93 @@ describe("an error of the bot's server is told by its status, never its body", (
     );
     expect(res.text).not.toMatch(/hunter2|internal-admin/);
     expect(secretServer.connections).toBeGreaterThan(0);
+  });
+});
+
+describe("a receiver's answer is shown back only from a public address or a host the operator allowed", () => {
+  const written = 'internal-admin-panel: db password hunter2';
+  let internal: Receiver;
+
+  beforeAll(async () => {
+    internal = await Receiver.start(() => ({ status: 404, body: written }));
+  });
+
+  afterAll(() => internal.close());
+
+  /** A reply sent by an account whose Custom Channel Webhook and one subscription are `internal`, once settled. */
+  async function replyTo(): Promise<{ account: TestAccount; text: string; deliveries: any[]; webhookId: string }> {
+    const account = await createAccount(gw);
+    expect(
+      (await api(gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: internal.url } })).status,
+    ).toBe(200);
+    const webhook = await api(gw, account, 'POST', 'webhooks', { body: { url: internal.url, events: ['reply'] } });
+    expect(webhook.status).toBe(201);
+    const sent = await api(gw, account, 'POST', 'send_custom_channel_message', {
+      body: { customData: { customChannel: 'chat', fromId: 'visitor-1', body: 'Hello' } },
+    });
+    expect(sent.status).toBe(200);
+    const settled = await poll(
+      () => api(gw, account, 'GET', `messages/${sent.body.messageId}`),
+      (r) => r.body.deliveries?.length === 2 && r.body.deliveries.every((d: any) => d.status === 'failed'),
+    );
+    return { account, text: settled.text, deliveries: settled.body.deliveries, webhookId: webhook.body.id };
+  }
+
+  test('under any, from loopback: the status and latency are recorded, never what it wrote', async () => {
+    await restart('any');
+    const { account, text, deliveries, webhookId } = await replyTo();
+    expect(deliveries.map((d) => [d.target, d.attempts]).sort()).toEqual(
+      ['customChannelWebhook', webhookId].sort().map((target) => [
+        target,
+        [
+          {
+            at: expect.stringMatching(/Z$/),
+            status: 404,
+            latencyMs: expect.any(Number),
+            error: 'Receiver answered HTTP 404',
+            responseExcerpt: null,
+          },
+        ],
+      ]),
+    );
+    expect(text).not.toMatch(/hunter2|internal-admin/);
+    const subscription = await api(gw, account, 'GET', `webhooks/${webhookId}`);
+    expect(subscription.body.lastFailure).toEqual(expect.objectContaining({ status: 404 }));
+    expect(subscription.text).not.toMatch(/hunter2|internal-admin/);
+    const test = await api(gw, account, 'POST', 'settings/webhook-test');
+    expect(test.body).toEqual(expect.objectContaining({ status: 404, ok: false }));
+    expect(test.text).not.toMatch(/hunter2|internal-admin/);
+  });
+
+  test('under an allow-list naming the host, the operator chose it: its answer is shown', async () => {
+    await restart('127.0.0.1');
+    const { deliveries } = await replyTo();
+    expect(deliveries.map((d) => d.attempts.map((a: any) => a.responseExcerpt))).toEqual([[written], [written]]);
+  });
+
+  test('judged by the address the connection reached: public ones only, in any form, whatever the policy', async () => {
+    const { mayShowAnswer } = (await import(
+      path.resolve(__dirname, '../../gateway/dist/outbound/target-policy.js')
+    )) as TargetPolicyModule;
+    const shown = ['8.8.8.8', '1.1.1.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'];
+    const hidden = [
+      '127.0.0.1',
+      '::1',
+      '::ffff:127.0.0.1',
+      '10.0.0.5',
+      '172.16.3.4',
+      '192.168.1.10',
+      '169.254.169.254',
+      'fe80::1',
+      'fd00::1',
+      '100.64.0.1',
+      '0.0.0.0',
+      undefined,
+    ];
+    for (const kind of ['any', 'public'] as const) {
+      expect(shown.filter((a) => !mayShowAnswer({ kind }, a))).toEqual([]);
+      expect(hidden.filter((a) => mayShowAnswer({ kind }, a))).toEqual([]);
+    }
+    expect(hidden.filter((a) => !mayShowAnswer({ kind: 'allow', hosts: ['hooks.internal'] }, a))).toEqual([]);
   });
 });

@@ -54,7 +54,14 @@ export const delivery = z.object({
       status: z.number().int().nullable().describe("The receiver's HTTP status; null when it could not be reached"),
       latencyMs: z.number(),
       error: z.string().nullable(),
-      responseExcerpt: z.string().nullable(),
+      responseExcerpt: z
+        .string()
+        .nullable()
+        .describe(
+          "The first 500 characters of the receiver's answer, when it came from a public internet address (judged by " +
+            'the address connected to) or from a host LEADCHAT_WEBHOOK_TARGETS allows by name; null from loopback, a ' +
+            'private or link-local network and the like, or when the receiver could not be reached',
+        ),
     }),
   ),
   nextAttemptAt: nullableTimestamp,

@@ -2,13 +2,14 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Gateway } from '../context.js';
 import { signatureHeaders } from '../domain/signature.js';
-import { guardedLookup, refuseConnection, TargetRefusedError } from '../outbound/target-policy.js';
+import { guardedLookup, mayShowAnswer, refuseConnection, TargetRefusedError } from '../outbound/target-policy.js';
 
 /** What a receiver answered: its status, headers and the start of its body (deliveries keep an excerpt). */
 export interface ReceiverAnswer {
   statusCode: number;
   headers: http.IncomingHttpHeaders;
-  body: string;
+  /** Null when the answer came from an address its tenant may not be shown an answer from (see `mayShowAnswer`). */
+  body: string | null;
 }
 
 /** The part of a receiver's body that is kept, and read: the answer is taken once it came. */
@@ -25,8 +26,9 @@ const agents = { 'http:': new http.Agent(reused), 'https:': new https.Agent(reus
 /**
  * One signed POST of a webhook event to a receiver, as every delivery and the test event make it: Standard Webhooks
  * headers, the configured timeout, no retry (the caller decides), no redirect, and the target policy held at connect
- * time, even when a name resolves to an address the policy refuses. Node's own client, not got: this is the hot path
- * of every subscription, and one request here costs a third of got's.
+ * time, even when a name resolves to an address the policy refuses; the answer's body only when it came from an address
+ * its tenant may be shown it from. Node's own client, not got: this is the hot path of every subscription, and one
+ * request here costs a third of got's.
  */
 export function postSigned(
   gw: Gateway,
@@ -55,15 +57,17 @@ export function postSigned(
         ...(policy.kind === 'public' ? { lookup: guardedLookup as never } : {}),
       },
       (res) => {
+        // The address connected to, read now: a socket kept alive is handed to the next request once this one ends.
+        const shown = mayShowAnswer(policy, res.socket.remoteAddress);
         const kept: Buffer[] = [];
         let size = 0;
         const answer = () => {
           clearTimeout(timer);
-          const text = Buffer.concat(kept).subarray(0, BODY_KEPT).toString('utf8');
+          const text = shown ? Buffer.concat(kept).subarray(0, BODY_KEPT).toString('utf8') : null;
           resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: text });
         };
         res.on('data', (chunk: Buffer) => {
-          kept.push(chunk);
+          if (shown) kept.push(chunk);
           size += chunk.length;
           // The rest is not read: a long answer would hold the delivery until the timeout, and count as none.
           if (size >= BODY_KEPT) {

@@ -45,6 +45,18 @@ export function refuseConnection(policy: TargetPolicy, url: URL): string | undef
 }
 
 /**
+ * Whether what a remote service answered may be shown back to the tenant that named it, by the address the
+ * connection reached (after DNS, so a public name pointed at a private address counts as private): one on the public
+ * internet, or any host the operator allowed by name. From anywhere else (instance metadata at 169.254.169.254, a
+ * service on loopback or the private network) the answer is not shown: a tenant would read the operator's own network
+ * through the gateway. `undefined` (the address is not known) is not shown either.
+ */
+export function mayShowAnswer(policy: TargetPolicy, address: string | undefined): boolean {
+  if (policy.kind === 'allow') return true;
+  return address !== undefined && isPublicAddress(address);
+}
+
+/**
  * Why a URL a tenant saves is refused, or undefined when it is accepted. Besides the connection's rules: no user name
  * or password in it (they would be shown back on every read and logged by proxies), and under `public` no loopback
  * name nor a name that resolves to a private address now. A name that does not resolve yet is accepted: it is judged

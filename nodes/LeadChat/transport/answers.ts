@@ -382,6 +382,7 @@ export interface components {
           status: number | null;
           latencyMs: number;
           error: string | null;
+          /** @description The first 500 characters of the receiver's answer, when it came from a public internet address (judged by the address connected to) or from a host LEADCHAT_WEBHOOK_TARGETS allows by name; null from loopback, a private or link-local network and the like, or when the receiver could not be reached */
           responseExcerpt: string | null;
         }[];
         nextAttemptAt: string | null;
