@@ -235,13 +235,10 @@ export const waitsForPerson = (c: Conversation) => c.status === 'handed_off' && 
 async function timeWait(tx: Tx, c: Conversation): Promise<Conversation> {
   const waiting = waitsForPerson(c);
   if (waiting === Boolean(c.waitingSince)) return c;
-  // The team's reply that ended the wait failed after all (its provider or receiver gave up): it answered nothing, so
-  // the wait is the one it seemed to end, timed from when that began, its reminder due from then.
+  // A wait begun with the team's message last: that reply, which ended the wait, failed after all (its provider or
+  // receiver gave up). It answered nothing, so the wait is the one it seemed to end, timed from when that began.
   const wait =
-    waiting &&
-    c.lastMessage?.direction === 'outgoing' &&
-    !writtenByGateway(c.lastMessage.author) &&
-    unsent(c.lastMessage.status)
+    waiting && c.lastMessage && byTeam(c.lastMessage)
       ? await earlierWait(tx, c, await waitBegan(tx, c))
       : await waitChanged(tx, c, waiting);
   return tx.update<Conversation>('conversations', c.id, wait);
@@ -268,7 +265,7 @@ export async function waitBegan(r: Reader, c: Conversation): Promise<string> {
       if (m.createdAt < handedOffAt) return handedOffAt;
       if (m.conversationId !== c.id || m.messageType === 'reaction') continue;
       if (answeredByTeam(m)) return firstUnanswered ?? handedOffAt;
-      if (m.direction === 'incoming' || !writtenByGateway(m.author)) firstUnanswered = m.createdAt;
+      if (m.direction === 'incoming' || byTeam(m)) firstUnanswered = m.createdAt;
     }
     if (page.length < MESSAGES_PAGE) return handedOffAt;
     after = page.at(-1)!.id;
@@ -313,16 +310,17 @@ const shownOf = (c: Conversation): ShownConversation => ({
 const AUTOMATIC: ReadonlySet<Message['author']> = new Set(['bot', 'system']);
 export const writtenByGateway = (author: Message['author'] | undefined) => AUTOMATIC.has(author ?? null);
 
-/**
- * Whether an outgoing message never reached the contact: it failed (no credits, no receiver of a custom channel's
- * replies, the provider or every receiver gave up), or was stored and not sent (outside WhatsApp's 24-hour window).
- * One still pending is on its way: it answers as a sent one does, until it fails.
- */
-export const unsent = (status: string | undefined) => status === 'failed' || status === 'skipped';
+type Written = { direction: Message['direction']; author?: Message['author']; status: string };
 
-/** Whether a message of the team (a person, or a workflow with the API key) answered the contact: it reached them. */
-export const answeredByTeam = (m: Pick<Message, 'direction' | 'author' | 'status'>) =>
-  m.direction === 'outgoing' && !writtenByGateway(m.author) && !unsent(m.status);
+/** Whether a message is the team's (a person's, or a workflow's with the API key). */
+const byTeam = (m: Written) => m.direction === 'outgoing' && !writtenByGateway(m.author);
+
+/**
+ * Whether the team's message answered the contact: it reached them. One that failed (no credits, no receiver of a
+ * custom channel's replies, the provider or every receiver gave up) or was stored and not sent (outside WhatsApp's
+ * 24-hour window) answered nothing. One still pending is on its way: it answers as a sent one does, until it fails.
+ */
+const answeredByTeam = (m: Written) => byTeam(m) && m.status !== 'failed' && m.status !== 'skipped';
 
 /**
  * A conversation needs a reply when a person must act: the contact's message is the latest one (no one, bot or
@@ -333,9 +331,7 @@ export const answeredByTeam = (m: Pick<Message, 'direction' | 'author' | 'status
 export const needsReply = (c: Pick<Conversation, 'status' | 'lastMessage'>) =>
   c.status !== 'opted_out' &&
   (c.lastMessage?.direction === 'incoming' ||
-    (c.status === 'handed_off' &&
-      c.lastMessage?.direction === 'outgoing' &&
-      (writtenByGateway(c.lastMessage.author) || unsent(c.lastMessage.status))));
+    (c.status === 'handed_off' && c.lastMessage?.direction === 'outgoing' && !answeredByTeam(c.lastMessage)));
 export const awaitingOf = (c: Pick<Conversation, 'status' | 'lastMessage'>) =>
   needsReply(c) ? ('reply' as const) : null;
 
