@@ -128,9 +128,9 @@ export interface components {
       unread: number;
       lastReadAt: string | null;
       failed: number;
-      /** @description Whether the contact waits for a reply from the team */
+      /** @description Whether the contact waits for a reply from the team: a team reply that failed (or was stored unsent) is none */
       needsReply: boolean;
-      /** @description Handed to the team and needing a reply: since when the contact waits for a person (the hand-off, or their first message since the team's last reply); null while nobody must act */
+      /** @description Handed to the team and needing a reply: since when the contact waits for a person (the hand-off, or their first message since the team's last reply that reached them: one that failed answers nothing); null while nobody must act */
       waitingSince: string | null;
       /** @description When the team was reminded that the contact still waits (handoffReminderAfter of /settings): once per wait; null until then, and once the wait ends */
       remindedAt: string | null;
