@@ -178,6 +178,47 @@ test('a follow-up that failed at once holds the next ones until a retry sends it
   expect((await messages(account, ann.id)).map((m) => m.status)).toEqual(['sent', 'sent', 'sent']);
 });
 
+test('a follow-up that failed for credits is not sent by a retry after the lead answered, nor after a hand-off', async () => {
+  const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  const sub = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+  // Credits for the two openings only: both first follow-ups find the balance empty.
+  await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 2 } });
+  const { account, list } = await setUp(TWO_FOLLOW_UPS, sub);
+  const ann = await lead(account, list.id);
+  const bob = await lead(account, list.id);
+  await advanceClock(ctx.gw, '1d');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const failedFollowUp = async (contactId: string) =>
+    (await messages(account, contactId)).find((m) => m.author === 'follow_up' && m.status === 'failed');
+  const [annStillThere, bobStillThere] = [await failedFollowUp(ann.id), await failedFollowUp(bob.id)];
+  expect(annStillThere).toMatchObject({ errorCode: 'INSUFFICIENT_CREDITS' });
+  expect(bobStillThere).toMatchObject({ errorCode: 'INSUFFICIENT_CREDITS' });
+  // Ann answers the opening she did get; the team takes Bob's conversation.
+  await advanceClock(ctx.gw, '1h');
+  await say(account, ann.phone, 'Yes, tell me more');
+  expect((await api(ctx.gw, account, 'POST', `contacts/${bob.id}/bot`, { body: { active: false } })).status).toBe(200);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect((await conversation(account, bob.id)).status).toBe('handed_off');
+  // Credits come back, and the inbox's "Retry all failed messages" is clicked: no "Still there?" after either.
+  await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 10 } });
+  const report = (await api(ctx.gw, account, 'POST', 'conversations/retry-failed')).body;
+  expect(report.retried).not.toContain(annStillThere.id);
+  expect(report.retried).not.toContain(bobStillThere.id);
+  expect(report.refused).toEqual(
+    expect.arrayContaining([
+      { messageId: annStillThere.id, code: 'CONTACT_WROTE_SINCE', message: expect.any(String) },
+      { messageId: bobStillThere.id, code: 'HANDED_OFF', message: expect.any(String) },
+    ]),
+  );
+  expectApiError(await api(ctx.gw, account, 'POST', `messages/${annStillThere.id}/retry`), 409, 'CONTACT_WROTE_SINCE');
+  await advanceClock(ctx.gw, '5d');
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  for (const contact of [ann, bob])
+    expect(
+      (await messages(account, contact.id)).filter((m) => m.author === 'follow_up' && m.status !== 'failed'),
+    ).toEqual([]);
+});
+
 test('an opening a retry sends while its campaign is paused is followed up once the campaign is Live again', async () => {
   const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
   const sub = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });

@@ -18,11 +18,33 @@ import {
   outsideWindowMessage,
   readyToGo,
   receiversFor,
+  type Refusal,
 } from './sending.js';
 import type { retryReport } from '../contract/messages.js';
 import type { Answer } from '../contract/shared.js';
 
 const refuse = (code: string, message: string) => new ApiError(409, code, message);
+
+/**
+ * Why a campaign's follow-up that failed is no longer to be sent: the contact wrote since (the bot or the team
+ * answers them now, and "Still there?" after their answer reads as if nobody listened), or the team has the
+ * conversation. The campaign would not have sent it then (engine/follow-ups.ts), and a retry after credits came back
+ * must not either.
+ */
+function overtakenFollowUp(conversation: Conversation, message: Message): Refusal | undefined {
+  if (message.author !== 'follow_up') return undefined;
+  if (conversation.lastIncomingAt && conversation.lastIncomingAt >= message.createdAt)
+    return {
+      code: 'CONTACT_WROTE_SINCE',
+      message: 'The contact wrote since this follow-up failed: it is not sent after their message',
+    };
+  if (conversation.status === 'handed_off')
+    return {
+      code: 'HANDED_OFF',
+      message: 'The conversation was handed to the team since this follow-up failed: it is not sent',
+    };
+  return undefined;
+}
 
 /**
  * POST /v1/messages/{id}/retry: a failed outgoing message goes back to `pending` and out again on its channel. On a
@@ -56,6 +78,8 @@ export async function retryMessage(
       : undefined;
     if (!conversation) throw refuse('MESSAGE_NOT_RETRYABLE', 'The message belongs to no conversation to send it on');
     checkConsent(await getContact(tx, accountId, message.contactId), message.author);
+    const overtaken = overtakenFollowUp(conversation, message);
+    if (overtaken) throw refuse(overtaken.code, overtaken.message);
     if (outsideWindow(conversation, message))
       throw refuse('OUTSIDE_24H_WINDOW', outsideWindowMessage(conversation.channel));
 

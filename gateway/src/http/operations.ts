@@ -624,6 +624,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
           'INSUFFICIENT_CREDITS',
           'OUTSIDE_24H_WINDOW',
           'CONTACT_OPTED_OUT',
+          'CONTACT_WROTE_SINCE',
+          'HANDED_OFF',
           'NO_RECEIVER',
         ],
       },
