@@ -4,6 +4,7 @@ import {
   createAccount,
   expectApiError,
   poll,
+  unique,
   uniquePhone,
   untilIdle,
   useGateway,
@@ -359,6 +360,28 @@ test('a contact taken off the list before its opening went gets it when added ag
   await advanceClock(ctx.gw, '2h');
   await untilIdle(ctx.gw);
   expect(await outgoing(account, lead.id)).toHaveLength(1);
+});
+
+test('a contact taken off the list after its opening failed for credits is not sent it by the retry after the top-up', async () => {
+  const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  const account = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+  const { list, campaign } = await listAndCampaign(account);
+  const [kept, removed] = [await contact(account, { firstName: 'Cy' }), await contact(account, { firstName: 'Di' })];
+  for (const lead of [kept, removed]) expect((await add(account, list.id, lead.id)).status).toBe(201);
+  await untilIdle(ctx.gw);
+  const [failed] = await outgoing(account, removed.id);
+  expect(failed).toMatchObject({ status: 'failed', errorCode: 'INSUFFICIENT_CREDITS' });
+  // The list is cleaned while the campaign runs; then the agency tops the balance up and the openings are retried.
+  expect((await api(ctx.gw, account, 'DELETE', `lists/${list.id}/contacts/${removed.id}`)).status).toBe(204);
+  await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: account.email, amount: 10 } });
+  const report = (await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/openings/retry-failed`)).body;
+  expect(report.refused).toEqual([{ messageId: failed.id, code: 'CONTACT_LEFT_LIST', message: expect.any(String) }]);
+  expect(report.retried).toHaveLength(1);
+  expectApiError(await api(ctx.gw, account, 'POST', `messages/${failed.id}/retry`), 409, 'CONTACT_LEFT_LIST');
+  await untilIdle(ctx.gw);
+  expect((await outgoing(account, kept.id)).map((m) => m.status)).toEqual(['sent']);
+  expect((await outgoing(account, removed.id)).map((m) => m.status)).toEqual(['failed']);
+  expect((await api(ctx.gw, account, 'GET', `credits`)).body.balance).toBe(9);
 });
 
 test('a contact a person wrote to while it was off the list gets no opening when added again', async () => {

@@ -1,7 +1,9 @@
 import type { Gateway } from '../context.js';
 import { getAccount } from '../domain/accounts.js';
-import { getCampaign } from '../domain/campaigns.js';
-import { failedOpeningsOf } from '../domain/failed-openings.js';
+import { campaignById, getCampaign } from '../domain/campaigns.js';
+import { failedOpeningsOf, isOpening } from '../domain/failed-openings.js';
+import { isOnCampaignList } from '../domain/lists.js';
+import { openedByList } from '../domain/openings.js';
 import { getContact } from '../domain/contacts.js';
 import { getConversation, type Conversation } from '../domain/conversations.js';
 import { deliveriesOf, getMessage, type Message } from '../domain/messages.js';
@@ -22,26 +24,41 @@ import {
 } from './sending.js';
 import type { retryReport } from '../contract/messages.js';
 import type { Answer } from '../contract/shared.js';
+import type { Tx } from '../store/store.js';
 
 const refuse = (code: string, message: string) => new ApiError(409, code, message);
 
 /**
- * Why a campaign's follow-up that failed is no longer to be sent: the contact wrote since (the bot or the team
- * answers them now, and "Still there?" after their answer reads as if nobody listened), or the team has the
- * conversation. The campaign would not have sent it then (engine/follow-ups.ts), and a retry after credits came back
- * must not either.
+ * Why a campaign's opening or follow-up that failed is no longer to be sent: for a follow-up, the contact wrote since
+ * (the bot or the team answers them now, and "Still there?" after their answer reads as if nobody listened) or the
+ * team has the conversation; for either, the contact is off the campaign's list now (taken off it while the campaign ran,
+ * or the campaign moved to another). The campaign would not have sent it then (engine/openings.ts, follow-ups.ts),
+ * and a retry after credits came back must not either.
  */
-function overtakenFollowUp(conversation: Conversation, message: Message): Refusal | undefined {
-  if (message.author !== 'follow_up') return undefined;
-  if (conversation.lastIncomingAt && conversation.lastIncomingAt >= message.createdAt)
+async function overtakenCampaignMessage(
+  tx: Tx,
+  conversation: Conversation,
+  message: Message,
+): Promise<Refusal | undefined> {
+  if ((message.author !== 'campaign' && message.author !== 'follow_up') || !message.campaignId) return undefined;
+  const followUp = message.author === 'follow_up';
+  if (followUp && conversation.lastIncomingAt && conversation.lastIncomingAt >= message.createdAt)
     return {
       code: 'CONTACT_WROTE_SINCE',
       message: 'The contact wrote since this follow-up failed: it is not sent after their message',
     };
-  if (conversation.status === 'handed_off')
+  if (followUp && conversation.status === 'handed_off')
     return {
       code: 'HANDED_OFF',
       message: 'The conversation was handed to the team since this follow-up failed: it is not sent',
+    };
+  const campaign = await campaignById(tx, message.campaignId);
+  // A lead who wrote in first (Messenger, Instagram) came by no list, and keeps its follow-ups.
+  const byList = isOpening(message) || (campaign !== undefined && (await openedByList(tx, campaign.id, conversation)));
+  if (campaign && byList && !(await isOnCampaignList(tx, campaign, message.contactId)))
+    return {
+      code: 'CONTACT_LEFT_LIST',
+      message: "The contact is no longer on the campaign's list: its messages are not sent to them",
     };
   return undefined;
 }
@@ -78,7 +95,7 @@ export async function retryMessage(
       : undefined;
     if (!conversation) throw refuse('MESSAGE_NOT_RETRYABLE', 'The message belongs to no conversation to send it on');
     checkConsent(await getContact(tx, accountId, message.contactId), message.author);
-    const overtaken = overtakenFollowUp(conversation, message);
+    const overtaken = await overtakenCampaignMessage(tx, conversation, message);
     if (overtaken) throw refuse(overtaken.code, overtaken.message);
     if (outsideWindow(conversation, message))
       throw refuse('OUTSIDE_24H_WINDOW', outsideWindowMessage(conversation.channel));

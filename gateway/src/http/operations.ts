@@ -625,6 +625,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
           'OUTSIDE_24H_WINDOW',
           'CONTACT_OPTED_OUT',
           'CONTACT_WROTE_SINCE',
+          'CONTACT_LEFT_LIST',
           'HANDED_OFF',
           'NO_RECEIVER',
         ],
