@@ -172,11 +172,13 @@ test('opening a conversation shows its thread, marks it read, and shows every me
     (r) => r.body.unread === 0,
   );
   expect(read.body.unread).toBe(0);
+  // Read, and still waiting: the team's reply failed, so nothing answered Mallory yet.
   await page
     .locator('.inbox-item')
     .filter({ hasText: 'Mallory' })
     .locator('.inbox-count')
-    .waitFor({ state: 'detached' });
+    .filter({ hasText: 'Needs reply' })
+    .waitFor();
 });
 
 test('a failed delivery shows its error and attempts; Retry sends it again and it turns Sent without a reload', async () => {
@@ -197,6 +199,12 @@ test('a failed delivery shows its error and attempts; Retry sends it again and i
   expect(await failed.locator('.inbox-msg-error').count()).toBe(0);
   expect((await api('GET', `/v1/messages/${failedId}`)).body.status).toBe('sent');
   expect(hook.requests.at(-1)!.body).toMatchObject({ messageId: failedId, body: 'Thanks, we will call you' });
+  // The reply reached Mallory at last: nothing waits for the team there any more.
+  await page
+    .locator('.inbox-item')
+    .filter({ hasText: 'Mallory' })
+    .locator('.inbox-count')
+    .waitFor({ state: 'detached' });
   await screenshot(page, 'inbox-retried');
 });
 
@@ -695,6 +703,12 @@ test("each channel's reply box says how the reply is sent; why a conversation wa
 
 test('more conversations needing a reply than one page holds: "Show more conversations" shows the rest', async () => {
   const busy = await consoleAccount(gw, { name: 'Busy Clinic' });
+  // The web chat's receiver of replies: the team's reply reaches the visitor it answers.
+  const chat = await Receiver.start();
+  expect(
+    (await request(gw, 'PUT', '/v1/settings', { apiKey: busy.apiKey, body: { customChannelWebhookUrl: chat.url } }))
+      .status,
+  ).toBe(200);
   const name = (n: number) => `Visitor ${String(n).padStart(2, '0')}`;
   const say = (n: number) =>
     request(gw, 'POST', '/v1/incoming_custom_channel_message', {
@@ -711,6 +725,10 @@ test('more conversations needing a reply than one page holds: "Show more convers
     body: { body: 'We open at nine' },
   });
   expect(reply.status).toBe(201);
+  await poll(
+    () => request(gw, 'GET', `/v1/messages/${reply.body.id}`, { apiKey: busy.apiKey }),
+    (r) => r.body.status === 'sent',
+  );
 
   const { context: mine, page: busyPage } = await openPage(browser);
   try {
@@ -725,5 +743,6 @@ test('more conversations needing a reply than one page holds: "Show more convers
     expect(await items.count()).toBe(27);
   } finally {
     await mine.close();
+    await chat.close();
   }
 });
