@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'no
 import path from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { createAccount, keepAliveClient, removeDir, request, tempDir, type TestGateway } from '../helpers/gateway';
-import { gatewayError, startInProcess, type InProcessGateway } from '../helpers/in-process';
+import { startInProcess, type InProcessGateway } from '../helpers/in-process';
 import { logLines, type LogLine } from '../helpers/log-lines';
 
 /**
@@ -195,7 +195,7 @@ test('a journal left in a state the store cannot know (a part of a record writte
   type File = { writeAll(data: Buffer): Promise<void>; truncate(length: number): Promise<void> };
   const file = (gw.engine.store as unknown as { journal: { file: File } }).journal.file;
   const writeAll = file.writeAll.bind(file);
-  const denied = () => gatewayError('EPERM: operation not permitted, write', 'EPERM');
+  const denied = () => Object.assign(new Error('EPERM: operation not permitted, write'), { code: 'EPERM' });
   file.writeAll = async (data) => {
     await writeAll(data.subarray(0, Math.floor(data.length / 2)));
     throw denied();

@@ -1,5 +1,6 @@
+import path from 'node:path';
 import { createAccount, removeDir, request, tempDir, type Reply } from '../helpers/gateway';
-import { importGatewayModule, startInProcess, type InProcessGateway } from '../helpers/in-process';
+import { startInProcess, type InProcessGateway } from '../helpers/in-process';
 
 type GatewayModule = typeof import('../../gateway/src/gateway.js', { with: { 'resolution-mode': 'import' } });
 type ClockModule = typeof import('../../gateway/src/clock.js', { with: { 'resolution-mode': 'import' } });
@@ -11,6 +12,7 @@ type LogModule = typeof import('../../gateway/src/log.js', { with: { 'resolution
  * manual clock nothing happens until the clock is moved, drain() runs what is due then and nothing else, and a
  * stopped gateway leaves nothing open in the process.
  */
+const DIST = path.resolve(__dirname, '../../gateway/dist');
 const HOUR = 3_600_000;
 
 /** The operator's view of the jobs waiting, by kind, with their due times. */
@@ -97,10 +99,10 @@ test('a second gateway in the process shares the clock, and one on another clock
     await first.advance('1m');
     expect(second.now()).toBe(first.now());
 
-    const { createGateway } = await importGatewayModule<GatewayModule>('gateway.js');
-    const { manualClock } = await importGatewayModule<ClockModule>('clock.js');
-    const { loadConfig } = await importGatewayModule<ConfigModule>('config.js');
-    const { createLogger } = await importGatewayModule<LogModule>('log.js');
+    const { createGateway } = (await import(path.join(DIST, 'gateway.js'))) as GatewayModule;
+    const { manualClock } = (await import(path.join(DIST, 'clock.js'))) as ClockModule;
+    const { loadConfig } = (await import(path.join(DIST, 'config.js'))) as ConfigModule;
+    const { createLogger } = (await import(path.join(DIST, 'log.js'))) as LogModule;
     const dataDir = tempDir();
     const config = loadConfig({
       LEADCHAT_DATA_DIR: dataDir,

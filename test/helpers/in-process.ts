@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { runInThisContext } from 'node:vm';
 import { ADMIN_TOKEN, backendEnv, freePort, tempDir, type TestGateway } from './gateway';
 
 type ServerModule = typeof import('../../gateway/src/server.js', { with: { 'resolution-mode': 'import' } });
@@ -39,29 +38,7 @@ export interface InProcessGateway extends TestGateway {
   nextDueAt(): Promise<number | undefined>;
 }
 
-/**
- * Imports a module of the gateway's build as Node itself does, outside jest's module registry: once per jest worker,
- * for every test file it runs. Through jest, each file would load the whole graph anew (about 1.5 s a file). What one
- * file's gateways leave in the graph is theirs only: each gateway keeps its state in what createGateway made, and the
- * clock, the one thing the graph holds for them, is let go when a file's last gateway stops.
- */
-export const importGatewayModule = (() => {
-  // The worker's own process, not the copy a test file sees: its main module's require is Node's.
-  const { mainModule } = runInThisContext('process') as NodeJS.Process;
-  const load = mainModule!.require(path.join(__dirname, 'native-import.cjs')) as (
-    specifier: string,
-  ) => Promise<unknown>;
-  return <T>(file: string) => load(path.join(DIST, file)) as Promise<T>;
-})();
-
-/**
- * An error as the system gives the gateway one, made in the realm its modules run in (not the test's, whose `Error`
- * the gateway's `instanceof Error` does not know): for a fault a test injects.
- */
-export const gatewayError = (message: string, code: string): Error =>
-  Object.assign(new (runInThisContext('Error') as ErrorConstructor)(message), { code });
-
-/** The gateway's modules, as importGatewayModule gives them. */
+/** The gateway's modules, loaded once per test file (each file has its own module registry in jest). */
 let modules: Promise<{
   server: ServerModule;
   clock: ClockModule;
@@ -71,11 +48,11 @@ let modules: Promise<{
 }>;
 const load = () =>
   (modules ??= (async () => ({
-    server: await importGatewayModule<ServerModule>('server.js'),
-    clock: await importGatewayModule<ClockModule>('clock.js'),
-    config: await importGatewayModule<ConfigModule>('config.js'),
-    log: await importGatewayModule<LogModule>('log.js'),
-    durations: await importGatewayModule<DurationsModule>('domain/durations.js'),
+    server: (await import(path.join(DIST, 'server.js'))) as ServerModule,
+    clock: (await import(path.join(DIST, 'clock.js'))) as ClockModule,
+    config: (await import(path.join(DIST, 'config.js'))) as ConfigModule,
+    log: (await import(path.join(DIST, 'log.js'))) as LogModule,
+    durations: (await import(path.join(DIST, 'domain/durations.js'))) as DurationsModule,
   }))());
 
 /** Every gateway of a file shares the module graph's clock: made once, with the file's first gateway. */
