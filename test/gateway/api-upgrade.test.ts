@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
+import type { Tx } from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
 import {
   BACKEND,
   createAccount,
@@ -71,29 +72,22 @@ async function readAll(): Promise<Record<string, unknown>> {
   return reads;
 }
 
-/** Rewrites the stopped gateway's conversations as 0.1.0 stored them, and forgets that the upgrade was done. */
-async function asReleaseOneLeftThem(): Promise<number> {
+/**
+ * Rewrites the stopped gateway's conversations as an earlier release stored them (`rewrite` changes one as it left
+ * it, and answers whether it did), and forgets the upgrades that release had not done: their `marks`, on PostgreSQL
+ * the migrations from `migration` on, on the embedded store the data dir's format when the release wrote an older
+ * one. Answers how many conversations it rewrote.
+ */
+async function asReleaseLeftThem(
+  rewrite: (tx: Tx, conversation: any) => Promise<boolean>,
+  forget: { marks: string[]; migration: number; storeFormat?: number },
+): Promise<number> {
   const store = await openStoreOf(gw.env);
   let rewritten = 0;
   try {
     await store.transact(async (tx) => {
-      for (const c of await tx.scan<any>('conversations', { limit: 200 })) {
-        const { author: _a, authorName: _n, ...lastMessage } = c.lastMessage ?? {};
-        const awaiting = (c.unread ?? 0) > 0 || c.lastMessage?.direction === 'incoming' ? 'reply' : null;
-        // Nor did it time a wait for a person, nor queue its reminder.
-        if (c.waitingSince) await tx.cancelJobs(`handoff_reminder:${c.id}:${c.waitingSince}`);
-        await tx.update<any>('conversations', c.id, {
-          lastMessage: c.lastMessage ? lastMessage : null,
-          awaiting,
-          handoffNoticeAt: undefined,
-          waitingSince: undefined,
-          remindedAt: undefined,
-        });
-        rewritten += 1;
-      }
-      if (BACKEND === 'lowdb') {
-        for (const mark of MARKS) await tx.remove('gateway_settings', mark);
-      }
+      for (const c of await tx.scan<any>('conversations', { limit: 200 })) if (await rewrite(tx, c)) rewritten += 1;
+      if (BACKEND === 'lowdb') for (const mark of forget.marks) await tx.remove('gateway_settings', mark);
     });
   } finally {
     await store.close();
@@ -102,16 +96,36 @@ async function asReleaseOneLeftThem(): Promise<number> {
     const client = new Client({ connectionString: gw.env.LEADCHAT_DATABASE_URL });
     await client.connect();
     try {
-      await client.query('DELETE FROM leadchat_settings WHERE name = ANY($1)', [MARKS]);
-      await client.query('DELETE FROM leadchat_migrations WHERE version >= 21');
+      await client.query('DELETE FROM leadchat_settings WHERE name = ANY($1)', [forget.marks]);
+      await client.query('DELETE FROM leadchat_migrations WHERE version >= $1', [forget.migration]);
     } finally {
       await client.end();
     }
-  } else {
-    writeFileSync(path.join(gw.dataDir, 'format'), '{"storeFormat":2}\n');
+  } else if (forget.storeFormat !== undefined) {
+    writeFileSync(path.join(gw.dataDir, 'format'), `{"storeFormat":${forget.storeFormat}}\n`);
   }
   return rewritten;
 }
+
+/** The conversations as 0.1.0 stored them; the upgrades of every release since forgotten. */
+const asReleaseOneLeftThem = () =>
+  asReleaseLeftThem(
+    async (tx, c) => {
+      const { author: _a, authorName: _n, ...lastMessage } = c.lastMessage ?? {};
+      const awaiting = (c.unread ?? 0) > 0 || c.lastMessage?.direction === 'incoming' ? 'reply' : null;
+      // Nor did it time a wait for a person, nor queue its reminder.
+      if (c.waitingSince) await tx.cancelJobs(`handoff_reminder:${c.id}:${c.waitingSince}`);
+      await tx.update<any>('conversations', c.id, {
+        lastMessage: c.lastMessage ? lastMessage : null,
+        awaiting,
+        handoffNoticeAt: undefined,
+        waitingSince: undefined,
+        remindedAt: undefined,
+      });
+      return true;
+    },
+    { marks: MARKS, migration: 21, storeFormat: 2 },
+  );
 
 test(`conversations as release 0.1.0 stored them read after the upgrade as this release made them (${BACKEND})`, async () => {
   gw = await startGateway(env);
@@ -219,45 +233,20 @@ test(`data a newer release wrote is refused at start, naming both releases (${BA
 });
 
 /**
- * Rewrites the stopped gateway's conversations as 0.2.0 stored them: a team reply that failed answered the contact
- * there (it took such a conversation out of `awaiting` and ended the contact's wait, cancelling its reminder), and
- * forgets the upgrades that release had not done.
+ * The conversations as 0.2.0 stored them: a team reply that failed answered the contact there (it took such a
+ * conversation out of `awaiting` and ended the contact's wait, cancelling its reminder); the upgrades since forgotten.
  */
-async function asReleaseTwoLeftThem(): Promise<number> {
-  const store = await openStoreOf(gw.env);
-  let rewritten = 0;
-  try {
-    await store.transact(async (tx) => {
-      for (const c of await tx.scan<any>('conversations', { limit: 200 })) {
-        const last = c.lastMessage;
-        const failedReply = last?.direction === 'outgoing' && last.author === 'team' && last.status === 'failed';
-        if (!failedReply) continue;
-        if (c.waitingSince) await tx.cancelJobs(`handoff_reminder:${c.id}:${c.waitingSince}`);
-        await tx.update<any>('conversations', c.id, { awaiting: null, waitingSince: null, remindedAt: null });
-        rewritten += 1;
-      }
-      if (BACKEND === 'lowdb') {
-        for (const mark of ['conversations-upgraded-2', 'handoff-waits-timed-2'])
-          await tx.remove('gateway_settings', mark);
-      }
-    });
-  } finally {
-    await store.close();
-  }
-  if (BACKEND === 'postgres') {
-    const client = new Client({ connectionString: gw.env.LEADCHAT_DATABASE_URL });
-    await client.connect();
-    try {
-      await client.query(
-        `DELETE FROM leadchat_settings WHERE name IN ('conversations-upgraded-2', 'handoff-waits-timed-2')`,
-      );
-      await client.query('DELETE FROM leadchat_migrations WHERE version >= 26');
-    } finally {
-      await client.end();
-    }
-  }
-  return rewritten;
-}
+const asReleaseTwoLeftThem = () =>
+  asReleaseLeftThem(
+    async (tx, c) => {
+      const last = c.lastMessage;
+      if (last?.direction !== 'outgoing' || last.author !== 'team' || last.status !== 'failed') return false;
+      if (c.waitingSince) await tx.cancelJobs(`handoff_reminder:${c.id}:${c.waitingSince}`);
+      await tx.update<any>('conversations', c.id, { awaiting: null, waitingSince: null, remindedAt: null });
+      return true;
+    },
+    { marks: ['conversations-upgraded-2', 'handoff-waits-timed-2'], migration: 26 },
+  );
 
 test(`a contact whose only answer was a team reply that failed, as 0.2.0 stored them, waits for a person after the upgrade (${BACKEND})`, async () => {
   if (gw) {
