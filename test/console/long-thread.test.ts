@@ -80,11 +80,12 @@ const newest = async (conversation: string, count: number) => {
 };
 /**
  * What the page read of the messages since `reads` was emptied: the newest page, once for the news and once more
- * for the conversation marked read (it tells of a change too), and no page further back.
+ * for the conversation marked read (it tells of a change too), and no page further back. `late`: reads of what came
+ * before that may still be on their way then (the read for the thread marked read on opening, on a busy machine).
  */
-function newestPageOnly(): void {
+function newestPageOnly(late = 0): void {
   expect(reads.length).toBeGreaterThanOrEqual(1);
-  expect(reads.length).toBeLessThanOrEqual(2);
+  expect(reads.length).toBeLessThanOrEqual(2 + late);
   expect(reads.filter((r) => r.includes('cursor='))).toEqual([]);
 }
 
@@ -167,7 +168,7 @@ test('a message arriving is read with what is new, not the whole history again; 
     const after = await bodies(page);
     expect(after.slice(0, before.length)).toEqual(before);
     expect(after.at(-1)).toBe(body);
-    newestPageOnly();
+    newestPageOnly(1);
   };
   await arrives('Can it be on Friday?');
   // The earlier messages read stay too.
