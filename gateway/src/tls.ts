@@ -26,7 +26,11 @@ const SHARED_TLS = 'tls';
  * database, so that every process behind a balancer presents the same one.
  */
 export async function loadTls(config: Config, store: Store): Promise<TlsFiles> {
-  if (config.tlsCert && config.tlsKey) return operatorTls(config.tlsCert, config.tlsKey);
+  if (config.tlsCert && config.tlsKey) {
+    const files = await operatorTls(config.tlsCert, config.tlsKey);
+    checkPair(config.tlsCert, files.cert, config.tlsKey, files.key);
+    return files;
+  }
   return store.backend === 'postgres' ? sharedTls(config.dataDir, store.settings) : dataDirTls(config.dataDir);
 }
 
@@ -38,16 +42,18 @@ export async function loadTls(config: Config, store: Store): Promise<TlsFiles> {
 export async function renewedTls(config: Config, served: TlsFiles): Promise<TlsFiles | undefined> {
   if (!config.tlsCert || !config.tlsKey) return undefined;
   const now = await operatorTls(config.tlsCert, config.tlsKey);
-  return now.cert === served.cert && now.key === served.key ? undefined : now;
+  // Unchanged, it is the pair served: checked when it came, not again each minute.
+  if (now.cert === served.cert && now.key === served.key) return undefined;
+  checkPair(config.tlsCert, now.cert, config.tlsKey, now.key);
+  return now;
 }
 
-/** The operator's certificate and key as their files hold them now, checked to be a pair that can be served. */
+/** The operator's certificate and key as their files hold them now. */
 async function operatorTls(certFile: string, keyFile: string): Promise<TlsFiles> {
   const [cert, key] = await Promise.all([
     readSetting('LEADCHAT_TLS_CERT', certFile),
     readSetting('LEADCHAT_TLS_KEY', keyFile),
   ]);
-  checkPair(certFile, cert, keyFile, key);
   return { cert, key, source: certFile };
 }
 
