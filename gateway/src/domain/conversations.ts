@@ -10,7 +10,7 @@ import {
   messageAdded,
   type ShownConversation,
 } from './inbox-changes.js';
-import { messagesOf, type Message } from './messages.js';
+import type { Message } from './messages.js';
 import { earlierWait, waitChanged } from './handoff-waits.js';
 import type { ConversationAnswer } from '../contract/messages.js';
 
@@ -109,7 +109,7 @@ const MESSAGE_BATCH = 200;
 /**
  * The messages of one conversation of the contact's, as `messagesOf` pages the contact's (oldest first, or newest
  * first with `page.order` "desc"): the `limit` first after `page.after`, however many of another conversation's lie
- * between. A conversation that is not the contact's is refused.
+ * between. A conversation that is not the contact's is refused; the contact is read once, not with each batch.
  */
 export async function conversationMessages(
   r: Reader,
@@ -125,7 +125,7 @@ export async function conversationMessages(
   const found: Message[] = [];
   let after = page.after;
   for (;;) {
-    const batch = await messagesOf(r, accountId, contactId, { ...page, after, limit: MESSAGE_BATCH });
+    const batch = await r.find<Message>('messages', 'contact', [contactId], { ...page, after, limit: MESSAGE_BATCH });
     found.push(...batch.filter((m) => m.conversationId === conversationId));
     if (found.length >= page.limit || batch.length < MESSAGE_BATCH) return found.slice(0, page.limit);
     after = batch.at(-1)!.id;
