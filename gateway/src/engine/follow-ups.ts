@@ -102,7 +102,7 @@ export async function followRetried(tx: Tx, message: Message): Promise<void> {
   const held = conversation.followUpFailed;
   const step = isOpening(message) ? 0 : held?.messageId === message.id ? held.step + 1 : undefined;
   if (step === undefined || conversation.status !== 'active' || conversation.next) return;
-  if (conversation.lastIncomingAt && conversation.lastIncomingAt >= message.createdAt) return;
+  if (wroteSince(conversation, message)) return;
   const campaign = await campaignById(tx, message.campaignId);
   if (campaign?.status === 'live') await scheduleFollowUp(tx, campaign, conversation, step, clockNow());
   // Sent while the campaign is paused: the step waits as a pause holds one, timed anew once it is Live again.
@@ -112,6 +112,10 @@ export async function followRetried(tx: Tx, message: Message): Promise<void> {
       followUpHeld: 'held',
     });
 }
+
+/** Whether the lead wrote after the message was made: a follow-up that failed then is not sent after their words. */
+export const wroteSince = (conversation: Conversation, message: Message) =>
+  conversation.lastIncomingAt !== null && conversation.lastIncomingAt >= message.createdAt;
 
 /**
  * Whether this job is the conversation's timer for follow-up `step` (or, past the last, for its closing): its `next`
@@ -135,7 +139,7 @@ const waitsForLead = (conversation: Conversation) =>
  * as an opening is: a campaign moved back before then sends it. A conversation the lead started by writing in owes
  * its follow-ups to no list.
  */
-const leftCampaignList = async (tx: Tx, campaign: Campaign, conversation: Conversation) =>
+export const leftCampaignList = async (tx: Tx, campaign: Campaign, conversation: Conversation) =>
   !(await isOnCampaignList(tx, campaign, conversation.contactId)) &&
   (await openedByList(tx, campaign.id, conversation));
 

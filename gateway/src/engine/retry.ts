@@ -1,15 +1,13 @@
 import type { Gateway } from '../context.js';
 import { getAccount } from '../domain/accounts.js';
 import { campaignById, getCampaign } from '../domain/campaigns.js';
-import { failedOpeningsOf, isOpening } from '../domain/failed-openings.js';
-import { isOnCampaignList } from '../domain/lists.js';
-import { openedByList } from '../domain/openings.js';
+import { failedOpeningsOf } from '../domain/failed-openings.js';
 import { getContact } from '../domain/contacts.js';
 import { getConversation, type Conversation } from '../domain/conversations.js';
 import { deliveriesOf, getMessage, type Message } from '../domain/messages.js';
 import type { Delivery } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
-import { followRetried } from './follow-ups.js';
+import { followRetried, leftCampaignList, wroteSince } from './follow-ups.js';
 import { changeStatus } from './message-status.js';
 import {
   checkConsent,
@@ -42,7 +40,7 @@ async function overtakenCampaignMessage(
 ): Promise<Refusal | undefined> {
   if ((message.author !== 'campaign' && message.author !== 'follow_up') || !message.campaignId) return undefined;
   const followUp = message.author === 'follow_up';
-  if (followUp && conversation.lastIncomingAt && conversation.lastIncomingAt >= message.createdAt)
+  if (followUp && wroteSince(conversation, message))
     return {
       code: 'CONTACT_WROTE_SINCE',
       message: 'The contact wrote since this follow-up failed: it is not sent after their message',
@@ -53,9 +51,7 @@ async function overtakenCampaignMessage(
       message: 'The conversation was handed to the team since this follow-up failed: it is not sent',
     };
   const campaign = await campaignById(tx, message.campaignId);
-  // A lead who wrote in first (Messenger, Instagram) came by no list, and keeps its follow-ups.
-  const byList = isOpening(message) || (campaign !== undefined && (await openedByList(tx, campaign.id, conversation)));
-  if (campaign && byList && !(await isOnCampaignList(tx, campaign, message.contactId)))
+  if (campaign && (await leftCampaignList(tx, campaign, conversation)))
     return {
       code: 'CONTACT_LEFT_LIST',
       message: "The contact is no longer on the campaign's list: its messages are not sent to them",
