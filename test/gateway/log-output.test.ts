@@ -105,6 +105,18 @@ test('a fault nothing caught is a JSON line with its stack, and the process exit
   );
 });
 
+/**
+ * Runs `leadchat-gateway serve` on 127.0.0.1 at a free port (unless `env` names others), which must refuse to start:
+ * it exits with 1 and writes one line, that it could not start. Answers the line's reason, and all the output.
+ */
+async function refusedStart(env: Record<string, string>): Promise<{ reason: unknown; output: string }> {
+  const refused = await run({ LEADCHAT_HOST: '127.0.0.1', LEADCHAT_PORT: String(await freePort()), ...env });
+  expect(refused.code).toBe(1);
+  const lines = logLines(refused.output);
+  expect(lines).toEqual([expect.objectContaining({ level: 60, msg: 'the gateway could not start' })]);
+  return { reason: lines[0]!.reason, output: refused.output };
+}
+
 test('a refused start is a JSON line too: an invalid setting, a data dir another gateway holds', async () => {
   const invalid = await run({ LEADCHAT_PORT: 'abc', LEADCHAT_DATA_DIR: path.join(work, 'never') });
   expect(invalid.code).toBe(1);
@@ -118,20 +130,10 @@ test('a refused start is a JSON line too: an invalid setting, a data dir another
 
   const first = await startGateway();
   try {
-    const second = await run({
-      LEADCHAT_HOST: '127.0.0.1',
-      LEADCHAT_PORT: String(await freePort()),
-      LEADCHAT_DATA_DIR: first.dataDir,
-      LEADCHAT_ADMIN_TOKEN: first.adminToken,
-    });
-    expect(second.code).toBe(1);
-    expect(logLines(second.output)).toEqual([
-      expect.objectContaining({
-        level: 60,
-        msg: 'the gateway could not start',
-        reason: `Another gateway (pid ${first.process.pid}) is using the data dir ${first.dataDir}; stop it first`,
-      }),
-    ]);
+    const second = await refusedStart({ LEADCHAT_DATA_DIR: first.dataDir, LEADCHAT_ADMIN_TOKEN: first.adminToken });
+    expect(second.reason).toBe(
+      `Another gateway (pid ${first.process.pid}) is using the data dir ${first.dataDir}; stop it first`,
+    );
   } finally {
     await first.stop();
     removeDir(first.dataDir);
@@ -141,19 +143,8 @@ test('a refused start is a JSON line too: an invalid setting, a data dir another
 test('a data dir where the system makes no directory refuses the start, naming the parent that takes none', async () => {
   // procfs answers ENOENT to a new directory under it, which sends Node's recursive mkdir round for ever.
   const parent = `/proc/leadchat-${process.pid}`;
-  const refused = await run({
-    LEADCHAT_HOST: '127.0.0.1',
-    LEADCHAT_PORT: String(await freePort()),
-    LEADCHAT_DATA_DIR: `${parent}/data`,
-  });
-  expect(refused.code).toBe(1);
-  expect(logLines(refused.output)).toEqual([
-    expect.objectContaining({
-      level: 60,
-      msg: 'the gateway could not start',
-      reason: `cannot create ${parent}: /proc takes no new directory`,
-    }),
-  ]);
+  const refused = await refusedStart({ LEADCHAT_DATA_DIR: `${parent}/data` });
+  expect(refused.reason).toBe(`cannot create ${parent}: /proc takes no new directory`);
 });
 
 test('at a terminal, a person reads plain lines: the start-up facts as key=value, no JSON', async () => {
@@ -189,19 +180,12 @@ test('an address the gateway cannot listen on refuses the start, naming LEADCHAT
       ['gateway-host.invalid', 'getaddrinfo ENOTFOUND gateway-host.invalid'],
       ['127.0.0.1', `listen EADDRINUSE: address already in use 127.0.0.1:${port}`],
     ]) {
-      const refused = await run({
+      const refused = await refusedStart({
         LEADCHAT_HOST: host!,
         LEADCHAT_PORT: String(port),
         LEADCHAT_DATA_DIR: path.join(work, 'unlistened'),
       });
-      expect(refused.code).toBe(1);
-      expect(logLines(refused.output)).toEqual([
-        expect.objectContaining({
-          level: 60,
-          msg: 'the gateway could not start',
-          reason: `cannot listen on LEADCHAT_HOST=${host} LEADCHAT_PORT=${port}: ${why}`,
-        }),
-      ]);
+      expect(refused.reason).toBe(`cannot listen on LEADCHAT_HOST=${host} LEADCHAT_PORT=${port}: ${why}`);
     }
   } finally {
     taken.close();
@@ -220,19 +204,8 @@ test('a data dir that is a file, or under one, refuses the start, naming the fil
   const file = path.join(work, 'data-is-a-file');
   writeFileSync(file, 'not a directory\n');
   for (const dataDir of [file, path.join(file, 'data')]) {
-    const refused = await run({
-      LEADCHAT_HOST: '127.0.0.1',
-      LEADCHAT_PORT: String(await freePort()),
-      LEADCHAT_DATA_DIR: dataDir,
-    });
-    expect(refused.code).toBe(1);
-    expect(logLines(refused.output)).toEqual([
-      expect.objectContaining({
-        level: 60,
-        msg: 'the gateway could not start',
-        reason: `cannot create ${file}: a file of that name is in the way`,
-      }),
-    ]);
+    const refused = await refusedStart({ LEADCHAT_DATA_DIR: dataDir });
+    expect(refused.reason).toBe(`cannot create ${file}: a file of that name is in the way`);
   }
 });
 
@@ -243,21 +216,11 @@ test("a data dir the gateway's user cannot write refuses the start, saying whose
   const dataDir = path.join(work, 'unwritable');
   const flag = path.join(work, 'fault-EACCES');
   writeFileSync(flag, 'EACCES');
-  const refused = await run({
-    LEADCHAT_HOST: '127.0.0.1',
-    LEADCHAT_PORT: String(await freePort()),
-    LEADCHAT_DATA_DIR: dataDir,
-    LEADCHAT_TEST_FULL_DISK: flag,
-  });
-  expect(refused.code).toBe(1);
+  const refused = await refusedStart({ LEADCHAT_DATA_DIR: dataDir, LEADCHAT_TEST_FULL_DISK: flag });
   // The system's own words last (the fault layer's name no file; the system's name the lock's temporary one).
-  expect(logLines(refused.output)).toEqual([
-    expect.objectContaining({
-      level: 60,
-      msg: 'the gateway could not start',
-      reason: `the data dir ${dataDir} (LEADCHAT_DATA_DIR) cannot be written by the user the gateway runs as, ${user}: make it that user's, e.g. chown -R ${user}: ${dataDir} (a restore run as root leaves it root's) (EACCES: permission denied, open)`,
-    }),
-  ]);
+  expect(refused.reason).toBe(
+    `the data dir ${dataDir} (LEADCHAT_DATA_DIR) cannot be written by the user the gateway runs as, ${user}: make it that user's, e.g. chown -R ${user}: ${dataDir} (a restore run as root leaves it root's) (EACCES: permission denied, open)`,
+  );
 });
 
 test('a data dir on a read-only file system, or with an immutable attribute, is said with how to mend it', async () => {
@@ -278,20 +241,13 @@ test('a data dir on a read-only file system, or with an immutable attribute, is 
 
 test('a database the gateway cannot reach refuses the start, naming LEADCHAT_DATABASE_URL without its password and what to check', async () => {
   const port = await freePort();
-  const refused = await run({
-    LEADCHAT_HOST: '127.0.0.1',
-    LEADCHAT_PORT: String(await freePort()),
+  const refused = await refusedStart({
     LEADCHAT_DATA_DIR: path.join(work, 'no-database'),
     LEADCHAT_ADMIN_TOKEN: 'an-admin-token-0123456789',
     LEADCHAT_DATABASE_URL: `postgres://leadchat:hunter2-db@127.0.0.1:${port}/leadchat`,
   });
-  expect(refused.code).toBe(1);
-  expect(logLines(refused.output)).toEqual([
-    expect.objectContaining({
-      level: 60,
-      msg: 'the gateway could not start',
-      reason: `cannot open LEADCHAT_DATABASE_URL=postgres://leadchat:***@127.0.0.1:${port}/leadchat: connect ECONNREFUSED 127.0.0.1:${port}; check that PostgreSQL runs and listens at 127.0.0.1:${port} (listen_addresses, port), that this machine may connect to it (pg_hba.conf, a firewall), and that the URL names the right host and port`,
-    }),
-  ]);
+  expect(refused.reason).toBe(
+    `cannot open LEADCHAT_DATABASE_URL=postgres://leadchat:***@127.0.0.1:${port}/leadchat: connect ECONNREFUSED 127.0.0.1:${port}; check that PostgreSQL runs and listens at 127.0.0.1:${port} (listen_addresses, port), that this machine may connect to it (pg_hba.conf, a firewall), and that the URL names the right host and port`,
+  );
   expect(refused.output).not.toContain('hunter2-db');
 });
