@@ -1,6 +1,6 @@
 import { ConfigError, listeningUrl, loadConfig, unknownSettingMessage, unknownSettings } from '../config.js';
 import { createLogger, logProcessOutput, type Logger } from '../log.js';
-import { startGateway, type RunningGateway } from '../server.js';
+import type { RunningGateway } from '../server.js';
 import { boundHeapGrowth } from './heap.js';
 import { gatewayCommit, gatewayVersion } from '../version.js';
 
@@ -27,6 +27,8 @@ export async function serve(): Promise<number | undefined> {
     log.warn({ variable: unknown.name, meant: unknown.meant }, unknownSettingMessage(unknown));
   let running: RunningGateway;
   try {
+    // Loaded once the configuration holds: a refused one is told in a fraction of the second the server's modules take.
+    const { startGateway } = await import('../server.js');
     running = await startGateway(config, log);
   } catch (err) {
     // What stops a start (the data dir held by another gateway, a certificate missing) is the operator's to fix:
